@@ -1,0 +1,3 @@
+"""memctl: local long-term memory for AI assistants."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""Typer commands: parse arguments, call one core function, render the result."""

@@ -1,0 +1,66 @@
+"""What every command shares: option types, the context it opens, reading stdin."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from memctl.config import Settings, load_settings
+from memctl.context import Context
+from memctl.errors import InputError, UsageError
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (stable field names).")]
+ScopeOption = Annotated[
+    str | None,
+    typer.Option("--scope", "-s",
+                 help="Scope: 'project' (the current one, default), 'global', or a scope name."),
+]
+
+
+def new_typer(**kwargs: object) -> typer.Typer:
+    """A Typer app that leaves error display to memctl's one error wrapper."""
+    return typer.Typer(pretty_exceptions_enable=False, no_args_is_help=True,
+                       rich_markup_mode=None, **kwargs)  # type: ignore[arg-type]
+
+
+def settings_for(ctx: typer.Context) -> Settings:
+    """The settings the global options (--home, --config) select."""
+    options = ctx.find_root().obj or {}
+    return load_settings(home=options.get("home"), overrides=options.get("config"))
+
+
+def open_context(ctx: typer.Context) -> Context:
+    """A Context for the global options' settings; closed when the command ends."""
+    context = Context(settings_for(ctx))
+    ctx.call_on_close(context.close)
+    return context
+
+
+def text_argument(text: str | None, what: str = "text") -> str:
+    """The argument, or stdin when it is '-' or absent and stdin is not a terminal."""
+    if text is not None and text != "-":
+        return text
+    if sys.stdin is None or sys.stdin.isatty():
+        raise UsageError(f"give the {what} as an argument or on standard input")
+    data = sys.stdin.buffer.read()
+    if b"\x00" in data:
+        raise InputError("standard input holds binary data, not text")
+    return data.decode("utf-8", errors="replace")
+
+
+def split_assignments(pairs: list[str]) -> dict[str, str]:
+    """``["recall.limit=5"]`` -> ``{"recall.limit": "5"}``."""
+    values = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"expected KEY=VALUE, got {pair!r}")
+        values[key.strip()] = value
+    return values
+
+
+def home_path(value: str | None) -> Path | None:
+    return Path(value).expanduser() if value else None

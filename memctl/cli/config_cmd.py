@@ -1,0 +1,67 @@
+"""config show | path | init | set."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from memctl.cli.common import JsonOption, new_typer, settings_for
+from memctl.cli.render import console, print_json
+from memctl.config import KEYS, template, write_config_value
+from memctl.errors import UsageError
+
+app = new_typer()
+
+
+@app.command()
+def show(ctx: typer.Context, as_json: JsonOption = False) -> None:
+    """Every key, its value and where the value came from."""
+    settings = settings_for(ctx)
+    if as_json:
+        print_json({key.name: {"value": settings.values[key.name],
+                               "source": settings.sources[key.name]} for key in KEYS})
+        return
+    table = Table(header_style="bold")
+    for column in ("key", "value", "source"):
+        table.add_column(column)
+    for key in KEYS:
+        table.add_row(key.name, str(settings.values[key.name]), settings.sources[key.name])
+    console.print(table)
+
+
+@app.command()
+def path(ctx: typer.Context,
+         project: Annotated[bool, typer.Option("--project", help="The project file.")] = False,
+         ) -> None:
+    """Print the path of the config file (home, or with --project the project's)."""
+    settings = settings_for(ctx)
+    console.print(str(settings.project_config if project else settings.home_config))
+
+
+@app.command()
+def init(ctx: typer.Context,
+         project: Annotated[bool, typer.Option("--project", help="The project file.")] = False,
+         force: Annotated[bool, typer.Option("--force", help="Overwrite.")] = False) -> None:
+    """Write a commented config file listing every key at its default."""
+    settings = settings_for(ctx)
+    target = settings.project_config if project else settings.home_config
+    if target.exists() and not force:
+        raise UsageError(f"{target} exists; use --force to overwrite it")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(template(), encoding="utf-8")
+    console.print(f"wrote {target}")
+
+
+@app.command("set")
+def set_(ctx: typer.Context,
+         key: Annotated[str, typer.Argument(help="A dotted key, e.g. recall.limit.")],
+         value: Annotated[str, typer.Argument(help="Its new value.")],
+         project: Annotated[bool, typer.Option("--project", help="The project file.")] = False,
+         ) -> None:
+    """Set one key in the home (or project) config file."""
+    settings = settings_for(ctx)
+    target = settings.project_config if project else settings.home_config
+    parsed = write_config_value(target, key, value)
+    console.print(f"{key} = {parsed!r} in {target}")

@@ -1,0 +1,191 @@
+"""remember, get, list, update, forget, delete, purge."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from memctl import memories
+from memctl.cli.common import JsonOption, ScopeOption, new_typer, open_context, text_argument
+from memctl.cli.render import console, memory_table, print_json
+from memctl.errors import UsageError
+from memctl.model import Memory, Relation
+from memctl.store.memories import SORTS
+
+app = new_typer()
+
+TagsOption = Annotated[list[str] | None, typer.Option(
+    "--tag", "-t", help="A tag; repeat or separate with commas.")]
+CategoryOption = Annotated[str | None, typer.Option(
+    "--category", help="profile, preferences, entities, events, cases or patterns.")]
+ImportanceOption = Annotated[float | None, typer.Option(
+    "--importance", "-i", help="0 to 1.", min=0.0, max=1.0)]
+
+
+@app.command()
+def remember(
+    ctx: typer.Context,
+    text: Annotated[str | None, typer.Argument(help="What to remember; '-' or omit for stdin.")] = None,
+    category: CategoryOption = None,
+    tags: TagsOption = None,
+    importance: ImportanceOption = None,
+    scope: ScopeOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Store a pinned memory exactly as given (no LLM) and print its id."""
+    context = open_context(ctx)
+    memory = memories.remember(context, text_argument(text), category, tags, importance, scope)
+    if as_json:
+        print_json(memory.to_dict())
+    else:
+        console.print(memory.id)
+
+
+def _memory_panel(memory: Memory, relations: list[Relation]) -> Table:
+    table = Table(show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column(overflow="fold")
+    for name, value in memory.to_dict().items():
+        if value not in ("", None, []):
+            table.add_row(name, ", ".join(value) if isinstance(value, list) else str(value))
+    for relation in relations:
+        table.add_row("relation", f"{relation.src_id[:8]} --{relation.type}"
+                      f"({relation.weight:g})--> {relation.dst_id[:8]}")
+    return table
+
+
+@app.command()
+def get(
+    ctx: typer.Context,
+    memory_id: Annotated[str, typer.Argument(help="A full id or a unique prefix.")],
+    as_json: JsonOption = False,
+) -> None:
+    """Show one memory, every field and its relations."""
+    memory, relations = memories.get(open_context(ctx), memory_id)
+    if as_json:
+        print_json({**memory.to_dict(), "relations": [r.to_dict() for r in relations]})
+    else:
+        console.print(_memory_panel(memory, relations))
+
+
+FilterScope = Annotated[str | None, typer.Option(
+    "--scope", "-s", help="Only this scope ('project' for the current one); default all.")]
+KindFilter = Annotated[list[str] | None, typer.Option("--kind", help="episodic, semantic, pinned.")]
+CategoryFilter = Annotated[list[str] | None, typer.Option("--category", help="Repeatable.")]
+StateFilter = Annotated[list[str] | None, typer.Option(
+    "--state", help="Repeatable; default every state but archived and deleted.")]
+TagFilter = Annotated[str | None, typer.Option("--tag", "-t", help="Only memories with this tag.")]
+SinceFilter = Annotated[str | None, typer.Option(
+    "--since", help="Created since: an ISO date or a span like 7d, 12h, 2w.")]
+
+
+@app.command("list")
+def list_(
+    ctx: typer.Context,
+    scope: FilterScope = None,
+    kind: KindFilter = None,
+    category: CategoryFilter = None,
+    state: StateFilter = None,
+    tag: TagFilter = None,
+    since: SinceFilter = None,
+    limit: Annotated[int | None, typer.Option("--limit", "-n", min=1)] = None,
+    sort: Annotated[str, typer.Option(help=f"One of: {', '.join(SORTS)}.")] = "created",
+    as_json: JsonOption = False,
+) -> None:
+    """List memories, newest first."""
+    context = open_context(ctx)
+    where = memories.make_filter(context, scope, kind, category, state, tag, since)
+    found = memories.list_memories(context, where, limit or context.settings.list_limit, sort)
+    if as_json:
+        print_json([m.to_dict() for m in found])
+    elif found:
+        console.print(memory_table(found))
+    else:
+        console.print("no memories match")
+
+
+@app.command()
+def update(
+    ctx: typer.Context,
+    memory_id: Annotated[str, typer.Argument(help="A full id or a unique prefix.")],
+    text: Annotated[str | None, typer.Option("--text", help="New content (re-embedded).")] = None,
+    tags: Annotated[list[str] | None, typer.Option(
+        "--tags", help="Replace the tags; repeat or separate with commas ('' clears).")] = None,
+    importance: ImportanceOption = None,
+    category: CategoryOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Change a memory's content, tags, importance or category."""
+    memory = memories.update(open_context(ctx), memory_id, text, tags, importance, category)
+    if as_json:
+        print_json(memory.to_dict())
+    else:
+        console.print(f"updated {memory.id}")
+
+
+@app.command()
+def forget(
+    ctx: typer.Context,
+    memory_id: Annotated[str, typer.Argument(help="A full id or a unique prefix.")],
+    as_json: JsonOption = False,
+) -> None:
+    """Archive a memory: recall no longer returns it; nothing is deleted."""
+    memory = memories.forget(open_context(ctx), memory_id)
+    if as_json:
+        print_json(memory.to_dict())
+    else:
+        console.print(f"archived {memory.id}")
+
+
+@app.command()
+def delete(
+    ctx: typer.Context,
+    memory_id: Annotated[str, typer.Argument(help="A full id or a unique prefix.")],
+    permanent: Annotated[bool, typer.Option(
+        "--permanent", help="Remove the row, vector, index entry and relations.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Delete a memory (soft: state deleted; --permanent removes it; events stay)."""
+    memory = memories.delete(open_context(ctx), memory_id, permanent)
+    if as_json:
+        print_json({"id": memory.id, "permanent": permanent})
+    else:
+        console.print(f"{'permanently deleted' if permanent else 'deleted'} {memory.id}")
+
+
+@app.command()
+def purge(
+    ctx: typer.Context,
+    scope: FilterScope = None,
+    kind: KindFilter = None,
+    category: CategoryFilter = None,
+    state: StateFilter = None,
+    tag: TagFilter = None,
+    since: SinceFilter = None,
+    permanent: Annotated[bool, typer.Option("--permanent", help="Remove rows for good.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would go.")] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Delete every memory matching the filters (at least one filter is required)."""
+    if not any((scope, kind, category, state, tag, since)):
+        raise UsageError("purge needs at least one filter (--scope, --kind, --category, "
+                         "--state, --tag or --since)")
+    context = open_context(ctx)
+    where = memories.make_filter(context, scope, kind, category, state, tag, since)
+    victims = memories.purge(context, where, dry_run=True)
+    if not dry_run and victims and not yes:
+        if not typer.confirm(f"{'Permanently delete' if permanent else 'Delete'} "
+                             f"{len(victims)} memories?", err=True):
+            raise UsageError("purge cancelled; nothing was deleted")
+    if not dry_run:
+        victims = memories.purge(context, where, permanent=permanent)
+    if as_json:
+        print_json({"dry_run": dry_run, "permanent": permanent,
+                    "ids": [m.id for m in victims], "count": len(victims)})
+        return
+    if victims:
+        console.print(memory_table(victims, title="would delete" if dry_run else "deleted"))
+    console.print(f"{len(victims)} memories {'would be ' if dry_run else ''}deleted")

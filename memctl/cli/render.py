@@ -1,0 +1,70 @@
+"""Rendering for people (rich) and for scripts (JSON with stable field names)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import UTC, datetime
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from memctl.model import Memory, parse_time
+
+console = Console(highlight=False)
+err_console = Console(stderr=True, highlight=False)
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+def warn(message: str) -> None:
+    err_console.print(f"[yellow]memctl: warning:[/yellow] {message}", markup=True, soft_wrap=True)
+
+
+def age(iso: str | None, now: datetime | None = None) -> str:
+    """A short relative age: ``now``, ``5m``, ``3h``, ``2d``, ``7w``, ``4mo``, ``2y``."""
+    if not iso:
+        return "-"
+    seconds = max(0.0, ((now or datetime.now(UTC)) - parse_time(iso)).total_seconds())
+    for unit, size in (("y", 365 * 86400), ("mo", 30 * 86400), ("w", 7 * 86400),
+                       ("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit}"
+    return "now"
+
+
+def one_line(text: str, width: int = 100) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def memory_table(memories: list[Memory], title: str | None = None) -> Table:
+    table = Table(title=title, show_lines=False, header_style="bold")
+    for column in ("id", "age", "category", "kind", "state", "memory"):
+        table.add_column(column, overflow="fold" if column == "memory" else "ellipsis",
+                         no_wrap=column != "memory")
+    for memory in memories:
+        table.add_row(memory.id[:8], age(memory.created_at), str(memory.category),
+                      str(memory.kind), str(memory.state), one_line(memory.summary))
+    return table
+
+
+def counts_table(title: str, counts: dict[str, int]) -> Table:
+    table = Table(title=title, header_style="bold", title_justify="left")
+    table.add_column(title.split()[-1])
+    table.add_column("count", justify="right")
+    for name, count in counts.items():
+        table.add_row(name, str(count))
+    return table
+
+
+def human_size(size: int) -> str:
+    value = float(size)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{size} B"

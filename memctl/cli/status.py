@@ -1,0 +1,63 @@
+"""status and events."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from memctl import memories
+from memctl.cli.common import JsonOption, new_typer, open_context
+from memctl.cli.render import age, console, counts_table, human_size, print_json
+
+app = new_typer()
+
+
+@app.command()
+def status(ctx: typer.Context, as_json: JsonOption = False) -> None:
+    """Counts by kind, category, state, tier and scope; database size; embedding model."""
+    report = memories.status(open_context(ctx))
+    if as_json:
+        print_json(asdict(report))
+        return
+    model = f"{report.embed_model} ({report.embed_dim}-d)" if report.embed_model else "none yet"
+    console.print(f"database      {report.database} ({human_size(report.size_bytes)})")
+    console.print(f"memories      {report.total}")
+    console.print(f"events        {report.events}")
+    console.print(f"vectors       {model}")
+    console.print(f"current scope {report.current_scope}")
+    for title, counts in (("by state", report.by_state), ("by kind", report.by_kind),
+                          ("by category", report.by_category), ("by tier", report.by_tier),
+                          ("by scope", report.by_scope)):
+        if counts:
+            console.print(counts_table(title, counts))
+
+
+@app.command()
+def events(
+    ctx: typer.Context,
+    memory_id: Annotated[str | None, typer.Argument(help="Only this memory's events.")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, help="Page size.")] = None,
+    page: Annotated[int, typer.Option("--page", "-p", min=1, help="Page number, from 1.")] = 1,
+    as_json: JsonOption = False,
+) -> None:
+    """The event log, newest first, a page at a time."""
+    context = open_context(ctx)
+    size = limit or context.settings.list_limit
+    found = memories.events(context, memory_id, size, page)
+    if as_json:
+        print_json([e.to_dict() for e in found])
+        return
+    if not found:
+        console.print("no events")
+        return
+    table = Table(header_style="bold")
+    for column in ("#", "age", "action", "memory", "run", "details"):
+        table.add_column(column, overflow="fold" if column == "details" else "ellipsis")
+    for event in found:
+        details = ", ".join(f"{k}={v}" for k, v in event.data.items())
+        table.add_row(str(event.id), age(event.at), str(event.action),
+                      (event.memory_id or "-")[:8], (event.run_id or "-")[:8], details)
+    console.print(table)

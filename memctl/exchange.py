@@ -1,0 +1,133 @@
+"""memctl's own JSONL format: one memory a line, every field and its outgoing relations.
+
+Export writes no vectors (they belong to a model, not to the memory); import
+re-makes them, keeps ids, and skips ids already present, so it is safe to run
+twice.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, fields
+from typing import IO, Any
+
+from memctl.context import Context
+from memctl.errors import InputError, MemctlError
+from memctl.memories import clean_content
+from memctl.model import Action, Memory, Relation, RelationType, content_hash, now_iso, parse_choice
+from memctl.store import memories as store
+from memctl.store.events import log_event
+from memctl.store.memories import ENUMS, MemoryFilter
+from memctl.store.relations import add_relation, relations_of
+
+MEMORY_FIELDS = {f.name for f in fields(Memory)}
+IMPORT_BATCH = 64
+
+
+def export_lines(ctx: Context, where: MemoryFilter) -> Iterator[str]:
+    """One JSON line per memory (every state unless filtered), oldest first."""
+    for memory in store.list_memories(ctx.db, where, None, sort="oldest"):
+        record = memory.to_dict()
+        record["relations"] = [
+            {"dst_id": r.dst_id, "type": str(r.type), "weight": r.weight, "created_at": r.created_at}
+            for r in relations_of(ctx.db, memory.id) if r.src_id == memory.id
+        ]
+        yield json.dumps(record, ensure_ascii=False)
+
+
+@dataclass
+class ImportReport:
+    imported: int = 0
+    skipped: int = 0
+    relations: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+def parse_record(line: str, default_scope: str) -> tuple[Memory, list[dict[str, Any]]]:
+    """A memory and its relations from one line; ValueError says what is wrong."""
+    record = json.loads(line)
+    if not isinstance(record, dict):
+        raise ValueError("not a JSON object")
+    if not isinstance(record.get("content"), str):
+        raise ValueError('no "content" string')
+    relations = record.pop("relations", None) or []
+    values = {k: v for k, v in record.items() if k in MEMORY_FIELDS and v is not None}
+    values["content"] = clean_content(values["content"])
+    values.setdefault("scope", default_scope)
+    for name, enum in ENUMS.items():
+        if name in values:
+            values[name] = parse_choice(enum, values[name], name)
+    if not isinstance(values.get("tags", []), list):
+        raise ValueError('"tags" must be a list')
+    values["content_hash"] = content_hash(values["content"])
+    return Memory(**values), relations
+
+
+def read_lines(stream: IO[bytes]) -> Iterator[tuple[int, str]]:
+    """(line number, text) of the non-blank lines; binary input is an InputError."""
+    for number, raw in enumerate(stream, start=1):
+        if b"\x00" in raw:
+            raise InputError(f"line {number} holds binary data: is this a memctl JSONL export?")
+        text = raw.decode("utf-8", errors="replace").strip()
+        if text:
+            yield number, text
+
+
+def import_lines(ctx: Context, lines: Iterable[tuple[int, str]],
+                 progress: Callable[[int], None] | None = None) -> ImportReport:
+    """Import memories in batches; malformed lines are reported and skipped."""
+    report, pending_relations = ImportReport(), []
+    batch: list[Memory] = []
+    seen_any = False
+    for number, line in lines:
+        seen_any = True
+        try:
+            memory, relations = parse_record(line, ctx.settings.project_scope)
+        except (ValueError, TypeError, MemctlError) as exc:
+            report.errors.append(f"line {number}: {str(exc).splitlines()[0] if str(exc) else exc}")
+            continue
+        pending_relations += [(memory.id, r) for r in relations]
+        batch.append(memory)
+        if len(batch) >= IMPORT_BATCH:
+            _import_batch(ctx, batch, report, progress)
+            batch = []
+    if not seen_any:
+        raise InputError("nothing to import: the input is empty")
+    _import_batch(ctx, batch, report, progress)
+    report.relations = _import_relations(ctx, pending_relations, report)
+    return report
+
+
+def _import_batch(ctx: Context, batch: list[Memory], report: ImportReport,
+                  progress: Callable[[int], None] | None) -> None:
+    existing = store.get_memories(ctx.db, [m.id for m in batch])
+    fresh = [m for m in batch if m.id not in existing]
+    report.skipped += len(batch) - len(fresh)
+    vectors = ctx.vectors([m.content for m in fresh])
+    with ctx.db.atomic():
+        for memory, vector in zip(fresh, vectors, strict=True):
+            store.insert_memory(ctx.db, memory, vector)
+            log_event(ctx.db, Action.IMPORT, memory.id, {"format": "memctl-jsonl"})
+    report.imported += len(fresh)
+    if progress:
+        progress(len(batch))
+
+
+def _import_relations(ctx: Context, pending: list[tuple[str, dict[str, Any]]],
+                      report: ImportReport) -> int:
+    added = 0
+    with ctx.db.atomic():
+        for src_id, raw in pending:
+            try:
+                relation = Relation(src_id=src_id, dst_id=str(raw["dst_id"]),
+                                    type=RelationType(raw["type"]),
+                                    weight=float(raw.get("weight", 1.0)),
+                                    created_at=str(raw.get("created_at") or now_iso()))
+            except (KeyError, ValueError, TypeError):
+                report.errors.append(f"memory {src_id[:8]}: malformed relation {raw!r}")
+                continue
+            if len(store.get_memories(ctx.db, [relation.src_id, relation.dst_id])) == 2:
+                add_relation(ctx.db, relation)
+                added += 1
+    return added

@@ -1,0 +1,1 @@
+"""Maintenance: work that keeps the store healthy, run from cron or by hand."""

@@ -1,0 +1,36 @@
+"""Rebuild every vector with the configured embedder (after a model change)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from memctl.context import Context
+from memctl.model import Action
+from memctl.store.events import log_event
+from memctl.store.memories import all_contents, put_vector
+
+REEMBED_BATCH = 64
+
+
+def reembed(ctx: Context, progress: Callable[[int, int], None] | None = None) -> int:
+    """Drop the vector table, re-create it for the configured model and fill it again.
+
+    Runs in one transaction: interrupted, the store keeps its old vectors.
+    Returns the number of memories embedded.
+    """
+    embedder = ctx.embedder
+    rows = all_contents(ctx.db)
+    previous = ctx.db.vector_model()
+    with ctx.db.atomic():
+        ctx.db.create_vector_table(embedder.name, embedder.dim)
+        for start in range(0, len(rows), REEMBED_BATCH):
+            batch = rows[start : start + REEMBED_BATCH]
+            vectors = embedder.embed([content for _, content in batch])
+            for (memory_id, _), vector in zip(batch, vectors, strict=True):
+                put_vector(ctx.db, memory_id, vector.tobytes())
+            if progress:
+                progress(min(start + REEMBED_BATCH, len(rows)), len(rows))
+        log_event(ctx.db, Action.REEMBED, None,
+                  {"from": previous[0] if previous else None, "to": embedder.name,
+                   "count": len(rows)})
+    return len(rows)

@@ -1,0 +1,268 @@
+"""The everyday memory operations behind remember, get, list, update, forget, delete, purge
+and status. Each changes the store in one transaction and logs an event per change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from memctl.context import Context
+from memctl.errors import NotFoundError, UsageError
+from memctl.model import (
+    Action,
+    HIDDEN_STATES,
+    Category,
+    Event,
+    Kind,
+    Memory,
+    Relation,
+    State,
+    Tier,
+    content_hash,
+    now_iso,
+    parse_choice,
+)
+from memctl.scope import GLOBAL_SCOPE
+from memctl.timeparse import parse_since
+from memctl.store import memories as store
+from memctl.store.events import count_events, list_events, log_event
+from memctl.store.memories import MemoryFilter
+from memctl.store.relations import relations_of
+
+MAX_CONTENT_CHARS = 100_000
+
+
+def clean_content(text: str) -> str:
+    """Content as stored: stripped, non-empty, printable, bounded."""
+    text = text.strip()
+    if not text:
+        raise UsageError("a memory needs some text")
+    if "\x00" in text:
+        raise UsageError("memory text contains NUL bytes; is this binary data?")
+    if len(text) > MAX_CONTENT_CHARS:
+        raise UsageError(
+            f"memory text is {len(text):,} characters; the limit is {MAX_CONTENT_CHARS:,} "
+            "(use `memctl import` for documents)"
+        )
+    return text
+
+
+def clean_tags(tags: list[str]) -> list[str]:
+    """Tags split on commas, trimmed, de-duplicated, order kept."""
+    cleaned: dict[str, None] = {}
+    for tag in tags:
+        for part in tag.split(","):
+            if part.strip():
+                cleaned.setdefault(part.strip(), None)
+    return list(cleaned)
+
+
+def resolve_scope(ctx: Context, scope: str | None) -> str:
+    """``project`` (or nothing) is the current project; ``global`` and explicit names stay."""
+    if scope in (None, "", "project"):
+        return ctx.settings.project_scope
+    return scope
+
+
+def check_unit(name: str, value: float | None) -> None:
+    if value is not None and not 0.0 <= value <= 1.0:
+        raise UsageError(f"{name} must be between 0 and 1, not {value}")
+
+
+def remember(ctx: Context, content: str, category: str | None = None,
+             tags: list[str] | None = None, importance: float | None = None,
+             scope: str | None = None, source: str = "cli") -> Memory:
+    """Store a pinned memory as given: no LLM, no reconciliation."""
+    check_unit("importance", importance)
+    memory = Memory(
+        content=clean_content(content),
+        kind=Kind.PINNED,
+        category=parse_choice(Category, category or ctx.settings.remember_category, "category"),
+        tier=Tier.CORE,
+        importance=ctx.settings.remember_importance if importance is None else importance,
+        scope=resolve_scope(ctx, scope),
+        tags=clean_tags(tags or []),
+        source=source,
+    )
+    (vector,) = ctx.vectors([memory.content])
+    with ctx.db.atomic():
+        store.insert_memory(ctx.db, memory, vector)
+        log_event(ctx.db, Action.CREATE, memory.id, {"kind": str(memory.kind), "source": source})
+    return memory
+
+
+def get(ctx: Context, id_or_prefix: str) -> tuple[Memory, list[Relation]]:
+    memory_id = store.resolve_id(ctx.db, id_or_prefix)
+    memory = store.get_memory(ctx.db, memory_id)
+    if memory is None:
+        raise NotFoundError(f"no memory with id {id_or_prefix}")
+    return memory, relations_of(ctx.db, memory_id)
+
+
+def event_target(ctx: Context, id_or_prefix: str) -> str:
+    """The id whose events to show: a live memory's prefix, or a full id of a removed one."""
+    try:
+        return store.resolve_id(ctx.db, id_or_prefix)
+    except NotFoundError:
+        if len(id_or_prefix) == 32:
+            return id_or_prefix.lower()
+        raise
+
+
+def events(ctx: Context, id_or_prefix: str | None, limit: int, page: int = 1) -> list[Event]:
+    """One page of the event log, newest first, optionally of one memory."""
+    target = event_target(ctx, id_or_prefix) if id_or_prefix else None
+    return list_events(ctx.db, target, limit, (page - 1) * limit)
+
+
+def list_memories(ctx: Context, where: MemoryFilter, limit: int | None = None,
+                  sort: str = "created") -> list[Memory]:
+    return store.list_memories(ctx.db, where, limit, sort)
+
+
+def update(ctx: Context, id_or_prefix: str, content: str | None = None,
+           tags: list[str] | None = None, importance: float | None = None,
+           category: str | None = None) -> Memory:
+    """Change a memory; new content is re-embedded. Logs what changed, old and new."""
+    memory, _ = get(ctx, id_or_prefix)
+    check_unit("importance", importance)
+    changes: dict[str, Any] = {}
+    if content is not None and clean_content(content) != memory.content:
+        changes["content"] = clean_content(content)
+        changes["content_hash"] = content_hash(changes["content"])
+    if tags is not None:
+        changes["tags"] = clean_tags(tags)
+    if importance is not None:
+        changes["importance"] = importance
+    if category is not None:
+        changes["category"] = parse_choice(Category, category, "category")
+    if not changes:
+        raise UsageError("nothing to update: give new text, --tags, --importance or --category")
+    vector = ctx.vectors([changes["content"]])[0] if "content" in changes else None
+    before = {k: getattr(memory, k) for k in changes}
+    with ctx.db.atomic():
+        store.update_memory(ctx.db, memory.id, {**changes, "updated_at": now_iso()})
+        if vector is not None:
+            store.put_vector(ctx.db, memory.id, vector)
+        log_event(ctx.db, Action.UPDATE, memory.id,
+                  {"before": _plain(before), "after": _plain(changes)})
+    return get(ctx, memory.id)[0]
+
+
+def _plain(values: dict[str, Any]) -> dict[str, Any]:
+    return {k: str(v) if isinstance(v, Category) else v for k, v in values.items()}
+
+
+def set_state(ctx: Context, memory: Memory, state: State, reason: str) -> Memory:
+    """Move a memory to another state; the row and its history stay."""
+    if memory.state == state:
+        return memory
+    with ctx.db.atomic():
+        store.update_memory(ctx.db, memory.id, {"state": state, "updated_at": now_iso()})
+        log_event(ctx.db, Action.STATE, memory.id,
+                  {"from": str(memory.state), "to": str(state), "reason": reason})
+    return get(ctx, memory.id)[0]
+
+
+def forget(ctx: Context, id_or_prefix: str) -> Memory:
+    """Archive a memory: recall stops returning it, nothing is deleted."""
+    memory, _ = get(ctx, id_or_prefix)
+    return set_state(ctx, memory, State.ARCHIVED, "forget")
+
+
+def delete(ctx: Context, id_or_prefix: str, permanent: bool = False) -> Memory:
+    """Soft delete (state deleted) or, with ``permanent``, remove every trace but the events."""
+    memory, _ = get(ctx, id_or_prefix)
+    if not permanent:
+        return set_state(ctx, memory, State.DELETED, "delete")
+    with ctx.db.atomic():
+        store.delete_memory_row(ctx.db, memory.id)
+        log_event(ctx.db, Action.DELETE, memory.id,
+                  {"permanent": True, "content_hash": memory.content_hash})
+    return memory
+
+
+def purge(ctx: Context, where: MemoryFilter, permanent: bool = False,
+          dry_run: bool = False) -> list[Memory]:
+    """Delete every memory the filter selects (soft unless ``permanent``); all or nothing."""
+    victims = store.list_memories(ctx.db, where, None)
+    if dry_run:
+        return victims
+    with ctx.db.atomic():
+        for memory in victims:
+            if permanent:
+                store.delete_memory_row(ctx.db, memory.id)
+                log_event(ctx.db, Action.DELETE, memory.id,
+                          {"permanent": True, "content_hash": memory.content_hash,
+                           "reason": "purge"})
+            elif memory.state != State.DELETED:
+                store.update_memory(ctx.db, memory.id,
+                                    {"state": State.DELETED, "updated_at": now_iso()})
+                log_event(ctx.db, Action.STATE, memory.id,
+                          {"from": str(memory.state), "to": "deleted", "reason": "purge"})
+    return victims
+
+
+@dataclass(frozen=True)
+class Status:
+    """What `memctl status` reports."""
+
+    database: str
+    size_bytes: int
+    total: int
+    by_kind: dict[str, int]
+    by_category: dict[str, int]
+    by_state: dict[str, int]
+    by_tier: dict[str, int]
+    by_scope: dict[str, int]
+    embed_model: str | None
+    embed_dim: int | None
+    current_scope: str
+    events: int
+
+
+def status(ctx: Context) -> Status:
+    db = ctx.db
+    by_state = store.counts_by(db, "state")
+    model = db.vector_model()
+    size = sum(p.stat().st_size for p in db.path.parent.glob(db.path.name + "*") if p.is_file())
+    return Status(
+        database=str(db.path),
+        size_bytes=size,
+        total=sum(by_state.values()),
+        by_kind=store.counts_by(db, "kind"),
+        by_category=store.counts_by(db, "category"),
+        by_state=by_state,
+        by_tier=store.counts_by(db, "tier"),
+        by_scope=store.counts_by(db, "scope"),
+        embed_model=model[0] if model else None,
+        embed_dim=model[1] if model else None,
+        current_scope=ctx.settings.project_scope,
+        events=count_events(db),
+    )
+
+
+def make_filter(ctx: Context, scope: str | None = None, kinds: list[str] | None = None,
+                categories: list[str] | None = None, states: list[str] | None = None,
+                tag: str | None = None, since: str | None = None) -> MemoryFilter:
+    """A filter from command-line values, each checked; no states means all but hidden ones."""
+    return MemoryFilter(
+        scopes=None if scope is None else (resolve_scope(ctx, scope),),
+        kinds=tuple(parse_choice(Kind, k, "kind") for k in kinds) if kinds else None,
+        categories=(tuple(parse_choice(Category, c, "category") for c in categories)
+                    if categories else None),
+        states=(tuple(parse_choice(State, s, "state") for s in states) if states
+                else tuple(s for s in State if s not in HIDDEN_STATES)),
+        tag=tag,
+        since=parse_since(since) if since else None,
+    )
+
+
+def recall_scopes(ctx: Context, scope: str | None, all_scopes: bool = False) -> tuple[str, ...] | None:
+    """Scopes a search covers: by default the current project and global."""
+    if all_scopes:
+        return None
+    if scope in (None, "", "project"):
+        return (ctx.settings.project_scope, GLOBAL_SCOPE)
+    return (scope,)

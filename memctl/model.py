@@ -1,0 +1,182 @@
+"""The records memctl keeps: memories, relations and events, with their vocabularies."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any, TypeVar
+
+from memctl.errors import UsageError
+
+
+E = TypeVar("E", bound=StrEnum)
+
+
+class Kind(StrEnum):
+    EPISODIC = "episodic"
+    SEMANTIC = "semantic"
+    PINNED = "pinned"
+
+
+class Category(StrEnum):
+    PROFILE = "profile"
+    PREFERENCES = "preferences"
+    ENTITIES = "entities"
+    EVENTS = "events"
+    CASES = "cases"
+    PATTERNS = "patterns"
+
+
+class Tier(StrEnum):
+    CORE = "core"
+    WORKING = "working"
+    PERIPHERAL = "peripheral"
+
+
+class State(StrEnum):
+    ACTIVE = "active"
+    SUPERSEDED = "superseded"
+    CONTRADICTED = "contradicted"
+    ARCHIVED = "archived"
+    DELETED = "deleted"
+
+
+class Visibility(StrEnum):
+    PRIVATE = "private"
+    SHARED = "shared"
+
+
+class RelationType(StrEnum):
+    SUPPORTS = "supports"
+    CONTRADICTS = "contradicts"
+    CONTEXTUALIZES = "contextualizes"
+    SUPERSEDES = "supersedes"
+    DEPENDS_ON = "depends_on"
+    RELATED = "related"
+
+
+class Action(StrEnum):
+    """What an event records."""
+
+    CREATE = "create"
+    UPDATE = "update"
+    STATE = "state"
+    ACCESS = "access"
+    DELETE = "delete"
+    IMPORT = "import"
+    LINK = "link"
+    UNLINK = "unlink"
+    REEMBED = "reembed"
+
+
+def parse_choice(enum: type[E], value: str, what: str) -> E:
+    """``enum(value)``, or a UsageError listing the allowed values."""
+    try:
+        return enum(value)
+    except ValueError:
+        allowed = ", ".join(member.value for member in enum)
+        raise UsageError(f"unknown {what} {value!r}: expected one of {allowed}") from None
+
+
+# States that recall and list leave out unless asked for.
+HIDDEN_STATES = (State.ARCHIVED, State.DELETED)
+
+
+def now_iso() -> str:
+    """The current UTC time as a sortable ISO-8601 string with milliseconds."""
+    return format_time(datetime.now(UTC))
+
+
+def format_time(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def parse_time(text: str) -> datetime:
+    """Parse an ISO-8601 timestamp (``Z`` or offset; a naive one is taken as UTC)."""
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def new_id() -> str:
+    """A random 32-hex-digit id; random (not time-ordered) so short prefixes stay unique."""
+    return uuid.uuid4().hex
+
+
+def content_hash(content: str) -> str:
+    return hashlib.sha256(content.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class Memory:
+    """One durable memory. ``content`` is the original text and the ground truth."""
+
+    content: str
+    id: str = field(default_factory=new_id)
+    l0_abstract: str = ""
+    l1_overview: str = ""
+    l2_content: str = ""
+    kind: Kind = Kind.SEMANTIC
+    category: Category = Category.PREFERENCES
+    tier: Tier = Tier.WORKING
+    state: State = State.ACTIVE
+    importance: float = 0.5
+    confidence: float = 1.0
+    strength: float = 1.0
+    access_count: int = 0
+    last_accessed_at: str | None = None
+    created_at: str = field(default_factory=now_iso)
+    updated_at: str = ""
+    invalidated_at: str | None = None
+    superseded_by: str | None = None
+    scope: str = "global"
+    visibility: Visibility = Visibility.PRIVATE
+    tags: list[str] = field(default_factory=list)
+    source: str = ""
+    session_id: str | None = None
+    agent_id: str | None = None
+    content_hash: str = ""
+
+    def __post_init__(self) -> None:
+        self.updated_at = self.updated_at or self.created_at
+        self.content_hash = self.content_hash or content_hash(self.content)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field, with enums as their string values (stable JSON field names)."""
+        return {name: str(v) if isinstance(v, StrEnum) else v for name, v in asdict(self).items()}
+
+    @property
+    def summary(self) -> str:
+        """The one line a table shows: the abstract when there is one, else the content."""
+        return self.l0_abstract or self.content
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A typed, weighted edge between two memories."""
+
+    src_id: str
+    dst_id: str
+    type: RelationType
+    weight: float = 1.0
+    created_at: str = field(default_factory=now_iso)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "type": str(self.type)}
+
+
+@dataclass(frozen=True)
+class Event:
+    """One entry of the append-only event log."""
+
+    id: int
+    at: str
+    action: Action
+    memory_id: str | None
+    run_id: str | None
+    data: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "action": str(self.action)}

@@ -1,0 +1,1 @@
+"""Recall: candidates -> fuse -> ... A pipeline is a list of stages run in order."""

@@ -1,0 +1,206 @@
+"""The one connection to memctl's SQLite file: apsw, WAL, sqlite-vec, migrations.
+
+Every write goes through ``atomic()``: the outermost level is ``BEGIN
+IMMEDIATE`` (so a writer waits for the lock up front instead of failing
+half-way), nested levels are savepoints.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import apsw
+
+from memctl.errors import EmbedderMismatchError, StoreError
+from memctl.store.migrations import MIGRATIONS
+
+Row = dict[str, Any]
+
+
+def sqlite_vec_path() -> str:
+    """Path of the sqlite-vec loadable extension, found without importing the package.
+
+    ``import sqlite_vec`` pulls in sqlite3 and numpy; the extension file is all we need.
+    """
+    spec = importlib.util.find_spec("sqlite_vec")
+    if spec is None or not spec.submodule_search_locations:
+        raise StoreError("the sqlite-vec package is not installed (pip install sqlite-vec)")
+    return str(Path(next(iter(spec.submodule_search_locations))) / "vec0")
+
+
+def _sql_tracer(cursor: apsw.Cursor, sql: str, bindings: Any) -> bool:
+    print(f"SQL: {sql.strip()} {bindings!r}", file=sys.stderr)
+    return True
+
+
+@contextmanager
+def translated_errors(path: Path) -> Iterator[None]:
+    """Turn SQLite failures a user can meet into one-line StoreErrors."""
+    try:
+        yield
+    except apsw.BusyError:
+        raise StoreError(f"the database {path} is locked by another process; try again") from None
+    except (apsw.NotADBError, apsw.CorruptError):
+        raise StoreError(f"{path} is not a memctl database or is damaged") from None
+    except apsw.CantOpenError:
+        raise StoreError(f"cannot open the database {path}") from None
+    except apsw.ReadOnlyError:
+        raise StoreError(f"the database {path} is read-only") from None
+    except apsw.FullError:
+        raise StoreError(f"the disk holding {path} is full") from None
+
+
+class Database:
+    """A memctl database file. Use ``Database.open`` and close it (or use ``with``)."""
+
+    def __init__(self, connection: apsw.Connection, path: Path) -> None:
+        self.connection = connection
+        self.path = path
+        self._depth = 0
+
+    @classmethod
+    def open(cls, path: Path, busy_timeout_ms: int = 5000) -> Database:
+        """Open (creating if needed, private to this user) and migrate the database."""
+        with translated_errors(path):
+            _create_private(path)
+            connection = apsw.Connection(str(path))
+            connection.setbusytimeout(busy_timeout_ms)
+            connection.enable_load_extension(True)
+            connection.load_extension(sqlite_vec_path())
+            connection.enable_load_extension(False)
+            if os.environ.get("MEMCTL_DEBUG_SQL"):
+                connection.exec_trace = _sql_tracer
+            db = cls(connection, path)
+            connection.execute("PRAGMA foreign_keys = ON")
+            if connection.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                connection.execute("PRAGMA journal_mode = WAL")
+            db.migrate()
+        return db
+
+    def close(self) -> None:
+        self.connection.close()
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def atomic(self) -> Iterator[Database]:
+        """A transaction (outermost) or savepoint (nested); rolled back on any exception."""
+        name = f"sp{self._depth}"
+        with translated_errors(self.path):
+            self.connection.execute("BEGIN IMMEDIATE" if self._depth == 0 else f"SAVEPOINT {name}")
+        self._depth += 1
+        try:
+            yield self
+        except BaseException:
+            self._depth -= 1
+            if self._depth == 0:
+                self.connection.execute("ROLLBACK")
+            else:
+                self.connection.execute(f"ROLLBACK TO {name}; RELEASE {name}")
+            raise
+        self._depth -= 1
+        with translated_errors(self.path):
+            self.connection.execute("COMMIT" if self._depth == 0 else f"RELEASE {name}")
+
+    def execute(self, sql: str, params: Any = ()) -> None:
+        with translated_errors(self.path):
+            self.connection.execute(sql, params)
+
+    def executemany(self, sql: str, rows: Any) -> None:
+        with translated_errors(self.path):
+            self.connection.executemany(sql, rows)
+
+    def rows(self, sql: str, params: Any = ()) -> list[Row]:
+        """All rows of a query as dicts keyed by column name."""
+        with translated_errors(self.path):
+            cursor = self.connection.execute(sql, params)
+            try:
+                names = [d[0] for d in cursor.get_description()]
+            except apsw.ExecutionCompleteError:
+                return []
+            return [dict(zip(names, row, strict=True)) for row in cursor]
+
+    def value(self, sql: str, params: Any = ()) -> Any:
+        """The first column of the first row, or None."""
+        with translated_errors(self.path):
+            row = self.connection.execute(sql, params).fetchone()
+        return None if row is None else row[0]
+
+    @property
+    def changes(self) -> int:
+        return self.connection.changes()
+
+    def last_rowid(self) -> int:
+        return self.connection.last_insert_rowid()
+
+    def migrate(self) -> None:
+        """Apply every migration newer than ``PRAGMA user_version``, each in its transaction."""
+        version = self.value("PRAGMA user_version")
+        if version > len(MIGRATIONS):
+            raise StoreError(
+                f"{self.path} was written by a newer memctl (schema {version}); upgrade memctl"
+            )
+        for number, migration in enumerate(MIGRATIONS[version:], start=version + 1):
+            with self.atomic():
+                migration(self)
+                self.execute(f"PRAGMA user_version = {number}")
+
+    def meta(self, key: str) -> str | None:
+        return self.value("SELECT value FROM meta WHERE key = ?", (key,))
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def vector_model(self) -> tuple[str, int] | None:
+        """(model name, dimension) that made this store's vectors, if any were made."""
+        name, dim = self.meta("embed_model"), self.meta("embed_dim")
+        return (name, int(dim)) if name and dim else None
+
+    def ensure_vector_model(self, name: str, dim: int) -> None:
+        """Create the vector table for this model, or refuse if another model made the vectors."""
+        recorded = self.vector_model()
+        if recorded == (name, dim):
+            return
+        if recorded is not None:
+            raise EmbedderMismatchError(
+                f"this store's vectors were made by {recorded[0]} ({recorded[1]}-d), not the "
+                f"configured {name} ({dim}-d); run `memctl reembed` to rebuild them all, "
+                "or change the embedder setting back"
+            )
+        with self.atomic():
+            self.create_vector_table(name, dim)
+
+    def create_vector_table(self, name: str, dim: int) -> None:
+        """(Re)create an empty vector table for ``dim``-d vectors of model ``name``."""
+        with self.atomic():
+            self.execute("DROP TABLE IF EXISTS memories_vec")
+            self.execute(
+                f"CREATE VIRTUAL TABLE memories_vec USING vec0("
+                f"embedding float[{int(dim)}] distance_metric=cosine)"
+            )
+            self.set_meta("embed_model", name)
+            self.set_meta("embed_dim", str(int(dim)))
+
+
+def _create_private(path: Path) -> None:
+    """Create the data directory (0700) and database file (0600) before SQLite does."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if not path.exists():
+            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+    except OSError as exc:
+        raise StoreError(f"cannot create {path}: {exc.strerror}") from None

@@ -1,0 +1,220 @@
+"""SQL for memories: insert, read, filter, update, delete, and both search legs."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, fields
+from typing import Any
+
+from memctl.errors import AmbiguousIdError, NotFoundError, UsageError
+from memctl.model import Category, Kind, Memory, State, Tier, Visibility
+from memctl.store.database import Database, Row
+from memctl.store.fts import fts_query
+
+COLUMNS = [f.name for f in fields(Memory)]
+ENUMS = {"kind": Kind, "category": Category, "tier": Tier, "state": State,
+         "visibility": Visibility}
+SORTS = {
+    "created": "created_at DESC",
+    "updated": "updated_at DESC",
+    "importance": "importance DESC, created_at DESC",
+    "accessed": "last_accessed_at DESC NULLS LAST",
+    "oldest": "created_at ASC",
+}
+MIN_PREFIX = 4
+
+
+@dataclass(frozen=True)
+class MemoryFilter:
+    """Which memories a listing, search or purge covers; None means any."""
+
+    scopes: tuple[str, ...] | None = None
+    kinds: tuple[str, ...] | None = None
+    categories: tuple[str, ...] | None = None
+    states: tuple[str, ...] | None = (State.ACTIVE, State.SUPERSEDED, State.CONTRADICTED)
+    tag: str | None = None
+    since: str | None = None
+    before: str | None = None
+
+    def where(self, alias: str = "m") -> tuple[str, list[Any]]:
+        """A SQL condition over table alias ``alias`` and its parameters."""
+        clauses, params = ["1"], []
+        for column, values in (("scope", self.scopes), ("kind", self.kinds),
+                               ("category", self.categories), ("state", self.states)):
+            if values is not None:
+                clauses.append(f"{alias}.{column} IN ({', '.join('?' * len(values))})")
+                params.extend(str(v) for v in values)
+        if self.tag is not None:
+            clauses.append(f"EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE value = ?)")
+            params.append(self.tag)
+        if self.since is not None:
+            clauses.append(f"{alias}.created_at >= ?")
+            params.append(self.since)
+        if self.before is not None:
+            clauses.append(f"{alias}.created_at < ?")
+            params.append(self.before)
+        return " AND ".join(clauses), params
+
+
+def memory_from_row(row: Row) -> Memory:
+    values = {name: row[name] for name in COLUMNS}
+    for name, enum in ENUMS.items():
+        values[name] = enum(values[name])
+    values["tags"] = json.loads(values["tags"])
+    return Memory(**values)
+
+
+def _to_row(memory: Memory) -> list[Any]:
+    row = memory.to_dict()
+    row["tags"] = json.dumps(memory.tags, ensure_ascii=False)
+    return [row[name] for name in COLUMNS]
+
+
+def insert_memory(db: Database, memory: Memory, vector: bytes | None) -> None:
+    """Insert a memory (indexed for full text by trigger) and its vector, if given."""
+    with db.atomic():
+        db.execute(
+            f"INSERT INTO memories({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})",
+            _to_row(memory),
+        )
+        if vector is not None:
+            db.execute("INSERT INTO memories_vec(rowid, embedding) VALUES (?, ?)",
+                       (db.last_rowid(), vector))
+
+
+def put_vector(db: Database, memory_id: str, vector: bytes) -> None:
+    """Set (or replace) the vector of a memory."""
+    rowid = db.value("SELECT rowid FROM memories WHERE id = ?", (memory_id,))
+    with db.atomic():
+        db.execute("DELETE FROM memories_vec WHERE rowid = ?", (rowid,))
+        db.execute("INSERT INTO memories_vec(rowid, embedding) VALUES (?, ?)", (rowid, vector))
+
+
+def get_memory(db: Database, memory_id: str) -> Memory | None:
+    rows = db.rows("SELECT * FROM memories WHERE id = ?", (memory_id,))
+    return memory_from_row(rows[0]) if rows else None
+
+
+def get_memories(db: Database, ids: list[str]) -> dict[str, Memory]:
+    """Memories by id, in one query."""
+    if not ids:
+        return {}
+    rows = db.rows(f"SELECT * FROM memories WHERE id IN ({', '.join('?' * len(ids))})", ids)
+    return {row["id"]: memory_from_row(row) for row in rows}
+
+
+def resolve_id(db: Database, prefix: str) -> str:
+    """The full id a (unique) prefix names; never a guess between several."""
+    prefix = prefix.strip().lower()
+    if not prefix or any(c not in "0123456789abcdef" for c in prefix):
+        raise UsageError(f"not a memory id: {prefix!r} (ids are hexadecimal)")
+    if len(prefix) < MIN_PREFIX:
+        raise UsageError(f"id prefix {prefix!r} is too short: give at least {MIN_PREFIX} digits")
+    matches = [r["id"] for r in db.rows(
+        "SELECT id FROM memories WHERE id >= ? AND id < ? ORDER BY id LIMIT 11",
+        (prefix, prefix + "g"),
+    )]
+    if not matches:
+        raise NotFoundError(f"no memory with id {prefix}")
+    if len(matches) > 1:
+        shown = ", ".join(m[:12] for m in matches[:10]) + (", ..." if len(matches) > 10 else "")
+        raise AmbiguousIdError(f"id prefix {prefix} matches several memories: {shown}")
+    return matches[0]
+
+
+def list_memories(db: Database, where: MemoryFilter, limit: int | None,
+                  sort: str = "created", offset: int = 0) -> list[Memory]:
+    if sort not in SORTS:
+        raise UsageError(f"unknown sort {sort!r}: expected one of {', '.join(SORTS)}")
+    condition, params = where.where()
+    sql = f"SELECT * FROM memories m WHERE {condition} ORDER BY {SORTS[sort]}, id"
+    if limit is not None:
+        sql += " LIMIT ? OFFSET ?"
+        params += [limit, offset]
+    return [memory_from_row(r) for r in db.rows(sql, params)]
+
+
+def update_memory(db: Database, memory_id: str, changes: dict[str, Any]) -> None:
+    """Set the given columns of one memory (tags as a list, enums as themselves)."""
+    unknown = set(changes) - set(COLUMNS) - {"id"}
+    if unknown or "id" in changes:
+        raise ValueError(f"cannot update {sorted(unknown | ({'id'} & set(changes)))}")
+    values = {k: json.dumps(v, ensure_ascii=False) if k == "tags" else
+              (str(v) if k in ENUMS else v) for k, v in changes.items()}
+    assignments = ", ".join(f"{name} = ?" for name in values)
+    db.execute(f"UPDATE memories SET {assignments} WHERE id = ?", [*values.values(), memory_id])
+
+
+def delete_memory_row(db: Database, memory_id: str) -> None:
+    """Remove a memory, its vector, full-text entry and relations; events stay."""
+    with db.atomic():
+        rowid = db.value("SELECT rowid FROM memories WHERE id = ?", (memory_id,))
+        if db.vector_model() is not None:
+            db.execute("DELETE FROM memories_vec WHERE rowid = ?", (rowid,))
+        db.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
+
+
+def fts_search(db: Database, text: str, limit: int, where: MemoryFilter) -> list[tuple[str, float]]:
+    """(id, bm25) of the best full-text matches; bm25 is negative, lower is better."""
+    match = fts_query(text)
+    if match is None:
+        return []
+    condition, params = where.where()
+    rows = db.rows(
+        f"SELECT m.id AS id, bm25(memories_fts) AS score FROM memories_fts "
+        f"JOIN memories m ON m.rowid = memories_fts.rowid "
+        f"WHERE memories_fts MATCH ? AND {condition} ORDER BY score LIMIT ?",
+        [match, *params, limit],
+    )
+    return [(r["id"], r["score"]) for r in rows]
+
+
+def vector_search(db: Database, vector: bytes, limit: int,
+                  where: MemoryFilter) -> list[tuple[str, float]]:
+    """(id, cosine distance) of the nearest memories that pass the filter.
+
+    vec0 finds the k nearest over all vectors; the filter is applied after,
+    so k grows until enough pass or every vector has been seen.
+    """
+    if db.vector_model() is None:
+        return []
+    total = db.value("SELECT count(*) FROM memories_vec")
+    condition, params = where.where()
+    k = min(total, max(limit * 4, 64))
+    while True:
+        rows = db.rows(
+            f"SELECT m.id AS id, v.distance AS distance FROM ("
+            f"SELECT rowid, distance FROM memories_vec WHERE embedding MATCH ? AND k = ?"
+            f") v JOIN memories m ON m.rowid = v.rowid WHERE {condition} "
+            f"ORDER BY v.distance LIMIT ?",
+            [vector, k, *params, limit],
+        )
+        if len(rows) >= limit or k >= total:
+            return [(r["id"], r["distance"]) for r in rows]
+        k = min(total, k * 4)
+
+
+def ids_without_vectors(db: Database) -> list[str]:
+    return [r["id"] for r in db.rows(
+        "SELECT id FROM memories WHERE rowid NOT IN (SELECT rowid FROM memories_vec)")]
+
+
+def vector_for_hash(db: Database, digest: str) -> bytes | None:
+    """The stored vector of any memory with this content hash, to skip re-embedding it."""
+    if db.vector_model() is None:
+        return None
+    return db.value(
+        "SELECT v.embedding FROM memories m JOIN memories_vec v ON v.rowid = m.rowid "
+        "WHERE m.content_hash = ? LIMIT 1", (digest,))
+
+
+def all_contents(db: Database) -> list[tuple[str, str]]:
+    """(id, content) of every memory, for re-embedding."""
+    return [(r["id"], r["content"]) for r in db.rows("SELECT id, content FROM memories ORDER BY rowid")]
+
+
+def counts_by(db: Database, column: str) -> dict[str, int]:
+    if column not in ("kind", "category", "state", "tier", "scope"):
+        raise ValueError(column)
+    rows = db.rows(f"SELECT {column} AS k, count(*) AS n FROM memories GROUP BY {column} ORDER BY n DESC")
+    return {r["k"]: r["n"] for r in rows}

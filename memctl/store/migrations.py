@@ -1,0 +1,110 @@
+"""Schema migrations: an append-only list, applied in order on open.
+
+Migration N brings the schema to ``PRAGMA user_version = N``. Never edit a
+released migration; add the next one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memctl.store.database import Database
+
+
+def _in(column: str, values: tuple[str, ...]) -> str:
+    quoted = ", ".join(f"'{v}'" for v in values)
+    return f"CHECK ({column} IN ({quoted}))"
+
+
+def m001_initial(db: Database) -> None:
+    """Memories with their full-text index, relations, the event log and meta."""
+    kinds = ("episodic", "semantic", "pinned")
+    categories = ("profile", "preferences", "entities", "events", "cases", "patterns")
+    tiers = ("core", "working", "peripheral")
+    states = ("active", "superseded", "contradicted", "archived", "deleted")
+    db.execute(f"""
+        CREATE TABLE memories (
+            rowid INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            content TEXT NOT NULL,
+            l0_abstract TEXT NOT NULL DEFAULT '',
+            l1_overview TEXT NOT NULL DEFAULT '',
+            l2_content TEXT NOT NULL DEFAULT '',
+            kind TEXT NOT NULL {_in("kind", kinds)},
+            category TEXT NOT NULL {_in("category", categories)},
+            tier TEXT NOT NULL {_in("tier", tiers)},
+            state TEXT NOT NULL {_in("state", states)},
+            importance REAL NOT NULL,
+            confidence REAL NOT NULL,
+            strength REAL NOT NULL,
+            access_count INTEGER NOT NULL DEFAULT 0,
+            last_accessed_at TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            invalidated_at TEXT,
+            superseded_by TEXT,
+            scope TEXT NOT NULL,
+            visibility TEXT NOT NULL {_in("visibility", ("private", "shared"))},
+            tags TEXT NOT NULL DEFAULT '[]',
+            source TEXT NOT NULL DEFAULT '',
+            session_id TEXT,
+            agent_id TEXT,
+            content_hash TEXT NOT NULL
+        )""")
+    for column in ("state", "scope", "category", "created_at", "content_hash", "session_id"):
+        db.execute(f"CREATE INDEX memories_{column} ON memories({column})")
+    db.execute("""
+        CREATE VIRTUAL TABLE memories_fts USING fts5(
+            content, l0_abstract, tags,
+            content='memories', content_rowid='rowid',
+            tokenize='unicode61 remove_diacritics 2'
+        )""")
+    db.execute("""
+        CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
+            INSERT INTO memories_fts(rowid, content, l0_abstract, tags)
+            VALUES (new.rowid, new.content, new.l0_abstract, new.tags);
+        END""")
+    db.execute("""
+        CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
+            INSERT INTO memories_fts(memories_fts, rowid, content, l0_abstract, tags)
+            VALUES ('delete', old.rowid, old.content, old.l0_abstract, old.tags);
+        END""")
+    db.execute("""
+        CREATE TRIGGER memories_fts_update AFTER UPDATE OF content, l0_abstract, tags
+        ON memories BEGIN
+            INSERT INTO memories_fts(memories_fts, rowid, content, l0_abstract, tags)
+            VALUES ('delete', old.rowid, old.content, old.l0_abstract, old.tags);
+            INSERT INTO memories_fts(rowid, content, l0_abstract, tags)
+            VALUES (new.rowid, new.content, new.l0_abstract, new.tags);
+        END""")
+    db.execute("""
+        CREATE TABLE relations (
+            src_id TEXT NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            dst_id TEXT NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            type TEXT NOT NULL,
+            weight REAL NOT NULL DEFAULT 1.0,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (src_id, dst_id, type)
+        )""")
+    db.execute("CREATE INDEX relations_dst ON relations(dst_id)")
+    db.execute("""
+        CREATE TABLE events (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            at TEXT NOT NULL,
+            action TEXT NOT NULL,
+            memory_id TEXT,
+            run_id TEXT,
+            data TEXT NOT NULL DEFAULT '{}'
+        )""")
+    db.execute("CREATE INDEX events_memory ON events(memory_id)")
+    for verb in ("UPDATE", "DELETE"):
+        db.execute(f"""
+            CREATE TRIGGER events_append_only_{verb.lower()} BEFORE {verb} ON events BEGIN
+                SELECT RAISE(ABORT, 'events are append-only');
+            END""")
+    db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+
+
+MIGRATIONS: list[Callable[[Database], None]] = [m001_initial]
