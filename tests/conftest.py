@@ -1,0 +1,75 @@
+"""Every test gets its own MEMCTL_HOME and working directory in tmp_path."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memctl.config import load_settings
+from memctl.context import Context
+from tests.fakes import HashEmbedder
+from tests.ollama_server import dead_ollama_url, ollama_server  # noqa: F401
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private home and an empty project directory; no MEMCTL_* or OLLAMA_HOST leaks in."""
+    for var in list(os.environ):
+        if var.startswith("MEMCTL_") or var == "OLLAMA_HOST":
+            monkeypatch.delenv(var)
+    home = tmp_path / "home"
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.setenv("MEMCTL_HOME", str(home))
+    monkeypatch.chdir(project)
+    return home
+
+
+@pytest.fixture
+def home(isolated: Path) -> Path:
+    return isolated
+
+
+@pytest.fixture
+def ctx(home: Path) -> Iterator[Context]:
+    """A Context on a real SQLite file with the fast deterministic embedder."""
+    context = Context(load_settings(), embedder=HashEmbedder())
+    yield context
+    context.close()
+
+
+@pytest.fixture(scope="session")
+def local_embedder():  # type: ignore[no-untyped-def]
+    """The real MiniLM embedder, loaded once per test session."""
+    from memctl.embed.local import LocalEmbedder
+
+    return LocalEmbedder()
+
+
+@pytest.fixture
+def real_ctx(home: Path, local_embedder) -> Iterator[Context]:  # type: ignore[no-untyped-def]
+    context = Context(load_settings(), embedder=local_embedder)
+    yield context
+    context.close()
+
+
+def run_cli(*args: str, input: str | bytes | None = None,
+            env: dict[str, str] | None = None, cwd: Path | None = None,
+            timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run ``memctl`` as a real process with the test's environment."""
+    data = input.encode() if isinstance(input, str) else input
+    done = subprocess.run(
+        [sys.executable, "-m", "memctl", *args], input=data, capture_output=True,
+        env={**os.environ, "COLUMNS": "200", **(env or {})}, cwd=cwd, timeout=timeout,
+    )
+    return subprocess.CompletedProcess(
+        done.args, done.returncode, done.stdout.decode("utf-8", "replace"),
+        done.stderr.decode("utf-8", "replace"),
+    )

@@ -1,0 +1,165 @@
+"""The store on real SQLite files: schema, transactions, permissions, locking, FTS safety."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+import apsw
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memctl import memories
+from memctl.context import Context
+from memctl.errors import AmbiguousIdError, EmbedderMismatchError, NotFoundError, StoreError
+from memctl.model import Memory
+from memctl.store import memories as store
+from memctl.store.database import Database
+from memctl.store.fts import fts_query
+from memctl.store.memories import MemoryFilter
+from memctl.store.migrations import MIGRATIONS
+from tests.fakes import HashEmbedder
+
+
+def test_open_creates_a_private_migrated_wal_database(home: Path) -> None:
+    db = Database.open(home / "memctl.db")
+    assert db.value("PRAGMA user_version") == len(MIGRATIONS)
+    assert db.value("PRAGMA journal_mode") == "wal"
+    tables = {r["name"] for r in db.rows("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert {"memories", "memories_fts", "relations", "events", "meta"} <= tables
+    db.close()
+    assert stat.S_IMODE(home.stat().st_mode) == 0o700
+    for path in home.iterdir():
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
+
+
+def test_wal_and_shm_files_are_private_too(ctx: Context) -> None:
+    memories.remember(ctx, "a fact to force a write to the WAL")
+    files = list(ctx.settings.home.glob("memctl.db*"))
+    assert {p.name for p in files} >= {"memctl.db", "memctl.db-wal"}
+    assert all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in files)
+
+
+def test_reopening_keeps_data_and_does_not_migrate_twice(ctx: Context) -> None:
+    memory = memories.remember(ctx, "persisted across opens")
+    ctx.close()
+    again = Database.open(ctx.settings.db_path)
+    assert store.get_memory(again, memory.id).content == "persisted across opens"
+    assert again.value("PRAGMA user_version") == len(MIGRATIONS)
+
+
+def test_a_database_from_a_newer_memctl_is_refused(home: Path) -> None:
+    home.mkdir(mode=0o700)
+    raw = apsw.Connection(str(home / "memctl.db"))
+    raw.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 5}")
+    raw.close()
+    with pytest.raises(StoreError, match="newer memctl"):
+        Database.open(home / "memctl.db")
+
+
+def test_a_file_that_is_not_a_database_is_a_clear_error(home: Path) -> None:
+    home.mkdir(mode=0o700)
+    (home / "memctl.db").write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(StoreError, match="not a memctl database"):
+        Database.open(home / "memctl.db")
+
+
+def test_a_locked_database_is_a_clear_error_and_loses_nothing(ctx: Context) -> None:
+    kept = memories.remember(ctx, "written before the lock")
+    other = apsw.Connection(str(ctx.settings.db_path))
+    other.execute("BEGIN IMMEDIATE")
+    impatient = Database.open(ctx.settings.db_path, busy_timeout_ms=50)
+    with pytest.raises(StoreError, match="locked"), impatient.atomic():
+        pass
+    other.execute("ROLLBACK")
+    assert store.get_memory(impatient, kept.id) is not None
+
+
+def test_atomic_rolls_back_everything_on_error(ctx: Context) -> None:
+    db = ctx.db
+    with pytest.raises(RuntimeError), db.atomic():
+        store.insert_memory(db, Memory(content="outer"), None)
+        with db.atomic():
+            store.insert_memory(db, Memory(content="inner"), None)
+        raise RuntimeError("boom")
+    assert store.list_memories(db, MemoryFilter(), None) == []
+
+
+def test_nested_savepoint_rolls_back_alone(ctx: Context) -> None:
+    db = ctx.db
+    with db.atomic():
+        store.insert_memory(db, Memory(content="kept"), None)
+        with pytest.raises(RuntimeError), db.atomic():
+            store.insert_memory(db, Memory(content="dropped"), None)
+            raise RuntimeError("inner failure")
+    assert [m.content for m in store.list_memories(db, MemoryFilter(), None)] == ["kept"]
+
+
+def test_events_are_append_only(ctx: Context) -> None:
+    memories.remember(ctx, "something that makes an event")
+    with pytest.raises(apsw.ConstraintError, match="append-only"):
+        ctx.db.execute("UPDATE events SET action = 'tampered'")
+    with pytest.raises(apsw.ConstraintError, match="append-only"):
+        ctx.db.execute("DELETE FROM events")
+    assert ctx.db.value("SELECT count(*) FROM events") == 1
+
+
+HOSTILE = ['"', '""', "'", "*", "-", "a:b", "content:evil", "NEAR(a b)", "NEAR", "AND", "OR",
+           "NOT", "a AND", "(", ")", "((a)", '"unbalanced', "^start", "x*", "-neg", "{col}:x",
+           "a OR OR b", "\\", "%", "\";\"", "DROP TABLE memories;--", "\x01\x02", "😀"]
+
+
+@pytest.mark.parametrize("query", HOSTILE)
+def test_hostile_fts_queries_never_raise(ctx: Context, query: str) -> None:
+    memories.remember(ctx, "NEAR the door AND the window: (careful) with * and - signs")
+    store.fts_search(ctx.db, query, 10, MemoryFilter())
+
+
+def test_fts_operators_are_searched_as_words(ctx: Context) -> None:
+    memory = memories.remember(ctx, "use NOT gates and OR gates")
+    hits = store.fts_search(ctx.db, "NOT", 10, MemoryFilter())
+    assert [h[0] for h in hits] == [memory.id]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text())
+def test_any_text_makes_a_valid_fts_query(text: str) -> None:
+    db = _SCRATCH.get("db")
+    if db is None:
+        import tempfile
+
+        db = _SCRATCH["db"] = Database.open(Path(tempfile.mkdtemp()) / "fts.db")
+        store.insert_memory(db, Memory(content="some searchable words here"), None)
+    store.fts_search(db, text, 5, MemoryFilter())
+    query = fts_query(text)
+    assert query is None or query.count('"') % 2 == 0
+
+
+_SCRATCH: dict[str, Database] = {}
+
+
+def test_fts_matches_without_diacritics(ctx: Context) -> None:
+    memory = memories.remember(ctx, "Meeting at the café in Zürich")
+    assert [h[0] for h in store.fts_search(ctx.db, "cafe zurich", 5, MemoryFilter())] == [memory.id]
+
+
+def test_id_prefixes_resolve_uniquely_or_fail_listing_candidates(ctx: Context) -> None:
+    db = ctx.db
+    for suffix in ("1" * 28, "2" * 28):
+        store.insert_memory(db, Memory(id="abcd" + suffix, content=suffix), None)
+    assert store.resolve_id(db, "abcd1") == "abcd" + "1" * 28
+    with pytest.raises(AmbiguousIdError) as caught:
+        store.resolve_id(db, "abcd")
+    assert "abcd1111" in str(caught.value) and "abcd2222" in str(caught.value)
+    with pytest.raises(NotFoundError):
+        store.resolve_id(db, "ffff")
+
+
+def test_vectors_of_another_model_are_refused(ctx: Context) -> None:
+    memories.remember(ctx, "made with the hash model")
+    other = Context(ctx.settings, embedder=HashEmbedder(dim=32, name="test:other"))
+    with pytest.raises(EmbedderMismatchError, match="memctl reembed"):
+        memories.remember(other, "would mix two models")
+    other.close()
+    assert len(store.list_memories(ctx.db, MemoryFilter(), None)) == 1
