@@ -1,0 +1,180 @@
+"""The memctl command as a user runs it: real processes, real files, the real model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import apsw
+import pytest
+
+from tests.conftest import run_cli
+from tests.ollama_server import FakeOllama
+
+
+def ok(*args: str, **kwargs: object) -> str:
+    done = run_cli(*args, **kwargs)  # type: ignore[arg-type]
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def fails(code: int, *args: str, **kwargs: object) -> str:
+    """Run a command that must fail with ``code`` and one clean line on stderr."""
+    done = run_cli(*args, **kwargs)  # type: ignore[arg-type]
+    assert done.returncode == code, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("memctl: error:"), done.stderr
+    return lines[0]
+
+
+def test_remember_get_recall_forget_recall() -> None:
+    first = ok("remember", "We deploy with `make release` from the main branch",
+               "--tag", "deploy").strip()
+    ok("remember", "Alice prefers tabs over spaces", "--category", "profile")
+    shown = json.loads(ok("get", first[:8], "--json"))
+    assert shown["id"] == first and shown["tags"] == ["deploy"] and shown["kind"] == "pinned"
+    recalled = json.loads(ok("recall", "how do we ship a release?", "--json"))
+    assert recalled["results"][0]["id"] == first
+    assert "make release" in ok("recall", "how do we ship a release?")
+    ok("forget", first[:8])
+    recalled = json.loads(ok("recall", "how do we ship a release?", "--json"))
+    assert first not in [r["id"] for r in recalled["results"]]
+    listed = json.loads(ok("list", "--state", "archived", "--json"))
+    assert [m["id"] for m in listed] == [first]
+
+
+def test_remember_reads_stdin_and_rejects_binary() -> None:
+    memory_id = ok("remember", input="the build cache lives in /var/cache/ci\n").strip()
+    assert json.loads(ok("get", memory_id, "--json"))["content"] == (
+        "the build cache lives in /var/cache/ci")
+    assert "binary" in fails(6, "remember", input=b"\x89PNG\x00\x00\x01")
+    assert "needs some text" in fails(2, "remember", input="")
+
+
+def _import_fixed_ids(home: Path) -> None:
+    lines = [json.dumps({"id": "abcd" + c * 28, "content": f"memory {c}"}) for c in "12"]
+    ok("import", "-", input="\n".join(lines) + "\n")
+
+
+def test_ambiguous_prefix_lists_candidates_and_unknown_id_is_not_found(home: Path) -> None:
+    _import_fixed_ids(home)
+    line = fails(3, "get", "abcd")
+    assert "abcd11111111" in line and "abcd22222222" in line
+    assert json.loads(ok("get", "abcd2", "--json"))["content"] == "memory 2"
+    assert "no memory" in fails(3, "forget", "ffffffff")
+    assert "hexadecimal" in fails(2, "get", "not-an-id")
+
+
+@pytest.mark.parametrize("query", ['"NEAR(', "a AND OR NOT (", "content:*", "-x -y", "'\""])
+def test_hostile_queries_are_just_text(query: str, home: Path) -> None:
+    _import_fixed_ids(home)
+    assert json.loads(ok("recall", "--json", "--", query))["query"] == query
+
+
+def test_export_import_into_an_empty_home_round_trips(home: Path, tmp_path: Path) -> None:
+    _import_fixed_ids(home)
+    ok("remember", "exported with tags", "-t", "a,b", "--importance", "0.4")
+    ok("delete", "abcd1")
+    dump = tmp_path / "dump.jsonl"
+    ok("export", "-o", str(dump))
+    assert dump.stat().st_mode & 0o077 == 0
+    other = tmp_path / "other-home"
+    summary = json.loads(ok("--home", str(other), "import", str(dump), "--json"))
+    assert (summary["imported"], summary["skipped"], summary["errors"]) == (3, 0, [])
+    again = json.loads(ok("--home", str(other), "import", str(dump), "--json"))
+    assert (again["imported"], again["skipped"]) == (0, 3)
+    assert ok("--home", str(other), "export") == dump.read_text()
+
+
+def test_import_of_missing_empty_or_binary_files_fails_cleanly(tmp_path: Path) -> None:
+    assert "no such file" in fails(6, "import", str(tmp_path / "nope.jsonl"))
+    (tmp_path / "empty.jsonl").write_text("\n\n")
+    assert "empty" in fails(6, "import", str(tmp_path / "empty.jsonl"))
+    (tmp_path / "blob.jsonl").write_bytes(b"\x00\x01\x02binary")
+    assert "binary" in fails(6, "import", str(tmp_path / "blob.jsonl"))
+
+
+def test_locked_database_is_one_line_and_loses_nothing(home: Path) -> None:
+    kept = ok("remember", "written before the lock").strip()
+    holder = apsw.Connection(str(home / "memctl.db"))
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        line = fails(4, "-c", "store.busy_timeout_ms=100", "remember", "blocked write")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert "locked" in line
+    listed = json.loads(ok("list", "--json"))
+    assert [m["id"] for m in listed] == [kept]
+
+
+def test_unusable_home_is_one_line(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    assert "cannot create" in fails(4, "--home", str(blocker / "home"), "status")
+
+
+def test_status_and_events(home: Path) -> None:
+    _import_fixed_ids(home)
+    ok("forget", "abcd1")
+    status = json.loads(ok("status", "--json"))
+    assert status["total"] == 2 and status["by_state"] == {"active": 1, "archived": 1}
+    assert status["embed_model"] == "local:all-MiniLM-L6-v2" and status["embed_dim"] == 384
+    events = json.loads(ok("events", "--json"))
+    assert [e["action"] for e in events] == ["state", "import", "import"]
+    assert [e["action"] for e in json.loads(ok("events", "abcd1", "--json"))] == [
+        "state", "import"]
+    assert len(json.loads(ok("events", "--limit", "2", "--page", "2", "--json"))) == 1
+
+
+def test_purge_needs_a_filter_and_a_confirmation(home: Path) -> None:
+    _import_fixed_ids(home)
+    assert "at least one filter" in fails(2, "purge")
+    dry = json.loads(ok("purge", "--state", "active", "--dry-run", "--json"))
+    assert dry["count"] == 2
+    refused = run_cli("purge", "--state", "active", input="n\n")
+    assert refused.returncode == 2 and "Delete 2 memories?" in refused.stderr
+    assert refused.stderr.rstrip().endswith("purge cancelled; nothing was deleted")
+    assert len(json.loads(ok("list", "--json"))) == 2
+    ok("purge", "--state", "active", "--yes")
+    assert json.loads(ok("list", "--json")) == []
+    assert len(json.loads(ok("list", "--state", "deleted", "--json"))) == 2
+
+
+def test_another_embedding_model_is_refused_until_reembed(home: Path) -> None:
+    ok("remember", "vectors made by the local model")
+    with FakeOllama() as server:
+        ollama = ("-c", "embedder=ollama", "-c", f"ollama.host={server.url}")
+        line = fails(4, *ollama, "remember", "would mix models")
+        assert "local:all-MiniLM-L6-v2" in line and "memctl reembed" in line
+        assert "re-embedded 1 memories" in ok(*ollama, "reembed")
+        ok(*ollama, "remember", "made by ollama")
+        found = json.loads(ok(*ollama, "recall", "vectors local model", "--json"))
+        assert found["results"][0]["content"] == "vectors made by the local model"
+    status = json.loads(ok("status", "--json"))
+    assert (status["embed_model"], status["embed_dim"]) == ("ollama:nomic-embed-text", 64)
+
+
+def test_unreachable_ollama(home: Path, dead_ollama_url: str) -> None:
+    ollama = ("-c", "embedder=ollama", "-c", f"ollama.host={dead_ollama_url}")
+    assert "cannot reach Ollama" in fails(5, *ollama, "remember", "needs a vector")
+    assert json.loads(ok("list", "--json")) == []
+
+
+def test_recall_falls_back_to_bm25_when_vectors_are_unavailable(
+        home: Path, dead_ollama_url: str) -> None:
+    with FakeOllama() as server:
+        ok("-c", "embedder=ollama", "-c", f"ollama.host={server.url}", "remember",
+           "the nightly backup runs at 02:00")
+    done = run_cli("-c", "embedder=ollama", "-c", f"ollama.host={dead_ollama_url}",
+                   "recall", "nightly backup", "--json")
+    assert done.returncode == 0
+    assert "vector search unavailable" in done.stderr
+    assert json.loads(done.stdout)["results"][0]["content"] == "the nightly backup runs at 02:00"
+
+
+def test_usage_errors_do_not_show_tracebacks() -> None:
+    done = run_cli("recall", "--limit", "zero")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "bad value" in fails(2, "-c", "recall.limit=0", "recall", "x")
