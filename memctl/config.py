@@ -6,6 +6,7 @@ line of documentation; the README's reference table is generated from it.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,13 +46,13 @@ class Key:
     def allowed(self) -> str:
         if self.choices:
             return "one of " + ", ".join(self.choices)
-        kind = type(self.default).__name__
+        kind = _KIND_NAMES.get(type(self.default), type(self.default).__name__)
         bounds = []
         if self.minimum is not None:
             bounds.append(f">= {self.minimum:g}")
         if self.maximum is not None:
             bounds.append(f"<= {self.maximum:g}")
-        return f"a {kind}" + (" " + " and ".join(bounds) if bounds else "")
+        return kind + (" " + " and ".join(bounds) if bounds else "")
 
     def parse(self, value: Any) -> Any:
         """The value converted to this key's type, or a ConfigError naming what is allowed."""
@@ -66,6 +67,9 @@ class Key:
         return parsed
 
 
+_KIND_NAMES = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
+
+
 def _convert(default: Any, value: Any) -> Any:
     if isinstance(default, bool):
         if isinstance(value, bool):
@@ -76,12 +80,17 @@ def _convert(default: Any, value: Any) -> Any:
         if text in {"0", "false", "no", "off"}:
             return False
         raise ValueError(value)
+    if isinstance(default, int | float) and isinstance(value, bool):
+        raise ValueError(value)  # YAML's yes/true is not the number 1
     if isinstance(default, int):
         if isinstance(value, float) and not value.is_integer():
             raise ValueError(value)
         return int(value)
     if isinstance(default, float):
-        return float(value)
+        number = float(value)
+        if not math.isfinite(number):  # nan passes every bound check
+            raise ValueError(value)
+        return number
     if isinstance(value, dict | list):
         raise TypeError(value)
     return str(value)
@@ -254,14 +263,30 @@ def write_config_value(path: Path, name: str, value: str) -> Any:
     tree: dict[str, Any] = {}
     if path.is_file():
         tree = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    node = tree
-    *parents, leaf = name.split(".")
-    for part in parents:
-        node = node.setdefault(part, {})
-    node[leaf] = parsed
+    flat = name in tree  # the template's spelling: "recall.limit: 10" at the top level
+    _drop_key(tree, name)  # every other spelling too, or an old one could still win
+    if flat:
+        tree[name] = parsed
+    else:
+        node = tree
+        *parents, leaf = name.split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[leaf] = parsed
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(yaml.safe_dump(tree, sort_keys=True), encoding="utf-8")
     return parsed
+
+
+def _drop_key(tree: dict[str, Any], name: str) -> None:
+    """Remove dotted ``name`` from a YAML tree however it is spelt (flat, nested or mixed)."""
+    for part in list(tree):
+        if part == name:
+            del tree[part]
+        elif name.startswith(part + ".") and isinstance(tree[part], dict):
+            _drop_key(tree[part], name[len(part) + 1 :])
+            if not tree[part]:
+                del tree[part]
 
 
 def template() -> str:

@@ -30,8 +30,14 @@ def export_lines(ctx: Context, where: MemoryFilter) -> Iterator[str]:
     for memory in store.list_memories(ctx.db, where, None, sort="oldest"):
         record = memory.to_dict()
         record["relations"] = [
-            {"dst_id": r.dst_id, "type": str(r.type), "weight": r.weight, "created_at": r.created_at}
-            for r in relations_of(ctx.db, memory.id) if r.src_id == memory.id
+            {
+                "dst_id": r.dst_id,
+                "type": str(r.type),
+                "weight": r.weight,
+                "created_at": r.created_at,
+            }
+            for r in relations_of(ctx.db, memory.id)
+            if r.src_id == memory.id
         ]
         yield json.dumps(record, ensure_ascii=False)
 
@@ -74,8 +80,9 @@ def read_lines(stream: IO[bytes]) -> Iterator[tuple[int, str]]:
             yield number, text
 
 
-def import_lines(ctx: Context, lines: Iterable[tuple[int, str]],
-                 progress: Callable[[int], None] | None = None) -> ImportReport:
+def import_lines(
+    ctx: Context, lines: Iterable[tuple[int, str]], progress: Callable[[int], None] | None = None
+) -> ImportReport:
     """Import memories in batches; malformed lines are reported and skipped."""
     report, pending_relations = ImportReport(), []
     batch: list[Memory] = []
@@ -99,8 +106,9 @@ def import_lines(ctx: Context, lines: Iterable[tuple[int, str]],
     return report
 
 
-def _import_batch(ctx: Context, batch: list[Memory], report: ImportReport,
-                  progress: Callable[[int], None] | None) -> None:
+def _import_batch(
+    ctx: Context, batch: list[Memory], report: ImportReport, progress: Callable[[int], None] | None
+) -> None:
     existing = store.get_memories(ctx.db, [m.id for m in batch])
     fresh = [m for m in batch if m.id not in existing]
     report.skipped += len(batch) - len(fresh)
@@ -114,16 +122,20 @@ def _import_batch(ctx: Context, batch: list[Memory], report: ImportReport,
         progress(len(batch))
 
 
-def _import_relations(ctx: Context, pending: list[tuple[str, dict[str, Any]]],
-                      report: ImportReport) -> int:
+def _import_relations(
+    ctx: Context, pending: list[tuple[str, dict[str, Any]]], report: ImportReport
+) -> int:
     added = 0
     with ctx.db.atomic():
         for src_id, raw in pending:
             try:
-                relation = Relation(src_id=src_id, dst_id=str(raw["dst_id"]),
-                                    type=RelationType(raw["type"]),
-                                    weight=float(raw.get("weight", 1.0)),
-                                    created_at=str(raw.get("created_at") or now_iso()))
+                relation = Relation(
+                    src_id=src_id,
+                    dst_id=str(raw["dst_id"]),
+                    type=RelationType(raw["type"]),
+                    weight=float(raw.get("weight", 1.0)),
+                    created_at=str(raw.get("created_at") or now_iso()),
+                )
             except (KeyError, ValueError, TypeError):
                 report.errors.append(f"memory {src_id[:8]}: malformed relation {raw!r}")
                 continue

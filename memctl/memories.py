@@ -10,8 +10,8 @@ from typing import Any
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
 from memctl.model import (
-    Action,
     HIDDEN_STATES,
+    Action,
     Category,
     Event,
     Kind,
@@ -24,11 +24,11 @@ from memctl.model import (
     parse_choice,
 )
 from memctl.scope import GLOBAL_SCOPE
-from memctl.timeparse import parse_since
 from memctl.store import memories as store
 from memctl.store.events import count_events, list_events, log_event
 from memctl.store.memories import MemoryFilter
 from memctl.store.relations import relations_of
+from memctl.timeparse import parse_since
 
 MAX_CONTENT_CHARS = 100_000
 
@@ -70,9 +70,15 @@ def check_unit(name: str, value: float | None) -> None:
         raise UsageError(f"{name} must be between 0 and 1, not {value}")
 
 
-def remember(ctx: Context, content: str, category: str | None = None,
-             tags: list[str] | None = None, importance: float | None = None,
-             scope: str | None = None, source: str = "cli") -> Memory:
+def remember(
+    ctx: Context,
+    content: str,
+    category: str | None = None,
+    tags: list[str] | None = None,
+    importance: float | None = None,
+    scope: str | None = None,
+    source: str = "cli",
+) -> Memory:
     """Store a pinned memory as given: no LLM, no reconciliation."""
     check_unit("importance", importance)
     memory = Memory(
@@ -116,14 +122,20 @@ def events(ctx: Context, id_or_prefix: str | None, limit: int, page: int = 1) ->
     return list_events(ctx.db, target, limit, (page - 1) * limit)
 
 
-def list_memories(ctx: Context, where: MemoryFilter, limit: int | None = None,
-                  sort: str = "created") -> list[Memory]:
+def list_memories(
+    ctx: Context, where: MemoryFilter, limit: int | None = None, sort: str = "created"
+) -> list[Memory]:
     return store.list_memories(ctx.db, where, limit, sort)
 
 
-def update(ctx: Context, id_or_prefix: str, content: str | None = None,
-           tags: list[str] | None = None, importance: float | None = None,
-           category: str | None = None) -> Memory:
+def update(
+    ctx: Context,
+    id_or_prefix: str,
+    content: str | None = None,
+    tags: list[str] | None = None,
+    importance: float | None = None,
+    category: str | None = None,
+) -> Memory:
     """Change a memory; new content is re-embedded. Logs what changed, old and new."""
     memory, _ = get(ctx, id_or_prefix)
     check_unit("importance", importance)
@@ -145,8 +157,9 @@ def update(ctx: Context, id_or_prefix: str, content: str | None = None,
         store.update_memory(ctx.db, memory.id, {**changes, "updated_at": now_iso()})
         if vector is not None:
             store.put_vector(ctx.db, memory.id, vector)
-        log_event(ctx.db, Action.UPDATE, memory.id,
-                  {"before": _plain(before), "after": _plain(changes)})
+        log_event(
+            ctx.db, Action.UPDATE, memory.id, {"before": _plain(before), "after": _plain(changes)}
+        )
     return get(ctx, memory.id)[0]
 
 
@@ -160,8 +173,12 @@ def set_state(ctx: Context, memory: Memory, state: State, reason: str) -> Memory
         return memory
     with ctx.db.atomic():
         store.update_memory(ctx.db, memory.id, {"state": state, "updated_at": now_iso()})
-        log_event(ctx.db, Action.STATE, memory.id,
-                  {"from": str(memory.state), "to": str(state), "reason": reason})
+        log_event(
+            ctx.db,
+            Action.STATE,
+            memory.id,
+            {"from": str(memory.state), "to": str(state), "reason": reason},
+        )
     return get(ctx, memory.id)[0]
 
 
@@ -178,13 +195,18 @@ def delete(ctx: Context, id_or_prefix: str, permanent: bool = False) -> Memory:
         return set_state(ctx, memory, State.DELETED, "delete")
     with ctx.db.atomic():
         store.delete_memory_row(ctx.db, memory.id)
-        log_event(ctx.db, Action.DELETE, memory.id,
-                  {"permanent": True, "content_hash": memory.content_hash})
+        log_event(
+            ctx.db,
+            Action.DELETE,
+            memory.id,
+            {"permanent": True, "content_hash": memory.content_hash},
+        )
     return memory
 
 
-def purge(ctx: Context, where: MemoryFilter, permanent: bool = False,
-          dry_run: bool = False) -> list[Memory]:
+def purge(
+    ctx: Context, where: MemoryFilter, permanent: bool = False, dry_run: bool = False
+) -> list[Memory]:
     """Delete every memory the filter selects (soft unless ``permanent``); all or nothing."""
     victims = store.list_memories(ctx.db, where, None)
     if dry_run:
@@ -193,14 +215,22 @@ def purge(ctx: Context, where: MemoryFilter, permanent: bool = False,
         for memory in victims:
             if permanent:
                 store.delete_memory_row(ctx.db, memory.id)
-                log_event(ctx.db, Action.DELETE, memory.id,
-                          {"permanent": True, "content_hash": memory.content_hash,
-                           "reason": "purge"})
+                log_event(
+                    ctx.db,
+                    Action.DELETE,
+                    memory.id,
+                    {"permanent": True, "content_hash": memory.content_hash, "reason": "purge"},
+                )
             elif memory.state != State.DELETED:
-                store.update_memory(ctx.db, memory.id,
-                                    {"state": State.DELETED, "updated_at": now_iso()})
-                log_event(ctx.db, Action.STATE, memory.id,
-                          {"from": str(memory.state), "to": "deleted", "reason": "purge"})
+                store.update_memory(
+                    ctx.db, memory.id, {"state": State.DELETED, "updated_at": now_iso()}
+                )
+                log_event(
+                    ctx.db,
+                    Action.STATE,
+                    memory.id,
+                    {"from": str(memory.state), "to": "deleted", "reason": "purge"},
+                )
     return victims
 
 
@@ -243,23 +273,35 @@ def status(ctx: Context) -> Status:
     )
 
 
-def make_filter(ctx: Context, scope: str | None = None, kinds: list[str] | None = None,
-                categories: list[str] | None = None, states: list[str] | None = None,
-                tag: str | None = None, since: str | None = None) -> MemoryFilter:
+def make_filter(
+    ctx: Context,
+    scope: str | None = None,
+    kinds: list[str] | None = None,
+    categories: list[str] | None = None,
+    states: list[str] | None = None,
+    tag: str | None = None,
+    since: str | None = None,
+) -> MemoryFilter:
     """A filter from command-line values, each checked; no states means all but hidden ones."""
     return MemoryFilter(
         scopes=None if scope is None else (resolve_scope(ctx, scope),),
         kinds=tuple(parse_choice(Kind, k, "kind") for k in kinds) if kinds else None,
-        categories=(tuple(parse_choice(Category, c, "category") for c in categories)
-                    if categories else None),
-        states=(tuple(parse_choice(State, s, "state") for s in states) if states
-                else tuple(s for s in State if s not in HIDDEN_STATES)),
+        categories=(
+            tuple(parse_choice(Category, c, "category") for c in categories) if categories else None
+        ),
+        states=(
+            tuple(parse_choice(State, s, "state") for s in states)
+            if states
+            else tuple(s for s in State if s not in HIDDEN_STATES)
+        ),
         tag=tag,
         since=parse_since(since) if since else None,
     )
 
 
-def recall_scopes(ctx: Context, scope: str | None, all_scopes: bool = False) -> tuple[str, ...] | None:
+def recall_scopes(
+    ctx: Context, scope: str | None, all_scopes: bool = False
+) -> tuple[str, ...] | None:
     """Scopes a search covers: by default the current project and global."""
     if all_scopes:
         return None

@@ -11,7 +11,6 @@ from typing import Any, TypeVar
 
 from memctl.errors import UsageError
 
-
 E = TypeVar("E", bound=StrEnum)
 
 
@@ -91,7 +90,9 @@ def now_iso() -> str:
 
 
 def format_time(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    return (
+        moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    )
 
 
 def parse_time(text: str) -> datetime:

@@ -56,8 +56,10 @@ def remote_url(git_dir: Path) -> str | None:
 
 def normalise_remote(url: str) -> str:
     """``git@github.com:a/b.git`` and ``https://user@github.com/a/b`` -> ``github.com/a/b``."""
-    url = url.strip().rstrip("/")
-    url = re.sub(r"\.git$", "", url)
+    url = re.sub(r"\.git$", "", url.strip().rstrip("/"), flags=re.I).rstrip("/")
+    local = re.match(r"^file://(/.*)$", url, re.I)
+    if local:  # file:///srv/x is the same repository as /srv/x
+        return "file:" + local.group(1)
     scp = re.match(r"^(?:[^@/]+@)?([^:/]+):(?!//)(.+)$", url)
     if scp:
         return f"{scp.group(1)}/{scp.group(2).lstrip('/')}".lower()

@@ -9,8 +9,15 @@ from memctl.errors import UsageError
 from memctl.model import format_time, parse_time
 
 SPAN = re.compile(r"^\s*(\d+)\s*(m|min|h|d|w|mo|y)\s*$", re.IGNORECASE)
-SPAN_UNITS = {"m": 60, "min": 60, "h": 3600, "d": 86400, "w": 7 * 86400,
-              "mo": 30 * 86400, "y": 365 * 86400}
+SPAN_UNITS = {
+    "m": 60,
+    "min": 60,
+    "h": 3600,
+    "d": 86400,
+    "w": 7 * 86400,
+    "mo": 30 * 86400,
+    "y": 365 * 86400,
+}
 
 
 def parse_since(text: str, now: datetime | None = None) -> str:

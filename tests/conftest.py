@@ -60,16 +60,26 @@ def real_ctx(home: Path, local_embedder) -> Iterator[Context]:  # type: ignore[n
     context.close()
 
 
-def run_cli(*args: str, input: str | bytes | None = None,
-            env: dict[str, str] | None = None, cwd: Path | None = None,
-            timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str,
+    input: str | bytes | None = None,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess[str]:
     """Run ``memctl`` as a real process with the test's environment."""
     data = input.encode() if isinstance(input, str) else input
     done = subprocess.run(
-        [sys.executable, "-m", "memctl", *args], input=data, capture_output=True,
-        env={**os.environ, "COLUMNS": "200", **(env or {})}, cwd=cwd, timeout=timeout,
+        [sys.executable, "-m", "memctl", *args],
+        input=data,
+        capture_output=True,
+        env={**os.environ, "COLUMNS": "200", **(env or {})},
+        cwd=cwd,
+        timeout=timeout,
     )
     return subprocess.CompletedProcess(
-        done.args, done.returncode, done.stdout.decode("utf-8", "replace"),
+        done.args,
+        done.returncode,
+        done.stdout.decode("utf-8", "replace"),
         done.stderr.decode("utf-8", "replace"),
     )

@@ -29,8 +29,9 @@ def fails(code: int, *args: str, **kwargs: object) -> str:
 
 
 def test_remember_get_recall_forget_recall() -> None:
-    first = ok("remember", "We deploy with `make release` from the main branch",
-               "--tag", "deploy").strip()
+    first = ok(
+        "remember", "We deploy with `make release` from the main branch", "--tag", "deploy"
+    ).strip()
     ok("remember", "Alice prefers tabs over spaces", "--category", "profile")
     shown = json.loads(ok("get", first[:8], "--json"))
     assert shown["id"] == first and shown["tags"] == ["deploy"] and shown["kind"] == "pinned"
@@ -47,7 +48,8 @@ def test_remember_get_recall_forget_recall() -> None:
 def test_remember_reads_stdin_and_rejects_binary() -> None:
     memory_id = ok("remember", input="the build cache lives in /var/cache/ci\n").strip()
     assert json.loads(ok("get", memory_id, "--json"))["content"] == (
-        "the build cache lives in /var/cache/ci")
+        "the build cache lives in /var/cache/ci"
+    )
     assert "binary" in fails(6, "remember", input=b"\x89PNG\x00\x00\x01")
     assert "needs some text" in fails(2, "remember", input="")
 
@@ -123,8 +125,7 @@ def test_status_and_events(home: Path) -> None:
     assert status["embed_model"] == "local:all-MiniLM-L6-v2" and status["embed_dim"] == 384
     events = json.loads(ok("events", "--json"))
     assert [e["action"] for e in events] == ["state", "import", "import"]
-    assert [e["action"] for e in json.loads(ok("events", "abcd1", "--json"))] == [
-        "state", "import"]
+    assert [e["action"] for e in json.loads(ok("events", "abcd1", "--json"))] == ["state", "import"]
     assert len(json.loads(ok("events", "--limit", "2", "--page", "2", "--json"))) == 1
 
 
@@ -163,12 +164,26 @@ def test_unreachable_ollama(home: Path, dead_ollama_url: str) -> None:
 
 
 def test_recall_falls_back_to_bm25_when_vectors_are_unavailable(
-        home: Path, dead_ollama_url: str) -> None:
+    home: Path, dead_ollama_url: str
+) -> None:
     with FakeOllama() as server:
-        ok("-c", "embedder=ollama", "-c", f"ollama.host={server.url}", "remember",
-           "the nightly backup runs at 02:00")
-    done = run_cli("-c", "embedder=ollama", "-c", f"ollama.host={dead_ollama_url}",
-                   "recall", "nightly backup", "--json")
+        ok(
+            "-c",
+            "embedder=ollama",
+            "-c",
+            f"ollama.host={server.url}",
+            "remember",
+            "the nightly backup runs at 02:00",
+        )
+    done = run_cli(
+        "-c",
+        "embedder=ollama",
+        "-c",
+        f"ollama.host={dead_ollama_url}",
+        "recall",
+        "nightly backup",
+        "--json",
+    )
     assert done.returncode == 0
     assert "vector search unavailable" in done.stderr
     assert json.loads(done.stdout)["results"][0]["content"] == "the nightly backup runs at 02:00"

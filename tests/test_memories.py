@@ -20,7 +20,9 @@ from memctl.store.relations import add_relation
 def vector_of(ctx: Context, memory_id: str) -> np.ndarray:
     blob = ctx.db.value(
         "SELECT v.embedding FROM memories m JOIN memories_vec v ON v.rowid = m.rowid "
-        "WHERE m.id = ?", (memory_id,))
+        "WHERE m.id = ?",
+        (memory_id,),
+    )
     return np.frombuffer(blob, dtype=np.float32)
 
 
@@ -50,8 +52,9 @@ def test_remember_rejects_unknown_category_listing_the_allowed(ctx: Context) -> 
 def test_update_reembeds_new_content_and_logs_before_and_after(ctx: Context) -> None:
     memory = memories.remember(ctx, "deploys go through Jenkins")
     before = vector_of(ctx, memory.id)
-    updated = memories.update(ctx, memory.id, content="deploys go through GitHub Actions",
-                              importance=0.3)
+    updated = memories.update(
+        ctx, memory.id, content="deploys go through GitHub Actions", importance=0.3
+    )
     assert updated.content == "deploys go through GitHub Actions" and updated.importance == 0.3
     assert not np.allclose(before, vector_of(ctx, memory.id))
     hits = store.fts_search(ctx.db, "GitHub", 5, MemoryFilter())
@@ -84,7 +87,8 @@ def test_soft_delete_keeps_the_row(ctx: Context) -> None:
 
 
 def test_permanent_delete_removes_row_vector_index_and_relations_but_not_events(
-        ctx: Context) -> None:
+    ctx: Context,
+) -> None:
     keep = memories.remember(ctx, "a neighbour memory")
     gone = memories.remember(ctx, "to be removed for good")
     add_relation(ctx.db, Relation(gone.id, keep.id, RelationType.RELATED))
@@ -106,7 +110,8 @@ def test_purge_dry_run_changes_nothing_and_real_run_is_all_or_nothing(ctx: Conte
     assert len(store.list_memories(ctx.db, memories.make_filter(ctx), None)) == 3
     memories.purge(ctx, where, permanent=True)
     assert [m.id for m in store.list_memories(ctx.db, MemoryFilter(states=None), None)] == [
-        other.id]
+        other.id
+    ]
 
 
 def test_list_filters_by_category_state_tag_and_since(ctx: Context) -> None:
@@ -140,8 +145,10 @@ def test_recall_searches_the_project_and_global_scopes_only(ctx: Context) -> Non
     here = memories.remember(ctx, "rollout checklist for this project")
     everywhere = memories.remember(ctx, "rollout checklist for everything", scope="global")
     memories.remember(ctx, "rollout checklist for another repo", scope="github.com/x/other")
-    found = {r.memory.id for r in recall(ctx, "rollout checklist",
-                                         scopes=memories.recall_scopes(ctx, None)).results}
+    found = {
+        r.memory.id
+        for r in recall(ctx, "rollout checklist", scopes=memories.recall_scopes(ctx, None)).results
+    }
     assert found == {here.id, everywhere.id}
     assert len(recall(ctx, "rollout checklist", scopes=None).results) == 3
 
@@ -156,7 +163,8 @@ def test_recall_ranks_the_memory_found_by_both_legs_first(ctx: Context) -> None:
 
 
 def test_export_then_import_into_an_empty_home_gives_the_same_memories(
-        ctx: Context, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    ctx: Context, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
     from memctl.config import load_settings
     from tests.fakes import HashEmbedder
 
@@ -170,18 +178,26 @@ def test_export_then_import_into_an_empty_home_gives_the_same_memories(
     assert (report.imported, report.skipped, report.relations) == (2, 0, 1)
     again = import_lines(target, enumerate(lines, start=1))
     assert (again.imported, again.skipped) == (0, 2)
-    original = {m.id: m.to_dict() for m in store.list_memories(ctx.db, MemoryFilter(states=None),
-                                                               None)}
-    copied = {m.id: m.to_dict() for m in store.list_memories(target.db, MemoryFilter(states=None),
-                                                             None)}
+    original = {
+        m.id: m.to_dict() for m in store.list_memories(ctx.db, MemoryFilter(states=None), None)
+    }
+    copied = {
+        m.id: m.to_dict() for m in store.list_memories(target.db, MemoryFilter(states=None), None)
+    }
     assert copied == original
     assert memories.get(target, a.id)[1][0].weight == 0.5
     target.close()
 
 
 def test_import_skips_malformed_lines_and_reports_them(ctx: Context) -> None:
-    lines = ['{"content": "good one"}', "{not json", '["a list"]', '{"content": 5}',
-             '{"content": "bad category", "category": "nope"}', '{"content": "good two"}']
+    lines = [
+        '{"content": "good one"}',
+        "{not json",
+        '["a list"]',
+        '{"content": 5}',
+        '{"content": "bad category", "category": "nope"}',
+        '{"content": "good two"}',
+    ]
     report = import_lines(ctx, enumerate(lines, start=1))
     assert report.imported == 2
     assert [e.split(":")[0] for e in report.errors] == ["line 2", "line 3", "line 4", "line 5"]

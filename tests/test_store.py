@@ -105,9 +105,36 @@ def test_events_are_append_only(ctx: Context) -> None:
     assert ctx.db.value("SELECT count(*) FROM events") == 1
 
 
-HOSTILE = ['"', '""', "'", "*", "-", "a:b", "content:evil", "NEAR(a b)", "NEAR", "AND", "OR",
-           "NOT", "a AND", "(", ")", "((a)", '"unbalanced', "^start", "x*", "-neg", "{col}:x",
-           "a OR OR b", "\\", "%", "\";\"", "DROP TABLE memories;--", "\x01\x02", "😀"]
+HOSTILE = [
+    '"',
+    '""',
+    "'",
+    "*",
+    "-",
+    "a:b",
+    "content:evil",
+    "NEAR(a b)",
+    "NEAR",
+    "AND",
+    "OR",
+    "NOT",
+    "a AND",
+    "(",
+    ")",
+    "((a)",
+    '"unbalanced',
+    "^start",
+    "x*",
+    "-neg",
+    "{col}:x",
+    "a OR OR b",
+    "\\",
+    "%",
+    '";"',
+    "DROP TABLE memories;--",
+    "\x01\x02",
+    "😀",
+]
 
 
 @pytest.mark.parametrize("query", HOSTILE)

@@ -15,15 +15,19 @@ from memctl.errors import InputError, UsageError
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (stable field names).")]
 ScopeOption = Annotated[
     str | None,
-    typer.Option("--scope", "-s",
-                 help="Scope: 'project' (the current one, default), 'global', or a scope name."),
+    typer.Option(
+        "--scope",
+        "-s",
+        help="Scope: 'project' (the current one, default), 'global', or a scope name.",
+    ),
 ]
 
 
 def new_typer(**kwargs: object) -> typer.Typer:
     """A Typer app that leaves error display to memctl's one error wrapper."""
-    return typer.Typer(pretty_exceptions_enable=False, no_args_is_help=True,
-                       rich_markup_mode=None, **kwargs)  # type: ignore[arg-type]
+    return typer.Typer(
+        pretty_exceptions_enable=False, no_args_is_help=True, rich_markup_mode=None, **kwargs
+    )  # type: ignore[arg-type]
 
 
 def settings_for(ctx: typer.Context) -> Settings:

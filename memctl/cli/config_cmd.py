@@ -20,8 +20,12 @@ def show(ctx: typer.Context, as_json: JsonOption = False) -> None:
     """Every key, its value and where the value came from."""
     settings = settings_for(ctx)
     if as_json:
-        print_json({key.name: {"value": settings.values[key.name],
-                               "source": settings.sources[key.name]} for key in KEYS})
+        print_json(
+            {
+                key.name: {"value": settings.values[key.name], "source": settings.sources[key.name]}
+                for key in KEYS
+            }
+        )
         return
     table = Table(header_style="bold")
     for column in ("key", "value", "source"):
@@ -32,18 +36,21 @@ def show(ctx: typer.Context, as_json: JsonOption = False) -> None:
 
 
 @app.command()
-def path(ctx: typer.Context,
-         project: Annotated[bool, typer.Option("--project", help="The project file.")] = False,
-         ) -> None:
+def path(
+    ctx: typer.Context,
+    project: Annotated[bool, typer.Option("--project", help="The project file.")] = False,
+) -> None:
     """Print the path of the config file (home, or with --project the project's)."""
     settings = settings_for(ctx)
     console.print(str(settings.project_config if project else settings.home_config))
 
 
 @app.command()
-def init(ctx: typer.Context,
-         project: Annotated[bool, typer.Option("--project", help="The project file.")] = False,
-         force: Annotated[bool, typer.Option("--force", help="Overwrite.")] = False) -> None:
+def init(
+    ctx: typer.Context,
+    project: Annotated[bool, typer.Option("--project", help="The project file.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite.")] = False,
+) -> None:
     """Write a commented config file listing every key at its default."""
     settings = settings_for(ctx)
     target = settings.project_config if project else settings.home_config
@@ -55,11 +62,12 @@ def init(ctx: typer.Context,
 
 
 @app.command("set")
-def set_(ctx: typer.Context,
-         key: Annotated[str, typer.Argument(help="A dotted key, e.g. recall.limit.")],
-         value: Annotated[str, typer.Argument(help="Its new value.")],
-         project: Annotated[bool, typer.Option("--project", help="The project file.")] = False,
-         ) -> None:
+def set_(
+    ctx: typer.Context,
+    key: Annotated[str, typer.Argument(help="A dotted key, e.g. recall.limit.")],
+    value: Annotated[str, typer.Argument(help="Its new value.")],
+    project: Annotated[bool, typer.Option("--project", help="The project file.")] = False,
+) -> None:
     """Set one key in the home (or project) config file."""
     settings = settings_for(ctx)
     target = settings.project_config if project else settings.home_config

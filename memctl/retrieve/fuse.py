@@ -8,7 +8,8 @@ from memctl.retrieve.candidates import Candidate
 def rrf(candidates: list[Candidate], k: int, weights: dict[str, float]) -> list[Candidate]:
     """score = sum over legs of weight / (k + rank); best first."""
     for candidate in candidates:
-        candidate.score = sum(weights.get(leg, 0.0) / (k + rank)
-                              for leg, rank in candidate.ranks.items())
+        candidate.score = sum(
+            weights.get(leg, 0.0) / (k + rank) for leg, rank in candidate.ranks.items()
+        )
         candidate.factors["rrf"] = candidate.score
     return sorted(candidates, key=lambda c: (-c.score, c.memory_id))

@@ -23,8 +23,12 @@ class Recalled:
     factors: dict[str, float]
 
     def to_dict(self) -> dict[str, object]:
-        return {**self.memory.to_dict(), "score": self.score, "ranks": self.ranks,
-                "factors": self.factors}
+        return {
+            **self.memory.to_dict(),
+            "score": self.score,
+            "ranks": self.ranks,
+            "factors": self.factors,
+        }
 
 
 @dataclass
@@ -34,16 +38,23 @@ class RecallResult:
     warnings: list[str] = field(default_factory=list)
 
 
-def recall(ctx: Context, text: str, limit: int | None = None,
-           scopes: tuple[str, ...] | None = None) -> RecallResult:
+def recall(
+    ctx: Context, text: str, limit: int | None = None, scopes: tuple[str, ...] | None = None
+) -> RecallResult:
     """The best memories for ``text`` among active memories of the given scopes."""
     settings = ctx.settings
-    query = Query(text=text, limit=limit or settings.recall_limit,
-                  where=MemoryFilter(scopes=scopes, states=RECALLABLE_STATES))
+    query = Query(
+        text=text,
+        limit=limit or settings.recall_limit,
+        where=MemoryFilter(scopes=scopes, states=RECALLABLE_STATES),
+    )
     candidates: list[Candidate] = gather(ctx, query)
     weights = {"vector": settings.recall_weight_vector, "bm25": settings.recall_weight_bm25}
     ranked = rrf(candidates, settings.recall_rrf_k, weights)[: query.limit]
     memories = get_memories(ctx.db, [c.memory_id for c in ranked])
-    results = [Recalled(memories[c.memory_id], c.score, c.ranks, c.factors)
-               for c in ranked if c.memory_id in memories]
+    results = [
+        Recalled(memories[c.memory_id], c.score, c.ranks, c.factors)
+        for c in ranked
+        if c.memory_id in memories
+    ]
     return RecallResult(query=text, results=results, warnings=query.warnings)

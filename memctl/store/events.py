@@ -9,8 +9,13 @@ from memctl.model import Action, Event, now_iso
 from memctl.store.database import Database
 
 
-def log_event(db: Database, action: Action, memory_id: str | None,
-              data: dict[str, Any] | None = None, run_id: str | None = None) -> None:
+def log_event(
+    db: Database,
+    action: Action,
+    memory_id: str | None,
+    data: dict[str, Any] | None = None,
+    run_id: str | None = None,
+) -> None:
     db.execute(
         "INSERT INTO events(at, action, memory_id, run_id, data) VALUES (?, ?, ?, ?, ?)",
         (now_iso(), str(action), memory_id, run_id, json.dumps(data or {}, ensure_ascii=False)),
@@ -24,8 +29,17 @@ def list_events(db: Database, memory_id: str | None, limit: int, offset: int = 0
         f"SELECT * FROM events WHERE {condition} ORDER BY id DESC LIMIT ? OFFSET ?",
         [*params, limit, offset],
     )
-    return [Event(id=r["id"], at=r["at"], action=Action(r["action"]), memory_id=r["memory_id"],
-                  run_id=r["run_id"], data=json.loads(r["data"])) for r in rows]
+    return [
+        Event(
+            id=r["id"],
+            at=r["at"],
+            action=Action(r["action"]),
+            memory_id=r["memory_id"],
+            run_id=r["run_id"],
+            data=json.loads(r["data"]),
+        )
+        for r in rows
+    ]
 
 
 def count_events(db: Database, memory_id: str | None = None) -> int:

@@ -12,8 +12,7 @@ from memctl.store.database import Database, Row
 from memctl.store.fts import fts_query
 
 COLUMNS = [f.name for f in fields(Memory)]
-ENUMS = {"kind": Kind, "category": Category, "tier": Tier, "state": State,
-         "visibility": Visibility}
+ENUMS = {"kind": Kind, "category": Category, "tier": Tier, "state": State, "visibility": Visibility}
 SORTS = {
     "created": "created_at DESC",
     "updated": "updated_at DESC",
@@ -39,8 +38,12 @@ class MemoryFilter:
     def where(self, alias: str = "m") -> tuple[str, list[Any]]:
         """A SQL condition over table alias ``alias`` and its parameters."""
         clauses, params = ["1"], []
-        for column, values in (("scope", self.scopes), ("kind", self.kinds),
-                               ("category", self.categories), ("state", self.states)):
+        for column, values in (
+            ("scope", self.scopes),
+            ("kind", self.kinds),
+            ("category", self.categories),
+            ("state", self.states),
+        ):
             if values is not None:
                 clauses.append(f"{alias}.{column} IN ({', '.join('?' * len(values))})")
                 params.extend(str(v) for v in values)
@@ -78,8 +81,10 @@ def insert_memory(db: Database, memory: Memory, vector: bytes | None) -> None:
             _to_row(memory),
         )
         if vector is not None:
-            db.execute("INSERT INTO memories_vec(rowid, embedding) VALUES (?, ?)",
-                       (db.last_rowid(), vector))
+            db.execute(
+                "INSERT INTO memories_vec(rowid, embedding) VALUES (?, ?)",
+                (db.last_rowid(), vector),
+            )
 
 
 def put_vector(db: Database, memory_id: str, vector: bytes) -> None:
@@ -110,10 +115,13 @@ def resolve_id(db: Database, prefix: str) -> str:
         raise UsageError(f"not a memory id: {prefix!r} (ids are hexadecimal)")
     if len(prefix) < MIN_PREFIX:
         raise UsageError(f"id prefix {prefix!r} is too short: give at least {MIN_PREFIX} digits")
-    matches = [r["id"] for r in db.rows(
-        "SELECT id FROM memories WHERE id >= ? AND id < ? ORDER BY id LIMIT 11",
-        (prefix, prefix + "g"),
-    )]
+    matches = [
+        r["id"]
+        for r in db.rows(
+            "SELECT id FROM memories WHERE id >= ? AND id < ? ORDER BY id LIMIT 11",
+            (prefix, prefix + "g"),
+        )
+    ]
     if not matches:
         raise NotFoundError(f"no memory with id {prefix}")
     if len(matches) > 1:
@@ -122,8 +130,9 @@ def resolve_id(db: Database, prefix: str) -> str:
     return matches[0]
 
 
-def list_memories(db: Database, where: MemoryFilter, limit: int | None,
-                  sort: str = "created", offset: int = 0) -> list[Memory]:
+def list_memories(
+    db: Database, where: MemoryFilter, limit: int | None, sort: str = "created", offset: int = 0
+) -> list[Memory]:
     if sort not in SORTS:
         raise UsageError(f"unknown sort {sort!r}: expected one of {', '.join(SORTS)}")
     condition, params = where.where()
@@ -139,8 +148,10 @@ def update_memory(db: Database, memory_id: str, changes: dict[str, Any]) -> None
     unknown = set(changes) - set(COLUMNS) - {"id"}
     if unknown or "id" in changes:
         raise ValueError(f"cannot update {sorted(unknown | ({'id'} & set(changes)))}")
-    values = {k: json.dumps(v, ensure_ascii=False) if k == "tags" else
-              (str(v) if k in ENUMS else v) for k, v in changes.items()}
+    values = {
+        k: json.dumps(v, ensure_ascii=False) if k == "tags" else (str(v) if k in ENUMS else v)
+        for k, v in changes.items()
+    }
     assignments = ", ".join(f"{name} = ?" for name in values)
     db.execute(f"UPDATE memories SET {assignments} WHERE id = ?", [*values.values(), memory_id])
 
@@ -169,8 +180,9 @@ def fts_search(db: Database, text: str, limit: int, where: MemoryFilter) -> list
     return [(r["id"], r["score"]) for r in rows]
 
 
-def vector_search(db: Database, vector: bytes, limit: int,
-                  where: MemoryFilter) -> list[tuple[str, float]]:
+def vector_search(
+    db: Database, vector: bytes, limit: int, where: MemoryFilter
+) -> list[tuple[str, float]]:
     """(id, cosine distance) of the nearest memories that pass the filter.
 
     vec0 finds the k nearest over all vectors; the filter is applied after,
@@ -195,8 +207,12 @@ def vector_search(db: Database, vector: bytes, limit: int,
 
 
 def ids_without_vectors(db: Database) -> list[str]:
-    return [r["id"] for r in db.rows(
-        "SELECT id FROM memories WHERE rowid NOT IN (SELECT rowid FROM memories_vec)")]
+    return [
+        r["id"]
+        for r in db.rows(
+            "SELECT id FROM memories WHERE rowid NOT IN (SELECT rowid FROM memories_vec)"
+        )
+    ]
 
 
 def vector_for_hash(db: Database, digest: str) -> bytes | None:
@@ -205,16 +221,22 @@ def vector_for_hash(db: Database, digest: str) -> bytes | None:
         return None
     return db.value(
         "SELECT v.embedding FROM memories m JOIN memories_vec v ON v.rowid = m.rowid "
-        "WHERE m.content_hash = ? LIMIT 1", (digest,))
+        "WHERE m.content_hash = ? LIMIT 1",
+        (digest,),
+    )
 
 
 def all_contents(db: Database) -> list[tuple[str, str]]:
     """(id, content) of every memory, for re-embedding."""
-    return [(r["id"], r["content"]) for r in db.rows("SELECT id, content FROM memories ORDER BY rowid")]
+    return [
+        (r["id"], r["content"]) for r in db.rows("SELECT id, content FROM memories ORDER BY rowid")
+    ]
 
 
 def counts_by(db: Database, column: str) -> dict[str, int]:
     if column not in ("kind", "category", "state", "tier", "scope"):
         raise ValueError(column)
-    rows = db.rows(f"SELECT {column} AS k, count(*) AS n FROM memories GROUP BY {column} ORDER BY n DESC")
+    rows = db.rows(
+        f"SELECT {column} AS k, count(*) AS n FROM memories GROUP BY {column} ORDER BY n DESC"
+    )
     return {r["k"]: r["n"] for r in rows}

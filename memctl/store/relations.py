@@ -11,8 +11,13 @@ def add_relation(db: Database, relation: Relation) -> None:
     db.execute(
         "INSERT INTO relations(src_id, dst_id, type, weight, created_at) VALUES (?, ?, ?, ?, ?) "
         "ON CONFLICT(src_id, dst_id, type) DO UPDATE SET weight = excluded.weight",
-        (relation.src_id, relation.dst_id, str(relation.type), relation.weight,
-         relation.created_at),
+        (
+            relation.src_id,
+            relation.dst_id,
+            str(relation.type),
+            relation.weight,
+            relation.created_at,
+        ),
     )
 
 
@@ -22,5 +27,13 @@ def relations_of(db: Database, memory_id: str) -> list[Relation]:
         "SELECT * FROM relations WHERE src_id = ? OR dst_id = ? ORDER BY created_at",
         (memory_id, memory_id),
     )
-    return [Relation(src_id=r["src_id"], dst_id=r["dst_id"], type=RelationType(r["type"]),
-                     weight=r["weight"], created_at=r["created_at"]) for r in rows]
+    return [
+        Relation(
+            src_id=r["src_id"],
+            dst_id=r["dst_id"],
+            type=RelationType(r["type"]),
+            weight=r["weight"],
+            created_at=r["created_at"],
+        )
+        for r in rows
+    ]
