@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import yaml
 
@@ -59,7 +60,9 @@ class Key:
         try:
             parsed = _convert(self.default, value)
         except (TypeError, ValueError):
-            raise ConfigError(f"bad value {value!r} for {self.name}: expected {self.allowed()}") from None
+            raise ConfigError(
+                f"bad value {value!r} for {self.name}: expected {self.allowed()}"
+            ) from None
         too_low = self.minimum is not None and parsed < self.minimum
         too_high = self.maximum is not None and parsed > self.maximum
         if (self.choices and parsed not in self.choices) or too_low or too_high:
@@ -97,23 +100,43 @@ def _convert(default: Any, value: Any) -> Any:
 
 
 KEYS: tuple[Key, ...] = (
-    Key("embedder", "local", "Embedding provider: the bundled MiniLM model or an Ollama server.",
-        choices=("local", "ollama")),
+    Key(
+        "embedder",
+        "local",
+        "Embedding provider: the bundled MiniLM model or an Ollama server.",
+        choices=("local", "ollama"),
+    ),
     Key("embed.batch_size", 32, "Texts embedded per batch.", minimum=1, maximum=4096),
     Key("embed.model_dir", "", "Directory of the local model files; empty finds them itself."),
-    Key("ollama.host", "http://127.0.0.1:11434",
-        "Ollama server URL (OLLAMA_HOST is used when this key is not set)."),
+    Key(
+        "ollama.host",
+        "http://127.0.0.1:11434",
+        "Ollama server URL (OLLAMA_HOST is used when this key is not set).",
+    ),
     Key("ollama.embed_model", "nomic-embed-text", "Ollama model used when embedder is ollama."),
     Key("ollama.timeout", 30.0, "Seconds to wait for an Ollama answer.", minimum=0.1),
-    Key("store.busy_timeout_ms", 5000, "How long a write waits for a locked database.",
-        minimum=0),
-    Key("remember.category", "preferences", "Category given to `memctl remember` memories.",
-        choices=("profile", "preferences", "entities", "events", "cases", "patterns")),
-    Key("remember.importance", 0.8, "Importance given to `memctl remember` memories.",
-        minimum=0.0, maximum=1.0),
+    Key("store.busy_timeout_ms", 5000, "How long a write waits for a locked database.", minimum=0),
+    Key(
+        "remember.category",
+        "preferences",
+        "Category given to `memctl remember` memories.",
+        choices=("profile", "preferences", "entities", "events", "cases", "patterns"),
+    ),
+    Key(
+        "remember.importance",
+        0.8,
+        "Importance given to `memctl remember` memories.",
+        minimum=0.0,
+        maximum=1.0,
+    ),
     Key("recall.limit", 10, "Memories returned by `memctl recall`.", minimum=1, maximum=1000),
-    Key("recall.candidates", 3, "Each retrieval leg fetches limit x this many candidates.",
-        minimum=1, maximum=50),
+    Key(
+        "recall.candidates",
+        3,
+        "Each retrieval leg fetches limit x this many candidates.",
+        minimum=1,
+        maximum=50,
+    ),
     Key("recall.rrf_k", 60, "Reciprocal rank fusion constant k.", minimum=1),
     Key("recall.weight_vector", 0.7, "Fusion weight of the vector leg.", minimum=0.0),
     Key("recall.weight_bm25", 0.3, "Fusion weight of the BM25 leg.", minimum=0.0),
@@ -223,8 +246,18 @@ def read_env(environ: dict[str, str]) -> dict[str, Any]:
 
 
 def _ollama_url(host: str) -> str:
-    """OLLAMA_HOST may be ``host:port`` without a scheme, as the ollama CLI accepts."""
-    return host if "://" in host else f"http://{host}"
+    """OLLAMA_HOST as the ollama CLI reads it: a URL, or ``host``, ``host:port`` or ``:port``
+    without a scheme, whose missing parts are http, 127.0.0.1 and port 11434 (not 80)."""
+    host = host.strip()
+    if "://" in host:
+        return host
+    try:
+        parts = urlsplit("http://" + host)
+        name, port = parts.hostname or "127.0.0.1", parts.port or 11434
+    except ValueError:
+        return f"http://{host}"
+    name = f"[{name}]" if ":" in name else name
+    return f"http://{name}:{port}{parts.path.rstrip('/')}"
 
 
 def load_settings(
@@ -246,7 +279,10 @@ def load_settings(
         sources["ollama.host"] = "OLLAMA_HOST"
     layers = [
         (str(home / CONFIG_FILE), read_config_file(home / CONFIG_FILE)),
-        (str(project_root(cwd) / PROJECT_CONFIG), read_config_file(project_root(cwd) / PROJECT_CONFIG)),
+        (
+            str(project_root(cwd) / PROJECT_CONFIG),
+            read_config_file(project_root(cwd) / PROJECT_CONFIG),
+        ),
         ("environment", read_env(environ)),
         ("flag", {name: key_named(name).parse(v) for name, v in (overrides or {}).items()}),
     ]

@@ -35,11 +35,17 @@ def project_root(cwd: Path) -> Path:
     return found[0] if found else cwd
 
 
-def remote_url(git_dir: Path) -> str | None:
-    """The URL of remote "origin", else of the first remote, from the repository config."""
+def common_git_dir(git_dir: Path) -> Path:
+    """The main repository's git dir: a worktree's own git dir names it in ``commondir``."""
     common = git_dir / "commondir"
     if common.is_file():
-        git_dir = (git_dir / common.read_text(encoding="utf-8").strip()).resolve()
+        return (git_dir / common.read_text(encoding="utf-8").strip()).resolve()
+    return git_dir
+
+
+def remote_url(git_dir: Path) -> str | None:
+    """The URL of remote "origin", else of the first remote, from the repository config."""
+    git_dir = common_git_dir(git_dir)
     parser = configparser.ConfigParser(strict=False, interpolation=None)
     try:
         parser.read(git_dir / "config", encoding="utf-8")
@@ -72,9 +78,13 @@ def normalise_remote(url: str) -> str:
 def project_scope(cwd: Path) -> str:
     """The scope of the project ``cwd`` is in: its normalised remote, else ``path:<hash>``."""
     found = find_git_dir(cwd)
+    root = project_root(cwd)
     if found:
         url = remote_url(found[1])
         if url:
             return normalise_remote(url)
-    root = project_root(cwd).resolve()
+        common = common_git_dir(found[1])
+        if common.name == ".git":  # a worktree is named by its main work tree
+            root = common.parent
+    root = root.resolve()
     return "path:" + hashlib.sha256(str(root).encode()).hexdigest()[:16]

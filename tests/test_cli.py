@@ -193,3 +193,9 @@ def test_usage_errors_do_not_show_tracebacks() -> None:
     done = run_cli("recall", "--limit", "zero")
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "bad value" in fails(2, "-c", "recall.limit=0", "recall", "x")
+
+
+def test_text_that_looks_like_markup_is_shown_as_written() -> None:
+    ok("remember", "arrays look like [/x] in this DSL, colours like [red]x[/red]")
+    assert "[red]x[/red]" in ok("list")
+    assert "[/x]" in ok("recall", "arrays DSL")

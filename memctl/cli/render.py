@@ -12,8 +12,8 @@ from rich.table import Table
 
 from memctl.model import Memory, parse_time
 
-console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
+console = Console(highlight=False, markup=False)
+err_console = Console(stderr=True, highlight=False, markup=False)
 
 
 def print_json(data: Any) -> None:
@@ -21,7 +21,7 @@ def print_json(data: Any) -> None:
 
 
 def warn(message: str) -> None:
-    err_console.print(f"[yellow]memctl: warning:[/yellow] {message}", markup=True, soft_wrap=True)
+    err_console.print(f"memctl: warning: {message}", style="yellow", soft_wrap=True)
 
 
 def age(iso: str | None, now: datetime | None = None) -> str:
