@@ -134,15 +134,6 @@ class Command:
             ]
         return pieces
 
-    def usage_text(self) -> str:
-        return " ".join([self.name, *(_plain_piece(*piece) for piece in self.usage())])
-
-
-def _plain_piece(word: str, optional: bool, repeated: bool) -> str:
-    word = word.strip("[].")
-    word = f"[{word}]" if optional else word
-    return word + "..." if repeated else word
-
 
 def command_tree(app: Any = None) -> Command:
     """memctl's commands, options and arguments as the Typer app declares them."""
@@ -817,10 +808,31 @@ RENDERERS: dict[str, Callable[[Command], str]] = {
 }
 
 
+README = "README.md"
+KEYS_START, KEYS_END = "<!-- config-keys:start -->", "<!-- config-keys:end -->"
+
+
+def render_readme(readme: str) -> str:
+    """README.md with its config-key table made anew from memctl.config.KEYS."""
+    from memctl.config import KEYS
+
+    rows = ["| key | default | allowed | meaning |", "| --- | --- | --- | --- |"]
+    for key in KEYS:
+        default = f"`{key.default}`" if key.default != "" else "(empty)"
+        rows.append(f"| `{key.name}` | {default} | {key.allowed()} | {key.doc} |")
+    head, start, rest = readme.partition(KEYS_START)
+    _, end, tail = rest.partition(KEYS_END)
+    if not start or not end:
+        raise SystemExit(f"{README} lacks the {KEYS_START} ... {KEYS_END} markers")
+    return f"{head}{KEYS_START}\n" + "\n".join(rows) + f"\n{KEYS_END}{tail}"
+
+
 def render_all(app: Any = None) -> dict[str, str]:
     """Every generated file: path relative to the repository -> its content."""
     tree = command_tree(app)
-    return {path: RENDERERS[path](tree) for path in OUTPUTS}
+    files = {path: RENDERERS[path](tree) for path in OUTPUTS}
+    files[README] = render_readme((ROOT / README).read_text(encoding="utf-8"))
+    return files
 
 
 def stale_files(root: Path = ROOT) -> list[str]:

@@ -26,7 +26,11 @@ ScopeOption = Annotated[
 def new_typer(**kwargs: object) -> typer.Typer:
     """A Typer app that leaves error display to memctl's one error wrapper."""
     return typer.Typer(
-        pretty_exceptions_enable=False, no_args_is_help=True, rich_markup_mode=None, **kwargs
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        no_args_is_help=True,
+        rich_markup_mode=None,
+        **kwargs,
     )  # type: ignore[arg-type]
 
 

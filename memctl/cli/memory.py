@@ -107,7 +107,9 @@ def list_(
     state: StateFilter = None,
     tag: TagFilter = None,
     since: SinceFilter = None,
-    limit: Annotated[int | None, typer.Option("--limit", "-n", min=1)] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", "-n", min=1, help="How many (default list.limit).")
+    ] = None,
     sort: Annotated[str, typer.Option(help=f"One of: {', '.join(SORTS)}.")] = "created",
     as_json: JsonOption = False,
 ) -> None:
