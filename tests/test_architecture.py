@@ -12,13 +12,19 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "memctl"
-SQL = re.compile(r"\b(SELECT\s.+\sFROM|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|"
-                 r"CREATE\s+(TABLE|INDEX|VIRTUAL|TRIGGER)|DROP\s+TABLE|PRAGMA)\b", re.I | re.S)
+SQL = re.compile(
+    r"\b(SELECT\s.+\sFROM|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|"
+    r"CREATE\s+(TABLE|INDEX|VIRTUAL|TRIGGER)|DROP\s+TABLE|PRAGMA)\b",
+    re.I | re.S,
+)
 
 
 def modules(outside: str | None = None) -> list[Path]:
-    return [p for p in PACKAGE.rglob("*.py")
-            if outside is None or not p.relative_to(PACKAGE).as_posix().startswith(outside)]
+    return [
+        p
+        for p in PACKAGE.rglob("*.py")
+        if outside is None or not p.relative_to(PACKAGE).as_posix().startswith(outside)
+    ]
 
 
 def imported_names(path: Path) -> set[str]:
@@ -27,8 +33,9 @@ def imported_names(path: Path) -> set[str]:
         if isinstance(node, ast.Import):
             names |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module:
-            names.add(node.module if node.module.startswith("memctl") else
-                      node.module.split(".")[0])
+            names.add(
+                node.module if node.module.startswith("memctl") else node.module.split(".")[0]
+            )
     return names
 
 
@@ -57,8 +64,7 @@ HEAVY = ("numpy", "sqlite_vec", "ollama", "tokenizers", "safetensors", "git", "h
 
 def loaded_after(code: str) -> set[str]:
     probe = f"import sys\n{code}\nprint(' '.join(sorted(sys.modules)))"
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          check=True)
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     return set(done.stdout.split()) & set(HEAVY)
 
 
@@ -67,9 +73,11 @@ def test_importing_the_cli_loads_no_heavy_module() -> None:
 
 
 def test_commands_without_vectors_load_no_model_code(home: Path) -> None:
-    code = ("from memctl.cli.main import app\n"
-            "for args in (['list'], ['status'], ['events'], ['config', 'show']):\n"
-            "    app(args, standalone_mode=False)")
+    code = (
+        "from memctl.cli.main import app\n"
+        "for args in (['list'], ['status'], ['events'], ['config', 'show']):\n"
+        "    app(args, standalone_mode=False)"
+    )
     assert loaded_after(code) == set()
 
 

@@ -1,0 +1,1 @@
+"""Benchmarks: recall quality on public datasets, and speed at scale."""
