@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -294,24 +295,43 @@ def load_settings(
 
 
 def write_config_value(path: Path, name: str, value: str) -> Any:
-    """Set one key in a YAML config file, keeping the others; returns the parsed value."""
+    """Set one key in a YAML config file, keeping the other keys and the comments.
+
+    memctl writes keys flat (``recall.limit: 5``), next to the template's
+    commented line for the key when there is one. A file that spells the key
+    nested (``recall: {limit: 5}``) is rewritten whole, without its comments,
+    so that no old spelling can still win.
+    """
     parsed = key_named(name).parse(value)
-    tree: dict[str, Any] = {}
-    if path.is_file():
-        tree = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    flat = name in tree  # the template's spelling: "recall.limit: 10" at the top level
-    _drop_key(tree, name)  # every other spelling too, or an old one could still win
-    if flat:
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    tree = yaml.safe_load(text) or {} if text else {}
+    entry = yaml.safe_dump({name: parsed}, default_flow_style=False).strip()
+    nested = any(part != name and name.startswith(part + ".") for part in tree)
+    if nested:
+        _drop_key(tree, name)
         tree[name] = parsed
+        text = yaml.safe_dump(tree, sort_keys=True)
     else:
-        node = tree
-        *parents, leaf = name.split(".")
-        for part in parents:
-            node = node.setdefault(part, {})
-        node[leaf] = parsed
+        text = _set_line(text, name, entry)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(yaml.safe_dump(tree, sort_keys=True), encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
     return parsed
+
+
+def _set_line(text: str, name: str, entry: str) -> str:
+    """Replace the line setting ``name``, or add one after its commented template line."""
+    lines = text.splitlines()
+    setting = re.compile(rf"^{re.escape(name)}\s*:")
+    commented = re.compile(rf"^#\s*{re.escape(name)}\s*:")
+    for index, line in enumerate(lines):
+        if setting.match(line):
+            lines[index] = entry
+            return "\n".join(lines) + "\n"
+    for index, line in enumerate(lines):
+        if commented.match(line):
+            lines.insert(index + 1, entry)
+            return "\n".join(lines) + "\n"
+    return "\n".join([*lines, entry]) + "\n"
 
 
 def _drop_key(tree: dict[str, Any], name: str) -> None:

@@ -502,3 +502,19 @@ def test_a_memory_remembered_in_one_clone_is_recalled_in_another(tmp_path: Path)
     done = run_cli("recall", "--json", "how are release builds signed?", cwd=tmp_path / "project")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["results"] == []
+
+
+def test_config_set_keeps_the_template_comments(home: Path) -> None:
+    path = home / "config.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(template(), encoding="utf-8")
+    write_config_value(path, "recall.limit", "5")
+    write_config_value(path, "recall.limit", "6")
+    text = path.read_text(encoding="utf-8")
+    assert text.count("recall.limit: 6") == 1 and "recall.limit: 5" not in text
+    assert text.startswith(template().splitlines()[0])
+    assert (
+        text.splitlines().index("recall.limit: 6")
+        == text.splitlines().index("# recall.limit: 10") + 1
+    )
+    assert load_settings().recall_limit == 6
