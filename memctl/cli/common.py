@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -23,7 +23,7 @@ ScopeOption = Annotated[
 ]
 
 
-def new_typer(**kwargs: object) -> typer.Typer:
+def new_typer(**kwargs: Any) -> typer.Typer:
     """A Typer app that leaves error display to memctl's one error wrapper."""
     return typer.Typer(
         add_completion=False,
@@ -31,7 +31,7 @@ def new_typer(**kwargs: object) -> typer.Typer:
         no_args_is_help=True,
         rich_markup_mode=None,
         **kwargs,
-    )  # type: ignore[arg-type]
+    )
 
 
 def settings_for(ctx: typer.Context) -> Settings:

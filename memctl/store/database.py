@@ -78,7 +78,7 @@ class Database:
                 connection.exec_trace = _sql_tracer
             db = cls(connection, path)
             connection.execute("PRAGMA foreign_keys = ON")
-            if connection.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            if db.value("PRAGMA journal_mode") != "wal":
                 connection.execute("PRAGMA journal_mode = WAL")
             db.migrate()
         return db

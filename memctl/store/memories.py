@@ -37,7 +37,8 @@ class MemoryFilter:
 
     def where(self, alias: str = "m") -> tuple[str, list[Any]]:
         """A SQL condition over table alias ``alias`` and its parameters."""
-        clauses, params = ["1"], []
+        clauses: list[str] = ["1"]
+        params: list[Any] = []
         for column, values in (
             ("scope", self.scopes),
             ("kind", self.kinds),
