@@ -27,6 +27,7 @@ from memctl.scope import GLOBAL_SCOPE
 from memctl.store import memories as store
 from memctl.store.events import count_events, list_events, log_event
 from memctl.store.memories import MemoryFilter
+from memctl.store.noise import add_noise_vector
 from memctl.store.relations import relations_of
 from memctl.timeparse import parse_since
 
@@ -182,10 +183,29 @@ def set_state(ctx: Context, memory: Memory, state: State, reason: str) -> Memory
     return get(ctx, memory.id)[0]
 
 
-def forget(ctx: Context, id_or_prefix: str) -> Memory:
-    """Archive a memory: recall stops returning it, nothing is deleted."""
+def forget(ctx: Context, id_or_prefix: str, noise: bool = False) -> Memory:
+    """Archive a memory: recall stops returning it, nothing is deleted.
+
+    With ``noise``, its vector also joins the learned noise vectors, so that
+    ingest drops facts like it from now on.
+    """
     memory, _ = get(ctx, id_or_prefix)
-    return set_state(ctx, memory, State.ARCHIVED, "forget")
+    if not noise:
+        return set_state(ctx, memory, State.ARCHIVED, "forget")
+    vector = store.vectors_for(ctx.db, [memory.id]).get(memory.id)
+    if vector is None:
+        (vector,) = ctx.vectors([memory.content])
+    model = ctx.db.vector_model()
+    with ctx.db.atomic():
+        add_noise_vector(
+            ctx.db,
+            memory.id,
+            memory.content,
+            model[0] if model else ctx.embedder.name,
+            vector,
+            ctx.settings.noise_learned_max,
+        )
+        return set_state(ctx, memory, State.ARCHIVED, "forget --noise")
 
 
 def delete(ctx: Context, id_or_prefix: str, permanent: bool = False) -> Memory:

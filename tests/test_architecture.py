@@ -63,9 +63,11 @@ HEAVY = ("numpy", "sqlite_vec", "ollama", "tokenizers", "safetensors", "git", "h
 
 
 def loaded_after(code: str) -> set[str]:
-    probe = f"import sys\n{code}\nprint(' '.join(sorted(sys.modules)))"
+    """Heavy modules loaded by ``code``, read from a last line the commands' output cannot fake."""
+    probe = f"import sys\n{code}\nprint('\\nMODULES: ' + ' '.join(sorted(sys.modules)))"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    return set(done.stdout.split()) & set(HEAVY)
+    modules = done.stdout.rpartition("MODULES: ")[2]
+    return set(modules.split()) & set(HEAVY)
 
 
 def test_importing_the_cli_loads_no_heavy_module() -> None:

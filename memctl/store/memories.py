@@ -226,6 +226,18 @@ def vector_for_hash(db: Database, digest: str) -> bytes | None:
     )
 
 
+def vectors_for(db: Database, ids: list[str]) -> dict[str, bytes]:
+    """The stored vectors of these memories (those that have one)."""
+    if not ids or db.vector_model() is None:
+        return {}
+    rows = db.rows(
+        f"SELECT m.id AS id, v.embedding AS embedding FROM memories m "
+        f"JOIN memories_vec v ON v.rowid = m.rowid WHERE m.id IN ({', '.join('?' * len(ids))})",
+        ids,
+    )
+    return {r["id"]: r["embedding"] for r in rows}
+
+
 def all_contents(db: Database) -> list[tuple[str, str]]:
     """(id, content) of every memory, for re-embedding."""
     return [
