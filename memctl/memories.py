@@ -26,9 +26,11 @@ from memctl.model import (
 from memctl.scope import GLOBAL_SCOPE
 from memctl.store import memories as store
 from memctl.store.events import count_events, list_events, log_event
+from memctl.store.jobs import job_counts
 from memctl.store.memories import MemoryFilter
 from memctl.store.noise import add_noise_vector
 from memctl.store.relations import relations_of
+from memctl.store.sessions import count_sessions
 from memctl.timeparse import parse_since
 
 MAX_CONTENT_CHARS = 100_000
@@ -270,11 +272,15 @@ class Status:
     embed_dim: int | None
     current_scope: str
     events: int
+    sessions: int
+    messages: int
+    jobs: dict[str, int]
 
 
 def status(ctx: Context) -> Status:
     db = ctx.db
     by_state = store.counts_by(db, "state")
+    sessions, messages = count_sessions(db)
     model = db.vector_model()
     size = sum(p.stat().st_size for p in db.path.parent.glob(db.path.name + "*") if p.is_file())
     return Status(
@@ -290,6 +296,9 @@ def status(ctx: Context) -> Status:
         embed_dim=model[1] if model else None,
         current_scope=ctx.settings.project_scope,
         events=count_events(db),
+        sessions=sessions,
+        messages=messages,
+        jobs=job_counts(db),
     )
 
 

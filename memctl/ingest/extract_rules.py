@@ -4,7 +4,8 @@ match a pattern of a durable fact.
 User turns are cut into sentences (``.!?`` followed by a space, ``。！？；``
 and line breaks; a dot inside ``config.yaml`` or ``v1.2`` does not cut), and
 each sentence is kept verbatim, identifiers and paths included, when one of
-the patterns below matches it. The first matching pattern gives the fact's
+the patterns below matches it. The first matching pattern (decisions are
+tried first: "we decided to use X instead of Y" is a decision, not a taste) gives the fact's
 category, importance and a tag naming what it is (preference, habit, goal,
 decision, biography, project, rule, case, event).
 """
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from memctl.ingest.facts import Fact, Passage
 from memctl.model import Category, Role
 
-MIN_CHARS = 6
+MIN_CHARS = 4
 MAX_CHARS = 500
 RULE_CONFIDENCE = 0.6
 # A sentence ends at .!? before whitespace and a capital, quote or bracket (so "e.g. x" and
@@ -51,6 +52,11 @@ P, PR, E, EV, C, PA = (
 )
 
 ENGLISH = (
+    # decisions
+    _en("decision", PA, 0.7, r"\b(?:I|we) (?:have )?(?:decided|chose|agreed|settled) (?:to|on)\b"),
+    _en("decision", PA, 0.7, r"\blet's (?:go with|use|stick with|switch to)\b"),
+    _en("decision", PA, 0.7, r"\bwe(?:'re| are) (?:switching|moving|migrating) (?:to|from)\b"),
+    _en("decision", PA, 0.7, r"\b(?:from now on|going forward|in the future),?"),
     # preferences
     _en("preference", PR, 0.7, r"\bI(?: really| much| strongly)? (?:prefer|like|love|enjoy)\b"),
     _en("preference", PR, 0.7, r"\bI (?:don't|do not|never) (?:like|want|enjoy|use)\b"),
@@ -67,11 +73,6 @@ ENGLISH = (
     _en("goal", P, 0.6, r"\bI (?:want|plan|hope|intend|aim) to (?!know\b|see\b|ask\b)"),
     _en("goal", P, 0.6, r"\b(?:my|our) (?:goal|aim|plan|objective) (?:is|was)\b"),
     _en("goal", P, 0.6, r"\bI'm (?:trying|planning|learning|working) (?:to|on)\b"),
-    # decisions
-    _en("decision", PA, 0.7, r"\b(?:I|we) (?:have )?(?:decided|chose|agreed|settled) (?:to|on)\b"),
-    _en("decision", PA, 0.7, r"\blet's (?:go with|use|stick with|switch to)\b"),
-    _en("decision", PA, 0.7, r"\bwe(?:'re| are) (?:switching|moving|migrating) (?:to|from)\b"),
-    _en("decision", PA, 0.7, r"\b(?:from now on|going forward|in the future),?"),
     # biography
     _en("biography", P, 0.8, r"\b(?:my name is|call me|I'm called)\b"),
     _en("biography", P, 0.8, r"\bI (?:work|worked) (?:as|at|for|in)\b"),

@@ -23,61 +23,93 @@ CONTEXT_BLOCK = re.compile(r"<memctl-context\b[^>]*>.*?(?:</memctl-context\s*>|\
 PRIVATE_BLOCK = re.compile(r"<private\s*>.*?(?:</private\s*>|\Z)", re.S | re.I)
 # Values already redacted are not redacted (and counted) again.
 _NOT_REDACTED = r"(?!\[REDACTED)"
+# A secret's name: the match starts at the telling word (whatever prefixes it, as in
+# AWS_SECRET_ACCESS_KEY, stays in the text), so the scan never backtracks over long words.
 _SECRET_NAME = (
-    r"[A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|"
-    r"access[_-]?key|private[_-]?key|credentials?)[A-Za-z0-9_-]*"
+    r"(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|"
+    r"private[_-]?key|credentials?)[A-Za-z0-9_-]*"
+)
+_QUOTED_OR_BARE = (
+    rf"(?:(?P<q>[\"'`]){_NOT_REDACTED}[^\"'`\n]{{3,200}}(?P=q)"
+    rf"|{_NOT_REDACTED}(?![0-9]+\b)[^\s\"'`,;]{{4,}})"
 )
 
-# (kind, pattern, replacement): groups named ``keep`` and ``end`` are kept around the
-# replaced value, so `password = x` stays readable as `password = [REDACTED:password]`.
-SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
+
+@dataclass(frozen=True)
+class SecretPattern:
+    """A kind of secret: the pattern runs only on text holding one of its ``anchors``
+    (lower-cased), which keeps scanning megabytes of ordinary text cheap. The groups
+    ``keep`` (before), ``q`` (a quote, around) and ``tail`` (after) stay in the text, so
+    `password = "x"` becomes `password = "[REDACTED:password]"`."""
+
+    kind: str
+    anchors: tuple[str, ...]
+    pattern: re.Pattern[str]
+
+
+SECRET_PATTERNS: tuple[SecretPattern, ...] = (
+    SecretPattern(
         "private-key",
+        ("private key",),
         re.compile(
             r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?"
             r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
             re.S,
         ),
     ),
-    ("aws-access-key", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA)[A-Z0-9]{16}\b")),
-    ("github-token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})")),
-    ("gitlab-token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}")),
-    ("anthropic-key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}")),
-    ("openai-key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")),
-    ("slack-token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
-    ("stripe-key", re.compile(r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}")),
-    ("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{4,}")),
-    (
+    SecretPattern(
+        "aws-access-key",
+        ("akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "anpa"),
+        re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA)[A-Z0-9]{16}\b"),
+    ),
+    SecretPattern(
+        "github-token",
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+        re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
+    ),
+    SecretPattern("gitlab-token", ("glpat-",), re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}")),
+    SecretPattern("anthropic-key", ("sk-ant-",), re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}")),
+    SecretPattern(
+        "openai-key", ("sk-",), re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")
+    ),
+    SecretPattern("slack-token", ("xox",), re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
+    SecretPattern(
+        "stripe-key", ("_live_", "_test_"), re.compile(r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}")
+    ),
+    SecretPattern("google-api-key", ("aiza",), re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
+    SecretPattern(
+        "jwt",
+        ("eyj",),
+        re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{4,}"),
+    ),
+    SecretPattern(
         "connection-string",
+        ("://",),
         re.compile(
             r"(?P<keep>\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@\"'<>]+:)"
             + _NOT_REDACTED
-            + r"[^\s@/\"'<>]+(?P<end>@)",
+            + r"[^\s@/\"'<>]+(?P<tail>@)",
             re.I,
         ),
     ),
-    (
+    SecretPattern(
         "bearer-token",
+        ("bearer", "basic"),
         re.compile(
-            r"(?P<keep>\b(?:bearer|basic)\s+)" + _NOT_REDACTED + r"[A-Za-z0-9._~+/=-]{16,}", re.I
-        ),
-    ),
-    (
-        "password",
-        re.compile(
-            rf"(?P<keep>\b{_SECRET_NAME}[\"']?\s*(?:=|:|=>)\s*)(?P<q>[\"'`]?){_NOT_REDACTED}"
-            r"(?![0-9]+\b)[^\s\"'`,;]{4,}(?P<end>(?P=q))",
+            r"(?P<keep>\b(?:bearer|basic)\s+)" + _NOT_REDACTED + r"[A-Za-z0-9._~+/=-]{16,}",
             re.I,
         ),
     ),
-    (
+    SecretPattern(
         "password",
+        ("pass", "pwd", "secret", "token", "key", "credential"),
+        re.compile(rf"(?P<keep>{_SECRET_NAME}[\"']?\s*(?:=|:|=>)\s*){_QUOTED_OR_BARE}", re.I),
+    ),
+    SecretPattern(
+        "password",
+        ("pass",),
         re.compile(
-            r"(?P<keep>\b(?:password|passphrase|passwd)\s+(?:is|was)\s+)(?P<q>[\"'`]?)"
-            + _NOT_REDACTED
-            + r"[^\s\"'`]{4,}(?P<end>(?P=q))",
-            re.I,
+            r"(?P<keep>\b(?:password|passphrase|passwd)\s+(?:is|was)\s+)" + _QUOTED_OR_BARE, re.I
         ),
     ),
 )
@@ -111,17 +143,21 @@ class Redactions:
 
 def redact_secrets(text: str, found: Counter[str] | None = None) -> str:
     """``text`` with every secret replaced by ``[REDACTED:<kind>]``."""
-    for kind, pattern in SECRET_PATTERNS:
+    lowered = text.lower()
+    for secret in SECRET_PATTERNS:
+        if not any(anchor in lowered for anchor in secret.anchors):
+            continue
 
-        def replace(match: re.Match[str], kind: str = kind) -> str:
+        def replace(match: re.Match[str], kind: str = secret.kind) -> str:
             if found is not None:
                 found[kind] += 1
-            groups = match.groupdict()
-            return f"{groups.get('keep') or ''}{groups.get('q') or ''}[REDACTED:{kind}]" + (
-                groups.get("end") or ""
+            groups = {k: v or "" for k, v in match.groupdict().items()}
+            quote = groups.get("q", "")
+            return (
+                f"{groups.get('keep', '')}{quote}[REDACTED:{kind}]{quote}{groups.get('tail', '')}"
             )
 
-        text = pattern.sub(replace, text)
+        text = secret.pattern.sub(replace, text)
     return text
 
 

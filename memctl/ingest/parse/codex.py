@@ -12,6 +12,7 @@ top level (no envelope) after a first line of session metadata; both work.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -39,6 +40,20 @@ def looks_like(record: dict[str, Any]) -> bool:
     return record.get("type") in ENVELOPES or "record_type" in record
 
 
+def _json_output(text: str) -> Any:
+    """Newer rollouts wrap a shell's output as JSON text: {"output": ..., "metadata": ...}."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    if isinstance(value, dict) and isinstance(value.get("output"), str):
+        return {
+            "content": value["output"],
+            "success": (value.get("metadata") or {}).get("exit_code", 0) == 0,
+        }
+    return text
+
+
 def _tool_call(item: dict[str, Any]) -> str:
     kind = item.get("type")
     if kind == "local_shell_call":
@@ -62,6 +77,8 @@ def _item(item: dict[str, Any], created: str | None, tally: Tally) -> list[Parse
         return [Parsed(Role.ASSISTANT, _tool_call(item), created)]
     if kind in TOOL_OUTPUTS:
         output = item.get("output")
+        if isinstance(output, str) and output.startswith("{"):
+            output = _json_output(output)
         if isinstance(output, dict):  # {"content": ..., "success": bool}
             failed = output.get("success") is False
             return [

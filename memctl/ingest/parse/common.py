@@ -12,6 +12,9 @@ from memctl.ingest.privacy import scrub
 from memctl.model import Role, format_time, parse_time
 
 NOTE_WIDTH = 160
+# A note is scrubbed on its first 4 KiB, then cut to NOTE_WIDTH: a secret crossing the
+# 4 KiB mark lies past the width and is cut away whole (a PEM block is redacted to the end).
+NOTE_SCAN = 4096
 # Fields of a tool's input that say best what the call did, most telling first.
 TOOL_DETAIL_KEYS = (
     "command",
@@ -59,7 +62,7 @@ def one_line(text: str, width: int = NOTE_WIDTH) -> str:
 
     Cutting first could leave a secret too short for the scanner to recognise.
     """
-    cleaned, _ = scrub(text)
+    cleaned, _ = scrub(text[:NOTE_SCAN])
     flat = " ".join(cleaned.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
