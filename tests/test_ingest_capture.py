@@ -177,3 +177,27 @@ def test_the_fast_path_imports_no_heavy_module(tmp_path: Path) -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip().splitlines()[-1] == "LOADED 0 []"
+
+
+def test_claims_skip_busy_sessions_and_retry_abandoned_jobs(
+    make_ctx: Callable[..., Context],
+) -> None:
+    ctx = make_ctx()
+    first = jobs.enqueue(ctx.db, "ingest", "a", {})
+    job = jobs.claim(ctx.db, "w1", "2000-01-01T00:00:00.000Z", 3)
+    assert job is not None and (job.id, job.state, job.attempts) == (first, "running", 1)
+    second = jobs.enqueue(ctx.db, "ingest", "a", {})  # the first is running: a new job
+    other = jobs.enqueue(ctx.db, "ingest", "b", {})
+    assert second != first
+    claimed = jobs.claim(ctx.db, "w2", "2000-01-01T00:00:00.000Z", 3)
+    assert claimed is not None and claimed.id == other  # session a is busy
+    assert jobs.claim(ctx.db, "w2", "2000-01-01T00:00:00.000Z", 3) is None
+    # w1 died: after the stale limit its job is taken again, until the attempts run out
+    for attempt in (2, 3):
+        again = jobs.claim(ctx.db, "w3", "2999-01-01T00:00:00.000Z", 3)
+        assert again is not None and (again.id, again.attempts) == (first, attempt)
+    # out of attempts: failed, and session a's next job may run
+    after = jobs.claim(ctx.db, "w3", "2999-01-01T00:00:00.000Z", 3)
+    assert after is not None and after.id == second
+    failed = jobs.get_job(ctx.db, first)
+    assert failed is not None and failed.state == "failed" and "abandoned" in (failed.error or "")

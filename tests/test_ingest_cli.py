@@ -22,7 +22,7 @@ from memctl.ingest.pipeline import run_session
 from memctl.ingest.source import Input
 from memctl.store.database import Database
 from tests.conftest import run_cli
-from tests.ingesting import SESSION, TRANSCRIPTS
+from tests.ingesting import SESSION, TRANSCRIPTS, ingest_text
 
 NO_LLM = {"MEMCTL_LLM": "none"}
 SECRETS = (b"hunter2secret", b"ghp_Zx8Yq1Wv2Ut3Sr4Qp5On6Ml7Kj8Ih9Gf0Ed1C", b"salary", b"140k")
@@ -216,3 +216,26 @@ def test_a_50_mb_transcript_is_streamed_not_loaded(tmp_path: Path, home: Path) -
     messages, peak_mib = map(int, done.stdout.split())
     assert messages == 1500  # 500 user, 500 assistant, 500 tool results
     assert peak_mib < 64, f"peak RSS {peak_mib} MiB for a {path.stat().st_size >> 20} MiB file"
+
+
+def test_two_workers_at_once_run_each_job_once(
+    make_ctx: Callable[..., Context], home: Path
+) -> None:
+    ctx = make_ctx()
+    for n in range(6):
+        ingest_text(ctx, f"user: I prefer tool number {n} for task {n}.\n", session_id=f"s{n}")
+    ctx.close()
+    command = [sys.executable, "-m", "memctl.ingest.worker"]
+    env = {**os.environ, **NO_LLM}
+    workers = [subprocess.Popen(command, env=env, stdout=subprocess.PIPE) for _ in range(2)]
+    logs = [worker.communicate(timeout=120)[0].decode() for worker in workers]
+    assert all(worker.returncode == 0 for worker in workers), logs
+    db = Database.open(home / "memctl.db")
+    try:
+        rows = db.rows("SELECT state, run_id, attempts FROM jobs")
+        assert [(r["state"], r["attempts"]) for r in rows] == [("done", 1)] * 6
+        assert len({r["run_id"] for r in rows}) == 6 == db.value("SELECT count(*) FROM runs")
+        assert db.value("SELECT count(*) FROM memories") == 6
+    finally:
+        db.close()
+    assert sum(line.count(" jobs done") for line in logs) == 2

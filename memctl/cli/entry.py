@@ -144,7 +144,7 @@ def capture_lines(report: dict[str, Any], log: str | None, waited: bool = False)
         worker = (
             f"worker {report['worker_pid']} started (log: {log})"
             if report["worker_pid"]
-            else "`memctl maintain` will process it"
+            else "a worker or `memctl maintain` will process it"
         )
         lines.append(f"queued job {report['job_id']}; {worker}")
     return lines
@@ -160,8 +160,7 @@ def ingest(options: dict[str, Any], args: argparse.Namespace) -> int:
     overrides = dict(pair.split("=", 1) for pair in options["config"])
     home = Path(options["home"]).expanduser() if options["home"] else None
     settings = load_settings(home=home, overrides=overrides)
-    with Context(settings) as ctx:
-        source = open_input(args.transcript, sys.stdin)
+    with Context(settings) as ctx, open_input(args.transcript, sys.stdin) as source:
         captured = capture(ctx, source, ingest_options(args, IngestOptions))
     report = captured.report
     if report.job_id is not None and settings.ingest_spawn_worker:

@@ -54,7 +54,8 @@ def ingest(
     args = _Args(str(client) if client else None, session_id, agent_id, scope, tags, str(mode))
     options = ingest_options(args, IngestOptions)
     path = None if transcript is None or str(transcript) == "-" else str(transcript)
-    captured = capture(context, open_input(path, sys.stdin), options, dry_run=dry_run)
+    with open_input(path, sys.stdin) as source:
+        captured = capture(context, source, options, dry_run=dry_run)
     report = captured.report
     if dry_run:
         _show_preview(context, captured, as_json)
@@ -70,7 +71,8 @@ def ingest(
     if as_json:
         print_json({**data, "log": str(log_path(context.settings)), "runs": _runs_of(drained)})
         return
-    for line in capture_lines(data, str(log_path(context.settings)), waited=wait):
+    ran = drained is not None and any(item["job"] == report.job_id for item in _runs_of(drained))
+    for line in capture_lines(data, str(log_path(context.settings)), waited=ran):
         console.print(line)
     for item in drained.done if drained else []:
         console.print(f"run {item['run']}: {_counts(item['counts'])}")

@@ -36,6 +36,15 @@ class Input:
         if not self.head.strip():
             raise InputError(f"{name} is empty")
 
+    def close(self) -> None:
+        self._stream.close()
+
+    def __enter__(self) -> Input:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     @property
     def head_text(self) -> str:
         return self.head.decode("utf-8", errors="replace")

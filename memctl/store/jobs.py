@@ -79,13 +79,18 @@ def claim(db: Database, worker: str, stale_before: str, max_attempts: int) -> Jo
             "WHERE state = 'running' AND claimed_at < ? AND attempts >= ?",
             (now_iso(), stale_before, max_attempts),
         )
+        # A session whose job another worker is running waits: two runs over the same
+        # messages at once would both create what the other is creating.
         rows = db.rows(
             "UPDATE jobs SET state = 'running', claimed_by = ?, claimed_at = ?, "
             "attempts = attempts + 1 WHERE id = ("
-            "  SELECT id FROM jobs WHERE state = 'queued' "
-            "  OR (state = 'running' AND claimed_at < ?) ORDER BY id LIMIT 1"
+            "  SELECT id FROM jobs AS j WHERE (state = 'queued' "
+            "  OR (state = 'running' AND claimed_at < ?)) AND NOT EXISTS ("
+            "    SELECT 1 FROM jobs AS busy WHERE busy.session_id IS j.session_id "
+            "    AND busy.id != j.id AND busy.state = 'running' AND busy.claimed_at >= ?"
+            "  ) ORDER BY id LIMIT 1"
             ") RETURNING *",
-            (worker, now_iso(), stale_before),
+            (worker, now_iso(), stale_before, stale_before),
         )
     return _job(rows[0]) if rows else None
 
