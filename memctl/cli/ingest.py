@@ -91,7 +91,7 @@ def _runs_of(drained: Any) -> list[dict[str, Any]]:
     return [] if drained is None else [*drained.done, *drained.failed]
 
 
-def _counts(counts: dict[str, int]) -> str:
+def _counts(counts: Any) -> str:
     return ", ".join(f"{n} {name}" for name, n in sorted(counts.items())) or "no changes"
 
 

@@ -4,10 +4,10 @@ match a pattern of a durable fact.
 User turns are cut into sentences (``.!?`` followed by a space, ``。！？；``
 and line breaks; a dot inside ``config.yaml`` or ``v1.2`` does not cut), and
 each sentence is kept verbatim, identifiers and paths included, when one of
-the patterns below matches it. The first matching pattern (decisions are
-tried first: "we decided to use X instead of Y" is a decision, not a taste) gives the fact's
-category, importance and a tag naming what it is (preference, habit, goal,
-decision, biography, project, rule, case, event).
+the patterns below matches it. The first matching pattern gives the fact's
+category, importance and a tag naming what it is (decision, preference,
+habit, goal, biography, project, rule, case, event). Decisions are tried
+first: "we decided to use X instead of Y" is a decision, not a taste.
 """
 
 from __future__ import annotations

@@ -9,7 +9,6 @@ vectors, from memories a person marked with ``memctl forget --noise``.
 from __future__ import annotations
 
 import re
-from functools import cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -87,9 +86,14 @@ def noise_kind(text: str) -> str | None:
     return next((kind for kind, pattern in NOISE_PATTERNS if pattern.search(text.strip())), None)
 
 
-@cache
+_PROTOTYPES: dict[str, np.ndarray] = {}
+
+
 def _prototype_vectors(embedder: Embedder) -> np.ndarray:
-    return embedder.embed(list(PROTOTYPES))
+    """The prototypes' vectors, made once per process and model."""
+    if embedder.name not in _PROTOTYPES:
+        _PROTOTYPES[embedder.name] = embedder.embed(list(PROTOTYPES))
+    return _PROTOTYPES[embedder.name]
 
 
 def drop_noise(run: Run, facts: list[Fact]) -> list[Fact]:

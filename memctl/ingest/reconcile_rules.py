@@ -128,14 +128,16 @@ def decide(fact: Fact, memory: Memory | None, similarity: float, s: Settings) ->
     if fact.category in (Category.EVENTS, Category.CASES):
         return verdict(Verdict.CREATE, f"{fact.category} are only created or skipped")
     fact_slot, memory_slot = slot(fact.content), slot(memory.content)
-    same_slot = fact_slot is not None and memory_slot is not None and fact_slot[0] == memory_slot[0]
-    if similarity >= s.reconcile_match_similarity or same_slot:
+    slot_name = (
+        fact_slot[0] if fact_slot and memory_slot and fact_slot[0] == memory_slot[0] else None
+    )
+    if similarity >= s.reconcile_match_similarity or slot_name:
         if fact.category == Category.PROFILE and memory.category == Category.PROFILE:
             return verdict(Verdict.MERGE, "profile facts about the same thing merge")
         if negated(fact.content) != negated(memory.content):
             return verdict(Verdict.CONTRADICT, "same subject, opposite polarity")
-        if same_slot and fact_slot != memory_slot:
-            return verdict(Verdict.CONTRADICT, f"another value for '{fact_slot[0]}'")  # type: ignore[index]
+        if slot_name and fact_slot != memory_slot:
+            return verdict(Verdict.CONTRADICT, f"another value for '{slot_name}'")
         if words(memory.content) < words(fact.content):
             return verdict(Verdict.MERGE, "adds detail to the memory")
         if similarity >= s.reconcile_support_similarity:

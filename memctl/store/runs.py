@@ -6,9 +6,9 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from memctl.errors import AmbiguousIdError, NotFoundError, UsageError
 from memctl.model import now_iso
 from memctl.store.database import Database, Row
+from memctl.store.memories import resolve_prefix
 
 JSON_COLUMNS = ("counts", "decisions", "notes")
 
@@ -66,24 +66,8 @@ def get_run(db: Database, run_id: str) -> RunRecord | None:
 
 
 def resolve_run_id(db: Database, prefix: str) -> str:
-    """The full id a unique prefix (at least 4 digits) names."""
-    prefix = prefix.strip().lower()
-    if len(prefix) < 4 or any(c not in "0123456789abcdef" for c in prefix):
-        raise UsageError(f"not a run id: {prefix!r} (give at least 4 hexadecimal digits)")
-    ids = [
-        r["id"]
-        for r in db.rows(
-            "SELECT id FROM runs WHERE id >= ? AND id < ? ORDER BY id LIMIT 11",
-            (prefix, prefix + "g"),
-        )
-    ]
-    if not ids:
-        raise NotFoundError(f"no run with id {prefix}")
-    if len(ids) > 1:
-        raise AmbiguousIdError(
-            f"run id prefix {prefix} matches several runs: {', '.join(i[:12] for i in ids[:10])}"
-        )
-    return ids[0]
+    """The run a (unique) id prefix names."""
+    return resolve_prefix(db, "runs", prefix, "run")
 
 
 def list_runs(db: Database, limit: int, kind: str | None = None) -> list[RunRecord]:

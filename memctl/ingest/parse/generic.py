@@ -69,7 +69,8 @@ def jsonl_record(value: Any, tally: Tally) -> list[Parsed]:
 
 def text_messages(lines: Iterator[str], tally: Tally) -> Iterator[Parsed]:
     """Messages of a plain-text transcript."""
-    role, body = Role.USER, []
+    role: Role = Role.USER
+    body: list[str] = []
     for line in lines:
         speaker = SPEAKER.match(line)
         if speaker:

@@ -24,8 +24,12 @@ from memctl.model import Role
 ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT}
 
 
+def _object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _tool(part: dict[str, Any]) -> str:
-    state = part.get("state") if isinstance(part.get("state"), dict) else {}
+    state = _object(part.get("state"))
     call = tool_use_note(str(part.get("tool") or ""), state.get("input"))
     if state.get("status") == "error":
         return call + " " + tool_result_note(state.get("error") or "", is_error=True)
@@ -52,7 +56,7 @@ def member(key: str | None, value: Any, tally: Tally) -> list[Parsed]:
     if key == "info" and isinstance(value, dict):
         tally.session_id = tally.session_id or value.get("id")
         tally.title = str(value.get("title") or tally.title)
-        times = value.get("time") if isinstance(value.get("time"), dict) else {}
+        times = _object(value.get("time"))
         tally.started_at = tally.started_at or timestamp(times.get("created"))
         return []
     if key != "messages":
@@ -60,7 +64,7 @@ def member(key: str | None, value: Any, tally: Tally) -> list[Parsed]:
     if not isinstance(value, dict):
         tally.bad("message that is not an object")
         return []
-    info = value.get("info") if isinstance(value.get("info"), dict) else value
+    info = _object(value.get("info")) or value
     role = ROLES.get(str(info.get("role")))
     parts = value.get("parts")
     if role is None or not isinstance(parts, list):
@@ -70,5 +74,5 @@ def member(key: str | None, value: Any, tally: Tally) -> list[Parsed]:
     if not text:
         tally.skipped += 1
         return []
-    times = info.get("time") if isinstance(info.get("time"), dict) else {}
+    times = _object(info.get("time"))
     return [Parsed(role, text, timestamp(times.get("created")))]
