@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import compileall
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -93,15 +92,27 @@ def wait_for_worker(home: Path, pid: int | None) -> None:
         time.sleep(0.02)
 
 
+# Runs the CLI as `python -m memctl` does, then reports the process's own peak memory
+# (VmHWM: ru_maxrss would include the benchmark's own size, carried across fork and exec).
+PEAK_PROBE = (
+    "import runpy, sys\n"
+    "sys.argv = ['memctl', *sys.argv[1:]]\n"
+    "try:\n"
+    "    runpy.run_module('memctl', run_name='__main__')\n"
+    "finally:\n"
+    "    hwm = open('/proc/self/status').read().split('VmHWM:')[1].split()[0]\n"
+    "    print('PEAK', int(hwm) // 1024, file=sys.stderr)\n"
+)
+
+
 def peak_ingest(home: Path, transcript: Path) -> tuple[float, int]:
     """(seconds, peak RSS in MiB) of one ingest process, no worker started."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     began = time.perf_counter()
-    subprocess.run(
+    done = subprocess.run(
         [
             sys.executable,
-            "-m",
-            "memctl",
+            "-c",
+            PEAK_PROBE,
             "--home",
             str(home),
             "-c",
@@ -111,12 +122,12 @@ def peak_ingest(home: Path, transcript: Path) -> tuple[float, int]:
             str(transcript),
         ],
         capture_output=True,
+        text=True,
         env=ENV,
         check=True,
     )
     elapsed = time.perf_counter() - began
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return elapsed, max(peak, before) // 1024
+    return elapsed, int(done.stderr.rpartition("PEAK ")[2].split()[0])
 
 
 def main() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -36,8 +37,11 @@ def test_select_takes_the_newest_messages_within_the_byte_budget(
     assert [m.seq for m in select(run, messages)] == [3, 4, 5]
 
 
-def test_there_are_enough_rule_patterns() -> None:
-    assert len(extract_rules.ENGLISH) >= 25 and len(extract_rules.CHINESE) >= 10
+def test_there_are_enough_rule_patterns_and_the_readme_counts_them() -> None:
+    english, chinese = len(extract_rules.ENGLISH), len(extract_rules.CHINESE)
+    assert english >= 25 and chinese >= 10
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    assert f"{english} English and {chinese} Chinese patterns" in " ".join(readme.split())
 
 
 @pytest.mark.parametrize(

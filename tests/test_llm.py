@@ -260,3 +260,16 @@ def test_the_token_budget_is_kept(
     assert ollama_server.requests_to("/api/chat") == []  # no call could fit
     assert run.record.tokens == 0 and run.record.counts == {"create": 1}
     assert "token budget of 500" in run.record.notes[0]
+
+
+def test_the_preference_slot_guard_decides_without_the_llm(
+    make_ctx: Callable[..., Context], ollama_server: FakeOllama
+) -> None:
+    ctx = make_ctx(llm_url=ollama_server.url)
+    latte = existing(ctx, "Alice likes Starbucks latte")
+    ollama_server.script_chat({"facts": [fact("Alice likes Starbucks americano")]})
+    run = distil(ctx, "user: These days I like Starbucks americano.\n")
+    assert len(ollama_server.requests_to("/api/chat")) == 1  # extraction only
+    (decision,) = [d for d in run.record.decisions if d["verdict"] == "create"]
+    assert decision["by"] == "guard" and latte.id[:8] in decision["reason"]
+    assert store.get_memory(ctx.db, latte.id).state == State.ACTIVE  # type: ignore[union-attr]

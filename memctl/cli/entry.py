@@ -20,9 +20,12 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memctl.errors import MemctlError
+
+if TYPE_CHECKING:
+    from memctl.ingest.capture import IngestOptions
 
 
 @dataclass(frozen=True)
@@ -104,19 +107,21 @@ def split_command(argv: list[str]) -> tuple[dict[str, Any], str | None, list[str
     while index < len(argv):
         word = argv[index]
         if word in ("--home", "-c", "--config") and index + 1 < len(argv):
-            if word == "--home":
-                home = argv[index + 1]
-            else:
-                config.append(argv[index + 1])
+            name, value = word, argv[index + 1]
             index += 2
         elif word.startswith(("--home=", "--config=")):
             name, _, value = word.partition("=")
-            home, config = (value, config) if name == "--home" else (home, [*config, value])
             index += 1
         elif word.startswith("-"):
             raise _Refused(word)
         else:
             return {"home": home, "config": config}, word, argv[index + 1 :]
+        if name == "--home":
+            home = value
+        elif "=" in value:
+            config.append(value)
+        else:
+            raise _Refused(value)  # the full parser says what is wrong with it
     return {"home": home, "config": config}, None, []
 
 
@@ -154,28 +159,31 @@ def ingest(options: dict[str, Any], args: argparse.Namespace) -> int:
     """The fast path: capture, queue, start a worker, report."""
     from memctl.config import load_settings
     from memctl.context import Context
-    from memctl.ingest.capture import IngestOptions, capture, open_input
+    from memctl.ingest.capture import capture, open_input
     from memctl.ingest.worker import log_path, spawn
 
     overrides = dict(pair.split("=", 1) for pair in options["config"])
     home = Path(options["home"]).expanduser() if options["home"] else None
     settings = load_settings(home=home, overrides=overrides)
     with Context(settings) as ctx, open_input(args.transcript, sys.stdin) as source:
-        captured = capture(ctx, source, ingest_options(args, IngestOptions))
+        captured = capture(ctx, source, ingest_options(args))
     report = captured.report
     if report.job_id is not None and settings.ingest_spawn_worker:
         report.worker_pid = spawn(settings, overrides)
     data = report.to_dict()
     if args.as_json:
-        sys.stdout.write(json.dumps({**data, "log": str(log_path(settings))}, indent=2) + "\n")
+        shown = {**data, "log": str(log_path(settings))}
+        sys.stdout.write(json.dumps(shown, ensure_ascii=False, indent=2, default=str) + "\n")
     else:
         sys.stdout.write("\n".join(capture_lines(data, str(log_path(settings)))) + "\n")
     return 0
 
 
-def ingest_options(args: Any, factory: Any) -> Any:
+def ingest_options(args: Any) -> IngestOptions:
     """IngestOptions from parsed arguments (argparse's or Typer's)."""
-    return factory(
+    from memctl.ingest.capture import IngestOptions
+
+    return IngestOptions(
         client=args.client,
         session_id=args.session_id,
         agent_id=args.agent_id,

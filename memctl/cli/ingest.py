@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 from enum import StrEnum
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Annotated, Any
 
 import typer
@@ -47,12 +48,20 @@ def ingest(
     as_json: Annotated[bool, _option("as_json")] = False,
 ) -> None:
     """Store a conversation verbatim at once; distil memories from it in the background."""
-    from memctl.ingest.capture import IngestOptions, capture, open_input
+    from memctl.ingest.capture import capture, open_input
     from memctl.ingest.worker import log_path, spawn
 
     context = open_context(ctx)
-    args = _Args(str(client) if client else None, session_id, agent_id, scope, tags, str(mode))
-    options = ingest_options(args, IngestOptions)
+    options = ingest_options(
+        SimpleNamespace(
+            client=str(client) if client else None,
+            session_id=session_id,
+            agent_id=agent_id,
+            scope=scope,
+            tags=tags,
+            mode=str(mode),
+        )
+    )
     path = None if transcript is None or str(transcript) == "-" else str(transcript)
     with open_input(path, sys.stdin) as source:
         captured = capture(context, source, options, dry_run=dry_run)
@@ -78,13 +87,6 @@ def ingest(
         console.print(f"run {item['run']}: {_counts(item['counts'])}")
     for item in drained.failed if drained else []:
         warn(f"job {item['job']} failed: {item['error']}")
-
-
-class _Args:
-    """Typer's values in the shape ``ingest_options`` reads."""
-
-    def __init__(self, *values: Any) -> None:
-        self.client, self.session_id, self.agent_id, self.scope, self.tags, self.mode = values
 
 
 def _runs_of(drained: Any) -> list[dict[str, Any]]:
@@ -165,7 +167,10 @@ def runs(
         return
     table = Table(header_style="bold")
     for column in ("run", "age", "kind", "status", "llm", "msgs", "facts", "decisions", "tokens"):
-        table.add_column(column, overflow="fold" if column == "decisions" else "ellipsis")
+        wide = column == "decisions"
+        table.add_column(
+            column, overflow="fold" if wide else "ellipsis", min_width=12 if wide else None
+        )
     for r in found:
         table.add_row(
             r.id[:12],

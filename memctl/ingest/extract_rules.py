@@ -92,7 +92,7 @@ ENGLISH = (
         "project",
         E,
         0.7,
-        r"\b(?:our|the|this) (?:project|repo|repository|app|service|codebase|"
+        r"\b(?:our|the|this) (?:[\w-]+ )?(?:project|repo|repository|app|service|codebase|"
         r"api|backend|frontend|site) (?:uses|is built (?:with|on)|runs on|depends on|"
         r"is written in|lives in|is deployed)\b",
     ),
@@ -110,7 +110,14 @@ ENGLISH = (
         r"\b(?:the )?(?:database|db|server|config|build|ci|tests?|logs?|cache|"
         r"docs) (?:is|are|lives?|runs?|goes|go) (?:at|in|on|under)\b",
     ),
-    _en("project", E, 0.7, r"\bthe (?:port|url|endpoint|host|branch|bucket) (?:is|for)\b"),
+    _en(
+        "project",
+        E,
+        0.7,
+        r"\b(?:the|our) (?:[\w-]+ )?(?:port|url|endpoint|host|branch|bucket|ttl|timeout|"
+        r"limit|version|region) (?:is|are|for)\b",
+    ),
+    _en("project", E, 0.7, r"\b(?:has |was |were )?(?:moved|renamed|relocated) to\b"),
     # rules to follow
     _en("rule", PA, 0.8, r"\bremember (?:that|to)\b"),
     _en(
