@@ -291,3 +291,21 @@ def test_the_pipeline_without_an_llm_creates_then_skips(make_ctx: Callable[..., 
     assert second.record.counts == {"skip": 1}
     again = distil(ctx, text)  # nothing new in s1: nothing to do
     assert again.record.messages == 0 and again.record.counts == {}
+
+
+def test_reembed_remakes_the_learned_noise_vectors(make_ctx: Callable[..., Context]) -> None:
+    from memctl.maintain.reembed import reembed
+    from memctl.store.noise import noise_vectors
+    from tests.fakes import HashEmbedder
+
+    ctx = make_ctx()
+    memories.forget(ctx, memories.remember(ctx, "small talk about the weather").id, noise=True)
+    assert len(noise_vectors(ctx.db, "test:hash")) == 1
+    other = Context(ctx.settings, embedder=HashEmbedder(dim=32, name="test:other"))
+    try:
+        reembed(other)
+        assert noise_vectors(other.db, "test:hash") == []
+        (vector,) = noise_vectors(other.db, "test:other")
+        assert len(vector) == 32 * 4
+    finally:
+        other.close()

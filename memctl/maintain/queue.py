@@ -9,7 +9,6 @@ attempts; its error is recorded on the job, scrubbed of anything secret.
 from __future__ import annotations
 
 import os
-import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -30,6 +29,8 @@ class DrainReport:
 
 def worker_name(role: str) -> str:
     """Who claimed a job: ``worker@host:pid``, shown on the job while it runs."""
+    import socket  # not on the fast path, which only imports this module to start a worker
+
     return f"{role}@{socket.gethostname()}:{os.getpid()}"
 
 
