@@ -152,6 +152,12 @@ def main() -> None:
         )
     db.close()
     timings.sort()
+    baseline = []
+    for _ in range(10):
+        began = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], env=ENV, check=True)
+        baseline.append((time.perf_counter() - began) * 1000)
+    print(f"python start-up alone (-c pass): median {statistics.median(baseline):.0f} ms")
     print(
         f"memctl ingest, 200 messages, existing store: median {statistics.median(timings):.0f} ms, "
         f"p90 {timings[int(len(timings) * 0.9) - 1]:.0f} ms, min {timings[0]:.0f} ms ({runs} runs)"
