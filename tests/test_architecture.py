@@ -86,3 +86,16 @@ def test_commands_without_vectors_load_no_model_code(home: Path) -> None:
 def test_torch_and_sentence_transformers_are_not_installed() -> None:
     assert find_spec("torch") is None
     assert find_spec("sentence_transformers") is None
+
+
+def test_every_package_directory_has_an_init() -> None:
+    """A directory without __init__.py is left out of the wheel by find_packages."""
+    missing = [
+        d.relative_to(PACKAGE).as_posix()
+        for d in [PACKAGE, *PACKAGE.rglob("*")]
+        if d.is_dir()
+        and d.name != "__pycache__"
+        and any(d.glob("*.py"))
+        and not (d / "__init__.py").is_file()
+    ]
+    assert not missing
