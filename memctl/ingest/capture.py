@@ -28,6 +28,7 @@ from memctl.ingest.source import Input
 from memctl.memories import clean_tags, resolve_scope
 from memctl.model import Message, Session, now_iso
 from memctl.store import jobs
+from memctl.store.database import Database
 from memctl.store.sessions import get_session, insert_messages, message_hashes, save_session
 
 MODES = ("smart", "raw")
@@ -171,21 +172,11 @@ def capture(ctx: Context, source: Input, options: IngestOptions, dry_run: bool =
             session.scope = resolve_scope(ctx, options.scope)
         if not dry_run:
             save_session(db, session)  # before its messages, which refer to it
-        known, batch = _Known(message_hashes(db, session_id)), []
-        for parsed in chain([first], messages):
-            message = Message(parsed.role, parsed.content, parsed.created_at or now_iso())
-            if known.seen(message.content_hash):
-                continue
-            session.message_count += 1
-            message.session_id, message.seq = session_id, session.message_count
+        known = _Known(message_hashes(db, session_id))
+        new = _new_messages(db, chain([first], messages), known, session, write=not dry_run)
+        for message in new:
             report.messages_new += 1
-            batch.append(message)
             recent.append(message)
-            if len(batch) >= INSERT_BATCH and not dry_run:
-                insert_messages(db, batch)
-                batch = []
-        if not dry_run:
-            insert_messages(db, batch)
         _update_session(session, options, transcript, source)
         if not dry_run:
             save_session(db, session)
@@ -200,6 +191,28 @@ def capture(ctx: Context, source: Input, options: IngestOptions, dry_run: bool =
         tally.notes,
     )
     return Captured(report, session, list(recent))
+
+
+def _new_messages(
+    db: Database, parsed: Iterator[Parsed], known: _Known, session: Session, write: bool
+) -> Iterator[Message]:
+    """The messages the session does not hold yet, numbered on from its last; with
+    ``write``, inserted as they go by, a batch at a time."""
+    batch: list[Message] = []
+    for item in parsed:
+        message = Message(item.role, item.content, item.created_at or now_iso())
+        if known.seen(message.content_hash):
+            continue
+        session.message_count += 1
+        message.session_id, message.seq = session.id, session.message_count
+        if write:
+            batch.append(message)
+            if len(batch) >= INSERT_BATCH:
+                insert_messages(db, batch)
+                batch = []
+        yield message
+    if batch:
+        insert_messages(db, batch)
 
 
 def _update_session(
