@@ -11,7 +11,7 @@ _memctl_spec() {
     cmds="" opts="" valopts="" fileopts="" filearg=0
     case $1 in
         "")
-            cmds="reembed remember get list update forget delete purge recall status events export import config model"
+            cmds="reembed remember get list update forget delete purge recall status events export import ingest runs undo maintain config model"
             opts="--home -c --config --version -h --help"
             valopts="--home -c --config"
             ;;
@@ -34,7 +34,7 @@ _memctl_spec() {
             valopts="--text --tags -i --importance --category"
             ;;
         "forget")
-            opts="--json -h --help"
+            opts="--noise --json -h --help"
             ;;
         "delete")
             opts="--permanent --json -h --help"
@@ -62,6 +62,21 @@ _memctl_spec() {
         "import")
             opts="--json -h --help"
             filearg=1
+            ;;
+        "ingest")
+            opts="--transcript --client --session-id --agent-id -s --scope -t --tags --mode --wait --dry-run --json -h --help"
+            valopts="--transcript --client --session-id --agent-id -s --scope -t --tags --mode"
+            fileopts="--transcript"
+            ;;
+        "runs")
+            opts="-n --limit --json -h --help"
+            valopts="-n --limit"
+            ;;
+        "undo")
+            opts="--force --json -h --help"
+            ;;
+        "maintain")
+            opts="--json -h --help"
             ;;
         "config")
             cmds="show path init set"
@@ -98,7 +113,8 @@ _memctl_spec() {
 _memctl_choices() {
     choices=""
     case "$1|$2" in
-        *) ;;
+        "ingest|--client") choices="claude-code opencode codex generic" ;;
+        "ingest|--mode") choices="smart raw" ;;
     esac
 }
 

@@ -23,6 +23,10 @@ complete -c memctl -n '__fish_use_subcommand' -a 'status' -d 'Counts by kind, ca
 complete -c memctl -n '__fish_use_subcommand' -a 'events' -d 'The event log, newest first, a page at a time.'
 complete -c memctl -n '__fish_use_subcommand' -a 'export' -d 'Write every memory as JSONL: every field and its relations, no vectors.'
 complete -c memctl -n '__fish_use_subcommand' -a 'import' -d 'Import a memctl JSONL export: ids kept, ids already present skipped, vectors re-made.'
+complete -c memctl -n '__fish_use_subcommand' -a 'ingest' -d 'Store a conversation verbatim at once; distil memories from it in the background.'
+complete -c memctl -n '__fish_use_subcommand' -a 'runs' -d 'Ingest runs, newest first, with their decision counts and tokens (or one run in full).'
+complete -c memctl -n '__fish_use_subcommand' -a 'undo' -d 'Revert every memory change of one run (created memories become deleted).'
+complete -c memctl -n '__fish_use_subcommand' -a 'maintain' -d 'Run maintenance: for now, finish the queued ingest jobs (decay, consolidation and archiving come later). Safe to run from cron, and twice at once.'
 complete -c memctl -n '__fish_use_subcommand' -a 'config' -d 'Show and change configuration.'
 complete -c memctl -n '__fish_use_subcommand' -a 'model' -d 'Install and inspect the embedding model.'
 
@@ -63,6 +67,7 @@ complete -c memctl -n '__fish_seen_subcommand_from update' -l json -d 'Print JSO
 complete -c memctl -n '__fish_seen_subcommand_from update' -s h -l help -d 'Show this message and exit.'
 
 # memctl forget
+complete -c memctl -n '__fish_seen_subcommand_from forget' -l noise -d 'It was noise: ingest drops facts like it from now on (learned).'
 complete -c memctl -n '__fish_seen_subcommand_from forget' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from forget' -s h -l help -d 'Show this message and exit.'
 
@@ -110,6 +115,33 @@ complete -c memctl -n '__fish_seen_subcommand_from export' -s h -l help -d 'Show
 complete -c memctl -n '__fish_seen_subcommand_from import' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from import' -s h -l help -d 'Show this message and exit.'
 complete -c memctl -n '__fish_seen_subcommand_from import' -F
+
+# memctl ingest
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -l transcript -r -F -d 'Transcript file; omit (or \'-\') to read standard input.'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -l client -x -a 'claude-code opencode codex generic' -d 'Transcript format (default: guessed from the content).'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -l session-id -x -d 'Session id (default: the transcript\'s own).'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -l agent-id -x -d 'Agent id recorded on the session and its memories.'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -s s -l scope -x -d 'Scope of the memories: \'project\' (the current one, default), \'global\', or a name.'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -s t -l tags -x -d 'Tags for the memories made from this session; repeat or separate with commas.'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -l mode -x -a 'smart raw' -d 'smart: store the messages and distil memories; raw: only store the messages.'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -l wait -d 'Run the slow path in the foreground instead of a worker.'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -l dry-run -d 'Print the decisions a run would make; write nothing.'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -s h -l help -d 'Show this message and exit.'
+
+# memctl runs
+complete -c memctl -n '__fish_seen_subcommand_from runs' -s n -l limit -x -d 'How many runs.'
+complete -c memctl -n '__fish_seen_subcommand_from runs' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from runs' -s h -l help -d 'Show this message and exit.'
+
+# memctl undo
+complete -c memctl -n '__fish_seen_subcommand_from undo' -l force -d 'Revert memories changed since the run too.'
+complete -c memctl -n '__fish_seen_subcommand_from undo' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from undo' -s h -l help -d 'Show this message and exit.'
+
+# memctl maintain
+complete -c memctl -n '__fish_seen_subcommand_from maintain' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from maintain' -s h -l help -d 'Show this message and exit.'
 
 # memctl config
 complete -c memctl -n '__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from show path init set' -s h -l help -d 'Show this message and exit.'

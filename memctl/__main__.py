@@ -1,3 +1,3 @@
-from memctl.cli.main import main
+from memctl.cli.entry import main
 
 main()

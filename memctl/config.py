@@ -14,8 +14,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import yaml
-
 from memctl.errors import ConfigError
 from memctl.scope import project_root, project_scope
 
@@ -142,6 +140,128 @@ KEYS: tuple[Key, ...] = (
     Key("recall.weight_vector", 0.7, "Fusion weight of the vector leg.", minimum=0.0),
     Key("recall.weight_bm25", 0.3, "Fusion weight of the BM25 leg.", minimum=0.0),
     Key("list.limit", 50, "Rows shown by `memctl list` and `memctl events`.", minimum=1),
+    Key(
+        "llm",
+        "ollama",
+        "Language model for ingest: an Ollama chat model, or none (rule-based stages only).",
+        choices=("ollama", "none"),
+    ),
+    Key("ollama.chat_model", "llama3.2", "Ollama chat model used when llm is ollama."),
+    Key("llm.timeout", 120.0, "Seconds to wait for one LLM answer.", minimum=0.1),
+    Key(
+        "llm.retries", 2, "Retries after a failed LLM call before falling back to rules.", minimum=0
+    ),
+    Key(
+        "llm.backoff_seconds",
+        1.0,
+        "Wait before the first LLM retry; doubled for each further retry.",
+        minimum=0.0,
+    ),
+    Key("llm.temperature", 0.0, "Sampling temperature of LLM calls.", minimum=0.0, maximum=2.0),
+    Key("ingest.token_budget", 20000, "LLM tokens one ingest run may use.", minimum=0),
+    Key(
+        "ingest.spawn_worker",
+        True,
+        "Start a detached worker after `memctl ingest`; off leaves jobs to `memctl maintain`.",
+    ),
+    Key(
+        "ingest.job_stale_seconds",
+        900,
+        "A running job claimed longer ago than this is taken to be abandoned and retried.",
+        minimum=1,
+    ),
+    Key("ingest.job_max_attempts", 3, "Attempts at a job before it is marked failed.", minimum=1),
+    Key("select.messages", 20, "The slow path reads at most this many new messages.", minimum=1),
+    Key("select.max_bytes", 200_000, "... and at most this many bytes of them.", minimum=1000),
+    Key("extract.max_facts", 50, "Facts one extraction may return.", minimum=1),
+    Key("extract.chunk_chars", 8000, "Transcript characters sent per LLM call.", minimum=500),
+    Key(
+        "noise.similarity",
+        0.82,
+        "A fact this similar to a noise prototype or learned noise vector is dropped.",
+        minimum=0.0,
+        maximum=1.0,
+    ),
+    Key(
+        "noise.learned_max",
+        200,
+        "Learned noise vectors kept (from `memctl forget --noise`); the oldest go first.",
+        minimum=0,
+    ),
+    Key("admission.weight_utility", 0.1, "Admission weight of importance.", minimum=0.0),
+    Key("admission.weight_confidence", 0.1, "Admission weight of confidence.", minimum=0.0),
+    Key("admission.weight_novelty", 0.1, "Admission weight of novelty.", minimum=0.0),
+    Key("admission.weight_recency", 0.1, "Admission weight of recency.", minimum=0.0),
+    Key("admission.weight_prior", 0.6, "Admission weight of the category prior.", minimum=0.0),
+    *(
+        Key(
+            f"admission.prior_{name}",
+            prior,
+            f"Category prior of {name} facts.",
+            minimum=0.0,
+            maximum=1.0,
+        )
+        for name, prior in (
+            ("profile", 0.95),
+            ("preferences", 0.90),
+            ("patterns", 0.85),
+            ("cases", 0.80),
+            ("entities", 0.75),
+            ("events", 0.45),
+        )
+    ),
+    Key("admission.reject", 0.45, "Facts scoring below this are rejected.", minimum=0.0),
+    Key(
+        "admission.admit",
+        0.60,
+        "Facts scoring this or more are admitted; between reject and this, as peripheral.",
+        minimum=0.0,
+    ),
+    Key(
+        "admission.recency_half_life_days",
+        30.0,
+        "Age of a message at which its facts' recency score halves.",
+        minimum=0.01,
+    ),
+    Key("reconcile.vector_top", 5, "Existing memories gathered per fact by vector.", minimum=0),
+    Key("reconcile.fts_top", 5, "Existing memories gathered per fact by full text.", minimum=0),
+    Key(
+        "reconcile.min_similarity",
+        0.3,
+        "Vector neighbours less similar than this are not gathered.",
+        minimum=0.0,
+        maximum=1.0,
+    ),
+    Key("reconcile.max_candidates", 60, "Existing memories shown per batch, at most.", minimum=1),
+    Key(
+        "reconcile.duplicate_similarity",
+        0.95,
+        "Rules: a fact this similar to a memory says nothing new (SKIP).",
+        minimum=0.0,
+        maximum=1.0,
+    ),
+    Key(
+        "reconcile.support_similarity",
+        0.85,
+        "Rules: this similar, same subject and polarity, the fact supports the memory.",
+        minimum=0.0,
+        maximum=1.0,
+    ),
+    Key(
+        "reconcile.match_similarity",
+        0.7,
+        "Rules: this similar, the fact is about the same thing (merge, supersede, contradict).",
+        minimum=0.0,
+        maximum=1.0,
+    ),
+    Key(
+        "reconcile.related_similarity",
+        0.5,
+        "Rules: this similar and qualifying, the fact contextualizes the memory.",
+        minimum=0.0,
+        maximum=1.0,
+    ),
+    Key("reconcile.support_boost", 0.1, "Confidence a SUPPORT adds (up to 1).", minimum=0.0),
 )
 KEYS_BY_NAME = {key.name: key for key in KEYS}
 
@@ -215,6 +335,8 @@ def read_config_file(path: Path) -> dict[str, Any]:
     """The keys set in one YAML config file, validated; {} when the file does not exist."""
     if not path.is_file():
         return {}
+    import yaml  # only when there is a file: the hook's fast path usually has none
+
     try:
         tree = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
@@ -302,6 +424,8 @@ def write_config_value(path: Path, name: str, value: str) -> Any:
     nested (``recall: {limit: 5}``) is rewritten whole, without its comments,
     so that no old spelling can still win.
     """
+    import yaml
+
     parsed = key_named(name).parse(value)
     text = path.read_text(encoding="utf-8") if path.is_file() else ""
     tree = yaml.safe_load(text) or {} if text else {}
@@ -347,6 +471,8 @@ def _drop_key(tree: dict[str, Any], name: str) -> None:
 
 def template() -> str:
     """A commented config file listing every key at its default."""
+    import yaml
+
     lines = ["# memctl configuration. Every key is shown at its default; uncomment to change."]
     for key in KEYS:
         lines.append(f"# {key.doc} ({key.allowed()})")

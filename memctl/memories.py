@@ -26,8 +26,11 @@ from memctl.model import (
 from memctl.scope import GLOBAL_SCOPE
 from memctl.store import memories as store
 from memctl.store.events import count_events, list_events, log_event
+from memctl.store.jobs import job_counts
 from memctl.store.memories import MemoryFilter
+from memctl.store.noise import add_noise_vector
 from memctl.store.relations import relations_of
+from memctl.store.sessions import count_sessions
 from memctl.timeparse import parse_since
 
 MAX_CONTENT_CHARS = 100_000
@@ -182,10 +185,29 @@ def set_state(ctx: Context, memory: Memory, state: State, reason: str) -> Memory
     return get(ctx, memory.id)[0]
 
 
-def forget(ctx: Context, id_or_prefix: str) -> Memory:
-    """Archive a memory: recall stops returning it, nothing is deleted."""
+def forget(ctx: Context, id_or_prefix: str, noise: bool = False) -> Memory:
+    """Archive a memory: recall stops returning it, nothing is deleted.
+
+    With ``noise``, its vector also joins the learned noise vectors, so that
+    ingest drops facts like it from now on.
+    """
     memory, _ = get(ctx, id_or_prefix)
-    return set_state(ctx, memory, State.ARCHIVED, "forget")
+    if not noise:
+        return set_state(ctx, memory, State.ARCHIVED, "forget")
+    vector = store.vectors_for(ctx.db, [memory.id]).get(memory.id)
+    if vector is None:
+        (vector,) = ctx.vectors([memory.content])
+    model = ctx.db.vector_model()
+    with ctx.db.atomic():
+        add_noise_vector(
+            ctx.db,
+            memory.id,
+            memory.content,
+            model[0] if model else ctx.embedder.name,
+            vector,
+            ctx.settings.noise_learned_max,
+        )
+        return set_state(ctx, memory, State.ARCHIVED, "forget --noise")
 
 
 def delete(ctx: Context, id_or_prefix: str, permanent: bool = False) -> Memory:
@@ -250,11 +272,15 @@ class Status:
     embed_dim: int | None
     current_scope: str
     events: int
+    sessions: int
+    messages: int
+    jobs: dict[str, int]
 
 
 def status(ctx: Context) -> Status:
     db = ctx.db
     by_state = store.counts_by(db, "state")
+    sessions, messages = count_sessions(db)
     model = db.vector_model()
     size = sum(p.stat().st_size for p in db.path.parent.glob(db.path.name + "*") if p.is_file())
     return Status(
@@ -270,6 +296,9 @@ def status(ctx: Context) -> Status:
         embed_dim=model[1] if model else None,
         current_scope=ctx.settings.project_scope,
         events=count_events(db),
+        sessions=sessions,
+        messages=messages,
+        jobs=job_counts(db),
     )
 
 

@@ -1,4 +1,5 @@
-"""The records memctl keeps: memories, relations and events, with their vocabularies."""
+"""The records memctl keeps: memories, relations, events, sessions and their messages,
+with their vocabularies."""
 
 from __future__ import annotations
 
@@ -55,6 +56,15 @@ class RelationType(StrEnum):
     SUPERSEDES = "supersedes"
     DEPENDS_ON = "depends_on"
     RELATED = "related"
+
+
+class Role(StrEnum):
+    """Who said a message of a session."""
+
+    USER = "user"
+    ASSISTANT = "assistant"
+    SYSTEM = "system"
+    TOOL = "tool"
 
 
 class Action(StrEnum):
@@ -181,3 +191,45 @@ class Event:
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "action": str(self.action)}
+
+
+@dataclass
+class Message:
+    """One message of a session, stored verbatim (after redaction); ``seq`` counts from 1."""
+
+    role: Role
+    content: str
+    created_at: str = field(default_factory=now_iso)
+    session_id: str = ""
+    seq: int = 0
+    content_hash: str = ""
+
+    def __post_init__(self) -> None:
+        self.content_hash = self.content_hash or content_hash(f"{self.role}\n{self.content}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "role": str(self.role)}
+
+
+@dataclass
+class Session:
+    """A conversation with an assistant: where it came from and how far it was distilled."""
+
+    id: str
+    client: str
+    scope: str
+    agent_id: str | None = None
+    title: str = ""
+    source: str = ""
+    tags: list[str] = field(default_factory=list)
+    started_at: str | None = None
+    created_at: str = field(default_factory=now_iso)
+    updated_at: str = ""
+    message_count: int = 0
+    extracted_through: int = 0
+
+    def __post_init__(self) -> None:
+        self.updated_at = self.updated_at or self.created_at
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

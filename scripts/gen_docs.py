@@ -41,7 +41,7 @@ OTHER_ENV = {
     "OLLAMA_HOST": "The Ollama server (host:port or a URL), used when the ollama.host key "
     "is not set in a config file, MEMCTL_OLLAMA_HOST or --config.",
 }
-# Exit codes memctl.cli.main.main uses besides the MemctlError ones.
+# Exit codes memctl.cli.entry.main uses besides the MemctlError ones.
 OTHER_EXITS = {
     0: "Success.",
     70: "Internal error: a bug (set MEMCTL_DEBUG=1 for the traceback).",

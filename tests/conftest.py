@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -43,6 +43,27 @@ def ctx(home: Path) -> Iterator[Context]:
     context = Context(load_settings(), embedder=HashEmbedder())
     yield context
     context.close()
+
+
+@pytest.fixture
+def make_ctx(home: Path) -> Iterator[Callable[..., Context]]:
+    """Contexts with the fast embedder and config overrides; no LLM unless one is given.
+
+    ``make_ctx(llm_url=server.url)`` talks to a fake Ollama, with no waits between retries.
+    """
+    made: list[Context] = []
+
+    def make(llm_url: str | None = None, **overrides: object) -> Context:
+        values = {"llm": "none"} if llm_url is None else {"ollama.host": llm_url}
+        values["llm.backoff_seconds"] = 0
+        values.update({key.replace("__", "."): v for key, v in overrides.items()})
+        context = Context(load_settings(overrides=values), embedder=HashEmbedder())
+        made.append(context)
+        return context
+
+    yield make
+    for context in made:
+        context.close()
 
 
 @pytest.fixture(scope="session")

@@ -63,9 +63,11 @@ HEAVY = ("numpy", "sqlite_vec", "ollama", "tokenizers", "safetensors", "git", "h
 
 
 def loaded_after(code: str) -> set[str]:
-    probe = f"import sys\n{code}\nprint(' '.join(sorted(sys.modules)))"
+    """Heavy modules loaded by ``code``, read from a last line the commands' output cannot fake."""
+    probe = f"import sys\n{code}\nprint('\\nMODULES: ' + ' '.join(sorted(sys.modules)))"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    return set(done.stdout.split()) & set(HEAVY)
+    modules = done.stdout.rpartition("MODULES: ")[2]
+    return set(modules.split()) & set(HEAVY)
 
 
 def test_importing_the_cli_loads_no_heavy_module() -> None:
@@ -84,3 +86,16 @@ def test_commands_without_vectors_load_no_model_code(home: Path) -> None:
 def test_torch_and_sentence_transformers_are_not_installed() -> None:
     assert find_spec("torch") is None
     assert find_spec("sentence_transformers") is None
+
+
+def test_every_package_directory_has_an_init() -> None:
+    """A directory without __init__.py is left out of the wheel by find_packages."""
+    missing = [
+        d.relative_to(PACKAGE).as_posix()
+        for d in [PACKAGE, *PACKAGE.rglob("*")]
+        if d.is_dir()
+        and d.name != "__pycache__"
+        and any(d.glob("*.py"))
+        and not (d / "__init__.py").is_file()
+    ]
+    assert not missing

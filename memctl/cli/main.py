@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import os
-import sys
 from typing import Annotated
 
 import typer
 
 from memctl import __version__
-from memctl.cli import config_cmd, exchange, memory, model_cmd, recall, status
+from memctl.cli import config_cmd, exchange, ingest, memory, model_cmd, recall, status
 from memctl.cli.common import home_path, new_typer, split_assignments
-from memctl.cli.render import err_console
-from memctl.errors import MemctlError
+
+# The entry point (the error wrapper and the fast lane) is memctl.cli.entry.main; installs
+# made before it moved there still name it memctl.cli.main:main.
+from memctl.cli.entry import main  # noqa: F401
 
 app = new_typer(
     help="memctl: local long-term memory for AI assistants.",
@@ -58,37 +58,11 @@ def root(
     ctx.obj = {"home": home_path(home), "config": split_assignments(config or [])}
 
 
-for group in (memory, recall, status, exchange):
+for group in (memory, recall, status, exchange, ingest):
     app.add_typer(group.app)
 app.add_typer(config_cmd.app, name="config", help="Show and change configuration.")
 app.add_typer(model_cmd.app, name="model", help="Install and inspect the embedding model.")
 app.command("reembed")(model_cmd.reembed)
-
-
-def main() -> None:
-    """Entry point: a MemctlError is one line on stderr and its exit code, never a traceback."""
-    try:
-        app()
-    except MemctlError as exc:
-        if os.environ.get("MEMCTL_DEBUG"):
-            raise
-        err_console.print(f"memctl: error: {exc}", style="red", markup=False, soft_wrap=True)
-        sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
-        err_console.print("memctl: interrupted", markup=False)
-        sys.exit(130)
-    except Exception as exc:
-        if os.environ.get("MEMCTL_DEBUG"):
-            raise
-        err_console.print(
-            f"memctl: internal error: {type(exc).__name__}: {exc} "
-            "(set MEMCTL_DEBUG=1 for the traceback)",
-            style="red",
-            markup=False,
-            soft_wrap=True,
-        )
-        sys.exit(70)
-
 
 if __name__ == "__main__":
     main()

@@ -152,14 +152,20 @@ def update(
 def forget(
     ctx: typer.Context,
     memory_id: Annotated[str, typer.Argument(help="A full id or a unique prefix.")],
+    noise: Annotated[
+        bool,
+        typer.Option(
+            "--noise", help="It was noise: ingest drops facts like it from now on (learned)."
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Archive a memory: recall no longer returns it; nothing is deleted."""
-    memory = memories.forget(open_context(ctx), memory_id)
+    memory = memories.forget(open_context(ctx), memory_id, noise)
     if as_json:
         print_json(memory.to_dict())
     else:
-        console.print(f"archived {memory.id}")
+        console.print(f"archived {memory.id}" + (" and learned it as noise" if noise else ""))
 
 
 @app.command()

@@ -26,6 +26,9 @@ def status(ctx: typer.Context, as_json: JsonOption = False) -> None:
     console.print(f"database      {report.database} ({human_size(report.size_bytes)})")
     console.print(f"memories      {report.total}")
     console.print(f"events        {report.events}")
+    console.print(f"sessions      {report.sessions} ({report.messages} messages)")
+    jobs = ", ".join(f"{n} {state}" for state, n in sorted(report.jobs.items())) or "none"
+    console.print(f"ingest jobs   {jobs}")
     console.print(f"vectors       {model}")
     console.print(f"current scope {report.current_scope}")
     for title, counts in (

@@ -8,6 +8,7 @@ from memctl.context import Context
 from memctl.model import Action
 from memctl.store.events import log_event
 from memctl.store.memories import all_contents, put_vector
+from memctl.store.noise import noise_contents, set_noise_vector
 
 REEMBED_BATCH = 64
 
@@ -15,7 +16,8 @@ REEMBED_BATCH = 64
 def reembed(ctx: Context, progress: Callable[[int, int], None] | None = None) -> int:
     """Drop the vector table, re-create it for the configured model and fill it again.
 
-    Runs in one transaction: interrupted, the store keeps its old vectors.
+    Learned noise vectors are re-made too. Runs in one transaction:
+    interrupted, the store keeps its old vectors.
     Returns the number of memories embedded.
     """
     embedder = ctx.embedder
@@ -30,6 +32,11 @@ def reembed(ctx: Context, progress: Callable[[int, int], None] | None = None) ->
                 put_vector(ctx.db, memory_id, vector.tobytes())
             if progress:
                 progress(min(start + REEMBED_BATCH, len(rows)), len(rows))
+        noise = noise_contents(ctx.db)
+        if noise:
+            vectors = embedder.embed([content for _, content in noise])
+            for (noise_id, _), vector in zip(noise, vectors, strict=True):
+                set_noise_vector(ctx.db, noise_id, embedder.name, vector.tobytes())
         log_event(
             ctx.db,
             Action.REEMBED,

@@ -22,6 +22,35 @@ def log_event(
     )
 
 
+def _event(row: dict[str, Any]) -> Event:
+    return Event(
+        id=row["id"],
+        at=row["at"],
+        action=Action(row["action"]),
+        memory_id=row["memory_id"],
+        run_id=row["run_id"],
+        data=json.loads(row["data"]),
+    )
+
+
+def run_events(db: Database, run_id: str) -> list[Event]:
+    """Every event of one run, oldest first."""
+    return [
+        _event(r) for r in db.rows("SELECT * FROM events WHERE run_id = ? ORDER BY id", (run_id,))
+    ]
+
+
+def changed_since(db: Database, memory_id: str, after_event: int, run_id: str) -> bool:
+    """Whether anything but ``run_id`` (or a mere access) changed a memory after an event."""
+    return bool(
+        db.value(
+            "SELECT 1 FROM events WHERE memory_id = ? AND id > ? AND run_id IS NOT ? "
+            "AND action != 'access' LIMIT 1",
+            (memory_id, after_event, run_id),
+        )
+    )
+
+
 def list_events(db: Database, memory_id: str | None, limit: int, offset: int = 0) -> list[Event]:
     """Events, newest first, optionally of one memory."""
     condition, params = ("memory_id = ?", [memory_id]) if memory_id else ("1", [])
@@ -29,17 +58,7 @@ def list_events(db: Database, memory_id: str | None, limit: int, offset: int = 0
         f"SELECT * FROM events WHERE {condition} ORDER BY id DESC LIMIT ? OFFSET ?",
         [*params, limit, offset],
     )
-    return [
-        Event(
-            id=r["id"],
-            at=r["at"],
-            action=Action(r["action"]),
-            memory_id=r["memory_id"],
-            run_id=r["run_id"],
-            data=json.loads(r["data"]),
-        )
-        for r in rows
-    ]
+    return [_event(r) for r in rows]
 
 
 def count_events(db: Database, memory_id: str | None = None) -> int:

@@ -109,26 +109,31 @@ def get_memories(db: Database, ids: list[str]) -> dict[str, Memory]:
     return {row["id"]: memory_from_row(row) for row in rows}
 
 
-def resolve_id(db: Database, prefix: str) -> str:
-    """The full id a (unique) prefix names; never a guess between several."""
+def resolve_prefix(db: Database, table: str, prefix: str, noun: str) -> str:
+    """The full id of the ``table`` row a unique id prefix names; never a guess."""
     prefix = prefix.strip().lower()
     if not prefix or any(c not in "0123456789abcdef" for c in prefix):
-        raise UsageError(f"not a memory id: {prefix!r} (ids are hexadecimal)")
+        raise UsageError(f"not a {noun} id: {prefix!r} (ids are hexadecimal)")
     if len(prefix) < MIN_PREFIX:
         raise UsageError(f"id prefix {prefix!r} is too short: give at least {MIN_PREFIX} digits")
     matches = [
         r["id"]
         for r in db.rows(
-            "SELECT id FROM memories WHERE id >= ? AND id < ? ORDER BY id LIMIT 11",
+            f"SELECT id FROM {table} WHERE id >= ? AND id < ? ORDER BY id LIMIT 11",
             (prefix, prefix + "g"),
         )
     ]
     if not matches:
-        raise NotFoundError(f"no memory with id {prefix}")
+        raise NotFoundError(f"no {noun} with id {prefix}")
     if len(matches) > 1:
         shown = ", ".join(m[:12] for m in matches[:10]) + (", ..." if len(matches) > 10 else "")
-        raise AmbiguousIdError(f"id prefix {prefix} matches several memories: {shown}")
+        raise AmbiguousIdError(f"id prefix {prefix} matches several {noun}s: {shown}")
     return matches[0]
+
+
+def resolve_id(db: Database, prefix: str) -> str:
+    """The memory a (unique) id prefix names."""
+    return resolve_prefix(db, "memories", prefix, "memory")
 
 
 def list_memories(
@@ -225,6 +230,18 @@ def vector_for_hash(db: Database, digest: str) -> bytes | None:
         "WHERE m.content_hash = ? LIMIT 1",
         (digest,),
     )
+
+
+def vectors_for(db: Database, ids: list[str]) -> dict[str, bytes]:
+    """The stored vectors of these memories (those that have one)."""
+    if not ids or db.vector_model() is None:
+        return {}
+    rows = db.rows(
+        f"SELECT m.id AS id, v.embedding AS embedding FROM memories m "
+        f"JOIN memories_vec v ON v.rowid = m.rowid WHERE m.id IN ({', '.join('?' * len(ids))})",
+        ids,
+    )
+    return {r["id"]: r["embedding"] for r in rows}
 
 
 def all_contents(db: Database) -> list[tuple[str, str]]:

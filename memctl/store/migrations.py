@@ -107,4 +107,112 @@ def m001_initial(db: Database) -> None:
     db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
 
 
-MIGRATIONS: list[Callable[[Database], None]] = [m001_initial]
+def _fts_triggers(db: Database, table: str, columns: tuple[str, ...]) -> None:
+    """Keep the external-content FTS table ``<table>_fts`` in step with ``table``."""
+    cols = ", ".join(columns)
+    new = ", ".join(f"new.{c}" for c in columns)
+    old = ", ".join(f"old.{c}" for c in columns)
+    fts = f"{table}_fts"
+    db.execute(f"""
+        CREATE TRIGGER {fts}_insert AFTER INSERT ON {table} BEGIN
+            INSERT INTO {fts}(rowid, {cols}) VALUES (new.rowid, {new});
+        END""")
+    db.execute(f"""
+        CREATE TRIGGER {fts}_delete AFTER DELETE ON {table} BEGIN
+            INSERT INTO {fts}({fts}, rowid, {cols}) VALUES ('delete', old.rowid, {old});
+        END""")
+    db.execute(f"""
+        CREATE TRIGGER {fts}_update AFTER UPDATE OF {cols} ON {table} BEGIN
+            INSERT INTO {fts}({fts}, rowid, {cols}) VALUES ('delete', old.rowid, {old});
+            INSERT INTO {fts}(rowid, {cols}) VALUES (new.rowid, {new});
+        END""")
+
+
+def m002_ingest(db: Database) -> None:
+    """Sessions and their messages (full-text indexed), the job queue, ingest runs,
+    learned noise vectors, and an index of events by run (for undo)."""
+    db.execute("""
+        CREATE TABLE sessions (
+            id TEXT PRIMARY KEY,
+            client TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            agent_id TEXT,
+            title TEXT NOT NULL DEFAULT '',
+            source TEXT NOT NULL DEFAULT '',
+            tags TEXT NOT NULL DEFAULT '[]',
+            started_at TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            message_count INTEGER NOT NULL DEFAULT 0,
+            extracted_through INTEGER NOT NULL DEFAULT 0
+        )""")
+    db.execute("CREATE INDEX sessions_scope ON sessions(scope, updated_at)")
+    roles = ("user", "assistant", "system", "tool")
+    db.execute(f"""
+        CREATE TABLE messages (
+            rowid INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            role TEXT NOT NULL {_in("role", roles)},
+            content TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            UNIQUE (session_id, seq)
+        )""")
+    db.execute("""
+        CREATE VIRTUAL TABLE messages_fts USING fts5(
+            content, content='messages', content_rowid='rowid',
+            tokenize='unicode61 remove_diacritics 2'
+        )""")
+    _fts_triggers(db, "messages", ("content",))
+    states = ("queued", "running", "done", "failed")
+    db.execute(f"""
+        CREATE TABLE jobs (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind TEXT NOT NULL,
+            session_id TEXT,
+            payload TEXT NOT NULL DEFAULT '{{}}',
+            state TEXT NOT NULL {_in("state", states)},
+            attempts INTEGER NOT NULL DEFAULT 0,
+            claimed_by TEXT,
+            claimed_at TEXT,
+            created_at TEXT NOT NULL,
+            finished_at TEXT,
+            run_id TEXT,
+            error TEXT
+        )""")
+    db.execute("CREATE INDEX jobs_state ON jobs(state, id)")
+    db.execute("""
+        CREATE TABLE runs (
+            id TEXT PRIMARY KEY,
+            kind TEXT NOT NULL,
+            status TEXT NOT NULL,
+            session_id TEXT,
+            job_id INTEGER,
+            llm TEXT NOT NULL DEFAULT '',
+            started_at TEXT NOT NULL,
+            finished_at TEXT,
+            messages INTEGER NOT NULL DEFAULT 0,
+            facts INTEGER NOT NULL DEFAULT 0,
+            tokens INTEGER NOT NULL DEFAULT 0,
+            token_budget INTEGER NOT NULL DEFAULT 0,
+            counts TEXT NOT NULL DEFAULT '{}',
+            decisions TEXT NOT NULL DEFAULT '[]',
+            notes TEXT NOT NULL DEFAULT '[]',
+            undo_of TEXT,
+            undone_by TEXT
+        )""")
+    db.execute("CREATE INDEX runs_started ON runs(started_at)")
+    db.execute("CREATE INDEX events_run ON events(run_id)")
+    db.execute("""
+        CREATE TABLE noise_vectors (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            memory_id TEXT NOT NULL,
+            content TEXT NOT NULL,
+            model TEXT NOT NULL,
+            vector BLOB NOT NULL,
+            created_at TEXT NOT NULL
+        )""")
+
+
+MIGRATIONS: list[Callable[[Database], None]] = [m001_initial, m002_ingest]

@@ -37,3 +37,19 @@ def relations_of(db: Database, memory_id: str) -> list[Relation]:
         )
         for r in rows
     ]
+
+
+def has_relation(db: Database, src_id: str, dst_id: str, type: RelationType) -> bool:
+    return bool(
+        db.value(
+            "SELECT 1 FROM relations WHERE src_id = ? AND dst_id = ? AND type = ?",
+            (src_id, dst_id, str(type)),
+        )
+    )
+
+
+def remove_relation(db: Database, src_id: str, dst_id: str, type: RelationType) -> None:
+    db.execute(
+        "DELETE FROM relations WHERE src_id = ? AND dst_id = ? AND type = ?",
+        (src_id, dst_id, str(type)),
+    )

@@ -1,0 +1,229 @@
+"""ingest, runs, undo and maintain.
+
+``memctl ingest`` usually runs in the fast lane of ``memctl.cli.entry``
+without reaching this module; this is the same command for --help, --wait,
+--dry-run and the generated docs, with its options taken from the one list.
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from memctl.cli.common import JsonOption, new_typer, open_context
+from memctl.cli.entry import CLIENT_CHOICES, INGEST_OPTIONS, capture_lines, ingest_options
+from memctl.cli.render import age, console, print_json, warn
+from memctl.errors import NotFoundError
+from memctl.store.runs import RunRecord
+
+app = new_typer()
+
+Client = StrEnum("Client", [(c.replace("-", "_"), c) for c in CLIENT_CHOICES])  # type: ignore[misc]
+Mode = StrEnum("Mode", [("smart", "smart"), ("raw", "raw")])  # type: ignore[misc]
+
+
+def _option(dest: str, **kwargs: Any) -> Any:
+    opt = INGEST_OPTIONS[dest]
+    return typer.Option(*opt.flags, help=opt.help, metavar=opt.metavar, **kwargs)
+
+
+@app.command()
+def ingest(
+    ctx: typer.Context,
+    transcript: Annotated[Path | None, _option("transcript")] = None,
+    client: Annotated[Client | None, _option("client")] = None,
+    session_id: Annotated[str | None, _option("session_id")] = None,
+    agent_id: Annotated[str | None, _option("agent_id")] = None,
+    scope: Annotated[str | None, _option("scope")] = None,
+    tags: Annotated[list[str] | None, _option("tags")] = None,
+    mode: Annotated[Mode, _option("mode")] = Mode.smart,  # type: ignore[attr-defined]
+    wait: Annotated[bool, _option("wait")] = False,
+    dry_run: Annotated[bool, _option("dry_run")] = False,
+    as_json: Annotated[bool, _option("as_json")] = False,
+) -> None:
+    """Store a conversation verbatim at once; distil memories from it in the background."""
+    from memctl.ingest.capture import capture, open_input
+    from memctl.ingest.worker import log_path, spawn
+
+    context = open_context(ctx)
+    options = ingest_options(
+        SimpleNamespace(
+            client=str(client) if client else None,
+            session_id=session_id,
+            agent_id=agent_id,
+            scope=scope,
+            tags=tags,
+            mode=str(mode),
+        )
+    )
+    path = None if transcript is None or str(transcript) == "-" else str(transcript)
+    with open_input(path, sys.stdin) as source:
+        captured = capture(context, source, options, dry_run=dry_run)
+    report = captured.report
+    if dry_run:
+        _show_preview(context, captured, as_json)
+        return
+    drained = None
+    if report.job_id is not None and wait:
+        from memctl.maintain.queue import drain, worker_name
+
+        drained = drain(context, worker_name("ingest"), lambda line: None)
+    elif report.job_id is not None and context.settings.ingest_spawn_worker:
+        report.worker_pid = spawn(context.settings, ctx.find_root().obj.get("config") or {})
+    data = report.to_dict()
+    if as_json:
+        print_json({**data, "log": str(log_path(context.settings)), "runs": _runs_of(drained)})
+        return
+    ran = drained is not None and any(item["job"] == report.job_id for item in _runs_of(drained))
+    for line in capture_lines(data, str(log_path(context.settings)), waited=ran):
+        console.print(line)
+    for item in drained.done if drained else []:
+        console.print(f"run {item['run']}: {_counts(item['counts'])}")
+    for item in drained.failed if drained else []:
+        warn(f"job {item['job']} failed: {item['error']}")
+
+
+def _runs_of(drained: Any) -> list[dict[str, Any]]:
+    return [] if drained is None else [*drained.done, *drained.failed]
+
+
+def _counts(counts: Any) -> str:
+    return ", ".join(f"{n} {name}" for name, n in sorted(counts.items())) or "no changes"
+
+
+def _show_preview(context: Any, captured: Any, as_json: bool) -> None:
+    from memctl.ingest.pipeline import preview
+
+    run = preview(context, captured)
+    if as_json:
+        print_json({**captured.report.to_dict(), "dry_run": True, "run": run.record.to_dict()})
+        return
+    for line in capture_lines(captured.report.to_dict(), None)[:3]:
+        console.print(line)
+    console.print(
+        f"dry run: {run.record.messages} messages, {run.record.facts} facts, nothing written"
+    )
+    console.print(_decisions_table(run.record))
+    for note in run.record.notes:
+        warn(note)
+
+
+def _decisions_table(record: RunRecord) -> Table:
+    table = Table(header_style="bold")
+    for column in ("decision", "category", "target", "memory", "fact", "why"):
+        table.add_column(column, overflow="fold" if column in ("fact", "why") else "ellipsis")
+    for item in record.decisions:
+        table.add_row(
+            item["verdict"] + (f" ({item['stage']})" if "stage" in item else ""),
+            item.get("category", ""),
+            (item.get("target_id") or "-")[:8],
+            (item.get("memory_id") or "-")[:8],
+            item["fact"],
+            item["reason"],
+        )
+    return table
+
+
+@app.command()
+def runs(
+    ctx: typer.Context,
+    run_id: Annotated[str | None, typer.Argument(help="Show this run's decisions.")] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many runs.")] = 20,
+    as_json: JsonOption = False,
+) -> None:
+    """Ingest runs, newest first, with their decision counts and tokens (or one run in full)."""
+    from memctl.store.runs import get_run, list_runs, resolve_run_id
+
+    db = open_context(ctx).db
+    if run_id is not None:
+        record = get_run(db, resolve_run_id(db, run_id))
+        if record is None:
+            raise NotFoundError(f"no run with id {run_id}")
+        if as_json:
+            print_json(record.to_dict())
+            return
+        console.print(
+            f"run {record.id} ({record.kind}, {record.status}) session {record.session_id or '-'}"
+            f" llm {record.llm} tokens {record.tokens}/{record.token_budget}"
+        )
+        console.print(_counts(record.counts))
+        for note in record.notes:
+            console.print(f"note: {note}")
+        if record.decisions:
+            console.print(_decisions_table(record))
+        return
+    found = list_runs(db, limit)
+    if as_json:
+        print_json([r.to_dict() for r in found])
+        return
+    if not found:
+        console.print("no runs yet")
+        return
+    table = Table(header_style="bold")
+    for column in ("run", "age", "kind", "status", "llm", "msgs", "facts", "decisions", "tokens"):
+        wide = column == "decisions"
+        table.add_column(
+            column, overflow="fold" if wide else "ellipsis", min_width=12 if wide else None
+        )
+    for r in found:
+        table.add_row(
+            r.id[:12],
+            age(r.started_at),
+            r.kind,
+            r.status,
+            r.llm or "-",
+            str(r.messages),
+            str(r.facts),
+            _counts(r.counts),
+            str(r.tokens),
+        )
+    console.print(table)
+
+
+@app.command()
+def undo(
+    ctx: typer.Context,
+    run_id: Annotated[str, typer.Argument(help="The run to revert (a unique prefix will do).")],
+    force: Annotated[
+        bool, typer.Option("--force", help="Revert memories changed since the run too.")
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Revert every memory change of one run (created memories become deleted)."""
+    from dataclasses import asdict
+
+    from memctl.ingest.undo import undo as undo_run
+
+    report = undo_run(open_context(ctx), run_id, force)
+    if as_json:
+        print_json(asdict(report))
+        return
+    console.print(f"undid run {report.run_id}: {report.reverted} changes reverted")
+    if report.skipped:
+        warn(
+            f"left {len(report.skipped)} memories alone, changed since the run "
+            f"({', '.join(m[:8] for m in report.skipped)}); --force reverts them too"
+        )
+
+
+@app.command()
+def maintain(ctx: typer.Context, as_json: JsonOption = False) -> None:
+    """Run maintenance: for now, finish the queued ingest jobs (decay, consolidation and
+    archiving come later). Safe to run from cron, and twice at once."""
+    from memctl.maintain.queue import drain, worker_name
+
+    report = drain(open_context(ctx), worker_name("maintain"), lambda line: None)
+    if as_json:
+        print_json({"done": report.done, "failed": report.failed})
+        return
+    for item in report.done:
+        console.print(f"job {item['job']}: run {item['run']}: {_counts(item['counts'])}")
+    for item in report.failed:
+        warn(f"job {item['job']} failed: {item['error']}")
+    console.print(f"{len(report.done)} jobs done, {len(report.failed)} failed")

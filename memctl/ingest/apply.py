@@ -1,0 +1,195 @@
+"""Write reconcile's decisions: every change one event carrying the run id.
+
+CREATE inserts a memory. MERGE combines the fact into its target (the LLM's
+merged text, else the target's text plus the sentences of the fact it lacks)
+and re-embeds it. SKIP writes nothing. SUPERSEDE inserts the fact and marks
+the target superseded (invalidated_at, superseded_by; the row stays).
+SUPPORT inserts the fact, links it ``supports`` to the target and raises the
+target's confidence by ``reconcile.support_boost`` (at most 1).
+CONTEXTUALIZE inserts the fact and links it ``contextualizes`` to the target.
+CONTRADICT inserts the fact and links the two ``contradicts`` both ways.
+
+Events hold what ``memctl undo`` needs to revert them: an update its before
+and after values, a state change its old state and fields, a link whether the
+edge existed before.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from memctl.ingest.extract_rules import sentences
+from memctl.ingest.facts import Decision, Fact, Verdict, abstract
+from memctl.ingest.run import Run
+from memctl.memories import clean_tags
+from memctl.model import Action, Category, Kind, Memory, Relation, RelationType, State, content_hash
+from memctl.model import now_iso as _now
+from memctl.store import memories as store
+from memctl.store.events import log_event
+from memctl.store.relations import add_relation, has_relation
+
+EPISODIC = (Category.EVENTS, Category.CASES)
+
+
+def combine(old: str, new: str) -> str:
+    """``old`` plus the sentences of ``new`` it does not already hold (``new`` if it holds old)."""
+    if " ".join(old.lower().split()) in " ".join(new.lower().split()):
+        return new
+    known = {" ".join(s.lower().split()) for s in sentences(old)}
+    extra = [s for s in sentences(new) if " ".join(s.lower().split()) not in known]
+    return " ".join([old.rstrip(), *extra]) if extra else old
+
+
+def _create(run: Run, fact: Fact, decision: Decision) -> Memory:
+    memory = Memory(
+        content=fact.content,
+        l0_abstract=fact.l0_abstract,
+        l1_overview=fact.l1_overview,
+        l2_content=fact.l2_content,
+        kind=Kind.EPISODIC if fact.category in EPISODIC else Kind.SEMANTIC,
+        category=fact.category,
+        tier=fact.tier,
+        importance=fact.importance,
+        confidence=fact.confidence,
+        scope=run.scope,
+        tags=clean_tags([*fact.tags, *run.tags]),
+        source=fact.source or f"{run.record.kind}:{run.id}",
+        session_id=run.session_id,
+        agent_id=run.agent_id,
+    )
+    store.insert_memory(run.db, memory, fact.vector.astype(np.float32).tobytes())
+    log_event(
+        run.db,
+        Action.CREATE,
+        memory.id,
+        {"decision": str(decision.verdict), "by": decision.by, "source": memory.source},
+        run.id,
+    )
+    decision.memory_id = memory.id
+    return memory
+
+
+def _update(run: Run, memory: Memory, changes: dict[str, Any], decision: Decision) -> None:
+    before = {k: getattr(memory, k) for k in changes}
+    store.update_memory(run.db, memory.id, {**changes, "updated_at": _now()})
+    log_event(
+        run.db,
+        Action.UPDATE,
+        memory.id,
+        {"decision": str(decision.verdict), "by": decision.by, "before": before, "after": changes},
+        run.id,
+    )
+
+
+def _link(run: Run, src: str, dst: str, kind: RelationType) -> None:
+    existed = has_relation(run.db, src, dst, kind)
+    add_relation(run.db, Relation(src, dst, kind))
+    log_event(
+        run.db,
+        Action.LINK,
+        src,
+        {"src_id": src, "dst_id": dst, "type": str(kind), "existed": existed},
+        run.id,
+    )
+
+
+def _merge(run: Run, decision: Decision, target: Memory) -> None:
+    fact = decision.fact
+    content = decision.merged or combine(target.content, fact.content)
+    (vector,) = run.ctx.embedder.embed([content])
+    changes: dict[str, Any] = {
+        "content": content,
+        "content_hash": content_hash(content),
+        "l0_abstract": abstract(content),
+        "l1_overview": content,
+        "l2_content": content,
+        "tags": clean_tags([*target.tags, *fact.tags]),
+        "importance": max(target.importance, fact.importance),
+        "confidence": max(target.confidence, fact.confidence),
+    }
+    _update(run, target, changes, decision)
+    store.put_vector(run.db, target.id, vector.astype(np.float32).tobytes())
+    decision.memory_id = target.id
+
+
+def _supersede(run: Run, decision: Decision, target: Memory) -> None:
+    new = _create(run, decision.fact, decision)
+    now = _now()
+    store.update_memory(
+        run.db,
+        target.id,
+        {
+            "state": State.SUPERSEDED,
+            "invalidated_at": now,
+            "superseded_by": new.id,
+            "updated_at": now,
+        },
+    )
+    log_event(
+        run.db,
+        Action.STATE,
+        target.id,
+        {
+            "from": str(target.state),
+            "to": str(State.SUPERSEDED),
+            "reason": "supersede",
+            "before": {
+                "invalidated_at": target.invalidated_at,
+                "superseded_by": target.superseded_by,
+            },
+            "superseded_by": new.id,
+        },
+        run.id,
+    )
+    _link(run, new.id, target.id, RelationType.SUPERSEDES)
+
+
+def _support(run: Run, decision: Decision, target: Memory) -> None:
+    new = _create(run, decision.fact, decision)
+    boosted = min(1.0, target.confidence + run.settings.reconcile_support_boost)
+    _update(run, target, {"confidence": boosted}, decision)
+    _link(run, new.id, target.id, RelationType.SUPPORTS)
+
+
+def _contextualize(run: Run, decision: Decision, target: Memory) -> None:
+    new = _create(run, decision.fact, decision)
+    _link(run, new.id, target.id, RelationType.CONTEXTUALIZES)
+
+
+def _contradict(run: Run, decision: Decision, target: Memory) -> None:
+    new = _create(run, decision.fact, decision)
+    _link(run, new.id, target.id, RelationType.CONTRADICTS)
+    _link(run, target.id, new.id, RelationType.CONTRADICTS)
+
+
+HANDLERS = {
+    Verdict.MERGE: _merge,
+    Verdict.SUPERSEDE: _supersede,
+    Verdict.SUPPORT: _support,
+    Verdict.CONTEXTUALIZE: _contextualize,
+    Verdict.CONTRADICT: _contradict,
+}
+
+
+def apply(run: Run, decisions: list[Decision]) -> None:
+    """Write every decision, in order, inside the caller's transaction.
+
+    A target another decision of this batch already superseded (or that is
+    gone) is no longer there to act on: the fact is created instead.
+    """
+    embedder = run.ctx.embedder
+    run.db.ensure_vector_model(embedder.name, embedder.dim)
+    for decision in decisions:
+        target = store.get_memory(run.db, decision.target_id) if decision.target_id else None
+        if decision.verdict in HANDLERS and (target is None or target.state != State.ACTIVE):
+            decision.reason = f"target no longer active (was {decision.verdict})"
+            decision.verdict, decision.target_id = Verdict.CREATE, None
+        run.count(str(decision.verdict))
+        if decision.verdict == Verdict.SKIP:
+            decision.memory_id = decision.target_id
+        elif decision.verdict == Verdict.CREATE or target is None:
+            _create(run, decision.fact, decision)
+        else:
+            HANDLERS[decision.verdict](run, decision, target)

@@ -1,0 +1,228 @@
+"""The fast path: parse a transcript, scrub it, store its new messages verbatim, queue a job.
+
+This is all an assistant's session-end hook waits for, so it imports nothing
+heavy (no numpy, no model, no LLM client) and reads its input as a stream.
+One transaction stores every new message or none. The same transcript again
+adds nothing; a grown one adds only the messages after the part already
+stored (matched by content hash, in order).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import Counter, deque
+from collections.abc import Iterator
+from contextlib import nullcontext
+from dataclasses import asdict, dataclass, field
+from itertools import chain
+from pathlib import Path
+from typing import Any
+
+from memctl.context import Context
+from memctl.errors import InputError, UsageError
+from memctl.ingest.parse import Transcript, read_transcript
+from memctl.ingest.parse.common import Parsed
+from memctl.ingest.privacy import Redactions, nothing_left, safe_line, scrub
+from memctl.ingest.source import Input
+from memctl.memories import clean_tags, resolve_scope
+from memctl.model import Message, Session, now_iso
+from memctl.store import jobs
+from memctl.store.database import Database
+from memctl.store.sessions import get_session, insert_messages, message_hashes, save_session
+
+MODES = ("smart", "raw")
+INSERT_BATCH = 500
+JOB_KIND = "ingest"
+MAX_SESSION_ID = 200
+
+
+@dataclass(frozen=True)
+class IngestOptions:
+    """What `memctl ingest` was told about the transcript."""
+
+    client: str | None = None
+    session_id: str | None = None
+    agent_id: str | None = None
+    scope: str | None = None
+    tags: tuple[str, ...] = ()
+    mode: str = "smart"
+
+
+@dataclass
+class CaptureReport:
+    """What the fast path did with one transcript."""
+
+    session_id: str = ""
+    client: str = ""
+    scope: str = ""
+    source: str = ""
+    messages_read: int = 0
+    messages_new: int = 0
+    messages_total: int = 0
+    private_messages_dropped: int = 0
+    malformed: int = 0
+    passed_over: int = 0
+    problems: list[str] = field(default_factory=list)
+    redactions: Redactions = field(default_factory=Redactions)
+    job_id: int | None = None
+    worker_pid: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "redactions": self.redactions.to_dict()}
+
+
+@dataclass
+class Captured:
+    """The report, and the newest new messages (what a dry run goes on to distil)."""
+
+    report: CaptureReport
+    session: Session
+    recent: list[Message]
+
+
+def open_input(path: str | None, stdin: Any) -> Input:
+    """The transcript at ``path``, or standard input when ``path`` is None or '-'."""
+    if path in (None, "-"):
+        if stdin is None or stdin.isatty():
+            raise UsageError("give a transcript with --transcript PATH or on standard input")
+        return Input(stdin.buffer if hasattr(stdin, "buffer") else stdin, "standard input")
+    file = Path(path)
+    if not file.is_file():
+        raise InputError(f"no such transcript file: {path}")
+    try:
+        return Input(file.open("rb"), str(file))
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def _scrubbed(transcript: Transcript, report: CaptureReport) -> Iterator[Parsed]:
+    """The parsed messages with privacy applied; messages that were all private are dropped."""
+    for parsed in transcript.messages:
+        report.messages_read += 1
+        text, found = scrub(parsed.content)
+        report.redactions.add(found)
+        if nothing_left(text):
+            report.private_messages_dropped += 1
+            continue
+        yield Parsed(parsed.role, text.strip(), parsed.created_at)
+
+
+def _session_id(options: IngestOptions, transcript: Transcript, source: Input, first: str) -> str:
+    """--session-id, else the transcript's own, else one derived from the file or first message."""
+    given = options.session_id or transcript.tally.session_id
+    if given:
+        given = str(given).strip()
+        if not given or len(given) > MAX_SESSION_ID or not given.isprintable():
+            raise UsageError(f"unusable session id {safe_line(given, 60)!r}")
+        return given
+    origin = os.path.abspath(source.name) if source.name != "standard input" else first
+    return hashlib.sha256(f"{transcript.client}\0{origin}".encode()).hexdigest()[:32]
+
+
+class _Known:
+    """Which parsed messages a session already holds: its stored prefix, matched in order.
+
+    Past the first difference (a rewritten transcript), a message counts as
+    known while the rest of the stored messages still holds one like it.
+    """
+
+    def __init__(self, stored: list[str]) -> None:
+        self._stored = stored
+        self._index = 0
+        self._rest: Counter[str] | None = None
+
+    def seen(self, digest: str) -> bool:
+        if self._rest is None:
+            if self._index < len(self._stored) and self._stored[self._index] == digest:
+                self._index += 1
+                return True
+            if self._index >= len(self._stored):
+                return False
+            self._rest = Counter(self._stored[self._index :])
+        if self._rest[digest] > 0:
+            self._rest[digest] -= 1
+            return True
+        return False
+
+
+def capture(ctx: Context, source: Input, options: IngestOptions, dry_run: bool = False) -> Captured:
+    """Store the new messages of a transcript and queue their distillation."""
+    if options.mode not in MODES:
+        raise UsageError(f"unknown mode {options.mode!r}: expected smart or raw")
+    transcript = read_transcript(source, options.client)
+    report = CaptureReport(client=transcript.client, source=source.name)
+    messages = _scrubbed(transcript, report)
+    first = next(messages, None)
+    if first is None:
+        tally = transcript.tally
+        raise InputError(
+            f"found no messages in {source.name} ({tally.skipped} records passed over, "
+            f"{tally.malformed} malformed)"
+        )
+    session_id = _session_id(options, transcript, source, first.content)
+    db = ctx.db
+    recent: deque[Message] = deque(maxlen=ctx.settings.select_messages)
+    # a dry run reads the store but writes nothing, so it takes no write lock
+    with nullcontext() if dry_run else db.atomic():
+        session = get_session(db, session_id) or Session(
+            id=session_id, client=transcript.client, scope=resolve_scope(ctx, options.scope)
+        )
+        if options.scope:
+            session.scope = resolve_scope(ctx, options.scope)
+        if not dry_run:
+            save_session(db, session)  # before its messages, which refer to it
+        known = _Known(message_hashes(db, session_id))
+        new = _new_messages(db, chain([first], messages), known, session, write=not dry_run)
+        for message in new:
+            report.messages_new += 1
+            recent.append(message)
+        _update_session(session, options, transcript, source)
+        if not dry_run:
+            save_session(db, session)
+        if report.messages_new and options.mode == "smart" and not dry_run:
+            report.job_id = jobs.enqueue(db, JOB_KIND, session_id, {"mode": options.mode})
+    tally = transcript.tally
+    report.session_id, report.scope = session_id, session.scope
+    report.messages_total = session.message_count
+    report.malformed, report.passed_over, report.problems = (
+        tally.malformed,
+        tally.skipped,
+        tally.notes,
+    )
+    return Captured(report, session, list(recent))
+
+
+def _new_messages(
+    db: Database, parsed: Iterator[Parsed], known: _Known, session: Session, write: bool
+) -> Iterator[Message]:
+    """The messages the session does not hold yet, numbered on from its last; with
+    ``write``, inserted as they go by, a batch at a time."""
+    batch: list[Message] = []
+    for item in parsed:
+        message = Message(item.role, item.content, item.created_at or now_iso())
+        if known.seen(message.content_hash):
+            continue
+        session.message_count += 1
+        message.session_id, message.seq = session.id, session.message_count
+        if write:
+            batch.append(message)
+            if len(batch) >= INSERT_BATCH:
+                insert_messages(db, batch)
+                batch = []
+        yield message
+    if batch:
+        insert_messages(db, batch)
+
+
+def _update_session(
+    session: Session, options: IngestOptions, transcript: Transcript, source: Input
+) -> None:
+    tally = transcript.tally
+    if tally.title:
+        session.title = safe_line(tally.title, 200)
+    session.started_at = session.started_at or tally.started_at
+    session.agent_id = options.agent_id or session.agent_id
+    session.tags = clean_tags([*session.tags, *options.tags])
+    session.source = source.name
+    session.updated_at = now_iso()

@@ -1,0 +1,136 @@
+"""Stage: extract atomic facts from passages, with the LLM or, failing that, by rules.
+
+The LLM sees the passages numbered, at most ``extract.chunk_chars``
+characters a call, and answers JSON matching ``SCHEMA``. A fact the answer
+gets wrong (no content, an unknown category) is dropped and counted; an
+answer that is not ``{"facts": [...]}`` is invalid and retried by the LLM
+client. When the LLM is off, unreachable, failing or over budget, the whole
+stage runs ``extract_rules`` instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memctl.ingest.extract_rules import extract_rules
+from memctl.ingest.facts import Fact, Passage
+from memctl.ingest.run import Run
+from memctl.model import Category
+
+CATEGORIES = [c.value for c in Category]
+SYSTEM = """You extract durable facts for a long-term memory from a conversation between a \
+user and an AI assistant. Lines are numbered [n] and marked user or assistant.
+- Extract only what the user said or confirmed; assistant lines are context.
+- One atomic, self-contained fact per item: name its subject, no dangling pronouns.
+- Keep what will still matter in later conversations: who the user is, preferences, \
+habits, goals, decisions, project facts, problems and their solutions. Leave out \
+greetings, thanks, questions, requests for this conversation, and small talk.
+- Write each fact in the language the conversation uses.
+- Categories: profile (who the user is), preferences (likes, dislikes, choices), \
+entities (projects, tools, people, places and their attributes), events (what happened \
+or will happen, with its time), cases (a problem and its solution), patterns (habits, \
+workflows, rules to follow).
+- l0_abstract: one line. l1_overview: 2-5 lines. l2_content: every useful detail.
+- importance and confidence between 0 and 1; source_message: the [n] of the line.
+- At most {max_facts} facts; an empty list is a good answer when nothing is worth keeping."""
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "facts": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "content": {"type": "string"},
+                    "l0_abstract": {"type": "string"},
+                    "l1_overview": {"type": "string"},
+                    "l2_content": {"type": "string"},
+                    "category": {"type": "string", "enum": CATEGORIES},
+                    "tags": {"type": "array", "items": {"type": "string"}},
+                    "importance": {"type": "number"},
+                    "confidence": {"type": "number"},
+                    "source_message": {"type": "integer"},
+                },
+                "required": ["content", "l0_abstract", "category", "source_message"],
+            },
+        }
+    },
+    "required": ["facts"],
+}
+
+
+def numbered_chunks(passages: list[Passage], limit: int) -> list[str]:
+    """The passages as ``[n] role: text`` lines, packed into chunks of at most ``limit``
+    characters; a passage longer than that is cut into several lines with the same n."""
+    lines = []
+    for number, passage in enumerate(passages, start=1):
+        prefix = f"[{number}] {passage.role}: "
+        room = max(1, limit - len(prefix))
+        for start in range(0, len(passage.text), room):
+            lines.append(prefix + passage.text[start : start + room])
+    chunks, current = [], ""
+    for line in lines:
+        if current and len(current) + 1 + len(line) > limit:
+            chunks.append(current)
+            current = ""
+        current = f"{current}\n{line}" if current else line
+    return [*chunks, current] if current else chunks
+
+
+def parse_facts(value: Any, passages: list[Passage]) -> tuple[list[Fact], int]:
+    """(facts, how many items were unusable) from an answer; ValueError if it has no list."""
+    if not isinstance(value, dict) or not isinstance(value.get("facts"), list):
+        raise ValueError('expected {"facts": [...]}')
+    facts, bad = [], 0
+    for item in value["facts"]:
+        try:
+            facts.append(_fact(item, passages))
+        except (TypeError, ValueError, KeyError):
+            bad += 1
+    return facts, bad
+
+
+def _fact(item: dict[str, Any], passages: list[Passage]) -> Fact:
+    content = item["content"]
+    if not isinstance(content, str) or not content.strip():
+        raise ValueError("no content")
+    number = item.get("source_message")
+    passage = (
+        passages[number - 1] if isinstance(number, int) and 0 < number <= len(passages) else None
+    )
+    tags = [str(t).strip() for t in item.get("tags") or [] if str(t).strip()]
+    return Fact(
+        content=content,
+        category=Category(item["category"]),
+        l0_abstract=str(item.get("l0_abstract") or ""),
+        l1_overview=str(item.get("l1_overview") or ""),
+        l2_content=str(item.get("l2_content") or ""),
+        tags=tags[:10],
+        importance=float(item.get("importance", 0.5)),
+        confidence=float(item.get("confidence", 0.8)),
+        source=passage.source if passage else "",
+        created_at=passage.created_at if passage else None,
+    )
+
+
+def extract(run: Run, passages: list[Passage]) -> list[Fact]:
+    """At most ``extract.max_facts`` facts from the passages."""
+    trace = run.stage("extract")
+    limit = run.settings.extract_max_facts
+    facts: list[Fact] | None = [] if run.llm else None
+    system = SYSTEM.format(max_facts=limit)
+    for chunk in numbered_chunks(passages, run.settings.extract_chunk_chars) if run.llm else []:
+        answer = run.ask(system, chunk, SCHEMA, lambda value: parse_facts(value, passages))
+        if answer is None:
+            facts = None  # the LLM gave out: the rules redo the whole stage
+            break
+        found, bad = answer
+        facts = [*(facts or []), *found]
+        if bad:
+            trace.notes.append(f"{bad} unusable facts in the LLM's answer")
+    if facts is None:
+        facts = extract_rules(passages, limit)
+        trace.notes.append("rule-based extraction")
+    trace.kept = min(len(facts), limit)
+    return facts[:limit]

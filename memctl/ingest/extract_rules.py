@@ -1,0 +1,206 @@
+"""Rule-based extraction, for when no LLM answers: sentences of what the user said that
+match a pattern of a durable fact.
+
+User turns are cut into sentences (``.!?`` followed by a space, ``。！？；``
+and line breaks; a dot inside ``config.yaml`` or ``v1.2`` does not cut), and
+each sentence is kept verbatim, identifiers and paths included, when one of
+the patterns below matches it. The first matching pattern gives the fact's
+category, importance and a tag naming what it is (decision, preference,
+habit, goal, biography, project, rule, case, event). Decisions are tried
+first: "we decided to use X instead of Y" is a decision, not a taste.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memctl.ingest.facts import Fact, Passage
+from memctl.model import Category, Role
+
+MIN_CHARS = 4
+MAX_CHARS = 500
+RULE_CONFIDENCE = 0.6
+# A sentence ends at .!? before whitespace and a capital, quote or bracket (so "e.g. x" and
+# "config.yaml" stay whole), at CJK end punctuation, and at line breaks.
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(\[`])|(?<=[。！？；])|\n+")
+
+
+@dataclass(frozen=True)
+class Pattern:
+    kind: str
+    category: Category
+    importance: float
+    regex: re.Pattern[str]
+
+
+def _en(kind: str, category: Category, importance: float, regex: str) -> Pattern:
+    return Pattern(kind, category, importance, re.compile(regex, re.I))
+
+
+def _zh(kind: str, category: Category, importance: float, regex: str) -> Pattern:
+    return Pattern(kind, category, importance, re.compile(regex))
+
+
+P, PR, E, EV, C, PA = (
+    Category.PROFILE,
+    Category.PREFERENCES,
+    Category.ENTITIES,
+    Category.EVENTS,
+    Category.CASES,
+    Category.PATTERNS,
+)
+
+ENGLISH = (
+    # decisions
+    _en("decision", PA, 0.7, r"\b(?:I|we) (?:have )?(?:decided|chose|agreed|settled) (?:to|on)\b"),
+    _en("decision", PA, 0.7, r"\blet's (?:go with|use|stick with|switch to)\b"),
+    _en("decision", PA, 0.7, r"\bwe(?:'re| are) (?:switching|moving|migrating) (?:to|from)\b"),
+    _en("decision", PA, 0.7, r"\b(?:from now on|going forward|in the future),?"),
+    # preferences
+    _en("preference", PR, 0.7, r"\bI(?: really| much| strongly)? (?:prefer|like|love|enjoy)\b"),
+    _en("preference", PR, 0.7, r"\bI (?:don't|do not|never) (?:like|want|enjoy|use)\b"),
+    _en("preference", PR, 0.7, r"\bI (?:hate|dislike|can't stand|cannot stand)\b"),
+    _en("preference", PR, 0.7, r"\bmy (?:favou?rite|preferred)\b"),
+    _en("preference", PR, 0.7, r"\bI(?:'d| would) rather\b"),
+    _en("preference", PR, 0.7, r"\b(?:prefer|use) [\w.+#/-]+ (?:over|instead of|rather than)\b"),
+    # habits
+    _en("habit", PA, 0.6, r"\bI (?:usually|always|normally|typically|often|generally)\b"),
+    _en("habit", PA, 0.6, r"\bevery (?:day|morning|evening|night|week|month|time I)\b"),
+    _en("habit", PA, 0.6, r"\bI tend to\b"),
+    _en("habit", PA, 0.6, r"\bmy (?:workflow|routine|habit|setup)\b"),
+    # goals
+    _en("goal", P, 0.6, r"\bI (?:want|plan|hope|intend|aim) to (?!know\b|see\b|ask\b)"),
+    _en("goal", P, 0.6, r"\b(?:my|our) (?:goal|aim|plan|objective) (?:is|was)\b"),
+    _en("goal", P, 0.6, r"\bI'm (?:trying|planning|learning|working) (?:to|on)\b"),
+    # biography
+    _en("biography", P, 0.8, r"\b(?:my name is|call me|I'm called)\b"),
+    _en("biography", P, 0.8, r"\bI (?:work|worked) (?:as|at|for|in)\b"),
+    _en("biography", P, 0.8, r"\bI(?: currently)? (?:live|am based|'m based) in\b|\bI'm from\b"),
+    _en("biography", P, 0.8, r"\bmy (?:job|role|title|team|company|employer|manager)\b"),
+    _en(
+        "biography",
+        P,
+        0.8,
+        r"\bI(?:'m| am) an? (?:\w+ )?(?:developer|engineer|designer|"
+        r"student|manager|scientist|researcher|admin|architect|teacher|writer)\b",
+    ),
+    _en("biography", P, 0.8, r"\bI(?: have|'ve) (?:\d+|many|several) years of\b"),
+    _en("biography", P, 0.8, r"\bI speak\b|\bmy (?:native|first) language\b"),
+    # project facts
+    _en(
+        "project",
+        E,
+        0.7,
+        r"\b(?:our|the|this) (?:[\w-]+ )?(?:project|repo|repository|app|service|codebase|"
+        r"api|backend|frontend|site) (?:uses|is built (?:with|on)|runs on|depends on|"
+        r"is written in|lives in|is deployed)\b",
+    ),
+    _en(
+        "project",
+        E,
+        0.7,
+        r"\bwe (?:use|deploy|build|host|run|test|ship|release) "
+        r"(?:with |on |using |via |to )?[\w`./-]",
+    ),
+    _en(
+        "project",
+        E,
+        0.7,
+        r"\b(?:the )?(?:database|db|server|config|build|ci|tests?|logs?|cache|"
+        r"docs) (?:is|are|lives?|runs?|goes|go) (?:at|in|on|under)\b",
+    ),
+    _en(
+        "project",
+        E,
+        0.7,
+        r"\b(?:the|our) (?:[\w-]+ )?(?:port|url|endpoint|host|branch|bucket|ttl|timeout|"
+        r"limit|version|region) (?:is|are|for)\b",
+    ),
+    _en("project", E, 0.7, r"\b(?:has |was |were )?(?:moved|renamed|relocated) to\b"),
+    # rules to follow
+    _en("rule", PA, 0.8, r"\bremember (?:that|to)\b"),
+    _en(
+        "rule",
+        PA,
+        0.8,
+        r"\b(?:always|never|don't|do not) (?:commit|push|deploy|merge|delete|"
+        r"touch|edit|run|use|add|write)\b",
+    ),
+    _en("rule", PA, 0.7, r"\b(?:is|are) deprecated\b|\bno longer (?:use|used)\b"),
+    # cases and events
+    _en(
+        "case", C, 0.7, r"\b(?:the|that) (?:fix|solution|workaround|cause|root cause) (?:was|is)\b"
+    ),
+    _en(
+        "case",
+        C,
+        0.7,
+        r"\b(?:it|this|that) (?:broke|fails|failed|crashed|crashes) "
+        r"(?:because|when|if)\b",
+    ),
+    _en(
+        "event",
+        EV,
+        0.5,
+        r"\b(?:I|we) (?:just )?(?:released|shipped|launched|migrated|upgraded|"
+        r"started|finished|moved|joined|left)\b",
+    ),
+)
+
+CHINESE = (
+    _zh("preference", PR, 0.7, r"我(?:很|非常|更|比较|最)?(?:喜欢|爱|偏好|偏爱)"),
+    _zh("preference", PR, 0.7, r"我(?:不|不太|不怎么)喜欢|我讨厌|我受不了"),
+    _zh("preference", PR, 0.7, r"我(?:更)?倾向于|我宁愿"),
+    _zh("habit", PA, 0.6, r"我(?:通常|一般|总是|经常|习惯)"),
+    _zh("habit", PA, 0.6, r"每(?:天|周|个月|次|个早上)"),
+    _zh("goal", P, 0.6, r"我(?:想要|打算|计划|希望|准备)|我的目标"),
+    _zh("decision", PA, 0.7, r"(?:我|我们)(?:决定|选择了|定了)|以后(?:都|就)"),
+    _zh("biography", P, 0.8, r"我叫|我的名字(?:是|叫)"),
+    _zh("biography", P, 0.8, r"我(?:住在|来自)|我在\S{1,12}(?:工作|上班|上学)"),
+    _zh("biography", P, 0.8, r"我是(?:一名|一个)?\S{0,6}(?:工程师|开发者|程序员|设计师|学生|经理)"),
+    _zh("project", E, 0.7, r"(?:项目|仓库|代码库|服务|系统)(?:使用|用的是|基于|依赖|部署在)"),
+    _zh("project", E, 0.7, r"我们(?:用|使用|部署|构建)"),
+    _zh("rule", PA, 0.8, r"记住|(?:千万|永远)?不要|别(?:再)?(?:提交|推送|删除|修改)"),
+    _zh("case", C, 0.7, r"(?:问题|原因|解决(?:方法|办法|方案))(?:是|在于)"),
+)
+
+PATTERNS = ENGLISH + CHINESE
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a text, trimmed, in order."""
+    return [s.strip() for s in SENTENCE_END.split(text) if s and s.strip()]
+
+
+def match(sentence: str) -> Pattern | None:
+    """The first pattern the sentence matches."""
+    return next((p for p in PATTERNS if p.regex.search(sentence)), None)
+
+
+def extract_rules(passages: list[Passage], max_facts: int) -> list[Fact]:
+    """Facts from the user's sentences that match a pattern, at most ``max_facts``."""
+    facts: list[Fact] = []
+    for passage in passages:
+        if passage.role != Role.USER:
+            continue
+        for sentence in sentences(passage.text):
+            if not MIN_CHARS <= len(sentence) <= MAX_CHARS or sentence.startswith("[tool"):
+                continue
+            pattern = match(sentence)
+            if pattern is None:
+                continue
+            facts.append(
+                Fact(
+                    content=sentence,
+                    category=pattern.category,
+                    tags=[pattern.kind],
+                    importance=pattern.importance,
+                    confidence=RULE_CONFIDENCE,
+                    source=passage.source,
+                    created_at=passage.created_at,
+                )
+            )
+            if len(facts) >= max_facts:
+                return facts
+    return facts

@@ -1,0 +1,120 @@
+"""Transcript parsers, one module per client format, and the sniffing that picks one.
+
+``read_transcript`` returns the messages as a lazy iterator: a file is read
+as its messages are consumed, never whole. Malformed lines are counted in the
+transcript's ``tally`` and skipped; they are never fatal.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from memctl.errors import InputError, UsageError
+from memctl.ingest.parse import claude, codex, generic, opencode
+from memctl.ingest.parse.common import Parsed, Tally
+from memctl.ingest.source import SNIFF_BYTES, Input, json_members
+
+CLIENTS = ("claude-code", "opencode", "codex", "generic")
+SNIFF_LINES = 20
+
+RecordParser = Callable[[Any, Tally], list[Parsed]]
+MemberParser = Callable[[str | None, Any, Tally], list[Parsed]]
+
+
+@dataclass
+class Transcript:
+    client: str
+    shape: str  # jsonl, json or text
+    messages: Iterator[Parsed]
+    tally: Tally
+
+
+def shape_of(source: Input) -> str:
+    """``json`` (one document), ``jsonl`` (a record a line) or ``text``."""
+    text = source.head_text.lstrip()
+    if text[:1] == "[":
+        return "json"
+    if text[:1] != "{":
+        return "text"
+    first, newline, _ = text.partition("\n")
+    if not newline and len(source.head) >= SNIFF_BYTES:
+        return "jsonl"  # a first line longer than the sniffed head
+    try:
+        value = json.loads(first)
+    except ValueError:
+        return "json"  # a pretty-printed document: its first line is not JSON alone
+    return (
+        "json" if isinstance(value, dict) and isinstance(value.get("messages"), list) else "jsonl"
+    )
+
+
+def guess_client(source: Input, shape: str) -> str:
+    """The client whose format the sniffed head shows; generic when none is clear."""
+    if shape == "json":
+        head = source.head_text
+        return "opencode" if '"parts"' in head and '"info"' in head else "generic"
+    if shape == "jsonl":
+        for line in source.head_text.splitlines()[:SNIFF_LINES]:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict) and claude.looks_like(record):
+                return "claude-code"
+            if isinstance(record, dict) and codex.looks_like(record):
+                return "codex"
+    return "generic"
+
+
+def _jsonl(source: Input, tally: Tally, parse: RecordParser) -> Iterator[Parsed]:
+    for number, line in enumerate(source.lines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            tally.bad(f"line {number}: not JSON")
+            continue
+        if not isinstance(record, dict):
+            tally.bad(f"line {number}: not a JSON object")
+            continue
+        yield from parse(record, tally)
+
+
+def _document(source: Input, tally: Tally, parse: MemberParser) -> Iterator[Parsed]:
+    found = 0
+    try:
+        for key, value in json_members(source.chunks(), "messages"):
+            messages = parse(key, value, tally)
+            found += len(messages)
+            yield from messages
+    except ValueError as exc:
+        if not found:
+            raise InputError(f"{source.name} is not a valid JSON transcript: {exc}") from None
+        tally.bad(f"the JSON document breaks off after {found} messages: {exc}")
+
+
+def read_transcript(source: Input, client: str | None) -> Transcript:
+    """The messages of ``source`` in ``client``'s format (guessed when None)."""
+    if client is not None and client not in CLIENTS:
+        raise UsageError(f"unknown client {client!r}: expected one of {', '.join(CLIENTS)}")
+    shape = shape_of(source)
+    client = client or guess_client(source, shape)
+    tally = Tally()
+    messages: Iterator[Parsed]
+    if client == "claude-code":
+        messages = _jsonl(source, tally, claude.messages)
+    elif client == "codex":
+        messages = _jsonl(source, tally, codex.messages)
+    elif client == "opencode":
+        messages = _document(source, tally, opencode.member)
+    elif shape == "json":
+        messages = _document(source, tally, generic.member)
+    elif shape == "jsonl":
+        messages = _jsonl(source, tally, generic.jsonl_record)
+    else:
+        messages = generic.text_messages(source.lines(), tally)
+    return Transcript(client, shape, messages, tally)

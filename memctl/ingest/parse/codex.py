@@ -1,0 +1,117 @@
+"""Codex rollout files: JSONL, ``{"timestamp", "type", "payload"}`` a line.
+
+``session_meta`` gives the session id; ``response_item`` payloads are the
+conversation: ``message`` (role user or assistant; ``developer`` and
+``system`` instructions are passed over) with ``input_text`` /
+``output_text`` parts, ``function_call`` / ``local_shell_call`` /
+``custom_tool_call`` and their outputs as one-line notes, ``reasoning``
+dropped. ``event_msg`` repeats the messages and ``turn_context`` is
+configuration, so both are passed over. Older rollouts put the items at the
+top level (no envelope) after a first line of session metadata; both work.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from memctl.ingest.parse.common import (
+    Parsed,
+    Tally,
+    block_text,
+    timestamp,
+    tool_result_note,
+    tool_use_note,
+)
+from memctl.model import Role
+
+ENVELOPES = {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
+ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT}
+# Codex prepends these to the first user turn of every session: configuration, not speech.
+BOILERPLATE = re.compile(
+    r"<(environment_context|user_instructions|permissions instructions)>.*?</\1>", re.S
+)
+TOOL_CALLS = {"function_call", "local_shell_call", "custom_tool_call", "web_search_call"}
+TOOL_OUTPUTS = {"function_call_output", "custom_tool_call_output"}
+
+
+def looks_like(record: dict[str, Any]) -> bool:
+    return record.get("type") in ENVELOPES or "record_type" in record
+
+
+def _json_output(text: str) -> Any:
+    """Newer rollouts wrap a shell's output as JSON text: {"output": ..., "metadata": ...}."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    if isinstance(value, dict) and isinstance(value.get("output"), str):
+        return {
+            "content": value["output"],
+            "success": (value.get("metadata") or {}).get("exit_code", 0) == 0,
+        }
+    return text
+
+
+def _tool_call(item: dict[str, Any]) -> str:
+    kind = item.get("type")
+    if kind == "local_shell_call":
+        action = item.get("action") or {}
+        return tool_use_note("shell", {"command": action.get("command") or ""})
+    if kind == "web_search_call":
+        return tool_use_note("web_search", item.get("action") or {})
+    return tool_use_note(str(item.get("name") or ""), item.get("arguments") or item.get("input"))
+
+
+def _item(item: dict[str, Any], created: str | None, tally: Tally) -> list[Parsed]:
+    kind = item.get("type")
+    if kind == "message":
+        role = ROLES.get(str(item.get("role")))
+        if role is None:
+            tally.skipped += 1
+            return []
+        text = BOILERPLATE.sub("", block_text(item.get("content"))).strip()
+        return [Parsed(role, text, created)] if text else []
+    if kind in TOOL_CALLS:
+        return [Parsed(Role.ASSISTANT, _tool_call(item), created)]
+    if kind in TOOL_OUTPUTS:
+        output = item.get("output")
+        if isinstance(output, str) and output.startswith("{"):
+            output = _json_output(output)
+        if isinstance(output, dict):  # {"content": ..., "success": bool}
+            failed = output.get("success") is False
+            return [
+                Parsed(Role.TOOL, tool_result_note(output.get("content") or "", failed), created)
+            ]
+        return [Parsed(Role.TOOL, tool_result_note(output or ""), created)]
+    if kind is None:
+        tally.bad("response item without a type")
+    else:
+        tally.skipped += 1  # reasoning, and kinds yet unknown
+    return []
+
+
+def messages(record: dict[str, Any], tally: Tally) -> list[Parsed]:
+    """The messages one rollout line holds."""
+    kind = record.get("type")
+    created = timestamp(record.get("timestamp"))
+    if kind == "session_meta" or (kind is None and "id" in record and "timestamp" in record):
+        meta = record.get("payload") if kind else record
+        if isinstance(meta, dict):
+            tally.session_id = tally.session_id or meta.get("id")
+            tally.started_at = tally.started_at or timestamp(meta.get("timestamp")) or created
+        return []
+    if kind == "response_item":
+        payload = record.get("payload")
+        if not isinstance(payload, dict):
+            tally.bad("response_item without a payload object")
+            return []
+        return _item(payload, created, tally)
+    if kind in ENVELOPES or "record_type" in record:
+        tally.skipped += 1
+        return []
+    if kind is not None:  # an older rollout: the item itself, without an envelope
+        return _item(record, created, tally)
+    tally.bad("record without a type")
+    return []

@@ -1,0 +1,132 @@
+"""What every transcript parser shares: the parsed message, the tally, tool notes."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from memctl.ingest.privacy import scrub
+from memctl.model import Role, format_time, parse_time
+
+NOTE_WIDTH = 160
+# A note is scrubbed on its first 4 KiB, then cut to NOTE_WIDTH: a secret crossing the
+# 4 KiB mark lies past the width and is cut away whole (a PEM block is redacted to the end).
+NOTE_SCAN = 4096
+# Fields of a tool's input that say best what the call did, most telling first.
+TOOL_DETAIL_KEYS = (
+    "command",
+    "cmd",
+    "file_path",
+    "filePath",
+    "path",
+    "pattern",
+    "url",
+    "query",
+    "description",
+    "prompt",
+)
+
+
+@dataclass
+class Parsed:
+    """One message as a parser read it, before privacy and storage."""
+
+    role: Role
+    content: str
+    created_at: str | None = None
+
+
+@dataclass
+class Tally:
+    """What a parse met besides messages: its metadata and what it passed over."""
+
+    session_id: str | None = None
+    title: str = ""
+    started_at: str | None = None
+    malformed: int = 0
+    skipped: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def bad(self, where: str) -> None:
+        """Count a malformed record; the first few are named in the report."""
+        self.malformed += 1
+        if len(self.notes) < 5:
+            self.notes.append(where)
+
+
+def one_line(text: str, width: int = NOTE_WIDTH) -> str:
+    """``text`` as one line of at most ``width`` characters, secrets removed *before* cutting.
+
+    Cutting first could leave a secret too short for the scanner to recognise.
+    """
+    cleaned, _ = scrub(text[:NOTE_SCAN])
+    flat = " ".join(cleaned.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def tool_detail(arguments: Any) -> str:
+    """The most telling part of a tool call's input, as text."""
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            return arguments
+    if isinstance(arguments, dict):
+        for key in TOOL_DETAIL_KEYS:
+            value = arguments.get(key)
+            if isinstance(value, str | list) and value:
+                return " ".join(value) if isinstance(value, list) else value
+    return json.dumps(arguments, ensure_ascii=False) if arguments else ""
+
+
+def tool_use_note(name: str, arguments: Any) -> str:
+    """A tool call reduced to one line: ``[tool Bash: git status]``."""
+    detail = tool_detail(arguments)
+    return one_line(f"[tool {name or '?'}: {detail}]" if detail else f"[tool {name or '?'}]")
+
+
+def tool_result_note(output: Any, is_error: bool = False) -> str:
+    """A tool's output reduced to its first line: ``[tool result: 3 files changed]``."""
+    text = block_text(output) if not isinstance(output, str) else output
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    label = "tool error" if is_error else "tool result"
+    return one_line(f"[{label}: {first.strip()}]" if first else f"[{label}]")
+
+
+def block_text(content: Any) -> str:
+    """Text of a content value: a string, or a list of blocks with ``text``."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            block["text"]
+            for block in content
+            if isinstance(block, dict) and isinstance(block.get("text"), str)
+        )
+    if isinstance(content, dict):
+        return block_text(content.get("content") or content.get("text") or "")
+    return ""
+
+
+def timestamp(value: Any) -> str | None:
+    """An ISO string or epoch (s or ms) as memctl's timestamp format; None if unreadable."""
+    try:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            seconds = value / 1000 if value > 1e11 else value
+            return format_time(datetime.fromtimestamp(seconds, UTC))
+        if isinstance(value, str) and value:
+            return format_time(parse_time(value))
+    except (ValueError, OverflowError, OSError):
+        pass
+    return None
+
+
+SYSTEM_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
+
+
+def without_reminders(text: str) -> str:
+    """Claude Code and others inject ``<system-reminder>`` blocks: not what anyone said."""
+    return SYSTEM_REMINDER.sub("", text)

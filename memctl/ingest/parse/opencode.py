@@ -1,0 +1,78 @@
+"""OpenCode session exports (`opencode export <id>`): one JSON document.
+
+``{"info": {id, title, time: {created, ...}}, "messages": [{"info": {role,
+time}, "parts": [...]}], "todos": [...]}``. Of the parts, ``text`` is kept
+(``synthetic`` text, which OpenCode itself inserts, is not), ``tool`` becomes a
+one-line note, ``file`` a mention of the file, and ``reasoning``,
+``step-start``, ``step-finish``, ``snapshot``, ``patch`` are dropped.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memctl.ingest.parse.common import (
+    Parsed,
+    Tally,
+    one_line,
+    timestamp,
+    tool_result_note,
+    tool_use_note,
+)
+from memctl.model import Role
+
+ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT}
+
+
+def _object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _tool(part: dict[str, Any]) -> str:
+    state = _object(part.get("state"))
+    call = tool_use_note(str(part.get("tool") or ""), state.get("input"))
+    if state.get("status") == "error":
+        return call + " " + tool_result_note(state.get("error") or "", is_error=True)
+    if state.get("output"):
+        return call + " " + tool_result_note(state["output"])
+    return call
+
+
+def _part(part: Any) -> str:
+    if not isinstance(part, dict):
+        return ""
+    kind = part.get("type")
+    if kind == "text" and not part.get("synthetic") and not part.get("ignored"):
+        return str(part.get("text") or "")
+    if kind == "tool":
+        return _tool(part)
+    if kind == "file":
+        return one_line(f"[file: {part.get('filename') or part.get('url') or '?'}]")
+    return ""
+
+
+def member(key: str | None, value: Any, tally: Tally) -> list[Parsed]:
+    """The messages one top-level member of the export holds."""
+    if key == "info" and isinstance(value, dict):
+        tally.session_id = tally.session_id or value.get("id")
+        tally.title = str(value.get("title") or tally.title)
+        times = _object(value.get("time"))
+        tally.started_at = tally.started_at or timestamp(times.get("created"))
+        return []
+    if key != "messages":
+        return []
+    if not isinstance(value, dict):
+        tally.bad("message that is not an object")
+        return []
+    info = _object(value.get("info")) or value
+    role = ROLES.get(str(info.get("role")))
+    parts = value.get("parts")
+    if role is None or not isinstance(parts, list):
+        tally.bad("message without a user/assistant role or a parts list")
+        return []
+    text = "\n".join(t for t in map(_part, parts) if t.strip()).strip()
+    if not text:
+        tally.skipped += 1
+        return []
+    times = _object(info.get("time"))
+    return [Parsed(role, text, timestamp(times.get("created")))]

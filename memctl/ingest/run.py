@@ -1,0 +1,110 @@
+"""A run: one pass of the distillation stages, with its LLM, token budget, trace and record.
+
+Stages ask the LLM through ``Run.ask``: it keeps to the token budget, counts
+the tokens, and on a failure notes why and switches the rest of the run to
+the rule-based stages (a None answer means: use the rules).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from memctl.config import Settings
+from memctl.context import Context
+from memctl.ingest.facts import StageTrace
+from memctl.ingest.privacy import safe_line
+from memctl.llm import LLM, LLMError, estimate_tokens
+from memctl.model import new_id
+from memctl.store.database import Database
+from memctl.store.runs import RunRecord
+
+RULES = "rules"
+# Answers are rarely longer than this; counted before a call so the budget holds.
+EXPECTED_ANSWER_TOKENS = 1000
+
+
+@dataclass
+class Run:
+    ctx: Context
+    record: RunRecord
+    llm: LLM | None
+    scope: str
+    session_id: str | None = None
+    agent_id: str | None = None
+    tags: list[str] = field(default_factory=list)
+    dry_run: bool = False
+    trace: list[StageTrace] = field(default_factory=list)
+
+    @property
+    def settings(self) -> Settings:
+        return self.ctx.settings
+
+    @property
+    def db(self) -> Database:
+        return self.ctx.db
+
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+    def stage(self, name: str) -> StageTrace:
+        """A new trace entry for a stage, kept in order."""
+        entry = StageTrace(name)
+        self.trace.append(entry)
+        return entry
+
+    def note(self, text: str) -> None:
+        self.record.notes.append(safe_line(text))
+
+    def count(self, key: str, amount: int = 1) -> None:
+        self.record.counts[key] = self.record.counts.get(key, 0) + amount
+
+    def ask(
+        self, system: str, prompt: str, schema: dict[str, Any], validate: Callable[[Any], Any]
+    ) -> Any | None:
+        """The LLM's validated answer, or None when the rules must do instead."""
+        if self.llm is None:
+            return None
+        needed = estimate_tokens(system, prompt) + EXPECTED_ANSWER_TOKENS
+        if self.record.tokens + needed > self.record.token_budget:
+            self._fall_back(
+                f"token budget of {self.record.token_budget} would be exceeded "
+                f"({self.record.tokens} used, about {needed} more needed)"
+            )
+            return None
+        try:
+            answer = self.llm.complete_json(system, prompt, schema, validate)
+        except LLMError as error:
+            self.record.tokens += error.tokens
+            self._fall_back(f"LLM failed ({error.reason}): {error}")
+            return None
+        self.record.tokens += answer.tokens
+        self.count("llm_calls")
+        return answer.value
+
+    def _fall_back(self, why: str) -> None:
+        self.note(f"{why}; rule-based stages for the rest of this run")
+        self.record.llm = f"{self.record.llm} -> {RULES}"
+        self.llm = None
+
+
+def start_run(
+    ctx: Context,
+    kind: str,
+    llm: LLM | None,
+    scope: str,
+    session_id: str | None = None,
+    job_id: int | None = None,
+    dry_run: bool = False,
+) -> Run:
+    record = RunRecord(
+        id=new_id(),
+        kind=kind,
+        session_id=session_id,
+        job_id=job_id,
+        llm=llm.name if llm else RULES,
+        token_budget=ctx.settings.ingest_token_budget,
+    )
+    return Run(ctx, record, llm, scope, session_id=session_id, dry_run=dry_run)

@@ -1,0 +1,189 @@
+"""Reading a transcript: a byte stream (file or stdin) read a line or a chunk at a time.
+
+Nothing here holds a whole input in memory: the first 64 KiB are kept for
+sniffing the format, and the rest is read as it is consumed. JSON documents
+(an OpenCode export, ``{"messages": [...]}``) are decoded one array element at
+a time by :func:`json_members`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import IO, Any
+
+from memctl.errors import InputError
+
+SNIFF_BYTES = 1 << 16
+CHUNK_CHARS = 1 << 20
+# One JSON value (a message) may be at most this big; beyond it the input is refused
+# rather than read into memory whole.
+MAX_VALUE_CHARS = 64 << 20
+_DECODER = json.JSONDecoder()
+
+
+class Input:
+    """A transcript's bytes: the sniffed head, then the rest of the stream."""
+
+    def __init__(self, stream: IO[bytes], name: str) -> None:
+        self.name = name
+        self._stream = stream
+        self.head = stream.read(SNIFF_BYTES)
+        if self.head.startswith(b"\xef\xbb\xbf"):
+            self.head = self.head[3:]
+        if b"\x00" in self.head:
+            raise InputError(f"{name} holds binary data, not a transcript")
+        if not self.head.strip():
+            raise InputError(f"{name} is empty")
+
+    def close(self) -> None:
+        self._stream.close()
+
+    def __enter__(self) -> Input:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def head_text(self) -> str:
+        return self.head.decode("utf-8", errors="replace")
+
+    def lines(self) -> Iterator[str]:
+        """Decoded lines, the head's first; a line longer than the head is still whole."""
+        pending = b""
+        for line in self.head.splitlines(keepends=True):
+            pending = line
+            if line.endswith(b"\n"):
+                yield _decode(line)
+                pending = b""
+        if pending:
+            yield _decode(pending + self._stream.readline())
+        for line in self._stream:
+            yield _decode(line)
+
+    def chunks(self) -> Iterator[str]:
+        """Decoded text in pieces of about a MiB (split only between UTF-8 characters)."""
+        data = self.head
+        while True:
+            more = self._stream.read(CHUNK_CHARS)
+            data += more
+            if not more:
+                if data:
+                    yield _decode(data)
+                return
+            cut = _char_boundary(data)
+            yield _decode(data[:cut])
+            data = data[cut:]
+
+
+def _decode(raw: bytes) -> str:
+    return raw.decode("utf-8", errors="replace")
+
+
+def _char_boundary(data: bytes) -> int:
+    """The largest index <= len(data) that does not split a UTF-8 sequence."""
+    end = len(data)
+    for back in range(1, min(4, end) + 1):
+        byte = data[end - back]
+        if byte < 0x80:
+            return end
+        if byte >= 0xC0:  # a lead byte: is its sequence complete?
+            size = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return end if back >= size else end - back
+    return end
+
+
+class _Reader:
+    """A growing window over chunked JSON text, decoding one value at a time."""
+
+    def __init__(self, chunks: Iterator[str]) -> None:
+        self._chunks = chunks
+        self.buf = ""
+        self.pos = 0
+        self.eof = False
+
+    def more(self) -> bool:
+        chunk = next(self._chunks, None)
+        if chunk is None:
+            self.eof = True
+            return False
+        self.buf = self.buf[self.pos :] + chunk
+        self.pos = 0
+        return True
+
+    def peek(self) -> str:
+        """The next non-blank character ('' at the end), not consumed."""
+        while True:
+            while self.pos < len(self.buf) and self.buf[self.pos] in " \t\r\n":
+                self.pos += 1
+            if self.pos < len(self.buf):
+                return self.buf[self.pos]
+            if not self.more():
+                return ""
+
+    def expect(self, char: str) -> None:
+        if self.peek() != char:
+            raise ValueError(f"expected {char!r} at character {self.pos}")
+        self.pos += 1
+
+    def value(self) -> Any:
+        self.peek()
+        while True:
+            try:
+                value, end = _DECODER.raw_decode(self.buf, self.pos)
+            except json.JSONDecodeError:
+                if len(self.buf) - self.pos > MAX_VALUE_CHARS:
+                    raise ValueError("a JSON value is larger than 64 MiB") from None
+                if self.more():
+                    continue
+                raise
+            # a number at the window's edge may go on in the next chunk
+            if end == len(self.buf) and not self.eof and self.more():
+                continue
+            self.pos = end
+            return value
+
+    def items(self, close: str) -> Iterator[None]:
+        """Step through the comma-separated members of an array or object."""
+        first = True
+        while True:
+            if self.peek() == close:
+                self.pos += 1
+                return
+            if not first:
+                self.expect(",")
+            first = False
+            yield None
+
+
+def json_members(chunks: Iterator[str], streamed: str) -> Iterator[tuple[str | None, Any]]:
+    """(key, value) of each member of a top-level JSON object, in order.
+
+    The member named ``streamed``, if it is an array, is yielded element by
+    element as (``streamed``, element). A top-level array yields (None,
+    element) for each element. Raises ValueError (json.JSONDecodeError is one)
+    at the first malformed place.
+    """
+    reader = _Reader(chunks)
+    opening = reader.peek()
+    if opening not in ("{", "["):
+        raise ValueError("not a JSON object or array")
+    reader.pos += 1
+    if opening == "[":
+        for _ in reader.items("]"):
+            yield None, reader.value()
+    else:
+        for _ in reader.items("}"):
+            key = reader.value()
+            if not isinstance(key, str):
+                raise ValueError("object key is not a string")
+            reader.expect(":")
+            if key == streamed and reader.peek() == "[":
+                reader.pos += 1
+                for _ in reader.items("]"):
+                    yield key, reader.value()
+            else:
+                yield key, reader.value()
+    if reader.peek():
+        raise ValueError(f"extra data after the JSON document at character {reader.pos}")

@@ -1,0 +1,77 @@
+"""The detached worker: ``python -m memctl.ingest.worker`` drains the job queue and exits.
+
+``memctl ingest`` starts it with ``spawn`` in its own process session (so a
+hook's end, or a closed terminal, does not stop it), with standard input
+from /dev/null and its output appended to ``$MEMCTL_HOME/logs/worker.log``.
+The log holds ids, counts and scrubbed errors, never message text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from memctl.config import Settings, load_settings
+from memctl.context import Context
+from memctl.ingest.privacy import safe_line
+from memctl.maintain.queue import drain, worker_name
+from memctl.model import now_iso
+
+LOG_DIR = "logs"
+LOG_FILE = "worker.log"
+
+
+def log_path(settings: Settings) -> Path:
+    return settings.home / LOG_DIR / LOG_FILE
+
+
+def spawn(settings: Settings, overrides: dict[str, str]) -> int:
+    """Start a detached worker for this home and config overrides; its process id."""
+    path = log_path(settings)
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    output = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    args = [sys.executable, "-m", "memctl.ingest.worker", "--home", str(settings.home)]
+    for name, value in overrides.items():
+        args += ["--config", f"{name}={value}"]
+    try:
+        process = subprocess.Popen(
+            args,
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            cwd=settings.cwd,
+            start_new_session=True,
+            close_fds=True,
+        )
+    finally:
+        os.close(output)
+    return process.pid
+
+
+def _log(line: str) -> None:
+    print(f"{now_iso()} {line}", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m memctl.ingest.worker")
+    parser.add_argument("--home", help="the data directory")
+    parser.add_argument("--config", "-c", action="append", default=[], metavar="KEY=VALUE")
+    args = parser.parse_args(argv)
+    name = worker_name("worker")
+    try:
+        overrides = dict(pair.split("=", 1) for pair in args.config)
+        settings = load_settings(home=Path(args.home) if args.home else None, overrides=overrides)
+        with Context(settings) as ctx:
+            report = drain(ctx, name, _log)
+    except Exception as error:
+        _log(f"worker {name} stopped: {safe_line(f'{type(error).__name__}: {error}')}")
+        return 1
+    _log(f"worker {name}: {len(report.done)} jobs done, {len(report.failed)} failed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

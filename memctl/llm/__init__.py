@@ -1,0 +1,82 @@
+"""Language models: only this package talks to them.
+
+A stage asks for JSON matching a schema and gets it parsed and validated, with
+the tokens it cost, or an ``LLMError`` after the retries: then the stage uses
+its rule-based fallback. The ``ollama`` client is imported only when a call
+is made, so nothing on the fast path pays for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from memctl.errors import ModelError
+
+if TYPE_CHECKING:
+    from memctl.config import Settings
+
+T = TypeVar("T")
+
+
+class LLMError(ModelError):
+    """An LLM call failed for good: unreachable, too slow, or no valid JSON after retries.
+
+    ``tokens`` is what the failed attempts cost, so the run can still count them.
+    """
+
+    def __init__(self, message: str, reason: str, tokens: int = 0) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.tokens = tokens
+
+
+@dataclass(frozen=True)
+class Completion:
+    """A validated answer and what it cost (every attempt's tokens, failed ones too)."""
+
+    value: Any
+    prompt_tokens: int
+    output_tokens: int
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.output_tokens
+
+
+class LLM(Protocol):
+    """What the ingest stages need from a language model."""
+
+    @property
+    def name(self) -> str:
+        """e.g. ``ollama:llama3.2``: recorded on each run."""
+        ...
+
+    def complete_json(
+        self, system: str, prompt: str, schema: dict[str, Any], validate: Callable[[Any], T]
+    ) -> Completion:
+        """Ask for JSON matching ``schema``; ``validate`` turns it into the value or raises
+        ValueError, which counts as an invalid answer (and is retried)."""
+        ...
+
+
+def estimate_tokens(*texts: str) -> int:
+    """A rough token count (4 characters a token) for checking a budget before a call."""
+    return sum(len(text) for text in texts) // 4 + 1
+
+
+def get_llm(settings: Settings) -> LLM | None:
+    """The configured LLM, or None when ``llm`` is none."""
+    if settings.llm == "none":
+        return None
+    from memctl.llm.ollama import OllamaLLM
+
+    return OllamaLLM(
+        host=settings.ollama_host,
+        model=settings.ollama_chat_model,
+        timeout=settings.llm_timeout,
+        retries=settings.llm_retries,
+        backoff=settings.llm_backoff_seconds,
+        temperature=settings.llm_temperature,
+    )

@@ -1,0 +1,127 @@
+"""An LLM served by Ollama: ``/api/chat`` with a JSON schema as ``format``.
+
+Each call is tried once plus ``retries`` more times, waiting ``backoff``
+seconds before the first retry and twice as long before each next one (1 s,
+2 s by default), when the server cannot be reached, does not answer within
+the timeout, fails with a server error, or answers with JSON that is invalid
+or does not validate. A missing model is not retried: pulling it takes a
+person.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from memctl.llm import Completion, LLMError
+
+if TYPE_CHECKING:
+    import ollama
+
+T = TypeVar("T")
+
+
+class _Retryable(Exception):
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(detail)
+        self.reason = reason
+
+
+class OllamaLLM:
+    """The LLM protocol over an Ollama server."""
+
+    def __init__(
+        self,
+        host: str,
+        model: str,
+        timeout: float,
+        retries: int = 2,
+        backoff: float = 1.0,
+        temperature: float = 0.0,
+    ) -> None:
+        self._host = host
+        self._model = model
+        self._timeout = timeout
+        self._retries = retries
+        self._backoff = backoff
+        self._temperature = temperature
+        self._client: ollama.Client | None = None
+
+    @property
+    def name(self) -> str:
+        return f"ollama:{self._model}"
+
+    def complete_json(
+        self, system: str, prompt: str, schema: dict[str, Any], validate: Callable[[Any], T]
+    ) -> Completion:
+        prompt_tokens = output_tokens = 0
+        failure = _Retryable("unknown", "no attempt made")
+        for attempt in range(self._retries + 1):
+            if attempt:
+                time.sleep(self._backoff * 2 ** (attempt - 1))
+            try:
+                answer = self._chat(system, prompt, schema)
+            except _Retryable as error:
+                failure = error
+                continue
+            prompt_tokens += answer.prompt_eval_count or 0
+            output_tokens += answer.eval_count or 0
+            try:
+                value = validate(json.loads(answer.message.content or ""))
+            except ValueError as error:
+                failure = _Retryable("invalid", f"invalid JSON from {self.name}: {error}")
+                continue
+            return Completion(value, prompt_tokens, output_tokens)
+        raise LLMError(
+            f"{failure} (after {self._retries + 1} attempts)",
+            failure.reason,
+            prompt_tokens + output_tokens,
+        )
+
+    def _chat(self, system: str, prompt: str, schema: dict[str, Any]) -> ollama.ChatResponse:
+        """One request; failures worth retrying become _Retryable, the rest LLMError."""
+        import httpx
+        import ollama
+
+        try:
+            return self._get_client().chat(
+                model=self._model,
+                messages=[
+                    {"role": "system", "content": system},
+                    {"role": "user", "content": prompt},
+                ],
+                format=schema,
+                options={"temperature": self._temperature},
+                stream=False,
+            )
+        except ollama.ResponseError as error:
+            message = " ".join(str(error.error).split())
+            if error.status_code == 404:
+                raise LLMError(
+                    f"Ollama has no model '{self._model}': run `ollama pull {self._model}`",
+                    "missing-model",
+                ) from None
+            raise _Retryable(
+                "server", f"Ollama failed: {message} (HTTP {error.status_code})"
+            ) from None
+        except ConnectionError:
+            raise _Retryable("unreachable", f"cannot reach Ollama at {self._host}") from None
+        except httpx.TimeoutException:
+            raise _Retryable(
+                "timeout", f"Ollama at {self._host} did not answer within {self._timeout:g} s"
+            ) from None
+        except httpx.TransportError as error:
+            raise _Retryable("unreachable", f"lost connection to Ollama: {error}") from None
+        except ValueError:  # a body that is not JSON, or not a chat answer
+            raise _Retryable(
+                "invalid", f"Ollama at {self._host} sent an unreadable answer"
+            ) from None
+
+    def _get_client(self) -> ollama.Client:
+        import ollama
+
+        if self._client is None:
+            self._client = ollama.Client(host=self._host, timeout=self._timeout)
+        return self._client

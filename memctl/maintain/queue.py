@@ -1,0 +1,71 @@
+"""Drain the job queue: claim jobs one at a time and run them until none is left.
+
+Safe to run from several processes at once (a detached worker, a second
+worker, ``memctl maintain`` from cron): each claim is atomic. A job that
+fails goes back to the queue until it has used ``ingest.job_max_attempts``
+attempts; its error is recorded on the job, scrubbed of anything secret.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from memctl.context import Context
+from memctl.ingest.privacy import safe_line
+from memctl.model import format_time
+from memctl.store import jobs
+
+Log = Callable[[str], None]
+
+
+@dataclass
+class DrainReport:
+    done: list[dict[str, object]] = field(default_factory=list)
+    failed: list[dict[str, object]] = field(default_factory=list)
+
+
+def worker_name(role: str) -> str:
+    """Who claimed a job: ``worker@host:pid``, shown on the job while it runs."""
+    import socket  # not on the fast path, which only imports this module to start a worker
+
+    return f"{role}@{socket.gethostname()}:{os.getpid()}"
+
+
+def _summary(counts: dict[str, int]) -> str:
+    return ", ".join(f"{n} {name}" for name, n in sorted(counts.items())) or "no changes"
+
+
+def drain(ctx: Context, worker: str, log: Log, limit: int | None = None) -> DrainReport:
+    """Run queued jobs (at most ``limit``) and report each one's outcome."""
+    from memctl.ingest.pipeline import run_session
+
+    settings = ctx.settings
+    report = DrainReport()
+    while limit is None or len(report.done) + len(report.failed) < limit:
+        stale = datetime.now(UTC) - timedelta(seconds=settings.ingest_job_stale_seconds)
+        job = jobs.claim(ctx.db, worker, format_time(stale), settings.ingest_job_max_attempts)
+        if job is None:
+            break
+        try:
+            if job.kind != "ingest" or job.session_id is None:
+                raise ValueError(f"unknown job kind {job.kind!r}")
+            run = run_session(ctx, job.session_id, job.id)
+        except Exception as error:  # a job must never take the worker down with it
+            message = safe_line(f"{type(error).__name__}: {error}")
+            retry = job.attempts < settings.ingest_job_max_attempts
+            jobs.fail(ctx.db, job.id, message, retry)
+            report.failed.append({"job": job.id, "error": message, "retried": retry})
+            log(f"job {job.id} failed ({'will retry' if retry else 'gave up'}): {message}")
+            continue
+        record = run.record
+        report.done.append({"job": job.id, "run": record.id, "counts": record.counts})
+        log(
+            f"job {job.id} session {safe_line(job.session_id, 40)}: run {record.id[:12]} "
+            f"[{record.llm}, {record.tokens} tokens] {_summary(record.counts)}"
+        )
+        for note in record.notes:
+            log(f"job {job.id}: {note}")
+    return report

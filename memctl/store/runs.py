@@ -1,0 +1,80 @@
+"""SQL for runs: one row per ingest (or undo) run, with its counts, tokens and decisions."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from memctl.model import now_iso
+from memctl.store.database import Database, Row
+from memctl.store.memories import resolve_prefix
+
+JSON_COLUMNS = ("counts", "decisions", "notes")
+
+
+@dataclass
+class RunRecord:
+    """What a run did; ``counts`` maps a decision or stage outcome to how many."""
+
+    id: str
+    kind: str
+    status: str = "running"
+    session_id: str | None = None
+    job_id: int | None = None
+    llm: str = ""
+    started_at: str = field(default_factory=now_iso)
+    finished_at: str | None = None
+    messages: int = 0
+    facts: int = 0
+    tokens: int = 0
+    token_budget: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+    decisions: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    undo_of: str | None = None
+    undone_by: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _record(row: Row) -> RunRecord:
+    values = dict(row)
+    for column in JSON_COLUMNS:
+        values[column] = json.loads(values[column])
+    return RunRecord(**values)
+
+
+def save_run(db: Database, run: RunRecord) -> None:
+    """Insert a run or replace every column of the one with its id."""
+    values = run.to_dict()
+    for column in JSON_COLUMNS:
+        values[column] = json.dumps(values[column], ensure_ascii=False)
+    names = list(values)
+    updates = ", ".join(f"{n} = excluded.{n}" for n in names if n != "id")
+    db.execute(
+        f"INSERT INTO runs({', '.join(names)}) VALUES ({', '.join('?' * len(names))}) "
+        f"ON CONFLICT(id) DO UPDATE SET {updates}",
+        [values[n] for n in names],
+    )
+
+
+def get_run(db: Database, run_id: str) -> RunRecord | None:
+    rows = db.rows("SELECT * FROM runs WHERE id = ?", (run_id,))
+    return _record(rows[0]) if rows else None
+
+
+def resolve_run_id(db: Database, prefix: str) -> str:
+    """The run a (unique) id prefix names."""
+    return resolve_prefix(db, "runs", prefix, "run")
+
+
+def list_runs(db: Database, limit: int, kind: str | None = None) -> list[RunRecord]:
+    """Runs, newest first."""
+    condition, params = ("kind = ?", [kind]) if kind else ("1", [])
+    rows = db.rows(
+        f"SELECT * FROM runs WHERE {condition} ORDER BY started_at DESC, rowid DESC LIMIT ?",
+        [*params, limit],
+    )
+    return [_record(r) for r in rows]

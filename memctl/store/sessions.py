@@ -1,0 +1,101 @@
+"""SQL for sessions and their messages (the raw transcripts, full-text indexed)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+from memctl.model import Message, Role, Session
+from memctl.store.database import Database, Row
+
+SESSION_COLUMNS = (
+    "id",
+    "client",
+    "scope",
+    "agent_id",
+    "title",
+    "source",
+    "tags",
+    "started_at",
+    "created_at",
+    "updated_at",
+    "message_count",
+    "extracted_through",
+)
+
+
+def _session(row: Row) -> Session:
+    return Session(**{**row, "tags": json.loads(row["tags"])})
+
+
+def get_session(db: Database, session_id: str) -> Session | None:
+    rows = db.rows("SELECT * FROM sessions WHERE id = ?", (session_id,))
+    return _session(rows[0]) if rows else None
+
+
+def save_session(db: Database, session: Session) -> None:
+    """Insert a session, or update every column of the one with its id."""
+    values = {**session.to_dict(), "tags": json.dumps(session.tags, ensure_ascii=False)}
+    columns = ", ".join(SESSION_COLUMNS)
+    updates = ", ".join(f"{c} = excluded.{c}" for c in SESSION_COLUMNS if c != "id")
+    db.execute(
+        f"INSERT INTO sessions({columns}) VALUES ({', '.join('?' * len(SESSION_COLUMNS))}) "
+        f"ON CONFLICT(id) DO UPDATE SET {updates}",
+        [values[c] for c in SESSION_COLUMNS],
+    )
+
+
+def message_hashes(db: Database, session_id: str) -> list[str]:
+    """Content hashes of a session's messages in order (seq 1, 2, ...)."""
+    return [
+        r["content_hash"]
+        for r in db.rows(
+            "SELECT content_hash FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
+        )
+    ]
+
+
+def insert_messages(db: Database, messages: Iterable[Message]) -> None:
+    db.executemany(
+        "INSERT INTO messages(session_id, seq, role, content, created_at, content_hash) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        (
+            (m.session_id, m.seq, str(m.role), m.content, m.created_at, m.content_hash)
+            for m in messages
+        ),
+    )
+
+
+def _message(row: Row) -> Message:
+    return Message(
+        role=Role(row["role"]),
+        content=row["content"],
+        created_at=row["created_at"],
+        session_id=row["session_id"],
+        seq=row["seq"],
+        content_hash=row["content_hash"],
+    )
+
+
+def latest_messages(db: Database, session_id: str, after_seq: int, limit: int) -> list[Message]:
+    """The last ``limit`` messages of a session with seq > ``after_seq``, oldest first."""
+    rows = db.rows(
+        "SELECT * FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq DESC LIMIT ?",
+        (session_id, after_seq, limit),
+    )
+    return [_message(r) for r in reversed(rows)]
+
+
+def set_extracted_through(db: Database, session_id: str, seq: int) -> None:
+    db.execute(
+        "UPDATE sessions SET extracted_through = max(extracted_through, ?) WHERE id = ?",
+        (seq, session_id),
+    )
+
+
+def count_sessions(db: Database) -> tuple[int, int]:
+    """(sessions, messages) stored."""
+    return (
+        db.value("SELECT count(*) FROM sessions"),
+        db.value("SELECT count(*) FROM messages"),
+    )

@@ -1,0 +1,265 @@
+"""memctl ingest, runs, undo, maintain and forget --noise as a user runs them: real processes,
+the detached worker, the raw bytes of the database files and the log; big inputs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import typer
+
+from memctl.bench.transcripts import claude_code_lines
+from memctl.cli.entry import INGEST_OPTIONS, ingest_parser, run_fast, split_command
+from memctl.context import Context
+from memctl.ingest.capture import IngestOptions, capture
+from memctl.ingest.pipeline import run_session
+from memctl.ingest.source import Input
+from memctl.store.database import Database
+from tests.conftest import run_cli
+from tests.ingesting import SESSION, TRANSCRIPTS, ingest_text
+
+NO_LLM = {"MEMCTL_LLM": "none"}
+SECRETS = (b"hunter2secret", b"ghp_Zx8Yq1Wv2Ut3Sr4Qp5On6Ml7Kj8Ih9Gf0Ed1C", b"salary", b"140k")
+
+
+def ok(*args: str, **kwargs: object) -> str:
+    done = run_cli(*args, env=NO_LLM, **kwargs)  # type: ignore[arg-type]
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def one_error(code: int, *args: str, **kwargs: object) -> str:
+    done = run_cli(*args, env=NO_LLM, **kwargs)  # type: ignore[arg-type]
+    assert done.returncode == code, (done.stdout, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("memctl: error:"), done.stderr
+    return lines[0]
+
+
+def gone(pid: int) -> bool:
+    """The process has exited (a zombie nobody reaped yet counts as exited)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(") ")[1].startswith("Z")
+    except FileNotFoundError:
+        return True
+
+
+def wait_for(condition: Callable[[], bool], seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.1)
+
+
+def test_detached_worker_distils_and_no_secret_reaches_the_files(home: Path) -> None:
+    home.mkdir(mode=0o700)
+    watcher = Database.open(home / "memctl.db")  # held open, so the WAL file stays to be read
+    try:
+        transcript = TRANSCRIPTS / "claude-code.jsonl"
+        report = json.loads(
+            ok("ingest", "--transcript", str(transcript), "--client", "claude-code", "--json")
+        )
+        assert report["session_id"] == SESSION and report["messages_new"] == 8
+        assert report["redactions"]["secrets"] == 2 and report["private_messages_dropped"] == 1
+        pid = report["worker_pid"]
+        assert pid and report["log"] == str(home / "logs" / "worker.log")
+        job = report["job_id"]
+        wait_for(lambda: watcher.value("SELECT state FROM jobs WHERE id = ?", (job,)) == "done")
+        wait_for(lambda: gone(pid))
+        contents = [
+            r["content"] for r in watcher.rows("SELECT content FROM memories ORDER BY content")
+        ]
+        assert "Never push to prod on Fridays." in contents
+        raw = {
+            p.name: p.read_bytes() for p in [*home.glob("memctl.db*"), home / "logs" / "worker.log"]
+        }
+        assert {"memctl.db", "memctl.db-wal", "worker.log"} <= set(raw)
+        for name, data in raw.items():
+            for secret in SECRETS:
+                assert secret not in data, (name, secret)
+        log = raw["worker.log"].decode()
+        assert f"job {job} session {SESSION}" in log and "jobs done, 0 failed" in log
+    finally:
+        watcher.close()
+
+
+def test_wait_runs_undo_and_errors(home: Path) -> None:
+    out = ok("ingest", "--transcript", str(TRANSCRIPTS / "codex.jsonl"), "--wait")
+    assert "session 0199a3f1-5c2e-7a41-9b3d-2f6e8c1d4a57 (codex)" in out and "run " in out
+    runs = json.loads(ok("runs", "--json"))
+    assert len(runs) == 1 and runs[0]["status"] == "done" and runs[0]["counts"]["create"] >= 2
+    shown = ok("runs", runs[0]["id"][:8])
+    assert "We decided to use SQLite" in shown and "create" in shown
+    listed = json.loads(ok("list", "--json"))
+    undone = json.loads(ok("undo", runs[0]["id"][:8], "--json"))
+    assert undone["reverted"] == len(listed)
+    assert json.loads(ok("list", "--json")) == []
+    assert "already undone" in one_error(2, "undo", runs[0]["id"][:8])
+    assert "is an undo" in one_error(2, "undo", undone["undo_run_id"][:8])
+    assert "no run" in one_error(3, "undo", "abcdef12")
+
+
+def test_maintain_drains_what_the_worker_did_not(home: Path) -> None:
+    ok(
+        "-c",
+        "ingest.spawn_worker=false",
+        "ingest",
+        "--transcript",
+        str(TRANSCRIPTS / "generic.txt"),
+    )
+    assert "`memctl maintain` will process it" in ok(
+        "-c",
+        "ingest.spawn_worker=false",
+        "ingest",
+        "--session-id",
+        "other",
+        input="user: I prefer tea.\n",
+    )
+    status = json.loads(ok("status", "--json"))
+    assert (status["sessions"], status["messages"], status["jobs"]) == (2, 5, {"queued": 2})
+    first = json.loads(ok("maintain", "--json"))
+    assert len(first["done"]) == 2 and first["failed"] == []
+    assert json.loads(ok("maintain", "--json")) == {"done": [], "failed": []}
+    memory = json.loads(ok("list", "--json"))[0]["id"]
+    assert "learned it as noise" in ok("forget", memory[:8], "--noise")
+
+
+@pytest.mark.parametrize(
+    ("args", "data", "code", "message"),
+    [
+        (("--transcript", "nowhere.jsonl"), None, 6, "no such transcript file"),
+        ((), b"", 6, "empty"),
+        ((), b"\x7fELF\x02\x01\x01\x00\x00", 6, "binary"),
+        ((), b'{"type": "summary", "summary": "s", "leafUuid": "x"}\n', 6, "no messages"),
+        (("--session-id", "a\tb"), b"user: hi\n", 2, "session id"),
+    ],
+)
+def test_bad_input_is_one_clear_line(
+    args: tuple[str, ...], data: bytes | None, code: int, message: str
+) -> None:
+    assert message in one_error(code, "ingest", *args, input=data)
+
+
+def test_a_bad_option_value_is_refused_by_the_full_parser() -> None:
+    done = run_cli("ingest", "--client", "cursor", input="user: hi\n", env=NO_LLM)
+    assert done.returncode == 2 and "claude-code" in done.stderr
+
+
+def test_dry_run_prints_decisions_and_writes_nothing(home: Path) -> None:
+    out = ok("ingest", "--dry-run", "--transcript", str(TRANSCRIPTS / "generic.txt"))
+    assert "dry run: 4 messages" in out and "create" in out and "我喜欢喝星巴克拿铁" in out
+    db = Database.open(home / "memctl.db")
+    assert (
+        db.value("SELECT count(*) FROM messages") == 0 == db.value("SELECT count(*) FROM memories")
+    )
+    db.close()
+
+
+def test_the_fast_parser_and_the_typer_command_take_the_same_options() -> None:
+    from memctl.cli.main import app
+
+    command = typer.main.get_command(app).commands["ingest"]  # type: ignore[attr-defined]
+    typer_flags = {name for p in command.params for name in p.opts if name != "--help"}
+    fast_flags = {f for action in ingest_parser()._actions for f in action.option_strings}
+    assert typer_flags == fast_flags == {f for o in INGEST_OPTIONS.values() for f in o.flags}
+    args = ingest_parser().parse_args(
+        ["--client", "codex", "-t", "a", "--tags", "b", "-s", "global"]
+    )
+    assert (args.client, args.tags, args.scope, args.mode) == ("codex", ["a", "b"], "global", None)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["status"],
+        ["ingest", "--help"],
+        ["ingest", "--wait"],
+        ["ingest", "--dry-run"],
+        ["-c", "no-equals-sign", "ingest"],
+        ["--verbose", "ingest"],
+        ["ingest", "--client", "cursor"],
+        ["ingest", "stray-argument"],
+    ],
+)
+def test_the_fast_lane_takes_only_plain_ingests(argv: list[str]) -> None:
+    assert run_fast(argv) is None
+
+
+def test_global_options_before_the_command() -> None:
+    argv = ["--home=/x", "-c", "a=b", "--config=c=d", "--home", "/y", "ingest", "-t", "x"]
+    assert split_command(argv) == ({"home": "/y", "config": ["a=b", "c=d"]}, "ingest", ["-t", "x"])
+
+
+def test_two_thousand_messages_are_stored_and_the_slow_path_reads_twenty(
+    make_ctx: Callable[..., Context], tmp_path: Path
+) -> None:
+    path = tmp_path / "big.jsonl"
+    path.write_text("\n".join(claude_code_lines(2000)) + "\n")
+    ctx = make_ctx()
+    report = capture(ctx, Input(path.open("rb"), str(path)), IngestOptions()).report
+    assert report.messages_new == 2000
+    run = run_session(ctx, "big-session", report.job_id)
+    assert run.record.messages == 20 and run.record.status == "done"
+    assert ctx.db.value("SELECT extracted_through FROM sessions") == 2000
+
+
+def test_a_50_mb_transcript_is_streamed_not_loaded(tmp_path: Path, home: Path) -> None:
+    path = tmp_path / "huge.jsonl"
+    with path.open("w") as out:
+        for line in claude_code_lines(1000, filler=100_000):
+            out.write(line + "\n")
+    assert path.stat().st_size > 50_000_000
+    # VmHWM, not ru_maxrss: Linux carries the forking parent's (pytest's) size into the
+    # child's ru_maxrss across exec, while VmHWM belongs to the new process alone.
+    code = (
+        "from memctl.config import load_settings\n"
+        "from memctl.context import Context\n"
+        "from memctl.ingest.capture import IngestOptions, capture\n"
+        "from memctl.ingest.source import Input\n"
+        f"stream = Input(open({str(path)!r}, 'rb'), 'huge')\n"
+        "with Context(load_settings()) as ctx:\n"
+        "    report = capture(ctx, stream, IngestOptions()).report\n"
+        "status = open('/proc/self/status').read().split('VmHWM:')[1].split()[0]\n"
+        "print(report.messages_new, int(status) // 1024)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **NO_LLM},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    messages, peak_mib = map(int, done.stdout.split())
+    assert messages == 1500  # 500 user, 500 assistant, 500 tool results
+    assert peak_mib < 64, f"peak RSS {peak_mib} MiB for a {path.stat().st_size >> 20} MiB file"
+
+
+def test_two_workers_at_once_run_each_job_once(
+    make_ctx: Callable[..., Context], home: Path
+) -> None:
+    ctx = make_ctx()
+    for n in range(6):
+        ingest_text(ctx, f"user: I prefer tool number {n} for task {n}.\n", session_id=f"s{n}")
+    ctx.close()
+    command = [sys.executable, "-m", "memctl.ingest.worker"]
+    env = {**os.environ, **NO_LLM}
+    workers = [subprocess.Popen(command, env=env, stdout=subprocess.PIPE) for _ in range(2)]
+    logs = [worker.communicate(timeout=120)[0].decode() for worker in workers]
+    assert all(worker.returncode == 0 for worker in workers), logs
+    db = Database.open(home / "memctl.db")
+    try:
+        rows = db.rows("SELECT state, run_id, attempts FROM jobs")
+        assert [(r["state"], r["attempts"]) for r in rows] == [("done", 1)] * 6
+        assert len({r["run_id"] for r in rows}) == 6 == db.value("SELECT count(*) FROM runs")
+        assert db.value("SELECT count(*) FROM memories") == 6
+    finally:
+        db.close()
+    assert sum(line.count(" jobs done") for line in logs) == 2

@@ -1,0 +1,152 @@
+"""Transcript parsing: each client's real shape, sniffing, streaming, and bad input."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from memctl.errors import InputError, UsageError
+from memctl.ingest.parse import read_transcript
+from memctl.ingest.source import Input, json_members
+from memctl.model import Role
+from tests.ingesting import SESSION, fixture, source
+
+
+def parsed(name: str, client: str | None = None) -> tuple[list[tuple[Role, str]], object]:
+    transcript = read_transcript(fixture(name), client)
+    return [(m.role, m.content) for m in transcript.messages], transcript
+
+
+def test_claude_code_keeps_text_notes_tools_and_drops_thinking_meta_and_sidechains() -> None:
+    messages, transcript = parsed("claude-code.jsonl")
+    assert transcript.client == "claude-code"
+    tally = transcript.tally
+    assert (tally.session_id, tally.title) == (SESSION, "Deploy pipeline and editor setup")
+    assert (tally.malformed, tally.skipped) == (
+        1,
+        4,
+    )  # broken line; snapshot, meta, system, sidechain
+    roles = [role for role, _ in messages]
+    assert roles[:6] == [Role.USER, Role.ASSISTANT, Role.TOOL, Role.USER, Role.ASSISTANT, Role.TOOL]
+    assert roles[6:] == [Role.USER, Role.USER, Role.ASSISTANT]
+    text = "\n".join(content for _, content in messages)
+    assert "[tool Read: /home/alice/src/widget/.editorconfig]" in text
+    assert "[tool result: 1→root = true]" in text
+    assert "[tool error: make: *** No rule to make target 'release'. Stop.]" in text
+    assert "should look at .editorconfig" not in text  # thinking
+    assert "TodoWrite" not in text  # system reminder
+    assert "Search the repo" not in text  # sub-agent
+    assert "init is analyzing" not in text  # meta
+
+
+def test_opencode_export_keeps_text_and_tools_not_synthetic_or_reasoning() -> None:
+    messages, transcript = parsed("opencode.json")
+    assert transcript.client == "opencode"
+    assert transcript.tally.session_id == "ses_6a1f3c2b9ffeQ2mXlR7tZpWk4N"
+    assert transcript.tally.title == "Cache layer for the product API"
+    assert [role for role, _ in messages] == [Role.USER, Role.ASSISTANT, Role.USER]
+    first, second = messages[0][1], messages[1][1]
+    assert "Redis for caching" in first and "[file: Makefile]" in first
+    assert "Called the Read tool" not in first  # synthetic
+    assert "[tool bash: rg -n redis src/cache] [tool result: src/cache/client.ts:3:" in second
+    assert "[tool edit: /home/bob/src/shop/src/cache/ttl.ts] [tool error: File not found]" in second
+    assert "Check the Makefile" not in second  # reasoning
+    assert transcript.tally.skipped == 1 and transcript.tally.malformed == 1
+
+
+@pytest.mark.parametrize("name", ["codex.jsonl", "codex-legacy.jsonl"])
+def test_codex_rollouts_new_and_old(name: str) -> None:
+    messages, transcript = parsed(name)
+    assert transcript.client == "codex"
+    text = "\n".join(content for _, content in messages)
+    assert "environment_context" not in text and "permissions" not in text
+    assert messages[0][0] == Role.USER
+    if name == "codex.jsonl":
+        assert transcript.tally.session_id == "0199a3f1-5c2e-7a41-9b3d-2f6e8c1d4a57"
+        assert messages[0][1].startswith("We decided to use SQLite")
+        assert "[tool shell: bash -lc rg -n postgres src]" in text
+        assert "[tool result: src/db.rs:12: use postgres::Client;]" in text
+        assert "[tool apply_patch: *** Begin Patch" in text
+        assert "[tool shell: git status --short]" in text
+        assert "Inspecting the schema" not in text  # reasoning
+        assert text.count("We decided to use SQLite") == 1  # event_msg repeats it
+        assert transcript.tally.malformed == 1
+    else:
+        assert transcript.tally.session_id == "6f0b8f5c-1d2e-4c3b-9a8f-7e6d5c4b3a21"
+        assert "[tool result: Cargo.toml]" in text
+
+
+def test_generic_json_jsonl_and_text() -> None:
+    messages, transcript = parsed("generic.json")
+    assert transcript.tally.session_id == "generic-json-1" and transcript.tally.malformed == 1
+    assert messages[1] == (Role.USER, "My editor is Helix. The build cache lives in /var/cache/ci.")
+    assert messages[2][1] == "Got it: Helix, and the cache is in /var/cache/ci."
+    messages, transcript = parsed("generic.jsonl")
+    assert transcript.shape == "jsonl" and transcript.tally.malformed == 2
+    assert [role for role, _ in messages] == [Role.USER, Role.ASSISTANT, Role.USER]
+    messages, transcript = parsed("generic.txt")
+    assert transcript.shape == "text"
+    assert messages[0][1].endswith("mentions the path ~/notes/todo.md.")
+    assert messages[2] == (Role.USER, "我喜欢喝星巴克拿铁。我通常早上七点开始工作。")
+
+
+def test_a_one_line_messages_document_and_a_bare_array() -> None:
+    doc = json.dumps({"messages": [{"role": "user", "content": "one line"}]})
+    assert [m.content for m in read_transcript(source(doc), None).messages] == ["one line"]
+    array = json.dumps([{"role": "assistant", "content": [{"type": "text", "text": "hi"}]}])
+    assert [m.role for m in read_transcript(source(array), None).messages] == [Role.ASSISTANT]
+
+
+def test_a_client_that_does_not_fit_finds_nothing_and_unknown_clients_are_refused() -> None:
+    assert list(read_transcript(fixture("generic.txt"), "claude-code").messages) == []
+    with pytest.raises(UsageError, match="unknown client"):
+        read_transcript(fixture("generic.txt"), "cursor")
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [(b"", "empty"), (b"  \n\n\t", "empty"), (b"\x89PNG\r\n\x1a\n\x00\x00", "binary")],
+)
+def test_empty_and_binary_input_are_clear_errors(data: bytes, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        source(data)
+
+
+def test_a_broken_json_document_is_an_error_before_any_message_and_counted_after() -> None:
+    with pytest.raises(InputError, match="not a valid JSON transcript"):
+        list(read_transcript(source('{\n"messages": [ {"role": "user", "con'), None).messages)
+    cut = '{\n"messages": [{"role": "user", "content": "kept"}, {"role": "us'
+    transcript = read_transcript(source(cut), None)
+    assert [m.content for m in transcript.messages] == ["kept"]
+    assert transcript.tally.malformed == 1
+
+
+def test_json_members_stream_across_tiny_chunks() -> None:
+    document = json.dumps(
+        {"info": {"id": "x", "n": 12345}, "messages": [{"a": "é" * 5}, [1, 2], 3.25], "tail": None}
+    )
+    chunks = (document[i : i + 3] for i in range(0, len(document), 3))
+    assert list(json_members(chunks, "messages")) == [
+        ("info", {"id": "x", "n": 12345}),
+        ("messages", {"a": "ééééé"}),
+        ("messages", [1, 2]),
+        ("messages", 3.25),
+        ("tail", None),
+    ]
+    with pytest.raises(ValueError, match="extra data"):
+        list(json_members(iter(['{"a": 1} {"b": 2}']), "messages"))
+
+
+def test_lines_longer_than_the_sniffed_head_stay_whole() -> None:
+    long_line = json.dumps({"role": "user", "content": "y" * 200_000})
+    data = (long_line + "\n" + json.dumps({"role": "assistant", "content": "z"}) + "\n").encode()
+    source_ = Input(io.BytesIO(data), "big")
+    messages = list(read_transcript(source_, "generic").messages)
+    assert [len(m.content) for m in messages] == [200_000, 1]
+
+
+def test_chunks_never_split_a_utf8_character() -> None:
+    text = "ü" * 300_000 + "漢" * 400_000
+    assert "".join(Input(io.BytesIO(text.encode()), "x").chunks()) == text
