@@ -102,7 +102,8 @@ def ingest_parser() -> argparse.ArgumentParser:
 
 def split_command(argv: list[str]) -> tuple[dict[str, Any], str | None, list[str]]:
     """(global options, command, the command's arguments) of a command line."""
-    home, config = None, []
+    home: str | None = None
+    config: list[str] = []
     index = 0
     while index < len(argv):
         word = argv[index]
