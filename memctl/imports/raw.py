@@ -27,7 +27,8 @@ from memctl.store.imports import ImportRecord, save_import
 from memctl.store.sessions import insert_messages, save_session
 
 CLIENT = "import"
-INSERT_BATCH = 200
+# Messages are inserted in batches of at most this many characters.
+INSERT_CHARS = 1 << 19
 
 
 def session_id(record: ImportRecord) -> str:
@@ -49,14 +50,15 @@ def store_raw(ctx: Context, plan: Plan, record: ImportRecord, tags: list[str]) -
     with db.atomic(), plan.target.open() as reading:
         save_session(db, session)  # before its messages, which refer to it
         batch: list[Message] = []
+        size = 0
         for role, text, created in _messages(plan, reading, found):
             session.message_count += 1
-            batch.append(
-                Message(role, text, created or now_iso(), session.id, session.message_count)
-            )
-            if len(batch) >= INSERT_BATCH:
+            seq = session.message_count
+            batch.append(Message(role, text, created or now_iso(), session.id, seq))
+            size += len(text)
+            if size >= INSERT_CHARS:
                 insert_messages(db, batch)
-                batch = []
+                batch, size = [], 0
         insert_messages(db, batch)
         session.updated_at = now_iso()
         save_session(db, session)

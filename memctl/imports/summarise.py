@@ -6,13 +6,14 @@ content. The LLM, asked once per memory (and retried by the LLM client
 writes its l0 abstract, l1 overview, l2 content, category, tags and
 importance from at most ``extract.chunk_chars`` characters of it (a longer
 text keeps itself as l2). Without an answer they are derived: l0 is the
-heading and the first sentence, l1 the first lines, l2 the whole text, and
-the category the one most of its sentences match among the extraction rules'
-patterns (entities when none does).
+heading and the first sentence, l1 the first lines (headings and list marks
+left out), l2 the whole text, and the category the one most of its sentences
+match among the extraction rules' patterns (entities when none does).
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -26,8 +27,9 @@ from memctl.model import Category
 OVERVIEW_LINES = 5
 DEFAULT_CATEGORY = Category.ENTITIES
 MAX_TAGS = 5
-SYSTEM = """You index one {kind} of a document a person imported into their long-term \
-memory. Say only what the text says.
+WHAT = {"section": "one section of a document", "document": "a document (or a part of one)"}
+SYSTEM = """You index {what} a person imported into their long-term memory. Say only \
+what the text says.
 - l0_abstract: one line saying what the text is about.
 - l1_overview: 2-5 lines with its key points.
 - l2_content: every useful detail, faithful to the text.
@@ -82,10 +84,19 @@ def parse_summary(value: Any) -> Summary:
     )
 
 
+LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+
+
 def body_of(text: str) -> str:
     """The text without its heading line."""
     first, _, rest = text.lstrip().partition("\n")
     return rest if HEADING.match(first) else text
+
+
+def prose(text: str) -> list[str]:
+    """The text's lines that are not headings, without list marks, trimmed."""
+    found = (LIST_MARK.sub("", line).strip() for line in text.splitlines())
+    return [line for line in found if line and not HEADING.match(line)]
 
 
 def derived_category(text: str) -> Category:
@@ -95,9 +106,9 @@ def derived_category(text: str) -> Category:
 
 def derived(text: str, heading: str = "") -> Summary:
     body = body_of(text)
-    first = next(iter(sentences(body)), "")
+    lines = prose(body)
+    first = next(iter(sentences("\n".join(lines[:1]))), "")
     l0 = f"{heading}: {first}" if heading and first else first or heading
-    lines = [line.strip() for line in body.splitlines() if line.strip()]
     return Summary(
         abstract(l0),
         "\n".join(lines[:OVERVIEW_LINES]),
@@ -111,7 +122,7 @@ def summarise(run: Run, text: str, kind: str, heading: str = "", title: str = ""
     limit = run.settings.extract_chunk_chars
     context = [f"Document: {title}" if title else "", f"Section: {heading}" if heading else ""]
     prompt = "\n".join([*filter(None, context), "", text[:limit]]).lstrip()
-    answer = run.ask(SYSTEM.format(kind=kind), prompt, SCHEMA, parse_summary)
+    answer = run.ask(SYSTEM.format(what=WHAT[kind]), prompt, SCHEMA, parse_summary)
     if answer is None:
         return derived(text, heading or title)
     return replace(answer, l2=text.strip()) if len(text) > limit else answer

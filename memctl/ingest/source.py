@@ -62,11 +62,12 @@ class Input:
         for line in self._stream:
             yield _decode(line)
 
-    def chunks(self) -> Iterator[str]:
-        """Decoded text in pieces of about a MiB (split only between UTF-8 characters)."""
+    def chunks(self, size: int = CHUNK_CHARS) -> Iterator[str]:
+        """Decoded text in pieces of about ``size`` bytes (a MiB), the head first (split
+        only between UTF-8 characters)."""
         data = self.head
         while True:
-            more = self._stream.read(CHUNK_CHARS)
+            more = self._stream.read(size)
             data += more
             if not more:
                 if data:

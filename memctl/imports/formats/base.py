@@ -60,7 +60,7 @@ def pieces(source: Input, skip: int = 0, size: int = PIECE_CHARS) -> Iterator[st
     """The text of ``source`` after its first ``skip`` characters, in pieces of at most
     ``size`` characters, each cut after a line break when it holds one."""
     rest = ""
-    for chunk in source.chunks():
+    for chunk in source.chunks(size):
         text = rest + chunk
         if skip:
             dropped = min(skip, len(text))

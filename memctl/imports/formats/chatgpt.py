@@ -7,10 +7,11 @@ path from the root to ``current_node``; without one, the messages are taken
 in time order. A message has ``author.role``, ``create_time`` (epoch
 seconds) and ``content`` with a ``content_type``: ``text`` and
 ``multimodal_text`` carry ``parts`` (strings; images are dicts, left out),
-``user_editable_context`` the user's custom instructions. Messages hidden
-from the conversation, addressed to a tool (``recipient`` other than
-``all``), or written by the system or a tool are left out, and so are code,
-browsing output and reasoning. A file holding a single conversation object
+``user_editable_context`` the user's custom instructions (kept: who the
+user is, though hidden in the conversation). Other messages hidden from the
+conversation, addressed to a tool (``recipient`` other than ``all``), or
+written by the system or a tool are left out, and so are code, browsing
+output and reasoning. A file holding a single conversation object
 is read too.
 """
 
@@ -86,20 +87,16 @@ def message(value: Any) -> Parsed | None:
         return None
     author, content = value.get("author") or {}, value.get("content") or {}
     role = ROLES.get(str(author.get("role"))) if isinstance(author, dict) else None
-    metadata = value.get("metadata") or {}
-    hidden = isinstance(metadata, dict) and metadata.get("is_visually_hidden_from_conversation")
-    if role is None or hidden or value.get("recipient", "all") != "all":
+    if role is None or not isinstance(content, dict) or value.get("recipient", "all") != "all":
         return None
-    text = _text(content, role) if isinstance(content, dict) else ""
-    return Parsed(role, text, timestamp(value.get("create_time"))) if text else None
-
-
-def _text(content: dict[str, Any], role: Role) -> str:
     kind = content.get("content_type")
-    if kind in TEXT_TYPES:
-        parts = content.get("parts") or []
-        return "\n".join(p for p in parts if isinstance(p, str)).strip()
     if kind == "user_editable_context" and role == Role.USER:
         fields = (content.get(name) for name in CONTEXT_FIELDS)
-        return "\n".join(f.strip() for f in fields if isinstance(f, str) and f.strip())
-    return ""
+        # ChatGPT fences what the user wrote in ```; the fences are not theirs
+        text = "\n".join(f.replace("```", "").strip() for f in fields if isinstance(f, str))
+    else:
+        metadata = value.get("metadata") or {}
+        hidden = isinstance(metadata, dict) and metadata.get("is_visually_hidden_from_conversation")
+        parts = content.get("parts") or [] if kind in TEXT_TYPES and not hidden else []
+        text = "\n".join(p for p in parts if isinstance(p, str)).strip()
+    return Parsed(role, text, timestamp(value.get("create_time"))) if text else None

@@ -1,0 +1,63 @@
+"""A 5 MB Markdown file imports with bounded memory: it is streamed three times (survey, raw
+text, distillation), never held whole."""
+
+from __future__ import annotations
+
+import tracemalloc
+from pathlib import Path
+
+from memctl import memories
+from memctl.config import load_settings
+from memctl.context import Context
+from memctl.imports.files import expand
+from memctl.imports.pipeline import ImportOptions, import_files
+from memctl.store.sessions import latest_messages
+from tests.fakes import HashEmbedder
+
+SIZE = 5 * 1024 * 1024
+FACT_EVERY = 40  # one rule-matching sentence in this many paragraphs
+
+
+def write_notes(path: Path) -> int:
+    """About 5 MB of Markdown: sections of prose, with now and then a durable fact."""
+    facts = 0
+    with path.open("w", encoding="utf-8") as out:
+        n = 0
+        while out.tell() < SIZE:
+            if n % 25 == 0:
+                out.write(f"## Part {n // 25}\n\n")
+            words = " ".join(f"term{(n * 7 + i) % 997}" for i in range(60))
+            out.write(f"Paragraph {n} discusses {words}.\n\n")
+            if n % FACT_EVERY == 0:
+                out.write(f"We deploy service{n} with `make release-{n}` from main.\n\n")
+                facts += 1
+            n += 1
+    return facts
+
+
+def test_a_5_mb_file_imports_with_bounded_memory(home: Path, tmp_path: Path) -> None:
+    # 260 facts alike but for a number: 64 hashed dimensions would make some collide
+    ctx = Context(load_settings(overrides={"llm": "none"}), embedder=HashEmbedder(dim=1024))
+    path = tmp_path / "notes.md"
+    facts = write_notes(path)
+    size = path.stat().st_size
+    assert ctx.db.vector_model() is None  # opened (and migrated) before measuring
+    tracemalloc.start()
+    try:
+        report = import_files(ctx, expand([str(path)]), ImportOptions())
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+        ctx.close()
+    (file,) = report.files
+    assert (file.strategy, file.status, file.imported) == ("atomic", "imported", facts)
+    print(f"\n5 MB import: {size:,} bytes, {facts} memories, peak {peak / 2**20:.1f} MiB traced")
+    # less than one copy of the text: its chunks, passages and raw messages held together,
+    # or the text read whole even once, would break this
+    assert peak < size
+    ctx = Context(ctx.settings, embedder=HashEmbedder(dim=1024))
+    made = memories.list_memories(ctx, memories.make_filter(ctx), limit=None)
+    assert len(made) == facts and all(m.content.startswith("We deploy service") for m in made)
+    raw = latest_messages(ctx.db, file.session_id or "", 0, 10_000)
+    assert "".join(m.content for m in raw) == path.read_text(encoding="utf-8")
+    ctx.close()
