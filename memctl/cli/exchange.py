@@ -62,7 +62,7 @@ LARGE_INPUT = 1 << 20
 @app.command("import")
 def import_(
     ctx: typer.Context,
-    paths: Annotated[
+    path: Annotated[
         list[str],
         typer.Argument(
             help="Files, directories (walked, hidden entries left out), globs, or '-' for stdin.",
@@ -94,7 +94,7 @@ def import_(
     from memctl.imports.pipeline import ImportOptions, import_files
 
     context = open_context(ctx)
-    targets = expand(paths, sys.stdin)
+    targets = expand(path, sys.stdin)
     options = ImportOptions(str(strategy), force, dry_run, scope, tuple(tags or ()))
     total = sum(t.size for t in targets)
     show = not as_json and console.is_terminal and (len(targets) > 1 or total > LARGE_INPUT)

@@ -55,7 +55,7 @@ from memctl.store.runs import save_run
 from memctl.store.sessions import get_session
 
 # A file's own problems: they fail that file, and the import goes on with the others.
-FILE_ERRORS = (InputError, ValueError, UnicodeError, OSError)
+FILE_ERRORS = (InputError, OSError)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from memctl.errors import InputError
 from memctl.ingest.parse.common import Parsed
 from memctl.ingest.source import Input, json_members
 from memctl.model import Category
@@ -88,9 +89,17 @@ def lines(chunks: Iterator[str]) -> Iterator[str]:
         yield rest
 
 
+def json_values(source: Input, streamed: str = "") -> Iterator[tuple[str | None, Any]]:
+    """``json_members`` of the file, a malformed document an InputError naming it."""
+    try:
+        yield from json_members(source.chunks(), streamed)
+    except ValueError as error:
+        raise InputError(f"{source.name} is not valid JSON: {error}") from None
+
+
 def whole_object(source: Input) -> dict[str, Any]:
     """A file holding one JSON object, decoded whole (a single conversation is small)."""
-    return {str(key): value for key, value in json_members(source.chunks(), "")}
+    return {str(key): value for key, value in json_values(source)}
 
 
 def looks_like_json(name: str, head: str) -> bool:

@@ -21,9 +21,16 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from memctl.imports.formats.base import Conversation, Kind, looks_like_json, whole_object
+from memctl.errors import InputError
+from memctl.imports.formats.base import (
+    Conversation,
+    Kind,
+    json_values,
+    looks_like_json,
+    whole_object,
+)
 from memctl.ingest.parse.common import Parsed, timestamp
-from memctl.ingest.source import Input, json_members
+from memctl.ingest.source import Input
 from memctl.model import Role
 
 NAME = "chatgpt"
@@ -42,7 +49,7 @@ def conversations(source: Input) -> Iterator[Conversation]:
     if source.head_text.lstrip().startswith("{"):
         yield conversation(whole_object(source))
         return
-    for _, value in json_members(source.chunks(), ""):
+    for _, value in json_values(source):
         if isinstance(value, dict) and isinstance(value.get("mapping"), dict):
             yield conversation(value)
 
@@ -50,7 +57,7 @@ def conversations(source: Input) -> Iterator[Conversation]:
 def conversation(value: dict[str, Any]) -> Conversation:
     mapping = value.get("mapping")
     if not isinstance(mapping, dict):
-        raise ValueError("a conversation without a mapping of messages")
+        raise InputError("a conversation without a mapping of messages")
     messages = [
         parsed
         for node in active_path(mapping, value.get("current_node"))

@@ -14,9 +14,16 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from memctl.imports.formats.base import Conversation, Kind, looks_like_json, whole_object
+from memctl.errors import InputError
+from memctl.imports.formats.base import (
+    Conversation,
+    Kind,
+    json_values,
+    looks_like_json,
+    whole_object,
+)
 from memctl.ingest.parse.common import Parsed, timestamp
-from memctl.ingest.source import Input, json_members
+from memctl.ingest.source import Input
 from memctl.model import Role
 
 NAME = "claude-ai"
@@ -33,7 +40,7 @@ def conversations(source: Input) -> Iterator[Conversation]:
     if source.head_text.lstrip().startswith("{"):
         yield conversation(whole_object(source))
         return
-    for _, value in json_members(source.chunks(), ""):
+    for _, value in json_values(source):
         if isinstance(value, dict) and isinstance(value.get("chat_messages"), list):
             yield conversation(value)
 
@@ -41,7 +48,7 @@ def conversations(source: Input) -> Iterator[Conversation]:
 def conversation(value: dict[str, Any]) -> Conversation:
     items = value.get("chat_messages")
     if not isinstance(items, list):
-        raise ValueError("a conversation without chat_messages")
+        raise InputError("a conversation without chat_messages")
     return Conversation(
         id=str(value.get("uuid") or value.get("id") or ""),
         title=str(value.get("name") or ""),

@@ -16,9 +16,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from memctl.imports.formats.base import Kind, Record, looks_like_json
+from memctl.imports.formats.base import Kind, Record, json_values, looks_like_json
 from memctl.ingest.parse.common import timestamp
-from memctl.ingest.source import Input, json_members
+from memctl.ingest.source import Input
 from memctl.model import Category
 
 NAME = "mem0"
@@ -48,7 +48,7 @@ def looks_like(name: str, head: str) -> bool:
 
 
 def records(source: Input) -> Iterator[Record]:
-    for key, value in json_members(source.chunks(), "results"):
+    for key, value in json_values(source, "results"):
         if key in (None, "results") and isinstance(value, dict):
             if isinstance(value.get("memory"), str) and value["memory"].strip():
                 yield record(value)
