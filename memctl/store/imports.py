@@ -58,14 +58,7 @@ def already_imported(db: Database, record: ImportRecord | None) -> bool:
 
 def save_import(db: Database, record: ImportRecord) -> None:
     """Insert a record, or update every column of the one with its id."""
-    values = {**record.to_dict(), "counts": json.dumps(record.counts)}
-    names = list(values)
-    updates = ", ".join(f"{n} = excluded.{n}" for n in names if n != "id")
-    db.execute(
-        f"INSERT INTO imports({', '.join(names)}) VALUES ({', '.join('?' * len(names))}) "
-        f"ON CONFLICT(id) DO UPDATE SET {updates}",
-        [values[n] for n in names],
-    )
+    db.upsert("imports", {**record.to_dict(), "counts": json.dumps(record.counts)})
 
 
 def count_imports(db: Database) -> dict[str, int]:

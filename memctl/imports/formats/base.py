@@ -102,5 +102,16 @@ def whole_object(source: Input) -> dict[str, Any]:
     return {str(key): value for key, value in json_values(source)}
 
 
+def exported_objects(source: Input, holding: str) -> Iterator[dict[str, Any]]:
+    """The objects of an export holding the key ``holding``: the elements of a top-level
+    array (the usual export), or the file's one object (a single conversation)."""
+    if source.head_text.lstrip().startswith("{"):
+        yield whole_object(source)
+        return
+    for _, value in json_values(source):
+        if isinstance(value, dict) and holding in value:
+            yield value
+
+
 def looks_like_json(name: str, head: str) -> bool:
     return name.lower().endswith((".json", ".jsonl")) or bool(JSON_START.match(head))

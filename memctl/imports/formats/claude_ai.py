@@ -18,9 +18,8 @@ from memctl.errors import InputError
 from memctl.imports.formats.base import (
     Conversation,
     Kind,
-    json_values,
+    exported_objects,
     looks_like_json,
-    whole_object,
 )
 from memctl.ingest.parse.common import Parsed, timestamp
 from memctl.ingest.source import Input
@@ -37,12 +36,7 @@ def looks_like(name: str, head: str) -> bool:
 
 
 def conversations(source: Input) -> Iterator[Conversation]:
-    if source.head_text.lstrip().startswith("{"):
-        yield conversation(whole_object(source))
-        return
-    for _, value in json_values(source):
-        if isinstance(value, dict) and isinstance(value.get("chat_messages"), list):
-            yield conversation(value)
+    return (conversation(value) for value in exported_objects(source, "chat_messages"))
 
 
 def conversation(value: dict[str, Any]) -> Conversation:
