@@ -16,9 +16,12 @@ import pytest
 from memctl import memories
 from memctl.context import Context
 from memctl.imports import pipeline
+from memctl.imports.detect import survey
+from memctl.imports.distil import Plan, distil
 from memctl.imports.files import expand
 from memctl.imports.pipeline import ImportOptions, import_files
 from memctl.imports.report import ImportReport
+from memctl.ingest.run import start_run
 from memctl.ingest.undo import undo
 from memctl.model import Category, Kind, Memory, State
 from memctl.store.imports import find_import
@@ -362,3 +365,17 @@ def test_three_files_distil_at_once_and_one_thread_writes(
     report = run_import(ctx, files)
     assert [f.status for f in report.files] == ["imported"] * 7
     assert peak[0] == 3 and writers == {threading.get_ident()}
+
+
+def test_extraction_allows_facts_per_llm_call_worth_of_text(
+    make_ctx: Callable[..., Context], files: Path
+) -> None:
+    """A long unit is not cut at extract.max_facts: the cap grows with its length."""
+    ctx = make_ctx(extract__max_facts=10, extract__chunk_chars=1000)
+    said = "".join(f"I prefer editor{i} for project{i}. Filler words here.\n" for i in range(40))
+    (files / "prefs.md").write_text(said)  # 2,200 characters: room for 3 x 10 facts
+    (target,) = expand([str(files / "prefs.md")])
+    run = start_run(ctx, "import", None, ctx.settings.project_scope)
+    facts = distil(run, Plan(target, survey(target), "atomic", "asked for"))
+    assert len(facts) == 30
+    assert facts[0].content == "I prefer editor0 for project0."

@@ -7,6 +7,7 @@ import tracemalloc
 from pathlib import Path
 
 from memctl import memories
+from memctl.bench.documents import markdown_notes
 from memctl.config import load_settings
 from memctl.context import Context
 from memctl.imports.files import expand
@@ -15,24 +16,6 @@ from memctl.store.sessions import latest_messages
 from tests.fakes import HashEmbedder
 
 SIZE = 5 * 1024 * 1024
-FACT_EVERY = 40  # one rule-matching sentence in this many paragraphs
-
-
-def write_notes(path: Path) -> int:
-    """About 5 MB of Markdown: sections of prose, with now and then a durable fact."""
-    facts = 0
-    with path.open("w", encoding="utf-8") as out:
-        n = 0
-        while out.tell() < SIZE:
-            if n % 25 == 0:
-                out.write(f"## Part {n // 25}\n\n")
-            words = " ".join(f"term{(n * 7 + i) % 997}" for i in range(60))
-            out.write(f"Paragraph {n} discusses {words}.\n\n")
-            if n % FACT_EVERY == 0:
-                out.write(f"We deploy service{n} with `make release-{n}` from main.\n\n")
-                facts += 1
-            n += 1
-    return facts
 
 
 def test_a_5_mb_file_imports_with_bounded_memory(home: Path, tmp_path: Path) -> None:
@@ -40,7 +23,7 @@ def test_a_5_mb_file_imports_with_bounded_memory(home: Path, tmp_path: Path) -> 
     embedder = HashEmbedder(1024, "test:hash-1024")
     with Context(load_settings(overrides={"llm": "none"}), embedder=embedder) as ctx:
         path = tmp_path / "notes.md"
-        facts = write_notes(path)
+        facts = markdown_notes(path, SIZE)
         size = path.stat().st_size
         assert ctx.db.vector_model() is None  # opened (and migrated) before measuring
         tracemalloc.start()

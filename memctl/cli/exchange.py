@@ -114,12 +114,12 @@ def import_(
 
 def _show_import(report: ImportReport) -> None:
     table = Table(header_style="bold", title="dry run: nothing written" if report.dry_run else None)
-    table.add_column("file", overflow="fold")
+    table.add_column("file", overflow="fold", ratio=2)
     for column in ("format", "strategy", "status"):
-        table.add_column(column, no_wrap=True)
+        table.add_column(column, overflow="fold")
     for column in ("imported", "merged", "skipped"):
         table.add_column(column, justify="right", no_wrap=True)
-    table.add_column("why", overflow="fold", min_width=12)
+    table.add_column("why", overflow="fold", ratio=3)
     for file in report.files:
         table.add_row(
             file.name,
@@ -136,7 +136,12 @@ def _show_import(report: ImportReport) -> None:
         warn(problem)
     verb = "would be " if report.dry_run else ""
     console.print(
-        f"{len(report.files)} files: {report.total('imported')} memories {verb}imported, "
-        f"{report.total('merged')} {verb}merged, {report.total('skipped')} skipped, "
-        f"{len(report.failed)} files failed"
+        f"{_count(len(report.files), 'file')}: "
+        f"{_count(report.total('imported'), 'memory', 'memories')} {verb}imported, "
+        f"{report.total('merged')} {verb}merged, {report.total('skipped')} skipped; "
+        f"{_count(len(report.failed), 'file')} failed"
     )
+
+
+def _count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"

@@ -3,7 +3,8 @@
 - atomic: ingest's extract stage (the LLM, else the rules) runs over the
   text one unit at a time: for a conversation, its messages up to
   ``import.split_chars`` characters a unit; for any other text, one chunk of
-  the smart split;
+  the smart split; up to ``extract.max_facts`` facts per ``extract.chunk_chars``
+  characters of it;
 - section: one fact per section, the section's text as content;
 - document: one fact for the whole text (per chunk, for a text over the
   split limit), the text as content;
@@ -16,6 +17,7 @@ source: ``file:<path>#<section, chunk, or conversation/message>``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -141,7 +143,14 @@ def _groups(passages: Iterable[Passage], run: Run) -> Iterator[list[Passage]]:
 
 
 def _extract(run: Run, units: Iterable[list[Passage]]) -> list[Fact]:
-    return [fact for unit in units for fact in extract(run, unit)]
+    """Extract's facts from each unit; as many as it allows per ``extract.chunk_chars``
+    characters (what one LLM call reads), so a long unit is not cut short."""
+    s = run.settings
+    facts = []
+    for unit in units:
+        calls = math.ceil(sum(len(p.text) for p in unit) / s.extract_chunk_chars)
+        facts += extract(run, unit, s.extract_max_facts * max(1, calls))
+    return facts
 
 
 def _records(plan: Plan, reading: Reading) -> list[Fact]:
