@@ -81,6 +81,8 @@ def test_a_bad_file_fails_alone_and_sets_the_exit_status(tmp_path: Path) -> None
     assert [m["content"] for m in json.loads(memctl("list", "--json")[0])] == [
         "We deploy with make release."
     ]
+    (tmp_path / "empty").mkdir()
+    assert "found no files to import" in memctl("import", str(tmp_path / "empty"), code=6)[1]
     line = memctl("import", str(broken), code=6)[1].strip()
     assert line.startswith("memctl: error:") and "broken.json is not valid JSON" in line
 

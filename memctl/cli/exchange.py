@@ -95,6 +95,8 @@ def import_(
 
     context = open_context(ctx)
     targets = expand(path, sys.stdin)
+    if not targets:
+        raise InputError(f"found no files to import in {', '.join(path)}")
     options = ImportOptions(str(strategy), force, dry_run, scope, tuple(tags or ()))
     total = sum(t.size for t in targets)
     show = not as_json and console.is_terminal and (len(targets) > 1 or total > LARGE_INPUT)

@@ -41,7 +41,10 @@ def detect(name: str, head: str) -> ModuleType:
     found = next(module for module in ORDER if module.looks_like(name, head))
     if found is markdown and looks_like_json(name, head):
         known = ", ".join(m.NAME for m in JSON_FORMATS)
-        raise InputError(f"{name} is JSON, but not a format memctl imports ({known})")
+        raise InputError(
+            f"{name} is JSON, but not a format memctl imports ({known}); "
+            "a conversation transcript goes to `memctl ingest`"
+        )
     return found
 
 
