@@ -66,7 +66,7 @@ def import_(
         list[str],
         typer.Argument(
             help="Files, directories (walked, hidden entries left out), globs, or '-' for stdin.",
-            metavar="PATH...",
+            metavar="PATH",
         ),
     ],
     strategy: Annotated[

@@ -65,39 +65,44 @@ def distil(run: Run, plan: Plan, progress: Progress | None = None) -> list[Fact]
 
 
 def _document(run: Run, plan: Plan, doc: TextDoc) -> list[Fact]:
-    s = run.settings
     clean = scrub_stream(doc.pieces, Redactions())
+    if plan.strategy != ATOMIC:
+        return _whole_texts(run, plan, doc, clean)
+    facts = _extract(run, _units(run, plan, clean))
+    for fact in facts:
+        fact.tags = [*fact.tags, *doc.tags]
+    return facts
+
+
+def _units(run: Run, plan: Plan, clean: Iterator[str]) -> Iterator[list[Passage]]:
+    """What extract reads at a time: a conversation's messages in runs, or a smart-split chunk."""
+    s = run.settings
+    if plan.survey.counts.role_lines >= s.import_conversation_lines:
+        messages = text_messages(lines(clean), Tally())
+        said = (
+            Passage(m.content, m.role, plan.source(f"message-{n}"))
+            for n, m in enumerate(messages, start=1)
+        )
+        yield from _groups(said, run)
+        return
+    for n, chunk in enumerate(split(clean, s.import_split_chars, s.import_split_overlap), 1):
+        yield [Passage(chunk, Role.USER, plan.source(f"chunk-{n}"))]
+
+
+def _whole_texts(run: Run, plan: Plan, doc: TextDoc, clean: Iterator[str]) -> list[Fact]:
+    """Section or document memories: the texts themselves, with their abstracts."""
+    s, title = run.settings, plan.survey.title
     limit, overlap = s.import_split_chars, s.import_split_overlap
-    if plan.strategy == ATOMIC:
-        if plan.survey.counts.role_lines >= s.import_conversation_lines:
-            messages = text_messages(lines(clean), Tally())
-            said = (
-                Passage(m.content, m.role, plan.source(f"message-{n}"))
-                for n, m in enumerate(messages, start=1)
-            )
-            facts = _extract(run, _groups(said, run))
-        else:
-            chunks = split(clean, limit, overlap)
-            facts = _extract(
-                run,
-                (
-                    [Passage(c, Role.USER, plan.source(f"chunk-{n}"))]
-                    for n, c in enumerate(chunks, 1)
-                ),
-            )
-        for fact in facts:
-            fact.tags = [*fact.tags, *doc.tags]
-        return facts
     trace = run.stage("summarise")
     made: list[tuple[Summary, str, str]] = []
     if plan.strategy == SECTION:
         for section in sections(lines(clean), limit, overlap):
-            summary = summarise(run, section.text, "section", section.heading, plan.survey.title)
+            summary = summarise(run, section.text, "section", section.heading, title)
             made.append((summary, section.text, section.anchor))
     else:
         parted = plan.survey.counts.chars > limit
         for n, chunk in enumerate(split(clean, limit, overlap), start=1):
-            summary = summarise(run, chunk, "document", title=plan.survey.title)
+            summary = summarise(run, chunk, "document", title=title)
             made.append((summary, chunk, f"part-{n}" if parted else ""))
     trace.kept = len(made)
     by_llm = sum(summary.by == "llm" for summary, _, _ in made)

@@ -214,6 +214,7 @@ class _Importer:
             if not run.dry_run:
                 with ctx.db.atomic():
                     apply(run, decided)
+                    save_run(ctx.db, run.record)  # so a run cut short can still be undone
             decisions += decided
         record_decisions(run, decisions)
         job.file.tally(decisions, run)
