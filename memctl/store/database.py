@@ -21,6 +21,8 @@ from memctl.errors import EmbedderMismatchError, StoreError
 from memctl.store.migrations import MIGRATIONS
 
 Row = dict[str, Any]
+# meta keys counting vector writes: every write, and the last that was not an append
+VECTORS_GENERATION, VECTORS_REWRITTEN = "vectors_generation", "vectors_rewritten"
 
 
 def sqlite_vec_path() -> str:
@@ -112,6 +114,21 @@ class Database:
         with translated_errors(self.path):
             self.connection.execute("COMMIT" if self._depth == 0 else f"RELEASE {name}")
 
+    @contextmanager
+    def reading(self) -> Iterator[Database]:
+        """A read transaction: every query inside sees one snapshot; takes no write lock."""
+        if self._depth:
+            yield self
+            return
+        with translated_errors(self.path):
+            self.connection.execute("BEGIN")
+        self._depth += 1
+        try:
+            yield self
+        finally:
+            self._depth -= 1
+            self.connection.execute("COMMIT")
+
     def execute(self, sql: str, params: Any = ()) -> None:
         with translated_errors(self.path):
             self.connection.execute(sql, params)
@@ -165,6 +182,21 @@ class Database:
             (key, value),
         )
 
+    def note_vector_write(self, rewrite: bool) -> None:
+        """Record a change to ``memories_vec`` (inside the writer's transaction), so that the
+        vector index (store/vector_index.py) knows to catch up. ``rewrite``: anything but
+        an append of rows past the highest rowid (a replaced or removed vector, a new model).
+        """
+        generation = int(self.meta(VECTORS_GENERATION) or 0) + 1
+        self.set_meta(VECTORS_GENERATION, str(generation))
+        if rewrite:
+            self.set_meta(VECTORS_REWRITTEN, str(generation))
+
+    def has_table(self, name: str) -> bool:
+        return bool(
+            self.value("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))
+        )
+
     def vector_model(self) -> tuple[str, int] | None:
         """(model name, dimension) that made this store's vectors, if any were made."""
         name, dim = self.meta("embed_model"), self.meta("embed_dim")
@@ -194,6 +226,7 @@ class Database:
             )
             self.set_meta("embed_model", name)
             self.set_meta("embed_dim", str(int(dim)))
+            self.note_vector_write(rewrite=True)
 
 
 def _create_private(path: Path) -> None:

@@ -1,0 +1,1 @@
+"""Language models, through Ollama's chat API. Only this package (and embed/) talks to models."""

@@ -1,0 +1,37 @@
+"""Stage 2, rrf: weighted reciprocal rank fusion of the legs' rankings.
+
+score = sum over legs of weight / (k + rank); a pinned memory's score x pinned_boost.
+"""
+
+from __future__ import annotations
+
+from memctl.model import Kind
+from memctl.retrieve.run import RESCORED, Candidate, Run, by_score
+
+STAGE = "rrf"
+
+
+def leg_weights(run: Run) -> dict[str, float]:
+    p = run.params
+    return {
+        "vector": p.weight_vector,
+        "bm25": p.weight_bm25,
+        "vector_en": p.weight_vector,
+        "bm25_en": p.weight_bm25,
+        "time": p.weight_time,
+        "sessions": p.weight_sessions,
+    }
+
+
+def rrf(run: Run, candidates: list[Candidate]) -> list[Candidate]:
+    weights, k = leg_weights(run), run.params.rrf_k
+    for candidate in candidates:
+        parts = {leg: weights.get(leg, 0.0) / (k + rank) for leg, rank in candidate.ranks.items()}
+        candidate.score = sum(parts.values())
+        why = " + ".join(f"{leg} {w:.4f}" for leg, w in parts.items())
+        if candidate.memory.kind == Kind.PINNED:
+            candidate.score *= run.params.pinned_boost
+            why += f", pinned x {run.params.pinned_boost:g}"
+        candidate.factors[STAGE] = candidate.score
+        run.record(STAGE, candidate, RESCORED, candidate.score, why)
+    return by_score(candidates)
