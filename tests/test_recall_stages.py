@@ -254,3 +254,12 @@ def test_the_budget_holds_for_cjk_text(ctx: Context) -> None:
     assert estimate_tokens("abcdefgh", run.params) == 2
     dropped = [s for s in run.trace if s.action == DROPPED]
     assert dropped and "over the budget of 60 tokens" in dropped[0].why
+
+
+def test_when_a_leg_failed_the_other_takes_both_weights(ctx: Context) -> None:
+    run = make_run(ctx)
+    run.failed_legs.add("vector")
+    alone = cand("found by words only")
+    alone.ranks = {"bm25": 1}
+    (fused,) = normalise(run, rrf(run, [alone]))
+    assert fused.score == pytest.approx(40 / 61)  # above min_score, as a both-legs hit would be

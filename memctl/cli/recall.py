@@ -104,6 +104,8 @@ def recall(
     tokens, moment = parse_budget(budget), parse_as_of(as_of)
     context = open_context(ctx)
     text = text_argument(query, "query")
+    if why_not_id is not None:  # an unknown id fails before the search, not after
+        why_not_id = memories.get(context, why_not_id)[0].id
     if fmt == "context" and tokens is None and context.settings.recall_context_budget:
         tokens = context.settings.recall_context_budget
     result = run_recall(

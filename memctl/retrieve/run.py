@@ -81,6 +81,7 @@ class Run:
     budget: int | None = None
     trace: list[Step] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    failed_legs: set[str] = field(default_factory=set)
     translation: Analysed | None = None
     index: VectorIndex | None = None
     query_vector: np.ndarray | None = None

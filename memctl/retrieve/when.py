@@ -106,8 +106,7 @@ def _ago(match: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
         start = _day_start(now) - count * DAY
         return start, start + DAY
     center = now - timedelta(days=count * days)
-    half = timedelta(days=days / 2)
-    return center - half, center + half
+    return center - timedelta(days=days), center + timedelta(days=days)  # "about": +- one unit
 
 
 def _calendar(which: str, unit: str, now: datetime) -> tuple[datetime, datetime]:

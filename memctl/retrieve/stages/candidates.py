@@ -99,10 +99,12 @@ def gather(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
     try:
         _embed_query(run)
     except MemctlError as exc:
+        run.failed_legs.add("vector")
         run.notes.append(f"vector search unavailable, results from BM25 alone: {exc}")
     try:
         legs["bm25"] = fts.join()
     except MemctlError as exc:
+        run.failed_legs.add("bm25")
         run.notes.append(f"full-text search unavailable, results from vectors alone: {exc}")
     legs.update(_vector_legs(run, size))
     if run.translation is not None:

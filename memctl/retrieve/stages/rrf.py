@@ -1,6 +1,9 @@
 """Stage 2, rrf: weighted reciprocal rank fusion of the legs' rankings.
 
 score = sum over legs of weight / (k + rank); a pinned memory's score x pinned_boost.
+When the vector or the BM25 leg failed (an unreachable embedding server), the
+other takes both weights, so that its answers keep the scores they would have
+had as the only leg that found them, instead of falling under min_score.
 """
 
 from __future__ import annotations
@@ -13,11 +16,16 @@ STAGE = "rrf"
 
 def leg_weights(run: Run) -> dict[str, float]:
     p = run.params
+    vector, bm25 = p.weight_vector, p.weight_bm25
+    if "vector" in run.failed_legs:
+        vector, bm25 = 0.0, vector + bm25
+    elif "bm25" in run.failed_legs:
+        vector, bm25 = vector + bm25, 0.0
     return {
-        "vector": p.weight_vector,
-        "bm25": p.weight_bm25,
-        "vector_en": p.weight_vector,
-        "bm25_en": p.weight_bm25,
+        "vector": vector,
+        "bm25": bm25,
+        "vector_en": vector,
+        "bm25_en": bm25,
         "time": p.weight_time,
         "sessions": p.weight_sessions,
     }
