@@ -22,6 +22,9 @@ SORTS = {
     "oldest": "created_at ASC",
 }
 MIN_PREFIX = 4
+# Rows named by a JSON list of ids (or rowids): CROSS JOIN makes SQLite look each one up
+# by its key instead of scanning an index of a filter column (state, scope) for them.
+BY_ID_LIST = "json_each(?) AS wanted CROSS JOIN memories"
 
 
 @dataclass(frozen=True)
@@ -111,7 +114,7 @@ def get_memories(
         return {}
     condition, params = where.where() if where else ("1", [])
     rows = db.rows(
-        f"SELECT * FROM memories m WHERE m.id IN (SELECT value FROM json_each(?)) AND {condition}",
+        f"SELECT m.* FROM {BY_ID_LIST} m ON m.id = wanted.value WHERE {condition}",
         [json.dumps(ids), *params],
     )
     return {row["id"]: memory_from_row(row) for row in rows}
@@ -213,8 +216,8 @@ def fts_rank(
         passing = {
             r["rowid"]: r["id"]
             for r in db.rows(
-                "SELECT m.rowid AS rowid, m.id AS id FROM memories m WHERE m.rowid IN "
-                f"(SELECT value FROM json_each(?)) AND {condition}",
+                f"SELECT m.rowid AS rowid, m.id AS id FROM {BY_ID_LIST} m "
+                f"ON m.rowid = wanted.value WHERE {condition}",
                 [json.dumps([h["rowid"] for h in hits]), *params],
             )
         }

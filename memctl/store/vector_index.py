@@ -36,7 +36,7 @@ import numpy as np
 from memctl.store.database import VECTORS_GENERATION as GENERATION
 from memctl.store.database import VECTORS_REWRITTEN as REWRITTEN
 from memctl.store.database import Database
-from memctl.store.memories import MemoryFilter
+from memctl.store.memories import BY_ID_LIST, MemoryFilter
 
 MAGIC = b"MCTLVEC1"
 HEADER = 64
@@ -270,11 +270,10 @@ class VectorIndex:
         fetch = min(total, limit * OVERFETCH + 64)
         while True:
             top = _top(scores, fetch)
-            passing = self._passing(self.rowids[top], where)
+            rowids, best = self.rowids[top].tolist(), scores[top].tolist()
+            passing = self._passing(rowids, where)
             hits = [
-                (passing[r], float(1.0 - s))
-                for r, s in zip(self.rowids[top], scores[top], strict=True)
-                if r in passing
+                (passing[r], 1.0 - s) for r, s in zip(rowids, best, strict=True) if r in passing
             ]
             if len(hits) >= limit or fetch >= total:
                 return hits[:limit]
@@ -295,17 +294,17 @@ class VectorIndex:
             for r, p in zip(self.rowids[top], top, strict=True)
         ]
 
-    def _passing(self, rowids: np.ndarray | None, where: MemoryFilter) -> dict[int, str]:
+    def _passing(self, rowids: list[int] | None, where: MemoryFilter) -> dict[int, str]:
         """rowid -> id of the memories (among ``rowids``, or all) that pass ``where``."""
         condition, params = where.where()
         if rowids is None:
             sql = f"SELECT m.rowid AS rowid, m.id AS id FROM memories m WHERE {condition}"
         else:
             sql = (
-                "SELECT m.rowid AS rowid, m.id AS id FROM memories m WHERE m.rowid IN "
-                f"(SELECT value FROM json_each(?)) AND {condition}"
+                f"SELECT m.rowid AS rowid, m.id AS id FROM {BY_ID_LIST} m "
+                f"ON m.rowid = wanted.value WHERE {condition}"
             )
-            params = [json.dumps(rowids.tolist()), *params]
+            params = [json.dumps(rowids), *params]
         return {r["rowid"]: r["id"] for r in self.db.rows(sql, params)}
 
     def rank_of(self, scores: np.ndarray, memory_id: str) -> tuple[int, float] | None:
