@@ -73,7 +73,7 @@ def test_an_identifier_query_finds_the_snake_case_memory(ctx: Context) -> None:
         ("May 3rd, 2025", "2025-05-03", "2025-05-04"),
         ("March 2024 budget", "2024-03-01", "2024-04-01"),
         ("last friday's incident", "2026-06-05", "2026-06-06"),
-        ("two years ago", "2023-12-11", "2024-12-10"),
+        ("about two years ago", "2023-06-11", "2025-06-10"),
         ("上周的会议", "2026-06-01", "2026-06-08"),
     ],
 )
