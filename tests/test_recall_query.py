@@ -9,12 +9,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memctl import memories
+from memctl.config import load_settings
 from memctl.context import Context
 from memctl.retrieve.pipeline import recall
 from memctl.retrieve.query import analyse, is_english, lexical_alternatives, split_identifier
 from memctl.retrieve.when import time_window
 from memctl.store.fts import fts_phrases
 from memctl.store.memories import MemoryFilter, fts_rank
+from tests.fakes import HashEmbedder
+from tests.ollama_server import FakeOllama
 
 NOW = datetime(2026, 6, 10, 12, tzinfo=UTC)  # a Wednesday
 
@@ -100,3 +103,22 @@ def test_language_guess() -> None:
     assert not is_english("如何部署计费服务")
     assert not is_english("comment est-ce que le service est déployé")
     assert not is_english("wie wird der Dienst ausgerollt und ist das sicher")
+
+
+def test_a_non_english_query_is_also_searched_in_english(ollama_server: FakeOllama) -> None:
+    settings = load_settings(overrides={"ollama.host": ollama_server.url, "recall.translate": "1"})
+    ctx = Context(settings, embedder=HashEmbedder())
+    target = memories.remember(ctx, "We deploy the billing service with helm")
+    memories.remember(ctx, "lunch is at noon on thursdays")
+    ollama_server.script_chat({"english": "how do we deploy the billing service?"})
+    result = recall(ctx, "如何部署计费服务", touch=False)
+    assert result.results[0].memory.id == target.id
+    assert "bm25_en" in result.results[0].ranks and "vector_en" in result.results[0].ranks
+    (request,) = ollama_server.requests_to("/api/chat")
+    assert request["messages"][1]["content"] == "如何部署计费服务"
+    ollama_server.fail_next(500, "model crashed")
+    fallback = recall(ctx, "如何部署计费服务", touch=False)
+    assert any("no English pass" in note for note in fallback.warnings)
+    assert recall(ctx, "deploy billing", touch=False).results  # English: no translation asked
+    assert len(ollama_server.requests_to("/api/chat")) == 2
+    ctx.close()

@@ -263,3 +263,35 @@ def test_when_a_leg_failed_the_other_takes_both_weights(ctx: Context) -> None:
     alone.ranks = {"bm25": 1}
     (fused,) = normalise(run, rrf(run, [alone]))
     assert fused.score == pytest.approx(40 / 61)  # above min_score, as a both-legs hit would be
+
+
+def test_sessions_are_skipped_with_a_note_until_the_store_has_messages(ctx: Context) -> None:
+    from memctl.retrieve.pipeline import recall
+
+    memories_found = recall(ctx, "anything at all", touch=False, sessions=True)
+    assert any("no raw session messages yet" in note for note in memories_found.warnings)
+
+
+def test_session_messages_are_candidates_when_the_store_has_them(ctx: Context) -> None:
+    """Runs once conversation ingest (sessions and messages tables, memctl.store.sessions)
+    has landed; written against its schema."""
+    sessions = pytest.importorskip("memctl.store.sessions")
+    from memctl.model import Message, Role, Session  # type: ignore[attr-defined]
+    from memctl.retrieve.pipeline import recall
+
+    with ctx.db.atomic():
+        sessions.save_session(ctx.db, Session(id="s1", client="generic", scope="global"))
+        sessions.insert_messages(
+            ctx.db,
+            [
+                Message(
+                    Role.USER,
+                    "the staging database password rotates monthly",
+                    session_id="s1",
+                    seq=1,
+                )
+            ],
+        )
+    found = recall(ctx, "staging password rotation", touch=False, sessions=True, scopes=None)
+    hit = next(r for r in found.results if r.is_message)
+    assert hit.memory.id == "s1#1" and hit.memory.session_id == "s1"

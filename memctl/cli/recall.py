@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from datetime import datetime
 from typing import Annotated
 
@@ -98,6 +99,9 @@ def recall(
     ] = False,
 ) -> None:
     """Recall memories by meaning, words, time and the graph, through the staged pipeline."""
+    # One query's matrices are small: BLAS threads cost more than they give, and far more
+    # when other processes busy the cores. Set before numpy loads; the user's value wins.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     fmt = "json" if as_json else check_choice(output, FORMATS, "--format")
     if mode is not None:
         check_choice(mode, tuple(MODES), "--mode")

@@ -225,7 +225,7 @@ def touch_results(run: Run, results: list[Recalled]) -> None:
         return
     db = run.ctx.db
     try:
-        with db.atomic():
+        with db.without_fsync(), db.atomic():
             record_access(db, ids, now_iso(), run.params.strength_step)
             log_events(db, Action.ACCESS, ids, {"by": "recall"})
     except MemctlError as exc:
