@@ -76,8 +76,9 @@ def cached_store(count: int, cache: Path) -> Path:
     database = cache / "memctl.db"
     if database.is_file():
         return database
+    # An interrupted build resumes: the import skips the (seeded) ids already stored.
     building = cache.with_name(cache.name + ".building")
-    shutil.rmtree(building, ignore_errors=True)
+    resumed = (building / "memctl.db").is_file()
     ctx = Context(load_settings(home=building))
     lines = ((i, json.dumps(r)) for i, r in enumerate(records(count), start=1))
     began = time.perf_counter()
@@ -85,7 +86,14 @@ def cached_store(count: int, cache: Path) -> Path:
     elapsed = time.perf_counter() - began
     ctx.close()
     (building / "build.json").write_text(
-        json.dumps({"count": count, "seconds": elapsed, "relations": report.relations})
+        json.dumps(
+            {
+                "count": count,
+                "seconds": elapsed,
+                "resumed": resumed,
+                "relations": report.relations,
+            }
+        )
     )
     shutil.rmtree(cache, ignore_errors=True)
     building.rename(cache)

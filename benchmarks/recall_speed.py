@@ -92,7 +92,9 @@ def index_figures(ctx: Context) -> None:
         cut = theirs[-1][1] - 1e-5  # equal distances may come in any order: compare inside
         inside = {i for i, d in ours if d < cut} == {i for i, d in theirs if d < cut}
         agree += close and inside
-    print(f"index neighbours = sqlite-vec's (top 30, ties aside): {agree} of {len(QUERIES)} queries")
+    print(
+        f"index neighbours = sqlite-vec's (top 30, ties aside): {agree} of {len(QUERIES)} queries"
+    )
 
 
 def part_figures(ctx: Context, repeat: int) -> None:
@@ -161,9 +163,9 @@ def main() -> None:
     cache = args.cache or Path(tempfile.gettempdir()) / "memctl-bench-cache" / str(args.n)
     database = cached_store(args.n, cache)
     info = build_info(cache)
+    rate = "resumed build" if info.get("resumed") else f"{args.n / info['seconds']:.0f} memories/s"
     print(
-        f"memories: {args.n:,}; built in {info['seconds']:.0f} s "
-        f"({args.n / info['seconds']:.0f} memories/s), {info['relations']:,} relations; "
+        f"memories: {args.n:,} ({rate}), {info['relations']:,} relations; "
         f"database {database.stat().st_size / 2**20:.0f} MiB"
     )
     home = fresh_home(args.n, cache, Path(tempfile.mkdtemp(prefix="memctl-bench-")))

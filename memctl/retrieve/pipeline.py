@@ -133,12 +133,8 @@ def start(
     text: str,
     limit: int | None = None,
     scopes: tuple[str, ...] | None = None,
-    *,
     now: datetime | None = None,
     mode: str | None = None,
-    history: bool = False,
-    sessions: bool = False,
-    budget: int | None = None,
 ) -> Run:
     """A run ready for the stages: the query analysed against ``now`` (default: the clock)."""
     params = recall_params(ctx.settings, mode)
@@ -153,9 +149,6 @@ def start(
         now=moment,
         where=MemoryFilter(scopes=scopes, states=RECALLABLE_STATES, before=as_of),
         home_scope=home_scope_of(ctx, scopes),
-        history=history,
-        sessions=sessions,
-        budget=budget,
     )
 
 
@@ -185,17 +178,8 @@ def recall(
     back: memories created after it do not exist yet. ``touch`` records the access
     on each recalled memory (count, time, strength, an event) in one transaction.
     """
-    run = start(
-        ctx,
-        text,
-        limit,
-        scopes,
-        now=now,
-        mode=mode,
-        history=history,
-        sessions=sessions,
-        budget=budget,
-    )
+    run = start(ctx, text, limit, scopes, now, mode)
+    run.history, run.sessions, run.budget = history, sessions, budget
     if run.params.translate and not run.query.english:
         run.translation = translation_of(run)
     found = run_stages(run, stages_for(run.params))

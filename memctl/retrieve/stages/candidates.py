@@ -59,11 +59,11 @@ def _embed_query(run: Run) -> None:
     """The query vector and its similarity to every stored vector (no SQL: runs beside FTS)."""
     index = run.index
     assert index is not None
+    model = index.manifest
+    if model is None:  # no memory has a vector yet: nothing to compare with
+        return
     embedder = run.ctx.embedder
     vector = embedder.embed([run.query.text])[0]
-    model = index.manifest
-    if model is None:
-        return
     if (embedder.name, len(vector)) != (model.model, model.dim):
         raise ModelError(
             f"this store's vectors were made by {model.model} ({model.dim}-d), not the "
