@@ -10,11 +10,10 @@ import math
 import os
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
-
-import yaml
 
 from memctl.errors import ConfigError
 from memctl.scope import project_root, project_scope
@@ -296,8 +295,9 @@ class Settings:
     def project_config(self) -> Path:
         return project_root(self.cwd) / PROJECT_CONFIG
 
-    @property
+    @cached_property
     def project_scope(self) -> str:
+        """Found by walking up to the git directory: once per Settings."""
         return project_scope(self.cwd)
 
     @property
@@ -321,6 +321,8 @@ def read_config_file(path: Path) -> dict[str, Any]:
     """The keys set in one YAML config file, validated; {} when the file does not exist."""
     if not path.is_file():
         return {}
+    import yaml  # ~10 ms to import: only when a config file exists
+
     try:
         tree = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
@@ -408,6 +410,8 @@ def write_config_value(path: Path, name: str, value: str) -> Any:
     nested (``recall: {limit: 5}``) is rewritten whole, without its comments,
     so that no old spelling can still win.
     """
+    import yaml
+
     parsed = key_named(name).parse(value)
     text = path.read_text(encoding="utf-8") if path.is_file() else ""
     tree = yaml.safe_load(text) or {} if text else {}
@@ -453,6 +457,8 @@ def _drop_key(tree: dict[str, Any], name: str) -> None:
 
 def template() -> str:
     """A commented config file listing every key at its default."""
+    import yaml
+
     lines = ["# memctl configuration. Every key is shown at its default; uncomment to change."]
     for key in KEYS:
         lines.append(f"# {key.doc} ({key.allowed()})")

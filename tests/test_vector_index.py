@@ -16,8 +16,10 @@ from memctl import memories
 from memctl.context import Context
 from memctl.maintain.reembed import reembed
 from memctl.model import Memory, State
+from memctl.store import vector_query
 from memctl.store.memories import MemoryFilter, insert_memory, vector_search
 from memctl.store.vector_index import MAX_SEGMENTS, VectorIndex, vector_index
+from memctl.store.vector_query import Scores
 from tests.conftest import ROOT
 from tests.fakes import HashEmbedder
 
@@ -41,7 +43,7 @@ def query_vector(ctx: Context, text: str) -> np.ndarray:
 
 def nearest(ctx: Context, text: str, limit: int, where: MemoryFilter) -> list[tuple[str, float]]:
     index = vector_index(ctx.db)
-    return index.nearest(index.similarities(query_vector(ctx, text)), limit, where)
+    return vector_query.nearest(index, Scores(index, query_vector(ctx, text)), limit, where)
 
 
 def manifest(ctx: Context) -> dict[str, object]:
@@ -115,7 +117,9 @@ def test_a_new_model_rebuilds_the_index(ctx: Context) -> None:
         "test:small",
         32,
     )
-    hits = index.nearest(index.similarities(query_vector(other, "deploy")), 3, MemoryFilter())
+    hits = vector_query.nearest(
+        index, Scores(index, query_vector(other, "deploy")), 3, MemoryFilter()
+    )
     assert len(hits) == 3
     other.close()
 
@@ -169,23 +173,55 @@ def test_an_unwritable_home_searches_in_memory(ctx: Context) -> None:
     directory.write_text("a file where the directory should be")
     index = VectorIndex(ctx.db)
     index.refresh()
-    hits = index.nearest(index.similarities(query_vector(ctx, "deploy")), 3, MemoryFilter())
+    hits = vector_query.nearest(
+        index, Scores(index, query_vector(ctx, "deploy")), 3, MemoryFilter()
+    )
     assert len(hits) == 3 and len(index.rowids) == 10
 
 
-def test_a_filter_that_keeps_few_memories_is_applied_to_every_row(ctx: Context) -> None:
-    rng = np.random.default_rng(3)
-    vectors = rng.standard_normal((5000, 16)).astype(np.float32)
+def random_store(ctx: Context, count: int, dim: int = 16) -> np.ndarray:
+    """``count`` memories with random unit vectors; one in a thousand in scope "rare"."""
+    vectors = np.random.default_rng(3).standard_normal((count, dim)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    ctx.db.ensure_vector_model("test:random", 16)
+    ctx.db.ensure_vector_model("test:random", dim)
     with ctx.db.atomic():
         for i, vector in enumerate(vectors):
             memory = Memory(content=f"m{i}", scope="rare" if i % 1000 == 7 else "common")
             insert_memory(ctx.db, memory, vector.tobytes())
+    return vectors
+
+
+def test_a_filter_that_keeps_few_memories_is_applied_to_every_row(ctx: Context) -> None:
+    vectors = random_store(ctx, 5000)
     where = MemoryFilter(scopes=("rare",))
     index = vector_index(ctx.db)
     query = vectors[8]
-    ours = index.nearest(index.similarities(query), 3, where)
+    ours = vector_query.nearest(index, Scores(index, query), 3, where)
     theirs = vector_search(ctx.db, query.tobytes(), 3, where)
     assert [i for i, _ in ours] == [i for i, _ in theirs]
     assert [d for _, d in ours] == pytest.approx([d for _, d in theirs], abs=1e-5)
+
+
+@pytest.mark.parametrize("prefilter", [False, True], ids=["exact", "sign-bit prefilter"])
+def test_large_indexes_prefilter_by_sign_bits_and_rescore_exactly(
+    ctx: Context, monkeypatch: pytest.MonkeyPatch, prefilter: bool
+) -> None:
+    vectors = random_store(ctx, 3000, dim=128)
+    if prefilter:  # the thresholds of a 100,000-memory store, scaled down
+        monkeypatch.setattr(vector_query, "EXACT_UP_TO", 1000)
+        monkeypatch.setattr(vector_query, "RESCORE_MIN", 300)
+    index = vector_index(ctx.db)
+    rng = np.random.default_rng(5)
+    found = 0
+    for target in rng.integers(0, 3000, 10):
+        query = vectors[target] + 0.1 * rng.standard_normal(128).astype(np.float32)
+        query /= np.linalg.norm(query)
+        scores = Scores(index, query)
+        assert scores.exact is not prefilter
+        ours = dict(vector_query.nearest(index, scores, 5, MemoryFilter()))
+        theirs = dict(vector_search(ctx.db, query.tobytes(), 5, MemoryFilter()))
+        assert min(ours, key=ours.__getitem__) == min(theirs, key=theirs.__getitem__)
+        for memory_id in ours.keys() & theirs.keys():  # rescored: exact distances
+            assert ours[memory_id] == pytest.approx(theirs[memory_id], abs=1e-5)
+        found += len(ours.keys() & theirs.keys())
+    assert found >= (50 if not prefilter else 45)

@@ -96,9 +96,11 @@ def never_found(ctx: Context, run: Run, memory: Memory) -> tuple[str, str]:
 
 
 def _vector_rank(run: Run, memory: Memory) -> str:
-    if run.index is None or run.similarities is None:
+    if run.index is None or run.scores is None:
         return "vector search did not run"
-    found = run.index.rank_of(run.similarities, memory.id)
+    from memctl.store.vector_query import rank_of
+
+    found = rank_of(run.index, run.scores, memory.id)
     if found is None:
         return "it has no vector"
     rank, similarity = found

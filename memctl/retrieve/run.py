@@ -18,10 +18,9 @@ from memctl.retrieve.query import Analysed
 from memctl.store.memories import MemoryFilter
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from memctl.context import Context
     from memctl.store.vector_index import VectorIndex
+    from memctl.store.vector_query import Scores
 
 KEPT, RESCORED, DROPPED, ADDED = "kept", "rescored", "dropped", "added"
 
@@ -84,8 +83,7 @@ class Run:
     failed_legs: set[str] = field(default_factory=set)
     translation: Analysed | None = None
     index: VectorIndex | None = None
-    query_vector: np.ndarray | None = None
-    similarities: np.ndarray | None = None
+    scores: Scores | None = None
 
     def record(
         self,

@@ -1,11 +1,10 @@
-"""A memory-mapped float32 copy of the store's vectors, for exact nearest-neighbour search.
+"""A memory-mapped float32 copy of the store's vectors, for fast nearest-neighbour search.
 
 The vectors live in SQLite (``memories_vec``): that is the truth. sqlite-vec's
 PyPI build has no SIMD, so its exact KNN over 100,000 384-d vectors takes
-~75 ms, while one numpy matrix-vector product over the same rows takes a few.
-This module keeps the vectors as immutable segment files beside the database
-(``memctl.db.vectors/``) and searches them with numpy; the answers are the same
-exact cosine neighbours vec0 would give.
+~75 ms, while numpy over the same rows takes a few. This module keeps the
+vectors, and one sign bit per dimension of each, as immutable segment files
+beside the database (``memctl.db.vectors/``); store/vector_query.py searches them.
 
 Keeping in step: every vector write bumps ``vectors_generation`` in ``meta`` in
 its own transaction, and a write that is not an append (replace, delete, new
@@ -36,25 +35,31 @@ import numpy as np
 from memctl.store.database import VECTORS_GENERATION as GENERATION
 from memctl.store.database import VECTORS_REWRITTEN as REWRITTEN
 from memctl.store.database import Database
-from memctl.store.memories import BY_ID_LIST, MemoryFilter
 
-MAGIC = b"MCTLVEC1"
+MAGIC = b"MCTLVEC2"
 HEADER = 64
 MAX_SEGMENTS = 8
-# Candidates over-fetched before the SQL filter; beyond FILTER_ALL the filter is
-# applied to every row instead (a filter that keeps few memories).
-OVERFETCH = 4
-FILTER_ALL = 4096
-READ_BATCH = 4096
 
 
 @dataclass(frozen=True)
 class Segment:
-    """One immutable file of rows: ascending rowids and their vectors."""
+    """One immutable file of rows: ascending rowids, their vectors' sign bits (word-major:
+    ``bits[w]`` is word ``w`` of every row, for the prefilter of store/vector_query.py) and
+    their vectors."""
 
     name: str
     rowids: np.ndarray
+    bits: np.ndarray
     matrix: np.ndarray
+
+
+def sign_bits(matrix: np.ndarray) -> np.ndarray:
+    """One bit per dimension (set when positive), as uint64 words: (words, rows)."""
+    words = -(-matrix.shape[1] // 64)
+    packed = np.packbits(matrix > 0, axis=1)
+    padded = np.zeros((matrix.shape[0], words * 8), dtype=np.uint8)
+    padded[:, : packed.shape[1]] = packed
+    return np.ascontiguousarray(padded.view(np.uint64).T)
 
 
 @dataclass(frozen=True)
@@ -69,16 +74,27 @@ class Manifest:
         return json.dumps({**self.__dict__, "segments": list(self.segments)})
 
 
+def _layout(count: int, dim: int) -> tuple[int, int, int]:
+    """Offsets of the rowids, the sign bits and the vectors in a segment file."""
+    bits = _aligned(HEADER + 8 * count)
+    vectors = _aligned(bits + 8 * count * -(-dim // 64))
+    return HEADER, bits, vectors
+
+
+def _aligned(offset: int) -> int:
+    return offset + (-offset) % HEADER
+
+
 def _write_segment(path: Path, rowids: np.ndarray, matrix: np.ndarray) -> None:
     count, dim = matrix.shape
-    header = MAGIC + np.array([dim, count], dtype="<u8").tobytes()
-    ids_end = HEADER + 8 * count
-    pad = (-ids_end) % HEADER
+    _, bits_at, vectors_at = _layout(count, dim)
     partial = path.with_suffix(".partial")
     with open(partial, "wb") as out:
-        out.write(header.ljust(HEADER, b"\0"))
+        out.write((MAGIC + np.array([dim, count], dtype="<u8").tobytes()).ljust(HEADER, b"\0"))
         out.write(rowids.astype("<i8").tobytes())
-        out.write(b"\0" * pad)
+        out.seek(bits_at)
+        out.write(sign_bits(matrix).astype("<u8").tobytes())
+        out.seek(vectors_at)
         out.write(np.ascontiguousarray(matrix, dtype="<f4").tobytes())
     partial.replace(path)
 
@@ -89,14 +105,21 @@ def _map_segment(path: Path) -> Segment:
         mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
     if size < HEADER or mapped[:8] != MAGIC:
         raise OSError(f"{path} is not a vector segment")
-    dim, count = np.frombuffer(mapped, dtype="<u8", count=2, offset=8)
-    ids_end = HEADER + 8 * int(count)
-    start = ids_end + (-ids_end) % HEADER
-    if size < start + 4 * int(count) * int(dim):
+    dim, count = (int(v) for v in np.frombuffer(mapped, dtype="<u8", count=2, offset=8))
+    ids_at, bits_at, vectors_at = _layout(count, dim)
+    if size < vectors_at + 4 * count * dim:
         raise OSError(f"{path} is truncated")
-    rowids = np.frombuffer(mapped, dtype="<i8", count=int(count), offset=HEADER)
-    matrix = np.frombuffer(mapped, dtype="<f4", count=int(count) * int(dim), offset=start)
-    return Segment(path.name, rowids, matrix.reshape(int(count), int(dim)))
+    words = -(-dim // 64)
+    return Segment(
+        path.name,
+        np.frombuffer(mapped, dtype="<i8", count=count, offset=ids_at),
+        np.frombuffer(mapped, dtype="<u8", count=count * words, offset=bits_at).reshape(
+            words, count
+        ),
+        np.frombuffer(mapped, dtype="<f4", count=count * dim, offset=vectors_at).reshape(
+            count, dim
+        ),
+    )
 
 
 class VectorIndex:
@@ -168,6 +191,7 @@ class VectorIndex:
             if segments
             else np.zeros(0, dtype=np.int64)
         )
+        self.starts = np.cumsum([0] + [len(s.rowids) for s in segments])
 
     def _open(self, manifest: Manifest) -> None:
         known = {s.name: s for s in self.segments}
@@ -248,81 +272,7 @@ class VectorIndex:
         with self.db.reading():
             rowids, matrix = self._read_vectors(0, wanted[1])
         manifest = Manifest(wanted[0], wanted[1], wanted[2], 0, ())
-        self._use(manifest, [Segment("memory", rowids, matrix)])
-
-    # -- searching ---------------------------------------------------------------------
-
-    def similarities(self, query: np.ndarray) -> np.ndarray:
-        """Cosine similarity of every indexed vector to ``query`` (both L2-normalised),
-        in the order of ``self.rowids``."""
-        query = np.asarray(query, dtype=np.float32)
-        if not self.segments:
-            return np.zeros(0, dtype=np.float32)
-        return np.concatenate([segment.matrix @ query for segment in self.segments])
-
-    def nearest(
-        self, scores: np.ndarray, limit: int, where: MemoryFilter
-    ) -> list[tuple[str, float]]:
-        """(id, cosine distance) of the ``limit`` best-scoring memories passing ``where``."""
-        total = len(scores)
-        if total == 0 or limit <= 0:
-            return []
-        fetch = min(total, limit * OVERFETCH + 64)
-        while True:
-            top = _top(scores, fetch)
-            rowids, best = self.rowids[top].tolist(), scores[top].tolist()
-            passing = self._passing(rowids, where)
-            hits = [
-                (passing[r], 1.0 - s) for r, s in zip(rowids, best, strict=True) if r in passing
-            ]
-            if len(hits) >= limit or fetch >= total:
-                return hits[:limit]
-            fetch = min(total, fetch * OVERFETCH)
-            if fetch >= FILTER_ALL:
-                return self._nearest_filtered(scores, limit, where)
-
-    def _nearest_filtered(
-        self, scores: np.ndarray, limit: int, where: MemoryFilter
-    ) -> list[tuple[str, float]]:
-        """Apply the filter to every row first, for filters that keep few memories."""
-        allowed = self._passing(None, where)
-        keep = np.isin(self.rowids, np.fromiter(allowed, dtype=np.int64, count=len(allowed)))
-        positions = np.flatnonzero(keep)
-        top = positions[_top(scores[positions], min(limit, len(positions)))]
-        return [
-            (allowed[int(r)], float(1.0 - scores[p]))
-            for r, p in zip(self.rowids[top], top, strict=True)
-        ]
-
-    def _passing(self, rowids: list[int] | None, where: MemoryFilter) -> dict[int, str]:
-        """rowid -> id of the memories (among ``rowids``, or all) that pass ``where``."""
-        condition, params = where.where()
-        if rowids is None:
-            sql = f"SELECT m.rowid AS rowid, m.id AS id FROM memories m WHERE {condition}"
-        else:
-            sql = (
-                f"SELECT m.rowid AS rowid, m.id AS id FROM {BY_ID_LIST} m "
-                f"ON m.rowid = wanted.value WHERE {condition}"
-            )
-            params = [json.dumps(rowids), *params]
-        return {r["rowid"]: r["id"] for r in self.db.rows(sql, params)}
-
-    def rank_of(self, scores: np.ndarray, memory_id: str) -> tuple[int, float] | None:
-        """(rank among all vectors, similarity) of one memory, or None when it has no vector."""
-        rowid = self.db.value("SELECT rowid FROM memories WHERE id = ?", (memory_id,))
-        position = int(np.searchsorted(self.rowids, rowid)) if rowid is not None else -1
-        if position < 0 or position >= len(self.rowids) or self.rowids[position] != rowid:
-            return None
-        similarity = float(scores[position])
-        return int(np.count_nonzero(scores > similarity)) + 1, similarity
-
-
-def _top(scores: np.ndarray, count: int) -> np.ndarray:
-    """Positions of the ``count`` highest scores, best first."""
-    if count >= len(scores):
-        return np.argsort(-scores, kind="stable")
-    part = np.argpartition(-scores, count - 1)[:count]
-    return part[np.argsort(-scores[part], kind="stable")]
+        self._use(manifest, [Segment("memory", rowids, sign_bits(matrix), matrix)])
 
 
 _INDEXES: weakref.WeakKeyDictionary[Database, VectorIndex] = weakref.WeakKeyDictionary()

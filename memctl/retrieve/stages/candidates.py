@@ -1,6 +1,6 @@
 """Stage 1, candidates: the retrieval legs, each ``limit x recall.candidates`` deep.
 
-- vector: exact cosine nearest neighbours (store/vector_index.py);
+- vector: cosine nearest neighbours (store/vector_index.py, store/vector_query.py);
 - bm25: FTS5 over content, abstract and tags, with the query's alternatives;
 - time: when the query names a time, the nearest neighbours created inside it
   (so "what did we decide last week?" reaches last week's memories even when
@@ -69,23 +69,25 @@ def _embed_query(run: Run) -> None:
             f"this store's vectors were made by {model.model} ({model.dim}-d), not the "
             f"configured {embedder.name}; run `memctl reembed`"
         )
-    run.query_vector = vector
-    run.similarities = index.similarities(vector)
+    from memctl.store.vector_query import Scores
+
+    run.scores = Scores(index, vector).prepare()
 
 
 def _vector_legs(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
     """The vector leg and, when the query names a time, the time leg."""
-    if run.similarities is None:
+    if run.scores is None or run.index is None:
         return {}
-    index = run.index
-    assert index is not None
-    legs = {"vector": index.nearest(run.similarities, size, run.where)}
+    from memctl.store.vector_query import nearest
+
+    index, scores = run.index, run.scores
+    legs = {"vector": nearest(index, scores, size, run.where)}
     window = run.query.window
     if window is not None and run.params.weight_time > 0:
         end = format_time(window.end)
         before = min(end, run.where.before) if run.where.before else end
         inside = replace(run.where, since=format_time(window.start), before=before)
-        legs["time"] = index.nearest(run.similarities, size, inside)
+        legs["time"] = nearest(index, scores, size, inside)
     return legs
 
 
@@ -115,9 +117,11 @@ def gather(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
 def _translated_legs(run: Run, english: Analysed, size: int) -> dict[str, list[tuple[str, float]]]:
     """The dual pass: BM25 and vectors again with the query's English translation."""
     legs = {"bm25_en": fts_rank(run.ctx.db, english.alternatives, size, run.where)}
-    if run.similarities is not None and run.index is not None:
+    if run.scores is not None and run.index is not None:
+        from memctl.store.vector_query import Scores, nearest
+
         vector = run.ctx.embedder.embed([english.text])[0]
-        legs["vector_en"] = run.index.nearest(run.index.similarities(vector), size, run.where)
+        legs["vector_en"] = nearest(run.index, Scores(run.index, vector), size, run.where)
     return legs
 
 
