@@ -16,7 +16,7 @@ from memctl import memories
 from memctl.context import Context
 from memctl.maintain.reembed import reembed
 from memctl.model import Memory, State
-from memctl.store import vector_query
+from memctl.store import database, vector_query
 from memctl.store.memories import MemoryFilter, insert_memory, vector_search
 from memctl.store.vector_index import MAX_SEGMENTS, VectorIndex, vector_index
 from memctl.store.vector_query import Scores
@@ -72,21 +72,43 @@ def test_nearest_matches_sqlite_vec(ctx: Context, where: MemoryFilter) -> None:
         assert {i for i, d in ours if d < last - 1e-5} == {i for i, d in theirs if d < last - 1e-5}
 
 
-def test_appends_add_segments_and_rewrites_rebuild(ctx: Context) -> None:
-    fill(ctx, 20)
-    assert len(nearest(ctx, "deploy", 50, MemoryFilter())) == 20
+def test_appends_and_changes_become_small_segments(ctx: Context) -> None:
+    ids = fill(ctx, 20)
+    assert len(nearest(ctx, "w1", 50, MemoryFilter())) == 20
     fill(ctx, 5, start=20)
-    assert len(nearest(ctx, "deploy", 50, MemoryFilter())) == 25
+    assert len(nearest(ctx, "w1", 50, MemoryFilter())) == 25
     assert len(manifest(ctx)["segments"]) == 2  # type: ignore[arg-type]
-    changed = memories.update(
-        ctx, nearest(ctx, "note 3", 1, MemoryFilter())[0][0], "zebra crossing"
-    )
-    assert len(manifest(ctx)["segments"]) == 2  # type: ignore[arg-type]  # not synced yet
+    old_text = memories.get(ctx, ids[3])[0].content
+    memories.update(ctx, ids[3], "zebra crossing")
     assert nearest(ctx, "zebra crossing", 1, MemoryFilter())[0] == (
-        changed.id,
+        ids[3],
         pytest.approx(0.0, abs=1e-6),
     )
-    assert len(manifest(ctx)["segments"]) == 1  # type: ignore[arg-type]
+    index = manifest(ctx)
+    assert len(index["segments"]) == 3 and list(index["dead"].values()) == [[3]]  # type: ignore[arg-type]
+    assert nearest(ctx, old_text, 1, MemoryFilter())[0][0] != ids[3]  # the old copy is dead
+    assert len(nearest(ctx, "w1", 50, MemoryFilter())) == 25
+
+
+def test_forgotten_changes_rebuild_and_dead_rows_compact(
+    ctx: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ids = fill(ctx, 10)
+    nearest(ctx, "w1", 3, MemoryFilter())
+    monkeypatch.setattr(database, "VECTORS_JOURNAL", 2)
+    for i in range(3):  # one more change than the journal holds
+        memories.update(ctx, ids[i], f"changed text number {i}")
+    first = manifest(ctx)
+    nearest(ctx, "w1", 3, MemoryFilter())
+    rebuilt = manifest(ctx)
+    assert rebuilt["dead"] == {} and set(rebuilt["segments"]).isdisjoint(first["segments"])  # type: ignore[arg-type]
+    monkeypatch.setattr(database, "VECTORS_JOURNAL", 256)
+    for i in range(3, 6):  # 3 dead of 10 rows: more than a fifth
+        memories.update(ctx, ids[i], f"changed text number {i}")
+    assert nearest(ctx, "changed text number 5", 1, MemoryFilter())[0][0] == ids[5]
+    compacted = manifest(ctx)
+    assert len(compacted["segments"]) == 1 and compacted["dead"] == {}  # type: ignore[arg-type]
+    assert len(nearest(ctx, "w1", 50, MemoryFilter())) == 10
 
 
 def test_a_reused_rowid_after_a_permanent_delete_gets_its_new_vector(ctx: Context) -> None:

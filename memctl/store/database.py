@@ -8,6 +8,7 @@ half-way), nested levels are savepoints.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import sys
 from collections.abc import Iterator
@@ -21,8 +22,10 @@ from memctl.errors import EmbedderMismatchError, StoreError
 from memctl.store.migrations import MIGRATIONS
 
 Row = dict[str, Any]
-# meta keys counting vector writes: every write, and the last that was not an append
+# meta keys tracking vector writes for the vector index: a counter of every write, the
+# generation up to which changes are not journaled one by one, and the journal.
 VECTORS_GENERATION, VECTORS_REWRITTEN = "vectors_generation", "vectors_rewritten"
+VECTORS_CHANGES, VECTORS_JOURNAL = "vectors_changes", 256
 
 
 def sqlite_vec_path() -> str:
@@ -192,15 +195,24 @@ class Database:
             (key, value),
         )
 
-    def note_vector_write(self, rewrite: bool) -> None:
+    def note_vector_write(self, changed: int | None = None, everything: bool = False) -> None:
         """Record a change to ``memories_vec`` (inside the writer's transaction), so that the
-        vector index (store/vector_index.py) knows to catch up. ``rewrite``: anything but
-        an append of rows past the highest rowid (a replaced or removed vector, a new model).
+        vector index (store/vector_index.py) catches up: an append past the highest rowid
+        (the default), the vector of rowid ``changed`` replaced or removed, or
+        ``everything`` (a new model). Changed rowids are journaled in ``meta``, the latest
+        VECTORS_JOURNAL of them; older ones only move ``vectors_rewritten`` on.
         """
         generation = int(self.meta(VECTORS_GENERATION) or 0) + 1
         self.set_meta(VECTORS_GENERATION, str(generation))
-        if rewrite:
+        if everything:
             self.set_meta(VECTORS_REWRITTEN, str(generation))
+            self.set_meta(VECTORS_CHANGES, "[]")
+        elif changed is not None:
+            journal = json.loads(self.meta(VECTORS_CHANGES) or "[]") + [[generation, changed]]
+            if len(journal) > VECTORS_JOURNAL:
+                forgotten, journal = journal[:-VECTORS_JOURNAL], journal[-VECTORS_JOURNAL:]
+                self.set_meta(VECTORS_REWRITTEN, str(forgotten[-1][0]))
+            self.set_meta(VECTORS_CHANGES, json.dumps(journal))
 
     def has_table(self, name: str) -> bool:
         return bool(
@@ -236,7 +248,7 @@ class Database:
             )
             self.set_meta("embed_model", name)
             self.set_meta("embed_dim", str(int(dim)))
-            self.note_vector_write(rewrite=True)
+            self.note_vector_write(everything=True)
 
 
 def _create_private(path: Path) -> None:

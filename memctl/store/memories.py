@@ -89,7 +89,7 @@ def insert_memory(db: Database, memory: Memory, vector: bytes | None) -> None:
                 "INSERT INTO memories_vec(rowid, embedding) VALUES (?, ?)",
                 (db.last_rowid(), vector),
             )
-            db.note_vector_write(rewrite=False)
+            db.note_vector_write()
 
 
 def put_vector(db: Database, memory_id: str, vector: bytes) -> None:
@@ -98,7 +98,7 @@ def put_vector(db: Database, memory_id: str, vector: bytes) -> None:
     with db.atomic():
         db.execute("DELETE FROM memories_vec WHERE rowid = ?", (rowid,))
         db.execute("INSERT INTO memories_vec(rowid, embedding) VALUES (?, ?)", (rowid, vector))
-        db.note_vector_write(rewrite=True)
+        db.note_vector_write(changed=rowid)
 
 
 def get_memory(db: Database, memory_id: str) -> Memory | None:
@@ -184,7 +184,7 @@ def delete_memory_row(db: Database, memory_id: str) -> None:
         rowid = db.value("SELECT rowid FROM memories WHERE id = ?", (memory_id,))
         if db.vector_model() is not None:
             db.execute("DELETE FROM memories_vec WHERE rowid = ?", (rowid,))
-            db.note_vector_write(rewrite=True)
+            db.note_vector_write(changed=rowid)
         db.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
 
 

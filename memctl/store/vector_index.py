@@ -6,13 +6,16 @@ PyPI build has no SIMD, so its exact KNN over 100,000 384-d vectors takes
 vectors, and one sign bit per dimension of each, as immutable segment files
 beside the database (``memctl.db.vectors/``); store/vector_query.py searches them.
 
-Keeping in step: every vector write bumps ``vectors_generation`` in ``meta`` in
-its own transaction, and a write that is not an append (replace, delete, new
-model) also sets ``vectors_rewritten``. A reader whose manifest is older than
-the generation syncs under a file lock: when only appends happened it writes
-one small segment of the rows past the manifest's highest rowid; otherwise it
-rebuilds. Segments are never changed in place, so a concurrent reader never
-sees half a write; a manifest is replaced atomically.
+Keeping in step: every vector write bumps ``vectors_generation`` in ``meta``
+in its own transaction (Database.note_vector_write); a replaced or removed
+vector also journals its rowid there (the latest 256), and a new model marks
+everything rewritten. A reader whose manifest is older than the generation
+syncs under a file lock: it writes one small segment of the rows appended past
+the manifest's highest rowid and of the journaled ones, and marks their old
+copies dead in the manifest. Too many segments or dead rows compact into one;
+a change the journal no longer holds, or a new model, rebuilds from SQLite.
+Segments are never changed in place, so a concurrent reader never sees half a
+write; a manifest is replaced atomically.
 
 numpy is imported at module level: only the recall path imports this module.
 """
@@ -27,11 +30,12 @@ import os
 import uuid
 import weakref
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from memctl.store.database import VECTORS_CHANGES as CHANGES
 from memctl.store.database import VECTORS_GENERATION as GENERATION
 from memctl.store.database import VECTORS_REWRITTEN as REWRITTEN
 from memctl.store.database import Database
@@ -39,6 +43,8 @@ from memctl.store.database import Database
 MAGIC = b"MCTLVEC2"
 HEADER = 64
 MAX_SEGMENTS = 8
+# Dead rows (replaced or removed) beyond this share of all rows: compact into one segment.
+DEAD_SHARE = 0.2
 
 
 @dataclass(frozen=True)
@@ -64,14 +70,21 @@ def sign_bits(matrix: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Manifest:
+    """Which segments make the index, as of which generation; ``dead`` lists, per segment,
+    the offsets of rows replaced by a later segment or removed."""
+
     model: str
     dim: int
     generation: int
     max_rowid: int
     segments: tuple[str, ...]
+    dead: dict[str, list[int]] = field(default_factory=dict)
 
     def to_json(self) -> str:
         return json.dumps({**self.__dict__, "segments": list(self.segments)})
+
+    def matches(self, model: str, dim: int, generation: int) -> bool:
+        return (self.model, self.dim, self.generation) == (model, dim, generation)
 
 
 def _layout(count: int, dim: int) -> tuple[int, int, int]:
@@ -122,6 +135,17 @@ def _map_segment(path: Path) -> Segment:
     )
 
 
+@dataclass(frozen=True)
+class Wanted:
+    """The store's vector bookkeeping (meta): model, generation, and what changed."""
+
+    model: str
+    dim: int
+    generation: int
+    rewritten: int
+    changes: list[tuple[int, int]]
+
+
 class VectorIndex:
     """The vectors of one database, searchable with numpy; see the module docstring."""
 
@@ -131,25 +155,28 @@ class VectorIndex:
         self.manifest: Manifest | None = None
         self.segments: list[Segment] = []
         self.rowids = np.zeros(0, dtype=np.int64)
+        self.starts = np.zeros(1, dtype=np.int64)
+        self.dead = np.zeros(0, dtype=bool)
 
     # -- keeping in step -------------------------------------------------------------
 
-    def _wanted(self) -> tuple[str, int, int, int] | None:
-        """(model, dim, generation, rewritten) recorded in the store, or None without vectors."""
+    def _wanted(self) -> Wanted | None:
+        """What the store holds now, or None when it has no vectors."""
         values = {
             r["key"]: r["value"]
             for r in self.db.rows(
-                "SELECT key, value FROM meta WHERE key IN (?, ?, ?, ?)",
-                ("embed_model", "embed_dim", GENERATION, REWRITTEN),
+                "SELECT key, value FROM meta WHERE key IN (?, ?, ?, ?, ?)",
+                ("embed_model", "embed_dim", GENERATION, REWRITTEN, CHANGES),
             )
         }
         if "embed_model" not in values:
             return None
-        return (
+        return Wanted(
             values["embed_model"],
             int(values["embed_dim"]),
             int(values.get(GENERATION, 0)),
             int(values.get(REWRITTEN, 0)),
+            [(int(g), int(r)) for g, r in json.loads(values.get(CHANGES, "[]"))],
         )
 
     def refresh(self) -> bool:
@@ -159,17 +186,12 @@ class VectorIndex:
         if wanted is None:
             self._use(None, [])
             return False
-        model, dim, generation, _ = wanted
-        current = self.manifest
-        if current and (current.model, current.dim, current.generation) == (model, dim, generation):
+        target = (wanted.model, wanted.dim, wanted.generation)
+        if self.manifest and self.manifest.matches(*target):
             return True
         for _ in range(3):  # a concurrent sync may remove a segment between two reads
             manifest = self._read_manifest()
-            if manifest and (manifest.model, manifest.dim, manifest.generation) == (
-                model,
-                dim,
-                generation,
-            ):
+            if manifest and manifest.matches(*target):
                 with contextlib.suppress(OSError):
                     self._open(manifest)
                     return True
@@ -192,6 +214,10 @@ class VectorIndex:
             else np.zeros(0, dtype=np.int64)
         )
         self.starts = np.cumsum([0] + [len(s.rowids) for s in segments])
+        self.dead = np.zeros(len(self.rowids), dtype=bool)
+        for start, segment in zip(self.starts, segments, strict=False):
+            offsets = (manifest.dead if manifest else {}).get(segment.name, [])
+            self.dead[start + np.asarray(offsets, dtype=np.int64)] = True
 
     def _open(self, manifest: Manifest) -> None:
         known = {s.name: s for s in self.segments}
@@ -207,6 +233,15 @@ class VectorIndex:
         except (OSError, ValueError, TypeError, KeyError):
             return None
 
+    def _write_manifest(self, manifest: Manifest) -> None:
+        """Replace the manifest atomically, then remove the files it no longer names."""
+        partial = self.directory / "manifest.partial"
+        partial.write_text(manifest.to_json(), encoding="utf-8")
+        partial.replace(self.directory / "manifest.json")
+        for stale in [*self.directory.glob("*.seg"), *self.directory.glob("*.partial")]:
+            if stale.name not in manifest.segments:
+                stale.unlink(missing_ok=True)
+
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
         self.directory.mkdir(mode=0o700, exist_ok=True)
@@ -218,60 +253,91 @@ class VectorIndex:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
     def _sync(self) -> Manifest:
-        """Append or rebuild segments to match the store; returns the new manifest."""
+        """Catch the segments up with the store (see the module docstring); returns the new
+        manifest."""
         with self._locked(), self.db.reading():
             wanted = self._wanted()
             assert wanted is not None
-            model, dim, generation, rewritten = wanted
-            manifest = self._read_manifest()
-            if manifest and (manifest.model, manifest.dim, manifest.generation) == (
-                model,
-                dim,
-                generation,
-            ):
-                return manifest
-            appendable = (
-                manifest is not None
-                and (manifest.model, manifest.dim) == (model, dim)
-                and rewritten <= manifest.generation
-                and len(manifest.segments) < MAX_SEGMENTS
+            old = self._read_manifest()
+            if old and old.matches(wanted.model, wanted.dim, wanted.generation):
+                return old
+            incremental = (
+                old is not None
+                and (old.model, old.dim) == (wanted.model, wanted.dim)
+                and wanted.rewritten <= old.generation
             )
-            after = manifest.max_rowid if appendable and manifest else 0
-            names = list(manifest.segments) if appendable and manifest else []
-            rowids, matrix = self._read_vectors(after, dim)
-            if len(rowids):
-                name = f"{generation:012d}-{uuid.uuid4().hex[:8]}.seg"
-                _write_segment(self.directory / name, rowids, matrix)
-                names.append(name)
-            max_rowid = int(rowids[-1]) if len(rowids) else after
-            fresh = Manifest(model, dim, generation, max_rowid, tuple(names))
-            partial = self.directory / "manifest.partial"
-            partial.write_text(fresh.to_json(), encoding="utf-8")
-            partial.replace(self.directory / "manifest.json")
-            for stale in [*self.directory.glob("*.seg"), *self.directory.glob("*.partial")]:
-                if stale.name not in names:
-                    stale.unlink(missing_ok=True)
+            fresh = self._patch(old, wanted) if incremental and old else self._rebuild(wanted)
+            self._write_manifest(fresh)
             return fresh
 
-    def _read_vectors(self, after: int, dim: int) -> tuple[np.ndarray, np.ndarray]:
-        """Rowids and vectors of every vector past rowid ``after``, in rowid order."""
-        rowids: list[int] = []
-        blobs: list[bytes] = []
-        for row in self.db.rows(
+    def _rebuild(self, wanted: Wanted) -> Manifest:
+        rowids, matrix = self._read_vectors(wanted.dim, after=0)
+        names = [self._new_segment(wanted.generation, rowids, matrix)] if len(rowids) else []
+        max_rowid = int(rowids.max()) if len(rowids) else 0
+        return Manifest(wanted.model, wanted.dim, wanted.generation, max_rowid, tuple(names))
+
+    def _patch(self, old: Manifest, wanted: Wanted) -> Manifest:
+        """A segment of the appended and changed rows; the old copies of changed rows die.
+        Too many segments or dead rows: everything live is compacted into one segment."""
+        changed = sorted({rowid for g, rowid in wanted.changes if g > old.generation})
+        rowids, matrix = self._read_vectors(wanted.dim, old.max_rowid, changed)
+        segments = [_map_segment(self.directory / name) for name in old.segments]
+        gone = {
+            s.name: sorted(
+                set(old.dead.get(s.name, ()))
+                | set(np.flatnonzero(np.isin(s.rowids, changed)).tolist())
+            )
+            for s in segments
+        }
+        live = [np.delete(s.rowids, gone[s.name]) for s in segments]
+        # The highest rowid still holding a vector: SQLite gives a removed highest rowid to
+        # the next memory, whose vector must then count as an append.
+        max_rowid = int(max((ids.max() for ids in [*live, rowids] if len(ids)), default=0))
+        dead_rows = sum(map(len, gone.values()))
+        if len(segments) < MAX_SEGMENTS and dead_rows <= DEAD_SHARE * sum(map(len, live)):
+            names = [s.name for s in segments]
+            if len(rowids):
+                names.append(self._new_segment(wanted.generation, rowids, matrix))
+            dead = {name: offsets for name, offsets in gone.items() if offsets}
+            return Manifest(
+                wanted.model, wanted.dim, wanted.generation, max_rowid, tuple(names), dead
+            )
+        all_ids = np.concatenate([*live, rowids])
+        stacked = np.concatenate(
+            [*(np.delete(s.matrix, gone[s.name], axis=0) for s in segments), matrix]
+        )
+        order = np.argsort(all_ids, kind="stable")
+        name = self._new_segment(wanted.generation, all_ids[order], stacked[order])
+        return Manifest(wanted.model, wanted.dim, wanted.generation, max_rowid, (name,))
+
+    def _new_segment(self, generation: int, rowids: np.ndarray, matrix: np.ndarray) -> str:
+        name = f"{generation:012d}-{uuid.uuid4().hex[:8]}.seg"
+        _write_segment(self.directory / name, rowids, matrix)
+        return name
+
+    def _read_vectors(
+        self, dim: int, after: int, also: list[int] | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Rowids and vectors past rowid ``after``, in rowid order, then those of the rowids
+        in ``also`` that still have a vector."""
+        rows = self.db.rows(
             "SELECT rowid, embedding FROM memories_vec WHERE rowid > ? ORDER BY rowid", (after,)
-        ):
-            rowids.append(row["rowid"])
-            blobs.append(row["embedding"])
-        matrix = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), dim)
-        return np.array(rowids, dtype=np.int64), matrix
+        )
+        for rowid in also or []:
+            if rowid <= after:
+                rows += self.db.rows(
+                    "SELECT rowid, embedding FROM memories_vec WHERE rowid = ?", (rowid,)
+                )
+        matrix = np.frombuffer(b"".join(r["embedding"] for r in rows), dtype="<f4")
+        return np.array([r["rowid"] for r in rows], dtype=np.int64), matrix.reshape(-1, dim)
 
     def _in_memory(self) -> None:
         """No usable directory (read-only home, full disk): search a copy in memory."""
         wanted = self._wanted()
         assert wanted is not None
         with self.db.reading():
-            rowids, matrix = self._read_vectors(0, wanted[1])
-        manifest = Manifest(wanted[0], wanted[1], wanted[2], 0, ())
+            rowids, matrix = self._read_vectors(wanted.dim, after=0)
+        manifest = Manifest(wanted.model, wanted.dim, wanted.generation, 0, ())
         self._use(manifest, [Segment("memory", rowids, sign_bits(matrix), matrix)])
 
 

@@ -38,7 +38,7 @@ class Scores:
     def __init__(self, index: VectorIndex, query: np.ndarray) -> None:
         self.index = index
         self.query = np.asarray(query, dtype=np.float32)
-        self.total = len(index.rowids)
+        self.total = len(index.rowids) - int(index.dead.sum())  # live rows
         self.exact = self.total <= EXACT_UP_TO
 
     def prepare(self) -> Scores:
@@ -51,7 +51,9 @@ class Scores:
         """Every row's similarity (one product over all rows)."""
         if not self.index.segments:
             return np.zeros(0, dtype=np.float32)
-        return np.concatenate([s.matrix @ self.query for s in self.index.segments])
+        similarities = np.concatenate([s.matrix @ self.query for s in self.index.segments])
+        similarities[self.index.dead] = -np.inf  # replaced or removed since the segment
+        return similarities
 
     @cached_property
     def hamming(self) -> np.ndarray:
@@ -65,7 +67,9 @@ class Scores:
             for word, bits in zip(mine, segment.bits, strict=True):
                 distance += np.bitwise_count(bits ^ word)
             parts.append(distance)
-        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint16)
+        distances = np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint16)
+        distances[self.index.dead] = np.iinfo(np.uint16).max
+        return distances
 
     def of(self, positions: np.ndarray) -> np.ndarray:
         """Exact similarities of some rows."""
@@ -82,10 +86,14 @@ class Scores:
     def best(self, count: int, among: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(positions, similarities) of the ``count`` most similar rows (of ``among``, or all),
         best first."""
-        pool = np.arange(self.total) if among is None else among
+        live = ~self.index.dead
+        if among is not None:
+            pool = among[live[among]]
+        else:
+            pool = np.arange(len(live)) if self.total == len(live) else np.flatnonzero(live)
         keep = max(RESCORE_MIN, self.total // RESCORE_SHARE, count * 2)
         if not self.exact and len(pool) > keep:
-            distances = self.hamming if among is None else self.hamming[among]
+            distances = self.hamming if len(pool) == len(live) else self.hamming[pool]
             # every row at most as far as the keep-th nearest (ties included)
             within = np.searchsorted(np.cumsum(np.bincount(distances)), keep)
             pool = pool[distances <= within]
@@ -147,7 +155,7 @@ def _passing(index: VectorIndex, rowids: list[int] | None, where: MemoryFilter) 
 def rank_of(index: VectorIndex, scores: Scores, memory_id: str) -> tuple[int, float] | None:
     """(rank among all vectors, similarity) of one memory, or None when it has no vector."""
     rowid = index.db.value("SELECT rowid FROM memories WHERE id = ?", (memory_id,))
-    found = np.flatnonzero(index.rowids == rowid) if rowid is not None else []
+    found = np.flatnonzero((index.rowids == rowid) & ~index.dead) if rowid is not None else []
     if len(found) == 0:
         return None
     similarity = float(scores.full[found[0]])
