@@ -7,14 +7,14 @@ embedder and cached under --cache (default /tmp/memctl-bench-cache/N): building
 100,000 memories takes minutes. Each run copies it into a fresh home, then
 prints:
 
-- the vector index: its first build from SQLite, an append after one new
-  memory, a rebuild after one changed vector, and that its neighbours are
-  sqlite-vec's (same ids, same distances);
+- the vector index: its first build from SQLite, the catch-up after one new
+  memory and after one changed vector, and how many of sqlite-vec's exact
+  nearest neighbours its vector leg finds;
 - each part of one recall alone: query embedding, the vector leg (numpy over
   the index, and sqlite-vec's vec0 KNN for comparison), the BM25 leg;
 - in-process recall p50/p95 (query embedding included, touch off, every scope),
-  over the benchmark queries, --repeat times each;
-- the whole `memctl recall` process, median and p95.
+  over the benchmark queries, --repeat times each, wall clock and CPU time;
+- the whole `memctl recall` process (touching what it recalls), median and p95.
 
 Nothing is asserted. Wall-clock times depend on what else the machine runs; the CPU
 times (all threads of the process) show the work itself.
@@ -99,7 +99,7 @@ def index_figures(ctx: Context) -> None:
     memories.update(ctx, newest.id, content="the same memory, changed")
     began = time.perf_counter()
     index = vector_index(ctx.db)
-    print(f"vector index, rebuild after one changed vector: {ms(time.perf_counter() - began)}")
+    print(f"vector index, patch after one changed vector: {ms(time.perf_counter() - began)}")
     found, wanted = 0, 0
     for query in QUERIES + EXTRA_QUERIES:
         vector = ctx.embedder.embed([query])[0]

@@ -318,18 +318,22 @@ class VectorIndex:
     def _read_vectors(
         self, dim: int, after: int, also: list[int] | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Rowids and vectors past rowid ``after``, in rowid order, then those of the rowids
-        in ``also`` that still have a vector."""
-        rows = self.db.rows(
-            "SELECT rowid, embedding FROM memories_vec WHERE rowid > ? ORDER BY rowid", (after,)
-        )
+        """Rowids and vectors past rowid ``after``, then those of the rowids in ``also`` that
+        still have a vector; in rowid order."""
+        rows = self.db.tuples(
+            "SELECT rowid, embedding FROM memories_vec WHERE rowid > ?", (after,)
+        )  # ORDER BY would make vec0 sort: sorting here is cheaper
         for rowid in also or []:
             if rowid <= after:
-                rows += self.db.rows(
+                rows += self.db.tuples(
                     "SELECT rowid, embedding FROM memories_vec WHERE rowid = ?", (rowid,)
                 )
-        matrix = np.frombuffer(b"".join(r["embedding"] for r in rows), dtype="<f4")
-        return np.array([r["rowid"] for r in rows], dtype=np.int64), matrix.reshape(-1, dim)
+        rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").reshape(-1, dim)
+        if np.any(rowids[1:] < rowids[:-1]):
+            order = np.argsort(rowids, kind="stable")
+            return rowids[order], matrix[order]
+        return rowids, matrix
 
     def _in_memory(self) -> None:
         """No usable directory (read-only home, full disk): search a copy in memory."""
