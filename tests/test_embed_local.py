@@ -191,3 +191,29 @@ def test_an_unwritable_cache_is_skipped(tmp_path: Path) -> None:
     blocker.write_text("not a directory")
     vector = LocalEmbedder(cache_dir=blocker / "cache").embed([TEXTS[0]])
     assert cosines(vector, VECTORS[:1])[0] > 0.9999
+
+
+def test_the_tokenizer_built_from_the_vocabulary_equals_tokenizer_json() -> None:
+    from tokenizers import Tokenizer
+
+    from memctl.bench.synthetic import synthetic_memories
+
+    directory = local.resolve_model_dir(None)
+    fast = local._load_tokenizer(directory / "tokenizer.json")
+    reference = Tokenizer.from_file(str(directory / "tokenizer.json"))
+    reference.enable_truncation(max_length=local.MAX_TOKENS)
+    reference.no_padding()
+    texts = [
+        *TEXTS,
+        *synthetic_memories(300),
+        "Café déjà vu: naïve résumé, Ångström, façade",
+        "如何部署计费服务？日本語のテキスト、한국어 문장",
+        "parse_user_id() in src/auth/ids.py -> UUID; x == y && a != b",
+        "emoji 🚀🔥 and \t tabs \n newlines \u200b zero-width",
+        "UPPER lower MiXeD 12345 3.14 1,000,000",
+        "supercalifragilisticexpialidocious " + "x" * 120,
+        " ".join(["word"] * 400),
+        "",
+    ]
+    for text in texts:
+        assert fast.encode(text).ids == reference.encode(text).ids, text

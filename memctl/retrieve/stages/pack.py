@@ -8,20 +8,17 @@ tokenizers split much finer). Each result also costs ITEM_TOKENS for its line.
 from __future__ import annotations
 
 import math
-import re
 
 from memctl.retrieve.params import Params
+from memctl.retrieve.query import cjk_count
 from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run
 
 STAGE = "pack"
 ITEM_TOKENS = 4
-CJK = re.compile(
-    r"[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]"
-)
 
 
 def estimate_tokens(text: str, p: Params) -> int:
-    cjk = len(CJK.findall(text))
+    cjk = cjk_count(text)
     return math.ceil((len(text) - cjk) / p.chars_per_token + cjk / p.cjk_chars_per_token)
 
 
