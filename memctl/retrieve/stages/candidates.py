@@ -8,8 +8,10 @@
 - sessions: with ``--sessions``, raw session messages by BM25.
 
 The full-text search runs in a thread while the query is embedded and
-compared, so the two legs overlap. A leg that fails leaves a warning and the
-others still answer.
+compared, so the two legs overlap (the embedding thread runs no SQL meanwhile:
+one connection serves both). A leg that fails leaves a warning and the others
+still answer. The vector modules bring numpy, so they are imported where they
+are used: loading the CLI stays light (tests/test_architecture.py).
 """
 
 from __future__ import annotations
