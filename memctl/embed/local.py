@@ -233,6 +233,8 @@ def _bert_tokenizer(vocab: Path) -> Tokenizer:
     )
     tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     cls, sep = wordpiece.token_to_id("[CLS]"), wordpiece.token_to_id("[SEP]")
+    if cls is None or sep is None:
+        raise ValueError(f"{vocab} has no [CLS] or [SEP] token")
     tokenizer.post_processor = processors.BertProcessing(("[SEP]", sep), ("[CLS]", cls))
     return tokenizer
 

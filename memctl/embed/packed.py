@@ -29,18 +29,22 @@ def _aligned(offset: int) -> int:
 
 def save_packed(path: Path, arrays: dict[str, np.ndarray], source: str) -> None:
     """Write ``arrays`` (as float32) for ``source`` (a string naming what they came from)."""
-    entries, offset = [], 0
-    for name, array in arrays.items():
-        entries.append({"name": name, "shape": list(array.shape), "offset": offset})
+    offsets, offset = [], 0
+    for array in arrays.values():
+        offsets.append(offset)
         offset = _aligned(offset + array.size * 4)
+    entries = [
+        {"name": name, "shape": list(array.shape), "offset": at}
+        for (name, array), at in zip(arrays.items(), offsets, strict=True)
+    ]
     header = json.dumps({"source": source, "arrays": entries}).encode()
     start = _aligned(16 + len(header))
     partial = path.with_name(path.name + f".{os.getpid()}.partial")
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(partial, "wb") as out:
         out.write(MAGIC + len(header).to_bytes(8, "little") + header)
-        for entry, array in zip(entries, arrays.values(), strict=True):
-            out.seek(start + entry["offset"])
+        for at, array in zip(offsets, arrays.values(), strict=True):
+            out.seek(start + at)
             out.write(np.ascontiguousarray(array, dtype="<f4").tobytes())
     partial.replace(path)
 

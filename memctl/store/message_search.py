@@ -46,7 +46,8 @@ def search_messages(
     match = fts_phrases(phrases)
     if match is None:
         return []
-    clauses, params = ["1"], []
+    clauses: list[str] = ["1"]
+    params: list[object] = []
     if where.scopes is not None:
         clauses.append(f"s.scope IN ({', '.join('?' * len(where.scopes))})")
         params.extend(where.scopes)

@@ -155,7 +155,9 @@ def _passing(index: VectorIndex, rowids: list[int] | None, where: MemoryFilter) 
 def rank_of(index: VectorIndex, scores: Scores, memory_id: str) -> tuple[int, float] | None:
     """(rank among all vectors, similarity) of one memory, or None when it has no vector."""
     rowid = index.db.value("SELECT rowid FROM memories WHERE id = ?", (memory_id,))
-    found = np.flatnonzero((index.rowids == rowid) & ~index.dead) if rowid is not None else []
+    if rowid is None:
+        return None
+    found = np.flatnonzero((index.rowids == rowid) & ~index.dead)
     if len(found) == 0:
         return None
     similarity = float(scores.full[found[0]])
