@@ -1,15 +1,16 @@
 """The two LLM services recall can use: relevance scores for reranking, and translation of
 a non-English query for the dual pass. Both through Ollama's chat API with JSON output.
 
-The ``ollama`` client takes ~350 ms to import, so it is imported on the first call.
+Both go through the one LLM client of this package (memctl.llm.ollama).
 """
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from memctl.errors import ModelError
+if TYPE_CHECKING:
+    from memctl.config import Settings
+    from memctl.llm import LLM
 
 RERANK_PROMPT = (
     "Rate how relevant each numbered memory is to the query, from 0 (unrelated) to 10 "
@@ -40,50 +41,45 @@ TRANSLATION_SCHEMA = {
 }
 
 
-class OllamaJudge:
-    """Reranking and translation with one Ollama chat model."""
+class RecallJudge:
+    """Reranking and translation with one LLM; recall waits for it, so no retries."""
 
-    def __init__(self, host: str, model: str, timeout: float) -> None:
-        self.host, self.model, self.timeout = host, model, timeout
+    def __init__(self, llm: LLM) -> None:
+        self.llm = llm
 
     def relevance(self, query: str, passages: list[str]) -> list[float]:
         """A score in [0, 1] per passage; a passage the model skipped scores 0."""
         listing = "\n".join(f"[{i}] {' '.join(p.split())[:600]}" for i, p in enumerate(passages))
-        answer = self._chat(RERANK_PROMPT, f"Query: {query}\n\nMemories:\n{listing}", SCORES_SCHEMA)
-        scores = [0.0] * len(passages)
-        try:
-            for item in answer["scores"]:
-                index, score = int(item["id"]), float(item["score"])
-                if 0 <= index < len(passages):
-                    scores[index] = min(max(score / 10.0, 0.0), 1.0)
-        except (KeyError, TypeError, ValueError):
-            raise ModelError(
-                f"Ollama model '{self.model}' sent scores in the wrong shape"
-            ) from None
-        return scores
+        prompt = f"Query: {query}\n\nMemories:\n{listing}"
+        return self.llm.complete_json(
+            RERANK_PROMPT, prompt, SCORES_SCHEMA, lambda answer: _scores(answer, len(passages))
+        ).value
 
     def translate(self, text: str) -> str:
-        answer = self._chat(TRANSLATE_PROMPT, text, TRANSLATION_SCHEMA)
-        english = answer.get("english") if isinstance(answer, dict) else None
-        if not isinstance(english, str) or not english.strip():
-            raise ModelError(f"Ollama model '{self.model}' sent no translation")
-        return english.strip()
+        return self.llm.complete_json(TRANSLATE_PROMPT, text, TRANSLATION_SCHEMA, _english).value
 
-    def _chat(self, system: str, user: str, schema: dict[str, Any]) -> Any:
-        import httpx
-        import ollama
 
-        try:
-            response = ollama.Client(host=self.host, timeout=self.timeout).chat(
-                model=self.model,
-                messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
-                format=schema,
-                options={"temperature": 0},
-            )
-            return json.loads(response.message.content or "")
-        except ollama.ResponseError as exc:
-            raise ModelError(f"Ollama could not answer with '{self.model}': {exc.error}") from None
-        except (ConnectionError, httpx.TransportError):
-            raise ModelError(f"cannot reach Ollama at {self.host}") from None
-        except ValueError:
-            raise ModelError(f"Ollama model '{self.model}' sent invalid JSON") from None
+def _scores(answer: Any, count: int) -> list[float]:
+    scores = [0.0] * count
+    try:
+        for item in answer["scores"]:
+            index, score = int(item["id"]), float(item["score"])
+            if 0 <= index < count:
+                scores[index] = min(max(score / 10.0, 0.0), 1.0)
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"scores in the wrong shape: {exc}") from None
+    return scores
+
+
+def _english(answer: Any) -> str:
+    english = answer.get("english") if isinstance(answer, dict) else None
+    if not isinstance(english, str) or not english.strip():
+        raise ValueError("no translation")
+    return english.strip()
+
+
+def recall_judge(settings: Settings, model: str) -> RecallJudge:
+    """The judge for ``recall.llm_model`` on the configured Ollama server."""
+    from memctl.llm.ollama import OllamaLLM
+
+    return RecallJudge(OllamaLLM(settings.ollama_host, model, settings.ollama_timeout, retries=0))

@@ -191,10 +191,9 @@ def recall(
 
 def translation_of(run: Run) -> Analysed | None:
     """The query's English translation for the dual pass, or None (with a note) without one."""
-    from memctl.llm.recall_judge import OllamaJudge
+    from memctl.llm.recall_judge import recall_judge
 
-    settings = run.ctx.settings
-    judge = OllamaJudge(settings.ollama_host, run.params.llm_model, settings.ollama_timeout)
+    judge = recall_judge(run.ctx.settings, run.params.llm_model)
     try:
         return analyse(judge.translate(run.query.text), run.now)
     except MemctlError as exc:

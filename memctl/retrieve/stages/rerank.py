@@ -20,10 +20,9 @@ class Judge(Protocol):
 
 
 def judge_for(run: Run) -> Judge:
-    from memctl.llm.recall_judge import OllamaJudge
+    from memctl.llm.recall_judge import recall_judge
 
-    settings = run.ctx.settings
-    return OllamaJudge(settings.ollama_host, run.params.llm_model, settings.ollama_timeout)
+    return recall_judge(run.ctx.settings, run.params.llm_model)
 
 
 def rerank(run: Run, candidates: list[Candidate], judge: Judge | None = None) -> list[Candidate]:
