@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from memctl import __version__
-from memctl.cli import config_cmd, exchange, memory, model_cmd, recall, status
+from memctl.cli import bench, config_cmd, exchange, memory, model_cmd, recall, status
 from memctl.cli.common import home_path, new_typer, split_assignments
 from memctl.cli.render import err_console
 from memctl.errors import MemctlError
@@ -63,6 +63,9 @@ for group in (memory, recall, status, exchange):
 app.add_typer(config_cmd.app, name="config", help="Show and change configuration.")
 app.add_typer(model_cmd.app, name="model", help="Install and inspect the embedding model.")
 app.command("reembed")(model_cmd.reembed)
+app.add_typer(
+    bench.app, name="bench", help="Measure recall quality (LoCoMo, LongMemEval) and speed."
+)
 
 
 def main() -> None:
