@@ -418,3 +418,53 @@ def test_bench_errors_are_one_line(
     assert done.returncode == code, done.stderr
     assert message in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+# experiments (exp-*): the ideas measured in docs/benchmarks.md
+
+
+def test_experiment_date_windows_come_from_the_question_only() -> None:
+    from datetime import datetime
+
+    from memctl.bench.experiments import content_words, date_window
+
+    start, end = date_window("What did Tim recommend on 8th December, 2023?", None)  # type: ignore[misc]
+    assert start < datetime(2023, 12, 8) < end and (end - start).days == 7
+    start, end = date_window("the Sunday before October 25, 2022", None)  # type: ignore[misc]
+    assert start < datetime(2022, 10, 25) < end
+    assert date_window("What happened in March 2023?", None)[0].month == 2  # type: ignore[index]
+    now = datetime(2023, 6, 1)
+    start, end = date_window("What did I buy two weeks ago?", now)  # type: ignore[misc]
+    assert start < datetime(2023, 5, 18) < end < now
+    assert date_window("What did I buy last week?", now)[1] == now  # type: ignore[index]
+    assert date_window("What did I buy two weeks ago?", None) is None
+    assert date_window("What is my favourite pasta?", now) is None
+    assert content_words("What did Caroline realize after her race?") == "Caroline realize race"
+
+
+def test_experiments_rank_through_the_store_and_neighbours_share_scores(
+    tmp_path: Path, fast: tuple[Any, EmbeddingCache]
+) -> None:
+    from memctl.bench.experiments import with_context
+    from memctl.bench.haystack import BenchStores
+
+    settings, cache = fast
+    report = locomo.run(
+        settings, cache, locomo_file(tmp_path / "l.json"), choose(["exp-score", "exp-all"])
+    )
+    for name in ("exp-score", "exp-all"):
+        assert report.scores[name]["overall 1-4"]["recall@5"] == 1.0
+
+    (conversation,) = locomo.load(tmp_path / "l.json")
+    with BenchStores(settings, cache) as stores:
+        ctx, turns = stores.haystack(conversation.turns, "test")
+        ids = {turn.key: memory_id for memory_id, turn in turns.items()}
+        spread = with_context(ctx, {ids["D1:2"]: 1.0, ids["D2:1"]: 0.5}, 0.3)
+        ctx.close()
+    assert spread == {
+        ids["D1:1"]: 0.3,
+        ids["D1:2"]: 1.0,
+        ids["D1:3"]: 0.3,
+        ids["D2:1"]: 0.5,
+        ids["D2:2"]: 0.15,  # D1:3 and D2:1 are in different sessions: no sharing across
+    }

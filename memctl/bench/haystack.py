@@ -2,7 +2,8 @@
 
 Every turn becomes an episodic memory whose content is the turn prefixed
 with its session's date and its speaker (``[8 May 2023] Caroline: ...``),
-created at that date so that time-aware recall can use it. The turn's
+created at that date (plus a second per turn, to keep their order) so that
+time-aware recall can use it. The turn's
 benchmark id (LoCoMo ``dia_id``, LongMemEval session id and index) stays in
 the harness's own map from memory id to turn, and in ``source``; it is
 never indexed for search. Vectors are embedded in batches through the
@@ -17,7 +18,7 @@ import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from itertools import islice
 from pathlib import Path
 
@@ -38,7 +39,8 @@ class Turn:
     session: str
     speaker: str
     text: str
-    at: datetime
+    at: datetime  # the session's date and time
+    position: int = 0  # the turn's index within its session
 
 
 def day_label(moment: datetime) -> str:
@@ -56,7 +58,8 @@ def turn_memory(turn: Turn, source: str) -> Memory:
         kind=Kind.EPISODIC,
         category=Category.EVENTS,
         tier=Tier.WORKING,
-        created_at=format_time(turn.at),
+        # a second per turn keeps the turns of a session in order in the store
+        created_at=format_time(turn.at + timedelta(seconds=turn.position)),
         scope=BENCH_SCOPE,
         source=f"{source}:{turn.key}",
         session_id=turn.session,

@@ -84,9 +84,10 @@ def conversation_turns(conversation: dict) -> list[Turn]:  # type: ignore[type-a
     turns = []
     for number in numbers:
         at = parse_date(conversation[f"session_{number}_date_time"])
-        for turn in conversation[f"session_{number}"]:
+        for position, turn in enumerate(conversation[f"session_{number}"]):
             key = dia_key(turn["dia_id"]) or turn["dia_id"]
-            turns.append(Turn(key, f"session_{number}", turn["speaker"], turn_text(turn), at))
+            session = f"session_{number}"
+            turns.append(Turn(key, session, turn["speaker"], turn_text(turn), at, position))
     return turns
 
 

@@ -74,7 +74,7 @@ def case_from(record: dict) -> Case:  # type: ignore[type-arg]
         at = parse_date(date)
         for index, turn in enumerate(session):
             key = f"{session_id}:{index}"
-            turns.append(Turn(key, session_id, turn["role"], turn["content"], at))
+            turns.append(Turn(key, session_id, turn["role"], turn["content"], at, index))
             if turn.get("has_answer"):
                 answer_turns.add(key)
     return Case(

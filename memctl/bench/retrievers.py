@@ -59,10 +59,15 @@ BASELINES: dict[str, Retriever] = {
 
 
 def choose(names: list[str] | None) -> dict[str, Retriever]:
-    """The named retrievers (default: the three baselines); unknown names are a UsageError."""
-    available = dict(BASELINES)
+    """The named retrievers (default: the three baselines); unknown names are a UsageError.
+
+    ``exp-*`` names are the experiments of memctl.bench.experiments.
+    """
+    from memctl.bench.experiments import EXPERIMENTS
+
     if not names:
-        return available
+        return dict(BASELINES)
+    available = {**BASELINES, **EXPERIMENTS}
     unknown = [n for n in names if n not in available]
     if unknown:
         raise UsageError(
