@@ -135,7 +135,8 @@ def run(
     """Every retriever on every question, one fresh store per conversation."""
     conversations = load(path, limit)
     total, done = sum(len(c.cases) for c in conversations), 0
-    tally, timer, per_question = Tally(), Timer(), []
+    tally, timer = Tally(), Timer()
+    per_question: list[dict[str, object]] = []
     with BenchStores(settings, cache) as stores:
         for conversation in conversations:
             ctx, turns = stores.haystack(conversation.turns, f"locomo:{conversation.sample_id}")

@@ -100,7 +100,7 @@ def load(path: Path, limit: int | None = None) -> list[Case]:
 def score(tally: Tally, name: str, case: Case, ranked: list[Turn]) -> dict[str, object]:
     """Add one question's figures for retriever ``name``; return where the gold ranked."""
     groups = (case.qtype, OVERALL)
-    sessions = [str(s) for s in distinct(turn.session for turn in ranked)]
+    sessions = distinct(turn.session for turn in ranked)
     keys = [turn.key for turn in ranked]
     for k in SESSION_KS:
         tally.add(name, groups, f"recall_all@{k}", recall_all_at(sessions, case.answer_sessions, k))
@@ -124,7 +124,8 @@ def run(
     """Every retriever on every non-abstention question, each in a fresh store."""
     cases = load(path, limit)
     scored = [c for c in cases if not c.abstention]
-    tally, timer, per_question = Tally(), Timer(), []
+    tally, timer = Tally(), Timer()
+    per_question: list[dict[str, object]] = []
     with BenchStores(settings, cache) as stores:
         for done, case in enumerate(scored, start=1):
             ctx, turns = stores.haystack(case.turns, f"longmemeval:{case.qid}")

@@ -4,27 +4,28 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 
 
-def recall_at(ranked: Sequence[Hashable], gold: set[Hashable], k: int) -> float:
+def recall_at(ranked: Sequence[str], gold: AbstractSet[str], k: int) -> float:
     """The fraction of ``gold`` found in the top ``k`` (LoCoMo's Recall@k for one question)."""
-    return len(gold.intersection(ranked[:k])) / len(gold) if gold else 0.0
+    return len(gold & set(ranked[:k])) / len(gold) if gold else 0.0
 
 
-def recall_all_at(ranked: Sequence[Hashable], gold: set[Hashable], k: int) -> float:
+def recall_all_at(ranked: Sequence[str], gold: AbstractSet[str], k: int) -> float:
     """1.0 when every item of ``gold`` is in the top ``k``, else 0.0 (LongMemEval's recall_all)."""
-    return float(bool(gold) and gold.issubset(ranked[:k]))
+    return float(bool(gold) and gold <= set(ranked[:k]))
 
 
-def ndcg_at(ranked: Sequence[Hashable], gold: set[Hashable], k: int) -> float:
+def ndcg_at(ranked: Sequence[str], gold: AbstractSet[str], k: int) -> float:
     """Binary-relevance NDCG@k: DCG of the top ``k`` over the DCG of a perfect ranking."""
     dcg = sum(1.0 / math.log2(rank + 2) for rank, item in enumerate(ranked[:k]) if item in gold)
     ideal = sum(1.0 / math.log2(rank + 2) for rank in range(min(len(gold), k)))
     return dcg / ideal if ideal else 0.0
 
 
-def distinct(items: Iterable[Hashable]) -> list[Hashable]:
+def distinct(items: Iterable[str]) -> list[str]:
     """Items in first-seen order without repeats: sessions ranked by their best-ranked turn."""
     return list(dict.fromkeys(items))
 
