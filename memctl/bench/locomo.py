@@ -140,6 +140,7 @@ def run(
     with BenchStores(settings, cache) as stores:
         for conversation in conversations:
             ctx, turns = stores.haystack(conversation.turns, f"locomo:{conversation.sample_id}")
+            timer.warm(ctx, retrievers)
             try:
                 for case in conversation.cases:
                     ranks = {}

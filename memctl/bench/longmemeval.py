@@ -129,6 +129,7 @@ def run(
     with BenchStores(settings, cache) as stores:
         for done, case in enumerate(scored, start=1):
             ctx, turns = stores.haystack(case.turns, f"longmemeval:{case.qid}")
+            timer.warm(ctx, retrievers)
             try:
                 ranks = {}
                 for name, retriever in retrievers.items():

@@ -52,6 +52,13 @@ class Timer:
     def __init__(self) -> None:
         self.samples: dict[str, list[float]] = defaultdict(list)
 
+    @staticmethod
+    def warm(ctx: Context, retrievers: dict[str, Retriever]) -> None:
+        """One untimed query per retriever on a fresh store, so that the first timed one
+        does not pay alone for reading the indexes from disk."""
+        for retriever in retrievers.values():
+            retriever(ctx, Question("warm up"), 1)
+
     def run(
         self, name: str, retriever: Retriever, ctx: Context, question: Question, depth: int
     ) -> list[str]:

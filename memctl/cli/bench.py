@@ -202,6 +202,15 @@ def chart(
     console.print(f"wrote {out}")
 
 
+LABELS = {"recall": "R", "recall_all": "R_all", "ndcg": "NDCG", "turn_recall": "turn R"}
+
+
+def _label(metric: str) -> str:
+    """``recall_all@5`` -> ``R_all@5``: short column headers."""
+    name, _, k = metric.partition("@")
+    return f"{LABELS.get(name, name)}@{k}"
+
+
 def _figure(value: float | None, percent: bool) -> str:
     if value is None:
         return "-"
@@ -210,12 +219,11 @@ def _figure(value: float | None, percent: bool) -> str:
 
 def render_quality(report: QualityReport, percent: bool) -> None:
     table = Table(title=f"{report.benchmark}: {report.data}", header_style="bold")
-    for column in ("group", "n", "retriever", *report.metrics):
-        table.add_column(
-            column,
-            justify="left" if column in ("group", "retriever") else "right",
-            no_wrap=True,
-        )
+    table.add_column("group", no_wrap=True)
+    table.add_column("n", justify="right", no_wrap=True, min_width=3)
+    table.add_column("retriever", no_wrap=True)
+    for metric in report.metrics:
+        table.add_column(_label(metric), justify="right", no_wrap=True, min_width=5)
     for group in report.groups:
         for index, name in enumerate(report.retrievers):
             scores = report.scores[name].get(group, {})
