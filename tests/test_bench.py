@@ -437,6 +437,9 @@ def test_experiment_date_windows_come_from_the_question_only() -> None:
     start, end = date_window("What did I buy two weeks ago?", now)  # type: ignore[misc]
     assert start < datetime(2023, 5, 18) < end < now
     assert date_window("What did I buy last week?", now)[1] == now  # type: ignore[index]
+    # 1 June 2023 is a Thursday: last Tuesday is 30 May
+    start, end = date_window("Who did I meet last Tuesday?", now)  # type: ignore[misc]
+    assert start < datetime(2023, 5, 30, 12) < end <= now
     assert date_window("What did I buy two weeks ago?", None) is None
     assert date_window("What is my favourite pasta?", now) is None
     assert content_words("What did Caroline realize after her race?") == "Caroline realize race"

@@ -11,7 +11,8 @@ Each experiment is a ``Recipe`` run over the same two legs the pipeline uses
 - context: a turn inherits part of its neighbours' score (the answer often
   follows the turn that matches the question's words);
 - dates: a date or relative time named in the question ("on 8 May, 2023",
-  "last week") boosts memories created in that window, as of the question's time.
+  "last week") boosts memories created in that window, as of the question's time;
+- diversity: each hit taken from a session lowers the rest of that session.
 """
 
 from __future__ import annotations
@@ -66,6 +67,8 @@ AGO = re.compile(
     r"\b(\d+|a|one|two|three|four|five|six|ten)\s+(day|week|month|year)s?\s+ago\b", re.I
 )
 LAST = re.compile(r"\b(yesterday|last\s+(?:week|month|year|weekend))\b", re.I)
+WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+LAST_WEEKDAY = re.compile(rf"\b(?:last|this past)\s+({'|'.join(WEEKDAYS)})\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,7 @@ class Recipe:
     stopwords: bool = False
     context: float = 0.0  # share of a neighbour's score a turn inherits
     dates: float = 0.0  # score boost (x 1 + this) inside a date window the question names
+    diversify: float = 0.0  # each hit already taken from a session cuts that session's by this
 
 
 def content_words(text: str) -> str:
@@ -165,6 +169,10 @@ def date_window(text: str, now: datetime | None) -> tuple[datetime, datetime] | 
         centre = now - timedelta(days=days)
         width = max(slack, timedelta(days=days * 0.25))
         return centre - width, centre + width
+    if match := LAST_WEEKDAY.search(text):
+        back = (now.weekday() - WEEKDAYS.index(match[1].lower())) % 7 or 7
+        day = (now - timedelta(days=back)).replace(hour=0, minute=0, second=0, microsecond=0)
+        return day - timedelta(days=1), day + timedelta(days=2)
     if match := LAST.search(text):
         phrase = match[1].lower().split()[-1]
         days = {"yesterday": 1, "weekend": 7, "week": 7, "month": 30, "year": 365}[phrase]
@@ -187,12 +195,27 @@ def with_dates(
     return boosted
 
 
+def diversified(ctx: Context, scores: dict[str, float], cut: float, limit: int) -> list[str]:
+    """Greedy ranking in which every pick from a session lowers that session's other hits."""
+    sessions = {i: m.session_id for i, m in get_memories(ctx.db, list(scores)).items()}
+    taken: dict[str | None, int] = {}
+    left, ranked = dict(scores), []
+    while left and len(ranked) < limit:
+        best = max(left, key=lambda i: (left[i] * (1 - cut) ** taken.get(sessions.get(i), 0), i))
+        ranked.append(best)
+        del left[best]
+        taken[sessions.get(best)] = taken.get(sessions.get(best), 0) + 1
+    return ranked
+
+
 def run_recipe(recipe: Recipe, ctx: Context, question: Question, limit: int) -> list[str]:
     scores = fuse(ctx, question, recipe, limit * recipe.depth)
     if recipe.context:
         scores = with_context(ctx, scores, recipe.context)
     if recipe.dates:
         scores = with_dates(ctx, question, scores, recipe.dates)
+    if recipe.diversify:
+        return diversified(ctx, scores, recipe.diversify, limit)
     return sorted(scores, key=lambda i: (-scores[i], i))[:limit]
 
 
@@ -205,6 +228,7 @@ RECIPES = {
     "exp-score-context": replace(SCORE, context=0.3),
     "exp-score-dates": replace(SCORE, dates=0.5),
     "exp-all": replace(SCORE, stopwords=True, context=0.3, dates=0.5),
+    "exp-all-diversify": replace(SCORE, stopwords=True, context=0.3, dates=0.5, diversify=0.1),
 }
 EXPERIMENTS: dict[str, Retriever] = {
     name: partial(run_recipe, recipe) for name, recipe in RECIPES.items()
