@@ -231,7 +231,8 @@ def test_locomo_run_scores_every_retriever_and_never_shows_them_the_answers(
     # BM25 puts the single-hop evidence ("researching adoption agencies") first
     assert report.scores["bm25"]["4 single-hop"]["recall@5"] == 1.0
     assert report.ingest["memories"] == 5
-    assert [q.text for q in seen] == [
+    assert seen[0].text == "warm up"  # each fresh store is warmed before timing
+    assert [q.text for q in seen[1:]] == [
         "When did Caroline go to the LGBTQ support group?",
         "What did Melanie paint, and where did she go camping?",
         "What is Caroline researching?",
@@ -367,7 +368,7 @@ def test_bench_commands_run_end_to_end_on_tiny_files(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     done = run_cli("bench", "longmemeval", "--data", str(lme), "--cache", str(cache))
     assert done.returncode == 0, done.stderr
-    assert "recall_all@5" in done.stdout and "single-session-user" in done.stdout
+    assert "R_all@5" in done.stdout and "single-session-user" in done.stdout
     details = tmp_path / "details.jsonl"
     done = run_cli(
         "bench",

@@ -7,8 +7,12 @@ from typing import Any
 
 from memctl.errors import InputError, UsageError
 
-# LoCoMo paper, Table 3: DRAGON over dialog turns, all 10 conversations, categories 1-5.
-DRAGON = {5: 0.567, 10: 0.662, 25: 0.767, 50: 0.827}
+# Published baselines, drawn dashed: the LoCoMo paper's Table 3 (DRAGON over dialog turns, all
+# 10 conversations, categories 1-5) and a BM25 replication on all 470 LongMemEval_S questions.
+PUBLISHED = {
+    "locomo": ("DRAGON (paper)", {5: 0.567, 10: 0.662, 25: 0.767, 50: 0.827}),
+    "longmemeval": ("BM25 (published, 470 q.)", {5: 0.764, 10: 0.843}),
+}
 PANELS = {
     "locomo": ("LoCoMo: evidence turns in the top k", "all 1-5", "recall@"),
     "longmemeval": ("LongMemEval_S: all evidence sessions in the top k", "overall", "recall_all@"),
@@ -31,7 +35,7 @@ def series(report: dict[str, Any], group: str, prefix: str) -> dict[str, dict[in
 
 
 def recall_chart(reports: list[dict[str, Any]], out: Path) -> None:
-    """One panel per report (LoCoMo with the paper's DRAGON baseline), written as PNG."""
+    """One panel per report, with its published baseline, written as PNG."""
     try:
         import matplotlib
 
@@ -50,8 +54,8 @@ def recall_chart(reports: list[dict[str, Any]], out: Path) -> None:
         for name, points in series(report, group, prefix).items():
             ks = sorted(points)
             ax.plot(ks, [points[k] for k in ks], marker="o", label=name)
-        if report["benchmark"] == "locomo":
-            ax.plot(list(DRAGON), list(DRAGON.values()), "k--", marker="s", label="DRAGON (paper)")
+        label, published = PUBLISHED[report["benchmark"]]
+        ax.plot(list(published), list(published.values()), "k--", marker="s", label=label)
         ax.set_title(f"{title}\n({group})", fontsize=10)
         ax.set_xlabel("k")
         ax.set_ylabel("recall")
