@@ -124,6 +124,13 @@ def load(path: Path, limit: int | None = None) -> list[Conversation]:
     return conversations
 
 
+def score(tally: Tally, name: str, case: Case, keys: list[str]) -> dict[str, int | None]:
+    """Add one question's Recall@k for retriever ``name``; return where its evidence ranked."""
+    for k in KS:
+        tally.add(name, case.groups, f"recall@{k}", recall_at(keys, case.evidence, k))
+    return gold_ranks(keys, case.evidence)
+
+
 def run(
     settings: Settings,
     cache: EmbeddingCache,
@@ -140,17 +147,13 @@ def run(
     with BenchStores(settings, cache) as stores:
         for conversation in conversations:
             ctx, turns = stores.haystack(conversation.turns, f"locomo:{conversation.sample_id}")
-            timer.warm(ctx, retrievers)
             try:
+                timer.warm(ctx, retrievers)
                 for case in conversation.cases:
                     ranks = {}
                     for name, retriever in retrievers.items():
                         ids = timer.run(name, retriever, ctx, case.question, max(KS))
-                        keys = [turns[i].key for i in ids]
-                        for k in KS:
-                            recall = recall_at(keys, case.evidence, k)
-                            tally.add(name, case.groups, f"recall@{k}", recall)
-                        ranks[name] = gold_ranks(keys, case.evidence)
+                        ranks[name] = score(tally, name, case, [turns[i].key for i in ids])
                     per_question.append(
                         {
                             "conversation": conversation.sample_id,

@@ -129,8 +129,8 @@ def run(
     with BenchStores(settings, cache) as stores:
         for done, case in enumerate(scored, start=1):
             ctx, turns = stores.haystack(case.turns, f"longmemeval:{case.qid}")
-            timer.warm(ctx, retrievers)
             try:
+                timer.warm(ctx, retrievers)
                 ranks = {}
                 for name, retriever in retrievers.items():
                     ids = timer.run(name, retriever, ctx, case.question, DEPTH)
