@@ -199,7 +199,8 @@ def diversified(ctx: Context, scores: dict[str, float], cut: float, limit: int) 
     """Greedy ranking in which every pick from a session lowers that session's other hits."""
     sessions = {i: m.session_id for i, m in get_memories(ctx.db, list(scores)).items()}
     taken: dict[str | None, int] = {}
-    left, ranked = dict(scores), list[str]()
+    left = dict(scores)
+    ranked: list[str] = []
     while left and len(ranked) < limit:
         best = max(left, key=lambda i: (left[i] * (1 - cut) ** taken.get(sessions.get(i), 0), i))
         ranked.append(best)
