@@ -20,7 +20,7 @@ from memctl.bench.embedcache import EmbeddingCache
 from memctl.bench.haystack import BenchStores, Turn
 from memctl.bench.metrics import Tally, recall_at
 from memctl.bench.report import Progress, QualityReport, Timer, gold_ranks, ingest_figures
-from memctl.bench.retrievers import Question, Retriever
+from memctl.bench.retrievers import CAVEATS, Question, Retriever
 from memctl.config import Settings
 
 DATE_FORMAT = "%I:%M %p on %d %B, %Y"
@@ -185,6 +185,7 @@ def run(
             f"{sum(c.unresolved for c in conversations)} evidence ids name no turn and are "
             f"left out; {sum(c.unscorable for c in conversations)} questions without any "
             "resolvable evidence are skipped",
+            *CAVEATS,
         ],
         per_question=per_question,
     )

@@ -19,7 +19,7 @@ from memctl.bench.embedcache import EmbeddingCache
 from memctl.bench.haystack import BenchStores, Turn
 from memctl.bench.metrics import Tally, distinct, ndcg_at, recall_all_at, recall_at
 from memctl.bench.report import Progress, QualityReport, Timer, gold_ranks, ingest_figures
-from memctl.bench.retrievers import Question, Retriever
+from memctl.bench.retrievers import CAVEATS, Question, Retriever
 from memctl.config import Settings
 
 DATE_FORMAT = "%Y/%m/%d (%a) %H:%M"
@@ -165,7 +165,7 @@ def run(
             f"{len(cases) - len(scored)} abstention questions skipped",
             f"{sum(1 for c in scored if not c.answer_turns)} questions have no has_answer turn "
             f"(left out of turn_recall@{TURN_K})",
-            "recall is not yet given question_date as now: the current pipeline has no as-of time",
+            *CAVEATS,
         ],
         per_question=per_question,
     )

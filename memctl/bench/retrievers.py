@@ -33,6 +33,10 @@ Retriever = Callable[[Context, Question, int], list[str]]
 ACTIVE = MemoryFilter(states=(State.ACTIVE,))
 
 
+# What every report says about how memctl was called; empty once recall takes ``now``.
+CAVEATS = ["memctl recall is not given the question's date: the pipeline has no as-of time yet"]
+
+
 def memctl_recall(ctx: Context, question: Question, limit: int) -> list[str]:
     """The full recall pipeline, as `memctl recall` runs it.
 
