@@ -11,7 +11,7 @@ _memctl_spec() {
     cmds="" opts="" valopts="" fileopts="" filearg=0
     case $1 in
         "")
-            cmds="reembed remember get list update forget delete purge recall status events export import ingest runs undo maintain config model"
+            cmds="reembed remember get list update forget delete purge link unlink recall profile status events export import ingest runs undo maintain config model bench"
             opts="--home -c --config --version -h --help"
             valopts="--home -c --config"
             ;;
@@ -43,9 +43,21 @@ _memctl_spec() {
             opts="-s --scope --kind --category --state -t --tag --since --permanent --dry-run -y --yes --json -h --help"
             valopts="-s --scope --kind --category --state -t --tag --since"
             ;;
+        "link")
+            opts="-t --type -w --weight --json -h --help"
+            valopts="-t --type -w --weight"
+            ;;
+        "unlink")
+            opts="-t --type --json -h --help"
+            valopts="-t --type"
+            ;;
         "recall")
-            opts="-n --limit -s --scope --all-scopes --json -h --help"
-            valopts="-n --limit -s --scope"
+            opts="-n --limit -s --scope --all-scopes -f --format --json --budget --explain --why-not --as-of --history --sessions -m --mode --no-touch -h --help"
+            valopts="-n --limit -s --scope -f --format --budget --why-not --as-of -m --mode"
+            ;;
+        "profile")
+            opts="-s --scope --all-scopes -n --limit --json -h --help"
+            valopts="-s --scope -n --limit"
             ;;
         "status")
             opts="--json -h --help"
@@ -106,6 +118,31 @@ _memctl_spec() {
             ;;
         "model info")
             opts="--json -h --help"
+            ;;
+        "bench")
+            cmds="locomo longmemeval scale chart"
+            opts="-h --help"
+            ;;
+        "bench locomo")
+            opts="--data --limit -r --retriever --cache --details --json -h --help"
+            valopts="--data --limit -r --retriever --cache --details"
+            fileopts="--data --cache --details"
+            ;;
+        "bench longmemeval")
+            opts="--data --limit -r --retriever --cache --details --json -h --help"
+            valopts="--data --limit -r --retriever --cache --details"
+            fileopts="--data --cache --details"
+            ;;
+        "bench scale")
+            opts="--n --rounds --processes --cache --json -h --help"
+            valopts="--n --rounds --processes --cache"
+            fileopts="--cache"
+            ;;
+        "bench chart")
+            opts="-o --out -h --help"
+            valopts="-o --out"
+            fileopts="-o --out"
+            filearg=1
             ;;
     esac
 }

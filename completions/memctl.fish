@@ -18,7 +18,10 @@ complete -c memctl -n '__fish_use_subcommand' -a 'update' -d 'Change a memory\'s
 complete -c memctl -n '__fish_use_subcommand' -a 'forget' -d 'Archive a memory: recall no longer returns it; nothing is deleted.'
 complete -c memctl -n '__fish_use_subcommand' -a 'delete' -d 'Delete a memory (soft: state deleted; --permanent removes it; events stay).'
 complete -c memctl -n '__fish_use_subcommand' -a 'purge' -d 'Delete every memory matching the filters (at least one filter is required).'
-complete -c memctl -n '__fish_use_subcommand' -a 'recall' -d 'Recall memories by meaning and by words (vectors + BM25, fused by rank).'
+complete -c memctl -n '__fish_use_subcommand' -a 'link' -d 'Relate two memories (recall follows relations both ways).'
+complete -c memctl -n '__fish_use_subcommand' -a 'unlink' -d 'Remove the relations between two memories, in either direction.'
+complete -c memctl -n '__fish_use_subcommand' -a 'recall' -d 'Recall memories by meaning, words, time and the graph, through the staged pipeline.'
+complete -c memctl -n '__fish_use_subcommand' -a 'profile' -d 'The user\'s profile and preferences, most important first.'
 complete -c memctl -n '__fish_use_subcommand' -a 'status' -d 'Counts by kind, category, state, tier and scope; database size; embedding model.'
 complete -c memctl -n '__fish_use_subcommand' -a 'events' -d 'The event log, newest first, a page at a time.'
 complete -c memctl -n '__fish_use_subcommand' -a 'export' -d 'Write every memory as JSONL: every field and its relations, no vectors.'
@@ -29,6 +32,7 @@ complete -c memctl -n '__fish_use_subcommand' -a 'undo' -d 'Revert every memory 
 complete -c memctl -n '__fish_use_subcommand' -a 'maintain' -d 'Run maintenance: for now, finish the queued ingest jobs (decay, consolidation and archiving come later). Safe to run from cron, and twice at once.'
 complete -c memctl -n '__fish_use_subcommand' -a 'config' -d 'Show and change configuration.'
 complete -c memctl -n '__fish_use_subcommand' -a 'model' -d 'Install and inspect the embedding model.'
+complete -c memctl -n '__fish_use_subcommand' -a 'bench' -d 'Measure recall quality (LoCoMo, LongMemEval) and speed.'
 
 # memctl reembed
 complete -c memctl -n '__fish_seen_subcommand_from reembed' -l json -d 'Print JSON (stable field names).'
@@ -89,12 +93,39 @@ complete -c memctl -n '__fish_seen_subcommand_from purge' -s y -l yes -d 'Do not
 complete -c memctl -n '__fish_seen_subcommand_from purge' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from purge' -s h -l help -d 'Show this message and exit.'
 
+# memctl link
+complete -c memctl -n '__fish_seen_subcommand_from link' -s t -l type -x -d 'supports, contradicts, contextualizes, depends_on, related.'
+complete -c memctl -n '__fish_seen_subcommand_from link' -s w -l weight -x -d 'Above 0, at most 1.'
+complete -c memctl -n '__fish_seen_subcommand_from link' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from link' -s h -l help -d 'Show this message and exit.'
+
+# memctl unlink
+complete -c memctl -n '__fish_seen_subcommand_from unlink' -s t -l type -x -d 'Only this type (default: every type).'
+complete -c memctl -n '__fish_seen_subcommand_from unlink' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from unlink' -s h -l help -d 'Show this message and exit.'
+
 # memctl recall
 complete -c memctl -n '__fish_seen_subcommand_from recall' -s n -l limit -x -d 'How many memories (default recall.limit).'
 complete -c memctl -n '__fish_seen_subcommand_from recall' -s s -l scope -x -d 'Scope: \'project\' (the current one, default), \'global\', or a scope name.'
-complete -c memctl -n '__fish_seen_subcommand_from recall' -l all-scopes -d 'Search every scope.'
+complete -c memctl -n '__fish_seen_subcommand_from recall' -l all-scopes -d 'Search every scope (others\' x 0.4).'
+complete -c memctl -n '__fish_seen_subcommand_from recall' -s f -l format -x -d 'table, json, context or ids.'
 complete -c memctl -n '__fish_seen_subcommand_from recall' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from recall' -l budget -x -d 'Token budget: add results in order until it is reached.'
+complete -c memctl -n '__fish_seen_subcommand_from recall' -l explain -d 'Show how each result was found and scored.'
+complete -c memctl -n '__fish_seen_subcommand_from recall' -l why-not -x -d 'Say which stage dropped this memory, and why.'
+complete -c memctl -n '__fish_seen_subcommand_from recall' -l as-of -x -d 'Recall as of a date (ISO, or a span like 30d ago: 30d).'
+complete -c memctl -n '__fish_seen_subcommand_from recall' -l history -d 'Include superseded memories (x 0.5).'
+complete -c memctl -n '__fish_seen_subcommand_from recall' -l sessions -d 'Also search raw session messages.'
+complete -c memctl -n '__fish_seen_subcommand_from recall' -s m -l mode -x -d 'smart (default), focused, deep or working.'
+complete -c memctl -n '__fish_seen_subcommand_from recall' -l no-touch -d 'Do not record this access on the memories.'
 complete -c memctl -n '__fish_seen_subcommand_from recall' -s h -l help -d 'Show this message and exit.'
+
+# memctl profile
+complete -c memctl -n '__fish_seen_subcommand_from profile' -s s -l scope -x -d 'Scope: \'project\' (the current one, default), \'global\', or a scope name.'
+complete -c memctl -n '__fish_seen_subcommand_from profile' -l all-scopes -d 'Every scope.'
+complete -c memctl -n '__fish_seen_subcommand_from profile' -s n -l limit -x -d 'Per section.'
+complete -c memctl -n '__fish_seen_subcommand_from profile' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from profile' -s h -l help -d 'Show this message and exit.'
 
 # memctl status
 complete -c memctl -n '__fish_seen_subcommand_from status' -l json -d 'Print JSON (stable field names).'
@@ -184,3 +215,41 @@ complete -c memctl -n '__fish_seen_subcommand_from model; and __fish_seen_subcom
 # memctl model info
 complete -c memctl -n '__fish_seen_subcommand_from model; and __fish_seen_subcommand_from info' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from model; and __fish_seen_subcommand_from info' -s h -l help -d 'Show this message and exit.'
+
+# memctl bench
+complete -c memctl -n '__fish_seen_subcommand_from bench; and not __fish_seen_subcommand_from locomo longmemeval scale chart' -s h -l help -d 'Show this message and exit.'
+complete -c memctl -n '__fish_seen_subcommand_from bench; and not __fish_seen_subcommand_from locomo longmemeval scale chart' -a 'locomo' -d 'LoCoMo: Recall@k of the evidence turns, per category, for each retriever.'
+complete -c memctl -n '__fish_seen_subcommand_from bench; and not __fish_seen_subcommand_from locomo longmemeval scale chart' -a 'longmemeval' -d 'LongMemEval: session recall_all@k and NDCG@k, turn recall@10, per question type.'
+complete -c memctl -n '__fish_seen_subcommand_from bench; and not __fish_seen_subcommand_from locomo longmemeval scale chart' -a 'scale' -d 'Insert rate, database size, recall latency and memory at N synthetic memories.'
+complete -c memctl -n '__fish_seen_subcommand_from bench; and not __fish_seen_subcommand_from locomo longmemeval scale chart' -a 'chart' -d 'Chart recall@k per retriever from saved results, one panel each (needs matplotlib).'
+
+# memctl bench locomo
+complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from locomo' -l data -r -F -d 'The benchmark\'s JSON file (.json or .json.gz).'
+complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from locomo' -l limit -x -d 'Run only the first N questions.'
+complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from locomo' -s r -l retriever -x -d 'Retriever to compare (repeatable; default memctl, bm25 and vector).'
+complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from locomo' -l cache -r -F -d 'Keep embeddings in this directory so a rerun embeds nothing twice.'
+complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from locomo' -l details -r -F -d 'Write one JSON line per question: where each retriever ranked its evidence.'
+complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from locomo' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from locomo' -s h -l help -d 'Show this message and exit.'
+
+# memctl bench longmemeval
+complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from longmemeval' -l data -r -F -d 'The benchmark\'s JSON file (.json or .json.gz).'
+complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from longmemeval' -l limit -x -d 'Run only the first N questions.'
+complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from longmemeval' -s r -l retriever -x -d 'Retriever to compare (repeatable; default memctl, bm25 and vector).'
+complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from longmemeval' -l cache -r -F -d 'Keep embeddings in this directory so a rerun embeds nothing twice.'
+complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from longmemeval' -l details -r -F -d 'Write one JSON line per question: where each retriever ranked its evidence.'
+complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from longmemeval' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from longmemeval' -s h -l help -d 'Show this message and exit.'
+
+# memctl bench scale
+complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from scale' -l n -x -d 'Store sizes to measure, comma-separated.'
+complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from scale' -l rounds -x -d 'In-process timing: times each query runs.'
+complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from scale' -l processes -x -d 'Whole `memctl recall` processes to time.'
+complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from scale' -l cache -r -F -d 'Keep embeddings in this directory so a rerun embeds nothing twice.'
+complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from scale' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from scale' -s h -l help -d 'Show this message and exit.'
+
+# memctl bench chart
+complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from chart' -s o -l out -r -F -d 'PNG file to write.'
+complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from chart' -s h -l help -d 'Show this message and exit.'
+complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from chart' -F

@@ -10,6 +10,7 @@ import math
 import os
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -98,6 +99,111 @@ def _convert(default: Any, value: Any) -> Any:
     return str(value)
 
 
+def _unit(name: str, default: float, doc: str) -> Key:
+    """A key between 0 and 1."""
+    return Key(name, default, doc, minimum=0.0, maximum=1.0)
+
+
+# The recall pipeline's constants (memctl/retrieve/); `recall.mode` presets override
+# the ones a person has not set (README, "Recall modes").
+RECALL_KEYS: tuple[Key, ...] = (
+    Key(
+        "recall.mode",
+        "smart",
+        "Preset of recall constants: smart, focused (coding), deep, working (recent).",
+        choices=("smart", "focused", "deep", "working"),
+    ),
+    Key("recall.weight_time", 0.3, "Fusion weight of the time-window leg.", minimum=0.0),
+    Key("recall.weight_sessions", 0.3, "Fusion weight of raw session messages.", minimum=0.0),
+    Key("recall.pinned_boost", 1.5, "Fused score multiplier of pinned memories.", minimum=0.0),
+    Key(
+        "recall.single_scale",
+        40.0,
+        "A lone candidate's normalised score is min(score x this, 1).",
+        minimum=0.0,
+    ),
+    _unit("recall.min_score", 0.3, "Drop candidates whose normalised score is below this."),
+    Key("recall.cap", 2, "Keep limit x this many candidates after min_score.", minimum=1),
+    Key("recall.rerank", False, "Rerank candidates with an LLM through Ollama."),
+    Key("recall.llm_model", "llama3.2", "Ollama chat model for reranking and translation."),
+    _unit("recall.rerank_weight", 0.6, "Share of the LLM score in a reranked score."),
+    Key("recall.translate", False, "Also search with the English translation of a query."),
+    _unit("recall.bm25_floor", 0.75, "Normalised BM25 from which the BM25 floor applies."),
+    _unit("recall.bm25_floor_keep", 0.95, "Share of its pre-rerank score a strong match keeps."),
+    Key("recall.half_life_days", 30.0, "Recency half-life at importance 0, in days.", minimum=0.01),
+    Key(
+        "recall.half_life_importance",
+        1.5,
+        "Half-life grows by e^(this x importance).",
+        minimum=0.0,
+    ),
+    Key("recall.beta_core", 0.8, "Weibull shape of core memories.", minimum=0.01),
+    Key("recall.beta_working", 1.0, "Weibull shape of working memories.", minimum=0.01),
+    Key("recall.beta_peripheral", 1.3, "Weibull shape of peripheral memories.", minimum=0.01),
+    Key(
+        "recall.frequency_scale",
+        5.0,
+        "Frequency is 1 - e^(-access_count / this).",
+        minimum=0.01,
+    ),
+    _unit("recall.weight_recency", 0.4, "Share of recency in the decay composite."),
+    _unit("recall.weight_frequency", 0.3, "Share of access frequency in the decay composite."),
+    _unit("recall.weight_intrinsic", 0.3, "Share of importance x confidence in the composite."),
+    _unit("recall.floor_core", 0.9, "Lowest decay composite of a core memory."),
+    _unit("recall.floor_working", 0.7, "Lowest decay composite of a working memory."),
+    _unit("recall.floor_peripheral", 0.5, "Lowest decay composite of a peripheral memory."),
+    _unit("recall.decay_base", 0.3, "Decay multiplies the score by base + (1 - base) x composite."),
+    _unit(
+        "recall.importance_base",
+        0.7,
+        "Importance multiplies the score by base + (1 - base) x importance.",
+    ),
+    Key(
+        "recall.length_norm",
+        500,
+        "Content length (characters) above which longer memories are damped.",
+        minimum=1,
+    ),
+    _unit("recall.scope_global", 0.8, "Score multiplier of global memories."),
+    _unit("recall.scope_other", 0.4, "Score multiplier of other projects' memories."),
+    Key(
+        "recall.time_boost",
+        1.5,
+        "Score multiplier of memories inside a time window named by the query.",
+        minimum=1.0,
+    ),
+    Key("recall.spread_hops", 2, "Hops of spreading activation over relations.", minimum=0),
+    _unit("recall.spread_decay", 0.5, "Activation multiplier per hop (times the edge weight)."),
+    Key("recall.spread_seeds", 5, "Top results that spread activation.", minimum=0),
+    _unit("recall.superseded_factor", 0.5, "Score multiplier of superseded memories."),
+    _unit("recall.contradicted_factor", 0.3, "Score multiplier of contradicted memories."),
+    _unit("recall.conflict_factor", 0.3, "Multiplier of the weaker side of a contradiction."),
+    _unit("recall.cutoff", 0.005, "Drop results whose final score is below this."),
+    _unit("recall.mmr_threshold", 0.85, "Word-Jaccard above which a result is a near duplicate."),
+    _unit("recall.mmr_factor", 0.5, "Score multiplier of a near duplicate."),
+    Key("recall.chars_per_token", 4.0, "Characters per token when packing a budget.", minimum=0.1),
+    Key(
+        "recall.cjk_chars_per_token",
+        0.87,
+        "CJK characters per token when packing a budget.",
+        minimum=0.1,
+    ),
+    Key(
+        "recall.context_budget",
+        1500,
+        "Token budget of --format context when --budget is not given (0: none).",
+        minimum=0,
+    ),
+    Key(
+        "recall.strength_step",
+        0.1,
+        "Strength a recalled memory gains (capped at 1).",
+        minimum=0.0,
+        maximum=1.0,
+    ),
+)
+
+
 KEYS: tuple[Key, ...] = (
     Key(
         "embedder",
@@ -139,6 +245,7 @@ KEYS: tuple[Key, ...] = (
     Key("recall.rrf_k", 60, "Reciprocal rank fusion constant k.", minimum=1),
     Key("recall.weight_vector", 0.7, "Fusion weight of the vector leg.", minimum=0.0),
     Key("recall.weight_bm25", 0.3, "Fusion weight of the BM25 leg.", minimum=0.0),
+    *RECALL_KEYS,
     Key("list.limit", 50, "Rows shown by `memctl list` and `memctl events`.", minimum=1),
     Key(
         "llm",
@@ -340,8 +447,9 @@ class Settings:
     def project_config(self) -> Path:
         return project_root(self.cwd) / PROJECT_CONFIG
 
-    @property
+    @cached_property
     def project_scope(self) -> str:
+        """Found by walking up to the git directory: once per Settings."""
         return project_scope(self.cwd)
 
     @property
@@ -365,7 +473,7 @@ def read_config_file(path: Path) -> dict[str, Any]:
     """The keys set in one YAML config file, validated; {} when the file does not exist."""
     if not path.is_file():
         return {}
-    import yaml  # only when there is a file: the hook's fast path usually has none
+    import yaml  # ~10 ms to import: only when a config file exists
 
     try:
         tree = yaml.safe_load(path.read_text(encoding="utf-8")) or {}

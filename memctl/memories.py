@@ -17,6 +17,7 @@ from memctl.model import (
     Kind,
     Memory,
     Relation,
+    RelationType,
     State,
     Tier,
     content_hash,
@@ -30,7 +31,7 @@ from memctl.store.imports import count_imports
 from memctl.store.jobs import job_counts
 from memctl.store.memories import MemoryFilter
 from memctl.store.noise import add_noise_vector
-from memctl.store.relations import relations_of
+from memctl.store.relations import add_relation, relations_of, remove_relations
 from memctl.store.sessions import count_sessions
 from memctl.timeparse import parse_since
 
@@ -340,3 +341,49 @@ def recall_scopes(
     if scope in (None, "", "project"):
         return (ctx.settings.project_scope, GLOBAL_SCOPE)
     return (scope,)
+
+
+# The relation types people set by hand; `supersedes` is set by ingest's reconciliation.
+LINK_TYPES = tuple(t for t in RelationType if t != RelationType.SUPERSEDES)
+
+
+def link(ctx: Context, a: str, b: str, type: str, weight: float = 1.0) -> Relation:
+    """Add (or re-weight) the edge a --type--> b, so that recall's graph stage can follow it."""
+    relation_type = parse_choice(RelationType, type, "relation type")
+    if relation_type not in LINK_TYPES:
+        allowed = ", ".join(t.value for t in LINK_TYPES)
+        raise UsageError(f"relation type {type!r} cannot be set by hand: use one of {allowed}")
+    if not 0.0 < weight <= 1.0:
+        raise UsageError(f"weight must be above 0 and at most 1, not {weight}")
+    src, dst = get(ctx, a)[0], get(ctx, b)[0]
+    if src.id == dst.id:
+        raise UsageError("a memory cannot be linked to itself")
+    relation = Relation(src.id, dst.id, relation_type, weight)
+    with ctx.db.atomic():
+        add_relation(ctx.db, relation)
+        log_event(
+            ctx.db,
+            Action.LINK,
+            src.id,
+            {"to": dst.id, "type": str(relation_type), "weight": weight},
+        )
+    return relation
+
+
+def unlink(ctx: Context, a: str, b: str, type: str | None = None) -> list[Relation]:
+    """Remove the edges between two memories (either direction; one type or all)."""
+    relation_type = parse_choice(RelationType, type, "relation type") if type else None
+    src, dst = get(ctx, a)[0], get(ctx, b)[0]
+    with ctx.db.atomic():
+        removed = remove_relations(ctx.db, src.id, dst.id, relation_type)
+        for relation in removed:
+            log_event(
+                ctx.db,
+                Action.UNLINK,
+                relation.src_id,
+                {"to": relation.dst_id, "type": str(relation.type)},
+            )
+    if not removed:
+        what = f"{type} relation" if type else "relation"
+        raise NotFoundError(f"no {what} between {src.id[:8]} and {dst.id[:8]}")
+    return removed

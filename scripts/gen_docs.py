@@ -57,6 +57,9 @@ TYPE_NAMES = {
     "path": "PATH",
     "datetime": "DATETIME",
     "uuid": "UUID",
+    # click's own names, under typer < 0.29 (no type descriptors): the same words
+    "int range": "INTEGER",
+    "float range": "FLOAT",
 }
 SHELL_WORD = re.compile(r"^[A-Za-z0-9_.:@%+,/=-]+$")
 

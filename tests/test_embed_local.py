@@ -169,3 +169,51 @@ def test_batches_respect_count_and_token_budget() -> None:
     assert [i for b in batches for i in range(len(lengths))[b]] == list(range(len(lengths)))
     assert all(len(lengths[b]) * max(lengths[b]) <= local.MAX_BATCH_TOKENS for b in batches)
     assert all(len(lengths[b]) <= 3 for b in local._batches(lengths, batch_size=3))
+
+
+def test_packed_weights_cache_gives_the_same_vectors(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    first = LocalEmbedder(cache_dir=cache).embed(TEXTS[:3])
+    packed = cache / "all-MiniLM-L6-v2.f32pack"
+    assert packed.is_file()
+    stamp = packed.stat().st_mtime_ns
+    again = LocalEmbedder(cache_dir=cache)
+    assert np.array_equal(again.embed(TEXTS[:3]), first)
+    assert packed.stat().st_mtime_ns == stamp  # read, not rewritten
+    assert cosines(first, VECTORS[:3]).min() > 0.9999
+    packed.write_bytes(b"MCTLPAK1 damaged")
+    assert np.array_equal(LocalEmbedder(cache_dir=cache).embed(TEXTS[:3]), first)
+    assert packed.stat().st_size > 80_000_000  # rewritten whole
+
+
+def test_an_unwritable_cache_is_skipped(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    vector = LocalEmbedder(cache_dir=blocker / "cache").embed([TEXTS[0]])
+    assert cosines(vector, VECTORS[:1])[0] > 0.9999
+
+
+def test_the_tokenizer_built_from_the_vocabulary_equals_tokenizer_json() -> None:
+    from tokenizers import Tokenizer
+
+    from memctl.bench.synthetic import synthetic_memories
+
+    directory = local.resolve_model_dir(None)
+    fast = local._load_tokenizer(directory / "tokenizer.json")
+    reference = Tokenizer.from_file(str(directory / "tokenizer.json"))
+    reference.enable_truncation(max_length=local.MAX_TOKENS)
+    reference.no_padding()
+    texts = [
+        *TEXTS,
+        *synthetic_memories(300),
+        "Café déjà vu: naïve résumé, Ångström, façade",
+        "如何部署计费服务？日本語のテキスト、한국어 문장",
+        "parse_user_id() in src/auth/ids.py -> UUID; x == y && a != b",
+        "emoji 🚀🔥 and \t tabs \n newlines \u200b zero-width",
+        "UPPER lower MiXeD 12345 3.14 1,000,000",
+        "supercalifragilisticexpialidocious " + "x" * 120,
+        " ".join(["word"] * 400),
+        "",
+    ]
+    for text in texts:
+        assert fast.encode(text).ids == reference.encode(text).ids, text

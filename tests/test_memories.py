@@ -141,7 +141,14 @@ def test_status_counts(ctx: Context) -> None:
     assert report.embed_model == "test:hash" and report.events == 3
 
 
-def test_recall_searches_the_project_and_global_scopes_only(ctx: Context) -> None:
+def test_recall_searches_the_project_and_global_scopes_only(home) -> None:  # type: ignore[no-untyped-def]
+    from memctl.config import load_settings
+    from tests.fakes import HashEmbedder
+
+    # This test is about which scopes are searched, not about weak results: min-max
+    # normalisation gives the weakest candidate 0, which min_score and cutoff would drop.
+    keep_all = {"recall.min_score": "0", "recall.cutoff": "0"}
+    ctx = Context(load_settings(overrides=keep_all), embedder=HashEmbedder())
     here = memories.remember(ctx, "rollout checklist for this project")
     everywhere = memories.remember(ctx, "rollout checklist for everything", scope="global")
     memories.remember(ctx, "rollout checklist for another repo", scope="github.com/x/other")

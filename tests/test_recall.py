@@ -1,13 +1,161 @@
-"""The first hybrid recall with the real model: meaning without shared words, words without
-meaning, and both together."""
+"""Recall end to end with the real model, on a small realistic store: ~50 memories about
+one project (a web shop), spread over a year, with relations and a superseded fact.
+
+Each query needs a different part of the pipeline: words (BM25), meaning
+(vectors), time, or the graph.
+"""
 
 from __future__ import annotations
 
-from memctl import memories
-from memctl.context import Context
-from memctl.retrieve.pipeline import recall
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
+import pytest
+
+from memctl import memories
+from memctl.config import load_settings
+from memctl.context import Context
+from memctl.model import Category, Kind, Memory, Relation, RelationType, State, Tier, format_time
+from memctl.retrieve.explain import why_not
+from memctl.retrieve.pipeline import recall
+from memctl.store.memories import insert_memory, update_memory
+from memctl.store.relations import add_relation
+
+NOW = datetime(2026, 6, 10, 12, tzinfo=UTC)
+PROJECT = "github.com/acme/shop"
+
+# key (how tests name it), days before NOW it was created, category, content
 FACTS = [
+    tuple(json.loads(line).values())
+    for line in (Path(__file__).parent / "fixtures" / "shop_memories.jsonl").open()
+]
+
+
+def _memory(key: str, days: int, category: str, content: str) -> Memory:
+    return Memory(
+        content=content,
+        kind=Kind.SEMANTIC,
+        category=Category(category),
+        tier=Tier.WORKING,
+        importance=0.6,
+        created_at=format_time(NOW - timedelta(days=days)),
+        scope="global" if category == "preferences" else PROJECT,
+        source=f"fixture:{key}",
+    )
+
+
+@pytest.fixture(scope="module")
+def shop(
+    tmp_path_factory: pytest.TempPathFactory, local_embedder
+) -> Iterator[tuple[Context, dict[str, str]]]:  # type: ignore[no-untyped-def]
+    """The store, built once: the project checkout's git remote names its scope."""
+    root = tmp_path_factory.mktemp("shop")
+    (root / "repo" / ".git").mkdir(parents=True)
+    (root / "repo" / ".git" / "config").write_text(
+        '[remote "origin"]\n\turl = git@github.com:acme/shop.git\n'
+    )
+    ctx = Context(load_settings(home=root / "home", cwd=Path(root / "repo")), local_embedder)
+    assert ctx.settings.project_scope == PROJECT
+    made = [_memory(*fact) for fact in FACTS]
+    vectors = ctx.vectors([m.content for m in made])
+    ids = {key: m.id for (key, *_), m in zip(FACTS, made, strict=True)}
+    with ctx.db.atomic():
+        for memory, vector in zip(made, vectors, strict=True):
+            insert_memory(ctx.db, memory, vector)
+        add_relation(ctx.db, Relation(ids["release"], ids["signing"], RelationType.DEPENDS_ON, 0.9))
+        add_relation(ctx.db, Relation(ids["ci_new"], ids["ci_old"], RelationType.SUPERSEDES))
+        update_memory(  # as ingest's reconciliation supersedes a fact
+            ctx.db,
+            ids["ci_old"],
+            {
+                "state": State.SUPERSEDED,
+                "superseded_by": ids["ci_new"],
+                "invalidated_at": format_time(NOW - timedelta(days=40)),
+            },
+        )
+    yield ctx, ids
+    ctx.close()
+
+
+def top(ctx: Context, query: str, limit: int = 5, **options: object) -> list[str]:
+    found = recall(ctx, query, limit, None, now=NOW, touch=False, **options)  # type: ignore[arg-type]
+    return [r.memory.id for r in found.results]
+
+
+def test_an_exact_error_code_is_found_by_words(shop: tuple[Context, dict[str, str]]) -> None:
+    ctx, ids = shop
+    assert top(ctx, "ERR_SIGNATURE")[0] == ids["webhook"]
+    assert top(ctx, "parseOrderId")[0] == ids["parse"]
+
+
+def test_a_paraphrase_without_shared_words_is_found_by_meaning(
+    shop: tuple[Context, dict[str, str]],
+) -> None:
+    ctx, ids = shop
+    result = recall(ctx, "when are snapshots of prod data taken?", 5, now=NOW, touch=False)
+    backup = next(r for r in result.results if r.memory.id == ids["backup"])
+    # The vector leg ranks it first; RRF puts memories both legs found (here through the
+    # common word "data") ahead of a memory only one leg found, so it lands in the top 3.
+    assert backup.ranks == {"vector": 1} and result.results.index(backup) < 3
+    assert top(ctx, "who gets woken up when the payment page breaks?")[0] == ids["alerts"]
+
+
+def test_a_time_in_the_query_prefers_memories_from_then(
+    shop: tuple[Context, dict[str, str]],
+) -> None:
+    ctx, ids = shop
+    found = top(ctx, "what did we change in the deploy pipeline last week?")
+    assert found[0] == ids["pipeline_recent"]
+    assert top(ctx, "deploy pipeline changes about ten months ago")[0] == ids["pipeline_older"]
+
+
+def test_the_graph_brings_what_a_result_depends_on(shop: tuple[Context, dict[str, str]]) -> None:
+    ctx, ids = shop
+    result = recall(ctx, "how do we cut a release?", 5, now=NOW, touch=False)
+    found = [r.memory.id for r in result.results]
+    assert found[0] == ids["release"] and ids["signing"] in found
+    signing = next(r for r in result.results if r.memory.id == ids["signing"])
+    assert signing.via[:3] == (ids["release"], "depends_on", ids["signing"])
+    working = recall(ctx, "how do we cut a release?", 5, now=NOW, touch=False, mode="working")
+    assert ids["signing"] not in [r.memory.id for r in working.results]
+
+
+def test_superseded_facts_only_with_history_and_as_they_were(
+    shop: tuple[Context, dict[str, str]],
+) -> None:
+    ctx, ids = shop
+    current = top(ctx, "where does continuous integration run?")
+    assert current[0] == ids["ci_new"] and ids["ci_old"] not in current
+    with_history = top(ctx, "where does continuous integration run?", 10, history=True)
+    assert with_history.index(ids["ci_new"]) < with_history.index(ids["ci_old"])
+    back_then = recall(
+        ctx, "where does continuous integration run?", 5, now=NOW - timedelta(days=100), touch=False
+    )
+    assert back_then.results[0].memory.id == ids["ci_old"]
+    assert ids["ci_new"] not in [r.memory.id for r in back_then.results]
+
+
+def test_why_not_names_the_stage(shop: tuple[Context, dict[str, str]]) -> None:
+    ctx, ids = shop
+    result = recall(ctx, "where does continuous integration run?", 5, now=NOW, touch=False)
+    report = why_not(ctx, result, ids["ci_old"][:8])
+    assert (report.recalled, report.stage) == (False, "status")
+    assert "superseded" in report.reason and "--history" in report.reason
+    plants = why_not(ctx, result, ids["plants"])
+    assert plants.stage in ("candidates", "min_score", "cutoff", "mmr")
+    assert why_not(ctx, result, ids["ci_new"]).recalled
+
+
+def test_limit_is_respected_and_scores_descend(shop: tuple[Context, dict[str, str]]) -> None:
+    ctx, _ = shop
+    results = recall(ctx, "checkout problems and incidents", 3, now=NOW, touch=False).results
+    assert len(results) == 3
+    assert [r.score for r in results] == sorted((r.score for r in results), reverse=True)
+
+
+BASICS = [
     "The production database is backed up every night at 2am",
     "Sam prefers squash merges for small pull requests",
     "The frontend uses pnpm as its package manager",
@@ -17,27 +165,30 @@ FACTS = [
 
 
 def remember_all(ctx: Context) -> dict[str, str]:
-    return {fact: memories.remember(ctx, fact).id for fact in FACTS}
+    return {fact: memories.remember(ctx, fact).id for fact in BASICS}
 
 
 def test_a_paraphrase_with_no_shared_words_is_recalled_by_vectors_alone(real_ctx: Context) -> None:
     ids = remember_all(real_ctx)
     result = recall(real_ctx, "when do snapshots of prod data happen?")
     top = result.results[0]
-    assert top.memory.id == ids[FACTS[0]]
+    assert top.memory.id == ids[BASICS[0]]
     assert top.ranks == {"vector": 1}
 
 
 def test_an_exact_identifier_is_found_by_both_legs(real_ctx: Context) -> None:
     ids = remember_all(real_ctx)
     top = recall(real_ctx, "parse_user_id").results[0]
-    assert top.memory.id == ids[FACTS[4]]
+    assert top.memory.id == ids[BASICS[4]]
     assert top.ranks == {"vector": 1, "bm25": 1}
 
 
-def test_limit_is_respected_and_scores_descend(real_ctx: Context) -> None:
-    remember_all(real_ctx)
-    results = recall(real_ctx, "which package manager does the web UI use?", limit=3).results
-    assert len(results) == 3
-    assert [r.score for r in results] == sorted((r.score for r in results), reverse=True)
-    assert results[0].memory.content == FACTS[2]
+def test_recall_touches_what_it_returns_in_one_transaction(real_ctx: Context) -> None:
+    first = memories.remember(real_ctx, "The production database is backed up every night")
+    result = recall(real_ctx, "database backups")
+    assert [r.memory.id for r in result.results] == [first.id]
+    touched = memories.get(real_ctx, first.id)[0]
+    assert (touched.access_count, touched.strength) == (1, 1.0)
+    assert touched.last_accessed_at is not None
+    recall(real_ctx, "database backups", touch=False)
+    assert memories.get(real_ctx, first.id)[0].access_count == 1

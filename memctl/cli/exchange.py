@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.progress import Progress
 from rich.table import Table
 
 from memctl import memories
@@ -90,6 +89,8 @@ def import_(
 ) -> None:
     """Import notes, documents, chat exports (ChatGPT, Claude.ai) and memory exports (mem0,
     memctl JSONL and sync YAML) as memories."""
+    from rich.progress import Progress  # ~5 ms: only for the commands that show one
+
     from memctl.imports.files import expand
     from memctl.imports.pipeline import ImportOptions, import_files
 

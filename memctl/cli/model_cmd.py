@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import Progress
 
 from memctl.cli.common import JsonOption, new_typer, open_context, settings_for
 from memctl.cli.render import console, print_json
@@ -57,6 +56,8 @@ def info(ctx: typer.Context, as_json: JsonOption = False) -> None:
 
 def reembed(ctx: typer.Context, as_json: JsonOption = False) -> None:
     """Rebuild every vector with the configured embedder (after changing models)."""
+    from rich.progress import Progress
+
     from memctl.maintain.reembed import reembed as run_reembed
 
     context = open_context(ctx)

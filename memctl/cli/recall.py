@@ -1,7 +1,9 @@
-"""recall: the memories that best match a query."""
+"""recall (with --explain and --why-not) and profile."""
 
 from __future__ import annotations
 
+import os
+from datetime import datetime
 from typing import Annotated
 
 import typer
@@ -10,9 +12,41 @@ from rich.table import Table
 from memctl import memories
 from memctl.cli.common import JsonOption, ScopeOption, new_typer, open_context, text_argument
 from memctl.cli.render import age, console, one_line, print_json, warn
+from memctl.errors import UsageError
+from memctl.model import parse_time
+from memctl.profile import build_profile
+from memctl.retrieve.context_block import render_context
+from memctl.retrieve.explain import explain, why_not
+from memctl.retrieve.params import MODES
+from memctl.retrieve.pipeline import RecallResult
 from memctl.retrieve.pipeline import recall as run_recall
+from memctl.timeparse import parse_since
 
 app = new_typer()
+
+FORMATS = ("table", "json", "context", "ids")
+
+
+def parse_budget(text: str | None) -> int | None:
+    if text is None:
+        return None
+    try:
+        budget = int(text)
+    except ValueError:
+        budget = 0
+    if budget < 1:
+        raise UsageError(f"--budget takes a number of tokens (1 or more), not {text!r}")
+    return budget
+
+
+def parse_as_of(text: str | None) -> datetime | None:
+    return parse_time(parse_since(text)) if text else None
+
+
+def check_choice(value: str, allowed: tuple[str, ...], option: str) -> str:
+    if value not in allowed:
+        raise UsageError(f"{option} takes one of {', '.join(allowed)}, not {value!r}")
+    return value
 
 
 @app.command()
@@ -26,27 +60,121 @@ def recall(
         ),
     ] = None,
     scope: ScopeOption = None,
-    all_scopes: Annotated[bool, typer.Option("--all-scopes", help="Search every scope.")] = False,
+    all_scopes: Annotated[
+        bool, typer.Option("--all-scopes", help="Search every scope (others' x 0.4).")
+    ] = False,
+    output: Annotated[
+        str, typer.Option("--format", "-f", help="table, json, context or ids.")
+    ] = "table",
     as_json: JsonOption = False,
+    budget: Annotated[
+        str | None,
+        typer.Option("--budget", help="Token budget: add results in order until it is reached."),
+    ] = None,
+    explain_: Annotated[
+        bool, typer.Option("--explain", help="Show how each result was found and scored.")
+    ] = False,
+    why_not_id: Annotated[
+        str | None,
+        typer.Option(
+            "--why-not", metavar="ID", help="Say which stage dropped this memory, and why."
+        ),
+    ] = None,
+    as_of: Annotated[
+        str | None,
+        typer.Option("--as-of", help="Recall as of a date (ISO, or a span like 30d ago: 30d)."),
+    ] = None,
+    history: Annotated[
+        bool, typer.Option("--history", help="Include superseded memories (x 0.5).")
+    ] = False,
+    sessions: Annotated[
+        bool, typer.Option("--sessions", help="Also search raw session messages.")
+    ] = False,
+    mode: Annotated[
+        str | None,
+        typer.Option("--mode", "-m", help="smart (default), focused, deep or working."),
+    ] = None,
+    no_touch: Annotated[
+        bool, typer.Option("--no-touch", help="Do not record this access on the memories.")
+    ] = False,
 ) -> None:
-    """Recall memories by meaning and by words (vectors + BM25, fused by rank)."""
+    """Recall memories by meaning, words, time and the graph, through the staged pipeline."""
+    # One query's matrices are small: BLAS threads cost more than they give, and far more
+    # when other processes busy the cores. Set before numpy loads; the user's value wins.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    fmt = "json" if as_json else check_choice(output, FORMATS, "--format")
+    if mode is not None:
+        check_choice(mode, tuple(MODES), "--mode")
+    tokens, moment = parse_budget(budget), parse_as_of(as_of)
     context = open_context(ctx)
     text = text_argument(query, "query")
-    result = run_recall(context, text, limit, memories.recall_scopes(context, scope, all_scopes))
+    if why_not_id is not None:  # an unknown id fails before the search, not after
+        why_not_id = memories.get(context, why_not_id)[0].id
+    if fmt == "context" and tokens is None and context.settings.recall_context_budget:
+        tokens = context.settings.recall_context_budget
+    result = run_recall(
+        context,
+        text,
+        limit,
+        memories.recall_scopes(context, scope, all_scopes),
+        now=moment,
+        mode=mode,
+        touch=not (no_touch or why_not_id),
+        history=history,
+        sessions=sessions,
+        budget=tokens,
+    )
     for warning in result.warnings:
         warn(warning)
-    if as_json:
+    if why_not_id is not None:
+        report = why_not(context, result, why_not_id)
+        if fmt == "json":
+            print_json(report.to_dict())
+        else:
+            console.print(
+                f"{report.memory_id[:8]}: {report.reason}"
+                + ("" if report.recalled else f" (stage: {report.stage})"),
+                soft_wrap=True,
+            )
+        return
+    render(result, fmt, explain_)
+
+
+def render(result: RecallResult, fmt: str, with_explain: bool) -> None:
+    if fmt == "json":
         print_json(
             {
                 "query": result.query,
-                "results": [r.to_dict() for r in result.results],
+                "mode": result.run.params.mode if result.run else None,
+                "results": [
+                    {
+                        **r.to_dict(),
+                        **(
+                            {"explain": explain(r, result.steps_of(r.memory.id))}
+                            if with_explain
+                            else {}
+                        ),
+                    }
+                    for r in result.results
+                ],
                 "warnings": result.warnings,
             }
         )
-        return
-    if not result.results:
+    elif fmt == "ids":
+        for item in result.results:
+            console.print(item.memory.id)
+    elif fmt == "context":
+        assert result.run is not None
+        console.print(render_context(result.query, result.results, result.run.now), soft_wrap=True)
+    elif not result.results:
         console.print("no memories found")
-        return
+    else:
+        console.print(results_table(result))
+        if with_explain:
+            print_explain(result)
+
+
+def results_table(result: RecallResult) -> Table:
     table = Table(header_style="bold")
     for column in ("#", "score", "id", "age", "category", "memory"):
         table.add_column(
@@ -58,9 +186,44 @@ def recall(
         table.add_row(
             str(rank),
             f"{item.score:.4f}",
-            item.memory.id[:8],
+            item.memory.id[:8] if not item.is_message else "session",
             age(item.memory.created_at),
             str(item.memory.category),
             one_line(item.memory.summary, 200),
         )
-    console.print(table)
+    return table
+
+
+def print_explain(result: RecallResult) -> None:
+    for rank, item in enumerate(result.results, start=1):
+        info = explain(item, result.steps_of(item.memory.id))
+        legs = ", ".join(f"{leg} #{v['rank']}" for leg, v in info["legs"].items()) or "the graph"
+        factors = ", ".join(f"{stage} {value:.3g}" for stage, value in item.factors.items())
+        console.print(f"#{rank} {item.memory.id[:8]} score {item.score:.4f}", style="bold")
+        console.print(f"  found by: {legs}", soft_wrap=True)
+        console.print(f"  factors:  {factors}", soft_wrap=True)
+        if info["graph_path"]:
+            console.print(f"  graph:    {info['graph_path']}", soft_wrap=True)
+        source = info["source"] or "-"
+        if info["session_id"]:
+            source += f" (session {info['session_id']})"
+        console.print(f"  source:   {source}", soft_wrap=True)
+        for step in info["steps"]:
+            console.print(f"  {step['stage']}: {step['why']}", soft_wrap=True)
+
+
+@app.command()
+def profile(
+    ctx: typer.Context,
+    scope: ScopeOption = None,
+    all_scopes: Annotated[bool, typer.Option("--all-scopes", help="Every scope.")] = False,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="Per section.")] = 20,
+    as_json: JsonOption = False,
+) -> None:
+    """The user's profile and preferences, most important first."""
+    context = open_context(ctx)
+    found = build_profile(context, memories.recall_scopes(context, scope, all_scopes), limit)
+    if as_json:
+        print_json(found.to_dict())
+    else:
+        console.print(found.text(), soft_wrap=True)

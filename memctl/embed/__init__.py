@@ -48,4 +48,8 @@ def get_embedder(settings: Settings) -> Embedder:
     model_dir = settings.embed_model_path
     if model_dir is None and wheel_model_dir() is None:
         model_dir = default_model_dir(settings.home)
-    return LocalEmbedder(model_dir=model_dir, batch_size=settings.embed_batch_size)
+    return LocalEmbedder(
+        model_dir=model_dir,
+        batch_size=settings.embed_batch_size,
+        cache_dir=settings.home / "models" / "cache",
+    )

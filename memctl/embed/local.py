@@ -11,15 +11,17 @@ top is fine; the weights themselves are read on the first ``embed()`` call.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from memctl.config import default_home
+from memctl.embed.packed import load_packed, save_packed
 from memctl.errors import ModelError
 
 if TYPE_CHECKING:
@@ -164,18 +166,76 @@ def _load_weights(path: Path) -> _Weights:
     )
 
 
+def _flatten(weights: _Weights) -> dict[str, np.ndarray]:
+    flat = {f.name: getattr(weights, f.name) for f in fields(_Weights) if f.name != "layers"}
+    for i, layer in enumerate(weights.layers):
+        flat.update({f"{i}.{f.name}": getattr(layer, f.name) for f in fields(_Layer)})
+    return flat
+
+
+def _unflatten(flat: dict[str, np.ndarray]) -> _Weights:
+    layers = tuple(
+        _Layer(**{f.name: flat[f"{i}.{f.name}"] for f in fields(_Layer)}) for i in range(LAYERS)
+    )
+    top = {f.name: flat[f.name] for f in fields(_Weights) if f.name != "layers"}
+    return _Weights(**top, layers=layers)
+
+
+def _cached_weights(path: Path, cache_dir: Path | None) -> _Weights:
+    """The weights from the packed cache when it was made from this very file, else from
+    safetensors (writing the cache for next time; a cache that cannot be written is skipped).
+    """
+    if cache_dir is None:
+        return _load_weights(path)
+    stat = path.stat()
+    source = f"{path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}:v1"
+    packed = cache_dir / f"{MODEL_NAME}.f32pack"
+    flat = load_packed(packed, source)
+    if flat is not None:
+        with contextlib.suppress(KeyError, TypeError):
+            return _unflatten(flat)
+    weights = _load_weights(path)
+    with contextlib.suppress(OSError):
+        save_packed(packed, _flatten(weights), source)
+    return weights
+
+
 def _load_tokenizer(path: Path) -> Tokenizer:
     """The model's tokenizer, truncating at 256 tokens and never padding.
 
     The shipped tokenizer.json pads and truncates everything to 128 tokens;
     sentence-transformers overrides that with max_seq_length 256, and padding
     is done per batch by ``_pad`` after sorting texts by token count.
+
+    tokenizer.json describes a plain BERT pipeline (lower-casing normaliser, BERT
+    pre-tokenizer, WordPiece, [CLS] ... [SEP]); built from vocab.txt, when it is
+    there, the same tokenizer loads in about half the time, which every `memctl
+    recall` process pays. tests/test_embed_local.py checks that both give the same ids.
     """
     from tokenizers import Tokenizer
 
-    tokenizer = Tokenizer.from_file(str(path))
+    vocab = path.with_name("vocab.txt")
+    tokenizer = _bert_tokenizer(vocab) if vocab.is_file() else Tokenizer.from_file(str(path))
     tokenizer.enable_truncation(max_length=MAX_TOKENS)
     tokenizer.no_padding()
+    return tokenizer
+
+
+def _bert_tokenizer(vocab: Path) -> Tokenizer:
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
+
+    wordpiece = models.WordPiece.from_file(
+        str(vocab), unk_token="[UNK]", max_input_chars_per_word=100
+    )
+    tokenizer = Tokenizer(wordpiece)
+    tokenizer.normalizer = normalizers.BertNormalizer(
+        clean_text=True, handle_chinese_chars=True, strip_accents=None, lowercase=True
+    )
+    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    cls, sep = wordpiece.token_to_id("[CLS]"), wordpiece.token_to_id("[SEP]")
+    if cls is None or sep is None:
+        raise ValueError(f"{vocab} has no [CLS] or [SEP] token")
+    tokenizer.post_processor = processors.BertProcessing(("[SEP]", sep), ("[CLS]", cls))
     return tokenizer
 
 
@@ -327,9 +387,16 @@ def _batches(lengths: list[int], batch_size: int) -> Iterator[slice]:
 class LocalEmbedder:
     """The default embedder: all-MiniLM-L6-v2, 384 dimensions, CPU only, no torch."""
 
-    def __init__(self, model_dir: Path | str | None = None, batch_size: int = 32) -> None:
-        """``model_dir`` empty or None finds the model itself; nothing is read until ``embed``."""
+    def __init__(
+        self,
+        model_dir: Path | str | None = None,
+        batch_size: int = 32,
+        cache_dir: Path | None = None,
+    ) -> None:
+        """``model_dir`` empty or None finds the model itself; nothing is read until ``embed``.
+        ``cache_dir`` keeps the weights laid out for fast loading (embed/packed.py)."""
         self._model_dir = Path(model_dir).expanduser() if model_dir else None
+        self._cache_dir = cache_dir
         self._batch_size = max(1, batch_size)
         self._tokenizer: Tokenizer | None = None
         self._weights: _Weights | None = None
@@ -362,7 +429,7 @@ class LocalEmbedder:
             directory = resolve_model_dir(self._model_dir)
             try:
                 self._tokenizer = _load_tokenizer(directory / "tokenizer.json")
-                self._weights = _load_weights(directory / "model.safetensors")
+                self._weights = _cached_weights(directory / "model.safetensors", self._cache_dir)
             except Exception as exc:  # safetensors and tokenizers raise their own types
                 reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
                 raise ModelError(f"cannot load the local model from {directory}: {reason}") from exc

@@ -8,6 +8,7 @@ half-way), nested levels are savepoints.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import sys
 from collections.abc import Iterator
@@ -21,6 +22,10 @@ from memctl.errors import EmbedderMismatchError, StoreError
 from memctl.store.migrations import MIGRATIONS
 
 Row = dict[str, Any]
+# meta keys tracking vector writes for the vector index: a counter of every write, the
+# generation up to which changes are not journaled one by one, and the journal.
+VECTORS_GENERATION, VECTORS_REWRITTEN = "vectors_generation", "vectors_rewritten"
+VECTORS_CHANGES, VECTORS_JOURNAL = "vectors_changes", 256
 
 
 def sqlite_vec_path() -> str:
@@ -112,6 +117,31 @@ class Database:
         with translated_errors(self.path):
             self.connection.execute("COMMIT" if self._depth == 0 else f"RELEASE {name}")
 
+    @contextmanager
+    def without_fsync(self) -> Iterator[Database]:
+        """Commits inside skip the fsync (WAL ``synchronous = NORMAL``): for writes whose loss
+        in a power cut costs nothing, such as access counts. The database stays consistent."""
+        self.execute("PRAGMA synchronous = NORMAL")
+        try:
+            yield self
+        finally:
+            self.execute("PRAGMA synchronous = FULL")
+
+    @contextmanager
+    def reading(self) -> Iterator[Database]:
+        """A read transaction: every query inside sees one snapshot; takes no write lock."""
+        if self._depth:
+            yield self
+            return
+        with translated_errors(self.path):
+            self.connection.execute("BEGIN")
+        self._depth += 1
+        try:
+            yield self
+        finally:
+            self._depth -= 1
+            self.connection.execute("COMMIT")
+
     def execute(self, sql: str, params: Any = ()) -> None:
         with translated_errors(self.path):
             self.connection.execute(sql, params)
@@ -139,6 +169,11 @@ class Database:
             except apsw.ExecutionCompleteError:
                 return []
             return [dict(zip(names, row, strict=True)) for row in cursor]
+
+    def tuples(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]:
+        """All rows as plain tuples: for bulk reads, where a dict per row costs too much."""
+        with translated_errors(self.path):
+            return self.connection.execute(sql, params).fetchall()
 
     def value(self, sql: str, params: Any = ()) -> Any:
         """The first column of the first row, or None."""
@@ -175,6 +210,25 @@ class Database:
             (key, value),
         )
 
+    def note_vector_write(self, changed: int | None = None, everything: bool = False) -> None:
+        """Record a change to ``memories_vec`` (inside the writer's transaction), so that the
+        vector index (store/vector_index.py) catches up: an append past the highest rowid
+        (the default), the vector of rowid ``changed`` replaced or removed, or
+        ``everything`` (a new model). Changed rowids are journaled in ``meta``, the latest
+        VECTORS_JOURNAL of them; older ones only move ``vectors_rewritten`` on.
+        """
+        generation = int(self.meta(VECTORS_GENERATION) or 0) + 1
+        self.set_meta(VECTORS_GENERATION, str(generation))
+        if everything:
+            self.set_meta(VECTORS_REWRITTEN, str(generation))
+            self.set_meta(VECTORS_CHANGES, "[]")
+        elif changed is not None:
+            journal = json.loads(self.meta(VECTORS_CHANGES) or "[]") + [[generation, changed]]
+            if len(journal) > VECTORS_JOURNAL:
+                forgotten, journal = journal[:-VECTORS_JOURNAL], journal[-VECTORS_JOURNAL:]
+                self.set_meta(VECTORS_REWRITTEN, str(forgotten[-1][0]))
+            self.set_meta(VECTORS_CHANGES, json.dumps(journal))
+
     def vector_model(self) -> tuple[str, int] | None:
         """(model name, dimension) that made this store's vectors, if any were made."""
         name, dim = self.meta("embed_model"), self.meta("embed_dim")
@@ -204,6 +258,7 @@ class Database:
             )
             self.set_meta("embed_model", name)
             self.set_meta("embed_dim", str(int(dim)))
+            self.note_vector_write(everything=True)
 
 
 def _create_private(path: Path) -> None:

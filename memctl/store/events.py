@@ -51,6 +51,17 @@ def changed_since(db: Database, memory_id: str, after_event: int, run_id: str) -
     )
 
 
+def log_events(
+    db: Database, action: Action, memory_ids: list[str], data: dict[str, Any] | None = None
+) -> None:
+    """The same event for many memories, in one statement."""
+    at, payload = now_iso(), json.dumps(data or {}, ensure_ascii=False)
+    db.executemany(
+        "INSERT INTO events(at, action, memory_id, run_id, data) VALUES (?, ?, ?, NULL, ?)",
+        [(at, str(action), memory_id, payload) for memory_id in memory_ids],
+    )
+
+
 def list_events(db: Database, memory_id: str | None, limit: int, offset: int = 0) -> list[Event]:
     """Events, newest first, optionally of one memory."""
     condition, params = ("memory_id = ?", [memory_id]) if memory_id else ("1", [])

@@ -8,6 +8,7 @@ word becomes a quoted string, so quotes, ``*``, ``-``, ``:``, parentheses,
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 
 WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -26,3 +27,12 @@ def fts_query(text: str, operator: str = "OR") -> str | None:
     if not terms:
         return None
     return f" {operator} ".join('"' + term.replace('"', '""') + '"' for term in terms)
+
+
+def fts_phrases(phrases: Iterable[Sequence[str]]) -> str | None:
+    """An FTS5 expression matching any of ``phrases`` (each a sequence of words, searched as a
+    quoted phrase); None when there is none."""
+    quoted = {
+        '"' + " ".join(words).replace('"', '""') + '"': None for words in phrases if any(words)
+    }
+    return " OR ".join(quoted) if quoted else None

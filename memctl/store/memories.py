@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
 from memctl.errors import AmbiguousIdError, NotFoundError, UsageError
 from memctl.model import Category, Kind, Memory, State, Tier, Visibility
 from memctl.store.database import Database, Row
-from memctl.store.fts import fts_query
+from memctl.store.fts import fts_phrases, fts_terms
 
 COLUMNS = [f.name for f in fields(Memory)]
 ENUMS = {"kind": Kind, "category": Category, "tier": Tier, "state": State, "visibility": Visibility}
@@ -21,6 +22,9 @@ SORTS = {
     "oldest": "created_at ASC",
 }
 MIN_PREFIX = 4
+# Rows named by a JSON list of ids (or rowids): CROSS JOIN makes SQLite look each one up
+# by its key instead of scanning an index of a filter column (state, scope) for them.
+BY_ID_LIST = "json_each(?) AS wanted CROSS JOIN memories"
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,7 @@ def insert_memory(db: Database, memory: Memory, vector: bytes | None) -> None:
                 "INSERT INTO memories_vec(rowid, embedding) VALUES (?, ?)",
                 (db.last_rowid(), vector),
             )
+            db.note_vector_write()
 
 
 def put_vector(db: Database, memory_id: str, vector: bytes) -> None:
@@ -94,6 +99,7 @@ def put_vector(db: Database, memory_id: str, vector: bytes) -> None:
     with db.atomic():
         db.execute("DELETE FROM memories_vec WHERE rowid = ?", (rowid,))
         db.execute("INSERT INTO memories_vec(rowid, embedding) VALUES (?, ?)", (rowid, vector))
+        db.note_vector_write(changed=rowid)
 
 
 def get_memory(db: Database, memory_id: str) -> Memory | None:
@@ -101,11 +107,17 @@ def get_memory(db: Database, memory_id: str) -> Memory | None:
     return memory_from_row(rows[0]) if rows else None
 
 
-def get_memories(db: Database, ids: list[str]) -> dict[str, Memory]:
-    """Memories by id, in one query."""
+def get_memories(
+    db: Database, ids: list[str], where: MemoryFilter | None = None
+) -> dict[str, Memory]:
+    """Memories by id (those passing ``where``, if given), in one query."""
     if not ids:
         return {}
-    rows = db.rows(f"SELECT * FROM memories WHERE id IN ({', '.join('?' * len(ids))})", ids)
+    condition, params = where.where() if where else ("1", [])
+    rows = db.rows(
+        f"SELECT m.* FROM {BY_ID_LIST} m ON m.id = wanted.value WHERE {condition}",
+        [json.dumps(ids), *params],
+    )
     return {row["id"]: memory_from_row(row) for row in rows}
 
 
@@ -149,6 +161,16 @@ def list_memories(
     return [memory_from_row(r) for r in db.rows(sql, params)]
 
 
+def record_access(db: Database, ids: list[str], at: str, strength_step: float) -> None:
+    """access_count + 1, last_accessed_at, strength + step (at most 1) for every id, in one
+    statement (the caller's transaction)."""
+    db.execute(
+        "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ?, "
+        "strength = min(1.0, strength + ?) WHERE id IN (SELECT value FROM json_each(?))",
+        (at, strength_step, json.dumps(ids)),
+    )
+
+
 def update_memory(db: Database, memory_id: str, changes: dict[str, Any]) -> None:
     """Set the given columns of one memory (tags as a list, enums as themselves)."""
     unknown = set(changes) - set(COLUMNS) - {"id"}
@@ -168,22 +190,68 @@ def delete_memory_row(db: Database, memory_id: str) -> None:
         rowid = db.value("SELECT rowid FROM memories WHERE id = ?", (memory_id,))
         if db.vector_model() is not None:
             db.execute("DELETE FROM memories_vec WHERE rowid = ?", (rowid,))
+            db.note_vector_write(changed=rowid)
         db.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
 
 
 def fts_search(db: Database, text: str, limit: int, where: MemoryFilter) -> list[tuple[str, float]]:
-    """(id, bm25) of the best full-text matches; bm25 is negative, lower is better."""
-    match = fts_query(text)
-    if match is None:
+    """(id, bm25) of the best full-text matches of any word of ``text``; bm25 is negative,
+    lower is better."""
+    return fts_rank(db, [(term,) for term in fts_terms(text)], limit, where)
+
+
+def fts_rank(
+    db: Database, phrases: Iterable[Sequence[str]], limit: int, where: MemoryFilter
+) -> list[tuple[str, float]]:
+    """(id, bm25) of the best memories matching any of ``phrases`` and passing ``where``.
+
+    FTS5 ranks first and the filter applies after, over a ranked prefix that
+    grows until enough pass (joining every match first costs far more).
+    """
+    match = fts_phrases(phrases)
+    if match is None or limit <= 0:
         return []
     condition, params = where.where()
-    rows = db.rows(
-        f"SELECT m.id AS id, bm25(memories_fts) AS score FROM memories_fts "
-        f"JOIN memories m ON m.rowid = memories_fts.rowid "
-        f"WHERE memories_fts MATCH ? AND {condition} ORDER BY score LIMIT ?",
-        [match, *params, limit],
+    fetch = limit * 4 + 32
+    while True:
+        hits = db.rows(
+            "SELECT rowid, bm25(memories_fts) AS score FROM memories_fts "
+            "WHERE memories_fts MATCH ? ORDER BY score LIMIT ?",
+            (match, fetch),
+        )
+        passing = {
+            r["rowid"]: r["id"]
+            for r in db.rows(
+                f"SELECT m.rowid AS rowid, m.id AS id FROM {BY_ID_LIST} m "
+                f"ON m.rowid = wanted.value WHERE {condition}",
+                [json.dumps([h["rowid"] for h in hits]), *params],
+            )
+        }
+        found = [(passing[h["rowid"]], h["score"]) for h in hits if h["rowid"] in passing]
+        if len(found) >= limit or len(hits) < fetch:
+            return found[:limit]
+        fetch *= 8
+
+
+def fts_rank_of(
+    db: Database, phrases: Iterable[Sequence[str]], memory_id: str
+) -> tuple[int, float] | None:
+    """(rank among all matches, bm25) of one memory, None when it does not match: for
+    --why-not."""
+    match = fts_phrases(phrases)
+    if match is None:
+        return None
+    mine = db.value(
+        "SELECT bm25(memories_fts) FROM memories_fts WHERE memories_fts MATCH ? AND rowid = "
+        "(SELECT rowid FROM memories WHERE id = ?)",
+        (match, memory_id),
     )
-    return [(r["id"], r["score"]) for r in rows]
+    if mine is None:
+        return None
+    better = db.rows(
+        "SELECT bm25(memories_fts) AS score FROM memories_fts WHERE memories_fts MATCH ?", (match,)
+    )
+    return sum(r["score"] < mine for r in better) + 1, mine
 
 
 def vector_search(

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
 from memctl.model import Relation, RelationType
-from memctl.store.database import Database
+from memctl.store.database import Database, Row
 
 
 def add_relation(db: Database, relation: Relation) -> None:
@@ -21,22 +23,59 @@ def add_relation(db: Database, relation: Relation) -> None:
     )
 
 
+def _relation(row: Row) -> Relation:
+    return Relation(
+        src_id=row["src_id"],
+        dst_id=row["dst_id"],
+        type=RelationType(row["type"]),
+        weight=row["weight"],
+        created_at=row["created_at"],
+    )
+
+
 def relations_of(db: Database, memory_id: str) -> list[Relation]:
     """Every edge that starts or ends at a memory."""
     rows = db.rows(
         "SELECT * FROM relations WHERE src_id = ? OR dst_id = ? ORDER BY created_at",
         (memory_id, memory_id),
     )
-    return [
-        Relation(
-            src_id=r["src_id"],
-            dst_id=r["dst_id"],
-            type=RelationType(r["type"]),
-            weight=r["weight"],
-            created_at=r["created_at"],
-        )
-        for r in rows
+    return [_relation(r) for r in rows]
+
+
+def relations_touching(
+    db: Database, memory_ids: list[str], types: tuple[RelationType, ...] | None = None
+) -> list[Relation]:
+    """Every edge (of the given types) with either end among ``memory_ids``, in one query."""
+    if not memory_ids:
+        return []
+    condition, params = "1", []
+    if types:
+        condition = f"type IN ({', '.join('?' * len(types))})"
+        params = [str(t) for t in types]
+    ids = json.dumps(memory_ids)
+    rows = db.rows(
+        "SELECT * FROM relations WHERE (src_id IN (SELECT value FROM json_each(?)) OR "
+        f"dst_id IN (SELECT value FROM json_each(?))) AND {condition} "
+        "ORDER BY src_id, dst_id, type",
+        [ids, ids, *params],
+    )
+    return [_relation(r) for r in rows]
+
+
+def remove_relations(db: Database, a: str, b: str, type: RelationType | None) -> list[Relation]:
+    """Remove the edges between ``a`` and ``b`` (either direction, of ``type`` or any type);
+    returns what was removed."""
+    removed = [
+        r
+        for r in relations_of(db, a)
+        if {r.src_id, r.dst_id} == {a, b} and (type is None or r.type == type)
     ]
+    for relation in removed:
+        db.execute(
+            "DELETE FROM relations WHERE src_id = ? AND dst_id = ? AND type = ?",
+            (relation.src_id, relation.dst_id, str(relation.type)),
+        )
+    return removed
 
 
 def has_relation(db: Database, src_id: str, dst_id: str, type: RelationType) -> bool:

@@ -1,0 +1,138 @@
+"""A fresh temporary memctl store per haystack, filled fast: one memory per dialog turn.
+
+Every turn becomes an episodic memory whose content is the turn prefixed
+with its session's date and its speaker (``[8 May 2023] Caroline: ...``),
+created at that date (plus a second per turn, to keep their order) so that
+time-aware recall can use it. The turn's
+benchmark id (LoCoMo ``dia_id``, LongMemEval session id and index) stays in
+the harness's own map from memory id to turn, and in ``source``; it is
+never indexed for search. Vectors are embedded in batches through the
+run's EmbeddingCache and written in one transaction per haystack.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import tempfile
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from itertools import islice
+from pathlib import Path
+
+from memctl.bench.embedcache import EmbeddingCache
+from memctl.config import Settings
+from memctl.context import Context
+from memctl.model import Category, Kind, Memory, Tier, format_time
+from memctl.store.memories import insert_memory
+
+BENCH_SCOPE = "bench"
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One dialog turn of a benchmark conversation."""
+
+    key: str  # how the dataset's evidence names it: "D1:3", or "<session id>:<index>"
+    session: str
+    speaker: str
+    text: str
+    at: datetime  # the session's date and time
+    position: int = 0  # the turn's index within its session
+
+
+def day_label(moment: datetime) -> str:
+    """``8 May 2023``: the date as a person (and a question) would write it."""
+    return f"{moment.day} {moment:%B %Y}"
+
+
+def turn_content(turn: Turn) -> str:
+    return f"[{day_label(turn.at)}] {turn.speaker}: {turn.text}"
+
+
+def turn_memory(turn: Turn, source: str) -> Memory:
+    return Memory(
+        content=turn_content(turn),
+        kind=Kind.EPISODIC,
+        category=Category.EVENTS,
+        tier=Tier.WORKING,
+        # a second per turn keeps the turns of a session in order in the store
+        created_at=format_time(turn.at + timedelta(seconds=turn.position)),
+        scope=BENCH_SCOPE,
+        source=f"{source}:{turn.key}",
+        session_id=turn.session,
+    )
+
+
+def batched(items: Iterable[Memory], size: int) -> Iterator[list[Memory]]:
+    """Consecutive lists of ``size`` items (itertools.batched arrives in Python 3.12)."""
+    iterator = iter(items)
+    while batch := list(islice(iterator, size)):
+        yield batch
+
+
+@dataclass
+class IngestStats:
+    """Totals over every haystack of a run."""
+
+    memories: int = 0
+    seconds: float = 0.0
+
+    @property
+    def rate(self) -> float:
+        return self.memories / self.seconds if self.seconds else 0.0
+
+
+class BenchStores:
+    """Makes throwaway stores under one temporary directory, removed by ``close``."""
+
+    def __init__(self, settings: Settings, cache: EmbeddingCache) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix="memctl-bench-"))
+        self.settings = settings
+        self.cache = cache
+        self.stats = IngestStats()
+        self._count = 0
+
+    def new(self) -> Context:
+        """An empty store of its own, using the run's embedder."""
+        self._count += 1
+        home = self.root / f"store-{self._count}"
+        return Context(dataclasses.replace(self.settings, home=home), embedder=self.cache.embedder)
+
+    def fill(self, ctx: Context, memories: Iterable[Memory], chunk: int) -> int:
+        """Embed (through the cache) and insert ``memories``, one transaction per ``chunk``."""
+        ctx.vectors([])  # creates the vector table for the run's model
+        count = 0
+        began = time.perf_counter()
+        for batch in batched(memories, chunk):
+            vectors = self.cache.embed([m.content for m in batch])
+            with ctx.db.atomic():
+                for memory, vector in zip(batch, vectors, strict=True):
+                    insert_memory(ctx.db, memory, vector)
+            count += len(batch)
+        self.stats.memories += count
+        self.stats.seconds += time.perf_counter() - began
+        return count
+
+    def haystack(self, turns: list[Turn], source: str) -> tuple[Context, dict[str, Turn]]:
+        """A new store holding ``turns`` (one transaction); returns it and memory id -> turn."""
+        ctx = self.new()
+        memories = [turn_memory(turn, source) for turn in turns]
+        self.fill(ctx, memories, chunk=max(1, len(memories)))
+        return ctx, {m.id: turn for m, turn in zip(memories, turns, strict=True)}
+
+    def discard(self, ctx: Context) -> None:
+        """Close a store and delete its files."""
+        ctx.close()
+        shutil.rmtree(ctx.settings.home, ignore_errors=True)
+
+    def close(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def __enter__(self) -> BenchStores:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

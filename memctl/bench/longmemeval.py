@@ -1,0 +1,171 @@
+"""LongMemEval (Wu et al., ICLR 2025): does recall find the sessions that hold the answer?
+
+Each question has its own haystack of about 50 dated chat sessions: a fresh
+store per question, every turn one memory. Recall is asked the question as
+of ``question_date``; a session ranks where its best-ranked turn does.
+Scored as in the paper: session-level recall_all@k (every evidence session
+in the top k) and NDCG@k, plus turn-level recall@10 against the turns
+marked ``has_answer``; abstention questions (``_abs``) are skipped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from memctl.bench.datafile import read_json_list, record_errors
+from memctl.bench.embedcache import EmbeddingCache
+from memctl.bench.haystack import BenchStores, Turn
+from memctl.bench.metrics import Tally, distinct, ndcg_at, recall_all_at, recall_at
+from memctl.bench.report import Progress, QualityReport, Timer, gold_ranks, ingest_figures
+from memctl.bench.retrievers import CAVEATS, Question, Retriever
+from memctl.config import Settings
+
+DATE_FORMAT = "%Y/%m/%d (%a) %H:%M"
+DEPTH = 100  # memories retrieved per question: enough to rank 10 distinct sessions
+SESSION_KS = (5, 10)
+TURN_K = 10
+METRICS = [
+    *(f"{name}@{k}" for k in SESSION_KS for name in ("recall_all", "ndcg")),
+    f"turn_recall@{TURN_K}",
+]
+TYPES = [
+    "single-session-user",
+    "single-session-assistant",
+    "single-session-preference",
+    "multi-session",
+    "knowledge-update",
+    "temporal-reasoning",
+]
+OVERALL = "overall"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One question with its haystack; the gold fields are read only when scoring."""
+
+    qid: str
+    qtype: str
+    question: Question
+    turns: list[Turn]
+    answer_sessions: frozenset[str]
+    answer_turns: frozenset[str]
+
+    @property
+    def abstention(self) -> bool:
+        return self.qid.endswith("_abs")
+
+
+def parse_date(text: str) -> datetime:
+    """``2023/05/30 (Tue) 23:47`` as a UTC datetime."""
+    return datetime.strptime(text, DATE_FORMAT).replace(tzinfo=UTC)
+
+
+def case_from(record: dict) -> Case:  # type: ignore[type-arg]
+    turns, answer_turns = [], set()
+    sessions = zip(
+        record["haystack_session_ids"],
+        record["haystack_dates"],
+        record["haystack_sessions"],
+        strict=True,
+    )
+    for session_id, date, session in sessions:
+        at = parse_date(date)
+        for index, turn in enumerate(session):
+            key = f"{session_id}:{index}"
+            turns.append(Turn(key, session_id, turn["role"], turn["content"], at, index))
+            if turn.get("has_answer"):
+                answer_turns.add(key)
+    return Case(
+        qid=str(record["question_id"]),
+        qtype=str(record["question_type"]),
+        question=Question(str(record["question"]), parse_date(record["question_date"])),
+        turns=turns,
+        answer_sessions=frozenset(record["answer_session_ids"]),
+        answer_turns=frozenset(answer_turns),
+    )
+
+
+def load(path: Path, limit: int | None = None) -> list[Case]:
+    """The questions of a LongMemEval file (the first ``limit``), in file order."""
+    records = read_json_list(path, "LongMemEval")[:limit]
+    cases = []
+    for index, record in enumerate(records, start=1):
+        with record_errors(path, "question", index):
+            cases.append(case_from(record))
+    return cases
+
+
+def score(tally: Tally, name: str, case: Case, ranked: list[Turn]) -> dict[str, object]:
+    """Add one question's figures for retriever ``name``; return where the gold ranked."""
+    groups = (case.qtype, OVERALL)
+    sessions = distinct(turn.session for turn in ranked)
+    keys = [turn.key for turn in ranked]
+    for k in SESSION_KS:
+        tally.add(name, groups, f"recall_all@{k}", recall_all_at(sessions, case.answer_sessions, k))
+        tally.add(name, groups, f"ndcg@{k}", ndcg_at(sessions, case.answer_sessions, k))
+    if case.answer_turns:
+        tally.add(name, groups, f"turn_recall@{TURN_K}", recall_at(keys, case.answer_turns, TURN_K))
+    return {
+        "sessions": gold_ranks(sessions, case.answer_sessions),
+        "turns": gold_ranks(keys, case.answer_turns),
+    }
+
+
+def run(
+    settings: Settings,
+    cache: EmbeddingCache,
+    path: Path,
+    retrievers: dict[str, Retriever],
+    limit: int | None = None,
+    progress: Progress | None = None,
+) -> QualityReport:
+    """Every retriever on every non-abstention question, each in a fresh store."""
+    cases = load(path, limit)
+    scored = [c for c in cases if not c.abstention]
+    tally, timer = Tally(), Timer()
+    per_question: list[dict[str, object]] = []
+    with BenchStores(settings, cache) as stores:
+        for done, case in enumerate(scored, start=1):
+            ctx, turns = stores.haystack(case.turns, f"longmemeval:{case.qid}")
+            try:
+                timer.warm(ctx, retrievers)
+                ranks = {}
+                for name, retriever in retrievers.items():
+                    ids = timer.run(name, retriever, ctx, case.question, DEPTH)
+                    ranks[name] = score(tally, name, case, [turns[i] for i in ids])
+                per_question.append(
+                    {
+                        "id": case.qid,
+                        "type": case.qtype,
+                        "question": case.question.text,
+                        "ranks": ranks,
+                    }
+                )
+            finally:
+                stores.discard(ctx)
+            if progress:
+                progress(done, len(scored))
+        ingest = ingest_figures(stores.stats, cache)
+    groups = [t for t in TYPES if any(c.qtype == t for c in scored)]
+    groups += sorted({c.qtype for c in scored} - set(TYPES)) + [OVERALL]
+    counts = {g: sum(1 for c in scored if g in (c.qtype, OVERALL)) for g in groups}
+    return QualityReport(
+        benchmark="longmemeval",
+        data=str(path),
+        retrievers=list(retrievers),
+        groups=groups,
+        metrics=METRICS,
+        scores=tally.table(retrievers, groups, METRICS),
+        questions=counts,
+        latency_ms=timer.summary(),
+        ingest=ingest,
+        notes=[
+            f"{len(cases) - len(scored)} abstention questions skipped",
+            f"{sum(1 for c in scored if not c.answer_turns)} questions have no has_answer turn "
+            f"(left out of turn_recall@{TURN_K})",
+            *CAVEATS,
+        ],
+        per_question=per_question,
+    )

@@ -1,0 +1,77 @@
+"""The retrievers a benchmark compares, behind one signature: the only calls into recall.
+
+A retriever gets the store, a ``Question`` (the text and when it is asked:
+nothing else, so answers and evidence cannot leak into retrieval) and how
+many results to return, and answers memory ids, best first. ``memctl`` is
+the real recall pipeline; ``bm25`` and ``vector`` are its two legs alone,
+the baselines every figure is shown next to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from memctl.context import Context
+from memctl.errors import UsageError
+from memctl.model import State
+from memctl.retrieve.pipeline import recall
+from memctl.store.memories import MemoryFilter, fts_search, vector_search
+
+
+@dataclass(frozen=True)
+class Question:
+    """All a retriever is shown of a benchmark question."""
+
+    text: str
+    now: datetime | None = None  # when the question is asked; recall is as of then
+
+
+Retriever = Callable[[Context, Question, int], list[str]]
+
+ACTIVE = MemoryFilter(states=(State.ACTIVE,))
+
+
+# What every report says about how memctl was called (nothing to add: it gets the date).
+CAVEATS: list[str] = []
+
+
+def memctl_recall(ctx: Context, question: Question, limit: int) -> list[str]:
+    """The full recall pipeline, as `memctl recall --as-of DATE --no-touch` runs it."""
+    found = recall(ctx, question.text, limit, now=question.now, touch=False)
+    return [r.memory.id for r in found.results]
+
+
+def bm25_only(ctx: Context, question: Question, limit: int) -> list[str]:
+    return [memory_id for memory_id, _ in fts_search(ctx.db, question.text, limit, ACTIVE)]
+
+
+def vector_only(ctx: Context, question: Question, limit: int) -> list[str]:
+    (vector,) = ctx.vectors([question.text])
+    return [memory_id for memory_id, _ in vector_search(ctx.db, vector, limit, ACTIVE)]
+
+
+BASELINES: dict[str, Retriever] = {
+    "memctl": memctl_recall,
+    "bm25": bm25_only,
+    "vector": vector_only,
+}
+
+
+def choose(names: list[str] | None) -> dict[str, Retriever]:
+    """The named retrievers (default: the three baselines); unknown names are a UsageError.
+
+    ``exp-*`` names are the experiments of memctl.bench.experiments.
+    """
+    from memctl.bench.experiments import EXPERIMENTS
+
+    if not names:
+        return dict(BASELINES)
+    available = {**BASELINES, **EXPERIMENTS}
+    unknown = [n for n in names if n not in available]
+    if unknown:
+        raise UsageError(
+            f"unknown retriever {', '.join(unknown)}: expected one of {', '.join(available)}"
+        )
+    return {name: available[name] for name in dict.fromkeys(names)}

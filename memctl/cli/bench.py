@@ -1,0 +1,285 @@
+"""bench locomo | longmemeval | scale | chart: recall quality and speed, with baselines."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from memctl.cli.common import JsonOption, new_typer, settings_for
+from memctl.cli.render import console, err_console, print_json
+from memctl.errors import InputError, UsageError
+
+if TYPE_CHECKING:
+    from memctl.bench.embedcache import EmbeddingCache
+    from memctl.bench.report import QualityReport
+    from memctl.bench.scale import ScaleRow
+    from memctl.config import Settings
+
+app = new_typer()
+
+DataOption = Annotated[
+    Path,
+    typer.Option(
+        "--data", help="The benchmark's JSON file (.json or .json.gz).", show_default=False
+    ),
+]
+LimitOption = Annotated[
+    int | None, typer.Option("--limit", min=1, help="Run only the first N questions.")
+]
+RetrieverOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--retriever",
+        "-r",
+        help="Retriever to compare (repeatable; default memctl, bm25 and vector).",
+    ),
+]
+DetailsOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--details",
+        help="Write one JSON line per question: where each retriever ranked its evidence.",
+    ),
+]
+CacheOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--cache",
+        help="Keep embeddings in this directory so a rerun embeds nothing twice.",
+    ),
+]
+
+
+def _open_cache(ctx: typer.Context, cache_dir: Path | None) -> tuple[Settings, EmbeddingCache]:
+    from memctl.bench.embedcache import open_cache
+
+    settings = settings_for(ctx)
+    return settings, open_cache(settings, cache_dir)
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=True,
+    )
+
+
+def _quality(
+    ctx: typer.Context,
+    benchmark: str,
+    data: Path,
+    limit: int | None,
+    retrievers: list[str] | None,
+    cache_dir: Path | None,
+    details: Path | None,
+    as_json: bool,
+) -> None:
+    from memctl.bench import locomo, longmemeval
+    from memctl.bench.retrievers import choose
+
+    module = {"locomo": locomo, "longmemeval": longmemeval}[benchmark]
+    chosen = choose(retrievers)
+    settings, cache = _open_cache(ctx, cache_dir)
+    with _progress() as progress:
+        task = progress.add_task(f"{benchmark} questions", total=None)
+        report = module.run(
+            settings,
+            cache,
+            data,
+            chosen,
+            limit,
+            lambda done, total: progress.update(task, completed=done, total=total),
+        )
+    if details is not None:
+        with details.open("w", encoding="utf-8") as out:
+            out.writelines(json.dumps(record) + "\n" for record in report.per_question)
+    if as_json:
+        print_json(report.to_dict())
+    else:
+        render_quality(report, percent=benchmark == "locomo")
+
+
+@app.command()
+def locomo(
+    ctx: typer.Context,
+    data: DataOption,
+    limit: LimitOption = None,
+    retriever: RetrieverOption = None,
+    cache: CacheOption = None,
+    details: DetailsOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """LoCoMo: Recall@k of the evidence turns, per category, for each retriever."""
+    _quality(ctx, "locomo", data, limit, retriever, cache, details, as_json)
+
+
+@app.command()
+def longmemeval(
+    ctx: typer.Context,
+    data: DataOption,
+    limit: LimitOption = None,
+    retriever: RetrieverOption = None,
+    cache: CacheOption = None,
+    details: DetailsOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """LongMemEval: session recall_all@k and NDCG@k, turn recall@10, per question type."""
+    _quality(ctx, "longmemeval", data, limit, retriever, cache, details, as_json)
+
+
+def _counts(text: str) -> list[int]:
+    try:
+        counts = [int(part.replace("_", "")) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise UsageError(
+            f"--n takes comma-separated counts, like 10000,100000; not {text!r}"
+        ) from None
+    if not counts or min(counts) < 1:
+        raise UsageError(f"--n takes positive counts, not {text!r}")
+    return counts
+
+
+@app.command()
+def scale(
+    ctx: typer.Context,
+    n: Annotated[
+        str, typer.Option("--n", help="Store sizes to measure, comma-separated.")
+    ] = "10000,100000",
+    rounds: Annotated[
+        int, typer.Option("--rounds", min=1, help="In-process timing: times each query runs.")
+    ] = 5,
+    processes: Annotated[
+        int, typer.Option("--processes", min=1, help="Whole `memctl recall` processes to time.")
+    ] = 5,
+    cache: CacheOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Insert rate, database size, recall latency and memory at N synthetic memories."""
+    from memctl.bench.scale import run
+
+    counts = _counts(n)
+    settings, embed_cache = _open_cache(ctx, cache)
+    with err_console.status("") as status:
+        rows = run(settings, embed_cache, counts, rounds, processes, note=status.update)
+    if as_json:
+        print_json([row.to_dict() for row in rows])
+    else:
+        render_scale(rows)
+
+
+@app.command()
+def chart(
+    results: Annotated[
+        list[Path],
+        typer.Argument(
+            help="JSON files from `memctl bench locomo|longmemeval --json`.", show_default=False
+        ),
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="PNG file to write.")] = Path(
+        "recall_at_k.png"
+    ),
+) -> None:
+    """Chart recall@k per retriever from saved results, one panel each (needs matplotlib)."""
+    from memctl.bench.chart import recall_chart
+
+    reports = []
+    for path in results:
+        try:
+            reports.append(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise InputError(f"cannot read results from {path}: {exc}") from None
+    recall_chart(reports, out)
+    console.print(f"wrote {out}")
+
+
+LABELS = {"recall": "R", "recall_all": "R_all", "ndcg": "NDCG", "turn_recall": "turn R"}
+
+
+def _label(metric: str) -> str:
+    """``recall_all@5`` -> ``R_all@5``: short column headers."""
+    name, _, k = metric.partition("@")
+    return f"{LABELS.get(name, name)}@{k}"
+
+
+def _figure(value: float | None, percent: bool) -> str:
+    if value is None:
+        return "-"
+    return f"{value * 100:.1f}" if percent else f"{value:.3f}"
+
+
+def render_quality(report: QualityReport, percent: bool) -> None:
+    table = Table(title=f"{report.benchmark}: {report.data}", header_style="bold")
+    table.add_column("group", no_wrap=True)
+    table.add_column("n", justify="right", no_wrap=True, min_width=3)
+    table.add_column("retriever", no_wrap=True)
+    for metric in report.metrics:
+        table.add_column(_label(metric), justify="right", no_wrap=True, min_width=5)
+    for group in report.groups:
+        for index, name in enumerate(report.retrievers):
+            scores = report.scores[name].get(group, {})
+            table.add_row(
+                group if index == 0 else "",
+                str(report.questions[group]) if index == 0 else "",
+                name,
+                *(_figure(scores.get(metric), percent) for metric in report.metrics),
+                end_section=index == len(report.retrievers) - 1,
+            )
+    console.print(table)
+    latency = Table(title="recall latency (ms)", header_style="bold", title_justify="left")
+    for column in ("retriever", "p50", "p95", "mean"):
+        latency.add_column(column, justify="left" if column == "retriever" else "right")
+    for name, figures in report.latency_ms.items():
+        latency.add_row(name, *(f"{figures[key]:.1f}" for key in ("p50", "p95", "mean")))
+    console.print(latency)
+    ingest = report.ingest
+    console.print(
+        f"ingest: {ingest['memories']:,} memories in {ingest['seconds']} s "
+        f"({ingest['memories_per_s']}/s); embedded {ingest['texts_embedded']:,} texts "
+        f"({ingest['texts_embedded_per_s']}/s), {ingest['embed_cache_hits']:,} from the cache"
+    )
+    for note in report.notes:
+        console.print(f"note: {note}")
+
+
+def render_scale(rows: list[ScaleRow]) -> None:
+    table = Table(title="scale: synthetic memories", header_style="bold")
+    table.add_column("figure")
+    for row in rows:
+        table.add_column(f"{row.memories:,}", justify="right")
+    lines = [
+        ("insert (embed + write), memories/s", lambda r: f"{r.insert_per_s:,.0f}"),
+        (
+            "embed, texts/s (texts embedded)",
+            lambda r: f"{r.embed_per_s:,.0f} ({r.texts_embedded:,})",
+        ),
+        ("write alone, memories/s", lambda r: f"{r.write_per_s:,.0f}"),
+        ("database size, MiB", lambda r: f"{r.db_mib:,.1f}"),
+        *(
+            (f"in-process recall p50 / p95, ms: {name}", _latency(name))
+            for name in (rows[0].recall_ms if rows else {})
+        ),
+        ("whole `memctl recall` median / max, ms", lambda r: _pair(r.process_ms)),
+        ("whole process peak RSS, MiB", lambda r: f"{r.process_peak_mib:,.0f}"),
+        ("bench process peak RSS so far, MiB", lambda r: f"{r.peak_rss_mib:,.0f}"),
+    ]
+    for label, cell in lines:
+        table.add_row(label, *(cell(row) for row in rows))
+    console.print(table)
+
+
+def _pair(figures: dict[str, float]) -> str:
+    return " / ".join(f"{value:.1f}" for value in figures.values())
+
+
+def _latency(name: str) -> Callable[[ScaleRow], str]:
+    return lambda row: _pair(row.recall_ms[name])

@@ -1,0 +1,48 @@
+"""The prompt-ready block session-start hooks paste into a prompt.
+
+    <memctl-context>
+    Memories relevant to: how do we deploy?
+    ## cases
+    - (3d ago) We deploy with `make release` from main.
+    </memctl-context>
+
+Grouped by category, best group first, with relative ages. The tag name is
+fixed: ingest strips these blocks from transcripts so that recalled memories
+are never ingested again.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from memctl.model import parse_time
+from memctl.retrieve.pipeline import Recalled
+
+CONTEXT_TAG = "memctl-context"
+AGES = (("y", 365 * 86400), ("mo", 30 * 86400), ("w", 7 * 86400), ("d", 86400), ("h", 3600))
+
+
+def relative_age(iso: str, now: datetime) -> str:
+    seconds = max(0.0, (now - parse_time(iso)).total_seconds())
+    for unit, size in AGES:
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit} ago"
+    return "just now"
+
+
+def render_context(query: str, results: list[Recalled], now: datetime) -> str:
+    """The block for ``results`` (already packed to the budget), one line per memory."""
+    groups: dict[str, list[Recalled]] = {}
+    for item in results:
+        label = "session messages" if item.is_message else str(item.memory.category)
+        groups.setdefault(label, []).append(item)
+    lines = [f"<{CONTEXT_TAG}>", f"Memories relevant to: {' '.join(query.split())}"]
+    for label, items in groups.items():
+        lines.append(f"## {label}")
+        for item in items:
+            text = " ".join(item.memory.content.split())
+            lines.append(f"- ({relative_age(item.memory.created_at, now)}) {text}")
+    if not results:
+        lines.append("(no memories found)")
+    lines.append(f"</{CONTEXT_TAG}>")
+    return "\n".join(lines)

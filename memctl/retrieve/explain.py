@@ -1,0 +1,116 @@
+"""--explain and --why-not: how a result got its score, and why a memory is missing.
+
+Both read the run's trace (what every stage did to every candidate); a memory
+that never became a candidate is explained from the filters and from where
+each leg ranked it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from memctl.context import Context
+from memctl.errors import NotFoundError
+from memctl.model import HIDDEN_STATES, Memory
+from memctl.retrieve.pipeline import Recalled, RecallResult
+from memctl.retrieve.run import DROPPED, Run, Step
+from memctl.store.memories import fts_rank_of, get_memory, resolve_id
+
+LEG_RAW = {"vector": "distance", "time": "distance", "vector_en": "distance"}
+
+
+def explain(result: Recalled, steps: list[Step]) -> dict[str, Any]:
+    """Which legs found a result and where, each stage's factor, the graph path, the source."""
+    legs = {
+        leg: {"rank": rank, LEG_RAW.get(leg, "bm25"): result.raw.get(leg)}
+        for leg, rank in result.ranks.items()
+    }
+    return {
+        "legs": legs,
+        "factors": result.factors,
+        "graph_path": result.graph_path,
+        "source": result.memory.source,
+        "session_id": result.memory.session_id,
+        "steps": [s.to_dict() for s in steps if s.why],
+    }
+
+
+@dataclass
+class WhyNot:
+    """Why one memory is (or is not) among the results."""
+
+    memory_id: str
+    recalled: bool
+    stage: str | None
+    reason: str
+    rank: int | None = None
+    steps: list[Step] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.memory_id,
+            "recalled": self.recalled,
+            "rank": self.rank,
+            "stage": self.stage,
+            "reason": self.reason,
+            "steps": [{"memory_id": s.memory_id, **s.to_dict()} for s in self.steps],
+        }
+
+
+def why_not(ctx: Context, result: RecallResult, id_or_prefix: str) -> WhyNot:
+    """The stage that dropped the memory and why, or why no leg found it."""
+    memory_id = resolve_id(ctx.db, id_or_prefix)
+    memory = get_memory(ctx.db, memory_id)
+    if memory is None:
+        raise NotFoundError(f"no memory with id {id_or_prefix}")
+    steps = result.steps_of(memory_id)
+    for rank, item in enumerate(result.results, start=1):
+        if item.memory.id == memory_id:
+            return WhyNot(memory_id, True, None, f"recalled at rank {rank}", rank, steps)
+    dropped = next((s for s in reversed(steps) if s.action == DROPPED), None)
+    if dropped is not None:
+        return WhyNot(memory_id, False, dropped.stage, dropped.why, steps=steps)
+    assert result.run is not None
+    stage, reason = never_found(ctx, result.run, memory)
+    return WhyNot(memory_id, False, stage, reason, steps=steps)
+
+
+def never_found(ctx: Context, run: Run, memory: Memory) -> tuple[str, str]:
+    """(stage, reason) for a memory that never became a candidate."""
+    where = run.where
+    if memory.state in HIDDEN_STATES:
+        return "filter", f"it is {memory.state}: recall never returns {memory.state} memories"
+    if where.scopes is not None and memory.scope not in where.scopes:
+        searched = ", ".join(where.scopes)
+        return "filter", (
+            f"its scope {memory.scope} was not searched (searched: {searched}); "
+            "use --all-scopes or --scope"
+        )
+    if where.before is not None and memory.created_at >= where.before:
+        return "filter", f"it was created at {memory.created_at}, after the --as-of time"
+    size = run.limit * run.params.candidates
+    return "candidates", f"no leg ranked it in its top {size}: " + "; ".join(
+        [_vector_rank(run, memory), _bm25_rank(ctx, run, memory)]
+    )
+
+
+def _vector_rank(run: Run, memory: Memory) -> str:
+    if run.index is None or run.scores is None:
+        return "vector search did not run"
+    from memctl.store.vector_query import rank_of
+
+    found = rank_of(run.index, run.scores, memory.id)
+    if found is None:
+        return "it has no vector"
+    rank, similarity = found
+    return f"vector rank {rank} (cosine similarity {similarity:.3f})"
+
+
+def _bm25_rank(ctx: Context, run: Run, memory: Memory) -> str:
+    if not run.query.alternatives:
+        return "the query has no words to search for"
+    found = fts_rank_of(ctx.db, run.query.alternatives, memory.id)
+    if found is None:
+        return "no word of the query occurs in it"
+    return f"BM25 rank {found[0]} (bm25 {found[1]:.3f})"

@@ -1,0 +1,133 @@
+"""Query analysis: what the full-text leg searches for, and the time window a query names.
+
+- Identifiers are split and added as alternatives: ``parseUserId`` also searches
+  the phrase "parse user id" (which is how ``parse_user_id`` is indexed) and its
+  parts; ``parse_user_id``, ``parse-user-id`` and ``a.b.c`` also search the joined
+  form, as a CamelCase spelling is indexed.
+- File paths and quoted phrases stay whole, as phrases.
+- Common English function words are left out of the full-text search when the
+  query has other words (they match most memories and carry no weight in BM25).
+- A time expression becomes a window (``when.py``) and leaves the full-text search.
+
+Nothing here is FTS syntax: ``store/fts.py`` quotes every alternative.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from memctl.retrieve.when import Window, time_window
+
+QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”')
+PATH = re.compile(r"(?:~|\.{1,2})?/?(?:[\w.-]+/)+[\w.-]+")
+IDENTIFIER = re.compile(r"\w+(?:[.\-]\w+)+|\w+")
+WORD = re.compile(r"\w+")
+CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+# Chinese, Japanese and Korean: punctuation, kana, ideographs, hangul, full-width forms.
+# Tested by code points: a regex class of these ranges takes ~4 ms to compile.
+CJK_RANGES = (
+    (0x3000, 0x30FF),
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xAC00, 0xD7AF),
+    (0xFF00, 0xFFEF),
+)
+
+STOPWORDS = frozenset(
+    """a an and are as at be been but by can could did do does for from had has have how i
+    if in into is it its me my of on or our should so than that the their them then there
+    these they this to was we were what when where which who whom why will with would you
+    your about after before any all also just not no""".split()
+)
+FOREIGN_HINTS = frozenset(
+    """le la les des est une dans pour avec der die das und ist nicht ein eine mit el los las
+    una por para con que como il lo gli della sono het een niet voor""".split()
+)
+
+Phrase = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Analysed:
+    """A query as the legs see it."""
+
+    text: str
+    alternatives: list[Phrase] = field(default_factory=list)
+    window: Window | None = None
+
+    @property
+    def english(self) -> bool:
+        return is_english(self.text)
+
+
+def split_identifier(token: str) -> list[str]:
+    """``parseUserId`` -> [parse, user, id]; ``parse_user_id``, ``a-b``, ``a.b`` likewise."""
+    parts: list[str] = []
+    for piece in re.split(r"[_.\-]+", token):
+        parts.extend(CAMEL_PART.findall(piece) or ([piece] if piece else []))
+    return [p.lower() for p in parts if p]
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower() for w in WORD.findall(text)]
+
+
+def _identifier_alternatives(token: str) -> list[Phrase]:
+    parts = split_identifier(token)
+    if len(parts) < 2:
+        return [(token.lower(),)]
+    joined = "".join(parts)
+    return [tuple(parts), (joined,), *((p,) for p in parts)]
+
+
+def lexical_alternatives(text: str) -> list[Phrase]:
+    """Every phrase the full-text leg should match, in order, without duplicates."""
+    found: dict[Phrase, None] = {}
+    rest = text
+    for match in QUOTED.finditer(text):
+        words = _words(match.group(1) or match.group(2))
+        if words:
+            found.setdefault(tuple(words), None)
+    rest = QUOTED.sub(" ", rest)
+    for match in PATH.finditer(rest):
+        found.setdefault(tuple(_words(match.group(0))), None)
+    rest = PATH.sub(" ", rest)
+    plain: list[Phrase] = []
+    for match in IDENTIFIER.finditer(rest):
+        for phrase in _identifier_alternatives(match.group(0)):
+            plain.append(phrase)
+    content = [p for p in plain if not (len(p) == 1 and p[0] in STOPWORDS)]
+    for phrase in content if content or found else plain:
+        found.setdefault(phrase, None)
+    return [phrase for phrase in found if phrase]
+
+
+def analyse(text: str, now: datetime) -> Analysed:
+    """The query's full-text alternatives and its time window, read against ``now``."""
+    window = time_window(text, now)
+    lexical = text.replace(window.phrase, " ") if window else text
+    alternatives = lexical_alternatives(lexical)
+    if not alternatives and window:  # a query that is only a time: search its words too
+        alternatives = lexical_alternatives(text)
+    return Analysed(text=text, alternatives=alternatives, window=window)
+
+
+def cjk_count(text: str) -> int:
+    """How many CJK characters ``text`` has."""
+    if text.isascii():
+        return 0
+    return sum(any(low <= ord(c) <= high for low, high in CJK_RANGES) for c in text)
+
+
+def is_english(text: str) -> bool:
+    """A cheap guess: mostly non-Latin letters, or foreign function words and no English ones,
+    mean another language."""
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        return True
+    if cjk_count(text) or sum(c.isascii() for c in letters) < 0.7 * len(letters):
+        return False
+    words = set(_words(text))
+    return bool(words & STOPWORDS) or not words & FOREIGN_HINTS

@@ -1,0 +1,138 @@
+"""What flows through the recall pipeline: candidates, the run they belong to, and the trace.
+
+A stage is ``stage(run, candidates) -> candidates``. It may rescore, drop or
+add candidates, and records what it did to each one in ``run.trace``: that
+record is what ``--explain`` and ``--why-not`` show.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from memctl.model import Memory
+from memctl.retrieve.params import Params
+from memctl.retrieve.query import Analysed
+from memctl.store.memories import MemoryFilter
+
+if TYPE_CHECKING:
+    from memctl.context import Context
+    from memctl.store.vector_index import VectorIndex
+    from memctl.store.vector_query import Scores
+
+KEPT, RESCORED, DROPPED, ADDED = "kept", "rescored", "dropped", "added"
+
+
+@dataclass
+class Candidate:
+    """A memory (or a raw session message, with ``--sessions``) on its way through the stages."""
+
+    memory: Memory
+    ranks: dict[str, int] = field(default_factory=dict)
+    raw: dict[str, float] = field(default_factory=dict)
+    is_message: bool = False
+    score: float = 0.0
+    factors: dict[str, float] = field(default_factory=dict)
+    via: tuple[str, ...] = ()
+    pre_rerank: float | None = None
+
+    @property
+    def id(self) -> str:
+        return self.memory.id
+
+
+@dataclass(frozen=True)
+class Step:
+    """What one stage did to one candidate."""
+
+    stage: str
+    memory_id: str
+    action: str
+    score: float
+    factor: float | None = None
+    why: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "stage": self.stage,
+            "action": self.action,
+            "score": self.score,
+            "factor": self.factor,
+            "why": self.why,
+        }
+
+
+@dataclass
+class Run:
+    """One recall: the query, its constants, and everything the stages share."""
+
+    ctx: Context
+    query: Analysed
+    params: Params
+    limit: int
+    now: datetime
+    where: MemoryFilter
+    home_scope: str | None = None
+    history: bool = False
+    sessions: bool = False
+    budget: int | None = None
+    trace: list[Step] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    failed_legs: set[str] = field(default_factory=set)
+    translation: Analysed | None = None
+    index: VectorIndex | None = None
+    scores: Scores | None = None
+
+    def record(
+        self,
+        stage: str,
+        candidate: Candidate,
+        action: str,
+        factor: float | None = None,
+        why: str = "",
+    ) -> None:
+        self.trace.append(Step(stage, candidate.id, action, candidate.score, factor, why))
+
+    def steps_of(self, memory_id: str) -> list[Step]:
+        return [step for step in self.trace if step.memory_id == memory_id]
+
+
+Stage = Callable[[Run, list[Candidate]], list[Candidate]]
+
+
+def by_score(candidates: list[Candidate]) -> list[Candidate]:
+    """Best first; ties broken by id so that results are stable."""
+    return sorted(candidates, key=lambda c: (-c.score, c.id))
+
+
+def rescore(
+    run: Run,
+    stage: str,
+    candidates: list[Candidate],
+    factor_of: Callable[[Candidate], tuple[float, str]],
+) -> list[Candidate]:
+    """Multiply each score by ``factor_of(candidate)`` (factor, why) and record it."""
+    for candidate in candidates:
+        factor, why = factor_of(candidate)
+        candidate.score *= factor
+        candidate.factors[stage] = factor
+        run.record(stage, candidate, RESCORED if factor != 1.0 else KEPT, factor, why)
+    return by_score(candidates)
+
+
+def drop_below(
+    run: Run, stage: str, candidates: list[Candidate], threshold: float, what: str
+) -> list[Candidate]:
+    """Keep candidates scoring at least ``threshold``; record the others as dropped."""
+    kept = []
+    for candidate in candidates:
+        if candidate.score >= threshold:
+            kept.append(candidate)
+            run.record(stage, candidate, KEPT)
+        else:
+            run.record(
+                stage, candidate, DROPPED, why=f"{what} {candidate.score:.4f} < {threshold:g}"
+            )
+    return kept

@@ -1,0 +1,1 @@
+"""The recall stages, one module each, in pipeline order (see ``memctl.retrieve.pipeline``)."""

@@ -1,0 +1,176 @@
+"""Stage 1, candidates: the retrieval legs, each ``limit x recall.candidates`` deep.
+
+- vector: cosine nearest neighbours (store/vector_index.py, store/vector_query.py);
+- bm25: FTS5 over content, abstract and tags, with the query's alternatives;
+- time: when the query names a time, the nearest neighbours created inside it
+  (so "what did we decide last week?" reaches last week's memories even when
+  older ones are closer in meaning);
+- sessions: with ``--sessions``, raw session messages by BM25.
+
+The full-text search runs in a thread while the query is embedded and
+compared, so the two legs overlap (the embedding thread runs no SQL meanwhile:
+one connection serves both). A leg that fails leaves a warning and the others
+still answer. The vector modules bring numpy, so they are imported where they
+are used: loading the CLI stays light (tests/test_architecture.py).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import replace
+
+from memctl.errors import MemctlError, ModelError
+from memctl.model import Category, Kind, Tier, format_time
+from memctl.model import Memory as MemoryRecord
+from memctl.retrieve.query import Analysed
+from memctl.retrieve.run import ADDED, Candidate, Run
+from memctl.store.memories import fts_rank, get_memories
+from memctl.store.message_search import search_messages
+
+STAGE = "candidates"
+
+
+def _bm25(run: Run, size: int) -> list[tuple[str, float]]:
+    return fts_rank(run.ctx.db, run.query.alternatives, size, run.where)
+
+
+class _Background:
+    """Run one function in a thread; ``join()`` returns its result or raises its error."""
+
+    def __init__(self, work: Callable[[], list[tuple[str, float]]]) -> None:
+        self._result: list[tuple[str, float]] = []
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(work,), daemon=True)
+        self._thread.start()
+
+    def _run(self, work: Callable[[], list[tuple[str, float]]]) -> None:
+        try:
+            self._result = work()
+        except BaseException as exc:  # handed to the caller's thread by join()
+            self._error = exc
+
+    def join(self) -> list[tuple[str, float]]:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._result
+
+
+def _embed_query(run: Run) -> None:
+    """The query vector and its similarity to every stored vector (no SQL: runs beside FTS)."""
+    index = run.index
+    assert index is not None
+    model = index.manifest
+    if model is None:  # no memory has a vector yet: nothing to compare with
+        return
+    embedder = run.ctx.embedder
+    vector = embedder.embed([run.query.text])[0]
+    if (embedder.name, len(vector)) != (model.model, model.dim):
+        raise ModelError(
+            f"this store's vectors were made by {model.model} ({model.dim}-d), not the "
+            f"configured {embedder.name}; run `memctl reembed`"
+        )
+    from memctl.store.vector_query import Scores
+
+    run.scores = Scores(index, vector).prepare()
+
+
+def _vector_legs(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
+    """The vector leg and, when the query names a time, the time leg."""
+    if run.scores is None or run.index is None:
+        return {}
+    from memctl.store.vector_query import nearest
+
+    index, scores = run.index, run.scores
+    legs = {"vector": nearest(index, scores, size, run.where)}
+    window = run.query.window
+    if window is not None and run.params.weight_time > 0:
+        end = format_time(window.end)
+        before = min(end, run.where.before) if run.where.before else end
+        inside = replace(run.where, since=format_time(window.start), before=before)
+        legs["time"] = nearest(index, scores, size, inside)
+    return legs
+
+
+def gather(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
+    """Every leg's ranked (id, raw score) hits; failures become notes."""
+    from memctl.store.vector_index import vector_index
+
+    legs: dict[str, list[tuple[str, float]]] = {}
+    run.index = vector_index(run.ctx.db)
+    fts = _Background(lambda: _bm25(run, size))
+    try:
+        _embed_query(run)
+    except MemctlError as exc:
+        run.failed_legs.add("vector")
+        run.notes.append(f"vector search unavailable, results from BM25 alone: {exc}")
+    try:
+        legs["bm25"] = fts.join()
+    except MemctlError as exc:
+        run.failed_legs.add("bm25")
+        run.notes.append(f"full-text search unavailable, results from vectors alone: {exc}")
+    legs.update(_vector_legs(run, size))
+    if run.translation is not None:
+        legs.update(_translated_legs(run, run.translation, size))
+    return legs
+
+
+def _translated_legs(run: Run, english: Analysed, size: int) -> dict[str, list[tuple[str, float]]]:
+    """The dual pass: BM25 and vectors again with the query's English translation."""
+    legs = {"bm25_en": fts_rank(run.ctx.db, english.alternatives, size, run.where)}
+    if run.scores is not None and run.index is not None:
+        from memctl.store.vector_query import Scores, nearest
+
+        vector = run.ctx.embedder.embed([english.text])[0]
+        legs["vector_en"] = nearest(run.index, Scores(run.index, vector), size, run.where)
+    return legs
+
+
+def candidates(run: Run, _: list[Candidate]) -> list[Candidate]:
+    """Stage 1: the union of the legs' hits, with each leg's rank and raw score."""
+    size = run.limit * run.params.candidates
+    legs = gather(run, size)
+    by_id: dict[str, Candidate] = {}
+    memories = get_memories(run.ctx.db, list({i for hits in legs.values() for i, _ in hits}))
+    for leg, hits in legs.items():
+        for rank, (memory_id, raw) in enumerate(hits, start=1):
+            if memory_id not in memories:
+                continue  # removed since the search
+            candidate = by_id.setdefault(memory_id, Candidate(memories[memory_id]))
+            candidate.ranks[leg] = rank
+            candidate.raw[leg] = raw
+    found = list(by_id.values())
+    if run.sessions:
+        found += _session_candidates(run, size)
+    for candidate in found:
+        legs_found = ", ".join(f"{leg} #{rank}" for leg, rank in candidate.ranks.items())
+        run.record(STAGE, candidate, ADDED, why=f"found by {legs_found}")
+    return found
+
+
+def _session_candidates(run: Run, size: int) -> list[Candidate]:
+    """Raw session messages as candidates (episodic, peripheral, importance 0.5)."""
+    try:
+        hits = search_messages(run.ctx.db, run.query.alternatives, size, run.where)
+    except MemctlError as exc:
+        run.notes.append(f"session search unavailable: {exc}")
+        return []
+    found = []
+    for rank, hit in enumerate(hits, start=1):
+        memory = MemoryRecord(
+            content=hit.content,
+            id=hit.key,
+            kind=Kind.EPISODIC,
+            category=Category.EVENTS,
+            tier=Tier.PERIPHERAL,
+            importance=0.5,
+            created_at=hit.created_at,
+            scope=hit.scope,
+            source=f"session {hit.session_id} message {hit.seq} ({hit.role})",
+            session_id=hit.session_id,
+        )
+        found.append(
+            Candidate(memory, {"sessions": rank}, {"sessions": hit.score}, is_message=True)
+        )
+    return found

@@ -1,0 +1,17 @@
+"""Stage 5, cap: keep the best limit x recall.cap candidates."""
+
+from __future__ import annotations
+
+from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run
+
+STAGE = "cap"
+
+
+def cap(run: Run, candidates: list[Candidate]) -> list[Candidate]:
+    size = run.limit * run.params.cap
+    for rank, candidate in enumerate(candidates, start=1):
+        if rank <= size:
+            run.record(STAGE, candidate, KEPT)
+        else:
+            run.record(STAGE, candidate, DROPPED, why=f"rank {rank} beyond the cap of {size}")
+    return candidates[:size]

@@ -1,0 +1,47 @@
+"""Stage 14, mmr: near duplicates give way, then the results are cut to the limit.
+
+A result whose words overlap a higher-ranked result's by Jaccard above
+mmr_threshold is multiplied by mmr_factor; the list is re-sorted and cut.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memctl.retrieve.run import DROPPED, KEPT, RESCORED, Candidate, Run, by_score
+
+STAGE = "mmr"
+WORD = re.compile(r"\w+")
+
+
+def words(text: str) -> frozenset[str]:
+    return frozenset(WORD.findall(text.lower()))
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / len(a | b) if a or b else 1.0
+
+
+def mmr(run: Run, candidates: list[Candidate]) -> list[Candidate]:
+    p = run.params
+    above: list[tuple[Candidate, frozenset[str]]] = []
+    for candidate in by_score(candidates):
+        mine = words(candidate.memory.content)
+        twin = next(((c, s) for c, w in above if (s := jaccard(mine, w)) > p.mmr_threshold), None)
+        if twin is None:
+            candidate.factors[STAGE] = 1.0
+        else:
+            candidate.score *= p.mmr_factor
+            candidate.factors[STAGE] = p.mmr_factor
+            why = f"near duplicate of {twin[0].id[:8]} (word overlap {twin[1]:.2f})"
+            run.record(STAGE, candidate, RESCORED, p.mmr_factor, why)
+        above.append((candidate, mine))
+    ordered = by_score(candidates)
+    for rank, candidate in enumerate(ordered, start=1):
+        if rank > run.limit:
+            run.record(
+                STAGE, candidate, DROPPED, why=f"rank {rank} beyond the limit of {run.limit}"
+            )
+        elif STAGE not in candidate.factors or candidate.factors[STAGE] == 1.0:
+            run.record(STAGE, candidate, KEPT, 1.0)
+    return ordered[: run.limit]

@@ -1,0 +1,357 @@
+"""A memory-mapped float32 copy of the store's vectors, for fast nearest-neighbour search.
+
+The vectors live in SQLite (``memories_vec``): that is the truth. sqlite-vec's
+PyPI build has no SIMD, so its exact KNN over 100,000 384-d vectors takes
+~75 ms, while numpy over the same rows takes a few. This module keeps the
+vectors, and one sign bit per dimension of each, as immutable segment files
+beside the database (``memctl.db.vectors/``); store/vector_query.py searches them.
+
+Keeping in step: every vector write bumps ``vectors_generation`` in ``meta``
+in its own transaction (Database.note_vector_write); a replaced or removed
+vector also journals its rowid there (the latest 256), and a new model marks
+everything rewritten. A reader whose manifest is older than the generation
+syncs under a file lock: it writes one small segment of the rows appended past
+the manifest's highest rowid and of the journaled ones, and marks their old
+copies dead in the manifest. Too many segments or dead rows compact into one;
+a change the journal no longer holds, or a new model, rebuilds from SQLite.
+Segments are never changed in place, so a concurrent reader never sees half a
+write; a manifest is replaced atomically.
+
+numpy is imported at module level: only the recall path imports this module.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import mmap
+import os
+import uuid
+import weakref
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from memctl.store.database import VECTORS_CHANGES as CHANGES
+from memctl.store.database import VECTORS_GENERATION as GENERATION
+from memctl.store.database import VECTORS_REWRITTEN as REWRITTEN
+from memctl.store.database import Database
+
+MAGIC = b"MCTLVEC2"
+HEADER = 64
+MAX_SEGMENTS = 8
+# Dead rows (replaced or removed) beyond this share of all rows: compact into one segment.
+DEAD_SHARE = 0.2
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One immutable file of rows: ascending rowids, their vectors' sign bits (word-major:
+    ``bits[w]`` is word ``w`` of every row, for the prefilter of store/vector_query.py) and
+    their vectors."""
+
+    name: str
+    rowids: np.ndarray
+    bits: np.ndarray
+    matrix: np.ndarray
+
+
+def sign_bits(matrix: np.ndarray) -> np.ndarray:
+    """One bit per dimension (set when positive), as uint64 words: (words, rows)."""
+    words = -(-matrix.shape[1] // 64)
+    packed = np.packbits(matrix > 0, axis=1)
+    padded = np.zeros((matrix.shape[0], words * 8), dtype=np.uint8)
+    padded[:, : packed.shape[1]] = packed
+    return np.ascontiguousarray(padded.view(np.uint64).T)
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """Which segments make the index, as of which generation; ``dead`` lists, per segment,
+    the offsets of rows replaced by a later segment or removed."""
+
+    model: str
+    dim: int
+    generation: int
+    max_rowid: int
+    segments: tuple[str, ...]
+    dead: dict[str, list[int]] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps({**self.__dict__, "segments": list(self.segments)})
+
+    def matches(self, model: str, dim: int, generation: int) -> bool:
+        return (self.model, self.dim, self.generation) == (model, dim, generation)
+
+
+def _layout(count: int, dim: int) -> tuple[int, int, int]:
+    """Offsets of the rowids, the sign bits and the vectors in a segment file."""
+    bits = _aligned(HEADER + 8 * count)
+    vectors = _aligned(bits + 8 * count * -(-dim // 64))
+    return HEADER, bits, vectors
+
+
+def _aligned(offset: int) -> int:
+    return offset + (-offset) % HEADER
+
+
+def _write_segment(path: Path, rowids: np.ndarray, matrix: np.ndarray) -> None:
+    count, dim = matrix.shape
+    _, bits_at, vectors_at = _layout(count, dim)
+    partial = path.with_suffix(".partial")
+    with open(partial, "wb") as out:
+        out.write((MAGIC + np.array([dim, count], dtype="<u8").tobytes()).ljust(HEADER, b"\0"))
+        out.write(rowids.astype("<i8").tobytes())
+        out.seek(bits_at)
+        out.write(sign_bits(matrix).astype("<u8").tobytes())
+        out.seek(vectors_at)
+        out.write(np.ascontiguousarray(matrix, dtype="<f4").tobytes())
+    partial.replace(path)
+
+
+def _map_segment(path: Path) -> Segment:
+    with open(path, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+    if size < HEADER or mapped[:8] != MAGIC:
+        raise OSError(f"{path} is not a vector segment")
+    dim, count = (int(v) for v in np.frombuffer(mapped, dtype="<u8", count=2, offset=8))
+    ids_at, bits_at, vectors_at = _layout(count, dim)
+    if size < vectors_at + 4 * count * dim:
+        raise OSError(f"{path} is truncated")
+    words = -(-dim // 64)
+    return Segment(
+        path.name,
+        np.frombuffer(mapped, dtype="<i8", count=count, offset=ids_at),
+        np.frombuffer(mapped, dtype="<u8", count=count * words, offset=bits_at).reshape(
+            words, count
+        ),
+        np.frombuffer(mapped, dtype="<f4", count=count * dim, offset=vectors_at).reshape(
+            count, dim
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """The store's vector bookkeeping (meta): model, generation, and what changed."""
+
+    model: str
+    dim: int
+    generation: int
+    rewritten: int
+    changes: list[tuple[int, int]]
+
+
+class VectorIndex:
+    """The vectors of one database, searchable with numpy; see the module docstring."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.directory = db.path.with_name(db.path.name + ".vectors")
+        self.manifest: Manifest | None = None
+        self.segments: list[Segment] = []
+        self.rowids = np.zeros(0, dtype=np.int64)
+        self.starts = np.zeros(1, dtype=np.int64)
+        self.dead = np.zeros(0, dtype=bool)
+
+    # -- keeping in step -------------------------------------------------------------
+
+    def _wanted(self) -> Wanted | None:
+        """What the store holds now, or None when it has no vectors."""
+        values = {
+            r["key"]: r["value"]
+            for r in self.db.rows(
+                "SELECT key, value FROM meta WHERE key IN (?, ?, ?, ?, ?)",
+                ("embed_model", "embed_dim", GENERATION, REWRITTEN, CHANGES),
+            )
+        }
+        if "embed_model" not in values:
+            return None
+        return Wanted(
+            values["embed_model"],
+            int(values["embed_dim"]),
+            int(values.get(GENERATION, 0)),
+            int(values.get(REWRITTEN, 0)),
+            [(int(g), int(r)) for g, r in json.loads(values.get(CHANGES, "[]"))],
+        )
+
+    def refresh(self) -> bool:
+        """Bring the in-memory view up to the store's generation; False when there are no
+        vectors at all."""
+        wanted = self._wanted()
+        if wanted is None:
+            self._use(None, [])
+            return False
+        target = (wanted.model, wanted.dim, wanted.generation)
+        if self.manifest and self.manifest.matches(*target):
+            return True
+        for _ in range(3):  # a concurrent sync may remove a segment between two reads
+            manifest = self._read_manifest()
+            if manifest and manifest.matches(*target):
+                with contextlib.suppress(OSError):
+                    self._open(manifest)
+                    return True
+            try:
+                self._open(self._sync())
+                return True
+            except FileNotFoundError:
+                continue
+            except OSError:
+                break
+        self._in_memory()
+        return True
+
+    def _use(self, manifest: Manifest | None, segments: list[Segment]) -> None:
+        self.manifest = manifest
+        self.segments = segments
+        self.rowids = (
+            np.concatenate([s.rowids for s in segments])
+            if segments
+            else np.zeros(0, dtype=np.int64)
+        )
+        self.starts = np.cumsum([0] + [len(s.rowids) for s in segments])
+        self.dead = np.zeros(len(self.rowids), dtype=bool)
+        for start, segment in zip(self.starts, segments, strict=False):
+            offsets = (manifest.dead if manifest else {}).get(segment.name, [])
+            self.dead[start + np.asarray(offsets, dtype=np.int64)] = True
+
+    def _open(self, manifest: Manifest) -> None:
+        known = {s.name: s for s in self.segments}
+        segments = [
+            known.get(name) or _map_segment(self.directory / name) for name in manifest.segments
+        ]
+        self._use(manifest, segments)
+
+    def _read_manifest(self) -> Manifest | None:
+        try:
+            raw = json.loads((self.directory / "manifest.json").read_text(encoding="utf-8"))
+            return Manifest(**{**raw, "segments": tuple(raw["segments"])})
+        except (OSError, ValueError, TypeError, KeyError):
+            return None
+
+    def _write_manifest(self, manifest: Manifest) -> None:
+        """Replace the manifest atomically, then remove the files it no longer names."""
+        partial = self.directory / "manifest.partial"
+        partial.write_text(manifest.to_json(), encoding="utf-8")
+        partial.replace(self.directory / "manifest.json")
+        for stale in [*self.directory.glob("*.seg"), *self.directory.glob("*.partial")]:
+            if stale.name not in manifest.segments:
+                stale.unlink(missing_ok=True)
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        self.directory.mkdir(mode=0o700, exist_ok=True)
+        with open(self.directory / "lock", "a+") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def _sync(self) -> Manifest:
+        """Catch the segments up with the store (see the module docstring); returns the new
+        manifest."""
+        with self._locked(), self.db.reading():
+            wanted = self._wanted()
+            assert wanted is not None
+            old = self._read_manifest()
+            if old and old.matches(wanted.model, wanted.dim, wanted.generation):
+                return old
+            incremental = (
+                old is not None
+                and (old.model, old.dim) == (wanted.model, wanted.dim)
+                and wanted.rewritten <= old.generation
+            )
+            fresh = self._patch(old, wanted) if incremental and old else self._rebuild(wanted)
+            self._write_manifest(fresh)
+            return fresh
+
+    def _rebuild(self, wanted: Wanted) -> Manifest:
+        rowids, matrix = self._read_vectors(wanted.dim, after=0)
+        names = [self._new_segment(wanted.generation, rowids, matrix)] if len(rowids) else []
+        max_rowid = int(rowids.max()) if len(rowids) else 0
+        return Manifest(wanted.model, wanted.dim, wanted.generation, max_rowid, tuple(names))
+
+    def _patch(self, old: Manifest, wanted: Wanted) -> Manifest:
+        """A segment of the appended and changed rows; the old copies of changed rows die.
+        Too many segments or dead rows: everything live is compacted into one segment."""
+        changed = sorted({rowid for g, rowid in wanted.changes if g > old.generation})
+        rowids, matrix = self._read_vectors(wanted.dim, old.max_rowid, changed)
+        segments = [_map_segment(self.directory / name) for name in old.segments]
+        gone = {
+            s.name: sorted(
+                set(old.dead.get(s.name, ()))
+                | set(np.flatnonzero(np.isin(s.rowids, changed)).tolist())
+            )
+            for s in segments
+        }
+        live = [np.delete(s.rowids, gone[s.name]) for s in segments]
+        # The highest rowid still holding a vector: SQLite gives a removed highest rowid to
+        # the next memory, whose vector must then count as an append.
+        max_rowid = int(max((ids.max() for ids in [*live, rowids] if len(ids)), default=0))
+        dead_rows = sum(map(len, gone.values()))
+        if len(segments) < MAX_SEGMENTS and dead_rows <= DEAD_SHARE * sum(map(len, live)):
+            names = [s.name for s in segments]
+            if len(rowids):
+                names.append(self._new_segment(wanted.generation, rowids, matrix))
+            dead = {name: offsets for name, offsets in gone.items() if offsets}
+            return Manifest(
+                wanted.model, wanted.dim, wanted.generation, max_rowid, tuple(names), dead
+            )
+        all_ids = np.concatenate([*live, rowids])
+        stacked = np.concatenate(
+            [*(np.delete(s.matrix, gone[s.name], axis=0) for s in segments), matrix]
+        )
+        order = np.argsort(all_ids, kind="stable")
+        name = self._new_segment(wanted.generation, all_ids[order], stacked[order])
+        return Manifest(wanted.model, wanted.dim, wanted.generation, max_rowid, (name,))
+
+    def _new_segment(self, generation: int, rowids: np.ndarray, matrix: np.ndarray) -> str:
+        name = f"{generation:012d}-{uuid.uuid4().hex[:8]}.seg"
+        _write_segment(self.directory / name, rowids, matrix)
+        return name
+
+    def _read_vectors(
+        self, dim: int, after: int, also: list[int] | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Rowids and vectors past rowid ``after``, then those of the rowids in ``also`` that
+        still have a vector; in rowid order."""
+        rows = self.db.tuples(
+            "SELECT rowid, embedding FROM memories_vec WHERE rowid > ?", (after,)
+        )  # ORDER BY would make vec0 sort: sorting here is cheaper
+        for rowid in also or []:
+            if rowid <= after:
+                rows += self.db.tuples(
+                    "SELECT rowid, embedding FROM memories_vec WHERE rowid = ?", (rowid,)
+                )
+        rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").reshape(-1, dim)
+        if np.any(rowids[1:] < rowids[:-1]):
+            order = np.argsort(rowids, kind="stable")
+            return rowids[order], matrix[order]
+        return rowids, matrix
+
+    def _in_memory(self) -> None:
+        """No usable directory (read-only home, full disk): search a copy in memory."""
+        wanted = self._wanted()
+        assert wanted is not None
+        with self.db.reading():
+            rowids, matrix = self._read_vectors(wanted.dim, after=0)
+        manifest = Manifest(wanted.model, wanted.dim, wanted.generation, 0, ())
+        self._use(manifest, [Segment("memory", rowids, sign_bits(matrix), matrix)])
+
+
+_INDEXES: weakref.WeakKeyDictionary[Database, VectorIndex] = weakref.WeakKeyDictionary()
+
+
+def vector_index(db: Database) -> VectorIndex:
+    """The (per-connection, cached) index of ``db``, brought up to date."""
+    index = _INDEXES.get(db)
+    if index is None:
+        index = _INDEXES[db] = VectorIndex(db)
+    index.refresh()
+    return index

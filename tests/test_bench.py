@@ -1,0 +1,477 @@
+"""`memctl bench`: metrics, data loading, the harness on tiny files of the real shapes, the CLI.
+
+The tiny files are written here in the datasets' real formats; the real runs
+on the dev files stay out of the suite (see docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memctl.bench import locomo, longmemeval
+from memctl.bench.embedcache import EmbeddingCache
+from memctl.bench.metrics import distinct, ndcg_at, percentile, recall_all_at, recall_at
+from memctl.bench.retrievers import BASELINES, Question, choose
+from memctl.config import load_settings
+from memctl.context import Context
+from memctl.errors import InputError, UsageError
+from tests.conftest import run_cli
+from tests.fakes import HashEmbedder
+
+SESSION_1 = [
+    ("Caroline", "Hey Mel! I went to the LGBTQ support group yesterday and it was powerful."),
+    ("Melanie", "That sounds wonderful. I painted a sunrise over the lake last year."),
+    ("Caroline", "I am researching adoption agencies for my family."),
+]
+SESSION_2 = [
+    ("Melanie", "We went camping in the mountains with the kids."),
+    ("Caroline", "My grandmother gave me a necklace from Sweden."),
+]
+
+
+def locomo_file(path: Path) -> Path:
+    """Two sessions and five questions of every kind, malformed evidence included."""
+    conversation: dict[str, Any] = {"speaker_a": "Caroline", "speaker_b": "Melanie"}
+    for number, (turns, date) in enumerate(
+        [(SESSION_1, "1:56 pm on 8 May, 2023"), (SESSION_2, "10:37 am on 27 June, 2023")], 1
+    ):
+        conversation[f"session_{number}_date_time"] = date
+        conversation[f"session_{number}"] = [
+            {"speaker": speaker, "dia_id": f"D{number}:{index}", "text": text}
+            for index, (speaker, text) in enumerate(turns, start=1)
+        ]
+    conversation["session_2"][1]["blip_caption"] = "a photo of a silver pendant"
+    qa = [
+        {
+            "question": "When did Caroline go to the LGBTQ support group?",
+            "answer": "7 May 2023",
+            "evidence": ["D1:01"],
+            "category": 2,
+        },
+        {
+            "question": "What did Melanie paint, and where did she go camping?",
+            "answer": "sunrise",
+            "evidence": ["D1:2; D2:1"],
+            "category": 1,
+        },
+        {
+            "question": "What is Caroline researching?",
+            "answer": "adoption agencies",
+            "evidence": ["D1:3", "D"],
+            "category": 4,
+        },
+        {
+            "question": "Would Caroline keep a family heirloom?",
+            "answer": "yes",
+            "evidence": [],
+            "category": 3,
+        },
+        {
+            "question": "What did Melanie's grandmother give her?",
+            "adversarial_answer": "necklace",
+            "evidence": ["D2:2"],
+            "category": 5,
+        },
+    ]
+    record = {
+        "sample_id": "conv-test",
+        "conversation": conversation,
+        "qa": qa,
+        "observation": {"secret": "SECRET-OBSERVATION"},
+        "session_summary": {},
+    }
+    path.write_text(json.dumps([record]), encoding="utf-8")
+    return path
+
+
+def longmemeval_file(path: Path) -> Path:
+    """Two questions over three dated sessions, plus an abstention question."""
+    sessions = {
+        "s-bike": (
+            "2023/05/01 (Mon) 10:00",
+            [
+                ("user", "I serviced my road bike and replaced the chain."),
+                ("assistant", "Great, a new chain keeps shifting smooth."),
+            ],
+        ),
+        "s-coins": (
+            "2023/05/10 (Wed) 09:30",
+            [
+                ("user", "I now have 38 pre-1920 American coins in my collection."),
+                ("assistant", "That is a fine collection."),
+            ],
+        ),
+        "s-other": (
+            "2023/05/12 (Fri) 18:00",
+            [
+                ("user", "Can you suggest a pasta recipe?"),
+                ("assistant", "Try spaghetti aglio e olio."),
+            ],
+        ),
+    }
+
+    def question(qid: str, text: str, answer_session: str) -> dict[str, Any]:
+        return {
+            "question_id": qid,
+            "question_type": "single-session-user",
+            "question": text,
+            "answer": "gold answer",
+            "question_date": "2023/06/01 (Thu) 12:00",
+            "answer_session_ids": [answer_session],
+            "haystack_session_ids": list(sessions),
+            "haystack_dates": [date for date, _ in sessions.values()],
+            "haystack_sessions": [
+                [
+                    {
+                        "role": role,
+                        "content": text,
+                        **(
+                            {"has_answer": True} if sid == answer_session and role == "user" else {}
+                        ),
+                    }
+                    for role, text in turns
+                ]
+                for sid, (_, turns) in sessions.items()
+            ],
+        }
+
+    records = [
+        question("q1", "How many pre-1920 American coins do I have?", "s-coins"),
+        {
+            **question("q2", "What did I replace on my road bike?", "s-bike"),
+            "question_type": "multi-session",
+        },
+        question("q3_abs", "How many stamps do I have?", "s-coins"),
+    ]
+    with gzip.open(path, "wt", encoding="utf-8") as out:
+        json.dump(records, out)
+    return path
+
+
+@pytest.fixture
+def fast(home: Path) -> tuple[Any, EmbeddingCache]:
+    return load_settings(), EmbeddingCache(HashEmbedder())
+
+
+# metrics
+
+
+def test_metrics_match_their_definitions() -> None:
+    ranked = ["a", "x", "b", "y"]
+    assert recall_at(ranked, {"a", "b", "c"}, 2) == pytest.approx(1 / 3)
+    assert recall_at(ranked, {"a", "b"}, 3) == 1.0
+    assert recall_all_at(ranked, {"a", "b"}, 2) == 0.0
+    assert recall_all_at(ranked, {"a", "b"}, 3) == 1.0
+    assert ndcg_at(ranked, {"a"}, 5) == 1.0
+    assert ndcg_at(ranked, {"b"}, 5) == pytest.approx(1 / math.log2(4))
+    assert ndcg_at(ranked, {"a", "b"}, 2) == pytest.approx(1 / (1 + 1 / math.log2(3)))
+    assert ndcg_at(ranked, {"z"}, 5) == 0.0
+    assert distinct(["s1", "s2", "s1", "s3"]) == ["s1", "s2", "s3"]
+    assert percentile([5, 1, 4, 2, 3], 50) == 3
+    assert percentile(list(range(1, 101)), 95) == 95
+    assert percentile([], 50) == 0.0
+
+
+# LoCoMo
+
+
+def test_locomo_loading_normalises_evidence_and_keeps_answers_out_of_questions(
+    tmp_path: Path,
+) -> None:
+    (conversation,) = locomo.load(locomo_file(tmp_path / "locomo.json"))
+    assert [t.key for t in conversation.turns] == ["D1:1", "D1:2", "D1:3", "D2:1", "D2:2"]
+    assert conversation.turns[4].text.endswith("[shared image: a photo of a silver pendant]")
+    assert all("SECRET" not in t.text for t in conversation.turns)
+    by_question = {c.question.text: c for c in conversation.cases}
+    assert by_question["When did Caroline go to the LGBTQ support group?"].evidence == {"D1:1"}
+    assert by_question["What did Melanie paint, and where did she go camping?"].evidence == {
+        "D1:2",
+        "D2:1",
+    }
+    assert conversation.unresolved == 1  # the bare "D"
+    assert conversation.unscorable == 1  # the question with no evidence at all
+    assert {f.name for f in dataclasses.fields(Question)} == {"text", "now"}
+    last_session = conversation.turns[-1].at
+    assert all(c.question.now == last_session for c in conversation.cases)
+
+
+def test_locomo_run_scores_every_retriever_and_never_shows_them_the_answers(
+    tmp_path: Path, fast: tuple[Any, EmbeddingCache]
+) -> None:
+    seen: list[Question] = []
+
+    def spy(ctx: Context, question: Question, limit: int) -> list[str]:
+        seen.append(question)
+        return BASELINES["bm25"](ctx, question, limit)
+
+    settings, cache = fast
+    report = locomo.run(
+        settings, cache, locomo_file(tmp_path / "l.json"), {**BASELINES, "spy": spy}
+    )
+    assert report.retrievers == ["memctl", "bm25", "vector", "spy"]
+    assert report.questions == {
+        "1 multi-hop": 1,
+        "2 temporal": 1,
+        "4 single-hop": 1,
+        "overall 1-4": 3,
+        "5 adversarial": 1,
+        "all 1-5": 4,
+    }
+    # five memories in the store: every evidence turn is within the top 5 of every retriever
+    for name in report.retrievers:
+        assert report.scores[name]["overall 1-4"]["recall@5"] == 1.0
+    # BM25 puts the single-hop evidence ("researching adoption agencies") first
+    assert report.scores["bm25"]["4 single-hop"]["recall@5"] == 1.0
+    assert report.ingest["memories"] == 5
+    assert seen[0].text == "warm up"  # each fresh store is warmed before timing
+    assert [q.text for q in seen[1:]] == [
+        "When did Caroline go to the LGBTQ support group?",
+        "What did Melanie paint, and where did she go camping?",
+        "What is Caroline researching?",
+        "What did Melanie's grandmother give her?",
+    ]
+    assert not any("adoption agencies" in repr(q) or "necklace" in repr(q) for q in seen)
+    assert set(report.latency_ms) == {"memctl", "bm25", "vector", "spy"}
+    multi_hop = report.per_question[1]
+    assert multi_hop["category"] == 1
+    assert set(multi_hop["ranks"]["bm25"]) == {"D1:2", "D2:1"}  # type: ignore[arg-type]
+    assert all(isinstance(r, int) for r in multi_hop["ranks"]["bm25"].values())  # type: ignore[union-attr]
+    assert not any(tmp_path.glob("memctl-bench-*"))
+
+
+def test_locomo_limit_reads_only_the_first_questions(tmp_path: Path) -> None:
+    (conversation,) = locomo.load(locomo_file(tmp_path / "l.json"), limit=2)
+    assert len(conversation.cases) == 2
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{}", "expected a non-empty JSON list"),
+        ("[1, 2", "is not a LoCoMo file"),
+        ('[{"qa": []}]', "conversation 1 has no 'conversation' field"),
+        (
+            '[{"qa": [{"question": "q", "evidence": [], "category": 9}], "conversation": '
+            '{"session_1_date_time": "1:56 pm on 8 May, 2023", "session_1": '
+            '[{"speaker": "A", "dia_id": "D1:1", "text": "hi"}]}}]',
+            "unknown question category 9",
+        ),
+        (
+            '[{"qa": [], "conversation": {"session_1_date_time": "yesterday", "session_1": []}}]',
+            "conversation 1 is malformed",
+        ),
+    ],
+)
+def test_malformed_locomo_files_are_one_input_error(
+    tmp_path: Path, content: str, message: str
+) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(InputError, match=message):
+        locomo.load(path)
+
+
+# LongMemEval
+
+
+def test_longmemeval_scores_sessions_and_turns_and_skips_abstention(
+    tmp_path: Path, fast: tuple[Any, EmbeddingCache]
+) -> None:
+    settings, cache = fast
+    report = longmemeval.run(
+        settings, cache, longmemeval_file(tmp_path / "lme.json.gz"), dict(BASELINES)
+    )
+    assert report.questions == {"single-session-user": 1, "multi-session": 1, "overall": 2}
+    bm25 = report.scores["bm25"]["overall"]
+    assert bm25["recall_all@5"] == 1.0  # three sessions: all within the top 5
+    assert bm25["ndcg@5"] == 1.0  # and BM25 ranks the evidence session first
+    assert bm25["turn_recall@10"] == 1.0
+    assert "1 abstention questions skipped" in report.notes
+    assert report.ingest["memories"] == 12
+    # both questions share their haystack: each turn was embedded once
+    assert cache.misses == 6
+    assert cache.hits == 6
+
+
+def test_longmemeval_question_is_asked_as_of_its_date(tmp_path: Path) -> None:
+    cases = longmemeval.load(longmemeval_file(tmp_path / "lme.json.gz"))
+    assert cases[0].question.now is not None
+    assert cases[0].question.now.isoformat() == "2023-06-01T12:00:00+00:00"
+    assert cases[0].turns[0].key == "s-bike:0"
+    assert cases[0].answer_turns == {"s-coins:0"}
+    assert [c.abstention for c in cases] == [False, False, True]
+
+
+# embedding cache
+
+
+def test_embedding_cache_embeds_each_text_once_and_survives_a_torn_file(tmp_path: Path) -> None:
+    embedder = HashEmbedder()
+    cache = EmbeddingCache(embedder, tmp_path / "cache")
+    first = cache.embed(["alpha", "beta", "alpha"])
+    assert first[0] == first[2] != first[1]
+    assert embedder.calls == [["alpha", "beta"]]
+    assert cache.embed(["beta"]) == [first[1]]
+    assert (cache.hits, cache.misses) == (2, 2)
+
+    assert cache.path is not None
+    with cache.path.open("ab") as out:
+        out.write(b"half a record")
+    reloaded = EmbeddingCache(HashEmbedder(), tmp_path / "cache")
+    assert reloaded.embed(["alpha", "beta"]) == [first[0], first[1]]
+    assert reloaded.misses == 0
+    reloaded.embed(["gamma"])
+    again = EmbeddingCache(HashEmbedder(), tmp_path / "cache")
+    assert len(again.vectors) == 3
+
+
+def test_unknown_retriever_is_a_usage_error() -> None:
+    assert list(choose(None)) == ["memctl", "bm25", "vector"]
+    assert list(choose(["vector", "bm25", "vector"])) == ["vector", "bm25"]
+    with pytest.raises(UsageError, match="unknown retriever nope"):
+        choose(["nope"])
+
+
+# chart
+
+
+def test_chart_without_matplotlib_says_how_to_install_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memctl.bench.chart import recall_chart
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.raises(UsageError, match=r"pip install 'memctl\[bench\]'"):
+        recall_chart([{"benchmark": "locomo"}], tmp_path / "c.png")
+
+
+# the real command, real model, real processes
+
+
+def test_bench_commands_run_end_to_end_on_tiny_files(tmp_path: Path) -> None:
+    done = run_cli("bench", "locomo", "--data", str(locomo_file(tmp_path / "l.json")), "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    # Every turn is indexed and every resolvable evidence id scored: the vector leg alone
+    # ranks the whole tiny store. The pipeline may return fewer (min_score drops the weakest).
+    assert report["scores"]["vector"]["all 1-5"]["recall@50"] == 1.0
+    assert 0.5 <= report["scores"]["memctl"]["all 1-5"]["recall@50"] <= 1.0
+    assert set(report["latency_ms"]["vector"]) == {"p50", "p95", "mean", "calls"}
+    (tmp_path / "locomo.json").write_text(done.stdout, encoding="utf-8")
+
+    lme = longmemeval_file(tmp_path / "lme.json.gz")
+    cache = tmp_path / "cache"
+    done = run_cli("bench", "longmemeval", "--data", str(lme), "--cache", str(cache))
+    assert done.returncode == 0, done.stderr
+    assert "R_all@5" in done.stdout and "single-session-user" in done.stdout
+    details = tmp_path / "details.jsonl"
+    done = run_cli(
+        "bench",
+        "longmemeval",
+        "--data",
+        str(lme),
+        "--cache",
+        str(cache),
+        "--json",
+        "--details",
+        str(details),
+        "-r",
+        "bm25",
+    )
+    assert json.loads(done.stdout)["ingest"]["texts_embedded"] == 0  # all from the disk cache
+    lines = [json.loads(line) for line in details.read_text().splitlines()]
+    assert [line["id"] for line in lines] == ["q1", "q2"]
+    assert lines[0]["ranks"]["bm25"]["sessions"] == {"s-coins": 1}
+
+    done = run_cli("bench", "scale", "--n", "40,80", "--rounds", "1", "--processes", "1", "--json")
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)
+    assert [row["memories"] for row in rows] == [40, 80]
+    assert rows[1]["db_mib"] > 0 and rows[1]["process_peak_mib"] > 10
+    assert set(rows[0]["recall_ms"]) == {"memctl", "bm25", "vector"}
+
+    pytest.importorskip("matplotlib")
+    done = run_cli("bench", "chart", str(tmp_path / "locomo.json"), "-o", str(tmp_path / "c.png"))
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "c.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["bench", "locomo", "--data", "missing.json"], 6, "no LoCoMo file at missing.json"),
+        (["bench", "longmemeval", "--data", "bad.json"], 6, "is not a LongMemEval file"),
+        (["bench", "scale", "--n", "ten"], 2, "--n takes comma-separated counts"),
+        (["bench", "locomo", "--data", "bad.json", "-r", "nope"], 2, "unknown retriever nope"),
+        (["bench", "chart", "bad.json"], 6, "cannot read results from bad.json"),
+    ],
+)
+def test_bench_errors_are_one_line(
+    tmp_path: Path, args: list[str], code: int, message: str
+) -> None:
+    (tmp_path / "bad.json").write_text("not json", encoding="utf-8")
+    done = run_cli(*args, cwd=tmp_path)
+    assert done.returncode == code, done.stderr
+    assert message in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+# experiments (exp-*): the ideas measured in docs/benchmarks.md
+
+
+def test_experiment_date_windows_come_from_the_question_only() -> None:
+    from datetime import datetime
+
+    from memctl.bench.experiments import content_words, date_window
+
+    start, end = date_window("What did Tim recommend on 8th December, 2023?", None)  # type: ignore[misc]
+    assert start < datetime(2023, 12, 8) < end and (end - start).days == 7
+    start, end = date_window("the Sunday before October 25, 2022", None)  # type: ignore[misc]
+    assert start < datetime(2022, 10, 25) < end
+    assert date_window("What happened in March 2023?", None)[0].month == 2  # type: ignore[index]
+    now = datetime(2023, 6, 1)
+    start, end = date_window("What did I buy two weeks ago?", now)  # type: ignore[misc]
+    assert start < datetime(2023, 5, 18) < end < now
+    assert date_window("What did I buy last week?", now)[1] == now  # type: ignore[index]
+    # 1 June 2023 is a Thursday: last Tuesday is 30 May
+    start, end = date_window("Who did I meet last Tuesday?", now)  # type: ignore[misc]
+    assert start < datetime(2023, 5, 30, 12) < end <= now
+    assert date_window("What did I buy two weeks ago?", None) is None
+    assert date_window("What is my favourite pasta?", now) is None
+    assert content_words("What did Caroline realize after her race?") == "Caroline realize race"
+
+
+def test_experiments_rank_through_the_store_and_neighbours_share_scores(
+    tmp_path: Path, fast: tuple[Any, EmbeddingCache]
+) -> None:
+    from memctl.bench.experiments import with_context
+    from memctl.bench.haystack import BenchStores
+
+    settings, cache = fast
+    report = locomo.run(
+        settings, cache, locomo_file(tmp_path / "l.json"), choose(["exp-score", "exp-all"])
+    )
+    for name in ("exp-score", "exp-all"):
+        assert report.scores[name]["overall 1-4"]["recall@5"] == 1.0
+
+    (conversation,) = locomo.load(tmp_path / "l.json")
+    with BenchStores(settings, cache) as stores:
+        ctx, turns = stores.haystack(conversation.turns, "test")
+        ids = {turn.key: memory_id for memory_id, turn in turns.items()}
+        spread = with_context(ctx, {ids["D1:2"]: 1.0, ids["D2:1"]: 0.5}, 0.3)
+        ctx.close()
+    assert spread == {
+        ids["D1:1"]: 0.3,
+        ids["D1:2"]: 1.0,
+        ids["D1:3"]: 0.3,
+        ids["D2:1"]: 0.5,
+        ids["D2:2"]: 0.15,  # D1:3 and D2:1 are in different sessions: no sharing across
+    }

@@ -1,0 +1,118 @@
+"""recall, link, unlink and profile as a user runs them: real processes, the real model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import run_cli
+from tests.test_cli import fails, ok
+
+A, B, C, D = ("a" * 32, "b" * 32, "c" * 32, "d" * 32)
+STORE = [
+    {
+        "id": A,
+        "content": "We release with `make release` from the main branch.",
+        "category": "patterns",
+    },
+    {
+        "id": B,
+        "content": "The release signing key lives in Vault at secret/cosign.",
+        "category": "entities",
+    },
+    {
+        "id": C,
+        "content": "Priya prefers small pull requests.",
+        "category": "preferences",
+        "importance": 0.9,
+        "created_at": "2026-01-05T10:00:00.000Z",
+    },
+    {
+        "id": D,
+        "content": "Priya is the tech lead of the checkout team.",
+        "category": "profile",
+        "importance": 0.7,
+    },
+]
+
+
+def load() -> None:
+    ok("import", "-", input="\n".join(json.dumps(m) for m in STORE) + "\n")
+
+
+def test_output_formats_and_explain() -> None:
+    load()
+    data = json.loads(ok("recall", "how do we release?", "--format", "json"))
+    first = data["results"][0]
+    assert first["id"] == A and data["mode"] == "smart"
+    assert {"rrf", "normalise", "decay", "importance", "mmr"} <= set(first["factors"])
+    assert ok("recall", "how do we release?", "--format", "ids").split()[0] == A
+    block = ok("recall", "how do we release?", "--format", "context", "--budget", "25")
+    lines = block.strip().splitlines()
+    assert lines[0] == "<memctl-context>" and lines[-1] == "</memctl-context>"
+    assert "## patterns" in block and "make release" in block
+    assert "signing key" not in block  # the second memory does not fit in 25 tokens
+    explained = ok("recall", "how do we release?", "--explain")
+    assert "found by: bm25 #1, vector #1" in explained and "factors:" in explained
+
+
+def test_link_why_not_and_profile() -> None:
+    load()
+    assert "linked aaaaaaaa --depends_on(0.9)--> bbbbbbbb" in ok(
+        "link", A[:6], B[:6], "--type", "depends_on", "--weight", "0.9"
+    )
+    found = json.loads(ok("recall", "main branch", "--json", "--explain", "--no-touch"))
+    graph = [r for r in found["results"] if r["graph_path"]]
+    assert graph and graph[0]["graph_path"] == "aaaaaaaa --depends_on--> bbbbbbbb"
+    why = json.loads(ok("recall", "make release", "--why-not", C[:8], "--json"))
+    assert why["recalled"] is False and why["stage"] in ("candidates", "min_score", "cutoff")
+    assert "unlinked" in ok("unlink", A[:6], B[:6])
+    profile = json.loads(ok("profile", "--json"))
+    assert [m["id"] for m in profile["profile"]] == [D]
+    assert [m["id"] for m in profile["preferences"]] == [C]
+    assert ok("profile").startswith("Profile\n- Priya is the tech lead")
+
+
+def test_as_of_history_and_sessions() -> None:
+    load()
+    early = json.loads(ok("recall", "Priya", "--as-of", "2026-02-01", "--json"))
+    assert [r["id"] for r in early["results"]] == [C]  # the others did not exist yet
+    done = run_cli("recall", "Priya", "--sessions", "--json")
+    assert done.returncode == 0 and done.stderr == ""
+
+
+def test_sessions_leg_finds_raw_messages_in_a_store_without_memories(tmp_path: Path) -> None:
+    fresh = ("--home", str(tmp_path / "fresh"))
+    ok(
+        *fresh,
+        "ingest",
+        "--mode",
+        "raw",
+        "--session-id",
+        "s1",
+        input="user: the rollout moved to Friday\nassistant: noted\n",
+        env={"MEMCTL_LLM": "none"},
+    )
+    assert json.loads(ok(*fresh, "recall", "rollout Friday", "--json"))["results"] == []
+    # A lone message hit passes min_score only with it lowered: normalise gives a single
+    # candidate min(rrf x 40, 1), and the sessions leg's weight alone stays under 0.3.
+    found = json.loads(
+        ok(*fresh, "-c", "recall.min_score=0", "recall", "rollout Friday", "--sessions", "--json")
+    )
+    assert [(r["content"], r["from_session_messages"]) for r in found["results"]] == [
+        ("the rollout moved to Friday", True)
+    ]
+
+
+def test_bad_input_is_one_line_and_changes_nothing() -> None:
+    load()
+    assert "no memory with id ffffffff" in fails(3, "recall", "x", "--why-not", "ffffffff")
+    assert "cannot read the time" in fails(2, "recall", "x", "--as-of", "someday")
+    assert "--budget takes a number" in fails(2, "recall", "x", "--budget", "-5")
+    assert "--format takes one of" in fails(2, "recall", "x", "--format", "yaml")
+    assert "--mode takes one of" in fails(2, "recall", "x", "--mode", "lazy")
+    assert "no memory with id eeeeeeee" in fails(3, "link", A, "eeeeeeee")
+    assert "cannot be linked to itself" in fails(2, "link", A, A[:5])
+    assert "cannot be set by hand" in fails(2, "link", A, B, "--type", "supersedes")
+    assert "no relation between" in fails(3, "unlink", A, B)
+    assert json.loads(ok("get", A, "--json"))["relations"] == []

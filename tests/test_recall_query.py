@@ -1,0 +1,124 @@
+"""Query analysis: identifiers, phrases, paths, stop words, time windows, languages."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memctl import memories
+from memctl.config import load_settings
+from memctl.context import Context
+from memctl.retrieve.pipeline import recall
+from memctl.retrieve.query import analyse, is_english, lexical_alternatives, split_identifier
+from memctl.retrieve.when import time_window
+from memctl.store.fts import fts_phrases
+from memctl.store.memories import MemoryFilter, fts_rank
+from tests.fakes import HashEmbedder
+from tests.ollama_server import FakeOllama
+
+NOW = datetime(2026, 6, 10, 12, tzinfo=UTC)  # a Wednesday
+
+
+@pytest.mark.parametrize(
+    ("token", "parts"),
+    [
+        ("parseUserId", ["parse", "user", "id"]),
+        ("parse_user_id", ["parse", "user", "id"]),
+        ("parse-user-id", ["parse", "user", "id"]),
+        ("memctl.retrieve.pipeline", ["memctl", "retrieve", "pipeline"]),
+        ("HTTPServerError", ["http", "server", "error"]),
+        ("sha256sum", ["sha", "256", "sum"]),
+    ],
+)
+def test_identifiers_are_split(token: str, parts: list[str]) -> None:
+    assert split_identifier(token) == parts
+
+
+def test_alternatives_keep_phrases_and_paths_whole_and_skip_stop_words() -> None:
+    found = lexical_alternatives(
+        'where is "make release" used in memctl/cli/main.py for parseUserId'
+    )
+    assert ("make", "release") in found
+    assert ("memctl", "cli", "main", "py") in found
+    assert ("parse", "user", "id") in found and ("parseuserid",) in found and ("user",) in found
+    assert ("where",) not in found and ("is",) not in found and ("for",) not in found
+    assert lexical_alternatives("what is it") == [("what",), ("is",), ("it",)]  # only stop words
+
+
+@given(st.text())
+def test_any_query_makes_a_valid_fts_expression(text: str) -> None:
+    expression = fts_phrases(lexical_alternatives(text))
+    assert expression is None or expression.count('"') % 2 == 0
+
+
+def test_an_identifier_query_finds_the_snake_case_memory(ctx: Context) -> None:
+    target = memories.remember(ctx, "parse_user_id lives in auth/ids.py and accepts UUIDs")
+    memories.remember(ctx, "users parse the release notes by hand")
+    (hit, _), *_ = fts_rank(ctx.db, lexical_alternatives("parseUserId"), 5, MemoryFilter())
+    assert hit == target.id
+    assert recall(ctx, "parseUserId", touch=False).results[0].memory.id == target.id
+    camel = memories.remember(ctx, "call getUserName before rendering")
+    (hit, _), *_ = fts_rank(ctx.db, lexical_alternatives("get_user_name"), 5, MemoryFilter())
+    assert hit == camel.id
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("what did we change yesterday?", "2026-06-09", "2026-06-10"),
+        ("deploys last week", "2026-06-01", "2026-06-08"),
+        ("the outage in May", "2026-05-01", "2026-06-01"),
+        ("in July", "2025-07-01", "2025-08-01"),
+        ("release on 2026-03-04", "2026-03-04", "2026-03-05"),
+        ("May 3rd, 2025", "2025-05-03", "2025-05-04"),
+        ("March 2024 budget", "2024-03-01", "2024-04-01"),
+        ("last friday's incident", "2026-06-05", "2026-06-06"),
+        ("about two years ago", "2023-06-11", "2025-06-10"),
+        ("上周的会议", "2026-06-01", "2026-06-08"),
+    ],
+)
+def test_time_expressions_become_windows(text: str, start: str, end: str) -> None:
+    window = time_window(text, NOW)
+    assert window is not None
+    assert (window.start.date().isoformat(), window.end.date().isoformat()) == (start, end)
+
+
+@pytest.mark.parametrize("text", ["may we deploy on fridays?", "march through the backlog", "x"])
+def test_words_that_only_look_like_times_are_not_windows(text: str) -> None:
+    assert time_window(text, NOW) is None
+
+
+def test_the_time_phrase_leaves_the_full_text_search() -> None:
+    analysed = analyse("what broke in production last week", NOW)
+    assert analysed.window is not None and analysed.window.phrase == "last week"
+    assert ("week",) not in analysed.alternatives and ("production",) in analysed.alternatives
+
+
+def test_language_guess() -> None:
+    assert is_english("how do we deploy the billing service?")
+    assert is_english("parseUserId")
+    assert not is_english("如何部署计费服务")
+    assert not is_english("comment est-ce que le service est déployé")
+    assert not is_english("wie wird der Dienst ausgerollt und ist das sicher")
+
+
+def test_a_non_english_query_is_also_searched_in_english(ollama_server: FakeOllama) -> None:
+    settings = load_settings(overrides={"ollama.host": ollama_server.url, "recall.translate": "1"})
+    ctx = Context(settings, embedder=HashEmbedder())
+    target = memories.remember(ctx, "We deploy the billing service with helm")
+    memories.remember(ctx, "lunch is at noon on thursdays")
+    ollama_server.script_chat({"english": "how do we deploy the billing service?"})
+    result = recall(ctx, "如何部署计费服务", touch=False)
+    assert result.results[0].memory.id == target.id
+    assert "bm25_en" in result.results[0].ranks and "vector_en" in result.results[0].ranks
+    (request,) = ollama_server.requests_to("/api/chat")
+    assert request["messages"][1]["content"] == "如何部署计费服务"
+    ollama_server.fail_next(500, "model crashed")
+    fallback = recall(ctx, "如何部署计费服务", touch=False)
+    assert any("no English pass" in note for note in fallback.warnings)
+    assert recall(ctx, "deploy billing", touch=False).results  # English: no translation asked
+    assert len(ollama_server.requests_to("/api/chat")) == 2
+    ctx.close()

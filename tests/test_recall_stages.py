@@ -1,0 +1,294 @@
+"""Each recall stage alone, on hand-made candidate lists (stages that read relations get a
+real store)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from memctl.config import load_settings
+from memctl.context import Context
+from memctl.model import Kind, Memory, Relation, RelationType, State, Tier, format_time
+from memctl.retrieve.pipeline import start
+from memctl.retrieve.run import DROPPED, Candidate, Run
+from memctl.retrieve.stages.bm25_floor import bm25_floor
+from memctl.retrieve.stages.cap import cap
+from memctl.retrieve.stages.cutoff import cutoff
+from memctl.retrieve.stages.decay import decay, recency
+from memctl.retrieve.stages.importance import importance
+from memctl.retrieve.stages.length import length
+from memctl.retrieve.stages.min_score import min_score
+from memctl.retrieve.stages.mmr import mmr
+from memctl.retrieve.stages.normalise import normalise
+from memctl.retrieve.stages.pack import estimate_tokens, item_tokens, pack
+from memctl.retrieve.stages.rerank import rerank
+from memctl.retrieve.stages.rrf import rrf
+from memctl.retrieve.stages.scope import scope
+from memctl.retrieve.stages.spread import spread
+from memctl.retrieve.stages.status import status
+from memctl.retrieve.stages.time_boost import time_boost
+from memctl.store.memories import insert_memory
+from memctl.store.relations import add_relation
+from tests.fakes import HashEmbedder
+from tests.ollama_server import FakeOllama
+
+NOW = datetime(2026, 6, 10, 12, tzinfo=UTC)
+
+
+def make_run(ctx: Context, text: str = "query", limit: int = 10, **params: object) -> Run:
+    run = start(ctx, text, limit, now=NOW)
+    return replace(run, params=replace(run.params, **params))
+
+
+def cand(content: str, score: float = 1.0, **fields: object) -> Candidate:
+    fields.setdefault("created_at", format_time(NOW))
+    return Candidate(Memory(content=content, **fields), score=score)  # type: ignore[arg-type]
+
+
+def stored(ctx: Context, content: str, score: float = 1.0, **fields: object) -> Candidate:
+    candidate = cand(content, score, **fields)
+    insert_memory(ctx.db, candidate.memory, None)
+    return candidate
+
+
+def test_rrf_sums_weighted_reciprocal_ranks_and_boosts_pinned(ctx: Context) -> None:
+    run = make_run(ctx)
+    both = cand("both legs")
+    pinned = cand("pinned, vector only", kind=Kind.PINNED)
+    pinned.ranks = {"vector": 1}
+    both.ranks = {"vector": 1, "bm25": 2}
+    out = rrf(run, [pinned, both])
+    assert both.score == pytest.approx(0.7 / 61 + 0.3 / 62)
+    assert pinned.score == pytest.approx(1.5 * 0.7 / 61)
+    assert out[0] is pinned  # 1.5 x 0.01148 beats 0.01148 + 0.00484
+
+
+def test_normalise_min_max_single_and_equal(ctx: Context) -> None:
+    run = make_run(ctx)
+    spread_out = normalise(run, [cand("a", 0.03), cand("b", 0.02), cand("c", 0.01)])
+    assert [c.score for c in spread_out] == pytest.approx([1.0, 0.5, 0.0])
+    assert normalise(run, [cand("alone", 0.01)])[0].score == pytest.approx(0.4)
+    assert normalise(run, [cand("alone", 0.05)])[0].score == 1.0
+    assert {c.score for c in normalise(run, [cand("x", 0.02), cand("y", 0.02)])} == {1.0}
+
+
+def test_min_score_drops_weak_candidates_and_says_why(ctx: Context) -> None:
+    run = make_run(ctx)
+    weak = cand("weak", 0.29)
+    assert [c.memory.content for c in min_score(run, [cand("ok", 0.3), weak])] == ["ok"]
+    (step,) = [s for s in run.trace if s.memory_id == weak.id]
+    assert step.action == DROPPED and "0.2900 < 0.3" in step.why
+
+
+def test_cap_keeps_limit_times_cap(ctx: Context) -> None:
+    run = make_run(ctx, limit=2)
+    assert len(cap(run, [cand(str(i), 1 - i / 10) for i in range(7)])) == 4
+
+
+class ScriptedJudge:
+    def __init__(self, scores: list[float] | Exception) -> None:
+        self.scores = scores
+
+    def relevance(self, query: str, passages: list[str]) -> list[float]:
+        if isinstance(self.scores, Exception):
+            raise self.scores
+        return self.scores
+
+
+def test_rerank_blends_llm_scores_and_keeps_order_when_the_llm_fails(ctx: Context) -> None:
+    run = make_run(ctx, rerank=True)
+    a, b = cand("a", 1.0), cand("b", 0.5)
+    out = rerank(run, [a, b], ScriptedJudge([0.0, 1.0]))
+    assert a.score == pytest.approx(0.4) and b.score == pytest.approx(0.8)
+    assert out == [b, a] and (a.pre_rerank, b.pre_rerank) == (1.0, 0.5)
+    from memctl.errors import ModelError
+
+    run = make_run(ctx, rerank=True)
+    c, d = cand("c", 1.0), cand("d", 0.5)
+    assert rerank(run, [c, d], ScriptedJudge(ModelError("down"))) == [c, d]
+    assert (c.score, d.score) == (1.0, 0.5) and "rerank skipped" in run.notes[0]
+
+
+def test_rerank_through_a_real_ollama_client(ollama_server: FakeOllama) -> None:
+    ollama_server.script_chat({"scores": [{"id": 0, "score": 2}, {"id": 1, "score": 10}]})
+    ctx = Context(load_settings(overrides={"ollama.host": ollama_server.url}), HashEmbedder())
+    run = make_run(ctx, rerank=True)
+    a, b = cand("deploys use make release", 1.0), cand("deploy with make release on main", 0.9)
+    assert rerank(run, [a, b]) == [b, a]
+    assert b.score == pytest.approx(0.6 * 1.0 + 0.4 * 0.9)
+    (request,) = ollama_server.requests_to("/api/chat")
+    assert "deploy with make release on main" in request["messages"][1]["content"]
+
+
+def test_bm25_floor_keeps_strong_lexical_matches(ctx: Context) -> None:
+    run = make_run(ctx)
+    exact, weak = cand("exact", 0.2), cand("weak", 0.2)
+    exact.raw, weak.raw = {"bm25": -8.0}, {"bm25": -2.0}
+    exact.pre_rerank = weak.pre_rerank = 0.9
+    bm25_floor(run, [exact, weak])
+    assert exact.score == pytest.approx(0.95 * 0.9) and weak.score == 0.2
+
+
+def test_decay_follows_the_weibull_curve_with_tier_floors(ctx: Context) -> None:
+    run = make_run(ctx)
+    month_ago = format_time(NOW - timedelta(days=30))
+    old = cand("old", 1.0, created_at=month_ago, importance=0.0, confidence=1.0, tier=Tier.WORKING)
+    assert recency(old.memory, NOW, run.params) == pytest.approx(0.5)
+    core = cand("core", 1.0, created_at=month_ago, importance=0.0, tier=Tier.CORE)
+    peripheral = cand(
+        "peripheral",
+        1.0,
+        created_at=format_time(NOW - timedelta(days=400)),
+        importance=0.0,
+        tier=Tier.PERIPHERAL,
+    )
+    fresh = cand("fresh", 1.0, importance=1.0, confidence=1.0, access_count=50)
+    decay(run, [old, core, peripheral, fresh])
+    # old: composite 0.4 x 0.5 = 0.2 < working floor 0.7
+    assert old.score == pytest.approx(0.3 + 0.7 * 0.7)
+    assert core.score == pytest.approx(0.3 + 0.7 * 0.9)
+    assert peripheral.score == pytest.approx(0.3 + 0.7 * 0.5)
+    frequency = 1 - math.exp(-10)
+    assert fresh.score == pytest.approx(0.3 + 0.7 * (0.4 + 0.3 * frequency + 0.3))
+
+
+def test_importance_length_and_scope_factors(ctx: Context) -> None:
+    run = make_run(ctx)
+    (c,) = importance(run, [cand("x", 1.0, importance=0.5)])
+    assert c.score == pytest.approx(0.85)
+    short, long = cand("s" * 400, 1.0), cand("l" * 2000, 1.0)
+    length(run, [short, long])
+    assert short.score == 1.0 and long.score == pytest.approx(1 / 3)
+    here = cand("here", 1.0, scope=run.home_scope)
+    everywhere = cand("global", 1.0, scope="global")
+    elsewhere = cand("other", 1.0, scope="github.com/x/other")
+    assert [c.score for c in scope(run, [here, everywhere, elsewhere])] == [1.0, 0.8, 0.4]
+
+
+def test_time_window_boosts_without_filtering(ctx: Context) -> None:
+    run = make_run(ctx, text="what broke last week?")
+    inside = cand("inside", 1.0, created_at=format_time(NOW - timedelta(days=8)))
+    outside = cand("outside", 1.2, created_at=format_time(NOW - timedelta(days=40)))
+    out = time_boost(run, [outside, inside])
+    assert out == [inside, outside] and inside.score == pytest.approx(1.5)
+
+
+def test_a_memory_reached_only_through_the_graph_surfaces(ctx: Context) -> None:
+    run = make_run(ctx)
+    seed = stored(ctx, "deploys use make release", 0.8)
+    key = stored(ctx, "the signing key lives in Vault", 0.0)
+    far = stored(ctx, "Vault is run by the platform team", 0.0)
+    too_far = stored(ctx, "the platform team meets on Mondays", 0.0)
+    add_relation(ctx.db, Relation(seed.id, key.id, RelationType.DEPENDS_ON, 0.8))
+    add_relation(ctx.db, Relation(far.id, key.id, RelationType.RELATED, 0.5))  # followed backwards
+    add_relation(ctx.db, Relation(far.id, too_far.id, RelationType.RELATED, 1.0))
+    out = spread(run, [seed])
+    scores = {c.memory.content: c for c in out}
+    assert scores[key.memory.content].score == pytest.approx(0.8 * 0.8 * 0.5)
+    assert scores[far.memory.content].score == pytest.approx(0.8 * 0.8 * 0.5 * 0.5 * 0.5)
+    assert too_far.memory.content not in scores  # three hops away
+    assert scores[far.memory.content].via == (seed.id, "depends_on", key.id, "related", far.id)
+    assert "reached only through the graph" in run.steps_of(far.id)[0].why
+    focused = make_run(ctx, spread_hops=1)
+    assert len(spread(focused, [stored(ctx, "copy", 0.8)])) == 1
+
+
+def test_superseded_is_left_out_unless_history_and_contradicted_sinks(ctx: Context) -> None:
+    old = cand("deploys use Jenkins", 1.0, state=State.SUPERSEDED, superseded_by="f" * 32)
+    doubted = cand("deploys happen on Fridays", 1.0, state=State.CONTRADICTED)
+    run = make_run(ctx)
+    assert status(run, [old, doubted]) == [doubted] and doubted.score == pytest.approx(0.3)
+    assert "superseded by ffffffff; --history includes it" in run.steps_of(old.id)[0].why
+    old.score = 1.0
+    assert status(make_run(ctx), [old]) == []
+    history = make_run(ctx)
+    history.history = True
+    assert status(history, [old])[0].score == pytest.approx(0.5)
+
+
+def test_a_memory_superseded_after_the_as_of_date_counts_as_active(ctx: Context) -> None:
+    later = format_time(NOW + timedelta(days=3))
+    old = cand("deploys use Jenkins", 1.0, state=State.SUPERSEDED, invalidated_at=later)
+    assert status(make_run(ctx), [old])[0].score == 1.0
+
+
+def test_the_weaker_side_of_a_contradiction_sinks(ctx: Context) -> None:
+    run = make_run(ctx)
+    strong = stored(ctx, "the API limit is 100 requests", 1.0, strength=1.0, confidence=0.9)
+    weak = stored(ctx, "the API limit is 50 requests", 1.0, strength=0.4, confidence=0.9)
+    add_relation(ctx.db, Relation(weak.id, strong.id, RelationType.CONTRADICTS))
+    out = status(run, [weak, strong])
+    assert out == [strong, weak] and weak.score == pytest.approx(0.3) and strong.score == 1.0
+    assert strong.id[:8] in run.steps_of(weak.id)[-1].why
+
+
+def test_cutoff_drops_near_zero_scores(ctx: Context) -> None:
+    assert len(cutoff(make_run(ctx), [cand("a", 0.006), cand("b", 0.004)])) == 1
+
+
+def test_mmr_demotes_a_near_duplicate_then_truncates(ctx: Context) -> None:
+    run = make_run(ctx, limit=2)
+    first = cand("we deploy the billing service with helm every friday", 0.9)
+    twin = cand("we deploy the billing service with helm every friday!", 0.8)
+    other = cand("billing alerts go to the payments channel", 0.5)
+    out = mmr(run, [first, twin, other])
+    assert out == [first, other] and twin.score == pytest.approx(0.4)
+    assert "near duplicate of" in [s for s in run.steps_of(twin.id) if s.why][0].why
+    assert run.steps_of(twin.id)[-1].action == DROPPED
+
+
+def test_the_budget_holds_for_cjk_text(ctx: Context) -> None:
+    run = make_run(ctx)
+    run.budget = 60
+    texts = ["部署使用发布脚本，必须在主分支上运行并通知值班人员。"] * 2 + [
+        "short english line"
+    ] * 3
+    found = [cand(t + str(i), 1.0 - i / 10) for i, t in enumerate(texts)]
+    kept = pack(run, found)
+    used = sum(item_tokens(c, run.params) for c in kept)
+    assert 0 < used <= 60 and kept == found[: len(kept)]
+    assert estimate_tokens("部署使用发布脚本", run.params) == math.ceil(8 / 0.87)
+    assert estimate_tokens("abcdefgh", run.params) == 2
+    dropped = [s for s in run.trace if s.action == DROPPED]
+    assert dropped and "over the budget of 60 tokens" in dropped[0].why
+
+
+def test_when_a_leg_failed_the_other_takes_both_weights(ctx: Context) -> None:
+    run = make_run(ctx)
+    run.failed_legs.add("vector")
+    alone = cand("found by words only")
+    alone.ranks = {"bm25": 1}
+    (fused,) = normalise(run, rrf(run, [alone]))
+    assert fused.score == pytest.approx(40 / 61)  # above min_score, as a both-legs hit would be
+
+
+def test_session_messages_are_candidates_when_the_store_has_them(home: Path) -> None:
+    from memctl.config import load_settings
+    from memctl.model import Message, Role, Session
+    from memctl.retrieve.pipeline import recall
+    from memctl.store import sessions
+    from tests.fakes import HashEmbedder
+
+    # A lone message hit needs min_score lowered (see test_cli_recall).
+    ctx = Context(load_settings(overrides={"recall.min_score": "0"}), embedder=HashEmbedder())
+
+    with ctx.db.atomic():
+        sessions.save_session(ctx.db, Session(id="s1", client="generic", scope="global"))
+        sessions.insert_messages(
+            ctx.db,
+            [
+                Message(
+                    Role.USER,
+                    "the staging database password rotates monthly",
+                    session_id="s1",
+                    seq=1,
+                )
+            ],
+        )
+    found = recall(ctx, "staging password rotation", touch=False, sessions=True, scopes=None)
+    hit = next(r for r in found.results if r.is_message)
+    assert hit.memory.id == "s1#1" and hit.memory.session_id == "s1"
