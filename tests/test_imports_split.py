@@ -19,6 +19,7 @@ from memctl.imports.formats import detect as detect_format
 from memctl.imports.formats.base import pieces
 from memctl.imports.sections import sections
 from memctl.imports.split import Splitter, cut_point, split
+from memctl.ingest import privacy
 from memctl.ingest.source import Input
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "imports"
@@ -202,3 +203,15 @@ def test_pieces_end_at_line_breaks_and_skip_front_matter() -> None:
     found = list(pieces(Input(io.BytesIO(text.encode()), "x"), skip=7, size=1000))
     assert "".join(found) == text[7:]
     assert all(len(p) <= 1000 and p.endswith("\n") for p in found)
+
+
+def test_a_private_block_longer_than_what_is_held_is_hidden_to_its_close(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(privacy, "HOLD_CHARS", 100)
+    found = privacy.Redactions()
+    pieces_ = ["a\n", "<private>\n", "x" * 60 + "\n", "y" * 60 + "\n", "z</private> seen\n"]
+    assert "".join(privacy.scrub_stream(pieces_, found)) == "a\n[REDACTED] seen\n"
+    assert found.private_blocks == 1
+    key = ["-----BEGIN RSA PRIVATE KEY-----\n", "abc\n", "-----END RSA PRIVATE KEY-----\nok\n"]
+    assert "".join(privacy.scrub_stream(key, found)) == "[REDACTED:private-key]\nok\n"

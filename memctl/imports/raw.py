@@ -3,7 +3,7 @@
 It becomes a session ``import-<id>`` (client ``import``), so nothing is lost
 if distilling fails, and its text is searchable like any transcript:
 
-- a document: its text in pieces of at most 64 KiB cut between lines, in
+- a document: its text in pieces of at most 8 KiB cut between lines, in
   order (joined, they are the file as read, after privacy);
 - a chat export: for each conversation a system message naming it, then
   its messages with their roles and times;
