@@ -72,7 +72,8 @@ _memctl_spec() {
             fileopts="-o --output"
             ;;
         "import")
-            opts="--json -h --help"
+            opts="--strategy --force --dry-run -s --scope -t --tag --json -h --help"
+            valopts="--strategy -s --scope -t --tag"
             filearg=1
             ;;
         "ingest")
@@ -150,6 +151,7 @@ _memctl_spec() {
 _memctl_choices() {
     choices=""
     case "$1|$2" in
+        "import|--strategy") choices="auto atomic section document" ;;
         "ingest|--client") choices="claude-code opencode codex generic" ;;
         "ingest|--mode") choices="smart raw" ;;
     esac

@@ -25,7 +25,7 @@ complete -c memctl -n '__fish_use_subcommand' -a 'profile' -d 'The user\'s profi
 complete -c memctl -n '__fish_use_subcommand' -a 'status' -d 'Counts by kind, category, state, tier and scope; database size; embedding model.'
 complete -c memctl -n '__fish_use_subcommand' -a 'events' -d 'The event log, newest first, a page at a time.'
 complete -c memctl -n '__fish_use_subcommand' -a 'export' -d 'Write every memory as JSONL: every field and its relations, no vectors.'
-complete -c memctl -n '__fish_use_subcommand' -a 'import' -d 'Import a memctl JSONL export: ids kept, ids already present skipped, vectors re-made.'
+complete -c memctl -n '__fish_use_subcommand' -a 'import' -d 'Import notes, documents, chat exports (ChatGPT, Claude.ai) and memory exports (mem0, memctl JSONL and sync YAML) as memories.'
 complete -c memctl -n '__fish_use_subcommand' -a 'ingest' -d 'Store a conversation verbatim at once; distil memories from it in the background.'
 complete -c memctl -n '__fish_use_subcommand' -a 'runs' -d 'Ingest runs, newest first, with their decision counts and tokens (or one run in full).'
 complete -c memctl -n '__fish_use_subcommand' -a 'undo' -d 'Revert every memory change of one run (created memories become deleted).'
@@ -143,6 +143,11 @@ complete -c memctl -n '__fish_seen_subcommand_from export' -s s -l scope -x -d '
 complete -c memctl -n '__fish_seen_subcommand_from export' -s h -l help -d 'Show this message and exit.'
 
 # memctl import
+complete -c memctl -n '__fish_seen_subcommand_from import' -l strategy -x -a 'auto atomic section document' -d 'How a document becomes memories: auto (by its shape), atomic (facts), section (one a section) or document (one a file).'
+complete -c memctl -n '__fish_seen_subcommand_from import' -l force -d 'Import files imported before again.'
+complete -c memctl -n '__fish_seen_subcommand_from import' -l dry-run -d 'Show per file the strategy and what it would make.'
+complete -c memctl -n '__fish_seen_subcommand_from import' -s s -l scope -x -d 'Scope: \'project\' (the current one, default), \'global\', or a scope name.'
+complete -c memctl -n '__fish_seen_subcommand_from import' -s t -l tag -x -d 'A tag; repeat or separate with commas.'
 complete -c memctl -n '__fish_seen_subcommand_from import' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from import' -s h -l help -d 'Show this message and exit.'
 complete -c memctl -n '__fish_seen_subcommand_from import' -F

@@ -369,6 +369,36 @@ KEYS: tuple[Key, ...] = (
         maximum=1.0,
     ),
     Key("reconcile.support_boost", 0.1, "Confidence a SUPPORT adds (up to 1).", minimum=0.0),
+    Key(
+        "import.split_chars",
+        80_000,
+        "`memctl import`: a text longer than this is distilled in chunks of at most this size.",
+        minimum=1000,
+    ),
+    Key(
+        "import.split_overlap", 2000, "Characters each chunk repeats of the one before.", minimum=0
+    ),
+    Key(
+        "import.section_words",
+        500,
+        "A document with headings and at least this many words makes one memory a section.",
+        minimum=1,
+    ),
+    Key(
+        "import.conversation_lines",
+        3,
+        "A text with this many lines starting with user:, assistant:, human: or ai: is a "
+        "conversation.",
+        minimum=1,
+    ),
+    Key("import.concurrency", 3, "Files distilled at once (writing is one at a time).", minimum=1),
+    Key("import.token_budget", 100_000, "LLM tokens the import of one file may use.", minimum=0),
+    Key(
+        "import.reconcile_batch",
+        50,
+        "Facts reconciled (and written) together; later batches see the earlier ones.",
+        minimum=1,
+    ),
 )
 KEYS_BY_NAME = {key.name: key for key in KEYS}
 

@@ -80,29 +80,52 @@ def read_lines(stream: IO[bytes]) -> Iterator[tuple[int, str]]:
             yield number, text
 
 
-def import_lines(
-    ctx: Context, lines: Iterable[tuple[int, str]], progress: Callable[[int], None] | None = None
-) -> ImportReport:
-    """Import memories in batches; malformed lines are reported and skipped."""
-    report, pending_relations = ImportReport(), []
-    batch: list[Memory] = []
+def parsed_records(
+    lines: Iterable[tuple[int, str]], default_scope: str, report: ImportReport
+) -> Iterator[tuple[Memory, list[dict[str, Any]]]]:
+    """The memories of the lines; malformed lines are added to the report's errors."""
     seen_any = False
     for number, line in lines:
         seen_any = True
         try:
-            memory, relations = parse_record(line, ctx.settings.project_scope)
+            yield parse_record(line, default_scope)
         except (ValueError, TypeError, MemctlError) as exc:
             report.errors.append(f"line {number}: {str(exc).splitlines()[0] if str(exc) else exc}")
-            continue
+    if not seen_any:
+        raise InputError("nothing to import: the input is empty")
+
+
+def import_lines(
+    ctx: Context,
+    lines: Iterable[tuple[int, str]],
+    progress: Callable[[int], None] | None = None,
+    default_scope: str | None = None,
+) -> ImportReport:
+    """Import memories in batches; malformed lines are reported and skipped."""
+    report, pending_relations = ImportReport(), []
+    batch: list[Memory] = []
+    scope = default_scope or ctx.settings.project_scope
+    for memory, relations in parsed_records(lines, scope, report):
         pending_relations += [(memory.id, r) for r in relations]
         batch.append(memory)
         if len(batch) >= IMPORT_BATCH:
             _import_batch(ctx, batch, report, progress)
             batch = []
-    if not seen_any:
-        raise InputError("nothing to import: the input is empty")
     _import_batch(ctx, batch, report, progress)
     report.relations = _import_relations(ctx, pending_relations, report)
+    return report
+
+
+def preview_lines(
+    ctx: Context, lines: Iterable[tuple[int, str]], default_scope: str | None = None
+) -> ImportReport:
+    """What ``import_lines`` would do with the lines, writing nothing."""
+    report = ImportReport()
+    scope = default_scope or ctx.settings.project_scope
+    for memory, _ in parsed_records(lines, scope, report):
+        present = bool(store.get_memories(ctx.db, [memory.id]))
+        report.skipped += present
+        report.imported += not present
     return report
 
 

@@ -27,6 +27,7 @@ from memctl.model import (
 from memctl.scope import GLOBAL_SCOPE
 from memctl.store import memories as store
 from memctl.store.events import count_events, list_events, log_event
+from memctl.store.imports import count_imports
 from memctl.store.jobs import job_counts
 from memctl.store.memories import MemoryFilter
 from memctl.store.noise import add_noise_vector
@@ -276,6 +277,7 @@ class Status:
     sessions: int
     messages: int
     jobs: dict[str, int]
+    imports: dict[str, int]  # imported files by status
 
 
 def status(ctx: Context) -> Status:
@@ -300,6 +302,7 @@ def status(ctx: Context) -> Status:
         sessions=sessions,
         messages=messages,
         jobs=job_counts(db),
+        imports=count_imports(db),
     )
 
 

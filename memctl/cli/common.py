@@ -13,6 +13,9 @@ from memctl.context import Context
 from memctl.errors import InputError, UsageError
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (stable field names).")]
+TagsOption = Annotated[
+    list[str] | None, typer.Option("--tag", "-t", help="A tag; repeat or separate with commas.")
+]
 ScopeOption = Annotated[
     str | None,
     typer.Option(

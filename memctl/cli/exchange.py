@@ -1,20 +1,26 @@
-"""export and import of memctl's JSONL format."""
+"""export (memctl's JSONL) and import (files of many formats, that JSONL among them)."""
 
 from __future__ import annotations
 
 import os
 import sys
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.table import Table
 
 from memctl import memories
-from memctl.cli.common import JsonOption, new_typer, open_context
+from memctl.cli.common import JsonOption, ScopeOption, TagsOption, new_typer, open_context
 from memctl.cli.render import console, print_json, warn
 from memctl.errors import InputError
-from memctl.exchange import export_lines, import_lines, read_lines
+from memctl.exchange import export_lines
+from memctl.imports import STRATEGIES
 from memctl.model import State
+
+if TYPE_CHECKING:
+    from memctl.imports.report import ImportReport
 
 app = new_typer()
 
@@ -47,43 +53,98 @@ def export(
     console.print(f"exported {count} memories to {output}", highlight=False)
 
 
+Strategy = StrEnum("Strategy", [(s, s) for s in STRATEGIES])  # type: ignore[misc]
+# Above this much input (or with more than one file) a progress bar is shown on a terminal.
+LARGE_INPUT = 1 << 20
+
+
 @app.command("import")
 def import_(
     ctx: typer.Context,
-    path: Annotated[str, typer.Argument(help="A memctl JSONL export, or '-' for stdin.")],
+    path: Annotated[
+        list[str],
+        typer.Argument(
+            help="Files, directories (walked, hidden entries left out), globs, or '-' for stdin.",
+            metavar="PATH",
+        ),
+    ],
+    strategy: Annotated[
+        Strategy,
+        typer.Option(
+            "--strategy",
+            help="How a document becomes memories: auto (by its shape), atomic (facts), "
+            "section (one a section) or document (one a file).",
+        ),
+    ] = Strategy.auto,  # type: ignore[attr-defined]
+    force: Annotated[
+        bool, typer.Option("--force", help="Import files imported before again.")
+    ] = False,
+    dry_run: Annotated[
+        bool,
+        typer.Option("--dry-run", help="Show per file the strategy and what it would make."),
+    ] = False,
+    scope: ScopeOption = None,
+    tags: TagsOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Import a memctl JSONL export: ids kept, ids already present skipped, vectors re-made."""
+    """Import notes, documents, chat exports (ChatGPT, Claude.ai) and memory exports (mem0,
+    memctl JSONL and sync YAML) as memories."""
     from rich.progress import Progress  # ~5 ms: only for the commands that show one
 
+    from memctl.imports.files import expand
+    from memctl.imports.pipeline import ImportOptions, import_files
+
     context = open_context(ctx)
-    if path == "-":
-        report = import_lines(context, read_lines(sys.stdin.buffer))
-    else:
-        source = Path(path)
-        if not source.is_file():
-            raise InputError(f"no such file: {source}")
-        with (
-            source.open("rb") as stream,
-            Progress(console=console, transient=True, disable=as_json) as bar,
-        ):
-            task = bar.add_task(f"importing {source.name}", total=None)
-            report = import_lines(
-                context, read_lines(stream), progress=lambda n: bar.advance(task, n)
-            )
+    targets = expand(path, sys.stdin)
+    if not targets:
+        raise InputError(f"found no files to import in {', '.join(path)}")
+    options = ImportOptions(str(strategy), force, dry_run, scope, tuple(tags or ()))
+    total = sum(t.size for t in targets)
+    show = not as_json and console.is_terminal and (len(targets) > 1 or total > LARGE_INPUT)
+    with Progress(console=console, transient=True, disable=not show) as bar:
+        task = bar.add_task("importing", total=total or None)
+        report = import_files(context, targets, options, lambda n: bar.advance(task, n))
+    failed = report.failed
     if as_json:
-        print_json(
-            {
-                "imported": report.imported,
-                "skipped": report.skipped,
-                "relations": report.relations,
-                "errors": report.errors,
-            }
+        print_json(report.to_dict())
+    elif len(report.files) == 1 and failed:
+        raise InputError(failed[0].error or "import failed")
+    else:
+        _show_import(report)
+    if failed:
+        raise InputError(f"{len(failed)} of {len(report.files)} files could not be imported")
+
+
+def _show_import(report: ImportReport) -> None:
+    table = Table(header_style="bold", title="dry run: nothing written" if report.dry_run else None)
+    table.add_column("file", overflow="fold", ratio=2)
+    for column in ("format", "strategy", "status"):
+        table.add_column(column, overflow="fold")
+    for column in ("imported", "merged", "skipped"):
+        table.add_column(column, justify="right", no_wrap=True)
+    table.add_column("why", overflow="fold", ratio=3)
+    for file in report.files:
+        table.add_row(
+            file.name,
+            file.format or "-",
+            file.strategy or "-",
+            file.status,
+            str(file.imported),
+            str(file.merged),
+            str(file.skipped),
+            file.error or file.why,
         )
-        return
-    for error in report.errors:
-        warn(error)
+    console.print(table)
+    for problem in (p for f in report.files for p in f.problems):
+        warn(problem)
+    verb = "would be " if report.dry_run else ""
     console.print(
-        f"imported {report.imported}, skipped {report.skipped} already present, "
-        f"{report.relations} relations, {len(report.errors)} errors"
+        f"{_count(len(report.files), 'file')}: "
+        f"{_count(report.total('imported'), 'memory', 'memories')} {verb}imported, "
+        f"{report.total('merged')} {verb}merged, {report.total('skipped')} skipped; "
+        f"{_count(len(report.failed), 'file')} failed"
     )
+
+
+def _count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"

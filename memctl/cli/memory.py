@@ -8,7 +8,14 @@ import typer
 from rich.table import Table
 
 from memctl import memories
-from memctl.cli.common import JsonOption, ScopeOption, new_typer, open_context, text_argument
+from memctl.cli.common import (
+    JsonOption,
+    ScopeOption,
+    TagsOption,
+    new_typer,
+    open_context,
+    text_argument,
+)
 from memctl.cli.render import console, memory_table, print_json
 from memctl.errors import UsageError
 from memctl.model import Memory, Relation
@@ -16,9 +23,6 @@ from memctl.store.memories import SORTS
 
 app = new_typer()
 
-TagsOption = Annotated[
-    list[str] | None, typer.Option("--tag", "-t", help="A tag; repeat or separate with commas.")
-]
 CategoryOption = Annotated[
     str | None,
     typer.Option("--category", help="profile, preferences, entities, events, cases or patterns."),

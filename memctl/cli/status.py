@@ -29,6 +29,8 @@ def status(ctx: typer.Context, as_json: JsonOption = False) -> None:
     console.print(f"sessions      {report.sessions} ({report.messages} messages)")
     jobs = ", ".join(f"{n} {state}" for state, n in sorted(report.jobs.items())) or "none"
     console.print(f"ingest jobs   {jobs}")
+    imported = ", ".join(f"{n} {state}" for state, n in sorted(report.imports.items())) or "none"
+    console.print(f"imports       {imported} (files)")
     console.print(f"vectors       {model}")
     console.print(f"current scope {report.current_scope}")
     for title, counts in (

@@ -114,10 +114,10 @@ def _fact(item: dict[str, Any], passages: list[Passage]) -> Fact:
     )
 
 
-def extract(run: Run, passages: list[Passage]) -> list[Fact]:
-    """At most ``extract.max_facts`` facts from the passages."""
+def extract(run: Run, passages: list[Passage], max_facts: int | None = None) -> list[Fact]:
+    """At most ``max_facts`` (default ``extract.max_facts``) facts from the passages."""
     trace = run.stage("extract")
-    limit = run.settings.extract_max_facts
+    limit = run.settings.extract_max_facts if max_facts is None else max_facts
     facts: list[Fact] | None = [] if run.llm else None
     system = SYSTEM.format(max_facts=limit)
     for chunk in numbered_chunks(passages, run.settings.extract_chunk_chars) if run.llm else []:

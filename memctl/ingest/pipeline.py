@@ -90,7 +90,8 @@ def distil(run: Run, messages: list[Message]) -> list[Decision]:
     return decide(run, facts) if facts else []
 
 
-def _record(run: Run, decisions: list[Decision]) -> None:
+def record_decisions(run: Run, decisions: list[Decision]) -> None:
+    """Finish the run's record: done, with every decision and every fact a stage dropped."""
     record = run.record
     record.status, record.finished_at = "done", now_iso()
     record.decisions = [d.to_dict() for d in decisions]
@@ -116,7 +117,7 @@ def run_session(ctx: Context, session_id: str, job_id: int | None = None) -> Run
         decisions = distil(run, messages)
         with ctx.db.atomic():
             apply(run, decisions)
-            _record(run, decisions)
+            record_decisions(run, decisions)
             through = max([session.message_count, *(m.seq for m in messages)])
             set_extracted_through(ctx.db, session_id, through)
             save_run(ctx.db, run.record)
@@ -136,5 +137,5 @@ def preview(ctx: Context, captured: Captured) -> Run:
     session = captured.session
     run = start_run(ctx, "ingest", get_llm(ctx.settings), session.scope, session.id, dry_run=True)
     decisions = distil(run, captured.recent)
-    _record(run, decisions)
+    record_decisions(run, decisions)
     return run

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 REDACTED = "[REDACTED]"
@@ -168,6 +169,58 @@ def scrub(text: str) -> tuple[str, Redactions]:
     text, found.private_blocks = PRIVATE_BLOCK.subn(REDACTED, text)
     text = redact_secrets(text, found.secrets)
     return text, found
+
+
+# Blocks a piece of a stream may open and a later piece close, as (opening, closing) tags.
+_BLOCKS = (
+    (re.compile(r"<memctl-context\b[^>]*>", re.I), re.compile(r"</memctl-context\s*>", re.I)),
+    (re.compile(r"<private\s*>", re.I), re.compile(r"</private\s*>", re.I)),
+    (
+        re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
+        re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
+    ),
+)
+# A block still open after this many characters is redacted up to its close unseen.
+HOLD_CHARS = 1 << 20
+
+
+def open_block(text: str) -> re.Pattern[str] | None:
+    """The closing tag of a block ``text`` opens last and leaves open, if any."""
+    for opening, closing in _BLOCKS:
+        opened = list(opening.finditer(text))
+        if opened and not closing.search(text, opened[-1].end()):
+            return closing
+    return None
+
+
+def scrub_stream(pieces: Iterable[str], found: Redactions) -> Iterator[str]:
+    """Scrub a text that arrives in pieces (cut between lines), adding to ``found``.
+
+    A ``<private>`` block, injected context or private key opened in one piece
+    and closed in a later one is held until it closes, so it is removed whole;
+    one still open after ``HOLD_CHARS`` is redacted to the end of what is held
+    (as an unclosed tag is), and what follows is dropped until it closes.
+    """
+    held, hiding = "", None
+    for piece in pieces:
+        if hiding is not None:
+            end = hiding.search(piece)
+            if end is None:
+                continue
+            piece, hiding = piece[end.end() :], None
+        text = held + piece
+        closing = open_block(text)
+        if closing is not None and len(text) < HOLD_CHARS:
+            held = text
+            continue
+        held, hiding = "", closing
+        clean, got = scrub(text)
+        found.add(got)
+        yield clean
+    if held:
+        clean, got = scrub(held)
+        found.add(got)
+        yield clean
 
 
 def nothing_left(text: str) -> bool:

@@ -98,13 +98,16 @@ def start_run(
     session_id: str | None = None,
     job_id: int | None = None,
     dry_run: bool = False,
+    token_budget: int | None = None,
 ) -> Run:
+    """A new run of ``kind`` (ingest or import) with its own record and token budget
+    (``ingest.token_budget`` unless given)."""
     record = RunRecord(
         id=new_id(),
         kind=kind,
         session_id=session_id,
         job_id=job_id,
         llm=llm.name if llm else RULES,
-        token_budget=ctx.settings.ingest_token_budget,
+        token_budget=ctx.settings.ingest_token_budget if token_budget is None else token_budget,
     )
     return Run(ctx, record, llm, scope, session_id=session_id, dry_run=dry_run)

@@ -23,16 +23,16 @@ _DECODER = json.JSONDecoder()
 
 
 class Input:
-    """A transcript's bytes: the sniffed head, then the rest of the stream."""
+    """A transcript's (or an imported file's) bytes: the sniffed head, then the rest."""
 
-    def __init__(self, stream: IO[bytes], name: str) -> None:
+    def __init__(self, stream: IO[bytes], name: str, what: str = "a transcript") -> None:
         self.name = name
         self._stream = stream
         self.head = stream.read(SNIFF_BYTES)
         if self.head.startswith(b"\xef\xbb\xbf"):
             self.head = self.head[3:]
         if b"\x00" in self.head:
-            raise InputError(f"{name} holds binary data, not a transcript")
+            raise InputError(f"{name} holds binary data, not {what}")
         if not self.head.strip():
             raise InputError(f"{name} is empty")
 
@@ -62,11 +62,12 @@ class Input:
         for line in self._stream:
             yield _decode(line)
 
-    def chunks(self) -> Iterator[str]:
-        """Decoded text in pieces of about a MiB (split only between UTF-8 characters)."""
+    def chunks(self, size: int = CHUNK_CHARS) -> Iterator[str]:
+        """Decoded text in pieces of about ``size`` bytes (a MiB), the head first (split
+        only between UTF-8 characters)."""
         data = self.head
         while True:
-            more = self._stream.read(CHUNK_CHARS)
+            more = self._stream.read(size)
             data += more
             if not more:
                 if data:

@@ -150,6 +150,16 @@ class Database:
         with translated_errors(self.path):
             self.connection.executemany(sql, rows)
 
+    def upsert(self, table: str, values: dict[str, Any], key: str = "id") -> None:
+        """Insert a row, or update every other column of the row with the same ``key``."""
+        names = list(values)
+        updates = ", ".join(f"{n} = excluded.{n}" for n in names if n != key)
+        self.execute(
+            f"INSERT INTO {table}({', '.join(names)}) VALUES ({', '.join('?' * len(names))}) "
+            f"ON CONFLICT({key}) DO UPDATE SET {updates}",
+            [values[n] for n in names],
+        )
+
     def rows(self, sql: str, params: Any = ()) -> list[Row]:
         """All rows of a query as dicts keyed by column name."""
         with translated_errors(self.path):

@@ -215,4 +215,27 @@ def m002_ingest(db: Database) -> None:
         )""")
 
 
-MIGRATIONS: list[Callable[[Database], None]] = [m001_initial, m002_ingest]
+def m003_imports(db: Database) -> None:
+    """Imported files: one row per content hash and scope, so a file is not imported twice."""
+    statuses = ("stored", "done", "failed")
+    db.execute(f"""
+        CREATE TABLE imports (
+            id TEXT PRIMARY KEY,
+            sha256 TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            path TEXT NOT NULL,
+            format TEXT NOT NULL,
+            strategy TEXT NOT NULL DEFAULT '',
+            status TEXT NOT NULL {_in("status", statuses)},
+            bytes INTEGER NOT NULL DEFAULT 0,
+            session_id TEXT,
+            run_id TEXT,
+            counts TEXT NOT NULL DEFAULT '{{}}',
+            error TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            UNIQUE (sha256, scope)
+        )""")
+
+
+MIGRATIONS: list[Callable[[Database], None]] = [m001_initial, m002_ingest, m003_imports]

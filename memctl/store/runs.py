@@ -51,13 +51,7 @@ def save_run(db: Database, run: RunRecord) -> None:
     values = run.to_dict()
     for column in JSON_COLUMNS:
         values[column] = json.dumps(values[column], ensure_ascii=False)
-    names = list(values)
-    updates = ", ".join(f"{n} = excluded.{n}" for n in names if n != "id")
-    db.execute(
-        f"INSERT INTO runs({', '.join(names)}) VALUES ({', '.join('?' * len(names))}) "
-        f"ON CONFLICT(id) DO UPDATE SET {updates}",
-        [values[n] for n in names],
-    )
+    db.upsert("runs", values)
 
 
 def get_run(db: Database, run_id: str) -> RunRecord | None:

@@ -36,13 +36,7 @@ def get_session(db: Database, session_id: str) -> Session | None:
 def save_session(db: Database, session: Session) -> None:
     """Insert a session, or update every column of the one with its id."""
     values = {**session.to_dict(), "tags": json.dumps(session.tags, ensure_ascii=False)}
-    columns = ", ".join(SESSION_COLUMNS)
-    updates = ", ".join(f"{c} = excluded.{c}" for c in SESSION_COLUMNS if c != "id")
-    db.execute(
-        f"INSERT INTO sessions({columns}) VALUES ({', '.join('?' * len(SESSION_COLUMNS))}) "
-        f"ON CONFLICT(id) DO UPDATE SET {updates}",
-        [values[c] for c in SESSION_COLUMNS],
-    )
+    db.upsert("sessions", {c: values[c] for c in SESSION_COLUMNS})
 
 
 def message_hashes(db: Database, session_id: str) -> list[str]:

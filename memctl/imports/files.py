@@ -1,0 +1,173 @@
+"""What to import: paths, directories and globs expanded, standard input spooled, and each
+file opened as a stream as often as the pipeline reads it (hashed and counted as it goes).
+
+A directory is walked in name order, hidden files and directories (``.git``,
+``.obsidian``) left out. A glob the shell did not expand (``'notes/**/*.md'``)
+is expanded here. Standard input is copied to a spooled temporary file (in
+memory up to 1 MiB), so it can be read more than once too.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, cast
+
+from memctl.errors import UsageError
+from memctl.ingest.source import Input
+
+STDIN = "-"
+SPOOL_BYTES = 1 << 20
+COPY_BYTES = 1 << 16
+WHAT = "text or a known export format"
+
+Progress = Callable[[int], None]
+
+
+@dataclass
+class Target:
+    """A file to import: a path, or standard input's spooled copy."""
+
+    name: str  # as shown to people
+    path: Path | None = None
+    explicit: bool = True  # named on the command line, not found in a directory
+    spool: IO[bytes] | None = None
+    problem: str | None = None  # why it cannot be read at all
+
+    @property
+    def source(self) -> str:
+        """How memories name where they came from: the absolute path, or ``stdin``."""
+        return str(self.path.resolve()) if self.path is not None else "stdin"
+
+    @property
+    def size(self) -> int:
+        if self.spool is not None:
+            return self.spool.seek(0, os.SEEK_END)
+        return self.path.stat().st_size if self.path is not None and not self.problem else 0
+
+    def open(self, progress: Progress | None = None) -> Reading:
+        """A fresh read of the whole file (an InputError if it is empty or binary)."""
+        if self.spool is not None:
+            self.spool.seek(0)
+            return Reading(self.spool, self.name, progress, close=False)
+        assert self.path is not None
+        try:
+            stream = self.path.open("rb")
+        except OSError as exc:
+            raise OSError(f"cannot read {self.name}: {exc.strerror}") from None
+        return Reading(stream, self.name, progress)
+
+
+class _Tap:
+    """A byte stream that hashes and counts what is read through it."""
+
+    def __init__(self, raw: IO[bytes], progress: Progress | None, close: bool) -> None:
+        self._raw, self._progress, self._close = raw, progress, close
+        self.sha256 = hashlib.sha256()
+        self.bytes = 0
+
+    def _seen(self, data: bytes) -> bytes:
+        self.sha256.update(data)
+        self.bytes += len(data)
+        if self._progress is not None and data:
+            self._progress(len(data))
+        return data
+
+    def read(self, size: int = -1) -> bytes:
+        return self._seen(self._raw.read(size))
+
+    def readline(self, size: int = -1) -> bytes:
+        return self._seen(self._raw.readline(size))
+
+    def __iter__(self) -> Iterator[bytes]:
+        for line in self._raw:
+            yield self._seen(line)
+
+    def close(self) -> None:
+        if self._close:
+            self._raw.close()
+
+
+class Reading(Input):
+    """One read of a target: the ``Input`` (sniffed head, then the rest) over a tap that
+    hashes every byte; ``digest()`` is the file's SHA-256 once it has been read to the end."""
+
+    def __init__(
+        self, raw: IO[bytes], name: str, progress: Progress | None, close: bool = True
+    ) -> None:
+        self.tap = _Tap(raw, progress, close)
+        try:
+            super().__init__(cast(IO[bytes], self.tap), name, WHAT)
+        except BaseException:
+            self.tap.close()
+            raise
+
+    def __enter__(self) -> Reading:
+        return self
+
+    def digest(self) -> str:
+        for _ in iter(lambda: self.tap.read(COPY_BYTES), b""):
+            pass
+        return self.tap.sha256.hexdigest()
+
+
+def spool(stdin: Any) -> IO[bytes]:
+    """Standard input copied to a spooled temporary file."""
+    if stdin is None or stdin.isatty():
+        raise UsageError("'-' reads standard input, but nothing is piped in")
+    copy = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)
+    source = stdin.buffer if hasattr(stdin, "buffer") else stdin
+    for block in iter(lambda: source.read(COPY_BYTES), b""):
+        copy.write(block)
+    return cast(IO[bytes], copy)
+
+
+def _walk(directory: Path) -> Iterator[Path]:
+    for root, dirs, files in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            if not name.startswith("."):
+                yield Path(root) / name
+
+
+def _targets(argument: str, stdin: Any) -> Iterator[Target]:
+    if argument == STDIN:
+        yield Target("standard input", spool=spool(stdin))
+        return
+    path = Path(argument).expanduser()
+    if path.is_dir():
+        yield from (Target(str(p), p, explicit=False) for p in _walk(path))
+    elif path.is_file():
+        yield Target(argument, path)
+    elif glob.has_magic(argument):
+        matches = sorted(glob.glob(os.path.expanduser(argument), recursive=True))
+        if not matches:
+            yield Target(argument, problem=f"no file matches {argument}")
+        for match in matches:
+            yield from (
+                _targets(match, stdin) if Path(match).is_dir() else [Target(match, Path(match))]
+            )
+    else:
+        yield Target(argument, problem=f"no such file or directory: {argument}")
+
+
+def expand(arguments: list[str], stdin: Any = None) -> list[Target]:
+    """The files the arguments name, each once, in order."""
+    if arguments.count(STDIN) > 1:
+        raise UsageError("standard input ('-') can be imported only once")
+    seen: set[Path] = set()
+    found = []
+    for argument in arguments:
+        for target in _targets(argument, stdin):
+            key = target.path.resolve() if target.path is not None else None
+            if key is not None and key in seen:
+                continue
+            if key is not None:
+                seen.add(key)
+            found.append(target)
+    return found

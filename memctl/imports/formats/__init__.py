@@ -1,0 +1,56 @@
+"""The file formats memctl imports, one module each, and the sniffing that picks one.
+
+Every module has ``NAME``, ``KIND`` (what reading it gives: see ``Kind``) and
+``looks_like(name, head)``, which judges a file by its name and its first
+64 KiB; a format's reader is ``read`` (text), ``conversations`` (chat),
+``records`` (records) or ``lines`` (native). ``detect`` tries them in
+``ORDER``; Markdown takes whatever is left. A file that looks like JSON but
+is none of the JSON formats is refused rather than imported as text.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from memctl.errors import InputError
+from memctl.imports.formats import (
+    chatgpt,
+    claude_ai,
+    frontmatter,
+    markdown,
+    mem0,
+    memctl_jsonl,
+    memctl_yaml,
+)
+from memctl.imports.formats.base import Kind, looks_like_json
+
+ORDER: tuple[ModuleType, ...] = (
+    chatgpt,
+    claude_ai,
+    mem0,
+    memctl_jsonl,
+    memctl_yaml,
+    frontmatter,
+    markdown,
+)
+JSON_FORMATS = (chatgpt, claude_ai, mem0, memctl_jsonl)
+
+
+def detect(name: str, head: str) -> ModuleType:
+    """The format of a file, from its name and head (decoded, BOM removed)."""
+    found = next(module for module in ORDER if module.looks_like(name, head))
+    if found is markdown and looks_like_json(name, head):
+        known = ", ".join(m.NAME for m in JSON_FORMATS)
+        raise InputError(
+            f"{name} is JSON, but not a format memctl imports ({known}); "
+            "a conversation transcript goes to `memctl ingest`"
+        )
+    return found
+
+
+def label(module: ModuleType, name: str) -> str:
+    """The format's name as reports show it (Markdown says whether it is plain text)."""
+    return markdown.label(name) if module is markdown else str(module.NAME)
+
+
+__all__ = ["Kind", "ORDER", "detect", "label"]

@@ -1,0 +1,278 @@
+"""File import: detect -> store the raw text -> distil (in workers) -> reconcile and write.
+
+For each file, in the calling thread: ``survey`` it (format, SHA-256,
+strategy); skip it if this content was imported into this scope before
+(unless ``force``), or is the same as an earlier file of this import; store
+its raw text as a session (``raw``). Then a worker thread distils its facts
+(``distil``: at most ``import.concurrency`` files at once, since LLM calls
+mostly wait). Back in the calling thread, the one writer, each file's facts
+are embedded, deduplicated among themselves, passed through ingest's noise
+and admission stages (atomic facts only: sections, documents and other
+tools' memories were kept on purpose), and reconciled against the store
+``import.reconcile_batch`` facts at a time, each batch written in its own
+transaction so a batch sees the ones before it and no write lock waits on
+an LLM. The run record and the import's record close the file.
+
+memctl's own formats skip all that: their memories are imported as they
+are, ids kept (``memctl.exchange``). A file's own problems (unreadable,
+binary, malformed) fail that file only; trouble with the store stops the
+import.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+
+from memctl.context import Context
+from memctl.errors import InputError, UsageError
+from memctl.exchange import import_lines, preview_lines
+from memctl.imports import detect
+from memctl.imports.dedupe import dedupe
+from memctl.imports.detect import ATOMIC, STRATEGIES, Survey
+from memctl.imports.distil import Plan, distil
+from memctl.imports.files import Progress, Target
+from memctl.imports.formats.base import Kind
+from memctl.imports.raw import session_id, store_raw
+from memctl.imports.report import DRY_RUN, IMPORTED, SKIPPED, UNCHANGED, FileReport, ImportReport
+from memctl.ingest.apply import apply
+from memctl.ingest.facts import Decision, Fact
+from memctl.ingest.pipeline import FACT_STAGES, embed, record_decisions
+from memctl.ingest.reconcile import decide
+from memctl.ingest.run import Run, start_run
+from memctl.llm import get_llm
+from memctl.memories import clean_tags, resolve_scope
+from memctl.model import new_id, now_iso
+from memctl.store.imports import (
+    DONE,
+    FAILED,
+    ImportRecord,
+    already_imported,
+    find_import,
+    save_import,
+)
+from memctl.store.runs import save_run
+from memctl.store.sessions import get_session
+
+# A file's own problems: they fail that file, and the import goes on with the others.
+FILE_ERRORS = (InputError, OSError)
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    strategy: str = detect.AUTO
+    force: bool = False
+    dry_run: bool = False
+    scope: str | None = None
+    tags: tuple[str, ...] = ()
+
+
+@dataclass
+class _Job:
+    """A file handed to a worker, and what the writer needs when it comes back."""
+
+    plan: Plan
+    file: FileReport
+    run: Run
+    record: ImportRecord | None  # None on a dry run
+
+
+class _Importer:
+    def __init__(
+        self, ctx: Context, options: ImportOptions, progress: Progress | None = None
+    ) -> None:
+        if options.strategy not in STRATEGIES:
+            raise UsageError(
+                f"unknown strategy {options.strategy!r}: expected one of {', '.join(STRATEGIES)}"
+            )
+        self.ctx, self.options, self.progress = ctx, options, progress
+        self.scope = resolve_scope(ctx, options.scope)
+        self.tags = clean_tags(list(options.tags))
+        self.seen: dict[str, str] = {}  # content hash -> the first file of this import with it
+
+    def advance(self, size: int) -> None:
+        if self.progress is not None and size:
+            self.progress(size)
+
+    def start(self, target: Target, file: FileReport) -> _Job | None:
+        """Survey a file and store its raw text; None when there is nothing for a worker."""
+        if target.problem:
+            file.fail(target.problem)
+            return None
+        try:
+            found = detect.survey(target)
+        except FILE_ERRORS as error:
+            if target.explicit or not isinstance(error, InputError):
+                file.fail(error)
+            else:  # a picture or the like, met in a directory: not what was asked for
+                file.status, file.why = SKIPPED, str(error)
+            self.advance(target.size)
+            return None
+        file.format, file.sha256, file.bytes = found.label, found.sha256, found.bytes
+        file.strategy, file.why = detect.strategy(found, self.options.strategy, self.ctx.settings)
+        try:
+            if found.kind == Kind.NATIVE:
+                self.native(target, found, file)
+            elif self.skipped(target, found, file):
+                self.advance(found.bytes)
+            else:
+                return self.job(Plan(target, found, file.strategy, file.why), file)
+        except FILE_ERRORS as error:  # malformed past the head: nothing was stored
+            file.fail(error)
+        return None
+
+    def skipped(self, target: Target, found: Survey, file: FileReport) -> bool:
+        first = self.seen.setdefault(found.sha256, target.name)
+        if first != target.name:
+            file.status, file.why = SKIPPED, f"the same content as {first}"
+            return True
+        record = find_import(self.ctx.db, found.sha256, self.scope)
+        if already_imported(self.ctx.db, record) and not self.options.force:
+            assert record is not None
+            file.status, file.run_id, file.session_id = UNCHANGED, record.run_id, record.session_id
+            file.why = f"imported before ({record.updated_at[:10]}); --force imports it again"
+            return True
+        return False
+
+    def job(self, plan: Plan, file: FileReport) -> _Job:
+        ctx, survey = self.ctx, plan.survey
+        record = None
+        if not self.options.dry_run:
+            record = find_import(ctx.db, survey.sha256, self.scope) or ImportRecord(
+                id=new_id(),
+                sha256=survey.sha256,
+                scope=self.scope,
+                path=plan.target.source,
+                format=file.format,
+                bytes=survey.bytes,
+            )
+            record.strategy = plan.strategy
+            if record.session_id is None or get_session(ctx.db, record.session_id) is None:
+                file.redactions = store_raw(ctx, plan, record, self.tags).to_dict()
+            file.session_id = session_id(record)
+        run = start_run(
+            ctx,
+            "import",
+            get_llm(ctx.settings),
+            self.scope,
+            file.session_id,
+            dry_run=self.options.dry_run,
+            token_budget=ctx.settings.import_token_budget,
+        )
+        run.tags, file.run_id = self.tags, run.id
+        return _Job(plan, file, run, record)
+
+    def native(self, target: Target, found: Survey, file: FileReport) -> None:
+        """memctl's own memories: imported as they are, ids kept."""
+        with target.open(self.progress) as reading:
+            lines = found.format.lines(reading)
+            if self.options.dry_run:
+                result = preview_lines(self.ctx, lines, self.scope)
+            else:
+                result = import_lines(self.ctx, lines, default_scope=self.scope)
+        file.imported, file.skipped, file.relations = (
+            result.imported,
+            result.skipped,
+            result.relations,
+        )
+        file.problems = result.errors
+        if not (result.imported or result.skipped) and result.errors:
+            file.fail(result.errors[0])
+            return
+        file.status = DRY_RUN if self.options.dry_run else IMPORTED
+        if not self.options.dry_run:
+            self.record_native(target, found, file)
+
+    def record_native(self, target: Target, found: Survey, file: FileReport) -> None:
+        db = self.ctx.db
+        record = find_import(db, found.sha256, self.scope) or ImportRecord(
+            id=new_id(),
+            sha256=found.sha256,
+            scope=self.scope,
+            path=target.source,
+            format=file.format,
+        )
+        record.status, record.strategy, record.bytes = DONE, file.strategy, found.bytes
+        record.counts = {"imported": file.imported, "skipped": file.skipped}
+        record.updated_at = now_iso()
+        with db.atomic():
+            save_import(db, record)
+
+    def write(self, job: _Job, facts: list[Fact]) -> None:
+        """Reconcile a file's facts and write them: the one writer, in the calling thread."""
+        ctx, run = self.ctx, job.run
+        run.record.facts = len(facts)
+        embed(run, facts)
+        facts = dedupe(run, facts)
+        if job.plan.strategy == ATOMIC:
+            for stage in FACT_STAGES:
+                facts = stage(run, facts)
+        decisions: list[Decision] = []
+        size = ctx.settings.import_reconcile_batch
+        for start in range(0, len(facts), size):
+            decided = decide(run, facts[start : start + size])
+            if not run.dry_run:
+                with ctx.db.atomic():
+                    apply(run, decided)
+                    save_run(ctx.db, run.record)  # so a run cut short can still be undone
+            decisions += decided
+        record_decisions(run, decisions)
+        job.file.tally(decisions, run)
+        job.file.status = DRY_RUN if run.dry_run else IMPORTED
+        if job.record is not None:
+            self.close(job, DONE)
+
+    def fail(self, job: _Job, error: BaseException) -> None:
+        job.file.fail(error)
+        run = job.run
+        run.record.status, run.record.finished_at = "failed", now_iso()
+        run.note(f"failed: {type(error).__name__}: {error}")
+        if job.record is not None:
+            job.record.error = job.file.error
+            self.close(job, FAILED)
+
+    def close(self, job: _Job, status: str) -> None:
+        record, file = job.record, job.file
+        assert record is not None
+        record.status, record.run_id, record.path = status, job.run.id, job.plan.target.source
+        record.counts = {"imported": file.imported, "merged": file.merged, "skipped": file.skipped}
+        record.error = file.error if status == FAILED else None
+        record.updated_at = now_iso()
+        with self.ctx.db.atomic():
+            save_run(self.ctx.db, job.run.record)
+            save_import(self.ctx.db, record)
+
+
+def import_files(
+    ctx: Context, targets: list[Target], options: ImportOptions, progress: Progress | None = None
+) -> ImportReport:
+    """Import every target; ``progress`` is told how many bytes were read as it goes."""
+    importer = _Importer(ctx, options, progress)
+    report = ImportReport([FileReport(t.name) for t in targets], options.dry_run)
+    workers = ctx.settings.import_concurrency
+    running: dict[Future[list[Fact]], _Job] = {}
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="memctl-import")
+    try:
+        for target, file in zip(targets, report.files, strict=True):
+            job = importer.start(target, file)
+            if job is None:
+                continue
+            while len(running) >= workers:
+                _finish(importer, running)
+            running[pool.submit(distil, job.run, job.plan, progress)] = job
+        while running:
+            _finish(importer, running)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    return report
+
+
+def _finish(importer: _Importer, running: dict[Future[list[Fact]], _Job]) -> None:
+    """Write the files whose workers are done (waiting for at least one)."""
+    done, _ = wait(running, return_when=FIRST_COMPLETED)
+    for future in done:
+        job = running.pop(future)
+        try:
+            importer.write(job, future.result())
+        except FILE_ERRORS as error:
+            importer.fail(job, error)

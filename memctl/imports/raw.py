@@ -1,0 +1,94 @@
+"""The raw text of an imported file, stored before anything is distilled from it.
+
+It becomes a session ``import-<id>`` (client ``import``), so nothing is lost
+if distilling fails, and its text is searchable like any transcript:
+
+- a document: its text in pieces of at most 8 KiB cut between lines, in
+  order (joined, they are the file as read, after privacy);
+- a chat export: for each conversation a system message naming it, then
+  its messages with their roles and times;
+- another tool's memories: one message each.
+
+Privacy comes first, as on ingest's fast path: ``<private>`` blocks and
+secrets never reach the database. One transaction stores all or nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from memctl.context import Context
+from memctl.imports.distil import Plan
+from memctl.imports.files import Reading
+from memctl.imports.formats.base import Kind
+from memctl.ingest.privacy import Redactions, nothing_left, scrub, scrub_stream
+from memctl.model import Message, Role, Session, now_iso
+from memctl.store.imports import ImportRecord, save_import
+from memctl.store.sessions import insert_messages, save_session
+
+CLIENT = "import"
+# Messages are inserted in batches of at most this many characters.
+INSERT_CHARS = 1 << 19
+
+
+def session_id(record: ImportRecord) -> str:
+    return f"import-{record.id}"
+
+
+def store_raw(ctx: Context, plan: Plan, record: ImportRecord, tags: list[str]) -> Redactions:
+    """Store the file's text as the record's session; what privacy took out is returned."""
+    found = Redactions()
+    session = Session(
+        id=session_id(record),
+        client=CLIENT,
+        scope=record.scope,
+        title=plan.survey.title or plan.target.name,
+        source=plan.target.source,
+        tags=tags,
+    )
+    db = ctx.db
+    with db.atomic(), plan.target.open() as reading:
+        save_session(db, session)  # before its messages, which refer to it
+        batch: list[Message] = []
+        size = 0
+        for role, text, created in _messages(plan, reading, found):
+            session.message_count += 1
+            seq = session.message_count
+            batch.append(Message(role, text, created or now_iso(), session.id, seq))
+            size += len(text)
+            if size >= INSERT_CHARS:
+                insert_messages(db, batch)
+                batch, size = [], 0
+        insert_messages(db, batch)
+        session.updated_at = now_iso()
+        save_session(db, session)
+        record.session_id = session.id
+        save_import(db, record)
+    return found
+
+
+def _messages(
+    plan: Plan, reading: Reading, found: Redactions
+) -> Iterator[tuple[Role, str, str | None]]:
+    kind, module = plan.survey.kind, plan.survey.format
+    if kind == Kind.TEXT:
+        for piece in scrub_stream(module.read(reading).pieces, found):
+            yield Role.USER, piece, None
+    elif kind == Kind.CHAT:
+        for conversation in module.conversations(reading):
+            yield Role.SYSTEM, f"conversation: {conversation.title} ({conversation.id})", None
+            for message in conversation.messages:
+                text = _clean(message.content, found)
+                if text:
+                    yield message.role, text, message.created_at
+    else:
+        for record in module.records(reading):
+            text = _clean(record.content, found)
+            if text:
+                yield Role.USER, text, record.created_at
+
+
+def _clean(text: str, found: Redactions) -> str:
+    cleaned, got = scrub(text)
+    found.add(got)
+    return "" if nothing_left(cleaned) else cleaned.strip()

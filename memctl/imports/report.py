@@ -1,0 +1,92 @@
+"""What an import did, file by file, and in total (what `memctl import` prints)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from memctl.ingest.facts import Decision, Verdict
+from memctl.ingest.run import Run
+
+# Decisions that add a memory, and the relations each writes.
+ADDS = frozenset(
+    {Verdict.CREATE, Verdict.SUPERSEDE, Verdict.SUPPORT, Verdict.CONTEXTUALIZE, Verdict.CONTRADICT}
+)
+LINKS = {Verdict.SUPERSEDE: 1, Verdict.SUPPORT: 1, Verdict.CONTEXTUALIZE: 1, Verdict.CONTRADICT: 2}
+# A file's status: imported; unchanged (imported before: --force imports it again); skipped
+# (nothing to import: found in a directory but binary or of no known format, or the same
+# content as another file of this import); failed; dry-run (what an import would do).
+IMPORTED, UNCHANGED, SKIPPED, FAILED, DRY_RUN = (
+    "imported",
+    "unchanged",
+    "skipped",
+    "failed",
+    "dry-run",
+)
+
+
+@dataclass
+class FileReport:
+    """One file; ``imported`` counts the memories it added (or would add)."""
+
+    name: str
+    format: str = ""
+    strategy: str = ""
+    why: str = ""
+    status: str = ""
+    sha256: str = ""
+    bytes: int = 0
+    imported: int = 0
+    merged: int = 0
+    skipped: int = 0
+    relations: int = 0
+    run_id: str | None = None
+    session_id: str | None = None
+    error: str | None = None
+    problems: list[str] = field(default_factory=list)  # e.g. malformed lines passed over
+    redactions: dict[str, Any] = field(default_factory=dict)
+
+    def fail(self, error: BaseException | str) -> None:
+        self.status = FAILED
+        text = str(error).strip()
+        self.error = text.splitlines()[0] if text else type(error).__name__
+
+    def tally(self, decisions: list[Decision], run: Run) -> None:
+        """Count what the decisions make; facts the stages dropped count as skipped."""
+        for decision in decisions:
+            self.imported += decision.verdict in ADDS
+            self.merged += decision.verdict == Verdict.MERGE
+            self.skipped += decision.verdict == Verdict.SKIP
+            self.relations += LINKS.get(decision.verdict, 0)
+        self.skipped += sum(len(entry.dropped) for entry in run.trace)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class ImportReport:
+    files: list[FileReport]
+    dry_run: bool = False
+
+    @property
+    def failed(self) -> list[FileReport]:
+        return [f for f in self.files if f.status == FAILED]
+
+    def total(self, name: str) -> int:
+        return sum(getattr(f, name) for f in self.files)
+
+    @property
+    def errors(self) -> list[str]:
+        """Files that failed, and problems in files that were imported (malformed lines)."""
+        return [f"{f.name}: {f.error}" for f in self.failed] + [
+            f"{f.name}: {problem}" for f in self.files for problem in f.problems
+        ]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "dry_run": self.dry_run,
+            **{n: self.total(n) for n in ("imported", "merged", "skipped", "relations")},
+            "errors": self.errors,
+            "files": [f.to_dict() for f in self.files],
+        }

@@ -1,0 +1,46 @@
+"""A 5 MB Markdown file imports with bounded memory: it is streamed three times (survey, raw
+text, distillation), never held whole."""
+
+from __future__ import annotations
+
+import tracemalloc
+from pathlib import Path
+
+from memctl import memories
+from memctl.bench.documents import markdown_notes
+from memctl.config import load_settings
+from memctl.context import Context
+from memctl.imports.files import expand
+from memctl.imports.pipeline import ImportOptions, import_files
+from memctl.store.sessions import latest_messages
+from tests.fakes import HashEmbedder
+
+SIZE = 5 * 1024 * 1024
+
+
+def test_a_5_mb_file_imports_with_bounded_memory(home: Path, tmp_path: Path) -> None:
+    # 260 facts alike but for a number: 64 hashed dimensions would make some collide
+    embedder = HashEmbedder(1024, "test:hash-1024")
+    with Context(load_settings(overrides={"llm": "none"}), embedder=embedder) as ctx:
+        path = tmp_path / "notes.md"
+        facts = markdown_notes(path, SIZE)
+        size = path.stat().st_size
+        assert ctx.db.vector_model() is None  # opened (and migrated) before measuring
+        tracemalloc.start()
+        try:
+            report = import_files(ctx, expand([str(path)]), ImportOptions())
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        (file,) = report.files
+        assert (file.strategy, file.status, file.error) == ("atomic", "imported", None)
+        assert file.imported == facts
+        print(f"\n5 MB import: {size:,} bytes, {facts} memories, peak {peak / 2**20:.1f} MiB")
+        # less than one copy of the text: its chunks, passages and raw messages held
+        # together, or the text read whole even once, would break this
+        assert peak < size
+        made = memories.list_memories(ctx, memories.make_filter(ctx), limit=None)
+        assert len(made) == facts
+        assert all(m.content.startswith("We deploy service") for m in made)
+        raw = latest_messages(ctx.db, file.session_id or "", 0, 10_000)
+        assert "".join(m.content for m in raw) == path.read_text(encoding="utf-8")

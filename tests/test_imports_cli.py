@@ -1,0 +1,98 @@
+"""`memctl import` as a user runs it: real processes, files, directories, globs and stdin."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from tests.conftest import run_cli
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "imports"
+NO_LLM = {"MEMCTL_LLM": "none"}
+
+
+def memctl(*args: str, code: int = 0, **kwargs: object) -> tuple[str, str]:
+    done = run_cli(*args, env=NO_LLM, **kwargs)  # type: ignore[arg-type]
+    assert done.returncode == code, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr
+    return done.stdout, done.stderr
+
+
+def notes(tmp_path: Path) -> Path:
+    folder = tmp_path / "notes"
+    (folder / "deep").mkdir(parents=True)
+    shutil.copy(FIXTURES / "basic-memory-note.md", folder / "coffee.md")
+    shutil.copy(FIXTURES / "conversation.txt", folder / "deep" / "chat.txt")
+    (folder / "deep" / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    return folder
+
+
+def test_files_directories_globs_and_stdin(tmp_path: Path) -> None:
+    folder = notes(tmp_path)
+    shutil.copy(FIXTURES / "mem0-get-all.json", tmp_path / "mem0.json")
+    out, err = memctl(
+        "import",
+        str(folder),
+        str(tmp_path / "*.json"),
+        "-",
+        "--json",
+        input="user: hi\nassistant: hello\nuser: I prefer tabs over spaces.\n",
+    )
+    report = json.loads(out)
+    files = {Path(f["name"]).name: f for f in report["files"]}
+    assert {n: (f["format"], f["strategy"], f["status"]) for n, f in files.items()} == {
+        "coffee.md": ("front-matter", "document", "imported"),
+        "chat.txt": ("text", "atomic", "imported"),
+        "photo.png": ("", "", "skipped"),
+        "mem0.json": ("mem0", "records", "imported"),
+        "standard input": ("text", "atomic", "imported"),
+    }
+    # six facts; the real model finds the two about a Tidepool engineer alike: profile, merged
+    assert (report["imported"], report["merged"], report["errors"]) == (5, 1, [])
+    assert "importing" not in out + err  # no progress bar when not on a terminal
+    listed = json.loads(memctl("list", "--json")[0])
+    assert len(listed) == 5
+    assert any(m["source"] == "file:stdin#message-3" for m in listed)
+    out, _ = memctl("import", str(folder), str(tmp_path / "*.json"))
+    assert out.count("unchanged") == 3 and "0 memories imported" in out
+
+
+def test_dry_run_shows_strategy_and_counts_and_writes_nothing(tmp_path: Path) -> None:
+    folder = notes(tmp_path)
+    out, _ = memctl("import", str(folder), "--dry-run")
+    assert "dry run: nothing written" in out
+    rows = [line for line in out.splitlines() if "dry-run" in line]
+    assert (
+        len(rows) == 2 and any("document" in r for r in rows) and any("atomic" in r for r in rows)
+    )
+    assert "3 memories would be imported" in out
+    assert json.loads(memctl("list", "--json")[0]) == []
+
+
+def test_a_bad_file_fails_alone_and_sets_the_exit_status(tmp_path: Path) -> None:
+    good = tmp_path / "good.md"
+    good.write_text("We deploy with make release.\n")
+    broken = tmp_path / "broken.json"
+    broken.write_text('[{"title": "x", "mapping": {"a": ')
+    out, err = memctl("import", str(good), str(broken), str(tmp_path / "nope.md"), code=6)
+    assert err.strip().splitlines()[-1] == "memctl: error: 2 of 3 files could not be imported"
+    assert "imported" in out and "failed" in out and "no such file or directory" in out
+    assert [m["content"] for m in json.loads(memctl("list", "--json")[0])] == [
+        "We deploy with make release."
+    ]
+    (tmp_path / "empty").mkdir()
+    assert "found no files to import" in memctl("import", str(tmp_path / "empty"), code=6)[1]
+    line = memctl("import", str(broken), code=6)[1].strip()
+    assert line.startswith("memctl: error:") and "broken.json is not valid JSON" in line
+
+
+def test_strategy_choices_and_force(tmp_path: Path) -> None:
+    doc = tmp_path / "doc.md"
+    doc.write_text("# Deploy\nWe deploy with make release.\n\n## Rollback\nRevert the tag.\n")
+    assert "invalid value" in run_cli("import", str(doc), "--strategy", "chunks").stderr.lower()
+    report = json.loads(memctl("import", str(doc), "--strategy", "section", "--json")[0])
+    assert (report["files"][0]["strategy"], report["imported"]) == ("section", 2)
+    args = ("import", str(doc), "--strategy", "section", "--json", "--force")
+    again = json.loads(memctl(*args)[0])
+    assert (again["files"][0]["status"], again["imported"], again["skipped"]) == ("imported", 0, 2)
