@@ -1,4 +1,4 @@
-"""The code base stays ruff clean (lint and format), as CI checks it."""
+"""The code base stays ruff clean (lint and format) and mypy clean, as CI checks it."""
 
 from __future__ import annotations
 
@@ -15,5 +15,12 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_ruff(command: list[str]) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "ruff", *command, "."], cwd=ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_mypy_on_the_package() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "memctl"], cwd=ROOT, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stdout + done.stderr
