@@ -67,7 +67,14 @@ def parse_record(line: str, default_scope: str) -> tuple[Memory, list[dict[str, 
     if not isinstance(values.get("tags", []), list):
         raise ValueError('"tags" must be a list')
     values["content_hash"] = content_hash(values["content"])
+    values.setdefault("id", stable_id(values["scope"], values["content"]))
     return Memory(**values), relations
+
+
+def stable_id(scope: str, content: str) -> str:
+    """The id of a record that came without one: the same for the same text in the same
+    scope, so that importing a hand-written file twice skips it the second time."""
+    return content_hash(f"{scope}\0{content}")[:32]
 
 
 def read_lines(stream: IO[bytes]) -> Iterator[tuple[int, str]]:

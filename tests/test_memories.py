@@ -208,3 +208,14 @@ def test_import_skips_malformed_lines_and_reports_them(ctx: Context) -> None:
     report = import_lines(ctx, enumerate(lines, start=1))
     assert report.imported == 2
     assert [e.split(":")[0] for e in report.errors] == ["line 2", "line 3", "line 4", "line 5"]
+
+
+def test_records_without_ids_are_skipped_when_imported_again(ctx: Context) -> None:
+    lines = ['{"content": "hand-written fact one"}', '{"content": "hand-written fact two"}']
+    first = import_lines(ctx, enumerate(lines, start=1))
+    again = import_lines(ctx, enumerate(lines, start=1))
+    assert (first.imported, again.imported, again.skipped) == (2, 0, 2)
+    elsewhere = import_lines(
+        ctx, enumerate(['{"content": "hand-written fact one", "scope": "global"}'], start=1)
+    )
+    assert elsewhere.imported == 1  # the same text in another scope is another memory

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich import box
 from rich.table import Table
 
 from memctl import memories
@@ -116,23 +117,24 @@ def import_(
 
 
 def _show_import(report: ImportReport) -> None:
-    table = Table(header_style="bold", title="dry run: nothing written" if report.dry_run else None)
-    table.add_column("file", overflow="fold", ratio=2)
-    for column in ("format", "strategy", "status"):
-        table.add_column(column, overflow="fold")
-    for column in ("imported", "merged", "skipped"):
+    table = Table(
+        header_style="bold",
+        box=box.SIMPLE_HEAD,
+        title="dry run: nothing written" if report.dry_run else None,
+    )
+    table.add_column("file (why)", overflow="fold", ratio=1)
+    for column in ("format, strategy", "status"):
+        table.add_column(column, no_wrap=True)
+    for column in ("new", "merged", "skipped"):
         table.add_column(column, justify="right", no_wrap=True)
-    table.add_column("why", overflow="fold", ratio=3)
     for file in report.files:
         table.add_row(
-            file.name,
-            file.format or "-",
-            file.strategy or "-",
+            f"{file.name}\n({file.error or file.why})" if file.error or file.why else file.name,
+            f"{file.format or '-'}, {file.strategy or '-'}",
             file.status,
             str(file.imported),
             str(file.merged),
             str(file.skipped),
-            file.error or file.why,
         )
     console.print(table)
     for problem in (p for f in report.files for p in f.problems):
