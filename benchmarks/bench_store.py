@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from memctl.bench.synthetic import synthetic_memories
+from benchmarks.synthetic import synthetic_memories
 from memctl.config import load_settings
 from memctl.context import Context
 from memctl.exchange import import_lines

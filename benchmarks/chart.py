@@ -31,7 +31,7 @@ def series(report: dict[str, Any], group: str, prefix: str) -> dict[str, dict[in
             for name in report["retrievers"]
         }
     except (KeyError, TypeError, ValueError) as exc:
-        raise InputError(f"not the JSON of `memctl bench --json`: missing {exc}") from None
+        raise InputError(f"not benchmark JSON (--json output): missing {exc}") from None
 
 
 def recall_chart(reports: list[dict[str, Any]], out: Path) -> None:
@@ -42,9 +42,7 @@ def recall_chart(reports: list[dict[str, Any]], out: Path) -> None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise UsageError(
-            "the chart needs matplotlib: pip install 'memctl[bench]' (or pip install matplotlib)"
-        ) from None
+        raise UsageError("the chart needs matplotlib: pip install matplotlib") from None
     unknown = [r.get("benchmark") for r in reports if r.get("benchmark") not in PANELS]
     if unknown:
         raise InputError(f"cannot chart results of benchmark {unknown[0]!r}")

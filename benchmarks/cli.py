@@ -16,9 +16,9 @@ from memctl.cli.render import console, err_console, print_json
 from memctl.errors import InputError, UsageError
 
 if TYPE_CHECKING:
-    from memctl.bench.embedcache import EmbeddingCache
-    from memctl.bench.report import QualityReport
-    from memctl.bench.scale import ScaleRow
+    from benchmarks.embedcache import EmbeddingCache
+    from benchmarks.report import QualityReport
+    from benchmarks.scale import ScaleRow
     from memctl.config import Settings
 
 app = new_typer()
@@ -57,7 +57,7 @@ CacheOption = Annotated[
 
 
 def _open_cache(ctx: typer.Context, cache_dir: Path | None) -> tuple[Settings, EmbeddingCache]:
-    from memctl.bench.embedcache import open_cache
+    from benchmarks.embedcache import open_cache
 
     settings = settings_for(ctx)
     return settings, open_cache(settings, cache_dir)
@@ -84,8 +84,8 @@ def _quality(
     details: Path | None,
     as_json: bool,
 ) -> None:
-    from memctl.bench import locomo, longmemeval
-    from memctl.bench.retrievers import choose
+    from benchmarks import locomo, longmemeval
+    from benchmarks.retrievers import choose
 
     module = {"locomo": locomo, "longmemeval": longmemeval}[benchmark]
     chosen = choose(retrievers)
@@ -165,7 +165,7 @@ def scale(
     as_json: JsonOption = False,
 ) -> None:
     """Insert rate, database size, recall latency and memory at N synthetic memories."""
-    from memctl.bench.scale import run
+    from benchmarks.scale import run
 
     counts = _counts(n)
     settings, embed_cache = _open_cache(ctx, cache)
@@ -182,7 +182,8 @@ def chart(
     results: Annotated[
         list[Path],
         typer.Argument(
-            help="JSON files from `memctl bench locomo|longmemeval --json`.", show_default=False
+            help="JSON files from `python -m benchmarks locomo|longmemeval --json`.",
+            show_default=False,
         ),
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="PNG file to write.")] = Path(
@@ -190,7 +191,7 @@ def chart(
     ),
 ) -> None:
     """Chart recall@k per retriever from saved results, one panel each (needs matplotlib)."""
-    from memctl.bench.chart import recall_chart
+    from benchmarks.chart import recall_chart
 
     reports = []
     for path in results:

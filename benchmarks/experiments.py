@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from functools import partial
 
-from memctl.bench.retrievers import ACTIVE, Question, Retriever
+from benchmarks.retrievers import ACTIVE, Question, Retriever
 from memctl.context import Context
 from memctl.model import parse_time
 from memctl.store.memories import fts_search, get_memories, list_memories, vector_search

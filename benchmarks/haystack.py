@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 from itertools import islice
 from pathlib import Path
 
-from memctl.bench.embedcache import EmbeddingCache
+from benchmarks.embedcache import EmbeddingCache
 from memctl.config import Settings
 from memctl.context import Context
 from memctl.model import Category, Kind, Memory, Tier, format_time

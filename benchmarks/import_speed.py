@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from ingest_speed import ENV, PEAK_PROBE  # noqa: E402  (a script beside this one)
 
-from memctl.bench.documents import chatgpt_export, markdown_notes, note  # noqa: E402  (path above)
+from benchmarks.documents import chatgpt_export, markdown_notes, note  # noqa: E402  (path above)
 
 
 def memctl_import(home: Path, *paths: Path) -> tuple[float, int, dict[str, object]]:

@@ -34,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from memctl.bench.transcripts import claude_code_lines  # noqa: E402  (needs the path above)
+from benchmarks.transcripts import claude_code_lines  # noqa: E402  (needs the path above)
 from memctl.model import parse_time  # noqa: E402
 from memctl.store.database import Database  # noqa: E402
 

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from memctl.bench.datafile import read_json_list, record_errors
-from memctl.bench.embedcache import EmbeddingCache
-from memctl.bench.haystack import BenchStores, Turn
-from memctl.bench.metrics import Tally, distinct, ndcg_at, recall_all_at, recall_at
-from memctl.bench.report import Progress, QualityReport, Timer, gold_ranks, ingest_figures
-from memctl.bench.retrievers import CAVEATS, Question, Retriever
+from benchmarks.datafile import read_json_list, record_errors
+from benchmarks.embedcache import EmbeddingCache
+from benchmarks.haystack import BenchStores, Turn
+from benchmarks.metrics import Tally, distinct, ndcg_at, recall_all_at, recall_at
+from benchmarks.report import Progress, QualityReport, Timer, gold_ranks, ingest_figures
+from benchmarks.retrievers import CAVEATS, Question, Retriever
 from memctl.config import Settings
 
 DATE_FORMAT = "%Y/%m/%d (%a) %H:%M"

@@ -7,10 +7,10 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
-from memctl.bench.embedcache import EmbeddingCache
-from memctl.bench.haystack import IngestStats
-from memctl.bench.metrics import percentile
-from memctl.bench.retrievers import Question, Retriever
+from benchmarks.embedcache import EmbeddingCache
+from benchmarks.haystack import IngestStats
+from benchmarks.metrics import percentile
+from benchmarks.retrievers import Question, Retriever
 from memctl.context import Context
 
 Progress = Callable[[int, int], None]

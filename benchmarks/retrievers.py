@@ -62,9 +62,9 @@ BASELINES: dict[str, Retriever] = {
 def choose(names: list[str] | None) -> dict[str, Retriever]:
     """The named retrievers (default: the three baselines); unknown names are a UsageError.
 
-    ``exp-*`` names are the experiments of memctl.bench.experiments.
+    ``exp-*`` names are the experiments of benchmarks.experiments.
     """
-    from memctl.bench.experiments import EXPERIMENTS
+    from benchmarks.experiments import EXPERIMENTS
 
     if not names:
         return dict(BASELINES)

@@ -17,11 +17,11 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
-from memctl.bench.embedcache import EmbeddingCache
-from memctl.bench.haystack import BENCH_SCOPE, BenchStores
-from memctl.bench.metrics import percentile
-from memctl.bench.retrievers import BASELINES, Question
-from memctl.bench.synthetic import QUERIES, synthetic_memories
+from benchmarks.embedcache import EmbeddingCache
+from benchmarks.haystack import BENCH_SCOPE, BenchStores
+from benchmarks.metrics import percentile
+from benchmarks.retrievers import BASELINES, Question
+from benchmarks.synthetic import QUERIES, synthetic_memories
 from memctl.config import Settings
 from memctl.context import Context
 from memctl.errors import MemctlError

@@ -11,7 +11,7 @@ _memctl_spec() {
     cmds="" opts="" valopts="" fileopts="" filearg=0
     case $1 in
         "")
-            cmds="reembed remember get list update forget delete purge link unlink recall profile status events export import ingest runs undo maintain config model bench"
+            cmds="reembed remember get list update forget delete purge link unlink recall profile status events export import ingest runs undo maintain config model"
             opts="--home -c --config --version -h --help"
             valopts="--home -c --config"
             ;;
@@ -118,31 +118,6 @@ _memctl_spec() {
             ;;
         "model info")
             opts="--json -h --help"
-            ;;
-        "bench")
-            cmds="locomo longmemeval scale chart"
-            opts="-h --help"
-            ;;
-        "bench locomo")
-            opts="--data --limit -r --retriever --cache --details --json -h --help"
-            valopts="--data --limit -r --retriever --cache --details"
-            fileopts="--data --cache --details"
-            ;;
-        "bench longmemeval")
-            opts="--data --limit -r --retriever --cache --details --json -h --help"
-            valopts="--data --limit -r --retriever --cache --details"
-            fileopts="--data --cache --details"
-            ;;
-        "bench scale")
-            opts="--n --rounds --processes --cache --json -h --help"
-            valopts="--n --rounds --processes --cache"
-            fileopts="--cache"
-            ;;
-        "bench chart")
-            opts="-o --out -h --help"
-            valopts="-o --out"
-            fileopts="-o --out"
-            filearg=1
             ;;
     esac
 }

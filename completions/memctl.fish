@@ -32,7 +32,6 @@ complete -c memctl -n '__fish_use_subcommand' -a 'undo' -d 'Revert every memory 
 complete -c memctl -n '__fish_use_subcommand' -a 'maintain' -d 'Run maintenance: for now, finish the queued ingest jobs (decay, consolidation and archiving come later). Safe to run from cron, and twice at once.'
 complete -c memctl -n '__fish_use_subcommand' -a 'config' -d 'Show and change configuration.'
 complete -c memctl -n '__fish_use_subcommand' -a 'model' -d 'Install and inspect the embedding model.'
-complete -c memctl -n '__fish_use_subcommand' -a 'bench' -d 'Measure recall quality (LoCoMo, LongMemEval) and speed.'
 
 # memctl reembed
 complete -c memctl -n '__fish_seen_subcommand_from reembed' -l json -d 'Print JSON (stable field names).'
@@ -215,41 +214,3 @@ complete -c memctl -n '__fish_seen_subcommand_from model; and __fish_seen_subcom
 # memctl model info
 complete -c memctl -n '__fish_seen_subcommand_from model; and __fish_seen_subcommand_from info' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from model; and __fish_seen_subcommand_from info' -s h -l help -d 'Show this message and exit.'
-
-# memctl bench
-complete -c memctl -n '__fish_seen_subcommand_from bench; and not __fish_seen_subcommand_from locomo longmemeval scale chart' -s h -l help -d 'Show this message and exit.'
-complete -c memctl -n '__fish_seen_subcommand_from bench; and not __fish_seen_subcommand_from locomo longmemeval scale chart' -a 'locomo' -d 'LoCoMo: Recall@k of the evidence turns, per category, for each retriever.'
-complete -c memctl -n '__fish_seen_subcommand_from bench; and not __fish_seen_subcommand_from locomo longmemeval scale chart' -a 'longmemeval' -d 'LongMemEval: session recall_all@k and NDCG@k, turn recall@10, per question type.'
-complete -c memctl -n '__fish_seen_subcommand_from bench; and not __fish_seen_subcommand_from locomo longmemeval scale chart' -a 'scale' -d 'Insert rate, database size, recall latency and memory at N synthetic memories.'
-complete -c memctl -n '__fish_seen_subcommand_from bench; and not __fish_seen_subcommand_from locomo longmemeval scale chart' -a 'chart' -d 'Chart recall@k per retriever from saved results, one panel each (needs matplotlib).'
-
-# memctl bench locomo
-complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from locomo' -l data -r -F -d 'The benchmark\'s JSON file (.json or .json.gz).'
-complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from locomo' -l limit -x -d 'Run only the first N questions.'
-complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from locomo' -s r -l retriever -x -d 'Retriever to compare (repeatable; default memctl, bm25 and vector).'
-complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from locomo' -l cache -r -F -d 'Keep embeddings in this directory so a rerun embeds nothing twice.'
-complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from locomo' -l details -r -F -d 'Write one JSON line per question: where each retriever ranked its evidence.'
-complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from locomo' -l json -d 'Print JSON (stable field names).'
-complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from locomo' -s h -l help -d 'Show this message and exit.'
-
-# memctl bench longmemeval
-complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from longmemeval' -l data -r -F -d 'The benchmark\'s JSON file (.json or .json.gz).'
-complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from longmemeval' -l limit -x -d 'Run only the first N questions.'
-complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from longmemeval' -s r -l retriever -x -d 'Retriever to compare (repeatable; default memctl, bm25 and vector).'
-complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from longmemeval' -l cache -r -F -d 'Keep embeddings in this directory so a rerun embeds nothing twice.'
-complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from longmemeval' -l details -r -F -d 'Write one JSON line per question: where each retriever ranked its evidence.'
-complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from longmemeval' -l json -d 'Print JSON (stable field names).'
-complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from longmemeval' -s h -l help -d 'Show this message and exit.'
-
-# memctl bench scale
-complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from scale' -l n -x -d 'Store sizes to measure, comma-separated.'
-complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from scale' -l rounds -x -d 'In-process timing: times each query runs.'
-complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from scale' -l processes -x -d 'Whole `memctl recall` processes to time.'
-complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from scale' -l cache -r -F -d 'Keep embeddings in this directory so a rerun embeds nothing twice.'
-complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from scale' -l json -d 'Print JSON (stable field names).'
-complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from scale' -s h -l help -d 'Show this message and exit.'
-
-# memctl bench chart
-complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from chart' -s o -l out -r -F -d 'PNG file to write.'
-complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from chart' -s h -l help -d 'Show this message and exit.'
-complete -c memctl -n '__fish_seen_subcommand_from bench; and __fish_seen_subcommand_from chart' -F

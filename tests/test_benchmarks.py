@@ -1,4 +1,4 @@
-"""`memctl bench`: metrics, data loading, the harness on tiny files of the real shapes, the CLI.
+"""`python -m benchmarks`: metrics, data loading, the harness on tiny files of real shapes, the CLI.
 
 The tiny files are written here in the datasets' real formats; the real runs
 on the dev files stay out of the suite (see docs/benchmarks.md).
@@ -10,20 +10,21 @@ import dataclasses
 import gzip
 import json
 import math
+import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from memctl.bench import locomo, longmemeval
-from memctl.bench.embedcache import EmbeddingCache
-from memctl.bench.metrics import distinct, ndcg_at, percentile, recall_all_at, recall_at
-from memctl.bench.retrievers import BASELINES, Question, choose
+from benchmarks import locomo, longmemeval
+from benchmarks.embedcache import EmbeddingCache
+from benchmarks.metrics import distinct, ndcg_at, percentile, recall_all_at, recall_at
+from benchmarks.retrievers import BASELINES, Question, choose
 from memctl.config import load_settings
 from memctl.context import Context
 from memctl.errors import InputError, UsageError
-from tests.conftest import run_cli
 from tests.fakes import HashEmbedder
 
 SESSION_1 = [
@@ -346,18 +347,32 @@ def test_unknown_retriever_is_a_usage_error() -> None:
 def test_chart_without_matplotlib_says_how_to_install_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memctl.bench.chart import recall_chart
+    from benchmarks.chart import recall_chart
 
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    with pytest.raises(UsageError, match=r"pip install 'memctl\[bench\]'"):
+    with pytest.raises(UsageError, match=r"pip install matplotlib"):
         recall_chart([{"benchmark": "locomo"}], tmp_path / "c.png")
 
 
 # the real command, real model, real processes
 
 
+def run_bench(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m benchmarks`` as a real process, importable from any working directory."""
+    root = str(Path(__file__).resolve().parents[1])
+    path = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
+    return subprocess.run(
+        [sys.executable, "-m", "benchmarks", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "200", "PYTHONPATH": path},
+        cwd=cwd,
+        timeout=300,
+    )
+
+
 def test_bench_commands_run_end_to_end_on_tiny_files(tmp_path: Path) -> None:
-    done = run_cli("bench", "locomo", "--data", str(locomo_file(tmp_path / "l.json")), "--json")
+    done = run_bench("locomo", "--data", str(locomo_file(tmp_path / "l.json")), "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     # Every turn is indexed and every resolvable evidence id scored: the vector leg alone
@@ -369,12 +384,11 @@ def test_bench_commands_run_end_to_end_on_tiny_files(tmp_path: Path) -> None:
 
     lme = longmemeval_file(tmp_path / "lme.json.gz")
     cache = tmp_path / "cache"
-    done = run_cli("bench", "longmemeval", "--data", str(lme), "--cache", str(cache))
+    done = run_bench("longmemeval", "--data", str(lme), "--cache", str(cache))
     assert done.returncode == 0, done.stderr
     assert "R_all@5" in done.stdout and "single-session-user" in done.stdout
     details = tmp_path / "details.jsonl"
-    done = run_cli(
-        "bench",
+    done = run_bench(
         "longmemeval",
         "--data",
         str(lme),
@@ -391,7 +405,7 @@ def test_bench_commands_run_end_to_end_on_tiny_files(tmp_path: Path) -> None:
     assert [line["id"] for line in lines] == ["q1", "q2"]
     assert lines[0]["ranks"]["bm25"]["sessions"] == {"s-coins": 1}
 
-    done = run_cli("bench", "scale", "--n", "40,80", "--rounds", "1", "--processes", "1", "--json")
+    done = run_bench("scale", "--n", "40,80", "--rounds", "1", "--processes", "1", "--json")
     assert done.returncode == 0, done.stderr
     rows = json.loads(done.stdout)
     assert [row["memories"] for row in rows] == [40, 80]
@@ -399,7 +413,7 @@ def test_bench_commands_run_end_to_end_on_tiny_files(tmp_path: Path) -> None:
     assert set(rows[0]["recall_ms"]) == {"memctl", "bm25", "vector"}
 
     pytest.importorskip("matplotlib")
-    done = run_cli("bench", "chart", str(tmp_path / "locomo.json"), "-o", str(tmp_path / "c.png"))
+    done = run_bench("chart", str(tmp_path / "locomo.json"), "-o", str(tmp_path / "c.png"))
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "c.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -407,18 +421,18 @@ def test_bench_commands_run_end_to_end_on_tiny_files(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
-        (["bench", "locomo", "--data", "missing.json"], 6, "no LoCoMo file at missing.json"),
-        (["bench", "longmemeval", "--data", "bad.json"], 6, "is not a LongMemEval file"),
-        (["bench", "scale", "--n", "ten"], 2, "--n takes comma-separated counts"),
-        (["bench", "locomo", "--data", "bad.json", "-r", "nope"], 2, "unknown retriever nope"),
-        (["bench", "chart", "bad.json"], 6, "cannot read results from bad.json"),
+        (["locomo", "--data", "missing.json"], 6, "no LoCoMo file at missing.json"),
+        (["longmemeval", "--data", "bad.json"], 6, "is not a LongMemEval file"),
+        (["scale", "--n", "ten"], 2, "--n takes comma-separated counts"),
+        (["locomo", "--data", "bad.json", "-r", "nope"], 2, "unknown retriever nope"),
+        (["chart", "bad.json"], 6, "cannot read results from bad.json"),
     ],
 )
 def test_bench_errors_are_one_line(
     tmp_path: Path, args: list[str], code: int, message: str
 ) -> None:
     (tmp_path / "bad.json").write_text("not json", encoding="utf-8")
-    done = run_cli(*args, cwd=tmp_path)
+    done = run_bench(*args, cwd=tmp_path)
     assert done.returncode == code, done.stderr
     assert message in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
@@ -430,7 +444,7 @@ def test_bench_errors_are_one_line(
 def test_experiment_date_windows_come_from_the_question_only() -> None:
     from datetime import datetime
 
-    from memctl.bench.experiments import content_words, date_window
+    from benchmarks.experiments import content_words, date_window
 
     start, end = date_window("What did Tim recommend on 8th December, 2023?", None)  # type: ignore[misc]
     assert start < datetime(2023, 12, 8) < end and (end - start).days == 7
@@ -452,8 +466,8 @@ def test_experiment_date_windows_come_from_the_question_only() -> None:
 def test_experiments_rank_through_the_store_and_neighbours_share_scores(
     tmp_path: Path, fast: tuple[Any, EmbeddingCache]
 ) -> None:
-    from memctl.bench.experiments import with_context
-    from memctl.bench.haystack import BenchStores
+    from benchmarks.experiments import with_context
+    from benchmarks.haystack import BenchStores
 
     settings, cache = fast
     report = locomo.run(

@@ -197,7 +197,7 @@ def test_an_unwritable_cache_is_skipped(tmp_path: Path) -> None:
 def test_the_tokenizer_built_from_the_vocabulary_equals_tokenizer_json() -> None:
     from tokenizers import Tokenizer
 
-    from memctl.bench.synthetic import synthetic_memories
+    from benchmarks.synthetic import synthetic_memories
 
     directory = local.resolve_model_dir(None)
     fast = local._load_tokenizer(directory / "tokenizer.json")

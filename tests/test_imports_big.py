@@ -6,8 +6,8 @@ from __future__ import annotations
 import tracemalloc
 from pathlib import Path
 
+from benchmarks.documents import markdown_notes
 from memctl import memories
-from memctl.bench.documents import markdown_notes
 from memctl.config import load_settings
 from memctl.context import Context
 from memctl.imports.files import expand

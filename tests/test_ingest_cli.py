@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import typer
 
-from memctl.bench.transcripts import claude_code_lines
+from benchmarks.transcripts import claude_code_lines
 from memctl.cli.entry import INGEST_OPTIONS, ingest_parser, run_fast, split_command
 from memctl.context import Context
 from memctl.ingest.capture import IngestOptions, capture

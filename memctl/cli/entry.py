@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -211,28 +212,33 @@ def _error(message: str) -> None:
     sys.stderr.write(f"\x1b[31m{message}\x1b[0m\n" if red else message + "\n")
 
 
-def main() -> None:
+def _run_memctl() -> int:
+    code = run_fast(sys.argv[1:])
+    if code is None:
+        from memctl.cli.main import app
+
+        app()
+        code = 0
+    return code
+
+
+def main(run: Callable[[], int] = _run_memctl, prog: str = "memctl") -> None:
     """Entry point: a MemctlError is one line on stderr and its exit code, never a traceback."""
     try:
-        code = run_fast(sys.argv[1:])
-        if code is None:
-            from memctl.cli.main import app
-
-            app()
-            code = 0
+        code = run()
     except MemctlError as exc:
         if os.environ.get("MEMCTL_DEBUG"):
             raise
-        _error(f"memctl: error: {' '.join(str(exc).split())}")
+        _error(f"{prog}: error: {' '.join(str(exc).split())}")
         code = exc.exit_code
     except KeyboardInterrupt:
-        _error("memctl: interrupted")
+        _error(f"{prog}: interrupted")
         code = 130
     except Exception as exc:
         if os.environ.get("MEMCTL_DEBUG"):
             raise
         _error(
-            f"memctl: internal error: {type(exc).__name__}: {exc} "
+            f"{prog}: internal error: {type(exc).__name__}: {exc} "
             "(set MEMCTL_DEBUG=1 for the traceback)"
         )
         code = 70

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from memctl import __version__
-from memctl.cli import bench, config_cmd, exchange, graph, ingest, memory, model_cmd, recall, status
+from memctl.cli import config_cmd, exchange, graph, ingest, memory, model_cmd, recall, status
 from memctl.cli.common import home_path, new_typer, split_assignments
 
 # The entry point (the error wrapper and the fast lane) is memctl.cli.entry.main; installs
@@ -63,9 +63,6 @@ for group in (memory, graph, recall, status, exchange, ingest):
 app.add_typer(config_cmd.app, name="config", help="Show and change configuration.")
 app.add_typer(model_cmd.app, name="model", help="Install and inspect the embedding model.")
 app.command("reembed")(model_cmd.reembed)
-app.add_typer(
-    bench.app, name="bench", help="Measure recall quality (LoCoMo, LongMemEval) and speed."
-)
 
 if __name__ == "__main__":
     main()
