@@ -20,8 +20,8 @@ from pathlib import Path
 from benchmarks.synthetic import synthetic_memories
 from memctl.config import load_settings
 from memctl.context import Context
-from memctl.exchange import import_lines
 from memctl.model import format_time
+from memctl.sync.records import import_lines
 
 PROJECT = "github.com/acme/platform"
 SCOPES = [(PROJECT, 0.7), ("global", 0.2), ("github.com/acme/website", 0.1)]

@@ -44,9 +44,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench_store import build_info, cached_store, fresh_home  # noqa: E402
 
 from benchmarks.synthetic import QUERIES  # noqa: E402
-from memctl import memories  # noqa: E402
 from memctl.config import load_settings  # noqa: E402
 from memctl.context import Context  # noqa: E402
+from memctl.memories import operations as memories  # noqa: E402
 from memctl.retrieve.query import analyse  # noqa: E402
 from memctl.store.memories import MemoryFilter, fts_rank, vector_search  # noqa: E402
 from memctl.store.vector_index import vector_index  # noqa: E402

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memctl.config import load_settings
+from memctl.config.settings import load_settings
 from memctl.context import Context
 from tests.fakes import HashEmbedder
 from tests.ollama_server import dead_ollama_url, ollama_server  # noqa: F401

@@ -99,3 +99,121 @@ def test_every_package_directory_has_an_init() -> None:
         and not (d / "__init__.py").is_file()
     ]
     assert not missing
+
+
+# The layer order, top to bottom. A module may import from its own layer or a lower one,
+# never from a higher one; packages in one layer are peers and must not form a cycle.
+LAYERS: list[tuple[str, ...]] = [
+    ("cli", "__main__"),
+    ("integrations",),
+    ("api",),
+    ("maintain",),
+    ("ingest", "imports", "retrieve", "sync"),
+    ("memories",),
+    ("context",),
+    ("store", "embed", "llm"),
+    ("config", "model", "errors", "__init__"),
+]
+LAYER_OF = {name: depth for depth, names in enumerate(LAYERS) for name in names}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(("memctl", *parts))
+
+
+def memctl_imports(path: Path) -> set[str]:
+    """Every memctl module ``path`` imports, at the top or inside a function."""
+    found: set[str] = set()
+    own = module_name(path)
+    package = own if path.name == "__init__.py" else own.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("memctl")}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1])
+                base = f"{base}.{node.module}" if node.module else base
+            if not base.startswith("memctl"):
+                continue
+            for alias in node.names:
+                candidate = f"{base}.{alias.name}"
+                found.add(candidate if candidate in GRAPH_NODES else base)
+    return found
+
+
+GRAPH_NODES = {module_name(p) for p in modules()}
+
+
+def top_package(module: str) -> str:
+    parts = module.split(".")
+    if len(parts) == 1:
+        return "__init__"
+    return parts[1]
+
+
+def module_graph() -> dict[str, set[str]]:
+    return {module_name(p): {m for m in memctl_imports(p) if m in GRAPH_NODES} for p in modules()}
+
+
+def test_every_top_level_name_has_a_layer() -> None:
+    names = {top_package(m) for m in GRAPH_NODES}
+    assert names <= set(LAYER_OF), names - set(LAYER_OF)
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: p.relative_to(PACKAGE).as_posix())
+def test_imports_point_down_the_layers(path: Path) -> None:
+    own = LAYER_OF[top_package(module_name(path))]
+    upward = [
+        m for m in memctl_imports(path) if m in GRAPH_NODES and LAYER_OF[top_package(m)] < own
+    ]
+    assert not upward, f"{path.relative_to(PACKAGE)} imports a higher layer: {upward}"
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle in ``graph`` as a list of nodes, or None."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*stack[stack.index(nxt) :], nxt]
+            if nxt not in state and (cycle := visit(nxt)):
+                return cycle
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (cycle := visit(node)):
+            return cycle
+    return None
+
+
+def test_no_module_import_cycle() -> None:
+    graph = module_graph()
+    # A package's __init__ may re-export its own modules; that is not a cycle of design.
+    for name, targets in graph.items():
+        if (PACKAGE / Path(*name.split(".")[1:]) / "__init__.py").exists():
+            graph[name] = {t for t in targets if not t.startswith(name + ".")}
+    assert find_cycle(graph) is None, " -> ".join(find_cycle(graph) or [])
+
+
+def test_no_package_import_cycle() -> None:
+    graph: dict[str, set[str]] = {}
+    for source, targets in module_graph().items():
+        graph.setdefault(top_package(source), set()).update(
+            top_package(t) for t in targets if top_package(t) != top_package(source)
+        )
+    assert find_cycle(graph) is None, " -> ".join(find_cycle(graph) or [])
+
+
+def test_find_cycle_finds_one() -> None:
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None

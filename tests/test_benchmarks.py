@@ -22,7 +22,7 @@ from benchmarks import locomo, longmemeval
 from benchmarks.embedcache import EmbeddingCache
 from benchmarks.metrics import distinct, ndcg_at, percentile, recall_all_at, recall_at
 from benchmarks.retrievers import BASELINES, Question, choose
-from memctl.config import load_settings
+from memctl.config.settings import load_settings
 from memctl.context import Context
 from memctl.errors import InputError, UsageError
 from tests.fakes import HashEmbedder

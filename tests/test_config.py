@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from memctl.config import (
+from memctl.config.scope import normalise_remote, project_root, project_scope
+from memctl.config.settings import (
     KEYS,
     PROJECT_CONFIG,
     load_settings,
@@ -23,7 +24,6 @@ from memctl.config import (
     write_config_value,
 )
 from memctl.errors import ConfigError
-from memctl.scope import normalise_remote, project_root, project_scope
 from tests.conftest import run_cli
 
 DEFAULTS = {key.name: key.default for key in KEYS}

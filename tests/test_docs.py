@@ -202,7 +202,7 @@ def test_man_page_documents_every_command_key_and_exit_code(
     rendered: dict[str, str], tree: Any
 ) -> None:
     from memctl import errors
-    from memctl.config import KEYS
+    from memctl.config.settings import KEYS
 
     man = rendered[gen_docs.MAN]
     for path in command_paths(tree):

@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from memctl import memories
 from memctl.context import Context
 from memctl.imports import pipeline
 from memctl.imports.detect import survey
@@ -23,6 +22,7 @@ from memctl.imports.pipeline import ImportOptions, import_files
 from memctl.imports.report import ImportReport
 from memctl.ingest.run import start_run
 from memctl.ingest.undo import undo
+from memctl.memories import operations as memories
 from memctl.model import Category, Kind, Memory, State
 from memctl.store.imports import find_import
 from memctl.store.runs import list_runs

@@ -7,11 +7,11 @@ import tracemalloc
 from pathlib import Path
 
 from benchmarks.documents import markdown_notes
-from memctl import memories
-from memctl.config import load_settings
+from memctl.config.settings import load_settings
 from memctl.context import Context
 from memctl.imports.files import expand
 from memctl.imports.pipeline import ImportOptions, import_files
+from memctl.memories import operations as memories
 from memctl.store.sessions import latest_messages
 from tests.fakes import HashEmbedder
 

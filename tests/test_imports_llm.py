@@ -8,11 +8,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from memctl import memories
 from memctl.context import Context
 from memctl.imports.files import expand
 from memctl.imports.pipeline import ImportOptions, import_files
 from memctl.imports.report import ImportReport
+from memctl.memories import operations as memories
 from memctl.model import Category, Memory
 from memctl.store.runs import get_run
 from tests import ollama_server as fake

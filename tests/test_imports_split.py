@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memctl.config import load_settings
+from memctl.config.settings import load_settings
 from memctl.errors import ConfigError, InputError
 from memctl.imports.detect import strategy as choose
 from memctl.imports.detect import survey
@@ -19,8 +19,8 @@ from memctl.imports.formats import detect as detect_format
 from memctl.imports.formats.base import pieces
 from memctl.imports.sections import sections
 from memctl.imports.split import Splitter, cut_point, split
-from memctl.ingest import privacy
 from memctl.ingest.source import Input
+from memctl.memories import privacy
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "imports"
 LIMIT, OVERLAP = 100, 10

@@ -12,7 +12,7 @@ import pytest
 from memctl.context import Context
 from memctl.errors import InputError, UsageError
 from memctl.ingest.capture import IngestOptions, capture
-from memctl.ingest.privacy import nothing_left, scrub
+from memctl.memories.privacy import nothing_left, scrub
 from memctl.model import Role
 from memctl.store import jobs
 from memctl.store.sessions import get_session, latest_messages

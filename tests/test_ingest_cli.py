@@ -15,7 +15,8 @@ import pytest
 import typer
 
 from benchmarks.transcripts import claude_code_lines
-from memctl.cli.entry import INGEST_OPTIONS, ingest_parser, run_fast, split_command
+from memctl.cli.entry import run_fast
+from memctl.cli.fastlane import INGEST_OPTIONS, ingest_parser, split_command
 from memctl.context import Context
 from memctl.ingest.capture import IngestOptions, capture
 from memctl.ingest.pipeline import run_session
@@ -249,7 +250,7 @@ def test_two_workers_at_once_run_each_job_once(
     for n in range(6):
         ingest_text(ctx, f"user: I prefer tool number {n} for task {n}.\n", session_id=f"s{n}")
     ctx.close()
-    command = [sys.executable, "-m", "memctl.ingest.worker"]
+    command = [sys.executable, "-m", "memctl.maintain.worker"]
     env = {**os.environ, **NO_LLM}
     workers = [subprocess.Popen(command, env=env, stdout=subprocess.PIPE) for _ in range(2)]
     logs = [worker.communicate(timeout=120)[0].decode() for worker in workers]

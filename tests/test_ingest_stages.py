@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from memctl import memories
 from memctl.context import Context
 from memctl.ingest import admission, extract_rules, noise, reconcile, reconcile_rules
 from memctl.ingest.facts import Decision, Fact, Passage, Verdict
 from memctl.ingest.pipeline import embed, select
 from memctl.ingest.run import Run, start_run
+from memctl.memories import operations as memories
 from memctl.model import Category, Kind, Memory, Message, Role, State, Tier
 from tests.ingesting import distil
 

@@ -11,11 +11,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from memctl import memories
 from memctl.context import Context
 from memctl.ingest.undo import undo
 from memctl.llm import LLMError
 from memctl.llm.ollama import OllamaLLM
+from memctl.memories import operations as memories
 from memctl.model import Category, Kind, Memory, RelationType, State
 from memctl.store import memories as store
 from memctl.store.events import run_events

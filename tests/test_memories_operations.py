@@ -5,16 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from memctl import memories
 from memctl.context import Context
 from memctl.errors import UsageError
-from memctl.exchange import export_lines, import_lines
+from memctl.memories import operations as memories
 from memctl.model import Action, Kind, Relation, RelationType, State
 from memctl.retrieve.pipeline import recall
 from memctl.store import memories as store
 from memctl.store.events import list_events
 from memctl.store.memories import MemoryFilter
 from memctl.store.relations import add_relation
+from memctl.sync.records import export_lines, import_lines
 
 
 def vector_of(ctx: Context, memory_id: str) -> np.ndarray:
@@ -142,7 +142,7 @@ def test_status_counts(ctx: Context) -> None:
 
 
 def test_recall_searches_the_project_and_global_scopes_only(home) -> None:  # type: ignore[no-untyped-def]
-    from memctl.config import load_settings
+    from memctl.config.settings import load_settings
     from tests.fakes import HashEmbedder
 
     # This test is about which scopes are searched, not about weak results: min-max
@@ -172,7 +172,7 @@ def test_recall_ranks_the_memory_found_by_both_legs_first(ctx: Context) -> None:
 def test_export_then_import_into_an_empty_home_gives_the_same_memories(
     ctx: Context, tmp_path
 ) -> None:  # type: ignore[no-untyped-def]
-    from memctl.config import load_settings
+    from memctl.config.settings import load_settings
     from tests.fakes import HashEmbedder
 
     a = memories.remember(ctx, "first exported", tags=["x"], category="profile")

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from memctl import memories
-from memctl.config import load_settings
+from memctl.config.settings import load_settings
 from memctl.context import Context
+from memctl.memories import operations as memories
 from memctl.model import Category, Kind, Memory, Relation, RelationType, State, Tier, format_time
 from memctl.retrieve.explain import why_not
 from memctl.retrieve.pipeline import recall

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memctl import memories
-from memctl.config import load_settings
+from memctl.config.settings import load_settings
 from memctl.context import Context
+from memctl.memories import operations as memories
 from memctl.retrieve.pipeline import recall
 from memctl.retrieve.query import analyse, is_english, lexical_alternatives, split_identifier
 from memctl.retrieve.when import time_window

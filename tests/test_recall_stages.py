@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memctl.config import load_settings
+from memctl.config.settings import load_settings
 from memctl.context import Context
 from memctl.model import Kind, Memory, Relation, RelationType, State, Tier, format_time
 from memctl.retrieve.pipeline import start
@@ -267,7 +267,7 @@ def test_when_a_leg_failed_the_other_takes_both_weights(ctx: Context) -> None:
 
 
 def test_session_messages_are_candidates_when_the_store_has_them(home: Path) -> None:
-    from memctl.config import load_settings
+    from memctl.config.settings import load_settings
     from memctl.model import Message, Role, Session
     from memctl.retrieve.pipeline import recall
     from memctl.store import sessions

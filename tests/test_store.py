@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memctl import memories
 from memctl.context import Context
 from memctl.errors import AmbiguousIdError, EmbedderMismatchError, NotFoundError, StoreError
+from memctl.memories import operations as memories
 from memctl.model import Memory
 from memctl.store import memories as store
 from memctl.store.database import Database

@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memctl import memories
 from memctl.context import Context
 from memctl.maintain.reembed import reembed
+from memctl.memories import operations as memories
 from memctl.model import Memory, State
 from memctl.store import database, vector_query
 from memctl.store.memories import MemoryFilter, insert_memory, vector_search
@@ -151,7 +151,7 @@ def test_another_process_writing_is_seen(ctx: Context, home: Path) -> None:
     nearest(ctx, "deploy", 3, MemoryFilter())
     code = (
         "from memctl.config import load_settings\nfrom memctl.context import Context\n"
-        "from memctl import memories\nfrom tests.fakes import HashEmbedder\n"
+        "from memctl.memories import operations as memories\nfrom tests.fakes import HashEmbedder\n"
         "ctx = Context(load_settings(), embedder=HashEmbedder())\n"
         "memories.remember(ctx, 'written by another process')\nctx.close()\n"
     )

@@ -12,13 +12,13 @@ import typer
 from rich import box
 from rich.table import Table
 
-from memctl import memories
 from memctl.cli.common import JsonOption, ScopeOption, TagsOption, new_typer, open_context
 from memctl.cli.render import console, print_json, warn
 from memctl.errors import InputError
-from memctl.exchange import export_lines
 from memctl.imports import STRATEGIES
+from memctl.memories import operations as memories
 from memctl.model import State
+from memctl.sync.records import export_lines
 
 if TYPE_CHECKING:
     from memctl.imports.report import ImportReport

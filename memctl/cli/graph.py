@@ -6,9 +6,9 @@ from typing import Annotated
 
 import typer
 
-from memctl import memories
 from memctl.cli.common import JsonOption, new_typer, open_context
 from memctl.cli.render import console, print_json
+from memctl.memories import operations as memories
 
 app = new_typer()
 

@@ -17,7 +17,7 @@ import typer
 from rich.table import Table
 
 from memctl.cli.common import JsonOption, new_typer, open_context
-from memctl.cli.entry import CLIENT_CHOICES, INGEST_OPTIONS, capture_lines, ingest_options
+from memctl.cli.fastlane import CLIENT_CHOICES, INGEST_OPTIONS, capture_lines, ingest_options
 from memctl.cli.render import age, console, print_json, warn
 from memctl.errors import NotFoundError
 from memctl.store.runs import RunRecord
@@ -49,7 +49,7 @@ def ingest(
 ) -> None:
     """Store a conversation verbatim at once; distil memories from it in the background."""
     from memctl.ingest.capture import capture, open_input
-    from memctl.ingest.worker import log_path, spawn
+    from memctl.maintain.spawn import log_path, spawn
 
     context = open_context(ctx)
     options = ingest_options(

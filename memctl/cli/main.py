@@ -10,10 +10,6 @@ from memctl import __version__
 from memctl.cli import config_cmd, exchange, graph, ingest, memory, model_cmd, recall, status
 from memctl.cli.common import home_path, new_typer, split_assignments
 
-# The entry point (the error wrapper and the fast lane) is memctl.cli.entry.main; installs
-# made before it moved there still name it memctl.cli.main:main.
-from memctl.cli.entry import main  # noqa: F401
-
 app = new_typer(
     help="memctl: local long-term memory for AI assistants.",
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -63,6 +59,3 @@ for group in (memory, graph, recall, status, exchange, ingest):
 app.add_typer(config_cmd.app, name="config", help="Show and change configuration.")
 app.add_typer(model_cmd.app, name="model", help="Install and inspect the embedding model.")
 app.command("reembed")(model_cmd.reembed)
-
-if __name__ == "__main__":
-    main()

@@ -7,7 +7,6 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from memctl import memories
 from memctl.cli.common import (
     JsonOption,
     ScopeOption,
@@ -18,6 +17,7 @@ from memctl.cli.common import (
 )
 from memctl.cli.render import console, memory_table, print_json
 from memctl.errors import UsageError
+from memctl.memories import operations as memories
 from memctl.model import Memory, Relation
 from memctl.store.memories import SORTS
 

@@ -9,18 +9,18 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from memctl import memories
 from memctl.cli.common import JsonOption, ScopeOption, new_typer, open_context, text_argument
 from memctl.cli.render import age, console, one_line, print_json, warn
 from memctl.errors import UsageError
+from memctl.memories import operations as memories
+from memctl.memories.timeparse import parse_since
 from memctl.model import parse_time
-from memctl.profile import build_profile
 from memctl.retrieve.context_block import render_context
 from memctl.retrieve.explain import explain, why_not
 from memctl.retrieve.params import MODES
 from memctl.retrieve.pipeline import RecallResult
 from memctl.retrieve.pipeline import recall as run_recall
-from memctl.timeparse import parse_since
+from memctl.retrieve.profile import build_profile
 
 app = new_typer()
 

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from memctl.config.scope import project_root, project_scope
 from memctl.errors import ConfigError
-from memctl.scope import project_root, project_scope
 
 CONFIG_FILE = "config.yaml"
 PROJECT_CONFIG = Path(".memctl") / CONFIG_FILE

@@ -31,8 +31,8 @@ from memctl.ingest.extract import extract
 from memctl.ingest.facts import Fact, Passage
 from memctl.ingest.parse.common import Tally
 from memctl.ingest.parse.generic import text_messages
-from memctl.ingest.privacy import Redactions, nothing_left, scrub, scrub_stream
 from memctl.ingest.run import Run
+from memctl.memories.privacy import Redactions, nothing_left, scrub, scrub_stream
 from memctl.model import Role
 
 # A person's own notes, or memories another tool kept: surer than a rule's guess (0.6).

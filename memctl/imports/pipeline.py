@@ -14,7 +14,7 @@ transaction so a batch sees the ones before it and no write lock waits on
 an LLM. The run record and the import's record close the file.
 
 memctl's own formats skip all that: their memories are imported as they
-are, ids kept (``memctl.exchange``). A file's own problems (unreadable,
+are, ids kept (``memctl.sync.records``). A file's own problems (unreadable,
 binary, malformed) fail that file only; trouble with the store stops the
 import.
 """
@@ -26,7 +26,6 @@ from dataclasses import dataclass
 
 from memctl.context import Context
 from memctl.errors import InputError, UsageError
-from memctl.exchange import import_lines, preview_lines
 from memctl.imports import detect
 from memctl.imports.dedupe import dedupe
 from memctl.imports.detect import ATOMIC, STRATEGIES, Survey
@@ -41,7 +40,7 @@ from memctl.ingest.pipeline import FACT_STAGES, embed, record_decisions
 from memctl.ingest.reconcile import decide
 from memctl.ingest.run import Run, start_run
 from memctl.llm import get_llm
-from memctl.memories import clean_tags, resolve_scope
+from memctl.memories.operations import clean_tags, resolve_scope
 from memctl.model import new_id, now_iso
 from memctl.store.imports import (
     DONE,
@@ -53,6 +52,7 @@ from memctl.store.imports import (
 )
 from memctl.store.runs import save_run
 from memctl.store.sessions import get_session
+from memctl.sync.records import import_lines, preview_lines
 
 # A file's own problems: they fail that file, and the import goes on with the others.
 FILE_ERRORS = (InputError, OSError)

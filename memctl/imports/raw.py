@@ -21,7 +21,7 @@ from memctl.context import Context
 from memctl.imports.distil import Plan
 from memctl.imports.files import Reading
 from memctl.imports.formats.base import Kind
-from memctl.ingest.privacy import Redactions, nothing_left, scrub, scrub_stream
+from memctl.memories.privacy import Redactions, nothing_left, scrub, scrub_stream
 from memctl.model import Message, Role, Session, now_iso
 from memctl.store.imports import ImportRecord, save_import
 from memctl.store.sessions import insert_messages, save_session

@@ -17,10 +17,10 @@ from datetime import UTC, datetime
 
 import numpy as np
 
+from memctl.config.scope import GLOBAL_SCOPE
 from memctl.ingest.facts import Fact
 from memctl.ingest.run import Run
 from memctl.model import State, Tier, parse_time
-from memctl.scope import GLOBAL_SCOPE
 from memctl.store.memories import MemoryFilter, vector_search
 
 

@@ -23,7 +23,7 @@ import numpy as np
 from memctl.ingest.extract_rules import sentences
 from memctl.ingest.facts import Decision, Fact, Verdict, abstract
 from memctl.ingest.run import Run
-from memctl.memories import clean_tags
+from memctl.memories.operations import clean_tags
 from memctl.model import Action, Category, Kind, Memory, Relation, RelationType, State, content_hash
 from memctl.model import now_iso as _now
 from memctl.store import memories as store

@@ -23,9 +23,9 @@ from memctl.context import Context
 from memctl.errors import InputError, UsageError
 from memctl.ingest.parse import Transcript, read_transcript
 from memctl.ingest.parse.common import Parsed
-from memctl.ingest.privacy import Redactions, nothing_left, safe_line, scrub
 from memctl.ingest.source import Input
-from memctl.memories import clean_tags, resolve_scope
+from memctl.memories.operations import clean_tags, resolve_scope
+from memctl.memories.privacy import Redactions, nothing_left, safe_line, scrub
 from memctl.model import Message, Session, now_iso
 from memctl.store import jobs
 from memctl.store.database import Database

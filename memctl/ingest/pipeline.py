@@ -18,10 +18,10 @@ from memctl.ingest.capture import Captured
 from memctl.ingest.extract import extract
 from memctl.ingest.facts import Decision, Fact, Passage
 from memctl.ingest.noise import drop_noise
-from memctl.ingest.privacy import scrub
 from memctl.ingest.reconcile import decide
 from memctl.ingest.run import Run, start_run
 from memctl.llm import get_llm
+from memctl.memories.privacy import scrub
 from memctl.model import Message, now_iso
 from memctl.store import jobs
 from memctl.store.runs import save_run

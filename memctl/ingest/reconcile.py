@@ -21,11 +21,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from memctl.config.scope import GLOBAL_SCOPE
 from memctl.ingest import reconcile_llm, reconcile_rules
 from memctl.ingest.facts import Decision, Fact, Verdict
 from memctl.ingest.run import Run
 from memctl.model import Category, Kind, Memory, State, now_iso
-from memctl.scope import GLOBAL_SCOPE
 from memctl.store.memories import (
     MemoryFilter,
     fts_search,

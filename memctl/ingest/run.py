@@ -14,8 +14,8 @@ from typing import Any
 from memctl.config import Settings
 from memctl.context import Context
 from memctl.ingest.facts import StageTrace
-from memctl.ingest.privacy import safe_line
 from memctl.llm import LLM, LLMError, estimate_tokens
+from memctl.memories.privacy import safe_line
 from memctl.model import new_id
 from memctl.store.database import Database
 from memctl.store.runs import RunRecord

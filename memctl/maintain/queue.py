@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from memctl.context import Context
-from memctl.ingest.privacy import safe_line
+from memctl.ingest.pipeline import run_session
+from memctl.memories.privacy import safe_line
 from memctl.model import format_time
 from memctl.store import jobs
 
@@ -40,8 +41,6 @@ def _summary(counts: dict[str, int]) -> str:
 
 def drain(ctx: Context, worker: str, log: Log, limit: int | None = None) -> DrainReport:
     """Run queued jobs (at most ``limit``) and report each one's outcome."""
-    from memctl.ingest.pipeline import run_session
-
     settings = ctx.settings
     report = DrainReport()
     while limit is None or len(report.done) + len(report.failed) < limit:

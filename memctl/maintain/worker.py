@@ -1,4 +1,4 @@
-"""The detached worker: ``python -m memctl.ingest.worker`` drains the job queue and exits.
+"""The detached worker: ``python -m memctl.maintain.worker`` drains the job queue and exits.
 
 ``memctl ingest`` starts it with ``spawn`` in its own process session (so a
 hook's end, or a closed terminal, does not stop it), with standard input
@@ -9,46 +9,14 @@ The log holds ids, counts and scrubbed errors, never message text.
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
 import sys
 from pathlib import Path
 
-from memctl.config import Settings, load_settings
+from memctl.config import load_settings
 from memctl.context import Context
-from memctl.ingest.privacy import safe_line
 from memctl.maintain.queue import drain, worker_name
+from memctl.memories.privacy import safe_line
 from memctl.model import now_iso
-
-LOG_DIR = "logs"
-LOG_FILE = "worker.log"
-
-
-def log_path(settings: Settings) -> Path:
-    return settings.home / LOG_DIR / LOG_FILE
-
-
-def spawn(settings: Settings, overrides: dict[str, str]) -> int:
-    """Start a detached worker for this home and config overrides; its process id."""
-    path = log_path(settings)
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    output = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    args = [sys.executable, "-m", "memctl.ingest.worker", "--home", str(settings.home)]
-    for name, value in overrides.items():
-        args += ["--config", f"{name}={value}"]
-    try:
-        process = subprocess.Popen(
-            args,
-            stdin=subprocess.DEVNULL,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            cwd=settings.cwd,
-            start_new_session=True,
-            close_fds=True,
-        )
-    finally:
-        os.close(output)
-    return process.pid
 
 
 def _log(line: str) -> None:
@@ -56,7 +24,7 @@ def _log(line: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m memctl.ingest.worker")
+    parser = argparse.ArgumentParser(prog="python -m memctl.maintain.worker")
     parser.add_argument("--home", help="the data directory")
     parser.add_argument("--config", "-c", action="append", default=[], metavar="KEY=VALUE")
     args = parser.parse_args(argv)

@@ -7,8 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
+from memctl.memories.timeparse import parse_since
 from memctl.model import (
     HIDDEN_STATES,
     Action,
@@ -24,7 +26,6 @@ from memctl.model import (
     now_iso,
     parse_choice,
 )
-from memctl.scope import GLOBAL_SCOPE
 from memctl.store import memories as store
 from memctl.store.events import count_events, list_events, log_event
 from memctl.store.imports import count_imports
@@ -33,7 +34,6 @@ from memctl.store.memories import MemoryFilter
 from memctl.store.noise import add_noise_vector
 from memctl.store.relations import add_relation, relations_of, remove_relations
 from memctl.store.sessions import count_sessions
-from memctl.timeparse import parse_since
 
 MAX_CONTENT_CHARS = 100_000
 

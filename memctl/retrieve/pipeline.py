@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.errors import MemctlError
 from memctl.model import Action, Memory, State, format_time, now_iso
@@ -37,7 +38,6 @@ from memctl.retrieve.stages.scope import scope
 from memctl.retrieve.stages.spread import describe, spread
 from memctl.retrieve.stages.status import status
 from memctl.retrieve.stages.time_boost import time_boost
-from memctl.scope import GLOBAL_SCOPE
 from memctl.store.events import log_events
 from memctl.store.memories import MemoryFilter, record_access
 

@@ -7,10 +7,13 @@ released migration; add the next one.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from memctl.store.database import Database
+
+class Database(Protocol):
+    """What a migration needs of the store's connection: statements, nothing else."""
+
+    def execute(self, sql: str, params: Any = ()) -> None: ...
 
 
 def _in(column: str, values: tuple[str, ...]) -> str:

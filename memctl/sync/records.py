@@ -14,7 +14,7 @@ from typing import IO, Any
 
 from memctl.context import Context
 from memctl.errors import InputError, MemctlError
-from memctl.memories import clean_content
+from memctl.memories.operations import clean_content
 from memctl.model import Action, Memory, Relation, RelationType, content_hash, now_iso, parse_choice
 from memctl.store import memories as store
 from memctl.store.events import log_event

@@ -2,7 +2,7 @@
 
 A line is a JSON object with a ``content`` string (and no ``role``, which
 would make it a transcript line); ids are kept and ids already present
-skipped, so importing an export twice changes nothing (``memctl.exchange``).
+skipped, so importing an export twice changes nothing (``memctl.sync.records``).
 """
 
 from __future__ import annotations

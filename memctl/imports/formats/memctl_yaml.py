@@ -52,7 +52,7 @@ def plain(value: Any) -> Any:
 
 
 def lines(source: Input) -> Iterator[tuple[int, str]]:
-    """The memory as one JSON line, the form ``memctl.exchange`` imports."""
+    """The memory as one JSON line, the form ``memctl.sync.records`` imports."""
     import yaml
 
     text = ""

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from memctl.ingest.privacy import scrub
+from memctl.memories.privacy import scrub
 from memctl.model import Role, format_time, parse_time
 
 NOTE_WIDTH = 160

@@ -3,8 +3,8 @@ projects' (searched only with --all-scopes) x scope_other."""
 
 from __future__ import annotations
 
+from memctl.config.scope import GLOBAL_SCOPE
 from memctl.retrieve.run import Candidate, Run, rescore
-from memctl.scope import GLOBAL_SCOPE
 
 STAGE = "scope"
 

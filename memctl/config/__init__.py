@@ -1,0 +1,28 @@
+"""Configuration: the keys and their defaults, typed settings, the files that set them.
+
+``settings`` holds the key registry and the layering (defaults < home config <
+project config < ``MEMCTL_*`` < ``-c KEY=VALUE``); ``scope`` names the project
+a directory belongs to.
+"""
+
+from memctl.config.settings import (
+    ENV_NOT_KEYS,
+    KEYS,
+    PROJECT_CONFIG,
+    Settings,
+    default_home,
+    load_settings,
+    template,
+    write_config_value,
+)
+
+__all__ = [
+    "ENV_NOT_KEYS",
+    "KEYS",
+    "PROJECT_CONFIG",
+    "Settings",
+    "default_home",
+    "load_settings",
+    "template",
+    "write_config_value",
+]

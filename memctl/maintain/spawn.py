@@ -1,0 +1,44 @@
+"""Start the detached worker (``python -m memctl.maintain.worker``) without importing it.
+
+The hook's fast lane calls this; the worker's own imports (the ingest
+pipeline) stay out of the hook's process.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from memctl.config import Settings
+
+LOG_DIR = "logs"
+LOG_FILE = "worker.log"
+
+
+def log_path(settings: Settings) -> Path:
+    return settings.home / LOG_DIR / LOG_FILE
+
+
+def spawn(settings: Settings, overrides: dict[str, str]) -> int:
+    """Start a detached worker for this home and config overrides; its process id."""
+    path = log_path(settings)
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    output = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    args = [sys.executable, "-m", "memctl.maintain.worker", "--home", str(settings.home)]
+    for name, value in overrides.items():
+        args += ["--config", f"{name}={value}"]
+    try:
+        process = subprocess.Popen(
+            args,
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            cwd=settings.cwd,
+            start_new_session=True,
+            close_fds=True,
+        )
+    finally:
+        os.close(output)
+    return process.pid
