@@ -12,13 +12,11 @@ import typer
 from rich import box
 from rich.table import Table
 
+from memctl.api import ingest as api
 from memctl.cli.common import JsonOption, ScopeOption, TagsOption, new_typer, open_context
 from memctl.cli.render import console, print_json, warn
 from memctl.errors import InputError
 from memctl.imports import STRATEGIES
-from memctl.memories import operations as memories
-from memctl.model import State
-from memctl.sync.records import export_lines
 
 if TYPE_CHECKING:
     from memctl.imports.report import ImportReport
@@ -36,9 +34,8 @@ def export(
 ) -> None:
     """Write every memory as JSONL: every field and its relations, no vectors."""
     context = open_context(ctx)
-    where = memories.make_filter(context, scope, states=[s.value for s in State])
     if output is None:
-        for line in export_lines(context, where):
+        for line in api.export(context, scope):
             sys.stdout.write(line + "\n")
         return
     partial = output.with_name(output.name + ".partial")
@@ -47,7 +44,7 @@ def export(
     with os.fdopen(
         os.open(partial, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600), "w", encoding="utf-8"
     ) as stream:
-        for line in export_lines(context, where):
+        for line in api.export(context, scope):
             stream.write(line + "\n")
             count += 1
     partial.replace(output)
@@ -92,19 +89,16 @@ def import_(
     memctl JSONL and sync YAML) as memories."""
     from rich.progress import Progress  # ~5 ms: only for the commands that show one
 
-    from memctl.imports.files import expand
-    from memctl.imports.pipeline import ImportOptions, import_files
-
     context = open_context(ctx)
-    targets = expand(path, sys.stdin)
-    if not targets:
-        raise InputError(f"found no files to import in {', '.join(path)}")
-    options = ImportOptions(str(strategy), force, dry_run, scope, tuple(tags or ()))
-    total = sum(t.size for t in targets)
-    show = not as_json and console.is_terminal and (len(targets) > 1 or total > LARGE_INPUT)
+    request = api.ImportRequest(
+        tuple(path), sys.stdin, str(strategy), force, dry_run, scope, tuple(tags or ())
+    )
+    plan = api.plan_import(request)
+    total = plan.total_bytes
+    show = not as_json and console.is_terminal and (len(plan.targets) > 1 or total > LARGE_INPUT)
     with Progress(console=console, transient=True, disable=not show) as bar:
         task = bar.add_task("importing", total=total or None)
-        report = import_files(context, targets, options, lambda n: bar.advance(task, n))
+        report = api.import_files(context, plan, lambda n: bar.advance(task, n))
     failed = report.failed
     if as_json:
         print_json(report.to_dict())

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from memctl.ingest.capture import IngestOptions
+    from memctl.api.ingest import IngestRequest
 
 
 @dataclass(frozen=True)
@@ -151,37 +151,40 @@ def capture_lines(report: dict[str, Any], log: str | None, waited: bool = False)
 
 def ingest(options: dict[str, Any], args: argparse.Namespace) -> int:
     """The fast path: capture, queue, start a worker, report."""
+    from memctl.api.ingest import ingest as api_ingest
     from memctl.config import load_settings
     from memctl.context import Context
-    from memctl.ingest.capture import capture, open_input
-    from memctl.maintain.spawn import log_path, spawn
 
     overrides = dict(pair.split("=", 1) for pair in options["config"])
     home = Path(options["home"]).expanduser() if options["home"] else None
     settings = load_settings(home=home, overrides=overrides)
-    with Context(settings) as ctx, open_input(args.transcript, sys.stdin) as source:
-        captured = capture(ctx, source, ingest_options(args))
-    report = captured.report
-    if report.job_id is not None and settings.ingest_spawn_worker:
-        report.worker_pid = spawn(settings, overrides)
-    data = report.to_dict()
+    request = ingest_request(args, sys.stdin, overrides)
+    with Context(settings) as ctx:
+        result = api_ingest(ctx, request)
+    data = result.report.to_dict()
     if args.as_json:
-        shown = {**data, "log": str(log_path(settings))}
+        shown = {**data, "log": str(result.log)}
         sys.stdout.write(json.dumps(shown, ensure_ascii=False, indent=2, default=str) + "\n")
     else:
-        sys.stdout.write("\n".join(capture_lines(data, str(log_path(settings)))) + "\n")
+        sys.stdout.write("\n".join(capture_lines(data, str(result.log))) + "\n")
     return 0
 
 
-def ingest_options(args: Any) -> IngestOptions:
-    """IngestOptions from parsed arguments (argparse's or Typer's)."""
-    from memctl.ingest.capture import IngestOptions
+def ingest_request(args: Any, stdin: Any, overrides: dict[str, str]) -> IngestRequest:
+    """The core API's request from parsed arguments (argparse's or Typer's)."""
+    from memctl.api.ingest import IngestRequest
 
-    return IngestOptions(
+    transcript = None if args.transcript in (None, "-") else str(args.transcript)
+    return IngestRequest(
+        transcript=transcript,
+        stdin=stdin,
         client=args.client,
         session_id=args.session_id,
         agent_id=args.agent_id,
         scope=args.scope,
         tags=tuple(args.tags or ()),
         mode=args.mode or "smart",
+        wait=bool(getattr(args, "wait", False)),
+        dry_run=bool(getattr(args, "dry_run", False)),
+        worker_overrides=overrides,
     )

@@ -6,13 +6,15 @@ from typing import Annotated
 
 import typer
 
+from memctl.api import memory as api
+from memctl.api.memory import LinkRequest
 from memctl.cli.common import JsonOption, new_typer, open_context
 from memctl.cli.render import console, print_json
-from memctl.memories import operations as memories
+from memctl.memories.operations import LINK_TYPES as TYPES
 
 app = new_typer()
 
-LINK_TYPES = ", ".join(t.value for t in memories.LINK_TYPES)
+LINK_TYPES = ", ".join(t.value for t in TYPES)
 
 
 @app.command()
@@ -27,7 +29,7 @@ def link(
     as_json: JsonOption = False,
 ) -> None:
     """Relate two memories (recall follows relations both ways)."""
-    relation = memories.link(open_context(ctx), source, target, type, weight)
+    relation = api.link(open_context(ctx), LinkRequest(source, target, type, weight))
     if as_json:
         print_json(relation.to_dict())
     else:
@@ -48,7 +50,7 @@ def unlink(
     as_json: JsonOption = False,
 ) -> None:
     """Remove the relations between two memories, in either direction."""
-    removed = memories.unlink(open_context(ctx), source, target, type)
+    removed = api.unlink(open_context(ctx), source, target, type)
     if as_json:
         print_json([r.to_dict() for r in removed])
     else:

@@ -16,10 +16,11 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
+from memctl.api import ingest as api
 from memctl.cli.common import JsonOption, new_typer, open_context
-from memctl.cli.fastlane import CLIENT_CHOICES, INGEST_OPTIONS, capture_lines, ingest_options
+from memctl.cli.fastlane import CLIENT_CHOICES, INGEST_OPTIONS, capture_lines, ingest_request
 from memctl.cli.render import age, console, print_json, warn
-from memctl.errors import NotFoundError
+from memctl.ingest.capture import CaptureReport
 from memctl.store.runs import RunRecord
 
 app = new_typer()
@@ -48,40 +49,29 @@ def ingest(
     as_json: Annotated[bool, _option("as_json")] = False,
 ) -> None:
     """Store a conversation verbatim at once; distil memories from it in the background."""
-    from memctl.ingest.capture import capture, open_input
-    from memctl.maintain.spawn import log_path, spawn
-
     context = open_context(ctx)
-    options = ingest_options(
-        SimpleNamespace(
-            client=str(client) if client else None,
-            session_id=session_id,
-            agent_id=agent_id,
-            scope=scope,
-            tags=tags,
-            mode=str(mode),
-        )
+    arguments = SimpleNamespace(
+        transcript=transcript,
+        client=str(client) if client else None,
+        session_id=session_id,
+        agent_id=agent_id,
+        scope=scope,
+        tags=tags,
+        mode=str(mode),
+        wait=wait,
+        dry_run=dry_run,
     )
-    path = None if transcript is None or str(transcript) == "-" else str(transcript)
-    with open_input(path, sys.stdin) as source:
-        captured = capture(context, source, options, dry_run=dry_run)
-    report = captured.report
-    if dry_run:
-        _show_preview(context, captured, as_json)
+    overrides = ctx.find_root().obj.get("config") or {}
+    result = api.ingest(context, ingest_request(arguments, sys.stdin, overrides))
+    if result.preview is not None:
+        _show_preview(result.report, result.preview, as_json)
         return
-    drained = None
-    if report.job_id is not None and wait:
-        from memctl.maintain.queue import drain, worker_name
-
-        drained = drain(context, worker_name("ingest"), lambda line: None)
-    elif report.job_id is not None and context.settings.ingest_spawn_worker:
-        report.worker_pid = spawn(context.settings, ctx.find_root().obj.get("config") or {})
-    data = report.to_dict()
+    drained = result.drained
+    data = result.report.to_dict()
     if as_json:
-        print_json({**data, "log": str(log_path(context.settings)), "runs": _runs_of(drained)})
+        print_json({**data, "log": str(result.log), "runs": _runs_of(drained)})
         return
-    ran = drained is not None and any(item["job"] == report.job_id for item in _runs_of(drained))
-    for line in capture_lines(data, str(log_path(context.settings)), waited=ran):
+    for line in capture_lines(data, str(result.log), waited=result.ran_own_job()):
         console.print(line)
     for item in drained.done if drained else []:
         console.print(f"run {item['run']}: {_counts(item['counts'])}")
@@ -97,20 +87,15 @@ def _counts(counts: Any) -> str:
     return ", ".join(f"{n} {name}" for name, n in sorted(counts.items())) or "no changes"
 
 
-def _show_preview(context: Any, captured: Any, as_json: bool) -> None:
-    from memctl.ingest.pipeline import preview
-
-    run = preview(context, captured)
+def _show_preview(report: CaptureReport, record: RunRecord, as_json: bool) -> None:
     if as_json:
-        print_json({**captured.report.to_dict(), "dry_run": True, "run": run.record.to_dict()})
+        print_json({**report.to_dict(), "dry_run": True, "run": record.to_dict()})
         return
-    for line in capture_lines(captured.report.to_dict(), None)[:3]:
+    for line in capture_lines(report.to_dict(), None)[:3]:
         console.print(line)
-    console.print(
-        f"dry run: {run.record.messages} messages, {run.record.facts} facts, nothing written"
-    )
-    console.print(_decisions_table(run.record))
-    for note in run.record.notes:
+    console.print(f"dry run: {record.messages} messages, {record.facts} facts, nothing written")
+    console.print(_decisions_table(record))
+    for note in record.notes:
         warn(note)
 
 
@@ -138,13 +123,9 @@ def runs(
     as_json: JsonOption = False,
 ) -> None:
     """Ingest runs, newest first, with their decision counts and tokens (or one run in full)."""
-    from memctl.store.runs import get_run, list_runs, resolve_run_id
-
-    db = open_context(ctx).db
+    context = open_context(ctx)
     if run_id is not None:
-        record = get_run(db, resolve_run_id(db, run_id))
-        if record is None:
-            raise NotFoundError(f"no run with id {run_id}")
+        record = api.run(context, run_id)
         if as_json:
             print_json(record.to_dict())
             return
@@ -158,7 +139,7 @@ def runs(
         if record.decisions:
             console.print(_decisions_table(record))
         return
-    found = list_runs(db, limit)
+    found = api.runs(context, limit)
     if as_json:
         print_json([r.to_dict() for r in found])
         return
@@ -198,9 +179,7 @@ def undo(
     """Revert every memory change of one run (created memories become deleted)."""
     from dataclasses import asdict
 
-    from memctl.ingest.undo import undo as undo_run
-
-    report = undo_run(open_context(ctx), run_id, force)
+    report = api.undo(open_context(ctx), run_id, force)
     if as_json:
         print_json(asdict(report))
         return
@@ -216,9 +195,10 @@ def undo(
 def maintain(ctx: typer.Context, as_json: JsonOption = False) -> None:
     """Run maintenance: for now, finish the queued ingest jobs (decay, consolidation and
     archiving come later). Safe to run from cron, and twice at once."""
-    from memctl.maintain.queue import drain, worker_name
+    from memctl.api.maintain import MaintainRequest
+    from memctl.api.maintain import maintain as run_maintain
 
-    report = drain(open_context(ctx), worker_name("maintain"), lambda line: None)
+    report = run_maintain(open_context(ctx), MaintainRequest()).jobs
     if as_json:
         print_json({"done": report.done, "failed": report.failed})
         return

@@ -7,6 +7,8 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from memctl.api import memory as api
+from memctl.api.memory import Filters, ListRequest, PurgeRequest, RememberRequest, UpdateRequest
 from memctl.cli.common import (
     JsonOption,
     ScopeOption,
@@ -17,7 +19,6 @@ from memctl.cli.common import (
 )
 from memctl.cli.render import console, memory_table, print_json
 from memctl.errors import UsageError
-from memctl.memories import operations as memories
 from memctl.model import Memory, Relation
 from memctl.store.memories import SORTS
 
@@ -46,7 +47,8 @@ def remember(
 ) -> None:
     """Store a pinned memory exactly as given (no LLM) and print its id."""
     context = open_context(ctx)
-    memory = memories.remember(context, text_argument(text), category, tags, importance, scope)
+    request = RememberRequest(text_argument(text), category, tuple(tags or ()), importance, scope)
+    memory = api.remember(context, request)
     if as_json:
         print_json(memory.to_dict())
     else:
@@ -76,11 +78,11 @@ def get(
     as_json: JsonOption = False,
 ) -> None:
     """Show one memory, every field and its relations."""
-    memory, relations = memories.get(open_context(ctx), memory_id)
+    found = api.get(open_context(ctx), memory_id)
     if as_json:
-        print_json({**memory.to_dict(), "relations": [r.to_dict() for r in relations]})
+        print_json({**found.memory.to_dict(), "relations": [r.to_dict() for r in found.relations]})
     else:
-        console.print(_memory_panel(memory, relations))
+        console.print(_memory_panel(found.memory, found.relations))
 
 
 FilterScope = Annotated[
@@ -102,6 +104,17 @@ SinceFilter = Annotated[
 ]
 
 
+def _filters(
+    scope: str | None,
+    kind: list[str] | None,
+    category: list[str] | None,
+    state: list[str] | None,
+    tag: str | None,
+    since: str | None,
+) -> Filters:
+    return Filters(scope, tuple(kind or ()), tuple(category or ()), tuple(state or ()), tag, since)
+
+
 @app.command("list")
 def list_(
     ctx: typer.Context,
@@ -118,9 +131,8 @@ def list_(
     as_json: JsonOption = False,
 ) -> None:
     """List memories, newest first."""
-    context = open_context(ctx)
-    where = memories.make_filter(context, scope, kind, category, state, tag, since)
-    found = memories.list_memories(context, where, limit or context.settings.list_limit, sort)
+    filters = _filters(scope, kind, category, state, tag, since)
+    found = api.list_memories(open_context(ctx), ListRequest(filters, limit, sort))
     if as_json:
         print_json([m.to_dict() for m in found])
     elif found:
@@ -145,7 +157,10 @@ def update(
     as_json: JsonOption = False,
 ) -> None:
     """Change a memory's content, tags, importance or category."""
-    memory = memories.update(open_context(ctx), memory_id, text, tags, importance, category)
+    request = UpdateRequest(
+        memory_id, text, None if tags is None else tuple(tags), importance, category
+    )
+    memory = api.update(open_context(ctx), request)
     if as_json:
         print_json(memory.to_dict())
     else:
@@ -165,7 +180,7 @@ def forget(
     as_json: JsonOption = False,
 ) -> None:
     """Archive a memory: recall no longer returns it; nothing is deleted."""
-    memory = memories.forget(open_context(ctx), memory_id, noise)
+    memory = api.forget(open_context(ctx), memory_id, noise)
     if as_json:
         print_json(memory.to_dict())
     else:
@@ -182,7 +197,7 @@ def delete(
     as_json: JsonOption = False,
 ) -> None:
     """Delete a memory (soft: state deleted; --permanent removes it; events stay)."""
-    memory = memories.delete(open_context(ctx), memory_id, permanent)
+    memory = api.delete(open_context(ctx), memory_id, permanent)
     if as_json:
         print_json({"id": memory.id, "permanent": permanent})
     else:
@@ -204,21 +219,16 @@ def purge(
     as_json: JsonOption = False,
 ) -> None:
     """Delete every memory matching the filters (at least one filter is required)."""
-    if not any((scope, kind, category, state, tag, since)):
-        raise UsageError(
-            "purge needs at least one filter (--scope, --kind, --category, "
-            "--state, --tag or --since)"
-        )
+    filters = _filters(scope, kind, category, state, tag, since)
     context = open_context(ctx)
-    where = memories.make_filter(context, scope, kind, category, state, tag, since)
-    victims = memories.purge(context, where, dry_run=True)
+    victims = api.purge(context, PurgeRequest(filters, dry_run=True))
     if not dry_run and victims and not yes:
         if not typer.confirm(
             f"{'Permanently delete' if permanent else 'Delete'} {len(victims)} memories?", err=True
         ):
             raise UsageError("purge cancelled; nothing was deleted")
     if not dry_run:
-        victims = memories.purge(context, where, permanent=permanent)
+        victims = api.purge(context, PurgeRequest(filters, permanent=permanent))
     if as_json:
         print_json(
             {

@@ -2,25 +2,19 @@
 
 from __future__ import annotations
 
-import os
-from datetime import datetime
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
+from memctl.api.recall import ProfileRequest, RecallRequest, check_choice
+from memctl.api.recall import profile as api_profile
+from memctl.api.recall import recall as api_recall
 from memctl.cli.common import JsonOption, ScopeOption, new_typer, open_context, text_argument
 from memctl.cli.render import age, console, one_line, print_json, warn
 from memctl.errors import UsageError
-from memctl.memories import operations as memories
-from memctl.memories.timeparse import parse_since
-from memctl.model import parse_time
-from memctl.retrieve.context_block import render_context
-from memctl.retrieve.explain import explain, why_not
-from memctl.retrieve.params import MODES
+from memctl.retrieve.explain import explain
 from memctl.retrieve.pipeline import RecallResult
-from memctl.retrieve.pipeline import recall as run_recall
-from memctl.retrieve.profile import build_profile
 
 app = new_typer()
 
@@ -37,16 +31,6 @@ def parse_budget(text: str | None) -> int | None:
     if budget < 1:
         raise UsageError(f"--budget takes a number of tokens (1 or more), not {text!r}")
     return budget
-
-
-def parse_as_of(text: str | None) -> datetime | None:
-    return parse_time(parse_since(text)) if text else None
-
-
-def check_choice(value: str, allowed: tuple[str, ...], option: str) -> str:
-    if value not in allowed:
-        raise UsageError(f"{option} takes one of {', '.join(allowed)}, not {value!r}")
-    return value
 
 
 @app.command()
@@ -99,35 +83,28 @@ def recall(
     ] = False,
 ) -> None:
     """Recall memories by meaning, words, time and the graph, through the staged pipeline."""
-    # One query's matrices are small: BLAS threads cost more than they give, and far more
-    # when other processes busy the cores. Set before numpy loads; the user's value wins.
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     fmt = "json" if as_json else check_choice(output, FORMATS, "--format")
-    if mode is not None:
-        check_choice(mode, tuple(MODES), "--mode")
-    tokens, moment = parse_budget(budget), parse_as_of(as_of)
+    tokens = parse_budget(budget)
     context = open_context(ctx)
-    text = text_argument(query, "query")
-    if why_not_id is not None:  # an unknown id fails before the search, not after
-        why_not_id = memories.get(context, why_not_id)[0].id
-    if fmt == "context" and tokens is None and context.settings.recall_context_budget:
-        tokens = context.settings.recall_context_budget
-    result = run_recall(
-        context,
-        text,
-        limit,
-        memories.recall_scopes(context, scope, all_scopes),
-        now=moment,
+    request = RecallRequest(
+        query=text_argument(query, "query"),
+        limit=limit,
+        scope=scope,
+        all_scopes=all_scopes,
         mode=mode,
-        touch=not (no_touch or why_not_id),
+        budget=tokens,
+        context=fmt == "context",
+        as_of=as_of,
         history=history,
         sessions=sessions,
-        budget=tokens,
+        touch=not no_touch,
+        why_not=why_not_id,
     )
-    for warning in result.warnings:
+    response = api_recall(context, request)
+    for warning in response.result.warnings:
         warn(warning)
-    if why_not_id is not None:
-        report = why_not(context, result, why_not_id)
+    report = response.why_not
+    if report is not None:
         if fmt == "json":
             print_json(report.to_dict())
         else:
@@ -137,7 +114,10 @@ def recall(
                 soft_wrap=True,
             )
         return
-    render(result, fmt, explain_)
+    if fmt == "context":
+        console.print(response.context or "", soft_wrap=True)
+        return
+    render(response.result, fmt, explain_)
 
 
 def render(result: RecallResult, fmt: str, with_explain: bool) -> None:
@@ -163,9 +143,6 @@ def render(result: RecallResult, fmt: str, with_explain: bool) -> None:
     elif fmt == "ids":
         for item in result.results:
             console.print(item.memory.id)
-    elif fmt == "context":
-        assert result.run is not None
-        console.print(render_context(result.query, result.results, result.run.now), soft_wrap=True)
     elif not result.results:
         console.print("no memories found")
     else:
@@ -221,8 +198,7 @@ def profile(
     as_json: JsonOption = False,
 ) -> None:
     """The user's profile and preferences, most important first."""
-    context = open_context(ctx)
-    found = build_profile(context, memories.recall_scopes(context, scope, all_scopes), limit)
+    found = api_profile(open_context(ctx), ProfileRequest(scope, all_scopes, limit))
     if as_json:
         print_json(found.to_dict())
     else:

@@ -8,9 +8,10 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from memctl.api import memory as api
+from memctl.api.memory import EventsRequest
 from memctl.cli.common import JsonOption, new_typer, open_context
 from memctl.cli.render import age, console, counts_table, human_size, print_json
-from memctl.memories import operations as memories
 
 app = new_typer()
 
@@ -18,7 +19,7 @@ app = new_typer()
 @app.command()
 def status(ctx: typer.Context, as_json: JsonOption = False) -> None:
     """Counts by kind, category, state, tier and scope; database size; embedding model."""
-    report = memories.status(open_context(ctx))
+    report = api.status(open_context(ctx))
     if as_json:
         print_json(asdict(report))
         return
@@ -53,9 +54,7 @@ def events(
     as_json: JsonOption = False,
 ) -> None:
     """The event log, newest first, a page at a time."""
-    context = open_context(ctx)
-    size = limit or context.settings.list_limit
-    found = memories.events(context, memory_id, size, page)
+    found = api.events(open_context(ctx), EventsRequest(memory_id, limit, page))
     if as_json:
         print_json([e.to_dict() for e in found])
         return

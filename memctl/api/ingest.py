@@ -1,0 +1,164 @@
+"""Conversations and files in, memories out: ingest, import, export, runs and undo.
+
+The hook's fast lane (``memctl.cli.fastlane``) and ``memctl ingest`` both call
+``ingest``; this module imports only what the fast path needs at the top, so a
+hook does not pay for the slow path's imports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memctl.context import Context
+from memctl.errors import InputError, NotFoundError
+from memctl.ingest.capture import CaptureReport, IngestOptions, capture, open_input
+
+if TYPE_CHECKING:
+    from memctl.imports.report import ImportReport
+    from memctl.ingest.undo import UndoReport
+    from memctl.maintain.queue import DrainReport
+    from memctl.store.runs import RunRecord
+
+
+@dataclass(frozen=True)
+class IngestRequest:
+    transcript: str | None = None  # a path; None or '-' reads ``stdin``
+    stdin: Any = None
+    client: str | None = None  # default: guessed from the content
+    session_id: str | None = None
+    agent_id: str | None = None
+    scope: str | None = None  # None or 'project': the current project
+    tags: tuple[str, ...] = ()
+    mode: str = "smart"  # smart: store and distil; raw: only store
+    wait: bool = False  # run the slow path here instead of in a worker
+    dry_run: bool = False
+    # The config overrides a detached worker is started with (the caller's -c KEY=VALUE).
+    worker_overrides: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class IngestResult:
+    report: CaptureReport
+    log: Path  # the worker's log
+    drained: DrainReport | None = None  # with ``wait``: the jobs run here
+    preview: RunRecord | None = None  # with ``dry_run``: the decisions, nothing written
+
+    def ran_own_job(self) -> bool:
+        runs = [] if self.drained is None else [*self.drained.done, *self.drained.failed]
+        return any(item["job"] == self.report.job_id for item in runs)
+
+
+def ingest(ctx: Context, request: IngestRequest) -> IngestResult:
+    """Store a transcript's new messages at once; distil them now, in a worker, or later."""
+    from memctl.maintain.spawn import log_path, spawn
+
+    options = IngestOptions(
+        client=request.client,
+        session_id=request.session_id,
+        agent_id=request.agent_id,
+        scope=request.scope,
+        tags=request.tags,
+        mode=request.mode,
+    )
+    with open_input(request.transcript, request.stdin) as source:
+        captured = capture(ctx, source, options, dry_run=request.dry_run)
+    result = IngestResult(captured.report, log_path(ctx.settings))
+    if request.dry_run:
+        from memctl.ingest.pipeline import preview
+
+        result.preview = preview(ctx, captured).record
+    elif captured.report.job_id is not None and request.wait:
+        result.drained = drain_jobs(ctx, "ingest")
+    elif captured.report.job_id is not None and ctx.settings.ingest_spawn_worker:
+        result.report.worker_pid = spawn(ctx.settings, request.worker_overrides)
+    return result
+
+
+def drain_jobs(ctx: Context, role: str, log: Callable[[str], None] | None = None) -> DrainReport:
+    """Run the queued slow-path jobs until none is left."""
+    from memctl.maintain.queue import drain, worker_name
+
+    return drain(ctx, worker_name(role), log or (lambda line: None))
+
+
+@dataclass(frozen=True)
+class ImportRequest:
+    paths: tuple[str, ...]  # files, directories, globs, or '-' for ``stdin``
+    stdin: Any = None
+    strategy: str = "auto"  # auto, atomic, section, document
+    force: bool = False  # import files imported before again
+    dry_run: bool = False
+    scope: str | None = None
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ImportPlan:
+    """The files an import will read, before it reads them (for a progress bar)."""
+
+    request: ImportRequest
+    targets: list[Any]
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(t.size for t in self.targets)
+
+
+def plan_import(request: ImportRequest) -> ImportPlan:
+    """The files the request names; an InputError when there are none."""
+    from memctl.imports.files import expand
+
+    targets = expand(list(request.paths), request.stdin)
+    if not targets:
+        raise InputError(f"found no files to import in {', '.join(request.paths)}")
+    return ImportPlan(request, targets)
+
+
+def import_files(
+    ctx: Context, plan: ImportPlan, progress: Callable[[int], None] | None = None
+) -> ImportReport:
+    """Import every planned file; ``progress`` is told how many bytes were read as it goes."""
+    from memctl.imports.pipeline import ImportOptions
+    from memctl.imports.pipeline import import_files as run_import
+
+    request = plan.request
+    options = ImportOptions(
+        request.strategy, request.force, request.dry_run, request.scope, request.tags
+    )
+    return run_import(ctx, plan.targets, options, progress)
+
+
+def export(ctx: Context, scope: str | None = None) -> Iterator[str]:
+    """Every memory (every state) as memctl JSONL lines: fields and relations, no vectors."""
+    from memctl.memories.operations import make_filter
+    from memctl.model import State
+    from memctl.sync.records import export_lines
+
+    return export_lines(ctx, make_filter(ctx, scope, states=[s.value for s in State]))
+
+
+def runs(ctx: Context, limit: int = 20) -> list[RunRecord]:
+    """Ingest, import and undo runs, newest first."""
+    from memctl.store.runs import list_runs
+
+    return list_runs(ctx.db, limit)
+
+
+def run(ctx: Context, run_id: str) -> RunRecord:
+    """One run in full (a unique prefix will do)."""
+    from memctl.store.runs import get_run, resolve_run_id
+
+    record = get_run(ctx.db, resolve_run_id(ctx.db, run_id))
+    if record is None:
+        raise NotFoundError(f"no run with id {run_id}")
+    return record
+
+
+def undo(ctx: Context, run_id: str, force: bool = False) -> UndoReport:
+    """Revert every memory change of one run, as a run of its own."""
+    from memctl.ingest.undo import undo as undo_run
+
+    return undo_run(ctx, run_id, force)

@@ -1,0 +1,171 @@
+"""The everyday operations on single memories, and the store's status."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from memctl.context import Context
+from memctl.errors import UsageError
+from memctl.memories import operations
+from memctl.memories.operations import Status
+from memctl.model import Event, Memory, Relation
+from memctl.store.memories import MemoryFilter
+
+
+@dataclass(frozen=True)
+class RememberRequest:
+    text: str
+    category: str | None = None  # default: remember.category
+    tags: tuple[str, ...] = ()
+    importance: float | None = None  # default: remember.importance
+    scope: str | None = None  # None or 'project': the current project
+    source: str = "cli"
+
+
+def remember(ctx: Context, request: RememberRequest) -> Memory:
+    """Store a pinned memory exactly as given (no LLM, no reconciliation)."""
+    return operations.remember(
+        ctx,
+        request.text,
+        request.category,
+        list(request.tags),
+        request.importance,
+        request.scope,
+        request.source,
+    )
+
+
+@dataclass(frozen=True)
+class GetResult:
+    memory: Memory
+    relations: list[Relation]
+
+
+def get(ctx: Context, id_or_prefix: str) -> GetResult:
+    """One memory by full id or unique prefix, with its relations."""
+    memory, relations = operations.get(ctx, id_or_prefix)
+    return GetResult(memory, relations)
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Which memories a list or purge covers; no states means all but archived and deleted."""
+
+    scope: str | None = None  # None: every scope; 'project': the current one
+    kinds: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    states: tuple[str, ...] = ()
+    tag: str | None = None
+    since: str | None = None  # an ISO date or a span like 7d
+
+    def any(self) -> bool:
+        return any((self.scope, self.kinds, self.categories, self.states, self.tag, self.since))
+
+    def build(self, ctx: Context) -> MemoryFilter:
+        return operations.make_filter(
+            ctx,
+            self.scope,
+            list(self.kinds) or None,
+            list(self.categories) or None,
+            list(self.states) or None,
+            self.tag,
+            self.since,
+        )
+
+
+@dataclass(frozen=True)
+class ListRequest:
+    filters: Filters = field(default_factory=Filters)
+    limit: int | None = None  # default: list.limit
+    sort: str = "created"
+
+
+def list_memories(ctx: Context, request: ListRequest) -> list[Memory]:
+    """Memories matching the filters, newest first (or by ``sort``)."""
+    where = request.filters.build(ctx)
+    return operations.list_memories(
+        ctx, where, request.limit or ctx.settings.list_limit, request.sort
+    )
+
+
+@dataclass(frozen=True)
+class UpdateRequest:
+    id: str
+    text: str | None = None
+    tags: tuple[str, ...] | None = None  # None: unchanged; () clears
+    importance: float | None = None
+    category: str | None = None
+
+
+def update(ctx: Context, request: UpdateRequest) -> Memory:
+    """Change a memory's content (re-embedded), tags, importance or category."""
+    tags = None if request.tags is None else list(request.tags)
+    return operations.update(
+        ctx, request.id, request.text, tags, request.importance, request.category
+    )
+
+
+def forget(ctx: Context, id_or_prefix: str, noise: bool = False) -> Memory:
+    """Archive a memory; with ``noise``, ingest learns to drop facts like it."""
+    return operations.forget(ctx, id_or_prefix, noise)
+
+
+def delete(ctx: Context, id_or_prefix: str, permanent: bool = False) -> Memory:
+    """Soft delete (state deleted), or remove the row, vector and relations for good."""
+    return operations.delete(ctx, id_or_prefix, permanent)
+
+
+@dataclass(frozen=True)
+class PurgeRequest:
+    filters: Filters
+    permanent: bool = False
+    dry_run: bool = False
+
+
+def purge(ctx: Context, request: PurgeRequest) -> list[Memory]:
+    """Delete every memory the filters match (at least one filter); the ones it (would) delete."""
+    if not request.filters.any():
+        raise UsageError(
+            "purge needs at least one filter (--scope, --kind, --category, "
+            "--state, --tag or --since)"
+        )
+    where = request.filters.build(ctx)
+    if request.dry_run:
+        return operations.purge(ctx, where, dry_run=True)
+    return operations.purge(ctx, where, permanent=request.permanent)
+
+
+@dataclass(frozen=True)
+class LinkRequest:
+    source: str
+    target: str
+    type: str = "related"
+    weight: float = 1.0
+
+
+def link(ctx: Context, request: LinkRequest) -> Relation:
+    """Relate two memories; recall's spreading activation follows relations both ways."""
+    return operations.link(ctx, request.source, request.target, request.type, request.weight)
+
+
+def unlink(ctx: Context, source: str, target: str, type: str | None = None) -> list[Relation]:
+    """Remove the relations between two memories (either direction); the removed ones."""
+    return operations.unlink(ctx, source, target, type)
+
+
+def status(ctx: Context) -> Status:
+    """Counts by kind, category, state, tier and scope; sizes; the embedding model."""
+    return operations.status(ctx)
+
+
+@dataclass(frozen=True)
+class EventsRequest:
+    memory_id: str | None = None
+    limit: int | None = None  # default: list.limit
+    page: int = 1
+
+
+def events(ctx: Context, request: EventsRequest) -> list[Event]:
+    """One page of the append-only event log, newest first."""
+    size = request.limit or ctx.settings.list_limit
+    return operations.events(ctx, request.memory_id, size, request.page)

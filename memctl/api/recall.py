@@ -1,0 +1,100 @@
+"""Recall (the staged pipeline, its context block and ``why_not``) and the profile."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime
+
+from memctl.context import Context
+from memctl.errors import UsageError
+from memctl.memories import operations
+from memctl.memories.timeparse import parse_since
+from memctl.model import parse_time
+from memctl.retrieve.context_block import render_context
+from memctl.retrieve.explain import WhyNot, why_not
+from memctl.retrieve.params import MODES
+from memctl.retrieve.pipeline import RecallResult
+from memctl.retrieve.pipeline import recall as run_recall
+from memctl.retrieve.profile import Profile, build_profile
+
+
+@dataclass(frozen=True)
+class RecallRequest:
+    query: str
+    limit: int | None = None  # default: recall.limit (by mode)
+    scope: str | None = None  # None or 'project': the current project and global
+    all_scopes: bool = False
+    mode: str | None = None  # smart (default), focused, deep, working
+    budget: int | None = None  # tokens; a context block defaults to recall.context_budget
+    context: bool = False  # also render the block a session-start hook pastes
+    as_of: str | None = None  # an ISO date or a span like 30d
+    history: bool = False
+    sessions: bool = False
+    touch: bool = True  # record the access on each returned memory
+    why_not: str | None = None  # a memory id: say which stage dropped it
+
+
+@dataclass(frozen=True)
+class RecallResponse:
+    result: RecallResult
+    context: str | None = None  # the rendered block, when asked for
+    why_not: WhyNot | None = None
+
+
+def check_choice(value: str, allowed: tuple[str, ...], option: str) -> str:
+    if value not in allowed:
+        raise UsageError(f"{option} takes one of {', '.join(allowed)}, not {value!r}")
+    return value
+
+
+def _as_of(text: str | None) -> datetime | None:
+    return parse_time(parse_since(text)) if text else None
+
+
+def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
+    """The best memories for the query, through the staged pipeline."""
+    # One query's matrices are small: BLAS threads cost more than they give, and far more
+    # when other processes busy the cores. Set before numpy loads; the user's value wins.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    if request.mode is not None:
+        check_choice(request.mode, tuple(MODES), "--mode")
+    if request.budget is not None and request.budget < 1:
+        raise UsageError(f"--budget takes a number of tokens (1 or more), not {request.budget}")
+    moment = _as_of(request.as_of)
+    target = request.why_not
+    if target is not None:  # an unknown id fails before the search, not after
+        target = operations.get(ctx, target)[0].id
+    budget = request.budget
+    if request.context and budget is None and ctx.settings.recall_context_budget:
+        budget = ctx.settings.recall_context_budget
+    result = run_recall(
+        ctx,
+        request.query,
+        request.limit,
+        operations.recall_scopes(ctx, request.scope, request.all_scopes),
+        now=moment,
+        mode=request.mode,
+        touch=request.touch and target is None,
+        history=request.history,
+        sessions=request.sessions,
+        budget=budget,
+    )
+    block = None
+    if request.context and result.run is not None:
+        block = render_context(result.query, result.results, result.run.now)
+    report = why_not(ctx, result, target) if target is not None else None
+    return RecallResponse(result, block, report)
+
+
+@dataclass(frozen=True)
+class ProfileRequest:
+    scope: str | None = None
+    all_scopes: bool = False
+    limit: int = 20  # per section
+
+
+def profile(ctx: Context, request: ProfileRequest) -> Profile:
+    """The user's profile and preferences memories, most important first."""
+    scopes = operations.recall_scopes(ctx, request.scope, request.all_scopes)
+    return build_profile(ctx, scopes, request.limit)
