@@ -49,12 +49,15 @@ def ctx(home: Path) -> Iterator[Context]:
 def make_ctx(home: Path) -> Iterator[Callable[..., Context]]:
     """Contexts with the fast embedder and config overrides; no LLM unless one is given.
 
-    ``make_ctx(llm_url=server.url)`` talks to a fake Ollama, with no waits between retries.
+    ``make_ctx(llm_url=server.url)`` talks to a fake Ollama (``llm: ollama``), with no waits
+    between retries.
     """
     made: list[Context] = []
 
     def make(llm_url: str | None = None, **overrides: object) -> Context:
-        values = {"llm": "none"} if llm_url is None else {"ollama.host": llm_url}
+        values: dict[str, object] = (
+            {"llm": "none"} if llm_url is None else {"llm": "ollama", "ollama.host": llm_url}
+        )
         values["llm.backoff_seconds"] = 0
         values.update({key.replace("__", "."): v for key, v in overrides.items()})
         context = Context(load_settings(overrides=values), embedder=HashEmbedder())

@@ -133,6 +133,8 @@ def _show_import(report: ImportReport) -> None:
     console.print(table)
     for problem in (p for f in report.files for p in f.problems):
         warn(problem)
+    for note in report.llm_notes:
+        warn(note)
     verb = "would be " if report.dry_run else ""
     console.print(
         f"{_count(len(report.files), 'file')}: "

@@ -77,6 +77,16 @@ def ingest(
         console.print(f"run {item['run']}: {_counts(item['counts'])}")
     for item in drained.failed if drained else []:
         warn(f"job {item['job']} failed: {item['error']}")
+    _warn_llm_notes(drained)
+
+
+def _warn_llm_notes(drained: Any) -> None:
+    """Why no LLM took part, and how to set one up: once, however many runs said so."""
+    if drained is None:
+        return
+    for note in dict.fromkeys(item.get("llm_note") for item in drained.done):
+        if note:
+            warn(note)
 
 
 def _runs_of(drained: Any) -> list[dict[str, Any]]:
@@ -206,4 +216,5 @@ def maintain(ctx: typer.Context, as_json: JsonOption = False) -> None:
         console.print(f"job {item['job']}: run {item['run']}: {_counts(item['counts'])}")
     for item in report.failed:
         warn(f"job {item['job']} failed: {item['error']}")
+    _warn_llm_notes(report)
     console.print(f"{len(report.done)} jobs done, {len(report.failed)} failed")

@@ -249,11 +249,24 @@ KEYS: tuple[Key, ...] = (
     Key("list.limit", 50, "Rows shown by `memctl list` and `memctl events`.", minimum=1),
     Key(
         "llm",
-        "ollama",
-        "Language model for ingest: an Ollama chat model, or none (rule-based stages only).",
-        choices=("ollama", "none"),
+        "auto",
+        "Language model for ingest and import: auto (Ollama when it answers, else the rules), "
+        "ollama, or none (rule-based stages only).",
+        choices=("auto", "ollama", "none"),
     ),
-    Key("ollama.chat_model", "llama3.2", "Ollama chat model used when llm is ollama."),
+    Key(
+        "ollama.connect_timeout",
+        2.0,
+        "Seconds to wait to connect to Ollama; a server not reached is not retried.",
+        minimum=0.05,
+    ),
+    Key(
+        "llm.probe_cache_seconds",
+        60,
+        "llm auto: how long the answer of the check for Ollama is reused (0: check every run).",
+        minimum=0,
+    ),
+    Key("ollama.chat_model", "llama3.2", "Ollama chat model used when llm is ollama (or auto)."),
     Key("llm.timeout", 120.0, "Seconds to wait for one LLM answer.", minimum=0.1),
     Key(
         "llm.retries", 2, "Retries after a failed LLM call before falling back to rules.", minimum=0

@@ -39,7 +39,7 @@ from memctl.ingest.facts import Decision, Fact
 from memctl.ingest.pipeline import FACT_STAGES, embed, record_decisions
 from memctl.ingest.reconcile import decide
 from memctl.ingest.run import Run, start_run
-from memctl.llm import get_llm
+from memctl.llm import choose_llm
 from memctl.memories.operations import clean_tags, resolve_scope
 from memctl.model import new_id, now_iso
 from memctl.store.imports import (
@@ -150,14 +150,16 @@ class _Importer:
             if record.session_id is None or get_session(ctx.db, record.session_id) is None:
                 file.redactions = store_raw(ctx, plan, record, self.tags).to_dict()
             file.session_id = session_id(record)
+        llm = choose_llm(ctx.settings)
         run = start_run(
             ctx,
             "import",
-            get_llm(ctx.settings),
+            llm.llm,
             self.scope,
             file.session_id,
             dry_run=self.options.dry_run,
             token_budget=ctx.settings.import_token_budget,
+            llm_note=llm.note,
         )
         run.tags, file.run_id = self.tags, run.id
         return _Job(plan, file, run, record)
@@ -218,6 +220,7 @@ class _Importer:
             decisions += decided
         record_decisions(run, decisions)
         job.file.tally(decisions, run)
+        job.file.llm_note = run.llm_note
         job.file.status = DRY_RUN if run.dry_run else IMPORTED
         if job.record is not None:
             self.close(job, DONE)

@@ -45,6 +45,7 @@ class FileReport:
     error: str | None = None
     problems: list[str] = field(default_factory=list)  # e.g. malformed lines passed over
     redactions: dict[str, Any] = field(default_factory=dict)
+    llm_note: str | None = None  # why no LLM took part, and how to set one up
 
     def fail(self, error: BaseException | str) -> None:
         self.status = FAILED
@@ -82,6 +83,11 @@ class ImportReport:
         return [f"{f.name}: {f.error}" for f in self.failed] + [
             f"{f.name}: {problem}" for f in self.files for problem in f.problems
         ]
+
+    @property
+    def llm_notes(self) -> list[str]:
+        """Each file's note on the missing LLM, once."""
+        return list(dict.fromkeys(f.llm_note for f in self.files if f.llm_note))
 
     def to_dict(self) -> dict[str, Any]:
         return {

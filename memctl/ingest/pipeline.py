@@ -20,7 +20,7 @@ from memctl.ingest.facts import Decision, Fact, Passage
 from memctl.ingest.noise import drop_noise
 from memctl.ingest.reconcile import decide
 from memctl.ingest.run import Run, start_run
-from memctl.llm import get_llm
+from memctl.llm import choose_llm
 from memctl.memories.privacy import scrub
 from memctl.model import Message, now_iso
 from memctl.store import jobs
@@ -111,7 +111,8 @@ def run_session(ctx: Context, session_id: str, job_id: int | None = None) -> Run
     messages = latest_messages(
         ctx.db, session_id, session.extracted_through, ctx.settings.select_messages
     )
-    run = start_run(ctx, "ingest", get_llm(ctx.settings), session.scope, session_id, job_id)
+    llm = choose_llm(ctx.settings)
+    run = start_run(ctx, "ingest", llm.llm, session.scope, session_id, job_id, llm_note=llm.note)
     run.agent_id, run.tags = session.agent_id, session.tags
     try:
         decisions = distil(run, messages)
@@ -135,7 +136,10 @@ def run_session(ctx: Context, session_id: str, job_id: int | None = None) -> Run
 def preview(ctx: Context, captured: Captured) -> Run:
     """A dry run: the decisions the slow path would make on the captured messages."""
     session = captured.session
-    run = start_run(ctx, "ingest", get_llm(ctx.settings), session.scope, session.id, dry_run=True)
+    llm = choose_llm(ctx.settings)
+    run = start_run(
+        ctx, "ingest", llm.llm, session.scope, session.id, dry_run=True, llm_note=llm.note
+    )
     decisions = distil(run, captured.recent)
     record_decisions(run, decisions)
     return run

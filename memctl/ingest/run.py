@@ -36,6 +36,8 @@ class Run:
     tags: list[str] = field(default_factory=list)
     dry_run: bool = False
     trace: list[StageTrace] = field(default_factory=list)
+    # Why no LLM took part though the config asked for one, and how to set one up (shown once).
+    llm_note: str | None = None
 
     @property
     def settings(self) -> Settings:
@@ -78,6 +80,8 @@ class Run:
             answer = self.llm.complete_json(system, prompt, schema, validate)
         except LLMError as error:
             self.record.tokens += error.tokens
+            if error.reason == "unreachable":
+                self.llm_note = str(error)
             self._fall_back(f"LLM failed ({error.reason}): {error}")
             return None
         self.record.tokens += answer.tokens
@@ -99,9 +103,10 @@ def start_run(
     job_id: int | None = None,
     dry_run: bool = False,
     token_budget: int | None = None,
+    llm_note: str | None = None,
 ) -> Run:
     """A new run of ``kind`` (ingest or import) with its own record and token budget
-    (``ingest.token_budget`` unless given)."""
+    (``ingest.token_budget`` unless given); ``llm_note`` says why there is no LLM."""
     record = RunRecord(
         id=new_id(),
         kind=kind,
@@ -110,4 +115,7 @@ def start_run(
         llm=llm.name if llm else RULES,
         token_budget=ctx.settings.ingest_token_budget if token_budget is None else token_budget,
     )
-    return Run(ctx, record, llm, scope, session_id=session_id, dry_run=dry_run)
+    run = Run(ctx, record, llm, scope, session_id=session_id, dry_run=dry_run, llm_note=llm_note)
+    if llm_note:
+        run.note(llm_note)
+    return run
