@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from memctl.config.scope import project_root, project_scope
+from memctl.config.scope import path_scope, project_root, project_scope
 from memctl.errors import ConfigError
 
 CONFIG_FILE = "config.yaml"
@@ -221,6 +221,12 @@ KEYS: tuple[Key, ...] = (
     Key("ollama.embed_model", "nomic-embed-text", "Ollama model used when embedder is ollama."),
     Key("ollama.timeout", 30.0, "Seconds to wait for an Ollama answer.", minimum=0.1),
     Key("store.busy_timeout_ms", 5000, "How long a write waits for a locked database.", minimum=0),
+    Key(
+        "scope.personal_global",
+        True,
+        "Profile and preferences memories (distilled, or remembered with that --category) "
+        "go to the global scope unless a scope is given.",
+    ),
     Key(
         "remember.category",
         "preferences",
@@ -464,6 +470,11 @@ class Settings:
     def project_scope(self) -> str:
         """Found by walking up to the git directory: once per Settings."""
         return project_scope(self.cwd)
+
+    @cached_property
+    def path_scope(self) -> str:
+        """The project's path scope: an alias of ``project_scope`` once it has a remote."""
+        return path_scope(self.cwd)
 
     @property
     def embed_model_path(self) -> Path | None:

@@ -40,7 +40,7 @@ from memctl.ingest.pipeline import FACT_STAGES, embed, record_decisions
 from memctl.ingest.reconcile import decide
 from memctl.ingest.run import Run, start_run
 from memctl.llm import choose_llm
-from memctl.memories.operations import clean_tags, resolve_scope
+from memctl.memories.operations import clean_tags, personal_scope, resolve_scope
 from memctl.model import new_id, now_iso
 from memctl.store.imports import (
     DONE,
@@ -162,6 +162,8 @@ class _Importer:
             llm_note=llm.note,
         )
         run.tags, file.run_id = self.tags, run.id
+        if self.options.scope in (None, ""):
+            run.personal_scope = personal_scope(ctx)
         return _Job(plan, file, run, record)
 
     def native(self, target: Target, found: Survey, file: FileReport) -> None:

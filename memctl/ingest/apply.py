@@ -53,7 +53,7 @@ def _create(run: Run, fact: Fact, decision: Decision) -> Memory:
         tier=fact.tier,
         importance=fact.importance,
         confidence=fact.confidence,
-        scope=run.scope,
+        scope=run.scope_of(fact.category),
         tags=clean_tags([*fact.tags, *run.tags]),
         source=fact.source or f"{run.record.kind}:{run.id}",
         session_id=run.session_id,

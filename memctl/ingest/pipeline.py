@@ -21,6 +21,7 @@ from memctl.ingest.noise import drop_noise
 from memctl.ingest.reconcile import decide
 from memctl.ingest.run import Run, start_run
 from memctl.llm import choose_llm
+from memctl.memories.operations import personal_scope
 from memctl.memories.privacy import scrub
 from memctl.model import Message, now_iso
 from memctl.store import jobs
@@ -114,6 +115,7 @@ def run_session(ctx: Context, session_id: str, job_id: int | None = None) -> Run
     llm = choose_llm(ctx.settings)
     run = start_run(ctx, "ingest", llm.llm, session.scope, session_id, job_id, llm_note=llm.note)
     run.agent_id, run.tags = session.agent_id, session.tags
+    run.personal_scope = personal_scope(ctx)
     try:
         decisions = distil(run, messages)
         with ctx.db.atomic():
@@ -140,6 +142,7 @@ def preview(ctx: Context, captured: Captured) -> Run:
     run = start_run(
         ctx, "ingest", llm.llm, session.scope, session.id, dry_run=True, llm_note=llm.note
     )
+    run.personal_scope = personal_scope(ctx)
     decisions = distil(run, captured.recent)
     record_decisions(run, decisions)
     return run

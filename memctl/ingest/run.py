@@ -15,6 +15,7 @@ from memctl.config import Settings
 from memctl.context import Context
 from memctl.ingest.facts import StageTrace
 from memctl.llm import LLM, LLMError, estimate_tokens
+from memctl.memories.operations import PERSONAL
 from memctl.memories.privacy import safe_line
 from memctl.model import new_id
 from memctl.store.database import Database
@@ -38,6 +39,12 @@ class Run:
     trace: list[StageTrace] = field(default_factory=list)
     # Why no LLM took part though the config asked for one, and how to set one up (shown once).
     llm_note: str | None = None
+    # Where profile and preferences facts go (None: ``scope`` like the others).
+    personal_scope: str | None = None
+
+    def scope_of(self, category: str) -> str:
+        """The scope of a new memory of ``category``."""
+        return self.personal_scope if self.personal_scope and category in PERSONAL else self.scope
 
     @property
     def settings(self) -> Settings:

@@ -27,6 +27,7 @@ from memctl.model import (
     parse_choice,
 )
 from memctl.store import memories as store
+from memctl.store import scopes
 from memctl.store.events import count_events, list_events, log_event
 from memctl.store.imports import count_imports
 from memctl.store.jobs import job_counts
@@ -64,10 +65,30 @@ def clean_tags(tags: list[str]) -> list[str]:
 
 
 def resolve_scope(ctx: Context, scope: str | None) -> str:
-    """``project`` (or nothing) is the current project; ``global`` and explicit names stay."""
+    """``project`` (or nothing) is the current project; ``global`` stays; another name stays,
+    or is the scope it became (an old ``path:`` scope of a project that got a remote)."""
     if scope in (None, "", "project"):
         return ctx.settings.project_scope
-    return scope
+    if scope == GLOBAL_SCOPE:
+        return scope
+    return scopes.resolve(ctx.db, scope)
+
+
+# Facts about the person, not the project: global unless a scope is given.
+PERSONAL = frozenset({Category.PROFILE, Category.PREFERENCES})
+
+
+def personal_scope(ctx: Context) -> str | None:
+    """The scope of profile and preferences memories made without a scope (None: as others)."""
+    return GLOBAL_SCOPE if ctx.settings.scope_personal_global else None
+
+
+def default_scope(ctx: Context, scope: str | None, category: str | None) -> str:
+    """The scope given; else global for a profile or preferences memory; else the project."""
+    personal = personal_scope(ctx)
+    if scope in (None, "") and personal and category in PERSONAL:
+        return personal
+    return resolve_scope(ctx, scope)
 
 
 def check_unit(name: str, value: float | None) -> None:
@@ -92,7 +113,7 @@ def remember(
         category=parse_choice(Category, category or ctx.settings.remember_category, "category"),
         tier=Tier.CORE,
         importance=ctx.settings.remember_importance if importance is None else importance,
-        scope=resolve_scope(ctx, scope),
+        scope=default_scope(ctx, scope, category),
         tags=clean_tags(tags or []),
         source=source,
     )
@@ -340,7 +361,7 @@ def recall_scopes(
         return None
     if scope in (None, "", "project"):
         return (ctx.settings.project_scope, GLOBAL_SCOPE)
-    return (scope,)
+    return (resolve_scope(ctx, scope),)
 
 
 # The relation types people set by hand; `supersedes` is set by ingest's reconciliation.
