@@ -158,3 +158,27 @@ def test_status_and_list_across_a_remote_added_by_the_cli(tmp_path: Path) -> Non
     assert found.returncode == 0 and len(found.stdout.split()) == 1
     listed = json.loads(run_cli("list", "--scope", "project", "--json", cwd=repo).stdout)
     assert [m["scope"] for m in listed] == ["github.com/acme/shop"]
+
+
+# Recall that finds nothing here says when other scopes have matches
+
+
+def test_recall_says_when_other_scopes_have_matches(tmp_path: Path) -> None:
+    here, there = tmp_path / "here", tmp_path / "there"
+    here.mkdir(), there.mkdir()
+    made = run_cli("remember", "--category", "entities", "the invoice job runs hourly", cwd=there)
+    assert made.returncode == 0
+    table = run_cli("recall", "invoice job", cwd=here)
+    assert table.stdout.splitlines() == [
+        "no memories found",
+        "1 memory matches in other scopes: add --all-scopes to see them",
+    ]
+    as_json = json.loads(run_cli("recall", "invoice job", "--json", cwd=here).stdout)
+    assert as_json["results"] == [] and any("--all-scopes" in w for w in as_json["warnings"])
+    assert run_cli("recall", "invoice job", "--format", "ids", cwd=here).stdout == ""
+    context = run_cli("recall", "invoice job", "--format", "context", cwd=here).stdout
+    assert "--all-scopes" not in context
+    wide = run_cli("recall", "invoice job", "--all-scopes", "--format", "ids", cwd=here)
+    assert len(wide.stdout.split()) == 1
+    nowhere = run_cli("--home", str(tmp_path / "empty"), "recall", "invoice job", cwd=here)
+    assert nowhere.stdout.splitlines() == ["no memories found"]

@@ -117,10 +117,12 @@ def recall(
     if fmt == "context":
         console.print(response.context or "", soft_wrap=True)
         return
-    render(response.result, fmt, explain_)
+    render(response.result, fmt, explain_, response.hint())
 
 
-def render(result: RecallResult, fmt: str, with_explain: bool) -> None:
+def render(result: RecallResult, fmt: str, with_explain: bool, hint: str | None = None) -> None:
+    """Print the results; ``hint`` (matches in other scopes) is a line of the table output
+    and a warning of the JSON, never part of the results."""
     if fmt == "json":
         print_json(
             {
@@ -137,7 +139,7 @@ def render(result: RecallResult, fmt: str, with_explain: bool) -> None:
                     }
                     for r in result.results
                 ],
-                "warnings": result.warnings,
+                "warnings": [*result.warnings, *([hint] if hint else [])],
             }
         )
     elif fmt == "ids":
@@ -145,6 +147,8 @@ def render(result: RecallResult, fmt: str, with_explain: bool) -> None:
             console.print(item.memory.id)
     elif not result.results:
         console.print("no memories found")
+        if hint:
+            console.print(hint)
     else:
         console.print(results_table(result))
         if with_explain:
