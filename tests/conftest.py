@@ -18,12 +18,21 @@ from tests.ollama_server import dead_ollama_url, ollama_server  # noqa: F401
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.fixture(scope="session")
+def user_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One per-user cache (XDG_CACHE_HOME) for the session, as a user has: the model's
+    packed weights are written once, not once a test."""
+    return tmp_path_factory.mktemp("xdg-cache")
+
+
 @pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private home and an empty project directory; no MEMCTL_* or OLLAMA_HOST leaks in."""
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, user_cache: Path) -> Path:
+    """A private home and an empty project directory; no MEMCTL_* or OLLAMA_HOST leaks in;
+    the session's user cache."""
     for var in list(os.environ):
         if var.startswith("MEMCTL_") or var == "OLLAMA_HOST":
             monkeypatch.delenv(var)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(user_cache))
     home = tmp_path / "home"
     project = tmp_path / "project"
     project.mkdir()

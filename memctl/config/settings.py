@@ -438,6 +438,13 @@ def default_home() -> Path:
     return Path(xdg).expanduser() / "memctl"
 
 
+def user_cache_dir() -> Path:
+    """What memctl keeps per user, not per data directory (the model, its packed weights):
+    ``$XDG_CACHE_HOME/memctl``, else ``~/.cache/memctl``."""
+    xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(xdg).expanduser() / "memctl"
+
+
 @dataclass(frozen=True)
 class Settings:
     """Every config value, resolved, plus where memctl keeps its data."""
