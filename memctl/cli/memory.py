@@ -132,11 +132,12 @@ def list_(
 ) -> None:
     """List memories, newest first."""
     filters = _filters(scope, kind, category, state, tag, since)
-    found = api.list_memories(open_context(ctx), ListRequest(filters, limit, sort))
+    context = open_context(ctx)
+    found = api.list_memories(context, ListRequest(filters, limit, sort))
     if as_json:
         print_json([m.to_dict() for m in found])
     elif found:
-        console.print(memory_table(found))
+        console.print(memory_table(found, times=api.source_times(context, found)))
     else:
         console.print("no memories match")
 

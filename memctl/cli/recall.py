@@ -168,7 +168,7 @@ def results_table(result: RecallResult) -> Table:
             str(rank),
             f"{item.score:.4f}",
             item.memory.id[:8] if not item.is_message else "session",
-            age(item.memory.created_at),
+            age(item.dated_at),
             str(item.memory.category),
             one_line(item.memory.summary, 200),
         )

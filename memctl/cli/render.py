@@ -47,7 +47,11 @@ def one_line(text: str, width: int = 100) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
-def memory_table(memories: list[Memory], title: str | None = None) -> Table:
+def memory_table(
+    memories: list[Memory], title: str | None = None, times: dict[str, str] | None = None
+) -> Table:
+    """Memories as a table; ``times`` (by id) dates a memory by its source, not its creation."""
+    times = times or {}
     table = Table(title=title, show_lines=False, header_style="bold")
     for column in ("id", "age", "category", "kind", "state", "memory"):
         table.add_column(
@@ -58,7 +62,7 @@ def memory_table(memories: list[Memory], title: str | None = None) -> Table:
     for memory in memories:
         table.add_row(
             memory.id[:8],
-            age(memory.created_at),
+            age(times.get(memory.id, memory.created_at)),
             str(memory.category),
             str(memory.kind),
             str(memory.state),
