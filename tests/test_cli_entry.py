@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -44,3 +45,23 @@ def test_version_help_and_unknown_commands_as_processes() -> None:
     assert "recall" in run_cli("--help").stdout
     unknown = run_cli("recal", "x")
     assert unknown.returncode == 2 and "No such command" in unknown.stderr
+
+
+def test_tag_is_spelled_the_same_everywhere_and_tags_still_works() -> None:
+    made = run_cli("remember", "-t", "a", "--tags", "b,c", "tagged text", "--json")
+    memory = json.loads(made.stdout)
+    assert memory["tags"] == ["a", "b", "c"]
+    assert run_cli("update", memory["id"], "--tags", "x").returncode == 0  # the old spelling
+    assert run_cli("update", memory["id"], "--tag", "y", "-t", "z").returncode == 0
+    (listed,) = json.loads(run_cli("list", "--format", "json").stdout)
+    assert listed["tags"] == ["y", "z"]
+    for command in ("remember", "update", "import", "ingest"):
+        shown = run_cli(command, "--help").stdout
+        assert "--tag" in shown and "--tags" not in shown, command
+
+
+def test_list_takes_format_like_recall() -> None:
+    ids = {run_cli("remember", text).stdout.strip() for text in ("one thing", "another thing")}
+    assert set(run_cli("list", "--format", "ids").stdout.split()) == ids
+    assert run_cli("list", "-f", "json").stdout == run_cli("list", "--json").stdout
+    assert run_cli("list", "--format", "xml").returncode == 2

@@ -47,6 +47,14 @@ def one_line(text: str, width: int = 100) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
+def middle(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters, cut in the middle (a path keeps its name)."""
+    if len(text) <= width:
+        return text
+    head = max(1, (width - 1) // 2)
+    return text[:head] + "…" + text[len(text) - (width - 1 - head) :]
+
+
 def memory_table(
     memories: list[Memory], title: str | None = None, times: dict[str, str] | None = None
 ) -> Table:
