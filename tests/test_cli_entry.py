@@ -65,3 +65,15 @@ def test_list_takes_format_like_recall() -> None:
     assert set(run_cli("list", "--format", "ids").stdout.split()) == ids
     assert run_cli("list", "-f", "json").stdout == run_cli("list", "--json").stdout
     assert run_cli("list", "--format", "xml").returncode == 2
+
+
+def test_recall_for_a_hook_loads_no_rich(home: object) -> None:
+    """A session-start hook's `recall --format context` prints plain text: rich stays out."""
+    probe = (
+        "import sys\nsys.argv = ['memctl', 'recall', '--format', 'context', 'deploy']\n"
+        "from memctl.cli.entry import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print('RICH', any(m.startswith('rich') for m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert "<memctl-context>" in done.stdout and done.stdout.splitlines()[-1] == "RICH False"

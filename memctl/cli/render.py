@@ -1,19 +1,40 @@
-"""Rendering for people (rich) and for scripts (JSON with stable field names)."""
+"""Rendering for people (rich) and for scripts (JSON with stable field names).
+
+rich is imported when a console or a table is first needed, not with this
+module: ``recall --format context|json|ids`` (a session-start hook) never
+loads it (about 25 ms).
+"""
 
 from __future__ import annotations
 
 import json
 import sys
 from datetime import UTC, datetime
-from typing import Any
-
-from rich.console import Console
-from rich.table import Table
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from memctl.model import Memory, parse_time
 
-console = Console(highlight=False, markup=False)
-err_console = Console(stderr=True, highlight=False, markup=False)
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    console: Console
+    err_console: Console
+
+
+@cache
+def _console(stderr: bool) -> Console:
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, markup=False)
+
+
+def __getattr__(name: str) -> Console:
+    """``console`` (stdout) and ``err_console`` (stderr), made on first use."""
+    if name in ("console", "err_console"):
+        return _console(name == "err_console")
+    raise AttributeError(name)
 
 
 def print_json(data: Any) -> None:
@@ -21,7 +42,7 @@ def print_json(data: Any) -> None:
 
 
 def warn(message: str) -> None:
-    err_console.print(f"memctl: warning: {message}", style="yellow", soft_wrap=True)
+    _console(True).print(f"memctl: warning: {message}", style="yellow", soft_wrap=True)
 
 
 def age(iso: str | None, now: datetime | None = None) -> str:
@@ -59,6 +80,8 @@ def memory_table(
     memories: list[Memory], title: str | None = None, times: dict[str, str] | None = None
 ) -> Table:
     """Memories as a table; ``times`` (by id) dates a memory by its source, not its creation."""
+    from rich.table import Table
+
     times = times or {}
     table = Table(title=title, show_lines=False, header_style="bold")
     for column in ("id", "age", "category", "kind", "state", "memory"):
@@ -80,6 +103,8 @@ def memory_table(
 
 
 def counts_table(title: str, counts: dict[str, int]) -> Table:
+    from rich.table import Table
+
     table = Table(title=title, header_style="bold", title_justify="left")
     table.add_column(title.split()[-1])
     table.add_column("count", justify="right")
