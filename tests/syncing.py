@@ -29,9 +29,7 @@ def machine(tmp_path: Path, name: str, remote: Path, **overrides: object) -> Con
     """A data directory of its own (so a host id of its own) syncing with ``remote``."""
     values: dict[str, object] = {"llm": "none", "sync.remote": str(remote)}
     values.update({k.replace("__", "."): v for k, v in overrides.items()})
-    return Context(
-        load_settings(home=tmp_path / name, overrides=values), embedder=HashEmbedder()
-    )
+    return Context(load_settings(home=tmp_path / name, overrides=values), embedder=HashEmbedder())
 
 
 def shared(ctx: Context, text: str, scope: str = "global") -> Memory:

@@ -233,8 +233,8 @@ def test_a_hostile_repository_changes_nothing_it_should_not(
         },
     )
     big = hand / "memories" / "global" / f"{ids[7]}_{host}.yaml"
-    with big.open("wb") as stream:  # 50 MB, sparse: fast to make
-        stream.truncate(50 * 1024 * 1024)
+    with big.open("wb") as stream:  # sparse, twice the default sync.max_file_bytes
+        stream.truncate(2 * 1024 * 1024)
     (hand / "memories" / "global" / f"{ids[5]}_{other}.yaml").symlink_to("/etc/passwd")
     (hand / "memories" / "github.com").symlink_to(outside)
     git("add", "-A", cwd=hand)

@@ -6,7 +6,6 @@ from typing import Annotated
 
 import typer
 
-from memctl.api import sync as api
 from memctl.cli.common import JsonOption, new_typer, open_context
 from memctl.cli.render import console, print_json, warn
 
@@ -28,6 +27,8 @@ def sync(
     """Share memories through a git repository: pull, import, export, push."""
     if ctx.invoked_subcommand is not None:
         return
+    from memctl.api import sync as api  # git, YAML and the sync stages: only when syncing
+
     result = api.sync(open_context(ctx), api.SyncRequest(dry_run=dry_run))
     if as_json:
         print_json(result.to_dict())
@@ -64,6 +65,8 @@ def init(
 ) -> None:
     """Clone a repository into the data directory (laying it out if it is empty) and
     record it as sync.remote."""
+    from memctl.api import sync as api
+
     result = api.init(open_context(ctx), remote)
     if as_json:
         print_json(result.__dict__)
@@ -75,6 +78,8 @@ def init(
 @app.command()
 def status(ctx: typer.Context, as_json: JsonOption = False) -> None:
     """The remote, the last sync, what waits to go out and to come in, ahead/behind."""
+    from memctl.api import sync as api
+
     report = api.status(open_context(ctx))
     if as_json:
         print_json(report.to_dict())
@@ -103,6 +108,8 @@ def promote(
     as_json: JsonOption = False,
 ) -> None:
     """Share memories: `memctl sync` publishes promoted memories."""
+    from memctl.api import sync as api
+
     changed = api.promote(open_context(ctx), api.ShareRequest(tuple(ids or ()), every, scope))
     if as_json:
         print_json([m.id for m in changed])
@@ -113,6 +120,8 @@ def promote(
 @share.command()
 def unpromote(ctx: typer.Context, ids: IdsArgument = None, as_json: JsonOption = False) -> None:
     """Stop sharing memories: the next sync removes this machine's files of them."""
+    from memctl.api import sync as api
+
     changed = api.unpromote(open_context(ctx), api.ShareRequest(tuple(ids or ())))
     if as_json:
         print_json([m.id for m in changed])

@@ -115,9 +115,10 @@ def shareable_ids(db: Database, include_all: bool, memory_ids: list[str] | None)
     condition = "1" if include_all else "m.visibility = 'shared'"
     ids_clause, params = "", []
     if memory_ids is not None:
-        ids_clause, params = " AND m.id IN (SELECT value FROM json_each(?))", [
-            json.dumps(memory_ids)
-        ]
+        ids_clause, params = (
+            " AND m.id IN (SELECT value FROM json_each(?))",
+            [json.dumps(memory_ids)],
+        )
     rows = db.tuples(
         f"SELECT m.id FROM memories m WHERE {condition}{ids_clause} "
         "AND m.id NOT IN (SELECT memory_id FROM sync_withheld)",

@@ -75,7 +75,14 @@ def plan_import(ctx: Context, incoming: Incoming, own_host: str) -> ImportPlan:
         if versions:
             _resolve(plan, local.get(memory_id), versions, after[memory_id], own_host)
         else:
-            _check_unshared(plan, local.get(memory_id), before.get(memory_id, []), after[memory_id], gone, own_host)
+            _check_unshared(
+                plan,
+                local.get(memory_id),
+                before.get(memory_id, []),
+                after[memory_id],
+                gone,
+                own_host,
+            )
     return plan
 
 
@@ -268,4 +275,3 @@ def _relations(ctx: Context, plan: ImportPlan, run_id: str) -> int:
         )
         added += 1
     return added
-

@@ -117,7 +117,12 @@ def render(memory: Memory, relations: list[Relation]) -> str:
     record: dict[str, Any] = {"id": memory.id, **synced_values(memory)}
     if memory.state != State.DELETED:
         record["relations"] = [
-            {"dst_id": r.dst_id, "type": str(r.type), "weight": r.weight, "created_at": r.created_at}
+            {
+                "dst_id": r.dst_id,
+                "type": str(r.type),
+                "weight": r.weight,
+                "created_at": r.created_at,
+            }
             for r in sorted(relations, key=lambda r: (r.dst_id, str(r.type)))
             if r.src_id == memory.id
         ]

@@ -183,7 +183,7 @@ def _import(ctx: Context, clone: Clone, result: SyncResult, run: RunRecord) -> s
     incoming = _read(ctx, clone, "HEAD", result.host)
     plan = plan_import(ctx, incoming, result.host)
     apply_import(ctx, plan, incoming, run)
-    if run.counts:
+    if any(plan.counts().values()):
         result.run_id = run.id
     result.bad_files = incoming.bad
     for name, count in plan.counts().items():
@@ -318,7 +318,9 @@ def init(ctx: Context, remote: str) -> InitResult:
     settings = ctx.settings
     path = clone_path(settings)
     with sync_lock(_lock_path(settings), settings.sync_lock_wait):
-        if (path / ".git").exists() and Clone.open(path, settings.sync_git_timeout).origin_url != remote:
+        if (path / ".git").exists() and Clone.open(
+            path, settings.sync_git_timeout
+        ).origin_url != remote:
             shutil.rmtree(path)
         clone = (
             Clone.open(path, settings.sync_git_timeout)
