@@ -19,6 +19,7 @@ from memctl.model import Action, State, Visibility
 from memctl.store import memories as store
 from memctl.sync import pipeline
 from memctl.sync.lock import sync_lock
+from memctl.sync.repo import Clone
 from tests.syncing import bare_repo, git, history, machine, push_files, shared, work_clone
 
 SYNC = sync_api.SyncRequest()
@@ -381,3 +382,54 @@ def test_dry_run_and_status_change_nothing(pair: tuple[Context, Context], remote
     incoming = sync_api.sync(b, sync_api.SyncRequest(dry_run=True))
     assert incoming.incoming == [("new", memory.id)]
     assert store.get_memory(b.db, memory.id) is None
+
+
+def test_a_rejected_push_is_fetched_rebased_and_retried(
+    pair: tuple[Context, Context], remote: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, b = pair
+    first = shared(a, "the on-call rota is in pagerduty")
+    second = shared(b, "the design docs live in docs/adr")
+    sync_api.sync(a, SYNC)
+    real = Clone.fetch
+    skipped = {"n": 0}
+
+    def stale_once(self: Clone) -> None:  # B misses A's push: its push gets rejected
+        if skipped["n"] == 0:
+            skipped["n"] += 1
+            return
+        real(self)
+
+    monkeypatch.setattr(Clone, "fetch", stale_once)
+    result = sync_api.sync(b, SYNC)
+    assert result.pushed and skipped["n"] == 1
+    assert result.came_in["created"] == 1 and store.get_memory(b.db, first.id) is not None
+    files = git("--git-dir", str(remote), "ls-tree", "-r", "--name-only", "HEAD")
+    assert first.id in files and second.id in files
+    assert sync_api.sync(a, SYNC).came_in["created"] == 1
+
+
+def test_a_tie_goes_to_the_greater_host_id(pair: tuple[Context, Context]) -> None:
+    a, b = pair
+    memory = shared(a, "the build cache is on s3")
+    sync_api.sync(a, SYNC)
+    sync_api.sync(b, SYNC)
+    moment = "2030-01-01T00:00:00.000Z"
+    for ctx, text in ((a, "the build cache is on gcs"), (b, "the build cache is on minio")):
+        memory_api.update(ctx, UpdateRequest(memory.id, text=text))
+        with ctx.db.atomic():
+            store.update_memory(ctx.db, memory.id, {"updated_at": moment})
+    for ctx in (a, b, a, b):
+        sync_api.sync(ctx, SYNC)
+    winner = "minio" if b.db.meta("host_id") > a.db.meta("host_id") else "gcs"  # type: ignore[operator]
+    for ctx in (a, b):
+        copy = store.get_memory(ctx.db, memory.id)
+        assert copy is not None and copy.content.endswith(winner)
+
+
+def test_the_sync_package_offers_sync_now_lazily(pair: tuple[Context, Context]) -> None:
+    import memctl.sync
+
+    a, _ = pair
+    shared(a, "maintain syncs when sync.auto is on")
+    assert memctl.sync.sync_now(a).went_out["written"] == 1
