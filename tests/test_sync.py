@@ -433,3 +433,23 @@ def test_the_sync_package_offers_sync_now_lazily(pair: tuple[Context, Context]) 
     a, _ = pair
     shared(a, "maintain syncs when sync.auto is on")
     assert memctl.sync.sync_now(a).went_out["written"] == 1
+
+
+def test_each_push_is_scanned_again(pair: tuple[Context, Context], remote: Path) -> None:
+    a, _ = pair
+    shared(a, "a fine memory")
+    clone = pipeline.clone_path(a.settings)
+    host = a.db.meta("host_id")
+    name = f"memories/global/{'b' * 32}_{host}.yaml"
+    (clone / name).parent.mkdir(parents=True, exist_ok=True)
+    (clone / name).write_text(
+        f"id: {'b' * 32}\nstate: active\ncreated_at: '2026-01-01T00:00:00.000Z'\n"
+        "updated_at: '2026-01-01T00:00:00.000Z'\ncontent: key AKIAABCDEFGHIJKLMNOP\n"
+    )
+    git("add", "-A", cwd=clone)
+    git("-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm", "by hand", cwd=clone)
+    with pytest.raises(SyncError, match=f"refusing to push {name}: holds a secret"):
+        sync_api.sync(a, SYNC)
+    assert "AKIA" not in history(remote)
+    assert sync_api.sync(a, SYNC).pushed
+    assert "AKIA" not in history(remote) and "a fine memory" in history(remote)

@@ -9,8 +9,9 @@ secrets is refused both ways.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from datetime import datetime
+from enum import StrEnum
 from typing import Any
 
 import yaml
@@ -57,6 +58,12 @@ KEYS = (
 TOMBSTONE_KEYS = ("id", "state", "created_at", "updated_at")
 ENUMS: dict[str, Any] = {"state": State, "kind": Kind, "category": Category, "tier": Tier}
 MAX_TAG_CHARS = 200
+# What a key a file leaves out stands for: a new memory's default.
+DEFAULTS: dict[str, Any] = {
+    f.name: str(f.default) if isinstance(f.default, StrEnum) else f.default
+    for f in fields(Memory)
+    if f.name in KEYS and f.default not in (MISSING, None, "")
+}
 
 
 class BadFile(ValueError):
@@ -185,8 +192,16 @@ def parse(text: str, memory_id: str, host: str, scope: str) -> Version:
 
 
 def _values(record: dict[str, Any]) -> dict[str, Any]:
+    """The fields of a file; a missing (or null) one takes the default a new memory has,
+    but for ``updated_at`` (required) and ``created_at`` (``updated_at`` then)."""
+    record = {k: v for k, v in record.items() if v is not None}
+    record.setdefault("state", str(State.ACTIVE))
+    if "updated_at" in record:
+        record.setdefault("created_at", record["updated_at"])
+    for key, default in DEFAULTS.items():
+        record.setdefault(key, default)
     state = parse_choice(State, _text(record, "state"), "state")
-    tombstone = state == State.DELETED and record.get("content") is None
+    tombstone = state == State.DELETED and "content" not in record
     keys = TOMBSTONE_KEYS if tombstone else KEYS
     values: dict[str, Any] = {}
     for key in keys[1:]:
