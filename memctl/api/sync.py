@@ -10,8 +10,9 @@ from dataclasses import dataclass
 
 from memctl.context import Context
 from memctl.model import Memory
-from memctl.sync import pipeline, share
-from memctl.sync.pipeline import InitResult, SyncRequest, SyncResult, SyncStatus
+from memctl.sync import pipeline, setup, share
+from memctl.sync.pipeline import SyncRequest, SyncResult
+from memctl.sync.setup import InitResult, SyncStatus
 
 __all__ = [
     "InitResult",
@@ -34,12 +35,12 @@ def sync(ctx: Context, request: SyncRequest) -> SyncResult:
 
 def init(ctx: Context, remote: str) -> InitResult:
     """Clone the repository (a URL or path) and record it as ``sync.remote``."""
-    return pipeline.init(ctx, remote)
+    return setup.init(ctx, remote)
 
 
 def status(ctx: Context) -> SyncStatus:
     """The remote, the last sync, what waits to go out and to come in, ahead/behind."""
-    return pipeline.status(ctx)
+    return setup.status(ctx)
 
 
 @dataclass(frozen=True)

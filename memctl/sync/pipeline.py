@@ -11,16 +11,14 @@ follows the work they describe, so nothing is imported or written twice.
 from __future__ import annotations
 
 import json
-import shutil
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from memctl.config import Settings, write_config_value
+from memctl.config import Settings
 from memctl.context import Context
 from memctl.errors import SyncError, UsageError
-from memctl.model import Visibility, format_time, new_id, now_iso
+from memctl.model import Visibility, new_id, now_iso
 from memctl.store import memories as store
 from memctl.store.runs import RunRecord, save_run
 from memctl.store.sync import (
@@ -39,7 +37,6 @@ from memctl.sync.apply import apply_import, plan_import
 from memctl.sync.incoming import Incoming, read_incoming
 from memctl.sync.layout import (
     FORMAT_FILE,
-    FORMAT_VERSION,
     README_FILE,
     README_TEXT,
     check_format,
@@ -49,7 +46,7 @@ from memctl.sync.layout import (
 from memctl.sync.lock import sync_lock
 from memctl.sync.memfile import BadFile, parse
 from memctl.sync.outgoing import Outgoing, plan_export
-from memctl.sync.repo import Clone, normal_remote, require_git
+from memctl.sync.repo import Clone, require_git
 
 META_REMOTE, META_MARK, META_LAST = "sync_remote", "sync_exported_event", "sync_last"
 
@@ -84,7 +81,7 @@ def clone_path(settings: Settings) -> Path:
     return settings.home / "sync" / "repo"
 
 
-def _lock_path(settings: Settings) -> Path:
+def lock_path(settings: Settings) -> Path:
     return settings.home / "sync" / "lock"
 
 
@@ -100,17 +97,20 @@ def sync_now(ctx: Context, request: SyncRequest | None = None) -> SyncResult:
     settings = ctx.settings
     remote = configured_remote(settings)
     require_git()
-    with sync_lock(_lock_path(settings), settings.sync_lock_wait):
+    with sync_lock(lock_path(settings), settings.sync_lock_wait):
         clone = _open_clone(ctx, remote)
-        clone.recover()
-        result = SyncResult(remote, host_id(ctx.db), request.dry_run, settings.sync_readonly)
-        if request.dry_run:
-            return _preview(ctx, clone, result)
-        run = RunRecord(id=new_id(), kind=SYNC_KIND)
         try:
-            _rounds(ctx, clone, result, run)
+            clone.recover()
+            result = SyncResult(remote, host_id(ctx.db), request.dry_run, settings.sync_readonly)
+            if request.dry_run:
+                return _preview(ctx, clone, result)
+            run = RunRecord(id=new_id(), kind=SYNC_KIND)
+            try:
+                _rounds(ctx, clone, result, run)
+            finally:
+                _finish(ctx, run, result)
         finally:
-            _finish(ctx, run, result)
+            clone.close()
     return result
 
 
@@ -164,11 +164,11 @@ def _open_clone(ctx: Context, remote: str) -> Clone:
             )
     else:
         clone = Clone.clone(remote, path, timeout)
-    _adopt(ctx, remote)
+    adopt(ctx, remote)
     return clone
 
 
-def _adopt(ctx: Context, remote: str) -> None:
+def adopt(ctx: Context, remote: str) -> None:
     """A new repository: forget the old one's index, so that everything is read and
     everything shareable is written again."""
     with ctx.db.atomic():
@@ -196,14 +196,14 @@ def _read(ctx: Context, clone: Clone, ref: str, host: str) -> Incoming:
     return read_incoming(clone, ref, index, host, ctx.settings.sync_max_file_bytes)
 
 
-def _candidates(ctx: Context) -> set[str]:
+def candidates(ctx: Context) -> set[str]:
     return changed_since(ctx.db, int(ctx.db.meta(META_MARK) or 0))
 
 
 def _export(ctx: Context, clone: Clone, result: SyncResult, wanted: set[str]) -> None:
     mark = last_event_id(ctx.db)
     include_all = ctx.settings.sync_include == "all"
-    out = plan_export(ctx, result.host, _candidates(ctx) | wanted, include_all)
+    out = plan_export(ctx, result.host, candidates(ctx) | wanted, include_all)
     if out.withheld:
         with ctx.db.atomic():
             set_withheld(ctx.db, out.withheld, True)
@@ -294,119 +294,10 @@ def _preview(ctx: Context, clone: Clone, result: SyncResult) -> SyncResult:
     result.incoming += [("conflict", v.id) for v in plan.conflicts]
     result.incoming += [("unshare", m.id) for m, _ in plan.unshares]
     if not ctx.settings.sync_readonly:
-        wanted = _candidates(ctx) | plan.local_won | set(incoming.gone_own)
+        wanted = candidates(ctx) | plan.local_won | set(incoming.gone_own)
         out = plan_export(ctx, result.host, wanted, ctx.settings.sync_include == "all")
         result.refused += out.refused
         result.went_out = {"written": len(out.writes), "removed": len(out.removes)}
         result.outgoing = [("write", row.path) for row, _ in out.writes]
         result.outgoing += [("remove", f.path) for f in out.removes]
     return result
-
-
-@dataclass(frozen=True)
-class InitResult:
-    remote: str
-    clone: str
-    created: bool  # the layout was written into an empty repository
-
-
-def init(ctx: Context, remote: str) -> InitResult:
-    """Clone ``remote`` into the data directory (creating the layout in an empty
-    repository) and record it as ``sync.remote`` in the home config."""
-    remote = normal_remote(remote)
-    require_git()
-    settings = ctx.settings
-    path = clone_path(settings)
-    with sync_lock(_lock_path(settings), settings.sync_lock_wait):
-        if (path / ".git").exists() and Clone.open(
-            path, settings.sync_git_timeout
-        ).origin_url != remote:
-            shutil.rmtree(path)
-        clone = (
-            Clone.open(path, settings.sync_git_timeout)
-            if (path / ".git").exists()
-            else Clone.clone(remote, path, settings.sync_git_timeout)
-        )
-        clone.recover()
-        created = _layout(clone, remote, host_id(ctx.db), settings.sync_readonly)
-        _adopt(ctx, remote)
-    write_config_value(settings.home_config, "sync.remote", remote)
-    return InitResult(remote, str(path), created)
-
-
-def _layout(clone: Clone, remote: str, host: str, readonly: bool) -> bool:
-    text = clone.read_file("HEAD", FORMAT_FILE)
-    if text is not None:
-        check_format(text, remote)
-        return False
-    if clone.has("HEAD"):
-        shutil.rmtree(clone.root, ignore_errors=True)
-        raise SyncError(
-            f"{remote} is neither empty nor a memctl sync repository (it has no {FORMAT_FILE})"
-        )
-    if readonly:
-        raise SyncError(f"{remote} is empty, and sync.readonly is on: nothing to read")
-    clone.write(FORMAT_FILE, format_text())
-    clone.write(README_FILE, README_TEXT)
-    clone.commit(f"memctl: a sync repository (format {FORMAT_VERSION})", host)
-    clone.push()
-    return True
-
-
-@dataclass
-class SyncStatus:
-    remote: str
-    clone: str
-    host: str
-    readonly: bool
-    include: str
-    last_sync: str | None
-    last_pushed: bool | None
-    last_fetch: str | None
-    waiting_out: int  # files the next sync would write or remove
-    waiting_in: int  # files changed in the repository as of the last fetch
-    ahead: int
-    behind: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def status(ctx: Context) -> SyncStatus:
-    """Where sync stands, from the clone and the last fetch (no network)."""
-    settings = ctx.settings
-    remote = configured_remote(settings)
-    path = clone_path(settings)
-    last = json.loads(ctx.db.meta(META_LAST) or "{}")
-    host = host_id(ctx.db)
-    waiting_in = ahead = behind = 0
-    fetched = None
-    if (path / ".git").exists():
-        clone = Clone.open(path, settings.sync_git_timeout)
-        ahead, behind = clone.ahead_behind()
-        ref = clone.upstream if clone.has(clone.upstream) else "HEAD"
-        waiting_in = _changed_files(ctx, clone, ref)
-        moment = clone.last_fetch()
-        fetched = format_time(datetime.fromtimestamp(moment, UTC)) if moment else None
-    out = plan_export(ctx, host, _candidates(ctx), settings.sync_include == "all")
-    return SyncStatus(
-        remote=remote,
-        clone=str(path),
-        host=host,
-        readonly=settings.sync_readonly,
-        include=settings.sync_include,
-        last_sync=last.get("at"),
-        last_pushed=last.get("pushed"),
-        last_fetch=fetched,
-        waiting_out=0 if settings.sync_readonly else len(out.writes) + len(out.removes),
-        waiting_in=waiting_in,
-        ahead=ahead,
-        behind=behind,
-    )
-
-
-def _changed_files(ctx: Context, clone: Clone, ref: str) -> int:
-    index = indexed_files(ctx.db)
-    entries = clone.tree(ref)
-    changed = sum(1 for e in entries if index.get(e.path) is None or index[e.path].blob != e.blob)
-    return changed + len(set(index) - {e.path for e in entries})

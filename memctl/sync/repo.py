@@ -115,6 +115,10 @@ class Clone:
         partial.rename(path)
         return cls.open(path, timeout)
 
+    def close(self) -> None:
+        """Stop git's helper processes (the object reader) now rather than at exit."""
+        self.repo.close()
+
     @property
     def origin_url(self) -> str:
         return str(self.repo.remotes.origin.url) if self.repo.remotes else ""
