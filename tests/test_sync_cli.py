@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from tests.conftest import run_cli
@@ -77,3 +79,36 @@ def test_a_repository_that_is_not_memctls_is_refused(tmp_path: Path) -> None:
     done = run_cli("--home", str(tmp_path / "a"), "sync", "init", str(remote), env=NO_LLM)
     assert done.returncode == 7
     assert "neither empty nor a memctl sync repository" in done.stderr
+
+
+def test_a_sync_killed_midway_is_finished_by_the_next(tmp_path: Path) -> None:
+    from memctl.api import sync as sync_api
+    from memctl.model import Action, Memory, Visibility
+    from memctl.store import memories as store
+    from memctl.store.events import log_event
+    from tests.syncing import machine
+
+    remote = bare_repo(tmp_path)
+    a = machine(tmp_path, "a", remote)
+    sync_api.init(a, str(remote))
+    with a.db.atomic():
+        for n in range(300):
+            memory = Memory(f"fact number {n}", scope="global", visibility=Visibility.SHARED)
+            store.insert_memory(a.db, memory, None)
+            log_event(a.db, Action.CREATE, memory.id)
+    command = [sys.executable, "-m", "memctl", "--home", str(tmp_path / "a"), "sync"]
+    victim = subprocess.Popen(command, env={**os.environ, **NO_LLM}, stderr=subprocess.PIPE)
+    lock = tmp_path / "a" / "sync" / "lock"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and victim.poll() is None:
+        if lock.exists() and lock.read_text().strip() == str(victim.pid):
+            break
+        time.sleep(0.02)
+    time.sleep(0.3)
+    victim.send_signal(signal.SIGKILL)
+    victim.communicate()
+    result = sync_api.sync(a, sync_api.SyncRequest())
+    assert sync_api.sync(a, sync_api.SyncRequest()).went_out == {"written": 0, "removed": 0}
+    files = git("--git-dir", str(remote), "ls-tree", "-r", "--name-only", "HEAD").split()
+    assert len([f for f in files if f.startswith("memories/")]) == 300, result
+    a.close()

@@ -26,9 +26,10 @@ class SyncFile:
     state: str
     blob: str  # the git blob id of the file's content
 
-    def newer_than(self, other: SyncFile) -> bool:
+    @property
+    def key(self) -> tuple[str, str]:
         """The order versions are resolved in: newest ``updated_at``, ties by host id."""
-        return (self.updated_at, self.host_id) > (other.updated_at, other.host_id)
+        return self.updated_at, self.host_id
 
 
 def host_id(db: Database) -> str:

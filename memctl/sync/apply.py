@@ -52,12 +52,6 @@ class ImportPlan:
         }
 
 
-def _key(file: SyncFile | Version) -> tuple[str, str]:
-    if isinstance(file, Version):
-        return file.updated_at, file.host
-    return file.updated_at, file.host_id
-
-
 def plan_import(ctx: Context, incoming: Incoming, own_host: str) -> ImportPlan:
     plan = ImportPlan()
     changed: dict[str, list[Version]] = {}
@@ -93,8 +87,8 @@ def _resolve(
     files: list[SyncFile],
     own_host: str,
 ) -> None:
-    best = max(files, key=_key)
-    winner = next((v for v in versions if _key(v) == _key(best)), None)
+    best = max(files, key=lambda f: f.key)
+    winner = next((v for v in versions if v.key == best.key), None)
     final: dict[str, Any] | None = None
     if winner is not None and memory is None:
         if not winner.tombstone:
@@ -105,7 +99,7 @@ def _resolve(
         changes = {k: v for k, v in winner.values.items() if mine.get(k) != v}
         if not changes:
             final = winner.values
-        elif _key(winner) > (normal_time(memory.updated_at), own_host):
+        elif winner.key > (normal_time(memory.updated_at), own_host):
             plan.updates.append((memory, winner, changes))
             final = winner.values
         else:
@@ -132,7 +126,7 @@ def _check_unshared(
 ) -> None:
     if memory is None or memory.visibility != Visibility.SHARED or not before:
         return
-    previous = max(before, key=_key)
+    previous = max(before, key=lambda f: f.key)
     if previous.path not in gone or previous.host_id == own_host:
         return
     if normal_time(memory.updated_at) != previous.updated_at:

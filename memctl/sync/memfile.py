@@ -85,6 +85,11 @@ class Version:
         return str(self.values["updated_at"])
 
     @property
+    def key(self) -> tuple[str, str]:
+        """Its place in the order versions are resolved in (as ``SyncFile.key``)."""
+        return self.updated_at, self.host
+
+    @property
     def tombstone(self) -> bool:
         return self.values["state"] == State.DELETED and "content" not in self.values
 

@@ -61,7 +61,7 @@ def plan_export(ctx: Context, own_host: str, candidates: set[str], include_all: 
         relations.setdefault(relation.src_id, []).append(relation)
     for memory_id in ids:
         mine = [f for f in files.get(memory_id, []) if f.host_id == own_host]
-        winner = max(files[memory_id], key=_key) if files.get(memory_id) else None
+        winner = max(files[memory_id], key=lambda f: f.key) if files.get(memory_id) else None
         memory = memories.get(memory_id)
         if memory is None:
             memory = _tombstone(memory_id, winner)
@@ -75,10 +75,6 @@ def plan_export(ctx: Context, own_host: str, candidates: set[str], include_all: 
         _export_one(out, memory, relations.get(memory_id, []), mine, winner, own_host)
     _stale(out, ctx, own_host)
     return out
-
-
-def _key(file: SyncFile) -> tuple[str, str]:
-    return file.updated_at, file.host_id
 
 
 def _tombstone(memory_id: str, winner: SyncFile | None) -> Memory | None:
@@ -110,7 +106,7 @@ def _export_one(
     if winner is not None and winner.blob == blob_id(text):
         out.removes += [f for f in mine if f.path != winner.path]
         return
-    if winner is not None and (normal_time(memory.updated_at), own_host) <= _key(winner):
+    if winner is not None and (normal_time(memory.updated_at), own_host) <= winner.key:
         later = format_time(parse_time(winner.updated_at) + TICK)
         memory = replace(memory, updated_at=max(now_iso(), later))
         out.bumps[memory.id] = memory.updated_at
@@ -137,7 +133,7 @@ def _stale(out: Outgoing, ctx: Context, own_host: str) -> None:
     for memory_id, files in by_memory.items():
         if memory_id in written:
             continue
-        best = max(files, key=_key)
+        best = max(files, key=lambda f: f.key)
         if best.host_id == own_host:
             continue
         out.removes += [f for f in files if f.host_id == own_host and f.path not in removing]
