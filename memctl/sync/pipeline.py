@@ -268,6 +268,7 @@ def _finish(ctx: Context, run: RunRecord, result: SyncResult) -> None:
     run.notes += [f"refused memory {memory_id}: {why}" for memory_id, why in result.refused]
     run.counts.update({f"files_{k}": v for k, v in result.went_out.items() if v})
     run.counts["bad_files"] = len(result.bad_files)
+    run.counts = {name: count for name, count in run.counts.items() if count}
     run.status, run.finished_at = "done", now_iso()
     summary = {"at": run.finished_at, "pushed": result.pushed, "run": result.run_id}
     with ctx.db.atomic():
