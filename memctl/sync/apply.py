@@ -176,7 +176,7 @@ def _vectors(ctx: Context, plan: ImportPlan) -> dict[str, bytes]:
             found[memory_id] = known
         else:
             wanted.append((memory_id, text))
-    made = ctx.vectors([text for _, text in wanted])
+    made = ctx.vectors([text for _, text in wanted]) if wanted else []
     found.update({memory_id: vector for (memory_id, _), vector in zip(wanted, made, strict=True)})
     return found
 
