@@ -209,8 +209,9 @@ KEYS: tuple[Key, ...] = (
     Key(
         "embedder",
         "local",
-        "Embedding provider: the bundled MiniLM model or an Ollama server.",
-        choices=("local", "ollama"),
+        "Embedding provider: the bundled MiniLM model, an Ollama server, or hash (words "
+        "only, no model: for tests and machines without the model).",
+        choices=("local", "ollama", "hash"),
     ),
     Key("embed.batch_size", 32, "Texts embedded per batch.", minimum=1, maximum=4096),
     Key("embed.model_dir", "", "Directory of the local model files; empty finds them itself."),
