@@ -67,7 +67,7 @@ def test_detached_worker_distils_and_no_secret_reaches_the_files(home: Path) -> 
         report = json.loads(
             ok("ingest", "--transcript", str(transcript), "--client", "claude-code", "--json")
         )
-        assert report["session_id"] == SESSION and report["messages_new"] == 8
+        assert report["session_id"] == SESSION and report["messages_new"] == 9
         assert report["redactions"]["secrets"] == 2 and report["private_messages_dropped"] == 1
         pid = report["worker_pid"]
         assert pid and report["log"] == str(home / "logs" / "worker.log")
