@@ -58,6 +58,7 @@ def _create(run: Run, fact: Fact, decision: Decision) -> Memory:
         source=fact.source or f"{run.record.kind}:{run.id}",
         session_id=run.session_id,
         agent_id=run.agent_id,
+        created_at=fact.created_at or _now(),  # dated by the session, not by the run
     )
     store.insert_memory(run.db, memory, fact.vector.astype(np.float32).tobytes())
     log_event(

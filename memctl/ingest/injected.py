@@ -41,7 +41,8 @@ INJECTIONS: tuple[Injection, ...] = (
     _rule(
         "codex",
         "agents-md",
-        r"#\s*AGENTS\.md instructions for [^\n]*\n+(?:<INSTRUCTIONS>.*?(?:</INSTRUCTIONS>|\Z)|.*\Z)",
+        r"#\s*AGENTS\.md instructions for [^\n]*\n+"
+        r"(?:<INSTRUCTIONS>.*?(?:</INSTRUCTIONS>|\Z)|.*\Z)",
     ),
     _rule("codex", "instructions", _block("INSTRUCTIONS")),
     _rule("codex", "environment", _block("environment_context")),
@@ -117,4 +118,3 @@ def strip_injected(text: str) -> Stripped:
         if count:
             removed[injection.kind] += count
     return Stripped(re.sub(r"\n{3,}", "\n\n", text).strip(), removed)
-
