@@ -114,7 +114,9 @@ def run(directory: Path, overrides: dict[str, Any]) -> list[SessionScore]:
                     transcript=str(directory / entry["file"]), client=entry["client"], wait=True
                 )
                 ids.append(ingest(ctx, request).report.session_id)
-            scores = [score_session(ctx, e, i) for e, i in zip(manifest["sessions"], ids, strict=True)]
+            scores = [
+                score_session(ctx, e, i) for e, i in zip(manifest["sessions"], ids, strict=True)
+            ]
             for entry, score in zip(manifest["sessions"], scores, strict=True):
                 ask(ctx, entry, score)
     return scores

@@ -277,6 +277,12 @@ KEYS: tuple[Key, ...] = (
         "A running job claimed longer ago than this is taken to be abandoned and retried.",
         minimum=1,
     ),
+    Key(
+        "ingest.host_distil",
+        False,
+        "With no local LLM, leave fact extraction to the host assistant (MCP tools) "
+        "instead of the rules; the session digest is written either way.",
+    ),
     Key("ingest.job_max_attempts", 3, "Attempts at a job before it is marked failed.", minimum=1),
     Key(
         "select.messages",

@@ -177,7 +177,7 @@ def digest_decision(run: Run, session: Session, messages: list[Message]) -> Deci
     )
 
 
-def _latest_time(messages: list[Message]) -> str | None:
+def latest_time(messages: list[Message]) -> str | None:
     times = [m.created_at for m in messages if m.created_at]
     return max(times) if times else None
 
@@ -190,10 +190,13 @@ def run_session(ctx: Context, session_id: str, job_id: int | None = None) -> Run
     run = start_run(ctx, "ingest", get_llm(ctx.settings), session.scope, session_id, job_id)
     run.agent_id, run.tags = session.agent_id, session.tags
     every = messages_after(ctx.db, session_id, 0)
-    latest = _latest_time(every)
+    latest = latest_time(every)
     run.now = parse_time(latest) if latest else None  # admission ages facts by the session
     try:
         pending = [m for m in every if m.seq > session.extracted_through]
+        if pending and run.llm is None and ctx.settings.ingest_host_distil:
+            run.note(f"{len(pending)} messages left for the host model (ingest.host_distil)")
+            pending = []
         while pending:
             batch = select(run, pending)
             decisions = distil_batch(run, batch)
