@@ -28,8 +28,9 @@ REQUEST_MIN_CHARS = 12
 OUTCOME_MIN_CHARS = 60
 # kinds of rule match that say what was decided or set right
 DECISION_KINDS = frozenset({"decision", "correction", "convention", "rule", "commitment"})
-TOOL_NOTE = re.compile(r"^\[tool ([^:\]]+)(?::\s*(.*))?\]$")
-TOOL_ERROR = re.compile(r"^\[tool error(?::\s*(.*))?\]$")
+# one or more notes on a line: "[tool Write: a.py] [tool result: ok]"
+TOOL_NOTE = re.compile(r"\[tool ([^:\]]+)(?::\s*(.*?))?\](?=\s*\[tool |\s*$)")
+TOOL_ERROR = re.compile(r"\[tool error(?::\s*(.*?))?\](?=\s*\[tool |\s*$)")
 CREATING_TOOLS = frozenset({"write", "create", "create_file", "write_file"})
 EDITING_TOOLS = frozenset(
     {"edit", "multiedit", "str_replace_based_edit_tool", "notebookedit", "patch", "apply_patch"}
@@ -112,14 +113,12 @@ def _tool(digest: SessionDigest, name: str, detail: str, limit: int) -> None:
 def _tool_lines(digest: SessionDigest, text: str, limit: int) -> None:
     for line in text.splitlines():
         line = line.strip()
-        error = TOOL_ERROR.match(line)
+        error = TOOL_ERROR.search(line)
         if error:
             _add(digest.errors, _cut(error.group(1) or "a tool failed", 120), limit)
-            continue
-        note = TOOL_NOTE.match(line)
-        if note and note.group(1) not in ("result", "error"):
-            _add_tool = note.group(2) or ""
-            _tool(digest, note.group(1), _add_tool.rstrip("…"), limit)
+        for note in TOOL_NOTE.finditer(line):
+            if note.group(1) not in ("result", "error"):
+                _tool(digest, note.group(1), (note.group(2) or "").rstrip("…"), limit)
 
 
 def _prose(text: str) -> str:
@@ -159,9 +158,9 @@ def build_digest(messages: list[Message], limit: int) -> SessionDigest:
 
 
 def _paths(paths: list[str]) -> list[str]:
-    """Paths relative to the directory they all share, when they share one."""
+    """Several paths relative to the directory they all share, when they share one."""
     folders = [p.rsplit("/", 1)[0] for p in paths if p.startswith("/") and "/" in p[1:]]
-    if len(folders) < len(paths) or not folders:
+    if len(folders) < len(paths) or len(folders) < 2:
         return paths
     root = folders[0]
     for folder in folders[1:]:

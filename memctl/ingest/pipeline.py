@@ -19,7 +19,7 @@ from collections.abc import Callable
 from memctl.context import Context
 from memctl.errors import NotFoundError
 from memctl.ingest.admission import admit
-from memctl.ingest.apply import apply
+from memctl.ingest.apply import DIGEST, apply
 from memctl.ingest.capture import Captured
 from memctl.ingest.digest import DIGEST_TAG, build_digest, render
 from memctl.ingest.extract import extract
@@ -169,11 +169,11 @@ def digest_decision(run: Run, session: Session, messages: list[Message]) -> Deci
     embed(run, [fact])
     stored = session_memory(run.db, session.id, DIGEST_TAG)
     if stored is None:
-        return Decision(Verdict.CREATE, fact, reason="session digest", by="digest")
+        return Decision(Verdict.CREATE, fact, reason="session digest", by=DIGEST)
     if stored.content == fact.content:
-        return Decision(Verdict.SKIP, fact, stored.id, reason="digest unchanged", by="digest")
+        return Decision(Verdict.SKIP, fact, stored.id, reason="digest unchanged", by=DIGEST)
     return Decision(
-        Verdict.MERGE, fact, stored.id, merged=fact.content, reason="digest grown", by="digest"
+        Verdict.MERGE, fact, stored.id, merged=fact.content, reason="digest grown", by=DIGEST
     )
 
 
