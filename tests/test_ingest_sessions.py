@@ -381,7 +381,8 @@ def test_a_chinese_session_keeps_its_design_decision_and_correction(
         "assistant: 可以用 Kafka 或 Redis Streams。\n"
         "user: 最终方案是用 Redis Streams 做订单队列，因为我们已经在用 Redis。\n"
         "user: 不要用 npm，改用 pnpm。\n"
-        "assistant: 好的，我以后会一直用 pnpm。队列已经按 Redis Streams 设计完成，代码在 queue/orders.py。\n"
+        "assistant: 好的，我以后会一直用 pnpm。"
+        "队列已经按 Redis Streams 设计完成，代码在 queue/orders.py。\n"
     )
     ctx = make_ctx()
     capture(ctx, source(text), IngestOptions(session_id="zh"))

@@ -261,10 +261,10 @@ def sentences(text: str) -> list[str]:
 def _candidates(passage: Passage) -> list[tuple[str, tuple[Pattern, ...]]]:
     """(sentence, the patterns that may match it) for one passage: every pattern for what
     the user said, only commitments for what the assistant said."""
-    patterns = PATTERNS if passage.role == Role.USER else COMMITMENTS
+    patterns: tuple[Pattern, ...] = PATTERNS if passage.role == Role.USER else COMMITMENTS
     if passage.role not in (Role.USER, Role.ASSISTANT):
         return []
-    found = []
+    found: list[tuple[str, tuple[Pattern, ...]]] = []
     for raw in sentences(passage.text):
         sentence = BULLET.sub("", raw).strip()
         if not MIN_CHARS <= len(sentence) <= MAX_CHARS or NARRATION.match(sentence):
