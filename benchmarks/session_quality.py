@@ -15,7 +15,8 @@ session and in total:
   holds a fact when it contains each of the fact's keywords);
 - useful: whether the session made at least one memory holding a fact;
 - recall@5: the share of questions whose fact is in the top 5 of `memctl
-  recall` over the whole store (every session's memories compete);
+  recall` over the whole store (every session's memories compete; with few
+  memories in the store this is easy, so recall@1 is printed too);
 - coverage: the share of the session's messages distilled;
 - injected copies: memories whose text lies inside injected text
   (AGENTS.md / CLAUDE.md blocks, environment context, reminders...).
@@ -44,6 +45,7 @@ from memctl.config import load_settings  # noqa: E402
 from memctl.context import Context  # noqa: E402
 from memctl.ingest.injected import INJECTIONS  # noqa: E402
 from memctl.store.memories import MemoryFilter, list_memories  # noqa: E402
+from memctl.store.runs import list_runs  # noqa: E402
 from memctl.store.sessions import get_session, messages_after  # noqa: E402
 
 SESSIONS = Path(__file__).resolve().parent / "sessions"
@@ -58,6 +60,7 @@ class SessionScore:
     useful: bool = False
     questions: int = 0
     found: int = 0
+    first: int = 0  # found at rank 1
     covered: float = 0.0
     injected_copies: int = 0
 
@@ -99,11 +102,14 @@ def ask(ctx: Context, entry: dict[str, Any], score: SessionScore) -> None:
     for question in entry["questions"]:
         request = RecallRequest(question["q"], limit=TOP, all_scopes=True, touch=False)
         results = recall(ctx, request).result.results
+        hits = [holds(r.memory.content, facts[question["fact"]]) for r in results]
         score.questions += 1
-        score.found += any(holds(r.memory.content, facts[question["fact"]]) for r in results)
+        score.found += any(hits)
+        score.first += bool(hits) and hits[0]
 
 
-def run(directory: Path, overrides: dict[str, Any]) -> list[SessionScore]:
+def run(directory: Path, overrides: dict[str, Any]) -> tuple[list[SessionScore], int]:
+    """The scores of every session, and how many LLM calls the runs made."""
     manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory() as home:
         settings = load_settings(Path(home), overrides={"ingest.spawn_worker": False, **overrides})
@@ -119,10 +125,12 @@ def run(directory: Path, overrides: dict[str, Any]) -> list[SessionScore]:
             ]
             for entry, score in zip(manifest["sessions"], scores, strict=True):
                 ask(ctx, entry, score)
-    return scores
+            calls = sum(r.counts.get("llm_calls", 0) for r in list_runs(ctx.db, 1000, "ingest"))
+    return scores, calls
 
 
-def report(label: str, scores: list[SessionScore]) -> None:
+def report(label: str, result: tuple[list[SessionScore], int]) -> None:
+    scores, calls = result
     print(f"\n## {label}\n")
     print("| session | memories | holding a fact | recall@5 | coverage | injected copies |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
@@ -141,8 +149,9 @@ def report(label: str, scores: list[SessionScore]) -> None:
         f"sessions with a useful memory {sum(s.useful for s in scores)}/{len(scores)}, "
         f"recall@{TOP} {sum(s.found for s in scores) / max(1, questions):.2f} "
         f"({sum(s.found for s in scores)}/{questions}), "
+        f"recall@1 {sum(s.first for s in scores) / max(1, questions):.2f}, "
         f"coverage {sum(s.covered for s in scores) / max(1, len(scores)):.0%}, "
-        f"injected copies {sum(s.injected_copies for s in scores)}"
+        f"injected copies {sum(s.injected_copies for s in scores)}, LLM calls {calls}"
     )
 
 
