@@ -475,6 +475,8 @@ def test_rules_find_corrections_conventions_and_commitments(
     ("sentence", "role"),
     [
         ("Should we always use tabs?", Role.USER),  # a question
+        ("I plan to enhance it with more comprehensive features.", Role.USER),  # which "it"?
+        ("It runs on port 8080 now.", Role.USER),
         ("Let me check the config. I'll run the tests now.", Role.ASSISTANT),  # narration
         ("We deploy with make ship.", Role.ASSISTANT),  # the assistant's, not a commitment
     ],

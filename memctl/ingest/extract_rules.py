@@ -10,8 +10,10 @@ category, importance and a tag naming what it is (correction, convention,
 decision, preference, habit, goal, biography, project, rule, case, event,
 commitment). Decisions are tried first: "we decided to use X instead of Y"
 is a decision, not a taste; then corrections ("no, use X instead") and
-conventions. Questions, list bullets' markers and the assistant's narration
-("Let me check...") are left out; injected text never reaches this stage.
+conventions. Questions, sentences about a bare "it" or "this" (which mean
+nothing out of their conversation), list bullets' markers and the
+assistant's narration ("Let me check...") are left out; injected text never
+reaches this stage.
 """
 
 from __future__ import annotations
@@ -246,6 +248,13 @@ QUESTION = re.compile(
     r"should|is|are|do|does)\b.*[?？]",
     re.I,
 )
+# a sentence whose subject or object is a bare pronoun ("I plan to enhance it with more
+# features"): out of its conversation nobody knows what "it" was, so it is no memory
+DANGLING = re.compile(
+    r"^\W*(?:it|this|that|they|these|those)\b(?!\s+(?:project|repo|app|service|file))|"
+    r"\b(?:to|will|'ll|should|can|must)\s+\w+\s+(?:it|them)\b",
+    re.I,
+)
 BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 # assistant sentences that are only a tool note, or narrate the next step
 NARRATION = re.compile(
@@ -269,7 +278,7 @@ def _candidates(passage: Passage) -> list[tuple[str, tuple[Pattern, ...]]]:
         sentence = BULLET.sub("", raw).strip()
         if not MIN_CHARS <= len(sentence) <= MAX_CHARS or NARRATION.match(sentence):
             continue
-        if QUESTION.search(sentence):
+        if QUESTION.search(sentence) or DANGLING.search(sentence):
             continue
         found.append((sentence, patterns))
     return found

@@ -135,14 +135,14 @@ def record_decisions(run: Run, decisions: list[Decision], done: bool = True) -> 
     record; with ``done``, mark the run finished."""
     record = run.record
     record.decisions += [d.to_dict() for d in decisions]
-    for entry in run.trace:
+    for entry in run.trace[run.recorded :]:
         if entry.dropped:
             key = f"{entry.stage}_dropped"
             record.counts[key] = record.counts.get(key, 0) + len(entry.dropped)
             record.decisions += [
                 {"verdict": "dropped", "stage": entry.stage, **d} for d in entry.dropped
             ]
-            entry.dropped = []
+    run.recorded = len(run.trace)
     if done:
         record.status, record.finished_at = "done", now_iso()
 

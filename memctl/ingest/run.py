@@ -37,6 +37,7 @@ class Run:
     tags: list[str] = field(default_factory=list)
     dry_run: bool = False
     trace: list[StageTrace] = field(default_factory=list)
+    recorded: int = 0  # trace entries whose dropped facts are in the record already
     # the time facts are aged against: the session's last message (None: the clock)
     now: datetime | None = None
 
