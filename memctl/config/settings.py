@@ -279,9 +279,32 @@ KEYS: tuple[Key, ...] = (
         "A running job claimed longer ago than this is taken to be abandoned and retried.",
         minimum=1,
     ),
+    Key(
+        "ingest.host_distil",
+        False,
+        "With no local LLM, leave fact extraction to the host assistant (MCP tools) "
+        "instead of the rules; the session digest is written either way.",
+    ),
     Key("ingest.job_max_attempts", 3, "Attempts at a job before it is marked failed.", minimum=1),
-    Key("select.messages", 20, "The slow path reads at most this many new messages.", minimum=1),
-    Key("select.max_bytes", 200_000, "... and at most this many bytes of them.", minimum=1000),
+    Key(
+        "select.messages",
+        20,
+        "The slow path distils a session's new messages in batches of at most this many.",
+        minimum=1,
+    ),
+    Key("select.max_bytes", 200_000, "... and at most this many bytes a batch.", minimum=1000),
+    Key(
+        "digest.max_chars",
+        1600,
+        "Longest session digest (the episodic memory each session becomes), in characters.",
+        minimum=200,
+    ),
+    Key(
+        "digest.items",
+        6,
+        "Items a digest lists per section (requests, decisions, files, commands, errors).",
+        minimum=1,
+    ),
     Key("extract.max_facts", 50, "Facts one extraction may return.", minimum=1),
     Key("extract.chunk_chars", 8000, "Transcript characters sent per LLM call.", minimum=500),
     Key(

@@ -76,9 +76,12 @@ class Values:
     ingest_token_budget: int
     ingest_spawn_worker: bool
     ingest_job_stale_seconds: int
+    ingest_host_distil: bool
     ingest_job_max_attempts: int
     select_messages: int
     select_max_bytes: int
+    digest_max_chars: int
+    digest_items: int
     extract_max_facts: int
     extract_chunk_chars: int
     noise_similarity: float
