@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "config": "config_cmd",
     "model": "model_cmd",
     "reembed": "model_cmd",
+    **dict.fromkeys(("sync", "promote", "unpromote"), "sync"),
 }
 GROUPS = ("memory", "graph", "recall", "status", "exchange", "ingest")
 
@@ -73,6 +74,9 @@ def _add(app: typer.Typer, module_name: str) -> None:
     module: Any = importlib.import_module(f"memctl.cli.{module_name}")
     if module_name == "config_cmd":
         app.add_typer(module.app, name="config", help="Show and change configuration.")
+    elif module_name == "sync":
+        app.add_typer(module.share)
+        app.add_typer(module.app, name="sync")
     elif module_name == "model_cmd":
         app.add_typer(module.app, name="model", help="Install and inspect the embedding model.")
         app.command("reembed")(module.reembed)
@@ -88,7 +92,7 @@ def build_app(command: str | None = None) -> typer.Typer:
     )
     app.callback()(root)
     module = COMMANDS.get(command or "")
-    for name in (module,) if module else (*GROUPS, "config_cmd", "model_cmd"):
+    for name in (module,) if module else (*GROUPS, "sync", "config_cmd", "model_cmd"):
         _add(app, name)
     return app
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from memctl.config import Settings
@@ -37,6 +38,9 @@ class Run:
     tags: list[str] = field(default_factory=list)
     dry_run: bool = False
     trace: list[StageTrace] = field(default_factory=list)
+    recorded: int = 0  # trace entries whose dropped facts are in the record already
+    # the time facts are aged against: the session's last message (None: the clock)
+    now: datetime | None = None
     # Why no LLM took part though the config asked for one, and how to set one up (shown once).
     llm_note: str | None = None
     # Where profile and preferences facts go (None: ``scope`` like the others).
