@@ -25,7 +25,7 @@ from memctl.ingest.parse import Transcript, read_transcript
 from memctl.ingest.parse.common import Parsed
 from memctl.ingest.source import Input
 from memctl.memories.operations import clean_tags, resolve_scope
-from memctl.memories.privacy import Redactions, nothing_left, safe_line, scrub
+from memctl.memories.privacy import Redactions, nothing_left, safe_line, scrub_messages
 from memctl.model import Message, Session, now_iso
 from memctl.store import jobs
 from memctl.store.database import Database
@@ -97,15 +97,20 @@ def open_input(path: str | None, stdin: Any) -> Input:
 
 
 def _scrubbed(transcript: Transcript, report: CaptureReport) -> Iterator[Parsed]:
-    """The parsed messages with privacy applied; messages that were all private are dropped."""
-    for parsed in transcript.messages:
-        report.messages_read += 1
-        text, found = scrub(parsed.content)
-        report.redactions.add(found)
+    """The parsed messages with privacy applied, as one conversation (a secret or a
+    ``<private>`` block may run on into the next message); messages left with nothing
+    are dropped."""
+    for text, parsed in scrub_messages(_read(transcript, report), report.redactions):
         if nothing_left(text):
             report.private_messages_dropped += 1
             continue
         yield Parsed(parsed.role, text.strip(), parsed.created_at)
+
+
+def _read(transcript: Transcript, report: CaptureReport) -> Iterator[tuple[str, Parsed]]:
+    for parsed in transcript.messages:
+        report.messages_read += 1
+        yield parsed.content, parsed
 
 
 def _session_id(options: IngestOptions, transcript: Transcript, source: Input, first: str) -> str:

@@ -21,7 +21,7 @@ from memctl.ingest.noise import drop_noise
 from memctl.ingest.reconcile import decide
 from memctl.ingest.run import Run, start_run
 from memctl.llm import get_llm
-from memctl.memories.privacy import scrub
+from memctl.memories.privacy import Redactions, scrub_messages
 from memctl.model import Message, now_iso
 from memctl.store import jobs
 from memctl.store.runs import save_run
@@ -51,10 +51,9 @@ def select(run: Run, messages: list[Message]) -> list[Message]:
 def privacy(run: Run, messages: list[Message]) -> list[Message]:
     """Privacy again: the stored messages were scrubbed, but nothing relies on that alone."""
     trace = run.stage("privacy")
-    clean = []
-    for message in messages:
-        text, found = scrub(message.content)
-        if found.secret_count or found.private_blocks:
+    clean, found = [], Redactions()
+    for text, message in scrub_messages(((m.content, m) for m in messages), found):
+        if text != message.content:
             trace.notes.append(f"message {message.seq}: redacted again")
         clean.append(
             Message(message.role, text, message.created_at, message.session_id, message.seq)

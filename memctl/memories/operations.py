@@ -10,6 +10,7 @@ from typing import Any
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
+from memctl.memories.privacy import nothing_left, scrub
 from memctl.memories.timeparse import parse_since
 from memctl.model import (
     HIDDEN_STATES,
@@ -39,7 +40,8 @@ MAX_CONTENT_CHARS = 100_000
 
 
 def clean_content(text: str) -> str:
-    """Content as stored: stripped, non-empty, printable, bounded."""
+    """Content as stored: stripped, non-empty, printable, bounded, and with private text
+    and secrets taken out (the way into the store for remember, update and import)."""
     text = text.strip()
     if not text:
         raise UsageError("a memory needs some text")
@@ -50,16 +52,20 @@ def clean_content(text: str) -> str:
             f"memory text is {len(text):,} characters; the limit is {MAX_CONTENT_CHARS:,} "
             "(use `memctl import` for documents)"
         )
-    return text
+    kept, _ = scrub(text)
+    if nothing_left(kept):
+        raise UsageError("nothing is left of this text once private text and secrets are removed")
+    return kept.strip()
 
 
 def clean_tags(tags: list[str]) -> list[str]:
-    """Tags split on commas, trimmed, de-duplicated, order kept."""
+    """Tags split on commas, trimmed, de-duplicated, order kept, secrets taken out."""
     cleaned: dict[str, None] = {}
     for tag in tags:
         for part in tag.split(","):
-            if part.strip():
-                cleaned.setdefault(part.strip(), None)
+            kept = scrub(part)[0].strip()
+            if kept and not nothing_left(kept):
+                cleaned.setdefault(kept, None)
     return list(cleaned)
 
 
@@ -145,9 +151,9 @@ def update(
     memory, _ = get(ctx, id_or_prefix)
     check_unit("importance", importance)
     changes: dict[str, Any] = {}
-    if content is not None and clean_content(content) != memory.content:
-        changes["content"] = clean_content(content)
-        changes["content_hash"] = content_hash(changes["content"])
+    kept = clean_content(content) if content is not None else memory.content
+    if kept != memory.content:
+        changes["content"], changes["content_hash"] = kept, content_hash(kept)
     if tags is not None:
         changes["tags"] = clean_tags(tags)
     if importance is not None:
