@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import re
+import string
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -40,13 +41,13 @@ _NOT_REDACTED = r"(?!\[REDACTED)"
 # A label's telling word must stand whole in a name: `DB_PASSWORD`, `apiKey`, `auth-token`
 # and `secrets` count; `tokenizer` and `passport` do not. Matching starts at the telling
 # word (whatever prefixes it stays), so the scan never backtracks over long words.
-_NAME_TAIL = r"(?:s\b|[_-][A-Za-z0-9]+|[A-Z][a-z0-9]*)*"
+_NAME_TAIL = r"(?:[sS]\b|[_-][A-Za-z0-9]+|[A-Z][a-z0-9]+)*"
 # Where a telling word may start: not inside a word, but at a camel-case or CAPS boundary.
 _NAME_START = r"(?:(?<![A-Za-z])|(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z]{3}))"
 _PASSWORD_WORD = _NAME_START + r"(?i:password|passwd|passphrase|pwd|passcode|pin)"
 _KEY_WORD = _NAME_START + (
-    r"(?i:secret|token|api[_-]?key|apikey|access[_-]?key|auth[_-]?key|private[_-]?key|"
-    r"client[_-]?secret|credentials?|signing[_-]?key|encryption[_-]?key)"
+    r"(?i:secret|token|api[ _-]?key|access[ _-]?key|auth[ _-]?key|private[ _-]?key|"
+    r"client[ _-]?secret|credentials?|signing[ _-]?key|encryption[ _-]?key)"
 )
 _ASSIGN = r"[\"'\]]{0,2}[ \t]*(?:=|:=|:|=>|==)[ \t]*@?"
 _QUOTED = rf"(?P<q>[\"'`]){_NOT_REDACTED}(?P<v>[^\"'`\n]{{1,300}})(?P=q)"
@@ -59,26 +60,39 @@ NOT_VALUES = frozenset(
     password token the a an is was not set empty missing correct wrong incorrect invalid
     expired stored saved changed reset hashed encrypted weak strong still too also being
     needed used same different here there ok fine and or of to for in on at by with
-    from if then this that it be when via as see redacted""".split()
+    from if then this that it be when via as see redacted yes no on off enabled disabled
+    pwd passwd passphrase key keys tokens secrets api_key apikey value""".split()
 )
-REFERENCE = re.compile(r"^(?:\$\{?\w+\}?|%\(\w+\)s|\{\{.*\}\}|<[\w-]+>|[A-Za-z_][\w.]*[(\[].*)$")
+REFERENCE = re.compile(
+    r"^(?:\$\{?\w+\}?|%\(\w+\)s|\{\{.*\}\}|<[\w-]+>|[A-Za-z_][\w.]*[(\[].*|[A-Za-z_]\w*(?:\.\w+)+)$"
+)
+IDENTIFIER = re.compile(r"[A-Za-z][a-z_]*")
+FORMAT = re.compile(r"%[sdr]|\{\w*\}")
 
 
 def _any_value(value: str) -> bool:
-    """A password: anything but an empty word, a type name, a reference or prose."""
+    """A password: anything of 3 characters or more (4 digits or more) but a type name,
+    a reference or prose."""
     bare = value.rstrip(",;.:)]}")
     return (
-        bool(bare)
+        len(bare) >= (4 if bare.isdigit() else 3)
         and bare[0] not in "[{("
         and bare.lower() not in NOT_VALUES
         and not REFERENCE.match(bare)
+        and not FORMAT.search(bare)
     )
 
 
 def _keyish(value: str) -> bool:
-    """A token or key: at least 6 characters, not a count (``max_tokens: 4096``)."""
+    """A token or key: at least 6 characters, not a count (``max_tokens: 4096``) nor a
+    variable's name (``token = next_token``)."""
     bare = value.rstrip(",;.:)]}")
-    return len(bare) >= 6 and not bare.isdigit() and _any_value(bare)
+    return (
+        len(bare) >= 6
+        and not bare.isdigit()
+        and not IDENTIFIER.fullmatch(bare)
+        and _any_value(bare)
+    )
 
 
 def _secretish(value: str) -> bool:
@@ -94,7 +108,9 @@ ENTROPY_MIN_CHARS = 20
 # Random base64 of n characters has a Shannon entropy above 0.8 * log2(min(n, 64)) bits a
 # character in 99% of draws (benchmarks/secrets.py measures it); written words stay below.
 ENTROPY_RATIO = 0.8
-_WORDY = re.compile(r"(?:[A-Z]?[a-z]{2,}|[A-Z]{2,}(?![a-z])|[0-9]{1,4}|[_/+.=-])+")
+# A part of a name made of words and short numbers: `Base64HighEntropy`, `x86`, `r1954052`.
+_WORDS = re.compile(r"(?:[A-Z]?[a-z]{2,}|[A-Z]+(?![a-z])|[a-z]{0,2}[0-9]{1,4})+")
+_PARTS = re.compile(r"[-_./+=]+")
 _HEX = re.compile(r"[0-9a-f-]+|[0-9A-F-]+")
 
 
@@ -103,13 +119,17 @@ def shannon_entropy(text: str) -> float:
     return -sum(n / len(text) * math.log2(n / len(text)) for n in counts.values())
 
 
+def _wordy(token: str) -> bool:
+    return all(len(part) <= 4 or _WORDS.fullmatch(part) for part in _PARTS.split(token))
+
+
 def high_entropy(token: str) -> bool:
     """A token that looks random: letters and digits mixed, no words, not a hash in hex.
 
     Hex strings (commit ids, digests, memctl's own ids) are left alone unless labelled.
     """
     core = token.rstrip("=")
-    if len(core) < ENTROPY_MIN_CHARS or _HEX.fullmatch(core) or _WORDY.fullmatch(core):
+    if len(core) < ENTROPY_MIN_CHARS or _HEX.fullmatch(core) or _wordy(core):
         return False
     if not (any(c.isdigit() for c in core) and any(c.isalpha() for c in core)):
         return False
@@ -127,6 +147,9 @@ class Detector:
     anchors: tuple[str, ...]
     pattern: re.Pattern[str]
     check: Callable[[str], bool] | None = None
+    # a pattern that may span lines runs over the whole text, the others over the lines
+    # holding an anchor
+    multiline: bool = False
 
 
 def _d(
@@ -136,7 +159,9 @@ def _d(
     check: Callable[[str], bool] | None = None,
     flags: int = 0,
 ) -> Detector:
-    return Detector(kind, tuple(anchors.split()), re.compile(pattern, flags), check)
+    return Detector(
+        kind, tuple(anchors.split()), re.compile(pattern, flags), check, bool(flags & re.S)
+    )
 
 
 DETECTORS: tuple[Detector, ...] = (
@@ -192,12 +217,6 @@ DETECTORS: tuple[Detector, ...] = (
         flags=re.I,
     ),
     _d(
-        "aws-secret",
-        "",
-        r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])",
-        high_entropy,
-    ),
-    _d(
         "bearer-token",
         "bearer authorization",
         r"(?:\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:basic|bearer|token|digest)?[ \t]*"
@@ -232,12 +251,8 @@ DETECTORS: tuple[Detector, ...] = (
         _keyish,
     ),
     _d("secret", "secret token key credential", rf"{_KEY_WORD}{_PROSE}{_BARE}", _secretish),
-    _d(
-        "high-entropy",
-        "",
-        r"(?<![\w+/=.-])[A-Za-z0-9+/_-]{20,}={0,2}(?![\w+/=-])",
-        high_entropy,
-    ),
+    # a random 40-character base64 string is taken for an AWS secret key (see _kind)
+    _d("high-entropy", "", r"(?<![\w+/=.-])[A-Za-z0-9+/_-]{20,}={0,2}(?![\w+/=-])", high_entropy),
 )
 
 
@@ -261,31 +276,70 @@ def _value_span(match: re.Match[str]) -> Cut:
     return match.span()
 
 
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+AWS_SECRET = re.compile(r"[A-Za-z0-9/+]{40}")
+
+
+def _lines_with(lowered: str, anchors: tuple[str, ...]) -> list[Cut]:
+    """The spans of the lines holding any of ``anchors``, in order, merged."""
+    spans: list[Cut] = []
+    for anchor in anchors:
+        at = lowered.find(anchor)
+        while at != -1:
+            end = lowered.find("\n", at)
+            end = len(lowered) if end == -1 else end
+            spans.append((lowered.rfind("\n", 0, at) + 1, end))
+            at = lowered.find(anchor, end)
+    merged: list[Cut] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _kind(detector: Detector, value: str) -> str:
+    if detector.kind == "high-entropy" and AWS_SECRET.fullmatch(value):
+        return "aws-secret"
+    return detector.kind
+
+
 def find_secrets(text: str) -> list[Hit]:
     """Every secret in ``text``, as spans that do not overlap, in order; where two
     detectors overlap, the earlier (more specific) one names the kind."""
-    lowered = text.lower()
+    lowered = text.translate(_ASCII_LOWER)  # same length as text, unlike str.lower
     hits: list[Hit] = []
     for detector in DETECTORS:
-        if detector.anchors and not any(a in lowered for a in detector.anchors):
-            continue
-        for match in detector.pattern.finditer(text):
-            start, end = _value_span(match)
-            value = text[start:end]
-            if MARK.fullmatch(value) or (detector.check and not detector.check(value)):
-                continue
-            hits.append(Hit(start, end, detector.kind, match.span()))
+        if not detector.anchors:
+            spans = [(0, len(text))]
+        elif detector.multiline:
+            spans = [(0, len(text))] if any(a in lowered for a in detector.anchors) else []
+        else:
+            spans = _lines_with(lowered, detector.anchors)
+        for start, end in spans:
+            for match in detector.pattern.finditer(text, start, end):
+                first, last = _value_span(match)
+                value = text[first:last]
+                if MARK.fullmatch(value) or (detector.check and not detector.check(value)):
+                    continue
+                hits.append(Hit(first, last, _kind(detector, value), match.span()))
     return _disjoint(hits)
 
 
+# Kinds that say only how a secret was found; a kind naming the secret's maker wins over them.
+GENERIC_KINDS = frozenset({"password", "secret", "high-entropy"})
+
+
 def _disjoint(hits: list[Hit]) -> list[Hit]:
-    """Overlapping hits merged into one, named by the first detector's kind."""
+    """Overlapping hits merged into one, named by the first detector's kind (unless it is
+    generic and a later one is not)."""
     merged: list[Hit] = []
     for hit in sorted(hits, key=lambda h: (h.start, -h.end)):
         if merged and hit.start < merged[-1].end:
             last = merged[-1]
-            if hit.end > last.end:
-                merged[-1] = Hit(last.start, hit.end, last.kind, last.outer)
+            kind = hit.kind if last.kind in GENERIC_KINDS else last.kind
+            merged[-1] = Hit(last.start, max(hit.end, last.end), kind, last.outer)
             continue
         merged.append(hit)
     return merged
@@ -372,8 +426,9 @@ DOCUMENT_JOINS = ("",)
 MESSAGE_JOINS = ("", " ")
 
 
-def _covered(start: int, end: int, hits: list[Hit]) -> bool:
-    return any(h.start <= start and end <= h.end for h in hits)
+def _covered(cut: Cut, kind: str, hits: list[Hit]) -> bool:
+    """True when a hit of the same kind holds all of ``cut``."""
+    return any(h.kind == kind and h.start <= cut[0] and cut[1] <= h.end for h in hits)
 
 
 class Scrubber(Generic[T]):
@@ -443,8 +498,8 @@ class Scrubber(Generic[T]):
                     (max(hit.start - after, 0), hit.end - after) if hit.end > after else None
                 )
                 # a message's secret found whole on one side is not run on into the other
-                if (cut_left and _covered(*cut_left, alone[0])) or (
-                    cut_right and _covered(*cut_right, alone[1])
+                if (cut_left and _covered(cut_left, hit.kind, alone[0])) or (
+                    cut_right and _covered(cut_right, hit.kind, alone[1])
                 ):
                     continue
                 crossing.setdefault((cut_left, cut_right), hit.kind)
