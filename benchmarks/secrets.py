@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from memctl.memories.privacy import find_secrets, scrub  # noqa: E402
+from memctl.memories.privacy import Redactions, find_secrets, scrub, scrub_messages  # noqa: E402
 
 ENTROPY_KINDS = {"high-entropy", "aws-secret"}
 B64 = string.ascii_letters + string.digits + "+/"
@@ -132,6 +132,35 @@ def speed(files: list[Path]) -> None:
     )
 
 
+def hook(files: list[Path]) -> None:
+    """What the scanner adds to the capture hook: 200 messages of a real transcript's size."""
+    text = "\n".join(p.read_text(errors="replace") for p in files if p.is_file())
+    messages = [text[i : i + 1500] for i in range(0, 200 * 1500, 1500)]
+    started = time.perf_counter()
+    list(scrub_messages(((m, None) for m in messages), Redactions()))
+    seconds = time.perf_counter() - started
+    print(
+        f"Hook: 200 messages of 1,500 characters of code, scrubbed as one conversation "
+        f"(seams included): {seconds * 1000:.0f} ms"
+    )
+
+
+def detect_secrets_speed(files: list[Path]) -> None:
+    """detect-secrets on the same code, when installed (it is not a dependency)."""
+    code = (
+        "import sys, time; t = time.perf_counter()\n"
+        "from detect_secrets.core.scan import scan_line\n"
+        "from detect_secrets.settings import default_settings\n"
+        "i = time.perf_counter() - t; text = sys.stdin.read(); t = time.perf_counter()\n"
+        "with default_settings():\n"
+        "    for line in text.splitlines(): list(scan_line(line))\n"
+        "print(f'{i * 1000:.0f} ms import; {len(text) / 1e6 / (time.perf_counter() - t):.2f} MB/s')"
+    )
+    text = "\n".join(p.read_text(errors="replace") for p in files[:40] if p.is_file())
+    out = subprocess.run([sys.executable, "-c", code], input=text, capture_output=True, text=True)
+    print("detect-secrets:", out.stdout.strip() or "not installed")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=2000, help="secrets generated per shape")
@@ -150,6 +179,8 @@ def main() -> None:
         )
     detection(args.n)
     speed(all_code)
+    hook(all_code)
+    detect_secrets_speed(all_code)
 
 
 if __name__ == "__main__":
