@@ -12,10 +12,11 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from memctl.config.scope import project_root, project_scope
+from memctl.config.values import Values
 from memctl.errors import ConfigError
 
 CONFIG_FILE = "config.yaml"
@@ -401,6 +402,7 @@ KEYS: tuple[Key, ...] = (
     ),
 )
 KEYS_BY_NAME = {key.name: key for key in KEYS}
+KEY_NAMES_BY_ATTR = {key.attr: key.name for key in KEYS}
 
 
 def key_named(name: str) -> Key:
@@ -420,20 +422,26 @@ def default_home() -> Path:
 
 
 @dataclass(frozen=True)
-class Settings:
-    """Every config value, resolved, plus where memctl keeps its data."""
+class Settings(Values):
+    """Every config value, resolved, plus where memctl keeps its data.
+
+    ``settings.recall_limit`` is the value of ``recall.limit``: typed for mypy by
+    ``Values`` (generated from KEYS), looked up in ``values`` at run time.
+    """
 
     home: Path
     cwd: Path
     values: dict[str, Any]
     sources: dict[str, str] = field(default_factory=dict)
 
-    def __getattr__(self, attr: str) -> Any:
-        values = object.__getattribute__(self, "values")
-        for key in KEYS:
-            if key.attr == attr:
-                return values[key.name]
-        raise AttributeError(attr)
+    if not TYPE_CHECKING:  # mypy checks attributes against Values instead
+
+        def __getattr__(self, attr: str) -> Any:
+            values = object.__getattribute__(self, "values")
+            name = KEY_NAMES_BY_ATTR.get(attr)
+            if name is None:
+                raise AttributeError(attr)
+            return values[name]
 
     @property
     def db_path(self) -> Path:
