@@ -252,7 +252,7 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     _d("secret", "secret token key credential", rf"{_KEY_WORD}{_PROSE}{_BARE}", _secretish),
     # a random 40-character base64 string is taken for an AWS secret key (see _kind)
-    _d("high-entropy", "", r"(?<![\w+/=.-])[A-Za-z0-9+/_-]{20,}={0,2}(?![\w+/=-])", high_entropy),
+    _d("high-entropy", "", r"[A-Za-z0-9+/_-]{20,}={0,2}", high_entropy),
 )
 
 
@@ -419,7 +419,7 @@ def scrub(text: str) -> tuple[str, Redactions]:
 
 T = TypeVar("T")
 # How far either side of a seam between two parts is searched for a secret cut in two.
-SEAM_CHARS = 2048
+SEAM_CHARS = 1024
 # Parts of a document are joined as they were cut; messages as if one ran on into the next
 # (a secret whole in one message is not run on into the next one's first word).
 DOCUMENT_JOINS = ("",)
@@ -482,7 +482,10 @@ class Scrubber(Generic[T]):
         """Secrets crossing the seam between two parts, as cuts in each."""
         if not left or not right:
             return [], []
-        tail, head = left[-SEAM_CHARS:], right[:SEAM_CHARS]
+        # every detector a seam can cut runs within a line (a block left open is hidden)
+        tail = left[max(left.rfind("\n") + 1, len(left) - SEAM_CHARS) :]
+        newline = right.find("\n")
+        head = right[: min(SEAM_CHARS, len(right) if newline == -1 else newline)]
         shift, seam = len(left) - len(tail), len(tail)
         messages = self.joins != DOCUMENT_JOINS
         alone = (find_secrets(tail), find_secrets(head)) if messages else ([], [])
