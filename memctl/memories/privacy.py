@@ -207,8 +207,8 @@ DETECTORS: tuple[Detector, ...] = (
     _d("sendgrid-key", "sg.", r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}"),
     _d("npm-token", "npm_", r"\bnpm_[A-Za-z0-9]{36}"),
     _d("pypi-token", "pypi-", r"\bpypi-AgE[A-Za-z0-9_-]{50,}"),
-    _d("twilio-key", "ac sk", r"\b(?:AC|SK)[0-9a-f]{32}\b"),
-    _d("telegram-token", ":", r"\b\d{8,10}:[0-9A-Za-z_-]{35}\b"),
+    _d("twilio-key", "", r"\b(?:AC|SK)[0-9a-f]{32}\b"),
+    _d("telegram-token", "", r"\b\d{8,10}:[0-9A-Za-z_-]{35}\b"),
     _d("azure-storage-key", "accountkey=", r"AccountKey=(?P<v>[A-Za-z0-9+/=]{40,})", flags=re.I),
     _d(
         "connection-string",
@@ -277,6 +277,8 @@ def _value_span(match: re.Match[str]) -> Cut:
 
 
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+# A text longer than this is searched only on the lines holding a detector's anchor.
+WINDOW_FROM = 4096
 AWS_SECRET = re.compile(r"[A-Za-z0-9/+]{40}")
 
 
@@ -299,6 +301,22 @@ def _lines_with(lowered: str, anchors: tuple[str, ...]) -> list[Cut]:
     return merged
 
 
+ANCHORS = sorted({a for d in DETECTORS for a in d.anchors}, key=len, reverse=True)
+# Every anchor at each place (a lookahead, so anchors may overlap); an anchor found stands
+# for the shorter anchors it starts with, which the regex does not report at the same place.
+_ANCHOR_AT = re.compile("(?=(" + "|".join(map(re.escape, ANCHORS)) + "))")
+_STARTS = {a: frozenset(b for b in ANCHORS if a.startswith(b)) for a in ANCHORS}
+# Which detectors (by place in DETECTORS) an anchor wakes; which run on every text.
+_BY_ANCHOR = {a: frozenset(i for i, d in enumerate(DETECTORS) if a in d.anchors) for a in ANCHORS}
+_ALWAYS = frozenset(i for i, d in enumerate(DETECTORS) if not d.anchors)
+
+
+def _anchors_in(lowered: str) -> frozenset[str]:
+    if len(lowered) > WINDOW_FROM:  # one pass of str.find per anchor is faster on long texts
+        return frozenset(a for a in ANCHORS if a in lowered)
+    return frozenset().union(*(_STARTS[a] for a in set(_ANCHOR_AT.findall(lowered))))
+
+
 def _kind(detector: Detector, value: str) -> str:
     if detector.kind == "high-entropy" and AWS_SECRET.fullmatch(value):
         return "aws-secret"
@@ -309,14 +327,15 @@ def find_secrets(text: str) -> list[Hit]:
     """Every secret in ``text``, as spans that do not overlap, in order; where two
     detectors overlap, the earlier (more specific) one names the kind."""
     lowered = text.translate(_ASCII_LOWER)  # same length as text, unlike str.lower
+    present = _anchors_in(lowered)
     hits: list[Hit] = []
-    for detector in DETECTORS:
-        if not detector.anchors:
-            spans = [(0, len(text))]
-        elif detector.multiline:
-            spans = [(0, len(text))] if any(a in lowered for a in detector.anchors) else []
-        else:
+    whole = [(0, len(text))]
+    for index in sorted(_ALWAYS.union(*(_BY_ANCHOR[a] for a in present))):
+        detector = DETECTORS[index]
+        if detector.anchors and not detector.multiline and len(text) > WINDOW_FROM:
             spans = _lines_with(lowered, detector.anchors)
+        else:
+            spans = whole
         for start, end in spans:
             for match in detector.pattern.finditer(text, start, end):
                 first, last = _value_span(match)
@@ -426,6 +445,22 @@ DOCUMENT_JOINS = ("",)
 MESSAGE_JOINS = ("", " ")
 
 
+_RUN_END = re.compile(r"[A-Za-z0-9+/_=-]+\Z")
+_RUN_START = re.compile(r"[A-Za-z0-9+/_=-]+")
+# Half of the shortest unlabelled secret: a secret cut in two leaves at least this much
+# of itself on one side.
+HALF_TOKEN = 8
+
+
+def _may_join(tail: str, head: str) -> bool:
+    """Whether the run of token characters ending ``tail`` and the one starting ``head``
+    could be one secret cut in two (a label in ``tail`` is checked apart)."""
+    before, after = _RUN_END.search(tail), _RUN_START.match(head)
+    if before is None or after is None:
+        return False
+    return max(len(before.group()), len(after.group())) >= HALF_TOKEN
+
+
 def _covered(cut: Cut, kind: str, hits: list[Hit]) -> bool:
     """True when a hit of the same kind holds all of ``cut``."""
     return any(h.kind == kind and h.start <= cut[0] and cut[1] <= h.end for h in hits)
@@ -486,12 +521,17 @@ class Scrubber(Generic[T]):
         tail = left[max(left.rfind("\n") + 1, len(left) - SEAM_CHARS) :]
         newline = right.find("\n")
         head = right[: min(SEAM_CHARS, len(right) if newline == -1 else newline)]
+        labelled = bool(_anchors_in(tail.translate(_ASCII_LOWER)))
+        if not labelled and not _may_join(tail, head):
+            return [], []
         shift, seam = len(left) - len(tail), len(tail)
         messages = self.joins != DOCUMENT_JOINS
-        alone = (find_secrets(tail), find_secrets(head)) if messages else ([], [])
+        alone: tuple[list[Hit], list[Hit]] | None = None
         # (cut in left, cut in right) -> kind; the same secret seen through two joins is one
         crossing: dict[tuple[Cut | None, Cut | None], str] = {}
         for join in self.joins:
+            if join and not labelled:
+                continue  # only a label (or a command) runs on over a space
             after = seam + len(join)  # where ``right`` starts in the joined text
             for hit in find_secrets(tail + join + head):
                 if not (hit.outer[0] < seam and hit.outer[1] > after):
@@ -501,12 +541,15 @@ class Scrubber(Generic[T]):
                     (max(hit.start - after, 0), hit.end - after) if hit.end > after else None
                 )
                 # a message's secret found whole on one side is not run on into the other
-                if (cut_left and _covered(cut_left, hit.kind, alone[0])) or (
-                    cut_right and _covered(cut_right, hit.kind, alone[1])
-                ):
-                    continue
+                if messages:
+                    alone = alone or (find_secrets(tail), find_secrets(head))
+                    if (cut_left and _covered(cut_left, hit.kind, alone[0])) or (
+                        cut_right and _covered(cut_right, hit.kind, alone[1])
+                    ):
+                        continue
                 crossing.setdefault((cut_left, cut_right), hit.kind)
-        self.found.secrets.update(crossing.values())
+        if crossing:
+            self.found.secrets.update(crossing.values())
         before = [Hit(shift + c[0], shift + c[1], k, c) for (c, _), k in crossing.items() if c]
         after_cuts = [Hit(c[0], c[1], k, c) for (_, c), k in crossing.items() if c]
         return before, after_cuts
