@@ -64,7 +64,7 @@ NOT_VALUES = frozenset(
     pwd passwd passphrase key keys tokens secrets api_key apikey value""".split()
 )
 REFERENCE = re.compile(
-    r"^(?:\$\{?\w+\}?|%\(\w+\)s|\{\{.*\}\}|<[\w-]+>|[A-Za-z_][\w.]*[(\[].*|[A-Za-z_]\w*(?:\.\w+)+)$"
+    r"^(?:\$\{?\w+\}?|%\(\w+\)s|\{\{.*\}\}|<[\w-]+>|[A-Za-z_][\w.]*[(\[].*|[a-z_]\w*(?:\.[a-z_]\w+)+)$"
 )
 IDENTIFIER = re.compile(r"[A-Za-z][a-z_]*")
 FORMAT = re.compile(r"%[sdr]|\{\w*\}")
