@@ -318,3 +318,13 @@ def test_no_secret_reaches_the_store_the_wal_the_logs_or_an_export(
     recalled = recall(ctx, RecallRequest(said, limit=20, all_scopes=True))
     assert raw not in json.dumps([r.to_dict() for r in recalled.result.results])
     assert raw.encode() not in _everything_written(ctx, home, log)
+
+
+def test_an_imported_document_s_title_is_scrubbed(ctx: Context, tmp_path: Path) -> None:
+    token = "ghp_Zx8Yq1Wv2Ut3Sr4Qp5On6Ml7Kj8Ih9Gf0Ed1C"
+    doc = tmp_path / "notes.md"
+    doc.write_text(f"# Deploy with {token}\n\nWe deploy on Fridays.\n")
+    report = api.import_files(ctx, api.plan_import(ImportRequest((str(doc),))))
+    assert report.files[0].status == "imported"
+    titles = [row["title"] for row in ctx.db.rows("SELECT title FROM sessions")]
+    assert titles == ["Deploy with [REDACTED:github-token]"]

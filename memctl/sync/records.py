@@ -15,7 +15,7 @@ from typing import IO, Any
 from memctl.context import Context
 from memctl.errors import InputError, MemctlError
 from memctl.memories.operations import clean_content, clean_tags
-from memctl.memories.privacy import scrub
+from memctl.memories.privacy import safe_line, scrub
 from memctl.model import Action, Memory, Relation, RelationType, content_hash, now_iso, parse_choice
 from memctl.store import memories as store
 from memctl.store.events import log_event
@@ -117,7 +117,8 @@ def parsed_records(
         try:
             yield parse_record(line, default_scope)
         except (ValueError, TypeError, MemctlError) as exc:
-            report.errors.append(f"line {number}: {str(exc).splitlines()[0] if str(exc) else exc}")
+            reason = safe_line(str(exc).splitlines()[0]) if str(exc) else type(exc).__name__
+            report.errors.append(f"line {number}: {reason}")
     if not seen_any:
         raise InputError("nothing to import: the input is empty")
 
@@ -187,7 +188,9 @@ def _import_relations(
                     created_at=str(raw.get("created_at") or now_iso()),
                 )
             except (KeyError, ValueError, TypeError):
-                report.errors.append(f"memory {src_id[:8]}: malformed relation {raw!r}")
+                report.errors.append(
+                    f"memory {src_id[:8]}: malformed relation {safe_line(repr(raw))}"
+                )
                 continue
             if len(store.get_memories(ctx.db, [relation.src_id, relation.dst_id])) == 2:
                 add_relation(ctx.db, relation)
