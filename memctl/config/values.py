@@ -76,9 +76,12 @@ class Values:
     ingest_token_budget: int
     ingest_spawn_worker: bool
     ingest_job_stale_seconds: int
+    ingest_host_distil: bool
     ingest_job_max_attempts: int
     select_messages: int
     select_max_bytes: int
+    digest_max_chars: int
+    digest_items: int
     extract_max_facts: int
     extract_chunk_chars: int
     noise_similarity: float
@@ -113,3 +116,11 @@ class Values:
     import_concurrency: int
     import_token_budget: int
     import_reconcile_batch: int
+    sync_remote: str
+    sync_include: str
+    sync_readonly: bool
+    sync_auto: bool
+    sync_max_file_bytes: int
+    sync_push_retries: int
+    sync_git_timeout: float
+    sync_lock_wait: float
