@@ -25,7 +25,7 @@ from memctl.errors import InputError, UsageError
 from memctl.ingest.parse import Transcript, read_transcript
 from memctl.ingest.parse.common import Parsed
 from memctl.ingest.source import Input
-from memctl.memories.operations import clean_tags, resolve_scope
+from memctl.memories.operations import kept_tags, resolve_scope
 from memctl.memories.privacy import Redactions, nothing_left, safe_line, scrub_messages
 from memctl.model import Message, Session, now_iso
 from memctl.store import jobs
@@ -244,6 +244,6 @@ def _update_session(
         session.title = safe_line(tally.title, 200)
     session.started_at = session.started_at or tally.started_at
     session.agent_id = options.agent_id or session.agent_id
-    session.tags = clean_tags([*session.tags, *options.tags])
+    session.tags = kept_tags([*session.tags, *options.tags])
     session.source = source.name
     session.updated_at = now_iso()

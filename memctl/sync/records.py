@@ -14,7 +14,7 @@ from typing import IO, Any
 
 from memctl.context import Context
 from memctl.errors import InputError, MemctlError
-from memctl.memories.operations import clean_content, clean_tags
+from memctl.memories.operations import kept_content, kept_tags
 from memctl.memories.privacy import safe_line, scrub
 from memctl.model import Action, Memory, Relation, RelationType, content_hash, now_iso, parse_choice
 from memctl.store import memories as store
@@ -75,7 +75,7 @@ def parse_record(line: str, default_scope: str) -> tuple[Memory, list[dict[str, 
         raise ValueError('no "content" string')
     relations = record.pop("relations", None) or []
     values = {k: v for k, v in record.items() if k in MEMORY_FIELDS and v is not None}
-    values["content"] = clean_content(values["content"])
+    values["content"] = kept_content(values["content"])
     for name in TEXT_FIELDS:
         if isinstance(values.get(name), str):
             values[name] = scrub(values[name])[0]
@@ -85,7 +85,7 @@ def parse_record(line: str, default_scope: str) -> tuple[Memory, list[dict[str, 
             values[name] = parse_choice(enum, values[name], name)
     if not isinstance(values.get("tags", []), list):
         raise ValueError('"tags" must be a list')
-    values["tags"] = clean_tags([str(t) for t in values.get("tags", [])])
+    values["tags"] = kept_tags([str(t) for t in values.get("tags", [])])
     values["content_hash"] = content_hash(values["content"])
     values.setdefault("id", stable_id(values["scope"], values["content"]))
     return Memory(**values), relations
