@@ -40,7 +40,7 @@ from memctl.ingest.pipeline import FACT_STAGES, embed, record_decisions
 from memctl.ingest.reconcile import decide
 from memctl.ingest.run import Run, start_run
 from memctl.llm import choose_llm
-from memctl.memories.operations import clean_tags, personal_scope, resolve_scope
+from memctl.memories.operations import kept_tags, personal_scope, resolve_scope
 from memctl.model import new_id, now_iso
 from memctl.store.imports import (
     DONE,
@@ -87,7 +87,7 @@ class _Importer:
             )
         self.ctx, self.options, self.progress = ctx, options, progress
         self.scope = resolve_scope(ctx, options.scope)
-        self.tags = clean_tags(list(options.tags))
+        self.tags = kept_tags(list(options.tags))
         self.seen: dict[str, str] = {}  # content hash -> the first file of this import with it
 
     def advance(self, size: int) -> None:

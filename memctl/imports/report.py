@@ -7,6 +7,7 @@ from typing import Any
 
 from memctl.ingest.facts import Decision, Verdict
 from memctl.ingest.run import Run
+from memctl.memories.privacy import safe_line
 
 # Decisions that add a memory, and the relations each writes.
 ADDS = frozenset(
@@ -50,7 +51,7 @@ class FileReport:
     def fail(self, error: BaseException | str) -> None:
         self.status = FAILED
         text = str(error).strip()
-        self.error = text.splitlines()[0] if text else type(error).__name__
+        self.error = safe_line(text.splitlines()[0]) if text else type(error).__name__
 
     def tally(self, decisions: list[Decision], run: Run) -> None:
         """Count what the decisions make; facts the stages dropped count as skipped."""

@@ -31,7 +31,7 @@ from memctl.ingest.reconcile import decide
 from memctl.ingest.run import Run, start_run
 from memctl.llm import choose_llm
 from memctl.memories.operations import personal_scope
-from memctl.memories.privacy import scrub
+from memctl.memories.privacy import Redactions, scrub_messages
 from memctl.model import Category, Message, Role, Session, now_iso, parse_time
 from memctl.store import jobs
 from memctl.store.memories import session_memory
@@ -63,10 +63,9 @@ def select(run: Run, messages: list[Message]) -> list[Message]:
 def privacy(run: Run, messages: list[Message]) -> list[Message]:
     """Privacy again: the stored messages were scrubbed, but nothing relies on that alone."""
     trace = run.stage("privacy")
-    clean = []
-    for message in messages:
-        text, found = scrub(message.content)
-        if found.secret_count or found.private_blocks:
+    clean, found = [], Redactions()
+    for text, message in scrub_messages(((m.content, m) for m in messages), found):
+        if text != message.content:
             trace.notes.append(f"message {message.seq}: redacted again")
         clean.append(
             Message(message.role, text, message.created_at, message.session_id, message.seq)
