@@ -28,7 +28,11 @@ ENV.pop("MEMCTL_HOME", None)
 
 
 def memctl(
-    home: Path, *args: str, data: bytes | None = None, umask: int | None = None, timeout: float = 600
+    home: Path,
+    *args: str,
+    data: bytes | None = None,
+    umask: int | None = None,
+    timeout: float = 600,
 ) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
         [sys.executable, "-m", "memctl", "--home", str(home), *args],
@@ -101,8 +105,9 @@ def hanging_server() -> tuple[str, socket.socket]:
     server.bind(("127.0.0.1", 0))
     server.listen(64)
     held: list[socket.socket] = []
-    threading.Thread(target=lambda: [held.append(server.accept()[0]) for _ in iter(int, 1)],
-                     daemon=True).start()
+    threading.Thread(
+        target=lambda: [held.append(server.accept()[0]) for _ in iter(int, 1)], daemon=True
+    ).start()
     return f"http://127.0.0.1:{server.getsockname()[1]}", server
 
 
@@ -119,13 +124,31 @@ def killed_wait(work: Path) -> str:
     )
     url, _server = hanging_server()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "memctl", "--home", str(home), "-c", "llm=ollama",
-         "-c", f"ollama.host={url}", "-c", "llm.timeout=600", "ingest", "--wait",
-         "--transcript", str(path)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**ENV, "MEMCTL_LLM": "ollama"},
+        [
+            sys.executable,
+            "-m",
+            "memctl",
+            "--home",
+            str(home),
+            "-c",
+            "llm=ollama",
+            "-c",
+            f"ollama.host={url}",
+            "-c",
+            "llm.timeout=600",
+            "ingest",
+            "--wait",
+            "--transcript",
+            str(path),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**ENV, "MEMCTL_LLM": "ollama"},
     )
     deadline = time.time() + 60
-    while time.time() < deadline and not count(home, "SELECT count(*) FROM jobs WHERE state='running'"):
+    while time.time() < deadline and not count(
+        home, "SELECT count(*) FROM jobs WHERE state='running'"
+    ):
         time.sleep(0.2)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
@@ -136,8 +159,7 @@ def killed_wait(work: Path) -> str:
     states = [r[0] for r in db.execute("SELECT state FROM jobs")]
     db.close()
     memories = count(home, "SELECT count(*) FROM memories")
-    return (f"rerun exit {rerun.returncode} in {took:.1f} s; jobs {states}; "
-            f"{memories} memories")
+    return f"rerun exit {rerun.returncode} in {took:.1f} s; jobs {states}; {memories} memories"
 
 
 def busy_database(work: Path) -> str:
@@ -145,10 +167,15 @@ def busy_database(work: Path) -> str:
     home = work / "home"
     memctl(home, "status")
     holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sqlite3,sys,time; db=sqlite3.connect(sys.argv[1], isolation_level=None); "
-         "db.execute('BEGIN EXCLUSIVE'); print('held', flush=True); time.sleep(10)",
-         str(home / "memctl.db")], stdout=subprocess.PIPE)
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3,sys,time; db=sqlite3.connect(sys.argv[1], isolation_level=None); "
+            "db.execute('BEGIN EXCLUSIVE'); print('held', flush=True); time.sleep(10)",
+            str(home / "memctl.db"),
+        ],
+        stdout=subprocess.PIPE,
+    )
     assert holder.stdout is not None
     holder.stdout.readline()
     path = transcript(work / "t.jsonl", 20, "busy")
@@ -158,8 +185,11 @@ def busy_database(work: Path) -> str:
     holder.wait()
     later = memctl(home, "-c", "llm=none", "maintain")
     stored = count(home, "SELECT count(*) FROM messages")
-    return (f"exit {done.returncode} after {took:.1f} s ({last_line(done) or done.stdout.decode().strip()[:80]}); "
-            f"after a later maintain (exit {later.returncode}): {stored}/20 messages stored")
+    return (
+        f"exit {done.returncode} after {took:.1f} s "
+        f"({last_line(done) or done.stdout.decode().strip()[:80]}); "
+        f"after a later maintain (exit {later.returncode}): {stored}/20 messages stored"
+    )
 
 
 def nul_bytes(work: Path) -> str:
@@ -188,7 +218,9 @@ def malformed_lines(work: Path) -> str:
     for i in range(0, 100, 10):
         lines[i] = lines[i][:-5]  # cut short: not JSON
     path.write_text("\n".join(lines) + "\n")
-    done = memctl(home, "-c", "ingest.spawn_worker=false", "ingest", "--json", "--transcript", str(path))
+    done = memctl(
+        home, "-c", "ingest.spawn_worker=false", "ingest", "--json", "--transcript", str(path)
+    )
     stored = count(home, "SELECT count(*) FROM messages")
     try:
         malformed = json.loads(done.stdout)["malformed"]
@@ -204,10 +236,12 @@ def deep_json(work: Path) -> str:
     obj = work / "deep.jsonl"
     obj.write_text('{"role": "user", "content": ' + "[" * depth + "]" * depth + "}\n")
     runs = {
-        "fast lane": memctl(work / "h1", "-c", "ingest.spawn_worker=false", "ingest",
-                            "--transcript", str(path)),
-        "fast lane jsonl": memctl(work / "h2", "-c", "ingest.spawn_worker=false", "ingest",
-                                  "--transcript", str(obj)),
+        "fast lane": memctl(
+            work / "h1", "-c", "ingest.spawn_worker=false", "ingest", "--transcript", str(path)
+        ),
+        "fast lane jsonl": memctl(
+            work / "h2", "-c", "ingest.spawn_worker=false", "ingest", "--transcript", str(obj)
+        ),
         "--wait": memctl(work / "h3", "ingest", "--wait", "--transcript", str(path)),
         "import": memctl(work / "h4", "import", str(path)),
     }
@@ -225,10 +259,12 @@ def symlinks(work: Path) -> str:
     (dangling / "gone.md").symlink_to(work / "nowhere.md")
     one = memctl(work / "h1", "import", str(loop))
     two = memctl(work / "h2", "import", str(dangling))
-    return (f"loop: exit {one.returncode} {last_line(one)[:60]!r}, "
-            f"{count(work / 'h1', 'SELECT count(*) FROM imports')} files imported; "
-            f"dangling: exit {two.returncode} {last_line(two)[:60]!r}, "
-            f"{count(work / 'h2', 'SELECT count(*) FROM imports')} files imported")
+    return (
+        f"loop: exit {one.returncode} {last_line(one)[:60]!r}, "
+        f"{count(work / 'h1', 'SELECT count(*) FROM imports')} files imported; "
+        f"dangling: exit {two.returncode} {last_line(two)[:60]!r}, "
+        f"{count(work / 'h2', 'SELECT count(*) FROM imports')} files imported"
+    )
 
 
 def big_text(work: Path, size: int = 50 * 1024 * 1024, limit: float = 300) -> str:
@@ -239,18 +275,34 @@ def big_text(work: Path, size: int = 50 * 1024 * 1024, limit: float = 300) -> st
     began = time.perf_counter()
     try:
         done = subprocess.run(
-            ["/usr/bin/time", "-f", "PEAK %M", sys.executable, "-m", "memctl", "--home",
-             str(work / "home"), "import", str(path)],
-            capture_output=True, env=ENV, timeout=limit,
+            [
+                "/usr/bin/time",
+                "-f",
+                "PEAK %M",
+                sys.executable,
+                "-m",
+                "memctl",
+                "--home",
+                str(work / "home"),
+                "import",
+                str(path),
+            ],
+            capture_output=True,
+            env=ENV,
+            timeout=limit,
         )
     except subprocess.TimeoutExpired:
-        return (f"still running after {limit:.0f} s; "
-                f"{count(work / 'home', 'SELECT count(*) FROM messages')} raw pieces, "
-                f"{count(work / 'home', 'SELECT count(*) FROM memories')} memories")
+        return (
+            f"still running after {limit:.0f} s; "
+            f"{count(work / 'home', 'SELECT count(*) FROM messages')} raw pieces, "
+            f"{count(work / 'home', 'SELECT count(*) FROM memories')} memories"
+        )
     took = time.perf_counter() - began
     peak = int(done.stderr.decode().rpartition("PEAK ")[2].split()[0]) // 1024
-    return (f"exit {done.returncode} in {took:.0f} s, peak RSS {peak} MiB; "
-            f"{count(work / 'home', 'SELECT count(*) FROM memories')} memories")
+    return (
+        f"exit {done.returncode} in {took:.0f} s, peak RSS {peak} MiB; "
+        f"{count(work / 'home', 'SELECT count(*) FROM memories')} memories"
+    )
 
 
 def umask_000(work: Path) -> str:

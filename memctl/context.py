@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -18,10 +20,24 @@ class Context:
     def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
         self.settings = settings
         self._embedder = embedder
+        self._busy_timeout_ms: int = settings.store_busy_timeout_ms
 
     @cached_property
     def db(self) -> Database:
-        return Database.open(self.settings.db_path, self.settings.store_busy_timeout_ms)
+        return Database.open(self.settings.db_path, self._busy_timeout_ms)
+
+    @contextmanager
+    def lock_wait(self, busy_timeout_ms: int) -> Iterator[None]:
+        """Inside, opening the database and taking its write lock wait at most this long."""
+        previous, self._busy_timeout_ms = self._busy_timeout_ms, busy_timeout_ms
+        if "db" in self.__dict__:
+            self.db.set_busy_timeout(busy_timeout_ms)
+        try:
+            yield
+        finally:
+            self._busy_timeout_ms = previous
+            if "db" in self.__dict__:
+                self.db.set_busy_timeout(previous)
 
     @property
     def embedder(self) -> Embedder:

@@ -43,10 +43,7 @@ def test_sixteen_first_ingests_at_once_all_succeed_and_store_everything(
 ) -> None:
     assert not home.exists()
     files = [transcript(tmp_path / f"t{i}.jsonl", 10, f"session {i}") for i in range(16)]
-    processes = [
-        memctl_process("ingest", "--mode", "raw", "--transcript", str(f))
-        for f in files
-    ]
+    processes = [memctl_process("ingest", "--mode", "raw", "--transcript", str(f)) for f in files]
     outcomes = [(p.communicate(timeout=300), p.returncode) for p in processes]
     assert [code for _, code in outcomes] == [0] * 16, [err for (_, err), _ in outcomes]
     assert all("Traceback" not in err for (_, err), _ in outcomes)

@@ -277,6 +277,13 @@ KEYS: tuple[Key, ...] = (
         "A running job claimed longer ago than this is taken to be abandoned and retried.",
         minimum=1,
     ),
+    Key(
+        "ingest.lock_wait_ms",
+        2000,
+        "How long a hook's ingest waits for a busy database before it spools the transcript "
+        "to $MEMCTL_HOME/spool for the next ingest or maintain to store.",
+        minimum=0,
+    ),
     Key("ingest.job_max_attempts", 3, "Attempts at a job before it is marked failed.", minimum=1),
     Key("select.messages", 20, "The slow path reads at most this many new messages.", minimum=1),
     Key("select.max_bytes", 200_000, "... and at most this many bytes of them.", minimum=1000),

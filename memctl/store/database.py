@@ -19,7 +19,7 @@ from typing import Any
 
 import apsw
 
-from memctl.errors import EmbedderMismatchError, StoreError
+from memctl.errors import DatabaseBusyError, EmbedderMismatchError, StoreError
 from memctl.store.migrations import MIGRATIONS
 
 Row = dict[str, Any]
@@ -53,7 +53,9 @@ def translated_errors(path: Path) -> Iterator[None]:
     try:
         yield
     except apsw.BusyError:
-        raise StoreError(f"the database {path} is locked by another process; try again") from None
+        raise DatabaseBusyError(
+            f"the database {path} is locked by another process; try again"
+        ) from None
     except (apsw.NotADBError, apsw.CorruptError):
         raise StoreError(f"{path} is not a memctl database or is damaged") from None
     except apsw.CantOpenError:
@@ -92,6 +94,10 @@ class Database:
 
     def close(self) -> None:
         self.connection.close()
+
+    def set_busy_timeout(self, busy_timeout_ms: int) -> None:
+        """How long a statement waits for another process's lock before giving up."""
+        self.connection.setbusytimeout(busy_timeout_ms)
 
     def __enter__(self) -> Database:
         return self
@@ -283,15 +289,20 @@ def _use_wal(connection: apsw.Connection, busy_timeout_ms: int) -> None:
     deadline = time.monotonic() + busy_timeout_ms / 1000
     while True:
         try:
-            if connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
+            if _journal_mode(connection, "PRAGMA journal_mode") == "wal":
                 return
-            if connection.execute("PRAGMA journal_mode = WAL").fetchone()[0] == "wal":
+            if _journal_mode(connection, "PRAGMA journal_mode = WAL") == "wal":
                 return
         except apsw.BusyError:
             pass
         if time.monotonic() >= deadline:
             raise apsw.BusyError("cannot switch the database to WAL mode")
         time.sleep(WAL_RETRY_SECONDS)
+
+
+def _journal_mode(connection: apsw.Connection, pragma: str) -> str:
+    row = connection.execute(pragma).fetchone()
+    return str(row[0]) if row else ""
 
 
 def _create_private(path: Path) -> None:
