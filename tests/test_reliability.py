@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import socket
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from memctl.store.database import Database
 from memctl.store.migrations import MIGRATIONS
+from tests.conftest import run_cli
 
 NO_LLM = {"MEMCTL_LLM": "none"}
 
@@ -59,3 +64,106 @@ def test_sixteen_first_ingests_at_once_all_succeed_and_store_everything(
     assert stored(home, "SELECT count(*) FROM messages") == 160
     assert stored(home, "SELECT count(DISTINCT session_id) FROM messages") == 16
     assert stored(home, "PRAGMA user_version") == len(MIGRATIONS)
+
+
+def wait_until(condition: Callable[[], bool], seconds: float = 120) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.1)
+
+
+def job_states(home: Path) -> list[str]:
+    if not (home / "memctl.db").exists():
+        return []
+    with Database.open(home / "memctl.db") as db:
+        return [row["state"] for row in db.rows("SELECT state FROM jobs ORDER BY id")]
+
+
+def test_ingest_wait_killed_mid_job_is_finished_by_the_rerun(home: Path, tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text(
+        "\n".join(
+            json.dumps({"role": "user", "content": text})
+            for text in (
+                "I prefer helix for editing Rust code.",
+                "We deploy the billing service with make release from main.",
+                "Our staging database runs on host db-7.internal.",
+            )
+        )
+        + "\n"
+    )
+    silent = socket.socket()  # an LLM that takes the request and never answers
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(16)
+    url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+    args = ("-c", "llm=ollama", "-c", f"ollama.host={url}", "-c", "llm.timeout=600")
+    waiting = subprocess.Popen(
+        [sys.executable, "-m", "memctl", *args, "ingest", "--wait", "--transcript", str(path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_until(lambda: job_states(home) == ["running"])
+    finally:
+        waiting.send_signal(signal.SIGKILL)
+        waiting.wait()
+        silent.close()
+    rerun = subprocess.run(
+        [sys.executable, "-m", "memctl", "ingest", "--wait", "--transcript", str(path)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **NO_LLM},
+        timeout=300,
+    )
+    assert rerun.returncode == 0, rerun.stderr
+    assert "0 new" in rerun.stdout  # nothing new to store: the rerun finished the old job
+    assert job_states(home) == ["done"]
+    assert stored(home, "SELECT count(*) FROM memories WHERE state = 'active'") >= 2
+    assert stored(home, "SELECT attempts FROM jobs") == 2
+
+
+def test_a_hook_meeting_a_busy_database_spools_and_a_later_run_stores_it(
+    home: Path, tmp_path: Path
+) -> None:
+    with Database.open(home / "memctl.db"):
+        pass
+    path = transcript(tmp_path / "t.jsonl", 20, "busy day")
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, sys; db = sqlite3.connect(sys.argv[1], isolation_level=None); "
+            "db.execute('BEGIN IMMEDIATE'); print('held', flush=True); sys.stdin.readline()",
+            str(home / "memctl.db"),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdin is not None
+    assert holder.stdout.readline() == "held\n"
+    try:
+        hook = run_cli("-c", "ingest.lock_wait_ms=300", "ingest", "--transcript", str(path))
+        again = run_cli("-c", "ingest.lock_wait_ms=300", "ingest", "--transcript", str(path))
+    finally:
+        holder.stdin.write("done\n")
+        holder.stdin.close()
+        holder.wait()
+    for done in (hook, again):
+        assert done.returncode == 0, done.stderr
+        assert "the database is busy" in done.stdout
+    spooled = sorted((home / "spool").iterdir())
+    assert len(spooled) == 2
+    assert all(p.stat().st_mode & 0o777 == 0o600 for p in spooled)
+    assert (home / "spool").stat().st_mode & 0o777 == 0o700
+    later = run_cli("-c", "ingest.spawn_worker=false", "maintain", env=NO_LLM)
+    assert later.returncode == 0, later.stderr
+    assert not list((home / "spool").iterdir())
+    assert stored(home, "SELECT count(*) FROM messages") == 20  # twice spooled, stored once
+    assert stored(home, "SELECT count(*) FROM sessions") == 1
+    # the session is the file's own, as if the hook had stored it: ingesting it again adds none
+    direct = run_cli(
+        "-c", "ingest.spawn_worker=false", "ingest", "--json", "--transcript", str(path)
+    )
+    assert json.loads(direct.stdout)["messages_new"] == 0
