@@ -12,9 +12,23 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
+
+from memctl.api import ingest as api
+from memctl.config import load_settings
+from memctl.context import Context
+from memctl.ingest.apply import apply, prepare_merges
+from memctl.ingest.facts import Decision, Fact, Verdict
+from memctl.ingest.pipeline import record_decisions
+from memctl.ingest.run import start_run
+from memctl.memories.operations import get, remember, update
+from memctl.model import Category
 from memctl.store.database import Database
 from memctl.store.migrations import MIGRATIONS
+from memctl.store.runs import save_run
 from tests.conftest import run_cli
+from tests.fakes import HashEmbedder
+from tests.ingesting import distil
 
 NO_LLM = {"MEMCTL_LLM": "none"}
 
@@ -167,3 +181,46 @@ def test_a_hook_meeting_a_busy_database_spools_and_a_later_run_stores_it(
         "-c", "ingest.spawn_worker=false", "ingest", "--json", "--transcript", str(path)
     )
     assert json.loads(direct.stdout)["messages_new"] == 0
+
+
+class WatchedEmbedder(HashEmbedder):
+    """Records, for every embedding, whether the store was inside a write transaction."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ctx: Context | None = None
+        self.in_transaction: list[bool] = []
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        assert self.ctx is not None
+        self.in_transaction.append(self.ctx.db.connection.in_transaction)
+        return super().embed(texts)
+
+
+def test_no_embedding_happens_inside_a_write_transaction(home: Path, tmp_path: Path) -> None:
+    embedder = WatchedEmbedder()
+    ctx = Context(load_settings(overrides={"llm": "none"}), embedder=embedder)
+    embedder.ctx = ctx
+    try:
+        pinned = remember(ctx, "We deploy the billing service on Fridays.")
+        update(ctx, pinned.id, content="We deploy the billing service on Thursdays.")
+        distil(ctx, "user: I prefer helix for editing Rust code.\nuser: Our CI runs on buildkite.")
+        note = tmp_path / "note.md"
+        note.write_text("# Hosts\n\nOur staging database runs on host db-7.internal.\n")
+        api.import_files(ctx, api.plan_import(api.ImportRequest(paths=(str(note),))))
+        run = start_run(ctx, "ingest", None, pinned.scope)
+        fact = Fact("We deploy the billing service on Thursdays at noon.", Category.EVENTS)
+        (fact.vector,) = embedder.embed([fact.content])
+        decisions = [Decision(Verdict.MERGE, fact, target_id=pinned.id)]
+        prepare_merges(run, decisions)
+        with ctx.db.atomic():
+            apply(run, decisions)
+            record_decisions(run, decisions)
+            save_run(ctx.db, run.record)
+        assert "noon" in get(ctx, pinned.id)[0].content
+        api.undo(ctx, run.id)
+        assert "noon" not in get(ctx, pinned.id)[0].content
+    finally:
+        ctx.close()
+    assert len(embedder.in_transaction) >= 6
+    assert not any(embedder.in_transaction)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from memctl.context import Context
 from memctl.errors import NotFoundError
 from memctl.ingest.admission import admit
-from memctl.ingest.apply import apply
+from memctl.ingest.apply import apply, prepare_merges
 from memctl.ingest.capture import Captured
 from memctl.ingest.extract import extract
 from memctl.ingest.facts import Decision, Fact, Passage
@@ -115,6 +115,7 @@ def run_session(ctx: Context, session_id: str, job_id: int | None = None) -> Run
     run.agent_id, run.tags = session.agent_id, session.tags
     try:
         decisions = distil(run, messages)
+        prepare_merges(run, decisions)
         with ctx.db.atomic():
             apply(run, decisions)
             record_decisions(run, decisions)
