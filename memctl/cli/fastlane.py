@@ -139,9 +139,10 @@ def capture_lines(report: dict[str, Any], log: str | None, waited: bool = False)
             f"{report['private_messages_dropped']} all-private messages dropped, "
             f"{redacted['memctl_context_blocks']} memctl-context blocks removed"
         )
-    if report["malformed"] or report["passed_over"]:
+    if report["malformed"] or report["passed_over"] or report["nul_bytes"]:
         lines.append(
             f"skipped: {report['malformed']} malformed, {report['passed_over']} passed over"
+            + (f", {report['nul_bytes']} NUL bytes" if report["nul_bytes"] else "")
             + (f" ({'; '.join(report['problems'])})" if report["problems"] else "")
         )
     if report["job_id"] is not None and not waited:

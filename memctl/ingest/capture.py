@@ -64,6 +64,7 @@ class CaptureReport:
     private_messages_dropped: int = 0
     malformed: int = 0
     passed_over: int = 0
+    nul_bytes: int = 0
     problems: list[str] = field(default_factory=list)
     redactions: Redactions = field(default_factory=Redactions)
     job_id: int | None = None
@@ -209,6 +210,7 @@ def store_transcript(
         tally.skipped,
         tally.notes,
     )
+    report.nul_bytes = tally.nul_bytes
     return Captured(report, session, list(recent))
 
 

@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from memctl.config.files import private_dir, write_private
+from memctl.config.safe_load import json_value
 from memctl.context import Context
 from memctl.errors import DatabaseBusyError, InputError, UsageError
 from memctl.ingest.capture import (
@@ -116,7 +117,7 @@ def replay(ctx: Context) -> Replayed:
 
 def _store(ctx: Context, path: Path) -> Captured:
     with path.open("rb") as file:
-        header = json.loads(file.readline())
+        header = json_value(file.readline().decode("utf-8"))
         options = IngestOptions(**{**header["options"], "tags": tuple(header["options"]["tags"])})
         transcript = read_transcript(Input(file, str(path)), "generic")
         transcript.client = str(header["client"])

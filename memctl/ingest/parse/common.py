@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from memctl.config.safe_load import json_value
 from memctl.memories.privacy import scrub
 from memctl.model import Role, format_time, parse_time
 
@@ -48,6 +49,7 @@ class Tally:
     started_at: str | None = None
     malformed: int = 0
     skipped: int = 0
+    nul_bytes: int = 0  # NUL bytes left out of the text (a crashed append, a stray byte)
     notes: list[str] = field(default_factory=list)
 
     def bad(self, where: str) -> None:
@@ -71,7 +73,7 @@ def tool_detail(arguments: Any) -> str:
     """The most telling part of a tool call's input, as text."""
     if isinstance(arguments, str):
         try:
-            arguments = json.loads(arguments)
+            arguments = json_value(arguments)
         except ValueError:
             return arguments
     if isinstance(arguments, dict):
