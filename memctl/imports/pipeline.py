@@ -99,6 +99,10 @@ class _Importer:
         if target.problem:
             file.fail(target.problem)
             return None
+        if target.passed_over:
+            file.status, file.why = SKIPPED, target.passed_over
+            file.problems.append(f"{target.name} left out: {target.passed_over}")
+            return None
         try:
             found = detect.survey(target)
         except FILE_ERRORS as error:
