@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import BinaryIO
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700
@@ -33,6 +34,11 @@ def open_private(path: Path, flags: int) -> int:
     """``os.open`` a file inside a private directory; a file it makes is 0600."""
     private_dir(path.parent)
     return os.open(path, flags, FILE_MODE)
+
+
+def create_private(path: Path) -> BinaryIO:
+    """A new (or emptied) file open for binary writing, 0600."""
+    return os.fdopen(open_private(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), "wb")
 
 
 def write_private(path: Path, text: str) -> None:

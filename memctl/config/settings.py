@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from memctl.config.files import write_private
 from memctl.config.scope import project_root, project_scope
 from memctl.errors import ConfigError
 
@@ -582,8 +583,7 @@ def write_config_value(path: Path, name: str, value: str) -> Any:
         text = yaml.safe_dump(tree, sort_keys=True)
     else:
         text = _set_line(text, name, entry)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    write_private(path, text)
     return parsed
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import apsw
 
+from memctl.config.files import open_private
 from memctl.errors import DatabaseBusyError, EmbedderMismatchError, StoreError
 from memctl.store.migrations import MIGRATIONS
 
@@ -308,8 +309,7 @@ def _journal_mode(connection: apsw.Connection, pragma: str) -> str:
 def _create_private(path: Path) -> None:
     """Create the data directory (0700) and database file (0600) before SQLite does."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         if not path.exists():
-            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+            os.close(open_private(path, os.O_CREAT | os.O_WRONLY))
     except OSError as exc:
         raise StoreError(f"cannot create {path}: {exc.strerror}") from None
