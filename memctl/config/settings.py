@@ -402,6 +402,20 @@ KEYS: tuple[Key, ...] = (
     Key("import.concurrency", 3, "Files distilled at once (writing is one at a time).", minimum=1),
     Key("import.token_budget", 100_000, "LLM tokens the import of one file may use.", minimum=0),
     Key(
+        "import.max_facts",
+        2000,
+        "Atomic import: facts one file may give; extraction stops there (the whole text "
+        "stays stored and searchable).",
+        minimum=1,
+    ),
+    Key(
+        "import.extract_chars",
+        10_000_000,
+        "Atomic import: characters of one file facts are extracted from; the rest is stored "
+        "and searchable, not distilled (bounds the time a huge file takes).",
+        minimum=1000,
+    ),
+    Key(
         "import.reconcile_batch",
         50,
         "Facts reconciled (and written) together; later batches see the earlier ones.",

@@ -20,6 +20,10 @@ from memctl.ingest.source import SNIFF_BYTES, Input, json_members
 CLIENTS = ("claude-code", "opencode", "codex", "generic")
 SNIFF_LINES = 20
 
+# A record of an unexpected shape (a list where a string belongs, a number where an
+# object does) or nested deep enough to parse but too deep to walk: malformed, counted.
+SHAPE_ERRORS = (TypeError, AttributeError, KeyError, ValueError, RecursionError)
+
 RecordParser = Callable[[Any, Tally], list[Parsed]]
 MemberParser = Callable[[str | None, Any, Tally], list[Parsed]]
 
@@ -75,10 +79,13 @@ def guess_client(source: Input, shape: str) -> str:
                 record = json_value(line)
             except ValueError:
                 continue
-            if isinstance(record, dict) and claude.looks_like(record):
-                return "claude-code"
-            if isinstance(record, dict) and codex.looks_like(record):
-                return "codex"
+            try:
+                if isinstance(record, dict) and claude.looks_like(record):
+                    return "claude-code"
+                if isinstance(record, dict) and codex.looks_like(record):
+                    return "codex"
+            except SHAPE_ERRORS:
+                continue
     return "generic"
 
 
@@ -96,10 +103,14 @@ def _jsonl(source: Input, tally: Tally, parse: RecordParser) -> Iterator[Parsed]
             continue
         try:
             parsed = parse(record, tally)
-        except RecursionError:  # nested deep enough to parse, too deep to walk
-            tally.bad(f"line {number}: {TOO_DEEP}")
+        except SHAPE_ERRORS as error:
+            tally.bad(f"line {number}: {_shape(error)}")
             continue
         yield from parsed
+
+
+def _shape(error: Exception) -> str:
+    return TOO_DEEP if isinstance(error, RecursionError) else "not the expected shape"
 
 
 def _document(source: Input, tally: Tally, parse: MemberParser) -> Iterator[Parsed]:
@@ -108,8 +119,8 @@ def _document(source: Input, tally: Tally, parse: MemberParser) -> Iterator[Pars
         for key, value in json_members(source.chunks(), "messages"):
             try:
                 messages = parse(key, value, tally)
-            except RecursionError:  # nested deep enough to parse, too deep to walk
-                tally.bad(f"a member {TOO_DEEP}")
+            except SHAPE_ERRORS as error:
+                tally.bad(f"a member: {_shape(error)}")
                 continue
             found += len(messages)
             yield from messages
