@@ -268,10 +268,10 @@ def symlinks(work: Path) -> str:
 
 
 def big_text(work: Path, size: int = 50 * 1024 * 1024, limit: float = 300) -> str:
-    from benchmarks.documents import markdown_notes  # noqa: PLC0415
+    from benchmarks.documents import plain_text  # noqa: PLC0415
 
     path = work / "big.txt"
-    markdown_notes(path, size)
+    plain_text(path, size)
     began = time.perf_counter()
     try:
         done = subprocess.run(

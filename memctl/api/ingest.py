@@ -8,7 +8,7 @@ hook does not pay for the slow path's imports.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -77,28 +77,33 @@ def ingest(ctx: Context, request: IngestRequest) -> IngestResult:
     log = log_path(ctx.settings)
     with open_input(request.transcript, request.stdin) as source:
         try:
-            with ctx.lock_wait(ctx.settings.ingest_lock_wait_ms) if hook else nullcontext():
+            with _budget(ctx, hook):
                 captured = capture(ctx, source, options, dry_run=request.dry_run)
         except DatabaseBusyError:
             if not hook:
                 raise
             from memctl.ingest.spool import spool
 
-            return IngestResult(
-                CaptureReport(source=source.name), log, spooled=spool(ctx, source, options)
-            )
+            path = spool(ctx, source, options)
+            return IngestResult(CaptureReport(source=source.name), log, spooled=path)
     result = IngestResult(captured.report, log)
     if request.dry_run:
         from memctl.ingest.pipeline import preview
 
         result.preview = preview(ctx, captured).record
         return result
-    queued = recover(ctx, result)
+    with _budget(ctx, hook):
+        queued = recover(ctx, result)
     if request.wait:
         result.drained = drain_jobs(ctx, "ingest")
     elif (queued or captured.report.job_id is not None) and ctx.settings.ingest_spawn_worker:
         result.report.worker_pid = spawn(ctx.settings, request.worker_overrides)
     return result
+
+
+def _budget(ctx: Context, hook: bool) -> AbstractContextManager[None]:
+    """A hook waits for the database at most ``ingest.lock_wait_ms``; others as configured."""
+    return ctx.lock_wait(ctx.settings.ingest_lock_wait_ms) if hook else nullcontext()
 
 
 def recover(ctx: Context, result: IngestResult | None = None) -> bool:
