@@ -253,6 +253,8 @@ def symlinks(work: Path) -> str:
     loop.mkdir()
     (loop / "a.md").write_text("# A\n\nThe loop directory holds a note about deploys.\n")
     (loop / "again").symlink_to(loop)
+    (loop / "b.md").symlink_to("c.md")
+    (loop / "c.md").symlink_to("b.md")
     dangling = work / "dangling"
     dangling.mkdir()
     (dangling / "good.md").write_text("# Good\n\nWe deploy with blue-green releases.\n")
