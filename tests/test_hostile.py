@@ -186,3 +186,11 @@ def test_every_file_is_0600_and_every_directory_0700_under_umask_000(
         if p.stat().st_mode & 0o777 != (0o700 if p.is_dir() else 0o600)
     }
     assert not loose
+
+
+def test_arguments_that_are_not_utf8_are_no_internal_error() -> None:
+    bad = os.fsdecode(b"caf\xe9 \xff\xfe deploys")  # what Python makes of such argv bytes
+    for args in (("remember", bad), ("recall", bad), ("list", "--tag", bad)):
+        done = run_cli(*args, env=NO_LLM)
+        assert done.returncode == 0, done.stderr
+    assert "caf\ufffd" in run_cli("list", "--json", env=NO_LLM).stdout
