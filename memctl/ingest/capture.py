@@ -19,6 +19,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
+from memctl.config.scope import project_scope
 from memctl.context import Context
 from memctl.errors import InputError, UsageError
 from memctl.ingest.parse import Transcript, read_transcript
@@ -65,6 +66,8 @@ class CaptureReport:
     malformed: int = 0
     passed_over: int = 0
     nul_bytes: int = 0
+    lines: dict[str, int] = field(default_factory=dict)  # kept / passed over, per kind
+    cwd: str | None = None
     problems: list[str] = field(default_factory=list)
     redactions: Redactions = field(default_factory=Redactions)
     job_id: int | None = None
@@ -148,6 +151,17 @@ class _Known:
         return False
 
 
+def session_scope(ctx: Context, given: str | None, cwd: str | None) -> str:
+    """--scope when given; else the project of the directory the session ran in (a stable
+    ``path:<hash>`` of it when that directory is not on this machine); else the current one."""
+    if given not in (None, "", "project") or not cwd:
+        return resolve_scope(ctx, given)
+    directory = Path(cwd)
+    if directory.is_dir():
+        return project_scope(directory)
+    return "path:" + hashlib.sha256(cwd.rstrip("/\\").encode()).hexdigest()[:16]
+
+
 def capture(ctx: Context, source: Input, options: IngestOptions, dry_run: bool = False) -> Captured:
     """Store the new messages of a transcript and queue their distillation."""
     if options.mode not in MODES:
@@ -185,8 +199,9 @@ def store_transcript(
         messages = scrubbed(transcript, report)
         first = first_message(messages, transcript, name)
         session_id = session_id_of(options, transcript, name, first.content)
+        cwd = transcript.tally.cwd
         session = get_session(db, session_id) or Session(
-            id=session_id, client=transcript.client, scope=resolve_scope(ctx, options.scope)
+            id=session_id, client=transcript.client, scope=session_scope(ctx, options.scope, cwd)
         )
         if options.scope:
             session.scope = resolve_scope(ctx, options.scope)
@@ -211,6 +226,7 @@ def store_transcript(
         tally.notes,
     )
     report.nul_bytes = tally.nul_bytes
+    report.lines, report.cwd = dict(sorted(tally.lines.items())), tally.cwd
     return Captured(report, session, list(recent))
 
 
