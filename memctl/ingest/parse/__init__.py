@@ -59,14 +59,17 @@ def shape_of(source: Input) -> str:
 
 
 def _objects_follow(text: str) -> bool:
-    """Some of the first lines of ``text`` are whole JSON objects."""
-    for line in text.splitlines()[:SNIFF_LINES]:
-        try:
-            if isinstance(json_value(line), dict):
-                return True
-        except ValueError:
-            continue
-    return False
+    """Most of the first lines of ``text`` are whole JSON objects (JSONL, not the inside
+    of a pretty-printed document, where an element line ends with a comma)."""
+    lines = [line for line in text.splitlines()[:SNIFF_LINES] if line.strip()]
+    return bool(lines) and 2 * sum(map(_is_object, lines)) > len(lines)
+
+
+def _is_object(line: str) -> bool:
+    try:
+        return isinstance(json_value(line), dict)
+    except ValueError:
+        return False
 
 
 def guess_client(source: Input, shape: str) -> str:
