@@ -57,8 +57,20 @@ def _error(message: str) -> None:
     sys.stderr.write(f"\x1b[31m{message}\x1b[0m\n" if red else message + "\n")
 
 
+def readable(argv: list[str]) -> list[str]:
+    """Arguments that are not UTF-8 (Python keeps their bytes as lone surrogates, which
+    SQLite and the tokenizer refuse) with U+FFFD in place of the bad bytes; an existing
+    path is kept as given, since the file system needs its exact bytes."""
+    return [
+        arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        if any("\udc80" <= char <= "\udcff" for char in arg) and not os.path.lexists(arg)
+        else arg
+        for arg in argv
+    ]
+
+
 def _run_memctl() -> int:
-    argv = sys.argv[1:]
+    sys.argv[1:] = argv = readable(sys.argv[1:])
     command = command_of(argv)
     if command is None and "--version" in argv:
         from memctl import __version__

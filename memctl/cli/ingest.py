@@ -19,7 +19,13 @@ from rich.table import Table
 
 from memctl.api import ingest as api
 from memctl.cli.common import JsonOption, TagsAlias, new_typer, open_context, tags_given
-from memctl.cli.fastlane import CLIENT_CHOICES, INGEST_OPTIONS, capture_lines, ingest_request
+from memctl.cli.fastlane import (
+    CLIENT_CHOICES,
+    INGEST_OPTIONS,
+    capture_lines,
+    ingest_request,
+    result_data,
+)
 from memctl.cli.render import age, console, print_json, warn
 from memctl.ingest.capture import CaptureReport
 from memctl.store.runs import RunRecord
@@ -73,7 +79,7 @@ def ingest(
         _show_preview(result.report, result.preview, as_json)
         return
     drained = result.drained
-    data = result.report.to_dict()
+    data = result_data(result)
     if as_json:
         print_json({**data, "log": str(result.log), "runs": _runs_of(drained)})
         return

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from memctl.config.files import write_private
 from memctl.config.scope import path_scope, project_root, project_scope
 from memctl.config.values import Values
 from memctl.errors import ConfigError
@@ -299,6 +300,13 @@ KEYS: tuple[Key, ...] = (
         minimum=1,
     ),
     Key(
+        "ingest.lock_wait_ms",
+        2000,
+        "How long a hook's ingest waits for a busy database before it spools the transcript "
+        "to $MEMCTL_HOME/spool for the next ingest or maintain to store.",
+        minimum=0,
+    ),
+    Key(
         "ingest.host_distil",
         False,
         "With no local LLM, leave fact extraction to the host assistant (MCP tools) "
@@ -438,6 +446,20 @@ KEYS: tuple[Key, ...] = (
     Key("import.concurrency", 3, "Files distilled at once (writing is one at a time).", minimum=1),
     Key("import.token_budget", 100_000, "LLM tokens the import of one file may use.", minimum=0),
     Key(
+        "import.max_facts",
+        2000,
+        "Atomic import: facts one file may give; extraction stops there (the whole text "
+        "stays stored and searchable).",
+        minimum=1,
+    ),
+    Key(
+        "import.extract_chars",
+        10_000_000,
+        "Atomic import: characters of one file facts are extracted from; the rest is stored "
+        "and searchable, not distilled (bounds the time a huge file takes).",
+        minimum=1000,
+    ),
+    Key(
         "import.reconcile_batch",
         50,
         "Facts reconciled (and written) together; later batches see the earlier ones.",
@@ -565,11 +587,11 @@ def read_config_file(path: Path) -> dict[str, Any]:
     """The keys set in one YAML config file, validated; {} when the file does not exist."""
     if not path.is_file():
         return {}
-    import yaml  # ~10 ms to import: only when a config file exists
+    from memctl.config.safe_load import yaml_value
 
     try:
-        tree = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        tree = yaml_value(path.read_text(encoding="utf-8")) or {}
+    except (ValueError, OSError) as exc:  # UnicodeDecodeError is a ValueError
         first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ConfigError(f"{path}: not valid YAML ({first_line})") from None
     if not isinstance(tree, dict):
@@ -667,8 +689,7 @@ def write_config_value(path: Path, name: str, value: str) -> Any:
         text = yaml.safe_dump(tree, sort_keys=True)
     else:
         text = _set_line(text, name, entry)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    write_private(path, text)
     return parsed
 
 

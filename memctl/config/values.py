@@ -79,6 +79,7 @@ class Values:
     ingest_token_budget: int
     ingest_spawn_worker: bool
     ingest_job_stale_seconds: int
+    ingest_lock_wait_ms: int
     ingest_host_distil: bool
     ingest_job_max_attempts: int
     select_messages: int
@@ -118,6 +119,8 @@ class Values:
     import_conversation_lines: int
     import_concurrency: int
     import_token_budget: int
+    import_max_facts: int
+    import_extract_chars: int
     import_reconcile_batch: int
     sync_remote: str
     sync_include: str

@@ -34,7 +34,7 @@ from memctl.imports.files import Progress, Target
 from memctl.imports.formats.base import Kind
 from memctl.imports.raw import session_id, store_raw
 from memctl.imports.report import DRY_RUN, IMPORTED, SKIPPED, UNCHANGED, FileReport, ImportReport
-from memctl.ingest.apply import apply
+from memctl.ingest.apply import apply, prepare_merges
 from memctl.ingest.facts import Decision, Fact
 from memctl.ingest.pipeline import FACT_STAGES, embed, record_decisions
 from memctl.ingest.reconcile import decide
@@ -98,6 +98,10 @@ class _Importer:
         """Survey a file and store its raw text; None when there is nothing for a worker."""
         if target.problem:
             file.fail(target.problem)
+            return None
+        if target.passed_over:
+            file.status, file.why = SKIPPED, target.passed_over
+            file.problems.append(f"{target.name} left out: {target.passed_over}")
             return None
         try:
             found = detect.survey(target)
@@ -216,6 +220,7 @@ class _Importer:
         for start in range(0, len(facts), size):
             decided = decide(run, facts[start : start + size])
             if not run.dry_run:
+                prepare_merges(run, decided)
                 with ctx.db.atomic():
                     apply(run, decided)
                     save_run(ctx.db, run.record)  # so a run cut short can still be undone

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from memctl.context import Context
 from memctl.errors import NotFoundError
 from memctl.ingest.admission import admit
-from memctl.ingest.apply import DIGEST, apply
+from memctl.ingest.apply import DIGEST, apply, prepare_merges
 from memctl.ingest.capture import Captured
 from memctl.ingest.digest import DIGEST_TAG, build_digest, render
 from memctl.ingest.extract import extract
@@ -202,14 +202,16 @@ def run_session(ctx: Context, session_id: str, job_id: int | None = None) -> Run
         while pending:
             batch = select(run, pending)
             decisions = distil_batch(run, batch)
+            prepare_merges(run, decisions)
             with ctx.db.atomic():
                 apply(run, decisions)
                 record_decisions(run, decisions, done=False)
                 set_extracted_through(ctx.db, session_id, batch[-1].seq)
                 save_run(ctx.db, run.record)
             pending = pending[len(batch) :]
+        digest = digest_decision(run, session, every) if every else None
+        prepare_merges(run, [digest] if digest else [])
         with ctx.db.atomic():
-            digest = digest_decision(run, session, every) if every else None
             apply(run, [digest] if digest else [])
             record_decisions(run, [digest] if digest else [])
             save_run(ctx.db, run.record)

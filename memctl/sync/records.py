@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields
 from typing import IO, Any
 
+from memctl.config.safe_load import json_value
 from memctl.context import Context
 from memctl.errors import InputError, MemctlError
 from memctl.memories.operations import kept_content, kept_tags
@@ -68,7 +69,7 @@ class ImportReport:
 
 def parse_record(line: str, default_scope: str) -> tuple[Memory, list[dict[str, Any]]]:
     """A memory and its relations from one line; ValueError says what is wrong."""
-    record = json.loads(line)
+    record = json_value(line)
     if not isinstance(record, dict):
         raise ValueError("not a JSON object")
     if not isinstance(record.get("content"), str):
