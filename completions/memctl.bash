@@ -11,12 +11,20 @@ _memctl_spec() {
     cmds="" opts="" valopts="" fileopts="" filearg=0
     case $1 in
         "")
-            cmds="reembed remember get list update forget delete purge link unlink recall profile status events export import ingest runs undo maintain config model"
+            cmds="reembed maintain restore remember get list update forget delete purge link unlink recall profile status events export import ingest runs undo config model"
             opts="--home -c --config --version -h --help"
             valopts="--home -c --config"
             ;;
         "reembed")
             opts="--json -h --help"
+            ;;
+        "maintain")
+            opts="--dry-run --only --skip --print-crontab --json -h --help"
+            valopts="--only --skip"
+            ;;
+        "restore")
+            opts="--json -h --help"
+            filearg=1
             ;;
         "remember")
             opts="--category -t --tag -i --importance -s --scope --json -h --help"
@@ -87,9 +95,6 @@ _memctl_spec() {
             ;;
         "undo")
             opts="--force --json -h --help"
-            ;;
-        "maintain")
-            opts="--json -h --help"
             ;;
         "config")
             cmds="show path init set"

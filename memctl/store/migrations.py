@@ -241,4 +241,16 @@ def m003_imports(db: Database) -> None:
         )""")
 
 
-MIGRATIONS: list[Callable[[Database], None]] = [m001_initial, m002_ingest, m003_imports]
+def m004_maintain(db: Database) -> None:
+    """What maintain keeps on a memory: when its strength was last decayed and when an
+    episode was consolidated into facts."""
+    db.execute("ALTER TABLE memories ADD COLUMN decayed_at TEXT")
+    db.execute("ALTER TABLE memories ADD COLUMN consolidated_at TEXT")
+
+
+MIGRATIONS: list[Callable[[Database], None]] = [
+    m001_initial,
+    m002_ingest,
+    m003_imports,
+    m004_maintain,
+]
