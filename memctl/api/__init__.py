@@ -10,7 +10,7 @@ them without Typer.
 - ``recall``: recall (with the context block and ``why_not``), profile
 - ``ingest``: ingest (the hook's fast path and ``--wait``), import, export,
   runs, undo
-- ``maintain``: maintain
+- ``maintain``: maintain, restore
 
 Import the module you need (``from memctl.api.recall import RecallRequest,
 recall``): this package imports nothing, so the hook's fast lane loads only

@@ -28,10 +28,12 @@ from memctl.ingest.pipeline import FACT_STAGES, embed
 from memctl.ingest.reconcile import RECORDS, decide
 from memctl.maintain import changes
 from memctl.maintain.plan import Maintenance, TaskReport
-from memctl.maintain.similar import clusters
+from memctl.maintain.similar import cluster_ids, load_vectors, star_clusters
 from memctl.model import Kind, Memory, RelationType, Role, State
 from memctl.store.maintenance import episodes_to_consolidate
 from memctl.store.memories import MemoryFilter, get_memories
+
+ACTIVE = MemoryFilter(states=(State.ACTIVE,))
 
 MERGE_SYSTEM = """You merge near-duplicate notes of a long-term memory into one note. \
 Keep every distinct detail, drop repetition, write in the notes' language, one short \
@@ -101,15 +103,20 @@ def merged_text(m: Maintenance, members: list[Memory]) -> str | None:
 
 def merge(m: Maintenance, report: TaskReport) -> None:
     s = m.settings
-    old = MemoryFilter(
-        kinds=(Kind.SEMANTIC,), states=(State.ACTIVE,), before=m.ago(s.maintain_merge_after_days)
+    if m.nothing_new():
+        return
+    before = m.ago(s.maintain_merge_after_days)
+    vectors = load_vectors(m.db, lambda r: r[2] == Kind.SEMANTIC and r[3] < before)
+    if vectors is None:
+        return
+    found, m.capped = star_clusters(
+        vectors, s.maintain_merge_similarity, s, s.maintain_merge_max_clusters
     )
-    pairs = [p for p in m.pairs() if p.similarity >= s.maintain_merge_similarity]
-    members = get_memories(m.db, sorted({i for p in pairs for i in (p.a, p.b)}), old)
-    found = clusters([p for p in pairs if p.a in members and p.b in members])
-    m.capped = len(found) > s.maintain_merge_max_clusters
-    for cluster in found[: s.maintain_merge_max_clusters]:
-        group = [members[i] for i in cluster]
+    for cluster in cluster_ids(m.db, vectors, found):
+        members = get_memories(m.db, cluster, ACTIVE)
+        group = [members[i] for i in cluster if i in members]
+        if len(group) < 2:
+            continue
         survivor = changes.most_complete(group)
         others = [x for x in group if x.id != survivor.id]
         if m.dry_run:
@@ -122,7 +129,9 @@ def merge(m: Maintenance, report: TaskReport) -> None:
             changes.fold(m, survivor, others, "merge")
         report.change("merge", survivor.id, superseded=[x.id for x in others], llm=bool(text))
     if m.capped:
-        report.notes.append(f"{len(found)} clusters found; the rest wait for the next run")
+        report.notes.append(
+            f"stopped at {s.maintain_merge_max_clusters} clusters; the rest wait for the next run"
+        )
 
 
 def consolidate(m: Maintenance) -> TaskReport:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from memctl.ingest.reconcile_rules import negated, slot, slot_guard
 from memctl.maintain import changes
 from memctl.maintain.plan import Maintenance, TaskReport
-from memctl.maintain.similar import Pair, clusters
+from memctl.maintain.similar import cluster_ids, load_vectors, star_clusters
 from memctl.model import Kind, State
 from memctl.store.maintenance import exact_duplicates
 from memctl.store.memories import MemoryFilter, get_memories
@@ -28,23 +28,31 @@ def same_meaning(a: str, b: str) -> bool:
     return not (slot_a and slot_b and slot_a[0] == slot_b[0] and slot_a != slot_b)
 
 
+def near_duplicates(m: Maintenance) -> list[list[str]]:
+    """Clusters of memories at least ``maintain.dedup_similarity`` similar to their seed."""
+    if m.nothing_new():
+        return []
+    vectors = load_vectors(m.db, lambda r: True)
+    if vectors is None:
+        return []
+    found, _ = star_clusters(vectors, m.settings.maintain_dedup_similarity, m.settings)
+    return cluster_ids(m.db, vectors, found)
+
+
 def dedup(m: Maintenance) -> TaskReport:
     report = m.report("dedup")
-    pairs = [Pair(group[0], other, 1.0) for group in exact_duplicates(m.db) for other in group[1:]]
-    near = [p for p in m.pairs() if p.similarity >= m.settings.maintain_dedup_similarity]
-    members = get_memories(m.db, sorted({i for p in [*pairs, *near] for i in (p.a, p.b)}))
-    members = {
-        k: v for k, v in members.items() if v.state == State.ACTIVE and v.kind != Kind.PINNED
-    }
-    pairs += [
-        p
-        for p in near
-        if p.a in members
-        and p.b in members
-        and same_meaning(members[p.a].content, members[p.b].content)
-    ]
-    for cluster in clusters([p for p in pairs if p.a in members and p.b in members]):
-        group = [members[i] for i in cluster]
+    for cluster in [*exact_duplicates(m.db), *near_duplicates(m)]:
+        members = get_memories(m.db, cluster, ACTIVE_UNPINNED)
+        if cluster[0] not in members:
+            continue
+        seed = members[cluster[0]]
+        group = [seed] + [
+            members[i]
+            for i in cluster[1:]
+            if i in members and same_meaning(seed.content, members[i].content)
+        ]
+        if len(group) < 2:
+            continue
         survivor = changes.most_complete(group)
         others = [x for x in group if x.id != survivor.id]
         report.change("dedup", survivor.id, superseded=[x.id for x in others])

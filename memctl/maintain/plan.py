@@ -15,7 +15,6 @@ from memctl.config import Settings
 from memctl.context import Context
 from memctl.ingest.run import Run
 from memctl.maintain.report import TaskReport
-from memctl.maintain.similar import Pair, similar_pairs
 from memctl.model import format_time
 from memctl.store.database import Database
 from memctl.store.maintenance import similarity_mark
@@ -30,7 +29,6 @@ class Maintenance:
     reports: list[TaskReport] = field(default_factory=list)
     # Set by merge when it stopped at its cluster limit: more work is left for next time.
     capped: bool = False
-    _pairs: list[Pair] | None = None
 
     @property
     def ctx(self) -> Context:
@@ -66,20 +64,13 @@ class Maintenance:
     def similarity_mark(self) -> str:
         return similarity_mark(self.db, self.ago(self.settings.maintain_merge_after_days))
 
-    def pairs(self) -> list[Pair]:
-        """Similar pairs for dedup and merge (the lower threshold), found once a run; none
-        when nothing changed since a run that left no work (``PAIRS_MARK``)."""
-        if self._pairs is None:
-            s = self.settings
-            if self.db.meta(PAIRS_MARK) == self.similarity_mark():
-                self._pairs = []
-            else:
-                low = min(s.maintain_merge_similarity, s.maintain_dedup_similarity)
-                self._pairs = similar_pairs(self.db, s, low)
-        return self._pairs
+    def nothing_new(self) -> bool:
+        """Whether dedup and merge found nothing left to do last time and nothing changed
+        since (``PAIRS_MARK``): then they skip the vector comparisons."""
+        return self.db.meta(PAIRS_MARK) == self.similarity_mark()
 
     def pairs_done(self) -> None:
-        """Dedup and merge left nothing to do: skip the pairs until something changes."""
+        """Dedup and merge left nothing to do: skip them until something changes."""
         if not self.dry_run and not self.capped:
             with self.db.atomic():
                 self.db.set_meta(PAIRS_MARK, self.similarity_mark())

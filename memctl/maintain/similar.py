@@ -1,15 +1,18 @@
-"""Pairs of similar memories (same scope, cosine at least a threshold), for dedup and merge.
+"""Clusters of similar memories (same scope, cosine at least a threshold), for dedup and merge.
 
-The vectors come from the store's vector index (store/vector_index.py). Up to
-``maintain.exact_pairs_max`` vectors every pair is compared, in blocks; above
-that, random-hyperplane LSH (``maintain.lsh_tables`` tables of
-``maintain.lsh_bits`` bits, a fixed seed) proposes pairs that share a bucket and
-only those are compared: pairs are then likely, not certain, to be found.
+A cluster is a star: a seed and every not yet clustered memory at least
+``threshold`` similar to it (no chaining, so a cluster never drifts from its
+seed). The vectors come from the store's vector index (store/vector_index.py),
+normalised in place. Up to ``maintain.exact_pairs_max`` memories every pair is
+compared, in blocks; above that, random-hyperplane LSH (``maintain.lsh_tables``
+tables of ``maintain.lsh_bits`` bits, a fixed seed) puts memories in buckets and
+only a bucket's members are compared: a similar pair is then likely, not
+certain, to be found. Memory stays bounded: a block of rows against one bucket.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,100 +22,86 @@ from memctl.store.database import Database
 from memctl.store.maintenance import ids_of_rowids, similarity_rows
 from memctl.store.vector_index import vector_index
 
-BLOCK = 1024
+BLOCK = 256
 SEED = 15
 
-
-@dataclass(frozen=True)
-class Pair:
-    a: str
-    b: str
-    similarity: float
+Row = tuple[int, str, str, str]  # rowid, scope, kind, created_at
 
 
-def _block_pairs(
-    matrix: np.ndarray, groups: np.ndarray, members: np.ndarray, threshold: float
-) -> Iterator[tuple[int, int, float]]:
-    """Every pair of ``members`` (positions into ``matrix``) in one group, at least
-    ``threshold`` similar; each once (first < second)."""
-    vectors = matrix[members]
-    for start in range(0, len(members), BLOCK):
-        block = vectors[start : start + BLOCK] @ vectors[start:].T
-        rows, cols = np.nonzero(block >= threshold)
-        for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
-            i, j = members[start + r], members[start + c]
-            if c > r and groups[i] == groups[j]:
-                yield int(i), int(j), float(block[r, c])
+@dataclass
+class Vectors:
+    rowids: np.ndarray
+    matrix: np.ndarray  # normalised rows
+    groups: np.ndarray  # scope number per row
 
 
-def _buckets(matrix: np.ndarray, groups: np.ndarray, settings: Settings) -> Iterator[np.ndarray]:
-    """Positions sharing a group and an LSH code, per table (buckets of two or more)."""
+def load_vectors(db: Database, keep: Callable[[Row], bool]) -> Vectors | None:
+    """The vectors of the active, unpinned memories ``keep`` accepts."""
+    if db.vector_model() is None:
+        return None
+    scopes: dict[str, int] = {}
+    group_of = {r[0]: scopes.setdefault(r[1], len(scopes)) for r in similarity_rows(db) if keep(r)}
+    if len(group_of) < 2:
+        return None
+    rowids, matrix = vector_index(db).live_vectors(np.fromiter(group_of, dtype=np.int64))
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    matrix /= np.where(norms == 0, 1, norms)
+    groups = np.fromiter((group_of[int(r)] for r in rowids), dtype=np.int64, count=len(rowids))
+    return Vectors(rowids, matrix, groups)
+
+
+def _buckets(vectors: Vectors, settings: Settings) -> Iterator[np.ndarray]:
+    """Positions compared together: everything, or per LSH table the buckets of two or more."""
+    count = len(vectors.rowids)
+    if count <= settings.maintain_exact_pairs_max:
+        yield np.arange(count)
+        return
     rng = np.random.default_rng(SEED)
     bits = settings.maintain_lsh_bits
-    weights = (1 << np.arange(bits, dtype=np.int64)).astype(np.int64)
+    weights = np.left_shift(1, np.arange(bits, dtype=np.int64))
     for _ in range(settings.maintain_lsh_tables):
-        planes = rng.standard_normal((matrix.shape[1], bits)).astype(np.float32)
-        codes = ((matrix @ planes) > 0).astype(np.int64) @ weights
-        keys = groups.astype(np.int64) * (1 << bits) + codes
+        planes = rng.standard_normal((vectors.matrix.shape[1], bits)).astype(np.float32)
+        codes = ((vectors.matrix @ planes) > 0).astype(np.int64) @ weights
+        keys = vectors.groups * (1 << bits) + codes
         order = np.argsort(keys, kind="stable")
-        edges = np.flatnonzero(np.diff(keys[order])) + 1
-        for bucket in np.split(order, edges):
+        for bucket in np.split(order, np.flatnonzero(np.diff(keys[order])) + 1):
             if len(bucket) > 1:
                 yield np.sort(bucket)
 
 
-def pair_positions(
-    matrix: np.ndarray, groups: np.ndarray, threshold: float, settings: Settings
-) -> dict[tuple[int, int], float]:
-    """(i, j) -> cosine for every pair found at least ``threshold`` similar in one group."""
-    if len(matrix) <= settings.maintain_exact_pairs_max:
-        everyone = np.arange(len(matrix))
-        return {(i, j): s for i, j, s in _block_pairs(matrix, groups, everyone, threshold)}
-    found: dict[tuple[int, int], float] = {}
-    for bucket in _buckets(matrix, groups, settings):
-        for i, j, s in _block_pairs(matrix, groups, bucket, threshold):
-            found[(i, j)] = s
-    return found
+def star_clusters(
+    vectors: Vectors,
+    threshold: float,
+    settings: Settings,
+    limit: int | None = None,
+) -> tuple[list[list[int]], bool]:
+    """Clusters as lists of positions (seed first), and whether ``limit`` cut the search."""
+    used = np.zeros(len(vectors.rowids), dtype=bool)
+    found: list[list[int]] = []
+    for bucket in _buckets(vectors, settings):
+        members = vectors.matrix[bucket]
+        for start in range(0, len(bucket), BLOCK):
+            sims = members[start : start + BLOCK] @ members.T
+            hits = (sims >= threshold) & (
+                vectors.groups[bucket] == vectors.groups[bucket[start : start + BLOCK], None]
+            )
+            hits[np.arange(len(sims)), start + np.arange(len(sims))] = False
+            for row in np.flatnonzero(hits.any(axis=1)):
+                seed = bucket[start + row]
+                if used[seed]:
+                    continue
+                near = [int(p) for p in bucket[np.flatnonzero(hits[row])] if not used[p]]
+                if not near:
+                    continue
+                if limit is not None and len(found) >= limit:
+                    return found, True
+                cluster = [int(seed), *near]
+                used[cluster] = True
+                found.append(cluster)
+    return found, False
 
 
-def similar_pairs(db: Database, settings: Settings, threshold: float) -> list[Pair]:
-    """Pairs of active, unpinned memories of one scope at least ``threshold`` similar,
-    most similar first."""
-    rows = similarity_rows(db)
-    if not rows or db.vector_model() is None:
-        return []
-    scopes: dict[str, int] = {}
-    group_of = {rowid: scopes.setdefault(scope, len(scopes)) for rowid, scope, _, _ in rows}
-    rowids, matrix = vector_index(db).live_vectors(np.array(list(group_of), dtype=np.int64))
-    if len(rowids) < 2:
-        return []
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    matrix = matrix / np.where(norms == 0, 1, norms)
-    groups = np.array([group_of[int(r)] for r in rowids], dtype=np.int64)
-    found = pair_positions(matrix, groups, threshold, settings)
-    involved = sorted({int(rowids[p]) for pair in found for p in pair})
-    ids = ids_of_rowids(db, involved)
-    pairs = [
-        Pair(ids[int(rowids[i])], ids[int(rowids[j])], s)
-        for (i, j), s in found.items()
-        if int(rowids[i]) in ids and int(rowids[j]) in ids
-    ]
-    return sorted(pairs, key=lambda p: (-p.similarity, p.a, p.b))
-
-
-def clusters(pairs: list[Pair]) -> list[list[str]]:
-    """Connected groups of ids joined by the pairs, biggest first (ties: by first id)."""
-    parent: dict[str, str] = {}
-
-    def root(x: str) -> str:
-        while parent.setdefault(x, x) != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for pair in pairs:
-        parent[root(pair.a)] = root(pair.b)
-    groups: dict[str, list[str]] = {}
-    for member in parent:
-        groups.setdefault(root(member), []).append(member)
-    return sorted((sorted(g) for g in groups.values()), key=lambda g: (-len(g), g[0]))
+def cluster_ids(db: Database, vectors: Vectors, clusters: list[list[int]]) -> list[list[str]]:
+    """The memory ids of clusters of positions."""
+    ids = ids_of_rowids(db, [int(vectors.rowids[p]) for c in clusters for p in c])
+    return [[ids[int(vectors.rowids[p])] for p in c] for c in clusters]
