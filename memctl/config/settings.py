@@ -317,8 +317,8 @@ KEYS: tuple[Key, ...] = (
         "Up to this many vectors similar pairs are found exactly; above, by LSH buckets.",
         minimum=0,
     ),
-    Key("maintain.lsh_tables", 16, "LSH hash tables (more find more pairs, slower).", minimum=1),
-    Key("maintain.lsh_bits", 10, "Hyperplanes per LSH table (fewer: bigger buckets).", minimum=1),
+    Key("maintain.lsh_tables", 12, "LSH hash tables (more find more pairs, slower).", minimum=1),
+    Key("maintain.lsh_bits", 14, "Hyperplanes per LSH table (fewer: bigger buckets).", minimum=1),
     _unit("maintain.archive_strength", 0.1, "Memories weaker than this may be archived ..."),
     Key(
         "maintain.archive_unused_days",

@@ -78,26 +78,29 @@ def star_clusters(
     """Clusters as lists of positions (seed first), and whether ``limit`` cut the search."""
     used = np.zeros(len(vectors.rowids), dtype=bool)
     found: list[list[int]] = []
-    for bucket in _buckets(vectors, settings):
+    for whole in _buckets(vectors, settings):
+        bucket = whole[~used[whole]]
+        if len(bucket) < 2:
+            continue
         members = vectors.matrix[bucket]
+        groups = vectors.groups[bucket]
         for start in range(0, len(bucket), BLOCK):
-            sims = members[start : start + BLOCK] @ members.T
-            hits = (sims >= threshold) & (
-                vectors.groups[bucket] == vectors.groups[bucket[start : start + BLOCK], None]
-            )
-            hits[np.arange(len(sims)), start + np.arange(len(sims))] = False
+            rows = np.arange(start, min(start + BLOCK, len(bucket)))
+            hits = (members[rows] @ members.T >= threshold) & (groups == groups[rows, None])
+            hits[np.arange(len(rows)), rows] = False
             for row in np.flatnonzero(hits.any(axis=1)):
-                seed = bucket[start + row]
+                seed = bucket[rows[row]]
                 if used[seed]:
                     continue
-                near = [int(p) for p in bucket[np.flatnonzero(hits[row])] if not used[p]]
-                if not near:
+                near = bucket[np.flatnonzero(hits[row])]
+                near = near[~used[near]]
+                if not len(near):
                     continue
                 if limit is not None and len(found) >= limit:
                     return found, True
-                cluster = [int(seed), *near]
-                used[cluster] = True
-                found.append(cluster)
+                used[seed] = True
+                used[near] = True
+                found.append([int(seed), *near.tolist()])
     return found, False
 
 
