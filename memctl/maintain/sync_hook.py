@@ -1,25 +1,29 @@
-"""Task sync: push and pull the team's sync repository, when ``sync.auto`` is on.
+"""Task sync: pull and push the team's sync repository when ``sync.auto`` is on and a
+repository is configured (``memctl sync init REMOTE``), through ``memctl.sync.sync_now``.
 
-It calls the sync package's ``sync_now(ctx)``; until that package provides it
-(and its ``sync.auto`` key), the task is skipped with the note "sync not
-available".
+A dry run asks sync for its own dry run (what would come in and go out). A
+sync failure (git missing, remote unreachable) is noted on the task and does
+not fail the other tasks' work.
 """
 
 from __future__ import annotations
 
-import memctl.sync
-from memctl.maintain.plan import Maintenance, TaskReport
+from memctl.errors import MemctlError
+from memctl.maintain.plan import Maintenance
+from memctl.maintain.report import TaskReport
 
 
 def sync(m: Maintenance) -> TaskReport:
     report = m.report("sync")
-    sync_now = getattr(memctl.sync, "sync_now", None)
-    if sync_now is None:
-        return report.skip("sync not available")
-    if not getattr(m.settings, "sync_auto", False):
+    if not m.settings.sync_auto:
         return report.skip("sync.auto is off")
-    if m.dry_run:
-        return report
-    outcome = sync_now(m.ctx)
-    report.notes.append(str(outcome))
+    if not m.settings.sync_remote:
+        return report.skip("no sync repository configured (memctl sync init REMOTE)")
+    from memctl.sync import SyncRequest, sync_now
+
+    try:
+        result = sync_now(m.ctx, SyncRequest(dry_run=m.dry_run))
+    except MemctlError as error:
+        return report.skip(f"sync failed: {error}")
+    report.change("sync", result.run_id or "-", remote=result.remote)
     return report
