@@ -339,7 +339,7 @@ def test_cli_only_skip_json_and_crontab(home: Path) -> None:
     data = json.loads(run_cli("maintain", "--skip", "sync,upkeep", "--json", env=env).stdout)
     assert "upkeep" not in [t["task"] for t in data["tasks"]]
     table = run_cli("maintain", env=env).stdout
-    assert "sync not available" in table and "decay" in table
+    assert "sync.auto is off" in table and "decay" in table
     bad = run_cli("maintain", "--only", "nonsense", env=env)
     assert bad.returncode == 2 and "unknown maintain task 'nonsense'" in bad.stderr
     schedule = run_cli("maintain", "--print-crontab", env=env).stdout
