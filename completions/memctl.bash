@@ -11,9 +11,17 @@ _memctl_spec() {
     cmds="" opts="" valopts="" fileopts="" filearg=0
     case $1 in
         "")
-            cmds="reembed remember get list update forget delete purge link unlink recall profile status events export import ingest runs undo maintain promote unpromote sync config model"
+            cmds="maintain restore reembed remember get list update forget delete purge link unlink recall profile status events export import ingest runs undo promote unpromote sync config model"
             opts="--home -c --config --version -h --help"
             valopts="--home -c --config"
+            ;;
+        "maintain")
+            opts="--dry-run --only --skip --print-crontab --json -h --help"
+            valopts="--only --skip"
+            ;;
+        "restore")
+            opts="--json -h --help"
+            filearg=1
             ;;
         "reembed")
             opts="--json -h --help"
@@ -87,9 +95,6 @@ _memctl_spec() {
             ;;
         "undo")
             opts="--force --json -h --help"
-            ;;
-        "maintain")
-            opts="--json -h --help"
             ;;
         "promote")
             opts="--all -s --scope --json -h --help"

@@ -10,6 +10,8 @@ complete -c memctl -n '__fish_use_subcommand' -l home -x -d 'Data directory (def
 complete -c memctl -n '__fish_use_subcommand' -s c -l config -x -d 'Set a config key for this run only; repeatable.'
 complete -c memctl -n '__fish_use_subcommand' -l version -d 'Print the version and exit.'
 complete -c memctl -n '__fish_use_subcommand' -s h -l help -d 'Show this message and exit.'
+complete -c memctl -n '__fish_use_subcommand' -a 'maintain' -d 'Keep the store healthy: jobs, decay, consolidate, dedup, archive, upkeep, sync.'
+complete -c memctl -n '__fish_use_subcommand' -a 'restore' -d 'Replace the store with a backup; the current store is backed up first.'
 complete -c memctl -n '__fish_use_subcommand' -a 'reembed' -d 'Rebuild every vector with the configured embedder (after changing models).'
 complete -c memctl -n '__fish_use_subcommand' -a 'remember' -d 'Store a pinned memory exactly as given (no LLM) and print its id.'
 complete -c memctl -n '__fish_use_subcommand' -a 'get' -d 'Show one memory, every field and its relations.'
@@ -29,12 +31,24 @@ complete -c memctl -n '__fish_use_subcommand' -a 'import' -d 'Import notes, docu
 complete -c memctl -n '__fish_use_subcommand' -a 'ingest' -d 'Store a conversation verbatim at once; distil memories from it in the background.'
 complete -c memctl -n '__fish_use_subcommand' -a 'runs' -d 'Ingest runs, newest first, with their decision counts and tokens (or one run in full).'
 complete -c memctl -n '__fish_use_subcommand' -a 'undo' -d 'Revert every memory change of one run (created memories become deleted).'
-complete -c memctl -n '__fish_use_subcommand' -a 'maintain' -d 'Run maintenance: for now, finish the queued ingest jobs (decay, consolidation and archiving come later). Safe to run from cron, and twice at once.'
 complete -c memctl -n '__fish_use_subcommand' -a 'promote' -d 'Share memories: `memctl sync` publishes promoted memories.'
 complete -c memctl -n '__fish_use_subcommand' -a 'unpromote' -d 'Stop sharing memories: the next sync removes this machine\'s files of them.'
 complete -c memctl -n '__fish_use_subcommand' -a 'sync' -d 'Share memories through a git repository: pull, import, export, push.'
 complete -c memctl -n '__fish_use_subcommand' -a 'config' -d 'Show and change configuration.'
 complete -c memctl -n '__fish_use_subcommand' -a 'model' -d 'Install and inspect the embedding model.'
+
+# memctl maintain
+complete -c memctl -n '__fish_seen_subcommand_from maintain' -l dry-run -d 'Show what each task would change; write nothing.'
+complete -c memctl -n '__fish_seen_subcommand_from maintain' -l only -x -d 'Run only these tasks.'
+complete -c memctl -n '__fish_seen_subcommand_from maintain' -l skip -x -d 'Run all tasks but these.'
+complete -c memctl -n '__fish_seen_subcommand_from maintain' -l print-crontab -d 'Print a crontab line and a systemd user timer.'
+complete -c memctl -n '__fish_seen_subcommand_from maintain' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from maintain' -s h -l help -d 'Show this message and exit.'
+
+# memctl restore
+complete -c memctl -n '__fish_seen_subcommand_from restore' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from restore' -s h -l help -d 'Show this message and exit.'
+complete -c memctl -n '__fish_seen_subcommand_from restore' -F
 
 # memctl reembed
 complete -c memctl -n '__fish_seen_subcommand_from reembed' -l json -d 'Print JSON (stable field names).'
@@ -177,10 +191,6 @@ complete -c memctl -n '__fish_seen_subcommand_from runs' -s h -l help -d 'Show t
 complete -c memctl -n '__fish_seen_subcommand_from undo' -l force -d 'Revert memories changed since the run too.'
 complete -c memctl -n '__fish_seen_subcommand_from undo' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from undo' -s h -l help -d 'Show this message and exit.'
-
-# memctl maintain
-complete -c memctl -n '__fish_seen_subcommand_from maintain' -l json -d 'Print JSON (stable field names).'
-complete -c memctl -n '__fish_seen_subcommand_from maintain' -s h -l help -d 'Show this message and exit.'
 
 # memctl promote
 complete -c memctl -n '__fish_seen_subcommand_from promote' -l all -d 'Every memory but deleted ones.'

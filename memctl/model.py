@@ -152,6 +152,10 @@ class Memory:
     session_id: str | None = None
     agent_id: str | None = None
     content_hash: str = ""
+    # When ``strength`` was last decayed by maintain (None: never); memories/strength.py.
+    decayed_at: str | None = None
+    # When maintain distilled this episode into semantic facts (None: not yet).
+    consolidated_at: str | None = None
 
     def __post_init__(self) -> None:
         self.updated_at = self.updated_at or self.created_at

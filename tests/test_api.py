@@ -111,8 +111,9 @@ def test_ingest_without_wait_queues_a_job_that_maintain_finishes(make_ctx: Any) 
     path = TRANSCRIPTS / next(p.name for p in TRANSCRIPTS.iterdir() if p.suffix == ".jsonl")
     result = ingest_api.ingest(ctx, ingest_api.IngestRequest(transcript=str(path)))
     assert result.report.job_id is not None and result.drained is None
-    done = maintain(ctx, MaintainRequest()).jobs.done
-    assert [item["job"] for item in done] == [result.report.job_id]
+    jobs = maintain(ctx, MaintainRequest(only="jobs")).task("jobs")
+    assert jobs is not None
+    assert [change["id"] for change in jobs.changes] == [str(result.report.job_id)]
 
 
 def test_import_plan_and_export(make_ctx: Any, tmp_path: Path) -> None:

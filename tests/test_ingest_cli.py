@@ -125,9 +125,9 @@ def test_maintain_drains_what_the_worker_did_not(home: Path) -> None:
     )
     status = json.loads(ok("status", "--json"))
     assert (status["sessions"], status["messages"], status["jobs"]) == (2, 5, {"queued": 2})
-    first = json.loads(ok("maintain", "--json"))
-    assert len(first["done"]) == 2 and first["failed"] == []
-    assert json.loads(ok("maintain", "--json")) == {"done": [], "failed": []}
+    first = json.loads(ok("maintain", "--only", "jobs", "--json"))["tasks"][0]
+    assert first["counts"] == {"job": 2}
+    assert json.loads(ok("maintain", "--only", "jobs", "--json"))["tasks"][0]["changes"] == []
     memory = json.loads(ok("list", "--json"))[0]["id"]
     assert "learned it as noise" in ok("forget", memory[:8], "--noise")
 

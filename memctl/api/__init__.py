@@ -10,7 +10,7 @@ them without Typer.
 - ``recall``: recall (with the context block and ``why_not``), profile
 - ``ingest``: ingest (the hook's fast path and ``--wait``), import, export,
   runs, undo
-- ``maintain``: maintain
+- ``maintain``: maintain, restore
 - ``distil``: pending, distil (distillation by the host model)
 - ``sync``: sync (and its dry run), init, status, promote, unpromote
 

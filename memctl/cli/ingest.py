@@ -1,4 +1,4 @@
-"""ingest, runs, undo and maintain.
+"""ingest, runs and undo.
 
 ``memctl ingest`` usually runs in the fast lane of ``memctl.cli.entry``
 without reaching this module; this is the same command for --help, --wait,
@@ -208,22 +208,3 @@ def undo(
             f"left {len(report.skipped)} memories alone, changed since the run "
             f"({', '.join(m[:8] for m in report.skipped)}); --force reverts them too"
         )
-
-
-@app.command()
-def maintain(ctx: typer.Context, as_json: JsonOption = False) -> None:
-    """Run maintenance: for now, finish the queued ingest jobs (decay, consolidation and
-    archiving come later). Safe to run from cron, and twice at once."""
-    from memctl.api.maintain import MaintainRequest
-    from memctl.api.maintain import maintain as run_maintain
-
-    report = run_maintain(open_context(ctx), MaintainRequest()).jobs
-    if as_json:
-        print_json({"done": report.done, "failed": report.failed})
-        return
-    for item in report.done:
-        console.print(f"job {item['job']}: run {item['run']}: {_counts(item['counts'])}")
-    for item in report.failed:
-        warn(f"job {item['job']} failed: {item['error']}")
-    _warn_llm_notes(report)
-    console.print(f"{len(report.done)} jobs done, {len(report.failed)} failed")

@@ -24,7 +24,8 @@ COMMANDS: dict[str, str] = {
     **dict.fromkeys(("recall", "profile"), "recall"),
     **dict.fromkeys(("status", "events"), "status"),
     **dict.fromkeys(("export", "import"), "exchange"),
-    **dict.fromkeys(("ingest", "runs", "undo", "maintain"), "ingest"),
+    **dict.fromkeys(("ingest", "runs", "undo"), "ingest"),
+    **dict.fromkeys(("maintain", "restore"), "maintain"),
     "config": "config_cmd",
     "model": "model_cmd",
     "reembed": "model_cmd",
@@ -77,6 +78,9 @@ def _add(app: typer.Typer, module_name: str) -> None:
     elif module_name == "sync":
         app.add_typer(module.share)
         app.add_typer(module.app, name="sync")
+    elif module_name == "maintain":
+        app.command("maintain")(module.maintain)
+        app.command("restore")(module.restore)
     elif module_name == "model_cmd":
         app.add_typer(module.app, name="model", help="Install and inspect the embedding model.")
         app.command("reembed")(module.reembed)
@@ -92,7 +96,7 @@ def build_app(command: str | None = None) -> typer.Typer:
     )
     app.callback()(root)
     module = COMMANDS.get(command or "")
-    for name in (module,) if module else (*GROUPS, "sync", "config_cmd", "model_cmd"):
+    for name in (module,) if module else (*GROUPS, "sync", "maintain", "config_cmd", "model_cmd"):
         _add(app, name)
     return app
 

@@ -82,6 +82,24 @@ class Values:
     ingest_lock_wait_ms: int
     ingest_host_distil: bool
     ingest_job_max_attempts: int
+    maintain_tasks: str
+    maintain_decay_episodic: float
+    maintain_decay_semantic: float
+    maintain_decay_min_change: float
+    maintain_consolidate_after_days: float
+    maintain_consolidate_max: int
+    maintain_merge_after_days: float
+    maintain_merge_similarity: float
+    maintain_merge_max_clusters: int
+    maintain_dedup_similarity: float
+    maintain_exact_pairs_max: int
+    maintain_lsh_tables: int
+    maintain_lsh_bits: int
+    maintain_archive_strength: float
+    maintain_archive_unused_days: float
+    maintain_archive_max: int
+    maintain_backups: int
+    maintain_token_budget: int
     select_messages: int
     select_max_bytes: int
     digest_max_chars: int

@@ -62,6 +62,20 @@ def log_events(
     )
 
 
+def log_run_events(
+    db: Database, action: Action, run_id: str, changes: list[tuple[str, dict[str, Any]]]
+) -> None:
+    """One event of a run per (memory id, data), in one statement."""
+    at = now_iso()
+    db.executemany(
+        "INSERT INTO events(at, action, memory_id, run_id, data) VALUES (?, ?, ?, ?, ?)",
+        [
+            (at, str(action), memory_id, run_id, json.dumps(data, ensure_ascii=False))
+            for memory_id, data in changes
+        ],
+    )
+
+
 def list_events(db: Database, memory_id: str | None, limit: int, offset: int = 0) -> list[Event]:
     """Events, newest first, optionally of one memory."""
     condition, params = ("memory_id = ?", [memory_id]) if memory_id else ("1", [])

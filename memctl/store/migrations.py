@@ -257,9 +257,17 @@ def m004_sync(db: Database) -> None:
     db.execute("CREATE TABLE sync_withheld (memory_id TEXT PRIMARY KEY, at TEXT NOT NULL)")
 
 
+def m005_maintain(db: Database) -> None:
+    """What maintain keeps on a memory: when its strength was last decayed and when an
+    episode was consolidated into facts."""
+    db.execute("ALTER TABLE memories ADD COLUMN decayed_at TEXT")
+    db.execute("ALTER TABLE memories ADD COLUMN consolidated_at TEXT")
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
     m003_imports,
     m004_sync,
+    m005_maintain,
 ]

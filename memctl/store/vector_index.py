@@ -269,6 +269,36 @@ class VectorIndex:
             self._write_manifest(fresh)
             return fresh
 
+    def live_vectors(self, rowids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(rowids, vectors) of those of ``rowids`` the index holds, in the order given."""
+        if not len(self.rowids):
+            return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
+        alive = np.flatnonzero(~self.dead)
+        positions = alive[np.isin(self.rowids[alive], rowids)]
+        order = np.argsort(self.rowids[positions], kind="stable")
+        positions = positions[order]
+        segment_of = np.searchsorted(self.starts, positions, side="right") - 1
+        matrix = np.empty((len(positions), self.segments[0].matrix.shape[1]), dtype=np.float32)
+        for number, segment in enumerate(self.segments):
+            mine = segment_of == number
+            matrix[mine] = segment.matrix[positions[mine] - self.starts[number]]
+        return self.rowids[positions], matrix
+
+    def compact(self) -> bool:
+        """Rewrite the live rows as one segment when there are several or dead rows;
+        whether it did."""
+        if not self.refresh() or self.manifest is None:
+            return False
+        if len(self.manifest.segments) <= 1 and not self.manifest.dead:
+            return False
+        with self._locked(), self.db.reading():
+            wanted = self._wanted()
+            assert wanted is not None
+            fresh = self._rebuild(wanted)
+            self._write_manifest(fresh)
+        self._open(fresh)
+        return True
+
     def _rebuild(self, wanted: Wanted) -> Manifest:
         rowids, matrix = self._read_vectors(wanted.dim, after=0)
         names = [self._new_segment(wanted.generation, rowids, matrix)] if len(rowids) else []

@@ -4,11 +4,13 @@
   ``--history``; contradicted x contradicted_factor. A memory invalidated after
   "now" (``--as-of``) counts as it was then: active.
 - conflicts: of two memories joined by a ``contradicts`` relation, the weaker
-  (strength x confidence x recency) x conflict_factor.
+  (strength x confidence x recency) x conflict_factor; strength as of "now" by the one
+  decay model (memories/strength.py), which ``memctl maintain`` also writes back.
 """
 
 from __future__ import annotations
 
+from memctl.memories.strength import current_strength
 from memctl.model import HIDDEN_STATES, Memory, RelationType, State, parse_time
 from memctl.retrieve.run import DROPPED, KEPT, RESCORED, Candidate, Run, by_score
 from memctl.retrieve.stages.decay import recency
@@ -36,7 +38,9 @@ def weaker_sides(run: Run, candidates: list[Candidate]) -> dict[str, str]:
     known.update(get_memories(run.ctx.db, list(others)))
 
     def strength(memory: Memory) -> float:
-        return memory.strength * memory.confidence * recency(memory, run.now, run.params)
+        settings = run.ctx.settings
+        fading = current_strength(memory, run.now, settings)
+        return fading * memory.confidence * recency(memory, run.now, run.params)
 
     weaker: dict[str, str] = {}
     for edge in edges:

@@ -1,0 +1,107 @@
+"""maintain and restore: what cron runs, and bringing a backup back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from memctl.api import maintain as api
+from memctl.cli.common import JsonOption, open_context, settings_for
+from memctl.cli.render import console, print_json
+from memctl.maintain.report import MaintainReport, TaskReport
+
+SHOWN_IDS = 5
+
+
+def _detail(task: TaskReport) -> str:
+    counts = ", ".join(f"{n} {k}" for k, n in sorted(task.counts.items())) or "nothing to do"
+    ids = [c["id"][:8] for c in task.changes if c.get("id") and c["id"] != "*"]
+    if ids:
+        more = f" +{len(ids) - SHOWN_IDS}" if len(ids) > SHOWN_IDS else ""
+        counts += f" ({', '.join(ids[:SHOWN_IDS])}{more})"
+    return counts
+
+
+def _show(report: MaintainReport) -> None:
+    if report.locked_by is not None:
+        console.print(f"another maintain is running (pid {report.locked_by}); nothing done")
+        return
+    table = Table(header_style="bold", box=None)
+    for column in ("task", "status", "changes"):
+        table.add_column(column, overflow="fold")
+    for task in report.tasks:
+        table.add_row(task.task, task.status, _detail(task))
+    console.print(table)
+    for task in report.tasks:
+        for note in task.notes:
+            console.print(f"{task.task}: {note}")
+    run = report.run
+    if report.dry_run:
+        console.print("dry run: nothing written")
+    elif run is not None:
+        console.print(f"run {run.id[:12]}: {run.tokens}/{run.token_budget} LLM tokens")
+
+
+def _print_schedule(settings: Any) -> None:
+    from memctl.maintain.schedule import crontab, systemd_units
+
+    console.print("# crontab -e, then add:", highlight=False)
+    console.print(crontab(settings), highlight=False, soft_wrap=True)
+    for name, text in systemd_units(settings).items():
+        console.print(f"\n# ~/.config/systemd/user/{name}", highlight=False)
+        console.print(text, highlight=False, soft_wrap=True, end="")
+    console.print(
+        "\n# then: systemctl --user daemon-reload && "
+        "systemctl --user enable --now memctl-maintain.timer",
+        highlight=False,
+    )
+
+
+def maintain(
+    ctx: typer.Context,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show what each task would change; write nothing.")
+    ] = False,
+    only: Annotated[
+        str | None, typer.Option("--only", metavar="TASK,...", help="Run only these tasks.")
+    ] = None,
+    skip: Annotated[
+        str | None, typer.Option("--skip", metavar="TASK,...", help="Run all tasks but these.")
+    ] = None,
+    print_crontab: Annotated[
+        bool,
+        typer.Option("--print-crontab", help="Print a crontab line and a systemd user timer."),
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Keep the store healthy: jobs, decay, consolidate, dedup, archive, upkeep, sync.
+
+    Safe from cron: a second maintain while one runs says so and exits 0; every
+    change is one run that `memctl undo RUN_ID` reverts.
+    """
+    if print_crontab:
+        _print_schedule(settings_for(ctx))
+        return
+    request = api.MaintainRequest(only=only, skip=skip, dry_run=dry_run)
+    report = api.maintain(open_context(ctx), request)
+    if as_json:
+        print_json(report.to_dict())
+        return
+    _show(report)
+
+
+def restore(
+    ctx: typer.Context,
+    backup: Annotated[Path, typer.Argument(help="A backup file (see $MEMCTL_HOME/backups).")],
+    as_json: JsonOption = False,
+) -> None:
+    """Replace the store with a backup; the current store is backed up first."""
+    result = api.restore(open_context(ctx), api.RestoreRequest(backup))
+    if as_json:
+        print_json({"restored": str(result.restored), "saved": str(result.previous_saved_as)})
+        return
+    console.print(f"restored {result.restored}")
+    console.print(f"the store before it is saved as {result.previous_saved_as}")

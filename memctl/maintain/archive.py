@@ -1,0 +1,39 @@
+"""Task archive: weak memories nobody recalled for a long time leave recall, never the store.
+
+Active memories whose strength (memories/strength.py, as of the run) is below
+``maintain.archive_strength`` and that were neither created nor recalled in
+``maintain.archive_unused_days`` are archived, weakest first, at most
+``maintain.archive_max`` a run. Pinned and core-tier memories are exempt.
+``memctl undo`` (or ``memctl update --state active``) brings one back.
+"""
+
+from __future__ import annotations
+
+from memctl.maintain import changes
+from memctl.maintain.plan import Maintenance, TaskReport
+from memctl.memories.strength import current_strength
+from memctl.model import State
+from memctl.store.maintenance import archive_candidates
+from memctl.store.memories import get_memories
+
+
+def archive(m: Maintenance) -> TaskReport:
+    report = m.report("archive")
+    s = m.settings
+    ids = archive_candidates(
+        m.db,
+        s.maintain_archive_strength,
+        m.ago(s.maintain_archive_unused_days),
+        s.maintain_archive_max,
+    )
+    found = get_memories(m.db, ids)
+    for memory_id in ids:
+        memory = found[memory_id]
+        strength = current_strength(memory, m.now, s)
+        if strength >= s.maintain_archive_strength:
+            continue
+        report.change("archive", memory.id, strength=round(strength, 4))
+        if not m.dry_run:
+            with m.db.atomic():
+                changes.set_state(m, memory, State.ARCHIVED, "archive", {})
+    return report

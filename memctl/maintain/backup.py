@@ -1,0 +1,85 @@
+"""Backups of the store (``VACUUM INTO`` under ``$MEMCTL_HOME/backups/``) and restoring one.
+
+A backup is one SQLite file, 0600, named by its UTC time; the newest
+``maintain.backups`` are kept. ``restore`` checks the file is a sound memctl
+store, backs up the current one first, then puts the backup in its place
+(the vector index beside it is rebuilt on next use).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+from memctl.config import Settings
+from memctl.errors import InputError, NotFoundError
+from memctl.store.database import Database
+from memctl.store.maintenance import backup_problems, checkpoint, vacuum_into
+
+BACKUP_DIR = "backups"
+PREFIX, SUFFIX = "memctl-", ".db"
+
+
+def backup_dir(settings: Settings) -> Path:
+    return settings.home / BACKUP_DIR
+
+
+def backups(settings: Settings) -> list[Path]:
+    """The backups, oldest first."""
+    return sorted(backup_dir(settings).glob(f"{PREFIX}*{SUFFIX}"))
+
+
+def make_backup(settings: Settings, db: Database) -> Path:
+    """A consistent copy of the store, 0600; older ones beyond ``maintain.backups`` go."""
+    folder = backup_dir(settings)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    path = folder / f"{PREFIX}{stamp}{SUFFIX}"
+    os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    try:
+        vacuum_into(db, path)
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+    prune(settings)
+    return path
+
+
+def prune(settings: Settings) -> list[Path]:
+    """Remove all but the newest ``maintain.backups`` backups; the removed ones."""
+    found = backups(settings)
+    keep = max(settings.maintain_backups, 1)
+    gone = found[:-keep]
+    for path in gone:
+        path.unlink(missing_ok=True)
+    return gone
+
+
+def restore(settings: Settings, db: Database, source: Path) -> Path:
+    """Replace the store with ``source`` after backing the current one up; that backup.
+
+    The caller holds the maintain lock and closes ``db`` afterwards (it is
+    checkpointed here so its WAL holds nothing the new file would lose).
+    """
+    if not source.is_file():
+        raise NotFoundError(f"no backup file {source}")
+    problems = backup_problems(source)
+    if problems:
+        raise InputError(f"{source} is not a sound memctl store: {problems[0]}")
+    saved = make_backup(settings, db)
+    checkpoint(db)
+    target = settings.db_path
+    partial = target.with_name(target.name + ".restoring")
+    partial.unlink(missing_ok=True)
+    os.close(os.open(partial, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    shutil.copyfile(source, partial)
+    with open(partial, "rb") as handle:
+        os.fsync(handle.fileno())
+    db.close()
+    partial.replace(target)
+    for extra in ("-wal", "-shm"):
+        target.with_name(target.name + extra).unlink(missing_ok=True)
+    shutil.rmtree(target.with_name(target.name + ".vectors"), ignore_errors=True)
+    return saved

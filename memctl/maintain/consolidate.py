@@ -1,0 +1,141 @@
+"""Task consolidate: episodes become knowledge, and old look-alike knowledge becomes one.
+
+*extract*: active episodic memories older than ``maintain.consolidate_after_days``
+(at most ``maintain.consolidate_max`` a run, oldest first) go through ingest's
+extract -> noise -> admission -> reconcile stages (the LLM when configured,
+rules otherwise). Only semantic facts are kept (events and cases would be
+episodes again), and a fact reconcile matched to an episode is created rather
+than folded into it. The episode stays, linked ``supports`` to each fact it
+gave (new or already known), and is marked ``consolidated_at``; one transaction
+per episode.
+
+*merge*: clusters of active semantic memories older than
+``maintain.merge_after_days``, of one scope, joined by cosine >=
+``maintain.merge_similarity`` (at most ``maintain.merge_max_clusters`` a run,
+biggest first) become one memory: the most complete member survives, with the
+text the LLM writes from all of them when one is configured; the others are
+superseded by it and their relations carried over.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memctl.ingest.apply import apply
+from memctl.ingest.extract import extract
+from memctl.ingest.facts import Decision, Passage, Verdict
+from memctl.ingest.pipeline import FACT_STAGES, embed
+from memctl.ingest.reconcile import RECORDS, decide
+from memctl.maintain import changes
+from memctl.maintain.plan import Maintenance, TaskReport
+from memctl.maintain.similar import cluster_ids, load_vectors, star_clusters
+from memctl.model import Kind, Memory, RelationType, Role, State
+from memctl.store.maintenance import episodes_to_consolidate
+from memctl.store.memories import MemoryFilter, get_memories
+
+ACTIVE = MemoryFilter(states=(State.ACTIVE,))
+
+MERGE_SYSTEM = """You merge near-duplicate notes of a long-term memory into one note. \
+Keep every distinct detail, drop repetition, write in the notes' language, one short \
+paragraph. Answer JSON: {"content": "..."}."""
+MERGE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"content": {"type": "string"}},
+    "required": ["content"],
+}
+
+
+def distil(m: Maintenance, episode: Memory) -> list[Decision]:
+    """The decisions ingest's stages make on one episode's text (semantic facts only)."""
+    run = m.run
+    run.scope, run.session_id, run.agent_id = episode.scope, episode.session_id, episode.agent_id
+    passage = Passage(episode.content, Role.USER, f"memory:{episode.id}", None)
+    facts = [f for f in extract(run, [passage]) if f.category not in RECORDS]
+    for fact in facts:
+        fact.source = passage.source
+    embed(run, facts)
+    for stage in FACT_STAGES:
+        facts = stage(run, facts)
+    decisions = decide(run, facts) if facts else []
+    targets = get_memories(m.db, [d.target_id for d in decisions if d.target_id])
+    for decision in decisions:
+        target = targets.get(decision.target_id or "")
+        if target is not None and target.kind == Kind.EPISODIC:
+            decision.verdict, decision.target_id = Verdict.CREATE, None
+            decision.reason = "the match is an episode, not knowledge: created"
+    return decisions
+
+
+def extract_facts(m: Maintenance, report: TaskReport) -> None:
+    s = m.settings
+    before = m.ago(s.maintain_consolidate_after_days)
+    ids = episodes_to_consolidate(m.db, before, s.maintain_consolidate_max)
+    episodes = get_memories(m.db, ids)
+    for memory_id in ids:
+        episode = episodes[memory_id]
+        decisions = distil(m, episode)
+        facts = [d.fact.content for d in decisions]
+        if m.dry_run:
+            report.change("consolidate", episode.id, facts=facts)
+            continue
+        with m.db.atomic():
+            apply(m.run, decisions)
+            made = {d.memory_id for d in decisions if d.memory_id and d.memory_id != episode.id}
+            for fact_id in sorted(made):
+                changes.link(m, episode.id, fact_id, RelationType.SUPPORTS)
+            changes.update(m, episode, {"consolidated_at": m.stamp}, "consolidate")
+        report.change("consolidate", episode.id, facts=facts, memories=sorted(made))
+        report.count("facts", len(made))
+
+
+def merged_text(m: Maintenance, members: list[Memory]) -> str | None:
+    """The LLM's merged text of the members, or None (no LLM, over budget, failed)."""
+    notes = "\n".join(f"- {x.content}" for x in members)
+
+    def valid(answer: Any) -> str:
+        text = str(answer["content"]).strip()
+        if not text:
+            raise ValueError("empty content")
+        return text
+
+    return m.run.ask(MERGE_SYSTEM, f"Notes:\n{notes}", MERGE_SCHEMA, valid)
+
+
+def merge(m: Maintenance, report: TaskReport) -> None:
+    s = m.settings
+    if m.nothing_new():
+        return
+    before = m.ago(s.maintain_merge_after_days)
+    vectors = load_vectors(m.db, lambda r: r[2] == Kind.SEMANTIC and r[3] < before)
+    if vectors is None:
+        return
+    found, m.capped = star_clusters(
+        vectors, s.maintain_merge_similarity, s, s.maintain_merge_max_clusters
+    )
+    for cluster in cluster_ids(m.db, vectors, found):
+        members = get_memories(m.db, cluster, ACTIVE)
+        group = [members[i] for i in cluster if i in members]
+        if len(group) < 2:
+            continue
+        survivor = changes.most_complete(group)
+        others = [x for x in group if x.id != survivor.id]
+        if m.dry_run:
+            report.change("merge", survivor.id, superseded=[x.id for x in others])
+            continue
+        text = merged_text(m, [survivor, *others])
+        with m.db.atomic():
+            if text and text != survivor.content:
+                changes.rewrite(m, survivor, text, "merge")
+            changes.fold(m, survivor, others, "merge")
+        report.change("merge", survivor.id, superseded=[x.id for x in others], llm=bool(text))
+    if m.capped:
+        report.notes.append(
+            f"stopped at {s.maintain_merge_max_clusters} clusters; the rest wait for the next run"
+        )
+
+
+def consolidate(m: Maintenance) -> TaskReport:
+    report = m.report("consolidate")
+    extract_facts(m, report)
+    merge(m, report)
+    return report

@@ -1,0 +1,36 @@
+"""Task jobs: finish the queued ingest and import work (each job is an ingest run of its own)."""
+
+from __future__ import annotations
+
+from memctl.errors import DatabaseBusyError
+from memctl.ingest.spool import replay
+from memctl.maintain.claims import release_orphans, worker_name
+from memctl.maintain.plan import Maintenance, TaskReport
+from memctl.maintain.queue import drain
+from memctl.store.jobs import job_counts
+
+
+def jobs(m: Maintenance) -> TaskReport:
+    report = m.report("jobs")
+    if m.dry_run:
+        report.counts["queued"] = job_counts(m.db).get("queued", 0)
+        return report
+    try:  # a hook's spooled transcripts, and the jobs of workers that died
+        replayed = replay(m.ctx)
+        released = release_orphans(m.db, m.ctx.settings.ingest_job_max_attempts)
+    except DatabaseBusyError:
+        report.notes.append("database busy: spooled transcripts wait for the next run")
+    else:
+        for captured in replayed.stored:
+            report.change("spooled", captured.session.id)
+        if released:
+            report.count("requeued", len(released))
+    drained = drain(m.ctx, worker_name("maintain"), report.notes.append)
+    for note in dict.fromkeys(item.get("llm_note") for item in drained.done):
+        if note:
+            report.notes.append(str(note))
+    for item in drained.done:
+        report.change("job", str(item["job"]), run=item["run"])
+    for item in drained.failed:
+        report.change("job_failed", str(item["job"]), error=item["error"])
+    return report

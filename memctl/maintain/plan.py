@@ -1,0 +1,76 @@
+"""What every maintain task works with: the run, its clock, and one report per task.
+
+A task is a function ``task(m: Maintenance) -> TaskReport``. On a dry run it
+fills its report with what it would change (ids and why) and writes nothing;
+otherwise every change it writes is an event of the run (maintain/changes.py),
+so ``memctl undo RUN_ID`` reverts it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from memctl.config import Settings
+from memctl.context import Context
+from memctl.ingest.run import Run
+from memctl.maintain.report import TaskReport
+from memctl.model import format_time
+from memctl.store.database import Database
+from memctl.store.maintenance import similarity_mark
+
+PAIRS_MARK = "maintain.pairs_mark"
+
+
+@dataclass
+class Maintenance:
+    run: Run
+    now: datetime
+    reports: list[TaskReport] = field(default_factory=list)
+    # Set by merge when it stopped at its cluster limit: more work is left for next time.
+    capped: bool = False
+
+    @property
+    def ctx(self) -> Context:
+        return self.run.ctx
+
+    @property
+    def db(self) -> Database:
+        return self.run.db
+
+    @property
+    def settings(self) -> Settings:
+        return self.run.settings
+
+    @property
+    def dry_run(self) -> bool:
+        return self.run.dry_run
+
+    @property
+    def stamp(self) -> str:
+        """The run's clock as a stored timestamp."""
+        return format_time(self.now)
+
+    def ago(self, days: float) -> str:
+        """The timestamp ``days`` before the run's clock."""
+        return format_time(self.now - timedelta(days=days))
+
+    def report(self, task: str) -> TaskReport:
+        """A new report for ``task``, kept in order."""
+        report = TaskReport(task, status="planned" if self.dry_run else "done")
+        self.reports.append(report)
+        return report
+
+    def similarity_mark(self) -> str:
+        return similarity_mark(self.db, self.ago(self.settings.maintain_merge_after_days))
+
+    def nothing_new(self) -> bool:
+        """Whether dedup and merge found nothing left to do last time and nothing changed
+        since (``PAIRS_MARK``): then they skip the vector comparisons."""
+        return self.db.meta(PAIRS_MARK) == self.similarity_mark()
+
+    def pairs_done(self) -> None:
+        """Dedup and merge left nothing to do: skip them until something changes."""
+        if not self.dry_run and not self.capped:
+            with self.db.atomic():
+                self.db.set_meta(PAIRS_MARK, self.similarity_mark())

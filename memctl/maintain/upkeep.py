@@ -1,0 +1,95 @@
+"""Task upkeep: vectors for every memory, compact indexes, and a backup.
+
+- integrity: SQLite's integrity check runs before any task (see pipeline.py);
+  a damaged store stops the whole run (exit status 4).
+- re-embed: a store whose vectors another model made is re-embedded whole;
+  otherwise memories without a vector get one.
+- FTS5 ``optimize`` and vector index compaction, when something changed since
+  the last time.
+- backup: ``VACUUM INTO`` (maintain/backup.py) when something changed since the
+  last backup, the newest ``maintain.backups`` kept.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from memctl.errors import StoreError
+from memctl.maintain.backup import make_backup
+from memctl.maintain.plan import Maintenance, TaskReport
+from memctl.maintain.reembed import REEMBED_BATCH, reembed
+from memctl.model import Action
+from memctl.store.events import log_event
+from memctl.store.maintenance import change_mark, integrity_problems, optimize_fts
+from memctl.store.memories import get_memories, ids_without_vectors, put_vector
+from memctl.store.vector_index import vector_index
+
+FTS_MARK, BACKUP_MARK = "maintain.fts_mark", "maintain.backup_mark"
+
+
+def check_integrity(m: Maintenance) -> None:
+    """Raise StoreError (exit status 4) when the store is damaged."""
+    problems = integrity_problems(m.db)
+    if problems:
+        shown = "; ".join(problems[:3]) + (
+            f" (+{len(problems) - 3} more)" if len(problems) > 3 else ""
+        )
+        raise StoreError(
+            f"{m.settings.db_path} is damaged ({shown}); nothing was changed. "
+            "`memctl restore BACKUP` brings back a backup from "
+            f"{m.settings.home / 'backups'}"
+        )
+
+
+def embed_missing(m: Maintenance, report: TaskReport) -> None:
+    embedder = m.ctx.embedder
+    model = m.db.vector_model()
+    if model is not None and model != (embedder.name, embedder.dim):
+        report.change("reembed_all", "*", model=f"{model[0]} -> {embedder.name}")
+        if not m.dry_run:
+            reembed(m.ctx)
+        return
+    missing = ids_without_vectors(m.db) if model is not None else []
+    for memory_id in missing:
+        report.change("embed", memory_id)
+    if m.dry_run or not missing:
+        return
+    for start in range(0, len(missing), REEMBED_BATCH):
+        batch = list(get_memories(m.db, missing[start : start + REEMBED_BATCH]).values())
+        vectors = embedder.embed([x.content for x in batch])
+        with m.db.atomic():
+            for memory, vector in zip(batch, vectors, strict=True):
+                put_vector(m.db, memory.id, vector.astype(np.float32).tobytes())
+            log_event(m.db, Action.REEMBED, None, {"count": len(batch)}, m.run.id)
+
+
+def compact(m: Maintenance, report: TaskReport) -> None:
+    mark = change_mark(m.db)
+    if m.db.meta(FTS_MARK) != mark:
+        report.count("fts_optimized")
+        if not m.dry_run:
+            optimize_fts(m.db)
+            with m.db.atomic():
+                m.db.set_meta(FTS_MARK, change_mark(m.db))
+    if m.db.vector_model() is not None and not m.dry_run and vector_index(m.db).compact():
+        report.count("vectors_compacted")
+
+
+def backup(m: Maintenance, report: TaskReport) -> None:
+    if m.settings.maintain_backups <= 0 or m.db.meta(BACKUP_MARK) == change_mark(m.db):
+        return
+    if m.dry_run:
+        report.count("backup")
+        return
+    with m.db.atomic():
+        m.db.set_meta(BACKUP_MARK, change_mark(m.db))
+    path = make_backup(m.settings, m.db)
+    report.change("backup", path.name, path=str(path))
+
+
+def upkeep(m: Maintenance) -> TaskReport:
+    report = m.report("upkeep")
+    embed_missing(m, report)
+    compact(m, report)
+    backup(m, report)
+    return report

@@ -1,0 +1,165 @@
+"""SQL for ``memctl maintain``: what each task reads in bulk, writes in bulk, and upkeep."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import apsw
+
+from memctl.model import Kind, State, Tier
+from memctl.store.database import VECTORS_GENERATION, Database
+from memctl.store.migrations import MIGRATIONS
+
+ACTIVE = str(State.ACTIVE)
+
+
+def decay_rows(db: Database) -> list[tuple[Any, ...]]:
+    """(id, kind, strength, created_at, last_accessed_at, decayed_at) of every active memory
+    that can fade (not pinned)."""
+    return db.tuples(
+        "SELECT id, kind, strength, created_at, last_accessed_at, decayed_at FROM memories "
+        "WHERE state = ? AND kind != ?",
+        (ACTIVE, str(Kind.PINNED)),
+    )
+
+
+def set_strengths(db: Database, rows: list[tuple[str, float, str]]) -> None:
+    """(id, strength, decayed_at) for many memories, in one statement (caller's transaction)."""
+    db.executemany(
+        "UPDATE memories SET strength = ?, decayed_at = ? WHERE id = ?",
+        [(strength, at, memory_id) for memory_id, strength, at in rows],
+    )
+
+
+def episodes_to_consolidate(db: Database, before: str, limit: int) -> list[str]:
+    """Active episodic memories created before ``before`` and not consolidated, oldest first."""
+    return [
+        r[0]
+        for r in db.tuples(
+            "SELECT id FROM memories WHERE kind = ? AND state = ? AND consolidated_at IS NULL "
+            "AND created_at < ? ORDER BY created_at, id LIMIT ?",
+            (str(Kind.EPISODIC), ACTIVE, before, limit),
+        )
+    ]
+
+
+def similarity_rows(db: Database) -> list[tuple[Any, ...]]:
+    """(rowid, scope, kind, created_at) of every active memory that is not pinned, by rowid."""
+    return db.tuples(
+        "SELECT rowid, scope, kind, created_at FROM memories "
+        "WHERE state = ? AND kind != ? ORDER BY rowid",
+        (ACTIVE, str(Kind.PINNED)),
+    )
+
+
+def ids_of_rowids(db: Database, rowids: list[int]) -> dict[int, str]:
+    rows = db.tuples(
+        "SELECT m.rowid, m.id FROM json_each(?) AS wanted CROSS JOIN memories m "
+        "ON m.rowid = wanted.value",
+        (json.dumps(rowids),),
+    )
+    return {rowid: memory_id for rowid, memory_id in rows}
+
+
+def exact_duplicates(db: Database) -> list[list[str]]:
+    """Groups of active, unpinned memories of one scope with the same content, oldest first."""
+    rows = db.tuples(
+        "SELECT scope, content_hash, json_group_array(id) FROM ("
+        "  SELECT scope, content_hash, id FROM memories WHERE state = ? AND kind != ? "
+        "  AND content_hash IN (SELECT content_hash FROM memories WHERE state = ? "
+        "    GROUP BY content_hash, scope HAVING count(*) > 1) ORDER BY created_at, id"
+        ") GROUP BY scope, content_hash HAVING count(*) > 1",
+        (ACTIVE, str(Kind.PINNED), ACTIVE),
+    )
+    return [json.loads(ids) for _, _, ids in rows]
+
+
+def archive_candidates(
+    db: Database, weaker_than: float, unused_before: str, limit: int
+) -> list[str]:
+    """Active memories, neither pinned nor core, weaker than ``weaker_than`` and neither
+    created nor recalled since ``unused_before``; weakest first."""
+    return [
+        r[0]
+        for r in db.tuples(
+            "SELECT id FROM memories WHERE state = ? AND kind != ? AND tier != ? "
+            "AND strength < ? AND coalesce(last_accessed_at, created_at) < ? "
+            "ORDER BY strength, id LIMIT ?",
+            (ACTIVE, str(Kind.PINNED), str(Tier.CORE), weaker_than, unused_before, limit),
+        )
+    ]
+
+
+def stale_running_runs(db: Database, kind: str) -> list[str]:
+    """Runs of ``kind`` still marked running (their process died)."""
+    return [
+        r[0]
+        for r in db.tuples("SELECT id FROM runs WHERE kind = ? AND status = 'running'", (kind,))
+    ]
+
+
+def mark_runs(db: Database, run_ids: list[str], status: str) -> None:
+    db.executemany("UPDATE runs SET status = ? WHERE id = ?", [(status, i) for i in run_ids])
+
+
+def integrity_problems(db: Database) -> list[str]:
+    """What ``PRAGMA integrity_check`` finds wrong (empty when the store is sound)."""
+    found = [r[0] for r in db.tuples("PRAGMA integrity_check")]
+    return [] if found == ["ok"] else found
+
+
+def optimize_fts(db: Database) -> None:
+    """Merge the full-text index's segments into one."""
+    with db.atomic():
+        db.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
+
+
+def vacuum_into(db: Database, path: Path) -> None:
+    """A compact, consistent copy of the whole database at ``path`` (which must not exist)."""
+    db.execute("VACUUM INTO ?", (str(path),))
+
+
+def checkpoint(db: Database) -> None:
+    """Write the WAL back into the database file and empty it."""
+    db.tuples("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def change_mark(db: Database) -> str:
+    """Moves whenever a memory, vector or relation changes: the newest event and the
+    vectors' generation."""
+    newest = db.value("SELECT max(id) FROM events") or 0
+    generation = db.meta(VECTORS_GENERATION) or "0"
+    return f"{newest}:{generation}"
+
+
+def similarity_mark(db: Database, old_before: str) -> str:
+    """Moves whenever the pairs dedup and merge look at may have changed: vectors written,
+    memories added or leaving the active state, semantic memories growing old enough."""
+    generation = db.meta(VECTORS_GENERATION) or "0"
+    newest, active, old = db.tuples(
+        "SELECT max(rowid), sum(state = ?), sum(state = ? AND kind = ? AND created_at < ?) "
+        "FROM memories",
+        (ACTIVE, ACTIVE, str(Kind.SEMANTIC), old_before),
+    )[0]
+    return f"{generation}:{newest}:{active}:{old}"
+
+
+def backup_problems(path: Path) -> list[str]:
+    """Why a file is not a sound memctl store (empty when it is one)."""
+    try:
+        connection = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+        try:
+            found = [r[0] for r in connection.execute("PRAGMA integrity_check")]
+            version = next(iter(connection.execute("PRAGMA user_version")))[0]
+            tables = {r[0] for r in connection.execute("SELECT name FROM sqlite_master")}
+        finally:
+            connection.close()
+    except apsw.Error as error:
+        return [f"{type(error).__name__}: {error}"]
+    if found != ["ok"]:
+        return found
+    if "memories" not in tables or not 0 < version <= len(MIGRATIONS):
+        return [f"no memctl schema (version {version})"]
+    return []

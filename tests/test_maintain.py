@@ -1,0 +1,355 @@
+"""memctl maintain on real stores with a controlled clock: memories made "days ago"."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import sqlite3
+import stat
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memctl.api.maintain import MaintainRequest, RestoreRequest, maintain, restore
+from memctl.context import Context
+from memctl.errors import InputError, StoreError, UsageError
+from memctl.ingest.undo import undo
+from memctl.maintain.backup import backups
+from memctl.maintain.pipeline import maintain_lock
+from memctl.memories.strength import current_strength
+from memctl.model import Category, Kind, Memory, Relation, RelationType, State, Tier, format_time
+from memctl.store import memories as store
+from memctl.store.events import count_events
+from memctl.store.relations import add_relation, relations_of
+from memctl.store.runs import get_run
+from tests.conftest import run_cli
+from tests.ollama_server import Delay, FakeOllama
+
+NOW = datetime.now(UTC)
+
+
+def put(ctx: Context, content: str, days_ago: float = 0.0, **fields: Any) -> Memory:
+    """A memory created ``days_ago`` days before NOW, with its vector."""
+    memory = Memory(
+        content=content, created_at=format_time(NOW - timedelta(days=days_ago)), **fields
+    )
+    (vector,) = ctx.vectors([content])
+    with ctx.db.atomic():
+        store.insert_memory(ctx.db, memory, vector)
+    return memory
+
+
+def get(ctx: Context, memory: Memory) -> Memory:
+    found = store.get_memory(ctx.db, memory.id)
+    assert found is not None
+    return found
+
+
+def run(ctx: Context, **request: Any) -> Any:
+    return maintain(ctx, MaintainRequest(**request))
+
+
+def test_decay_by_kind_and_pinned_never(make_ctx: Any) -> None:
+    ctx = make_ctx()
+    episode = put(ctx, "We shipped the release on Friday.", 10, kind=Kind.EPISODIC)
+    fact = put(ctx, "The API is written in Go.", 10, kind=Kind.SEMANTIC)
+    pinned = put(ctx, "Never force-push to main.", 100, kind=Kind.PINNED)
+    fresh = put(ctx, "The CI runs on GitHub Actions.", 0, kind=Kind.SEMANTIC)
+    report = run(ctx, only="decay")
+    assert report.task("decay").counts["decayed"] == 2
+    assert math.isclose(get(ctx, episode).strength, math.exp(-1.5), rel_tol=0.01)
+    assert math.isclose(get(ctx, fact).strength, math.exp(-0.3), rel_tol=0.01)
+    assert get(ctx, pinned).strength == 1.0 and get(ctx, pinned).decayed_at is None
+    assert get(ctx, fresh).strength == 1.0
+    # recall reads the same model: right after the run, stored and current agree
+    stored = get(ctx, episode)
+    assert math.isclose(current_strength(stored, NOW, ctx.settings), stored.strength, rel_tol=0.01)
+    # five days later the episode has faded further from where maintain left it
+    later = NOW + timedelta(days=5)
+    assert math.isclose(
+        current_strength(stored, later, ctx.settings), math.exp(-0.15 * 15), rel_tol=0.01
+    )
+    assert run(ctx, only="decay").task("decay").counts["decayed"] == 0
+    assert run(ctx, only="decay", now=later).task("decay").counts["decayed"] == 3
+
+
+def test_consolidate_turns_old_episodes_into_linked_facts(make_ctx: Any) -> None:
+    ctx = make_ctx()
+    old = put(
+        ctx,
+        "Long debugging session today. I prefer pytest over unittest for every project.",
+        5,
+        kind=Kind.EPISODIC,
+        category=Category.EVENTS,
+    )
+    recent = put(ctx, "I prefer vim keybindings in every editor.", 1, kind=Kind.EPISODIC)
+    report = run(ctx, only="consolidate")
+    change = report.task("consolidate").changes[0]
+    assert change["id"] == old.id and change["memories"]
+    fact = get(ctx, Memory("x", id=change["memories"][0]))
+    assert fact.kind == Kind.SEMANTIC and "pytest over unittest" in fact.content
+    assert any(
+        r.src_id == old.id and r.dst_id == fact.id and r.type == RelationType.SUPPORTS
+        for r in relations_of(ctx.db, old.id)
+    )
+    assert get(ctx, old).state == State.ACTIVE and get(ctx, old).consolidated_at
+    assert get(ctx, recent).consolidated_at is None
+    again = run(ctx, only="consolidate").task("consolidate")
+    assert again.changes == []
+
+
+def test_merge_old_similar_semantic_memories_carries_relations(make_ctx: Any) -> None:
+    ctx = make_ctx(maintain__merge_similarity=0.7)
+    short = put(ctx, "The deploy script lives in ops/deploy.sh", 10)
+    full = put(ctx, "The deploy script lives in ops/deploy.sh and needs AWS credentials", 10)
+    young = put(ctx, "The deploy script lives in ops/deploy.sh", 1, scope="other")
+    neighbour = put(ctx, "Production runs in eu-west-1.", 10)
+    add_relation(ctx.db, Relation(short.id, neighbour.id, RelationType.RELATED))
+    report = run(ctx, only="consolidate")
+    assert report.task("consolidate").counts["merge"] == 1
+    assert get(ctx, short).state == State.SUPERSEDED and get(ctx, short).superseded_by == full.id
+    assert get(ctx, full).state == State.ACTIVE
+    assert get(ctx, young).state == State.ACTIVE
+    edges = {(r.src_id, r.dst_id, r.type) for r in relations_of(ctx.db, full.id)}
+    assert (full.id, neighbour.id, RelationType.RELATED) in edges
+    assert (full.id, short.id, RelationType.SUPERSEDES) in edges
+
+
+def test_merge_with_the_llm_writes_the_merged_text(
+    make_ctx: Any, ollama_server: FakeOllama
+) -> None:
+    ctx = make_ctx(llm_url=ollama_server.url, maintain__merge_similarity=0.7)
+    short = put(ctx, "The deploy script lives in ops/deploy.sh", 10)
+    full = put(ctx, "The deploy script lives in ops/deploy.sh and needs AWS credentials", 10)
+    merged = "Deploy with ops/deploy.sh; it needs AWS credentials."
+    ollama_server.script_chat({"content": merged})
+    report = run(ctx, only="consolidate")
+    assert report.run.tokens > 0 and report.run.token_budget == 20000
+    assert get(ctx, full).content == merged and get(ctx, short).superseded_by == full.id
+    assert "ops/deploy.sh" in ollama_server.requests_to("/api/chat")[0]["messages"][-1]["content"]
+    saved = get_run(ctx.db, report.run.id)
+    assert saved is not None and saved.tokens == report.run.tokens
+    undo(ctx, report.run.id)
+    assert get(ctx, full).content.endswith("needs AWS credentials")
+    assert get(ctx, short).state == State.ACTIVE
+
+
+def test_consolidate_with_the_llm_extracts_facts(make_ctx: Any, ollama_server: FakeOllama) -> None:
+    ctx = make_ctx(llm_url=ollama_server.url)
+    episode = put(ctx, "We spent the morning on the flaky login test.", 5, kind=Kind.EPISODIC)
+    fact = {
+        "content": "The login test is flaky because of a race in the session cache.",
+        "category": "cases",
+        "importance": 0.8,
+        "confidence": 0.9,
+    }
+    known = {**fact, "content": "The team uses pytest-xdist to run tests.", "category": "entities"}
+    ollama_server.script_chat({"facts": [fact, known]}, {"decisions": []})
+    change = run(ctx, only="consolidate").task("consolidate").changes[0]
+    assert change["id"] == episode.id
+    assert change["facts"] == ["The team uses pytest-xdist to run tests."]  # cases stay episodes
+    made = get(ctx, Memory("x", id=change["memories"][0]))
+    assert made.kind == Kind.SEMANTIC and made.source == f"memory:{episode.id}"
+
+
+def test_dedup_same_scope_never_pinned(make_ctx: Any) -> None:
+    ctx = make_ctx()
+    a = put(ctx, "The staging database is Postgres 16.", 1)
+    b = put(ctx, "The staging database is Postgres 16.", 0)
+    elsewhere = put(ctx, "The staging database is Postgres 16.", 0, scope="other")
+    p1 = put(ctx, "Always run the linter.", 0, kind=Kind.PINNED)
+    p2 = put(ctx, "Always run the linter.", 0, kind=Kind.PINNED)
+    opposite = put(ctx, "The staging database is not Postgres 16.", 0)
+    report = run(ctx, only="dedup")
+    assert report.task("dedup").counts == {"dedup": 1}
+    assert {get(ctx, a).state, get(ctx, b).state} == {State.ACTIVE, State.SUPERSEDED}
+    for untouched in (elsewhere, p1, p2, opposite):
+        assert get(ctx, untouched).state == State.ACTIVE
+    assert run(ctx, only="dedup").task("dedup").changes == []
+
+
+def test_archive_weak_unused_but_not_pinned_or_core(make_ctx: Any) -> None:
+    ctx = make_ctx()
+    weak = put(ctx, "A one-off note about lunch.", 40, strength=0.05)
+    core = put(ctx, "My name is Ada.", 40, strength=0.05, tier=Tier.CORE)
+    pinned = put(ctx, "Pinned rule.", 40, strength=0.05, kind=Kind.PINNED)
+    used = put(ctx, "Recalled last week.", 40, strength=0.05)
+    store.update_memory(ctx.db, used.id, {"last_accessed_at": format_time(NOW - timedelta(days=7))})
+    strong = put(ctx, "Still strong.", 40, strength=0.9)
+    report = run(ctx, only="archive")
+    assert [c["id"] for c in report.task("archive").changes] == [weak.id]
+    assert get(ctx, weak).state == State.ARCHIVED
+    for kept in (core, pinned, used, strong):
+        assert get(ctx, kept).state == State.ACTIVE
+
+
+def test_dry_run_plans_with_ids_and_writes_nothing(make_ctx: Any) -> None:
+    ctx = make_ctx()
+    episode = put(ctx, "I prefer dark mode in every editor.", 5, kind=Kind.EPISODIC)
+    weak = put(ctx, "Old note.", 40, strength=0.05)
+    events = count_events(ctx.db)
+    report = run(ctx, dry_run=True)
+    planned = {t.task: t for t in report.tasks}
+    assert episode.id in [c["id"] for c in planned["decay"].changes]
+    assert planned["consolidate"].changes[0]["id"] == episode.id
+    assert planned["archive"].changes[0]["id"] == weak.id
+    assert all(t.status in ("planned", "skipped") for t in report.tasks)
+    assert count_events(ctx.db) == events and get(ctx, weak).state == State.ACTIVE
+    assert backups(ctx.settings) == []
+
+
+def test_undo_reverts_a_whole_maintain_run(make_ctx: Any) -> None:
+    ctx = make_ctx()
+    episode = put(ctx, "I prefer pytest over unittest for every project.", 5, kind=Kind.EPISODIC)
+    dup_a = put(ctx, "The cache is Redis.", 2)
+    dup_b = put(ctx, "The cache is Redis.", 2)
+    weak = put(ctx, "Old note.", 40, strength=0.05)
+    report = run(ctx, skip="upkeep")
+    assert get(ctx, weak).state == State.ARCHIVED
+    fact_id = report.task("consolidate").changes[0]["memories"][0]
+    done = undo(ctx, report.run.id)
+    assert done.reverted > 0 and done.skipped == []
+    assert get(ctx, weak).state == State.ACTIVE
+    assert {get(ctx, dup_a).state, get(ctx, dup_b).state} == {State.ACTIVE}
+    assert get(ctx, episode).strength == 1.0 and get(ctx, episode).consolidated_at is None
+    assert get(ctx, Memory("x", id=fact_id)).state == State.DELETED
+    runs = json.loads(run_cli("runs", "--json", env={"MEMCTL_LLM": "none"}).stdout)
+    assert {r["kind"] for r in runs} == {"maintain", "undo"}
+
+
+def test_second_run_changes_nothing(make_ctx: Any) -> None:
+    ctx = make_ctx()
+    put(ctx, "I prefer tabs.", 5, kind=Kind.EPISODIC)
+    put(ctx, "The cache is Redis.", 9)
+    put(ctx, "The cache is Redis.", 9)
+    put(ctx, "Old note.", 40, strength=0.05)
+    run(ctx)
+    events = count_events(ctx.db)
+    again = run(ctx)
+    assert count_events(ctx.db) == events
+    assert all(not t.changes for t in again.tasks), [t.to_dict() for t in again.tasks]
+
+
+def test_two_maintains_at_once(make_ctx: Any, home: Path) -> None:
+    ctx = make_ctx()
+    with maintain_lock(ctx.settings) as holder:
+        assert holder is None
+        done = run_cli("maintain", env={"MEMCTL_LLM": "none"})
+        assert run(ctx).locked_by == str(os.getpid())
+    assert done.returncode == 0
+    assert f"another maintain is running (pid {os.getpid()})" in done.stdout
+    assert run(ctx).locked_by is None
+
+
+def test_kill_during_maintain_then_a_clean_rerun(home: Path) -> None:
+    with FakeOllama() as server:
+        config = {"MEMCTL_EMBEDDER": "ollama", "MEMCTL_OLLAMA_HOST": server.url}
+        os.environ.update(config)
+        try:
+            from memctl.config import load_settings
+
+            ctx = Context(load_settings())
+            episode = put(ctx, "I prefer tea over coffee in the morning.", 5, kind=Kind.EPISODIC)
+            faded = put(ctx, "We shipped on Friday.", 10, kind=Kind.EPISODIC)
+            server.script_chat(Delay(60))
+            process = subprocess.Popen(
+                [sys.executable, "-m", "memctl", "maintain"],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            deadline = time.monotonic() + 60
+            while not server.requests_to("/api/chat") and time.monotonic() < deadline:
+                time.sleep(0.05)
+            process.send_signal(signal.SIGKILL)
+            process.wait()
+            assert get(ctx, faded).strength < 0.5  # decay committed before the kill
+            killed = [r for r in ctx.db.rows("SELECT id, status FROM runs")]
+            assert [r["status"] for r in killed] == ["running"]
+            assert get(ctx, episode).consolidated_at is None
+            os.environ["MEMCTL_LLM"] = "none"
+            ctx.close()
+            ctx = Context(load_settings())
+            report = run(ctx)
+            assert report.task("decay").counts["decayed"] == 0
+            assert episode.id in [c["id"] for c in report.task("consolidate").changes]
+            assert get_run(ctx.db, killed[0]["id"]).status == "interrupted"  # type: ignore[union-attr]
+            assert ctx.db.value("PRAGMA integrity_check") == "ok"
+            ctx.close()
+        finally:
+            for name in [*config, "MEMCTL_LLM"]:
+                os.environ.pop(name, None)
+
+
+def test_backup_and_restore_round_trip(make_ctx: Any, home: Path) -> None:
+    ctx = make_ctx(maintain__backups=2)
+    kept = put(ctx, "Kept in the backup.", 0)
+    run(ctx, only="upkeep")
+    (saved,) = backups(ctx.settings)
+    assert stat.S_IMODE(saved.stat().st_mode) == 0o600
+    later = put(ctx, "Written after the backup.", 0)
+    result = restore(ctx, RestoreRequest(saved))
+    assert result.previous_saved_as.exists()
+    ctx2 = make_ctx(maintain__backups=2)
+    assert store.get_memory(ctx2.db, kept.id) is not None
+    assert store.get_memory(ctx2.db, later.id) is None
+    assert len(ctx2.db.rows("SELECT rowid FROM memories_vec")) == 1
+    with sqlite3.connect(result.previous_saved_as) as old:
+        assert old.execute("SELECT count(*) FROM memories").fetchone()[0] == 2
+    put(ctx2, "Another change.", 0)
+    run(ctx2, only="upkeep")
+    assert len(backups(ctx2.settings)) == 2  # the newest two are kept
+    junk = home / "junk.db"
+    junk.write_bytes(b"not a database at all" * 100)
+    with pytest.raises(InputError):
+        restore(ctx2, RestoreRequest(junk))
+
+
+def test_damaged_store_is_reported_with_exit_status_4(make_ctx: Any, home: Path) -> None:
+    ctx = make_ctx()
+    for number in range(300):
+        put(ctx, f"Memory number {number} with some words to fill pages.", 0)
+    ctx.close()
+    path = ctx.settings.db_path
+    with sqlite3.connect(path) as raw:
+        raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        root = raw.execute(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'memories_created_at'"
+        ).fetchone()[0]
+        page_size = raw.execute("PRAGMA page_size").fetchone()[0]
+    with open(path, "r+b") as handle:
+        handle.seek((root - 1) * page_size)
+        handle.write(b"\x0d" + b"\xff" * 15)
+    with pytest.raises(StoreError, match="damaged"):
+        run(make_ctx())
+    done = run_cli("maintain", env={"MEMCTL_LLM": "none"})
+    assert done.returncode == 4 and "damaged" in done.stderr
+
+
+def test_cli_only_skip_json_and_crontab(home: Path) -> None:
+    env = {"MEMCTL_LLM": "none"}
+    data = json.loads(run_cli("maintain", "--only", "decay,archive", "--json", env=env).stdout)
+    assert [t["task"] for t in data["tasks"]] == ["decay", "archive"]
+    data = json.loads(run_cli("maintain", "--skip", "sync,upkeep", "--json", env=env).stdout)
+    assert "upkeep" not in [t["task"] for t in data["tasks"]]
+    table = run_cli("maintain", env=env).stdout
+    assert "sync.auto is off" in table and "decay" in table
+    bad = run_cli("maintain", "--only", "nonsense", env=env)
+    assert bad.returncode == 2 and "unknown maintain task 'nonsense'" in bad.stderr
+    schedule = run_cli("maintain", "--print-crontab", env=env).stdout
+    assert "maintain" in schedule and "OnCalendar=hourly" in schedule
+    assert schedule.splitlines()[1].split()[:5] == ["17", "*", "*", "*", "*"]
+
+
+def test_unknown_task_in_request() -> None:
+    with pytest.raises(UsageError):
+        from memctl.config import load_settings
+        from memctl.maintain.pipeline import chosen_tasks
+
+        chosen_tasks(load_settings(), "decay,bogus", None)
