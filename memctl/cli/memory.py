@@ -17,7 +17,7 @@ from memctl.cli.common import (
     open_context,
     text_argument,
 )
-from memctl.cli.render import console, memory_table, print_json
+from memctl.cli.render import console, memory_table, print_json, warn
 from memctl.errors import UsageError
 from memctl.model import Memory, Relation
 from memctl.store.memories import SORTS
@@ -48,11 +48,13 @@ def remember(
     """Store a pinned memory exactly as given (no LLM) and print its id."""
     context = open_context(ctx)
     request = RememberRequest(text_argument(text), category, tuple(tags or ()), importance, scope)
-    memory = api.remember(context, request)
+    found = api.remember(context, request)
+    if found.existing:
+        warn(f"already remembered in this scope: {found.memory.id} (not stored again)")
     if as_json:
-        print_json(memory.to_dict())
+        print_json({**found.memory.to_dict(), "existing": found.existing})
     else:
-        console.print(memory.id)
+        console.print(found.memory.id)
 
 
 def _memory_panel(memory: Memory, relations: list[Relation]) -> Table:

@@ -241,4 +241,16 @@ def m003_imports(db: Database) -> None:
         )""")
 
 
-MIGRATIONS: list[Callable[[Database], None]] = [m001_initial, m002_ingest, m003_imports]
+def m004_recall_evidence(db: Database) -> None:
+    """How many memories contain each word (recall weighs the words a candidate shares with
+    the query by their rarity), and each session's memories in time order (neighbour context)."""
+    db.execute("CREATE VIRTUAL TABLE memories_vocab USING fts5vocab(memories_fts, 'row')")
+    db.execute("CREATE INDEX memories_session_time ON memories(session_id, created_at)")
+
+
+MIGRATIONS: list[Callable[[Database], None]] = [
+    m001_initial,
+    m002_ingest,
+    m003_imports,
+    m004_recall_evidence,
+]
