@@ -376,7 +376,7 @@ def test_bench_commands_run_end_to_end_on_tiny_files(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     # Every turn is indexed and every resolvable evidence id scored: the vector leg alone
-    # ranks the whole tiny store. The pipeline may return fewer (min_score drops the weakest).
+    # ranks the whole tiny store. The pipeline may return fewer (it drops what has no evidence).
     assert report["scores"]["vector"]["all 1-5"]["recall@50"] == 1.0
     assert 0.5 <= report["scores"]["memctl"]["all 1-5"]["recall@50"] <= 1.0
     assert set(report["latency_ms"]["vector"]) == {"p50", "p95", "mean", "calls"}

@@ -76,7 +76,9 @@ def _memory_panel(memory: Memory, relations: list[Relation]) -> Table:
 @app.command()
 def get(
     ctx: typer.Context,
-    memory_id: Annotated[str, typer.Argument(help="A full id or a unique prefix.")],
+    memory_id: Annotated[
+        str, typer.Argument(help="A full id, a unique prefix, or SESSION-ID#N (a message).")
+    ],
     as_json: JsonOption = False,
 ) -> None:
     """Show one memory, every field and its relations."""
@@ -146,7 +148,9 @@ def list_(
 @app.command()
 def update(
     ctx: typer.Context,
-    memory_id: Annotated[str, typer.Argument(help="A full id or a unique prefix.")],
+    memory_id: Annotated[
+        str, typer.Argument(help="A full id, a unique prefix, or SESSION-ID#N (a message).")
+    ],
     text: Annotated[str | None, typer.Option("--text", help="New content (re-embedded).")] = None,
     tags: Annotated[
         list[str] | None,
@@ -172,7 +176,9 @@ def update(
 @app.command()
 def forget(
     ctx: typer.Context,
-    memory_id: Annotated[str, typer.Argument(help="A full id or a unique prefix.")],
+    memory_id: Annotated[
+        str, typer.Argument(help="A full id, a unique prefix, or SESSION-ID#N (a message).")
+    ],
     noise: Annotated[
         bool,
         typer.Option(
@@ -192,7 +198,9 @@ def forget(
 @app.command()
 def delete(
     ctx: typer.Context,
-    memory_id: Annotated[str, typer.Argument(help="A full id or a unique prefix.")],
+    memory_id: Annotated[
+        str, typer.Argument(help="A full id, a unique prefix, or SESSION-ID#N (a message).")
+    ],
     permanent: Annotated[
         bool, typer.Option("--permanent", help="Remove the row, vector, index entry and relations.")
     ] = False,

@@ -126,6 +126,11 @@ RECALL_KEYS: tuple[Key, ...] = (
         "Weight of the share of the query's content words (by rarity) a memory contains.",
     ),
     _unit(
+        "recall.words_floor",
+        0.75,
+        "Share of the query's content words (by rarity) with which a memory alone shows it.",
+    ),
+    _unit(
         "recall.support_floor",
         0.2,
         "Cosine at which other memories join one that shows the query is about it.",

@@ -22,6 +22,7 @@ MODES: dict[str, dict[str, Any]] = {
     "deep": {
         "candidates": 5,
         "cap": 3,
+        "relevance_floor": 0.25,
         "importance_base": 0.5,
         "spread_hops": 3,
         "spread_seeds": 10,
@@ -52,6 +53,7 @@ class Params:
     pinned_boost: float
     relevance_floor: float
     words_weight: float
+    words_floor: float
     support_floor: float
     context_share: float
     context_max_chars: int

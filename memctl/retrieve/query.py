@@ -24,6 +24,7 @@ QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”')
 PATH = re.compile(r"(?:~|\.{1,2})?/?(?:[\w.-]+/)+[\w.-]+")
 IDENTIFIER = re.compile(r"\w+(?:[.\-]\w+)+|\w+")
 WORD = re.compile(r"\w+")
+INDEX_WORD = re.compile(r"[^\W_]+")
 CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 # Chinese, Japanese and Korean: punctuation, kana, ideographs, hangul, full-width forms.
 # Tested by code points: a regex class of these ranges takes ~4 ms to compile.
@@ -68,8 +69,15 @@ class Analysed:
 
     @property
     def words(self) -> list[str]:
-        """The distinct content words the full-text leg searches for."""
-        seen = {w: None for phrase in self.alternatives for w in phrase if w not in STOPWORDS}
+        """The distinct content words the full-text leg searches for (an identifier's
+        parts, not also their joined spelling)."""
+        joined = {"".join(phrase) for phrase in self.alternatives if len(phrase) > 1}
+        seen = {
+            w: None
+            for phrase in self.alternatives
+            for w in phrase
+            if w not in STOPWORDS and w not in joined
+        }
         return list(seen)
 
 
@@ -86,8 +94,9 @@ def _words(text: str) -> list[str]:
 
 
 def word_set(text: str) -> set[str]:
-    """The distinct lower-cased words of ``text``, as the full-text index splits it."""
-    return set(_words(text))
+    """The distinct lower-cased words of ``text``, split as the full-text index splits it
+    (an underscore separates words)."""
+    return {w.lower() for w in INDEX_WORD.findall(text)}
 
 
 def _identifier_alternatives(token: str) -> list[Phrase]:

@@ -12,8 +12,9 @@ query's content words it contains (each word weighted by its rarity in the
 store), and whether it was created inside a time the query names.
 
 - A candidate *shows* the query is about something stored when cosine +
-  ``words_weight`` x word share >= ``relevance_floor`` (or, for a query that
-  is only a time, when it lies inside that time).
+  ``words_weight`` x word share >= ``relevance_floor``, or when it holds
+  ``words_floor`` of the query's words (an exact identifier, a name), or, for
+  a query that is only a time, when it lies inside that time.
 - When at least one candidate shows it, the others that have some evidence
   of their own join it: cosine >= ``support_floor``, at least one content word
   of the query, or the query's time.
@@ -97,9 +98,7 @@ def evidence(run: Run, candidate: Candidate) -> tuple[str | None, str]:
         f"words {share:.2f}" + (", inside the query's time" if inside else "")
     )
     strength = (cosine or 0.0) + p.words_weight * share
-    if cosine is None:  # no vector to compare: the words alone, as if the meaning matched
-        strength = p.relevance_floor * share + p.words_weight * share
-    if strength >= p.relevance_floor:
+    if strength >= p.relevance_floor or share >= p.words_floor:
         return SHOWS, seen
     if inside or share > 0 or (cosine is not None and cosine >= p.support_floor):
         return SUPPORTS, seen
