@@ -14,15 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from memctl.config.settings import load_settings
-from memctl.context import Context
-from memctl.memories import operations as memories
-from memctl.model import Category, Kind, Memory, Relation, RelationType, State, Tier, format_time
 from memctl.api.memory import RememberRequest
 from memctl.api.memory import remember as api_remember
 from memctl.api.recall import RecallRequest
 from memctl.api.recall import recall as api_recall
+from memctl.config.settings import load_settings
+from memctl.context import Context
 from memctl.errors import UsageError
+from memctl.memories import operations as memories
+from memctl.model import Category, Kind, Memory, Relation, RelationType, State, Tier, format_time
 from memctl.retrieve.explain import why_not
 from memctl.retrieve.pipeline import recall
 from memctl.store.memories import insert_memory, update_memory

@@ -19,9 +19,9 @@ from memctl.retrieve.stages.bm25_floor import bm25_floor
 from memctl.retrieve.stages.cap import cap
 from memctl.retrieve.stages.cutoff import cutoff
 from memctl.retrieve.stages.decay import decay, recency
+from memctl.retrieve.stages.fuse import fuse
 from memctl.retrieve.stages.importance import importance
 from memctl.retrieve.stages.length import length
-from memctl.retrieve.stages.fuse import fuse
 from memctl.retrieve.stages.mmr import mmr
 from memctl.retrieve.stages.neighbours import neighbours
 from memctl.retrieve.stages.pack import estimate_tokens, item_tokens, pack
