@@ -116,7 +116,7 @@ RECALL_KEYS: tuple[Key, ...] = (
     Key("recall.pinned_boost", 1.5, "Fused score multiplier of pinned memories.", minimum=0.0),
     Key(
         "recall.relevance_floor",
-        0.52,
+        0.55,
         "Cosine + words_weight x word share at which a memory shows a query is about it.",
         minimum=0.0,
     ),
@@ -127,7 +127,7 @@ RECALL_KEYS: tuple[Key, ...] = (
     ),
     _unit(
         "recall.words_floor",
-        0.75,
+        0.9,
         "Share of the query's content words (by rarity) with which a memory alone shows it.",
     ),
     _unit(

@@ -37,7 +37,7 @@ def neighbours(run: Run, candidates: list[Candidate]) -> list[Candidate]:
         by_id[memory_id] = added
         candidates.append(added)
     for candidate in candidates:
-        gain, source = gains.get(candidate.id, (0.0, ""))
+        gain, origin = gains.get(candidate.id, (0.0, ""))
         if gain <= 0 or len(candidate.memory.content) > p.context_max_chars:
             candidate.factors[STAGE] = 1.0
             if candidate.id not in fresh:
@@ -47,8 +47,8 @@ def neighbours(run: Run, candidates: list[Candidate]) -> list[Candidate]:
         candidate.score += gain
         candidate.factors[STAGE] = candidate.score / before if before else candidate.score
         if candidate.id in fresh:
-            run.record(STAGE, candidate, ADDED, gain, f"next to {source[:8]} in its session")
+            run.record(STAGE, candidate, ADDED, gain, f"next to {origin[:8]} in its session")
         else:
-            run.record(STAGE, candidate, RESCORED, gain, f"next to {source[:8]} in its session")
+            run.record(STAGE, candidate, RESCORED, gain, f"next to {origin[:8]} in its session")
     kept = [c for c in candidates if c.id not in fresh or c.score > 0]
     return by_score(kept)
