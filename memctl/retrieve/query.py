@@ -24,7 +24,6 @@ QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”')
 PATH = re.compile(r"(?:~|\.{1,2})?/?(?:[\w.-]+/)+[\w.-]+")
 IDENTIFIER = re.compile(r"\w+(?:[.\-]\w+)+|\w+")
 WORD = re.compile(r"\w+")
-INDEX_WORD = re.compile(r"[^\W_]+")
 CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 # Chinese, Japanese and Korean: punctuation, kana, ideographs, hangul, full-width forms.
 # Tested by code points: a regex class of these ranges takes ~4 ms to compile.
@@ -93,10 +92,13 @@ def _words(text: str) -> list[str]:
     return [w.lower() for w in WORD.findall(text)]
 
 
-def word_set(text: str) -> set[str]:
-    """The distinct lower-cased words of ``text``, split as the full-text index splits it
-    (an underscore separates words)."""
-    return {w.lower() for w in INDEX_WORD.findall(text)}
+def words_pattern(words: list[str]) -> re.Pattern[str] | None:
+    """A pattern finding any of ``words`` as whole words, as the full-text index splits text
+    (an underscore separates words), ignoring case; None without words."""
+    if not words:
+        return None
+    alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    return re.compile(rf"(?<![^\W_])(?:{alternatives})(?![^\W_])", re.IGNORECASE)
 
 
 def _identifier_alternatives(token: str) -> list[Phrase]:

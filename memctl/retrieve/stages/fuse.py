@@ -26,9 +26,10 @@ store), and whether it was created inside a time the query names.
 from __future__ import annotations
 
 import math
+import re
 
 from memctl.model import Kind, parse_time
-from memctl.retrieve.query import word_set
+from memctl.retrieve.query import words_pattern
 from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run, by_score
 
 STAGE = "fuse"
@@ -72,27 +73,30 @@ def leg_weights(run: Run) -> tuple[float, float]:
     return vector, bm25
 
 
-def coverage(run: Run, candidate: Candidate) -> float:
+def coverage(run: Run, candidate: Candidate, pattern: re.Pattern[str] | None) -> float:
     """The share of the query's content words (weighted by rarity) the candidate contains."""
     weights = run.word_weights
     total = sum(weights.values())
-    if not total:
+    if not total or pattern is None:
         return 0.0
-    words = word_set(f"{candidate.memory.content} {candidate.memory.l0_abstract or ''}")
+    text = f"{candidate.memory.content} {candidate.memory.l0_abstract or ''}"
+    words = {w.lower() for w in pattern.findall(text)}
     return sum(w for word, w in weights.items() if word in words) / total
 
 
 SHOWS, SUPPORTS = "shows", "supports"
 
 
-def evidence(run: Run, candidate: Candidate) -> tuple[str | None, str]:
+def evidence(
+    run: Run, candidate: Candidate, pattern: re.Pattern[str] | None = None
+) -> tuple[str | None, str]:
     """(SHOWS, SUPPORTS or None, what the evidence is) for one candidate, on its own."""
     p = run.params
     window = run.query.window
     inside = window is not None and window.contains(parse_time(candidate.memory.created_at))
     if inside and not run.word_weights:  # the query is only a time: its memories answer it
         return SHOWS, "inside the query's time"
-    share = coverage(run, candidate)
+    share = coverage(run, candidate, pattern)
     cosine = similarity(candidate)
     seen = (f"cosine {cosine:.3f}, " if cosine is not None else "no vector, ") + (
         f"words {share:.2f}" + (", inside the query's time" if inside else "")
@@ -109,7 +113,8 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     w_vector, w_bm25 = leg_weights(run)
     vector = leg_share(candidates, VECTOR_LEGS)
     bm25 = leg_share(candidates, BM25_LEGS)
-    judged = [(candidate, *evidence(run, candidate)) for candidate in candidates]
+    pattern = words_pattern(list(run.word_weights))
+    judged = [(candidate, *evidence(run, candidate, pattern)) for candidate in candidates]
     shown = any(level == SHOWS for _, level, _ in judged)
     kept = []
     for candidate, level, why in judged:
