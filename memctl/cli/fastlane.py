@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memctl.model import TRANSCRIPT_CLIENTS
+
 if TYPE_CHECKING:
     from memctl.api.ingest import IngestRequest
 
@@ -30,7 +32,7 @@ class Opt:
     repeat: bool = False
 
 
-CLIENT_CHOICES = ("claude-code", "opencode", "codex", "generic")
+CLIENT_CHOICES = TRANSCRIPT_CLIENTS
 INGEST_OPTIONS: dict[str, Opt] = {
     "transcript": Opt(
         ("--transcript",), "Transcript file; omit (or '-') to read standard input.", "PATH"
@@ -139,6 +141,8 @@ def capture_lines(report: dict[str, Any], log: str | None, waited: bool = False)
             f"skipped: {report['malformed']} malformed, {report['passed_over']} passed over"
             + (f" ({'; '.join(report['problems'])})" if report["problems"] else "")
         )
+    if report.get("lines"):
+        lines.append("lines: " + ", ".join(f"{n} {kind}" for kind, n in report["lines"].items()))
     if report["job_id"] is not None and not waited:
         worker = (
             f"worker {report['worker_pid']} started (log: {log})"

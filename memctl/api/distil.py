@@ -1,0 +1,52 @@
+"""Distillation by the host model (the assistant the user runs), for when no local LLM is.
+
+The MCP server exposes these two as tools: ``pending`` gives the host the
+next batch of each session waiting for distillation, with the prompt and
+JSON schema the LLM path uses; ``distil`` applies the host's JSON answer
+through noise -> admission -> reconcile and marks the batch distilled.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from memctl.context import Context
+from memctl.errors import UsageError
+from memctl.ingest.host import PendingBatch, apply_answer
+from memctl.ingest.host import pending as pending_batches
+from memctl.store.runs import RunRecord
+
+
+@dataclass(frozen=True)
+class PendingRequest:
+    limit: int = 10  # sessions
+
+
+@dataclass
+class PendingResult:
+    batches: list[PendingBatch] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class DistilRequest:
+    session_id: str
+    through_seq: int  # the batch's last message, as ``pending`` gave it
+    answer: Any  # the host's JSON answer: {"facts": [...]} matching the batch's schema
+
+
+@dataclass
+class DistilResult:
+    run: RunRecord
+
+
+def pending(ctx: Context, request: PendingRequest) -> PendingResult:
+    """The sessions waiting for distillation, a batch each, with prompt and schema."""
+    if request.limit < 1:
+        raise UsageError(f"limit takes a number of sessions (1 or more), not {request.limit}")
+    return PendingResult(pending_batches(ctx, request.limit))
+
+
+def distil(ctx: Context, request: DistilRequest) -> DistilResult:
+    """Apply the host model's answer for one batch; the run it made is returned."""
+    return DistilResult(apply_answer(ctx, request.session_id, request.through_seq, request.answer))
