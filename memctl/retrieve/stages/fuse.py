@@ -15,6 +15,8 @@ store), and whether it was created inside a time the query names.
   ``words_weight`` x word share >= ``relevance_floor``, or when it holds
   ``words_floor`` of the query's words (an exact identifier, a name), or, for
   a query that is only a time, when it lies inside that time.
+- Without a vector (no embedder, a message not embedded), the word share
+  stands in for the cosine.
 - When at least one candidate shows it, the others that have some evidence
   of their own join it: cosine >= ``support_floor``, at least one content word
   of the query, or the query's time.
@@ -101,7 +103,8 @@ def evidence(
     seen = (f"cosine {cosine:.3f}, " if cosine is not None else "no vector, ") + (
         f"words {share:.2f}" + (", inside the query's time" if inside else "")
     )
-    strength = (cosine or 0.0) + p.words_weight * share
+    # without a vector to compare, the word share stands in for the cosine
+    strength = (share if cosine is None else cosine) + p.words_weight * share
     if strength >= p.relevance_floor or share >= p.words_floor:
         return SHOWS, seen
     if inside or share > 0 or (cosine is not None and cosine >= p.support_floor):
