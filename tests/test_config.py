@@ -109,7 +109,7 @@ def test_each_layer_overrides_the_one_below_and_says_where_it_came_from(
     settings = load_settings(
         cwd=subdir,
         overrides={"recall.spread_seeds": "99"},
-        environ=environ(home, MEMCTL_RECALL_CANDIDATES="6", MEMCTL_RECALL_RRF_K="90"),
+        environ=environ(home, MEMCTL_RECALL_CANDIDATES="6", MEMCTL_RECALL_SPREAD_SEEDS="90"),
     )
     assert settings.values == {
         **DEFAULTS,
@@ -142,7 +142,7 @@ def test_config_show_json_reports_value_and_source_of_every_key(
         cwd=subdir,
         env={
             "MEMCTL_RECALL_CANDIDATES": "6",
-            "MEMCTL_RECALL_RRF_K": "90",
+            "MEMCTL_RECALL_SPREAD_SEEDS": "90",
             "OLLAMA_HOST": "gpu-box:11434",
         },
     )

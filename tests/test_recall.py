@@ -159,7 +159,8 @@ def test_why_not_names_the_stage(shop: tuple[Context, dict[str, str]]) -> None:
 
 def test_limit_is_respected_and_scores_descend(shop: tuple[Context, dict[str, str]]) -> None:
     ctx, _ = shop
-    results = recall(ctx, "checkout problems and incidents", 3, now=NOW, touch=False).results
+    found = recall(ctx, "checkout problems and incidents", 3, now=NOW, touch=False, mode="deep")
+    results = found.results
     assert len(results) == 3
     assert [r.score for r in results] == sorted((r.score for r in results), reverse=True)
 
