@@ -11,7 +11,7 @@ _memctl_spec() {
     cmds="" opts="" valopts="" fileopts="" filearg=0
     case $1 in
         "")
-            cmds="reembed remember get list update forget delete purge link unlink recall profile status events export import ingest runs undo maintain config model"
+            cmds="reembed remember get list update forget delete purge link unlink recall profile status events export import ingest runs undo maintain promote unpromote sync config model"
             opts="--home -c --config --version -h --help"
             valopts="--home -c --config"
             ;;
@@ -89,6 +89,23 @@ _memctl_spec() {
             opts="--force --json -h --help"
             ;;
         "maintain")
+            opts="--json -h --help"
+            ;;
+        "promote")
+            opts="--all -s --scope --json -h --help"
+            valopts="-s --scope"
+            ;;
+        "unpromote")
+            opts="--json -h --help"
+            ;;
+        "sync")
+            cmds="init status"
+            opts="--dry-run --json -h --help"
+            ;;
+        "sync init")
+            opts="--json -h --help"
+            ;;
+        "sync status")
             opts="--json -h --help"
             ;;
         "config")

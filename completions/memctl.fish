@@ -30,6 +30,9 @@ complete -c memctl -n '__fish_use_subcommand' -a 'ingest' -d 'Store a conversati
 complete -c memctl -n '__fish_use_subcommand' -a 'runs' -d 'Ingest runs, newest first, with their decision counts and tokens (or one run in full).'
 complete -c memctl -n '__fish_use_subcommand' -a 'undo' -d 'Revert every memory change of one run (created memories become deleted).'
 complete -c memctl -n '__fish_use_subcommand' -a 'maintain' -d 'Run maintenance: for now, finish the queued ingest jobs (decay, consolidation and archiving come later). Safe to run from cron, and twice at once.'
+complete -c memctl -n '__fish_use_subcommand' -a 'promote' -d 'Share memories: `memctl sync` publishes promoted memories.'
+complete -c memctl -n '__fish_use_subcommand' -a 'unpromote' -d 'Stop sharing memories: the next sync removes this machine\'s files of them.'
+complete -c memctl -n '__fish_use_subcommand' -a 'sync' -d 'Share memories through a git repository: pull, import, export, push.'
 complete -c memctl -n '__fish_use_subcommand' -a 'config' -d 'Show and change configuration.'
 complete -c memctl -n '__fish_use_subcommand' -a 'model' -d 'Install and inspect the embedding model.'
 
@@ -177,6 +180,31 @@ complete -c memctl -n '__fish_seen_subcommand_from undo' -s h -l help -d 'Show t
 # memctl maintain
 complete -c memctl -n '__fish_seen_subcommand_from maintain' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from maintain' -s h -l help -d 'Show this message and exit.'
+
+# memctl promote
+complete -c memctl -n '__fish_seen_subcommand_from promote' -l all -d 'Every memory but deleted ones.'
+complete -c memctl -n '__fish_seen_subcommand_from promote' -s s -l scope -x -d 'With --all: only this scope (\'project\', \'global\').'
+complete -c memctl -n '__fish_seen_subcommand_from promote' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from promote' -s h -l help -d 'Show this message and exit.'
+
+# memctl unpromote
+complete -c memctl -n '__fish_seen_subcommand_from unpromote' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from unpromote' -s h -l help -d 'Show this message and exit.'
+
+# memctl sync
+complete -c memctl -n '__fish_seen_subcommand_from sync; and not __fish_seen_subcommand_from init status' -l dry-run -d 'Show what would come in and go out; change nothing.'
+complete -c memctl -n '__fish_seen_subcommand_from sync; and not __fish_seen_subcommand_from init status' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from sync; and not __fish_seen_subcommand_from init status' -s h -l help -d 'Show this message and exit.'
+complete -c memctl -n '__fish_seen_subcommand_from sync; and not __fish_seen_subcommand_from init status' -a 'init' -d 'Clone a repository into the data directory (laying it out if it is empty) and record it as sync.remote.'
+complete -c memctl -n '__fish_seen_subcommand_from sync; and not __fish_seen_subcommand_from init status' -a 'status' -d 'The remote, the last sync, what waits to go out and to come in, ahead/behind.'
+
+# memctl sync init
+complete -c memctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from init' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from init' -s h -l help -d 'Show this message and exit.'
+
+# memctl sync status
+complete -c memctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from status' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from status' -s h -l help -d 'Show this message and exit.'
 
 # memctl config
 complete -c memctl -n '__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from show path init set' -s h -l help -d 'Show this message and exit.'

@@ -79,6 +79,7 @@ class Action(StrEnum):
     LINK = "link"
     UNLINK = "unlink"
     REEMBED = "reembed"
+    CONFLICT = "conflict"  # sync kept another version; the event holds the one that lost
 
 
 def parse_choice(enum: type[E], value: str, what: str) -> E:

@@ -7,7 +7,17 @@ from typing import Annotated
 import typer
 
 from memctl import __version__
-from memctl.cli import config_cmd, exchange, graph, ingest, memory, model_cmd, recall, status
+from memctl.cli import (
+    config_cmd,
+    exchange,
+    graph,
+    ingest,
+    memory,
+    model_cmd,
+    recall,
+    status,
+    sync,
+)
 from memctl.cli.common import home_path, new_typer, split_assignments
 
 app = new_typer(
@@ -56,6 +66,8 @@ def root(
 
 for group in (memory, graph, recall, status, exchange, ingest):
     app.add_typer(group.app)
+app.add_typer(sync.share)
+app.add_typer(sync.app, name="sync")
 app.add_typer(config_cmd.app, name="config", help="Show and change configuration.")
 app.add_typer(model_cmd.app, name="model", help="Install and inspect the embedding model.")
 app.command("reembed")(model_cmd.reembed)

@@ -118,3 +118,11 @@ class Values:
     import_concurrency: int
     import_token_budget: int
     import_reconcile_batch: int
+    sync_remote: str
+    sync_include: str
+    sync_readonly: bool
+    sync_auto: bool
+    sync_max_file_bytes: int
+    sync_push_retries: int
+    sync_git_timeout: float
+    sync_lock_wait: float

@@ -241,7 +241,23 @@ def m003_imports(db: Database) -> None:
         )""")
 
 
-def m004_recall_evidence(db: Database) -> None:
+def m004_sync(db: Database) -> None:
+    """The sync repository's files as this machine last read or wrote them, and the
+    memories the user withheld from sync (``memctl unpromote``)."""
+    db.execute("""
+        CREATE TABLE sync_files (
+            path TEXT PRIMARY KEY,
+            memory_id TEXT NOT NULL,
+            host_id TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            state TEXT NOT NULL,
+            blob TEXT NOT NULL
+        )""")
+    db.execute("CREATE INDEX sync_files_memory ON sync_files(memory_id)")
+    db.execute("CREATE TABLE sync_withheld (memory_id TEXT PRIMARY KEY, at TEXT NOT NULL)")
+
+
+def m005_recall_evidence(db: Database) -> None:
     """How many memories contain each word (recall weighs the words a candidate shares with
     the query by their rarity), and each session's memories in time order (neighbour context)."""
     db.execute("CREATE VIRTUAL TABLE memories_vocab USING fts5vocab(memories_fts, 'row')")
@@ -252,5 +268,6 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
     m003_imports,
-    m004_recall_evidence,
+    m004_sync,
+    m005_recall_evidence,
 ]
