@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from memctl.config import Settings
 from memctl.store.database import Database
+from memctl.store.scopes import adopt
 
 if TYPE_CHECKING:
     from memctl.embed import Embedder
@@ -21,7 +22,16 @@ class Context:
 
     @cached_property
     def db(self) -> Database:
-        return Database.open(self.settings.db_path, self.settings.store_busy_timeout_ms)
+        """The database; on first sight of a project that got a git remote, its old path
+        scope becomes an alias of the new one (``store.scopes``)."""
+        db = Database.open(self.settings.db_path, self.settings.store_busy_timeout_ms)
+        try:
+            if self.settings.project_scope != self.settings.path_scope:
+                adopt(db, self.settings.path_scope, self.settings.project_scope)
+        except BaseException:
+            db.close()
+            raise
+        return db
 
     @property
     def embedder(self) -> Embedder:

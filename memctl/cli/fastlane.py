@@ -30,6 +30,7 @@ class Opt:
     metavar: str | None = None  # None: a flag without a value
     choices: tuple[str, ...] = ()
     repeat: bool = False
+    aliases: tuple[str, ...] = ()  # old spellings, still taken, not shown in --help
 
 
 CLIENT_CHOICES = TRANSCRIPT_CLIENTS
@@ -51,10 +52,11 @@ INGEST_OPTIONS: dict[str, Opt] = {
         "SCOPE",
     ),
     "tags": Opt(
-        ("--tags", "-t"),
-        "Tags for the memories made from this session; repeat or separate with commas.",
-        "TAGS",
+        ("--tag", "-t"),
+        "A tag for the memories made from this session; repeat or separate with commas.",
+        "TAG",
         repeat=True,
+        aliases=("--tags",),
     ),
     "mode": Opt(
         ("--mode",),
@@ -86,6 +88,7 @@ def ingest_parser() -> argparse.ArgumentParser:
         else:
             parser.add_argument(
                 *opt.flags,
+                *opt.aliases,
                 dest=dest,
                 metavar=opt.metavar,
                 choices=opt.choices or None,

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from memctl.config.scope import project_root, project_scope
+from memctl.config.scope import path_scope, project_root, project_scope
 from memctl.config.values import Values
 from memctl.errors import ConfigError
 
@@ -253,6 +253,12 @@ KEYS: tuple[Key, ...] = (
     Key("ollama.timeout", 30.0, "Seconds to wait for an Ollama answer.", minimum=0.1),
     Key("store.busy_timeout_ms", 5000, "How long a write waits for a locked database.", minimum=0),
     Key(
+        "scope.personal_global",
+        True,
+        "Profile and preferences memories (distilled, or remembered with that --category) "
+        "go to the global scope unless a scope is given.",
+    ),
+    Key(
         "remember.category",
         "preferences",
         "Category given to `memctl remember` memories.",
@@ -279,11 +285,24 @@ KEYS: tuple[Key, ...] = (
     Key("list.limit", 50, "Rows shown by `memctl list` and `memctl events`.", minimum=1),
     Key(
         "llm",
-        "ollama",
-        "Language model for ingest: an Ollama chat model, or none (rule-based stages only).",
-        choices=("ollama", "none"),
+        "auto",
+        "Language model for ingest and import: auto (Ollama when it answers, else the rules), "
+        "ollama, or none (rule-based stages only).",
+        choices=("auto", "ollama", "none"),
     ),
-    Key("ollama.chat_model", "llama3.2", "Ollama chat model used when llm is ollama."),
+    Key(
+        "ollama.connect_timeout",
+        2.0,
+        "Seconds to wait to connect to Ollama; a server not reached is not retried.",
+        minimum=0.05,
+    ),
+    Key(
+        "llm.probe_cache_seconds",
+        60,
+        "llm auto: how long the answer of the check for Ollama is reused (0: check every run).",
+        minimum=0,
+    ),
+    Key("ollama.chat_model", "llama3.2", "Ollama chat model used when llm is ollama (or auto)."),
     Key("llm.timeout", 120.0, "Seconds to wait for one LLM answer.", minimum=0.1),
     Key(
         "llm.retries", 2, "Retries after a failed LLM call before falling back to rules.", minimum=0
@@ -502,6 +521,13 @@ def default_home() -> Path:
     return Path(xdg).expanduser() / "memctl"
 
 
+def user_cache_dir() -> Path:
+    """What memctl keeps per user, not per data directory (the model, its packed weights):
+    ``$XDG_CACHE_HOME/memctl``, else ``~/.cache/memctl``."""
+    xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(xdg).expanduser() / "memctl"
+
+
 @dataclass(frozen=True)
 class Settings(Values):
     """Every config value, resolved, plus where memctl keeps its data.
@@ -540,6 +566,11 @@ class Settings(Values):
     def project_scope(self) -> str:
         """Found by walking up to the git directory: once per Settings."""
         return project_scope(self.cwd)
+
+    @cached_property
+    def path_scope(self) -> str:
+        """The project's path scope: an alias of ``project_scope`` once it has a remote."""
+        return path_scope(self.cwd)
 
     @property
     def embed_model_path(self) -> Path | None:

@@ -15,6 +15,7 @@ class Values:
     ollama_embed_model: str
     ollama_timeout: float
     store_busy_timeout_ms: int
+    scope_personal_global: bool
     remember_category: str
     remember_importance: float
     recall_limit: int
@@ -70,6 +71,8 @@ class Values:
     recall_strength_step: float
     list_limit: int
     llm: str
+    ollama_connect_timeout: float
+    llm_probe_cache_seconds: int
     ollama_chat_model: str
     llm_timeout: float
     llm_retries: int

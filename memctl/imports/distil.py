@@ -32,7 +32,7 @@ from memctl.ingest.facts import Fact, Passage
 from memctl.ingest.parse.common import Tally
 from memctl.ingest.parse.generic import text_messages
 from memctl.ingest.run import Run
-from memctl.memories.privacy import Redactions, nothing_left, scrub, scrub_stream
+from memctl.memories.privacy import Redactions, nothing_left, scrub, scrub_messages, scrub_stream
 from memctl.model import Role
 
 # A person's own notes, or memories another tool kept: surer than a rule's guess (0.6).
@@ -126,8 +126,8 @@ def _fact(summary: Summary, text: str, source: str, tags: list[str]) -> Fact:
 
 def _chat_passages(plan: Plan, reading: Reading) -> Iterator[Passage]:
     for conversation in plan.survey.format.conversations(reading):
-        for n, message in enumerate(conversation.messages, start=1):
-            text, _ = scrub(message.content)
+        said = ((m.content, (n, m)) for n, m in enumerate(conversation.messages, start=1))
+        for text, (n, message) in scrub_messages(said, Redactions()):
             if not nothing_left(text):
                 anchor = f"{conversation.id or conversation.title}/{n}"
                 yield Passage(text.strip(), message.role, plan.source(anchor), message.created_at)

@@ -39,8 +39,8 @@ from memctl.ingest.facts import Decision, Fact
 from memctl.ingest.pipeline import FACT_STAGES, embed, record_decisions
 from memctl.ingest.reconcile import decide
 from memctl.ingest.run import Run, start_run
-from memctl.llm import get_llm
-from memctl.memories.operations import clean_tags, resolve_scope
+from memctl.llm import choose_llm
+from memctl.memories.operations import kept_tags, personal_scope, resolve_scope
 from memctl.model import new_id, now_iso
 from memctl.store.imports import (
     DONE,
@@ -87,7 +87,7 @@ class _Importer:
             )
         self.ctx, self.options, self.progress = ctx, options, progress
         self.scope = resolve_scope(ctx, options.scope)
-        self.tags = clean_tags(list(options.tags))
+        self.tags = kept_tags(list(options.tags))
         self.seen: dict[str, str] = {}  # content hash -> the first file of this import with it
 
     def advance(self, size: int) -> None:
@@ -150,16 +150,20 @@ class _Importer:
             if record.session_id is None or get_session(ctx.db, record.session_id) is None:
                 file.redactions = store_raw(ctx, plan, record, self.tags).to_dict()
             file.session_id = session_id(record)
+        llm = choose_llm(ctx.settings)
         run = start_run(
             ctx,
             "import",
-            get_llm(ctx.settings),
+            llm.llm,
             self.scope,
             file.session_id,
             dry_run=self.options.dry_run,
             token_budget=ctx.settings.import_token_budget,
+            llm_note=llm.note,
         )
         run.tags, file.run_id = self.tags, run.id
+        if self.options.scope in (None, ""):
+            run.personal_scope = personal_scope(ctx)
         return _Job(plan, file, run, record)
 
     def native(self, target: Target, found: Survey, file: FileReport) -> None:
@@ -218,6 +222,7 @@ class _Importer:
             decisions += decided
         record_decisions(run, decisions)
         job.file.tally(decisions, run)
+        job.file.llm_note = run.llm_note
         job.file.status = DRY_RUN if run.dry_run else IMPORTED
         if job.record is not None:
             self.close(job, DONE)

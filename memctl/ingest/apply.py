@@ -23,7 +23,7 @@ import numpy as np
 from memctl.ingest.extract_rules import sentences
 from memctl.ingest.facts import Decision, Fact, Verdict, abstract
 from memctl.ingest.run import Run
-from memctl.memories.operations import clean_tags
+from memctl.memories.operations import kept_tags
 from memctl.model import Action, Category, Kind, Memory, Relation, RelationType, State, content_hash
 from memctl.model import now_iso as _now
 from memctl.store import memories as store
@@ -54,8 +54,8 @@ def _create(run: Run, fact: Fact, decision: Decision) -> Memory:
         tier=fact.tier,
         importance=fact.importance,
         confidence=fact.confidence,
-        scope=run.scope,
-        tags=clean_tags([*fact.tags, *run.tags]),
+        scope=run.scope_of(fact.category),
+        tags=kept_tags([*fact.tags, *run.tags]),
         source=fact.source or f"{run.record.kind}:{run.id}",
         session_id=run.session_id,
         agent_id=run.agent_id,
@@ -107,7 +107,7 @@ def _merge(run: Run, decision: Decision, target: Memory) -> None:
         "l0_abstract": abstract(content),
         "l1_overview": content,
         "l2_content": content,
-        "tags": clean_tags([*target.tags, *fact.tags]),
+        "tags": kept_tags([*target.tags, *fact.tags]),
         "importance": max(target.importance, fact.importance),
         "confidence": max(target.confidence, fact.confidence),
     }

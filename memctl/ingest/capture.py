@@ -25,8 +25,8 @@ from memctl.errors import InputError, UsageError
 from memctl.ingest.parse import Transcript, read_transcript
 from memctl.ingest.parse.common import Parsed
 from memctl.ingest.source import Input
-from memctl.memories.operations import clean_tags, resolve_scope
-from memctl.memories.privacy import Redactions, nothing_left, safe_line, scrub
+from memctl.memories.operations import kept_tags, resolve_scope
+from memctl.memories.privacy import Redactions, nothing_left, safe_line, scrub_messages
 from memctl.model import Message, Session, now_iso
 from memctl.store import jobs
 from memctl.store.database import Database
@@ -100,15 +100,20 @@ def open_input(path: str | None, stdin: Any) -> Input:
 
 
 def _scrubbed(transcript: Transcript, report: CaptureReport) -> Iterator[Parsed]:
-    """The parsed messages with privacy applied; messages that were all private are dropped."""
-    for parsed in transcript.messages:
-        report.messages_read += 1
-        text, found = scrub(parsed.content)
-        report.redactions.add(found)
+    """The parsed messages with privacy applied, as one conversation (a secret or a
+    ``<private>`` block may run on into the next message); messages left with nothing
+    are dropped."""
+    for text, parsed in scrub_messages(_read(transcript, report), report.redactions):
         if nothing_left(text):
             report.private_messages_dropped += 1
             continue
         yield Parsed(parsed.role, text.strip(), parsed.created_at)
+
+
+def _read(transcript: Transcript, report: CaptureReport) -> Iterator[tuple[str, Parsed]]:
+    for parsed in transcript.messages:
+        report.messages_read += 1
+        yield parsed.content, parsed
 
 
 def _session_id(options: IngestOptions, transcript: Transcript, source: Input, first: str) -> str:
@@ -239,6 +244,6 @@ def _update_session(
         session.title = safe_line(tally.title, 200)
     session.started_at = session.started_at or tally.started_at
     session.agent_id = options.agent_id or session.agent_id
-    session.tags = clean_tags([*session.tags, *options.tags])
+    session.tags = kept_tags([*session.tags, *options.tags])
     session.source = source.name
     session.updated_at = now_iso()

@@ -60,7 +60,9 @@ def drain(ctx: Context, worker: str, log: Log, limit: int | None = None) -> Drai
             log(f"job {job.id} failed ({'will retry' if retry else 'gave up'}): {message}")
             continue
         record = run.record
-        report.done.append({"job": job.id, "run": record.id, "counts": record.counts})
+        report.done.append(
+            {"job": job.id, "run": record.id, "counts": record.counts, "llm_note": run.llm_note}
+        )
         log(
             f"job {job.id} session {safe_line(job.session_id, 40)}: run {record.id[:12]} "
             f"[{record.llm}, {record.tokens} tokens] {_summary(record.counts)}"
