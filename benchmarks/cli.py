@@ -203,7 +203,13 @@ def chart(
     console.print(f"wrote {out}")
 
 
-LABELS = {"recall": "R", "recall_all": "R_all", "ndcg": "NDCG", "turn_recall": "turn R"}
+LABELS = {
+    "recall": "R",
+    "recall_all": "R_all",
+    "recall_any": "R_any",
+    "ndcg": "NDCG",
+    "turn_recall": "turn R",
+}
 
 
 def _label(metric: str) -> str:
@@ -250,6 +256,15 @@ def render_quality(report: QualityReport, percent: bool) -> None:
     )
     for note in report.notes:
         console.print(f"note: {note}")
+    unrelated = report.unrelated
+    if unrelated:
+        counts = unrelated["results"]
+        assert isinstance(counts, dict)
+        console.print(
+            f"unrelated queries ({unrelated['queries']} x {unrelated['stores']} stores, "
+            "top 10 asked), results returned: "
+            + ", ".join(f"{name} {count}" for name, count in counts.items())
+        )
 
 
 def render_scale(rows: list[ScaleRow]) -> None:

@@ -21,6 +21,8 @@ from benchmarks.haystack import BenchStores, Turn
 from benchmarks.metrics import Tally, recall_at
 from benchmarks.report import Progress, QualityReport, Timer, gold_ranks, ingest_figures
 from benchmarks.retrievers import CAVEATS, Question, Retriever
+from benchmarks.unrelated import DEPTH as UNRELATED_DEPTH
+from benchmarks.unrelated import QUERIES, unrelated_results
 from memctl.config import Settings
 
 DATE_FORMAT = "%I:%M %p on %d %B, %Y"
@@ -144,11 +146,14 @@ def run(
     total, done = sum(len(c.cases) for c in conversations), 0
     tally, timer = Tally(), Timer()
     per_question: list[dict[str, object]] = []
+    unrelated: dict[str, int] = dict.fromkeys(retrievers, 0)
     with BenchStores(settings, cache) as stores:
         for conversation in conversations:
             ctx, turns = stores.haystack(conversation.turns, f"locomo:{conversation.sample_id}")
             try:
                 timer.warm(ctx, retrievers)
+                for name, count in unrelated_results(ctx, retrievers, UNRELATED_DEPTH).items():
+                    unrelated[name] += count
                 for case in conversation.cases:
                     ranks = {}
                     for name, retriever in retrievers.items():
@@ -188,4 +193,5 @@ def run(
             *CAVEATS,
         ],
         per_question=per_question,
+        unrelated={"queries": len(QUERIES), "stores": len(conversations), "results": unrelated},
     )

@@ -18,6 +18,11 @@ def recall_all_at(ranked: Sequence[str], gold: AbstractSet[str], k: int) -> floa
     return float(bool(gold) and gold <= set(ranked[:k]))
 
 
+def recall_any_at(ranked: Sequence[str], gold: AbstractSet[str], k: int) -> float:
+    """1.0 when at least one item of ``gold`` is in the top ``k``, else 0.0."""
+    return 1.0 if gold & set(ranked[:k]) else 0.0
+
+
 def ndcg_at(ranked: Sequence[str], gold: AbstractSet[str], k: int) -> float:
     """Binary-relevance NDCG@k: DCG of the top ``k`` over the DCG of a perfect ranking."""
     dcg = sum(1.0 / math.log2(rank + 2) for rank, item in enumerate(ranked[:k]) if item in gold)

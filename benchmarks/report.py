@@ -30,6 +30,8 @@ class QualityReport:
     latency_ms: dict[str, dict[str, float]]  # retriever -> p50 / p95 / mean
     ingest: dict[str, float]
     notes: list[str] = field(default_factory=list)
+    # the unrelated queries (benchmarks/unrelated.py): queries, stores, results per retriever
+    unrelated: dict[str, object] = field(default_factory=dict)
     # one record per question: where each retriever ranked each gold item (None: not found)
     per_question: list[dict[str, object]] = field(default_factory=list, repr=False)
 

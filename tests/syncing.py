@@ -34,7 +34,7 @@ def machine(tmp_path: Path, name: str, remote: Path, **overrides: object) -> Con
 
 def shared(ctx: Context, text: str, scope: str = "global") -> Memory:
     """Remember a memory and promote it."""
-    memory = memory_api.remember(ctx, RememberRequest(text, scope=scope))
+    memory = memory_api.remember(ctx, RememberRequest(text, scope=scope)).memory
     sync_api.promote(ctx, sync_api.ShareRequest((memory.id,)))
     return memory
 

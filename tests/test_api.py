@@ -17,7 +17,7 @@ from tests.ingesting import TRANSCRIPTS
 
 
 def remember(make_ctx: Any, ctx: Context, text: str, **fields: Any) -> str:
-    return memory.remember(ctx, memory.RememberRequest(text, **fields)).id
+    return memory.remember(ctx, memory.RememberRequest(text, **fields)).memory.id
 
 
 def test_memory_operations_round_trip(make_ctx: Any) -> None:

@@ -22,6 +22,7 @@ from benchmarks import locomo, longmemeval
 from benchmarks.embedcache import EmbeddingCache
 from benchmarks.metrics import distinct, ndcg_at, percentile, recall_all_at, recall_at
 from benchmarks.retrievers import BASELINES, Question, choose
+from benchmarks.unrelated import QUERIES
 from memctl.config.settings import load_settings
 from memctl.context import Context
 from memctl.errors import InputError, UsageError
@@ -227,13 +228,17 @@ def test_locomo_run_scores_every_retriever_and_never_shows_them_the_answers(
         "all 1-5": 4,
     }
     # five memories in the store: every evidence turn is within the top 5 of every retriever
-    for name in report.retrievers:
+    # that always returns 5; memctl returns only what it finds evidence for
+    for name in ("bm25", "vector", "spy"):
         assert report.scores[name]["overall 1-4"]["recall@5"] == 1.0
+    assert report.scores["memctl"]["overall 1-4"]["recall@5"] >= 0.5
+    assert report.unrelated["results"]["vector"] == 20 * 5  # type: ignore[index]
     # BM25 puts the single-hop evidence ("researching adoption agencies") first
     assert report.scores["bm25"]["4 single-hop"]["recall@5"] == 1.0
     assert report.ingest["memories"] == 5
     assert seen[0].text == "warm up"  # each fresh store is warmed before timing
-    assert [q.text for q in seen[1:]] == [
+    assert seen[1 : 1 + len(QUERIES)] == [Question(text) for text in QUERIES]  # unrelated
+    assert [q.text for q in seen[1 + len(QUERIES) :]] == [
         "When did Caroline go to the LGBTQ support group?",
         "What did Melanie paint, and where did she go camping?",
         "What is Caroline researching?",
@@ -376,7 +381,7 @@ def test_bench_commands_run_end_to_end_on_tiny_files(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     # Every turn is indexed and every resolvable evidence id scored: the vector leg alone
-    # ranks the whole tiny store. The pipeline may return fewer (min_score drops the weakest).
+    # ranks the whole tiny store. The pipeline may return fewer (it drops what has no evidence).
     assert report["scores"]["vector"]["all 1-5"]["recall@50"] == 1.0
     assert 0.5 <= report["scores"]["memctl"]["all 1-5"]["recall@50"] <= 1.0
     assert set(report["latency_ms"]["vector"]) == {"p50", "p95", "mean", "calls"}

@@ -35,11 +35,11 @@ def test_remember_get_recall_forget_recall() -> None:
     ok("remember", "Alice prefers tabs over spaces", "--category", "profile")
     shown = json.loads(ok("get", first[:8], "--json"))
     assert shown["id"] == first and shown["tags"] == ["deploy"] and shown["kind"] == "pinned"
-    recalled = json.loads(ok("recall", "how do we ship a release?", "--json"))
+    recalled = json.loads(ok("recall", "how do we make a release?", "--json"))
     assert recalled["results"][0]["id"] == first
-    assert "make release" in ok("recall", "how do we ship a release?")
+    assert "make release" in ok("recall", "how do we make a release?")
     ok("forget", first[:8])
-    recalled = json.loads(ok("recall", "how do we ship a release?", "--json"))
+    recalled = json.loads(ok("recall", "how do we make a release?", "--json"))
     assert first not in [r["id"] for r in recalled["results"]]
     listed = json.loads(ok("list", "--state", "archived", "--json"))
     assert [m["id"] for m in listed] == [first]

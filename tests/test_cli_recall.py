@@ -45,7 +45,7 @@ def test_output_formats_and_explain() -> None:
     data = json.loads(ok("recall", "how do we release?", "--format", "json"))
     first = data["results"][0]
     assert first["id"] == A and data["mode"] == "smart"
-    assert {"rrf", "normalise", "decay", "importance", "mmr"} <= set(first["factors"])
+    assert {"fuse", "decay", "importance", "mmr"} <= set(first["factors"])
     assert ok("recall", "how do we release?", "--format", "ids").split()[0] == A
     block = ok("recall", "how do we release?", "--format", "context", "--budget", "25")
     lines = block.strip().splitlines()
@@ -65,7 +65,7 @@ def test_link_why_not_and_profile() -> None:
     graph = [r for r in found["results"] if r["graph_path"]]
     assert graph and graph[0]["graph_path"] == "aaaaaaaa --depends_on--> bbbbbbbb"
     why = json.loads(ok("recall", "make release", "--why-not", C[:8], "--json"))
-    assert why["recalled"] is False and why["stage"] in ("candidates", "min_score", "cutoff")
+    assert why["recalled"] is False and why["stage"] in ("candidates", "fuse", "cutoff")
     assert "unlinked" in ok("unlink", A[:6], B[:6])
     profile = json.loads(ok("profile", "--json"))
     assert [m["id"] for m in profile["profile"]] == [D]
@@ -94,14 +94,20 @@ def test_sessions_leg_finds_raw_messages_in_a_store_without_memories(tmp_path: P
         env={"MEMCTL_LLM": "none"},
     )
     assert json.loads(ok(*fresh, "recall", "rollout Friday", "--json"))["results"] == []
-    # A lone message hit passes min_score only with it lowered: normalise gives a single
-    # candidate min(rrf x 40, 1), and the sessions leg's weight alone stays under 0.3.
-    found = json.loads(
-        ok(*fresh, "-c", "recall.min_score=0", "recall", "rollout Friday", "--sessions", "--json")
-    )
+    # The message competes on both legs: its words and its meaning (it is embedded).
+    found = json.loads(ok(*fresh, "recall", "rollout Friday", "--sessions", "--json"))
     assert [(r["content"], r["from_session_messages"]) for r in found["results"]] == [
         ("the rollout moved to Friday", True)
     ]
+    key = found["results"][0]["id"]
+    assert key == "s1#1"
+    assert "the rollout moved to Friday" in ok(*fresh, "get", key)
+    why = json.loads(ok(*fresh, "recall", "rollout Friday", "--why-not", key, "--json"))
+    assert "--sessions" in why["reason"] and why["recalled"] is False
+    why = json.loads(
+        ok(*fresh, "recall", "rollout Friday", "--sessions", "--why-not", key, "--json")
+    )
+    assert why["recalled"] is True and why["rank"] == 1
 
 
 def test_bad_input_is_one_line_and_changes_nothing() -> None:

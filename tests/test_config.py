@@ -87,17 +87,17 @@ def layered(home: Path, tmp_path: Path) -> tuple[Path, Path, Path]:
     """A home file and a project file at a git root; returns (home file, project file, subdir).
 
     list.limit is set only at home; recall.limit at home and in the project; recall.candidates
-    also in the environment (by the tests); recall.rrf_k also by a flag.
+    also in the environment (by the tests); recall.spread_seeds also by a flag.
     """
     repo = make_repo(tmp_path / "repo")
     subdir = repo / "src" / "pkg"
     subdir.mkdir(parents=True)
     home_file = write(
         home / "config.yaml",
-        "list:\n  limit: 7\nrecall:\n  limit: 11\n  candidates: 4\n  rrf_k: 70\n",
+        "list:\n  limit: 7\nrecall:\n  limit: 11\n  candidates: 4\n  spread_seeds: 70\n",
     )
     project_file = write(
-        repo / PROJECT_CONFIG, "recall.limit: 12\nrecall:\n  candidates: 5\n  rrf_k: 80\n"
+        repo / PROJECT_CONFIG, "recall.limit: 12\nrecall:\n  candidates: 5\n  spread_seeds: 80\n"
     )
     return home_file, project_file, subdir
 
@@ -108,22 +108,22 @@ def test_each_layer_overrides_the_one_below_and_says_where_it_came_from(
     home_file, project_file, subdir = layered
     settings = load_settings(
         cwd=subdir,
-        overrides={"recall.rrf_k": "99"},
-        environ=environ(home, MEMCTL_RECALL_CANDIDATES="6", MEMCTL_RECALL_RRF_K="90"),
+        overrides={"recall.spread_seeds": "99"},
+        environ=environ(home, MEMCTL_RECALL_CANDIDATES="6", MEMCTL_RECALL_SPREAD_SEEDS="90"),
     )
     assert settings.values == {
         **DEFAULTS,
         "list.limit": 7,
         "recall.limit": 12,
         "recall.candidates": 6,
-        "recall.rrf_k": 99,
+        "recall.spread_seeds": 99,
     }
     assert settings.sources == {
         **dict.fromkeys(DEFAULTS, "default"),
         "list.limit": str(home_file),
         "recall.limit": str(project_file),
         "recall.candidates": "environment",
-        "recall.rrf_k": "flag",
+        "recall.spread_seeds": "flag",
     }
     assert (settings.list_limit, settings.recall_limit, settings.recall_candidates) == (7, 12, 6)
     assert settings.project_config == project_file
@@ -135,14 +135,14 @@ def test_config_show_json_reports_value_and_source_of_every_key(
     home_file, project_file, subdir = layered
     done = run_cli(
         "-c",
-        "recall.rrf_k=99",
+        "recall.spread_seeds=99",
         "config",
         "show",
         "--json",
         cwd=subdir,
         env={
             "MEMCTL_RECALL_CANDIDATES": "6",
-            "MEMCTL_RECALL_RRF_K": "90",
+            "MEMCTL_RECALL_SPREAD_SEEDS": "90",
             "OLLAMA_HOST": "gpu-box:11434",
         },
     )
@@ -153,7 +153,7 @@ def test_config_show_json_reports_value_and_source_of_every_key(
     assert shown["list.limit"] == {"value": 7, "source": str(home_file)}
     assert shown["recall.limit"] == {"value": 12, "source": str(project_file)}
     assert shown["recall.candidates"] == {"value": 6, "source": "environment"}
-    assert shown["recall.rrf_k"] == {"value": 99, "source": "flag"}
+    assert shown["recall.spread_seeds"] == {"value": 99, "source": "flag"}
     assert shown["ollama.host"] == {"value": "http://gpu-box:11434", "source": "OLLAMA_HOST"}
 
 

@@ -151,6 +151,7 @@ def test_every_file_is_0600_and_every_directory_0700_under_umask_000(
     home: Path, tmp_path: Path
 ) -> None:
     project = tmp_path / "project"
+    cache = tmp_path / "cache"  # the per-user model cache
     transcript = tmp_path / "t.jsonl"
     transcript.write_bytes(b"".join(lines(4)))
     note = tmp_path / "note.md"
@@ -170,14 +171,15 @@ def test_every_file_is_0600_and_every_directory_0700_under_umask_000(
             [sys.executable, "-m", "memctl", *args],
             capture_output=True,
             text=True,
-            env={**os.environ, **NO_LLM},
+            env={**os.environ, **NO_LLM, "XDG_CACHE_HOME": str(cache)},
             cwd=project,
             preexec_fn=lambda: os.umask(0),  # noqa: PLW1509
             timeout=300,
         )
         assert done.returncode == 0, (args, done.stderr)
     made = [home, *home.rglob("*"), *(project / ".memctl").rglob("*"), tmp_path / "out.jsonl"]
-    assert (home / "logs").is_dir() and (home / "models").is_dir()
+    made += [cache / "memctl", *(cache / "memctl").rglob("*")]
+    assert (home / "logs").is_dir() and (cache / "memctl" / "models").is_dir()
     assert (home / "memctl.db.vectors" / "manifest.json").is_file()
     assert (project / ".memctl" / "config.yaml").is_file()
     loose = {

@@ -145,9 +145,9 @@ def test_recall_searches_the_project_and_global_scopes_only(home) -> None:  # ty
     from memctl.config.settings import load_settings
     from tests.fakes import HashEmbedder
 
-    # This test is about which scopes are searched, not about weak results: min-max
-    # normalisation gives the weakest candidate 0, which min_score and cutoff would drop.
-    keep_all = {"recall.min_score": "0", "recall.cutoff": "0"}
+    # This test is about which scopes are searched, not about weak results: the fused score
+    # of the weakest candidate is 0, which the cutoff would drop.
+    keep_all = {"recall.cutoff": "0"}
     ctx = Context(load_settings(overrides=keep_all), embedder=HashEmbedder())
     here = memories.remember(ctx, "rollout checklist for this project")
     everywhere = memories.remember(ctx, "rollout checklist for everything", scope="global")

@@ -172,7 +172,7 @@ def test_a_private_block_over_many_pieces_is_hidden_to_its_close() -> None:
 
 
 def test_remember_and_update_store_no_secret(ctx: Context) -> None:
-    memory = remember(ctx, RememberRequest(f"deploy key: the secret is {AWS_SECRET}"))
+    memory = remember(ctx, RememberRequest(f"deploy key: the secret is {AWS_SECRET}")).memory
     assert memory.content == "deploy key: the secret is [REDACTED:aws-secret]"
     changed = update(ctx, UpdateRequest(memory.id, text="PGPASSWORD=hunter2 psql"))
     assert changed.content == "PGPASSWORD=[REDACTED:password] psql"
@@ -313,7 +313,7 @@ def test_no_secret_reaches_the_store_the_wal_the_logs_or_an_export(
     (work / "m.yaml").write_text(yaml)
     paths = (str(doc), str(work / "m.jsonl"), str(work / "m.yaml"))
     api.import_files(ctx, api.plan_import(ImportRequest(paths, force=True)))
-    memory = remember(ctx, RememberRequest(said, tags=(said,)))
+    memory = remember(ctx, RememberRequest(said, tags=(said,))).memory
     update(ctx, UpdateRequest(memory.id, text=said + " (updated)"))
     recalled = recall(ctx, RecallRequest(said, limit=20, all_scopes=True))
     assert raw not in json.dumps([r.to_dict() for r in recalled.result.results])

@@ -14,8 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from memctl.api.memory import RememberRequest
+from memctl.api.memory import remember as api_remember
+from memctl.api.recall import RecallRequest
+from memctl.api.recall import recall as api_recall
 from memctl.config.settings import load_settings
 from memctl.context import Context
+from memctl.errors import UsageError
 from memctl.memories import operations as memories
 from memctl.model import Category, Kind, Memory, Relation, RelationType, State, Tier, format_time
 from memctl.retrieve.explain import why_not
@@ -94,12 +99,16 @@ def test_a_paraphrase_without_shared_words_is_found_by_meaning(
     shop: tuple[Context, dict[str, str]],
 ) -> None:
     ctx, ids = shop
-    result = recall(ctx, "when are snapshots of prod data taken?", 5, now=NOW, touch=False)
+    # MiniLM gives such paraphrases a cosine of 0.3-0.4, no more than it gives noise on the
+    # same topic: the default mode returns nothing rather than guess; deep mode lowers the
+    # relevance floor and finds them.
+    question = "when are snapshots of prod data taken?"
+    assert top(ctx, question) == []
+    result = recall(ctx, question, 5, now=NOW, touch=False, mode="deep")
     backup = next(r for r in result.results if r.memory.id == ids["backup"])
-    # The vector leg ranks it first; RRF puts memories both legs found (here through the
-    # common word "data") ahead of a memory only one leg found, so it lands in the top 3.
     assert backup.ranks == {"vector": 1} and result.results.index(backup) < 3
-    assert top(ctx, "who gets woken up when the payment page breaks?")[0] == ids["alerts"]
+    paged = top(ctx, "who gets woken up when the payment page breaks?", mode="deep")
+    assert ids["alerts"] in paged[:3]
 
 
 def test_a_time_in_the_query_prefers_memories_from_then(
@@ -144,13 +153,14 @@ def test_why_not_names_the_stage(shop: tuple[Context, dict[str, str]]) -> None:
     assert (report.recalled, report.stage) == (False, "status")
     assert "superseded" in report.reason and "--history" in report.reason
     plants = why_not(ctx, result, ids["plants"])
-    assert plants.stage in ("candidates", "min_score", "cutoff", "mmr")
+    assert plants.stage in ("candidates", "fuse", "cutoff", "mmr")
     assert why_not(ctx, result, ids["ci_new"]).recalled
 
 
 def test_limit_is_respected_and_scores_descend(shop: tuple[Context, dict[str, str]]) -> None:
     ctx, _ = shop
-    results = recall(ctx, "checkout problems and incidents", 3, now=NOW, touch=False).results
+    found = recall(ctx, "checkout problems and incidents", 3, now=NOW, touch=False, mode="deep")
+    results = found.results
     assert len(results) == 3
     assert [r.score for r in results] == sorted((r.score for r in results), reverse=True)
 
@@ -170,10 +180,41 @@ def remember_all(ctx: Context) -> dict[str, str]:
 
 def test_a_paraphrase_with_no_shared_words_is_recalled_by_vectors_alone(real_ctx: Context) -> None:
     ids = remember_all(real_ctx)
-    result = recall(real_ctx, "when do snapshots of prod data happen?")
+    result = recall(real_ctx, "when do snapshots of prod data happen?", mode="deep")
     top = result.results[0]
     assert top.memory.id == ids[BASICS[0]]
     assert top.ranks == {"vector": 1}
+
+
+def test_an_unrelated_query_returns_nothing_and_touches_nothing(real_ctx: Context) -> None:
+    ids = remember_all(real_ctx)
+    for question in ("what's the weather like today", "who won the world cup final"):
+        result = recall(real_ctx, question)
+        assert result.results == []
+        block = api_recall(real_ctx, RecallRequest(question, context=True)).context
+        assert block is not None and "Office plants" not in block
+    assert all(memories.get(real_ctx, i)[0].access_count == 0 for i in ids.values())
+    # ... while a related question still finds its memory, and only that one is touched
+    found = recall(real_ctx, "which package manager does the frontend use?").results
+    assert found[0].memory.id == ids[BASICS[2]]
+    touched = {i for i in ids.values() if memories.get(real_ctx, i)[0].access_count}
+    assert touched == {r.memory.id for r in found}
+
+
+def test_an_empty_query_is_a_usage_error(real_ctx: Context) -> None:
+    remember_all(real_ctx)
+    for text in ("", "   \n"):
+        with pytest.raises(UsageError, match="needs a query"):
+            api_recall(real_ctx, RecallRequest(text))
+
+
+def test_remembering_a_stored_text_again_returns_the_stored_memory(ctx: Context) -> None:
+    first = api_remember(ctx, RememberRequest("Deploys go out on Tuesdays"))
+    again = api_remember(ctx, RememberRequest("Deploys go out on Tuesdays"))
+    assert (first.existing, again.existing) == (False, True)
+    assert again.memory.id == first.memory.id
+    elsewhere = api_remember(ctx, RememberRequest("Deploys go out on Tuesdays", scope="global"))
+    assert not elsewhere.existing and elsewhere.memory.id != first.memory.id
 
 
 def test_an_exact_identifier_is_found_by_both_legs(real_ctx: Context) -> None:

@@ -19,14 +19,13 @@ from memctl.retrieve.stages.bm25_floor import bm25_floor
 from memctl.retrieve.stages.cap import cap
 from memctl.retrieve.stages.cutoff import cutoff
 from memctl.retrieve.stages.decay import decay, recency
+from memctl.retrieve.stages.fuse import fuse
 from memctl.retrieve.stages.importance import importance
 from memctl.retrieve.stages.length import length
-from memctl.retrieve.stages.min_score import min_score
 from memctl.retrieve.stages.mmr import mmr
-from memctl.retrieve.stages.normalise import normalise
+from memctl.retrieve.stages.neighbours import neighbours
 from memctl.retrieve.stages.pack import estimate_tokens, item_tokens, pack
 from memctl.retrieve.stages.rerank import rerank
-from memctl.retrieve.stages.rrf import rrf
 from memctl.retrieve.stages.scope import scope
 from memctl.retrieve.stages.spread import spread
 from memctl.retrieve.stages.status import status
@@ -55,33 +54,46 @@ def stored(ctx: Context, content: str, score: float = 1.0, **fields: object) -> 
     return candidate
 
 
-def test_rrf_sums_weighted_reciprocal_ranks_and_boosts_pinned(ctx: Context) -> None:
-    run = make_run(ctx)
+def test_fuse_sums_each_legs_share_and_boosts_pinned(ctx: Context) -> None:
+    run = make_run(ctx, relevance_floor=0.0)
     both = cand("both legs")
+    both.ranks, both.raw = {"vector": 1, "bm25": 1}, {"vector": 0.2, "bm25": -4.0}
+    weak = cand("weaker on both")
+    weak.ranks, weak.raw = {"vector": 2, "bm25": 2}, {"vector": 0.6, "bm25": -1.0}
     pinned = cand("pinned, vector only", kind=Kind.PINNED)
-    pinned.ranks = {"vector": 1}
-    both.ranks = {"vector": 1, "bm25": 2}
-    out = rrf(run, [pinned, both])
-    assert both.score == pytest.approx(0.7 / 61 + 0.3 / 62)
-    assert pinned.score == pytest.approx(1.5 * 0.7 / 61)
-    assert out[0] is pinned  # 1.5 x 0.01148 beats 0.01148 + 0.00484
+    pinned.ranks, pinned.raw = {"vector": 3}, {"vector": 0.4}
+    out = fuse(run, [weak, pinned, both])
+    assert both.score == pytest.approx(1.0)  # best on both legs
+    assert weak.score == pytest.approx(0.0)
+    assert pinned.score == pytest.approx(1.5 * 0.5 * 0.5)  # half way on the vector leg
+    assert [c.memory.content for c in out] == ["both legs", "pinned, vector only", "weaker on both"]
 
 
-def test_normalise_min_max_single_and_equal(ctx: Context) -> None:
-    run = make_run(ctx)
-    spread_out = normalise(run, [cand("a", 0.03), cand("b", 0.02), cand("c", 0.01)])
-    assert [c.score for c in spread_out] == pytest.approx([1.0, 0.5, 0.0])
-    assert normalise(run, [cand("alone", 0.01)])[0].score == pytest.approx(0.4)
-    assert normalise(run, [cand("alone", 0.05)])[0].score == 1.0
-    assert {c.score for c in normalise(run, [cand("x", 0.02), cand("y", 0.02)])} == {1.0}
+def test_fuse_drops_candidates_without_evidence_of_their_own_and_says_why(ctx: Context) -> None:
+    run = make_run(ctx, "rotate the staging password")
+    run.word_weights = {"rotate": 2.0, "staging": 2.0, "password": 2.0}
+    close = cand("the staging password rotates monthly")
+    close.raw = {"vector": 0.3}  # cosine 0.7: shows the query is about something stored
+    worded = cand("rotate the staging keys")
+    worded.raw = {"bm25": -3.0, "similarity": 0.9}  # cosine 0.1, two words of three
+    noise = cand("lunch is at noon")
+    noise.raw = {"vector": 0.9}  # cosine 0.1, no word
+    kept = fuse(run, [noise, worded, close])
+    assert {c.memory.content for c in kept} == {close.memory.content, worded.memory.content}
+    (step,) = [s for s in run.trace if s.memory_id == noise.id]
+    assert step.action == DROPPED and "no evidence of relevance" in step.why
 
 
-def test_min_score_drops_weak_candidates_and_says_why(ctx: Context) -> None:
-    run = make_run(ctx)
-    weak = cand("weak", 0.29)
-    assert [c.memory.content for c in min_score(run, [cand("ok", 0.3), weak])] == ["ok"]
-    (step,) = [s for s in run.trace if s.memory_id == weak.id]
-    assert step.action == DROPPED and "0.2900 < 0.3" in step.why
+def test_fuse_returns_nothing_when_no_candidate_shows_the_query_is_about_the_store(
+    ctx: Context,
+) -> None:
+    run = make_run(ctx, "who won the world cup final")
+    run.word_weights = {"won": 1.0, "world": 1.0, "cup": 1.0, "final": 1.0}
+    best_noise = cand("the final draft of the design doc")
+    best_noise.raw = {"vector": 0.6, "bm25": -2.0}  # cosine 0.4, one word of four
+    assert fuse(run, [best_noise]) == []
+    (step,) = [s for s in run.trace if s.memory_id == best_noise.id]
+    assert step.action == DROPPED and "no candidate shows" in step.why
 
 
 def test_cap_keeps_limit_times_cap(ctx: Context) -> None:
@@ -260,10 +272,26 @@ def test_the_budget_holds_for_cjk_text(ctx: Context) -> None:
 def test_when_a_leg_failed_the_other_takes_both_weights(ctx: Context) -> None:
     run = make_run(ctx)
     run.failed_legs.add("vector")
+    run.word_weights = {"words": 1.0}
     alone = cand("found by words only")
-    alone.ranks = {"bm25": 1}
-    (fused,) = normalise(run, rrf(run, [alone]))
-    assert fused.score == pytest.approx(40 / 61)  # above min_score, as a both-legs hit would be
+    alone.ranks, alone.raw = {"bm25": 1}, {"bm25": -2.0}
+    (fused,) = fuse(run, [alone])
+    assert fused.score == pytest.approx(1.0)  # as a both-legs hit would be
+
+
+def test_a_short_memory_inherits_from_its_session_neighbours(ctx: Context) -> None:
+    run = make_run(ctx, context_share=0.3)
+    times = [format_time(NOW - timedelta(minutes=m)) for m in (3, 2, 1)]
+    question = stored(ctx, "how are your pets?", 1.0, session_id="s", created_at=times[0])
+    answer = cand("yup, Oscar, my guinea pig", 0.0, session_id="s", created_at=times[1])
+    insert_memory(ctx.db, answer.memory, None)
+    far = cand("x" * 500, 0.0, session_id="s", created_at=times[2])
+    insert_memory(ctx.db, far.memory, None)
+    out = neighbours(run, [question])
+    got = {c.memory.content: c for c in out}
+    assert got[answer.memory.content].score == pytest.approx(0.3)
+    assert got[answer.memory.content].via == (question.id, "next to", answer.id)
+    assert far.memory.content not in got  # not a neighbour of the question
 
 
 def test_session_messages_are_candidates_when_the_store_has_them(home: Path) -> None:
@@ -273,8 +301,7 @@ def test_session_messages_are_candidates_when_the_store_has_them(home: Path) -> 
     from memctl.store import sessions
     from tests.fakes import HashEmbedder
 
-    # A lone message hit needs min_score lowered (see test_cli_recall).
-    ctx = Context(load_settings(overrides={"recall.min_score": "0"}), embedder=HashEmbedder())
+    ctx = Context(load_settings(), embedder=HashEmbedder())
 
     with ctx.db.atomic():
         sessions.save_session(ctx.db, Session(id="s1", client="generic", scope="global"))

@@ -40,7 +40,7 @@ def open_in(home: Path) -> Iterator[Callable[..., Context]]:
 
 
 def scope_of(ctx: Context, text: str) -> str:
-    memory = remember(ctx, RememberRequest(text, category="entities"))
+    memory = remember(ctx, RememberRequest(text, category="entities")).memory
     return memory.scope
 
 
@@ -54,18 +54,21 @@ def recalled(ctx: Context, query: str) -> list[str]:
 def test_remembered_profile_and_preferences_are_global(ctx: Context) -> None:
     project = ctx.settings.project_scope
     for category in ("profile", "preferences"):
-        assert remember(ctx, RememberRequest(f"{category} fact", category=category)).scope == (
-            GLOBAL_SCOPE
-        )
-    assert remember(ctx, RememberRequest("a project fact", category="entities")).scope == project
-    assert remember(ctx, RememberRequest("no category given")).scope == project
+        assert remember(
+            ctx, RememberRequest(f"{category} fact", category=category)
+        ).memory.scope == (GLOBAL_SCOPE)
+    assert (
+        remember(ctx, RememberRequest("a project fact", category="entities")).memory.scope
+        == project
+    )
+    assert remember(ctx, RememberRequest("no category given")).memory.scope == project
     pinned = RememberRequest("tabs here", category="preferences", scope="project")
-    assert remember(ctx, pinned).scope == project
+    assert remember(ctx, pinned).memory.scope == project
 
 
 def test_the_rule_can_be_turned_off(make_ctx: Callable[..., Context]) -> None:
     ctx = make_ctx(scope__personal_global=False)
-    memory = remember(ctx, RememberRequest("I am Ana", category="profile"))
+    memory = remember(ctx, RememberRequest("I am Ana", category="profile")).memory
     assert memory.scope == ctx.settings.project_scope
 
 

@@ -103,8 +103,12 @@ def test_only_promoted_memories_leave_and_secrets_never(
 def test_include_all_publishes_all_but_the_withheld(tmp_path: Path, remote: Path) -> None:
     a = machine(tmp_path, "a", remote, sync__include="all")
     sync_api.init(a, str(remote))
-    kept = memory_api.remember(a, memory_api.RememberRequest("I prefer tabs", scope="global"))
-    held = memory_api.remember(a, memory_api.RememberRequest("my salary is X", scope="global"))
+    kept = memory_api.remember(
+        a, memory_api.RememberRequest("I prefer tabs", scope="global")
+    ).memory
+    held = memory_api.remember(
+        a, memory_api.RememberRequest("my salary is X", scope="global")
+    ).memory
     sync_api.unpromote(a, sync_api.ShareRequest((held.id,)))
     sync_api.sync(a, SYNC)
     log = history(remote)

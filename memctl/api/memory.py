@@ -23,9 +23,16 @@ class RememberRequest:
     source: str = "cli"
 
 
-def remember(ctx: Context, request: RememberRequest) -> Memory:
-    """Store a pinned memory exactly as given (no LLM, no reconciliation)."""
-    return operations.remember(
+@dataclass(frozen=True)
+class Remembered:
+    memory: Memory
+    existing: bool  # the text was already stored in the scope: this is that memory
+
+
+def remember(ctx: Context, request: RememberRequest) -> Remembered:
+    """Store a pinned memory exactly as given (no LLM, no reconciliation); a text already
+    stored in the scope returns the memory that holds it."""
+    memory, existing = operations.remember_once(
         ctx,
         request.text,
         request.category,
@@ -34,6 +41,7 @@ def remember(ctx: Context, request: RememberRequest) -> Memory:
         request.scope,
         request.source,
     )
+    return Remembered(memory, existing)
 
 
 def source_times(ctx: Context, memories: list[Memory]) -> dict[str, str]:

@@ -66,6 +66,8 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
     # One query's matrices are small: BLAS threads cost more than they give, and far more
     # when other processes busy the cores. Set before numpy loads; the user's value wins.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    if not request.query.strip():
+        raise UsageError("recall needs a query: an empty one matches nothing")
     if request.mode is not None:
         check_choice(request.mode, tuple(MODES), "--mode")
     if request.budget is not None and request.budget < 1:

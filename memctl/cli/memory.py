@@ -20,7 +20,7 @@ from memctl.cli.common import (
     tags_given,
     text_argument,
 )
-from memctl.cli.render import console, memory_table, print_json
+from memctl.cli.render import console, memory_table, print_json, warn
 from memctl.errors import UsageError
 from memctl.model import Memory, Relation
 from memctl.store.memories import SORTS
@@ -55,11 +55,13 @@ def remember(
     context = open_context(ctx)
     tagged = tuple(tags_given(tags, tags_alias) or ())
     request = RememberRequest(text_argument(text), category, tagged, importance, scope)
-    memory = api.remember(context, request)
+    found = api.remember(context, request)
+    if found.existing:
+        warn(f"already remembered in this scope: {found.memory.id} (not stored again)")
     if as_json:
-        print_json(memory.to_dict())
+        print_json({**found.memory.to_dict(), "existing": found.existing})
     else:
-        console.print(memory.id)
+        console.print(found.memory.id)
 
 
 def _memory_panel(memory: Memory, relations: list[Relation]) -> Table:
@@ -81,7 +83,9 @@ def _memory_panel(memory: Memory, relations: list[Relation]) -> Table:
 @app.command()
 def get(
     ctx: typer.Context,
-    memory_id: Annotated[str, typer.Argument(help="A full id or a unique prefix.")],
+    memory_id: Annotated[
+        str, typer.Argument(help="A full id, a unique prefix, or SESSION-ID#N (a message).")
+    ],
     as_json: JsonOption = False,
 ) -> None:
     """Show one memory, every field and its relations."""
@@ -159,7 +163,9 @@ def list_(
 @app.command()
 def update(
     ctx: typer.Context,
-    memory_id: Annotated[str, typer.Argument(help="A full id or a unique prefix.")],
+    memory_id: Annotated[
+        str, typer.Argument(help="A full id, a unique prefix, or SESSION-ID#N (a message).")
+    ],
     text: Annotated[str | None, typer.Option("--text", help="New content (re-embedded).")] = None,
     tags: Annotated[
         list[str] | None,
@@ -187,7 +193,9 @@ def update(
 @app.command()
 def forget(
     ctx: typer.Context,
-    memory_id: Annotated[str, typer.Argument(help="A full id or a unique prefix.")],
+    memory_id: Annotated[
+        str, typer.Argument(help="A full id, a unique prefix, or SESSION-ID#N (a message).")
+    ],
     noise: Annotated[
         bool,
         typer.Option(
@@ -207,7 +215,9 @@ def forget(
 @app.command()
 def delete(
     ctx: typer.Context,
-    memory_id: Annotated[str, typer.Argument(help="A full id or a unique prefix.")],
+    memory_id: Annotated[
+        str, typer.Argument(help="A full id, a unique prefix, or SESSION-ID#N (a message).")
+    ],
     permanent: Annotated[
         bool, typer.Option("--permanent", help="Remove the row, vector, index entry and relations.")
     ] = False,

@@ -172,7 +172,7 @@ def results_table(result: RecallResult) -> Table:
         table.add_row(
             str(rank),
             f"{item.score:.4f}",
-            item.memory.id[:8] if not item.is_message else "session",
+            item.memory.id if item.is_message else item.memory.id[:8],
             age(item.dated_at),
             str(item.memory.category),
             one_line(item.memory.summary, 200),

@@ -20,15 +20,17 @@ class Values:
     remember_importance: float
     recall_limit: int
     recall_candidates: int
-    recall_rrf_k: int
     recall_weight_vector: float
     recall_weight_bm25: float
     recall_mode: str
-    recall_weight_time: float
-    recall_weight_sessions: float
     recall_pinned_boost: float
-    recall_single_scale: float
-    recall_min_score: float
+    recall_relevance_floor: float
+    recall_words_weight: float
+    recall_words_floor: float
+    recall_support_floor: float
+    recall_context_share: float
+    recall_context_max_chars: int
+    recall_session_vectors: int
     recall_cap: int
     recall_rerank: bool
     recall_llm_model: str

@@ -33,6 +33,7 @@ from memctl.store.events import count_events, list_events, log_event
 from memctl.store.imports import count_imports
 from memctl.store.jobs import job_counts
 from memctl.store.memories import MemoryFilter
+from memctl.store.message_search import get_message, is_message_id
 from memctl.store.noise import add_noise_vector
 from memctl.store.relations import add_relation, relations_of, remove_relations
 from memctl.store.sessions import count_sessions
@@ -121,6 +122,19 @@ def remember(
     source: str = "cli",
 ) -> Memory:
     """Store a pinned memory as given: no LLM, no reconciliation."""
+    return remember_once(ctx, content, category, tags, importance, scope, source)[0]
+
+
+def remember_once(
+    ctx: Context,
+    content: str,
+    category: str | None = None,
+    tags: list[str] | None = None,
+    importance: float | None = None,
+    scope: str | None = None,
+    source: str = "cli",
+) -> tuple[Memory, bool]:
+    """(memory, already stored): a text already stored in the scope is not stored twice."""
     check_unit("importance", importance)
     memory = Memory(
         content=kept_content(content),
@@ -132,14 +146,20 @@ def remember(
         tags=kept_tags(tags or []),
         source=source,
     )
+    existing = store.same_content(ctx.db, memory.content_hash, memory.scope)
+    if existing is not None:
+        return existing, True
     (vector,) = ctx.vectors([memory.content])
     with ctx.db.atomic():
         store.insert_memory(ctx.db, memory, vector)
         log_event(ctx.db, Action.CREATE, memory.id, {"kind": str(memory.kind), "source": source})
-    return memory
+    return memory, False
 
 
 def get(ctx: Context, id_or_prefix: str) -> tuple[Memory, list[Relation]]:
+    """A memory by id or unique prefix, or a session message by ``<session id>#<number>``."""
+    if is_message_id(id_or_prefix):
+        return get_message(ctx.db, id_or_prefix).as_memory(), []
     memory_id = store.resolve_id(ctx.db, id_or_prefix)
     memory = store.get_memory(ctx.db, memory_id)
     if memory is None:

@@ -16,6 +16,7 @@ from memctl.model import HIDDEN_STATES, Memory
 from memctl.retrieve.pipeline import Recalled, RecallResult
 from memctl.retrieve.run import DROPPED, Run, Step
 from memctl.store.memories import fts_rank_of, get_memory, resolve_id
+from memctl.store.message_search import get_message, is_message_id
 
 LEG_RAW = {"vector": "distance", "time": "distance", "vector_en": "distance"}
 
@@ -59,11 +60,14 @@ class WhyNot:
 
 
 def why_not(ctx: Context, result: RecallResult, id_or_prefix: str) -> WhyNot:
-    """The stage that dropped the memory and why, or why no leg found it."""
-    memory_id = resolve_id(ctx.db, id_or_prefix)
-    memory = get_memory(ctx.db, memory_id)
+    """The stage that dropped the memory (or session message) and why, or why no leg found it."""
+    if is_message_id(id_or_prefix):
+        memory: Memory | None = get_message(ctx.db, id_or_prefix).as_memory()
+    else:
+        memory = get_memory(ctx.db, resolve_id(ctx.db, id_or_prefix))
     if memory is None:
         raise NotFoundError(f"no memory with id {id_or_prefix}")
+    memory_id = memory.id
     steps = result.steps_of(memory_id)
     for rank, item in enumerate(result.results, start=1):
         if item.memory.id == memory_id:
@@ -79,6 +83,8 @@ def why_not(ctx: Context, result: RecallResult, id_or_prefix: str) -> WhyNot:
 def never_found(ctx: Context, run: Run, memory: Memory) -> tuple[str, str]:
     """(stage, reason) for a memory that never became a candidate."""
     where = run.where
+    if is_message_id(memory.id) and not run.sessions:
+        return "filter", "it is a session message: recall searches them only with --sessions"
     if memory.state in HIDDEN_STATES:
         return "filter", f"it is {memory.state}: recall never returns {memory.state} memories"
     if where.scopes is not None and memory.scope not in where.scopes:
@@ -110,6 +116,8 @@ def _vector_rank(run: Run, memory: Memory) -> str:
 def _bm25_rank(ctx: Context, run: Run, memory: Memory) -> str:
     if not run.query.alternatives:
         return "the query has no words to search for"
+    if is_message_id(memory.id):
+        return "no word of the query occurs in it, or it ranked below the session search's top"
     found = fts_rank_of(ctx.db, run.query.alternatives, memory.id)
     if found is None:
         return "no word of the query occurs in it"

@@ -22,7 +22,7 @@ MODES: dict[str, dict[str, Any]] = {
     "deep": {
         "candidates": 5,
         "cap": 3,
-        "min_score": 0.2,
+        "relevance_floor": 0.25,
         "importance_base": 0.5,
         "spread_hops": 3,
         "spread_seeds": 10,
@@ -43,19 +43,21 @@ MODES: dict[str, dict[str, Any]] = {
 
 @dataclass(frozen=True)
 class Params:
-    """The `recall.*` keys without their prefix, e.g. ``params.rrf_k``."""
+    """The `recall.*` keys without their prefix, e.g. ``params.cap``."""
 
     mode: str
     limit: int
     candidates: int
-    rrf_k: int
     weight_vector: float
     weight_bm25: float
-    weight_time: float
-    weight_sessions: float
     pinned_boost: float
-    single_scale: float
-    min_score: float
+    relevance_floor: float
+    words_weight: float
+    words_floor: float
+    support_floor: float
+    context_share: float
+    context_max_chars: int
+    session_vectors: int
     cap: int
     rerank: bool
     llm_model: str

@@ -1,8 +1,10 @@
 """The recall pipeline: a list of stages run in order over the candidate list.
 
-    candidates -> rrf -> normalise -> min_score -> cap -> rerank -> bm25_floor ->
-    decay -> importance -> length -> scope -> time -> spread -> status -> cutoff ->
-    mmr -> pack
+    candidates -> fuse -> cap -> neighbours -> rerank -> bm25_floor -> decay ->
+    importance -> length -> scope -> time -> spread -> status -> cutoff -> mmr -> pack
+
+Only candidates with evidence of their own (fuse) or a path from one
+(neighbours, spread) are returned; an unrelated query returns nothing.
 
 ``recall()`` is the one entry point (the CLI, hooks and benchmarks call it);
 its result carries the trace that ``--explain`` and ``--why-not`` read.
@@ -26,14 +28,13 @@ from memctl.retrieve.stages.candidates import candidates
 from memctl.retrieve.stages.cap import cap
 from memctl.retrieve.stages.cutoff import cutoff
 from memctl.retrieve.stages.decay import decay
+from memctl.retrieve.stages.fuse import fuse
 from memctl.retrieve.stages.importance import importance
 from memctl.retrieve.stages.length import length
-from memctl.retrieve.stages.min_score import min_score
 from memctl.retrieve.stages.mmr import mmr
-from memctl.retrieve.stages.normalise import normalise
+from memctl.retrieve.stages.neighbours import neighbours
 from memctl.retrieve.stages.pack import pack
 from memctl.retrieve.stages.rerank import rerank
-from memctl.retrieve.stages.rrf import rrf
 from memctl.retrieve.stages.scope import scope
 from memctl.retrieve.stages.spread import describe, spread
 from memctl.retrieve.stages.status import status
@@ -52,10 +53,9 @@ def stages_for(params: Params) -> list[Stage]:
     reranking: list[Stage] = [rerank, bm25_floor] if params.rerank else []
     return [
         candidates,
-        rrf,
-        normalise,
-        min_score,
+        fuse,
         cap,
+        neighbours,
         *reranking,
         decay,
         importance,

@@ -35,11 +35,16 @@ CJK_RANGES = (
     (0xFF00, 0xFFEF),
 )
 
+# Function words: they match most memories and carry no meaning of their own. Left out of
+# the full-text search and of the words a memory must share with the query to count as
+# relevant (measured: docs/benchmarks.md, "function words").
 STOPWORDS = frozenset(
-    """a an and are as at be been but by can could did do does for from had has have how i
-    if in into is it its me my of on or our should so than that the their them then there
-    these they this to was we were what when where which who whom why will with would you
-    your about after before any all also just not no""".split()
+    """a about after again all also am an and any are as at be been before being both but by
+    can could d did do does doing done during each ever for from had has have having he her
+    here hers him his how i if in into is it its just ll m me might more most my no nor not
+    now of on once only or other our out over own re s same she should so some such t than
+    that the their them then there these they this those through to too under until up ve
+    very was we were what when where which while who whom why will with would you your""".split()
 )
 FOREIGN_HINTS = frozenset(
     """le la les des est une dans pour avec der die das und ist nicht ein eine mit el los las
@@ -61,6 +66,19 @@ class Analysed:
     def english(self) -> bool:
         return is_english(self.text)
 
+    @property
+    def words(self) -> list[str]:
+        """The distinct content words the full-text leg searches for (an identifier's
+        parts, not also their joined spelling)."""
+        joined = {"".join(phrase) for phrase in self.alternatives if len(phrase) > 1}
+        seen = {
+            w: None
+            for phrase in self.alternatives
+            for w in phrase
+            if w not in STOPWORDS and w not in joined
+        }
+        return list(seen)
+
 
 def split_identifier(token: str) -> list[str]:
     """``parseUserId`` -> [parse, user, id]; ``parse_user_id``, ``a-b``, ``a.b`` likewise."""
@@ -72,6 +90,15 @@ def split_identifier(token: str) -> list[str]:
 
 def _words(text: str) -> list[str]:
     return [w.lower() for w in WORD.findall(text)]
+
+
+def words_pattern(words: list[str]) -> re.Pattern[str] | None:
+    """A pattern finding any of ``words`` as whole words, as the full-text index splits text
+    (an underscore separates words), ignoring case; None without words."""
+    if not words:
+        return None
+    alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    return re.compile(rf"(?<![^\W_])(?:{alternatives})(?![^\W_])", re.IGNORECASE)
 
 
 def _identifier_alternatives(token: str) -> list[Phrase]:

@@ -82,6 +82,7 @@ class Run:
     notes: list[str] = field(default_factory=list)
     failed_legs: set[str] = field(default_factory=set)
     translation: Analysed | None = None
+    word_weights: dict[str, float] = field(default_factory=dict)  # query word -> rarity
     index: VectorIndex | None = None
     scores: Scores | None = None
 

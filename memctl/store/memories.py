@@ -233,6 +233,42 @@ def fts_rank(
         fetch *= 8
 
 
+def word_document_counts(db: Database, words: list[str]) -> tuple[int, dict[str, int]]:
+    """(about how many memories there are, how many contain each of ``words``) from the
+    full-text index's vocabulary (every state counts: it is only a word's rarity)."""
+    if not words:
+        return 0, {}
+    total = db.value("SELECT max(rowid) FROM memories") or 0
+    rows = db.rows(
+        f"SELECT term, doc FROM memories_vocab WHERE term IN ({', '.join('?' * len(words))})",
+        words,
+    )
+    return int(total), {r["term"]: int(r["doc"]) for r in rows}
+
+
+def session_neighbours(
+    db: Database, memories: list[Memory], where: MemoryFilter
+) -> dict[str, list[str]]:
+    """memory id -> the ids of the memories created just before and just after it in its
+    session that pass ``where`` (none for a memory without a session)."""
+    condition, params = where.where("n")
+    found: dict[str, list[str]] = {}
+    for memory in memories:
+        if memory.session_id is None:
+            continue
+        near = []
+        for op, order in (("<", "DESC"), (">", "ASC")):
+            other = db.value(
+                f"SELECT n.id FROM memories n WHERE n.session_id = ? AND n.created_at {op} ? "
+                f"AND {condition} ORDER BY n.created_at {order} LIMIT 1",
+                [memory.session_id, memory.created_at, *params],
+            )
+            if other is not None:
+                near.append(other)
+        found[memory.id] = near
+    return found
+
+
 def fts_rank_of(
     db: Database, phrases: Iterable[Sequence[str]], memory_id: str
 ) -> tuple[int, float] | None:
@@ -287,6 +323,16 @@ def ids_without_vectors(db: Database) -> list[str]:
             "SELECT id FROM memories WHERE rowid NOT IN (SELECT rowid FROM memories_vec)"
         )
     ]
+
+
+def same_content(db: Database, digest: str, scope: str) -> Memory | None:
+    """A recallable memory of ``scope`` whose content has this hash (the oldest), or None."""
+    rows = db.rows(
+        "SELECT * FROM memories WHERE content_hash = ? AND scope = ? AND state IN (?, ?, ?) "
+        "ORDER BY created_at LIMIT 1",
+        (digest, scope, State.ACTIVE, State.SUPERSEDED, State.CONTRADICTED),
+    )
+    return memory_from_row(rows[0]) if rows else None
 
 
 def vector_for_hash(db: Database, digest: str) -> bytes | None:

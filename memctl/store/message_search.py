@@ -5,9 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from memctl.errors import NotFoundError
+from memctl.model import Category, Kind, Memory, Tier
 from memctl.store.database import Database
 from memctl.store.fts import fts_phrases
 from memctl.store.memories import MemoryFilter
+
+# A session message's id: <session id>#<message number>.
+MESSAGE_SEPARATOR = "#"
 
 
 @dataclass(frozen=True)
@@ -24,7 +29,44 @@ class MessageHit:
 
     @property
     def key(self) -> str:
-        return f"{self.session_id}#{self.seq}"
+        return f"{self.session_id}{MESSAGE_SEPARATOR}{self.seq}"
+
+    def as_memory(self) -> Memory:
+        """The message as a memory record (episodic, peripheral, importance 0.5) whose id is
+        its key, so that recall, ``get`` and ``--why-not`` show and take it like a memory."""
+        return Memory(
+            content=self.content,
+            id=self.key,
+            kind=Kind.EPISODIC,
+            category=Category.EVENTS,
+            tier=Tier.PERIPHERAL,
+            importance=0.5,
+            created_at=self.created_at,
+            scope=self.scope,
+            source=f"session {self.session_id} message {self.seq} ({self.role})",
+            session_id=self.session_id,
+        )
+
+
+def is_message_id(text: str) -> bool:
+    return MESSAGE_SEPARATOR in text
+
+
+def get_message(db: Database, key: str) -> MessageHit:
+    """The message named ``<session id>#<number>``; NotFoundError if there is none."""
+    session_id, _, number = key.strip().rpartition(MESSAGE_SEPARATOR)
+    if not session_id or not number.isdigit():
+        raise NotFoundError(f"no session message {key}: expected <session id>#<message number>")
+    rows = db.rows(
+        "SELECT msg.session_id AS session_id, msg.seq AS seq, msg.role AS role, "
+        "msg.content AS content, msg.created_at AS created_at, s.scope AS scope, 0.0 AS score "
+        "FROM messages msg JOIN sessions s ON s.id = msg.session_id "
+        "WHERE msg.session_id = ? AND msg.seq = ?",
+        (session_id, int(number)),
+    )
+    if not rows:
+        raise NotFoundError(f"no message {number} in session {session_id}")
+    return MessageHit(**rows[0])
 
 
 def search_messages(

@@ -264,10 +264,18 @@ def m005_maintain(db: Database) -> None:
     db.execute("ALTER TABLE memories ADD COLUMN consolidated_at TEXT")
 
 
+def m006_recall_evidence(db: Database) -> None:
+    """How many memories contain each word (recall weighs the words a candidate shares with
+    the query by their rarity), and each session's memories in time order (neighbour context)."""
+    db.execute("CREATE VIRTUAL TABLE memories_vocab USING fts5vocab(memories_fts, 'row')")
+    db.execute("CREATE INDEX memories_session_time ON memories(session_id, created_at)")
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
     m003_imports,
     m004_sync,
     m005_maintain,
+    m006_recall_evidence,
 ]

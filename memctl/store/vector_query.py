@@ -152,6 +152,22 @@ def _passing(index: VectorIndex, rowids: list[int] | None, where: MemoryFilter) 
     return {r["rowid"]: r["id"] for r in index.db.rows(sql, params)}
 
 
+def similarities_of(index: VectorIndex, scores: Scores, ids: list[str]) -> dict[str, float]:
+    """Cosine similarity of each of these memories that has a vector (one pass over the rows)."""
+    if not ids or scores.total == 0:
+        return {}
+    rows = index.db.rows(
+        f"SELECT m.rowid AS rowid, m.id AS id FROM {BY_ID_LIST} m ON m.id = wanted.value",
+        [json.dumps(ids)],
+    )
+    by_rowid = {r["rowid"]: r["id"] for r in rows}
+    wanted = np.fromiter(by_rowid, dtype=np.int64, count=len(by_rowid))
+    positions = np.flatnonzero(np.isin(index.rowids, wanted) & ~index.dead)
+    values = scores.of(positions).tolist()
+    rowids = index.rowids[positions].tolist()
+    return {by_rowid[r]: v for r, v in zip(rowids, values, strict=True)}
+
+
 def rank_of(index: VectorIndex, scores: Scores, memory_id: str) -> tuple[int, float] | None:
     """(rank among all vectors, similarity) of one memory, or None when it has no vector."""
     rowid = index.db.value("SELECT rowid FROM memories WHERE id = ?", (memory_id,))

@@ -5,7 +5,12 @@
 - time: when the query names a time, the nearest neighbours created inside it
   (so "what did we decide last week?" reaches last week's memories even when
   older ones are closer in meaning);
-- sessions: with ``--sessions``, raw session messages by BM25.
+- sessions: with ``--sessions``, raw session messages by BM25; the best
+  ``session_vectors`` of them are embedded and compared with the query too, so
+  that they compete with memories on both legs.
+
+It also weighs the query's content words by their rarity in the store (the
+fuse stage asks how much of the query a candidate contains).
 
 The full-text search runs in a thread while the query is embedded and
 compared, so the two legs overlap (the embedding thread runs no SQL meanwhile:
@@ -21,11 +26,11 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from memctl.errors import MemctlError, ModelError
-from memctl.model import Category, Kind, Tier, format_time
-from memctl.model import Memory as MemoryRecord
+from memctl.model import format_time
 from memctl.retrieve.query import Analysed
 from memctl.retrieve.run import ADDED, Candidate, Run
-from memctl.store.memories import fts_rank, get_memories
+from memctl.retrieve.stages.fuse import VECTOR_LEGS, idf
+from memctl.store.memories import fts_rank, get_memories, word_document_counts
 from memctl.store.message_search import search_messages
 
 STAGE = "candidates"
@@ -85,7 +90,7 @@ def _vector_legs(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
     index, scores = run.index, run.scores
     legs = {"vector": nearest(index, scores, size, run.where)}
     window = run.query.window
-    if window is not None and run.params.weight_time > 0:
+    if window is not None:
         end = format_time(window.end)
         before = min(end, run.where.before) if run.where.before else end
         inside = replace(run.where, since=format_time(window.start), before=before)
@@ -130,6 +135,7 @@ def _translated_legs(run: Run, english: Analysed, size: int) -> dict[str, list[t
 def candidates(run: Run, _: list[Candidate]) -> list[Candidate]:
     """Stage 1: the union of the legs' hits, with each leg's rank and raw score."""
     size = run.limit * run.params.candidates
+    run.word_weights = word_weights(run)
     legs = gather(run, size)
     by_id: dict[str, Candidate] = {}
     memories = get_memories(run.ctx.db, list({i for hits in legs.values() for i, _ in hits}))
@@ -141,12 +147,42 @@ def candidates(run: Run, _: list[Candidate]) -> list[Candidate]:
             candidate.ranks[leg] = rank
             candidate.raw[leg] = raw
     found = list(by_id.values())
+    _add_similarities(run, [c for c in found if not any(leg in c.raw for leg in VECTOR_LEGS)])
     if run.sessions:
         found += _session_candidates(run, size)
     for candidate in found:
         legs_found = ", ".join(f"{leg} #{rank}" for leg, rank in candidate.ranks.items())
         run.record(STAGE, candidate, ADDED, why=f"found by {legs_found}")
     return found
+
+
+def _add_similarities(run: Run, unmeasured: list[Candidate]) -> None:
+    """The cosine similarity of candidates no vector leg found, so every candidate's
+    relevance can be judged on its meaning too."""
+    if run.scores is None or run.index is None or not unmeasured:
+        return
+    from memctl.store.vector_query import similarities_of
+
+    found = similarities_of(run.index, run.scores, [c.id for c in unmeasured])
+    for candidate in unmeasured:
+        if candidate.id in found:
+            candidate.raw["similarity"] = 1.0 - found[candidate.id]
+
+
+def word_weights(run: Run) -> dict[str, float]:
+    """The query's content words, each weighted by its rarity among the memories."""
+    words = run.query.words
+    documents, containing = word_document_counts(run.ctx.db, words)
+    return {w: idf(documents, containing.get(w, 0)) for w in words}
+
+
+def _message_distances(run: Run, texts: list[str]) -> list[float]:
+    """Cosine distances of the first ``session_vectors`` texts to the query (none without a
+    query vector)."""
+    if run.scores is None or not texts:
+        return []
+    vectors = run.ctx.embedder.embed(texts[: run.params.session_vectors])
+    return [1.0 - float(v @ run.scores.query) for v in vectors]
 
 
 def _session_candidates(run: Run, size: int) -> list[Candidate]:
@@ -157,20 +193,15 @@ def _session_candidates(run: Run, size: int) -> list[Candidate]:
         run.notes.append(f"session search unavailable: {exc}")
         return []
     found = []
+    try:
+        distances = _message_distances(run, [hit.content for hit in hits])
+    except MemctlError as exc:
+        run.notes.append(f"session messages not compared by meaning: {exc}")
+        distances = []
     for rank, hit in enumerate(hits, start=1):
-        memory = MemoryRecord(
-            content=hit.content,
-            id=hit.key,
-            kind=Kind.EPISODIC,
-            category=Category.EVENTS,
-            tier=Tier.PERIPHERAL,
-            importance=0.5,
-            created_at=hit.created_at,
-            scope=hit.scope,
-            source=f"session {hit.session_id} message {hit.seq} ({hit.role})",
-            session_id=hit.session_id,
-        )
-        found.append(
-            Candidate(memory, {"sessions": rank}, {"sessions": hit.score}, is_message=True)
-        )
+        memory = hit.as_memory()
+        raw = {"sessions": hit.score}
+        if rank <= len(distances):
+            raw["session_vector"] = distances[rank - 1]
+        found.append(Candidate(memory, {"sessions": rank}, raw, is_message=True))
     return found

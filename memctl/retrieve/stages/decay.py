@@ -7,6 +7,9 @@
 - intrinsic: importance x confidence.
 - composite: weighted 0.4 / 0.3 / 0.3, at least the tier's floor (core 0.9,
   working 0.7, peripheral 0.5); score x (decay_base + (1 - decay_base) x composite).
+
+Inside a time window the query names ("what did we decide in March?") recency
+is 1: the question asks for that time, so being old is no fault.
 """
 
 from __future__ import annotations
@@ -39,8 +42,10 @@ def recency(memory: Memory, now: datetime, p: Params) -> float:
     return math.exp(-(math.log(2) / half_life) * age_days(memory, now) ** beta)
 
 
-def composite(memory: Memory, now: datetime, p: Params) -> tuple[float, str]:
-    fresh = recency(memory, now, p)
+def composite(
+    memory: Memory, now: datetime, p: Params, asked_for: bool = False
+) -> tuple[float, str]:
+    fresh = 1.0 if asked_for else recency(memory, now, p)
     frequency = 1.0 - math.exp(-memory.access_count / p.frequency_scale)
     intrinsic = memory.importance * memory.confidence
     value = (
@@ -58,8 +63,11 @@ def composite(memory: Memory, now: datetime, p: Params) -> tuple[float, str]:
 def decay(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     p = run.params
 
+    window = run.query.window
+
     def factor(candidate: Candidate) -> tuple[float, str]:
-        value, why = composite(candidate.memory, run.now, p)
+        inside = window is not None and window.contains(parse_time(candidate.memory.created_at))
+        value, why = composite(candidate.memory, run.now, p, inside)
         return p.decay_base + (1 - p.decay_base) * value, why
 
     return rescore(run, STAGE, candidates, factor)

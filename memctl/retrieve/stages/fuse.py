@@ -1,0 +1,147 @@
+"""Stage 2, fuse: one score from the legs' scores, and only candidates with evidence of
+their own go on.
+
+Ranking: a weighted sum of each leg's scores mapped linearly onto [0, 1] over
+its hits (cosine similarity for the vector legs, BM25 for the full-text legs):
+a leg's confident first hit keeps its weight, however long the other leg's
+tail. (Measured against reciprocal rank fusion in docs/benchmarks.md.)
+
+Relevance is read from each candidate's own evidence, never from how it
+compares with the others: its cosine similarity to the query, the share of the
+query's content words it contains (each word weighted by its rarity in the
+store), and whether it was created inside a time the query names.
+
+- A candidate *shows* the query is about something stored when cosine +
+  ``words_weight`` x word share >= ``relevance_floor``, or when it holds
+  ``words_floor`` of the query's words (an exact identifier, a name), or, for
+  a query that is only a time, when it lies inside that time.
+- Without a vector (no embedder, a message not embedded), the word share
+  stands in for the cosine.
+- When at least one candidate shows it, the others that have some evidence
+  of their own join it: cosine >= ``support_floor``, at least one content word
+  of the query, or the query's time.
+- When none does, the query is about nothing stored and recall returns
+  nothing: an unrelated question gets no answer instead of the best noise
+  scored near 1 (the floors are calibrated in docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from memctl.model import Kind, parse_time
+from memctl.retrieve.query import words_pattern
+from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run, by_score
+
+STAGE = "fuse"
+VECTOR_LEGS = ("vector", "vector_en", "time", "session_vector")
+BM25_LEGS = ("bm25", "bm25_en", "sessions")
+
+
+def similarity(
+    candidate: Candidate, legs: tuple[str, ...] = (*VECTOR_LEGS, "similarity")
+) -> float | None:
+    """The candidate's cosine similarity to the query, from any vector leg or measured for a
+    candidate they did not find (None: unknown)."""
+    distances = [candidate.raw[leg] for leg in legs if leg in candidate.raw]
+    return 1.0 - min(distances) if distances else None
+
+
+def leg_share(candidates: list[Candidate], legs: tuple[str, ...]) -> dict[str, float]:
+    """Each candidate's best strength on these legs, mapped onto [0, 1] over the hits."""
+    values: dict[str, float] = {}
+    for candidate in candidates:
+        if legs is VECTOR_LEGS:
+            found = similarity(candidate, VECTOR_LEGS)
+        else:
+            found = max((-candidate.raw[leg] for leg in legs if leg in candidate.raw), default=None)
+        if found is not None:
+            values[candidate.id] = found
+    if not values:
+        return {}
+    low, high = min(values.values()), max(values.values())
+    span = high - low
+    return {i: (v - low) / span if span > 0 else 1.0 for i, v in values.items()}
+
+
+def leg_weights(run: Run) -> tuple[float, float]:
+    """(vector, bm25) weights; a failed leg's weight goes to the other."""
+    vector, bm25 = run.params.weight_vector, run.params.weight_bm25
+    if "vector" in run.failed_legs:
+        return 0.0, vector + bm25
+    if "bm25" in run.failed_legs:
+        return vector + bm25, 0.0
+    return vector, bm25
+
+
+def coverage(run: Run, candidate: Candidate, pattern: re.Pattern[str] | None) -> float:
+    """The share of the query's content words (weighted by rarity) the candidate contains."""
+    weights = run.word_weights
+    total = sum(weights.values())
+    if not total or pattern is None:
+        return 0.0
+    text = f"{candidate.memory.content} {candidate.memory.l0_abstract or ''}"
+    words = {w.lower() for w in pattern.findall(text)}
+    return sum(w for word, w in weights.items() if word in words) / total
+
+
+SHOWS, SUPPORTS = "shows", "supports"
+
+
+def evidence(
+    run: Run, candidate: Candidate, pattern: re.Pattern[str] | None = None
+) -> tuple[str | None, str]:
+    """(SHOWS, SUPPORTS or None, what the evidence is) for one candidate, on its own."""
+    p = run.params
+    window = run.query.window
+    inside = window is not None and window.contains(parse_time(candidate.memory.created_at))
+    if inside and not run.word_weights:  # the query is only a time: its memories answer it
+        return SHOWS, "inside the query's time"
+    share = coverage(run, candidate, pattern)
+    cosine = similarity(candidate)
+    seen = (f"cosine {cosine:.3f}, " if cosine is not None else "no vector, ") + (
+        f"words {share:.2f}" + (", inside the query's time" if inside else "")
+    )
+    # without a vector to compare, the word share stands in for the cosine
+    strength = (share if cosine is None else cosine) + p.words_weight * share
+    if strength >= p.relevance_floor or share >= p.words_floor:
+        return SHOWS, seen
+    if inside or share > 0 or (cosine is not None and cosine >= p.support_floor):
+        return SUPPORTS, seen
+    return None, seen
+
+
+def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
+    w_vector, w_bm25 = leg_weights(run)
+    vector = leg_share(candidates, VECTOR_LEGS)
+    bm25 = leg_share(candidates, BM25_LEGS)
+    pattern = words_pattern(list(run.word_weights))
+    judged = [(candidate, *evidence(run, candidate, pattern)) for candidate in candidates]
+    shown = any(level == SHOWS for _, level, _ in judged)
+    kept = []
+    for candidate, level, why in judged:
+        score = w_vector * vector.get(candidate.id, 0.0) + w_bm25 * bm25.get(candidate.id, 0.0)
+        if candidate.memory.kind == Kind.PINNED:
+            score *= run.params.pinned_boost
+        candidate.score = score
+        candidate.factors[STAGE] = score
+        if level is not None and shown:
+            kept.append(candidate)
+            run.record(STAGE, candidate, KEPT, score, f"{why}: {level} relevance")
+        elif level is None:
+            run.record(STAGE, candidate, DROPPED, score, f"no evidence of relevance: {why}")
+        else:
+            run.record(
+                STAGE,
+                candidate,
+                DROPPED,
+                score,
+                f"{why}: no candidate shows the query is about anything stored",
+            )
+    return by_score(kept)
+
+
+def idf(documents: int, containing: int) -> float:
+    """How rare a word is: BM25's inverse document frequency, never below a small positive."""
+    return max(0.05, math.log((documents - containing + 0.5) / (containing + 0.5) + 1.0))

@@ -1,0 +1,54 @@
+"""Stage 4, neighbours: a short memory inherits part of the score of the memories just
+before and after it in its session.
+
+A reply rarely repeats the question's words ("yup, Oscar, my guinea pig"
+answers "how are your pets?"), so the answer that follows a matching turn is
+found with it. Each relevant candidate passes ``context_share`` of its score to
+its two session neighbours of at most ``context_max_chars`` characters; a
+neighbour not yet a candidate joins the results through that path (it is
+relevant through a relevant seed). Long memories stand alone and inherit nothing.
+"""
+
+from __future__ import annotations
+
+from memctl.retrieve.run import ADDED, KEPT, RESCORED, Candidate, Run, by_score
+from memctl.store.memories import get_memories, session_neighbours
+
+STAGE = "neighbours"
+RELATION = "next to"
+
+
+def neighbours(run: Run, candidates: list[Candidate]) -> list[Candidate]:
+    p = run.params
+    if p.context_share <= 0 or not candidates:
+        return candidates
+    sources = [c for c in candidates if not c.is_message]
+    near = session_neighbours(run.ctx.db, [c.memory for c in sources], run.where)
+    gains: dict[str, tuple[float, str]] = {}
+    for source in sources:
+        for other in near.get(source.id, []):
+            value, best = gains.get(other, (0.0, source.id))
+            share = p.context_share * source.score
+            gains[other] = (value + share, source.id if share > value else best)
+    by_id = {c.id: c for c in candidates}
+    fresh = get_memories(run.ctx.db, [i for i in gains if i not in by_id], run.where)
+    for memory_id, memory in fresh.items():
+        added = Candidate(memory, via=(gains[memory_id][1], RELATION, memory_id))
+        by_id[memory_id] = added
+        candidates.append(added)
+    for candidate in candidates:
+        gain, origin = gains.get(candidate.id, (0.0, ""))
+        if gain <= 0 or len(candidate.memory.content) > p.context_max_chars:
+            candidate.factors[STAGE] = 1.0
+            if candidate.id not in fresh:
+                run.record(STAGE, candidate, KEPT, 1.0)
+            continue
+        before = candidate.score
+        candidate.score += gain
+        candidate.factors[STAGE] = candidate.score / before if before else candidate.score
+        if candidate.id in fresh:
+            run.record(STAGE, candidate, ADDED, gain, f"next to {origin[:8]} in its session")
+        else:
+            run.record(STAGE, candidate, RESCORED, gain, f"next to {origin[:8]} in its session")
+    kept = [c for c in candidates if c.id not in fresh or c.score > 0]
+    return by_score(kept)
