@@ -4,9 +4,10 @@ Every ``MemctlError`` is shown as one line on stderr with its exit code,
 never a traceback (``MEMCTL_DEBUG=1`` shows it).
 
 A plain ``memctl [--home DIR] [-c K=V] ingest ...`` (no --help, --wait or
---dry-run) runs in the fast lane (``memctl.cli.fastlane``), without Typer;
-every other command line, and any the fast lane does not accept, goes to the
-Typer app.
+--dry-run) runs in the fast lane (``memctl.cli.fastlane``), without Typer, and
+so does ``memctl hook CLIENT EVENT`` (``memctl.integrations.hooks``, which never
+fails); every other command line, and any the fast lane does not accept, goes
+to the Typer app.
 """
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ def run_fast(argv: list[str]) -> int | None:
     """The exit code of a fast-lane ingest, or None when the command is not for it."""
     try:
         options, command, rest = split_command(argv)
+        if command == "hook" and not {"-h", "--help"} & set(rest):
+            from memctl.integrations.hooks import main as hook
+
+            return hook(options, rest)
         if command != "ingest" or SLOW_FLAGS & set(rest):
             return None
         args = ingest_parser().parse_args(rest)

@@ -7,7 +7,20 @@ from typing import Annotated
 import typer
 
 from memctl import __version__
-from memctl.cli import config_cmd, exchange, graph, ingest, memory, model_cmd, recall, status
+from memctl.cli import (
+    config_cmd,
+    exchange,
+    graph,
+    hook,
+    ingest,
+    init,
+    install,
+    mcp,
+    memory,
+    model_cmd,
+    recall,
+    status,
+)
 from memctl.cli.common import home_path, new_typer, split_assignments
 
 app = new_typer(
@@ -54,8 +67,9 @@ def root(
     ctx.obj = {"home": home_path(home), "config": split_assignments(config or [])}
 
 
-for group in (memory, graph, recall, status, exchange, ingest):
+for group in (memory, graph, recall, status, exchange, ingest, init, hook, mcp):
     app.add_typer(group.app)
+app.add_typer(install.app, name="install")
 app.add_typer(config_cmd.app, name="config", help="Show and change configuration.")
 app.add_typer(model_cmd.app, name="model", help="Install and inspect the embedding model.")
 app.command("reembed")(model_cmd.reembed)
