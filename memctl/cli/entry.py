@@ -6,7 +6,7 @@ never a traceback (``MEMCTL_DEBUG=1`` shows it).
 A plain ``memctl [--home DIR] [-c K=V] ingest ...`` (no --help, --wait or
 --dry-run) runs in the fast lane (``memctl.cli.fastlane``), without Typer, and
 so does ``memctl hook CLIENT EVENT`` (``memctl.integrations.hooks``, which never
-fails); every other command line, and any the fast lane does not accept, goes
+fails), and a plain ``memctl mcp``; every other command line, and any the fast lane does not accept, goes
 to the Typer app.
 """
 
@@ -32,6 +32,10 @@ def run_fast(argv: list[str]) -> int | None:
             from memctl.integrations.hooks import main as hook
 
             return hook(options, rest)
+        if command == "mcp" and not rest:
+            from memctl.integrations.mcp_server import main as serve_mcp
+
+            return serve_mcp(options)
         if command != "ingest" or SLOW_FLAGS & set(rest):
             return None
         args = ingest_parser().parse_args(rest)

@@ -4,11 +4,12 @@ Every tool is a thin call of the core API (``memctl.api``), the same functions t
 CLI calls. A ``MemctlError`` becomes an error result carrying its one-line
 message (the CLI's message for the same mistake); the server keeps running.
 One ``Context`` lives as long as the server, so the embedding model loads once.
-Only ``memctl mcp`` imports this module (and so the SDK).
+Only ``memctl mcp`` imports this module (and so the SDK, about a second of imports).
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any, Literal, TypeVar
 
@@ -25,6 +26,7 @@ from memctl.model import Memory
 from memctl.retrieve.pipeline import Recalled
 
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
 
 INSTRUCTIONS = (
     "memctl is the user's long-term memory. Search it before answering questions about "
@@ -59,13 +61,18 @@ def build(ctx: Context) -> MCPServer:
         name="memctl", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
     )
 
+    def tool(fn: F) -> F:
+        """Register ``fn`` as a tool, its docstring (dedented) its description."""
+        server.add_tool(fn, description=inspect.cleandoc(fn.__doc__ or ""))
+        return fn
+
     def call(work: Callable[[], T]) -> T:
         try:
             return work()
         except MemctlError as exc:
             raise ToolError(" ".join(str(exc).split())) from exc
 
-    @server.tool()
+    @tool
     def memory_search(
         query: str,
         limit: int | None = None,
@@ -99,7 +106,7 @@ def build(ctx: Context) -> MCPServer:
             answer["results"] = [hit(item) for item in result.results]
         return answer
 
-    @server.tool()
+    @tool
     def memory_store(
         text: str,
         tags: list[str] | None = None,
@@ -119,14 +126,14 @@ def build(ctx: Context) -> MCPServer:
         )
         return brief(call(lambda: memory_api.remember(ctx, request)))
 
-    @server.tool()
+    @tool
     def memory_get(id: str) -> dict[str, Any]:
         """One memory by id (or a unique prefix of at least 4 characters), with its
         relations to other memories."""
         found = call(lambda: memory_api.get(ctx, id))
         return {**found.memory.to_dict(), "relations": [r.to_dict() for r in found.relations]}
 
-    @server.tool()
+    @tool
     def memory_list(
         scope: str | None = None,
         category: str | None = None,
@@ -150,7 +157,7 @@ def build(ctx: Context) -> MCPServer:
         request = memory_api.ListRequest(filters, limit, sort)
         return {"memories": [brief(m) for m in call(lambda: memory_api.list_memories(ctx, request))]}
 
-    @server.tool()
+    @tool
     def memory_update(
         id: str,
         text: str | None = None,
@@ -165,13 +172,13 @@ def build(ctx: Context) -> MCPServer:
         )
         return brief(call(lambda: memory_api.update(ctx, request)))
 
-    @server.tool()
+    @tool
     def memory_forget(id: str, noise: bool = False) -> dict[str, Any]:
         """Archive a memory that should no longer be recalled (nothing is deleted).
         noise=true when it was never worth keeping: ingest learns to drop facts like it."""
         return brief(call(lambda: memory_api.forget(ctx, id, noise)))
 
-    @server.tool()
+    @tool
     def memory_link(
         source: str,
         target: str,
@@ -184,7 +191,7 @@ def build(ctx: Context) -> MCPServer:
         request = memory_api.LinkRequest(source, target, type, weight)
         return call(lambda: memory_api.link(ctx, request)).to_dict()
 
-    @server.tool()
+    @tool
     def memory_ingest(
         transcript_path: str | None = None,
         text: str | None = None,
@@ -208,14 +215,14 @@ def build(ctx: Context) -> MCPServer:
         result = call(lambda: ingest_api.ingest(ctx, request))
         return result.report.to_dict()
 
-    @server.tool()
+    @tool
     def memory_profile(scope: str | None = None) -> dict[str, Any]:
         """What is known about the user: profile facts and preferences, most important
         first. Read it when a task depends on how the user likes things done."""
         request = recall_api.ProfileRequest(scope=scope)
         return call(lambda: recall_api.profile(ctx, request)).to_dict()
 
-    @server.tool()
+    @tool
     def memory_stats() -> dict[str, Any]:
         """How much is stored: memories by kind, category, state and scope; sessions;
         queued ingest jobs; the current project's scope."""
@@ -241,3 +248,17 @@ def build(ctx: Context) -> MCPServer:
 def serve(ctx: Context) -> None:
     """Serve over stdio until the client closes the connection."""
     build(ctx).run("stdio")
+
+
+def main(options: dict[str, Any]) -> int:
+    """``memctl [--home DIR] [-c K=V] mcp`` from the fast lane (no Typer: it answers
+    ``initialize`` sooner, and clients such as Codex do not wait for slow servers)."""
+    from pathlib import Path
+
+    from memctl.config import load_settings
+
+    overrides = dict(pair.split("=", 1) for pair in options.get("config", []))
+    home = Path(options["home"]).expanduser() if options.get("home") else None
+    with Context(load_settings(home=home, overrides=overrides)) as ctx:
+        serve(ctx)
+    return 0
