@@ -172,7 +172,7 @@ def _capture_file(settings: Any, client: str, path: str, session_id: str | None)
 
 
 def _capture_text(settings: Any, client: str, text: str, session_id: str | None) -> None:
-    _ingest(settings, client, "-", io.StringIO(text), session_id)
+    _ingest(settings, client, "-", io.BytesIO(text.encode()), session_id)
 
 
 def _ingest(settings: Any, client: str, path: str, stdin: Any, session_id: str | None) -> None:

@@ -208,7 +208,7 @@ def build(ctx: Context) -> MCPServer:
             raise ToolError("give either transcript_path or text")
         request = ingest_api.IngestRequest(
             transcript=transcript_path,
-            stdin=None if text is None else io.StringIO(text),
+            stdin=None if text is None else io.BytesIO(text.encode()),
             client=client,
             session_id=session_id,
         )
