@@ -42,13 +42,18 @@ def test_session_start_prints_the_context_block_each_client_expects(tmp_path: Pa
     assert answer["hookEventName"] == "SessionStart"
     assert answer["additionalContext"].startswith("<memctl-context>")
     assert "We deploy the shop with make release." in answer["additionalContext"]
-    cursor = run_cli("hook", "cursor", "sessionStart", input=json.dumps(
-        {"conversation_id": "c1", "workspace_roots": [str(project)]}
-    ))
+    cursor = run_cli(
+        "hook",
+        "cursor",
+        "sessionStart",
+        input=json.dumps({"conversation_id": "c1", "workspace_roots": [str(project)]}),
+    )
     assert "make release" in json.loads(cursor.stdout)["additional_context"]
 
 
-def test_session_start_with_an_empty_memory_says_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+def test_session_start_with_an_empty_memory_says_nothing(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     assert hook(["claude-code", "SessionStart"], {"session_id": "s1"}, capsys) == ""
 
 
@@ -103,7 +108,9 @@ def test_codex_notify_finds_the_rollout_from_its_argument(
     thread = "0199a3f1-5c2e-7a41-9b3d-2f6e8c1d4a57"
     sessions = tmp_path / "codex" / "sessions" / "2025" / "10" / "02"
     sessions.mkdir(parents=True)
-    shutil.copy(TRANSCRIPTS / "codex.jsonl", sessions / f"rollout-2025-10-02T14-21-07-{thread}.jsonl")
+    shutil.copy(
+        TRANSCRIPTS / "codex.jsonl", sessions / f"rollout-2025-10-02T14-21-07-{thread}.jsonl"
+    )
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
     notice = {"type": "agent-turn-complete", "thread-id": thread, "cwd": str(tmp_path)}
     stdin = io.StringIO("")

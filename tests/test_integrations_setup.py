@@ -113,7 +113,9 @@ def test_dry_run_prints_a_diff_and_writes_nothing(user: Path, tmp_path: Path) ->
     done = run_cli("init", "--dry-run", env={"HOME": str(user), "PATH": ""}, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert f"--- a{user}/.claude.json" in done.stdout
-    assert f"+++ b{user}/.claude/CLAUDE.md" in done.stdout and "+[mcp_servers.memctl]" in done.stdout
+    assert (
+        f"+++ b{user}/.claude/CLAUDE.md" in done.stdout and "+[mcp_servers.memctl]" in done.stdout
+    )
     assert snapshot(user) == before
 
 

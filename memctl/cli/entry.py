@@ -5,9 +5,9 @@ never a traceback (``MEMCTL_DEBUG=1`` shows it).
 
 A plain ``memctl [--home DIR] [-c K=V] ingest ...`` (no --help, --wait or
 --dry-run) runs in the fast lane (``memctl.cli.fastlane``), without Typer, and
-so does ``memctl hook CLIENT EVENT`` (``memctl.integrations.hooks``, which never
-fails), and a plain ``memctl mcp``; every other command line, and any the fast lane does not accept, goes
-to the Typer app.
+so do ``memctl hook CLIENT EVENT`` (``memctl.integrations.hooks``, which never
+fails) and a plain ``memctl mcp``; every other command line, and any the fast
+lane does not accept, goes to the Typer app.
 """
 
 from __future__ import annotations

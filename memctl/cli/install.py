@@ -19,7 +19,9 @@ app = new_typer(
 DryRunOption = Annotated[
     bool, typer.Option("--dry-run", help="Print a unified diff of every change; write nothing.")
 ]
-ForceOption = Annotated[bool, typer.Option("--force", help="Install even if the tool was not found.")]
+ForceOption = Annotated[
+    bool, typer.Option("--force", help="Install even if the tool was not found.")
+]
 
 SUMMARY = {
     "claude-code": "SessionStart prints the context block; Stop, SessionEnd and PreCompact "
@@ -32,7 +34,12 @@ SUMMARY = {
 
 
 def _install(
-    ctx: typer.Context, client: str, project: bool, dry_run: bool, force: bool, notify: bool,
+    ctx: typer.Context,
+    client: str,
+    project: bool,
+    dry_run: bool,
+    force: bool,
+    notify: bool,
     as_json: bool,
 ) -> None:
     home, run = _home_and_launcher(ctx)

@@ -48,8 +48,10 @@ def mcp_entry(run: Launcher) -> dict[str, Any]:
 def plan_mcp(plan: Plan, where: Where, run: Launcher, remove: bool = False) -> None:
     path, keys = mcp_path(where)
     data = plan.read(path)
-    new = formats.remove_json(path, data, keys) if remove else formats.set_json(
-        path, data, keys, mcp_entry(run)
+    new = (
+        formats.remove_json(path, data, keys)
+        if remove
+        else formats.set_json(path, data, keys, mcp_entry(run))
     )
     plan.write(path, new, NAME, "mcp server")
 

@@ -72,8 +72,10 @@ def plan_mcp(plan: Plan, where: Where, run: Launcher, remove: bool = False) -> N
     path = config_path(where)
     data = plan.read(path)
     doc = formats.load_toml(path, data)
-    if not remove and "memctl" in (doc.get("mcp_servers") or {}) and not formats.has_block(
-        data, TOML_COMMENT
+    if (
+        not remove
+        and "memctl" in (doc.get("mcp_servers") or {})
+        and not formats.has_block(data, TOML_COMMENT)
     ):
         plan.note(f"{path}: [mcp_servers.memctl] was set by hand; left alone")
         return

@@ -67,7 +67,6 @@ class Plan:
             seen.setdefault(change.path, change.before)
         return [(p, b, self._overlay[p]) for p, b in seen.items() if b != self._overlay[p]]
 
-
     def only(self, paths: set[Path]) -> Plan:
         """The same plan limited to ``paths``."""
         kept = Plan(notes=list(self.notes))
@@ -219,4 +218,3 @@ def _undo_entry(run: Path, entry: dict[str, Any], force: bool, report: UndoRepor
         write_atomic(path, (run / entry["backup"]).read_bytes())
         report.restored.append(str(path))
     return True
-

@@ -24,7 +24,7 @@ SKILLS: dict[str, tuple[str, str]] = {
         "Search long-term memory (memctl) for what is known about a topic",
         "Search long-term memory for: $ARGUMENTS\n\n"
         "Call the `memory_search` tool of the memctl MCP server with that query "
-        "(format \"context\"), then answer from the memories it returns, saying which "
+        '(format "context"), then answer from the memories it returns, saying which '
         "ones you used. If nothing relevant comes back, say so plainly.",
     ),
     "remember": (
@@ -45,13 +45,9 @@ SKILLS: dict[str, tuple[str, str]] = {
 
 def skill_file(name: str) -> str:
     description, body = SKILLS[name]
-    return (
-        f"---\nname: {name}\ndescription: {description}\n"
-        f"argument-hint: <what>\n---\n\n{body}\n"
-    )
+    return f"---\nname: {name}\ndescription: {description}\nargument-hint: <what>\n---\n\n{body}\n"
 
 
 CURSOR_RULE = (
-    "---\ndescription: Long-term memory through memctl\nalwaysApply: true\n---\n\n"
-    + INSTRUCTIONS
+    "---\ndescription: Long-term memory through memctl\nalwaysApply: true\n---\n\n" + INSTRUCTIONS
 )

@@ -110,9 +110,7 @@ def build(ctx: Context) -> MCPServer:
     def memory_store(
         text: str,
         tags: list[str] | None = None,
-        category: Literal[
-            "profile", "preferences", "entities", "events", "cases", "patterns"
-        ]
+        category: Literal["profile", "preferences", "entities", "events", "cases", "patterns"]
         | None = None,
         importance: float | None = None,
         scope: str | None = None,
@@ -155,7 +153,9 @@ def build(ctx: Context) -> MCPServer:
             since,
         )
         request = memory_api.ListRequest(filters, limit, sort)
-        return {"memories": [brief(m) for m in call(lambda: memory_api.list_memories(ctx, request))]}
+        return {
+            "memories": [brief(m) for m in call(lambda: memory_api.list_memories(ctx, request))]
+        }
 
     @tool
     def memory_update(

@@ -78,8 +78,10 @@ def _chosen(place: Where, names: tuple[str, ...], force: bool, notes: list[str])
         if found[name].present or force:
             chosen.append(name)
         else:
-            notes.append(f"{name}: not found (no `{CLIENTS[name].BINARY}` on PATH and no "
-                         "config directory); nothing changed (--force sets it up anyway)")
+            notes.append(
+                f"{name}: not found (no `{CLIENTS[name].BINARY}` on PATH and no "
+                "config directory); nothing changed (--force sets it up anyway)"
+            )
     return chosen
 
 

@@ -83,13 +83,19 @@ def anthropic_stream(body: dict[str, Any]) -> Iterator[bytes]:
         block = {"type": "text", "text": ""}
         delta = {"type": "text_delta", "text": plan["text"]}
         stop = "end_turn"
-    yield sse("content_block_start", {"type": "content_block_start", "index": 0,
-                                      "content_block": block})
+    yield sse(
+        "content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}
+    )
     yield sse("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta})
     yield sse("content_block_stop", {"type": "content_block_stop", "index": 0})
-    yield sse("message_delta", {"type": "message_delta",
-                                "delta": {"stop_reason": stop, "stop_sequence": None},
-                                "usage": {"output_tokens": 5}})
+    yield sse(
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": stop, "stop_sequence": None},
+            "usage": {"output_tokens": 5},
+        },
+    )
     yield sse("message_stop", {"type": "message_stop"})
 
 
@@ -162,21 +168,45 @@ def responses_stream(body: dict[str, Any]) -> Iterator[bytes]:
             "status": "completed",
             "content": [{"type": "output_text", "text": plan["text"], "annotations": []}],
         }
-    response = {"id": "resp_scripted", "object": "response", "status": "in_progress",
-                "model": body.get("model", "scripted"), "output": []}
+    response = {
+        "id": "resp_scripted",
+        "object": "response",
+        "status": "in_progress",
+        "model": body.get("model", "scripted"),
+        "output": [],
+    }
     yield sse("response.created", {"type": "response.created", "response": response})
-    yield sse("response.output_item.added", {"type": "response.output_item.added",
-                                             "output_index": 0, "item": item})
+    yield sse(
+        "response.output_item.added",
+        {"type": "response.output_item.added", "output_index": 0, "item": item},
+    )
     if item["type"] == "message":
-        yield sse("response.output_text.delta", {"type": "response.output_text.delta",
-                                                 "item_id": item["id"], "output_index": 0,
-                                                 "content_index": 0, "delta": plan["text"]})
-    yield sse("response.output_item.done", {"type": "response.output_item.done",
-                                            "output_index": 0, "item": item})
-    done = {**response, "status": "completed", "output": [item],
-            "usage": {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15,
-                      "input_tokens_details": {"cached_tokens": 0},
-                      "output_tokens_details": {"reasoning_tokens": 0}}}
+        yield sse(
+            "response.output_text.delta",
+            {
+                "type": "response.output_text.delta",
+                "item_id": item["id"],
+                "output_index": 0,
+                "content_index": 0,
+                "delta": plan["text"],
+            },
+        )
+    yield sse(
+        "response.output_item.done",
+        {"type": "response.output_item.done", "output_index": 0, "item": item},
+    )
+    done = {
+        **response,
+        "status": "completed",
+        "output": [item],
+        "usage": {
+            "input_tokens": 10,
+            "output_tokens": 5,
+            "total_tokens": 15,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": 0},
+        },
+    }
     yield sse("response.completed", {"type": "response.completed", "response": done})
 
 

@@ -126,8 +126,13 @@ def test_claude_code_remembers_across_sessions(world: World) -> None:
     assert "We deploy with make release from main." in later
 
     third = world.run(
-        claude, "-p", "SEARCH: how do we deploy", "--output-format", "json",
-        "--allowedTools", "mcp__memctl__memory_search",
+        claude,
+        "-p",
+        "SEARCH: how do we deploy",
+        "--output-format",
+        "json",
+        "--allowedTools",
+        "mcp__memctl__memory_search",
     )
     assert third.returncode == 0, third.stderr
     answer = json.loads(third.stdout)["result"]
@@ -143,8 +148,14 @@ def codex_args(world: World, *extra: str) -> list[str]:
         'wire_api="responses"}'
     )
     return [
-        "exec", "--skip-git-repo-check",
-        "-c", "model=gpt-5", "-c", "model_provider=scripted", "-c", provider,
+        "exec",
+        "--skip-git-repo-check",
+        "-c",
+        "model=gpt-5",
+        "-c",
+        "model_provider=scripted",
+        "-c",
+        provider,
         *extra,
     ]
 
@@ -172,8 +183,10 @@ def test_codex_hooks_wait_for_trust_then_capture_and_recall(world: World) -> Non
         *codex_args(
             world,
             "--dangerously-bypass-hook-trust",
-            "-c", 'mcp_servers.memctl.default_tools_approval_mode="approve"',
-            "-c", "mcp_servers.memctl.required=true",  # wait for the server before the turn
+            "-c",
+            'mcp_servers.memctl.default_tools_approval_mode="approve"',
+            "-c",
+            "mcp_servers.memctl.required=true",  # wait for the server before the turn
         ),
         "SEARCH: how do we deploy",
     )
