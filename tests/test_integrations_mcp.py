@@ -22,6 +22,8 @@ TOOLS = {
     "memory_ingest",
     "memory_profile",
     "memory_stats",
+    "memory_distill_tasks",
+    "memory_distill_apply",
 }
 
 

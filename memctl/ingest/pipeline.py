@@ -15,14 +15,14 @@ from memctl.errors import NotFoundError
 from memctl.ingest.admission import admit
 from memctl.ingest.apply import apply
 from memctl.ingest.capture import Captured
-from memctl.ingest.extract import extract
+from memctl.ingest.extract import SYSTEM, extract, numbered_chunks
 from memctl.ingest.facts import Decision, Fact, Passage
 from memctl.ingest.noise import drop_noise
 from memctl.ingest.reconcile import decide
 from memctl.ingest.run import Run, start_run
-from memctl.llm import get_llm
+from memctl.llm import LLM, get_llm
 from memctl.memories.privacy import scrub
-from memctl.model import Message, now_iso
+from memctl.model import Message, Session, now_iso
 from memctl.store import jobs
 from memctl.store.runs import save_run
 from memctl.store.sessions import get_session, latest_messages, set_extracted_through
@@ -103,15 +103,34 @@ def record_decisions(run: Run, decisions: list[Decision]) -> None:
             ]
 
 
-def run_session(ctx: Context, session_id: str, job_id: int | None = None) -> Run:
-    """Distil a session's new messages and write the outcome; the run is returned."""
+def _pending(ctx: Context, session_id: str) -> tuple[Session, list[Message]]:
     session = get_session(ctx.db, session_id)
     if session is None:
         raise NotFoundError(f"no session {session_id}")
     messages = latest_messages(
         ctx.db, session_id, session.extracted_through, ctx.settings.select_messages
     )
-    run = start_run(ctx, "ingest", get_llm(ctx.settings), session.scope, session_id, job_id)
+    return session, messages
+
+
+def extraction_task(ctx: Context, session_id: str) -> tuple[str, list[str]]:
+    """What the extract stage would ask an LLM about a session's new messages: the system
+    prompt and the numbered chunks (one answer per chunk), for a host model to answer."""
+    session, messages = _pending(ctx, session_id)
+    run = start_run(ctx, "ingest", None, session.scope, session_id, dry_run=True)
+    chosen = passages(privacy(run, select(run, messages)))
+    system = SYSTEM.format(max_facts=ctx.settings.extract_max_facts)
+    return system, numbered_chunks(chosen, ctx.settings.extract_chunk_chars)
+
+
+def run_session(
+    ctx: Context, session_id: str, job_id: int | None = None, llm: LLM | None = None
+) -> Run:
+    """Distil a session's new messages and write the outcome; the run is returned.
+    ``llm`` replaces the configured one (the host model's answers, for instance)."""
+    session, messages = _pending(ctx, session_id)
+    model = llm if llm is not None else get_llm(ctx.settings)
+    run = start_run(ctx, "ingest", model, session.scope, session_id, job_id)
     run.agent_id, run.tags = session.agent_id, session.tags
     try:
         decisions = distil(run, messages)

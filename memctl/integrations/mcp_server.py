@@ -17,6 +17,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from memctl import __version__
+from memctl.api import distil as distil_api
 from memctl.api import ingest as ingest_api
 from memctl.api import memory as memory_api
 from memctl.api import recall as recall_api
@@ -229,6 +230,43 @@ def build(ctx: Context) -> MCPServer:
         from dataclasses import asdict
 
         return asdict(call(lambda: memory_api.status(ctx)))
+
+    @tool
+    def memory_distill_tasks(limit: int = 3) -> dict[str, Any]:
+        """Captured sessions waiting to be distilled into memories, for you to do the
+        extraction when memctl has no local LLM. Each task has a task_id, the extraction
+        instructions (system), the numbered conversation in chunks, and the JSON schema
+        of an answer. Answer each chunk with {"facts": [...]} following the instructions,
+        then call memory_distill_apply with the task_id and the answers in chunk order.
+        An empty list means nothing is waiting."""
+        found = call(lambda: distil_api.distil_tasks(ctx, limit))
+        return {
+            "tasks": [
+                {
+                    "task_id": t.job_id,
+                    "session_id": t.session_id,
+                    "system": t.system,
+                    "chunks": t.chunks,
+                    "schema": t.schema,
+                }
+                for t in found
+            ]
+        }
+
+    @tool
+    def memory_distill_apply(task_id: int, answers: list[dict[str, Any]]) -> dict[str, Any]:
+        """Apply your extraction for a task from memory_distill_tasks: answers is one
+        {"facts": [...]} object per chunk, in order. The facts go through memctl's usual
+        noise filter, admission and reconciliation (duplicates merge, updates supersede);
+        returns the run (its id, decisions and counts; `memctl undo RUN_ID` reverts it)."""
+        record = call(lambda: distil_api.distil_apply(ctx, task_id, answers))
+        return {
+            "run_id": record.id,
+            "status": record.status,
+            "facts": record.facts,
+            "decisions": record.decisions,
+            "notes": record.notes,
+        }
 
     @server.resource("memctl://profile", mime_type="text/plain")
     def profile_resource() -> str:
