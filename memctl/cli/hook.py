@@ -17,8 +17,12 @@ app = new_typer()
 @app.command(context_settings={"allow_extra_args": True})
 def hook(
     ctx: typer.Context,
-    client: Annotated[str, typer.Argument(help="claude-code, codex, opencode or cursor.")],
-    event: Annotated[str, typer.Argument(help="The client's event (SessionStart, Stop, ...).")],
+    client: Annotated[
+        str, typer.Argument(metavar="CLIENT", help="claude-code, codex, opencode or cursor.")
+    ],
+    event: Annotated[
+        str, typer.Argument(metavar="EVENT", help="The client's event (SessionStart, Stop, ...).")
+    ],
 ) -> None:
     """Run by an assistant's hooks: reads its JSON on stdin (Codex notify: the last
     argument); at session start prints the context block, at the end captures the

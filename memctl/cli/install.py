@@ -92,7 +92,9 @@ def status(ctx: typer.Context, project: ProjectOption = False, as_json: JsonOpti
 @app.command("uninstall")
 def uninstall(
     ctx: typer.Context,
-    client: Annotated[str, typer.Argument(help="claude-code, codex, opencode or cursor.")],
+    client: Annotated[
+        str, typer.Argument(metavar="CLIENT", help="claude-code, codex, opencode or cursor.")
+    ],
     project: ProjectOption = False,
     force: Annotated[
         bool, typer.Option("--force", help="Restore files even if they changed since.")
