@@ -1,6 +1,6 @@
 """How long the assistants wait for memctl's hooks, and for its MCP server.
 
-    .venv/bin/python benchmarks/hooks_speed.py [--runs 10] [--n 10000]
+    .venv/bin/python benchmarks/hooks_speed.py [--runs 10] [--n 10000] [--skip-hooks]
 
 Wall-clock of real processes (Python start-up included), as a client meets them:
 
@@ -151,11 +151,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--n", type=int, default=10_000, help="memories for memory_search")
     parser.add_argument("--cache", type=Path, default=None)
+    parser.add_argument("--skip-hooks", action="store_true", help="only the MCP figures")
     args = parser.parse_args()
     compileall.compile_dir(ROOT / "memctl", quiet=1)
     work = Path(tempfile.mkdtemp(prefix="memctl-hooks-bench-"))
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; project scope {PROJECT}")
-    time_hooks(args.runs, work)
+    if not args.skip_hooks:
+        time_hooks(args.runs, work)
     cache = args.cache or Path(tempfile.gettempdir()) / "memctl-bench-cache" / str(args.n)
     home = fresh_home(args.n, cache, work / "mcp-home")
     starts, searches = anyio.run(time_mcp, home, max(args.runs, 20))
