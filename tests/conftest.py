@@ -87,14 +87,21 @@ def run_cli(
     env: dict[str, str] | None = None,
     cwd: Path | None = None,
     timeout: float = 120,
+    real_model: bool = False,
 ) -> subprocess.CompletedProcess[str]:
-    """Run ``memctl`` as a real process with the test's environment."""
+    """Run ``memctl`` as a real process with the test's environment.
+
+    Unless ``real_model``, the process embeds with the hash embedder (``embedder: hash``):
+    no model to load, so a command takes a fraction of a second; tests of meaning ask
+    for the real model.
+    """
     data = input.encode() if isinstance(input, str) else input
+    fast = {} if real_model else {"MEMCTL_EMBEDDER": "hash"}
     done = subprocess.run(
         [sys.executable, "-m", "memctl", *args],
         input=data,
         capture_output=True,
-        env={**os.environ, "COLUMNS": "200", **(env or {})},
+        env={**os.environ, "COLUMNS": "200", **fast, **(env or {})},
         cwd=cwd,
         timeout=timeout,
     )

@@ -7,32 +7,18 @@ meaning use the real model).
 
 from __future__ import annotations
 
-import hashlib
-import re
-
 import numpy as np
 
+from memctl.embed import hashed as embed_hashed
 
-class HashEmbedder:
+
+class HashEmbedder(embed_hashed.HashEmbedder):
+    """memctl's hash embedder, recording each call's texts (what was embedded, and when)."""
+
     def __init__(self, dim: int = 64, name: str = "test:hash") -> None:
-        self._dim = dim
-        self._name = name
+        super().__init__(dim, name)
         self.calls: list[list[str]] = []
-
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def dim(self) -> int:
-        return self._dim
 
     def embed(self, texts: list[str]) -> np.ndarray:
         self.calls.append(list(texts))
-        out = np.zeros((len(texts), self._dim), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for word in re.findall(r"\w+", text.lower()) or [""]:
-                digest = hashlib.sha256(word.encode()).digest()
-                out[row, int.from_bytes(digest[:4], "little") % self._dim] += 1.0
-            out[row] /= np.linalg.norm(out[row])
-        return out
+        return super().embed(texts)

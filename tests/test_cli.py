@@ -122,7 +122,8 @@ def test_status_and_events(home: Path) -> None:
     ok("forget", "abcd1")
     status = json.loads(ok("status", "--json"))
     assert status["total"] == 2 and status["by_state"] == {"active": 1, "archived": 1}
-    assert status["embed_model"] == "local:all-MiniLM-L6-v2" and status["embed_dim"] == 384
+    # run_cli embeds with the hash embedder; status names whatever made the vectors
+    assert status["embed_model"] == "test:hash" and status["embed_dim"] == 64
     events = json.loads(ok("events", "--json"))
     assert [e["action"] for e in events] == ["state", "import", "import"]
     assert [e["action"] for e in json.loads(ok("events", "abcd1", "--json"))] == ["state", "import"]
@@ -144,15 +145,15 @@ def test_purge_needs_a_filter_and_a_confirmation(home: Path) -> None:
 
 
 def test_another_embedding_model_is_refused_until_reembed(home: Path) -> None:
-    ok("remember", "vectors made by the local model")
+    ok("remember", "vectors made by the first model")
     with FakeOllama() as server:
         ollama = ("-c", "embedder=ollama", "-c", f"ollama.host={server.url}")
         line = fails(4, *ollama, "remember", "would mix models")
-        assert "local:all-MiniLM-L6-v2" in line and "memctl reembed" in line
+        assert "test:hash" in line and "memctl reembed" in line
         assert "re-embedded 1 memories" in ok(*ollama, "reembed")
         ok(*ollama, "remember", "made by ollama")
-        found = json.loads(ok(*ollama, "recall", "vectors local model", "--json"))
-        assert found["results"][0]["content"] == "vectors made by the local model"
+        found = json.loads(ok(*ollama, "recall", "vectors first model", "--json"))
+        assert found["results"][0]["content"] == "vectors made by the first model"
     status = json.loads(ok("status", "--json"))
     assert (status["embed_model"], status["embed_dim"]) == ("ollama:nomic-embed-text", 64)
 

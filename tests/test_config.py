@@ -191,8 +191,8 @@ def test_unknown_key_is_one_line_naming_it_and_listing_the_known(home: Path, whe
         ("recall.limit", "abc", "an integer >= 1 and <= 1000"),
         ("recall.limit", "0", "an integer >= 1 and <= 1000"),
         ("recall.limit", "2.5", "an integer >= 1 and <= 1000"),
-        ("embedder", "gpt", "one of local, ollama"),
-        ("embedder", "Local", "one of local, ollama"),
+        ("embedder", "gpt", "one of local, ollama, hash"),
+        ("embedder", "Local", "one of local, ollama, hash"),
         ("ollama.timeout", "-1", "a number >= 0.1"),
         ("ollama.timeout", "nan", "a number >= 0.1"),
         ("recall.weight_vector", "inf", "a number >= 0"),
@@ -246,7 +246,7 @@ def test_invalid_yaml_in_the_project_file_is_one_line_naming_it(tmp_path: Path) 
 
 def test_config_set_rejects_a_bad_value_and_leaves_the_file_alone(home: Path) -> None:
     message = one_line_error(run_cli("config", "set", "embedder", "gpt"))
-    assert "bad value 'gpt' for embedder: expected one of local, ollama" in message
+    assert "bad value 'gpt' for embedder: expected one of local, ollama, hash" in message
     assert not (home / "config.yaml").exists()
 
 
@@ -301,7 +301,7 @@ def test_config_init_refuses_to_overwrite_and_config_set_shows_up(home: Path) ->
     done = run_cli("config", "set", "recall.limit", "5")
     assert done.returncode == 0, done.stderr
     assert "recall.limit = 5" in done.stdout
-    shown = json.loads(run_cli("config", "show", "--json").stdout)
+    shown = json.loads(run_cli("config", "show", "--json", real_model=True).stdout)
     assert shown["recall.limit"] == {"value": 5, "source": str(path)}
     assert {name for name, item in shown.items() if item["source"] != "default"} == {"recall.limit"}
 

@@ -57,13 +57,13 @@ def test_generated_files_are_current(rendered: dict[str, str]) -> None:
 
 def test_render_all_is_deterministic(rendered: dict[str, str]) -> None:
     assert gen_docs.render_all() == rendered
-    assert set(rendered) == {*gen_docs.OUTPUTS, gen_docs.README}
+    assert set(rendered) == {*gen_docs.OUTPUTS, gen_docs.README, gen_docs.VALUES}
 
 
 def test_check_mode_reports_stale_files_without_writing(tmp_path: Path) -> None:
     empty = tmp_path / "checkout"
     empty.mkdir()
-    assert gen_docs.stale_files(empty) == [*gen_docs.OUTPUTS, gen_docs.README]
+    assert gen_docs.stale_files(empty) == [*gen_docs.OUTPUTS, gen_docs.README, gen_docs.VALUES]
     assert not any(empty.iterdir())
 
 

@@ -13,7 +13,8 @@ NO_LLM = {"MEMCTL_LLM": "none"}
 
 
 def memctl(*args: str, code: int = 0, **kwargs: object) -> tuple[str, str]:
-    done = run_cli(*args, env=NO_LLM, **kwargs)  # type: ignore[arg-type]
+    # Near-duplicate notes merge by meaning: the real model.
+    done = run_cli(*args, env=NO_LLM, real_model=True, **kwargs)  # type: ignore[arg-type]
     assert done.returncode == code, (done.stdout, done.stderr)
     assert "Traceback" not in done.stderr
     return done.stdout, done.stderr

@@ -28,12 +28,12 @@ def test_claude_code_transcript_is_stored_scrubbed_with_a_job(
 ) -> None:
     ctx = make_ctx()
     report = capture(ctx, fixture("claude-code.jsonl"), IngestOptions(client="claude-code")).report
-    assert (report.session_id, report.messages_read, report.messages_new) == (SESSION, 9, 8)
+    assert (report.session_id, report.messages_read, report.messages_new) == (SESSION, 10, 9)
     assert report.private_messages_dropped == 1 and report.malformed == 1
     assert report.redactions.secrets == {"connection-string": 1, "github-token": 1}
     assert report.redactions.context_blocks == 1
     rows = stored(ctx, SESSION)
-    assert [seq for seq, _, _ in rows] == list(range(1, 9))
+    assert [seq for seq, _, _ in rows] == list(range(1, 10))  # the sub-agent line included
     assert rows[0][2].startswith("Hi! My name is Alice")  # memctl-context block removed
     text = "\n".join(content for _, _, content in rows)
     for gone in ("hunter2secret", "ghp_Zx8", "salary", "Alice likes terse answers"):
@@ -41,7 +41,7 @@ def test_claude_code_transcript_is_stored_scrubbed_with_a_job(
     assert "postgres://deploy:[REDACTED:connection-string]@db.internal" in text
     session = get_session(ctx.db, SESSION)
     assert session is not None and session.title == "Deploy pipeline and editor setup"
-    assert session.client == "claude-code" and session.message_count == 8
+    assert session.client == "claude-code" and session.message_count == 9
     job = jobs.get_job(ctx.db, report.job_id)
     assert job is not None and (job.state, job.session_id) == ("queued", SESSION)
 

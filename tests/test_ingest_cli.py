@@ -67,7 +67,7 @@ def test_detached_worker_distils_and_no_secret_reaches_the_files(home: Path) -> 
         report = json.loads(
             ok("ingest", "--transcript", str(transcript), "--client", "claude-code", "--json")
         )
-        assert report["session_id"] == SESSION and report["messages_new"] == 8
+        assert report["session_id"] == SESSION and report["messages_new"] == 9
         assert report["redactions"]["secrets"] == 2 and report["private_messages_dropped"] == 1
         pid = report["worker_pid"]
         assert pid and report["log"] == str(home / "logs" / "worker.log")
@@ -198,7 +198,7 @@ def test_global_options_before_the_command() -> None:
     assert split_command(argv) == ({"home": "/y", "config": ["a=b", "c=d"]}, "ingest", ["-t", "x"])
 
 
-def test_two_thousand_messages_are_stored_and_the_slow_path_reads_twenty(
+def test_two_thousand_messages_are_stored_and_the_slow_path_reads_them_all_in_batches(
     make_ctx: Callable[..., Context], tmp_path: Path
 ) -> None:
     path = tmp_path / "big.jsonl"
@@ -207,7 +207,8 @@ def test_two_thousand_messages_are_stored_and_the_slow_path_reads_twenty(
     report = capture(ctx, Input(path.open("rb"), str(path)), IngestOptions()).report
     assert report.messages_new == 2000
     run = run_session(ctx, "big-session", report.job_id)
-    assert run.record.messages == 20 and run.record.status == "done"
+    assert run.record.messages == 2000 and run.record.status == "done"
+    assert sum(entry.stage == "select" for entry in run.trace) == 100  # 20 a batch
     assert ctx.db.value("SELECT extracted_through FROM sessions") == 2000
 
 

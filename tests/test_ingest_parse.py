@@ -19,7 +19,7 @@ def parsed(name: str, client: str | None = None) -> tuple[list[tuple[Role, str]]
     return [(m.role, m.content) for m in transcript.messages], transcript
 
 
-def test_claude_code_keeps_text_notes_tools_and_drops_thinking_meta_and_sidechains() -> None:
+def test_claude_code_keeps_text_notes_tools_and_sidechains_drops_thinking_and_meta() -> None:
     messages, transcript = parsed("claude-code.jsonl")
     assert transcript.client == "claude-code"
     tally = transcript.tally
@@ -27,17 +27,20 @@ def test_claude_code_keeps_text_notes_tools_and_drops_thinking_meta_and_sidechai
     assert (tally.malformed, tally.skipped) == (
         1,
         4,
-    )  # broken line; snapshot, meta, system, sidechain
+    )  # broken line; summary, snapshot, meta, system
     roles = [role for role, _ in messages]
     assert roles[:6] == [Role.USER, Role.ASSISTANT, Role.TOOL, Role.USER, Role.ASSISTANT, Role.TOOL]
-    assert roles[6:] == [Role.USER, Role.USER, Role.ASSISTANT]
+    assert roles[6:] == [Role.USER, Role.USER, Role.USER, Role.ASSISTANT]
+    assert tally.cwd == "/home/alice/src/widget"
+    assert tally.lines["kept subagent user"] == 1
+    assert tally.lines["passed over meta"] == tally.lines["passed over system"] == 1
     text = "\n".join(content for _, content in messages)
     assert "[tool Read: /home/alice/src/widget/.editorconfig]" in text
     assert "[tool result: 1→root = true]" in text
     assert "[tool error: make: *** No rule to make target 'release'. Stop.]" in text
     assert "should look at .editorconfig" not in text  # thinking
     assert "TodoWrite" not in text  # system reminder
-    assert "Search the repo" not in text  # sub-agent
+    assert "[subagent] Search the repo for Makefile targets" in text  # its own thread
     assert "init is analyzing" not in text  # meta
 
 

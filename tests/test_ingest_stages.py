@@ -27,14 +27,16 @@ def facts_of(run: Run, *contents: str, category: Category = Category.PREFERENCES
     return facts
 
 
-def test_select_takes_the_newest_messages_within_the_byte_budget(
+def test_select_takes_the_oldest_batch_within_the_byte_budget(
     make_ctx: Callable[..., Context],
 ) -> None:
     run = run_for(make_ctx(select__messages=3, select__max_bytes=1000))
     messages = [Message(Role.USER, f"m{i}" + "x" * 400, seq=i) for i in range(1, 6)]
-    assert [m.seq for m in select(run, messages)] == [4, 5]  # a third would pass 1000 bytes
+    assert [m.seq for m in select(run, messages)] == [1, 2]  # a third would pass 1000 bytes
     run = run_for(make_ctx(select__messages=3, select__max_bytes=2000))
-    assert [m.seq for m in select(run, messages)] == [3, 4, 5]
+    assert [m.seq for m in select(run, messages)] == [1, 2, 3]
+    huge = [Message(Role.USER, "y" * 5000, seq=1), *messages]
+    assert [m.seq for m in select(run, huge)] == [1]  # too big alone: a batch of its own
 
 
 def test_there_are_enough_rule_patterns_and_the_readme_counts_them() -> None:

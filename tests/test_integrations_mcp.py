@@ -34,7 +34,17 @@ def text(result: Any) -> str:
 async def session(home: Path, project: Path) -> dict[str, Any]:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "memctl", "-c", "ingest.spawn_worker=false", "mcp"],
+        args=[
+            "-m",
+            "memctl",
+            "-c",
+            "ingest.spawn_worker=false",
+            "-c",
+            "llm=none",
+            "-c",
+            "ingest.host_distil=true",
+            "mcp",
+        ],
         env={"MEMCTL_HOME": str(home), "PATH": os.environ.get("PATH", "")},
         cwd=project,
     )
@@ -55,6 +65,23 @@ async def session(home: Path, project: Path) -> dict[str, Any]:
         seen["bad_budget"] = await client.call_tool("memory_search", {"query": "x", "budget": 0})
         seen["ingest"] = await client.call_tool(
             "memory_ingest", {"text": "user: I like rye bread.\nassistant: Noted."}
+        )
+        tasks = await client.call_tool("memory_distill_tasks", {})
+        seen["tasks"] = tasks.structured_content["tasks"]
+        task = seen["tasks"][0]
+        fact = {
+            "content": "The user likes rye bread.",
+            "l0_abstract": "Likes rye bread",
+            "category": "preferences",
+            "source_message": 1,
+        }
+        seen["applied"] = await client.call_tool(
+            "memory_distill_apply",
+            {
+                "session_id": task["session_id"],
+                "through_seq": task["through_seq"],
+                "answer": {"facts": [fact]},
+            },
         )
         seen["both"] = await client.call_tool("memory_ingest", {})
         seen["stats"] = await client.call_tool("memory_stats", {})
@@ -81,6 +108,8 @@ def test_an_mcp_client_lists_stores_searches_and_gets_clear_errors(
     assert seen["ingest"].structured_content["messages_new"] == 2
     assert seen["both"].is_error and "either transcript_path or text" in text(seen["both"])
     assert seen["stats"].structured_content["sessions"] == 1
-    assert seen["stats"].structured_content["total"] == 1
+    assert "rye bread" in seen["tasks"][0]["prompt"] and seen["tasks"][0]["schema"]
+    assert seen["applied"].structured_content["status"] == "done", text(seen["applied"])
+    assert seen["stats"].structured_content["total"] == 2
     profile = "".join(getattr(c, "text", "") for c in seen["profile"].contents)
     assert "The shop deploys with make release." in profile

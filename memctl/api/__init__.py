@@ -11,6 +11,7 @@ them without Typer.
 - ``ingest``: ingest (the hook's fast path and ``--wait``), import, export,
   runs, undo
 - ``maintain``: maintain
+- ``distil``: pending, distil (distillation by the host model)
 
 Import the module you need (``from memctl.api.recall import RecallRequest,
 recall``): this package imports nothing, so the hook's fast lane loads only

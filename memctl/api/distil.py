@@ -1,62 +1,52 @@
-"""Distillation by the host model: the tasks it is asked to do, and applying its answers.
+"""Distillation by the host model (the assistant the user runs), for when no local LLM is.
 
-For users with no local LLM, the assistant itself extracts the facts (through
-MCP): ``distil_tasks`` lists the captured sessions still waiting for
-distillation, each with the extraction prompt and the numbered conversation;
-``distil_apply`` runs the normal slow path for one session with the host's
-answers as the extraction (noise, admission and reconcile as always, reconcile
-by rules), as a run that ``memctl runs`` shows and ``memctl undo`` reverts.
+The MCP server exposes these two as tools: ``pending`` gives the host the
+next batch of each session waiting for distillation, with the prompt and
+JSON schema the LLM path uses; ``distil`` applies the host's JSON answer
+through noise -> admission -> reconcile and marks the batch distilled.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from memctl.context import Context
-from memctl.errors import InputError, NotFoundError
-from memctl.ingest.capture import JOB_KIND
-from memctl.ingest.extract import SCHEMA
-from memctl.ingest.pipeline import extraction_task, run_session
-from memctl.llm.host import HostAnswers
-from memctl.store import jobs
+from memctl.errors import UsageError
+from memctl.ingest.host import PendingBatch, apply_answer
+from memctl.ingest.host import pending as pending_batches
 from memctl.store.runs import RunRecord
-
-HOST_WORKER = "host-model"
 
 
 @dataclass(frozen=True)
-class DistilTask:
+class PendingRequest:
+    limit: int = 10  # sessions
+
+
+@dataclass
+class PendingResult:
+    batches: list[PendingBatch] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class DistilRequest:
     session_id: str
-    job_id: int
-    system: str  # the extraction instructions
-    chunks: list[str]  # the numbered conversation: answer each with {"facts": [...]}
-    schema: dict[str, Any]
+    through_seq: int  # the batch's last message, as ``pending`` gave it
+    answer: Any  # the host's JSON answer: {"facts": [...]} matching the batch's schema
 
 
-def distil_tasks(ctx: Context, limit: int = 3) -> list[DistilTask]:
-    """The oldest sessions waiting for distillation, with what to extract from them."""
-    tasks = []
-    for job in jobs.queued_jobs(ctx.db, JOB_KIND, limit):
-        if job.session_id is None:
-            continue
-        system, chunks = extraction_task(ctx, job.session_id)
-        tasks.append(DistilTask(job.session_id, job.id, system, chunks, SCHEMA))
-    return tasks
+@dataclass
+class DistilResult:
+    run: RunRecord
 
 
-def distil_apply(ctx: Context, job_id: int, answers: list[dict[str, Any]]) -> RunRecord:
-    """Distil the job's session with the host's answers (one ``{"facts": [...]}`` per chunk)."""
-    job = jobs.get_job(ctx.db, job_id)
-    if job is None or job.kind != JOB_KIND or job.session_id is None:
-        raise NotFoundError(f"no distillation task {job_id}")
-    if not answers:
-        raise InputError('give one answer ({"facts": [...]}) for each chunk of the task')
-    if not jobs.take(ctx.db, job_id, HOST_WORKER):
-        raise InputError(f"task {job_id} is no longer waiting (state {job.state}); ask again")
-    try:
-        run = run_session(ctx, job.session_id, job_id, HostAnswers(answers, SCHEMA))
-    except Exception as error:
-        jobs.fail(ctx.db, job_id, f"{type(error).__name__}: {error}", retry=True)
-        raise
-    return run.record
+def pending(ctx: Context, request: PendingRequest) -> PendingResult:
+    """The sessions waiting for distillation, a batch each, with prompt and schema."""
+    if request.limit < 1:
+        raise UsageError(f"limit takes a number of sessions (1 or more), not {request.limit}")
+    return PendingResult(pending_batches(ctx, request.limit))
+
+
+def distil(ctx: Context, request: DistilRequest) -> DistilResult:
+    """Apply the host model's answer for one batch; the run it made is returned."""
+    return DistilResult(apply_answer(ctx, request.session_id, request.through_seq, request.answer))

@@ -139,6 +139,8 @@ def capture_lines(report: dict[str, Any], log: str | None, waited: bool = False)
             f"skipped: {report['malformed']} malformed, {report['passed_over']} passed over"
             + (f" ({'; '.join(report['problems'])})" if report["problems"] else "")
         )
+    if report.get("lines"):
+        lines.append("lines: " + ", ".join(f"{n} {kind}" for kind, n in report["lines"].items()))
     if report["job_id"] is not None and not waited:
         worker = (
             f"worker {report['worker_pid']} started (log: {log})"

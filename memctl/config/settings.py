@@ -12,10 +12,11 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from memctl.config.scope import project_root, project_scope
+from memctl.config.values import Values
 from memctl.errors import ConfigError
 
 CONFIG_FILE = "config.yaml"
@@ -208,8 +209,9 @@ KEYS: tuple[Key, ...] = (
     Key(
         "embedder",
         "local",
-        "Embedding provider: the bundled MiniLM model or an Ollama server.",
-        choices=("local", "ollama"),
+        "Embedding provider: the bundled MiniLM model, an Ollama server, or hash (words "
+        "only, no model: for tests and machines without the model).",
+        choices=("local", "ollama", "hash"),
     ),
     Key("embed.batch_size", 32, "Texts embedded per batch.", minimum=1, maximum=4096),
     Key("embed.model_dir", "", "Directory of the local model files; empty finds them itself."),
@@ -277,9 +279,32 @@ KEYS: tuple[Key, ...] = (
         "A running job claimed longer ago than this is taken to be abandoned and retried.",
         minimum=1,
     ),
+    Key(
+        "ingest.host_distil",
+        False,
+        "With no local LLM, leave fact extraction to the host assistant (MCP tools) "
+        "instead of the rules; the session digest is written either way.",
+    ),
     Key("ingest.job_max_attempts", 3, "Attempts at a job before it is marked failed.", minimum=1),
-    Key("select.messages", 20, "The slow path reads at most this many new messages.", minimum=1),
-    Key("select.max_bytes", 200_000, "... and at most this many bytes of them.", minimum=1000),
+    Key(
+        "select.messages",
+        20,
+        "The slow path distils a session's new messages in batches of at most this many.",
+        minimum=1,
+    ),
+    Key("select.max_bytes", 200_000, "... and at most this many bytes a batch.", minimum=1000),
+    Key(
+        "digest.max_chars",
+        1600,
+        "Longest session digest (the episodic memory each session becomes), in characters.",
+        minimum=200,
+    ),
+    Key(
+        "digest.items",
+        6,
+        "Items a digest lists per section (requests, decisions, files, commands, errors).",
+        minimum=1,
+    ),
     Key("extract.max_facts", 50, "Facts one extraction may return.", minimum=1),
     Key("extract.chunk_chars", 8000, "Transcript characters sent per LLM call.", minimum=500),
     Key(
@@ -428,6 +453,7 @@ KEYS: tuple[Key, ...] = (
     ),
 )
 KEYS_BY_NAME = {key.name: key for key in KEYS}
+KEY_NAMES_BY_ATTR = {key.attr: key.name for key in KEYS}
 
 
 def key_named(name: str) -> Key:
@@ -447,20 +473,26 @@ def default_home() -> Path:
 
 
 @dataclass(frozen=True)
-class Settings:
-    """Every config value, resolved, plus where memctl keeps its data."""
+class Settings(Values):
+    """Every config value, resolved, plus where memctl keeps its data.
+
+    ``settings.recall_limit`` is the value of ``recall.limit``: typed for mypy by
+    ``Values`` (generated from KEYS), looked up in ``values`` at run time.
+    """
 
     home: Path
     cwd: Path
     values: dict[str, Any]
     sources: dict[str, str] = field(default_factory=dict)
 
-    def __getattr__(self, attr: str) -> Any:
-        values = object.__getattribute__(self, "values")
-        for key in KEYS:
-            if key.attr == attr:
-                return values[key.name]
-        raise AttributeError(attr)
+    if not TYPE_CHECKING:  # mypy checks attributes against Values instead
+
+        def __getattr__(self, attr: str) -> Any:
+            values = object.__getattribute__(self, "values")
+            name = KEY_NAMES_BY_ATTR.get(attr)
+            if name is None:
+                raise AttributeError(attr)
+            return values[name]
 
     @property
     def db_path(self) -> Path:

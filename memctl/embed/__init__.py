@@ -34,6 +34,10 @@ class Embedder(Protocol):
 
 def get_embedder(settings: Settings) -> Embedder:
     """The embedder the settings ask for."""
+    if settings.embedder == "hash":
+        from memctl.embed.hashed import HashEmbedder
+
+        return HashEmbedder()
     if settings.embedder == "ollama":
         from memctl.embed.ollama import OllamaEmbedder
 

@@ -5,7 +5,8 @@
 
 novelty is 1 minus the cosine similarity to the closest active memory of the
 run's scopes (or an earlier fact of the batch); recency halves every
-``admission.recency_half_life_days`` of the message's age. Below
+``admission.recency_half_life_days`` of the message's age, counted to the
+session's last message (a backfilled old session is not penalised for its age). Below
 ``admission.reject`` a fact is rejected; from ``admission.admit`` it is
 admitted in the working tier; in between, in the peripheral tier. A fact
 repeating an earlier one of the same batch word for word is dropped.
@@ -49,7 +50,8 @@ def score(run: Run, fact: Fact, novelty: float) -> float:
         s.admission_weight_utility * fact.importance
         + s.admission_weight_confidence * fact.confidence
         + s.admission_weight_novelty * novelty
-        + s.admission_weight_recency * recency(fact.created_at, s.admission_recency_half_life_days)
+        + s.admission_weight_recency
+        * recency(fact.created_at, s.admission_recency_half_life_days, run.now)
         + s.admission_weight_prior * prior
     )
 

@@ -31,6 +31,7 @@ from memctl.store.events import log_event
 from memctl.store.relations import add_relation, has_relation
 
 EPISODIC = (Category.EVENTS, Category.CASES)
+DIGEST = "digest"  # Decision.by of a session digest (see pipeline.digest_decision)
 
 
 def combine(old: str, new: str) -> str:
@@ -58,6 +59,7 @@ def _create(run: Run, fact: Fact, decision: Decision) -> Memory:
         source=fact.source or f"{run.record.kind}:{run.id}",
         session_id=run.session_id,
         agent_id=run.agent_id,
+        created_at=fact.created_at or _now(),  # dated by the session, not by the run
     )
     store.insert_memory(run.db, memory, fact.vector.astype(np.float32).tobytes())
     log_event(
@@ -109,6 +111,8 @@ def _merge(run: Run, decision: Decision, target: Memory) -> None:
         "importance": max(target.importance, fact.importance),
         "confidence": max(target.confidence, fact.confidence),
     }
+    if decision.by == DIGEST:  # a grown session's digest: it now covers more messages
+        changes["source"] = fact.source
     _update(run, target, changes, decision)
     store.put_vector(run.db, target.id, vector.astype(np.float32).tobytes())
     decision.memory_id = target.id

@@ -19,6 +19,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
+from memctl.config.scope import project_scope
 from memctl.context import Context
 from memctl.errors import InputError, UsageError
 from memctl.ingest.parse import Transcript, read_transcript
@@ -63,6 +64,8 @@ class CaptureReport:
     private_messages_dropped: int = 0
     malformed: int = 0
     passed_over: int = 0
+    lines: dict[str, int] = field(default_factory=dict)  # kept / passed over, per kind
+    cwd: str | None = None
     problems: list[str] = field(default_factory=list)
     redactions: Redactions = field(default_factory=Redactions)
     job_id: int | None = None
@@ -146,6 +149,17 @@ class _Known:
         return False
 
 
+def session_scope(ctx: Context, given: str | None, cwd: str | None) -> str:
+    """--scope when given; else the project of the directory the session ran in (a stable
+    ``path:<hash>`` of it when that directory is not on this machine); else the current one."""
+    if given not in (None, "", "project") or not cwd:
+        return resolve_scope(ctx, given)
+    directory = Path(cwd)
+    if directory.is_dir():
+        return project_scope(directory)
+    return "path:" + hashlib.sha256(cwd.rstrip("/\\").encode()).hexdigest()[:16]
+
+
 def capture(ctx: Context, source: Input, options: IngestOptions, dry_run: bool = False) -> Captured:
     """Store the new messages of a transcript and queue their distillation."""
     if options.mode not in MODES:
@@ -165,8 +179,9 @@ def capture(ctx: Context, source: Input, options: IngestOptions, dry_run: bool =
     recent: deque[Message] = deque(maxlen=ctx.settings.select_messages)
     # a dry run reads the store but writes nothing, so it takes no write lock
     with nullcontext() if dry_run else db.atomic():
+        cwd = transcript.tally.cwd
         session = get_session(db, session_id) or Session(
-            id=session_id, client=transcript.client, scope=resolve_scope(ctx, options.scope)
+            id=session_id, client=transcript.client, scope=session_scope(ctx, options.scope, cwd)
         )
         if options.scope:
             session.scope = resolve_scope(ctx, options.scope)
@@ -190,6 +205,7 @@ def capture(ctx: Context, source: Input, options: IngestOptions, dry_run: bool =
         tally.skipped,
         tally.notes,
     )
+    report.lines, report.cwd = dict(sorted(tally.lines.items())), tally.cwd
     return Captured(report, session, list(recent))
 
 

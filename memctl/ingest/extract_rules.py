@@ -1,13 +1,19 @@
 """Rule-based extraction, for when no LLM answers: sentences of what the user said that
-match a pattern of a durable fact.
+match a pattern of a durable fact, and what the assistant confirms it will always or
+never do.
 
 User turns are cut into sentences (``.!?`` followed by a space, ``。！？；``
 and line breaks; a dot inside ``config.yaml`` or ``v1.2`` does not cut), and
 each sentence is kept verbatim, identifiers and paths included, when one of
 the patterns below matches it. The first matching pattern gives the fact's
-category, importance and a tag naming what it is (decision, preference,
-habit, goal, biography, project, rule, case, event). Decisions are tried
-first: "we decided to use X instead of Y" is a decision, not a taste.
+category, importance and a tag naming what it is (correction, convention,
+decision, preference, habit, goal, biography, project, rule, case, event,
+commitment). Decisions are tried first: "we decided to use X instead of Y"
+is a decision, not a taste; then corrections ("no, use X instead") and
+conventions. Questions, sentences about a bare "it" or "this" (which mean
+nothing out of their conversation), list bullets' markers and the
+assistant's narration ("Let me check...") are left out; injected text never
+reaches this stage.
 """
 
 from __future__ import annotations
@@ -57,6 +63,32 @@ ENGLISH = (
     _en("decision", PA, 0.7, r"\blet's (?:go with|use|stick with|switch to)\b"),
     _en("decision", PA, 0.7, r"\bwe(?:'re| are) (?:switching|moving|migrating) (?:to|from)\b"),
     _en("decision", PA, 0.7, r"\b(?:from now on|going forward|in the future),?"),
+    # corrections: the user sets the assistant right ("no, use X instead")
+    _en(
+        "correction",
+        PA,
+        0.8,
+        r"^\W*(?:no|nope|actually|wait)\b[,.!]?\s+(?:\w+\s+){0,3}?"
+        r"(?:use|do|put|call|name|run|keep|make|it's|it is|we use)\b",
+    ),
+    _en("correction", PA, 0.8, r"\b(?:don't|do not|never) use [\w`./+#-]+[,;]? (?:use|but)\b"),
+    _en("correction", PA, 0.8, r"\buse [\w`./+#-]+ instead(?: of\b|\W*$)"),
+    _en("correction", PA, 0.8, r"\binstead of [\w`./+#-]+,? use\b"),
+    # conventions the user states
+    _en(
+        "convention",
+        PA,
+        0.8,
+        r"\b(?:we|you) (?:always|never|must|should always|should never) (?:use|write|run|"
+        r"put|name|keep|call|add|prefix|commit|format|test)\b",
+    ),
+    _en(
+        "convention",
+        PA,
+        0.8,
+        r"\b(?:our|the|this project's) (?:convention|rule|style) (?:is|for)\b",
+    ),
+    _en("convention", PA, 0.8, r"\bmake sure (?:to|that) (?:always|you always|we always)\b"),
     # preferences
     _en("preference", PR, 0.7, r"\bI(?: really| much| strongly)? (?:prefer|like|love|enjoy)\b"),
     _en("preference", PR, 0.7, r"\bI (?:don't|do not|never) (?:like|want|enjoy|use)\b"),
@@ -146,9 +178,53 @@ ENGLISH = (
         r"\b(?:I|we) (?:just )?(?:released|shipped|launched|migrated|upgraded|"
         r"started|finished|moved|joined|left)\b",
     ),
+    _en(
+        "project",
+        E,
+        0.7,
+        r"\b(?:python|node|go|rust|java|ruby|php|postgres(?:ql)?|mysql|redis|django|"
+        r"fastapi|flask|react|next\.js|vue|typescript)\s*v?\d+(?:\.\d+)*\b",
+    ),
+)
+
+# What the assistant confirms it will always / never do: a rule the user set, acknowledged.
+COMMITMENTS = (
+    _en(
+        "commitment",
+        PA,
+        0.7,
+        r"\bI(?:'ll| will)(?: now)? (?:always|never|no longer|from now on|make sure to always)\b",
+    ),
+    _en("commitment", PA, 0.7, r"\bI won't (?:\w+ ){0,3}(?:again|anymore|any more)\b"),
+    _en("commitment", PA, 0.7, r"\b(?:from now on|going forward),? I(?:'ll| will)\b"),
+    _zh(
+        "commitment",
+        PA,
+        0.7,
+        r"我(?:以后|今后|之后)?(?:会|将)?(?:一直|总是|始终|永远不|不再|再也不)",
+    ),
+    _zh("commitment", PA, 0.7, r"(?:以后|今后|之后)我(?:会|将|都会)"),
 )
 
 CHINESE = (
+    _zh("correction", PA, 0.8, r"^\W*(?:不对|不是|错了|不要)[，,。]?.{0,20}?(?:用|改用|换成|应该)"),
+    _zh("correction", PA, 0.8, r"(?:不要|别|不用)(?:再)?用.{1,20}?[，,；;]\s*(?:改用|用|换成)"),
+    _zh("correction", PA, 0.8, r"(?:改用|换成|改成)"),
+    _zh("convention", PA, 0.8, r"(?:统一|一律|必须|务必|始终|总是)(?:用|使用|采用|写|放在|遵循)"),
+    _zh("convention", PA, 0.8, r"(?:规范|约定|惯例)(?:是|为)"),
+    _zh(
+        "decision",
+        PA,
+        0.7,
+        r"(?:最终|最后)?(?:方案|设计|决定)(?:是|为|：|:)|采用.{1,30}(?:方案|架构|设计)",
+    ),
+    _zh("decision", PA, 0.7, r"(?:就用|选用|采用)"),
+    _zh(
+        "project",
+        E,
+        0.7,
+        r"(?:技术栈|框架|数据库|版本|端口|命令|目录|路径)(?:是|为|用|：|:)",
+    ),
     _zh("preference", PR, 0.7, r"我(?:很|非常|更|比较|最)?(?:喜欢|爱|偏好|偏爱)"),
     _zh("preference", PR, 0.7, r"我(?:不|不太|不怎么)喜欢|我讨厌|我受不了"),
     _zh("preference", PR, 0.7, r"我(?:更)?倾向于|我宁愿"),
@@ -166,6 +242,24 @@ CHINESE = (
 )
 
 PATTERNS = ENGLISH + CHINESE
+# question-like sentences are asks, not facts
+QUESTION = re.compile(
+    r"[?？]\s*$|^\W*(?:what|why|how|where|when|which|who|can|could|would|"
+    r"should|is|are|do|does)\b.*[?？]",
+    re.I,
+)
+# a sentence whose subject or object is a bare pronoun ("I plan to enhance it with more
+# features"): out of its conversation nobody knows what "it" was, so it is no memory
+DANGLING = re.compile(
+    r"^\W*(?:it|this|that|they|these|those)\b(?!\s+(?:project|repo|app|service|file))|"
+    r"\b(?:to|will|'ll|should|can|must)\s+\w+\s+(?:it|them)\b",
+    re.I,
+)
+BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+# assistant sentences that are only a tool note, or narrate the next step
+NARRATION = re.compile(
+    r"^\s*(?:\[tool\b|let me\b|now (?:let me|I'll)\b|I'll (?:start|now|first)\b)", re.I
+)
 
 
 def sentences(text: str) -> list[str]:
@@ -173,21 +267,35 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in SENTENCE_END.split(text) if s and s.strip()]
 
 
-def match(sentence: str) -> Pattern | None:
-    """The first pattern the sentence matches."""
-    return next((p for p in PATTERNS if p.regex.search(sentence)), None)
+def _candidates(passage: Passage) -> list[tuple[str, tuple[Pattern, ...]]]:
+    """(sentence, the patterns that may match it) for one passage: every pattern for what
+    the user said, only commitments for what the assistant said."""
+    patterns: tuple[Pattern, ...] = PATTERNS if passage.role == Role.USER else COMMITMENTS
+    if passage.role not in (Role.USER, Role.ASSISTANT):
+        return []
+    found: list[tuple[str, tuple[Pattern, ...]]] = []
+    for raw in sentences(passage.text):
+        sentence = BULLET.sub("", raw).strip()
+        if not MIN_CHARS <= len(sentence) <= MAX_CHARS or NARRATION.match(sentence):
+            continue
+        if QUESTION.search(sentence) or DANGLING.search(sentence):
+            continue
+        found.append((sentence, patterns))
+    return found
+
+
+def match(sentence: str, patterns: tuple[Pattern, ...] = PATTERNS) -> Pattern | None:
+    """The first of ``patterns`` the sentence matches."""
+    return next((p for p in patterns if p.regex.search(sentence)), None)
 
 
 def extract_rules(passages: list[Passage], max_facts: int) -> list[Fact]:
-    """Facts from the user's sentences that match a pattern, at most ``max_facts``."""
+    """Facts from the user's sentences that match a pattern, and the assistant's
+    commitments (what it confirms it will always or never do), at most ``max_facts``."""
     facts: list[Fact] = []
     for passage in passages:
-        if passage.role != Role.USER:
-            continue
-        for sentence in sentences(passage.text):
-            if not MIN_CHARS <= len(sentence) <= MAX_CHARS or sentence.startswith("[tool"):
-                continue
-            pattern = match(sentence)
+        for sentence, patterns in _candidates(passage):
+            pattern = match(sentence, patterns)
             if pattern is None:
                 continue
             facts.append(

@@ -1,51 +1,62 @@
 """The slow path: select -> privacy -> extract -> noise -> admission -> reconcile.
 
-``run_session`` distils the messages of a session not distilled yet (what a
-queued job asks for) and writes the decisions, the run record, the session's
-progress and the job's completion in one transaction. ``preview`` runs the
-same stages on a dry run's messages and writes nothing.
+``run_session`` distils every message of a session not distilled yet (what a
+queued job asks for), oldest first, in batches of at most ``select.messages``
+messages and ``select.max_bytes`` bytes: each batch's decisions, the run
+record and the session's progress are written in one transaction, so a
+message counts as distilled only once its batch is. Then the session's
+digest (one episodic memory, see ``digest``) is written or brought up to
+date, and the job completed. Injected text is left out of what the stages
+read (see ``injected``); tool lines go to the digest, not to extraction.
+``preview`` runs the same stages on a dry run's messages and writes nothing.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 
 from memctl.context import Context
 from memctl.errors import NotFoundError
 from memctl.ingest.admission import admit
-from memctl.ingest.apply import apply
+from memctl.ingest.apply import DIGEST, apply
 from memctl.ingest.capture import Captured
-from memctl.ingest.extract import SYSTEM, extract, numbered_chunks
-from memctl.ingest.facts import Decision, Fact, Passage
+from memctl.ingest.digest import DIGEST_TAG, build_digest, render
+from memctl.ingest.extract import extract
+from memctl.ingest.facts import Decision, Fact, Passage, Verdict
+from memctl.ingest.injected import strip_injected
 from memctl.ingest.noise import drop_noise
+from memctl.ingest.parse.common import SUBAGENT
 from memctl.ingest.reconcile import decide
 from memctl.ingest.run import Run, start_run
-from memctl.llm import LLM, get_llm
+from memctl.llm import get_llm
 from memctl.memories.privacy import scrub
-from memctl.model import Message, Session, now_iso
+from memctl.model import Category, Message, Role, Session, now_iso, parse_time
 from memctl.store import jobs
+from memctl.store.memories import session_memory
 from memctl.store.runs import save_run
-from memctl.store.sessions import get_session, latest_messages, set_extracted_through
+from memctl.store.sessions import get_session, messages_after, set_extracted_through
 
 FactStage = Callable[[Run, list[Fact]], list[Fact]]
 FACT_STAGES: tuple[FactStage, ...] = (drop_noise, admit)
+DIGEST_IMPORTANCE = 0.6
+DIGEST_CONFIDENCE = 0.9
 
 
 def select(run: Run, messages: list[Message]) -> list[Message]:
-    """The newest ``select.messages`` messages that fit in ``select.max_bytes`` together."""
+    """The oldest ``select.messages`` messages that fit in ``select.max_bytes`` together
+    (the first one always: a message larger than the budget is a batch of its own)."""
     trace = run.stage("select")
     budget = run.settings.select_max_bytes
     chosen: list[Message] = []
-    for message in reversed(messages[-run.settings.select_messages :]):
+    for message in messages[: run.settings.select_messages]:
         size = len(message.content.encode())
-        if size > budget:
+        if chosen and size > budget:
             break
         chosen.append(message)
         budget -= size
     trace.kept = len(chosen)
-    if len(chosen) < len(messages):
-        trace.notes.append(f"{len(messages) - len(chosen)} older messages left out")
-    return chosen[::-1]
+    return chosen
 
 
 def privacy(run: Run, messages: list[Message]) -> list[Message]:
@@ -63,11 +74,29 @@ def privacy(run: Run, messages: list[Message]) -> list[Message]:
     return clean
 
 
-def passages(messages: list[Message]) -> list[Passage]:
-    return [
-        Passage(m.content, m.role, f"session:{m.session_id}#{m.seq}", m.created_at)
-        for m in messages
-    ]
+def _spoken(text: str) -> str:
+    """A message without its tool-note lines: what was said, not what was run."""
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("[tool"))
+
+
+def passages(messages: list[Message], run: Run | None = None) -> list[Passage]:
+    """What extraction reads: each message without injected text and tool notes; a
+    sub-agent's lines (its prompt included) count as the assistant's, never the user's."""
+    found: list[Passage] = []
+    removed: Counter[str] = Counter()
+    for m in messages:
+        stripped = strip_injected(m.content)
+        removed.update(stripped.removed)
+        text = stripped.text
+        role = Role.ASSISTANT if text.startswith(SUBAGENT) else m.role
+        text = _spoken(text.removeprefix(SUBAGENT)).strip()
+        if text and role != Role.TOOL:
+            found.append(Passage(text, role, f"session:{m.session_id}#{m.seq}", m.created_at))
+    if run is not None:
+        trace = run.stage("injected")
+        trace.kept = len(found)
+        trace.notes += [f"{n} {kind} left out" for kind, n in sorted(removed.items())]
+    return found
 
 
 def embed(run: Run, facts: list[Fact]) -> None:
@@ -80,65 +109,107 @@ def embed(run: Run, facts: list[Fact]) -> None:
 
 
 def distil(run: Run, messages: list[Message]) -> list[Decision]:
-    """Every stage but the writing: the decisions a run makes on these messages."""
-    chosen = privacy(run, select(run, messages))
-    facts = extract(run, passages(chosen))
-    run.record.messages, run.record.facts = len(chosen), len(facts)
+    """Every stage but the writing: the decisions a run makes on the first batch of these
+    messages (``select`` picks it)."""
+    return distil_batch(run, select(run, messages))
+
+
+def distil_batch(run: Run, batch: list[Message]) -> list[Decision]:
+    chosen = privacy(run, batch)
+    facts = extract(run, passages(chosen, run))
+    run.record.messages += len(chosen)
+    run.record.facts += len(facts)
+    return settle(run, facts)
+
+
+def settle(run: Run, facts: list[Fact]) -> list[Decision]:
+    """noise -> admission -> reconcile on extracted facts (from rules, an LLM or the host)."""
     embed(run, facts)
     for stage in FACT_STAGES:
         facts = stage(run, facts)
     return decide(run, facts) if facts else []
 
 
-def record_decisions(run: Run, decisions: list[Decision]) -> None:
-    """Finish the run's record: done, with every decision and every fact a stage dropped."""
+def record_decisions(run: Run, decisions: list[Decision], done: bool = True) -> None:
+    """Add decisions, and every fact a stage dropped since the last call, to the run's
+    record; with ``done``, mark the run finished."""
     record = run.record
-    record.status, record.finished_at = "done", now_iso()
-    record.decisions = [d.to_dict() for d in decisions]
-    for entry in run.trace:
+    record.decisions += [d.to_dict() for d in decisions]
+    for entry in run.trace[run.recorded :]:
         if entry.dropped:
-            record.counts[f"{entry.stage}_dropped"] = len(entry.dropped)
+            key = f"{entry.stage}_dropped"
+            record.counts[key] = record.counts.get(key, 0) + len(entry.dropped)
             record.decisions += [
                 {"verdict": "dropped", "stage": entry.stage, **d} for d in entry.dropped
             ]
+    run.recorded = len(run.trace)
+    if done:
+        record.status, record.finished_at = "done", now_iso()
 
 
-def _pending(ctx: Context, session_id: str) -> tuple[Session, list[Message]]:
+def digest_decision(run: Run, session: Session, messages: list[Message]) -> Decision | None:
+    """The session's digest as a decision: create it, or merge it into the session's
+    digest already stored (a grown session); None when the session says nothing useful."""
+    digest = build_digest(messages, run.settings.digest_items)
+    if not digest.useful():
+        return None
+    first, last = messages[0], messages[-1]
+    day = (session.started_at or first.created_at or "")[:10]
+    title = f" — {session.title}" if session.title else ""
+    heading = f"Session of {day} ({session.client}){title}"
+    fact = Fact(
+        content=render(digest, heading, run.settings.digest_max_chars),
+        category=Category.EVENTS,
+        tags=[DIGEST_TAG, "session"],
+        importance=DIGEST_IMPORTANCE,
+        confidence=DIGEST_CONFIDENCE,
+        source=f"session:{session.id}#{first.seq}-{last.seq}",
+        created_at=session.started_at or first.created_at,
+    )
+    embed(run, [fact])
+    stored = session_memory(run.db, session.id, DIGEST_TAG)
+    if stored is None:
+        return Decision(Verdict.CREATE, fact, reason="session digest", by=DIGEST)
+    if stored.content == fact.content:
+        return Decision(Verdict.SKIP, fact, stored.id, reason="digest unchanged", by=DIGEST)
+    return Decision(
+        Verdict.MERGE, fact, stored.id, merged=fact.content, reason="digest grown", by=DIGEST
+    )
+
+
+def latest_time(messages: list[Message]) -> str | None:
+    times = [m.created_at for m in messages if m.created_at]
+    return max(times) if times else None
+
+
+def run_session(ctx: Context, session_id: str, job_id: int | None = None) -> Run:
+    """Distil all of a session's new messages, batch by batch, then write its digest."""
     session = get_session(ctx.db, session_id)
     if session is None:
         raise NotFoundError(f"no session {session_id}")
-    messages = latest_messages(
-        ctx.db, session_id, session.extracted_through, ctx.settings.select_messages
-    )
-    return session, messages
-
-
-def extraction_task(ctx: Context, session_id: str) -> tuple[str, list[str]]:
-    """What the extract stage would ask an LLM about a session's new messages: the system
-    prompt and the numbered chunks (one answer per chunk), for a host model to answer."""
-    session, messages = _pending(ctx, session_id)
-    run = start_run(ctx, "ingest", None, session.scope, session_id, dry_run=True)
-    chosen = passages(privacy(run, select(run, messages)))
-    system = SYSTEM.format(max_facts=ctx.settings.extract_max_facts)
-    return system, numbered_chunks(chosen, ctx.settings.extract_chunk_chars)
-
-
-def run_session(
-    ctx: Context, session_id: str, job_id: int | None = None, llm: LLM | None = None
-) -> Run:
-    """Distil a session's new messages and write the outcome; the run is returned.
-    ``llm`` replaces the configured one (the host model's answers, for instance)."""
-    session, messages = _pending(ctx, session_id)
-    model = llm if llm is not None else get_llm(ctx.settings)
-    run = start_run(ctx, "ingest", model, session.scope, session_id, job_id)
+    run = start_run(ctx, "ingest", get_llm(ctx.settings), session.scope, session_id, job_id)
     run.agent_id, run.tags = session.agent_id, session.tags
+    every = messages_after(ctx.db, session_id, 0)
+    latest = latest_time(every)
+    run.now = parse_time(latest) if latest else None  # admission ages facts by the session
     try:
-        decisions = distil(run, messages)
+        pending = [m for m in every if m.seq > session.extracted_through]
+        if pending and run.llm is None and ctx.settings.ingest_host_distil:
+            run.note(f"{len(pending)} messages left for the host model (ingest.host_distil)")
+            pending = []
+        while pending:
+            batch = select(run, pending)
+            decisions = distil_batch(run, batch)
+            with ctx.db.atomic():
+                apply(run, decisions)
+                record_decisions(run, decisions, done=False)
+                set_extracted_through(ctx.db, session_id, batch[-1].seq)
+                save_run(ctx.db, run.record)
+            pending = pending[len(batch) :]
         with ctx.db.atomic():
-            apply(run, decisions)
-            record_decisions(run, decisions)
-            through = max([session.message_count, *(m.seq for m in messages)])
-            set_extracted_through(ctx.db, session_id, through)
+            digest = digest_decision(run, session, every) if every else None
+            apply(run, [digest] if digest else [])
+            record_decisions(run, [digest] if digest else [])
             save_run(ctx.db, run.record)
             if job_id is not None:
                 jobs.finish(ctx.db, job_id, run.id)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from memctl.config import Settings
@@ -36,6 +37,9 @@ class Run:
     tags: list[str] = field(default_factory=list)
     dry_run: bool = False
     trace: list[StageTrace] = field(default_factory=list)
+    recorded: int = 0  # trace entries whose dropped facts are in the record already
+    # the time facts are aged against: the session's last message (None: the clock)
+    now: datetime | None = None
 
     @property
     def settings(self) -> Settings:

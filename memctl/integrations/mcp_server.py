@@ -234,32 +234,25 @@ def build(ctx: Context) -> MCPServer:
     @tool
     def memory_distill_tasks(limit: int = 3) -> dict[str, Any]:
         """Captured sessions waiting to be distilled into memories, for you to do the
-        extraction when memctl has no local LLM. Each task has a task_id, the extraction
-        instructions (system), the numbered conversation in chunks, and the JSON schema
-        of an answer. Answer each chunk with {"facts": [...]} following the instructions,
-        then call memory_distill_apply with the task_id and the answers in chunk order.
-        An empty list means nothing is waiting."""
-        found = call(lambda: distil_api.distil_tasks(ctx, limit))
-        return {
-            "tasks": [
-                {
-                    "task_id": t.job_id,
-                    "session_id": t.session_id,
-                    "system": t.system,
-                    "chunks": t.chunks,
-                    "schema": t.schema,
-                }
-                for t in found
-            ]
-        }
+        extraction (memctl has no local LLM and `ingest.host_distil` is on). Each task is
+        one batch of a session: the extraction instructions (system), the numbered
+        conversation (prompt), the JSON schema of an answer, and session_id and
+        through_seq to give back. Answer with {"facts": [...]} following the instructions,
+        then call memory_distill_apply. An empty list means nothing is waiting."""
+        request = distil_api.PendingRequest(limit=limit)
+        result = call(lambda: distil_api.pending(ctx, request))
+        return {"tasks": [batch.to_dict() for batch in result.batches]}
 
     @tool
-    def memory_distill_apply(task_id: int, answers: list[dict[str, Any]]) -> dict[str, Any]:
-        """Apply your extraction for a task from memory_distill_tasks: answers is one
-        {"facts": [...]} object per chunk, in order. The facts go through memctl's usual
+    def memory_distill_apply(
+        session_id: str, through_seq: int, answer: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Apply your extraction for a task of memory_distill_tasks: its session_id and
+        through_seq, and your answer {"facts": [...]}. The facts go through memctl's usual
         noise filter, admission and reconciliation (duplicates merge, updates supersede);
         returns the run (its id, decisions and counts; `memctl undo RUN_ID` reverts it)."""
-        record = call(lambda: distil_api.distil_apply(ctx, task_id, answers))
+        request = distil_api.DistilRequest(session_id, through_seq, answer)
+        record = call(lambda: distil_api.distil(ctx, request)).run
         return {
             "run_id": record.id,
             "status": record.status,

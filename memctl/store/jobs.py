@@ -118,23 +118,3 @@ def get_job(db: Database, job_id: int) -> Job | None:
 def job_counts(db: Database) -> dict[str, int]:
     rows = db.rows("SELECT state, count(*) AS n FROM jobs GROUP BY state")
     return {r["state"]: r["n"] for r in rows}
-
-
-def queued_jobs(db: Database, kind: str, limit: int) -> list[Job]:
-    """The oldest queued jobs of a kind."""
-    rows = db.rows(
-        "SELECT * FROM jobs WHERE kind = ? AND state = 'queued' ORDER BY id LIMIT ?",
-        (kind, limit),
-    )
-    return [_job(row) for row in rows]
-
-
-def take(db: Database, job_id: int, worker: str) -> bool:
-    """Claim one queued job by id for ``worker``; False when it is no longer queued."""
-    with db.atomic():
-        rows = db.rows(
-            "UPDATE jobs SET state = 'running', claimed_by = ?, claimed_at = ?, "
-            "attempts = attempts + 1 WHERE id = ? AND state = 'queued' RETURNING id",
-            (worker, now_iso(), job_id),
-        )
-    return bool(rows)

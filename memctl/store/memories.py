@@ -326,3 +326,13 @@ def counts_by(db: Database, column: str) -> dict[str, int]:
         f"SELECT {column} AS k, count(*) AS n FROM memories GROUP BY {column} ORDER BY n DESC"
     )
     return {r["k"]: r["n"] for r in rows}
+
+
+def session_memory(db: Database, session_id: str, tag: str) -> Memory | None:
+    """The active memory of a session carrying ``tag`` (a session's digest), if any."""
+    rows = db.rows(
+        "SELECT * FROM memories m WHERE session_id = ? AND state = 'active' AND EXISTS "
+        "(SELECT 1 FROM json_each(m.tags) WHERE value = ?) ORDER BY created_at LIMIT 1",
+        (session_id, tag),
+    )
+    return memory_from_row(rows[0]) if rows else None

@@ -80,6 +80,27 @@ def latest_messages(db: Database, session_id: str, after_seq: int, limit: int) -
     return [_message(r) for r in reversed(rows)]
 
 
+def messages_after(
+    db: Database, session_id: str, after_seq: int, limit: int | None = None
+) -> list[Message]:
+    """The messages of a session with seq > ``after_seq``, oldest first (at most ``limit``)."""
+    rows = db.rows(
+        "SELECT * FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+        (session_id, after_seq, -1 if limit is None else limit),
+    )
+    return [_message(r) for r in rows]
+
+
+def sessions_with_undistilled(db: Database, limit: int) -> list[Session]:
+    """Sessions holding messages not distilled yet, oldest update first."""
+    rows = db.rows(
+        "SELECT * FROM sessions WHERE message_count > extracted_through "
+        "ORDER BY updated_at, id LIMIT ?",
+        (limit,),
+    )
+    return [_session(r) for r in rows]
+
+
 def set_extracted_through(db: Database, session_id: str, seq: int) -> None:
     db.execute(
         "UPDATE sessions SET extracted_through = max(extracted_through, ?) WHERE id = ?",

@@ -4,8 +4,10 @@ Records of ``type`` user and assistant carry ``message.content``: a string,
 or a list of blocks. ``text`` blocks are kept, ``tool_use`` and
 ``tool_result`` become one-line notes, ``thinking`` is dropped. A user record
 holding only tool results is a ``tool`` message. ``summary`` gives the
-session title; ``system``, ``file-history-snapshot``, ``queue-operation``,
-meta lines (``isMeta``) and sub-agent lines (``isSidechain``) are passed over.
+session title; ``system``, ``file-history-snapshot``, ``queue-operation`` and meta lines
+(``isMeta``) are passed over, each counted by kind. Sub-agent lines
+(``isSidechain``) are kept as the sub-agent's own thread: their text starts
+with ``[subagent]``. Every record's ``cwd`` names the session's directory.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from memctl.ingest.parse.common import (
+    SUBAGENT,
     Parsed,
     Tally,
     timestamp,
@@ -53,15 +56,20 @@ def messages(record: dict[str, Any], tally: Tally) -> list[Parsed]:
     kind = record.get("type")
     if kind == "summary":
         tally.title = str(record.get("summary") or tally.title)
+        tally.pass_over("summary")
         return []
-    if kind not in ROLES or record.get("isMeta") or record.get("isSidechain"):
-        tally.skipped += 1
+    if kind not in ROLES:
+        tally.pass_over(str(kind or "untyped"))
+        return []
+    if record.get("isMeta"):
+        tally.pass_over("meta")
         return []
     message = record.get("message")
     if not isinstance(message, dict) or "content" not in message:
         tally.bad(f"{kind} record without message.content")
         return []
     tally.session_id = tally.session_id or record.get("sessionId")
+    tally.saw_cwd(record.get("cwd"))
     created = timestamp(record.get("timestamp"))
     tally.started_at = tally.started_at or created
     content = message["content"]
@@ -74,8 +82,10 @@ def messages(record: dict[str, Any], tally: Tally) -> list[Parsed]:
     else:
         tally.bad(f"{kind} record whose content is neither text nor blocks")
         return []
+    sidechain = bool(record.get("isSidechain"))
     if not text.strip():
-        tally.skipped += 1
+        tally.pass_over("subagent without text" if sidechain else f"{kind} without text")
         return []
     role = Role.TOOL if only_tools else ROLES[kind]
-    return [Parsed(role, text.strip(), created)]
+    tally.keep(f"subagent {role}" if sidechain else str(role))
+    return [Parsed(role, (SUBAGENT if sidechain else "") + text.strip(), created)]

@@ -69,13 +69,19 @@ def _item(item: dict[str, Any], created: str | None, tally: Tally) -> list[Parse
     if kind == "message":
         role = ROLES.get(str(item.get("role")))
         if role is None:
-            tally.skipped += 1
+            tally.pass_over(f"{item.get('role')} message")
             return []
         text = BOILERPLATE.sub("", block_text(item.get("content"))).strip()
-        return [Parsed(role, text, created)] if text else []
+        if not text:
+            tally.pass_over("injected context")
+            return []
+        tally.keep(str(role))
+        return [Parsed(role, text, created)]
     if kind in TOOL_CALLS:
+        tally.keep("tool call")
         return [Parsed(Role.ASSISTANT, _tool_call(item), created)]
     if kind in TOOL_OUTPUTS:
+        tally.keep("tool output")
         output = item.get("output")
         if isinstance(output, str) and output.startswith("{"):
             output = _json_output(output)
@@ -88,7 +94,7 @@ def _item(item: dict[str, Any], created: str | None, tally: Tally) -> list[Parse
     if kind is None:
         tally.bad("response item without a type")
     else:
-        tally.skipped += 1  # reasoning, and kinds yet unknown
+        tally.pass_over(str(kind))  # reasoning, and kinds yet unknown
     return []
 
 
@@ -98,7 +104,9 @@ def messages(record: dict[str, Any], tally: Tally) -> list[Parsed]:
     created = timestamp(record.get("timestamp"))
     if kind == "session_meta" or (kind is None and "id" in record and "timestamp" in record):
         meta = record.get("payload") if kind else record
+        tally.pass_over("session_meta")
         if isinstance(meta, dict):
+            tally.saw_cwd(meta.get("cwd"))
             tally.session_id = tally.session_id or meta.get("id")
             tally.started_at = tally.started_at or timestamp(meta.get("timestamp")) or created
         return []
@@ -109,7 +117,10 @@ def messages(record: dict[str, Any], tally: Tally) -> list[Parsed]:
             return []
         return _item(payload, created, tally)
     if kind in ENVELOPES or "record_type" in record:
-        tally.skipped += 1
+        payload = record.get("payload")
+        if kind == "turn_context" and isinstance(payload, dict):
+            tally.saw_cwd(payload.get("cwd"))
+        tally.pass_over(str(kind or "state"))
         return []
     if kind is not None:  # an older rollout: the item itself, without an envelope
         return _item(record, created, tally)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -12,6 +13,8 @@ from memctl.memories.privacy import scrub
 from memctl.model import Role, format_time, parse_time
 
 NOTE_WIDTH = 160
+# Marks a sub-agent's (Claude Code "sidechain") message: its own thread within the session.
+SUBAGENT = "[subagent] "
 # A note is scrubbed on its first 4 KiB, then cut to NOTE_WIDTH: a secret crossing the
 # 4 KiB mark lies past the width and is cut away whole (a PEM block is redacted to the end).
 NOTE_SCAN = 4096
@@ -46,13 +49,29 @@ class Tally:
     session_id: str | None = None
     title: str = ""
     started_at: str | None = None
+    cwd: str | None = None  # the directory the session ran in, when the transcript says
     malformed: int = 0
     skipped: int = 0
     notes: list[str] = field(default_factory=list)
+    # lines kept and passed over, per kind: "kept user", "passed over system", ...
+    lines: Counter[str] = field(default_factory=Counter)
+
+    def keep(self, kind: str) -> None:
+        self.lines[f"kept {kind}"] += 1
+
+    def pass_over(self, kind: str) -> None:
+        """Count a record that holds no message (metadata, configuration, a repeat)."""
+        self.skipped += 1
+        self.lines[f"passed over {kind}"] += 1
+
+    def saw_cwd(self, value: Any) -> None:
+        if isinstance(value, str) and value.strip() and not self.cwd:
+            self.cwd = value.strip()
 
     def bad(self, where: str) -> None:
         """Count a malformed record; the first few are named in the report."""
         self.malformed += 1
+        self.lines["malformed"] += 1
         if len(self.notes) < 5:
             self.notes.append(where)
 

@@ -38,8 +38,9 @@ def record(value: Any, tally: Tally) -> list[Parsed]:
         return []
     text = block_text(value["content"]).strip()
     if not text:
-        tally.skipped += 1
+        tally.pass_over(f"{role} without text")
         return []
+    tally.keep(str(role))
     created = timestamp(value.get("created_at") or value.get("timestamp") or value.get("time"))
     return [Parsed(role, text, created)]
 
@@ -52,6 +53,8 @@ def member(key: str | None, value: Any, tally: Tally) -> list[Parsed]:
         tally.session_id = tally.session_id or value
     elif key == "title" and isinstance(value, str):
         tally.title = value
+    elif key == "cwd":
+        tally.saw_cwd(value)
     return []
 
 

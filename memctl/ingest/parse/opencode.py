@@ -56,6 +56,7 @@ def member(key: str | None, value: Any, tally: Tally) -> list[Parsed]:
     if key == "info" and isinstance(value, dict):
         tally.session_id = tally.session_id or value.get("id")
         tally.title = str(value.get("title") or tally.title)
+        tally.saw_cwd(value.get("directory"))
         times = _object(value.get("time"))
         tally.started_at = tally.started_at or timestamp(times.get("created"))
         return []
@@ -72,7 +73,8 @@ def member(key: str | None, value: Any, tally: Tally) -> list[Parsed]:
         return []
     text = "\n".join(t for t in map(_part, parts) if t.strip()).strip()
     if not text:
-        tally.skipped += 1
+        tally.pass_over(f"{role} without text")
         return []
+    tally.keep(str(role))
     times = _object(info.get("time"))
     return [Parsed(role, text, timestamp(times.get("created")))]

@@ -1,0 +1,185 @@
+"""What the default ingest keeps from real coding sessions: memories, precision, recall@5.
+
+    .venv/bin/python benchmarks/session_quality.py [--sessions DIR] [--scripted-llm]
+
+The evaluation set is ``benchmarks/sessions/``: real session transcripts
+committed to public repositories (``manifest.json`` names each one's
+repository, commit, path and licence, and how they were trimmed), with the
+facts a later session should be able to recall and questions asking for
+them. Every session is ingested into one fresh store (``memctl ingest
+--wait``, the local MiniLM embedder, no LLM) and the script prints, per
+session and in total:
+
+- memories: the active memories the session made (its digest included);
+- precision: the share of them holding at least one expected fact (a memory
+  holds a fact when it contains each of the fact's keywords);
+- useful: whether the session made at least one memory holding a fact;
+- recall@5: the share of questions whose fact is in the top 5 of `memctl
+  recall` over the whole store (every session's memories compete; with few
+  memories in the store this is easy, so recall@1 is printed too);
+- coverage: the share of the session's messages distilled;
+- injected copies: memories whose text lies inside injected text
+  (AGENTS.md / CLAUDE.md blocks, environment context, reminders...).
+
+``--scripted-llm`` runs the LLM path against tests/ollama_server.py, whose
+answers are scripted: those numbers check the plumbing, not quality.
+Prints the figures; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from memctl.api.ingest import IngestRequest, ingest  # noqa: E402
+from memctl.api.recall import RecallRequest, recall  # noqa: E402
+from memctl.config import load_settings  # noqa: E402
+from memctl.context import Context  # noqa: E402
+from memctl.ingest.injected import INJECTIONS  # noqa: E402
+from memctl.store.memories import MemoryFilter, list_memories  # noqa: E402
+from memctl.store.runs import list_runs  # noqa: E402
+from memctl.store.sessions import get_session, messages_after  # noqa: E402
+
+SESSIONS = Path(__file__).resolve().parent / "sessions"
+TOP = 5
+
+
+@dataclass
+class SessionScore:
+    name: str
+    memories: list[str] = field(default_factory=list)
+    holding: int = 0
+    useful: bool = False
+    questions: int = 0
+    found: int = 0
+    first: int = 0  # found at rank 1
+    covered: float = 0.0
+    injected_copies: int = 0
+
+
+def holds(text: str, fact: dict[str, Any]) -> bool:
+    lowered = text.lower()
+    return all(k.lower() in lowered for k in fact["keywords"])
+
+
+def injected_text(ctx: Context, session_id: str) -> list[str]:
+    """Every block of injected text the session's stored messages hold."""
+    blocks = []
+    for message in messages_after(ctx.db, session_id, 0):
+        for injection in INJECTIONS:
+            blocks += [m.group(0) for m in injection.regex.finditer(message.content)]
+    return blocks
+
+
+def score_session(ctx: Context, entry: dict[str, Any], session_id: str) -> SessionScore:
+    score = SessionScore(entry["file"])
+    where = MemoryFilter(scopes=None, states=("active",))
+    mine = [m for m in list_memories(ctx.db, where, None) if m.session_id == session_id]
+    score.memories = [m.content for m in mine]
+    facts = entry["facts"]
+    score.holding = sum(any(holds(m, f) for f in facts) for m in score.memories)
+    score.useful = score.holding > 0
+    blocks = injected_text(ctx, session_id)
+    score.injected_copies = sum(
+        any(" ".join(m.split()) in " ".join(b.split()) for b in blocks) for m in score.memories
+    )
+    session = get_session(ctx.db, session_id)
+    if session is not None and session.message_count:
+        score.covered = session.extracted_through / session.message_count
+    return score
+
+
+def ask(ctx: Context, entry: dict[str, Any], score: SessionScore) -> None:
+    facts = {f["id"]: f for f in entry["facts"]}
+    for question in entry["questions"]:
+        request = RecallRequest(question["q"], limit=TOP, all_scopes=True, touch=False)
+        results = recall(ctx, request).result.results
+        hits = [holds(r.memory.content, facts[question["fact"]]) for r in results]
+        score.questions += 1
+        score.found += any(hits)
+        score.first += bool(hits) and hits[0]
+
+
+def run(directory: Path, overrides: dict[str, Any]) -> tuple[list[SessionScore], int]:
+    """The scores of every session, and how many LLM calls the runs made."""
+    manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
+    with tempfile.TemporaryDirectory() as home:
+        settings = load_settings(Path(home), overrides={"ingest.spawn_worker": False, **overrides})
+        with Context(settings) as ctx:
+            ids = []
+            for entry in manifest["sessions"]:
+                request = IngestRequest(
+                    transcript=str(directory / entry["file"]), client=entry["client"], wait=True
+                )
+                ids.append(ingest(ctx, request).report.session_id)
+            scores = [
+                score_session(ctx, e, i) for e, i in zip(manifest["sessions"], ids, strict=True)
+            ]
+            for entry, score in zip(manifest["sessions"], scores, strict=True):
+                ask(ctx, entry, score)
+            calls = sum(r.counts.get("llm_calls", 0) for r in list_runs(ctx.db, 1000, "ingest"))
+    return scores, calls
+
+
+def report(label: str, result: tuple[list[SessionScore], int]) -> None:
+    scores, calls = result
+    print(f"\n## {label}\n")
+    print("| session | memories | holding a fact | recall@5 | coverage | injected copies |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for s in scores:
+        recall_at = f"{s.found}/{s.questions}" if s.questions else "-"
+        print(
+            f"| {s.name} | {len(s.memories)} | {s.holding} | {recall_at} | "
+            f"{s.covered:.0%} | {s.injected_copies} |"
+        )
+    memories = sum(len(s.memories) for s in scores)
+    questions = sum(s.questions for s in scores)
+    print(
+        f"\nsessions {len(scores)}, memories {memories} "
+        f"({memories / max(1, len(scores)):.1f} a session), "
+        f"precision {sum(s.holding for s in scores) / max(1, memories):.2f}, "
+        f"sessions with a useful memory {sum(s.useful for s in scores)}/{len(scores)}, "
+        f"recall@{TOP} {sum(s.found for s in scores) / max(1, questions):.2f} "
+        f"({sum(s.found for s in scores)}/{questions}), "
+        f"recall@1 {sum(s.first for s in scores) / max(1, questions):.2f}, "
+        f"coverage {sum(s.covered for s in scores) / max(1, len(scores)):.0%}, "
+        f"injected copies {sum(s.injected_copies for s in scores)}, LLM calls {calls}"
+    )
+
+
+def scripted_llm() -> dict[str, Any]:
+    """Settings for the LLM path against the scripted Ollama server (not a quality measure)."""
+    from tests.ollama_server import FakeOllama
+
+    server = FakeOllama().start()
+    server.script_chat(*([{"facts": []}] * 500))
+    return {"llm": "ollama", "ollama.host": server.url}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sessions", type=Path, default=SESSIONS)
+    parser.add_argument(
+        "--scripted-llm",
+        action="store_true",
+        help="also run the LLM path against the scripted Ollama server (plumbing, not quality)",
+    )
+    args = parser.parse_args()
+    report("rules alone (no LLM), local MiniLM embedder", run(args.sessions, {"llm": "none"}))
+    if args.scripted_llm:
+        report(
+            "LLM path, scripted Ollama answers (empty fact lists): NOT a quality measure",
+            run(args.sessions, scripted_llm()),
+        )
+
+
+if __name__ == "__main__":
+    main()
