@@ -5,8 +5,7 @@
 Wall-clock of real processes (Python start-up included), as a client meets them:
 
 - the capture hook: `memctl hook claude-code Stop` with a 200-message Claude Code
-  transcript on its JSON (a new session each run; its detached worker is waited
-  for before the next run, so workers do not compete with the timing);
+  transcript on its JSON (a new session each run; no worker started);
 - the session-start hook: `memctl hook claude-code SessionStart`, which recalls
   the context block for the project (the local MiniLM embedder loads each time);
   (CPU time of each hook process is printed too: on a busy machine it says more
@@ -44,9 +43,6 @@ from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
 from benchmarks.synthetic import QUERIES  # noqa: E402
 from benchmarks.transcripts import claude_code_lines  # noqa: E402
-from memctl.config import load_settings  # noqa: E402
-from memctl.context import Context  # noqa: E402
-from memctl.store import jobs  # noqa: E402
 
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 ENV["MEMCTL_LLM"] = "none"
@@ -58,11 +54,24 @@ def child_cpu() -> float:
 
 
 def hook(home: Path, event: str, payload: dict[str, object], cwd: Path) -> tuple[float, float]:
-    """Wall-clock and CPU seconds of one hook process (its detached worker not counted)."""
+    """Wall-clock and CPU seconds of one hook process. No worker is started: since the slow
+    path distils every message it runs for tens of seconds, and would compete with the
+    timing (starting one is a fork, timed by benchmarks/ingest_speed.py)."""
     cpu = child_cpu()
     began = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "memctl", "--home", str(home), "hook", "claude-code", event],
+        [
+            sys.executable,
+            "-m",
+            "memctl",
+            "--home",
+            str(home),
+            "-c",
+            "ingest.spawn_worker=false",
+            "hook",
+            "claude-code",
+            event,
+        ],
         input=json.dumps(payload),
         capture_output=True,
         text=True,
@@ -72,12 +81,6 @@ def hook(home: Path, event: str, payload: dict[str, object], cwd: Path) -> tuple
     elapsed = time.perf_counter() - began
     assert done.returncode == 0 and not done.stderr, done.stderr
     return elapsed, child_cpu() - cpu
-
-
-def wait_for_jobs(home: Path) -> None:
-    with Context(load_settings(home=home)) as ctx:
-        while {"queued", "running"} & set(jobs.job_counts(ctx.db)):
-            time.sleep(0.05)
 
 
 def report(name: str, seconds: list[float]) -> None:
@@ -114,7 +117,6 @@ def time_hooks(runs: int, work: Path) -> None:
             "cwd": str(project),
         }
         capture.append(hook(home, "Stop", payload, project))
-        wait_for_jobs(home)
     start = [
         hook(home, "SessionStart", {"session_id": "s", "cwd": str(project)}, project)
         for _ in range(runs)
