@@ -11,7 +11,7 @@ _memctl_spec() {
     cmds="" opts="" valopts="" fileopts="" filearg=0
     case $1 in
         "")
-            cmds="reembed remember get list update forget delete purge link unlink recall profile status events export import ingest runs undo maintain init uninstall hook mcp install config model"
+            cmds="reembed remember get list update forget delete purge link unlink recall profile status events export import ingest runs undo maintain init uninstall hook mcp install promote unpromote sync config model"
             opts="--home -c --config --version -h --help"
             valopts="--home -c --config"
             ;;
@@ -126,6 +126,23 @@ _memctl_spec() {
             ;;
         "install uninstall")
             opts="--project --force --json -h --help"
+            ;;
+        "promote")
+            opts="--all -s --scope --json -h --help"
+            valopts="-s --scope"
+            ;;
+        "unpromote")
+            opts="--json -h --help"
+            ;;
+        "sync")
+            cmds="init status"
+            opts="--dry-run --json -h --help"
+            ;;
+        "sync init")
+            opts="--json -h --help"
+            ;;
+        "sync status")
+            opts="--json -h --help"
             ;;
         "config")
             cmds="show path init set"

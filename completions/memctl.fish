@@ -35,6 +35,9 @@ complete -c memctl -n '__fish_use_subcommand' -a 'uninstall' -d 'Undo `memctl in
 complete -c memctl -n '__fish_use_subcommand' -a 'hook' -d 'Run by an assistant\'s hooks: reads its JSON on stdin (Codex notify: the last argument); at session start prints the context block, at the end captures the transcript. Never fails the session: errors go to $MEMCTL_HOME/logs/hooks.log.'
 complete -c memctl -n '__fish_use_subcommand' -a 'mcp' -d 'Serve memctl\'s tools (memory_search, memory_store, ...) and resources over MCP on stdio, for an assistant to start. `memctl init` registers it.'
 complete -c memctl -n '__fish_use_subcommand' -a 'install' -d 'Install capture hooks: session-start context and session-end capture.'
+complete -c memctl -n '__fish_use_subcommand' -a 'promote' -d 'Share memories: `memctl sync` publishes promoted memories.'
+complete -c memctl -n '__fish_use_subcommand' -a 'unpromote' -d 'Stop sharing memories: the next sync removes this machine\'s files of them.'
+complete -c memctl -n '__fish_use_subcommand' -a 'sync' -d 'Share memories through a git repository: pull, import, export, push.'
 complete -c memctl -n '__fish_use_subcommand' -a 'config' -d 'Show and change configuration.'
 complete -c memctl -n '__fish_use_subcommand' -a 'model' -d 'Install and inspect the embedding model.'
 
@@ -255,6 +258,31 @@ complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subc
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from uninstall' -l force -d 'Restore files even if they changed since.'
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from uninstall' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from uninstall' -s h -l help -d 'Show this message and exit.'
+
+# memctl promote
+complete -c memctl -n '__fish_seen_subcommand_from promote' -l all -d 'Every memory but deleted ones.'
+complete -c memctl -n '__fish_seen_subcommand_from promote' -s s -l scope -x -d 'With --all: only this scope (\'project\', \'global\').'
+complete -c memctl -n '__fish_seen_subcommand_from promote' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from promote' -s h -l help -d 'Show this message and exit.'
+
+# memctl unpromote
+complete -c memctl -n '__fish_seen_subcommand_from unpromote' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from unpromote' -s h -l help -d 'Show this message and exit.'
+
+# memctl sync
+complete -c memctl -n '__fish_seen_subcommand_from sync; and not __fish_seen_subcommand_from init status' -l dry-run -d 'Show what would come in and go out; change nothing.'
+complete -c memctl -n '__fish_seen_subcommand_from sync; and not __fish_seen_subcommand_from init status' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from sync; and not __fish_seen_subcommand_from init status' -s h -l help -d 'Show this message and exit.'
+complete -c memctl -n '__fish_seen_subcommand_from sync; and not __fish_seen_subcommand_from init status' -a 'init' -d 'Clone a repository into the data directory (laying it out if it is empty) and record it as sync.remote.'
+complete -c memctl -n '__fish_seen_subcommand_from sync; and not __fish_seen_subcommand_from init status' -a 'status' -d 'The remote, the last sync, what waits to go out and to come in, ahead/behind.'
+
+# memctl sync init
+complete -c memctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from init' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from init' -s h -l help -d 'Show this message and exit.'
+
+# memctl sync status
+complete -c memctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from status' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from status' -s h -l help -d 'Show this message and exit.'
 
 # memctl config
 complete -c memctl -n '__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from show path init set' -s h -l help -d 'Show this message and exit.'

@@ -51,3 +51,9 @@ class InputError(MemctlError):
     """Input data (a file, stdin) is empty, binary, or malformed."""
 
     exit_code = 6
+
+
+class SyncError(MemctlError):
+    """The sync repository is unreachable, busy, refuses a push, or is of a newer format."""
+
+    exit_code = 7

@@ -79,6 +79,7 @@ class Action(StrEnum):
     LINK = "link"
     UNLINK = "unlink"
     REEMBED = "reembed"
+    CONFLICT = "conflict"  # sync kept another version; the event holds the one that lost
 
 
 def parse_choice(enum: type[E], value: str, what: str) -> E:
@@ -92,6 +93,8 @@ def parse_choice(enum: type[E], value: str, what: str) -> E:
 
 # States that recall and list leave out unless asked for.
 HIDDEN_STATES = (State.ARCHIVED, State.DELETED)
+# The transcript formats ingest reads, by the client that writes them.
+TRANSCRIPT_CLIENTS = ("claude-code", "opencode", "codex", "generic")
 
 
 def now_iso() -> str:

@@ -12,6 +12,7 @@ them without Typer.
   runs, undo
 - ``maintain``: maintain
 - ``distil``: pending, distil (distillation by the host model)
+- ``sync``: sync (and its dry run), init, status, promote, unpromote
 
 Import the module you need (``from memctl.api.recall import RecallRequest,
 recall``): this package imports nothing, so the hook's fast lane loads only

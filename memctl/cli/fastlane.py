@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memctl.model import TRANSCRIPT_CLIENTS
+
 if TYPE_CHECKING:
     from memctl.api.ingest import IngestRequest
 
@@ -30,7 +32,7 @@ class Opt:
     repeat: bool = False
 
 
-CLIENT_CHOICES = ("claude-code", "opencode", "codex", "generic")
+CLIENT_CHOICES = TRANSCRIPT_CLIENTS
 INGEST_OPTIONS: dict[str, Opt] = {
     "transcript": Opt(
         ("--transcript",), "Transcript file; omit (or '-') to read standard input.", "PATH"

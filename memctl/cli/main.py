@@ -20,6 +20,7 @@ from memctl.cli import (
     model_cmd,
     recall,
     status,
+    sync,
 )
 from memctl.cli.common import home_path, new_typer, split_assignments
 
@@ -70,6 +71,8 @@ def root(
 for group in (memory, graph, recall, status, exchange, ingest, init, hook, mcp):
     app.add_typer(group.app)
 app.add_typer(install.app, name="install")
+app.add_typer(sync.share)
+app.add_typer(sync.app, name="sync")
 app.add_typer(config_cmd.app, name="config", help="Show and change configuration.")
 app.add_typer(model_cmd.app, name="model", help="Install and inspect the embedding model.")
 app.command("reembed")(model_cmd.reembed)

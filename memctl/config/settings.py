@@ -451,6 +451,35 @@ KEYS: tuple[Key, ...] = (
         minimum=1,
         maximum=100,
     ),
+    Key("sync.remote", "", "Git repository `memctl sync` shares memories through (URL or path)."),
+    Key(
+        "sync.include",
+        "promoted",
+        "What `memctl sync` publishes: promoted (shared) memories, or all (a personal "
+        "repository) but those withheld with `memctl unpromote`.",
+        choices=("promoted", "all"),
+    ),
+    Key("sync.readonly", False, "Pull and import, never commit or push (a published memory)."),
+    Key("sync.auto", False, "`memctl maintain` also syncs."),
+    Key(
+        "sync.max_file_bytes",
+        1_048_576,
+        "A repository file larger than this is skipped, unread.",
+        minimum=1024,
+    ),
+    Key("sync.push_retries", 3, "Pushes retried after the remote moved meanwhile.", minimum=0),
+    Key(
+        "sync.git_timeout",
+        120.0,
+        "Seconds a clone, fetch or push may take before it is stopped.",
+        minimum=1.0,
+    ),
+    Key(
+        "sync.lock_wait",
+        60.0,
+        "Seconds a sync waits for another one to finish before giving up.",
+        minimum=0.0,
+    ),
 )
 KEYS_BY_NAME = {key.name: key for key in KEYS}
 KEY_NAMES_BY_ATTR = {key.attr: key.name for key in KEYS}

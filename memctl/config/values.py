@@ -121,3 +121,11 @@ class Values:
     hooks_recapture_hours: float
     hooks_recapture_max: int
     mcp_search_limit: int
+    sync_remote: str
+    sync_include: str
+    sync_readonly: bool
+    sync_auto: bool
+    sync_max_file_bytes: int
+    sync_push_retries: int
+    sync_git_timeout: float
+    sync_lock_wait: float

@@ -241,4 +241,25 @@ def m003_imports(db: Database) -> None:
         )""")
 
 
-MIGRATIONS: list[Callable[[Database], None]] = [m001_initial, m002_ingest, m003_imports]
+def m004_sync(db: Database) -> None:
+    """The sync repository's files as this machine last read or wrote them, and the
+    memories the user withheld from sync (``memctl unpromote``)."""
+    db.execute("""
+        CREATE TABLE sync_files (
+            path TEXT PRIMARY KEY,
+            memory_id TEXT NOT NULL,
+            host_id TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            state TEXT NOT NULL,
+            blob TEXT NOT NULL
+        )""")
+    db.execute("CREATE INDEX sync_files_memory ON sync_files(memory_id)")
+    db.execute("CREATE TABLE sync_withheld (memory_id TEXT PRIMARY KEY, at TEXT NOT NULL)")
+
+
+MIGRATIONS: list[Callable[[Database], None]] = [
+    m001_initial,
+    m002_ingest,
+    m003_imports,
+    m004_sync,
+]

@@ -16,8 +16,9 @@ from memctl.errors import InputError, UsageError
 from memctl.ingest.parse import claude, codex, generic, opencode
 from memctl.ingest.parse.common import Parsed, Tally
 from memctl.ingest.source import SNIFF_BYTES, Input, json_members
+from memctl.model import TRANSCRIPT_CLIENTS
 
-CLIENTS = ("claude-code", "opencode", "codex", "generic")
+CLIENTS = TRANSCRIPT_CLIENTS
 SNIFF_LINES = 20
 
 RecordParser = Callable[[Any, Tally], list[Parsed]]

@@ -1,0 +1,62 @@
+"""Sharing memories through a git repository: sync, init, status, promote, unpromote.
+
+``memctl.sync.pipeline.sync_now`` is the same sync for callers below this layer
+(``memctl maintain`` with ``sync.auto``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memctl.context import Context
+from memctl.model import Memory
+from memctl.sync import pipeline, setup, share
+from memctl.sync.pipeline import SyncRequest, SyncResult
+from memctl.sync.setup import InitResult, SyncStatus
+
+__all__ = [
+    "InitResult",
+    "ShareRequest",
+    "SyncRequest",
+    "SyncResult",
+    "SyncStatus",
+    "init",
+    "promote",
+    "status",
+    "sync",
+    "unpromote",
+]
+
+
+def sync(ctx: Context, request: SyncRequest) -> SyncResult:
+    """Pull, import, export and push; with ``dry_run`` only say what would move."""
+    return pipeline.sync_now(ctx, request)
+
+
+def init(ctx: Context, remote: str) -> InitResult:
+    """Clone the repository (a URL or path) and record it as ``sync.remote``."""
+    return setup.init(ctx, remote)
+
+
+def status(ctx: Context) -> SyncStatus:
+    """The remote, the last sync, what waits to go out and to come in, ahead/behind."""
+    return setup.status(ctx)
+
+
+@dataclass(frozen=True)
+class ShareRequest:
+    ids: tuple[str, ...] = ()
+    every: bool = False  # promote: every memory but deleted ones
+    scope: str | None = None  # with ``every``: only this scope
+
+
+def promote(ctx: Context, request: ShareRequest) -> list[Memory]:
+    """Mark memories shared, so that sync publishes them; the ones that changed."""
+    memories = share.select(ctx, list(request.ids), request.every, request.scope)
+    return share.set_shared(ctx, memories, True)
+
+
+def unpromote(ctx: Context, request: ShareRequest) -> list[Memory]:
+    """Mark memories private and withhold them; the next sync removes this machine's file."""
+    memories = share.select(ctx, list(request.ids), False, None)
+    return share.set_shared(ctx, memories, False)

@@ -1,0 +1,129 @@
+"""sync (with init and status), promote and unpromote."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from memctl.cli.common import JsonOption, new_typer, open_context
+from memctl.cli.render import console, print_json, warn
+
+app = new_typer(invoke_without_command=True)
+share = new_typer()
+IdsArgument = Annotated[
+    list[str] | None, typer.Argument(help="Memory ids (full or unique prefixes).", metavar="ID")
+]
+
+
+@app.callback(no_args_is_help=False)
+def sync(
+    ctx: typer.Context,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show what would come in and go out; change nothing.")
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Share memories through a git repository: pull, import, export, push."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from memctl.api import sync as api  # git, YAML and the sync stages: only when syncing
+
+    result = api.sync(open_context(ctx), api.SyncRequest(dry_run=dry_run))
+    if as_json:
+        print_json(result.to_dict())
+        return
+    for path, why in result.bad_files:
+        warn(f"skipped {path}: {why}")
+    for memory_id, why in result.refused:
+        warn(f"refused {memory_id[:12]}: {why}")
+    if result.withheld:
+        warn(f"withheld {len(result.withheld)} memories whose sync import was undone here")
+    came, went = result.came_in, result.went_out
+    if dry_run:
+        for what, memory_id in result.incoming:
+            console.print(f"in   {what:<8} {memory_id}")
+        for what, path in result.outgoing:
+            console.print(f"out  {what:<8} {path}")
+    verb = "would " if dry_run else ""
+    console.print(
+        f"{result.remote}: {verb}import {came.get('created', 0)} new, "
+        f"{came.get('updated', 0)} updated, {came.get('conflicts', 0)} conflicts kept as "
+        f"events, {came.get('unshared', 0)} no longer shared; {verb}write "
+        f"{went.get('written', 0)} files, remove {went.get('removed', 0)}; "
+        f"{len(result.bad_files)} bad files skipped"
+        + ("" if dry_run or result.readonly else (", pushed" if result.pushed else ""))
+        + (f" (run {result.run_id[:12]})" if result.run_id and not dry_run else "")
+    )
+
+
+@app.command()
+def init(
+    ctx: typer.Context,
+    remote: Annotated[str, typer.Argument(help="The repository: a URL or a path.")],
+    as_json: JsonOption = False,
+) -> None:
+    """Clone a repository into the data directory (laying it out if it is empty) and
+    record it as sync.remote."""
+    from memctl.api import sync as api
+
+    result = api.init(open_context(ctx), remote)
+    if as_json:
+        print_json(result.__dict__)
+        return
+    made = "laid out the empty repository and " if result.created else ""
+    console.print(f"{made}cloned {result.remote} into {result.clone}")
+
+
+@app.command()
+def status(ctx: typer.Context, as_json: JsonOption = False) -> None:
+    """The remote, the last sync, what waits to go out and to come in, ahead/behind."""
+    from memctl.api import sync as api
+
+    report = api.status(open_context(ctx))
+    if as_json:
+        print_json(report.to_dict())
+        return
+    mode = "read-only" if report.readonly else f"publishes {report.include}"
+    console.print(f"remote        {report.remote} ({mode})")
+    console.print(f"clone         {report.clone}")
+    console.print(f"host id       {report.host}")
+    pushed = "" if report.last_pushed is None else (" (pushed)" if report.last_pushed else "")
+    console.print(f"last sync     {report.last_sync or 'never'}{pushed}")
+    console.print(f"to go out     {report.waiting_out} files")
+    console.print(f"to come in    {report.waiting_in} files (as of the last fetch)")
+    console.print(f"last fetch    {report.last_fetch or 'never'}")
+    console.print(f"ahead/behind  {report.ahead}/{report.behind} commits")
+
+
+@share.command()
+def promote(
+    ctx: typer.Context,
+    ids: IdsArgument = None,
+    every: Annotated[bool, typer.Option("--all", help="Every memory but deleted ones.")] = False,
+    scope: Annotated[
+        str | None,
+        typer.Option("--scope", "-s", help="With --all: only this scope ('project', 'global')."),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Share memories: `memctl sync` publishes promoted memories."""
+    from memctl.api import sync as api
+
+    changed = api.promote(open_context(ctx), api.ShareRequest(tuple(ids or ()), every, scope))
+    if as_json:
+        print_json([m.id for m in changed])
+    else:
+        console.print(f"promoted {len(changed)} memories")
+
+
+@share.command()
+def unpromote(ctx: typer.Context, ids: IdsArgument = None, as_json: JsonOption = False) -> None:
+    """Stop sharing memories: the next sync removes this machine's files of them."""
+    from memctl.api import sync as api
+
+    changed = api.unpromote(open_context(ctx), api.ShareRequest(tuple(ids or ())))
+    if as_json:
+        print_json([m.id for m in changed])
+    else:
+        console.print(f"unpromoted {len(changed)} memories")

@@ -1,0 +1,163 @@
+"""SQL for sync: this machine's host id, the index of the repository's files as last read
+or written, the memories withheld from sync, and which memories changed since an export."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import astuple, dataclass
+
+from memctl.model import Visibility, new_id, now_iso
+from memctl.store.database import Database
+
+HOST_ID = "host_id"
+HOST_ID_CHARS = 16
+SYNC_KIND = "sync"
+
+
+@dataclass(frozen=True)
+class SyncFile:
+    """One memory file of the repository: whose version, of when, in which state."""
+
+    path: str
+    memory_id: str
+    host_id: str
+    updated_at: str
+    state: str
+    blob: str  # the git blob id of the file's content
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """The order versions are resolved in: newest ``updated_at``, ties by host id."""
+        return self.updated_at, self.host_id
+
+
+def host_id(db: Database) -> str:
+    """This machine's id, made on first use and kept in the database (so it moves with it)."""
+    with db.atomic():
+        found = db.meta(HOST_ID)
+        if not found:
+            found = new_id()[:HOST_ID_CHARS]
+            db.set_meta(HOST_ID, found)
+    return found
+
+
+def indexed_files(db: Database) -> dict[str, SyncFile]:
+    """Every file of the index, by path."""
+    return {
+        row[0]: SyncFile(*row)
+        for row in db.tuples(
+            "SELECT path, memory_id, host_id, updated_at, state, blob FROM sync_files"
+        )
+    }
+
+
+def files_of(db: Database, memory_ids: Iterable[str]) -> dict[str, list[SyncFile]]:
+    """The indexed files of these memories, by memory id."""
+    found: dict[str, list[SyncFile]] = {}
+    rows = db.tuples(
+        "SELECT path, memory_id, host_id, updated_at, state, blob FROM sync_files "
+        "WHERE memory_id IN (SELECT value FROM json_each(?))",
+        (json.dumps(list(memory_ids)),),
+    )
+    for row in rows:
+        found.setdefault(row[1], []).append(SyncFile(*row))
+    return found
+
+
+def put_files(db: Database, files: Iterable[SyncFile]) -> None:
+    db.executemany(
+        "INSERT OR REPLACE INTO sync_files(path, memory_id, host_id, updated_at, state, blob) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        [astuple(f) for f in files],
+    )
+
+
+def drop_files(db: Database, paths: Iterable[str]) -> None:
+    db.executemany("DELETE FROM sync_files WHERE path = ?", [(p,) for p in paths])
+
+
+def clear_index(db: Database) -> None:
+    """Forget the index (another repository): the next sync reads every file again."""
+    db.execute("DELETE FROM sync_files")
+
+
+def withheld(db: Database, memory_ids: Iterable[str]) -> set[str]:
+    rows = db.tuples(
+        "SELECT memory_id FROM sync_withheld WHERE memory_id IN (SELECT value FROM json_each(?))",
+        (json.dumps(list(memory_ids)),),
+    )
+    return {r[0] for r in rows}
+
+
+def set_withheld(db: Database, memory_ids: Iterable[str], on: bool) -> None:
+    """Withhold memories from sync (or release them): even ``sync.include: all`` skips them."""
+    ids = [(i,) for i in memory_ids]
+    if on:
+        at = now_iso()
+        db.executemany(
+            "INSERT OR IGNORE INTO sync_withheld(memory_id, at) VALUES (?, ?)",
+            [(i, at) for (i,) in ids],
+        )
+    else:
+        db.executemany("DELETE FROM sync_withheld WHERE memory_id = ?", ids)
+
+
+def set_visibility(db: Database, memory_ids: Iterable[str], visibility: Visibility) -> None:
+    db.execute(
+        "UPDATE memories SET visibility = ? WHERE id IN (SELECT value FROM json_each(?))",
+        (str(visibility), json.dumps(list(memory_ids))),
+    )
+
+
+def shareable_ids(db: Database, include_all: bool, memory_ids: list[str] | None) -> set[str]:
+    """Of these memories (None: all), the ones sync may publish: shared ones, or with
+    ``include_all`` every one the user has not withheld."""
+    condition = "1" if include_all else "m.visibility = 'shared'"
+    ids_clause, params = "", []
+    if memory_ids is not None:
+        ids_clause, params = (
+            " AND m.id IN (SELECT value FROM json_each(?))",
+            [json.dumps(memory_ids)],
+        )
+    rows = db.tuples(
+        f"SELECT m.id FROM memories m WHERE {condition}{ids_clause} "
+        "AND m.id NOT IN (SELECT memory_id FROM sync_withheld)",
+        params,
+    )
+    return {r[0] for r in rows}
+
+
+def existing_ids(db: Database, memory_ids: Iterable[str]) -> set[str]:
+    rows = db.tuples(
+        "SELECT id FROM memories WHERE id IN (SELECT value FROM json_each(?))",
+        (json.dumps(list(memory_ids)),),
+    )
+    return {r[0] for r in rows}
+
+
+def last_event_id(db: Database) -> int:
+    return int(db.value("SELECT coalesce(max(id), 0) FROM events"))
+
+
+def changed_since(db: Database, after_event: int) -> set[str]:
+    """Memories something other than a sync changed (or linked) after an event."""
+    rows = db.tuples(
+        "SELECT DISTINCT memory_id FROM events WHERE id > ? AND memory_id IS NOT NULL "
+        "AND action != 'access' AND (run_id IS NULL OR run_id NOT IN "
+        "(SELECT id FROM runs WHERE kind = ?))",
+        (after_event, SYNC_KIND),
+    )
+    return {r[0] for r in rows}
+
+
+def undone_sync_imports(db: Database, memory_ids: Iterable[str]) -> set[str]:
+    """Of these memories, those whose latest change is the undo of a sync run."""
+    rows = db.tuples(
+        "SELECT e.memory_id FROM events e WHERE e.memory_id IN (SELECT value FROM json_each(?)) "
+        "AND e.id = (SELECT max(id) FROM events WHERE memory_id = e.memory_id "
+        "AND action != 'access') AND json_extract(e.data, '$.reason') = 'undo' "
+        "AND json_extract(e.data, '$.undo_of') IN (SELECT id FROM runs WHERE kind = ?)",
+        (json.dumps(list(memory_ids)), SYNC_KIND),
+    )
+    return {r[0] for r in rows}

@@ -1,0 +1,271 @@
+"""Stage 2 of a sync, import: resolve each changed memory's versions and apply the
+winner to the store, as one run.
+
+The newest ``updated_at`` wins, ties broken by the greater host id; the local
+memory takes part as this host's version. The losing version is never
+dropped: a remote one is kept as a ``conflict`` event, a local one in the
+``before`` of the ``update`` event that replaced it. A memory whose winning
+file another host removed, unchanged here since, is no longer shared: it
+stays, private and withheld from sync. Vectors are made only for new text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from memctl.context import Context
+from memctl.model import Action, Memory, Visibility, content_hash
+from memctl.store import memories as store
+from memctl.store.events import log_event
+from memctl.store.relations import add_relation, has_relation
+from memctl.store.runs import RunRecord, save_run
+from memctl.store.sync import (
+    SyncFile,
+    drop_files,
+    existing_ids,
+    files_of,
+    put_files,
+    set_visibility,
+    set_withheld,
+)
+from memctl.sync.incoming import Incoming
+from memctl.sync.memfile import Version, normal_time, synced_values
+
+
+@dataclass
+class ImportPlan:
+    """What the import will do, decided before anything is written."""
+
+    creates: list[Version] = field(default_factory=list)
+    updates: list[tuple[Memory, Version, dict[str, Any]]] = field(default_factory=list)
+    conflicts: list[Version] = field(default_factory=list)
+    unshares: list[tuple[Memory, str]] = field(default_factory=list)
+    local_won: set[str] = field(default_factory=set)  # exported even if unchanged since
+
+    def counts(self) -> dict[str, int]:
+        return {
+            "created": len(self.creates),
+            "updated": len(self.updates),
+            "conflicts": len(self.conflicts),
+            "unshared": len(self.unshares),
+        }
+
+
+def plan_import(ctx: Context, incoming: Incoming, own_host: str) -> ImportPlan:
+    plan = ImportPlan()
+    changed: dict[str, list[Version]] = {}
+    for version in incoming.versions:
+        changed.setdefault(version.id, []).append(version)
+    ids = set(changed) | {f.memory_id for f in incoming.removed}
+    before = files_of(ctx.db, ids)
+    gone = {f.path for f in incoming.removed} | {f.path for f in incoming.files}
+    after = {i: [f for f in before.get(i, []) if f.path not in gone] for i in ids}
+    for row in incoming.files:
+        after[row.memory_id].append(row)
+    local = store.get_memories(ctx.db, sorted(ids))
+    for memory_id in sorted(ids):
+        versions = changed.get(memory_id)
+        if versions:
+            _resolve(plan, local.get(memory_id), versions, after[memory_id], own_host)
+        else:
+            _check_unshared(
+                plan,
+                local.get(memory_id),
+                before.get(memory_id, []),
+                after[memory_id],
+                gone,
+                own_host,
+            )
+    return plan
+
+
+def _resolve(
+    plan: ImportPlan,
+    memory: Memory | None,
+    versions: list[Version],
+    files: list[SyncFile],
+    own_host: str,
+) -> None:
+    best = max(files, key=lambda f: f.key)
+    winner = next((v for v in versions if v.key == best.key), None)
+    final: dict[str, Any] | None = None
+    if winner is not None and memory is None:
+        if not winner.tombstone:
+            plan.creates.append(winner)
+            final = winner.values
+    elif winner is not None and memory is not None:
+        mine = synced_values(memory, tuple(winner.values))
+        changes = {k: v for k, v in winner.values.items() if mine.get(k) != v}
+        if not changes:
+            final = winner.values
+        elif winner.key > (normal_time(memory.updated_at), own_host):
+            plan.updates.append((memory, winner, changes))
+            final = winner.values
+        else:
+            plan.conflicts.append(winner)
+            plan.local_won.add(memory.id)
+    if final is None and memory is not None:
+        final = synced_values(memory)
+    for version in versions:
+        if version is not winner and final is not None and _differs(version.values, final):
+            plan.conflicts.append(version)
+
+
+def _differs(values: dict[str, Any], final: dict[str, Any]) -> bool:
+    return any(final.get(k) != v for k, v in values.items() if k != "updated_at")
+
+
+def _check_unshared(
+    plan: ImportPlan,
+    memory: Memory | None,
+    before: list[SyncFile],
+    after: list[SyncFile],
+    gone: set[str],
+    own_host: str,
+) -> None:
+    if memory is None or memory.visibility != Visibility.SHARED or not before:
+        return
+    previous = max(before, key=lambda f: f.key)
+    if previous.path not in gone or previous.host_id == own_host:
+        return
+    if normal_time(memory.updated_at) != previous.updated_at:
+        return  # changed here since: this machine's version goes out instead
+    if any(f.updated_at >= previous.updated_at for f in after):
+        return
+    plan.unshares.append((memory, previous.host_id))
+
+
+def apply_import(ctx: Context, plan: ImportPlan, incoming: Incoming, run: RunRecord) -> None:
+    """Write the plan, the index and the run in one transaction."""
+    vectors = _vectors(ctx, plan)
+    with ctx.db.atomic():
+        for version in plan.creates:
+            _create(ctx, version, vectors.get(version.id), run.id)
+        for memory, version, changes in plan.updates:
+            _update(ctx, memory, version, changes, vectors.get(version.id), run.id)
+        for version in plan.conflicts:
+            log_event(
+                ctx.db,
+                Action.CONFLICT,
+                version.id,
+                {"reason": "sync", "host": version.host, "lost": version.values},
+                run.id,
+            )
+        for memory, host in plan.unshares:
+            _unshare(ctx, memory, host, run.id)
+        run.counts["relations"] = _relations(ctx, plan, run.id)
+        drop_files(ctx.db, [f.path for f in incoming.removed])
+        put_files(ctx.db, incoming.files)
+        for name, count in plan.counts().items():
+            run.counts[name] = run.counts.get(name, 0) + count
+        if plan.creates or plan.updates or plan.conflicts or plan.unshares:
+            save_run(ctx.db, run)
+
+
+def _vectors(ctx: Context, plan: ImportPlan) -> dict[str, bytes]:
+    """Vectors of the new text only: a memory whose content this store has already reuses
+    that vector."""
+    found: dict[str, bytes] = {}
+    wanted: list[tuple[str, str]] = []
+    texts = [(v.id, v.values["content"]) for v in plan.creates]
+    texts += [(v.id, c["content"]) for _, v, c in plan.updates if "content" in c]
+    for memory_id, text in texts:
+        known = store.vector_for_hash(ctx.db, content_hash(text))
+        if known is not None:
+            found[memory_id] = known
+        else:
+            wanted.append((memory_id, text))
+    made = ctx.vectors([text for _, text in wanted]) if wanted else []
+    found.update({memory_id: vector for (memory_id, _), vector in zip(wanted, made, strict=True)})
+    return found
+
+
+def _create(ctx: Context, version: Version, vector: bytes | None, run_id: str) -> None:
+    values = dict(version.values)
+    memory = Memory(
+        content=values.pop("content"),
+        id=version.id,
+        scope=version.scope,
+        visibility=Visibility.SHARED,
+        **values,
+    )
+    store.insert_memory(ctx.db, memory, vector)
+    log_event(
+        ctx.db,
+        Action.CREATE,
+        memory.id,
+        {"kind": str(memory.kind), "source": "sync", "host": version.host},
+        run_id,
+    )
+
+
+def _update(
+    ctx: Context,
+    memory: Memory,
+    version: Version,
+    changes: dict[str, Any],
+    vector: bytes | None,
+    run_id: str,
+) -> None:
+    before = {k: getattr(memory, k) for k in changes}
+    written = dict(changes)
+    if "content" in changes:
+        written["content_hash"] = content_hash(changes["content"])
+    if version.scope != memory.scope:
+        written["scope"], before["scope"] = version.scope, memory.scope
+    store.update_memory(ctx.db, memory.id, written)
+    if vector is not None:
+        store.put_vector(ctx.db, memory.id, vector)
+    log_event(
+        ctx.db,
+        Action.UPDATE,
+        memory.id,
+        {"before": before, "after": changes, "reason": "sync", "host": version.host},
+        run_id,
+    )
+
+
+def _unshare(ctx: Context, memory: Memory, host: str, run_id: str) -> None:
+    set_visibility(ctx.db, [memory.id], Visibility.PRIVATE)
+    set_withheld(ctx.db, [memory.id], True)
+    log_event(
+        ctx.db,
+        Action.UPDATE,
+        memory.id,
+        {
+            "before": {"visibility": str(Visibility.SHARED)},
+            "after": {"visibility": str(Visibility.PRIVATE)},
+            "reason": f"sync: no longer shared by host {host}",
+        },
+        run_id,
+    )
+
+
+def _relations(ctx: Context, plan: ImportPlan, run_id: str) -> int:
+    """Add the applied versions' relations whose other end is here; relations are only
+    added (a removed relation does not travel)."""
+    applied = [*plan.creates, *(v for _, v, _ in plan.updates)]
+    wanted = [r for v in applied if not v.tombstone for r in v.relations]
+    present = existing_ids(ctx.db, {r.dst_id for r in wanted})
+    added = 0
+    for relation in wanted:
+        if relation.dst_id not in present or has_relation(
+            ctx.db, relation.src_id, relation.dst_id, relation.type
+        ):
+            continue
+        add_relation(ctx.db, relation)
+        log_event(
+            ctx.db,
+            Action.LINK,
+            relation.src_id,
+            {
+                "src_id": relation.src_id,
+                "dst_id": relation.dst_id,
+                "type": str(relation.type),
+                "existed": False,
+            },
+            run_id,
+        )
+        added += 1
+    return added

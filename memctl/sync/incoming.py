@@ -1,0 +1,86 @@
+"""Stage 1 of a sync, read: the files of the repository that changed since this machine
+last read them, each checked as untrusted input.
+
+The repository's tree (``git ls-tree``) is compared with the index of files
+already read, by blob id: only new and changed files are read, and only by
+blob (never through the work tree, so a symlink leads nowhere). A file is
+skipped, named and counted when it is a symlink or not a file, its name does
+not match ``memories/<scope>/<memory-id>_<host-id>.yaml``, it is larger than
+``sync.max_file_bytes``, or it does not parse (``memfile.parse``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from memctl.store.sync import SyncFile
+from memctl.sync.layout import parse_path
+from memctl.sync.memfile import BadFile, Version, parse
+from memctl.sync.repo import Clone, Entry
+
+
+@dataclass
+class Incoming:
+    """What changed in the repository: the new versions, the files gone, the bad files."""
+
+    versions: list[Version] = field(default_factory=list)
+    files: list[SyncFile] = field(default_factory=list)  # index rows of ``versions``
+    removed: list[SyncFile] = field(default_factory=list)
+    bad: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
+    gone_own: list[str] = field(default_factory=list)  # memory ids whose own file vanished
+
+
+def read_incoming(
+    clone: Clone, ref: str, index: dict[str, SyncFile], own_host: str, max_bytes: int
+) -> Incoming:
+    incoming = Incoming()
+    seen: set[str] = set()
+    for entry in clone.tree(ref):
+        seen.add(entry.path)
+        known = index.get(entry.path)
+        if known is not None and known.blob == entry.blob and not entry.symlink:
+            continue
+        try:
+            version = _read(clone, entry, max_bytes)
+        except BadFile as why:
+            incoming.bad.append((entry.path, str(why)))
+            if known is not None:
+                incoming.removed.append(known)
+            continue
+        incoming.versions.append(version)
+        incoming.files.append(
+            SyncFile(
+                entry.path,
+                version.id,
+                version.host,
+                version.updated_at,
+                str(version.values["state"]),
+                entry.blob,
+            )
+        )
+    for path, known in index.items():
+        if path not in seen:
+            incoming.removed.append(known)
+            if known.host_id == own_host:
+                incoming.gone_own.append(known.memory_id)
+    return incoming
+
+
+def _read(clone: Clone, entry: Entry, max_bytes: int) -> Version:
+    if entry.symlink:
+        raise BadFile("a symlink")
+    if entry.type != "blob":
+        raise BadFile(f"not a file ({entry.type})")
+    try:
+        scope, memory_id, host = parse_path(entry.path)
+    except ValueError as why:
+        raise BadFile(str(why)) from None
+    if entry.size > max_bytes:
+        raise BadFile(
+            f"{entry.size:,} bytes, over the limit of {max_bytes:,} (sync.max_file_bytes)"
+        )
+    try:
+        text = clone.read_blob(entry.blob).decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadFile("not UTF-8 text") from None
+    return parse(text, memory_id, host, scope)

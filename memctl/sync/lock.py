@@ -1,0 +1,40 @@
+"""One sync at a time per data directory: an advisory lock the kernel drops when its
+holder dies, so a killed sync never leaves a stale lock behind."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from memctl.errors import SyncError
+
+POLL_SECONDS = 0.1
+
+
+@contextmanager
+def sync_lock(path: Path, wait_seconds: float) -> Iterator[None]:
+    """Hold the lock file ``path``, waiting up to ``wait_seconds`` for another holder."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        deadline = time.monotonic() + wait_seconds
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+                    raise SyncError(
+                        f"another memctl sync is running (pid {holder}); try again later"
+                    ) from None
+                time.sleep(POLL_SECONDS)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        yield
+    finally:
+        os.close(fd)

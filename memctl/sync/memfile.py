@@ -1,0 +1,279 @@
+"""One memory as a YAML file of the sync repository: written in a stable key order and
+block style (small, readable diffs), read as untrusted input.
+
+Reading uses ``yaml.safe_load`` only; unknown keys are ignored, a wrong type
+refuses the file (``BadFile``), and text holding ``<private>`` blocks or
+secrets is refused both ways.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import MISSING, dataclass, field, fields
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+import yaml
+
+from memctl.errors import MemctlError
+from memctl.memories.operations import clean_content, clean_tags
+from memctl.memories.privacy import scrub
+from memctl.model import (
+    Category,
+    Kind,
+    Memory,
+    Relation,
+    RelationType,
+    State,
+    Tier,
+    format_time,
+    parse_choice,
+    parse_time,
+)
+from memctl.sync.layout import MEMORY_ID
+
+TEXTS = ("content", "l0_abstract", "l1_overview", "l2_content", "source")
+TIMES = ("created_at", "updated_at", "invalidated_at")
+# The order of the keys in a file; ``relations`` comes last.
+KEYS = (
+    "id",
+    "state",
+    "kind",
+    "category",
+    "tier",
+    "importance",
+    "confidence",
+    "created_at",
+    "updated_at",
+    "invalidated_at",
+    "superseded_by",
+    "tags",
+    "source",
+    "content",
+    "l0_abstract",
+    "l1_overview",
+    "l2_content",
+)
+TOMBSTONE_KEYS = ("id", "state", "created_at", "updated_at")
+ENUMS: dict[str, Any] = {"state": State, "kind": Kind, "category": Category, "tier": Tier}
+MAX_TAG_CHARS = 200
+# What a key a file leaves out stands for: a new memory's default.
+DEFAULTS: dict[str, Any] = {
+    f.name: str(f.default) if isinstance(f.default, StrEnum) else f.default
+    for f in fields(Memory)
+    if f.name in KEYS and f.default not in (MISSING, None, "")
+}
+
+
+class BadFile(ValueError):
+    """A repository file that is refused, with the reason."""
+
+
+@dataclass(frozen=True)
+class Version:
+    """A memory as one host's file holds it: the synced fields, normalised."""
+
+    id: str
+    host: str
+    scope: str
+    values: dict[str, Any]
+    relations: list[Relation] = field(default_factory=list)
+
+    @property
+    def updated_at(self) -> str:
+        return str(self.values["updated_at"])
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """Its place in the order versions are resolved in (as ``SyncFile.key``)."""
+        return self.updated_at, self.host
+
+    @property
+    def tombstone(self) -> bool:
+        return self.values["state"] == State.DELETED and "content" not in self.values
+
+
+def synced_values(memory: Memory, keys: tuple[str, ...] | None = None) -> dict[str, Any]:
+    """The fields of a memory that travel (``keys``, by default those of its file),
+    normalised as ``parse`` returns them."""
+    data = memory.to_dict()
+    if keys is None:
+        keys = TOMBSTONE_KEYS if memory.state == State.DELETED else KEYS
+    values = {k: data[k] for k in keys if k != "id"}
+    for name in TIMES:
+        if values.get(name):
+            values[name] = normal_time(values[name])
+    return values
+
+
+def normal_time(value: str | datetime) -> str:
+    moment = value if isinstance(value, datetime) else parse_time(value)
+    return format_time(moment if moment.tzinfo else parse_time(moment.isoformat()))
+
+
+class _Dumper(yaml.CSafeDumper if yaml.__with_libyaml__ else yaml.SafeDumper):  # type: ignore[misc]
+    pass
+
+
+def _str(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in text else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
+
+
+_Dumper.add_representer(str, _str)
+
+
+def render(memory: Memory, relations: list[Relation]) -> str:
+    """The file of a memory; a deleted memory is a tombstone (no content)."""
+    record: dict[str, Any] = {"id": memory.id, **synced_values(memory)}
+    if memory.state != State.DELETED:
+        record["relations"] = [
+            {
+                "dst_id": r.dst_id,
+                "type": str(r.type),
+                "weight": r.weight,
+                "created_at": r.created_at,
+            }
+            for r in sorted(relations, key=lambda r: (r.dst_id, str(r.type)))
+            if r.src_id == memory.id
+        ]
+    return yaml.dump(
+        record,
+        Dumper=_Dumper,
+        sort_keys=False,
+        default_flow_style=False,
+        allow_unicode=True,
+        width=1 << 20,
+    )
+
+
+def blob_id(text: str) -> str:
+    """The id git gives a file of this text (so a rendered file is compared without git)."""
+    data = text.encode("utf-8")
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
+def privacy_problem(values: dict[str, Any]) -> str | None:
+    """Why these fields must not be shared: private text or a secret; None when they may."""
+    texts = [v for k, v in values.items() if k in TEXTS and isinstance(v, str)]
+    texts += [t for t in values.get("tags") or [] if isinstance(t, str)]
+    kinds: set[str] = set()
+    private = False
+    for text in texts:
+        _, found = scrub(text)
+        private = private or bool(found.private_blocks or found.context_blocks)
+        kinds |= set(found.secrets)
+    if kinds:
+        return f"holds a secret ({', '.join(sorted(kinds))})"
+    if private:
+        return "holds <private> text"
+    return None
+
+
+_Loader = yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader
+
+
+def parse(text: str, memory_id: str, host: str, scope: str) -> Version:
+    """The version a file holds; BadFile says what is wrong with it."""
+    try:
+        record = yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader
+    except (yaml.YAMLError, RecursionError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise BadFile(f"not valid YAML ({first})") from None
+    if not isinstance(record, dict):
+        raise BadFile("not a mapping of memory fields")
+    if record.get("id") != memory_id:
+        raise BadFile("its id is not the one in its file name")
+    try:
+        values = _values(record)
+        relations = [_relation(memory_id, r) for r in _list(record.get("relations"), "relations")]
+    except (MemctlError, ValueError, TypeError) as exc:
+        raise BadFile(str(exc).splitlines()[0]) from None
+    problem = privacy_problem(values)
+    if problem:
+        raise BadFile(problem)
+    return Version(memory_id, host, scope, values, relations)
+
+
+def _values(record: dict[str, Any]) -> dict[str, Any]:
+    """The fields of a file; a missing (or null) one takes the default a new memory has,
+    but for ``updated_at`` (required) and ``created_at`` (``updated_at`` then)."""
+    record = {k: v for k, v in record.items() if v is not None}
+    record.setdefault("state", str(State.ACTIVE))
+    if "updated_at" in record:
+        record.setdefault("created_at", record["updated_at"])
+    for key, default in DEFAULTS.items():
+        record.setdefault(key, default)
+    state = parse_choice(State, _text(record, "state"), "state")
+    tombstone = state == State.DELETED and "content" not in record
+    keys = TOMBSTONE_KEYS if tombstone else KEYS
+    values: dict[str, Any] = {}
+    for key in keys[1:]:
+        value = record.get(key)
+        if key in TIMES:
+            if value is None and key == "invalidated_at":
+                values[key] = None
+                continue
+            if not isinstance(value, str | datetime):
+                raise TypeError(f"{key} must be a timestamp")
+            values[key] = normal_time(value)
+        elif key in ENUMS:
+            values[key] = parse_choice(ENUMS[key], _text(record, key), key)
+        elif key in ("importance", "confidence"):
+            values[key] = _unit(record, key)
+        elif key == "tags":
+            tags = _list(value, "tags")
+            if not all(isinstance(t, str) and len(t) <= MAX_TAG_CHARS for t in tags):
+                raise TypeError("tags must be a list of short strings")
+            values[key] = clean_tags(tags)
+        elif key == "superseded_by":
+            if value is not None and not (isinstance(value, str) and MEMORY_ID.match(value)):
+                raise TypeError("superseded_by must be a memory id")
+            values[key] = value
+        elif key == "content":
+            values[key] = clean_content(_text(record, key))
+        else:
+            values[key] = "" if value is None else _text(record, key)
+    return values
+
+
+def _text(record: dict[str, Any], key: str) -> str:
+    value = record.get(key)
+    if not isinstance(value, str):
+        raise TypeError(f"{key} must be a string")
+    return value
+
+
+def _unit(record: dict[str, Any], key: str) -> float:
+    value = record.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise TypeError(f"{key} must be a number between 0 and 1")
+    return float(value)
+
+
+def _list(value: Any, key: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise TypeError(f"{key} must be a list")
+    return value
+
+
+def _relation(memory_id: str, raw: Any) -> Relation:
+    if not isinstance(raw, dict):
+        raise TypeError("a relation must be a mapping")
+    dst = raw.get("dst_id")
+    weight = raw.get("weight", 1.0)
+    if not isinstance(dst, str) or not MEMORY_ID.match(dst):
+        raise TypeError("a relation's dst_id must be a memory id")
+    if isinstance(weight, bool) or not isinstance(weight, int | float) or not 0 < weight <= 1:
+        raise TypeError("a relation's weight must be above 0 and at most 1")
+    created = raw.get("created_at")
+    return Relation(
+        memory_id,
+        dst,
+        parse_choice(RelationType, str(raw.get("type")), "relation type"),
+        float(weight),
+        normal_time(created) if isinstance(created, str | datetime) else normal_time("1970-01-01"),
+    )

@@ -1,0 +1,139 @@
+"""Stage 3 of a sync, export: this machine's files for the memories that changed here.
+
+Candidates are the memories changed (or linked) since the last export by
+anything but a sync, those whose local version won a conflict, and those
+whose own file vanished from the repository. A memory that may not be
+shared (not promoted, withheld, its sync import undone) loses this host's
+file; one that may is rendered, scanned for secrets and private text right
+before it is written (refused and named when it holds any), and written when
+it differs from the version the repository holds. A version no newer than
+the repository's winner gets a newer ``updated_at``, so that every machine
+takes it. This host's files that another host's newer version superseded are
+removed, so a memory is usually one file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import timedelta
+
+from memctl.context import Context
+from memctl.model import Memory, Relation, State, format_time, now_iso, parse_time
+from memctl.store import memories as store
+from memctl.store.relations import relations_touching
+from memctl.store.sync import (
+    SyncFile,
+    files_of,
+    indexed_files,
+    shareable_ids,
+    undone_sync_imports,
+)
+from memctl.sync.layout import memory_path, parse_path
+from memctl.sync.memfile import blob_id, normal_time, privacy_problem, render, synced_values
+
+TICK = timedelta(milliseconds=1)
+
+
+@dataclass
+class Outgoing:
+    """What the export writes and removes in the clone, and what it refused."""
+
+    writes: list[tuple[SyncFile, str]] = field(default_factory=list)  # (index row, text)
+    removes: list[SyncFile] = field(default_factory=list)
+    refused: list[tuple[str, str]] = field(default_factory=list)  # (memory id, why)
+    withheld: list[str] = field(default_factory=list)  # sync imports undone here
+    bumps: dict[str, str] = field(default_factory=dict)  # memory id -> new updated_at
+
+    @property
+    def empty(self) -> bool:
+        return not (self.writes or self.removes)
+
+
+def plan_export(ctx: Context, own_host: str, candidates: set[str], include_all: bool) -> Outgoing:
+    out = Outgoing()
+    ids = sorted(candidates)
+    out.withheld = sorted(undone_sync_imports(ctx.db, ids))
+    eligible = shareable_ids(ctx.db, include_all, ids) - set(out.withheld)
+    files = files_of(ctx.db, ids)
+    memories = store.get_memories(ctx.db, ids)
+    relations: dict[str, list[Relation]] = {}
+    for relation in relations_touching(ctx.db, ids):
+        relations.setdefault(relation.src_id, []).append(relation)
+    for memory_id in ids:
+        mine = [f for f in files.get(memory_id, []) if f.host_id == own_host]
+        winner = max(files[memory_id], key=lambda f: f.key) if files.get(memory_id) else None
+        memory = memories.get(memory_id)
+        if memory is None:
+            memory = _tombstone(memory_id, winner)
+            if memory is None:
+                continue
+        elif memory_id not in eligible:
+            out.removes += mine
+            continue
+        elif memory.state == State.DELETED and winner is None:
+            continue  # deleted before it was ever shared
+        _export_one(out, memory, relations.get(memory_id, []), mine, winner, own_host)
+    _stale(out, ctx, own_host)
+    return out
+
+
+def _tombstone(memory_id: str, winner: SyncFile | None) -> Memory | None:
+    """A memory removed from this store for good that the repository still holds alive."""
+    if winner is None or winner.state == State.DELETED:
+        return None
+    scope = parse_path(winner.path)[0]
+    return Memory(content="-", id=memory_id, state=State.DELETED, scope=scope)
+
+
+def _export_one(
+    out: Outgoing,
+    memory: Memory,
+    relations: list[Relation],
+    mine: list[SyncFile],
+    winner: SyncFile | None,
+    own_host: str,
+) -> None:
+    try:
+        path = memory_path(memory.scope, memory.id, own_host)
+    except ValueError as why:
+        out.refused.append((memory.id, str(why)))
+        return
+    problem = None if memory.state == State.DELETED else privacy_problem(synced_values(memory))
+    if problem:
+        out.refused.append((memory.id, problem))
+        return
+    text = render(memory, relations)
+    if winner is not None and winner.blob == blob_id(text):
+        out.removes += [f for f in mine if f.path != winner.path]
+        return
+    if winner is not None and (normal_time(memory.updated_at), own_host) <= winner.key:
+        later = format_time(parse_time(winner.updated_at) + TICK)
+        memory = replace(memory, updated_at=max(now_iso(), later))
+        out.bumps[memory.id] = memory.updated_at
+        text = render(memory, relations)
+    row = SyncFile(
+        path,
+        memory.id,
+        own_host,
+        normal_time(memory.updated_at),
+        str(memory.state),
+        blob_id(text),
+    )
+    out.writes.append((row, text))
+    out.removes += [f for f in mine if f.path != path]
+
+
+def _stale(out: Outgoing, ctx: Context, own_host: str) -> None:
+    """This host's files that a newer version of another host's superseded."""
+    by_memory: dict[str, list[SyncFile]] = {}
+    for file in indexed_files(ctx.db).values():
+        by_memory.setdefault(file.memory_id, []).append(file)
+    written = {row.memory_id for row, _ in out.writes}
+    removing = {f.path for f in out.removes}
+    for memory_id, files in by_memory.items():
+        if memory_id in written:
+            continue
+        best = max(files, key=lambda f: f.key)
+        if best.host_id == own_host:
+            continue
+        out.removes += [f for f in files if f.host_id == own_host and f.path not in removing]

@@ -1,0 +1,304 @@
+"""``memctl sync``: pull -> import -> export -> push, under a lock, as one run.
+
+The stages are modules of their own: ``incoming`` (read the changed files),
+``apply`` (resolve and import them), ``outgoing`` (this machine's files),
+and ``repo`` (git). A sync killed at any point is recovered by the next:
+the clone's leftovers are reset (its unpushed commits are kept), the index
+of files read and the export mark move only in the transaction that
+follows the work they describe, so nothing is imported or written twice.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memctl.config import Settings
+from memctl.context import Context
+from memctl.errors import SyncError, UsageError
+from memctl.model import Visibility, new_id, now_iso
+from memctl.store import memories as store
+from memctl.store.runs import RunRecord, save_run
+from memctl.store.sync import (
+    SYNC_KIND,
+    changed_since,
+    clear_index,
+    drop_files,
+    host_id,
+    indexed_files,
+    last_event_id,
+    put_files,
+    set_visibility,
+    set_withheld,
+)
+from memctl.sync.apply import apply_import, plan_import
+from memctl.sync.incoming import Incoming, read_incoming
+from memctl.sync.layout import (
+    FORMAT_FILE,
+    README_FILE,
+    README_TEXT,
+    check_format,
+    format_text,
+    parse_path,
+)
+from memctl.sync.lock import sync_lock
+from memctl.sync.memfile import BadFile, parse
+from memctl.sync.outgoing import Outgoing, plan_export
+from memctl.sync.repo import Clone, require_git
+
+META_REMOTE, META_MARK, META_LAST = "sync_remote", "sync_exported_event", "sync_last"
+
+
+@dataclass(frozen=True)
+class SyncRequest:
+    dry_run: bool = False  # show what would come in and go out; write and push nothing
+
+
+@dataclass
+class SyncResult:
+    remote: str
+    host: str
+    dry_run: bool = False
+    readonly: bool = False
+    run_id: str | None = None
+    came_in: dict[str, int] = field(default_factory=dict)
+    went_out: dict[str, int] = field(default_factory=dict)
+    bad_files: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
+    refused: list[tuple[str, str]] = field(default_factory=list)  # (memory id, why)
+    withheld: list[str] = field(default_factory=list)
+    incoming: list[tuple[str, str]] = field(default_factory=list)  # (what, memory id)
+    outgoing: list[tuple[str, str]] = field(default_factory=list)  # (what, path)
+    commit: str | None = None
+    pushed: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def clone_path(settings: Settings) -> Path:
+    return settings.home / "sync" / "repo"
+
+
+def lock_path(settings: Settings) -> Path:
+    return settings.home / "sync" / "lock"
+
+
+def configured_remote(settings: Settings) -> str:
+    if not settings.sync_remote:
+        raise UsageError("no sync repository: run `memctl sync init REMOTE` first")
+    return str(settings.sync_remote)
+
+
+def sync_now(ctx: Context, request: SyncRequest | None = None) -> SyncResult:
+    """One sync: pull, import, export, push (retried when the remote moved meanwhile)."""
+    request = request or SyncRequest()
+    settings = ctx.settings
+    remote = configured_remote(settings)
+    require_git()
+    with sync_lock(lock_path(settings), settings.sync_lock_wait):
+        clone = _open_clone(ctx, remote)
+        try:
+            clone.recover()
+            result = SyncResult(remote, host_id(ctx.db), request.dry_run, settings.sync_readonly)
+            if request.dry_run:
+                return _preview(ctx, clone, result)
+            run = RunRecord(id=new_id(), kind=SYNC_KIND)
+            try:
+                _rounds(ctx, clone, result, run)
+            finally:
+                _finish(ctx, run, result)
+        finally:
+            clone.close()
+    return result
+
+
+def _rounds(ctx: Context, clone: Clone, result: SyncResult, run: RunRecord) -> None:
+    settings = ctx.settings
+    wanted: set[str] = set()
+    for _ in range(settings.sync_push_retries + 1):
+        offline = _pull(clone)
+        check_format(clone.read_file("HEAD", FORMAT_FILE), result.remote)
+        wanted |= _import(ctx, clone, result, run)
+        if not settings.sync_readonly:
+            _export(ctx, clone, result, wanted)
+        if offline is not None:
+            waiting = clone.ahead_behind()[0]
+            raise SyncError(
+                f"{offline}; {waiting} commit(s) wait in the clone and the next sync pushes them"
+                if waiting
+                else str(offline)
+            )
+        if settings.sync_readonly or clone.ahead_behind()[0] == 0:
+            return
+        _scan_outgoing(clone, settings.sync_max_file_bytes)
+        if clone.push():
+            result.pushed = True
+            return
+    raise SyncError(
+        f"{result.remote} kept moving: nothing pushed after "
+        f"{settings.sync_push_retries + 1} tries; run `memctl sync` again"
+    )
+
+
+def _pull(clone: Clone) -> SyncError | None:
+    """Fetch and put this clone's commits on top; the error when the remote is unreachable."""
+    try:
+        clone.fetch()
+    except SyncError as exc:
+        return exc
+    clone.integrate()
+    return None
+
+
+def _open_clone(ctx: Context, remote: str) -> Clone:
+    path = clone_path(ctx.settings)
+    timeout = ctx.settings.sync_git_timeout
+    if (path / ".git").exists():
+        clone = Clone.open(path, timeout)
+        if clone.origin_url != remote:
+            raise SyncError(
+                f"the clone at {path} tracks {clone.origin_url}, not sync.remote {remote}; "
+                f"run `memctl sync init {remote}`"
+            )
+    else:
+        clone = Clone.clone(remote, path, timeout)
+    adopt(ctx, remote)
+    return clone
+
+
+def adopt(ctx: Context, remote: str) -> None:
+    """A new repository: forget the old one's index, so that everything is read and
+    everything shareable is written again."""
+    with ctx.db.atomic():
+        if ctx.db.meta(META_REMOTE) != remote:
+            clear_index(ctx.db)
+            ctx.db.set_meta(META_MARK, "0")
+            ctx.db.set_meta(META_REMOTE, remote)
+
+
+def _import(ctx: Context, clone: Clone, result: SyncResult, run: RunRecord) -> set[str]:
+    """Import what changed; the memories whose local version must go out."""
+    incoming = _read(ctx, clone, "HEAD", result.host)
+    plan = plan_import(ctx, incoming, result.host)
+    apply_import(ctx, plan, incoming, run)
+    if any(plan.counts().values()):
+        result.run_id = run.id
+    result.bad_files = incoming.bad
+    for name, count in plan.counts().items():
+        result.came_in[name] = result.came_in.get(name, 0) + count
+    return plan.local_won | set(incoming.gone_own)
+
+
+def _read(ctx: Context, clone: Clone, ref: str, host: str) -> Incoming:
+    index = indexed_files(ctx.db)
+    return read_incoming(clone, ref, index, host, ctx.settings.sync_max_file_bytes)
+
+
+def candidates(ctx: Context) -> set[str]:
+    return changed_since(ctx.db, int(ctx.db.meta(META_MARK) or 0))
+
+
+def _export(ctx: Context, clone: Clone, result: SyncResult, wanted: set[str]) -> None:
+    mark = last_event_id(ctx.db)
+    include_all = ctx.settings.sync_include == "all"
+    out = plan_export(ctx, result.host, candidates(ctx) | wanted, include_all)
+    if out.withheld:
+        with ctx.db.atomic():
+            set_withheld(ctx.db, out.withheld, True)
+            set_visibility(ctx.db, out.withheld, Visibility.PRIVATE)
+    result.withheld += out.withheld
+    result.refused += out.refused
+    written = _write(clone, out, result)
+    if clone.read_file("HEAD", FORMAT_FILE) is None:
+        clone.write(FORMAT_FILE, format_text())
+        clone.write(README_FILE, README_TEXT)
+    commit = clone.commit(_message(result.host, len(written), len(out.removes)), result.host)
+    result.commit = commit or result.commit
+    with ctx.db.atomic():
+        for memory_id, updated_at in out.bumps.items():
+            store.update_memory(ctx.db, memory_id, {"updated_at": updated_at})
+        drop_files(ctx.db, [f.path for f in out.removes])
+        put_files(ctx.db, written)
+        ctx.db.set_meta(META_MARK, str(mark))
+    result.went_out["written"] = result.went_out.get("written", 0) + len(written)
+    result.went_out["removed"] = result.went_out.get("removed", 0) + len(out.removes)
+
+
+def _write(clone: Clone, out: Outgoing, result: SyncResult) -> list[Any]:
+    written = []
+    for row, text in out.writes:
+        try:
+            clone.write(row.path, text)
+        except SyncError as exc:
+            result.refused.append((row.memory_id, str(exc)))
+            continue
+        written.append(row)
+    for file in out.removes:
+        try:
+            clone.remove(file.path)
+        except SyncError as exc:
+            result.refused.append((file.memory_id, str(exc)))
+    return written
+
+
+def _message(host: str, written: int, removed: int) -> str:
+    return f"memctl sync from host {host}: {written} written, {removed} removed"
+
+
+def _scan_outgoing(clone: Clone, max_bytes: int) -> None:
+    """Scan every file the unpushed commits add or change, right before the push; a file
+    that fails drops those commits (the next sync writes them again, refusing it)."""
+    entries = {e.path: e for e in clone.tree("HEAD")}
+    for path in clone.outgoing_paths():
+        entry = entries.get(path)
+        if entry is None or entry.symlink or entry.size > max_bytes:
+            continue
+        try:
+            scope, memory_id, host = parse_path(path)
+            parse(clone.read_blob(entry.blob).decode("utf-8"), memory_id, host, scope)
+        except (BadFile, ValueError, UnicodeDecodeError) as why:
+            clone.drop_unpushed()
+            raise SyncError(f"refusing to push {path}: {why}") from None
+
+
+def _finish(ctx: Context, run: RunRecord, result: SyncResult) -> None:
+    run.notes = [f"skipped {path}: {why}" for path, why in result.bad_files]
+    run.notes += [f"refused memory {memory_id}: {why}" for memory_id, why in result.refused]
+    run.counts.update({f"files_{k}": v for k, v in result.went_out.items() if v})
+    run.counts["bad_files"] = len(result.bad_files)
+    run.counts = {name: count for name, count in run.counts.items() if count}
+    run.status, run.finished_at = "done", now_iso()
+    summary = {"at": run.finished_at, "pushed": result.pushed, "run": result.run_id}
+    with ctx.db.atomic():
+        if result.run_id or result.bad_files or result.refused or any(result.went_out.values()):
+            save_run(ctx.db, run)
+            result.run_id = run.id
+        ctx.db.set_meta(META_LAST, json.dumps({**summary, "run": result.run_id}))
+
+
+def _preview(ctx: Context, clone: Clone, result: SyncResult) -> SyncResult:
+    """What a sync would bring in and send out, from a fresh fetch; nothing written."""
+    try:
+        clone.fetch()
+    except SyncError as exc:
+        result.refused.append(("-", str(exc)))
+    ref = clone.upstream if clone.has(clone.upstream) else "HEAD"
+    check_format(clone.read_file(ref, FORMAT_FILE), result.remote)
+    incoming = _read(ctx, clone, ref, result.host)
+    plan = plan_import(ctx, incoming, result.host)
+    result.bad_files = incoming.bad
+    result.came_in = plan.counts()
+    result.incoming = [("new", v.id) for v in plan.creates]
+    result.incoming += [("update", v.id) for _, v, _ in plan.updates]
+    result.incoming += [("conflict", v.id) for v in plan.conflicts]
+    result.incoming += [("unshare", m.id) for m, _ in plan.unshares]
+    if not ctx.settings.sync_readonly:
+        wanted = candidates(ctx) | plan.local_won | set(incoming.gone_own)
+        out = plan_export(ctx, result.host, wanted, ctx.settings.sync_include == "all")
+        result.refused += out.refused
+        result.went_out = {"written": len(out.writes), "removed": len(out.removes)}
+        result.outgoing = [("write", row.path) for row, _ in out.writes]
+        result.outgoing += [("remove", f.path) for f in out.removes]
+    return result

@@ -1,0 +1,308 @@
+"""The local clone of the sync repository, through GitPython: clone, recover after a
+crash, fetch, rebase, list and read files by blob (never through the work tree), write
+files without following symlinks, commit and push.
+
+Every network command runs with prompts off and a time limit (``sync.git_timeout``),
+so cron never hangs on a password prompt or a dead host.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memctl.errors import SyncError
+from memctl.sync.layout import MEMORIES
+
+if TYPE_CHECKING:
+    import git
+
+ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true", "LC_ALL": "C"}
+SSH = "ssh -o BatchMode=yes -o ConnectTimeout=20"
+FALLBACK_NAME, FALLBACK_EMAIL = "memctl", "memctl@{host}.invalid"
+REJECTED = ("[rejected]", "non-fast-forward", "fetch first", "[remote rejected]")
+
+
+def require_git() -> None:
+    """A one-line error when git is not installed (GitPython needs the git program)."""
+    program = os.environ.get("GIT_PYTHON_GIT_EXECUTABLE") or "git"
+    if shutil.which(program) is None:
+        raise SyncError("memctl sync needs git, which is not installed (or not on PATH)")
+
+
+def _git() -> Any:
+    require_git()
+    try:
+        import git
+    except ImportError as exc:  # GitPython refuses to load without a working git
+        raise SyncError(f"memctl sync cannot run git: {exc}".splitlines()[0]) from None
+    return git
+
+
+def _env() -> dict[str, str]:
+    return {**ENV, "GIT_SSH_COMMAND": os.environ.get("GIT_SSH_COMMAND", SSH)}
+
+
+def one_line(error: Exception) -> str:
+    """The telling line of a failed git command's output."""
+    text = str(getattr(error, "stderr", "") or error)
+    lines = [ln.strip().strip("'").strip() for ln in text.splitlines() if ln.strip()]
+    for line in lines:
+        if line.startswith(("fatal:", "error:", "remote:")):
+            return line
+    return lines[-1] if lines else type(error).__name__
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One file of a commit's tree."""
+
+    mode: str
+    type: str
+    blob: str
+    size: int
+    path: str
+
+    @property
+    def symlink(self) -> bool:
+        return self.mode == "120000"
+
+
+def normal_remote(remote: str) -> str:
+    """A local path as an absolute one (so the config works from any directory)."""
+    path = Path(remote).expanduser()
+    if "://" not in remote and ":" not in remote.split("/")[0] and path.exists():
+        return str(path.resolve())
+    return remote
+
+
+class Clone:
+    """memctl's clone of the sync repository, in the data directory."""
+
+    def __init__(self, repo: git.Repo, timeout: float) -> None:
+        self.repo = repo
+        self.root = Path(repo.working_tree_dir or ".")
+        self.timeout = timeout
+        repo.git.update_environment(**_env())
+
+    @classmethod
+    def open(cls, path: Path, timeout: float) -> Clone:
+        git = _git()
+        try:
+            return cls(git.Repo(path), timeout)
+        except (git.exc.InvalidGitRepositoryError, git.exc.NoSuchPathError):
+            raise SyncError(f"{path} is not a git clone; run `memctl sync init REMOTE`") from None
+
+    @classmethod
+    def clone(cls, remote: str, path: Path, timeout: float) -> Clone:
+        git = _git()
+        path = path.absolute()
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        partial = path.with_name(path.name + ".partial")
+        shutil.rmtree(partial, ignore_errors=True)
+        runner = git.Git(str(path.parent))
+        runner.update_environment(**_env())
+        try:
+            runner.clone("--quiet", "--", remote, str(partial), kill_after_timeout=timeout)
+        except git.exc.GitCommandError as exc:
+            shutil.rmtree(partial, ignore_errors=True)
+            raise SyncError(f"cannot clone {remote}: {one_line(exc)}") from None
+        partial.rename(path)
+        return cls.open(path, timeout)
+
+    def close(self) -> None:
+        """Stop git's helper processes (the object reader) now rather than at exit."""
+        self.repo.close()
+
+    @property
+    def origin_url(self) -> str:
+        return str(self.repo.remotes.origin.url) if self.repo.remotes else ""
+
+    @property
+    def branch(self) -> str:
+        return str(self.repo.git.symbolic_ref("--short", "HEAD"))
+
+    @property
+    def upstream(self) -> str:
+        return f"origin/{self.branch}"
+
+    def has(self, ref: str) -> bool:
+        try:
+            self.repo.git.rev_parse("--verify", "--quiet", ref + "^{commit}")
+            return True
+        except self._errors():
+            return False
+
+    def _errors(self) -> type[Exception]:
+        return _git().exc.GitCommandError  # type: ignore[no-any-return]
+
+    def recover(self) -> None:
+        """Undo whatever a killed sync left: a lock file, a rebase, uncommitted files."""
+        git_dir = Path(self.repo.git_dir)
+        (git_dir / "index.lock").unlink(missing_ok=True)
+        for leftover in ("rebase-merge", "rebase-apply"):
+            if (git_dir / leftover).exists():
+                try:
+                    self.repo.git.rebase("--abort")
+                except self._errors():
+                    shutil.rmtree(git_dir / leftover, ignore_errors=True)
+        if self.has("HEAD"):
+            self.repo.git.reset("--hard", "--quiet", "HEAD")
+        self.repo.git.clean("-fdq")
+
+    def fetch(self) -> None:
+        try:
+            self.repo.git.fetch("--quiet", "--prune", "origin", kill_after_timeout=self.timeout)
+        except self._errors() as exc:
+            raise SyncError(f"cannot reach {self.origin_url}: {one_line(exc)}") from None
+
+    def integrate(self) -> bool:
+        """Put this clone's own commits on top of the remote's; False when they could not
+        be (a file of ours edited on the remote) and were dropped: the export makes them
+        again from the database."""
+        if not self.has(self.upstream):
+            return True
+        if not self.has("HEAD"):
+            self.repo.git.reset("--hard", "--quiet", self.upstream)
+            return True
+        try:
+            self.repo.git.rebase("--quiet", self.upstream)
+            return True
+        except self._errors():
+            try:
+                self.repo.git.rebase("--abort")
+            except self._errors():
+                pass
+            self.repo.git.reset("--hard", "--quiet", self.upstream)
+            return False
+
+    def drop_unpushed(self) -> None:
+        """Forget this clone's unpushed commits (the database can make them again)."""
+        if self.has(self.upstream):
+            self.repo.git.reset("--hard", "--quiet", self.upstream)
+
+    def tree(self, ref: str = "HEAD") -> list[Entry]:
+        """Every entry under ``memories/`` of a commit (none for an empty repository)."""
+        if not self.has(ref):
+            return []
+        out = self.repo.git.ls_tree("-r", "-l", "-z", ref, "--", MEMORIES)
+        return list(_entries(out))
+
+    def read_blob(self, blob: str) -> bytes:
+        return bytes(self.repo.odb.stream(bytes.fromhex(blob)).read())
+
+    def read_file(self, ref: str, path: str) -> str | None:
+        """A top-level file's text at a commit, if it is a regular file there."""
+        if not self.has(ref):
+            return None
+        out = self.repo.git.ls_tree("-l", "-z", ref, "--", path)
+        entries = [e for e in _entries(out) if e.path == path and e.type == "blob"]
+        if not entries or entries[0].symlink or entries[0].size > 1 << 16:
+            return None
+        return self.read_blob(entries[0].blob).decode("utf-8", errors="replace")
+
+    def write(self, path: str, text: str) -> None:
+        """Write a file of the work tree, refusing to pass through a symlink."""
+        target = self._safe(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        self._safe(path)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
+        with os.fdopen(os.open(target, flags, 0o644), "w", encoding="utf-8") as stream:
+            stream.write(text)
+
+    def remove(self, path: str) -> None:
+        target = self._safe(path)
+        if os.path.lexists(target):
+            target.unlink()
+
+    def _safe(self, path: str) -> Path:
+        current = self.root
+        for part in Path(path).parts:
+            current = current / part
+            try:
+                mode = os.lstat(current).st_mode
+            except FileNotFoundError:
+                break
+            if stat.S_ISLNK(mode):
+                raise SyncError(f"the repository holds a symlink at {path}; refusing to follow it")
+        return self.root / path
+
+    def commit(self, message: str, host: str) -> str | None:
+        """Commit every change of the work tree; the new commit, or None when nothing changed."""
+        self.repo.git.add("-A", "--", ".")
+        if self.has("HEAD") and not self.repo.git.diff("--cached", "--name-only"):
+            return None
+        env = {}
+        if not self._config("user.name") or not self._config("user.email"):
+            name, email = FALLBACK_NAME, FALLBACK_EMAIL.format(host=host)
+            env = {
+                "GIT_AUTHOR_NAME": name,
+                "GIT_AUTHOR_EMAIL": email,
+                "GIT_COMMITTER_NAME": name,
+                "GIT_COMMITTER_EMAIL": email,
+            }
+        self.repo.git.commit("--quiet", "--no-verify", "-m", message, env={**_env(), **env})
+        return str(self.repo.head.commit.hexsha)
+
+    def _config(self, key: str) -> str:
+        try:
+            return str(self.repo.git.config("--get", key))
+        except self._errors():
+            return ""
+
+    def push(self) -> bool:
+        """Push this branch; False when the remote moved meanwhile (fetch and retry)."""
+        try:
+            self.repo.git.push(
+                "--quiet",
+                "--no-verify",
+                "--porcelain",
+                "origin",
+                f"HEAD:refs/heads/{self.branch}",
+                kill_after_timeout=self.timeout,
+            )
+        except self._errors() as exc:
+            text = f"{getattr(exc, 'stdout', '')}\n{getattr(exc, 'stderr', '')}"
+            if any(mark in text for mark in REJECTED):
+                return False
+            raise SyncError(f"cannot push to {self.origin_url}: {one_line(exc)}") from None
+        self.repo.git.update_ref(f"refs/remotes/{self.upstream}", "HEAD")
+        return True
+
+    def ahead_behind(self) -> tuple[int, int]:
+        """Commits of this clone not on the remote, and of the remote not here (last fetch)."""
+        if not self.has("HEAD"):
+            return 0, 0
+        if not self.has(self.upstream):
+            return int(self.repo.git.rev_list("--count", "HEAD")), 0
+        counts = self.repo.git.rev_list("--left-right", "--count", f"HEAD...{self.upstream}")
+        ahead, behind = counts.split()
+        return int(ahead), int(behind)
+
+    def outgoing_paths(self) -> list[str]:
+        """Files under ``memories/`` the unpushed commits add or change."""
+        base = self.upstream if self.has(self.upstream) else None
+        if base is None:
+            return [e.path for e in self.tree("HEAD")]
+        out = self.repo.git.diff(
+            "--name-only", "--diff-filter=AM", "-z", base, "HEAD", "--", MEMORIES
+        )
+        return [p for p in out.split("\0") if p]
+
+    def last_fetch(self) -> float | None:
+        fetch_head = Path(self.repo.git_dir) / "FETCH_HEAD"
+        return fetch_head.stat().st_mtime if fetch_head.exists() else None
+
+
+def _entries(out: str) -> Iterator[Entry]:
+    for record in out.split("\0"):
+        if not record:
+            continue
+        meta, _, path = record.partition("\t")
+        mode, kind, blob, size = meta.split()
+        yield Entry(mode, kind, blob, int(size) if size.isdigit() else 0, path)

@@ -1,0 +1,55 @@
+"""promote and unpromote: which memories sync may publish.
+
+Promoting makes a memory shared (and releases it if it was withheld);
+unpromoting makes it private and withholds it, so that even
+``sync.include: all`` leaves it out and the next sync removes this
+machine's file of it. Each change is an ``update`` event.
+"""
+
+from __future__ import annotations
+
+from memctl.context import Context
+from memctl.errors import UsageError
+from memctl.memories.operations import get, resolve_scope
+from memctl.model import Action, Memory, State, Visibility
+from memctl.store import memories as store
+from memctl.store.events import log_event
+from memctl.store.memories import MemoryFilter
+from memctl.store.sync import set_visibility, set_withheld, withheld
+
+
+def select(ctx: Context, ids: list[str], every: bool, scope: str | None) -> list[Memory]:
+    """The memories named by id, or with ``every`` all but deleted ones (of one scope)."""
+    if every == bool(ids):
+        raise UsageError("give memory ids or --all, not both and not neither")
+    if scope is not None and not every:
+        raise UsageError("--scope goes with --all")
+    if not every:
+        return [get(ctx, memory_id)[0] for memory_id in ids]
+    states = tuple(s for s in State if s != State.DELETED)
+    scopes = None if scope is None else (resolve_scope(ctx, scope),)
+    return store.list_memories(ctx.db, MemoryFilter(scopes=scopes, states=states), None)
+
+
+def set_shared(ctx: Context, memories: list[Memory], shared: bool) -> list[Memory]:
+    """Promote (``shared``) or unpromote memories; the ones that changed."""
+    target = Visibility.SHARED if shared else Visibility.PRIVATE
+    ids = [m.id for m in memories]
+    held = withheld(ctx.db, ids)
+    changed = [m for m in memories if m.visibility != target or (m.id in held) == shared]
+    reason = "promote" if shared else "unpromote"
+    with ctx.db.atomic():
+        set_visibility(ctx.db, [m.id for m in changed], target)
+        set_withheld(ctx.db, [m.id for m in changed], not shared)
+        for memory in changed:
+            log_event(
+                ctx.db,
+                Action.UPDATE,
+                memory.id,
+                {
+                    "before": {"visibility": str(memory.visibility)},
+                    "after": {"visibility": str(target)},
+                    "reason": reason,
+                },
+            )
+    return changed

@@ -1,0 +1,455 @@
+"""memctl sync between two machines (two data directories) through a bare repository."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from memctl.api import ingest as ingest_api
+from memctl.api import memory as memory_api
+from memctl.api import sync as sync_api
+from memctl.api.memory import EventsRequest, UpdateRequest
+from memctl.api.recall import RecallRequest, recall
+from memctl.context import Context
+from memctl.errors import SyncError, UsageError
+from memctl.memories.operations import set_state
+from memctl.model import Action, State, Visibility
+from memctl.store import memories as store
+from memctl.sync import pipeline
+from memctl.sync.lock import sync_lock
+from memctl.sync.repo import Clone
+from tests.syncing import bare_repo, git, history, machine, push_files, shared, work_clone
+
+SYNC = sync_api.SyncRequest()
+
+
+@pytest.fixture
+def remote(tmp_path: Path) -> Path:
+    return bare_repo(tmp_path)
+
+
+@pytest.fixture
+def pair(tmp_path: Path, remote: Path):  # type: ignore[no-untyped-def]
+    """Machines A and B, both initialised on the same empty repository."""
+    a, b = machine(tmp_path, "a", remote), machine(tmp_path, "b", remote)
+    sync_api.init(a, str(remote))
+    sync_api.init(b, str(remote))
+    yield a, b
+    a.close()
+    b.close()
+
+
+def test_remember_on_a_is_recalled_on_b(pair: tuple[Context, Context], remote: Path) -> None:
+    a, b = pair
+    memory = shared(a, "We deploy to production with make ship, never on Fridays")
+    out = sync_api.sync(a, SYNC)
+    assert out.pushed and out.went_out["written"] == 1
+    came = sync_api.sync(b, SYNC)
+    assert came.came_in["created"] == 1
+    found = recall(b, RecallRequest("how do we deploy to production?", touch=False))
+    assert [r.memory.id for r in found.result.results][:1] == [memory.id]
+    copy = store.get_memory(b.db, memory.id)
+    assert copy is not None and copy.visibility == Visibility.SHARED
+    assert copy.content == memory.content and copy.created_at == memory.created_at
+    # The repository holds one readable file under the scope, named by memory and host.
+    files = git("--git-dir", str(remote), "ls-tree", "-r", "--name-only", "HEAD").split()
+    assert f"memories/global/{memory.id}_{a.db.meta('host_id')}.yaml" in files
+    assert {"memctl.yaml", "README.md"} <= set(files)
+    text = git("--git-dir", str(remote), "show", f"HEAD:{files[-1]}")
+    assert "content: We deploy to production" in text and "embedding" not in text
+    # Nothing more to do on either side.
+    assert sync_api.sync(a, SYNC).went_out["written"] == 0
+    assert sync_api.sync(b, SYNC).came_in["created"] == 0
+
+
+def test_scope_of_a_project_is_its_remote(pair: tuple[Context, Context], remote: Path) -> None:
+    a, b = pair
+    memory = shared(a, "The app's API lives in api/", scope="github.com/acme/app")
+    sync_api.sync(a, SYNC)
+    sync_api.sync(b, SYNC)
+    files = git("--git-dir", str(remote), "ls-tree", "-r", "--name-only", "HEAD")
+    assert f"memories/github.com/acme/app/{memory.id}_" in files
+    copy = store.get_memory(b.db, memory.id)
+    assert copy is not None and copy.scope == "github.com/acme/app"
+
+
+def test_only_promoted_memories_leave_and_secrets_never(
+    pair: tuple[Context, Context], remote: Path
+) -> None:
+    a, b = pair
+    memory_api.remember(a, memory_api.RememberRequest("my private diary entry", scope="global"))
+    secret = shared(a, "the deploy token is ghp_" + "a1B2" * 10)
+    private = shared(a, "the code is <private>hunter2 door</private> at the back")
+    fine = shared(a, "lint with ruff before each commit")
+    result = sync_api.sync(a, SYNC)
+    refused = dict(result.refused)
+    assert "secret" in refused[secret.id] and "private" in refused[private.id]
+    log = history(remote)
+    assert fine.id in log
+    for text in ("diary", "ghp_", "hunter2", "door", secret.id, private.id):
+        assert text not in log
+    sync_api.sync(b, SYNC)
+    assert store.get_memory(b.db, secret.id) is None
+
+
+def test_include_all_publishes_all_but_the_withheld(tmp_path: Path, remote: Path) -> None:
+    a = machine(tmp_path, "a", remote, sync__include="all")
+    sync_api.init(a, str(remote))
+    kept = memory_api.remember(a, memory_api.RememberRequest("I prefer tabs", scope="global"))
+    held = memory_api.remember(a, memory_api.RememberRequest("my salary is X", scope="global"))
+    sync_api.unpromote(a, sync_api.ShareRequest((held.id,)))
+    sync_api.sync(a, SYNC)
+    log = history(remote)
+    assert kept.id in log and held.id not in log and "salary" not in log
+    a.close()
+
+
+def test_concurrent_updates_resolve_to_the_newer(pair: tuple[Context, Context]) -> None:
+    a, b = pair
+    memory = shared(a, "the staging host is stage-1")
+    sync_api.sync(a, SYNC)
+    sync_api.sync(b, SYNC)
+    memory_api.update(a, UpdateRequest(memory.id, text="the staging host is stage-2"))
+    time.sleep(0.01)
+    memory_api.update(b, UpdateRequest(memory.id, text="the staging host is stage-3"))
+    sync_api.sync(a, SYNC)
+    on_b = sync_api.sync(b, SYNC)
+    assert on_b.came_in["conflicts"] == 1
+    on_a = sync_api.sync(a, SYNC)
+    assert on_a.came_in["updated"] == 1
+    for ctx in (a, b):
+        copy = store.get_memory(ctx.db, memory.id)
+        assert copy is not None and copy.content == "the staging host is stage-3"
+    # The losing version is kept: in B's conflict event, and in A's update event.
+    events_b = memory_api.events(b, EventsRequest(memory.id))
+    lost = [e for e in events_b if e.action == Action.CONFLICT]
+    assert lost and lost[0].data["lost"]["content"] == "the staging host is stage-2"
+    events_a = memory_api.events(a, EventsRequest(memory.id))
+    replaced = [e for e in events_a if e.action == Action.UPDATE and e.data.get("reason") == "sync"]
+    assert replaced and replaced[0].data["before"]["content"] == "the staging host is stage-2"
+    # Settled: a third round moves nothing.
+    assert sync_api.sync(b, SYNC).went_out["written"] == 0
+    assert sync_api.sync(a, SYNC).came_in == {
+        "created": 0,
+        "updated": 0,
+        "conflicts": 0,
+        "unshared": 0,
+    }
+
+
+def test_state_changes_travel(pair: tuple[Context, Context], remote: Path) -> None:
+    a, b = pair
+    forgotten = shared(a, "we used jenkins")
+    deleted = shared(a, "the wifi is guest-5")
+    gone = shared(a, "old build box is bx-9")
+    old = shared(a, "node 18 is the runtime")
+    new = shared(a, "node 22 is the runtime")
+    sync_api.sync(a, SYNC)
+    sync_api.sync(b, SYNC)
+    memory_api.forget(a, forgotten.id)
+    memory_api.delete(a, deleted.id)
+    memory_api.delete(a, gone.id, permanent=True)
+    superseded = set_state(a, old, State.SUPERSEDED, "test")
+    with a.db.atomic():
+        store.update_memory(a.db, superseded.id, {"superseded_by": new.id})
+    sync_api.sync(a, SYNC)
+    sync_api.sync(b, SYNC)
+
+    def state(memory_id: str) -> State:
+        copy = store.get_memory(b.db, memory_id)
+        assert copy is not None
+        return copy.state
+
+    assert state(forgotten.id) == State.ARCHIVED
+    assert state(deleted.id) == State.DELETED and state(gone.id) == State.DELETED
+    assert state(old.id) == State.SUPERSEDED
+    assert store.get_memory(b.db, old.id).superseded_by == new.id  # type: ignore[union-attr]
+    # A tombstone keeps no content.
+    path = git("--git-dir", str(remote), "ls-tree", "-r", "--name-only", "HEAD").split()
+    tomb = next(p for p in path if gone.id in p)
+    text = git("--git-dir", str(remote), "show", f"HEAD:{tomb}")
+    assert "state: deleted" in text and "bx-9" not in text and "content" not in text
+
+
+def test_relations_travel(pair: tuple[Context, Context]) -> None:
+    a, b = pair
+    one, two = shared(a, "service a calls service b"), shared(a, "service b owns the queue")
+    memory_api.link(a, memory_api.LinkRequest(one.id, two.id, "depends_on"))
+    sync_api.sync(a, SYNC)
+    sync_api.sync(b, SYNC)
+    relations = memory_api.get(b, one.id).relations
+    assert [(r.dst_id, str(r.type)) for r in relations] == [(two.id, "depends_on")]
+
+
+def test_unpromote_removes_the_file_and_others_keep_a_private_copy(
+    pair: tuple[Context, Context], remote: Path
+) -> None:
+    a, b = pair
+    memory = shared(a, "the team lunch is on thursday")
+    sync_api.sync(a, SYNC)
+    sync_api.sync(b, SYNC)
+    sync_api.unpromote(a, sync_api.ShareRequest((memory.id,)))
+    assert sync_api.sync(a, SYNC).went_out["removed"] == 1
+    assert memory.id not in git("--git-dir", str(remote), "ls-tree", "-r", "HEAD")
+    assert sync_api.sync(b, SYNC).came_in["unshared"] == 1
+    copy = store.get_memory(b.db, memory.id)
+    assert copy is not None and copy.visibility == Visibility.PRIVATE
+    assert copy.content == memory.content
+    # B does not publish it again.
+    sync_api.sync(b, SYNC)
+    assert memory.id not in git("--git-dir", str(remote), "ls-tree", "-r", "HEAD")
+
+
+def test_a_hostile_repository_changes_nothing_it_should_not(
+    pair: tuple[Context, Context], remote: Path, tmp_path: Path
+) -> None:
+    a, b = pair
+    good = shared(a, "a good memory stays importable")
+    sync_api.sync(a, SYNC)
+    hand = work_clone(tmp_path, remote)
+    host, other = "f" * 16, "e" * 16
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    ids = [f"a{n:031x}" for n in range(1, 9)]
+    base = (
+        "state: active\ncreated_at: '2026-01-01T00:00:00.000Z'\n"
+        "updated_at: '2026-01-01T00:00:00.000Z'\n"
+    )
+    push_files(
+        hand,
+        {
+            f"memories/global/{ids[0]}_{host}.yaml": (
+                f"id: {ids[0]}\n{base}content: !!python/object/apply:os.system "
+                f"['touch {tmp_path}/pwned']\n"
+            ),
+            f"memories/%2E%2E/{ids[1]}_{host}.yaml": f"id: {ids[1]}\n{base}content: dots\n",
+            f"memories/global/{ids[2]}_{host}.yml": f"id: {ids[2]}\n{base}content: suffix\n",
+            f"memories/global/{ids[3]}_{host}.yaml": (
+                f"id: {ids[3]}\n{base}content: typed\nimportance: high\ntags: notalist\n"
+            ),
+            f"memories/global/{ids[4]}_{host}.yaml": f"id: {ids[5]}\n{base}content: wrong id\n",
+            f"memories/global/{ids[6]}_{host}.yaml": f"id: {ids[6]}\n{base}content: 42\n",
+        },
+    )
+    big = hand / "memories" / "global" / f"{ids[7]}_{host}.yaml"
+    with big.open("wb") as stream:  # sparse, twice the default sync.max_file_bytes
+        stream.truncate(2 * 1024 * 1024)
+    (hand / "memories" / "global" / f"{ids[5]}_{other}.yaml").symlink_to("/etc/passwd")
+    (hand / "memories" / "github.com").symlink_to(outside)
+    git("add", "-A", cwd=hand)
+    git("commit", "--quiet", "-m", "hostile", cwd=hand)
+    git("push", "--quiet", "origin", "HEAD", cwd=hand)
+
+    result = sync_api.sync(b, SYNC)
+    bad = dict(result.bad_files)
+    assert len(bad) == 9, bad
+    assert "YAML" in bad[f"memories/global/{ids[0]}_{host}.yaml"]
+    assert "symlink" in bad[f"memories/global/{ids[5]}_{other}.yaml"]
+    assert "limit" in bad[f"memories/global/{ids[7]}_{host}.yaml"]
+    assert "must be" in bad[f"memories/global/{ids[3]}_{host}.yaml"]
+    assert not (tmp_path / "pwned").exists()
+    assert store.get_memories(b.db, ids) == {}
+    assert store.get_memory(b.db, good.id) is not None
+    # Writing into the symlinked scope directory is refused; nothing lands outside.
+    project = shared(b, "written under a symlinked scope", scope="github.com/acme/app")
+    written = sync_api.sync(b, SYNC)
+    assert project.id in dict(written.refused)
+    assert not any(outside.iterdir())
+    runs = ingest_api.runs(b)
+    assert any(f"skipped memories/global/{ids[0]}" in note for r in runs for note in r.notes)
+
+
+def test_a_newer_format_is_refused(pair: tuple[Context, Context], remote: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
+    a, _ = pair
+    hand = work_clone(tmp_path, remote)
+    push_files(hand, {"memctl.yaml": 'format: "2.0"\n'})
+    with pytest.raises(SyncError, match="format 2.0.*upgrade memctl"):
+        sync_api.sync(a, SYNC)
+
+
+def test_readonly_never_pushes(tmp_path: Path, remote: Path) -> None:
+    a = machine(tmp_path, "a", remote)
+    sync_api.init(a, str(remote))
+    published = shared(a, "published: use the release checklist")
+    sync_api.sync(a, SYNC)
+    before = git("--git-dir", str(remote), "rev-parse", "HEAD")
+    reader = machine(tmp_path, "r", remote, sync__readonly=True)
+    sync_api.init(reader, str(remote))
+    shared(reader, "a reader's own shared memory")
+    result = sync_api.sync(reader, SYNC)
+    assert result.came_in["created"] == 1 and not result.pushed
+    assert store.get_memory(reader.db, published.id) is not None
+    assert git("--git-dir", str(remote), "rev-parse", "HEAD") == before
+    a.close()
+    reader.close()
+
+
+def test_an_offline_remote_keeps_the_commit_for_the_next_sync(
+    pair: tuple[Context, Context], remote: Path, tmp_path: Path
+) -> None:
+    a, b = pair
+    memory = shared(a, "the vpn config is in the wiki")
+    away = tmp_path / "away.git"
+    remote.rename(away)
+    with pytest.raises(SyncError, match="cannot reach .*next sync pushes them") as caught:
+        sync_api.sync(a, SYNC)
+    assert "\n" not in str(caught.value)
+    clone = pipeline.clone_path(a.settings)
+    assert memory.id in git("log", "--name-only", "HEAD", cwd=clone)
+    away.rename(remote)
+    assert sync_api.sync(a, SYNC).pushed
+    sync_api.sync(b, SYNC)
+    assert store.get_memory(b.db, memory.id) is not None
+
+
+def test_two_syncs_never_run_at_once(pair: tuple[Context, Context], tmp_path: Path) -> None:
+    a, _ = pair
+    busy = machine(tmp_path, "a", Path(a.settings.sync_remote), sync__lock_wait=0)
+    with sync_lock(a.settings.home / "sync" / "lock", 0):
+        with pytest.raises(SyncError, match="another memctl sync is running"):
+            sync_api.sync(busy, SYNC)
+    busy.close()
+
+
+def test_a_sync_killed_before_recording_is_recovered(
+    pair: tuple[Context, Context], remote: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, b = pair
+    memory = shared(a, "the cache lives in redis")
+    calls = {"n": 0}
+    real = pipeline.put_files
+
+    def dies(*args: object) -> None:
+        calls["n"] += 1
+        raise KeyboardInterrupt  # a kill after the commit, before the database knew
+
+    monkeypatch.setattr(pipeline, "put_files", dies)
+    with pytest.raises(KeyboardInterrupt):
+        sync_api.sync(a, SYNC)
+    monkeypatch.setattr(pipeline, "put_files", real)
+    clone = pipeline.clone_path(a.settings)
+    (clone / ".git" / "index.lock").write_text("")  # git killed mid-command
+    (clone / "memories" / "global" / "half-written.yaml").write_text("id: [")
+    assert sync_api.sync(a, SYNC).pushed
+    sync_api.sync(a, SYNC)
+    files = git("--git-dir", str(remote), "ls-tree", "-r", "--name-only", "HEAD").split()
+    assert [f for f in files if memory.id in f] and not [f for f in files if "half" in f]
+    assert sync_api.sync(b, SYNC).came_in["created"] == 1
+    assert len(store.list_memories(b.db, store.MemoryFilter(), None)) == 1
+
+
+def test_each_import_is_a_run_that_undo_reverts_here_only(
+    pair: tuple[Context, Context],
+) -> None:
+    a, b = pair
+    memory = shared(a, "standup is at 9:30")
+    sync_api.sync(a, SYNC)
+    result = sync_api.sync(b, SYNC)
+    assert result.run_id is not None
+    run = ingest_api.run(b, result.run_id)
+    assert run.kind == "sync" and run.counts["created"] == 1
+    ingest_api.undo(b, result.run_id)
+    copy = store.get_memory(b.db, memory.id)
+    assert copy is not None and copy.state == State.DELETED
+    after = sync_api.sync(b, SYNC)
+    assert after.withheld == [memory.id] and after.went_out["written"] == 0
+    sync_api.sync(a, SYNC)
+    kept = store.get_memory(a.db, memory.id)
+    assert kept is not None and kept.state == State.ACTIVE
+
+
+def test_promote_needs_ids_or_all(pair: tuple[Context, Context]) -> None:
+    a, _ = pair
+    with pytest.raises(UsageError):
+        sync_api.promote(a, sync_api.ShareRequest())
+    memory_api.remember(a, memory_api.RememberRequest("one", scope="global"))
+    memory_api.remember(a, memory_api.RememberRequest("two", scope="elsewhere"))
+    changed = sync_api.promote(a, sync_api.ShareRequest(every=True, scope="global"))
+    assert len(changed) == 1
+
+
+def test_dry_run_and_status_change_nothing(pair: tuple[Context, Context], remote: Path) -> None:
+    a, b = pair
+    memory = shared(a, "releases are tagged vX.Y.Z")
+    preview = sync_api.sync(a, sync_api.SyncRequest(dry_run=True))
+    assert preview.went_out["written"] == 1 and preview.outgoing[0][1].endswith(".yaml")
+    assert memory.id not in history(remote)
+    assert sync_api.status(a).waiting_out == 1
+    sync_api.sync(a, SYNC)
+    assert sync_api.status(a).waiting_out == 0
+    incoming = sync_api.sync(b, sync_api.SyncRequest(dry_run=True))
+    assert incoming.incoming == [("new", memory.id)]
+    assert store.get_memory(b.db, memory.id) is None
+
+
+def test_a_rejected_push_is_fetched_rebased_and_retried(
+    pair: tuple[Context, Context], remote: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, b = pair
+    first = shared(a, "the on-call rota is in pagerduty")
+    second = shared(b, "the design docs live in docs/adr")
+    sync_api.sync(a, SYNC)
+    real = Clone.fetch
+    skipped = {"n": 0}
+
+    def stale_once(self: Clone) -> None:  # B misses A's push: its push gets rejected
+        if skipped["n"] == 0:
+            skipped["n"] += 1
+            return
+        real(self)
+
+    monkeypatch.setattr(Clone, "fetch", stale_once)
+    result = sync_api.sync(b, SYNC)
+    assert result.pushed and skipped["n"] == 1
+    assert result.came_in["created"] == 1 and store.get_memory(b.db, first.id) is not None
+    files = git("--git-dir", str(remote), "ls-tree", "-r", "--name-only", "HEAD")
+    assert first.id in files and second.id in files
+    assert sync_api.sync(a, SYNC).came_in["created"] == 1
+
+
+def test_a_tie_goes_to_the_greater_host_id(pair: tuple[Context, Context]) -> None:
+    a, b = pair
+    memory = shared(a, "the build cache is on s3")
+    sync_api.sync(a, SYNC)
+    sync_api.sync(b, SYNC)
+    moment = "2030-01-01T00:00:00.000Z"
+    for ctx, text in ((a, "the build cache is on gcs"), (b, "the build cache is on minio")):
+        memory_api.update(ctx, UpdateRequest(memory.id, text=text))
+        with ctx.db.atomic():
+            store.update_memory(ctx.db, memory.id, {"updated_at": moment})
+    for ctx in (a, b, a, b):
+        sync_api.sync(ctx, SYNC)
+    winner = "minio" if b.db.meta("host_id") > a.db.meta("host_id") else "gcs"  # type: ignore[operator]
+    for ctx in (a, b):
+        copy = store.get_memory(ctx.db, memory.id)
+        assert copy is not None and copy.content.endswith(winner)
+
+
+def test_the_sync_package_offers_sync_now_lazily(pair: tuple[Context, Context]) -> None:
+    import memctl.sync
+
+    a, _ = pair
+    shared(a, "maintain syncs when sync.auto is on")
+    assert memctl.sync.sync_now(a).went_out["written"] == 1
+
+
+def test_each_push_is_scanned_again(pair: tuple[Context, Context], remote: Path) -> None:
+    a, _ = pair
+    shared(a, "a fine memory")
+    clone = pipeline.clone_path(a.settings)
+    host = a.db.meta("host_id")
+    name = f"memories/global/{'b' * 32}_{host}.yaml"
+    (clone / name).parent.mkdir(parents=True, exist_ok=True)
+    (clone / name).write_text(
+        f"id: {'b' * 32}\nstate: active\ncreated_at: '2026-01-01T00:00:00.000Z'\n"
+        "updated_at: '2026-01-01T00:00:00.000Z'\ncontent: key AKIAABCDEFGHIJKLMNOP\n"
+    )
+    git("add", "-A", cwd=clone)
+    git("-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm", "by hand", cwd=clone)
+    with pytest.raises(SyncError, match=f"refusing to push {name}: holds a secret"):
+        sync_api.sync(a, SYNC)
+    assert "AKIA" not in history(remote)
+    assert sync_api.sync(a, SYNC).pushed
+    assert "AKIA" not in history(remote) and "a fine memory" in history(remote)

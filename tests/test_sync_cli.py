@@ -1,0 +1,113 @@
+"""memctl sync, promote and unpromote as real processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from memctl.api.memory import RememberRequest, remember
+from tests.conftest import run_cli
+from tests.syncing import bare_repo, git, machine
+
+NO_LLM = {"MEMCTL_LLM": "none"}
+
+
+def cli(home: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    done = run_cli("--home", str(home), *args, env={**NO_LLM, **(env or {})})
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_init_promote_sync_status_and_two_syncs_at_once(tmp_path: Path) -> None:
+    remote = bare_repo(tmp_path)
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert "laid out the empty repository" in cli(a, "sync", "init", str(remote))
+    with machine(tmp_path, "a", remote) as ctx:  # in-process: no model to load
+        memory_id = remember(ctx, RememberRequest("rebase before merging", scope="global")).id
+        remember(ctx, RememberRequest("not shared", scope="global"))
+    assert "promoted 1 memories" in cli(a, "promote", memory_id[:8])
+    assert "would write 1 files" in cli(a, "sync", "--dry-run")
+    status = json.loads(cli(a, "sync", "status", "--json"))
+    assert status["waiting_out"] == 1 and status["remote"] == str(remote)
+    command = [sys.executable, "-m", "memctl", "--home", str(a), "sync", "--json"]
+    env = {**os.environ, **NO_LLM}
+    both = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)]
+    both.append(subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env))
+    results = [p.communicate(timeout=120) for p in both]
+    assert [p.returncode for p in both] == [0, 0], [r[1] for r in results]
+    written = sorted(json.loads(out)["went_out"]["written"] for out, _ in results)
+    assert written == [0, 1]
+    commits = git("--git-dir", str(remote), "log", "--format=%s").splitlines()
+    assert len(commits) == 2  # the layout, then one sync's commit
+    cli(b, "sync", "init", str(remote))
+    assert "import 1 new" in cli(b, "sync")
+    assert memory_id in cli(b, "list", "--json")
+    assert "unpromoted 1 memories" in cli(a, "unpromote", memory_id)
+    assert "remove 1" in cli(a, "sync")
+
+
+def test_sync_without_git_is_one_clear_line(tmp_path: Path) -> None:
+    remote = bare_repo(tmp_path)
+    done = run_cli(
+        "--home", str(tmp_path / "a"), "sync", "init", str(remote), env={"PATH": "/nonexistent"}
+    )
+    assert done.returncode == 7
+    assert done.stderr.strip().splitlines() == [
+        "memctl: error: memctl sync needs git, which is not installed (or not on PATH)"
+    ]
+
+
+def test_sync_before_init_says_what_to_do(tmp_path: Path) -> None:
+    done = run_cli("--home", str(tmp_path / "a"), "sync", env=NO_LLM)
+    assert done.returncode == 2
+    assert "memctl sync init REMOTE" in done.stderr
+
+
+def test_a_repository_that_is_not_memctls_is_refused(tmp_path: Path) -> None:
+    remote = bare_repo(tmp_path)
+    hand = tmp_path / "hand"
+    git("clone", "--quiet", str(remote), str(hand))
+    (hand / "main.c").write_text("int main(void) { return 0; }\n")
+    git("add", "-A", cwd=hand)
+    git("-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm", "code", cwd=hand)
+    git("push", "--quiet", "origin", "HEAD", cwd=hand)
+    done = run_cli("--home", str(tmp_path / "a"), "sync", "init", str(remote), env=NO_LLM)
+    assert done.returncode == 7
+    assert "neither empty nor a memctl sync repository" in done.stderr
+
+
+def test_a_sync_killed_midway_is_finished_by_the_next(tmp_path: Path) -> None:
+    from memctl.api import sync as sync_api
+    from memctl.model import Action, Memory, Visibility
+    from memctl.store import memories as store
+    from memctl.store.events import log_event
+
+    remote = bare_repo(tmp_path)
+    a = machine(tmp_path, "a", remote)
+    sync_api.init(a, str(remote))
+    with a.db.atomic():
+        for n in range(300):
+            memory = Memory(f"fact number {n}", scope="global", visibility=Visibility.SHARED)
+            store.insert_memory(a.db, memory, None)
+            log_event(a.db, Action.CREATE, memory.id)
+    command = [sys.executable, "-m", "memctl", "--home", str(tmp_path / "a"), "sync"]
+    victim = subprocess.Popen(command, env={**os.environ, **NO_LLM}, stderr=subprocess.PIPE)
+    lock = tmp_path / "a" / "sync" / "lock"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and victim.poll() is None:
+        if lock.exists() and lock.read_text().strip() == str(victim.pid):
+            break
+        time.sleep(0.02)
+    time.sleep(0.3)
+    victim.send_signal(signal.SIGKILL)
+    victim.communicate()
+    result = sync_api.sync(a, sync_api.SyncRequest())
+    assert sync_api.sync(a, sync_api.SyncRequest()).went_out == {"written": 0, "removed": 0}
+    files = git("--git-dir", str(remote), "ls-tree", "-r", "--name-only", "HEAD").split()
+    assert len([f for f in files if f.startswith("memories/")]) == 300, result
+    a.close()
