@@ -59,6 +59,7 @@ class World:
             "ANTHROPIC_BASE_URL": model.url,
             "ANTHROPIC_API_KEY": "scripted",
             "ENABLE_TOOL_SEARCH": "false",  # MCP tools in the tool list, not behind a search
+            "MCP_TIMEOUT": "120000",  # ms Claude Code gives an MCP server to start
             "CODEX_HOME": str(self.home / ".codex"),
             "NO_COLOR": "1",
         }
@@ -110,7 +111,7 @@ def world(tmp_path: Path) -> Iterator[World]:
 def test_claude_code_remembers_across_sessions(world: World) -> None:
     claude = client_or_skip("claude")
     world.memctl("init", "--tool", "claude-code")
-    world.memctl("install", "claude-code")
+    world.memctl("-c", "hooks.timeout=120", "install", "claude-code")  # slow shared CI
 
     first = world.run(claude, "-p", FACTS, "--output-format", "json")
     assert first.returncode == 0, first.stderr
@@ -163,7 +164,7 @@ def codex_args(world: World, *extra: str) -> list[str]:
 def test_codex_hooks_wait_for_trust_then_capture_and_recall(world: World) -> None:
     codex = client_or_skip("codex")
     world.memctl("init", "--tool", "codex")
-    installed = world.memctl("install", "codex")
+    installed = world.memctl("-c", "hooks.timeout=120", "install", "codex")
     assert "/hooks" in installed.stdout  # the user is told to trust the hooks
 
     untrusted = world.run(codex, *codex_args(world), FACTS)
