@@ -33,6 +33,21 @@ def markdown_notes(path: Path, size: int) -> int:
     return facts
 
 
+def plain_text(path: Path, size: int) -> int:
+    """About ``size`` bytes of plain text (no headings) where every line states a durable
+    fact: the worst case for atomic import. Returns the number of lines."""
+    n = 0
+    with path.open("w", encoding="utf-8") as out:
+        while out.tell() < size:
+            tool, habit = TOOLS[n % len(TOOLS)], HABITS[n % len(HABITS)]
+            out.write(
+                f"I prefer {tool} for editing module{n}, and I usually {habit} "
+                f"{TIMES[n % len(TIMES)]}. The notes for ticket {n} follow below.\n"
+            )
+            n += 1
+    return n
+
+
 def words(rng: random.Random, count: int) -> str:
     """``count`` made-up words, in sentences."""
     made = ["".join(rng.choices(SYLLABLES, k=rng.randint(1, 3))) for _ in range(count)]

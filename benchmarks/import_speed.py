@@ -9,7 +9,10 @@ the local MiniLM embedder, each into a fresh data directory unless said:
   with the process's peak memory;
 - a directory of 200 notes of 1-7 KB (documents and sections);
 - the same directory again (every file unchanged: the re-import no-op);
-- a ChatGPT export of 500 conversations of 6 messages, with peak memory.
+- a ChatGPT export of 500 conversations of 6 messages, with peak memory;
+- 50 MB of plain text where every line states a fact (the worst case for atomic
+  import: extraction stops at ``import.max_facts`` / ``import.extract_chars``),
+  with peak memory. ``--quick`` runs only this one.
 
 Prints the figures; asserts nothing.
 """
@@ -28,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from ingest_speed import ENV, PEAK_PROBE  # noqa: E402  (a script beside this one)
 
-from benchmarks.documents import chatgpt_export, markdown_notes, note  # noqa: E402  (path above)
+from benchmarks.documents import chatgpt_export, markdown_notes, note, plain_text  # noqa: E402  (path above)
 
 
 def memctl_import(home: Path, *paths: Path) -> tuple[float, int, dict[str, object]]:
@@ -62,8 +65,20 @@ def show(what: str, result: tuple[float, int, dict[str, object]]) -> None:
     )
 
 
+def plain(work: Path) -> None:
+    text = work / "plain.txt"
+    lines = plain_text(text, 50 * 1024 * 1024)
+    size = text.stat().st_size / 1e6
+    show(
+        f"{size:.0f} MB plain text ({lines:,} lines, each a fact)", memctl_import(work / "h4", text)
+    )
+
+
 def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="memctl-import-bench-"))
+    if "--quick" in sys.argv:
+        plain(work)
+        return
     big = work / "notes.md"
     facts = markdown_notes(big, 5 * 1024 * 1024)
     show(f"5 MB Markdown ({facts} facts in it)", memctl_import(work / "h1", big))
@@ -79,6 +94,7 @@ def main() -> None:
     chatgpt_export(export, 500)
     size = export.stat().st_size / 1e6
     show(f"ChatGPT export, 500 conversations ({size:.1f} MB)", memctl_import(work / "h3", export))
+    plain(work)
 
 
 if __name__ == "__main__":

@@ -26,12 +26,12 @@ _memctl_spec() {
             opts="--json -h --help"
             ;;
         "list")
-            opts="-s --scope --kind --category --state -t --tag --since -n --limit --sort --json -h --help"
-            valopts="-s --scope --kind --category --state -t --tag --since -n --limit --sort"
+            opts="-s --scope --kind --category --state -t --tag --since -n --limit --sort -f --format --json -h --help"
+            valopts="-s --scope --kind --category --state -t --tag --since -n --limit --sort -f --format"
             ;;
         "update")
-            opts="--text --tags -i --importance --category --json -h --help"
-            valopts="--text --tags -i --importance --category"
+            opts="--text -t --tag -i --importance --category --json -h --help"
+            valopts="--text -t --tag -i --importance --category"
             ;;
         "forget")
             opts="--noise --json -h --help"
@@ -77,8 +77,8 @@ _memctl_spec() {
             filearg=1
             ;;
         "ingest")
-            opts="--transcript --client --session-id --agent-id -s --scope -t --tags --mode --wait --dry-run --json -h --help"
-            valopts="--transcript --client --session-id --agent-id -s --scope -t --tags --mode"
+            opts="--transcript --client --session-id --agent-id -s --scope -t --tag --mode --wait --dry-run --json -h --help"
+            valopts="--transcript --client --session-id --agent-id -s --scope -t --tag --mode"
             fileopts="--transcript"
             ;;
         "runs")
@@ -179,6 +179,7 @@ _memctl_spec() {
 _memctl_choices() {
     choices=""
     case "$1|$2" in
+        "list|-f"|"list|--format") choices="table json ids" ;;
         "import|--strategy") choices="auto atomic section document" ;;
         "ingest|--client") choices="claude-code opencode codex generic" ;;
         "ingest|--mode") choices="smart raw" ;;

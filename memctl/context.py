@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cached_property
 from typing import TYPE_CHECKING
 
 from memctl.config import Settings
 from memctl.store.database import Database
+from memctl.store.scopes import adopt
 
 if TYPE_CHECKING:
     from memctl.embed import Embedder
@@ -18,10 +21,33 @@ class Context:
     def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
         self.settings = settings
         self._embedder = embedder
+        self._busy_timeout_ms: int = settings.store_busy_timeout_ms
 
     @cached_property
     def db(self) -> Database:
-        return Database.open(self.settings.db_path, self.settings.store_busy_timeout_ms)
+        """The database; on first sight of a project that got a git remote, its old path
+        scope becomes an alias of the new one (``store.scopes``)."""
+        db = Database.open(self.settings.db_path, self._busy_timeout_ms)
+        try:
+            if self.settings.project_scope != self.settings.path_scope:
+                adopt(db, self.settings.path_scope, self.settings.project_scope)
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    @contextmanager
+    def lock_wait(self, busy_timeout_ms: int) -> Iterator[None]:
+        """Inside, opening the database and taking its write lock wait at most this long."""
+        previous, self._busy_timeout_ms = self._busy_timeout_ms, busy_timeout_ms
+        if "db" in self.__dict__:
+            self.db.set_busy_timeout(busy_timeout_ms)
+        try:
+            yield
+        finally:
+            self._busy_timeout_ms = previous
+            if "db" in self.__dict__:
+                self.db.set_busy_timeout(previous)
 
     @property
     def embedder(self) -> Embedder:

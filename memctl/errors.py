@@ -37,6 +37,10 @@ class StoreError(MemctlError):
     exit_code = 4
 
 
+class DatabaseBusyError(StoreError):
+    """Another process held the database's write lock for longer than this one could wait."""
+
+
 class EmbedderMismatchError(StoreError):
     """The store's vectors were made by another model than the configured one."""
 

@@ -18,12 +18,21 @@ from tests.ollama_server import dead_ollama_url, ollama_server  # noqa: F401
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.fixture(scope="session")
+def user_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One per-user cache (XDG_CACHE_HOME) for the session, as a user has: the model's
+    packed weights are written once, not once a test."""
+    return tmp_path_factory.mktemp("xdg-cache")
+
+
 @pytest.fixture(autouse=True)
-def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A private home and an empty project directory; no MEMCTL_* or OLLAMA_HOST leaks in."""
+def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, user_cache: Path) -> Path:
+    """A private home and an empty project directory; no MEMCTL_* or OLLAMA_HOST leaks in;
+    the session's user cache."""
     for var in list(os.environ):
         if var.startswith("MEMCTL_") or var == "OLLAMA_HOST":
             monkeypatch.delenv(var)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(user_cache))
     home = tmp_path / "home"
     project = tmp_path / "project"
     project.mkdir()
@@ -49,12 +58,15 @@ def ctx(home: Path) -> Iterator[Context]:
 def make_ctx(home: Path) -> Iterator[Callable[..., Context]]:
     """Contexts with the fast embedder and config overrides; no LLM unless one is given.
 
-    ``make_ctx(llm_url=server.url)`` talks to a fake Ollama, with no waits between retries.
+    ``make_ctx(llm_url=server.url)`` talks to a fake Ollama (``llm: ollama``), with no waits
+    between retries.
     """
     made: list[Context] = []
 
     def make(llm_url: str | None = None, **overrides: object) -> Context:
-        values = {"llm": "none"} if llm_url is None else {"ollama.host": llm_url}
+        values: dict[str, object] = (
+            {"llm": "none"} if llm_url is None else {"llm": "ollama", "ollama.host": llm_url}
+        )
         values["llm.backoff_seconds"] = 0
         values.update({key.replace("__", "."): v for key, v in overrides.items()})
         context = Context(load_settings(overrides=values), embedder=HashEmbedder())

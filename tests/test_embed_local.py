@@ -123,24 +123,51 @@ def test_explicit_dir_with_model_is_used(tmp_path: Path) -> None:
     assert cosines(vector, VECTORS[:1])[0] >= 0.999
 
 
-def test_falls_back_to_memctl_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_finds_the_per_user_copy_then_one_in_memctl_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     wheel_dir = local.wheel_model_dir()
     assert wheel_dir is not None
     monkeypatch.setattr(local, "wheel_model_dir", lambda: None)
-    monkeypatch.setenv("MEMCTL_HOME", str(tmp_path))
+    monkeypatch.setenv("MEMCTL_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     with pytest.raises(ModelError, match="^the local embedding model is not installed: run `memc"):
         local.resolve_model_dir(None)
-    installed = tmp_path / "models" / "all-MiniLM-L6-v2"
-    installed.mkdir(parents=True)
-    for name in local.MODEL_FILES:
-        (installed / name).symlink_to(wheel_dir / name)
-    assert local.resolve_model_dir(None) == installed
+    older = tmp_path / "home" / "models" / "all-MiniLM-L6-v2"
+    per_user = tmp_path / "cache" / "memctl" / "models" / "all-MiniLM-L6-v2"
+    for directory in (older, per_user):
+        directory.mkdir(parents=True)
+        for name in local.MODEL_FILES:
+            (directory / name).symlink_to(wheel_dir / name)
+        assert local.resolve_model_dir(None) == directory
 
 
-def test_default_model_dir_follows_xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("MEMCTL_HOME", raising=False)
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
-    assert local.default_model_dir() == tmp_path / "memctl" / "models" / "all-MiniLM-L6-v2"
+def test_the_model_and_its_packed_weights_are_per_user(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert local.default_model_dir() == tmp_path / ".cache" / "memctl" / "models" / MODEL
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert local.packed_cache_dir() == tmp_path / "xdg" / "memctl" / "models"
+
+
+def test_two_data_directories_share_one_packed_cache(tmp_path: Path) -> None:
+    """Each data directory used to get its own 87 MB copy of the weights."""
+    from memctl.config import load_settings
+    from memctl.embed import get_embedder
+
+    cache = tmp_path / "cache"
+    for home in ("a", "b"):
+        settings = load_settings(home=tmp_path / home)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("XDG_CACHE_HOME", str(cache))
+            get_embedder(settings).embed(["hello"])
+    assert [p.name for p in (cache / "memctl" / "models").iterdir()] == [f"{MODEL}.f32pack"]
+    assert not (tmp_path / "a" / "models").exists() and not (tmp_path / "b" / "models").exists()
+
+
+MODEL = "all-MiniLM-L6-v2"
 
 
 def test_torch_is_not_installed() -> None:

@@ -64,9 +64,10 @@ def test_dry_run_shows_strategy_and_counts_and_writes_nothing(tmp_path: Path) ->
     out, _ = memctl("import", str(folder), "--dry-run")
     assert "dry run: nothing written" in out
     rows = [line for line in out.splitlines() if "dry-run" in line]
-    assert (
-        len(rows) == 2 and any("document" in r for r in rows) and any("atomic" in r for r in rows)
-    )
+    details = [line.strip() for line in out.splitlines()]  # under each file: format, strategy
+    assert len(rows) == 2
+    assert any(", document" in d for d in details)
+    assert any(", atomic" in d for d in details)
     assert "3 memories would be imported" in out
     assert json.loads(memctl("list", "--json")[0]) == []
 

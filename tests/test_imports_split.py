@@ -205,10 +205,7 @@ def test_pieces_end_at_line_breaks_and_skip_front_matter() -> None:
     assert all(len(p) <= 1000 and p.endswith("\n") for p in found)
 
 
-def test_a_private_block_longer_than_what_is_held_is_hidden_to_its_close(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(privacy, "HOLD_CHARS", 100)
+def test_a_private_block_over_many_pieces_is_hidden_to_its_close() -> None:
     found = privacy.Redactions()
     pieces_ = ["a\n", "<private>\n", "x" * 60 + "\n", "y" * 60 + "\n", "z</private> seen\n"]
     assert "".join(privacy.scrub_stream(pieces_, found)) == "a\n[REDACTED] seen\n"

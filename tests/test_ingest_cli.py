@@ -169,7 +169,10 @@ def test_the_fast_parser_and_the_typer_command_take_the_same_options() -> None:
     command = typer.main.get_command(app).commands["ingest"]  # type: ignore[attr-defined]
     typer_flags = {name for p in command.params for name in p.opts if name != "--help"}
     fast_flags = {f for action in ingest_parser()._actions for f in action.option_strings}
-    assert typer_flags == fast_flags == {f for o in INGEST_OPTIONS.values() for f in o.flags}
+    every = {f for o in INGEST_OPTIONS.values() for f in (*o.flags, *o.aliases)}
+    assert typer_flags == fast_flags == every
+    hidden = {name for p in command.params if getattr(p, "hidden", False) for name in p.opts}
+    assert hidden == {a for o in INGEST_OPTIONS.values() for a in o.aliases} == {"--tags"}
     args = ingest_parser().parse_args(
         ["--client", "codex", "-t", "a", "--tags", "b", "-s", "global"]
     )

@@ -80,9 +80,15 @@ def test_only_promoted_memories_leave_and_secrets_never(
 ) -> None:
     a, b = pair
     memory_api.remember(a, memory_api.RememberRequest("my private diary entry", scope="global"))
-    secret = shared(a, "the deploy token is ghp_" + "a1B2" * 10)
-    private = shared(a, "the code is <private>hunter2 door</private> at the back")
+    secret = shared(a, "the deploy token is in the vault")
+    private = shared(a, "the code is at the back")
     fine = shared(a, "lint with ruff before each commit")
+    # remember scrubs what it stores: these two stand for a store written before the scanner
+    with a.db.atomic():
+        store.update_memory(a.db, secret.id, {"content": "the deploy token is ghp_" + "a1B2" * 10})
+        store.update_memory(
+            a.db, private.id, {"content": "the code is <private>hunter2 door</private> at the back"}
+        )
     result = sync_api.sync(a, SYNC)
     refused = dict(result.refused)
     assert "secret" in refused[secret.id] and "private" in refused[private.id]

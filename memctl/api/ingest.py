@@ -8,12 +8,13 @@ hook does not pay for the slow path's imports.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memctl.context import Context
-from memctl.errors import InputError, NotFoundError
+from memctl.errors import DatabaseBusyError, InputError, NotFoundError
 from memctl.ingest.capture import CaptureReport, IngestOptions, capture, open_input
 
 if TYPE_CHECKING:
@@ -45,6 +46,9 @@ class IngestResult:
     log: Path  # the worker's log
     drained: DrainReport | None = None  # with ``wait``: the jobs run here
     preview: RunRecord | None = None  # with ``dry_run``: the decisions, nothing written
+    spooled: Path | None = None  # the database was busy: the transcript waits here
+    replayed: int = 0  # spooled transcripts of earlier runs stored by this one
+    released: list[int] = field(default_factory=list)  # jobs of dead workers queued again
 
     def ran_own_job(self) -> bool:
         runs = [] if self.drained is None else [*self.drained.done, *self.drained.failed]
@@ -52,7 +56,13 @@ class IngestResult:
 
 
 def ingest(ctx: Context, request: IngestRequest) -> IngestResult:
-    """Store a transcript's new messages at once; distil them now, in a worker, or later."""
+    """Store a transcript's new messages at once; distil them now, in a worker, or later.
+
+    Without ``wait`` (a hook's ingest) a database busy for longer than
+    ``ingest.lock_wait_ms`` does not fail: the transcript goes to the spool and
+    the next ingest or maintain stores it. Either also takes back the jobs of
+    workers that died, and stores what earlier runs spooled.
+    """
     from memctl.maintain.spawn import log_path, spawn
 
     options = IngestOptions(
@@ -63,23 +73,59 @@ def ingest(ctx: Context, request: IngestRequest) -> IngestResult:
         tags=request.tags,
         mode=request.mode,
     )
+    hook = not (request.wait or request.dry_run)
+    log = log_path(ctx.settings)
     with open_input(request.transcript, request.stdin) as source:
-        captured = capture(ctx, source, options, dry_run=request.dry_run)
-    result = IngestResult(captured.report, log_path(ctx.settings))
+        try:
+            with _budget(ctx, hook):
+                captured = capture(ctx, source, options, dry_run=request.dry_run)
+        except DatabaseBusyError:
+            if not hook:
+                raise
+            from memctl.ingest.spool import spool
+
+            path = spool(ctx, source, options)
+            return IngestResult(CaptureReport(source=source.name), log, spooled=path)
+    result = IngestResult(captured.report, log)
     if request.dry_run:
         from memctl.ingest.pipeline import preview
 
         result.preview = preview(ctx, captured).record
-    elif captured.report.job_id is not None and request.wait:
+        return result
+    with _budget(ctx, hook):
+        queued = recover(ctx, result)
+    if request.wait:
         result.drained = drain_jobs(ctx, "ingest")
-    elif captured.report.job_id is not None and ctx.settings.ingest_spawn_worker:
+    elif (queued or captured.report.job_id is not None) and ctx.settings.ingest_spawn_worker:
         result.report.worker_pid = spawn(ctx.settings, request.worker_overrides)
     return result
 
 
+def _budget(ctx: Context, hook: bool) -> AbstractContextManager[None]:
+    """A hook waits for the database at most ``ingest.lock_wait_ms``; others as configured."""
+    return ctx.lock_wait(ctx.settings.ingest_lock_wait_ms) if hook else nullcontext()
+
+
+def recover(ctx: Context, result: IngestResult | None = None) -> bool:
+    """Store the spooled transcripts and queue again the jobs of dead workers; True when
+    that queued work. A database still busy leaves both for the next run."""
+    from memctl.ingest.spool import replay
+    from memctl.maintain.claims import release_orphans
+
+    try:
+        replayed = replay(ctx)
+        released = release_orphans(ctx.db, ctx.settings.ingest_job_max_attempts)
+    except DatabaseBusyError:
+        return False
+    if result is not None:
+        result.replayed, result.released = len(replayed.stored), released
+    return bool(replayed.jobs or released)
+
+
 def drain_jobs(ctx: Context, role: str, log: Callable[[str], None] | None = None) -> DrainReport:
     """Run the queued slow-path jobs until none is left."""
-    from memctl.maintain.queue import drain, worker_name
+    from memctl.maintain.claims import worker_name
+    from memctl.maintain.queue import drain
 
     return drain(ctx, worker_name(role), log or (lambda line: None))
 

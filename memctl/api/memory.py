@@ -9,6 +9,7 @@ from memctl.errors import UsageError
 from memctl.memories import operations
 from memctl.memories.operations import Status
 from memctl.model import Event, Memory, Relation
+from memctl.store import sessions
 from memctl.store.memories import MemoryFilter
 
 
@@ -33,6 +34,11 @@ def remember(ctx: Context, request: RememberRequest) -> Memory:
         request.scope,
         request.source,
     )
+
+
+def source_times(ctx: Context, memories: list[Memory]) -> dict[str, str]:
+    """When each memory's source was said (the session message it came from), by id."""
+    return sessions.source_times(ctx.db, memories)
 
 
 @dataclass(frozen=True)

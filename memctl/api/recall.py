@@ -40,6 +40,15 @@ class RecallResponse:
     result: RecallResult
     context: str | None = None  # the rendered block, when asked for
     why_not: WhyNot | None = None
+    # Nothing found in the scopes searched: how many --all-scopes would return (else 0).
+    elsewhere: int = 0
+
+    def hint(self) -> str | None:
+        """The line saying that other scopes have matches, when they do."""
+        if not self.elsewhere:
+            return None
+        many = "memory matches" if self.elsewhere == 1 else "memories match"
+        return f"{self.elsewhere} {many} in other scopes: add --all-scopes to see them"
 
 
 def check_choice(value: str, allowed: tuple[str, ...], option: str) -> str:
@@ -68,11 +77,12 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
     budget = request.budget
     if request.context and budget is None and ctx.settings.recall_context_budget:
         budget = ctx.settings.recall_context_budget
+    searched = operations.recall_scopes(ctx, request.scope, request.all_scopes)
     result = run_recall(
         ctx,
         request.query,
         request.limit,
-        operations.recall_scopes(ctx, request.scope, request.all_scopes),
+        searched,
         now=moment,
         mode=request.mode,
         touch=request.touch and target is None,
@@ -84,7 +94,25 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
     if request.context and result.run is not None:
         block = render_context(result.query, result.results, result.run.now)
     report = why_not(ctx, result, target) if target is not None else None
-    return RecallResponse(result, block, report)
+    elsewhere = 0
+    if not result.results and searched is not None and target is None and not request.context:
+        elsewhere = _found_elsewhere(ctx, request, moment)
+    return RecallResponse(result, block, report, elsewhere)
+
+
+def _found_elsewhere(ctx: Context, request: RecallRequest, moment: datetime | None) -> int:
+    """How many memories the same recall over every scope returns (none touched)."""
+    wider = run_recall(
+        ctx,
+        request.query,
+        request.limit,
+        None,
+        now=moment,
+        mode=request.mode,
+        touch=False,
+        history=request.history,
+    )
+    return len([r for r in wider.results if not r.is_message])
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,8 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (stable fie
 TagsOption = Annotated[
     list[str] | None, typer.Option("--tag", "-t", help="A tag; repeat or separate with commas.")
 ]
+# ``--tags``, the spelling some commands had: still taken, not shown (scripts do not break).
+TagsAlias = Annotated[list[str] | None, typer.Option("--tags", hidden=True)]
 ScopeOption = Annotated[
     str | None,
     typer.Option(
@@ -60,6 +62,12 @@ def text_argument(text: str | None, what: str = "text") -> str:
     if b"\x00" in data:
         raise InputError("standard input holds binary data, not text")
     return data.decode("utf-8", errors="replace")
+
+
+def tags_given(*spellings: list[str] | None) -> list[str] | None:
+    """The tags of ``--tag`` and its alias together; None when neither was given."""
+    given = [spelling for spelling in spellings if spelling is not None]
+    return None if not given else [tag for spelling in given for tag in spelling]
 
 
 def split_assignments(pairs: list[str]) -> dict[str, str]:

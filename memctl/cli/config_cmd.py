@@ -10,6 +10,7 @@ from rich.table import Table
 from memctl.cli.common import JsonOption, new_typer, settings_for
 from memctl.cli.render import console, print_json
 from memctl.config import KEYS, template, write_config_value
+from memctl.config.files import write_private
 from memctl.errors import UsageError
 
 app = new_typer()
@@ -56,8 +57,7 @@ def init(
     target = settings.project_config if project else settings.home_config
     if target.exists() and not force:
         raise UsageError(f"{target} exists; use --force to overwrite it")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(template(), encoding="utf-8")
+    write_private(target, template())
     console.print(f"wrote {target}")
 
 

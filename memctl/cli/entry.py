@@ -3,11 +3,13 @@
 Every ``MemctlError`` is shown as one line on stderr with its exit code,
 never a traceback (``MEMCTL_DEBUG=1`` shows it).
 
-A plain ``memctl [--home DIR] [-c K=V] ingest ...`` (no --help, --wait or
---dry-run) runs in the fast lane (``memctl.cli.fastlane``), without Typer, and
-so do ``memctl hook CLIENT EVENT`` (``memctl.integrations.hooks``, which never
-fails) and a plain ``memctl mcp``; every other command line, and any the fast
-lane does not accept, goes to the Typer app.
+``memctl --version`` answers before anything else is imported. A plain
+``memctl [--home DIR] [-c K=V] ingest ...`` (no --help, --wait or --dry-run)
+runs in the fast lane (``memctl.cli.fastlane``), without Typer, and so do
+``memctl hook CLIENT EVENT`` (``memctl.integrations.hooks``, which never
+fails) and a plain ``memctl mcp``; every other
+command line, and any the fast lane does not accept, goes to a Typer app
+holding the command's group only (``memctl.cli.main.build_app``).
 """
 
 from __future__ import annotations
@@ -15,17 +17,33 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-from memctl.cli.fastlane import SLOW_FLAGS, Refused, ingest, ingest_parser, split_command
 from memctl.errors import MemctlError
 
-if TYPE_CHECKING:
-    pass
+GLOBAL_WITH_VALUE = ("--home", "-c", "--config")
+
+
+def command_of(argv: list[str]) -> str | None:
+    """The command word of a command line (after the global options), or None: then
+    ``--version`` or ``--help`` is asked for, or nothing is."""
+    index = 0
+    while index < len(argv):
+        word = argv[index]
+        if word in GLOBAL_WITH_VALUE:
+            index += 2
+        elif word.startswith("-"):
+            if word == "--version":
+                return None
+            index += 1
+        else:
+            return word
+    return None
 
 
 def run_fast(argv: list[str]) -> int | None:
     """The exit code of a fast-lane ingest, or None when the command is not for it."""
+    from memctl.cli.fastlane import SLOW_FLAGS, Refused, ingest, ingest_parser, split_command
+
     try:
         options, command, rest = split_command(argv)
         if command == "hook" and not {"-h", "--help"} & set(rest):
@@ -49,12 +67,31 @@ def _error(message: str) -> None:
     sys.stderr.write(f"\x1b[31m{message}\x1b[0m\n" if red else message + "\n")
 
 
-def _run_memctl() -> int:
-    code = run_fast(sys.argv[1:])
-    if code is None:
-        from memctl.cli.main import app
+def readable(argv: list[str]) -> list[str]:
+    """Arguments that are not UTF-8 (Python keeps their bytes as lone surrogates, which
+    SQLite and the tokenizer refuse) with U+FFFD in place of the bad bytes; an existing
+    path is kept as given, since the file system needs its exact bytes."""
+    return [
+        arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        if any("\udc80" <= char <= "\udcff" for char in arg) and not os.path.lexists(arg)
+        else arg
+        for arg in argv
+    ]
 
-        app()
+
+def _run_memctl() -> int:
+    sys.argv[1:] = argv = readable(sys.argv[1:])
+    command = command_of(argv)
+    if command is None and "--version" in argv:
+        from memctl import __version__
+
+        sys.stdout.write(f"memctl {__version__}\n")
+        return 0
+    code = run_fast(argv) if command == "ingest" else None
+    if code is None:
+        from memctl.cli.main import build_app
+
+        build_app(command)()
         code = 0
     return code
 

@@ -13,8 +13,16 @@ from rich import box
 from rich.table import Table
 
 from memctl.api import ingest as api
-from memctl.cli.common import JsonOption, ScopeOption, TagsOption, new_typer, open_context
-from memctl.cli.render import console, print_json, warn
+from memctl.cli.common import (
+    JsonOption,
+    ScopeOption,
+    TagsAlias,
+    TagsOption,
+    new_typer,
+    open_context,
+    tags_given,
+)
+from memctl.cli.render import console, middle, print_json, warn
 from memctl.errors import InputError
 from memctl.imports import STRATEGIES
 
@@ -83,6 +91,7 @@ def import_(
     ] = False,
     scope: ScopeOption = None,
     tags: TagsOption = None,
+    tags_alias: TagsAlias = None,
     as_json: JsonOption = False,
 ) -> None:
     """Import notes, documents, chat exports (ChatGPT, Claude.ai) and memory exports (mem0,
@@ -91,7 +100,13 @@ def import_(
 
     context = open_context(ctx)
     request = api.ImportRequest(
-        tuple(path), sys.stdin, str(strategy), force, dry_run, scope, tuple(tags or ())
+        tuple(path),
+        sys.stdin,
+        str(strategy),
+        force,
+        dry_run,
+        scope,
+        tuple(tags_given(tags, tags_alias) or ()),
     )
     plan = api.plan_import(request)
     total = plan.total_bytes
@@ -110,21 +125,28 @@ def import_(
         raise InputError(f"{len(failed)} of {len(report.files)} files could not be imported")
 
 
+# Columns beside the file name: status, new, merged, skipped, and the padding between.
+IMPORT_FIXED_WIDTH = 46
+
+
 def _show_import(report: ImportReport) -> None:
+    """One row a file: its name on one line (cut in the middle to fit), then its format,
+    strategy and why; the counts beside it."""
     table = Table(
         header_style="bold",
         box=box.SIMPLE_HEAD,
         title="dry run: nothing written" if report.dry_run else None,
     )
-    table.add_column("file (why)", overflow="fold", ratio=1)
-    for column in ("format, strategy", "status"):
-        table.add_column(column, no_wrap=True)
+    table.add_column("file: format, strategy (why)", overflow="fold", ratio=1)
+    table.add_column("status", no_wrap=True)
     for column in ("new", "merged", "skipped"):
         table.add_column(column, justify="right", no_wrap=True)
+    width = max(20, console.width - IMPORT_FIXED_WIDTH)
     for file in report.files:
+        why = file.error or file.why
+        detail = f"{file.format or '-'}, {file.strategy or '-'}" + (f" ({why})" if why else "")
         table.add_row(
-            f"{file.name}\n({file.error or file.why})" if file.error or file.why else file.name,
-            f"{file.format or '-'}, {file.strategy or '-'}",
+            f"{middle(file.name, width)}\n{detail}",
             file.status,
             str(file.imported),
             str(file.merged),
@@ -133,6 +155,8 @@ def _show_import(report: ImportReport) -> None:
     console.print(table)
     for problem in (p for f in report.files for p in f.problems):
         warn(problem)
+    for note in report.llm_notes:
+        warn(note)
     verb = "would be " if report.dry_run else ""
     console.print(
         f"{_count(len(report.files), 'file')}: "

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from memctl.model import TRANSCRIPT_CLIENTS
 
 if TYPE_CHECKING:
-    from memctl.api.ingest import IngestRequest
+    from memctl.api.ingest import IngestRequest, IngestResult
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,7 @@ class Opt:
     metavar: str | None = None  # None: a flag without a value
     choices: tuple[str, ...] = ()
     repeat: bool = False
+    aliases: tuple[str, ...] = ()  # old spellings, still taken, not shown in --help
 
 
 CLIENT_CHOICES = TRANSCRIPT_CLIENTS
@@ -51,10 +52,11 @@ INGEST_OPTIONS: dict[str, Opt] = {
         "SCOPE",
     ),
     "tags": Opt(
-        ("--tags", "-t"),
-        "Tags for the memories made from this session; repeat or separate with commas.",
-        "TAGS",
+        ("--tag", "-t"),
+        "A tag for the memories made from this session; repeat or separate with commas.",
+        "TAG",
         repeat=True,
+        aliases=("--tags",),
     ),
     "mode": Opt(
         ("--mode",),
@@ -86,6 +88,7 @@ def ingest_parser() -> argparse.ArgumentParser:
         else:
             parser.add_argument(
                 *opt.flags,
+                *opt.aliases,
                 dest=dest,
                 metavar=opt.metavar,
                 choices=opt.choices or None,
@@ -123,6 +126,11 @@ def split_command(argv: list[str]) -> tuple[dict[str, Any], str | None, list[str
 
 def capture_lines(report: dict[str, Any], log: str | None, waited: bool = False) -> list[str]:
     """The fast path's report for people, as plain lines (shared with the Typer command)."""
+    if report.get("spooled"):
+        return [
+            f"the database is busy: {report['source']} was kept in {report['spooled']}; "
+            "the next `memctl ingest` or `memctl maintain` stores it"
+        ]
     redacted = report["redactions"]
     lines = [
         f"session {report['session_id']} ({report['client']}): {report['messages_read']} "
@@ -136,9 +144,10 @@ def capture_lines(report: dict[str, Any], log: str | None, waited: bool = False)
             f"{report['private_messages_dropped']} all-private messages dropped, "
             f"{redacted['memctl_context_blocks']} memctl-context blocks removed"
         )
-    if report["malformed"] or report["passed_over"]:
+    if report["malformed"] or report["passed_over"] or report["nul_bytes"]:
         lines.append(
             f"skipped: {report['malformed']} malformed, {report['passed_over']} passed over"
+            + (f", {report['nul_bytes']} NUL bytes" if report["nul_bytes"] else "")
             + (f" ({'; '.join(report['problems'])})" if report["problems"] else "")
         )
     if report.get("lines"):
@@ -165,13 +174,22 @@ def ingest(options: dict[str, Any], args: argparse.Namespace) -> int:
     request = ingest_request(args, sys.stdin, overrides)
     with Context(settings) as ctx:
         result = api_ingest(ctx, request)
-    data = result.report.to_dict()
+    data = result_data(result)
     if args.as_json:
         shown = {**data, "log": str(result.log)}
         sys.stdout.write(json.dumps(shown, ensure_ascii=False, indent=2, default=str) + "\n")
     else:
         sys.stdout.write("\n".join(capture_lines(data, str(result.log))) + "\n")
     return 0
+
+
+def result_data(result: IngestResult) -> dict[str, Any]:
+    """The capture report as data (shared with the Typer command); ``spooled`` when the
+    database was busy and the transcript went to the spool."""
+    data = result.report.to_dict()
+    if result.spooled is not None:
+        data["spooled"] = str(result.spooled)
+    return data
 
 
 def ingest_request(args: Any, stdin: Any, overrides: dict[str, str]) -> IngestRequest:

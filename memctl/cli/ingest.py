@@ -14,16 +14,27 @@ from types import SimpleNamespace
 from typing import Annotated, Any
 
 import typer
+from rich import box
 from rich.table import Table
 
 from memctl.api import ingest as api
-from memctl.cli.common import JsonOption, new_typer, open_context
-from memctl.cli.fastlane import CLIENT_CHOICES, INGEST_OPTIONS, capture_lines, ingest_request
+from memctl.cli.common import JsonOption, TagsAlias, new_typer, open_context, tags_given
+from memctl.cli.fastlane import (
+    CLIENT_CHOICES,
+    INGEST_OPTIONS,
+    capture_lines,
+    ingest_request,
+    result_data,
+)
 from memctl.cli.render import age, console, print_json, warn
 from memctl.ingest.capture import CaptureReport
 from memctl.store.runs import RunRecord
 
 app = new_typer()
+
+# The llm column of `memctl runs` at most ("ollama:llama3.2 -> rules" is cut), so that
+# the table fits 80 columns; `memctl runs RUN_ID` shows it whole.
+LLM_WIDTH = 12
 
 Client = StrEnum("Client", [(c.replace("-", "_"), c) for c in CLIENT_CHOICES])  # type: ignore[misc]
 Mode = StrEnum("Mode", [("smart", "smart"), ("raw", "raw")])  # type: ignore[misc]
@@ -43,6 +54,7 @@ def ingest(
     agent_id: Annotated[str | None, _option("agent_id")] = None,
     scope: Annotated[str | None, _option("scope")] = None,
     tags: Annotated[list[str] | None, _option("tags")] = None,
+    tags_alias: TagsAlias = None,
     mode: Annotated[Mode, _option("mode")] = Mode.smart,  # type: ignore[attr-defined]
     wait: Annotated[bool, _option("wait")] = False,
     dry_run: Annotated[bool, _option("dry_run")] = False,
@@ -56,7 +68,7 @@ def ingest(
         session_id=session_id,
         agent_id=agent_id,
         scope=scope,
-        tags=tags,
+        tags=tags_given(tags, tags_alias),
         mode=str(mode),
         wait=wait,
         dry_run=dry_run,
@@ -67,7 +79,7 @@ def ingest(
         _show_preview(result.report, result.preview, as_json)
         return
     drained = result.drained
-    data = result.report.to_dict()
+    data = result_data(result)
     if as_json:
         print_json({**data, "log": str(result.log), "runs": _runs_of(drained)})
         return
@@ -77,6 +89,16 @@ def ingest(
         console.print(f"run {item['run']}: {_counts(item['counts'])}")
     for item in drained.failed if drained else []:
         warn(f"job {item['job']} failed: {item['error']}")
+    _warn_llm_notes(drained)
+
+
+def _warn_llm_notes(drained: Any) -> None:
+    """Why no LLM took part, and how to set one up: once, however many runs said so."""
+    if drained is None:
+        return
+    for note in dict.fromkeys(item.get("llm_note") for item in drained.done):
+        if note:
+            warn(note)
 
 
 def _runs_of(drained: Any) -> list[dict[str, Any]]:
@@ -146,23 +168,20 @@ def runs(
     if not found:
         console.print("no runs yet")
         return
-    table = Table(header_style="bold")
-    for column in ("run", "age", "kind", "status", "llm", "msgs", "facts", "decisions", "tokens"):
-        wide = column == "decisions"
-        table.add_column(
-            column, overflow="fold" if wide else "ellipsis", min_width=12 if wide else None
-        )
+    table = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    for column in ("run", "age", "kind", "status", "llm", "msg/fact", "tokens"):
+        table.add_column(column, no_wrap=True, max_width=LLM_WIDTH if column == "llm" else None)
+    table.add_column("decisions", overflow="fold", ratio=1)
     for r in found:
         table.add_row(
-            r.id[:12],
+            r.id[:8],
             age(r.started_at),
             r.kind,
             r.status,
             r.llm or "-",
-            str(r.messages),
-            str(r.facts),
-            _counts(r.counts),
+            f"{r.messages}/{r.facts}",
             str(r.tokens),
+            _counts(r.counts),
         )
     console.print(table)
 
@@ -206,4 +225,5 @@ def maintain(ctx: typer.Context, as_json: JsonOption = False) -> None:
         console.print(f"job {item['job']}: run {item['run']}: {_counts(item['counts'])}")
     for item in report.failed:
         warn(f"job {item['job']} failed: {item['error']}")
+    _warn_llm_notes(report)
     console.print(f"{len(report.done)} jobs done, {len(report.failed)} failed")

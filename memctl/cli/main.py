@@ -1,33 +1,40 @@
-"""The ``memctl`` command: global options, command groups, and the one error wrapper."""
+"""The ``memctl`` command: global options and the command groups, loaded as needed.
+
+Importing every command module (and the core each one pulls in) costs more
+than a quick command's whole run, so ``app_for(argv)`` builds a Typer app
+holding only the group of the command being run; ``--help``, completion, an
+unknown command and ``memctl`` alone get every group (``app``, built on
+first use, is that full app).
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+import importlib
+from typing import Annotated, Any
 
 import typer
 
 from memctl import __version__
-from memctl.cli import (
-    config_cmd,
-    exchange,
-    graph,
-    hook,
-    ingest,
-    init,
-    install,
-    mcp,
-    memory,
-    model_cmd,
-    recall,
-    status,
-    sync,
-)
 from memctl.cli.common import home_path, new_typer, split_assignments
 
-app = new_typer(
-    help="memctl: local long-term memory for AI assistants.",
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+# command -> the module of memctl.cli that defines it (tests check it is complete).
+COMMANDS: dict[str, str] = {
+    **dict.fromkeys(("remember", "get", "list", "update", "forget", "delete", "purge"), "memory"),
+    **dict.fromkeys(("link", "unlink"), "graph"),
+    **dict.fromkeys(("recall", "profile"), "recall"),
+    **dict.fromkeys(("status", "events"), "status"),
+    **dict.fromkeys(("export", "import"), "exchange"),
+    **dict.fromkeys(("ingest", "runs", "undo", "maintain"), "ingest"),
+    "config": "config_cmd",
+    "model": "model_cmd",
+    "reembed": "model_cmd",
+    **dict.fromkeys(("sync", "promote", "unpromote"), "sync"),
+    **dict.fromkeys(("init", "uninstall"), "init"),
+    "install": "install",
+    "hook": "hook",
+    "mcp": "mcp",
+}
+GROUPS = ("memory", "graph", "recall", "status", "exchange", "ingest", "init", "hook", "mcp")
 
 
 def _version(value: bool) -> None:
@@ -36,7 +43,6 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def root(
     ctx: typer.Context,
     home: Annotated[
@@ -68,11 +74,39 @@ def root(
     ctx.obj = {"home": home_path(home), "config": split_assignments(config or [])}
 
 
-for group in (memory, graph, recall, status, exchange, ingest, init, hook, mcp):
-    app.add_typer(group.app)
-app.add_typer(install.app, name="install")
-app.add_typer(sync.share)
-app.add_typer(sync.app, name="sync")
-app.add_typer(config_cmd.app, name="config", help="Show and change configuration.")
-app.add_typer(model_cmd.app, name="model", help="Install and inspect the embedding model.")
-app.command("reembed")(model_cmd.reembed)
+def _add(app: typer.Typer, module_name: str) -> None:
+    module: Any = importlib.import_module(f"memctl.cli.{module_name}")
+    if module_name == "config_cmd":
+        app.add_typer(module.app, name="config", help="Show and change configuration.")
+    elif module_name == "sync":
+        app.add_typer(module.share)
+        app.add_typer(module.app, name="sync")
+    elif module_name == "install":
+        app.add_typer(module.app, name="install")
+    elif module_name == "model_cmd":
+        app.add_typer(module.app, name="model", help="Install and inspect the embedding model.")
+        app.command("reembed")(module.reembed)
+    else:
+        app.add_typer(module.app)
+
+
+def build_app(command: str | None = None) -> typer.Typer:
+    """The Typer app with the group of ``command`` only, or every group (None or unknown)."""
+    app = new_typer(
+        help="memctl: local long-term memory for AI assistants.",
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+    app.callback()(root)
+    module = COMMANDS.get(command or "")
+    for name in (module,) if module else (*GROUPS, "install", "sync", "config_cmd", "model_cmd"):
+        _add(app, name)
+    return app
+
+
+def __getattr__(name: str) -> typer.Typer:
+    """``app``: every command (for the generated docs and the tests), built on first use."""
+    if name == "app":
+        built = build_app()
+        globals()["app"] = built
+        return built
+    raise AttributeError(name)

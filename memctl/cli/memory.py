@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Annotated
 
 import typer
@@ -12,9 +13,11 @@ from memctl.api.memory import Filters, ListRequest, PurgeRequest, RememberReques
 from memctl.cli.common import (
     JsonOption,
     ScopeOption,
+    TagsAlias,
     TagsOption,
     new_typer,
     open_context,
+    tags_given,
     text_argument,
 )
 from memctl.cli.render import console, memory_table, print_json
@@ -23,6 +26,8 @@ from memctl.model import Memory, Relation
 from memctl.store.memories import SORTS
 
 app = new_typer()
+
+ListFormat = StrEnum("ListFormat", [(f, f) for f in ("table", "json", "ids")])  # type: ignore[misc]
 
 CategoryOption = Annotated[
     str | None,
@@ -41,13 +46,15 @@ def remember(
     ] = None,
     category: CategoryOption = None,
     tags: TagsOption = None,
+    tags_alias: TagsAlias = None,
     importance: ImportanceOption = None,
     scope: ScopeOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Store a pinned memory exactly as given (no LLM) and print its id."""
     context = open_context(ctx)
-    request = RememberRequest(text_argument(text), category, tuple(tags or ()), importance, scope)
+    tagged = tuple(tags_given(tags, tags_alias) or ())
+    request = RememberRequest(text_argument(text), category, tagged, importance, scope)
     memory = api.remember(context, request)
     if as_json:
         print_json(memory.to_dict())
@@ -128,15 +135,23 @@ def list_(
         int | None, typer.Option("--limit", "-n", min=1, help="How many (default list.limit).")
     ] = None,
     sort: Annotated[str, typer.Option(help=f"One of: {', '.join(SORTS)}.")] = "created",
+    output: Annotated[
+        ListFormat, typer.Option("--format", "-f", help="table, json or ids.")
+    ] = ListFormat.table,  # type: ignore[attr-defined]
     as_json: JsonOption = False,
 ) -> None:
     """List memories, newest first."""
+    fmt = "json" if as_json else str(output)
     filters = _filters(scope, kind, category, state, tag, since)
-    found = api.list_memories(open_context(ctx), ListRequest(filters, limit, sort))
-    if as_json:
+    context = open_context(ctx)
+    found = api.list_memories(context, ListRequest(filters, limit, sort))
+    if fmt == "json":
         print_json([m.to_dict() for m in found])
+    elif fmt == "ids":
+        for memory in found:
+            console.print(memory.id)
     elif found:
-        console.print(memory_table(found))
+        console.print(memory_table(found, times=api.source_times(context, found)))
     else:
         console.print("no memories match")
 
@@ -149,16 +164,18 @@ def update(
     tags: Annotated[
         list[str] | None,
         typer.Option(
-            "--tags", help="Replace the tags; repeat or separate with commas ('' clears)."
+            "--tag", "-t", help="Replace the tags; repeat or separate with commas ('' clears)."
         ),
     ] = None,
+    tags_alias: TagsAlias = None,
     importance: ImportanceOption = None,
     category: CategoryOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Change a memory's content, tags, importance or category."""
+    given = tags_given(tags, tags_alias)
     request = UpdateRequest(
-        memory_id, text, None if tags is None else tuple(tags), importance, category
+        memory_id, text, None if given is None else tuple(given), importance, category
     )
     memory = api.update(open_context(ctx), request)
     if as_json:

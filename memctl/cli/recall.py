@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import sys
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 
 from memctl.api.recall import ProfileRequest, RecallRequest, check_choice
 from memctl.api.recall import profile as api_profile
 from memctl.api.recall import recall as api_recall
+from memctl.cli import render as out
 from memctl.cli.common import JsonOption, ScopeOption, new_typer, open_context, text_argument
-from memctl.cli.render import age, console, one_line, print_json, warn
+from memctl.cli.render import age, one_line, print_json, warn
 from memctl.errors import UsageError
 from memctl.retrieve.explain import explain
 from memctl.retrieve.pipeline import RecallResult
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 app = new_typer()
 
@@ -108,19 +112,21 @@ def recall(
         if fmt == "json":
             print_json(report.to_dict())
         else:
-            console.print(
+            out.console.print(
                 f"{report.memory_id[:8]}: {report.reason}"
                 + ("" if report.recalled else f" (stage: {report.stage})"),
                 soft_wrap=True,
             )
         return
     if fmt == "context":
-        console.print(response.context or "", soft_wrap=True)
+        sys.stdout.write((response.context or "") + "\n")
         return
-    render(response.result, fmt, explain_)
+    render(response.result, fmt, explain_, response.hint())
 
 
-def render(result: RecallResult, fmt: str, with_explain: bool) -> None:
+def render(result: RecallResult, fmt: str, with_explain: bool, hint: str | None = None) -> None:
+    """Print the results; ``hint`` (matches in other scopes) is a line of the table output
+    and a warning of the JSON, never part of the results."""
     if fmt == "json":
         print_json(
             {
@@ -137,21 +143,24 @@ def render(result: RecallResult, fmt: str, with_explain: bool) -> None:
                     }
                     for r in result.results
                 ],
-                "warnings": result.warnings,
+                "warnings": [*result.warnings, *([hint] if hint else [])],
             }
         )
     elif fmt == "ids":
-        for item in result.results:
-            console.print(item.memory.id)
+        sys.stdout.writelines(item.memory.id + "\n" for item in result.results)
     elif not result.results:
-        console.print("no memories found")
+        out.console.print("no memories found")
+        if hint:
+            out.console.print(hint)
     else:
-        console.print(results_table(result))
+        out.console.print(results_table(result))
         if with_explain:
             print_explain(result)
 
 
 def results_table(result: RecallResult) -> Table:
+    from rich.table import Table
+
     table = Table(header_style="bold")
     for column in ("#", "score", "id", "age", "category", "memory"):
         table.add_column(
@@ -164,7 +173,7 @@ def results_table(result: RecallResult) -> Table:
             str(rank),
             f"{item.score:.4f}",
             item.memory.id[:8] if not item.is_message else "session",
-            age(item.memory.created_at),
+            age(item.dated_at),
             str(item.memory.category),
             one_line(item.memory.summary, 200),
         )
@@ -176,17 +185,17 @@ def print_explain(result: RecallResult) -> None:
         info = explain(item, result.steps_of(item.memory.id))
         legs = ", ".join(f"{leg} #{v['rank']}" for leg, v in info["legs"].items()) or "the graph"
         factors = ", ".join(f"{stage} {value:.3g}" for stage, value in item.factors.items())
-        console.print(f"#{rank} {item.memory.id[:8]} score {item.score:.4f}", style="bold")
-        console.print(f"  found by: {legs}", soft_wrap=True)
-        console.print(f"  factors:  {factors}", soft_wrap=True)
+        out.console.print(f"#{rank} {item.memory.id[:8]} score {item.score:.4f}", style="bold")
+        out.console.print(f"  found by: {legs}", soft_wrap=True)
+        out.console.print(f"  factors:  {factors}", soft_wrap=True)
         if info["graph_path"]:
-            console.print(f"  graph:    {info['graph_path']}", soft_wrap=True)
+            out.console.print(f"  graph:    {info['graph_path']}", soft_wrap=True)
         source = info["source"] or "-"
         if info["session_id"]:
             source += f" (session {info['session_id']})"
-        console.print(f"  source:   {source}", soft_wrap=True)
+        out.console.print(f"  source:   {source}", soft_wrap=True)
         for step in info["steps"]:
-            console.print(f"  {step['stage']}: {step['why']}", soft_wrap=True)
+            out.console.print(f"  {step['stage']}: {step['why']}", soft_wrap=True)
 
 
 @app.command()
@@ -202,4 +211,4 @@ def profile(
     if as_json:
         print_json(found.to_dict())
     else:
-        console.print(found.text(), soft_wrap=True)
+        out.console.print(found.text(), soft_wrap=True)

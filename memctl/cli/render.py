@@ -1,19 +1,40 @@
-"""Rendering for people (rich) and for scripts (JSON with stable field names)."""
+"""Rendering for people (rich) and for scripts (JSON with stable field names).
+
+rich is imported when a console or a table is first needed, not with this
+module: ``recall --format context|json|ids`` (a session-start hook) never
+loads it (about 25 ms).
+"""
 
 from __future__ import annotations
 
 import json
 import sys
 from datetime import UTC, datetime
-from typing import Any
-
-from rich.console import Console
-from rich.table import Table
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from memctl.model import Memory, parse_time
 
-console = Console(highlight=False, markup=False)
-err_console = Console(stderr=True, highlight=False, markup=False)
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    console: Console
+    err_console: Console
+
+
+@cache
+def _console(stderr: bool) -> Console:
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False, markup=False)
+
+
+def __getattr__(name: str) -> Console:
+    """``console`` (stdout) and ``err_console`` (stderr), made on first use."""
+    if name in ("console", "err_console"):
+        return _console(name == "err_console")
+    raise AttributeError(name)
 
 
 def print_json(data: Any) -> None:
@@ -21,7 +42,7 @@ def print_json(data: Any) -> None:
 
 
 def warn(message: str) -> None:
-    err_console.print(f"memctl: warning: {message}", style="yellow", soft_wrap=True)
+    _console(True).print(f"memctl: warning: {message}", style="yellow", soft_wrap=True)
 
 
 def age(iso: str | None, now: datetime | None = None) -> str:
@@ -47,7 +68,21 @@ def one_line(text: str, width: int = 100) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
-def memory_table(memories: list[Memory], title: str | None = None) -> Table:
+def middle(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters, cut in the middle (a path keeps its name)."""
+    if len(text) <= width:
+        return text
+    head = max(1, (width - 1) // 2)
+    return text[:head] + "…" + text[len(text) - (width - 1 - head) :]
+
+
+def memory_table(
+    memories: list[Memory], title: str | None = None, times: dict[str, str] | None = None
+) -> Table:
+    """Memories as a table; ``times`` (by id) dates a memory by its source, not its creation."""
+    from rich.table import Table
+
+    times = times or {}
     table = Table(title=title, show_lines=False, header_style="bold")
     for column in ("id", "age", "category", "kind", "state", "memory"):
         table.add_column(
@@ -58,7 +93,7 @@ def memory_table(memories: list[Memory], title: str | None = None) -> Table:
     for memory in memories:
         table.add_row(
             memory.id[:8],
-            age(memory.created_at),
+            age(times.get(memory.id, memory.created_at)),
             str(memory.category),
             str(memory.kind),
             str(memory.state),
@@ -68,6 +103,8 @@ def memory_table(memories: list[Memory], title: str | None = None) -> Table:
 
 
 def counts_table(title: str, counts: dict[str, int]) -> Table:
+    from rich.table import Table
+
     table = Table(title=title, header_style="bold", title_justify="left")
     table.add_column(title.split()[-1])
     table.add_column("count", justify="right")

@@ -13,6 +13,7 @@ from memctl.config.settings import (
     default_home,
     load_settings,
     template,
+    user_cache_dir,
     write_config_value,
 )
 
@@ -24,5 +25,6 @@ __all__ = [
     "default_home",
     "load_settings",
     "template",
+    "user_cache_dir",
     "write_config_value",
 ]

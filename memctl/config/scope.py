@@ -2,6 +2,8 @@
 
 Two clones of one repository share a scope because the scope comes from the
 git remote URL; a directory without a remote is named by a hash of its path.
+When a remote is added later, the path's scope becomes an alias of the
+remote's (``path_scope`` names the old one; ``store.scopes`` moves it).
 """
 
 from __future__ import annotations
@@ -78,13 +80,17 @@ def normalise_remote(url: str) -> str:
 def project_scope(cwd: Path) -> str:
     """The scope of the project ``cwd`` is in: its normalised remote, else ``path:<hash>``."""
     found = find_git_dir(cwd)
+    url = remote_url(found[1]) if found else None
+    return normalise_remote(url) if url else path_scope(cwd)
+
+
+def path_scope(cwd: Path) -> str:
+    """``path:<hash>`` of the project's main work tree (of ``cwd`` outside git): the scope
+    the project has, or had before it got a remote."""
+    found = find_git_dir(cwd)
     root = project_root(cwd)
     if found:
-        url = remote_url(found[1])
-        if url:
-            return normalise_remote(url)
         common = common_git_dir(found[1])
         if common.name == ".git":  # a worktree is named by its main work tree
             root = common.parent
-    root = root.resolve()
-    return "path:" + hashlib.sha256(str(root).encode()).hexdigest()[:16]
+    return "path:" + hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from memctl.config.scope import project_root, project_scope
+from memctl.config.files import write_private
+from memctl.config.scope import path_scope, project_root, project_scope
 from memctl.config.values import Values
 from memctl.errors import ConfigError
 
@@ -224,6 +225,12 @@ KEYS: tuple[Key, ...] = (
     Key("ollama.timeout", 30.0, "Seconds to wait for an Ollama answer.", minimum=0.1),
     Key("store.busy_timeout_ms", 5000, "How long a write waits for a locked database.", minimum=0),
     Key(
+        "scope.personal_global",
+        True,
+        "Profile and preferences memories (distilled, or remembered with that --category) "
+        "go to the global scope unless a scope is given.",
+    ),
+    Key(
         "remember.category",
         "preferences",
         "Category given to `memctl remember` memories.",
@@ -251,11 +258,24 @@ KEYS: tuple[Key, ...] = (
     Key("list.limit", 50, "Rows shown by `memctl list` and `memctl events`.", minimum=1),
     Key(
         "llm",
-        "ollama",
-        "Language model for ingest: an Ollama chat model, or none (rule-based stages only).",
-        choices=("ollama", "none"),
+        "auto",
+        "Language model for ingest and import: auto (Ollama when it answers, else the rules), "
+        "ollama, or none (rule-based stages only).",
+        choices=("auto", "ollama", "none"),
     ),
-    Key("ollama.chat_model", "llama3.2", "Ollama chat model used when llm is ollama."),
+    Key(
+        "ollama.connect_timeout",
+        2.0,
+        "Seconds to wait to connect to Ollama; a server not reached is not retried.",
+        minimum=0.05,
+    ),
+    Key(
+        "llm.probe_cache_seconds",
+        60,
+        "llm auto: how long the answer of the check for Ollama is reused (0: check every run).",
+        minimum=0,
+    ),
+    Key("ollama.chat_model", "llama3.2", "Ollama chat model used when llm is ollama (or auto)."),
     Key("llm.timeout", 120.0, "Seconds to wait for one LLM answer.", minimum=0.1),
     Key(
         "llm.retries", 2, "Retries after a failed LLM call before falling back to rules.", minimum=0
@@ -278,6 +298,13 @@ KEYS: tuple[Key, ...] = (
         900,
         "A running job claimed longer ago than this is taken to be abandoned and retried.",
         minimum=1,
+    ),
+    Key(
+        "ingest.lock_wait_ms",
+        2000,
+        "How long a hook's ingest waits for a busy database before it spools the transcript "
+        "to $MEMCTL_HOME/spool for the next ingest or maintain to store.",
+        minimum=0,
     ),
     Key(
         "ingest.host_distil",
@@ -419,6 +446,20 @@ KEYS: tuple[Key, ...] = (
     Key("import.concurrency", 3, "Files distilled at once (writing is one at a time).", minimum=1),
     Key("import.token_budget", 100_000, "LLM tokens the import of one file may use.", minimum=0),
     Key(
+        "import.max_facts",
+        2000,
+        "Atomic import: facts one file may give; extraction stops there (the whole text "
+        "stays stored and searchable).",
+        minimum=1,
+    ),
+    Key(
+        "import.extract_chars",
+        10_000_000,
+        "Atomic import: characters of one file facts are extracted from; the rest is stored "
+        "and searchable, not distilled (bounds the time a huge file takes).",
+        minimum=1000,
+    ),
+    Key(
         "import.reconcile_batch",
         50,
         "Facts reconciled (and written) together; later batches see the earlier ones.",
@@ -501,6 +542,13 @@ def default_home() -> Path:
     return Path(xdg).expanduser() / "memctl"
 
 
+def user_cache_dir() -> Path:
+    """What memctl keeps per user, not per data directory (the model, its packed weights):
+    ``$XDG_CACHE_HOME/memctl``, else ``~/.cache/memctl``."""
+    xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(xdg).expanduser() / "memctl"
+
+
 @dataclass(frozen=True)
 class Settings(Values):
     """Every config value, resolved, plus where memctl keeps its data.
@@ -540,6 +588,11 @@ class Settings(Values):
         """Found by walking up to the git directory: once per Settings."""
         return project_scope(self.cwd)
 
+    @cached_property
+    def path_scope(self) -> str:
+        """The project's path scope: an alias of ``project_scope`` once it has a remote."""
+        return path_scope(self.cwd)
+
     @property
     def embed_model_path(self) -> Path | None:
         return Path(self.embed_model_dir).expanduser() if self.embed_model_dir else None
@@ -561,11 +614,11 @@ def read_config_file(path: Path) -> dict[str, Any]:
     """The keys set in one YAML config file, validated; {} when the file does not exist."""
     if not path.is_file():
         return {}
-    import yaml  # ~10 ms to import: only when a config file exists
+    from memctl.config.safe_load import yaml_value
 
     try:
-        tree = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        tree = yaml_value(path.read_text(encoding="utf-8")) or {}
+    except (ValueError, OSError) as exc:  # UnicodeDecodeError is a ValueError
         first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ConfigError(f"{path}: not valid YAML ({first_line})") from None
     if not isinstance(tree, dict):
@@ -663,8 +716,7 @@ def write_config_value(path: Path, name: str, value: str) -> Any:
         text = yaml.safe_dump(tree, sort_keys=True)
     else:
         text = _set_line(text, name, entry)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    write_private(path, text)
     return parsed
 
 

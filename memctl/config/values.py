@@ -15,6 +15,7 @@ class Values:
     ollama_embed_model: str
     ollama_timeout: float
     store_busy_timeout_ms: int
+    scope_personal_global: bool
     remember_category: str
     remember_importance: float
     recall_limit: int
@@ -68,6 +69,8 @@ class Values:
     recall_strength_step: float
     list_limit: int
     llm: str
+    ollama_connect_timeout: float
+    llm_probe_cache_seconds: int
     ollama_chat_model: str
     llm_timeout: float
     llm_retries: int
@@ -76,6 +79,7 @@ class Values:
     ingest_token_budget: int
     ingest_spawn_worker: bool
     ingest_job_stale_seconds: int
+    ingest_lock_wait_ms: int
     ingest_host_distil: bool
     ingest_job_max_attempts: int
     select_messages: int
@@ -115,6 +119,8 @@ class Values:
     import_conversation_lines: int
     import_concurrency: int
     import_token_budget: int
+    import_max_facts: int
+    import_extract_chars: int
     import_reconcile_batch: int
     hooks_timeout: int
     hooks_context_query: str

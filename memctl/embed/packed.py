@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from memctl.config.files import create_private
+
 MAGIC = b"MCTLPAK1"
 ALIGN = 64
 
@@ -40,8 +42,7 @@ def save_packed(path: Path, arrays: dict[str, np.ndarray], source: str) -> None:
     header = json.dumps({"source": source, "arrays": entries}).encode()
     start = _aligned(16 + len(header))
     partial = path.with_name(path.name + f".{os.getpid()}.partial")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(partial, "wb") as out:
+    with create_private(partial) as out:
         out.write(MAGIC + len(header).to_bytes(8, "little") + header)
         for at, array in zip(offsets, arrays.values(), strict=True):
             out.seek(start + at)

@@ -29,6 +29,7 @@ from memctl.imports import STRATEGIES, formats
 from memctl.imports.files import WHAT, Progress, Target
 from memctl.imports.formats.base import Kind, lines
 from memctl.imports.sections import SECTION_LEVEL, Headings
+from memctl.memories.privacy import safe_line
 
 AUTO, ATOMIC, SECTION, DOCUMENT = STRATEGIES
 RECORDS, NATIVE = "records", "native"
@@ -88,7 +89,7 @@ def survey(target: Target, progress: Progress | None = None) -> Survey:
             headings = Headings()
             for line in lines(doc.pieces):
                 found.counts.count(line, headings)
-            found.title = doc.title or found.counts.title
+            found.title = safe_line(doc.title or found.counts.title, 200)
         found.sha256, found.bytes = reading.digest(), reading.tap.bytes
     return found
 

@@ -32,7 +32,7 @@ from memctl.ingest.facts import Fact, Passage
 from memctl.ingest.parse.common import Tally
 from memctl.ingest.parse.generic import text_messages
 from memctl.ingest.run import Run
-from memctl.memories.privacy import Redactions, nothing_left, scrub, scrub_stream
+from memctl.memories.privacy import Redactions, nothing_left, scrub, scrub_messages, scrub_stream
 from memctl.model import Role
 
 # A person's own notes, or memories another tool kept: surer than a rule's guess (0.6).
@@ -126,8 +126,8 @@ def _fact(summary: Summary, text: str, source: str, tags: list[str]) -> Fact:
 
 def _chat_passages(plan: Plan, reading: Reading) -> Iterator[Passage]:
     for conversation in plan.survey.format.conversations(reading):
-        for n, message in enumerate(conversation.messages, start=1):
-            text, _ = scrub(message.content)
+        said = ((m.content, (n, m)) for n, m in enumerate(conversation.messages, start=1))
+        for text, (n, message) in scrub_messages(said, Redactions()):
             if not nothing_left(text):
                 anchor = f"{conversation.id or conversation.title}/{n}"
                 yield Passage(text.strip(), message.role, plan.source(anchor), message.created_at)
@@ -149,13 +149,30 @@ def _groups(passages: Iterable[Passage], run: Run) -> Iterator[list[Passage]]:
 
 def _extract(run: Run, units: Iterable[list[Passage]]) -> list[Fact]:
     """Extract's facts from each unit; as many as it allows per ``extract.chunk_chars``
-    characters (what one LLM call reads), so a long unit is not cut short."""
+    characters (what one LLM call reads), so a long unit is not cut short.
+
+    One file gives at most ``import.max_facts`` facts from its first
+    ``import.extract_chars`` characters: the work (extraction, then embedding and
+    reconciling every fact) and the memory it holds stay bounded however big the
+    file is; the whole text is stored raw and searchable all the same.
+    """
     s = run.settings
-    facts = []
+    facts: list[Fact] = []
+    read = 0
     for unit in units:
-        calls = math.ceil(sum(len(p.text) for p in unit) / s.extract_chunk_chars)
+        size = sum(len(p.text) for p in unit)
+        if read >= s.import_extract_chars or len(facts) >= s.import_max_facts:
+            run.note(
+                f"facts extracted from the first {read:,} characters only "
+                f"({len(facts)} facts; import.max_facts {s.import_max_facts}, "
+                f"import.extract_chars {s.import_extract_chars:,}); the whole text is stored "
+                "and searchable"
+            )
+            break
+        calls = math.ceil(size / s.extract_chunk_chars)
         facts += extract(run, unit, s.extract_max_facts * max(1, calls))
-    return facts
+        read += size
+    return facts[: s.import_max_facts]
 
 
 def _records(plan: Plan, reading: Reading) -> list[Fact]:

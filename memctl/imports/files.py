@@ -9,6 +9,7 @@ memory up to 1 MiB), so it can be read more than once too.
 
 from __future__ import annotations
 
+import errno
 import glob
 import hashlib
 import os
@@ -38,17 +39,22 @@ class Target:
     explicit: bool = True  # named on the command line, not found in a directory
     spool: IO[bytes] | None = None
     problem: str | None = None  # why it cannot be read at all
+    passed_over: str | None = None  # why a file found in a directory is left out
 
     @property
     def source(self) -> str:
         """How memories name where they came from: the absolute path, or ``stdin``."""
-        return str(self.path.resolve()) if self.path is not None else "stdin"
+        if self.path is None:
+            return "stdin"
+        return str(resolved(self.path) or self.path.absolute())
 
     @property
     def size(self) -> int:
         if self.spool is not None:
             return self.spool.seek(0, os.SEEK_END)
-        return self.path.stat().st_size if self.path is not None and not self.problem else 0
+        if self.path is None or self.problem or self.passed_over:
+            return 0
+        return self.path.stat().st_size
 
     def open(self, progress: Progress | None = None) -> Reading:
         """A fresh read of the whole file (an InputError if it is empty or binary)."""
@@ -128,11 +134,41 @@ def spool(stdin: Any) -> IO[bytes]:
 
 
 def _walk(directory: Path) -> Iterator[Path]:
+    """The files under ``directory``; symlinked directories are not followed (no loops)."""
     for root, dirs, files in os.walk(directory):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(files):
             if not name.startswith("."):
                 yield Path(root) / name
+
+
+def resolved(path: Path) -> Path | None:
+    """The real path of ``path``; None for a symlink loop or a link to nothing."""
+    try:
+        return path.resolve(strict=True)
+    except (OSError, RuntimeError):  # RuntimeError: "Symlink loop" (Python < 3.13)
+        return None
+
+
+def _found(path: Path) -> Target:
+    """A file met in a directory; a broken symlink is passed over with the reason."""
+    if resolved(path) is not None:
+        return Target(str(path), path, explicit=False)
+    if _loops(path):
+        why = "a symlink loop"
+    elif path.is_symlink():
+        why = f"a symlink to {os.readlink(path)}, which does not exist"
+    else:
+        why = "unreadable"
+    return Target(str(path), path, explicit=False, passed_over=why)
+
+
+def _loops(path: Path) -> bool:
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False
 
 
 def _targets(argument: str, stdin: Any) -> Iterator[Target]:
@@ -141,7 +177,7 @@ def _targets(argument: str, stdin: Any) -> Iterator[Target]:
         return
     path = Path(argument).expanduser()
     if path.is_dir():
-        yield from (Target(str(p), p, explicit=False) for p in _walk(path))
+        yield from (_found(p) for p in _walk(path))
     elif path.is_file():
         yield Target(argument, path)
     elif glob.has_magic(argument):
@@ -164,7 +200,7 @@ def expand(arguments: list[str], stdin: Any = None) -> list[Target]:
     found = []
     for argument in arguments:
         for target in _targets(argument, stdin):
-            key = target.path.resolve() if target.path is not None else None
+            key = resolved(target.path) if target.path is not None else None
             if key is not None and key in seen:
                 continue
             if key is not None:

@@ -34,13 +34,13 @@ from memctl.imports.files import Progress, Target
 from memctl.imports.formats.base import Kind
 from memctl.imports.raw import session_id, store_raw
 from memctl.imports.report import DRY_RUN, IMPORTED, SKIPPED, UNCHANGED, FileReport, ImportReport
-from memctl.ingest.apply import apply
+from memctl.ingest.apply import apply, prepare_merges
 from memctl.ingest.facts import Decision, Fact
 from memctl.ingest.pipeline import FACT_STAGES, embed, record_decisions
 from memctl.ingest.reconcile import decide
 from memctl.ingest.run import Run, start_run
-from memctl.llm import get_llm
-from memctl.memories.operations import clean_tags, resolve_scope
+from memctl.llm import choose_llm
+from memctl.memories.operations import kept_tags, personal_scope, resolve_scope
 from memctl.model import new_id, now_iso
 from memctl.store.imports import (
     DONE,
@@ -87,7 +87,7 @@ class _Importer:
             )
         self.ctx, self.options, self.progress = ctx, options, progress
         self.scope = resolve_scope(ctx, options.scope)
-        self.tags = clean_tags(list(options.tags))
+        self.tags = kept_tags(list(options.tags))
         self.seen: dict[str, str] = {}  # content hash -> the first file of this import with it
 
     def advance(self, size: int) -> None:
@@ -98,6 +98,10 @@ class _Importer:
         """Survey a file and store its raw text; None when there is nothing for a worker."""
         if target.problem:
             file.fail(target.problem)
+            return None
+        if target.passed_over:
+            file.status, file.why = SKIPPED, target.passed_over
+            file.problems.append(f"{target.name} left out: {target.passed_over}")
             return None
         try:
             found = detect.survey(target)
@@ -150,16 +154,20 @@ class _Importer:
             if record.session_id is None or get_session(ctx.db, record.session_id) is None:
                 file.redactions = store_raw(ctx, plan, record, self.tags).to_dict()
             file.session_id = session_id(record)
+        llm = choose_llm(ctx.settings)
         run = start_run(
             ctx,
             "import",
-            get_llm(ctx.settings),
+            llm.llm,
             self.scope,
             file.session_id,
             dry_run=self.options.dry_run,
             token_budget=ctx.settings.import_token_budget,
+            llm_note=llm.note,
         )
         run.tags, file.run_id = self.tags, run.id
+        if self.options.scope in (None, ""):
+            run.personal_scope = personal_scope(ctx)
         return _Job(plan, file, run, record)
 
     def native(self, target: Target, found: Survey, file: FileReport) -> None:
@@ -212,12 +220,14 @@ class _Importer:
         for start in range(0, len(facts), size):
             decided = decide(run, facts[start : start + size])
             if not run.dry_run:
+                prepare_merges(run, decided)
                 with ctx.db.atomic():
                     apply(run, decided)
                     save_run(ctx.db, run.record)  # so a run cut short can still be undone
             decisions += decided
         record_decisions(run, decisions)
         job.file.tally(decisions, run)
+        job.file.llm_note = run.llm_note
         job.file.status = DRY_RUN if run.dry_run else IMPORTED
         if job.record is not None:
             self.close(job, DONE)

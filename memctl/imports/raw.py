@@ -21,7 +21,14 @@ from memctl.context import Context
 from memctl.imports.distil import Plan
 from memctl.imports.files import Reading
 from memctl.imports.formats.base import Kind
-from memctl.memories.privacy import Redactions, nothing_left, scrub, scrub_stream
+from memctl.memories.privacy import (
+    Redactions,
+    nothing_left,
+    safe_line,
+    scrub,
+    scrub_messages,
+    scrub_stream,
+)
 from memctl.model import Message, Role, Session, now_iso
 from memctl.store.imports import ImportRecord, save_import
 from memctl.store.sessions import insert_messages, save_session
@@ -76,11 +83,12 @@ def _messages(
             yield Role.USER, piece, None
     elif kind == Kind.CHAT:
         for conversation in module.conversations(reading):
-            yield Role.SYSTEM, f"conversation: {conversation.title} ({conversation.id})", None
-            for message in conversation.messages:
-                text = _clean(message.content, found)
-                if text:
-                    yield message.role, text, message.created_at
+            named = safe_line(f"conversation: {conversation.title} ({conversation.id})")
+            yield Role.SYSTEM, named, None
+            said = ((m.content, m) for m in conversation.messages)
+            for text, message in scrub_messages(said, found):
+                if not nothing_left(text):
+                    yield message.role, text.strip(), message.created_at
     else:
         for record in module.records(reading):
             text = _clean(record.content, found)

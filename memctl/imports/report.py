@@ -7,6 +7,7 @@ from typing import Any
 
 from memctl.ingest.facts import Decision, Verdict
 from memctl.ingest.run import Run
+from memctl.memories.privacy import safe_line
 
 # Decisions that add a memory, and the relations each writes.
 ADDS = frozenset(
@@ -45,11 +46,12 @@ class FileReport:
     error: str | None = None
     problems: list[str] = field(default_factory=list)  # e.g. malformed lines passed over
     redactions: dict[str, Any] = field(default_factory=dict)
+    llm_note: str | None = None  # why no LLM took part, and how to set one up
 
     def fail(self, error: BaseException | str) -> None:
         self.status = FAILED
         text = str(error).strip()
-        self.error = text.splitlines()[0] if text else type(error).__name__
+        self.error = safe_line(text.splitlines()[0]) if text else type(error).__name__
 
     def tally(self, decisions: list[Decision], run: Run) -> None:
         """Count what the decisions make; facts the stages dropped count as skipped."""
@@ -82,6 +84,11 @@ class ImportReport:
         return [f"{f.name}: {f.error}" for f in self.failed] + [
             f"{f.name}: {problem}" for f in self.files for problem in f.problems
         ]
+
+    @property
+    def llm_notes(self) -> list[str]:
+        """Each file's note on the missing LLM, once."""
+        return list(dict.fromkeys(f.llm_note for f in self.files if f.llm_note))
 
     def to_dict(self) -> dict[str, Any]:
         return {

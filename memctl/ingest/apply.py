@@ -23,7 +23,7 @@ import numpy as np
 from memctl.ingest.extract_rules import sentences
 from memctl.ingest.facts import Decision, Fact, Verdict, abstract
 from memctl.ingest.run import Run
-from memctl.memories.operations import clean_tags
+from memctl.memories.operations import kept_tags
 from memctl.model import Action, Category, Kind, Memory, Relation, RelationType, State, content_hash
 from memctl.model import now_iso as _now
 from memctl.store import memories as store
@@ -54,8 +54,8 @@ def _create(run: Run, fact: Fact, decision: Decision) -> Memory:
         tier=fact.tier,
         importance=fact.importance,
         confidence=fact.confidence,
-        scope=run.scope,
-        tags=clean_tags([*fact.tags, *run.tags]),
+        scope=run.scope_of(fact.category),
+        tags=kept_tags([*fact.tags, *run.tags]),
         source=fact.source or f"{run.record.kind}:{run.id}",
         session_id=run.session_id,
         agent_id=run.agent_id,
@@ -100,14 +100,17 @@ def _link(run: Run, src: str, dst: str, kind: RelationType) -> None:
 def _merge(run: Run, decision: Decision, target: Memory) -> None:
     fact = decision.fact
     content = decision.merged or combine(target.content, fact.content)
-    (vector,) = run.ctx.embedder.embed([content])
+    if decision.embedded is not None and decision.embedded[0] == content:
+        vector = decision.embedded[1]
+    else:  # the target changed since prepare_merges read it
+        (vector,) = run.ctx.embedder.embed([content])
     changes: dict[str, Any] = {
         "content": content,
         "content_hash": content_hash(content),
         "l0_abstract": abstract(content),
         "l1_overview": content,
         "l2_content": content,
-        "tags": clean_tags([*target.tags, *fact.tags]),
+        "tags": kept_tags([*target.tags, *fact.tags]),
         "importance": max(target.importance, fact.importance),
         "confidence": max(target.confidence, fact.confidence),
     }
@@ -177,8 +180,34 @@ HANDLERS = {
 }
 
 
+def prepare_merges(run: Run, decisions: list[Decision]) -> None:
+    """Embed the text every MERGE will write, before the caller's write transaction: an
+    embedding can take seconds, and every other writer would wait on the lock meanwhile."""
+    texts: dict[str, str] = {}  # target id -> its text after this batch's merges so far
+    merges: list[tuple[Decision, str]] = []
+    for decision in decisions:
+        if decision.verdict != Verdict.MERGE or decision.target_id is None:
+            continue
+        if decision.target_id not in texts:
+            target = store.get_memory(run.db, decision.target_id)
+            if target is None:
+                continue
+            texts[decision.target_id] = target.content
+        merged = decision.merged or combine(texts[decision.target_id], decision.fact.content)
+        texts[decision.target_id] = merged
+        if merged == decision.fact.content and decision.fact.vector is not None:
+            decision.embedded = (merged, decision.fact.vector)  # embedded already (a digest)
+        else:
+            merges.append((decision, merged))
+    if merges:
+        vectors = run.ctx.embedder.embed([merged for _, merged in merges])
+        for (decision, merged), vector in zip(merges, vectors, strict=True):
+            decision.embedded = (merged, vector)
+
+
 def apply(run: Run, decisions: list[Decision]) -> None:
-    """Write every decision, in order, inside the caller's transaction.
+    """Write every decision, in order, inside the caller's transaction (after
+    ``prepare_merges`` outside it).
 
     A target another decision of this batch already superseded (or that is
     gone) is no longer there to act on: the fact is created instead.

@@ -25,8 +25,8 @@ from memctl.errors import InputError, UsageError
 from memctl.ingest.parse import Transcript, read_transcript
 from memctl.ingest.parse.common import Parsed
 from memctl.ingest.source import Input
-from memctl.memories.operations import clean_tags, resolve_scope
-from memctl.memories.privacy import Redactions, nothing_left, safe_line, scrub
+from memctl.memories.operations import kept_tags, resolve_scope
+from memctl.memories.privacy import Redactions, nothing_left, safe_line, scrub_messages
 from memctl.model import Message, Session, now_iso
 from memctl.store import jobs
 from memctl.store.database import Database
@@ -36,6 +36,7 @@ MODES = ("smart", "raw")
 INSERT_BATCH = 500
 JOB_KIND = "ingest"
 MAX_SESSION_ID = 200
+STDIN_NAME = "standard input"
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,7 @@ class CaptureReport:
     private_messages_dropped: int = 0
     malformed: int = 0
     passed_over: int = 0
+    nul_bytes: int = 0
     lines: dict[str, int] = field(default_factory=dict)  # kept / passed over, per kind
     cwd: str | None = None
     problems: list[str] = field(default_factory=list)
@@ -89,7 +91,7 @@ def open_input(path: str | None, stdin: Any) -> Input:
     if path in (None, "-"):
         if stdin is None or stdin.isatty():
             raise UsageError("give a transcript with --transcript PATH or on standard input")
-        return Input(stdin.buffer if hasattr(stdin, "buffer") else stdin, "standard input")
+        return Input(stdin.buffer if hasattr(stdin, "buffer") else stdin, STDIN_NAME)
     file = Path(path)
     if not file.is_file():
         raise InputError(f"no such transcript file: {path}")
@@ -99,19 +101,24 @@ def open_input(path: str | None, stdin: Any) -> Input:
         raise InputError(f"cannot read {path}: {exc.strerror}") from None
 
 
-def _scrubbed(transcript: Transcript, report: CaptureReport) -> Iterator[Parsed]:
-    """The parsed messages with privacy applied; messages that were all private are dropped."""
-    for parsed in transcript.messages:
-        report.messages_read += 1
-        text, found = scrub(parsed.content)
-        report.redactions.add(found)
+def scrubbed(transcript: Transcript, report: CaptureReport) -> Iterator[Parsed]:
+    """The parsed messages with privacy applied, as one conversation (a secret or a
+    ``<private>`` block may run on into the next message); messages left with nothing
+    are dropped."""
+    for text, parsed in scrub_messages(_read(transcript, report), report.redactions):
         if nothing_left(text):
             report.private_messages_dropped += 1
             continue
         yield Parsed(parsed.role, text.strip(), parsed.created_at)
 
 
-def _session_id(options: IngestOptions, transcript: Transcript, source: Input, first: str) -> str:
+def _read(transcript: Transcript, report: CaptureReport) -> Iterator[tuple[str, Parsed]]:
+    for parsed in transcript.messages:
+        report.messages_read += 1
+        yield parsed.content, parsed
+
+
+def session_id_of(options: IngestOptions, transcript: Transcript, name: str, first: str) -> str:
     """--session-id, else the transcript's own, else one derived from the file or first message."""
     given = options.session_id or transcript.tally.session_id
     if given:
@@ -119,7 +126,7 @@ def _session_id(options: IngestOptions, transcript: Transcript, source: Input, f
         if not given or len(given) > MAX_SESSION_ID or not given.isprintable():
             raise UsageError(f"unusable session id {safe_line(given, 60)!r}")
         return given
-    origin = os.path.abspath(source.name) if source.name != "standard input" else first
+    origin = os.path.abspath(name) if name != STDIN_NAME else first
     return hashlib.sha256(f"{transcript.client}\0{origin}".encode()).hexdigest()[:32]
 
 
@@ -164,21 +171,39 @@ def capture(ctx: Context, source: Input, options: IngestOptions, dry_run: bool =
     """Store the new messages of a transcript and queue their distillation."""
     if options.mode not in MODES:
         raise UsageError(f"unknown mode {options.mode!r}: expected smart or raw")
-    transcript = read_transcript(source, options.client)
-    report = CaptureReport(client=transcript.client, source=source.name)
-    messages = _scrubbed(transcript, report)
+    return store_transcript(
+        ctx, read_transcript(source, options.client), source.name, options, dry_run
+    )
+
+
+def first_message(messages: Iterator[Parsed], transcript: Transcript, name: str) -> Parsed:
+    """The first message; an InputError when the transcript holds none."""
     first = next(messages, None)
     if first is None:
         tally = transcript.tally
         raise InputError(
-            f"found no messages in {source.name} ({tally.skipped} records passed over, "
+            f"found no messages in {name} ({tally.skipped} records passed over, "
             f"{tally.malformed} malformed)"
         )
-    session_id = _session_id(options, transcript, source, first.content)
+    return first
+
+
+def store_transcript(
+    ctx: Context, transcript: Transcript, name: str, options: IngestOptions, dry_run: bool = False
+) -> Captured:
+    """Store the new messages of a parsed transcript (read from ``name``), queue a job.
+
+    The write lock is taken before the transcript is read past its head, so a
+    caller that cannot get the database still holds the whole input.
+    """
+    report = CaptureReport(client=transcript.client, source=name)
     db = ctx.db
     recent: deque[Message] = deque(maxlen=ctx.settings.select_messages)
     # a dry run reads the store but writes nothing, so it takes no write lock
     with nullcontext() if dry_run else db.atomic():
+        messages = scrubbed(transcript, report)
+        first = first_message(messages, transcript, name)
+        session_id = session_id_of(options, transcript, name, first.content)
         cwd = transcript.tally.cwd
         session = get_session(db, session_id) or Session(
             id=session_id, client=transcript.client, scope=session_scope(ctx, options.scope, cwd)
@@ -192,7 +217,7 @@ def capture(ctx: Context, source: Input, options: IngestOptions, dry_run: bool =
         for message in new:
             report.messages_new += 1
             recent.append(message)
-        _update_session(session, options, transcript, source)
+        _update_session(session, options, transcript, name)
         if not dry_run:
             save_session(db, session)
         if report.messages_new and options.mode == "smart" and not dry_run:
@@ -205,6 +230,7 @@ def capture(ctx: Context, source: Input, options: IngestOptions, dry_run: bool =
         tally.skipped,
         tally.notes,
     )
+    report.nul_bytes = tally.nul_bytes
     report.lines, report.cwd = dict(sorted(tally.lines.items())), tally.cwd
     return Captured(report, session, list(recent))
 
@@ -232,13 +258,13 @@ def _new_messages(
 
 
 def _update_session(
-    session: Session, options: IngestOptions, transcript: Transcript, source: Input
+    session: Session, options: IngestOptions, transcript: Transcript, name: str
 ) -> None:
     tally = transcript.tally
     if tally.title:
         session.title = safe_line(tally.title, 200)
     session.started_at = session.started_at or tally.started_at
     session.agent_id = options.agent_id or session.agent_id
-    session.tags = clean_tags([*session.tags, *options.tags])
-    session.source = source.name
+    session.tags = kept_tags([*session.tags, *options.tags])
+    session.source = name
     session.updated_at = now_iso()

@@ -84,6 +84,8 @@ class Decision:
     reason: str = ""
     by: str = "rules"  # rules, llm or guard
     memory_id: str | None = None
+    # A MERGE's text and its vector, embedded before the write transaction (prepare_merges)
+    embedded: tuple[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -30,6 +30,7 @@ from memctl.ingest.pipeline import (
     settle,
 )
 from memctl.ingest.run import Run, start_run
+from memctl.memories.operations import personal_scope
 from memctl.model import Message, Session, parse_time
 from memctl.store.runs import RunRecord, save_run
 from memctl.store.sessions import (
@@ -62,6 +63,7 @@ class PendingBatch:
 
 def _run(ctx: Context, session: Session, dry_run: bool = False) -> Run:
     run = start_run(ctx, "ingest", None, session.scope, session.id, dry_run=dry_run)
+    run.personal_scope = personal_scope(ctx)
     run.agent_id, run.tags = session.agent_id, session.tags
     run.record.llm = HOST
     return run

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from memctl.context import Context
 from memctl.errors import NotFoundError
 from memctl.ingest.admission import admit
-from memctl.ingest.apply import DIGEST, apply
+from memctl.ingest.apply import DIGEST, apply, prepare_merges
 from memctl.ingest.capture import Captured
 from memctl.ingest.digest import DIGEST_TAG, build_digest, render
 from memctl.ingest.extract import extract
@@ -29,8 +29,9 @@ from memctl.ingest.noise import drop_noise
 from memctl.ingest.parse.common import SUBAGENT
 from memctl.ingest.reconcile import decide
 from memctl.ingest.run import Run, start_run
-from memctl.llm import get_llm
-from memctl.memories.privacy import scrub
+from memctl.llm import choose_llm
+from memctl.memories.operations import personal_scope
+from memctl.memories.privacy import Redactions, scrub_messages
 from memctl.model import Category, Message, Role, Session, now_iso, parse_time
 from memctl.store import jobs
 from memctl.store.memories import session_memory
@@ -62,10 +63,9 @@ def select(run: Run, messages: list[Message]) -> list[Message]:
 def privacy(run: Run, messages: list[Message]) -> list[Message]:
     """Privacy again: the stored messages were scrubbed, but nothing relies on that alone."""
     trace = run.stage("privacy")
-    clean = []
-    for message in messages:
-        text, found = scrub(message.content)
-        if found.secret_count or found.private_blocks:
+    clean, found = [], Redactions()
+    for text, message in scrub_messages(((m.content, m) for m in messages), found):
+        if text != message.content:
             trace.notes.append(f"message {message.seq}: redacted again")
         clean.append(
             Message(message.role, text, message.created_at, message.session_id, message.seq)
@@ -187,8 +187,10 @@ def run_session(ctx: Context, session_id: str, job_id: int | None = None) -> Run
     session = get_session(ctx.db, session_id)
     if session is None:
         raise NotFoundError(f"no session {session_id}")
-    run = start_run(ctx, "ingest", get_llm(ctx.settings), session.scope, session_id, job_id)
+    llm = choose_llm(ctx.settings)
+    run = start_run(ctx, "ingest", llm.llm, session.scope, session_id, job_id, llm_note=llm.note)
     run.agent_id, run.tags = session.agent_id, session.tags
+    run.personal_scope = personal_scope(ctx)
     every = messages_after(ctx.db, session_id, 0)
     latest = latest_time(every)
     run.now = parse_time(latest) if latest else None  # admission ages facts by the session
@@ -200,14 +202,16 @@ def run_session(ctx: Context, session_id: str, job_id: int | None = None) -> Run
         while pending:
             batch = select(run, pending)
             decisions = distil_batch(run, batch)
+            prepare_merges(run, decisions)
             with ctx.db.atomic():
                 apply(run, decisions)
                 record_decisions(run, decisions, done=False)
                 set_extracted_through(ctx.db, session_id, batch[-1].seq)
                 save_run(ctx.db, run.record)
             pending = pending[len(batch) :]
+        digest = digest_decision(run, session, every) if every else None
+        prepare_merges(run, [digest] if digest else [])
         with ctx.db.atomic():
-            digest = digest_decision(run, session, every) if every else None
             apply(run, [digest] if digest else [])
             record_decisions(run, [digest] if digest else [])
             save_run(ctx.db, run.record)
@@ -225,7 +229,11 @@ def run_session(ctx: Context, session_id: str, job_id: int | None = None) -> Run
 def preview(ctx: Context, captured: Captured) -> Run:
     """A dry run: the decisions the slow path would make on the captured messages."""
     session = captured.session
-    run = start_run(ctx, "ingest", get_llm(ctx.settings), session.scope, session.id, dry_run=True)
+    llm = choose_llm(ctx.settings)
+    run = start_run(
+        ctx, "ingest", llm.llm, session.scope, session.id, dry_run=True, llm_note=llm.note
+    )
+    run.personal_scope = personal_scope(ctx)
     decisions = distil(run, captured.recent)
     record_decisions(run, decisions)
     return run

@@ -16,6 +16,7 @@ from memctl.config import Settings
 from memctl.context import Context
 from memctl.ingest.facts import StageTrace
 from memctl.llm import LLM, LLMError, estimate_tokens
+from memctl.memories.operations import PERSONAL
 from memctl.memories.privacy import safe_line
 from memctl.model import new_id
 from memctl.store.database import Database
@@ -40,6 +41,14 @@ class Run:
     recorded: int = 0  # trace entries whose dropped facts are in the record already
     # the time facts are aged against: the session's last message (None: the clock)
     now: datetime | None = None
+    # Why no LLM took part though the config asked for one, and how to set one up (shown once).
+    llm_note: str | None = None
+    # Where profile and preferences facts go (None: ``scope`` like the others).
+    personal_scope: str | None = None
+
+    def scope_of(self, category: str) -> str:
+        """The scope of a new memory of ``category``."""
+        return self.personal_scope if self.personal_scope and category in PERSONAL else self.scope
 
     @property
     def settings(self) -> Settings:
@@ -82,6 +91,8 @@ class Run:
             answer = self.llm.complete_json(system, prompt, schema, validate)
         except LLMError as error:
             self.record.tokens += error.tokens
+            if error.reason == "unreachable":
+                self.llm_note = str(error)
             self._fall_back(f"LLM failed ({error.reason}): {error}")
             return None
         self.record.tokens += answer.tokens
@@ -103,9 +114,10 @@ def start_run(
     job_id: int | None = None,
     dry_run: bool = False,
     token_budget: int | None = None,
+    llm_note: str | None = None,
 ) -> Run:
     """A new run of ``kind`` (ingest or import) with its own record and token budget
-    (``ingest.token_budget`` unless given)."""
+    (``ingest.token_budget`` unless given); ``llm_note`` says why there is no LLM."""
     record = RunRecord(
         id=new_id(),
         kind=kind,
@@ -114,4 +126,7 @@ def start_run(
         llm=llm.name if llm else RULES,
         token_budget=ctx.settings.ingest_token_budget if token_budget is None else token_budget,
     )
-    return Run(ctx, record, llm, scope, session_id=session_id, dry_run=dry_run)
+    run = Run(ctx, record, llm, scope, session_id=session_id, dry_run=dry_run, llm_note=llm_note)
+    if llm_note:
+        run.note(llm_note)
+    return run

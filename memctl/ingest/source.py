@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterator
 from typing import IO, Any
 
+from memctl.config.safe_load import TOO_DEEP
 from memctl.errors import InputError
 
 SNIFF_BYTES = 1 << 16
@@ -31,10 +32,11 @@ class Input:
         self.head = stream.read(SNIFF_BYTES)
         if self.head.startswith(b"\xef\xbb\xbf"):
             self.head = self.head[3:]
-        if b"\x00" in self.head:
+        if _binary(self.head):
             raise InputError(f"{name} holds binary data, not {what}")
-        if not self.head.strip():
+        if not self.head.replace(b"\x00", b"").strip():
             raise InputError(f"{name} is empty")
+        self.nul_bytes = 0  # NUL bytes met in the text read so far, and left out of it
 
     def close(self) -> None:
         self._stream.close()
@@ -47,7 +49,7 @@ class Input:
 
     @property
     def head_text(self) -> str:
-        return self.head.decode("utf-8", errors="replace")
+        return self.head.replace(b"\x00", b"").decode("utf-8", errors="replace")
 
     def lines(self) -> Iterator[str]:
         """Decoded lines, the head's first; a line longer than the head is still whole."""
@@ -55,12 +57,12 @@ class Input:
         for line in self.head.splitlines(keepends=True):
             pending = line
             if line.endswith(b"\n"):
-                yield _decode(line)
+                yield self._decode(line)
                 pending = b""
         if pending:
-            yield _decode(pending + self._stream.readline())
+            yield self._decode(pending + self._stream.readline())
         for line in self._stream:
-            yield _decode(line)
+            yield self._decode(line)
 
     def chunks(self, size: int = CHUNK_CHARS) -> Iterator[str]:
         """Decoded text in pieces of about ``size`` bytes (a MiB), the head first (split
@@ -71,15 +73,36 @@ class Input:
             data += more
             if not more:
                 if data:
-                    yield _decode(data)
+                    yield self._decode(data)
                 return
             cut = _char_boundary(data)
-            yield _decode(data[:cut])
+            yield self._decode(data[:cut])
             data = data[cut:]
 
+    def _decode(self, raw: bytes) -> str:
+        """Text of ``raw``, NUL bytes left out and counted (what a crash leaves at the end of
+        an appended file, or a stray byte in a line: not a reason to refuse the rest)."""
+        nuls = raw.count(b"\x00")
+        if nuls:
+            self.nul_bytes += nuls
+            raw = raw.replace(b"\x00", b"")
+        return raw.decode("utf-8", errors="replace")
 
-def _decode(raw: bytes) -> str:
-    return raw.decode("utf-8", errors="replace")
+
+def _binary(head: bytes) -> bool:
+    """Binary data, not text: NUL bytes in the first line, or NUL bytes among bytes that are
+    not UTF-8. Text with NUL bytes further on (a crashed append) is read, NULs left out."""
+    if b"\x00" not in head:
+        return False
+    first = head.split(b"\n", 1)[0]
+    if b"\x00" in first:
+        return True
+    text = head.replace(b"\x00", b"")
+    try:
+        text[: _char_boundary(text)].decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
 
 
 def _char_boundary(data: bytes) -> int:
@@ -133,6 +156,8 @@ class _Reader:
         while True:
             try:
                 value, end = _DECODER.raw_decode(self.buf, self.pos)
+            except RecursionError:
+                raise ValueError(TOO_DEEP) from None
             except json.JSONDecodeError:
                 if len(self.buf) - self.pos > MAX_VALUE_CHARS:
                     raise ValueError("a JSON value is larger than 64 MiB") from None

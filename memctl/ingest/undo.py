@@ -20,6 +20,8 @@ from memctl.store.events import changed_since, log_event, run_events
 from memctl.store.relations import remove_relation
 from memctl.store.runs import RunRecord, get_run, resolve_run_id, save_run
 
+Vectors = dict[str, bytes]  # text -> its vector as a sqlite-vec blob
+
 
 @dataclass
 class UndoReport:
@@ -29,7 +31,7 @@ class UndoReport:
     skipped: list[str] = field(default_factory=list)  # memory ids changed since
 
 
-def _revert_create(ctx: Context, event: Event, run_id: str) -> None:
+def _revert_create(ctx: Context, event: Event, run_id: str, vectors: Vectors) -> None:
     memory = store.get_memory(ctx.db, event.memory_id or "")
     if memory is None or memory.state == State.DELETED:
         return
@@ -48,7 +50,7 @@ def _revert_create(ctx: Context, event: Event, run_id: str) -> None:
     )
 
 
-def _revert_update(ctx: Context, event: Event, run_id: str) -> None:
+def _revert_update(ctx: Context, event: Event, run_id: str, vectors: Vectors) -> None:
     memory = store.get_memory(ctx.db, event.memory_id or "")
     before: dict[str, Any] = event.data.get("before") or {}
     if memory is None or not before:
@@ -57,8 +59,7 @@ def _revert_update(ctx: Context, event: Event, run_id: str) -> None:
     changes = dict(before)
     if "content" in changes:
         changes["content_hash"] = content_hash(changes["content"])
-        (vector,) = ctx.vectors([changes["content"]])
-        store.put_vector(ctx.db, memory.id, vector)
+        store.put_vector(ctx.db, memory.id, vectors[changes["content"]])
     store.update_memory(ctx.db, memory.id, {**changes, "updated_at": now_iso()})
     log_event(
         ctx.db,
@@ -69,7 +70,7 @@ def _revert_update(ctx: Context, event: Event, run_id: str) -> None:
     )
 
 
-def _revert_state(ctx: Context, event: Event, run_id: str) -> None:
+def _revert_state(ctx: Context, event: Event, run_id: str, vectors: Vectors) -> None:
     memory = store.get_memory(ctx.db, event.memory_id or "")
     if memory is None:
         return
@@ -89,12 +90,24 @@ def _revert_state(ctx: Context, event: Event, run_id: str) -> None:
     )
 
 
-def _revert_link(ctx: Context, event: Event, run_id: str) -> None:
+def _revert_link(ctx: Context, event: Event, run_id: str, vectors: Vectors) -> None:
     data = event.data
     if data.get("existed"):
         return
     remove_relation(ctx.db, data["src_id"], data["dst_id"], RelationType(data["type"]))
     log_event(ctx.db, Action.UNLINK, event.memory_id, {**data, "reason": "undo"}, run_id)
+
+
+def _restored_vectors(ctx: Context, events: list[Event]) -> Vectors:
+    """The vectors of the texts undo puts back, embedded before its write transaction."""
+    texts = sorted(
+        {
+            str(e.data["before"]["content"])
+            for e in events
+            if e.action == Action.UPDATE and "content" in (e.data.get("before") or {})
+        }
+    )
+    return dict(zip(texts, ctx.vectors(texts), strict=True)) if texts else {}
 
 
 REVERT = {
@@ -121,13 +134,14 @@ def undo(ctx: Context, run_prefix: str, force: bool = False) -> UndoReport:
         for memory_id, event_id in last_event.items()
         if not force and changed_since(ctx.db, memory_id, event_id, run.id)
     }
+    vectors = _restored_vectors(ctx, [e for e in events if e.memory_id not in changed])
     record = RunRecord(id=new_id(), kind="undo", undo_of=run.id, session_id=run.session_id)
     report = UndoReport(run.id, record.id, skipped=sorted(changed))
     with ctx.db.atomic():
         for event in reversed(events):
             if event.memory_id in changed or event.action not in REVERT:
                 continue
-            REVERT[event.action](ctx, event, record.id)
+            REVERT[event.action](ctx, event, record.id, vectors)
             report.reverted += 1
         record.status, record.finished_at = "done", now_iso()
         record.counts = {"reverted": report.reverted, "left_alone": len(changed)}

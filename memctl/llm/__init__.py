@@ -66,17 +66,44 @@ def estimate_tokens(*texts: str) -> int:
     return sum(len(text) for text in texts) // 4 + 1
 
 
-def get_llm(settings: Settings) -> LLM | None:
-    """The configured LLM, or None when ``llm`` is none."""
+def unreachable_hint(host: str, model: str) -> str:
+    """What a person reads when no Ollama answers: what happened, and the two ways out."""
+    return (
+        f"cannot reach Ollama at {host}. To distil with an LLM, install Ollama "
+        f"(https://ollama.com), run `ollama serve` and `ollama pull {model}` (or set "
+        "ollama.host); to use the rules without trying, `memctl config set llm none`"
+    )
+
+
+@dataclass(frozen=True)
+class LLMChoice:
+    """The LLM a run uses, or None and, when that is not what the config asked for, why."""
+
+    llm: LLM | None
+    note: str | None = None
+
+
+def choose_llm(settings: Settings) -> LLMChoice:
+    """The configured LLM: none; Ollama; or (``auto``) Ollama when it answers a quick check."""
     if settings.llm == "none":
-        return None
+        return LLMChoice(None)
+    if settings.llm == "auto":
+        from memctl.llm.probe import reachable
+
+        timeout, ttl = settings.ollama_connect_timeout, settings.llm_probe_cache_seconds
+        if not reachable(settings.ollama_host, timeout, settings.home, ttl):
+            hint = unreachable_hint(settings.ollama_host, settings.ollama_chat_model)
+            return LLMChoice(None, f"llm auto, rule-based stages: {hint}")
     from memctl.llm.ollama import OllamaLLM
 
-    return OllamaLLM(
-        host=settings.ollama_host,
-        model=settings.ollama_chat_model,
-        timeout=settings.llm_timeout,
-        retries=settings.llm_retries,
-        backoff=settings.llm_backoff_seconds,
-        temperature=settings.llm_temperature,
+    return LLMChoice(
+        OllamaLLM(
+            host=settings.ollama_host,
+            model=settings.ollama_chat_model,
+            timeout=settings.llm_timeout,
+            retries=settings.llm_retries,
+            backoff=settings.llm_backoff_seconds,
+            temperature=settings.llm_temperature,
+            connect_timeout=settings.ollama_connect_timeout,
+        )
     )

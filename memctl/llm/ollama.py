@@ -2,10 +2,12 @@
 
 Each call is tried once plus ``retries`` more times, waiting ``backoff``
 seconds before the first retry and twice as long before each next one (1 s,
-2 s by default), when the server cannot be reached, does not answer within
-the timeout, fails with a server error, or answers with JSON that is invalid
-or does not validate. A missing model is not retried: pulling it takes a
-person.
+2 s by default), when a connected server does not answer within the timeout,
+loses the connection, fails with a server error, or answers with JSON that is
+invalid or does not validate. A server that cannot be reached at all (refused,
+or no connection within ``connect_timeout``) is not retried: nothing listens,
+and waiting will not change that this run; nor is a missing model: pulling it
+takes a person.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from memctl.llm import Completion, LLMError
+from memctl.llm import Completion, LLMError, unreachable_hint
 
 if TYPE_CHECKING:
     import ollama
@@ -40,8 +42,10 @@ class OllamaLLM:
         retries: int = 2,
         backoff: float = 1.0,
         temperature: float = 0.0,
+        connect_timeout: float = 2.0,
     ) -> None:
         self._host = host
+        self._connect_timeout = min(connect_timeout, timeout)
         self._model = model
         self._timeout = timeout
         self._retries = retries
@@ -106,8 +110,8 @@ class OllamaLLM:
             raise _Retryable(
                 "server", f"Ollama failed: {message} (HTTP {error.status_code})"
             ) from None
-        except ConnectionError:
-            raise _Retryable("unreachable", f"cannot reach Ollama at {self._host}") from None
+        except (ConnectionError, httpx.ConnectTimeout):
+            raise LLMError(unreachable_hint(self._host, self._model), "unreachable") from None
         except httpx.TimeoutException:
             raise _Retryable(
                 "timeout", f"Ollama at {self._host} did not answer within {self._timeout:g} s"
@@ -123,5 +127,9 @@ class OllamaLLM:
         import ollama
 
         if self._client is None:
-            self._client = ollama.Client(host=self._host, timeout=self._timeout)
+            import httpx
+
+            self._client = ollama.Client(
+                host=self._host, timeout=httpx.Timeout(self._timeout, connect=self._connect_timeout)
+            )
         return self._client

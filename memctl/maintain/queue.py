@@ -8,13 +8,13 @@ attempts; its error is recorded on the job, scrubbed of anything secret.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from memctl.context import Context
 from memctl.ingest.pipeline import run_session
+from memctl.maintain.claims import release_orphans
 from memctl.memories.privacy import safe_line
 from memctl.model import format_time
 from memctl.store import jobs
@@ -28,13 +28,6 @@ class DrainReport:
     failed: list[dict[str, object]] = field(default_factory=list)
 
 
-def worker_name(role: str) -> str:
-    """Who claimed a job: ``worker@host:pid``, shown on the job while it runs."""
-    import socket  # not on the fast path, which only imports this module to start a worker
-
-    return f"{role}@{socket.gethostname()}:{os.getpid()}"
-
-
 def _summary(counts: dict[str, int]) -> str:
     return ", ".join(f"{n} {name}" for name, n in sorted(counts.items())) or "no changes"
 
@@ -44,6 +37,7 @@ def drain(ctx: Context, worker: str, log: Log, limit: int | None = None) -> Drai
     settings = ctx.settings
     report = DrainReport()
     while limit is None or len(report.done) + len(report.failed) < limit:
+        release_orphans(ctx.db, settings.ingest_job_max_attempts)
         stale = datetime.now(UTC) - timedelta(seconds=settings.ingest_job_stale_seconds)
         job = jobs.claim(ctx.db, worker, format_time(stale), settings.ingest_job_max_attempts)
         if job is None:
@@ -60,7 +54,9 @@ def drain(ctx: Context, worker: str, log: Log, limit: int | None = None) -> Drai
             log(f"job {job.id} failed ({'will retry' if retry else 'gave up'}): {message}")
             continue
         record = run.record
-        report.done.append({"job": job.id, "run": record.id, "counts": record.counts})
+        report.done.append(
+            {"job": job.id, "run": record.id, "counts": record.counts, "llm_note": run.llm_note}
+        )
         log(
             f"job {job.id} session {safe_line(job.session_id, 40)}: run {record.id[:12]} "
             f"[{record.llm}, {record.tokens} tokens] {_summary(record.counts)}"

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from memctl.config import Settings
+from memctl.config.files import open_private
 
 LOG_DIR = "logs"
 LOG_FILE = "worker.log"
@@ -24,8 +25,7 @@ def log_path(settings: Settings) -> Path:
 def spawn(settings: Settings, overrides: dict[str, str]) -> int:
     """Start a detached worker for this home and config overrides; its process id."""
     path = log_path(settings)
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    output = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    output = open_private(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
     args = [sys.executable, "-m", "memctl.maintain.worker", "--home", str(settings.home)]
     for name, value in overrides.items():
         args += ["--config", f"{name}={value}"]

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from memctl.config import load_settings
 from memctl.context import Context
-from memctl.maintain.queue import drain, worker_name
+from memctl.maintain.claims import worker_name
+from memctl.maintain.queue import drain
 from memctl.memories.privacy import safe_line
 from memctl.model import now_iso
 

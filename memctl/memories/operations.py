@@ -10,6 +10,7 @@ from typing import Any
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
+from memctl.memories.privacy import nothing_left, scrub
 from memctl.memories.timeparse import parse_since
 from memctl.model import (
     HIDDEN_STATES,
@@ -27,6 +28,7 @@ from memctl.model import (
     parse_choice,
 )
 from memctl.store import memories as store
+from memctl.store import scopes
 from memctl.store.events import count_events, list_events, log_event
 from memctl.store.imports import count_imports
 from memctl.store.jobs import job_counts
@@ -39,7 +41,7 @@ MAX_CONTENT_CHARS = 100_000
 
 
 def clean_content(text: str) -> str:
-    """Content as stored: stripped, non-empty, printable, bounded."""
+    """Content as a memory may hold it: stripped, non-empty, printable, bounded."""
     text = text.strip()
     if not text:
         raise UsageError("a memory needs some text")
@@ -53,6 +55,15 @@ def clean_content(text: str) -> str:
     return text
 
 
+def kept_content(text: str) -> str:
+    """Content as stored (remember, update, import): clean, and with private text and
+    secrets taken out."""
+    kept, _ = scrub(clean_content(text))
+    if nothing_left(kept):
+        raise UsageError("nothing is left of this text once private text and secrets are removed")
+    return kept.strip()
+
+
 def clean_tags(tags: list[str]) -> list[str]:
     """Tags split on commas, trimmed, de-duplicated, order kept."""
     cleaned: dict[str, None] = {}
@@ -63,11 +74,36 @@ def clean_tags(tags: list[str]) -> list[str]:
     return list(cleaned)
 
 
+def kept_tags(tags: list[str]) -> list[str]:
+    """Tags as stored: clean, secrets taken out, those left with nothing dropped."""
+    return clean_tags([t for t in (scrub(t)[0] for t in clean_tags(tags)) if not nothing_left(t)])
+
+
 def resolve_scope(ctx: Context, scope: str | None) -> str:
-    """``project`` (or nothing) is the current project; ``global`` and explicit names stay."""
+    """``project`` (or nothing) is the current project; ``global`` stays; another name stays,
+    or is the scope it became (an old ``path:`` scope of a project that got a remote)."""
     if scope in (None, "", "project"):
         return ctx.settings.project_scope
-    return scope
+    if scope == GLOBAL_SCOPE:
+        return scope
+    return scopes.resolve(ctx.db, scope)
+
+
+# Facts about the person, not the project: global unless a scope is given.
+PERSONAL = frozenset({Category.PROFILE, Category.PREFERENCES})
+
+
+def personal_scope(ctx: Context) -> str | None:
+    """The scope of profile and preferences memories made without a scope (None: as others)."""
+    return GLOBAL_SCOPE if ctx.settings.scope_personal_global else None
+
+
+def default_scope(ctx: Context, scope: str | None, category: str | None) -> str:
+    """The scope given; else global for a profile or preferences memory; else the project."""
+    personal = personal_scope(ctx)
+    if scope in (None, "") and personal and category in PERSONAL:
+        return personal
+    return resolve_scope(ctx, scope)
 
 
 def check_unit(name: str, value: float | None) -> None:
@@ -87,13 +123,13 @@ def remember(
     """Store a pinned memory as given: no LLM, no reconciliation."""
     check_unit("importance", importance)
     memory = Memory(
-        content=clean_content(content),
+        content=kept_content(content),
         kind=Kind.PINNED,
         category=parse_choice(Category, category or ctx.settings.remember_category, "category"),
         tier=Tier.CORE,
         importance=ctx.settings.remember_importance if importance is None else importance,
-        scope=resolve_scope(ctx, scope),
-        tags=clean_tags(tags or []),
+        scope=default_scope(ctx, scope, category),
+        tags=kept_tags(tags or []),
         source=source,
     )
     (vector,) = ctx.vectors([memory.content])
@@ -145,11 +181,11 @@ def update(
     memory, _ = get(ctx, id_or_prefix)
     check_unit("importance", importance)
     changes: dict[str, Any] = {}
-    if content is not None and clean_content(content) != memory.content:
-        changes["content"] = clean_content(content)
-        changes["content_hash"] = content_hash(changes["content"])
+    kept = kept_content(content) if content is not None else memory.content
+    if kept != memory.content:
+        changes["content"], changes["content_hash"] = kept, content_hash(kept)
     if tags is not None:
-        changes["tags"] = clean_tags(tags)
+        changes["tags"] = kept_tags(tags)
     if importance is not None:
         changes["importance"] = importance
     if category is not None:
@@ -340,7 +376,7 @@ def recall_scopes(
         return None
     if scope in (None, "", "project"):
         return (ctx.settings.project_scope, GLOBAL_SCOPE)
-    return (scope,)
+    return (resolve_scope(ctx, scope),)
 
 
 # The relation types people set by hand; `supersedes` is set by ingest's reconciliation.

@@ -1,119 +1,382 @@
-"""Privacy: what never reaches the database, its WAL, or a log.
+"""Privacy: what never reaches the database, its WAL, an export, or a log.
 
-Applied in this order to every message, on the fast path and again on the
-slow path (it is idempotent):
+Applied in this order to every message, document piece and memory, on every
+way in (ingest's fast and slow paths, file import, ``remember``, ``update``,
+memctl's JSONL and YAML import), and again on export (it is idempotent):
 
 1. ``<memctl-context>...</memctl-context>`` blocks, which memctl itself
    injected into the conversation, are removed: recalled memories are never
    ingested again.
 2. ``<private>...</private>`` becomes ``[REDACTED]``; an unclosed tag hides
-   the rest of the message.
-3. A secret scanner replaces API keys, tokens, private keys and passwords in
-   their common formats with ``[REDACTED:<kind>]`` and counts them by kind.
+   the rest of the text, and in a conversation or a document read in pieces
+   every later part up to the closing tag (``Scrubber``).
+3. A secret scanner replaces API keys, tokens, private keys, passwords and
+   unlabelled high-entropy strings with ``[REDACTED:<kind>]`` and counts them
+   by kind (``DETECTORS``; the provider formats follow detect-secrets' plugins,
+   ported because that package takes ~150 ms to import and scans ~65 KB/s, far
+   past the capture hook's budget). A secret cut in two, across two messages
+   or two pieces of a file, is found on their seam.
 """
 
 from __future__ import annotations
 
+import math
 import re
-from collections import Counter
-from collections.abc import Iterable, Iterator
+import string
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 REDACTED = "[REDACTED]"
 CONTEXT_BLOCK = re.compile(r"<memctl-context\b[^>]*>.*?(?:</memctl-context\s*>|\Z)", re.S | re.I)
 PRIVATE_BLOCK = re.compile(r"<private\s*>.*?(?:</private\s*>|\Z)", re.S | re.I)
+PEM_BEGIN = r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+PEM_END = r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+MARK = re.compile(r"\[REDACTED(?::[a-z0-9-]+)?\]")
 # Values already redacted are not redacted (and counted) again.
 _NOT_REDACTED = r"(?!\[REDACTED)"
-# A secret's name: the match starts at the telling word (whatever prefixes it, as in
-# AWS_SECRET_ACCESS_KEY, stays in the text), so the scan never backtracks over long words.
-_SECRET_NAME = (
-    r"(?:password|passwd|passphrase|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|"
-    r"private[_-]?key|credentials?)[A-Za-z0-9_-]*"
+
+# --- labelled secrets ------------------------------------------------------------------
+# A label's telling word must stand whole in a name: `DB_PASSWORD`, `apiKey`, `auth-token`
+# and `secrets` count; `tokenizer` and `passport` do not. Matching starts at the telling
+# word (whatever prefixes it stays), so the scan never backtracks over long words.
+_NAME_TAIL = r"(?:[sS]\b|[_-][A-Za-z0-9]+|[A-Z][a-z0-9]+)*"
+# Where a telling word may start: not inside a word, but at a camel-case or CAPS boundary.
+_NAME_START = r"(?:(?<![A-Za-z])|(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z]{3}))"
+_PASSWORD_WORD = _NAME_START + r"(?i:password|passwd|passphrase|pwd|passcode|pin)"
+_KEY_WORD = _NAME_START + (
+    r"(?i:secret|token|api[ _-]?key|access[ _-]?key|auth[ _-]?key|private[ _-]?key|"
+    r"client[ _-]?secret|credentials?|signing[ _-]?key|encryption[ _-]?key)"
 )
-_QUOTED_OR_BARE = (
-    rf"(?:(?P<q>[\"'`]){_NOT_REDACTED}[^\"'`\n]{{3,200}}(?P=q)"
-    rf"|{_NOT_REDACTED}(?![0-9]+\b)[^\s\"'`,;]{{4,}})"
+_ASSIGN = r"[\"'\]]{0,2}[ \t]*(?:=|:=|:|=>|==)[ \t]*@?"
+_QUOTED = rf"(?P<q>[\"'`]){_NOT_REDACTED}(?P<v>[^\"'`\n]{{1,300}})(?P=q)"
+_BARE = rf"{_NOT_REDACTED}(?P<b>[^\s\"'`]{{1,300}})"
+_PROSE = r"[ \t]+(?:is|was|=|:)[ \t]+(?:now[ \t]+)?"
+
+# Values a label is often followed by that are not secrets: types, references, prose.
+NOT_VALUES = frozenset(
+    """none null nil true false undefined str string bytes int optional required secret
+    password token the a an is was not set empty missing correct wrong incorrect invalid
+    expired stored saved changed reset hashed encrypted weak strong still too also being
+    needed used same different here there ok fine and or of to for in on at by with
+    from if then this that it be when via as see redacted yes no on off enabled disabled
+    pwd passwd passphrase key keys tokens secrets api_key apikey value""".split()
 )
+REFERENCE = re.compile(
+    r"^(?:\$\{?\w+\}?|%\(\w+\)s|\{\{.*\}\}|<[\w-]+>|[A-Za-z_][\w.]*[(\[].*|[a-z_]\w*(?:\.[a-z_]\w+)+)$"
+)
+IDENTIFIER = re.compile(r"[A-Za-z][a-z_]*")
+FORMAT = re.compile(r"%[sdr]|\{\w*\}")
+
+
+def _any_value(value: str) -> bool:
+    """A password: anything of 3 characters or more (4 digits or more) but a type name,
+    a reference or prose."""
+    bare = value.rstrip(",;.:)]}")
+    return (
+        len(bare) >= (4 if bare.isdigit() else 3)
+        and bare[0] not in "[{("
+        and bare.lower() not in NOT_VALUES
+        and not REFERENCE.match(bare)
+        and not FORMAT.search(bare)
+    )
+
+
+def _keyish(value: str) -> bool:
+    """A token or key: at least 6 characters, not a count (``max_tokens: 4096``) nor a
+    variable's name (``token = next_token``)."""
+    bare = value.rstrip(",;.:)]}")
+    return (
+        len(bare) >= 6
+        and not bare.isdigit()
+        and not IDENTIFIER.fullmatch(bare)
+        and _any_value(bare)
+    )
+
+
+def _secretish(value: str) -> bool:
+    """A value named in prose ("the secret is ..."): it looks made, not written."""
+    bare = value.rstrip(",;.:)]}")
+    return _keyish(bare) and (
+        any(c.isdigit() for c in bare) or (bare != bare.lower() and bare != bare.upper())
+    )
+
+
+# --- unlabelled high-entropy strings --------------------------------------------------
+ENTROPY_MIN_CHARS = 20
+# Random base64 of n characters has a Shannon entropy above 0.8 * log2(min(n, 64)) bits a
+# character in 99% of draws (benchmarks/secrets.py measures it); written words stay below.
+ENTROPY_RATIO = 0.8
+# A part of a name made of words and short numbers: `Base64HighEntropy`, `x86`, `r1954052`.
+_WORDS = re.compile(r"(?:[A-Z]?[a-z]{2,}|[A-Z]+(?![a-z])|[a-z]{0,2}[0-9]{1,4})+")
+_PARTS = re.compile(r"[-_./+=]+")
+_HEX = re.compile(r"[0-9a-f-]+|[0-9A-F-]+")
+
+
+def shannon_entropy(text: str) -> float:
+    counts = Counter(text)
+    return -sum(n / len(text) * math.log2(n / len(text)) for n in counts.values())
+
+
+def _wordy(token: str) -> bool:
+    return all(len(part) <= 4 or _WORDS.fullmatch(part) for part in _PARTS.split(token))
+
+
+def high_entropy(token: str) -> bool:
+    """A token that looks random: letters and digits mixed, no words, not a hash in hex.
+
+    Hex strings (commit ids, digests, memctl's own ids) are left alone unless labelled.
+    """
+    core = token.rstrip("=")
+    if len(core) < ENTROPY_MIN_CHARS or _HEX.fullmatch(core) or _wordy(core):
+        return False
+    if not (any(c.isdigit() for c in core) and any(c.isalpha() for c in core)):
+        return False
+    return shannon_entropy(core) >= ENTROPY_RATIO * math.log2(min(len(core), 64))
 
 
 @dataclass(frozen=True)
-class SecretPattern:
-    """A kind of secret: the pattern runs only on text holding one of its ``anchors``
-    (lower-cased), which keeps scanning megabytes of ordinary text cheap. The groups
-    ``keep`` (before), ``q`` (a quote, around) and ``tail`` (after) stay in the text, so
-    `password = "x"` becomes `password = "[REDACTED:password]"`."""
+class Detector:
+    """A kind of secret. The pattern runs only on text holding one of its ``anchors``
+    (lower-cased; none means always), which keeps scanning megabytes of ordinary text
+    cheap. The group ``v`` (else the whole match) is what is replaced; the rest of the
+    match (a label, quotes) stays. ``check`` vets the value."""
 
     kind: str
     anchors: tuple[str, ...]
     pattern: re.Pattern[str]
+    check: Callable[[str], bool] | None = None
+    # a pattern that may span lines runs over the whole text, the others over the lines
+    # holding an anchor
+    multiline: bool = False
 
 
-SECRET_PATTERNS: tuple[SecretPattern, ...] = (
-    SecretPattern(
+def _d(
+    kind: str,
+    anchors: str,
+    pattern: str,
+    check: Callable[[str], bool] | None = None,
+    flags: int = 0,
+) -> Detector:
+    return Detector(
+        kind, tuple(anchors.split()), re.compile(pattern, flags), check, bool(flags & re.S)
+    )
+
+
+DETECTORS: tuple[Detector, ...] = (
+    _d("private-key", "private", rf"{PEM_BEGIN}.*?(?:{PEM_END}|\Z)", flags=re.S),
+    _d(
         "private-key",
-        ("private key",),
-        re.compile(
-            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?"
-            r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
-            re.S,
-        ),
+        "putty-user-key-file",
+        r"PuTTY-User-Key-File-\d: .*?(?:Private-MAC: \S+|\Z)",
+        flags=re.S,
     ),
-    SecretPattern(
+    _d(
         "aws-access-key",
-        ("akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "anpa"),
-        re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA)[A-Z0-9]{16}\b"),
+        "akia asia abia acca agpa aida aroa anpa a3t",
+        r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA)[A-Z0-9]{16}\b",
     ),
-    SecretPattern(
+    _d(
         "github-token",
-        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-        re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
+        "ghp_ gho_ ghu_ ghs_ ghr_ github_pat_",
+        r"\b(?:gh[pousr]_[A-Za-z0-9_]{36,}|github_pat_[A-Za-z0-9_]{22,})",
     ),
-    SecretPattern("gitlab-token", ("glpat-",), re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}")),
-    SecretPattern("anthropic-key", ("sk-ant-",), re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}")),
-    SecretPattern(
-        "openai-key", ("sk-",), re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")
+    _d(
+        "gitlab-token",
+        "glpat- gldt- glft- glsoat- glrt- glcbt- glimt- glptt- glagent- gloas- gr1348941",
+        r"\b(?:(?:glpat|gldt|glft|glsoat|glrt|glcbt|glimt|glptt|glagent|gloas)-|GR1348941)"
+        r"[A-Za-z0-9_-]{20,}",
     ),
-    SecretPattern("slack-token", ("xox",), re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
-    SecretPattern(
-        "stripe-key", ("_live_", "_test_"), re.compile(r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}")
+    _d("anthropic-key", "sk-ant-", r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
+    _d("openai-key", "sk-", r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
+    _d(
+        "slack-webhook",
+        "hooks.slack.com",
+        r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]+",
+        flags=re.I,
     ),
-    SecretPattern("google-api-key", ("aiza",), re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
-    SecretPattern(
+    _d("slack-token", "xox xapp-", r"\b(?:xox[abposre]|xapp)-[A-Za-z0-9-]{10,}"),
+    _d("stripe-key", "_live_ _test_ whsec_", r"\b(?:[rsp]k_(?:live|test)_|whsec_)[A-Za-z0-9]{16,}"),
+    _d("google-api-key", "aiza", r"\bAIza[0-9A-Za-z_-]{35}"),
+    _d(
         "jwt",
-        ("eyj",),
-        re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{4,}"),
+        "eyj",
+        r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{4,}",
     ),
-    SecretPattern(
+    _d("sendgrid-key", "sg.", r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}"),
+    _d("npm-token", "npm_", r"\bnpm_[A-Za-z0-9]{36}"),
+    _d("pypi-token", "pypi-", r"\bpypi-AgE[A-Za-z0-9_-]{50,}"),
+    _d("twilio-key", "", r"\b(?:AC|SK)[0-9a-f]{32}\b"),
+    _d("telegram-token", "", r"\b\d{8,10}:[0-9A-Za-z_-]{35}\b"),
+    _d("azure-storage-key", "accountkey=", r"AccountKey=(?P<v>[A-Za-z0-9+/=]{40,})", flags=re.I),
+    _d(
         "connection-string",
-        ("://",),
-        re.compile(
-            r"(?P<keep>\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@\"'<>]+:)"
-            + _NOT_REDACTED
-            + r"[^\s@/\"'<>]+(?P<tail>@)",
-            re.I,
-        ),
+        "://",
+        rf"\b[a-z][a-z0-9+.-]{{1,20}}://[^\s:/@\"'<>]*:{_NOT_REDACTED}(?P<v>[^\s@/\"'<>]+)@",
+        flags=re.I,
     ),
-    SecretPattern(
+    _d(
         "bearer-token",
-        ("bearer", "basic"),
-        re.compile(
-            r"(?P<keep>\b(?:bearer|basic)\s+)" + _NOT_REDACTED + r"[A-Za-z0-9._~+/=-]{16,}",
-            re.I,
-        ),
+        "bearer authorization",
+        r"(?:\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:basic|bearer|token|digest)?[ \t]*"
+        rf"|\bbearer[ \t]+){_NOT_REDACTED}(?P<v>[A-Za-z0-9._~+/=-]{{8,}})",
+        _secretish,
+        re.I,
     ),
-    SecretPattern(
+    _d(
         "password",
-        ("pass", "pwd", "secret", "token", "key", "credential"),
-        re.compile(rf"(?P<keep>{_SECRET_NAME}[\"']?\s*(?:=|:|=>)\s*){_QUOTED_OR_BARE}", re.I),
+        "mysql mariadb",
+        r"\b(?:mysql|mariadb)[\w-]*\b[^\n]*?[ \t](?:-p|--password=)"
+        rf"(?:{_QUOTED}|{_BARE})",
     ),
-    SecretPattern(
+    _d(
         "password",
-        ("pass",),
-        re.compile(
-            r"(?P<keep>\b(?:password|passphrase|passwd)\s+(?:is|was)\s+)" + _QUOTED_OR_BARE, re.I
-        ),
+        "--pass --token --secret --api-key --apikey --access-key --auth",
+        r"(?<![\w-])--(?:password|passwd|pass|token|secret|api-key|apikey|access-key|"
+        rf"secret-key|auth-token)(?:=|[ \t]+)(?:{_QUOTED}|{_BARE})",
+        _any_value,
     ),
+    _d(
+        "password",
+        "pass pwd pin",
+        rf"{_PASSWORD_WORD}{_NAME_TAIL}{_ASSIGN}(?:{_QUOTED}|{_BARE})",
+        _any_value,
+    ),
+    _d("password", "pass pwd pin", rf"{_PASSWORD_WORD}{_PROSE}(?:{_QUOTED}|{_BARE})", _any_value),
+    _d(
+        "secret",
+        "secret token key credential",
+        rf"{_KEY_WORD}{_NAME_TAIL}{_ASSIGN}(?:{_QUOTED}|{_BARE})",
+        _keyish,
+    ),
+    _d("secret", "secret token key credential", rf"{_KEY_WORD}{_PROSE}{_BARE}", _secretish),
+    # a random 40-character base64 string is taken for an AWS secret key (see _kind)
+    _d("high-entropy", "", r"[A-Za-z0-9+/_-]{20,}={0,2}", high_entropy),
 )
+
+
+Cut = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A secret found: ``start``-``end`` is replaced, ``outer`` is the whole match."""
+
+    start: int
+    end: int
+    kind: str
+    outer: Cut
+
+
+def _value_span(match: re.Match[str]) -> Cut:
+    for name in ("v", "b"):
+        if name in match.re.groupindex and match.group(name) is not None:
+            return match.span(name)
+    return match.span()
+
+
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+# A text longer than this is searched only on the lines holding a detector's anchor.
+WINDOW_FROM = 4096
+AWS_SECRET = re.compile(r"[A-Za-z0-9/+]{40}")
+
+
+def _lines_with(lowered: str, anchors: tuple[str, ...]) -> list[Cut]:
+    """The spans of the lines holding any of ``anchors``, in order, merged."""
+    spans: list[Cut] = []
+    for anchor in anchors:
+        at = lowered.find(anchor)
+        while at != -1:
+            end = lowered.find("\n", at)
+            end = len(lowered) if end == -1 else end
+            spans.append((lowered.rfind("\n", 0, at) + 1, end))
+            at = lowered.find(anchor, end)
+    merged: list[Cut] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+ANCHORS = sorted({a for d in DETECTORS for a in d.anchors}, key=len, reverse=True)
+# Every anchor at each place (a lookahead, so anchors may overlap); an anchor found stands
+# for the shorter anchors it starts with, which the regex does not report at the same place.
+_ANCHOR_AT = re.compile("(?=(" + "|".join(map(re.escape, ANCHORS)) + "))")
+_STARTS = {a: frozenset(b for b in ANCHORS if a.startswith(b)) for a in ANCHORS}
+# Which detectors (by place in DETECTORS) an anchor wakes; which run on every text.
+_BY_ANCHOR = {a: frozenset(i for i, d in enumerate(DETECTORS) if a in d.anchors) for a in ANCHORS}
+_ALWAYS = frozenset(i for i, d in enumerate(DETECTORS) if not d.anchors)
+
+
+def _anchors_in(lowered: str) -> frozenset[str]:
+    if len(lowered) > WINDOW_FROM:  # one pass of str.find per anchor is faster on long texts
+        return frozenset(a for a in ANCHORS if a in lowered)
+    return frozenset().union(*(_STARTS[a] for a in set(_ANCHOR_AT.findall(lowered))))
+
+
+def _kind(detector: Detector, value: str) -> str:
+    if detector.kind == "high-entropy" and AWS_SECRET.fullmatch(value):
+        return "aws-secret"
+    return detector.kind
+
+
+def find_secrets(text: str) -> list[Hit]:
+    """Every secret in ``text``, as spans that do not overlap, in order; where two
+    detectors overlap, the earlier (more specific) one names the kind."""
+    lowered = text.translate(_ASCII_LOWER)  # same length as text, unlike str.lower
+    present = _anchors_in(lowered)
+    hits: list[Hit] = []
+    whole = [(0, len(text))]
+    for index in sorted(_ALWAYS.union(*(_BY_ANCHOR[a] for a in present))):
+        detector = DETECTORS[index]
+        if detector.anchors and not detector.multiline and len(text) > WINDOW_FROM:
+            spans = _lines_with(lowered, detector.anchors)
+        else:
+            spans = whole
+        for start, end in spans:
+            for match in detector.pattern.finditer(text, start, end):
+                first, last = _value_span(match)
+                value = text[first:last]
+                if MARK.fullmatch(value) or (detector.check and not detector.check(value)):
+                    continue
+                hits.append(Hit(first, last, _kind(detector, value), match.span()))
+    return _disjoint(hits)
+
+
+# Kinds that say only how a secret was found; a kind naming the secret's maker wins over them.
+GENERIC_KINDS = frozenset({"password", "secret", "high-entropy"})
+
+
+def _disjoint(hits: list[Hit]) -> list[Hit]:
+    """Overlapping hits merged into one, named by the first detector's kind (unless it is
+    generic and a later one is not)."""
+    merged: list[Hit] = []
+    for hit in sorted(hits, key=lambda h: (h.start, -h.end)):
+        if merged and hit.start < merged[-1].end:
+            last = merged[-1]
+            kind = hit.kind if last.kind in GENERIC_KINDS else last.kind
+            merged[-1] = Hit(last.start, max(hit.end, last.end), kind, last.outer)
+            continue
+        merged.append(hit)
+    return merged
+
+
+def _replace(text: str, hits: Iterable[Hit], found: Counter[str] | None) -> str:
+    out, at = [], 0
+    for hit in hits:
+        out += [text[at : hit.start], f"[REDACTED:{hit.kind}]"]
+        at = hit.end
+        if found is not None:
+            found[hit.kind] += 1
+    return "".join(out) + text[at:]
+
+
+def redact_secrets(text: str, found: Counter[str] | None = None) -> str:
+    """``text`` with every secret replaced by ``[REDACTED:<kind>]``."""
+    return _replace(text, find_secrets(text), found)
 
 
 @dataclass
@@ -142,46 +405,12 @@ class Redactions:
         }
 
 
-def redact_secrets(text: str, found: Counter[str] | None = None) -> str:
-    """``text`` with every secret replaced by ``[REDACTED:<kind>]``."""
-    lowered = text.lower()
-    for secret in SECRET_PATTERNS:
-        if not any(anchor in lowered for anchor in secret.anchors):
-            continue
-
-        def replace(match: re.Match[str], kind: str = secret.kind) -> str:
-            if found is not None:
-                found[kind] += 1
-            groups = {k: v or "" for k, v in match.groupdict().items()}
-            quote = groups.get("q", "")
-            return (
-                f"{groups.get('keep', '')}{quote}[REDACTED:{kind}]{quote}{groups.get('tail', '')}"
-            )
-
-        text = secret.pattern.sub(replace, text)
-    return text
-
-
-def scrub(text: str) -> tuple[str, Redactions]:
-    """The text as memctl may keep it, and what was taken out."""
-    found = Redactions()
-    text, found.context_blocks = CONTEXT_BLOCK.subn("", text)
-    text, found.private_blocks = PRIVATE_BLOCK.subn(REDACTED, text)
-    text = redact_secrets(text, found.secrets)
-    return text, found
-
-
-# Blocks a piece of a stream may open and a later piece close, as (opening, closing) tags.
+# Blocks a part may open and a later part close: (opening, closing, what replaces it).
 _BLOCKS = (
     (re.compile(r"<memctl-context\b[^>]*>", re.I), re.compile(r"</memctl-context\s*>", re.I)),
     (re.compile(r"<private\s*>", re.I), re.compile(r"</private\s*>", re.I)),
-    (
-        re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
-        re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
-    ),
+    (re.compile(PEM_BEGIN), re.compile(PEM_END)),
 )
-# A block still open after this many characters is redacted up to its close unseen.
-HOLD_CHARS = 1 << 20
 
 
 def open_block(text: str) -> re.Pattern[str] | None:
@@ -193,39 +422,164 @@ def open_block(text: str) -> re.Pattern[str] | None:
     return None
 
 
-def scrub_stream(pieces: Iterable[str], found: Redactions) -> Iterator[str]:
-    """Scrub a text that arrives in pieces (cut between lines), adding to ``found``.
+def _without_blocks(text: str, found: Redactions) -> str:
+    text, context = CONTEXT_BLOCK.subn("", text)
+    text, private = PRIVATE_BLOCK.subn(REDACTED, text)
+    found.context_blocks += context
+    found.private_blocks += private
+    return text
 
-    A ``<private>`` block, injected context or private key opened in one piece
-    and closed in a later one is held until it closes, so it is removed whole;
-    one still open after ``HOLD_CHARS`` is redacted to the end of what is held
-    (as an unclosed tag is), and what follows is dropped until it closes.
+
+def scrub(text: str) -> tuple[str, Redactions]:
+    """The text as memctl may keep it, and what was taken out."""
+    found = Redactions()
+    return redact_secrets(_without_blocks(text, found), found.secrets), found
+
+
+T = TypeVar("T")
+# How far either side of a seam between two parts is searched for a secret cut in two.
+SEAM_CHARS = 1024
+# Parts of a document are joined as they were cut; messages as if one ran on into the next
+# (a secret whole in one message is not run on into the next one's first word).
+DOCUMENT_JOINS = ("",)
+MESSAGE_JOINS = ("", " ")
+
+
+_RUN_END = re.compile(r"[A-Za-z0-9+/_=-]+\Z")
+_RUN_START = re.compile(r"[A-Za-z0-9+/_=-]+")
+# Half of the shortest unlabelled secret: a secret cut in two leaves at least this much
+# of itself on one side.
+HALF_TOKEN = 8
+
+
+def _may_join(tail: str, head: str) -> bool:
+    """Whether the run of token characters ending ``tail`` and the one starting ``head``
+    could be one secret cut in two (a label in ``tail`` is checked apart)."""
+    before, after = _RUN_END.search(tail), _RUN_START.match(head)
+    if before is None or after is None:
+        return False
+    return max(len(before.group()), len(after.group())) >= HALF_TOKEN
+
+
+def _covered(cut: Cut, kind: str, hits: list[Hit]) -> bool:
+    """True when a hit of the same kind holds all of ``cut``."""
+    return any(h.kind == kind and h.start <= cut[0] and cut[1] <= h.end for h in hits)
+
+
+class Scrubber(Generic[T]):
+    """Scrubs the parts of one text or conversation in order, one part behind.
+
+    Each part is scrubbed alone, and the seam with the next part is searched too: a
+    token, a password after its label, or a random string cut in two is redacted on
+    both sides. A ``<private>`` block, injected context or private key left open in
+    one part hides every later part (each then scrubbed to nothing) up to its close.
+    ``push`` takes a part with a payload (its message's role and time, say) and yields
+    the previous part, scrubbed, with its payload; ``close`` yields the last one.
     """
-    held, hiding = "", None
-    for piece in pieces:
-        if hiding is not None:
-            end = hiding.search(piece)
+
+    def __init__(self, found: Redactions, joins: tuple[str, ...] = DOCUMENT_JOINS) -> None:
+        self.found, self.joins = found, joins
+        self._hiding: re.Pattern[str] | None = None
+        self._held: deque[tuple[str, list[Hit], T]] = deque()
+
+    def push(self, part: str, payload: T) -> Iterator[tuple[str, T]]:
+        text = self._unblock(part)
+        cuts: list[Hit] = []
+        if self._held:
+            previous, previous_cuts, _ = self._held[-1]
+            before, after = self._seam(previous, text)
+            previous_cuts += before
+            cuts += after
+        self._held.append((text, cuts, payload))
+        while len(self._held) > 1:
+            yield self._finish(*self._held.popleft())
+
+    def close(self) -> Iterator[tuple[str, T]]:
+        while self._held:
+            yield self._finish(*self._held.popleft())
+        self._hiding = None
+
+    def _unblock(self, part: str) -> str:
+        if self._hiding is not None:
+            end = self._hiding.search(part)
             if end is None:
-                continue
-            piece, hiding = piece[end.end() :], None
-        text = held + piece
-        closing = open_block(text)
-        if closing is not None and len(text) < HOLD_CHARS:
-            held = text
-            continue
-        held, hiding = "", closing
-        clean, got = scrub(text)
-        found.add(got)
-        yield clean
-    if held:
-        clean, got = scrub(held)
-        found.add(got)
-        yield clean
+                return ""
+            part, self._hiding = part[end.end() :], None
+        self._hiding = open_block(part)
+        if self._hiding is not None and self._hiding.pattern.startswith("-----END"):
+            self.found.secrets["private-key"] += 1
+            begin = re.compile(PEM_BEGIN).search(part)
+            assert begin is not None
+            return _without_blocks(part[: begin.start()], self.found) + "[REDACTED:private-key]"
+        return _without_blocks(part, self.found)
+
+    def _seam(self, left: str, right: str) -> tuple[list[Hit], list[Hit]]:
+        """Secrets crossing the seam between two parts, as cuts in each."""
+        if not left or not right:
+            return [], []
+        # every detector a seam can cut runs within a line (a block left open is hidden)
+        tail = left[max(left.rfind("\n") + 1, len(left) - SEAM_CHARS) :]
+        newline = right.find("\n")
+        head = right[: min(SEAM_CHARS, len(right) if newline == -1 else newline)]
+        labelled = bool(_anchors_in(tail.translate(_ASCII_LOWER)))
+        if not labelled and not _may_join(tail, head):
+            return [], []
+        shift, seam = len(left) - len(tail), len(tail)
+        messages = self.joins != DOCUMENT_JOINS
+        alone: tuple[list[Hit], list[Hit]] | None = None
+        # (cut in left, cut in right) -> kind; the same secret seen through two joins is one
+        crossing: dict[tuple[Cut | None, Cut | None], str] = {}
+        for join in self.joins:
+            if join and not labelled:
+                continue  # only a label (or a command) runs on over a space
+            after = seam + len(join)  # where ``right`` starts in the joined text
+            for hit in find_secrets(tail + join + head):
+                if not (hit.outer[0] < seam and hit.outer[1] > after):
+                    continue
+                cut_left = (hit.start, min(hit.end, seam)) if hit.start < seam else None
+                cut_right = (
+                    (max(hit.start - after, 0), hit.end - after) if hit.end > after else None
+                )
+                # a message's secret found whole on one side is not run on into the other
+                if messages:
+                    alone = alone or (find_secrets(tail), find_secrets(head))
+                    if (cut_left and _covered(cut_left, hit.kind, alone[0])) or (
+                        cut_right and _covered(cut_right, hit.kind, alone[1])
+                    ):
+                        continue
+                crossing.setdefault((cut_left, cut_right), hit.kind)
+        if crossing:
+            self.found.secrets.update(crossing.values())
+        before = [Hit(shift + c[0], shift + c[1], k, c) for (c, _), k in crossing.items() if c]
+        after_cuts = [Hit(c[0], c[1], k, c) for (_, c), k in crossing.items() if c]
+        return before, after_cuts
+
+    def _finish(self, text: str, cuts: list[Hit], payload: T) -> tuple[str, T]:
+        cut = _replace(text, _disjoint(cuts), None) if cuts else text
+        return redact_secrets(cut, self.found.secrets), payload
+
+
+def scrub_stream(pieces: Iterable[str], found: Redactions) -> Iterator[str]:
+    """Scrub a text that arrives in pieces (as it was cut), adding to ``found``."""
+    scrubber: Scrubber[None] = Scrubber(found)
+    for piece in pieces:
+        for text, _ in scrubber.push(piece, None):
+            yield text
+    for text, _ in scrubber.close():
+        yield text
+
+
+def scrub_messages(texts: Iterable[tuple[str, T]], found: Redactions) -> Iterator[tuple[str, T]]:
+    """Scrub the messages of one conversation in order, each with its payload."""
+    scrubber: Scrubber[T] = Scrubber(found, MESSAGE_JOINS)
+    for text, payload in texts:
+        yield from scrubber.push(text, payload)
+    yield from scrubber.close()
 
 
 def nothing_left(text: str) -> bool:
     """True when a scrubbed text holds nothing but redaction marks and blanks."""
-    return not re.sub(r"\[REDACTED(?::[a-z-]+)?\]", "", text).strip()
+    return not MARK.sub("", text).strip()
 
 
 def safe_line(text: str, width: int = 300) -> str:

@@ -6,7 +6,8 @@
     - (3d ago) We deploy with `make release` from main.
     </memctl-context>
 
-Grouped by category, best group first, with relative ages. The tag name is
+Grouped by category, best group first, with relative ages (from when the source
+message was said, when the memory came from one). The tag name is
 fixed: ingest strips these blocks from transcripts so that recalled memories
 are never ingested again.
 """
@@ -41,7 +42,7 @@ def render_context(query: str, results: list[Recalled], now: datetime) -> str:
         lines.append(f"## {label}")
         for item in items:
             text = " ".join(item.memory.content.split())
-            lines.append(f"- ({relative_age(item.memory.created_at, now)}) {text}")
+            lines.append(f"- ({relative_age(item.dated_at, now)}) {text}")
     if not results:
         lines.append("(no memories found)")
     lines.append(f"</{CONTEXT_TAG}>")

@@ -40,6 +40,7 @@ from memctl.retrieve.stages.status import status
 from memctl.retrieve.stages.time_boost import time_boost
 from memctl.store.events import log_events
 from memctl.store.memories import MemoryFilter, record_access
+from memctl.store.sessions import source_times
 
 # Recall never returns archived or deleted memories; superseded ones reach the status
 # stage, which leaves them out unless --history (so --why-not can say so).
@@ -80,6 +81,12 @@ class Recalled:
     factors: dict[str, float]
     via: tuple[str, ...] = ()
     is_message: bool = False
+    source_time: str | None = None  # when its source message was said, if known
+
+    @property
+    def dated_at(self) -> str:
+        """The time its age is counted from: its source's, else its creation's."""
+        return self.source_time or self.memory.created_at
 
     @classmethod
     def of(cls, candidate: Candidate) -> Recalled:
@@ -106,6 +113,7 @@ class Recalled:
             "factors": self.factors,
             "graph_path": self.graph_path,
             "from_session_messages": self.is_message,
+            "source_time": self.source_time,
         }
 
 
@@ -184,6 +192,9 @@ def recall(
         run.translation = translation_of(run)
     found = run_stages(run, stages_for(run.params))
     results = [Recalled.of(c) for c in found]
+    times = source_times(ctx.db, [r.memory for r in results if not r.is_message])
+    for item in results:
+        item.source_time = times.get(item.memory.id)
     if touch:
         touch_results(run, results)
     return RecallResult(query=text, results=results, warnings=run.notes, run=run)

@@ -11,6 +11,7 @@ import importlib.util
 import json
 import os
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,7 +19,8 @@ from typing import Any
 
 import apsw
 
-from memctl.errors import EmbedderMismatchError, StoreError
+from memctl.config.files import open_private
+from memctl.errors import DatabaseBusyError, EmbedderMismatchError, StoreError
 from memctl.store.migrations import MIGRATIONS
 
 Row = dict[str, Any]
@@ -26,6 +28,8 @@ Row = dict[str, Any]
 # generation up to which changes are not journaled one by one, and the journal.
 VECTORS_GENERATION, VECTORS_REWRITTEN = "vectors_generation", "vectors_rewritten"
 VECTORS_CHANGES, VECTORS_JOURNAL = "vectors_changes", 256
+# How long a process waits between tries at switching a new file to WAL mode.
+WAL_RETRY_SECONDS = 0.01
 
 
 def sqlite_vec_path() -> str:
@@ -50,7 +54,9 @@ def translated_errors(path: Path) -> Iterator[None]:
     try:
         yield
     except apsw.BusyError:
-        raise StoreError(f"the database {path} is locked by another process; try again") from None
+        raise DatabaseBusyError(
+            f"the database {path} is locked by another process; try again"
+        ) from None
     except (apsw.NotADBError, apsw.CorruptError):
         raise StoreError(f"{path} is not a memctl database or is damaged") from None
     except apsw.CantOpenError:
@@ -83,13 +89,16 @@ class Database:
                 connection.exec_trace = _sql_tracer
             db = cls(connection, path)
             connection.execute("PRAGMA foreign_keys = ON")
-            if db.value("PRAGMA journal_mode") != "wal":
-                connection.execute("PRAGMA journal_mode = WAL")
+            _use_wal(connection, busy_timeout_ms)
             db.migrate()
         return db
 
     def close(self) -> None:
         self.connection.close()
+
+    def set_busy_timeout(self, busy_timeout_ms: int) -> None:
+        """How long a statement waits for another process's lock before giving up."""
+        self.connection.setbusytimeout(busy_timeout_ms)
 
     def __enter__(self) -> Database:
         return self
@@ -189,16 +198,26 @@ class Database:
         return self.connection.last_insert_rowid()
 
     def migrate(self) -> None:
-        """Apply every migration newer than ``PRAGMA user_version``, each in its transaction."""
-        version = self.value("PRAGMA user_version")
+        """Apply every migration newer than ``PRAGMA user_version``, each in its transaction.
+
+        Safe with any number of processes opening a new store at once: the version is
+        read again inside each ``BEGIN IMMEDIATE``, so one writer applies a migration
+        and the others, waiting for the lock, find it applied.
+        """
+        while self._schema_version() < len(MIGRATIONS):
+            with self.atomic():
+                version = self._schema_version()
+                if version < len(MIGRATIONS):
+                    MIGRATIONS[version](self)
+                    self.execute(f"PRAGMA user_version = {version + 1}")
+
+    def _schema_version(self) -> int:
+        version = int(self.value("PRAGMA user_version"))
         if version > len(MIGRATIONS):
             raise StoreError(
                 f"{self.path} was written by a newer memctl (schema {version}); upgrade memctl"
             )
-        for number, migration in enumerate(MIGRATIONS[version:], start=version + 1):
-            with self.atomic():
-                migration(self)
-                self.execute(f"PRAGMA user_version = {number}")
+        return version
 
     def meta(self, key: str) -> str | None:
         return self.value("SELECT value FROM meta WHERE key = ?", (key,))
@@ -261,11 +280,36 @@ class Database:
             self.note_vector_write(everything=True)
 
 
+def _use_wal(connection: apsw.Connection, busy_timeout_ms: int) -> None:
+    """Switch the file to WAL mode (once per file, remembered in it).
+
+    The switch needs the file to itself for a moment; a process that meets
+    another one switching (or reading a new file in its old mode) waits up to
+    the busy timeout and tries again.
+    """
+    deadline = time.monotonic() + busy_timeout_ms / 1000
+    while True:
+        try:
+            if _journal_mode(connection, "PRAGMA journal_mode") == "wal":
+                return
+            if _journal_mode(connection, "PRAGMA journal_mode = WAL") == "wal":
+                return
+        except apsw.BusyError:
+            pass
+        if time.monotonic() >= deadline:
+            raise apsw.BusyError("cannot switch the database to WAL mode")
+        time.sleep(WAL_RETRY_SECONDS)
+
+
+def _journal_mode(connection: apsw.Connection, pragma: str) -> str:
+    row = connection.execute(pragma).fetchone()
+    return str(row[0]) if row else ""
+
+
 def _create_private(path: Path) -> None:
     """Create the data directory (0700) and database file (0600) before SQLite does."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         if not path.exists():
-            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+            os.close(open_private(path, os.O_CREAT | os.O_WRONLY))
     except OSError as exc:
         raise StoreError(f"cannot create {path}: {exc.strerror}") from None

@@ -33,6 +33,8 @@ def fts_phrases(phrases: Iterable[Sequence[str]]) -> str | None:
     """An FTS5 expression matching any of ``phrases`` (each a sequence of words, searched as a
     quoted phrase); None when there is none."""
     quoted = {
-        '"' + " ".join(words).replace('"', '""') + '"': None for words in phrases if any(words)
+        '"' + " ".join(words).replace('"', '""').replace("\x00", "") + '"': None
+        for words in phrases
+        if any(w.replace("\x00", "") for w in words)
     }
     return " OR ".join(quoted) if quoted else None

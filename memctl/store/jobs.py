@@ -3,7 +3,8 @@
 A claim is one ``UPDATE ... RETURNING`` inside ``BEGIN IMMEDIATE``, so two
 workers (or a worker and ``memctl maintain``) never take the same job. A job
 whose claim is older than the stale limit is taken to be abandoned (its worker
-died) and may be claimed again, up to the attempt limit.
+died) and may be claimed again, up to the attempt limit; one whose worker is
+known to be gone is released at once (``memctl.maintain.claims``).
 """
 
 from __future__ import annotations
@@ -93,6 +94,29 @@ def claim(db: Database, worker: str, stale_before: str, max_attempts: int) -> Jo
             (worker, now_iso(), stale_before, stale_before),
         )
     return _job(rows[0]) if rows else None
+
+
+def running_claims(db: Database) -> list[tuple[int, str | None]]:
+    """(job id, who claimed it) of every running job."""
+    return [
+        (int(job_id), claimed_by)
+        for job_id, claimed_by in db.tuples(
+            "SELECT id, claimed_by FROM jobs WHERE state = 'running' ORDER BY id"
+        )
+    ]
+
+
+def release(db: Database, job_id: int, claimed_by: str | None, max_attempts: int) -> bool:
+    """Take a running job back from a holder that died: queued again, or failed when it
+    has used its attempts. False when the job moved on meanwhile (finished, re-claimed)."""
+    db.execute(
+        "UPDATE jobs SET state = CASE WHEN attempts >= ? THEN 'failed' ELSE 'queued' END, "
+        "finished_at = CASE WHEN attempts >= ? THEN ? END, "
+        "error = 'its worker (' || claimed_by || ') died' "
+        "WHERE id = ? AND state = 'running' AND claimed_by IS ?",
+        (max_attempts, max_attempts, now_iso(), job_id, claimed_by),
+    )
+    return db.changes > 0
 
 
 def finish(db: Database, job_id: int, run_id: str | None) -> None:

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 
-from memctl.model import Message, Role, Session
+from memctl.model import Memory, Message, Role, Session
 from memctl.store.database import Database, Row
+
+# A memory distilled from a session message names it: ``session:<session id>#<seq>``.
+SESSION_SOURCE = re.compile(r"^session:(.+)#(\d+)$")
 
 SESSION_COLUMNS = (
     "id",
@@ -114,3 +118,21 @@ def count_sessions(db: Database) -> tuple[int, int]:
         db.value("SELECT count(*) FROM sessions"),
         db.value("SELECT count(*) FROM messages"),
     )
+
+
+def source_times(db: Database, memories: Iterable[Memory]) -> dict[str, str]:
+    """When each memory's source message was said, for memories distilled from a session
+    message (``source`` ``session:<id>#<seq>``): memory id -> the message's time."""
+    wanted: dict[tuple[str, int], list[str]] = {}
+    for memory in memories:
+        found = SESSION_SOURCE.match(memory.source or "")
+        if found:
+            wanted.setdefault((found[1], int(found[2])), []).append(memory.id)
+    if not wanted:
+        return {}
+    rows = db.tuples(
+        "SELECT m.session_id, m.seq, m.created_at FROM json_each(?) AS k JOIN messages m "
+        "ON m.session_id = json_extract(k.value, '$[0]') AND m.seq = json_extract(k.value, '$[1]')",
+        (json.dumps(list(wanted)),),
+    )
+    return {memory_id: at for sid, seq, at in rows for memory_id in wanted[(sid, seq)]}

@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from memctl.config.files import create_private, open_private, write_private
 from memctl.store.database import VECTORS_CHANGES as CHANGES
 from memctl.store.database import VECTORS_GENERATION as GENERATION
 from memctl.store.database import VECTORS_REWRITTEN as REWRITTEN
@@ -102,7 +103,7 @@ def _write_segment(path: Path, rowids: np.ndarray, matrix: np.ndarray) -> None:
     count, dim = matrix.shape
     _, bits_at, vectors_at = _layout(count, dim)
     partial = path.with_suffix(".partial")
-    with open(partial, "wb") as out:
+    with create_private(partial) as out:
         out.write((MAGIC + np.array([dim, count], dtype="<u8").tobytes()).ljust(HEADER, b"\0"))
         out.write(rowids.astype("<i8").tobytes())
         out.seek(bits_at)
@@ -235,17 +236,15 @@ class VectorIndex:
 
     def _write_manifest(self, manifest: Manifest) -> None:
         """Replace the manifest atomically, then remove the files it no longer names."""
-        partial = self.directory / "manifest.partial"
-        partial.write_text(manifest.to_json(), encoding="utf-8")
-        partial.replace(self.directory / "manifest.json")
+        write_private(self.directory / "manifest.json", manifest.to_json())
         for stale in [*self.directory.glob("*.seg"), *self.directory.glob("*.partial")]:
             if stale.name not in manifest.segments:
                 stale.unlink(missing_ok=True)
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
-        self.directory.mkdir(mode=0o700, exist_ok=True)
-        with open(self.directory / "lock", "a+") as handle:
+        lock = open_private(self.directory / "lock", os.O_RDWR | os.O_CREAT)
+        with os.fdopen(lock, "r+b") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             try:
                 yield

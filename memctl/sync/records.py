@@ -12,9 +12,11 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields
 from typing import IO, Any
 
+from memctl.config.safe_load import json_value
 from memctl.context import Context
 from memctl.errors import InputError, MemctlError
-from memctl.memories.operations import clean_content
+from memctl.memories.operations import kept_content, kept_tags
+from memctl.memories.privacy import safe_line, scrub
 from memctl.model import Action, Memory, Relation, RelationType, content_hash, now_iso, parse_choice
 from memctl.store import memories as store
 from memctl.store.events import log_event
@@ -22,13 +24,15 @@ from memctl.store.memories import ENUMS, MemoryFilter
 from memctl.store.relations import add_relation, relations_of
 
 MEMORY_FIELDS = {f.name for f in fields(Memory)}
+# Free text besides the content: scrubbed on the way in and out like the content.
+TEXT_FIELDS = ("l0_abstract", "l1_overview", "l2_content", "source", "agent_id", "session_id")
 IMPORT_BATCH = 64
 
 
 def export_lines(ctx: Context, where: MemoryFilter) -> Iterator[str]:
     """One JSON line per memory (every state unless filtered), oldest first."""
     for memory in store.list_memories(ctx.db, where, None, sort="oldest"):
-        record = memory.to_dict()
+        record = scrubbed(memory.to_dict())
         record["relations"] = [
             {
                 "dst_id": r.dst_id,
@@ -42,6 +46,19 @@ def export_lines(ctx: Context, where: MemoryFilter) -> Iterator[str]:
         yield json.dumps(record, ensure_ascii=False)
 
 
+def scrubbed(record: dict[str, Any]) -> dict[str, Any]:
+    """A memory's record with private text and secrets taken out of its free text.
+
+    What reaches the store is scrubbed already; an export scrubs again, so a store
+    written before a pattern was added does not pass a secret on."""
+    for name in ("content", *TEXT_FIELDS):
+        if isinstance(record.get(name), str):
+            record[name] = scrub(record[name])[0]
+    if isinstance(record.get("tags"), list):
+        record["tags"] = [scrub(str(t))[0] for t in record["tags"]]
+    return record
+
+
 @dataclass
 class ImportReport:
     imported: int = 0
@@ -52,20 +69,24 @@ class ImportReport:
 
 def parse_record(line: str, default_scope: str) -> tuple[Memory, list[dict[str, Any]]]:
     """A memory and its relations from one line; ValueError says what is wrong."""
-    record = json.loads(line)
+    record = json_value(line)
     if not isinstance(record, dict):
         raise ValueError("not a JSON object")
     if not isinstance(record.get("content"), str):
         raise ValueError('no "content" string')
     relations = record.pop("relations", None) or []
     values = {k: v for k, v in record.items() if k in MEMORY_FIELDS and v is not None}
-    values["content"] = clean_content(values["content"])
+    values["content"] = kept_content(values["content"])
+    for name in TEXT_FIELDS:
+        if isinstance(values.get(name), str):
+            values[name] = scrub(values[name])[0]
     values.setdefault("scope", default_scope)
     for name, enum in ENUMS.items():
         if name in values:
             values[name] = parse_choice(enum, values[name], name)
     if not isinstance(values.get("tags", []), list):
         raise ValueError('"tags" must be a list')
+    values["tags"] = kept_tags([str(t) for t in values.get("tags", [])])
     values["content_hash"] = content_hash(values["content"])
     values.setdefault("id", stable_id(values["scope"], values["content"]))
     return Memory(**values), relations
@@ -97,7 +118,8 @@ def parsed_records(
         try:
             yield parse_record(line, default_scope)
         except (ValueError, TypeError, MemctlError) as exc:
-            report.errors.append(f"line {number}: {str(exc).splitlines()[0] if str(exc) else exc}")
+            reason = safe_line(str(exc).splitlines()[0]) if str(exc) else type(exc).__name__
+            report.errors.append(f"line {number}: {reason}")
     if not seen_any:
         raise InputError("nothing to import: the input is empty")
 
@@ -167,7 +189,9 @@ def _import_relations(
                     created_at=str(raw.get("created_at") or now_iso()),
                 )
             except (KeyError, ValueError, TypeError):
-                report.errors.append(f"memory {src_id[:8]}: malformed relation {raw!r}")
+                report.errors.append(
+                    f"memory {src_id[:8]}: malformed relation {safe_line(repr(raw))}"
+                )
                 continue
             if len(store.get_memories(ctx.db, [relation.src_id, relation.dst_id])) == 2:
                 add_relation(ctx.db, relation)

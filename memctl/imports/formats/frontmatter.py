@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from memctl.config.safe_load import yaml_value
 from memctl.imports.formats.base import Kind, TextDoc, pieces
 from memctl.ingest.source import Input
 
@@ -28,11 +29,9 @@ def front_matter(head: str) -> tuple[dict[str, Any], int] | None:
     found = BLOCK.match(head)
     if found is None:
         return None
-    import yaml
-
     try:
-        meta = yaml.safe_load(found.group(1) or "") or {}
-    except yaml.YAMLError:
+        meta = yaml_value(found.group(1) or "") or {}
+    except ValueError:
         return None
     return (meta, found.end()) if isinstance(meta, dict) else None
 

@@ -7,9 +7,9 @@ skipped, so importing an export twice changes nothing (``memctl.sync.records``).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 
+from memctl.config.safe_load import json_value
 from memctl.imports.formats.base import Kind
 from memctl.ingest.source import Input
 
@@ -21,7 +21,7 @@ TRANSCRIPT_KEYS = frozenset({"role", "message", "type"})
 def looks_like(name: str, head: str) -> bool:
     first = next((line for line in head.splitlines() if line.strip()), "")
     try:
-        value = json.loads(first)
+        value = json_value(first)
     except ValueError:
         return False
     return (

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from typing import Any
 
+from memctl.config.safe_load import yaml_value
 from memctl.errors import InputError
 from memctl.imports.formats.base import Kind
 from memctl.ingest.source import Input
@@ -53,17 +54,15 @@ def plain(value: Any) -> Any:
 
 def lines(source: Input) -> Iterator[tuple[int, str]]:
     """The memory as one JSON line, the form ``memctl.sync.records`` imports."""
-    import yaml
-
     text = ""
     for chunk in source.chunks():
         text += chunk
         if len(text) > MAX_CHARS:
             raise InputError(f"{source.name} is too big for one memory ({len(text)}+ characters)")
     try:
-        record = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise InputError(f"{source.name} is not valid YAML ({str(exc).splitlines()[0]})") from None
+        record = yaml_value(text)
+    except ValueError as exc:
+        raise InputError(f"{source.name} is not valid YAML ({exc})") from None
     if not isinstance(record, dict) or not isinstance(record.get("content"), str):
         raise InputError(f"{source.name} is not a memctl memory: no 'content' string")
     yield 1, json.dumps(plain(record), ensure_ascii=False)

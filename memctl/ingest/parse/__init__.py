@@ -7,11 +7,11 @@ transcript's ``tally`` and skipped; they are never fatal.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from memctl.config.safe_load import TOO_DEEP, json_value
 from memctl.errors import InputError, UsageError
 from memctl.ingest.parse import claude, codex, generic, opencode
 from memctl.ingest.parse.common import Parsed, Tally
@@ -20,6 +20,10 @@ from memctl.model import TRANSCRIPT_CLIENTS
 
 CLIENTS = TRANSCRIPT_CLIENTS
 SNIFF_LINES = 20
+
+# A record of an unexpected shape (a list where a string belongs, a number where an
+# object does) or nested deep enough to parse but too deep to walk: malformed, counted.
+SHAPE_ERRORS = (TypeError, AttributeError, KeyError, ValueError, RecursionError)
 
 RecordParser = Callable[[Any, Tally], list[Parsed]]
 MemberParser = Callable[[str | None, Any, Tally], list[Parsed]]
@@ -40,16 +44,32 @@ def shape_of(source: Input) -> str:
         return "json"
     if text[:1] != "{":
         return "text"
-    first, newline, _ = text.partition("\n")
+    first, newline, rest = text.partition("\n")
     if not newline and len(source.head) >= SNIFF_BYTES:
         return "jsonl"  # a first line longer than the sniffed head
     try:
-        value = json.loads(first)
+        value = json_value(first)
     except ValueError:
-        return "json"  # a pretty-printed document: its first line is not JSON alone
+        # a pretty-printed document (its first line is not JSON alone), or JSONL whose
+        # first line is broken: then the lines after it are JSON objects
+        return "jsonl" if _objects_follow(rest) else "json"
     return (
         "json" if isinstance(value, dict) and isinstance(value.get("messages"), list) else "jsonl"
     )
+
+
+def _objects_follow(text: str) -> bool:
+    """Most of the first lines of ``text`` are whole JSON objects (JSONL, not the inside
+    of a pretty-printed document, where an element line ends with a comma)."""
+    lines = [line for line in text.splitlines()[:SNIFF_LINES] if line.strip()]
+    return bool(lines) and 2 * sum(map(_is_object, lines)) > len(lines)
+
+
+def _is_object(line: str) -> bool:
+    try:
+        return isinstance(json_value(line), dict)
+    except ValueError:
+        return False
 
 
 def guess_client(source: Input, shape: str) -> str:
@@ -60,13 +80,16 @@ def guess_client(source: Input, shape: str) -> str:
     if shape == "jsonl":
         for line in source.head_text.splitlines()[:SNIFF_LINES]:
             try:
-                record = json.loads(line)
+                record = json_value(line)
             except ValueError:
                 continue
-            if isinstance(record, dict) and claude.looks_like(record):
-                return "claude-code"
-            if isinstance(record, dict) and codex.looks_like(record):
-                return "codex"
+            try:
+                if isinstance(record, dict) and claude.looks_like(record):
+                    return "claude-code"
+                if isinstance(record, dict) and codex.looks_like(record):
+                    return "codex"
+            except SHAPE_ERRORS:
+                continue
     return "generic"
 
 
@@ -75,21 +98,34 @@ def _jsonl(source: Input, tally: Tally, parse: RecordParser) -> Iterator[Parsed]
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = json_value(line)
         except ValueError:
             tally.bad(f"line {number}: not JSON")
             continue
         if not isinstance(record, dict):
             tally.bad(f"line {number}: not a JSON object")
             continue
-        yield from parse(record, tally)
+        try:
+            parsed = parse(record, tally)
+        except SHAPE_ERRORS as error:
+            tally.bad(f"line {number}: {_shape(error)}")
+            continue
+        yield from parsed
+
+
+def _shape(error: Exception) -> str:
+    return TOO_DEEP if isinstance(error, RecursionError) else "not the expected shape"
 
 
 def _document(source: Input, tally: Tally, parse: MemberParser) -> Iterator[Parsed]:
     found = 0
     try:
         for key, value in json_members(source.chunks(), "messages"):
-            messages = parse(key, value, tally)
+            try:
+                messages = parse(key, value, tally)
+            except SHAPE_ERRORS as error:
+                tally.bad(f"a member: {_shape(error)}")
+                continue
             found += len(messages)
             yield from messages
     except ValueError as exc:
@@ -118,4 +154,10 @@ def read_transcript(source: Input, client: str | None) -> Transcript:
         messages = _jsonl(source, tally, generic.jsonl_record)
     else:
         messages = generic.text_messages(source.lines(), tally)
-    return Transcript(client, shape, messages, tally)
+    return Transcript(client, shape, _counting_nuls(messages, source, tally), tally)
+
+
+def _counting_nuls(messages: Iterator[Parsed], source: Input, tally: Tally) -> Iterator[Parsed]:
+    """The messages; once they are read, the tally has the NUL bytes left out of them."""
+    yield from messages
+    tally.nul_bytes = source.nul_bytes

@@ -12,10 +12,10 @@ top level (no envelope) after a first line of session metadata; both work.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
+from memctl.config.safe_load import json_value
 from memctl.ingest.parse.common import (
     Parsed,
     Tally,
@@ -43,7 +43,7 @@ def looks_like(record: dict[str, Any]) -> bool:
 def _json_output(text: str) -> Any:
     """Newer rollouts wrap a shell's output as JSON text: {"output": ..., "metadata": ...}."""
     try:
-        value = json.loads(text)
+        value = json_value(text)
     except ValueError:
         return text
     if isinstance(value, dict) and isinstance(value.get("output"), str):

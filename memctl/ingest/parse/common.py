@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from memctl.config.safe_load import json_value
 from memctl.memories.privacy import scrub
 from memctl.model import Role, format_time, parse_time
 
@@ -52,6 +53,7 @@ class Tally:
     cwd: str | None = None  # the directory the session ran in, when the transcript says
     malformed: int = 0
     skipped: int = 0
+    nul_bytes: int = 0  # NUL bytes left out of the text (a crashed append, a stray byte)
     notes: list[str] = field(default_factory=list)
     # lines kept and passed over, per kind: "kept user", "passed over system", ...
     lines: Counter[str] = field(default_factory=Counter)
@@ -90,7 +92,7 @@ def tool_detail(arguments: Any) -> str:
     """The most telling part of a tool call's input, as text."""
     if isinstance(arguments, str):
         try:
-            arguments = json.loads(arguments)
+            arguments = json_value(arguments)
         except ValueError:
             return arguments
     if isinstance(arguments, dict):

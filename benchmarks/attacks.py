@@ -1,0 +1,356 @@
+"""The attacks of issue 16, run against whole `memctl` processes; one line of outcome each.
+
+    .venv/bin/python benchmarks/attacks.py [NAME ...]
+
+Each attack uses fresh data directories under a temporary directory. Prints
+what happened (exit statuses, counts, seconds); asserts nothing. The tests
+check the same behaviour; this script gives the figures for the before/after
+table in docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ENV = {**os.environ, "COLUMNS": "200", "MEMCTL_LLM": "none"}
+ENV.pop("MEMCTL_HOME", None)
+
+
+def memctl(
+    home: Path,
+    *args: str,
+    data: bytes | None = None,
+    umask: int | None = None,
+    timeout: float = 600,
+) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "memctl", "--home", str(home), *args],
+        input=data,
+        capture_output=True,
+        env=ENV,
+        timeout=timeout,
+        preexec_fn=(lambda: os.umask(umask)) if umask is not None else None,  # noqa: PLW1509
+    )
+
+
+def start(home: Path, *args: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "memctl", "--home", str(home), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=ENV,
+    )
+
+
+def last_line(done: subprocess.CompletedProcess[bytes] | subprocess.Popen[bytes]) -> str:
+    err = done.stderr if isinstance(done.stderr, bytes) else b""
+    lines = err.decode("utf-8", "replace").strip().splitlines()
+    return lines[-1][:100] if lines else ""
+
+
+def count(home: Path, sql: str) -> int:
+    if not (home / "memctl.db").exists():
+        return 0
+    db = sqlite3.connect(home / "memctl.db")
+    try:
+        return int(db.execute(sql).fetchone()[0] or 0)
+    except sqlite3.Error:
+        return 0
+    finally:
+        db.close()
+
+
+def transcript(path: Path, n: int, tag: str = "") -> Path:
+    lines = [
+        json.dumps({"role": "user" if i % 2 == 0 else "assistant", "content": f"{tag} message {i}"})
+        for i in range(n)
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def first_processes(work: Path) -> str:
+    """16 first ingests at once into a data directory that does not exist yet."""
+    home = work / "home"
+    files = [transcript(work / f"t{i}.jsonl", 25, f"session {i}") for i in range(16)]
+    procs = [
+        start(home, "-c", "ingest.spawn_worker=false", "ingest", "--transcript", str(f))
+        for f in files
+    ]
+    outputs = [p.communicate() for p in procs]
+    codes = [p.returncode for p in procs]
+    errors = {
+        (err.decode().strip().splitlines() or [""])[-1][:90]
+        for p, (_, err) in zip(procs, outputs, strict=True)
+        if p.returncode
+    }
+    stored = count(home, "SELECT count(*) FROM messages")
+    return f"{codes.count(0)}/16 exit 0; {stored}/400 messages stored; errors: {errors or '-'}"
+
+
+def hanging_server() -> tuple[str, socket.socket]:
+    """A loopback server that accepts connections and never answers."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(64)
+    held: list[socket.socket] = []
+    threading.Thread(
+        target=lambda: [held.append(server.accept()[0]) for _ in iter(int, 1)], daemon=True
+    ).start()
+    return f"http://127.0.0.1:{server.getsockname()[1]}", server
+
+
+def killed_wait(work: Path) -> str:
+    """`ingest --wait` killed (-9) during the slow path, then run again."""
+    home = work / "home"
+    path = work / "t.jsonl"
+    path.write_text(
+        "\n".join(
+            json.dumps({"role": "user", "content": f"I prefer tool number {i} for deploys."})
+            for i in range(6)
+        )
+        + "\n"
+    )
+    url, _server = hanging_server()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "memctl",
+            "--home",
+            str(home),
+            "-c",
+            "llm=ollama",
+            "-c",
+            f"ollama.host={url}",
+            "-c",
+            "llm.timeout=600",
+            "ingest",
+            "--wait",
+            "--transcript",
+            str(path),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**ENV, "MEMCTL_LLM": "ollama"},
+    )
+    deadline = time.time() + 60
+    while time.time() < deadline and not count(
+        home, "SELECT count(*) FROM jobs WHERE state='running'"
+    ):
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    began = time.perf_counter()
+    rerun = memctl(home, "ingest", "--wait", "--transcript", str(path))
+    took = time.perf_counter() - began
+    db = sqlite3.connect(home / "memctl.db")
+    states = [r[0] for r in db.execute("SELECT state FROM jobs")]
+    db.close()
+    memories = count(home, "SELECT count(*) FROM memories")
+    return f"rerun exit {rerun.returncode} in {took:.1f} s; jobs {states}; {memories} memories"
+
+
+def busy_database(work: Path) -> str:
+    """A hook's ingest while another process holds the write lock for 10 s."""
+    home = work / "home"
+    memctl(home, "status")
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3,sys,time; db=sqlite3.connect(sys.argv[1], isolation_level=None); "
+            "db.execute('BEGIN EXCLUSIVE'); print('held', flush=True); time.sleep(10)",
+            str(home / "memctl.db"),
+        ],
+        stdout=subprocess.PIPE,
+    )
+    assert holder.stdout is not None
+    holder.stdout.readline()
+    path = transcript(work / "t.jsonl", 20, "busy")
+    began = time.perf_counter()
+    done = memctl(home, "-c", "ingest.spawn_worker=false", "ingest", "--transcript", str(path))
+    took = time.perf_counter() - began
+    holder.wait()
+    later = memctl(home, "-c", "llm=none", "maintain")
+    stored = count(home, "SELECT count(*) FROM messages")
+    return (
+        f"exit {done.returncode} after {took:.1f} s "
+        f"({last_line(done) or done.stdout.decode().strip()[:80]}); "
+        f"after a later maintain (exit {later.returncode}): {stored}/20 messages stored"
+    )
+
+
+def nul_bytes(work: Path) -> str:
+    out = []
+    for name, tail in (("NULs after", b"\x00" * 4096), ("one NUL inside", None)):
+        home = work / name.replace(" ", "_")
+        path = transcript(work / f"{home.name}.jsonl", 200, "nul")
+        data = path.read_bytes()
+        if tail is None:
+            lines = data.splitlines(keepends=True)
+            lines[100] = lines[100][:10] + b"\x00" + lines[100][10:]
+            data = b"".join(lines)
+        else:
+            data += tail
+        path.write_bytes(data)
+        done = memctl(home, "-c", "ingest.spawn_worker=false", "ingest", "--transcript", str(path))
+        stored = count(home, "SELECT count(*) FROM messages")
+        out.append(f"{name}: exit {done.returncode}, {stored}/200 stored {last_line(done)[:60]}")
+    return "; ".join(out)
+
+
+def malformed_lines(work: Path) -> str:
+    home = work / "home"
+    path = transcript(work / "t.jsonl", 100, "partly")
+    lines = path.read_text().splitlines()
+    for i in range(0, 100, 10):
+        lines[i] = lines[i][:-5]  # cut short: not JSON
+    path.write_text("\n".join(lines) + "\n")
+    done = memctl(
+        home, "-c", "ingest.spawn_worker=false", "ingest", "--json", "--transcript", str(path)
+    )
+    stored = count(home, "SELECT count(*) FROM messages")
+    try:
+        malformed = json.loads(done.stdout)["malformed"]
+    except ValueError:
+        malformed = "?"
+    return f"exit {done.returncode}; {stored}/90 good lines stored; {malformed} counted malformed"
+
+
+def deep_json(work: Path) -> str:
+    depth = 200_000
+    path = work / "deep.json"
+    path.write_text("[" * depth + "]" * depth)
+    obj = work / "deep.jsonl"
+    obj.write_text('{"role": "user", "content": ' + "[" * depth + "]" * depth + "}\n")
+    runs = {
+        "fast lane": memctl(
+            work / "h1", "-c", "ingest.spawn_worker=false", "ingest", "--transcript", str(path)
+        ),
+        "fast lane jsonl": memctl(
+            work / "h2", "-c", "ingest.spawn_worker=false", "ingest", "--transcript", str(obj)
+        ),
+        "--wait": memctl(work / "h3", "ingest", "--wait", "--transcript", str(path)),
+        "import": memctl(work / "h4", "import", str(path)),
+    }
+    return "; ".join(f"{k}: exit {v.returncode} {last_line(v)[:70]!r}" for k, v in runs.items())
+
+
+def symlinks(work: Path) -> str:
+    loop = work / "loop"
+    loop.mkdir()
+    (loop / "a.md").write_text("# A\n\nThe loop directory holds a note about deploys.\n")
+    (loop / "again").symlink_to(loop)
+    (loop / "b.md").symlink_to("c.md")
+    (loop / "c.md").symlink_to("b.md")
+    dangling = work / "dangling"
+    dangling.mkdir()
+    (dangling / "good.md").write_text("# Good\n\nWe deploy with blue-green releases.\n")
+    (dangling / "gone.md").symlink_to(work / "nowhere.md")
+    one = memctl(work / "h1", "import", str(loop))
+    two = memctl(work / "h2", "import", str(dangling))
+    return (
+        f"loop: exit {one.returncode} {last_line(one)[:60]!r}, "
+        f"{count(work / 'h1', 'SELECT count(*) FROM imports')} files imported; "
+        f"dangling: exit {two.returncode} {last_line(two)[:60]!r}, "
+        f"{count(work / 'h2', 'SELECT count(*) FROM imports')} files imported"
+    )
+
+
+def big_text(work: Path, size: int = 50 * 1024 * 1024, limit: float = 300) -> str:
+    from benchmarks.documents import plain_text  # noqa: PLC0415
+
+    path = work / "big.txt"
+    plain_text(path, size)
+    began = time.perf_counter()
+    try:
+        done = subprocess.run(
+            [
+                "/usr/bin/time",
+                "-f",
+                "PEAK %M",
+                sys.executable,
+                "-m",
+                "memctl",
+                "--home",
+                str(work / "home"),
+                "import",
+                str(path),
+            ],
+            capture_output=True,
+            env=ENV,
+            timeout=limit,
+        )
+    except subprocess.TimeoutExpired:
+        return (
+            f"still running after {limit:.0f} s; "
+            f"{count(work / 'home', 'SELECT count(*) FROM messages')} raw pieces, "
+            f"{count(work / 'home', 'SELECT count(*) FROM memories')} memories"
+        )
+    took = time.perf_counter() - began
+    peak = int(done.stderr.decode().rpartition("PEAK ")[2].split()[0]) // 1024
+    return (
+        f"exit {done.returncode} in {took:.0f} s, peak RSS {peak} MiB; "
+        f"{count(work / 'home', 'SELECT count(*) FROM memories')} memories"
+    )
+
+
+def umask_000(work: Path) -> str:
+    home = work / "home"
+    memctl(home, "config", "set", "recall.limit", "7", umask=0)
+    memctl(home, "remember", "we deploy on Fridays", umask=0)
+    path = transcript(work / "t.jsonl", 4, "umask")
+    memctl(home, "ingest", "--transcript", str(path), umask=0)
+    time.sleep(3)  # the worker
+    note = work / "n.md"
+    note.write_text("# N\n\nA note.\n")
+    memctl(home, "import", str(note), umask=0)
+    memctl(home, "recall", "deploy", umask=0)
+    loose = []
+    for root, dirs, files in os.walk(home):
+        for name in dirs + files:
+            p = Path(root) / name
+            mode = p.stat().st_mode & 0o777
+            if mode & 0o077:
+                loose.append(f"{p.relative_to(home)} {mode:o}")
+    return f"{len(loose)} loose: {', '.join(loose[:8])}{' ...' if len(loose) > 8 else ''}"
+
+
+ATTACKS: dict[str, Callable[[Path], str]] = {
+    "first_processes": first_processes,
+    "killed_wait": killed_wait,
+    "busy_database": busy_database,
+    "nul_bytes": nul_bytes,
+    "malformed_lines": malformed_lines,
+    "deep_json": deep_json,
+    "symlinks": symlinks,
+    "umask_000": umask_000,
+    "big_text": big_text,
+}
+
+
+def main(names: list[str]) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    for name in names or list(ATTACKS):
+        with tempfile.TemporaryDirectory(prefix=f"memctl-attack-{name}-") as work:
+            try:
+                outcome = ATTACKS[name](Path(work))
+            except Exception as error:  # an attack script must report, not stop
+                outcome = f"attack failed: {type(error).__name__}: {error}"
+            print(f"{name}: {outcome}", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,56 @@
+"""Files and directories memctl makes: private to the user (0600 / 0700) whatever the umask.
+
+Modes are given at creation (``os.open``, ``mkdir``), where the umask can only
+take bits away; a directory's missing parents are made one by one, each 0700,
+since ``mkdir(parents=True)`` makes them 0777 minus the umask.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import BinaryIO
+
+FILE_MODE = 0o600
+DIR_MODE = 0o700
+
+
+def private_dir(path: Path) -> Path:
+    """``path`` as a directory, it and every parent it had to make being 0700."""
+    missing = []
+    for directory in (path, *path.parents):
+        if directory.exists():
+            break
+        missing.append(directory)
+    for directory in reversed(missing):
+        try:
+            directory.mkdir(mode=DIR_MODE)
+        except FileExistsError:
+            pass  # another process made it meanwhile
+    return path
+
+
+def open_private(path: Path, flags: int) -> int:
+    """``os.open`` a file inside a private directory; a file it makes is 0600."""
+    private_dir(path.parent)
+    return os.open(path, flags, FILE_MODE)
+
+
+def create_private(path: Path) -> BinaryIO:
+    """A new (or emptied) file open for binary writing, 0600."""
+    return os.fdopen(open_private(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), "wb")
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` (0600) all at once: a reader sees the old file or the new."""
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    descriptor = open_private(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(partial, path)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise

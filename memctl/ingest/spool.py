@@ -1,0 +1,126 @@
+"""The spool: transcripts a hook could not store because the database was busy.
+
+A session-end hook's ingest waits ``ingest.lock_wait_ms`` for the database.
+When another process holds it longer, the transcript is parsed and scrubbed
+as usual and written to ``$MEMCTL_HOME/spool/<time>-<pid>.jsonl`` (0600):
+a header line (where it came from, its session, scope and options), then one
+generic ``{"role", "content", "created_at"}`` line per message. The hook
+exits 0. The next ingest or maintain stores every spooled transcript through
+the same capture path (so a session spooled twice, or also ingested
+directly, adds each message once) and then deletes the file. A spooled file
+that cannot be stored at all is renamed ``*.failed`` and kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from memctl.config.files import private_dir, write_private
+from memctl.config.safe_load import json_value
+from memctl.context import Context
+from memctl.errors import DatabaseBusyError, InputError, UsageError
+from memctl.ingest.capture import (
+    Captured,
+    CaptureReport,
+    IngestOptions,
+    first_message,
+    scrubbed,
+    session_id_of,
+    store_transcript,
+)
+from memctl.ingest.parse import read_transcript
+from memctl.ingest.source import Input
+from memctl.memories.operations import resolve_scope
+
+SPOOL_DIR = "spool"
+SUFFIX = ".jsonl"
+FAILED = ".failed"
+
+
+def spool_dir(ctx: Context) -> Path:
+    return ctx.settings.home / SPOOL_DIR
+
+
+def spool(ctx: Context, source: Input, options: IngestOptions) -> Path:
+    """Parse and scrub the transcript and write it to the spool; the file's path."""
+    transcript = read_transcript(source, options.client)
+    messages = scrubbed(transcript, CaptureReport())
+    first = first_message(messages, transcript, source.name)
+    kept = [first, *messages]
+    tally = transcript.tally
+    header = {
+        "source": source.name,
+        "client": transcript.client,
+        "title": tally.title,
+        "started_at": tally.started_at,
+        "options": asdict(
+            IngestOptions(
+                client=transcript.client,
+                session_id=session_id_of(options, transcript, source.name, first.content),
+                agent_id=options.agent_id,
+                scope=resolve_scope(ctx, options.scope),
+                tags=options.tags,
+                mode=options.mode,
+            )
+        ),
+    }
+    lines = [json.dumps(header, ensure_ascii=False)] + [
+        json.dumps(
+            {"role": str(m.role), "content": m.content, "created_at": m.created_at},
+            ensure_ascii=False,
+        )
+        for m in kept
+    ]
+    directory = private_dir(spool_dir(ctx))
+    path = directory / f"{time.time_ns()}-{os.getpid()}{SUFFIX}"
+    write_private(path, "\n".join(lines) + "\n")
+    return path
+
+
+@dataclass
+class Replayed:
+    """What storing the spool did: the transcripts stored, and the files that failed."""
+
+    stored: list[Captured] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+
+    @property
+    def jobs(self) -> list[int]:
+        return [c.report.job_id for c in self.stored if c.report.job_id is not None]
+
+
+def replay(ctx: Context) -> Replayed:
+    """Store every spooled transcript, oldest first, and delete its file.
+
+    Stops quietly at a database that is still busy: the rest waits for the next run.
+    """
+    done = Replayed()
+    directory = spool_dir(ctx)
+    for path in sorted(directory.glob(f"*{SUFFIX}")) if directory.is_dir() else []:
+        try:
+            done.stored.append(_store(ctx, path))
+        except FileNotFoundError:
+            continue  # another process stored it first
+        except DatabaseBusyError:
+            break
+        except (InputError, UsageError, ValueError, KeyError, TypeError) as error:
+            path.rename(path.with_suffix(FAILED))
+            done.failed.append(f"{path.name}: {error}")
+            continue
+        path.unlink(missing_ok=True)
+    return done
+
+
+def _store(ctx: Context, path: Path) -> Captured:
+    with path.open("rb") as file:
+        header = json_value(file.readline().decode("utf-8"))
+        options = IngestOptions(**{**header["options"], "tags": tuple(header["options"]["tags"])})
+        transcript = read_transcript(Input(file, str(path)), "generic")
+        transcript.client = str(header["client"])
+        transcript.tally.title = str(header["title"] or "")
+        transcript.tally.started_at = header["started_at"]
+        return store_transcript(ctx, transcript, str(header["source"]), options)

@@ -1,0 +1,45 @@
+"""Scope aliases: a project's old scope name, kept pointing at its new one.
+
+A repository without a remote is scoped ``path:<hash>``; once it gets a remote,
+its scope is the remote's. The first time memctl sees that, ``adopt`` moves
+the memories, sessions and imported-file records of the old scope to the new
+one (one event per memory moved) and records ``scope_alias:<old>`` in ``meta``,
+so the move happens once and ``--scope <old>`` keeps finding them.
+"""
+
+from __future__ import annotations
+
+from memctl.model import Action
+from memctl.store.database import Database
+from memctl.store.events import log_events
+
+PREFIX = "scope_alias:"
+
+
+def alias_of(db: Database, scope: str) -> str | None:
+    """The scope ``scope`` now goes by, if it is an alias."""
+    return db.meta(PREFIX + scope)
+
+
+def resolve(db: Database, scope: str) -> str:
+    """``scope``, or the scope it is an alias of."""
+    return alias_of(db, scope) or scope
+
+
+def adopt(db: Database, old: str, new: str) -> int:
+    """Make ``old`` an alias of ``new`` and move what ``old`` holds into ``new``, once.
+
+    Returns how many memories moved (0 when the alias was already recorded)."""
+    if old == new or alias_of(db, old) == new:
+        return 0
+    with db.atomic():
+        if alias_of(db, old) == new:  # another process adopted it meanwhile
+            return 0
+        moved = [r[0] for r in db.tuples("SELECT id FROM memories WHERE scope = ?", (old,))]
+        db.execute("UPDATE memories SET scope = ? WHERE scope = ?", (new, old))
+        db.execute("UPDATE sessions SET scope = ? WHERE scope = ?", (new, old))
+        db.execute("UPDATE OR IGNORE imports SET scope = ? WHERE scope = ?", (new, old))
+        change = {"before": {"scope": old}, "after": {"scope": new}, "why": "scope alias"}
+        log_events(db, Action.UPDATE, moved, change)
+        db.set_meta(PREFIX + old, new)
+    return len(moved)

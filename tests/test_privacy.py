@@ -1,0 +1,330 @@
+"""The secret scanner: every shape of secret the attack found stored, ordinary text left alone,
+secrets and ``<private>`` blocks across message and piece seams, and a property test that
+sends generated secrets through every way into a real store and greps what it wrote."""
+
+from __future__ import annotations
+
+import json
+import string
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from memctl.api import ingest as api
+from memctl.api.ingest import ImportRequest, IngestRequest
+from memctl.api.memory import RememberRequest, UpdateRequest, remember, update
+from memctl.api.recall import RecallRequest, recall
+from memctl.context import Context
+from memctl.errors import UsageError
+from memctl.imports.formats.base import PIECE_CHARS
+from memctl.memories.privacy import (
+    Redactions,
+    high_entropy,
+    nothing_left,
+    scrub,
+    scrub_messages,
+    scrub_stream,
+)
+
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+SLACK = "https://hooks.slack.com/services/T024BE7LD/B01ABCDEF12/aBcDeFgHiJkLmNoPqRsTuVwX"
+PEM_BODY = "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun"
+
+# (text, the secret in it, the kind it is redacted as)
+SHAPES = [
+    (f"the secret is {AWS_SECRET}", AWS_SECRET, "aws-secret"),
+    (f"aws_secret_access_key = {AWS_SECRET}", AWS_SECRET, "aws-secret"),
+    ("AKIAIOSFODNN7EXAMPLE is the key id", "AKIAIOSFODNN7EXAMPLE", "aws-access-key"),
+    ("```bash\nmysql -u root -p'Tr0ub4dor&3' shop\n```", "Tr0ub4dor&3", "password"),
+    ("mysql -uroot -pSECRETpw42 shop", "SECRETpw42", "password"),
+    ("mysqldump --password=Zq81kLm0 shop", "Zq81kLm0", "password"),
+    (
+        "an upload token: 7Hq2LmZ0pX9vR4tW8yB3nK6cJ1sD5fG2",
+        "7Hq2LmZ0pX9vR4tW8yB3nK6cJ1sD5fG2",
+        "high-entropy",
+    ),
+    (
+        "take 7Hq2LmZ0pX9vR4tW8yB3nK6cJ1sD5fG2 as given",
+        "7Hq2LmZ0pX9vR4tW8yB3nK6cJ1sD5fG2",
+        "high-entropy",
+    ),
+    ("password: a,b", "a,b", "password"),
+    ("password: 90210417", "90210417", "password"),
+    ('{"pin": "4417"}', "4417", "password"),
+    ("PGPASSWORD=hunter2 psql -h db", "hunter2", "password"),
+    ("my password is swordfish", "swordfish", "password"),
+    (f"post to {SLACK} when done", SLACK, "slack-webhook"),
+    (
+        f"-----BEGIN RSA PRIVATE KEY-----\n{PEM_BODY}\n-----END RSA PRIVATE KEY-----",
+        PEM_BODY,
+        "private-key",
+    ),
+    (
+        "ghp_Zx8Yq1Wv2Ut3Sr4Qp5On6Ml7Kj8Ih9Gf0Ed1C",
+        "Zx8Yq1Wv2Ut3Sr4Qp5On6Ml7Kj8Ih9Gf0Ed1C",
+        "github-token",
+    ),
+    ("sk-proj-Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56", "Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56", "openai-key"),
+    (
+        "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz012345",
+        "AbCdEfGhIjKlMnOpQrStUvWxYz012345",
+        "anthropic-key",
+    ),
+    (
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N",
+        "dozjgNryP4J3jVmNHl0w5N",
+        "jwt",
+    ),
+    ("sk_live_4eC39HqLyjWDarjtT1zdp7dc", "4eC39HqLyjWDarjtT1zdp7dc", "stripe-key"),
+    (
+        "AIzaSyDdI0hCZtE6vySjMm-WEfRq3CPzqKqqsHI",
+        "SyDdI0hCZtE6vySjMm-WEfRq3CPzqKqqsHI",
+        "google-api-key",
+    ),
+    ("postgres://app:s3cr3t-Pw@db.internal:5432/shop", "s3cr3t-Pw", "connection-string"),
+    (
+        "curl -H 'Authorization: Bearer abcdefghijklmnop1234567890'",
+        "abcdefghijklmnop1234567890",
+        "bearer-token",
+    ),
+    ("xoxb-1234567890-abcdefghij", "1234567890-abcdefghij", "slack-token"),
+    ('client_secret: "q9Ww2-Lk_33"', "q9Ww2-Lk_33", "secret"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret", "kind"), SHAPES)
+def test_each_shape_of_secret_is_redacted_with_its_kind(text: str, secret: str, kind: str) -> None:
+    cleaned, found = scrub(f"Note: {text} (keep it safe)")
+    assert secret not in cleaned
+    assert f"[REDACTED:{kind}]" in cleaned and cleaned.startswith("Note: ")
+    assert found.secret_count == 1
+    assert scrub(cleaned) == (cleaned, Redactions())  # idempotent, nothing counted twice
+
+
+ORDINARY = [
+    "max_tokens=4096 and token_budget: 20000",
+    "tokenizer: bert-base-uncased",
+    "def login(password: str, token: Optional[str] = None) -> bool:",
+    "password = getpass.getpass()",
+    "api_key = os.environ['API_KEY']",
+    "password: ${DB_PASSWORD}",
+    "fixed in commit 3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39",
+    "memctl get 0123456789abcdef0123456789abcdef",
+    "sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    "id 123e4567-e89b-12d3-a456-426614174000",
+    "class Base64HighEntropyString(getUser2FactorAuthConfig)",
+    "see src/memctl/memories/privacy.py and docs/benchmarks.md",
+    "the password is wrong, and the token is expired",
+    "mysql -u root -p shop",
+    "spin: 5",
+]
+
+
+@pytest.mark.parametrize("text", ORDINARY)
+def test_ordinary_code_and_prose_is_left_alone(text: str) -> None:
+    assert scrub(text) == (text, Redactions())
+
+
+def test_private_blocks_are_dropped_and_counted() -> None:
+    cleaned, found = scrub("a <PRIVATE>x\ny</private> b <private>unclosed tail")
+    assert cleaned == "a [REDACTED] b [REDACTED]" and found.private_blocks == 2
+    assert nothing_left(scrub("<private>all</private> ")[0])
+
+
+def _messages(*texts: str) -> tuple[list[str], Redactions]:
+    found = Redactions()
+    return [t for t, _ in scrub_messages(((t, None) for t in texts), found)], found
+
+
+def test_a_token_split_across_two_messages_is_redacted_on_both_sides() -> None:
+    token = "ghp_Zx8Yq1Wv2Ut3Sr4Qp5On6Ml7Kj8Ih9Gf0Ed1C"
+    out, found = _messages(f"here: {token[:20]}", f"{token[20:]} thanks")
+    assert out == ["here: [REDACTED:github-token]", "[REDACTED:github-token] thanks"]
+    assert found.secrets == {"github-token": 1}
+
+
+def test_a_label_in_one_message_and_its_value_in_the_next() -> None:
+    out, _ = _messages("the database password:", "Zq81-kLm0")
+    assert out == ["the database password:", "[REDACTED:password]"]
+
+
+def test_a_secret_whole_in_one_message_does_not_run_on_into_the_next() -> None:
+    token = "ghp_Zx8Yq1Wv2Ut3Sr4Qp5On6Ml7Kj8Ih9Gf0Ed1C"
+    out, found = _messages(f"use {token}", "Understood, thanks")
+    assert out == ["use [REDACTED:github-token]", "Understood, thanks"]
+    assert found.secret_count == 1
+
+
+def test_a_private_block_opened_in_one_message_hides_the_next_ones_to_its_close() -> None:
+    out, found = _messages("a <private>diary", "middle", "end</private> b", "c")
+    assert out == ["a [REDACTED]", "", " b", "c"] and found.private_blocks == 1
+    out, _ = _messages("-----BEGIN EC PRIVATE KEY-----", PEM_BODY, "-----END EC PRIVATE KEY-----")
+    assert out == ["[REDACTED:private-key]", "", ""]
+
+
+def test_a_private_block_over_many_pieces_is_hidden_to_its_close() -> None:
+    found = Redactions()
+    pieces = ["a\n", "<private>\n", "x" * 60 + "\n", "z</private> seen\n"]
+    assert "".join(scrub_stream(pieces, found)) == "a\n[REDACTED] seen\n"
+    assert found.private_blocks == 1
+
+
+def test_remember_and_update_store_no_secret(ctx: Context) -> None:
+    memory = remember(ctx, RememberRequest(f"deploy key: the secret is {AWS_SECRET}"))
+    assert memory.content == "deploy key: the secret is [REDACTED:aws-secret]"
+    changed = update(ctx, UpdateRequest(memory.id, text="PGPASSWORD=hunter2 psql"))
+    assert changed.content == "PGPASSWORD=[REDACTED:password] psql"
+    with pytest.raises(UsageError, match="nothing is left"):
+        remember(ctx, RememberRequest("<private>only this</private>"))
+
+
+# --- the property test ----------------------------------------------------------------
+B64 = string.ascii_letters + string.digits + "+/"
+ALNUM = string.ascii_letters + string.digits
+PASSWORD = ALNUM + "!#%&*,.;=?@^_~-"
+
+
+def _text(alphabet: str, size: int) -> st.SearchStrategy[str]:
+    return st.text(alphabet, min_size=size, max_size=size)
+
+
+@st.composite
+def secrets(draw: st.DrawFn) -> tuple[str, str]:
+    """(text holding a secret, the secret's bytes that must never be stored)."""
+    shape = draw(st.integers(0, 10))
+    if shape == 0:
+        key = draw(_text(B64, 40))
+        assume(high_entropy(key))
+        return f"the secret is {key}", key
+    if shape == 1:
+        token = draw(_text(ALNUM, 36))
+        return f"ghp_{token}", token
+    if shape == 2:
+        token = draw(_text(ALNUM, 48))
+        return f"sk-ant-api03-{token}", token
+    if shape == 3:
+        tail = draw(_text(ALNUM, 24))
+        return f"{SLACK.rsplit('/', 1)[0]}/{tail}", tail
+    if shape == 4:
+        body = "\n".join(draw(_text(B64, 64)) for _ in range(3))
+        return f"-----BEGIN PRIVATE KEY-----\n{body}\n-----END PRIVATE KEY-----", body
+    if shape == 5:
+        word = draw(_text(PASSWORD.replace("'", ""), 14))
+        form = draw(st.sampled_from(["mysql -u root -p'{}' shop", "mysql -uroot -p{} shop"]))
+        return form.format(word), word
+    if shape == 6:
+        word = draw(st.one_of(_text(string.digits, 14), _text(PASSWORD, 14)))
+        form = draw(st.sampled_from(["password: {}", "DB_PASSWORD={}", "my password is {}"]))
+        return form.format(word), word
+    if shape == 7:
+        word = draw(_text(ALNUM, 16))
+        return f"postgres://app:{word}@db.internal/shop", word
+    if shape == 8:
+        token = draw(st.integers(24, 48).flatmap(lambda n: _text(B64, n)))
+        assume(high_entropy(token))
+        return f"and {token} too", token
+    if shape == 9:
+        token = draw(_text(ALNUM, 32))
+        return f"Authorization: Bearer {token}", token
+    words = draw(_text(string.ascii_lowercase, 18))
+    return f"<private>diary {words}</private>", words
+
+
+def _surround(text: str, how: int) -> str:
+    return [
+        f"Note for later: {text} -- keep it safe.",
+        f"```bash\n{text}\n```",
+        json.dumps({"note": text}),
+        "config:\n  note: |\n    " + text.replace("\n", "\n    "),
+    ][how]
+
+
+def _split(said: str, raw: str, cut: float) -> int:
+    """Where to cut ``said`` in two: inside the secret."""
+    return said.index(raw[:8]) + max(1, min(len(raw) - 1, int(len(raw) * cut)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(secret=secrets(), how=st.integers(0, 3), cut=st.floats(0.05, 0.95))
+def test_no_generated_secret_survives_the_scanner_whole_or_cut_in_two(
+    secret: tuple[str, str], how: int, cut: float
+) -> None:
+    text, raw = secret
+    assume(len(set(raw)) > 6)  # a run of one character is padding, not a secret
+    said = _surround(text, how)
+    at = _split(said, raw, cut)
+    found = Redactions()
+    assert raw not in scrub(said)[0]
+    messages = [t for t, _ in scrub_messages([(said[:at], 1), (said[at:], 2)], found)]
+    assert raw not in "".join(messages) and raw not in " ".join(messages)
+    filler = "lorem ipsum " * 20
+    pieces = list(scrub_stream([filler + said[:at], said[at:] + "\n"], found))
+    assert raw not in "".join(pieces)
+
+
+def _everything_written(ctx: Context, home: Path, log: Path) -> bytes:
+    """The database, its WAL and every other file in the home; an export; the runs; the log."""
+    files = [p for p in home.rglob("*") if p.is_file() and "models" not in p.parts]
+    written = b"".join(p.read_bytes() for p in files)
+    export = "\n".join(api.export(ctx)).encode()
+    runs = json.dumps([r.to_dict() for r in api.runs(ctx, 1000)]).encode()
+    return written + export + runs + log.read_bytes()
+
+
+@settings(
+    max_examples=8,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(secret=secrets(), how=st.integers(0, 3), cut=st.floats(0.05, 0.95))
+def test_no_secret_reaches_the_store_the_wal_the_logs_or_an_export(
+    make_ctx, home: Path, tmp_path: Path, secret: tuple[str, str], how: int, cut: float
+) -> None:
+    text, raw = secret
+    assume(len(set(raw)) > 6)
+    ctx = make_ctx(ingest__spawn_worker=False)
+    log = tmp_path / "log"
+    log.touch()
+    work = tmp_path / "in"
+    work.mkdir(exist_ok=True)
+    said = _surround(text, how)
+    at = _split(said, raw, cut)
+    name = f"{abs(hash(said)):032x}"
+    # ingest: whole in one message, and cut in two inside the secret across two messages
+    lines = [
+        {"role": "user", "content": said},
+        {"role": "user", "content": said[:at]},
+        {"role": "assistant", "content": said[at:]},
+    ]
+    transcript = work / "t.jsonl"
+    transcript.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    api.ingest(ctx, IngestRequest(str(transcript), session_id=name))
+    with log.open("a") as out:
+        api.drain_jobs(ctx, "ingest", lambda line: print(line, file=out))
+    # a document whose one long line is cut into 8 KiB pieces inside the secret
+    doc = work / f"{name}.md"
+    filler = "lorem ipsum " * (PIECE_CHARS // 12 + 1)
+    doc.write_text(filler[: PIECE_CHARS - at] + said + "\n\nMore text.\n")
+    # memctl's JSONL export and sync YAML, read back in
+    (work / "m.jsonl").write_text(json.dumps({"content": said, "l0_abstract": said}) + "\n")
+    yaml = f"id: {name}\ncategory: cases\ncontent: {json.dumps(said)}\ntags: [{json.dumps(said)}]\n"
+    (work / "m.yaml").write_text(yaml)
+    paths = (str(doc), str(work / "m.jsonl"), str(work / "m.yaml"))
+    api.import_files(ctx, api.plan_import(ImportRequest(paths, force=True)))
+    memory = remember(ctx, RememberRequest(said, tags=(said,)))
+    update(ctx, UpdateRequest(memory.id, text=said + " (updated)"))
+    recalled = recall(ctx, RecallRequest(said, limit=20, all_scopes=True))
+    assert raw not in json.dumps([r.to_dict() for r in recalled.result.results])
+    assert raw.encode() not in _everything_written(ctx, home, log)
+
+
+def test_an_imported_document_s_title_is_scrubbed(ctx: Context, tmp_path: Path) -> None:
+    token = "ghp_Zx8Yq1Wv2Ut3Sr4Qp5On6Ml7Kj8Ih9Gf0Ed1C"
+    doc = tmp_path / "notes.md"
+    doc.write_text(f"# Deploy with {token}\n\nWe deploy on Fridays.\n")
+    report = api.import_files(ctx, api.plan_import(ImportRequest((str(doc),))))
+    assert report.files[0].status == "imported"
+    titles = [row["title"] for row in ctx.db.rows("SELECT title FROM sessions")]
+    assert titles == ["Deploy with [REDACTED:github-token]"]

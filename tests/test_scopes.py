@@ -1,0 +1,184 @@
+"""Scopes a newcomer does not trip over: personal facts are global, and a project keeps its
+memories when its repository gets a remote (real git repositories, worktrees and clones)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from memctl.api.memory import Filters, ListRequest, RememberRequest, list_memories, remember
+from memctl.api.recall import RecallRequest, recall
+from memctl.config import load_settings
+from memctl.config.scope import GLOBAL_SCOPE
+from memctl.context import Context
+from memctl.store.events import list_events
+from tests.conftest import run_cli
+from tests.fakes import HashEmbedder
+from tests.ingesting import distil
+from tests.test_config import git, make_repo
+
+BARE_URL_SCOPE = "file:{}"
+
+
+@pytest.fixture
+def open_in(home: Path) -> Iterator[Callable[..., Context]]:
+    """A Context whose current directory is ``cwd`` (a fresh Settings each time)."""
+    made: list[Context] = []
+
+    def make(cwd: Path, **overrides: object) -> Context:
+        settings = load_settings(cwd=cwd, overrides={"llm": "none", **overrides})
+        context = Context(settings, embedder=HashEmbedder())
+        made.append(context)
+        return context
+
+    yield make
+    for context in made:
+        context.close()
+
+
+def scope_of(ctx: Context, text: str) -> str:
+    memory = remember(ctx, RememberRequest(text, category="entities"))
+    return memory.scope
+
+
+def recalled(ctx: Context, query: str) -> list[str]:
+    return [r.memory.content for r in recall(ctx, RecallRequest(query, touch=False)).result.results]
+
+
+# Personal facts go global
+
+
+def test_remembered_profile_and_preferences_are_global(ctx: Context) -> None:
+    project = ctx.settings.project_scope
+    for category in ("profile", "preferences"):
+        assert remember(ctx, RememberRequest(f"{category} fact", category=category)).scope == (
+            GLOBAL_SCOPE
+        )
+    assert remember(ctx, RememberRequest("a project fact", category="entities")).scope == project
+    assert remember(ctx, RememberRequest("no category given")).scope == project
+    pinned = RememberRequest("tabs here", category="preferences", scope="project")
+    assert remember(ctx, pinned).scope == project
+
+
+def test_the_rule_can_be_turned_off(make_ctx: Callable[..., Context]) -> None:
+    ctx = make_ctx(scope__personal_global=False)
+    memory = remember(ctx, RememberRequest("I am Ana", category="profile"))
+    assert memory.scope == ctx.settings.project_scope
+
+
+def test_distilled_preferences_are_global_and_project_facts_stay(
+    make_ctx: Callable[..., Context],
+) -> None:
+    ctx = make_ctx()
+    run = distil(
+        ctx, "user: I prefer tabs over spaces.\nuser: We decided to deploy with make ship.\n"
+    )
+    made = list_memories(ctx, ListRequest())
+    by_category = {m.category: m.scope for m in made}
+    assert run.record.counts.get("create", 0) == len(made) >= 2
+    assert by_category["preferences"] == GLOBAL_SCOPE
+    assert {s for c, s in by_category.items() if c not in ("profile", "preferences")} == {
+        ctx.settings.project_scope
+    }
+
+
+def test_import_with_an_explicit_scope_keeps_every_memory_there(tmp_path: Path) -> None:
+    notes = tmp_path / "chat.txt"
+    notes.write_text("user: I prefer tabs over spaces.\nassistant: ok\nuser: thanks\n")
+    assert run_cli("-c", "llm=none", "import", str(notes), "--scope", "team").returncode == 0
+    memories = json.loads(run_cli("list", "--json").stdout)
+    assert memories and {m["scope"] for m in memories} == {"team"}
+
+
+# A project keeps its scope when it gets a remote
+
+
+def test_adding_a_remote_keeps_the_memories(
+    tmp_path: Path, open_in: Callable[..., Context]
+) -> None:
+    repo = make_repo(tmp_path / "repo")
+    before = open_in(repo)
+    old = before.settings.project_scope
+    assert old.startswith("path:") and scope_of(before, "the staging database is db-2") == old
+    before.close()
+    git(repo, "remote", "add", "origin", "git@github.com:acme/shop.git")
+    after = open_in(repo)
+    assert after.settings.project_scope == "github.com/acme/shop"
+    assert recalled(after, "staging database") == ["the staging database is db-2"]
+    (memory,) = list_memories(after, ListRequest())
+    assert memory.scope == "github.com/acme/shop"
+    (moved, _created) = list_events(after.db, memory.id, 10)
+    assert moved.data["after"] == {"scope": "github.com/acme/shop"}
+    # the old name still finds them, and the move happens once
+    assert [m.id for m in list_memories(after, ListRequest(filters_scope(old)))] == [memory.id]
+    again = open_in(repo)
+    assert len(list_events(again.db, memory.id, 10)) == 2
+
+
+def filters_scope(scope: str) -> Filters:
+    return Filters(scope=scope)
+
+
+def test_a_worktree_and_a_clone_keep_working(
+    tmp_path: Path, open_in: Callable[..., Context]
+) -> None:
+    repo = make_repo(tmp_path / "repo")
+    (repo / "README").write_text("x\n")
+    git(repo, "add", "README")
+    git(repo, "commit", "-q", "-m", "first")
+    git(repo, "worktree", "add", "-q", str(tmp_path / "feature"), "-b", "feature")
+    in_main, in_worktree = open_in(repo), open_in(tmp_path / "feature")
+    assert in_main.settings.project_scope == in_worktree.settings.project_scope
+    scope_of(in_main, "made in the main work tree")
+    scope_of(in_worktree, "made in the worktree")
+    in_main.close(), in_worktree.close()
+    bare = tmp_path / "shop.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(bare))
+    git(repo, "remote", "add", "origin", str(bare))
+    worktree = open_in(tmp_path / "feature")  # first sight from the worktree
+    assert worktree.settings.project_scope == BARE_URL_SCOPE.format(bare.resolve().as_posix()[:-4])
+    made = ["made in the main work tree", "made in the worktree"]
+    assert in_project(worktree) == made
+    git(tmp_path, "clone", "-q", str(bare), str(tmp_path / "clone"))
+    assert in_project(open_in(tmp_path / "clone")) == made
+
+
+def in_project(ctx: Context) -> list[str]:
+    return sorted(m.content for m in list_memories(ctx, ListRequest(filters_scope("project"))))
+
+
+def test_status_and_list_across_a_remote_added_by_the_cli(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    assert run_cli("remember", "the cache lives in redis", cwd=repo).returncode == 0
+    git(repo, "remote", "add", "origin", "https://github.com/acme/shop")
+    found = run_cli("recall", "cache redis", "--format", "ids", cwd=repo)
+    assert found.returncode == 0 and len(found.stdout.split()) == 1
+    listed = json.loads(run_cli("list", "--scope", "project", "--json", cwd=repo).stdout)
+    assert [m["scope"] for m in listed] == ["github.com/acme/shop"]
+
+
+# Recall that finds nothing here says when other scopes have matches
+
+
+def test_recall_says_when_other_scopes_have_matches(tmp_path: Path) -> None:
+    here, there = tmp_path / "here", tmp_path / "there"
+    here.mkdir(), there.mkdir()
+    made = run_cli("remember", "--category", "entities", "the invoice job runs hourly", cwd=there)
+    assert made.returncode == 0
+    table = run_cli("recall", "invoice job", cwd=here)
+    assert table.stdout.splitlines() == [
+        "no memories found",
+        "1 memory matches in other scopes: add --all-scopes to see them",
+    ]
+    as_json = json.loads(run_cli("recall", "invoice job", "--json", cwd=here).stdout)
+    assert as_json["results"] == [] and any("--all-scopes" in w for w in as_json["warnings"])
+    assert run_cli("recall", "invoice job", "--format", "ids", cwd=here).stdout == ""
+    context = run_cli("recall", "invoice job", "--format", "context", cwd=here).stdout
+    assert "--all-scopes" not in context
+    wide = run_cli("recall", "invoice job", "--all-scopes", "--format", "ids", cwd=here)
+    assert len(wide.stdout.split()) == 1
+    nowhere = run_cli("--home", str(tmp_path / "empty"), "recall", "invoice job", cwd=here)
+    assert nowhere.stdout.splitlines() == ["no memories found"]
