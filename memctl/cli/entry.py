@@ -23,6 +23,9 @@ from memctl.errors import MemctlError
 GLOBAL_WITH_VALUE = ("--home", "-c", "--config")
 
 
+FAST_COMMANDS = ("ingest", "hook", "mcp")  # tried in the fast lane before Typer
+
+
 def command_of(argv: list[str]) -> str | None:
     """The command word of a command line (after the global options), or None: then
     ``--version`` or ``--help`` is asked for, or nothing is."""
@@ -87,7 +90,7 @@ def _run_memctl() -> int:
 
         sys.stdout.write(f"memctl {__version__}\n")
         return 0
-    code = run_fast(argv) if command == "ingest" else None
+    code = run_fast(argv) if command in FAST_COMMANDS else None
     if code is None:
         from memctl.cli.main import build_app
 
