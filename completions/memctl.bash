@@ -11,7 +11,7 @@ _memctl_spec() {
     cmds="" opts="" valopts="" fileopts="" filearg=0
     case $1 in
         "")
-            cmds="maintain restore reembed remember get list update forget delete purge link unlink recall profile status events export import ingest runs undo promote unpromote sync config model"
+            cmds="maintain restore reembed remember get list update forget delete purge link unlink recall profile status events export import ingest runs undo init uninstall hook mcp install promote unpromote sync config model"
             opts="--home -c --config --version -h --help"
             valopts="--home -c --config"
             ;;
@@ -95,6 +95,42 @@ _memctl_spec() {
             ;;
         "undo")
             opts="--force --json -h --help"
+            ;;
+        "init")
+            opts="--tool --project --dry-run --force --instructions-only --list-tools --undo --json -h --help"
+            valopts="--tool"
+            ;;
+        "uninstall")
+            opts="--tool --project --force --json -h --help"
+            valopts="--tool"
+            ;;
+        "hook")
+            opts="-h --help"
+            ;;
+        "mcp")
+            opts="-h --help"
+            ;;
+        "install")
+            cmds="claude-code opencode cursor codex status uninstall"
+            opts="-h --help"
+            ;;
+        "install claude-code")
+            opts="--project --dry-run --force --json -h --help"
+            ;;
+        "install opencode")
+            opts="--project --dry-run --force --json -h --help"
+            ;;
+        "install cursor")
+            opts="--project --dry-run --force --json -h --help"
+            ;;
+        "install codex")
+            opts="--project --dry-run --force --notify --json -h --help"
+            ;;
+        "install status")
+            opts="--project --json -h --help"
+            ;;
+        "install uninstall")
+            opts="--project --force --json -h --help"
             ;;
         "promote")
             opts="--all -s --scope --json -h --help"

@@ -31,6 +31,11 @@ complete -c memctl -n '__fish_use_subcommand' -a 'import' -d 'Import notes, docu
 complete -c memctl -n '__fish_use_subcommand' -a 'ingest' -d 'Store a conversation verbatim at once; distil memories from it in the background.'
 complete -c memctl -n '__fish_use_subcommand' -a 'runs' -d 'Ingest runs, newest first, with their decision counts and tokens (or one run in full).'
 complete -c memctl -n '__fish_use_subcommand' -a 'undo' -d 'Revert every memory change of one run (created memories become deleted).'
+complete -c memctl -n '__fish_use_subcommand' -a 'init' -d 'Set up the assistants found here: register memctl\'s MCP server and write instructions (CLAUDE.md, AGENTS.md, Cursor rules) and Claude Code\'s /recall, /remember and /forget. Every changed file is backed up first.'
+complete -c memctl -n '__fish_use_subcommand' -a 'uninstall' -d 'Undo `memctl install` and `memctl init`: put back every file they changed.'
+complete -c memctl -n '__fish_use_subcommand' -a 'hook' -d 'Run by an assistant\'s hooks: reads its JSON on stdin (Codex notify: the last argument); at session start prints the context block, at the end captures the transcript. Never fails the session: errors go to $MEMCTL_HOME/logs/hooks.log.'
+complete -c memctl -n '__fish_use_subcommand' -a 'mcp' -d 'Serve memctl\'s tools (memory_search, memory_store, ...) and resources over MCP on stdio, for an assistant to start. `memctl init` registers it.'
+complete -c memctl -n '__fish_use_subcommand' -a 'install' -d 'Install capture hooks: session-start context and session-end capture.'
 complete -c memctl -n '__fish_use_subcommand' -a 'promote' -d 'Share memories: `memctl sync` publishes promoted memories.'
 complete -c memctl -n '__fish_use_subcommand' -a 'unpromote' -d 'Stop sharing memories: the next sync removes this machine\'s files of them.'
 complete -c memctl -n '__fish_use_subcommand' -a 'sync' -d 'Share memories through a git repository: pull, import, export, push.'
@@ -191,6 +196,79 @@ complete -c memctl -n '__fish_seen_subcommand_from runs' -s h -l help -d 'Show t
 complete -c memctl -n '__fish_seen_subcommand_from undo' -l force -d 'Revert memories changed since the run too.'
 complete -c memctl -n '__fish_seen_subcommand_from undo' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from undo' -s h -l help -d 'Show this message and exit.'
+
+# memctl init
+complete -c memctl -n '__fish_seen_subcommand_from init' -l tool -x -d 'Only this assistant (claude-code, codex, opencode, cursor); repeatable.'
+complete -c memctl -n '__fish_seen_subcommand_from init' -l project -d 'Set up the current repository instead of your user.'
+complete -c memctl -n '__fish_seen_subcommand_from init' -l dry-run -d 'Print a unified diff of every change; write nothing.'
+complete -c memctl -n '__fish_seen_subcommand_from init' -l force -d 'Set up tools that were not found too; with --undo, restore files changed since.'
+complete -c memctl -n '__fish_seen_subcommand_from init' -l instructions-only -d 'Only the instructions, no MCP server.'
+complete -c memctl -n '__fish_seen_subcommand_from init' -l list-tools -d 'Show the assistants found and what is set up.'
+complete -c memctl -n '__fish_seen_subcommand_from init' -l undo -d 'Put back every file init changed, byte for byte.'
+complete -c memctl -n '__fish_seen_subcommand_from init' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from init' -s h -l help -d 'Show this message and exit.'
+
+# memctl uninstall
+complete -c memctl -n '__fish_seen_subcommand_from uninstall' -l tool -x -d 'Only this assistant (claude-code, codex, opencode, cursor); repeatable.'
+complete -c memctl -n '__fish_seen_subcommand_from uninstall' -l project -d 'Set up the current repository instead of your user.'
+complete -c memctl -n '__fish_seen_subcommand_from uninstall' -l force -d 'Restore files even if they changed since.'
+complete -c memctl -n '__fish_seen_subcommand_from uninstall' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from uninstall' -s h -l help -d 'Show this message and exit.'
+
+# memctl hook
+complete -c memctl -n '__fish_seen_subcommand_from hook' -s h -l help -d 'Show this message and exit.'
+
+# memctl mcp
+complete -c memctl -n '__fish_seen_subcommand_from mcp' -s h -l help -d 'Show this message and exit.'
+
+# memctl install
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from claude-code opencode cursor codex status uninstall' -s h -l help -d 'Show this message and exit.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from claude-code opencode cursor codex status uninstall' -a 'claude-code' -d 'Install claude-code\'s hooks: SessionStart prints the context block; Stop, SessionEnd and PreCompact capture the transcript.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from claude-code opencode cursor codex status uninstall' -a 'opencode' -d 'Install opencode\'s hooks: a plugin that captures each session on session.idle and session.compacted.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from claude-code opencode cursor codex status uninstall' -a 'cursor' -d 'Install cursor\'s hooks: hooks.json: sessionStart prints the context block, stop captures the transcript.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from claude-code opencode cursor codex status uninstall' -a 'codex' -d 'Install Codex\'s hooks (hooks.json: SessionStart, Stop). Codex runs them only after you trust them in /hooks.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from claude-code opencode cursor codex status uninstall' -a 'status' -d 'What is installed where, whether Codex\'s hooks are trusted, when each hook last ran.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from claude-code opencode cursor codex status uninstall' -a 'uninstall' -d 'Remove a client\'s hooks: put back the files `memctl install` changed, byte for byte.'
+
+# memctl install claude-code
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from claude-code' -l project -d 'Set up the current repository instead of your user.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from claude-code' -l dry-run -d 'Print a unified diff of every change; write nothing.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from claude-code' -l force -d 'Install even if the tool was not found.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from claude-code' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from claude-code' -s h -l help -d 'Show this message and exit.'
+
+# memctl install opencode
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from opencode' -l project -d 'Set up the current repository instead of your user.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from opencode' -l dry-run -d 'Print a unified diff of every change; write nothing.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from opencode' -l force -d 'Install even if the tool was not found.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from opencode' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from opencode' -s h -l help -d 'Show this message and exit.'
+
+# memctl install cursor
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from cursor' -l project -d 'Set up the current repository instead of your user.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from cursor' -l dry-run -d 'Print a unified diff of every change; write nothing.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from cursor' -l force -d 'Install even if the tool was not found.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from cursor' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from cursor' -s h -l help -d 'Show this message and exit.'
+
+# memctl install codex
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from codex' -l project -d 'Set up the current repository instead of your user.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from codex' -l dry-run -d 'Print a unified diff of every change; write nothing.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from codex' -l force -d 'Install even if the tool was not found.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from codex' -l notify -d 'Also set `notify` (Codex versions without hooks).'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from codex' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from codex' -s h -l help -d 'Show this message and exit.'
+
+# memctl install status
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from status' -l project -d 'Set up the current repository instead of your user.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from status' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from status' -s h -l help -d 'Show this message and exit.'
+
+# memctl install uninstall
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from uninstall' -l project -d 'Set up the current repository instead of your user.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from uninstall' -l force -d 'Restore files even if they changed since.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from uninstall' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from uninstall' -s h -l help -d 'Show this message and exit.'
 
 # memctl promote
 complete -c memctl -n '__fish_seen_subcommand_from promote' -l all -d 'Every memory but deleted ones.'

@@ -5,7 +5,9 @@ never a traceback (``MEMCTL_DEBUG=1`` shows it).
 
 ``memctl --version`` answers before anything else is imported. A plain
 ``memctl [--home DIR] [-c K=V] ingest ...`` (no --help, --wait or --dry-run)
-runs in the fast lane (``memctl.cli.fastlane``), without Typer; every other
+runs in the fast lane (``memctl.cli.fastlane``), without Typer, and so do
+``memctl hook CLIENT EVENT`` (``memctl.integrations.hooks``, which never
+fails) and a plain ``memctl mcp``; every other
 command line, and any the fast lane does not accept, goes to a Typer app
 holding the command's group only (``memctl.cli.main.build_app``).
 """
@@ -19,6 +21,9 @@ from collections.abc import Callable
 from memctl.errors import MemctlError
 
 GLOBAL_WITH_VALUE = ("--home", "-c", "--config")
+
+
+FAST_COMMANDS = ("ingest", "hook", "mcp")  # tried in the fast lane before Typer
 
 
 def command_of(argv: list[str]) -> str | None:
@@ -44,6 +49,14 @@ def run_fast(argv: list[str]) -> int | None:
 
     try:
         options, command, rest = split_command(argv)
+        if command == "hook" and not {"-h", "--help"} & set(rest):
+            from memctl.integrations.hooks import main as hook
+
+            return hook(options, rest)
+        if command == "mcp" and not rest:
+            from memctl.integrations.mcp_server import main as serve_mcp
+
+            return serve_mcp(options)
         if command != "ingest" or SLOW_FLAGS & set(rest):
             return None
         args = ingest_parser().parse_args(rest)
@@ -77,7 +90,7 @@ def _run_memctl() -> int:
 
         sys.stdout.write(f"memctl {__version__}\n")
         return 0
-    code = run_fast(argv) if command == "ingest" else None
+    code = run_fast(argv) if command in FAST_COMMANDS else None
     if code is None:
         from memctl.cli.main import build_app
 

@@ -30,8 +30,12 @@ COMMANDS: dict[str, str] = {
     "model": "model_cmd",
     "reembed": "model_cmd",
     **dict.fromkeys(("sync", "promote", "unpromote"), "sync"),
+    **dict.fromkeys(("init", "uninstall"), "init"),
+    "install": "install",
+    "hook": "hook",
+    "mcp": "mcp",
 }
-GROUPS = ("memory", "graph", "recall", "status", "exchange", "ingest")
+GROUPS = ("memory", "graph", "recall", "status", "exchange", "ingest", "init", "hook", "mcp")
 
 
 def _version(value: bool) -> None:
@@ -81,6 +85,8 @@ def _add(app: typer.Typer, module_name: str) -> None:
     elif module_name == "maintain":
         app.command("maintain")(module.maintain)
         app.command("restore")(module.restore)
+    elif module_name == "install":
+        app.add_typer(module.app, name="install")
     elif module_name == "model_cmd":
         app.add_typer(module.app, name="model", help="Install and inspect the embedding model.")
         app.command("reembed")(module.reembed)
@@ -96,7 +102,9 @@ def build_app(command: str | None = None) -> typer.Typer:
     )
     app.callback()(root)
     module = COMMANDS.get(command or "")
-    for name in (module,) if module else (*GROUPS, "sync", "maintain", "config_cmd", "model_cmd"):
+    for name in (
+        (module,) if module else (*GROUPS, "install", "sync", "maintain", "config_cmd", "model_cmd")
+    ):
         _add(app, name)
     return app
 

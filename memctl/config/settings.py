@@ -549,6 +549,33 @@ KEYS: tuple[Key, ...] = (
         "Facts reconciled (and written) together; later batches see the earlier ones.",
         minimum=1,
     ),
+    Key(
+        "hooks.timeout",
+        10,
+        "Seconds a client gives each memctl hook (written at install).",
+        minimum=1,
+    ),
+    Key(
+        "hooks.context_query",
+        "conventions, decisions, preferences and recent work in this project",
+        "What the session-start hook recalls for (after the project's name).",
+    ),
+    Key(
+        "hooks.recapture_hours",
+        24.0,
+        "A capture hook captures again the transcripts that grew within this many hours.",
+        minimum=0.0,
+    ),
+    Key(
+        "hooks.recapture_max", 3, "Other sessions' transcripts one hook captures again.", minimum=0
+    ),
+    Key(
+        "mcp.search_limit",
+        8,
+        "Memories `memory_search` returns when no limit is given.",
+        minimum=1,
+        maximum=100,
+    ),
     Key("sync.remote", "", "Git repository `memctl sync` shares memories through (URL or path)."),
     Key(
         "sync.include",

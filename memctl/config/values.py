@@ -142,6 +142,11 @@ class Values:
     import_max_facts: int
     import_extract_chars: int
     import_reconcile_batch: int
+    hooks_timeout: int
+    hooks_context_query: str
+    hooks_recapture_hours: float
+    hooks_recapture_max: int
+    mcp_search_limit: int
     sync_remote: str
     sync_include: str
     sync_readonly: bool

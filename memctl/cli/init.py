@@ -1,0 +1,180 @@
+"""init and uninstall: register memctl's MCP server and instructions with the assistants."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from memctl.cli.common import JsonOption, new_typer, settings_for
+from memctl.cli.render import console, print_json
+from memctl.integrations import setup
+from memctl.integrations.base import Launcher, launcher
+
+app = new_typer()
+
+ToolOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--tool", help="Only this assistant (claude-code, codex, opencode, cursor); repeatable."
+    ),
+]
+ProjectOption = Annotated[
+    bool, typer.Option("--project", help="Set up the current repository instead of your user.")
+]
+ForceOption = Annotated[
+    bool,
+    typer.Option(
+        "--force",
+        help="Set up tools that were not found too; with --undo, restore files changed since.",
+    ),
+]
+
+
+def _home_and_launcher(ctx: typer.Context) -> tuple[Path, Launcher]:
+    """The data directory, and the command line the clients will run (with --home when
+    the data directory was chosen, so the hooks and the server use the same store)."""
+    import os
+
+    settings = settings_for(ctx)
+    chosen = (ctx.find_root().obj or {}).get("home") is not None or bool(
+        os.environ.get("MEMCTL_HOME")
+    )
+    return settings.home, launcher(settings.home if chosen else None)
+
+
+def show(outcome: setup.Outcome, dry_run: bool, as_json: bool) -> None:
+    changed = [str(path) for path, _, _ in outcome.plan.files()]
+    if as_json:
+        print_json(
+            {
+                "clients": outcome.clients,
+                "changed": changed,
+                "backup": str(outcome.backup) if outcome.backup else None,
+                "notes": outcome.notes,
+                "dry_run": dry_run,
+            }
+        )
+        return
+    if dry_run:
+        sys.stdout.write(outcome.diff)
+    elif changed:
+        for path in changed:
+            console.print(f"wrote {path}")
+        console.print(f"backups in {outcome.backup}")
+    for note in outcome.notes:
+        console.print(note)
+    if not changed:
+        console.print("nothing to change" if outcome.clients else "no assistant found")
+
+
+@app.command()
+def init(
+    ctx: typer.Context,
+    tool: ToolOption = None,
+    project: ProjectOption = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print a unified diff of every change; write nothing.")
+    ] = False,
+    force: ForceOption = False,
+    instructions_only: Annotated[
+        bool, typer.Option("--instructions-only", help="Only the instructions, no MCP server.")
+    ] = False,
+    list_tools: Annotated[
+        bool, typer.Option("--list-tools", help="Show the assistants found and what is set up.")
+    ] = False,
+    undo: Annotated[
+        bool, typer.Option("--undo", help="Put back every file init changed, byte for byte.")
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Set up the assistants found here: register memctl's MCP server and write
+    instructions (CLAUDE.md, AGENTS.md, Cursor rules) and Claude Code's /recall,
+    /remember and /forget. Every changed file is backed up first."""
+    home, run = _home_and_launcher(ctx)
+    place = setup.where(project, Path.cwd())
+    names = tuple(tool or ())
+    if list_tools:
+        show_status(setup.status(place, home), as_json)
+        return
+    if undo:
+        show_removal(setup.uninstall("init", names, place, run, home, force), as_json)
+        return
+    request = setup.InitRequest(names, project, force, instructions_only, dry_run)
+    show(setup.init(request, place, run, home), dry_run, as_json)
+
+
+def show_status(found: list[setup.ClientStatus], as_json: bool) -> None:
+    if as_json:
+        print_json([s.to_dict() for s in found])
+        return
+    from rich.table import Table
+
+    table = Table(header_style="bold")
+    for column in ("tool", "found", "mcp", "instructions", "hooks", "last fired"):
+        table.add_column(column, overflow="fold")
+    for item in found:
+        where = item.found.binary or (str(item.found.config_dir) if item.found.config_dir else "")
+        hooks = ", ".join(item.hooks) or "-"
+        if item.trusted is not None and item.hooks:
+            hooks += " (trusted)" if item.trusted else " (NOT trusted: review them in /hooks)"
+        fired = ", ".join(f"{e} {setup.age(t)}" for e, t in item.fired.items()) or "never"
+        table.add_row(
+            item.client,
+            where or "no",
+            "yes" if item.mcp else "no",
+            "yes" if item.instructions else "no",
+            hooks,
+            fired,
+        )
+    console.print(table)
+    for item in found:
+        for problem in item.problems:
+            console.print(problem)
+
+
+def show_removal(removal: setup.Removal, as_json: bool) -> None:
+    undone = removal.undone
+    cleaned = removal.cleaned
+    if as_json:
+        print_json(
+            {
+                "restored": undone.restored,
+                "removed": undone.removed,
+                "changed_since": undone.left,
+                "cleaned": cleaned,
+                "notes": removal.notes,
+            }
+        )
+        return
+    for path in undone.restored:
+        console.print(f"restored {path}")
+    for path in undone.removed:
+        console.print(f"removed {path}")
+    for path in cleaned:
+        console.print(f"took memctl's part out of {path} (changed since memctl wrote it)")
+    for note in removal.notes:
+        console.print(note)
+    if not (undone.restored or undone.removed or cleaned):
+        console.print("nothing to undo")
+
+
+@app.command()
+def uninstall(
+    ctx: typer.Context,
+    tool: ToolOption = None,
+    project: ProjectOption = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Restore files even if they changed since.")
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Undo `memctl install` and `memctl init`: put back every file they changed."""
+    home, run = _home_and_launcher(ctx)
+    place = setup.where(project, Path.cwd())
+    names = tuple(tool or ())
+    hooks = setup.uninstall("install", names, place, run, home, force)
+    rest = setup.uninstall("init", names, place, run, home, force)
+    show_removal(setup.combine(hooks, rest), as_json)

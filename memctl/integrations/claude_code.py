@@ -1,0 +1,140 @@
+"""Claude Code: ``~/.claude.json`` (or a project's ``.mcp.json``) for the MCP server,
+``CLAUDE.md`` for instructions, ``skills/`` for /recall, /remember and /forget, and
+``settings.json`` hooks.
+
+Hooks (settings.json): SessionStart (matcher startup|resume|clear|compact) prints the
+context block as ``hookSpecificOutput.additionalContext``; Stop, SessionEnd and
+PreCompact hand the transcript to ingest. Each hook entry is a command group
+``{"matcher": ..., "hooks": [{"type": "command", "command": ..., "timeout": s}]}``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from memctl.integrations import formats
+from memctl.integrations.base import Found, Launcher, Where, existing, find_binary
+from memctl.integrations.files import Plan
+from memctl.integrations.instructions import INSTRUCTIONS, SKILLS, skill_file
+
+NAME = "claude-code"
+BINARY = "claude"
+MD_COMMENT = "<!-- {} -->"
+START_MATCHER = "startup|resume|clear|compact"
+EVENTS = ("SessionStart", "Stop", "SessionEnd", "PreCompact")
+
+
+def config_dir(where: Where) -> Path:
+    return (where.project or where.home) / ".claude"
+
+
+def detect(where: Where) -> Found:
+    return Found(NAME, find_binary(BINARY, where.env), existing(where.home / ".claude"))
+
+
+def mcp_path(where: Where) -> tuple[Path, tuple[str, ...]]:
+    """The file and key path of the MCP server entry."""
+    if where.project is not None:
+        return where.project / ".mcp.json", ("mcpServers", "memctl")
+    return where.home / ".claude.json", ("mcpServers", "memctl")
+
+
+def mcp_entry(run: Launcher) -> dict[str, Any]:
+    words = run.words("mcp")
+    return {"type": "stdio", "command": words[0], "args": words[1:], "env": {}}
+
+
+def plan_mcp(plan: Plan, where: Where, run: Launcher, remove: bool = False) -> None:
+    path, keys = mcp_path(where)
+    data = plan.read(path)
+    new = (
+        formats.remove_json(path, data, keys)
+        if remove
+        else formats.set_json(path, data, keys, mcp_entry(run))
+    )
+    plan.write(path, new, NAME, "mcp server")
+
+
+def instructions_path(where: Where) -> Path:
+    return (where.project / "CLAUDE.md") if where.project else where.home / ".claude" / "CLAUDE.md"
+
+
+def plan_instructions(plan: Plan, where: Where, remove: bool = False) -> None:
+    path = instructions_path(where)
+    data = plan.read(path)
+    new = (
+        formats.remove_block(data, MD_COMMENT)
+        if remove
+        else formats.set_block(data, INSTRUCTIONS, MD_COMMENT)
+    )
+    plan.write(path, new, NAME, "instructions")
+    for name in SKILLS:
+        skill = config_dir(where) / "skills" / name / "SKILL.md"
+        plan.write(skill, None if remove else skill_file(name).encode(), NAME, "skill")
+
+
+def settings_path(where: Where) -> Path:
+    return config_dir(where) / "settings.json"
+
+
+def hook_groups(run: Launcher, timeout: int) -> dict[str, list[dict[str, Any]]]:
+    def group(event: str, matcher: str | None = None) -> dict[str, Any]:
+        hook = {"type": "command", "command": run.shell("hook", NAME, event), "timeout": timeout}
+        return {"matcher": matcher, "hooks": [hook]} if matcher else {"hooks": [hook]}
+
+    return {
+        "SessionStart": [group("SessionStart", START_MATCHER)],
+        "Stop": [group("Stop")],
+        "SessionEnd": [group("SessionEnd")],
+        "PreCompact": [group("PreCompact")],
+    }
+
+
+def is_ours(group: Any) -> bool:
+    hooks = group.get("hooks") if isinstance(group, dict) else None
+    return isinstance(hooks, list) and any(
+        isinstance(h, dict) and " hook claude-code " in f" {h.get('command', '')} " for h in hooks
+    )
+
+
+def merge_hooks(
+    doc: dict[str, Any], ours: dict[str, list[dict[str, Any]]], is_mine: Any
+) -> dict[str, Any]:
+    """``doc`` with memctl's hook groups replaced by ``ours`` (empty: removed); the user's
+    own groups stay, in their order."""
+    hooks = doc.get("hooks")
+    hooks = dict(hooks) if isinstance(hooks, dict) else {}
+    for event in sorted(set(hooks) | set(ours), key=list({**hooks, **ours}).index):
+        kept = [g for g in hooks.get(event) or [] if not is_mine(g)]
+        merged = kept + ours.get(event, [])
+        if merged:
+            hooks[event] = merged
+        else:
+            hooks.pop(event, None)
+    result = dict(doc)
+    if hooks:
+        result["hooks"] = hooks
+    else:
+        result.pop("hooks", None)
+    return result
+
+
+def plan_hooks(plan: Plan, where: Where, run: Launcher, timeout: int, remove: bool) -> None:
+    path = settings_path(where)
+    data = plan.read(path)
+    doc = formats.load_json(path, data)
+    merged = merge_hooks(doc, {} if remove else hook_groups(run, timeout), is_ours)
+    plan.write(path, data if merged == doc else formats.dump_json(merged, data), NAME, "hooks")
+
+
+def hooks_installed(where: Where) -> list[str]:
+    """The events with a memctl hook in settings.json."""
+    path = settings_path(where)
+    data = path.read_bytes() if path.is_file() else None
+    hooks = formats.load_json(path, data).get("hooks") or {}
+    return [event for event, groups in hooks.items() if any(is_ours(g) for g in groups or [])]
+
+
+def hook_files(where: Where) -> list[Path]:
+    return [settings_path(where)]

@@ -1,0 +1,95 @@
+"""Cursor: ``mcp.json`` (``mcpServers.memctl``), a rule file for instructions
+(``.cursor/rules/memctl.mdc``, project level only: Cursor keeps user rules in its
+settings, not in files), and ``hooks.json`` (``sessionStart``, ``stop``).
+
+``hooks.json`` is ``{"version": 1, "hooks": {"sessionStart": [{"command": ...}]}}``;
+a sessionStart hook answers ``{"additional_context": ...}``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from memctl.integrations import formats
+from memctl.integrations.base import Found, Launcher, Where, existing, find_binary
+from memctl.integrations.files import Plan
+from memctl.integrations.instructions import CURSOR_RULE
+
+NAME = "cursor"
+BINARY = "cursor-agent"
+EVENTS = ("sessionStart", "stop")
+
+
+def config_dir(where: Where) -> Path:
+    return (where.project or where.home) / ".cursor"
+
+
+def detect(where: Where) -> Found:
+    binary = find_binary(BINARY, where.env) or find_binary("cursor", where.env)
+    return Found(NAME, binary, existing(where.home / ".cursor"))
+
+
+def mcp_path(where: Where) -> Path:
+    return config_dir(where) / "mcp.json"
+
+
+def plan_mcp(plan: Plan, where: Where, run: Launcher, remove: bool = False) -> None:
+    path = mcp_path(where)
+    data = plan.read(path)
+    words = run.words("mcp")
+    keys = ("mcpServers", "memctl")
+    new = (
+        formats.remove_json(path, data, keys)
+        if remove
+        else formats.set_json(path, data, keys, {"command": words[0], "args": words[1:]})
+    )
+    plan.write(path, new, NAME, "mcp server")
+
+
+def rule_path(where: Where) -> Path:
+    return config_dir(where) / "rules" / "memctl.mdc"
+
+
+def plan_instructions(plan: Plan, where: Where, remove: bool = False) -> None:
+    if where.project is None:
+        plan.note("cursor: user rules live in Cursor's settings; use --project for a rule file")
+        return
+    plan.write(rule_path(where), None if remove else CURSOR_RULE.encode(), NAME, "instructions")
+
+
+def hooks_path(where: Where) -> Path:
+    return config_dir(where) / "hooks.json"
+
+
+def is_ours(entry: Any) -> bool:
+    return isinstance(entry, dict) and " hook cursor " in f" {entry.get('command', '')} "
+
+
+def plan_hooks(plan: Plan, where: Where, run: Launcher, timeout: int, remove: bool) -> None:
+    path = hooks_path(where)
+    data = plan.read(path)
+    if remove and data is None:
+        return
+    doc = formats.load_json(path, data)
+    hooks = doc.get("hooks") if isinstance(doc.get("hooks"), dict) else {}
+    merged = dict(doc)
+    merged.setdefault("version", 1)
+    new_hooks = {k: [e for e in v if not is_ours(e)] for k, v in (hooks or {}).items()}
+    if not remove:
+        for event in EVENTS:
+            entry = {"command": run.shell("hook", NAME, event), "timeout": timeout}
+            new_hooks.setdefault(event, []).append(entry)
+    merged["hooks"] = {k: v for k, v in new_hooks.items() if v}
+    plan.write(path, data if merged == doc else formats.dump_json(merged, data), NAME, "hooks")
+
+
+def hooks_installed(where: Where) -> list[str]:
+    path = hooks_path(where)
+    data = path.read_bytes() if path.is_file() else None
+    hooks = formats.load_json(path, data).get("hooks") or {}
+    return [event for event, entries in hooks.items() if any(is_ours(e) for e in entries or [])]
+
+
+def hook_files(where: Where) -> list[Path]:
+    return [hooks_path(where)]

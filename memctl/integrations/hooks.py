@@ -1,0 +1,217 @@
+"""``memctl hook CLIENT EVENT``: what the assistants run at session start and end.
+
+Fail-open: whatever happens, the exit status is 0 and standard output holds only
+what the client expects (the context block at session start, nothing otherwise);
+errors go to ``$MEMCTL_HOME/logs/hooks.log``. It never waits on the slow path:
+a capture stores the transcript's new messages, queues the distillation and
+starts a detached worker. Typer is never imported here (``memctl.cli.entry``
+sends ``memctl hook`` straight to ``main``).
+
+The client's JSON comes on standard input (``session_id``, ``transcript_path``,
+``cwd``, ...), except Codex's ``notify``, which gets it as its last argument.
+Memories are scoped by the project of the session's ``cwd``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+import time
+import traceback
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+from memctl.integrations import hooks_state
+
+START = {
+    ("claude-code", "SessionStart"),
+    ("codex", "SessionStart"),
+    ("cursor", "sessionStart"),
+}
+CAPTURE = {
+    ("claude-code", "Stop"),
+    ("claude-code", "SessionEnd"),
+    ("claude-code", "PreCompact"),
+    ("codex", "Stop"),
+    ("codex", "notify"),
+    ("cursor", "stop"),
+    ("opencode", "session.idle"),
+    ("opencode", "session.compacted"),
+}
+FORMATS = {"claude-code": "claude-code", "codex": "codex", "opencode": "opencode"}
+LOG = "hooks.log"
+
+
+def main(options: dict[str, Any], argv: list[str], stdin: IO[str] | None = None) -> int:
+    """Run one hook; always 0."""
+    client, event = (argv + ["", ""])[:2]
+    errors, sys.stderr = sys.stderr, io.StringIO()  # warnings go to the log, not the client
+    try:
+        payload = read_payload(client, event, argv[2:], stdin or sys.stdin)
+        output = handle(options, client, event, payload)
+        if output:
+            sys.stdout.write(output)
+            sys.stdout.flush()
+    except Exception:  # fail open: log, never fail the session
+        log_error(_home(options), client, event, traceback.format_exc())
+    finally:
+        said, sys.stderr = sys.stderr.getvalue(), errors
+        if said.strip():
+            log_error(_home(options), client, event, said)
+    return 0
+
+
+def _home(options: dict[str, Any]) -> Path:
+    from memctl.config.settings import default_home
+
+    return Path(options["home"]).expanduser() if options.get("home") else default_home()
+
+
+def log_error(home: Path, client: str, event: str, text: str) -> None:
+    try:
+        path = home / "logs" / LOG
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        stamp = datetime.now(UTC).isoformat(timespec="seconds")
+        with open(path, "a", encoding="utf-8") as out:
+            out.write(f"{stamp} {client} {event}: {text.rstrip()}\n")
+    except OSError:
+        pass
+
+
+def read_payload(client: str, event: str, rest: list[str], stdin: IO[str]) -> dict[str, Any]:
+    """The client's JSON: the last argument for Codex's notify, else standard input."""
+    if (client, event) not in START | CAPTURE:
+        raise ValueError(f"unknown hook {client} {event}")
+    if client == "codex" and event == "notify":
+        text = rest[-1] if rest else "{}"
+    else:
+        text = "" if stdin is None or stdin.isatty() else stdin.read()
+    payload = json.loads(text) if text.strip() else {}
+    if not isinstance(payload, dict):
+        raise ValueError(f"expected a JSON object, got {type(payload).__name__}")
+    return payload
+
+
+def _cwd(payload: dict[str, Any]) -> Path:
+    roots = payload.get("workspace_roots")  # Cursor
+    given = payload.get("cwd") or (roots[0] if isinstance(roots, list) and roots else None)
+    path = Path(str(given)) if given else Path.cwd()
+    return path if path.is_dir() else Path.cwd()
+
+
+def _settings(options: dict[str, Any], cwd: Path) -> Any:
+    from memctl.config import load_settings
+
+    overrides = dict(pair.split("=", 1) for pair in options.get("config", []))
+    home = Path(options["home"]).expanduser() if options.get("home") else None
+    return load_settings(home=home, cwd=cwd, overrides=overrides)
+
+
+def handle(options: dict[str, Any], client: str, event: str, payload: dict[str, Any]) -> str:
+    settings = _settings(options, _cwd(payload))
+    hooks_state.mark_fired(settings.home, client, event)
+    if (client, event) in START:
+        return start_output(client, session_context(settings))
+    capture_event(settings, client, event, payload)
+    return ""
+
+
+def session_context(settings: Any) -> str:
+    """The context block for a new session in this project (empty when memory is empty)."""
+    from memctl.api.recall import RecallRequest, recall
+    from memctl.config.scope import project_root
+    from memctl.context import Context
+
+    if not settings.db_path.exists():
+        return ""
+    query = f"{project_root(settings.cwd).name}: {settings.hooks_context_query}"
+    with Context(settings) as ctx:
+        response = recall(ctx, RecallRequest(query=query, context=True, touch=False))
+    if not response.result.results:
+        return ""
+    return response.context or ""
+
+
+def start_output(client: str, context: str) -> str:
+    if not context:
+        return ""
+    if client == "cursor":
+        return json.dumps({"additional_context": context}) + "\n"
+    answer = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}}
+    return json.dumps(answer) + "\n"
+
+
+def capture_event(settings: Any, client: str, event: str, payload: dict[str, Any]) -> None:
+    """Capture this session's transcript, then others that grew since their last capture."""
+    session_id = payload.get("session_id") or payload.get("conversation_id")
+    session_id = session_id or payload.get("thread-id")
+    if client == "opencode":
+        export = payload.get("export")
+        if isinstance(export, dict):
+            _capture_text(settings, client, json.dumps(export), session_id)
+        return
+    transcript = payload.get("transcript_path")
+    if not transcript and client == "codex":
+        transcript = find_codex_rollout(str(session_id or ""))
+    if transcript and Path(str(transcript)).is_file():
+        path = str(transcript)
+        _capture_file(settings, client, path, session_id)
+        _recapture(settings, skip=path)
+    elif transcript:
+        raise FileNotFoundError(f"transcript {transcript} does not exist (yet)")
+
+
+def _capture_file(settings: Any, client: str, path: str, session_id: str | None) -> None:
+    size = Path(path).stat().st_size
+    _ingest(settings, client, path, None, session_id)
+    entry = hooks_state.Pending(path, client, session_id, str(settings.cwd), size, time.time())
+    hooks_state.remember(settings.home, entry)
+
+
+def _capture_text(settings: Any, client: str, text: str, session_id: str | None) -> None:
+    _ingest(settings, client, "-", io.BytesIO(text.encode()), session_id)
+
+
+def _ingest(settings: Any, client: str, path: str, stdin: Any, session_id: str | None) -> None:
+    from memctl.api.ingest import IngestRequest, ingest
+    from memctl.context import Context
+
+    request = IngestRequest(
+        transcript=path, stdin=stdin, client=FORMATS.get(client), session_id=session_id
+    )
+    with Context(settings) as ctx:
+        ingest(ctx, request)
+
+
+def _recapture(settings: Any, skip: str) -> None:
+    """Capture again the pending transcripts that grew, each in its own session's project."""
+    for entry in hooks_state.grown(
+        settings.home, skip, settings.hooks_recapture_hours, settings.hooks_recapture_max
+    ):
+        try:
+            other = _settings_like(settings, Path(entry.cwd))
+            _capture_file(other, entry.client, entry.path, entry.session_id)
+        except Exception:
+            log_error(settings.home, entry.client, "recapture", traceback.format_exc())
+            hooks_state.forget(settings.home, entry.path)
+
+
+def _settings_like(settings: Any, cwd: Path) -> Any:
+    from memctl.config import load_settings
+
+    if not cwd.is_dir() or cwd == settings.cwd:
+        return settings
+    overrides = {k: v for k, v in settings.values.items() if settings.sources[k] == "flag"}
+    return load_settings(home=settings.home, cwd=cwd, overrides=overrides)
+
+
+def find_codex_rollout(thread_id: str) -> str | None:
+    """The rollout file of a Codex thread: ``$CODEX_HOME/sessions/Y/M/D/rollout-...-<id>.jsonl``."""
+    if not thread_id:
+        return None
+    home = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex") / "sessions"
+    matches = sorted(home.glob(f"*/*/*/rollout-*{thread_id}.jsonl"))
+    return str(matches[-1]) if matches else None

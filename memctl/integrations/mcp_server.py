@@ -1,0 +1,297 @@
+"""``memctl mcp``: memctl as an MCP server over stdio, on the official SDK's ``MCPServer``.
+
+Every tool is a thin call of the core API (``memctl.api``), the same functions the
+CLI calls. A ``MemctlError`` becomes an error result carrying its one-line
+message (the CLI's message for the same mistake); the server keeps running.
+One ``Context`` lives as long as the server, so the embedding model loads once.
+Only ``memctl mcp`` imports this module (and so the SDK, about a second of imports).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from memctl import __version__
+from memctl.api import distil as distil_api
+from memctl.api import ingest as ingest_api
+from memctl.api import memory as memory_api
+from memctl.api import recall as recall_api
+from memctl.context import Context
+from memctl.errors import MemctlError
+from memctl.model import Memory
+from memctl.retrieve.pipeline import Recalled
+
+T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
+
+INSTRUCTIONS = (
+    "memctl is the user's long-term memory. Search it before answering questions about "
+    "past work, project conventions, decisions or the user's preferences; store durable "
+    "facts (one per memory, a full sentence) when the user states them or a decision is "
+    "made. Never store secrets or text marked <private>."
+)
+
+
+def brief(memory: Memory) -> dict[str, Any]:
+    """The fields a model needs of a memory."""
+    return {
+        "id": memory.id,
+        "content": memory.content,
+        "category": str(memory.category),
+        "kind": str(memory.kind),
+        "state": str(memory.state),
+        "scope": memory.scope,
+        "tags": list(memory.tags),
+        "importance": memory.importance,
+        "created_at": memory.created_at,
+    }
+
+
+def hit(item: Recalled) -> dict[str, Any]:
+    return {**brief(item.memory), "score": round(item.score, 4), "is_message": item.is_message}
+
+
+def build(ctx: Context) -> MCPServer:
+    """The server, with its tools and resources bound to ``ctx``."""
+    server: MCPServer = MCPServer(
+        name="memctl", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
+    )
+
+    def tool(fn: F) -> F:
+        """Register ``fn`` as a tool, its docstring (dedented) its description."""
+        server.add_tool(fn, description=inspect.cleandoc(fn.__doc__ or ""))
+        return fn
+
+    def call(work: Callable[[], T]) -> T:
+        try:
+            return work()
+        except MemctlError as exc:
+            raise ToolError(" ".join(str(exc).split())) from exc
+
+    @tool
+    def memory_search(
+        query: str,
+        limit: int | None = None,
+        scope: str | None = None,
+        all_scopes: bool = False,
+        mode: Literal["smart", "focused", "deep", "working"] | None = None,
+        budget: int | None = None,
+        format: Literal["json", "context"] = "json",
+    ) -> dict[str, Any]:
+        """Search long-term memory. Call this before answering questions about this
+        project's history, conventions or decisions, or the user's preferences, and when a
+        task looks like earlier work. Returns the best memories, most relevant first
+        (id, content, category, score...), or with format "context" one text block ready
+        to read. An empty list means nothing relevant is stored: say so, do not guess.
+        scope: "project" (default: this project and global), "global" or a scope name."""
+        request = recall_api.RecallRequest(
+            query=query,
+            limit=limit or ctx.settings.mcp_search_limit,
+            scope=scope,
+            all_scopes=all_scopes,
+            mode=mode,
+            budget=budget,
+            context=format == "context",
+        )
+        response = call(lambda: recall_api.recall(ctx, request))
+        result = response.result
+        answer: dict[str, Any] = {"query": query, "warnings": result.warnings}
+        if format == "context":
+            answer["context"] = response.context or ""
+        else:
+            answer["results"] = [hit(item) for item in result.results]
+        return answer
+
+    @tool
+    def memory_store(
+        text: str,
+        tags: list[str] | None = None,
+        category: Literal["profile", "preferences", "entities", "events", "cases", "patterns"]
+        | None = None,
+        importance: float | None = None,
+        scope: str | None = None,
+    ) -> dict[str, Any]:
+        """Store one durable fact in long-term memory, exactly as given: a decision and its
+        reason, a convention, a preference the user stated, the fix to a hard problem.
+        One fact per call, a full sentence that makes sense on its own later. Never store
+        secrets or text marked <private>. Returns the memory (with its id); "existing" is
+        true when the same text was already stored and no copy was made."""
+        request = memory_api.RememberRequest(
+            text, category, tuple(tags or ()), importance, scope, source="mcp"
+        )
+        stored = call(lambda: memory_api.remember(ctx, request))
+        return {**brief(stored.memory), "existing": stored.existing}
+
+    @tool
+    def memory_get(id: str) -> dict[str, Any]:
+        """One memory by id (or a unique prefix of at least 4 characters), with its
+        relations to other memories."""
+        found = call(lambda: memory_api.get(ctx, id))
+        return {**found.memory.to_dict(), "relations": [r.to_dict() for r in found.relations]}
+
+    @tool
+    def memory_list(
+        scope: str | None = None,
+        category: str | None = None,
+        kind: str | None = None,
+        state: str | None = None,
+        tag: str | None = None,
+        since: str | None = None,
+        limit: int = 20,
+        sort: Literal["created", "updated", "importance", "accessed", "oldest"] = "created",
+    ) -> dict[str, Any]:
+        """List memories, newest first, filtered (no search): to review what is stored.
+        since: an ISO date or a span like 7d. Use memory_search to find by meaning."""
+        filters = memory_api.Filters(
+            scope,
+            (kind,) if kind else (),
+            (category,) if category else (),
+            (state,) if state else (),
+            tag,
+            since,
+        )
+        request = memory_api.ListRequest(filters, limit, sort)
+        return {
+            "memories": [brief(m) for m in call(lambda: memory_api.list_memories(ctx, request))]
+        }
+
+    @tool
+    def memory_update(
+        id: str,
+        text: str | None = None,
+        tags: list[str] | None = None,
+        importance: float | None = None,
+        category: str | None = None,
+    ) -> dict[str, Any]:
+        """Correct a memory that is wrong or outdated: new text, tags, importance (0-1) or
+        category. Prefer this to storing a contradicting memory. Returns the memory."""
+        request = memory_api.UpdateRequest(
+            id, text, None if tags is None else tuple(tags), importance, category
+        )
+        return brief(call(lambda: memory_api.update(ctx, request)))
+
+    @tool
+    def memory_forget(id: str, noise: bool = False) -> dict[str, Any]:
+        """Archive a memory that should no longer be recalled (nothing is deleted).
+        noise=true when it was never worth keeping: ingest learns to drop facts like it."""
+        return brief(call(lambda: memory_api.forget(ctx, id, noise)))
+
+    @tool
+    def memory_link(
+        source: str,
+        target: str,
+        type: Literal[
+            "supports", "contradicts", "contextualizes", "depends_on", "related"
+        ] = "related",
+        weight: float = 1.0,
+    ) -> dict[str, Any]:
+        """Relate two memories (ids), so recalling one brings up the other."""
+        request = memory_api.LinkRequest(source, target, type, weight)
+        return call(lambda: memory_api.link(ctx, request)).to_dict()
+
+    @tool
+    def memory_ingest(
+        transcript_path: str | None = None,
+        text: str | None = None,
+        client: Literal["claude-code", "opencode", "codex", "generic"] | None = None,
+        session_id: str | None = None,
+    ) -> dict[str, Any]:
+        """Capture a whole conversation (a transcript file path, or the text itself as
+        `user: ...` / `assistant: ...` lines); memories are distilled from it in the
+        background. Sessions are captured by hooks when they end: call this only for a
+        conversation that would otherwise be lost. Returns what was stored."""
+        import io
+
+        if (transcript_path is None) == (text is None):
+            raise ToolError("give either transcript_path or text")
+        request = ingest_api.IngestRequest(
+            transcript=transcript_path,
+            stdin=None if text is None else io.BytesIO(text.encode()),
+            client=client,
+            session_id=session_id,
+        )
+        result = call(lambda: ingest_api.ingest(ctx, request))
+        return result.report.to_dict()
+
+    @tool
+    def memory_profile(scope: str | None = None) -> dict[str, Any]:
+        """What is known about the user: profile facts and preferences, most important
+        first. Read it when a task depends on how the user likes things done."""
+        request = recall_api.ProfileRequest(scope=scope)
+        return call(lambda: recall_api.profile(ctx, request)).to_dict()
+
+    @tool
+    def memory_stats() -> dict[str, Any]:
+        """How much is stored: memories by kind, category, state and scope; sessions;
+        queued ingest jobs; the current project's scope."""
+        from dataclasses import asdict
+
+        return asdict(call(lambda: memory_api.status(ctx)))
+
+    @tool
+    def memory_distill_tasks(limit: int = 3) -> dict[str, Any]:
+        """Captured sessions waiting to be distilled into memories, for you to do the
+        extraction (memctl has no local LLM and `ingest.host_distil` is on). Each task is
+        one batch of a session: the extraction instructions (system), the numbered
+        conversation (prompt), the JSON schema of an answer, and session_id and
+        through_seq to give back. Answer with {"facts": [...]} following the instructions,
+        then call memory_distill_apply. An empty list means nothing is waiting."""
+        request = distil_api.PendingRequest(limit=limit)
+        result = call(lambda: distil_api.pending(ctx, request))
+        return {"tasks": [batch.to_dict() for batch in result.batches]}
+
+    @tool
+    def memory_distill_apply(
+        session_id: str, through_seq: int, answer: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Apply your extraction for a task of memory_distill_tasks: its session_id and
+        through_seq, and your answer {"facts": [...]}. The facts go through memctl's usual
+        noise filter, admission and reconciliation (duplicates merge, updates supersede);
+        returns the run (its id, decisions and counts; `memctl undo RUN_ID` reverts it)."""
+        request = distil_api.DistilRequest(session_id, through_seq, answer)
+        record = call(lambda: distil_api.distil(ctx, request)).run
+        return {
+            "run_id": record.id,
+            "status": record.status,
+            "facts": record.facts,
+            "decisions": record.decisions,
+            "notes": record.notes,
+        }
+
+    @server.resource("memctl://profile", mime_type="text/plain")
+    def profile_resource() -> str:
+        """The user's profile and preferences, as text."""
+        return recall_api.profile(ctx, recall_api.ProfileRequest()).text()
+
+    @server.resource("memctl://context", mime_type="text/plain")
+    def context_resource() -> str:
+        """The block a session starts with: memories for this project."""
+        from memctl.integrations.hooks import session_context
+
+        return session_context(ctx.settings) or "(no memories yet)"
+
+    return server
+
+
+def serve(ctx: Context) -> None:
+    """Serve over stdio until the client closes the connection."""
+    build(ctx).run("stdio")
+
+
+def main(options: dict[str, Any]) -> int:
+    """``memctl [--home DIR] [-c K=V] mcp`` from the fast lane (no Typer: it answers
+    ``initialize`` sooner, and clients such as Codex do not wait for slow servers)."""
+    from pathlib import Path
+
+    from memctl.config import load_settings
+
+    overrides = dict(pair.split("=", 1) for pair in options.get("config", []))
+    home = Path(options["home"]).expanduser() if options.get("home") else None
+    with Context(load_settings(home=home, overrides=overrides)) as ctx:
+        serve(ctx)
+    return 0

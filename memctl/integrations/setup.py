@@ -1,0 +1,262 @@
+"""``memctl init`` and ``memctl install``: plan the changes to each client's files,
+show them as a diff, back up and write them, report what is set up, and undo.
+
+The client modules (claude_code, codex, opencode, cursor) know their files and
+formats; this module picks the clients, collects their changes into one plan,
+and applies or reverts it through ``files``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from memctl.config.scope import project_root
+from memctl.errors import UsageError
+from memctl.integrations import claude_code, codex, cursor, files, formats, opencode
+from memctl.integrations.base import Found, Launcher, Where
+from memctl.integrations.hooks_state import last_fired
+
+CLIENTS: dict[str, ModuleType] = {
+    claude_code.NAME: claude_code,
+    codex.NAME: codex,
+    opencode.NAME: opencode,
+    cursor.NAME: cursor,
+}
+
+
+def where(project: bool, cwd: Path, env: dict[str, str] | None = None) -> Where:
+    environ = dict(os.environ if env is None else env)
+    home = Path(environ.get("HOME") or Path.home())
+    return Where(home, project_root(cwd.resolve()) if project else None, environ)
+
+
+def check_names(names: tuple[str, ...]) -> tuple[str, ...]:
+    for name in names:
+        if name not in CLIENTS:
+            raise UsageError(f"unknown tool {name!r}; known: {', '.join(CLIENTS)}")
+    return names
+
+
+def detect(place: Where) -> list[Found]:
+    return [module.detect(place) for module in CLIENTS.values()]
+
+
+@dataclass(frozen=True)
+class InitRequest:
+    tools: tuple[str, ...] = ()  # none: every client found
+    project: bool = False  # the current repository instead of the user's config
+    force: bool = False  # set up clients that were not found too
+    instructions_only: bool = False
+    dry_run: bool = False
+
+
+@dataclass
+class Outcome:
+    """What a set-up command changed (or, dry, would change)."""
+
+    plan: files.Plan
+    clients: list[str]
+    backup: Path | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def diff(self) -> str:
+        return files.plan_diff(self.plan)
+
+
+def _chosen(place: Where, names: tuple[str, ...], force: bool, notes: list[str]) -> list[str]:
+    found = {f.client: f for f in detect(place)}
+    if not names:
+        return [name for name in CLIENTS if found[name].present or force]
+    chosen = []
+    for name in check_names(names):
+        if found[name].present or force:
+            chosen.append(name)
+        else:
+            notes.append(
+                f"{name}: not found (no `{CLIENTS[name].BINARY}` on PATH and no "
+                "config directory); nothing changed (--force sets it up anyway)"
+            )
+    return chosen
+
+
+def _guarded(plan: files.Plan, step: Any, *args: Any) -> None:
+    """Run one planning step; a malformed file is reported and left untouched."""
+    try:
+        step(plan, *args)
+    except formats.MalformedConfig as exc:
+        plan.note(str(exc))
+
+
+def init(request: InitRequest, place: Where, run: Launcher, home: Path) -> Outcome:
+    """Register the MCP server and write the instructions for each chosen client."""
+    notes: list[str] = []
+    chosen = _chosen(place, request.tools, request.force, notes)
+    plan = files.Plan()
+    for name in chosen:
+        module = CLIENTS[name]
+        if not request.instructions_only:
+            _guarded(plan, module.plan_mcp, place, run)
+        _guarded(plan, module.plan_instructions, place)
+    return _finish(plan, chosen, notes + plan.notes, request.dry_run, home, "init")
+
+
+def _finish(
+    plan: files.Plan, chosen: list[str], notes: list[str], dry: bool, home: Path, command: str
+) -> Outcome:
+    outcome = Outcome(plan, chosen, notes=notes)
+    if not dry:
+        outcome.backup = files.apply(plan, home, command)
+    return outcome
+
+
+@dataclass(frozen=True)
+class InstallRequest:
+    client: str
+    project: bool = False
+    force: bool = False
+    dry_run: bool = False
+    notify: bool = False  # Codex: also the `notify` program (versions without hooks)
+    timeout: int = 10  # seconds a client gives each hook
+
+
+def install(request: InstallRequest, place: Where, run: Launcher, home: Path) -> Outcome:
+    """Write the client's capture hooks (or plugin)."""
+    notes: list[str] = []
+    chosen = _chosen(place, (request.client,), request.force, notes)
+    plan = files.Plan()
+    for name in chosen:
+        module = CLIENTS[name]
+        if name == codex.NAME:
+            _guarded(plan, codex.plan_hooks, place, run, request.timeout, False, request.notify)
+            notes.append(codex.TRUST_NOTE)
+        else:
+            _guarded(plan, module.plan_hooks, place, run, request.timeout, False)
+    return _finish(plan, chosen, notes + plan.notes, request.dry_run, home, "install")
+
+
+@dataclass
+class Removal:
+    undone: files.UndoReport
+    cleaned: list[str]  # files changed since memctl wrote them: only memctl's parts taken out
+    notes: list[str]
+
+
+def uninstall(
+    command: str, names: tuple[str, ...], place: Where, run: Launcher, home: Path, force: bool
+) -> Removal:
+    """Put back every file ``command`` (init or install) changed for these clients, byte for
+    byte; from a file changed since memctl wrote it, take out only memctl's parts (unless
+    ``force``, which puts back the old bytes anyway)."""
+    clients = set(check_names(names)) if names else None
+    undone = files.undo(home, (command,), clients, force)
+    plan = files.Plan()
+    for name in sorted(clients or CLIENTS):
+        module = CLIENTS[name]
+        if command == "install":
+            _guarded(plan, module.plan_hooks, place, run, 0, True)
+        else:
+            _guarded(plan, module.plan_mcp, place, run, True)
+            _guarded(plan, module.plan_instructions, place, True)
+    plan = plan.only({Path(p) for p in undone.left})
+    files.apply(plan, home, "uninstall")
+    return Removal(undone, [str(path) for path, _, _ in plan.files()], plan.notes)
+
+
+def combine(first: Removal, second: Removal) -> Removal:
+    """Two removals reported as one."""
+    undone = files.UndoReport(
+        first.undone.restored + second.undone.restored,
+        first.undone.removed + second.undone.removed,
+        first.undone.left + second.undone.left,
+    )
+    return Removal(undone, first.cleaned + second.cleaned, first.notes + second.notes)
+
+
+@dataclass(frozen=True)
+class ClientStatus:
+    client: str
+    found: Found
+    mcp: bool
+    instructions: bool
+    hooks: list[str]
+    trusted: list[str] | None  # Codex only: the trusted memctl hooks
+    fired: dict[str, str]  # event -> when memctl last ran its hook
+    problems: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "client": self.client,
+            "binary": self.found.binary,
+            "config_dir": str(self.found.config_dir) if self.found.config_dir else None,
+            "mcp": self.mcp,
+            "instructions": self.instructions,
+            "hooks": self.hooks,
+            "trusted": self.trusted,
+            "fired": self.fired,
+            "problems": self.problems,
+        }
+
+
+def _has_mcp(module: ModuleType, place: Where) -> bool:
+    plan = files.Plan()
+    module.plan_mcp(plan, place, Launcher(("memctl",)), True)
+    return bool(plan.changes)
+
+
+def _has_instructions(module: ModuleType, place: Where) -> bool:
+    plan = files.Plan()
+    module.plan_instructions(plan, place, True)
+    return any(c.what == "instructions" for c in plan.changes)
+
+
+def status(place: Where, home: Path) -> list[ClientStatus]:
+    """Per client: found where, MCP registered, instructions written, hooks, last fired."""
+    result = []
+    for name, module in CLIENTS.items():
+        problems: list[str] = []
+        checks: dict[str, Any] = {}
+        for label, check in (
+            ("mcp", _has_mcp),
+            ("instructions", _has_instructions),
+            ("hooks", lambda m, p: m.hooks_installed(p)),
+        ):
+            try:
+                checks[label] = check(module, place)
+            except formats.MalformedConfig as exc:
+                checks[label] = [] if label == "hooks" else False
+                problems.append(str(exc))
+        trusted = codex.trusted(place) if name == codex.NAME else None
+        fired = {
+            event: stamp.isoformat(timespec="seconds")
+            for event in module.EVENTS + (("notify",) if name == codex.NAME else ())
+            if (stamp := last_fired(home, name, event)) is not None
+        }
+        result.append(
+            ClientStatus(
+                name,
+                module.detect(place),
+                checks["mcp"],
+                checks["instructions"],
+                checks["hooks"],
+                trusted,
+                fired,
+                problems,
+            )
+        )
+    return result
+
+
+def age(iso: str, now: datetime | None = None) -> str:
+    """'3m ago' for an ISO time."""
+    moment = datetime.fromisoformat(iso)
+    seconds = int(((now or datetime.now(UTC)) - moment).total_seconds())
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit} ago"
+    return "just now"

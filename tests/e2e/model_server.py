@@ -1,0 +1,299 @@
+"""A scripted model on loopback for the real clients: Anthropic Messages (Claude Code) and
+OpenAI Responses (Codex), both streamed as server-sent events.
+
+The model's script is simple and deterministic:
+- a request whose latest user turn holds a tool result gets a text answer quoting it;
+- a prompt containing ``SEARCH: <query>`` makes the model call the first offered tool
+  whose name ends in ``memory_search`` with that query;
+- anything else gets the answer ``ok``.
+Every request body is kept (``server.requests``) for the tests to look into.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+SEARCH = re.compile(r"SEARCH: ([^\n\"]+)")
+WAIT_TOOL, WAIT_ID = "WaitForMcpServers", "toolu_wait"
+
+
+def _texts(value: Any) -> str:
+    """Every string inside a JSON value, joined (to look for markers in a request)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        return "\n".join(_texts(v) for v in value.values())
+    if isinstance(value, list):
+        return "\n".join(_texts(v) for v in value)
+    return ""
+
+
+def sse(event: str, data: dict[str, Any]) -> bytes:
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+# -- Anthropic Messages --------------------------------------------------------------
+
+
+def anthropic_plan(body: dict[str, Any]) -> dict[str, Any]:
+    """{"text": ...} or {"tool": name, "input": {...}, "id": ...} for this request.
+
+    Claude Code may still be connecting to an MCP server when it sends the first
+    request; it then offers ``WaitForMcpServers``, which this model calls first."""
+    users = [m for m in body.get("messages") or [] if m.get("role") == "user"]
+    last = users[-1] if users else {}  # a hook's context comes as a later system message
+    content = last.get("content") if isinstance(last.get("content"), list) else []
+    results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+    if results and results[-1].get("tool_use_id") != WAIT_ID:
+        return {"text": "Memory says: " + _texts(results[-1])[:2000]}
+    found = SEARCH.search("\n".join(_texts(u) for u in users))
+    tools = [t.get("name", "") for t in body.get("tools") or []]
+    search = next((t for t in tools if t.endswith("memory_search")), None)
+    if found and search:
+        return {"tool": search, "input": {"query": found.group(1).strip()}, "id": "toolu_search"}
+    if found and WAIT_TOOL in tools and not results:
+        return {"tool": WAIT_TOOL, "input": {}, "id": WAIT_ID}
+    return {"text": "ok"}
+
+
+def anthropic_stream(body: dict[str, Any]) -> Iterator[bytes]:
+    plan = anthropic_plan(body)
+    message = {
+        "id": "msg_scripted",
+        "type": "message",
+        "role": "assistant",
+        "model": body.get("model", "scripted"),
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 1},
+    }
+    yield sse("message_start", {"type": "message_start", "message": message})
+    if "tool" in plan:
+        block = {"type": "tool_use", "id": plan["id"], "name": plan["tool"], "input": {}}
+        delta = {"type": "input_json_delta", "partial_json": json.dumps(plan["input"])}
+        stop = "tool_use"
+    else:
+        block = {"type": "text", "text": ""}
+        delta = {"type": "text_delta", "text": plan["text"]}
+        stop = "end_turn"
+    yield sse(
+        "content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}
+    )
+    yield sse("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta})
+    yield sse("content_block_stop", {"type": "content_block_stop", "index": 0})
+    yield sse(
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": stop, "stop_sequence": None},
+            "usage": {"output_tokens": 5},
+        },
+    )
+    yield sse("message_stop", {"type": "message_stop"})
+
+
+def anthropic_message(body: dict[str, Any]) -> dict[str, Any]:
+    plan = anthropic_plan(body)
+    return {
+        "id": "msg_scripted",
+        "type": "message",
+        "role": "assistant",
+        "model": body.get("model", "scripted"),
+        "content": [{"type": "text", "text": plan.get("text", "ok")}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 5},
+    }
+
+
+# -- OpenAI Responses ----------------------------------------------------------------
+
+
+def responses_plan(body: dict[str, Any]) -> dict[str, Any]:
+    items = body.get("input") or []
+    outputs = [i for i in items if isinstance(i, dict) and i.get("type") == "function_call_output"]
+    if outputs:
+        return {"text": "Memory says: " + _texts(outputs[-1].get("output"))[:2000]}
+    users = [i for i in items if isinstance(i, dict) and i.get("role") == "user"]
+    prompt = _texts(users[-1]) if users else ""
+    found = SEARCH.search(prompt)
+    search = next(
+        (name for name in responses_tools(body.get("tools") or []) if name[1] == "memory_search"),
+        None,
+    )
+    if found and search:
+        return {"tool": search, "input": {"query": found.group(1).strip()}}
+    return {"text": "ok"}
+
+
+def responses_tools(tools: list[Any]) -> Iterator[tuple[str | None, str]]:
+    """(namespace, name) of each function tool; Codex puts MCP tools in a namespace
+    ``mcp__<server>``."""
+    for tool in tools:
+        if not isinstance(tool, dict):
+            continue
+        if tool.get("type") == "namespace":
+            for inner in tool.get("tools") or []:
+                yield tool.get("name"), inner.get("name") or ""
+        elif tool.get("type") == "function":
+            yield None, tool.get("name") or ""
+
+
+def responses_stream(body: dict[str, Any]) -> Iterator[bytes]:
+    plan = responses_plan(body)
+    if "tool" in plan:
+        namespace, name = plan["tool"]
+        item: dict[str, Any] = {
+            "type": "function_call",
+            "id": "fc_scripted1",
+            "call_id": "call_scripted1",
+            "name": name,
+            "arguments": json.dumps(plan["input"]),
+            "status": "completed",
+        }
+        if namespace:
+            item["namespace"] = namespace
+    else:
+        item = {
+            "type": "message",
+            "id": "msg_scripted",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": plan["text"], "annotations": []}],
+        }
+    response = {
+        "id": "resp_scripted",
+        "object": "response",
+        "status": "in_progress",
+        "model": body.get("model", "scripted"),
+        "output": [],
+    }
+    yield sse("response.created", {"type": "response.created", "response": response})
+    yield sse(
+        "response.output_item.added",
+        {"type": "response.output_item.added", "output_index": 0, "item": item},
+    )
+    if item["type"] == "message":
+        yield sse(
+            "response.output_text.delta",
+            {
+                "type": "response.output_text.delta",
+                "item_id": item["id"],
+                "output_index": 0,
+                "content_index": 0,
+                "delta": plan["text"],
+            },
+        )
+    yield sse(
+        "response.output_item.done",
+        {"type": "response.output_item.done", "output_index": 0, "item": item},
+    )
+    done = {
+        **response,
+        "status": "completed",
+        "output": [item],
+        "usage": {
+            "input_tokens": 10,
+            "output_tokens": 5,
+            "total_tokens": 15,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": 0},
+        },
+    }
+    yield sse("response.completed", {"type": "response.completed", "response": done})
+
+
+# -- the server ----------------------------------------------------------------------
+
+
+class ScriptedModel(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.lock = threading.Lock()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+    def bodies(self, path: str) -> list[dict[str, Any]]:
+        with self.lock:
+            return [body for p, body in self.requests if p.startswith(path)]
+
+
+class Handler(BaseHTTPRequestHandler):
+    server: ScriptedModel
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_HEAD(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_GET(self) -> None:
+        self._json({"data": [], "object": "list"})
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            body = {}
+        path = self.path.split("?")[0]
+        with self.server.lock:
+            self.server.requests.append((path, body))
+        if path.endswith("/messages/count_tokens"):
+            self._json({"input_tokens": 10})
+        elif path.endswith("/messages"):
+            if body.get("stream"):
+                self._stream(anthropic_stream(body))
+            else:
+                self._json(anthropic_message(body))
+        elif path.endswith("/responses"):
+            self._stream(responses_stream(body))
+        else:
+            self._json({})
+
+    def _json(self, data: Any) -> None:
+        payload = json.dumps(data).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def _stream(self, events: Iterator[bytes]) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        for chunk in events:
+            self.wfile.write(chunk)
+            self.wfile.flush()
+        self.close_connection = True
+
+
+@contextmanager
+def scripted_model() -> Iterator[ScriptedModel]:
+    server = ScriptedModel()
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
