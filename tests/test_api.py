@@ -129,3 +129,21 @@ def test_import_plan_and_export(make_ctx: Any, tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(InputError):
         ingest_api.plan_import(ingest_api.ImportRequest((str(tmp_path / "empty"),)))
+
+
+def test_session_start_block_holds_profile_project_facts_and_the_latest_digest(
+    make_ctx: Any,
+) -> None:
+    ctx = make_ctx()
+    assert recall.session_start(ctx, recall.SessionStartRequest()) == ""
+    remember(make_ctx, ctx, "I prefer short answers", category="preferences")
+    remember(make_ctx, ctx, "Releases are cut with make release", category="patterns")
+    remember(make_ctx, ctx, "A fact of another project", scope="elsewhere")
+    block = recall.session_start(ctx, recall.SessionStartRequest())
+    assert block.startswith("<memctl-context>") and block.endswith("</memctl-context>")
+    assert "I prefer short answers" in block and "make release" in block
+    assert "another project" not in block
+    small = recall.session_start(ctx, recall.SessionStartRequest(budget=12))
+    assert small.count("\n- ") == 1  # the budget holds one memory, the first section's
+    touched = memory.list_memories(ctx, memory.ListRequest())
+    assert all(m.access_count == 0 for m in touched)

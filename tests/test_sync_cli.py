@@ -28,7 +28,9 @@ def test_init_promote_sync_status_and_two_syncs_at_once(tmp_path: Path) -> None:
     a, b = tmp_path / "a", tmp_path / "b"
     assert "laid out the empty repository" in cli(a, "sync", "init", str(remote))
     with machine(tmp_path, "a", remote) as ctx:  # in-process: no model to load
-        memory_id = remember(ctx, RememberRequest("rebase before merging", scope="global")).id
+        memory_id = remember(
+            ctx, RememberRequest("rebase before merging", scope="global")
+        ).memory.id
         remember(ctx, RememberRequest("not shared", scope="global"))
     assert "promoted 1 memories" in cli(a, "promote", memory_id[:8])
     assert "would write 1 files" in cli(a, "sync", "--dry-run")

@@ -128,3 +128,25 @@ def profile(ctx: Context, request: ProfileRequest) -> Profile:
     """The user's profile and preferences memories, most important first."""
     scopes = operations.recall_scopes(ctx, request.scope, request.all_scopes)
     return build_profile(ctx, scopes, request.limit)
+
+
+# When recall.context_budget is 0 (no budget), a session still starts with a bounded block.
+SESSION_START_TOKENS = 1500
+
+
+@dataclass(frozen=True)
+class SessionStartRequest:
+    scope: str | None = None  # None or 'project': the current project
+    budget: int | None = None  # tokens; default: recall.context_budget
+
+
+def session_start(ctx: Context, request: SessionStartRequest) -> str:
+    """The block a new session starts with (profile, the project's key facts, its latest
+    session digests); '' when memory holds nothing for it. Nothing is touched."""
+    from memctl.config.scope import project_root
+    from memctl.retrieve.session_start import session_start_block
+
+    scope = operations.resolve_scope(ctx, request.scope)
+    budget = request.budget or ctx.settings.recall_context_budget or SESSION_START_TOKENS
+    title = project_root(ctx.settings.cwd).name if request.scope in (None, "project") else scope
+    return session_start_block(ctx, scope, title, budget)

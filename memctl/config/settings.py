@@ -556,11 +556,6 @@ KEYS: tuple[Key, ...] = (
         minimum=1,
     ),
     Key(
-        "hooks.context_query",
-        "conventions, decisions, preferences and recent work in this project",
-        "What the session-start hook recalls for (after the project's name).",
-    ),
-    Key(
         "hooks.recapture_hours",
         24.0,
         "A capture hook captures again the transcripts that grew within this many hours.",

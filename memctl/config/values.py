@@ -143,7 +143,6 @@ class Values:
     import_extract_chars: int
     import_reconcile_batch: int
     hooks_timeout: int
-    hooks_context_query: str
     hooks_recapture_hours: float
     hooks_recapture_max: int
     mcp_search_limit: int

@@ -121,18 +121,13 @@ def handle(options: dict[str, Any], client: str, event: str, payload: dict[str, 
 
 def session_context(settings: Any) -> str:
     """The context block for a new session in this project (empty when memory is empty)."""
-    from memctl.api.recall import RecallRequest, recall
-    from memctl.config.scope import project_root
+    from memctl.api.recall import SessionStartRequest, session_start
     from memctl.context import Context
 
     if not settings.db_path.exists():
         return ""
-    query = f"{project_root(settings.cwd).name}: {settings.hooks_context_query}"
     with Context(settings) as ctx:
-        response = recall(ctx, RecallRequest(query=query, context=True, touch=False))
-    if not response.result.results:
-        return ""
-    return response.context or ""
+        return session_start(ctx, SessionStartRequest())
 
 
 def start_output(client: str, context: str) -> str:

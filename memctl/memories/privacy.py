@@ -64,7 +64,7 @@ NOT_VALUES = frozenset(
     pwd passwd passphrase key keys tokens secrets api_key apikey value""".split()
 )
 REFERENCE = re.compile(
-    r"^(?:\$\{?\w+\}?|%\(\w+\)s|\{\{.*\}\}|<[\w-]+>|[A-Za-z_][\w.]*[(\[].*|[a-z_]\w*(?:\.[a-z_]\w+)+)$"
+    r"^(?:\$\{?\w+\}?|%\(\w+\)s|\{\{.*\}\}|<[\w-]+>|[A-Za-z_][\w.]*[(\[].*|[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]+)+)$"
 )
 IDENTIFIER = re.compile(r"[A-Za-z][a-z_]*")
 FORMAT = re.compile(r"%[sdr]|\{\w*\}")
@@ -78,9 +78,16 @@ def _any_value(value: str) -> bool:
         len(bare) >= (4 if bare.isdigit() else 3)
         and bare[0] not in "[{("
         and bare.lower() not in NOT_VALUES
-        and not REFERENCE.match(bare)
+        and not _reference(bare)
         and not FORMAT.search(bare)
     )
+
+
+def _reference(value: str) -> bool:
+    """A variable, attribute or template reference, not a value: mostly letters
+    (``settings.db_password``, ``${DB_PASS}``), where ``_0000000123._4`` is a password."""
+    letters = sum(c.isalpha() for c in value)
+    return bool(REFERENCE.match(value)) and letters * 2 >= len(value.strip("${}()<>%"))
 
 
 def _keyish(value: str) -> bool:

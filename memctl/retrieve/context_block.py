@@ -31,13 +31,15 @@ def relative_age(iso: str, now: datetime) -> str:
     return "just now"
 
 
-def render_context(query: str, results: list[Recalled], now: datetime) -> str:
+def render_context(
+    query: str, results: list[Recalled], now: datetime, heading: str = "Memories relevant to"
+) -> str:
     """The block for ``results`` (already packed to the budget), one line per memory."""
     groups: dict[str, list[Recalled]] = {}
     for item in results:
         label = "session messages" if item.is_message else str(item.memory.category)
         groups.setdefault(label, []).append(item)
-    lines = [f"<{CONTEXT_TAG}>", f"Memories relevant to: {' '.join(query.split())}"]
+    lines = [f"<{CONTEXT_TAG}>", f"{heading}: {' '.join(query.split())}"]
     for label, items in groups.items():
         lines.append(f"## {label}")
         for item in items:

@@ -81,9 +81,22 @@ def coverage(run: Run, candidate: Candidate, pattern: re.Pattern[str] | None) ->
     total = sum(weights.values())
     if not total or pattern is None:
         return 0.0
-    text = f"{candidate.memory.content} {candidate.memory.l0_abstract or ''}"
-    words = {w.lower() for w in pattern.findall(text)}
-    return sum(w for word, w in weights.items() if word in words) / total
+    text = f"{candidate.memory.content} {candidate.memory.l0_abstract or ''}".lower()
+    words = {stem(w) for w in WORD.findall(text)}
+    return sum(w for word, w in weights.items() if stem(word.lower()) in words) / total
+
+
+WORD = re.compile(r"[^\W_]+")
+# Inflections a question and its answer often differ by ("deploy" / "deploys" / "deployed").
+SUFFIXES = ("ing", "ed", "es", "s")
+
+
+def stem(word: str) -> str:
+    """``word`` without one common English inflection, when enough of it is left."""
+    for suffix in SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
 
 
 SHOWS, SUPPORTS = "shows", "supports"
