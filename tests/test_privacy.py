@@ -331,3 +331,16 @@ def test_an_imported_document_s_title_is_scrubbed(ctx: Context, tmp_path: Path) 
     assert report.files[0].status == "imported"
     titles = [row["title"] for row in ctx.db.rows("SELECT title FROM sessions")]
     assert titles == ["Deploy with [REDACTED:github-token]"]
+
+
+def test_a_tag_quoted_in_prose_hides_nothing() -> None:
+    """Instructions (AGENTS.md) that mention `<memctl-context>` or `<private>` in backticks
+    must not swallow the user's next message as an unclosed block."""
+    said = [
+        "A `<memctl-context>` block at the start of a session holds memories.",
+        "Mark secrets `<private>` and memctl keeps them out.",
+        "We deploy with make release from main.",
+    ]
+    kept, found = _messages(*said)
+    assert kept == said
+    assert found.context_blocks == 0 and found.private_blocks == 0

@@ -29,8 +29,12 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 REDACTED = "[REDACTED]"
-CONTEXT_BLOCK = re.compile(r"<memctl-context\b[^>]*>.*?(?:</memctl-context\s*>|\Z)", re.S | re.I)
-PRIVATE_BLOCK = re.compile(r"<private\s*>.*?(?:</private\s*>|\Z)", re.S | re.I)
+# A tag quoted in backticks is prose about the tag ("mark it `<private>`"), not a block.
+PROSE_TAG = "(?<!`)"
+CONTEXT_BLOCK = re.compile(
+    PROSE_TAG + r"<memctl-context\b[^>]*>.*?(?:</memctl-context\s*>|\Z)", re.S | re.I
+)
+PRIVATE_BLOCK = re.compile(PROSE_TAG + r"<private\s*>.*?(?:</private\s*>|\Z)", re.S | re.I)
 PEM_BEGIN = r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
 PEM_END = r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
 MARK = re.compile(r"\[REDACTED(?::[a-z0-9-]+)?\]")
@@ -414,8 +418,11 @@ class Redactions:
 
 # Blocks a part may open and a later part close: (opening, closing, what replaces it).
 _BLOCKS = (
-    (re.compile(r"<memctl-context\b[^>]*>", re.I), re.compile(r"</memctl-context\s*>", re.I)),
-    (re.compile(r"<private\s*>", re.I), re.compile(r"</private\s*>", re.I)),
+    (
+        re.compile(PROSE_TAG + r"<memctl-context\b[^>]*>", re.I),
+        re.compile(r"</memctl-context\s*>", re.I),
+    ),
+    (re.compile(PROSE_TAG + r"<private\s*>", re.I), re.compile(r"</private\s*>", re.I)),
     (re.compile(PEM_BEGIN), re.compile(PEM_END)),
 )
 

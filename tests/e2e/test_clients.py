@@ -161,12 +161,6 @@ def codex_args(world: World, *extra: str) -> list[str]:
     ]
 
 
-@pytest.mark.xfail(
-    reason="since main's issue-12 merge, the rule-based slow path distils nothing from this "
-    "Codex session (run: no changes), so the later sessions have no fact to recall; "
-    "capture and the hooks themselves still work",
-    strict=False,
-)
 def test_codex_hooks_wait_for_trust_then_capture_and_recall(world: World) -> None:
     codex = client_or_skip("codex")
     world.memctl("init", "--tool", "codex")
