@@ -228,7 +228,7 @@ def _load_tokenizer(path: Path) -> Tokenizer:
     tokenizer.json describes a plain BERT pipeline (lower-casing normaliser, BERT
     pre-tokenizer, WordPiece, [CLS] ... [SEP]); built from vocab.txt, when it is
     there, the same tokenizer loads in about half the time, which every `memctl
-    recall` process pays. tests/test_embed_local.py checks that both give the same ids.
+    recall` process pays. tests/embed/test_embed_local.py checks that both give the same ids.
     """
     from tokenizers import Tokenizer
 

@@ -34,7 +34,7 @@ PROJECT = "github.com/acme/shop"
 # key (how tests name it), days before NOW it was created, category, content
 FACTS = [
     tuple(json.loads(line).values())
-    for line in (Path(__file__).parent / "fixtures" / "shop_memories.jsonl").open()
+    for line in (Path(__file__).resolve().parents[1] / "fixtures" / "shop_memories.jsonl").open()
 ]
 
 

@@ -28,7 +28,7 @@ from memctl.store.imports import find_import
 from memctl.store.runs import list_runs
 from memctl.store.sessions import count_sessions, latest_messages
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "imports"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "imports"
 
 
 def run_import(ctx: Context, *paths: Path | str, **options: Any) -> ImportReport:

@@ -19,7 +19,7 @@ from memctl.embed import local
 from memctl.embed.local import LocalEmbedder
 from memctl.errors import ModelError
 
-FIXTURE = Path(__file__).parent / "fixtures" / "minilm_reference.json"
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "minilm_reference.json"
 REFERENCE = json.loads(FIXTURE.read_text(encoding="utf-8"))
 TEXTS = [item["text"] for item in REFERENCE["items"]]
 VECTORS = np.array([item["vector"] for item in REFERENCE["items"]], dtype=np.float32)
@@ -184,7 +184,7 @@ def test_embedding_imports_no_torch() -> None:
         "print(sorted(m for m in sys.modules"
         " if m.split('.')[0] in {'torch', 'sentence_transformers', 'transformers'}))\n"
     )
-    project_root = Path(__file__).resolve().parents[1]
+    project_root = Path(__file__).resolve().parents[2]
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=project_root, capture_output=True, text=True, check=True
     )

@@ -42,7 +42,7 @@ def test_select_takes_the_oldest_batch_within_the_byte_budget(
 def test_there_are_enough_rule_patterns_and_the_readme_counts_them() -> None:
     english, chinese = len(extract_rules.ENGLISH), len(extract_rules.CHINESE)
     assert english >= 25 and chinese >= 10
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     assert f"{english} English and {chinese} Chinese patterns" in " ".join(readme.split())
 
 

@@ -22,7 +22,7 @@ from memctl.imports.split import Splitter, cut_point, split
 from memctl.ingest.source import Input
 from memctl.memories import privacy
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "imports"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "imports"
 LIMIT, OVERLAP = 100, 10
 
 

@@ -15,10 +15,10 @@ from memctl.config import load_settings
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.store.events import list_events
+from tests.config.test_config import git, make_repo
 from tests.conftest import run_cli
 from tests.fakes import HashEmbedder
 from tests.ingesting import distil
-from tests.test_config import git, make_repo
 
 BARE_URL_SCOPE = "file:{}"
 

@@ -23,7 +23,7 @@ ollama_server = fake.ollama_server
 dead_ollama_url = fake.dead_ollama_url
 
 MODEL = "nomic-embed-text"
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def embedder(url: str, *, timeout: float = 5.0, batch_size: int = 32) -> OllamaEmbedder:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.cli.test_cli import fails, ok
 from tests.conftest import run_cli
-from tests.test_cli import fails, ok
 
 A, B, C, D = ("a" * 32, "b" * 32, "c" * 32, "d" * 32)
 STORE = [

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.conftest import run_cli
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "imports"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "imports"
 NO_LLM = {"MEMCTL_LLM": "none"}
 
 
