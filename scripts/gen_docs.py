@@ -844,12 +844,27 @@ def render_values() -> str:
         f"Regenerate with: {REGENERATE}",
         '"""',
         "",
+        "from dataclasses import dataclass",
+        "",
         "",
         "class Values:",
         '    """The value of each key, by its name with dots as underscores."""',
         "",
     ]
     lines += [f"    {key.attr}: {type(key.default).__name__}" for key in KEYS]
+    lines += [
+        "",
+        "",
+        "@dataclass(frozen=True)",
+        "class RecallValues:",
+        '    """The `recall.*` keys without their prefix: the fields of one recall\'s Params."""',
+        "",
+    ]
+    lines += [
+        f"    {key.name.removeprefix('recall.')}: {type(key.default).__name__}"
+        for key in KEYS
+        if key.name.startswith("recall.")
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from memctl.config import KEYS, Settings
+from memctl.config.values import RecallValues
 from memctl.errors import UsageError
 
 PREFIX = "recall."
@@ -42,60 +43,9 @@ MODES: dict[str, dict[str, Any]] = {
 
 
 @dataclass(frozen=True)
-class Params:
-    """The `recall.*` keys without their prefix, e.g. ``params.cap``."""
-
-    mode: str
-    limit: int
-    candidates: int
-    weight_vector: float
-    weight_bm25: float
-    pinned_boost: float
-    relevance_floor: float
-    words_weight: float
-    words_floor: float
-    support_floor: float
-    context_share: float
-    context_max_chars: int
-    session_vectors: int
-    cap: int
-    rerank: bool
-    llm_model: str
-    rerank_weight: float
-    translate: bool
-    bm25_floor: float
-    bm25_floor_keep: float
-    half_life_days: float
-    half_life_importance: float
-    beta_core: float
-    beta_working: float
-    beta_peripheral: float
-    frequency_scale: float
-    weight_recency: float
-    weight_frequency: float
-    weight_intrinsic: float
-    floor_core: float
-    floor_working: float
-    floor_peripheral: float
-    decay_base: float
-    importance_base: float
-    length_norm: int
-    scope_global: float
-    scope_other: float
-    time_boost: float
-    spread_hops: int
-    spread_decay: float
-    spread_seeds: int
-    superseded_factor: float
-    contradicted_factor: float
-    conflict_factor: float
-    cutoff: float
-    mmr_threshold: float
-    mmr_factor: float
-    chars_per_token: float
-    cjk_chars_per_token: float
-    context_budget: int
-    strength_step: float
+class Params(RecallValues):
+    """The `recall.*` keys without their prefix, e.g. ``params.cap``: their fields are
+    generated from the keys (``memctl.config.values``), so each is declared once."""
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
