@@ -117,7 +117,7 @@ def _secretish(value: str) -> bool:
 # --- unlabelled high-entropy strings --------------------------------------------------
 ENTROPY_MIN_CHARS = 20
 # Random base64 of n characters has a Shannon entropy above 0.8 * log2(min(n, 64)) bits a
-# character in 99% of draws (benchmarks/secrets.py measures it); written words stay below.
+# character in 99% of draws (benchmarks/secret_scan.py measures it); written words stay below.
 ENTROPY_RATIO = 0.8
 # A part of a name made of words and short numbers: `Base64HighEntropy`, `x86`, `r1954052`.
 _WORDS = re.compile(r"(?:[A-Z]?[a-z]{2,}|[A-Z]+(?![a-z])|[a-z]{0,2}[0-9]{1,4})+")

@@ -1,6 +1,6 @@
 """The secret scanner: how often it redacts ordinary text, how often it finds a secret, how fast.
 
-    .venv/bin/python benchmarks/secrets.py [--n 2000] [--show 20]
+    .venv/bin/python benchmarks/secret_scan.py [--n 2000] [--show 20]
 
 - False positives: every line of ordinary code (memctl's own source, Python's
   standard library) and prose (this repository's docs, the licence texts and
