@@ -21,6 +21,9 @@ ToolOption = Annotated[
         "--tool", help="Only this assistant (claude-code, codex, opencode, cursor); repeatable."
     ),
 ]
+RestoreForceOption = Annotated[
+    bool, typer.Option("--force", help="Restore files even if they changed since.")
+]
 ProjectOption = Annotated[
     bool, typer.Option("--project", help="Set up the current repository instead of your user.")
 ]
@@ -33,7 +36,7 @@ ForceOption = Annotated[
 ]
 
 
-def _home_and_launcher(ctx: typer.Context) -> tuple[Path, Launcher]:
+def home_and_launcher(ctx: typer.Context) -> tuple[Path, Launcher]:
     """The data directory, and the command line the clients will run (with --home when
     the data directory was chosen, so the hooks and the server use the same store)."""
     import os
@@ -93,7 +96,7 @@ def init(
     """Set up the assistants found here: register memctl's MCP server and write
     instructions (CLAUDE.md, AGENTS.md, Cursor rules) and Claude Code's /recall,
     /remember and /forget. Every changed file is backed up first."""
-    home, run = _home_and_launcher(ctx)
+    home, run = home_and_launcher(ctx)
     place = setup.where(project, Path.cwd())
     names = tuple(tool or ())
     if list_tools:
@@ -166,13 +169,11 @@ def uninstall(
     ctx: typer.Context,
     tool: ToolOption = None,
     project: ProjectOption = False,
-    force: Annotated[
-        bool, typer.Option("--force", help="Restore files even if they changed since.")
-    ] = False,
+    force: RestoreForceOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Undo `memctl install` and `memctl init`: put back every file they changed."""
-    home, run = _home_and_launcher(ctx)
+    home, run = home_and_launcher(ctx)
     place = setup.where(project, Path.cwd())
     names = tuple(tool or ())
     hooks = setup.uninstall("install", names, place, run, home, force)

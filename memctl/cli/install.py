@@ -8,7 +8,14 @@ from typing import Annotated
 import typer
 
 from memctl.cli.common import JsonOption, new_typer, settings_for
-from memctl.cli.init import ProjectOption, _home_and_launcher, show, show_removal, show_status
+from memctl.cli.init import (
+    ProjectOption,
+    RestoreForceOption,
+    home_and_launcher,
+    show,
+    show_removal,
+    show_status,
+)
 from memctl.cli.render import console
 from memctl.integrations import setup
 
@@ -42,7 +49,7 @@ def _install(
     notify: bool,
     as_json: bool,
 ) -> None:
-    home, run = _home_and_launcher(ctx)
+    home, run = home_and_launcher(ctx)
     timeout = settings_for(ctx).hooks_timeout
     request = setup.InstallRequest(client, project, force, dry_run, notify, timeout)
     show(setup.install(request, setup.where(project, Path.cwd()), run, home), dry_run, as_json)
@@ -85,7 +92,7 @@ def codex(
 @app.command("status")
 def status(ctx: typer.Context, project: ProjectOption = False, as_json: JsonOption = False) -> None:
     """What is installed where, whether Codex's hooks are trusted, when each hook last ran."""
-    home, _run = _home_and_launcher(ctx)
+    home, _run = home_and_launcher(ctx)
     show_status(setup.status(setup.where(project, Path.cwd()), home), as_json)
 
 
@@ -96,13 +103,11 @@ def uninstall(
         str, typer.Argument(metavar="CLIENT", help="claude-code, codex, opencode or cursor.")
     ],
     project: ProjectOption = False,
-    force: Annotated[
-        bool, typer.Option("--force", help="Restore files even if they changed since.")
-    ] = False,
+    force: RestoreForceOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Remove a client's hooks: put back the files `memctl install` changed, byte for byte."""
-    home, run = _home_and_launcher(ctx)
+    home, run = home_and_launcher(ctx)
     place = setup.where(project, Path.cwd())
     removal = setup.uninstall("install", (client,), place, run, home, force)
     show_removal(removal, as_json)
