@@ -9,11 +9,17 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from memctl.config.settings import load_settings
 from memctl.context import Context
 from tests.fakes import HashEmbedder
 from tests.ollama_server import dead_ollama_url, ollama_server  # noqa: F401
+
+# The same examples on every run: a property test that finds a new case fails on the
+# developer's machine, never at random in CI.
+settings.register_profile("memctl", derandomize=True)
+settings.load_profile("memctl")
 
 ROOT = Path(__file__).resolve().parent.parent
 
