@@ -28,7 +28,9 @@ class Values:
     recall_pinned_boost: float
     recall_relevance_floor: float
     recall_words_weight: float
+    recall_words_cosine: float
     recall_words_floor: float
+    recall_anchor_memories: int
     recall_support_floor: float
     recall_context_share: float
     recall_context_max_chars: int
@@ -170,7 +172,9 @@ class RecallValues:
     pinned_boost: float
     relevance_floor: float
     words_weight: float
+    words_cosine: float
     words_floor: float
+    anchor_memories: int
     support_floor: float
     context_share: float
     context_max_chars: int

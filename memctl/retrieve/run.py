@@ -83,6 +83,7 @@ class Run:
     failed_legs: set[str] = field(default_factory=set)
     translation: Analysed | None = None
     word_weights: dict[str, float] = field(default_factory=dict)  # query word -> rarity
+    anchors: frozenset[str] = frozenset()  # the query's names the store knows well
     index: VectorIndex | None = None
     scores: Scores | None = None
 
