@@ -155,6 +155,11 @@ RECALL_KEYS: tuple[Key, ...] = (
         0.3,
         "Share of a result's score its neighbouring memories of the same session inherit.",
     ),
+    _unit(
+        "recall.reply_share",
+        0.6,
+        "Share of a question's score the memory after it in its session (its reply) inherits.",
+    ),
     Key(
         "recall.context_max_chars",
         400,

@@ -33,6 +33,7 @@ class Values:
     recall_anchor_memories: int
     recall_support_floor: float
     recall_context_share: float
+    recall_reply_share: float
     recall_context_max_chars: int
     recall_session_vectors: int
     recall_cap: int
@@ -177,6 +178,7 @@ class RecallValues:
     anchor_memories: int
     support_floor: float
     context_share: float
+    reply_share: float
     context_max_chars: int
     session_vectors: int
     cap: int

@@ -37,6 +37,7 @@ class Candidate:
     factors: dict[str, float] = field(default_factory=dict)
     via: tuple[str, ...] = ()
     pre_rerank: float | None = None
+    lexical: float = 0.0  # the part of its fused score its words (BM25) earned, 0 to 1
 
     @property
     def id(self) -> str:

@@ -157,7 +157,9 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     shown = any(level == SHOWS for _, level, _ in judged)
     kept = []
     for candidate, level, why in judged:
-        score = w_vector * vector.get(candidate.id, 0.0) + w_bm25 * bm25.get(candidate.id, 0.0)
+        words = w_bm25 * bm25.get(candidate.id, 0.0)
+        score = w_vector * vector.get(candidate.id, 0.0) + words
+        candidate.lexical = words / score if score > 0 else 0.0
         if candidate.memory.kind == Kind.PINNED:
             score *= run.params.pinned_boost
         candidate.score = score
