@@ -118,7 +118,7 @@ RECALL_KEYS: tuple[Key, ...] = (
     Key("recall.pinned_boost", 1.5, "Fused score multiplier of pinned memories.", minimum=0.0),
     Key(
         "recall.relevance_floor",
-        0.55,
+        0.45,
         "Cosine + words_weight x word share at which a memory shows a query is about it.",
         minimum=0.0,
     ),
@@ -129,7 +129,7 @@ RECALL_KEYS: tuple[Key, ...] = (
     ),
     _unit(
         "recall.words_cosine",
-        0.4,
+        0.3,
         "Cosine below which a memory's shared words do not add to its relevance (words "
         "alone, with little of the meaning, are a shared topic, not an answer).",
     ),

@@ -90,7 +90,7 @@ def test_fuse_returns_nothing_when_no_candidate_shows_the_query_is_about_the_sto
     run = make_run(ctx, "who won the world cup final")
     run.word_weights = {"won": 1.0, "world": 1.0, "cup": 1.0, "final": 1.0}
     best_noise = cand("the final draft of the design doc")
-    best_noise.raw = {"vector": 0.6, "bm25": -2.0}  # cosine 0.4, one word of four
+    best_noise.raw = {"vector": 0.65, "bm25": -2.0}  # cosine 0.35, one word of four
     assert fuse(run, [best_noise]) == []
     (step,) = [s for s in run.trace if s.memory_id == best_noise.id]
     assert step.action == DROPPED and "no candidate shows" in step.why
