@@ -80,10 +80,14 @@ def case_from(record: dict) -> Case:  # type: ignore[type-arg]
             turns.append(Turn(key, session_id, turn["role"], turn["content"], at, index))
             if turn.get("has_answer"):
                 answer_turns.add(key)
+    # Some haystacks hold sessions dated later on the question's own day (up to 13 hours in
+    # the dev file); they are part of what the question is asked against, so it is asked
+    # after them (the same day: "last Saturday" reads the same).
+    asked = max([parse_date(record["question_date"]), *(turn.said_at for turn in turns)])
     return Case(
         qid=str(record["question_id"]),
         qtype=str(record["question_type"]),
-        question=Question(str(record["question"]), parse_date(record["question_date"])),
+        question=Question(str(record["question"]), asked),
         turns=turns,
         answer_sessions=frozenset(record["answer_session_ids"]),
         answer_turns=frozenset(answer_turns),

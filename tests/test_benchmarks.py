@@ -309,6 +309,27 @@ def test_longmemeval_scores_sessions_and_turns_and_skips_abstention(
     assert cache.hits == 6
 
 
+def test_longmemeval_question_is_asked_after_a_session_dated_later_that_day() -> None:
+    record = {
+        "question_id": "q-late",
+        "question_type": "temporal-reasoning",
+        "question": "Which trip did I take first?",
+        "question_date": "2023/05/28 (Sun) 13:10",
+        "haystack_session_ids": ["s-early", "s-late"],
+        "haystack_dates": ["2023/05/20 (Sat) 09:00", "2023/05/28 (Sun) 20:06"],
+        "haystack_sessions": [
+            [{"role": "user", "content": "Back from Europe with the family."}],
+            [{"role": "user", "content": "Planning a solo trip to Thailand.", "has_answer": True}],
+        ],
+        "answer_session_ids": ["s-early", "s-late"],
+    }
+    case = longmemeval.case_from(record)
+    # recall as of the question's date and time would not see the evidence said that evening
+    assert case.question.now is not None
+    assert case.question.now >= max(turn.said_at for turn in case.turns)
+    assert case.question.now.date().isoformat() == "2023-05-28"
+
+
 def test_longmemeval_question_is_asked_as_of_its_date(tmp_path: Path) -> None:
     cases = longmemeval.load(longmemeval_file(tmp_path / "lme.json.gz"))
     assert cases[0].question.now is not None
