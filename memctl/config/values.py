@@ -96,7 +96,9 @@ class Values:
     maintain_merge_similarity: float
     maintain_merge_max_clusters: int
     maintain_dedup_similarity: float
-    maintain_exact_pairs_max: int
+    maintain_exact_comparisons: int
+    maintain_write_batch: int
+    maintain_threads: int
     maintain_lsh_tables: int
     maintain_lsh_bits: int
     maintain_archive_strength: float

@@ -19,6 +19,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
+from threadpoolctl import threadpool_limits
+
 from memctl.config import Settings
 from memctl.context import Context
 from memctl.errors import UsageError
@@ -130,7 +132,7 @@ def run_tasks(
             mark_runs(ctx.db, stale_running_runs(ctx.db, KIND), "interrupted")
             save_run(ctx.db, run.record)
     # A power cut loses at most the last steps (the store stays consistent); a rerun redoes them.
-    with ctx.db.without_fsync():
+    with ctx.db.without_fsync(), threadpool_limits(settings.maintain_threads, "blas"):
         for name in names:
             TASKS[name](m)
     run.record.status, run.record.finished_at = ("planned" if dry_run else "done"), now_iso()

@@ -277,6 +277,7 @@ class Database:
             )
             self.set_meta("embed_model", name)
             self.set_meta("embed_dim", str(int(dim)))
+            self.execute("DELETE FROM maintain_compared")  # every vector is new
             self.note_vector_write(everything=True)
 
 

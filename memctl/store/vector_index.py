@@ -46,6 +46,7 @@ HEADER = 64
 MAX_SEGMENTS = 8
 # Dead rows (replaced or removed) beyond this share of all rows: compact into one segment.
 DEAD_SHARE = 0.2
+GATHER_CHUNK = 8192
 
 
 @dataclass(frozen=True)
@@ -270,18 +271,21 @@ class VectorIndex:
             return fresh
 
     def live_vectors(self, rowids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(rowids, vectors) of those of ``rowids`` the index holds, in the order given."""
+        """(rowids, vectors) of those of ``rowids`` the index holds, in rowid order; copied
+        a chunk at a time, so no second full-size temporary is made."""
         if not len(self.rowids):
             return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
         alive = np.flatnonzero(~self.dead)
         positions = alive[np.isin(self.rowids[alive], rowids)]
-        order = np.argsort(self.rowids[positions], kind="stable")
-        positions = positions[order]
+        positions = positions[np.argsort(self.rowids[positions], kind="stable")]
         segment_of = np.searchsorted(self.starts, positions, side="right") - 1
         matrix = np.empty((len(positions), self.segments[0].matrix.shape[1]), dtype=np.float32)
-        for number, segment in enumerate(self.segments):
-            mine = segment_of == number
-            matrix[mine] = segment.matrix[positions[mine] - self.starts[number]]
+        for start in range(0, len(positions), GATHER_CHUNK):
+            part = slice(start, start + GATHER_CHUNK)
+            for number, segment in enumerate(self.segments):
+                mine = np.flatnonzero(segment_of[part] == number)
+                offsets = positions[part][mine] - self.starts[number]
+                matrix[start + mine] = segment.matrix[offsets]
         return self.rowids[positions], matrix
 
     def compact(self) -> bool:
