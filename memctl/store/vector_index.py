@@ -29,7 +29,7 @@ import mmap
 import os
 import uuid
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -100,17 +100,24 @@ def _aligned(offset: int) -> int:
     return offset + (-offset) % HEADER
 
 
-def _write_segment(path: Path, rowids: np.ndarray, matrix: np.ndarray) -> None:
-    count, dim = matrix.shape
+def _write_segment(path: Path, rowids: np.ndarray, dim: int, chunks: Iterable[np.ndarray]) -> None:
+    """Write a segment of ``rowids`` whose vectors come in ``chunks`` (in order), so that the
+    whole matrix need never be in memory at once."""
+    count = len(rowids)
     _, bits_at, vectors_at = _layout(count, dim)
+    bits = np.zeros((-(-dim // 64), count), dtype="<u8")
     partial = path.with_suffix(".partial")
     with create_private(partial) as out:
         out.write((MAGIC + np.array([dim, count], dtype="<u8").tobytes()).ljust(HEADER, b"\0"))
         out.write(rowids.astype("<i8").tobytes())
-        out.seek(bits_at)
-        out.write(sign_bits(matrix).astype("<u8").tobytes())
         out.seek(vectors_at)
-        out.write(np.ascontiguousarray(matrix, dtype="<f4").tobytes())
+        done = 0
+        for chunk in chunks:
+            bits[:, done : done + len(chunk)] = sign_bits(chunk)
+            out.write(np.ascontiguousarray(chunk, dtype="<f4").tobytes())
+            done += len(chunk)
+        out.seek(bits_at)
+        out.write(bits.tobytes())
     partial.replace(path)
 
 
@@ -270,27 +277,41 @@ class VectorIndex:
             self._write_manifest(fresh)
             return fresh
 
+    def _chunks(self, positions: np.ndarray) -> Iterator[np.ndarray]:
+        """The vectors at ``positions`` (of ``self.rowids``), a chunk at a time."""
+        segment_of = np.searchsorted(self.starts, positions, side="right") - 1
+        dim = self.segments[0].matrix.shape[1]
+        for start in range(0, len(positions), GATHER_CHUNK):
+            part = positions[start : start + GATHER_CHUNK]
+            chunk = np.empty((len(part), dim), dtype=np.float32)
+            for number, segment in enumerate(self.segments):
+                mine = np.flatnonzero(segment_of[start : start + GATHER_CHUNK] == number)
+                chunk[mine] = segment.matrix[part[mine] - self.starts[number]]
+            yield chunk
+
+    def _live_positions(self, rowids: np.ndarray | None = None) -> np.ndarray:
+        """Positions of the live rows (of ``rowids``, when given), in rowid order."""
+        alive = np.flatnonzero(~self.dead)
+        if rowids is not None:
+            alive = alive[np.isin(self.rowids[alive], rowids)]
+        return alive[np.argsort(self.rowids[alive], kind="stable")]
+
     def live_vectors(self, rowids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(rowids, vectors) of those of ``rowids`` the index holds, in rowid order; copied
-        a chunk at a time, so no second full-size temporary is made."""
+        """(rowids, vectors) of those of ``rowids`` the index holds, in rowid order; copied a
+        chunk at a time, so no second full-size temporary is made."""
         if not len(self.rowids):
             return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
-        alive = np.flatnonzero(~self.dead)
-        positions = alive[np.isin(self.rowids[alive], rowids)]
-        positions = positions[np.argsort(self.rowids[positions], kind="stable")]
-        segment_of = np.searchsorted(self.starts, positions, side="right") - 1
+        positions = self._live_positions(rowids)
         matrix = np.empty((len(positions), self.segments[0].matrix.shape[1]), dtype=np.float32)
-        for start in range(0, len(positions), GATHER_CHUNK):
-            part = slice(start, start + GATHER_CHUNK)
-            for number, segment in enumerate(self.segments):
-                mine = np.flatnonzero(segment_of[part] == number)
-                offsets = positions[part][mine] - self.starts[number]
-                matrix[start + mine] = segment.matrix[offsets]
+        done = 0
+        for chunk in self._chunks(positions):
+            matrix[done : done + len(chunk)] = chunk
+            done += len(chunk)
         return self.rowids[positions], matrix
 
     def compact(self) -> bool:
         """Rewrite the live rows as one segment when there are several or dead rows;
-        whether it did."""
+        whether it did. The rows are copied from the segments, a chunk at a time."""
         if not self.refresh() or self.manifest is None:
             return False
         if len(self.manifest.segments) <= 1 and not self.manifest.dead:
@@ -298,14 +319,26 @@ class VectorIndex:
         with self._locked(), self.db.reading():
             wanted = self._wanted()
             assert wanted is not None
-            fresh = self._rebuild(wanted)
+            current = self._read_manifest()
+            if (
+                self.segments
+                and current == self.manifest
+                and current.matches(wanted.model, wanted.dim, wanted.generation)
+            ):
+                positions = self._live_positions()
+                rowids = self.rowids[positions]
+                name = self._new_segment(wanted, rowids, self._chunks(positions))
+                max_rowid = int(rowids.max()) if len(rowids) else 0
+                fresh = Manifest(wanted.model, wanted.dim, wanted.generation, max_rowid, (name,))
+            else:
+                fresh = self._rebuild(wanted)
             self._write_manifest(fresh)
         self._open(fresh)
         return True
 
     def _rebuild(self, wanted: Wanted) -> Manifest:
         rowids, matrix = self._read_vectors(wanted.dim, after=0)
-        names = [self._new_segment(wanted.generation, rowids, matrix)] if len(rowids) else []
+        names = [self._new_segment(wanted, rowids, [matrix])] if len(rowids) else []
         max_rowid = int(rowids.max()) if len(rowids) else 0
         return Manifest(wanted.model, wanted.dim, wanted.generation, max_rowid, tuple(names))
 
@@ -330,7 +363,7 @@ class VectorIndex:
         if len(segments) < MAX_SEGMENTS and dead_rows <= DEAD_SHARE * sum(map(len, live)):
             names = [s.name for s in segments]
             if len(rowids):
-                names.append(self._new_segment(wanted.generation, rowids, matrix))
+                names.append(self._new_segment(wanted, rowids, [matrix]))
             dead = {name: offsets for name, offsets in gone.items() if offsets}
             return Manifest(
                 wanted.model, wanted.dim, wanted.generation, max_rowid, tuple(names), dead
@@ -340,12 +373,12 @@ class VectorIndex:
             [*(np.delete(s.matrix, gone[s.name], axis=0) for s in segments), matrix]
         )
         order = np.argsort(all_ids, kind="stable")
-        name = self._new_segment(wanted.generation, all_ids[order], stacked[order])
+        name = self._new_segment(wanted, all_ids[order], [stacked[order]])
         return Manifest(wanted.model, wanted.dim, wanted.generation, max_rowid, (name,))
 
-    def _new_segment(self, generation: int, rowids: np.ndarray, matrix: np.ndarray) -> str:
-        name = f"{generation:012d}-{uuid.uuid4().hex[:8]}.seg"
-        _write_segment(self.directory / name, rowids, matrix)
+    def _new_segment(self, wanted: Wanted, rowids: np.ndarray, chunks: Iterable[np.ndarray]) -> str:
+        name = f"{wanted.generation:012d}-{uuid.uuid4().hex[:8]}.seg"
+        _write_segment(self.directory / name, rowids, wanted.dim, chunks)
         return name
 
     def _read_vectors(
