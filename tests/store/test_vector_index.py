@@ -95,6 +95,7 @@ def test_compact_copies_the_live_rows_into_one_segment(ctx: Context) -> None:
     nearest(ctx, "w1", 3, MemoryFilter())
     fill(ctx, 5, start=20)
     memories.update(ctx, ids[3], "zebra crossing")
+
     def found(text: str) -> list[tuple[float, str]]:  # equal distances come in any order
         return sorted((round(d, 5), i) for i, d in nearest(ctx, text, 25, MemoryFilter()))
 
