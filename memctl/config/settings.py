@@ -410,6 +410,13 @@ KEYS: tuple[Key, ...] = (
         "Backups kept under $MEMCTL_HOME/backups (the newest); 0 makes none.",
         minimum=0,
     ),
+    Key(
+        "maintain.backup_every_hours",
+        24.0,
+        "A backup is made when the store changed and the newest is this old (0: every run "
+        "that changed something).",
+        minimum=0.0,
+    ),
     Key("maintain.token_budget", 20000, "LLM tokens one maintain run may use.", minimum=0),
     Key(
         "select.messages",

@@ -99,6 +99,7 @@ class Values:
     maintain_exact_comparisons: int
     maintain_write_batch: int
     maintain_threads: int
+    maintain_backup_every_hours: float
     maintain_lsh_tables: int
     maintain_lsh_bits: int
     maintain_archive_strength: float

@@ -132,9 +132,10 @@ def mark_runs(db: Database, run_ids: list[str], status: str) -> None:
     db.executemany("UPDATE runs SET status = ? WHERE id = ?", [(status, i) for i in run_ids])
 
 
-def integrity_problems(db: Database) -> list[str]:
-    """What ``PRAGMA integrity_check`` finds wrong (empty when the store is sound)."""
-    found = [r[0] for r in db.tuples("PRAGMA integrity_check")]
+def integrity_problems(db: Database, full: bool = True) -> list[str]:
+    """What ``PRAGMA integrity_check`` (or, not ``full``, ``quick_check``) finds wrong (empty
+    when the store is sound)."""
+    found = [r[0] for r in db.tuples(f"PRAGMA {'integrity' if full else 'quick'}_check")]
     return [] if found == ["ok"] else found
 
 

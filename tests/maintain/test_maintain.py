@@ -287,8 +287,24 @@ def test_kill_during_maintain_then_a_clean_rerun(home: Path) -> None:
                 os.environ.pop(name, None)
 
 
+def test_a_backup_a_day_when_something_changed(make_ctx: Any) -> None:
+    ctx = make_ctx()
+    put(ctx, "First.", 0)
+    assert run(ctx, only="upkeep").task("upkeep").changes[-1]["action"] == "backup"
+    put(ctx, "Second.", 0)
+    assert len(backups(ctx.settings)) == 1  # the newest is younger than a day
+    assert not [
+        c for c in run(ctx, only="upkeep").task("upkeep").changes if c["action"] == "backup"
+    ]
+    (newest,) = backups(ctx.settings)
+    day_ago = time.time() - 25 * 3600
+    os.utime(newest, (day_ago, day_ago))
+    run(ctx, only="upkeep")
+    assert len(backups(ctx.settings)) == 2
+
+
 def test_backup_and_restore_round_trip(make_ctx: Any, home: Path) -> None:
-    ctx = make_ctx(maintain__backups=2)
+    ctx = make_ctx(maintain__backups=2, maintain__backup_every_hours=0)
     kept = put(ctx, "Kept in the backup.", 0)
     run(ctx, only="upkeep")
     (saved,) = backups(ctx.settings)
@@ -296,7 +312,7 @@ def test_backup_and_restore_round_trip(make_ctx: Any, home: Path) -> None:
     later = put(ctx, "Written after the backup.", 0)
     result = restore(ctx, RestoreRequest(saved))
     assert result.previous_saved_as.exists()
-    ctx2 = make_ctx(maintain__backups=2)
+    ctx2 = make_ctx(maintain__backups=2, maintain__backup_every_hours=0)
     assert store.get_memory(ctx2.db, kept.id) is not None
     assert store.get_memory(ctx2.db, later.id) is None
     assert len(ctx2.db.rows("SELECT rowid FROM memories_vec")) == 1
@@ -315,6 +331,7 @@ def test_damaged_store_is_reported_with_exit_status_4(make_ctx: Any, home: Path)
     ctx = make_ctx()
     for number in range(300):
         put(ctx, f"Memory number {number} with some words to fill pages.", 0)
+    run(ctx, only="upkeep")  # a fresh backup: the next runs make the quick check
     ctx.close()
     path = ctx.settings.db_path
     with sqlite3.connect(path) as raw:
