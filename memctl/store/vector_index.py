@@ -121,6 +121,19 @@ def _write_segment(path: Path, rowids: np.ndarray, dim: int, chunks: Iterable[np
     partial.replace(path)
 
 
+def _gather(
+    matrices: list[np.ndarray], source: np.ndarray, offsets: np.ndarray
+) -> Iterator[np.ndarray]:
+    """Row ``offsets[i]`` of ``matrices[source[i]]`` for every i, a chunk of rows at a time."""
+    for start in range(0, len(source), GATHER_CHUNK):
+        part = slice(start, start + GATHER_CHUNK)
+        chunk = np.empty((len(source[part]), matrices[0].shape[1]), dtype=np.float32)
+        for number, matrix in enumerate(matrices):
+            mine = np.flatnonzero(source[part] == number)
+            chunk[mine] = matrix[offsets[part][mine]]
+        yield chunk
+
+
 def _map_segment(path: Path) -> Segment:
     with open(path, "rb") as handle:
         size = os.fstat(handle.fileno()).st_size
@@ -280,14 +293,8 @@ class VectorIndex:
     def _chunks(self, positions: np.ndarray) -> Iterator[np.ndarray]:
         """The vectors at ``positions`` (of ``self.rowids``), a chunk at a time."""
         segment_of = np.searchsorted(self.starts, positions, side="right") - 1
-        dim = self.segments[0].matrix.shape[1]
-        for start in range(0, len(positions), GATHER_CHUNK):
-            part = positions[start : start + GATHER_CHUNK]
-            chunk = np.empty((len(part), dim), dtype=np.float32)
-            for number, segment in enumerate(self.segments):
-                mine = np.flatnonzero(segment_of[start : start + GATHER_CHUNK] == number)
-                chunk[mine] = segment.matrix[part[mine] - self.starts[number]]
-            yield chunk
+        offsets = positions - self.starts[segment_of]
+        return _gather([s.matrix for s in self.segments], segment_of, offsets)
 
     def _live_positions(self, rowids: np.ndarray | None = None) -> np.ndarray:
         """Positions of the live rows (of ``rowids``, when given), in rowid order."""
@@ -368,12 +375,14 @@ class VectorIndex:
             return Manifest(
                 wanted.model, wanted.dim, wanted.generation, max_rowid, tuple(names), dead
             )
+        kept = [np.delete(np.arange(len(s.rowids)), gone[s.name]) for s in segments]
+        sources = [*(s.matrix for s in segments), matrix]
         all_ids = np.concatenate([*live, rowids])
-        stacked = np.concatenate(
-            [*(np.delete(s.matrix, gone[s.name], axis=0) for s in segments), matrix]
-        )
+        source = np.concatenate([np.full(len(ids), n) for n, ids in enumerate([*live, rowids])])
+        offsets = np.concatenate([*kept, np.arange(len(rowids))])
         order = np.argsort(all_ids, kind="stable")
-        name = self._new_segment(wanted, all_ids[order], [stacked[order]])
+        chunks = _gather(sources, source[order], offsets[order])
+        name = self._new_segment(wanted, all_ids[order], chunks)
         return Manifest(wanted.model, wanted.dim, wanted.generation, max_rowid, (name,))
 
     def _new_segment(self, wanted: Wanted, rowids: np.ndarray, chunks: Iterable[np.ndarray]) -> str:
