@@ -109,6 +109,8 @@ def merge(m: Maintenance, report: TaskReport) -> None:
     before = m.ago(s.maintain_merge_after_days)
     vectors = load_vectors(m.db, TASK, lambda r: r[2] == Kind.SEMANTIC and r[3] < before)
     left = s.maintain_merge_max_clusters
+    if vectors is not None:
+        report.count("merge_compared", vectors.seeds())
     while vectors is not None:
         found, capped = star_clusters(vectors, s.maintain_merge_similarity, s, left)
         left -= len(found)

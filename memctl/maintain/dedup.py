@@ -68,6 +68,8 @@ def fold_clusters(m: Maintenance, report: TaskReport, clusters: list[list[str]])
 def near_duplicates(m: Maintenance, report: TaskReport) -> None:
     """Search and fold until a search folds nothing (one search on a dry run)."""
     vectors = load_vectors(m.db, TASK, lambda r: True)
+    if vectors is not None:
+        report.count("compared", vectors.seeds())
     while vectors is not None:
         found, _ = star_clusters(vectors, m.settings.maintain_dedup_similarity, m.settings)
         ids = cluster_ids(m.db, vectors, found)

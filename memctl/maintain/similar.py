@@ -45,6 +45,10 @@ class Vectors:
     alive: np.ndarray  # still active (a fold ends a row's part)
     keys: np.ndarray | None = None  # LSH bucket keys, (rows, tables), made once
 
+    def seeds(self) -> int:
+        """How many memories the next search compares with the others."""
+        return int(np.count_nonzero(self.fresh & self.alive))
+
 
 def load_vectors(db: Database, task: str, keep: Callable[[Row], bool]) -> Vectors | None:
     """The vectors of the active, unpinned memories ``keep`` accepts, or None when none of

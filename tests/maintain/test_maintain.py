@@ -168,11 +168,37 @@ def test_dedup_same_scope_never_pinned(make_ctx: Any) -> None:
     p2 = put(ctx, "Always run the linter.", 0, kind=Kind.PINNED)
     opposite = put(ctx, "The staging database is not Postgres 16.", 0)
     report = run(ctx, only="dedup")
-    assert report.task("dedup").counts == {"dedup": 1}
+    assert report.task("dedup").counts["dedup"] == 1
     assert {get(ctx, a).state, get(ctx, b).state} == {State.ACTIVE, State.SUPERSEDED}
     for untouched in (elsewhere, p1, p2, opposite):
         assert get(ctx, untouched).state == State.ACTIVE
     assert run(ctx, only="dedup").task("dedup").changes == []
+
+
+def test_only_new_or_changed_memories_are_compared_again(make_ctx: Any) -> None:
+    ctx = make_ctx()
+    old = [put(ctx, f"Service {n} runs on port {8000 + n} behind nginx.", 1) for n in range(6)]
+    first = run(ctx, only="dedup").task("dedup")
+    assert first.counts == {"compared": 6}
+    assert run(ctx, only="dedup").task("dedup").counts == {}  # nothing new: nothing compared
+    copy = put(ctx, old[2].content.lower(), 0)  # not the same text: a near duplicate
+    store.update_memory(ctx.db, old[4].id, {"scope": "elsewhere"})
+    again = run(ctx, only="dedup").task("dedup")
+    assert again.counts["compared"] == 2  # the new one and the one that moved
+    assert again.counts["dedup"] == 1
+    assert {get(ctx, old[2]).state, get(ctx, copy).state} == {State.ACTIVE, State.SUPERSEDED}
+
+
+def test_a_merge_stopped_by_its_limit_goes_on_next_run(make_ctx: Any) -> None:
+    ctx = make_ctx(maintain__merge_similarity=0.7, maintain__merge_max_clusters=1)
+    for topic in ("deploy script lives in ops/deploy.sh", "test suite runs with pytest -x"):
+        put(ctx, f"The {topic}", 10)
+        put(ctx, f"The {topic} on every machine", 10)
+    first = run(ctx, only="consolidate").task("consolidate")
+    assert first.counts["merge"] == 1 and "stopped at 1 clusters" in first.notes[0]
+    second = run(ctx, only="consolidate").task("consolidate")
+    assert second.counts["merge"] == 1
+    assert "merge" not in run(ctx, only="consolidate").task("consolidate").counts
 
 
 def test_archive_weak_unused_but_not_pinned_or_core(make_ctx: Any) -> None:
