@@ -128,9 +128,22 @@ RECALL_KEYS: tuple[Key, ...] = (
         "Weight of the share of the query's content words (by rarity) a memory contains.",
     ),
     _unit(
+        "recall.words_cosine",
+        0.4,
+        "Cosine below which a memory's shared words do not add to its relevance (words "
+        "alone, with little of the meaning, are a shared topic, not an answer).",
+    ),
+    _unit(
         "recall.words_floor",
         0.9,
         "Share of the query's content words (by rarity) with which a memory alone shows it.",
+    ),
+    Key(
+        "recall.anchor_memories",
+        3,
+        "Memories that must mention a name the query writes capitalised (a person, a "
+        "project) for a memory holding it to show the query is about the store; 0: never.",
+        minimum=0,
     ),
     _unit(
         "recall.support_floor",
@@ -141,6 +154,11 @@ RECALL_KEYS: tuple[Key, ...] = (
         "recall.context_share",
         0.3,
         "Share of a result's score its neighbouring memories of the same session inherit.",
+    ),
+    _unit(
+        "recall.reply_share",
+        0.6,
+        "Share of a question's score the memory after it in its session (its reply) inherits.",
     ),
     Key(
         "recall.context_max_chars",

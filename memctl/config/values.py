@@ -28,9 +28,12 @@ class Values:
     recall_pinned_boost: float
     recall_relevance_floor: float
     recall_words_weight: float
+    recall_words_cosine: float
     recall_words_floor: float
+    recall_anchor_memories: int
     recall_support_floor: float
     recall_context_share: float
+    recall_reply_share: float
     recall_context_max_chars: int
     recall_session_vectors: int
     recall_cap: int
@@ -173,9 +176,12 @@ class RecallValues:
     pinned_boost: float
     relevance_floor: float
     words_weight: float
+    words_cosine: float
     words_floor: float
+    anchor_memories: int
     support_floor: float
     context_share: float
+    reply_share: float
     context_max_chars: int
     session_vectors: int
     cap: int

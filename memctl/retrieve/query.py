@@ -8,6 +8,9 @@
 - Common English function words are left out of the full-text search when the
   query has other words (they match most memories and carry no weight in BM25).
 - A time expression becomes a window (``when.py``) and leaves the full-text search.
+- Names: words the query writes capitalised where a sentence would not (``Caroline``,
+  ``PostgreSQL``, ``iOS``; not a sentence's first word); recall takes a name the
+  store knows well as a sign the query is about it.
 
 Nothing here is FTS syntax: ``store/fts.py`` quotes every alternative.
 """
@@ -61,6 +64,7 @@ class Analysed:
     text: str
     alternatives: list[Phrase] = field(default_factory=list)
     window: Window | None = None
+    names: tuple[str, ...] = ()
 
     @property
     def english(self) -> bool:
@@ -78,6 +82,23 @@ class Analysed:
             if w not in STOPWORDS and w not in joined
         }
         return list(seen)
+
+
+SENTENCE_END = re.compile(r"[.!?]+(?:\s+|$)|\n+")
+
+
+def names(text: str) -> tuple[str, ...]:
+    """The words ``text`` capitalises where a sentence would not, as written, in order:
+    every word of a sentence but its first that has a capital letter, except function
+    words; none from a sentence in title case, where capitals mark no name."""
+    found: dict[str, None] = {}
+    for sentence in SENTENCE_END.split(text):
+        rest = WORD.findall(sentence)[1:]
+        capitalised = [w for w in rest if w != w.lower() and w.lower() not in STOPWORDS]
+        if len(rest) >= 2 and all(w != w.lower() or w.isdigit() for w in rest):
+            continue
+        found.update(dict.fromkeys(capitalised))
+    return tuple(found)
 
 
 def split_identifier(token: str) -> list[str]:
@@ -138,7 +159,7 @@ def analyse(text: str, now: datetime) -> Analysed:
     alternatives = lexical_alternatives(lexical)
     if not alternatives and window:  # a query that is only a time: search its words too
         alternatives = lexical_alternatives(text)
-    return Analysed(text=text, alternatives=alternatives, window=window)
+    return Analysed(text=text, alternatives=alternatives, window=window, names=names(lexical))
 
 
 def cjk_count(text: str) -> int:

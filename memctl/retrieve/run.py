@@ -37,6 +37,7 @@ class Candidate:
     factors: dict[str, float] = field(default_factory=dict)
     via: tuple[str, ...] = ()
     pre_rerank: float | None = None
+    lexical: float = 0.0  # the part of its fused score its words (BM25) earned, 0 to 1
 
     @property
     def id(self) -> str:
@@ -83,6 +84,7 @@ class Run:
     failed_legs: set[str] = field(default_factory=set)
     translation: Analysed | None = None
     word_weights: dict[str, float] = field(default_factory=dict)  # query word -> rarity
+    anchors: frozenset[str] = frozenset()  # the query's names the store knows well
     index: VectorIndex | None = None
     scores: Scores | None = None
 

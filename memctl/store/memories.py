@@ -249,24 +249,23 @@ def word_document_counts(db: Database, words: list[str]) -> tuple[int, dict[str,
 
 def session_neighbours(
     db: Database, memories: list[Memory], where: MemoryFilter
-) -> dict[str, list[str]]:
-    """memory id -> the ids of the memories created just before and just after it in its
-    session that pass ``where`` (none for a memory without a session)."""
+) -> dict[str, tuple[str | None, str | None]]:
+    """memory id -> (the id of the memory created just before it in its session, the one
+    just after it), each passing ``where`` (no entry for a memory without a session)."""
     condition, params = where.where("n")
-    found: dict[str, list[str]] = {}
+    found: dict[str, tuple[str | None, str | None]] = {}
     for memory in memories:
         if memory.session_id is None:
             continue
-        near = []
-        for op, order in (("<", "DESC"), (">", "ASC")):
-            other = db.value(
+        before, after = (
+            db.value(
                 f"SELECT n.id FROM memories n WHERE n.session_id = ? AND n.created_at {op} ? "
                 f"AND {condition} ORDER BY n.created_at {order} LIMIT 1",
                 [memory.session_id, memory.created_at, *params],
             )
-            if other is not None:
-                near.append(other)
-        found[memory.id] = near
+            for op, order in (("<", "DESC"), (">", "ASC"))
+        )
+        found[memory.id] = (before, after)
     return found
 
 

@@ -201,6 +201,39 @@ def test_an_unrelated_query_returns_nothing_and_touches_nothing(real_ctx: Contex
     assert touched == {r.memory.id for r in found}
 
 
+def test_a_name_the_store_knows_shows_the_query_is_about_it(
+    home: Path,
+    local_embedder,  # type: ignore[no-untyped-def]
+) -> None:
+    # floors no memory here reaches by meaning or words: only a name can open the gate
+    strict = {
+        "recall.relevance_floor": 0.99,
+        "recall.words_floor": 1.0,
+        "recall.support_floor": 0.9,
+    }
+    lines = [
+        "Caroline: I'm a transgender woman and proud of who I am",
+        "Caroline: I went to the support group yesterday",
+        "Caroline: Counseling is the field I want to work in",
+        "Melanie: I painted a sunrise over the lake last week",
+        "Melanie: there is rust on the old bike chain",
+        "Melanie: the rust on the fence needs paint",
+        "Melanie: I scraped rust off the gate",
+    ]
+    with Context(load_settings(overrides=strict), embedder=local_embedder) as ctx:
+        ids = [memories.remember(ctx, line).id for line in lines]
+        found = recall(ctx, "What is Caroline's identity?")
+        assert {r.memory.id for r in found.results} == set(ids[:3])
+        assert any("names Caroline" in step.why for step in found.steps_of(ids[0]))
+        # lower case is a word, not a name: no sign the query is about the store
+        assert recall(ctx, "what is caroline's identity?").results == []
+        # three memories say "rust", none writes it as a name
+        assert recall(ctx, "How is Rust compared with Go?").results == []
+    unnamed = {**strict, "recall.anchor_memories": 0}
+    with Context(load_settings(overrides=unnamed), embedder=local_embedder) as ctx:
+        assert recall(ctx, "What is Caroline's identity?").results == []
+
+
 def test_an_empty_query_is_a_usage_error(real_ctx: Context) -> None:
     remember_all(real_ctx)
     for text in ("", "   \n"):

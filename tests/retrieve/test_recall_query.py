@@ -12,7 +12,13 @@ from memctl.config.settings import load_settings
 from memctl.context import Context
 from memctl.memories import operations as memories
 from memctl.retrieve.pipeline import recall
-from memctl.retrieve.query import analyse, is_english, lexical_alternatives, split_identifier
+from memctl.retrieve.query import (
+    analyse,
+    is_english,
+    lexical_alternatives,
+    names,
+    split_identifier,
+)
 from memctl.retrieve.when import time_window
 from memctl.store.fts import fts_phrases
 from memctl.store.memories import MemoryFilter, fts_rank
@@ -46,6 +52,23 @@ def test_alternatives_keep_phrases_and_paths_whole_and_skip_stop_words() -> None
     assert ("parse", "user", "id") in found and ("parseuserid",) in found and ("user",) in found
     assert ("where",) not in found and ("is",) not in found and ("for",) not in found
     assert lexical_alternatives("what is it") == [("what",), ("is",), ("it",)]  # only stop words
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("What is Caroline's identity?", ("Caroline",)),
+        ("which database does the Shop API use with PostgreSQL", ("Shop", "API", "PostgreSQL")),
+        ("Caroline went home. Then she slept", ()),  # a sentence's first word is no name
+        ("What Is The Capital Of Australia", ()),  # title case marks no names
+        ("how do we deploy", ()),
+        ("did we upgrade iOS or macOS?", ("iOS", "macOS")),
+    ],
+)
+def test_names_are_the_words_capitalised_where_a_sentence_would_not(
+    text: str, expected: tuple[str, ...]
+) -> None:
+    assert names(text) == expected
 
 
 @given(st.text())

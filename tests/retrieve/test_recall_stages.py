@@ -172,9 +172,16 @@ def test_importance_length_and_scope_factors(ctx: Context) -> None:
     run = make_run(ctx)
     (c,) = importance(run, [cand("x", 1.0, importance=0.5)])
     assert c.score == pytest.approx(0.85)
-    short, long = cand("s" * 400, 1.0), cand("l" * 2000, 1.0)
-    length(run, [short, long])
-    assert short.score == 1.0 and long.score == pytest.approx(1 / 3)
+    short, wordy, meant = cand("s" * 400, 1.0), cand("l" * 2000, 1.0), cand("m" * 2000, 1.0)
+    wordy.lexical, meant.lexical = 1.0, 0.0
+    short.lexical = 1.0
+    length(run, [short, wordy, meant])
+    # a long text found by its words is damped; found by its meaning, it stands
+    assert short.score == 1.0 and wordy.score == pytest.approx(1 / 3) and meant.score == 1.0
+    half = cand("h" * 2000, 1.0)
+    half.lexical = 0.5
+    length(run, [half])
+    assert half.score == pytest.approx(0.5 + 0.5 / 3)
     here = cand("here", 1.0, scope=run.home_scope)
     everywhere = cand("global", 1.0, scope="global")
     elsewhere = cand("other", 1.0, scope="github.com/x/other")
@@ -280,18 +287,26 @@ def test_when_a_leg_failed_the_other_takes_both_weights(ctx: Context) -> None:
 
 
 def test_a_short_memory_inherits_from_its_session_neighbours(ctx: Context) -> None:
-    run = make_run(ctx, context_share=0.3)
-    times = [format_time(NOW - timedelta(minutes=m)) for m in (3, 2, 1)]
-    question = stored(ctx, "how are your pets?", 1.0, session_id="s", created_at=times[0])
-    answer = cand("yup, Oscar, my guinea pig", 0.0, session_id="s", created_at=times[1])
+    run = make_run(ctx, context_share=0.3, reply_share=0.6)
+    times = [format_time(NOW - timedelta(minutes=m)) for m in (4, 3, 2, 1)]
+    opener = cand("we got a new pet last month", 0.0, session_id="s", created_at=times[0])
+    insert_memory(ctx.db, opener.memory, None)
+    question = stored(ctx, "how are your pets?", 1.0, session_id="s", created_at=times[1])
+    answer = cand("yup, Oscar, my guinea pig", 0.0, session_id="s", created_at=times[2])
     insert_memory(ctx.db, answer.memory, None)
-    far = cand("x" * 500, 0.0, session_id="s", created_at=times[2])
+    far = cand("x" * 500, 0.0, session_id="s", created_at=times[3])
     insert_memory(ctx.db, far.memory, None)
-    out = neighbours(run, [question])
-    got = {c.memory.content: c for c in out}
-    assert got[answer.memory.content].score == pytest.approx(0.3)
+    got = {c.memory.content: c for c in neighbours(run, [question])}
+    # the reply to a question inherits more of its score than the memory before it
+    assert got[answer.memory.content].score == pytest.approx(0.6)
+    assert got[opener.memory.content].score == pytest.approx(0.3)
     assert got[answer.memory.content].via == (question.id, "next to", answer.id)
     assert far.memory.content not in got  # not a neighbour of the question
+    statement = stored(ctx, "Oscar loves carrots", 1.0, session_id="t", created_at=times[0])
+    after = cand("so do I", 0.0, session_id="t", created_at=times[1])
+    insert_memory(ctx.db, after.memory, None)
+    got = {c.memory.content: c for c in neighbours(run, [statement])}
+    assert got["so do I"].score == pytest.approx(0.3)  # no question, no reply share
 
 
 def test_session_messages_are_candidates_when_the_store_has_them(home: Path) -> None:

@@ -135,7 +135,7 @@ def _translated_legs(run: Run, english: Analysed, size: int) -> dict[str, list[t
 def candidates(run: Run, _: list[Candidate]) -> list[Candidate]:
     """Stage 1: the union of the legs' hits, with each leg's rank and raw score."""
     size = run.limit * run.params.candidates
-    run.word_weights = word_weights(run)
+    run.word_weights, run.anchors = word_weights(run)
     legs = gather(run, size)
     by_id: dict[str, Candidate] = {}
     memories = get_memories(run.ctx.db, list({i for hits in legs.values() for i, _ in hits}))
@@ -169,11 +169,17 @@ def _add_similarities(run: Run, unmeasured: list[Candidate]) -> None:
             candidate.raw["similarity"] = 1.0 - found[candidate.id]
 
 
-def word_weights(run: Run) -> dict[str, float]:
-    """The query's content words, each weighted by its rarity among the memories."""
+def word_weights(run: Run) -> tuple[dict[str, float], frozenset[str]]:
+    """The query's content words, each weighted by its rarity among the memories, and the
+    names it holds that at least ``anchor_memories`` memories mention."""
     words = run.query.words
-    documents, containing = word_document_counts(run.ctx.db, words)
-    return {w: idf(documents, containing.get(w, 0)) for w in words}
+    names = [n.lower() for n in run.query.names if n.lower() not in words]
+    documents, containing = word_document_counts(run.ctx.db, [*words, *names])
+    least = run.params.anchor_memories
+    anchors = frozenset(
+        n for n in run.query.names if least and containing.get(n.lower(), 0) >= least
+    )
+    return {w: idf(documents, containing.get(w, 0)) for w in words}, anchors
 
 
 def _message_distances(run: Run, texts: list[str]) -> list[float]:

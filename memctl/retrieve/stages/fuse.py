@@ -12,9 +12,14 @@ query's content words it contains (each word weighted by its rarity in the
 store), and whether it was created inside a time the query names.
 
 - A candidate *shows* the query is about something stored when cosine +
-  ``words_weight`` x word share >= ``relevance_floor``, or when it holds
+  ``words_weight`` x word share >= ``relevance_floor`` (the share counts only
+  from a cosine of ``words_cosine``: a shared topic is not an answer), or when it holds
   ``words_floor`` of the query's words (an exact identifier, a name), or, for
   a query that is only a time, when it lies inside that time.
+- A name the query writes capitalised (a person, a project, a tool) that at
+  least ``anchor_memories`` memories mention shows it too, in each memory
+  holding it: the store knows what the query names, however the question is
+  phrased ("What is Caroline's identity?" shares no other word with the answer).
 - Without a vector (no embedder, a message not embedded), the word share
   stands in for the cosine.
 - When at least one candidate shows it, the others that have some evidence
@@ -27,6 +32,7 @@ store), and whether it was created inside a time the query names.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
@@ -82,7 +88,7 @@ def coverage(run: Run, candidate: Candidate, pattern: re.Pattern[str] | None) ->
     if not total or pattern is None:
         return 0.0
     text = f"{candidate.memory.content} {candidate.memory.l0_abstract or ''}".lower()
-    words = {stem(w) for w in WORD.findall(text)}
+    words = {stem(w) for w in set(WORD.findall(text))}
     return sum(w for word, w in weights.items() if stem(word.lower()) in words) / total
 
 
@@ -91,12 +97,23 @@ WORD = re.compile(r"[^\W_]+")
 SUFFIXES = ("ing", "ed", "es", "s")
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """``word`` without one common English inflection, when enough of it is left."""
     for suffix in SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             return word[: -len(suffix)]
     return word
+
+
+def anchor_in(run: Run, candidate: Candidate) -> str | None:
+    """The first of the query's well-known names the candidate writes as the query does
+    (a capitalised "Rust" is a name; "rust" on a bike is not), if any."""
+    if not run.anchors:
+        return None
+    text = f"{candidate.memory.content} {candidate.memory.l0_abstract or ''}"
+    present = set(WORD.findall(text))
+    return next((name for name in sorted(run.anchors) if name in present), None)
 
 
 SHOWS, SUPPORTS = "shows", "supports"
@@ -113,13 +130,19 @@ def evidence(
         return SHOWS, "inside the query's time"
     share = coverage(run, candidate, pattern)
     cosine = similarity(candidate)
+    named = anchor_in(run, candidate)
     seen = (f"cosine {cosine:.3f}, " if cosine is not None else "no vector, ") + (
         f"words {share:.2f}" + (", inside the query's time" if inside else "")
     )
     # without a vector to compare, the word share stands in for the cosine
-    strength = (share if cosine is None else cosine) + p.words_weight * share
+    if cosine is None:
+        strength = share + p.words_weight * share
+    else:
+        strength = cosine + (p.words_weight * share if cosine >= p.words_cosine else 0.0)
     if strength >= p.relevance_floor or share >= p.words_floor:
         return SHOWS, seen
+    if named:
+        return SHOWS, f"{seen}, names {named}, which the store knows"
     if inside or share > 0 or (cosine is not None and cosine >= p.support_floor):
         return SUPPORTS, seen
     return None, seen
@@ -134,7 +157,9 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     shown = any(level == SHOWS for _, level, _ in judged)
     kept = []
     for candidate, level, why in judged:
-        score = w_vector * vector.get(candidate.id, 0.0) + w_bm25 * bm25.get(candidate.id, 0.0)
+        words = w_bm25 * bm25.get(candidate.id, 0.0)
+        score = w_vector * vector.get(candidate.id, 0.0) + words
+        candidate.lexical = words / score if score > 0 else 0.0
         if candidate.memory.kind == Kind.PINNED:
             score *= run.params.pinned_boost
         candidate.score = score

@@ -1,5 +1,10 @@
-"""Stage 10, length: long memories are damped, score / max(1, 1 + log2(length / length_norm)),
-so that a long document does not win on the number of words it happens to share."""
+"""Stage 10, length: the part of a long memory's score that its words earned is damped by
+1 / max(1, 1 + log2(length / length_norm)).
+
+BM25 favours a long text for the number of words it happens to share with the
+query; its meaning (the cosine) has no such bias, so the part of the score the
+vector leg earned stands: a long, complete answer is not sunk for its length.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +20,8 @@ def length(run: Run, candidates: list[Candidate]) -> list[Candidate]:
 
     def factor(candidate: Candidate) -> tuple[float, str]:
         size = max(1, len(candidate.memory.content))
-        return 1.0 / max(1.0, 1.0 + math.log2(size / norm)), f"{size} characters"
+        damp = 1.0 / max(1.0, 1.0 + math.log2(size / norm))
+        value = 1.0 - candidate.lexical * (1.0 - damp)
+        return value, f"{size} characters, {candidate.lexical:.0%} of the score from its words"
 
     return rescore(run, STAGE, candidates, factor)

@@ -2,6 +2,10 @@
 
 A result whose words overlap a higher-ranked result's by Jaccard above
 mmr_threshold is multiplied by mmr_factor; the list is re-sorted and cut.
+
+Once ``limit`` results are left untouched, nothing below them can climb into
+the results (the factor only lowers a score), so the comparisons stop there:
+the cost follows the limit, not the number of candidates.
 """
 
 from __future__ import annotations
@@ -22,14 +26,27 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b) if a or b else 1.0
 
 
+def may_exceed(a: frozenset[str], b: frozenset[str], threshold: float) -> bool:
+    """Whether the Jaccard of two word sets can exceed ``threshold`` (it is at most the
+    ratio of their sizes): a cheap test before the exact one."""
+    small, large = sorted((len(a), len(b)))
+    return large == 0 or small / large > threshold
+
+
 def mmr(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     p = run.params
     above: list[tuple[Candidate, frozenset[str]]] = []
+    untouched: list[float] = []
     for candidate in by_score(candidates):
+        if len(untouched) >= run.limit and candidate.score <= untouched[run.limit - 1]:
+            candidate.factors[STAGE] = 1.0
+            continue
         mine = words(candidate.memory.content)
-        twin = next(((c, s) for c, w in above if (s := jaccard(mine, w)) > p.mmr_threshold), None)
+        close = (w for w in above if may_exceed(mine, w[1], p.mmr_threshold))
+        twin = next(((c, s) for c, w in close if (s := jaccard(mine, w)) > p.mmr_threshold), None)
         if twin is None:
             candidate.factors[STAGE] = 1.0
+            untouched.append(candidate.score)
         else:
             candidate.score *= p.mmr_factor
             candidate.factors[STAGE] = p.mmr_factor
