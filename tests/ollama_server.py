@@ -367,7 +367,10 @@ class _OllamaHandler(BaseHTTPRequestHandler):
                 **_generation_stats(body.get("messages"), content),
             }
 
-        self._answer_item(self.fake.pop_chat_item(), shape)
+        item = self.fake.pop_chat_item()
+        if item is None and self.fake.chat_fn is not None:
+            item = self.fake.chat_fn(body.get("messages") or [])
+        self._answer_item(item, shape)
 
     def _generate(self, body: dict[str, Any]) -> None:
         if not self._non_streaming(body):

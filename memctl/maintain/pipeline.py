@@ -104,7 +104,8 @@ def _record(m: Maintenance) -> None:
     record.decisions = [
         {"task": r.task, **c} for r in m.reports if r.task not in UNLISTED for c in r.changes
     ]
-    record.notes = [f"{r.task}: {note}" for r in m.reports for note in r.notes]
+    # The run's own notes (an LLM that failed, ...) first, then each task's.
+    record.notes = [*record.notes, *(f"{r.task}: {note}" for r in m.reports for note in r.notes)]
     with m.db.atomic():
         save_run(m.db, record)
 

@@ -62,12 +62,14 @@ def load_vectors(db: Database, task: str, keep: Callable[[Row], bool]) -> Vector
     group_of = {r[0]: scopes.setdefault(r[1], len(scopes)) for r in rows}
     compared = {r[0] for r in rows if r[4]}
     rowids, matrix = vector_index(db).live_vectors(np.fromiter(group_of, dtype=np.int64))
+    fresh = np.fromiter((int(r) not in compared for r in rowids), dtype=bool, count=len(rowids))
+    if not fresh.any():  # the fresh ones have no vector (yet: upkeep embeds them)
+        return None
     for start in range(0, len(matrix), CHUNK):
         part = matrix[start : start + CHUNK]
         norms = np.sqrt(np.einsum("ij,ij->i", part, part))
         part /= np.where(norms == 0, 1, norms)[:, None]
     groups = np.fromiter((group_of[int(r)] for r in rowids), dtype=np.int64, count=len(rowids))
-    fresh = np.fromiter((int(r) not in compared for r in rowids), dtype=bool, count=len(rowids))
     return Vectors(rowids, matrix, groups, fresh, np.ones(len(rowids), dtype=bool))
 
 

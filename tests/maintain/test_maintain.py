@@ -159,6 +159,16 @@ def test_consolidate_with_the_llm_extracts_facts(make_ctx: Any, ollama_server: F
     assert made.kind == Kind.SEMANTIC and made.source == f"memory:{episode.id}"
 
 
+def test_an_llm_that_fails_is_noted_on_the_run(make_ctx: Any, ollama_server: FakeOllama) -> None:
+    ctx = make_ctx(llm_url=ollama_server.url)
+    ollama_server.chat_fn = lambda messages: {"no": "facts"}  # never a valid answer
+    episode = put(ctx, "I prefer tea over coffee in the morning.", 5, kind=Kind.EPISODIC)
+    report = run(ctx, only="consolidate")
+    assert report.task("consolidate").changes[0]["id"] == episode.id  # the rules did it
+    notes = get_run(ctx.db, report.run.id).notes  # type: ignore[union-attr]
+    assert any("rule-based stages for the rest of this run" in note for note in notes)
+
+
 def test_dedup_same_scope_never_pinned(make_ctx: Any) -> None:
     ctx = make_ctx()
     a = put(ctx, "The staging database is Postgres 16.", 1)
