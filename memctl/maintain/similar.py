@@ -61,7 +61,9 @@ def load_vectors(db: Database, task: str, keep: Callable[[Row], bool]) -> Vector
     scopes: dict[str, int] = {}
     group_of = {r[0]: scopes.setdefault(r[1], len(scopes)) for r in rows}
     compared = {r[0] for r in rows if r[4]}
-    rowids, matrix = vector_index(db).live_vectors(np.fromiter(group_of, dtype=np.int64))
+    index = vector_index(db)
+    rowids, matrix = index.live_vectors(np.fromiter(group_of, dtype=np.int64))
+    index.release_pages()  # the copy is all the search reads
     fresh = np.fromiter((int(r) not in compared for r in rowids), dtype=bool, count=len(rowids))
     if not fresh.any():  # the fresh ones have no vector (yet: upkeep embeds them)
         return None

@@ -8,6 +8,7 @@ half-way), nested levels are savepoints.
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import json
 import os
 import sys
@@ -183,6 +184,15 @@ class Database:
         """All rows as plain tuples: for bulk reads, where a dict per row costs too much."""
         with translated_errors(self.path):
             return self.connection.execute(sql, params).fetchall()
+
+    def batches(
+        self, sql: str, params: Any = (), size: int = 8192
+    ) -> Iterator[list[tuple[Any, ...]]]:
+        """The rows as plain tuples, ``size`` at a time: for reads too big to hold at once."""
+        with translated_errors(self.path):
+            cursor = self.connection.execute(sql, params)
+            while batch := list(itertools.islice(cursor, size)):
+                yield batch
 
     def value(self, sql: str, params: Any = ()) -> Any:
         """The first column of the first row, or None."""

@@ -59,6 +59,7 @@ class Segment:
     rowids: np.ndarray
     bits: np.ndarray
     matrix: np.ndarray
+    mapped: mmap.mmap | None = None  # the file's mapping (None: rows held in memory)
 
 
 def sign_bits(matrix: np.ndarray) -> np.ndarray:
@@ -154,6 +155,7 @@ def _map_segment(path: Path) -> Segment:
         np.frombuffer(mapped, dtype="<f4", count=count * dim, offset=vectors_at).reshape(
             count, dim
         ),
+        mapped if isinstance(mapped, mmap.mmap) else None,
     )
 
 
@@ -296,6 +298,14 @@ class VectorIndex:
         offsets = positions - self.starts[segment_of]
         return _gather([s.matrix for s in self.segments], segment_of, offsets)
 
+    def release_pages(self) -> None:
+        """Let the system take back the pages of the segments this process has read (they
+        stay in the page cache; the next read maps them again): for a caller that copied
+        what it needs, so the copy and the mapping do not both count against its memory."""
+        for segment in self.segments:
+            if segment.mapped is not None and hasattr(mmap, "MADV_DONTNEED"):
+                segment.mapped.madvise(mmap.MADV_DONTNEED)
+
     def _live_positions(self, rowids: np.ndarray | None = None) -> np.ndarray:
         """Positions of the live rows (of ``rowids``, when given), in rowid order."""
         alive = np.flatnonzero(~self.dead)
@@ -344,8 +354,8 @@ class VectorIndex:
         return True
 
     def _rebuild(self, wanted: Wanted) -> Manifest:
-        rowids, matrix = self._read_vectors(wanted.dim, after=0)
-        names = [self._new_segment(wanted, rowids, [matrix])] if len(rowids) else []
+        rowids, chunks = self._read_chunks(wanted.dim, after=0)
+        names = [self._new_segment(wanted, rowids, chunks)] if len(rowids) else []
         max_rowid = int(rowids.max()) if len(rowids) else 0
         return Manifest(wanted.model, wanted.dim, wanted.generation, max_rowid, tuple(names))
 
@@ -354,7 +364,8 @@ class VectorIndex:
         Too many segments or dead rows: everything live is compacted into one segment."""
         changed = sorted({rowid for g, rowid in wanted.changes if g > old.generation})
         rowids, matrix = self._read_vectors(wanted.dim, old.max_rowid, changed)
-        segments = [_map_segment(self.directory / name) for name in old.segments]
+        known = {s.name: s for s in self.segments}  # mapped once: a second map counts twice
+        segments = [known.get(name) or _map_segment(self.directory / name) for name in old.segments]
         gone = {
             s.name: sorted(
                 set(old.dead.get(s.name, ()))
@@ -395,20 +406,35 @@ class VectorIndex:
     ) -> tuple[np.ndarray, np.ndarray]:
         """Rowids and vectors past rowid ``after``, then those of the rowids in ``also`` that
         still have a vector; in rowid order."""
-        rows = self.db.tuples(
+        rowids, chunks = self._read_chunks(dim, after, also)
+        return rowids, np.concatenate(chunks) if chunks else np.zeros((0, dim), dtype="<f4")
+
+    def _read_chunks(
+        self, dim: int, after: int, also: list[int] | None = None
+    ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """``_read_vectors`` as chunks of rows, so that the store's rows and a second copy
+        of them are never both in memory."""
+        ids, chunks = [], []
+        # ORDER BY would make vec0 sort: rowids come in order, else they are sorted here
+        for batch in self.db.batches(
             "SELECT rowid, embedding FROM memories_vec WHERE rowid > ?", (after,)
-        )  # ORDER BY would make vec0 sort: sorting here is cheaper
+        ):
+            ids.append(np.fromiter((r[0] for r in batch), dtype=np.int64, count=len(batch)))
+            chunks.append(
+                np.frombuffer(b"".join(r[1] for r in batch), dtype="<f4").reshape(-1, dim)
+            )
         for rowid in also or []:
             if rowid <= after:
-                rows += self.db.tuples(
+                for r in self.db.tuples(
                     "SELECT rowid, embedding FROM memories_vec WHERE rowid = ?", (rowid,)
-                )
-        rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").reshape(-1, dim)
+                ):
+                    ids.append(np.array([r[0]], dtype=np.int64))
+                    chunks.append(np.frombuffer(r[1], dtype="<f4").reshape(1, dim))
+        rowids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
         if np.any(rowids[1:] < rowids[:-1]):
             order = np.argsort(rowids, kind="stable")
-            return rowids[order], matrix[order]
-        return rowids, matrix
+            return rowids[order], [np.concatenate(chunks)[order]]
+        return rowids, chunks
 
     def _in_memory(self) -> None:
         """No usable directory (read-only home, full disk): search a copy in memory."""
