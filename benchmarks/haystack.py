@@ -42,6 +42,11 @@ class Turn:
     at: datetime  # the session's date and time
     position: int = 0  # the turn's index within its session
 
+    @property
+    def said_at(self) -> datetime:
+        """When it is stored as said: a second per turn keeps a session's turns in order."""
+        return self.at + timedelta(seconds=self.position)
+
 
 def day_label(moment: datetime) -> str:
     """``8 May 2023``: the date as a person (and a question) would write it."""
@@ -58,8 +63,7 @@ def turn_memory(turn: Turn, source: str) -> Memory:
         kind=Kind.EPISODIC,
         category=Category.EVENTS,
         tier=Tier.WORKING,
-        # a second per turn keeps the turns of a session in order in the store
-        created_at=format_time(turn.at + timedelta(seconds=turn.position)),
+        created_at=format_time(turn.said_at),
         scope=BENCH_SCOPE,
         source=f"{source}:{turn.key}",
         session_id=turn.session,

@@ -96,7 +96,9 @@ def conversation_turns(conversation: dict) -> list[Turn]:  # type: ignore[type-a
 def conversation_from(record: dict, questions: list[dict]) -> Conversation:  # type: ignore[type-arg]
     turns = conversation_turns(record["conversation"])
     known = {turn.key for turn in turns}
-    asked_at = max(turn.at for turn in turns)  # questions come after the last session
+    # questions come after the last session: after its last turn, or recall as of then
+    # would not see that session's later turns
+    asked_at = max(turn.said_at for turn in turns)
     cases, unresolved, unscorable = [], 0, 0
     for qa in questions:
         category = int(qa["category"])

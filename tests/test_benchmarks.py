@@ -201,8 +201,10 @@ def test_locomo_loading_normalises_evidence_and_keeps_answers_out_of_questions(
     assert conversation.unresolved == 1  # the bare "D"
     assert conversation.unscorable == 1  # the question with no evidence at all
     assert {f.name for f in dataclasses.fields(Question)} == {"text", "now"}
-    last_session = conversation.turns[-1].at
-    assert all(c.question.now == last_session for c in conversation.cases)
+    # asked after the last turn, so recall as of then sees the whole last session
+    last_turn = conversation.turns[-1].said_at
+    assert last_turn > conversation.turns[-1].at
+    assert all(c.question.now == last_turn for c in conversation.cases)
 
 
 def test_locomo_run_scores_every_retriever_and_never_shows_them_the_answers(

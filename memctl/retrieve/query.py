@@ -9,8 +9,8 @@
   query has other words (they match most memories and carry no weight in BM25).
 - A time expression becomes a window (``when.py``) and leaves the full-text search.
 - Names: words the query writes capitalised where a sentence would not (``Caroline``,
-  ``PostgreSQL``, ``iOS``; not a sentence's first word); recall takes a name the
-  store knows well as a sign the query is about it.
+  ``PostgreSQL``, ``New York``; not a sentence's first word); recall takes a name
+  the store writes the same way as a sign the query is about it.
 
 Nothing here is FTS syntax: ``store/fts.py`` quotes every alternative.
 """
@@ -88,16 +88,22 @@ SENTENCE_END = re.compile(r"[.!?]+(?:\s+|$)|\n+")
 
 
 def names(text: str) -> tuple[str, ...]:
-    """The words ``text`` capitalises where a sentence would not, as written, in order:
-    every word of a sentence but its first that has a capital letter, except function
-    words; none from a sentence in title case, where capitals mark no name."""
+    """The names ``text`` writes capitalised where a sentence would not, as written, in
+    order: runs of capitalised words ("New York Stock Exchange") other than a sentence's
+    first word and function words; none from a sentence in title case, where capitals
+    mark no name."""
     found: dict[str, None] = {}
     for sentence in SENTENCE_END.split(text):
         rest = WORD.findall(sentence)[1:]
-        capitalised = [w for w in rest if w != w.lower() and w.lower() not in STOPWORDS]
         if len(rest) >= 2 and all(w != w.lower() or w.isdigit() for w in rest):
             continue
-        found.update(dict.fromkeys(capitalised))
+        run: list[str] = []
+        for word in [*rest, ""]:
+            if word != word.lower() and word.lower() not in STOPWORDS:
+                run.append(word)
+            elif run:
+                found.setdefault(" ".join(run), None)
+                run = []
     return tuple(found)
 
 

@@ -247,6 +247,20 @@ def word_document_counts(db: Database, words: list[str]) -> tuple[int, dict[str,
     return int(total), {r["term"]: int(r["doc"]) for r in rows}
 
 
+def phrase_document_counts(db: Database, phrases: list[tuple[str, ...]]) -> dict[str, int]:
+    """How many memories contain each phrase (its words in a row, any case), keyed by the
+    phrase's words joined with spaces."""
+    counts = {}
+    for phrase in phrases:
+        match = fts_phrases([phrase])
+        if match is not None:
+            counts[" ".join(phrase)] = int(
+                db.value("SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?", [match])
+                or 0
+            )
+    return counts
+
+
 def session_neighbours(
     db: Database, memories: list[Memory], where: MemoryFilter
 ) -> dict[str, tuple[str | None, str | None]]:

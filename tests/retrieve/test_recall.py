@@ -229,9 +229,25 @@ def test_a_name_the_store_knows_shows_the_query_is_about_it(
         assert recall(ctx, "what is caroline's identity?").results == []
         # three memories say "rust", none writes it as a name
         assert recall(ctx, "How is Rust compared with Go?").results == []
+        # a name is its words in a row: Caroline is not "Caroline Islands"
+        assert recall(ctx, "What grows on the Caroline Islands?").results == []
     unnamed = {**strict, "recall.anchor_memories": 0}
     with Context(load_settings(overrides=unnamed), embedder=local_embedder) as ctx:
         assert recall(ctx, "What is Caroline's identity?").results == []
+
+
+def test_an_identifier_the_query_spells_out_shows_it(
+    home: Path,
+    local_embedder,  # type: ignore[no-untyped-def]
+) -> None:
+    strict = {"recall.relevance_floor": 0.99, "recall.words_floor": 1.0}
+    with Context(load_settings(overrides=strict), embedder=local_embedder) as ctx:
+        utils = memories.remember(ctx, "Ran: python -m pytest tests/test_math_utils.py -v").id
+        memories.remember(ctx, "The office printer is on the second floor")
+        found = recall(ctx, "how do we run the tests of the math utils project?")
+        assert [r.memory.id for r in found.results] == [utils]
+        assert any("holds test_math_utils.py" in s.why for s in found.steps_of(utils))
+        assert recall(ctx, "how do we run the tests of the utils math project?").results == []
 
 
 def test_an_empty_query_is_a_usage_error(real_ctx: Context) -> None:

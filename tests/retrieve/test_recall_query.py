@@ -58,7 +58,8 @@ def test_alternatives_keep_phrases_and_paths_whole_and_skip_stop_words() -> None
     ("text", "expected"),
     [
         ("What is Caroline's identity?", ("Caroline",)),
-        ("which database does the Shop API use with PostgreSQL", ("Shop", "API", "PostgreSQL")),
+        ("which database does the Shop API use with PostgreSQL", ("Shop API", "PostgreSQL")),
+        ("When does the New York Stock Exchange open?", ("New York Stock Exchange",)),
         ("Caroline went home. Then she slept", ()),  # a sentence's first word is no name
         ("What Is The Capital Of Australia", ()),  # title case marks no names
         ("how do we deploy", ()),

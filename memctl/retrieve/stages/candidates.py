@@ -30,7 +30,12 @@ from memctl.model import format_time
 from memctl.retrieve.query import Analysed
 from memctl.retrieve.run import ADDED, Candidate, Run
 from memctl.retrieve.stages.fuse import VECTOR_LEGS, idf
-from memctl.store.memories import fts_rank, get_memories, word_document_counts
+from memctl.store.memories import (
+    fts_rank,
+    get_memories,
+    phrase_document_counts,
+    word_document_counts,
+)
 from memctl.store.message_search import search_messages
 
 STAGE = "candidates"
@@ -173,13 +178,16 @@ def word_weights(run: Run) -> tuple[dict[str, float], frozenset[str]]:
     """The query's content words, each weighted by its rarity among the memories, and the
     names it holds that at least ``anchor_memories`` memories mention."""
     words = run.query.words
-    names = [n.lower() for n in run.query.names if n.lower() not in words]
-    documents, containing = word_document_counts(run.ctx.db, [*words, *names])
+    documents, containing = word_document_counts(run.ctx.db, words)
+    weights = {w: idf(documents, containing.get(w, 0)) for w in words}
     least = run.params.anchor_memories
-    anchors = frozenset(
-        n for n in run.query.names if least and containing.get(n.lower(), 0) >= least
+    if not least or not run.query.names:
+        return weights, frozenset()
+    phrases = {name: tuple(w.lower() for w in name.split()) for name in run.query.names}
+    counts = phrase_document_counts(run.ctx.db, list(phrases.values()))
+    return weights, frozenset(
+        name for name, phrase in phrases.items() if counts.get(" ".join(phrase), 0) >= least
     )
-    return {w: idf(documents, containing.get(w, 0)) for w in words}, anchors
 
 
 def _message_distances(run: Run, texts: list[str]) -> list[float]:

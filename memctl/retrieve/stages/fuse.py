@@ -20,6 +20,8 @@ store), and whether it was created inside a time the query names.
   least ``anchor_memories`` memories mention shows it too, in each memory
   holding it: the store knows what the query names, however the question is
   phrased ("What is Caroline's identity?" shares no other word with the answer).
+- So does an identifier the query spells out in words ("the math utils
+  project" names ``math_utils``; "parse user id" names ``parseUserId``).
 - Without a vector (no embedder, a message not embedded), the word share
   stands in for the cosine.
 - When at least one candidate shows it, the others that have some evidence
@@ -37,7 +39,7 @@ import math
 import re
 
 from memctl.model import Kind, parse_time
-from memctl.retrieve.query import words_pattern
+from memctl.retrieve.query import IDENTIFIER, split_identifier, words_pattern
 from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run, by_score
 
 STAGE = "fuse"
@@ -107,20 +109,47 @@ def stem(word: str) -> str:
 
 
 def anchor_in(run: Run, candidate: Candidate) -> str | None:
-    """The first of the query's well-known names the candidate writes as the query does
-    (a capitalised "Rust" is a name; "rust" on a bike is not), if any."""
+    """The first of the query's known names the candidate writes as the query does (a
+    capitalised "Rust" is a name; "rust" on a bike is not), if any."""
     if not run.anchors:
         return None
     text = f"{candidate.memory.content} {candidate.memory.l0_abstract or ''}"
-    present = set(WORD.findall(text))
-    return next((name for name in sorted(run.anchors) if name in present), None)
+    return next((name for name in sorted(run.anchors) if name_pattern(name).search(text)), None)
+
+
+@functools.lru_cache(maxsize=256)
+def name_pattern(name: str) -> re.Pattern[str]:
+    """``name``'s words in a row, as written, as whole words."""
+    words = r"[\W_]+".join(re.escape(w) for w in name.split())
+    return re.compile(rf"(?<![^\W_]){words}(?![^\W_])")
+
+
+def spelled_identifier(text: str, pairs: frozenset[tuple[str, str]]) -> str | None:
+    """An identifier of ``text`` (``math_utils``, ``parseUserId``) two of whose parts in a
+    row the query writes as words in a row ("the math utils project"), if any."""
+    if not pairs:
+        return None
+    for token in IDENTIFIER.findall(text):
+        parts = split_identifier(token)
+        if len(parts) > 1 and any(pair in pairs for pair in zip(parts, parts[1:], strict=False)):
+            return token
+    return None
+
+
+def word_pairs(text: str) -> frozenset[tuple[str, str]]:
+    """The query's words two by two, as written in a row (lower case)."""
+    words = [w.lower() for w in WORD.findall(text)]
+    return frozenset(zip(words, words[1:], strict=False))
 
 
 SHOWS, SUPPORTS = "shows", "supports"
 
 
 def evidence(
-    run: Run, candidate: Candidate, pattern: re.Pattern[str] | None = None
+    run: Run,
+    candidate: Candidate,
+    pattern: re.Pattern[str] | None = None,
+    pairs: frozenset[tuple[str, str]] = frozenset(),
 ) -> tuple[str | None, str]:
     """(SHOWS, SUPPORTS or None, what the evidence is) for one candidate, on its own."""
     p = run.params
@@ -143,6 +172,9 @@ def evidence(
         return SHOWS, seen
     if named:
         return SHOWS, f"{seen}, names {named}, which the store knows"
+    spelled = spelled_identifier(candidate.memory.content, pairs)
+    if spelled:
+        return SHOWS, f"{seen}, holds {spelled}, which the query spells out"
     if inside or share > 0 or (cosine is not None and cosine >= p.support_floor):
         return SUPPORTS, seen
     return None, seen
@@ -153,7 +185,8 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     vector = leg_share(candidates, VECTOR_LEGS)
     bm25 = leg_share(candidates, BM25_LEGS)
     pattern = words_pattern(list(run.word_weights))
-    judged = [(candidate, *evidence(run, candidate, pattern)) for candidate in candidates]
+    pairs = word_pairs(run.query.text)
+    judged = [(candidate, *evidence(run, candidate, pattern, pairs)) for candidate in candidates]
     shown = any(level == SHOWS for _, level, _ in judged)
     kept = []
     for candidate, level, why in judged:
