@@ -14,8 +14,9 @@ copies it into a fresh home.
 Each maintain runs in a child process (this script with --child), which calls
 the same ``api.maintain`` as `memctl maintain` with the WordEmbedder. Printed
 for a first run and a second right after: wall time, CPU time, the child's peak
-RSS and what each task did. Nothing is asserted; the targets (first <= 60 s and
-<= 500 MiB, second <= 5 s) and the figures are in docs/benchmarks.md.
+RSS, the machine's load average and what each task did. Nothing is asserted;
+the targets (first <= 60 s and <= 500 MiB, second <= 5 s) and the figures are
+in docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -160,7 +161,11 @@ def main() -> None:
         print(f"{args.n} memories, database {database.stat().st_size / 2**20:.0f} MiB")
         for label in ("first run", "second run right after"):
             wall, cpu, peak, report = maintain_process(home)
-            print(f"{label}: {wall:.1f} s wall, {cpu:.1f} s CPU, peak RSS {peak:.0f} MiB")
+            load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+            print(
+                f"{label}: {wall:.1f} s wall, {cpu:.1f} s CPU, peak RSS {peak:.0f} MiB "
+                f"(load average after: {load})"
+            )
             print(f"  {summary(report)}")
 
 

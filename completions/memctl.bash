@@ -111,7 +111,7 @@ _memctl_spec() {
             opts="-h --help"
             ;;
         "install")
-            cmds="claude-code opencode cursor codex status uninstall"
+            cmds="claude-code opencode cursor codex cron status uninstall"
             opts="-h --help"
             ;;
         "install claude-code")
@@ -125,6 +125,9 @@ _memctl_spec() {
             ;;
         "install codex")
             opts="--project --dry-run --force --notify --json -h --help"
+            ;;
+        "install cron")
+            opts="--systemd --dry-run --json -h --help"
             ;;
         "install status")
             opts="--project --json -h --help"

@@ -46,7 +46,7 @@ complete -c memctl -n '__fish_use_subcommand' -a 'model' -d 'Install and inspect
 complete -c memctl -n '__fish_seen_subcommand_from maintain' -l dry-run -d 'Show what each task would change; write nothing.'
 complete -c memctl -n '__fish_seen_subcommand_from maintain' -l only -x -d 'Run only these tasks.'
 complete -c memctl -n '__fish_seen_subcommand_from maintain' -l skip -x -d 'Run all tasks but these.'
-complete -c memctl -n '__fish_seen_subcommand_from maintain' -l print-crontab -d 'Print a crontab line and a systemd user timer.'
+complete -c memctl -n '__fish_seen_subcommand_from maintain' -l print-crontab -d 'Print a crontab line and a systemd user timer (as `memctl install cron`).'
 complete -c memctl -n '__fish_seen_subcommand_from maintain' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from maintain' -s h -l help -d 'Show this message and exit.'
 
@@ -222,13 +222,14 @@ complete -c memctl -n '__fish_seen_subcommand_from hook' -s h -l help -d 'Show t
 complete -c memctl -n '__fish_seen_subcommand_from mcp' -s h -l help -d 'Show this message and exit.'
 
 # memctl install
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from claude-code opencode cursor codex status uninstall' -s h -l help -d 'Show this message and exit.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from claude-code opencode cursor codex status uninstall' -a 'claude-code' -d 'Install claude-code\'s hooks: SessionStart prints the context block; Stop, SessionEnd and PreCompact capture the transcript.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from claude-code opencode cursor codex status uninstall' -a 'opencode' -d 'Install opencode\'s hooks: a plugin that captures each session on session.idle and session.compacted.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from claude-code opencode cursor codex status uninstall' -a 'cursor' -d 'Install cursor\'s hooks: hooks.json: sessionStart prints the context block, stop captures the transcript.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from claude-code opencode cursor codex status uninstall' -a 'codex' -d 'Install Codex\'s hooks (hooks.json: SessionStart, Stop). Codex runs them only after you trust them in /hooks.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from claude-code opencode cursor codex status uninstall' -a 'status' -d 'What is installed where, whether Codex\'s hooks are trusted, when each hook last ran.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from claude-code opencode cursor codex status uninstall' -a 'uninstall' -d 'Remove a client\'s hooks: put back the files `memctl install` changed, byte for byte.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from claude-code opencode cursor codex cron status uninstall' -s h -l help -d 'Show this message and exit.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from claude-code opencode cursor codex cron status uninstall' -a 'claude-code' -d 'Install claude-code\'s hooks: SessionStart prints the context block; Stop, SessionEnd and PreCompact capture the transcript.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from claude-code opencode cursor codex cron status uninstall' -a 'opencode' -d 'Install opencode\'s hooks: a plugin that captures each session on session.idle and session.compacted.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from claude-code opencode cursor codex cron status uninstall' -a 'cursor' -d 'Install cursor\'s hooks: hooks.json: sessionStart prints the context block, stop captures the transcript.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from claude-code opencode cursor codex cron status uninstall' -a 'codex' -d 'Install Codex\'s hooks (hooks.json: SessionStart, Stop). Codex runs them only after you trust them in /hooks.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from claude-code opencode cursor codex cron status uninstall' -a 'cron' -d 'Run `memctl maintain` hourly: print a crontab line and a systemd user timer; --systemd writes the timer\'s two files (`memctl install uninstall cron` takes them out).'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from claude-code opencode cursor codex cron status uninstall' -a 'status' -d 'What is installed where, whether Codex\'s hooks are trusted, when each hook last ran.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from claude-code opencode cursor codex cron status uninstall' -a 'uninstall' -d 'Remove a client\'s hooks: put back the files `memctl install` changed, byte for byte.'
 
 # memctl install claude-code
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from claude-code' -l project -d 'Set up the current repository instead of your user.'
@@ -258,6 +259,12 @@ complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subc
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from codex' -l notify -d 'Also set `notify` (Codex versions without hooks).'
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from codex' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from codex' -s h -l help -d 'Show this message and exit.'
+
+# memctl install cron
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from cron' -l systemd -d 'Also write the systemd user service and timer (backed up).'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from cron' -l dry-run -d 'Print a unified diff of every change; write nothing.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from cron' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from cron' -s h -l help -d 'Show this message and exit.'
 
 # memctl install status
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from status' -l project -d 'Set up the current repository instead of your user.'

@@ -72,6 +72,7 @@ class Reply:
 Action = Fail | Delay | Malformed | Reply
 ScriptItem = dict[str, Any] | list[Any] | str | Action
 EmbedFn = Callable[[str, int], list[float]]
+ChatFn = Callable[[list[dict[str, Any]]], ScriptItem]
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,8 @@ class FakeOllama:
     ) -> None:
         self.requests: list[RecordedRequest] = []
         self.embed_fn: EmbedFn = hashed_bag_of_words
+        # Answers a chat request when nothing is scripted (None: an error, as before).
+        self.chat_fn: ChatFn | None = None
         self._models = {canonical_model(name) for name in models}
         self._embed_dim = embed_dim
         self._chat_script: deque[ScriptItem] = deque()
@@ -364,7 +367,10 @@ class _OllamaHandler(BaseHTTPRequestHandler):
                 **_generation_stats(body.get("messages"), content),
             }
 
-        self._answer_item(self.fake.pop_chat_item(), shape)
+        item = self.fake.pop_chat_item()
+        if item is None and self.fake.chat_fn is not None:
+            item = self.fake.chat_fn(body.get("messages") or [])
+        self._answer_item(item, shape)
 
     def _generate(self, body: dict[str, Any]) -> None:
         if not self._non_streaming(body):
@@ -378,7 +384,10 @@ class _OllamaHandler(BaseHTTPRequestHandler):
                 **_generation_stats(body.get("prompt"), content),
             }
 
-        self._answer_item(self.fake.pop_chat_item(), shape)
+        item = self.fake.pop_chat_item()
+        if item is None and self.fake.chat_fn is not None:
+            item = self.fake.chat_fn(body.get("messages") or [])
+        self._answer_item(item, shape)
 
     def _non_streaming(self, body: dict[str, Any]) -> bool:
         """Refuse streaming loudly rather than answer in a shape the caller won't expect."""

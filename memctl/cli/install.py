@@ -18,6 +18,7 @@ from memctl.cli.init import (
 )
 from memctl.cli.render import console
 from memctl.integrations import setup
+from memctl.integrations.base import launcher
 
 app = new_typer(
     help="Install capture hooks: session-start context and session-end capture.",
@@ -89,6 +90,39 @@ def codex(
     _install(ctx, "codex", project, dry_run, force, notify, as_json)
 
 
+@app.command("cron")
+def cron(
+    ctx: typer.Context,
+    systemd: Annotated[
+        bool,
+        typer.Option(
+            "--systemd", help="Also write the systemd user service and timer (backed up)."
+        ),
+    ] = False,
+    dry_run: DryRunOption = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Run `memctl maintain` hourly: print a crontab line and a systemd user timer; --systemd
+    writes the timer's two files (`memctl install uninstall cron` takes them out)."""
+    if not systemd:
+        console.print(schedule_text(ctx), highlight=False, soft_wrap=True, end="")
+        return
+    home = settings_for(ctx).home
+    outcome = setup.install_cron(setup.where(False, Path.cwd()), launcher(home), home, dry_run)
+    show(outcome, dry_run, as_json)
+
+
+def schedule_text(ctx: typer.Context) -> str:
+    """The crontab line and systemd units (also `memctl maintain --print-crontab`). They
+    always name the data directory: cron and systemd start with another environment."""
+    from memctl.integrations.cron import schedule_text as text
+
+    home = settings_for(ctx).home
+    logs = home / "logs"
+    logs.mkdir(parents=True, exist_ok=True, mode=0o700)  # the line appends to a log there
+    return text(launcher(home), logs / "maintain.log", setup.where(False, Path.cwd()))
+
+
 @app.command("status")
 def status(ctx: typer.Context, project: ProjectOption = False, as_json: JsonOption = False) -> None:
     """What is installed where, whether Codex's hooks are trusted, when each hook last ran."""
@@ -100,7 +134,8 @@ def status(ctx: typer.Context, project: ProjectOption = False, as_json: JsonOpti
 def uninstall(
     ctx: typer.Context,
     client: Annotated[
-        str, typer.Argument(metavar="CLIENT", help="claude-code, codex, opencode or cursor.")
+        str,
+        typer.Argument(metavar="CLIENT", help="claude-code, codex, opencode, cursor or cron."),
     ],
     project: ProjectOption = False,
     force: RestoreForceOption = False,
@@ -112,4 +147,4 @@ def uninstall(
     removal = setup.uninstall("install", (client,), place, run, home, force)
     show_removal(removal, as_json)
     if not as_json and not removal.undone.restored and not removal.undone.removed:
-        console.print(f"(no hooks of {client} installed by memctl)")
+        console.print(f"(nothing of {client} installed by memctl)")

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.table import Table
 
 from memctl.api import maintain as api
-from memctl.cli.common import JsonOption, open_context, settings_for
+from memctl.cli.common import JsonOption, open_context
 from memctl.cli.render import console, print_json
 from memctl.maintain.report import MaintainReport, TaskReport
 
@@ -45,21 +45,6 @@ def _show(report: MaintainReport) -> None:
         console.print(f"run {run.id[:12]}: {run.tokens}/{run.token_budget} LLM tokens")
 
 
-def _print_schedule(settings: Any) -> None:
-    from memctl.maintain.schedule import crontab, systemd_units
-
-    console.print("# crontab -e, then add:", highlight=False)
-    console.print(crontab(settings), highlight=False, soft_wrap=True)
-    for name, text in systemd_units(settings).items():
-        console.print(f"\n# ~/.config/systemd/user/{name}", highlight=False)
-        console.print(text, highlight=False, soft_wrap=True, end="")
-    console.print(
-        "\n# then: systemctl --user daemon-reload && "
-        "systemctl --user enable --now memctl-maintain.timer",
-        highlight=False,
-    )
-
-
 def maintain(
     ctx: typer.Context,
     dry_run: Annotated[
@@ -73,7 +58,10 @@ def maintain(
     ] = None,
     print_crontab: Annotated[
         bool,
-        typer.Option("--print-crontab", help="Print a crontab line and a systemd user timer."),
+        typer.Option(
+            "--print-crontab",
+            help="Print a crontab line and a systemd user timer (as `memctl install cron`).",
+        ),
     ] = False,
     as_json: JsonOption = False,
 ) -> None:
@@ -83,7 +71,9 @@ def maintain(
     change is one run that `memctl undo RUN_ID` reverts.
     """
     if print_crontab:
-        _print_schedule(settings_for(ctx))
+        from memctl.cli.install import schedule_text
+
+        console.print(schedule_text(ctx), highlight=False, soft_wrap=True, end="")
         return
     request = api.MaintainRequest(only=only, skip=skip, dry_run=dry_run)
     report = api.maintain(open_context(ctx), request)

@@ -393,10 +393,24 @@ KEYS: tuple[Key, ...] = (
     Key("maintain.merge_max_clusters", 10, "Clusters merged per run.", minimum=0),
     _unit("maintain.dedup_similarity", 0.95, "Cosine from which two memories are duplicates."),
     Key(
-        "maintain.exact_pairs_max",
-        5000,
-        "Up to this many vectors similar pairs are found exactly; above, by LSH buckets.",
+        "maintain.exact_comparisons",
+        25_000_000,
+        "Up to this many comparisons (new memories x all) similar pairs are found exactly; "
+        "above, by LSH buckets.",
         minimum=0,
+    ),
+    Key(
+        "maintain.threads",
+        1,
+        "Threads numpy's BLAS may use during maintain (its comparisons are many small "
+        "blocks: more threads mostly wait for each other, and cron shares the machine).",
+        minimum=1,
+    ),
+    Key(
+        "maintain.write_batch",
+        500,
+        "Dedup writes this many clusters' folds in one transaction.",
+        minimum=1,
     ),
     Key("maintain.lsh_tables", 12, "LSH hash tables (more find more pairs, slower).", minimum=1),
     Key("maintain.lsh_bits", 14, "Hyperplanes per LSH table (fewer: bigger buckets).", minimum=1),
@@ -413,6 +427,13 @@ KEYS: tuple[Key, ...] = (
         7,
         "Backups kept under $MEMCTL_HOME/backups (the newest); 0 makes none.",
         minimum=0,
+    ),
+    Key(
+        "maintain.backup_every_hours",
+        24.0,
+        "A backup is made when the store changed and the newest is this old (0: every run "
+        "that changed something).",
+        minimum=0.0,
     ),
     Key("maintain.token_budget", 20000, "LLM tokens one maintain run may use.", minimum=0),
     Key(

@@ -99,13 +99,16 @@ class Values:
     maintain_merge_similarity: float
     maintain_merge_max_clusters: int
     maintain_dedup_similarity: float
-    maintain_exact_pairs_max: int
+    maintain_exact_comparisons: int
+    maintain_threads: int
+    maintain_write_batch: int
     maintain_lsh_tables: int
     maintain_lsh_bits: int
     maintain_archive_strength: float
     maintain_archive_unused_days: float
     maintain_archive_max: int
     maintain_backups: int
+    maintain_backup_every_hours: float
     maintain_token_budget: int
     select_messages: int
     select_max_bytes: int

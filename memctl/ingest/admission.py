@@ -16,13 +16,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-import numpy as np
-
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.ingest.facts import Fact
 from memctl.ingest.run import Run
 from memctl.model import State, Tier, parse_time
-from memctl.store.memories import MemoryFilter, vector_search
+from memctl.store.memories import MemoryFilter
+from memctl.store.vector_query import nearest_in_store
 
 
 def recency(created_at: str | None, half_life_days: float, now: datetime | None = None) -> float:
@@ -39,7 +38,7 @@ def _nearest_existing(run: Run, fact: Fact) -> float:
     if run.db.vector_model() != (embedder.name, embedder.dim):
         return 0.0
     where = MemoryFilter(scopes=(run.scope, GLOBAL_SCOPE), states=(State.ACTIVE,))
-    hits = vector_search(run.db, fact.vector.astype(np.float32).tobytes(), 1, where)
+    hits = nearest_in_store(run.db, fact.vector, 1, where)
     return 1.0 - hits[0][1] if hits else 0.0
 
 

@@ -30,9 +30,9 @@ from memctl.store.memories import (
     MemoryFilter,
     fts_search,
     get_memories,
-    vector_search,
     vectors_for,
 )
+from memctl.store.vector_query import nearest_in_store
 
 TEMPORAL = (Category.PROFILE, Category.PREFERENCES, Category.ENTITIES)
 RECORDS = (Category.EVENTS, Category.CASES)
@@ -57,11 +57,10 @@ def gather(run: Run, facts: list[Fact]) -> Candidates:
     for fact in facts:
         hits = []
         if has_vectors and s.reconcile_vector_top:
-            blob = fact.vector.astype(np.float32).tobytes()
             hits += [
                 memory_id
-                for memory_id, distance in vector_search(
-                    run.db, blob, s.reconcile_vector_top, where
+                for memory_id, distance in nearest_in_store(
+                    run.db, fact.vector, s.reconcile_vector_top, where
                 )
                 if 1.0 - distance >= s.reconcile_min_similarity
             ]

@@ -17,7 +17,7 @@ from typing import Any
 
 from memctl.config.scope import project_root
 from memctl.errors import UsageError
-from memctl.integrations import claude_code, codex, cursor, files, formats, opencode
+from memctl.integrations import claude_code, codex, cron, cursor, files, formats, opencode
 from memctl.integrations.base import Found, Launcher, Where
 from memctl.integrations.hooks_state import last_fired
 
@@ -35,10 +35,10 @@ def where(project: bool, cwd: Path, env: dict[str, str] | None = None) -> Where:
     return Where(home, project_root(cwd.resolve()) if project else None, environ)
 
 
-def check_names(names: tuple[str, ...]) -> tuple[str, ...]:
+def check_names(names: tuple[str, ...], known: tuple[str, ...] = tuple(CLIENTS)) -> tuple[str, ...]:
     for name in names:
-        if name not in CLIENTS:
-            raise UsageError(f"unknown tool {name!r}; known: {', '.join(CLIENTS)}")
+        if name not in known:
+            raise UsageError(f"unknown tool {name!r}; known: {', '.join(known)}")
     return names
 
 
@@ -140,6 +140,14 @@ def install(request: InstallRequest, place: Where, run: Launcher, home: Path) ->
     return _finish(plan, chosen, notes + plan.notes, request.dry_run, home, "install")
 
 
+def install_cron(place: Where, run: Launcher, home: Path, dry_run: bool) -> Outcome:
+    """Write the systemd user service and timer that run ``memctl maintain`` hourly."""
+    plan = files.Plan()
+    cron.plan_units(plan, place, run)
+    notes = [f"then: {cron.ENABLE}"] if plan.files() else []
+    return _finish(plan, [cron.NAME], notes, dry_run, home, "install")
+
+
 @dataclass
 class Removal:
     undone: files.UndoReport
@@ -153,10 +161,15 @@ def uninstall(
     """Put back every file ``command`` (init or install) changed for these clients, byte for
     byte; from a file changed since memctl wrote it, take out only memctl's parts (unless
     ``force``, which puts back the old bytes anyway)."""
-    clients = set(check_names(names)) if names else None
+    clients = set(check_names(names, (*CLIENTS, cron.NAME))) if names else None
     undone = files.undo(home, (command,), clients, force)
+    notes = [
+        f"{path}: changed since memctl wrote it; left alone (--force puts back what was there)"
+        for path in undone.left
+        if Path(path).parent == cron.units_dir(place)
+    ]
     plan = files.Plan()
-    for name in sorted(clients or CLIENTS):
+    for name in sorted((clients or set(CLIENTS)) - {cron.NAME}):
         module = CLIENTS[name]
         if command == "install":
             _guarded(plan, module.plan_hooks, place, run, 0, True)
@@ -165,7 +178,7 @@ def uninstall(
             _guarded(plan, module.plan_instructions, place, True)
     plan = plan.only({Path(p) for p in undone.left})
     files.apply(plan, home, "uninstall")
-    return Removal(undone, [str(path) for path, _, _ in plan.files()], plan.notes)
+    return Removal(undone, [str(path) for path, _, _ in plan.files()], notes + plan.notes)
 
 
 def combine(first: Removal, second: Removal) -> Removal:

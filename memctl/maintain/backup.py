@@ -1,7 +1,8 @@
 """Backups of the store (``VACUUM INTO`` under ``$MEMCTL_HOME/backups/``) and restoring one.
 
-A backup is one SQLite file, 0600, named by its UTC time; the newest
-``maintain.backups`` are kept. ``restore`` checks the file is a sound memctl
+A backup is one SQLite file, 0600, named by its UTC time; one is made when the
+store changed and the newest is ``maintain.backup_every_hours`` old, and the
+newest ``maintain.backups`` are kept. ``restore`` checks the file is a sound memctl
 store, backs up the current one first, then puts the backup in its place
 (the vector index beside it is rebuilt on next use).
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -29,6 +31,17 @@ def backup_dir(settings: Settings) -> Path:
 def backups(settings: Settings) -> list[Path]:
     """The backups, oldest first."""
     return sorted(backup_dir(settings).glob(f"{PREFIX}*{SUFFIX}"))
+
+
+def backup_due(settings: Settings) -> bool:
+    """Whether the newest backup is ``maintain.backup_every_hours`` old (or there is none)."""
+    if settings.maintain_backups <= 0:
+        return False
+    found = backups(settings)
+    if not found:
+        return True
+    age = time.time() - found[-1].stat().st_mtime
+    return age >= settings.maintain_backup_every_hours * 3600
 
 
 def make_backup(settings: Settings, db: Database) -> Path:

@@ -16,8 +16,9 @@ from memctl.ingest.facts import abstract
 from memctl.maintain.plan import Maintenance
 from memctl.model import Action, Memory, Relation, RelationType, State, content_hash
 from memctl.store import memories as store
-from memctl.store.events import log_event
-from memctl.store.relations import add_relation, has_relation, relations_of
+from memctl.store.events import log_event, log_run_events
+from memctl.store.maintenance import supersede_many
+from memctl.store.relations import add_relation, add_relations, has_relation, relations_touching
 
 
 def update(m: Maintenance, memory: Memory, changes: dict[str, Any], reason: str) -> None:
@@ -77,23 +78,55 @@ def rewrite(m: Maintenance, memory: Memory, content: str, reason: str) -> None:
     store.put_vector(m.db, memory.id, vector.astype(np.float32).tobytes())
 
 
-def carry_relations(m: Maintenance, old: Memory, survivor: Memory, skip: set[str]) -> None:
-    """Give ``survivor`` every edge of ``old`` (except to ``skip``: the cluster itself)."""
-    for edge in relations_of(m.db, old.id):
-        if edge.src_id == old.id and edge.dst_id not in skip:
-            link(m, survivor.id, edge.dst_id, edge.type, edge.weight)
-        elif edge.dst_id == old.id and edge.src_id not in skip:
-            link(m, edge.src_id, survivor.id, edge.type, edge.weight)
-
-
 def fold(m: Maintenance, survivor: Memory, others: list[Memory], reason: str) -> None:
     """Supersede ``others`` by ``survivor`` and move their edges to it."""
-    cluster = {survivor.id, *(o.id for o in others)}
-    for old in others:
-        carry_relations(m, old, survivor, cluster)
-        fields = {"invalidated_at": m.stamp, "superseded_by": survivor.id}
-        set_state(m, old, State.SUPERSEDED, reason, fields)
-        link(m, survivor.id, old.id, RelationType.SUPERSEDES)
+    fold_many(m, [(survivor, others)], reason)
+
+
+def fold_many(m: Maintenance, folds: list[tuple[Memory, list[Memory]]], reason: str) -> None:
+    """``fold`` for many clusters, in a few statements (the caller's transaction). An edge
+    between members of two clusters joins their survivors."""
+    pairs = [(old, survivor) for survivor, others in folds for old in others]
+    survivor_of = {old.id: survivor.id for old, survivor in pairs}
+    for edge in relations_touching(m.db, list(survivor_of)):
+        src, dst = (
+            survivor_of.get(edge.src_id, edge.src_id),
+            survivor_of.get(edge.dst_id, edge.dst_id),
+        )
+        if src != dst and (src, dst) != (edge.src_id, edge.dst_id):
+            link(m, src, dst, edge.type, edge.weight)
+    supersede_many(m.db, [(old.id, survivor.id, m.stamp) for old, survivor in pairs])
+    log_run_events(
+        m.db, Action.STATE, m.run.id, [(old.id, _superseded(old, reason)) for old, _ in pairs]
+    )
+    existed = {
+        (r.src_id, r.dst_id)
+        for r in relations_touching(m.db, list(survivor_of), (RelationType.SUPERSEDES,))
+    }
+    edges = [(survivor.id, old.id) for old, survivor in pairs]
+    add_relations(
+        m.db, [Relation(s, o, RelationType.SUPERSEDES) for s, o in edges if (s, o) not in existed]
+    )
+    kind = str(RelationType.SUPERSEDES)
+    log_run_events(
+        m.db,
+        Action.LINK,
+        m.run.id,
+        [
+            (s, {"src_id": s, "dst_id": o, "type": kind, "existed": (s, o) in existed})
+            for s, o in edges
+        ],
+    )
+
+
+def _superseded(old: Memory, reason: str) -> dict[str, Any]:
+    """The state event of a superseded memory (as ``set_state`` writes it)."""
+    return {
+        "from": str(old.state),
+        "to": str(State.SUPERSEDED),
+        "reason": reason,
+        "before": {"invalidated_at": old.invalidated_at, "superseded_by": old.superseded_by},
+    }
 
 
 def most_complete(members: list[Memory]) -> Memory:

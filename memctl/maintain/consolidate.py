@@ -28,12 +28,13 @@ from memctl.ingest.pipeline import FACT_STAGES, embed
 from memctl.ingest.reconcile import RECORDS, decide
 from memctl.maintain import changes
 from memctl.maintain.plan import Maintenance, TaskReport
-from memctl.maintain.similar import cluster_ids, load_vectors, star_clusters
+from memctl.maintain.similar import cluster_ids, load_vectors, settle, star_clusters
 from memctl.model import Kind, Memory, RelationType, Role, State
 from memctl.store.maintenance import episodes_to_consolidate
 from memctl.store.memories import MemoryFilter, get_memories
 
 ACTIVE = MemoryFilter(states=(State.ACTIVE,))
+TASK = "merge"
 
 MERGE_SYSTEM = """You merge near-duplicate notes of a long-term memory into one note. \
 Keep every distinct detail, drop repetition, write in the notes' language, one short \
@@ -102,36 +103,54 @@ def merged_text(m: Maintenance, members: list[Memory]) -> str | None:
 
 
 def merge(m: Maintenance, report: TaskReport) -> None:
+    """Search and merge until a search merges nothing, at most
+    ``maintain.merge_max_clusters`` clusters (one search on a dry run)."""
     s = m.settings
-    if m.nothing_new():
-        return
     before = m.ago(s.maintain_merge_after_days)
-    vectors = load_vectors(m.db, lambda r: r[2] == Kind.SEMANTIC and r[3] < before)
-    if vectors is None:
-        return
-    found, m.capped = star_clusters(
-        vectors, s.maintain_merge_similarity, s, s.maintain_merge_max_clusters
-    )
-    for cluster in cluster_ids(m.db, vectors, found):
-        members = get_memories(m.db, cluster, ACTIVE)
-        group = [members[i] for i in cluster if i in members]
-        if len(group) < 2:
-            continue
-        survivor = changes.most_complete(group)
-        others = [x for x in group if x.id != survivor.id]
-        if m.dry_run:
-            report.change("merge", survivor.id, superseded=[x.id for x in others])
-            continue
-        text = merged_text(m, [survivor, *others])
+    vectors = load_vectors(m.db, TASK, lambda r: r[2] == Kind.SEMANTIC and r[3] < before)
+    left = s.maintain_merge_max_clusters
+    if vectors is not None:
+        report.count("merge_compared", vectors.seeds())
+    while vectors is not None:
+        found, capped = star_clusters(vectors, s.maintain_merge_similarity, s, left)
+        left -= len(found)
+        ended: set[int] = set()
+        rewritten = False
+        for cluster, ids in zip(found, cluster_ids(m.db, vectors, found), strict=True):
+            gone, text = merge_cluster(m, report, ids)
+            ended.update(p for p, i in zip(cluster, ids, strict=True) if i in gone)
+            rewritten = rewritten or text
+        if capped:
+            limit = s.maintain_merge_max_clusters
+            report.notes.append(f"stopped at {limit} clusters; the rest wait for the next run")
+        if m.dry_run or capped:
+            return
         with m.db.atomic():
-            if text and text != survivor.content:
-                changes.rewrite(m, survivor, text, "merge")
-            changes.fold(m, survivor, others, "merge")
-        report.change("merge", survivor.id, superseded=[x.id for x in others], llm=bool(text))
-    if m.capped:
-        report.notes.append(
-            f"stopped at {s.maintain_merge_max_clusters} clusters; the rest wait for the next run"
-        )
+            again = settle(m.db, TASK, vectors, found, ended)
+        if not again or rewritten:  # a new text has a new vector: the next run compares it
+            return
+
+
+def merge_cluster(m: Maintenance, report: TaskReport, cluster: list[str]) -> tuple[set[str], bool]:
+    """Merge one cluster into its most complete member: the ids superseded, and whether the
+    LLM wrote the survivor a new text."""
+    members = get_memories(m.db, cluster, ACTIVE)
+    group = [members[i] for i in cluster if i in members]
+    if len(group) < 2:
+        return set(), False
+    survivor = changes.most_complete(group)
+    others = [x for x in group if x.id != survivor.id]
+    if m.dry_run:
+        report.change("merge", survivor.id, superseded=[x.id for x in others])
+        return set(), False
+    text = merged_text(m, [survivor, *others])
+    rewrite = bool(text) and text != survivor.content
+    with m.db.atomic():
+        if text and rewrite:
+            changes.rewrite(m, survivor, text, "merge")
+        changes.fold(m, survivor, others, "merge")
+    report.change("merge", survivor.id, superseded=[x.id for x in others], llm=bool(text))
+    return {x.id for x in others}, rewrite
 
 
 def consolidate(m: Maintenance) -> TaskReport:

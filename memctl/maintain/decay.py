@@ -10,6 +10,7 @@ every memory either decayed or not, and the next run decays the rest.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from memctl.maintain.plan import Maintenance, TaskReport
@@ -25,11 +26,14 @@ def faded(m: Maintenance) -> list[tuple[str, float, float, str | None]]:
     """(id, old strength, new strength, old decayed_at) of every memory to write."""
     keep = 1.0 - m.settings.maintain_decay_min_change
     rates = {str(kind): decay_rate(kind, m.settings) for kind in Kind}
+    if keep <= 0:  # a strength never falls by all of it
+        return []
+    # A strength falls by the share only after -ln(keep) / rate days: the store picks the
+    # memories whose clock started that long ago (a day early, for any timestamp format).
+    before = {kind: m.ago(-math.log(keep) / rate - 1) for kind, rate in rates.items() if rate > 0}
     found = []
-    for memory_id, kind, strength, created, accessed, decayed in decay_rows(m.db):
+    for memory_id, kind, strength, created, accessed, decayed in decay_rows(m.db, before):
         rate = rates[kind]
-        if rate <= 0 or strength <= 0:
-            continue
         since = max(t for t in (created, accessed, decayed) if t)
         new = strength_at(strength, rate, since, m.now)
         if new <= strength * keep:

@@ -19,6 +19,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
+from threadpoolctl import threadpool_limits
+
 from memctl.config import Settings
 from memctl.context import Context
 from memctl.errors import UsageError
@@ -102,7 +104,8 @@ def _record(m: Maintenance) -> None:
     record.decisions = [
         {"task": r.task, **c} for r in m.reports if r.task not in UNLISTED for c in r.changes
     ]
-    record.notes = [f"{r.task}: {note}" for r in m.reports for note in r.notes]
+    # The run's own notes (an LLM that failed, ...) first, then each task's.
+    record.notes = [*record.notes, *(f"{r.task}: {note}" for r in m.reports for note in r.notes)]
     with m.db.atomic():
         save_run(m.db, record)
 
@@ -130,7 +133,7 @@ def run_tasks(
             mark_runs(ctx.db, stale_running_runs(ctx.db, KIND), "interrupted")
             save_run(ctx.db, run.record)
     # A power cut loses at most the last steps (the store stays consistent); a rerun redoes them.
-    with ctx.db.without_fsync():
+    with ctx.db.without_fsync(), threadpool_limits(settings.maintain_threads, "blas"):
         for name in names:
             TASKS[name](m)
     run.record.status, run.record.finished_at = ("planned" if dry_run else "done"), now_iso()

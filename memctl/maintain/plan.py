@@ -17,9 +17,6 @@ from memctl.ingest.run import Run
 from memctl.maintain.report import TaskReport
 from memctl.model import format_time
 from memctl.store.database import Database
-from memctl.store.maintenance import similarity_mark
-
-PAIRS_MARK = "maintain.pairs_mark"
 
 
 @dataclass
@@ -27,8 +24,6 @@ class Maintenance:
     run: Run
     now: datetime
     reports: list[TaskReport] = field(default_factory=list)
-    # Set by merge when it stopped at its cluster limit: more work is left for next time.
-    capped: bool = False
 
     @property
     def ctx(self) -> Context:
@@ -60,17 +55,3 @@ class Maintenance:
         report = TaskReport(task, status="planned" if self.dry_run else "done")
         self.reports.append(report)
         return report
-
-    def similarity_mark(self) -> str:
-        return similarity_mark(self.db, self.ago(self.settings.maintain_merge_after_days))
-
-    def nothing_new(self) -> bool:
-        """Whether dedup and merge found nothing left to do last time and nothing changed
-        since (``PAIRS_MARK``): then they skip the vector comparisons."""
-        return self.db.meta(PAIRS_MARK) == self.similarity_mark()
-
-    def pairs_done(self) -> None:
-        """Dedup and merge left nothing to do: skip them until something changes."""
-        if not self.dry_run and not self.capped:
-            with self.db.atomic():
-                self.db.set_meta(PAIRS_MARK, self.similarity_mark())

@@ -1,13 +1,15 @@
 """Task upkeep: vectors for every memory, compact indexes, and a backup.
 
-- integrity: SQLite's integrity check runs before any task (see pipeline.py);
-  a damaged store stops the whole run (exit status 4).
+- integrity: SQLite's integrity check runs before any task (see pipeline.py;
+  the quick check when no backup is due); a damaged store stops the whole run
+  (exit status 4).
 - re-embed: a store whose vectors another model made is re-embedded whole;
   otherwise memories without a vector get one.
 - FTS5 ``optimize`` and vector index compaction, when something changed since
   the last time.
 - backup: ``VACUUM INTO`` (maintain/backup.py) when something changed since the
-  last backup, the newest ``maintain.backups`` kept.
+  last backup and it is ``maintain.backup_every_hours`` old, the newest
+  ``maintain.backups`` kept.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from memctl.errors import StoreError
-from memctl.maintain.backup import make_backup
+from memctl.maintain.backup import backup_due, make_backup
 from memctl.maintain.plan import Maintenance, TaskReport
 from memctl.maintain.reembed import REEMBED_BATCH, reembed
 from memctl.model import Action
@@ -28,8 +30,10 @@ FTS_MARK, BACKUP_MARK = "maintain.fts_mark", "maintain.backup_mark"
 
 
 def check_integrity(m: Maintenance) -> None:
-    """Raise StoreError (exit status 4) when the store is damaged."""
-    problems = integrity_problems(m.db)
+    """Raise StoreError (exit status 4) when the store is damaged: the full check before a
+    backup is due (a damaged store must not push a sound backup out), the quick one (pages
+    and records, not the indexes' agreement with their tables) otherwise."""
+    problems = integrity_problems(m.db, full=backup_due(m.settings))
     if problems:
         shown = "; ".join(problems[:3]) + (
             f" (+{len(problems) - 3} more)" if len(problems) > 3 else ""
@@ -76,7 +80,7 @@ def compact(m: Maintenance, report: TaskReport) -> None:
 
 
 def backup(m: Maintenance, report: TaskReport) -> None:
-    if m.settings.maintain_backups <= 0 or m.db.meta(BACKUP_MARK) == change_mark(m.db):
+    if not backup_due(m.settings) or m.db.meta(BACKUP_MARK) == change_mark(m.db):
         return
     if m.dry_run:
         report.count("backup")

@@ -8,6 +8,7 @@ half-way), nested levels are savepoints.
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import json
 import os
 import sys
@@ -184,6 +185,15 @@ class Database:
         with translated_errors(self.path):
             return self.connection.execute(sql, params).fetchall()
 
+    def batches(
+        self, sql: str, params: Any = (), size: int = 8192
+    ) -> Iterator[list[tuple[Any, ...]]]:
+        """The rows as plain tuples, ``size`` at a time: for reads too big to hold at once."""
+        with translated_errors(self.path):
+            cursor = self.connection.execute(sql, params)
+            while batch := list(itertools.islice(cursor, size)):
+                yield batch
+
     def value(self, sql: str, params: Any = ()) -> Any:
         """The first column of the first row, or None."""
         with translated_errors(self.path):
@@ -277,6 +287,7 @@ class Database:
             )
             self.set_meta("embed_model", name)
             self.set_meta("embed_dim", str(int(dim)))
+            self.execute("DELETE FROM maintain_compared")  # every vector is new
             self.note_vector_write(everything=True)
 
 

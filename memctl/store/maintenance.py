@@ -15,13 +15,21 @@ from memctl.store.migrations import MIGRATIONS
 ACTIVE = str(State.ACTIVE)
 
 
-def decay_rows(db: Database) -> list[tuple[Any, ...]]:
-    """(id, kind, strength, created_at, last_accessed_at, decayed_at) of every active memory
-    that can fade (not pinned)."""
+def decay_rows(db: Database, before: dict[str, str]) -> list[tuple[Any, ...]]:
+    """(id, kind, strength, created_at, last_accessed_at, decayed_at) of the active memories
+    of the kinds in ``before`` whose strength was last set (created, accessed, decayed)
+    before the kind's time."""
+    clauses = " OR ".join(
+        "(kind = ? AND max(created_at, coalesce(last_accessed_at, ''), "
+        "coalesce(decayed_at, '')) < ?)"
+        for _ in before
+    )
+    if not clauses:
+        return []
     return db.tuples(
         "SELECT id, kind, strength, created_at, last_accessed_at, decayed_at FROM memories "
-        "WHERE state = ? AND kind != ?",
-        (ACTIVE, str(Kind.PINNED)),
+        f"WHERE state = ? AND strength > 0 AND ({clauses})",
+        (ACTIVE, *(v for pair in before.items() for v in pair)),
     )
 
 
@@ -30,6 +38,16 @@ def set_strengths(db: Database, rows: list[tuple[str, float, str]]) -> None:
     db.executemany(
         "UPDATE memories SET strength = ?, decayed_at = ? WHERE id = ?",
         [(strength, at, memory_id) for memory_id, strength, at in rows],
+    )
+
+
+def supersede_many(db: Database, rows: list[tuple[str, str, str]]) -> None:
+    """(id, survivor id, time) for many memories: superseded by the survivor, in one
+    statement (caller's transaction)."""
+    db.executemany(
+        "UPDATE memories SET state = ?, invalidated_at = ?, superseded_by = ?, "
+        "updated_at = ? WHERE id = ?",
+        [(str(State.SUPERSEDED), at, survivor, at, memory_id) for memory_id, survivor, at in rows],
     )
 
 
@@ -45,12 +63,22 @@ def episodes_to_consolidate(db: Database, before: str, limit: int) -> list[str]:
     ]
 
 
-def similarity_rows(db: Database) -> list[tuple[Any, ...]]:
-    """(rowid, scope, kind, created_at) of every active memory that is not pinned, by rowid."""
+def similarity_rows(db: Database, task: str) -> list[tuple[Any, ...]]:
+    """(rowid, scope, kind, created_at, compared) of every active memory that is not pinned,
+    by rowid; ``compared`` is 1 when ``task`` compared it already (maintain_compared)."""
     return db.tuples(
-        "SELECT rowid, scope, kind, created_at FROM memories "
-        "WHERE state = ? AND kind != ? ORDER BY rowid",
-        (ACTIVE, str(Kind.PINNED)),
+        "SELECT m.rowid, m.scope, m.kind, m.created_at, c.rowid IS NOT NULL FROM memories m "
+        "LEFT JOIN maintain_compared c ON c.rowid = m.rowid AND c.task = ? "
+        "WHERE m.state = ? AND m.kind != ? ORDER BY m.rowid",
+        (task, ACTIVE, str(Kind.PINNED)),
+    )
+
+
+def mark_compared(db: Database, task: str, rowids: list[int]) -> None:
+    """Remember that ``task`` compared these memories with every other one."""
+    db.executemany(
+        "INSERT OR IGNORE INTO maintain_compared(rowid, task) VALUES (?, ?)",
+        [(rowid, task) for rowid in rowids],
     )
 
 
@@ -104,9 +132,10 @@ def mark_runs(db: Database, run_ids: list[str], status: str) -> None:
     db.executemany("UPDATE runs SET status = ? WHERE id = ?", [(status, i) for i in run_ids])
 
 
-def integrity_problems(db: Database) -> list[str]:
-    """What ``PRAGMA integrity_check`` finds wrong (empty when the store is sound)."""
-    found = [r[0] for r in db.tuples("PRAGMA integrity_check")]
+def integrity_problems(db: Database, full: bool = True) -> list[str]:
+    """What ``PRAGMA integrity_check`` (or, not ``full``, ``quick_check``) finds wrong (empty
+    when the store is sound)."""
+    found = [r[0] for r in db.tuples(f"PRAGMA {'integrity' if full else 'quick'}_check")]
     return [] if found == ["ok"] else found
 
 
@@ -132,18 +161,6 @@ def change_mark(db: Database) -> str:
     newest = db.value("SELECT max(id) FROM events") or 0
     generation = db.meta(VECTORS_GENERATION) or "0"
     return f"{newest}:{generation}"
-
-
-def similarity_mark(db: Database, old_before: str) -> str:
-    """Moves whenever the pairs dedup and merge look at may have changed: vectors written,
-    memories added or leaving the active state, semantic memories growing old enough."""
-    generation = db.meta(VECTORS_GENERATION) or "0"
-    newest, active, old = db.tuples(
-        "SELECT max(rowid), sum(state = ?), sum(state = ? AND kind = ? AND created_at < ?) "
-        "FROM memories",
-        (ACTIVE, ACTIVE, str(Kind.SEMANTIC), old_before),
-    )[0]
-    return f"{generation}:{newest}:{active}:{old}"
 
 
 def backup_problems(path: Path) -> list[str]:

@@ -99,6 +99,7 @@ def put_vector(db: Database, memory_id: str, vector: bytes) -> None:
     with db.atomic():
         db.execute("DELETE FROM memories_vec WHERE rowid = ?", (rowid,))
         db.execute("INSERT INTO memories_vec(rowid, embedding) VALUES (?, ?)", (rowid, vector))
+        db.execute("DELETE FROM maintain_compared WHERE rowid = ?", (rowid,))
         db.note_vector_write(changed=rowid)
 
 

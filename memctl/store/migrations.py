@@ -271,6 +271,27 @@ def m006_recall_evidence(db: Database) -> None:
     db.execute("CREATE INDEX memories_session_time ON memories(session_id, created_at)")
 
 
+def m007_maintain_compared(db: Database) -> None:
+    """Which memories maintain's similarity search (``task`` dedup or merge) has compared
+    with every other one since their vector, text, kind, scope or state last changed: the
+    next run compares only the others. Any such change forgets the row (triggers; a new
+    vector forgets it in store/memories.py)."""
+    db.execute(
+        "CREATE TABLE maintain_compared (rowid INTEGER NOT NULL, task TEXT NOT NULL, "
+        "PRIMARY KEY (rowid, task)) WITHOUT ROWID"
+    )
+    db.execute("""
+        CREATE TRIGGER maintain_compared_changed AFTER UPDATE OF content, kind, scope, state
+        ON memories WHEN old.content IS NOT new.content OR old.kind IS NOT new.kind
+            OR old.scope IS NOT new.scope OR old.state IS NOT new.state BEGIN
+            DELETE FROM maintain_compared WHERE rowid = new.rowid;
+        END""")
+    db.execute("""
+        CREATE TRIGGER maintain_compared_deleted AFTER DELETE ON memories BEGIN
+            DELETE FROM maintain_compared WHERE rowid = old.rowid;
+        END""")
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -278,4 +299,5 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m004_sync,
     m005_maintain,
     m006_recall_evidence,
+    m007_maintain_compared,
 ]

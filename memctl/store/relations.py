@@ -23,6 +23,15 @@ def add_relation(db: Database, relation: Relation) -> None:
     )
 
 
+def add_relations(db: Database, relations: list[Relation]) -> None:
+    """``add_relation`` for many edges, in one statement."""
+    db.executemany(
+        "INSERT INTO relations(src_id, dst_id, type, weight, created_at) VALUES (?, ?, ?, ?, ?) "
+        "ON CONFLICT(src_id, dst_id, type) DO UPDATE SET weight = excluded.weight",
+        [(r.src_id, r.dst_id, str(r.type), r.weight, r.created_at) for r in relations],
+    )
+
+
 def _relation(row: Row) -> Relation:
     return Relation(
         src_id=row["src_id"],

@@ -29,7 +29,7 @@ import mmap
 import os
 import uuid
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,6 +46,7 @@ HEADER = 64
 MAX_SEGMENTS = 8
 # Dead rows (replaced or removed) beyond this share of all rows: compact into one segment.
 DEAD_SHARE = 0.2
+GATHER_CHUNK = 8192
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,7 @@ class Segment:
     rowids: np.ndarray
     bits: np.ndarray
     matrix: np.ndarray
+    mapped: mmap.mmap | None = None  # the file's mapping (None: rows held in memory)
 
 
 def sign_bits(matrix: np.ndarray) -> np.ndarray:
@@ -99,18 +101,38 @@ def _aligned(offset: int) -> int:
     return offset + (-offset) % HEADER
 
 
-def _write_segment(path: Path, rowids: np.ndarray, matrix: np.ndarray) -> None:
-    count, dim = matrix.shape
+def _write_segment(path: Path, rowids: np.ndarray, dim: int, chunks: Iterable[np.ndarray]) -> None:
+    """Write a segment of ``rowids`` whose vectors come in ``chunks`` (in order), so that the
+    whole matrix need never be in memory at once."""
+    count = len(rowids)
     _, bits_at, vectors_at = _layout(count, dim)
+    bits = np.zeros((-(-dim // 64), count), dtype="<u8")
     partial = path.with_suffix(".partial")
     with create_private(partial) as out:
         out.write((MAGIC + np.array([dim, count], dtype="<u8").tobytes()).ljust(HEADER, b"\0"))
         out.write(rowids.astype("<i8").tobytes())
-        out.seek(bits_at)
-        out.write(sign_bits(matrix).astype("<u8").tobytes())
         out.seek(vectors_at)
-        out.write(np.ascontiguousarray(matrix, dtype="<f4").tobytes())
+        done = 0
+        for chunk in chunks:
+            bits[:, done : done + len(chunk)] = sign_bits(chunk)
+            out.write(np.ascontiguousarray(chunk, dtype="<f4").tobytes())
+            done += len(chunk)
+        out.seek(bits_at)
+        out.write(bits.tobytes())
     partial.replace(path)
+
+
+def _gather(
+    matrices: list[np.ndarray], source: np.ndarray, offsets: np.ndarray
+) -> Iterator[np.ndarray]:
+    """Row ``offsets[i]`` of ``matrices[source[i]]`` for every i, a chunk of rows at a time."""
+    for start in range(0, len(source), GATHER_CHUNK):
+        part = slice(start, start + GATHER_CHUNK)
+        chunk = np.empty((len(source[part]), matrices[0].shape[1]), dtype=np.float32)
+        for number, matrix in enumerate(matrices):
+            mine = np.flatnonzero(source[part] == number)
+            chunk[mine] = matrix[offsets[part][mine]]
+        yield chunk
 
 
 def _map_segment(path: Path) -> Segment:
@@ -133,6 +155,7 @@ def _map_segment(path: Path) -> Segment:
         np.frombuffer(mapped, dtype="<f4", count=count * dim, offset=vectors_at).reshape(
             count, dim
         ),
+        mapped if isinstance(mapped, mmap.mmap) else None,
     )
 
 
@@ -269,24 +292,43 @@ class VectorIndex:
             self._write_manifest(fresh)
             return fresh
 
+    def _chunks(self, positions: np.ndarray) -> Iterator[np.ndarray]:
+        """The vectors at ``positions`` (of ``self.rowids``), a chunk at a time."""
+        segment_of = np.searchsorted(self.starts, positions, side="right") - 1
+        offsets = positions - self.starts[segment_of]
+        return _gather([s.matrix for s in self.segments], segment_of, offsets)
+
+    def release_pages(self) -> None:
+        """Let the system take back the pages of the segments this process has read (they
+        stay in the page cache; the next read maps them again): for a caller that copied
+        what it needs, so the copy and the mapping do not both count against its memory."""
+        for segment in self.segments:
+            if segment.mapped is not None and hasattr(mmap, "MADV_DONTNEED"):
+                segment.mapped.madvise(mmap.MADV_DONTNEED)
+
+    def _live_positions(self, rowids: np.ndarray | None = None) -> np.ndarray:
+        """Positions of the live rows (of ``rowids``, when given), in rowid order."""
+        alive = np.flatnonzero(~self.dead)
+        if rowids is not None:
+            alive = alive[np.isin(self.rowids[alive], rowids)]
+        return alive[np.argsort(self.rowids[alive], kind="stable")]
+
     def live_vectors(self, rowids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(rowids, vectors) of those of ``rowids`` the index holds, in the order given."""
+        """(rowids, vectors) of those of ``rowids`` the index holds, in rowid order; copied a
+        chunk at a time, so no second full-size temporary is made."""
         if not len(self.rowids):
             return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
-        alive = np.flatnonzero(~self.dead)
-        positions = alive[np.isin(self.rowids[alive], rowids)]
-        order = np.argsort(self.rowids[positions], kind="stable")
-        positions = positions[order]
-        segment_of = np.searchsorted(self.starts, positions, side="right") - 1
+        positions = self._live_positions(rowids)
         matrix = np.empty((len(positions), self.segments[0].matrix.shape[1]), dtype=np.float32)
-        for number, segment in enumerate(self.segments):
-            mine = segment_of == number
-            matrix[mine] = segment.matrix[positions[mine] - self.starts[number]]
+        done = 0
+        for chunk in self._chunks(positions):
+            matrix[done : done + len(chunk)] = chunk
+            done += len(chunk)
         return self.rowids[positions], matrix
 
     def compact(self) -> bool:
         """Rewrite the live rows as one segment when there are several or dead rows;
-        whether it did."""
+        whether it did. The rows are copied from the segments, a chunk at a time."""
         if not self.refresh() or self.manifest is None:
             return False
         if len(self.manifest.segments) <= 1 and not self.manifest.dead:
@@ -294,14 +336,26 @@ class VectorIndex:
         with self._locked(), self.db.reading():
             wanted = self._wanted()
             assert wanted is not None
-            fresh = self._rebuild(wanted)
+            current = self._read_manifest()
+            if (
+                self.segments
+                and current == self.manifest
+                and current.matches(wanted.model, wanted.dim, wanted.generation)
+            ):
+                positions = self._live_positions()
+                rowids = self.rowids[positions]
+                name = self._new_segment(wanted, rowids, self._chunks(positions))
+                max_rowid = int(rowids.max()) if len(rowids) else 0
+                fresh = Manifest(wanted.model, wanted.dim, wanted.generation, max_rowid, (name,))
+            else:
+                fresh = self._rebuild(wanted)
             self._write_manifest(fresh)
         self._open(fresh)
         return True
 
     def _rebuild(self, wanted: Wanted) -> Manifest:
-        rowids, matrix = self._read_vectors(wanted.dim, after=0)
-        names = [self._new_segment(wanted.generation, rowids, matrix)] if len(rowids) else []
+        rowids, chunks = self._read_chunks(wanted.dim, after=0)
+        names = [self._new_segment(wanted, rowids, chunks)] if len(rowids) else []
         max_rowid = int(rowids.max()) if len(rowids) else 0
         return Manifest(wanted.model, wanted.dim, wanted.generation, max_rowid, tuple(names))
 
@@ -310,7 +364,8 @@ class VectorIndex:
         Too many segments or dead rows: everything live is compacted into one segment."""
         changed = sorted({rowid for g, rowid in wanted.changes if g > old.generation})
         rowids, matrix = self._read_vectors(wanted.dim, old.max_rowid, changed)
-        segments = [_map_segment(self.directory / name) for name in old.segments]
+        known = {s.name: s for s in self.segments}  # mapped once: a second map counts twice
+        segments = [known.get(name) or _map_segment(self.directory / name) for name in old.segments]
         gone = {
             s.name: sorted(
                 set(old.dead.get(s.name, ()))
@@ -326,22 +381,24 @@ class VectorIndex:
         if len(segments) < MAX_SEGMENTS and dead_rows <= DEAD_SHARE * sum(map(len, live)):
             names = [s.name for s in segments]
             if len(rowids):
-                names.append(self._new_segment(wanted.generation, rowids, matrix))
+                names.append(self._new_segment(wanted, rowids, [matrix]))
             dead = {name: offsets for name, offsets in gone.items() if offsets}
             return Manifest(
                 wanted.model, wanted.dim, wanted.generation, max_rowid, tuple(names), dead
             )
+        kept = [np.delete(np.arange(len(s.rowids)), gone[s.name]) for s in segments]
+        sources = [*(s.matrix for s in segments), matrix]
         all_ids = np.concatenate([*live, rowids])
-        stacked = np.concatenate(
-            [*(np.delete(s.matrix, gone[s.name], axis=0) for s in segments), matrix]
-        )
+        source = np.concatenate([np.full(len(ids), n) for n, ids in enumerate([*live, rowids])])
+        offsets = np.concatenate([*kept, np.arange(len(rowids))])
         order = np.argsort(all_ids, kind="stable")
-        name = self._new_segment(wanted.generation, all_ids[order], stacked[order])
+        chunks = _gather(sources, source[order], offsets[order])
+        name = self._new_segment(wanted, all_ids[order], chunks)
         return Manifest(wanted.model, wanted.dim, wanted.generation, max_rowid, (name,))
 
-    def _new_segment(self, generation: int, rowids: np.ndarray, matrix: np.ndarray) -> str:
-        name = f"{generation:012d}-{uuid.uuid4().hex[:8]}.seg"
-        _write_segment(self.directory / name, rowids, matrix)
+    def _new_segment(self, wanted: Wanted, rowids: np.ndarray, chunks: Iterable[np.ndarray]) -> str:
+        name = f"{wanted.generation:012d}-{uuid.uuid4().hex[:8]}.seg"
+        _write_segment(self.directory / name, rowids, wanted.dim, chunks)
         return name
 
     def _read_vectors(
@@ -349,20 +406,35 @@ class VectorIndex:
     ) -> tuple[np.ndarray, np.ndarray]:
         """Rowids and vectors past rowid ``after``, then those of the rowids in ``also`` that
         still have a vector; in rowid order."""
-        rows = self.db.tuples(
+        rowids, chunks = self._read_chunks(dim, after, also)
+        return rowids, np.concatenate(chunks) if chunks else np.zeros((0, dim), dtype="<f4")
+
+    def _read_chunks(
+        self, dim: int, after: int, also: list[int] | None = None
+    ) -> tuple[np.ndarray, list[np.ndarray]]:
+        """``_read_vectors`` as chunks of rows, so that the store's rows and a second copy
+        of them are never both in memory."""
+        ids, chunks = [], []
+        # ORDER BY would make vec0 sort: rowids come in order, else they are sorted here
+        for batch in self.db.batches(
             "SELECT rowid, embedding FROM memories_vec WHERE rowid > ?", (after,)
-        )  # ORDER BY would make vec0 sort: sorting here is cheaper
+        ):
+            ids.append(np.fromiter((r[0] for r in batch), dtype=np.int64, count=len(batch)))
+            chunks.append(
+                np.frombuffer(b"".join(r[1] for r in batch), dtype="<f4").reshape(-1, dim)
+            )
         for rowid in also or []:
             if rowid <= after:
-                rows += self.db.tuples(
+                for r in self.db.tuples(
                     "SELECT rowid, embedding FROM memories_vec WHERE rowid = ?", (rowid,)
-                )
-        rowids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4").reshape(-1, dim)
+                ):
+                    ids.append(np.array([r[0]], dtype=np.int64))
+                    chunks.append(np.frombuffer(r[1], dtype="<f4").reshape(1, dim))
+        rowids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
         if np.any(rowids[1:] < rowids[:-1]):
             order = np.argsort(rowids, kind="stable")
-            return rowids[order], matrix[order]
-        return rowids, matrix
+            return rowids[order], [np.concatenate(chunks)[order]]
+        return rowids, chunks
 
     def _in_memory(self) -> None:
         """No usable directory (read-only home, full disk): search a copy in memory."""

@@ -20,8 +20,9 @@ from functools import cached_property
 
 import numpy as np
 
+from memctl.store.database import Database
 from memctl.store.memories import BY_ID_LIST, MemoryFilter
-from memctl.store.vector_index import VectorIndex
+from memctl.store.vector_index import VectorIndex, vector_index
 
 EXACT_UP_TO = 20_000
 RESCORE_MIN = 2_000
@@ -123,6 +124,19 @@ def nearest(
         fetch = min(scores.total, fetch * OVERFETCH)
         if fetch >= FILTER_ALL:
             return _nearest_filtered(index, scores, limit, where)
+
+
+def nearest_in_store(
+    db: Database, vector: np.ndarray, limit: int, where: MemoryFilter
+) -> list[tuple[str, float]]:
+    """``nearest`` over the store's own index, for a query vector of any length (ingest's
+    look-ups of what is stored already); none when the store has no vectors."""
+    index = vector_index(db)
+    if not len(index.rowids):
+        return []
+    query = np.asarray(vector, dtype=np.float32)
+    query = query / (np.linalg.norm(query) or 1.0)
+    return nearest(index, Scores(index, query), limit, where)
 
 
 def _nearest_filtered(

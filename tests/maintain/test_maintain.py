@@ -159,6 +159,16 @@ def test_consolidate_with_the_llm_extracts_facts(make_ctx: Any, ollama_server: F
     assert made.kind == Kind.SEMANTIC and made.source == f"memory:{episode.id}"
 
 
+def test_an_llm_that_fails_is_noted_on_the_run(make_ctx: Any, ollama_server: FakeOllama) -> None:
+    ctx = make_ctx(llm_url=ollama_server.url)
+    ollama_server.chat_fn = lambda messages: {"no": "facts"}  # never a valid answer
+    episode = put(ctx, "I prefer tea over coffee in the morning.", 5, kind=Kind.EPISODIC)
+    report = run(ctx, only="consolidate")
+    assert report.task("consolidate").changes[0]["id"] == episode.id  # the rules did it
+    notes = get_run(ctx.db, report.run.id).notes  # type: ignore[union-attr]
+    assert any("rule-based stages for the rest of this run" in note for note in notes)
+
+
 def test_dedup_same_scope_never_pinned(make_ctx: Any) -> None:
     ctx = make_ctx()
     a = put(ctx, "The staging database is Postgres 16.", 1)
@@ -168,11 +178,37 @@ def test_dedup_same_scope_never_pinned(make_ctx: Any) -> None:
     p2 = put(ctx, "Always run the linter.", 0, kind=Kind.PINNED)
     opposite = put(ctx, "The staging database is not Postgres 16.", 0)
     report = run(ctx, only="dedup")
-    assert report.task("dedup").counts == {"dedup": 1}
+    assert report.task("dedup").counts["dedup"] == 1
     assert {get(ctx, a).state, get(ctx, b).state} == {State.ACTIVE, State.SUPERSEDED}
     for untouched in (elsewhere, p1, p2, opposite):
         assert get(ctx, untouched).state == State.ACTIVE
     assert run(ctx, only="dedup").task("dedup").changes == []
+
+
+def test_only_new_or_changed_memories_are_compared_again(make_ctx: Any) -> None:
+    ctx = make_ctx()
+    old = [put(ctx, f"Service {n} runs on port {8000 + n} behind nginx.", 1) for n in range(6)]
+    first = run(ctx, only="dedup").task("dedup")
+    assert first.counts == {"compared": 6}
+    assert run(ctx, only="dedup").task("dedup").counts == {}  # nothing new: nothing compared
+    copy = put(ctx, old[2].content.lower(), 0)  # not the same text: a near duplicate
+    store.update_memory(ctx.db, old[4].id, {"scope": "elsewhere"})
+    again = run(ctx, only="dedup").task("dedup")
+    assert again.counts["compared"] == 2  # the new one and the one that moved
+    assert again.counts["dedup"] == 1
+    assert {get(ctx, old[2]).state, get(ctx, copy).state} == {State.ACTIVE, State.SUPERSEDED}
+
+
+def test_a_merge_stopped_by_its_limit_goes_on_next_run(make_ctx: Any) -> None:
+    ctx = make_ctx(maintain__merge_similarity=0.7, maintain__merge_max_clusters=1)
+    for topic in ("deploy script lives in ops/deploy.sh", "test suite runs with pytest -x"):
+        put(ctx, f"The {topic}", 10)
+        put(ctx, f"The {topic} on every machine", 10)
+    first = run(ctx, only="consolidate").task("consolidate")
+    assert first.counts["merge"] == 1 and "stopped at 1 clusters" in first.notes[0]
+    second = run(ctx, only="consolidate").task("consolidate")
+    assert second.counts["merge"] == 1
+    assert "merge" not in run(ctx, only="consolidate").task("consolidate").counts
 
 
 def test_archive_weak_unused_but_not_pinned_or_core(make_ctx: Any) -> None:
@@ -287,8 +323,24 @@ def test_kill_during_maintain_then_a_clean_rerun(home: Path) -> None:
                 os.environ.pop(name, None)
 
 
+def test_a_backup_a_day_when_something_changed(make_ctx: Any) -> None:
+    ctx = make_ctx()
+    put(ctx, "First.", 0)
+    assert run(ctx, only="upkeep").task("upkeep").changes[-1]["action"] == "backup"
+    put(ctx, "Second.", 0)
+    assert len(backups(ctx.settings)) == 1  # the newest is younger than a day
+    assert not [
+        c for c in run(ctx, only="upkeep").task("upkeep").changes if c["action"] == "backup"
+    ]
+    (newest,) = backups(ctx.settings)
+    day_ago = time.time() - 25 * 3600
+    os.utime(newest, (day_ago, day_ago))
+    run(ctx, only="upkeep")
+    assert len(backups(ctx.settings)) == 2
+
+
 def test_backup_and_restore_round_trip(make_ctx: Any, home: Path) -> None:
-    ctx = make_ctx(maintain__backups=2)
+    ctx = make_ctx(maintain__backups=2, maintain__backup_every_hours=0)
     kept = put(ctx, "Kept in the backup.", 0)
     run(ctx, only="upkeep")
     (saved,) = backups(ctx.settings)
@@ -296,7 +348,7 @@ def test_backup_and_restore_round_trip(make_ctx: Any, home: Path) -> None:
     later = put(ctx, "Written after the backup.", 0)
     result = restore(ctx, RestoreRequest(saved))
     assert result.previous_saved_as.exists()
-    ctx2 = make_ctx(maintain__backups=2)
+    ctx2 = make_ctx(maintain__backups=2, maintain__backup_every_hours=0)
     assert store.get_memory(ctx2.db, kept.id) is not None
     assert store.get_memory(ctx2.db, later.id) is None
     assert len(ctx2.db.rows("SELECT rowid FROM memories_vec")) == 1
@@ -315,6 +367,7 @@ def test_damaged_store_is_reported_with_exit_status_4(make_ctx: Any, home: Path)
     ctx = make_ctx()
     for number in range(300):
         put(ctx, f"Memory number {number} with some words to fill pages.", 0)
+    run(ctx, only="upkeep")  # a fresh backup: the next runs make the quick check
     ctx.close()
     path = ctx.settings.db_path
     with sqlite3.connect(path) as raw:

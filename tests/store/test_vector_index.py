@@ -90,6 +90,26 @@ def test_appends_and_changes_become_small_segments(ctx: Context) -> None:
     assert len(nearest(ctx, "w1", 50, MemoryFilter())) == 25
 
 
+def test_compact_copies_the_live_rows_into_one_segment(ctx: Context) -> None:
+    ids = fill(ctx, 20)
+    nearest(ctx, "w1", 3, MemoryFilter())
+    fill(ctx, 5, start=20)
+    memories.update(ctx, ids[3], "zebra crossing")
+
+    def found(text: str) -> list[tuple[float, str]]:  # equal distances come in any order
+        return sorted((round(d, 5), i) for i, d in nearest(ctx, text, 25, MemoryFilter()))
+
+    before = {text: found(text) for text in ("w1 w2", "w150 w7")}
+    assert len(manifest(ctx)["segments"]) == 2 and manifest(ctx)["dead"]  # type: ignore[arg-type]
+    assert vector_index(ctx.db).compact()
+    index = manifest(ctx)
+    assert len(index["segments"]) == 1 and index["dead"] == {}  # type: ignore[arg-type]
+    for text, expected in before.items():
+        assert found(text) == expected
+    assert nearest(ctx, "zebra crossing", 1, MemoryFilter())[0][0] == ids[3]
+    assert not vector_index(ctx.db).compact()  # one segment, nothing dead: nothing to do
+
+
 def test_forgotten_changes_rebuild_and_dead_rows_compact(
     ctx: Context, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,0 +1,65 @@
+"""Running ``memctl maintain`` on a schedule: a crontab line, or a systemd user timer.
+
+``memctl install cron`` and ``memctl maintain --print-crontab`` print the same
+text (``schedule_text``). The crontab is left to the person (``crontab -e``):
+rewriting someone's crontab from a program is too easy to get wrong. The two
+systemd unit files, which are memctl's alone, ``memctl install cron --systemd``
+writes under ``$XDG_CONFIG_HOME/systemd/user/`` through the install plan (backed
+up, shown with ``--dry-run``, undone by ``memctl install uninstall cron``).
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from memctl.integrations.base import Launcher, Where
+from memctl.integrations.files import Plan
+
+NAME = "cron"
+SERVICE, TIMER = "memctl-maintain.service", "memctl-maintain.timer"
+MINUTE = 17  # hourly, at a quiet minute
+ENABLE = "systemctl --user daemon-reload && systemctl --user enable --now " + TIMER
+
+
+def units_dir(where: Where) -> Path:
+    return where.xdg_config() / "systemd" / "user"
+
+
+def crontab(run: Launcher, log: Path) -> str:
+    """Hourly; output goes to ``log`` (cron would mail it otherwise). ``%`` is special to
+    cron, so it is escaped."""
+    line = f"{MINUTE} * * * * {run.shell('maintain')} >> {shlex.quote(str(log))} 2>&1"
+    return line.replace("%", "\\%")
+
+
+def systemd_units(run: Launcher) -> dict[str, str]:
+    """File name -> text of a user service and its hourly timer."""
+    return {
+        SERVICE: (
+            "[Unit]\nDescription=memctl maintain (decay, consolidation, backups)\n\n"
+            f"[Service]\nType=oneshot\nExecStart={run.shell('maintain')}\n"
+        ),
+        TIMER: (
+            "[Unit]\nDescription=Run memctl maintain hourly\n\n"
+            "[Timer]\nOnCalendar=hourly\nRandomizedDelaySec=10m\nPersistent=true\n\n"
+            "[Install]\nWantedBy=timers.target\n"
+        ),
+    }
+
+
+def schedule_text(run: Launcher, log: Path, where: Where) -> str:
+    """What a person installs: the crontab line, or the systemd units and how to enable
+    them."""
+    parts = ["# crontab -e, then add:", crontab(run, log), "", "# or a systemd user timer:"]
+    for name, text in systemd_units(run).items():
+        parts += [f"# {units_dir(where) / name}", text]
+    parts.append(f"# then: {ENABLE}")
+    parts.append("# (`memctl install cron --systemd` writes both files)")
+    return "\n".join(parts) + "\n"
+
+
+def plan_units(plan: Plan, where: Where, run: Launcher) -> None:
+    """Write the two unit files."""
+    for name, text in systemd_units(run).items():
+        plan.write(units_dir(where) / name, text.encode(), NAME, "systemd unit")
