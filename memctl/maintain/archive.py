@@ -3,7 +3,10 @@
 Active memories whose strength (memories/strength.py, as of the run) is below
 ``maintain.archive_strength`` and that were neither created nor recalled in
 ``maintain.archive_unused_days`` are archived, weakest first, at most
-``maintain.archive_max`` a run. Pinned and core-tier memories are exempt.
+``maintain.archive_max`` a run. Pinned and core-tier memories are exempt, and an
+episode waits until consolidate has distilled it: what it taught stays in recall
+as facts before the episode leaves (archive takes 50 a run, consolidate 20, so
+without this an imported history left recall before anything was learnt from it).
 ``memctl undo`` (or ``memctl update --state active``) brings one back.
 """
 

@@ -108,14 +108,24 @@ def archive_candidates(
     db: Database, weaker_than: float, unused_before: str, limit: int
 ) -> list[str]:
     """Active memories, neither pinned nor core, weaker than ``weaker_than`` and neither
-    created nor recalled since ``unused_before``; weakest first."""
+    created nor recalled since ``unused_before``, episodes only once consolidated; weakest
+    first."""
     return [
         r[0]
         for r in db.tuples(
             "SELECT id FROM memories WHERE state = ? AND kind != ? AND tier != ? "
+            "AND (kind != ? OR consolidated_at IS NOT NULL) "
             "AND strength < ? AND coalesce(last_accessed_at, created_at) < ? "
             "ORDER BY strength, id LIMIT ?",
-            (ACTIVE, str(Kind.PINNED), str(Tier.CORE), weaker_than, unused_before, limit),
+            (
+                ACTIVE,
+                str(Kind.PINNED),
+                str(Tier.CORE),
+                str(Kind.EPISODIC),
+                weaker_than,
+                unused_before,
+                limit,
+            ),
         )
     ]
 

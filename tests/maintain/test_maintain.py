@@ -226,6 +226,17 @@ def test_archive_weak_unused_but_not_pinned_or_core(make_ctx: Any) -> None:
         assert get(ctx, kept).state == State.ACTIVE
 
 
+def test_an_episode_is_archived_only_once_consolidated(make_ctx: Any) -> None:
+    ctx = make_ctx()
+    episode = put(ctx, "I prefer dark mode in every editor.", 40, kind=Kind.EPISODIC, strength=0.05)
+    report = run(ctx, only="archive")
+    assert report.task("archive").changes == [] and get(ctx, episode).state == State.ACTIVE
+    report = run(ctx, only="consolidate,archive")
+    assert get(ctx, episode).consolidated_at is not None
+    assert [c["id"] for c in report.task("archive").changes] == [episode.id]
+    assert get(ctx, episode).state == State.ARCHIVED
+
+
 def test_dry_run_plans_with_ids_and_writes_nothing(make_ctx: Any) -> None:
     ctx = make_ctx()
     episode = put(ctx, "I prefer dark mode in every editor.", 5, kind=Kind.EPISODIC)
