@@ -39,7 +39,7 @@ import math
 import re
 
 from memctl.model import Kind, parse_time
-from memctl.retrieve.query import IDENTIFIER, split_identifier, words_pattern
+from memctl.retrieve.query import IDENTIFIER, STOPWORDS, split_identifier, words_pattern
 from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run, by_score
 
 STAGE = "fuse"
@@ -124,12 +124,21 @@ def name_pattern(name: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![^\W_]){words}(?![^\W_])")
 
 
+JOINED = re.compile(r"[_.\-]")
+CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")
+
+
 def spelled_identifier(text: str, pairs: frozenset[tuple[str, str]]) -> str | None:
     """An identifier of ``text`` (``math_utils``, ``parseUserId``) two of whose parts in a
     row the query writes as words in a row ("the math utils project"), if any."""
     if not pairs:
         return None
+    lowered = text.lower()
+    if not any(first in lowered and second in lowered for first, second in pairs):
+        return None  # no pair of the query's words in it at all: nothing to split
     for token in IDENTIFIER.findall(text):
+        if not (JOINED.search(token) or CAMEL.search(token)):
+            continue  # a plain word: one part
         parts = split_identifier(token)
         if len(parts) > 1 and any(pair in pairs for pair in zip(parts, parts[1:], strict=False)):
             return token
@@ -137,9 +146,13 @@ def spelled_identifier(text: str, pairs: frozenset[tuple[str, str]]) -> str | No
 
 
 def word_pairs(text: str) -> frozenset[tuple[str, str]]:
-    """The query's words two by two, as written in a row (lower case)."""
+    """The query's content words two by two, as written in a row (lower case)."""
     words = [w.lower() for w in WORD.findall(text)]
-    return frozenset(zip(words, words[1:], strict=False))
+    return frozenset(
+        (first, second)
+        for first, second in zip(words, words[1:], strict=False)
+        if first not in STOPWORDS and second not in STOPWORDS
+    )
 
 
 SHOWS, SUPPORTS = "shows", "supports"
