@@ -96,6 +96,23 @@ def test_fuse_returns_nothing_when_no_candidate_shows_the_query_is_about_the_sto
     assert step.action == DROPPED and "no candidate shows" in step.why
 
 
+def test_a_memory_inside_the_named_time_with_a_word_of_the_query_shows_it(
+    ctx: Context,
+) -> None:
+    run = make_run(ctx, "who did I meet at lunch last week?")
+    run.word_weights = {"meet": 1.0, "lunch": 1.0}
+    inside = format_time(NOW - timedelta(days=8))
+    before = format_time(NOW - timedelta(days=40))
+    answer = cand("we had lunch with Rachel from marketing", created_at=inside)
+    answer.raw = {"vector": 0.92}  # cosine 0.08: no meaning in common
+    elsewhere = cand("lunch with the team was fun", created_at=before)
+    elsewhere.raw = {"vector": 0.92}
+    assert fuse(run, [elsewhere]) == []  # a shared word alone shows nothing
+    found = fuse(run, [answer, elsewhere])  # the time and a word do; the other then joins
+    assert {c.id for c in found} == {answer.id, elsewhere.id}
+    assert any("inside the query's time: shows" in s.why for s in run.steps_of(answer.id))
+
+
 def test_cap_keeps_limit_times_cap(ctx: Context) -> None:
     run = make_run(ctx, limit=2)
     assert len(cap(run, [cand(str(i), 1 - i / 10) for i in range(7)])) == 4

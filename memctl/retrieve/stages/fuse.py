@@ -14,8 +14,10 @@ store), and whether it was created inside a time the query names.
 - A candidate *shows* the query is about something stored when cosine +
   ``words_weight`` x word share >= ``relevance_floor`` (the share counts only
   from a cosine of ``words_cosine``: a shared topic is not an answer), or when it holds
-  ``words_floor`` of the query's words (an exact identifier, a name), or, for
-  a query that is only a time, when it lies inside that time.
+  ``words_floor`` of the query's words (an exact identifier, a name), or when
+  it lies inside a time the query names and holds one of its words ("lunch
+  last Tuesday"), or, for a query that is only a time, when it lies inside
+  that time.
 - A name the query writes capitalised (a person, a project, a tool) that at
   least ``anchor_memories`` memories mention shows it too, in each memory
   holding it: the store knows what the query names, however the question is
@@ -181,7 +183,7 @@ def evidence(
         strength = share + p.words_weight * share
     else:
         strength = cosine + (p.words_weight * share if cosine >= p.words_cosine else 0.0)
-    if strength >= p.relevance_floor or share >= p.words_floor:
+    if strength >= p.relevance_floor or share >= p.words_floor or (inside and share > 0):
         return SHOWS, seen
     if named:
         return SHOWS, f"{seen}, names {named}, which the store knows"
