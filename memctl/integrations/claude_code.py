@@ -16,11 +16,10 @@ from typing import Any
 from memctl.integrations import formats
 from memctl.integrations.base import Found, Launcher, Where, existing, find_binary
 from memctl.integrations.files import Plan
-from memctl.integrations.instructions import INSTRUCTIONS, SKILLS, skill_file
+from memctl.integrations.instructions import SKILLS, plan_instructions_block, skill_file
 
 NAME = "claude-code"
 BINARY = "claude"
-MD_COMMENT = "<!-- {} -->"
 START_MATCHER = "startup|resume|clear|compact"
 EVENTS = ("SessionStart", "Stop", "SessionEnd", "PreCompact")
 
@@ -61,14 +60,7 @@ def instructions_path(where: Where) -> Path:
 
 
 def plan_instructions(plan: Plan, where: Where, remove: bool = False) -> None:
-    path = instructions_path(where)
-    data = plan.read(path)
-    new = (
-        formats.remove_block(data, MD_COMMENT)
-        if remove
-        else formats.set_block(data, INSTRUCTIONS, MD_COMMENT)
-    )
-    plan.write(path, new, NAME, "instructions")
+    plan_instructions_block(plan, instructions_path(where), NAME, remove)
     for name in SKILLS:
         skill = config_dir(where) / "skills" / name / "SKILL.md"
         plan.write(skill, None if remove else skill_file(name).encode(), NAME, "skill")

@@ -16,11 +16,10 @@ from memctl.integrations import formats
 from memctl.integrations.base import Found, Launcher, Where, existing, find_binary
 from memctl.integrations.claude_code import merge_hooks
 from memctl.integrations.files import Plan
-from memctl.integrations.instructions import INSTRUCTIONS
+from memctl.integrations.instructions import plan_instructions_block
 
 NAME = "codex"
 BINARY = "codex"
-MD_COMMENT = "<!-- {} -->"
 TOML_COMMENT = "# {}"
 NOTIFY = "notify"  # its own marked block: a top-level key must come before every table
 EVENTS = ("SessionStart", "Stop")
@@ -87,14 +86,7 @@ def instructions_path(where: Where) -> Path:
 
 
 def plan_instructions(plan: Plan, where: Where, remove: bool = False) -> None:
-    path = instructions_path(where)
-    data = plan.read(path)
-    new = (
-        formats.remove_block(data, MD_COMMENT)
-        if remove
-        else formats.set_block(data, INSTRUCTIONS, MD_COMMENT)
-    )
-    plan.write(path, new, NAME, "instructions")
+    plan_instructions_block(plan, instructions_path(where), NAME, remove)
 
 
 def hooks_path(where: Where) -> Path:

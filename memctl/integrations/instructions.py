@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from memctl.integrations import formats
+from memctl.integrations.files import Plan
+
+MD_COMMENT = "<!-- {} -->"
+
 INSTRUCTIONS = """\
 ## Long-term memory (memctl)
 
@@ -51,3 +58,15 @@ def skill_file(name: str) -> str:
 CURSOR_RULE = (
     "---\ndescription: Long-term memory through memctl\nalwaysApply: true\n---\n\n" + INSTRUCTIONS
 )
+
+
+def plan_instructions_block(plan: Plan, path: Path, client: str, remove: bool = False) -> None:
+    """Set (or remove) memctl's instructions between markers in the Markdown file ``path``,
+    leaving the rest of it as it is."""
+    data = plan.read(path)
+    new = (
+        formats.remove_block(data, MD_COMMENT)
+        if remove
+        else formats.set_block(data, INSTRUCTIONS, MD_COMMENT)
+    )
+    plan.write(path, new, client, "instructions")

@@ -15,11 +15,10 @@ from pathlib import Path
 from memctl.integrations import formats
 from memctl.integrations.base import Found, Launcher, Where, existing, find_binary
 from memctl.integrations.files import Plan
-from memctl.integrations.instructions import INSTRUCTIONS
+from memctl.integrations.instructions import plan_instructions_block
 
 NAME = "opencode"
 BINARY = "opencode"
-MD_COMMENT = "<!-- {} -->"
 EVENTS = ("session.idle", "session.compacted")
 PLUGIN_MARK = "// memctl plugin"
 
@@ -85,14 +84,7 @@ def instructions_path(where: Where) -> Path:
 
 
 def plan_instructions(plan: Plan, where: Where, remove: bool = False) -> None:
-    path = instructions_path(where)
-    data = plan.read(path)
-    new = (
-        formats.remove_block(data, MD_COMMENT)
-        if remove
-        else formats.set_block(data, INSTRUCTIONS, MD_COMMENT)
-    )
-    plan.write(path, new, NAME, "instructions")
+    plan_instructions_block(plan, instructions_path(where), NAME, remove)
 
 
 def plugin_path(where: Where) -> Path:
