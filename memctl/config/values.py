@@ -24,6 +24,7 @@ class Values:
     recall_candidates: int
     recall_weight_vector: float
     recall_weight_bm25: float
+    recall_weight_words: float
     recall_mode: str
     recall_pinned_boost: float
     recall_relevance_floor: float
@@ -172,6 +173,7 @@ class RecallValues:
     candidates: int
     weight_vector: float
     weight_bm25: float
+    weight_words: float
     mode: str
     pinned_boost: float
     relevance_floor: float

@@ -71,6 +71,22 @@ def test_fuse_sums_each_legs_share_and_boosts_pinned(ctx: Context) -> None:
     assert [c.memory.content for c in out] == ["both legs", "pinned, vector only", "weaker on both"]
 
 
+def test_of_two_equal_hits_the_one_holding_more_of_the_querys_words_ranks_first(
+    ctx: Context,
+) -> None:
+    run = make_run(ctx, "rotate the staging password", relevance_floor=0.0)
+    run.word_weights = {"rotate": 1.0, "staging": 1.0, "password": 1.0}
+    part = cand("the staging password is in the vault")
+    whole = cand("we rotate the staging password monthly")
+    for candidate in (part, whole):
+        candidate.ranks, candidate.raw = {"vector": 1, "bm25": 1}, {"vector": 0.5, "bm25": -2.0}
+    assert [c.memory.content for c in fuse(run, [part, whole])] == [
+        whole.memory.content,
+        part.memory.content,
+    ]
+    assert whole.score - part.score == pytest.approx(run.params.weight_words / 3)
+
+
 def test_fuse_drops_candidates_without_evidence_of_their_own_and_says_why(ctx: Context) -> None:
     run = make_run(ctx, "rotate the staging password")
     run.word_weights = {"rotate": 2.0, "staging": 2.0, "password": 2.0}
@@ -296,7 +312,7 @@ def test_the_budget_holds_for_cjk_text(ctx: Context) -> None:
 
 
 def test_when_a_leg_failed_the_other_takes_both_weights(ctx: Context) -> None:
-    run = make_run(ctx)
+    run = make_run(ctx, weight_words=0.0)
     run.failed_legs.add("vector")
     run.word_weights = {"words": 1.0}
     alone = cand("found by words only")

@@ -4,7 +4,10 @@ their own go on.
 Ranking: a weighted sum of each leg's scores mapped linearly onto [0, 1] over
 its hits (cosine similarity for the vector legs, BM25 for the full-text legs):
 a leg's confident first hit keeps its weight, however long the other leg's
-tail. (Measured against reciprocal rank fusion in docs/benchmarks.md.)
+tail. (Measured against reciprocal rank fusion in docs/benchmarks.md.) Plus
+``weight_words`` x the share of the query's content words the candidate holds:
+BM25 sums its words' weights, so one rare word can outweigh all the others;
+the share rewards a candidate that holds all of them.
 
 Relevance is read from each candidate's own evidence, never from how it
 compares with the others: its cosine similarity to the query, the share of the
@@ -163,16 +166,16 @@ SHOWS, SUPPORTS = "shows", "supports"
 def evidence(
     run: Run,
     candidate: Candidate,
-    pattern: re.Pattern[str] | None = None,
+    share: float,
     pairs: frozenset[tuple[str, str]] = frozenset(),
 ) -> tuple[str | None, str]:
-    """(SHOWS, SUPPORTS or None, what the evidence is) for one candidate, on its own."""
+    """(SHOWS, SUPPORTS or None, what the evidence is) for one candidate, on its own;
+    ``share``: the share of the query's content words it holds (``coverage``)."""
     p = run.params
     window = run.query.window
     inside = window is not None and window.contains(parse_time(candidate.memory.created_at))
     if inside and not run.word_weights:  # the query is only a time: its memories answer it
         return SHOWS, "inside the query's time"
-    share = coverage(run, candidate, pattern)
     cosine = similarity(candidate)
     named = anchor_in(run, candidate)
     seen = (f"cosine {cosine:.3f}, " if cosine is not None else "no vector, ") + (
@@ -201,11 +204,15 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     bm25 = leg_share(candidates, BM25_LEGS)
     pattern = words_pattern(list(run.word_weights))
     pairs = word_pairs(run.query.text)
-    judged = [(candidate, *evidence(run, candidate, pattern, pairs)) for candidate in candidates]
+    shares = {c.id: coverage(run, c, pattern) for c in candidates}
+    judged = [(c, *evidence(run, c, shares[c.id], pairs)) for c in candidates]
     shown = any(level == SHOWS for _, level, _ in judged)
     kept = []
     for candidate, level, why in judged:
-        words = w_bm25 * bm25.get(candidate.id, 0.0)
+        # what the words earned: BM25 and the word share (both favour long texts: length)
+        words = (
+            w_bm25 * bm25.get(candidate.id, 0.0) + run.params.weight_words * shares[candidate.id]
+        )
         score = w_vector * vector.get(candidate.id, 0.0) + words
         candidate.lexical = words / score if score > 0 else 0.0
         if candidate.memory.kind == Kind.PINNED:
