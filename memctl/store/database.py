@@ -178,7 +178,7 @@ class Database:
                 names = [d[0] for d in cursor.get_description()]
             except apsw.ExecutionCompleteError:
                 return []
-            return [dict(zip(names, row, strict=True)) for row in cursor]
+            return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
     def tuples(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]:
         """All rows as plain tuples: for bulk reads, where a dict per row costs too much."""

@@ -9,11 +9,15 @@ from typing import Any
 
 from memctl.errors import AmbiguousIdError, NotFoundError, UsageError
 from memctl.model import Category, Kind, Memory, State, Tier, Visibility
-from memctl.store.database import Database, Row
+from memctl.store.database import Database
 from memctl.store.fts import fts_phrases, fts_terms
 
 COLUMNS = [f.name for f in fields(Memory)]
 ENUMS = {"kind": Kind, "category": Category, "tier": Tier, "state": State, "visibility": Visibility}
+# Memories are read as tuples in the order of Memory's fields, which build one
+# positionally; enum members come from a dict (calling the enum costs ~1 us each).
+ENUM_MEMBERS = [(COLUMNS.index(n), {str(m): m for m in e}) for n, e in ENUMS.items()]
+TAGS = COLUMNS.index("tags")
 SORTS = {
     "created": "created_at DESC",
     "updated": "updated_at DESC",
@@ -64,12 +68,25 @@ class MemoryFilter:
         return " AND ".join(clauses), params
 
 
-def memory_from_row(row: Row) -> Memory:
-    values = {name: row[name] for name in COLUMNS}
-    for name, enum in ENUMS.items():
-        values[name] = enum(values[name])
-    values["tags"] = json.loads(values["tags"])
-    return Memory(**values)
+def memory_columns(alias: str = "m") -> str:
+    """The select list reading a memory for ``memory_from_values``."""
+    return ", ".join(f"{alias}.{name}" for name in COLUMNS)
+
+
+def memory_from_values(row: Sequence[Any]) -> Memory:
+    """A Memory from the values ``memory_columns`` selects."""
+    values = list(row)
+    for position, members in ENUM_MEMBERS:
+        value = values[position]
+        values[position] = members.get(value) or ENUMS[COLUMNS[position]](value)
+    tags = values[TAGS]
+    values[TAGS] = [] if tags == "[]" else json.loads(tags)
+    return Memory(*values)
+
+
+def read_memories(db: Database, sql: str, params: Any = ()) -> list[Memory]:
+    """The memories of a query selecting ``memory_columns()`` (of alias m)."""
+    return [memory_from_values(row) for row in db.tuples(sql, params)]
 
 
 def _to_row(memory: Memory) -> list[Any]:
@@ -104,8 +121,10 @@ def put_vector(db: Database, memory_id: str, vector: bytes) -> None:
 
 
 def get_memory(db: Database, memory_id: str) -> Memory | None:
-    rows = db.rows("SELECT * FROM memories WHERE id = ?", (memory_id,))
-    return memory_from_row(rows[0]) if rows else None
+    found = read_memories(
+        db, f"SELECT {memory_columns()} FROM memories m WHERE id = ?", (memory_id,)
+    )
+    return found[0] if found else None
 
 
 def get_memories(
@@ -115,11 +134,12 @@ def get_memories(
     if not ids:
         return {}
     condition, params = where.where() if where else ("1", [])
-    rows = db.rows(
-        f"SELECT m.* FROM {BY_ID_LIST} m ON m.id = wanted.value WHERE {condition}",
+    found = read_memories(
+        db,
+        f"SELECT {memory_columns()} FROM {BY_ID_LIST} m ON m.id = wanted.value WHERE {condition}",
         [json.dumps(ids), *params],
     )
-    return {row["id"]: memory_from_row(row) for row in rows}
+    return {memory.id: memory for memory in found}
 
 
 def resolve_prefix(db: Database, table: str, prefix: str, noun: str) -> str:
@@ -155,11 +175,11 @@ def list_memories(
     if sort not in SORTS:
         raise UsageError(f"unknown sort {sort!r}: expected one of {', '.join(SORTS)}")
     condition, params = where.where()
-    sql = f"SELECT * FROM memories m WHERE {condition} ORDER BY {SORTS[sort]}, id"
+    sql = f"SELECT {memory_columns()} FROM memories m WHERE {condition} ORDER BY {SORTS[sort]}, id"
     if limit is not None:
         sql += " LIMIT ? OFFSET ?"
         params += [limit, offset]
-    return [memory_from_row(r) for r in db.rows(sql, params)]
+    return read_memories(db, sql, params)
 
 
 def record_access(db: Database, ids: list[str], at: str, strength_step: float) -> None:
@@ -341,12 +361,13 @@ def ids_without_vectors(db: Database) -> list[str]:
 
 def same_content(db: Database, digest: str, scope: str) -> Memory | None:
     """A recallable memory of ``scope`` whose content has this hash (the oldest), or None."""
-    rows = db.rows(
-        "SELECT * FROM memories WHERE content_hash = ? AND scope = ? AND state IN (?, ?, ?) "
-        "ORDER BY created_at LIMIT 1",
+    found = read_memories(
+        db,
+        f"SELECT {memory_columns()} FROM memories m WHERE content_hash = ? AND scope = ? "
+        "AND state IN (?, ?, ?) ORDER BY created_at LIMIT 1",
         (digest, scope, State.ACTIVE, State.SUPERSEDED, State.CONTRADICTED),
     )
-    return memory_from_row(rows[0]) if rows else None
+    return found[0] if found else None
 
 
 def vector_for_hash(db: Database, digest: str) -> bytes | None:
@@ -390,9 +411,10 @@ def counts_by(db: Database, column: str) -> dict[str, int]:
 
 def session_memory(db: Database, session_id: str, tag: str) -> Memory | None:
     """The active memory of a session carrying ``tag`` (a session's digest), if any."""
-    rows = db.rows(
-        "SELECT * FROM memories m WHERE session_id = ? AND state = 'active' AND EXISTS "
-        "(SELECT 1 FROM json_each(m.tags) WHERE value = ?) ORDER BY created_at LIMIT 1",
+    found = read_memories(
+        db,
+        f"SELECT {memory_columns()} FROM memories m WHERE session_id = ? AND state = 'active' "
+        "AND EXISTS (SELECT 1 FROM json_each(m.tags) WHERE value = ?) ORDER BY created_at LIMIT 1",
         (session_id, tag),
     )
-    return memory_from_row(rows[0]) if rows else None
+    return found[0] if found else None

@@ -190,3 +190,32 @@ def test_vectors_of_another_model_are_refused(ctx: Context) -> None:
         memories.remember(other, "would mix two models")
     other.close()
     assert len(store.list_memories(ctx.db, MemoryFilter(), None)) == 1
+
+
+def test_a_memory_reads_back_field_for_field_by_every_reader(ctx: Context) -> None:
+    from memctl.model import Category, Kind, State, Tier, Visibility
+
+    memory = Memory(
+        "a memory with every field set",
+        l0_abstract="abstract",
+        kind=Kind.PINNED,
+        category=Category.CASES,
+        tier=Tier.CORE,
+        state=State.CONTRADICTED,
+        importance=0.9,
+        access_count=3,
+        last_accessed_at="2026-01-02T03:04:05.000Z",
+        invalidated_at="2026-01-03T00:00:00.000Z",
+        scope="project:x",
+        visibility=Visibility.SHARED,
+        tags=["deploy", "ünïcode"],
+        session_id="s1",
+        agent_id="agent",
+    )
+    store.insert_memory(ctx.db, memory, None)
+    assert store.get_memory(ctx.db, memory.id) == memory
+    assert store.get_memories(ctx.db, [memory.id]) == {memory.id: memory}
+    assert store.list_memories(ctx.db, MemoryFilter(states=None), None) == [memory]
+    assert store.same_content(ctx.db, memory.content_hash, "project:x") == memory
+    read = store.get_memory(ctx.db, memory.id)
+    assert read is not None and type(read.kind) is Kind and type(read.state) is State
