@@ -41,6 +41,7 @@ class Scores:
         self.query = np.asarray(query, dtype=np.float32)
         self.total = len(index.rowids) - int(index.dead.sum())  # live rows
         self.exact = self.total <= EXACT_UP_TO
+        self._best: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # best(count) over all rows
 
     def prepare(self) -> Scores:
         """Do the work over every row now (numpy only, no SQL: it can overlap a query)."""
@@ -86,7 +87,14 @@ class Scores:
 
     def best(self, count: int, among: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(positions, similarities) of the ``count`` most similar rows (of ``among``, or all),
-        best first."""
+        best first. Over all rows it is kept: the vector and time legs both ask for it."""
+        if among is None:
+            if count not in self._best:
+                self._best[count] = self._search(count, None)
+            return self._best[count]
+        return self._search(count, among)
+
+    def _search(self, count: int, among: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
         live = ~self.index.dead
         if among is not None:
             pool = among[live[among]]

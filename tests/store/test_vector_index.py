@@ -267,3 +267,14 @@ def test_large_indexes_prefilter_by_sign_bits_and_rescore_exactly(
             assert ours[memory_id] == pytest.approx(theirs[memory_id], abs=1e-5)
         found += len(ours.keys() & theirs.keys())
     assert found >= (50 if not prefilter else 45)
+
+
+def test_one_query_serves_several_filters_as_fresh_ones_would(ctx: Context) -> None:
+    fill(ctx, 120)
+    index = vector_index(ctx.db)
+    vector = query_vector(ctx, "w1 w2 w3")
+    shared = Scores(index, vector)  # recall's vector and time legs share one
+    for where in (MemoryFilter(), MemoryFilter(scopes=("global",)), MemoryFilter()):
+        alone = vector_query.nearest(index, Scores(index, vector), 8, where)
+        assert vector_query.nearest(index, shared, 8, where) == alone
+        assert vector_query.nearest(index, shared, 3, where) == alone[:3]

@@ -12,11 +12,12 @@
 It also weighs the query's content words by their rarity in the store (the
 fuse stage asks how much of the query a candidate contains).
 
-The full-text search runs in a thread while the query is embedded and
-compared, so the two legs overlap (the embedding thread runs no SQL meanwhile:
-one connection serves both). A leg that fails leaves a warning and the others
-still answer. The vector modules bring numpy, so they are imported where they
-are used: loading the CLI stays light (tests/test_architecture.py).
+The full-text search runs in a thread while the query is embedded and the
+vector legs are searched, so the two overlap (one connection serves both: the
+vector legs' few SQL look-ups wait for it, their numpy work does not). A leg
+that fails leaves a warning and the others still answer. The vector modules
+bring numpy, so they are imported where they are used: loading the CLI stays
+light (tests/test_architecture.py).
 """
 
 from __future__ import annotations
@@ -115,12 +116,14 @@ def gather(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
     except MemctlError as exc:
         run.failed_legs.add("vector")
         run.notes.append(f"vector search unavailable, results from BM25 alone: {exc}")
+    # still beside the full-text search: its SQL waits for the connection, its numpy does not
+    vector_legs = _vector_legs(run, size)
     try:
         legs["bm25"] = fts.join()
     except MemctlError as exc:
         run.failed_legs.add("bm25")
         run.notes.append(f"full-text search unavailable, results from vectors alone: {exc}")
-    legs.update(_vector_legs(run, size))
+    legs.update(vector_legs)
     if run.translation is not None:
         legs.update(_translated_legs(run, run.translation, size))
     return legs
