@@ -31,6 +31,7 @@ RESCORE_SHARE = 50
 # applied to every row instead (a filter that keeps few memories).
 OVERFETCH = 4
 FILTER_ALL = 4096
+FARTHEST = np.iinfo(np.uint16).max  # the Hamming distance given to dead rows
 
 
 class Scores:
@@ -70,7 +71,7 @@ class Scores:
                 distance += np.bitwise_count(bits ^ word)
             parts.append(distance)
         distances = np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint16)
-        distances[self.index.dead] = np.iinfo(np.uint16).max
+        distances[self.index.dead] = FARTHEST
         return distances
 
     def of(self, positions: np.ndarray) -> np.ndarray:
@@ -183,8 +184,7 @@ def similarities_of(index: VectorIndex, scores: Scores, ids: list[str]) -> dict[
         [json.dumps(ids)],
     )
     by_rowid = {r["rowid"]: r["id"] for r in rows}
-    wanted = np.fromiter(by_rowid, dtype=np.int64, count=len(by_rowid))
-    positions = np.flatnonzero(np.isin(index.rowids, wanted) & ~index.dead)
+    positions = index.positions_of(np.fromiter(by_rowid, dtype=np.int64, count=len(by_rowid)))
     values = scores.of(positions).tolist()
     rowids = index.rowids[positions].tolist()
     return {by_rowid[r]: v for r, v in zip(rowids, values, strict=True)}

@@ -278,3 +278,22 @@ def test_one_query_serves_several_filters_as_fresh_ones_would(ctx: Context) -> N
         alone = vector_query.nearest(index, Scores(index, vector), 8, where)
         assert vector_query.nearest(index, shared, 8, where) == alone
         assert vector_query.nearest(index, shared, 3, where) == alone[:3]
+
+
+def test_similarities_of_named_memories_come_from_their_live_copies(ctx: Context) -> None:
+    ids = fill(ctx, 30)
+    nearest(ctx, "w1", 3, MemoryFilter())
+    later = fill(ctx, 10, start=30)
+    nearest(ctx, "w1", 3, MemoryFilter())  # a second segment
+    memories.update(ctx, ids[4], "zebra crossing")  # a third, and a dead row in the first
+    index = vector_index(ctx.db)
+    assert len(index.segments) == 3 and index.dead.any()
+    scores = Scores(index, query_vector(ctx, "zebra crossing"))
+    wanted = [ids[4], ids[0], later[5], "not-a-memory"]
+    found = vector_query.similarities_of(index, scores, wanted)
+    assert set(found) == {ids[4], ids[0], later[5]}
+    assert found[ids[4]] == pytest.approx(1.0, abs=1e-6)  # the changed vector, not the old
+    for memory_id in (ids[0], later[5]):
+        assert found[memory_id] == pytest.approx(
+            1.0 - dict(nearest(ctx, "zebra crossing", 40, MemoryFilter()))[memory_id], abs=1e-6
+        )
