@@ -235,20 +235,19 @@ def fts_rank(
     condition, params = where.where()
     fetch = limit * 4 + 32
     while True:
-        hits = db.rows(
+        hits = db.tuples(
             "SELECT rowid, bm25(memories_fts) AS score FROM memories_fts "
             "WHERE memories_fts MATCH ? ORDER BY score LIMIT ?",
             (match, fetch),
         )
-        passing = {
-            r["rowid"]: r["id"]
-            for r in db.rows(
-                f"SELECT m.rowid AS rowid, m.id AS id FROM {BY_ID_LIST} m "
-                f"ON m.rowid = wanted.value WHERE {condition}",
-                [json.dumps([h["rowid"] for h in hits]), *params],
+        passing = dict(
+            db.tuples(
+                f"SELECT m.rowid, m.id FROM {BY_ID_LIST} m ON m.rowid = wanted.value "
+                f"WHERE {condition}",
+                [json.dumps([rowid for rowid, _ in hits]), *params],
             )
-        }
-        found = [(passing[h["rowid"]], h["score"]) for h in hits if h["rowid"] in passing]
+        )
+        found = [(passing[rowid], score) for rowid, score in hits if rowid in passing]
         if len(found) >= limit or len(hits) < fetch:
             return found[:limit]
         fetch *= 8
@@ -260,11 +259,11 @@ def word_document_counts(db: Database, words: list[str]) -> tuple[int, dict[str,
     if not words:
         return 0, {}
     total = db.value("SELECT max(rowid) FROM memories") or 0
-    rows = db.rows(
+    rows = db.tuples(
         f"SELECT term, doc FROM memories_vocab WHERE term IN ({', '.join('?' * len(words))})",
         words,
     )
-    return int(total), {r["term"]: int(r["doc"]) for r in rows}
+    return int(total), {term: int(doc) for term, doc in rows}
 
 
 def phrase_document_counts(db: Database, phrases: list[tuple[str, ...]]) -> dict[str, int]:

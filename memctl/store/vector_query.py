@@ -165,25 +165,24 @@ def _passing(index: VectorIndex, rowids: list[int] | None, where: MemoryFilter) 
     """rowid -> id of the memories (among ``rowids``, or all) that pass ``where``."""
     condition, params = where.where()
     if rowids is None:
-        sql = f"SELECT m.rowid AS rowid, m.id AS id FROM memories m WHERE {condition}"
+        sql = f"SELECT m.rowid, m.id FROM memories m WHERE {condition}"
     else:
         sql = (
-            f"SELECT m.rowid AS rowid, m.id AS id FROM {BY_ID_LIST} m "
-            f"ON m.rowid = wanted.value WHERE {condition}"
+            f"SELECT m.rowid, m.id FROM {BY_ID_LIST} m ON m.rowid = wanted.value WHERE {condition}"
         )
         params = [json.dumps(rowids), *params]
-    return {r["rowid"]: r["id"] for r in index.db.rows(sql, params)}
+    return dict(index.db.tuples(sql, params))
 
 
 def similarities_of(index: VectorIndex, scores: Scores, ids: list[str]) -> dict[str, float]:
     """Cosine similarity of each of these memories that has a vector (one pass over the rows)."""
     if not ids or scores.total == 0:
         return {}
-    rows = index.db.rows(
-        f"SELECT m.rowid AS rowid, m.id AS id FROM {BY_ID_LIST} m ON m.id = wanted.value",
-        [json.dumps(ids)],
+    by_rowid = dict(
+        index.db.tuples(
+            f"SELECT m.rowid, m.id FROM {BY_ID_LIST} m ON m.id = wanted.value", [json.dumps(ids)]
+        )
     )
-    by_rowid = {r["rowid"]: r["id"] for r in rows}
     positions = index.positions_of(np.fromiter(by_rowid, dtype=np.int64, count=len(by_rowid)))
     values = scores.of(positions).tolist()
     rowids = index.rowids[positions].tolist()
