@@ -44,9 +44,15 @@ class MemoryFilter:
     before: str | None = None
 
     def where(self, alias: str = "m") -> tuple[str, list[Any]]:
-        """A SQL condition over table alias ``alias`` and its parameters."""
+        """A SQL condition over table alias ``alias`` and its parameters.
+
+        With a start time (a time window), the other columns are written ``+column``, so
+        that SQLite walks the creation-time index: without statistics it would take the
+        state or scope index, whose values cover most memories (a week of 100,000
+        memories: 37 ms instead of 7)."""
         clauses: list[str] = ["1"]
         params: list[Any] = []
+        column_of = f"+{alias}" if self.since is not None else alias
         for column, values in (
             ("scope", self.scopes),
             ("kind", self.kinds),
@@ -54,7 +60,7 @@ class MemoryFilter:
             ("state", self.states),
         ):
             if values is not None:
-                clauses.append(f"{alias}.{column} IN ({', '.join('?' * len(values))})")
+                clauses.append(f"{column_of}.{column} IN ({', '.join('?' * len(values))})")
                 params.extend(str(v) for v in values)
         if self.tag is not None:
             clauses.append(f"EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE value = ?)")

@@ -10,7 +10,8 @@ checks it on every run); twice that is rescored.
 
 Filters (scope, state, as-of, a time window) are SQL: the best rows are
 over-fetched and checked, and a filter that keeps few memories is applied to
-every row first.
+every row first (at once when a time window holds fewer memories than asked
+for: over-fetching could not find enough).
 """
 
 from __future__ import annotations
@@ -118,6 +119,10 @@ def nearest(
     """(id, cosine distance) of the ``limit`` most similar memories passing ``where``."""
     if scores.total == 0 or limit <= 0:
         return []
+    if where.since is not None and _window_holds_fewer(index.db, where, limit):
+        # fewer than ``limit`` can pass: the loop below would end there, after fetching
+        # thousands of rows for nothing
+        return _nearest_filtered(index, scores, limit, where)
     fetch = min(scores.total, limit * OVERFETCH + 64)
     while True:
         positions, similarities = scores.best(fetch)
@@ -154,11 +159,24 @@ def _nearest_filtered(
     """Apply the filter to every row first, for filters that keep few memories."""
     allowed = _passing(index, None, where)
     wanted = np.fromiter(allowed, dtype=np.int64, count=len(allowed))
-    positions, similarities = scores.best(limit, np.flatnonzero(np.isin(index.rowids, wanted)))
+    positions, similarities = scores.best(limit, index.positions_of(wanted))
     return [
         (allowed[r], 1.0 - s)
         for r, s in zip(index.rowids[positions].tolist(), similarities.tolist(), strict=True)
     ]
+
+
+def _window_holds_fewer(db: Database, where: MemoryFilter, count: int) -> bool:
+    """Whether fewer than ``count`` memories were created in ``where``'s time window (an
+    upper bound of those passing it), counted in the creation-time index alone."""
+    condition, params = "created_at >= ?", [where.since]
+    if where.before is not None:
+        condition, params = f"{condition} AND created_at < ?", [*params, where.before]
+    inside = db.value(
+        f"SELECT count(*) FROM (SELECT 1 FROM memories WHERE {condition} LIMIT ?)",
+        [*params, count],
+    )
+    return int(inside) < count
 
 
 def _passing(index: VectorIndex, rowids: list[int] | None, where: MemoryFilter) -> dict[int, str]:

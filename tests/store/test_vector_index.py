@@ -297,3 +297,23 @@ def test_similarities_of_named_memories_come_from_their_live_copies(ctx: Context
         assert found[memory_id] == pytest.approx(
             1.0 - dict(nearest(ctx, "zebra crossing", 40, MemoryFilter()))[memory_id], abs=1e-6
         )
+
+
+@pytest.mark.parametrize("limit", [3, 10], ids=["window holds enough", "window holds too few"])
+def test_a_time_window_finds_the_nearest_memories_created_in_it(
+    ctx: Context, monkeypatch: pytest.MonkeyPatch, limit: int
+) -> None:
+    vectors = random_store(ctx, 3000)  # created now
+    monkeypatch.setattr(vector_query, "EXACT_UP_TO", 1000)  # the prefilter of a large store
+    monkeypatch.setattr(vector_query, "RESCORE_MIN", 300)
+    with ctx.db.atomic():
+        for day in range(1, 6):
+            memory = Memory(content=f"old {day}", created_at=f"2025-01-0{day}T12:00:00.000Z")
+            insert_memory(ctx.db, memory, vectors[day].tobytes())
+    week = MemoryFilter(since="2025-01-01T00:00:00.000Z", before="2025-01-08T00:00:00.000Z")
+    index = vector_index(ctx.db)
+    for query in vectors[100:105]:
+        ours = vector_query.nearest(index, Scores(index, query), limit, week)
+        theirs = vector_search(ctx.db, query.tobytes(), limit, week)
+        assert len(ours) == min(limit, 5)
+        assert [i for i, _ in ours] == [i for i, _ in theirs]
