@@ -298,8 +298,8 @@ KEYS: tuple[Key, ...] = (
         minimum=1,
         maximum=50,
     ),
-    Key("recall.weight_vector", 0.5, "Fusion weight of the vector leg.", minimum=0.0),
-    Key("recall.weight_bm25", 0.5, "Fusion weight of the BM25 leg.", minimum=0.0),
+    Key("recall.weight_vector", 0.4, "Fusion weight of the vector leg.", minimum=0.0),
+    Key("recall.weight_bm25", 0.6, "Fusion weight of the BM25 leg.", minimum=0.0),
     *RECALL_KEYS,
     Key("list.limit", 50, "Rows shown by `memctl list` and `memctl events`.", minimum=1),
     Key(

@@ -11,6 +11,7 @@ from memctl.errors import AmbiguousIdError, NotFoundError, UsageError
 from memctl.model import Category, Kind, Memory, State, Tier, Visibility
 from memctl.store.database import Database
 from memctl.store.fts import fts_phrases, fts_terms
+from memctl.store.migrations import STEMMED
 
 COLUMNS = [f.name for f in fields(Memory)]
 ENUMS = {"kind": Kind, "category": Category, "tier": Tier, "state": State, "visibility": Visibility}
@@ -265,11 +266,34 @@ def word_document_counts(db: Database, words: list[str]) -> tuple[int, dict[str,
     if not words:
         return 0, {}
     total = db.value("SELECT max(rowid) FROM memories") or 0
+    terms = indexed_terms(db, words)
+    wanted = sorted(set(terms.values()))
     rows = db.tuples(
-        f"SELECT term, doc FROM memories_vocab WHERE term IN ({', '.join('?' * len(words))})",
-        words,
+        f"SELECT term, doc FROM memories_vocab WHERE term IN ({', '.join('?' * len(wanted))})",
+        wanted,
     )
-    return int(total), {term: int(doc) for term, doc in rows}
+    counts = {term: int(doc) for term, doc in rows}
+    return int(total), {w: counts[t] for w, t in terms.items() if t in counts}
+
+
+def indexed_terms(db: Database, words: list[str]) -> dict[str, str]:
+    """Each word as the full-text index holds it (lower-cased, stemmed: "Recipes" ->
+    "recip"), by the index's own tokenizer, through a scratch table in the connection's
+    temporary schema (the store itself is not written)."""
+    db.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_words "
+        f"USING fts5(word, tokenize='{STEMMED}')"
+    )
+    db.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_terms "
+        "USING fts5vocab(temp, query_words, 'instance')"
+    )
+    db.execute("DELETE FROM temp.query_words")
+    db.executemany(
+        "INSERT INTO temp.query_words(rowid, word) VALUES (?, ?)", list(enumerate(words))
+    )
+    found = db.tuples("SELECT doc, term FROM temp.query_terms WHERE offset = 0")
+    return {words[doc]: term for doc, term in found}
 
 
 def phrase_document_counts(db: Database, phrases: list[tuple[str, ...]]) -> dict[str, int]:

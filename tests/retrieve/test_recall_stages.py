@@ -65,7 +65,8 @@ def test_fuse_sums_each_legs_share_and_boosts_pinned(ctx: Context) -> None:
     out = fuse(run, [weak, pinned, both])
     assert both.score == pytest.approx(1.0)  # best on both legs
     assert weak.score == pytest.approx(0.0)
-    assert pinned.score == pytest.approx(1.5 * 0.5 * 0.5)  # half way on the vector leg
+    vector_weight = run.params.weight_vector
+    assert pinned.score == pytest.approx(1.5 * vector_weight * 0.5)  # half way on the vector leg
     assert [c.memory.content for c in out] == ["both legs", "pinned, vector only", "weaker on both"]
 
 

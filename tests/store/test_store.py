@@ -219,3 +219,42 @@ def test_a_memory_reads_back_field_for_field_by_every_reader(ctx: Context) -> No
     assert store.same_content(ctx.db, memory.content_hash, "project:x") == memory
     read = store.get_memory(ctx.db, memory.id)
     assert read is not None and type(read.kind) is Kind and type(read.state) is State
+
+
+def test_fts_matches_inflections_of_english_words(ctx: Context) -> None:
+    memory = memories.remember(ctx, "Nate tried three new recipes and played chess all weekend")
+    memories.remember(ctx, "the weekly report is due on Friday")
+    for query in ("recipe", "plays", "playing chess"):
+        assert [h[0] for h in store.fts_search(ctx.db, query, 5, MemoryFilter())] == [memory.id]
+
+
+def test_word_counts_are_read_through_the_stemmed_index(ctx: Context) -> None:
+    for text in ("one recipe", "two recipes", "a recipe book", "nothing else"):
+        memories.remember(ctx, text)
+    _, counts = store.word_document_counts(ctx.db, ["recipes", "recipe", "cooking"])
+    assert counts == {"recipes": 3, "recipe": 3}
+    assert store.indexed_terms(ctx.db, ["Played", "naïve"]) == {"Played": "plai", "naïve": "naiv"}
+
+
+def test_an_older_store_is_reindexed_stemmed_on_open(home: Path) -> None:
+    from memctl.store.database import sqlite_vec_path
+
+    home.mkdir(parents=True, exist_ok=True)
+    path = home / "memctl.db"
+    connection = apsw.Connection(str(path))
+    connection.enable_load_extension(True)
+    connection.load_extension(sqlite_vec_path())
+    old = Database(connection, path)
+    for migration in MIGRATIONS[:7]:
+        migration(old)
+    old.execute("PRAGMA user_version = 7")
+    store.insert_memory(old, Memory(content="she shared her favourite recipes"), None)
+    assert store.fts_search(old, "recipe", 5, MemoryFilter()) == []
+    connection.close()
+
+    db = Database.open(path)
+    assert db.value("PRAGMA user_version") == len(MIGRATIONS)
+    hits = store.fts_search(db, "recipe", 5, MemoryFilter())
+    found = [store.get_memory(db, h[0]) for h in hits]
+    assert [m.content for m in found if m] == ["she shared her favourite recipes"]
+    db.close()
