@@ -45,9 +45,11 @@ class Scores:
         self.exact = self.total <= EXACT_UP_TO
         self._best: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # best(count) over all rows
 
-    def prepare(self) -> Scores:
-        """Do the work over every row now (numpy only, no SQL: it can overlap a query)."""
+    def prepare(self, limit: int) -> Scores:
+        """Do the work over every row now, and the first search of ``nearest`` for
+        ``limit`` (numpy only, no SQL: it can overlap a query)."""
         _ = self.full if self.exact else self.hamming
+        self.best(first_fetch(self, limit))
         return self
 
     @cached_property
@@ -89,7 +91,8 @@ class Scores:
 
     def best(self, count: int, among: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(positions, similarities) of the ``count`` most similar rows (of ``among``, or all),
-        best first. Over all rows it is kept: the vector and time legs both ask for it."""
+        best first. Over all rows it is kept: ``prepare`` asks for the vector leg's first
+        rows while the full-text search runs, and the time leg asks for the same."""
         if among is None:
             if count not in self._best:
                 self._best[count] = self._search(count, None)
@@ -113,6 +116,11 @@ class Scores:
         return pool[order], similarities[order]
 
 
+def first_fetch(scores: Scores, limit: int) -> int:
+    """How many of the most similar rows ``nearest`` looks at first."""
+    return min(scores.total, limit * OVERFETCH + 64)
+
+
 def nearest(
     index: VectorIndex, scores: Scores, limit: int, where: MemoryFilter
 ) -> list[tuple[str, float]]:
@@ -123,7 +131,7 @@ def nearest(
         # fewer than ``limit`` can pass: the loop below would end there, after fetching
         # thousands of rows for nothing
         return _nearest_filtered(index, scores, limit, where)
-    fetch = min(scores.total, limit * OVERFETCH + 64)
+    fetch = first_fetch(scores, limit)
     while True:
         positions, similarities = scores.best(fetch)
         rowids = index.rowids[positions].tolist()

@@ -1,5 +1,5 @@
-"""The retrieval legs run side by side: the full-text search (with the query's word
-weights) in a thread, the query embedding and the vector legs beside it."""
+"""The retrieval legs run side by side: the full-text search in a thread, the query
+embedding (and the vector leg's first search) beside it."""
 
 from __future__ import annotations
 
@@ -46,5 +46,5 @@ def test_a_failed_full_text_leg_leaves_a_note_and_the_vectors_answer(
     ]
     assert result.results[0].memory.id == ids[1]
     assert result.results[0].ranks == {"vector": 1}
-    # the word weights came from the same thread all the same: relevance still reads them
+    # the query's word weights do not come from that leg: relevance still reads them
     assert result.run is not None and "frontend" in result.run.word_weights

@@ -12,12 +12,14 @@
 It also weighs the query's content words by their rarity in the store (the
 fuse stage asks how much of the query a candidate contains).
 
-The full-text search (and the word weights' look-ups) runs in a thread while
-the query is embedded and the vector legs are searched, so the two overlap
-(one connection serves both: the vector legs' few SQL look-ups wait for it,
-their numpy work does not). A leg that fails leaves a warning and the others
-still answer. The vector modules bring numpy, so they are imported where they
-are used: loading the CLI stays light (tests/test_architecture.py).
+The full-text search runs in a thread while the query is embedded and
+compared and the vector leg's first rows are found, so the two legs overlap.
+The embedding thread runs no SQL meanwhile: one connection serves both, and a
+statement waiting for it waits long (measured: the vector legs' SQL after the
+full-text search is faster than beside it). A leg that fails leaves a warning
+and the others still answer. The vector modules bring numpy, so they are
+imported where they are used: loading the CLI stays light
+(tests/test_architecture.py).
 """
 
 from __future__ import annotations
@@ -25,7 +27,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Generic, TypeVar
 
 from memctl.errors import MemctlError, ModelError
 from memctl.model import format_time
@@ -43,45 +44,35 @@ from memctl.store.message_search import search_messages
 STAGE = "candidates"
 
 
-Hits = list[tuple[str, float]]
-Lexical = tuple[dict[str, float], frozenset[str], Hits | MemctlError]
-T = TypeVar("T")
+def _bm25(run: Run, size: int) -> list[tuple[str, float]]:
+    return fts_rank(run.ctx.db, run.query.alternatives, size, run.where)
 
 
-def _lexical(run: Run, size: int) -> Lexical:
-    """The query's word weights and names (``word_weights``), then the BM25 leg's hits or
-    the error that cost the leg."""
-    weights, anchors = word_weights(run)
-    try:
-        return weights, anchors, fts_rank(run.ctx.db, run.query.alternatives, size, run.where)
-    except MemctlError as exc:
-        return weights, anchors, exc
-
-
-class _Background(Generic[T]):
+class _Background:
     """Run one function in a thread; ``join()`` returns its result or raises its error."""
 
-    def __init__(self, work: Callable[[], T]) -> None:
-        self._result: list[T] = []
+    def __init__(self, work: Callable[[], list[tuple[str, float]]]) -> None:
+        self._result: list[tuple[str, float]] = []
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, args=(work,), daemon=True)
         self._thread.start()
 
-    def _run(self, work: Callable[[], T]) -> None:
+    def _run(self, work: Callable[[], list[tuple[str, float]]]) -> None:
         try:
-            self._result.append(work())
+            self._result = work()
         except BaseException as exc:  # handed to the caller's thread by join()
             self._error = exc
 
-    def join(self) -> T:
+    def join(self) -> list[tuple[str, float]]:
         self._thread.join()
         if self._error is not None:
             raise self._error
-        return self._result[0]
+        return self._result
 
 
-def _embed_query(run: Run) -> None:
-    """The query vector and its similarity to every stored vector (no SQL: runs beside FTS)."""
+def _embed_query(run: Run, size: int) -> None:
+    """The query vector, its similarity to every stored vector and the vector leg's first
+    ``size``-deep search (no SQL: runs beside FTS)."""
     index = run.index
     assert index is not None
     model = index.manifest
@@ -96,7 +87,7 @@ def _embed_query(run: Run) -> None:
         )
     from memctl.store.vector_query import Scores
 
-    run.scores = Scores(index, vector).prepare()
+    run.scores = Scores(index, vector).prepare(size)
 
 
 def _vector_legs(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
@@ -116,28 +107,24 @@ def _vector_legs(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
     return legs
 
 
-def gather(run: Run, size: int) -> dict[str, Hits]:
-    """Every leg's ranked (id, raw score) hits, and the query's word weights; failures
-    become notes."""
+def gather(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
+    """Every leg's ranked (id, raw score) hits; failures become notes."""
     from memctl.store.vector_index import vector_index
 
-    legs: dict[str, Hits] = {}
+    legs: dict[str, list[tuple[str, float]]] = {}
     run.index = vector_index(run.ctx.db)
-    lexical = _Background(lambda: _lexical(run, size))
+    fts = _Background(lambda: _bm25(run, size))
     try:
-        _embed_query(run)
+        _embed_query(run, size)
     except MemctlError as exc:
         run.failed_legs.add("vector")
         run.notes.append(f"vector search unavailable, results from BM25 alone: {exc}")
-    # still beside the full-text search: its SQL waits for the connection, its numpy does not
-    vector_legs = _vector_legs(run, size)
-    run.word_weights, run.anchors, bm25 = lexical.join()
-    if isinstance(bm25, MemctlError):
+    try:
+        legs["bm25"] = fts.join()
+    except MemctlError as exc:
         run.failed_legs.add("bm25")
-        run.notes.append(f"full-text search unavailable, results from vectors alone: {bm25}")
-    else:
-        legs["bm25"] = bm25
-    legs.update(vector_legs)
+        run.notes.append(f"full-text search unavailable, results from vectors alone: {exc}")
+    legs.update(_vector_legs(run, size))
     if run.translation is not None:
         legs.update(_translated_legs(run, run.translation, size))
     return legs
@@ -157,6 +144,7 @@ def _translated_legs(run: Run, english: Analysed, size: int) -> dict[str, list[t
 def candidates(run: Run, _: list[Candidate]) -> list[Candidate]:
     """Stage 1: the union of the legs' hits, with each leg's rank and raw score."""
     size = run.limit * run.params.candidates
+    run.word_weights, run.anchors = word_weights(run)
     legs = gather(run, size)
     by_id: dict[str, Candidate] = {}
     memories = get_memories(run.ctx.db, list({i for hits in legs.values() for i, _ in hits}))
