@@ -48,3 +48,13 @@ def test_a_failed_full_text_leg_leaves_a_note_and_the_vectors_answer(
     assert result.results[0].ranks == {"vector": 1}
     # the query's word weights do not come from that leg: relevance still reads them
     assert result.run is not None and "frontend" in result.run.word_weights
+
+
+def test_recall_inside_a_transaction_finds_what_it_wrote_by_words_too(
+    real_ctx: Context,
+) -> None:
+    with real_ctx.db.atomic():
+        memory = memories.remember(real_ctx, "The frontend uses pnpm as its package manager")
+        result = recall(real_ctx, "which package manager does the frontend use?", touch=False)
+    assert result.results[0].memory.id == memory.id
+    assert set(result.results[0].ranks) == {"bm25", "vector"}

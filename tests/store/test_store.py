@@ -258,3 +258,20 @@ def test_an_older_store_is_reindexed_stemmed_on_open(home: Path) -> None:
     found = [store.get_memory(db, h[0]) for h in hits]
     assert [m.content for m in found if m] == ["she shared her favourite recipes"]
     db.close()
+
+
+def test_the_reader_connection_sees_what_is_committed_and_closes_with_the_store(
+    ctx: Context,
+) -> None:
+    first = memories.remember(ctx, "committed before the reader opened")
+    reader = ctx.db.reader()
+    assert reader is not ctx.db and reader.connection is not ctx.db.connection
+    assert reader is ctx.db.reader()  # opened once
+    second = memories.remember(ctx, "committed after the reader opened")
+    found = reader.tuples("SELECT id FROM memories ORDER BY rowid")
+    assert [row[0] for row in found] == [first.id, second.id]
+    with ctx.db.atomic():  # a transaction's own writes: only its connection sees them
+        assert ctx.db.reader() is ctx.db
+    ctx.db.close()
+    with pytest.raises(apsw.ConnectionClosedError):
+        reader.tuples("SELECT 1")
