@@ -1,7 +1,7 @@
 """The recall pipeline: a list of stages run in order over the candidate list.
 
-    candidates -> fuse -> cap -> neighbours -> rerank -> bm25_floor -> decay ->
-    importance -> length -> scope -> time -> spread -> status -> cutoff -> mmr -> pack
+    candidates -> fuse -> time -> cap -> neighbours -> rerank -> bm25_floor -> decay ->
+    importance -> length -> scope -> spread -> status -> cutoff -> mmr -> pack
 
 Only candidates with evidence of their own (fuse) or a path from one
 (neighbours, spread) are returned; an unrelated query returns nothing.
@@ -54,6 +54,7 @@ def stages_for(params: Params) -> list[Stage]:
     return [
         candidates,
         fuse,
+        time_boost,
         cap,
         neighbours,
         *reranking,
@@ -61,7 +62,6 @@ def stages_for(params: Params) -> list[Stage]:
         importance,
         length,
         scope,
-        time_boost,
         spread,
         status,
         cutoff,

@@ -1,5 +1,6 @@
-"""Time expressions in a query ("yesterday", "last week", "in May", "two years ago", ISO
-dates) as the window of time they name.
+"""Time expressions in a query ("yesterday", "last week", "in May", "9 November, 2022", "in
+2023", "two years ago", ISO dates, "between August 11 and August 15 2023") as the window of
+time they name.
 
 The window boosts memories created inside it; it never filters. Everything is
 in UTC, like the timestamps memctl stores. Relative expressions are read
@@ -98,6 +99,11 @@ def _named_month(match: re.Match[str], now: datetime) -> tuple[datetime, datetim
     return _month_window(year, month)
 
 
+def _year(match: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    year = int(match.group("year"))
+    return datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC)
+
+
 def _ago(match: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
     word = match.group("n").lower()
     count = int(word) if word.isdigit() else NUMBERS[word]
@@ -160,6 +166,14 @@ _DAY_YEAR = r"(?:\s+(?P<day>[0-3]?\d)(?:st|nd|rd|th)?\b)?(?:,?\s+(?P<year>(?:19|
 RULES: list[tuple[re.Pattern[str], Maker]] = [
     (re.compile(r"\b(?P<y>(?:19|20)\d\d)-(?P<m>[01]\d)(?:-(?P<d>[0-3]\d))?\b"), _iso),
     (
+        re.compile(
+            r"\b(?P<day>[0-3]?\d)(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"\b\.?"
+            r"(?:,?\s+(?P<year>(?:19|20)\d\d)\b)?",
+            re.I,
+        ),
+        _named_month,
+    ),
+    (
         re.compile(r"\b(?:in|on|during|since|of)\s+" + _MONTH + r"\b\.?" + _DAY_YEAR, re.I),
         _named_month,
     ),
@@ -171,6 +185,7 @@ RULES: list[tuple[re.Pattern[str], Maker]] = [
         ),
         _named_month,
     ),
+    (re.compile(r"\b(?:in|during|of)\s+(?P<year>(?:19|20)\d\d)\b", re.I), _year),
     (re.compile(r"\b" + _NUMBER + r"\s+(?P<unit>day|week|month|year)s?\s+ago\b", re.I), _ago),
     (re.compile(r"\b(?P<which>last|this|past)\s+(?P<unit>week|month|year)\b", re.I), _relative),
     (
@@ -190,11 +205,45 @@ RULES: list[tuple[re.Pattern[str], Maker]] = [
 ]
 
 
+# The dates that can bound a range, and what may stand between the two.
+DATES = RULES[:4]
+RANGE = re.compile(r"\s*(?:and|to|until|till|through|-|–)\s*", re.I)
+
+
 def time_window(text: str, now: datetime) -> Window | None:
-    """The window of time ``text`` names, if it names one."""
-    for pattern, make in RULES:
-        for match in pattern.finditer(text):
-            span = make(match, now)
-            if span is not None:
-                return Window(span[0], span[1], match.group(0))
+    """The window of time ``text`` names, if it names one: the first rule that matches wins,
+    except that two dates joined as a range ("between May 3 and May 9 2024", "from
+    2024-05-03 to 2024-05-09") name the whole range."""
+    return _range(text, now) or next(
+        (
+            Window(span[0], span[1], match.group(0))
+            for pattern, make in RULES
+            for match in pattern.finditer(text)
+            if (span := make(match, now)) is not None
+        ),
+        None,
+    )
+
+
+def _range(text: str, now: datetime) -> Window | None:
+    """Two dates in a row with only "and", "to", "until" or a dash between them, as one
+    window; the first takes the second's year when it names none ("August 11 and August 15
+    2023")."""
+    found = sorted(
+        (match.start(), match.end(), match, make)
+        for pattern, make in DATES
+        for match in pattern.finditer(text)
+    )
+    for (_, first_end, first, make_first), (second_start, _, second, make_second) in zip(
+        found, found[1:], strict=False
+    ):
+        if not RANGE.fullmatch(text[first_end:second_start]):
+            continue
+        last = make_second(second, now)
+        if last is None:
+            continue
+        named_year = first.groupdict().get("year") or first.groupdict().get("y")
+        start = make_first(first, now if named_year else last[1] - DAY)
+        if start is not None and start[0] < last[1]:
+            return Window(start[0], last[1], text[first.start() : second.end()])
     return None

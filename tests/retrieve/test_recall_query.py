@@ -102,6 +102,13 @@ def test_an_identifier_query_finds_the_snake_case_memory(ctx: Context) -> None:
         ("last friday's incident", "2026-06-05", "2026-06-06"),
         ("about two years ago", "2023-06-11", "2025-06-10"),
         ("上周的会议", "2026-06-01", "2026-06-08"),
+        ("what did we cook on 9 November, 2025?", "2025-11-09", "2025-11-10"),
+        ("the 3rd of May", "2026-05-03", "2026-05-04"),
+        ("what shipped in 2024", "2024-01-01", "2025-01-01"),
+        ("what shipped recently in 2025", "2025-01-01", "2026-01-01"),
+        ("where was I between August 11 and August 15 2025?", "2025-08-11", "2025-08-16"),
+        ("from 2026-05-03 to 2026-05-09", "2026-05-03", "2026-05-10"),
+        ("from December 28 to January 3", "2025-12-28", "2026-01-04"),
     ],
 )
 def test_time_expressions_become_windows(text: str, start: str, end: str) -> None:
@@ -110,7 +117,16 @@ def test_time_expressions_become_windows(text: str, start: str, end: str) -> Non
     assert (window.start.date().isoformat(), window.end.date().isoformat()) == (start, end)
 
 
-@pytest.mark.parametrize("text", ["may we deploy on fridays?", "march through the backlog", "x"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "may we deploy on fridays?",
+        "march through the backlog",
+        "x",
+        "plans for 2027",
+        "the 2024 budget",
+    ],
+)
 def test_words_that_only_look_like_times_are_not_windows(text: str) -> None:
     assert time_window(text, NOW) is None
 

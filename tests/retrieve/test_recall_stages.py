@@ -36,6 +36,7 @@ from tests.fakes import HashEmbedder
 from tests.ollama_server import FakeOllama
 
 NOW = datetime(2026, 6, 10, 12, tzinfo=UTC)
+DAY = timedelta(days=1)
 
 
 def make_run(ctx: Context, text: str = "query", limit: int = 10, **params: object) -> Run:
@@ -352,3 +353,16 @@ def test_session_messages_are_candidates_when_the_store_has_them(home: Path) -> 
     found = recall(ctx, "staging password rotation", touch=False, sessions=True, scopes=None)
     hit = next(r for r in found.results if r.is_message)
     assert hit.memory.id == "s1#1" and hit.memory.session_id == "s1"
+
+
+def test_a_memory_from_the_time_the_query_names_is_boosted_before_the_cap(ctx: Context) -> None:
+    from memctl.retrieve.pipeline import stages_for
+
+    run = make_run(ctx, "what did we deploy last week", limit=1, cap=2, time_boost=2.0)
+    long_ago = format_time(NOW - timedelta(days=60))
+    older = [cand(f"deploy notes {n}", 0.9 - n / 100, created_at=long_ago) for n in range(3)]
+    last_week = cand("shipped the billing service", 0.5, created_at=format_time(NOW - 4 * DAY))
+    kept = [*older, last_week]
+    for stage in [s for s in stages_for(run.params) if s in (time_boost, cap)]:
+        kept = stage(run, kept)
+    assert [c.memory.content for c in kept] == ["shipped the billing service", "deploy notes 0"]

@@ -1,5 +1,9 @@
 """Time: when the query names a time ("last week", "in May"), memories created inside that
-window x time_boost. A boost, never a filter."""
+window x time_boost. A boost, never a filter.
+
+It runs right after fuse, before the cap: a memory from the very time the query names
+must not be cut for a score that does not yet count the time.
+"""
 
 from __future__ import annotations
 
