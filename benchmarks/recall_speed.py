@@ -13,7 +13,8 @@ prints:
 - each part of one recall alone: query embedding, the vector leg (numpy over
   the index, and sqlite-vec's vec0 KNN for comparison), the BM25 leg;
 - in-process recall p50/p95 (query embedding included, touch off, every scope),
-  over the benchmark queries, --repeat times each, wall clock and CPU time;
+  over the benchmark queries, --repeat times each, wall clock and CPU time, and
+  how many cores other processes kept busy meanwhile (Linux);
 - the whole `memctl recall` process (touching what it recalls), median and p95.
 
 Nothing is asserted. Wall-clock times depend on what else the machine runs; the CPU
@@ -146,22 +147,45 @@ def part_figures(ctx: Context, repeat: int) -> None:
         print(f"{name}: p50 {ms(p50)}, p95 {ms(p95)}")
 
 
+def busy_ticks() -> tuple[int, int] | None:
+    """(busy, all) clock ticks of every CPU since boot, from /proc/stat; None elsewhere."""
+    try:
+        ticks = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    return sum(ticks) - ticks[3] - ticks[4], sum(ticks)  # idle and iowait are not busy
+
+
+def others_load(before: tuple[int, int] | None, own_cpu: float) -> str:
+    """How many cores other processes kept busy since ``before`` (this process used
+    ``own_cpu`` seconds meanwhile): the wall times depend on it."""
+    after = busy_ticks()
+    if before is None or after is None or after[1] == before[1]:
+        return ""
+    cores = os.cpu_count() or 1
+    own = own_cpu * os.sysconf("SC_CLK_TCK")
+    others = cores * max(0.0, after[0] - before[0] - own) / (after[1] - before[1])
+    return f"; meanwhile other processes kept {others:.1f} of {cores} cores busy"
+
+
 def recall_figures(ctx: Context, repeat: int) -> None:
     from memctl.retrieve.pipeline import recall
 
     recall(ctx, "warm up", touch=False)
     wall, cpu = [], []
+    ticks, own = busy_ticks(), time.process_time()
     for _ in range(repeat):
         for query in QUERIES:
             began, began_cpu = time.perf_counter(), time.process_time()
             recall(ctx, query, touch=False)
             wall.append(time.perf_counter() - began)
             cpu.append(time.process_time() - began_cpu)
+    load = others_load(ticks, time.process_time() - own)
     p50, p95 = percentiles(wall)
     cpu50, cpu95 = percentiles(cpu)
     print(
         f"in-process recall: p50 {ms(p50)}, p95 {ms(p95)}; CPU time p50 {ms(cpu50)}, "
-        f"p95 {ms(cpu95)} ({len(wall)} recalls)"
+        f"p95 {ms(cpu95)} ({len(wall)} recalls){load}"
     )
 
 

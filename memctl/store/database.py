@@ -71,10 +71,14 @@ def translated_errors(path: Path) -> Iterator[None]:
 class Database:
     """A memctl database file. Use ``Database.open`` and close it (or use ``with``)."""
 
-    def __init__(self, connection: apsw.Connection, path: Path) -> None:
+    def __init__(
+        self, connection: apsw.Connection, path: Path, busy_timeout_ms: int = 5000
+    ) -> None:
         self.connection = connection
         self.path = path
         self._depth = 0
+        self._busy_timeout_ms = busy_timeout_ms
+        self._reader: Database | None = None
 
     @classmethod
     def open(cls, path: Path, busy_timeout_ms: int = 5000) -> Database:
@@ -88,18 +92,40 @@ class Database:
             connection.enable_load_extension(False)
             if os.environ.get("MEMCTL_DEBUG_SQL"):
                 connection.exec_trace = _sql_tracer
-            db = cls(connection, path)
+            db = cls(connection, path, busy_timeout_ms)
             connection.execute("PRAGMA foreign_keys = ON")
             _use_wal(connection, busy_timeout_ms)
             db.migrate()
         return db
 
+    def reader(self) -> Database:
+        """A second connection to the same file (opened once, migrated already), for reads
+        of plain and full-text tables in another thread: one connection serves one
+        statement at a time, and a statement waiting for it waits long. While this
+        connection is in a transaction, itself: the other would not see what it wrote."""
+        if self.connection.in_transaction:
+            return self
+        if self._reader is None:
+            with translated_errors(self.path):
+                connection = apsw.Connection(str(self.path))
+                connection.setbusytimeout(self._busy_timeout_ms)
+            if os.environ.get("MEMCTL_DEBUG_SQL"):
+                connection.exec_trace = _sql_tracer
+            self._reader = Database(connection, self.path, self._busy_timeout_ms)
+        return self._reader
+
     def close(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
         self.connection.close()
 
     def set_busy_timeout(self, busy_timeout_ms: int) -> None:
         """How long a statement waits for another process's lock before giving up."""
         self.connection.setbusytimeout(busy_timeout_ms)
+        self._busy_timeout_ms = busy_timeout_ms
+        if self._reader is not None:
+            self._reader.set_busy_timeout(busy_timeout_ms)
 
     def __enter__(self) -> Database:
         return self
@@ -178,7 +204,7 @@ class Database:
                 names = [d[0] for d in cursor.get_description()]
             except apsw.ExecutionCompleteError:
                 return []
-            return [dict(zip(names, row, strict=True)) for row in cursor]
+            return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
     def tuples(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]:
         """All rows as plain tuples: for bulk reads, where a dict per row costs too much."""

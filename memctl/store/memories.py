@@ -9,12 +9,16 @@ from typing import Any
 
 from memctl.errors import AmbiguousIdError, NotFoundError, UsageError
 from memctl.model import Category, Kind, Memory, State, Tier, Visibility
-from memctl.store.database import Database, Row
+from memctl.store.database import Database
 from memctl.store.fts import fts_phrases, fts_terms
 from memctl.store.migrations import STEMMED
 
 COLUMNS = [f.name for f in fields(Memory)]
 ENUMS = {"kind": Kind, "category": Category, "tier": Tier, "state": State, "visibility": Visibility}
+# Memories are read as tuples in the order of Memory's fields, which build one
+# positionally; enum members come from a dict (calling the enum costs ~1 us each).
+ENUM_MEMBERS = [(COLUMNS.index(n), {str(m): m for m in e}) for n, e in ENUMS.items()]
+TAGS = COLUMNS.index("tags")
 SORTS = {
     "created": "created_at DESC",
     "updated": "updated_at DESC",
@@ -41,9 +45,15 @@ class MemoryFilter:
     before: str | None = None
 
     def where(self, alias: str = "m") -> tuple[str, list[Any]]:
-        """A SQL condition over table alias ``alias`` and its parameters."""
+        """A SQL condition over table alias ``alias`` and its parameters.
+
+        With a start time (a time window), the other columns are written ``+column``, so
+        that SQLite walks the creation-time index: without statistics it would take the
+        state or scope index, whose values cover most memories (a week of 100,000
+        memories: 37 ms instead of 7)."""
         clauses: list[str] = ["1"]
         params: list[Any] = []
+        column_of = f"+{alias}" if self.since is not None else alias
         for column, values in (
             ("scope", self.scopes),
             ("kind", self.kinds),
@@ -51,7 +61,7 @@ class MemoryFilter:
             ("state", self.states),
         ):
             if values is not None:
-                clauses.append(f"{alias}.{column} IN ({', '.join('?' * len(values))})")
+                clauses.append(f"{column_of}.{column} IN ({', '.join('?' * len(values))})")
                 params.extend(str(v) for v in values)
         if self.tag is not None:
             clauses.append(f"EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE value = ?)")
@@ -65,12 +75,25 @@ class MemoryFilter:
         return " AND ".join(clauses), params
 
 
-def memory_from_row(row: Row) -> Memory:
-    values = {name: row[name] for name in COLUMNS}
-    for name, enum in ENUMS.items():
-        values[name] = enum(values[name])
-    values["tags"] = json.loads(values["tags"])
-    return Memory(**values)
+def memory_columns(alias: str = "m") -> str:
+    """The select list reading a memory for ``memory_from_values``."""
+    return ", ".join(f"{alias}.{name}" for name in COLUMNS)
+
+
+def memory_from_values(row: Sequence[Any]) -> Memory:
+    """A Memory from the values ``memory_columns`` selects."""
+    values = list(row)
+    for position, members in ENUM_MEMBERS:
+        value = values[position]
+        values[position] = members.get(value) or ENUMS[COLUMNS[position]](value)
+    tags = values[TAGS]
+    values[TAGS] = [] if tags == "[]" else json.loads(tags)
+    return Memory(*values)
+
+
+def read_memories(db: Database, sql: str, params: Any = ()) -> list[Memory]:
+    """The memories of a query selecting ``memory_columns()`` (of alias m)."""
+    return [memory_from_values(row) for row in db.tuples(sql, params)]
 
 
 def _to_row(memory: Memory) -> list[Any]:
@@ -105,8 +128,10 @@ def put_vector(db: Database, memory_id: str, vector: bytes) -> None:
 
 
 def get_memory(db: Database, memory_id: str) -> Memory | None:
-    rows = db.rows("SELECT * FROM memories WHERE id = ?", (memory_id,))
-    return memory_from_row(rows[0]) if rows else None
+    found = read_memories(
+        db, f"SELECT {memory_columns()} FROM memories m WHERE id = ?", (memory_id,)
+    )
+    return found[0] if found else None
 
 
 def get_memories(
@@ -116,11 +141,12 @@ def get_memories(
     if not ids:
         return {}
     condition, params = where.where() if where else ("1", [])
-    rows = db.rows(
-        f"SELECT m.* FROM {BY_ID_LIST} m ON m.id = wanted.value WHERE {condition}",
+    found = read_memories(
+        db,
+        f"SELECT {memory_columns()} FROM {BY_ID_LIST} m ON m.id = wanted.value WHERE {condition}",
         [json.dumps(ids), *params],
     )
-    return {row["id"]: memory_from_row(row) for row in rows}
+    return {memory.id: memory for memory in found}
 
 
 def resolve_prefix(db: Database, table: str, prefix: str, noun: str) -> str:
@@ -156,11 +182,11 @@ def list_memories(
     if sort not in SORTS:
         raise UsageError(f"unknown sort {sort!r}: expected one of {', '.join(SORTS)}")
     condition, params = where.where()
-    sql = f"SELECT * FROM memories m WHERE {condition} ORDER BY {SORTS[sort]}, id"
+    sql = f"SELECT {memory_columns()} FROM memories m WHERE {condition} ORDER BY {SORTS[sort]}, id"
     if limit is not None:
         sql += " LIMIT ? OFFSET ?"
         params += [limit, offset]
-    return [memory_from_row(r) for r in db.rows(sql, params)]
+    return read_memories(db, sql, params)
 
 
 def record_access(db: Database, ids: list[str], at: str, strength_step: float) -> None:
@@ -216,20 +242,19 @@ def fts_rank(
     condition, params = where.where()
     fetch = limit * 4 + 32
     while True:
-        hits = db.rows(
+        hits = db.tuples(
             "SELECT rowid, bm25(memories_fts) AS score FROM memories_fts "
             "WHERE memories_fts MATCH ? ORDER BY score LIMIT ?",
             (match, fetch),
         )
-        passing = {
-            r["rowid"]: r["id"]
-            for r in db.rows(
-                f"SELECT m.rowid AS rowid, m.id AS id FROM {BY_ID_LIST} m "
-                f"ON m.rowid = wanted.value WHERE {condition}",
-                [json.dumps([h["rowid"] for h in hits]), *params],
+        passing = dict(
+            db.tuples(
+                f"SELECT m.rowid, m.id FROM {BY_ID_LIST} m ON m.rowid = wanted.value "
+                f"WHERE {condition}",
+                [json.dumps([rowid for rowid, _ in hits]), *params],
             )
-        }
-        found = [(passing[h["rowid"]], h["score"]) for h in hits if h["rowid"] in passing]
+        )
+        found = [(passing[rowid], score) for rowid, score in hits if rowid in passing]
         if len(found) >= limit or len(hits) < fetch:
             return found[:limit]
         fetch *= 8
@@ -243,11 +268,11 @@ def word_document_counts(db: Database, words: list[str]) -> tuple[int, dict[str,
     total = db.value("SELECT max(rowid) FROM memories") or 0
     terms = indexed_terms(db, words)
     wanted = sorted(set(terms.values()))
-    rows = db.rows(
+    rows = db.tuples(
         f"SELECT term, doc FROM memories_vocab WHERE term IN ({', '.join('?' * len(wanted))})",
         wanted,
     )
-    counts = {r["term"]: int(r["doc"]) for r in rows}
+    counts = {term: int(doc) for term, doc in rows}
     return int(total), {w: counts[t] for w, t in terms.items() if t in counts}
 
 
@@ -365,12 +390,13 @@ def ids_without_vectors(db: Database) -> list[str]:
 
 def same_content(db: Database, digest: str, scope: str) -> Memory | None:
     """A recallable memory of ``scope`` whose content has this hash (the oldest), or None."""
-    rows = db.rows(
-        "SELECT * FROM memories WHERE content_hash = ? AND scope = ? AND state IN (?, ?, ?) "
-        "ORDER BY created_at LIMIT 1",
+    found = read_memories(
+        db,
+        f"SELECT {memory_columns()} FROM memories m WHERE content_hash = ? AND scope = ? "
+        "AND state IN (?, ?, ?) ORDER BY created_at LIMIT 1",
         (digest, scope, State.ACTIVE, State.SUPERSEDED, State.CONTRADICTED),
     )
-    return memory_from_row(rows[0]) if rows else None
+    return found[0] if found else None
 
 
 def vector_for_hash(db: Database, digest: str) -> bytes | None:
@@ -414,9 +440,10 @@ def counts_by(db: Database, column: str) -> dict[str, int]:
 
 def session_memory(db: Database, session_id: str, tag: str) -> Memory | None:
     """The active memory of a session carrying ``tag`` (a session's digest), if any."""
-    rows = db.rows(
-        "SELECT * FROM memories m WHERE session_id = ? AND state = 'active' AND EXISTS "
-        "(SELECT 1 FROM json_each(m.tags) WHERE value = ?) ORDER BY created_at LIMIT 1",
+    found = read_memories(
+        db,
+        f"SELECT {memory_columns()} FROM memories m WHERE session_id = ? AND state = 'active' "
+        "AND EXISTS (SELECT 1 FROM json_each(m.tags) WHERE value = ?) ORDER BY created_at LIMIT 1",
         (session_id, tag),
     )
-    return memory_from_row(rows[0]) if rows else None
+    return found[0] if found else None

@@ -10,7 +10,8 @@ checks it on every run); twice that is rescored.
 
 Filters (scope, state, as-of, a time window) are SQL: the best rows are
 over-fetched and checked, and a filter that keeps few memories is applied to
-every row first.
+every row first (at once when a time window holds fewer memories than asked
+for: over-fetching could not find enough).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ RESCORE_SHARE = 50
 # applied to every row instead (a filter that keeps few memories).
 OVERFETCH = 4
 FILTER_ALL = 4096
+FARTHEST = np.iinfo(np.uint16).max  # the Hamming distance given to dead rows
 
 
 class Scores:
@@ -41,10 +43,13 @@ class Scores:
         self.query = np.asarray(query, dtype=np.float32)
         self.total = len(index.rowids) - int(index.dead.sum())  # live rows
         self.exact = self.total <= EXACT_UP_TO
+        self._best: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # best(count) over all rows
 
-    def prepare(self) -> Scores:
-        """Do the work over every row now (numpy only, no SQL: it can overlap a query)."""
+    def prepare(self, limit: int) -> Scores:
+        """Do the work over every row now, and the first search of ``nearest`` for
+        ``limit`` (numpy only, no SQL: it can overlap a query)."""
         _ = self.full if self.exact else self.hamming
+        self.best(first_fetch(self, limit))
         return self
 
     @cached_property
@@ -69,7 +74,7 @@ class Scores:
                 distance += np.bitwise_count(bits ^ word)
             parts.append(distance)
         distances = np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint16)
-        distances[self.index.dead] = np.iinfo(np.uint16).max
+        distances[self.index.dead] = FARTHEST
         return distances
 
     def of(self, positions: np.ndarray) -> np.ndarray:
@@ -86,7 +91,15 @@ class Scores:
 
     def best(self, count: int, among: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(positions, similarities) of the ``count`` most similar rows (of ``among``, or all),
-        best first."""
+        best first. Over all rows it is kept: ``prepare`` asks for the vector leg's first
+        rows while the full-text search runs, and the time leg asks for the same."""
+        if among is None:
+            if count not in self._best:
+                self._best[count] = self._search(count, None)
+            return self._best[count]
+        return self._search(count, among)
+
+    def _search(self, count: int, among: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
         live = ~self.index.dead
         if among is not None:
             pool = among[live[among]]
@@ -103,13 +116,22 @@ class Scores:
         return pool[order], similarities[order]
 
 
+def first_fetch(scores: Scores, limit: int) -> int:
+    """How many of the most similar rows ``nearest`` looks at first."""
+    return min(scores.total, limit * OVERFETCH + 64)
+
+
 def nearest(
     index: VectorIndex, scores: Scores, limit: int, where: MemoryFilter
 ) -> list[tuple[str, float]]:
     """(id, cosine distance) of the ``limit`` most similar memories passing ``where``."""
     if scores.total == 0 or limit <= 0:
         return []
-    fetch = min(scores.total, limit * OVERFETCH + 64)
+    if where.since is not None and _window_holds_fewer(index.db, where, limit):
+        # fewer than ``limit`` can pass: the loop below would end there, after fetching
+        # thousands of rows for nothing
+        return _nearest_filtered(index, scores, limit, where)
+    fetch = first_fetch(scores, limit)
     while True:
         positions, similarities = scores.best(fetch)
         rowids = index.rowids[positions].tolist()
@@ -145,38 +167,49 @@ def _nearest_filtered(
     """Apply the filter to every row first, for filters that keep few memories."""
     allowed = _passing(index, None, where)
     wanted = np.fromiter(allowed, dtype=np.int64, count=len(allowed))
-    positions, similarities = scores.best(limit, np.flatnonzero(np.isin(index.rowids, wanted)))
+    positions, similarities = scores.best(limit, index.positions_of(wanted))
     return [
         (allowed[r], 1.0 - s)
         for r, s in zip(index.rowids[positions].tolist(), similarities.tolist(), strict=True)
     ]
 
 
+def _window_holds_fewer(db: Database, where: MemoryFilter, count: int) -> bool:
+    """Whether fewer than ``count`` memories were created in ``where``'s time window (an
+    upper bound of those passing it), counted in the creation-time index alone."""
+    condition, params = "created_at >= ?", [where.since]
+    if where.before is not None:
+        condition, params = f"{condition} AND created_at < ?", [*params, where.before]
+    inside = db.value(
+        f"SELECT count(*) FROM (SELECT 1 FROM memories WHERE {condition} LIMIT ?)",
+        [*params, count],
+    )
+    return int(inside) < count
+
+
 def _passing(index: VectorIndex, rowids: list[int] | None, where: MemoryFilter) -> dict[int, str]:
     """rowid -> id of the memories (among ``rowids``, or all) that pass ``where``."""
     condition, params = where.where()
     if rowids is None:
-        sql = f"SELECT m.rowid AS rowid, m.id AS id FROM memories m WHERE {condition}"
+        sql = f"SELECT m.rowid, m.id FROM memories m WHERE {condition}"
     else:
         sql = (
-            f"SELECT m.rowid AS rowid, m.id AS id FROM {BY_ID_LIST} m "
-            f"ON m.rowid = wanted.value WHERE {condition}"
+            f"SELECT m.rowid, m.id FROM {BY_ID_LIST} m ON m.rowid = wanted.value WHERE {condition}"
         )
         params = [json.dumps(rowids), *params]
-    return {r["rowid"]: r["id"] for r in index.db.rows(sql, params)}
+    return dict(index.db.tuples(sql, params))
 
 
 def similarities_of(index: VectorIndex, scores: Scores, ids: list[str]) -> dict[str, float]:
     """Cosine similarity of each of these memories that has a vector (one pass over the rows)."""
     if not ids or scores.total == 0:
         return {}
-    rows = index.db.rows(
-        f"SELECT m.rowid AS rowid, m.id AS id FROM {BY_ID_LIST} m ON m.id = wanted.value",
-        [json.dumps(ids)],
+    by_rowid = dict(
+        index.db.tuples(
+            f"SELECT m.rowid, m.id FROM {BY_ID_LIST} m ON m.id = wanted.value", [json.dumps(ids)]
+        )
     )
-    by_rowid = {r["rowid"]: r["id"] for r in rows}
-    wanted = np.fromiter(by_rowid, dtype=np.int64, count=len(by_rowid))
-    positions = np.flatnonzero(np.isin(index.rowids, wanted) & ~index.dead)
+    positions = index.positions_of(np.fromiter(by_rowid, dtype=np.int64, count=len(by_rowid)))
     values = scores.of(positions).tolist()
     rowids = index.rowids[positions].tolist()
     return {by_rowid[r]: v for r, v in zip(rowids, values, strict=True)}

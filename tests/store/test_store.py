@@ -192,6 +192,35 @@ def test_vectors_of_another_model_are_refused(ctx: Context) -> None:
     assert len(store.list_memories(ctx.db, MemoryFilter(), None)) == 1
 
 
+def test_a_memory_reads_back_field_for_field_by_every_reader(ctx: Context) -> None:
+    from memctl.model import Category, Kind, State, Tier, Visibility
+
+    memory = Memory(
+        "a memory with every field set",
+        l0_abstract="abstract",
+        kind=Kind.PINNED,
+        category=Category.CASES,
+        tier=Tier.CORE,
+        state=State.CONTRADICTED,
+        importance=0.9,
+        access_count=3,
+        last_accessed_at="2026-01-02T03:04:05.000Z",
+        invalidated_at="2026-01-03T00:00:00.000Z",
+        scope="project:x",
+        visibility=Visibility.SHARED,
+        tags=["deploy", "ünïcode"],
+        session_id="s1",
+        agent_id="agent",
+    )
+    store.insert_memory(ctx.db, memory, None)
+    assert store.get_memory(ctx.db, memory.id) == memory
+    assert store.get_memories(ctx.db, [memory.id]) == {memory.id: memory}
+    assert store.list_memories(ctx.db, MemoryFilter(states=None), None) == [memory]
+    assert store.same_content(ctx.db, memory.content_hash, "project:x") == memory
+    read = store.get_memory(ctx.db, memory.id)
+    assert read is not None and type(read.kind) is Kind and type(read.state) is State
+
+
 def test_fts_matches_inflections_of_english_words(ctx: Context) -> None:
     memory = memories.remember(ctx, "Nate tried three new recipes and played chess all weekend")
     memories.remember(ctx, "the weekly report is due on Friday")
@@ -229,3 +258,20 @@ def test_an_older_store_is_reindexed_stemmed_on_open(home: Path) -> None:
     found = [store.get_memory(db, h[0]) for h in hits]
     assert [m.content for m in found if m] == ["she shared her favourite recipes"]
     db.close()
+
+
+def test_the_reader_connection_sees_what_is_committed_and_closes_with_the_store(
+    ctx: Context,
+) -> None:
+    first = memories.remember(ctx, "committed before the reader opened")
+    reader = ctx.db.reader()
+    assert reader is not ctx.db and reader.connection is not ctx.db.connection
+    assert reader is ctx.db.reader()  # opened once
+    second = memories.remember(ctx, "committed after the reader opened")
+    found = reader.tuples("SELECT id FROM memories ORDER BY rowid")
+    assert [row[0] for row in found] == [first.id, second.id]
+    with ctx.db.atomic():  # a transaction's own writes: only its connection sees them
+        assert ctx.db.reader() is ctx.db
+    ctx.db.close()
+    with pytest.raises(apsw.ConnectionClosedError):
+        reader.tuples("SELECT 1")

@@ -267,3 +267,53 @@ def test_large_indexes_prefilter_by_sign_bits_and_rescore_exactly(
             assert ours[memory_id] == pytest.approx(theirs[memory_id], abs=1e-5)
         found += len(ours.keys() & theirs.keys())
     assert found >= (50 if not prefilter else 45)
+
+
+def test_one_query_serves_several_filters_as_fresh_ones_would(ctx: Context) -> None:
+    fill(ctx, 120)
+    index = vector_index(ctx.db)
+    vector = query_vector(ctx, "w1 w2 w3")
+    shared = Scores(index, vector)  # recall's vector and time legs share one
+    for where in (MemoryFilter(), MemoryFilter(scopes=("global",)), MemoryFilter()):
+        alone = vector_query.nearest(index, Scores(index, vector), 8, where)
+        assert vector_query.nearest(index, shared, 8, where) == alone
+        assert vector_query.nearest(index, shared, 3, where) == alone[:3]
+
+
+def test_similarities_of_named_memories_come_from_their_live_copies(ctx: Context) -> None:
+    ids = fill(ctx, 30)
+    nearest(ctx, "w1", 3, MemoryFilter())
+    later = fill(ctx, 10, start=30)
+    nearest(ctx, "w1", 3, MemoryFilter())  # a second segment
+    memories.update(ctx, ids[4], "zebra crossing")  # a third, and a dead row in the first
+    index = vector_index(ctx.db)
+    assert len(index.segments) == 3 and index.dead.any()
+    scores = Scores(index, query_vector(ctx, "zebra crossing"))
+    wanted = [ids[4], ids[0], later[5], "not-a-memory"]
+    found = vector_query.similarities_of(index, scores, wanted)
+    assert set(found) == {ids[4], ids[0], later[5]}
+    assert found[ids[4]] == pytest.approx(1.0, abs=1e-6)  # the changed vector, not the old
+    for memory_id in (ids[0], later[5]):
+        assert found[memory_id] == pytest.approx(
+            1.0 - dict(nearest(ctx, "zebra crossing", 40, MemoryFilter()))[memory_id], abs=1e-6
+        )
+
+
+@pytest.mark.parametrize("limit", [3, 10], ids=["window holds enough", "window holds too few"])
+def test_a_time_window_finds_the_nearest_memories_created_in_it(
+    ctx: Context, monkeypatch: pytest.MonkeyPatch, limit: int
+) -> None:
+    vectors = random_store(ctx, 3000)  # created now
+    monkeypatch.setattr(vector_query, "EXACT_UP_TO", 1000)  # the prefilter of a large store
+    monkeypatch.setattr(vector_query, "RESCORE_MIN", 300)
+    with ctx.db.atomic():
+        for day in range(1, 6):
+            memory = Memory(content=f"old {day}", created_at=f"2025-01-0{day}T12:00:00.000Z")
+            insert_memory(ctx.db, memory, vectors[day].tobytes())
+    week = MemoryFilter(since="2025-01-01T00:00:00.000Z", before="2025-01-08T00:00:00.000Z")
+    index = vector_index(ctx.db)
+    for query in vectors[100:105]:
+        ours = vector_query.nearest(index, Scores(index, query), limit, week)
+        theirs = vector_search(ctx.db, query.tobytes(), limit, week)
+        assert len(ours) == min(limit, 5)
+        assert [i for i, _ in ours] == [i for i, _ in theirs]

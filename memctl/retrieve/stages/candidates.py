@@ -12,11 +12,13 @@
 It also weighs the query's content words by their rarity in the store (the
 fuse stage asks how much of the query a candidate contains).
 
-The full-text search runs in a thread while the query is embedded and
-compared, so the two legs overlap (the embedding thread runs no SQL meanwhile:
-one connection serves both). A leg that fails leaves a warning and the others
-still answer. The vector modules bring numpy, so they are imported where they
-are used: loading the CLI stays light (tests/test_architecture.py).
+The full-text search runs in a thread, on a second connection to the store
+(``Database.reader``), while the query's word weights are read, the query is
+embedded and compared and the vector legs are searched, so the two sides
+overlap: neither waits for the other's connection. A leg that fails leaves a
+warning and the others still answer. The vector modules bring numpy, so they
+are imported where they are used: loading the CLI stays light
+(tests/test_architecture.py).
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ STAGE = "candidates"
 
 
 def _bm25(run: Run, size: int) -> list[tuple[str, float]]:
-    return fts_rank(run.ctx.db, run.query.alternatives, size, run.where)
+    return fts_rank(run.ctx.db.reader(), run.query.alternatives, size, run.where)
 
 
 class _Background:
@@ -67,8 +69,9 @@ class _Background:
         return self._result
 
 
-def _embed_query(run: Run) -> None:
-    """The query vector and its similarity to every stored vector (no SQL: runs beside FTS)."""
+def _embed_query(run: Run, size: int) -> None:
+    """The query vector, its similarity to every stored vector and the vector leg's first
+    ``size``-deep search (no SQL: runs beside FTS)."""
     index = run.index
     assert index is not None
     model = index.manifest
@@ -83,7 +86,7 @@ def _embed_query(run: Run) -> None:
         )
     from memctl.store.vector_query import Scores
 
-    run.scores = Scores(index, vector).prepare()
+    run.scores = Scores(index, vector).prepare(size)
 
 
 def _vector_legs(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
@@ -104,23 +107,26 @@ def _vector_legs(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
 
 
 def gather(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
-    """Every leg's ranked (id, raw score) hits; failures become notes."""
+    """Every leg's ranked (id, raw score) hits, and the query's word weights; failures
+    become notes."""
     from memctl.store.vector_index import vector_index
 
     legs: dict[str, list[tuple[str, float]]] = {}
     run.index = vector_index(run.ctx.db)
     fts = _Background(lambda: _bm25(run, size))
+    run.word_weights, run.anchors = word_weights(run)
     try:
-        _embed_query(run)
+        _embed_query(run, size)
     except MemctlError as exc:
         run.failed_legs.add("vector")
         run.notes.append(f"vector search unavailable, results from BM25 alone: {exc}")
+    vector_legs = _vector_legs(run, size)
     try:
         legs["bm25"] = fts.join()
     except MemctlError as exc:
         run.failed_legs.add("bm25")
         run.notes.append(f"full-text search unavailable, results from vectors alone: {exc}")
-    legs.update(_vector_legs(run, size))
+    legs.update(vector_legs)
     if run.translation is not None:
         legs.update(_translated_legs(run, run.translation, size))
     return legs
@@ -140,7 +146,6 @@ def _translated_legs(run: Run, english: Analysed, size: int) -> dict[str, list[t
 def candidates(run: Run, _: list[Candidate]) -> list[Candidate]:
     """Stage 1: the union of the legs' hits, with each leg's rank and raw score."""
     size = run.limit * run.params.candidates
-    run.word_weights, run.anchors = word_weights(run)
     legs = gather(run, size)
     by_id: dict[str, Candidate] = {}
     memories = get_memories(run.ctx.db, list({i for hits in legs.values() for i, _ in hits}))

@@ -1,0 +1,60 @@
+"""The retrieval legs run side by side: the full-text search in a thread, the query
+embedding (and the vector leg's first search) beside it."""
+
+from __future__ import annotations
+
+import pytest
+
+from memctl.context import Context
+from memctl.errors import StoreError
+from memctl.memories import operations as memories
+from memctl.retrieve.pipeline import recall
+from memctl.retrieve.stages import candidates
+
+FACTS = [
+    "The production database is backed up every night at 2am",
+    "The frontend uses pnpm as its package manager",
+    "Office plants need watering on Fridays",
+]
+
+
+def test_both_legs_and_the_word_weights_reach_the_results(real_ctx: Context) -> None:
+    ids = [memories.remember(real_ctx, fact).id for fact in FACTS]
+    result = recall(real_ctx, "which package manager does the frontend use?", touch=False)
+    assert result.results[0].memory.id == ids[1]
+    assert set(result.results[0].ranks) == {"bm25", "vector"}
+    assert result.run is not None and set(result.run.word_weights) == {
+        "package",
+        "manager",
+        "frontend",
+        "use",
+    }
+
+
+def test_a_failed_full_text_leg_leaves_a_note_and_the_vectors_answer(
+    real_ctx: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ids = [memories.remember(real_ctx, fact).id for fact in FACTS]
+
+    def broken(*_: object) -> list[tuple[str, float]]:
+        raise StoreError("the full-text index is damaged")
+
+    monkeypatch.setattr(candidates, "fts_rank", broken)  # a damaged index cannot be made
+    result = recall(real_ctx, "which package manager does the frontend use?", touch=False)
+    assert result.warnings == [
+        "full-text search unavailable, results from vectors alone: the full-text index is damaged"
+    ]
+    assert result.results[0].memory.id == ids[1]
+    assert result.results[0].ranks == {"vector": 1}
+    # the query's word weights do not come from that leg: relevance still reads them
+    assert result.run is not None and "frontend" in result.run.word_weights
+
+
+def test_recall_inside_a_transaction_finds_what_it_wrote_by_words_too(
+    real_ctx: Context,
+) -> None:
+    with real_ctx.db.atomic():
+        memory = memories.remember(real_ctx, "The frontend uses pnpm as its package manager")
+        result = recall(real_ctx, "which package manager does the frontend use?", touch=False)
+    assert result.results[0].memory.id == memory.id
+    assert set(result.results[0].ranks) == {"bm25", "vector"}
