@@ -160,6 +160,12 @@ RECALL_KEYS: tuple[Key, ...] = (
         0.6,
         "Share of a question's score the memory after it in its session (its reply) inherits.",
     ),
+    _unit(
+        "recall.question_factor",
+        0.8,
+        "Score multiplier of a memory that asks a question when its reply, the memory after "
+        "it, inherits from it (the reply, not the question, holds the answer).",
+    ),
     Key(
         "recall.context_max_chars",
         400,

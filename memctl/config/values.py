@@ -35,6 +35,7 @@ class Values:
     recall_support_floor: float
     recall_context_share: float
     recall_reply_share: float
+    recall_question_factor: float
     recall_context_max_chars: int
     recall_session_vectors: int
     recall_cap: int
@@ -184,6 +185,7 @@ class RecallValues:
     support_floor: float
     context_share: float
     reply_share: float
+    question_factor: float
     context_max_chars: int
     session_vectors: int
     cap: int

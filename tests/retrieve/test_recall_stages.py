@@ -344,6 +344,23 @@ def test_a_short_memory_inherits_from_its_session_neighbours(ctx: Context) -> No
     assert got["so do I"].score == pytest.approx(0.3)  # no question, no reply share
 
 
+def test_a_question_gives_way_to_the_short_reply_that_inherits_from_it(ctx: Context) -> None:
+    run = make_run(ctx, context_share=0.3, reply_share=0.6, question_factor=0.8)
+    times = [format_time(NOW - timedelta(minutes=m)) for m in (4, 3, 2, 1)]
+    question = stored(ctx, "how are your pets?", 1.0, session_id="s", created_at=times[0])
+    answer = stored(ctx, "yup, Oscar, my guinea pig", 0.9, session_id="s", created_at=times[1])
+    ranked = [c.memory.content for c in neighbours(run, [question, answer])]
+    assert ranked == [answer.memory.content, question.memory.content]
+    assert question.score == pytest.approx((1.0 + 0.3 * 0.9) * 0.8)  # its reply passes it 0.3
+    (step,) = [s for s in run.trace if s.memory_id == question.id and s.stage == "neighbours"]
+    assert "asks a question" in step.why
+    # a long reply inherits nothing, so the question keeps its score
+    asks_long = stored(ctx, "what did the survey say?", 1.0, session_id="t", created_at=times[2])
+    stored(ctx, "x" * 500, 0.0, session_id="t", created_at=times[3])
+    neighbours(run, [asks_long])
+    assert asks_long.score == pytest.approx(1.0)
+
+
 def test_session_messages_are_candidates_when_the_store_has_them(home: Path) -> None:
     from memctl.config.settings import load_settings
     from memctl.model import Message, Role, Session

@@ -10,6 +10,10 @@ candidate that asks a question passes ``reply_share`` to the memory after it
 docs/benchmarks.md); a
 neighbour not yet a candidate joins the results through that path (it is
 relevant through a relevant seed). Long memories stand alone and inherit nothing.
+
+The question itself then gives way to its reply (x ``question_factor``): a
+question resembles the query, being one, but holds no answer. Only when the
+reply inherits (it is short), so the question's relevance is passed on, not lost.
 """
 
 from __future__ import annotations
@@ -33,9 +37,13 @@ def neighbours(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     sources = [c for c in candidates if not c.is_message]
     near = session_neighbours(run.ctx.db, [c.memory for c in sources], run.where)
     gains: dict[str, tuple[float, str]] = {}
+    replies: dict[str, str] = {}  # a candidate that asks a question -> the memory after it
     for source in sources:
         previous, following = near.get(source.id, (None, None))
-        reply = p.reply_share if asks(source.memory.content) else p.context_share
+        asking = asks(source.memory.content)
+        if asking and following is not None:
+            replies[source.id] = following
+        reply = p.reply_share if asking else p.context_share
         for other, part in ((previous, p.context_share), (following, reply)):
             if other is None:
                 continue
@@ -48,19 +56,25 @@ def neighbours(run: Run, candidates: list[Candidate]) -> list[Candidate]:
         added = Candidate(memory, via=(gains[memory_id][1], RELATION, memory_id))
         by_id[memory_id] = added
         candidates.append(added)
+    inherits = {i for i, c in by_id.items() if len(c.memory.content) <= p.context_max_chars}
     for candidate in candidates:
         gain, origin = gains.get(candidate.id, (0.0, ""))
-        if gain <= 0 or len(candidate.memory.content) > p.context_max_chars:
+        answer = replies.get(candidate.id)
+        gives_way = answer is not None and answer in inherits and gains[answer][0] > 0
+        if candidate.id not in inherits:
+            gain = 0.0
+        if gain <= 0 and not gives_way:
             candidate.factors[STAGE] = 1.0
             if candidate.id not in fresh:
                 run.record(STAGE, candidate, KEPT, 1.0)
             continue
         before = candidate.score
-        candidate.score += gain
+        candidate.score = (before + gain) * (p.question_factor if gives_way else 1.0)
         candidate.factors[STAGE] = candidate.score / before if before else candidate.score
-        if candidate.id in fresh:
-            run.record(STAGE, candidate, ADDED, gain, f"next to {origin[:8]} in its session")
-        else:
-            run.record(STAGE, candidate, RESCORED, gain, f"next to {origin[:8]} in its session")
+        reasons = [f"next to {origin[:8]} in its session"] if gain > 0 else []
+        if answer is not None and gives_way:
+            reasons.append(f"asks a question; its reply {answer[:8]} inherits")
+        action = ADDED if candidate.id in fresh else RESCORED
+        run.record(STAGE, candidate, action, gain, ", ".join(reasons))
     kept = [c for c in candidates if c.id not in fresh or c.score > 0]
     return by_score(kept)
