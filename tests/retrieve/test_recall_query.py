@@ -131,6 +131,18 @@ def test_words_that_only_look_like_times_are_not_windows(text: str) -> None:
     assert time_window(text, NOW) is None
 
 
+DATE_WORDS = (
+    "between and to from - in on of May Feb. 31 0 3rd 1999 2024 2099 2024-02-30 2024-13-01 "
+    "2024-05-03 , yesterday"
+).split()
+
+
+@given(st.lists(st.sampled_from(DATE_WORDS) | st.text(max_size=5), max_size=10))
+def test_any_run_of_date_words_is_a_valid_window_or_none(words: list[str]) -> None:
+    window = time_window(" ".join(words), NOW)  # impossible dates and ranges never raise
+    assert window is None or window.start < window.end
+
+
 def test_the_time_phrase_leaves_the_full_text_search() -> None:
     analysed = analyse("what broke in production last week", NOW)
     assert analysed.window is not None and analysed.window.phrase == "last week"
