@@ -208,6 +208,7 @@ RULES: list[tuple[re.Pattern[str], Maker]] = [
 # The dates that can bound a range, and what may stand between the two.
 DATES = RULES[:4]
 RANGE = re.compile(r"\s*(?:and|to|until|till|through|-|–)\s*", re.I)
+OPENING = re.compile(r"\b(?:between|from)\s+$", re.I)  # part of the range's phrase
 
 
 def time_window(text: str, now: datetime) -> Window | None:
@@ -245,5 +246,7 @@ def _range(text: str, now: datetime) -> Window | None:
         named_year = first.groupdict().get("year") or first.groupdict().get("y")
         start = make_first(first, now if named_year else last[1] - DAY)
         if start is not None and start[0] < last[1]:
-            return Window(start[0], last[1], text[first.start() : second.end()])
+            opening = OPENING.search(text, 0, first.start())
+            begin = opening.start() if opening else first.start()
+            return Window(start[0], last[1], text[begin : second.end()])
     return None

@@ -147,6 +147,9 @@ def test_the_time_phrase_leaves_the_full_text_search() -> None:
     analysed = analyse("what broke in production last week", NOW)
     assert analysed.window is not None and analysed.window.phrase == "last week"
     assert ("week",) not in analysed.alternatives and ("production",) in analysed.alternatives
+    ranged = analyse("what did we do between May 3 and May 9 2026?", NOW)
+    assert ranged.window is not None and ranged.window.phrase == "between May 3 and May 9 2026"
+    assert ranged.words == []  # nothing but the time: its memories answer it
 
 
 def test_language_guess() -> None:
