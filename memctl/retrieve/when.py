@@ -163,7 +163,8 @@ def _recently(match: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
 _DAY_YEAR = r"(?:\s+(?P<day>[0-3]?\d)(?:st|nd|rd|th)?\b)?(?:,?\s+(?P<year>(?:19|20)\d\d))?"
 # (pattern, window maker); the first rule that matches wins. A bare month name needs
 # a preposition, a day or a year ("in May", "May 3", "May 2024"): "may" is also a verb.
-RULES: list[tuple[re.Pattern[str], Maker]] = [
+# The dates first: they alone can bound a range ("between May 3 and May 9").
+DATES: list[tuple[re.Pattern[str], Maker]] = [
     (re.compile(r"\b(?P<y>(?:19|20)\d\d)-(?P<m>[01]\d)(?:-(?P<d>[0-3]\d))?\b"), _iso),
     (
         re.compile(
@@ -185,6 +186,9 @@ RULES: list[tuple[re.Pattern[str], Maker]] = [
         ),
         _named_month,
     ),
+]
+RULES: list[tuple[re.Pattern[str], Maker]] = [
+    *DATES,
     (re.compile(r"\b(?:in|during|of)\s+(?P<year>(?:19|20)\d\d)\b", re.I), _year),
     (re.compile(r"\b" + _NUMBER + r"\s+(?P<unit>day|week|month|year)s?\s+ago\b", re.I), _ago),
     (re.compile(r"\b(?P<which>last|this|past)\s+(?P<unit>week|month|year)\b", re.I), _relative),
@@ -205,8 +209,7 @@ RULES: list[tuple[re.Pattern[str], Maker]] = [
 ]
 
 
-# The dates that can bound a range, and what may stand between the two.
-DATES = RULES[:4]
+# What may stand between the two dates of a range.
 RANGE = re.compile(r"\s*(?:and|to|until|till|through|-|–)\s*", re.I)
 OPENING = re.compile(r"\b(?:between|from)\s+$", re.I)  # part of the range's phrase
 
@@ -231,9 +234,12 @@ def _range(text: str, now: datetime) -> Window | None:
     window; the first takes the second's year when it names none ("August 11 and August 15
     2023")."""
     found = sorted(
-        (match.start(), match.end(), match, make)
-        for pattern, make in DATES
-        for match in pattern.finditer(text)
+        (
+            (match.start(), match.end(), match, make)
+            for pattern, make in DATES
+            for match in pattern.finditer(text)
+        ),
+        key=lambda hit: hit[:2],
     )
     for (_, first_end, first, make_first), (second_start, _, second, make_second) in zip(
         found, found[1:], strict=False
