@@ -5,7 +5,8 @@ The repository's tree (``git ls-tree``) is compared with the index of files
 already read, by blob id: only new and changed files are read, and only by
 blob (never through the work tree, so a symlink leads nowhere). A file is
 skipped, named and counted when it is a symlink or not a file, its name is not
-UTF-8 (shown with ``\\xff`` escapes) or does not match ``memories/<scope>/<memory-id>_<host-id>.yaml``, it is larger than
+UTF-8 (shown with ``\\xff`` escapes) or does not match
+``memories/<scope>/<memory-id>_<host-id>.yaml``, it is larger than
 ``sync.max_file_bytes``, or it does not parse (``memfile.parse``).
 """
 
