@@ -23,7 +23,8 @@ from memctl.store.events import log_event
 from memctl.store.memories import ENUMS, MemoryFilter
 from memctl.store.relations import add_relation, relations_of
 
-MEMORY_FIELDS = {f.name for f in fields(Memory)}
+# An imported memory enters this store now, whatever its record says (decay counts from it).
+MEMORY_FIELDS = {f.name for f in fields(Memory)} - {"stored_at"}
 # Free text besides the content: scrubbed on the way in and out like the content.
 TEXT_FIELDS = ("l0_abstract", "l1_overview", "l2_content", "source", "agent_id", "session_id")
 IMPORT_BATCH = 64
@@ -33,6 +34,7 @@ def export_lines(ctx: Context, where: MemoryFilter) -> Iterator[str]:
     """One JSON line per memory (every state unless filtered), oldest first."""
     for memory in store.list_memories(ctx.db, where, None, sort="oldest"):
         record = scrubbed(memory.to_dict())
+        del record["stored_at"]  # belongs to this store: an import is stored when it runs
         record["relations"] = [
             {
                 "dst_id": r.dst_id,
