@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from memctl.context import Context
 from memctl.errors import DatabaseBusyError, InputError, NotFoundError
-from memctl.ingest.capture import CaptureReport, IngestOptions, capture, open_input
+from memctl.ingest.capture import (
+    MODES,
+    CaptureReport,
+    IngestOptions,
+    capture,
+    open_transcript,
+    unchanged,
+)
 
 if TYPE_CHECKING:
     from memctl.imports.report import ImportReport
@@ -75,16 +82,20 @@ def ingest(ctx: Context, request: IngestRequest) -> IngestResult:
     )
     hook = not (request.wait or request.dry_run)
     log = log_path(ctx.settings)
-    with open_input(request.transcript, request.stdin) as source:
+    whole = request.dry_run or options.mode not in MODES
+    with open_transcript(ctx, request.transcript, request.stdin, options, whole) as opened:
+        source = opened.source
+        if source is None:
+            return IngestResult(unchanged(ctx, opened, str(request.transcript)), log)
         try:
             with _budget(ctx, hook):
-                captured = capture(ctx, source, options, dry_run=request.dry_run)
+                captured = capture(ctx, source, opened.options, request.dry_run, opened)
         except DatabaseBusyError:
             if not hook:
                 raise
             from memctl.ingest.spool import spool
 
-            path = spool(ctx, source, options)
+            path = spool(ctx, source, opened.options)
             return IngestResult(CaptureReport(source=source.name), log, spooled=path)
     result = IngestResult(captured.report, log)
     if request.dry_run:

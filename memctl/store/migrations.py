@@ -326,6 +326,20 @@ def m009_stored_at(db: Database) -> None:
     )
 
 
+def m010_transcript_reads(db: Database) -> None:
+    """How far capture has read each transcript file: its byte offset, a digest of what lay
+    before it, and the session's message count then (ingest/capture.py reads on from it)."""
+    db.execute("""
+        CREATE TABLE transcript_reads (
+            path TEXT PRIMARY KEY,
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            client TEXT NOT NULL,
+            offset INTEGER NOT NULL,
+            digest TEXT NOT NULL,
+            messages INTEGER NOT NULL
+        )""")
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -336,4 +350,5 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m007_maintain_compared,
     m008_stemmed_fts,
     m009_stored_at,
+    m010_transcript_reads,
 ]
