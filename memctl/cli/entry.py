@@ -18,7 +18,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from memctl.errors import MemctlError, os_error
+from memctl.errors import MemctlError, UsageError, os_error
 
 GLOBAL_WITH_VALUE = ("--home", "-c", "--config")
 
@@ -106,6 +106,8 @@ def main(run: Callable[[], int] = _run_memctl, prog: str = "memctl") -> None:
             code = run()
         except OSError as exc:
             raise os_error(exc) from exc
+        except OverflowError as exc:  # a number or date given beyond what can be stored
+            raise UsageError(f"a value out of range: {exc}") from exc
     except MemctlError as exc:
         if os.environ.get("MEMCTL_DEBUG"):
             raise

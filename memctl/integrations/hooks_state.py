@@ -19,6 +19,8 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from memctl.config.files import private_dir
+
 DIR = "hooks"
 
 
@@ -29,7 +31,7 @@ def _fired_path(home: Path, client: str, event: str) -> Path:
 
 def mark_fired(home: Path, client: str, event: str) -> None:
     path = _fired_path(home, client, event)
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    private_dir(path.parent)
     path.touch()
     os.utime(path)
 
@@ -61,7 +63,7 @@ def _entry_path(home: Path, transcript: str) -> Path:
 
 def remember(home: Path, entry: Pending) -> None:
     path = _entry_path(home, entry.path)
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    private_dir(path.parent)
     temp = path.with_suffix(f".{os.getpid()}.tmp")
     temp.write_text(json.dumps(asdict(entry)), encoding="utf-8")
     os.replace(temp, path)

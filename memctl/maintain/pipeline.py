@@ -25,6 +25,7 @@ from typing import IO
 from threadpoolctl import threadpool_limits
 
 from memctl.config import Settings
+from memctl.config.files import private_dir
 from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.ingest.run import start_run
@@ -86,7 +87,7 @@ def chosen_tasks(settings: Settings, only: str | None, skip: str | None) -> list
 def maintain_lock(settings: Settings) -> Iterator[str | None]:
     """Hold the maintain lock; yields None, or the holder's pid when another has it."""
     path: Path = settings.home / LOCK_FILE
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    private_dir(path.parent)
     handle: IO[str] = open(path, "a+", encoding="utf-8")  # noqa: SIM115 (held across the yield)
     try:
         try:
