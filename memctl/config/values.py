@@ -156,6 +156,7 @@ class Values:
     hooks_recapture_hours: float
     hooks_recapture_max: int
     mcp_search_limit: int
+    mcp_ingest_paths: str
     sync_remote: str
     sync_include: str
     sync_readonly: bool
