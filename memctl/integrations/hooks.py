@@ -31,6 +31,7 @@ START = {
     ("claude-code", "SessionStart"),
     ("codex", "SessionStart"),
     ("cursor", "sessionStart"),
+    ("opencode", "session.created"),
 }
 CAPTURE = {
     ("claude-code", "Stop"),
@@ -169,12 +170,11 @@ def handle(options: dict[str, Any], client: str, event: str, payload: dict[str, 
 
 
 def session_context(settings: Any) -> str:
-    """The context block for a new session in this project (empty when memory is empty)."""
+    """The layered context block for a new session in this project (empty when neither
+    memory nor the identity files hold anything for it)."""
     from memctl.api.recall import SessionStartRequest, session_start
     from memctl.context import Context
 
-    if not settings.db_path.exists():
-        return ""
     with Context(settings) as ctx:
         return session_start(ctx, SessionStartRequest())
 
@@ -184,6 +184,8 @@ def start_output(client: str, context: str) -> str:
         return ""
     if client == "cursor":
         return json.dumps({"additional_context": context}) + "\n"
+    if client == "opencode":  # its plugin adds the text to the system prompt as it is
+        return context
     answer = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}}
     return json.dumps(answer) + "\n"
 

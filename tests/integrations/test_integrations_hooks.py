@@ -52,12 +52,26 @@ def test_session_start_prints_the_context_block_each_client_expects(tmp_path: Pa
         input=json.dumps({"conversation_id": "c1", "workspace_roots": [str(project)]}),
     )
     assert "make release" in json.loads(cursor.stdout)["additional_context"]
+    opencode = run_cli("hook", "opencode", "session.created", input=payload)
+    assert opencode.stdout.startswith("<memctl-context>")  # its plugin adds the text as it is
 
 
 def test_session_start_with_an_empty_memory_says_nothing(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert hook(["claude-code", "SessionStart"], {"session_id": "s1"}, capsys) == ""
+
+
+def test_session_start_brings_the_identity_file_before_any_memory(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "identity.md").write_text("<!-- about you -->\nI'm Dana; answer briefly.\n")
+    output = hook(["claude-code", "SessionStart"], {"session_id": "s1"}, capsys)
+    context = json.loads(output)["hookSpecificOutput"]["additionalContext"]
+    assert "## identity\nI'm Dana; answer briefly.\n" in context
+    assert "about you" not in context
+    assert not (home / "memctl.db").exists()
 
 
 @pytest.mark.parametrize(
