@@ -57,6 +57,7 @@ def test_init_registers_the_server_and_instructions_in_each_format(user: Path) -
         "command": "/opt/memctl/bin/memctl",
         "args": ["--home", "/data/memctl", "mcp"],
         "env": {},
+        "alwaysLoad": True,
     }
     toml = tomllib.loads((user / ".codex" / "config.toml").read_text())
     assert toml["model"] == "o3" and toml["projects"]["/x"] == {"trust": 1}
