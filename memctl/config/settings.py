@@ -634,6 +634,12 @@ KEYS: tuple[Key, ...] = (
         minimum=0,
     ),
     Key(
+        "context.prompt_budget",
+        300,
+        "Tokens the per-prompt hook (install --per-prompt) may add to a prompt (L3).",
+        minimum=1,
+    ),
+    Key(
         "mcp.search_limit",
         8,
         "Memories `memory_search` returns when no limit is given.",

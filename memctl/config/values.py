@@ -158,6 +158,7 @@ class Values:
     context_identity_budget: int
     context_essentials_budget: int
     context_recent_budget: int
+    context_prompt_budget: int
     mcp_search_limit: int
     sync_remote: str
     sync_include: str
