@@ -160,6 +160,7 @@ class Values:
     context_recent_budget: int
     context_prompt_budget: int
     mcp_search_limit: int
+    mcp_ingest_paths: str
     sync_remote: str
     sync_include: str
     sync_readonly: bool
