@@ -208,6 +208,7 @@ def test_a_name_the_store_knows_shows_the_query_is_about_it(
     # floors no memory here reaches by meaning or words: only a name can open the gate
     strict = {
         "recall.relevance_floor": 0.99,
+        "recall.lead_floor": 0.99,
         "recall.words_floor": 1.0,
         "recall.support_floor": 0.9,
     }
