@@ -241,7 +241,7 @@ def test_an_identifier_the_query_spells_out_shows_it(
     home: Path,
     local_embedder,  # type: ignore[no-untyped-def]
 ) -> None:
-    strict = {"recall.relevance_floor": 0.99, "recall.words_floor": 1.0}
+    strict = {"recall.relevance_floor": 0.99, "recall.lead_floor": 0.99, "recall.words_floor": 1.0}
     with Context(load_settings(overrides=strict), embedder=local_embedder) as ctx:
         utils = memories.remember(ctx, "Ran: python -m pytest tests/test_math_utils.py -v").id
         memories.remember(ctx, "The office printer is on the second floor")

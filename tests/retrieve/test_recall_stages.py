@@ -180,6 +180,23 @@ def paraphrase_candidates() -> tuple[Candidate, Candidate]:
     return answer, noise
 
 
+def test_the_memory_closest_in_meaning_shows_the_query_when_it_stands_out(ctx: Context) -> None:
+    question = "when does the pager rotation change?"
+    answer = cand("Our on-call handover happens every Monday at 10")
+    answer.raw = {"vector": 0.6}  # cosine 0.4, no shared word
+    others = [cand(f"unrelated note {i}") for i in range(3)]
+    for other in others:
+        other.raw = {"vector": 0.75}  # cosine 0.25: the rest of the store
+    run = make_run(ctx, question)
+    assert fuse(run, [*others, answer])[0] is answer
+    (step,) = [s for s in run.trace if s.memory_id == answer.id]
+    assert "closest in meaning, 0.150 ahead of the next" in step.why
+    # the same cosine with another memory as close: nothing stands out, nothing is returned
+    rival = cand("the pager app needs an update")
+    rival.raw = {"vector": 0.62}
+    assert fuse(make_run(ctx, question), [*others, answer, rival]) == []
+
+
 def test_an_llm_second_opinion_lets_a_paraphrase_through_when_configured(
     ollama_server: FakeOllama,
 ) -> None:

@@ -174,15 +174,15 @@ SHOWS, SUPPORTS = "shows", "supports"
 
 def lead(candidates: list[Candidate]) -> tuple[str | None, float]:
     """(id, margin): the candidate closest to the query in meaning and how far its cosine
-    leads the next closest (None when no candidate has a cosine)."""
+    leads the next closest (None with fewer than two: one memory has nothing to stand out
+    from)."""
     cosines = sorted(
         ((cosine, c.id) for c in candidates if (cosine := similarity(c)) is not None),
         reverse=True,
     )
-    if not cosines:
+    if len(cosines) < 2:
         return None, 0.0
-    second = cosines[1][0] if len(cosines) > 1 else 0.0
-    return cosines[0][1], cosines[0][0] - second
+    return cosines[0][1], cosines[0][0] - cosines[1][0]
 
 
 def evidence(
