@@ -283,3 +283,19 @@ def test_recall_touches_what_it_returns_in_one_transaction(real_ctx: Context) ->
     assert touched.last_accessed_at is not None
     recall(real_ctx, "database backups", touch=False)
     assert memories.get(real_ctx, first.id)[0].access_count == 1
+
+
+def test_the_readme_quick_start_question_gets_the_deploy_procedure_first() -> None:
+    # the README's Quick start, on the real model: its question shares one word with the
+    # deploy memory ("production") and says "ship" where the memory says "deploys"
+    from tests.conftest import run_cli
+
+    examples = Path(__file__).resolve().parents[2] / "examples" / "memories.jsonl"
+    assert run_cli("import", str(examples), real_model=True).returncode == 0
+    done = run_cli("recall", "how do we ship to production?", "--json", real_model=True)
+    assert done.returncode == 0, done.stderr
+    first = json.loads(done.stdout)["results"][0]
+    assert first["content"].startswith("Tidepool deploys to production with `make release`")
+    for unrelated in ("what's the weather forecast for tomorrow", "who won the world cup final"):
+        done = run_cli("recall", unrelated, "--json", real_model=True)
+        assert json.loads(done.stdout)["results"] == []
