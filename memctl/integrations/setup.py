@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from memctl.clients import REGISTRY, Client, codex, files, formats
+from memctl.clients import REGISTRY, Client, claude_code, codex, files, formats
 from memctl.clients.base import Found, Launcher, Where
 from memctl.config.scope import project_root
 from memctl.errors import UsageError
@@ -123,6 +123,7 @@ class InstallRequest:
     dry_run: bool = False
     notify: bool = False  # Codex: also the `notify` program (versions without hooks)
     timeout: int = 10  # seconds a client gives each hook
+    per_prompt: bool = False  # Claude Code: also recall for each prompt (UserPromptSubmit)
 
 
 def install(request: InstallRequest, place: Where, run: Launcher, home: Path) -> Outcome:
@@ -135,6 +136,9 @@ def install(request: InstallRequest, place: Where, run: Launcher, home: Path) ->
         if name == codex.NAME:
             _guarded(plan, codex.plan_hooks, place, run, request.timeout, False, request.notify)
             notes.append(codex.TRUST_NOTE)
+        elif name == claude_code.NAME:
+            per_prompt = request.per_prompt
+            _guarded(plan, claude_code.plan_hooks, place, run, request.timeout, False, per_prompt)
         else:
             _guarded(plan, module.plan_hooks, place, run, request.timeout, False)
     return _finish(plan, chosen, notes + plan.notes, request.dry_run, home, "install")
