@@ -5,6 +5,7 @@ packages this script alone needs (memctl itself never imports them):
 
     .venv/bin/pip install onnx onnxruntime
     .venv/bin/python benchmarks/embed_compare.py [--chars 100,400,1000] [--texts 128]
+        [--against REV] [--default-blas-threads]
 
 The ONNX graph is built here from memctl's own laid-out weights with the `onnx`
 package's helper API (no torch, no download): the same BERT layers as
@@ -12,20 +13,27 @@ memctl/embed/local.py, GELU as erf, mean pooling and L2 norm done in numpy.
 ONNX Runtime runs it on one thread, fp32 and (quantize_dynamic) int8. Every
 figure is CPU seconds of this process (time.process_time) per text, numpy's BLAS
 on one thread too, the three embedders taking turns in one run; the vectors'
-agreement with numpy's is printed beside.
+agreement with numpy's is printed beside. ``--against REV`` adds memctl's numpy
+embedder as it was at git revision REV, beside today's in the same process.
+``--default-blas-threads`` leaves OpenBLAS its default thread count and compares
+only REV's embedder (measured first, at every length) with today's (which limits
+BLAS to one thread when it loads): what a write cost before and after that change.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
+import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+if "--default-blas-threads" not in sys.argv:
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
@@ -34,6 +42,27 @@ from benchmarks.embed_speed import sentences  # noqa: E402
 from memctl.embed import local  # noqa: E402
 
 BATCH = 32
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def embedder_at(revision: str, scratch: Path) -> local.LocalEmbedder:
+    """memctl/embed/local.py as it was at ``revision``, loaded beside today's."""
+    source = subprocess.run(
+        ["git", "show", f"{revision}:memctl/embed/local.py"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    path = scratch / "local_then.py"
+    path.write_text(source, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("local_then", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["local_then"] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    then: local.LocalEmbedder = module.LocalEmbedder(batch_size=BATCH, cache_dir=None)
+    return then
 
 
 def texts_of(chars: int, count: int) -> list[str]:
@@ -170,13 +199,55 @@ def cpu_per_text(embed: Callable[[list[str]], np.ndarray], texts: list[str]) -> 
     return (time.process_time() - began) / len(texts) * 1000
 
 
+def report(
+    name: str,
+    embed: Callable[[list[str]], np.ndarray],
+    texts: list[str],
+    reference: np.ndarray,
+    rounds: int,
+) -> None:
+    vectors = embed(texts)
+    cosine = float((vectors * reference).sum(axis=1).min())
+    times = sorted(cpu_per_text(embed, texts) for _ in range(rounds))
+    print(
+        f"  {name:<24} {times[len(times) // 2]:6.1f} ms CPU per text (median of "
+        f"{rounds}; min {times[0]:.1f})  min cosine to numpy {cosine:.7f}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chars", default="100,400,1000", help="text lengths, comma-separated")
     parser.add_argument("--texts", type=int, default=128, help="texts per length")
     parser.add_argument("--rounds", type=int, default=3, help="turns each embedder takes")
+    parser.add_argument("--against", metavar="REV", help="also memctl's embedder at git REV")
+    parser.add_argument(
+        "--default-blas-threads",
+        action="store_true",
+        help="OpenBLAS's own thread count; REV's embedder, then today's (needs --against)",
+    )
     args = parser.parse_args()
+    lengths = [int(c) for c in args.chars.split(",")]
+    with tempfile.TemporaryDirectory() as scratch:
+        then = embedder_at(args.against, Path(scratch)) if args.against else None
+        if args.default_blas_threads:
+            if then is None:
+                parser.error("--default-blas-threads needs --against REV")
+            now = local.LocalEmbedder(batch_size=BATCH)
+            print(f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', '(unset)')}")
+            for name, embedder in ((f"numpy at {args.against}", then), ("numpy today", now)):
+                for chars in lengths:
+                    texts = texts_of(chars, args.texts)
+                    reference = embedder.embed(texts)
+                    print(f"{chars}-character texts, {len(texts)} of them, batch {BATCH}:")
+                    report(name, embedder.embed, texts, reference, args.rounds)
+            return
+        compare(lengths, args, then, Path(scratch))
 
+
+def compare(
+    lengths: list[int], args: argparse.Namespace, then: local.LocalEmbedder | None, scratch: Path
+) -> None:
     embedder = local.LocalEmbedder(batch_size=BATCH)
     embedder.embed(["warm-up"])
     began = time.process_time()
@@ -186,27 +257,20 @@ def main() -> None:
     )
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    with tempfile.TemporaryDirectory() as scratch:
-        fp32_path, int8_path = Path(scratch, "fp32.onnx"), Path(scratch, "int8.onnx")
-        fp32_path.write_bytes(model)
-        quantize_dynamic(fp32_path, int8_path, weight_type=QuantType.QInt8)
-        embedders = {
-            "numpy fp32": embedder.embed,
-            "onnxruntime fp32": onnx_embedder(embedder, session(model)),
-            "onnxruntime int8": onnx_embedder(embedder, session(str(int8_path))),
-        }
-    for chars in (int(c) for c in args.chars.split(",")):
+    fp32_path, int8_path = scratch / "fp32.onnx", scratch / "int8.onnx"
+    fp32_path.write_bytes(model)
+    quantize_dynamic(fp32_path, int8_path, weight_type=QuantType.QInt8)
+    embedders: dict[str, Callable[[list[str]], np.ndarray]] = {"numpy today": embedder.embed}
+    if then is not None:
+        embedders[f"numpy at {args.against}"] = then.embed
+    embedders["onnxruntime fp32"] = onnx_embedder(embedder, session(model))
+    embedders["onnxruntime int8"] = onnx_embedder(embedder, session(str(int8_path)))
+    for chars in lengths:
         texts = texts_of(chars, args.texts)
         reference = embedder.embed(texts)
         print(f"\n{chars}-character texts, {len(texts)} of them, batch {BATCH}:")
         for name, embed in embedders.items():
-            vectors = embed(texts)
-            cosine = float((vectors * reference).sum(axis=1).min())
-            times = sorted(cpu_per_text(embed, texts) for _ in range(args.rounds))
-            print(
-                f"  {name:<17} {times[len(times) // 2]:6.1f} ms CPU per text (median of "
-                f"{args.rounds}; min {times[0]:.1f})  min cosine to numpy {cosine:.7f}"
-            )
+            report(name, embed, texts, reference, args.rounds)
 
 
 if __name__ == "__main__":
