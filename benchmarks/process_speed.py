@@ -2,13 +2,14 @@
 
     .venv/bin/python benchmarks/process_speed.py [--runs 30] [--memories 200]
 
-Each command (and, to compare with, a bare ``python -c pass``) is run ``--runs`` times as a real process (Python start-up
-included, the installed ``.venv/bin/memctl`` script when it exists, else
-``python -m memctl``) against a data directory holding ``--memories``
-remembered memories (the model already loaded once, so its packed cache
-exists). Prints, per command, the median and 95th percentile of the wall
-time and of the CPU time (user + system of the child): on a machine other
-processes keep busy, the CPU time is the steadier figure. Asserts nothing.
+Each command (and, to compare with, a bare ``python -c pass``) is run
+``--runs`` times as a real process (Python start-up included, the installed
+``.venv/bin/memctl`` script when it exists, else ``python -m memctl``)
+against a data directory holding ``--memories`` remembered memories (the
+model already loaded once, so its packed cache exists). Prints, per command,
+the median and 95th percentile of the wall time and of the CPU time (user +
+system of the child): on a machine other processes keep busy, the CPU time
+is the steadier figure. Asserts nothing.
 
 The package is byte-compiled first and Python may write bytecode, as an
 installed memctl would.

@@ -34,8 +34,13 @@ COMMANDS: dict[str, str] = {
     "install": "install",
     "hook": "hook",
     "mcp": "mcp",
+    "sessions": "sessions",
+    "context": "context_cmd",
 }
-GROUPS = ("memory", "graph", "recall", "status", "exchange", "ingest", "init", "hook", "mcp")
+GROUPS = (
+    *("memory", "graph", "recall", "status", "exchange", "ingest", "init", "hook", "mcp"),
+    *("sessions", "context_cmd"),
+)
 
 
 def _version(value: bool) -> None:

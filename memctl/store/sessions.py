@@ -11,6 +11,8 @@ from memctl.store.database import Database, Row
 
 # A memory distilled from a session message names it: ``session:<session id>#<seq>``.
 SESSION_SOURCE = re.compile(r"^session:(.+)#(\d+)$")
+# ... or the messages it sums up (a digest): ``session:<session id>#<first>-<last>``.
+SESSION_RANGE = re.compile(r"^session:(.+)#(\d+)(?:-(\d+))?$")
 
 SESSION_COLUMNS = (
     "id",
@@ -43,14 +45,48 @@ def save_session(db: Database, session: Session) -> None:
     db.upsert("sessions", {c: values[c] for c in SESSION_COLUMNS})
 
 
-def message_hashes(db: Database, session_id: str) -> list[str]:
-    """Content hashes of a session's messages in order (seq 1, 2, ...)."""
+def message_hashes(db: Database, session_id: str, after: int = 0) -> list[str]:
+    """Content hashes of a session's messages in order (seq ``after`` + 1, + 2, ...)."""
     return [
         r["content_hash"]
         for r in db.rows(
-            "SELECT content_hash FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
+            "SELECT content_hash FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq",
+            (session_id, after),
         )
     ]
+
+
+def read_mark(db: Database, path: str) -> tuple[str, str, int, str, int] | None:
+    """(session id, client, offset, digest, messages) of how far ``path`` was read."""
+    rows = db.tuples(
+        "SELECT session_id, client, offset, digest, messages FROM transcript_reads WHERE path = ?",
+        (path,),
+    )
+    if not rows:
+        return None
+    session_id, client, offset, digest, count = rows[0]
+    return session_id, client, offset, digest, count
+
+
+def save_read_mark(
+    db: Database, path: str, session_id: str, client: str, offset: int, digest: str, count: int
+) -> None:
+    db.upsert(
+        "transcript_reads",
+        {
+            "path": path,
+            "session_id": session_id,
+            "client": client,
+            "offset": offset,
+            "digest": digest,
+            "messages": count,
+        },
+        key="path",
+    )
+
+
+def forget_read_mark(db: Database, path: str) -> None:
+    db.execute("DELETE FROM transcript_reads WHERE path = ?", (path,))
 
 
 def insert_messages(db: Database, messages: Iterable[Message]) -> None:
@@ -64,7 +100,7 @@ def insert_messages(db: Database, messages: Iterable[Message]) -> None:
     )
 
 
-def _message(row: Row) -> Message:
+def message_from_row(row: Row) -> Message:
     return Message(
         role=Role(row["role"]),
         content=row["content"],
@@ -81,7 +117,7 @@ def latest_messages(db: Database, session_id: str, after_seq: int, limit: int) -
         "SELECT * FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq DESC LIMIT ?",
         (session_id, after_seq, limit),
     )
-    return [_message(r) for r in reversed(rows)]
+    return [message_from_row(r) for r in reversed(rows)]
 
 
 def messages_after(
@@ -92,7 +128,7 @@ def messages_after(
         "SELECT * FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
         (session_id, after_seq, -1 if limit is None else limit),
     )
-    return [_message(r) for r in rows]
+    return [message_from_row(r) for r in rows]
 
 
 def sessions_with_undistilled(db: Database, limit: int) -> list[Session]:
@@ -118,6 +154,15 @@ def count_sessions(db: Database) -> tuple[int, int]:
         db.value("SELECT count(*) FROM sessions"),
         db.value("SELECT count(*) FROM messages"),
     )
+
+
+def source_range(source: str | None) -> tuple[str, int, int] | None:
+    """(session id, first, last message) a memory's ``source`` names; None for another source."""
+    found = SESSION_RANGE.match(source or "")
+    if not found:
+        return None
+    first = int(found[2])
+    return found[1], first, int(found[3]) if found[3] else first
 
 
 def source_times(db: Database, memories: Iterable[Memory]) -> dict[str, str]:

@@ -1,6 +1,7 @@
-"""The real clients, offline: Claude Code and Codex CLI against a scripted model on loopback,
-set up by `memctl init` and `memctl install` in a temporary HOME.
+"""The real clients, offline: Claude Code, Codex CLI and OpenCode against a scripted
+model on loopback, set up by `memctl init` and `memctl install` in a temporary HOME.
 
+OpenCode talks to the same scripted Anthropic endpoint (its provider's baseURL).
 The clients come from scripts/install-clients (pinned versions, into .cache/clients or
 $MEMCTL_CLIENTS_DIR); without node or the clients these tests skip and say why.
 """
@@ -13,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import time
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -58,10 +60,11 @@ class World:
             "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
             "ANTHROPIC_BASE_URL": model.url,
             "ANTHROPIC_API_KEY": "scripted",
-            "ENABLE_TOOL_SEARCH": "false",  # MCP tools in the tool list, not behind a search
             "MCP_TIMEOUT": "120000",  # ms Claude Code gives an MCP server to start
             "CODEX_HOME": str(self.home / ".codex"),
             "NO_COLOR": "1",
+            "OPENCODE_DISABLE_MODELS_FETCH": "1",  # its bundled model list: no network
+            "OPENCODE_DISABLE_AUTOUPDATE": "1",
         }
 
     def memctl(self, *args: str) -> subprocess.CompletedProcess[str]:
@@ -98,6 +101,16 @@ class World:
                 time.sleep(0.1)
             return [m.content for m in list_memories(ctx, ListRequest())]
 
+    def memories_soon(self, word: str) -> list[str]:
+        """The memories once one holds ``word``: a capture OpenCode does not wait for may
+        still be running when the client exits (at most a minute)."""
+        for _ in range(120):
+            found = self.memories()
+            if any(word in m for m in found):
+                break
+            time.sleep(0.5)
+        return found
+
     def requests_text(self, path: str, start: int = 0) -> str:
         return json.dumps(self.model.bodies(path)[start:])
 
@@ -126,6 +139,7 @@ def test_claude_code_remembers_across_sessions(world: World) -> None:
     assert "SessionStart hook additional context: <memctl-context>" in later
     assert "We deploy with make release from main." in later
 
+    before_third = len(world.model.bodies("/v1/messages"))
     third = world.run(
         claude,
         "-p",
@@ -136,6 +150,9 @@ def test_claude_code_remembers_across_sessions(world: World) -> None:
         "mcp__memctl__memory_search",
     )
     assert third.returncode == 0, third.stderr
+    first_request = world.model.bodies("/v1/messages")[before_third]
+    tools = [t.get("name") for t in first_request.get("tools") or []]
+    assert "mcp__memctl__memory_search" in tools  # alwaysLoad: listed from the first request
     answer = json.loads(third.stdout)["result"]
     assert answer.startswith("Memory says:") and "make release from main" in answer
     status = json.loads(world.memctl("install", "status", "--json").stdout)
@@ -179,19 +196,55 @@ def test_codex_hooks_wait_for_trust_then_capture_and_recall(world: World) -> Non
     assert any("make release" in m for m in world.memories())
 
     seen = len(world.model.bodies("/v1/responses"))
-    search = world.run(
-        codex,
-        *codex_args(
-            world,
-            "--dangerously-bypass-hook-trust",
-            "-c",
-            'mcp_servers.memctl.default_tools_approval_mode="approve"',
-            "-c",
-            "mcp_servers.memctl.required=true",  # wait for the server before the turn
-        ),
-        "SEARCH: how do we deploy",
+    search = world.run(  # as installed: the server is required and its tools approved
+        codex, *codex_args(world, "--dangerously-bypass-hook-trust"), "SEARCH: how do we deploy"
     )
     assert search.returncode == 0, search.stderr
     later = world.requests_text("/v1/responses", seen)
     assert "<memctl-context>" in later and "We deploy with make release from main." in later
     assert "Memory says:" in search.stdout and "make release from main" in search.stdout
+
+
+def test_codex_keeps_what_it_wrote_to_its_config_when_memctl_runs_again(world: World) -> None:
+    codex = client_or_skip("codex")
+    config = world.home / ".codex" / "config.toml"
+    world.memctl("init", "--tool", "codex")
+    for argv in (("features", "enable", "undo"), ("mcp", "add", "other", "--", "/bin/true")):
+        done = world.run(codex, *argv)  # Codex writes its own tables at the end of the file
+        assert done.returncode == 0, done.stderr
+    world.memctl("init", "--tool", "codex")
+    world.memctl("init", "--tool", "codex")
+    listed = world.run(codex, "mcp", "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert {s["name"] for s in json.loads(listed.stdout)} == {"memctl", "other"}
+    assert tomllib.loads(config.read_text())["features"] == {"undo": True}
+
+    world.memctl("init", "--undo", "--tool", "codex")
+    listed = world.run(codex, "mcp", "list", "--json")
+    assert [s["name"] for s in json.loads(listed.stdout)] == ["other"]
+    assert tomllib.loads(config.read_text())["features"] == {"undo": True}
+
+
+def test_opencode_starts_with_the_context_captures_and_searches(world: World) -> None:
+    opencode = client_or_skip("opencode")
+    config = world.home / ".config" / "opencode" / "opencode.json"
+    config.parent.mkdir(parents=True)
+    provider = {"options": {"baseURL": f"{world.model.url}/v1", "apiKey": "scripted"}}
+    settings = {"provider": {"anthropic": provider}, "model": "anthropic/claude-sonnet-4-5"}
+    config.write_text(json.dumps({**settings, "autoupdate": False, "share": "disabled"}))
+    world.memctl("init", "--tool", "opencode")
+    world.memctl("install", "opencode")
+
+    first = world.run(opencode, "run", FACTS)
+    assert first.returncode == 0, first.stderr
+    assert any("make release" in m for m in world.memories_soon("make release"))  # on idle
+
+    seen = len(world.model.bodies("/v1/messages"))
+    search = world.run(opencode, "run", "SEARCH: how do we deploy")
+    assert search.returncode == 0, search.stderr
+    systems = [json.dumps(b.get("system")) for b in world.model.bodies("/v1/messages")[seen:]]
+    assert any("<memctl-context>" in s and "make release from main" in s for s in systems)
+    assert "Memory says:" in search.stdout and "make release from main" in search.stdout
+    status = json.loads(world.memctl("install", "status", "--json").stdout)
+    fired = next(s for s in status if s["client"] == "opencode")["fired"]
+    assert {"session.created", "session.idle"} <= set(fired)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import io
 import json
+import resource
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -49,6 +52,8 @@ def test_session_start_prints_the_context_block_each_client_expects(tmp_path: Pa
         input=json.dumps({"conversation_id": "c1", "workspace_roots": [str(project)]}),
     )
     assert "make release" in json.loads(cursor.stdout)["additional_context"]
+    opencode = run_cli("hook", "opencode", "session.created", input=payload)
+    assert opencode.stdout.startswith("<memctl-context>")  # its plugin adds the text as it is
 
 
 def test_session_start_with_an_empty_memory_says_nothing(
@@ -57,14 +62,24 @@ def test_session_start_with_an_empty_memory_says_nothing(
     assert hook(["claude-code", "SessionStart"], {"session_id": "s1"}, capsys) == ""
 
 
+def test_session_start_brings_the_identity_file_before_any_memory(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "identity.md").write_text("<!-- about you -->\nI'm Dana; answer briefly.\n")
+    output = hook(["claude-code", "SessionStart"], {"session_id": "s1"}, capsys)
+    context = json.loads(output)["hookSpecificOutput"]["additionalContext"]
+    assert "## identity\nI'm Dana; answer briefly.\n" in context
+    assert "about you" not in context
+    assert not (home / "memctl.db").exists()
+
+
 @pytest.mark.parametrize(
     "argv, stdin",
     [
         (["claude-code", "Stop"], "this is not JSON"),
         (["claude-code", "Stop"], '["a list"]'),
         (["claude-code", "Stop"], '{"transcript_path": "/nonexistent/t.jsonl"}'),
-        (["claude-code", "NoSuchEvent"], "{}"),
-        ([], ""),
     ],
 )
 def test_bad_input_exits_zero_prints_nothing_and_is_logged(
@@ -135,3 +150,117 @@ def test_hooks_record_when_they_fired(home: Path, capsys: pytest.CaptureFixture[
     hook(["codex", "SessionStart"], {}, capsys)
     assert last_fired(home, "codex", "SessionStart") is not None
     assert last_fired(home, "codex", "Stop") is None
+
+
+@pytest.mark.parametrize(
+    "spelling", ["SessionStart", "session-start", "session_start", "sessionstart"]
+)
+def test_event_names_in_any_spelling(
+    home: Path, spelling: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from memctl.integrations.hooks_state import last_fired
+
+    hook(["claude-code", spelling], {}, capsys)
+    assert last_fired(home, "claude-code", "SessionStart") is not None
+
+
+@pytest.mark.parametrize(
+    "argv, said",
+    [
+        (["claude-code", "NoSuchEvent"], "claude-code has no event 'NoSuchEvent'; known: "),
+        (["vim", "Stop"], "unknown client 'vim'; known: claude-code, codex, cursor, opencode"),
+        ([], "unknown client ''"),
+    ],
+)
+def test_an_unknown_hook_says_so_in_one_line_and_exits_zero(
+    home: Path, argv: list[str], said: str
+) -> None:
+    done = run_cli("hook", *argv, input="{}")
+    assert (done.returncode, done.stdout) == (0, "")
+    assert said in done.stderr and done.stderr.count("\n") == 1
+    assert said in (home / "logs" / "hooks.log").read_text()
+
+
+def test_each_run_records_its_duration_and_status_shows_it(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from memctl.integrations import hooks_state, setup
+
+    for _ in range(3):
+        hook(["codex", "SessionStart"], {}, capsys)
+    took = hooks_state.timing(home, "codex", "SessionStart")
+    assert took is not None and took.runs == 3 and took.last_ms > 0 and took.p95_ms > 0
+    for ms in [100] * 18 + [900, 120]:  # one slow run in twenty: the 95th percentile
+        hooks_state.record_duration(home, "cursor", "stop", ms)
+    took = hooks_state.timing(home, "cursor", "stop")
+    assert took == hooks_state.Timing(120, 120, 20) and not took.slow
+    hooks_state.record_duration(home, "cursor", "stop", 900)
+    assert hooks_state.timing(home, "cursor", "stop").slow  # type: ignore[union-attr]
+    where = setup.where(False, home, {"HOME": str(home), "PATH": ""})
+    status = {s.client: s for s in setup.status(where, home)}
+    assert status["cursor"].to_dict()["timings"]["stop"]["slow"] is True
+    shown = run_cli("install", "status")
+    assert "cursor stop: last 900 ms" in shown.stdout and "SLOW: over 300 ms" in shown.stdout
+
+
+def test_hook_state_is_private(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (home / "hooks").mkdir(parents=True, mode=0o755)  # as older versions made it
+    hook(["codex", "SessionStart"], {}, capsys)
+    assert (home / "hooks").stat().st_mode & 0o777 == 0o700
+    for path in (home / "hooks").rglob("*"):
+        assert path.stat().st_mode & 0o777 == (0o700 if path.is_dir() else 0o600), path
+
+
+def test_cursor_stop_without_transcript_path_finds_it_by_conversation_id(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from memctl.integrations import setup
+
+    user = tmp_path / "user"
+    monkeypatch.setenv("HOME", str(user))
+    stop = {"conversation_id": "c0ffee-1", "hook_event_name": "stop", "status": "completed"}
+    stop["workspace_roots"] = [str(tmp_path)]  # type: ignore[assignment]
+    hook(["cursor", "stop"], stop, capsys)
+    where = setup.where(False, tmp_path, {"HOME": str(user), "PATH": ""})
+    problems = {s.client: s.problems for s in setup.status(where, home)}["cursor"]
+    assert any("conversation 'c0ffee-1'" in p and "stop" in p for p in problems)
+    assert "nothing captured" in (home / "logs" / "hooks.log").read_text()
+
+    folder = user / ".cursor" / "projects" / "shop" / "agent-transcripts" / "c0ffee-1"
+    folder.mkdir(parents=True)
+    shutil.copy(TRANSCRIPTS / "claude-code.jsonl", folder / "c0ffee-1.jsonl")
+    hook(["cursor", "stop"], stop, capsys)
+    assert stored("c0ffee-1") > 0
+    problems = {s.client: s.problems for s in setup.status(where, home)}["cursor"]
+    assert problems == []
+
+
+def test_a_capture_that_cannot_store_is_done_again_by_the_next_hook(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The disk fills (a file size limit: writes fail as on a full disk) while SessionEnd
+    stores a big transcript: the hook exits 0, and the next hook of any session stores it."""
+    record = {"type": "user", "sessionId": SESSION, "cwd": str(tmp_path)}
+    transcript = tmp_path / "big.jsonl"
+    with transcript.open("w") as out:
+        for n in range(3000):
+            text = f"step {n}: the deploy script copies build {n} to the staging host " * 4
+            out.write(json.dumps({**record, "message": {"role": "user", "content": text}}) + "\n")
+    assert run_cli("status").returncode == 0  # the store exists, small
+    limit = (home / "memctl.db").stat().st_size + 64 * 1024
+    event = {"session_id": SESSION, "transcript_path": str(transcript), "cwd": str(tmp_path)}
+    full = subprocess.run(
+        [sys.executable, "-m", "memctl", "-c", "ingest.spawn_worker=false"]
+        + ["hook", "claude-code", "SessionEnd"],
+        input=json.dumps(event),
+        capture_output=True,
+        text=True,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)),
+        timeout=120,
+    )
+    assert full.returncode == 0 and full.stdout == ""
+    assert stored(SESSION) == 0
+    other = tmp_path / "other.jsonl"
+    shutil.copy(TRANSCRIPTS / "codex.jsonl", other)
+    hook(["codex", "Stop"], {"transcript_path": str(other), "cwd": str(tmp_path)}, capsys)
+    assert stored(SESSION) == 3000
