@@ -23,8 +23,9 @@ from memctl.errors import ConfigError
 CONFIG_FILE = "config.yaml"
 PROJECT_CONFIG = Path(".memctl") / CONFIG_FILE
 ENV_PREFIX = "MEMCTL_"
-# Environment variables that are not config keys but are read elsewhere.
-ENV_NOT_KEYS = frozenset({"MEMCTL_HOME", "MEMCTL_DEBUG", "MEMCTL_DEBUG_SQL"})
+# Environment variables that are not config keys but are read elsewhere
+# (MEMCTL_CLIENTS_DIR: where scripts/install-clients and the e2e tests keep the clients).
+ENV_NOT_KEYS = frozenset({"MEMCTL_HOME", "MEMCTL_DEBUG", "MEMCTL_DEBUG_SQL", "MEMCTL_CLIENTS_DIR"})
 
 
 @dataclass(frozen=True)
