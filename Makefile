@@ -18,8 +18,9 @@ fmt:
 docs:
 	$(PY) scripts/gen_docs.py
 
+# LOCOMO=FILE also runs LoCoMo on that file (docs/benchmarks.md says where the data comes from).
 bench:
 	$(PY) benchmarks/embed_speed.py
 	$(PY) benchmarks/ingest_speed.py
 	$(PY) benchmarks/recall_speed.py --n 10000
-	$(PY) -m benchmarks locomo --data ../shared/bench/locomo-dev.json --cache /tmp/memctl-bench
+	$(if $(LOCOMO),$(PY) -m benchmarks locomo --data $(LOCOMO) --cache /tmp/memctl-bench,@echo "make bench LOCOMO=FILE also runs LoCoMo (docs/benchmarks.md: the data)")
