@@ -63,6 +63,18 @@ def age(iso: str | None, now: datetime | None = None) -> str:
     return "now"
 
 
+# Digits of an id a table shows (every command takes a unique prefix; --json has the whole id).
+ID_WIDTH = 8
+# The narrowest a table's text column is squeezed to before the others give way.
+TEXT_MIN_WIDTH = 20
+
+
+def short_id(full: str) -> str:
+    """An id as a table shows it: its first 8 digits; a session message keeps its ``#N``."""
+    session, separator, number = full.rpartition("#")
+    return f"{session[:ID_WIDTH]}#{number}" if separator else full[:ID_WIDTH]
+
+
 def one_line(text: str, width: int = 100) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
@@ -84,15 +96,12 @@ def memory_table(
 
     times = times or {}
     table = Table(title=title, show_lines=False, header_style="bold")
-    for column in ("id", "age", "category", "kind", "state", "memory"):
-        table.add_column(
-            column,
-            overflow="fold" if column == "memory" else "ellipsis",
-            no_wrap=column != "memory",
-        )
+    for column in ("id", "age", "category", "kind", "state"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("memory", overflow="fold", min_width=TEXT_MIN_WIDTH, ratio=1)
     for memory in memories:
         table.add_row(
-            memory.id[:8],
+            short_id(memory.id),
             age(times.get(memory.id, memory.created_at)),
             str(memory.category),
             str(memory.kind),
