@@ -12,7 +12,7 @@ from memctl.api.recall import profile as api_profile
 from memctl.api.recall import recall as api_recall
 from memctl.cli import render as out
 from memctl.cli.common import JsonOption, ScopeOption, new_typer, open_context, text_argument
-from memctl.cli.render import TEXT_MIN_WIDTH, age, one_line, print_json, short_id, warn
+from memctl.cli.render import age, one_line, print_json, short_id, unbroken, warn
 from memctl.errors import UsageError
 from memctl.retrieve.explain import explain
 from memctl.retrieve.pipeline import RecallResult
@@ -162,17 +162,18 @@ def results_table(result: RecallResult) -> Table:
     from rich.table import Table
 
     table = Table(header_style="bold")
+    texts, width = unbroken([one_line(item.memory.summary, 200) for item in result.results])
     for column in ("#", "score", "id", "age", "category"):
         table.add_column(column, no_wrap=True)
-    table.add_column("memory", overflow="fold", min_width=TEXT_MIN_WIDTH, ratio=1)
-    for rank, item in enumerate(result.results, start=1):
+    table.add_column("memory", overflow="fold", min_width=width, ratio=1)
+    for rank, (item, text) in enumerate(zip(result.results, texts, strict=True), start=1):
         table.add_row(
             str(rank),
             f"{item.score:.4f}",
             short_id(item.memory.id),
             age(item.dated_at),
             str(item.memory.category),
-            one_line(item.memory.summary, 200),
+            text,
         )
     return table
 

@@ -67,6 +67,9 @@ def age(iso: str | None, now: datetime | None = None) -> str:
 ID_WIDTH = 8
 # The narrowest a table's text column is squeezed to before the others give way.
 TEXT_MIN_WIDTH = 20
+# A longer word (a URL, a path) is cut in the middle in a table's text column, so that the
+# column can be as wide as its longest word and rich never breaks one.
+WORD_MAX = 36
 
 
 def short_id(full: str) -> str:
@@ -88,6 +91,17 @@ def middle(text: str, width: int) -> str:
     return text[:head] + "…" + text[len(text) - (width - 1 - head) :]
 
 
+def unbroken(texts: list[str]) -> tuple[list[str], int]:
+    """Texts for a table's text column, words over WORD_MAX cut in the middle, and the
+    column's width that breaks none of their words."""
+    cut = [
+        " ".join(middle(word, WORD_MAX) for word in text.split(" ")) if text else text
+        for text in texts
+    ]
+    longest = max((len(word) for text in cut for word in text.split()), default=0)
+    return cut, max(TEXT_MIN_WIDTH, longest)
+
+
 def memory_table(
     memories: list[Memory], title: str | None = None, times: dict[str, str] | None = None
 ) -> Table:
@@ -96,17 +110,18 @@ def memory_table(
 
     times = times or {}
     table = Table(title=title, show_lines=False, header_style="bold")
+    texts, width = unbroken([one_line(memory.summary) for memory in memories])
     for column in ("id", "age", "category", "kind", "state"):
         table.add_column(column, no_wrap=True)
-    table.add_column("memory", overflow="fold", min_width=TEXT_MIN_WIDTH, ratio=1)
-    for memory in memories:
+    table.add_column("memory", overflow="fold", min_width=width, ratio=1)
+    for memory, text in zip(memories, texts, strict=True):
         table.add_row(
             short_id(memory.id),
             age(times.get(memory.id, memory.created_at)),
             str(memory.category),
             str(memory.kind),
             str(memory.state),
-            one_line(memory.summary),
+            text,
         )
     return table
 
