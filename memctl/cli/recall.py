@@ -162,19 +162,24 @@ def results_table(result: RecallResult) -> Table:
     from rich.table import Table
 
     table = Table(header_style="bold")
-    texts, width = unbroken([one_line(item.memory.summary, 200) for item in result.results])
-    for column in ("#", "score", "id", "age", "category"):
-        table.add_column(column, no_wrap=True)
-    table.add_column("memory", overflow="fold", min_width=width, ratio=1)
-    for rank, (item, text) in enumerate(zip(result.results, texts, strict=True), start=1):
-        table.add_row(
+    headers = ("#", "score", "id", "age", "category")
+    rows = [
+        [
             str(rank),
             f"{item.score:.4f}",
             short_id(item.memory.id),
             age(item.dated_at),
             str(item.memory.category),
-            text,
-        )
+        ]
+        for rank, item in enumerate(result.results, start=1)
+    ]
+    columns = [[header, *(row[i] for row in rows)] for i, header in enumerate(headers)]
+    texts, width = unbroken([one_line(i.memory.summary, 200) for i in result.results], columns)
+    for column in headers:
+        table.add_column(column, no_wrap=True)
+    table.add_column("memory", overflow="fold", min_width=width, ratio=1)
+    for row, text in zip(rows, texts, strict=True):
+        table.add_row(*row, text)
     return table
 
 

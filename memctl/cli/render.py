@@ -67,9 +67,6 @@ def age(iso: str | None, now: datetime | None = None) -> str:
 ID_WIDTH = 8
 # The narrowest a table's text column is squeezed to before the others give way.
 TEXT_MIN_WIDTH = 20
-# A longer word (a URL, a path) is cut in the middle in a table's text column, so that the
-# column can be as wide as its longest word and rich never breaks one.
-WORD_MAX = 36
 
 
 def short_id(full: str) -> str:
@@ -91,13 +88,13 @@ def middle(text: str, width: int) -> str:
     return text[:head] + "…" + text[len(text) - (width - 1 - head) :]
 
 
-def unbroken(texts: list[str]) -> tuple[list[str], int]:
-    """Texts for a table's text column, words over WORD_MAX cut in the middle, and the
-    column's width that breaks none of their words."""
-    cut = [
-        " ".join(middle(word, WORD_MAX) for word in text.split(" ")) if text else text
-        for text in texts
-    ]
+def unbroken(texts: list[str], others: list[list[str]]) -> tuple[list[str], int]:
+    """The texts of a table's last column, each word longer than the room the other columns
+    (each its header and cells) leave cut in the middle, and the column's width: one that
+    breaks none of their words. A rich table with borders takes 3 characters a column + 1."""
+    used = sum(max(map(len, column)) + 3 for column in others) + 1
+    room = max(TEXT_MIN_WIDTH, _console(False).width - used - 3)
+    cut = [" ".join(middle(word, room) for word in text.split(" ")) for text in texts]
     longest = max((len(word) for text in cut for word in text.split()), default=0)
     return cut, max(TEXT_MIN_WIDTH, longest)
 
@@ -110,19 +107,24 @@ def memory_table(
 
     times = times or {}
     table = Table(title=title, show_lines=False, header_style="bold")
-    texts, width = unbroken([one_line(memory.summary) for memory in memories])
-    for column in ("id", "age", "category", "kind", "state"):
-        table.add_column(column, no_wrap=True)
-    table.add_column("memory", overflow="fold", min_width=width, ratio=1)
-    for memory, text in zip(memories, texts, strict=True):
-        table.add_row(
+    headers = ("id", "age", "category", "kind", "state")
+    rows = [
+        [
             short_id(memory.id),
             age(times.get(memory.id, memory.created_at)),
             str(memory.category),
             str(memory.kind),
             str(memory.state),
-            text,
-        )
+        ]
+        for memory in memories
+    ]
+    columns = [[header, *(row[i] for row in rows)] for i, header in enumerate(headers)]
+    texts, width = unbroken([one_line(memory.summary) for memory in memories], columns)
+    for column in headers:
+        table.add_column(column, no_wrap=True)
+    table.add_column("memory", overflow="fold", min_width=width, ratio=1)
+    for row, text in zip(rows, texts, strict=True):
+        table.add_row(*row, text)
     return table
 
 
