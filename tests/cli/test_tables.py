@@ -54,14 +54,17 @@ def test_every_table_fits_80_columns(tmp_path: Path) -> None:
 WORDS = re.compile(r"[\w./#-]{4,}")
 
 
+def cut_from(part: str, word: str) -> bool:
+    """Whether ``part`` is ``word`` cut with … (at its end or in its middle)."""
+    head, mark, tail = part.partition("…")
+    return bool(mark) and len(head) >= 4 and word.startswith(head) and word.endswith(tail)
+
+
 def whole(lines: list[str], texts: list[str]) -> None:
-    """Every long word of ``texts`` is on one line whole, or cut with … at its end."""
+    """Every long word of ``texts`` is on one line whole, or cut with …, never broken."""
     shown = "\n".join(lines)
     for word in {w for text in texts for w in WORDS.findall(text)}:
-        assert word in shown or any(
-            part.endswith("…") and word.startswith(part[:-1]) and len(part) > 4
-            for part in shown.split()
-        ), (word, shown)
+        assert word in shown or any(cut_from(part, word) for part in shown.split()), (word, shown)
 
 
 def text_column_width(lines: list[str]) -> int:
