@@ -35,10 +35,11 @@ COMMANDS: dict[str, str] = {
     "hook": "hook",
     "mcp": "mcp",
     "sessions": "sessions",
+    "doctor": "doctor",
 }
 GROUPS = (
     *("memory", "graph", "recall", "status", "exchange", "ingest", "init", "hook", "mcp"),
-    "sessions",
+    *("sessions", "doctor"),
 )
 
 
