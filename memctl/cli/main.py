@@ -35,11 +35,12 @@ COMMANDS: dict[str, str] = {
     "hook": "hook",
     "mcp": "mcp",
     "sessions": "sessions",
+    "context": "context_cmd",
     "doctor": "doctor",
 }
 GROUPS = (
     *("memory", "graph", "recall", "status", "exchange", "ingest", "init", "hook", "mcp"),
-    *("sessions", "doctor"),
+    *("sessions", "context_cmd", "doctor"),
 )
 
 

@@ -155,7 +155,11 @@ class Values:
     hooks_timeout: int
     hooks_recapture_hours: float
     hooks_recapture_max: int
+    context_identity_budget: int
+    context_essentials_budget: int
+    context_recent_budget: int
     mcp_search_limit: int
+    mcp_ingest_paths: str
     sync_remote: str
     sync_include: str
     sync_readonly: bool

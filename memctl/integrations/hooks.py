@@ -14,6 +14,7 @@ Memories are scoped by the project of the session's ``cwd``.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import os
@@ -30,6 +31,7 @@ START = {
     ("claude-code", "SessionStart"),
     ("codex", "SessionStart"),
     ("cursor", "sessionStart"),
+    ("opencode", "session.created"),
 }
 CAPTURE = {
     ("claude-code", "Stop"),
@@ -168,12 +170,11 @@ def handle(options: dict[str, Any], client: str, event: str, payload: dict[str, 
 
 
 def session_context(settings: Any) -> str:
-    """The context block for a new session in this project (empty when memory is empty)."""
+    """The layered context block for a new session in this project (empty when neither
+    memory nor the identity files hold anything for it)."""
     from memctl.api.recall import SessionStartRequest, session_start
     from memctl.context import Context
 
-    if not settings.db_path.exists():
-        return ""
     with Context(settings) as ctx:
         return session_start(ctx, SessionStartRequest())
 
@@ -183,6 +184,8 @@ def start_output(client: str, context: str) -> str:
         return ""
     if client == "cursor":
         return json.dumps({"additional_context": context}) + "\n"
+    if client == "opencode":  # its plugin adds the text to the system prompt as it is
+        return context
     answer = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}}
     return json.dumps(answer) + "\n"
 
@@ -215,10 +218,13 @@ def capture_event(settings: Any, client: str, event: str, payload: dict[str, Any
 
 
 def _capture_file(settings: Any, client: str, path: str, session_id: str | None) -> None:
+    """Capture a transcript file; marked pending first (size -1: never captured whole), so
+    a capture killed or out of disk is done again by the next hook."""
     size = Path(path).stat().st_size
-    _ingest(settings, client, path, None, session_id)
-    entry = hooks_state.Pending(path, client, session_id, str(settings.cwd), size, time.time())
+    entry = hooks_state.Pending(path, client, session_id, str(settings.cwd), -1, time.time())
     hooks_state.remember(settings.home, entry)
+    _ingest(settings, client, path, None, session_id)
+    hooks_state.remember(settings.home, dataclasses.replace(entry, size=size))
 
 
 def _capture_text(settings: Any, client: str, text: str, session_id: str | None) -> None:
