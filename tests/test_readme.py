@@ -3,7 +3,7 @@
 The commands are read from README.md, so an edit that breaks one fails here. They run
 in a directory laid out like a fresh clone (the repository's files, and this checkout's
 .venv as the one ``./scripts/setup`` made), with a home directory of their own and the
-real model; what the README says each does is checked. ``./scripts/setup`` itself is not
+real model; what the README says each does is checked (the deploy procedure first). ``./scripts/setup`` itself is not
 rerun (it installs packages; CI runs it right before this suite): its flags are checked
 against the script.
 """
@@ -118,11 +118,6 @@ def test_the_quick_start_stores_the_fifteen_examples(
     assert (Path(quick_start.args) / ".demo" / "memctl.db").is_file()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="recall answers the Quick start's question with nothing (`no memories found`): "
-    "the recall issue (i21) fixes it; remove this mark when it lands",
-)
 def test_the_quick_start_recalls_the_deploy_procedure_first(
     quick_start: subprocess.CompletedProcess[str],
 ) -> None:

@@ -163,3 +163,42 @@ def session_start(ctx: Context, request: SessionStartRequest) -> str:
     """The block a new session starts with (identity files, profile, the project's key
     facts, its latest session digests and recent cases); '' when there is nothing."""
     return layered(ctx, request).text()
+
+
+# Memories the per-prompt hook adds at most (L3): a prompt is not a search page.
+PROMPT_LIMIT = 5
+# Characters of a prompt recalled for: a pasted log says no more in its tail.
+PROMPT_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class PromptRequest:
+    prompt: str
+    shown: frozenset[str] = frozenset()  # memories this session already has
+    budget: int | None = None  # tokens; default: context.prompt_budget
+
+
+@dataclass(frozen=True)
+class PromptContext:
+    block: str  # '' when nothing relevant and new was found
+    ids: list[str]
+
+
+def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
+    """L3: what memory knows about this prompt, when recall's relevance gate lets anything
+    through, less what the session was already given, within the prompt budget."""
+    text = request.prompt.strip()[:PROMPT_CHARS]
+    if not text or not ctx.settings.db_path.exists():
+        return PromptContext("", [])
+    result = run_recall(
+        ctx,
+        text,
+        PROMPT_LIMIT,
+        operations.recall_scopes(ctx, None),
+        budget=request.budget or ctx.settings.context_prompt_budget,
+    )
+    fresh = [r for r in result.results if not r.is_message and r.memory.id not in request.shown]
+    if not fresh or result.run is None:
+        return PromptContext("", [])
+    block = render_context(text, fresh, result.run.now)
+    return PromptContext(block, [r.memory.id for r in fresh])

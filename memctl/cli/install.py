@@ -33,8 +33,6 @@ ForceOption = Annotated[
 ]
 
 SUMMARY = {
-    "claude-code": "SessionStart prints the context block; Stop, SessionEnd and PreCompact "
-    "capture the transcript.",
     "codex": "hooks.json: SessionStart prints the context block, Stop captures the rollout; "
     "--notify adds the `notify` program for versions without hooks.",
     "opencode": "a plugin that adds the context block to each session's system prompt and "
@@ -51,10 +49,11 @@ def _install(
     force: bool,
     notify: bool,
     as_json: bool,
+    per_prompt: bool = False,
 ) -> None:
     home, run = home_and_launcher(ctx)
     timeout = settings_for(ctx).hooks_timeout
-    request = setup.InstallRequest(client, project, force, dry_run, notify, timeout)
+    request = setup.InstallRequest(client, project, force, dry_run, notify, timeout, per_prompt)
     outcome = setup.install(request, setup.where(project, Path.cwd()), run, home)
     if not outcome.clients:  # the client is not on this machine: say so, fail, write nothing
         raise NotFoundError(" ".join(outcome.notes))
@@ -75,8 +74,29 @@ def _command(client: str) -> None:
     app.command(client)(command)
 
 
-for _client in ("claude-code", "opencode", "cursor"):
+for _client in ("opencode", "cursor"):
     _command(_client)
+
+
+@app.command("claude-code")
+def claude_code(
+    ctx: typer.Context,
+    project: ProjectOption = False,
+    dry_run: DryRunOption = False,
+    force: ForceOption = False,
+    per_prompt: Annotated[
+        bool,
+        typer.Option(
+            "--per-prompt",
+            help="Also UserPromptSubmit: add the memories relevant to each prompt "
+            "(context.prompt_budget tokens, none twice a session). Install without it to stop.",
+        ),
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Install Claude Code's hooks (settings.json): SessionStart prints the context block;
+    Stop, SessionEnd and PreCompact capture the transcript."""
+    _install(ctx, "claude-code", project, dry_run, force, False, as_json, per_prompt)
 
 
 @app.command("codex")

@@ -73,7 +73,9 @@ def settings_path(where: Where) -> Path:
     return config_dir(where) / "settings.json"
 
 
-def hook_groups(run: Launcher, timeout: int) -> dict[str, list[dict[str, Any]]]:
+def hook_groups(
+    run: Launcher, timeout: int, per_prompt: bool = False
+) -> dict[str, list[dict[str, Any]]]:
     def group(event: str, matcher: str | None = None) -> dict[str, Any]:
         hook = {"type": "command", "command": run.shell("hook", NAME, event), "timeout": timeout}
         return {"matcher": matcher, "hooks": [hook]} if matcher else {"hooks": [hook]}
@@ -83,6 +85,7 @@ def hook_groups(run: Launcher, timeout: int) -> dict[str, list[dict[str, Any]]]:
         "Stop": [group("Stop")],
         "SessionEnd": [group("SessionEnd")],
         "PreCompact": [group("PreCompact")],
+        **({"UserPromptSubmit": [group("UserPromptSubmit")]} if per_prompt else {}),
     }
 
 
@@ -115,11 +118,14 @@ def merge_hooks(
     return result
 
 
-def plan_hooks(plan: Plan, where: Where, run: Launcher, timeout: int, remove: bool) -> None:
+def plan_hooks(
+    plan: Plan, where: Where, run: Launcher, timeout: int, remove: bool, per_prompt: bool = False
+) -> None:
+    """memctl's hook groups in settings.json (UserPromptSubmit only ``per_prompt``)."""
     path = settings_path(where)
     data = plan.read(path)
     doc = formats.load_json(path, data)
-    merged = merge_hooks(doc, {} if remove else hook_groups(run, timeout), is_ours)
+    merged = merge_hooks(doc, {} if remove else hook_groups(run, timeout, per_prompt), is_ours)
     plan.write(path, data if merged == doc else formats.dump_json(merged, data), NAME, "hooks")
 
 

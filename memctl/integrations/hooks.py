@@ -43,6 +43,8 @@ CAPTURE = {
     ("opencode", "session.idle"),
     ("opencode", "session.compacted"),
 }
+# Opt-in (`memctl install claude-code --per-prompt`): recall for each prompt (L3).
+PROMPT = {("claude-code", "UserPromptSubmit")}
 FORMATS = {"claude-code": "claude-code", "codex": "codex", "opencode": "opencode"}
 LOG = "hooks.log"
 
@@ -53,7 +55,7 @@ def _spelling(name: str) -> str:
     return "".join(c for c in name.lower() if c.isalnum())
 
 
-EVENTS = {(client, _spelling(event)): event for client, event in START | CAPTURE}
+EVENTS = {(client, _spelling(event)): event for client, event in START | CAPTURE | PROMPT}
 
 
 def canonical(client: str, event: str) -> str | None:
@@ -164,19 +166,48 @@ def handle(options: dict[str, Any], client: str, event: str, payload: dict[str, 
     settings = _settings(options, _cwd(payload))
     hooks_state.mark_fired(settings.home, client, event)
     if (client, event) in START:
-        return start_output(client, session_context(settings))
+        return start_output(client, session_context(settings, _session_id(payload)))
+    if (client, event) in PROMPT:
+        return prompt_output(settings, str(payload.get("prompt") or ""), _session_id(payload))
     capture_event(settings, client, event, payload)
     return ""
 
 
-def session_context(settings: Any) -> str:
+def _session_id(payload: dict[str, Any]) -> str:
+    return str(payload.get("session_id") or payload.get("conversation_id") or "")
+
+
+def session_context(settings: Any, session_id: str = "") -> str:
     """The layered context block for a new session in this project (empty when neither
-    memory nor the identity files hold anything for it)."""
-    from memctl.api.recall import SessionStartRequest, session_start
+    memory nor the identity files hold anything for it); its memories are recorded as
+    given to the session."""
+    from memctl.api.recall import SessionStartRequest, layered
     from memctl.context import Context
 
     with Context(settings) as ctx:
-        return session_start(ctx, SessionStartRequest())
+        found = layered(ctx, SessionStartRequest())
+    hooks_state.add_injected(
+        settings.home, session_id, [i.memory_id for i in found.items if i.memory_id]
+    )
+    return found.text()
+
+
+def prompt_output(settings: Any, prompt: str, session_id: str) -> str:
+    """The memories relevant to this prompt that the session does not have yet, as
+    ``additionalContext``; nothing for an unrelated prompt."""
+    from memctl.api.recall import PromptRequest, prompt_context
+    from memctl.context import Context
+
+    shown = (
+        frozenset(hooks_state.injected(settings.home, session_id)) if session_id else frozenset()
+    )
+    with Context(settings) as ctx:
+        found = prompt_context(ctx, PromptRequest(prompt, shown))
+    if not found.block:
+        return ""
+    hooks_state.add_injected(settings.home, session_id, found.ids)
+    event = {"hookEventName": "UserPromptSubmit", "additionalContext": found.block}
+    return json.dumps({"hookSpecificOutput": event}) + "\n"
 
 
 def start_output(client: str, context: str) -> str:

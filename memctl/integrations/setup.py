@@ -128,6 +128,7 @@ class InstallRequest:
     dry_run: bool = False
     notify: bool = False  # Codex: also the `notify` program (versions without hooks)
     timeout: int = 10  # seconds a client gives each hook
+    per_prompt: bool = False  # Claude Code: also recall for each prompt (UserPromptSubmit)
 
 
 def install(request: InstallRequest, place: Where, run: Launcher, home: Path) -> Outcome:
@@ -140,6 +141,10 @@ def install(request: InstallRequest, place: Where, run: Launcher, home: Path) ->
         if name == codex.NAME:
             _guarded(plan, codex.plan_hooks, place, run, request.timeout, False, request.notify)
             notes.append(codex.TRUST_NOTE)
+        elif name == claude_code.NAME:
+            _guarded(
+                plan, module.plan_hooks, place, run, request.timeout, False, request.per_prompt
+            )
         else:
             _guarded(plan, module.plan_hooks, place, run, request.timeout, False)
     return _finish(plan, chosen, notes + plan.notes, request.dry_run, home, "install")
