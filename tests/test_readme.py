@@ -3,9 +3,9 @@
 The commands are read from README.md, so an edit that breaks one fails here. They run
 in a directory laid out like a fresh clone (the repository's files, and this checkout's
 .venv as the one ``./scripts/setup`` made), with a home directory of their own and the
-real model; what the README says each does is checked (the deploy procedure first). ``./scripts/setup`` itself is not
-rerun (it installs packages; CI runs it right before this suite): its flags are checked
-against the script.
+real model; what the README says each does is checked (the deploy procedure first).
+``./scripts/setup`` itself is not rerun (it installs packages; CI runs it right before
+this suite): its flags are checked against the script.
 """
 
 from __future__ import annotations
