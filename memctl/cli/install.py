@@ -17,9 +17,9 @@ from memctl.cli.init import (
     show_status,
 )
 from memctl.cli.render import console
+from memctl.clients.base import launcher
 from memctl.errors import NotFoundError
 from memctl.integrations import setup
-from memctl.integrations.base import launcher
 
 app = new_typer(
     help="Install capture hooks: session-start context and session-end capture.",

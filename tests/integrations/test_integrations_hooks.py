@@ -223,7 +223,7 @@ def test_cursor_stop_without_transcript_path_finds_it_by_conversation_id(
     hook(["cursor", "stop"], stop, capsys)
     where = setup.where(False, tmp_path, {"HOME": str(user), "PATH": ""})
     problems = {s.client: s.problems for s in setup.status(where, home)}["cursor"]
-    assert any("conversation 'c0ffee-1'" in p and "stop" in p for p in problems)
+    assert any("session 'c0ffee-1'" in p and "stop" in p for p in problems)
     assert "nothing captured" in (home / "logs" / "hooks.log").read_text()
 
     folder = user / ".cursor" / "projects" / "shop" / "agent-transcripts" / "c0ffee-1"

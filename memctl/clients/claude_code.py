@@ -10,18 +10,22 @@ PreCompact hand the transcript to ingest. Each hook entry is a command group
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
-from memctl.integrations import formats
-from memctl.integrations.base import Found, Launcher, Where, existing, find_binary
-from memctl.integrations.files import Plan
-from memctl.integrations.instructions import SKILLS, plan_instructions_block, skill_file
+from memctl.clients import formats
+from memctl.clients.base import Found, Launcher, Where, existing, find_binary
+from memctl.clients.files import Plan
+from memctl.clients.instructions import SKILLS, plan_instructions_block, skill_file
 
 NAME = "claude-code"
 BINARY = "claude"
 START_MATCHER = "startup|resume|clear|compact"
 EVENTS = ("SessionStart", "Stop", "SessionEnd", "PreCompact")
+START_EVENTS = ("SessionStart",)
+CAPTURE_EVENTS = ("Stop", "SessionEnd", "PreCompact")
+TRANSCRIPT_FORMAT = "claude-code"
 
 
 def config_dir(where: Where) -> Path:
@@ -139,3 +143,13 @@ def hooks_installed(where: Where) -> list[str]:
 
 def hook_files(where: Where) -> list[Path]:
     return [settings_path(where)]
+
+
+def start_output(context: str) -> str:
+    """``hookSpecificOutput.additionalContext`` (Codex reads the same shape)."""
+    answer = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}}
+    return json.dumps(answer) + "\n"
+
+
+def find_transcript(session_id: str) -> str | None:
+    return None  # every payload names its transcript_path
