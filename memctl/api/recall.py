@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -18,6 +18,7 @@ from memctl.retrieve.params import MODES
 from memctl.retrieve.pipeline import RecallResult
 from memctl.retrieve.pipeline import recall as run_recall
 from memctl.retrieve.profile import Profile, build_profile
+from memctl.store.sync import foreign_hosts
 
 if TYPE_CHECKING:
     from memctl.retrieve.session_start import Layered
@@ -46,6 +47,7 @@ class RecallResponse:
     why_not: WhyNot | None = None
     # Nothing found in the scopes searched: how many --all-scopes would return (else 0).
     elsewhere: int = 0
+    hosts: dict[str, str] = field(default_factory=dict)  # results another machine pushed
 
     def hint(self) -> str | None:
         """The line saying that other scopes have matches, when they do."""
@@ -96,14 +98,17 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
         sessions=request.sessions,
         budget=budget,
     )
+    hosts = foreign_hosts(ctx.db, [item.memory.id for item in result.results])
+    if hosts:  # another machine's memories never outrank the user's own
+        result.results.sort(key=lambda item: item.memory.id in hosts)
     block = None
     if request.context and result.run is not None:
-        block = render_context(result.query, result.results, result.run.now)
+        block = render_context(result.query, result.results, result.run.now, hosts=hosts)
     report = why_not(ctx, result, target) if target is not None else None
     elsewhere = 0
     if not result.results and searched is not None and target is None and not request.context:
         elsewhere = _found_elsewhere(ctx, request, moment)
-    return RecallResponse(result, block, report, elsewhere)
+    return RecallResponse(result, block, report, elsewhere, hosts)
 
 
 def _found_elsewhere(ctx: Context, request: RecallRequest, moment: datetime | None) -> int:

@@ -689,6 +689,12 @@ KEYS: tuple[Key, ...] = (
     Key("sync.readonly", False, "Pull and import, never commit or push (a published memory)."),
     Key("sync.auto", False, "`memctl maintain` also syncs."),
     Key(
+        "sync.trust",
+        "",
+        "Machines (host ids or their first characters, separated by spaces, or `all`) whose "
+        "memories may open a session's start block; others' are recalled when asked for.",
+    ),
+    Key(
         "sync.max_file_bytes",
         1_048_576,
         "A repository file larger than this is skipped, unread.",

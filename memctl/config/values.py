@@ -170,6 +170,7 @@ class Values:
     sync_include: str
     sync_readonly: bool
     sync_auto: bool
+    sync_trust: str
     sync_max_file_bytes: int
     sync_push_retries: int
     sync_git_timeout: float
