@@ -37,6 +37,7 @@ complete -c memctl -n '__fish_use_subcommand' -a 'hook' -d 'Run by an assistant\
 complete -c memctl -n '__fish_use_subcommand' -a 'mcp' -d 'Serve memctl\'s tools (memory_search, memory_store, ...) and resources over MCP on stdio, for an assistant to start. `memctl init` registers it.'
 complete -c memctl -n '__fish_use_subcommand' -a 'sessions' -d 'The stored sessions: list, show, grep and expand them.'
 complete -c memctl -n '__fish_use_subcommand' -a 'context' -d 'The context block a session starting here gets: identity, essentials, recent work.'
+complete -c memctl -n '__fish_use_subcommand' -a 'doctor' -d 'Check this machine: model, store, hooks, LLM, sync remote, file modes; each with a fix.'
 complete -c memctl -n '__fish_use_subcommand' -a 'install' -d 'Install capture hooks: session-start context and session-end capture.'
 complete -c memctl -n '__fish_use_subcommand' -a 'promote' -d 'Share memories: `memctl sync` publishes promoted memories.'
 complete -c memctl -n '__fish_use_subcommand' -a 'unpromote' -d 'Stop sharing memories: the next sync removes this machine\'s files of them.'
@@ -270,6 +271,10 @@ complete -c memctl -n '__fish_seen_subcommand_from context' -s s -l scope -x -d 
 complete -c memctl -n '__fish_seen_subcommand_from context' -l budget -x -d 'Tokens in all (default recall.context_budget).'
 complete -c memctl -n '__fish_seen_subcommand_from context' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from context' -s h -l help -d 'Show this message and exit.'
+
+# memctl doctor
+complete -c memctl -n '__fish_seen_subcommand_from doctor' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from doctor' -s h -l help -d 'Show this message and exit.'
 
 # memctl install
 complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron status uninstall' -s h -l help -d 'Show this message and exit.'

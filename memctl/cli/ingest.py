@@ -26,7 +26,7 @@ from memctl.cli.fastlane import (
     ingest_request,
     result_data,
 )
-from memctl.cli.render import age, console, print_json, warn
+from memctl.cli.render import TEXT_MIN_WIDTH, age, console, print_json, short_id, warn
 from memctl.ingest.capture import CaptureReport
 from memctl.store.runs import RunRecord
 
@@ -168,21 +168,29 @@ def runs(
     if not found:
         console.print("no runs yet")
         return
-    table = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
-    for column in ("run", "age", "kind", "status", "llm", "msg/fact", "tokens"):
-        table.add_column(column, no_wrap=True, max_width=LLM_WIDTH if column == "llm" else None)
-    table.add_column("decisions", overflow="fold", ratio=1)
-    for r in found:
-        table.add_row(
-            r.id[:8],
+    rows = [
+        (
+            short_id(r.id),
             age(r.started_at),
             r.kind,
             r.status,
-            r.llm or "-",
+            (r.llm or "-")[:LLM_WIDTH],
             f"{r.messages}/{r.facts}",
             str(r.tokens),
-            _counts(r.counts),
         )
+        for r in found
+    ]
+    table = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    headers = ("run", "age", "kind", "status", "llm", "msg/fact", "tokens")
+    widths = [max(len(column), *(len(row[i]) for row in rows)) for i, column in enumerate(headers)]
+    for column, width in zip(headers, widths, strict=True):  # as wide as they need: never cut
+        table.add_column(column, no_wrap=True, min_width=width)
+    # the rest (2 spaces between columns): one count a line, a name too long cut (…) at the
+    # column's end, never broken
+    rest = max(TEXT_MIN_WIDTH, console.width - sum(widths) - 2 * len(widths) - 1)
+    table.add_column("decisions", overflow="ellipsis", no_wrap=True, max_width=rest)
+    for row, r in zip(rows, found, strict=True):
+        table.add_row(*row, _counts(r.counts).replace(", ", "\n"))
     console.print(table)
 
 

@@ -56,8 +56,9 @@ def rule_path(where: Where) -> Path:
 
 
 def plan_instructions(plan: Plan, where: Where, remove: bool = False) -> None:
-    if where.project is None:
-        plan.note("cursor: user rules live in Cursor's settings; use --project for a rule file")
+    if where.project is None:  # nothing memctl wrote to take out: a note for init only
+        if not remove:
+            plan.note("cursor: user rules live in Cursor's settings; use --project for a rule file")
         return
     plan.write(rule_path(where), None if remove else CURSOR_RULE.encode(), NAME, "instructions")
 

@@ -11,7 +11,7 @@ import json
 import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields
-from typing import IO, Any
+from typing import Any
 
 from memctl.config.safe_load import json_value
 from memctl.context import Context
@@ -107,16 +107,6 @@ def stable_id(scope: str, content: str) -> str:
     """The id of a record that came without one: the same for the same text in the same
     scope, so that importing a hand-written file twice skips it the second time."""
     return content_hash(f"{scope}\0{content}")[:32]
-
-
-def read_lines(stream: IO[bytes]) -> Iterator[tuple[int, str]]:
-    """(line number, text) of the non-blank lines; binary input is an InputError."""
-    for number, raw in enumerate(stream, start=1):
-        if b"\x00" in raw:
-            raise InputError(f"line {number} holds binary data: is this a memctl JSONL export?")
-        text = raw.decode("utf-8", errors="replace").strip()
-        if text:
-            yield number, text
 
 
 def parsed_records(
