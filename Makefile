@@ -1,4 +1,4 @@
-# Everyday developer commands; the README's Development section says the same.
+# Everyday developer commands; docs/architecture.md's Development section says the same.
 .PHONY: setup test test-fast lint fmt docs bench
 
 PY := .venv/bin/python

@@ -5,7 +5,8 @@
 
 Builds (once, cached under --cache, default /tmp/memctl-bench-cache/grep-S-M) a
 store of S sessions of M messages each: user, assistant and tool turns made of
-words drawn (Zipf-like) from this repository's README, with an error code, a
+words drawn (Zipf-like) from this repository's README and docs (not the benchmark
+figures), with an error code, a
 path and a command in some messages, a CJK message now and then, over 4 clients
 and 20 projects. Each run copies the store into a fresh home, then times
 ``memctl.api.sessions.grep`` (the function the command and the MCP tool call,
@@ -51,7 +52,9 @@ CJK_QUERY = ("CJK substring", "迁移失败", {})
 
 
 def vocabulary() -> tuple[list[str], list[float]]:
-    words = re.findall(r"[a-z]{3,}", (ROOT / "README.md").read_text(encoding="utf-8").lower())
+    prose = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    text = " ".join(p.read_text(encoding="utf-8") for p in prose if p.name != "benchmarks.md")
+    words = re.findall(r"[a-z]{3,}", text.lower())
     counts: dict[str, int] = {}
     for word in words:
         counts[word] = counts.get(word, 0) + 1

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Generate memctl's shell completions and man page from the live Typer app.
+"""Generate memctl's shell completions, man page and reference tables from the code.
 
-    python scripts/gen_docs.py          # write completions/ and man/
+    python scripts/gen_docs.py          # write completions/, man/ and the tables in docs/
     python scripts/gen_docs.py --check  # exit 1, naming the stale files, without writing
 
 Everything is read from the command tree (``typer.main.get_command``), from
 ``memctl.config`` (config keys and their environment variables) and from
-``memctl.errors`` (exit codes), so a new command, option or key shows up after
-one regeneration; tests/test_docs.py fails until it is done.
+``memctl.errors`` (exit codes) and from the MCP server's tool listing (the
+config-key table of docs/configuration.md, the tool table of docs/mcp.md,
+``memctl/config/values.py``), so a new command, option, key or tool shows up
+after one regeneration; tests/test_docs.py fails until it is done.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import argparse
 import enum
 import inspect
+import json
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -790,7 +793,7 @@ def render_man(tree: Command) -> str:
         out += [".TP", _bold(str(code)), roff(" ".join(texts))]
     out += [
         ".SH SEE ALSO",
-        roff(f"{PROG} --help, {PROG} COMMAND --help, and the README.md of the memctl project."),
+        roff(f"{PROG} --help, {PROG} COMMAND --help, and the README.md and docs/ of memctl."),
     ]
     return "\n".join(out) + "\n"
 
@@ -813,23 +816,82 @@ RENDERERS: dict[str, Callable[[Command], str]] = {
 }
 
 
-README = "README.md"
+CONFIG_DOC = "docs/configuration.md"
 KEYS_START, KEYS_END = "<!-- config-keys:start -->", "<!-- config-keys:end -->"
+MCP_DOC = "docs/mcp.md"
+TOOLS_START, TOOLS_END = "<!-- mcp-tools:start -->", "<!-- mcp-tools:end -->"
 
 
-def render_readme(readme: str) -> str:
-    """README.md with its config-key table made anew from memctl.config.KEYS."""
+def replace_between(path: str, text: str, start: str, end: str, rows: list[str]) -> str:
+    """``text`` with the lines between its ``start`` and ``end`` markers made ``rows``."""
+    head, found_start, rest = text.partition(start)
+    _, found_end, tail = rest.partition(end)
+    if not found_start or not found_end:
+        raise SystemExit(f"{path} lacks the {start} ... {end} markers")
+    return f"{head}{start}\n" + "\n".join(rows) + f"\n{end}{tail}"
+
+
+def render_config_doc(text: str) -> str:
+    """docs/configuration.md with its config-key table made anew from memctl.config.KEYS."""
     from memctl.config import KEYS
 
     rows = ["| key | default | allowed | meaning |", "| --- | --- | --- | --- |"]
     for key in KEYS:
         default = f"`{key.default}`" if key.default != "" else "(empty)"
         rows.append(f"| `{key.name}` | {default} | {key.allowed()} | {key.doc} |")
-    head, start, rest = readme.partition(KEYS_START)
-    _, end, tail = rest.partition(KEYS_END)
-    if not start or not end:
-        raise SystemExit(f"{README} lacks the {KEYS_START} ... {KEYS_END} markers")
-    return f"{head}{KEYS_START}\n" + "\n".join(rows) + f"\n{KEYS_END}{tail}"
+    return replace_between(CONFIG_DOC, text, KEYS_START, KEYS_END, rows)
+
+
+def mcp_listing() -> tuple[list[Any], list[Any]]:
+    """The MCP server's tools and resources, as a client lists them (no store is opened)."""
+    import tempfile
+
+    import anyio
+
+    from memctl.config.settings import load_settings
+    from memctl.context import Context
+    from memctl.integrations.mcp_server import build
+
+    async def listing(server: Any) -> tuple[list[Any], list[Any]]:
+        return list(await server.list_tools()), list(await server.list_resources())
+
+    with tempfile.TemporaryDirectory() as home:
+        settings = load_settings(home=Path(home), environ={}, overrides={"embedder": "hash"})
+        with Context(settings) as ctx:
+            return anyio.run(listing, build(ctx))
+
+
+def schema_type(schema: dict[str, Any]) -> str:
+    """A JSON-schema property's type in words: "integer", "string or null"."""
+    if "type" in schema:
+        return str(schema["type"])
+    return " or ".join(schema_type(option) for option in schema.get("anyOf", []))
+
+
+def render_mcp_doc(text: str) -> str:
+    """docs/mcp.md with its tool and resource tables made anew from the server's listing."""
+    tools, resources = mcp_listing()
+    rows = ["| tool | parameters | what it does |", "| --- | --- | --- |"]
+    for tool in tools:
+        schema = tool.input_schema
+        required = set(schema.get("required", []))
+        parameters = [
+            f"`{name}` ({schema_type(prop)}, "
+            + ("required)" if name in required else f"default `{json.dumps(prop.get('default'))}`)")
+            for name, prop in schema.get("properties", {}).items()
+        ]
+        summary = " ".join((tool.description or "").split("\n\n")[0].split()).replace("|", "\\|")
+        rows.append(f"| `{tool.name}` | {', '.join(parameters) or '(none)'} | {summary} |")
+    rows += ["", "| resource | what it holds |", "| --- | --- |"]
+    rows += [f"| `{resource.uri}` | {resource.description} |" for resource in resources]
+    return replace_between(MCP_DOC, text, TOOLS_START, TOOLS_END, rows)
+
+
+# The hand-written documents with generated sections, and what makes each section anew.
+DOCS_WITH_TABLES: dict[str, Callable[[str], str]] = {
+    CONFIG_DOC: render_config_doc,
+    MCP_DOC: render_mcp_doc,
+}
 
 
 VALUES = "memctl/config/values.py"
@@ -874,7 +936,8 @@ def render_all(app: Any = None) -> dict[str, str]:
     """Every generated file: path relative to the repository -> its content."""
     tree = command_tree(app)
     files = {path: RENDERERS[path](tree) for path in OUTPUTS}
-    files[README] = render_readme((ROOT / README).read_text(encoding="utf-8"))
+    for path, render in DOCS_WITH_TABLES.items():
+        files[path] = render((ROOT / path).read_text(encoding="utf-8"))
     files[VALUES] = render_values()
     return files
 

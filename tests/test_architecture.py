@@ -173,6 +173,15 @@ def test_every_top_level_name_has_a_layer() -> None:
     assert names <= set(LAYER_OF), names - set(LAYER_OF)
 
 
+def test_the_documented_layers_are_these_layers() -> None:
+    """docs/architecture.md draws every top-level package, top to bottom in LAYERS' order."""
+    text = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    diagram = text.split("## Layers", 1)[1].split("```")[1]
+    drawn = re.findall(r"^ memctl/(\w+)", diagram, flags=re.M)
+    documented = [name for names in LAYERS for name in names if not name.startswith("__")]
+    assert drawn == documented
+
+
 @pytest.mark.parametrize("path", modules(), ids=lambda p: p.relative_to(PACKAGE).as_posix())
 def test_imports_point_down_the_layers(path: Path) -> None:
     own = LAYER_OF[top_package(module_name(path))]

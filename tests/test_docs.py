@@ -1,9 +1,11 @@
-"""The generated completions and man page: current, complete, and valid for their shells."""
+"""The generated completions, man page and reference tables: current, complete, and valid;
+the hand-written docs: every command in the reference, every link to something there."""
 
 from __future__ import annotations
 
 import enum
 import importlib.util
+import re
 import shutil
 import subprocess
 import sys
@@ -57,13 +59,17 @@ def test_generated_files_are_current(rendered: dict[str, str]) -> None:
 
 def test_render_all_is_deterministic(rendered: dict[str, str]) -> None:
     assert gen_docs.render_all() == rendered
-    assert set(rendered) == {*gen_docs.OUTPUTS, gen_docs.README, gen_docs.VALUES}
+    assert set(rendered) == {*gen_docs.OUTPUTS, *gen_docs.DOCS_WITH_TABLES, gen_docs.VALUES}
 
 
 def test_check_mode_reports_stale_files_without_writing(tmp_path: Path) -> None:
     empty = tmp_path / "checkout"
     empty.mkdir()
-    assert gen_docs.stale_files(empty) == [*gen_docs.OUTPUTS, gen_docs.README, gen_docs.VALUES]
+    assert gen_docs.stale_files(empty) == [
+        *gen_docs.OUTPUTS,
+        *gen_docs.DOCS_WITH_TABLES,
+        gen_docs.VALUES,
+    ]
     assert not any(empty.iterdir())
 
 
@@ -264,14 +270,67 @@ def test_man_page_renders_without_warnings() -> None:
     assert done.stderr == "", done.stderr
 
 
-# --- README ---------------------------------------------------------------------------------
+# --- README and docs/ ------------------------------------------------------------------------
 
 
-def test_readme_mentions_every_command(tree: Any) -> None:
-    readme = ROOT / "README.md"
-    text = readme.read_text(encoding="utf-8") if readme.is_file() else ""
-    missing = [f"memctl {path}" for path in command_paths(tree) if f"memctl {path}" not in text]
-    assert not missing, f"README.md does not mention: {', '.join(missing)}"
+def test_the_command_reference_has_a_row_for_every_command(tree: Any) -> None:
+    reference = (ROOT / "docs" / "commands.md").read_text(encoding="utf-8")
+    rows = [line for line in reference.splitlines() if line.startswith("| `memctl ")]
+    missing = [
+        f"memctl {path}"
+        for path in command_paths(tree)
+        if not any(f"memctl {path}" in row for row in rows)
+    ]
+    assert not missing, f"the table of docs/commands.md does not name: {', '.join(missing)}"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "(docs/commands.md)" in readme
+
+
+def test_the_generated_tables_hold_every_config_key_and_mcp_tool(rendered: dict[str, str]) -> None:
+    from memctl.config.settings import KEYS
+
+    config = rendered[gen_docs.CONFIG_DOC]
+    assert all(f"| `{key.name}` |" in config for key in KEYS)
+    tools, resources = gen_docs.mcp_listing()
+    mcp = rendered[gen_docs.MCP_DOC]
+    for tool in tools:
+        row = next(line for line in mcp.splitlines() if line.startswith(f"| `{tool.name}` |"))
+        assert all(f"`{name}` (" in row for name in tool.input_schema.get("properties", {}))
+    assert {"memory_search", "memory_store", "session_search"} <= {tool.name for tool in tools}
+    assert all(f"| `{resource.uri}` |" in mcp for resource in resources)
+
+
+def anchor(heading: str) -> str:
+    """The id GitHub gives a Markdown heading."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def markdown_files() -> list[Path]:
+    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def test_every_link_between_the_docs_reaches_a_file_and_heading() -> None:
+    broken = []
+    for doc in markdown_files():
+        text = doc.read_text(encoding="utf-8")
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target):
+                continue  # a URL
+            path, _, fragment = target.partition("#")
+            linked = (doc.parent / path).resolve() if path else doc
+            if not linked.exists():
+                broken.append(f"{doc.name}: {target}")
+            elif fragment and linked.suffix == ".md":
+                headings = re.findall(r"^#+ (.+)$", linked.read_text(encoding="utf-8"), re.M)
+                if fragment not in {anchor(h) for h in headings}:
+                    broken.append(f"{doc.name}: {target}")
+    assert broken == []
+
+
+def test_anchor_is_githubs() -> None:
+    assert anchor("Set up with your assistant") == "set-up-with-your-assistant"
+    assert anchor("The embedding model") == "the-embedding-model"
+    assert anchor("Recovery by `sessions grep` (x)") == "recovery-by-sessions-grep-x"
 
 
 class Color(enum.StrEnum):

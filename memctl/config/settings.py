@@ -1,7 +1,8 @@
 """One Settings object, layered: defaults < home config < project config < env < flags.
 
 Every tunable constant of memctl is a key in ``KEYS`` with its default and one
-line of documentation; the README's reference table is generated from it.
+line of documentation; the reference table of docs/configuration.md is generated
+from it.
 """
 
 from __future__ import annotations
@@ -108,7 +109,7 @@ def _unit(name: str, default: float, doc: str) -> Key:
 
 
 # The recall pipeline's constants (memctl/retrieve/); `recall.mode` presets override
-# the ones a person has not set (README, "Recall modes").
+# the ones a person has not set (docs/recall.md, "Recall modes").
 RECALL_KEYS: tuple[Key, ...] = (
     Key(
         "recall.mode",

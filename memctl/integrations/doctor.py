@@ -17,7 +17,8 @@ from memctl.context import Context
 from memctl.errors import MemctlError
 
 OK, WARN, FAIL = "ok", "warn", "fail"
-# Files memctl makes are private to their owner (README, "Store"): no group or other bits.
+# Files memctl makes are private to their owner (docs/architecture.md, "Store"): no group
+# or other bits.
 PRIVATE_BITS = stat.S_IRWXG | stat.S_IRWXO
 
 

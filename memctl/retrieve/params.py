@@ -16,7 +16,7 @@ from memctl.errors import UsageError
 
 PREFIX = "recall."
 
-# Documented in README ("Recall modes"); keep the two in step.
+# Documented in docs/recall.md ("Recall modes"); keep the two in step.
 MODES: dict[str, dict[str, Any]] = {
     "smart": {},
     "focused": {"weight_vector": 0.8, "weight_bm25": 0.2, "spread_hops": 1},
