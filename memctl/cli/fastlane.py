@@ -33,8 +33,7 @@ class Opt:
     aliases: tuple[str, ...] = ()  # old spellings, still taken, not shown in --help
 
 
-# the transcript formats; with --backfill, the assistants (cursor's transcripts are sniffed)
-CLIENT_CHOICES = (*TRANSCRIPT_CLIENTS, "cursor")
+CLIENT_CHOICES = TRANSCRIPT_CLIENTS  # the Typer command takes the assistants too (--backfill)
 INGEST_OPTIONS: dict[str, Opt] = {
     "transcript": Opt(
         ("--transcript",), "Transcript file; omit (or '-') to read standard input.", "PATH"

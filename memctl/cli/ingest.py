@@ -37,6 +37,7 @@ from memctl.cli.render import (
     update_items,
     warn,
 )
+from memctl.clients import REGISTRY
 from memctl.errors import UsageError
 from memctl.ingest.capture import CaptureReport
 from memctl.integrations.backfill import find_transcripts, since_time
@@ -48,7 +49,9 @@ app = new_typer()
 # the table fits 80 columns; `memctl runs RUN_ID` shows it whole.
 LLM_WIDTH = 12
 
-Client = StrEnum("Client", [(c.replace("-", "_"), c) for c in CLIENT_CHOICES])  # type: ignore[misc]
+# the transcript formats and, for --backfill, the assistants
+CLIENT_NAMES = tuple(dict.fromkeys((*CLIENT_CHOICES, *REGISTRY)))
+Client = StrEnum("Client", [(c.replace("-", "_"), c) for c in CLIENT_NAMES])  # type: ignore[misc]
 Mode = StrEnum("Mode", [("smart", "smart"), ("raw", "raw")])  # type: ignore[misc]
 
 
