@@ -85,8 +85,8 @@ _memctl_spec() {
             filearg=1
             ;;
         "ingest")
-            opts="--transcript --client --session-id --agent-id -s --scope -t --tag --mode --wait --dry-run --json -h --help"
-            valopts="--transcript --client --session-id --agent-id -s --scope -t --tag --mode"
+            opts="--transcript --client --session-id --agent-id -s --scope -t --tag --mode --wait --dry-run --backfill --since --json -h --help"
+            valopts="--transcript --client --session-id --agent-id -s --scope -t --tag --mode --since"
             fileopts="--transcript"
             ;;
         "runs")
@@ -216,7 +216,7 @@ _memctl_choices() {
     case "$1|$2" in
         "list|-f"|"list|--format") choices="table json ids" ;;
         "import|--strategy") choices="auto atomic section document" ;;
-        "ingest|--client") choices="claude-code opencode codex generic" ;;
+        "ingest|--client") choices="claude-code opencode codex generic cursor" ;;
         "ingest|--mode") choices="smart raw" ;;
     esac
 }

@@ -179,14 +179,16 @@ complete -c memctl -n '__fish_seen_subcommand_from import' -F
 
 # memctl ingest
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -l transcript -r -F -d 'Transcript file; omit (or \'-\') to read standard input.'
-complete -c memctl -n '__fish_seen_subcommand_from ingest' -l client -x -a 'claude-code opencode codex generic' -d 'Transcript format (default: guessed from the content).'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -l client -x -a 'claude-code opencode codex generic cursor' -d 'Transcript format (default: guessed from the content); with --backfill, the assistant whose transcripts to read (default: every one).'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -l session-id -x -d 'Session id (default: the transcript\'s own).'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -l agent-id -x -d 'Agent id recorded on the session and its memories.'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -s s -l scope -x -d 'Scope of the memories: \'project\' (the current one, default), \'global\', or a name.'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -s t -l tag -x -d 'A tag for the memories made from this session; repeat or separate with commas.'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -l mode -x -a 'smart raw' -d 'smart: store the messages and distil memories; raw: only store the messages.'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -l wait -d 'Run the slow path in the foreground instead of a worker.'
-complete -c memctl -n '__fish_seen_subcommand_from ingest' -l dry-run -d 'Print the decisions a run would make; write nothing.'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -l dry-run -d 'Print the decisions a run would make (with --backfill: how many sessions, messages and bytes it would store); write nothing.'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -l backfill -d 'Store every past session the installed assistants keep transcripts of (a second run adds nothing); distil them in the background.'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -l since -x -d 'With --backfill: only transcripts changed since then (an ISO date, or a span: 30d).'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -s h -l help -d 'Show this message and exit.'
 

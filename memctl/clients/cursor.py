@@ -23,6 +23,11 @@ EVENTS = ("sessionStart", "stop")
 START_EVENTS = ("sessionStart",)
 CAPTURE_EVENTS = ("stop",)
 TRANSCRIPT_FORMAT = None  # its agent transcripts are sniffed
+TRANSCRIPT_GLOBS = (  # see find_transcript
+    "*/agent-transcripts/*.jsonl",
+    "*/agent-transcripts/*/*.jsonl",
+    "*/agent-transcripts/*.txt",
+)
 
 
 def config_dir(where: Where) -> Path:
@@ -110,9 +115,13 @@ def find_transcript(session_id: str) -> str | None:
     or ``<id>.txt`` (older versions)."""
     if not session_id or not session_id.replace("-", "").isalnum():
         return None
-    root = Path.home() / ".cursor" / "projects"
+    root = transcript_dirs()[0]
     for name in (f"{session_id}.jsonl", f"{session_id}/*.jsonl", f"{session_id}.txt"):
         found = sorted(root.glob(f"*/agent-transcripts/{name}"))
         if found:
             return str(found[-1])
     return None
+
+
+def transcript_dirs() -> list[Path]:
+    return [Path.home() / ".cursor" / "projects"]

@@ -33,6 +33,7 @@ from memctl.api import ingest as ingest_api
 from memctl.api import memory as memory_api
 from memctl.api import recall as recall_api
 from memctl.api import sessions as sessions_api
+from memctl.clients import REGISTRY
 from memctl.config import Settings
 from memctl.context import Context
 from memctl.errors import MemctlError, did_you_mean
@@ -105,13 +106,7 @@ def limited(fn: F) -> F:
 
 def transcript_roots(settings: Settings) -> list[Path]:
     """Where memory_ingest may read: the clients' transcript folders, and mcp.ingest_paths."""
-    home = Path.home()
-    roots = [
-        Path(os.environ.get("CLAUDE_CONFIG_DIR") or home / ".claude") / "projects",
-        Path(os.environ.get("CODEX_HOME") or home / ".codex") / "sessions",
-        home / ".cursor" / "projects",
-        Path(os.environ.get("XDG_DATA_HOME") or home / ".local" / "share") / "opencode",
-    ]
+    roots = [folder for client in REGISTRY.values() for folder in client.transcript_dirs()]
     roots += [Path(p).expanduser() for p in settings.mcp_ingest_paths.split(os.pathsep) if p]
     return [r.resolve() for r in roots]
 
