@@ -467,6 +467,13 @@ KEYS: tuple[Key, ...] = (
         "Items a digest lists per section (requests, decisions, files, commands, errors).",
         minimum=1,
     ),
+    Key(
+        "digest.report_chars",
+        500,
+        "Characters of each sub-agent's report a digest keeps (headings and conclusions "
+        "first); the stored session keeps the report whole.",
+        minimum=50,
+    ),
     Key("extract.max_facts", 50, "Facts one extraction may return.", minimum=1),
     Key("extract.chunk_chars", 8000, "Transcript characters sent per LLM call.", minimum=500),
     Key(

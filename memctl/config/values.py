@@ -116,6 +116,7 @@ class Values:
     select_max_bytes: int
     digest_max_chars: int
     digest_items: int
+    digest_report_chars: int
     extract_max_facts: int
     extract_chunk_chars: int
     noise_similarity: float

@@ -150,7 +150,8 @@ def record_decisions(run: Run, decisions: list[Decision], done: bool = True) -> 
 def digest_decision(run: Run, session: Session, messages: list[Message]) -> Decision | None:
     """The session's digest as a decision: create it, or merge it into the session's
     digest already stored (a grown session); None when the session says nothing useful."""
-    digest = build_digest(messages, run.settings.digest_items)
+    settings = run.settings
+    digest = build_digest(messages, settings.digest_items, settings.digest_report_chars)
     if not digest.useful():
         return None
     first, last = messages[0], messages[-1]
