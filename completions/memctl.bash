@@ -11,7 +11,7 @@ _memctl_spec() {
     cmds="" opts="" valopts="" fileopts="" filearg=0
     case $1 in
         "")
-            cmds="maintain restore reembed remember get list update forget delete purge link unlink recall profile status events export import ingest runs undo init uninstall hook mcp install promote unpromote sync config model"
+            cmds="maintain restore reembed remember get list update forget delete purge link unlink recall profile status events export import ingest runs undo init uninstall hook mcp sessions install promote unpromote sync config model"
             opts="--home -c --config --version -h --help"
             valopts="--home -c --config"
             ;;
@@ -109,6 +109,26 @@ _memctl_spec() {
             ;;
         "mcp")
             opts="-h --help"
+            ;;
+        "sessions")
+            cmds="list show grep expand"
+            opts="-h --help"
+            ;;
+        "sessions list")
+            opts="-s --scope --all-scopes --client --since --until -n --limit --json -h --help"
+            valopts="-s --scope --client --since --until -n --limit"
+            ;;
+        "sessions show")
+            opts="-p --page --page-size --json -h --help"
+            valopts="-p --page --page-size"
+            ;;
+        "sessions grep")
+            opts="-s --scope --all-scopes --client --since --until --role -n --limit -C --context --json -h --help"
+            valopts="-s --scope --client --since --until --role -n --limit -C --context"
+            ;;
+        "sessions expand")
+            opts="-C --context --json -h --help"
+            valopts="-C --context"
             ;;
         "install")
             cmds="claude-code opencode cursor codex cron status uninstall"

@@ -35,6 +35,7 @@ complete -c memctl -n '__fish_use_subcommand' -a 'init' -d 'Set up the assistant
 complete -c memctl -n '__fish_use_subcommand' -a 'uninstall' -d 'Undo `memctl install` and `memctl init`: put back every file they changed.'
 complete -c memctl -n '__fish_use_subcommand' -a 'hook' -d 'Run by an assistant\'s hooks: reads its JSON on stdin (Codex notify: the last argument); at session start prints the context block, at the end captures the transcript. Never fails the session: errors go to $MEMCTL_HOME/logs/hooks.log.'
 complete -c memctl -n '__fish_use_subcommand' -a 'mcp' -d 'Serve memctl\'s tools (memory_search, memory_store, ...) and resources over MCP on stdio, for an assistant to start. `memctl init` registers it.'
+complete -c memctl -n '__fish_use_subcommand' -a 'sessions' -d 'The stored sessions: list, show, grep and expand them.'
 complete -c memctl -n '__fish_use_subcommand' -a 'install' -d 'Install capture hooks: session-start context and session-end capture.'
 complete -c memctl -n '__fish_use_subcommand' -a 'promote' -d 'Share memories: `memctl sync` publishes promoted memories.'
 complete -c memctl -n '__fish_use_subcommand' -a 'unpromote' -d 'Stop sharing memories: the next sync removes this machine\'s files of them.'
@@ -220,6 +221,46 @@ complete -c memctl -n '__fish_seen_subcommand_from hook' -s h -l help -d 'Show t
 
 # memctl mcp
 complete -c memctl -n '__fish_seen_subcommand_from mcp' -s h -l help -d 'Show this message and exit.'
+
+# memctl sessions
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand' -s h -l help -d 'Show this message and exit.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand' -a 'list' -d 'The latest sessions, newest first: client, date, title, messages and digest.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand' -a 'show' -d 'A session\'s transcript as a person reads it: turns, tool notes, sub-agent threads.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand' -a 'grep' -d 'Full-text search over every stored message, with the matching line and its neighbours.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand' -a 'expand' -d 'The raw messages behind a memory or a range, with the turns around them (marked >).'
+
+# memctl sessions list
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from list' -s s -l scope -x -d '\'project\' (the current one and global, default) or a scope name.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from list' -l all-scopes -d 'Every project.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from list' -l client -x -d 'Only this client (claude-code, codex, ...).'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from list' -l since -x -d 'From this time: an ISO date or a span like 7d.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from list' -l until -x -d 'Before this time (ISO date or span).'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from list' -s n -l limit -x -d 'At most this many.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from list' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from list' -s h -l help -d 'Show this message and exit.'
+
+# memctl sessions show
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from show' -s p -l page -x -d 'Page number, from 1.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from show' -l page-size -x -d 'Messages per page.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from show' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from show' -s h -l help -d 'Show this message and exit.'
+
+# memctl sessions grep
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from grep' -s s -l scope -x -d '\'project\' (the current one and global, default) or a scope name.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from grep' -l all-scopes -d 'Every project.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from grep' -l client -x -d 'Only this client (claude-code, codex, ...).'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from grep' -l since -x -d 'From this time: an ISO date or a span like 7d.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from grep' -l until -x -d 'Before this time (ISO date or span).'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from grep' -l role -x -d 'Only user, assistant, tool or system messages.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from grep' -s n -l limit -x -d 'At most this many.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from grep' -s C -l context -x -d 'Messages shown either side.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from grep' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from grep' -s h -l help -d 'Show this message and exit.'
+
+# memctl sessions expand
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from expand' -s C -l context -x -d 'Turns shown either side.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from expand' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from expand' -s h -l help -d 'Show this message and exit.'
 
 # memctl install
 complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from claude-code opencode cursor codex cron status uninstall' -s h -l help -d 'Show this message and exit.'

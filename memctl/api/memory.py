@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
+from memctl.api.sessions import Origin, origins
 from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.memories import operations
@@ -53,12 +55,20 @@ def source_times(ctx: Context, memories: list[Memory]) -> dict[str, str]:
 class GetResult:
     memory: Memory
     relations: list[Relation]
+    origin: Origin | None = None  # the session and messages it was distilled from
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **self.memory.to_dict(),
+            "relations": [r.to_dict() for r in self.relations],
+            "origin": self.origin.to_dict() if self.origin else None,
+        }
 
 
 def get(ctx: Context, id_or_prefix: str) -> GetResult:
-    """One memory by full id or unique prefix, with its relations."""
+    """One memory by full id or unique prefix, with its relations and where it came from."""
     memory, relations = operations.get(ctx, id_or_prefix)
-    return GetResult(memory, relations)
+    return GetResult(memory, relations, origins(ctx, [memory]).get(memory.id))
 
 
 @dataclass(frozen=True)

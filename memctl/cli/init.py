@@ -12,6 +12,7 @@ from memctl.cli.common import JsonOption, new_typer, settings_for
 from memctl.cli.render import console, print_json
 from memctl.integrations import setup
 from memctl.integrations.base import Launcher, launcher
+from memctl.integrations.hooks_state import SLOW_MS
 
 app = new_typer()
 
@@ -134,6 +135,13 @@ def show_status(found: list[setup.ClientStatus], as_json: bool) -> None:
         )
     console.print(table)
     for item in found:
+        for event, took in item.timings.items():
+            flag = f"  SLOW: over {SLOW_MS} ms" if took.slow else ""
+            console.print(
+                f"{item.client} {event}: last {took.last_ms} ms, p95 {took.p95_ms} ms "
+                f"({took.runs} runs){flag}",
+                highlight=False,
+            )
         for problem in item.problems:
             console.print(problem)
 

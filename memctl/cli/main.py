@@ -34,8 +34,12 @@ COMMANDS: dict[str, str] = {
     "install": "install",
     "hook": "hook",
     "mcp": "mcp",
+    "sessions": "sessions",
 }
-GROUPS = ("memory", "graph", "recall", "status", "exchange", "ingest", "init", "hook", "mcp")
+GROUPS = (
+    *("memory", "graph", "recall", "status", "exchange", "ingest", "init", "hook", "mcp"),
+    "sessions",
+)
 
 
 def _version(value: bool) -> None:

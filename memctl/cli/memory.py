@@ -91,9 +91,13 @@ def get(
     """Show one memory, every field and its relations."""
     found = api.get(open_context(ctx), memory_id)
     if as_json:
-        print_json({**found.memory.to_dict(), "relations": [r.to_dict() for r in found.relations]})
-    else:
-        console.print(_memory_panel(found.memory, found.relations))
+        print_json(found.to_dict())
+        return
+    console.print(_memory_panel(found.memory, found.relations))
+    if found.origin is not None:
+        console.print(f"from {found.origin.text()}", soft_wrap=True)
+        if found.origin.stored:
+            console.print(f"  open them: memctl sessions expand {found.memory.id[:8]}")
 
 
 FilterScope = Annotated[

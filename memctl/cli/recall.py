@@ -194,6 +194,13 @@ def print_explain(result: RecallResult) -> None:
         if info["session_id"]:
             source += f" (session {info['session_id']})"
         out.console.print(f"  source:   {source}", soft_wrap=True)
+        if info["distilled_from"]:
+            came = info["distilled_from"]
+            out.console.print(
+                f"  from:     messages {came['first']}-{came['last']} of session "
+                f"{came['session_id']} (memctl sessions expand {item.memory.id[:8]})",
+                soft_wrap=True,
+            )
         for step in info["steps"]:
             out.console.print(f"  {step['stage']}: {step['why']}", soft_wrap=True)
 

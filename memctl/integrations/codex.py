@@ -1,6 +1,10 @@
 """Codex CLI: ``$CODEX_HOME/config.toml`` (``[mcp_servers.memctl]``, and ``notify`` for
 versions without hooks), ``AGENTS.md`` for instructions, ``hooks.json`` for hooks.
 
+config.toml is Codex's own file too: it appends hook trust, folder trust and UI state
+at its end. memctl edits it as data (``formats.set_toml``): its table and key change,
+nothing else does.
+
 Codex skips the hooks in ``hooks.json`` until the user trusts them in ``/hooks``; it
 records each trusted hook under ``[hooks.state."<key>"]`` with a ``trusted_hash`` in
 the user's config.toml, which ``install status`` reads. ``notify`` runs a command
@@ -20,8 +24,7 @@ from memctl.integrations.instructions import plan_instructions_block
 
 NAME = "codex"
 BINARY = "codex"
-TOML_COMMENT = "# {}"
-NOTIFY = "notify"  # its own marked block: a top-level key must come before every table
+NOTIFY = "notify"
 EVENTS = ("SessionStart", "Stop")
 TRUST_NOTE = (
     "Codex runs hooks only after you trust them: start `codex`, type /hooks, and trust the "
@@ -47,38 +50,40 @@ def config_path(where: Where) -> Path:
     return codex_home(where) / "config.toml"
 
 
-def mcp_block(run: Launcher) -> str:
+MCP_KEYS = ("mcp_servers", "memctl")
+# `codex exec` answers without waiting for a server that is not required, and cannot ask
+# the user to approve a tool call: both are needed for the model to call memory_search.
+MCP_SETTINGS = {"required": True, "default_tools_approval_mode": "approve"}
+
+
+def mcp_entry(run: Launcher) -> dict[str, Any]:
     words = run.words("mcp")
-    return (
-        "[mcp_servers.memctl]\n"
-        f"command = {formats.toml_string(words[0])}\n"
-        f"args = {formats.toml_array(words[1:])}\n"
-    )
+    return {"command": words[0], "args": words[1:], **MCP_SETTINGS}
 
 
-def _toml_edit(plan: Plan, path: Path, body: str | None, top: bool, what: str) -> None:
-    """Set (or with ``body`` None remove) memctl's marked block, checking the result parses."""
-    data = plan.read(path)
-    if body is None:
-        new = formats.remove_block(data, TOML_COMMENT)
-    else:
-        new = formats.set_block(data, body, TOML_COMMENT, top=top)
-        formats.load_toml(path, new)  # a duplicate table would make the file unreadable
-    plan.write(path, new, NAME, what)
+def runs_memctl(words: Any, *tail: str) -> bool:
+    """Whether a command line (a list of words) starts memctl with ``tail`` among its words."""
+    if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+        return False
+    named = any(Path(w).name == "memctl" for w in words) or "memctl" in words
+    return named and all(t in words for t in tail)
 
 
 def plan_mcp(plan: Plan, where: Where, run: Launcher, remove: bool = False) -> None:
     path = config_path(where)
     data = plan.read(path)
-    doc = formats.load_toml(path, data)
-    if (
-        not remove
-        and "memctl" in (doc.get("mcp_servers") or {})
-        and not formats.has_block(data, TOML_COMMENT)
-    ):
-        plan.note(f"{path}: [mcp_servers.memctl] was set by hand; left alone")
-        return
-    _toml_edit(plan, path, None if remove else mcp_block(run), False, "mcp server")
+    current = formats.get_toml(path, data, MCP_KEYS)
+    if isinstance(current, dict):
+        words = [current.get("command"), *(current.get("args") or [])]
+        if not runs_memctl(words, "mcp"):
+            plan.note(f"{path}: [mcp_servers.memctl] runs something else; left alone")
+            return
+    new = (
+        formats.remove_toml(path, data, MCP_KEYS)
+        if remove
+        else formats.set_toml(path, data, MCP_KEYS, mcp_entry(run))
+    )
+    plan.write(path, new, NAME, "mcp server")
 
 
 def instructions_path(where: Where) -> Path:
@@ -123,18 +128,16 @@ def plan_hooks(
 def _plan_notify(plan: Plan, where: Where, run: Launcher, remove: bool) -> None:
     path = config_path(where)
     data = plan.read(path)
-    if remove:
-        new = formats.remove_block(data, TOML_COMMENT, NOTIFY)
-        plan.write(path, new, NAME, "notify")
+    current = formats.get_toml(path, data, (NOTIFY,))
+    if current is not None and not runs_memctl(current, "hook", NAME, NOTIFY):
+        if not remove:
+            plan.note(f"{path}: notify is already set; left alone (memctl's Stop hook captures)")
         return
-    if "notify" in formats.load_toml(path, data) and not formats.has_block(
-        data, TOML_COMMENT, NOTIFY
-    ):
-        plan.note(f"{path}: notify is already set; left alone (memctl's Stop hook captures)")
-        return
-    body = f"notify = {formats.toml_array(run.words('hook', NAME, 'notify'))}"
-    new = formats.set_block(data, body, TOML_COMMENT, top=True, name=NOTIFY)
-    formats.load_toml(path, new)
+    new = (
+        formats.remove_toml(path, data, (NOTIFY,))
+        if remove
+        else formats.set_toml(path, data, (NOTIFY,), run.words("hook", NAME, NOTIFY))
+    )
     plan.write(path, new, NAME, "notify")
 
 
@@ -144,8 +147,9 @@ def hooks_installed(where: Where) -> list[str]:
     hooks = formats.load_json(path, data).get("hooks") or {}
     found = [event for event, groups in hooks.items() if any(is_ours(g) for g in groups or [])]
     config = config_path(where)
-    if config.is_file() and formats.has_block(config.read_bytes(), TOML_COMMENT, NOTIFY):
-        found.append("notify")
+    notify = formats.get_toml(config, config.read_bytes() if config.is_file() else None, (NOTIFY,))
+    if runs_memctl(notify, "hook", NAME, NOTIFY):
+        found.append(NOTIFY)
     return found
 
 

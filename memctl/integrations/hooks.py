@@ -45,9 +45,38 @@ FORMATS = {"claude-code": "claude-code", "codex": "codex", "opencode": "opencode
 LOG = "hooks.log"
 
 
+def _spelling(name: str) -> str:
+    """An event name without case and separators: SessionStart, session-start,
+    session_start and sessionStart are one event."""
+    return "".join(c for c in name.lower() if c.isalnum())
+
+
+EVENTS = {(client, _spelling(event)): event for client, event in START | CAPTURE}
+
+
+def canonical(client: str, event: str) -> str | None:
+    """The client's own name for ``event`` in any spelling (None: not a memctl hook)."""
+    return EVENTS.get((client, _spelling(event)))
+
+
+def unknown(client: str, event: str) -> str:
+    """One line saying what is wrong with a hook's name, and what would be right."""
+    clients = sorted({c for c, _ in START | CAPTURE})
+    if client not in clients:
+        return f"memctl hook: unknown client {client!r}; known: {', '.join(clients)}"
+    events = sorted(e for c, e in START | CAPTURE if c == client)
+    return f"memctl hook: {client} has no event {event!r}; known: {', '.join(events)}"
+
+
 def main(options: dict[str, Any], argv: list[str], stdin: IO[str] | None = None) -> int:
     """Run one hook; always 0."""
-    client, event = (argv + ["", ""])[:2]
+    began = time.monotonic()
+    client, given = (argv + ["", ""])[:2]
+    event = canonical(client, given)
+    if event is None:  # said on the terminal (a person typing it) and in the log
+        print(unknown(client, given), file=sys.stderr)
+        log_error(_home(options), client, given, unknown(client, given))
+        return 0
     errors, sys.stderr = sys.stderr, io.StringIO()  # warnings go to the log, not the client
     try:
         payload = read_payload(client, event, argv[2:], stdin or sys.stdin)
@@ -61,7 +90,28 @@ def main(options: dict[str, Any], argv: list[str], stdin: IO[str] | None = None)
         said, sys.stderr = sys.stderr.getvalue(), errors
         if said.strip():
             log_error(_home(options), client, event, said)
+        _record(options, client, event, (time.monotonic() - began) * 1000 + _startup_ms())
     return 0
+
+
+def _startup_ms() -> float:
+    """How long this process ran before ``main`` (starting Python, importing memctl), from
+    the kernel's record of its start (Linux); 0 where that is not known."""
+    try:
+        with open("/proc/self/stat", encoding="ascii") as stat:
+            ticks = int(stat.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/uptime", encoding="ascii") as uptime:
+            up = float(uptime.read().split()[0])
+        return max(0.0, (up - ticks / os.sysconf("SC_CLK_TCK")) * 1000)
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def _record(options: dict[str, Any], client: str, event: str, ms: float) -> None:
+    try:
+        hooks_state.record_duration(_home(options), client, event, ms)
+    except OSError:
+        pass
 
 
 def _home(options: dict[str, Any]) -> Path:
@@ -83,8 +133,6 @@ def log_error(home: Path, client: str, event: str, text: str) -> None:
 
 def read_payload(client: str, event: str, rest: list[str], stdin: IO[str]) -> dict[str, Any]:
     """The client's JSON: the last argument for Codex's notify, else standard input."""
-    if (client, event) not in START | CAPTURE:
-        raise ValueError(f"unknown hook {client} {event}")
     if client == "codex" and event == "notify":
         text = rest[-1] if rest else "{}"
     else:
@@ -151,6 +199,13 @@ def capture_event(settings: Any, client: str, event: str, payload: dict[str, Any
     transcript = payload.get("transcript_path")
     if not transcript and client == "codex":
         transcript = find_codex_rollout(str(session_id or ""))
+    if not transcript and client == "cursor":
+        transcript = find_cursor_transcript(str(session_id or ""))
+        if transcript is None:
+            reason = f"no transcript_path and no transcript of conversation {session_id!r} found"
+            hooks_state.mark_missed(settings.home, client, event, reason)
+            raise FileNotFoundError(f"{reason} under ~/.cursor/projects: nothing captured")
+        hooks_state.clear_missed(settings.home, client, event)
     if transcript and Path(str(transcript)).is_file():
         path = str(transcript)
         _capture_file(settings, client, path, session_id)
@@ -201,6 +256,24 @@ def _settings_like(settings: Any, cwd: Path) -> Any:
         return settings
     overrides = {k: v for k, v in settings.values.items() if settings.sources[k] == "flag"}
     return load_settings(home=settings.home, cwd=cwd, overrides=overrides)
+
+
+def find_cursor_transcript(conversation_id: str) -> str | None:
+    """Where Cursor keeps a conversation's transcript: ``~/.cursor/projects/<project>/
+    agent-transcripts/`` holds ``<id>.jsonl`` (the CLI), ``<id>/<id>.jsonl`` (the editor)
+    or ``<id>.txt`` (older versions)."""
+    if not conversation_id or not conversation_id.replace("-", "").isalnum():
+        return None
+    root = Path.home() / ".cursor" / "projects"
+    for name in (
+        f"{conversation_id}.jsonl",
+        f"{conversation_id}/*.jsonl",
+        f"{conversation_id}.txt",
+    ):
+        found = sorted(root.glob(f"*/agent-transcripts/{name}"))
+        if found:
+            return str(found[-1])
+    return None
 
 
 def find_codex_rollout(thread_id: str) -> str | None:

@@ -2,11 +2,17 @@
 
 - ``fired/<client>.<event>``: its modification time is when that hook last ran
   (``memctl install status`` shows it).
+- ``timings/<client>.<event>``: the hook's last durations in milliseconds, one a line
+  (``install status`` shows the last and the 95th percentile).
+- ``missed/<client>.<event>``: why that hook's last run could capture nothing (a
+  Cursor stop without a transcript), until a later run captures.
 - ``pending/<hash>.json``: a transcript a capture hook read, with its size then.
   Hooks can fire before the client writes a session's last lines; the next capture
   hook (of any session) captures a pending transcript again when it has grown.
   Capture stores only messages it has not stored, so nothing is stored twice.
-One file per entry: hooks of parallel sessions never write the same file.
+One file per entry: hooks of parallel sessions never write the same file (timings
+are appended a line at a time, which the system keeps whole). Everything here is
+private to the user: directories 0700, files 0600.
 """
 
 from __future__ import annotations
@@ -19,24 +25,83 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from memctl.config.files import DIR_MODE, open_private, write_private
+
 DIR = "hooks"
+TIMINGS_KEPT = 200  # durations kept per hook: enough for a stable 95th percentile
+SLOW_MS = 300  # a hook the client waits on longer than this is flagged (issue 23's budget)
+
+
+def _hook_path(home: Path, kind: str, client: str, event: str) -> Path:
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in f"{client}.{event}")
+    return home / DIR / kind / safe
 
 
 def _fired_path(home: Path, client: str, event: str) -> Path:
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in f"{client}.{event}")
-    return home / DIR / "fired" / safe
+    return _hook_path(home, "fired", client, event)
 
 
 def mark_fired(home: Path, client: str, event: str) -> None:
     path = _fired_path(home, client, event)
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    path.touch()
+    os.close(open_private(path, os.O_WRONLY | os.O_CREAT))
     os.utime(path)
+    os.chmod(home / DIR, DIR_MODE)  # made 0755 by versions before 0700 was enforced
 
 
 def last_fired(home: Path, client: str, event: str) -> datetime | None:
     try:
         return datetime.fromtimestamp(_fired_path(home, client, event).stat().st_mtime, UTC)
+    except OSError:
+        return None
+
+
+def record_duration(home: Path, client: str, event: str, ms: float) -> None:
+    """Append one run's duration; keep the last ``TIMINGS_KEPT``."""
+    path = _hook_path(home, "timings", client, event)
+    descriptor = open_private(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    with os.fdopen(descriptor, "a", encoding="utf-8") as out:
+        out.write(f"{ms:.0f}\n")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    if len(lines) > 2 * TIMINGS_KEPT:
+        write_private(path, "\n".join(lines[-TIMINGS_KEPT:]) + "\n")
+
+
+@dataclass(frozen=True)
+class Timing:
+    last_ms: int
+    p95_ms: int
+    runs: int
+
+    @property
+    def slow(self) -> bool:
+        return max(self.last_ms, self.p95_ms) > SLOW_MS
+
+
+def timing(home: Path, client: str, event: str) -> Timing | None:
+    """The last duration and the 95th percentile (nearest rank) of the kept ones."""
+    try:
+        text = _hook_path(home, "timings", client, event).read_text(encoding="utf-8")
+    except OSError:
+        return None
+    values = [int(v) for v in text.split() if v.isdigit()][-TIMINGS_KEPT:]
+    if not values:
+        return None
+    ranked = sorted(values)
+    return Timing(values[-1], ranked[max(0, -(-95 * len(ranked) // 100) - 1)], len(values))
+
+
+def mark_missed(home: Path, client: str, event: str, reason: str) -> None:
+    write_private(_hook_path(home, "missed", client, event), reason)
+
+
+def clear_missed(home: Path, client: str, event: str) -> None:
+    _hook_path(home, "missed", client, event).unlink(missing_ok=True)
+
+
+def missed(home: Path, client: str, event: str) -> str | None:
+    """Why this hook's last run captured nothing (None: it captured, or never missed)."""
+    try:
+        return _hook_path(home, "missed", client, event).read_text(encoding="utf-8")
     except OSError:
         return None
 
@@ -60,11 +125,7 @@ def _entry_path(home: Path, transcript: str) -> Path:
 
 
 def remember(home: Path, entry: Pending) -> None:
-    path = _entry_path(home, entry.path)
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    temp = path.with_suffix(f".{os.getpid()}.tmp")
-    temp.write_text(json.dumps(asdict(entry)), encoding="utf-8")
-    os.replace(temp, path)
+    write_private(_entry_path(home, entry.path), json.dumps(asdict(entry)))
 
 
 def forget(home: Path, transcript: str) -> None:

@@ -21,6 +21,7 @@ from memctl.api import distil as distil_api
 from memctl.api import ingest as ingest_api
 from memctl.api import memory as memory_api
 from memctl.api import recall as recall_api
+from memctl.api import sessions as sessions_api
 from memctl.context import Context
 from memctl.errors import MemctlError
 from memctl.model import Memory
@@ -130,9 +131,9 @@ def build(ctx: Context) -> MCPServer:
     @tool
     def memory_get(id: str) -> dict[str, Any]:
         """One memory by id (or a unique prefix of at least 4 characters), with its
-        relations to other memories."""
-        found = call(lambda: memory_api.get(ctx, id))
-        return {**found.memory.to_dict(), "relations": [r.to_dict() for r in found.relations]}
+        relations to other memories and its origin (the session and messages it was
+        distilled from; session_expand opens them)."""
+        return call(lambda: memory_api.get(ctx, id)).to_dict()
 
     @tool
     def memory_list(
@@ -261,6 +262,41 @@ def build(ctx: Context) -> MCPServer:
             "facts": record.facts,
             "decisions": record.decisions,
             "notes": record.notes,
+        }
+
+    @tool
+    def session_search(
+        query: str,
+        limit: int = 10,
+        all_scopes: bool = False,
+        client: str | None = None,
+        since: str | None = None,
+        role: Literal["user", "assistant", "tool", "system"] | None = None,
+    ) -> dict[str, Any]:
+        """Search the verbatim transcripts of earlier sessions (every message is stored).
+        Use when you need the exact command, error or wording from an earlier session,
+        which distilled memories do not keep. Words only (no operators); messages with
+        every word come first. Returns matches, each with its ref (SESSION#N), the matching
+        lines and the messages around it; open one with session_expand. since: an ISO date
+        or a span like 7d. Searches this project unless all_scopes."""
+        where = sessions_api.Where(None, all_scopes, client, since, None, role)
+        found = call(lambda: sessions_api.grep(ctx, query, where, limit))
+        return {"query": query, "matches": [m.to_dict() for m in found]}
+
+    @tool
+    def session_expand(ref: str, context: int = 2) -> dict[str, Any]:
+        """The raw messages of an earlier session behind a reference, with `context` turns
+        either side: a ref from session_search (SESSION#N), a range SESSION#A-B, or a
+        memory id (a fact or a session digest: the messages it was distilled from). Use
+        when you need the exact command, error or wording behind a memory. Returns the
+        passage as readable text (the asked-for messages marked >)."""
+        passage = call(lambda: sessions_api.expand(ctx, ref, context))
+        return {
+            "session_id": passage.session.id,
+            "first": passage.first,
+            "last": passage.last,
+            "total": passage.total,
+            "text": passage.text(),
         }
 
     @server.resource("memctl://profile", mime_type="text/plain")

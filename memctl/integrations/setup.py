@@ -19,7 +19,7 @@ from memctl.config.scope import project_root
 from memctl.errors import UsageError
 from memctl.integrations import claude_code, codex, cron, cursor, files, formats, opencode
 from memctl.integrations.base import Found, Launcher, Where
-from memctl.integrations.hooks_state import last_fired
+from memctl.integrations.hooks_state import Timing, last_fired, missed, timing
 
 CLIENTS: dict[str, ModuleType] = {
     claude_code.NAME: claude_code,
@@ -201,6 +201,7 @@ class ClientStatus:
     trusted: list[str] | None  # Codex only: the trusted memctl hooks
     fired: dict[str, str]  # event -> when memctl last ran its hook
     problems: list[str]
+    timings: dict[str, Timing] = field(default_factory=dict)  # event -> its durations
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -213,6 +214,10 @@ class ClientStatus:
             "trusted": self.trusted,
             "fired": self.fired,
             "problems": self.problems,
+            "timings": {
+                event: {"last_ms": t.last_ms, "p95_ms": t.p95_ms, "runs": t.runs, "slow": t.slow}
+                for event, t in self.timings.items()
+            },
         }
 
 
@@ -245,11 +250,14 @@ def status(place: Where, home: Path) -> list[ClientStatus]:
                 checks[label] = [] if label == "hooks" else False
                 problems.append(str(exc))
         trusted = codex.trusted(place) if name == codex.NAME else None
+        events = module.EVENTS + (("notify",) if name == codex.NAME else ())
         fired = {
             event: stamp.isoformat(timespec="seconds")
-            for event in module.EVENTS + (("notify",) if name == codex.NAME else ())
+            for event in events
             if (stamp := last_fired(home, name, event)) is not None
         }
+        timings = {e: t for e in events if (t := timing(home, name, e)) is not None}
+        problems += [f"{name} {e}: {why}" for e in events if (why := missed(home, name, e))]
         result.append(
             ClientStatus(
                 name,
@@ -260,6 +268,7 @@ def status(place: Where, home: Path) -> list[ClientStatus]:
                 trusted,
                 fired,
                 problems,
+                timings,
             )
         )
     return result

@@ -17,6 +17,7 @@ from memctl.retrieve.pipeline import Recalled, RecallResult
 from memctl.retrieve.run import DROPPED, Run, Step
 from memctl.store.memories import fts_rank_of, get_memory, resolve_id
 from memctl.store.message_search import get_message, is_message_id
+from memctl.store.sessions import source_range
 
 LEG_RAW = {"vector": "distance", "time": "distance", "vector_en": "distance"}
 
@@ -33,8 +34,17 @@ def explain(result: Recalled, steps: list[Step]) -> dict[str, Any]:
         "graph_path": result.graph_path,
         "source": result.memory.source,
         "session_id": result.memory.session_id,
+        "distilled_from": _messages_of(result.memory),
         "steps": [s.to_dict() for s in steps if s.why],
     }
+
+
+def _messages_of(memory: Memory) -> dict[str, Any] | None:
+    """The session messages a memory was distilled from, as its source names them."""
+    named = source_range(memory.source)
+    if named is None:
+        return None
+    return {"session_id": named[0], "first": named[1], "last": named[2]}
 
 
 @dataclass

@@ -11,6 +11,8 @@ from memctl.store.database import Database, Row
 
 # A memory distilled from a session message names it: ``session:<session id>#<seq>``.
 SESSION_SOURCE = re.compile(r"^session:(.+)#(\d+)$")
+# ... or the messages it sums up (a digest): ``session:<session id>#<first>-<last>``.
+SESSION_RANGE = re.compile(r"^session:(.+)#(\d+)(?:-(\d+))?$")
 
 SESSION_COLUMNS = (
     "id",
@@ -64,7 +66,7 @@ def insert_messages(db: Database, messages: Iterable[Message]) -> None:
     )
 
 
-def _message(row: Row) -> Message:
+def message_from_row(row: Row) -> Message:
     return Message(
         role=Role(row["role"]),
         content=row["content"],
@@ -81,7 +83,7 @@ def latest_messages(db: Database, session_id: str, after_seq: int, limit: int) -
         "SELECT * FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq DESC LIMIT ?",
         (session_id, after_seq, limit),
     )
-    return [_message(r) for r in reversed(rows)]
+    return [message_from_row(r) for r in reversed(rows)]
 
 
 def messages_after(
@@ -92,7 +94,7 @@ def messages_after(
         "SELECT * FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
         (session_id, after_seq, -1 if limit is None else limit),
     )
-    return [_message(r) for r in rows]
+    return [message_from_row(r) for r in rows]
 
 
 def sessions_with_undistilled(db: Database, limit: int) -> list[Session]:
@@ -118,6 +120,15 @@ def count_sessions(db: Database) -> tuple[int, int]:
         db.value("SELECT count(*) FROM sessions"),
         db.value("SELECT count(*) FROM messages"),
     )
+
+
+def source_range(source: str | None) -> tuple[str, int, int] | None:
+    """(session id, first, last message) a memory's ``source`` names; None for another source."""
+    found = SESSION_RANGE.match(source or "")
+    if not found:
+        return None
+    first = int(found[2])
+    return found[1], first, int(found[3]) if found[3] else first
 
 
 def source_times(db: Database, memories: Iterable[Memory]) -> dict[str, str]:

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import time
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -179,19 +180,30 @@ def test_codex_hooks_wait_for_trust_then_capture_and_recall(world: World) -> Non
     assert any("make release" in m for m in world.memories())
 
     seen = len(world.model.bodies("/v1/responses"))
-    search = world.run(
-        codex,
-        *codex_args(
-            world,
-            "--dangerously-bypass-hook-trust",
-            "-c",
-            'mcp_servers.memctl.default_tools_approval_mode="approve"',
-            "-c",
-            "mcp_servers.memctl.required=true",  # wait for the server before the turn
-        ),
-        "SEARCH: how do we deploy",
+    search = world.run(  # as installed: the server is required and its tools approved
+        codex, *codex_args(world, "--dangerously-bypass-hook-trust"), "SEARCH: how do we deploy"
     )
     assert search.returncode == 0, search.stderr
     later = world.requests_text("/v1/responses", seen)
     assert "<memctl-context>" in later and "We deploy with make release from main." in later
     assert "Memory says:" in search.stdout and "make release from main" in search.stdout
+
+
+def test_codex_keeps_what_it_wrote_to_its_config_when_memctl_runs_again(world: World) -> None:
+    codex = client_or_skip("codex")
+    config = world.home / ".codex" / "config.toml"
+    world.memctl("init", "--tool", "codex")
+    for argv in (("features", "enable", "undo"), ("mcp", "add", "other", "--", "/bin/true")):
+        done = world.run(codex, *argv)  # Codex writes its own tables at the end of the file
+        assert done.returncode == 0, done.stderr
+    world.memctl("init", "--tool", "codex")
+    world.memctl("init", "--tool", "codex")
+    listed = world.run(codex, "mcp", "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert {s["name"] for s in json.loads(listed.stdout)} == {"memctl", "other"}
+    assert tomllib.loads(config.read_text())["features"] == {"undo": True}
+
+    world.memctl("init", "--undo", "--tool", "codex")
+    listed = world.run(codex, "mcp", "list", "--json")
+    assert [s["name"] for s in json.loads(listed.stdout)] == ["other"]
+    assert tomllib.loads(config.read_text())["features"] == {"undo": True}

@@ -63,8 +63,6 @@ def test_session_start_with_an_empty_memory_says_nothing(
         (["claude-code", "Stop"], "this is not JSON"),
         (["claude-code", "Stop"], '["a list"]'),
         (["claude-code", "Stop"], '{"transcript_path": "/nonexistent/t.jsonl"}'),
-        (["claude-code", "NoSuchEvent"], "{}"),
-        ([], ""),
     ],
 )
 def test_bad_input_exits_zero_prints_nothing_and_is_logged(
@@ -135,3 +133,86 @@ def test_hooks_record_when_they_fired(home: Path, capsys: pytest.CaptureFixture[
     hook(["codex", "SessionStart"], {}, capsys)
     assert last_fired(home, "codex", "SessionStart") is not None
     assert last_fired(home, "codex", "Stop") is None
+
+
+@pytest.mark.parametrize(
+    "spelling", ["SessionStart", "session-start", "session_start", "sessionstart"]
+)
+def test_event_names_in_any_spelling(
+    home: Path, spelling: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from memctl.integrations.hooks_state import last_fired
+
+    hook(["claude-code", spelling], {}, capsys)
+    assert last_fired(home, "claude-code", "SessionStart") is not None
+
+
+@pytest.mark.parametrize(
+    "argv, said",
+    [
+        (["claude-code", "NoSuchEvent"], "claude-code has no event 'NoSuchEvent'; known: "),
+        (["vim", "Stop"], "unknown client 'vim'; known: claude-code, codex, cursor, opencode"),
+        ([], "unknown client ''"),
+    ],
+)
+def test_an_unknown_hook_says_so_in_one_line_and_exits_zero(
+    home: Path, argv: list[str], said: str
+) -> None:
+    done = run_cli("hook", *argv, input="{}")
+    assert (done.returncode, done.stdout) == (0, "")
+    assert said in done.stderr and done.stderr.count("\n") == 1
+    assert said in (home / "logs" / "hooks.log").read_text()
+
+
+def test_each_run_records_its_duration_and_status_shows_it(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from memctl.integrations import hooks_state, setup
+
+    for _ in range(3):
+        hook(["codex", "SessionStart"], {}, capsys)
+    took = hooks_state.timing(home, "codex", "SessionStart")
+    assert took is not None and took.runs == 3 and took.last_ms > 0 and took.p95_ms > 0
+    for ms in [100] * 18 + [900, 120]:  # one slow run in twenty: the 95th percentile
+        hooks_state.record_duration(home, "cursor", "stop", ms)
+    took = hooks_state.timing(home, "cursor", "stop")
+    assert took == hooks_state.Timing(120, 120, 20) and not took.slow
+    hooks_state.record_duration(home, "cursor", "stop", 900)
+    assert hooks_state.timing(home, "cursor", "stop").slow  # type: ignore[union-attr]
+    where = setup.where(False, home, {"HOME": str(home), "PATH": ""})
+    status = {s.client: s for s in setup.status(where, home)}
+    assert status["cursor"].to_dict()["timings"]["stop"]["slow"] is True
+    shown = run_cli("install", "status")
+    assert "cursor stop: last 900 ms" in shown.stdout and "SLOW: over 300 ms" in shown.stdout
+
+
+def test_hook_state_is_private(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (home / "hooks").mkdir(parents=True, mode=0o755)  # as older versions made it
+    hook(["codex", "SessionStart"], {}, capsys)
+    assert (home / "hooks").stat().st_mode & 0o777 == 0o700
+    for path in (home / "hooks").rglob("*"):
+        assert path.stat().st_mode & 0o777 == (0o700 if path.is_dir() else 0o600), path
+
+
+def test_cursor_stop_without_transcript_path_finds_it_by_conversation_id(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from memctl.integrations import setup
+
+    user = tmp_path / "user"
+    monkeypatch.setenv("HOME", str(user))
+    stop = {"conversation_id": "c0ffee-1", "hook_event_name": "stop", "status": "completed"}
+    stop["workspace_roots"] = [str(tmp_path)]  # type: ignore[assignment]
+    hook(["cursor", "stop"], stop, capsys)
+    where = setup.where(False, tmp_path, {"HOME": str(user), "PATH": ""})
+    problems = {s.client: s.problems for s in setup.status(where, home)}["cursor"]
+    assert any("conversation 'c0ffee-1'" in p and "stop" in p for p in problems)
+    assert "nothing captured" in (home / "logs" / "hooks.log").read_text()
+
+    folder = user / ".cursor" / "projects" / "shop" / "agent-transcripts" / "c0ffee-1"
+    folder.mkdir(parents=True)
+    shutil.copy(TRANSCRIPTS / "claude-code.jsonl", folder / "c0ffee-1.jsonl")
+    hook(["cursor", "stop"], stop, capsys)
+    assert stored("c0ffee-1") > 0
+    problems = {s.client: s.problems for s in setup.status(where, home)}["cursor"]
+    assert problems == []

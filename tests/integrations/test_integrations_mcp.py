@@ -24,6 +24,8 @@ TOOLS = {
     "memory_stats",
     "memory_distill_tasks",
     "memory_distill_apply",
+    "session_search",
+    "session_expand",
 }
 
 
@@ -83,6 +85,13 @@ async def session(home: Path, project: Path) -> dict[str, Any]:
                 "answer": {"facts": [fact]},
             },
         )
+        seen["grep"] = await client.call_tool("session_search", {"query": 'rye "bread'})
+        seen["expand"] = await client.call_tool(
+            "session_expand", {"ref": seen["grep"].structured_content["matches"][0]["ref"]}
+        )
+        seen["out_of_bounds"] = await client.call_tool(
+            "session_expand", {"ref": task["session_id"] + "#1-99"}
+        )
         seen["both"] = await client.call_tool("memory_ingest", {})
         seen["stats"] = await client.call_tool("memory_stats", {})
         seen["profile"] = await client.read_resource("memctl://profile")
@@ -106,6 +115,12 @@ def test_an_mcp_client_lists_stores_searches_and_gets_clear_errors(
         seen["bad_budget"]
     )
     assert seen["ingest"].structured_content["messages_new"] == 2
+    match = seen["grep"].structured_content["matches"][0]
+    assert match["lines"] == ["I like rye bread."] and match["after"][0]["line"] == "Noted."
+    passage = seen["expand"].structured_content
+    assert (passage["first"], passage["last"], passage["total"]) == (1, 1, 2)
+    assert ">[1] user" in passage["text"] and "Noted." in passage["text"]
+    assert seen["out_of_bounds"].is_error and "out of bounds" in text(seen["out_of_bounds"])
     assert seen["both"].is_error and "either transcript_path or text" in text(seen["both"])
     assert seen["stats"].structured_content["sessions"] == 1
     assert "rye bread" in seen["tasks"][0]["prompt"] and seen["tasks"][0]["schema"]

@@ -1,0 +1,325 @@
+"""The stored sessions, read back: list them, show one, grep every message, expand a reference.
+
+The verbatim transcripts are the record nothing lossy replaces: a digest or a
+distilled fact names the messages it came from (its ``source``,
+``session:<id>#<first>-<last>``), and ``expand`` opens them again with the turns
+around them. The same functions serve ``memctl sessions`` and the MCP tools.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from memctl.context import Context
+from memctl.errors import NotFoundError, UsageError
+from memctl.ingest.parse.common import SUBAGENT
+from memctl.memories import operations
+from memctl.memories.timeparse import parse_since
+from memctl.model import Memory, Message, Session
+from memctl.store import transcripts
+from memctl.store.fts import fts_query, fts_terms
+from memctl.store.message_search import MESSAGE_SEPARATOR
+from memctl.store.sessions import get_session, source_range
+from memctl.store.transcripts import GrepHit, SessionFilter, SessionRow
+
+# CJK ideographs, kana and hangul: the tokenizer keeps their runs whole (store.transcripts).
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
+LINE_WIDTH = 200  # characters of a matching or neighbouring line shown by grep
+
+
+@dataclass(frozen=True)
+class Where:
+    """Which sessions a command covers, as the user gave it."""
+
+    scope: str | None = None  # None or 'project': the current project (and global)
+    all_scopes: bool = False
+    client: str | None = None
+    since: str | None = None  # an ISO date or a span like 7d
+    until: str | None = None  # an ISO date: strictly before
+    role: str | None = None  # grep: only messages of this role
+
+
+ROLES = ("user", "assistant", "tool", "system")
+
+
+def _filter(ctx: Context, where: Where) -> SessionFilter:
+    if where.role is not None and where.role not in ROLES:
+        raise UsageError(f"--role takes one of {', '.join(ROLES)}, not {where.role!r}")
+    return SessionFilter(
+        scopes=operations.recall_scopes(ctx, where.scope, where.all_scopes),
+        client=where.client,
+        since=parse_since(where.since) if where.since else None,
+        until=parse_since(where.until) if where.until else None,
+        role=where.role,
+    )
+
+
+def list_sessions(ctx: Context, where: Where, limit: int = 20) -> list[SessionRow]:
+    """The latest sessions (newest first) with their digests."""
+    from memctl.ingest.digest import DIGEST_TAG  # ingest's rules load numpy: only here
+
+    if limit < 1:
+        raise UsageError(f"--limit takes 1 or more, not {limit}")
+    return transcripts.list_sessions(ctx.db, _filter(ctx, where), limit, DIGEST_TAG)
+
+
+def find_session(ctx: Context, session_id: str) -> Session:
+    """A session by id or unique prefix; NotFoundError with one clear line otherwise."""
+    wanted = session_id.strip()
+    session = get_session(ctx.db, wanted) if wanted else None
+    if session is None and len(wanted) >= 4:
+        matches = transcripts.session_ids_like(ctx.db, wanted)
+        if len(matches) == 2:
+            raise UsageError(f"session prefix {wanted!r} is ambiguous: give more of the id")
+        session = get_session(ctx.db, matches[0]) if matches else None
+    if session is None:
+        raise NotFoundError(f"no stored session {wanted!r} (see `memctl sessions list`)")
+    return session
+
+
+@dataclass(frozen=True)
+class Passage:
+    """Messages of one session, with the numbers that matter: what was asked for
+    (``first``-``last``) inside what is shown (the messages, perhaps with turns around)."""
+
+    session: Session
+    messages: list[Message]
+    first: int
+    last: int
+    total: int  # the session's last message number
+    memory: Memory | None = None  # the memory expanded, when one was
+    marked: bool = True  # mark the asked-for messages (an expansion), or not (a page)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "session": self.session.to_dict(),
+            "first": self.first,
+            "last": self.last,
+            "total": self.total,
+            "memory_id": self.memory.id if self.memory else None,
+            "messages": [m.to_dict() for m in self.messages],
+        }
+
+    def text(self) -> str:
+        """The passage as a person (or a model) reads it; the asked-for messages marked."""
+        shown = f"{self.messages[0].seq}-{self.messages[-1].seq}" if self.messages else "none"
+        lines = [f"{heading(self.session)} · messages {shown} of {self.total}"]
+        if self.memory is not None:
+            lines.append(f"expanding {self.memory.id[:8]}: {one_line(self.memory.content, 120)}")
+        for message in self.messages:
+            lines.extend(
+                render_message(message, self.marked and self.first <= message.seq <= self.last)
+            )
+        return "\n".join(lines)
+
+
+def heading(session: Session) -> str:
+    day = (session.started_at or session.created_at)[:16].replace("T", " ")
+    title = f' · "{one_line(session.title, 80)}"' if session.title else ""
+    return f"session {session.id} · {session.client} · {day}{title}"
+
+
+def one_line(text: str, width: int = LINE_WIDTH) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def render_message(message: Message, marked: bool = False) -> list[str]:
+    """A message as lines: ``[n] role`` then its text, indented; a tool note on one line;
+    a sub-agent's message inside its thread (``│``)."""
+    mark = ">" if marked else " "
+    text = message.content
+    thread = text.startswith(SUBAGENT)
+    text = text.removeprefix(SUBAGENT)
+    who = f"sub-agent {message.role}" if thread else str(message.role)
+    bar = "│ " if thread else ""
+    if str(message.role) == "tool":
+        return [f"{mark}[{message.seq}] {bar}{who}: {one_line(text)}"]
+    lines = [f"{mark}[{message.seq}] {bar}{who} · {message.created_at[:16].replace('T', ' ')}"]
+    lines.extend(f"    {bar}{line}" if line.strip() else "" for line in text.splitlines())
+    return lines
+
+
+def show(ctx: Context, session_id: str, page: int = 1, page_size: int = 50) -> Passage:
+    """One page of a session's transcript."""
+    if page < 1 or page_size < 1:
+        raise UsageError("--page and --page-size take 1 or more")
+    session = find_session(ctx, session_id)
+    total = transcripts.max_seq(ctx.db, session.id)
+    first = (page - 1) * page_size + 1
+    if first > max(total, 1):
+        pages = max(1, -(-total // page_size))
+        raise UsageError(f"session {session.id} has {pages} page(s) of {page_size}, not {page}")
+    last = min(total, first + page_size - 1)
+    messages = transcripts.message_range(ctx.db, session.id, first, last)
+    return Passage(session, messages, first, last, total, marked=False)
+
+
+@dataclass(frozen=True)
+class GrepMatch:
+    """A matching message: its lines that match, and the messages around it."""
+
+    hit: GrepHit
+    lines: list[str]
+    before: list[Message] = field(default_factory=list)
+    after: list[Message] = field(default_factory=list)
+
+    @property
+    def ref(self) -> str:
+        return f"{self.hit.session_id}{MESSAGE_SEPARATOR}{self.hit.seq}"
+
+    def to_dict(self) -> dict[str, Any]:
+        hit = self.hit
+        return {
+            "ref": self.ref,
+            "session_id": hit.session_id,
+            "seq": hit.seq,
+            "role": hit.role,
+            "client": hit.client,
+            "scope": hit.scope,
+            "title": hit.title,
+            "created_at": hit.created_at,
+            "lines": self.lines,
+            "before": [_brief(m) for m in self.before],
+            "after": [_brief(m) for m in self.after],
+        }
+
+
+def _brief(message: Message) -> dict[str, Any]:
+    return {"seq": message.seq, "role": str(message.role), "line": first_line(message.content)}
+
+
+def first_line(text: str) -> str:
+    return one_line(next((line for line in text.splitlines() if line.strip()), ""))
+
+
+def matching_lines(text: str, terms: list[str], most: int = 2) -> list[str]:
+    """The lines of ``text`` holding a query word (at most ``most``); else its first line."""
+    found = [one_line(line) for line in text.splitlines() if any(t in line.lower() for t in terms)]
+    return found[:most] or [first_line(text)]
+
+
+def grep(
+    ctx: Context, query: str, where: Where, limit: int = 10, around: int = 1
+) -> list[GrepMatch]:
+    """Messages holding every word of ``query`` (best first); when fewer than ``limit`` do,
+    messages holding any of them follow. Operators and quotes are words like others."""
+    if limit < 1 or around < 0:
+        raise UsageError("--limit takes 1 or more and --context 0 or more")
+    terms = fts_terms(query)
+    if not terms:
+        raise UsageError(f"nothing to search for in {query!r}: give a word")
+    scope = _filter(ctx, where)
+    if CJK.search(query):
+        hits = transcripts.grep_substrings(ctx.db, terms, scope, limit)
+    else:
+        hits = transcripts.grep_fts(ctx.db, fts_query(query, "AND") or "", scope, limit)
+        if len(hits) < limit and len(terms) > 1:
+            seen = {(h.session_id, h.seq) for h in hits}
+            wider = transcripts.grep_fts(ctx.db, fts_query(query) or "", scope, limit)
+            hits += [h for h in wider if (h.session_id, h.seq) not in seen][: limit - len(hits)]
+    return [_with_neighbours(ctx, hit, terms, around) for hit in hits]
+
+
+def _with_neighbours(ctx: Context, hit: GrepHit, terms: list[str], around: int) -> GrepMatch:
+    near = transcripts.message_range(ctx.db, hit.session_id, hit.seq - around, hit.seq + around)
+    return GrepMatch(
+        hit,
+        matching_lines(hit.content, terms),
+        [m for m in near if m.seq < hit.seq],
+        [m for m in near if m.seq > hit.seq],
+    )
+
+
+def expand(ctx: Context, ref: str, around: int = 2) -> Passage:
+    """The raw messages behind ``ref`` (a memory id or prefix, a digest, or
+    ``SESSION#A-B`` / ``SESSION#N``), with ``around`` turns either side."""
+    if around < 0:
+        raise UsageError("--context takes 0 or more")
+    ref = ref.strip()
+    memory = None
+    if MESSAGE_SEPARATOR in ref:
+        session_id, _, numbers = ref.rpartition(MESSAGE_SEPARATOR)
+        span = RANGE.match(numbers)
+        if not session_id or not span:
+            raise UsageError(f"cannot read {ref!r}: expected SESSION#A-B or SESSION#N")
+        first, last = int(span[1]), int(span[2] or span[1])
+    else:
+        memory = _memory(ctx, ref)
+        named = source_range(memory.source)
+        if named is None:
+            where = memory.source or "no source"
+            raise NotFoundError(
+                f"memory {memory.id[:8]} was not distilled from a session ({where})"
+            )
+        session_id, first, last = named
+    session = find_session(ctx, session_id)
+    total = transcripts.max_seq(ctx.db, session.id)
+    if not 1 <= first <= last <= total:
+        raise UsageError(
+            f"messages {first}-{last} are out of bounds: session {session.id} has 1-{total}"
+        )
+    messages = transcripts.message_range(ctx.db, session.id, first - around, last + around)
+    return Passage(session, messages, first, last, total, memory)
+
+
+def _memory(ctx: Context, ref: str) -> Memory:
+    try:
+        return operations.get(ctx, ref)[0]
+    except (NotFoundError, UsageError):
+        raise NotFoundError(
+            f"no memory or session message {ref!r}: give a memory id (or prefix) or SESSION#A-B"
+        ) from None
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a memory came from: its session and the messages it was distilled from."""
+
+    session_id: str
+    first: int
+    last: int
+    client: str = ""
+    title: str = ""
+    started_at: str | None = None
+    stored: bool = False  # the session is still stored (expand can open it)
+
+    def text(self) -> str:
+        span = (
+            f"message {self.first}"
+            if self.first == self.last
+            else (f"messages {self.first}-{self.last}")
+        )
+        if not self.stored:
+            return f"session {self.session_id}, {span} (the session is no longer stored)"
+        day = (self.started_at or "")[:10]
+        about = ", ".join(p for p in (self.client, day, self.title and f'"{self.title}"') if p)
+        return f"session {self.session_id} ({about}), {span}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "session_id": self.session_id,
+            "first": self.first,
+            "last": self.last,
+            "client": self.client,
+            "title": self.title,
+            "stored": self.stored,
+        }
+
+
+def origins(ctx: Context, memories: list[Memory]) -> dict[str, Origin]:
+    """memory id -> where it came from, for memories distilled from a session."""
+    named = {m.id: r for m in memories if (r := source_range(m.source)) is not None}
+    rows = transcripts.memory_session_rows(ctx.db, sorted({r[0] for r in named.values()}))
+    found = {}
+    for memory_id, (session_id, first, last) in named.items():
+        row = rows.get(session_id)
+        found[memory_id] = (
+            Origin(session_id, first, last, row["client"], row["title"], row["started_at"], True)
+            if row
+            else Origin(session_id, first, last)
+        )
+    return found

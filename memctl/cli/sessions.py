@@ -1,0 +1,142 @@
+"""sessions list|show|grep|expand: the stored transcripts, read back."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from memctl.api import sessions as api
+from memctl.api.sessions import GrepMatch, Where
+from memctl.cli.common import JsonOption, new_typer, open_context
+from memctl.cli.render import age, console, print_json
+
+app = new_typer()
+group = new_typer()
+app.add_typer(group, name="sessions", help="The stored sessions: list, show, grep and expand them.")
+
+ScopeFilter = Annotated[
+    str | None,
+    typer.Option(
+        "--scope", "-s", help="'project' (the current one and global, default) or a scope name."
+    ),
+]
+AllScopes = Annotated[bool, typer.Option("--all-scopes", help="Every project.")]
+ClientFilter = Annotated[
+    str | None, typer.Option("--client", help="Only this client (claude-code, codex, ...).")
+]
+Since = Annotated[
+    str | None, typer.Option("--since", help="From this time: an ISO date or a span like 7d.")
+]
+Until = Annotated[str | None, typer.Option("--until", help="Before this time (ISO date or span).")]
+
+
+@group.command("list")
+def list_(
+    ctx: typer.Context,
+    scope: ScopeFilter = None,
+    all_scopes: AllScopes = False,
+    client: ClientFilter = None,
+    since: Since = None,
+    until: Until = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="At most this many.")] = 20,
+    as_json: JsonOption = False,
+) -> None:
+    """The latest sessions, newest first: client, date, title, messages and digest."""
+    where = Where(scope, all_scopes, client, since, until)
+    rows = api.list_sessions(open_context(ctx), where, limit)
+    if as_json:
+        print_json([row.__dict__ for row in rows])
+        return
+    if not rows:
+        console.print("no sessions stored here (--all-scopes looks everywhere)")
+        return
+    for row in rows:
+        title = f' "{api.one_line(row.title, 60)}"' if row.title else ""
+        day = (row.started_at or row.updated_at)[:10]
+        console.print(
+            f"{row.id}  {row.client}  {day} ({age(row.updated_at)})  "
+            f"{row.message_count} messages{title}",
+            style="bold",
+            soft_wrap=True,
+        )
+        if row.digest:
+            console.print(f"  {api.one_line(row.digest.split(chr(10))[-1], 150)}", soft_wrap=True)
+
+
+@group.command()
+def show(
+    ctx: typer.Context,
+    session_id: Annotated[str, typer.Argument(help="A session id or a unique prefix.")],
+    page: Annotated[int, typer.Option("--page", "-p", min=1, help="Page number, from 1.")] = 1,
+    page_size: Annotated[int, typer.Option("--page-size", min=1, help="Messages per page.")] = 50,
+    as_json: JsonOption = False,
+) -> None:
+    """A session's transcript as a person reads it: turns, tool notes, sub-agent threads."""
+    passage = api.show(open_context(ctx), session_id, page, page_size)
+    if as_json:
+        print_json(passage.to_dict())
+        return
+    sys.stdout.write(passage.text() + "\n")
+    if passage.last < passage.total:
+        sys.stdout.write(f"(more: --page {page + 1})\n")
+
+
+@group.command()
+def grep(
+    ctx: typer.Context,
+    query: Annotated[str, typer.Argument(help="Words to find (operators and quotes are words).")],
+    scope: ScopeFilter = None,
+    all_scopes: AllScopes = False,
+    client: ClientFilter = None,
+    since: Since = None,
+    until: Until = None,
+    role: Annotated[
+        str | None, typer.Option("--role", help="Only user, assistant, tool or system messages.")
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="At most this many.")] = 10,
+    around: Annotated[
+        int, typer.Option("--context", "-C", min=0, help="Messages shown either side.")
+    ] = 1,
+    as_json: JsonOption = False,
+) -> None:
+    """Full-text search over every stored message, with the matching line and its neighbours."""
+    where = Where(scope, all_scopes, client, since, until, role)
+    matches = api.grep(open_context(ctx), query, where, limit, around)
+    if as_json:
+        print_json([m.to_dict() for m in matches])
+        return
+    if not matches:
+        console.print("no stored message matches (--all-scopes looks everywhere)")
+    for match in matches:
+        sys.stdout.write(_grep_text(match) + "\n")
+
+
+def _grep_text(match: GrepMatch) -> str:
+    hit = match.hit
+    title = f' "{api.one_line(hit.title, 50)}"' if hit.title else ""
+    lines = [f"{match.ref}  {hit.client}  {hit.created_at[:16].replace('T', ' ')}{title}"]
+    lines += [f"   [{m.seq}] {m.role}: {api.first_line(m.content)}" for m in match.before]
+    lines += [f"  >[{hit.seq}] {hit.role}: {line}" for line in match.lines]
+    lines += [f"   [{m.seq}] {m.role}: {api.first_line(m.content)}" for m in match.after]
+    return "\n".join(lines)
+
+
+@group.command()
+def expand(
+    ctx: typer.Context,
+    ref: Annotated[
+        str, typer.Argument(help="A memory id (or prefix), a digest's id, or SESSION#A-B.")
+    ],
+    around: Annotated[
+        int, typer.Option("--context", "-C", min=0, help="Turns shown either side.")
+    ] = 2,
+    as_json: JsonOption = False,
+) -> None:
+    """The raw messages behind a memory or a range, with the turns around them (marked >)."""
+    passage = api.expand(open_context(ctx), ref, around)
+    if as_json:
+        print_json(passage.to_dict())
+    else:
+        sys.stdout.write(passage.text() + "\n")

@@ -1,0 +1,179 @@
+"""SQL for reading stored sessions back: listing them, paging a transcript, grepping messages.
+
+``sessions grep`` takes user text as a full-text query through ``store.fts`` (words
+only, each quoted), so FTS operators and quotes are searched for as words. The
+unicode61 tokenizer keeps a run of CJK characters as one token, so a CJK word
+inside a longer run is found by a substring scan (``instr``) instead: slower, but
+only for queries that hold CJK text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memctl.model import Message
+from memctl.store.database import Database, Row
+from memctl.store.sessions import message_from_row
+
+
+@dataclass(frozen=True)
+class SessionFilter:
+    """Which sessions (and their messages) a listing or a grep covers."""
+
+    scopes: tuple[str, ...] | None = None  # None: every scope
+    client: str | None = None
+    since: str | None = None  # ISO time: the session (or message) is at least this recent
+    until: str | None = None  # ISO time: strictly before
+    role: str | None = None  # grep only: messages of this role
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    """A stored session as ``sessions list`` shows it."""
+
+    id: str
+    client: str
+    scope: str
+    title: str
+    started_at: str | None
+    updated_at: str
+    message_count: int
+    digest: str  # the session's digest memory's text, '' when it has none
+    digest_id: str
+
+
+@dataclass(frozen=True)
+class GrepHit:
+    """One matching message, its session's facts, and its rank (lower is better)."""
+
+    session_id: str
+    seq: int
+    role: str
+    content: str
+    created_at: str
+    client: str
+    scope: str
+    title: str
+    score: float
+
+
+def _session_clauses(where: SessionFilter, time_column: str) -> tuple[list[str], list[object]]:
+    clauses: list[str] = []
+    params: list[object] = []
+    if where.scopes is not None:
+        clauses.append(f"s.scope IN ({', '.join('?' * len(where.scopes))})")
+        params.extend(where.scopes)
+    if where.client is not None:
+        clauses.append("s.client = ?")
+        params.append(where.client)
+    if where.since is not None:
+        clauses.append(f"{time_column} >= ?")
+        params.append(where.since)
+    if where.until is not None:
+        clauses.append(f"{time_column} < ?")
+        params.append(where.until)
+    return clauses, params
+
+
+def list_sessions(
+    db: Database, where: SessionFilter, limit: int, digest_tag: str
+) -> list[SessionRow]:
+    """Sessions newest first (by their last update), each with its digest (its active
+    memory tagged ``digest_tag``) when it has one."""
+    clauses, params = _session_clauses(where, "s.updated_at")
+    rows = db.rows(
+        "SELECT s.id AS id, s.client AS client, s.scope AS scope, s.title AS title, "
+        "s.started_at AS started_at, s.updated_at AS updated_at, "
+        "s.message_count AS message_count, "
+        "coalesce(d.content, '') AS digest, coalesce(d.id, '') AS digest_id FROM sessions s "
+        "LEFT JOIN memories d ON d.rowid = (SELECT m.rowid FROM memories m "
+        "WHERE m.session_id = s.id AND m.state = 'active' AND EXISTS "
+        "(SELECT 1 FROM json_each(m.tags) WHERE value = ?) LIMIT 1) "
+        f"WHERE {' AND '.join(clauses) or '1'} ORDER BY s.updated_at DESC, s.id LIMIT ?",
+        [digest_tag, *params, limit],
+    )
+    return [SessionRow(**row) for row in rows]
+
+
+def session_ids_like(db: Database, prefix: str, limit: int = 2) -> list[str]:
+    """Ids of sessions starting with ``prefix`` (a unique prefix names a session)."""
+    escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return [
+        r[0]
+        for r in db.tuples(
+            "SELECT id FROM sessions WHERE id LIKE ? ESCAPE '\\' ORDER BY id LIMIT ?",
+            (escaped + "%", limit),
+        )
+    ]
+
+
+def message_range(db: Database, session_id: str, first: int, last: int) -> list[Message]:
+    """The messages of a session numbered ``first`` to ``last`` (both included), in order."""
+    rows = db.rows(
+        "SELECT * FROM messages WHERE session_id = ? AND seq BETWEEN ? AND ? ORDER BY seq",
+        (session_id, first, last),
+    )
+    return [message_from_row(r) for r in rows]
+
+
+def max_seq(db: Database, session_id: str) -> int:
+    """The number of the session's last message (0 when it has none)."""
+    return int(
+        db.value("SELECT coalesce(max(seq), 0) FROM messages WHERE session_id = ?", (session_id,))
+    )
+
+
+HIT_COLUMNS = (
+    "msg.session_id AS session_id, msg.seq AS seq, msg.role AS role, msg.content AS content, "
+    "msg.created_at AS created_at, s.client AS client, s.scope AS scope, s.title AS title"
+)
+
+
+def grep_fts(db: Database, match: str, where: SessionFilter, limit: int) -> list[GrepHit]:
+    """Messages matching the FTS5 expression ``match`` (built by ``store.fts``, never user
+    syntax), best BM25 first, newest first among equals."""
+    clauses, params = _session_clauses(where, "msg.created_at")
+    if where.role is not None:
+        clauses.append("msg.role = ?")
+        params.append(where.role)
+    rows = db.rows(
+        f"SELECT {HIT_COLUMNS}, f.rank AS score FROM messages_fts f "
+        "JOIN messages msg ON msg.rowid = f.rowid JOIN sessions s ON s.id = msg.session_id "
+        f"WHERE messages_fts MATCH ? {''.join(' AND ' + c for c in clauses)} "
+        "ORDER BY f.rank, msg.created_at DESC LIMIT ?",
+        [match, *params, limit],
+    )
+    return [GrepHit(**row) for row in rows]
+
+
+def grep_substrings(
+    db: Database, needles: list[str], where: SessionFilter, limit: int
+) -> list[GrepHit]:
+    """Messages holding every one of ``needles`` as a substring (case-insensitive for
+    ASCII), newest first: for text the tokenizer does not cut into words (CJK runs)."""
+    clauses, params = _session_clauses(where, "msg.created_at")
+    if where.role is not None:
+        clauses.append("msg.role = ?")
+        params.append(where.role)
+    for needle in needles:
+        clauses.append("instr(lower(msg.content), ?) > 0")
+        params.append(needle.lower())
+    rows = db.rows(
+        f"SELECT {HIT_COLUMNS}, 0.0 AS score FROM messages msg "
+        "JOIN sessions s ON s.id = msg.session_id "
+        f"WHERE {' AND '.join(clauses)} ORDER BY msg.created_at DESC, msg.rowid DESC LIMIT ?",
+        [*params, limit],
+    )
+    return [GrepHit(**row) for row in rows]
+
+
+def memory_session_rows(db: Database, session_ids: list[str]) -> dict[str, Row]:
+    """id -> (client, title, started_at, message_count) of the given sessions."""
+    if not session_ids:
+        return {}
+    rows = db.rows(
+        "SELECT id, client, title, started_at, message_count FROM sessions "
+        f"WHERE id IN ({', '.join('?' * len(session_ids))})",
+        session_ids,
+    )
+    return {row["id"]: row for row in rows}
