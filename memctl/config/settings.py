@@ -285,9 +285,10 @@ KEYS: tuple[Key, ...] = (
     ),
     Key(
         "remember.category",
-        "preferences",
-        "Category given to `memctl remember` memories.",
-        choices=("profile", "preferences", "entities", "events", "cases", "patterns"),
+        "auto",
+        "Category given to `memctl remember` and MCP `memory_store` memories without one; "
+        "auto: classified by the extraction rules.",
+        choices=("auto", "profile", "preferences", "entities", "events", "cases", "patterns"),
     ),
     Key(
         "remember.importance",

@@ -164,6 +164,14 @@ ENGLISH = (
     _en(
         "case", C, 0.7, r"\b(?:the|that) (?:fix|solution|workaround|cause|root cause) (?:was|is)\b"
     ),
+    _en("case", C, 0.7, r"\b(?:fixed|solved|resolved|worked around)\b.{3,80}?\bby\b"),
+    _en(
+        "command",
+        PA,
+        0.7,
+        r"^\W*(?:run|build|test|lint|format|deploy|start|install)\b.{0,40}?\b(?:with|using|via)\b"
+        r"\s*`?[\w.-]+",
+    ),
     _en(
         "case",
         C,
@@ -287,6 +295,17 @@ def _candidates(passage: Passage) -> list[tuple[str, tuple[Pattern, ...]]]:
 def match(sentence: str, patterns: tuple[Pattern, ...] = PATTERNS) -> Pattern | None:
     """The first of ``patterns`` the sentence matches."""
     return next((p for p in patterns if p.regex.search(sentence)), None)
+
+
+def classify(text: str) -> Category:
+    """The category the rules give a text stored as it is (``remember``, ``memory_store``):
+    its first sentence a pattern matches decides; a text no pattern knows is a fact about
+    the project (entities), not a preference."""
+    for raw in sentences(text):
+        pattern = match(BULLET.sub("", raw).strip())
+        if pattern is not None:
+            return pattern.category
+    return Category.ENTITIES
 
 
 def extract_rules(passages: list[Passage], max_facts: int) -> list[Fact]:

@@ -200,7 +200,7 @@ def test_unknown_key_is_one_line_naming_it_and_listing_the_known(home: Path, whe
         (
             "remember.category",
             "hobbies",
-            "one of profile, preferences, entities, events, cases, patterns",
+            "one of auto, profile, preferences, entities, events, cases, patterns",
         ),
     ],
 )
