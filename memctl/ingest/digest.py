@@ -51,6 +51,7 @@ OUTCOME_MIN_CHARS = 60
 OUTCOME_CHARS = 400
 ERROR_WIDTH = 70
 COMMAND_WIDTH = 50
+AGAIN = "running it again"  # a failure whose fix was only a retry: no case to learn
 # kinds of rule match that say what was decided or set right
 DECISION_KINDS = frozenset({"decision", "correction", "convention", "rule", "commitment"})
 # files an assistant writes for itself, not for the project (Claude Code's plan mode)
@@ -89,6 +90,8 @@ class SessionDigest:
     left_open: list[str] = field(default_factory=list)
     outcome: str = ""
     acted: int = 0  # commands run and files changed, listed or not
+    calls: list[Call] = field(default_factory=list)  # every tool call, with its outcome
+    fixes: list[tuple[str, Call]] = field(default_factory=list)  # (line, the fixing call)
 
     def useful(self) -> bool:
         """The session did something (ran a command, changed a file, had a sub-agent
@@ -157,7 +160,10 @@ def _read(messages: list[Message], digest: SessionDigest, limit: int) -> _Readin
         subagent = text.startswith(SUBAGENT)
         text = text.removeprefix(SUBAGENT)
         if not subagent:
+            known = len(reading.calls)
             read_calls(text, reading.calls)
+            for call in reading.calls[known:]:
+                call.at = message.created_at or ""
         prose = _prose(text).strip()
         if subagent:
             if message.role == Role.ASSISTANT and prose:
@@ -209,6 +215,8 @@ def _changes(digest: SessionDigest, calls: list[Call], limit: int) -> None:
                 text = _cut(shell_command(failed.detail).text, COMMAND_WIDTH)
                 line = f"`{text}` failed: {_error(failed)}"
                 _add(digest.fixed, f"{line} → fixed by {fix}", limit)
+                if fix != AGAIN:
+                    digest.fixes.append((f"{line} → fixed by {fix}", call))
             elif call.succeeded and not command.read_only:
                 _add(digest.commands, _cut(command.text, 100), limit)
         elif kind == "file" and call.refused:
@@ -240,7 +248,7 @@ def _fix(between: list[Call], success: Call, failed: str) -> str:
     final = shell_command(success.detail).text
     if not parts and final != failed:
         parts.append(f"`{_cut(final, COMMAND_WIDTH)}`")
-    return " and ".join(parts) if parts else "running it again"
+    return " and ".join(parts) if parts else AGAIN
 
 
 def build_digest(messages: list[Message], limit: int, report_chars: int) -> SessionDigest:
@@ -248,6 +256,7 @@ def build_digest(messages: list[Message], limit: int, report_chars: int) -> Sess
     and ``report_chars`` characters of each sub-agent's report."""
     digest = SessionDigest()
     reading = _read(messages, digest, limit)
+    digest.calls = reading.calls
     _changes(digest, reading.calls, limit)
     for report in reading.reports:
         _add(digest.reports, condense(report, report_chars), limit)

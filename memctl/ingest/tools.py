@@ -32,6 +32,8 @@ SEGMENTS = re.compile(r"\s*(?:&&|\|\||[;|()])\s*")
 # a quoted string, or a quote left open where a note was cut
 QUOTED = re.compile(r"'[^']*(?:'|$)|\"(?:[^\"\\]|\\.)*(?:\"|$)")
 ENV_ASSIGNMENT = re.compile(r"^\w+=\S*$")
+LEADING_SETUP = re.compile(r"^(?:\(?\s*cd\s+[^&;|]+(?:&&|;)\s*)+")
+OUTPUT_TRIM = re.compile(r"\s+(?:\d?>&?\d?\S*|\|)\s*")
 # programs whose work is reading: a command made only of these changed nothing
 READ_ONLY = frozenset(
     "ls ll cat head tail less more pwd echo printf which whereis type wc tree find grep rg ag "
@@ -85,6 +87,7 @@ class Call:
     detail: str
     outcome: str = ""  # ok, error, refused; "" when no result was recorded
     error: str = ""
+    at: str = ""  # when it was called (the message's time)
 
     @property
     def succeeded(self) -> bool:
@@ -109,6 +112,14 @@ class Command:
     text: str
     key: str  # program and subcommand; "" when the line runs nothing that changes anything
     read_only: bool
+
+    @property
+    def core(self) -> str:
+        """The command without a leading ``cd`` step and without the pipe or
+        redirection that trims its output: ``cd web && pnpm test 2>&1 | tail`` is
+        ``pnpm test``."""
+        text = LEADING_SETUP.sub("", self.text)
+        return OUTPUT_TRIM.split(text, maxsplit=1)[0].strip("() ")
 
 
 def _notes(line: str) -> list[str]:
