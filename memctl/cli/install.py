@@ -36,7 +36,8 @@ SUMMARY = {
     "capture the transcript.",
     "codex": "hooks.json: SessionStart prints the context block, Stop captures the rollout; "
     "--notify adds the `notify` program for versions without hooks.",
-    "opencode": "a plugin that captures each session on session.idle and session.compacted.",
+    "opencode": "a plugin that adds the context block to each session's system prompt and "
+    "captures each session on session.idle and session.compacted.",
     "cursor": "hooks.json: sessionStart prints the context block, stop captures the transcript.",
 }
 

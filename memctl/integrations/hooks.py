@@ -30,6 +30,7 @@ START = {
     ("claude-code", "SessionStart"),
     ("codex", "SessionStart"),
     ("cursor", "sessionStart"),
+    ("opencode", "session.created"),
 }
 CAPTURE = {
     ("claude-code", "Stop"),
@@ -183,6 +184,8 @@ def start_output(client: str, context: str) -> str:
         return ""
     if client == "cursor":
         return json.dumps({"additional_context": context}) + "\n"
+    if client == "opencode":  # its plugin adds the text to the system prompt as it is
+        return context
     answer = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}}
     return json.dumps(answer) + "\n"
 

@@ -16,12 +16,14 @@ You have a long-term memory through the `memctl` MCP server.
 
 - Search it (`memory_search`) before answering questions about this project's history,
   conventions, decisions, or the user's preferences, and when a task resembles past work.
-  A `<memctl-context>` block at the start of a session already holds the best matches.
+  When a `<memctl-context>` block is there at the start of a session, it already holds
+  the best matches for this project.
 - Store (`memory_store`) durable facts worth keeping across sessions: decisions and their
   reasons, conventions, preferences the user states, fixes to problems that took effort.
   One fact per memory, in a full sentence. Do not store secrets or passing chatter.
 - Text the user marks `<private>...</private>` is never stored: do not repeat it into a
-  memory. Sessions are captured when they end; you do not need to store the whole chat.
+  memory. Once memctl's hooks are installed for this assistant, sessions are captured when
+  they end: you do not need to store the whole chat.
 - When a memory is wrong or outdated, fix it (`memory_update`) or archive it
   (`memory_forget`) instead of storing a contradicting one.
 """

@@ -1,10 +1,19 @@
 """OpenCode: ``opencode.json`` (``mcp.memctl``, a local server), ``AGENTS.md`` for
-instructions, and a plugin file that captures sessions.
+instructions, and a plugin file that adds the context block and captures sessions.
 
-The plugin (``plugin/memctl.js``) listens for ``session.idle`` and
-``session.compacted``, reads the session's messages through OpenCode's own client,
-and pipes them, as ``opencode export`` would print them, to ``memctl hook opencode
-EVENT`` (which captures them; a session seen before adds only its new messages).
+The plugin (``plugin/memctl.js``) is a plain module with no imports. When OpenCode
+loads it, and again on each ``session.created``, it starts ``memctl hook opencode
+session.created`` for the project's context block, and adds the block to the system
+prompt of each model call (``experimental.chat.system.transform``); a first call that
+comes before memctl has answered waits at most ``CONTEXT_WAIT_MS``, later calls not
+at all. On ``session.idle`` and ``session.compacted`` it reads the session through
+OpenCode's own client and hands it, as ``opencode export`` prints it, to ``memctl
+hook opencode EVENT`` through a file that it unlinks at once (the process keeps it
+open), without waiting for memctl: OpenCode neither waits for nor outlives a capture.
+
+OpenCode 1.18 installs ``@opencode-ai/plugin`` from npm into its config directory
+once any plugin is configured, whatever the plugin imports (memctl's imports
+nothing); that is OpenCode's, once per directory, and not memctl's to avoid.
 """
 
 from __future__ import annotations
@@ -19,36 +28,71 @@ from memctl.integrations.instructions import plan_instructions_block
 
 NAME = "opencode"
 BINARY = "opencode"
-EVENTS = ("session.idle", "session.compacted")
+START = "session.created"
+EVENTS = (START, "session.idle", "session.compacted")
 PLUGIN_MARK = "// memctl plugin"
+CONTEXT_WAIT_MS = 1000  # the longest a session's first model call waits for its context
 
 PLUGIN = """\
-// memctl plugin: captures OpenCode sessions into memctl (written by `memctl install
-// opencode`; `memctl install uninstall opencode` removes it).
+// memctl plugin: adds memctl's context block to OpenCode sessions and captures them
+// (written by `memctl install opencode`; `memctl install uninstall opencode` removes it).
+// A plain module with no imports, so it needs nothing installed.
 const MEMCTL = __ARGV__;
+const WAIT_MS = __WAIT__;
 
-export const MemctlPlugin = async ({ client, directory }) => ({
-  event: async ({ event }) => {
-    if (event.type !== "session.idle" && event.type !== "session.compacted") return;
-    const id = event.properties?.sessionID;
-    if (!id) return;
+export const MemctlPlugin = async ({ client, directory }) => {
+  const context = () => {
     try {
-      const info = await client.session.get({ path: { id } });
-      const messages = await client.session.messages({ path: { id } });
-      const payload = JSON.stringify({
-        cwd: directory,
-        session_id: id,
-        export: { info: info.data ?? info, messages: messages.data ?? messages },
+      const proc = Bun.spawn([...MEMCTL, "hook", "opencode", "session.created"], {
+        stdin: new Blob([JSON.stringify({ cwd: directory })]),
+        stdout: "pipe",
+        stderr: "ignore",
       });
-      const proc = Bun.spawn([...MEMCTL, "hook", "opencode", event.type], {
-        stdin: new Blob([payload]), stdout: "ignore", stderr: "ignore",
-      });
-      await proc.exited;
+      proc.unref();
+      return new Response(proc.stdout).text().catch(() => "");
     } catch (_) {
-      // memctl never fails a session: the hook logs its own errors
+      return Promise.resolve("");
     }
-  },
-});
+  };
+  let block = context();
+  const capture = async (type, id) => {
+    const info = await client.session.get({ path: { id } });
+    const messages = await client.session.messages({ path: { id } });
+    const payload = JSON.stringify({
+      cwd: directory,
+      session_id: id,
+      export: { info: info.data ?? info, messages: messages.data ?? messages },
+    });
+    const dir = process.env.TMPDIR || "/tmp";
+    const path = `${dir}/memctl-opencode-${process.pid}-${Date.now()}.json`;
+    await Bun.write(path, payload);
+    const proc = Bun.spawn([...MEMCTL, "hook", "opencode", type], {
+      stdin: Bun.file(path), stdout: "ignore", stderr: "ignore",
+    });
+    proc.unref();
+    await Bun.file(path).delete();
+  };
+  return {
+    event: async ({ event }) => {
+      try {
+        if (event.type === "session.created") block = context();
+        if (event.type !== "session.idle" && event.type !== "session.compacted") return;
+        const id = event.properties?.sessionID;
+        if (id) await capture(event.type, id);
+      } catch (_) {
+        // memctl never fails a session: the hook logs its own errors
+      }
+    },
+    "experimental.chat.system.transform": async (input, output) => {
+      if (!input?.sessionID || !Array.isArray(output?.system)) return;  // titles, summaries
+      let timer;
+      const late = new Promise((done) => { timer = setTimeout(() => done(""), WAIT_MS); });
+      const text = await Promise.race([block, late]);
+      clearTimeout(timer);
+      if (text) output.system.push(text);
+    },
+  };
+};
 """
 
 
@@ -99,14 +143,16 @@ def plan_hooks(plan: Plan, where: Where, run: Launcher, timeout: int, remove: bo
         plan.note(f"{path}: not memctl's plugin; left alone")
         return
     text = PLUGIN.replace("__ARGV__", json.dumps(run.words()))
+    text = text.replace("__WAIT__", str(CONTEXT_WAIT_MS))
     plan.write(path, None if remove else text.encode(), NAME, "plugin")
 
 
 def hooks_installed(where: Where) -> list[str]:
     path = plugin_path(where)
-    if path.is_file() and path.read_bytes().startswith(PLUGIN_MARK.encode()):
-        return list(EVENTS)
-    return []
+    if not path.is_file() or not path.read_bytes().startswith(PLUGIN_MARK.encode()):
+        return []
+    text = path.read_text(encoding="utf-8", errors="replace")
+    return [event for event in EVENTS if f'"{event}"' in text]  # older plugins: no context
 
 
 def hook_files(where: Where) -> list[Path]:

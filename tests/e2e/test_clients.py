@@ -1,6 +1,7 @@
-"""The real clients, offline: Claude Code and Codex CLI against a scripted model on loopback,
-set up by `memctl init` and `memctl install` in a temporary HOME.
+"""The real clients, offline: Claude Code, Codex CLI and OpenCode against a scripted
+model on loopback, set up by `memctl init` and `memctl install` in a temporary HOME.
 
+OpenCode talks to the same scripted Anthropic endpoint (its provider's baseURL).
 The clients come from scripts/install-clients (pinned versions, into .cache/clients or
 $MEMCTL_CLIENTS_DIR); without node or the clients these tests skip and say why.
 """
@@ -63,6 +64,8 @@ class World:
             "MCP_TIMEOUT": "120000",  # ms Claude Code gives an MCP server to start
             "CODEX_HOME": str(self.home / ".codex"),
             "NO_COLOR": "1",
+            "OPENCODE_DISABLE_MODELS_FETCH": "1",  # its bundled model list: no network
+            "OPENCODE_DISABLE_AUTOUPDATE": "1",
         }
 
     def memctl(self, *args: str) -> subprocess.CompletedProcess[str]:
@@ -98,6 +101,16 @@ class World:
                     break
                 time.sleep(0.1)
             return [m.content for m in list_memories(ctx, ListRequest())]
+
+    def memories_soon(self, word: str) -> list[str]:
+        """The memories once one holds ``word``: a capture OpenCode does not wait for may
+        still be running when the client exits (at most a minute)."""
+        for _ in range(120):
+            found = self.memories()
+            if any(word in m for m in found):
+                break
+            time.sleep(0.5)
+        return found
 
     def requests_text(self, path: str, start: int = 0) -> str:
         return json.dumps(self.model.bodies(path)[start:])
@@ -207,3 +220,28 @@ def test_codex_keeps_what_it_wrote_to_its_config_when_memctl_runs_again(world: W
     listed = world.run(codex, "mcp", "list", "--json")
     assert [s["name"] for s in json.loads(listed.stdout)] == ["other"]
     assert tomllib.loads(config.read_text())["features"] == {"undo": True}
+
+
+def test_opencode_starts_with_the_context_captures_and_searches(world: World) -> None:
+    opencode = client_or_skip("opencode")
+    config = world.home / ".config" / "opencode" / "opencode.json"
+    config.parent.mkdir(parents=True)
+    provider = {"options": {"baseURL": f"{world.model.url}/v1", "apiKey": "scripted"}}
+    settings = {"provider": {"anthropic": provider}, "model": "anthropic/claude-sonnet-4-5"}
+    config.write_text(json.dumps({**settings, "autoupdate": False, "share": "disabled"}))
+    world.memctl("init", "--tool", "opencode")
+    world.memctl("install", "opencode")
+
+    first = world.run(opencode, "run", FACTS)
+    assert first.returncode == 0, first.stderr
+    assert any("make release" in m for m in world.memories_soon("make release"))  # on idle
+
+    seen = len(world.model.bodies("/v1/messages"))
+    search = world.run(opencode, "run", "SEARCH: how do we deploy")
+    assert search.returncode == 0, search.stderr
+    systems = [json.dumps(b.get("system")) for b in world.model.bodies("/v1/messages")[seen:]]
+    assert any("<memctl-context>" in s and "make release from main" in s for s in systems)
+    assert "Memory says:" in search.stdout and "make release from main" in search.stdout
+    status = json.loads(world.memctl("install", "status", "--json").stdout)
+    fired = next(s for s in status if s["client"] == "opencode")["fired"]
+    assert {"session.created", "session.idle"} <= set(fired)

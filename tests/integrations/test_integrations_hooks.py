@@ -49,6 +49,8 @@ def test_session_start_prints_the_context_block_each_client_expects(tmp_path: Pa
         input=json.dumps({"conversation_id": "c1", "workspace_roots": [str(project)]}),
     )
     assert "make release" in json.loads(cursor.stdout)["additional_context"]
+    opencode = run_cli("hook", "opencode", "session.created", input=payload)
+    assert opencode.stdout.startswith("<memctl-context>")  # its plugin adds the text as it is
 
 
 def test_session_start_with_an_empty_memory_says_nothing(
