@@ -81,6 +81,9 @@ class Values:
     ollama_connect_timeout: float
     llm_probe_cache_seconds: int
     ollama_chat_model: str
+    openai_base_url: str
+    openai_model: str
+    openai_api_key_env: str
     llm_timeout: float
     llm_retries: int
     llm_backoff_seconds: float
