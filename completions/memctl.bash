@@ -11,7 +11,7 @@ _memctl_spec() {
     cmds="" opts="" valopts="" fileopts="" filearg=0
     case $1 in
         "")
-            cmds="maintain restore reembed remember get list update forget delete purge link unlink recall profile status events export import ingest runs undo init uninstall hook mcp sessions install promote unpromote sync config model"
+            cmds="maintain restore reembed remember get list update forget delete purge link unlink recall profile status events export import ingest runs undo init uninstall hook mcp sessions context install promote unpromote sync config model"
             opts="--home -c --config --version -h --help"
             valopts="--home -c --config"
             ;;
@@ -129,6 +129,10 @@ _memctl_spec() {
         "sessions expand")
             opts="-C --context --json -h --help"
             valopts="-C --context"
+            ;;
+        "context")
+            opts="--compact --explain -s --scope --budget --json -h --help"
+            valopts="-s --scope --budget"
             ;;
         "install")
             cmds="claude-code opencode cursor codex cron status uninstall"

@@ -36,6 +36,7 @@ complete -c memctl -n '__fish_use_subcommand' -a 'uninstall' -d 'Undo `memctl in
 complete -c memctl -n '__fish_use_subcommand' -a 'hook' -d 'Run by an assistant\'s hooks: reads its JSON on stdin (Codex notify: the last argument); at session start prints the context block, at the end captures the transcript. Never fails the session: errors go to $MEMCTL_HOME/logs/hooks.log.'
 complete -c memctl -n '__fish_use_subcommand' -a 'mcp' -d 'Serve memctl\'s tools (memory_search, memory_store, ...) and resources over MCP on stdio, for an assistant to start. `memctl init` registers it.'
 complete -c memctl -n '__fish_use_subcommand' -a 'sessions' -d 'The stored sessions: list, show, grep and expand them.'
+complete -c memctl -n '__fish_use_subcommand' -a 'context' -d 'The context block a session starting here gets: identity, essentials, recent work.'
 complete -c memctl -n '__fish_use_subcommand' -a 'install' -d 'Install capture hooks: session-start context and session-end capture.'
 complete -c memctl -n '__fish_use_subcommand' -a 'promote' -d 'Share memories: `memctl sync` publishes promoted memories.'
 complete -c memctl -n '__fish_use_subcommand' -a 'unpromote' -d 'Stop sharing memories: the next sync removes this machine\'s files of them.'
@@ -261,6 +262,14 @@ complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_sub
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from expand' -s C -l context -x -d 'Turns shown either side.'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from expand' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from expand' -s h -l help -d 'Show this message and exit.'
+
+# memctl context
+complete -c memctl -n '__fish_seen_subcommand_from context' -l compact -d 'Half the essentials (L1), no recent work (L2).'
+complete -c memctl -n '__fish_seen_subcommand_from context' -l explain -d 'Say why each item is there, and what was left out.'
+complete -c memctl -n '__fish_seen_subcommand_from context' -s s -l scope -x -d 'Scope: \'project\' (the current one, default), \'global\', or a scope name.'
+complete -c memctl -n '__fish_seen_subcommand_from context' -l budget -x -d 'Tokens in all (default recall.context_budget).'
+complete -c memctl -n '__fish_seen_subcommand_from context' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from context' -s h -l help -d 'Show this message and exit.'
 
 # memctl install
 complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from claude-code opencode cursor codex cron status uninstall' -s h -l help -d 'Show this message and exit.'

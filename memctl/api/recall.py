@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from memctl.context import Context
 from memctl.errors import UsageError
@@ -17,6 +18,9 @@ from memctl.retrieve.params import MODES
 from memctl.retrieve.pipeline import RecallResult
 from memctl.retrieve.pipeline import recall as run_recall
 from memctl.retrieve.profile import Profile, build_profile
+
+if TYPE_CHECKING:
+    from memctl.retrieve.session_start import Layered
 
 
 @dataclass(frozen=True)
@@ -137,16 +141,25 @@ SESSION_START_TOKENS = 1500
 @dataclass(frozen=True)
 class SessionStartRequest:
     scope: str | None = None  # None or 'project': the current project
-    budget: int | None = None  # tokens; default: recall.context_budget
+    budget: int | None = None  # tokens in all; default: recall.context_budget
+    compact: bool = False  # half the essentials (L1), no recent work (L2)
 
 
-def session_start(ctx: Context, request: SessionStartRequest) -> str:
-    """The block a new session starts with (profile, the project's key facts, its latest
-    session digests); '' when memory holds nothing for it. Nothing is touched."""
+def layered(ctx: Context, request: SessionStartRequest) -> Layered:
+    """The layered context a new session here starts with, each item with why it is there
+    and each memory left out with why (``memctl context --explain``). Nothing is touched."""
     from memctl.config.scope import project_root
-    from memctl.retrieve.session_start import session_start_block
+    from memctl.retrieve.session_start import layered_context
 
+    if request.budget is not None and request.budget < 1:
+        raise UsageError(f"--budget takes a number of tokens (1 or more), not {request.budget}")
     scope = operations.resolve_scope(ctx, request.scope)
     budget = request.budget or ctx.settings.recall_context_budget or SESSION_START_TOKENS
     title = project_root(ctx.settings.cwd).name if request.scope in (None, "project") else scope
-    return session_start_block(ctx, scope, title, budget)
+    return layered_context(ctx, scope, title, budget, request.compact)
+
+
+def session_start(ctx: Context, request: SessionStartRequest) -> str:
+    """The block a new session starts with (identity files, profile, the project's key
+    facts, its latest session digests and recent cases); '' when there is nothing."""
+    return layered(ctx, request).text()

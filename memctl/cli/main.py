@@ -35,10 +35,11 @@ COMMANDS: dict[str, str] = {
     "hook": "hook",
     "mcp": "mcp",
     "sessions": "sessions",
+    "context": "context_cmd",
 }
 GROUPS = (
     *("memory", "graph", "recall", "status", "exchange", "ingest", "init", "hook", "mcp"),
-    "sessions",
+    *("sessions", "context_cmd"),
 )
 
 

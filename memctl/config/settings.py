@@ -639,6 +639,24 @@ KEYS: tuple[Key, ...] = (
         "hooks.recapture_max", 3, "Other sessions' transcripts one hook captures again.", minimum=0
     ),
     Key(
+        "context.identity_budget",
+        300,
+        "Tokens of a session's context for the identity files (L0, verbatim; cut beyond).",
+        minimum=0,
+    ),
+    Key(
+        "context.essentials_budget",
+        700,
+        "Tokens for profile, preferences and the project's pinned facts and conventions (L1).",
+        minimum=0,
+    ),
+    Key(
+        "context.recent_budget",
+        500,
+        "Tokens for recent work: latest session digests, recent cases and events (L2).",
+        minimum=0,
+    ),
+    Key(
         "mcp.search_limit",
         8,
         "Memories `memory_search` returns when no limit is given.",

@@ -159,6 +159,9 @@ class Values:
     hooks_timeout: int
     hooks_recapture_hours: float
     hooks_recapture_max: int
+    context_identity_budget: int
+    context_essentials_budget: int
+    context_recent_budget: int
     mcp_search_limit: int
     sync_remote: str
     sync_include: str

@@ -169,12 +169,11 @@ def handle(options: dict[str, Any], client: str, event: str, payload: dict[str, 
 
 
 def session_context(settings: Any) -> str:
-    """The context block for a new session in this project (empty when memory is empty)."""
+    """The layered context block for a new session in this project (empty when neither
+    memory nor the identity files hold anything for it)."""
     from memctl.api.recall import SessionStartRequest, session_start
     from memctl.context import Context
 
-    if not settings.db_path.exists():
-        return ""
     with Context(settings) as ctx:
         return session_start(ctx, SessionStartRequest())
 

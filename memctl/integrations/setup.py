@@ -20,6 +20,7 @@ from memctl.errors import UsageError
 from memctl.integrations import claude_code, codex, cron, cursor, files, formats, opencode
 from memctl.integrations.base import Found, Launcher, Where
 from memctl.integrations.hooks_state import Timing, last_fired, missed, timing
+from memctl.retrieve.identity import create_identity_files
 
 CLIENTS: dict[str, ModuleType] = {
     claude_code.NAME: claude_code,
@@ -103,7 +104,11 @@ def init(request: InitRequest, place: Where, run: Launcher, home: Path) -> Outco
         if not request.instructions_only:
             _guarded(plan, module.plan_mcp, place, run)
         _guarded(plan, module.plan_instructions, place)
-    return _finish(plan, chosen, notes + plan.notes, request.dry_run, home, "init")
+    outcome = _finish(plan, chosen, notes + plan.notes, request.dry_run, home, "init")
+    if not request.dry_run:  # the identity files every session starts with (retrieve.identity)
+        made = create_identity_files(home, place.project or Path.cwd(), place.project is not None)
+        outcome.notes += [f"created {path}: what every session should know" for path in made]
+    return outcome
 
 
 def _finish(

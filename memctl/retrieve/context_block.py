@@ -31,6 +31,12 @@ def relative_age(iso: str, now: datetime) -> str:
     return "just now"
 
 
+def memory_line(item: Recalled, now: datetime) -> str:
+    """One memory as a line of a block: ``- (3d ago) text``."""
+    text = " ".join(item.memory.content.split())
+    return f"- ({relative_age(item.dated_at, now)}) {text}"
+
+
 def render_context(
     query: str, results: list[Recalled], now: datetime, heading: str = "Memories relevant to"
 ) -> str:
@@ -42,9 +48,7 @@ def render_context(
     lines = [f"<{CONTEXT_TAG}>", f"{heading}: {' '.join(query.split())}"]
     for label, items in groups.items():
         lines.append(f"## {label}")
-        for item in items:
-            text = " ".join(item.memory.content.split())
-            lines.append(f"- ({relative_age(item.dated_at, now)}) {text}")
+        lines.extend(memory_line(item, now) for item in items)
     if not results:
         lines.append("(no memories found)")
     lines.append(f"</{CONTEXT_TAG}>")

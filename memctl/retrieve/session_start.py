@@ -1,68 +1,250 @@
-"""What a session starts with before anyone has asked anything.
+"""What a session starts with before anyone has asked anything: a layered context.
 
 A session-start hook has no question to recall for, and a made-up query
 ("conventions and decisions in this project") is exactly the kind recall now
-answers with nothing. So the block is chosen, not searched: the user's profile
-and preferences, the project's pinned and most important facts, and the digests
-of its latest sessions, each section's best first, until the token budget is
-spent. Nothing is touched: being shown at start is not being recalled.
+answers with nothing. So the block is chosen, not searched, in layers, each
+within its own budget (``context.*_budget``) and all within the total:
+
+- L0 identity: the identity files, verbatim (``retrieve.identity``);
+- L1 essentials: the user's profile and preferences, the project's pinned facts
+  and conventions, most important first, line by line while they fit;
+- L2 recent work: the digests of the project's latest sessions (what was asked,
+  done and left open), then its recent cases (errors and fixes) and events.
+
+``compact`` halves L1 and drops L2. Each memory appears once; nothing of another
+project appears. Nothing is touched: being shown at start is not being recalled.
+Every item, and every memory left out, says why (``memctl context --explain``).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
+from memctl.config import Settings
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.model import Category, Kind, Memory, State
-from memctl.retrieve.context_block import render_context
+from memctl.retrieve.context_block import CONTEXT_TAG, memory_line
+from memctl.retrieve.identity import identity_paths, read_identity
+from memctl.retrieve.params import recall_params
 from memctl.retrieve.pipeline import Recalled
+from memctl.retrieve.stages.pack import estimate_tokens
 from memctl.store.memories import MemoryFilter, list_memories
+from memctl.store.transcripts import count_scope_sessions
 
 ACTIVE = (State.ACTIVE,)
 PERSONAL = (Category.PROFILE, Category.PREFERENCES)
+RECENT = (Category.CASES, Category.EVENTS)
 DIGEST_TAG = "digest"
-CHARS_PER_TOKEN = 4
 ITEM_TOKENS = 6  # the bullet, the age and the line break
+PER_SECTION = 12  # memories read per section: more than a layer's budget holds
+DIGESTS = 3  # latest session digests read for L2
+SESSION_TOOLS = (
+    "Earlier sessions of this project are stored verbatim: for the exact command, error "
+    "or wording, search them (MCP session_search, or `memctl sessions grep`) and open the "
+    "messages behind a memory (session_expand, `memctl sessions expand ID`)."
+)
 
 
-def _sections(ctx: Context, scope: str, per_section: int) -> list[list[Memory]]:
+class Tokens:
+    """A CJK-aware token estimate: recall's (``recall.chars_per_token``, about 4 Latin
+    characters a token, and ``recall.cjk_chars_per_token``, about 0.87)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.params = recall_params(settings)
+
+    def of(self, text: str) -> int:
+        return estimate_tokens(text, self.params)
+
+
+@dataclass
+class Item:
+    """One line (or, for L0, one file) of the block and why it is there, or not."""
+
+    layer: str
+    section: str
+    text: str
+    tokens: int
+    why: str
+    memory_id: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "layer": self.layer,
+            "section": self.section,
+            "memory_id": self.memory_id,
+            "tokens": self.tokens,
+            "why": self.why,
+            "text": self.text,
+        }
+
+
+@dataclass
+class Layered:
+    """The block's items, the memories left out, the notes (unusable identity files), and
+    each layer's tokens used and budget."""
+
+    title: str
+    items: list[Item] = field(default_factory=list)
+    dropped: list[Item] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    budgets: dict[str, int] = field(default_factory=dict)
+    used: dict[str, int] = field(default_factory=dict)
+    sessions_stored: int = 0
+
+    def text(self) -> str:
+        """The ``<memctl-context>`` block; '' when there is nothing to say."""
+        if not self.items:
+            return ""
+        lines = [f"<{CONTEXT_TAG}>", f"Context for: {' '.join(self.title.split())}"]
+        section = None
+        for item in self.items:
+            if item.section != section:
+                section = item.section
+                lines.append(f"## {section}")
+            lines.append(item.text)
+        if self.sessions_stored:
+            lines.append(SESSION_TOOLS)
+        lines.append(f"</{CONTEXT_TAG}>")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "title": self.title,
+            "budgets": self.budgets,
+            "used": self.used,
+            "items": [i.to_dict() for i in self.items],
+            "dropped": [i.to_dict() for i in self.dropped],
+            "notes": self.notes,
+            "sessions_stored": self.sessions_stored,
+            "block": self.text(),
+        }
+
+
+@dataclass
+class _Builder:
+    """Adds items layer by layer, within each layer's budget and the total."""
+
+    out: Layered
+    total: int
+    tokens: Tokens
+    now: datetime
+    seen: set[str] = field(default_factory=set)
+
+    def left(self, layer: str) -> int:
+        spent = sum(self.out.used.values())
+        return min(self.out.budgets[layer] - self.out.used[layer], self.total - spent)
+
+    def add(self, item: Item) -> bool:
+        if item.tokens > self.left(item.layer):
+            item.why = f"left out: over the {item.layer} budget ({item.tokens} tokens, " + (
+                f"{max(0, self.left(item.layer))} left)"
+            )
+            self.out.dropped.append(item)
+            return False
+        self.out.items.append(item)
+        self.out.used[item.layer] += item.tokens
+        return True
+
+    def memory(self, layer: str, section: str, memory: Memory, why: str) -> None:
+        key = " ".join(memory.content.lower().split())
+        if memory.id in self.seen or key in self.seen:
+            return  # each fact once
+        self.seen |= {memory.id, key}
+        line = memory_line(Recalled(memory, 0.0, {}, {}, {}), self.now)
+        cost = ITEM_TOKENS + self.tokens.of(memory.content)
+        item = Item(layer, section, line, cost, why, memory.id)
+        self.add(item)
+
+
+def _identity(builder: _Builder, home: Any, cwd: Any) -> None:
+    """L0: each identity file verbatim, cut (with a note) when over what is left."""
+    for path in identity_paths(home, cwd):
+        found = read_identity(path)
+        if found is None:
+            continue
+        if found.note:
+            builder.out.notes.append(found.note)
+        if not found.text:
+            continue
+        text, left = found.text, builder.left("L0")
+        if builder.tokens.of(text) > left:
+            text = _cut(text, left, builder.tokens)
+            builder.out.notes.append(f"{path} is over the L0 budget of {left} tokens: cut")
+            text += f"\n[… {path.name} cut to the identity budget]" if text else ""
+        if text:
+            builder.add(Item("L0", "identity", text, builder.tokens.of(text), f"from {path}"))
+
+
+def _cut(text: str, budget: int, tokens: Tokens) -> str:
+    """The lines of ``text`` that fit ``budget`` (less the cut note's share), whole."""
+    kept: list[str] = []
+    used = 12  # the note saying it was cut
+    for line in text.splitlines():
+        cost = tokens.of(line) + 1
+        if used + cost > budget:
+            break
+        kept.append(line)
+        used += cost
+    return "\n".join(kept).rstrip()
+
+
+def _essentials(builder: _Builder, ctx: Context, scope: str) -> None:
+    """L1: profile and preferences (this project's and global), then the project's pinned
+    and semantic facts (its conventions and decisions), most important first."""
+    db = ctx.db
     personal = MemoryFilter(scopes=(scope, GLOBAL_SCOPE), categories=PERSONAL, states=ACTIVE)
+    for memory in list_memories(db, personal, PER_SECTION, "importance"):
+        why = f"L1 {memory.category}: importance {memory.importance:.2f}"
+        builder.memory("L1", str(memory.category), memory, why)
     facts = MemoryFilter(scopes=(scope,), kinds=(Kind.PINNED, Kind.SEMANTIC), states=ACTIVE)
-    digests = MemoryFilter(scopes=(scope,), kinds=(Kind.EPISODIC,), tag=DIGEST_TAG, states=ACTIVE)
-    project = list_memories(ctx.db, facts, 2 * per_section, "importance")
-    return [
-        list_memories(ctx.db, personal, per_section, "importance"),
-        [m for m in project if m.category not in PERSONAL][:per_section],
-        list_memories(ctx.db, digests, max(1, per_section // 3), "created"),
-    ]
+    for memory in list_memories(db, facts, 2 * PER_SECTION, "importance"):
+        if memory.category in PERSONAL or (memory.category in RECENT and memory.kind != "pinned"):
+            continue  # personal above; cases and events are recent work (L2) unless pinned
+        why = f"L1 project {memory.kind} {memory.category}: importance {memory.importance:.2f}"
+        builder.memory("L1", "project facts and conventions", memory, why)
 
 
-def _cost(memory: Memory) -> int:
-    return ITEM_TOKENS + len(memory.content) // CHARS_PER_TOKEN
+def _recent(builder: _Builder, ctx: Context, scope: str) -> None:
+    """L2: the latest session digests, then recent cases and events of the project."""
+    digests = MemoryFilter(scopes=(scope,), tag=DIGEST_TAG, states=ACTIVE)
+    for memory in list_memories(ctx.db, digests, DIGESTS, "created"):
+        builder.memory("L2", "recent sessions", memory, "L2 digest of a latest session")
+    recent = MemoryFilter(scopes=(scope,), categories=RECENT, states=ACTIVE)
+    for memory in list_memories(ctx.db, recent, PER_SECTION, "created"):
+        if DIGEST_TAG not in memory.tags:
+            why = f"L2 recent {memory.category}, created {memory.created_at[:10]}"
+            builder.memory("L2", "recent cases and events", memory, why)
 
 
-def chosen(ctx: Context, scope: str, budget: int, per_section: int = 12) -> list[Memory]:
-    """The memories of the block, in section order, within ``budget`` tokens."""
-    picked: list[Memory] = []
-    seen: set[str] = set()
-    used = 0
-    for section in _sections(ctx, scope, per_section):
-        for memory in section:
-            if memory.id in seen or used + _cost(memory) > budget:
-                continue
-            seen.add(memory.id)
-            picked.append(memory)
-            used += _cost(memory)
-    return picked
-
-
-def session_start_block(
-    ctx: Context, scope: str, title: str, budget: int, now: datetime | None = None
-) -> str:
-    """The ``<memctl-context>`` block for a new session in ``scope``; '' when there is nothing."""
-    memories = chosen(ctx, scope, budget)
-    if not memories:
-        return ""
-    items = [Recalled(m, 0.0, {}, {}, {}) for m in memories]
-    return render_context(title, items, now or datetime.now(UTC), heading="Context for")
+def layered_context(
+    ctx: Context,
+    scope: str,
+    title: str,
+    total: int,
+    compact: bool = False,
+    now: datetime | None = None,
+) -> Layered:
+    """The layers of a new session's context in ``scope``, within ``total`` tokens."""
+    settings = ctx.settings
+    essentials = settings.context_essentials_budget
+    out = Layered(
+        title,
+        budgets={
+            "L0": settings.context_identity_budget,
+            "L1": essentials // 2 if compact else essentials,
+            "L2": 0 if compact else settings.context_recent_budget,
+        },
+        used={"L0": 0, "L1": 0, "L2": 0},
+    )
+    tokens = Tokens(settings)
+    builder = _Builder(out, total, tokens, now or datetime.now(UTC))
+    _identity(builder, settings.home, settings.cwd)
+    if settings.db_path.exists():
+        _essentials(builder, ctx, scope)
+        if out.budgets["L2"]:
+            _recent(builder, ctx, scope)
+        out.sessions_stored = count_scope_sessions(ctx.db, scope)
+    return out

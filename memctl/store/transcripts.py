@@ -177,3 +177,8 @@ def memory_session_rows(db: Database, session_ids: list[str]) -> dict[str, Row]:
         session_ids,
     )
     return {row["id"]: row for row in rows}
+
+
+def count_scope_sessions(db: Database, scope: str) -> int:
+    """How many sessions of ``scope`` are stored."""
+    return int(db.value("SELECT count(*) FROM sessions WHERE scope = ?", (scope,)))

@@ -59,6 +59,18 @@ def test_session_start_with_an_empty_memory_says_nothing(
     assert hook(["claude-code", "SessionStart"], {"session_id": "s1"}, capsys) == ""
 
 
+def test_session_start_brings_the_identity_file_before_any_memory(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "identity.md").write_text("<!-- about you -->\nI'm Dana; answer briefly.\n")
+    output = hook(["claude-code", "SessionStart"], {"session_id": "s1"}, capsys)
+    context = json.loads(output)["hookSpecificOutput"]["additionalContext"]
+    assert "## identity\nI'm Dana; answer briefly.\n" in context
+    assert "about you" not in context
+    assert not (home / "memctl.db").exists()
+
+
 @pytest.mark.parametrize(
     "argv, stdin",
     [

@@ -1,0 +1,65 @@
+"""context: exactly what a session started in this directory would be given, and why."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from memctl.api.recall import SessionStartRequest, layered
+from memctl.cli.common import JsonOption, ScopeOption, new_typer, open_context
+from memctl.cli.render import console, print_json, warn
+from memctl.retrieve.session_start import Layered
+
+app = new_typer()
+
+
+@app.command()
+def context(
+    ctx: typer.Context,
+    compact: Annotated[
+        bool, typer.Option("--compact", help="Half the essentials (L1), no recent work (L2).")
+    ] = False,
+    explain: Annotated[
+        bool, typer.Option("--explain", help="Say why each item is there, and what was left out.")
+    ] = False,
+    scope: ScopeOption = None,
+    budget: Annotated[
+        int | None, typer.Option("--budget", help="Tokens in all (default recall.context_budget).")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """The context block a session starting here gets: identity, essentials, recent work."""
+    found = layered(open_context(ctx), SessionStartRequest(scope, budget, compact))
+    if as_json:
+        print_json(found.to_dict())
+        return
+    for note in found.notes:
+        warn(note)
+    sys.stdout.write((found.text() or "(nothing: memory holds nothing for this project)") + "\n")
+    if explain:
+        _explain(found)
+
+
+def _explain(found: Layered) -> None:
+    names = {"L0": "identity", "L1": "essentials", "L2": "recent work"}
+    for layer, name in names.items():
+        console.print(
+            f"{layer} {name}: {found.used[layer]} of {found.budgets[layer]} tokens",
+            style="bold",
+        )
+        for item in found.items:
+            if item.layer == layer:
+                console.print(f"  + {_label(item.memory_id)}{item.why}", soft_wrap=True)
+        for item in found.dropped:
+            if item.layer == layer:
+                console.print(f"  - {_label(item.memory_id)}{item.why}", soft_wrap=True)
+    if found.sessions_stored:
+        console.print(
+            f"{found.sessions_stored} earlier session(s) stored: the block names the session tools"
+        )
+
+
+def _label(memory_id: str | None) -> str:
+    return f"{memory_id[:8]} " if memory_id else ""

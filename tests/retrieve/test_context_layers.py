@@ -1,0 +1,199 @@
+"""The layered context a session starts with, on a real store and real identity files."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from memctl.api import recall
+from memctl.api.recall import SessionStartRequest
+from memctl.context import Context
+from memctl.errors import UsageError
+from memctl.model import Category, Kind, Memory
+from memctl.retrieve.identity import GLOBAL_TEMPLATE, create_identity_files
+from memctl.retrieve.session_start import Tokens
+from memctl.store.memories import insert_memory
+from tests.conftest import run_cli
+from tests.ingesting import ingest_text
+
+
+def put(ctx: Context, text: str, category: Category, kind: Kind, **fields: Any) -> Memory:
+    """A memory as ingest stores it (not pinned, unlike `remember`)."""
+    memory = Memory(content=text, category=category, kind=kind, **fields)
+    memory.scope = fields.get("scope") or ctx.settings.project_scope
+    insert_memory(ctx.db, memory, None)
+    return memory
+
+
+@pytest.fixture
+def project(make_ctx: Any) -> Context:
+    ctx: Context = make_ctx()
+    put(ctx, "I prefer short answers.", Category.PREFERENCES, Kind.SEMANTIC, importance=0.9)
+    put(ctx, "Releases are cut with make release.", Category.PATTERNS, Kind.PINNED)
+    put(
+        ctx,
+        "The login test failed on a timezone; fixed by freezing the clock.",
+        Category.CASES,
+        Kind.SEMANTIC,
+    )
+    put(
+        ctx,
+        "We plan to move the queue to Redis streams next sprint.",
+        Category.EVENTS,
+        Kind.SEMANTIC,
+    )
+    put(
+        ctx,
+        "Session of 2026-03-01 (claude-code) Asked: fix CI. Left open: flaky e2e.",
+        Category.EVENTS,
+        Kind.EPISODIC,
+        tags=["digest", "session"],
+    )
+    put(
+        ctx,
+        "Another project's case: its build breaks on arm64.",
+        Category.CASES,
+        Kind.SEMANTIC,
+        scope="elsewhere",
+    )
+    put(
+        ctx,
+        "Another project's digest.",
+        Category.EVENTS,
+        Kind.EPISODIC,
+        tags=["digest"],
+        scope="elsewhere",
+    )
+    return ctx
+
+
+def sections(block: str) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    current = ""
+    for line in block.splitlines():
+        if line.startswith("## "):
+            current = line[3:]
+            found[current] = []
+        elif current and line.startswith("- "):
+            found[current].append(line)
+    return found
+
+
+def test_recent_cases_events_and_digests_reach_the_next_session(project: Context) -> None:
+    found = recall.layered(project, SessionStartRequest())
+    parts = sections(found.text())
+    assert list(parts) == [
+        "preferences",
+        "project facts and conventions",
+        "recent sessions",
+        "recent cases and events",
+    ]
+    assert "Left open: flaky e2e" in parts["recent sessions"][0]
+    recent = " ".join(parts["recent cases and events"])
+    assert "freezing the clock" in recent and "Redis streams" in recent
+    assert "Another project" not in found.text()
+    assert {i.layer for i in found.items} == {"L1", "L2"}
+    assert all(i.why for i in found.items)
+
+
+def test_each_layer_stays_within_its_budget_and_the_total(make_ctx: Any) -> None:
+    ctx: Context = make_ctx(context__essentials_budget=60, context__recent_budget=40)
+    for n in range(30):
+        put(
+            ctx,
+            f"Convention {n}: module {n} keeps its tests beside it.",
+            Category.PATTERNS,
+            Kind.PINNED,
+        )
+        put(
+            ctx,
+            f"Case {n}: the build broke on step {n}, fixed by pinning it.",
+            Category.CASES,
+            Kind.SEMANTIC,
+        )
+    found = recall.layered(ctx, SessionStartRequest())
+    assert 0 < found.used["L1"] <= 60 and 0 < found.used["L2"] <= 40
+    assert sum(i.tokens for i in found.items if i.layer == "L1") == found.used["L1"]
+    assert found.dropped and all(d.why.startswith("left out: over the") for d in found.dropped)
+    capped = recall.layered(ctx, SessionStartRequest(budget=50))
+    assert sum(capped.used.values()) <= 50
+
+
+def test_compact_halves_essentials_and_drops_recent_work(project: Context) -> None:
+    full = recall.layered(project, SessionStartRequest())
+    compact = recall.layered(project, SessionStartRequest(compact=True))
+    assert compact.budgets["L1"] == full.budgets["L1"] // 2
+    assert compact.budgets["L2"] == 0 and compact.used["L2"] == 0
+    assert {i.layer for i in compact.items} == {"L1"}
+
+
+def test_each_fact_once(project: Context) -> None:
+    put(project, "I prefer short answers.", Category.PREFERENCES, Kind.SEMANTIC, scope="global")
+    block = recall.session_start(project, SessionStartRequest())
+    assert block.count("I prefer short answers.") == 1
+
+
+def test_identity_files_are_injected_verbatim_without_comments(make_ctx: Any) -> None:
+    ctx: Context = make_ctx()
+    made = create_identity_files(ctx.settings.home, ctx.settings.cwd, project=True)
+    assert [p.name for p in made] == ["identity.md", "identity.md"]
+    assert made[0].read_text() == GLOBAL_TEMPLATE
+    assert recall.session_start(ctx, SessionStartRequest()) == ""  # comments only: nothing
+    made[0].write_text(GLOBAL_TEMPLATE + "I'm Dana.\n  Answer *briefly*; British spelling.\n")
+    made[1].write_text("Payments service.\n数据库用PostgreSQL。\n")
+    found = recall.layered(ctx, SessionStartRequest())
+    block = found.text()
+    assert "## identity\nI'm Dana.\n  Answer *briefly*; British spelling.\n" in block
+    assert "Payments service.\n数据库用PostgreSQL。" in block
+    assert "Your identity for memctl" not in block
+    assert [i.why for i in found.items] == [f"from {made[0]}", f"from {made[1]}"]
+    assert create_identity_files(ctx.settings.home, ctx.settings.cwd, project=True) == []
+
+
+def test_an_identity_file_over_budget_binary_or_huge_is_cut_with_a_note(make_ctx: Any) -> None:
+    ctx: Context = make_ctx(context__identity_budget=40)
+    home_file, project_file = create_identity_files(
+        ctx.settings.home, ctx.settings.cwd, project=True
+    )
+    home_file.write_bytes(b"\x00\x01binary\xff" * 100)
+    project_file.write_text("".join(f"Rule {n}: keep it simple.\n" for n in range(400_000)))
+    found = recall.layered(ctx, SessionStartRequest())
+    assert any("is binary, not text: left out" in note for note in found.notes)
+    assert any("only its first 64 KiB were read" in note for note in found.notes)
+    assert any("over the L0 budget" in note for note in found.notes)
+    (item,) = [i for i in found.items if i.layer == "L0"]
+    assert item.text.startswith("Rule 0: keep it simple.\n")
+    assert item.text.endswith("[… identity.md cut to the identity budget]")
+    assert found.used["L0"] <= 40
+
+
+def test_cjk_text_costs_more_tokens_than_latin_of_the_same_length(ctx: Context) -> None:
+    tokens = Tokens(ctx.settings)
+    assert tokens.of("abcd" * 10) == 10
+    assert tokens.of("数据库是什么" * 5) > 30
+
+
+def test_the_block_names_the_session_tools_once_sessions_are_stored(project: Context) -> None:
+    assert "session_search" not in recall.session_start(project, SessionStartRequest())
+    ingest_text(project, "user: We use make release.\nassistant: Noted.\n")
+    assert "session_search" in recall.session_start(project, SessionStartRequest())
+
+
+def test_memctl_context_prints_the_block_and_why(project: Context) -> None:
+    project.close()
+    done = run_cli("context", "--explain")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("<memctl-context>\nContext for: project\n")
+    assert "L1 essentials: " in done.stdout and " of 700 tokens" in done.stdout
+    assert "+ " in done.stdout and "L2 digest of a latest session" in done.stdout
+    compact = json.loads(run_cli("context", "--compact", "--json").stdout)
+    assert compact["budgets"]["L2"] == 0 and "recent sessions" not in compact["block"]
+    bad = run_cli("context", "--budget", "0")
+    assert bad.returncode == 2 and "--budget takes a number of tokens" in bad.stderr
+
+
+def test_a_zero_budget_request_is_refused(project: Context) -> None:
+    with pytest.raises(UsageError):
+        recall.layered(project, SessionStartRequest(budget=0))
