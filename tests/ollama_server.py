@@ -7,8 +7,8 @@ response shapes copied from the real server, deterministic embeddings and
 scripted chat answers. Every request is recorded for assertions.
 
 It also serves Ollama's OpenAI-compatible ``/v1/chat/completions`` (memctl's
-``llm: openai`` provider speaks it). Use the ``ollama_server`` and ``dead_ollama_url`` fixtures, or ``FakeOllama``
-directly as a context manager.
+``llm: openai`` provider speaks it). Use the ``ollama_server`` and
+``dead_ollama_url`` fixtures, or ``FakeOllama`` directly as a context manager.
 """
 
 from __future__ import annotations
