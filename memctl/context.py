@@ -49,6 +49,10 @@ class Context:
             if "db" in self.__dict__:
                 self.db.set_busy_timeout(previous)
 
+    def elsewhere(self, settings: Settings) -> Context:
+        """A context for other settings (another home) sharing this one's embedder."""
+        return Context(settings, self._embedder)
+
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:

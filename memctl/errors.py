@@ -1,5 +1,7 @@
 """Errors a user sees: each is shown as one line on stderr with its exit code."""
 
+import errno
+
 
 class MemctlError(Exception):
     """Base of every error memctl reports to a person instead of a traceback."""
@@ -61,3 +63,12 @@ class SyncError(MemctlError):
     """The sync repository is unreachable, busy, refuses a push, or is of a newer format."""
 
     exit_code = 7
+
+
+def os_error(exc: OSError) -> MemctlError:
+    """The one-line error of an OSError no command caught: a full disk, or a file memctl was
+    told to read or write that cannot be (a directory, missing, not allowed)."""
+    where = f": {exc.filename}" if exc.filename else ""
+    if exc.errno == errno.ENOSPC:
+        return StoreError(f"disk full: no space left on the device{where}")
+    return InputError(f"{exc.strerror or exc}{where}")

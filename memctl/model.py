@@ -156,6 +156,9 @@ class Memory:
     decayed_at: str | None = None
     # When maintain distilled this episode into semantic facts (None: not yet).
     consolidated_at: str | None = None
+    # When the memory entered this store: decay and archive count from it, not from
+    # ``created_at`` (which an ingested or imported memory takes from its source).
+    stored_at: str = field(default_factory=now_iso)
 
     def __post_init__(self) -> None:
         self.updated_at = self.updated_at or self.created_at

@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING, Any
 
 from memctl.context import Context
 from memctl.errors import DatabaseBusyError, InputError, NotFoundError
-from memctl.ingest.capture import CaptureReport, IngestOptions, capture, open_input
+from memctl.ingest.capture import (
+    MODES,
+    Captured,
+    CaptureReport,
+    IngestOptions,
+    capture,
+    open_transcript,
+    unchanged,
+)
 
 if TYPE_CHECKING:
     from memctl.imports.report import ImportReport
@@ -75,19 +83,26 @@ def ingest(ctx: Context, request: IngestRequest) -> IngestResult:
     )
     hook = not (request.wait or request.dry_run)
     log = log_path(ctx.settings)
-    with open_input(request.transcript, request.stdin) as source:
+    whole = request.dry_run or options.mode not in MODES
+    captured: Captured | None = None
+    with open_transcript(ctx, request.transcript, request.stdin, options, whole) as opened:
+        source = opened.source
         try:
             with _budget(ctx, hook):
-                captured = capture(ctx, source, options, dry_run=request.dry_run)
+                if source is None:  # a file with nothing new since its last capture
+                    report = unchanged(ctx, opened, str(request.transcript))
+                else:
+                    captured = capture(ctx, source, opened.options, request.dry_run, opened)
+                    report = captured.report
         except DatabaseBusyError:
-            if not hook:
+            if not hook or source is None:
                 raise
             from memctl.ingest.spool import spool
 
-            path = spool(ctx, source, options)
+            path = spool(ctx, source, opened.options)
             return IngestResult(CaptureReport(source=source.name), log, spooled=path)
-    result = IngestResult(captured.report, log)
-    if request.dry_run:
+    result = IngestResult(report, log)
+    if request.dry_run and captured is not None:
         from memctl.ingest.pipeline import preview
 
         result.preview = preview(ctx, captured).record
@@ -96,7 +111,7 @@ def ingest(ctx: Context, request: IngestRequest) -> IngestResult:
         queued = recover(ctx, result)
     if request.wait:
         result.drained = drain_jobs(ctx, "ingest")
-    elif (queued or captured.report.job_id is not None) and ctx.settings.ingest_spawn_worker:
+    elif (queued or report.job_id is not None) and ctx.settings.ingest_spawn_worker:
         result.report.worker_pid = spawn(ctx.settings, request.worker_overrides)
     return result
 

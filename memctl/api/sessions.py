@@ -18,6 +18,7 @@ from memctl.ingest.parse.common import SUBAGENT
 from memctl.memories import operations
 from memctl.memories.timeparse import parse_since
 from memctl.model import Memory, Message, Session
+from memctl.retrieve.query import STOPWORDS
 from memctl.store import transcripts
 from memctl.store.fts import fts_query, fts_terms
 from memctl.store.message_search import MESSAGE_SEPARATOR
@@ -28,6 +29,10 @@ from memctl.store.transcripts import GrepHit, SessionFilter, SessionRow
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
 LINE_WIDTH = 200  # characters of a matching or neighbouring line shown by grep
+# Matches ranked by BM25 at most: ranking scores every match (about 1 µs each: 10,000 in
+# ~10 ms, a word in 400,000 of 1,000,000 messages in ~800 ms, docs/benchmarks.md); beyond
+# it, newest first.
+RANK_AT_MOST = 10_000
 
 
 @dataclass(frozen=True)
@@ -205,8 +210,9 @@ def matching_lines(text: str, terms: list[str], most: int = 2) -> list[str]:
 def grep(
     ctx: Context, query: str, where: Where, limit: int = 10, around: int = 1
 ) -> list[GrepMatch]:
-    """Messages holding every word of ``query`` (best first); when fewer than ``limit`` do,
-    messages holding any of them follow. Operators and quotes are words like others."""
+    """Messages holding every word of ``query``; when fewer than ``limit`` do, messages
+    holding any of its telling words follow. Operators and quotes are words like others;
+    function words ("the", "why") count only in a query of nothing else."""
     if limit < 1 or around < 0:
         raise UsageError("--limit takes 1 or more and --context 0 or more")
     terms = fts_terms(query)
@@ -216,12 +222,27 @@ def grep(
     if CJK.search(query):
         hits = transcripts.grep_substrings(ctx.db, terms, scope, limit)
     else:
-        hits = transcripts.grep_fts(ctx.db, fts_query(query, "AND") or "", scope, limit)
-        if len(hits) < limit and len(terms) > 1:
-            seen = {(h.session_id, h.seq) for h in hits}
-            wider = transcripts.grep_fts(ctx.db, fts_query(query) or "", scope, limit)
-            hits += [h for h in wider if (h.session_id, h.seq) not in seen][: limit - len(hits)]
+        hits = _search(ctx, [t for t in terms if t not in STOPWORDS] or terms, scope, limit)
     return [_with_neighbours(ctx, hit, terms, around) for hit in hits]
+
+
+def _search(ctx: Context, words: list[str], scope: SessionFilter, limit: int) -> list[GrepHit]:
+    """Every word, ranked when few enough messages match (else newest first); then any
+    word that is rare enough to rank (a word in more messages selects nothing)."""
+    db = ctx.db
+    every = fts_query(" ".join(words), "AND") or ""
+    ranked = transcripts.fts_count(db, every, RANK_AT_MOST + 1) <= RANK_AT_MOST
+    hits = transcripts.grep_fts(db, every, scope, limit, ranked)
+    if len(hits) >= limit or len(words) < 2:
+        return hits
+    counts = {w: transcripts.fts_count(db, fts_query(w) or "", RANK_AT_MOST + 1) for w in words}
+    telling = [w for w, n in counts.items() if 0 < n <= RANK_AT_MOST]
+    wider = fts_query(" ".join(telling or [w for w, n in counts.items() if n])) or ""
+    if not wider:
+        return hits
+    seen = {(h.session_id, h.seq) for h in hits}
+    more = transcripts.grep_fts(db, wider, scope, limit + len(hits), bool(telling))
+    return hits + [h for h in more if (h.session_id, h.seq) not in seen][: limit - len(hits)]
 
 
 def _with_neighbours(ctx: Context, hit: GrepHit, terms: list[str], around: int) -> GrepMatch:

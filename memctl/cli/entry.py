@@ -18,7 +18,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from memctl.errors import MemctlError
+from memctl.errors import MemctlError, UsageError, os_error
 
 GLOBAL_WITH_VALUE = ("--home", "-c", "--config")
 
@@ -102,7 +102,12 @@ def _run_memctl() -> int:
 def main(run: Callable[[], int] = _run_memctl, prog: str = "memctl") -> None:
     """Entry point: a MemctlError is one line on stderr and its exit code, never a traceback."""
     try:
-        code = run()
+        try:
+            code = run()
+        except OSError as exc:
+            raise os_error(exc) from exc
+        except OverflowError as exc:  # a number or date given beyond what can be stored
+            raise UsageError(f"a value out of range: {exc}") from exc
     except MemctlError as exc:
         if os.environ.get("MEMCTL_DEBUG"):
             raise

@@ -23,7 +23,7 @@ from memctl.cli.common import (
     tags_given,
 )
 from memctl.cli.render import console, middle, print_json, warn
-from memctl.errors import InputError
+from memctl.errors import InputError, UsageError
 from memctl.imports import STRATEGIES
 
 if TYPE_CHECKING:
@@ -46,6 +46,8 @@ def export(
         for line in api.export(context, scope):
             sys.stdout.write(line + "\n")
         return
+    if output.is_dir() or not output.name or not output.parent.is_dir():
+        raise UsageError(f"cannot write the export to {output}: not a file in a directory")
     partial = output.with_name(output.name + ".partial")
     count = 0
     # Written beside the target and renamed, so a failed export never leaves half a file.

@@ -663,6 +663,12 @@ KEYS: tuple[Key, ...] = (
         minimum=1,
         maximum=100,
     ),
+    Key(
+        "mcp.ingest_paths",
+        "",
+        "Folders (separated by `:`) whose files MCP `memory_ingest` may read, besides the "
+        "clients' transcript folders.",
+    ),
     Key("sync.remote", "", "Git repository `memctl sync` shares memories through (URL or path)."),
     Key(
         "sync.include",

@@ -163,6 +163,7 @@ class Values:
     context_essentials_budget: int
     context_recent_budget: int
     mcp_search_limit: int
+    mcp_ingest_paths: str
     sync_remote: str
     sync_include: str
     sync_readonly: bool

@@ -5,6 +5,11 @@ heavy (no numpy, no model, no LLM client) and reads its input as a stream.
 One transaction stores every new message or none. The same transcript again
 adds nothing; a grown one adds only the messages after the part already
 stored (matched by content hash, in order).
+
+A transcript file of JSON lines is read on from where its last capture ended:
+the store keeps the byte offset and a digest of the bytes before it (the first
+and last ``MARK_BYTES``), so capturing an unchanged 100 MB file again reads a
+few KiB. A file whose digest changed (rewritten, truncated) is read again whole.
 """
 
 from __future__ import annotations
@@ -14,10 +19,10 @@ import os
 from collections import Counter, deque
 from collections.abc import Iterator
 from contextlib import nullcontext
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from memctl.config.scope import project_scope
 from memctl.context import Context
@@ -30,13 +35,24 @@ from memctl.memories.privacy import Redactions, nothing_left, safe_line, scrub_m
 from memctl.model import Message, Session, now_iso
 from memctl.store import jobs
 from memctl.store.database import Database
-from memctl.store.sessions import get_session, insert_messages, message_hashes, save_session
+from memctl.store.sessions import (
+    forget_read_mark,
+    get_session,
+    insert_messages,
+    message_hashes,
+    read_mark,
+    save_read_mark,
+    save_session,
+)
 
 MODES = ("smart", "raw")
 INSERT_BATCH = 500
 JOB_KIND = "ingest"
 MAX_SESSION_ID = 200
 STDIN_NAME = "standard input"
+# How a transcript file read before is known to be the same file: the first and the last
+# this many bytes before the offset read to are hashed (with the offset).
+MARK_BYTES = 4096
 
 
 @dataclass(frozen=True)
@@ -86,17 +102,126 @@ class Captured:
     recent: list[Message]
 
 
+class Tracked:
+    """A transcript file read from byte ``start``: how far reading got, and whether the
+    last byte read ended a line (then the next capture can read on from there)."""
+
+    def __init__(self, file: IO[bytes], path: str, start: int) -> None:
+        self.file, self.path, self.read_to = file, path, start
+        self.ends_line = False
+
+    def read(self, size: int = -1) -> bytes:
+        return self._seen(self.file.read(size))
+
+    def readline(self, size: int = -1) -> bytes:
+        return self._seen(self.file.readline(size))
+
+    def __iter__(self) -> Tracked:
+        return self
+
+    def __next__(self) -> bytes:
+        line = self.readline()
+        if not line:
+            raise StopIteration
+        return line
+
+    def close(self) -> None:
+        self.file.close()
+
+    def _seen(self, data: bytes) -> bytes:
+        if data:
+            self.read_to += len(data)
+            self.ends_line = data.endswith(b"\n")
+        return data
+
+    def digest(self) -> str:
+        """The digest of the bytes before ``read_to``."""
+        return digest_before(self.file.fileno(), self.read_to)
+
+
+def digest_before(fd: int, offset: int) -> str:
+    found = hashlib.sha256(str(offset).encode())
+    for start in sorted({0, max(0, offset - MARK_BYTES)}):
+        found.update(os.pread(fd, min(MARK_BYTES, offset - start), start))
+    return found.hexdigest()
+
+
+@dataclass
+class Opened:
+    """A transcript to capture: its input (None: a file with nothing new since its last
+    capture), the options to capture it with, and for a file, where reading began and how
+    many of the session's messages came before that."""
+
+    source: Input | None
+    options: IngestOptions
+    tracked: Tracked | None = None
+    after: int = 0
+
+    def close(self) -> None:
+        if self.source is not None:
+            self.source.close()
+        elif self.tracked is not None:
+            self.tracked.close()
+
+    def __enter__(self) -> Opened:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_transcript(
+    ctx: Context, path: str | None, stdin: Any, options: IngestOptions, whole: bool = False
+) -> Opened:
+    """The transcript at ``path`` (or standard input), read on from its last capture when
+    it is a file of JSON lines that only grew since (unless ``whole``)."""
+    if path in (None, "-") or whole:
+        return Opened(open_input(path, stdin), options)
+    stream = _open_file(str(path))
+    key = os.path.abspath(str(path))
+    mark = read_mark(ctx.db, key)
+    if mark is not None:
+        session_id, client, offset, digest, count = mark
+        size = os.fstat(stream.fileno()).st_size
+        same = options.session_id in (None, session_id) and options.client in (None, client)
+        if same and size >= offset and digest_before(stream.fileno(), offset) == digest:
+            resumed = replace(options, session_id=session_id, client=client)
+            stream.seek(offset)
+            tracked = Tracked(stream, key, offset)
+            try:
+                return Opened(Input(tracked, str(path)), resumed, tracked, count)
+            except InputError:  # nothing but blank lines since
+                return Opened(None, resumed, tracked, count)
+    stream.seek(0)
+    tracked = Tracked(stream, key, 0)
+    return Opened(Input(tracked, str(path)), options, tracked)
+
+
+def unchanged(ctx: Context, opened: Opened, name: str) -> CaptureReport:
+    """What capturing a transcript file with nothing new since its last capture did."""
+    session = get_session(ctx.db, opened.options.session_id or "")
+    report = CaptureReport(opened.options.session_id or "", opened.options.client or "")
+    report.source = name
+    if session is not None:
+        report.scope, report.messages_total = session.scope, session.message_count
+    return report
+
+
 def open_input(path: str | None, stdin: Any) -> Input:
     """The transcript at ``path``, or standard input when ``path`` is None or '-'."""
     if path in (None, "-"):
         if stdin is None or stdin.isatty():
             raise UsageError("give a transcript with --transcript PATH or on standard input")
         return Input(stdin.buffer if hasattr(stdin, "buffer") else stdin, STDIN_NAME)
+    return Input(_open_file(path), str(Path(path)))
+
+
+def _open_file(path: str) -> IO[bytes]:
     file = Path(path)
     if not file.is_file():
         raise InputError(f"no such transcript file: {path}")
     try:
-        return Input(file.open("rb"), str(file))
+        return file.open("rb")
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror}") from None
 
@@ -167,12 +292,19 @@ def session_scope(ctx: Context, given: str | None, cwd: str | None) -> str:
     return "path:" + hashlib.sha256(cwd.rstrip("/\\").encode()).hexdigest()[:16]
 
 
-def capture(ctx: Context, source: Input, options: IngestOptions, dry_run: bool = False) -> Captured:
-    """Store the new messages of a transcript and queue their distillation."""
+def capture(
+    ctx: Context,
+    source: Input,
+    options: IngestOptions,
+    dry_run: bool = False,
+    opened: Opened | None = None,
+) -> Captured:
+    """Store the new messages of a transcript and queue their distillation (of a file
+    ``opened`` by ``open_transcript``: remembering how far it was read)."""
     if options.mode not in MODES:
         raise UsageError(f"unknown mode {options.mode!r}: expected smart or raw")
     return store_transcript(
-        ctx, read_transcript(source, options.client), source.name, options, dry_run
+        ctx, read_transcript(source, options.client), source.name, options, dry_run, opened
     )
 
 
@@ -189,7 +321,12 @@ def first_message(messages: Iterator[Parsed], transcript: Transcript, name: str)
 
 
 def store_transcript(
-    ctx: Context, transcript: Transcript, name: str, options: IngestOptions, dry_run: bool = False
+    ctx: Context,
+    transcript: Transcript,
+    name: str,
+    options: IngestOptions,
+    dry_run: bool = False,
+    opened: Opened | None = None,
 ) -> Captured:
     """Store the new messages of a parsed transcript (read from ``name``), queue a job.
 
@@ -212,7 +349,8 @@ def store_transcript(
             session.scope = resolve_scope(ctx, options.scope)
         if not dry_run:
             save_session(db, session)  # before its messages, which refer to it
-        known = _Known(message_hashes(db, session_id))
+        after = opened.after if opened else 0
+        known = _Known(message_hashes(db, session_id, after))
         new = _new_messages(db, chain([first], messages), known, session, write=not dry_run)
         for message in new:
             report.messages_new += 1
@@ -220,6 +358,8 @@ def store_transcript(
         _update_session(session, options, transcript, name)
         if not dry_run:
             save_session(db, session)
+            if opened and opened.tracked:
+                _mark(db, opened.tracked, transcript, session)
         if report.messages_new and options.mode == "smart" and not dry_run:
             report.job_id = jobs.enqueue(db, JOB_KIND, session_id, {"mode": options.mode})
     tally = transcript.tally
@@ -233,6 +373,18 @@ def store_transcript(
     report.nul_bytes = tally.nul_bytes
     report.lines, report.cwd = dict(sorted(tally.lines.items())), tally.cwd
     return Captured(report, session, list(recent))
+
+
+def _mark(db: Database, tracked: Tracked, transcript: Transcript, session: Session) -> None:
+    """Remember how far a file of JSON lines was read, when its last line was whole."""
+    if transcript.shape == "jsonl" and tracked.ends_line:
+        digest = tracked.digest()
+        count = session.message_count
+        save_read_mark(
+            db, tracked.path, session.id, transcript.client, tracked.read_to, digest, count
+        )
+    else:
+        forget_read_mark(db, tracked.path)
 
 
 def _new_messages(

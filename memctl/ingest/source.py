@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import IO, Any
+from typing import Any, Protocol
 
 from memctl.config.safe_load import TOO_DEEP
 from memctl.errors import InputError
@@ -23,10 +23,19 @@ MAX_VALUE_CHARS = 64 << 20
 _DECODER = json.JSONDecoder()
 
 
+class ByteStream(Protocol):
+    """What Input reads: a binary file, or a wrapper of one."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
+    def readline(self, size: int = -1, /) -> bytes: ...
+    def __iter__(self) -> Iterator[bytes]: ...
+    def close(self) -> None: ...
+
+
 class Input:
     """A transcript's (or an imported file's) bytes: the sniffed head, then the rest."""
 
-    def __init__(self, stream: IO[bytes], name: str, what: str = "a transcript") -> None:
+    def __init__(self, stream: ByteStream, name: str, what: str = "a transcript") -> None:
         self.name = name
         self._stream = stream
         self.head = stream.read(SNIFF_BYTES)

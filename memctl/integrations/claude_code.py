@@ -40,8 +40,11 @@ def mcp_path(where: Where) -> tuple[Path, tuple[str, ...]]:
 
 
 def mcp_entry(run: Launcher) -> dict[str, Any]:
+    """``alwaysLoad``: Claude Code (2.1.x) waits for the server before the first request and
+    lists its tools directly instead of behind its tool search; without it, ``claude -p``
+    may answer before memctl's tools are there."""
     words = run.words("mcp")
-    return {"type": "stdio", "command": words[0], "args": words[1:], "env": {}}
+    return {"type": "stdio", "command": words[0], "args": words[1:], "env": {}, "alwaysLoad": True}
 
 
 def plan_mcp(plan: Plan, where: Where, run: Launcher, remove: bool = False) -> None:

@@ -21,6 +21,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from memctl.config.files import create_private, private_dir
+
 BACKUPS = "backups"
 MANIFEST = "manifest.json"
 
@@ -130,14 +132,15 @@ def apply(plan: Plan, home: Path, command: str) -> Path | None:
         return None
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     run = home / BACKUPS / f"{stamp}-{command}"
-    run.mkdir(parents=True, mode=0o700)
+    private_dir(run)
     clients = {c.path: c.client for c in plan.changes}
     entries = []
     for index, (path, before, after) in enumerate(files):
         backup = None
         if before is not None:
             backup = f"{index}.bak"
-            (run / backup).write_bytes(before)
+            with create_private(run / backup) as out:
+                out.write(before)
         entries.append(
             {
                 "path": str(path),

@@ -14,6 +14,7 @@ Memories are scoped by the project of the session's ``cwd``.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import os
@@ -217,10 +218,13 @@ def capture_event(settings: Any, client: str, event: str, payload: dict[str, Any
 
 
 def _capture_file(settings: Any, client: str, path: str, session_id: str | None) -> None:
+    """Capture a transcript file; marked pending first (size -1: never captured whole), so
+    a capture killed or out of disk is done again by the next hook."""
     size = Path(path).stat().st_size
-    _ingest(settings, client, path, None, session_id)
-    entry = hooks_state.Pending(path, client, session_id, str(settings.cwd), size, time.time())
+    entry = hooks_state.Pending(path, client, session_id, str(settings.cwd), -1, time.time())
     hooks_state.remember(settings.home, entry)
+    _ingest(settings, client, path, None, session_id)
+    hooks_state.remember(settings.home, dataclasses.replace(entry, size=size))
 
 
 def _capture_text(settings: Any, client: str, text: str, session_id: str | None) -> None:

@@ -3,15 +3,25 @@
 Every tool is a thin call of the core API (``memctl.api``), the same functions the
 CLI calls. A ``MemctlError`` becomes an error result carrying its one-line
 message (the CLI's message for the same mistake); the server keeps running.
-One ``Context`` lives as long as the server, so the embedding model loads once.
+One ``Context`` lives as long as the server, so the embedding model loads once;
+the SDK runs tools in worker threads, so one call at a time uses it (``call``).
+Every argument is checked against ``LIMITS`` before any work: past one, the call
+is refused with one line. ``memory_ingest`` reads only transcripts: files under
+a client's transcript folders or ``mcp.ingest_paths``.
 Only ``memctl mcp`` imports this module (and so the SDK, about a second of imports).
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
+import json
+import math
+import os
+import threading
 from collections.abc import Callable
-from typing import Any, Literal, TypeVar
+from pathlib import Path
+from typing import Any, Literal, TypeVar, cast
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -22,6 +32,7 @@ from memctl.api import ingest as ingest_api
 from memctl.api import memory as memory_api
 from memctl.api import recall as recall_api
 from memctl.api import sessions as sessions_api
+from memctl.config import Settings
 from memctl.context import Context
 from memctl.errors import MemctlError
 from memctl.model import Memory
@@ -36,6 +47,82 @@ INSTRUCTIONS = (
     "facts (one per memory, a full sentence) when the user states them or a decision is "
     "made. Never store secrets or text marked <private>."
 )
+
+
+# What a tool accepts (issue 22: a 10 MB memory_search query took 43 s and 1.3 GB).
+# Characters of a string argument by name (a whole conversation for memory_ingest's
+# text, one memory's worth for memory_store's), else MAX_CHARS.
+MAX_CHARS = 1000
+LIMITS = {
+    "query": 4000,
+    "text": 100_000,  # memories/operations.py MAX_CONTENT_CHARS
+    "memory_ingest.text": 16 << 20,
+    "transcript_path": 4096,
+}
+MAX_ITEMS = 50  # tags
+MAX_NUMBER = 1_000_000_000  # limit, budget, context, through_seq, weight...
+MAX_ANSWER_CHARS = 1 << 20  # memory_distill_apply's answer, as JSON
+
+
+def too_big(tool: str, name: str, value: Any) -> str | None:
+    """Why an argument is refused, or None."""
+    if isinstance(value, str):
+        limit = LIMITS.get(f"{tool}.{name}", LIMITS.get(name, MAX_CHARS))
+        return (
+            f"{name} is {len(value):,} characters: at most {limit:,}"
+            if len(value) > limit
+            else None
+        )
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        fine = math.isfinite(value) and abs(value) <= MAX_NUMBER
+        return None if fine else f"{name} is out of range (at most {MAX_NUMBER:,})"
+    if isinstance(value, list):
+        if len(value) > MAX_ITEMS:
+            return f"{name} has {len(value):,} items: at most {MAX_ITEMS}"
+        return next((p for v in value if (p := too_big(tool, name, v))), None)
+    if isinstance(value, dict) and len(json.dumps(value)) > MAX_ANSWER_CHARS:
+        return f"{name} is over {MAX_ANSWER_CHARS:,} characters of JSON"
+    return None
+
+
+def limited(fn: F) -> F:
+    """``fn`` refusing, with one line, any argument past the limits."""
+
+    @functools.wraps(fn)
+    def checked(**arguments: Any) -> Any:
+        for name, value in arguments.items():
+            problem = too_big(fn.__name__, name, value)
+            if problem:
+                raise ToolError(f"{fn.__name__}: {problem}")
+        return fn(**arguments)
+
+    return cast(F, checked)
+
+
+def transcript_roots(settings: Settings) -> list[Path]:
+    """Where memory_ingest may read: the clients' transcript folders, and mcp.ingest_paths."""
+    home = Path.home()
+    roots = [
+        Path(os.environ.get("CLAUDE_CONFIG_DIR") or home / ".claude") / "projects",
+        Path(os.environ.get("CODEX_HOME") or home / ".codex") / "sessions",
+        home / ".cursor" / "projects",
+        Path(os.environ.get("XDG_DATA_HOME") or home / ".local" / "share") / "opencode",
+    ]
+    roots += [Path(p).expanduser() for p in settings.mcp_ingest_paths.split(os.pathsep) if p]
+    return [r.resolve() for r in roots]
+
+
+def allowed_transcript(settings: Settings, path: str) -> str:
+    """``path`` when it is a file under ``transcript_roots``; else a ToolError."""
+    real = Path(path).expanduser().resolve()
+    if any(real.is_relative_to(root) for root in transcript_roots(settings)):
+        return str(real)
+    raise ToolError(
+        f"memory_ingest reads transcripts only: {path} is not under a client's transcript "
+        "folder (add folders to mcp.ingest_paths)"
+    )
 
 
 def brief(memory: Memory) -> dict[str, Any]:
@@ -63,14 +150,17 @@ def build(ctx: Context) -> MCPServer:
         name="memctl", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
     )
 
+    one_at_a_time = threading.Lock()  # the store's connection is not for two threads at once
+
     def tool(fn: F) -> F:
         """Register ``fn`` as a tool, its docstring (dedented) its description."""
-        server.add_tool(fn, description=inspect.cleandoc(fn.__doc__ or ""))
+        server.add_tool(limited(fn), description=inspect.cleandoc(fn.__doc__ or ""))
         return fn
 
     def call(work: Callable[[], T]) -> T:
         try:
-            return work()
+            with one_at_a_time:
+                return work()
         except MemctlError as exc:
             raise ToolError(" ".join(str(exc).split())) from exc
 
@@ -210,6 +300,8 @@ def build(ctx: Context) -> MCPServer:
 
         if (transcript_path is None) == (text is None):
             raise ToolError("give either transcript_path or text")
+        if transcript_path is not None:
+            transcript_path = allowed_transcript(ctx.settings, transcript_path)
         request = ingest_api.IngestRequest(
             transcript=transcript_path,
             stdin=None if text is None else io.BytesIO(text.encode()),
@@ -302,14 +394,14 @@ def build(ctx: Context) -> MCPServer:
     @server.resource("memctl://profile", mime_type="text/plain")
     def profile_resource() -> str:
         """The user's profile and preferences, as text."""
-        return recall_api.profile(ctx, recall_api.ProfileRequest()).text()
+        return call(lambda: recall_api.profile(ctx, recall_api.ProfileRequest()).text())
 
     @server.resource("memctl://context", mime_type="text/plain")
     def context_resource() -> str:
         """The block a session starts with: memories for this project."""
         from memctl.integrations.hooks import session_context
 
-        return session_context(ctx.settings) or "(no memories yet)"
+        return call(lambda: session_context(ctx.settings)) or "(no memories yet)"
 
     return server
 

@@ -2,13 +2,14 @@
 instructions, and a plugin file that adds the context block and captures sessions.
 
 The plugin (``plugin/memctl.js``) is a plain module with no imports. When OpenCode
-loads it, and again on each ``session.created``, it starts ``memctl hook opencode
-session.created`` for the project's context block, and adds the block to the system
-prompt of each model call (``experimental.chat.system.transform``); a first call that
-comes before memctl has answered waits at most ``CONTEXT_WAIT_MS``, later calls not
-at all. On ``session.idle`` and ``session.compacted`` it reads the session through
-OpenCode's own client and hands it, as ``opencode export`` prints it, to ``memctl
-hook opencode EVENT`` through a file that it unlinks at once (the process keeps it
+loads it (and on a ``session.created`` more than ``CONTEXT_FRESH_MS`` later) it
+starts ``memctl hook opencode session.created`` for the project's context block,
+and adds the block to the system prompt of each model call
+(``experimental.chat.system.transform``); a first call that comes before memctl has
+answered waits at most ``CONTEXT_WAIT_MS``, later calls not at all. On
+``session.idle`` and ``session.compacted`` it reads the session through OpenCode's
+own client and hands it, as ``opencode export`` prints it, to ``memctl hook
+opencode EVENT`` through a file that it unlinks at once (the process keeps it
 open), without waiting for memctl: OpenCode neither waits for nor outlives a capture.
 
 OpenCode 1.18 installs ``@opencode-ai/plugin`` from npm into its config directory
@@ -32,6 +33,7 @@ START = "session.created"
 EVENTS = (START, "session.idle", "session.compacted")
 PLUGIN_MARK = "// memctl plugin"
 CONTEXT_WAIT_MS = 1000  # the longest a session's first model call waits for its context
+CONTEXT_FRESH_MS = 30_000  # a block asked for this recently serves a new session as it is
 
 PLUGIN = """\
 // memctl plugin: adds memctl's context block to OpenCode sessions and captures them
@@ -39,6 +41,7 @@ PLUGIN = """\
 // A plain module with no imports, so it needs nothing installed.
 const MEMCTL = __ARGV__;
 const WAIT_MS = __WAIT__;
+const FRESH_MS = __FRESH__;
 
 export const MemctlPlugin = async ({ client, directory }) => {
   const context = () => {
@@ -55,6 +58,7 @@ export const MemctlPlugin = async ({ client, directory }) => {
     }
   };
   let block = context();
+  let asked = Date.now();
   const capture = async (type, id) => {
     const info = await client.session.get({ path: { id } });
     const messages = await client.session.messages({ path: { id } });
@@ -75,7 +79,10 @@ export const MemctlPlugin = async ({ client, directory }) => {
   return {
     event: async ({ event }) => {
       try {
-        if (event.type === "session.created") block = context();
+        if (event.type === "session.created" && Date.now() - asked > FRESH_MS) {
+          block = context();  // a later session in a long-running OpenCode: ask again
+          asked = Date.now();
+        }
         if (event.type !== "session.idle" && event.type !== "session.compacted") return;
         const id = event.properties?.sessionID;
         if (id) await capture(event.type, id);
@@ -144,6 +151,7 @@ def plan_hooks(plan: Plan, where: Where, run: Launcher, timeout: int, remove: bo
         return
     text = PLUGIN.replace("__ARGV__", json.dumps(run.words()))
     text = text.replace("__WAIT__", str(CONTEXT_WAIT_MS))
+    text = text.replace("__FRESH__", str(CONTEXT_FRESH_MS))
     plan.write(path, None if remove else text.encode(), NAME, "plugin")
 
 

@@ -1,12 +1,14 @@
 """Task archive: weak memories nobody recalled for a long time leave recall, never the store.
 
 Active memories whose strength (memories/strength.py, as of the run) is below
-``maintain.archive_strength`` and that were neither created nor recalled in
+``maintain.archive_strength`` and that were neither stored nor recalled in
 ``maintain.archive_unused_days`` are archived, weakest first, at most
-``maintain.archive_max`` a run. Pinned and core-tier memories are exempt, and an
-episode waits until consolidate has distilled it: what it taught stays in recall
-as facts before the episode leaves (archive takes 50 a run, consolidate 20, so
-without this an imported history left recall before anything was learnt from it).
+``maintain.archive_max`` a run. Stored means the day a memory entered the store, not the
+date of the message it came from: backfilled history is new to the store. Pinned and
+core-tier memories are exempt, and an episode waits until consolidate has distilled
+it: what it taught stays in recall as facts before the episode leaves (archive takes 50
+a run, consolidate 20, so without this an imported history left recall before anything
+was learnt from it).
 ``memctl undo`` (or ``memctl update --state active``) brings one back.
 """
 
@@ -36,7 +38,6 @@ def archive(m: Maintenance) -> TaskReport:
         if strength >= s.maintain_archive_strength:
             continue
         report.change("archive", memory.id, strength=round(strength, 4))
-        if not m.dry_run:
-            with m.db.atomic():
-                changes.set_state(m, memory, State.ARCHIVED, "archive", {})
+        with m.db.atomic():
+            changes.set_state(m, memory, State.ARCHIVED, "archive", {})
     return report

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from memctl.config import Settings
+from memctl.config.files import private_dir
 from memctl.errors import InputError, NotFoundError
 from memctl.store.database import Database
 from memctl.store.maintenance import backup_problems, checkpoint, vacuum_into
@@ -47,7 +48,7 @@ def backup_due(settings: Settings) -> bool:
 def make_backup(settings: Settings, db: Database) -> Path:
     """A consistent copy of the store, 0600; older ones beyond ``maintain.backups`` go."""
     folder = backup_dir(settings)
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    private_dir(folder)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     path = folder / f"{PREFIX}{stamp}{SUFFIX}"
     os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))

@@ -76,9 +76,6 @@ def extract_facts(m: Maintenance, report: TaskReport) -> None:
         episode = episodes[memory_id]
         decisions = distil(m, episode)
         facts = [d.fact.content for d in decisions]
-        if m.dry_run:
-            report.change("consolidate", episode.id, facts=facts)
-            continue
         with m.db.atomic():
             apply(m.run, decisions)
             made = {d.memory_id for d in decisions if d.memory_id and d.memory_id != episode.id}
@@ -104,7 +101,7 @@ def merged_text(m: Maintenance, members: list[Memory]) -> str | None:
 
 def merge(m: Maintenance, report: TaskReport) -> None:
     """Search and merge until a search merges nothing, at most
-    ``maintain.merge_max_clusters`` clusters (one search on a dry run)."""
+    ``maintain.merge_max_clusters`` clusters."""
     s = m.settings
     before = m.ago(s.maintain_merge_after_days)
     vectors = load_vectors(m.db, TASK, lambda r: r[2] == Kind.SEMANTIC and r[3] < before)
@@ -123,7 +120,7 @@ def merge(m: Maintenance, report: TaskReport) -> None:
         if capped:
             limit = s.maintain_merge_max_clusters
             report.notes.append(f"stopped at {limit} clusters; the rest wait for the next run")
-        if m.dry_run or capped:
+        if capped:
             return
         with m.db.atomic():
             again = settle(m.db, TASK, vectors, found, ended)
@@ -140,9 +137,6 @@ def merge_cluster(m: Maintenance, report: TaskReport, cluster: list[str]) -> tup
         return set(), False
     survivor = changes.most_complete(group)
     others = [x for x in group if x.id != survivor.id]
-    if m.dry_run:
-        report.change("merge", survivor.id, superseded=[x.id for x in others])
-        return set(), False
     text = merged_text(m, [survivor, *others])
     rewrite = bool(text) and text != survivor.content
     with m.db.atomic():

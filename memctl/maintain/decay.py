@@ -32,9 +32,9 @@ def faded(m: Maintenance) -> list[tuple[str, float, float, str | None]]:
     # memories whose clock started that long ago (a day early, for any timestamp format).
     before = {kind: m.ago(-math.log(keep) / rate - 1) for kind, rate in rates.items() if rate > 0}
     found = []
-    for memory_id, kind, strength, created, accessed, decayed in decay_rows(m.db, before):
+    for memory_id, kind, strength, *times, decayed in decay_rows(m.db, before):
         rate = rates[kind]
-        since = max(t for t in (created, accessed, decayed) if t)
+        since = max(t for t in (*times, decayed) if t)
         new = strength_at(strength, rate, since, m.now)
         if new <= strength * keep:
             found.append((memory_id, strength, new, decayed))
@@ -53,12 +53,10 @@ def decay(m: Maintenance) -> TaskReport:
     report = m.report("decay")
     changes = faded(m)
     report.counts["decayed"] = len(changes)
-    if m.dry_run:
-        report.changes = [
-            {"action": "decay", "id": i, "from": round(old, 4), "to": round(new, 4)}
-            for i, old, new, _ in changes
-        ]
-        return report
+    report.changes = [
+        {"action": "decay", "id": i, "from": round(old, 4), "to": round(new, 4)}
+        for i, old, new, _ in changes
+    ]
     at = m.stamp
     for start in range(0, len(changes), BATCH):
         batch = changes[start : start + BATCH]

@@ -59,14 +59,14 @@ def fold_clusters(m: Maintenance, report: TaskReport, clusters: list[list[str]])
             report.change("dedup", survivor.id, superseded=[x.id for x in others])
             folds.append((survivor, others))
             ended.update(x.id for x in others)
-        if folds and not m.dry_run:
+        if folds:
             with m.db.atomic():
                 changes.fold_many(m, folds, "duplicate")
     return ended
 
 
 def near_duplicates(m: Maintenance, report: TaskReport) -> None:
-    """Search and fold until a search folds nothing (one search on a dry run)."""
+    """Search and fold until a search folds nothing."""
     vectors = load_vectors(m.db, TASK, lambda r: True)
     if vectors is not None:
         report.count("compared", vectors.seeds())
@@ -74,8 +74,6 @@ def near_duplicates(m: Maintenance, report: TaskReport) -> None:
         found, _ = star_clusters(vectors, m.settings.maintain_dedup_similarity, m.settings)
         ids = cluster_ids(m.db, vectors, found)
         ended = fold_clusters(m, report, ids)
-        if m.dry_run:
-            return
         positions = {
             i: p for c, c_ids in zip(found, ids, strict=True) for p, i in zip(c, c_ids, strict=True)
         }

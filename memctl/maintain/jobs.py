@@ -7,14 +7,10 @@ from memctl.ingest.spool import replay
 from memctl.maintain.claims import release_orphans, worker_name
 from memctl.maintain.plan import Maintenance, TaskReport
 from memctl.maintain.queue import drain
-from memctl.store.jobs import job_counts
 
 
 def jobs(m: Maintenance) -> TaskReport:
     report = m.report("jobs")
-    if m.dry_run:
-        report.counts["queued"] = job_counts(m.db).get("queued", 0)
-        return report
     try:  # a hook's spooled transcripts, and the jobs of workers that died
         replayed = replay(m.ctx)
         released = release_orphans(m.db, m.ctx.settings.ingest_job_max_attempts)

@@ -12,8 +12,11 @@ a run killed midway is marked interrupted by the next, which finishes the work.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,9 +25,11 @@ from typing import IO
 from threadpoolctl import threadpool_limits
 
 from memctl.config import Settings
+from memctl.config.files import private_dir
 from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.ingest.run import start_run
+from memctl.ingest.spool import SPOOL_DIR, spool_dir
 from memctl.llm import choose_llm
 from memctl.maintain.archive import archive
 from memctl.maintain.consolidate import consolidate
@@ -36,7 +41,7 @@ from memctl.maintain.report import MaintainReport, TaskReport
 from memctl.maintain.sync_hook import sync
 from memctl.maintain.upkeep import check_integrity, upkeep
 from memctl.model import now_iso
-from memctl.store.maintenance import mark_runs, stale_running_runs
+from memctl.store.maintenance import mark_runs, stale_running_runs, vacuum_into
 from memctl.store.runs import save_run
 
 Task = Callable[[Maintenance], TaskReport]
@@ -53,6 +58,8 @@ KIND = "maintain"
 LOCK_FILE = "maintain.lock"
 # Decay's changes are too many to list on the run; its events hold them.
 UNLISTED = ("decay",)
+# The tasks that change nothing but the store: a dry run runs them on a copy of it.
+REHEARSED = ("jobs", "decay", "consolidate", "dedup", "archive")
 
 
 def _names(text: str) -> list[str]:
@@ -80,7 +87,7 @@ def chosen_tasks(settings: Settings, only: str | None, skip: str | None) -> list
 def maintain_lock(settings: Settings) -> Iterator[str | None]:
     """Hold the maintain lock; yields None, or the holder's pid when another has it."""
     path: Path = settings.home / LOCK_FILE
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    private_dir(path.parent)
     handle: IO[str] = open(path, "a+", encoding="utf-8")  # noqa: SIM115 (held across the yield)
     try:
         try:
@@ -113,7 +120,41 @@ def _record(m: Maintenance) -> None:
 def run_tasks(
     ctx: Context, names: list[str], dry_run: bool = False, now: datetime | None = None
 ) -> MaintainReport:
-    """Run the named tasks as one run (the caller holds the lock)."""
+    """Run the named tasks as one run (the caller holds the lock).
+
+    A dry run runs the tasks that only change the store (``REHEARSED``) for real on a
+    copy of it, so its plan is what the run would do, each task seeing the one before's
+    changes (decay's strengths, consolidate's episodes); the others say what they would do.
+    """
+    now = now or datetime.now(UTC)
+    if not dry_run:
+        return _run(ctx, names, False, now)
+    plan = _run(ctx, [n for n in names if n not in REHEARSED], True, now)
+    rehearsed = [n for n in names if n in REHEARSED]
+    if rehearsed and plan.run is not None:
+        with rehearsal(ctx) as copy:
+            done = _run(copy, rehearsed, False, now)
+        for report in done.tasks:
+            report.status = "planned" if report.status == "done" else report.status
+        plan.run.tokens += done.run.tokens if done.run else 0
+        order = {name: i for i, name in enumerate(names)}
+        plan.tasks = sorted([*plan.tasks, *done.tasks], key=lambda r: order[r.task])
+    return plan
+
+
+@contextlib.contextmanager
+def rehearsal(ctx: Context) -> Iterator[Context]:
+    """A context on a throwaway copy of the store (and of its spool), deleted afterwards."""
+    with tempfile.TemporaryDirectory(prefix=".dry-run-", dir=ctx.settings.home) as folder:
+        home = Path(folder)
+        vacuum_into(ctx.db, home / ctx.settings.db_path.name)
+        if spool_dir(ctx).is_dir():
+            shutil.copytree(spool_dir(ctx), home / SPOOL_DIR)
+        with ctx.elsewhere(dataclasses.replace(ctx.settings, home=home)) as copy:
+            yield copy
+
+
+def _run(ctx: Context, names: list[str], dry_run: bool, now: datetime) -> MaintainReport:
     settings = ctx.settings
     llm = choose_llm(settings)
     run = start_run(
@@ -125,7 +166,7 @@ def run_tasks(
         token_budget=settings.maintain_token_budget,
         llm_note=llm.note,
     )
-    m = Maintenance(run, now or datetime.now(UTC))
+    m = Maintenance(run, now)
     if "upkeep" in names:
         check_integrity(m)
     if not dry_run:

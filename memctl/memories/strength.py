@@ -1,9 +1,10 @@
 """The one decay model of memctl: how a memory's strength fades, and when it was last set.
 
 strength(now) = stored strength x e^(-rate x days since the clock last restarted), the
-clock restarting at the latest of ``created_at``, ``last_accessed_at`` and
-``decayed_at``. The rate is by kind: episodic ``maintain.decay_episodic`` per day,
-semantic ``maintain.decay_semantic``, pinned 0 (never fades).
+clock restarting at the latest of ``created_at``, ``stored_at`` (when it entered the
+store: a backfilled memory dated by an old message is not old to the store),
+``last_accessed_at`` and ``decayed_at``. The rate is by kind: episodic
+``maintain.decay_episodic`` per day, semantic ``maintain.decay_semantic``, pinned 0 (never fades).
 
 ``memctl maintain`` (task decay) writes this value back, with ``decayed_at``; recall
 reads it through ``current_strength`` (its status stage weighs contradictions by it),
@@ -34,8 +35,10 @@ def decay_rate(kind: Kind | str, settings: Settings) -> float:
 
 
 def clock_start(memory: Memory) -> str:
-    """When the memory's strength was last set: created, accessed or decayed (the latest)."""
-    return max(t for t in (memory.created_at, memory.last_accessed_at, memory.decayed_at) if t)
+    """When the memory's strength was last set: created, stored, accessed or decayed (the
+    latest)."""
+    times = (memory.created_at, memory.stored_at, memory.last_accessed_at, memory.decayed_at)
+    return max(t for t in times if t)
 
 
 def strength_at(stored: float, rate: float, since: str, now: datetime) -> float:

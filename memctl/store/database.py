@@ -11,6 +11,7 @@ import importlib.util
 import itertools
 import json
 import os
+import shutil
 import sys
 import time
 from collections.abc import Iterator
@@ -29,6 +30,8 @@ Row = dict[str, Any]
 # generation up to which changes are not journaled one by one, and the journal.
 VECTORS_GENERATION, VECTORS_REWRITTEN = "vectors_generation", "vectors_rewritten"
 VECTORS_CHANGES, VECTORS_JOURNAL = "vectors_changes", 256
+# Less free space than this on the database's disk when SQLite fails to write: disk full.
+DISK_FULL_BYTES = 1 << 20
 # How long a process waits between tries at switching a new file to WAL mode.
 WAL_RETRY_SECONDS = 0.01
 
@@ -65,7 +68,20 @@ def translated_errors(path: Path) -> Iterator[None]:
     except apsw.ReadOnlyError:
         raise StoreError(f"the database {path} is read-only") from None
     except apsw.FullError:
-        raise StoreError(f"the disk holding {path} is full") from None
+        raise StoreError(f"disk full: no space left on the disk holding {path}") from None
+    except apsw.IOError as exc:
+        if _disk_full(path):
+            raise StoreError(f"disk full: no space left on the disk holding {path}") from None
+        raise StoreError(f"cannot read or write the database {path}: {exc}") from None
+
+
+def _disk_full(path: Path) -> bool:
+    """Whether the disk holding ``path`` has no room for another page (SQLite says only
+    "disk I/O error" when a write into its shared memory or journal fails for want of it)."""
+    try:
+        return shutil.disk_usage(path.parent).free < DISK_FULL_BYTES
+    except OSError:
+        return False
 
 
 class Database:

@@ -16,18 +16,19 @@ ACTIVE = str(State.ACTIVE)
 
 
 def decay_rows(db: Database, before: dict[str, str]) -> list[tuple[Any, ...]]:
-    """(id, kind, strength, created_at, last_accessed_at, decayed_at) of the active memories
-    of the kinds in ``before`` whose strength was last set (created, accessed, decayed)
-    before the kind's time."""
+    """(id, kind, strength, created_at, stored_at, last_accessed_at, decayed_at) of the active
+    memories of the kinds in ``before`` whose strength was last set (created, stored,
+    accessed, decayed) before the kind's time."""
     clauses = " OR ".join(
-        "(kind = ? AND max(created_at, coalesce(last_accessed_at, ''), "
+        "(kind = ? AND max(created_at, stored_at, coalesce(last_accessed_at, ''), "
         "coalesce(decayed_at, '')) < ?)"
         for _ in before
     )
     if not clauses:
         return []
     return db.tuples(
-        "SELECT id, kind, strength, created_at, last_accessed_at, decayed_at FROM memories "
+        "SELECT id, kind, strength, created_at, stored_at, last_accessed_at, decayed_at "
+        "FROM memories "
         f"WHERE state = ? AND strength > 0 AND ({clauses})",
         (ACTIVE, *(v for pair in before.items() for v in pair)),
     )
@@ -108,14 +109,14 @@ def archive_candidates(
     db: Database, weaker_than: float, unused_before: str, limit: int
 ) -> list[str]:
     """Active memories, neither pinned nor core, weaker than ``weaker_than`` and neither
-    created nor recalled since ``unused_before``, episodes only once consolidated; weakest
+    stored nor recalled since ``unused_before``, episodes only once consolidated; weakest
     first."""
     return [
         r[0]
         for r in db.tuples(
             "SELECT id FROM memories WHERE state = ? AND kind != ? AND tier != ? "
             "AND (kind != ? OR consolidated_at IS NOT NULL) "
-            "AND strength < ? AND coalesce(last_accessed_at, created_at) < ? "
+            "AND strength < ? AND max(stored_at, coalesce(last_accessed_at, '')) < ? "
             "ORDER BY strength, id LIMIT ?",
             (
                 ACTIVE,

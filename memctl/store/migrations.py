@@ -316,6 +316,30 @@ def m008_stemmed_fts(db: Database) -> None:
     db.execute("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')")
 
 
+def m009_stored_at(db: Database) -> None:
+    """When each memory entered this store (decay and archive count from it): its first
+    event, or its own date when that is later."""
+    db.execute("ALTER TABLE memories ADD COLUMN stored_at TEXT NOT NULL DEFAULT ''")
+    db.execute(
+        "UPDATE memories SET stored_at = max(created_at, coalesce("
+        "(SELECT min(at) FROM events WHERE memory_id = memories.id), ''))"
+    )
+
+
+def m010_transcript_reads(db: Database) -> None:
+    """How far capture has read each transcript file: its byte offset, a digest of what lay
+    before it, and the session's message count then (ingest/capture.py reads on from it)."""
+    db.execute("""
+        CREATE TABLE transcript_reads (
+            path TEXT PRIMARY KEY,
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            client TEXT NOT NULL,
+            offset INTEGER NOT NULL,
+            digest TEXT NOT NULL,
+            messages INTEGER NOT NULL
+        )""")
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -325,4 +349,6 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m006_recall_evidence,
     m007_maintain_compared,
     m008_stemmed_fts,
+    m009_stored_at,
+    m010_transcript_reads,
 ]

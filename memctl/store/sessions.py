@@ -45,14 +45,48 @@ def save_session(db: Database, session: Session) -> None:
     db.upsert("sessions", {c: values[c] for c in SESSION_COLUMNS})
 
 
-def message_hashes(db: Database, session_id: str) -> list[str]:
-    """Content hashes of a session's messages in order (seq 1, 2, ...)."""
+def message_hashes(db: Database, session_id: str, after: int = 0) -> list[str]:
+    """Content hashes of a session's messages in order (seq ``after`` + 1, + 2, ...)."""
     return [
         r["content_hash"]
         for r in db.rows(
-            "SELECT content_hash FROM messages WHERE session_id = ? ORDER BY seq", (session_id,)
+            "SELECT content_hash FROM messages WHERE session_id = ? AND seq > ? ORDER BY seq",
+            (session_id, after),
         )
     ]
+
+
+def read_mark(db: Database, path: str) -> tuple[str, str, int, str, int] | None:
+    """(session id, client, offset, digest, messages) of how far ``path`` was read."""
+    rows = db.tuples(
+        "SELECT session_id, client, offset, digest, messages FROM transcript_reads WHERE path = ?",
+        (path,),
+    )
+    if not rows:
+        return None
+    session_id, client, offset, digest, count = rows[0]
+    return session_id, client, offset, digest, count
+
+
+def save_read_mark(
+    db: Database, path: str, session_id: str, client: str, offset: int, digest: str, count: int
+) -> None:
+    db.upsert(
+        "transcript_reads",
+        {
+            "path": path,
+            "session_id": session_id,
+            "client": client,
+            "offset": offset,
+            "digest": digest,
+            "messages": count,
+        },
+        key="path",
+    )
+
+
+def forget_read_mark(db: Database, path: str) -> None:
+    db.execute("DELETE FROM transcript_reads WHERE path = ?", (path,))
 
 
 def insert_messages(db: Database, messages: Iterable[Message]) -> None:

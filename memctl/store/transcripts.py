@@ -129,20 +129,42 @@ HIT_COLUMNS = (
 )
 
 
-def grep_fts(db: Database, match: str, where: SessionFilter, limit: int) -> list[GrepHit]:
+def fts_count(db: Database, match: str, cap: int) -> int:
+    """How many messages match ``match``, counted up to ``cap`` (cheap: no ranking)."""
+    return int(
+        db.value(
+            "SELECT count(*) FROM (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? "
+            "LIMIT ?)",
+            (match, cap),
+        )
+    )
+
+
+def grep_fts(
+    db: Database, match: str, where: SessionFilter, limit: int, ranked: bool = True
+) -> list[GrepHit]:
     """Messages matching the FTS5 expression ``match`` (built by ``store.fts``, never user
-    syntax), best BM25 first, newest first among equals."""
+    syntax): best BM25 first (``ranked``: every match is scored, about a microsecond each),
+    or newest first (the index is walked backwards and stops at ``limit``)."""
     clauses, params = _session_clauses(where, "msg.created_at")
     if where.role is not None:
         clauses.append("msg.role = ?")
         params.append(where.role)
-    rows = db.rows(
-        f"SELECT {HIT_COLUMNS}, f.rank AS score FROM messages_fts f "
-        "JOIN messages msg ON msg.rowid = f.rowid JOIN sessions s ON s.id = msg.session_id "
-        f"WHERE messages_fts MATCH ? {''.join(' AND ' + c for c in clauses)} "
-        "ORDER BY f.rank, msg.created_at DESC LIMIT ?",
-        [match, *params, limit],
-    )
+    joined = "JOIN messages msg ON msg.rowid = f.rowid JOIN sessions s ON s.id = msg.session_id"
+    if ranked:  # ranked on the index alone: only the best (filtered: every) match is joined
+        rows = db.rows(
+            f"SELECT {HIT_COLUMNS}, f.rank AS score FROM (SELECT rowid, rank FROM messages_fts "
+            f"WHERE messages_fts MATCH ? ORDER BY rank LIMIT ?) f {joined} "
+            f"WHERE {' AND '.join(clauses) or '1'} ORDER BY f.rank, msg.created_at DESC LIMIT ?",
+            [match, -1 if clauses else limit, *params, limit],
+        )
+    else:
+        rows = db.rows(
+            f"SELECT {HIT_COLUMNS}, 0.0 AS score FROM messages_fts f {joined} "
+            f"WHERE messages_fts MATCH ? {''.join(' AND ' + c for c in clauses)} "
+            "ORDER BY f.rowid DESC LIMIT ?",
+            [match, *params, limit],
+        )
     return [GrepHit(**row) for row in rows]
 
 

@@ -8,6 +8,7 @@ twice.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields
 from typing import IO, Any
@@ -23,16 +24,19 @@ from memctl.store.events import log_event
 from memctl.store.memories import ENUMS, MemoryFilter
 from memctl.store.relations import add_relation, relations_of
 
-MEMORY_FIELDS = {f.name for f in fields(Memory)}
+# An imported memory enters this store now, whatever its record says (decay counts from it).
+MEMORY_FIELDS = {f.name for f in fields(Memory)} - {"stored_at"}
 # Free text besides the content: scrubbed on the way in and out like the content.
 TEXT_FIELDS = ("l0_abstract", "l1_overview", "l2_content", "source", "agent_id", "session_id")
 IMPORT_BATCH = 64
+NUMBER_FIELDS = ("importance", "confidence", "strength")
 
 
 def export_lines(ctx: Context, where: MemoryFilter) -> Iterator[str]:
     """One JSON line per memory (every state unless filtered), oldest first."""
     for memory in store.list_memories(ctx.db, where, None, sort="oldest"):
         record = scrubbed(memory.to_dict())
+        del record["stored_at"]  # belongs to this store: an import is stored when it runs
         record["relations"] = [
             {
                 "dst_id": r.dst_id,
@@ -87,9 +91,16 @@ def parse_record(line: str, default_scope: str) -> tuple[Memory, list[dict[str, 
     if not isinstance(values.get("tags", []), list):
         raise ValueError('"tags" must be a list')
     values["tags"] = kept_tags([str(t) for t in values.get("tags", [])])
+    for name in NUMBER_FIELDS:
+        if name in values and not _finite(values[name]):
+            raise ValueError(f'"{name}" must be a finite number')
     values["content_hash"] = content_hash(values["content"])
     values.setdefault("id", stable_id(values["scope"], values["content"]))
     return Memory(**values), relations
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def stable_id(scope: str, content: str) -> str:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memctl.config.files import private_dir
 from memctl.errors import SyncError
 from memctl.sync.layout import MEMORIES
 
@@ -102,7 +103,7 @@ class Clone:
     def clone(cls, remote: str, path: Path, timeout: float) -> Clone:
         git = _git()
         path = path.absolute()
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_dir(path.parent)
         partial = path.with_name(path.name + ".partial")
         shutil.rmtree(partial, ignore_errors=True)
         runner = git.Git(str(path.parent))
@@ -112,6 +113,7 @@ class Clone:
         except git.exc.GitCommandError as exc:
             shutil.rmtree(partial, ignore_errors=True)
             raise SyncError(f"cannot clone {remote}: {one_line(exc)}") from None
+        os.chmod(partial, 0o700)  # git made it 0777 minus the umask: the memories are private
         partial.rename(path)
         return cls.open(path, timeout)
 

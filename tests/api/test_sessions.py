@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -179,3 +180,16 @@ def test_the_commands_as_a_person_runs_them(stored: Context, tmp_path: Path) -> 
         assert done.returncode not in (0, 70), done
         assert len(done.stderr.strip().splitlines()) == 1, done.stderr
         assert said in done.stderr
+
+
+def test_a_word_in_too_many_messages_to_rank_finds_the_newest(
+    stored: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ranked = [m.ref for m in api.grep(stored, "release", EVERYWHERE, limit=3)]
+    monkeypatch.setattr(api, "RANK_AT_MOST", 1)  # every word is now too common to rank
+    newest = api.grep(stored, "release", EVERYWHERE, limit=3)
+    assert [m.ref for m in newest] == ["zh-1#1", f"{SESSION}#9", f"{SESSION}#8"]
+    assert set(ranked) <= {"zh-1#1", *(f"{SESSION}#{n}" for n in (4, 5, 6, 8, 9))}
+    question = api.grep(stored, "why did the release fail on Fridays", EVERYWHERE, limit=2)
+    assert len(question) == 2  # no message has every word: the newest with any of them
+    assert all(re.search("release|fridays", m.hit.content, re.I) for m in question)

@@ -60,7 +60,6 @@ class World:
             "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
             "ANTHROPIC_BASE_URL": model.url,
             "ANTHROPIC_API_KEY": "scripted",
-            "ENABLE_TOOL_SEARCH": "false",  # MCP tools in the tool list, not behind a search
             "MCP_TIMEOUT": "120000",  # ms Claude Code gives an MCP server to start
             "CODEX_HOME": str(self.home / ".codex"),
             "NO_COLOR": "1",
@@ -140,6 +139,7 @@ def test_claude_code_remembers_across_sessions(world: World) -> None:
     assert "SessionStart hook additional context: <memctl-context>" in later
     assert "We deploy with make release from main." in later
 
+    before_third = len(world.model.bodies("/v1/messages"))
     third = world.run(
         claude,
         "-p",
@@ -150,6 +150,9 @@ def test_claude_code_remembers_across_sessions(world: World) -> None:
         "mcp__memctl__memory_search",
     )
     assert third.returncode == 0, third.stderr
+    first_request = world.model.bodies("/v1/messages")[before_third]
+    tools = [t.get("name") for t in first_request.get("tools") or []]
+    assert "mcp__memctl__memory_search" in tools  # alwaysLoad: listed from the first request
     answer = json.loads(third.stdout)["result"]
     assert answer.startswith("Memory says:") and "make release from main" in answer
     status = json.loads(world.memctl("install", "status", "--json").stdout)

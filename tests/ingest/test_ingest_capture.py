@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections.abc import Callable
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from memctl.api.ingest import IngestRequest, ingest
 from memctl.context import Context
 from memctl.errors import InputError, UsageError
 from memctl.ingest.capture import IngestOptions, capture
@@ -201,3 +203,37 @@ def test_claims_skip_busy_sessions_and_retry_abandoned_jobs(
     assert after is not None and after.id == second
     failed = jobs.get_job(ctx.db, first)
     assert failed is not None and failed.state == "failed" and "abandoned" in (failed.error or "")
+
+
+def _lines(texts: list[str]) -> str:
+    return "".join(json.dumps({"role": "user", "content": t}) + "\n" for t in texts)
+
+
+def _contents(ctx: Context, session_id: str) -> list[str]:
+    return [m.content for m in latest_messages(ctx.db, session_id, 0, 1000)]
+
+
+def test_a_file_is_read_on_from_its_last_capture(
+    make_ctx: Callable[..., Context], tmp_path: Path
+) -> None:
+    ctx = make_ctx()
+    path = tmp_path / "t.jsonl"
+    first = [f"message number {n} about the deploy" for n in range(5)]
+    path.write_text(_lines(first))
+    request = IngestRequest(transcript=str(path), session_id="grow", mode="raw")
+    assert ingest(ctx, request).report.messages_new == 5
+    again = ingest(ctx, request).report
+    assert (again.messages_read, again.messages_new, again.messages_total) == (0, 0, 5)
+    # What grew is read alone; a reply said before ("yes") is still a new message.
+    with path.open("a") as out:
+        out.write(_lines(["yes", "message number 0 about the deploy", "a half"])[:-7])
+    grown = ingest(ctx, request).report
+    assert (grown.messages_new, grown.malformed) == (2, 1)  # the half line: read again
+    with path.open("a") as out:
+        out.write('half"}\n')
+    assert ingest(ctx, request).report.messages_new == 1
+    assert _contents(ctx, "grow") == [*first, "yes", first[0], "a half"]
+    # Rewritten from the start: read whole again, and only what is new is stored.
+    path.write_text(_lines(["a new first line", *first]))
+    rewritten = ingest(ctx, request).report
+    assert rewritten.messages_read == 6 and rewritten.messages_new == 1

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import io
 import json
+import resource
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -230,3 +233,34 @@ def test_cursor_stop_without_transcript_path_finds_it_by_conversation_id(
     assert stored("c0ffee-1") > 0
     problems = {s.client: s.problems for s in setup.status(where, home)}["cursor"]
     assert problems == []
+
+
+def test_a_capture_that_cannot_store_is_done_again_by_the_next_hook(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The disk fills (a file size limit: writes fail as on a full disk) while SessionEnd
+    stores a big transcript: the hook exits 0, and the next hook of any session stores it."""
+    record = {"type": "user", "sessionId": SESSION, "cwd": str(tmp_path)}
+    transcript = tmp_path / "big.jsonl"
+    with transcript.open("w") as out:
+        for n in range(3000):
+            text = f"step {n}: the deploy script copies build {n} to the staging host " * 4
+            out.write(json.dumps({**record, "message": {"role": "user", "content": text}}) + "\n")
+    assert run_cli("status").returncode == 0  # the store exists, small
+    limit = (home / "memctl.db").stat().st_size + 64 * 1024
+    event = {"session_id": SESSION, "transcript_path": str(transcript), "cwd": str(tmp_path)}
+    full = subprocess.run(
+        [sys.executable, "-m", "memctl", "-c", "ingest.spawn_worker=false"]
+        + ["hook", "claude-code", "SessionEnd"],
+        input=json.dumps(event),
+        capture_output=True,
+        text=True,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)),
+        timeout=120,
+    )
+    assert full.returncode == 0 and full.stdout == ""
+    assert stored(SESSION) == 0
+    other = tmp_path / "other.jsonl"
+    shutil.copy(TRANSCRIPTS / "codex.jsonl", other)
+    hook(["codex", "Stop"], {"transcript_path": str(other), "cwd": str(tmp_path)}, capsys)
+    assert stored(SESSION) == 3000

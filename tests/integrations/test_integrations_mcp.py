@@ -33,25 +33,20 @@ def text(result: Any) -> str:
     return "".join(getattr(block, "text", "") for block in result.content)
 
 
-async def session(home: Path, project: Path) -> dict[str, Any]:
-    params = StdioServerParameters(
+def server(home: Path, project: Path, *config: str) -> StdioServerParameters:
+    """``memctl mcp`` in ``project`` with ``home``, and ``-c KEY=VALUE`` for each of config."""
+    settings = ["ingest.spawn_worker=false", "llm=none", "ingest.host_distil=true", *config]
+    return StdioServerParameters(
         command=sys.executable,
-        args=[
-            "-m",
-            "memctl",
-            "-c",
-            "ingest.spawn_worker=false",
-            "-c",
-            "llm=none",
-            "-c",
-            "ingest.host_distil=true",
-            "mcp",
-        ],
+        args=["-m", "memctl", *(a for c in settings for a in ("-c", c)), "mcp"],
         env={"MEMCTL_HOME": str(home), "PATH": os.environ.get("PATH", "")},
         cwd=project,
     )
+
+
+async def session(home: Path, project: Path) -> dict[str, Any]:
     seen: dict[str, Any] = {}
-    async with Client(params) as client:
+    async with Client(server(home, project)) as client:
         listed = await client.list_tools()
         seen["tools"] = {tool.name: tool.description for tool in listed.tools}
         stored = await client.call_tool(
@@ -130,3 +125,52 @@ def test_an_mcp_client_lists_stores_searches_and_gets_clear_errors(
     profile = "".join(getattr(c, "text", "") for c in seen["profile"].contents)
     assert "The shop deploys with make release." not in profile  # a project fact, not a taste
     assert "The user likes rye bread." in profile
+
+
+PARALLEL = 200  # benchmarks/attacks.py makes 1,000
+
+
+async def hostile(home: Path, project: Path, allowed: Path) -> dict[str, Any]:
+    seen: dict[str, Any] = {"parallel": []}
+    params = server(home, project, f"mcp.ingest_paths={allowed}")
+    params.env = {**(params.env or {}), "MEMCTL_EMBEDDER": "hash"}  # no model: quick calls
+    async with Client(params) as client:
+
+        async def one(n: int) -> None:
+            if n % 2:
+                call = client.call_tool("memory_store", {"text": f"Parallel fact number {n}."})
+            else:
+                call = client.call_tool("memory_search", {"query": f"fact number {n}"})
+            seen["parallel"].append(await call)
+
+        async with anyio.create_task_group() as group:
+            for n in range(PARALLEL):
+                group.start_soon(one, n)
+        seen["huge"] = await client.call_tool("memory_search", {"query": "x" * (10 << 20)})
+        seen["tags"] = await client.call_tool("memory_store", {"text": "t", "tags": ["a"] * 51})
+        seen["limit"] = await client.call_tool("memory_list", {"limit": 10**12})
+        seen["passwd"] = await client.call_tool("memory_ingest", {"transcript_path": "/etc/passwd"})
+        seen["allowed"] = await client.call_tool(
+            "memory_ingest", {"transcript_path": str(allowed / "t.jsonl")}
+        )
+        seen["stats"] = await client.call_tool("memory_stats", {})
+    return seen
+
+
+def test_parallel_calls_limits_and_only_transcripts(home: Path, tmp_path: Path) -> None:
+    allowed = tmp_path / "transcripts"
+    allowed.mkdir()
+    (allowed / "t.jsonl").write_text('{"role": "user", "content": "I like rye bread."}\n')
+    seen = anyio.run(hostile, home, tmp_path / "project", allowed)
+    failed = [text(r) for r in seen["parallel"] if r.is_error]
+    assert len(seen["parallel"]) == PARALLEL and failed == []
+    assert seen["stats"].structured_content["total"] == PARALLEL // 2
+    for name, says in [
+        ("huge", "query is 10,485,760 characters: at most 4,000"),
+        ("tags", "tags has 51 items"),
+        ("limit", "limit is out of range"),
+        ("passwd", "reads transcripts only: /etc/passwd"),
+    ]:
+        assert seen[name].is_error and says in text(seen[name]), text(seen[name])
+        assert "\n" not in text(seen[name])
+    assert seen["allowed"].structured_content["messages_new"] == 1

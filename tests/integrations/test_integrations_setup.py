@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -57,6 +59,7 @@ def test_init_registers_the_server_and_instructions_in_each_format(user: Path) -
         "command": "/opt/memctl/bin/memctl",
         "args": ["--home", "/data/memctl", "mcp"],
         "env": {},
+        "alwaysLoad": True,
     }
     toml = tomllib.loads((user / ".codex" / "config.toml").read_text())
     assert toml["model"] == "o3" and toml["projects"]["/x"] == {"trust": 1}
@@ -178,6 +181,12 @@ def test_opencode_plugin_and_cursor_hooks(user: Path) -> None:
     assert plugin.startswith("// memctl plugin")
     assert '"/opt/memctl/bin/memctl", "--home", "/data/memctl"' in plugin
     assert "session.idle" in plugin and "session.compacted" in plugin
+    assert "import " not in plugin and "require(" not in plugin  # nothing to install
+    if shutil.which("node"):  # the module parses as JavaScript
+        module = user.parent / "plugin.mjs"
+        module.write_text(plugin)
+        checked = subprocess.run(["node", "--check", str(module)], capture_output=True, text=True)
+        assert checked.returncode == 0, checked.stderr
     install(user, "cursor")
     cursor = json.loads((user / ".cursor" / "hooks.json").read_text())
     assert cursor["version"] == 1

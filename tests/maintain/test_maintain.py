@@ -20,6 +20,8 @@ import pytest
 from memctl.api.maintain import MaintainRequest, RestoreRequest, maintain, restore
 from memctl.context import Context
 from memctl.errors import InputError, StoreError, UsageError
+from memctl.ingest.capture import IngestOptions, capture
+from memctl.ingest.pipeline import run_session
 from memctl.ingest.undo import undo
 from memctl.maintain.backup import backups
 from memctl.maintain.pipeline import maintain_lock
@@ -30,16 +32,16 @@ from memctl.store.events import count_events
 from memctl.store.relations import add_relation, relations_of
 from memctl.store.runs import get_run
 from tests.conftest import run_cli
+from tests.ingesting import source
 from tests.ollama_server import Delay, FakeOllama
 
 NOW = datetime.now(UTC)
 
 
 def put(ctx: Context, content: str, days_ago: float = 0.0, **fields: Any) -> Memory:
-    """A memory created ``days_ago`` days before NOW, with its vector."""
-    memory = Memory(
-        content=content, created_at=format_time(NOW - timedelta(days=days_ago)), **fields
-    )
+    """A memory created and stored ``days_ago`` days before NOW, with its vector."""
+    at = format_time(NOW - timedelta(days=days_ago))
+    memory = Memory(content=content, created_at=at, stored_at=at, **fields)
     (vector,) = ctx.vectors([content])
     with ctx.db.atomic():
         store.insert_memory(ctx.db, memory, vector)
@@ -417,3 +419,65 @@ def test_unknown_task_in_request() -> None:
         from memctl.maintain.pipeline import chosen_tasks
 
         chosen_tasks(load_settings(), "decay,bogus", None)
+
+
+def backfill(ctx: Context, days_ago: float) -> None:
+    """Ingest and distil a session whose messages were written ``days_ago`` days before NOW."""
+    at = format_time(NOW - timedelta(days=days_ago))
+    lines = [
+        {"role": "user", "content": text, "created_at": at}
+        for text in (
+            "I prefer pytest over unittest for every project.",
+            "We deploy the API with GitHub Actions to Fly.io every Friday.",
+            "Remember that the staging database is Postgres 16 on port 5433.",
+        )
+    ]
+    text = "\n".join(json.dumps(line) for line in lines)
+    capture(ctx, source(text), IngestOptions(session_id=f"old-{days_ago}"))
+    run_session(ctx, f"old-{days_ago}")
+
+
+def test_backfilled_history_survives_the_first_maintain(make_ctx: Any) -> None:
+    ctx = make_ctx()
+    backfill(ctx, 400)
+    made = store.list_memories(ctx.db, store.MemoryFilter(states=(State.ACTIVE,)), None)
+    assert made and all(m.created_at < format_time(NOW - timedelta(days=300)) for m in made)
+    report = run(ctx, skip="upkeep,sync")
+    assert report.task("archive").changes == [] and report.task("decay").changes == []
+    left = store.list_memories(ctx.db, store.MemoryFilter(states=(State.ACTIVE,)), None)
+    assert {m.id for m in made} <= {m.id for m in left}
+    # A year on, unused, they fade and leave recall like any other memory.
+    later = maintain(ctx, MaintainRequest(skip="upkeep,sync", now=NOW + timedelta(days=365)))
+    assert later.task("archive").changes
+
+
+def plan_of(report: Any) -> dict[str, list[tuple[str, str]]]:
+    """Each task's (action, existing memory id) pairs: new memories' ids differ by run."""
+    return {t.task: sorted((c["action"], c["id"]) for c in t.changes) for t in report.tasks}
+
+
+def test_dry_run_plans_exactly_what_the_run_does(make_ctx: Any) -> None:
+    ctx = make_ctx()
+    for n in range(4):
+        put(ctx, f"Episode {n}: I prefer dark mode in editor {n}.", 40, kind=Kind.EPISODIC)
+    put(ctx, "Old note that nobody read.", 60, strength=0.3)
+    put(ctx, "The cache is Redis.", 2)
+    put(ctx, "The cache is Redis.", 2)
+    later = NOW + timedelta(days=30)
+    planned = maintain(ctx, MaintainRequest(dry_run=True, skip="upkeep,sync", now=later))
+    done = maintain(ctx, MaintainRequest(skip="upkeep,sync", now=later))
+    assert planned.task("archive").changes, "the plan archives what decay and consolidate free"
+    assert plan_of(planned) == plan_of(done)
+    assert [t.status for t in planned.tasks] == ["planned"] * len(planned.tasks)
+    assert not list(ctx.settings.home.glob(".dry-run-*"))
+
+
+def test_an_imported_memory_counts_from_its_import(make_ctx: Any, tmp_path: Path) -> None:
+    ctx = make_ctx()
+    old = format_time(NOW - timedelta(days=500))
+    line = {"content": "The build uses Bazel.", "created_at": old, "stored_at": old}
+    path = tmp_path / "old.jsonl"
+    path.write_text(json.dumps(line) + "\n")
+    assert run_cli("import", str(path), env={"MEMCTL_LLM": "none"}).returncode == 0
+    (memory,) = store.list_memories(ctx.db, store.MemoryFilter(), None)
+    assert memory.created_at == old and memory.stored_at > format_time(NOW - timedelta(days=1))

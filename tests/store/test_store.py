@@ -13,9 +13,10 @@ from hypothesis import strategies as st
 from memctl.context import Context
 from memctl.errors import AmbiguousIdError, EmbedderMismatchError, NotFoundError, StoreError
 from memctl.memories import operations as memories
-from memctl.model import Memory
+from memctl.model import Action, Memory, now_iso
 from memctl.store import memories as store
 from memctl.store.database import Database
+from memctl.store.events import log_event
 from memctl.store.fts import fts_query
 from memctl.store.memories import MemoryFilter
 from memctl.store.migrations import MIGRATIONS
@@ -248,7 +249,14 @@ def test_an_older_store_is_reindexed_stemmed_on_open(home: Path) -> None:
     for migration in MIGRATIONS[:7]:
         migration(old)
     old.execute("PRAGMA user_version = 7")
-    store.insert_memory(old, Memory(content="she shared her favourite recipes"), None)
+    memory = Memory(content="she shared her favourite recipes", created_at="2019-05-01T10:00:00Z")
+    values = {k: v for k, v in memory.to_dict().items() if k != "stored_at"}
+    values["tags"] = "[]"
+    old.execute(
+        f"INSERT INTO memories({', '.join(values)}) VALUES ({', '.join('?' * len(values))})",
+        list(values.values()),
+    )
+    log_event(old, Action.CREATE, memory.id, {})  # a backfill: stored today, dated 2019
     assert store.fts_search(old, "recipe", 5, MemoryFilter()) == []
     connection.close()
 
@@ -257,6 +265,7 @@ def test_an_older_store_is_reindexed_stemmed_on_open(home: Path) -> None:
     hits = store.fts_search(db, "recipe", 5, MemoryFilter())
     found = [store.get_memory(db, h[0]) for h in hits]
     assert [m.content for m in found if m] == ["she shared her favourite recipes"]
+    assert found[0] and found[0].stored_at[:4] == now_iso()[:4] != "2019"
     db.close()
 
 

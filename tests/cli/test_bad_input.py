@@ -1,0 +1,33 @@
+"""Bad input through the real CLI: one line on stderr, its own exit code, never 70."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_cli
+
+NAN_LINE = '{"content": "x", "importance": NaN}\n'
+HUGE = "9" * 30
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "says"),
+    [
+        (["export", "-o", "/"], 2, "cannot write the export"),
+        (["export", "-o", "{tmp}/missing/dir/x.jsonl"], 2, "cannot write the export"),
+        (["recall", "x", "--as-of", "9999-12-31T23:59:59-14:00"], 2, "out of range"),
+        (["list", "--limit", HUGE], 2, "out of range"),
+        (["get", f"abcd#{HUGE}"], 2, "out of range"),
+        (["import", "{tmp}/nan.jsonl"], 6, "finite number"),
+    ],
+)
+def test_bad_input_is_one_line_and_its_own_exit_code(
+    args: list[str], code: int, says: str, home: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "nan.jsonl").write_text(NAN_LINE)
+    run_cli("remember", "a note to find")
+    done = run_cli(*(a.replace("{tmp}", str(tmp_path)) for a in args))
+    assert done.returncode == code, done.stderr
+    assert says in done.stderr and len(done.stderr.strip().splitlines()) == 1
