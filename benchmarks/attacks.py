@@ -328,6 +328,138 @@ def umask_000(work: Path) -> str:
     return f"{len(loose)} loose: {', '.join(loose[:8])}{' ...' if len(loose) > 8 else ''}"
 
 
+# --- issue 22: secrets through every door, hostile sync files -----------------------------
+CORPUS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "secret_corpus.jsonl"
+
+
+def secret_corpus(work: Path) -> str:
+    """Each shape of the corpus through `remember`, `import` (JSONL) and `ingest`; how many
+    secrets are then in the database file, its WAL or an export."""
+    rows = [json.loads(line) for line in CORPUS.read_text().splitlines() if '"name"' in line]
+    stored = {}
+    for door in ("remember", "import", "ingest"):
+        home = work / door
+        if door == "remember":
+            for row in rows:
+                memctl(home, "remember", row["text"])
+        elif door == "import":
+            path = work / "m.jsonl"
+            path.write_text("".join(json.dumps({"content": r["text"]}) + "\n" for r in rows))
+            memctl(home, "import", str(path))
+        else:
+            path = work / "t.jsonl"
+            lines = [json.dumps({"role": "user", "content": r["text"]}) for r in rows]
+            path.write_text("\n".join(lines) + "\n")
+            memctl(
+                home,
+                "-c",
+                "ingest.spawn_worker=false",
+                "ingest",
+                "--wait",
+                "--transcript",
+                str(path),
+            )
+        written = b"".join(p.read_bytes() for p in home.glob("memctl.db*"))
+        written += memctl(home, "export").stdout
+        stored[door] = sum(r["secret"].encode() in written for r in rows)
+    return ", ".join(f"{door} {n}/{len(rows)} stored" for door, n in stored.items())
+
+
+def _git(git_dir: Path, *args: str, data: bytes = b"") -> str:
+    done = subprocess.run(
+        [
+            "git",
+            "-c",
+            "user.name=x",
+            "-c",
+            "user.email=x@x.invalid",
+            "--git-dir",
+            str(git_dir),
+            *args,
+        ],
+        input=data,
+        capture_output=True,
+        check=True,
+    )
+    return done.stdout.decode().strip()
+
+
+def _plant(remote: Path, files: dict[bytes, bytes]) -> None:
+    """Files (any names: `..`, bytes not UTF-8) committed straight onto main, as a hostile
+    member's plumbing leaves them."""
+
+    def tree(entries: dict[bytes, bytes]) -> str:
+        here, below = [], {}
+        for path, blob in entries.items():
+            head, slash, rest = path.partition(b"/")
+            if slash:
+                below.setdefault(head, {})[rest] = blob
+            else:
+                here.append(b"100644 blob " + blob + b"\t" + head)
+        for name, inner in below.items():
+            here.append(b"040000 tree " + tree(inner).encode() + b"\t" + name)
+        return _git(remote, "mktree", "-z", data=b"".join(h + b"\0" for h in here))
+
+    head = _git(remote, "rev-parse", "main")
+    entries = {}
+    for record in _git(remote, "ls-tree", "-r", "-z", head).split("\0"):
+        if record:
+            meta, _, path = record.partition("\t")
+            entries[path.encode()] = meta.split()[2].encode()
+    for path, data in files.items():
+        entries[path] = _git(remote, "hash-object", "-w", "--stdin", data=data).encode()
+    commit = _git(remote, "commit-tree", tree(entries), "-p", head, "-m", "hostile")
+    _git(remote, "update-ref", "refs/heads/main", commit)
+
+
+def _memory_file(name: bytes, body: str) -> tuple[bytes, bytes]:
+    memory_id = name.hex().ljust(32, "0")[:32]
+    path = b"memories/global/" + memory_id.encode() + b"_" + b"e" * 16 + b".yaml"
+    text = f"id: {memory_id}\nstate: active\nupdated_at: '2026-01-01T00:00:00Z'\n{body}"
+    return path, text.encode()
+
+
+def _laughs(levels: int) -> str:
+    lines = ["a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    lines += [f"a{n}: &a{n} [" + ", ".join([f"*a{n - 1}"] * 10) + "]" for n in range(1, levels)]
+    return "\n".join(lines) + f"\ncontent: x\ntags: *a{levels - 1}\nrelations: *a{levels - 1}\n"
+
+
+def hostile_sync(work: Path) -> str:
+    """One hostile file at a time pushed to a sync repository after the clone; `memctl sync`
+    on a member: its exit status and seconds, per file."""
+    files = {
+        "laughs 10^9": [_memory_file(b"\x01", _laughs(9))],
+        "laughs 10^7": [_memory_file(b"\x02", _laughs(7))],
+        "date 9999-12-31T23:59:59-14:00": [
+            _memory_file(b"\x03", "content: x\ncreated_at: '9999-12-31T23:59:59-14:00'\n")
+        ],
+        "non-UTF-8 name": [(b"memories/glob\xffal/x.yaml", b"x: 1\n")],
+        "'..' entry": [(b"memories/../escape.yaml", b"x: 1\n")],
+        "memctl.yaml padded past 64 KiB, format 9.0": [
+            (b"memctl.yaml", b'format: "9.0"\n' + b"#" * 70_000 + b"\n")
+        ],
+    }
+    outcomes = []
+    for name, planted in files.items():
+        case = work / str(len(outcomes))
+        remote = case / "remote.git"
+        subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
+        member = case / "member"
+        memctl(member, "sync", "init", str(remote))
+        memctl(member, "remember", "a memory to share")
+        memctl(member, "sync")
+        _plant(remote, dict(planted))
+        began = time.perf_counter()
+        try:
+            done = memctl(member, "sync", timeout=300)
+            code = str(done.returncode)
+        except subprocess.TimeoutExpired:
+            code = "killed at 300 s"
+        outcomes.append(f"{name}: exit {code} {time.perf_counter() - began:.1f} s")
+    return "; ".join(outcomes)
+
+
 ATTACKS: dict[str, Callable[[Path], str]] = {
     "first_processes": first_processes,
     "killed_wait": killed_wait,
@@ -338,6 +470,8 @@ ATTACKS: dict[str, Callable[[Path], str]] = {
     "symlinks": symlinks,
     "umask_000": umask_000,
     "big_text": big_text,
+    "secret_corpus": secret_corpus,
+    "hostile_sync": hostile_sync,
 }
 
 

@@ -137,6 +137,42 @@ def longmemeval(
     _quality(ctx, "longmemeval", data, limit, retriever, cache, details, as_json)
 
 
+@app.command()
+def paraphrase(
+    ctx: typer.Context,
+    distractors: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--distractors",
+            help="LoCoMo or LongMemEval files whose dialog turns fill the larger stores.",
+        ),
+    ] = None,
+    n: Annotated[
+        str, typer.Option("--n", help="Store sizes, comma-separated (30: the facts alone).")
+    ] = "30,1000",
+    retriever: RetrieverOption = None,
+    cache: CacheOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Questions in other words than their fact, and unrelated ones: found@5 and silence."""
+    from benchmarks.paraphrase import run
+    from benchmarks.retrievers import choose
+
+    chosen = choose(retriever or ["memctl", "vector"])
+    settings, embed_cache = _open_cache(ctx, cache)
+    with err_console.status("paraphrase stores"):
+        rows = run(settings, embed_cache, _counts(n), distractors or [], chosen)
+    if as_json:
+        print_json(rows)
+        return
+    table = Table(title="Paraphrase questions and unrelated ones (tune: odd ids, check: even)")
+    for column in rows[0] if rows else []:
+        table.add_column(column, justify="right" if column != "retriever" else "left")
+    for row in rows:
+        table.add_row(*(str(value) for value in row.values()))
+    console.print(table)
+
+
 def _counts(text: str) -> list[int]:
     try:
         counts = [int(part.replace("_", "")) for part in text.split(",") if part.strip()]

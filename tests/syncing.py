@@ -64,3 +64,58 @@ def push_files(path: Path, files: dict[str, bytes | str], message: str = "by han
     git("add", "-A", cwd=path)
     git("commit", "--quiet", "-m", message, cwd=path)
     git("push", "--quiet", "origin", "HEAD", cwd=path)
+
+
+def _plumb(remote: Path, *args: str, data: bytes = b"") -> bytes:
+    done = subprocess.run(
+        ["git", "--git-dir", str(remote), *args], input=data, capture_output=True, check=True
+    )
+    return done.stdout.strip()
+
+
+def _tree(remote: Path, entries: dict[bytes, tuple[bytes, bytes]]) -> bytes:
+    """A tree of ``{path: (mode, blob id)}``, nested trees made on the way (``git mktree``
+    takes any name, ``..`` and non-UTF-8 bytes included)."""
+    here: list[bytes] = []
+    below: dict[bytes, dict[bytes, tuple[bytes, bytes]]] = {}
+    for path, (mode, blob) in entries.items():
+        head, slash, rest = path.partition(b"/")
+        if slash:
+            below.setdefault(head, {})[rest] = (mode, blob)
+        else:
+            kind = b"commit" if mode == b"160000" else b"blob"
+            here.append(mode + b" " + kind + b" " + blob + b"\t" + head)
+    for name, inner in below.items():
+        here.append(b"040000 tree " + _tree(remote, inner) + b"\t" + name)
+    return _plumb(remote, "mktree", "-z", data=b"\0".join(here) + b"\0")
+
+
+def plant(
+    remote: Path, files: dict[bytes, bytes], symlinks: dict[bytes, bytes] | None = None
+) -> None:
+    """Commit ``files`` (byte paths, any bytes) onto the bare repository's main branch
+    directly, as a hostile member's push would leave it (no checks of git's own)."""
+    entries: dict[bytes, tuple[bytes, bytes]] = {}
+    head = subprocess.run(
+        ["git", "--git-dir", str(remote), "rev-parse", "--verify", "-q", "refs/heads/main"],
+        capture_output=True,
+    ).stdout.strip()
+    if head:
+        for record in _plumb(remote, "ls-tree", "-r", "-z", head.decode()).split(b"\0"):
+            if record:
+                meta, _, path = record.partition(b"\t")
+                mode, _, blob = meta.split(b" ")
+                entries[path] = (mode, blob)
+    for path, data in files.items():
+        entries[path] = (b"100644", _plumb(remote, "hash-object", "-w", "--stdin", data=data))
+    for path, target in (symlinks or {}).items():
+        entries[path] = (b"120000", _plumb(remote, "hash-object", "-w", "--stdin", data=target))
+    tree = _tree(remote, entries).decode()
+    parent = ["-p", head.decode()] if head else []
+    env_args = ["-c", "user.name=Hostile", "-c", "user.email=hostile@example.invalid"]
+    commit = subprocess.run(
+        ["git", *env_args, "--git-dir", str(remote), "commit-tree", tree, *parent, "-m", "hostile"],
+        capture_output=True,
+        check=True,
+    ).stdout.strip()
+    _plumb(remote, "update-ref", "refs/heads/main", commit.decode())

@@ -226,6 +226,7 @@ def test_locomo_run_scores_every_retriever_and_never_shows_them_the_answers(
         "2 temporal": 1,
         "4 single-hop": 1,
         "overall 1-4": 3,
+        "overall 1-4, tune half": 3,  # one conversation: the first, odd-numbered
         "5 adversarial": 1,
         "all 1-5": 4,
     }
@@ -297,7 +298,13 @@ def test_longmemeval_scores_sessions_and_turns_and_skips_abstention(
     report = longmemeval.run(
         settings, cache, longmemeval_file(tmp_path / "lme.json.gz"), dict(BASELINES)
     )
-    assert report.questions == {"single-session-user": 1, "multi-session": 1, "overall": 2}
+    assert report.questions == {
+        "single-session-user": 1,
+        "multi-session": 1,
+        "overall": 2,
+        "overall, tune half": 1,
+        "overall, check half": 1,
+    }
     bm25 = report.scores["bm25"]["overall"]
     assert bm25["recall_all@5"] == 1.0  # three sessions: all within the top 5
     assert bm25["ndcg@5"] == 1.0  # and BM25 ranks the evidence session first
@@ -517,3 +524,43 @@ def test_experiments_rank_through_the_store_and_neighbours_share_scores(
         ids["D2:1"]: 0.5,
         ids["D2:2"]: 0.15,  # D1:3 and D2:1 are in different sessions: no sharing across
     }
+
+
+# Paraphrases
+
+
+def test_paraphrase_benchmark_reports_both_halves_and_the_unrelated_questions(
+    tmp_path: Path, fast: tuple[Any, EmbeddingCache]
+) -> None:
+    from benchmarks import paraphrase
+
+    data = tmp_path / "para"
+    data.mkdir()
+    facts = [
+        ("f001", "Deploys go out with make release from main", "how do we ship?"),
+        ("f002", "Priya reviews every database migration", "who signs off schema changes?"),
+        ("f003", "The office is in Lisbon", "where do we work from?"),
+        ("f004", "Stand-up is at 9:30 every weekday", "when is the daily sync?"),
+    ]
+    (data / "facts.jsonl").write_text(
+        "".join(
+            json.dumps({"id": i, "fact": f, "question": q, "kind": "stack"}) + "\n"
+            for i, f, q in facts
+        )
+    )
+    (data / "unrelated.jsonl").write_text(
+        json.dumps({"id": "u001", "question": "who won the world cup final"}) + "\n"
+    )
+    settings, cache = fast
+    rows = paraphrase.run(
+        settings, cache, [2, 6], [locomo_file(tmp_path / "l.json")], dict(BASELINES), data
+    )
+    by = {(r["store"], r["retriever"], r["half"]): r for r in rows}
+    # two stores of two facts, then all four among two LoCoMo turns
+    assert by[(2, "vector", "tune")]["paraphrases"] == 2
+    assert by[(6, "vector", "check")]["paraphrases"] == 2
+    assert by[(2, "vector", "tune")]["unrelated"] == 2  # asked of each small store
+    assert by[(6, "vector", "tune")]["unrelated answered"] == 100.0  # vectors always answer
+    assert by[(2, "vector", "tune")]["found@5"] == 100.0  # two memories: both in the top 5
+    with pytest.raises(InputError, match="needs 36 distractor turns"):
+        paraphrase.run(settings, cache, [40], [], dict(BASELINES), data)

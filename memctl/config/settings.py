@@ -128,6 +128,18 @@ RECALL_KEYS: tuple[Key, ...] = (
         "Weight of the share of the query's content words (by rarity) a memory contains.",
     ),
     _unit(
+        "recall.lead_floor",
+        0.36,
+        "Cosine + words_weight x word share at which the memory closest in meaning shows a "
+        "query is about it, when it leads the next closest by recall.lead_margin.",
+    ),
+    _unit(
+        "recall.lead_margin",
+        0.05,
+        "Cosine by which the closest memory must lead the next for recall.lead_floor to apply "
+        "(a question in other words stands out from the store; an unrelated one scores flat).",
+    ),
+    _unit(
         "recall.words_cosine",
         0.3,
         "Cosine below which a memory's shared words do not add to its relevance (words "
@@ -180,6 +192,20 @@ RECALL_KEYS: tuple[Key, ...] = (
     ),
     Key("recall.cap", 2, "Keep limit x this many relevant candidates.", minimum=1),
     Key("recall.rerank", False, "Rerank candidates with an LLM through Ollama."),
+    Key(
+        "recall.llm_gate",
+        False,
+        "When no memory shows a query is about the store, ask an Ollama chat model "
+        "(recall.llm_model) whether the closest ones answer it (recall waits for it).",
+    ),
+    Key(
+        "recall.llm_gate_candidates",
+        5,
+        "Closest memories (by meaning) the LLM second opinion judges.",
+        minimum=1,
+        maximum=20,
+    ),
+    _unit("recall.llm_gate_floor", 0.6, "LLM relevance (0-1) at which a memory shows a query."),
     Key("recall.llm_model", "llama3.2", "Ollama chat model for reranking and translation."),
     _unit("recall.rerank_weight", 0.6, "Share of the LLM score in a reranked score."),
     Key("recall.translate", False, "Also search with the English translation of a query."),

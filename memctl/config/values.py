@@ -29,6 +29,8 @@ class Values:
     recall_pinned_boost: float
     recall_relevance_floor: float
     recall_words_weight: float
+    recall_lead_floor: float
+    recall_lead_margin: float
     recall_words_cosine: float
     recall_words_floor: float
     recall_anchor_memories: int
@@ -40,6 +42,9 @@ class Values:
     recall_session_vectors: int
     recall_cap: int
     recall_rerank: bool
+    recall_llm_gate: bool
+    recall_llm_gate_candidates: int
+    recall_llm_gate_floor: float
     recall_llm_model: str
     recall_rerank_weight: float
     recall_translate: bool
@@ -187,6 +192,8 @@ class RecallValues:
     pinned_boost: float
     relevance_floor: float
     words_weight: float
+    lead_floor: float
+    lead_margin: float
     words_cosine: float
     words_floor: float
     anchor_memories: int
@@ -198,6 +205,9 @@ class RecallValues:
     session_vectors: int
     cap: int
     rerank: bool
+    llm_gate: bool
+    llm_gate_candidates: int
+    llm_gate_floor: float
     llm_model: str
     rerank_weight: float
     translate: bool

@@ -123,6 +123,9 @@ ENTROPY_RATIO = 0.8
 _WORDS = re.compile(r"(?:[A-Z]?[a-z]{2,}|[A-Z]+(?![a-z])|[a-z]{0,2}[0-9]{1,4})+")
 _PARTS = re.compile(r"[-_./+=]+")
 _HEX = re.compile(r"[0-9a-f-]+|[0-9A-F-]+")
+# OpenCode's ids of sessions, messages and parts: a prefix, 12 hex digits of time, 14 random
+# characters (`ses_6a1f3c2b9ffeQ2mXlR7tZpWk4N`). They name things; they open nothing.
+OPENCODE_ID = re.compile(r"(?:ses|msg|prt)_[0-9a-f]{12}[A-Za-z0-9]{14}")
 
 
 def shannon_entropy(text: str) -> float:
@@ -141,6 +144,8 @@ def high_entropy(token: str) -> bool:
     """
     core = token.rstrip("=")
     if len(core) < ENTROPY_MIN_CHARS or _HEX.fullmatch(core) or _wordy(core):
+        return False
+    if OPENCODE_ID.fullmatch(core):
         return False
     if not (any(c.isdigit() for c in core) and any(c.isalpha() for c in core)):
         return False
@@ -169,10 +174,41 @@ def _d(
     pattern: str,
     check: Callable[[str], bool] | None = None,
     flags: int = 0,
+    multiline: bool = False,
 ) -> Detector:
     return Detector(
-        kind, tuple(anchors.split()), re.compile(pattern, flags), check, bool(flags & re.S)
+        kind,
+        tuple(anchors.split()),
+        re.compile(pattern, flags),
+        check,
+        multiline or bool(flags & re.S),
     )
+
+
+# --- credential files by their format ----------------------------------------------------
+# A `.env` line: an upper-case name whose last word (or any word, for SECRET / PASSWORD)
+# tells a secret, `=`, a value: `SMTP_PASS=`, `SESSION_SALT=`, `DJANGO_SECRET_KEY=`.
+_ENV_TELLS = r"PASS|PASSWORD|PASSWD|PWD|PASSPHRASE|SECRET|TOKEN|KEY|APIKEY|SALT|PEPPER|CREDENTIALS?"
+_ENV_NAME = (
+    rf"(?<![\w$.-])(?:export[ \t]+)?(?:[A-Z][A-Z0-9]*_)*(?:{_ENV_TELLS})"
+    r"(?:_(?:SECRET|PASSWORD|KEY|BASE|TOKEN|VALUE|HASH|B64|BASE64))*"
+)
+# `.pgpass`: host:port:database:user:password on one line (the host has a letter, a dot or *).
+_PGPASS = (
+    r"(?<![\w:./-])(?!\d{4}-\d\d-\d\dT)(?=[\w.*-]*[A-Za-z.*])[\w.*-]+:(?:\d{1,5}|\*):"
+    r"[\w.*$-]+:[\w.*@$-]+:(?P<v>[^\s:\"'`]+)(?=[\s\"'`]|\Z)"
+)
+# `.netrc`: `machine HOST [login USER] [account A] password PASSWORD`, over lines or on one.
+_NETRC = (
+    r"\b(?:machine[ \t]+\S+|default|login[ \t]+\S+)(?:\s+(?:login|account|port)[ \t]+\S+)*"
+    rf"\s+password[ \t]+{_NOT_REDACTED}(?P<v>\S+)"
+)
+# A bare 32-64 character hex secret (a Twilio auth token) right after a credential's name.
+_HEX_SECRET = (
+    r"(?i:\b(?:auth|token|secret|password|passwd|credentials?|api[ _-]?key|access[ _-]?key|"
+    r"secret[ _-]?key|signing[ _-]?key))\b[^\n]{0,40}?(?<![\w-])"
+    rf"{_NOT_REDACTED}(?P<v>[0-9a-f]{{32,64}}|[0-9A-F]{{32,64}})\b"
+)
 
 
 DETECTORS: tuple[Detector, ...] = (
@@ -219,6 +255,21 @@ DETECTORS: tuple[Detector, ...] = (
     _d("npm-token", "npm_", r"\bnpm_[A-Za-z0-9]{36}"),
     _d("pypi-token", "pypi-", r"\bpypi-AgE[A-Za-z0-9_-]{50,}"),
     _d("twilio-key", "", r"\b(?:AC|SK)[0-9a-f]{32}\b"),
+    _d("huggingface-token", "hf_", r"\bhf_[A-Za-z0-9]{30,}"),
+    _d("private-key", "b3blbnnzac1rzxktdje", r"b3BlbnNzaC1rZXktdjE[A-Za-z0-9+/=]*"),
+    _d(
+        "private-key",
+        "client-key-data",
+        r"\bclient-key-data[\"']?[ \t]*:[ \t]*[\"']?(?P<v>[A-Za-z0-9+/=]{8,})",
+    ),
+    _d("auth-token", "auth token secret pass credential key", _HEX_SECRET),
+    _d("password", "password", _NETRC, _any_value, multiline=True),
+    _d("password", ":", _PGPASS, _any_value),
+    _d(
+        "password",
+        "sshpass",
+        rf"\bsshpass\b[^\n]*?[ \t]-p[ \t]*(?:{_QUOTED}|{_BARE})",
+    ),
     _d("telegram-token", "", r"\b\d{8,10}:[0-9A-Za-z_-]{35}\b"),
     _d("azure-storage-key", "accountkey=", r"AccountKey=(?P<v>[A-Za-z0-9+/=]{40,})", flags=re.I),
     _d(
@@ -262,6 +313,12 @@ DETECTORS: tuple[Detector, ...] = (
         _keyish,
     ),
     _d("secret", "secret token key credential", rf"{_KEY_WORD}{_PROSE}{_BARE}", _secretish),
+    _d(
+        "secret",
+        "pass pwd secret token key salt pepper credential",
+        rf"{_ENV_NAME}[ \t]*=[ \t]*(?:{_QUOTED}|{_BARE})",
+        _any_value,
+    ),
     # a random 40-character base64 string is taken for an AWS secret key (see _kind)
     _d("high-entropy", "", r"[A-Za-z0-9+/_-]{20,}={0,2}", high_entropy),
 )
@@ -475,6 +532,56 @@ def _may_join(tail: str, head: str) -> bool:
     return max(len(before.group()), len(after.group())) >= HALF_TOKEN
 
 
+# Tokens whose maker fixes their length after the prefix (GitHub's, Hugging Face's, GitLab's,
+# npm's, AWS key ids): one ending a message shorter than that was cut, and its rest is the
+# first token-like word among the next message's first few ("...the rest: STUV0123").
+FIXED_LENGTHS = {
+    "ghp_": ("github-token", 36),
+    "gho_": ("github-token", 36),
+    "ghu_": ("github-token", 36),
+    "ghs_": ("github-token", 36),
+    "ghr_": ("github-token", 36),
+    "github_pat_": ("github-token", 82),
+    "hf_": ("huggingface-token", 34),
+    "glpat-": ("gitlab-token", 20),
+    "npm_": ("npm-token", 36),
+    "AKIA": ("aws-access-key", 16),
+    "ASIA": ("aws-access-key", 16),
+}
+_CUT_TOKEN = re.compile(
+    r"(?<![\w-])(?P<p>" + "|".join(map(re.escape, FIXED_LENGTHS)) + r")(?P<t>[A-Za-z0-9_-]*)"
+    r"[^\w\s]{0,3}\s*\Z"
+)
+_REST = re.compile(r"[A-Za-z0-9_-]{4,}")
+CONTINUATION_WORDS = 12
+
+
+def _continuation(left: str, right: str) -> tuple[list[Hit], list[Hit]]:
+    """A fixed-length token cut at the end of ``left``, and its rest early in ``right``."""
+    shift = max(0, len(left) - SEAM_CHARS)
+    cut = _CUT_TOKEN.search(left, shift)
+    if cut is None:
+        return [], []
+    kind, length = FIXED_LENGTHS[cut["p"]]
+    missing = length - len(cut["t"])
+    if missing <= 0:
+        return [], []
+    before = [Hit(cut.start(), cut.end("t"), kind, cut.span())]
+    for word in re.finditer(r"\S+", right[:SEAM_CHARS]):
+        if word.start() and right[: word.start()].count(" ") >= CONTINUATION_WORDS:
+            break
+        rest = _REST.search(word.group())
+        if rest is None or MARK.search(word.group()):
+            continue
+        value = rest.group()
+        if len(value) >= min(missing, 4) and (
+            any(c.isdigit() or c.isupper() for c in value) or len(value) >= missing
+        ):
+            at = word.start() + rest.start()
+            return before, [Hit(at, at + len(value), kind, (at, at + len(value)))]
+    return before, []
+
+
 def _covered(cut: Cut, kind: str, hits: list[Hit]) -> bool:
     """True when a hit of the same kind holds all of ``cut``."""
     return any(h.kind == kind and h.start <= cut[0] and cut[1] <= h.end for h in hits)
@@ -502,6 +609,10 @@ class Scrubber(Generic[T]):
         if self._held:
             previous, previous_cuts, _ = self._held[-1]
             before, after = self._seam(previous, text)
+            if self.joins == MESSAGE_JOINS and not after:
+                cut_before, cut_after = _continuation(previous, text)
+                self.found.secrets.update(h.kind for h in cut_before)
+                before, after = before + cut_before, after + cut_after
             previous_cuts += before
             cuts += after
         self._held.append((text, cuts, payload))

@@ -4,8 +4,9 @@ last read them, each checked as untrusted input.
 The repository's tree (``git ls-tree``) is compared with the index of files
 already read, by blob id: only new and changed files are read, and only by
 blob (never through the work tree, so a symlink leads nowhere). A file is
-skipped, named and counted when it is a symlink or not a file, its name does
-not match ``memories/<scope>/<memory-id>_<host-id>.yaml``, it is larger than
+skipped, named and counted when it is a symlink or not a file, its name is not
+UTF-8 (shown with ``\\xff`` escapes) or does not match
+``memories/<scope>/<memory-id>_<host-id>.yaml``, it is larger than
 ``sync.max_file_bytes``, or it does not parse (``memfile.parse``).
 """
 
@@ -67,6 +68,8 @@ def read_incoming(
 
 
 def _read(clone: Clone, entry: Entry, max_bytes: int) -> Version:
+    if not entry.utf8:
+        raise BadFile("its name is not UTF-8")
     if entry.symlink:
         raise BadFile("a symlink")
     if entry.type != "blob":

@@ -13,6 +13,7 @@ import re
 from urllib.parse import quote, unquote
 
 from memctl.errors import SyncError
+from memctl.sync.untrusted import yaml_problem
 
 FORMAT_VERSION = "1.0"
 FORMAT_FILE = "memctl.yaml"
@@ -73,6 +74,9 @@ def check_format(text: str | None, where: str) -> None:
 
     if text is None:
         return
+    problem = yaml_problem(text)
+    if problem:
+        raise SyncError(f"{where}: {FORMAT_FILE} {problem}")
     try:
         found = yaml.safe_load(text)
         version = str(found["format"]) if isinstance(found, dict) else ""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import MISSING, dataclass, field, fields
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
@@ -32,6 +32,7 @@ from memctl.model import (
     parse_time,
 )
 from memctl.sync.layout import MEMORY_ID
+from memctl.sync.untrusted import MAX_RELATIONS, yaml_problem
 
 TEXTS = ("content", "l0_abstract", "l1_overview", "l2_content", "source")
 TIMES = ("created_at", "updated_at", "invalidated_at")
@@ -173,22 +174,33 @@ def privacy_problem(values: dict[str, Any]) -> str | None:
 
 _Loader = yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader
 
+# The dates a file may carry: from the epoch to a day past now (a later ``updated_at``
+# would win every conflict until then; one near year 9999 overflows with its offset).
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+CLOCK_SKEW = timedelta(days=1)
+
 
 def parse(text: str, memory_id: str, host: str, scope: str) -> Version:
     """The version a file holds; BadFile says what is wrong with it."""
     try:
+        problem = yaml_problem(text)
+        if problem:
+            raise BadFile(problem)
         record = yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader
     except (yaml.YAMLError, RecursionError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise BadFile(f"not valid YAML ({first})") from None
+        raise BadFile(f"not valid YAML ({first[:200]})") from None
     if not isinstance(record, dict):
         raise BadFile("not a mapping of memory fields")
     if record.get("id") != memory_id:
         raise BadFile("its id is not the one in its file name")
     try:
         values = _values(record)
-        relations = [_relation(memory_id, r) for r in _list(record.get("relations"), "relations")]
-    except (MemctlError, ValueError, TypeError) as exc:
+        raw_relations = _list(record.get("relations"), "relations")
+        if len(raw_relations) > MAX_RELATIONS:
+            raise TypeError(f"more than {MAX_RELATIONS:,} relations")
+        relations = [_relation(memory_id, r) for r in raw_relations]
+    except (MemctlError, ValueError, TypeError, OverflowError) as exc:
         raise BadFile(str(exc).splitlines()[0]) from None
     problem = privacy_problem(values)
     if problem:
@@ -215,9 +227,7 @@ def _values(record: dict[str, Any]) -> dict[str, Any]:
             if value is None and key == "invalidated_at":
                 values[key] = None
                 continue
-            if not isinstance(value, str | datetime):
-                raise TypeError(f"{key} must be a timestamp")
-            values[key] = normal_time(value)
+            values[key] = _time(key, value)
         elif key in ENUMS:
             values[key] = parse_choice(ENUMS[key], _text(record, key), key)
         elif key in ("importance", "confidence"):
@@ -236,6 +246,22 @@ def _values(record: dict[str, Any]) -> dict[str, Any]:
         else:
             values[key] = "" if value is None else _text(record, key)
     return values
+
+
+def _time(key: str, value: Any) -> str:
+    """A timestamp of a file, normalised; TypeError unless it is one between the epoch
+    and a day from now (one near year 9999 overflows with its offset)."""
+    if not isinstance(value, str | datetime):
+        raise TypeError(f"{key} must be a timestamp")
+    try:
+        moment = parse_time(value) if isinstance(value, str) else value
+        if moment.tzinfo is None:
+            moment = parse_time(moment.isoformat())
+        if not EARLIEST <= moment <= datetime.now(UTC) + CLOCK_SKEW:
+            raise OverflowError
+        return normal_time(moment)
+    except (OverflowError, ValueError):
+        raise TypeError(f"{key} must be a timestamp from 1970 to now") from None
 
 
 def _text(record: dict[str, Any], key: str) -> str:
@@ -275,5 +301,5 @@ def _relation(memory_id: str, raw: Any) -> Relation:
         dst,
         parse_choice(RelationType, str(raw.get("type")), "relation type"),
         float(weight),
-        normal_time(created) if isinstance(created, str | datetime) else normal_time("1970-01-01"),
+        _time("created_at", created) if created is not None else normal_time("1970-01-01"),
     )

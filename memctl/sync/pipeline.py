@@ -119,7 +119,9 @@ def _rounds(ctx: Context, clone: Clone, result: SyncResult, run: RunRecord) -> N
     wanted: set[str] = set()
     for _ in range(settings.sync_push_retries + 1):
         offline = _pull(clone)
-        check_format(clone.read_file("HEAD", FORMAT_FILE), result.remote)
+        check_format(
+            clone.read_file("HEAD", FORMAT_FILE, settings.sync_max_file_bytes), result.remote
+        )
         wanted |= _import(ctx, clone, result, run)
         if not settings.sync_readonly:
             _export(ctx, clone, result, wanted)
@@ -185,7 +187,7 @@ def _import(ctx: Context, clone: Clone, result: SyncResult, run: RunRecord) -> s
     apply_import(ctx, plan, incoming, run)
     if any(plan.counts().values()):
         result.run_id = run.id
-    result.bad_files = incoming.bad
+    result.bad_files = clone.dropped + incoming.bad
     for name, count in plan.counts().items():
         result.came_in[name] = result.came_in.get(name, 0) + count
     return plan.local_won | set(incoming.gone_own)
@@ -211,7 +213,7 @@ def _export(ctx: Context, clone: Clone, result: SyncResult, wanted: set[str]) ->
     result.withheld += out.withheld
     result.refused += out.refused
     written = _write(clone, out, result)
-    if clone.read_file("HEAD", FORMAT_FILE) is None:
+    if clone.read_file("HEAD", FORMAT_FILE, ctx.settings.sync_max_file_bytes) is None:
         clone.write(FORMAT_FILE, format_text())
         clone.write(README_FILE, README_TEXT)
     commit = clone.commit(_message(result.host, len(written), len(out.removes)), result.host)
@@ -285,7 +287,7 @@ def _preview(ctx: Context, clone: Clone, result: SyncResult) -> SyncResult:
     except SyncError as exc:
         result.refused.append(("-", str(exc)))
     ref = clone.upstream if clone.has(clone.upstream) else "HEAD"
-    check_format(clone.read_file(ref, FORMAT_FILE), result.remote)
+    check_format(clone.read_file(ref, FORMAT_FILE, ctx.settings.sync_max_file_bytes), result.remote)
     incoming = _read(ctx, clone, ref, result.host)
     plan = plan_import(ctx, incoming, result.host)
     result.bad_files = incoming.bad

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from memctl.config.files import private_dir
 from memctl.errors import SyncError
 from memctl.sync.layout import MEMORIES
+from memctl.sync.untrusted import path_problem, shown
 
 if TYPE_CHECKING:
     import git
@@ -67,7 +69,8 @@ class Entry:
     type: str
     blob: str
     size: int
-    path: str
+    path: str  # bytes that are not UTF-8 shown as ``\\xff``
+    utf8: bool = True
 
     @property
     def symlink(self) -> bool:
@@ -89,6 +92,7 @@ class Clone:
         self.repo = repo
         self.root = Path(repo.working_tree_dir or ".")
         self.timeout = timeout
+        self.dropped: list[tuple[str, str]] = []  # paths ``checkable`` left out, and why
         repo.git.update_environment(**_env())
 
     @classmethod
@@ -109,13 +113,18 @@ class Clone:
         runner = git.Git(str(path.parent))
         runner.update_environment(**_env())
         try:
-            runner.clone("--quiet", "--", remote, str(partial), kill_after_timeout=timeout)
+            runner.clone(
+                "--quiet", "--no-checkout", "--", remote, str(partial), kill_after_timeout=timeout
+            )
         except git.exc.GitCommandError as exc:
             shutil.rmtree(partial, ignore_errors=True)
             raise SyncError(f"cannot clone {remote}: {one_line(exc)}") from None
         os.chmod(partial, 0o700)  # git made it 0777 minus the umask: the memories are private
         partial.rename(path)
-        return cls.open(path, timeout)
+        clone = cls.open(path, timeout)
+        if clone.has("HEAD"):
+            clone.repo.git.reset("--hard", "--quiet", clone.checkable("HEAD"))
+        return clone
 
     def close(self) -> None:
         """Stop git's helper processes (the object reader) now rather than at exit."""
@@ -169,19 +178,73 @@ class Clone:
         again from the database."""
         if not self.has(self.upstream):
             return True
+        base = self.checkable(self.upstream)
         if not self.has("HEAD"):
-            self.repo.git.reset("--hard", "--quiet", self.upstream)
+            self.repo.git.reset("--hard", "--quiet", base)
             return True
         try:
-            self.repo.git.rebase("--quiet", self.upstream)
+            self.repo.git.rebase("--quiet", base)
             return True
         except self._errors():
             try:
                 self.repo.git.rebase("--abort")
             except self._errors():
                 pass
-            self.repo.git.reset("--hard", "--quiet", self.upstream)
+            self.repo.git.reset("--hard", "--quiet", base)
             return False
+
+    def checkable(self, ref: str) -> str:
+        """``ref``, or, when its tree holds paths git refuses to check out (``..``,
+        ``.git``: pushed with git's plumbing, they would fail every pull), a commit on top
+        of it without them, which this clone's next push sends. The paths dropped are
+        kept in ``dropped`` (shown, why)."""
+        out = self.repo.git.ls_tree("-r", "-z", "--full-tree", ref, stdout_as_string=False)
+        keep: dict[bytes, bytes] = {}
+        self.dropped = []
+        for record in out.split(b"\0"):
+            meta, _, path = record.partition(b"\t")
+            why = path_problem(path) if record else None
+            if why:
+                self.dropped.append((shown(path), why))
+            elif record:
+                keep[path] = meta
+        if not self.dropped:
+            return ref
+        message = f"memctl: drop {len(self.dropped)} path(s) git cannot check out"
+        identity = self._identity("sync")
+        return self._plumb(
+            "commit-tree", self._mktree(keep), "-p", ref, "-m", message, env=identity
+        )
+
+    def _mktree(self, entries: dict[bytes, bytes]) -> str:
+        """The tree of ``{path: b"mode type id"}``, its subtrees made on the way."""
+        here: list[bytes] = []
+        below: dict[bytes, dict[bytes, bytes]] = {}
+        for path, meta in entries.items():
+            head, slash, rest = path.partition(b"/")
+            if slash:
+                below.setdefault(head, {})[rest] = meta
+            else:
+                here.append(meta + b"\t" + head)
+        for name, inner in below.items():
+            here.append(b"040000 tree " + self._mktree(inner).encode() + b"\t" + name)
+        return self._plumb("mktree", "-z", data=b"".join(h + b"\0" for h in here))
+
+    def _plumb(self, *args: str, data: bytes = b"", env: dict[str, str] | None = None) -> str:
+        program = os.environ.get("GIT_PYTHON_GIT_EXECUTABLE") or "git"
+        done = subprocess.run(
+            [program, *args],
+            cwd=self.root,
+            input=data,
+            capture_output=True,
+            env={**os.environ, **_env(), **(env or {})},
+            timeout=self.timeout,
+            check=False,
+        )
+        if done.returncode:
+            error = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise SyncError(f"git {args[0]} failed: {error[-1] if error else done.returncode}")
+        return done.stdout.decode().strip()
 
     def drop_unpushed(self) -> None:
         """Forget this clone's unpushed commits (the database can make them again)."""
@@ -192,20 +255,28 @@ class Clone:
         """Every entry under ``memories/`` of a commit (none for an empty repository)."""
         if not self.has(ref):
             return []
-        out = self.repo.git.ls_tree("-r", "-l", "-z", ref, "--", MEMORIES)
+        out = self.repo.git.ls_tree("-r", "-l", "-z", ref, "--", MEMORIES, stdout_as_string=False)
         return list(_entries(out))
 
     def read_blob(self, blob: str) -> bytes:
         return bytes(self.repo.odb.stream(bytes.fromhex(blob)).read())
 
-    def read_file(self, ref: str, path: str) -> str | None:
-        """A top-level file's text at a commit, if it is a regular file there."""
+    def read_file(self, ref: str, path: str, max_bytes: int) -> str | None:
+        """A top-level file's whole text at a commit; None when it has none; SyncError
+        when it is not a regular file or is larger than ``max_bytes``."""
         if not self.has(ref):
             return None
-        out = self.repo.git.ls_tree("-l", "-z", ref, "--", path)
-        entries = [e for e in _entries(out) if e.path == path and e.type == "blob"]
-        if not entries or entries[0].symlink or entries[0].size > 1 << 16:
+        out = self.repo.git.ls_tree("-l", "-z", ref, "--", path, stdout_as_string=False)
+        entries = [e for e in _entries(out) if e.path == path]
+        if not entries:
             return None
+        if entries[0].type != "blob" or entries[0].symlink:
+            raise SyncError(f"{path} in {self.origin_url} is not a regular file")
+        if entries[0].size > max_bytes:
+            raise SyncError(
+                f"{path} in {self.origin_url} is {entries[0].size:,} bytes, over the limit "
+                f"of {max_bytes:,} (sync.max_file_bytes)"
+            )
         return self.read_blob(entries[0].blob).decode("utf-8", errors="replace")
 
     def write(self, path: str, text: str) -> None:
@@ -239,17 +310,21 @@ class Clone:
         self.repo.git.add("-A", "--", ".")
         if self.has("HEAD") and not self.repo.git.diff("--cached", "--name-only"):
             return None
-        env = {}
-        if not self._config("user.name") or not self._config("user.email"):
-            name, email = FALLBACK_NAME, FALLBACK_EMAIL.format(host=host)
-            env = {
-                "GIT_AUTHOR_NAME": name,
-                "GIT_AUTHOR_EMAIL": email,
-                "GIT_COMMITTER_NAME": name,
-                "GIT_COMMITTER_EMAIL": email,
-            }
+        env = self._identity(host)
         self.repo.git.commit("--quiet", "--no-verify", "-m", message, env={**_env(), **env})
         return str(self.repo.head.commit.hexsha)
+
+    def _identity(self, host: str) -> dict[str, str]:
+        """memctl's name for a commit, unless git has one configured."""
+        if self._config("user.name") and self._config("user.email"):
+            return {}
+        name, email = FALLBACK_NAME, FALLBACK_EMAIL.format(host=host)
+        return {
+            "GIT_AUTHOR_NAME": name,
+            "GIT_AUTHOR_EMAIL": email,
+            "GIT_COMMITTER_NAME": name,
+            "GIT_COMMITTER_EMAIL": email,
+        }
 
     def _config(self, key: str) -> str:
         try:
@@ -301,10 +376,18 @@ class Clone:
         return fetch_head.stat().st_mtime if fetch_head.exists() else None
 
 
-def _entries(out: str) -> Iterator[Entry]:
-    for record in out.split("\0"):
+def _entries(out: bytes) -> Iterator[Entry]:
+    for record in out.split(b"\0"):
         if not record:
             continue
-        meta, _, path = record.partition("\t")
-        mode, kind, blob, size = meta.split()
-        yield Entry(mode, kind, blob, int(size) if size.isdigit() else 0, path)
+        meta, _, path = record.partition(b"\t")
+        mode, kind, blob, size = meta.decode().split()
+        yield Entry(mode, kind, blob, int(size) if size.isdigit() else 0, shown(path), _utf8(path))
+
+
+def _utf8(path: bytes) -> bool:
+    try:
+        path.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True

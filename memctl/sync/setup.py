@@ -60,7 +60,9 @@ def init(ctx: Context, remote: str) -> InitResult:
         )
         try:
             clone.recover()
-            created = _layout(clone, remote, host_id(ctx.db), settings.sync_readonly)
+            created = _layout(
+                clone, remote, host_id(ctx.db), settings.sync_readonly, settings.sync_max_file_bytes
+            )
         finally:
             clone.close()
         adopt(ctx, remote)
@@ -68,8 +70,8 @@ def init(ctx: Context, remote: str) -> InitResult:
     return InitResult(remote, str(path), created)
 
 
-def _layout(clone: Clone, remote: str, host: str, readonly: bool) -> bool:
-    text = clone.read_file("HEAD", FORMAT_FILE)
+def _layout(clone: Clone, remote: str, host: str, readonly: bool, max_bytes: int) -> bool:
+    text = clone.read_file("HEAD", FORMAT_FILE, max_bytes)
     if text is not None:
         check_format(text, remote)
         return False

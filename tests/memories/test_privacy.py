@@ -92,6 +92,35 @@ SHAPES = [
     ),
     ("xoxb-1234567890-abcdefghij", "1234567890-abcdefghij", "slack-token"),
     ('client_secret: "q9Ww2-Lk_33"', "q9Ww2-Lk_33", "secret"),
+    # issue 22: shapes that passed every door, and credential files by their format
+    (
+        "use 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",
+        "pQWeRtYuIoPaSdFgHjKlZxCvBnMqWeRtYu",
+        "huggingface-token",
+    ),
+    (
+        "twilio auth token 4f3a9c2b8e1d7f6a5b4c3d2e1f0a9b8c",
+        "4f3a9c2b8e1d7f6a5b4c3d2e1f0a9b8c",
+        "auth-token",
+    ),
+    ("SMTP_PASS=hunter2horse", "hunter2horse", "secret"),
+    ("SESSION_SALT=correcthorsebattery", "correcthorsebattery", "secret"),
+    ("export APP_SECRET=abcdefghijkl", "abcdefghijkl", "secret"),
+    ('RAILS_SECRET_KEY_BASE="plainlowercasewords"', "plainlowercasewords", "secret"),
+    ("machine api.example.com\n  login bob\n  password hunterhunter", "hunterhunter", "password"),
+    ("db.example.com:5432:appdb:appuser:Tr0ub4dor&3", "Tr0ub4dor&3", "password"),
+    ("localhost:*:*:postgres:supersecretpw", "supersecretpw", "password"),
+    (
+        "    client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVBd",
+        "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVBd",
+        "private-key",
+    ),
+    ("sshpass -p 'hunter2!' ssh deploy@host", "hunter2!", "password"),
+    (
+        "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW",
+        "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW",
+        "private-key",
+    ),
 ]
 
 
@@ -120,6 +149,13 @@ ORDINARY = [
     "the password is wrong, and the token is expired",
     "mysql -u root -p shop",
     "spin: 5",
+    # OpenCode's ids of sessions and messages name things; they open nothing
+    "opened ses_6a1f3c2b9ffeQ2mXlR7tZpWk4N and msg_95e0c3d4a001Vb2kq8H1nM3pLz",
+    "Host prod\n  HostName 10.0.0.5\n  User deploy\n  IdentityFile ~/.ssh/id_ed25519",
+    "started at 2026-02-12T14:48:36.948Z:done",
+    "MAX_TOKENS=4096",
+    "the machine learning password reset flow",
+    "an md5 of the file: 5d41402abc4b2a76b9719d911017c592",
 ]
 
 
@@ -144,6 +180,17 @@ def test_a_token_split_across_two_messages_is_redacted_on_both_sides() -> None:
     out, found = _messages(f"here: {token[:20]}", f"{token[20:]} thanks")
     assert out == ["here: [REDACTED:github-token]", "[REDACTED:github-token] thanks"]
     assert found.secrets == {"github-token": 1}
+
+
+def test_a_token_split_with_words_between_keeps_neither_half() -> None:
+    token = "ghp_Zx8Yq1Wv2Ut3Sr4Qp5On6Ml7Kj8Ih9Gf0Ed1C"
+    out, _ = _messages(f"here it is {token[:18]}", f"oops, the rest: {token[18:]} ok?")
+    assert out[0].startswith("here it is [REDACTED:") and token[4:18] not in out[0]
+    assert token[18:] not in out[1] and ", the rest: [REDACTED:" in out[1]
+    out, _ = _messages(f"use {token[:22]}...", "wait, also need this part: Ed1C")
+    assert "Ed1C" not in out[1]
+    out, _ = _messages(f"use {token}", "and then the Deploy42 step")  # whole: nothing runs on
+    assert out[1] == "and then the Deploy42 step"
 
 
 def test_a_label_in_one_message_and_its_value_in_the_next() -> None:

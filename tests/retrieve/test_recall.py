@@ -208,6 +208,7 @@ def test_a_name_the_store_knows_shows_the_query_is_about_it(
     # floors no memory here reaches by meaning or words: only a name can open the gate
     strict = {
         "recall.relevance_floor": 0.99,
+        "recall.lead_floor": 0.99,
         "recall.words_floor": 1.0,
         "recall.support_floor": 0.9,
     }
@@ -240,7 +241,7 @@ def test_an_identifier_the_query_spells_out_shows_it(
     home: Path,
     local_embedder,  # type: ignore[no-untyped-def]
 ) -> None:
-    strict = {"recall.relevance_floor": 0.99, "recall.words_floor": 1.0}
+    strict = {"recall.relevance_floor": 0.99, "recall.lead_floor": 0.99, "recall.words_floor": 1.0}
     with Context(load_settings(overrides=strict), embedder=local_embedder) as ctx:
         utils = memories.remember(ctx, "Ran: python -m pytest tests/test_math_utils.py -v").id
         memories.remember(ctx, "The office printer is on the second floor")
@@ -282,3 +283,19 @@ def test_recall_touches_what_it_returns_in_one_transaction(real_ctx: Context) ->
     assert touched.last_accessed_at is not None
     recall(real_ctx, "database backups", touch=False)
     assert memories.get(real_ctx, first.id)[0].access_count == 1
+
+
+def test_the_readme_quick_start_question_gets_the_deploy_procedure_first() -> None:
+    # the README's Quick start, on the real model: its question shares one word with the
+    # deploy memory ("production") and says "ship" where the memory says "deploys"
+    from tests.conftest import run_cli
+
+    examples = Path(__file__).resolve().parents[2] / "examples" / "memories.jsonl"
+    assert run_cli("import", str(examples), real_model=True).returncode == 0
+    done = run_cli("recall", "how do we ship to production?", "--json", real_model=True)
+    assert done.returncode == 0, done.stderr
+    first = json.loads(done.stdout)["results"][0]
+    assert first["content"].startswith("Tidepool deploys to production with `make release`")
+    for unrelated in ("what's the weather forecast for tomorrow", "who won the world cup final"):
+        done = run_cli("recall", unrelated, "--json", real_model=True)
+        assert json.loads(done.stdout)["results"] == []

@@ -14,7 +14,7 @@ from memctl.config.settings import load_settings
 from memctl.context import Context
 from memctl.model import Kind, Memory, Relation, RelationType, State, Tier, format_time
 from memctl.retrieve.pipeline import start
-from memctl.retrieve.run import DROPPED, Candidate, Run
+from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run
 from memctl.retrieve.stages.bm25_floor import bm25_floor
 from memctl.retrieve.stages.cap import cap
 from memctl.retrieve.stages.cutoff import cutoff
@@ -169,6 +169,58 @@ def test_rerank_through_a_real_ollama_client(ollama_server: FakeOllama) -> None:
     assert b.score == pytest.approx(0.6 * 1.0 + 0.4 * 0.9)
     (request,) = ollama_server.requests_to("/api/chat")
     assert "deploy with make release on main" in request["messages"][1]["content"]
+
+
+def paraphrase_candidates() -> tuple[Candidate, Candidate]:
+    """A memory in other words than the query (cosine 0.3, no shared word) and noise."""
+    answer = cand("Our on-call handover happens every Monday at 10")
+    answer.raw = {"vector": 0.7}
+    noise = cand("lunch is at noon")
+    noise.raw = {"vector": 0.85}
+    return answer, noise
+
+
+def test_the_memory_closest_in_meaning_shows_the_query_when_it_stands_out(ctx: Context) -> None:
+    question = "when does the pager rotation change?"
+    answer = cand("Our on-call handover happens every Monday at 10")
+    answer.raw = {"vector": 0.6}  # cosine 0.4, no shared word
+    others = [cand(f"unrelated note {i}") for i in range(3)]
+    for other in others:
+        other.raw = {"vector": 0.75}  # cosine 0.25: the rest of the store
+    run = make_run(ctx, question)
+    assert fuse(run, [*others, answer])[0] is answer
+    (step,) = [s for s in run.trace if s.memory_id == answer.id]
+    assert "closest in meaning, 0.150 ahead of the next" in step.why
+    # the same cosine with another memory as close: nothing stands out, nothing is returned
+    rival = cand("the pager app needs an update")
+    rival.raw = {"vector": 0.62}
+    assert fuse(make_run(ctx, question), [*others, answer, rival]) == []
+
+
+def test_an_llm_second_opinion_lets_a_paraphrase_through_when_configured(
+    ollama_server: FakeOllama,
+) -> None:
+    ollama_server.script_chat({"scores": [{"id": 0, "score": 9}, {"id": 1, "score": 1}]})
+    ctx = Context(load_settings(overrides={"ollama.host": ollama_server.url}), HashEmbedder())
+    question = "when does the pager rotation change?"
+    answer, noise = paraphrase_candidates()
+    assert fuse(make_run(ctx, question), [answer, noise]) == []  # off by default: no call
+    assert ollama_server.requests_to("/api/chat") == []
+    answer, noise = paraphrase_candidates()
+    run = make_run(ctx, question, llm_gate=True)
+    assert fuse(run, [answer, noise]) == [answer]
+    (step,) = [s for s in run.trace if s.memory_id == answer.id]
+    assert step.action == KEPT and "LLM relevance 0.90" in step.why
+    (request,) = ollama_server.requests_to("/api/chat")
+    prompt = request["messages"][1]["content"]
+    assert question in prompt and "on-call handover" in prompt
+
+
+def test_without_an_llm_answer_the_gate_keeps_its_own_verdict(ctx: Context) -> None:
+    run = make_run(ctx, "when does the pager rotation change?", llm_gate=True)
+    answer, noise = paraphrase_candidates()
+    out = fuse(run, [answer, noise])
+    assert out == [] and any("no LLM second opinion" in note for note in run.notes)
 
 
 def test_bm25_floor_keeps_strong_lexical_matches(ctx: Context) -> None:

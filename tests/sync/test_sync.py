@@ -15,7 +15,7 @@ from memctl.api.recall import RecallRequest, recall
 from memctl.context import Context
 from memctl.errors import SyncError, UsageError
 from memctl.memories.operations import set_state
-from memctl.model import Action, State, Visibility
+from memctl.model import Action, State, Visibility, now_iso
 from memctl.store import memories as store
 from memctl.sync import pipeline
 from memctl.sync.lock import sync_lock
@@ -424,7 +424,7 @@ def test_a_tie_goes_to_the_greater_host_id(pair: tuple[Context, Context]) -> Non
     memory = shared(a, "the build cache is on s3")
     sync_api.sync(a, SYNC)
     sync_api.sync(b, SYNC)
-    moment = "2030-01-01T00:00:00.000Z"
+    moment = now_iso()  # one moment for both (no later than now: later ones are refused)
     for ctx, text in ((a, "the build cache is on gcs"), (b, "the build cache is on minio")):
         memory_api.update(ctx, UpdateRequest(memory.id, text=text))
         with ctx.db.atomic():

@@ -21,6 +21,11 @@ store), and whether it was created inside a time the query names.
   it lies inside a time the query names and holds one of its words ("lunch
   last Tuesday"), or, for a query that is only a time, when it lies inside
   that time.
+- So does the candidate closest to the query in meaning when its strength reaches
+  ``lead_floor`` and its cosine leads the next closest by ``lead_margin``: a question in
+  other words than its memory shares no word with it and may score only 0.3 to 0.45,
+  but it stands out from the rest of the store, where an unrelated question scores
+  about the same against everything (docs/benchmarks.md, "Paraphrases").
 - A name the query writes capitalised (a person, a project, a tool) that at
   least ``anchor_memories`` memories mention shows it too, in each memory
   holding it: the store knows what the query names, however the question is
@@ -42,10 +47,14 @@ from __future__ import annotations
 import functools
 import math
 import re
+from typing import TYPE_CHECKING
 
 from memctl.model import Kind, parse_time
 from memctl.retrieve.query import IDENTIFIER, STOPWORDS, split_identifier, words_pattern
 from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run, by_score
+
+if TYPE_CHECKING:
+    from memctl.retrieve.stages.rerank import Judge
 
 STAGE = "fuse"
 VECTOR_LEGS = ("vector", "vector_en", "time", "session_vector")
@@ -163,14 +172,29 @@ def word_pairs(text: str) -> frozenset[tuple[str, str]]:
 SHOWS, SUPPORTS = "shows", "supports"
 
 
+def lead(candidates: list[Candidate]) -> tuple[str | None, float]:
+    """(id, margin): the candidate closest to the query in meaning and how far its cosine
+    leads the next closest (None with fewer than two: one memory has nothing to stand out
+    from)."""
+    cosines = sorted(
+        ((cosine, c.id) for c in candidates if (cosine := similarity(c)) is not None),
+        reverse=True,
+    )
+    if len(cosines) < 2:
+        return None, 0.0
+    return cosines[0][1], cosines[0][0] - cosines[1][0]
+
+
 def evidence(
     run: Run,
     candidate: Candidate,
     share: float,
     pairs: frozenset[tuple[str, str]] = frozenset(),
+    margin: float | None = None,
 ) -> tuple[str | None, str]:
     """(SHOWS, SUPPORTS or None, what the evidence is) for one candidate, on its own;
-    ``share``: the share of the query's content words it holds (``coverage``)."""
+    ``share``: the share of the query's content words it holds (``coverage``); ``margin``:
+    how far it leads the next closest in meaning, when it is the closest."""
     p = run.params
     window = run.query.window
     inside = window is not None and window.contains(parse_time(candidate.memory.created_at))
@@ -188,6 +212,8 @@ def evidence(
         strength = cosine + (p.words_weight * share if cosine >= p.words_cosine else 0.0)
     if strength >= p.relevance_floor or share >= p.words_floor or (inside and share > 0):
         return SHOWS, seen
+    if margin is not None and margin >= p.lead_margin and strength >= p.lead_floor:
+        return SHOWS, f"{seen}, closest in meaning, {margin:.3f} ahead of the next"
     if named:
         return SHOWS, f"{seen}, names {named}, which the store knows"
     spelled = spelled_identifier(candidate.memory.content, pairs)
@@ -198,6 +224,42 @@ def evidence(
     return None, seen
 
 
+Judged = list[tuple[Candidate, str | None, str]]
+
+
+def second_opinion(run: Run, judged: Judged, judge: Judge | None = None) -> Judged:
+    """An LLM's word on the ``llm_gate_candidates`` closest candidates (by meaning), when
+    none shows on its own that the query is about the store: a question in other words
+    than its memory can share no word and little cosine with it. Those the LLM rates at
+    least ``llm_gate_floor`` show it; if it cannot answer, nothing changes."""
+    from memctl.errors import MemctlError
+    from memctl.retrieve.stages.rerank import judge_for
+
+    p = run.params
+    closest = sorted(
+        (item for item in judged if similarity(item[0]) is not None),
+        key=lambda item: -(similarity(item[0]) or 0.0),
+    )[: p.llm_gate_candidates]
+    if not closest:
+        return judged
+    try:
+        scores = (judge or judge_for(run)).relevance(
+            run.query.text, [c.memory.content for c, _, _ in closest]
+        )
+    except MemctlError as exc:
+        run.notes.append(f"no LLM second opinion on relevance: {exc}")
+        return judged
+    verdicts = {
+        c.id: f"{why}, LLM relevance {score:.2f}"
+        for (c, _, why), score in zip(closest, scores, strict=True)
+        if score >= p.llm_gate_floor
+    }
+    return [
+        (c, SHOWS, verdicts[c.id]) if c.id in verdicts else (c, level, why)
+        for c, level, why in judged
+    ]
+
+
 def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     w_vector, w_bm25 = leg_weights(run)
     vector = leg_share(candidates, VECTOR_LEGS)
@@ -205,8 +267,15 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     pattern = words_pattern(list(run.word_weights))
     pairs = word_pairs(run.query.text)
     shares = {c.id: coverage(run, c, pattern) for c in candidates}
-    judged = [(c, *evidence(run, c, shares[c.id], pairs)) for c in candidates]
+    leader, margin = lead(candidates)
+    judged = [
+        (c, *evidence(run, c, shares[c.id], pairs, margin if c.id == leader else None))
+        for c in candidates
+    ]
     shown = any(level == SHOWS for _, level, _ in judged)
+    if not shown and run.params.llm_gate:
+        judged = second_opinion(run, judged)
+        shown = any(level == SHOWS for _, level, _ in judged)
     kept = []
     for candidate, level, why in judged:
         # what the words earned: BM25 and the word share (both favour long texts: length)

@@ -1,0 +1,233 @@
+"""Questions asked in other words: does recall find the fact, and say nothing when none fits?
+
+The facts (``benchmarks/paraphrase/facts.jsonl``) are notes of the kinds a
+developer keeps; each has a question that shares no content word with it,
+written by hand by someone who did not see memctl's scores. The unrelated
+questions (``unrelated.jsonl``) are answered by no fact. Both were written
+once and are never changed to fit the results.
+
+Stores: every ``SMALL`` facts alone (the store a new user has), and all the
+facts among distractors up to each larger size: dialog turns of the LoCoMo
+or LongMemEval files given with ``--distractors`` (never the facts'
+questions). Per store size it reports, for memctl and the vector leg alone:
+the share of paraphrase questions with their fact in the top ``K``, the share
+that returned nothing, and the share of unrelated questions that returned
+anything. Every figure is given for the two halves apart (odd ids: the half
+recall's constants may be tuned on; even ids: the half they never are), so a
+change that only helps the tuned half shows.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from benchmarks.embedcache import EmbeddingCache
+from benchmarks.haystack import BENCH_SCOPE, BenchStores
+from benchmarks.retrievers import Question, Retriever
+from memctl.config import Settings
+from memctl.errors import InputError
+from memctl.model import Category, Kind, Memory, Tier, format_time
+
+DATA = Path(__file__).with_name("paraphrase")
+SMALL = 30  # facts per small store: a new user's first weeks
+K = 5  # a fact found "in the top K"
+DEPTH = 10  # results asked for: recall's default limit
+HALVES = ("tune", "check")
+# When the facts were stored, relative to when they are asked (spread over a month, so
+# recency does not decide).
+STORED_OVER = timedelta(days=30)
+
+
+@dataclass(frozen=True)
+class Fact:
+    id: str
+    fact: str
+    question: str
+    kind: str
+
+    @property
+    def half(self) -> str:
+        return half_of(self.id)
+
+
+def half_of(identifier: str) -> str:
+    """``tune`` for odd-numbered ids, ``check`` for even ones."""
+    digits = "".join(ch for ch in identifier if ch.isdigit())
+    return HALVES[0] if digits and int(digits) % 2 else HALVES[1]
+
+
+def read_jsonl(path: Path) -> list[dict[str, str]]:
+    if not path.is_file():
+        raise InputError(f"no paraphrase data at {path}")
+    try:
+        return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"{path} is not JSON lines: {exc}") from None
+
+
+def load_facts(path: Path) -> list[Fact]:
+    try:
+        return [Fact(r["id"], r["fact"], r["question"], r["kind"]) for r in read_jsonl(path)]
+    except KeyError as exc:
+        raise InputError(f"{path}: a line has no {exc} field") from None
+
+
+def load_unrelated(path: Path) -> list[tuple[str, str]]:
+    try:
+        return [(r["id"], r["question"]) for r in read_jsonl(path)]
+    except KeyError as exc:
+        raise InputError(f"{path}: a line has no {exc} field") from None
+
+
+def distractor_texts(paths: list[Path]) -> Iterator[str]:
+    """Dialog turns of LoCoMo and LongMemEval files, as the benchmarks store them, once each."""
+    from benchmarks import locomo, longmemeval
+    from benchmarks.datafile import read_json_list
+    from benchmarks.haystack import turn_content
+
+    seen: set[str] = set()
+    for path in paths:
+        first = read_json_list(path, "benchmark")[0]
+        if isinstance(first, dict) and "conversation" in first:
+            turns = [t for c in locomo.load(path) for t in c.turns]
+        else:
+            turns = [t for case in longmemeval.load(path) for t in case.turns]
+        for turn in turns:
+            text = turn_content(turn)
+            if text not in seen:
+                seen.add(text)
+                yield text
+
+
+def fact_memory(fact: Fact, at: datetime) -> Memory:
+    return Memory(
+        content=fact.fact,
+        kind=Kind.SEMANTIC,
+        category=Category.ENTITIES,
+        tier=Tier.WORKING,
+        created_at=format_time(at),
+        scope=BENCH_SCOPE,
+        source=f"paraphrase:{fact.id}",
+    )
+
+
+def distractor_memory(text: str, at: datetime) -> Memory:
+    return Memory(
+        content=text,
+        kind=Kind.EPISODIC,
+        category=Category.EVENTS,
+        tier=Tier.WORKING,
+        created_at=format_time(at),
+        scope=BENCH_SCOPE,
+        source="paraphrase:distractor",
+    )
+
+
+@dataclass
+class Tally:
+    """Counts per (retriever, half)."""
+
+    asked: dict[tuple[str, str], int] = field(default_factory=dict)
+    found: dict[tuple[str, str], int] = field(default_factory=dict)
+    empty: dict[tuple[str, str], int] = field(default_factory=dict)
+    unrelated: dict[tuple[str, str], int] = field(default_factory=dict)
+    answered: dict[tuple[str, str], int] = field(default_factory=dict)
+
+    def add(self, counts: dict[tuple[str, str], int], key: tuple[str, str], n: int = 1) -> None:
+        counts[key] = counts.get(key, 0) + n
+
+    def rows(self, size: int) -> list[dict[str, object]]:
+        rows: list[dict[str, object]] = []
+        for name, half in sorted(self.asked):
+            key = (name, half)
+            asked, unrelated = self.asked[key], self.unrelated.get(key, 0)
+            rows.append(
+                {
+                    "store": size,
+                    "retriever": name,
+                    "half": half,
+                    "paraphrases": asked,
+                    f"found@{K}": round(100 * self.found.get(key, 0) / asked, 1),
+                    "empty": round(100 * self.empty.get(key, 0) / asked, 1),
+                    "unrelated": unrelated,
+                    "unrelated answered": round(100 * self.answered.get(key, 0) / unrelated, 1)
+                    if unrelated
+                    else 0.0,
+                }
+            )
+        return rows
+
+
+def ask(
+    stores: BenchStores,
+    facts: list[Fact],
+    distractors: list[str],
+    unrelated: list[tuple[str, str]],
+    retrievers: dict[str, Retriever],
+    tally: Tally,
+) -> None:
+    """One store of ``facts`` and ``distractors``; every question asked of every retriever."""
+    now = datetime.now(UTC).replace(microsecond=0)
+    step = STORED_OVER / max(1, len(facts) + len(distractors))
+    memories = [fact_memory(f, now - STORED_OVER + i * step) for i, f in enumerate(facts)]
+    start = len(memories)
+    memories += [
+        distractor_memory(text, now - STORED_OVER + (start + i) * step)
+        for i, text in enumerate(distractors)
+    ]
+    ctx = stores.new()
+    stores.fill(ctx, memories, chunk=1000)
+    wanted = {m.id: f.id for m, f in zip(memories, facts, strict=False)}
+    try:
+        for name, retriever in retrievers.items():
+            for fact in facts:
+                key = (name, fact.half)
+                found = retriever(ctx, Question(fact.question, now), DEPTH)
+                tally.add(tally.asked, key)
+                tally.add(tally.empty, key, not found)
+                tally.add(tally.found, key, fact.id in {wanted.get(i) for i in found[:K]})
+            for identifier, question in unrelated:
+                key = (name, half_of(identifier))
+                tally.add(tally.unrelated, key)
+                tally.add(tally.answered, key, bool(retriever(ctx, Question(question, now), DEPTH)))
+    finally:
+        stores.discard(ctx)
+
+
+def run(
+    settings: Settings,
+    cache: EmbeddingCache,
+    sizes: list[int],
+    distractor_files: list[Path],
+    retrievers: dict[str, Retriever],
+    data: Path = DATA,
+) -> list[dict[str, object]]:
+    """One row per store size, retriever and half."""
+    facts = load_facts(data / "facts.jsonl")
+    unrelated = load_unrelated(data / "unrelated.jsonl")
+    largest = max(sizes) - len(facts)
+    pool = []
+    if largest > 0:
+        pool = [t for _, t in zip(range(largest), distractor_texts(distractor_files), strict=False)]
+    rows = []
+    with BenchStores(settings, cache) as stores:
+        for size in sizes:
+            tally = Tally()
+            if size <= SMALL:
+                for start in range(0, len(facts), size):
+                    group = facts[start : start + size]
+                    ask(stores, group, [], unrelated, retrievers, tally)
+            else:
+                needed = size - len(facts)
+                if needed > len(pool):
+                    raise InputError(
+                        f"a store of {size} needs {needed} distractor turns; "
+                        f"--distractors gave {len(pool)}"
+                    )
+                ask(stores, facts, pool[:needed], unrelated, retrievers, tally)
+            rows += tally.rows(size)
+    return rows
