@@ -2,13 +2,14 @@
 
     .venv/bin/python benchmarks/process_speed.py [--runs 30] [--memories 200]
 
-Each command is run ``--runs`` times as a real process (Python start-up
-included, the installed ``.venv/bin/memctl`` script when it exists, else
-``python -m memctl``) against a data directory holding ``--memories``
-remembered memories (the model already loaded once, so its packed cache
-exists). Prints, per command, the median and 95th percentile of the wall
-time and of the CPU time (user + system of the child): on a machine other
-processes keep busy, the CPU time is the steadier figure. Asserts nothing.
+Each command (and, to compare with, a bare ``python -c pass``) is run
+``--runs`` times as a real process (Python start-up included, the installed
+``.venv/bin/memctl`` script when it exists, else ``python -m memctl``)
+against a data directory holding ``--memories`` remembered memories (the
+model already loaded once, so its packed cache exists). Prints, per command,
+the median and 95th percentile of the wall time and of the CPU time (user +
+system of the child): on a machine other processes keep busy, the CPU time
+is the steadier figure. Asserts nothing.
 
 The package is byte-compiled first and Python may write bytecode, as an
 installed memctl would.
@@ -93,9 +94,11 @@ def main() -> None:
         home = Path(scratch) / "home"
         fill(home, args.memories)
         print(f"{'command':28} {'wall p50':>9} {'wall p95':>9} {'cpu p50':>8} {'cpu p95':>8}")
-        for name, command in COMMANDS.items():
-            timed(memctl(home, *command))  # warm the page cache and the bytecode
-            times = [timed(memctl(home, *command)) for _ in range(args.runs)]
+        lines = {"python -c pass": [sys.executable, "-c", "pass"]}
+        lines.update((name, memctl(home, *command)) for name, command in COMMANDS.items())
+        for name, line in lines.items():
+            timed(line)  # warm the page cache and the bytecode
+            times = [timed(line) for _ in range(args.runs)]
             walls, cpus = [t[0] for t in times], [t[1] for t in times]
             print(
                 f"{name:28} {statistics.median(walls) * 1000:7.0f}ms"

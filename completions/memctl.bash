@@ -135,17 +135,17 @@ _memctl_spec() {
             valopts="-s --scope --budget"
             ;;
         "install")
-            cmds="claude-code opencode cursor codex cron status uninstall"
+            cmds="opencode cursor claude-code codex cron status uninstall"
             opts="-h --help"
-            ;;
-        "install claude-code")
-            opts="--project --dry-run --force --json -h --help"
             ;;
         "install opencode")
             opts="--project --dry-run --force --json -h --help"
             ;;
         "install cursor")
             opts="--project --dry-run --force --json -h --help"
+            ;;
+        "install claude-code")
+            opts="--project --dry-run --force --per-prompt --json -h --help"
             ;;
         "install codex")
             opts="--project --dry-run --force --notify --json -h --help"

@@ -272,21 +272,14 @@ complete -c memctl -n '__fish_seen_subcommand_from context' -l json -d 'Print JS
 complete -c memctl -n '__fish_seen_subcommand_from context' -s h -l help -d 'Show this message and exit.'
 
 # memctl install
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from claude-code opencode cursor codex cron status uninstall' -s h -l help -d 'Show this message and exit.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from claude-code opencode cursor codex cron status uninstall' -a 'claude-code' -d 'Install claude-code\'s hooks: SessionStart prints the context block; Stop, SessionEnd and PreCompact capture the transcript.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from claude-code opencode cursor codex cron status uninstall' -a 'opencode' -d 'Install opencode\'s hooks: a plugin that adds the context block to each session\'s system prompt and captures each session on session.idle and session.compacted.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from claude-code opencode cursor codex cron status uninstall' -a 'cursor' -d 'Install cursor\'s hooks: hooks.json: sessionStart prints the context block, stop captures the transcript.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from claude-code opencode cursor codex cron status uninstall' -a 'codex' -d 'Install Codex\'s hooks (hooks.json: SessionStart, Stop). Codex runs them only after you trust them in /hooks.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from claude-code opencode cursor codex cron status uninstall' -a 'cron' -d 'Run `memctl maintain` hourly: print a crontab line and a systemd user timer; --systemd writes the timer\'s two files (`memctl install uninstall cron` takes them out).'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from claude-code opencode cursor codex cron status uninstall' -a 'status' -d 'What is installed where, whether Codex\'s hooks are trusted, when each hook last ran.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from claude-code opencode cursor codex cron status uninstall' -a 'uninstall' -d 'Remove a client\'s hooks: put back the files `memctl install` changed, byte for byte.'
-
-# memctl install claude-code
-complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from claude-code' -l project -d 'Set up the current repository instead of your user.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from claude-code' -l dry-run -d 'Print a unified diff of every change; write nothing.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from claude-code' -l force -d 'Install even if the tool was not found.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from claude-code' -l json -d 'Print JSON (stable field names).'
-complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from claude-code' -s h -l help -d 'Show this message and exit.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron status uninstall' -s h -l help -d 'Show this message and exit.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron status uninstall' -a 'opencode' -d 'Install opencode\'s hooks: a plugin that adds the context block to each session\'s system prompt and captures each session on session.idle and session.compacted.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron status uninstall' -a 'cursor' -d 'Install cursor\'s hooks: hooks.json: sessionStart prints the context block, stop captures the transcript.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron status uninstall' -a 'claude-code' -d 'Install Claude Code\'s hooks (settings.json): SessionStart prints the context block; Stop, SessionEnd and PreCompact capture the transcript.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron status uninstall' -a 'codex' -d 'Install Codex\'s hooks (hooks.json: SessionStart, Stop). Codex runs them only after you trust them in /hooks.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron status uninstall' -a 'cron' -d 'Run `memctl maintain` hourly: print a crontab line and a systemd user timer; --systemd writes the timer\'s two files (`memctl install uninstall cron` takes them out).'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron status uninstall' -a 'status' -d 'What is installed where, whether Codex\'s hooks are trusted, when each hook last ran.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron status uninstall' -a 'uninstall' -d 'Remove a client\'s hooks: put back the files `memctl install` changed, byte for byte.'
 
 # memctl install opencode
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from opencode' -l project -d 'Set up the current repository instead of your user.'
@@ -301,6 +294,14 @@ complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subc
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from cursor' -l force -d 'Install even if the tool was not found.'
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from cursor' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from cursor' -s h -l help -d 'Show this message and exit.'
+
+# memctl install claude-code
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from claude-code' -l project -d 'Set up the current repository instead of your user.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from claude-code' -l dry-run -d 'Print a unified diff of every change; write nothing.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from claude-code' -l force -d 'Install even if the tool was not found.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from claude-code' -l per-prompt -d 'Also UserPromptSubmit: add the memories relevant to each prompt (context.prompt_budget tokens, none twice a session). Install without it to stop.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from claude-code' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from claude-code' -s h -l help -d 'Show this message and exit.'
 
 # memctl install codex
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from codex' -l project -d 'Set up the current repository instead of your user.'

@@ -56,7 +56,8 @@ def test_only_the_store_speaks_sql(path: Path) -> None:
 def test_nothing_below_the_cli_imports_it(path: Path) -> None:
     if path.relative_to(PACKAGE).parts[0] in ("cli", "__main__.py"):
         return
-    assert not any(name.startswith("memctl.cli") for name in imported_names(path)), path
+    cli = ("memctl.cli", "memctl.cli.")  # not memctl.clients
+    assert not any(n == cli[0] or n.startswith(cli[1]) for n in imported_names(path)), path
 
 
 HEAVY = ("numpy", "sqlite_vec", "ollama", "tokenizers", "safetensors", "git", "httpx")
@@ -83,6 +84,13 @@ def test_commands_without_vectors_load_no_model_code(home: Path) -> None:
     assert loaded_after(code) == set()
 
 
+def test_the_hook_entry_loads_no_config_editor() -> None:
+    """Hooks ask the clients' registry; tomlkit (editing Codex's config) stays unloaded."""
+    probe = "import sys, memctl.integrations.hooks\nprint('tomlkit' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
+
+
 def test_torch_and_sentence_transformers_are_not_installed() -> None:
     assert find_spec("torch") is None
     assert find_spec("sentence_transformers") is None
@@ -106,6 +114,7 @@ def test_every_package_directory_has_an_init() -> None:
 LAYERS: list[tuple[str, ...]] = [
     ("cli", "__main__"),
     ("integrations",),
+    ("clients",),
     ("api",),
     ("maintain",),
     ("ingest", "imports", "retrieve", "sync"),

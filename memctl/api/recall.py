@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -18,6 +18,7 @@ from memctl.retrieve.params import MODES
 from memctl.retrieve.pipeline import RecallResult
 from memctl.retrieve.pipeline import recall as run_recall
 from memctl.retrieve.profile import Profile, build_profile
+from memctl.store.sync import foreign_hosts
 
 if TYPE_CHECKING:
     from memctl.retrieve.session_start import Layered
@@ -46,6 +47,7 @@ class RecallResponse:
     why_not: WhyNot | None = None
     # Nothing found in the scopes searched: how many --all-scopes would return (else 0).
     elsewhere: int = 0
+    hosts: dict[str, str] = field(default_factory=dict)  # results another machine pushed
 
     def hint(self) -> str | None:
         """The line saying that other scopes have matches, when they do."""
@@ -96,14 +98,17 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
         sessions=request.sessions,
         budget=budget,
     )
+    hosts = foreign_hosts(ctx.db, [item.memory.id for item in result.results])
+    if hosts:  # another machine's memories never outrank the user's own
+        result.results.sort(key=lambda item: item.memory.id in hosts)
     block = None
     if request.context and result.run is not None:
-        block = render_context(result.query, result.results, result.run.now)
+        block = render_context(result.query, result.results, result.run.now, hosts=hosts)
     report = why_not(ctx, result, target) if target is not None else None
     elsewhere = 0
     if not result.results and searched is not None and target is None and not request.context:
         elsewhere = _found_elsewhere(ctx, request, moment)
-    return RecallResponse(result, block, report, elsewhere)
+    return RecallResponse(result, block, report, elsewhere, hosts)
 
 
 def _found_elsewhere(ctx: Context, request: RecallRequest, moment: datetime | None) -> int:
@@ -163,3 +168,42 @@ def session_start(ctx: Context, request: SessionStartRequest) -> str:
     """The block a new session starts with (identity files, profile, the project's key
     facts, its latest session digests and recent cases); '' when there is nothing."""
     return layered(ctx, request).text()
+
+
+# Memories the per-prompt hook adds at most (L3): a prompt is not a search page.
+PROMPT_LIMIT = 5
+# Characters of a prompt recalled for: a pasted log says no more in its tail.
+PROMPT_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class PromptRequest:
+    prompt: str
+    shown: frozenset[str] = frozenset()  # memories this session already has
+    budget: int | None = None  # tokens; default: context.prompt_budget
+
+
+@dataclass(frozen=True)
+class PromptContext:
+    block: str  # '' when nothing relevant and new was found
+    ids: list[str]
+
+
+def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
+    """L3: what memory knows about this prompt, when recall's relevance gate lets anything
+    through, less what the session was already given, within the prompt budget."""
+    text = request.prompt.strip()[:PROMPT_CHARS]
+    if not text or not ctx.settings.db_path.exists():
+        return PromptContext("", [])
+    result = run_recall(
+        ctx,
+        text,
+        PROMPT_LIMIT,
+        operations.recall_scopes(ctx, None),
+        budget=request.budget or ctx.settings.context_prompt_budget,
+    )
+    fresh = [r for r in result.results if not r.is_message and r.memory.id not in request.shown]
+    if not fresh or result.run is None:
+        return PromptContext("", [])
+    block = render_context(text, fresh, result.run.now)
+    return PromptContext(block, [r.memory.id for r in fresh])

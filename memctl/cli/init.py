@@ -10,8 +10,8 @@ import typer
 
 from memctl.cli.common import JsonOption, new_typer, settings_for
 from memctl.cli.render import console, print_json
+from memctl.clients.base import Launcher, launcher
 from memctl.integrations import setup
-from memctl.integrations.base import Launcher, launcher
 from memctl.integrations.hooks_state import SLOW_MS
 
 app = new_typer()

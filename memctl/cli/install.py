@@ -17,8 +17,8 @@ from memctl.cli.init import (
     show_status,
 )
 from memctl.cli.render import console
+from memctl.clients.base import launcher
 from memctl.integrations import setup
-from memctl.integrations.base import launcher
 
 app = new_typer(
     help="Install capture hooks: session-start context and session-end capture.",
@@ -32,8 +32,6 @@ ForceOption = Annotated[
 ]
 
 SUMMARY = {
-    "claude-code": "SessionStart prints the context block; Stop, SessionEnd and PreCompact "
-    "capture the transcript.",
     "codex": "hooks.json: SessionStart prints the context block, Stop captures the rollout; "
     "--notify adds the `notify` program for versions without hooks.",
     "opencode": "a plugin that adds the context block to each session's system prompt and "
@@ -50,10 +48,11 @@ def _install(
     force: bool,
     notify: bool,
     as_json: bool,
+    per_prompt: bool = False,
 ) -> None:
     home, run = home_and_launcher(ctx)
     timeout = settings_for(ctx).hooks_timeout
-    request = setup.InstallRequest(client, project, force, dry_run, notify, timeout)
+    request = setup.InstallRequest(client, project, force, dry_run, notify, timeout, per_prompt)
     show(setup.install(request, setup.where(project, Path.cwd()), run, home), dry_run, as_json)
 
 
@@ -71,8 +70,29 @@ def _command(client: str) -> None:
     app.command(client)(command)
 
 
-for _client in ("claude-code", "opencode", "cursor"):
+for _client in ("opencode", "cursor"):
     _command(_client)
+
+
+@app.command("claude-code")
+def claude_code(
+    ctx: typer.Context,
+    project: ProjectOption = False,
+    dry_run: DryRunOption = False,
+    force: ForceOption = False,
+    per_prompt: Annotated[
+        bool,
+        typer.Option(
+            "--per-prompt",
+            help="Also UserPromptSubmit: add the memories relevant to each prompt "
+            "(context.prompt_budget tokens, none twice a session). Install without it to stop.",
+        ),
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Install Claude Code's hooks (settings.json): SessionStart prints the context block;
+    Stop, SessionEnd and PreCompact capture the transcript."""
+    _install(ctx, "claude-code", project, dry_run, force, False, as_json, per_prompt)
 
 
 @app.command("codex")

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from memctl.cli.common import JsonOption, new_typer, open_context
-from memctl.cli.render import console, print_json
+from memctl.cli.render import console, item_progress, print_json, update_items
 
 app = new_typer()
 
@@ -65,15 +65,13 @@ def info(ctx: typer.Context, as_json: JsonOption = False) -> None:
 
 def reembed(ctx: typer.Context, as_json: JsonOption = False) -> None:
     """Rebuild every vector with the configured embedder (after changing models)."""
-    from rich.progress import Progress
-
     from memctl.maintain.reembed import reembed as run_reembed
 
     context = open_context(ctx)
-    with Progress(console=console, transient=True, disable=as_json) as bar:
-        task = bar.add_task("re-embedding", total=None)
+    with item_progress(disable=as_json) as bar:
+        task = bar.add_task("re-embedding", total=None, rate="")
         count = run_reembed(
-            context, lambda done, total: bar.update(task, completed=done, total=total)
+            context, lambda done, total: update_items(bar, task, done, total, "memories")
         )
     if as_json:
         print_json({"reembedded": count, "model": context.embedder.name})

@@ -17,6 +17,7 @@ from memctl.model import Memory, parse_time
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.progress import Progress, TaskID
     from rich.table import Table
 
     console: Console
@@ -120,3 +121,35 @@ def human_size(size: int) -> str:
             return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1024
     return f"{size} B"
+
+
+def item_progress(disable: bool) -> Progress:
+    """A transient bar for work counted in items: done / total, items a second, and the
+    time left from that rate (rich estimates it from the last 30 s of updates)."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TaskProgressColumn,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TaskProgressColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeRemainingColumn(),
+        console=_console(False),
+        transient=True,
+        disable=disable,
+    )
+
+
+def update_items(bar: Progress, task: TaskID, done: int, total: int, unit: str) -> None:
+    """Move an ``item_progress`` bar to ``done`` of ``total`` and show the rate."""
+    bar.update(task, completed=done, total=total)
+    speed = next((t.speed for t in bar.tasks if t.id == task), None)
+    bar.update(task, rate=f"{speed:.1f} {unit}/s" if speed else "")

@@ -683,6 +683,12 @@ KEYS: tuple[Key, ...] = (
         minimum=0,
     ),
     Key(
+        "context.prompt_budget",
+        300,
+        "Tokens the per-prompt hook (install --per-prompt) may add to a prompt (L3).",
+        minimum=1,
+    ),
+    Key(
         "mcp.search_limit",
         8,
         "Memories `memory_search` returns when no limit is given.",
@@ -705,6 +711,12 @@ KEYS: tuple[Key, ...] = (
     ),
     Key("sync.readonly", False, "Pull and import, never commit or push (a published memory)."),
     Key("sync.auto", False, "`memctl maintain` also syncs."),
+    Key(
+        "sync.trust",
+        "",
+        "Machines (host ids or their first characters, separated by spaces, or `all`) whose "
+        "memories may open a session's start block; others' are recalled when asked for.",
+    ),
     Key(
         "sync.max_file_bytes",
         1_048_576,

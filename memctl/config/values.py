@@ -167,12 +167,14 @@ class Values:
     context_identity_budget: int
     context_essentials_budget: int
     context_recent_budget: int
+    context_prompt_budget: int
     mcp_search_limit: int
     mcp_ingest_paths: str
     sync_remote: str
     sync_include: str
     sync_readonly: bool
     sync_auto: bool
+    sync_trust: str
     sync_max_file_bytes: int
     sync_push_retries: int
     sync_git_timeout: float

@@ -94,7 +94,8 @@ def passages(messages: list[Message], run: Run | None = None) -> list[Passage]:
         role = Role.ASSISTANT if text.startswith(SUBAGENT) else m.role
         text = _spoken(text.removeprefix(SUBAGENT)).strip()
         if text and role != Role.TOOL:
-            found.append(Passage(text, role, f"session:{m.session_id}#{m.seq}", m.created_at))
+            source = f"session:{m.session_id}#{m.seq}:{role}"  # who said it: provenance
+            found.append(Passage(text, role, source, m.created_at))
     if run is not None:
         trace = run.stage("injected")
         trace.kept = len(found)

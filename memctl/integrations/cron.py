@@ -13,8 +13,8 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from memctl.integrations.base import Launcher, Where
-from memctl.integrations.files import Plan
+from memctl.clients.base import Launcher, Where
+from memctl.clients.files import Plan
 
 NAME = "cron"
 SERVICE, TIMER = "memctl-maintain.service", "memctl-maintain.timer"

@@ -25,25 +25,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+from memctl.clients import REGISTRY
 from memctl.integrations import hooks_state
 
-START = {
-    ("claude-code", "SessionStart"),
-    ("codex", "SessionStart"),
-    ("cursor", "sessionStart"),
-    ("opencode", "session.created"),
-}
-CAPTURE = {
-    ("claude-code", "Stop"),
-    ("claude-code", "SessionEnd"),
-    ("claude-code", "PreCompact"),
-    ("codex", "Stop"),
-    ("codex", "notify"),
-    ("cursor", "stop"),
-    ("opencode", "session.idle"),
-    ("opencode", "session.compacted"),
-}
-FORMATS = {"claude-code": "claude-code", "codex": "codex", "opencode": "opencode"}
+START = {(c.NAME, e) for c in REGISTRY.values() for e in c.START_EVENTS}
+CAPTURE = {(c.NAME, e) for c in REGISTRY.values() for e in c.CAPTURE_EVENTS}
+PROMPT = {("claude-code", "UserPromptSubmit")}
 LOG = "hooks.log"
 
 
@@ -53,7 +40,7 @@ def _spelling(name: str) -> str:
     return "".join(c for c in name.lower() if c.isalnum())
 
 
-EVENTS = {(client, _spelling(event)): event for client, event in START | CAPTURE}
+EVENTS = {(client, _spelling(event)): event for client, event in START | CAPTURE | PROMPT}
 
 
 def canonical(client: str, event: str) -> str | None:
@@ -66,7 +53,7 @@ def unknown(client: str, event: str) -> str:
     clients = sorted({c for c, _ in START | CAPTURE})
     if client not in clients:
         return f"memctl hook: unknown client {client!r}; known: {', '.join(clients)}"
-    events = sorted(e for c, e in START | CAPTURE if c == client)
+    events = sorted(e for c, e in START | CAPTURE | PROMPT if c == client)
     return f"memctl hook: {client} has no event {event!r}; known: {', '.join(events)}"
 
 
@@ -164,51 +151,67 @@ def handle(options: dict[str, Any], client: str, event: str, payload: dict[str, 
     settings = _settings(options, _cwd(payload))
     hooks_state.mark_fired(settings.home, client, event)
     if (client, event) in START:
-        return start_output(client, session_context(settings))
+        context = session_context(settings, _session_id(payload))
+        return REGISTRY[client].start_output(context) if context else ""
+    if (client, event) in PROMPT:
+        return prompt_output(settings, str(payload.get("prompt") or ""), _session_id(payload))
     capture_event(settings, client, event, payload)
     return ""
 
 
-def session_context(settings: Any) -> str:
+def _session_id(payload: dict[str, Any]) -> str:
+    return str(payload.get("session_id") or payload.get("conversation_id") or "")
+
+
+def session_context(settings: Any, session_id: str = "") -> str:
     """The layered context block for a new session in this project (empty when neither
-    memory nor the identity files hold anything for it)."""
-    from memctl.api.recall import SessionStartRequest, session_start
+    memory nor the identity files hold anything for it); its memories are recorded as
+    given to the session."""
+    from memctl.api.recall import SessionStartRequest, layered
     from memctl.context import Context
 
     with Context(settings) as ctx:
-        return session_start(ctx, SessionStartRequest())
+        found = layered(ctx, SessionStartRequest())
+    hooks_state.add_injected(
+        settings.home, session_id, [i.memory_id for i in found.items if i.memory_id]
+    )
+    return found.text()
 
 
-def start_output(client: str, context: str) -> str:
-    if not context:
+def prompt_output(settings: Any, prompt: str, session_id: str) -> str:
+    """The memories relevant to this prompt that the session does not have yet, as
+    ``additionalContext``; nothing for an unrelated prompt."""
+    from memctl.api.recall import PromptRequest, prompt_context
+    from memctl.context import Context
+
+    shown = (
+        frozenset(hooks_state.injected(settings.home, session_id)) if session_id else frozenset()
+    )
+    with Context(settings) as ctx:
+        found = prompt_context(ctx, PromptRequest(prompt, shown))
+    if not found.block:
         return ""
-    if client == "cursor":
-        return json.dumps({"additional_context": context}) + "\n"
-    if client == "opencode":  # its plugin adds the text to the system prompt as it is
-        return context
-    answer = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}}
-    return json.dumps(answer) + "\n"
+    hooks_state.add_injected(settings.home, session_id, found.ids)
+    event = {"hookEventName": "UserPromptSubmit", "additionalContext": found.block}
+    return json.dumps({"hookSpecificOutput": event}) + "\n"
 
 
 def capture_event(settings: Any, client: str, event: str, payload: dict[str, Any]) -> None:
     """Capture this session's transcript, then others that grew since their last capture."""
     session_id = payload.get("session_id") or payload.get("conversation_id")
     session_id = session_id or payload.get("thread-id")
-    if client == "opencode":
-        export = payload.get("export")
-        if isinstance(export, dict):
-            _capture_text(settings, client, json.dumps(export), session_id)
+    export = payload.get("export")  # OpenCode's plugin sends the session itself
+    if isinstance(export, dict):
+        _capture_text(settings, client, json.dumps(export), session_id)
         return
-    transcript = payload.get("transcript_path")
-    if not transcript and client == "codex":
-        transcript = find_codex_rollout(str(session_id or ""))
-    if not transcript and client == "cursor":
-        transcript = find_cursor_transcript(str(session_id or ""))
-        if transcript is None:
-            reason = f"no transcript_path and no transcript of conversation {session_id!r} found"
-            hooks_state.mark_missed(settings.home, client, event, reason)
-            raise FileNotFoundError(f"{reason} under ~/.cursor/projects: nothing captured")
-        hooks_state.clear_missed(settings.home, client, event)
+    transcript = payload.get("transcript_path") or REGISTRY[client].find_transcript(
+        str(session_id or "")
+    )
+    if not transcript:
+        reason = f"no transcript_path and no transcript of session {session_id!r} found"
+        hooks_state.mark_missed(settings.home, client, event, reason)
+        raise FileNotFoundError(f"{reason} where {client} keeps them: nothing captured")
+    hooks_state.clear_missed(settings.home, client, event)
     if transcript and Path(str(transcript)).is_file():
         path = str(transcript)
         _capture_file(settings, client, path, session_id)
@@ -236,7 +239,10 @@ def _ingest(settings: Any, client: str, path: str, stdin: Any, session_id: str |
     from memctl.context import Context
 
     request = IngestRequest(
-        transcript=path, stdin=stdin, client=FORMATS.get(client), session_id=session_id
+        transcript=path,
+        stdin=stdin,
+        client=REGISTRY[client].TRANSCRIPT_FORMAT,
+        session_id=session_id,
     )
     with Context(settings) as ctx:
         ingest(ctx, request)
@@ -262,30 +268,3 @@ def _settings_like(settings: Any, cwd: Path) -> Any:
         return settings
     overrides = {k: v for k, v in settings.values.items() if settings.sources[k] == "flag"}
     return load_settings(home=settings.home, cwd=cwd, overrides=overrides)
-
-
-def find_cursor_transcript(conversation_id: str) -> str | None:
-    """Where Cursor keeps a conversation's transcript: ``~/.cursor/projects/<project>/
-    agent-transcripts/`` holds ``<id>.jsonl`` (the CLI), ``<id>/<id>.jsonl`` (the editor)
-    or ``<id>.txt`` (older versions)."""
-    if not conversation_id or not conversation_id.replace("-", "").isalnum():
-        return None
-    root = Path.home() / ".cursor" / "projects"
-    for name in (
-        f"{conversation_id}.jsonl",
-        f"{conversation_id}/*.jsonl",
-        f"{conversation_id}.txt",
-    ):
-        found = sorted(root.glob(f"*/agent-transcripts/{name}"))
-        if found:
-            return str(found[-1])
-    return None
-
-
-def find_codex_rollout(thread_id: str) -> str | None:
-    """The rollout file of a Codex thread: ``$CODEX_HOME/sessions/Y/M/D/rollout-...-<id>.jsonl``."""
-    if not thread_id:
-        return None
-    home = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex") / "sessions"
-    matches = sorted(home.glob(f"*/*/*/rollout-*{thread_id}.jsonl"))
-    return str(matches[-1]) if matches else None

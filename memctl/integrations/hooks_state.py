@@ -6,6 +6,9 @@
   (``install status`` shows the last and the 95th percentile).
 - ``missed/<client>.<event>``: why that hook's last run could capture nothing (a
   Cursor stop without a transcript), until a later run captures.
+- ``injected/session.<session id>``: the memories a session was given (at its start and by
+  the per-prompt hook), one id a line, so that no memory is given twice; files of
+  sessions idle for ``INJECTED_DAYS`` are removed.
 - ``pending/<hash>.json``: a transcript a capture hook read, with its size then.
   Hooks can fire before the client writes a session's last lines; the next capture
   hook (of any session) captures a pending transcript again when it has grown.
@@ -29,6 +32,7 @@ from memctl.config.files import DIR_MODE, open_private, write_private
 
 DIR = "hooks"
 TIMINGS_KEPT = 200  # durations kept per hook: enough for a stable 95th percentile
+INJECTED_DAYS = 7  # a session idle this long will not prompt again
 SLOW_MS = 300  # a hook the client waits on longer than this is flagged (issue 23's budget)
 
 
@@ -104,6 +108,28 @@ def missed(home: Path, client: str, event: str) -> str | None:
         return _hook_path(home, "missed", client, event).read_text(encoding="utf-8")
     except OSError:
         return None
+
+
+def injected(home: Path, session_id: str) -> set[str]:
+    """The ids of the memories this session was given."""
+    try:
+        return set(_hook_path(home, "injected", "session", session_id).read_text("utf-8").split())
+    except OSError:
+        return set()
+
+
+def add_injected(home: Path, session_id: str, ids: list[str]) -> None:
+    """Record memories given to this session; drop the records of long-idle sessions."""
+    if not ids or not session_id:
+        return
+    path = _hook_path(home, "injected", "session", session_id)
+    descriptor = open_private(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    with os.fdopen(descriptor, "a", encoding="utf-8") as out:
+        out.write("".join(f"{memory_id}\n" for memory_id in ids))
+    stale = time.time() - INJECTED_DAYS * 86400
+    for other in path.parent.iterdir():
+        if other.stat().st_mtime < stale:
+            other.unlink(missing_ok=True)
 
 
 @dataclass(frozen=True)

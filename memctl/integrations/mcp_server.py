@@ -35,6 +35,7 @@ from memctl.api import sessions as sessions_api
 from memctl.config import Settings
 from memctl.context import Context
 from memctl.errors import MemctlError
+from memctl.memories.provenance import origin
 from memctl.model import Memory
 from memctl.retrieve.pipeline import Recalled
 
@@ -140,8 +141,15 @@ def brief(memory: Memory) -> dict[str, Any]:
     }
 
 
-def hit(item: Recalled) -> dict[str, Any]:
-    return {**brief(item.memory), "score": round(item.score, 4), "is_message": item.is_message}
+def hit(item: Recalled, host: str | None = None) -> dict[str, Any]:
+    """A search result; ``said_by``: who said it (``you``, ``assistant``, ``host ...``)."""
+    said_by = "session message" if item.is_message else origin(item.memory, host)
+    return {
+        **brief(item.memory),
+        "said_by": said_by,
+        "score": round(item.score, 4),
+        "is_message": item.is_message,
+    }
 
 
 def build(ctx: Context) -> MCPServer:
@@ -195,7 +203,9 @@ def build(ctx: Context) -> MCPServer:
         if format == "context":
             answer["context"] = response.context or ""
         else:
-            answer["results"] = [hit(item) for item in result.results]
+            answer["results"] = [
+                hit(item, response.hosts.get(item.memory.id)) for item in result.results
+            ]
         return answer
 
     @tool

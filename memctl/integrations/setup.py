@@ -1,9 +1,9 @@
 """``memctl init`` and ``memctl install``: plan the changes to each client's files,
 show them as a diff, back up and write them, report what is set up, and undo.
 
-The client modules (claude_code, codex, opencode, cursor) know their files and
-formats; this module picks the clients, collects their changes into one plan,
-and applies or reverts it through ``files``.
+The client modules (``memctl.clients``: one per assistant, in its registry) know
+their files and formats; this module picks the clients, collects their changes
+into one plan, and applies or reverts it through ``files``.
 """
 
 from __future__ import annotations
@@ -12,22 +12,17 @@ import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
+from memctl.clients import REGISTRY, Client, claude_code, codex, files, formats
+from memctl.clients.base import Found, Launcher, Where
 from memctl.config.scope import project_root
 from memctl.errors import UsageError
-from memctl.integrations import claude_code, codex, cron, cursor, files, formats, opencode
-from memctl.integrations.base import Found, Launcher, Where
+from memctl.integrations import cron
 from memctl.integrations.hooks_state import Timing, last_fired, missed, timing
 from memctl.retrieve.identity import create_identity_files
 
-CLIENTS: dict[str, ModuleType] = {
-    claude_code.NAME: claude_code,
-    codex.NAME: codex,
-    opencode.NAME: opencode,
-    cursor.NAME: cursor,
-}
+CLIENTS: dict[str, Client] = REGISTRY
 
 
 def where(project: bool, cwd: Path, env: dict[str, str] | None = None) -> Where:
@@ -128,6 +123,7 @@ class InstallRequest:
     dry_run: bool = False
     notify: bool = False  # Codex: also the `notify` program (versions without hooks)
     timeout: int = 10  # seconds a client gives each hook
+    per_prompt: bool = False  # Claude Code: also recall for each prompt (UserPromptSubmit)
 
 
 def install(request: InstallRequest, place: Where, run: Launcher, home: Path) -> Outcome:
@@ -140,6 +136,9 @@ def install(request: InstallRequest, place: Where, run: Launcher, home: Path) ->
         if name == codex.NAME:
             _guarded(plan, codex.plan_hooks, place, run, request.timeout, False, request.notify)
             notes.append(codex.TRUST_NOTE)
+        elif name == claude_code.NAME:
+            per_prompt = request.per_prompt
+            _guarded(plan, claude_code.plan_hooks, place, run, request.timeout, False, per_prompt)
         else:
             _guarded(plan, module.plan_hooks, place, run, request.timeout, False)
     return _finish(plan, chosen, notes + plan.notes, request.dry_run, home, "install")
@@ -226,13 +225,13 @@ class ClientStatus:
         }
 
 
-def _has_mcp(module: ModuleType, place: Where) -> bool:
+def _has_mcp(module: Client, place: Where) -> bool:
     plan = files.Plan()
     module.plan_mcp(plan, place, Launcher(("memctl",)), True)
     return bool(plan.changes)
 
 
-def _has_instructions(module: ModuleType, place: Where) -> bool:
+def _has_instructions(module: Client, place: Where) -> bool:
     plan = files.Plan()
     module.plan_instructions(plan, place, True)
     return any(c.what == "instructions" for c in plan.changes)

@@ -17,11 +17,13 @@ def reembed(ctx: Context, progress: Callable[[int, int], None] | None = None) ->
     """Drop the vector table, re-create it for the configured model and fill it again.
 
     Learned noise vectors are re-made too. Runs in one transaction:
-    interrupted, the store keeps its old vectors.
+    interrupted, the store keeps its old vectors. Memories go longest first, so
+    each batch pads its texts to a length close to theirs (the embedder sorts only
+    within a call) and a time left estimated from the rate so far errs long, not short.
     Returns the number of memories embedded.
     """
     embedder = ctx.embedder
-    rows = all_contents(ctx.db)
+    rows = sorted(all_contents(ctx.db), key=lambda row: len(row[1]), reverse=True)
     previous = ctx.db.vector_model()
     with ctx.db.atomic():
         ctx.db.create_vector_table(embedder.name, embedder.dim)

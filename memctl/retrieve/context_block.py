@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from memctl.memories.provenance import YOU, origin
 from memctl.model import parse_time
 from memctl.retrieve.pipeline import Recalled
 
@@ -31,16 +32,24 @@ def relative_age(iso: str, now: datetime) -> str:
     return "just now"
 
 
-def memory_line(item: Recalled, now: datetime) -> str:
-    """One memory as a line of a block: ``- (3d ago) text``."""
+def memory_line(item: Recalled, now: datetime, said_by: str = YOU) -> str:
+    """One memory as a line of a block: ``- (3d ago) text``, and who said it when it was
+    not the user: ``- (3d ago; assistant) text``, ``- (1d ago; host 4f2a9c1e) text``."""
     text = " ".join(item.memory.content.split())
-    return f"- ({relative_age(item.dated_at, now)}) {text}"
+    marker = "" if said_by == YOU else f"; {said_by}"
+    return f"- ({relative_age(item.dated_at, now)}{marker}) {text}"
 
 
 def render_context(
-    query: str, results: list[Recalled], now: datetime, heading: str = "Memories relevant to"
+    query: str,
+    results: list[Recalled],
+    now: datetime,
+    heading: str = "Memories relevant to",
+    hosts: dict[str, str] | None = None,
 ) -> str:
-    """The block for ``results`` (already packed to the budget), one line per memory."""
+    """The block for ``results`` (already packed to the budget), one line per memory;
+    ``hosts``: the memories another machine pushed, with its host id."""
+    hosts = hosts or {}
     groups: dict[str, list[Recalled]] = {}
     for item in results:
         label = "session messages" if item.is_message else str(item.memory.category)
@@ -48,7 +57,14 @@ def render_context(
     lines = [f"<{CONTEXT_TAG}>", f"{heading}: {' '.join(query.split())}"]
     for label, items in groups.items():
         lines.append(f"## {label}")
-        lines.extend(memory_line(item, now) for item in items)
+        lines.extend(
+            memory_line(
+                item,
+                now,
+                YOU if item.is_message else origin(item.memory, hosts.get(item.memory.id)),
+            )
+            for item in items
+        )
     if not results:
         lines.append("(no memories found)")
     lines.append(f"</{CONTEXT_TAG}>")

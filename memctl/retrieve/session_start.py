@@ -18,6 +18,7 @@ Every item, and every memory left out, says why (``memctl context --explain``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -25,6 +26,7 @@ from typing import Any
 from memctl.config import Settings
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
+from memctl.memories.provenance import origin, start_refusal, trusted_hosts
 from memctl.model import Category, Kind, Memory, State
 from memctl.retrieve.context_block import CONTEXT_TAG, memory_line
 from memctl.retrieve.identity import identity_paths, read_identity
@@ -32,6 +34,7 @@ from memctl.retrieve.params import recall_params
 from memctl.retrieve.pipeline import Recalled
 from memctl.retrieve.stages.pack import estimate_tokens
 from memctl.store.memories import MemoryFilter, list_memories
+from memctl.store.sync import foreign_hosts
 from memctl.store.transcripts import count_scope_sessions
 
 ACTIVE = (State.ACTIVE,)
@@ -132,6 +135,9 @@ class _Builder:
     tokens: Tokens
     now: datetime
     seen: set[str] = field(default_factory=set)
+    # the host that pushed a memory, when another machine did; the hosts of ``sync.trust``
+    host_of: Callable[[str], str | None] = lambda _memory_id: None
+    trust: frozenset[str] | None = frozenset()
 
     def left(self, layer: str) -> int:
         spent = sum(self.out.used.values())
@@ -153,9 +159,15 @@ class _Builder:
         if memory.id in self.seen or key in self.seen:
             return  # each fact once
         self.seen |= {memory.id, key}
-        line = memory_line(Recalled(memory, 0.0, {}, {}, {}), self.now)
+        host = self.host_of(memory.id)
+        line = memory_line(Recalled(memory, 0.0, {}, {}, {}), self.now, origin(memory, host))
         cost = ITEM_TOKENS + self.tokens.of(memory.content)
         item = Item(layer, section, line, cost, why, memory.id)
+        refused = start_refusal(memory, host, self.trust)
+        if refused:
+            item.why = f"left out: {refused}"
+            self.out.dropped.append(item)
+            return
         self.add(item)
 
 
@@ -241,8 +253,10 @@ def layered_context(
     )
     tokens = Tokens(settings)
     builder = _Builder(out, total, tokens, now or datetime.now(UTC))
+    builder.trust = trusted_hosts(settings.sync_trust)
     _identity(builder, settings.home, settings.cwd)
     if settings.db_path.exists():
+        builder.host_of = lambda memory_id: foreign_hosts(ctx.db, (memory_id,)).get(memory_id)
         _essentials(builder, ctx, scope)
         if out.budgets["L2"]:
             _recent(builder, ctx, scope)

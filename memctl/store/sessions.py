@@ -9,10 +9,11 @@ from collections.abc import Iterable
 from memctl.model import Memory, Message, Role, Session
 from memctl.store.database import Database, Row
 
-# A memory distilled from a session message names it: ``session:<session id>#<seq>``.
-SESSION_SOURCE = re.compile(r"^session:(.+)#(\d+)$")
+# A memory distilled from a session message names it and who said it:
+# ``session:<session id>#<seq>:<role>`` (before issue 22 without the role).
+SESSION_SOURCE = re.compile(r"^session:(.+)#(\d+)(?::[a-z]+)?$")
 # ... or the messages it sums up (a digest): ``session:<session id>#<first>-<last>``.
-SESSION_RANGE = re.compile(r"^session:(.+)#(\d+)(?:-(\d+))?$")
+SESSION_RANGE = re.compile(r"^session:(.+)#(\d+)(?:-(\d+))?(?::[a-z]+)?$")
 
 SESSION_COLUMNS = (
     "id",

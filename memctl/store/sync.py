@@ -65,6 +65,17 @@ def files_of(db: Database, memory_ids: Iterable[str]) -> dict[str, list[SyncFile
     return found
 
 
+def foreign_hosts(db: Database, memory_ids: Iterable[str]) -> dict[str, str]:
+    """Memories that came from another machine (its files only, none of this host's),
+    with the host whose newest file holds them."""
+    own = db.meta(HOST_ID) or ""
+    found: dict[str, str] = {}
+    for memory_id, files in files_of(db, memory_ids).items():
+        if files and all(f.host_id != own for f in files):
+            found[memory_id] = max(files, key=lambda f: f.key).host_id
+    return found
+
+
 def put_files(db: Database, files: Iterable[SyncFile]) -> None:
     db.executemany(
         "INSERT OR REPLACE INTO sync_files(path, memory_id, host_id, updated_at, state, blob) "

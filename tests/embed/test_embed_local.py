@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -245,3 +246,57 @@ def test_the_tokenizer_built_from_the_vocabulary_equals_tokenizer_json() -> None
     ]
     for text in texts:
         assert fast.encode(text).ids == reference.encode(text).ids, text
+
+
+def reference_softmax(scores: np.ndarray, lengths: list[int]) -> np.ndarray:
+    """Softmax of each row over its sentence's real keys, in float64."""
+    wide = scores.astype(np.float64)
+    for row, length in enumerate(lengths):
+        wide[row, :, :, length:] = -np.inf
+    wide = np.exp(wide - wide.max(axis=-1, keepdims=True))
+    return wide / wide.sum(axis=-1, keepdims=True)
+
+
+@pytest.mark.parametrize("scale", [1.0, 40.0], ids=["unshifted", "too-large-to-exponentiate"])
+def test_attention_weights_cover_only_each_sentences_tokens(scale: float) -> None:
+    """Small scores take the unshifted way, scores past exp()'s range the shifted one;
+    both weigh only real tokens and match a float64 softmax."""
+    rng = np.random.default_rng(3)
+    lengths = [5, 7, 7]
+    q = rng.standard_normal((3, 2, 7, 8), dtype=np.float32) * np.float32(scale)
+    k_t = rng.standard_normal((3, 2, 8, 7), dtype=np.float32)
+    expected = reference_softmax(q @ k_t, lengths)
+    weights = local._softmax(q, k_t, np.array(lengths))
+    assert (q @ k_t).max() > local.EXP_SAFE or scale == 1.0
+    np.testing.assert_allclose(weights, expected, rtol=0, atol=1e-6)
+    assert not weights[0, :, :, 5:].any()
+
+
+def test_a_row_whose_every_term_vanishes_is_redone_shifted() -> None:
+    """Scores far below zero (every exp() would underflow to 0) still give weights."""
+    lengths = [4]
+    q = np.full((1, 1, 4, 2), -30.0, dtype=np.float32)
+    k_t = np.full((1, 1, 2, 4), 2.0, dtype=np.float32)  # every score is -120
+    weights = local._softmax(q, k_t, np.array(lengths))
+    np.testing.assert_allclose(weights, 0.25, rtol=0, atol=1e-6)
+
+
+def test_loading_limits_blas_to_one_thread_unless_the_user_says() -> None:
+    """OpenBLAS threads spin while waiting: writes embed beside a busy assistant."""
+    script = (
+        "from threadpoolctl import threadpool_info\n"
+        "from memctl.embed.local import LocalEmbedder\n"
+        "LocalEmbedder().embed(['x'])\n"
+        "print(max(p['num_threads'] for p in threadpool_info() if p['user_api'] == 'blas'))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == str(local.BLAS_THREADS)
+    mine = subprocess.run(
+        [sys.executable, "-c", script],
+        env={**env, "OPENBLAS_NUM_THREADS": "2"},
+        capture_output=True,
+        text=True,
+    )
+    assert mine.stdout.strip() == "2", mine.stderr

@@ -420,7 +420,7 @@ def test_host_distillation_hands_out_batches_and_applies_answers(
     record = distil(ctx, DistilRequest("h1", 2, {"facts": [fact]})).run
     assert record.llm == "host" and record.counts == {"create": 1}
     (made,) = memories_of(ctx, "h1")
-    assert made.content == "The shop deploys with make ship." and made.source == "session:h1#1"
+    assert made.content == "The shop deploys with make ship." and made.source == "session:h1#1:user"
     with pytest.raises(UsageError):
         distil(ctx, DistilRequest("h1", 2, {"facts": [fact]}))  # already distilled
     (rest,) = pending(ctx, PendingRequest()).batches

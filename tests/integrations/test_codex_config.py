@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from memctl.integrations import codex, formats, setup
-from memctl.integrations.base import Launcher, Where
+from memctl.clients import codex, formats
+from memctl.clients.base import Launcher, Where
+from memctl.integrations import setup
 
 RUN = Launcher(("/opt/memctl/bin/memctl", "--home", "/data/memctl"))
 # What Codex appends to the end of config.toml when the user trusts hooks and a folder

@@ -223,7 +223,7 @@ def test_cursor_stop_without_transcript_path_finds_it_by_conversation_id(
     hook(["cursor", "stop"], stop, capsys)
     where = setup.where(False, tmp_path, {"HOME": str(user), "PATH": ""})
     problems = {s.client: s.problems for s in setup.status(where, home)}["cursor"]
-    assert any("conversation 'c0ffee-1'" in p and "stop" in p for p in problems)
+    assert any("session 'c0ffee-1'" in p and "stop" in p for p in problems)
     assert "nothing captured" in (home / "logs" / "hooks.log").read_text()
 
     folder = user / ".cursor" / "projects" / "shop" / "agent-transcripts" / "c0ffee-1"
@@ -264,3 +264,56 @@ def test_a_capture_that_cannot_store_is_done_again_by_the_next_hook(
     shutil.copy(TRANSCRIPTS / "codex.jsonl", other)
     hook(["codex", "Stop"], {"transcript_path": str(other), "cwd": str(tmp_path)}, capsys)
     assert stored(SESSION) == 3000
+
+
+PROMPT_OPTIONS = {"home": None, "config": ["embedder=hash"]}
+
+
+def prompt_hook(prompt: str, capsys: pytest.CaptureFixture[str], session: str = "p1") -> str:
+    payload = {"session_id": session, "prompt": prompt, "hook_event_name": "UserPromptSubmit"}
+    argv = ["claude-code", "UserPromptSubmit"]
+    assert hooks.main(PROMPT_OPTIONS, argv, io.StringIO(json.dumps(payload))) == 0
+    return capsys.readouterr().out
+
+
+def test_the_per_prompt_hook_adds_a_relevant_memory_once_and_nothing_unrelated(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert prompt_hook("Which database does staging run?", capsys) == ""  # no store yet
+    fact = "The staging database runs PostgreSQL 16 on db.internal."
+    assert run_cli("remember", fact, "--category", "entities").returncode == 0
+    first = prompt_hook("Which PostgreSQL version does the staging database run?", capsys)
+    answer = json.loads(first)["hookSpecificOutput"]
+    assert answer["hookEventName"] == "UserPromptSubmit"
+    assert fact in answer["additionalContext"]
+    assert prompt_hook("Which PostgreSQL version does the staging database run?", capsys) == ""
+    assert prompt_hook("Write a haiku about autumn leaves falling", capsys, "p2") == ""
+    again = prompt_hook("Staging database PostgreSQL version?", capsys, "p3")
+    assert fact in again  # another session has not had it yet
+
+
+def test_a_memory_given_at_session_start_is_not_given_again_per_prompt(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fact = "The staging database runs PostgreSQL 16 on db.internal."
+    assert run_cli("remember", fact, "--category", "entities").returncode == 0
+    start = {"session_id": "p4"}
+    assert (
+        hooks.main(PROMPT_OPTIONS, ["claude-code", "SessionStart"], io.StringIO(json.dumps(start)))
+        == 0
+    )
+    assert fact in capsys.readouterr().out
+    assert prompt_hook("Which PostgreSQL version does staging run?", capsys, "p4") == ""
+
+
+def test_install_per_prompt_adds_user_prompt_submit_and_plain_install_takes_it_out(
+    home: Path, tmp_path: Path
+) -> None:
+    env = {"HOME": str(tmp_path / "user")}
+    (tmp_path / "user" / ".claude").mkdir(parents=True)
+    settings = tmp_path / "user" / ".claude" / "settings.json"
+    done = run_cli("install", "claude-code", "--per-prompt", "--force", env=env)
+    assert done.returncode == 0, done.stderr
+    assert "UserPromptSubmit" in json.loads(settings.read_text())["hooks"]
+    assert run_cli("install", "claude-code", "--force", env=env).returncode == 0
+    assert "UserPromptSubmit" not in json.loads(settings.read_text())["hooks"]

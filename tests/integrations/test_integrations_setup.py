@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from memctl.integrations import codex, setup
-from memctl.integrations.base import Launcher, Where
+from memctl.clients import codex
+from memctl.clients.base import Launcher, Where
+from memctl.integrations import setup
 from tests.conftest import run_cli
 
 RUN = Launcher(("/opt/memctl/bin/memctl", "--home", "/data/memctl"))

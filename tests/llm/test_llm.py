@@ -123,7 +123,7 @@ def test_llm_extraction_end_to_end(
         "Alice prefers Helix as her editor"[:40],
     )
     assert made.l2_content.endswith("(all the detail)") and made.tags == ["editor"]
-    assert (made.importance, made.confidence, made.source) == (0.8, 0.9, "session:s1#1")
+    assert (made.importance, made.confidence, made.source) == (0.8, 0.9, "session:s1#1:user")
     (request,) = ollama_server.requests_to("/api/chat")
     assert "[1] user: I use Helix these days." in request["messages"][1]["content"]
     assert "[2] assistant: Nice." in request["messages"][1]["content"]

@@ -48,13 +48,17 @@ def _bm25(run: Run, size: int) -> list[tuple[str, float]]:
 
 
 class _Background:
-    """Run one function in a thread; ``join()`` returns its result or raises its error."""
+    """Run one function in a thread (or at once, when ``inline``); ``join()`` returns its
+    result or raises its error."""
 
-    def __init__(self, work: Callable[[], list[tuple[str, float]]]) -> None:
+    def __init__(self, work: Callable[[], list[tuple[str, float]]], inline: bool = False) -> None:
         self._result: list[tuple[str, float]] = []
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, args=(work,), daemon=True)
-        self._thread.start()
+        if inline:
+            self._run(work)
+        else:
+            self._thread.start()
 
     def _run(self, work: Callable[[], list[tuple[str, float]]]) -> None:
         try:
@@ -63,7 +67,8 @@ class _Background:
             self._error = exc
 
     def join(self) -> list[tuple[str, float]]:
-        self._thread.join()
+        if self._thread.is_alive():
+            self._thread.join()
         if self._error is not None:
             raise self._error
         return self._result
@@ -113,7 +118,9 @@ def gather(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
 
     legs: dict[str, list[tuple[str, float]]] = {}
     run.index = vector_index(run.ctx.db)
-    fts = _Background(lambda: _bm25(run, size))
+    # inside a transaction the reader is the store's own connection, which serves one
+    # thread at a time (apsw raises ThreadingViolationError): search before, not beside
+    fts = _Background(lambda: _bm25(run, size), inline=run.ctx.db.reader() is run.ctx.db)
     run.word_weights, run.anchors = word_weights(run)
     try:
         _embed_query(run, size)

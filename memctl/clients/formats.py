@@ -21,10 +21,11 @@ import json
 import re
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import tomlkit
-from tomlkit.exceptions import TOMLKitError
+if TYPE_CHECKING:  # imported where a TOML file is edited: hooks never load it
+    import tomlkit
+    from tomlkit.items import Table
 
 from memctl.errors import InputError
 
@@ -148,6 +149,9 @@ def _toml_text(path: Path, data: bytes | None) -> str:
 
 
 def _parse_toml(path: Path, text: str) -> tomlkit.TOMLDocument:
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
     try:
         return tomlkit.parse(text)
     except TOMLKitError as exc:
@@ -178,6 +182,8 @@ def _checked(path: Path, data: bytes | None, text: str, keys: tuple[str, ...]) -
 
 def _toml_item(value: Any) -> Any:
     """A table for a dict (its own ``[header]``, a blank line after it), else the value."""
+    import tomlkit
+
     if not isinstance(value, dict):
         return value
     table = tomlkit.table()
@@ -190,6 +196,9 @@ def _toml_item(value: Any) -> Any:
 def set_toml(path: Path, data: bytes | None, keys: tuple[str, ...], value: Any) -> bytes | None:
     """The file with ``value`` at ``keys`` (a dict becomes a table; keys of an existing
     table that memctl does not set stay); every other byte kept where TOML allows."""
+    import tomlkit
+    from tomlkit.items import Table
+
     text = _toml_text(path, data)
     doc = _parse_toml(path, text)
     node: Any = doc
@@ -203,7 +212,7 @@ def set_toml(path: Path, data: bytes | None, keys: tuple[str, ...], value: Any) 
             raise MalformedConfig(f"{path}: {'.'.join(keys[: depth + 1])} is not a table")
         node = child
     current = node.get(keys[-1])
-    if isinstance(value, dict) and isinstance(current, tomlkit.items.Table):
+    if isinstance(value, dict) and isinstance(current, Table):
         _update_table(current, value)
     elif current != value:
         if current is None and isinstance(value, dict) and len(keys) == 1 and text.strip():
@@ -212,7 +221,7 @@ def set_toml(path: Path, data: bytes | None, keys: tuple[str, ...], value: Any) 
     return _checked(path, data, tomlkit.dumps(doc), keys)
 
 
-def _update_table(table: tomlkit.items.Table, value: dict[str, Any]) -> None:
+def _update_table(table: Table, value: dict[str, Any]) -> None:
     """Set ``value``'s keys in ``table``, new ones after its last key (not after the
     comments and blank lines that end it, which belong above the next table)."""
     body = table.value.body
@@ -228,6 +237,9 @@ def _update_table(table: tomlkit.items.Table, value: dict[str, Any]) -> None:
 def remove_toml(path: Path, data: bytes | None, keys: tuple[str, ...]) -> bytes | None:
     """The file without the value at ``keys`` (and the table holding it, when memctl's
     was all it held and it had no header of its own)."""
+    import tomlkit
+    from tomlkit.items import Table
+
     if data is None:
         return None
     text = _toml_text(path, data)
@@ -242,7 +254,7 @@ def remove_toml(path: Path, data: bytes | None, keys: tuple[str, ...]) -> bytes 
     del node[keys[-1]]
     for parent, key in reversed(parents):
         child = parent[key]
-        if isinstance(child, tomlkit.items.Table) and child.is_super_table() and not child:
+        if isinstance(child, Table) and child.is_super_table() and not child:
             del parent[key]
     return _checked(path, data, _keep_trailing_comments(text, tomlkit.dumps(doc)), keys)
 

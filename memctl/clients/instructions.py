@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memctl.integrations import formats
-from memctl.integrations.files import Plan
+from memctl.clients import formats
+from memctl.clients.files import Plan
 
 MD_COMMENT = "<!-- {} -->"
 

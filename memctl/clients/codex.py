@@ -13,19 +13,24 @@ with the event's JSON as its last argument after each turn, and needs no trust.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
-from memctl.integrations import formats
-from memctl.integrations.base import Found, Launcher, Where, existing, find_binary
-from memctl.integrations.claude_code import merge_hooks
-from memctl.integrations.files import Plan
-from memctl.integrations.instructions import plan_instructions_block
+from memctl.clients import formats
+from memctl.clients.base import Found, Launcher, Where, existing, find_binary
+from memctl.clients.claude_code import merge_hooks
+from memctl.clients.claude_code import start_output as start_output
+from memctl.clients.files import Plan
+from memctl.clients.instructions import plan_instructions_block
 
 NAME = "codex"
 BINARY = "codex"
 NOTIFY = "notify"
 EVENTS = ("SessionStart", "Stop")
+START_EVENTS = ("SessionStart",)
+CAPTURE_EVENTS = ("Stop", NOTIFY)  # notify: the event's JSON is its last argument
+TRANSCRIPT_FORMAT = "codex"
 TRUST_NOTE = (
     "Codex runs hooks only after you trust them: start `codex`, type /hooks, and trust the "
     "memctl hooks (`memctl install status` shows whether they are trusted)"
@@ -171,3 +176,12 @@ def trusted(where: Where) -> list[str]:
 
 def hook_files(where: Where) -> list[Path]:
     return [hooks_path(where), config_path(where)]
+
+
+def find_transcript(session_id: str) -> str | None:
+    """The rollout file of a Codex thread: ``$CODEX_HOME/sessions/Y/M/D/rollout-...-<id>.jsonl``."""
+    if not session_id:
+        return None
+    home = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex") / "sessions"
+    matches = sorted(home.glob(f"*/*/*/rollout-*{session_id}.jsonl"))
+    return str(matches[-1]) if matches else None

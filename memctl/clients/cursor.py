@@ -8,17 +8,21 @@ a sessionStart hook answers ``{"additional_context": ...}``.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
-from memctl.integrations import formats
-from memctl.integrations.base import Found, Launcher, Where, existing, find_binary
-from memctl.integrations.files import Plan
-from memctl.integrations.instructions import CURSOR_RULE
+from memctl.clients import formats
+from memctl.clients.base import Found, Launcher, Where, existing, find_binary
+from memctl.clients.files import Plan
+from memctl.clients.instructions import CURSOR_RULE
 
 NAME = "cursor"
 BINARY = "cursor-agent"
 EVENTS = ("sessionStart", "stop")
+START_EVENTS = ("sessionStart",)
+CAPTURE_EVENTS = ("stop",)
+TRANSCRIPT_FORMAT = None  # its agent transcripts are sniffed
 
 
 def config_dir(where: Where) -> Path:
@@ -93,3 +97,21 @@ def hooks_installed(where: Where) -> list[str]:
 
 def hook_files(where: Where) -> list[Path]:
     return [hooks_path(where)]
+
+
+def start_output(context: str) -> str:
+    return json.dumps({"additional_context": context}) + "\n"
+
+
+def find_transcript(session_id: str) -> str | None:
+    """Where Cursor keeps a conversation's transcript: ``~/.cursor/projects/<project>/
+    agent-transcripts/`` holds ``<id>.jsonl`` (the CLI), ``<id>/<id>.jsonl`` (the editor)
+    or ``<id>.txt`` (older versions)."""
+    if not session_id or not session_id.replace("-", "").isalnum():
+        return None
+    root = Path.home() / ".cursor" / "projects"
+    for name in (f"{session_id}.jsonl", f"{session_id}/*.jsonl", f"{session_id}.txt"):
+        found = sorted(root.glob(f"*/agent-transcripts/{name}"))
+        if found:
+            return str(found[-1])
+    return None

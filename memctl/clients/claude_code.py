@@ -10,18 +10,22 @@ PreCompact hand the transcript to ingest. Each hook entry is a command group
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
-from memctl.integrations import formats
-from memctl.integrations.base import Found, Launcher, Where, existing, find_binary
-from memctl.integrations.files import Plan
-from memctl.integrations.instructions import SKILLS, plan_instructions_block, skill_file
+from memctl.clients import formats
+from memctl.clients.base import Found, Launcher, Where, existing, find_binary
+from memctl.clients.files import Plan
+from memctl.clients.instructions import SKILLS, plan_instructions_block, skill_file
 
 NAME = "claude-code"
 BINARY = "claude"
 START_MATCHER = "startup|resume|clear|compact"
 EVENTS = ("SessionStart", "Stop", "SessionEnd", "PreCompact")
+START_EVENTS = ("SessionStart",)
+CAPTURE_EVENTS = ("Stop", "SessionEnd", "PreCompact")
+TRANSCRIPT_FORMAT = "claude-code"
 
 
 def config_dir(where: Where) -> Path:
@@ -73,7 +77,9 @@ def settings_path(where: Where) -> Path:
     return config_dir(where) / "settings.json"
 
 
-def hook_groups(run: Launcher, timeout: int) -> dict[str, list[dict[str, Any]]]:
+def hook_groups(
+    run: Launcher, timeout: int, per_prompt: bool = False
+) -> dict[str, list[dict[str, Any]]]:
     def group(event: str, matcher: str | None = None) -> dict[str, Any]:
         hook = {"type": "command", "command": run.shell("hook", NAME, event), "timeout": timeout}
         return {"matcher": matcher, "hooks": [hook]} if matcher else {"hooks": [hook]}
@@ -83,6 +89,7 @@ def hook_groups(run: Launcher, timeout: int) -> dict[str, list[dict[str, Any]]]:
         "Stop": [group("Stop")],
         "SessionEnd": [group("SessionEnd")],
         "PreCompact": [group("PreCompact")],
+        **({"UserPromptSubmit": [group("UserPromptSubmit")]} if per_prompt else {}),
     }
 
 
@@ -115,11 +122,14 @@ def merge_hooks(
     return result
 
 
-def plan_hooks(plan: Plan, where: Where, run: Launcher, timeout: int, remove: bool) -> None:
+def plan_hooks(
+    plan: Plan, where: Where, run: Launcher, timeout: int, remove: bool, per_prompt: bool = False
+) -> None:
+    """memctl's hook groups in settings.json (UserPromptSubmit only ``per_prompt``)."""
     path = settings_path(where)
     data = plan.read(path)
     doc = formats.load_json(path, data)
-    merged = merge_hooks(doc, {} if remove else hook_groups(run, timeout), is_ours)
+    merged = merge_hooks(doc, {} if remove else hook_groups(run, timeout, per_prompt), is_ours)
     plan.write(path, data if merged == doc else formats.dump_json(merged, data), NAME, "hooks")
 
 
@@ -133,3 +143,13 @@ def hooks_installed(where: Where) -> list[str]:
 
 def hook_files(where: Where) -> list[Path]:
     return [settings_path(where)]
+
+
+def start_output(context: str) -> str:
+    """``hookSpecificOutput.additionalContext`` (Codex reads the same shape)."""
+    answer = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}}
+    return json.dumps(answer) + "\n"
+
+
+def find_transcript(session_id: str) -> str | None:
+    return None  # every payload names its transcript_path

@@ -22,15 +22,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memctl.integrations import formats
-from memctl.integrations.base import Found, Launcher, Where, existing, find_binary
-from memctl.integrations.files import Plan
-from memctl.integrations.instructions import plan_instructions_block
+from memctl.clients import formats
+from memctl.clients.base import Found, Launcher, Where, existing, find_binary
+from memctl.clients.files import Plan
+from memctl.clients.instructions import plan_instructions_block
 
 NAME = "opencode"
 BINARY = "opencode"
 START = "session.created"
 EVENTS = (START, "session.idle", "session.compacted")
+START_EVENTS = (START,)
+CAPTURE_EVENTS = ("session.idle", "session.compacted")  # the payload holds the session
+TRANSCRIPT_FORMAT = "opencode"
 PLUGIN_MARK = "// memctl plugin"
 CONTEXT_WAIT_MS = 1000  # the longest a session's first model call waits for its context
 CONTEXT_FRESH_MS = 30_000  # a block asked for this recently serves a new session as it is
@@ -165,3 +168,11 @@ def hooks_installed(where: Where) -> list[str]:
 
 def hook_files(where: Where) -> list[Path]:
     return [plugin_path(where)]
+
+
+def start_output(context: str) -> str:
+    return context  # the plugin adds the text to the system prompt as it is
+
+
+def find_transcript(session_id: str) -> str | None:
+    return None  # the plugin sends the session itself

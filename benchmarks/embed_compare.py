@@ -1,0 +1,277 @@
+"""The numpy MiniLM embedder beside ONNX Runtime (CPU) on the same weights and tokenizer.
+
+Run with the project's venv from the repository root, after installing the two
+packages this script alone needs (memctl itself never imports them):
+
+    .venv/bin/pip install onnx onnxruntime
+    .venv/bin/python benchmarks/embed_compare.py [--chars 100,400,1000] [--texts 128]
+        [--against REV] [--default-blas-threads]
+
+The ONNX graph is built here from memctl's own laid-out weights with the `onnx`
+package's helper API (no torch, no download): the same BERT layers as
+memctl/embed/local.py, GELU as erf, mean pooling and L2 norm done in numpy.
+ONNX Runtime runs it on one thread, fp32 and (quantize_dynamic) int8. Every
+figure is CPU seconds of this process (time.process_time) per text, numpy's BLAS
+on one thread too, the three embedders taking turns in one run; the vectors'
+agreement with numpy's is printed beside. ``--against REV`` adds memctl's numpy
+embedder as it was at git revision REV, beside today's in the same process.
+``--default-blas-threads`` leaves OpenBLAS its default thread count and compares
+only REV's embedder (measured first, at every length) with today's (which limits
+BLAS to one thread when it loads): what a write cost before and after that change.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+if "--default-blas-threads" not in sys.argv:
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np  # noqa: E402
+
+from benchmarks.embed_speed import sentences  # noqa: E402
+from memctl.embed import local  # noqa: E402
+
+BATCH = 32
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def embedder_at(revision: str, scratch: Path) -> local.LocalEmbedder:
+    """memctl/embed/local.py as it was at ``revision``, loaded beside today's."""
+    source = subprocess.run(
+        ["git", "show", f"{revision}:memctl/embed/local.py"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    path = scratch / "local_then.py"
+    path.write_text(source, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("local_then", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["local_then"] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    then: local.LocalEmbedder = module.LocalEmbedder(batch_size=BATCH, cache_dir=None)
+    return then
+
+
+def texts_of(chars: int, count: int) -> list[str]:
+    """``count`` distinct texts of ``chars`` characters, sentences run together."""
+    pool = sentences(count * (chars // 60 + 2), seed=chars)
+    out, current = [], ""
+    for sentence in pool:
+        current = f"{current} {sentence}".strip()
+        if len(current) >= chars:
+            out.append(current[:chars])
+            current = ""
+        if len(out) == count:
+            break
+    return out
+
+
+def build_graph(weights: local._Weights) -> bytes:
+    """An ONNX model: token ids (batch, tokens) and mask -> last hidden states."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    initializers = []
+    nodes = []
+
+    def const(name: str, array: np.ndarray) -> str:
+        initializers.append(numpy_helper.from_array(array, name))
+        return name
+
+    def node(kind: str, inputs: list[str], **attributes: object) -> str:
+        output = f"t{len(nodes)}"
+        nodes.append(helper.make_node(kind, inputs, [output], **attributes))
+        return output
+
+    f32 = np.float32
+    const("word", weights.word)
+    const("position", weights.position)
+    const("token_type", weights.token_type[0])
+    const("zero", np.array([0], np.int64))
+    const("one", np.array([1], np.int64))
+    const("axes12", np.array([1, 2], np.int64))
+    const("qkv_shape", np.array([0, 0, 3, local.HEADS, local.HEAD_DIM], np.int64))
+    const("hidden_shape", np.array([0, 0, local.DIM], np.int64))
+    const("masked", np.array(-1e9, f32))
+    const("onef", np.array(1.0, f32))
+    const("halff", np.array(0.5, f32))
+    const("inv_sqrt2", np.array(1 / np.sqrt(2), f32))
+    tokens = node("Gather", [node("Shape", ["ids"]), "one"], axis=0)
+    x = node("Add", [node("Gather", ["word", "ids"], axis=0), "token_type"])
+    x = node("Add", [x, node("Slice", ["position", "zero", tokens, "zero"])])
+    x = node(
+        "LayerNormalization",
+        [x, const("norm_g", weights.norm_g), const("norm_b", weights.norm_b)],
+        epsilon=local.LAYER_NORM_EPS,
+    )
+    bias = node("Mul", [node("Sub", ["onef", "mask"]), "masked"])
+    bias = node("Unsqueeze", [bias, "axes12"])  # (batch, 1, 1, tokens)
+    for i, layer in enumerate(weights.layers):
+        w = {
+            name: const(f"{i}.{name}", getattr(layer, name)) for name in layer.__dataclass_fields__
+        }
+        qkv = node("Add", [node("MatMul", [x, w["qkv_w"]]), w["qkv_b"]])
+        qkv = node("Transpose", [node("Reshape", [qkv, "qkv_shape"])], perm=[2, 0, 3, 1, 4])
+        parts = [f"{i}.q", f"{i}.k", f"{i}.v"]
+        nodes.append(helper.make_node("Split", [qkv], parts, axis=0, num_outputs=3))
+        q, k, v = (node("Squeeze", [part, "zero"]) for part in parts)
+        scores = node("MatMul", [q, node("Transpose", [k], perm=[0, 1, 3, 2])])
+        attention = node("Softmax", [node("Add", [scores, bias])], axis=-1)
+        context = node("Transpose", [node("MatMul", [attention, v])], perm=[0, 2, 1, 3])
+        context = node("Reshape", [context, "hidden_shape"])
+        out = node("Add", [node("MatMul", [context, w["attn_out_w"]]), w["attn_out_b"]])
+        x = node(
+            "LayerNormalization",
+            [node("Add", [out, x]), w["attn_norm_g"], w["attn_norm_b"]],
+            epsilon=local.LAYER_NORM_EPS,
+        )
+        hidden = node("Add", [node("MatMul", [x, w["inter_w"]]), w["inter_b"]])
+        phi = node("Erf", [node("Mul", [hidden, "inv_sqrt2"])])
+        phi = node("Mul", [node("Add", [phi, "onef"]), "halff"])
+        out = node("Add", [node("MatMul", [node("Mul", [hidden, phi]), w["out_w"]]), w["out_b"]])
+        x = node(
+            "LayerNormalization",
+            [node("Add", [out, x]), w["out_norm_g"], w["out_norm_b"]],
+            epsilon=local.LAYER_NORM_EPS,
+        )
+    nodes.append(helper.make_node("Identity", [x], ["hidden"]))
+    graph = helper.make_graph(
+        nodes,
+        "all-MiniLM-L6-v2",
+        [
+            helper.make_tensor_value_info("ids", TensorProto.INT64, ["batch", "tokens"]),
+            helper.make_tensor_value_info("mask", TensorProto.FLOAT, ["batch", "tokens"]),
+        ],
+        [helper.make_tensor_value_info("hidden", TensorProto.FLOAT, ["batch", "tokens", 384])],
+        initializers,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    model.ir_version = 9
+    return bytes(model.SerializeToString())
+
+
+def session(model: bytes | str) -> object:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+
+
+def onnx_embedder(
+    embedder: local.LocalEmbedder, runner: object
+) -> Callable[[list[str]], np.ndarray]:
+    """embed() as LocalEmbedder does it (length-sorted batches), the forward in ONNX Runtime."""
+    tokenizer, _ = embedder._load()
+
+    def embed(texts: list[str]) -> np.ndarray:
+        encodings = tokenizer.encode_batch(texts)
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        rows = [encodings[i].ids for i in order]
+        out = np.empty((len(texts), local.DIM), dtype=np.float32)
+        for batch in local._batches([len(row) for row in rows], BATCH):
+            ids, mask = local._pad(rows[batch])
+            hidden = runner.run(None, {"ids": ids, "mask": mask})[0]  # type: ignore[attr-defined]
+            pooled = np.einsum("btd,bt->bd", hidden, mask) / mask.sum(axis=1, keepdims=True)
+            out[order[batch]] = pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
+        return out
+
+    return embed
+
+
+def cpu_per_text(embed: Callable[[list[str]], np.ndarray], texts: list[str]) -> float:
+    began = time.process_time()
+    embed(texts)
+    return (time.process_time() - began) / len(texts) * 1000
+
+
+def report(
+    name: str,
+    embed: Callable[[list[str]], np.ndarray],
+    texts: list[str],
+    reference: np.ndarray,
+    rounds: int,
+) -> None:
+    vectors = embed(texts)
+    cosine = float((vectors * reference).sum(axis=1).min())
+    times = sorted(cpu_per_text(embed, texts) for _ in range(rounds))
+    print(
+        f"  {name:<24} {times[len(times) // 2]:6.1f} ms CPU per text (median of "
+        f"{rounds}; min {times[0]:.1f})  min cosine to numpy {cosine:.7f}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chars", default="100,400,1000", help="text lengths, comma-separated")
+    parser.add_argument("--texts", type=int, default=128, help="texts per length")
+    parser.add_argument("--rounds", type=int, default=3, help="turns each embedder takes")
+    parser.add_argument("--against", metavar="REV", help="also memctl's embedder at git REV")
+    parser.add_argument(
+        "--default-blas-threads",
+        action="store_true",
+        help="OpenBLAS's own thread count; REV's embedder, then today's (needs --against)",
+    )
+    args = parser.parse_args()
+    lengths = [int(c) for c in args.chars.split(",")]
+    with tempfile.TemporaryDirectory() as scratch:
+        then = embedder_at(args.against, Path(scratch)) if args.against else None
+        if args.default_blas_threads:
+            if then is None:
+                parser.error("--default-blas-threads needs --against REV")
+            now = local.LocalEmbedder(batch_size=BATCH)
+            print(f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', '(unset)')}")
+            for name, embedder in ((f"numpy at {args.against}", then), ("numpy today", now)):
+                for chars in lengths:
+                    texts = texts_of(chars, args.texts)
+                    reference = embedder.embed(texts)
+                    print(f"{chars}-character texts, {len(texts)} of them, batch {BATCH}:")
+                    report(name, embedder.embed, texts, reference, args.rounds)
+            return
+        compare(lengths, args, then, Path(scratch))
+
+
+def compare(
+    lengths: list[int], args: argparse.Namespace, then: local.LocalEmbedder | None, scratch: Path
+) -> None:
+    embedder = local.LocalEmbedder(batch_size=BATCH)
+    embedder.embed(["warm-up"])
+    began = time.process_time()
+    model = build_graph(embedder._load()[1])
+    print(
+        f"ONNX graph built in {time.process_time() - began:.2f} s CPU ({len(model) / 1e6:.0f} MB)"
+    )
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    fp32_path, int8_path = scratch / "fp32.onnx", scratch / "int8.onnx"
+    fp32_path.write_bytes(model)
+    quantize_dynamic(fp32_path, int8_path, weight_type=QuantType.QInt8)
+    embedders: dict[str, Callable[[list[str]], np.ndarray]] = {"numpy today": embedder.embed}
+    if then is not None:
+        embedders[f"numpy at {args.against}"] = then.embed
+    embedders["onnxruntime fp32"] = onnx_embedder(embedder, session(model))
+    embedders["onnxruntime int8"] = onnx_embedder(embedder, session(str(int8_path)))
+    for chars in lengths:
+        texts = texts_of(chars, args.texts)
+        reference = embedder.embed(texts)
+        print(f"\n{chars}-character texts, {len(texts)} of them, batch {BATCH}:")
+        for name, embed in embedders.items():
+            report(name, embed, texts, reference, args.rounds)
+
+
+if __name__ == "__main__":
+    main()

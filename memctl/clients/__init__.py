@@ -1,0 +1,91 @@
+"""The assistants memctl works with: one module per assistant, behind one ``Client``
+protocol, in one registry.
+
+Each module says how its assistant is detected; where its MCP config, instructions
+and hooks live and in which format (and plans memctl's changes to them); which of
+its hook events start a session and which end one, with the payload and the answer
+each expects; which transcript format it writes and where it keeps a session's
+transcript when the payload does not say. ``integrations/`` (init, install, status,
+the hook entry) asks the registry and names no assistant itself. Adding an assistant
+is one module here, its fixtures and its tests.
+
+Still outside: the transcript parsers (``ingest/parse/``, one module per format,
+named by ``TRANSCRIPT_FORMAT``) and the injected-text rules (``ingest/injected.py``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+from memctl.clients import claude_code, codex, cursor, opencode
+from memctl.clients.base import Found, Launcher, Where
+from memctl.clients.files import Plan
+
+
+class Client(Protocol):
+    """What memctl knows of one assistant (a module satisfies it: mypy checks each)."""
+
+    @property
+    def NAME(self) -> str:
+        """As the user types it: `memctl install NAME`."""
+        ...
+
+    @property
+    def BINARY(self) -> str:
+        """Its command on PATH."""
+        ...
+
+    @property
+    def EVENTS(self) -> tuple[str, ...]:
+        """The hook events memctl installs, as the client names them."""
+        ...
+
+    @property
+    def START_EVENTS(self) -> tuple[str, ...]:
+        """Those answered with the context block."""
+        ...
+
+    @property
+    def CAPTURE_EVENTS(self) -> tuple[str, ...]:
+        """Those that capture the session (Codex's notify is not installed by default)."""
+        ...
+
+    @property
+    def TRANSCRIPT_FORMAT(self) -> str | None:
+        """The parser for its transcripts (None: sniffed)."""
+        ...
+
+    def detect(self, where: Where) -> Found: ...
+
+    def plan_mcp(self, plan: Plan, where: Where, run: Launcher, remove: bool = False) -> None: ...
+
+    def plan_instructions(self, plan: Plan, where: Where, remove: bool = False) -> None: ...
+
+    def plan_hooks(
+        self, plan: Plan, where: Where, run: Launcher, timeout: int, remove: bool
+    ) -> None: ...
+
+    def hooks_installed(self, where: Where) -> list[str]: ...
+
+    def hook_files(self, where: Where) -> list[Path]: ...
+
+    def start_output(self, context: str) -> str:
+        """What a session-start hook prints for this client (``context`` not empty)."""
+        ...
+
+    def find_transcript(self, session_id: str) -> str | None:
+        """Where the client keeps this session's transcript, for payloads without one."""
+        ...
+
+
+REGISTRY: dict[str, Client] = {
+    claude_code.NAME: claude_code,
+    codex.NAME: codex,
+    opencode.NAME: opencode,
+    cursor.NAME: cursor,
+}
+
+
+def names() -> tuple[str, ...]:
+    return tuple(REGISTRY)

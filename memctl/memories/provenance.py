@@ -1,0 +1,71 @@
+"""Where a memory came from, and whether that lets it open a new session by itself.
+
+A memory's ``source`` says who said it: ``cli`` (the user's ``remember``),
+``mcp`` (the assistant's ``memory_store``), ``session:<id>#<seq>:<role>`` (a
+message of a session: the user's, the assistant's), ``session:<id>#<a>-<b>`` (a
+session's digest), ``file:<path>#...`` (an import); a memory another machine
+pushed through the sync repository (``store.sync.foreign_hosts``) is that host's.
+
+The session-start block is the one place memctl speaks to a new session
+unasked, so there a memory is left out when it came from another host not in
+``sync.trust``, or when it tells to run code fetched from the network
+(``curl ... | sh``) and the user did not say it: text from tools, web pages or
+other machines never becomes an instruction by itself. Asked for, such
+memories are still recalled, marked with where they came from.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memctl.model import Memory
+
+YOU = "you"
+# Words of a command that runs what it just downloaded, or decodes and runs a payload.
+FETCH_AND_RUN = re.compile(
+    r"\b(?:curl|wget|iwr|invoke-webrequest|irm|invoke-restmethod|fetch)\b[^\n|;]{0,300}"
+    r"\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b|\b(?:ba|z)?sh\s+(?:-c\s+)?[\"']?\$\(\s*(?:curl|wget)\b"
+    r"|\b(?:ba|z)?sh\s+<\(\s*(?:curl|wget)\b|\|\s*(?:iex|invoke-expression)\b"
+    r"|\bbase64\s+(?:-d|--decode)\b[^\n]{0,100}\|\s*(?:ba|z)?sh\b"
+    r"|\beval\s+[\"']?\$\(\s*(?:curl|wget)\b",
+    re.I,
+)
+
+
+def origin(memory: Memory, host: str | None = None) -> str:
+    """Who a memory's text came from, in a word or two: ``you``, ``assistant``,
+    ``session``, ``import``, ``host <id>``."""
+    if host:
+        return f"host {host[:8]}"
+    source = memory.source
+    if source.startswith("session:"):
+        seqs, _, role = source.rpartition("#")[2].partition(":")
+        if "-" in seqs:
+            return "session digest"
+        return YOU if role == "user" else (role or "session")
+    if source.startswith("file:"):
+        return "import"
+    if source == "mcp":
+        return "assistant"
+    return YOU
+
+
+def fetches_and_runs(text: str) -> bool:
+    """True when ``text`` tells to run code fetched from the network (``curl ... | sh``)."""
+    return bool(FETCH_AND_RUN.search(text))
+
+
+def trusted_hosts(setting: str) -> frozenset[str] | None:
+    """The hosts of ``sync.trust`` (ids or their first characters); None for ``all``."""
+    names = frozenset(setting.replace(",", " ").split())
+    return None if "all" in names else names
+
+
+def start_refusal(memory: Memory, host: str | None, trust: frozenset[str] | None) -> str | None:
+    """Why ``memory`` must not enter a session-start block, or None when it may."""
+    if host and trust is not None and not any(host.startswith(t) for t in trust):
+        return f"from host {host[:8]}, not in sync.trust"
+    said_by = origin(memory, host)
+    if said_by != YOU and fetches_and_runs(memory.content):
+        return f"tells to run fetched code, and {said_by} said it, not you"
+    return None
