@@ -1,5 +1,5 @@
 # Everyday developer commands; the README's Development section says the same.
-.PHONY: setup test lint fmt docs bench
+.PHONY: setup test test-fast lint fmt docs bench
 
 PY := .venv/bin/python
 
@@ -18,8 +18,14 @@ fmt:
 docs:
 	$(PY) scripts/gen_docs.py
 
+# LOCOMO=FILE also runs LoCoMo on that file (docs/benchmarks.md says where the data comes from).
 bench:
 	$(PY) benchmarks/embed_speed.py
 	$(PY) benchmarks/ingest_speed.py
 	$(PY) benchmarks/recall_speed.py --n 10000
-	$(PY) -m benchmarks locomo --data ../shared/bench/locomo-dev.json --cache /tmp/memctl-bench
+	$(if $(LOCOMO),$(PY) -m benchmarks locomo --data $(LOCOMO) --cache /tmp/memctl-bench,@echo "make bench LOCOMO=FILE also runs LoCoMo (docs/benchmarks.md: the data)")
+
+# The inner loop: no processes, no real model, no assistant clients (tests/conftest.py marks
+# them slow / e2e); `make test` and CI run everything.
+test-fast:
+	$(PY) -m pytest -q -m "not slow and not e2e"

@@ -1,7 +1,7 @@
 """Does `memctl maintain` keep recall working? LoCoMo turns stored as episodes, recall before
 and after maintenance (rules; and an LLM through the scripted Ollama server).
 
-    .venv/bin/python benchmarks/maintain_quality.py --data ../shared/bench/locomo-dev.json \
+    .venv/bin/python benchmarks/maintain_quality.py --data locomo-dev.json \
         [--conversations 1] [--cache /tmp/memctl-bench]
 
 Per conversation a fresh store holds every dialog turn as an episodic memory

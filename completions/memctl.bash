@@ -11,7 +11,7 @@ _memctl_spec() {
     cmds="" opts="" valopts="" fileopts="" filearg=0
     case $1 in
         "")
-            cmds="maintain restore reembed remember get list update forget delete purge link unlink recall profile status events export import ingest runs undo init uninstall hook mcp sessions context install promote unpromote sync config model"
+            cmds="maintain restore reembed remember get list update forget delete purge link unlink recall profile status events export import ingest runs undo init uninstall hook mcp sessions context doctor install promote unpromote sync config model"
             opts="--home -c --config --version -h --help"
             valopts="--home -c --config"
             ;;
@@ -85,8 +85,8 @@ _memctl_spec() {
             filearg=1
             ;;
         "ingest")
-            opts="--transcript --client --session-id --agent-id -s --scope -t --tag --mode --wait --dry-run --json -h --help"
-            valopts="--transcript --client --session-id --agent-id -s --scope -t --tag --mode"
+            opts="--transcript --client --session-id --agent-id -s --scope -t --tag --mode --wait --dry-run --backfill --since --json -h --help"
+            valopts="--transcript --client --session-id --agent-id -s --scope -t --tag --mode --since"
             fileopts="--transcript"
             ;;
         "runs")
@@ -133,6 +133,9 @@ _memctl_spec() {
         "context")
             opts="--compact --explain -s --scope --budget --json -h --help"
             valopts="-s --scope --budget"
+            ;;
+        "doctor")
+            opts="--json -h --help"
             ;;
         "install")
             cmds="opencode cursor claude-code codex cron status uninstall"
@@ -213,7 +216,7 @@ _memctl_choices() {
     case "$1|$2" in
         "list|-f"|"list|--format") choices="table json ids" ;;
         "import|--strategy") choices="auto atomic section document" ;;
-        "ingest|--client") choices="claude-code opencode codex generic" ;;
+        "ingest|--client") choices="claude-code opencode codex generic cursor" ;;
         "ingest|--mode") choices="smart raw" ;;
     esac
 }

@@ -37,6 +37,7 @@ complete -c memctl -n '__fish_use_subcommand' -a 'hook' -d 'Run by an assistant\
 complete -c memctl -n '__fish_use_subcommand' -a 'mcp' -d 'Serve memctl\'s tools (memory_search, memory_store, ...) and resources over MCP on stdio, for an assistant to start. `memctl init` registers it.'
 complete -c memctl -n '__fish_use_subcommand' -a 'sessions' -d 'The stored sessions: list, show, grep and expand them.'
 complete -c memctl -n '__fish_use_subcommand' -a 'context' -d 'The context block a session starting here gets: identity, essentials, recent work.'
+complete -c memctl -n '__fish_use_subcommand' -a 'doctor' -d 'Check this machine: model, store, hooks, LLM, sync remote, file modes; each with a fix.'
 complete -c memctl -n '__fish_use_subcommand' -a 'install' -d 'Install capture hooks: session-start context and session-end capture.'
 complete -c memctl -n '__fish_use_subcommand' -a 'promote' -d 'Share memories: `memctl sync` publishes promoted memories.'
 complete -c memctl -n '__fish_use_subcommand' -a 'unpromote' -d 'Stop sharing memories: the next sync removes this machine\'s files of them.'
@@ -178,14 +179,16 @@ complete -c memctl -n '__fish_seen_subcommand_from import' -F
 
 # memctl ingest
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -l transcript -r -F -d 'Transcript file; omit (or \'-\') to read standard input.'
-complete -c memctl -n '__fish_seen_subcommand_from ingest' -l client -x -a 'claude-code opencode codex generic' -d 'Transcript format (default: guessed from the content).'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -l client -x -a 'claude-code opencode codex generic cursor' -d 'Transcript format (default: guessed from the content); with --backfill, the assistant whose transcripts to read (default: every one).'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -l session-id -x -d 'Session id (default: the transcript\'s own).'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -l agent-id -x -d 'Agent id recorded on the session and its memories.'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -s s -l scope -x -d 'Scope of the memories: \'project\' (the current one, default), \'global\', or a name.'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -s t -l tag -x -d 'A tag for the memories made from this session; repeat or separate with commas.'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -l mode -x -a 'smart raw' -d 'smart: store the messages and distil memories; raw: only store the messages.'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -l wait -d 'Run the slow path in the foreground instead of a worker.'
-complete -c memctl -n '__fish_seen_subcommand_from ingest' -l dry-run -d 'Print the decisions a run would make; write nothing.'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -l dry-run -d 'Print the decisions a run would make (with --backfill: how many sessions, messages and bytes it would store); write nothing.'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -l backfill -d 'Store every past session the installed assistants keep transcripts of (a second run adds nothing); distil them in the background.'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -l since -x -d 'With --backfill: only transcripts changed since then (an ISO date, or a span: 30d).'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -s h -l help -d 'Show this message and exit.'
 
@@ -270,6 +273,10 @@ complete -c memctl -n '__fish_seen_subcommand_from context' -s s -l scope -x -d 
 complete -c memctl -n '__fish_seen_subcommand_from context' -l budget -x -d 'Tokens in all (default recall.context_budget).'
 complete -c memctl -n '__fish_seen_subcommand_from context' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from context' -s h -l help -d 'Show this message and exit.'
+
+# memctl doctor
+complete -c memctl -n '__fish_seen_subcommand_from doctor' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from doctor' -s h -l help -d 'Show this message and exit.'
 
 # memctl install
 complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron status uninstall' -s h -l help -d 'Show this message and exit.'

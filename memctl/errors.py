@@ -1,6 +1,17 @@
 """Errors a user sees: each is shown as one line on stderr with its exit code."""
 
+from __future__ import annotations
+
 import errno
+from collections.abc import Iterable
+
+
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """`` (did you mean 'X'?)`` for the known word closest to a mistyped one, else ''."""
+    import difflib  # only for an error: not on the way of a command that works
+
+    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 class MemctlError(Exception):

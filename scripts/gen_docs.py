@@ -38,6 +38,8 @@ OTHER_ENV = {
     "else ~/.local/share/memctl).",
     "MEMCTL_DEBUG": "When set, an error shows its Python traceback instead of one line.",
     "MEMCTL_DEBUG_SQL": "When set, every SQL statement is traced to standard error.",
+    "MEMCTL_CLIENTS_DIR": "Where scripts/install-clients puts the assistant CLIs the e2e "
+    "tests drive (default: .cache/clients); not a config key.",
     "OLLAMA_HOST": "The Ollama server (host:port or a URL), used when the ollama.host key "
     "is not set in a config file, MEMCTL_OLLAMA_HOST or --config.",
 }

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import subprocess
 import sys
+import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -129,3 +131,60 @@ def run_cli(
         done.stdout.decode("utf-8", "replace"),
         done.stderr.decode("utf-8", "replace"),
     )
+
+
+# --- markers: `make test-fast` runs -m "not slow and not e2e" --------------------------------
+
+# A test is slow when it starts processes (the CLI through run_cli, git, mypy, ruff: anything
+# through subprocess; `memctl mcp` through the MCP client) or loads the real model, itself or
+# through a helper or fixture of the tests; it is e2e when it lives in tests/e2e. Marked here,
+# so a new test needs no marker (one slow for its sheer size says @pytest.mark.slow).
+SLOW_CALLS = frozenset({"run_cli", "subprocess", "Popen", "StdioServerParameters", "LocalEmbedder"})
+SLOW_FIXTURES = frozenset({"local_embedder"})
+
+
+def _starts_processes(code: types.CodeType, found_in: dict[str, object], seen: set[object]) -> bool:
+    """Whether code (or a function of the tests it names, or code nested in it) names a way
+    to start a process."""
+    if code in seen:
+        return False
+    seen.add(code)
+    if SLOW_CALLS & set(code.co_names):
+        return True
+    nested = [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    helpers = [
+        found_in[name]
+        for name in code.co_names
+        if isinstance(found_in.get(name), types.FunctionType)
+        and getattr(found_in[name], "__module__", "").startswith("tests")
+    ]
+    return any(_starts_processes(c, found_in, seen) for c in nested) or any(
+        _starts_processes(f.__code__, f.__globals__, seen)  # type: ignore[attr-defined]
+        for f in helpers
+    )
+
+
+def _is_slow(item: pytest.Function) -> bool:
+    if SLOW_FIXTURES & set(item.fixturenames):
+        return True
+    seen: set[object] = set()
+    functions = [item.function] + [
+        definition.func
+        for definitions in item._fixtureinfo.name2fixturedefs.values()
+        for definition in definitions
+        if getattr(definition.func, "__module__", "").startswith("tests")
+    ]
+    return any(
+        _starts_processes(inspect.unwrap(f).__code__, inspect.unwrap(f).__globals__, seen)
+        for f in functions
+    )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if not isinstance(item, pytest.Function):
+            continue
+        if "e2e" in item.path.relative_to(ROOT).parts:
+            item.add_marker(pytest.mark.e2e)
+        if _is_slow(item):
+            item.add_marker(pytest.mark.slow)

@@ -307,3 +307,19 @@ def test_choices_flag_pairs_and_file_arguments(tmp_path: Path) -> None:
     assert "-l color -x -a 'red green'" in rendered[gen_docs.FISH]
     assert "\\fB\\-\\-loud\\fR / \\fB\\-\\-quiet\\fR" in rendered[gen_docs.MAN]
     assert "Default: red." in rendered[gen_docs.MAN]
+
+
+def test_nothing_in_the_repository_refers_to_a_file_outside_it() -> None:
+    """A clone holds everything it names: no path into the workspace around it."""
+    tracked = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
+    ).stdout.split(b"\0")
+    outside = ("../" + "shared", "/work/" + "shared")
+    found = [
+        name.decode()
+        for name in tracked
+        if name and (ROOT / name.decode()).is_file()
+        for text in [(ROOT / name.decode()).read_bytes().decode("utf-8", "replace")]
+        if any(path in text for path in outside)
+    ]
+    assert found == []

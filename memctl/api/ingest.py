@@ -27,6 +27,7 @@ from memctl.ingest.capture import (
 
 if TYPE_CHECKING:
     from memctl.imports.report import ImportReport
+    from memctl.ingest.backfill import BackfillReport, Target
     from memctl.ingest.undo import UndoReport
     from memctl.maintain.queue import DrainReport
     from memctl.store.runs import RunRecord
@@ -114,6 +115,25 @@ def ingest(ctx: Context, request: IngestRequest) -> IngestResult:
     elif (queued or report.job_id is not None) and ctx.settings.ingest_spawn_worker:
         result.report.worker_pid = spawn(ctx.settings, request.worker_overrides)
     return result
+
+
+def backfill(
+    ctx: Context,
+    targets: list[Target],
+    mode: str = "smart",
+    dry_run: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+    worker_overrides: dict[str, str] | None = None,
+) -> BackfillReport:
+    """Store every target transcript as the capture hook would; start a worker for the
+    distillation jobs that queued (when ``ingest.spawn_worker``), never run them here."""
+    from memctl.ingest.backfill import store_all
+    from memctl.maintain.spawn import spawn
+
+    report = store_all(ctx, targets, mode, dry_run, progress)
+    if report.jobs and ctx.settings.ingest_spawn_worker:
+        spawn(ctx.settings, worker_overrides or {})
+    return report
 
 
 def _budget(ctx: Context, hook: bool) -> AbstractContextManager[None]:

@@ -91,12 +91,33 @@ def _run_memctl() -> int:
         sys.stdout.write(f"memctl {__version__}\n")
         return 0
     code = run_fast(argv) if command in FAST_COMMANDS else None
-    if code is None:
-        from memctl.cli.main import build_app
+    return run_typer(command) if code is None else code
 
-        build_app(command)()
-        code = 0
-    return code
+
+def run_typer(command: str | None) -> int:
+    """The command line through a Typer app; click's usage errors (an unknown command or
+    option, with its "did you mean", a missing argument, a bad value) become one line."""
+    import typer
+
+    from memctl.cli.main import build_app
+
+    # click's exceptions, wherever this Typer takes click from (its own copy since 0.23)
+    click = sys.modules[typer.BadParameter.__module__]
+    try:
+        result = build_app(command)(standalone_mode=False)
+    except click.UsageError as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":  # `memctl` or a group alone: its help
+            exc.show()
+            return int(exc.exit_code)
+        path = exc.ctx.command_path if exc.ctx else "memctl"
+        raise UsageError(f"{exc.format_message()} (`{path} -h` for help)") from None
+    except click.ClickException as exc:
+        raise MemctlError(exc.format_message()) from None
+    except (getattr(click, "Abort", typer.Abort), typer.Abort):
+        _error("memctl: aborted")
+        return 1
+    # Every command returns None; an int is the code of a typer.Exit.
+    return result if isinstance(result, int) else 0
 
 
 def main(run: Callable[[], int] = _run_memctl, prog: str = "memctl") -> None:

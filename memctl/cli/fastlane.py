@@ -33,14 +33,15 @@ class Opt:
     aliases: tuple[str, ...] = ()  # old spellings, still taken, not shown in --help
 
 
-CLIENT_CHOICES = TRANSCRIPT_CLIENTS
+CLIENT_CHOICES = TRANSCRIPT_CLIENTS  # the Typer command takes the assistants too (--backfill)
 INGEST_OPTIONS: dict[str, Opt] = {
     "transcript": Opt(
         ("--transcript",), "Transcript file; omit (or '-') to read standard input.", "PATH"
     ),
     "client": Opt(
         ("--client",),
-        "Transcript format (default: guessed from the content).",
+        "Transcript format (default: guessed from the content); with --backfill, the"
+        " assistant whose transcripts to read (default: every one).",
         "CLIENT",
         CLIENT_CHOICES,
     ),
@@ -65,10 +66,24 @@ INGEST_OPTIONS: dict[str, Opt] = {
         ("smart", "raw"),
     ),
     "wait": Opt(("--wait",), "Run the slow path in the foreground instead of a worker."),
-    "dry_run": Opt(("--dry-run",), "Print the decisions a run would make; write nothing."),
+    "dry_run": Opt(
+        ("--dry-run",),
+        "Print the decisions a run would make (with --backfill: how many sessions, messages"
+        " and bytes it would store); write nothing.",
+    ),
+    "backfill": Opt(
+        ("--backfill",),
+        "Store every past session the installed assistants keep transcripts of (a second"
+        " run adds nothing); distil them in the background.",
+    ),
+    "since": Opt(
+        ("--since",),
+        "With --backfill: only transcripts changed since then (an ISO date, or a span: 30d).",
+        "DATE",
+    ),
     "as_json": Opt(("--json",), "Print JSON (stable field names)."),
 }
-SLOW_FLAGS = {"--wait", "--dry-run", "-h", "--help"}
+SLOW_FLAGS = {"--wait", "--dry-run", "--backfill", "-h", "--help"}
 
 
 class Refused(Exception):
@@ -196,6 +211,10 @@ def ingest_request(args: Any, stdin: Any, overrides: dict[str, str]) -> IngestRe
     """The core API's request from parsed arguments (argparse's or Typer's)."""
     from memctl.api.ingest import IngestRequest
 
+    if getattr(args, "since", None) is not None:
+        from memctl.errors import UsageError
+
+        raise UsageError("--since goes with --backfill")
     transcript = None if args.transcript in (None, "-") else str(args.transcript)
     return IngestRequest(
         transcript=transcript,

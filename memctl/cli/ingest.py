@@ -26,8 +26,21 @@ from memctl.cli.fastlane import (
     ingest_request,
     result_data,
 )
-from memctl.cli.render import age, console, print_json, warn
+from memctl.cli.render import (
+    TEXT_MIN_WIDTH,
+    age,
+    console,
+    human_size,
+    item_progress,
+    print_json,
+    short_id,
+    update_items,
+    warn,
+)
+from memctl.clients import REGISTRY
+from memctl.errors import UsageError
 from memctl.ingest.capture import CaptureReport
+from memctl.integrations.backfill import find_transcripts, since_time
 from memctl.store.runs import RunRecord
 
 app = new_typer()
@@ -36,7 +49,9 @@ app = new_typer()
 # the table fits 80 columns; `memctl runs RUN_ID` shows it whole.
 LLM_WIDTH = 12
 
-Client = StrEnum("Client", [(c.replace("-", "_"), c) for c in CLIENT_CHOICES])  # type: ignore[misc]
+# the transcript formats and, for --backfill, the assistants
+CLIENT_NAMES = tuple(dict.fromkeys((*CLIENT_CHOICES, *REGISTRY)))
+Client = StrEnum("Client", [(c.replace("-", "_"), c) for c in CLIENT_NAMES])  # type: ignore[misc]
 Mode = StrEnum("Mode", [("smart", "smart"), ("raw", "raw")])  # type: ignore[misc]
 
 
@@ -58,9 +73,25 @@ def ingest(
     mode: Annotated[Mode, _option("mode")] = Mode.smart,  # type: ignore[attr-defined]
     wait: Annotated[bool, _option("wait")] = False,
     dry_run: Annotated[bool, _option("dry_run")] = False,
+    backfill: Annotated[bool, _option("backfill")] = False,
+    since: Annotated[str | None, _option("since")] = None,
     as_json: Annotated[bool, _option("as_json")] = False,
 ) -> None:
     """Store a conversation verbatim at once; distil memories from it in the background."""
+    if backfill:
+        given = {
+            "--transcript": transcript,
+            "--session-id": session_id,
+            "--agent-id": agent_id,
+            "--scope": scope,
+            "--tag": tags or tags_alias,
+            "--wait": wait,
+        }
+        clash = next((flag for flag, value in given.items() if value), None)
+        if clash:
+            raise UsageError(f"{clash} does not go with --backfill (each transcript is its own)")
+        _backfill(ctx, str(client) if client else None, since, str(mode), dry_run, as_json)
+        return
     context = open_context(ctx)
     arguments = SimpleNamespace(
         transcript=transcript,
@@ -90,6 +121,44 @@ def ingest(
     for item in drained.failed if drained else []:
         warn(f"job {item['job']} failed: {item['error']}")
     _warn_llm_notes(drained)
+
+
+def _backfill(
+    ctx: typer.Context, client: str | None, since: str | None, mode: str, dry: bool, as_json: bool
+) -> None:
+    targets = find_transcripts(client, since_time(since))
+    context = open_context(ctx)
+    overrides = ctx.find_root().obj.get("config") or {}
+    with item_progress(disable=as_json or not targets or not console.is_terminal) as bar:
+        task = bar.add_task("transcripts", total=len(targets), rate="")
+        report = api.backfill(
+            context,
+            targets,
+            mode,
+            dry,
+            lambda done, total: update_items(bar, task, done, total, "transcripts"),
+            overrides,
+        )
+    if as_json:
+        print_json(report.to_dict())
+        return
+    found = ", ".join(f"{n} {name}" for name, n in report.per_client.items()) or "none"
+    console.print(f"found {report.transcripts} transcripts ({found})")
+    verb = "would store" if dry else "stored"
+    console.print(
+        f"{verb} {report.messages} new messages of {report.sessions} sessions"
+        f" ({human_size(report.bytes)} read); {report.unchanged} transcripts had nothing new"
+    )
+    if report.malformed:
+        warn(f"{report.malformed} lines or records did not parse and were passed over")
+    if report.failed:
+        warn(f"{report.failed} transcripts could not be read (passed over):")
+        for line in report.failures:
+            warn(line)
+    if dry:
+        console.print("dry run: nothing written")
+    elif report.jobs:
+        console.print(f"{report.jobs} sessions queued for distillation in the background")
 
 
 def _warn_llm_notes(drained: Any) -> None:
@@ -168,21 +237,29 @@ def runs(
     if not found:
         console.print("no runs yet")
         return
-    table = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
-    for column in ("run", "age", "kind", "status", "llm", "msg/fact", "tokens"):
-        table.add_column(column, no_wrap=True, max_width=LLM_WIDTH if column == "llm" else None)
-    table.add_column("decisions", overflow="fold", ratio=1)
-    for r in found:
-        table.add_row(
-            r.id[:8],
+    rows = [
+        (
+            short_id(r.id),
             age(r.started_at),
             r.kind,
             r.status,
-            r.llm or "-",
+            (r.llm or "-")[:LLM_WIDTH],
             f"{r.messages}/{r.facts}",
             str(r.tokens),
-            _counts(r.counts),
         )
+        for r in found
+    ]
+    table = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    headers = ("run", "age", "kind", "status", "llm", "msg/fact", "tokens")
+    widths = [max(len(column), *(len(row[i]) for row in rows)) for i, column in enumerate(headers)]
+    for column, width in zip(headers, widths, strict=True):  # as wide as they need: never cut
+        table.add_column(column, no_wrap=True, min_width=width)
+    # the rest (2 spaces between columns): one count a line, a name too long cut (…) at the
+    # column's end, never broken
+    rest = max(TEXT_MIN_WIDTH, console.width - sum(widths) - 2 * len(widths) - 1)
+    table.add_column("decisions", overflow="ellipsis", no_wrap=True, max_width=rest)
+    for row, r in zip(rows, found, strict=True):
+        table.add_row(*row, _counts(r.counts).replace(", ", "\n"))
     console.print(table)
 
 

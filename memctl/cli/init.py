@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from memctl.cli.common import JsonOption, new_typer, settings_for
-from memctl.cli.render import console, print_json
+from memctl.cli.render import console, middle, print_json
 from memctl.clients.base import Launcher, launcher
 from memctl.integrations import setup
 from memctl.integrations.hooks_state import SLOW_MS
@@ -110,24 +110,35 @@ def init(
     show(setup.init(request, place, run, home), dry_run, as_json)
 
 
+# The found column of `install status`: a longer path is cut in the middle (--json has it whole).
+FOUND_WIDTH = 16
+
+
+def tilde(path: str) -> str:
+    """A path under the home directory as ``~/...``."""
+    home = str(Path.home())
+    return "~" + path[len(home) :] if path == home or path.startswith(home + "/") else path
+
+
 def show_status(found: list[setup.ClientStatus], as_json: bool) -> None:
     if as_json:
         print_json([s.to_dict() for s in found])
         return
+    from rich import box
     from rich.table import Table
 
-    table = Table(header_style="bold")
+    table = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     for column in ("tool", "found", "mcp", "instructions", "hooks", "last fired"):
-        table.add_column(column, overflow="fold")
+        table.add_column(column, no_wrap=True)  # one item a line: nothing is broken
     for item in found:
         where = item.found.binary or (str(item.found.config_dir) if item.found.config_dir else "")
-        hooks = ", ".join(item.hooks) or "-"
+        hooks = "\n".join(item.hooks) or "-"
         if item.trusted is not None and item.hooks:
-            hooks += " (trusted)" if item.trusted else " (NOT trusted: review them in /hooks)"
-        fired = ", ".join(f"{e} {setup.age(t)}" for e, t in item.fired.items()) or "never"
+            hooks += "\ntrusted" if item.trusted else "\nNOT trusted:\nsee /hooks"
+        fired = "\n".join(f"{e} {setup.age(t)}" for e, t in item.fired.items()) or "never"
         table.add_row(
             item.client,
-            where or "no",
+            middle(tilde(where), FOUND_WIDTH) if where else "no",
             "yes" if item.mcp else "no",
             "yes" if item.instructions else "no",
             hooks,

@@ -18,6 +18,7 @@ from memctl.cli.init import (
 )
 from memctl.cli.render import console
 from memctl.clients.base import launcher
+from memctl.errors import NotFoundError
 from memctl.integrations import setup
 
 app = new_typer(
@@ -53,7 +54,10 @@ def _install(
     home, run = home_and_launcher(ctx)
     timeout = settings_for(ctx).hooks_timeout
     request = setup.InstallRequest(client, project, force, dry_run, notify, timeout, per_prompt)
-    show(setup.install(request, setup.where(project, Path.cwd()), run, home), dry_run, as_json)
+    outcome = setup.install(request, setup.where(project, Path.cwd()), run, home)
+    if not outcome.clients:  # the client is not on this machine: say so, fail, write nothing
+        raise NotFoundError(" ".join(outcome.notes))
+    show(outcome, dry_run, as_json)
 
 
 def _command(client: str) -> None:

@@ -1,7 +1,7 @@
 """The ``memctl`` command: global options and the command groups, loaded as needed.
 
 Importing every command module (and the core each one pulls in) costs more
-than a quick command's whole run, so ``app_for(argv)`` builds a Typer app
+than a quick command's whole run, so ``build_app(command)`` builds a Typer app
 holding only the group of the command being run; ``--help``, completion, an
 unknown command and ``memctl`` alone get every group (``app``, built on
 first use, is that full app).
@@ -36,10 +36,11 @@ COMMANDS: dict[str, str] = {
     "mcp": "mcp",
     "sessions": "sessions",
     "context": "context_cmd",
+    "doctor": "doctor",
 }
 GROUPS = (
     *("memory", "graph", "recall", "status", "exchange", "ingest", "init", "hook", "mcp"),
-    *("sessions", "context_cmd"),
+    *("sessions", "context_cmd", "doctor"),
 )
 
 

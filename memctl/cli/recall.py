@@ -12,7 +12,7 @@ from memctl.api.recall import profile as api_profile
 from memctl.api.recall import recall as api_recall
 from memctl.cli import render as out
 from memctl.cli.common import JsonOption, ScopeOption, new_typer, open_context, text_argument
-from memctl.cli.render import age, one_line, print_json, warn
+from memctl.cli.render import age, one_line, print_json, short_id, unbroken, warn
 from memctl.errors import UsageError
 from memctl.retrieve.explain import explain
 from memctl.retrieve.pipeline import RecallResult
@@ -162,21 +162,24 @@ def results_table(result: RecallResult) -> Table:
     from rich.table import Table
 
     table = Table(header_style="bold")
-    for column in ("#", "score", "id", "age", "category", "memory"):
-        table.add_column(
-            column,
-            overflow="fold" if column == "memory" else "ellipsis",
-            no_wrap=column != "memory",
-        )
-    for rank, item in enumerate(result.results, start=1):
-        table.add_row(
+    headers = ("#", "score", "id", "age", "category")
+    rows = [
+        [
             str(rank),
             f"{item.score:.4f}",
-            item.memory.id if item.is_message else item.memory.id[:8],
+            short_id(item.memory.id),
             age(item.dated_at),
             str(item.memory.category),
-            one_line(item.memory.summary, 200),
-        )
+        ]
+        for rank, item in enumerate(result.results, start=1)
+    ]
+    columns = [[header, *(row[i] for row in rows)] for i, header in enumerate(headers)]
+    texts, width = unbroken([one_line(i.memory.summary, 200) for i in result.results], columns)
+    for column in headers:
+        table.add_column(column, no_wrap=True)
+    table.add_column("memory", overflow="fold", min_width=width, ratio=1)
+    for row, text in zip(rows, texts, strict=True):
+        table.add_row(*row, text)
     return table
 
 

@@ -64,6 +64,18 @@ def age(iso: str | None, now: datetime | None = None) -> str:
     return "now"
 
 
+# Digits of an id a table shows (every command takes a unique prefix; --json has the whole id).
+ID_WIDTH = 8
+# The narrowest a table's text column is squeezed to before the others give way.
+TEXT_MIN_WIDTH = 20
+
+
+def short_id(full: str) -> str:
+    """An id as a table shows it: its first 8 digits; a session message keeps its ``#N``."""
+    session, separator, number = full.rpartition("#")
+    return f"{session[:ID_WIDTH]}#{number}" if separator else full[:ID_WIDTH]
+
+
 def one_line(text: str, width: int = 100) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
@@ -77,6 +89,17 @@ def middle(text: str, width: int) -> str:
     return text[:head] + "…" + text[len(text) - (width - 1 - head) :]
 
 
+def unbroken(texts: list[str], others: list[list[str]]) -> tuple[list[str], int]:
+    """The texts of a table's last column, each word longer than the room the other columns
+    (each its header and cells) leave cut in the middle, and the column's width: one that
+    breaks none of their words. A rich table with borders takes 3 characters a column + 1."""
+    used = sum(max(map(len, column)) + 3 for column in others) + 1
+    room = max(TEXT_MIN_WIDTH, _console(False).width - used - 3)
+    cut = [" ".join(middle(word, room) for word in text.split(" ")) for text in texts]
+    longest = max((len(word) for text in cut for word in text.split()), default=0)
+    return cut, max(TEXT_MIN_WIDTH, longest)
+
+
 def memory_table(
     memories: list[Memory], title: str | None = None, times: dict[str, str] | None = None
 ) -> Table:
@@ -85,21 +108,24 @@ def memory_table(
 
     times = times or {}
     table = Table(title=title, show_lines=False, header_style="bold")
-    for column in ("id", "age", "category", "kind", "state", "memory"):
-        table.add_column(
-            column,
-            overflow="fold" if column == "memory" else "ellipsis",
-            no_wrap=column != "memory",
-        )
-    for memory in memories:
-        table.add_row(
-            memory.id[:8],
+    headers = ("id", "age", "category", "kind", "state")
+    rows = [
+        [
+            short_id(memory.id),
             age(times.get(memory.id, memory.created_at)),
             str(memory.category),
             str(memory.kind),
             str(memory.state),
-            one_line(memory.summary),
-        )
+        ]
+        for memory in memories
+    ]
+    columns = [[header, *(row[i] for row in rows)] for i, header in enumerate(headers)]
+    texts, width = unbroken([one_line(memory.summary) for memory in memories], columns)
+    for column in headers:
+        table.add_column(column, no_wrap=True)
+    table.add_column("memory", overflow="fold", min_width=width, ratio=1)
+    for row, text in zip(rows, texts, strict=True):
+        table.add_row(*row, text)
     return table
 
 

@@ -4,10 +4,11 @@ protocol, in one registry.
 Each module says how its assistant is detected; where its MCP config, instructions
 and hooks live and in which format (and plans memctl's changes to them); which of
 its hook events start a session and which end one, with the payload and the answer
-each expects; which transcript format it writes and where it keeps a session's
-transcript when the payload does not say. ``integrations/`` (init, install, status,
-the hook entry) asks the registry and names no assistant itself. Adding an assistant
-is one module here, its fixtures and its tests.
+each expects; which transcript format it writes, where it keeps a session's
+transcript when the payload does not say, and where it keeps them all (for
+``memctl ingest --backfill`` and what ``memory_ingest`` may read). ``integrations/``
+(init, install, status, the hook entry, backfill) asks the registry and names no
+assistant itself. Adding an assistant is one module here, its fixtures and its tests.
 
 Still outside: the transcript parsers (``ingest/parse/``, one module per format,
 named by ``TRANSCRIPT_FORMAT``) and the injected-text rules (``ingest/injected.py``).
@@ -56,6 +57,12 @@ class Client(Protocol):
         """The parser for its transcripts (None: sniffed)."""
         ...
 
+    @property
+    def TRANSCRIPT_GLOBS(self) -> tuple[str, ...]:
+        """Its past sessions' transcripts, as globs under ``transcript_dirs()`` (empty:
+        none memctl can read as they are kept)."""
+        ...
+
     def detect(self, where: Where) -> Found: ...
 
     def plan_mcp(self, plan: Plan, where: Where, run: Launcher, remove: bool = False) -> None: ...
@@ -76,6 +83,10 @@ class Client(Protocol):
 
     def find_transcript(self, session_id: str) -> str | None:
         """Where the client keeps this session's transcript, for payloads without one."""
+        ...
+
+    def transcript_dirs(self) -> list[Path]:
+        """The folders it keeps its transcripts in (whether or not they exist)."""
         ...
 
 

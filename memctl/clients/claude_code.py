@@ -11,6 +11,7 @@ PreCompact hand the transcript to ingest. Each hook entry is a command group
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,8 @@ EVENTS = ("SessionStart", "Stop", "SessionEnd", "PreCompact")
 START_EVENTS = ("SessionStart",)
 CAPTURE_EVENTS = ("Stop", "SessionEnd", "PreCompact")
 TRANSCRIPT_FORMAT = "claude-code"
+# one file a session in a folder a project; <session>/subagents/*.jsonl are its subagents
+TRANSCRIPT_GLOBS = ("*/*.jsonl",)
 
 
 def config_dir(where: Where) -> Path:
@@ -153,3 +156,8 @@ def start_output(context: str) -> str:
 
 def find_transcript(session_id: str) -> str | None:
     return None  # every payload names its transcript_path
+
+
+def transcript_dirs() -> list[Path]:
+    """``$CLAUDE_CONFIG_DIR/projects`` (default ``~/.claude/projects``)."""
+    return [Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude") / "projects"]

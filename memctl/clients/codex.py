@@ -31,6 +31,7 @@ EVENTS = ("SessionStart", "Stop")
 START_EVENTS = ("SessionStart",)
 CAPTURE_EVENTS = ("Stop", NOTIFY)  # notify: the event's JSON is its last argument
 TRANSCRIPT_FORMAT = "codex"
+TRANSCRIPT_GLOBS = ("**/rollout-*.jsonl",)  # sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl
 TRUST_NOTE = (
     "Codex runs hooks only after you trust them: start `codex`, type /hooks, and trust the "
     "memctl hooks (`memctl install status` shows whether they are trusted)"
@@ -182,6 +183,10 @@ def find_transcript(session_id: str) -> str | None:
     """The rollout file of a Codex thread: ``$CODEX_HOME/sessions/Y/M/D/rollout-...-<id>.jsonl``."""
     if not session_id:
         return None
-    home = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex") / "sessions"
-    matches = sorted(home.glob(f"*/*/*/rollout-*{session_id}.jsonl"))
+    matches = sorted(transcript_dirs()[0].glob(f"*/*/*/rollout-*{session_id}.jsonl"))
     return str(matches[-1]) if matches else None
+
+
+def transcript_dirs() -> list[Path]:
+    """``$CODEX_HOME/sessions`` (default ``~/.codex/sessions``)."""
+    return [Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex") / "sessions"]

@@ -23,6 +23,11 @@ EVENTS = ("sessionStart", "stop")
 START_EVENTS = ("sessionStart",)
 CAPTURE_EVENTS = ("stop",)
 TRANSCRIPT_FORMAT = None  # its agent transcripts are sniffed
+TRANSCRIPT_GLOBS = (  # see find_transcript
+    "*/agent-transcripts/*.jsonl",
+    "*/agent-transcripts/*/*.jsonl",
+    "*/agent-transcripts/*.txt",
+)
 
 
 def config_dir(where: Where) -> Path:
@@ -56,8 +61,9 @@ def rule_path(where: Where) -> Path:
 
 
 def plan_instructions(plan: Plan, where: Where, remove: bool = False) -> None:
-    if where.project is None:
-        plan.note("cursor: user rules live in Cursor's settings; use --project for a rule file")
+    if where.project is None:  # nothing memctl wrote to take out: a note for init only
+        if not remove:
+            plan.note("cursor: user rules live in Cursor's settings; use --project for a rule file")
         return
     plan.write(rule_path(where), None if remove else CURSOR_RULE.encode(), NAME, "instructions")
 
@@ -109,9 +115,13 @@ def find_transcript(session_id: str) -> str | None:
     or ``<id>.txt`` (older versions)."""
     if not session_id or not session_id.replace("-", "").isalnum():
         return None
-    root = Path.home() / ".cursor" / "projects"
+    root = transcript_dirs()[0]
     for name in (f"{session_id}.jsonl", f"{session_id}/*.jsonl", f"{session_id}.txt"):
         found = sorted(root.glob(f"*/agent-transcripts/{name}"))
         if found:
             return str(found[-1])
     return None
+
+
+def transcript_dirs() -> list[Path]:
+    return [Path.home() / ".cursor" / "projects"]

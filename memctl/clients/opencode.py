@@ -20,6 +20,7 @@ nothing); that is OpenCode's, once per directory, and not memctl's to avoid.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from memctl.clients import formats
@@ -34,6 +35,9 @@ EVENTS = (START, "session.idle", "session.compacted")
 START_EVENTS = (START,)
 CAPTURE_EVENTS = ("session.idle", "session.compacted")  # the payload holds the session
 TRANSCRIPT_FORMAT = "opencode"
+# Its storage keeps a session as many files (session/, message/, part/); the parser reads
+# `opencode export` documents, so past sessions are not backfilled.
+TRANSCRIPT_GLOBS: tuple[str, ...] = ()
 PLUGIN_MARK = "// memctl plugin"
 CONTEXT_WAIT_MS = 1000  # the longest a session's first model call waits for its context
 CONTEXT_FRESH_MS = 30_000  # a block asked for this recently serves a new session as it is
@@ -176,3 +180,9 @@ def start_output(context: str) -> str:
 
 def find_transcript(session_id: str) -> str | None:
     return None  # the plugin sends the session itself
+
+
+def transcript_dirs() -> list[Path]:
+    """``$XDG_DATA_HOME/opencode`` (default ``~/.local/share/opencode``)."""
+    data = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return [Path(data) / "opencode"]

@@ -18,13 +18,14 @@ from urllib.parse import urlsplit
 from memctl.config.files import write_private
 from memctl.config.scope import path_scope, project_root, project_scope
 from memctl.config.values import Values
-from memctl.errors import ConfigError
+from memctl.errors import ConfigError, did_you_mean
 
 CONFIG_FILE = "config.yaml"
 PROJECT_CONFIG = Path(".memctl") / CONFIG_FILE
 ENV_PREFIX = "MEMCTL_"
-# Environment variables that are not config keys but are read elsewhere.
-ENV_NOT_KEYS = frozenset({"MEMCTL_HOME", "MEMCTL_DEBUG", "MEMCTL_DEBUG_SQL"})
+# Environment variables that are not config keys but are read elsewhere
+# (MEMCTL_CLIENTS_DIR: where scripts/install-clients and the e2e tests keep the clients).
+ENV_NOT_KEYS = frozenset({"MEMCTL_HOME", "MEMCTL_DEBUG", "MEMCTL_DEBUG_SQL", "MEMCTL_CLIENTS_DIR"})
 
 
 @dataclass(frozen=True)
@@ -742,10 +743,13 @@ KEY_NAMES_BY_ATTR = {key.attr: key.name for key in KEYS}
 
 
 def key_named(name: str) -> Key:
-    """The key called ``name``, or a ConfigError listing the known keys."""
+    """The key called ``name``, or a ConfigError naming the closest known key."""
     key = KEYS_BY_NAME.get(name)
     if key is None:
-        raise ConfigError(f"unknown config key {name!r}; known keys: {', '.join(KEYS_BY_NAME)}")
+        raise ConfigError(
+            f"unknown config key {name!r}{did_you_mean(name, KEYS_BY_NAME)}; "
+            "`memctl config show` lists every key"
+        )
     return key
 
 
@@ -856,8 +860,10 @@ def read_env(environ: dict[str, str]) -> dict[str, Any]:
             continue
         key = by_env.get(var)
         if key is None:
-            known = ", ".join(sorted(by_env))
-            raise ConfigError(f"unknown environment variable {var}; known: {known}")
+            raise ConfigError(
+                f"unknown environment variable {var}{did_you_mean(var, by_env)}; "
+                "`memctl config show` lists every key (MEMCTL_ and the key, dots as _)"
+            )
         parsed[key.name] = key.parse(value)
     return parsed
 

@@ -21,6 +21,7 @@ import.
 
 from __future__ import annotations
 
+import socket
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
@@ -38,19 +39,21 @@ from memctl.ingest.apply import apply, prepare_merges
 from memctl.ingest.facts import Decision, Fact
 from memctl.ingest.pipeline import FACT_STAGES, embed, record_decisions
 from memctl.ingest.reconcile import decide
-from memctl.ingest.run import Run, start_run
+from memctl.ingest.run import Run, holder_gone, start_run
+from memctl.ingest.undo import undo
 from memctl.llm import choose_llm
 from memctl.memories.operations import kept_tags, personal_scope, resolve_scope
 from memctl.model import new_id, now_iso
 from memctl.store.imports import (
     DONE,
     FAILED,
+    STORED,
     ImportRecord,
     already_imported,
     find_import,
     save_import,
 )
-from memctl.store.runs import save_run
+from memctl.store.runs import get_run, save_run
 from memctl.store.sessions import get_session
 from memctl.sync.records import import_lines, preview_lines
 
@@ -168,7 +171,23 @@ class _Importer:
         run.tags, file.run_id = self.tags, run.id
         if self.options.scope in (None, ""):
             run.personal_scope = personal_scope(ctx)
+        if record is not None:
+            self.abandon(record)
+            record.run_id = run.id  # named before it writes: a rerun after a kill finds it
+            with ctx.db.atomic():
+                save_run(ctx.db, run.record)
+                save_import(ctx.db, record)
         return _Job(plan, file, run, record)
+
+    def abandon(self, record: ImportRecord) -> None:
+        """Undo what an earlier import of this file wrote before its process died, so that
+        importing it again makes no duplicates."""
+        earlier = get_run(self.ctx.db, record.run_id) if record.run_id else None
+        if record.status != STORED or earlier is None or earlier.undone_by is not None:
+            return
+        dead = earlier.status == "running" and holder_gone(earlier.holder, socket.gethostname())
+        if dead or earlier.status == "failed":
+            undo(self.ctx, earlier.id)
 
     def native(self, target: Target, found: Survey, file: FileReport) -> None:
         """memctl's own memories: imported as they are, ids kept."""
@@ -177,7 +196,15 @@ class _Importer:
             if self.options.dry_run:
                 result = preview_lines(self.ctx, lines, self.scope)
             else:
-                result = import_lines(self.ctx, lines, default_scope=self.scope)
+                run = start_run(self.ctx, "import", None, self.scope)
+                file.run_id = run.id
+                with self.ctx.db.atomic():  # first: a run killed midway can be undone
+                    save_run(self.ctx.db, run.record)
+                result = import_lines(self.ctx, lines, default_scope=self.scope, run_id=run.id)
+                run.record.status, run.record.finished_at = "done", now_iso()
+                run.record.counts = {"imported": result.imported, "skipped": result.skipped}
+                with self.ctx.db.atomic():
+                    save_run(self.ctx.db, run.record)
         file.imported, file.skipped, file.relations = (
             result.imported,
             result.skipped,
@@ -201,6 +228,7 @@ class _Importer:
             format=file.format,
         )
         record.status, record.strategy, record.bytes = DONE, file.strategy, found.bytes
+        record.run_id = file.run_id
         record.counts = {"imported": file.imported, "skipped": file.skipped}
         record.updated_at = now_iso()
         with db.atomic():

@@ -107,7 +107,7 @@ class Tracked:
     last byte read ended a line (then the next capture can read on from there)."""
 
     def __init__(self, file: IO[bytes], path: str, start: int) -> None:
-        self.file, self.path, self.read_to = file, path, start
+        self.file, self.path, self.start, self.read_to = file, path, start, start
         self.ends_line = False
 
     def read(self, size: int = -1) -> bytes:

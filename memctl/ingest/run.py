@@ -7,6 +7,8 @@ the rule-based stages (a None answer means: use the rules).
 
 from __future__ import annotations
 
+import os
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -121,6 +123,7 @@ def start_run(
     record = RunRecord(
         id=new_id(),
         kind=kind,
+        holder=f"{kind}@{socket.gethostname()}:{os.getpid()}",
         session_id=session_id,
         job_id=job_id,
         llm=llm.name if llm else RULES,
@@ -130,3 +133,26 @@ def start_run(
     if llm_note:
         run.note(llm_note)
     return run
+
+
+def holder_gone(claimed_by: str | None, host: str) -> bool:
+    """True when ``claimed_by`` names a process on ``host`` that no longer runs."""
+    _, at, where = (claimed_by or "").rpartition("@")
+    name, colon, pid = where.rpartition(":")
+    if not at or not colon or name != host or not pid.isdigit():
+        return False
+    return not _alive(int(pid))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process holds that pid now
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
+            return not stat.read().rpartition(") ")[2].startswith("Z")  # a zombie is dead
+    except OSError:
+        return True

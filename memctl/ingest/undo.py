@@ -112,6 +112,7 @@ def _restored_vectors(ctx: Context, events: list[Event]) -> Vectors:
 
 REVERT = {
     Action.CREATE: _revert_create,
+    Action.IMPORT: _revert_create,
     Action.UPDATE: _revert_update,
     Action.STATE: _revert_state,
     Action.LINK: _revert_link,

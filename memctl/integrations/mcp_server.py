@@ -25,6 +25,7 @@ from typing import Any, Literal, TypeVar, cast
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import ValidationError
 
 from memctl import __version__
 from memctl.api import distil as distil_api
@@ -32,9 +33,10 @@ from memctl.api import ingest as ingest_api
 from memctl.api import memory as memory_api
 from memctl.api import recall as recall_api
 from memctl.api import sessions as sessions_api
+from memctl.clients import REGISTRY
 from memctl.config import Settings
 from memctl.context import Context
-from memctl.errors import MemctlError
+from memctl.errors import MemctlError, did_you_mean
 from memctl.memories.provenance import origin
 from memctl.model import Memory
 from memctl.retrieve.pipeline import Recalled
@@ -104,13 +106,7 @@ def limited(fn: F) -> F:
 
 def transcript_roots(settings: Settings) -> list[Path]:
     """Where memory_ingest may read: the clients' transcript folders, and mcp.ingest_paths."""
-    home = Path.home()
-    roots = [
-        Path(os.environ.get("CLAUDE_CONFIG_DIR") or home / ".claude") / "projects",
-        Path(os.environ.get("CODEX_HOME") or home / ".codex") / "sessions",
-        home / ".cursor" / "projects",
-        Path(os.environ.get("XDG_DATA_HOME") or home / ".local" / "share") / "opencode",
-    ]
+    roots = [folder for client in REGISTRY.values() for folder in client.transcript_dirs()]
     roots += [Path(p).expanduser() for p in settings.mcp_ingest_paths.split(os.pathsep) if p]
     return [r.resolve() for r in roots]
 
@@ -152,17 +148,55 @@ def hit(item: Recalled, host: str | None = None) -> dict[str, Any]:
     }
 
 
+def arguments_error(tool: str, parameters: dict[str, bool], given: dict[str, Any]) -> str | None:
+    """One line naming what is wrong with a call's argument names (``parameters``: each
+    name and whether it is required), or None when they are right."""
+    for name in given:
+        if name not in parameters:
+            return (
+                f"{tool}: unknown argument {name!r}{did_you_mean(name, parameters)}; "
+                f"it takes {', '.join(parameters)}"
+            )
+    missing = [name for name, required in parameters.items() if required and name not in given]
+    return f"{tool}: missing argument {missing[0]!r}" if missing else None
+
+
+class Server(MCPServer):
+    """The SDK's server; a call's mistakes (an unknown or missing argument, a value of the
+    wrong type) answer one line, not pydantic's report."""
+
+    parameters: dict[str, dict[str, bool]]
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        problem = arguments_error(name, self.parameters.get(name, {}), arguments)
+        if name in self.parameters and problem:
+            raise ToolError(problem)
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if not isinstance(exc.__cause__, ValidationError):
+                raise
+            first = exc.__cause__.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            raise ToolError(f"{name}: argument {where!r}: {first['msg']}") from None
+
+
 def build(ctx: Context) -> MCPServer:
     """The server, with its tools and resources bound to ``ctx``."""
-    server: MCPServer = MCPServer(
+    server = Server(
         name="memctl", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
     )
+    server.parameters = {}
 
     one_at_a_time = threading.Lock()  # the store's connection is not for two threads at once
 
     def tool(fn: F) -> F:
         """Register ``fn`` as a tool, its docstring (dedented) its description."""
         server.add_tool(limited(fn), description=inspect.cleandoc(fn.__doc__ or ""))
+        server.parameters[fn.__name__] = {
+            name: parameter.default is inspect.Parameter.empty
+            for name, parameter in inspect.signature(fn).parameters.items()
+        }
         return fn
 
     def call(work: Callable[[], T]) -> T:

@@ -67,12 +67,20 @@ def estimate_tokens(*texts: str) -> int:
     return sum(len(text) for text in texts) // 4 + 1
 
 
-def unreachable_hint(host: str, model: str) -> str:
-    """What a person reads when no Ollama answers: what happened, and the two ways out."""
+def unreachable_hint(host: str) -> str:
+    """What a person reads when no Ollama answers, in one line: what happened, and the two
+    ways out (``memctl doctor`` says how to set Ollama up)."""
     return (
-        f"cannot reach Ollama at {host}. To distil with an LLM, install Ollama "
-        f"(https://ollama.com), run `ollama serve` and `ollama pull {model}` (or set "
-        "ollama.host); to use the rules without trying, `memctl config set llm none`"
+        f"cannot reach Ollama at {host}: rules used (fix: `memctl doctor`; "
+        "silence: `memctl config set llm none`)"
+    )
+
+
+def setup_hint(model: str) -> str:
+    """How to give memctl an LLM: ``memctl doctor``'s fix when Ollama does not answer."""
+    return (
+        f"install Ollama (https://ollama.com), run `ollama serve` and `ollama pull {model}` "
+        "(or set ollama.host), or `memctl config set llm none`"
     )
 
 
@@ -109,8 +117,7 @@ def choose_llm(settings: Settings) -> LLMChoice:
 
         timeout, ttl = settings.ollama_connect_timeout, settings.llm_probe_cache_seconds
         if not reachable(settings.ollama_host, timeout, settings.home, ttl):
-            hint = unreachable_hint(settings.ollama_host, settings.ollama_chat_model)
-            return LLMChoice(None, f"llm auto, rule-based stages: {hint}")
+            return LLMChoice(None, f"llm auto: {unreachable_hint(settings.ollama_host)}")
     from memctl.llm.ollama import OllamaLLM
 
     return LLMChoice(

@@ -111,7 +111,7 @@ class OllamaLLM:
                 "server", f"Ollama failed: {message} (HTTP {error.status_code})"
             ) from None
         except (ConnectionError, httpx.ConnectTimeout):
-            raise LLMError(unreachable_hint(self._host, self._model), "unreachable") from None
+            raise LLMError(unreachable_hint(self._host), "unreachable") from None
         except httpx.TimeoutException:
             raise _Retryable(
                 "timeout", f"Ollama at {self._host} did not answer within {self._timeout:g} s"

@@ -1,6 +1,8 @@
 """Backups of the store (``VACUUM INTO`` under ``$MEMCTL_HOME/backups/``) and restoring one.
 
-A backup is one SQLite file, 0600, named by its UTC time; one is made when the
+A backup is one SQLite file, 0600, named by its UTC time, written under a
+temporary name and renamed once its integrity check passes (a backup killed
+midway never becomes the newest one); one is made when the
 store changed and the newest is ``maintain.backup_every_hours`` old, and the
 newest ``maintain.backups`` are kept. ``restore`` checks the file is a sound memctl
 store, backs up the current one first, then puts the backup in its place
@@ -17,12 +19,12 @@ from pathlib import Path
 
 from memctl.config import Settings
 from memctl.config.files import private_dir
-from memctl.errors import InputError, NotFoundError
+from memctl.errors import InputError, NotFoundError, StoreError
 from memctl.store.database import Database
 from memctl.store.maintenance import backup_problems, checkpoint, vacuum_into
 
 BACKUP_DIR = "backups"
-PREFIX, SUFFIX = "memctl-", ".db"
+PREFIX, SUFFIX, PARTIAL = "memctl-", ".db", ".partial"
 
 
 def backup_dir(settings: Settings) -> Path:
@@ -47,15 +49,23 @@ def backup_due(settings: Settings) -> bool:
 
 def make_backup(settings: Settings, db: Database) -> Path:
     """A consistent copy of the store, 0600; older ones beyond ``maintain.backups`` go."""
-    folder = backup_dir(settings)
-    private_dir(folder)
+    folder = private_dir(backup_dir(settings))
+    for left in folder.glob(f"{PREFIX}*{SUFFIX}{PARTIAL}"):  # of a backup killed midway
+        left.unlink(missing_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     path = folder / f"{PREFIX}{stamp}{SUFFIX}"
-    os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    partial = path.with_name(path.name + PARTIAL)
+    os.close(os.open(partial, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
     try:
-        vacuum_into(db, path)
+        vacuum_into(db, partial)
+        problems = backup_problems(partial)
+        if problems:
+            raise StoreError(f"the new backup is not a sound store: {problems[0]}")
+        with open(partial, "rb") as handle:
+            os.fsync(handle.fileno())
+        partial.replace(path)
     except BaseException:
-        path.unlink(missing_ok=True)
+        partial.unlink(missing_ok=True)
         raise
     prune(settings)
     return path

@@ -14,8 +14,11 @@ from __future__ import annotations
 import os
 import socket
 
+from memctl.ingest.run import holder_gone
 from memctl.store import jobs
 from memctl.store.database import Database
+from memctl.store.maintenance import mark_runs
+from memctl.store.runs import running_runs
 
 
 def worker_name(role: str) -> str:
@@ -23,34 +26,16 @@ def worker_name(role: str) -> str:
     return f"{role}@{socket.gethostname()}:{os.getpid()}"
 
 
-def holder_gone(claimed_by: str | None, host: str) -> bool:
-    """True when ``claimed_by`` names a process on ``host`` that no longer runs."""
-    _, at, where = (claimed_by or "").rpartition("@")
-    name, colon, pid = where.rpartition(":")
-    if not at or not colon or name != host or not pid.isdigit():
-        return False
-    return not _alive(int(pid))
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # someone else's process holds that pid now
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
-            return not stat.read().rpartition(") ")[2].startswith("Z")  # a zombie is dead
-    except OSError:
-        return True
-
-
 def release_orphans(db: Database, max_attempts: int) -> list[int]:
-    """Put back (or, out of attempts, fail) every running job whose holder died here."""
+    """Put back (or, out of attempts, fail) every running job whose holder died here, and
+    mark failed every run whose process died here."""
     host = socket.gethostname()
     released = []
     for job_id, claimed_by in jobs.running_claims(db):
         if holder_gone(claimed_by, host) and jobs.release(db, job_id, claimed_by, max_attempts):
             released.append(job_id)
+    dead = [run_id for run_id, holder in running_runs(db) if holder_gone(holder, host)]
+    if dead:
+        with db.atomic():
+            mark_runs(db, dead, "failed")
     return released

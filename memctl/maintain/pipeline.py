@@ -88,7 +88,9 @@ def maintain_lock(settings: Settings) -> Iterator[str | None]:
     """Hold the maintain lock; yields None, or the holder's pid when another has it."""
     path: Path = settings.home / LOCK_FILE
     private_dir(path.parent)
-    handle: IO[str] = open(path, "a+", encoding="utf-8")  # noqa: SIM115 (held across the yield)
+    handle: IO[str] = open(  # noqa: SIM115 (held across the yield); private, as every file
+        path, "a+", encoding="utf-8", opener=lambda name, flags: os.open(name, flags, 0o600)
+    )
     try:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)

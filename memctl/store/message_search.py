@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from memctl.errors import NotFoundError
+from memctl.errors import AmbiguousIdError, NotFoundError
 from memctl.model import Category, Kind, Memory, Tier
 from memctl.store.database import Database
 from memctl.store.fts import fts_phrases
-from memctl.store.memories import MemoryFilter
+from memctl.store.memories import MIN_PREFIX, MemoryFilter
+from memctl.store.transcripts import session_ids_like
 
 # A session message's id: <session id>#<message number>.
 MESSAGE_SEPARATOR = "#"
@@ -53,17 +54,23 @@ def is_message_id(text: str) -> bool:
 
 
 def get_message(db: Database, key: str) -> MessageHit:
-    """The message named ``<session id>#<number>``; NotFoundError if there is none."""
+    """The message named ``<session id>#<number>`` (a unique prefix of the session id, as
+    tables show it, will do); NotFoundError if there is none."""
     session_id, _, number = key.strip().rpartition(MESSAGE_SEPARATOR)
     if not session_id or not number.isdigit():
         raise NotFoundError(f"no session message {key}: expected <session id>#<message number>")
-    rows = db.rows(
+    query = (
         "SELECT msg.session_id AS session_id, msg.seq AS seq, msg.role AS role, "
         "msg.content AS content, msg.created_at AS created_at, s.scope AS scope, 0.0 AS score "
         "FROM messages msg JOIN sessions s ON s.id = msg.session_id "
-        "WHERE msg.session_id = ? AND msg.seq = ?",
-        (session_id, int(number)),
+        "WHERE msg.session_id = ? AND msg.seq = ?"
     )
+    rows = db.rows(query, (session_id, int(number)))
+    if not rows and len(session_id) >= MIN_PREFIX:
+        matches = session_ids_like(db, session_id)
+        if len(matches) > 1:
+            raise AmbiguousIdError(f"session prefix {session_id!r} matches several sessions")
+        rows = db.rows(query, (matches[0], int(number))) if matches else []
     if not rows:
         raise NotFoundError(f"no message {number} in session {session_id}")
     return MessageHit(**rows[0])

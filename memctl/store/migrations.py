@@ -340,6 +340,11 @@ def m010_transcript_reads(db: Database) -> None:
         )""")
 
 
+def m011_run_holder(db: Database) -> None:
+    """Which process runs each run (``kind@host:pid``): a run whose process died is failed."""
+    db.execute("ALTER TABLE runs ADD COLUMN holder TEXT")
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -351,4 +356,5 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m008_stemmed_fts,
     m009_stored_at,
     m010_transcript_reads,
+    m011_run_holder,
 ]

@@ -34,6 +34,7 @@ class RunRecord:
     notes: list[str] = field(default_factory=list)
     undo_of: str | None = None
     undone_by: str | None = None
+    holder: str | None = None  # kind@host:pid of the process running it
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -52,6 +53,11 @@ def save_run(db: Database, run: RunRecord) -> None:
     for column in JSON_COLUMNS:
         values[column] = json.dumps(values[column], ensure_ascii=False)
     db.upsert("runs", values)
+
+
+def running_runs(db: Database) -> list[tuple[str, str | None]]:
+    """(id, holder) of the runs marked running."""
+    return [(r[0], r[1]) for r in db.tuples("SELECT id, holder FROM runs WHERE status = 'running'")]
 
 
 def get_run(db: Database, run_id: str) -> RunRecord | None:

@@ -11,7 +11,7 @@ import json
 import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields
-from typing import IO, Any
+from typing import Any
 
 from memctl.config.safe_load import json_value
 from memctl.context import Context
@@ -109,16 +109,6 @@ def stable_id(scope: str, content: str) -> str:
     return content_hash(f"{scope}\0{content}")[:32]
 
 
-def read_lines(stream: IO[bytes]) -> Iterator[tuple[int, str]]:
-    """(line number, text) of the non-blank lines; binary input is an InputError."""
-    for number, raw in enumerate(stream, start=1):
-        if b"\x00" in raw:
-            raise InputError(f"line {number} holds binary data: is this a memctl JSONL export?")
-        text = raw.decode("utf-8", errors="replace").strip()
-        if text:
-            yield number, text
-
-
 def parsed_records(
     lines: Iterable[tuple[int, str]], default_scope: str, report: ImportReport
 ) -> Iterator[tuple[Memory, list[dict[str, Any]]]]:
@@ -140,8 +130,10 @@ def import_lines(
     lines: Iterable[tuple[int, str]],
     progress: Callable[[int], None] | None = None,
     default_scope: str | None = None,
+    run_id: str | None = None,
 ) -> ImportReport:
-    """Import memories in batches; malformed lines are reported and skipped."""
+    """Import memories in batches, each one an event of run ``run_id`` (so ``memctl undo``
+    reverts them); malformed lines are reported and skipped."""
     report, pending_relations = ImportReport(), []
     batch: list[Memory] = []
     scope = default_scope or ctx.settings.project_scope
@@ -149,9 +141,9 @@ def import_lines(
         pending_relations += [(memory.id, r) for r in relations]
         batch.append(memory)
         if len(batch) >= IMPORT_BATCH:
-            _import_batch(ctx, batch, report, progress)
+            _import_batch(ctx, batch, report, progress, run_id)
             batch = []
-    _import_batch(ctx, batch, report, progress)
+    _import_batch(ctx, batch, report, progress, run_id)
     report.relations = _import_relations(ctx, pending_relations, report)
     return report
 
@@ -170,7 +162,11 @@ def preview_lines(
 
 
 def _import_batch(
-    ctx: Context, batch: list[Memory], report: ImportReport, progress: Callable[[int], None] | None
+    ctx: Context,
+    batch: list[Memory],
+    report: ImportReport,
+    progress: Callable[[int], None] | None,
+    run_id: str | None,
 ) -> None:
     existing = store.get_memories(ctx.db, [m.id for m in batch])
     fresh = [m for m in batch if m.id not in existing]
@@ -179,7 +175,7 @@ def _import_batch(
     with ctx.db.atomic():
         for memory, vector in zip(fresh, vectors, strict=True):
             store.insert_memory(ctx.db, memory, vector)
-            log_event(ctx.db, Action.IMPORT, memory.id, {"format": "memctl-jsonl"})
+            log_event(ctx.db, Action.IMPORT, memory.id, {"format": "memctl-jsonl"}, run_id)
     report.imported += len(fresh)
     if progress:
         progress(len(batch))

@@ -61,6 +61,20 @@ def one_line(error: Exception) -> str:
     return lines[-1] if lines else type(error).__name__
 
 
+def unreachable(remote: str, timeout: float) -> str | None:
+    """Why ``git ls-remote`` cannot read the remote (one line), or None when it can."""
+    try:
+        git = _git()
+        runner = git.Git()
+        runner.update_environment(**_env())
+        runner.ls_remote("--quiet", "--", remote, kill_after_timeout=timeout)
+    except SyncError as exc:
+        return str(exc)
+    except Exception as exc:  # GitCommandError, a timeout: git's telling line
+        return f"cannot reach {remote}: {one_line(exc)}"
+    return None
+
+
 @dataclass(frozen=True)
 class Entry:
     """One file of a commit's tree."""

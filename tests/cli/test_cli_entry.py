@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 import typer.main
 
 from memctl.cli.entry import command_of
@@ -45,6 +46,30 @@ def test_version_help_and_unknown_commands_as_processes() -> None:
     assert "recall" in run_cli("--help").stdout
     unknown = run_cli("recal", "x")
     assert unknown.returncode == 2 and "No such command" in unknown.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("recal", "x"), "Did you mean 'recall'?"),
+        (("install", "claude"), "Did you mean 'claude-code'?"),
+        (("recall", "--limt", "3", "x"), "--limit"),
+        (("list", "--format", "xml"), "'xml' is not one of"),
+        (("get",), "Missing argument"),
+    ],
+)
+def test_a_usage_mistake_is_one_line_with_the_closest_spelling(
+    args: tuple[str, ...], said: str
+) -> None:
+    done = run_cli(*args)
+    assert done.returncode == 2 and done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("memctl: error: ") and said in line and "-h` for help" in line
+
+
+def test_a_group_alone_still_shows_its_help() -> None:
+    done = run_cli("config")
+    assert done.returncode == 2 and "show" in done.stderr and "Usage:" in done.stderr
 
 
 def test_tag_is_spelled_the_same_everywhere_and_tags_still_works() -> None:

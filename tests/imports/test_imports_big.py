@@ -6,6 +6,8 @@ from __future__ import annotations
 import tracemalloc
 from pathlib import Path
 
+import pytest
+
 from benchmarks.documents import markdown_notes
 from memctl.config.settings import load_settings
 from memctl.context import Context
@@ -18,6 +20,7 @@ from tests.fakes import HashEmbedder
 SIZE = 5 * 1024 * 1024
 
 
+@pytest.mark.slow  # 5 MB through the whole import: seconds of CPU
 def test_a_5_mb_file_imports_with_bounded_memory(home: Path, tmp_path: Path) -> None:
     # 260 facts alike but for a number: 64 hashed dimensions would make some collide
     embedder = HashEmbedder(1024, "test:hash-1024")

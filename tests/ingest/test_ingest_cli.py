@@ -201,6 +201,7 @@ def test_global_options_before_the_command() -> None:
     assert split_command(argv) == ({"home": "/y", "config": ["a=b", "c=d"]}, "ingest", ["-t", "x"])
 
 
+@pytest.mark.slow  # 2,000 messages through the slow path
 def test_two_thousand_messages_are_stored_and_the_slow_path_reads_them_all_in_batches(
     make_ctx: Callable[..., Context], tmp_path: Path
 ) -> None:

@@ -128,6 +128,72 @@ def test_an_mcp_client_lists_stores_searches_and_gets_clear_errors(
     assert "The user likes rye bread." in profile
 
 
+async def curating(home: Path, project: Path) -> dict[str, Any]:
+    """The tools a model curates memories with, and its mistakes, through the SDK client."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "memctl", "-c", "llm=none", "-c", "embedder=hash", "mcp"],
+        env={"MEMCTL_HOME": str(home), "PATH": os.environ.get("PATH", "")},
+        cwd=project,
+    )
+    seen: dict[str, Any] = {}
+    async with Client(params) as client:
+
+        async def call(tool: str, **arguments: Any) -> Any:
+            return await client.call_tool(tool, arguments)
+
+        deploy = (
+            await call("memory_store", text="We deploy with make release.")
+        ).structured_content
+        tabs = (
+            await call("memory_store", text="The user prefers tabs.", category="preferences")
+        ).structured_content
+        seen["listed"] = (await call("memory_list", limit=10)).structured_content
+        seen["updated"] = (
+            await call("memory_update", id=deploy["id"][:8], text="We deploy with make ship.")
+        ).structured_content
+        seen["linked"] = (
+            await call("memory_link", source=deploy["id"], target=tabs["id"], type="related")
+        ).structured_content
+        seen["got"] = (await call("memory_get", id=deploy["id"])).structured_content
+        seen["profile"] = (await call("memory_profile")).structured_content
+        seen["forgot"] = (await call("memory_forget", id=tabs["id"])).structured_content
+        seen["after"] = (await call("memory_list", state="active")).structured_content
+        seen["context"] = await client.read_resource("memctl://context")
+        seen["misspelt"] = await call("memory_search", qury="deploy")
+        seen["extra"] = await call("memory_get", id=deploy["id"], verbose=True)
+        seen["missing"] = await call("memory_update")
+        seen["mistyped"] = await call("memory_list", limit="many")
+        seen["still"] = (await call("memory_stats")).structured_content
+        seen["ids"] = (deploy["id"], tabs["id"])
+    return seen
+
+
+def test_an_mcp_client_curates_memories_and_a_wrong_argument_is_one_line(
+    home: Path, tmp_path: Path
+) -> None:
+    seen = anyio.run(curating, home, tmp_path / "project")
+    deploy, tabs = seen["ids"]
+    assert {m["id"] for m in seen["listed"]["memories"]} == {deploy, tabs}
+    assert seen["updated"]["content"] == "We deploy with make ship."
+    assert (seen["linked"]["src_id"], seen["linked"]["dst_id"]) == (deploy, tabs)
+    assert [r["dst_id"] for r in seen["got"]["relations"]] == [tabs]
+    assert "The user prefers tabs." in str(seen["profile"])
+    assert seen["forgot"]["state"] == "archived"
+    assert [m["id"] for m in seen["after"]["memories"]] == [deploy]
+    block = "".join(getattr(c, "text", "") for c in seen["context"].contents)
+    assert "We deploy with make ship." in block
+    for key, said in (
+        ("misspelt", "memory_search: unknown argument 'qury' (did you mean 'query'?)"),
+        ("extra", "memory_get: unknown argument 'verbose'"),
+        ("missing", "memory_update: missing argument 'id'"),
+        ("mistyped", "memory_list: argument 'limit': Input should be a valid integer"),
+    ):
+        message = text(seen[key])
+        assert seen[key].is_error and message.startswith(said) and "\n" not in message, message
+    assert seen["still"]["total"] == 2  # the server kept running after every mistake
+
+
 PARALLEL = 200  # benchmarks/attacks.py makes 1,000
 
 

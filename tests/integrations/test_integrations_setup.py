@@ -127,7 +127,9 @@ def test_a_tool_that_is_not_there_is_named_and_left_alone(tmp_path: Path) -> Non
     empty = tmp_path / "nobody"
     empty.mkdir()
     done = run_cli("install", "cursor", env={"HOME": str(empty), "PATH": ""}, cwd=tmp_path)
-    assert done.returncode == 0 and "cursor: not found" in done.stdout
+    assert done.returncode == 3 and done.stdout == ""  # not found: a one-line error
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("memctl: error: cursor: not found") and "--force" in line
     assert list(empty.iterdir()) == []
 
 

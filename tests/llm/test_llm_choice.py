@@ -34,11 +34,11 @@ def test_auto_without_ollama_uses_the_rules_and_says_how_to_set_it_up(
     ctx = make_ctx(llm="auto", ollama__host=dead_ollama_url)
     choice = choose_llm(ctx.settings)
     assert choice.llm is None
-    assert choice.note is not None and "ollama serve" in choice.note
+    assert choice.note is not None and "memctl doctor" in choice.note
     assert "memctl config set llm none" in choice.note
     run = distil(ctx, TRANSCRIPT)
     assert run.record.llm == "rules" and run.record.counts == {"create": 1}
-    assert [n for n in run.record.notes if "ollama serve" in n] == [choice.note]
+    assert [n for n in run.record.notes if "memctl doctor" in n] == [choice.note]
 
 
 def test_auto_with_ollama_uses_it(
@@ -78,7 +78,7 @@ def test_a_refused_connection_is_not_retried(
     with pytest.raises(LLMError) as caught:
         llm.complete_json("s", "p", SCHEMA, lambda v: v)
     assert caught.value.reason == "unreachable" and waits == []
-    assert "ollama serve" in str(caught.value) and "ollama pull llama3.2" in str(caught.value)
+    assert "memctl doctor" in str(caught.value) and dead_ollama_url in str(caught.value)
 
 
 def test_a_server_error_once_connected_is_still_retried(
@@ -109,8 +109,8 @@ def test_ingest_wait_without_ollama_warns_once(
     transcript.write_text(TRANSCRIPT * 3)
     done = _ingest_wait(transcript, f"llm={llm}", f"ollama.host={dead_ollama_url}")
     assert done.returncode == 0, done.stderr
-    hints = [line for line in done.stderr.splitlines() if "ollama serve" in line]
-    assert len(hints) == 1 and dead_ollama_url in hints[0]
+    hints = [line for line in done.stderr.splitlines() if "memctl doctor" in line]
+    assert len(hints) == 1 and dead_ollama_url in hints[0] and len(hints[0]) <= 160
     runs = json.loads(run_cli("runs", "--json").stdout)
     expected = "rules" if llm == "auto" else "ollama:llama3.2 -> rules"
     assert [r["llm"] for r in runs] == [expected]
@@ -136,4 +136,4 @@ def test_import_of_several_files_without_ollama_warns_once(
         str(tmp_path / "b.txt"),
     )
     assert done.returncode == 0, done.stderr
-    assert len([line for line in done.stderr.splitlines() if "ollama serve" in line]) == 1
+    assert len([line for line in done.stderr.splitlines() if "memctl doctor" in line]) == 1

@@ -352,6 +352,20 @@ def test_a_backup_a_day_when_something_changed(make_ctx: Any) -> None:
     assert len(backups(ctx.settings)) == 2
 
 
+def test_a_backup_killed_midway_is_never_the_newest(make_ctx: Any, home: Path) -> None:
+    ctx = make_ctx()
+    put(ctx, "First.", 0)
+    folder = home / "backups"
+    folder.mkdir(mode=0o700)
+    left = folder / "memctl-29991231T000000000000Z.db.partial"  # what kill -9 leaves
+    left.write_bytes(b"SQLite format 3\x00" + b"\x00" * 100)
+    assert backups(ctx.settings) == []  # so a backup is due, and restore never picks it
+    run(ctx, only="upkeep")
+    (made,) = backups(ctx.settings)
+    assert not left.exists() and stat.S_IMODE(made.stat().st_mode) == 0o600
+    assert run_cli("restore", str(made)).returncode == 0
+
+
 def test_backup_and_restore_round_trip(make_ctx: Any, home: Path) -> None:
     ctx = make_ctx(maintain__backups=2, maintain__backup_every_hours=0)
     kept = put(ctx, "Kept in the backup.", 0)

@@ -61,7 +61,8 @@ def shop(
     (root / "repo" / ".git" / "config").write_text(
         '[remote "origin"]\n\turl = git@github.com:acme/shop.git\n'
     )
-    ctx = Context(load_settings(home=root / "home", cwd=Path(root / "repo")), local_embedder)
+    settings = load_settings(home=root / "home", cwd=root / "repo", environ={})  # no MEMCTL_*
+    ctx = Context(settings, local_embedder)
     assert ctx.settings.project_scope == PROJECT
     made = [_memory(*fact) for fact in FACTS]
     vectors = ctx.vectors([m.content for m in made])

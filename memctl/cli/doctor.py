@@ -1,0 +1,31 @@
+"""memctl doctor: is this machine set up? One line a check, with its fix."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+import typer
+
+from memctl.cli.common import JsonOption, new_typer, open_context
+from memctl.cli.render import console, print_json
+from memctl.errors import MemctlError
+from memctl.integrations.doctor import FAIL
+from memctl.integrations.doctor import doctor as run_checks
+
+app = new_typer()
+
+
+@app.command()
+def doctor(ctx: typer.Context, as_json: JsonOption = False) -> None:
+    """Check this machine: model, store, hooks, LLM, sync remote, file modes; each with a fix."""
+    checks = run_checks(open_context(ctx))
+    if as_json:
+        print_json([asdict(check) for check in checks])
+    else:
+        for check in checks:
+            fix = f" (fix: {check.fix})" if check.fix and check.status != "ok" else ""
+            line = f"{check.status:4}  {check.name:18} {check.detail}{fix}"
+            console.print(line, soft_wrap=True, style="red" if check.status == FAIL else None)
+    failed = [check.name for check in checks if check.status == FAIL]
+    if failed:
+        raise MemctlError(f"{len(failed)} of {len(checks)} checks failed: {', '.join(failed)}")

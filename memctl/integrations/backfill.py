@@ -1,0 +1,36 @@
+"""Which past transcripts `memctl ingest --backfill` reads: each client's, as its module
+in the registry says where it keeps them."""
+
+from __future__ import annotations
+
+from memctl.clients import REGISTRY
+from memctl.errors import UsageError
+from memctl.ingest.backfill import Target
+from memctl.memories.timeparse import parse_since
+from memctl.model import parse_time
+
+
+def since_time(text: str | None) -> float | None:
+    """--since (an ISO date or time, or a span such as 30d) as a POSIX time."""
+    return None if text is None else parse_time(parse_since(text)).timestamp()
+
+
+def find_transcripts(client: str | None = None, since: float | None = None) -> list[Target]:
+    """Every transcript file the clients keep (``client``'s only, when given), changed at
+    or after ``since``, oldest first (so sessions are stored in the order they ran)."""
+    if client is not None and client not in REGISTRY:
+        known = ", ".join(REGISTRY)
+        raise UsageError(f"unknown client {client!r} for --backfill: expected one of {known}")
+    found: dict[str, tuple[float, Target]] = {}
+    for name, module in REGISTRY.items():
+        if client not in (None, name):
+            continue
+        for folder in module.transcript_dirs():
+            for pattern in module.TRANSCRIPT_GLOBS if folder.is_dir() else ():
+                for path in folder.glob(pattern):
+                    stat = path.stat() if path.is_file() else None
+                    if stat is None or (since is not None and stat.st_mtime < since):
+                        continue
+                    target = Target(name, module.TRANSCRIPT_FORMAT, path, stat.st_size)
+                    found.setdefault(str(path), (stat.st_mtime, target))
+    return [target for _, target in sorted(found.values(), key=lambda f: (f[0], str(f[1].path)))]

@@ -1,0 +1,158 @@
+"""``memctl doctor``: is this machine set up? One check a line, each with its fix.
+
+Every check reads (a missing store is reported, not created). A check
+is ``ok``, ``warn`` (works, but something is missing or unused) or ``fail`` (something
+a person must fix); ``memctl doctor`` exits non-zero when one fails.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from memctl.config import Settings
+from memctl.context import Context
+from memctl.errors import MemctlError
+
+OK, WARN, FAIL = "ok", "warn", "fail"
+# Files memctl makes are private to their owner (README, "Store"): no group or other bits.
+PRIVATE_BITS = stat.S_IRWXG | stat.S_IRWXO
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    status: str  # ok, warn or fail
+    detail: str  # what was found
+    fix: str = ""  # what to run when it is not ok
+
+
+def doctor(ctx: Context) -> list[Check]:
+    """Every check, in the order a person fixes them."""
+    settings = ctx.settings
+    return [
+        model_check(settings),
+        store_check(ctx),
+        *hook_checks(settings.home),
+        llm_check(settings),
+        sync_check(settings),
+        modes_check(settings.home),
+    ]
+
+
+def model_check(settings: Settings) -> Check:
+    """The configured embedder can embed: the local model's files are there, or Ollama
+    answers; the hash embedder needs nothing."""
+    if settings.embedder == "hash":
+        return Check(
+            "model", WARN, "embedder hash: words only", "`memctl config set embedder local`"
+        )
+    if settings.embedder == "ollama":
+        from memctl.llm.probe import reachable
+
+        host = settings.ollama_host
+        if reachable(host, settings.ollama_connect_timeout, settings.home, 0):
+            return Check("model", OK, f"Ollama at {host} ({settings.ollama_embed_model})")
+        return Check("model", FAIL, f"no Ollama at {host}", "`ollama serve`, or set embedder local")
+    from memctl.embed.local import resolve_model_dir
+
+    try:
+        found = resolve_model_dir(settings.embed_model_path)
+    except MemctlError as exc:
+        return Check("model", FAIL, str(exc), "`memctl model install`")
+    return Check("model", OK, f"all-MiniLM-L6-v2 in {found}")
+
+
+def store_check(ctx: Context) -> Check:
+    """The database opens, passes SQLite's quick check, and holds vectors of the
+    configured model."""
+    path = ctx.settings.db_path
+    if not path.exists():
+        return Check("store", WARN, f"no store yet at {path}", "`memctl import` or `remember`")
+    from memctl.store.maintenance import integrity_problems
+
+    try:
+        problems = integrity_problems(ctx.db, full=False)
+        recorded = ctx.db.vector_model()
+    except MemctlError as exc:
+        return Check("store", FAIL, f"{path}: {exc}", "`memctl restore BACKUP`")
+    if problems:
+        return Check("store", FAIL, f"{path}: {problems[0]}", "`memctl restore BACKUP`")
+    configured = {"local": "local:all-MiniLM-L6-v2", "hash": "test:hash"}.get(
+        ctx.settings.embedder, f"ollama:{ctx.settings.ollama_embed_model}"
+    )
+    if recorded is not None and recorded[0] != configured:
+        return Check(
+            "store", FAIL, f"vectors by {recorded[0]}, embedder is {configured}", "`memctl reembed`"
+        )
+    return Check("store", OK, f"{path} opens and passes the quick check")
+
+
+def hook_checks(home: Path) -> list[Check]:
+    """Per assistant found: its hooks installed, trusted (Codex), and when they last fired."""
+    from memctl.integrations import setup
+
+    checks = []
+    for item in setup.status(setup.where(False, Path.cwd()), home):
+        name = f"hooks {item.client}"
+        if not item.found.present:
+            continue
+        if not item.hooks:
+            checks.append(Check(name, WARN, "not installed", f"`memctl install {item.client}`"))
+        elif item.trusted is False:
+            checks.append(Check(name, WARN, "not trusted yet", "start `codex`, type /hooks"))
+        elif not item.fired:
+            checks.append(Check(name, WARN, "installed, never fired", "start a session"))
+        else:
+            last = max(item.fired.values())
+            checks.append(Check(name, OK, f"installed, last fired {setup.age(last)}"))
+        checks += [Check(name, WARN, problem) for problem in item.problems]
+    return checks or [Check("hooks", WARN, "no assistant found", "install one, then `memctl init`")]
+
+
+def llm_check(settings: Settings) -> Check:
+    """The LLM answers, when one is configured (``llm: none`` distils by rules)."""
+    if settings.llm == "none":
+        return Check("llm", OK, "none: the rules distil")
+    from memctl.llm import setup_hint
+    from memctl.llm.probe import reachable
+
+    host = settings.ollama_host
+    if reachable(host, settings.ollama_connect_timeout, settings.home, 0):
+        return Check("llm", OK, f"Ollama at {host} ({settings.ollama_chat_model})")
+    status = WARN if settings.llm == "auto" else FAIL
+    return Check("llm", status, f"no Ollama at {host}", setup_hint(settings.ollama_chat_model))
+
+
+def sync_check(settings: Settings) -> Check:
+    """The sync remote answers, when one is configured."""
+    if not settings.sync_remote:
+        return Check("sync", OK, "off (no sync.remote)")
+    from memctl.sync.repo import unreachable
+
+    why = unreachable(settings.sync_remote, settings.sync_git_timeout)
+    if why is None:
+        return Check("sync", OK, f"{settings.sync_remote} answers")
+    return Check("sync", FAIL, why, "check the URL and your access (`git ls-remote URL`)")
+
+
+def modes_check(home: Path) -> Check:
+    """Every file and directory under the data directory is private to its owner."""
+    if not home.exists():
+        return Check("modes", OK, f"no data directory yet ({home})")
+    loose = [
+        path
+        for root, dirs, names in os.walk(home)
+        for path in [Path(root), *(Path(root) / n for n in names)]
+        if path.exists() and not path.is_symlink() and path.stat().st_mode & PRIVATE_BITS
+    ]
+    if not loose:
+        return Check("modes", OK, f"everything under {home} is private (0600 / 0700)")
+    return Check(
+        "modes",
+        FAIL,
+        f"{len(set(loose))} files others can read, e.g. {loose[0]}",
+        f"`chmod -R go-rwx {home}`",
+    )

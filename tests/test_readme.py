@@ -1,0 +1,149 @@
+"""The README's Quick start and "Set up with your assistant" run as written.
+
+The commands are read from README.md, so an edit that breaks one fails here. They run
+in a directory laid out like a fresh clone (the repository's files, and this checkout's
+.venv as the one ``./scripts/setup`` made), with a home directory of their own and the
+real model; what the README says each does is checked (the deploy procedure first).
+``./scripts/setup`` itself is not rerun (it installs packages; CI runs it right before
+this suite): its flags are checked against the script.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+SETUP = re.compile(r"^\./scripts/setup((?: --[a-z]+)*)$")
+QUESTION_ANSWER = "Tidepool deploys to production"
+
+
+def section(title: str) -> str:
+    """The text of the README section ``## title``, up to the next ``## ``."""
+    start = README.index(f"\n## {title}\n")
+    end = README.find("\n## ", start + 1)
+    return README[start : end if end != -1 else None]
+
+
+def shell_blocks(text: str) -> list[str]:
+    return re.findall(r"```sh\n(.*?)```", text, flags=re.S)
+
+
+def steps(line: str) -> list[str]:
+    return [step.strip() for step in line.split("&&")]
+
+
+def clone(where: Path) -> Path:
+    """A directory like a fresh clone after ./scripts/setup: the tracked files (linked) and
+    this checkout's .venv."""
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    for top in {name.split("/")[0] for name in tracked} | {".venv"}:
+        (where / top).symlink_to(ROOT / top)
+    return where
+
+
+def environment(user: Path, cache: Path) -> dict[str, str]:
+    """A person's shell: their own home, no MEMCTL_* settings, no assistant binaries on
+    PATH, an 80-column terminal."""
+    keep = {k: v for k, v in os.environ.items() if not k.startswith(("MEMCTL_", "OLLAMA_"))}
+    return {
+        **keep,
+        "HOME": str(user),
+        "XDG_CACHE_HOME": str(cache),
+        "COLUMNS": "80",
+        "PATH": "/usr/bin:/bin",
+        "XDG_DATA_HOME": str(user / ".local" / "share"),
+    }
+
+
+def run_block(block: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """The block's lines as one shell script (an ``export`` holds for the lines after it),
+    stopping at the first that fails; the setup step left out (see the module's doc)."""
+    lines = []
+    for line in block.splitlines():
+        kept = [step for step in steps(line) if not SETUP.match(step)]
+        if kept:
+            lines.append(" && ".join(kept))
+    script = "set -e\n" + "\n".join(lines) + "\n"
+    return subprocess.run(
+        ["sh", "-c", script], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+    )
+
+
+def test_every_setup_the_readme_runs_takes_flags_the_script_takes() -> None:
+    accepted = set(re.findall(r"^\s+(--[a-z]+)\)", (ROOT / "scripts" / "setup").read_text(), re.M))
+    setups = [
+        step
+        for block in shell_blocks(README)
+        for line in block.splitlines()
+        for step in steps(line)
+        if step.startswith("./scripts/setup")
+    ]
+    assert setups, "the README no longer says to run ./scripts/setup"
+    for step in setups:
+        match = SETUP.match(step)
+        assert match and set(match.group(1).split()) <= accepted, step
+    assert (
+        "./scripts/setup --test --bench && .venv/bin/python -m pytest -q"
+        in (ROOT / ".ci" / "run").read_text()
+    )
+
+
+@pytest.fixture(scope="module")
+def quick_start(
+    tmp_path_factory: pytest.TempPathFactory, user_cache: Path
+) -> subprocess.CompletedProcess[str]:
+    where = clone(tmp_path_factory.mktemp("clone"))
+    (block,) = shell_blocks(section("Quick start"))[:1]
+    assert SETUP.match(steps(block.splitlines()[0])[0]), "the Quick start starts with setup"
+    env = environment(tmp_path_factory.mktemp("user"), user_cache)
+    done = run_block(block, where, env)
+    done.args = where  # where it ran, for the assertions on its files
+    return done
+
+
+def test_the_quick_start_stores_the_fifteen_examples(
+    quick_start: subprocess.CompletedProcess[str],
+) -> None:
+    assert quick_start.returncode == 0, quick_start.stderr
+    assert "15 memories imported" in quick_start.stdout
+    assert (Path(quick_start.args) / ".demo" / "memctl.db").is_file()
+
+
+def test_the_quick_start_recalls_the_deploy_procedure_first(
+    quick_start: subprocess.CompletedProcess[str],
+) -> None:
+    assert "no memories found" not in quick_start.stdout
+    first = next(line for line in quick_start.stdout.splitlines() if line.startswith("│ 1 "))
+    assert QUESTION_ANSWER[:16] in first, quick_start.stdout
+
+
+def test_set_up_with_your_assistant_writes_what_the_table_says(
+    tmp_path: Path, user_cache: Path
+) -> None:
+    where = clone(tmp_path)
+    user = tmp_path / "user"
+    (user / ".claude").mkdir(parents=True)  # Claude Code and Codex have run on this machine
+    (user / ".codex").mkdir()
+    (block,) = shell_blocks(section("Set up with your assistant"))[:1]
+    done = run_block(block, where, environment(user, user_cache))
+    assert done.returncode == 0, done.stdout + done.stderr
+
+    server = json.loads((user / ".claude.json").read_text())["mcpServers"]["memctl"]
+    assert Path(server["command"]).is_absolute() and server["command"].endswith("memctl")
+    assert "memctl:begin" in (user / ".claude" / "CLAUDE.md").read_text()
+    for skill in ("recall", "remember", "forget"):
+        assert (user / ".claude" / "skills" / skill / "SKILL.md").is_file()
+    hooks = json.loads((user / ".claude" / "settings.json").read_text())["hooks"]
+    assert {"SessionStart", "Stop", "SessionEnd", "PreCompact"} <= set(hooks)
+    assert "memctl" in json.dumps(hooks["SessionStart"])
+    assert "[mcp_servers.memctl]" in (user / ".codex" / "config.toml").read_text()
+    assert "memctl:begin" in (user / ".codex" / "AGENTS.md").read_text()
