@@ -1,7 +1,28 @@
-"""What the default ingest keeps from real coding sessions: memories, precision, recall@5.
+"""What the default ingest keeps from real coding sessions: memories, precision, recall@5,
+and against a gold set: gold recall and session-start coverage.
 
-    .venv/bin/python benchmarks/session_quality.py [--sessions DIR] [--scripted-llm]
+    .venv/bin/python benchmarks/session_quality.py [--sessions DIR] [--gold DIR] [--scripted-llm]
 
+Gold set (``--gold``, default ``benchmarks/sessions/real/``): real public
+sessions copied byte-for-byte (``SOURCES.md``, ``manifest.json`` with each
+one's repository, commit, path and licence), each with a gold list of what a
+colleague would remember from it. Every session is ingested into one fresh
+store (``--wait``) and the script prints, per path and per session:
+
+- sessions with a memory, and with a digest among those that ran a command or
+  changed a file (the target: all of them);
+- precision: the share of the memories that hold at least one gold item (a
+  lower bound: a true memory the gold list forgot counts against it);
+- gold recall: the share of gold items some memory of the session holds;
+- session-start coverage: the share of gold items the block a next session of
+  the same project starts with holds (``memctl context``);
+- CPU seconds of the whole ingest (capture, distillation, embedding).
+
+The paths: the rules (no LLM; the default) and, with ``--scripted-llm``, the
+LLM path against a scripted server (wiring only, not quality). The host-model
+path needs a model answering the tasks and is not run here.
+
+The first set (``--sessions``, default ``benchmarks/sessions/``):
 The evaluation set is ``benchmarks/sessions/``: real session transcripts
 committed to public repositories (``manifest.json`` names each one's
 repository, commit, path and licence, and how they were trimmed), with the
@@ -32,6 +53,7 @@ import argparse
 import json
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,15 +62,17 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from memctl.api.ingest import IngestRequest, ingest  # noqa: E402
-from memctl.api.recall import RecallRequest, recall  # noqa: E402
+from memctl.api.recall import RecallRequest, SessionStartRequest, recall, session_start  # noqa: E402
 from memctl.config import load_settings  # noqa: E402
 from memctl.context import Context  # noqa: E402
 from memctl.ingest.injected import INJECTIONS  # noqa: E402
+from memctl.ingest.tools import Call, read_calls, tool_kind  # noqa: E402
 from memctl.store.memories import MemoryFilter, list_memories  # noqa: E402
 from memctl.store.runs import list_runs  # noqa: E402
 from memctl.store.sessions import get_session, messages_after  # noqa: E402
 
 SESSIONS = Path(__file__).resolve().parent / "sessions"
+GOLD = SESSIONS / "real"
 TOP = 5
 
 
@@ -155,6 +179,82 @@ def report(label: str, result: tuple[list[SessionScore], int]) -> None:
     )
 
 
+@dataclass
+class GoldScore:
+    name: str
+    acted: bool = False  # ran a command or changed a file
+    digest: bool = False
+    memories: list[str] = field(default_factory=list)
+    precise: int = 0
+    gold: int = 0
+    recalled: int = 0
+    at_start: int = 0
+    cpu: float = 0.0
+
+
+def acted(ctx: Context, session_id: str) -> bool:
+    """The session's stored messages hold a command or a file change."""
+    calls: list[Call] = []
+    for message in messages_after(ctx.db, session_id, 0):
+        read_calls(message.content, calls)
+    return any(tool_kind(c.name, c.detail) in ("shell", "file") for c in calls)
+
+
+def gold_session(ctx: Context, directory: Path, entry: dict[str, Any]) -> GoldScore:
+    score = GoldScore(entry["file"])
+    started = time.process_time()
+    request = IngestRequest(
+        transcript=str(directory / entry["file"]), client=entry["client"], wait=True
+    )
+    captured = ingest(ctx, request).report
+    score.cpu = time.process_time() - started
+    where = MemoryFilter(scopes=None, states=("active",))
+    mine = [m for m in list_memories(ctx.db, where, None) if m.session_id == captured.session_id]
+    score.memories = [m.content for m in mine]
+    score.digest = any("digest" in m.tags for m in mine)
+    score.acted = acted(ctx, captured.session_id)
+    gold = entry["gold"]
+    score.gold = len(gold)
+    score.precise = sum(any(holds(m, g) for g in gold) for m in score.memories)
+    score.recalled = sum(any(holds(m, g) for m in score.memories) for g in gold)
+    block = session_start(ctx, SessionStartRequest(scope=captured.scope))
+    score.at_start = sum(holds(block, g) for g in gold)
+    return score
+
+
+def gold_run(directory: Path, overrides: dict[str, Any]) -> list[GoldScore]:
+    manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
+    with tempfile.TemporaryDirectory() as home:
+        settings = load_settings(Path(home), overrides={"ingest.spawn_worker": False, **overrides})
+        with Context(settings) as ctx:
+            ctx.vectors(["load the embedder before the clock starts"])
+            return [gold_session(ctx, directory, e) for e in manifest["sessions"]]
+
+
+def gold_report(label: str, scores: list[GoldScore]) -> None:
+    print(f"\n## gold set: {label}\n")
+    print("| session | memories | precise | gold recall | at session start | digest | CPU s |")
+    print("| --- | ---: | ---: | ---: | ---: | --- | ---: |")
+    for s in scores:
+        digest = "yes" if s.digest else ("MISSING" if s.acted else "no (did nothing)")
+        print(
+            f"| {s.name} | {len(s.memories)} | {s.precise} | {s.recalled}/{s.gold} | "
+            f"{s.at_start}/{s.gold} | {digest} | {s.cpu:.2f} |"
+        )
+    memories = sum(len(s.memories) for s in scores)
+    gold = sum(s.gold for s in scores)
+    acting = [s for s in scores if s.acted]
+    print(
+        f"\nsessions {len(scores)}, with a memory {sum(bool(s.memories) for s in scores)}, "
+        f"with a digest {sum(s.digest for s in acting)}/{len(acting)} of those that acted; "
+        f"memories {memories}, precision {sum(s.precise for s in scores) / max(1, memories):.2f}, "
+        f"gold recall {sum(s.recalled for s in scores) / max(1, gold):.2f} "
+        f"({sum(s.recalled for s in scores)}/{gold}), "
+        f"session-start coverage {sum(s.at_start for s in scores) / max(1, gold):.2f}, "
+        f"CPU max {max((s.cpu for s in scores), default=0):.2f} s"
+    )
+
+
 def scripted_llm() -> dict[str, Any]:
     """Settings for the LLM path against the scripted Ollama server (not a quality measure)."""
     from tests.ollama_server import FakeOllama
@@ -167,6 +267,7 @@ def scripted_llm() -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sessions", type=Path, default=SESSIONS)
+    parser.add_argument("--gold", type=Path, default=GOLD, help="the gold set's directory")
     parser.add_argument(
         "--scripted-llm",
         action="store_true",
@@ -174,7 +275,11 @@ def main() -> None:
     )
     args = parser.parse_args()
     report("rules alone (no LLM), local MiniLM embedder", run(args.sessions, {"llm": "none"}))
+    gold_report("rules alone (no LLM)", gold_run(args.gold, {"llm": "none"}))
     if args.scripted_llm:
+        gold_report(
+            "LLM path, scripted answers: NOT a quality measure", gold_run(args.gold, scripted_llm())
+        )
         report(
             "LLM path, scripted Ollama answers (empty fact lists): NOT a quality measure",
             run(args.sessions, scripted_llm()),

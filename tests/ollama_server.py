@@ -6,8 +6,9 @@ So this module serves the parts of the Ollama HTTP API that memctl uses, with
 response shapes copied from the real server, deterministic embeddings and
 scripted chat answers. Every request is recorded for assertions.
 
-Use the ``ollama_server`` and ``dead_ollama_url`` fixtures, or ``FakeOllama``
-directly as a context manager.
+It also serves Ollama's OpenAI-compatible ``/v1/chat/completions`` (memctl's
+``llm: openai`` provider speaks it). Use the ``ollama_server`` and
+``dead_ollama_url`` fixtures, or ``FakeOllama`` directly as a context manager.
 """
 
 from __future__ import annotations
@@ -82,6 +83,7 @@ class RecordedRequest:
     method: str
     path: str
     body: Any
+    authorization: str = ""  # the Authorization header, when one was sent
 
 
 def hashed_bag_of_words(text: str, dim: int) -> list[float]:
@@ -298,7 +300,8 @@ class _OllamaHandler(BaseHTTPRequestHandler):
 
     def _handle(self, body: Any) -> None:
         """Record, apply any intercept, then route; a client that gave up is no error."""
-        self.fake.record(RecordedRequest(self.command, self.path, body))
+        authorization = self.headers.get("Authorization") or ""
+        self.fake.record(RecordedRequest(self.command, self.path, body, authorization))
         try:
             action = self.fake.pop_intercept()
             if action is None or not self._act(action):
@@ -322,6 +325,7 @@ class _OllamaHandler(BaseHTTPRequestHandler):
             ("POST", "/api/embed"): self._embed,
             ("POST", "/api/chat"): self._chat,
             ("POST", "/api/generate"): self._generate,
+            ("POST", "/v1/chat/completions"): self._openai_chat,
         }
         route = routes.get((self.command, self.path))
         if route is None:
@@ -365,6 +369,34 @@ class _OllamaHandler(BaseHTTPRequestHandler):
                 "model": body["model"],
                 "message": {"role": "assistant", "content": content},
                 **_generation_stats(body.get("messages"), content),
+            }
+
+        item = self.fake.pop_chat_item()
+        if item is None and self.fake.chat_fn is not None:
+            item = self.fake.chat_fn(body.get("messages") or [])
+        self._answer_item(item, shape)
+
+    def _openai_chat(self, body: dict[str, Any]) -> None:
+        """Ollama's OpenAI-compatible endpoint: the same scripted answers, OpenAI's shape."""
+
+        def shape(content: str) -> dict[str, Any]:
+            stats = _generation_stats(body.get("messages"), content)
+            return {
+                "id": "chatcmpl-1",
+                "object": "chat.completion",
+                "model": body["model"],
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": content},
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": stats["prompt_eval_count"],
+                    "completion_tokens": stats["eval_count"],
+                    "total_tokens": stats["prompt_eval_count"] + stats["eval_count"],
+                },
             }
 
         item = self.fake.pop_chat_item()

@@ -8,17 +8,20 @@ from typing import Any
 from memctl.api.sessions import Origin, origins
 from memctl.context import Context
 from memctl.errors import UsageError
+from memctl.ingest.extract_rules import classify
 from memctl.memories import operations
 from memctl.memories.operations import Status
 from memctl.model import Event, Memory, Relation
 from memctl.store import sessions
 from memctl.store.memories import MemoryFilter
 
+AUTO = "auto"  # remember.category: classify each text by the extraction rules
+
 
 @dataclass(frozen=True)
 class RememberRequest:
     text: str
-    category: str | None = None  # default: remember.category
+    category: str | None = None  # default: remember.category ("auto": by the rules)
     tags: tuple[str, ...] = ()
     importance: float | None = None  # default: remember.importance
     scope: str | None = None  # None or 'project': the current project
@@ -33,11 +36,16 @@ class Remembered:
 
 def remember(ctx: Context, request: RememberRequest) -> Remembered:
     """Store a pinned memory exactly as given (no LLM, no reconciliation); a text already
-    stored in the scope returns the memory that holds it."""
+    stored in the scope returns the memory that holds it. Without a category (and with
+    ``remember.category: auto``) the extraction rules classify the text, so a profile or
+    preference goes to the global scope and a project fact stays in its project."""
+    category = request.category
+    if category is None and ctx.settings.remember_category == AUTO:
+        category = str(classify(request.text))
     memory, existing = operations.remember_once(
         ctx,
         request.text,
-        request.category,
+        category,
         list(request.tags),
         request.importance,
         request.scope,

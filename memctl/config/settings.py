@@ -313,9 +313,10 @@ KEYS: tuple[Key, ...] = (
     ),
     Key(
         "remember.category",
-        "preferences",
-        "Category given to `memctl remember` memories.",
-        choices=("profile", "preferences", "entities", "events", "cases", "patterns"),
+        "auto",
+        "Category given to `memctl remember` and MCP `memory_store` memories without one; "
+        "auto: classified by the extraction rules.",
+        choices=("auto", "profile", "preferences", "entities", "events", "cases", "patterns"),
     ),
     Key(
         "remember.importance",
@@ -346,13 +347,15 @@ KEYS: tuple[Key, ...] = (
         "llm",
         "auto",
         "Language model for ingest and import: auto (Ollama when it answers, else the rules), "
-        "ollama, or none (rule-based stages only).",
-        choices=("auto", "ollama", "none"),
+        "ollama, openai (any OpenAI-compatible chat endpoint), or none (rule-based stages "
+        "only).",
+        choices=("auto", "ollama", "openai", "none"),
     ),
     Key(
         "ollama.connect_timeout",
         2.0,
-        "Seconds to wait to connect to Ollama; a server not reached is not retried.",
+        "Seconds to wait to connect to Ollama (or the openai endpoint); a server not reached "
+        "is not retried.",
         minimum=0.05,
     ),
     Key(
@@ -362,6 +365,19 @@ KEYS: tuple[Key, ...] = (
         minimum=0,
     ),
     Key("ollama.chat_model", "llama3.2", "Ollama chat model used when llm is ollama (or auto)."),
+    Key(
+        "openai.base_url",
+        "https://api.openai.com/v1",
+        "Base URL of the OpenAI-compatible chat endpoint used when llm is openai (llama.cpp, "
+        "LM Studio, vLLM, Ollama's /v1, OpenAI, OpenRouter).",
+    ),
+    Key("openai.model", "gpt-4o-mini", "Model asked for when llm is openai."),
+    Key(
+        "openai.api_key_env",
+        "OPENAI_API_KEY",
+        "Name of the environment variable holding the API key (the key itself is never "
+        "stored in config); unset or empty: no key is sent.",
+    ),
     Key("llm.timeout", 120.0, "Seconds to wait for one LLM answer.", minimum=0.1),
     Key(
         "llm.retries", 2, "Retries after a failed LLM call before falling back to rules.", minimum=0
@@ -494,6 +510,13 @@ KEYS: tuple[Key, ...] = (
         6,
         "Items a digest lists per section (requests, decisions, files, commands, errors).",
         minimum=1,
+    ),
+    Key(
+        "digest.report_chars",
+        500,
+        "Characters of each sub-agent's report a digest keeps (headings and conclusions "
+        "first); the stored session keeps the report whole.",
+        minimum=50,
     ),
     Key("extract.max_facts", 50, "Facts one extraction may return.", minimum=1),
     Key("extract.chunk_chars", 8000, "Transcript characters sent per LLM call.", minimum=500),

@@ -86,6 +86,9 @@ class Values:
     ollama_connect_timeout: float
     llm_probe_cache_seconds: int
     ollama_chat_model: str
+    openai_base_url: str
+    openai_model: str
+    openai_api_key_env: str
     llm_timeout: float
     llm_retries: int
     llm_backoff_seconds: float
@@ -121,6 +124,7 @@ class Values:
     select_max_bytes: int
     digest_max_chars: int
     digest_items: int
+    digest_report_chars: int
     extract_max_facts: int
     extract_chunk_chars: int
     noise_similarity: float

@@ -1,14 +1,28 @@
 """A session's digest: one episodic memory saying what a coding session did, without an LLM.
 
 Extractive and deterministic: every line of it is cut from the session's own
-messages. It lists the substantive requests of the user, the decisions,
-corrections and commitments stated (by the user or the assistant), the files
-created and edited and the commands run (from the tool calls), the errors
-met and what came next, the sub-agents' final reports, and the outcome (the
-closing answer). Injected text (see ``injected``) is left out first. Each
-section holds at most ``digest.items`` items and the whole digest at most
-``digest.max_chars`` characters. It is dated by the session's first message
-and its source names the range of messages it covers.
+messages. Its sections:
+
+- Asked: the user's substantive requests (a slash command and its arguments
+  count: ``/review the auth module``, ``/init``);
+- Decided: decisions, corrections and commitments stated;
+- Created, Edited, Ran, Fixed: the files created and edited and the commands run, each only when
+  its tool call succeeded (a failed edit or a refused write changed nothing);
+  a command that failed and later succeeded is one line, "`X` failed: … →
+  fixed by …"; read-only commands (``ls``, ``cat``, ``git status``) are left out;
+- Found: the sub-agents' final reports, headings and conclusions first
+  (``digest.report_chars`` of each);
+- Left open: a command still failing at the end, a call refused at the
+  permission prompt, a closing question, a last request nobody answered;
+- Outcome: the closing answer.
+
+Tool calls are read from the parsers' notes by their shape (a command line, a
+file write or patch, a sub-agent), each with the outcome its result note gives.
+Injected text (see ``injected``) is left out first. Each section holds at most
+``digest.items`` items and the whole digest at most ``digest.max_chars``
+characters: the least useful section loses items first (``CUT_ORDER``:
+commands, then decisions, later requests, ...); the first request and the
+outcome never go.
 """
 
 from __future__ import annotations
@@ -19,25 +33,47 @@ from dataclasses import dataclass, field
 from memctl.ingest.extract_rules import BULLET, COMMITMENTS, PATTERNS, QUESTION, match, sentences
 from memctl.ingest.injected import strip_injected
 from memctl.ingest.noise import noise_kind
-from memctl.ingest.parse.common import SUBAGENT
+from memctl.ingest.parse.common import SUBAGENT, SUBAGENT_REPORT
+from memctl.ingest.tools import (
+    Call,
+    condense,
+    read_calls,
+    shell_command,
+    tool_kind,
+    without_filler,
+)
 from memctl.model import Message, Role
 
 DIGEST_TAG = "digest"
 ITEM_WIDTH = 160
 REQUEST_MIN_CHARS = 12
 OUTCOME_MIN_CHARS = 60
+OUTCOME_CHARS = 400
+ERROR_WIDTH = 70
+COMMAND_WIDTH = 50
+AGAIN = "running it again"  # a failure whose fix was only a retry: no case to learn
 # kinds of rule match that say what was decided or set right
 DECISION_KINDS = frozenset({"decision", "correction", "convention", "rule", "commitment"})
-# one or more notes on a line: "[tool Write: a.py] [tool result: ok]"
-TOOL_NOTE = re.compile(r"\[tool ([^:\]]+)(?::\s*(.*?))?\](?=\s*\[tool |\s*$)")
-TOOL_ERROR = re.compile(r"\[tool error(?::\s*(.*?))?\](?=\s*\[tool |\s*$)")
-CREATING_TOOLS = frozenset({"write", "create", "create_file", "write_file"})
-EDITING_TOOLS = frozenset(
-    {"edit", "multiedit", "str_replace_based_edit_tool", "notebookedit", "patch", "apply_patch"}
+# files an assistant writes for itself, not for the project (Claude Code's plan mode)
+OWN_FILES = re.compile(r"/\.claude/plans/")
+# the order in which sections lose items when the digest is too long, least useful first:
+# (section, the items it keeps at this step)
+CUT_ORDER = (
+    ("Ran", 0),
+    ("Decided", 0),
+    ("Asked", 2),
+    ("Found", 1),
+    ("Edited", 2),
+    ("Created", 2),
+    ("Fixed", 1),
+    ("Left open", 1),
+    ("Asked", 1),
+    ("Edited", 0),
+    ("Created", 0),
+    ("Found", 0),
+    ("Fixed", 0),
+    ("Left open", 0),
 )
-SHELL_TOOLS = frozenset({"bash", "shell", "exec_command", "local_shell", "run_terminal_cmd"})
-PATCH_FILE = re.compile(r"\*\*\* (Add|Update|Delete) File: (\S+)")
-SHELL_WRAPPER = re.compile(r"^(?:ba|z)?sh -l?c\s+")
 
 
 @dataclass
@@ -49,15 +85,20 @@ class SessionDigest:
     created: list[str] = field(default_factory=list)
     edited: list[str] = field(default_factory=list)
     commands: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
+    fixed: list[str] = field(default_factory=list)
     reports: list[str] = field(default_factory=list)
+    left_open: list[str] = field(default_factory=list)
     outcome: str = ""
+    acted: int = 0  # commands run and files changed, listed or not
+    calls: list[Call] = field(default_factory=list)  # every tool call, with its outcome
+    fixes: list[tuple[str, Call]] = field(default_factory=list)  # (line, the fixing call)
 
     def useful(self) -> bool:
-        """A request and something done about it: files, commands, errors, a sub-agent's
-        report or a closing answer of some length (chit-chat makes no digest)."""
-        acted = self.created or self.edited or self.commands or self.errors or self.reports
-        return bool(self.requests) and bool(acted or len(self.outcome) >= OUTCOME_MIN_CHARS)
+        """The session did something (ran a command, changed a file, had a sub-agent
+        report), or answered a request at some length; chit-chat makes no digest."""
+        if self.acted or self.reports or self.fixed:
+            return True
+        return bool(self.requests) and len(self.outcome) >= OUTCOME_MIN_CHARS
 
 
 def _cut(text: str, width: int = ITEM_WIDTH) -> str:
@@ -73,6 +114,8 @@ def _add(items: list[str], value: str, limit: int) -> None:
 
 def _request(text: str) -> str | None:
     """The ask of a user message: its first sentences, or None for "ok", "continue"."""
+    if text.startswith("/"):  # a slash command: the command and its arguments
+        return _cut(text.splitlines()[0])
     if len(text) < REQUEST_MIN_CHARS or noise_kind(text):
         return None
     first = " ".join(sentences(text)[:2])
@@ -92,68 +135,136 @@ def _decisions(text: str, role: Role) -> list[str]:
     return found
 
 
-def _shorten(path: str, root: str) -> str:
-    return path[len(root) :].lstrip("/") if root and path.startswith(root + "/") else path
-
-
-def _tool(digest: SessionDigest, name: str, detail: str, limit: int) -> None:
-    tool = name.strip().lower()
-    if tool in CREATING_TOOLS and detail:
-        _add(digest.created, detail.split()[0], limit)
-    elif tool in EDITING_TOOLS:
-        patched = PATCH_FILE.findall(detail)
-        for action, path in patched:
-            _add(digest.created if action == "Add" else digest.edited, path, limit)
-        if not patched and detail:
-            _add(digest.edited, detail.split()[0], limit)
-    elif tool in SHELL_TOOLS and detail:
-        _add(digest.commands, _cut(SHELL_WRAPPER.sub("", detail), 100), limit)
-
-
-def _tool_lines(digest: SessionDigest, text: str, limit: int) -> None:
-    for line in text.splitlines():
-        line = line.strip()
-        error = TOOL_ERROR.search(line)
-        if error:
-            _add(digest.errors, _cut(error.group(1) or "a tool failed", 120), limit)
-        for note in TOOL_NOTE.finditer(line):
-            if note.group(1) not in ("result", "error"):
-                _tool(digest, note.group(1), (note.group(2) or "").rstrip("…"), limit)
-
-
 def _prose(text: str) -> str:
     """A message without its tool-note lines."""
     return "\n".join(line for line in text.splitlines() if not line.strip().startswith("[tool"))
 
 
-def build_digest(messages: list[Message], limit: int) -> SessionDigest:
-    """The digest of a session's messages (oldest first), at most ``limit`` items a section."""
-    digest = SessionDigest()
-    report = ""
+@dataclass
+class _Reading:
+    """What a pass over the messages collects before the sections are written."""
+
+    calls: list[Call] = field(default_factory=list)
+    reports: list[str] = field(default_factory=list)
+    last_user: str = ""  # the last request, until an answer follows it
+    sidechain_report: str = ""
+
+
+def _read(messages: list[Message], digest: SessionDigest, limit: int) -> _Reading:
+    reading = _Reading()
     for message in messages:
         text = strip_injected(message.content).text
+        if text.startswith(SUBAGENT_REPORT):
+            reading.reports.append(text.removeprefix(SUBAGENT_REPORT))
+            continue
         subagent = text.startswith(SUBAGENT)
         text = text.removeprefix(SUBAGENT)
-        _tool_lines(digest, text, limit)
+        if not subagent:
+            known = len(reading.calls)
+            read_calls(text, reading.calls)
+            for call in reading.calls[known:]:
+                call.at = message.created_at or ""
         prose = _prose(text).strip()
         if subagent:
-            report = prose if message.role == Role.ASSISTANT and prose else report
+            if message.role == Role.ASSISTANT and prose:
+                reading.sidechain_report = prose
             continue
-        if report:  # back in the main thread: the sub-agent's last words were its report
-            _add(digest.reports, _cut(report), limit)
-            report = ""
+        if reading.sidechain_report:  # back in the main thread: the last words were its report
+            reading.reports.append(reading.sidechain_report)
+            reading.sidechain_report = ""
         if not prose or message.role == Role.TOOL:
             continue
         if message.role == Role.USER:
             request = _request(prose)
             if request:
                 _add(digest.requests, request, limit)
+                reading.last_user = request
         else:
-            digest.outcome = prose
+            digest.outcome, reading.last_user = prose, ""
         for decision in _decisions(prose, message.role):
             _add(digest.decisions, decision, limit)
-    if report:
-        _add(digest.reports, _cut(report), limit)
+    if reading.sidechain_report:
+        reading.reports.append(reading.sidechain_report)
+    return reading
+
+
+def _error(call: Call) -> str:
+    return _cut((call.error or "an error").replace("\\n", " "), ERROR_WIDTH)
+
+
+def _changes(digest: SessionDigest, calls: list[Call], limit: int) -> None:
+    """Files and commands that succeeded; failures paired with what fixed them."""
+    failing: dict[str, tuple[Call, int]] = {}  # a failing command's key: it, and where
+    for n, call in enumerate(calls):
+        kind = tool_kind(call.name, call.detail)
+        if kind == "file" and call.succeeded:
+            digest.acted += 1
+            for created, path in call.files():
+                if not OWN_FILES.search(path):
+                    _add(digest.created if created else digest.edited, path, limit)
+        elif kind == "shell":
+            command = shell_command(call.detail)
+            digest.acted += 1
+            if call.refused:
+                _add(digest.left_open, f"`{_cut(command.text, 80)}` refused", limit)
+            elif not call.succeeded and command.key:
+                failing[command.key] = failing.get(command.key, (call, n))
+            elif call.succeeded and command.key in failing:
+                failed, since = failing.pop(command.key)
+                fix = _fix(calls[since + 1 : n], call, shell_command(failed.detail).text)
+                text = _cut(shell_command(failed.detail).text, COMMAND_WIDTH)
+                line = f"`{text}` failed: {_error(failed)}"
+                _add(digest.fixed, f"{line} → fixed by {fix}", limit)
+                if fix != AGAIN:
+                    digest.fixes.append((f"{line} → fixed by {fix}", call))
+            elif call.succeeded and not command.read_only:
+                _add(digest.commands, _cut(command.text, 100), limit)
+        elif kind == "file" and call.refused:
+            _add(digest.left_open, f"{call.name} {call.detail.split()[0]} refused", limit)
+    for failed, _ in failing.values():
+        text = _cut(shell_command(failed.detail).text, COMMAND_WIDTH)
+        _add(digest.left_open, f"`{text}` still failing: {_error(failed)}", limit)
+
+
+def _fix(between: list[Call], success: Call, failed: str) -> str:
+    """What came between a failure and the success of its command: the files changed and
+    other commands run, else the command as it finally ran."""
+    files = [
+        p
+        for c in between
+        if c.succeeded and tool_kind(c.name, c.detail) == "file"
+        for _, p in c.files()
+    ]
+    commands = [
+        shell_command(c.detail).text
+        for c in between
+        if c.succeeded and tool_kind(c.name, c.detail) == "shell"
+    ]
+    commands = [c for c in commands if not shell_command(c).read_only]
+    parts = [f"`{_cut(c, COMMAND_WIDTH)}`" for c in commands[:2]]
+    if files:
+        names = dict.fromkeys(p.rsplit("/", 1)[-1] for p in files)
+        parts.insert(0, "editing " + ", ".join(list(names)[:3]))
+    final = shell_command(success.detail).text
+    if not parts and final != failed:
+        parts.append(f"`{_cut(final, COMMAND_WIDTH)}`")
+    return " and ".join(parts) if parts else AGAIN
+
+
+def build_digest(messages: list[Message], limit: int, report_chars: int) -> SessionDigest:
+    """The digest of a session's messages (oldest first), at most ``limit`` items a section
+    and ``report_chars`` characters of each sub-agent's report."""
+    digest = SessionDigest()
+    reading = _read(messages, digest, limit)
+    digest.calls = reading.calls
+    _changes(digest, reading.calls, limit)
+    for report in reading.reports:
+        _add(digest.reports, condense(report, report_chars), limit)
+    if reading.last_user:
+        _add(digest.left_open, f"unanswered: {reading.last_user}", limit)
+    closing = sentences(digest.outcome)
+    if closing and QUESTION.search(closing[-1]):
+        _add(digest.left_open, f"asked: {_cut(closing[-1])}", limit)
     return digest
 
 
@@ -166,25 +277,33 @@ def _paths(paths: list[str]) -> list[str]:
     for folder in folders[1:]:
         while root and not (folder == root or folder.startswith(root + "/")):
             root = root.rsplit("/", 1)[0]
-    return [_shorten(p, root) for p in paths]
+    return [p[len(root) :].lstrip("/") if root and p.startswith(root + "/") else p for p in paths]
 
 
 def render(digest: SessionDigest, heading: str, max_chars: int) -> str:
-    """The digest as text, one section a line, cut to ``max_chars``."""
-    lines = [heading]
-    sections = (
-        ("Asked", digest.requests),
-        ("Decided", digest.decisions),
-        ("Created", _paths(digest.created)),
-        ("Edited", _paths(digest.edited)),
-        ("Ran", digest.commands),
-        ("Errors", digest.errors),
-        ("Sub-agents reported", digest.reports),
-    )
-    for label, items in sections:
-        if items:
-            lines.append(f"{label}: " + "; ".join(items))
-    if digest.outcome:
-        lines.append("Outcome: " + _cut(digest.outcome, 400))
-    text = "\n".join(lines)
-    return text if len(text) <= max_chars else text[: max_chars - 1] + "…"
+    """The digest as text, one section a line, within ``max_chars``: the least useful
+    section loses items first (``CUT_ORDER``); the request and the outcome stay."""
+    sections = {
+        "Asked": list(digest.requests),
+        "Decided": list(digest.decisions),
+        "Created": _paths(digest.created),
+        "Edited": _paths(digest.edited),
+        "Ran": list(digest.commands),
+        "Fixed": list(digest.fixed),
+        "Found": list(digest.reports),
+        "Left open": list(digest.left_open),
+    }
+    outcome = _cut(without_filler(digest.outcome), OUTCOME_CHARS)
+
+    def text() -> str:
+        lines = [heading] + [f"{k}: " + "; ".join(v) for k, v in sections.items() if v]
+        return "\n".join(lines + ([f"Outcome: {outcome}"] if outcome else []))
+
+    for section, keep in CUT_ORDER:
+        while len(text()) > max_chars and len(sections[section]) > keep:
+            sections[section].pop()
+    if len(text()) > max_chars:  # one long request and a long outcome: both shortened
+        room = max(40, (max_chars - len(heading)) // 2 - 20)
+        sections["Asked"] = [_cut(a, room) for a in sections["Asked"]]
+        outcome = _cut(outcome, room)
+    return text()[:max_chars]

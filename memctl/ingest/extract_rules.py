@@ -63,6 +63,13 @@ ENGLISH = (
     _en("decision", PA, 0.7, r"\blet's (?:go with|use|stick with|switch to)\b"),
     _en("decision", PA, 0.7, r"\bwe(?:'re| are) (?:switching|moving|migrating) (?:to|from)\b"),
     _en("decision", PA, 0.7, r"\b(?:from now on|going forward|in the future),?"),
+    _en(
+        "decision",
+        PA,
+        0.7,
+        r"\bwe (?:should|would want to|need to|will) (?:continue|keep|use|support|include|add|"
+        r"create|move|switch|stick|go|drop|remove|replace|migrate|store|export|adopt)\b",
+    ),
     # corrections: the user sets the assistant right ("no, use X instead")
     _en(
         "correction",
@@ -152,6 +159,15 @@ ENGLISH = (
     _en("project", E, 0.7, r"\b(?:has |was |were )?(?:moved|renamed|relocated) to\b"),
     # rules to follow
     _en("rule", PA, 0.8, r"\bremember (?:that|to)\b"),
+    _en("rule", PA, 0.8, r"\b(?:must not|mustn't|must never|should never)\b"),
+    _en("rule", PA, 0.8, r"\b(?:it's |it is )?important (?:not )?to\b|\bkeep in mind that\b"),
+    _en(
+        "rule",
+        PA,
+        0.8,
+        r"^\W*(?:don't|do not|never) \w+\b.{0,60}?[,;]\s*(?:\w+ ){0,4}?(?:first|instead)\b",
+    ),
+    _en("rule", PA, 0.8, r"\b(?:don't|do not|never) \w+ .{0,60}?\buntil\b"),
     _en(
         "rule",
         PA,
@@ -163,6 +179,14 @@ ENGLISH = (
     # cases and events
     _en(
         "case", C, 0.7, r"\b(?:the|that) (?:fix|solution|workaround|cause|root cause) (?:was|is)\b"
+    ),
+    _en("case", C, 0.7, r"\b(?:fixed|solved|resolved|worked around)\b.{3,80}?\bby\b"),
+    _en(
+        "command",
+        PA,
+        0.7,
+        r"^\W*(?:run|build|test|lint|format|deploy|install)\s+\S.{0,40}?\s(?:with|using|via)\s+"
+        r"`?[\w.-]+",
     ),
     _en(
         "case",
@@ -238,10 +262,17 @@ CHINESE = (
     _zh("project", E, 0.7, r"(?:项目|仓库|代码库|服务|系统)(?:使用|用的是|基于|依赖|部署在)"),
     _zh("project", E, 0.7, r"我们(?:用|使用|部署|构建)"),
     _zh("rule", PA, 0.8, r"记住|(?:千万|永远)?不要|别(?:再)?(?:提交|推送|删除|修改)"),
+    _zh("rule", PA, 0.8, r"(?:都|一律|统一|全部)(?:用|使用|改成|写成)|应该(?:用|使用|是|放)"),
+    _zh("rule", PA, 0.8, r"(?:以后|之后|今后)(?:都|请|要)|不能(?:用|提交|修改|删除)"),
     _zh("case", C, 0.7, r"(?:问题|原因|解决(?:方法|办法|方案))(?:是|在于)"),
 )
 
 PATTERNS = ENGLISH + CHINESE
+# a sentence that asserts a rule even when it ends in a question mark ("we should run it on
+# every push?", "注释用中文，提交信息用英文，可以吗？")
+ASSERTIVE = re.compile(
+    r"\bI think we should\b|\bwe (?:must|should always)\b|必须|不要|应该|统一|一律"
+)
 # question-like sentences are asks, not facts
 QUESTION = re.compile(
     r"[?？]\s*$|^\W*(?:what|why|how|where|when|which|who|can|could|would|"
@@ -278,7 +309,8 @@ def _candidates(passage: Passage) -> list[tuple[str, tuple[Pattern, ...]]]:
         sentence = BULLET.sub("", raw).strip()
         if not MIN_CHARS <= len(sentence) <= MAX_CHARS or NARRATION.match(sentence):
             continue
-        if QUESTION.search(sentence) or DANGLING.search(sentence):
+        asks = QUESTION.search(sentence) and not ASSERTIVE.search(sentence)
+        if asks or DANGLING.search(sentence):
             continue
         found.append((sentence, patterns))
     return found
@@ -287,6 +319,17 @@ def _candidates(passage: Passage) -> list[tuple[str, tuple[Pattern, ...]]]:
 def match(sentence: str, patterns: tuple[Pattern, ...] = PATTERNS) -> Pattern | None:
     """The first of ``patterns`` the sentence matches."""
     return next((p for p in patterns if p.regex.search(sentence)), None)
+
+
+def classify(text: str) -> Category:
+    """The category the rules give a text stored as it is (``remember``, ``memory_store``):
+    its first sentence a pattern matches decides; a text no pattern knows is a fact about
+    the project (entities), not a preference."""
+    for raw in sentences(text):
+        pattern = match(BULLET.sub("", raw).strip())
+        if pattern is not None:
+            return pattern.category
+    return Category.ENTITIES
 
 
 def extract_rules(passages: list[Passage], max_facts: int) -> list[Fact]:

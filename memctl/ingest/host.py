@@ -27,6 +27,7 @@ from memctl.ingest.pipeline import (
     privacy,
     record_decisions,
     select,
+    session_digest,
     settle,
 )
 from memctl.ingest.run import Run, start_run
@@ -124,7 +125,7 @@ def apply_answer(ctx: Context, session_id: str, through_seq: int, answer: Any) -
     with ctx.db.atomic():
         apply(run, decisions)
         set_extracted_through(ctx.db, session_id, through_seq)
-        digest = digest_decision(run, session, every)
+        digest = digest_decision(run, session, every, session_digest(run, every))
         apply(run, [digest] if digest else [])
         record_decisions(run, [*decisions, *([digest] if digest else [])])
         save_run(ctx.db, run.record)

@@ -41,7 +41,7 @@ INJECTIONS: tuple[Injection, ...] = (
     _rule(
         "codex",
         "agents-md",
-        r"#\s*AGENTS\.md instructions for [^\n]*\n+"
+        r"#\s*AGENTS\.md instructions(?: for [^\n]*)?\n+"
         r"(?:<INSTRUCTIONS>.*?(?:</INSTRUCTIONS>|\Z)|.*\Z)",
     ),
     _rule("codex", "instructions", _block("INSTRUCTIONS")),
@@ -86,6 +86,18 @@ INJECTIONS: tuple[Injection, ...] = (
     _rule(ANY, "ide", _block("ide_selection")),
 )
 
+# Claude Code's slash-command wrapper. The command and its arguments are the user's request
+# ("/review the auth module", "/init"); the wrapper around them is the client's.
+COMMAND_NAME = re.compile(r"<command-name>\s*/?([^<\s]+)\s*</command-name>")
+COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+# Built-in commands that work the client itself and ask the model nothing (Claude Code's
+# /help list): running one is no request.
+CLIENT_COMMANDS = frozenset(
+    "add-dir agents bug clear compact config context cost doctor exit export fast help hooks "
+    "ide login logout mcp memory model output-style permissions plugin privacy-settings quit "
+    "release-notes resume rewind status statusline terminal-setup theme todos upgrade usage "
+    "vim".split()
+)
 # A whole message that is only the expansion of a built-in command (Claude Code's /init).
 COMMAND_PROMPTS = re.compile(
     r"^\s*(?:Please analyze this codebase and create a CLAUDE\.md file|"
@@ -106,15 +118,28 @@ class Stripped:
         return bool(self.removed) and not self.text.strip()
 
 
+def slash_request(text: str) -> str:
+    """The request a slash-command wrapper holds: ``/name args``; "" for none or for a
+    command that only works the client (``/clear``, ``/model``)."""
+    name = COMMAND_NAME.search(text)
+    if name is None or name.group(1).lower() in CLIENT_COMMANDS:
+        return ""
+    args = COMMAND_ARGS.search(text)
+    return " ".join(f"/{name.group(1)} {args.group(1) if args else ''}".split())
+
+
 def strip_injected(text: str) -> Stripped:
     """``text`` without the blocks any client injects (every pattern applies to every
-    transcript: a generic export may carry any client's wrappers)."""
+    transcript: a generic export may carry any client's wrappers). A slash command's
+    wrapper leaves its request behind: ``/name args``."""
     removed: Counter[str] = Counter()
     if COMMAND_PROMPTS.match(text):
         removed["command"] += 1
         return Stripped("", removed)
+    request = slash_request(text)
     for injection in INJECTIONS:
         text, count = injection.regex.subn("", text)
         if count:
             removed[injection.kind] += count
+    text = f"{request}\n{text}" if request else text
     return Stripped(re.sub(r"\n{3,}", "\n\n", text).strip(), removed)

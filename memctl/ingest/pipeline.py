@@ -6,7 +6,9 @@ messages and ``select.max_bytes`` bytes: each batch's decisions, the run
 record and the session's progress are written in one transaction, so a
 message counts as distilled only once its batch is. Then the session's
 digest (one episodic memory, see ``digest``) is written or brought up to
-date, and the job completed. Injected text is left out of what the stages
+date, and the job completed. On the rules path the session's tool calls also
+give facts (see ``extract_actions``): commands that worked, errors and their
+fixes, findings a passing run confirms. Injected text is left out of what the stages
 read (see ``injected``); tool lines go to the digest, not to extraction.
 ``preview`` runs the same stages on a dry run's messages and writes nothing.
 """
@@ -21,8 +23,9 @@ from memctl.errors import NotFoundError
 from memctl.ingest.admission import admit
 from memctl.ingest.apply import DIGEST, apply, prepare_merges
 from memctl.ingest.capture import Captured
-from memctl.ingest.digest import DIGEST_TAG, build_digest, render
+from memctl.ingest.digest import DIGEST_TAG, SessionDigest, build_digest, render
 from memctl.ingest.extract import extract
+from memctl.ingest.extract_actions import action_facts
 from memctl.ingest.facts import Decision, Fact, Passage, Verdict
 from memctl.ingest.injected import strip_injected
 from memctl.ingest.noise import drop_noise
@@ -148,10 +151,26 @@ def record_decisions(run: Run, decisions: list[Decision], done: bool = True) -> 
         record.status, record.finished_at = "done", now_iso()
 
 
-def digest_decision(run: Run, session: Session, messages: list[Message]) -> Decision | None:
+def session_digest(run: Run, messages: list[Message]) -> SessionDigest:
+    settings = run.settings
+    return build_digest(messages, settings.digest_items, settings.digest_report_chars)
+
+
+def action_decisions(run: Run, session: Session, digest: SessionDigest) -> list[Decision]:
+    """On the rules path (no LLM), the facts the session's tool calls show, settled like
+    any other facts: commands that worked, errors and their fixes, confirmed findings."""
+    if run.llm is not None:
+        return []
+    facts = action_facts(digest, f"session:{session.id}")
+    run.record.facts += len(facts)
+    return settle(run, facts) if facts else []
+
+
+def digest_decision(
+    run: Run, session: Session, messages: list[Message], digest: SessionDigest
+) -> Decision | None:
     """The session's digest as a decision: create it, or merge it into the session's
     digest already stored (a grown session); None when the session says nothing useful."""
-    digest = build_digest(messages, run.settings.digest_items)
     if not digest.useful():
         return None
     first, last = messages[0], messages[-1]
@@ -210,11 +229,14 @@ def run_session(ctx: Context, session_id: str, job_id: int | None = None) -> Run
                 set_extracted_through(ctx.db, session_id, batch[-1].seq)
                 save_run(ctx.db, run.record)
             pending = pending[len(batch) :]
-        digest = digest_decision(run, session, every) if every else None
-        prepare_merges(run, [digest] if digest else [])
+        summary = session_digest(run, every) if every else None
+        last = action_decisions(run, session, summary) if summary else []
+        digest = digest_decision(run, session, every, summary) if summary else None
+        last += [digest] if digest else []
+        prepare_merges(run, last)
         with ctx.db.atomic():
-            apply(run, [digest] if digest else [])
-            record_decisions(run, [digest] if digest else [])
+            apply(run, last)
+            record_decisions(run, last)
             save_run(ctx.db, run.record)
             if job_id is not None:
                 jobs.finish(ctx.db, job_id, run.id)

@@ -2,8 +2,9 @@
 
 A stage asks for JSON matching a schema and gets it parsed and validated, with
 the tokens it cost, or an ``LLMError`` after the retries: then the stage uses
-its rule-based fallback. The ``ollama`` client is imported only when a call
-is made, so nothing on the fast path pays for it.
+its rule-based fallback. Providers: Ollama (``ollama``) and any
+OpenAI-compatible chat endpoint (``openai``). Their HTTP clients are imported
+only when a call is made, so nothing on the fast path pays for it.
 """
 
 from __future__ import annotations
@@ -92,9 +93,25 @@ class LLMChoice:
 
 
 def choose_llm(settings: Settings) -> LLMChoice:
-    """The configured LLM: none; Ollama; or (``auto``) Ollama when it answers a quick check."""
+    """The configured LLM: none; Ollama; an OpenAI-compatible endpoint; or (``auto``) Ollama
+    when it answers a quick check."""
     if settings.llm == "none":
         return LLMChoice(None)
+    if settings.llm == "openai":
+        from memctl.llm.openai import OpenAILLM
+
+        return LLMChoice(
+            OpenAILLM(
+                base_url=settings.openai_base_url,
+                model=settings.openai_model,
+                api_key_env=settings.openai_api_key_env,
+                timeout=settings.llm_timeout,
+                retries=settings.llm_retries,
+                backoff=settings.llm_backoff_seconds,
+                temperature=settings.llm_temperature,
+                connect_timeout=settings.ollama_connect_timeout,
+            )
+        )
     if settings.llm == "auto":
         from memctl.llm.probe import reachable
 

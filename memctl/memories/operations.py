@@ -107,6 +107,16 @@ def default_scope(ctx: Context, scope: str | None, category: str | None) -> str:
     return resolve_scope(ctx, scope)
 
 
+# remember.category "auto" asks the api layer to classify the text by the extraction rules;
+# a core call that comes without a category (none classified it) files it as before.
+UNCLASSIFIED = Category.PREFERENCES
+
+
+def _configured_category(ctx: Context) -> str:
+    configured = ctx.settings.remember_category
+    return str(UNCLASSIFIED) if configured == "auto" else configured
+
+
 def check_unit(name: str, value: float | None) -> None:
     if value is not None and not 0.0 <= value <= 1.0:
         raise UsageError(f"{name} must be between 0 and 1, not {value}")
@@ -139,7 +149,7 @@ def remember_once(
     memory = Memory(
         content=kept_content(content),
         kind=Kind.PINNED,
-        category=parse_choice(Category, category or ctx.settings.remember_category, "category"),
+        category=parse_choice(Category, category or _configured_category(ctx), "category"),
         tier=Tier.CORE,
         importance=ctx.settings.remember_importance if importance is None else importance,
         scope=default_scope(ctx, scope, category),

@@ -147,3 +147,29 @@ def test_session_start_block_holds_profile_project_facts_and_the_latest_digest(
     assert small.count("\n- ") == 1  # the budget holds one memory, the first section's
     touched = memory.list_memories(ctx, memory.ListRequest())
     assert all(m.access_count == 0 for m in touched)
+
+
+@pytest.mark.parametrize(
+    ("text", "category", "is_global"),
+    [
+        ("My name is Dana and I live in Lisbon", "profile", True),
+        ("I prefer short commit messages", "preferences", True),
+        ("The billing service runs on PostgreSQL 16", "entities", False),
+        ("We fixed the flaky login test by mocking the clock", "cases", False),
+        ("Run the tests with make test", "patterns", False),
+    ],
+)
+def test_remember_without_a_category_classifies_by_the_rules(
+    make_ctx: Any, text: str, category: str, is_global: bool
+) -> None:
+    ctx = make_ctx()
+    stored = memory.remember(ctx, memory.RememberRequest(text, source="mcp")).memory
+    assert str(stored.category) == category and (stored.scope == "global") == is_global
+
+
+def test_an_explicit_category_or_scope_wins_over_the_rules(make_ctx: Any) -> None:
+    ctx = make_ctx()
+    text = "My name is Dana and I live in Lisbon"
+    given = memory.RememberRequest(text, category="entities", scope="project")
+    stored = memory.remember(ctx, given).memory
+    assert str(stored.category) == "entities" and stored.scope != "global"

@@ -57,7 +57,7 @@ def test_show_reads_turns_tool_notes_and_sub_agent_threads(stored: Context) -> N
     page = api.show(stored, SESSION[:8], page=1, page_size=50)
     text = page.text()
     assert (page.first, page.last, page.total) == (1, 9, 9)
-    assert "[3] tool: [tool result:" in text
+    assert "[3] tool: [tool result Read:" in text
     assert "[7] │ sub-agent user" in text
     assert "    │ Search the repo for Makefile targets" in text
     assert ">[" not in text  # a page marks nothing
@@ -73,7 +73,7 @@ def test_grep_finds_the_line_and_its_neighbours(stored: Context) -> None:
     matches = api.grep(stored, "No rule to make target", EVERYWHERE)
     first = matches[0]
     assert first.ref == f"{SESSION}#6"
-    assert first.lines == ["[tool error: make: *** No rule to make target 'release'. Stop.]"]
+    assert first.lines == ["[tool error Bash: make: *** No rule to make target 'release'. Stop.]"]
     assert [m.seq for m in first.before] == [5]
     assert [m.seq for m in first.after] == [7]
     assert first.to_dict()["before"][0]["line"] == "[tool Bash: make release DRY_RUN=1]"

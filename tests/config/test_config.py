@@ -206,7 +206,7 @@ def test_a_key_like_none_known_suggests_nothing() -> None:
         (
             "remember.category",
             "hobbies",
-            "one of profile, preferences, entities, events, cases, patterns",
+            "one of auto, profile, preferences, entities, events, cases, patterns",
         ),
     ],
 )

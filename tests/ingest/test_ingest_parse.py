@@ -36,8 +36,8 @@ def test_claude_code_keeps_text_notes_tools_and_sidechains_drops_thinking_and_me
     assert tally.lines["passed over meta"] == tally.lines["passed over system"] == 1
     text = "\n".join(content for _, content in messages)
     assert "[tool Read: /home/alice/src/widget/.editorconfig]" in text
-    assert "[tool result: 1→root = true]" in text
-    assert "[tool error: make: *** No rule to make target 'release'. Stop.]" in text
+    assert "[tool result Read: 1→root = true]" in text
+    assert "[tool error Bash: make: *** No rule to make target 'release'. Stop.]" in text
     assert "should look at .editorconfig" not in text  # thinking
     assert "TodoWrite" not in text  # system reminder
     assert "[subagent] Search the repo for Makefile targets" in text  # its own thread
@@ -53,8 +53,9 @@ def test_opencode_export_keeps_text_and_tools_not_synthetic_or_reasoning() -> No
     first, second = messages[0][1], messages[1][1]
     assert "Redis for caching" in first and "[file: Makefile]" in first
     assert "Called the Read tool" not in first  # synthetic
-    assert "[tool bash: rg -n redis src/cache] [tool result: src/cache/client.ts:3:" in second
-    assert "[tool edit: /home/bob/src/shop/src/cache/ttl.ts] [tool error: File not found]" in second
+    assert "[tool bash: rg -n redis src/cache] [tool result bash: src/cache/client.ts:3:" in second
+    note = "[tool edit: /home/bob/src/shop/src/cache/ttl.ts] [tool error edit: File not found]"
+    assert note in second
     assert "Check the Makefile" not in second  # reasoning
     assert transcript.tally.skipped == 1 and transcript.tally.malformed == 1
 
@@ -70,7 +71,7 @@ def test_codex_rollouts_new_and_old(name: str) -> None:
         assert transcript.tally.session_id == "0199a3f1-5c2e-7a41-9b3d-2f6e8c1d4a57"
         assert messages[0][1].startswith("We decided to use SQLite")
         assert "[tool shell: bash -lc rg -n postgres src]" in text
-        assert "[tool result: src/db.rs:12: use postgres::Client;]" in text
+        assert "[tool result shell: src/db.rs:12: use postgres::Client;]" in text
         assert "[tool apply_patch: *** Begin Patch" in text
         assert "[tool shell: git status --short]" in text
         assert "Inspecting the schema" not in text  # reasoning
@@ -78,7 +79,7 @@ def test_codex_rollouts_new_and_old(name: str) -> None:
         assert transcript.tally.malformed == 1
     else:
         assert transcript.tally.session_id == "6f0b8f5c-1d2e-4c3b-9a8f-7e6d5c4b3a21"
-        assert "[tool result: Cargo.toml]" in text
+        assert "[tool result shell: Cargo.toml]" in text
 
 
 def test_generic_json_jsonl_and_text() -> None:

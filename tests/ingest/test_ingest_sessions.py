@@ -134,8 +134,10 @@ def test_a_codex_rollout_keeps_nothing_of_agents_md_and_digests_the_work(
     digest = digest_of(ctx, session_id)
     assert digest.category == Category.EVENTS and digest.created_at.startswith("2025-03-02")
     assert "Asked: Add a --dry-run flag to the export command." in digest.content
-    assert "Edited: shop/export.py" in digest.content and "Ran: pytest -q tests" in digest.content
-    assert "Errors: ImportError: click" in digest.content
+    assert "Edited: shop/export.py" in digest.content
+    # the test run failed and was never run again: open, not done
+    assert "Left open: `pytest -q tests` still failing: ImportError: click" in digest.content
+    assert "Ran:" not in digest.content
     assert "Outcome: The export command now takes --dry-run" in digest.content
     assert digest.source == "session:019a-codex-1#1-6"
     assert all(m.created_at.startswith("2025-03-02") for m in made)  # dated by the session
@@ -295,9 +297,10 @@ def test_a_claude_code_session_with_a_subagent_becomes_a_digest_and_facts(
     assert not any("Find the flaky test" in m and "digest" not in m for m in made)
     digest = digest_of(ctx, "cc-1").content
     assert "Asked: The checkout test is flaky, fix it please." in digest
-    assert "Sub-agents reported: The flaky test is test_checkout" in digest
+    assert "Found: test_checkout races the clock" in digest  # the Task tool's result
+    assert "The flaky test is test_checkout" in digest  # the sidechain's last words
     assert "Edited: /home/ann/shop/tests/test_checkout.py" in digest
-    assert "Ran: pnpm test" in digest and "freezegun missing" in digest
+    assert "`pnpm test` still failing: FAIL tests/test_checkout.py: freezegun missing" in digest
     assert "Decided: No, use time-machine instead of freezegun." in digest
     assert "compact" not in digest.split("Outcome:")[0]
 
@@ -431,7 +434,7 @@ def test_host_distillation_hands_out_batches_and_applies_answers(
     [
         (AGENTS + "\n" + ENVIRONMENT, {"agents-md": 1, "environment": 1}),
         ("<system-reminder>todo list</system-reminder>", {"system-reminder": 1}),
-        ("<command-name>/init</command-name><command-args></command-args>", {"command": 2}),
+        ("<command-name>/clear</command-name><command-args></command-args>", {"command": 2}),
         ("<memctl-context>\n- Ann likes tea\n</memctl-context>", {"memctl-context": 1}),
         ("Please analyze this codebase and create a CLAUDE.md file, which ...", {"command": 1}),
         (
@@ -443,6 +446,30 @@ def test_host_distillation_hands_out_batches_and_applies_answers(
 def test_injected_text_is_recognised_per_client(text: str, kinds: dict[str, int]) -> None:
     stripped = strip_injected(text)
     assert stripped.all_injected and dict(stripped.removed) == kinds
+
+
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [
+        ("<command-name>/init</command-name><command-args></command-args>", "/init"),
+        (
+            "<command-message>review is running…</command-message>\n"
+            "<command-name>/review</command-name>\n<command-args>the auth module</command-args>",
+            "/review the auth module",
+        ),
+        ("<command-name>/model</command-name><command-args>opus</command-args>", ""),
+    ],
+)
+def test_a_slash_command_is_the_users_request_its_wrapper_is_injected(
+    text: str, asked: str
+) -> None:
+    stripped = strip_injected(text)
+    assert stripped.text == asked and stripped.removed["command"] >= 2
+
+
+def test_a_codex_agents_md_block_without_a_path_is_injected() -> None:
+    text = "# AGENTS.md instructions\n\n<INSTRUCTIONS>\nUse tabs.\n</INSTRUCTIONS>\nFix it."
+    assert strip_injected(text).text == "Fix it."
 
 
 def test_injected_blocks_leave_the_users_own_words() -> None:

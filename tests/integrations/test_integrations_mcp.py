@@ -101,6 +101,7 @@ def test_an_mcp_client_lists_stores_searches_and_gets_clear_errors(
     assert all(len(description or "") > 40 for description in seen["tools"].values())
     stored = seen["stored"]
     assert stored["content"] == "The shop deploys with make release." and stored["tags"] == ["ops"]
+    assert stored["category"] == "entities"  # classified by the rules: a project fact
     found = seen["search"].structured_content["results"]
     assert found[0]["id"] == stored["id"]
     assert found[0]["said_by"] == "assistant"  # stored by the assistant through MCP
@@ -123,7 +124,8 @@ def test_an_mcp_client_lists_stores_searches_and_gets_clear_errors(
     assert seen["applied"].structured_content["status"] == "done", text(seen["applied"])
     assert seen["stats"].structured_content["total"] == 2
     profile = "".join(getattr(c, "text", "") for c in seen["profile"].contents)
-    assert "The shop deploys with make release." in profile
+    assert "The shop deploys with make release." not in profile  # a project fact, not a taste
+    assert "The user likes rye bread." in profile
 
 
 async def curating(home: Path, project: Path) -> dict[str, Any]:

@@ -3,11 +3,16 @@
 Records of ``type`` user and assistant carry ``message.content``: a string,
 or a list of blocks. ``text`` blocks are kept, ``tool_use`` and
 ``tool_result`` become one-line notes, ``thinking`` is dropped. A user record
-holding only tool results is a ``tool`` message. ``summary`` gives the
-session title; ``system``, ``file-history-snapshot``, ``queue-operation`` and meta lines
-(``isMeta``) are passed over, each counted by kind. Sub-agent lines
+holding only tool results is a ``tool`` message, and the result of a
+sub-agent call (Agent, Task) keeps the sub-agent's report (see
+``subagent_report``). A ``summary`` line titles the session only when the
+message it summarises (``leafUuid``) is one of this file's: Claude Code also
+writes the summaries of *other* sessions into a resumed one. ``system``,
+``file-history-snapshot``, ``queue-operation`` and meta lines (``isMeta``)
+are passed over, each counted by kind. Sub-agent lines
 (``isSidechain``) are kept as the sub-agent's own thread: their text starts
-with ``[subagent]``. Every record's ``cwd`` names the session's directory.
+with ``[subagent]``. The first record with a ``cwd`` names the session's
+directory.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ from memctl.ingest.parse.common import (
     SUBAGENT,
     Parsed,
     Tally,
+    called,
+    subagent_report,
     timestamp,
     tool_result_note,
     tool_use_note,
@@ -35,7 +42,7 @@ def looks_like(record: dict[str, Any]) -> bool:
     )
 
 
-def _block(block: Any) -> tuple[str, bool] | None:
+def _block(block: Any, tally: Tally) -> tuple[str, bool] | None:
     """(text, is a tool result) of one content block; None for blocks that say nothing."""
     if not isinstance(block, dict):
         return None
@@ -43,9 +50,15 @@ def _block(block: Any) -> tuple[str, bool] | None:
     if kind == "text" and isinstance(block.get("text"), str):
         return without_reminders(block["text"]), False
     if kind == "tool_use":
-        return tool_use_note(str(block.get("name") or ""), block.get("input")), False
+        name = str(block.get("name") or "")
+        called(tally, block.get("id"), name, block.get("input"))
+        return tool_use_note(name, block.get("input")), False
     if kind == "tool_result":
-        return tool_result_note(block.get("content") or "", bool(block.get("is_error"))), True
+        content, failed = block.get("content") or "", bool(block.get("is_error"))
+        call = str(block.get("tool_use_id"))
+        if call in tally.subagent_calls:
+            return subagent_report(content, failed, tally.calls[call]), True
+        return tool_result_note(content, failed, tally.calls.get(call, "")), True
     if kind == "image":
         return "[image]", False
     return None  # thinking, redacted_thinking, and kinds yet unknown
@@ -54,10 +67,12 @@ def _block(block: Any) -> tuple[str, bool] | None:
 def messages(record: dict[str, Any], tally: Tally) -> list[Parsed]:
     """The messages one transcript line holds (usually one, often none)."""
     kind = record.get("type")
+    tally.saw_cwd(record.get("cwd"))
     if kind == "summary":
-        tally.title = str(record.get("summary") or tally.title)
+        _summary(record, tally)
         tally.pass_over("summary")
         return []
+    _titled(record, tally)
     if kind not in ROLES:
         tally.pass_over(str(kind or "untyped"))
         return []
@@ -69,14 +84,13 @@ def messages(record: dict[str, Any], tally: Tally) -> list[Parsed]:
         tally.bad(f"{kind} record without message.content")
         return []
     tally.session_id = tally.session_id or record.get("sessionId")
-    tally.saw_cwd(record.get("cwd"))
     created = timestamp(record.get("timestamp"))
     tally.started_at = tally.started_at or created
     content = message["content"]
     if isinstance(content, str):
         text, only_tools = without_reminders(content), False
     elif isinstance(content, list):
-        parts = [p for p in map(_block, content) if p is not None]
+        parts = [p for p in (_block(b, tally) for b in content) if p is not None]
         text = "\n".join(t for t, _ in parts if t.strip())
         only_tools = bool(parts) and all(is_result for _, is_result in parts)
     else:
@@ -89,3 +103,23 @@ def messages(record: dict[str, Any], tally: Tally) -> list[Parsed]:
     role = Role.TOOL if only_tools else ROLES[kind]
     tally.keep(f"subagent {role}" if sidechain else str(role))
     return [Parsed(role, (SUBAGENT if sidechain else "") + text.strip(), created)]
+
+
+def _summary(record: dict[str, Any], tally: Tally) -> None:
+    """A summary line: the title when its message is this session's, else kept waiting."""
+    leaf, summary = str(record.get("leafUuid") or ""), str(record.get("summary") or "")
+    if not summary:
+        return
+    if leaf in tally.uuids:
+        tally.title = summary
+    else:
+        tally.summaries[leaf] = summary
+
+
+def _titled(record: dict[str, Any], tally: Tally) -> None:
+    """Note a message's uuid; a summary waiting for it becomes the title."""
+    uuid = record.get("uuid")
+    if isinstance(uuid, str) and uuid:
+        tally.uuids.add(uuid)
+        if uuid in tally.summaries:
+            tally.title = tally.summaries.pop(uuid)

@@ -4,10 +4,13 @@
 conversation: ``message`` (role user or assistant; ``developer`` and
 ``system`` instructions are passed over) with ``input_text`` /
 ``output_text`` parts, ``function_call`` / ``local_shell_call`` /
-``custom_tool_call`` and their outputs as one-line notes, ``reasoning``
+``custom_tool_call`` and their outputs as one-line notes (an output named by
+its call's tool, its exit code deciding success), ``reasoning``
 dropped. ``event_msg`` repeats the messages and ``turn_context`` is
-configuration, so both are passed over. Older rollouts put the items at the
-top level (no envelope) after a first line of session metadata; both work.
+configuration, so both are passed over. The session's directory is the first
+``cwd`` met: in ``session_meta``, ``turn_context`` or ``<environment_context>``.
+Older rollouts put the items at the top level (no envelope) after a first
+line of session metadata; both work.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from memctl.ingest.parse.common import (
     Parsed,
     Tally,
     block_text,
+    called,
     timestamp,
     tool_result_note,
     tool_use_note,
@@ -34,6 +38,8 @@ BOILERPLATE = re.compile(
 )
 TOOL_CALLS = {"function_call", "local_shell_call", "custom_tool_call", "web_search_call"}
 TOOL_OUTPUTS = {"function_call_output", "custom_tool_call_output"}
+# Rollouts without a cwd in their metadata carry it in the injected environment block.
+ENVIRONMENT_CWD = re.compile(r"<environment_context>.*?<cwd>\s*([^<\n]+?)\s*</cwd>", re.S)
 
 
 def looks_like(record: dict[str, Any]) -> bool:
@@ -54,14 +60,24 @@ def _json_output(text: str) -> Any:
     return text
 
 
-def _tool_call(item: dict[str, Any]) -> str:
+def _tool_call(item: dict[str, Any], tally: Tally) -> str:
     kind = item.get("type")
+    called(tally, item.get("call_id"), _name(item), None)
     if kind == "local_shell_call":
         action = item.get("action") or {}
         return tool_use_note("shell", {"command": action.get("command") or ""})
     if kind == "web_search_call":
         return tool_use_note("web_search", item.get("action") or {})
-    return tool_use_note(str(item.get("name") or ""), item.get("arguments") or item.get("input"))
+    return tool_use_note(_name(item), item.get("arguments") or item.get("input"))
+
+
+def _name(item: dict[str, Any]) -> str:
+    kind = item.get("type")
+    if kind == "local_shell_call":
+        return "shell"
+    if kind == "web_search_call":
+        return "web_search"
+    return str(item.get("name") or "")
 
 
 def _item(item: dict[str, Any], created: str | None, tally: Tally) -> list[Parsed]:
@@ -71,7 +87,11 @@ def _item(item: dict[str, Any], created: str | None, tally: Tally) -> list[Parse
         if role is None:
             tally.pass_over(f"{item.get('role')} message")
             return []
-        text = BOILERPLATE.sub("", block_text(item.get("content"))).strip()
+        text = block_text(item.get("content"))
+        cwd = ENVIRONMENT_CWD.search(text)
+        if cwd:
+            tally.saw_cwd(cwd.group(1))
+        text = BOILERPLATE.sub("", text).strip()
         if not text:
             tally.pass_over("injected context")
             return []
@@ -79,18 +99,17 @@ def _item(item: dict[str, Any], created: str | None, tally: Tally) -> list[Parse
         return [Parsed(role, text, created)]
     if kind in TOOL_CALLS:
         tally.keep("tool call")
-        return [Parsed(Role.ASSISTANT, _tool_call(item), created)]
+        return [Parsed(Role.ASSISTANT, _tool_call(item, tally), created)]
     if kind in TOOL_OUTPUTS:
         tally.keep("tool output")
-        output = item.get("output")
+        output, tool = item.get("output"), tally.calls.get(str(item.get("call_id")), "")
         if isinstance(output, str) and output.startswith("{"):
             output = _json_output(output)
         if isinstance(output, dict):  # {"content": ..., "success": bool}
             failed = output.get("success") is False
-            return [
-                Parsed(Role.TOOL, tool_result_note(output.get("content") or "", failed), created)
-            ]
-        return [Parsed(Role.TOOL, tool_result_note(output or ""), created)]
+            note = tool_result_note(output.get("content") or "", failed, tool)
+            return [Parsed(Role.TOOL, note, created)]
+        return [Parsed(Role.TOOL, tool_result_note(output or "", tool=tool), created)]
     if kind is None:
         tally.bad("response item without a type")
     else:

@@ -16,6 +16,21 @@ from memctl.model import Role, format_time, parse_time
 NOTE_WIDTH = 160
 # Marks a sub-agent's (Claude Code "sidechain") message: its own thread within the session.
 SUBAGENT = "[subagent] "
+# Opens a tool message holding a sub-agent's final report (the Agent / Task tool's result).
+SUBAGENT_REPORT = "[subagent report]"
+# The longest report a message keeps: a 20 KB review is whole, a 50 MB result is cut (how much
+# of it a digest shows is the ``digest.report_chars`` setting).
+REPORT_KEEP = 32_000
+# A tool call is a sub-agent's when its client names it so, or its input has a sub-agent type.
+SUBAGENT_TOOLS = frozenset({"task", "agent", "spawn_agent"})
+# Claude Code's answer when the person refuses a tool call at the permission prompt.
+REFUSED = re.compile(r"^The user doesn't want to proceed with this tool use", re.I)
+# Exit-code lines of shell tools: Claude Code's Bash ("Exit code 1"), Codex's exec_command
+# ("Process exited with code 1") and shell_command ("Exit code: 1").
+EXIT_CODE = re.compile(r"^(?:Exit code:? |Process exited with code )(-?\d+)[ \t]*(?:\n|\Z)", re.M)
+# Codex's shell output header ("Chunk ID: ...", "Wall time: ...") ends at a line "Output:".
+OUTPUT_HEADER = re.compile(r"\A(?:[A-Z][\w ]*: [^\n]*\n)*?Output:\n")
+TOOL_USE_ERROR = re.compile(r"</?tool_use_error>")
 # A note is scrubbed on its first 4 KiB, then cut to NOTE_WIDTH: a secret crossing the
 # 4 KiB mark lies past the width and is cut away whole (a PEM block is redacted to the end).
 NOTE_SCAN = 4096
@@ -25,6 +40,7 @@ TOOL_DETAIL_KEYS = (
     "cmd",
     "file_path",
     "filePath",
+    "notebook_path",
     "path",
     "pattern",
     "url",
@@ -57,6 +73,13 @@ class Tally:
     notes: list[str] = field(default_factory=list)
     # lines kept and passed over, per kind: "kept user", "passed over system", ...
     lines: Counter[str] = field(default_factory=Counter)
+    # tool calls by id, when the client gives results an id: their tool's name, and the
+    # ids of those that start a sub-agent
+    calls: dict[str, str] = field(default_factory=dict)
+    subagent_calls: set[str] = field(default_factory=set)
+    # titles waiting for a message of this session: {the message's uuid: title}
+    summaries: dict[str, str] = field(default_factory=dict)
+    uuids: set[str] = field(default_factory=set)
 
     def keep(self, kind: str) -> None:
         self.lines[f"kept {kind}"] += 1
@@ -103,18 +126,55 @@ def tool_detail(arguments: Any) -> str:
     return json.dumps(arguments, ensure_ascii=False) if arguments else ""
 
 
+def called(tally: Tally, call_id: Any, name: str, arguments: Any) -> None:
+    """Remember a call's tool by its id, so its result can say whose it is."""
+    if isinstance(call_id, str) and call_id:
+        tally.calls[call_id] = name
+        if is_subagent_call(name, arguments):
+            tally.subagent_calls.add(call_id)
+
+
 def tool_use_note(name: str, arguments: Any) -> str:
     """A tool call reduced to one line: ``[tool Bash: git status]``."""
     detail = tool_detail(arguments)
     return one_line(f"[tool {name or '?'}: {detail}]" if detail else f"[tool {name or '?'}]")
 
 
-def tool_result_note(output: Any, is_error: bool = False) -> str:
-    """A tool's output reduced to its first line: ``[tool result: 3 files changed]``."""
+def tool_result_note(output: Any, is_error: bool = False, tool: str = "") -> str:
+    """A tool's output reduced to one line with its outcome: ``[tool result: 3 files
+    changed]``, ``[tool error Bash: exit 1: pytest: command not found]`` or ``[tool
+    refused ...]`` when the person said no at the permission prompt; named by its ``tool``
+    when the client ties results to calls. A shell's exit code decides."""
     text = block_text(output) if not isinstance(output, str) else output
-    first = next((line for line in text.splitlines() if line.strip()), "")
-    label = "tool error" if is_error else "tool result"
-    return one_line(f"[{label}: {first.strip()}]" if first else f"[{label}]")
+    text = TOOL_USE_ERROR.sub("", text[:NOTE_SCAN])
+    code = EXIT_CODE.search(text)
+    if code:
+        is_error = is_error or code.group(1) != "0"
+        text = EXIT_CODE.sub("", text)
+    text = OUTPUT_HEADER.sub("", text.lstrip())
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    if code and code.group(1) != "0":
+        first = f"exit {code.group(1)}: {first}" if first else f"exit {code.group(1)}"
+    label = "tool refused" if REFUSED.match(first) else "tool error" if is_error else "tool result"
+    label += f" {tool}" if tool and ":" not in tool and "]" not in tool else ""
+    return one_line(f"[{label}: {first}]" if first else f"[{label}]")
+
+
+def is_subagent_call(name: str, arguments: Any) -> bool:
+    """A call that starts a sub-agent: by the tool's name or by its input's shape."""
+    return name.strip().lower() in SUBAGENT_TOOLS or (
+        isinstance(arguments, dict) and "subagent_type" in arguments
+    )
+
+
+def subagent_report(output: Any, is_error: bool = False, tool: str = "") -> str:
+    """A sub-agent's final report, kept whole up to ``REPORT_KEEP`` characters, as a tool
+    message: ``[subagent report]`` and the text; a failed call is an ordinary error note."""
+    text = block_text(output) if not isinstance(output, str) else output
+    if is_error or not text.strip():
+        return tool_result_note(output, is_error, tool)
+    cleaned, _ = scrub(text[:REPORT_KEEP])
+    return f"{SUBAGENT_REPORT}\n{cleaned.strip()}"
 
 
 def block_text(content: Any) -> str:

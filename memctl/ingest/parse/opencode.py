@@ -4,7 +4,8 @@
 time}, "parts": [...]}], "todos": [...]}``. Of the parts, ``text`` is kept
 (``synthetic`` text, which OpenCode itself inserts, is not), ``tool`` becomes a
 one-line note, ``file`` a mention of the file, and ``reasoning``,
-``step-start``, ``step-finish``, ``snapshot``, ``patch`` are dropped.
+``step-start``, ``step-finish``, ``snapshot``, ``patch`` are dropped. A ``task``
+tool's output is its sub-agent's report, kept as such.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from typing import Any
 from memctl.ingest.parse.common import (
     Parsed,
     Tally,
+    is_subagent_call,
     one_line,
+    subagent_report,
     timestamp,
     tool_result_note,
     tool_use_note,
@@ -29,12 +32,14 @@ def _object(value: Any) -> dict[str, Any]:
 
 
 def _tool(part: dict[str, Any]) -> str:
-    state = _object(part.get("state"))
-    call = tool_use_note(str(part.get("tool") or ""), state.get("input"))
+    state, name = _object(part.get("state")), str(part.get("tool") or "")
+    call = tool_use_note(name, state.get("input"))
     if state.get("status") == "error":
-        return call + " " + tool_result_note(state.get("error") or "", is_error=True)
+        return call + " " + tool_result_note(state.get("error") or "", True, name)
+    if state.get("output") and is_subagent_call(name, state.get("input")):
+        return call + "\n" + subagent_report(state["output"], False, name)
     if state.get("output"):
-        return call + " " + tool_result_note(state["output"])
+        return call + " " + tool_result_note(state["output"], tool=name)
     return call
 
 

@@ -1,0 +1,124 @@
+"""Facts from what a session did, without an LLM: the project's commands that worked, the
+errors that were fixed, and findings a passing run confirms.
+
+Read from the digest's tool calls (see ``tools``), so only what a tool result
+shows counts:
+
+- a command that ran a project's tests, lint, formatting, type checks or build
+  and succeeded: "tests run with `pnpm test` (passed on 2026-03-13)" (the
+  shortest such command a session ran, one per purpose);
+- a command that failed and succeeded after a change: the digest's "`X`
+  failed: … → fixed by …" line, as a case (a retry alone teaches nothing);
+- a sentence of the closing answer that states a cause or a fix ("the root
+  cause was…"), when the session's last test or build run passed: the
+  assistant's claim, confirmed by a tool result. An unverified claim is no fact.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memctl.ingest.digest import SessionDigest
+from memctl.ingest.extract_rules import BULLET, QUESTION, sentences
+from memctl.ingest.facts import Fact
+from memctl.ingest.tools import QUOTED, Call, shell_command, tool_kind
+from memctl.model import Category
+
+# (purpose, the verb of its evidence, what in a command line says it)
+PURPOSES = (
+    ("tests run", "passed", r"\b(?:test|tests|pytest|jest|vitest|mocha|rspec|phpunit|ctest)\b"),
+    (
+        "lint runs",
+        "passed",
+        r"\b(?:lint|ruff check|eslint|flake8|pylint|credo|clippy|golangci-lint|rubocop)\b",
+    ),
+    ("formatting runs", "passed", r"\b(?:format|fmt|prettier|black|gofmt)\b"),
+    ("type checks run", "passed", r"\b(?:mypy|pyright|tsc|dialyzer|typecheck|type-check)\b"),
+    ("the build runs", "succeeded", r"\b(?:build|compile)\b"),
+)
+COMMAND_IMPORTANCE = 0.7
+CASE_IMPORTANCE = 0.7
+# a tool result is the evidence: more certain than a sentence matched by a pattern
+EVIDENCE_CONFIDENCE = 0.8
+MAX_COMMAND = 120
+# a closing sentence that states a cause or a fix
+FINDING = re.compile(
+    r"\b(?:root cause|the (?:cause|problem|issue|bug|fix) (?:was|is)|because|was caused by|"
+    r"fixed (?:it |this )?by)\b",
+    re.I,
+)
+CHECKS = ("tests run", "the build runs", "type checks run")
+
+
+def _purpose(command: str) -> tuple[str, str] | None:
+    """What a command line does, from its words outside quotes (an ``echo "test"`` tests
+    nothing)."""
+    words = QUOTED.sub("", command)
+    for purpose, verb, regex in PURPOSES:
+        if re.search(regex, words, re.I):
+            return purpose, verb
+    return None
+
+
+def _fact(content: str, category: Category, tag: str, source: str, at: str) -> Fact:
+    return Fact(
+        content=content,
+        category=category,
+        tags=[tag],
+        importance=COMMAND_IMPORTANCE if tag == "command" else CASE_IMPORTANCE,
+        confidence=EVIDENCE_CONFIDENCE,
+        source=source,
+        created_at=at or None,
+    )
+
+
+def _commands(calls: list[Call]) -> dict[str, tuple[str, str, Call]]:
+    """Per purpose: (the shortest command that succeeded, its verb, its call)."""
+    found: dict[str, tuple[str, str, Call]] = {}
+    for call in calls:
+        if tool_kind(call.name, call.detail) != "shell" or call.outcome != "ok":
+            continue
+        command = shell_command(call.detail)
+        core = command.core
+        purpose = _purpose(core) if command.key and len(core) <= MAX_COMMAND else None
+        if purpose is None or "…" in core:
+            continue
+        best = found.get(purpose[0])
+        if best is None or len(core) < len(best[0]):
+            found[purpose[0]] = (core, purpose[1], call)
+    return found
+
+
+def _last_check_passed(calls: list[Call]) -> bool:
+    """The session's last test, build or type-check run succeeded."""
+    for call in reversed(calls):
+        if tool_kind(call.name, call.detail) != "shell" or not call.outcome:
+            continue
+        purpose = _purpose(shell_command(call.detail).core)
+        if purpose is not None and purpose[0] in CHECKS:
+            return call.outcome == "ok"
+    return False
+
+
+def action_facts(digest: SessionDigest, source: str) -> list[Fact]:
+    """The facts a session's tool calls show (see the module's docstring)."""
+    facts = [
+        _fact(
+            f"{purpose} with `{core}` ({verb} on {call.at[:10]})"
+            if call.at
+            else f"{purpose} with `{core}`",
+            Category.PATTERNS,
+            "command",
+            source,
+            call.at,
+        )
+        for purpose, (core, verb, call) in _commands(digest.calls).items()
+    ]
+    facts += [_fact(line, Category.CASES, "case", source, call.at) for line, call in digest.fixes]
+    if _last_check_passed(digest.calls):
+        at = next((c.at for c in reversed(digest.calls) if c.at), "")
+        for raw in sentences(digest.outcome):
+            sentence = BULLET.sub("", raw).strip()
+            if FINDING.search(sentence) and not QUESTION.search(sentence) and len(sentence) > 30:
+                facts.append(_fact(sentence, Category.CASES, "finding", source, at))
+    return facts

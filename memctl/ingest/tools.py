@@ -1,0 +1,239 @@
+"""Tool calls as a session's messages record them, read back by their shape.
+
+The parsers reduce each call to a note, ``[tool Bash: pnpm test]``, and each
+result to one, ``[tool error Bash: exit 1: ...]`` (see ``parse.common``).
+``read_calls`` pairs them again: a result named by its tool answers the
+oldest open call of that tool, an unnamed one the oldest open call. A call
+is then a command line (Bash, ``shell_command``, ``exec_command``, OpenCode's
+bash: any tool whose name says shell, bash, exec, command or terminal), a
+file write, edit or patch (Write, Edit, MultiEdit, ``apply_patch``, or any
+input that is a patch), or something else; a command line has a key (its
+program and subcommand: ``pytest``, ``npm test``, ``git commit``) so that a
+failure and a later success of the same command meet. ``condense`` shortens
+a long report: headings and conclusions first.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# "[tool Bash: ls]", "[tool result Bash: ok]", "[tool error: exit 1: ...]"; a note cut to its
+# width ends in "…" instead of "]"
+NOTE_START = re.compile(r"\[tool ")
+OUTCOMES = {"result": "ok", "error": "error", "refused": "refused"}
+SHELL_NAMES = re.compile(r"shell|bash|exec|command|terminal|^run$", re.I)
+FILE_NAMES = re.compile(r"write|edit|patch|create_file|replace", re.I)
+NOT_FILE_NAMES = re.compile(r"todo|stdin|plan", re.I)
+CREATING = re.compile(r"write|create", re.I)
+PATCH_FILE = re.compile(r"\*\*\* (Add|Update|Delete) File: (\S+)")
+SHELL_WRAPPER = re.compile(r"^(?:\S*/)?(?:ba|z)?sh -l?c\s+")
+SEGMENTS = re.compile(r"\s*(?:&&|\|\||[;|()])\s*")
+# a quoted string, or a quote left open where a note was cut
+QUOTED = re.compile(r"'[^']*(?:'|$)|\"(?:[^\"\\]|\\.)*(?:\"|$)")
+ENV_ASSIGNMENT = re.compile(r"^\w+=\S*$")
+LEADING_SETUP = re.compile(r"^(?:\(?\s*cd\s+[^&;|]+(?:&&|;)\s*)+")
+OUTPUT_TRIM = re.compile(r"\s+(?:\d?>&?\d?\S*|\|)\s*")
+# programs whose work is reading: a command made only of these changed nothing
+READ_ONLY = frozenset(
+    "ls ll cat head tail less more pwd echo printf which whereis type wc tree find grep rg ag "
+    "fd awk stat file du df cd env printenv date whoami sort uniq diff realpath readlink "
+    "basename dirname true sleep ps lsof id uname jq sed nl cut xxd od open strings source . "
+    "export set".split()
+)
+GIT_READ = frozenset("status diff log show branch remote rev-parse ls-files blame fetch".split())
+# runners that run the next word: "uv run pytest" is pytest
+RUNNERS = {
+    ("uv", "run"),
+    ("poetry", "run"),
+    ("pnpm", "exec"),
+    ("bundle", "exec"),
+    ("pipenv", "run"),
+    ("npx",),
+    ("bunx",),
+    ("time",),
+    ("sudo",),
+}
+# programs whose first argument says what they do: "npm test", "python build.py"
+SUBCOMMANDS = frozenset(
+    "git npm pnpm yarn bun deno cargo go mix make just docker kubectl gh bd dotnet gradle mvn "
+    "uv pip poetry rake bundle composer nx turbo python python3 node ruby bash sh act "
+    "terraform helm rails php".split()
+)
+# sentences that only open or narrate an answer ("Perfect!", "Now I have a full picture.")
+FILLER = re.compile(
+    r"^\s*(?:(?:perfect|great|excellent|awesome|done|all done|good|okay|ok|sure|got it|"
+    r"absolutely|you're (?:absolutely )?right)\b[!.,:]*\s*)+",
+    re.I,
+)
+NARRATION = re.compile(
+    r"^\s*(?:(?:now,? )?I (?:now )?have [^.!\n]{0,40}?(?:understanding|picture|view|"
+    r"overview|information|idea|context)\b|(?:now,? )?let me\b|I'll now\b|agentId:)"
+    r"[^\n]*?(?:[.!:](?=\s|$)|\n|$)\s*",
+    re.I,
+)
+HEADING = re.compile(r"^(?:#{1,6}\s+|\*\*[^*]+\*\*:?$|[A-Z][^.!?]{0,60}:$)")
+CONCLUSION = re.compile(
+    r"summary|conclusion|recommend|finding|result|root cause|cause|answer|verdict|"
+    r"key (?:point|takeaway)|tl;?dr|结论|总结|建议|原因",
+    re.I,
+)
+MARKUP = re.compile(r"^#{1,6}\s+|\*\*|^\s*(?:[-*•]|\d+[.)])\s+|`{3}\w*")
+
+
+@dataclass
+class Call:
+    name: str
+    detail: str
+    outcome: str = ""  # ok, error, refused; "" when no result was recorded
+    error: str = ""
+    at: str = ""  # when it was called (the message's time)
+
+    @property
+    def succeeded(self) -> bool:
+        """A call without a recorded result counts as done (older formats record none)."""
+        return self.outcome in ("", "ok")
+
+    @property
+    def refused(self) -> bool:
+        return self.outcome == "refused"
+
+    def files(self) -> list[tuple[bool, str]]:
+        """(created, path) of each file the call wrote: a patch's headers, else its path."""
+        patched = PATCH_FILE.findall(self.detail)
+        if patched:
+            return [(action == "Add", path) for action, path in patched if action != "Delete"]
+        path = self.detail.split()[0] if self.detail.split() else ""
+        return [(bool(CREATING.search(self.name)), path)] if path else []
+
+
+@dataclass(frozen=True)
+class Command:
+    text: str
+    key: str  # program and subcommand; "" when the line runs nothing that changes anything
+    read_only: bool
+
+    @property
+    def core(self) -> str:
+        """The command without a leading ``cd`` step and without the pipe or
+        redirection that trims its output: ``cd web && pnpm test 2>&1 | tail`` is
+        ``pnpm test``."""
+        text = LEADING_SETUP.sub("", self.text)
+        return OUTPUT_TRIM.split(text, maxsplit=1)[0].strip("() ")
+
+
+def _notes(line: str) -> list[str]:
+    """The notes of one line, without their brackets."""
+    starts = [m.start() for m in NOTE_START.finditer(line)]
+    pieces = [line[a:b] for a, b in zip(starts, [*starts[1:], len(line)], strict=True)]
+    return [p.strip().removeprefix("[tool ").rstrip("]").rstrip("…").strip() for p in pieces]
+
+
+def read_calls(text: str, calls: list[Call]) -> None:
+    """Add the calls of one message's notes to ``calls``, and settle their outcomes."""
+    for line in text.splitlines():
+        if "[tool " not in line:
+            continue
+        for note in _notes(line):
+            head, _, detail = note.partition(":")
+            words = head.split()
+            if not words:
+                continue
+            if words[0] in OUTCOMES:
+                _settle(calls, OUTCOMES[words[0]], " ".join(words[1:]), detail.strip())
+            else:
+                calls.append(Call(head.strip(), detail.strip()))
+
+
+def _settle(calls: list[Call], outcome: str, tool: str, detail: str) -> None:
+    """Give the oldest open call (of ``tool``, when named) its outcome."""
+    open_calls = [c for c in calls[-50:] if not c.outcome]
+    named = [c for c in open_calls if c.name.lower() == tool.lower()] if tool else []
+    for call in (named or open_calls)[:1]:
+        call.outcome, call.error = outcome, detail
+
+
+def tool_kind(name: str, detail: str) -> str:
+    """``shell``, ``file`` or ``other``, from the tool's name and its input's shape."""
+    if PATCH_FILE.search(detail) or "*** Begin Patch" in detail:
+        return "file"
+    if SHELL_NAMES.search(name):
+        return "shell"
+    if FILE_NAMES.search(name) and not NOT_FILE_NAMES.search(name):
+        return "file"
+    return "other"
+
+
+def _program(words: list[str]) -> list[str]:
+    """The words from the program that does the work on (runners and settings skipped)."""
+    while words and ENV_ASSIGNMENT.match(words[0]):
+        words = words[1:]
+    for runner in RUNNERS:
+        if tuple(words[: len(runner)]) == runner:
+            return _program(words[len(runner) :])
+    if len(words) >= 3 and words[0].startswith("python") and words[1] == "-m":
+        return words[2:]
+    return words
+
+
+def _segment_key(segment: str) -> tuple[str, bool]:
+    """(key, read-only) of one segment of a command line."""
+    words = _program(segment.split())
+    if not words:
+        return "", True
+    program = words[0].rsplit("/", 1)[-1]
+    args = [w for w in words[1:] if not w.startswith("-")]
+    if program == "git":
+        return f"git {args[0] if args else ''}".strip(), not args or args[0] in GIT_READ
+    if program in READ_ONLY:
+        return program, True
+    if program in SUBCOMMANDS and args:
+        return f"{program} {args[0].strip(chr(34) + chr(39))}", False
+    return program, False
+
+
+def shell_command(detail: str) -> Command:
+    """A command line as a ``Command``: its text without a shell wrapper, its key and
+    whether it only reads."""
+    text = SHELL_WRAPPER.sub("", detail.strip()).strip().strip("'\"")
+    unquoted = QUOTED.sub("''", text)  # a | or ; inside quotes splits nothing
+    keys = [_segment_key(s) for s in SEGMENTS.split(unquoted) if s.strip() not in ("", "\\")]
+    acting = [key for key, read_only in keys if not read_only]
+    return Command(text, acting[0] if acting else "", not acting)
+
+
+def without_filler(text: str) -> str:
+    """``text`` without its opening filler and narration ("Perfect! Now I have...")."""
+    before = None
+    while before != text:
+        before = text
+        text = NARRATION.sub("", FILLER.sub("", text))
+    return text.strip()
+
+
+def condense(text: str, limit: int) -> str:
+    """A report within ``limit`` characters, on one line: whole when it fits; else its
+    conclusions first, then its headings and opening, then the rest, in the report's order."""
+    text = without_filler(text)
+    lines = [MARKUP.sub("", line).strip() for line in text.splitlines()]
+    flat = " ".join(line for line in lines if line)
+    if len(flat) <= limit:
+        return flat
+    ranks, conclusion = [], False
+    for n, raw in enumerate(text.splitlines()):
+        line = raw.strip()
+        if HEADING.match(line):
+            conclusion = bool(CONCLUSION.search(line))
+            ranks.append(1)
+        else:
+            ranks.append(0 if conclusion or CONCLUSION.match(line) else 1 if n == 0 else 2)
+    chosen: set[int] = set()
+    room = limit
+    for rank in (0, 1, 2):
+        for n, line in enumerate(lines):
+            if ranks[n] == rank and line and len(line) + 1 <= room:
+                chosen.add(n)
+                room -= len(line) + 1
+    if not chosen:
+        return flat[: limit - 1] + "…"
+    return " ".join(lines[n] for n in sorted(chosen))

@@ -1,0 +1,231 @@
+"""What a session leaves behind: tool calls read by shape and outcome, sub-agent reports,
+slash-command requests, session directories and titles, and the digest's sections."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from memctl.ingest.digest import build_digest, render
+from memctl.ingest.parse import read_transcript
+from memctl.ingest.parse.common import REPORT_KEEP, SUBAGENT_REPORT
+from memctl.ingest.tools import condense, shell_command
+from memctl.model import Message, Role
+from tests.ingesting import source
+
+
+def cc(kind: str, content: Any, n: int, **extra: Any) -> dict[str, Any]:
+    return {
+        "type": kind,
+        "sessionId": "s1",
+        "uuid": f"u{n}",
+        "timestamp": f"2026-03-13T10:00:{n:02d}Z",
+        "message": {"role": kind, "content": content},
+        **extra,
+    }
+
+
+def use(n: int, name: str, **arguments: Any) -> list[dict[str, Any]]:
+    return [{"type": "tool_use", "id": f"t{n}", "name": name, "input": arguments}]
+
+
+def result(n: int, content: Any, error: bool = False) -> list[dict[str, Any]]:
+    return [{"type": "tool_result", "tool_use_id": f"t{n}", "content": content, "is_error": error}]
+
+
+def parse(records: list[dict[str, Any]]) -> tuple[list[Message], Any]:
+    transcript = read_transcript(source("\n".join(json.dumps(r) for r in records)), None)
+    messages = [
+        Message(p.role, p.content, p.created_at or "", "s1", n)
+        for n, p in enumerate(transcript.messages, start=1)
+    ]
+    return messages, transcript.tally
+
+
+def digest_text(records: list[dict[str, Any]], max_chars: int = 1600) -> str:
+    messages, _ = parse(records)
+    return render(build_digest(messages, 6, 500), "Session", max_chars)
+
+
+REPORT = (
+    "Perfect! Now I have a complete picture of the code.\n\n## Overview\n"
+    + "The checkout module has many parts. " * 40
+    + "\n\n## Root cause\nThe retry loop never resets its counter, so the third payment fails."
+)
+
+
+def a_session() -> list[dict[str, Any]]:
+    return [
+        cc("user", "<command-name>/fix-issue</command-name><command-args>42</command-args>", 1),
+        cc("assistant", use(2, "Agent", description="find", prompt="Find", subagent_type="x"), 2),
+        cc("user", result(2, [{"type": "text", "text": REPORT}]), 3),
+        cc("assistant", use(4, "Bash", command="ls -la"), 4),
+        cc("user", result(4, "total 8"), 5),
+        cc("assistant", use(6, "Bash", command="pnpm test"), 6),
+        cc("user", result(6, "Exit code 1\nFAIL checkout.test.ts: counter is 3", True), 7),
+        cc("assistant", use(8, "Edit", file_path="/repo/src/checkout.ts"), 8),
+        cc(
+            "user",
+            result(8, "<tool_use_error>String to replace not found</tool_use_error>", True),
+            9,
+        ),
+        cc("assistant", use(10, "Edit", file_path="/repo/src/retry.ts"), 10),
+        cc("user", result(10, "The file has been updated."), 11),
+        cc("assistant", use(12, "Bash", command="pnpm test"), 12),
+        cc("user", result(12, "Tests: 12 passed"), 13),
+        cc("assistant", use(14, "Write", file_path="/repo/CLAUDE.md"), 14),
+        cc("user", result(14, "The user doesn't want to proceed with this tool use.", True), 15),
+        cc(
+            "assistant", [{"type": "text", "text": "Fixed issue 42: the retry counter resets."}], 16
+        ),
+    ]
+
+
+def test_tool_calls_are_read_with_their_outcomes_and_a_subagent_report_is_kept() -> None:
+    messages, _ = parse(a_session())
+    assert messages[0].content == (
+        "<command-name>/fix-issue</command-name><command-args>42</command-args>"
+    )
+    report = messages[2]
+    assert report.role == Role.TOOL and report.content.startswith(SUBAGENT_REPORT)
+    assert "third payment fails" in report.content  # the whole report, not its first line
+    notes = "\n".join(m.content for m in messages)
+    assert "[tool error Bash: exit 1: FAIL checkout.test.ts: counter is 3]" in notes
+    assert "[tool error Edit: String to replace not found]" in notes
+    assert "[tool refused Write: The user doesn't want to proceed" in notes
+
+
+def test_the_digest_says_asked_changed_fixed_found_left_open_and_outcome() -> None:
+    text = digest_text(a_session())
+    assert "Asked: /fix-issue 42" in text
+    assert "Edited: /repo/src/retry.ts" in text and "checkout.ts" not in text  # failed edit
+    assert "`pnpm test` failed: exit 1: FAIL checkout.test.ts: counter is 3 → fixed by " in text
+    assert "editing retry.ts" in text
+    assert "ls -la" not in text and "Ran:" not in text  # reading is no change
+    assert "Found: " in text and "Root cause" in text and "third payment fails" in text
+    assert "Perfect!" not in text  # a report's filler goes first
+    assert "Left open: Write /repo/CLAUDE.md refused" in text
+    assert text.endswith("Outcome: Fixed issue 42: the retry counter resets.")
+
+
+def test_a_tight_budget_cuts_the_least_useful_sections_never_the_request_or_outcome() -> None:
+    records = a_session()
+    for n in range(20, 40, 2):
+        records += [
+            cc("assistant", use(n, "Bash", command=f"make step{n} --verbose"), n),
+            cc("user", result(n, "ok"), n + 1),
+        ]
+    records.append(cc("assistant", [{"type": "text", "text": "All green now. " * 10}], 50))
+    text = digest_text(records, max_chars=400)
+    assert len(text) <= 400
+    assert "Asked: /fix-issue 42" in text and "Outcome: All green now." in text
+    assert "make step" not in text  # commands go first
+
+
+def test_init_without_arguments_is_a_request_and_a_session_that_only_ran_commands_is_kept() -> None:
+    records = [
+        cc("user", "<command-name>/init</command-name><command-args></command-args>", 1),
+        cc("assistant", use(2, "Bash", command="npm run build"), 2),
+        cc("user", result(2, "built in 2s"), 3),
+    ]
+    text = digest_text(records)
+    assert "Asked: /init" in text and "Ran: npm run build" in text
+    # a Codex session driven only by commands, with no request at all, still has a digest
+    messages = [
+        Message(Role.ASSISTANT, "[tool shell_command: cargo build]", "", "s", 1),
+        Message(Role.TOOL, "[tool result shell_command: Finished]", "", "s", 2),
+    ]
+    assert build_digest(messages, 6, 500).useful()
+
+
+def test_codex_shell_outputs_give_their_exit_code_and_the_cwd_comes_from_the_environment() -> None:
+    def line(kind: str, payload: dict[str, Any]) -> str:
+        return json.dumps({"timestamp": "2026-03-13T10:00:00Z", "type": kind, "payload": payload})
+
+    environment = "<environment_context>\n  <cwd>/work/api</cwd>\n</environment_context>"
+    rollout = [
+        line("session_meta", {"id": "r1", "timestamp": "2026-03-13T10:00:00Z"}),
+        line(
+            "response_item",
+            {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": environment}],
+            },
+        ),
+        line(
+            "response_item",
+            {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": "run the tests"}],
+            },
+        ),
+        line(
+            "response_item",
+            {
+                "type": "function_call",
+                "name": "exec_command",
+                "call_id": "c1",
+                "arguments": json.dumps({"cmd": "cargo test"}),
+            },
+        ),
+        line(
+            "response_item",
+            {
+                "type": "function_call_output",
+                "call_id": "c1",
+                "output": "Chunk ID: a1\nWall time: 1.2 seconds\nProcess exited with code 101\n"
+                "Original token count: 9\nOutput:\nerror[E0425]: cannot find value `x`\n",
+            },
+        ),
+    ]
+    transcript = read_transcript(source("\n".join(rollout)), None)
+    notes = [p.content for p in transcript.messages]
+    assert transcript.tally.cwd == "/work/api"
+    assert "[tool error exec_command: exit 101: error[E0425]: cannot find value `x`]" in notes
+
+
+def test_a_summary_titles_only_its_own_session() -> None:
+    own = cc("user", "Add a health check endpoint please", 1)
+    foreign = {"type": "summary", "summary": "Another session's work", "leafUuid": "elsewhere"}
+    mine = {"type": "summary", "summary": "Health check endpoint", "leafUuid": "u1"}
+    assert parse([foreign, own])[1].title == ""
+    assert parse([foreign, mine, own])[1].title == "Health check endpoint"
+    assert parse([own, mine])[1].title == "Health check endpoint"
+
+
+def test_a_huge_tool_result_a_newer_format_and_an_unknown_language_are_stored_not_errors() -> None:
+    huge = "x" * (50 * 1024 * 1024)
+    records = [
+        cc("user", "Dump the table", 1),
+        cc("assistant", use(2, "Task", prompt="dump", description="dump"), 2),
+        cc("user", result(2, huge), 3),
+        cc("assistant", use(4, "Bash", command="make dump"), 4),
+        cc("user", result(4, huge), 5),
+        cc("assistant", [{"type": "future_block", "data": 1}, {"type": "text", "text": "ok"}], 6),
+        {"type": "future-record", "sessionId": "s1", "payload": {"a": 1}},
+        cc("assistant", use(7, "Task", prompt="review", description="review"), 7),
+        cc("user", result(7, "Ang ulat: walang nakitang mali sa code. " * 200), 8),
+    ]
+    messages, tally = parse(records)
+    assert len(messages[2].content) <= REPORT_KEEP + len(SUBAGENT_REPORT) + 1
+    assert len(messages[4].content) < 200
+    assert tally.lines["passed over future-record"] == 1 and tally.malformed == 0
+    digest = build_digest(messages, 6, 300)
+    assert digest.useful() and any("walang nakitang mali" in r for r in digest.reports)
+    assert all(len(r) <= 300 for r in digest.reports)
+
+
+def test_commands_are_keyed_by_program_and_subcommand_through_runners_and_quotes() -> None:
+    assert shell_command("bash -lc 'uv run pytest -q'").key == "pytest"
+    assert shell_command("python -m pytest tests").key == "pytest"
+    assert shell_command("npm test -- --run a.ts").key == "npm test"
+    assert shell_command('rg -n "a|b; c" src && git status').read_only
+    assert shell_command("cd web && pnpm build").key == "pnpm build"
+
+
+def test_condense_keeps_conclusions_first_and_fits() -> None:
+    short = condense(REPORT, 200)
+    assert len(short) <= 200 and "third payment fails" in short
+    assert condense("Done! The fix is in retry.ts.", 200) == "The fix is in retry.ts."

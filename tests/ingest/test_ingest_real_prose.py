@@ -1,0 +1,132 @@
+"""The rules on real prose: sentences users typed in public Claude Code sessions (verbatim,
+typos included; their sources are in benchmarks/sessions/SOURCES.md), and facts from what a
+session did (commands that worked, errors and their fixes, confirmed findings)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from memctl.context import Context
+from memctl.ingest.digest import build_digest
+from memctl.ingest.extract_actions import action_facts
+from memctl.ingest.extract_rules import extract_rules
+from memctl.ingest.facts import Passage
+from memctl.model import Category
+from tests.ingest.test_ingest_digest import cc, parse, result, use
+from tests.ingest.test_ingest_sessions import ingest, memories_of
+
+KEPT = [
+    # codemie-ai/codemie-code, session 196820da
+    ("don't produce code, design solution first", "rule"),
+    (
+        "the main idea is fine, however sessionOrchecstrator must not be agent specific and "
+        "don't refer to agent specific path/folder.",
+        "rule",
+    ),
+    (
+        "great, prepare focused step by step plan with clear action items for tracking. "
+        "important not to commit changes until final step.",
+        "rule",
+    ),
+    ("great, but keep in mind that new file will be at the same folder as old one", "rule"),
+    # jimmc414/cctrace, session 132b2f66
+    (
+        "i think for now we should continue to create all of the export files that the older "
+        "version did for backwards compatibility in addition to adding the new export files",
+        "decision",
+    ),
+    # YANGPuxu/claude-code-log, session a7da6a22
+    (
+        "We should support those (.tar, .tar.gz) as well, in a similar way to the .zip "
+        "embedded archives.",
+        "decision",
+    ),
+    # a rule written as one comma-joined Chinese sentence that ends in a question mark
+    ("代码注释统一用中文，提交信息用英文，可以吗？", "convention"),
+]
+DROPPED = [
+    "Make the colors green and yellow",
+    "start phoenix in background",
+    "create document in /specs folder",
+    "it worked!",
+    "show tools",
+    "all of texts now sound the same",
+    "can we do a full export first",
+    "Is everything OK with this project? Do all the tests pass?",
+    "python diverse_musical_ai.py",
+    "continue implementation",
+    "Work on bead spotter-4te. Run bd show spotter-4te to see the issue details and bd ready "
+    "to find available subtasks. Start with the first ready task.",
+    "how differnt is this export data than what the inital cctrace exported?",
+]
+
+
+@pytest.mark.parametrize(("sentence", "kind"), KEPT)
+def test_real_rules_plans_and_decisions_are_kept(sentence: str, kind: str) -> None:
+    facts = extract_rules([Passage(sentence)], 10)
+    assert [f.tags[0] for f in facts] == [kind]
+
+
+@pytest.mark.parametrize("sentence", DROPPED)
+def test_real_requests_and_chatter_are_not_facts(sentence: str) -> None:
+    assert extract_rules([Passage(sentence)], 10) == []
+
+
+def worked_session() -> list[dict[str, Any]]:
+    return [
+        cc("user", "Make the checkout tests pass", 1),
+        cc("assistant", use(2, "Bash", command="cd web && pnpm test 2>&1 | tail -20"), 2),
+        cc("user", result(2, "Exit code 1\nFAIL retry.test.ts: expected 2, got 3", True), 3),
+        cc("assistant", use(4, "Edit", file_path="/repo/web/src/retry.ts"), 4),
+        cc("user", result(4, "updated"), 5),
+        cc("assistant", use(6, "Bash", command="pnpm test"), 6),
+        cc("user", result(6, "Tests: 40 passed"), 7),
+        cc("assistant", use(8, "Bash", command='git init && echo "# test fixture"'), 8),
+        cc("user", result(8, "Initialized"), 9),
+        cc(
+            "assistant",
+            [
+                {
+                    "type": "text",
+                    "text": "All 40 tests pass. The root cause was the retry counter that "
+                    "never reset between payments. Shall I open a PR?",
+                }
+            ],
+            10,
+        ),
+    ]
+
+
+def test_commands_that_worked_fixes_and_confirmed_findings_become_facts() -> None:
+    messages, _ = parse(worked_session())
+    facts = action_facts(build_digest(messages, 6, 500), "session:s1")
+    found = {(f.category, f.content) for f in facts}
+    assert (Category.PATTERNS, "tests run with `pnpm test` (passed on 2026-03-13)") in found
+    cases = [c for cat, c in found if cat == Category.CASES]
+    assert any(
+        c.startswith("`cd web && pnpm test") and "→ fixed by editing retry.ts" in c for c in cases
+    )
+    assert any("root cause was the retry counter" in c for c in cases)  # a passing run confirms
+    assert not any("git init" in c for _, c in found)  # an echo of "test" tests nothing
+
+
+def test_an_unconfirmed_claim_and_a_failing_session_give_no_finding() -> None:
+    records = worked_session()[:6] + [worked_session()[-1]]  # tests never passed again
+    messages, _ = parse(records)
+    facts = action_facts(build_digest(messages, 6, 500), "session:s1")
+    assert not any("root cause" in f.content for f in facts)
+    assert not any(f.tags == ["command"] for f in facts)
+
+
+def test_the_rules_path_stores_them_beside_the_digest(make_ctx: Callable[..., Context]) -> None:
+    ctx = make_ctx()
+    session = ingest(ctx, "\n".join(json.dumps(r) for r in worked_session()))
+    made = {m.content: m for m in memories_of(ctx, session)}
+    command = made["tests run with `pnpm test` (passed on 2026-03-13)"]
+    assert command.category == Category.PATTERNS and command.created_at.startswith("2026-03-13")
+    assert any(m.category == Category.CASES for m in made.values())
+    assert any("digest" in m.tags for m in made.values())
