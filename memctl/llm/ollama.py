@@ -12,23 +12,16 @@ takes a person.
 
 from __future__ import annotations
 
-import json
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from memctl.llm import Completion, LLMError, unreachable_hint
+from memctl.llm.retry import Answer, Retryable, complete_with_retries
 
 if TYPE_CHECKING:
     import ollama
 
 T = TypeVar("T")
-
-
-class _Retryable(Exception):
-    def __init__(self, reason: str, detail: str) -> None:
-        super().__init__(detail)
-        self.reason = reason
 
 
 class OllamaLLM:
@@ -60,32 +53,16 @@ class OllamaLLM:
     def complete_json(
         self, system: str, prompt: str, schema: dict[str, Any], validate: Callable[[Any], T]
     ) -> Completion:
-        prompt_tokens = output_tokens = 0
-        failure = _Retryable("unknown", "no attempt made")
-        for attempt in range(self._retries + 1):
-            if attempt:
-                time.sleep(self._backoff * 2 ** (attempt - 1))
-            try:
-                answer = self._chat(system, prompt, schema)
-            except _Retryable as error:
-                failure = error
-                continue
-            prompt_tokens += answer.prompt_eval_count or 0
-            output_tokens += answer.eval_count or 0
-            try:
-                value = validate(json.loads(answer.message.content or ""))
-            except ValueError as error:
-                failure = _Retryable("invalid", f"invalid JSON from {self.name}: {error}")
-                continue
-            return Completion(value, prompt_tokens, output_tokens)
-        raise LLMError(
-            f"{failure} (after {self._retries + 1} attempts)",
-            failure.reason,
-            prompt_tokens + output_tokens,
+        return complete_with_retries(
+            self.name,
+            lambda: _answer(self._chat(system, prompt, schema)),
+            validate,
+            self._retries,
+            self._backoff,
         )
 
     def _chat(self, system: str, prompt: str, schema: dict[str, Any]) -> ollama.ChatResponse:
-        """One request; failures worth retrying become _Retryable, the rest LLMError."""
+        """One request; failures worth retrying become Retryable, the rest LLMError."""
         import httpx
         import ollama
 
@@ -107,19 +84,19 @@ class OllamaLLM:
                     f"Ollama has no model '{self._model}': run `ollama pull {self._model}`",
                     "missing-model",
                 ) from None
-            raise _Retryable(
+            raise Retryable(
                 "server", f"Ollama failed: {message} (HTTP {error.status_code})"
             ) from None
         except (ConnectionError, httpx.ConnectTimeout):
             raise LLMError(unreachable_hint(self._host), "unreachable") from None
         except httpx.TimeoutException:
-            raise _Retryable(
+            raise Retryable(
                 "timeout", f"Ollama at {self._host} did not answer within {self._timeout:g} s"
             ) from None
         except httpx.TransportError as error:
-            raise _Retryable("unreachable", f"lost connection to Ollama: {error}") from None
+            raise Retryable("unreachable", f"lost connection to Ollama: {error}") from None
         except ValueError:  # a body that is not JSON, or not a chat answer
-            raise _Retryable(
+            raise Retryable(
                 "invalid", f"Ollama at {self._host} sent an unreadable answer"
             ) from None
 
@@ -133,3 +110,7 @@ class OllamaLLM:
                 host=self._host, timeout=httpx.Timeout(self._timeout, connect=self._connect_timeout)
             )
         return self._client
+
+
+def _answer(reply: ollama.ChatResponse) -> Answer:
+    return Answer(reply.message.content or "", reply.prompt_eval_count or 0, reply.eval_count or 0)

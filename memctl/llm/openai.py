@@ -12,22 +12,15 @@ and an unknown model are not.
 
 from __future__ import annotations
 
-import json
 import os
-import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from memctl.llm import Completion, LLMError
+from memctl.llm.retry import Answer, Retryable, complete_with_retries
 
 T = TypeVar("T")
 RETRIED_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
-
-
-class _Retryable(Exception):
-    def __init__(self, reason: str, detail: str) -> None:
-        super().__init__(detail)
-        self.reason = reason
 
 
 class OpenAILLM:
@@ -60,29 +53,12 @@ class OpenAILLM:
     def complete_json(
         self, system: str, prompt: str, schema: dict[str, Any], validate: Callable[[Any], T]
     ) -> Completion:
-        prompt_tokens = output_tokens = 0
-        failure = _Retryable("unknown", "no attempt made")
-        for attempt in range(self._retries + 1):
-            if attempt:
-                time.sleep(self._backoff * 2 ** (attempt - 1))
-            try:
-                answer = self._chat(system, prompt, schema)
-            except _Retryable as error:
-                failure = error
-                continue
-            usage = answer.get("usage") or {}
-            prompt_tokens += int(usage.get("prompt_tokens") or 0)
-            output_tokens += int(usage.get("completion_tokens") or 0)
-            try:
-                value = validate(json.loads(_content(answer)))
-            except ValueError as error:
-                failure = _Retryable("invalid", f"invalid JSON from {self.name}: {error}")
-                continue
-            return Completion(value, prompt_tokens, output_tokens)
-        raise LLMError(
-            f"{failure} (after {self._retries + 1} attempts)",
-            failure.reason,
-            prompt_tokens + output_tokens,
+        return complete_with_retries(
+            self.name,
+            lambda: _answer(self._chat(system, prompt, schema)),
+            validate,
+            self._retries,
+            self._backoff,
         )
 
     def _headers(self) -> dict[str, str]:
@@ -104,7 +80,7 @@ class OpenAILLM:
         }
 
     def _chat(self, system: str, prompt: str, schema: dict[str, Any]) -> dict[str, Any]:
-        """One request; failures worth retrying become _Retryable, the rest LLMError."""
+        """One request; failures worth retrying become Retryable, the rest LLMError."""
         import httpx
 
         timeout = httpx.Timeout(self._timeout, connect=self._connect_timeout)
@@ -123,11 +99,11 @@ class OpenAILLM:
         except httpx.ConnectTimeout:
             raise LLMError(f"no connection to {self._url} in time", "unreachable") from None
         except httpx.TimeoutException:
-            raise _Retryable(
+            raise Retryable(
                 "timeout", f"{self._url} did not answer within {self._timeout:g} s"
             ) from None
         except httpx.TransportError as error:
-            raise _Retryable("unreachable", f"lost connection to {self._url}: {error}") from None
+            raise Retryable("unreachable", f"lost connection to {self._url}: {error}") from None
         return self._answer(response)
 
     def _answer(self, response: Any) -> dict[str, Any]:
@@ -141,15 +117,15 @@ class OpenAILLM:
         if status == 404:
             raise LLMError(f"{self._url} has no model '{self._model}' (HTTP 404)", "missing-model")
         if status in RETRIED_STATUS or status >= 500:
-            raise _Retryable("server", f"{self._url} failed (HTTP {status})")
+            raise Retryable("server", f"{self._url} failed (HTTP {status})")
         if status >= 400:
             raise LLMError(f"{self._url} rejected the request (HTTP {status})", "rejected")
         try:
             answer = response.json()
         except ValueError:
-            raise _Retryable("invalid", f"{self._url} sent an unreadable answer") from None
+            raise Retryable("invalid", f"{self._url} sent an unreadable answer") from None
         if not isinstance(answer, dict):
-            raise _Retryable("invalid", f"{self._url} sent an unreadable answer")
+            raise Retryable("invalid", f"{self._url} sent an unreadable answer")
         return answer
 
 
@@ -162,3 +138,16 @@ def _content(answer: dict[str, Any]) -> str:
     if not isinstance(content, str):
         raise ValueError("the message content is not text")
     return content
+
+
+def _answer(reply: dict[str, Any]) -> Answer:
+    try:
+        content = _content(reply)
+    except ValueError as error:
+        raise Retryable("invalid", f"invalid answer from the endpoint: {error}") from None
+    usage = reply.get("usage") or {}
+    return Answer(
+        content,
+        int(usage.get("prompt_tokens") or 0),
+        int(usage.get("completion_tokens") or 0),
+    )

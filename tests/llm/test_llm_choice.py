@@ -13,7 +13,7 @@ import pytest
 from memctl.config import load_settings
 from memctl.context import Context
 from memctl.llm import LLMError, choose_llm
-from memctl.llm import ollama as ollama_module
+from memctl.llm import retry as retry_module
 from memctl.llm.ollama import OllamaLLM
 from memctl.llm.probe import PROBE_FILE, reachable
 from tests.conftest import run_cli
@@ -73,7 +73,7 @@ def test_a_refused_connection_is_not_retried(
     dead_ollama_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     waits: list[float] = []
-    monkeypatch.setattr(ollama_module.time, "sleep", waits.append)
+    monkeypatch.setattr(retry_module.time, "sleep", waits.append)
     llm = OllamaLLM(dead_ollama_url, "llama3.2", timeout=5.0, retries=2, backoff=1.0)
     with pytest.raises(LLMError) as caught:
         llm.complete_json("s", "p", SCHEMA, lambda v: v)
@@ -87,7 +87,7 @@ def test_a_server_error_once_connected_is_still_retried(
     from tests.ollama_server import Fail
 
     waits: list[float] = []
-    monkeypatch.setattr(ollama_module.time, "sleep", waits.append)
+    monkeypatch.setattr(retry_module.time, "sleep", waits.append)
     ollama_server.script_chat(Fail(500, "busy"), {"n": 1})
     llm = OllamaLLM(ollama_server.url, "llama3.2", timeout=5.0, retries=2, backoff=1.0)
     assert llm.complete_json("s", "p", SCHEMA, lambda v: v).value == {"n": 1}
