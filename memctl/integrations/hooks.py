@@ -30,7 +30,7 @@ from memctl.integrations import hooks_state
 
 START = {(c.NAME, e) for c in REGISTRY.values() for e in c.START_EVENTS}
 CAPTURE = {(c.NAME, e) for c in REGISTRY.values() for e in c.CAPTURE_EVENTS}
-PROMPT = {("claude-code", "UserPromptSubmit")}
+PROMPT = {(c.NAME, e) for c in REGISTRY.values() for e in c.PROMPT_EVENTS}
 LOG = "hooks.log"
 
 

@@ -321,14 +321,18 @@ def test_a_memory_given_at_session_start_is_not_given_again_per_prompt(
     assert prompt_hook(prompt, capsys, "p4") == ""
 
 
+@pytest.mark.parametrize(
+    ("client", "hooks_file"),
+    [("claude-code", ".claude/settings.json"), ("codex", ".codex/hooks.json")],
+)
 def test_install_per_prompt_adds_user_prompt_submit_and_plain_install_takes_it_out(
-    home: Path, tmp_path: Path
+    home: Path, tmp_path: Path, client: str, hooks_file: str
 ) -> None:
-    env = {"HOME": str(tmp_path / "user")}
-    (tmp_path / "user" / ".claude").mkdir(parents=True)
-    settings = tmp_path / "user" / ".claude" / "settings.json"
-    done = run_cli("install", "claude-code", "--per-prompt", "--force", env=env)
+    env = {"HOME": str(tmp_path / "user"), "CODEX_HOME": str(tmp_path / "user" / ".codex")}
+    settings = tmp_path / "user" / hooks_file
+    settings.parent.mkdir(parents=True)
+    done = run_cli("install", client, "--per-prompt", "--force", env=env)
     assert done.returncode == 0, done.stderr
     assert "UserPromptSubmit" in json.loads(settings.read_text())["hooks"]
-    assert run_cli("install", "claude-code", "--force", env=env).returncode == 0
+    assert run_cli("install", client, "--force", env=env).returncode == 0
     assert "UserPromptSubmit" not in json.loads(settings.read_text())["hooks"]
