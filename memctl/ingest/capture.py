@@ -416,6 +416,7 @@ def _update_session(
     if tally.title:
         session.title = safe_line(tally.title, 200)
     session.started_at = session.started_at or tally.started_at
+    session.cwd = session.cwd or tally.cwd or ""
     session.agent_id = options.agent_id or session.agent_id
     session.tags = kept_tags([*session.tags, *options.tags])
     session.source = name

@@ -156,6 +156,7 @@ def _read(messages: list[Message], digest: SessionDigest, limit: int) -> _Readin
         text = strip_injected(message.content).text
         if text.startswith(SUBAGENT_REPORT):
             reading.reports.append(text.removeprefix(SUBAGENT_REPORT))
+            reading.sidechain_report = ""  # the same report, as the sidechain ended it
             continue
         subagent = text.startswith(SUBAGENT)
         text = text.removeprefix(SUBAGENT)

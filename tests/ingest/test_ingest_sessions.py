@@ -16,10 +16,8 @@ from typing import Any
 
 import pytest
 
-from memctl.api.distil import DistilRequest, PendingRequest, distil, pending
 from memctl.config.scope import project_scope
 from memctl.context import Context
-from memctl.errors import InputError, UsageError
 from memctl.ingest import extract_rules
 from memctl.ingest.capture import IngestOptions, capture
 from memctl.ingest.facts import Passage
@@ -298,7 +296,8 @@ def test_a_claude_code_session_with_a_subagent_becomes_a_digest_and_facts(
     digest = digest_of(ctx, "cc-1").content
     assert "Asked: The checkout test is flaky, fix it please." in digest
     assert "Found: test_checkout races the clock" in digest  # the Task tool's result
-    assert "The flaky test is test_checkout" in digest  # the sidechain's last words
+    # the sidechain's last words are that same report: found once, not twice
+    assert "The flaky test is test_checkout" not in digest
     assert "Edited: /home/ann/shop/tests/test_checkout.py" in digest
     assert "`pnpm test` still failing: FAIL tests/test_checkout.py: freezegun missing" in digest
     assert "Decided: No, use time-machine instead of freezegun." in digest
@@ -395,38 +394,6 @@ def test_a_chinese_session_keeps_its_design_decision_and_correction(
     assert "不要用 npm，改用 pnpm。" in made
     assert any(m.startswith("好的，我以后会一直用 pnpm") for m in made)
     assert "帮我设计订单服务的消息队列。" in digest_of(ctx, "zh").content
-
-
-def test_host_distillation_hands_out_batches_and_applies_answers(
-    make_ctx: Callable[..., Context],
-) -> None:
-    ctx = make_ctx(ingest__host_distil=True, select__messages=2)
-    text = "user: We deploy with make ship.\nassistant: Noted.\nuser: Thanks!\n"
-    capture(ctx, source(text), IngestOptions(session_id="h1"))
-    run_session(ctx, "h1")
-    assert memories_of(ctx, "h1") == []  # left for the host: the rules did not run
-    (batch,) = pending(ctx, PendingRequest()).batches
-    assert (batch.session_id, batch.first_seq, batch.through_seq) == ("h1", 1, 2)
-    assert batch.prompt == "[1] user: We deploy with make ship.\n[2] assistant: Noted."
-    assert batch.schema["required"] == ["facts"] and "durable facts" in batch.system
-    fact = {
-        "content": "The shop deploys with make ship.",
-        "l0_abstract": "deploy: make ship",
-        "category": "entities",
-        "source_message": 1,
-    }
-    with pytest.raises(InputError):
-        distil(ctx, DistilRequest("h1", 2, {"nothing": []}))
-    record = distil(ctx, DistilRequest("h1", 2, {"facts": [fact]})).run
-    assert record.llm == "host" and record.counts == {"create": 1}
-    (made,) = memories_of(ctx, "h1")
-    assert made.content == "The shop deploys with make ship." and made.source == "session:h1#1:user"
-    with pytest.raises(UsageError):
-        distil(ctx, DistilRequest("h1", 2, {"facts": [fact]}))  # already distilled
-    (rest,) = pending(ctx, PendingRequest()).batches
-    assert (rest.first_seq, rest.through_seq) == (3, 3)
-    distil(ctx, DistilRequest("h1", 3, {"facts": []}))
-    assert pending(ctx, PendingRequest()).batches == []
 
 
 @pytest.mark.parametrize(
