@@ -361,7 +361,9 @@ def store_transcript(
             if opened and opened.tracked:
                 _mark(db, opened.tracked, transcript, session)
         if report.messages_new and options.mode == "smart" and not dry_run:
-            report.job_id = jobs.enqueue(db, JOB_KIND, session_id, {"mode": options.mode})
+            problems = transcript.tally.problems()
+            payload = {"mode": options.mode, "notes": [problems] if problems else []}
+            report.job_id = jobs.enqueue(db, JOB_KIND, session_id, payload)
     tally = transcript.tally
     report.session_id, report.scope = session_id, session.scope
     report.messages_total = session.message_count

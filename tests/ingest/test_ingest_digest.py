@@ -8,7 +8,7 @@ from typing import Any
 
 from memctl.ingest.digest import build_digest, render
 from memctl.ingest.parse import read_transcript
-from memctl.ingest.parse.common import REPORT_KEEP, SUBAGENT_REPORT
+from memctl.ingest.parse.common import REPORT_CUT, REPORT_KEEP, SUBAGENT_REPORT
 from memctl.ingest.tools import condense, shell_command
 from memctl.model import Message, Role
 from tests.ingesting import source
@@ -209,9 +209,13 @@ def test_a_huge_tool_result_a_newer_format_and_an_unknown_language_are_stored_no
         cc("user", result(7, "Ang ulat: walang nakitang mali sa code. " * 200), 8),
     ]
     messages, tally = parse(records)
-    assert len(messages[2].content) <= REPORT_KEEP + len(SUBAGENT_REPORT) + 1
-    assert len(messages[4].content) < 200
+    assert len(messages[2].content) <= REPORT_KEEP + len(SUBAGENT_REPORT) + len(REPORT_CUT) + 2
+    assert messages[2].content.endswith(REPORT_CUT) and len(messages[4].content) < 200
     assert tally.lines["passed over future-record"] == 1 and tally.malformed == 0
+    assert tally.problems() == (  # one line in the run's notes
+        "input: 1 sub-agent reports cut to 32000 characters, "
+        "records of kinds not read yet passed over: future-record ×1"
+    )
     digest = build_digest(messages, 6, 300)
     assert digest.useful() and any("walang nakitang mali" in r for r in digest.reports)
     assert all(len(r) <= 300 for r in digest.reports)
