@@ -122,6 +122,22 @@ def test_a_tight_budget_cuts_the_least_useful_sections_never_the_request_or_outc
     assert "make step" not in text  # commands go first
 
 
+def test_a_polite_request_is_asked_and_the_prompts_shell_mode_is_not() -> None:
+    records = [  # as in a real Claude Code 1.0.55 session (claude-code-log, cbc0f75b)
+        cc("user", '<bash-input> uv run pytest -m "not (tui or browser)"</bash-input>', 1),
+        cc(
+            "user",
+            "<bash-stdout>= 5 failed, 174 passed =</bash-stdout><bash-stderr></bash-stderr>",
+            2,
+        ),
+        cc("user", "Can you please update these tests? We're not doing these complex paths", 3),
+        cc("user", "Can you help me?", 4),
+    ]
+    text = digest_text(records)
+    assert "Asked: Can you please update these tests?" in text
+    assert "bash-" not in text and "5 failed" not in text and "Can you help me?" not in text
+
+
 def test_init_without_arguments_is_a_request_and_a_session_that_only_ran_commands_is_kept() -> None:
     records = [
         cc("user", "<command-name>/init</command-name><command-args></command-args>", 1),

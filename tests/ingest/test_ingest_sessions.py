@@ -403,6 +403,12 @@ def test_a_chinese_session_keeps_its_design_decision_and_correction(
         ("<system-reminder>todo list</system-reminder>", {"system-reminder": 1}),
         ("<command-name>/clear</command-name><command-args></command-args>", {"command": 2}),
         ("<memctl-context>\n- Ann likes tea\n</memctl-context>", {"memctl-context": 1}),
+        (  # Claude Code's shell mode, as in a real 1.0.55 session (claude-code-log)
+            "<bash-input>uv run pytest test/test_project_display_name.py</bash-input>"
+            "<bash-stdout>collected 11 items\n\ntest/test_project_display_name.py F.FFF....F."
+            "</bash-stdout><bash-stderr></bash-stderr>",
+            {"shell-mode": 1, "command-output": 2},
+        ),
         ("Please analyze this codebase and create a CLAUDE.md file, which ...", {"command": 1}),
         (
             "## Skills\nA skill is a set of local instructions to follow.\n- pdf: read PDFs",
