@@ -11,6 +11,11 @@ import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
+from memctl.api.ingest import undo
+from memctl.config import load_settings
+from memctl.context import Context
+from memctl.embed.hashed import HashEmbedder
+
 TOOLS = {
     "memory_search",
     "memory_store",
@@ -126,6 +131,11 @@ def test_an_mcp_client_lists_stores_searches_and_gets_clear_errors(
     profile = "".join(getattr(c, "text", "") for c in seen["profile"].contents)
     assert "The shop deploys with make release." not in profile  # a project fact, not a taste
     assert "The user likes rye bread." in profile
+    # The host model's facts are a run that `memctl undo` reverts like any other.
+    with Context(load_settings(), embedder=HashEmbedder()) as ctx:
+        undo(ctx, seen["applied"].structured_content["run_id"])
+        facts = ctx.db.tuples("SELECT state FROM memories WHERE content LIKE '%rye bread%'")
+    assert facts == [("deleted",)]
 
 
 async def curating(home: Path, project: Path) -> dict[str, Any]:
