@@ -123,6 +123,8 @@ class RecallResult:
     results: list[Recalled]
     warnings: list[str] = field(default_factory=list)
     run: Run | None = None
+    # No result: the memories closest in meaning, which nothing confirmed (``recall.unconfirmed``)
+    unconfirmed: list[Recalled] = field(default_factory=list)
 
     def steps_of(self, memory_id: str) -> list[Step]:
         return self.run.steps_of(memory_id) if self.run else []
@@ -197,7 +199,10 @@ def recall(
         item.source_time = times.get(item.memory.id)
     if touch:
         touch_results(run, results)
-    return RecallResult(query=text, results=results, warnings=run.notes, run=run)
+    unconfirmed = [] if results else [Recalled.of(c) for c in run.unconfirmed]
+    return RecallResult(
+        query=text, results=results, warnings=run.notes, run=run, unconfirmed=unconfirmed
+    )
 
 
 def translation_of(run: Run) -> Analysed | None:
