@@ -399,15 +399,17 @@ def hook_timeout(work: Path, messages: int = 400, size: int = 50_000) -> str:
         hook = f"hook exit {done.returncode} in {time.perf_counter() - began:.1f} s"
     except subprocess.TimeoutExpired:
         hook = "hook killed at 10 s"
-    stored = count(home, "SELECT count(*) FROM messages")
     sql = "SELECT count(*) FROM messages"
-    while count(home, sql) < messages and time.perf_counter() - began < 600:
+    stored, log = count(home, sql), home / "logs" / "worker.log"
+
+    def waiting(limit: float) -> bool:  # a worker runs (its log appeared within 30 s)
+        alive = log.is_file() or time.perf_counter() - began < 30
+        return alive and time.perf_counter() - began < limit
+
+    while count(home, sql) < messages and waiting(600):
         time.sleep(0.5)
     whole = f"{count(home, sql)}/{messages} stored after {time.perf_counter() - began:.0f} s"
-    log = home / "logs" / "worker.log"
-    while time.perf_counter() - began < 900 and not (
-        log.is_file() and "jobs done" in log.read_text(encoding="utf-8")
-    ):
+    while waiting(900) and not (log.is_file() and "jobs done" in log.read_text("utf-8")):
         time.sleep(0.5)  # the worker's distillation: the temporary directory outlives it
     return f"{path.stat().st_size >> 20} MB: {hook}, {stored} stored then; {whole}"
 
@@ -507,6 +509,14 @@ def exit_70(work: Path) -> str:
         "list --limit huge": ("list", "--limit", huge),
         "get ID#huge": ("get", f"abcd#{huge}"),
         "NaN importance": ("import", str(nan)),
+        "purge --since 9999-12-31T23:59:59-14:00": (
+            "purge",
+            "--since",
+            "9999-12-31T23:59:59-14:00",
+            "--yes",
+        ),
+        "purge --since huge span": ("purge", "--since", f"{huge}d", "--yes"),
+        "model install --wheel /dev/zero": ("model", "install", "--wheel", "/dev/zero"),
     }
     codes = {name: memctl(home, *args).returncode for name, args in cases.items()}
     seventy = [name for name, code in codes.items() if code == 70]
