@@ -220,7 +220,9 @@ def build(ctx: Context) -> MCPServer:
         project's history, conventions or decisions, or the user's preferences, and when a
         task looks like earlier work. Returns the best memories, most relevant first
         (id, content, category, score...), or with format "context" one text block ready
-        to read. An empty list means nothing relevant is stored: say so, do not guess.
+        to read. An empty list means nothing clearly relevant is stored; "unconfirmed" then
+        lists the memories closest in meaning, which may answer a question asked in other
+        words: use one only if it answers the question, else say nothing is stored.
         scope: "project" (default: this project and global), "global" or a scope name."""
         request = recall_api.RecallRequest(
             query=query,
@@ -240,6 +242,10 @@ def build(ctx: Context) -> MCPServer:
             answer["results"] = [
                 hit(item, response.hosts.get(item.memory.id)) for item in result.results
             ]
+            if result.unconfirmed:
+                answer["unconfirmed"] = [
+                    hit(item, response.hosts.get(item.memory.id)) for item in result.unconfirmed
+                ]
         return answer
 
     @tool

@@ -11,6 +11,11 @@ import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
+from memctl.api.ingest import undo
+from memctl.config import load_settings
+from memctl.context import Context
+from memctl.embed.hashed import HashEmbedder
+
 TOOLS = {
     "memory_search",
     "memory_store",
@@ -126,6 +131,11 @@ def test_an_mcp_client_lists_stores_searches_and_gets_clear_errors(
     profile = "".join(getattr(c, "text", "") for c in seen["profile"].contents)
     assert "The shop deploys with make release." not in profile  # a project fact, not a taste
     assert "The user likes rye bread." in profile
+    # The host model's facts are a run that `memctl undo` reverts like any other.
+    with Context(load_settings(), embedder=HashEmbedder()) as ctx:
+        undo(ctx, seen["applied"].structured_content["run_id"])
+        facts = ctx.db.tuples("SELECT state FROM memories WHERE content LIKE '%rye bread%'")
+    assert facts == [("deleted",)]
 
 
 async def curating(home: Path, project: Path) -> dict[str, Any]:
@@ -241,3 +251,32 @@ def test_parallel_calls_limits_and_only_transcripts(home: Path, tmp_path: Path) 
         assert seen[name].is_error and says in text(seen[name]), text(seen[name])
         assert "\n" not in text(seen[name])
     assert seen["allowed"].structured_content["messages_new"] == 1
+
+
+ROTATION = "On-call rotates weekly, handover Mondays 10:00 CET."
+
+
+async def paraphrased(home: Path, project: Path) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    async with Client(server(home, project)) as client:
+        for fact in (ROTATION, "The frontend uses pnpm.", "Backups run nightly at 02:00 UTC."):
+            await client.call_tool("memory_store", {"text": fact})
+        for key, query in (
+            ("other_words", "when does pager duty pass to the next person?"),
+            ("unrelated", "how long do I boil an egg for a runny yolk?"),
+        ):
+            seen[key] = (
+                await client.call_tool("memory_search", {"query": query})
+            ).structured_content
+    return seen
+
+
+def test_a_model_asking_in_other_words_gets_the_closest_memory_as_unconfirmed(
+    home: Path, tmp_path: Path
+) -> None:
+    # The question shares no word with the memory and too little cosine to show it is
+    # about the store; the model that asked reads it as unconfirmed and judges it itself.
+    seen = anyio.run(paraphrased, home, tmp_path / "project")
+    assert seen["other_words"]["results"] == []
+    assert seen["other_words"]["unconfirmed"][0]["content"] == ROTATION
+    assert seen["unrelated"]["results"] == [] and "unconfirmed" not in seen["unrelated"]
