@@ -35,6 +35,7 @@ class Values:
     recall_words_floor: float
     recall_anchor_memories: int
     recall_support_floor: float
+    recall_unconfirmed: int
     recall_context_share: float
     recall_reply_share: float
     recall_question_factor: float
@@ -200,6 +201,7 @@ class RecallValues:
     words_floor: float
     anchor_memories: int
     support_floor: float
+    unconfirmed: int
     context_share: float
     reply_share: float
     question_factor: float

@@ -87,6 +87,9 @@ class Run:
     anchors: frozenset[str] = frozenset()  # the query's names the store knows well
     index: VectorIndex | None = None
     scores: Scores | None = None
+    # when no candidate shows the query is about the store: the closest in meaning, for
+    # the caller to offer as unconfirmed (fuse.closest)
+    unconfirmed: list[Candidate] = field(default_factory=list)
 
     def record(
         self,

@@ -32,6 +32,7 @@ from memctl.model import format_time
 from memctl.retrieve.query import Analysed
 from memctl.retrieve.run import ADDED, Candidate, Run
 from memctl.retrieve.stages.fuse import VECTOR_LEGS, idf
+from memctl.store.database import Database
 from memctl.store.memories import (
     fts_rank,
     get_memories,
@@ -43,8 +44,8 @@ from memctl.store.message_search import search_messages
 STAGE = "candidates"
 
 
-def _bm25(run: Run, size: int) -> list[tuple[str, float]]:
-    return fts_rank(run.ctx.db.reader(), run.query.alternatives, size, run.where)
+def _bm25(run: Run, reader: Database, size: int) -> list[tuple[str, float]]:
+    return fts_rank(reader, run.query.alternatives, size, run.where)
 
 
 class _Background:
@@ -119,8 +120,11 @@ def gather(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
     legs: dict[str, list[tuple[str, float]]] = {}
     run.index = vector_index(run.ctx.db)
     # inside a transaction the reader is the store's own connection, which serves one
-    # thread at a time (apsw raises ThreadingViolationError): search before, not beside
-    fts = _Background(lambda: _bm25(run, size), inline=run.ctx.db.reader() is run.ctx.db)
+    # thread at a time (apsw raises ThreadingViolationError): search before, not beside.
+    # Chosen here, not in the thread: even asking the connection whether it is in a
+    # transaction is a use of it, and this thread goes on using it at once.
+    reader = run.ctx.db.reader()
+    fts = _Background(lambda: _bm25(run, reader, size), inline=reader is run.ctx.db)
     run.word_weights, run.anchors = word_weights(run)
     try:
         _embed_query(run, size)

@@ -39,7 +39,11 @@ store), and whether it was created inside a time the query names.
   of the query, or the query's time.
 - When none does, the query is about nothing stored and recall returns
   nothing: an unrelated question gets no answer instead of the best noise
-  scored near 1 (the floors are calibrated in docs/benchmarks.md).
+  scored near 1 (the floors are calibrated in docs/benchmarks.md). The
+  ``unconfirmed`` candidates closest in meaning (cosine >= ``support_floor``) are
+  kept aside for a caller that can judge them itself: a model calling
+  memory_search reads them as unconfirmed, which is where a question in other
+  words than its memory, too far in cosine to show it, still finds it.
 """
 
 from __future__ import annotations
@@ -260,6 +264,17 @@ def second_opinion(run: Run, judged: Judged, judge: Judge | None = None) -> Judg
     ]
 
 
+def closest(run: Run, candidates: list[Candidate]) -> list[Candidate]:
+    """The ``unconfirmed`` candidates closest to the query in meaning, each at least
+    ``support_floor`` in cosine, closest first."""
+    near = [(cosine, c.id, c) for c in candidates if (cosine := similarity(c)) is not None]
+    return [
+        c
+        for cosine, _, c in sorted(near, key=lambda n: (-n[0], n[1]))
+        if cosine >= run.params.support_floor
+    ][: run.params.unconfirmed]
+
+
 def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     w_vector, w_bm25 = leg_weights(run)
     vector = leg_share(candidates, VECTOR_LEGS)
@@ -301,6 +316,8 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
                 score,
                 f"{why}: no candidate shows the query is about anything stored",
             )
+    if not shown:
+        run.unconfirmed = closest(run, candidates)
     return by_score(kept)
 
 
