@@ -45,6 +45,13 @@ def memctl_recall(ctx: Context, question: Question, limit: int) -> list[str]:
     return [r.memory.id for r in found.results]
 
 
+def memctl_search(ctx: Context, question: Question, limit: int) -> list[str]:
+    """What a model calling MCP memory_search reads: the results or, when there are none,
+    the memories closest in meaning offered as unconfirmed (``recall.unconfirmed``)."""
+    found = recall(ctx, question.text, limit, now=question.now, touch=False)
+    return [r.memory.id for r in found.results or found.unconfirmed]
+
+
 def memctl_prompt(ctx: Context, question: Question, limit: int) -> list[str]:
     """What the per-prompt hook (``UserPromptSubmit``) adds for this prompt, as of its time,
     in a session given nothing yet: at most its own limit, whatever ``limit`` asks."""
@@ -68,21 +75,18 @@ BASELINES: dict[str, Retriever] = {
 }
 
 
-# Not a retriever a person calls, so not a default: `-r memctl-prompt` compares it.
-HOOKS: dict[str, Retriever] = {"memctl-prompt": memctl_prompt}
-
-
 def choose(names: list[str] | None) -> dict[str, Retriever]:
     """The named retrievers (default: the three baselines); unknown names are a UsageError.
 
-    ``memctl-prompt`` is the per-prompt hook; ``exp-*`` names are the experiments of
-    benchmarks.experiments.
+    ``memctl-search`` is what MCP memory_search reads, ``memctl-prompt`` what the per-prompt
+    hook adds; ``exp-*`` names are the experiments of benchmarks.experiments.
     """
     from benchmarks.experiments import EXPERIMENTS
 
     if not names:
         return dict(BASELINES)
-    available = {**BASELINES, **HOOKS, **EXPERIMENTS}
+    views = {"memctl-search": memctl_search, "memctl-prompt": memctl_prompt}
+    available = {**BASELINES, **views, **EXPERIMENTS}
     unknown = [n for n in names if n not in available]
     if unknown:
         raise UsageError(

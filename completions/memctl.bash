@@ -16,7 +16,7 @@ _memctl_spec() {
             valopts="--home -c --config"
             ;;
         "maintain")
-            opts="--dry-run --only --skip --print-crontab --json -h --help"
+            opts="--dry-run --only --skip --full --print-crontab --json -h --help"
             valopts="--only --skip"
             ;;
         "restore")

@@ -49,6 +49,7 @@ complete -c memctl -n '__fish_use_subcommand' -a 'model' -d 'Install and inspect
 complete -c memctl -n '__fish_seen_subcommand_from maintain' -l dry-run -d 'Show what each task would change; write nothing.'
 complete -c memctl -n '__fish_seen_subcommand_from maintain' -l only -x -d 'Run only these tasks.'
 complete -c memctl -n '__fish_seen_subcommand_from maintain' -l skip -x -d 'Run all tasks but these.'
+complete -c memctl -n '__fish_seen_subcommand_from maintain' -l full -d 'Compare every memory for duplicates again, not only those new or changed since the last run.'
 complete -c memctl -n '__fish_seen_subcommand_from maintain' -l print-crontab -d 'Print a crontab line and a systemd user timer (as `memctl install cron`).'
 complete -c memctl -n '__fish_seen_subcommand_from maintain' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from maintain' -s h -l help -d 'Show this message and exit.'

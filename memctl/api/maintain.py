@@ -17,6 +17,7 @@ class MaintainRequest:
     skip: str | None = None
     dry_run: bool = False
     now: datetime | None = None  # the run's clock (tests, "what if"); default: now
+    full: bool = False  # compare every memory again, not only what changed since the last run
 
 
 MaintainResult = MaintainReport
@@ -26,7 +27,7 @@ def maintain(ctx: Context, request: MaintainRequest) -> MaintainResult:
     """Run every maintenance task; safe from cron and twice at once."""
     from memctl.maintain.pipeline import maintain as run
 
-    return run(ctx, request.only, request.skip, request.dry_run, request.now)
+    return run(ctx, request.only, request.skip, request.dry_run, request.now, request.full)
 
 
 @dataclass(frozen=True)

@@ -98,7 +98,9 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
         sessions=request.sessions,
         budget=budget,
     )
-    hosts = foreign_hosts(ctx.db, [item.memory.id for item in result.results])
+    hosts = foreign_hosts(
+        ctx.db, [item.memory.id for item in (*result.results, *result.unconfirmed)]
+    )
     if hosts:  # another machine's memories never outrank the user's own
         result.results.sort(key=lambda item: item.memory.id in hosts)
     block = None

@@ -56,6 +56,14 @@ def maintain(
     skip: Annotated[
         str | None, typer.Option("--skip", metavar="TASK,...", help="Run all tasks but these.")
     ] = None,
+    full: Annotated[
+        bool,
+        typer.Option(
+            "--full",
+            help="Compare every memory for duplicates again, not only those new or "
+            "changed since the last run.",
+        ),
+    ] = False,
     print_crontab: Annotated[
         bool,
         typer.Option(
@@ -75,7 +83,7 @@ def maintain(
 
         console.print(schedule_text(ctx), highlight=False, soft_wrap=True, end="")
         return
-    request = api.MaintainRequest(only=only, skip=skip, dry_run=dry_run)
+    request = api.MaintainRequest(only=only, skip=skip, dry_run=dry_run, full=full)
     report = api.maintain(open_context(ctx), request)
     if as_json:
         print_json(report.to_dict())

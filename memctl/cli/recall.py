@@ -124,6 +124,9 @@ def recall(
     render(response.result, fmt, explain_, response.hint())
 
 
+UNCONFIRMED_WIDTH = 76  # the unconfirmed memory's line, indented, within 80 columns
+
+
 def render(result: RecallResult, fmt: str, with_explain: bool, hint: str | None = None) -> None:
     """Print the results; ``hint`` (matches in other scopes) is a line of the table output
     and a warning of the JSON, never part of the results."""
@@ -144,12 +147,26 @@ def render(result: RecallResult, fmt: str, with_explain: bool, hint: str | None 
                     for r in result.results
                 ],
                 "warnings": [*result.warnings, *([hint] if hint else [])],
+                **(
+                    {"unconfirmed": [r.to_dict() for r in result.unconfirmed]}
+                    if result.unconfirmed
+                    else {}
+                ),
             }
         )
     elif fmt == "ids":
         sys.stdout.writelines(item.memory.id + "\n" for item in result.results)
     elif not result.results:
         out.console.print("no memories found")
+        if result.unconfirmed:
+            nearest = result.unconfirmed[0].memory
+            out.console.print(
+                f"closest in meaning, not a clear match ({short_id(nearest.id)}):\n  "
+                + one_line(nearest.content, UNCONFIRMED_WIDTH),
+                highlight=False,
+                markup=False,
+                soft_wrap=True,
+            )
         if hint:
             out.console.print(hint)
     else:

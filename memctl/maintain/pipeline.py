@@ -28,8 +28,9 @@ from memctl.config import Settings
 from memctl.config.files import private_dir
 from memctl.context import Context
 from memctl.errors import UsageError
+from memctl.ingest.pending import pending_dir
 from memctl.ingest.run import start_run
-from memctl.ingest.spool import SPOOL_DIR, spool_dir
+from memctl.ingest.spool import spool_dir
 from memctl.llm import choose_llm
 from memctl.maintain.archive import archive
 from memctl.maintain.consolidate import consolidate
@@ -41,7 +42,12 @@ from memctl.maintain.report import MaintainReport, TaskReport
 from memctl.maintain.sync_hook import sync
 from memctl.maintain.upkeep import check_integrity, upkeep
 from memctl.model import now_iso
-from memctl.store.maintenance import mark_runs, stale_running_runs, vacuum_into
+from memctl.store.maintenance import (
+    forget_compared,
+    mark_runs,
+    stale_running_runs,
+    vacuum_into,
+)
 from memctl.store.runs import save_run
 
 Task = Callable[[Maintenance], TaskReport]
@@ -120,9 +126,16 @@ def _record(m: Maintenance) -> None:
 
 
 def run_tasks(
-    ctx: Context, names: list[str], dry_run: bool = False, now: datetime | None = None
+    ctx: Context,
+    names: list[str],
+    dry_run: bool = False,
+    now: datetime | None = None,
+    full: bool = False,
 ) -> MaintainReport:
     """Run the named tasks as one run (the caller holds the lock).
+
+    ``full`` forgets what earlier runs compared, so dedup and merge compare every memory
+    with every other again (what a run with no memory of earlier runs does).
 
     A dry run runs the tasks that only change the store (``REHEARSED``) for real on a
     copy of it, so its plan is what the run would do, each task seeing the one before's
@@ -130,12 +143,12 @@ def run_tasks(
     """
     now = now or datetime.now(UTC)
     if not dry_run:
-        return _run(ctx, names, False, now)
+        return _run(ctx, names, False, now, full)
     plan = _run(ctx, [n for n in names if n not in REHEARSED], True, now)
     rehearsed = [n for n in names if n in REHEARSED]
     if rehearsed and plan.run is not None:
         with rehearsal(ctx) as copy:
-            done = _run(copy, rehearsed, False, now)
+            done = _run(copy, rehearsed, False, now, full)
         for report in done.tasks:
             report.status = "planned" if report.status == "done" else report.status
         plan.run.tokens += done.run.tokens if done.run else 0
@@ -146,17 +159,21 @@ def run_tasks(
 
 @contextlib.contextmanager
 def rehearsal(ctx: Context) -> Iterator[Context]:
-    """A context on a throwaway copy of the store (and of its spool), deleted afterwards."""
+    """A context on a throwaway copy of the store (and of its spool and pending marks),
+    deleted afterwards."""
     with tempfile.TemporaryDirectory(prefix=".dry-run-", dir=ctx.settings.home) as folder:
         home = Path(folder)
         vacuum_into(ctx.db, home / ctx.settings.db_path.name)
-        if spool_dir(ctx).is_dir():
-            shutil.copytree(spool_dir(ctx), home / SPOOL_DIR)
+        for kept in (spool_dir(ctx), pending_dir(ctx.settings.home)):
+            if kept.is_dir():
+                shutil.copytree(kept, home / kept.relative_to(ctx.settings.home))
         with ctx.elsewhere(dataclasses.replace(ctx.settings, home=home)) as copy:
             yield copy
 
 
-def _run(ctx: Context, names: list[str], dry_run: bool, now: datetime) -> MaintainReport:
+def _run(
+    ctx: Context, names: list[str], dry_run: bool, now: datetime, full: bool = False
+) -> MaintainReport:
     settings = ctx.settings
     llm = choose_llm(settings)
     run = start_run(
@@ -175,6 +192,8 @@ def _run(ctx: Context, names: list[str], dry_run: bool, now: datetime) -> Mainta
         with ctx.db.atomic():
             mark_runs(ctx.db, stale_running_runs(ctx.db, KIND), "interrupted")
             save_run(ctx.db, run.record)
+            if full:
+                forget_compared(ctx.db)
     # A power cut loses at most the last steps (the store stays consistent); a rerun redoes them.
     with ctx.db.without_fsync(), threadpool_limits(settings.maintain_threads, "blas"):
         for name in names:
@@ -191,10 +210,11 @@ def maintain(
     skip: str | None = None,
     dry_run: bool = False,
     now: datetime | None = None,
+    full: bool = False,
 ) -> MaintainReport:
     """Run maintenance under the lock; a report saying who holds it when another runs."""
     names = chosen_tasks(ctx.settings, only, skip)
     with maintain_lock(ctx.settings) as holder:
         if holder is not None:
             return MaintainReport(dry_run=dry_run, locked_by=holder)
-        return run_tasks(ctx, names, dry_run, now)
+        return run_tasks(ctx, names, dry_run, now, full)

@@ -83,6 +83,11 @@ def mark_compared(db: Database, task: str, rowids: list[int]) -> None:
     )
 
 
+def forget_compared(db: Database) -> None:
+    """Forget what every task compared: the next search compares every memory again."""
+    db.execute("DELETE FROM maintain_compared")
+
+
 def ids_of_rowids(db: Database, rowids: list[int]) -> dict[int, str]:
     rows = db.tuples(
         "SELECT m.rowid, m.id FROM json_each(?) AS wanted CROSS JOIN memories m "

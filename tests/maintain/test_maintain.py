@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -25,13 +26,17 @@ from memctl.ingest.pipeline import run_session
 from memctl.ingest.undo import undo
 from memctl.maintain.backup import backups
 from memctl.maintain.pipeline import maintain_lock
+from memctl.memories.operations import update
 from memctl.memories.strength import current_strength
 from memctl.model import Category, Kind, Memory, Relation, RelationType, State, Tier, format_time
 from memctl.store import memories as store
 from memctl.store.events import count_events
+from memctl.store.maintenance import vacuum_into
+from memctl.store.memories import MemoryFilter
 from memctl.store.relations import add_relation, relations_of
 from memctl.store.runs import get_run
 from tests.conftest import run_cli
+from tests.fakes import HashEmbedder
 from tests.ingesting import source
 from tests.ollama_server import Delay, FakeOllama
 
@@ -416,7 +421,9 @@ def test_cli_only_skip_json_and_crontab(home: Path) -> None:
     env = {"MEMCTL_LLM": "none"}
     data = json.loads(run_cli("maintain", "--only", "decay,archive", "--json", env=env).stdout)
     assert [t["task"] for t in data["tasks"]] == ["decay", "archive"]
-    data = json.loads(run_cli("maintain", "--skip", "sync,upkeep", "--json", env=env).stdout)
+    data = json.loads(
+        run_cli("maintain", "--full", "--skip", "sync,upkeep", "--json", env=env).stdout
+    )
     assert "upkeep" not in [t["task"] for t in data["tasks"]]
     table = run_cli("maintain", env=env).stdout
     assert "sync.auto is off" in table and "decay" in table
@@ -509,3 +516,76 @@ def test_reembed_in_length_order_gives_each_memory_its_own_vector(ctx: Context) 
     stored = store.vectors_for(ctx.db, [m.id for m in memories])
     for memory, vector in zip(memories, ctx.vectors(contents), strict=True):
         assert stored[memory.id] == vector
+
+
+def _twin(ctx: Context, home: Path) -> Context:
+    """A context on a copy of ctx's store, with the same settings but its home."""
+    home.mkdir()
+    vacuum_into(ctx.db, home / ctx.settings.db_path.name)
+    return Context(dataclasses.replace(ctx.settings, home=home), embedder=HashEmbedder())
+
+
+def _state(ctx: Context, at: datetime) -> list[tuple[Any, ...]]:
+    """Every memory as what maintain decides (ids of memories maintain made are random:
+    a memory is its text), with its strength as of ``at`` to 3 places."""
+    every = MemoryFilter(states=None)
+    found = store.list_memories(ctx.db, every, None)
+    text = {m.id: m.content for m in found}
+    return sorted(
+        (
+            m.content,
+            m.scope,
+            str(m.kind),
+            str(m.state),
+            text.get(m.superseded_by or ""),
+            m.consolidated_at,
+            round(current_strength(m, at, ctx.settings), 3),
+            sorted(
+                (text[r.src_id], text[r.dst_id], str(r.type)) for r in relations_of(ctx.db, m.id)
+            ),
+        )
+        for m in found
+    )
+
+
+def test_an_incremental_run_ends_where_a_full_run_does(make_ctx: Any, tmp_path: Path) -> None:
+    ctx = make_ctx(maintain__merge_similarity=0.75, maintain__backup_every_hours=1000)
+    facts = [
+        put(ctx, text, 10)
+        for text in (
+            "Billing runs on port 8001 behind nginx.",
+            "The search service answers from Elasticsearch 8.",
+            "Auth tokens expire after 15 minutes.",
+            "Mail goes out through Postmark.",
+        )
+    ]
+    put(ctx, "Mail goes out through Postmark for every message.", 10, scope="elsewhere")
+    put(ctx, "The deploy script lives in ops/deploy.sh", 10)
+    put(ctx, "The cache is Redis.", 9)
+    put(ctx, "The cache is Redis.", 9)
+    put(ctx, "I prefer pytest over unittest for every project.", 5, kind=Kind.EPISODIC)
+    put(ctx, "A one-off note about lunch.", 40, strength=0.05)
+    run(ctx, now=NOW)
+    # What happens between two runs: copies of compared memories, a memory moved to
+    # another's scope, a text changed into another's, a partner for a merge.
+    put(ctx, facts[0].content.lower(), 9)
+    put(ctx, "The cache is Redis.", 0)
+    store.update_memory(ctx.db, facts[3].id, {"scope": "elsewhere"})
+    update(ctx, facts[2].id, content=facts[1].content)
+    put(ctx, "The deploy script lives in ops/deploy.sh and needs AWS credentials", 10)
+    put(ctx, "We moved the staging database to Postgres 16 today.", 6, kind=Kind.EPISODIC)
+    later = NOW + timedelta(days=1)
+    twin = _twin(ctx, tmp_path / "twin")
+    incremental = run(ctx, now=later)
+    full = run(twin, now=later, full=True)
+    try:
+        assert _state(ctx, later) == _state(twin, later)
+    finally:
+        twin.close()
+    for report in (incremental, full):  # four merges, one exact copy
+        assert report.task("consolidate").counts["merge"] == 4
+        assert report.task("dedup").counts["dedup"] == 1
+    assert incremental.task("dedup").counts["compared"] < full.task("dedup").counts["compared"]
+    # and a full run after the incremental one finds nothing more to fold
+    again = run(ctx, now=later, full=True)
+    assert [c for t in again.tasks for c in t.changes if c["action"] in ("dedup", "merge")] == []

@@ -3,6 +3,8 @@ embedding (and the vector leg's first search) beside it."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from memctl.context import Context
@@ -10,6 +12,7 @@ from memctl.errors import StoreError
 from memctl.memories import operations as memories
 from memctl.retrieve.pipeline import recall
 from memctl.retrieve.stages import candidates
+from memctl.store.database import Database
 
 FACTS = [
     "The production database is backed up every night at 2am",
@@ -61,3 +64,23 @@ def test_recall_inside_a_transaction_finds_what_it_wrote_by_words_too(
             result = recall(real_ctx, "which package manager does the frontend use?", touch=False)
     assert result.results[0].memory.id == memory.id
     assert set(result.results[0].ranks) == {"bm25", "vector"}
+
+
+def test_the_full_text_thread_never_asks_the_store_connection_anything(
+    real_ctx: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Choosing the reader asks the store's connection whether it is in a transaction; from
+    # the thread, that raced the word weights' look-ups on the same connection and ended a
+    # recall now and then with ThreadingViolationError ("internal error").
+    memories.remember(real_ctx, FACTS[1])
+    callers: list[str] = []
+    chosen = Database.reader
+
+    def reader(db: Database) -> Database:
+        callers.append(threading.current_thread().name)
+        return chosen(db)
+
+    monkeypatch.setattr(Database, "reader", reader)
+    result = recall(real_ctx, "which package manager does the frontend use?", touch=False)
+    assert result.results and "bm25" in result.results[0].ranks
+    assert callers and set(callers) == {threading.main_thread().name}

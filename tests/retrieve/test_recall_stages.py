@@ -197,6 +197,26 @@ def test_the_memory_closest_in_meaning_shows_the_query_when_it_stands_out(ctx: C
     assert fuse(make_run(ctx, question), [*others, answer, rival]) == []
 
 
+def test_a_closed_gate_keeps_the_closest_in_meaning_aside_as_unconfirmed(ctx: Context) -> None:
+    question = "when does the pager rotation change?"
+    answer = cand("Our on-call handover happens every Monday at 10")
+    answer.raw = {"vector": 0.68}  # cosine 0.32: too far to show it, closest all the same
+    rival = cand("the pager app needs an update")
+    rival.raw = {"vector": 0.7}  # cosine 0.3: as close, so nothing stands out
+    far = cand("lunch is at noon")
+    far.raw = {"vector": 0.85}  # cosine 0.15: under the support floor, never offered
+    run = make_run(ctx, question)
+    assert fuse(run, [far, rival, answer]) == []
+    assert run.unconfirmed == [answer, rival]
+    run = make_run(ctx, question, unconfirmed=1)
+    fuse(run, [far, rival, answer])
+    assert run.unconfirmed == [answer]
+    # an open gate answers: nothing is offered as unconfirmed beside its results
+    answer.raw = {"vector": 0.4}
+    run = make_run(ctx, question)
+    assert fuse(run, [far, rival, answer])[0] is answer and run.unconfirmed == []
+
+
 def test_an_llm_second_opinion_lets_a_paraphrase_through_when_configured(
     ollama_server: FakeOllama,
 ) -> None:

@@ -32,6 +32,7 @@ from memctl.model import format_time
 from memctl.retrieve.query import Analysed
 from memctl.retrieve.run import ADDED, Candidate, Run
 from memctl.retrieve.stages.fuse import VECTOR_LEGS, idf
+from memctl.store.database import Database
 from memctl.store.memories import (
     fts_rank,
     get_memories,
@@ -43,8 +44,8 @@ from memctl.store.message_search import search_messages
 STAGE = "candidates"
 
 
-def _bm25(run: Run, size: int) -> list[tuple[str, float]]:
-    return fts_rank(run.ctx.db.reader(), run.query.alternatives, size, run.where)
+def _bm25(run: Run, reader: Database, size: int) -> list[tuple[str, float]]:
+    return fts_rank(reader, run.query.alternatives, size, run.where)
 
 
 class _Background:
@@ -119,9 +120,12 @@ def gather(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
     legs: dict[str, list[tuple[str, float]]] = {}
     run.index = vector_index(run.ctx.db)
     # inside a transaction the reader is the store's own connection, which serves one
-    # thread at a time (apsw raises ThreadingViolationError): search before, not beside
-    fts = _Background(lambda: _bm25(run, size), inline=run.ctx.db.reader() is run.ctx.db)
-    run.word_weights, run.anchors = word_weights(run)
+    # thread at a time (apsw raises ThreadingViolationError): search before, not beside.
+    # Chosen here, not in the thread: even asking the connection whether it is in a
+    # transaction is a use of it, and this thread goes on using it at once.
+    reader = run.ctx.db.reader()
+    fts = _Background(lambda: _bm25(run, reader, size), inline=reader is run.ctx.db)
+    run.word_weights, run.anchors, run.strangers = word_weights(run)
     try:
         _embed_query(run, size)
     except MemctlError as exc:
@@ -186,19 +190,23 @@ def _add_similarities(run: Run, unmeasured: list[Candidate]) -> None:
             candidate.raw["similarity"] = 1.0 - found[candidate.id]
 
 
-def word_weights(run: Run) -> tuple[dict[str, float], frozenset[str]]:
-    """The query's content words, each weighted by its rarity among the memories, and the
-    names it holds that at least ``anchor_memories`` memories mention."""
+def word_weights(run: Run) -> tuple[dict[str, float], frozenset[str], frozenset[str]]:
+    """The query's content words, each weighted by its rarity among the memories; the
+    names it holds that at least ``anchor_memories`` memories mention; and those no
+    memory mentions, but for all-capital ones ("OK", "PR", "API" are as often words)."""
     words = run.query.words
     documents, containing = word_document_counts(run.ctx.db, words)
     weights = {w: idf(documents, containing.get(w, 0)) for w in words}
-    least = run.params.anchor_memories
-    if not least or not run.query.names:
-        return weights, frozenset()
+    if not run.query.names:
+        return weights, frozenset(), frozenset()
     phrases = {name: tuple(w.lower() for w in name.split()) for name in run.query.names}
     counts = phrase_document_counts(run.ctx.db, list(phrases.values()))
-    return weights, frozenset(
-        name for name, phrase in phrases.items() if counts.get(" ".join(phrase), 0) >= least
+    least = run.params.anchor_memories
+    mentions = {name: counts.get(" ".join(phrase), 0) for name, phrase in phrases.items()}
+    return (
+        weights,
+        frozenset(name for name, n in mentions.items() if least and n >= least),
+        frozenset(name for name, n in mentions.items() if n == 0 and name != name.upper()),
     )
 
 
