@@ -527,7 +527,12 @@ KEYS: tuple[Key, ...] = (
         minimum=50,
     ),
     Key("extract.max_facts", 50, "Facts one extraction may return.", minimum=1),
-    Key("extract.chunk_chars", 8000, "Transcript characters sent per LLM call.", minimum=500),
+    Key(
+        "extract.chunk_chars",
+        8000,
+        "Transcript characters sent per LLM call, and per host-model (MCP) task.",
+        minimum=500,
+    ),
     Key(
         "noise.similarity",
         0.82,

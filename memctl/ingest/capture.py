@@ -408,7 +408,9 @@ def store_transcript(
             if opened and opened.tracked:
                 _mark(db, opened.tracked, transcript, session)
         if report.messages_new and options.mode == "smart" and not dry_run:
-            report.job_id = jobs.enqueue(db, JOB_KIND, session_id, {"mode": options.mode})
+            problems = transcript.tally.problems()
+            payload = {"mode": options.mode, "notes": [problems] if problems else []}
+            report.job_id = jobs.enqueue(db, JOB_KIND, session_id, payload)
     tally = transcript.tally
     report.session_id, report.scope = session_id, session.scope
     report.messages_total = session.message_count
@@ -464,6 +466,7 @@ def _update_session(
     if tally.title:
         session.title = safe_line(tally.title, 200)
     session.started_at = session.started_at or tally.started_at
+    session.cwd = session.cwd or tally.cwd or ""
     session.agent_id = options.agent_id or session.agent_id
     session.tags = kept_tags([*session.tags, *options.tags])
     session.source = name

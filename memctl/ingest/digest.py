@@ -55,6 +55,8 @@ from memctl.model import Message, Role
 DIGEST_TAG = "digest"
 ITEM_WIDTH = 160
 REQUEST_MIN_CHARS = 12
+# "Can you please update these tests?" asks for work; "Can you help me?" asks nothing yet
+META_REQUEST_MIN_WORDS = 6
 OUTCOME_MIN_CHARS = 60
 OUTCOME_CHARS = 400
 ERROR_WIDTH = 70
@@ -130,7 +132,10 @@ def _request(text: str) -> str | None:
     """The ask of a user message: its first sentences, or None for "ok", "continue"."""
     if text.startswith("/"):  # a slash command: the command and its arguments
         return _cut(text.splitlines()[0])
-    if len(text) < REQUEST_MIN_CHARS or noise_kind(text):
+    kind = noise_kind(text)
+    if kind == "meta-question" and len(text.split()) >= META_REQUEST_MIN_WORDS:
+        kind = None  # a polite request: "Can you please update these tests? ..."
+    if len(text) < REQUEST_MIN_CHARS or kind:
         return None
     first = " ".join(sentences(text)[:2])
     return _cut(first) if first else None
@@ -171,6 +176,7 @@ def _read(messages: list[Message], digest: SessionDigest, limit: int) -> _Readin
         text = strip_injected(message.content).text
         if text.startswith(SUBAGENT_REPORT):
             reading.reports.append(text.removeprefix(SUBAGENT_REPORT))
+            reading.sidechain_report = ""  # the same report, as the sidechain ended it
             continue
         subagent = text.startswith(SUBAGENT)
         text = text.removeprefix(SUBAGENT)

@@ -379,14 +379,19 @@ def build(ctx: Context) -> MCPServer:
     @tool
     def memory_distill_tasks(limit: int = 3) -> dict[str, Any]:
         """Captured sessions waiting to be distilled into memories, for you to do the
-        extraction (memctl has no local LLM and `ingest.host_distil` is on). Each task is
-        one batch of a session: the extraction instructions (system), the numbered
-        conversation (prompt), the JSON schema of an answer, and session_id and
-        through_seq to give back. Answer with {"facts": [...]} following the instructions,
-        then call memory_distill_apply. An empty list means nothing is waiting."""
+        extraction (memctl has no local LLM and `ingest.host_distil` is on). Returns the
+        instructions and the JSON schema of an answer once, and the tasks: each is part
+        of one session (its project, title, and numbered lines: what the user and the
+        assistant said, and each command, file change or sub-agent report with its
+        outcome), with session_id and through_seq to give back. Answer each task with
+        memory_distill_apply. An empty list means nothing is waiting."""
         request = distil_api.PendingRequest(limit=limit)
         result = call(lambda: distil_api.pending(ctx, request))
-        return {"tasks": [batch.to_dict() for batch in result.batches]}
+        return {
+            "instructions": result.instructions,
+            "schema": result.schema,
+            "tasks": [batch.to_dict() for batch in result.batches],
+        }
 
     @tool
     def memory_distill_apply(
@@ -395,7 +400,9 @@ def build(ctx: Context) -> MCPServer:
         """Apply your extraction for a task of memory_distill_tasks: its session_id and
         through_seq, and your answer {"facts": [...]}. The facts go through memctl's usual
         noise filter, admission and reconciliation (duplicates merge, updates supersede);
-        returns the run (its id, decisions and counts; `memctl undo RUN_ID` reverts it)."""
+        returns the run (its id, decisions and counts; `memctl undo RUN_ID` reverts it).
+        An answer with an unusable fact is an error naming each problem, and nothing of
+        it is written: fix it and send it again."""
         request = distil_api.DistilRequest(session_id, through_seq, answer)
         record = call(lambda: distil_api.distil(ctx, request)).run
         return {

@@ -15,6 +15,7 @@ from memctl.context import Context
 from memctl.errors import InputError, UsageError
 from memctl.ingest.capture import IngestOptions, capture
 from memctl.ingest.pending import capture_in_chunks
+from memctl.ingest.pipeline import run_session
 from memctl.memories.privacy import nothing_left, scrub
 from memctl.model import Role
 from memctl.store import jobs
@@ -238,6 +239,41 @@ def test_a_file_is_read_on_from_its_last_capture(
     path.write_text(_lines(["a new first line", *first]))
     rewritten = ingest(ctx, request).report
     assert rewritten.messages_read == 6 and rewritten.messages_new == 1
+
+
+def test_bad_input_is_stored_counted_and_one_line_in_the_runs_notes(
+    make_ctx: Callable[..., Context],
+) -> None:
+    ctx = make_ctx()
+
+    def line(kind: str, content: object, n: int) -> str:
+        message = {"role": kind, "content": content}
+        at = f"2025-06-01T10:00:0{n}Z"
+        return json.dumps({"type": kind, "sessionId": "bad", "timestamp": at, "message": message})
+
+    task = [{"type": "tool_use", "id": "t1", "name": "Task", "input": {"prompt": "review it"}}]
+    report = "## Review\n" + "The parser is fine. " * 2500  # 50,000 characters
+    result = [{"type": "tool_result", "tool_use_id": "t1", "content": report}]
+    lines = [
+        line("user", "Review the parser, please.", 1),
+        "{not json",
+        line("assistant", task, 2),
+        line("user", result, 3),
+    ]
+    capture(ctx, source("\n".join(lines) + "\n"), IngestOptions(client="claude-code"))
+    lines.append(line("assistant", "Done: the parser is fine.", 4))
+    grown = source("\n".join(lines) + "\n\x00", "crashed-append.jsonl")  # a NUL byte
+    captured = capture(ctx, grown, IngestOptions(client="claude-code"))
+    assert captured.report.job_id is not None  # the same queued job covers both captures
+    stored_ = [content for _, _, content in stored(ctx, "bad")]
+    assert len(stored_) == 4 and stored_[2].endswith("[report cut at 32000 characters]")
+    run = run_session(ctx, "bad", captured.report.job_id)
+    assert run.record.status == "done"
+    cut = "1 sub-agent reports cut to 32000 characters"
+    assert [n for n in run.record.notes if n.startswith("input:")] == [
+        f"input: 1 malformed records passed over (line 2: not JSON), {cut}",
+        f"input: 1 malformed records passed over (line 2: not JSON), 1 NUL bytes left out, {cut}",
+    ]
 
 
 def test_a_big_file_is_captured_a_chunk_at_a_time_as_it_would_be_whole(

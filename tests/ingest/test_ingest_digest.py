@@ -9,7 +9,7 @@ from typing import Any
 from memctl.ingest.digest import build_digest, render
 from memctl.ingest.extract_actions import action_facts
 from memctl.ingest.parse import read_transcript
-from memctl.ingest.parse.common import REPORT_KEEP, SUBAGENT_REPORT
+from memctl.ingest.parse.common import REPORT_CUT, REPORT_KEEP, SUBAGENT_REPORT
 from memctl.ingest.tools import condense, shell_command
 from memctl.memories.provenance import fetches_and_runs
 from memctl.model import Message, Role
@@ -124,6 +124,22 @@ def test_a_tight_budget_cuts_the_least_useful_sections_never_the_request_or_outc
     assert "make step" not in text  # commands go first
 
 
+def test_a_polite_request_is_asked_and_the_prompts_shell_mode_is_not() -> None:
+    records = [  # as in a real Claude Code 1.0.55 session (claude-code-log, cbc0f75b)
+        cc("user", '<bash-input> uv run pytest -m "not (tui or browser)"</bash-input>', 1),
+        cc(
+            "user",
+            "<bash-stdout>= 5 failed, 174 passed =</bash-stdout><bash-stderr></bash-stderr>",
+            2,
+        ),
+        cc("user", "Can you please update these tests? We're not doing these complex paths", 3),
+        cc("user", "Can you help me?", 4),
+    ]
+    text = digest_text(records)
+    assert "Asked: Can you please update these tests?" in text
+    assert "bash-" not in text and "5 failed" not in text and "Can you help me?" not in text
+
+
 def test_init_without_arguments_is_a_request_and_a_session_that_only_ran_commands_is_kept() -> None:
     records = [
         cc("user", "<command-name>/init</command-name><command-args></command-args>", 1),
@@ -211,9 +227,13 @@ def test_a_huge_tool_result_a_newer_format_and_an_unknown_language_are_stored_no
         cc("user", result(7, "Ang ulat: walang nakitang mali sa code. " * 200), 8),
     ]
     messages, tally = parse(records)
-    assert len(messages[2].content) <= REPORT_KEEP + len(SUBAGENT_REPORT) + 1
-    assert len(messages[4].content) < 200
+    assert len(messages[2].content) <= REPORT_KEEP + len(SUBAGENT_REPORT) + len(REPORT_CUT) + 2
+    assert messages[2].content.endswith(REPORT_CUT) and len(messages[4].content) < 200
     assert tally.lines["passed over future-record"] == 1 and tally.malformed == 0
+    assert tally.problems() == (  # one line in the run's notes
+        "input: 1 sub-agent reports cut to 32000 characters, "
+        "records of kinds not read yet passed over: future-record ×1"
+    )
     digest = build_digest(messages, 6, 300)
     assert digest.useful() and any("walang nakitang mali" in r for r in digest.reports)
     assert all(len(r) <= 300 for r in digest.reports)
