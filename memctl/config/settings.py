@@ -170,6 +170,13 @@ RECALL_KEYS: tuple[Key, ...] = (
         "Cosine at which other memories join one that shows the query is about it.",
     ),
     Key(
+        "recall.strangers_veto",
+        True,
+        "A name the query writes capitalised that no memory mentions vetoes evidence by "
+        "meaning alone (recall.relevance_floor, recall.lead_floor): the query is about "
+        "someone or something the store does not know.",
+    ),
+    Key(
         "recall.unconfirmed",
         5,
         "Memories closest in meaning (cosine >= recall.support_floor) offered as unconfirmed "
