@@ -174,7 +174,7 @@ RECALL_KEYS: tuple[Key, ...] = (
         True,
         "A name the query writes capitalised that no memory mentions vetoes evidence by "
         "meaning alone (recall.relevance_floor, recall.lead_floor): the query is about "
-        "someone or something the store does not know.",
+        "someone or something the store does not know (not all-capital words, days, months).",
     ),
     Key(
         "recall.unconfirmed",
