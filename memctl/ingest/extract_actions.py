@@ -5,8 +5,9 @@ Read from the digest's tool calls (see ``tools``), so only what a tool result
 shows counts:
 
 - a command that ran a project's tests, lint, formatting, type checks or build
-  and succeeded: "tests run with `pnpm test` (passed on 2026-03-13)" (the
-  shortest such command a session ran, one per purpose);
+  and succeeded (not one that came from fetched content, see ``digest``): "tests run
+  with `pnpm test` (passed on 2026-03-13)" (the shortest such command a session ran,
+  one per purpose);
 - a command that failed and succeeded after a change: the digest's "`X`
   failed: … → fixed by …" line, as a case (a retry alone teaches nothing);
 - a sentence of the closing answer that states a cause or a fix ("the root
@@ -97,7 +98,8 @@ def _commands(calls: list[Call]) -> dict[str, tuple[str, str, Call]]:
     """Per purpose: (the shortest command that succeeded, its verb, its call)."""
     found: dict[str, tuple[str, str, Call]] = {}
     for call in calls:
-        if tool_kind(call.name, call.detail) != "shell" or call.outcome != "ok":
+        shell = tool_kind(call.name, call.detail) == "shell"
+        if not shell or call.outcome != "ok" or call.fetched_from:  # not from fetched content
             continue
         command = shell_command(call.detail)
         if not command.key:

@@ -159,3 +159,28 @@ def test_sync_on_a_nearly_full_disk_says_so_and_loses_nothing(tmp_path: Path) ->
         cli(home, "sync")
         files = git("--git-dir", str(remote), "ls-tree", "-r", "--name-only", "HEAD")
         assert sum(name.startswith("memories/") for name in files.splitlines()) == 30
+
+
+def test_sync_trust_lists_other_machines_and_lets_one_open_sessions(tmp_path: Path) -> None:
+    remote = bare_repo(tmp_path)
+    a, b = tmp_path / "a", tmp_path / "b"
+    cli(a, "sync", "init", str(remote))
+    cli(b, "sync", "init", str(remote))
+    with machine(tmp_path, "a", remote) as ctx:
+        theirs = remember(
+            ctx, RememberRequest("I prefer tabs over spaces", category="preferences")
+        ).memory
+        host = str(ctx.db.meta("host_id"))
+    cli(a, "promote", theirs.id)
+    cli(a, "sync")
+    cli(b, "sync")
+    listed = json.loads(cli(b, "sync", "trust", "--json"))
+    assert listed == {"trust": "", "hosts": [{"id": host, "memories": 1, "trusted": False}]}
+    start = ("hook", "claude-code", "SessionStart")
+    assert "tabs over spaces" not in cli(b, *start)
+    assert f"sync.trust is now {host[:8]}" in cli(b, "sync", "trust", host[:8])
+    assert f"host {host[:8]}) I prefer tabs over spaces" in cli(b, *start)
+    assert "sync.trust is now empty" in cli(b, "sync", "trust", "--remove", host[:8])
+    assert "tabs over spaces" not in cli(b, *start)
+    bad = run_cli("--home", str(b), "sync", "trust", "../evil")
+    assert bad.returncode == 2 and "is not a host id" in bad.stderr
