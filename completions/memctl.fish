@@ -268,7 +268,7 @@ complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_sub
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from expand' -s h -l help -d 'Show this message and exit.'
 
 # memctl context
-complete -c memctl -n '__fish_seen_subcommand_from context' -l compact -d 'Half the essentials (L1), no recent work (L2).'
+complete -c memctl -n '__fish_seen_subcommand_from context' -l compact -d 'Half the essentials (L1), no recent work (L2); context.compact sets it.'
 complete -c memctl -n '__fish_seen_subcommand_from context' -l explain -d 'Say why each item is there, and what was left out.'
 complete -c memctl -n '__fish_seen_subcommand_from context' -s s -l scope -x -d 'Scope: \'project\' (the current one, default), \'global\', or a scope name.'
 complete -c memctl -n '__fish_seen_subcommand_from context' -l budget -x -d 'Tokens in all (default recall.context_budget).'

@@ -149,7 +149,7 @@ SESSION_START_TOKENS = 1500
 class SessionStartRequest:
     scope: str | None = None  # None or 'project': the current project
     budget: int | None = None  # tokens in all; default: recall.context_budget
-    compact: bool = False  # half the essentials (L1), no recent work (L2)
+    compact: bool | None = None  # half L1, no L2; None: context.compact
 
 
 def layered(ctx: Context, request: SessionStartRequest) -> Layered:
@@ -163,7 +163,8 @@ def layered(ctx: Context, request: SessionStartRequest) -> Layered:
     scope = operations.resolve_scope(ctx, request.scope)
     budget = request.budget or ctx.settings.recall_context_budget or SESSION_START_TOKENS
     title = project_root(ctx.settings.cwd).name if request.scope in (None, "project") else scope
-    return layered_context(ctx, scope, title, budget, request.compact)
+    compact = ctx.settings.context_compact if request.compact is None else request.compact
+    return layered_context(ctx, scope, title, budget, compact)
 
 
 def session_start(ctx: Context, request: SessionStartRequest) -> str:
@@ -183,6 +184,7 @@ class PromptRequest:
     budget: int | None = None  # tokens; default: context.prompt_budget
     scope: str | None = None  # None or 'project': the current project (and global)
     now: datetime | None = None  # when the prompt is said (default: the clock)
+    compact: bool | None = None  # at most 3 memories; None: context.compact
 
 
 @dataclass(frozen=True)
@@ -208,7 +210,8 @@ def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
         touch=False,  # given unasked is not recalled, as at session start
         budget=request.budget or ctx.settings.context_prompt_budget,
     )
-    fresh = prompt_items(result, request.shown)
+    compact = ctx.settings.context_compact if request.compact is None else request.compact
+    fresh = prompt_items(result, request.shown, compact)
     if not fresh or result.run is None:
         return PromptContext("", [])
     block = render_context(text, fresh, result.run.now)

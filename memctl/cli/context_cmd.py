@@ -19,7 +19,11 @@ app = new_typer()
 def context(
     ctx: typer.Context,
     compact: Annotated[
-        bool, typer.Option("--compact", help="Half the essentials (L1), no recent work (L2).")
+        bool,
+        typer.Option(
+            "--compact",
+            help="Half the essentials (L1), no recent work (L2); context.compact sets it.",
+        ),
     ] = False,
     explain: Annotated[
         bool, typer.Option("--explain", help="Say why each item is there, and what was left out.")
@@ -31,7 +35,7 @@ def context(
     as_json: JsonOption = False,
 ) -> None:
     """The context block a session starting here gets: identity, essentials, recent work."""
-    found = layered(open_context(ctx), SessionStartRequest(scope, budget, compact))
+    found = layered(open_context(ctx), SessionStartRequest(scope, budget, compact or None))
     if as_json:
         print_json(found.to_dict())
         return

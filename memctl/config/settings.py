@@ -722,6 +722,12 @@ KEYS: tuple[Key, ...] = (
         minimum=1,
     ),
     Key(
+        "context.compact",
+        False,
+        "Compact context for the hooks: half the essentials (L1), no recent work (L2), at "
+        "most 3 memories per prompt (L3).",
+    ),
+    Key(
         "mcp.search_limit",
         8,
         "Memories `memory_search` returns when no limit is given.",

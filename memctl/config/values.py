@@ -171,6 +171,7 @@ class Values:
     context_essentials_budget: int
     context_recent_budget: int
     context_prompt_budget: int
+    context_compact: bool
     mcp_search_limit: int
     mcp_ingest_paths: str
     sync_remote: str

@@ -23,8 +23,10 @@ from memctl.retrieve.run import Candidate
 from memctl.retrieve.stages.fuse import strength_of
 
 CONTEXT_TAG = "memctl-context"
-# Memories the per-prompt hook adds at most (L3): a prompt is not a search page.
+# Memories the per-prompt hook adds at most (L3): a prompt is not a search page; compact
+# context (context.compact) caps L3 at 3 (issue 24's compact mode).
 PROMPT_LIMIT = 5
+COMPACT_PROMPT_LIMIT = 3
 # The per-prompt hook adds a block only when one of its memories weighs at least this
 # (cosine + recall.words_weight x word share, as recall's gate weighs it): an explicit
 # recall may answer on weaker evidence, a block nobody asked for must not be noise. Chosen
@@ -49,13 +51,16 @@ def memory_line(item: Recalled, now: datetime, said_by: str = YOU) -> str:
     return f"- ({relative_age(item.dated_at, now)}{marker}) {text}"
 
 
-def prompt_items(result: RecallResult, shown: frozenset[str]) -> list[Recalled]:
+def prompt_items(
+    result: RecallResult, shown: frozenset[str], compact: bool = False
+) -> list[Recalled]:
     """What the per-prompt hook adds for ``result``'s prompt: the memories recalled that the
-    session does not have (``shown``), at most PROMPT_LIMIT, when one weighs PROMPT_FLOOR."""
+    session does not have (``shown``), at most PROMPT_LIMIT (COMPACT_PROMPT_LIMIT when
+    ``compact``), when one weighs PROMPT_FLOOR."""
     if result.run is None:
         return []
     fresh = [r for r in result.results if not r.is_message and r.memory.id not in shown]
-    fresh = fresh[:PROMPT_LIMIT]
+    fresh = fresh[: COMPACT_PROMPT_LIMIT if compact else PROMPT_LIMIT]
     weights = (strength_of(result.run, Candidate(r.memory, raw=r.raw)) for r in fresh)
     return fresh if max(weights, default=0.0) >= PROMPT_FLOOR else []
 

@@ -11,6 +11,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -365,6 +366,26 @@ def test_the_per_prompt_hook_wants_stronger_evidence_than_recall(
     recalled = run_cli("-c", "embedder=hash", "recall", weak, "--json", "--no-touch")
     assert fact in recalled.stdout
     assert prompt_hook(weak, capsys, "p5") == ""
+
+
+def test_compact_context_caps_the_per_prompt_block_at_three_memories(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for place in ("Lisbon", "Porto", "Faro", "Braga", "Coimbra"):
+        fact = f"The staging database replica in {place} runs PostgreSQL 16 on db.internal."
+        assert run_cli("remember", fact, "--category", "entities").returncode == 0
+    prompt = "Which PostgreSQL does the staging database replica run on db.internal?"
+
+    def lines(options: dict[str, Any], session: str) -> int:
+        payload = {"session_id": session, "prompt": prompt}
+        argv = ["claude-code", "UserPromptSubmit"]
+        assert hooks.main(options, argv, io.StringIO(json.dumps(payload))) == 0
+        block = json.loads(capsys.readouterr().out)["hookSpecificOutput"]["additionalContext"]
+        return sum(line.startswith("- (") for line in block.splitlines())
+
+    assert lines(PROMPT_OPTIONS, "c1") == 5
+    compact = {**PROMPT_OPTIONS, "config": [*PROMPT_OPTIONS["config"], "context.compact=true"]}
+    assert lines(compact, "c2") == 3
 
 
 def test_a_memory_given_at_session_start_is_not_given_again_per_prompt(

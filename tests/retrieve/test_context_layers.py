@@ -190,6 +190,8 @@ def test_memctl_context_prints_the_block_and_why(project: Context) -> None:
     assert "+ " in done.stdout and "L2 digest of a latest session" in done.stdout
     compact = json.loads(run_cli("context", "--compact", "--json").stdout)
     assert compact["budgets"]["L2"] == 0 and "recent sessions" not in compact["block"]
+    configured = run_cli("-c", "context.compact=true", "context", "--json")  # as the hooks get it
+    assert json.loads(configured.stdout)["budgets"] == compact["budgets"]
     bad = run_cli("context", "--budget", "0")
     assert bad.returncode == 2 and "--budget takes a number of tokens" in bad.stderr
 
