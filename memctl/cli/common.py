@@ -8,8 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from memctl.config import Settings, load_settings
-from memctl.context import Context
+from memctl.api.config import Context, Settings, load_settings
 from memctl.errors import InputError, UsageError
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (stable field names).")]

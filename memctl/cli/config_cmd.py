@@ -7,10 +7,9 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from memctl.api.config import KEYS, write_config_value, write_template
 from memctl.cli.common import JsonOption, new_typer, settings_for
 from memctl.cli.render import console, print_json
-from memctl.config import KEYS, template, write_config_value
-from memctl.config.files import write_private
 from memctl.errors import UsageError
 
 app = new_typer()
@@ -57,7 +56,7 @@ def init(
     target = settings.project_config if project else settings.home_config
     if target.exists() and not force:
         raise UsageError(f"{target} exists; use --force to overwrite it")
-    write_private(target, template())
+    write_template(target)
     console.print(f"wrote {target}")
 
 

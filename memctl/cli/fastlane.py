@@ -179,9 +179,8 @@ def capture_lines(report: dict[str, Any], log: str | None, waited: bool = False)
 
 def ingest(options: dict[str, Any], args: argparse.Namespace) -> int:
     """The fast path: capture, queue, start a worker, report."""
+    from memctl.api.config import Context, load_settings
     from memctl.api.ingest import ingest as api_ingest
-    from memctl.config import load_settings
-    from memctl.context import Context
 
     overrides = dict(pair.split("=", 1) for pair in options["config"])
     home = Path(options["home"]).expanduser() if options["home"] else None

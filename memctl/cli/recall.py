@@ -7,15 +7,13 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from memctl.api.recall import ProfileRequest, RecallRequest, check_choice
+from memctl.api.recall import ProfileRequest, RecallRequest, RecallResult, check_choice, explain
 from memctl.api.recall import profile as api_profile
 from memctl.api.recall import recall as api_recall
 from memctl.cli import render as out
 from memctl.cli.common import JsonOption, ScopeOption, new_typer, open_context, text_argument
 from memctl.cli.render import age, one_line, print_json, short_id, unbroken, warn
 from memctl.errors import UsageError
-from memctl.retrieve.explain import explain
-from memctl.retrieve.pipeline import RecallResult
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -87,7 +85,7 @@ def recall(
     ] = False,
 ) -> None:
     """Recall memories by meaning, words, time and the graph, through the staged pipeline."""
-    fmt = "json" if as_json else check_choice(output, FORMATS, "--format")
+    fmt = "json" if as_json else check_choice(output, FORMATS, "format")
     tokens = parse_budget(budget)
     context = open_context(ctx)
     request = RecallRequest(
@@ -121,7 +119,15 @@ def recall(
     if fmt == "context":
         sys.stdout.write((response.context or "") + "\n")
         return
-    render(response.result, fmt, explain_, response.hint())
+    render(response.result, fmt, explain_, elsewhere_hint(response.elsewhere))
+
+
+def elsewhere_hint(elsewhere: int) -> str | None:
+    """The line saying that other scopes have matches, when they do."""
+    if not elsewhere:
+        return None
+    many = "memory matches" if elsewhere == 1 else "memories match"
+    return f"{elsewhere} {many} in other scopes: add --all-scopes to see them"
 
 
 UNCONFIRMED_WIDTH = 76  # the unconfirmed memory's line, indented, within 80 columns

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -21,13 +22,17 @@ HUGE = "9" * 30
         (["list", "--limit", HUGE], 2, "out of range"),
         (["get", f"abcd#{HUGE}"], 2, "out of range"),
         (["import", "{tmp}/nan.jsonl"], 6, "finite number"),
+        # the API's words (scope, every, text, tags) in the command line's spelling
+        (["purge"], 2, "at least one filter (--scope, --kind, --category, --state, --tag or"),
+        (["promote", "abcd", "--scope", "global"], 2, "--scope goes with --all"),
+        (["update", "{id}"], 2, "give --text, --tag, --importance or --category"),
     ],
 )
 def test_bad_input_is_one_line_and_its_own_exit_code(
     args: list[str], code: int, says: str, home: Path, tmp_path: Path
 ) -> None:
     (tmp_path / "nan.jsonl").write_text(NAN_LINE)
-    run_cli("remember", "a note to find")
-    done = run_cli(*(a.replace("{tmp}", str(tmp_path)) for a in args))
+    memory_id = json.loads(run_cli("remember", "a note to find", "--json").stdout)["id"]
+    done = run_cli(*(a.replace("{tmp}", str(tmp_path)).replace("{id}", memory_id) for a in args))
     assert done.returncode == code, done.stderr
     assert says in done.stderr and len(done.stderr.strip().splitlines()) == 1
