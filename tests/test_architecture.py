@@ -318,6 +318,7 @@ def test_the_cli_does_not_import_past_the_api(path: Path) -> None:
 
 
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z-]+")
+COMMAND = re.compile(r"`memctl [^`]*`")  # a whole command to run, quoted, may hold its flags
 
 
 @pytest.mark.parametrize("path", modules(outside="cli/"), ids=lambda p: p.name)
@@ -328,4 +329,5 @@ def test_errors_below_the_cli_name_no_command_line_flag(path: Path) -> None:
         if isinstance(node, ast.Raise) and node.exc is not None:
             for part in ast.walk(node.exc):
                 if isinstance(part, ast.Constant) and isinstance(part.value, str):
-                    assert not FLAG.search(part.value), f"{path}:{node.lineno}: {part.value!r}"
+                    text = COMMAND.sub("", part.value)
+                    assert not FLAG.search(text), f"{path}:{node.lineno}: {part.value!r}"

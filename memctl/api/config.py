@@ -8,9 +8,18 @@ from pathlib import Path
 
 from memctl.config import KEYS, Settings, load_settings, template, write_config_value
 from memctl.config.files import write_private
+from memctl.config.settings import DEFAULT_SOURCE
 from memctl.context import Context
 
-__all__ = ["KEYS", "Context", "Settings", "load_settings", "write_config_value", "write_template"]
+__all__ = [
+    "DEFAULT_SOURCE",
+    "KEYS",
+    "Context",
+    "Settings",
+    "load_settings",
+    "write_config_value",
+    "write_template",
+]
 
 
 def write_template(target: Path) -> None:
