@@ -54,7 +54,7 @@ def run_fast(argv: list[str]) -> int | None:
 
             return hook(options, rest)
         if command == "mcp" and not rest:
-            from memctl.integrations.mcp_server import main as serve_mcp
+            from memctl.integrations.mcp_front import main as serve_mcp
 
             return serve_mcp(options)
         if command != "ingest" or SLOW_FLAGS & set(rest):

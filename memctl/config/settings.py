@@ -172,6 +172,13 @@ RECALL_KEYS: tuple[Key, ...] = (
         "Cosine at which other memories join one that shows the query is about it.",
     ),
     Key(
+        "recall.strangers_veto",
+        True,
+        "A name the query writes capitalised that no memory mentions vetoes evidence by "
+        "meaning alone (recall.relevance_floor, recall.lead_floor): the query is about "
+        "someone or something the store does not know.",
+    ),
+    Key(
         "recall.unconfirmed",
         5,
         "Memories closest in meaning (cosine >= recall.support_floor) offered as unconfirmed "
@@ -534,7 +541,12 @@ KEYS: tuple[Key, ...] = (
         minimum=50,
     ),
     Key("extract.max_facts", 50, "Facts one extraction may return.", minimum=1),
-    Key("extract.chunk_chars", 8000, "Transcript characters sent per LLM call.", minimum=500),
+    Key(
+        "extract.chunk_chars",
+        8000,
+        "Transcript characters sent per LLM call, and per host-model (MCP) task.",
+        minimum=500,
+    ),
     Key(
         "noise.similarity",
         0.82,

@@ -35,6 +35,7 @@ class Values:
     recall_words_floor: float
     recall_anchor_memories: int
     recall_support_floor: float
+    recall_strangers_veto: bool
     recall_unconfirmed: int
     recall_context_share: float
     recall_reply_share: float
@@ -201,6 +202,7 @@ class RecallValues:
     words_floor: float
     anchor_memories: int
     support_floor: float
+    strangers_veto: bool
     unconfirmed: int
     context_share: float
     reply_share: float

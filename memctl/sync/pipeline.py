@@ -44,7 +44,7 @@ from memctl.sync.layout import (
 from memctl.sync.lock import sync_lock
 from memctl.sync.memfile import BadFile, parse
 from memctl.sync.outgoing import Outgoing, plan_export
-from memctl.sync.repo import Clone, require_git
+from memctl.sync.repo import Clone, git_errors, require_git
 
 META_REMOTE, META_MARK, META_LAST = "sync_remote", "sync_exported_event", "sync_last"
 
@@ -98,17 +98,22 @@ def sync_now(ctx: Context, request: SyncRequest | None = None) -> SyncResult:
     with sync_lock(lock_path(settings), settings.sync_lock_wait):
         clone = _open_clone(ctx, remote)
         try:
-            clone.recover()
-            result = SyncResult(remote, host_id(ctx.db), request.dry_run, settings.sync_readonly)
-            if request.dry_run:
-                return _preview(ctx, clone, result)
-            run = RunRecord(id=new_id(), kind=SYNC_KIND)
-            try:
-                _rounds(ctx, clone, result, run)
-            finally:
-                _finish(ctx, run, result)
+            with git_errors(clone.root):
+                return _sync_in(ctx, clone, remote, request.dry_run)
         finally:
             clone.close()
+
+
+def _sync_in(ctx: Context, clone: Clone, remote: str, dry_run: bool) -> SyncResult:
+    clone.recover()
+    result = SyncResult(remote, host_id(ctx.db), dry_run, ctx.settings.sync_readonly)
+    if dry_run:
+        return _preview(ctx, clone, result)
+    run = RunRecord(id=new_id(), kind=SYNC_KIND)
+    try:
+        _rounds(ctx, clone, result, run)
+    finally:
+        _finish(ctx, run, result)
     return result
 
 

@@ -322,3 +322,27 @@ def test_recall_that_finds_nothing_names_the_closest_memory_as_no_clear_match() 
         ).stdout
     )
     assert as_json["results"] == [] and as_json["unconfirmed"][0]["content"] == rotation
+
+
+def test_a_question_about_someone_the_store_never_mentions_gets_no_answer(
+    real_ctx: Context,
+) -> None:
+    for fact in (
+        "Birthday: 7 July.",
+        "Lives in Lisbon, Portugal.",
+        "Database maintenance window: Sundays 02:00-04:00 UTC.",
+        "Carlos Mendes leads the payments team.",
+    ):
+        memories.remember(real_ctx, fact)
+    # close in meaning to the user's own birthday (cosine 0.57), but about another person
+    result = recall(real_ctx, "When is Ben's birthday?", touch=False)
+    assert result.results == []
+    assert [r.memory.content for r in result.unconfirmed][:1] == ["Birthday: 7 July."]
+    steps = [s for s in result.run.trace if s.stage == "fuse"] if result.run else []
+    assert any("the query names Ben, which no memory mentions" in s.why for s in steps)
+    assert recall(real_ctx, "when is my birthday?", touch=False).results[0].memory.content == (
+        "Birthday: 7 July."
+    )
+    # a name the store knows is no stranger
+    found = recall(real_ctx, "What does Carlos work on?", touch=False).results
+    assert found and found[0].memory.content.startswith("Carlos Mendes")

@@ -125,7 +125,7 @@ def gather(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
     # transaction is a use of it, and this thread goes on using it at once.
     reader = run.ctx.db.reader()
     fts = _Background(lambda: _bm25(run, reader, size), inline=reader is run.ctx.db)
-    run.word_weights, run.anchors = word_weights(run)
+    run.word_weights, run.anchors, run.strangers = word_weights(run)
     try:
         _embed_query(run, size)
     except MemctlError as exc:
@@ -190,19 +190,23 @@ def _add_similarities(run: Run, unmeasured: list[Candidate]) -> None:
             candidate.raw["similarity"] = 1.0 - found[candidate.id]
 
 
-def word_weights(run: Run) -> tuple[dict[str, float], frozenset[str]]:
-    """The query's content words, each weighted by its rarity among the memories, and the
-    names it holds that at least ``anchor_memories`` memories mention."""
+def word_weights(run: Run) -> tuple[dict[str, float], frozenset[str], frozenset[str]]:
+    """The query's content words, each weighted by its rarity among the memories; the
+    names it holds that at least ``anchor_memories`` memories mention; and those no
+    memory mentions, but for all-capital ones ("OK", "PR", "API" are as often words)."""
     words = run.query.words
     documents, containing = word_document_counts(run.ctx.db, words)
     weights = {w: idf(documents, containing.get(w, 0)) for w in words}
-    least = run.params.anchor_memories
-    if not least or not run.query.names:
-        return weights, frozenset()
+    if not run.query.names:
+        return weights, frozenset(), frozenset()
     phrases = {name: tuple(w.lower() for w in name.split()) for name in run.query.names}
     counts = phrase_document_counts(run.ctx.db, list(phrases.values()))
-    return weights, frozenset(
-        name for name, phrase in phrases.items() if counts.get(" ".join(phrase), 0) >= least
+    least = run.params.anchor_memories
+    mentions = {name: counts.get(" ".join(phrase), 0) for name, phrase in phrases.items()}
+    return (
+        weights,
+        frozenset(name for name, n in mentions.items() if least and n >= least),
+        frozenset(name for name, n in mentions.items() if n == 0 and name != name.upper()),
     )
 
 

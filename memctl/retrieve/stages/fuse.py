@@ -26,6 +26,10 @@ store), and whether it was created inside a time the query names.
   other words than its memory shares no word with it and may score only 0.3 to 0.45,
   but it stands out from the rest of the store, where an unrelated question scores
   about the same against everything (docs/benchmarks.md, "Paraphrases").
+- Neither of these two (evidence by meaning alone) counts when the query writes
+  capitalised a name that no memory mentions (``strangers_veto``): "When is
+  Ben's birthday?" is close in meaning to the user's own birthday, but about
+  someone the store does not know.
 - A name the query writes capitalised (a person, a project, a tool) that at
   least ``anchor_memories`` memories mention shows it too, in each memory
   holding it: the store knows what the query names, however the question is
@@ -214,10 +218,18 @@ def evidence(
         strength = share + p.words_weight * share
     else:
         strength = cosine + (p.words_weight * share if cosine >= p.words_cosine else 0.0)
-    if strength >= p.relevance_floor or share >= p.words_floor or (inside and share > 0):
+    if share >= p.words_floor or (inside and share > 0):
         return SHOWS, seen
-    if margin is not None and margin >= p.lead_margin and strength >= p.lead_floor:
-        return SHOWS, f"{seen}, closest in meaning, {margin:.3f} ahead of the next"
+    # A name no memory mentions ("When is Ben's birthday?" beside the user's own): closeness
+    # in meaning is about another subject, not evidence of this one
+    stranger = min(run.strangers, default=None) if p.strangers_veto else None
+    if stranger is None and strength >= p.relevance_floor:
+        return SHOWS, seen
+    if stranger is None and margin is not None and margin >= p.lead_margin:
+        if strength >= p.lead_floor:
+            return SHOWS, f"{seen}, closest in meaning, {margin:.3f} ahead of the next"
+    if stranger is not None:
+        seen = f"{seen}, the query names {stranger}, which no memory mentions"
     if named:
         return SHOWS, f"{seen}, names {named}, which the store knows"
     spelled = spelled_identifier(candidate.memory.content, pairs)
