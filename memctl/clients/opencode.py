@@ -34,6 +34,7 @@ START = "session.created"
 EVENTS = (START, "session.idle", "session.compacted")
 START_EVENTS = (START,)
 CAPTURE_EVENTS = ("session.idle", "session.compacted")  # the payload holds the session
+PROMPT_EVENTS: tuple[str, ...] = ()
 TRANSCRIPT_FORMAT = "opencode"
 # Its storage keeps a session as many files (session/, message/, part/); the parser reads
 # `opencode export` documents, so past sessions are not backfilled.

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from memctl.clients import REGISTRY
+from memctl.config.settings import HEADLESS_ENV
 from memctl.integrations import hooks_state
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 
 START = {(c.NAME, e) for c in REGISTRY.values() for e in c.START_EVENTS}
 CAPTURE = {(c.NAME, e) for c in REGISTRY.values() for e in c.CAPTURE_EVENTS}
-PROMPT = {("claude-code", "UserPromptSubmit")}
+PROMPT = {(c.NAME, e) for c in REGISTRY.values() for e in c.PROMPT_EVENTS}
 LOG = "hooks.log"
 # New transcript bytes a capture hook stores itself; a file with more new is handed to the
 # detached worker: a first capture ran at ~1.1 MB per CPU second (100 MB in 89 s, i22b's
@@ -66,6 +67,8 @@ def unknown(client: str, event: str) -> str:
 
 def main(options: dict[str, Any], argv: list[str], stdin: IO[str] | None = None) -> int:
     """Run one hook; always 0."""
+    if os.environ.get(HEADLESS_ENV):  # memctl's own headless extraction run: not a session
+        return 0
     began = time.monotonic()
     client, given = (argv + ["", ""])[:2]
     event = canonical(client, given)
