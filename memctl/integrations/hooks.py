@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from memctl.clients import REGISTRY
+from memctl.config.settings import HEADLESS_ENV
 from memctl.integrations import hooks_state
 
 if TYPE_CHECKING:
@@ -66,6 +67,8 @@ def unknown(client: str, event: str) -> str:
 
 def main(options: dict[str, Any], argv: list[str], stdin: IO[str] | None = None) -> int:
     """Run one hook; always 0."""
+    if os.environ.get(HEADLESS_ENV):  # memctl's own headless extraction run: not a session
+        return 0
     began = time.monotonic()
     client, given = (argv + ["", ""])[:2]
     event = canonical(client, given)

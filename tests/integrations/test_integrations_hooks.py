@@ -379,3 +379,22 @@ def test_install_per_prompt_adds_user_prompt_submit_and_plain_install_takes_it_o
     assert "UserPromptSubmit" in json.loads(settings.read_text())["hooks"]
     assert run_cli("install", "claude-code", "--force", env=env).returncode == 0
     assert "UserPromptSubmit" not in json.loads(settings.read_text())["hooks"]
+
+
+def test_memctls_own_headless_runs_are_not_sessions(
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``llm: claude-code`` runs ``claude -p`` with MEMCTL_HEADLESS set: its hooks fire and
+    must neither inject a context block nor capture the run as a session (no loop)."""
+    from memctl.integrations.hooks_state import last_fired
+
+    assert run_cli("remember", "We deploy the shop with make release.").returncode == 0
+    transcript = str(TRANSCRIPTS / "claude-code.jsonl")
+    monkeypatch.setenv("MEMCTL_HEADLESS", "1")
+    assert hook(["claude-code", "SessionStart"], {"session_id": SESSION}, capsys) == ""
+    ended = {"session_id": SESSION, "transcript_path": transcript}
+    assert hook(["claude-code", "SessionEnd"], ended, capsys) == ""
+    assert stored(SESSION) == 0 and last_fired(home, "claude-code", "SessionEnd") is None
+    monkeypatch.delenv("MEMCTL_HEADLESS")
+    hook(["claude-code", "SessionEnd"], ended, capsys)
+    assert stored(SESSION) > 0  # the same hook, in a person's session, captures

@@ -16,6 +16,7 @@ from memctl.model import Kind, Memory, Relation, RelationType, State, Tier, form
 from memctl.retrieve.pipeline import start
 from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run
 from memctl.retrieve.stages.bm25_floor import bm25_floor
+from memctl.retrieve.stages.candidates import could_be_stranger
 from memctl.retrieve.stages.cap import cap
 from memctl.retrieve.stages.cutoff import cutoff
 from memctl.retrieve.stages.decay import decay, recency
@@ -471,3 +472,13 @@ def test_a_memory_from_the_time_the_query_names_is_boosted_before_the_cap(ctx: C
     for stage in [s for s in stages_for(run.params) if s in (time_boost, cap)]:
         kept = stage(run, kept)
     assert [c.memory.content for c in kept] == ["shipped the billing service", "deploy notes 0"]
+
+
+@pytest.mark.parametrize(
+    ("name", "stranger"),
+    [("Ben", True), ("Louvre", True), ("New York", True), ("PR", False), ("Sundays", False)],
+)
+def test_a_name_no_memory_mentions_is_a_stranger_unless_a_time_or_capitals(
+    name: str, stranger: bool
+) -> None:
+    assert could_be_stranger(name) is stranger

@@ -32,6 +32,7 @@ from memctl.model import format_time
 from memctl.retrieve.query import Analysed
 from memctl.retrieve.run import ADDED, Candidate, Run
 from memctl.retrieve.stages.fuse import VECTOR_LEGS, idf
+from memctl.retrieve.when import MONTHS, WEEKDAYS
 from memctl.store.database import Database
 from memctl.store.memories import (
     fts_rank,
@@ -193,7 +194,8 @@ def _add_similarities(run: Run, unmeasured: list[Candidate]) -> None:
 def word_weights(run: Run) -> tuple[dict[str, float], frozenset[str], frozenset[str]]:
     """The query's content words, each weighted by its rarity among the memories; the
     names it holds that at least ``anchor_memories`` memories mention; and those no
-    memory mentions, but for all-capital ones ("OK", "PR", "API" are as often words)."""
+    memory mentions (strangers), but for all-capital ones ("OK", "PR", "API" are as
+    often words) and days and months, which name a time, not a subject."""
     words = run.query.words
     documents, containing = word_document_counts(run.ctx.db, words)
     weights = {w: idf(documents, containing.get(w, 0)) for w in words}
@@ -206,8 +208,18 @@ def word_weights(run: Run) -> tuple[dict[str, float], frozenset[str], frozenset[
     return (
         weights,
         frozenset(name for name, n in mentions.items() if least and n >= least),
-        frozenset(name for name, n in mentions.items() if n == 0 and name != name.upper()),
+        frozenset(name for name, n in mentions.items() if n == 0 and could_be_stranger(name)),
     )
+
+
+CALENDAR = frozenset((*MONTHS, *WEEKDAYS))
+
+
+def could_be_stranger(name: str) -> bool:
+    """Whether a name the store never mentions says the query is about something else: not
+    when written in capitals only, nor when it is days or months ("Sundays", "May")."""
+    words = [w.lower().removesuffix("s") for w in name.split()]
+    return name != name.upper() and not all(w in CALENDAR for w in words)
 
 
 def _message_distances(run: Run, texts: list[str]) -> list[float]:
