@@ -55,6 +55,11 @@ class Client(Protocol):
         ...
 
     @property
+    def PROMPT_EVENTS(self) -> tuple[str, ...]:
+        """Those answered with the memories relevant to the prompt (``--per-prompt``)."""
+        ...
+
+    @property
     def TRANSCRIPT_FORMAT(self) -> str | None:
         """The parser for its transcripts (None: sniffed)."""
         ...

@@ -27,6 +27,7 @@ START_MATCHER = "startup|resume|clear|compact"
 EVENTS = ("SessionStart", "Stop", "SessionEnd", "PreCompact")
 START_EVENTS = ("SessionStart",)
 CAPTURE_EVENTS = ("Stop", "SessionEnd", "PreCompact")
+PROMPT_EVENTS = ("UserPromptSubmit",)  # installed with --per-prompt
 TRANSCRIPT_FORMAT = "claude-code"
 # one file a session in a folder a project; <session>/subagents/*.jsonl are its subagents
 TRANSCRIPT_GLOBS = ("*/*.jsonl", "*/*/subagents/*.jsonl")  # sessions, and their sub-agents

@@ -23,6 +23,7 @@ BINARY = "cursor-agent"
 EVENTS = ("sessionStart", "stop")
 START_EVENTS = ("sessionStart",)
 CAPTURE_EVENTS = ("stop",)
+PROMPT_EVENTS: tuple[str, ...] = ()  # beforeSubmitPrompt can block a prompt, not add to it
 TRANSCRIPT_FORMAT = None  # its agent transcripts are sniffed
 TRANSCRIPT_GLOBS = (  # see find_transcript
     "*/agent-transcripts/*.jsonl",

@@ -40,6 +40,7 @@ START = "session.created"
 EVENTS = (START, "session.idle", "session.compacted")
 START_EVENTS = (START,)
 CAPTURE_EVENTS = ("session.idle", "session.compacted")  # the payload holds the session
+PROMPT_EVENTS: tuple[str, ...] = ()
 TRANSCRIPT_FORMAT = "opencode"
 # It keeps sessions in a store of its own, not as transcript files: ``stored_sessions``.
 TRANSCRIPT_GLOBS: tuple[str, ...] = ()
