@@ -316,6 +316,7 @@ complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subc
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from codex' -l dry-run -d 'Print a unified diff of every change; write nothing.'
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from codex' -l force -d 'Install even if the tool was not found.'
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from codex' -l notify -d 'Also set `notify` (Codex versions without hooks).'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from codex' -l per-prompt -d 'Also UserPromptSubmit: add the memories relevant to each prompt (context.prompt_budget tokens, none twice a session). Install without it to stop.'
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from codex' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from codex' -s h -l help -d 'Show this message and exit.'
 

@@ -12,7 +12,7 @@ from memctl.errors import UsageError
 from memctl.memories import operations
 from memctl.memories.timeparse import parse_since
 from memctl.model import parse_time
-from memctl.retrieve.context_block import render_context
+from memctl.retrieve.context_block import prompt_items, render_context
 from memctl.retrieve.explain import WhyNot, why_not
 from memctl.retrieve.params import MODES
 from memctl.retrieve.pipeline import RecallResult
@@ -172,8 +172,6 @@ def session_start(ctx: Context, request: SessionStartRequest) -> str:
     return layered(ctx, request).text()
 
 
-# Memories the per-prompt hook adds at most (L3): a prompt is not a search page.
-PROMPT_LIMIT = 5
 # Characters of a prompt recalled for: a pasted log says no more in its tail.
 PROMPT_CHARS = 2000
 
@@ -183,6 +181,8 @@ class PromptRequest:
     prompt: str
     shown: frozenset[str] = frozenset()  # memories this session already has
     budget: int | None = None  # tokens; default: context.prompt_budget
+    scope: str | None = None  # None or 'project': the current project (and global)
+    now: datetime | None = None  # when the prompt is said (default: the clock)
 
 
 @dataclass(frozen=True)
@@ -193,19 +193,22 @@ class PromptContext:
 
 def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
     """L3: what memory knows about this prompt, when recall's relevance gate lets anything
-    through, less what the session was already given, within the prompt budget."""
+    through and one memory weighs enough for a block nobody asked for (``prompt_items``),
+    less what the session was already given, within the prompt budget."""
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as recall: set before numpy loads
     text = request.prompt.strip()[:PROMPT_CHARS]
     if not text or not ctx.settings.db_path.exists():
         return PromptContext("", [])
-    result = run_recall(
+    result = run_recall(  # recall's own limit: a smaller one would change its top results
         ctx,
         text,
-        PROMPT_LIMIT,
-        operations.recall_scopes(ctx, None),
+        None,
+        operations.recall_scopes(ctx, request.scope),
+        now=request.now,
+        touch=False,  # given unasked is not recalled, as at session start
         budget=request.budget or ctx.settings.context_prompt_budget,
     )
-    fresh = [r for r in result.results if not r.is_message and r.memory.id not in request.shown]
+    fresh = prompt_items(result, request.shown)
     if not fresh or result.run is None:
         return PromptContext("", [])
     block = render_context(text, fresh, result.run.now)

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 START = {(c.NAME, e) for c in REGISTRY.values() for e in c.START_EVENTS}
 CAPTURE = {(c.NAME, e) for c in REGISTRY.values() for e in c.CAPTURE_EVENTS}
-PROMPT = {("claude-code", "UserPromptSubmit")}
+PROMPT = {(c.NAME, e) for c in REGISTRY.values() for e in c.PROMPT_EVENTS}
 LOG = "hooks.log"
 # New transcript bytes a capture hook stores itself; a file with more new is handed to the
 # detached worker: a first capture ran at ~1.1 MB per CPU second (100 MB in 89 s, i22b's
