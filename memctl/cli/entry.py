@@ -5,7 +5,8 @@ never a traceback (``MEMCTL_DEBUG=1`` shows it).
 
 ``memctl --version`` answers before anything else is imported. A plain
 ``memctl [--home DIR] [-c K=V] ingest ...`` (no --help, --wait or --dry-run)
-runs in the fast lane (``memctl.cli.fastlane``), without Typer, and so do
+runs in the fast lane (``memctl.cli.fastlane``), without Typer, and so do a plain
+``memctl recall`` (no --explain, --why-not or --help),
 ``memctl hook CLIENT EVENT`` (``memctl.integrations.hooks``, which never
 fails) and a plain ``memctl mcp``; every other
 command line, and any the fast lane does not accept, goes to a Typer app
@@ -23,7 +24,7 @@ from memctl.errors import MemctlError, UsageError, os_error
 GLOBAL_WITH_VALUE = ("--home", "-c", "--config")
 
 
-FAST_COMMANDS = ("ingest", "hook", "mcp")  # tried in the fast lane before Typer
+FAST_COMMANDS = ("ingest", "hook", "mcp", "recall")  # tried in the fast lane before Typer
 
 
 def command_of(argv: list[str]) -> str | None:
@@ -44,8 +45,16 @@ def command_of(argv: list[str]) -> str | None:
 
 
 def run_fast(argv: list[str]) -> int | None:
-    """The exit code of a fast-lane ingest, or None when the command is not for it."""
-    from memctl.cli.fastlane import SLOW_FLAGS, Refused, ingest, ingest_parser, split_command
+    """The exit code of a fast-lane command, or None when the command line is not for it."""
+    from memctl.cli.fastlane import (
+        SLOW_FLAGS,
+        Refused,
+        ingest,
+        ingest_parser,
+        recall,
+        recall_args,
+        split_command,
+    )
 
     try:
         options, command, rest = split_command(argv)
@@ -57,12 +66,15 @@ def run_fast(argv: list[str]) -> int | None:
             from memctl.integrations.mcp_front import main as serve_mcp
 
             return serve_mcp(options)
-        if command != "ingest" or SLOW_FLAGS & set(rest):
+        if command == "recall":
+            args, run = recall_args(rest), recall
+        elif command == "ingest" and not SLOW_FLAGS & set(rest):
+            args, run = ingest_parser().parse_args(rest), ingest
+        else:
             return None
-        args = ingest_parser().parse_args(rest)
     except (Refused, ValueError):
         return None
-    return ingest(options, args)
+    return run(options, args)
 
 
 def _error(message: str) -> None:
@@ -120,6 +132,15 @@ def run_typer(command: str | None) -> int:
     return result if isinstance(result, int) else 0
 
 
+# The API's names the command line spells otherwise than ``--name-with-dashes``.
+FLAGS = {"ids": "memory ids", "every": "--all", "tags": "--tag", "around": "--context"}
+
+
+def flag(name: str) -> str:
+    """An API request field as the command line spells it (``page_size`` -> ``--page-size``)."""
+    return FLAGS.get(name, "--" + name.replace("_", "-"))
+
+
 def main(run: Callable[[], int] = _run_memctl, prog: str = "memctl") -> None:
     """Entry point: a MemctlError is one line on stderr and its exit code, never a traceback."""
     try:
@@ -132,7 +153,7 @@ def main(run: Callable[[], int] = _run_memctl, prog: str = "memctl") -> None:
     except MemctlError as exc:
         if os.environ.get("MEMCTL_DEBUG"):
             raise
-        _error(f"{prog}: error: {' '.join(str(exc).split())}")
+        _error(f"{prog}: error: {' '.join(exc.worded(flag).split())}")
         code = exc.exit_code
     except KeyboardInterrupt:
         _error(f"{prog}: interrupted")

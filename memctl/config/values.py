@@ -85,6 +85,7 @@ class Values:
     recall_strength_step: float
     list_limit: int
     llm: str
+    llm_headless_model: str
     ollama_connect_timeout: float
     llm_probe_cache_seconds: int
     ollama_chat_model: str

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from memctl.clients import REGISTRY
+from memctl.config.settings import HEADLESS_ENV
 from memctl.integrations import hooks_state
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 
 START = {(c.NAME, e) for c in REGISTRY.values() for e in c.START_EVENTS}
 CAPTURE = {(c.NAME, e) for c in REGISTRY.values() for e in c.CAPTURE_EVENTS}
-PROMPT = {("claude-code", "UserPromptSubmit")}
+PROMPT = {(c.NAME, e) for c in REGISTRY.values() for e in c.PROMPT_EVENTS}
 LOG = "hooks.log"
 # New transcript bytes a capture hook stores itself; a file with more new is handed to the
 # detached worker: a first capture ran at ~1.1 MB per CPU second (100 MB in 89 s, i22b's
@@ -66,6 +67,8 @@ def unknown(client: str, event: str) -> str:
 
 def main(options: dict[str, Any], argv: list[str], stdin: IO[str] | None = None) -> int:
     """Run one hook; always 0."""
+    if os.environ.get(HEADLESS_ENV):  # memctl's own headless extraction run: not a session
+        return 0
     began = time.monotonic()
     client, given = (argv + ["", ""])[:2]
     event = canonical(client, given)
@@ -281,7 +284,10 @@ def _ingest(
 
 
 def _recapture(settings: Any, skip: str) -> None:
-    """Capture again the pending transcripts that grew, each in its own session's project."""
+    """Capture again the pending transcripts that grew, each in its own session's project.
+    One that is no transcript is forgotten; one that failed otherwise (a full disk) stays
+    pending, for the next hook, the worker or maintain."""
+    from memctl.errors import InputError
     from memctl.ingest import pending
 
     for entry in pending.grown(
@@ -290,6 +296,7 @@ def _recapture(settings: Any, skip: str) -> None:
         try:
             other = pending.settings_for(settings, Path(entry.cwd))
             _capture_file(other, entry.client, entry.path, entry.session_id)
-        except Exception:
+        except Exception as exc:
             log_error(settings.home, entry.client, "recapture", traceback.format_exc())
-            pending.forget(settings.home, entry.path)
+            if isinstance(exc, InputError):
+                pending.forget(settings.home, entry.path)

@@ -49,6 +49,11 @@ class InitRequest:
     force: bool = False  # set up clients that were not found too
     instructions_only: bool = False
     dry_run: bool = False
+    llm: str = "auto"  # the configured llm: init offers an assistant's CLI when none is set
+
+
+# Assistants whose CLI memctl can run headless to distil (llm/headless.py): init offers them.
+HEADLESS_CLIENTS = ("claude-code", "codex")
 
 
 @dataclass
@@ -103,6 +108,12 @@ def init(request: InitRequest, place: Where, run: Launcher, home: Path) -> Outco
     if not request.dry_run:  # the identity files every session starts with (retrieve.identity)
         made = create_identity_files(home, place.project or Path.cwd(), place.project is not None)
         outcome.notes += [f"created {path}: what every session should know" for path in made]
+    offered = [n for n in chosen if n in HEADLESS_CLIENTS]
+    if offered and request.llm in ("auto", "none"):  # offered, never switched on silently
+        outcome.notes.append(
+            f"to distil with {offered[0]}'s own model: `memctl config set llm {offered[0]}` "
+            "(the worker runs it headless once a session ends: it spends your model quota)"
+        )
     return outcome
 
 
@@ -123,7 +134,7 @@ class InstallRequest:
     dry_run: bool = False
     notify: bool = False  # Codex: also the `notify` program (versions without hooks)
     timeout: int = 10  # seconds a client gives each hook
-    per_prompt: bool = False  # Claude Code: also recall for each prompt (UserPromptSubmit)
+    per_prompt: bool = False  # Claude Code, Codex: also recall for each prompt (UserPromptSubmit)
 
 
 def install(request: InstallRequest, place: Where, run: Launcher, home: Path) -> Outcome:
@@ -134,7 +145,8 @@ def install(request: InstallRequest, place: Where, run: Launcher, home: Path) ->
     for name in chosen:
         module = CLIENTS[name]
         if name == codex.NAME:
-            _guarded(plan, codex.plan_hooks, place, run, request.timeout, False, request.notify)
+            args = (request.timeout, False, request.notify, request.per_prompt)
+            _guarded(plan, codex.plan_hooks, place, run, *args)
             notes.append(codex.TRUST_NOTE)
         elif name == claude_code.NAME:
             per_prompt = request.per_prompt

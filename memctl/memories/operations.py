@@ -10,7 +10,6 @@ from typing import Any
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
-from memctl.memories.privacy import nothing_left, scrub
 from memctl.memories.timeparse import parse_since
 from memctl.memories.writes import Writer
 from memctl.model import (
@@ -58,6 +57,9 @@ def clean_content(text: str) -> str:
 def kept_content(text: str) -> str:
     """Content as stored (remember, update, import): clean, and with private text and
     secrets taken out."""
+    # Imported here: compiling the secret patterns is ~20 ms that a recall never needs.
+    from memctl.memories.privacy import nothing_left, scrub
+
     kept, _ = scrub(clean_content(text))
     if nothing_left(kept):
         raise UsageError("nothing is left of this text once private text and secrets are removed")
@@ -76,6 +78,8 @@ def clean_tags(tags: list[str]) -> list[str]:
 
 def kept_tags(tags: list[str]) -> list[str]:
     """Tags as stored: clean, secrets taken out, those left with nothing dropped."""
+    from memctl.memories.privacy import nothing_left, scrub
+
     return clean_tags([t for t in (scrub(t)[0] for t in clean_tags(tags)) if not nothing_left(t)])
 
 
@@ -219,7 +223,10 @@ def update(
     if category is not None:
         changes["category"] = parse_choice(Category, category, "category")
     if not changes:
-        raise UsageError("nothing to update: give new text, --tags, --importance or --category")
+        raise UsageError(
+            "nothing to update: give text, tags, importance or category",
+            ["text", "tags", "importance", "category"],
+        )
     vector = ctx.vectors([changes["content"]])[0] if "content" in changes else None
     with ctx.db.atomic():
         Writer(ctx.db).update(memory, changes, vector)
