@@ -23,6 +23,7 @@ from memctl.clients.claude_code import merge_hooks
 from memctl.clients.claude_code import start_output as start_output
 from memctl.clients.files import Plan
 from memctl.clients.instructions import plan_instructions_block
+from memctl.ingest.backfill import StoredSession
 
 NAME = "codex"
 BINARY = "codex"
@@ -205,3 +206,8 @@ def find_transcript(session_id: str) -> str | None:
 def transcript_dirs() -> list[Path]:
     """``$CODEX_HOME/sessions`` (default ``~/.codex/sessions``)."""
     return [Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex") / "sessions"]
+
+
+def stored_sessions(since: float | None) -> list[StoredSession]:
+    """None: its sessions are transcript files (``TRANSCRIPT_GLOBS``)."""
+    return []

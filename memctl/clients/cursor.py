@@ -16,6 +16,7 @@ from memctl.clients import formats
 from memctl.clients.base import Found, Launcher, Where, existing, find_binary
 from memctl.clients.files import Plan
 from memctl.clients.instructions import CURSOR_RULE
+from memctl.ingest.backfill import StoredSession
 
 NAME = "cursor"
 BINARY = "cursor-agent"
@@ -126,3 +127,8 @@ def find_transcript(session_id: str) -> str | None:
 
 def transcript_dirs() -> list[Path]:
     return [Path.home() / ".cursor" / "projects"]
+
+
+def stored_sessions(since: float | None) -> list[StoredSession]:
+    """None: its sessions are transcript files (``TRANSCRIPT_GLOBS``)."""
+    return []

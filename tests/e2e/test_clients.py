@@ -248,6 +248,11 @@ def test_opencode_starts_with_the_context_captures_and_searches(world: World) ->
     status = json.loads(world.memctl("install", "status", "--json").stdout)
     fired = next(s for s in status if s["client"] == "opencode")["fired"]
     assert {"session.created", "session.idle"} <= set(fired)
+    # both sessions again, from OpenCode's own database: nothing unreadable, none twice
+    backfilled = json.loads(world.memctl("ingest", "--backfill", "--json").stdout)
+    assert backfilled["per_client"] == {"opencode": 2} and backfilled["failed"] == 0
+    listed = json.loads(world.memctl("sessions", "list", "--all-scopes", "--json").stdout)
+    assert sorted(s["client"] for s in listed) == ["opencode", "opencode"]
 
 
 def test_claude_code_per_prompt_hook_adds_a_stored_fact_once_and_nothing_unrelated(

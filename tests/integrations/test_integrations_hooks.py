@@ -257,24 +257,30 @@ def test_a_capture_that_cannot_store_is_done_again_by_the_next_hook(
     home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The disk fills (a file size limit: writes fail as on a full disk) while SessionEnd
-    stores a big transcript: the hook exits 0, and the next hook of any session stores it."""
+    stores a big transcript: the hook exits 0; the next hook, on the still full disk, fails
+    to store it too and keeps it pending; once there is room, the next hook stores it."""
     transcript = big_transcript(tmp_path / "big.jsonl", tmp_path, 3000, 4)
     assert run_cli("status").returncode == 0  # the store exists, small
     limit = (home / "memctl.db").stat().st_size + 64 * 1024
-    event = {"session_id": SESSION, "transcript_path": str(transcript), "cwd": str(tmp_path)}
-    full = subprocess.run(
-        [sys.executable, "-m", "memctl", "-c", "ingest.spawn_worker=false"]
-        + ["hook", "claude-code", "SessionEnd"],
-        input=json.dumps(event),
-        capture_output=True,
-        text=True,
-        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)),
-        timeout=120,
-    )
-    assert full.returncode == 0 and full.stdout == ""
-    assert stored(SESSION) == 0
     other = tmp_path / "other.jsonl"
     shutil.copy(TRANSCRIPTS / "codex.jsonl", other)
+
+    def on_a_full_disk(argv: list[str], event: dict[str, str]) -> None:
+        full = subprocess.run(
+            [sys.executable, "-m", "memctl", "-c", "ingest.spawn_worker=false", "hook", *argv],
+            input=json.dumps(event),
+            capture_output=True,
+            text=True,
+            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)),
+            timeout=120,
+        )
+        assert full.returncode == 0 and full.stdout == ""
+
+    event = {"session_id": SESSION, "transcript_path": str(transcript), "cwd": str(tmp_path)}
+    on_a_full_disk(["claude-code", "SessionEnd"], event)
+    assert stored(SESSION) == 0
+    on_a_full_disk(["codex", "Stop"], {"transcript_path": str(other), "cwd": str(tmp_path)})
+    assert stored(SESSION) == 0
     hook(["codex", "Stop"], {"transcript_path": str(other), "cwd": str(tmp_path)}, capsys)
     assert stored(SESSION) == 3000
 
