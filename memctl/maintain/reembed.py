@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from memctl.context import Context
+from memctl.embed import BATCH_TEXTS
 from memctl.model import Action
 from memctl.store.events import log_event
 from memctl.store.memories import all_contents, put_vector
 from memctl.store.noise import noise_contents, set_noise_vector
-
-REEMBED_BATCH = 64
 
 
 def reembed(ctx: Context, progress: Callable[[int, int], None] | None = None) -> int:
@@ -27,13 +26,13 @@ def reembed(ctx: Context, progress: Callable[[int, int], None] | None = None) ->
     previous = ctx.db.vector_model()
     with ctx.db.atomic():
         ctx.db.create_vector_table(embedder.name, embedder.dim)
-        for start in range(0, len(rows), REEMBED_BATCH):
-            batch = rows[start : start + REEMBED_BATCH]
+        for start in range(0, len(rows), BATCH_TEXTS):
+            batch = rows[start : start + BATCH_TEXTS]
             vectors = embedder.embed([content for _, content in batch])
             for (memory_id, _), vector in zip(batch, vectors, strict=True):
                 put_vector(ctx.db, memory_id, vector.tobytes())
             if progress:
-                progress(min(start + REEMBED_BATCH, len(rows)), len(rows))
+                progress(min(start + BATCH_TEXTS, len(rows)), len(rows))
         noise = noise_contents(ctx.db)
         if noise:
             vectors = embedder.embed([content for _, content in noise])

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memctl.context import Context
+from memctl.embed import BATCH_TEXTS
 from memctl.model import Action, Memory, Visibility, content_hash
 from memctl.store import memories as store
 from memctl.store.events import log_event
@@ -29,7 +30,7 @@ from memctl.store.sync import (
     set_visibility,
     set_withheld,
 )
-from memctl.sync.incoming import Incoming
+from memctl.sync.incoming import Incoming, Progress, quiet
 from memctl.sync.memfile import Version, normal_time, synced_values
 
 
@@ -136,9 +137,11 @@ def _check_unshared(
     plan.unshares.append((memory, previous.host_id))
 
 
-def apply_import(ctx: Context, plan: ImportPlan, incoming: Incoming, run: RunRecord) -> None:
+def apply_import(
+    ctx: Context, plan: ImportPlan, incoming: Incoming, run: RunRecord, progress: Progress = quiet
+) -> None:
     """Write the plan, the index and the run in one transaction."""
-    vectors = _vectors(ctx, plan)
+    vectors = _vectors(ctx, plan, progress)
     with ctx.db.atomic():
         for version in plan.creates:
             _create(ctx, version, vectors.get(version.id), run.id)
@@ -163,9 +166,10 @@ def apply_import(ctx: Context, plan: ImportPlan, incoming: Incoming, run: RunRec
             save_run(ctx.db, run)
 
 
-def _vectors(ctx: Context, plan: ImportPlan) -> dict[str, bytes]:
+def _vectors(ctx: Context, plan: ImportPlan, progress: Progress) -> dict[str, bytes]:
     """Vectors of the new text only: a memory whose content this store has already reuses
-    that vector."""
+    that vector. Embedded ``BATCH_TEXTS`` texts at a time, longest first (a batch pads to
+    its longest text)."""
     found: dict[str, bytes] = {}
     wanted: list[tuple[str, str]] = []
     texts = [(v.id, v.values["content"]) for v in plan.creates]
@@ -176,8 +180,14 @@ def _vectors(ctx: Context, plan: ImportPlan) -> dict[str, bytes]:
             found[memory_id] = known
         else:
             wanted.append((memory_id, text))
-    made = ctx.vectors([text for _, text in wanted]) if wanted else []
-    found.update({memory_id: vector for (memory_id, _), vector in zip(wanted, made, strict=True)})
+    wanted.sort(key=lambda item: len(item[1]), reverse=True)
+    for start in range(0, len(wanted), BATCH_TEXTS):
+        progress("embedding memories", start, len(wanted))
+        batch = wanted[start : start + BATCH_TEXTS]
+        made = ctx.vectors([text for _, text in batch])
+        found.update(
+            {memory_id: vector for (memory_id, _), vector in zip(batch, made, strict=True)}
+        )
     return found
 
 
