@@ -167,27 +167,18 @@ def apply_import(
 
 
 def _vectors(ctx: Context, plan: ImportPlan, progress: Progress) -> dict[str, bytes]:
-    """Vectors of the new text only: a memory whose content this store has already reuses
-    that vector. Embedded ``BATCH_TEXTS`` texts at a time, longest first (a batch pads to
-    its longest text)."""
-    found: dict[str, bytes] = {}
-    wanted: list[tuple[str, str]] = []
+    """Vectors of the created and rewritten memories, ``BATCH_TEXTS`` at a time, longest
+    first (a batch pads to its longest text); text the store holds already is not
+    embedded again (``Context.vectors``)."""
     texts = [(v.id, v.values["content"]) for v in plan.creates]
     texts += [(v.id, c["content"]) for _, v, c in plan.updates if "content" in c]
-    for memory_id, text in texts:
-        known = store.vector_for_hash(ctx.db, content_hash(text))
-        if known is not None:
-            found[memory_id] = known
-        else:
-            wanted.append((memory_id, text))
-    wanted.sort(key=lambda item: len(item[1]), reverse=True)
-    for start in range(0, len(wanted), BATCH_TEXTS):
-        progress("embedding memories", start, len(wanted))
-        batch = wanted[start : start + BATCH_TEXTS]
+    texts.sort(key=lambda item: len(item[1]), reverse=True)
+    found: dict[str, bytes] = {}
+    for start in range(0, len(texts), BATCH_TEXTS):
+        progress("embedding memories", start, len(texts))
+        batch = texts[start : start + BATCH_TEXTS]
         made = ctx.vectors([text for _, text in batch])
-        found.update(
-            {memory_id: vector for (memory_id, _), vector in zip(batch, made, strict=True)}
-        )
+        found.update(zip([memory_id for memory_id, _ in batch], made, strict=True))
     return found
 
 

@@ -13,17 +13,18 @@ import pytest
 from memctl.api import ingest as ingest_api
 from memctl.api import memory as memory_api
 from memctl.api import sync as sync_api
-from memctl.api.memory import EventsRequest, UpdateRequest
+from memctl.api.memory import EventsRequest, RememberRequest, UpdateRequest
 from memctl.api.recall import RecallRequest, recall
 from memctl.context import Context
 from memctl.errors import SyncError, UsageError
 from memctl.memories.operations import set_state
-from memctl.model import Action, State, Visibility, now_iso
+from memctl.model import Action, State, Visibility, content_hash, now_iso
 from memctl.store import memories as store
 from memctl.sync import pipeline
 from memctl.sync.lock import sync_lock
 from memctl.sync.repo import Clone
 from tests.conftest import run_cli
+from tests.fakes import HashEmbedder
 from tests.syncing import bare_repo, git, history, machine, push_files, shared, work_clone
 
 SYNC = sync_api.SyncRequest()
@@ -529,3 +530,20 @@ def test_the_progress_bar_shows_on_a_terminal_only(
     piped = run_cli("--home", str(tmp_path / "pipe"), "sync", env=env)
     assert piped.stdout.startswith(str(remote)) and "\x1b" not in piped.stdout + piped.stderr
     assert "import 3 new" in piped.stdout
+
+
+def test_an_import_embeds_only_text_the_store_does_not_hold(pair: tuple[Context, Context]) -> None:
+    a, b = pair
+    known = "the staging cluster runs on arm64 nodes"
+    memory_api.remember(b, RememberRequest(known))
+    for text in (known, "the release train leaves on tuesdays", known.upper()):
+        shared(a, text)
+    shared(a, "the release train leaves on tuesdays", scope="github.com/acme/app")
+    sync_api.sync(a, SYNC)
+    embedder = b.embedder
+    assert isinstance(embedder, HashEmbedder)
+    embedder.calls.clear()
+    assert sync_api.sync(b, SYNC).came_in["created"] == 4
+    embedded = [text for call in embedder.calls for text in call]
+    assert sorted(embedded) == sorted(["the release train leaves on tuesdays", known.upper()])
+    assert store.vectors_for_hashes(b.db, {content_hash(known.upper())})  # every one has one
