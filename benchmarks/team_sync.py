@@ -1,7 +1,8 @@
 """A team sharing one sync repository: clone size, sync time, conflicts, and what was lost.
 
     OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/team_sync.py \
-        [--hosts 50] [--days 3] [--per-day 3] [--edits 5] [--parallel 4] [--year-days 365]
+        [--hosts 50] [--days 3] [--per-day 3] [--edits 5] [--parallel 4] [--year-days 90]
+        [--sharded] [--push-retries N]
 
 One bare repository on local disk and ``--hosts`` data directories (machines).
 
@@ -15,8 +16,10 @@ turn, and the stores are compared: every memory any host made must be in
 every store with the same text (lost: 0), and every losing edit kept as a
 ``conflict`` event or as the ``before`` of the update that replaced it.
 
-Part 2, a year (``--year-days``): the repository the same team builds in that
-many days, made with ``git fast-import`` (each host commits once a day, its
+Part 2, ``--year-days`` (90 by default, so the script runs in minutes: the
+flat layout's year takes git fast-import tens of minutes to write, which is
+the finding; ``--sharded`` measures a deeper layout): the repository the same
+team builds in that many days, made with ``git fast-import`` (each host commits once a day, its
 files rendered by memctl's own ``render``, the same rates as part 1), then:
 its size (as pushed, and after ``git gc``), a clone (``git clone``, whole
 process), a new member's first sync (every file imported), and a caught-up
@@ -68,8 +71,11 @@ START = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)
 EVERY = MemoryFilter(states=None)
 
 
+OVERRIDES: dict[str, object] = {"llm": "none"}  # --push-retries adds sync.push_retries
+
+
 def context(home: Path) -> Context:
-    return Context(load_settings(home=home, overrides={"llm": "none"}), embedder=HashEmbedder())
+    return Context(load_settings(home=home, overrides=OVERRIDES), embedder=HashEmbedder())
 
 
 def tree_bytes(path: Path) -> int:
@@ -290,7 +296,7 @@ def year_repository(path: Path, args: argparse.Namespace) -> tuple[int, int]:
                 memory = random.choice(own[host])
                 memory.content, memory.updated_at = f"{next(texts)} (edited)", stamp
                 changed.append(memory)
-            _commit(write, host, at, changed, first=commits == 0)
+            _commit(write, host, at, changed, commits == 0, args.sharded)
             files += args.per_day
             commits += 1
     importer.stdin.close()
@@ -299,7 +305,19 @@ def year_repository(path: Path, args: argparse.Namespace) -> tuple[int, int]:
     return files, commits
 
 
-def _commit(write: Any, host: str, at: datetime, changed: list[Memory], first: bool) -> None:
+def _path(memory: Memory, host: str, sharded: bool) -> str:
+    """memctl's path of a memory's file; sharded: in a directory named by the id's first
+    two digits (a layout memctl does not read: measured to compare)."""
+    path = memory_path(memory.scope, memory.id, host)
+    if not sharded:
+        return path
+    folder, _, name = path.rpartition("/")
+    return f"{folder}/{memory.id[:2]}/{name}"
+
+
+def _commit(
+    write: Any, host: str, at: datetime, changed: list[Memory], first: bool, sharded: bool
+) -> None:
     seconds = int(at.timestamp())
     message = f"memctl sync from host {host}: {len(changed)} written, 0 removed".encode()
     lines = [
@@ -308,7 +326,7 @@ def _commit(write: Any, host: str, at: datetime, changed: list[Memory], first: b
         b"data %d" % len(message),
         message,
     ]
-    blobs = [(memory_path(m.scope, m.id, host), render(m, [])) for m in changed]
+    blobs = [(_path(m, host, sharded), render(m, [])) for m in changed]
     if first:
         blobs += [(FORMAT_FILE, format_text()), (README_FILE, README_TEXT)]
     for name, text in blobs:
@@ -338,7 +356,8 @@ def a_year(root: Path, args: argparse.Namespace) -> None:
     gc_wall, _ = run_timed(["git", "--git-dir", str(remote), "gc", "-q"])
     packed = tree_bytes(remote)
     print(
-        f"part 2: {args.hosts} hosts x {args.year_days} days: {files:,} memory files, "
+        f"part 2{' (sharded layout)' if args.sharded else ''}: "
+        f"{args.hosts} hosts x {args.year_days} days: {files:,} memory files, "
         f"{commits:,} commits (built in {built:.0f} s)"
     )
     print(
@@ -352,6 +371,8 @@ def a_year(root: Path, args: argparse.Namespace) -> None:
         f"{tree_bytes(root / 'clone' / '.git') / 2**20:.1f} MiB .git + "
         f"{checkout / 2**20:.1f} MiB of files"
     )
+    if args.sharded:
+        return  # memctl reads the flat layout only: the repository's figures are the point
     newcomer = root / "newcomer"
     with context(newcomer) as ctx:
         init(ctx, str(remote))
@@ -400,7 +421,7 @@ def _one_more_day(remote: Path, args: argparse.Namespace, day: int) -> None:
             )
             for _ in range(args.per_day)
         ]
-        _commit(importer.stdin.write, host, at, changed, first=False)
+        _commit(importer.stdin.write, host, at, changed, False, sharded=False)
     importer.stdin.close()
     if importer.wait():
         raise SystemExit("git fast-import failed")
@@ -413,9 +434,20 @@ def main() -> None:
     parser.add_argument("--per-day", type=int, default=3, help="Memories a host shares a day.")
     parser.add_argument("--edits", type=int, default=5, help="Memories edited a day.")
     parser.add_argument("--parallel", type=int, default=4, help="Part 1: syncs at once.")
-    parser.add_argument("--year-days", type=int, default=365, help="Part 2: 0 leaves it out.")
+    parser.add_argument(
+        "--year-days", type=int, default=90, help="Part 2's days (365: a year); 0 leaves it out."
+    )
+    parser.add_argument(
+        "--sharded",
+        action="store_true",
+        help="Part 2 only: the year's files one directory deeper, by the id's first two "
+        "digits (repository figures only).",
+    )
+    parser.add_argument("--push-retries", type=int, help="sync.push_retries (default: memctl's)")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
+    if args.push_retries is not None:
+        OVERRIDES["sync.push_retries"] = args.push_retries
     random.seed(args.seed)
     with tempfile.TemporaryDirectory(prefix="memctl-team-") as tmp:
         root = Path(tmp)
