@@ -158,7 +158,7 @@ def paraphrase(
     from benchmarks.paraphrase import run
     from benchmarks.retrievers import choose
 
-    chosen = choose(retriever or ["memctl", "vector"])
+    chosen = choose(retriever or ["memctl", "memctl-search", "vector"])
     settings, embed_cache = _open_cache(ctx, cache)
     with err_console.status("paraphrase stores"):
         rows = run(settings, embed_cache, _counts(n), distractors or [], chosen)

@@ -10,7 +10,9 @@ Wall-clock of real processes (Python start-up included), as a client meets them:
   the context block for the project (the local MiniLM embedder loads each time);
   (CPU time of each hook process is printed too: on a busy machine it says more
   than the wall-clock);
-- `memctl mcp`: from start to the answer to `initialize`, through the SDK's client;
+- `memctl mcp`: from start to the answers to `initialize` and `tools/list`, through the
+  SDK's client, with no kept answers (the SDK answers, as at a first start) and with
+  them (`memctl.integrations.mcp_front` answers while the SDK loads), taking turns;
 - a warm `memory_search` over the server (the embedder loaded by a first search),
   p50 and p95 over --runs searches, with --n synthetic memories (the store of
   benchmarks/bench_store.py, built once and cached).
@@ -43,6 +45,7 @@ from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
 from benchmarks.synthetic import QUERIES  # noqa: E402
 from benchmarks.transcripts import claude_code_lines  # noqa: E402
+from memctl.integrations.mcp_front import ANSWERS_FILE  # noqa: E402
 
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 ENV["MEMCTL_LLM"] = "none"
@@ -127,25 +130,36 @@ def time_hooks(runs: int, work: Path) -> None:
     report("  its CPU time", [cpu for _, cpu in start])
 
 
-async def time_mcp(home: Path, runs: int) -> tuple[list[float], list[float]]:
+async def time_mcp(home: Path, runs: int) -> dict[str, list[float]]:
+    """Seconds from spawn to ``initialize`` answered and to ``tools/list`` answered, with
+    no kept answers (the SDK answers: a first start, and every start before issue 25's
+    front) and with them; then warm searches."""
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "memctl", "--home", str(home), "mcp"], env=ENV
     )
-    starts, searches = [], []
-    for _ in range(3):
-        began = time.perf_counter()
-        async with Client(params, mode="legacy") as client:
-            starts.append(time.perf_counter() - began)
+    figures: dict[str, list[float]] = {}
+    for _ in range(runs):
+        for kept in (False, True):
+            if not kept:
+                (home / ANSWERS_FILE).unlink(missing_ok=True)
+            began = time.perf_counter()
+            async with Client(params, mode="legacy") as client:
+                started = time.perf_counter() - began
+                await client.list_tools()
+                listed = time.perf_counter() - began
+            name = "kept answers" if kept else "SDK answers"
+            figures.setdefault(f"initialize, {name}", []).append(started)
+            figures.setdefault(f"tools/list, {name}", []).append(listed)
     async with Client(params, mode="legacy") as client:
         await client.call_tool("memory_search", {"query": "warm up", "all_scopes": True})
-        for i in range(runs):
+        for i in range(max(runs, 20)):
             began = time.perf_counter()
             result = await client.call_tool(
                 "memory_search", {"query": QUERIES[i % len(QUERIES)], "all_scopes": True}
             )
-            searches.append(time.perf_counter() - began)
+            figures.setdefault("search", []).append(time.perf_counter() - began)
             assert not result.is_error, result
-    return starts, searches
+    return figures
 
 
 def main() -> None:
@@ -162,9 +176,11 @@ def main() -> None:
         time_hooks(args.runs, work)
     cache = args.cache or Path(tempfile.gettempdir()) / "memctl-bench-cache" / str(args.n)
     home = fresh_home(args.n, cache, work / "mcp-home")
-    starts, searches = anyio.run(time_mcp, home, max(args.runs, 20))
-    report("memctl mcp: start to initialize answered", starts)
-    report(f"warm memory_search over {args.n:,} memories", searches)
+    figures = anyio.run(time_mcp, home, args.runs)
+    for name in ("SDK answers", "kept answers"):
+        report(f"memctl mcp: initialize answered ({name})", figures[f"initialize, {name}"])
+        report(f"  tools/list answered ({name})", figures[f"tools/list, {name}"])
+    report(f"warm memory_search over {args.n:,} memories", figures["search"])
 
 
 if __name__ == "__main__":

@@ -43,6 +43,13 @@ def memctl_recall(ctx: Context, question: Question, limit: int) -> list[str]:
     return [r.memory.id for r in found.results]
 
 
+def memctl_search(ctx: Context, question: Question, limit: int) -> list[str]:
+    """What a model calling MCP memory_search reads: the results or, when there are none,
+    the memories closest in meaning offered as unconfirmed (``recall.unconfirmed``)."""
+    found = recall(ctx, question.text, limit, now=question.now, touch=False)
+    return [r.memory.id for r in found.results or found.unconfirmed]
+
+
 def bm25_only(ctx: Context, question: Question, limit: int) -> list[str]:
     return [memory_id for memory_id, _ in fts_search(ctx.db, question.text, limit, ACTIVE)]
 
@@ -68,7 +75,7 @@ def choose(names: list[str] | None) -> dict[str, Retriever]:
 
     if not names:
         return dict(BASELINES)
-    available = {**BASELINES, **EXPERIMENTS}
+    available = {**BASELINES, "memctl-search": memctl_search, **EXPERIMENTS}
     unknown = [n for n in names if n not in available]
     if unknown:
         raise UsageError(

@@ -4,10 +4,15 @@ and against a gold set: gold recall and session-start coverage.
     .venv/bin/python benchmarks/session_quality.py [--sessions DIR] [--gold DIR] [--scripted-llm]
 
 Gold set (``--gold``, default ``benchmarks/sessions/real/``): real public
-sessions copied byte-for-byte (``SOURCES.md``, ``manifest.json`` with each
-one's repository, commit, path and licence), each with a gold list of what a
-colleague would remember from it. Every session is ingested into one fresh
-store (``--wait``) and the script prints, per path and per session:
+sessions copied byte-for-byte, and two written for it (an OpenCode export and
+a Chinese session: no public real ones were found), ``SOURCES.md`` and
+``manifest.json`` giving each one's repository, commit, path and licence, each
+with a gold list of what a colleague would remember from it. Each session is
+in one half: ``tune`` (the rules were tuned on it and its gold list written
+after seeing memctl's output) or ``check`` (gold written before memctl ran on
+it, never tuned on); totals are printed for each half and both. Every session
+is ingested into one fresh store (``--wait``) and the script prints, per path
+and per session:
 
 - sessions with a memory, and with a digest among those that ran a command or
   changed a file (the target: all of them);
@@ -182,6 +187,8 @@ def report(label: str, result: tuple[list[SessionScore], int]) -> None:
 @dataclass
 class GoldScore:
     name: str
+    half: str = "tune"  # the manifest's half: "tune" (the rules were tuned on it) or "check"
+    real: bool = True  # a real session, not one written for the set
     acted: bool = False  # ran a command or changed a file
     digest: bool = False
     memories: list[str] = field(default_factory=list)
@@ -200,8 +207,10 @@ def acted(ctx: Context, session_id: str) -> bool:
     return any(tool_kind(c.name, c.detail) in ("shell", "file") for c in calls)
 
 
-def gold_session(ctx: Context, directory: Path, entry: dict[str, Any]) -> GoldScore:
-    score = GoldScore(entry["file"])
+def gold_session(
+    ctx: Context, directory: Path, entry: dict[str, Any], show: bool = False
+) -> GoldScore:
+    score = GoldScore(entry["file"], entry.get("half", "tune"), entry.get("origin") != "written")
     started = time.process_time()
     request = IngestRequest(
         transcript=str(directory / entry["file"]), client=entry["client"], wait=True
@@ -219,33 +228,50 @@ def gold_session(ctx: Context, directory: Path, entry: dict[str, Any]) -> GoldSc
     score.recalled = sum(any(holds(m, g) for m in score.memories) for g in gold)
     block = session_start(ctx, SessionStartRequest(scope=captured.scope))
     score.at_start = sum(holds(block, g) for g in gold)
+    if show:
+        print(f"\n### {score.name}\n" + "\n".join(f"- {m[:300]!r}" for m in score.memories))
     return score
 
 
-def gold_run(directory: Path, overrides: dict[str, Any]) -> list[GoldScore]:
+def gold_run(directory: Path, overrides: dict[str, Any], show: bool = False) -> list[GoldScore]:
     manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory() as home:
         settings = load_settings(Path(home), overrides={"ingest.spawn_worker": False, **overrides})
         with Context(settings) as ctx:
             ctx.vectors(["load the embedder before the clock starts"])
-            return [gold_session(ctx, directory, e) for e in manifest["sessions"]]
+            return [gold_session(ctx, directory, e, show) for e in manifest["sessions"]]
 
 
 def gold_report(label: str, scores: list[GoldScore]) -> None:
     print(f"\n## gold set: {label}\n")
-    print("| session | memories | precise | gold recall | at session start | digest | CPU s |")
-    print("| --- | ---: | ---: | ---: | ---: | --- | ---: |")
+    print(
+        "| session | half | memories | precise | gold recall | at session start | digest | CPU s |"
+    )
+    print("| --- | --- | ---: | ---: | ---: | ---: | --- | ---: |")
     for s in scores:
         digest = "yes" if s.digest else ("MISSING" if s.acted else "no (did nothing)")
         print(
-            f"| {s.name} | {len(s.memories)} | {s.precise} | {s.recalled}/{s.gold} | "
+            f"| {s.name} | {s.half} | {len(s.memories)} | {s.precise} | {s.recalled}/{s.gold} | "
             f"{s.at_start}/{s.gold} | {digest} | {s.cpu:.2f} |"
         )
+    print()
+    halves = {
+        "tune": [s for s in scores if s.half == "tune"],
+        "check": [s for s in scores if s.half == "check"],
+        "check, real sessions only": [s for s in scores if s.half == "check" and s.real],
+        "all": scores,
+    }
+    for half, chosen in halves.items():
+        if chosen:
+            print(f"- {half} ({len(chosen)} sessions): {totals(chosen)}")
+
+
+def totals(scores: list[GoldScore]) -> str:
     memories = sum(len(s.memories) for s in scores)
     gold = sum(s.gold for s in scores)
     acting = [s for s in scores if s.acted]
-    print(
-        f"\nsessions {len(scores)}, with a memory {sum(bool(s.memories) for s in scores)}, "
+    return (
+        f"with a memory {sum(bool(s.memories) for s in scores)}, "
         f"with a digest {sum(s.digest for s in acting)}/{len(acting)} of those that acted; "
         f"memories {memories}, precision {sum(s.precise for s in scores) / max(1, memories):.2f}, "
         f"gold recall {sum(s.recalled for s in scores) / max(1, gold):.2f} "
@@ -268,22 +294,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sessions", type=Path, default=SESSIONS)
     parser.add_argument("--gold", type=Path, default=GOLD, help="the gold set's directory")
+    parser.add_argument("--gold-only", action="store_true", help="skip the first set")
+    parser.add_argument("--show", action="store_true", help="print each gold session's memories")
     parser.add_argument(
         "--scripted-llm",
         action="store_true",
         help="also run the LLM path against the scripted Ollama server (plumbing, not quality)",
     )
     args = parser.parse_args()
-    report("rules alone (no LLM), local MiniLM embedder", run(args.sessions, {"llm": "none"}))
-    gold_report("rules alone (no LLM)", gold_run(args.gold, {"llm": "none"}))
+    if not args.gold_only:
+        report("rules alone (no LLM), local MiniLM embedder", run(args.sessions, {"llm": "none"}))
+    gold_report("rules alone (no LLM)", gold_run(args.gold, {"llm": "none"}, args.show))
     if args.scripted_llm:
         gold_report(
             "LLM path, scripted answers: NOT a quality measure", gold_run(args.gold, scripted_llm())
         )
-        report(
-            "LLM path, scripted Ollama answers (empty fact lists): NOT a quality measure",
-            run(args.sessions, scripted_llm()),
-        )
+        if not args.gold_only:
+            report(
+                "LLM path, scripted Ollama answers (empty fact lists): NOT a quality measure",
+                run(args.sessions, scripted_llm()),
+            )
 
 
 if __name__ == "__main__":

@@ -170,7 +170,7 @@ _memctl_spec() {
             opts="--json -h --help"
             ;;
         "sync")
-            cmds="init status"
+            cmds="init status trust"
             opts="--dry-run --json -h --help"
             ;;
         "sync init")
@@ -178,6 +178,10 @@ _memctl_spec() {
             ;;
         "sync status")
             opts="--json -h --help"
+            ;;
+        "sync trust")
+            opts="--remove --json -h --help"
+            valopts="--remove"
             ;;
         "config")
             cmds="show path init set"

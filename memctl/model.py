@@ -237,6 +237,7 @@ class Session:
     updated_at: str = ""
     message_count: int = 0
     extracted_through: int = 0
+    cwd: str = ""  # the directory it ran in, when the transcript says
 
     def __post_init__(self) -> None:
         self.updated_at = self.updated_at or self.created_at

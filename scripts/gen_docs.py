@@ -43,6 +43,8 @@ OTHER_ENV = {
     "MEMCTL_DEBUG_SQL": "When set, every SQL statement is traced to standard error.",
     "MEMCTL_CLIENTS_DIR": "Where scripts/install-clients puts the assistant CLIs the e2e "
     "tests drive (default: .cache/clients); not a config key.",
+    "MEMCTL_HEADLESS": "Set by memctl in the assistant CLI it runs headless (llm claude-code "
+    "or codex): memctl's hooks then do nothing, so its own runs are never sessions.",
     "OLLAMA_HOST": "The Ollama server (host:port or a URL), used when the ollama.host key "
     "is not set in a config file, MEMCTL_OLLAMA_HOST or --config.",
 }

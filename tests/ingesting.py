@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Any
 
 from memctl.context import Context
 from memctl.ingest.capture import Captured, IngestOptions, capture
@@ -34,3 +35,52 @@ def distil(ctx: Context, text: str, session_id: str = "s1") -> Run:
     """Capture a plain-text transcript and run the slow path on it in the foreground."""
     ingest_text(ctx, text, session_id)
     return run_session(ctx, session_id)
+
+
+REFUSAL = "The user doesn't want to proceed with this tool use. The tool use was rejected."
+
+
+def claude_record(kind: str, content: Any, n: int, session_id: str = "cc-host") -> dict[str, Any]:
+    return {
+        "type": kind,
+        "sessionId": session_id,
+        "cwd": "/home/ann/shop",
+        "timestamp": f"2025-06-01T10:{n // 60:02d}:{n % 60:02d}Z",
+        "message": {"role": kind, "content": content},
+    }
+
+
+def _call(n: int, name: str, **arguments: str) -> dict[str, Any]:
+    return claude_record(
+        "assistant", [{"type": "tool_use", "id": f"t{n}", "name": name, "input": arguments}], n
+    )
+
+
+def _result(n: int, text: str, error: bool = False) -> dict[str, Any]:
+    block = {"type": "tool_result", "tool_use_id": f"t{n}", "content": text, "is_error": error}
+    return claude_record("user", [block], n)
+
+
+def claude_work_session(reads: int = 1) -> list[dict[str, Any]]:
+    """A Claude Code session in the client's real shape: a request, a claim, the write it
+    claims refused at the permission prompt, ``reads`` reads that worked, a failing test
+    run, its fix and the passing run, then a rule from the user."""
+    lines = [
+        claude_record("user", "Add a CLAUDE.md with our conventions, and make the tests pass.", 0),
+        claude_record("assistant", "I've created CLAUDE.md with the conventions.", 1),
+        _call(2, "Write", file_path="/home/ann/shop/CLAUDE.md", content="# Shop"),
+        _result(2, REFUSAL, error=True),
+    ]
+    for n in range(3, 3 + reads):  # reads that worked show nothing an answer does not
+        lines += [_call(n, "Read", file_path=f"/home/ann/shop/src/m{n}.py"), _result(n, "1→x")]
+    n = 3 + reads
+    lines += [
+        _call(n, "Bash", command="pnpm test"),
+        _result(n, "Exit code 1\nError: Cannot find module 'vitest'", error=True),
+        _call(n + 1, "Bash", command="pnpm add -D vitest"),
+        _result(n + 1, "+ vitest 1.6.0"),
+        _call(n + 2, "Bash", command="pnpm test"),
+        _result(n + 2, "Tests 12 passed"),
+        claude_record("user", "We always deploy with make ship, never by hand.", n + 3),
+    ]
+    return lines

@@ -235,3 +235,62 @@ def test_no_package_import_cycle() -> None:
 def test_find_cycle_finds_one() -> None:
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+# The store's functions that change a memory row, an edge or the event log. Only the write
+# module (memories/writes.py) calls them, so every change lands with its event and its undo
+# payload; the store may use them inside itself (scopes.adopt moves a scope's memories).
+STORE_WRITES = {
+    "log_event",
+    "log_events",
+    "log_run_events",
+    "insert_memory",
+    "update_memory",
+    "delete_memory_row",
+    "put_vector",
+    "record_access",
+    "add_relation",
+    "add_relations",
+    "remove_relation",
+    "remove_relations",
+    "supersede_many",
+    "set_strengths",
+    "set_visibility",
+    "set_withheld",
+}
+WRITE_MODULE = PACKAGE / "memories" / "writes.py"
+
+
+def store_writes_named(path: Path) -> set[str]:
+    """The store write functions ``path`` imports from memctl.store or calls through a store
+    module it imported (``store.update_memory``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    named: set[str] = set()
+    modules_as: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("memctl.store"):
+            named |= {alias.name for alias in node.names}
+            modules_as |= {alias.asname or alias.name for alias in node.names}
+        elif isinstance(node, ast.Import):
+            modules_as |= {
+                a.asname for a in node.names if a.name.startswith("memctl.store") and a.asname
+            }
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in modules_as
+        ):
+            named.add(node.attr)
+    return named & STORE_WRITES
+
+
+def test_the_write_module_names_every_store_write() -> None:
+    assert store_writes_named(WRITE_MODULE) == STORE_WRITES
+
+
+@pytest.mark.parametrize("path", modules(outside="store/"), ids=lambda p: p.name)
+def test_only_the_write_module_writes_memories_and_events(path: Path) -> None:
+    if path == WRITE_MODULE:
+        return
+    assert not store_writes_named(path), f"{path}: write through memories.writes.Writer"

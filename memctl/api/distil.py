@@ -1,9 +1,10 @@
 """Distillation by the host model (the assistant the user runs), for when no local LLM is.
 
 The MCP server exposes these two as tools: ``pending`` gives the host the
-next batch of each session waiting for distillation, with the prompt and
-JSON schema the LLM path uses; ``distil`` applies the host's JSON answer
-through noise -> admission -> reconcile and marks the batch distilled.
+next task of each session waiting for distillation, with the instructions
+and the JSON schema once for all of them; ``distil`` applies the host's JSON
+answer through noise -> admission -> reconcile and marks the task's messages
+distilled (an answer with an unusable fact is refused, each problem named).
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from typing import Any
 
 from memctl.context import Context
 from memctl.errors import UsageError
-from memctl.ingest.host import PendingBatch, apply_answer
+from memctl.ingest.extract import SCHEMA
+from memctl.ingest.host import PendingBatch, apply_answer, instructions
 from memctl.ingest.host import pending as pending_batches
 from memctl.store.runs import RunRecord
 
@@ -25,6 +27,8 @@ class PendingRequest:
 
 @dataclass
 class PendingResult:
+    instructions: str  # how to answer every task
+    schema: dict[str, Any]  # of an answer
     batches: list[PendingBatch] = field(default_factory=list)
 
 
@@ -41,10 +45,10 @@ class DistilResult:
 
 
 def pending(ctx: Context, request: PendingRequest) -> PendingResult:
-    """The sessions waiting for distillation, a batch each, with prompt and schema."""
+    """The sessions waiting for distillation, a task each, and how to answer them."""
     if request.limit < 1:
         raise UsageError(f"limit takes a number of sessions (1 or more), not {request.limit}")
-    return PendingResult(pending_batches(ctx, request.limit))
+    return PendingResult(instructions(ctx), SCHEMA, pending_batches(ctx, request.limit))
 
 
 def distil(ctx: Context, request: DistilRequest) -> DistilResult:

@@ -7,6 +7,7 @@ hook does not pay for the slow path's imports.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from memctl.ingest.capture import (
     Captured,
     CaptureReport,
     IngestOptions,
+    Opened,
     capture,
     open_transcript,
     unchanged,
@@ -45,6 +47,8 @@ class IngestRequest:
     mode: str = "smart"  # smart: store and distil; raw: only store
     wait: bool = False  # run the slow path here instead of in a worker
     dry_run: bool = False
+    # A hook's: a file with more new bytes than this is not captured here (``deferred``).
+    inline_bytes: int | None = None
     # The config overrides a detached worker is started with (the caller's -c KEY=VALUE).
     worker_overrides: dict[str, str] = field(default_factory=dict)
 
@@ -58,6 +62,7 @@ class IngestResult:
     spooled: Path | None = None  # the database was busy: the transcript waits here
     replayed: int = 0  # spooled transcripts of earlier runs stored by this one
     released: list[int] = field(default_factory=list)  # jobs of dead workers queued again
+    deferred: bool = False  # too big for ``inline_bytes``: nothing stored here
 
     def ran_own_job(self) -> bool:
         runs = [] if self.drained is None else [*self.drained.done, *self.drained.failed]
@@ -88,6 +93,8 @@ def ingest(ctx: Context, request: IngestRequest) -> IngestResult:
     captured: Captured | None = None
     with open_transcript(ctx, request.transcript, request.stdin, options, whole) as opened:
         source = opened.source
+        if _too_big(opened, request.inline_bytes):
+            return IngestResult(unchanged(ctx, opened, str(request.transcript)), log, deferred=True)
         try:
             with _budget(ctx, hook):
                 if source is None:  # a file with nothing new since its last capture
@@ -115,6 +122,14 @@ def ingest(ctx: Context, request: IngestRequest) -> IngestResult:
     elif (queued or report.job_id is not None) and ctx.settings.ingest_spawn_worker:
         result.report.worker_pid = spawn(ctx.settings, request.worker_overrides)
     return result
+
+
+def _too_big(opened: Opened, inline_bytes: int | None) -> bool:
+    """More of the file is new than ``inline_bytes``."""
+    tracked = opened.tracked
+    if inline_bytes is None or opened.source is None or tracked is None:
+        return False
+    return os.fstat(tracked.file.fileno()).st_size - tracked.start > inline_bytes
 
 
 def backfill(

@@ -98,7 +98,9 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
         sessions=request.sessions,
         budget=budget,
     )
-    hosts = foreign_hosts(ctx.db, [item.memory.id for item in result.results])
+    hosts = foreign_hosts(
+        ctx.db, [item.memory.id for item in (*result.results, *result.unconfirmed)]
+    )
     if hosts:  # another machine's memories never outrank the user's own
         result.results.sort(key=lambda item: item.memory.id in hosts)
     block = None
@@ -192,6 +194,7 @@ class PromptContext:
 def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
     """L3: what memory knows about this prompt, when recall's relevance gate lets anything
     through, less what the session was already given, within the prompt budget."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as recall: set before numpy loads
     text = request.prompt.strip()[:PROMPT_CHARS]
     if not text or not ctx.settings.db_path.exists():
         return PromptContext("", [])

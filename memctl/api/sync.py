@@ -11,9 +11,11 @@ from dataclasses import dataclass
 from memctl.context import Context
 from memctl.model import Memory
 from memctl.sync import pipeline, setup, share
+from memctl.sync import trust as trusting
 from memctl.sync.incoming import Progress, quiet
 from memctl.sync.pipeline import SyncRequest, SyncResult
 from memctl.sync.setup import InitResult, SyncStatus
+from memctl.sync.trust import Trust
 
 __all__ = [
     "InitResult",
@@ -21,10 +23,12 @@ __all__ = [
     "SyncRequest",
     "SyncResult",
     "SyncStatus",
+    "Trust",
     "init",
     "promote",
     "status",
     "sync",
+    "trust",
     "unpromote",
 ]
 
@@ -63,3 +67,8 @@ def unpromote(ctx: Context, request: ShareRequest) -> list[Memory]:
     """Mark memories private and withhold them; the next sync removes this machine's file."""
     memories = share.select(ctx, list(request.ids), False, None)
     return share.set_shared(ctx, memories, False)
+
+
+def trust(ctx: Context, add: list[str], remove: list[str]) -> Trust:
+    """Add hosts to ``sync.trust`` and remove others; the machines known, each trusted or not."""
+    return trusting.trust(ctx, add, remove)

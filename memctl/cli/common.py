@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from memctl.cli.fastlane import text_argument as text_argument  # shared with the fast lane
 from memctl.config import Settings, load_settings
 from memctl.context import Context
-from memctl.errors import InputError, UsageError
+from memctl.errors import UsageError
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (stable field names).")]
 TagsOption = Annotated[
@@ -50,18 +50,6 @@ def open_context(ctx: typer.Context) -> Context:
     context = Context(settings_for(ctx))
     ctx.call_on_close(context.close)
     return context
-
-
-def text_argument(text: str | None, what: str = "text") -> str:
-    """The argument, or stdin when it is '-' or absent and stdin is not a terminal."""
-    if text is not None and text != "-":
-        return text
-    if sys.stdin is None or sys.stdin.isatty():
-        raise UsageError(f"give the {what} as an argument or on standard input")
-    data = sys.stdin.buffer.read()
-    if b"\x00" in data:
-        raise InputError("standard input holds binary data, not text")
-    return data.decode("utf-8", errors="replace")
 
 
 def tags_given(*spellings: list[str] | None) -> list[str] | None:

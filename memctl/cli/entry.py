@@ -5,7 +5,8 @@ never a traceback (``MEMCTL_DEBUG=1`` shows it).
 
 ``memctl --version`` answers before anything else is imported. A plain
 ``memctl [--home DIR] [-c K=V] ingest ...`` (no --help, --wait or --dry-run)
-runs in the fast lane (``memctl.cli.fastlane``), without Typer, and so do
+runs in the fast lane (``memctl.cli.fastlane``), without Typer, and so do a plain
+``memctl recall`` (no --explain, --why-not or --help),
 ``memctl hook CLIENT EVENT`` (``memctl.integrations.hooks``, which never
 fails) and a plain ``memctl mcp``; every other
 command line, and any the fast lane does not accept, goes to a Typer app
@@ -23,7 +24,7 @@ from memctl.errors import MemctlError, UsageError, os_error
 GLOBAL_WITH_VALUE = ("--home", "-c", "--config")
 
 
-FAST_COMMANDS = ("ingest", "hook", "mcp")  # tried in the fast lane before Typer
+FAST_COMMANDS = ("ingest", "hook", "mcp", "recall")  # tried in the fast lane before Typer
 
 
 def command_of(argv: list[str]) -> str | None:
@@ -44,8 +45,16 @@ def command_of(argv: list[str]) -> str | None:
 
 
 def run_fast(argv: list[str]) -> int | None:
-    """The exit code of a fast-lane ingest, or None when the command is not for it."""
-    from memctl.cli.fastlane import SLOW_FLAGS, Refused, ingest, ingest_parser, split_command
+    """The exit code of a fast-lane command, or None when the command line is not for it."""
+    from memctl.cli.fastlane import (
+        SLOW_FLAGS,
+        Refused,
+        ingest,
+        ingest_parser,
+        recall,
+        recall_args,
+        split_command,
+    )
 
     try:
         options, command, rest = split_command(argv)
@@ -54,15 +63,18 @@ def run_fast(argv: list[str]) -> int | None:
 
             return hook(options, rest)
         if command == "mcp" and not rest:
-            from memctl.integrations.mcp_server import main as serve_mcp
+            from memctl.integrations.mcp_front import main as serve_mcp
 
             return serve_mcp(options)
-        if command != "ingest" or SLOW_FLAGS & set(rest):
+        if command == "recall":
+            args, run = recall_args(rest), recall
+        elif command == "ingest" and not SLOW_FLAGS & set(rest):
+            args, run = ingest_parser().parse_args(rest), ingest
+        else:
             return None
-        args = ingest_parser().parse_args(rest)
     except (Refused, ValueError):
         return None
-    return ingest(options, args)
+    return run(options, args)
 
 
 def _error(message: str) -> None:

@@ -1,11 +1,13 @@
-"""The hook's ingest without Typer: its options (defined once, shared with the Typer
-command), an argparse parser for them, the fast path itself and its report.
+"""The hook's ingest and a plain recall without Typer: ingest's options (defined once,
+shared with the Typer command), argparse parsers, the fast path itself and its report.
 
 Typer, click, rich and pydantic take about a quarter of a second to import,
 more than the hook's whole budget; ``memctl.cli.entry`` sends a plain ``memctl
-[--home DIR] [-c K=V] ingest ...`` here. ``memctl.cli.ingest`` builds its Typer
-options from ``INGEST_OPTIONS``; a test checks that both parsers take the same
-options.
+[--home DIR] [-c K=V] ingest ...`` here, and a ``recall`` with only the options
+``recall_parser`` takes (no --explain or --why-not); anything it does not take goes to
+Typer, which says what is wrong. ``memctl.cli.ingest`` builds its Typer options from
+``INGEST_OPTIONS``; a test checks that both parsers take the same options, and that
+recall's fast lane prints what the Typer command prints.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memctl.errors import InputError, UsageError
 from memctl.model import TRANSCRIPT_CLIENTS
 
 if TYPE_CHECKING:
@@ -139,6 +142,84 @@ def split_command(argv: list[str]) -> tuple[dict[str, Any], str | None, list[str
     return {"home": home, "config": config}, None, []
 
 
+def recall_args(argv: list[str]) -> argparse.Namespace:
+    """The arguments of a ``memctl recall`` for the fast lane; Refused when the command
+    line has anything ``recall_parser`` does not take, or a --limit out of its range."""
+    args = recall_parser().parse_args(argv)
+    if args.limit is not None and not RECALL_LIMITS[0] <= args.limit <= RECALL_LIMITS[1]:
+        raise Refused("--limit")  # Typer's message says the range
+    return args
+
+
+def recall_parser() -> argparse.ArgumentParser:
+    """The options of ``memctl recall`` the fast lane takes (``memctl.cli.recall`` has
+    them all, with their help)."""
+    parser = _Parser(prog="memctl recall", add_help=False, allow_abbrev=False)
+    parser.add_argument("query", nargs="?")
+    parser.add_argument("--limit", "-n", type=int)
+    parser.add_argument("--scope", "-s")
+    parser.add_argument("--all-scopes", action="store_true")
+    parser.add_argument("--format", "-f", dest="output", default="table")
+    parser.add_argument("--json", dest="as_json", action="store_true")
+    parser.add_argument("--budget")
+    parser.add_argument("--as-of")
+    parser.add_argument("--history", action="store_true")
+    parser.add_argument("--sessions", action="store_true")
+    parser.add_argument("--mode", "-m")
+    parser.add_argument("--no-touch", action="store_true")
+    return parser
+
+
+RECALL_LIMITS = (1, 1000)  # --limit's range (the Typer command's min and max)
+
+
+def recall(options: dict[str, Any], args: argparse.Namespace) -> int:
+    """``memctl recall`` with the options of ``recall_parser``, as the Typer command runs it."""
+    from memctl.api.recall import RecallRequest, check_choice
+    from memctl.cli.recall_out import FORMATS, parse_budget, show
+    from memctl.context import Context
+
+    fmt = "json" if args.as_json else check_choice(args.output, FORMATS, "--format")
+    tokens = parse_budget(args.budget)
+    with Context(settings(options)) as ctx:
+        request = RecallRequest(
+            query=text_argument(args.query, "query"),
+            limit=args.limit,
+            scope=args.scope,
+            all_scopes=args.all_scopes,
+            mode=args.mode,
+            budget=tokens,
+            context=fmt == "context",
+            as_of=args.as_of,
+            history=args.history,
+            sessions=args.sessions,
+            touch=not args.no_touch,
+        )
+        show(ctx, request, fmt, False)
+    return 0
+
+
+def text_argument(text: str | None, what: str = "text") -> str:
+    """The argument, or stdin when it is '-' or absent and stdin is not a terminal."""
+    if text is not None and text != "-":
+        return text
+    if sys.stdin is None or sys.stdin.isatty():
+        raise UsageError(f"give the {what} as an argument or on standard input")
+    data = sys.stdin.buffer.read()
+    if b"\x00" in data:
+        raise InputError("standard input holds binary data, not text")
+    return data.decode("utf-8", errors="replace")
+
+
+def settings(options: dict[str, Any]) -> Any:
+    """The settings the global options (--home, -c) select."""
+    from memctl.config import load_settings
+
+    overrides = dict(pair.split("=", 1) for pair in options["config"])
+    home = Path(options["home"]).expanduser() if options["home"] else None
+    return load_settings(home=home, overrides=overrides)
+
+
 def capture_lines(report: dict[str, Any], log: str | None, waited: bool = False) -> list[str]:
     """The fast path's report for people, as plain lines (shared with the Typer command)."""
     if report.get("spooled"):
@@ -180,14 +261,11 @@ def capture_lines(report: dict[str, Any], log: str | None, waited: bool = False)
 def ingest(options: dict[str, Any], args: argparse.Namespace) -> int:
     """The fast path: capture, queue, start a worker, report."""
     from memctl.api.ingest import ingest as api_ingest
-    from memctl.config import load_settings
     from memctl.context import Context
 
     overrides = dict(pair.split("=", 1) for pair in options["config"])
-    home = Path(options["home"]).expanduser() if options["home"] else None
-    settings = load_settings(home=home, overrides=overrides)
     request = ingest_request(args, sys.stdin, overrides)
-    with Context(settings) as ctx:
+    with Context(settings(options)) as ctx:
         result = api_ingest(ctx, request)
     data = result_data(result)
     if args.as_json:
@@ -212,8 +290,6 @@ def ingest_request(args: Any, stdin: Any, overrides: dict[str, str]) -> IngestRe
     from memctl.api.ingest import IngestRequest
 
     if getattr(args, "since", None) is not None:
-        from memctl.errors import UsageError
-
         raise UsageError("--since goes with --backfill")
     transcript = None if args.transcript in (None, "-") else str(args.transcript)
     return IngestRequest(

@@ -2,39 +2,18 @@
 
 from __future__ import annotations
 
-import sys
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from memctl.api.recall import ProfileRequest, RecallRequest, check_choice
 from memctl.api.recall import profile as api_profile
-from memctl.api.recall import recall as api_recall
 from memctl.cli import render as out
 from memctl.cli.common import JsonOption, ScopeOption, new_typer, open_context, text_argument
-from memctl.cli.render import age, one_line, print_json, short_id, unbroken, warn
-from memctl.errors import UsageError
-from memctl.retrieve.explain import explain
-from memctl.retrieve.pipeline import RecallResult
-
-if TYPE_CHECKING:
-    from rich.table import Table
+from memctl.cli.recall_out import FORMATS, parse_budget, show
+from memctl.cli.render import print_json
 
 app = new_typer()
-
-FORMATS = ("table", "json", "context", "ids")
-
-
-def parse_budget(text: str | None) -> int | None:
-    if text is None:
-        return None
-    try:
-        budget = int(text)
-    except ValueError:
-        budget = 0
-    if budget < 1:
-        raise UsageError(f"--budget takes a number of tokens (1 or more), not {text!r}")
-    return budget
 
 
 @app.command()
@@ -104,108 +83,7 @@ def recall(
         touch=not no_touch,
         why_not=why_not_id,
     )
-    response = api_recall(context, request)
-    for warning in response.result.warnings:
-        warn(warning)
-    report = response.why_not
-    if report is not None:
-        if fmt == "json":
-            print_json(report.to_dict())
-        else:
-            out.console.print(
-                f"{report.memory_id[:8]}: {report.reason}"
-                + ("" if report.recalled else f" (stage: {report.stage})"),
-                soft_wrap=True,
-            )
-        return
-    if fmt == "context":
-        sys.stdout.write((response.context or "") + "\n")
-        return
-    render(response.result, fmt, explain_, response.hint())
-
-
-def render(result: RecallResult, fmt: str, with_explain: bool, hint: str | None = None) -> None:
-    """Print the results; ``hint`` (matches in other scopes) is a line of the table output
-    and a warning of the JSON, never part of the results."""
-    if fmt == "json":
-        print_json(
-            {
-                "query": result.query,
-                "mode": result.run.params.mode if result.run else None,
-                "results": [
-                    {
-                        **r.to_dict(),
-                        **(
-                            {"explain": explain(r, result.steps_of(r.memory.id))}
-                            if with_explain
-                            else {}
-                        ),
-                    }
-                    for r in result.results
-                ],
-                "warnings": [*result.warnings, *([hint] if hint else [])],
-            }
-        )
-    elif fmt == "ids":
-        sys.stdout.writelines(item.memory.id + "\n" for item in result.results)
-    elif not result.results:
-        out.console.print("no memories found")
-        if hint:
-            out.console.print(hint)
-    else:
-        out.console.print(results_table(result))
-        if with_explain:
-            print_explain(result)
-
-
-def results_table(result: RecallResult) -> Table:
-    from rich.table import Table
-
-    table = Table(header_style="bold")
-    headers = ("#", "score", "id", "age", "category")
-    rows = [
-        [
-            str(rank),
-            f"{item.score:.4f}",
-            short_id(item.memory.id),
-            age(item.dated_at),
-            str(item.memory.category),
-        ]
-        for rank, item in enumerate(result.results, start=1)
-    ]
-    columns = [[header, *(row[i] for row in rows)] for i, header in enumerate(headers)]
-    texts, width = unbroken([one_line(i.memory.summary, 200) for i in result.results], columns)
-    for column in headers:
-        table.add_column(column, no_wrap=True)
-    table.add_column("memory", overflow="fold", min_width=width, ratio=1)
-    for row, text in zip(rows, texts, strict=True):
-        table.add_row(*row, text)
-    return table
-
-
-def print_explain(result: RecallResult) -> None:
-    for rank, item in enumerate(result.results, start=1):
-        info = explain(item, result.steps_of(item.memory.id))
-        legs = ", ".join(f"{leg} #{v['rank']}" for leg, v in info["legs"].items()) or "the graph"
-        factors = ", ".join(f"{stage} {value:.3g}" for stage, value in item.factors.items())
-        out.console.print(f"#{rank} {item.memory.id[:8]} score {item.score:.4f}", style="bold")
-        out.console.print(f"  found by: {legs}", soft_wrap=True)
-        out.console.print(f"  factors:  {factors}", soft_wrap=True)
-        if info["graph_path"]:
-            out.console.print(f"  graph:    {info['graph_path']}", soft_wrap=True)
-        source = info["source"] or "-"
-        if info["session_id"]:
-            source += f" (session {info['session_id']})"
-        out.console.print(f"  source:   {source}", soft_wrap=True)
-        if info["distilled_from"]:
-            came = info["distilled_from"]
-            out.console.print(
-                f"  from:     messages {came['first']}-{came['last']} of session "
-                f"{came['session_id']} (memctl sessions expand {item.memory.id[:8]})",
-                soft_wrap=True,
-            )
-        for step in info["steps"]:
-            out.console.print(f"  {step['stage']}: {step['why']}", soft_wrap=True)
+    show(context, request, fmt, explain_)
 
 
 @app.command()

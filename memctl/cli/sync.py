@@ -107,6 +107,37 @@ def status(ctx: typer.Context, as_json: JsonOption = False) -> None:
     console.print(f"ahead/behind  {report.ahead}/{report.behind} commits")
 
 
+@app.command("trust")
+def trust_(
+    ctx: typer.Context,
+    hosts: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="Host ids (or their first characters) to trust, or 'all'.", metavar="HOST"
+        ),
+    ] = None,
+    remove: Annotated[
+        list[str] | None,
+        typer.Option("--remove", metavar="HOST", help="Stop trusting this host (repeatable)."),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Whose memories may open a session: the other machines, trusted or not (sync.trust)."""
+    from memctl.api import sync as api
+
+    found = api.trust(open_context(ctx), list(hosts or ()), list(remove or ()))
+    if as_json:
+        print_json({"trust": found.setting, "hosts": [h.__dict__ for h in found.hosts]})
+        return
+    for host in found.hosts:
+        state = "trusted" if host.trusted else "recalled when asked, never at session start"
+        console.print(f"{host.id}  {host.memories:>5} memories  {state}")
+    if not found.hosts:
+        console.print("no other machine's memories have come in through sync yet")
+    verb = "now " if found.changed else ""
+    console.print(f"sync.trust is {verb}{found.setting or 'empty: no other machine'}")
+
+
 @share.command()
 def promote(
     ctx: typer.Context,

@@ -26,7 +26,12 @@ PROJECT_CONFIG = Path(".memctl") / CONFIG_FILE
 ENV_PREFIX = "MEMCTL_"
 # Environment variables that are not config keys but are read elsewhere
 # (MEMCTL_CLIENTS_DIR: where scripts/install-clients and the e2e tests keep the clients).
-ENV_NOT_KEYS = frozenset({"MEMCTL_HOME", "MEMCTL_DEBUG", "MEMCTL_DEBUG_SQL", "MEMCTL_CLIENTS_DIR"})
+# Set in the environment of memctl's own headless assistant runs (``llm: claude-code`` /
+# ``codex``, llm/headless.py): memctl's hooks do nothing there, so they are never sessions.
+HEADLESS_ENV = "MEMCTL_HEADLESS"
+ENV_NOT_KEYS = frozenset(
+    {"MEMCTL_HOME", "MEMCTL_DEBUG", "MEMCTL_DEBUG_SQL", "MEMCTL_CLIENTS_DIR", HEADLESS_ENV}
+)
 
 
 @dataclass(frozen=True)
@@ -163,6 +168,21 @@ RECALL_KEYS: tuple[Key, ...] = (
         "recall.support_floor",
         0.2,
         "Cosine at which other memories join one that shows the query is about it.",
+    ),
+    Key(
+        "recall.strangers_veto",
+        True,
+        "A name the query writes capitalised that no memory mentions vetoes evidence by "
+        "meaning alone (recall.relevance_floor, recall.lead_floor): the query is about "
+        "someone or something the store does not know (not all-capital words, days, months).",
+    ),
+    Key(
+        "recall.unconfirmed",
+        5,
+        "Memories closest in meaning (cosine >= recall.support_floor) offered as unconfirmed "
+        "when none shows the query is about the store: MCP memory_search lists them for the "
+        "model to judge, `memctl recall` names the first; never in injected context; 0: none.",
+        minimum=0,
     ),
     _unit(
         "recall.context_share",
@@ -347,9 +367,15 @@ KEYS: tuple[Key, ...] = (
         "llm",
         "auto",
         "Language model for ingest and import: auto (Ollama when it answers, else the rules), "
-        "ollama, openai (any OpenAI-compatible chat endpoint), or none (rule-based stages "
-        "only).",
-        choices=("auto", "ollama", "openai", "none"),
+        "ollama, openai (any OpenAI-compatible chat endpoint), claude-code or codex (that "
+        "assistant's CLI run headless by the worker: your own model quota), or none "
+        "(rule-based stages only).",
+        choices=("auto", "ollama", "openai", "claude-code", "codex", "none"),
+    ),
+    Key(
+        "llm.headless_model",
+        "",
+        "With llm claude-code or codex: the model the CLI runs (empty: the CLI's default).",
     ),
     Key(
         "ollama.connect_timeout",
@@ -519,7 +545,12 @@ KEYS: tuple[Key, ...] = (
         minimum=50,
     ),
     Key("extract.max_facts", 50, "Facts one extraction may return.", minimum=1),
-    Key("extract.chunk_chars", 8000, "Transcript characters sent per LLM call.", minimum=500),
+    Key(
+        "extract.chunk_chars",
+        8000,
+        "Transcript characters sent per LLM call, and per host-model (MCP) task.",
+        minimum=500,
+    ),
     Key(
         "noise.similarity",
         0.82,

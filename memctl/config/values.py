@@ -35,6 +35,8 @@ class Values:
     recall_words_floor: float
     recall_anchor_memories: int
     recall_support_floor: float
+    recall_strangers_veto: bool
+    recall_unconfirmed: int
     recall_context_share: float
     recall_reply_share: float
     recall_question_factor: float
@@ -83,6 +85,7 @@ class Values:
     recall_strength_step: float
     list_limit: int
     llm: str
+    llm_headless_model: str
     ollama_connect_timeout: float
     llm_probe_cache_seconds: int
     ollama_chat_model: str
@@ -200,6 +203,8 @@ class RecallValues:
     words_floor: float
     anchor_memories: int
     support_floor: float
+    strangers_veto: bool
+    unconfirmed: int
     context_share: float
     reply_share: float
     question_factor: float

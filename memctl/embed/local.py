@@ -12,6 +12,7 @@ top is fine; the weights themselves are read on the first ``embed()`` call.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import importlib.util
 import math
 import os
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from memctl.config import default_home, user_cache_dir
-from memctl.embed.packed import load_packed, save_packed
+from memctl.embed.packed import load_packed, packed_source, save_packed
 from memctl.errors import ModelError
 
 if TYPE_CHECKING:
@@ -217,7 +218,7 @@ def _cached_weights(path: Path, cache_dir: Path | None) -> _Weights:
         return _load_weights(path)
     stat = path.stat()
     source = f"{path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}:v1"
-    packed = cache_dir / f"{MODEL_NAME}.f32pack"
+    packed = packed_path(cache_dir, path)
     flat = load_packed(packed, source)
     if flat is not None:
         with contextlib.suppress(KeyError, TypeError):
@@ -225,7 +226,26 @@ def _cached_weights(path: Path, cache_dir: Path | None) -> _Weights:
     weights = _load_weights(path)
     with contextlib.suppress(OSError):
         save_packed(packed, _flatten(weights), source)
+        _prune_packed(cache_dir, packed)
     return weights
+
+
+def packed_path(cache_dir: Path, model_file: Path) -> Path:
+    """The packed weights of one installed copy of the model, named by its place: two
+    installs (pipx's and a project's virtualenv, say) sharing one file rewrote it in turn,
+    ~1 s and 87 MB written whenever a process of the other one embedded."""
+    where = hashlib.sha256(str(model_file.resolve()).encode()).hexdigest()[:12]
+    return cache_dir / f"{MODEL_NAME}-{where}.f32pack"
+
+
+def _prune_packed(cache_dir: Path, keep: Path) -> None:
+    """Remove the packed weights of copies of the model that are gone (and the one file
+    of memctl before packs were named by place)."""
+    for other in cache_dir.glob(f"{MODEL_NAME}*.f32pack"):
+        source = packed_source(other)
+        model_file = source.rsplit(":", 3)[0] if source else ""
+        if other != keep and (not model_file or not Path(model_file).exists()):
+            other.unlink(missing_ok=True)
 
 
 def _load_tokenizer(path: Path) -> Tokenizer:

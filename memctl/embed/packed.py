@@ -23,6 +23,7 @@ from memctl.config.files import create_private
 
 MAGIC = b"MCTLPAK1"
 ALIGN = 64
+MAX_HEADER = 1 << 20  # the model's header is ~10 kB: a longer one is damage
 
 
 def _aligned(offset: int) -> int:
@@ -48,6 +49,22 @@ def save_packed(path: Path, arrays: dict[str, np.ndarray], source: str) -> None:
             out.seek(start + at)
             out.write(np.ascontiguousarray(array, dtype="<f4").tobytes())
     partial.replace(path)
+
+
+def packed_source(path: Path) -> str | None:
+    """What a packed file was made from, read from its header alone; None when it is not
+    a packed file (or cannot be read)."""
+    try:
+        with open(path, "rb") as handle:
+            start = handle.read(16)
+            length = int.from_bytes(start[8:16], "little")
+            if len(start) < 16 or start[:8] != MAGIC or length > MAX_HEADER:
+                return None
+            header = json.loads(handle.read(length))
+    except (OSError, ValueError):
+        return None
+    source = header.get("source") if isinstance(header, dict) else None
+    return source if isinstance(source, str) else None
 
 
 def load_packed(path: Path, source: str) -> dict[str, np.ndarray] | None:

@@ -9,9 +9,8 @@ target's confidence by ``reconcile.support_boost`` (at most 1).
 CONTEXTUALIZE inserts the fact and links it ``contextualizes`` to the target.
 CONTRADICT inserts the fact and links the two ``contradicts`` both ways.
 
-Events hold what ``memctl undo`` needs to revert them: an update its before
-and after values, a state change its old state and fields, a link whether the
-edge existed before.
+Every write goes through the run's writer (memories/writes.py), so each is an
+event of the run holding what ``memctl undo`` needs to revert it.
 """
 
 from __future__ import annotations
@@ -24,11 +23,9 @@ from memctl.ingest.extract_rules import sentences
 from memctl.ingest.facts import Decision, Fact, Verdict, abstract
 from memctl.ingest.run import Run
 from memctl.memories.operations import kept_tags
-from memctl.model import Action, Category, Kind, Memory, Relation, RelationType, State, content_hash
+from memctl.model import Category, Kind, Memory, Relation, RelationType, State, content_hash
 from memctl.model import now_iso as _now
 from memctl.store import memories as store
-from memctl.store.events import log_event
-from memctl.store.relations import add_relation, has_relation
 
 EPISODIC = (Category.EVENTS, Category.CASES)
 DIGEST = "digest"  # Decision.by of a session digest (see pipeline.digest_decision)
@@ -61,40 +58,10 @@ def _create(run: Run, fact: Fact, decision: Decision) -> Memory:
         agent_id=run.agent_id,
         created_at=fact.created_at or _now(),  # dated by the session, not by the run
     )
-    store.insert_memory(run.db, memory, fact.vector.astype(np.float32).tobytes())
-    log_event(
-        run.db,
-        Action.CREATE,
-        memory.id,
-        {"decision": str(decision.verdict), "by": decision.by, "source": memory.source},
-        run.id,
-    )
+    vector = fact.vector.astype(np.float32).tobytes()
+    run.writer.create(memory, vector, decision=str(decision.verdict), by=decision.by)
     decision.memory_id = memory.id
     return memory
-
-
-def _update(run: Run, memory: Memory, changes: dict[str, Any], decision: Decision) -> None:
-    before = {k: getattr(memory, k) for k in changes}
-    store.update_memory(run.db, memory.id, {**changes, "updated_at": _now()})
-    log_event(
-        run.db,
-        Action.UPDATE,
-        memory.id,
-        {"decision": str(decision.verdict), "by": decision.by, "before": before, "after": changes},
-        run.id,
-    )
-
-
-def _link(run: Run, src: str, dst: str, kind: RelationType) -> None:
-    existed = has_relation(run.db, src, dst, kind)
-    add_relation(run.db, Relation(src, dst, kind))
-    log_event(
-        run.db,
-        Action.LINK,
-        src,
-        {"src_id": src, "dst_id": dst, "type": str(kind), "existed": existed},
-        run.id,
-    )
 
 
 def _merge(run: Run, decision: Decision, target: Memory) -> None:
@@ -116,59 +83,40 @@ def _merge(run: Run, decision: Decision, target: Memory) -> None:
     }
     if decision.by == DIGEST:  # a grown session's digest: it now covers more messages
         changes["source"] = fact.source
-    _update(run, target, changes, decision)
-    store.put_vector(run.db, target.id, vector.astype(np.float32).tobytes())
+    run.writer.update(
+        target,
+        changes,
+        vector.astype(np.float32).tobytes(),
+        decision=str(decision.verdict),
+        by=decision.by,
+    )
     decision.memory_id = target.id
 
 
 def _supersede(run: Run, decision: Decision, target: Memory) -> None:
     new = _create(run, decision.fact, decision)
-    now = _now()
-    store.update_memory(
-        run.db,
-        target.id,
-        {
-            "state": State.SUPERSEDED,
-            "invalidated_at": now,
-            "superseded_by": new.id,
-            "updated_at": now,
-        },
-    )
-    log_event(
-        run.db,
-        Action.STATE,
-        target.id,
-        {
-            "from": str(target.state),
-            "to": str(State.SUPERSEDED),
-            "reason": "supersede",
-            "before": {
-                "invalidated_at": target.invalidated_at,
-                "superseded_by": target.superseded_by,
-            },
-            "superseded_by": new.id,
-        },
-        run.id,
-    )
-    _link(run, new.id, target.id, RelationType.SUPERSEDES)
+    run.writer.supersede(target, new.id, "supersede", superseded_by=new.id)
+    run.writer.link(Relation(new.id, target.id, RelationType.SUPERSEDES))
 
 
 def _support(run: Run, decision: Decision, target: Memory) -> None:
     new = _create(run, decision.fact, decision)
     boosted = min(1.0, target.confidence + run.settings.reconcile_support_boost)
-    _update(run, target, {"confidence": boosted}, decision)
-    _link(run, new.id, target.id, RelationType.SUPPORTS)
+    run.writer.update(
+        target, {"confidence": boosted}, decision=str(decision.verdict), by=decision.by
+    )
+    run.writer.link(Relation(new.id, target.id, RelationType.SUPPORTS))
 
 
 def _contextualize(run: Run, decision: Decision, target: Memory) -> None:
     new = _create(run, decision.fact, decision)
-    _link(run, new.id, target.id, RelationType.CONTEXTUALIZES)
+    run.writer.link(Relation(new.id, target.id, RelationType.CONTEXTUALIZES))
 
 
 def _contradict(run: Run, decision: Decision, target: Memory) -> None:
     new = _create(run, decision.fact, decision)
-    _link(run, new.id, target.id, RelationType.CONTRADICTS)
-    _link(run, target.id, new.id, RelationType.CONTRADICTS)
+    run.writer.link(Relation(new.id, target.id, RelationType.CONTRADICTS))
+    run.writer.link(Relation(target.id, new.id, RelationType.CONTRADICTS))
 
 
 HANDLERS = {

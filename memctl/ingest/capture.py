@@ -27,7 +27,7 @@ from typing import IO, Any
 from memctl.config.scope import project_scope
 from memctl.context import Context
 from memctl.errors import InputError, UsageError
-from memctl.ingest.parse import Transcript, read_transcript
+from memctl.ingest.parse import Transcript, read_transcript, shape_of
 from memctl.ingest.parse.common import Parsed
 from memctl.ingest.source import Input
 from memctl.memories.operations import kept_tags, resolve_scope
@@ -104,17 +104,25 @@ class Captured:
 
 class Tracked:
     """A transcript file read from byte ``start``: how far reading got, and whether the
-    last byte read ended a line (then the next capture can read on from there)."""
+    last byte read ended a line (then the next capture can read on from there). With a
+    ``stop`` (a line's end), the file seems to end there: one chunk of a big file."""
 
-    def __init__(self, file: IO[bytes], path: str, start: int) -> None:
+    def __init__(self, file: IO[bytes], path: str, start: int, stop: int | None = None) -> None:
         self.file, self.path, self.start, self.read_to = file, path, start, start
+        self.stop = stop
         self.ends_line = False
 
     def read(self, size: int = -1) -> bytes:
-        return self._seen(self.file.read(size))
+        return self._seen(self.file.read(self._allowed(size)))
 
     def readline(self, size: int = -1) -> bytes:
-        return self._seen(self.file.readline(size))
+        return self._seen(self.file.readline(self._allowed(size)))
+
+    def _allowed(self, size: int) -> int:
+        if self.stop is None:
+            return size
+        left = self.stop - self.read_to
+        return left if size < 0 else min(size, left)
 
     def __iter__(self) -> Tracked:
         return self
@@ -137,6 +145,19 @@ class Tracked:
     def digest(self) -> str:
         """The digest of the bytes before ``read_to``."""
         return digest_before(self.file.fileno(), self.read_to)
+
+
+def line_end_after(fd: int, offset: int) -> int | None:
+    """Where the line running at byte ``offset`` ends (just after its newline); None when
+    the file ends first."""
+    while True:
+        block = os.pread(fd, MARK_BYTES * 16, offset)
+        if not block:
+            return None
+        newline = block.find(b"\n")
+        if newline >= 0:
+            return offset + newline + 1
+        offset += len(block)
 
 
 def digest_before(fd: int, offset: int) -> str:
@@ -171,30 +192,56 @@ class Opened:
 
 
 def open_transcript(
-    ctx: Context, path: str | None, stdin: Any, options: IngestOptions, whole: bool = False
+    ctx: Context,
+    path: str | None,
+    stdin: Any,
+    options: IngestOptions,
+    whole: bool = False,
+    chunk: int | None = None,
 ) -> Opened:
     """The transcript at ``path`` (or standard input), read on from its last capture when
-    it is a file of JSON lines that only grew since (unless ``whole``)."""
+    it is a file of JSON lines that only grew since (unless ``whole``); with ``chunk``,
+    a file of JSON lines is read only to the end of the line ``chunk`` bytes on."""
     if path in (None, "-") or whole:
         return Opened(open_input(path, stdin), options)
     stream = _open_file(str(path))
     key = os.path.abspath(str(path))
     mark = read_mark(ctx.db, key)
+    start, after, resumed = 0, 0, options
     if mark is not None:
         session_id, client, offset, digest, count = mark
         size = os.fstat(stream.fileno()).st_size
         same = options.session_id in (None, session_id) and options.client in (None, client)
         if same and size >= offset and digest_before(stream.fileno(), offset) == digest:
+            start, after = offset, count
             resumed = replace(options, session_id=session_id, client=client)
-            stream.seek(offset)
-            tracked = Tracked(stream, key, offset)
-            try:
-                return Opened(Input(tracked, str(path)), resumed, tracked, count)
-            except InputError:  # nothing but blank lines since
-                return Opened(None, resumed, tracked, count)
-    stream.seek(0)
-    tracked = Tracked(stream, key, 0)
-    return Opened(Input(tracked, str(path)), options, tracked)
+    stream.seek(start)
+    stop = None if chunk is None else line_end_after(stream.fileno(), start + max(chunk, 1))
+    tracked = Tracked(stream, key, start, stop)
+    try:
+        source = Input(tracked, str(path))
+    except InputError:
+        if not start:
+            raise
+        return Opened(None, resumed, tracked, after)  # nothing but blank lines since
+    if stop is not None and shape_of(source) != "jsonl":
+        tracked.stop = None  # one document: read whole
+    return Opened(source, resumed, tracked, after)
+
+
+def pass_over(ctx: Context, opened: Opened) -> bool:
+    """Remember a file's lines read since its last capture as read when they held no
+    message (records a client writes between messages); False when there is no session
+    to remember them for (a file read from its start) or the last line is cut."""
+    tracked, session_id, client = opened.tracked, opened.options.session_id, opened.options.client
+    if tracked is None or not tracked.start or not tracked.ends_line:
+        return False
+    if session_id is None or client is None:
+        return False
+    digest, count = tracked.digest(), opened.after
+    with ctx.db.atomic():
+        save_read_mark(ctx.db, tracked.path, session_id, client, tracked.read_to, digest, count)
+    return True
 
 
 def unchanged(ctx: Context, opened: Opened, name: str) -> CaptureReport:
@@ -361,7 +408,9 @@ def store_transcript(
             if opened and opened.tracked:
                 _mark(db, opened.tracked, transcript, session)
         if report.messages_new and options.mode == "smart" and not dry_run:
-            report.job_id = jobs.enqueue(db, JOB_KIND, session_id, {"mode": options.mode})
+            problems = transcript.tally.problems()
+            payload = {"mode": options.mode, "notes": [problems] if problems else []}
+            report.job_id = jobs.enqueue(db, JOB_KIND, session_id, payload)
     tally = transcript.tally
     report.session_id, report.scope = session_id, session.scope
     report.messages_total = session.message_count
@@ -376,15 +425,16 @@ def store_transcript(
 
 
 def _mark(db: Database, tracked: Tracked, transcript: Transcript, session: Session) -> None:
-    """Remember how far a file of JSON lines was read, when its last line was whole."""
-    if transcript.shape == "jsonl" and tracked.ends_line:
+    """Remember how far a file of JSON lines was read, when its last line was whole (a cut
+    last line, still being written: the mark stays where this read began)."""
+    if transcript.shape != "jsonl":
+        forget_read_mark(db, tracked.path)
+    elif tracked.ends_line:
         digest = tracked.digest()
         count = session.message_count
         save_read_mark(
             db, tracked.path, session.id, transcript.client, tracked.read_to, digest, count
         )
-    else:
-        forget_read_mark(db, tracked.path)
 
 
 def _new_messages(
@@ -416,6 +466,7 @@ def _update_session(
     if tally.title:
         session.title = safe_line(tally.title, 200)
     session.started_at = session.started_at or tally.started_at
+    session.cwd = session.cwd or tally.cwd or ""
     session.agent_id = options.agent_id or session.agent_id
     session.tags = kept_tags([*session.tags, *options.tags])
     session.source = name

@@ -14,7 +14,14 @@ messages. Its sections:
   (``digest.report_chars`` of each);
 - Left open: a command still failing at the end, a call refused at the
   permission prompt, a closing question, a last request nobody answered;
+- Fetched code: code from the network the session ran (``curl … | sh``) that the user's
+  own words did not ask for, named only by its host, never as a command to run again;
 - Outcome: the closing answer.
+
+Commands that came from fetched content never read as instructions: one that runs
+fetched code is listed only under "Fetched code"; one that holds the address of a page
+the session fetched (and the user did not write) is marked "(from HOST)". Neither
+becomes a fact (``extract_actions``).
 
 Tool calls are read from the parsers' notes by their shape (a command line, a
 file write or patch, a sub-agent), each with the outcome its result note gives.
@@ -42,11 +49,14 @@ from memctl.ingest.tools import (
     tool_kind,
     without_filler,
 )
+from memctl.memories.provenance import fetches_and_runs
 from memctl.model import Message, Role
 
 DIGEST_TAG = "digest"
 ITEM_WIDTH = 160
 REQUEST_MIN_CHARS = 12
+# "Can you please update these tests?" asks for work; "Can you help me?" asks nothing yet
+META_REQUEST_MIN_WORDS = 6
 OUTCOME_MIN_CHARS = 60
 OUTCOME_CHARS = 400
 ERROR_WIDTH = 70
@@ -54,6 +64,11 @@ COMMAND_WIDTH = 50
 AGAIN = "running it again"  # a failure whose fix was only a retry: no case to learn
 # kinds of rule match that say what was decided or set right
 DECISION_KINDS = frozenset({"decision", "correction", "convention", "rule", "commitment"})
+# an address in a command or a tool's input: its host
+URL = re.compile(r"\b(?:https?|ftp)://([^/\s:'\"`)]+)", re.I)
+# tools that bring a page from the network into the session
+FETCH_TOOLS = re.compile(r"fetch|web|browse|url|http", re.I)
+DOWNLOADS = re.compile(r"\b(?:curl|wget|http|xh|iwr|invoke-webrequest)\b", re.I)
 # files an assistant writes for itself, not for the project (Claude Code's plan mode)
 OWN_FILES = re.compile(r"/\.claude/plans/")
 # the order in which sections lose items when the digest is too long, least useful first:
@@ -92,6 +107,7 @@ class SessionDigest:
     acted: int = 0  # commands run and files changed, listed or not
     calls: list[Call] = field(default_factory=list)  # every tool call, with its outcome
     fixes: list[tuple[str, Call]] = field(default_factory=list)  # (line, the fixing call)
+    fetched: list[str] = field(default_factory=list)  # hosts of fetched code run, unasked
 
     def useful(self) -> bool:
         """The session did something (ran a command, changed a file, had a sub-agent
@@ -116,7 +132,10 @@ def _request(text: str) -> str | None:
     """The ask of a user message: its first sentences, or None for "ok", "continue"."""
     if text.startswith("/"):  # a slash command: the command and its arguments
         return _cut(text.splitlines()[0])
-    if len(text) < REQUEST_MIN_CHARS or noise_kind(text):
+    kind = noise_kind(text)
+    if kind == "meta-question" and len(text.split()) >= META_REQUEST_MIN_WORDS:
+        kind = None  # a polite request: "Can you please update these tests? ..."
+    if len(text) < REQUEST_MIN_CHARS or kind:
         return None
     first = " ".join(sentences(text)[:2])
     return _cut(first) if first else None
@@ -148,6 +167,7 @@ class _Reading:
     reports: list[str] = field(default_factory=list)
     last_user: str = ""  # the last request, until an answer follows it
     sidechain_report: str = ""
+    user_words: list[str] = field(default_factory=list)  # the user's prose, flattened
 
 
 def _read(messages: list[Message], digest: SessionDigest, limit: int) -> _Reading:
@@ -156,6 +176,7 @@ def _read(messages: list[Message], digest: SessionDigest, limit: int) -> _Readin
         text = strip_injected(message.content).text
         if text.startswith(SUBAGENT_REPORT):
             reading.reports.append(text.removeprefix(SUBAGENT_REPORT))
+            reading.sidechain_report = ""  # the same report, as the sidechain ended it
             continue
         subagent = text.startswith(SUBAGENT)
         text = text.removeprefix(SUBAGENT)
@@ -175,6 +196,7 @@ def _read(messages: list[Message], digest: SessionDigest, limit: int) -> _Readin
         if not prose or message.role == Role.TOOL:
             continue
         if message.role == Role.USER:
+            reading.user_words.append(_flat(prose))
             request = _request(prose)
             if request:
                 _add(digest.requests, request, limit)
@@ -186,6 +208,35 @@ def _read(messages: list[Message], digest: SessionDigest, limit: int) -> _Readin
     if reading.sidechain_report:
         reading.reports.append(reading.sidechain_report)
     return reading
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _host(text: str) -> str:
+    found = URL.search(text)
+    return found.group(1).lower() if found else ""
+
+
+def _provenance(calls: list[Call], user_words: list[str]) -> None:
+    """Mark the shell calls whose command came from fetched content, not from the user:
+    one that runs fetched code, and one that holds the address of a host the session
+    fetched a page from. A command the user wrote is the user's."""
+    said = "\n".join(user_words)
+    fetched: set[str] = set()
+    for call in calls:
+        kind = tool_kind(call.name, call.detail)
+        host = _host(call.detail)
+        if kind == "other" and FETCH_TOOLS.search(call.name) and host:
+            fetched.add(host)
+        if kind != "shell" or _flat(shell_command(call.detail).text) in said:
+            continue
+        call.runs_fetched_code = fetches_and_runs(call.detail)
+        if call.runs_fetched_code or (host in fetched and host not in said.lower()):
+            call.fetched_from = host or "an unnamed host"
+        elif host and DOWNLOADS.search(call.detail):  # a page read with curl or wget
+            fetched.add(host)
 
 
 def _error(call: Call) -> str:
@@ -202,6 +253,10 @@ def _changes(digest: SessionDigest, calls: list[Call], limit: int) -> None:
             for created, path in call.files():
                 if not OWN_FILES.search(path):
                     _add(digest.created if created else digest.edited, path, limit)
+        elif kind == "shell" and call.runs_fetched_code:
+            digest.acted += 1
+            how = "refused" if call.refused else "ran" if call.succeeded else "failed"
+            _add(digest.fetched, f"from {call.fetched_from} ({how})", limit)
         elif kind == "shell":
             command = shell_command(call.detail)
             digest.acted += 1
@@ -215,10 +270,11 @@ def _changes(digest: SessionDigest, calls: list[Call], limit: int) -> None:
                 text = _cut(shell_command(failed.detail).text, COMMAND_WIDTH)
                 line = f"`{text}` failed: {_error(failed)}"
                 _add(digest.fixed, f"{line} → fixed by {fix}", limit)
-                if fix != AGAIN:
+                if fix != AGAIN and not call.fetched_from:
                     digest.fixes.append((f"{line} → fixed by {fix}", call))
             elif call.succeeded and not command.read_only:
-                _add(digest.commands, _cut(command.text, 100), limit)
+                mark = f" (from {call.fetched_from})" if call.fetched_from else ""
+                _add(digest.commands, _cut(command.text, 100) + mark, limit)
         elif kind == "file" and call.refused:
             _add(digest.left_open, f"{call.name} {call.detail.split()[0]} refused", limit)
     for failed, _ in failing.values():
@@ -238,7 +294,7 @@ def _fix(between: list[Call], success: Call, failed: str) -> str:
     commands = [
         shell_command(c.detail).text
         for c in between
-        if c.succeeded and tool_kind(c.name, c.detail) == "shell"
+        if c.succeeded and tool_kind(c.name, c.detail) == "shell" and not c.runs_fetched_code
     ]
     commands = [c for c in commands if not shell_command(c).read_only]
     parts = [f"`{_cut(c, COMMAND_WIDTH)}`" for c in commands[:2]]
@@ -257,6 +313,7 @@ def build_digest(messages: list[Message], limit: int, report_chars: int) -> Sess
     digest = SessionDigest()
     reading = _read(messages, digest, limit)
     digest.calls = reading.calls
+    _provenance(reading.calls, reading.user_words)
     _changes(digest, reading.calls, limit)
     for report in reading.reports:
         _add(digest.reports, condense(report, report_chars), limit)
@@ -292,6 +349,7 @@ def render(digest: SessionDigest, heading: str, max_chars: int) -> str:
         "Fixed": list(digest.fixed),
         "Found": list(digest.reports),
         "Left open": list(digest.left_open),
+        "Fetched code, not asked for": list(digest.fetched),
     }
     outcome = _cut(without_filler(digest.outcome), OUTCOME_CHARS)
 

@@ -78,23 +78,35 @@ def numbered_chunks(passages: list[Passage], limit: int) -> list[str]:
     return [*chunks, current] if current else chunks
 
 
-def parse_facts(value: Any, passages: list[Passage]) -> tuple[list[Fact], int]:
-    """(facts, how many items were unusable) from an answer; ValueError if it has no list."""
+def parse_facts(value: Any, passages: list[Passage]) -> tuple[list[Fact], list[str]]:
+    """(facts, why each unusable item is unusable) from an answer; ValueError if it has no
+    list."""
     if not isinstance(value, dict) or not isinstance(value.get("facts"), list):
         raise ValueError('expected {"facts": [...]}')
-    facts, bad = [], 0
-    for item in value["facts"]:
+    facts, problems = [], []
+    for number, item in enumerate(value["facts"], start=1):
         try:
             facts.append(_fact(item, passages))
-        except (TypeError, ValueError, KeyError):
-            bad += 1
-    return facts, bad
+        except (TypeError, ValueError, KeyError, AttributeError) as error:
+            problems.append(f"fact {number}: {_reason(error)}")
+    return facts, problems
+
+
+def _reason(error: Exception) -> str:
+    if isinstance(error, KeyError):
+        return f"{error.args[0]} is missing"
+    if isinstance(error, (TypeError, AttributeError)):
+        return "not an object with the schema's fields"
+    return str(error)
 
 
 def _fact(item: dict[str, Any], passages: list[Passage]) -> Fact:
     content = item["content"]
     if not isinstance(content, str) or not content.strip():
         raise ValueError("no content")
+    category = item["category"]
+    if category not in CATEGORIES:
+        raise ValueError(f"category {category!r} is not one of {', '.join(CATEGORIES)}")
     number = item.get("source_message")
     passage = (
         passages[number - 1] if isinstance(number, int) and 0 < number <= len(passages) else None
@@ -102,7 +114,7 @@ def _fact(item: dict[str, Any], passages: list[Passage]) -> Fact:
     tags = [str(t).strip() for t in item.get("tags") or [] if str(t).strip()]
     return Fact(
         content=content,
-        category=Category(item["category"]),
+        category=Category(category),
         l0_abstract=str(item.get("l0_abstract") or ""),
         l1_overview=str(item.get("l1_overview") or ""),
         l2_content=str(item.get("l2_content") or ""),
@@ -125,10 +137,10 @@ def extract(run: Run, passages: list[Passage], max_facts: int | None = None) -> 
         if answer is None:
             facts = None  # the LLM gave out: the rules redo the whole stage
             break
-        found, bad = answer
+        found, problems = answer
         facts = [*(facts or []), *found]
-        if bad:
-            trace.notes.append(f"{bad} unusable facts in the LLM's answer")
+        if problems:
+            trace.notes.append(f"{len(problems)} unusable facts in the LLM's answer")
     if facts is None:
         facts = extract_rules(passages, limit)
         trace.notes.append("rule-based extraction")

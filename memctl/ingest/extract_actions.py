@@ -5,8 +5,9 @@ Read from the digest's tool calls (see ``tools``), so only what a tool result
 shows counts:
 
 - a command that ran a project's tests, lint, formatting, type checks or build
-  and succeeded: "tests run with `pnpm test` (passed on 2026-03-13)" (the
-  shortest such command a session ran, one per purpose);
+  and succeeded (not one that came from fetched content, see ``digest``): "tests run
+  with `pnpm test` (passed on 2026-03-13)" (the shortest such command a session ran,
+  one per purpose);
 - a command that failed and succeeded after a change: the digest's "`X`
   failed: … → fixed by …" line, as a case (a retry alone teaches nothing);
 - a sentence of the closing answer that states a cause or a fix ("the root
@@ -26,15 +27,15 @@ from memctl.model import Category
 
 # (purpose, the verb of its evidence, what in a command line says it)
 PURPOSES = (
-    ("tests run", "passed", r"\b(?:test|tests|pytest|jest|vitest|mocha|rspec|phpunit|ctest)\b"),
+    ("tests run", "passed", r"(?:test|tests|pytest|jest|vitest|mocha|rspec|phpunit|ctest)"),
     (
         "lint runs",
         "passed",
-        r"\b(?:lint|ruff check|eslint|flake8|pylint|credo|clippy|golangci-lint|rubocop)\b",
+        r"(?:lint|ruff check|eslint|flake8|pylint|credo|clippy|golangci-lint|rubocop)",
     ),
-    ("formatting runs", "passed", r"\b(?:format|fmt|prettier|black|gofmt)\b"),
-    ("type checks run", "passed", r"\b(?:mypy|pyright|tsc|dialyzer|typecheck|type-check)\b"),
-    ("the build runs", "succeeded", r"\b(?:build|compile)\b"),
+    ("formatting runs", "passed", r"(?:format|fmt|prettier|black|gofmt)"),
+    ("type checks run", "passed", r"(?:mypy|pyright|tsc|dialyzer|typecheck|type-check)"),
+    ("the build runs", "succeeded", r"(?:build|compile)"),
 )
 COMMAND_IMPORTANCE = 0.7
 CASE_IMPORTANCE = 0.7
@@ -48,16 +49,37 @@ FINDING = re.compile(
     re.I,
 )
 CHECKS = ("tests run", "the build runs", "type checks run")
+STEPS = re.compile(r"\s*(?:&&|;)\s*")  # the steps of a command line run one after another
 
 
 def _purpose(command: str) -> tuple[str, str] | None:
     """What a command line does, from its words outside quotes (an ``echo "test"`` tests
-    nothing)."""
+    nothing) that are not part of a path or a name (``mkdir test-data`` neither)."""
     words = QUOTED.sub("", command)
     for purpose, verb, regex in PURPOSES:
-        if re.search(regex, words, re.I):
+        if re.search(rf"(?<![\w/.-]){regex}(?![\w/.-])", words, re.I):
             return purpose, verb
     return None
+
+
+def _steps(command: str) -> list[str]:
+    """The steps of a command line joined by ``&&`` or ``;`` outside quotes."""
+    masked = QUOTED.sub(lambda quoted: "_" * len(quoted.group()), command)
+    cuts = [(m.start(), m.end()) for m in STEPS.finditer(masked)]
+    starts, ends = [0, *(end for _, end in cuts)], [*(start for start, _ in cuts), len(command)]
+    return [command[a:b] for a, b in zip(starts, ends, strict=True)]
+
+
+def _working_step(command: str) -> str:
+    """The step of a command line that has a purpose, after the setting-up steps before it:
+    ``source .venv/bin/activate && pytest && git commit -m x`` -> ``source
+    .venv/bin/activate && pytest``; "" when no step has one."""
+    steps = _steps(command)
+    for n, step in enumerate(steps):
+        if _purpose(step):
+            setup = [s for s in steps[:n] if shell_command(s).read_only]
+            return " && ".join([*setup, step])
+    return ""
 
 
 def _fact(content: str, category: Category, tag: str, source: str, at: str) -> Fact:
@@ -76,11 +98,14 @@ def _commands(calls: list[Call]) -> dict[str, tuple[str, str, Call]]:
     """Per purpose: (the shortest command that succeeded, its verb, its call)."""
     found: dict[str, tuple[str, str, Call]] = {}
     for call in calls:
-        if tool_kind(call.name, call.detail) != "shell" or call.outcome != "ok":
+        shell = tool_kind(call.name, call.detail) == "shell"
+        if not shell or call.outcome != "ok" or call.fetched_from:  # not from fetched content
             continue
         command = shell_command(call.detail)
-        core = command.core
-        purpose = _purpose(core) if command.key and len(core) <= MAX_COMMAND else None
+        if not command.key:
+            continue
+        core = _working_step(command.core)
+        purpose = _purpose(core) if core and len(core) <= MAX_COMMAND else None
         if purpose is None or "…" in core:
             continue
         best = found.get(purpose[0])

@@ -57,6 +57,10 @@ INJECTIONS: tuple[Injection, ...] = (
     _rule("claude-code", "command", _block("command-args")),
     _rule("claude-code", "command-output", _block("local-command-stdout")),
     _rule("claude-code", "command-output", _block("local-command-stderr")),
+    # the prompt's shell mode ("!cmd"): a command the person ran and its output, not words
+    _rule("claude-code", "shell-mode", _block("bash-input")),
+    _rule("claude-code", "command-output", _block("bash-stdout")),
+    _rule("claude-code", "command-output", _block("bash-stderr")),
     _rule("claude-code", "hook", _block("user-prompt-submit-hook")),
     _rule(
         "claude-code",

@@ -211,6 +211,9 @@ def run_session(ctx: Context, session_id: str, job_id: int | None = None) -> Run
     run = start_run(ctx, "ingest", llm.llm, session.scope, session_id, job_id, llm_note=llm.note)
     run.agent_id, run.tags = session.agent_id, session.tags
     run.personal_scope = personal_scope(ctx)
+    job = jobs.get_job(ctx.db, job_id) if job_id is not None else None
+    for note in job.payload.get("notes", []) if job else []:
+        run.note(str(note))  # what capture left out of the input, and why
     every = messages_after(ctx.db, session_id, 0)
     latest = latest_time(every)
     run.now = parse_time(latest) if latest else None  # admission ages facts by the session

@@ -20,6 +20,7 @@ from memctl.ingest.facts import StageTrace
 from memctl.llm import LLM, LLMError, estimate_tokens
 from memctl.memories.operations import PERSONAL
 from memctl.memories.privacy import safe_line
+from memctl.memories.writes import Writer
 from memctl.model import new_id
 from memctl.store.database import Database
 from memctl.store.runs import RunRecord
@@ -63,6 +64,11 @@ class Run:
     @property
     def id(self) -> str:
         return self.record.id
+
+    @property
+    def writer(self) -> Writer:
+        """Where this run's changes go: each one an event of the run, for ``undo``."""
+        return Writer(self.db, self.id)
 
     def stage(self, name: str) -> StageTrace:
         """A new trace entry for a stage, kept in order."""

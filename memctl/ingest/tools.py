@@ -88,6 +88,10 @@ class Call:
     outcome: str = ""  # ok, error, refused; "" when no result was recorded
     error: str = ""
     at: str = ""  # when it was called (the message's time)
+    # where the command came from when not from the user: the host of a fetched page whose
+    # address it holds, or of the code it fetches and runs (see ``digest``)
+    fetched_from: str = ""
+    runs_fetched_code: bool = False
 
     @property
     def succeeded(self) -> bool:

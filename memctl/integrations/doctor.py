@@ -117,6 +117,15 @@ def llm_check(settings: Settings) -> Check:
     """The LLM answers, when one is configured (``llm: none`` distils by rules)."""
     if settings.llm == "none":
         return Check("llm", OK, "none: the rules distil")
+    from memctl.llm.headless import PROGRAMS
+
+    if settings.llm in PROGRAMS:  # the assistant's own CLI, run headless by the worker
+        import shutil
+
+        program = PROGRAMS[settings.llm]
+        if shutil.which(program):
+            return Check("llm", OK, f"{settings.llm}: `{program}` headless (your model quota)")
+        return Check("llm", FAIL, f"{program} is not on PATH", f"install {settings.llm}")
     from memctl.llm import setup_hint
     from memctl.llm.probe import reachable
 

@@ -23,15 +23,23 @@ import time
 import traceback
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from memctl.clients import REGISTRY
+from memctl.config.settings import HEADLESS_ENV
 from memctl.integrations import hooks_state
+
+if TYPE_CHECKING:
+    from memctl.api.ingest import IngestResult
 
 START = {(c.NAME, e) for c in REGISTRY.values() for e in c.START_EVENTS}
 CAPTURE = {(c.NAME, e) for c in REGISTRY.values() for e in c.CAPTURE_EVENTS}
 PROMPT = {("claude-code", "UserPromptSubmit")}
 LOG = "hooks.log"
+# New transcript bytes a capture hook stores itself; a file with more new is handed to the
+# detached worker: a first capture ran at ~1.1 MB per CPU second (100 MB in 89 s, i22b's
+# note), and the client kills a hook after ``hooks.timeout`` (10 s by default).
+INLINE_BYTES = 2 << 20
 
 
 def _spelling(name: str) -> str:
@@ -59,6 +67,8 @@ def unknown(client: str, event: str) -> str:
 
 def main(options: dict[str, Any], argv: list[str], stdin: IO[str] | None = None) -> int:
     """Run one hook; always 0."""
+    if os.environ.get(HEADLESS_ENV):  # memctl's own headless extraction run: not a session
+        return 0
     began = time.monotonic()
     client, given = (argv + ["", ""])[:2]
     event = canonical(client, given)
@@ -221,50 +231,68 @@ def capture_event(settings: Any, client: str, event: str, payload: dict[str, Any
 
 
 def _capture_file(settings: Any, client: str, path: str, session_id: str | None) -> None:
-    """Capture a transcript file; marked pending first (size -1: never captured whole), so
-    a capture killed or out of disk is done again by the next hook."""
+    """Capture a transcript file. It is marked pending first (size -1: not captured whole),
+    so a capture killed, out of disk, or too big to finish within the client's timeout
+    (handed to the detached worker) is done by the next hook, the worker or maintain."""
+    from memctl.ingest import pending
+
     size = Path(path).stat().st_size
-    entry = hooks_state.Pending(path, client, session_id, str(settings.cwd), -1, time.time())
-    hooks_state.remember(settings.home, entry)
-    _ingest(settings, client, path, None, session_id)
-    hooks_state.remember(settings.home, dataclasses.replace(entry, size=size))
+    entry = pending.Pending(
+        path, client, session_id, str(settings.cwd), -1, time.time(), _format(client)
+    )
+    pending.remember(settings.home, entry)
+    with pending.capturing(settings.home, path) as mine:
+        if not mine:  # another process is capturing it, and records it when done
+            return
+        deferred = _ingest(settings, client, path, None, session_id, INLINE_BYTES).deferred
+        if not deferred:
+            pending.remember(settings.home, dataclasses.replace(entry, size=size))
+    if deferred and settings.ingest_spawn_worker:
+        from memctl.maintain.spawn import spawn
+
+        spawn(settings, {})
+
+
+def _format(client: str) -> str | None:
+    return REGISTRY[client].TRANSCRIPT_FORMAT
 
 
 def _capture_text(settings: Any, client: str, text: str, session_id: str | None) -> None:
     _ingest(settings, client, "-", io.BytesIO(text.encode()), session_id)
 
 
-def _ingest(settings: Any, client: str, path: str, stdin: Any, session_id: str | None) -> None:
+def _ingest(
+    settings: Any,
+    client: str,
+    path: str,
+    stdin: Any,
+    session_id: str | None,
+    inline_bytes: int | None = None,
+) -> IngestResult:
     from memctl.api.ingest import IngestRequest, ingest
     from memctl.context import Context
 
     request = IngestRequest(
         transcript=path,
         stdin=stdin,
-        client=REGISTRY[client].TRANSCRIPT_FORMAT,
+        client=_format(client),
         session_id=session_id,
+        inline_bytes=inline_bytes,
     )
     with Context(settings) as ctx:
-        ingest(ctx, request)
+        return ingest(ctx, request)
 
 
 def _recapture(settings: Any, skip: str) -> None:
     """Capture again the pending transcripts that grew, each in its own session's project."""
-    for entry in hooks_state.grown(
+    from memctl.ingest import pending
+
+    for entry in pending.grown(
         settings.home, skip, settings.hooks_recapture_hours, settings.hooks_recapture_max
     ):
         try:
-            other = _settings_like(settings, Path(entry.cwd))
+            other = pending.settings_for(settings, Path(entry.cwd))
             _capture_file(other, entry.client, entry.path, entry.session_id)
         except Exception:
             log_error(settings.home, entry.client, "recapture", traceback.format_exc())
-            hooks_state.forget(settings.home, entry.path)
-
-
-def _settings_like(settings: Any, cwd: Path) -> Any:
-    from memctl.config import load_settings
-
-    if not cwd.is_dir() or cwd == settings.cwd:
-        return settings
-    overrides = {k: v for k, v in settings.values.items() if settings.sources[k] == "flag"}
-    return load_settings(home=settings.home, cwd=cwd, overrides=overrides)
+            pending.forget(settings.home, entry.path)

@@ -9,10 +9,9 @@
 - ``injected/session.<session id>``: the memories a session was given (at its start and by
   the per-prompt hook), one id a line, so that no memory is given twice; files of
   sessions idle for ``INJECTED_DAYS`` are removed.
-- ``pending/<hash>.json``: a transcript a capture hook read, with its size then.
-  Hooks can fire before the client writes a session's last lines; the next capture
-  hook (of any session) captures a pending transcript again when it has grown.
-  Capture stores only messages it has not stored, so nothing is stored twice.
+- ``pending/<hash>.json``: a transcript a capture hook read, with its size then
+  (``memctl.ingest.pending``: the next hook, the worker or maintain captures it again
+  when it grew or was never captured whole).
 One file per entry: hooks of parallel sessions never write the same file (timings
 are appended a line at a time, which the system keeps whole). Everything here is
 private to the user: directories 0700, files 0600.
@@ -20,11 +19,9 @@ private to the user: directories 0700, files 0600.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -130,59 +127,3 @@ def add_injected(home: Path, session_id: str, ids: list[str]) -> None:
     for other in path.parent.iterdir():
         if other.stat().st_mtime < stale:
             other.unlink(missing_ok=True)
-
-
-@dataclass(frozen=True)
-class Pending:
-    path: str  # the transcript
-    client: str
-    session_id: str | None
-    cwd: str
-    size: int  # when last captured
-    seen: float  # time of the last capture (epoch seconds)
-
-
-def _pending_dir(home: Path) -> Path:
-    return home / DIR / "pending"
-
-
-def _entry_path(home: Path, transcript: str) -> Path:
-    return _pending_dir(home) / (hashlib.sha1(transcript.encode()).hexdigest()[:20] + ".json")
-
-
-def remember(home: Path, entry: Pending) -> None:
-    write_private(_entry_path(home, entry.path), json.dumps(asdict(entry)))
-
-
-def forget(home: Path, transcript: str) -> None:
-    _entry_path(home, transcript).unlink(missing_ok=True)
-
-
-def grown(home: Path, skip: str, max_age_hours: float, limit: int) -> list[Pending]:
-    """Pending transcripts (other than ``skip``) that grew since their last capture,
-    newest first; entries idle longer than ``max_age_hours`` are dropped."""
-    folder = _pending_dir(home)
-    if limit <= 0 or not folder.is_dir():
-        return []
-    found = []
-    now = time.time()
-    for path in folder.glob("*.json"):
-        try:
-            entry = Pending(**json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError, TypeError):
-            path.unlink(missing_ok=True)
-            continue
-        if entry.path == skip:
-            continue
-        if now - entry.seen > max_age_hours * 3600:
-            path.unlink(missing_ok=True)
-            continue
-        try:
-            size = Path(entry.path).stat().st_size
-        except OSError:
-            path.unlink(missing_ok=True)
-            continue
-        if size != entry.size:
-            found.append(entry)
-    found.sort(key=lambda e: e.seen, reverse=True)
-    return found[:limit]

@@ -8,7 +8,8 @@ the SDK runs tools in worker threads, so one call at a time uses it (``call``).
 Every argument is checked against ``LIMITS`` before any work: past one, the call
 is refused with one line. ``memory_ingest`` reads only transcripts: files under
 a client's transcript folders or ``mcp.ingest_paths``.
-Only ``memctl mcp`` imports this module (and so the SDK, about a second of imports).
+Only ``memctl mcp`` imports this module (and so the SDK, about a second of imports);
+``mcp_front`` answers the handshake meanwhile.
 """
 
 from __future__ import annotations
@@ -23,8 +24,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, TypeVar, cast
 
+import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.stdio import stdio_server
 from pydantic import ValidationError
 
 from memctl import __version__
@@ -220,7 +223,9 @@ def build(ctx: Context) -> MCPServer:
         project's history, conventions or decisions, or the user's preferences, and when a
         task looks like earlier work. Returns the best memories, most relevant first
         (id, content, category, score...), or with format "context" one text block ready
-        to read. An empty list means nothing relevant is stored: say so, do not guess.
+        to read. An empty list means nothing clearly relevant is stored; "unconfirmed" then
+        lists the memories closest in meaning, which may answer a question asked in other
+        words: use one only if it answers the question, else say nothing is stored.
         scope: "project" (default: this project and global), "global" or a scope name."""
         request = recall_api.RecallRequest(
             query=query,
@@ -240,6 +245,10 @@ def build(ctx: Context) -> MCPServer:
             answer["results"] = [
                 hit(item, response.hosts.get(item.memory.id)) for item in result.results
             ]
+            if result.unconfirmed:
+                answer["unconfirmed"] = [
+                    hit(item, response.hosts.get(item.memory.id)) for item in result.unconfirmed
+                ]
         return answer
 
     @tool
@@ -373,14 +382,19 @@ def build(ctx: Context) -> MCPServer:
     @tool
     def memory_distill_tasks(limit: int = 3) -> dict[str, Any]:
         """Captured sessions waiting to be distilled into memories, for you to do the
-        extraction (memctl has no local LLM and `ingest.host_distil` is on). Each task is
-        one batch of a session: the extraction instructions (system), the numbered
-        conversation (prompt), the JSON schema of an answer, and session_id and
-        through_seq to give back. Answer with {"facts": [...]} following the instructions,
-        then call memory_distill_apply. An empty list means nothing is waiting."""
+        extraction (memctl has no local LLM and `ingest.host_distil` is on). Returns the
+        instructions and the JSON schema of an answer once, and the tasks: each is part
+        of one session (its project, title, and numbered lines: what the user and the
+        assistant said, and each command, file change or sub-agent report with its
+        outcome), with session_id and through_seq to give back. Answer each task with
+        memory_distill_apply. An empty list means nothing is waiting."""
         request = distil_api.PendingRequest(limit=limit)
         result = call(lambda: distil_api.pending(ctx, request))
-        return {"tasks": [batch.to_dict() for batch in result.batches]}
+        return {
+            "instructions": result.instructions,
+            "schema": result.schema,
+            "tasks": [batch.to_dict() for batch in result.batches],
+        }
 
     @tool
     def memory_distill_apply(
@@ -389,7 +403,9 @@ def build(ctx: Context) -> MCPServer:
         """Apply your extraction for a task of memory_distill_tasks: its session_id and
         through_seq, and your answer {"facts": [...]}. The facts go through memctl's usual
         noise filter, admission and reconciliation (duplicates merge, updates supersede);
-        returns the run (its id, decisions and counts; `memctl undo RUN_ID` reverts it)."""
+        returns the run (its id, decisions and counts; `memctl undo RUN_ID` reverts it).
+        An answer with an unusable fact is an error naming each problem, and nothing of
+        it is written: fix it and send it again."""
         request = distil_api.DistilRequest(session_id, through_seq, answer)
         record = call(lambda: distil_api.distil(ctx, request)).run
         return {
@@ -450,20 +466,18 @@ def build(ctx: Context) -> MCPServer:
     return server
 
 
-def serve(ctx: Context) -> None:
-    """Serve over stdio until the client closes the connection."""
-    build(ctx).run("stdio")
+def serve(ctx: Context, wire: Any = None) -> None:
+    """Serve over stdio until the client closes the connection; with ``wire`` (the
+    front of ``mcp_front``: text lines in and out), over it instead."""
+    server = build(ctx)
+    if wire is None:
+        server.run("stdio")
+        return
 
+    async def run() -> None:
+        async with stdio_server(anyio.wrap_file(wire), anyio.wrap_file(wire)) as (read, write):
+            # MCPServer.run_stdio_async, over the front's streams
+            lowlevel = server._lowlevel_server
+            await lowlevel.run(read, write, lowlevel.create_initialization_options())
 
-def main(options: dict[str, Any]) -> int:
-    """``memctl [--home DIR] [-c K=V] mcp`` from the fast lane (no Typer: it answers
-    ``initialize`` sooner, and clients such as Codex do not wait for slow servers)."""
-    from pathlib import Path
-
-    from memctl.config import load_settings
-
-    overrides = dict(pair.split("=", 1) for pair in options.get("config", []))
-    home = Path(options["home"]).expanduser() if options.get("home") else None
-    with Context(load_settings(home=home, overrides=overrides)) as ctx:
-        serve(ctx)
-    return 0
+    anyio.run(run)

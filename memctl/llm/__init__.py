@@ -2,8 +2,9 @@
 
 A stage asks for JSON matching a schema and gets it parsed and validated, with
 the tokens it cost, or an ``LLMError`` after the retries: then the stage uses
-its rule-based fallback. Providers: Ollama (``ollama``) and any
-OpenAI-compatible chat endpoint (``openai``). Their HTTP clients are imported
+its rule-based fallback. Providers: Ollama (``ollama``), any
+OpenAI-compatible chat endpoint (``openai``), and the assistant's own CLI run
+headless (``claude-code``, ``codex``: ``headless``). Their HTTP clients are imported
 only when a call is made, so nothing on the fast path pays for it.
 """
 
@@ -93,8 +94,8 @@ class LLMChoice:
 
 
 def choose_llm(settings: Settings) -> LLMChoice:
-    """The configured LLM: none; Ollama; an OpenAI-compatible endpoint; or (``auto``) Ollama
-    when it answers a quick check."""
+    """The configured LLM: none; Ollama; an OpenAI-compatible endpoint; the assistant's CLI
+    run headless; or (``auto``) Ollama when it answers a quick check."""
     if settings.llm == "none":
         return LLMChoice(None)
     if settings.llm == "openai":
@@ -110,6 +111,18 @@ def choose_llm(settings: Settings) -> LLMChoice:
                 backoff=settings.llm_backoff_seconds,
                 temperature=settings.llm_temperature,
                 connect_timeout=settings.ollama_connect_timeout,
+            )
+        )
+    if settings.llm in ("claude-code", "codex"):
+        from memctl.llm.headless import HeadlessLLM
+
+        return LLMChoice(
+            HeadlessLLM(
+                settings.llm,
+                model=settings.llm_headless_model,
+                timeout=settings.llm_timeout,
+                retries=settings.llm_retries,
+                backoff=settings.llm_backoff_seconds,
             )
         )
     if settings.llm == "auto":

@@ -14,7 +14,6 @@ was learnt from it).
 
 from __future__ import annotations
 
-from memctl.maintain import changes
 from memctl.maintain.plan import Maintenance, TaskReport
 from memctl.memories.strength import current_strength
 from memctl.model import State
@@ -39,5 +38,5 @@ def archive(m: Maintenance) -> TaskReport:
             continue
         report.change("archive", memory.id, strength=round(strength, 4))
         with m.db.atomic():
-            changes.set_state(m, memory, State.ARCHIVED, "archive", {})
+            m.writer.set_state(memory, State.ARCHIVED, "archive")
     return report

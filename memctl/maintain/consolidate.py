@@ -29,7 +29,7 @@ from memctl.ingest.reconcile import RECORDS, decide
 from memctl.maintain import changes
 from memctl.maintain.plan import Maintenance, TaskReport
 from memctl.maintain.similar import cluster_ids, load_vectors, settle, star_clusters
-from memctl.model import Kind, Memory, RelationType, Role, State
+from memctl.model import Kind, Memory, Relation, RelationType, Role, State
 from memctl.store.maintenance import episodes_to_consolidate
 from memctl.store.memories import MemoryFilter, get_memories
 
@@ -80,8 +80,8 @@ def extract_facts(m: Maintenance, report: TaskReport) -> None:
             apply(m.run, decisions)
             made = {d.memory_id for d in decisions if d.memory_id and d.memory_id != episode.id}
             for fact_id in sorted(made):
-                changes.link(m, episode.id, fact_id, RelationType.SUPPORTS)
-            changes.update(m, episode, {"consolidated_at": m.stamp}, "consolidate")
+                m.writer.link(Relation(episode.id, fact_id, RelationType.SUPPORTS), reweight=False)
+            m.writer.update(episode, {"consolidated_at": m.stamp}, reason="consolidate")
         report.change("consolidate", episode.id, facts=facts, memories=sorted(made))
         report.count("facts", len(made))
 

@@ -11,13 +11,11 @@ every memory either decayed or not, and the next run decays the rest.
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from memctl.maintain.plan import Maintenance, TaskReport
 from memctl.memories.strength import decay_rate, strength_at
-from memctl.model import Action, Kind
-from memctl.store.events import log_run_events
-from memctl.store.maintenance import decay_rows, set_strengths
+from memctl.model import Kind
+from memctl.store.maintenance import decay_rows
 
 BATCH = 5000
 
@@ -41,14 +39,6 @@ def faded(m: Maintenance) -> list[tuple[str, float, float, str | None]]:
     return found
 
 
-def _event(old: float, new: float, old_at: str | None, at: str) -> dict[str, Any]:
-    return {
-        "reason": "decay",
-        "before": {"strength": old, "decayed_at": old_at},
-        "after": {"strength": new, "decayed_at": at},
-    }
-
-
 def decay(m: Maintenance) -> TaskReport:
     report = m.report("decay")
     changes = faded(m)
@@ -57,15 +47,8 @@ def decay(m: Maintenance) -> TaskReport:
         {"action": "decay", "id": i, "from": round(old, 4), "to": round(new, 4)}
         for i, old, new, _ in changes
     ]
-    at = m.stamp
+    writer = m.writer
     for start in range(0, len(changes), BATCH):
-        batch = changes[start : start + BATCH]
         with m.db.atomic():
-            set_strengths(m.db, [(i, new, at) for i, _, new, _ in batch])
-            log_run_events(
-                m.db,
-                Action.UPDATE,
-                m.run.id,
-                [(i, _event(old, new, old_at, at)) for i, old, new, old_at in batch],
-            )
+            writer.set_strengths(changes[start : start + BATCH], "decay")
     return report

@@ -1,8 +1,10 @@
-"""Task jobs: finish the queued ingest and import work (each job is an ingest run of its own)."""
+"""Task jobs: capture what hooks left pending, then finish the queued ingest and import work
+(each job is an ingest run of its own)."""
 
 from __future__ import annotations
 
 from memctl.errors import DatabaseBusyError
+from memctl.ingest.pending import Chunked, capture_grown
 from memctl.ingest.spool import replay
 from memctl.maintain.claims import release_orphans, worker_name
 from memctl.maintain.plan import Maintenance, TaskReport
@@ -11,6 +13,9 @@ from memctl.maintain.queue import drain
 
 def jobs(m: Maintenance) -> TaskReport:
     report = m.report("jobs")
+    for entry, done in capture_grown(m.ctx, report.notes.append):  # hooks left them pending
+        if isinstance(done, Chunked):
+            report.change("captured", done.session_id or entry.path, messages=done.messages_new)
     try:  # a hook's spooled transcripts, and the jobs of workers that died
         replayed = replay(m.ctx)
         released = release_orphans(m.db, m.ctx.settings.ingest_job_max_attempts)

@@ -28,8 +28,9 @@ from memctl.config import Settings
 from memctl.config.files import private_dir
 from memctl.context import Context
 from memctl.errors import UsageError
+from memctl.ingest.pending import pending_dir
 from memctl.ingest.run import start_run
-from memctl.ingest.spool import SPOOL_DIR, spool_dir
+from memctl.ingest.spool import spool_dir
 from memctl.llm import choose_llm
 from memctl.maintain.archive import archive
 from memctl.maintain.consolidate import consolidate
@@ -158,12 +159,14 @@ def run_tasks(
 
 @contextlib.contextmanager
 def rehearsal(ctx: Context) -> Iterator[Context]:
-    """A context on a throwaway copy of the store (and of its spool), deleted afterwards."""
+    """A context on a throwaway copy of the store (and of its spool and pending marks),
+    deleted afterwards."""
     with tempfile.TemporaryDirectory(prefix=".dry-run-", dir=ctx.settings.home) as folder:
         home = Path(folder)
         vacuum_into(ctx.db, home / ctx.settings.db_path.name)
-        if spool_dir(ctx).is_dir():
-            shutil.copytree(spool_dir(ctx), home / SPOOL_DIR)
+        for kept in (spool_dir(ctx), pending_dir(ctx.settings.home)):
+            if kept.is_dir():
+                shutil.copytree(kept, home / kept.relative_to(ctx.settings.home))
         with ctx.elsewhere(dataclasses.replace(ctx.settings, home=home)) as copy:
             yield copy
 

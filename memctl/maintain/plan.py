@@ -2,8 +2,8 @@
 
 A task is a function ``task(m: Maintenance) -> TaskReport``. On a dry run it
 fills its report with what it would change (ids and why) and writes nothing;
-otherwise every change it writes is an event of the run (maintain/changes.py),
-so ``memctl undo RUN_ID`` reverts it.
+otherwise every change it writes goes through ``m.writer`` (memories/writes.py) as an
+event of the run, so ``memctl undo RUN_ID`` reverts it.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from memctl.config import Settings
 from memctl.context import Context
 from memctl.ingest.run import Run
 from memctl.maintain.report import TaskReport
+from memctl.memories.writes import Writer
 from memctl.model import format_time
 from memctl.store.database import Database
 
@@ -45,6 +46,11 @@ class Maintenance:
     def stamp(self) -> str:
         """The run's clock as a stored timestamp."""
         return format_time(self.now)
+
+    @property
+    def writer(self) -> Writer:
+        """Where the run's changes go: each one an event of the run, stamped by its clock."""
+        return Writer(self.db, self.run.id, self.stamp)
 
     def ago(self, days: float) -> str:
         """The timestamp ``days`` before the run's clock."""

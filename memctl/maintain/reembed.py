@@ -6,9 +6,8 @@ from collections.abc import Callable
 
 from memctl.context import Context
 from memctl.embed import BATCH_TEXTS
-from memctl.model import Action
-from memctl.store.events import log_event
-from memctl.store.memories import all_contents, put_vector
+from memctl.memories.writes import Writer
+from memctl.store.memories import all_contents
 from memctl.store.noise import noise_contents, set_noise_vector
 
 
@@ -24,13 +23,15 @@ def reembed(ctx: Context, progress: Callable[[int, int], None] | None = None) ->
     embedder = ctx.embedder
     rows = sorted(all_contents(ctx.db), key=lambda row: len(row[1]), reverse=True)
     previous = ctx.db.vector_model()
+    writer = Writer(ctx.db)
     with ctx.db.atomic():
         ctx.db.create_vector_table(embedder.name, embedder.dim)
         for start in range(0, len(rows), BATCH_TEXTS):
             batch = rows[start : start + BATCH_TEXTS]
             vectors = embedder.embed([content for _, content in batch])
-            for (memory_id, _), vector in zip(batch, vectors, strict=True):
-                put_vector(ctx.db, memory_id, vector.tobytes())
+            writer.put_vectors(
+                [(memory_id, v.tobytes()) for (memory_id, _), v in zip(batch, vectors, strict=True)]
+            )
             if progress:
                 progress(min(start + BATCH_TEXTS, len(rows)), len(rows))
         noise = noise_contents(ctx.db)
@@ -38,10 +39,7 @@ def reembed(ctx: Context, progress: Callable[[int, int], None] | None = None) ->
             vectors = embedder.embed([content for _, content in noise])
             for (noise_id, _), vector in zip(noise, vectors, strict=True):
                 set_noise_vector(ctx.db, noise_id, embedder.name, vector.tobytes())
-        log_event(
-            ctx.db,
-            Action.REEMBED,
-            None,
-            {"from": previous[0] if previous else None, "to": embedder.name, "count": len(rows)},
+        writer.reembedded(
+            len(rows), **{"from": previous[0] if previous else None, "to": embedder.name}
         )
     return len(rows)

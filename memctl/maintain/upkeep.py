@@ -21,10 +21,8 @@ from memctl.errors import StoreError
 from memctl.maintain.backup import backup_due, make_backup
 from memctl.maintain.plan import Maintenance, TaskReport
 from memctl.maintain.reembed import reembed
-from memctl.model import Action
-from memctl.store.events import log_event
 from memctl.store.maintenance import change_mark, integrity_problems, optimize_fts
-from memctl.store.memories import get_memories, ids_without_vectors, put_vector
+from memctl.store.memories import get_memories, ids_without_vectors
 from memctl.store.vector_index import vector_index
 
 FTS_MARK, BACKUP_MARK = "maintain.fts_mark", "maintain.backup_mark"
@@ -63,9 +61,13 @@ def embed_missing(m: Maintenance, report: TaskReport) -> None:
         batch = list(get_memories(m.db, missing[start : start + BATCH_TEXTS]).values())
         vectors = embedder.embed([x.content for x in batch])
         with m.db.atomic():
-            for memory, vector in zip(batch, vectors, strict=True):
-                put_vector(m.db, memory.id, vector.astype(np.float32).tobytes())
-            log_event(m.db, Action.REEMBED, None, {"count": len(batch)}, m.run.id)
+            m.writer.put_vectors(
+                [
+                    (x.id, v.astype(np.float32).tobytes())
+                    for x, v in zip(batch, vectors, strict=True)
+                ]
+            )
+            m.writer.reembedded(len(batch))
 
 
 def compact(m: Maintenance, report: TaskReport) -> None:

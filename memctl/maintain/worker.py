@@ -1,4 +1,5 @@
-"""The detached worker: ``python -m memctl.maintain.worker`` drains the job queue and exits.
+"""The detached worker: ``python -m memctl.maintain.worker`` captures the transcripts hooks
+left pending (``memctl.ingest.pending``), drains the job queue and exits.
 
 ``memctl ingest`` starts it with ``spawn`` in its own process session (so a
 hook's end, or a closed terminal, does not stop it), with standard input
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from memctl.config import load_settings
 from memctl.context import Context
+from memctl.ingest.pending import Chunked, capture_grown
 from memctl.maintain.claims import worker_name
 from memctl.maintain.queue import drain
 from memctl.memories.privacy import safe_line
@@ -34,6 +36,9 @@ def main(argv: list[str] | None = None) -> int:
         overrides = dict(pair.split("=", 1) for pair in args.config)
         settings = load_settings(home=Path(args.home) if args.home else None, overrides=overrides)
         with Context(settings) as ctx:
+            for entry, done in capture_grown(ctx, _log):  # hooks left them (too big, killed)
+                if isinstance(done, Chunked):
+                    _log(f"captured {entry.path}: {done.messages_new} new messages")
             report = drain(ctx, name, _log)
     except Exception as error:
         _log(f"worker {name} stopped: {safe_line(f'{type(error).__name__}: {error}')}")

@@ -10,11 +10,10 @@ from typing import Any
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
-from memctl.memories.privacy import nothing_left, scrub
 from memctl.memories.timeparse import parse_since
+from memctl.memories.writes import Writer
 from memctl.model import (
     HIDDEN_STATES,
-    Action,
     Category,
     Event,
     Kind,
@@ -24,18 +23,17 @@ from memctl.model import (
     State,
     Tier,
     content_hash,
-    now_iso,
     parse_choice,
 )
 from memctl.store import memories as store
 from memctl.store import scopes
-from memctl.store.events import count_events, list_events, log_event
+from memctl.store.events import count_events, list_events
 from memctl.store.imports import count_imports
 from memctl.store.jobs import job_counts
 from memctl.store.memories import MemoryFilter
 from memctl.store.message_search import get_message, is_message_id
 from memctl.store.noise import add_noise_vector
-from memctl.store.relations import add_relation, relations_of, remove_relations
+from memctl.store.relations import relations_of
 from memctl.store.sessions import count_sessions
 
 MAX_CONTENT_CHARS = 100_000
@@ -59,6 +57,9 @@ def clean_content(text: str) -> str:
 def kept_content(text: str) -> str:
     """Content as stored (remember, update, import): clean, and with private text and
     secrets taken out."""
+    # Imported here: compiling the secret patterns is ~20 ms that a recall never needs.
+    from memctl.memories.privacy import nothing_left, scrub
+
     kept, _ = scrub(clean_content(text))
     if nothing_left(kept):
         raise UsageError("nothing is left of this text once private text and secrets are removed")
@@ -77,6 +78,8 @@ def clean_tags(tags: list[str]) -> list[str]:
 
 def kept_tags(tags: list[str]) -> list[str]:
     """Tags as stored: clean, secrets taken out, those left with nothing dropped."""
+    from memctl.memories.privacy import nothing_left, scrub
+
     return clean_tags([t for t in (scrub(t)[0] for t in clean_tags(tags)) if not nothing_left(t)])
 
 
@@ -161,8 +164,7 @@ def remember_once(
         return existing, True
     (vector,) = ctx.vectors([memory.content])
     with ctx.db.atomic():
-        store.insert_memory(ctx.db, memory, vector)
-        log_event(ctx.db, Action.CREATE, memory.id, {"kind": str(memory.kind), "source": source})
+        Writer(ctx.db).create(memory, vector)
     return memory, False
 
 
@@ -223,33 +225,17 @@ def update(
     if not changes:
         raise UsageError("nothing to update: give new text, --tags, --importance or --category")
     vector = ctx.vectors([changes["content"]])[0] if "content" in changes else None
-    before = {k: getattr(memory, k) for k in changes}
     with ctx.db.atomic():
-        store.update_memory(ctx.db, memory.id, {**changes, "updated_at": now_iso()})
-        if vector is not None:
-            store.put_vector(ctx.db, memory.id, vector)
-        log_event(
-            ctx.db, Action.UPDATE, memory.id, {"before": _plain(before), "after": _plain(changes)}
-        )
+        Writer(ctx.db).update(memory, changes, vector)
     return get(ctx, memory.id)[0]
 
 
-def _plain(values: dict[str, Any]) -> dict[str, Any]:
-    return {k: str(v) if isinstance(v, Category) else v for k, v in values.items()}
-
-
-def set_state(ctx: Context, memory: Memory, state: State, reason: str) -> Memory:
-    """Move a memory to another state; the row and its history stay."""
+def _move(ctx: Context, memory: Memory, state: State, reason: str) -> Memory:
+    """Move a memory to another state in a transaction of its own (forget, delete)."""
     if memory.state == state:
         return memory
     with ctx.db.atomic():
-        store.update_memory(ctx.db, memory.id, {"state": state, "updated_at": now_iso()})
-        log_event(
-            ctx.db,
-            Action.STATE,
-            memory.id,
-            {"from": str(memory.state), "to": str(state), "reason": reason},
-        )
+        Writer(ctx.db).set_state(memory, state, reason)
     return get(ctx, memory.id)[0]
 
 
@@ -261,7 +247,7 @@ def forget(ctx: Context, id_or_prefix: str, noise: bool = False) -> Memory:
     """
     memory, _ = get(ctx, id_or_prefix)
     if not noise:
-        return set_state(ctx, memory, State.ARCHIVED, "forget")
+        return _move(ctx, memory, State.ARCHIVED, "forget")
     vector = store.vectors_for(ctx.db, [memory.id]).get(memory.id)
     if vector is None:
         (vector,) = ctx.vectors([memory.content])
@@ -275,22 +261,16 @@ def forget(ctx: Context, id_or_prefix: str, noise: bool = False) -> Memory:
             vector,
             ctx.settings.noise_learned_max,
         )
-        return set_state(ctx, memory, State.ARCHIVED, "forget --noise")
+        return _move(ctx, memory, State.ARCHIVED, "forget --noise")
 
 
 def delete(ctx: Context, id_or_prefix: str, permanent: bool = False) -> Memory:
     """Soft delete (state deleted) or, with ``permanent``, remove every trace but the events."""
     memory, _ = get(ctx, id_or_prefix)
     if not permanent:
-        return set_state(ctx, memory, State.DELETED, "delete")
+        return _move(ctx, memory, State.DELETED, "delete")
     with ctx.db.atomic():
-        store.delete_memory_row(ctx.db, memory.id)
-        log_event(
-            ctx.db,
-            Action.DELETE,
-            memory.id,
-            {"permanent": True, "content_hash": memory.content_hash},
-        )
+        Writer(ctx.db).delete(memory)
     return memory
 
 
@@ -301,26 +281,13 @@ def purge(
     victims = store.list_memories(ctx.db, where, None)
     if dry_run:
         return victims
+    writer = Writer(ctx.db)
     with ctx.db.atomic():
         for memory in victims:
             if permanent:
-                store.delete_memory_row(ctx.db, memory.id)
-                log_event(
-                    ctx.db,
-                    Action.DELETE,
-                    memory.id,
-                    {"permanent": True, "content_hash": memory.content_hash, "reason": "purge"},
-                )
+                writer.delete(memory, reason="purge")
             elif memory.state != State.DELETED:
-                store.update_memory(
-                    ctx.db, memory.id, {"state": State.DELETED, "updated_at": now_iso()}
-                )
-                log_event(
-                    ctx.db,
-                    Action.STATE,
-                    memory.id,
-                    {"from": str(memory.state), "to": "deleted", "reason": "purge"},
-                )
+                writer.set_state(memory, State.DELETED, "purge")
     return victims
 
 
@@ -426,13 +393,7 @@ def link(ctx: Context, a: str, b: str, type: str, weight: float = 1.0) -> Relati
         raise UsageError("a memory cannot be linked to itself")
     relation = Relation(src.id, dst.id, relation_type, weight)
     with ctx.db.atomic():
-        add_relation(ctx.db, relation)
-        log_event(
-            ctx.db,
-            Action.LINK,
-            src.id,
-            {"to": dst.id, "type": str(relation_type), "weight": weight},
-        )
+        Writer(ctx.db).link(relation)
     return relation
 
 
@@ -441,14 +402,7 @@ def unlink(ctx: Context, a: str, b: str, type: str | None = None) -> list[Relati
     relation_type = parse_choice(RelationType, type, "relation type") if type else None
     src, dst = get(ctx, a)[0], get(ctx, b)[0]
     with ctx.db.atomic():
-        removed = remove_relations(ctx.db, src.id, dst.id, relation_type)
-        for relation in removed:
-            log_event(
-                ctx.db,
-                Action.UNLINK,
-                relation.src_id,
-                {"to": relation.dst_id, "type": str(relation.type)},
-            )
+        removed = Writer(ctx.db).unlink(src.id, dst.id, relation_type)
     if not removed:
         what = f"{type} relation" if type else "relation"
         raise NotFoundError(f"no {what} between {src.id[:8]} and {dst.id[:8]}")

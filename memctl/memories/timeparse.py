@@ -24,11 +24,15 @@ def parse_since(text: str, now: datetime | None = None) -> str:
     """``7d`` (seven days before now) or an ISO date/time, as a stored timestamp string."""
     now = now or datetime.now(UTC)
     span = SPAN.match(text)
-    if span:
-        seconds = int(span.group(1)) * SPAN_UNITS[span.group(2).lower()]
-        return format_time(now - timedelta(seconds=seconds))
     try:
+        if span:
+            seconds = int(span.group(1)) * SPAN_UNITS[span.group(2).lower()]
+            return format_time(now - timedelta(seconds=seconds))
         return format_time(parse_time(text.strip()))
+    except OverflowError:  # before year 1 or after 9999 once in UTC, or a span past them
+        raise UsageError(
+            f"the time {text!r} is out of range: it must fall within the years 1 to 9999 (UTC)"
+        ) from None
     except ValueError:
         raise UsageError(
             f"cannot read the time {text!r}: use an ISO date (2026-05-01) or a span (7d, 12h, 2w)"

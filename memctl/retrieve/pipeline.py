@@ -19,7 +19,8 @@ from typing import Any
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.errors import MemctlError
-from memctl.model import Action, Memory, State, format_time, now_iso
+from memctl.memories.writes import Writer
+from memctl.model import Memory, State, format_time
 from memctl.retrieve.params import Params, recall_params
 from memctl.retrieve.query import Analysed, analyse
 from memctl.retrieve.run import Candidate, Run, Stage, Step
@@ -39,8 +40,7 @@ from memctl.retrieve.stages.scope import scope
 from memctl.retrieve.stages.spread import describe, spread
 from memctl.retrieve.stages.status import status
 from memctl.retrieve.stages.time_boost import time_boost
-from memctl.store.events import log_events
-from memctl.store.memories import MemoryFilter, record_access
+from memctl.store.memories import MemoryFilter
 from memctl.store.sessions import source_times
 
 # Recall never returns archived or deleted memories; superseded ones reach the status
@@ -123,6 +123,8 @@ class RecallResult:
     results: list[Recalled]
     warnings: list[str] = field(default_factory=list)
     run: Run | None = None
+    # No result: the memories closest in meaning, which nothing confirmed (``recall.unconfirmed``)
+    unconfirmed: list[Recalled] = field(default_factory=list)
 
     def steps_of(self, memory_id: str) -> list[Step]:
         return self.run.steps_of(memory_id) if self.run else []
@@ -197,7 +199,10 @@ def recall(
         item.source_time = times.get(item.memory.id)
     if touch:
         touch_results(run, results)
-    return RecallResult(query=text, results=results, warnings=run.notes, run=run)
+    unconfirmed = [] if results else [Recalled.of(c) for c in run.unconfirmed]
+    return RecallResult(
+        query=text, results=results, warnings=run.notes, run=run, unconfirmed=unconfirmed
+    )
 
 
 def translation_of(run: Run) -> Analysed | None:
@@ -220,7 +225,6 @@ def touch_results(run: Run, results: list[Recalled]) -> None:
     db = run.ctx.db
     try:
         with db.without_fsync(), db.atomic():
-            record_access(db, ids, now_iso(), run.params.strength_step)
-            log_events(db, Action.ACCESS, ids, {"by": "recall"})
+            Writer(db).accessed(ids, run.params.strength_step, by="recall")
     except MemctlError as exc:
         run.notes.append(f"access not recorded: {exc}")

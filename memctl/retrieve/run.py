@@ -85,8 +85,12 @@ class Run:
     translation: Analysed | None = None
     word_weights: dict[str, float] = field(default_factory=dict)  # query word -> rarity
     anchors: frozenset[str] = frozenset()  # the query's names the store knows well
+    strangers: frozenset[str] = frozenset()  # the query's names no memory mentions
     index: VectorIndex | None = None
     scores: Scores | None = None
+    # when no candidate shows the query is about the store: the closest in meaning, for
+    # the caller to offer as unconfirmed (fuse.closest)
+    unconfirmed: list[Candidate] = field(default_factory=list)
 
     def record(
         self,

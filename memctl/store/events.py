@@ -63,9 +63,9 @@ def log_events(
 
 
 def log_run_events(
-    db: Database, action: Action, run_id: str, changes: list[tuple[str, dict[str, Any]]]
+    db: Database, action: Action, run_id: str | None, changes: list[tuple[str, dict[str, Any]]]
 ) -> None:
-    """One event of a run per (memory id, data), in one statement."""
+    """One event (of a run, or of none) per (memory id, data), in one statement."""
     at = now_iso()
     db.executemany(
         "INSERT INTO events(at, action, memory_id, run_id, data) VALUES (?, ?, ?, ?, ?)",

@@ -16,6 +16,8 @@ from typing import Any
 from memctl.model import now_iso
 from memctl.store.database import Database, Row
 
+MAX_NOTES = 10  # notes a queued job keeps from the captures it covers (the run shows them)
+
 
 @dataclass(frozen=True)
 class Job:
@@ -50,19 +52,24 @@ def enqueue(db: Database, kind: str, session_id: str | None, payload: dict[str, 
     """Queue a job; a job of this kind already queued for the session is reused.
 
     The worker reads every message not yet distilled when it runs, so one
-    queued job per session covers any number of ingests before it starts.
+    queued job per session covers any number of ingests before it starts; the
+    reused job takes the new payload, its ``notes`` added to the ones it had
+    (the last ``MAX_NOTES``).
     """
     with db.atomic():
-        queued = db.value(
-            "SELECT id FROM jobs WHERE kind = ? AND session_id IS ? AND state = 'queued'",
+        rows = db.rows(
+            "SELECT id, payload FROM jobs WHERE kind = ? AND session_id IS ? AND state = 'queued'",
             (kind, session_id),
         )
-        if queued is not None:
+        if rows:
+            before = json.loads(rows[0]["payload"]).get("notes") or []
+            notes = [*before, *payload.get("notes", [])][-MAX_NOTES:]
+            payload = {**payload, "notes": notes} if notes else payload
             db.execute(
                 "UPDATE jobs SET payload = ? WHERE id = ?",
-                (json.dumps(payload, ensure_ascii=False), queued),
+                (json.dumps(payload, ensure_ascii=False), rows[0]["id"]),
             )
-            return int(queued)
+            return int(rows[0]["id"])
         db.execute(
             "INSERT INTO jobs(kind, session_id, payload, state, created_at) "
             "VALUES (?, ?, ?, 'queued', ?)",

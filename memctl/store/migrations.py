@@ -345,6 +345,12 @@ def m011_run_holder(db: Database) -> None:
     db.execute("ALTER TABLE runs ADD COLUMN holder TEXT")
 
 
+def m012_session_cwd(db: Database) -> None:
+    """The directory a session ran in, as its transcript says (host-model tasks name the
+    project by it; the scope alone may be a ``path:<hash>``)."""
+    db.execute("ALTER TABLE sessions ADD COLUMN cwd TEXT NOT NULL DEFAULT ''")
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -357,4 +363,5 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m009_stored_at,
     m010_transcript_reads,
     m011_run_holder,
+    m012_session_cwd,
 ]

@@ -28,6 +28,7 @@ SESSION_COLUMNS = (
     "updated_at",
     "message_count",
     "extracted_through",
+    "cwd",
 )
 
 

@@ -76,6 +76,13 @@ def foreign_hosts(db: Database, memory_ids: Iterable[str]) -> dict[str, str]:
     return found
 
 
+def hosts(db: Database) -> dict[str, int]:
+    """Every machine whose files the repository brought in (this one too), with how many
+    memories its files hold."""
+    rows = db.tuples("SELECT host_id, count(DISTINCT memory_id) FROM sync_files GROUP BY host_id")
+    return {str(host): int(count) for host, count in rows}
+
+
 def put_files(db: Database, files: Iterable[SyncFile]) -> None:
     db.executemany(
         "INSERT OR REPLACE INTO sync_files(path, memory_id, host_id, updated_at, state, blob) "

@@ -16,10 +16,10 @@ from typing import Any
 
 from memctl.context import Context
 from memctl.embed import BATCH_TEXTS
-from memctl.model import Action, Memory, Visibility, content_hash
+from memctl.memories.writes import Writer
+from memctl.model import Memory, Visibility
 from memctl.store import memories as store
-from memctl.store.events import log_event
-from memctl.store.relations import add_relation, has_relation
+from memctl.store.relations import has_relation
 from memctl.store.runs import RunRecord, save_run
 from memctl.store.sync import (
     SyncFile,
@@ -27,8 +27,6 @@ from memctl.store.sync import (
     existing_ids,
     files_of,
     put_files,
-    set_visibility,
-    set_withheld,
 )
 from memctl.sync.incoming import Incoming, Progress, quiet
 from memctl.sync.memfile import Version, normal_time, synced_values
@@ -142,22 +140,17 @@ def apply_import(
 ) -> None:
     """Write the plan, the index and the run in one transaction."""
     vectors = _vectors(ctx, plan, progress)
+    writer = Writer(ctx.db, run.id)
     with ctx.db.atomic():
         for version in plan.creates:
-            _create(ctx, version, vectors.get(version.id), run.id)
+            _create(writer, version, vectors.get(version.id))
         for memory, version, changes in plan.updates:
-            _update(ctx, memory, version, changes, vectors.get(version.id), run.id)
+            _update(writer, memory, version, changes, vectors.get(version.id))
         for version in plan.conflicts:
-            log_event(
-                ctx.db,
-                Action.CONFLICT,
-                version.id,
-                {"reason": "sync", "host": version.host, "lost": version.values},
-                run.id,
-            )
+            writer.conflict(version.id, reason="sync", host=version.host, lost=version.values)
         for memory, host in plan.unshares:
-            _unshare(ctx, memory, host, run.id)
-        run.counts["relations"] = _relations(ctx, plan, run.id)
+            writer.set_shared([memory], False, f"sync: no longer shared by host {host}")
+        run.counts["relations"] = _relations(ctx, writer, plan)
         drop_files(ctx.db, [f.path for f in incoming.removed])
         put_files(ctx.db, incoming.files)
         for name, count in plan.counts().items():
@@ -182,7 +175,7 @@ def _vectors(ctx: Context, plan: ImportPlan, progress: Progress) -> dict[str, by
     return found
 
 
-def _create(ctx: Context, version: Version, vector: bytes | None, run_id: str) -> None:
+def _create(writer: Writer, version: Version, vector: bytes | None) -> None:
     values = dict(version.values)
     memory = Memory(
         content=values.pop("content"),
@@ -191,59 +184,23 @@ def _create(ctx: Context, version: Version, vector: bytes | None, run_id: str) -
         visibility=Visibility.SHARED,
         **values,
     )
-    store.insert_memory(ctx.db, memory, vector)
-    log_event(
-        ctx.db,
-        Action.CREATE,
-        memory.id,
-        {"kind": str(memory.kind), "source": "sync", "host": version.host},
-        run_id,
-    )
+    writer.create(memory, vector, source="sync", host=version.host)
 
 
 def _update(
-    ctx: Context,
+    writer: Writer,
     memory: Memory,
     version: Version,
     changes: dict[str, Any],
     vector: bytes | None,
-    run_id: str,
 ) -> None:
-    before = {k: getattr(memory, k) for k in changes}
-    written = dict(changes)
-    if "content" in changes:
-        written["content_hash"] = content_hash(changes["content"])
+    written = {"updated_at": memory.updated_at, **changes}  # the winner's time, not now
     if version.scope != memory.scope:
-        written["scope"], before["scope"] = version.scope, memory.scope
-    store.update_memory(ctx.db, memory.id, written)
-    if vector is not None:
-        store.put_vector(ctx.db, memory.id, vector)
-    log_event(
-        ctx.db,
-        Action.UPDATE,
-        memory.id,
-        {"before": before, "after": changes, "reason": "sync", "host": version.host},
-        run_id,
-    )
+        written["scope"] = version.scope
+    writer.update(memory, written, vector, reason="sync", host=version.host)
 
 
-def _unshare(ctx: Context, memory: Memory, host: str, run_id: str) -> None:
-    set_visibility(ctx.db, [memory.id], Visibility.PRIVATE)
-    set_withheld(ctx.db, [memory.id], True)
-    log_event(
-        ctx.db,
-        Action.UPDATE,
-        memory.id,
-        {
-            "before": {"visibility": str(Visibility.SHARED)},
-            "after": {"visibility": str(Visibility.PRIVATE)},
-            "reason": f"sync: no longer shared by host {host}",
-        },
-        run_id,
-    )
-
-
-def _relations(ctx: Context, plan: ImportPlan, run_id: str) -> int:
+def _relations(ctx: Context, writer: Writer, plan: ImportPlan) -> int:
     """Add the applied versions' relations whose other end is here; relations are only
     added (a removed relation does not travel)."""
     applied = [*plan.creates, *(v for _, v, _ in plan.updates)]
@@ -255,18 +212,6 @@ def _relations(ctx: Context, plan: ImportPlan, run_id: str) -> int:
             ctx.db, relation.src_id, relation.dst_id, relation.type
         ):
             continue
-        add_relation(ctx.db, relation)
-        log_event(
-            ctx.db,
-            Action.LINK,
-            relation.src_id,
-            {
-                "src_id": relation.src_id,
-                "dst_id": relation.dst_id,
-                "type": str(relation.type),
-                "existed": False,
-            },
-            run_id,
-        )
+        writer.link(relation)
         added += 1
     return added

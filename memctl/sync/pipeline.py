@@ -20,8 +20,8 @@ from typing import Any
 from memctl.config import Settings
 from memctl.context import Context
 from memctl.errors import SyncError, UsageError
-from memctl.model import Visibility, new_id, now_iso
-from memctl.store import memories as store
+from memctl.memories.writes import Writer
+from memctl.model import new_id, now_iso
 from memctl.store.runs import RunRecord, save_run
 from memctl.store.sync import (
     SYNC_KIND,
@@ -32,8 +32,6 @@ from memctl.store.sync import (
     indexed_files,
     last_event_id,
     put_files,
-    set_visibility,
-    set_withheld,
 )
 from memctl.sync.apply import apply_import, plan_import
 from memctl.sync.incoming import Incoming, Progress, quiet, read_incoming
@@ -48,7 +46,7 @@ from memctl.sync.layout import (
 from memctl.sync.lock import sync_lock
 from memctl.sync.memfile import BadFile, parse
 from memctl.sync.outgoing import Outgoing, plan_export
-from memctl.sync.repo import Clone, require_git
+from memctl.sync.repo import Clone, git_errors, require_git
 
 META_REMOTE, META_MARK, META_LAST = "sync_remote", "sync_exported_event", "sync_last"
 # Before retrying a refused push, wait a random time up to this doubled per retry, at most
@@ -111,17 +109,24 @@ def sync_now(
     with sync_lock(lock_path(settings), settings.sync_lock_wait):
         clone = _open_clone(ctx, remote)
         try:
-            clone.recover()
-            result = SyncResult(remote, host_id(ctx.db), request.dry_run, settings.sync_readonly)
-            if request.dry_run:
-                return _preview(ctx, clone, result, progress)
-            run = RunRecord(id=new_id(), kind=SYNC_KIND)
-            try:
-                _rounds(ctx, clone, result, run, progress)
-            finally:
-                _finish(ctx, run, result)
+            with git_errors(clone.root):
+                return _sync_in(ctx, clone, remote, request.dry_run, progress)
         finally:
             clone.close()
+
+
+def _sync_in(
+    ctx: Context, clone: Clone, remote: str, dry_run: bool, progress: Progress
+) -> SyncResult:
+    clone.recover()
+    result = SyncResult(remote, host_id(ctx.db), dry_run, ctx.settings.sync_readonly)
+    if dry_run:
+        return _preview(ctx, clone, result, progress)
+    run = RunRecord(id=new_id(), kind=SYNC_KIND)
+    try:
+        _rounds(ctx, clone, result, run, progress)
+    finally:
+        _finish(ctx, run, result)
     return result
 
 
@@ -230,8 +235,7 @@ def _export(
     out = plan_export(ctx, result.host, candidates(ctx) | wanted, include_all, progress)
     if out.withheld:
         with ctx.db.atomic():
-            set_withheld(ctx.db, out.withheld, True)
-            set_visibility(ctx.db, out.withheld, Visibility.PRIVATE)
+            Writer(ctx.db).withhold(out.withheld)
     result.withheld += out.withheld
     result.refused += out.refused
     written = _write(clone, out, result, progress)
@@ -241,8 +245,7 @@ def _export(
     commit = clone.commit(_message(result.host, len(written), len(out.removes)), result.host)
     result.commit = commit or result.commit
     with ctx.db.atomic():
-        for memory_id, updated_at in out.bumps.items():
-            store.update_memory(ctx.db, memory_id, {"updated_at": updated_at})
+        Writer(ctx.db).stamp(out.bumps)
         drop_files(ctx.db, [f.path for f in out.removes])
         put_files(ctx.db, written)
         ctx.db.set_meta(META_MARK, str(mark))

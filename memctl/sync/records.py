@@ -18,11 +18,11 @@ from memctl.context import Context
 from memctl.errors import InputError, MemctlError
 from memctl.memories.operations import kept_content, kept_tags
 from memctl.memories.privacy import safe_line, scrub
+from memctl.memories.writes import Writer
 from memctl.model import Action, Memory, Relation, RelationType, content_hash, now_iso, parse_choice
 from memctl.store import memories as store
-from memctl.store.events import log_event
 from memctl.store.memories import ENUMS, MemoryFilter
-from memctl.store.relations import add_relation, relations_of
+from memctl.store.relations import relations_of
 
 # An imported memory enters this store now, whatever its record says (decay counts from it).
 MEMORY_FIELDS = {f.name for f in fields(Memory)} - {"stored_at"}
@@ -144,7 +144,7 @@ def import_lines(
             _import_batch(ctx, batch, report, progress, run_id)
             batch = []
     _import_batch(ctx, batch, report, progress, run_id)
-    report.relations = _import_relations(ctx, pending_relations, report)
+    report.relations = _import_relations(ctx, pending_relations, report, run_id)
     return report
 
 
@@ -172,19 +172,23 @@ def _import_batch(
     fresh = [m for m in batch if m.id not in existing]
     report.skipped += len(batch) - len(fresh)
     vectors = ctx.vectors([m.content for m in fresh])
+    writer = Writer(ctx.db, run_id)
     with ctx.db.atomic():
         for memory, vector in zip(fresh, vectors, strict=True):
-            store.insert_memory(ctx.db, memory, vector)
-            log_event(ctx.db, Action.IMPORT, memory.id, {"format": "memctl-jsonl"}, run_id)
+            writer.create(memory, vector, Action.IMPORT, format="memctl-jsonl")
     report.imported += len(fresh)
     if progress:
         progress(len(batch))
 
 
 def _import_relations(
-    ctx: Context, pending: list[tuple[str, dict[str, Any]]], report: ImportReport
+    ctx: Context,
+    pending: list[tuple[str, dict[str, Any]]],
+    report: ImportReport,
+    run_id: str | None,
 ) -> int:
     added = 0
+    writer = Writer(ctx.db, run_id)
     with ctx.db.atomic():
         for src_id, raw in pending:
             try:
@@ -201,6 +205,6 @@ def _import_relations(
                 )
                 continue
             if len(store.get_memories(ctx.db, [relation.src_id, relation.dst_id])) == 2:
-                add_relation(ctx.db, relation)
+                writer.link(relation)
                 added += 1
     return added

@@ -13,12 +13,13 @@ import shutil
 import stat
 import subprocess
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memctl.config.files import private_dir
-from memctl.errors import SyncError
+from memctl.errors import StoreError, SyncError
 from memctl.sync.layout import MEMORIES
 from memctl.sync.untrusted import path_problem, shown
 
@@ -47,6 +48,26 @@ def _git() -> Any:
     return git
 
 
+# What git says when it cannot write for want of space.
+DISK_FULL = ("no space left on device", "out of diskspace", "disk quota exceeded")
+
+
+@contextmanager
+def git_errors(root: Path) -> Iterator[None]:
+    """A git command that fails inside (any but those its caller handles) as one line: a
+    full disk said as such (StoreError), anything else a SyncError naming git's reason."""
+    try:
+        yield
+    except Exception as exc:
+        if not isinstance(exc, _git().exc.GitCommandError):
+            raise
+        line = one_line(exc)
+        if any(words in line.lower() for words in DISK_FULL):
+            full = f"disk full: no space left on the disk holding {root}: {line}"
+            raise StoreError(full) from None
+        raise SyncError(f"git failed in {root}: {line}") from None
+
+
 def _env() -> dict[str, str]:
     return {**ENV, "GIT_SSH_COMMAND": os.environ.get("GIT_SSH_COMMAND", SSH)}
 
@@ -54,7 +75,11 @@ def _env() -> dict[str, str]:
 def one_line(error: Exception) -> str:
     """The telling line of a failed git command's output."""
     text = str(getattr(error, "stderr", "") or error)
-    lines = [ln.strip().strip("'").strip() for ln in text.splitlines() if ln.strip()]
+    lines = [
+        ln.strip().removeprefix("stderr:").strip().strip("'").strip()
+        for ln in text.splitlines()
+        if ln.strip()
+    ]
     for line in lines:
         if line.startswith(("fatal:", "error:", "remote:")):
             return line

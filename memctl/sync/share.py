@@ -11,11 +11,11 @@ from __future__ import annotations
 from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.memories.operations import get, resolve_scope
-from memctl.model import Action, Memory, State, Visibility
+from memctl.memories.writes import Writer
+from memctl.model import Memory, State, Visibility
 from memctl.store import memories as store
-from memctl.store.events import log_event
 from memctl.store.memories import MemoryFilter
-from memctl.store.sync import set_visibility, set_withheld, withheld
+from memctl.store.sync import withheld
 
 
 def select(ctx: Context, ids: list[str], every: bool, scope: str | None) -> list[Memory]:
@@ -37,19 +37,6 @@ def set_shared(ctx: Context, memories: list[Memory], shared: bool) -> list[Memor
     ids = [m.id for m in memories]
     held = withheld(ctx.db, ids)
     changed = [m for m in memories if m.visibility != target or (m.id in held) == shared]
-    reason = "promote" if shared else "unpromote"
     with ctx.db.atomic():
-        set_visibility(ctx.db, [m.id for m in changed], target)
-        set_withheld(ctx.db, [m.id for m in changed], not shared)
-        for memory in changed:
-            log_event(
-                ctx.db,
-                Action.UPDATE,
-                memory.id,
-                {
-                    "before": {"visibility": str(memory.visibility)},
-                    "after": {"visibility": str(target)},
-                    "reason": reason,
-                },
-            )
+        Writer(ctx.db).set_shared(changed, shared, "promote" if shared else "unpromote")
     return changed

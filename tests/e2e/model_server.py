@@ -5,6 +5,8 @@ The model's script is simple and deterministic:
 - a request whose latest user turn holds a tool result gets a text answer quoting it;
 - a prompt containing ``SEARCH: <query>`` makes the model call the first offered tool
   whose name ends in ``memory_search`` with that query;
+- a prompt asking for JSON matching a schema with numbered ``[n] user: ...`` lines (memctl's
+  extraction, run through the CLI headless) gets ``{"facts": [...]}``, one fact per user line;
 - anything else gets the answer ``ok``.
 Every request body is kept (``server.requests``) for the tests to look into.
 """
@@ -20,6 +22,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 SEARCH = re.compile(r"SEARCH: ([^\n\"]+)")
+EXTRACTION = "matching this JSON schema"
+USER_LINE = re.compile(r"^\[(\d+)\] user: (.+)$", re.M)
 WAIT_TOOL, WAIT_ID = "WaitForMcpServers", "toolu_wait"
 
 
@@ -38,6 +42,22 @@ def sse(event: str, data: dict[str, Any]) -> bytes:
     return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
 
 
+def extraction(text: str) -> str | None:
+    """memctl's extraction answer for a prompt that asks for one: each user line a fact."""
+    if EXTRACTION not in text:
+        return None
+    facts = [
+        {
+            "content": line,
+            "l0_abstract": line[:80],
+            "category": "patterns",
+            "source_message": int(n),
+        }
+        for n, line in USER_LINE.findall(text)
+    ]
+    return json.dumps({"facts": facts})
+
+
 # -- Anthropic Messages --------------------------------------------------------------
 
 
@@ -52,6 +72,9 @@ def anthropic_plan(body: dict[str, Any]) -> dict[str, Any]:
     results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
     if results and results[-1].get("tool_use_id") != WAIT_ID:
         return {"text": "Memory says: " + _texts(results[-1])[:2000]}
+    answer = extraction(_texts(last))
+    if answer is not None:
+        return {"text": answer}
     found = SEARCH.search("\n".join(_texts(u) for u in users))
     tools = [t.get("name", "") for t in body.get("tools") or []]
     search = next((t for t in tools if t.endswith("memory_search")), None)
@@ -123,6 +146,9 @@ def responses_plan(body: dict[str, Any]) -> dict[str, Any]:
         return {"text": "Memory says: " + _texts(outputs[-1].get("output"))[:2000]}
     users = [i for i in items if isinstance(i, dict) and i.get("role") == "user"]
     prompt = _texts(users[-1]) if users else ""
+    answer = extraction(prompt)
+    if answer is not None:
+        return {"text": answer}
     found = SEARCH.search(prompt)
     search = next(
         (name for name in responses_tools(body.get("tools") or []) if name[1] == "memory_search"),

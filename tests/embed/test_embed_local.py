@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -164,7 +165,8 @@ def test_two_data_directories_share_one_packed_cache(tmp_path: Path) -> None:
         with pytest.MonkeyPatch.context() as patch:
             patch.setenv("XDG_CACHE_HOME", str(cache))
             get_embedder(settings).embed(["hello"])
-    assert [p.name for p in (cache / "memctl" / "models").iterdir()] == [f"{MODEL}.f32pack"]
+    packs = [p.name for p in (cache / "memctl" / "models").iterdir()]
+    assert len(packs) == 1 and packs[0].startswith(f"{MODEL}-") and packs[0].endswith(".f32pack")
     assert not (tmp_path / "a" / "models").exists() and not (tmp_path / "b" / "models").exists()
 
 
@@ -203,8 +205,7 @@ def test_batches_respect_count_and_token_budget() -> None:
 def test_packed_weights_cache_gives_the_same_vectors(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     first = LocalEmbedder(cache_dir=cache).embed(TEXTS[:3])
-    packed = cache / "all-MiniLM-L6-v2.f32pack"
-    assert packed.is_file()
+    (packed,) = cache.glob("all-MiniLM-L6-v2-*.f32pack")
     stamp = packed.stat().st_mtime_ns
     again = LocalEmbedder(cache_dir=cache)
     assert np.array_equal(again.embed(TEXTS[:3]), first)
@@ -213,6 +214,44 @@ def test_packed_weights_cache_gives_the_same_vectors(tmp_path: Path) -> None:
     packed.write_bytes(b"MCTLPAK1 damaged")
     assert np.array_equal(LocalEmbedder(cache_dir=cache).embed(TEXTS[:3]), first)
     assert packed.stat().st_size > 80_000_000  # rewritten whole
+
+
+def test_each_copy_of_the_model_has_its_own_pack_and_gone_copies_are_pruned(
+    tmp_path: Path,
+) -> None:
+    """Two installs used to share one file and rewrite it in turn (about 1 s and 87 MB
+    each time the other one embedded); a pack whose model is gone is removed."""
+    directory = local.resolve_model_dir(None)
+
+    def install(copy: Path) -> Path:  # hard links: copies in other places, no 87 MB each
+        copy.mkdir()
+        for name in local.MODEL_FILES:
+            try:
+                os.link(directory / name, copy / name)
+            except OSError:
+                shutil.copyfile(directory / name, copy / name)
+        return copy
+
+    copies = [install(tmp_path / name) for name in ("pipx", "venv")]
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "all-MiniLM-L6-v2.f32pack").write_bytes(b"MCTLPAK1 the name before")
+    first = LocalEmbedder(copies[0], cache_dir=cache).embed([TEXTS[0]])
+    LocalEmbedder(copies[1], cache_dir=cache).embed([TEXTS[0]])
+    packs = sorted(cache.glob("*.f32pack"))
+    assert len(packs) == 2 and "all-MiniLM-L6-v2.f32pack" not in {p.name for p in packs}
+    stamps = [p.stat().st_mtime_ns for p in packs]
+    for copy in copies:  # each reads its own, rewriting neither
+        assert np.array_equal(LocalEmbedder(copy, cache_dir=cache).embed([TEXTS[0]]), first)
+    assert [p.stat().st_mtime_ns for p in packs] == stamps
+    LocalEmbedder(install(tmp_path / "gone"), cache_dir=cache).embed([TEXTS[0]])
+    for name in local.MODEL_FILES:
+        (tmp_path / "gone" / name).unlink()
+    LocalEmbedder(copies[0], cache_dir=cache).embed([TEXTS[0]])  # reads: nothing pruned
+    assert len(list(cache.glob("*.f32pack"))) == 3
+    packs[0].unlink()
+    LocalEmbedder(copies[0], cache_dir=cache).embed([TEXTS[0]])  # writes: prunes "gone"
+    assert len(list(cache.glob("*.f32pack"))) == 2
 
 
 def test_an_unwritable_cache_is_skipped(tmp_path: Path) -> None:

@@ -14,6 +14,8 @@ from memctl.api.ingest import IngestRequest, ingest
 from memctl.context import Context
 from memctl.errors import InputError, UsageError
 from memctl.ingest.capture import IngestOptions, capture
+from memctl.ingest.pending import capture_in_chunks
+from memctl.ingest.pipeline import run_session
 from memctl.memories.privacy import nothing_left, scrub
 from memctl.model import Role
 from memctl.store import jobs
@@ -237,3 +239,65 @@ def test_a_file_is_read_on_from_its_last_capture(
     path.write_text(_lines(["a new first line", *first]))
     rewritten = ingest(ctx, request).report
     assert rewritten.messages_read == 6 and rewritten.messages_new == 1
+
+
+def test_bad_input_is_stored_counted_and_one_line_in_the_runs_notes(
+    make_ctx: Callable[..., Context],
+) -> None:
+    ctx = make_ctx()
+
+    def line(kind: str, content: object, n: int) -> str:
+        message = {"role": kind, "content": content}
+        at = f"2025-06-01T10:00:0{n}Z"
+        return json.dumps({"type": kind, "sessionId": "bad", "timestamp": at, "message": message})
+
+    task = [{"type": "tool_use", "id": "t1", "name": "Task", "input": {"prompt": "review it"}}]
+    report = "## Review\n" + "The parser is fine. " * 2500  # 50,000 characters
+    result = [{"type": "tool_result", "tool_use_id": "t1", "content": report}]
+    lines = [
+        line("user", "Review the parser, please.", 1),
+        "{not json",
+        line("assistant", task, 2),
+        line("user", result, 3),
+    ]
+    capture(ctx, source("\n".join(lines) + "\n"), IngestOptions(client="claude-code"))
+    lines.append(line("assistant", "Done: the parser is fine.", 4))
+    grown = source("\n".join(lines) + "\n\x00", "crashed-append.jsonl")  # a NUL byte
+    captured = capture(ctx, grown, IngestOptions(client="claude-code"))
+    assert captured.report.job_id is not None  # the same queued job covers both captures
+    stored_ = [content for _, _, content in stored(ctx, "bad")]
+    assert len(stored_) == 4 and stored_[2].endswith("[report cut at 32000 characters]")
+    run = run_session(ctx, "bad", captured.report.job_id)
+    assert run.record.status == "done"
+    cut = "1 sub-agent reports cut to 32000 characters"
+    assert [n for n in run.record.notes if n.startswith("input:")] == [
+        f"input: 1 malformed records passed over (line 2: not JSON), {cut}",
+        f"input: 1 malformed records passed over (line 2: not JSON), 1 NUL bytes left out, {cut}",
+    ]
+
+
+def test_a_big_file_is_captured_a_chunk_at_a_time_as_it_would_be_whole(
+    make_ctx: Callable[..., Context], tmp_path: Path
+) -> None:
+    """Chunks of about 4 KiB, each its own transaction, store what one capture stores; a
+    chunk of records that hold no message is passed over; a cut last line waits."""
+    texts = [f"message {n}: the build copies artefact {n} to the mirror" for n in range(300)]
+    padding = json.dumps({"type": "progress", "note": "x" * 9000}) + "\n"
+    path = tmp_path / "t.jsonl"
+    path.write_text(_lines(texts[:150]) + 3 * padding + _lines(texts[150:]))  # one chunk alone
+    ctx = make_ctx()
+    done = capture_in_chunks(ctx, str(path), IngestOptions(session_id="big", mode="raw"), 4096)
+    assert done.chunks > 5 and done.messages_new == 300
+    assert _contents(ctx, "big") == texts
+    with path.open("a") as out:
+        out.write(_lines(["one more", "and a half"])[:-5])
+    grown = capture_in_chunks(ctx, str(path), IngestOptions(session_id="big", mode="raw"), 4096)
+    assert (grown.chunks, grown.messages_new) == (1, 1)  # the half line: read again
+    with path.open("a") as out:
+        out.write('lf"}\n')
+    last = capture_in_chunks(ctx, str(path), IngestOptions(session_id="big", mode="raw"), 4096)
+    assert last.messages_new == 1
+    assert _contents(ctx, "big") == [*texts, "one more", "and a half"]
+    whole = make_ctx()
+    ingest(whole, IngestRequest(transcript=str(path), session_id="big", mode="raw"))
+    assert _contents(whole, "big") == _contents(ctx, "big")

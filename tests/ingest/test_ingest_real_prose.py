@@ -89,6 +89,12 @@ def worked_session() -> list[dict[str, Any]]:
         cc("user", result(8, "Initialized"), 9),
         cc(
             "assistant",
+            use(11, "Bash", command='ruff format src && git add -A && git commit -m "fmt; test"'),
+            9,
+        ),
+        cc("user", result(11, "1 file reformatted\n[main 4c2e91a] fmt; test"), 9),
+        cc(
+            "assistant",
             [
                 {
                     "type": "text",
@@ -112,6 +118,11 @@ def test_commands_that_worked_fixes_and_confirmed_findings_become_facts() -> Non
     )
     assert any("root cause was the retry counter" in c for c in cases)  # a passing run confirms
     assert not any("git init" in c for _, c in found)  # an echo of "test" tests nothing
+    # the step of a chained command line that formats, not the commit after it
+    assert (
+        Category.PATTERNS,
+        "formatting runs with `ruff format src` (passed on 2026-03-13)",
+    ) in found
 
 
 def test_an_unconfirmed_claim_and_a_failing_session_give_no_finding() -> None:

@@ -16,10 +16,8 @@ from typing import Any
 
 import pytest
 
-from memctl.api.distil import DistilRequest, PendingRequest, distil, pending
 from memctl.config.scope import project_scope
 from memctl.context import Context
-from memctl.errors import InputError, UsageError
 from memctl.ingest import extract_rules
 from memctl.ingest.capture import IngestOptions, capture
 from memctl.ingest.facts import Passage
@@ -298,7 +296,8 @@ def test_a_claude_code_session_with_a_subagent_becomes_a_digest_and_facts(
     digest = digest_of(ctx, "cc-1").content
     assert "Asked: The checkout test is flaky, fix it please." in digest
     assert "Found: test_checkout races the clock" in digest  # the Task tool's result
-    assert "The flaky test is test_checkout" in digest  # the sidechain's last words
+    # the sidechain's last words are that same report: found once, not twice
+    assert "The flaky test is test_checkout" not in digest
     assert "Edited: /home/ann/shop/tests/test_checkout.py" in digest
     assert "`pnpm test` still failing: FAIL tests/test_checkout.py: freezegun missing" in digest
     assert "Decided: No, use time-machine instead of freezegun." in digest
@@ -397,38 +396,6 @@ def test_a_chinese_session_keeps_its_design_decision_and_correction(
     assert "帮我设计订单服务的消息队列。" in digest_of(ctx, "zh").content
 
 
-def test_host_distillation_hands_out_batches_and_applies_answers(
-    make_ctx: Callable[..., Context],
-) -> None:
-    ctx = make_ctx(ingest__host_distil=True, select__messages=2)
-    text = "user: We deploy with make ship.\nassistant: Noted.\nuser: Thanks!\n"
-    capture(ctx, source(text), IngestOptions(session_id="h1"))
-    run_session(ctx, "h1")
-    assert memories_of(ctx, "h1") == []  # left for the host: the rules did not run
-    (batch,) = pending(ctx, PendingRequest()).batches
-    assert (batch.session_id, batch.first_seq, batch.through_seq) == ("h1", 1, 2)
-    assert batch.prompt == "[1] user: We deploy with make ship.\n[2] assistant: Noted."
-    assert batch.schema["required"] == ["facts"] and "durable facts" in batch.system
-    fact = {
-        "content": "The shop deploys with make ship.",
-        "l0_abstract": "deploy: make ship",
-        "category": "entities",
-        "source_message": 1,
-    }
-    with pytest.raises(InputError):
-        distil(ctx, DistilRequest("h1", 2, {"nothing": []}))
-    record = distil(ctx, DistilRequest("h1", 2, {"facts": [fact]})).run
-    assert record.llm == "host" and record.counts == {"create": 1}
-    (made,) = memories_of(ctx, "h1")
-    assert made.content == "The shop deploys with make ship." and made.source == "session:h1#1:user"
-    with pytest.raises(UsageError):
-        distil(ctx, DistilRequest("h1", 2, {"facts": [fact]}))  # already distilled
-    (rest,) = pending(ctx, PendingRequest()).batches
-    assert (rest.first_seq, rest.through_seq) == (3, 3)
-    distil(ctx, DistilRequest("h1", 3, {"facts": []}))
-    assert pending(ctx, PendingRequest()).batches == []
-
-
 @pytest.mark.parametrize(
     ("text", "kinds"),
     [
@@ -436,6 +403,12 @@ def test_host_distillation_hands_out_batches_and_applies_answers(
         ("<system-reminder>todo list</system-reminder>", {"system-reminder": 1}),
         ("<command-name>/clear</command-name><command-args></command-args>", {"command": 2}),
         ("<memctl-context>\n- Ann likes tea\n</memctl-context>", {"memctl-context": 1}),
+        (  # Claude Code's shell mode, as in a real 1.0.55 session (claude-code-log)
+            "<bash-input>uv run pytest test/test_project_display_name.py</bash-input>"
+            "<bash-stdout>collected 11 items\n\ntest/test_project_display_name.py F.FFF....F."
+            "</bash-stdout><bash-stderr></bash-stderr>",
+            {"shell-mode": 1, "command-output": 2},
+        ),
         ("Please analyze this codebase and create a CLAUDE.md file, which ...", {"command": 1}),
         (
             "## Skills\nA skill is a set of local instructions to follow.\n- pdf: read PDFs",

@@ -98,3 +98,18 @@ def test_a_failing_check_is_exit_status_1_and_one_line_of_error(
     assert done.stderr.strip() == "memctl: error: 1 of 6 checks failed: llm"
     (line,) = [line for line in done.stdout.splitlines() if line.startswith("fail")]
     assert "llm" in line and "fix: install Ollama" in line
+
+
+def test_an_assistant_cli_as_the_llm_is_checked_on_path(
+    make_ctx: Callable[..., Context], user_home: Path, tmp_path: Path
+) -> None:
+    ctx = make_ctx(llm="claude-code", embedder="hash")
+    checks = by_name(doctor(ctx))
+    assert checks["llm"] == Check("llm", FAIL, "claude is not on PATH", "install claude-code")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "codex").write_text("#!/bin/sh\n")
+    (bin_dir / "codex").chmod(0o755)
+    os.environ["PATH"] = f"{bin_dir}:{os.environ['PATH']}"  # user_home's monkeypatch restores
+    found = by_name(doctor(make_ctx(llm="codex", embedder="hash")))["llm"]
+    assert found.status == OK and "`codex` headless" in found.detail

@@ -8,6 +8,8 @@ import resource
 import shutil
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -235,17 +237,27 @@ def test_cursor_stop_without_transcript_path_finds_it_by_conversation_id(
     assert problems == []
 
 
+def big_transcript(path: Path, cwd: Path, messages: int, repeat: int, padding: int = 0) -> Path:
+    """A Claude Code transcript of ``messages`` user messages, each its line ``repeat`` times
+    and followed by a file-history snapshot of ``padding`` bytes (a record that holds no
+    message, as Claude Code writes them)."""
+    record = {"type": "user", "sessionId": SESSION, "cwd": str(cwd)}
+    snapshot = {"type": "file-history-snapshot", "snapshot": {"backup": "x" * padding}}
+    with path.open("w") as out:
+        for n in range(messages):
+            text = f"step {n}: the deploy script copies build {n} to the staging host " * repeat
+            out.write(json.dumps({**record, "message": {"role": "user", "content": text}}) + "\n")
+            if padding:
+                out.write(json.dumps(snapshot) + "\n")
+    return path
+
+
 def test_a_capture_that_cannot_store_is_done_again_by_the_next_hook(
     home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The disk fills (a file size limit: writes fail as on a full disk) while SessionEnd
     stores a big transcript: the hook exits 0, and the next hook of any session stores it."""
-    record = {"type": "user", "sessionId": SESSION, "cwd": str(tmp_path)}
-    transcript = tmp_path / "big.jsonl"
-    with transcript.open("w") as out:
-        for n in range(3000):
-            text = f"step {n}: the deploy script copies build {n} to the staging host " * 4
-            out.write(json.dumps({**record, "message": {"role": "user", "content": text}}) + "\n")
+    transcript = big_transcript(tmp_path / "big.jsonl", tmp_path, 3000, 4)
     assert run_cli("status").returncode == 0  # the store exists, small
     limit = (home / "memctl.db").stat().st_size + 64 * 1024
     event = {"session_id": SESSION, "transcript_path": str(transcript), "cwd": str(tmp_path)}
@@ -264,6 +276,56 @@ def test_a_capture_that_cannot_store_is_done_again_by_the_next_hook(
     shutil.copy(TRANSCRIPTS / "codex.jsonl", other)
     hook(["codex", "Stop"], {"transcript_path": str(other), "cwd": str(tmp_path)}, capsys)
     assert stored(SESSION) == 3000
+
+
+def wait_for(found: Callable[[], bool], what: str) -> None:
+    """Wait (at most two minutes, on a loaded machine) until ``found()``."""
+    deadline = time.monotonic() + 120
+    while not found():
+        assert time.monotonic() < deadline, f"waited two minutes for {what}"
+        time.sleep(0.2)
+
+
+def test_a_first_capture_too_big_for_the_hook_is_finished_by_the_worker(
+    home: Path, tmp_path: Path
+) -> None:
+    """A transcript with more new bytes than a hook can store within the client's timeout:
+    the hook returns at once and the worker it starts stores every message, once."""
+    transcript = big_transcript(tmp_path / "huge.jsonl", tmp_path, 400, 1, 6000)
+    assert transcript.stat().st_size > hooks.INLINE_BYTES
+    event = {"session_id": SESSION, "transcript_path": str(transcript), "cwd": str(tmp_path)}
+    done = run_cli("hook", "claude-code", "SessionEnd", input=json.dumps(event))
+    assert (done.returncode, done.stdout) == (0, "")
+    log = home / "logs" / "worker.log"
+    wait_for(lambda: log.is_file() and "jobs done" in log.read_text(), "the worker")
+    assert f"captured {transcript}: 400 new messages" in log.read_text()
+    assert stored(SESSION) == 400
+    again = run_cli("hook", "claude-code", "SessionEnd", input=json.dumps(event))
+    assert again.returncode == 0 and stored(SESSION) == 400
+
+
+def test_maintain_captures_what_a_hook_left_pending(home: Path, tmp_path: Path) -> None:
+    """With no worker to hand it to, a big transcript waits for maintain: its dry run plans
+    the capture and stores nothing, its run stores every message, the next run nothing."""
+    transcript = big_transcript(tmp_path / "huge.jsonl", tmp_path, 400, 1, 6000)
+    event = {"session_id": SESSION, "transcript_path": str(transcript), "cwd": str(tmp_path)}
+    hook = ["-c", "ingest.spawn_worker=false", "hook", "claude-code", "SessionEnd"]
+    assert run_cli(*hook, input=json.dumps(event)).returncode == 0
+    assert stored(SESSION) == 0
+    maintain = ("maintain", "--only", "jobs", "--json")
+
+    def captured(*flags: str) -> list[dict[str, object]]:
+        done = run_cli(*maintain, *flags)
+        assert done.returncode == 0, done.stderr
+        (task,) = json.loads(done.stdout)["tasks"]
+        return [c for c in task["changes"] if c["action"] == "captured"]
+
+    plan = captured("--dry-run")
+    assert [(c["id"], c["messages"]) for c in plan] == [(SESSION, 400)]
+    assert stored(SESSION) == 0
+    assert captured() == plan
+    assert stored(SESSION) == 400
+    assert captured() == []
 
 
 PROMPT_OPTIONS = {"home": None, "config": ["embedder=hash"]}
@@ -317,3 +379,22 @@ def test_install_per_prompt_adds_user_prompt_submit_and_plain_install_takes_it_o
     assert "UserPromptSubmit" in json.loads(settings.read_text())["hooks"]
     assert run_cli("install", "claude-code", "--force", env=env).returncode == 0
     assert "UserPromptSubmit" not in json.loads(settings.read_text())["hooks"]
+
+
+def test_memctls_own_headless_runs_are_not_sessions(
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``llm: claude-code`` runs ``claude -p`` with MEMCTL_HEADLESS set: its hooks fire and
+    must neither inject a context block nor capture the run as a session (no loop)."""
+    from memctl.integrations.hooks_state import last_fired
+
+    assert run_cli("remember", "We deploy the shop with make release.").returncode == 0
+    transcript = str(TRANSCRIPTS / "claude-code.jsonl")
+    monkeypatch.setenv("MEMCTL_HEADLESS", "1")
+    assert hook(["claude-code", "SessionStart"], {"session_id": SESSION}, capsys) == ""
+    ended = {"session_id": SESSION, "transcript_path": transcript}
+    assert hook(["claude-code", "SessionEnd"], ended, capsys) == ""
+    assert stored(SESSION) == 0 and last_fired(home, "claude-code", "SessionEnd") is None
+    monkeypatch.delenv("MEMCTL_HEADLESS")
+    hook(["claude-code", "SessionEnd"], ended, capsys)
+    assert stored(SESSION) > 0  # the same hook, in a person's session, captures

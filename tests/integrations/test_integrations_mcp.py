@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -10,6 +11,12 @@ from typing import Any
 import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+
+from memctl.api.ingest import undo
+from memctl.config import load_settings
+from memctl.context import Context
+from memctl.embed.hashed import HashEmbedder
+from tests.ingesting import claude_work_session
 
 TOOLS = {
     "memory_search",
@@ -64,8 +71,8 @@ async def session(home: Path, project: Path) -> dict[str, Any]:
             "memory_ingest", {"text": "user: I like rye bread.\nassistant: Noted."}
         )
         tasks = await client.call_tool("memory_distill_tasks", {})
-        seen["tasks"] = tasks.structured_content["tasks"]
-        task = seen["tasks"][0]
+        seen["tasks"] = tasks.structured_content
+        task = seen["tasks"]["tasks"][0]
         fact = {
             "content": "The user likes rye bread.",
             "l0_abstract": "Likes rye bread",
@@ -120,12 +127,66 @@ def test_an_mcp_client_lists_stores_searches_and_gets_clear_errors(
     assert seen["out_of_bounds"].is_error and "out of bounds" in text(seen["out_of_bounds"])
     assert seen["both"].is_error and "either transcript_path or text" in text(seen["both"])
     assert seen["stats"].structured_content["sessions"] == 1
-    assert "rye bread" in seen["tasks"][0]["prompt"] and seen["tasks"][0]["schema"]
+    assert "[1] user: I like rye bread." in seen["tasks"]["tasks"][0]["conversation"]
+    assert seen["tasks"]["schema"]["required"] == ["facts"] and seen["tasks"]["instructions"]
     assert seen["applied"].structured_content["status"] == "done", text(seen["applied"])
     assert seen["stats"].structured_content["total"] == 2
     profile = "".join(getattr(c, "text", "") for c in seen["profile"].contents)
     assert "The shop deploys with make release." not in profile  # a project fact, not a taste
     assert "The user likes rye bread." in profile
+    # The host model's facts are a run that `memctl undo` reverts like any other.
+    with Context(load_settings(), embedder=HashEmbedder()) as ctx:
+        undo(ctx, seen["applied"].structured_content["run_id"])
+        facts = ctx.db.tuples("SELECT state FROM memories WHERE content LIKE '%rye bread%'")
+    assert facts == [("deleted",)]
+
+
+async def hosting(home: Path, project: Path) -> dict[str, Any]:
+    """A host model distilling a real-shaped Claude Code session through the SDK client."""
+    seen: dict[str, Any] = {}
+    transcript = "\n".join(json.dumps(line) for line in claude_work_session())
+    async with Client(server(home, project)) as client:
+        await client.call_tool("memory_ingest", {"text": transcript, "client": "claude-code"})
+        seen["tasks"] = (await client.call_tool("memory_distill_tasks", {})).structured_content
+        task = seen["tasks"]["tasks"][0]
+        fact = {
+            "content": "The shop's tests need vitest (pnpm add -D vitest); pnpm test passes.",
+            "l0_abstract": "tests: pnpm test, needs vitest",
+            "category": "cases",
+            "source_message": 5,
+        }
+        where = {"session_id": task["session_id"], "through_seq": task["through_seq"]}
+        wrong = {"facts": [fact, {**fact, "category": "decision"}]}
+        seen["wrong"] = await client.call_tool("memory_distill_apply", {**where, "answer": wrong})
+        seen["waiting"] = (await client.call_tool("memory_distill_tasks", {})).structured_content
+        right = {"facts": [fact]}
+        seen["right"] = await client.call_tool("memory_distill_apply", {**where, "answer": right})
+        seen["after"] = (await client.call_tool("memory_distill_tasks", {})).structured_content
+        seen["found"] = await client.call_tool(
+            "memory_search", {"query": "vitest tests", "scope": task["scope"]}
+        )
+    return seen
+
+
+def test_a_host_model_distils_a_session_from_its_words_and_tool_outcomes(
+    home: Path, tmp_path: Path
+) -> None:
+    seen = anyio.run(hosting, home, tmp_path / "project")
+    (task,) = seen["tasks"]["tasks"]
+    assert task["project"] == "shop" and task["client"] == "claude-code"
+    conversation = task["conversation"]
+    assert conversation.startswith("[1] user: Add a CLAUDE.md with our conventions")
+    assert "[3] tool: Write /home/ann/shop/CLAUDE.md → refused" in conversation
+    assert "ran `pnpm test` → error: exit 1" in conversation
+    assert "user: We always deploy with make ship, never by hand." in conversation
+    assert "memory_distill_apply" in seen["tasks"]["instructions"]
+    assert seen["wrong"].is_error
+    assert "fact 2: category 'decision' is not one of" in text(seen["wrong"])
+    assert [t["through_seq"] for t in seen["waiting"]["tasks"]] == [task["through_seq"]]
+    assert not seen["right"].is_error and seen["right"].structured_content["facts"] == 1
+    assert seen["after"]["tasks"] == []
+    found = [r["content"] for r in seen["found"].structured_content["results"]]
+    assert "The shop's tests need vitest (pnpm add -D vitest); pnpm test passes." in found
 
 
 async def curating(home: Path, project: Path) -> dict[str, Any]:
@@ -241,3 +302,32 @@ def test_parallel_calls_limits_and_only_transcripts(home: Path, tmp_path: Path) 
         assert seen[name].is_error and says in text(seen[name]), text(seen[name])
         assert "\n" not in text(seen[name])
     assert seen["allowed"].structured_content["messages_new"] == 1
+
+
+ROTATION = "On-call rotates weekly, handover Mondays 10:00 CET."
+
+
+async def paraphrased(home: Path, project: Path) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    async with Client(server(home, project)) as client:
+        for fact in (ROTATION, "The frontend uses pnpm.", "Backups run nightly at 02:00 UTC."):
+            await client.call_tool("memory_store", {"text": fact})
+        for key, query in (
+            ("other_words", "when does pager duty pass to the next person?"),
+            ("unrelated", "how long do I boil an egg for a runny yolk?"),
+        ):
+            seen[key] = (
+                await client.call_tool("memory_search", {"query": query})
+            ).structured_content
+    return seen
+
+
+def test_a_model_asking_in_other_words_gets_the_closest_memory_as_unconfirmed(
+    home: Path, tmp_path: Path
+) -> None:
+    # The question shares no word with the memory and too little cosine to show it is
+    # about the store; the model that asked reads it as unconfirmed and judges it itself.
+    seen = anyio.run(paraphrased, home, tmp_path / "project")
+    assert seen["other_words"]["results"] == []
+    assert seen["other_words"]["unconfirmed"][0]["content"] == ROTATION
+    assert seen["unrelated"]["results"] == [] and "unconfirmed" not in seen["unrelated"]

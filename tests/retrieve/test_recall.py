@@ -105,6 +105,9 @@ def test_a_paraphrase_without_shared_words_is_found_by_meaning(
     # relevance floor and finds them.
     question = "when are snapshots of prod data taken?"
     assert top(ctx, question) == []
+    # ... yet offers it as unconfirmed, for a caller that can judge (a model, a person)
+    offered = recall(ctx, question, 5, now=NOW, touch=False).unconfirmed
+    assert ids["backup"] in [r.memory.id for r in offered]
     result = recall(ctx, question, 5, now=NOW, touch=False, mode="deep")
     backup = next(r for r in result.results if r.memory.id == ids["backup"])
     assert backup.ranks == {"vector": 1} and result.results.index(backup) < 3
@@ -300,3 +303,46 @@ def test_the_readme_quick_start_question_gets_the_deploy_procedure_first() -> No
     for unrelated in ("what's the weather forecast for tomorrow", "who won the world cup final"):
         done = run_cli("recall", unrelated, "--json", real_model=True)
         assert json.loads(done.stdout)["results"] == []
+
+
+def test_recall_that_finds_nothing_names_the_closest_memory_as_no_clear_match() -> None:
+    from tests.conftest import run_cli
+
+    rotation = "On-call rotates weekly, handover Mondays 10:00 CET."
+    assert run_cli("remember", rotation, real_model=True).returncode == 0
+    done = run_cli("recall", "when does pager duty pass to the next person?", real_model=True)
+    lines = done.stdout.splitlines()
+    assert lines[0] == "no memories found"
+    assert lines[1].startswith("closest in meaning, not a clear match (") and lines[2] == (
+        f"  {rotation}"
+    )
+    as_json = json.loads(
+        run_cli(
+            "recall", "when does pager duty pass to the next person?", "--json", real_model=True
+        ).stdout
+    )
+    assert as_json["results"] == [] and as_json["unconfirmed"][0]["content"] == rotation
+
+
+def test_a_question_about_someone_the_store_never_mentions_gets_no_answer(
+    real_ctx: Context,
+) -> None:
+    for fact in (
+        "Birthday: 7 July.",
+        "Lives in Lisbon, Portugal.",
+        "Database maintenance window: Sundays 02:00-04:00 UTC.",
+        "Carlos Mendes leads the payments team.",
+    ):
+        memories.remember(real_ctx, fact)
+    # close in meaning to the user's own birthday (cosine 0.57), but about another person
+    result = recall(real_ctx, "When is Ben's birthday?", touch=False)
+    assert result.results == []
+    assert [r.memory.content for r in result.unconfirmed][:1] == ["Birthday: 7 July."]
+    steps = [s for s in result.run.trace if s.stage == "fuse"] if result.run else []
+    assert any("the query names Ben, which no memory mentions" in s.why for s in steps)
+    assert recall(real_ctx, "when is my birthday?", touch=False).results[0].memory.content == (
+        "Birthday: 7 July."
+    )
+    # a name the store knows is no stranger
+    found = recall(real_ctx, "What does Carlos work on?", touch=False).results
+    assert found and found[0].memory.content.startswith("Carlos Mendes")

@@ -16,6 +16,7 @@ from memctl.model import Kind, Memory, Relation, RelationType, State, Tier, form
 from memctl.retrieve.pipeline import start
 from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run
 from memctl.retrieve.stages.bm25_floor import bm25_floor
+from memctl.retrieve.stages.candidates import could_be_stranger
 from memctl.retrieve.stages.cap import cap
 from memctl.retrieve.stages.cutoff import cutoff
 from memctl.retrieve.stages.decay import decay, recency
@@ -195,6 +196,26 @@ def test_the_memory_closest_in_meaning_shows_the_query_when_it_stands_out(ctx: C
     rival = cand("the pager app needs an update")
     rival.raw = {"vector": 0.62}
     assert fuse(make_run(ctx, question), [*others, answer, rival]) == []
+
+
+def test_a_closed_gate_keeps_the_closest_in_meaning_aside_as_unconfirmed(ctx: Context) -> None:
+    question = "when does the pager rotation change?"
+    answer = cand("Our on-call handover happens every Monday at 10")
+    answer.raw = {"vector": 0.68}  # cosine 0.32: too far to show it, closest all the same
+    rival = cand("the pager app needs an update")
+    rival.raw = {"vector": 0.7}  # cosine 0.3: as close, so nothing stands out
+    far = cand("lunch is at noon")
+    far.raw = {"vector": 0.85}  # cosine 0.15: under the support floor, never offered
+    run = make_run(ctx, question)
+    assert fuse(run, [far, rival, answer]) == []
+    assert run.unconfirmed == [answer, rival]
+    run = make_run(ctx, question, unconfirmed=1)
+    fuse(run, [far, rival, answer])
+    assert run.unconfirmed == [answer]
+    # an open gate answers: nothing is offered as unconfirmed beside its results
+    answer.raw = {"vector": 0.4}
+    run = make_run(ctx, question)
+    assert fuse(run, [far, rival, answer])[0] is answer and run.unconfirmed == []
 
 
 def test_an_llm_second_opinion_lets_a_paraphrase_through_when_configured(
@@ -451,3 +472,13 @@ def test_a_memory_from_the_time_the_query_names_is_boosted_before_the_cap(ctx: C
     for stage in [s for s in stages_for(run.params) if s in (time_boost, cap)]:
         kept = stage(run, kept)
     assert [c.memory.content for c in kept] == ["shipped the billing service", "deploy notes 0"]
+
+
+@pytest.mark.parametrize(
+    ("name", "stranger"),
+    [("Ben", True), ("Louvre", True), ("New York", True), ("PR", False), ("Sundays", False)],
+)
+def test_a_name_no_memory_mentions_is_a_stranger_unless_a_time_or_capitals(
+    name: str, stranger: bool
+) -> None:
+    assert could_be_stranger(name) is stranger

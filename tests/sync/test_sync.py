@@ -17,9 +17,10 @@ from memctl.api.memory import EventsRequest, RememberRequest, UpdateRequest
 from memctl.api.recall import RecallRequest, recall
 from memctl.context import Context
 from memctl.errors import SyncError, UsageError
-from memctl.memories.operations import set_state
+from memctl.memories.writes import Writer
 from memctl.model import Action, State, Visibility, content_hash, now_iso
 from memctl.store import memories as store
+from memctl.store.relations import relations_of
 from memctl.sync import pipeline
 from memctl.sync.lock import sync_lock
 from memctl.sync.repo import Clone
@@ -166,9 +167,8 @@ def test_state_changes_travel(pair: tuple[Context, Context], remote: Path) -> No
     memory_api.forget(a, forgotten.id)
     memory_api.delete(a, deleted.id)
     memory_api.delete(a, gone.id, permanent=True)
-    superseded = set_state(a, old, State.SUPERSEDED, "test")
     with a.db.atomic():
-        store.update_memory(a.db, superseded.id, {"superseded_by": new.id})
+        Writer(a.db).supersede(old, new.id, "test")
     sync_api.sync(a, SYNC)
     sync_api.sync(b, SYNC)
 
@@ -373,6 +373,28 @@ def test_each_import_is_a_run_that_undo_reverts_here_only(
     sync_api.sync(a, SYNC)
     kept = store.get_memory(a.db, memory.id)
     assert kept is not None and kept.state == State.ACTIVE
+
+
+def test_undo_of_an_import_puts_back_an_update_and_removes_an_edge(
+    pair: tuple[Context, Context],
+) -> None:
+    a, b = pair
+    memory = shared(a, "the build cache lives in /var/cache/build")
+    other = shared(a, "the build runs on the ci-large runners")
+    sync_api.sync(a, SYNC)
+    sync_api.sync(b, SYNC)
+    before = store.get_memory(b.db, memory.id)
+    memory_api.update(a, UpdateRequest(memory.id, text="the build cache lives in /srv/cache"))
+    memory_api.link(a, memory_api.LinkRequest(memory.id, other.id, "related"))
+    sync_api.sync(a, SYNC)
+    result = sync_api.sync(b, SYNC)
+    assert result.came_in["updated"] == 1 and result.run_id is not None
+    assert [r.dst_id for r in relations_of(b.db, memory.id)] == [other.id]
+    ingest_api.undo(b, result.run_id)
+    after = store.get_memory(b.db, memory.id)
+    assert before is not None and after is not None
+    assert (after.content, after.content_hash) == (before.content, before.content_hash)
+    assert relations_of(b.db, memory.id) == []
 
 
 def test_promote_needs_ids_or_all(pair: tuple[Context, Context]) -> None:

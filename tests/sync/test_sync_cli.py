@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+import pytest
 
 from memctl.api.memory import RememberRequest, remember
 from tests.conftest import run_cli
@@ -113,3 +118,69 @@ def test_a_sync_killed_midway_is_finished_by_the_next(tmp_path: Path) -> None:
     files = git("--git-dir", str(remote), "ls-tree", "-r", "--name-only", "HEAD").split()
     assert len([f for f in files if f.startswith("memories/")]) == 300, result
     a.close()
+
+
+@contextmanager
+def small_disk(path: Path, size: str = "1m") -> Iterator[Path]:
+    """A real filesystem of ``size`` at ``path`` (a tmpfs: needs the right to mount)."""
+    path.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)], capture_output=True
+    )
+    if mounted.returncode:
+        pytest.skip("cannot mount a small filesystem here (needs root or CAP_SYS_ADMIN)")
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", "-l", str(path)], check=True)
+
+
+def test_sync_on_a_nearly_full_disk_says_so_and_loses_nothing(tmp_path: Path) -> None:
+    """The clone's disk has 10 KiB left: git cannot write its objects. One line, exit 4,
+    the disk named; once there is room, the next sync pushes every memory."""
+    remote, home = bare_repo(tmp_path), tmp_path / "a"
+    cli(home, "sync", "init", str(remote))
+    with machine(tmp_path, "a", remote) as ctx:
+        for n in range(30):
+            remember(ctx, RememberRequest(f"fact {n}: staging is stage{n}", scope="global"))
+    cli(home, "promote", "--all")
+    repo = home / "sync" / "repo"
+    with small_disk(tmp_path / "disk") as disk:
+        shutil.copytree(repo, disk / "repo", symlinks=True)
+        shutil.rmtree(repo)
+        repo.symlink_to(disk / "repo")
+        free = os.statvfs(disk)
+        (disk / "fill").write_bytes(b"\0" * (free.f_bavail * free.f_frsize - 10 * 1024))
+        full = run_cli("--home", str(home), "sync", env=NO_LLM)
+        assert full.returncode == 4, full.stderr
+        assert full.stderr.startswith("memctl: error: disk full") and str(repo) in full.stderr
+        assert len(full.stderr.strip().splitlines()) == 1
+        (disk / "fill").unlink()
+        cli(home, "sync")
+        files = git("--git-dir", str(remote), "ls-tree", "-r", "--name-only", "HEAD")
+        assert sum(name.startswith("memories/") for name in files.splitlines()) == 30
+
+
+def test_sync_trust_lists_other_machines_and_lets_one_open_sessions(tmp_path: Path) -> None:
+    remote = bare_repo(tmp_path)
+    a, b = tmp_path / "a", tmp_path / "b"
+    cli(a, "sync", "init", str(remote))
+    cli(b, "sync", "init", str(remote))
+    with machine(tmp_path, "a", remote) as ctx:
+        theirs = remember(
+            ctx, RememberRequest("I prefer tabs over spaces", category="preferences")
+        ).memory
+        host = str(ctx.db.meta("host_id"))
+    cli(a, "promote", theirs.id)
+    cli(a, "sync")
+    cli(b, "sync")
+    listed = json.loads(cli(b, "sync", "trust", "--json"))
+    assert listed == {"trust": "", "hosts": [{"id": host, "memories": 1, "trusted": False}]}
+    start = ("hook", "claude-code", "SessionStart")
+    assert "tabs over spaces" not in cli(b, *start)
+    assert f"sync.trust is now {host[:8]}" in cli(b, "sync", "trust", host[:8])
+    assert f"host {host[:8]}) I prefer tabs over spaces" in cli(b, *start)
+    assert "sync.trust is now empty" in cli(b, "sync", "trust", "--remove", host[:8])
+    assert "tabs over spaces" not in cli(b, *start)
+    bad = run_cli("--home", str(b), "sync", "trust", "../evil")
+    assert bad.returncode == 2 and "is not a host id" in bad.stderr

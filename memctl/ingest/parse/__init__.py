@@ -14,7 +14,7 @@ from typing import Any
 from memctl.config.safe_load import TOO_DEEP, json_value
 from memctl.errors import InputError, UsageError
 from memctl.ingest.parse import claude, codex, generic, opencode
-from memctl.ingest.parse.common import Parsed, Tally
+from memctl.ingest.parse.common import REPORT_CUT, Parsed, Tally
 from memctl.ingest.source import SNIFF_BYTES, Input, json_members
 from memctl.model import TRANSCRIPT_CLIENTS
 
@@ -154,10 +154,13 @@ def read_transcript(source: Input, client: str | None) -> Transcript:
         messages = _jsonl(source, tally, generic.jsonl_record)
     else:
         messages = generic.text_messages(source.lines(), tally)
-    return Transcript(client, shape, _counting_nuls(messages, source, tally), tally)
+    return Transcript(client, shape, _counting(messages, source, tally), tally)
 
 
-def _counting_nuls(messages: Iterator[Parsed], source: Input, tally: Tally) -> Iterator[Parsed]:
-    """The messages; once they are read, the tally has the NUL bytes left out of them."""
-    yield from messages
+def _counting(messages: Iterator[Parsed], source: Input, tally: Tally) -> Iterator[Parsed]:
+    """The messages; the tally counts the reports cut among them and, once they are read,
+    the NUL bytes left out of them."""
+    for message in messages:
+        tally.cut += message.content.count(REPORT_CUT)
+        yield message
     tally.nul_bytes = source.nul_bytes

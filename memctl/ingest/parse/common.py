@@ -21,6 +21,33 @@ SUBAGENT_REPORT = "[subagent report]"
 # The longest report a message keeps: a 20 KB review is whole, a 50 MB result is cut (how much
 # of it a digest shows is the ``digest.report_chars`` setting).
 REPORT_KEEP = 32_000
+REPORT_CUT = f"[report cut at {REPORT_KEEP} characters]"  # ends a report that was longer
+# Records the clients write that hold no message by design (seen in real transcripts);
+# any other kind passed over is one memctl does not read yet, named in the run's notes.
+METADATA_KINDS = frozenset(
+    {
+        "summary",
+        "system",
+        "progress",
+        "file-history-snapshot",
+        "queue-operation",
+        "meta",
+        "user without text",
+        "assistant without text",
+        "subagent without text",
+        "tool without text",
+        "session_meta",
+        "turn_context",
+        "event_msg",
+        "compacted",
+        "reasoning",
+        "state",
+        "injected context",
+        "developer message",
+        "user message",
+        "assistant message",
+    }
+)
 # A tool call is a sub-agent's when its client names it so, or its input has a sub-agent type.
 SUBAGENT_TOOLS = frozenset({"task", "agent", "spawn_agent"})
 # Claude Code's answer when the person refuses a tool call at the permission prompt.
@@ -70,6 +97,7 @@ class Tally:
     malformed: int = 0
     skipped: int = 0
     nul_bytes: int = 0  # NUL bytes left out of the text (a crashed append, a stray byte)
+    cut: int = 0  # sub-agent reports cut to REPORT_KEEP characters
     notes: list[str] = field(default_factory=list)
     # lines kept and passed over, per kind: "kept user", "passed over system", ...
     lines: Counter[str] = field(default_factory=Counter)
@@ -92,6 +120,26 @@ class Tally:
     def saw_cwd(self, value: Any) -> None:
         if isinstance(value, str) and value.strip() and not self.cwd:
             self.cwd = value.strip()
+
+    def problems(self) -> str | None:
+        """One line saying what of the input was left out and why; None when nothing was."""
+        parts = []
+        if self.malformed:
+            where = f" ({'; '.join(self.notes[:3])})" if self.notes else ""
+            parts.append(f"{self.malformed} malformed records passed over{where}")
+        if self.nul_bytes:
+            parts.append(f"{self.nul_bytes} NUL bytes left out")
+        if self.cut:
+            parts.append(f"{self.cut} sub-agent reports cut to {REPORT_KEEP} characters")
+        unknown = [
+            f"{key.removeprefix('passed over ')} ×{n}"
+            for key, n in sorted(self.lines.items())
+            if key.startswith("passed over ")
+            and key.removeprefix("passed over ") not in METADATA_KINDS
+        ]
+        if unknown:
+            parts.append(f"records of kinds not read yet passed over: {', '.join(unknown[:5])}")
+        return "input: " + ", ".join(parts) if parts else None
 
     def bad(self, where: str) -> None:
         """Count a malformed record; the first few are named in the report."""
@@ -174,7 +222,8 @@ def subagent_report(output: Any, is_error: bool = False, tool: str = "") -> str:
     if is_error or not text.strip():
         return tool_result_note(output, is_error, tool)
     cleaned, _ = scrub(text[:REPORT_KEEP])
-    return f"{SUBAGENT_REPORT}\n{cleaned.strip()}"
+    cut = f"\n{REPORT_CUT}" if len(text) > REPORT_KEEP else ""
+    return f"{SUBAGENT_REPORT}\n{cleaned.strip()}{cut}"
 
 
 def block_text(content: Any) -> str:

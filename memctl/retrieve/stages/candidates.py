@@ -32,6 +32,7 @@ from memctl.model import format_time
 from memctl.retrieve.query import Analysed
 from memctl.retrieve.run import ADDED, Candidate, Run
 from memctl.retrieve.stages.fuse import VECTOR_LEGS, idf
+from memctl.retrieve.when import MONTHS, WEEKDAYS
 from memctl.store.database import Database
 from memctl.store.memories import (
     fts_rank,
@@ -125,7 +126,7 @@ def gather(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
     # transaction is a use of it, and this thread goes on using it at once.
     reader = run.ctx.db.reader()
     fts = _Background(lambda: _bm25(run, reader, size), inline=reader is run.ctx.db)
-    run.word_weights, run.anchors = word_weights(run)
+    run.word_weights, run.anchors, run.strangers = word_weights(run)
     try:
         _embed_query(run, size)
     except MemctlError as exc:
@@ -190,20 +191,35 @@ def _add_similarities(run: Run, unmeasured: list[Candidate]) -> None:
             candidate.raw["similarity"] = 1.0 - found[candidate.id]
 
 
-def word_weights(run: Run) -> tuple[dict[str, float], frozenset[str]]:
-    """The query's content words, each weighted by its rarity among the memories, and the
-    names it holds that at least ``anchor_memories`` memories mention."""
+def word_weights(run: Run) -> tuple[dict[str, float], frozenset[str], frozenset[str]]:
+    """The query's content words, each weighted by its rarity among the memories; the
+    names it holds that at least ``anchor_memories`` memories mention; and those no
+    memory mentions (strangers), but for all-capital ones ("OK", "PR", "API" are as
+    often words) and days and months, which name a time, not a subject."""
     words = run.query.words
     documents, containing = word_document_counts(run.ctx.db, words)
     weights = {w: idf(documents, containing.get(w, 0)) for w in words}
-    least = run.params.anchor_memories
-    if not least or not run.query.names:
-        return weights, frozenset()
+    if not run.query.names:
+        return weights, frozenset(), frozenset()
     phrases = {name: tuple(w.lower() for w in name.split()) for name in run.query.names}
     counts = phrase_document_counts(run.ctx.db, list(phrases.values()))
-    return weights, frozenset(
-        name for name, phrase in phrases.items() if counts.get(" ".join(phrase), 0) >= least
+    least = run.params.anchor_memories
+    mentions = {name: counts.get(" ".join(phrase), 0) for name, phrase in phrases.items()}
+    return (
+        weights,
+        frozenset(name for name, n in mentions.items() if least and n >= least),
+        frozenset(name for name, n in mentions.items() if n == 0 and could_be_stranger(name)),
     )
+
+
+CALENDAR = frozenset((*MONTHS, *WEEKDAYS))
+
+
+def could_be_stranger(name: str) -> bool:
+    """Whether a name the store never mentions says the query is about something else: not
+    when written in capitals only, nor when it is days or months ("Sundays", "May")."""
+    words = [w.lower().removesuffix("s") for w in name.split()]
+    return name != name.upper() and not all(w in CALENDAR for w in words)
 
 
 def _message_distances(run: Run, texts: list[str]) -> list[float]:

@@ -26,6 +26,10 @@ store), and whether it was created inside a time the query names.
   other words than its memory shares no word with it and may score only 0.3 to 0.45,
   but it stands out from the rest of the store, where an unrelated question scores
   about the same against everything (docs/benchmarks.md, "Paraphrases").
+- Neither of these two (evidence by meaning alone) counts when the query writes
+  capitalised a name that no memory mentions (``strangers_veto``): "When is
+  Ben's birthday?" is close in meaning to the user's own birthday, but about
+  someone the store does not know.
 - A name the query writes capitalised (a person, a project, a tool) that at
   least ``anchor_memories`` memories mention shows it too, in each memory
   holding it: the store knows what the query names, however the question is
@@ -39,7 +43,11 @@ store), and whether it was created inside a time the query names.
   of the query, or the query's time.
 - When none does, the query is about nothing stored and recall returns
   nothing: an unrelated question gets no answer instead of the best noise
-  scored near 1 (the floors are calibrated in docs/benchmarks.md).
+  scored near 1 (the floors are calibrated in docs/benchmarks.md). The
+  ``unconfirmed`` candidates closest in meaning (cosine >= ``support_floor``) are
+  kept aside for a caller that can judge them itself: a model calling
+  memory_search reads them as unconfirmed, which is where a question in other
+  words than its memory, too far in cosine to show it, still finds it.
 """
 
 from __future__ import annotations
@@ -210,10 +218,18 @@ def evidence(
         strength = share + p.words_weight * share
     else:
         strength = cosine + (p.words_weight * share if cosine >= p.words_cosine else 0.0)
-    if strength >= p.relevance_floor or share >= p.words_floor or (inside and share > 0):
+    if share >= p.words_floor or (inside and share > 0):
         return SHOWS, seen
-    if margin is not None and margin >= p.lead_margin and strength >= p.lead_floor:
-        return SHOWS, f"{seen}, closest in meaning, {margin:.3f} ahead of the next"
+    # A name no memory mentions ("When is Ben's birthday?" beside the user's own): closeness
+    # in meaning is about another subject, not evidence of this one
+    stranger = min(run.strangers, default=None) if p.strangers_veto else None
+    if stranger is None and strength >= p.relevance_floor:
+        return SHOWS, seen
+    if stranger is None and margin is not None and margin >= p.lead_margin:
+        if strength >= p.lead_floor:
+            return SHOWS, f"{seen}, closest in meaning, {margin:.3f} ahead of the next"
+    if stranger is not None:
+        seen = f"{seen}, the query names {stranger}, which no memory mentions"
     if named:
         return SHOWS, f"{seen}, names {named}, which the store knows"
     spelled = spelled_identifier(candidate.memory.content, pairs)
@@ -260,6 +276,17 @@ def second_opinion(run: Run, judged: Judged, judge: Judge | None = None) -> Judg
     ]
 
 
+def closest(run: Run, candidates: list[Candidate]) -> list[Candidate]:
+    """The ``unconfirmed`` candidates closest to the query in meaning, each at least
+    ``support_floor`` in cosine, closest first."""
+    near = [(cosine, c.id, c) for c in candidates if (cosine := similarity(c)) is not None]
+    return [
+        c
+        for cosine, _, c in sorted(near, key=lambda n: (-n[0], n[1]))
+        if cosine >= run.params.support_floor
+    ][: run.params.unconfirmed]
+
+
 def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     w_vector, w_bm25 = leg_weights(run)
     vector = leg_share(candidates, VECTOR_LEGS)
@@ -301,6 +328,8 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
                 score,
                 f"{why}: no candidate shows the query is about anything stored",
             )
+    if not shown:
+        run.unconfirmed = closest(run, candidates)
     return by_score(kept)
 
 

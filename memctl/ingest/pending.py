@@ -1,0 +1,198 @@
+"""Transcripts waiting to be captured, and capturing a big one a chunk at a time.
+
+A capture hook marks its transcript pending (``$MEMCTL_HOME/hooks/pending/<hash>.json``,
+size -1: never captured whole) before it stores anything, and records the size it
+captured once done. Whatever stops it (killed at the client's hook timeout, a full
+disk, a transcript too big to capture within that timeout and handed to the worker),
+the mark stays, and the next capture hook, the detached worker or ``memctl maintain``
+captures the transcript again: capture stores only what it has not stored.
+
+One process captures a transcript at a time (``capturing``: a lock file beside the
+mark, released by the system when its holder dies). A big transcript of JSON lines
+is captured ``CHUNK_BYTES`` at a time, one transaction each, its read mark moving on
+after each: other writers wait at most a chunk, and a capture killed midway keeps
+every chunk it finished.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+from memctl.config import Settings, load_settings
+from memctl.config.files import open_private, write_private
+from memctl.context import Context
+from memctl.errors import DatabaseBusyError, InputError, UsageError
+from memctl.ingest.capture import IngestOptions, capture, open_transcript, pass_over
+from memctl.memories.privacy import safe_line
+
+DIR = "hooks"  # the hooks' state folder (integrations/hooks_state.py), pending/ inside it
+# One transaction's share of a big transcript: about a second of capture (a first capture
+# ran at ~1.1 MB per CPU second, i22b's note), so other writers wait no longer than that.
+CHUNK_BYTES = 1 << 20
+# What a capture can meet in one transcript without the others failing with it.
+CAPTURE_ERRORS = (InputError, UsageError, UnicodeError, OSError, DatabaseBusyError)
+
+
+@dataclass(frozen=True)
+class Pending:
+    path: str  # the transcript
+    client: str  # the assistant (clients/ registry name)
+    session_id: str | None
+    cwd: str  # where the session ran: the capture's settings and scope
+    size: int  # when last captured whole (-1: not yet)
+    seen: float  # time of the last capture hook (epoch seconds)
+    format: str | None = None  # the transcript's parser (None: sniffed)
+
+
+def pending_dir(home: Path) -> Path:
+    return home / DIR / "pending"
+
+
+def _entry_path(home: Path, transcript: str, suffix: str = ".json") -> Path:
+    return pending_dir(home) / (hashlib.sha1(transcript.encode()).hexdigest()[:20] + suffix)
+
+
+def remember(home: Path, entry: Pending) -> None:
+    write_private(_entry_path(home, entry.path), json.dumps(asdict(entry)))
+
+
+def forget(home: Path, transcript: str) -> None:
+    _entry_path(home, transcript).unlink(missing_ok=True)
+
+
+def grown(home: Path, skip: str, max_age_hours: float, limit: int | None) -> list[Pending]:
+    """Pending transcripts (other than ``skip``) that grew since their last capture, or were
+    never captured whole, newest first (at most ``limit``); entries captured once and idle
+    longer than ``max_age_hours``, or whose transcript is gone, are dropped."""
+    folder = pending_dir(home)
+    if limit == 0 or not folder.is_dir():
+        return []
+    found = []
+    now = time.time()
+    for path in folder.glob("*.json"):
+        try:
+            entry = Pending(**json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, TypeError):
+            path.unlink(missing_ok=True)
+            continue
+        if entry.path == skip:
+            continue
+        if entry.size >= 0 and now - entry.seen > max_age_hours * 3600:
+            path.unlink(missing_ok=True)
+            continue
+        try:
+            size = Path(entry.path).stat().st_size
+        except OSError:
+            path.unlink(missing_ok=True)
+            continue
+        if size != entry.size:
+            found.append(entry)
+    found.sort(key=lambda e: e.seen, reverse=True)
+    return found[:limit]
+
+
+@contextlib.contextmanager
+def capturing(home: Path, transcript: str) -> Iterator[bool]:
+    """Hold the capture lock of ``transcript``; yields False (at once) when another
+    process holds it."""
+    path = _entry_path(home, transcript, ".lock")
+    descriptor = open_private(path, os.O_WRONLY | os.O_CREAT)
+    try:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            path.unlink(missing_ok=True)  # while held: a waiting opener finds it gone
+    finally:
+        os.close(descriptor)
+
+
+@dataclass
+class Chunked:
+    """What capturing a transcript a chunk at a time stored."""
+
+    session_id: str = ""
+    chunks: int = 0
+    messages_new: int = 0
+    jobs: int = 0
+
+
+def capture_in_chunks(
+    ctx: Context, path: str, options: IngestOptions, chunk: int = CHUNK_BYTES
+) -> Chunked:
+    """Store every new message of the transcript at ``path``, a transaction per chunk."""
+    done, start = Chunked(), -1
+    while True:
+        with open_transcript(ctx, path, None, options, chunk=chunk) as opened:
+            tracked = opened.tracked
+            if opened.source is None or tracked is None or tracked.start <= start:
+                return done  # nothing new, or no way on from here
+            start = tracked.start
+            try:
+                found = capture(ctx, opened.source, opened.options, opened=opened).report
+            except InputError:
+                if not pass_over(ctx, opened):  # a chunk with no message in it
+                    raise
+            else:
+                done.session_id = found.session_id
+                done.messages_new += found.messages_new
+                done.jobs += found.job_id is not None
+            done.chunks += 1
+            if tracked.stop is None:
+                return done
+
+
+def settings_for(settings: Settings, cwd: Path) -> Settings:
+    """The settings a command run in ``cwd`` gets (its project), with this one's flags."""
+    if not cwd.is_dir() or cwd == settings.cwd:
+        return settings
+    overrides = {k: v for k, v in settings.values.items() if settings.sources[k] == "flag"}
+    return load_settings(home=settings.home, cwd=cwd, overrides=overrides)
+
+
+def capture_entry(ctx: Context, entry: Pending) -> Chunked | None:
+    """Capture a pending transcript in its session's project, a chunk at a time, and
+    record its size; None when another process is capturing it."""
+    home = ctx.settings.home
+    with capturing(home, entry.path) as mine:
+        if not mine:
+            return None
+        size = Path(entry.path).stat().st_size
+        options = IngestOptions(client=entry.format, session_id=entry.session_id)
+        settings = settings_for(ctx.settings, Path(entry.cwd))
+        with contextlib.ExitStack() as stack:
+            here = settings is ctx.settings
+            there = ctx if here else stack.enter_context(ctx.elsewhere(settings))
+            done = capture_in_chunks(there, entry.path, options)
+        remember(home, replace(entry, size=size))
+    return done
+
+
+def capture_grown(ctx: Context, log: Callable[[str], None]) -> list[tuple[Pending, Chunked | str]]:
+    """Capture every pending transcript that grew or was never captured whole: what each
+    stored, or why it could not (said to ``log``; the mark stays: tried again next time)."""
+    settings = ctx.settings
+    results: list[tuple[Pending, Chunked | str]] = []
+    for entry in grown(settings.home, "", settings.hooks_recapture_hours, None):
+        try:
+            done = capture_entry(ctx, entry)
+        except CAPTURE_ERRORS as exc:
+            why = safe_line(f"{type(exc).__name__}: {exc}", 300)
+            log(f"capture of {entry.path} failed: {why}")
+            results.append((entry, why))
+            continue
+        if done is not None:
+            results.append((entry, done))
+    return results

@@ -1,0 +1,121 @@
+"""`memctl recall` in the fast lane (no Typer) prints what the Typer command prints."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from memctl.cli.fastlane import Refused, recall_args
+from tests.conftest import run_cli
+
+FACTS = (
+    "We deploy with make release from the main branch.",
+    "The staging database is restored every night at two.",
+    "Alice reviews every change to the billing code.",
+)
+
+
+def through_typer(*args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
+    """The same command line through the Typer command, as before the fast lane."""
+    probe = (
+        "import sys\nfrom memctl.cli.entry import main, run_typer\n"
+        "main(lambda: run_typer('recall'))"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", probe, *args],
+        input=input,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "200", "MEMCTL_EMBEDDER": "hash"},
+    )
+
+
+def without_scores(text: str) -> str:
+    return re.sub(r"\d\.\d{4}", "S", text)  # the table's 4-digit scores (they age)
+
+
+def same_answer(fast: dict[str, Any], typer: dict[str, Any]) -> None:
+    """The same JSON answer, its scores within rounding (decay moves them as memories age)."""
+    assert len(fast["results"]) == len(typer["results"])
+    for mine, theirs in zip(fast["results"], typer["results"], strict=True):
+        assert mine.pop("score") == pytest.approx(theirs.pop("score"), rel=1e-4)
+        assert mine.pop("factors") == pytest.approx(theirs.pop("factors"), rel=1e-4)
+    assert fast == typer
+
+
+@pytest.fixture
+def stored(home: object) -> None:
+    for fact in FACTS:
+        assert run_cli("remember", fact).returncode == 0
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("how do we deploy",),
+        ("--format", "context", "deploy"),
+        ("-f", "ids", "-n", "2", "--all-scopes", "database"),
+        ("--json", "--mode", "focused", "--budget", "50", "billing"),
+        ("--format=xml", "deploy"),
+        ("--budget", "0", "deploy"),
+        ("-", "--history", "--sessions", "--as-of", "30d"),
+    ],
+)
+def test_the_fast_lane_prints_what_the_typer_command_prints(
+    stored: None, args: tuple[str, ...]
+) -> None:
+    command = ("recall", "--no-touch", *args)  # a touch would change the second answer
+    fast = run_cli(*command, input="who reviews billing")
+    typer = through_typer(*command, input="who reviews billing")
+    assert (fast.returncode, fast.stderr) == (typer.returncode, typer.stderr)
+    if "--json" in args:
+        same_answer(json.loads(fast.stdout), json.loads(typer.stdout))
+    else:
+        assert without_scores(fast.stdout) == without_scores(typer.stdout)
+    assert fast.returncode != 0 or fast.stdout.strip()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--explain", "deploy"],
+        ["--why-not", "abcd1234", "deploy"],
+        ["--limit", "0", "deploy"],
+        ["-n", "many", "deploy"],
+        ["one", "two"],
+        ["--help"],
+        ["--unknown", "deploy"],
+    ],
+)
+def test_what_the_fast_lane_does_not_take_goes_to_typer(args: list[str]) -> None:
+    with pytest.raises(Refused):
+        recall_args(args)
+
+
+def test_refused_command_lines_still_get_typers_answer(stored: None) -> None:
+    explained = run_cli("recall", "--explain", "deploy")
+    assert explained.returncode == 0 and "found by:" in explained.stdout
+    too_few = run_cli("recall", "--limit", "0", "deploy")
+    assert too_few.returncode == 2 and "0" in too_few.stderr and "1" in too_few.stderr
+
+
+def test_the_fast_lane_loads_no_typer(stored: None) -> None:
+    probe = (
+        "import sys\nsys.argv = ['memctl', 'recall', '--format', 'context', 'deploy']\n"
+        "from memctl.cli.entry import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('typer', 'click', 'rich', 'pydantic') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MEMCTL_EMBEDDER": "hash"},
+    )
+    assert "make release" in done.stdout and done.stdout.splitlines()[-1] == "[]"

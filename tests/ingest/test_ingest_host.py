@@ -1,0 +1,119 @@
+"""Host-model distillation: the tasks a host assistant reads, and how its answers are taken.
+
+A Claude Code transcript in the client's real shape (tool calls and their
+results paired by id, a write refused at the permission prompt, a failing
+command and its fix, reads that worked) goes through capture; the tasks must
+carry the user's request, each change with its outcome and the project's name,
+and an answer with a wrong fact is refused with its reason while the task
+stays open.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from memctl.api.distil import DistilRequest, PendingRequest, distil, pending
+from memctl.context import Context
+from memctl.errors import InputError, UsageError
+from memctl.ingest.capture import IngestOptions, capture
+from memctl.ingest.pipeline import run_session
+from memctl.store.memories import MemoryFilter, list_memories
+from tests.ingesting import claude_record as record
+from tests.ingesting import claude_work_session as session
+from tests.ingesting import source
+
+
+def captured(ctx: Context, lines: list[dict[str, Any]]) -> str:
+    text = "\n".join(json.dumps(line) for line in lines)
+    report = capture(ctx, source(text), IngestOptions()).report
+    run_session(ctx, report.session_id, report.job_id)
+    return report.session_id
+
+
+FACT = {
+    "content": "The shop deploys with make ship, never by hand.",
+    "l0_abstract": "deploy: make ship",
+    "category": "patterns",
+    "source_message": 1,
+}
+
+
+def test_a_task_carries_the_request_each_outcome_and_the_project(
+    make_ctx: Callable[..., Context],
+) -> None:
+    ctx = make_ctx(ingest__host_distil=True)
+    session_id = captured(ctx, session())
+    result = pending(ctx, PendingRequest())
+    (task,) = result.batches
+    assert task.project == "shop" and task.scope.startswith("path:")
+    lines = task.conversation.splitlines()
+    assert lines[0] == "[1] user: Add a CLAUDE.md with our conventions, and make the tests pass."
+    assert "[2] assistant: I've created CLAUDE.md with the conventions." in lines
+    assert lines[2].startswith("[3] tool: Write /home/ann/shop/CLAUDE.md → refused: ")
+    assert "[4] tool: ran `pnpm test` → error: exit 1: Error: Cannot find module 'vitest'" in lines
+    assert "[5] tool: ran `pnpm add -D vitest` → ok" in lines
+    assert "[6] tool: ran `pnpm test` → ok" in lines
+    assert lines[-1] == "[7] user: We always deploy with make ship, never by hand."
+    assert "Read" not in task.conversation  # a read that worked
+    # the instructions and the schema come once per call, not in each task
+    assert "source_message" in result.instructions and result.schema["required"] == ["facts"]
+    assert "instructions" not in task.to_dict() and "schema" not in task.to_dict()
+    assert (task.session_id, task.first_seq) == (session_id, 1)
+
+
+def drain(ctx: Context) -> list[str]:
+    """Every task's conversation, answering each with no facts, until none waits."""
+    seen = []
+    while batches := pending(ctx, PendingRequest(limit=1)).batches:
+        (task,) = batches
+        seen.append(task.conversation)
+        distil(ctx, DistilRequest(task.session_id, task.through_seq, {"facts": []}))
+    return seen
+
+
+def test_a_task_is_sized_by_its_text_not_by_its_messages(
+    make_ctx: Callable[..., Context],
+) -> None:
+    ctx = make_ctx(ingest__host_distil=True, extract__chunk_chars=500)
+    captured(ctx, session(reads=200))  # 400 messages of reads among the real work
+    tasks = drain(ctx)
+    assert len(tasks) == 2 and all(len(task) <= 500 for task in tasks)
+    assert "make ship" in tasks[-1]
+    words = "rename the billing module " * 8
+    captured(ctx, [record("user", f"Step {n}: {words}", n, "long") for n in range(6)])
+    tasks = drain(ctx)
+    assert len(tasks) == 3 and all(len(task) <= 500 for task in tasks)
+    assert all(f"Step {n}:" in "".join(tasks) for n in range(6))
+
+
+def test_an_answer_with_a_bad_fact_is_refused_with_reasons_and_the_task_stays_open(
+    make_ctx: Callable[..., Context],
+) -> None:
+    ctx = make_ctx(ingest__host_distil=True)
+    session_id = captured(ctx, session())
+    where = MemoryFilter(scopes=None, states=("active",))
+    before = {m.content for m in list_memories(ctx.db, where, None)}  # digest, the fix found
+    (task,) = pending(ctx, PendingRequest()).batches
+    wrong = [{**FACT, "category": "decision"}, {"l0_abstract": "x", "category": "cases"}]
+    with pytest.raises(InputError) as refused:
+        distil(ctx, DistilRequest(session_id, task.through_seq, {"facts": [FACT, *wrong]}))
+    message = str(refused.value)
+    assert "fact 2: category 'decision' is not one of profile, preferences" in message
+    assert "fact 3: content is missing" in message and "stays open" in message
+    assert {m.content for m in list_memories(ctx.db, where, None)} == before
+    (again,) = pending(ctx, PendingRequest()).batches  # nothing written, the task waits
+    assert again.through_seq == task.through_seq
+    with pytest.raises(InputError):
+        distil(ctx, DistilRequest(session_id, task.through_seq, {"nothing": []}))
+    record_ = distil(ctx, DistilRequest(session_id, task.through_seq, {"facts": [FACT]})).run
+    assert record_.llm == "host" and record_.counts["create"] == 1  # (the digest: skip)
+    made = [m for m in list_memories(ctx.db, where, None) if m.content not in before]
+    assert [m.content for m in made] == [FACT["content"]]
+    assert made[0].source == f"session:{session_id}#1:user"
+    with pytest.raises(UsageError):  # already distilled: nothing is written twice
+        distil(ctx, DistilRequest(session_id, task.through_seq, {"facts": [FACT]}))
+    assert pending(ctx, PendingRequest()).batches == []

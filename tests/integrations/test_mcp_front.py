@@ -1,0 +1,171 @@
+"""`memctl mcp`'s front: the handshake answered from the SDK's earlier answers, the SDK
+serving everything else; real processes, the real SDK client."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from memctl.integrations.mcp_front import ANSWERS_FILE, EARLY_METHODS
+from tests.integrations.test_integrations_mcp import TOOLS, text
+
+HANDSHAKE = {
+    "protocolVersion": "2025-06-18",
+    "capabilities": {},
+    "clientInfo": {"name": "test", "version": "1"},
+}
+LISTS = ("tools/list", "resources/list", "prompts/list")
+
+
+class Wire:
+    """``memctl mcp`` as a process, spoken to line by line, as a client does."""
+
+    def __init__(self, home: Path) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "memctl", "--home", str(home), "-c", "llm=none", "mcp"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "MEMCTL_LLM": "none"},
+        )
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write((json.dumps(message) + "\n").encode())
+        self.process.stdin.flush()
+
+    def answer(self) -> bytes:
+        assert self.process.stdout is not None
+        return self.process.stdout.readline()
+
+    def close(self) -> str:
+        assert self.process.stdin is not None and self.process.stderr is not None
+        self.process.stdin.close()
+        assert self.process.wait(timeout=60) == 0
+        return self.process.stderr.read().decode()
+
+
+def start(home: Path, extra: dict[str, Any] | None = None) -> tuple[dict[Any, bytes], str]:
+    """One client's start: initialize, then the lists (and ``extra``); each answer's line
+    by request id, and the server's stderr."""
+    wire = Wire(home)
+    wire.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": HANDSHAKE})
+    lines = {0: wire.answer()}
+    wire.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    requests = [{"jsonrpc": "2.0", "id": n, "method": m} for n, m in enumerate(LISTS, start=1)]
+    for request in [*requests, *([extra] if extra else [])]:
+        wire.send(request)
+    for _ in range(len(requests) + bool(extra)):
+        line = wire.answer()
+        lines[json.loads(line)["id"]] = line
+    return lines, wire.close()
+
+
+@pytest.fixture(scope="module")
+def first(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[Any, bytes], str]:
+    """A first start's answers (the SDK's own) and the answers file it left."""
+    home = tmp_path_factory.mktemp("first-start")
+    answers, _ = start(home)
+    return answers, (home / ANSWERS_FILE).read_text()
+
+
+def test_a_second_start_answers_the_handshake_exactly_as_the_sdk_did(
+    home: Path, first: tuple[dict[Any, bytes], str]
+) -> None:
+    sdk, kept = first
+    assert set(json.loads(sdk[0])["result"]) >= {"capabilities", "serverInfo"}
+    assert len(json.loads(kept)["answers"]) == 1 + len(LISTS)
+    home.mkdir()
+    (home / ANSWERS_FILE).write_text(kept)
+    search = {
+        "jsonrpc": "2.0",
+        "id": "search",
+        "method": "tools/call",
+        "params": {"name": "memory_list", "arguments": {}},
+    }
+    second, stderr = start(home, search)
+    assert {k: v for k, v in second.items() if k != "search"} == sdk  # byte for byte
+    assert json.loads(second["search"])["result"]["structuredContent"] == {"memories": []}
+    assert stderr == ""
+
+
+def test_a_kept_answer_the_sdk_no_longer_gives_is_corrected(
+    home: Path, first: tuple[dict[Any, bytes], str]
+) -> None:
+    sdk, kept = first
+    path = home / ANSWERS_FILE
+    stale = json.loads(kept)
+    key = next(k for k in stale["answers"] if '"tools/list"' in k)
+    stale["answers"][key] = {"tools": []}  # what an older memctl would have listed
+    home.mkdir()
+    path.write_text(json.dumps(stale))
+    answers, stderr = start(home)
+    assert json.loads(answers[1])["result"] == {"tools": []}  # the front answered
+    assert "stale" in stderr
+    assert json.loads(path.read_text()) == json.loads(kept)
+
+
+def test_answers_kept_by_other_code_are_not_used(
+    home: Path, first: tuple[dict[Any, bytes], str]
+) -> None:
+    sdk, kept = first
+    path = home / ANSWERS_FILE
+    other = json.loads(kept)
+    other["stamp"] = "0.0.1 another memctl"
+    other["answers"] = {k: {"tools": []} for k in other["answers"]}
+    home.mkdir()
+    path.write_text(json.dumps(other))
+    answers, stderr = start(home)
+    assert answers == sdk and stderr == ""
+    assert json.loads(path.read_text()) == json.loads(kept)
+
+
+def test_bad_lines_go_to_the_sdk_as_before(home: Path, first: tuple[dict[Any, bytes], str]) -> None:
+    """While the front answers: a line that is not JSON is the SDK's to judge (it passes
+    over it); an unknown method gets its error."""
+    home.mkdir()
+    (home / ANSWERS_FILE).write_text(first[1])
+    wire = Wire(home)
+    wire.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": HANDSHAKE})
+    assert json.loads(wire.answer())["id"] == 0
+    assert wire.process.stdin is not None
+    wire.process.stdin.write(b"{not json\n")
+    wire.send({"jsonrpc": "2.0", "id": 7, "method": "no/such/method"})
+    answer = json.loads(wire.answer())
+    wire.close()
+    assert answer["id"] == 7 and answer["error"]["message"] == "Method not found"
+
+
+async def through_the_sdk_client(home: Path, calls: bool) -> tuple[set[str], str]:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "memctl", "-c", "llm=none", "-c", "ingest.spawn_worker=false", "mcp"],
+        env={"MEMCTL_HOME": str(home), "PATH": os.environ.get("PATH", "")},
+    )
+    async with Client(params, mode="legacy") as client:
+        tools = {tool.name for tool in (await client.list_tools()).tools}
+        if not calls:
+            return tools, ""
+        await client.call_tool("memory_store", {"text": "The shop deploys with make release."})
+        found = await client.call_tool("memory_search", {"query": "how do we deploy"})
+    return tools, text(found)
+
+
+def test_the_sdk_client_lists_and_calls_tools_on_first_and_later_starts(home: Path) -> None:
+    tools, _ = anyio.run(through_the_sdk_client, home, False)  # fills the answers file
+    assert tools == TOOLS
+    kept = json.loads((home / ANSWERS_FILE).read_text())["answers"]
+    assert {json.loads(key)[1] for key in kept} <= set(EARLY_METHODS)
+    assert any(json.loads(key)[1] == "tools/list" for key in kept)
+    tools, found = anyio.run(through_the_sdk_client, home, True)  # answered from it
+    assert tools == TOOLS
+    assert "make release" in found
