@@ -1,4 +1,4 @@
-"""bench locomo | longmemeval | scale | chart: recall quality and speed, with baselines."""
+"""bench locomo | longmemeval | paraphrase | injection | scale | chart: quality and speed."""
 
 from __future__ import annotations
 
@@ -170,6 +170,53 @@ def paraphrase(
         table.add_column(column, justify="right" if column != "retriever" else "left")
     for row in rows:
         table.add_row(*(str(value) for value in row.values()))
+    console.print(table)
+
+
+@app.command()
+def injection(
+    ctx: typer.Context,
+    data: DataOption,
+    unrelated: Annotated[
+        Path | None,
+        typer.Option(
+            "--unrelated",
+            help="JSON lines of unrelated prompts ({id, question}); "
+            "default benchmarks/paraphrase/unrelated.jsonl.",
+        ),
+    ] = None,
+    limit: LimitOption = None,
+    cache: CacheOption = None,
+    details: DetailsOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Per-prompt injection on LoCoMo: evidence in the block, and blocks for unrelated prompts."""
+    from benchmarks import injection as bench
+
+    settings, embed_cache = _open_cache(ctx, cache)
+    with _progress() as progress:
+        task = progress.add_task("conversations", total=None)
+        report = bench.run(
+            settings,
+            embed_cache,
+            data,
+            unrelated or bench.UNRELATED,
+            limit,
+            lambda done, total: progress.update(task, completed=done, total=total),
+        )
+    if details is not None:
+        with details.open("w", encoding="utf-8") as out:
+            out.writelines(json.dumps(record) + "\n" for record in report.per_question)
+    rows = report.rows()
+    if as_json:
+        print_json(rows)
+        return
+    table = Table(title="Per-prompt injection (tune: odd conversations and ids, check: even)")
+    table.add_column("figure")
+    for row in rows:
+        table.add_column(str(row["half"]), justify="right")
+    for name in list(rows[0])[1:]:
+        table.add_row(name, *(str(row[name]) for row in rows))
     console.print(table)
 
 

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from benchmarks.haystack import BENCH_SCOPE
+from memctl.api.recall import PromptRequest, prompt_context
 from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.model import State
@@ -50,6 +52,13 @@ def memctl_search(ctx: Context, question: Question, limit: int) -> list[str]:
     return [r.memory.id for r in found.results or found.unconfirmed]
 
 
+def memctl_prompt(ctx: Context, question: Question, limit: int) -> list[str]:
+    """What the per-prompt hook (``UserPromptSubmit``) adds for this prompt, as of its time,
+    in a session given nothing yet: at most its own limit, whatever ``limit`` asks."""
+    request = PromptRequest(question.text, scope=BENCH_SCOPE, now=question.now)
+    return prompt_context(ctx, request).ids
+
+
 def bm25_only(ctx: Context, question: Question, limit: int) -> list[str]:
     return [memory_id for memory_id, _ in fts_search(ctx.db, question.text, limit, ACTIVE)]
 
@@ -69,13 +78,15 @@ BASELINES: dict[str, Retriever] = {
 def choose(names: list[str] | None) -> dict[str, Retriever]:
     """The named retrievers (default: the three baselines); unknown names are a UsageError.
 
-    ``exp-*`` names are the experiments of benchmarks.experiments.
+    ``memctl-search`` is what MCP memory_search reads, ``memctl-prompt`` what the per-prompt
+    hook adds; ``exp-*`` names are the experiments of benchmarks.experiments.
     """
     from benchmarks.experiments import EXPERIMENTS
 
     if not names:
         return dict(BASELINES)
-    available = {**BASELINES, "memctl-search": memctl_search, **EXPERIMENTS}
+    views = {"memctl-search": memctl_search, "memctl-prompt": memctl_prompt}
+    available = {**BASELINES, **views, **EXPERIMENTS}
     unknown = [n for n in names if n not in available]
     if unknown:
         raise UsageError(

@@ -151,7 +151,7 @@ _memctl_spec() {
             opts="--project --dry-run --force --per-prompt --json -h --help"
             ;;
         "install codex")
-            opts="--project --dry-run --force --notify --json -h --help"
+            opts="--project --dry-run --force --notify --per-prompt --json -h --help"
             ;;
         "install cron")
             opts="--systemd --dry-run --json -h --help"
@@ -188,7 +188,7 @@ _memctl_spec() {
             opts="-h --help"
             ;;
         "config show")
-            opts="--json -h --help"
+            opts="--all --json -h --help"
             ;;
         "config path")
             opts="--project -h --help"

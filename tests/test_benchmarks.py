@@ -389,6 +389,39 @@ def test_chart_without_matplotlib_says_how_to_install_it(
         recall_chart([{"benchmark": "locomo"}], tmp_path / "c.png")
 
 
+# Per-prompt injection
+
+
+def test_injection_benchmark_scores_the_hooks_block_against_recall_and_unrelated_prompts(
+    tmp_path: Path, fast: tuple[Any, EmbeddingCache]
+) -> None:
+    from benchmarks import injection
+
+    unrelated = tmp_path / "unrelated.jsonl"
+    unrelated.write_text(
+        json.dumps({"id": "u001", "question": "who won the world cup final"})
+        + "\n"
+        + json.dumps({"id": "u002", "question": "What is Caroline researching?"})
+        + "\n"
+    )
+    settings, cache = fast
+    report = injection.run(settings, cache, locomo_file(tmp_path / "l.json"), unrelated)
+    tune, check = report.rows()
+    # one conversation (odd: tune): 3 scorable questions of categories 1-4; the
+    # unrelated prompts: one of the file's and half of the 20 built-in ones per half
+    assert (tune["questions"], check["questions"]) == (3, 0)
+    assert (tune["unrelated prompts"], check["unrelated prompts"]) == (11, 11)
+    for row in (tune, check):  # the hook adds something only where recall answers
+        assert row["unrelated injected"] <= row["unrelated recalled"]
+    # u002 is about the store after all: it counts as injected in the check half
+    assert check["unrelated injected"] > 0
+    by_question = {r["question"]: r for r in report.per_question}
+    assert "D1:3" in by_question["What is Caroline researching?"]["injected"]
+    for record in report.per_question:  # recall's best, in its order, or nothing
+        given = record["injected"]
+        assert given == record["recalled"][: len(given)]
+
+
 # the real command, real model, real processes
 
 
@@ -461,6 +494,12 @@ def test_bench_commands_run_end_to_end_on_tiny_files(tmp_path: Path) -> None:
         (["scale", "--n", "ten"], 2, "--n takes comma-separated counts"),
         (["locomo", "--data", "bad.json", "-r", "nope"], 2, "unknown retriever nope"),
         (["chart", "bad.json"], 6, "cannot read results from bad.json"),
+        (["injection", "--data", "missing.json"], 6, "no LoCoMo file at missing.json"),
+        (
+            ["injection", "--data", "bad.json", "--unrelated", "bad.json"],
+            6,
+            "bad.json is not JSON lines",
+        ),
     ],
 )
 def test_bench_errors_are_one_line(

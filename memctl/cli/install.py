@@ -41,6 +41,16 @@ SUMMARY = {
 }
 
 
+PerPromptOption = Annotated[
+    bool,
+    typer.Option(
+        "--per-prompt",
+        help="Also UserPromptSubmit: add the memories relevant to each prompt "
+        "(context.prompt_budget tokens, none twice a session). Install without it to stop.",
+    ),
+]
+
+
 def _install(
     ctx: typer.Context,
     client: str,
@@ -84,14 +94,7 @@ def claude_code(
     project: ProjectOption = False,
     dry_run: DryRunOption = False,
     force: ForceOption = False,
-    per_prompt: Annotated[
-        bool,
-        typer.Option(
-            "--per-prompt",
-            help="Also UserPromptSubmit: add the memories relevant to each prompt "
-            "(context.prompt_budget tokens, none twice a session). Install without it to stop.",
-        ),
-    ] = False,
+    per_prompt: PerPromptOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Install Claude Code's hooks (settings.json): SessionStart prints the context block;
@@ -108,11 +111,12 @@ def codex(
     notify: Annotated[
         bool, typer.Option("--notify", help="Also set `notify` (Codex versions without hooks).")
     ] = False,
+    per_prompt: PerPromptOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Install Codex's hooks (hooks.json: SessionStart, Stop). Codex runs them only after you
     trust them in /hooks."""
-    _install(ctx, "codex", project, dry_run, force, notify, as_json)
+    _install(ctx, "codex", project, dry_run, force, notify, as_json, per_prompt)
 
 
 @app.command("cron")

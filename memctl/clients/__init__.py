@@ -6,7 +6,8 @@ and hooks live and in which format (and plans memctl's changes to them); which o
 its hook events start a session and which end one, with the payload and the answer
 each expects; which transcript format it writes, where it keeps a session's
 transcript when the payload does not say, and where it keeps them all (for
-``memctl ingest --backfill`` and what ``memory_ingest`` may read). ``integrations/``
+``memctl ingest --backfill`` and what ``memory_ingest`` may read; or, kept in a store
+of its own, how each is read). ``integrations/``
 (init, install, status, the hook entry, backfill) asks the registry and names no
 assistant itself. Adding an assistant is one module here, its fixtures and its tests.
 
@@ -22,6 +23,7 @@ from typing import Protocol
 from memctl.clients import claude_code, codex, cursor, opencode
 from memctl.clients.base import Found, Launcher, Where
 from memctl.clients.files import Plan
+from memctl.ingest.backfill import StoredSession
 
 
 class Client(Protocol):
@@ -50,6 +52,11 @@ class Client(Protocol):
     @property
     def CAPTURE_EVENTS(self) -> tuple[str, ...]:
         """Those that capture the session (Codex's notify is not installed by default)."""
+        ...
+
+    @property
+    def PROMPT_EVENTS(self) -> tuple[str, ...]:
+        """Those answered with the memories relevant to the prompt (``--per-prompt``)."""
         ...
 
     @property
@@ -87,6 +94,11 @@ class Client(Protocol):
 
     def transcript_dirs(self) -> list[Path]:
         """The folders it keeps its transcripts in (whether or not they exist)."""
+        ...
+
+    def stored_sessions(self, since: float | None) -> list[StoredSession]:
+        """Its past sessions kept in a store of its own rather than as transcript files
+        (OpenCode's database), changed at or after ``since``."""
         ...
 
 

@@ -19,6 +19,7 @@ from memctl.clients import formats
 from memctl.clients.base import Found, Launcher, Where, existing, find_binary
 from memctl.clients.files import Plan
 from memctl.clients.instructions import SKILLS, plan_instructions_block, skill_file
+from memctl.ingest.backfill import StoredSession
 
 NAME = "claude-code"
 BINARY = "claude"
@@ -26,9 +27,10 @@ START_MATCHER = "startup|resume|clear|compact"
 EVENTS = ("SessionStart", "Stop", "SessionEnd", "PreCompact")
 START_EVENTS = ("SessionStart",)
 CAPTURE_EVENTS = ("Stop", "SessionEnd", "PreCompact")
+PROMPT_EVENTS = ("UserPromptSubmit",)  # installed with --per-prompt
 TRANSCRIPT_FORMAT = "claude-code"
 # one file a session in a folder a project; <session>/subagents/*.jsonl are its subagents
-TRANSCRIPT_GLOBS = ("*/*.jsonl",)
+TRANSCRIPT_GLOBS = ("*/*.jsonl", "*/*/subagents/*.jsonl")  # sessions, and their sub-agents
 
 
 def config_dir(where: Where) -> Path:
@@ -161,3 +163,8 @@ def find_transcript(session_id: str) -> str | None:
 def transcript_dirs() -> list[Path]:
     """``$CLAUDE_CONFIG_DIR/projects`` (default ``~/.claude/projects``)."""
     return [Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude") / "projects"]
+
+
+def stored_sessions(since: float | None) -> list[StoredSession]:
+    """None: its sessions are transcript files (``TRANSCRIPT_GLOBS``)."""
+    return []

@@ -23,6 +23,7 @@ from memctl.clients.claude_code import merge_hooks
 from memctl.clients.claude_code import start_output as start_output
 from memctl.clients.files import Plan
 from memctl.clients.instructions import plan_instructions_block
+from memctl.ingest.backfill import StoredSession
 
 NAME = "codex"
 BINARY = "codex"
@@ -30,6 +31,7 @@ NOTIFY = "notify"
 EVENTS = ("SessionStart", "Stop")
 START_EVENTS = ("SessionStart",)
 CAPTURE_EVENTS = ("Stop", NOTIFY)  # notify: the event's JSON is its last argument
+PROMPT_EVENTS = ("UserPromptSubmit",)  # installed with --per-prompt; Claude Code's shape
 TRANSCRIPT_FORMAT = "codex"
 TRANSCRIPT_GLOBS = ("**/rollout-*.jsonl",)  # sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl
 TRUST_NOTE = (
@@ -104,12 +106,18 @@ def hooks_path(where: Where) -> Path:
     return codex_home(where) / "hooks.json"
 
 
-def hook_groups(run: Launcher, timeout: int) -> dict[str, list[dict[str, Any]]]:
+def hook_groups(
+    run: Launcher, timeout: int, per_prompt: bool = False
+) -> dict[str, list[dict[str, Any]]]:
     def group(event: str, matcher: str | None = None) -> dict[str, Any]:
         hook = {"type": "command", "command": run.shell("hook", NAME, event), "timeout": timeout}
         return {"matcher": matcher, "hooks": [hook]} if matcher else {"hooks": [hook]}
 
-    return {"SessionStart": [group("SessionStart", "startup|resume")], "Stop": [group("Stop")]}
+    return {
+        "SessionStart": [group("SessionStart", "startup|resume")],
+        "Stop": [group("Stop")],
+        **({"UserPromptSubmit": [group("UserPromptSubmit")]} if per_prompt else {}),
+    }
 
 
 def is_ours(group: Any) -> bool:
@@ -120,12 +128,20 @@ def is_ours(group: Any) -> bool:
 
 
 def plan_hooks(
-    plan: Plan, where: Where, run: Launcher, timeout: int, remove: bool, notify: bool = False
+    plan: Plan,
+    where: Where,
+    run: Launcher,
+    timeout: int,
+    remove: bool,
+    notify: bool = False,
+    per_prompt: bool = False,
 ) -> None:
+    """memctl's hook groups in hooks.json (UserPromptSubmit only ``per_prompt``), and
+    ``notify`` in config.toml when asked."""
     path = hooks_path(where)
     data = plan.read(path)
     doc = formats.load_json(path, data)
-    merged = merge_hooks(doc, {} if remove else hook_groups(run, timeout), is_ours)
+    merged = merge_hooks(doc, {} if remove else hook_groups(run, timeout, per_prompt), is_ours)
     plan.write(path, data if merged == doc else formats.dump_json(merged, data), NAME, "hooks")
     if remove or notify:
         _plan_notify(plan, where, run, remove)
@@ -190,3 +206,8 @@ def find_transcript(session_id: str) -> str | None:
 def transcript_dirs() -> list[Path]:
     """``$CODEX_HOME/sessions`` (default ``~/.codex/sessions``)."""
     return [Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex") / "sessions"]
+
+
+def stored_sessions(since: float | None) -> list[StoredSession]:
+    """None: its sessions are transcript files (``TRANSCRIPT_GLOBS``)."""
+    return []

@@ -16,12 +16,14 @@ from memctl.clients import formats
 from memctl.clients.base import Found, Launcher, Where, existing, find_binary
 from memctl.clients.files import Plan
 from memctl.clients.instructions import CURSOR_RULE
+from memctl.ingest.backfill import StoredSession
 
 NAME = "cursor"
 BINARY = "cursor-agent"
 EVENTS = ("sessionStart", "stop")
 START_EVENTS = ("sessionStart",)
 CAPTURE_EVENTS = ("stop",)
+PROMPT_EVENTS: tuple[str, ...] = ()  # beforeSubmitPrompt can block a prompt, not add to it
 TRANSCRIPT_FORMAT = None  # its agent transcripts are sniffed
 TRANSCRIPT_GLOBS = (  # see find_transcript
     "*/agent-transcripts/*.jsonl",
@@ -125,3 +127,8 @@ def find_transcript(session_id: str) -> str | None:
 
 def transcript_dirs() -> list[Path]:
     return [Path.home() / ".cursor" / "projects"]
+
+
+def stored_sessions(since: float | None) -> list[StoredSession]:
+    """None: its sessions are transcript files (``TRANSCRIPT_GLOBS``)."""
+    return []

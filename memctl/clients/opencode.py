@@ -21,12 +21,18 @@ from __future__ import annotations
 
 import json
 import os
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from memctl.clients import formats
 from memctl.clients.base import Found, Launcher, Where, existing, find_binary
 from memctl.clients.files import Plan
 from memctl.clients.instructions import plan_instructions_block
+from memctl.config.safe_load import json_value
+from memctl.errors import InputError
+from memctl.ingest.backfill import StoredSession
+from memctl.store import foreign
 
 NAME = "opencode"
 BINARY = "opencode"
@@ -34,10 +40,14 @@ START = "session.created"
 EVENTS = (START, "session.idle", "session.compacted")
 START_EVENTS = (START,)
 CAPTURE_EVENTS = ("session.idle", "session.compacted")  # the payload holds the session
+PROMPT_EVENTS: tuple[str, ...] = ()
 TRANSCRIPT_FORMAT = "opencode"
-# Its storage keeps a session as many files (session/, message/, part/); the parser reads
-# `opencode export` documents, so past sessions are not backfilled.
+# It keeps sessions in a store of its own, not as transcript files: ``stored_sessions``.
 TRANSCRIPT_GLOBS: tuple[str, ...] = ()
+DATABASE = "opencode.db"  # OpenCode 1.18 (see memctl.store.foreign)
+STORAGE = (
+    "storage"  # older versions: session/<project>/<id>.json, message/<session>/, part/<message>/
+)
 PLUGIN_MARK = "// memctl plugin"
 CONTEXT_WAIT_MS = 1000  # the longest a session's first model call waits for its context
 CONTEXT_FRESH_MS = 30_000  # a block asked for this recently serves a new session as it is
@@ -186,3 +196,78 @@ def transcript_dirs() -> list[Path]:
     """``$XDG_DATA_HOME/opencode`` (default ``~/.local/share/opencode``)."""
     data = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
     return [Path(data) / "opencode"]
+
+
+def stored_sessions(since: float | None) -> list[StoredSession]:
+    """Every session of its database (OpenCode 1.18) and of its older JSON storage,
+    changed at or after ``since``; a database memctl cannot read is one session whose
+    reading fails with the reason (so the backfill counts and names it)."""
+    found: list[StoredSession] = []
+    for folder in transcript_dirs():
+        database = folder / DATABASE
+        if database.is_file():
+            found += _database_sessions(database, since)
+        found += _storage_sessions(folder / STORAGE, since)
+    return found
+
+
+def _database_sessions(path: Path, since: float | None) -> list[StoredSession]:
+    try:
+        sessions = foreign.opencode_sessions(path, since)
+    except InputError as exc:
+        reason = str(exc)
+
+        def unreadable() -> dict[str, Any]:
+            raise InputError(reason)
+
+        return [StoredSession("-", 0.0, path, unreadable)]
+    return [
+        StoredSession(s.id, s.updated, path, partial(foreign.opencode_export, path, s.id))
+        for s in sessions
+    ]
+
+
+def _storage_sessions(storage: Path, since: float | None) -> list[StoredSession]:
+    """The sessions of the JSON storage of OpenCode before its database: one file of the
+    session's info, one a message, one a part, the export assembled from them."""
+    found = []
+    for info_file in sorted((storage / "session").glob("*/ses_*.json")):
+        info = _json_file(info_file)
+        updated = _time(info, "updated") / 1000 or info_file.stat().st_mtime
+        if since is None or updated >= since:
+            session = str(info.get("id") or info_file.stem)
+            found.append(StoredSession(session, updated, storage, partial(_export, storage, info)))
+    return found
+
+
+def _export(storage: Path, info: dict[str, Any]) -> dict[str, Any]:
+    session = str(info.get("id") or "")
+    messages = [_json_file(p) for p in (storage / "message" / session).glob("msg_*.json")]
+    messages.sort(key=lambda m: (_time(m, "created"), str(m.get("id"))))
+    return {
+        "info": info,
+        "messages": [
+            {"info": m, "parts": _parts(storage / "part" / str(m.get("id") or "-"))}
+            for m in messages
+        ],
+    }
+
+
+def _parts(folder: Path) -> list[dict[str, Any]]:
+    return [_json_file(p) for p in sorted(folder.glob("prt_*.json"))]  # ids sort by time
+
+
+def _time(value: dict[str, Any], which: str) -> float:
+    """``time.<which>`` of a storage object (epoch ms); 0 when it has none."""
+    times = value.get("time")
+    stamp = times.get(which) if isinstance(times, dict) else None
+    return float(stamp) if isinstance(stamp, int | float) and not isinstance(stamp, bool) else 0.0
+
+
+def _json_file(path: Path) -> dict[str, Any]:
+    """A storage file's object; {} for one that is not (cut short, not JSON)."""
+    try:
+        value = json_value(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeError):
+        return {}
+    return value if isinstance(value, dict) else {}

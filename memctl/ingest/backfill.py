@@ -10,27 +10,46 @@ counted with its reason and passed over; a truncated one stores what parses.
 
 from __future__ import annotations
 
+import io
+import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from memctl.context import Context
 from memctl.errors import InputError, UsageError
-from memctl.ingest.capture import IngestOptions, capture, open_transcript
+from memctl.ingest.capture import CaptureReport, IngestOptions, capture, open_transcript
+from memctl.ingest.source import Input
 from memctl.memories.privacy import safe_line
+from memctl.model import parse_time
+from memctl.store.sessions import get_session
 
 # How many unreadable transcripts the summary names (the count covers them all).
 MAX_NAMED_FAILURES = 20
 
 
 @dataclass(frozen=True)
+class StoredSession:
+    """A past session a client keeps in a store of its own, not as a transcript file
+    (OpenCode's database): ``read`` gives it as a document of the client's format."""
+
+    id: str
+    updated: float  # epoch seconds
+    where: Path  # the store
+    read: Callable[[], dict[str, Any]]
+
+
+@dataclass(frozen=True)
 class Target:
-    """One transcript a client keeps: the client's name, its parser (None: sniffed)."""
+    """One transcript a client keeps: the client's name, its parser (None: sniffed); a
+    session of a client's own store has ``stored``."""
 
     client: str
     format: str | None
     path: Path
     size: int
+    stored: StoredSession | None = None
 
 
 @dataclass
@@ -88,6 +107,8 @@ def _store_one(
 ) -> str | None:
     """The session that got new messages from ``target``, if any."""
     options = IngestOptions(client=target.format, mode=mode)
+    if target.stored is not None:
+        return _store_session(ctx, target.stored, options, dry_run, report)
     with open_transcript(ctx, str(target.path), None, options) as opened:
         tracked = opened.tracked
         if opened.source is None:  # nothing new since its last capture
@@ -95,7 +116,24 @@ def _store_one(
             return None
         captured = capture(ctx, opened.source, opened.options, dry_run, opened)
         read = tracked.read_to - tracked.start if tracked else target.size
-    found = captured.report
+    return _counted(captured.report, read, report)
+
+
+def _store_session(
+    ctx: Context, stored: StoredSession, options: IngestOptions, dry: bool, report: BackfillReport
+) -> str | None:
+    """A session of a client's own store, read only when it changed since memctl stored it."""
+    known = get_session(ctx.db, stored.id)
+    if known is not None and parse_time(known.updated_at).timestamp() >= stored.updated:
+        report.unchanged += 1
+        return None
+    data = json.dumps(stored.read(), ensure_ascii=False).encode()
+    source = Input(io.BytesIO(data), f"{stored.where}#{stored.id}")
+    captured = capture(ctx, source, replace(options, session_id=stored.id), dry)
+    return _counted(captured.report, len(data), report)
+
+
+def _counted(found: CaptureReport, read: int, report: BackfillReport) -> str | None:
     report.bytes += read
     report.malformed += found.malformed
     if found.messages_new == 0:

@@ -29,7 +29,7 @@ from pathlib import Path
 from memctl.config import Settings, load_settings
 from memctl.config.files import open_private, write_private
 from memctl.context import Context
-from memctl.errors import DatabaseBusyError, InputError, UsageError
+from memctl.errors import InputError
 from memctl.ingest.capture import IngestOptions, capture, open_transcript, pass_over
 from memctl.memories.privacy import safe_line
 
@@ -37,8 +37,6 @@ DIR = "hooks"  # the hooks' state folder (integrations/hooks_state.py), pending/
 # One transaction's share of a big transcript: about a second of capture (a first capture
 # ran at ~1.1 MB per CPU second, i22b's note), so other writers wait no longer than that.
 CHUNK_BYTES = 1 << 20
-# What a capture can meet in one transcript without the others failing with it.
-CAPTURE_ERRORS = (InputError, UsageError, UnicodeError, OSError, DatabaseBusyError)
 
 
 @dataclass(frozen=True)
@@ -188,7 +186,7 @@ def capture_grown(ctx: Context, log: Callable[[str], None]) -> list[tuple[Pendin
     for entry in grown(settings.home, "", settings.hooks_recapture_hours, None):
         try:
             done = capture_entry(ctx, entry)
-        except CAPTURE_ERRORS as exc:
+        except Exception as exc:  # one transcript's failure stops none of the others
             why = safe_line(f"{type(exc).__name__}: {exc}", 300)
             log(f"capture of {entry.path} failed: {why}")
             results.append((entry, why))

@@ -20,7 +20,7 @@ def find_transcripts(client: str | None = None, since: float | None = None) -> l
     or after ``since``, oldest first (so sessions are stored in the order they ran)."""
     if client is not None and client not in REGISTRY:
         known = ", ".join(REGISTRY)
-        raise UsageError(f"unknown client {client!r} for --backfill: expected one of {known}")
+        raise UsageError(f"unknown client {client!r} to backfill: expected one of {known}")
     found: dict[str, tuple[float, Target]] = {}
     for name, module in REGISTRY.items():
         if client not in (None, name):
@@ -33,4 +33,23 @@ def find_transcripts(client: str | None = None, since: float | None = None) -> l
                         continue
                     target = Target(name, module.TRANSCRIPT_FORMAT, path, stat.st_size)
                     found.setdefault(str(path), (stat.st_mtime, target))
-    return [target for _, target in sorted(found.values(), key=lambda f: (f[0], str(f[1].path)))]
+        for stored in module.stored_sessions(since):
+            target = Target(name, module.TRANSCRIPT_FORMAT, stored.where, 0, stored)
+            found.setdefault(f"{stored.where}#{stored.id}", (stored.updated, target))
+    return [target for _, target in sorted(found.values(), key=lambda f: _order(f, found))]
+
+
+def _order(
+    entry: tuple[float, Target], found: dict[str, tuple[float, Target]]
+) -> tuple[float, int, str]:
+    """Oldest first; a transcript under a folder named after another (Claude Code keeps a
+    session's sub-agents in ``<session>/subagents/``) right after that one, so a session's
+    own messages come before its sub-agents' whatever the files' times."""
+    mtime, target = entry
+    for folder in target.path.parents:
+        if not folder.name:
+            break
+        owner = found.get(str(folder.with_name(folder.name + target.path.suffix)))
+        if owner is not None:
+            return owner[0], 1, str(target.path)
+    return mtime, 0, str(target.path)

@@ -118,10 +118,17 @@ class Front:
         if method == "initialize":
             if self.handshake is not None:
                 return None
-            self.handshake = params
+            # Who the client is does not change the answer (the SDK's reads the protocol
+            # version): a client's new version still gets the early answers.
+            self.handshake = (
+                {k: v for k, v in params.items() if k != "clientInfo"}
+                if isinstance(params, dict)
+                else params
+            )
         elif self.handshake is None:
             return None
-        return ident, json.dumps([self.handshake, method, params], sort_keys=True)
+        asked = None if method == "initialize" else params  # initialize's: the handshake
+        return ident, json.dumps([self.handshake, method, asked], sort_keys=True)
 
     def _note(self, line: bytes) -> tuple[Any, str] | None:
         """Remember an early-method request, so the SDK's answer can be kept."""

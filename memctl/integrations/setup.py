@@ -123,7 +123,7 @@ class InstallRequest:
     dry_run: bool = False
     notify: bool = False  # Codex: also the `notify` program (versions without hooks)
     timeout: int = 10  # seconds a client gives each hook
-    per_prompt: bool = False  # Claude Code: also recall for each prompt (UserPromptSubmit)
+    per_prompt: bool = False  # Claude Code, Codex: also recall for each prompt (UserPromptSubmit)
 
 
 def install(request: InstallRequest, place: Where, run: Launcher, home: Path) -> Outcome:
@@ -134,7 +134,8 @@ def install(request: InstallRequest, place: Where, run: Launcher, home: Path) ->
     for name in chosen:
         module = CLIENTS[name]
         if name == codex.NAME:
-            _guarded(plan, codex.plan_hooks, place, run, request.timeout, False, request.notify)
+            args = (request.timeout, False, request.notify, request.per_prompt)
+            _guarded(plan, codex.plan_hooks, place, run, *args)
             notes.append(codex.TRUST_NOTE)
         elif name == claude_code.NAME:
             per_prompt = request.per_prompt

@@ -18,9 +18,18 @@ from datetime import datetime
 
 from memctl.memories.provenance import YOU, origin
 from memctl.model import parse_time
-from memctl.retrieve.pipeline import Recalled
+from memctl.retrieve.pipeline import Recalled, RecallResult
+from memctl.retrieve.run import Candidate
+from memctl.retrieve.stages.fuse import strength_of
 
 CONTEXT_TAG = "memctl-context"
+# Memories the per-prompt hook adds at most (L3): a prompt is not a search page.
+PROMPT_LIMIT = 5
+# The per-prompt hook adds a block only when one of its memories weighs at least this
+# (cosine + recall.words_weight x word share, as recall's gate weighs it): an explicit
+# recall may answer on weaker evidence, a block nobody asked for must not be noise. Chosen
+# on the tune half of `python -m benchmarks injection` (docs/benchmarks.md).
+PROMPT_FLOOR = 0.55
 AGES = (("y", 365 * 86400), ("mo", 30 * 86400), ("w", 7 * 86400), ("d", 86400), ("h", 3600))
 
 
@@ -38,6 +47,17 @@ def memory_line(item: Recalled, now: datetime, said_by: str = YOU) -> str:
     text = " ".join(item.memory.content.split())
     marker = "" if said_by == YOU else f"; {said_by}"
     return f"- ({relative_age(item.dated_at, now)}{marker}) {text}"
+
+
+def prompt_items(result: RecallResult, shown: frozenset[str]) -> list[Recalled]:
+    """What the per-prompt hook adds for ``result``'s prompt: the memories recalled that the
+    session does not have (``shown``), at most PROMPT_LIMIT, when one weighs PROMPT_FLOOR."""
+    if result.run is None:
+        return []
+    fresh = [r for r in result.results if not r.is_message and r.memory.id not in shown]
+    fresh = fresh[:PROMPT_LIMIT]
+    weights = (strength_of(result.run, Candidate(r.memory, raw=r.raw)) for r in fresh)
+    return fresh if max(weights, default=0.0) >= PROMPT_FLOOR else []
 
 
 def render_context(

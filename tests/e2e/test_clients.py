@@ -248,3 +248,62 @@ def test_opencode_starts_with_the_context_captures_and_searches(world: World) ->
     status = json.loads(world.memctl("install", "status", "--json").stdout)
     fired = next(s for s in status if s["client"] == "opencode")["fired"]
     assert {"session.created", "session.idle"} <= set(fired)
+    # both sessions again, from OpenCode's own database: nothing unreadable, none twice
+    backfilled = json.loads(world.memctl("ingest", "--backfill", "--json").stdout)
+    assert backfilled["per_client"] == {"opencode": 2} and backfilled["failed"] == 0
+    listed = json.loads(world.memctl("sessions", "list", "--all-scopes", "--json").stdout)
+    assert sorted(s["client"] for s in listed) == ["opencode", "opencode"]
+
+
+def test_claude_code_per_prompt_hook_adds_a_stored_fact_once_and_nothing_unrelated(
+    world: World,
+) -> None:
+    claude = client_or_skip("claude")
+    world.memctl("init", "--tool", "claude-code")
+    world.memctl("-c", "hooks.timeout=120", "install", "claude-code", "--per-prompt")
+    fact = "The staging cluster is rebuilt every Monday at 09:00 UTC by the ops-rotate job."
+    world.memctl("remember", fact)
+    # sessions that start with nothing: what reaches the model comes from the prompt hook
+    world.env["MEMCTL_CONTEXT_ESSENTIALS_BUDGET"] = "0"
+    hooked = "UserPromptSubmit hook additional context: <memctl-context>"
+
+    def ask(prompt: str, *session: str) -> str:
+        seen = len(world.model.bodies("/v1/messages"))
+        done = world.run(claude, "-p", prompt, *session, "--output-format", "json")
+        assert done.returncode == 0, done.stderr
+        return world.requests_text("/v1/messages", seen)
+
+    session = "4f0c2a52-9d1e-4c3b-8a6f-2b7e5d1c9a00"
+    first = ask("When is the staging cluster rebuilt?", "--session-id", session)
+    assert hooked in first and fact in first
+    assert "SessionStart hook additional context" not in first
+    # later in the same session, another prompt about it: the session has it already
+    second = "Which job rebuilds the staging cluster on Mondays?"
+    resumed = ask(second, "--resume", session)
+    assert f"Memories relevant to: {second}" not in resumed
+    assert f"Memories relevant to: {second}" in ask(second)  # a new session gets it
+    assert hooked not in ask("Write a haiku about autumn leaves falling")
+    log = world.data / "logs" / "hooks.log"  # nothing above was silent by failing
+    assert "UserPromptSubmit" not in (log.read_text() if log.exists() else "")
+
+
+def test_codex_per_prompt_hook_adds_a_stored_fact_and_nothing_unrelated(world: World) -> None:
+    codex = client_or_skip("codex")
+    world.memctl("init", "--tool", "codex")
+    world.memctl("-c", "hooks.timeout=120", "install", "codex", "--per-prompt")
+    fact = "The staging cluster is rebuilt every Monday at 09:00 UTC by the ops-rotate job."
+    world.memctl("remember", fact)
+    world.env["MEMCTL_CONTEXT_ESSENTIALS_BUDGET"] = "0"  # sessions start with nothing
+
+    def ask(prompt: str) -> str:  # once per session, as for Claude Code above
+        seen = len(world.model.bodies("/v1/responses"))
+        done = world.run(codex, *codex_args(world, "--dangerously-bypass-hook-trust"), prompt)
+        assert done.returncode == 0, done.stderr
+        return world.requests_text("/v1/responses", seen)
+
+    prompt = "When is the staging cluster rebuilt?"
+    sent = ask(prompt)
+    assert f"Memories relevant to: {prompt}" in sent and fact in sent
+    assert "Memories relevant to" not in ask("Write a haiku about autumn leaves falling")
+    log = world.data / "logs" / "hooks.log"  # nothing above was silent by failing
+    assert "UserPromptSubmit" not in (log.read_text() if log.exists() else "")

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from pathlib import Path
 
 from tests.conftest import run_cli
 from tests.ingesting import TRANSCRIPTS
 
+REAL_SESSIONS = Path(__file__).resolve().parents[2] / "benchmarks" / "sessions" / "real"
 SESSION = "3d1c9f2e-5b7a-4c8e-9f10-6a2b4c8d0e12"  # the Claude Code fixture's sessionId
 NEW_LINE = {
     "parentUuid": None,
@@ -121,3 +123,80 @@ def test_backfill_since_and_bad_input(tmp_path: Path) -> None:
     done = run_cli("ingest", "--since", "1d", "--transcript", str(claude_file), env=env)
     assert done.returncode == 2 and "--since goes with --backfill" in done.stderr
     assert status(env)["sessions"] == 0
+
+
+def test_a_claude_code_session_and_its_sub_agent_file_are_one_session(tmp_path: Path) -> None:
+    """Claude Code keeps a sub-agent's transcript in ``<session>/subagents/``, with the
+    session's id: backfill stores it with the session, after the session's own messages
+    (a real pair, see tests/fixtures/transcripts/real/SOURCES.md), and once."""
+    session = "e9fb405b-169f-40eb-9396-7e75076f045d"
+    project = tmp_path / "user" / ".claude" / "projects" / "-codemie"
+    (project / session / "subagents").mkdir(parents=True)
+    main = project / f"{session}.jsonl"
+    main.write_bytes((REAL_SESSIONS / "cc2-codemie-e9fb405b.jsonl").read_bytes())
+    agent = project / session / "subagents" / "agent-a485154.jsonl"
+    agent.write_bytes((TRANSCRIPTS / "real" / "cc2-codemie-agent-a485154.jsonl").read_bytes())
+    os.utime(main, (0, 2_000_000_000))  # the session's file was written last
+    env = {"HOME": str(tmp_path / "user"), "CLAUDE_CONFIG_DIR": "", "MEMCTL_LLM": "none"}
+    env["MEMCTL_INGEST_SPAWN_WORKER"] = "false"
+    first = backfill(env)
+    assert (first["transcripts"], first["sessions"], first["failed"]) == (2, 1, 0)
+    shown = run_cli("sessions", "show", session, "--page-size", "1000", "--json", env=env)
+    messages = json.loads(shown.stdout)["messages"]
+    assert len(messages) == first["messages"]
+    marked = [m["seq"] for m in messages if m["content"].startswith("[subagent]")]
+    assert marked and min(marked) > len(messages) - len(marked)  # the sub-agent's come last
+    assert "Analyze the existing CLI command structure" in messages[min(marked) - 1]["content"]
+    assert backfill(env)["messages"] == 0
+
+
+def opencode_home(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A HOME whose OpenCode database holds what the real OpenCode 1.18.33 wrote."""
+    data = tmp_path / "user" / ".local" / "share" / "opencode"
+    data.mkdir(parents=True)
+    with sqlite3.connect(data / "opencode.db") as db:
+        db.executescript((TRANSCRIPTS / "opencode-1.18.33.sql").read_text())
+    db.close()
+    env = {"HOME": str(tmp_path / "user"), "XDG_DATA_HOME": "", "MEMCTL_LLM": "none"}
+    return data, {**env, "MEMCTL_INGEST_SPAWN_WORKER": "false"}
+
+
+def test_opencode_sessions_are_read_from_its_database_and_its_older_storage(
+    tmp_path: Path,
+) -> None:
+    data, env = opencode_home(tmp_path)
+    first = backfill(env, "--client", "opencode")
+    assert (first["transcripts"], first["sessions"], first["messages"]) == (2, 2, 5)
+    shown = run_cli("sessions", "show", "ses_dec3e0171", "--json", env=env)
+    contents = [m["content"] for m in json.loads(shown.stdout)["messages"]]
+    assert contents[0] == '"SEARCH: how do we deploy"'
+    assert contents[1].startswith("[tool memctl_memory_search: how do we deploy]")
+    again = backfill(env, "--client", "opencode")
+    assert (again["messages"], again["unchanged"], again["bytes"]) == (0, 2, 0)
+
+    # OpenCode before its database kept the same objects as files: storage/session/<project>/,
+    # message/<session>/, part/<message>/
+    storage = data / "storage"
+    with sqlite3.connect(data / "opencode.db") as db:
+        for sid, project, title, directory, created, updated in db.execute(
+            "SELECT id, project_id, title, directory, time_created, time_updated FROM session"
+        ):
+            info = {"id": f"{sid}x", "projectID": project, "title": title, "directory": directory}
+            info["time"] = {"created": created, "updated": updated}
+            write_json(storage / "session" / project / f"{sid}x.json", info)
+        for mid, sid, body in db.execute("SELECT id, session_id, data FROM message"):
+            write_json(
+                storage / "message" / f"{sid}x" / f"{mid}.json", {"id": mid, **json.loads(body)}
+            )
+        for pid, mid, body in db.execute("SELECT id, message_id, data FROM part"):
+            write_json(storage / "part" / mid / f"{pid}.json", {"id": pid, **json.loads(body)})
+    db.close()
+    (data / "opencode.db").write_bytes(b"not a database at all" * 100)
+    older = backfill(env, "--client", "opencode")
+    assert (older["transcripts"], older["sessions"], older["messages"]) == (3, 2, 5)
+    assert older["failed"] == 1 and "opencode.db" in str(older["failures"])
+
+
+def write_json(path: Path, value: object) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(value))

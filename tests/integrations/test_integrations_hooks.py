@@ -256,24 +256,30 @@ def test_a_capture_that_cannot_store_is_done_again_by_the_next_hook(
     home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The disk fills (a file size limit: writes fail as on a full disk) while SessionEnd
-    stores a big transcript: the hook exits 0, and the next hook of any session stores it."""
+    stores a big transcript: the hook exits 0; the next hook, on the still full disk, fails
+    to store it too and keeps it pending; once there is room, the next hook stores it."""
     transcript = big_transcript(tmp_path / "big.jsonl", tmp_path, 3000, 4)
     assert run_cli("status").returncode == 0  # the store exists, small
     limit = (home / "memctl.db").stat().st_size + 64 * 1024
-    event = {"session_id": SESSION, "transcript_path": str(transcript), "cwd": str(tmp_path)}
-    full = subprocess.run(
-        [sys.executable, "-m", "memctl", "-c", "ingest.spawn_worker=false"]
-        + ["hook", "claude-code", "SessionEnd"],
-        input=json.dumps(event),
-        capture_output=True,
-        text=True,
-        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)),
-        timeout=120,
-    )
-    assert full.returncode == 0 and full.stdout == ""
-    assert stored(SESSION) == 0
     other = tmp_path / "other.jsonl"
     shutil.copy(TRANSCRIPTS / "codex.jsonl", other)
+
+    def on_a_full_disk(argv: list[str], event: dict[str, str]) -> None:
+        full = subprocess.run(
+            [sys.executable, "-m", "memctl", "-c", "ingest.spawn_worker=false", "hook", *argv],
+            input=json.dumps(event),
+            capture_output=True,
+            text=True,
+            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)),
+            timeout=120,
+        )
+        assert full.returncode == 0 and full.stdout == ""
+
+    event = {"session_id": SESSION, "transcript_path": str(transcript), "cwd": str(tmp_path)}
+    on_a_full_disk(["claude-code", "SessionEnd"], event)
+    assert stored(SESSION) == 0
+    on_a_full_disk(["codex", "Stop"], {"transcript_path": str(other), "cwd": str(tmp_path)})
+    assert stored(SESSION) == 0
     hook(["codex", "Stop"], {"transcript_path": str(other), "cwd": str(tmp_path)}, capsys)
     assert stored(SESSION) == 3000
 
@@ -344,14 +350,27 @@ def test_the_per_prompt_hook_adds_a_relevant_memory_once_and_nothing_unrelated(
     assert prompt_hook("Which database does staging run?", capsys) == ""  # no store yet
     fact = "The staging database runs PostgreSQL 16 on db.internal."
     assert run_cli("remember", fact, "--category", "entities").returncode == 0
-    first = prompt_hook("Which PostgreSQL version does the staging database run?", capsys)
-    answer = json.loads(first)["hookSpecificOutput"]
+    prompt = "Which PostgreSQL does the staging database run on db.internal?"
+    answer = json.loads(prompt_hook(prompt, capsys))["hookSpecificOutput"]
     assert answer["hookEventName"] == "UserPromptSubmit"
     assert fact in answer["additionalContext"]
-    assert prompt_hook("Which PostgreSQL version does the staging database run?", capsys) == ""
+    assert prompt_hook(prompt, capsys) == ""  # the session has it now
     assert prompt_hook("Write a haiku about autumn leaves falling", capsys, "p2") == ""
-    again = prompt_hook("Staging database PostgreSQL version?", capsys, "p3")
+    again = prompt_hook("staging database PostgreSQL db.internal", capsys, "p3")
     assert fact in again  # another session has not had it yet
+
+
+def test_the_per_prompt_hook_wants_stronger_evidence_than_recall(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fact = "The staging database runs PostgreSQL 16 on db.internal."
+    assert run_cli("remember", fact, "--category", "entities").returncode == 0
+    # with the hash embedder: cosine 0.43 + 0.3 x word share 0.17, over recall's floor of
+    # 0.45 and under the per-prompt floor of 0.55
+    weak = "Which PostgreSQL version does the staging database run?"
+    recalled = run_cli("-c", "embedder=hash", "recall", weak, "--json", "--no-touch")
+    assert fact in recalled.stdout
+    assert prompt_hook(weak, capsys, "p5") == ""
 
 
 def test_a_memory_given_at_session_start_is_not_given_again_per_prompt(
@@ -359,25 +378,31 @@ def test_a_memory_given_at_session_start_is_not_given_again_per_prompt(
 ) -> None:
     fact = "The staging database runs PostgreSQL 16 on db.internal."
     assert run_cli("remember", fact, "--category", "entities").returncode == 0
+    prompt = "Which PostgreSQL does the staging database run on db.internal?"
+    assert fact in prompt_hook(prompt, capsys, "p6")  # what a new session is given
     start = {"session_id": "p4"}
     assert (
         hooks.main(PROMPT_OPTIONS, ["claude-code", "SessionStart"], io.StringIO(json.dumps(start)))
         == 0
     )
     assert fact in capsys.readouterr().out
-    assert prompt_hook("Which PostgreSQL version does staging run?", capsys, "p4") == ""
+    assert prompt_hook(prompt, capsys, "p4") == ""
 
 
+@pytest.mark.parametrize(
+    ("client", "hooks_file"),
+    [("claude-code", ".claude/settings.json"), ("codex", ".codex/hooks.json")],
+)
 def test_install_per_prompt_adds_user_prompt_submit_and_plain_install_takes_it_out(
-    home: Path, tmp_path: Path
+    home: Path, tmp_path: Path, client: str, hooks_file: str
 ) -> None:
-    env = {"HOME": str(tmp_path / "user")}
-    (tmp_path / "user" / ".claude").mkdir(parents=True)
-    settings = tmp_path / "user" / ".claude" / "settings.json"
-    done = run_cli("install", "claude-code", "--per-prompt", "--force", env=env)
+    env = {"HOME": str(tmp_path / "user"), "CODEX_HOME": str(tmp_path / "user" / ".codex")}
+    settings = tmp_path / "user" / hooks_file
+    settings.parent.mkdir(parents=True)
+    done = run_cli("install", client, "--per-prompt", "--force", env=env)
     assert done.returncode == 0, done.stderr
     assert "UserPromptSubmit" in json.loads(settings.read_text())["hooks"]
-    assert run_cli("install", "claude-code", "--force", env=env).returncode == 0
+    assert run_cli("install", client, "--force", env=env).returncode == 0
     assert "UserPromptSubmit" not in json.loads(settings.read_text())["hooks"]
 
 

@@ -54,11 +54,13 @@ class Wire:
         return self.process.stderr.read().decode()
 
 
-def start(home: Path, extra: dict[str, Any] | None = None) -> tuple[dict[Any, bytes], str]:
+def start(
+    home: Path, extra: dict[str, Any] | None = None, handshake: dict[str, Any] = HANDSHAKE
+) -> tuple[dict[Any, bytes], str]:
     """One client's start: initialize, then the lists (and ``extra``); each answer's line
     by request id, and the server's stderr."""
     wire = Wire(home)
-    wire.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": HANDSHAKE})
+    wire.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": handshake})
     lines = {0: wire.answer()}
     wire.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
     requests = [{"jsonrpc": "2.0", "id": n, "method": m} for n, m in enumerate(LISTS, start=1)]
@@ -108,7 +110,8 @@ def test_a_kept_answer_the_sdk_no_longer_gives_is_corrected(
     stale["answers"][key] = {"tools": []}  # what an older memctl would have listed
     home.mkdir()
     path.write_text(json.dumps(stale))
-    answers, stderr = start(home)
+    upgraded = {**HANDSHAKE, "clientInfo": {"name": "test", "version": "2"}}
+    answers, stderr = start(home, handshake=upgraded)
     assert json.loads(answers[1])["result"] == {"tools": []}  # the front answered
     assert "stale" in stderr
     assert json.loads(path.read_text()) == json.loads(kept)

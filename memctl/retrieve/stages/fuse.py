@@ -193,6 +193,22 @@ def lead(candidates: list[Candidate]) -> tuple[str | None, float]:
     return cosines[0][1], cosines[0][0] - cosines[1][0]
 
 
+def relevance_strength(run: Run, cosine: float | None, share: float) -> float:
+    """What a candidate's own evidence weighs: its cosine + ``words_weight`` x its share of
+    the query's words (the share counts from a cosine of ``words_cosine``); without a
+    vector to compare, the word share stands in for the cosine."""
+    p = run.params
+    if cosine is None:
+        return share + p.words_weight * share
+    return cosine + (p.words_weight * share if cosine >= p.words_cosine else 0.0)
+
+
+def strength_of(run: Run, candidate: Candidate) -> float:
+    """``relevance_strength`` of one candidate for ``run``'s query."""
+    share = coverage(run, candidate, words_pattern(list(run.word_weights)))
+    return relevance_strength(run, similarity(candidate), share)
+
+
 def evidence(
     run: Run,
     candidate: Candidate,
@@ -213,11 +229,7 @@ def evidence(
     seen = (f"cosine {cosine:.3f}, " if cosine is not None else "no vector, ") + (
         f"words {share:.2f}" + (", inside the query's time" if inside else "")
     )
-    # without a vector to compare, the word share stands in for the cosine
-    if cosine is None:
-        strength = share + p.words_weight * share
-    else:
-        strength = cosine + (p.words_weight * share if cosine >= p.words_cosine else 0.0)
+    strength = relevance_strength(run, cosine, share)
     if share >= p.words_floor or (inside and share > 0):
         return SHOWS, seen
     # A name no memory mentions ("When is Ben's birthday?" beside the user's own): closeness
