@@ -188,7 +188,7 @@ _memctl_spec() {
             opts="-h --help"
             ;;
         "config show")
-            opts="--json -h --help"
+            opts="--all --json -h --help"
             ;;
         "config path")
             opts="--project -h --help"

@@ -370,12 +370,13 @@ complete -c memctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcomm
 
 # memctl config
 complete -c memctl -n '__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from show path init set' -s h -l help -d 'Show this message and exit.'
-complete -c memctl -n '__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from show path init set' -a 'show' -d 'Every key, its value and where the value came from.'
+complete -c memctl -n '__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from show path init set' -a 'show' -d 'The settings (and tuning keys someone set), their values and where each came from; --json lists every key.'
 complete -c memctl -n '__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from show path init set' -a 'path' -d 'Print the path of the config file (home, or with --project the project\'s).'
 complete -c memctl -n '__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from show path init set' -a 'init' -d 'Write a commented config file listing every key at its default.'
 complete -c memctl -n '__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from show path init set' -a 'set' -d 'Set one key in the home (or project) config file.'
 
 # memctl config show
+complete -c memctl -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from show' -l all -d 'Every tuning key too, not only the ones set.'
 complete -c memctl -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from show' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from config; and __fish_seen_subcommand_from show' -s h -l help -d 'Show this message and exit.'
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import errno
-from collections.abc import Iterable
+import re
+from collections.abc import Callable, Iterable
 
 
 def did_you_mean(word: str, known: Iterable[str]) -> str:
@@ -15,9 +16,24 @@ def did_you_mean(word: str, known: Iterable[str]) -> str:
 
 
 class MemctlError(Exception):
-    """Base of every error memctl reports to a person instead of a traceback."""
+    """Base of every error memctl reports to a person instead of a traceback.
+
+    The message is in the API's words: a request field is named as the API spells it
+    (``budget``), and ``names`` lists the fields it names, so that a door with spellings
+    of its own (the CLI's ``--budget``) shows its own (``worded``)."""
 
     exit_code = 1
+
+    def __init__(self, message: str = "", names: Iterable[str] = ()) -> None:
+        super().__init__(message)
+        self.names = tuple(names)
+
+    def worded(self, spell: Callable[[str], str]) -> str:
+        """The message with the first mention of each name in ``spell``'s spelling."""
+        text = str(self)
+        for name in self.names:
+            text = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", spell(name), text, count=1)
+        return text
 
 
 class UsageError(MemctlError):

@@ -717,6 +717,8 @@ def _environment() -> list[tuple[str, str]]:
         raise SystemExit(f"gen_docs.py: describe {', '.join(sorted(missing))} in OTHER_ENV")
     entries = list(OTHER_ENV.items())
     for key in config.KEYS:
+        if key.tuning:
+            continue
         default = "empty" if key.default == "" else str(key.default)
         entries.append(
             (
@@ -725,6 +727,14 @@ def _environment() -> list[tuple[str, str]]:
                 f"Allowed: {key.allowed()}; default: {default}.",
             )
         )
+    tuning = ", ".join(key.env for key in config.KEYS if key.tuning)
+    entries.append(
+        (
+            "MEMCTL_<TUNING KEY>",
+            "Sets a tuning key, a stage's constant (the Tuning table of docs/configuration.md "
+            f"says what each does, its default and what is allowed): {tuning}.",
+        )
+    )
     return entries
 
 
@@ -820,6 +830,7 @@ RENDERERS: dict[str, Callable[[Command], str]] = {
 
 CONFIG_DOC = "docs/configuration.md"
 KEYS_START, KEYS_END = "<!-- config-keys:start -->", "<!-- config-keys:end -->"
+TUNING_START, TUNING_END = "<!-- tuning-keys:start -->", "<!-- tuning-keys:end -->"
 MCP_DOC = "docs/mcp.md"
 TOOLS_START, TOOLS_END = "<!-- mcp-tools:start -->", "<!-- mcp-tools:end -->"
 
@@ -834,14 +845,23 @@ def replace_between(path: str, text: str, start: str, end: str, rows: list[str])
 
 
 def render_config_doc(text: str) -> str:
-    """docs/configuration.md with its config-key table made anew from memctl.config.KEYS."""
+    """docs/configuration.md with its two key tables, the settings and the tuning, made anew
+    from memctl.config.KEYS."""
     from memctl.config import KEYS
 
-    rows = ["| key | default | allowed | meaning |", "| --- | --- | --- | --- |"]
-    for key in KEYS:
-        default = f"`{key.default}`" if key.default != "" else "(empty)"
-        rows.append(f"| `{key.name}` | {default} | {key.allowed()} | {key.doc} |")
-    return replace_between(CONFIG_DOC, text, KEYS_START, KEYS_END, rows)
+    def rows(keys: list[Any]) -> list[str]:
+        table = ["| key | default | allowed | meaning |", "| --- | --- | --- | --- |"]
+        for key in keys:
+            default = f"`{key.default}`" if key.default != "" else "(empty)"
+            table.append(f"| `{key.name}` | {default} | {key.allowed()} | {key.doc} |")
+        return table
+
+    text = replace_between(
+        CONFIG_DOC, text, KEYS_START, KEYS_END, rows([k for k in KEYS if not k.tuning])
+    )
+    return replace_between(
+        CONFIG_DOC, text, TUNING_START, TUNING_END, rows([k for k in KEYS if k.tuning])
+    )
 
 
 def mcp_listing() -> tuple[list[Any], list[Any]]:

@@ -294,3 +294,40 @@ def test_only_the_write_module_writes_memories_and_events(path: Path) -> None:
     if path == WRITE_MODULE:
         return
     assert not store_writes_named(path), f"{path}: write through memories.writes.Writer"
+
+
+# What the CLI may import: itself, the API, the layers above the API it drives (integrations:
+# hooks, MCP, setup, doctor; clients: the assistants), and the vocabulary every layer shares
+# (errors, the data model, the version). Everything else it reaches through memctl/api/.
+CLI_REACHES = ("memctl.cli", "memctl.api", "memctl.integrations", "memctl.clients")
+CLI_SHARES = ("memctl", "memctl.errors", "memctl.model")
+
+
+@pytest.mark.parametrize(
+    "path", sorted((PACKAGE / "cli").glob("*.py")), ids=lambda p: p.relative_to(PACKAGE).as_posix()
+)
+def test_the_cli_does_not_import_past_the_api(path: Path) -> None:
+    past = sorted(
+        name
+        for name in memctl_imports(path)
+        if name not in CLI_SHARES
+        and not name.startswith(tuple(f"{r}." for r in CLI_REACHES))
+        and name not in CLI_REACHES
+    )
+    assert not past, f"{path.relative_to(PACKAGE)} imports past memctl/api/: {past}"
+
+
+FLAG = re.compile(r"(?<![\w-])--[a-z][a-z-]+")
+COMMAND = re.compile(r"`memctl [^`]*`")  # a whole command to run, quoted, may hold its flags
+
+
+@pytest.mark.parametrize("path", modules(outside="cli/"), ids=lambda p: p.name)
+def test_errors_below_the_cli_name_no_command_line_flag(path: Path) -> None:
+    """An error raised below the CLI is in the API's words (``budget``); the CLI shows its
+    own spelling (``--budget``), MCP the tool's argument name."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Raise) and node.exc is not None:
+            for part in ast.walk(node.exc):
+                if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                    text = COMMAND.sub("", part.value)
+                    assert not FLAG.search(text), f"{path}:{node.lineno}: {part.value!r}"

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from memctl.context import Context
 from memctl.errors import DatabaseBusyError, InputError, NotFoundError
+from memctl.imports import STRATEGIES as STRATEGIES  # import --strategy
 from memctl.ingest.capture import (
     MODES,
     Captured,
@@ -28,11 +29,11 @@ from memctl.ingest.capture import (
 )
 
 if TYPE_CHECKING:
-    from memctl.imports.report import ImportReport
+    from memctl.imports.report import ImportReport as ImportReport
     from memctl.ingest.backfill import BackfillReport, Target
     from memctl.ingest.undo import UndoReport
     from memctl.maintain.queue import DrainReport
-    from memctl.store.runs import RunRecord
+    from memctl.store.runs import RunRecord as RunRecord
 
 
 @dataclass(frozen=True)

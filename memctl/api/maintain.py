@@ -9,6 +9,7 @@ from pathlib import Path
 from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.maintain.report import MaintainReport
+from memctl.maintain.report import TaskReport as TaskReport
 
 
 @dataclass(frozen=True)

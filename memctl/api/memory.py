@@ -10,9 +10,11 @@ from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.ingest.extract_rules import classify
 from memctl.memories import operations
+from memctl.memories.operations import LINK_TYPES as LINK_TYPES  # link --type
 from memctl.memories.operations import Status
 from memctl.model import Event, Memory, Relation
 from memctl.store import sessions
+from memctl.store.memories import SORTS as SORTS  # list --sort
 from memctl.store.memories import MemoryFilter
 
 AUTO = "auto"  # remember.category: classify each text by the extraction rules
@@ -158,8 +160,8 @@ def purge(ctx: Context, request: PurgeRequest) -> list[Memory]:
     """Delete every memory the filters match (at least one filter); the ones it (would) delete."""
     if not request.filters.any():
         raise UsageError(
-            "purge needs at least one filter (--scope, --kind, --category, "
-            "--state, --tag or --since)"
+            "purge needs at least one filter (scope, kind, category, state, tag or since)",
+            names=("scope", "kind", "category", "state", "tag", "since"),
         )
     where = request.filters.build(ctx)
     if request.dry_run:

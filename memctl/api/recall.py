@@ -14,6 +14,7 @@ from memctl.memories.timeparse import parse_since
 from memctl.model import parse_time
 from memctl.retrieve.context_block import prompt_items, render_context
 from memctl.retrieve.explain import WhyNot, why_not
+from memctl.retrieve.explain import explain as explain  # the CLI renders --explain
 from memctl.retrieve.params import MODES
 from memctl.retrieve.pipeline import RecallResult
 from memctl.retrieve.pipeline import recall as run_recall
@@ -45,21 +46,14 @@ class RecallResponse:
     result: RecallResult
     context: str | None = None  # the rendered block, when asked for
     why_not: WhyNot | None = None
-    # Nothing found in the scopes searched: how many --all-scopes would return (else 0).
+    # Nothing found in the scopes searched: how many all_scopes would return (else 0).
     elsewhere: int = 0
     hosts: dict[str, str] = field(default_factory=dict)  # results another machine pushed
-
-    def hint(self) -> str | None:
-        """The line saying that other scopes have matches, when they do."""
-        if not self.elsewhere:
-            return None
-        many = "memory matches" if self.elsewhere == 1 else "memories match"
-        return f"{self.elsewhere} {many} in other scopes: add --all-scopes to see them"
 
 
 def check_choice(value: str, allowed: tuple[str, ...], option: str) -> str:
     if value not in allowed:
-        raise UsageError(f"{option} takes one of {', '.join(allowed)}, not {value!r}")
+        raise UsageError(f"{option} takes one of {', '.join(allowed)}, not {value!r}", [option])
     return value
 
 
@@ -75,9 +69,11 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
     if not request.query.strip():
         raise UsageError("recall needs a query: an empty one matches nothing")
     if request.mode is not None:
-        check_choice(request.mode, tuple(MODES), "--mode")
+        check_choice(request.mode, tuple(MODES), "mode")
     if request.budget is not None and request.budget < 1:
-        raise UsageError(f"--budget takes a number of tokens (1 or more), not {request.budget}")
+        raise UsageError(
+            f"budget takes a number of tokens (1 or more), not {request.budget}", ["budget"]
+        )
     moment = _as_of(request.as_of)
     target = request.why_not
     if target is not None:  # an unknown id fails before the search, not after
@@ -159,7 +155,9 @@ def layered(ctx: Context, request: SessionStartRequest) -> Layered:
     from memctl.retrieve.session_start import layered_context
 
     if request.budget is not None and request.budget < 1:
-        raise UsageError(f"--budget takes a number of tokens (1 or more), not {request.budget}")
+        raise UsageError(
+            f"budget takes a number of tokens (1 or more), not {request.budget}", ["budget"]
+        )
     scope = operations.resolve_scope(ctx, request.scope)
     budget = request.budget or ctx.settings.recall_context_budget or SESSION_START_TOKENS
     title = project_root(ctx.settings.cwd).name if request.scope in (None, "project") else scope

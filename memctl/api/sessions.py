@@ -52,7 +52,7 @@ ROLES = ("user", "assistant", "tool", "system")
 
 def _filter(ctx: Context, where: Where) -> SessionFilter:
     if where.role is not None and where.role not in ROLES:
-        raise UsageError(f"--role takes one of {', '.join(ROLES)}, not {where.role!r}")
+        raise UsageError(f"role takes one of {', '.join(ROLES)}, not {where.role!r}", ["role"])
     return SessionFilter(
         scopes=operations.recall_scopes(ctx, where.scope, where.all_scopes),
         client=where.client,
@@ -67,7 +67,7 @@ def list_sessions(ctx: Context, where: Where, limit: int = 20) -> list[SessionRo
     from memctl.ingest.digest import DIGEST_TAG  # ingest's rules load numpy: only here
 
     if limit < 1:
-        raise UsageError(f"--limit takes 1 or more, not {limit}")
+        raise UsageError(f"limit takes 1 or more, not {limit}", ["limit"])
     return transcripts.list_sessions(ctx.db, _filter(ctx, where), limit, DIGEST_TAG)
 
 
@@ -151,7 +151,7 @@ def render_message(message: Message, marked: bool = False) -> list[str]:
 def show(ctx: Context, session_id: str, page: int = 1, page_size: int = 50) -> Passage:
     """One page of a session's transcript."""
     if page < 1 or page_size < 1:
-        raise UsageError("--page and --page-size take 1 or more")
+        raise UsageError("page and page_size take 1 or more", ["page", "page_size"])
     session = find_session(ctx, session_id)
     total = transcripts.max_seq(ctx.db, session.id)
     first = (page - 1) * page_size + 1
@@ -214,7 +214,7 @@ def grep(
     holding any of its telling words follow. Operators and quotes are words like others;
     function words ("the", "why") count only in a query of nothing else."""
     if limit < 1 or around < 0:
-        raise UsageError("--limit takes 1 or more and --context 0 or more")
+        raise UsageError("limit takes 1 or more and around 0 or more", ["limit", "around"])
     terms = fts_terms(query)
     if not terms:
         raise UsageError(f"nothing to search for in {query!r}: give a word")
@@ -259,7 +259,7 @@ def expand(ctx: Context, ref: str, around: int = 2) -> Passage:
     """The raw messages behind ``ref`` (a memory id or prefix, a digest, or
     ``SESSION#A-B`` / ``SESSION#N``), with ``around`` turns either side."""
     if around < 0:
-        raise UsageError("--context takes 0 or more")
+        raise UsageError("around takes 0 or more", ["around"])
     ref = ref.strip()
     memory = None
     if MESSAGE_SEPARATOR in ref:

@@ -7,9 +7,8 @@ from typing import Annotated, Any
 
 import typer
 
+from memctl.api.config import Context, Settings, load_settings
 from memctl.cli.fastlane import text_argument as text_argument  # shared with the fast lane
-from memctl.config import Settings, load_settings
-from memctl.context import Context
 from memctl.errors import UsageError
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (stable field names).")]

@@ -7,18 +7,24 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from memctl.api.config import DEFAULT_SOURCE, KEYS, write_config_value, write_template
 from memctl.cli.common import JsonOption, new_typer, settings_for
 from memctl.cli.render import console, print_json
-from memctl.config import KEYS, template, write_config_value
-from memctl.config.files import write_private
 from memctl.errors import UsageError
 
 app = new_typer()
 
 
 @app.command()
-def show(ctx: typer.Context, as_json: JsonOption = False) -> None:
-    """Every key, its value and where the value came from."""
+def show(
+    ctx: typer.Context,
+    every: Annotated[
+        bool, typer.Option("--all", help="Every tuning key too, not only the ones set.")
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """The settings (and tuning keys someone set), their values and where each came from;
+    --json lists every key."""
     settings = settings_for(ctx)
     if as_json:
         print_json(
@@ -28,12 +34,20 @@ def show(ctx: typer.Context, as_json: JsonOption = False) -> None:
             }
         )
         return
+    shown = [
+        key
+        for key in KEYS
+        if every or not key.tuning or settings.sources[key.name] != DEFAULT_SOURCE
+    ]
     table = Table(header_style="bold")
     for column in ("key", "value", "source"):
         table.add_column(column)
-    for key in KEYS:
+    for key in shown:
         table.add_row(key.name, str(settings.values[key.name]), settings.sources[key.name])
     console.print(table)
+    if not every:
+        left = len(KEYS) - len(shown)
+        console.print(f"{left} tuning keys at their defaults: memctl config show --all")
 
 
 @app.command()
@@ -57,7 +71,7 @@ def init(
     target = settings.project_config if project else settings.home_config
     if target.exists() and not force:
         raise UsageError(f"{target} exists; use --force to overwrite it")
-    write_private(target, template())
+    write_template(target)
     console.print(f"wrote {target}")
 
 

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from memctl.api.recall import SessionStartRequest, layered
 from memctl.cli.common import JsonOption, ScopeOption, new_typer, open_context
 from memctl.cli.render import console, print_json, warn
-from memctl.retrieve.session_start import Layered
+
+if TYPE_CHECKING:
+    from memctl.api.recall import Layered
 
 app = new_typer()
 

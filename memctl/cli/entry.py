@@ -132,6 +132,15 @@ def run_typer(command: str | None) -> int:
     return result if isinstance(result, int) else 0
 
 
+# The API's names the command line spells otherwise than ``--name-with-dashes``.
+FLAGS = {"ids": "memory ids", "every": "--all", "tags": "--tag", "around": "--context"}
+
+
+def flag(name: str) -> str:
+    """An API request field as the command line spells it (``page_size`` -> ``--page-size``)."""
+    return FLAGS.get(name, "--" + name.replace("_", "-"))
+
+
 def main(run: Callable[[], int] = _run_memctl, prog: str = "memctl") -> None:
     """Entry point: a MemctlError is one line on stderr and its exit code, never a traceback."""
     try:
@@ -144,7 +153,7 @@ def main(run: Callable[[], int] = _run_memctl, prog: str = "memctl") -> None:
     except MemctlError as exc:
         if os.environ.get("MEMCTL_DEBUG"):
             raise
-        _error(f"{prog}: error: {' '.join(str(exc).split())}")
+        _error(f"{prog}: error: {' '.join(exc.worded(flag).split())}")
         code = exc.exit_code
     except KeyboardInterrupt:
         _error(f"{prog}: interrupted")

@@ -13,6 +13,7 @@ from rich import box
 from rich.table import Table
 
 from memctl.api import ingest as api
+from memctl.api.ingest import STRATEGIES
 from memctl.cli.common import (
     JsonOption,
     ScopeOption,
@@ -24,10 +25,9 @@ from memctl.cli.common import (
 )
 from memctl.cli.render import console, middle, print_json, warn
 from memctl.errors import InputError, UsageError
-from memctl.imports import STRATEGIES
 
 if TYPE_CHECKING:
-    from memctl.imports.report import ImportReport
+    from memctl.api.ingest import ImportReport
 
 app = new_typer()
 

@@ -175,11 +175,11 @@ RECALL_LIMITS = (1, 1000)  # --limit's range (the Typer command's min and max)
 
 def recall(options: dict[str, Any], args: argparse.Namespace) -> int:
     """``memctl recall`` with the options of ``recall_parser``, as the Typer command runs it."""
+    from memctl.api.config import Context
     from memctl.api.recall import RecallRequest, check_choice
     from memctl.cli.recall_out import FORMATS, parse_budget, show
-    from memctl.context import Context
 
-    fmt = "json" if args.as_json else check_choice(args.output, FORMATS, "--format")
+    fmt = "json" if args.as_json else check_choice(args.output, FORMATS, "format")
     tokens = parse_budget(args.budget)
     with Context(settings(options)) as ctx:
         request = RecallRequest(
@@ -213,7 +213,7 @@ def text_argument(text: str | None, what: str = "text") -> str:
 
 def settings(options: dict[str, Any]) -> Any:
     """The settings the global options (--home, -c) select."""
-    from memctl.config import load_settings
+    from memctl.api.config import load_settings
 
     overrides = dict(pair.split("=", 1) for pair in options["config"])
     home = Path(options["home"]).expanduser() if options["home"] else None
@@ -260,8 +260,8 @@ def capture_lines(report: dict[str, Any], log: str | None, waited: bool = False)
 
 def ingest(options: dict[str, Any], args: argparse.Namespace) -> int:
     """The fast path: capture, queue, start a worker, report."""
+    from memctl.api.config import Context
     from memctl.api.ingest import ingest as api_ingest
-    from memctl.context import Context
 
     overrides = dict(pair.split("=", 1) for pair in options["config"])
     request = ingest_request(args, sys.stdin, overrides)

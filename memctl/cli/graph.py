@@ -7,10 +7,10 @@ from typing import Annotated
 import typer
 
 from memctl.api import memory as api
+from memctl.api.memory import LINK_TYPES as TYPES
 from memctl.api.memory import LinkRequest
 from memctl.cli.common import JsonOption, new_typer, open_context
 from memctl.cli.render import console, print_json
-from memctl.memories.operations import LINK_TYPES as TYPES
 
 app = new_typer()
 

@@ -11,7 +11,7 @@ import sys
 from enum import StrEnum
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich import box
@@ -39,9 +39,10 @@ from memctl.cli.render import (
 )
 from memctl.clients import REGISTRY
 from memctl.errors import UsageError
-from memctl.ingest.capture import CaptureReport
 from memctl.integrations.backfill import find_transcripts, since_time
-from memctl.store.runs import RunRecord
+
+if TYPE_CHECKING:
+    from memctl.api.ingest import CaptureReport, RunRecord
 
 app = new_typer()
 

@@ -106,7 +106,8 @@ def init(
     if undo:
         show_removal(setup.uninstall("init", names, place, run, home, force), as_json)
         return
-    request = setup.InitRequest(names, project, force, instructions_only, dry_run)
+    llm = settings_for(ctx).llm
+    request = setup.InitRequest(names, project, force, instructions_only, dry_run, llm)
     show(setup.init(request, place, run, home), dry_run, as_json)
 
 

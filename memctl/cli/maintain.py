@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
@@ -11,9 +11,10 @@ from rich.table import Table
 from memctl.api import maintain as api
 from memctl.cli.common import JsonOption, open_context
 from memctl.cli.render import console, print_json
-from memctl.maintain.report import MaintainReport, TaskReport
 
 SHOWN_IDS = 5
+if TYPE_CHECKING:
+    from memctl.api.maintain import MaintainReport, TaskReport
 
 
 def _detail(task: TaskReport) -> str:

@@ -9,7 +9,14 @@ import typer
 from rich.table import Table
 
 from memctl.api import memory as api
-from memctl.api.memory import Filters, ListRequest, PurgeRequest, RememberRequest, UpdateRequest
+from memctl.api.memory import (
+    SORTS,
+    Filters,
+    ListRequest,
+    PurgeRequest,
+    RememberRequest,
+    UpdateRequest,
+)
 from memctl.cli.common import (
     JsonOption,
     ScopeOption,
@@ -23,7 +30,6 @@ from memctl.cli.common import (
 from memctl.cli.render import console, memory_table, print_json, warn
 from memctl.errors import UsageError
 from memctl.model import Memory, Relation
-from memctl.store.memories import SORTS
 
 app = new_typer()
 

@@ -66,7 +66,7 @@ def recall(
     ] = False,
 ) -> None:
     """Recall memories by meaning, words, time and the graph, through the staged pipeline."""
-    fmt = "json" if as_json else check_choice(output, FORMATS, "--format")
+    fmt = "json" if as_json else check_choice(output, FORMATS, "format")
     tokens = parse_budget(budget)
     context = open_context(ctx)
     request = RecallRequest(

@@ -6,18 +6,16 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from memctl.api.recall import RecallRequest
+from memctl.api.recall import RecallRequest, RecallResult, explain
 from memctl.api.recall import recall as api_recall
 from memctl.cli import render as out
 from memctl.cli.render import age, one_line, print_json, short_id, unbroken, warn
 from memctl.errors import UsageError
-from memctl.retrieve.explain import explain
-from memctl.retrieve.pipeline import RecallResult
 
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from memctl.context import Context
+    from memctl.api.config import Context
 
 FORMATS = ("table", "json", "context", "ids")
 
@@ -53,7 +51,15 @@ def show(context: Context, request: RecallRequest, fmt: str, with_explain: bool)
     if fmt == "context":
         sys.stdout.write((response.context or "") + "\n")
         return
-    render(response.result, fmt, with_explain, response.hint())
+    render(response.result, fmt, with_explain, elsewhere_hint(response.elsewhere))
+
+
+def elsewhere_hint(elsewhere: int) -> str | None:
+    """The line saying that other scopes have matches, when they do."""
+    if not elsewhere:
+        return None
+    many = "memory matches" if elsewhere == 1 else "memories match"
+    return f"{elsewhere} {many} in other scopes: add --all-scopes to see them"
 
 
 UNCONFIRMED_WIDTH = 76  # the unconfirmed memory's line, indented, within 80 columns

@@ -1,8 +1,9 @@
 """One Settings object, layered: defaults < home config < project config < env < flags.
 
 Every tunable constant of memctl is a key in ``KEYS`` with its default and one
-line of documentation; the reference table of docs/configuration.md is generated
-from it.
+line of documentation. ``USER_KEYS`` names the ~30 choices a person makes; the rest
+are the stages' tuning constants. docs/configuration.md's two tables (settings,
+tuning) are generated from them.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from memctl.errors import ConfigError, did_you_mean
 CONFIG_FILE = "config.yaml"
 PROJECT_CONFIG = Path(".memctl") / CONFIG_FILE
 ENV_PREFIX = "MEMCTL_"
+DEFAULT_SOURCE = "default"  # Settings.sources of a key no file, variable or flag set
 # Environment variables that are not config keys but are read elsewhere
 # (MEMCTL_CLIENTS_DIR: where scripts/install-clients and the e2e tests keep the clients).
 # Set in the environment of memctl's own headless assistant runs (``llm: claude-code`` /
@@ -52,6 +54,11 @@ class Key:
     @property
     def env(self) -> str:
         return ENV_PREFIX + self.attr.upper()
+
+    @property
+    def tuning(self) -> bool:
+        """A stage's constant rather than a choice a person makes (``USER_KEYS``)."""
+        return self.name not in USER_KEYS
 
     def allowed(self) -> str:
         if self.choices:
@@ -770,6 +777,46 @@ KEYS: tuple[Key, ...] = (
         minimum=0.0,
     ),
 )
+# The choices a person makes: where models and the store live, which LLM, budgets,
+# scopes, hooks, sync (docs/configuration.md "Settings"). Every other key is a stage's
+# tuning constant: a documented default with its reason, still overridable the same
+# ways for experiments, listed apart ("Tuning") and left out of `memctl config show`
+# unless set or asked for with --all.
+USER_KEYS = frozenset(
+    {
+        "embedder",
+        "embed.model_dir",
+        "ollama.host",
+        "ollama.embed_model",
+        "ollama.chat_model",
+        "llm",
+        "llm.headless_model",
+        "openai.base_url",
+        "openai.model",
+        "openai.api_key_env",
+        "scope.personal_global",
+        "remember.category",
+        "recall.limit",
+        "recall.mode",
+        "recall.llm_gate",
+        "recall.rerank",
+        "recall.context_budget",
+        "list.limit",
+        "ingest.token_budget",
+        "ingest.host_distil",
+        "maintain.tasks",
+        "maintain.backups",
+        "maintain.token_budget",
+        "hooks.timeout",
+        "context.prompt_budget",
+        "mcp.ingest_paths",
+        "sync.remote",
+        "sync.include",
+        "sync.readonly",
+        "sync.auto",
+        "sync.trust",
+    }
+)
 KEYS_BY_NAME = {key.name: key for key in KEYS}
 KEY_NAMES_BY_ATTR = {key.attr: key.name for key in KEYS}
 
@@ -780,7 +827,7 @@ def key_named(name: str) -> Key:
     if key is None:
         raise ConfigError(
             f"unknown config key {name!r}{did_you_mean(name, KEYS_BY_NAME)}; "
-            "`memctl config show` lists every key"
+            "see `memctl config show --all`"
         )
     return key
 
@@ -894,7 +941,7 @@ def read_env(environ: dict[str, str]) -> dict[str, Any]:
         if key is None:
             raise ConfigError(
                 f"unknown environment variable {var}{did_you_mean(var, by_env)}; "
-                "`memctl config show` lists every key (MEMCTL_ and the key, dots as _)"
+                "see `memctl config show --all` (MEMCTL_ and the key, dots as _)"
             )
         parsed[key.name] = key.parse(value)
     return parsed
@@ -928,7 +975,7 @@ def load_settings(
         home = Path(environ["MEMCTL_HOME"]).expanduser() if environ.get("MEMCTL_HOME") else None
     home = home or default_home()
     values = {key.name: key.default for key in KEYS}
-    sources = dict.fromkeys(values, "default")
+    sources = dict.fromkeys(values, DEFAULT_SOURCE)
     if environ.get("OLLAMA_HOST"):
         values["ollama.host"] = _ollama_url(environ["OLLAMA_HOST"])
         sources["ollama.host"] = "OLLAMA_HOST"
@@ -1005,7 +1052,10 @@ def template() -> str:
     import yaml
 
     lines = ["# memctl configuration. Every key is shown at its default; uncomment to change."]
-    for key in KEYS:
+    for key in [k for k in KEYS if not k.tuning] + [None] + [k for k in KEYS if k.tuning]:
+        if key is None:
+            lines += ["#", "# Tuning (advanced): the stages' constants, for experiments."]
+            continue
         lines.append(f"# {key.doc} ({key.allowed()})")
         lines.append(f"# {key.name}: {yaml.safe_dump(key.default).splitlines()[0]}")
     return "\n".join(lines) + "\n"

@@ -258,7 +258,10 @@ def open_input(path: str | None, stdin: Any) -> Input:
     """The transcript at ``path``, or standard input when ``path`` is None or '-'."""
     if path in (None, "-"):
         if stdin is None or stdin.isatty():
-            raise UsageError("give a transcript with --transcript PATH or on standard input")
+            raise UsageError(
+                "give a transcript: its path (transcript) or its text on standard input",
+                ["transcript"],
+            )
         return Input(stdin.buffer if hasattr(stdin, "buffer") else stdin, STDIN_NAME)
     return Input(_open_file(path), str(Path(path)))
 

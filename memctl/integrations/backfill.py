@@ -20,7 +20,7 @@ def find_transcripts(client: str | None = None, since: float | None = None) -> l
     or after ``since``, oldest first (so sessions are stored in the order they ran)."""
     if client is not None and client not in REGISTRY:
         known = ", ".join(REGISTRY)
-        raise UsageError(f"unknown client {client!r} for --backfill: expected one of {known}")
+        raise UsageError(f"unknown client {client!r} to backfill: expected one of {known}")
     found: dict[str, tuple[float, Target]] = {}
     for name, module in REGISTRY.items():
         if client not in (None, name):

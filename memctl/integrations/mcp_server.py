@@ -125,6 +125,14 @@ def allowed_transcript(settings: Settings, path: str) -> str:
     )
 
 
+# The API's names the tools spell otherwise (an error names the argument the model gave).
+TOOL_WORDS = {"around": "context", "transcript": "transcript_path"}
+
+
+def tool_word(name: str) -> str:
+    return TOOL_WORDS.get(name, name)
+
+
 def brief(memory: Memory) -> dict[str, Any]:
     """The fields a model needs of a memory."""
     return {
@@ -207,7 +215,7 @@ def build(ctx: Context) -> MCPServer:
             with one_at_a_time:
                 return work()
         except MemctlError as exc:
-            raise ToolError(" ".join(str(exc).split())) from exc
+            raise ToolError(" ".join(exc.worded(tool_word).split())) from exc
 
     @tool
     def memory_search(

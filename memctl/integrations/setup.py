@@ -49,6 +49,11 @@ class InitRequest:
     force: bool = False  # set up clients that were not found too
     instructions_only: bool = False
     dry_run: bool = False
+    llm: str = "auto"  # the configured llm: init offers an assistant's CLI when none is set
+
+
+# Assistants whose CLI memctl can run headless to distil (llm/headless.py): init offers them.
+HEADLESS_CLIENTS = ("claude-code", "codex")
 
 
 @dataclass
@@ -103,6 +108,12 @@ def init(request: InitRequest, place: Where, run: Launcher, home: Path) -> Outco
     if not request.dry_run:  # the identity files every session starts with (retrieve.identity)
         made = create_identity_files(home, place.project or Path.cwd(), place.project is not None)
         outcome.notes += [f"created {path}: what every session should know" for path in made]
+    offered = [n for n in chosen if n in HEADLESS_CLIENTS]
+    if offered and request.llm in ("auto", "none"):  # offered, never switched on silently
+        outcome.notes.append(
+            f"to distil with {offered[0]}'s own model: `memctl config set llm {offered[0]}` "
+            "(the worker runs it headless once a session ends: it spends your model quota)"
+        )
     return outcome
 
 

@@ -223,7 +223,10 @@ def update(
     if category is not None:
         changes["category"] = parse_choice(Category, category, "category")
     if not changes:
-        raise UsageError("nothing to update: give new text, --tags, --importance or --category")
+        raise UsageError(
+            "nothing to update: give text, tags, importance or category",
+            ["text", "tags", "importance", "category"],
+        )
     vector = ctx.vectors([changes["content"]])[0] if "content" in changes else None
     with ctx.db.atomic():
         Writer(ctx.db).update(memory, changes, vector)

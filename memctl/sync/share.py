@@ -21,9 +21,9 @@ from memctl.store.sync import withheld
 def select(ctx: Context, ids: list[str], every: bool, scope: str | None) -> list[Memory]:
     """The memories named by id, or with ``every`` all but deleted ones (of one scope)."""
     if every == bool(ids):
-        raise UsageError("give memory ids or --all, not both and not neither")
+        raise UsageError("give ids or every, not both and not neither", ["ids", "every"])
     if scope is not None and not every:
-        raise UsageError("--scope goes with --all")
+        raise UsageError("scope goes with every", ["scope", "every"])
     if not every:
         return [get(ctx, memory_id)[0] for memory_id in ids]
     states = tuple(s for s in State if s != State.DELETED)

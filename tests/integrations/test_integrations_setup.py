@@ -74,6 +74,15 @@ def test_init_registers_the_server_and_instructions_in_each_format(user: Path) -
     for skill in ("recall", "remember", "forget"):
         assert "memctl" in (user / ".claude" / "skills" / skill / "SKILL.md").read_text()
     assert any("Cursor's settings" in note for note in outcome.notes)
+    offer = "to distil with claude-code's own model: `memctl config set llm claude-code`"
+    assert any(note.startswith(offer) and "model quota" in note for note in outcome.notes)
+
+
+def test_init_offers_the_assistants_model_only_while_no_llm_is_chosen(user: Path) -> None:
+    chosen = init(user, tools=("codex",), llm="ollama")  # the user picked an LLM already
+    assert not any("memctl config set llm" in note for note in chosen.notes)
+    offered = init(user, tools=("codex", "cursor"), llm="none", force=True)
+    assert any("`memctl config set llm codex`" in note for note in offered.notes)
 
 
 def test_init_twice_changes_nothing_and_undo_restores_every_byte(user: Path) -> None:

@@ -1,0 +1,27 @@
+"""Settings for the front doors: the settings a door's options select (defaults < config
+files < MEMCTL_* < the door's own overrides), the Context on them, and the edits of
+``memctl config``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memctl.config import KEYS, Settings, load_settings, template, write_config_value
+from memctl.config.files import write_private
+from memctl.config.settings import DEFAULT_SOURCE
+from memctl.context import Context
+
+__all__ = [
+    "DEFAULT_SOURCE",
+    "KEYS",
+    "Context",
+    "Settings",
+    "load_settings",
+    "write_config_value",
+    "write_template",
+]
+
+
+def write_template(target: Path) -> None:
+    """A commented config file listing every key at its default, readable by its owner only."""
+    write_private(target, template())
