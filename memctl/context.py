@@ -62,12 +62,23 @@ class Context:
         return self._embedder
 
     def vectors(self, texts: list[str]) -> list[bytes]:
-        """Embed texts as sqlite-vec blobs, refusing to mix models within one store."""
+        """Embed texts as sqlite-vec blobs, refusing to mix models within one store. Text a
+        memory of the store already holds (by content hash) takes that memory's vector, and
+        text given twice is embedded once: only new text costs the model."""
         embedder = self.embedder
         self.db.ensure_vector_model(embedder.name, embedder.dim)
         if not texts:
             return []
-        return [row.tobytes() for row in embedder.embed(texts)]
+        from memctl.model import content_hash
+        from memctl.store.memories import vectors_for_hashes
+
+        digests = [content_hash(text) for text in texts]
+        known = vectors_for_hashes(self.db, set(digests))
+        new = {d: t for d, t in zip(digests, texts, strict=True) if d not in known}
+        if new:
+            made = embedder.embed(list(new.values()))
+            known.update((d, row.tobytes()) for d, row in zip(new, made, strict=True))
+        return [known[d] for d in digests]
 
     def close(self) -> None:
         if "db" in self.__dict__:

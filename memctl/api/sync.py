@@ -12,6 +12,7 @@ from memctl.context import Context
 from memctl.model import Memory
 from memctl.sync import pipeline, setup, share
 from memctl.sync import trust as trusting
+from memctl.sync.incoming import Progress, quiet
 from memctl.sync.pipeline import SyncRequest, SyncResult
 from memctl.sync.setup import InitResult, SyncStatus
 from memctl.sync.trust import Trust
@@ -32,9 +33,11 @@ __all__ = [
 ]
 
 
-def sync(ctx: Context, request: SyncRequest) -> SyncResult:
-    """Pull, import, export and push; with ``dry_run`` only say what would move."""
-    return pipeline.sync_now(ctx, request)
+def sync(ctx: Context, request: SyncRequest, progress: Progress = quiet) -> SyncResult:
+    """Pull, import, export and push; with ``dry_run`` only say what would move.
+    ``progress(stage, done, total)`` hears how far each long step is (total 0: a git
+    step that cannot count)."""
+    return pipeline.sync_now(ctx, request, progress)
 
 
 def init(ctx: Context, remote: str) -> InitResult:

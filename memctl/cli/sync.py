@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from memctl.cli.common import JsonOption, new_typer, open_context
-from memctl.cli.render import console, print_json, warn
+from memctl.cli.render import console, item_progress, print_json, update_items, warn
 
 app = new_typer(invoke_without_command=True)
 share = new_typer()
@@ -29,7 +29,18 @@ def sync(
         return
     from memctl.api import sync as api  # git, YAML and the sync stages: only when syncing
 
-    result = api.sync(open_context(ctx), api.SyncRequest(dry_run=dry_run))
+    with item_progress(disable=as_json or not console.is_terminal) as bar:
+        task = bar.add_task("syncing", total=None, rate="")
+        shown = {"stage": ""}
+
+        def show(stage: str, done: int, total: int) -> None:
+            if stage != shown["stage"]:  # a new step: its own count, rate and time left
+                shown["stage"] = stage
+                bar.reset(task, description=stage, total=total or None, rate="")
+            if total:
+                update_items(bar, task, done, total, stage.split()[-1])
+
+        result = api.sync(open_context(ctx), api.SyncRequest(dry_run=dry_run), show)
     if as_json:
         print_json(result.to_dict())
         return

@@ -763,7 +763,7 @@ KEYS: tuple[Key, ...] = (
         "A repository file larger than this is skipped, unread.",
         minimum=1024,
     ),
-    Key("sync.push_retries", 3, "Pushes retried after the remote moved meanwhile.", minimum=0),
+    Key("sync.push_retries", 8, "Pushes retried after the remote moved meanwhile.", minimum=0),
     Key(
         "sync.git_timeout",
         120.0,

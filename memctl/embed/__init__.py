@@ -14,6 +14,11 @@ if TYPE_CHECKING:
     from memctl.config import Settings
 
 
+# Texts a long write (re-embed, upkeep, sync import) embeds per call: enough for the
+# embedder's own length-sorted batching, few enough that its progress bar moves.
+BATCH_TEXTS = 64
+
+
 class Embedder(Protocol):
     """What the store and the pipelines need from an embedding model."""
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from memctl.context import Context
+from memctl.embed import BATCH_TEXTS
 from memctl.memories.writes import Writer
 from memctl.store.memories import all_contents
 from memctl.store.noise import noise_contents, set_noise_vector
-
-REEMBED_BATCH = 64
 
 
 def reembed(ctx: Context, progress: Callable[[int, int], None] | None = None) -> int:
@@ -27,14 +26,14 @@ def reembed(ctx: Context, progress: Callable[[int, int], None] | None = None) ->
     writer = Writer(ctx.db)
     with ctx.db.atomic():
         ctx.db.create_vector_table(embedder.name, embedder.dim)
-        for start in range(0, len(rows), REEMBED_BATCH):
-            batch = rows[start : start + REEMBED_BATCH]
+        for start in range(0, len(rows), BATCH_TEXTS):
+            batch = rows[start : start + BATCH_TEXTS]
             vectors = embedder.embed([content for _, content in batch])
             writer.put_vectors(
                 [(memory_id, v.tobytes()) for (memory_id, _), v in zip(batch, vectors, strict=True)]
             )
             if progress:
-                progress(min(start + REEMBED_BATCH, len(rows)), len(rows))
+                progress(min(start + BATCH_TEXTS, len(rows)), len(rows))
         noise = noise_contents(ctx.db)
         if noise:
             vectors = embedder.embed([content for _, content in noise])

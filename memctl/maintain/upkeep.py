@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from memctl.embed import BATCH_TEXTS
 from memctl.errors import StoreError
 from memctl.maintain.backup import backup_due, make_backup
 from memctl.maintain.plan import Maintenance, TaskReport
-from memctl.maintain.reembed import REEMBED_BATCH, reembed
+from memctl.maintain.reembed import reembed
 from memctl.store.maintenance import change_mark, integrity_problems, optimize_fts
 from memctl.store.memories import get_memories, ids_without_vectors
 from memctl.store.vector_index import vector_index
@@ -56,8 +57,8 @@ def embed_missing(m: Maintenance, report: TaskReport) -> None:
         report.change("embed", memory_id)
     if m.dry_run or not missing:
         return
-    for start in range(0, len(missing), REEMBED_BATCH):
-        batch = list(get_memories(m.db, missing[start : start + REEMBED_BATCH]).values())
+    for start in range(0, len(missing), BATCH_TEXTS):
+        batch = list(get_memories(m.db, missing[start : start + BATCH_TEXTS]).values())
         vectors = embedder.embed([x.content for x in batch])
         with m.db.atomic():
             m.writer.put_vectors(

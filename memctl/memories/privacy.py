@@ -517,6 +517,9 @@ MESSAGE_JOINS = ("", " ")
 
 
 _RUN_END = re.compile(r"[A-Za-z0-9+/_=-]+\Z")
+# A part ending in a closing bracket ended its value there (`"max_output_tokens": 4000}]`):
+# run on into the next part with no space, it would make one value of both
+_CLOSED_END = re.compile(r"[\]})]\Z")
 _RUN_START = re.compile(r"[A-Za-z0-9+/_=-]+")
 # Half of the shortest unlabelled secret: a secret cut in two leaves at least this much
 # of itself on one side.
@@ -657,6 +660,8 @@ class Scrubber(Generic[T]):
         for join in self.joins:
             if join and not labelled:
                 continue  # only a label (or a command) runs on over a space
+            if not join and _CLOSED_END.search(tail):
+                continue
             after = seam + len(join)  # where ``right`` starts in the joined text
             for hit in find_secrets(tail + join + head):
                 if not (hit.outer[0] < seam and hit.outer[1] > after):

@@ -399,15 +399,18 @@ def same_content(db: Database, digest: str, scope: str) -> Memory | None:
     return found[0] if found else None
 
 
-def vector_for_hash(db: Database, digest: str) -> bytes | None:
-    """The stored vector of any memory with this content hash, to skip re-embedding it."""
-    if db.vector_model() is None:
-        return None
-    return db.value(
-        "SELECT v.embedding FROM memories m JOIN memories_vec v ON v.rowid = m.rowid "
-        "WHERE m.content_hash = ? LIMIT 1",
-        (digest,),
+def vectors_for_hashes(db: Database, digests: set[str]) -> dict[str, bytes]:
+    """The stored vector of a memory with each of these content hashes (those any memory
+    with a vector has), so that text the store holds is not embedded again."""
+    if not digests or db.vector_model() is None:
+        return {}
+    rows = db.tuples(
+        "SELECT m.content_hash, v.embedding FROM memories m "
+        "JOIN memories_vec v ON v.rowid = m.rowid "
+        "WHERE m.content_hash IN (SELECT value FROM json_each(?))",
+        (json.dumps(sorted(digests)),),
     )
+    return {digest: vector for digest, vector in rows}
 
 
 def vectors_for(db: Database, ids: list[str]) -> dict[str, bytes]:

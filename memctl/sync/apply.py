@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memctl.context import Context
+from memctl.embed import BATCH_TEXTS
 from memctl.memories.writes import Writer
-from memctl.model import Memory, Visibility, content_hash
+from memctl.model import Memory, Visibility
 from memctl.store import memories as store
 from memctl.store.relations import has_relation
 from memctl.store.runs import RunRecord, save_run
@@ -27,7 +28,7 @@ from memctl.store.sync import (
     files_of,
     put_files,
 )
-from memctl.sync.incoming import Incoming
+from memctl.sync.incoming import Incoming, Progress, quiet
 from memctl.sync.memfile import Version, normal_time, synced_values
 
 
@@ -134,9 +135,11 @@ def _check_unshared(
     plan.unshares.append((memory, previous.host_id))
 
 
-def apply_import(ctx: Context, plan: ImportPlan, incoming: Incoming, run: RunRecord) -> None:
+def apply_import(
+    ctx: Context, plan: ImportPlan, incoming: Incoming, run: RunRecord, progress: Progress = quiet
+) -> None:
     """Write the plan, the index and the run in one transaction."""
-    vectors = _vectors(ctx, plan)
+    vectors = _vectors(ctx, plan, progress)
     writer = Writer(ctx.db, run.id)
     with ctx.db.atomic():
         for version in plan.creates:
@@ -156,21 +159,19 @@ def apply_import(ctx: Context, plan: ImportPlan, incoming: Incoming, run: RunRec
             save_run(ctx.db, run)
 
 
-def _vectors(ctx: Context, plan: ImportPlan) -> dict[str, bytes]:
-    """Vectors of the new text only: a memory whose content this store has already reuses
-    that vector."""
-    found: dict[str, bytes] = {}
-    wanted: list[tuple[str, str]] = []
+def _vectors(ctx: Context, plan: ImportPlan, progress: Progress) -> dict[str, bytes]:
+    """Vectors of the created and rewritten memories, ``BATCH_TEXTS`` at a time, longest
+    first (a batch pads to its longest text); text the store holds already is not
+    embedded again (``Context.vectors``)."""
     texts = [(v.id, v.values["content"]) for v in plan.creates]
     texts += [(v.id, c["content"]) for _, v, c in plan.updates if "content" in c]
-    for memory_id, text in texts:
-        known = store.vector_for_hash(ctx.db, content_hash(text))
-        if known is not None:
-            found[memory_id] = known
-        else:
-            wanted.append((memory_id, text))
-    made = ctx.vectors([text for _, text in wanted]) if wanted else []
-    found.update({memory_id: vector for (memory_id, _), vector in zip(wanted, made, strict=True)})
+    texts.sort(key=lambda item: len(item[1]), reverse=True)
+    found: dict[str, bytes] = {}
+    for start in range(0, len(texts), BATCH_TEXTS):
+        progress("embedding memories", start, len(texts))
+        batch = texts[start : start + BATCH_TEXTS]
+        made = ctx.vectors([text for _, text in batch])
+        found.update(zip([memory_id for memory_id, _ in batch], made, strict=True))
     return found
 
 

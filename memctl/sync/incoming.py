@@ -12,12 +12,21 @@ UTF-8 (shown with ``\\xff`` escapes) or does not match
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from memctl.store.sync import SyncFile
 from memctl.sync.layout import parse_path
 from memctl.sync.memfile import BadFile, Version, parse
 from memctl.sync.repo import Clone, Entry
+
+# A long sync's stages tell how far they are: (what, e.g. "reading files", done, total);
+# a total of 0 is a step that cannot count (git fetching or pushing).
+Progress = Callable[[str, int, int], None]
+
+
+def quiet(stage: str, done: int, total: int) -> None:
+    """The progress of a sync nobody watches."""
 
 
 @dataclass
@@ -32,15 +41,23 @@ class Incoming:
 
 
 def read_incoming(
-    clone: Clone, ref: str, index: dict[str, SyncFile], own_host: str, max_bytes: int
+    clone: Clone,
+    ref: str,
+    index: dict[str, SyncFile],
+    own_host: str,
+    max_bytes: int,
+    progress: Progress = quiet,
 ) -> Incoming:
     incoming = Incoming()
     seen: set[str] = set()
+    changed = []
     for entry in clone.tree(ref):
         seen.add(entry.path)
         known = index.get(entry.path)
-        if known is not None and known.blob == entry.blob and not entry.symlink:
-            continue
+        if known is None or known.blob != entry.blob or entry.symlink:
+            changed.append((entry, known))
+    for done, (entry, known) in enumerate(changed):
+        progress("reading files", done, len(changed))
         try:
             version = _read(clone, entry, max_bytes)
         except BadFile as why:

@@ -28,6 +28,7 @@ from memctl.store.sync import (
     shareable_ids,
     undone_sync_imports,
 )
+from memctl.sync.incoming import Progress, quiet
 from memctl.sync.layout import memory_path, parse_path
 from memctl.sync.memfile import blob_id, normal_time, privacy_problem, render, synced_values
 
@@ -49,7 +50,13 @@ class Outgoing:
         return not (self.writes or self.removes)
 
 
-def plan_export(ctx: Context, own_host: str, candidates: set[str], include_all: bool) -> Outgoing:
+def plan_export(
+    ctx: Context,
+    own_host: str,
+    candidates: set[str],
+    include_all: bool,
+    progress: Progress = quiet,
+) -> Outgoing:
     out = Outgoing()
     ids = sorted(candidates)
     out.withheld = sorted(undone_sync_imports(ctx.db, ids))
@@ -59,7 +66,8 @@ def plan_export(ctx: Context, own_host: str, candidates: set[str], include_all: 
     relations: dict[str, list[Relation]] = {}
     for relation in relations_touching(ctx.db, ids):
         relations.setdefault(relation.src_id, []).append(relation)
-    for memory_id in ids:
+    for done, memory_id in enumerate(ids):
+        progress("preparing memories", done, len(ids))
         mine = [f for f in files.get(memory_id, []) if f.host_id == own_host]
         winner = max(files[memory_id], key=lambda f: f.key) if files.get(memory_id) else None
         memory = memories.get(memory_id)

@@ -11,6 +11,8 @@ follows the work they describe, so nothing is imported or written twice.
 from __future__ import annotations
 
 import json
+import random
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,7 +34,7 @@ from memctl.store.sync import (
     put_files,
 )
 from memctl.sync.apply import apply_import, plan_import
-from memctl.sync.incoming import Incoming, read_incoming
+from memctl.sync.incoming import Incoming, Progress, quiet, read_incoming
 from memctl.sync.layout import (
     FORMAT_FILE,
     README_FILE,
@@ -47,6 +49,11 @@ from memctl.sync.outgoing import Outgoing, plan_export
 from memctl.sync.repo import Clone, git_errors, require_git
 
 META_REMOTE, META_MARK, META_LAST = "sync_remote", "sync_exported_event", "sync_last"
+# Before retrying a refused push, wait a random time up to this doubled per retry, at most
+# PUSH_BACKOFF_CAP ("full jitter", Brooker, AWS Architecture Blog 2015): syncs that raced
+# stop racing in step. benchmarks/team_sync.py (50 hosts, 4 syncs at once): 145 refused
+# pushes instead of 226.
+PUSH_BACKOFF_SECONDS, PUSH_BACKOFF_CAP = 0.25, 2.0
 
 
 @dataclass(frozen=True)
@@ -70,6 +77,7 @@ class SyncResult:
     outgoing: list[tuple[str, str]] = field(default_factory=list)  # (what, path)
     commit: str | None = None
     pushed: bool = False
+    push_retries: int = 0  # pushes refused because the remote moved (fetched and redone)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -89,8 +97,11 @@ def configured_remote(settings: Settings) -> str:
     return str(settings.sync_remote)
 
 
-def sync_now(ctx: Context, request: SyncRequest | None = None) -> SyncResult:
-    """One sync: pull, import, export, push (retried when the remote moved meanwhile)."""
+def sync_now(
+    ctx: Context, request: SyncRequest | None = None, progress: Progress = quiet
+) -> SyncResult:
+    """One sync: pull, import, export, push (retried when the remote moved meanwhile);
+    ``progress`` is told what each long step has done."""
     request = request or SyncRequest()
     settings = ctx.settings
     remote = configured_remote(settings)
@@ -99,35 +110,40 @@ def sync_now(ctx: Context, request: SyncRequest | None = None) -> SyncResult:
         clone = _open_clone(ctx, remote)
         try:
             with git_errors(clone.root):
-                return _sync_in(ctx, clone, remote, request.dry_run)
+                return _sync_in(ctx, clone, remote, request.dry_run, progress)
         finally:
             clone.close()
 
 
-def _sync_in(ctx: Context, clone: Clone, remote: str, dry_run: bool) -> SyncResult:
+def _sync_in(
+    ctx: Context, clone: Clone, remote: str, dry_run: bool, progress: Progress
+) -> SyncResult:
     clone.recover()
     result = SyncResult(remote, host_id(ctx.db), dry_run, ctx.settings.sync_readonly)
     if dry_run:
-        return _preview(ctx, clone, result)
+        return _preview(ctx, clone, result, progress)
     run = RunRecord(id=new_id(), kind=SYNC_KIND)
     try:
-        _rounds(ctx, clone, result, run)
+        _rounds(ctx, clone, result, run, progress)
     finally:
         _finish(ctx, run, result)
     return result
 
 
-def _rounds(ctx: Context, clone: Clone, result: SyncResult, run: RunRecord) -> None:
+def _rounds(
+    ctx: Context, clone: Clone, result: SyncResult, run: RunRecord, progress: Progress
+) -> None:
     settings = ctx.settings
     wanted: set[str] = set()
     for _ in range(settings.sync_push_retries + 1):
+        progress("fetching", 0, 0)
         offline = _pull(clone)
         check_format(
             clone.read_file("HEAD", FORMAT_FILE, settings.sync_max_file_bytes), result.remote
         )
-        wanted |= _import(ctx, clone, result, run)
+        wanted |= _import(ctx, clone, result, run, progress)
         if not settings.sync_readonly:
-            _export(ctx, clone, result, wanted)
+            _export(ctx, clone, result, wanted, progress)
         if offline is not None:
             waiting = clone.ahead_behind()[0]
             raise SyncError(
@@ -137,10 +153,14 @@ def _rounds(ctx: Context, clone: Clone, result: SyncResult, run: RunRecord) -> N
             )
         if settings.sync_readonly or clone.ahead_behind()[0] == 0:
             return
-        _scan_outgoing(clone, settings.sync_max_file_bytes)
+        _scan_outgoing(clone, settings.sync_max_file_bytes, progress)
+        progress("pushing", 0, 0)
         if clone.push():
             result.pushed = True
             return
+        longest = min(PUSH_BACKOFF_CAP, PUSH_BACKOFF_SECONDS * 2**result.push_retries)
+        time.sleep(random.uniform(0, longest))
+        result.push_retries += 1
     raise SyncError(
         f"{result.remote} kept moving: nothing pushed after "
         f"{settings.sync_push_retries + 1} tries; run `memctl sync` again"
@@ -183,11 +203,13 @@ def adopt(ctx: Context, remote: str) -> None:
             ctx.db.set_meta(META_REMOTE, remote)
 
 
-def _import(ctx: Context, clone: Clone, result: SyncResult, run: RunRecord) -> set[str]:
+def _import(
+    ctx: Context, clone: Clone, result: SyncResult, run: RunRecord, progress: Progress
+) -> set[str]:
     """Import what changed; the memories whose local version must go out."""
-    incoming = _read(ctx, clone, "HEAD", result.host)
+    incoming = _read(ctx, clone, "HEAD", result.host, progress)
     plan = plan_import(ctx, incoming, result.host)
-    apply_import(ctx, plan, incoming, run)
+    apply_import(ctx, plan, incoming, run, progress)
     if any(plan.counts().values()):
         result.run_id = run.id
     result.bad_files = clone.dropped + incoming.bad
@@ -196,25 +218,27 @@ def _import(ctx: Context, clone: Clone, result: SyncResult, run: RunRecord) -> s
     return plan.local_won | set(incoming.gone_own)
 
 
-def _read(ctx: Context, clone: Clone, ref: str, host: str) -> Incoming:
+def _read(ctx: Context, clone: Clone, ref: str, host: str, progress: Progress) -> Incoming:
     index = indexed_files(ctx.db)
-    return read_incoming(clone, ref, index, host, ctx.settings.sync_max_file_bytes)
+    return read_incoming(clone, ref, index, host, ctx.settings.sync_max_file_bytes, progress)
 
 
 def candidates(ctx: Context) -> set[str]:
     return changed_since(ctx.db, int(ctx.db.meta(META_MARK) or 0))
 
 
-def _export(ctx: Context, clone: Clone, result: SyncResult, wanted: set[str]) -> None:
+def _export(
+    ctx: Context, clone: Clone, result: SyncResult, wanted: set[str], progress: Progress
+) -> None:
     mark = last_event_id(ctx.db)
     include_all = ctx.settings.sync_include == "all"
-    out = plan_export(ctx, result.host, candidates(ctx) | wanted, include_all)
+    out = plan_export(ctx, result.host, candidates(ctx) | wanted, include_all, progress)
     if out.withheld:
         with ctx.db.atomic():
             Writer(ctx.db).withhold(out.withheld)
     result.withheld += out.withheld
     result.refused += out.refused
-    written = _write(clone, out, result)
+    written = _write(clone, out, result, progress)
     if clone.read_file("HEAD", FORMAT_FILE, ctx.settings.sync_max_file_bytes) is None:
         clone.write(FORMAT_FILE, format_text())
         clone.write(README_FILE, README_TEXT)
@@ -229,9 +253,10 @@ def _export(ctx: Context, clone: Clone, result: SyncResult, wanted: set[str]) ->
     result.went_out["removed"] = result.went_out.get("removed", 0) + len(out.removes)
 
 
-def _write(clone: Clone, out: Outgoing, result: SyncResult) -> list[Any]:
+def _write(clone: Clone, out: Outgoing, result: SyncResult, progress: Progress) -> list[Any]:
     written = []
-    for row, text in out.writes:
+    for done, (row, text) in enumerate(out.writes):
+        progress("writing files", done, len(out.writes))
         try:
             clone.write(row.path, text)
         except SyncError as exc:
@@ -250,11 +275,13 @@ def _message(host: str, written: int, removed: int) -> str:
     return f"memctl sync from host {host}: {written} written, {removed} removed"
 
 
-def _scan_outgoing(clone: Clone, max_bytes: int) -> None:
+def _scan_outgoing(clone: Clone, max_bytes: int, progress: Progress) -> None:
     """Scan every file the unpushed commits add or change, right before the push; a file
     that fails drops those commits (the next sync writes them again, refusing it)."""
     entries = {e.path: e for e in clone.tree("HEAD")}
-    for path in clone.outgoing_paths():
+    paths = clone.outgoing_paths()
+    for done, path in enumerate(paths):
+        progress("checking files", done, len(paths))
         entry = entries.get(path)
         if entry is None or entry.symlink or entry.size > max_bytes:
             continue
@@ -281,15 +308,16 @@ def _finish(ctx: Context, run: RunRecord, result: SyncResult) -> None:
         ctx.db.set_meta(META_LAST, json.dumps({**summary, "run": result.run_id}))
 
 
-def _preview(ctx: Context, clone: Clone, result: SyncResult) -> SyncResult:
+def _preview(ctx: Context, clone: Clone, result: SyncResult, progress: Progress) -> SyncResult:
     """What a sync would bring in and send out, from a fresh fetch; nothing written."""
+    progress("fetching", 0, 0)
     try:
         clone.fetch()
     except SyncError as exc:
         result.refused.append(("-", str(exc)))
     ref = clone.upstream if clone.has(clone.upstream) else "HEAD"
     check_format(clone.read_file(ref, FORMAT_FILE, ctx.settings.sync_max_file_bytes), result.remote)
-    incoming = _read(ctx, clone, ref, result.host)
+    incoming = _read(ctx, clone, ref, result.host, progress)
     plan = plan_import(ctx, incoming, result.host)
     result.bad_files = incoming.bad
     result.came_in = plan.counts()
@@ -299,7 +327,7 @@ def _preview(ctx: Context, clone: Clone, result: SyncResult) -> SyncResult:
     result.incoming += [("unshare", m.id) for m, _ in plan.unshares]
     if not ctx.settings.sync_readonly:
         wanted = candidates(ctx) | plan.local_won | set(incoming.gone_own)
-        out = plan_export(ctx, result.host, wanted, ctx.settings.sync_include == "all")
+        out = plan_export(ctx, result.host, wanted, ctx.settings.sync_include == "all", progress)
         result.refused += out.refused
         result.went_out = {"written": len(out.writes), "removed": len(out.removes)}
         result.outgoing = [("write", row.path) for row, _ in out.writes]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import shutil
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -341,15 +340,21 @@ def test_three_files_distil_at_once_and_one_thread_writes(
     ctx = make_ctx()
     for i in range(7):
         (files / f"note{i}.md").write_text(f"I prefer editor number {i}.\n")
-    active, peak, lock = [0], [0], threading.Lock()
+    active, peak, calls, lock = [0], [0], [0], threading.Lock()
     writers: set[int] = set()
     real_distil, real_write = pipeline.distil, pipeline._Importer.write
+    # the first three wait for one another: three at once however busy the machine is (a
+    # sleep left that to the scheduler, and a loaded machine ran them one after another)
+    together = threading.Barrier(3)
 
     def distil(*args: Any) -> Any:
         with lock:
             active[0] += 1
+            calls[0] += 1
+            first = calls[0] <= 3
             peak[0] = max(peak[0], active[0])
-        time.sleep(0.05)
+        if first:
+            together.wait(timeout=30)
         try:
             return real_distil(*args)
         finally:

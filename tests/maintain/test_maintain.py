@@ -506,13 +506,14 @@ def test_an_imported_memory_counts_from_its_import(make_ctx: Any, tmp_path: Path
 
 def test_reembed_in_length_order_gives_each_memory_its_own_vector(ctx: Context) -> None:
     """Memories are embedded longest first, in batches: every vector still lands on its memory."""
-    from memctl.maintain.reembed import REEMBED_BATCH, reembed
+    from memctl.embed import BATCH_TEXTS
+    from memctl.maintain.reembed import reembed
 
-    contents = [f"note {i} " + "word " * ((i * 7) % 40) for i in range(REEMBED_BATCH + 9)]
+    contents = [f"note {i} " + "word " * ((i * 7) % 40) for i in range(BATCH_TEXTS + 9)]
     memories = [put(ctx, content) for content in contents]
     seen: list[tuple[int, int]] = []
     assert reembed(ctx, lambda done, total: seen.append((done, total))) == len(contents)
-    assert seen == [(REEMBED_BATCH, len(contents)), (len(contents), len(contents))]
+    assert seen == [(BATCH_TEXTS, len(contents)), (len(contents), len(contents))]
     stored = store.vectors_for(ctx.db, [m.id for m in memories])
     for memory, vector in zip(memories, ctx.vectors(contents), strict=True):
         assert stored[memory.id] == vector

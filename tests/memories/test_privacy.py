@@ -207,6 +207,13 @@ def test_a_secret_whole_in_one_message_does_not_run_on_into_the_next() -> None:
     assert found.secret_count == 1
 
 
+def test_a_value_closed_by_a_bracket_does_not_run_on_into_the_next_message() -> None:
+    # Codex tool calls, one a message: `"max_output_tokens": 4000}]` then `[tool ...`
+    call = '[tool write_stdin: {"session_id": 48230, "max_output_tokens": 4000}]'
+    out, found = _messages(call, call, "[tool result write_stdin: done]")
+    assert out == [call, call, "[tool result write_stdin: done]"] and found.secret_count == 0
+
+
 def test_a_private_block_opened_in_one_message_hides_the_next_ones_to_its_close() -> None:
     out, found = _messages("a <private>diary", "middle", "end</private> b", "c")
     assert out == ["a [REDACTED]", "", " b", "c"] and found.private_blocks == 1

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -10,17 +13,19 @@ import pytest
 from memctl.api import ingest as ingest_api
 from memctl.api import memory as memory_api
 from memctl.api import sync as sync_api
-from memctl.api.memory import EventsRequest, UpdateRequest
+from memctl.api.memory import EventsRequest, RememberRequest, UpdateRequest
 from memctl.api.recall import RecallRequest, recall
 from memctl.context import Context
 from memctl.errors import SyncError, UsageError
 from memctl.memories.writes import Writer
-from memctl.model import Action, State, Visibility, now_iso
+from memctl.model import Action, State, Visibility, content_hash, now_iso
 from memctl.store import memories as store
 from memctl.store.relations import relations_of
 from memctl.sync import pipeline
 from memctl.sync.lock import sync_lock
 from memctl.sync.repo import Clone
+from tests.conftest import run_cli
+from tests.fakes import HashEmbedder
 from tests.syncing import bare_repo, git, history, machine, push_files, shared, work_clone
 
 SYNC = sync_api.SyncRequest()
@@ -434,7 +439,7 @@ def test_a_rejected_push_is_fetched_rebased_and_retried(
 
     monkeypatch.setattr(Clone, "fetch", stale_once)
     result = sync_api.sync(b, SYNC)
-    assert result.pushed and skipped["n"] == 1
+    assert result.pushed and skipped["n"] == 1 and result.push_retries == 1
     assert result.came_in["created"] == 1 and store.get_memory(b.db, first.id) is not None
     files = git("--git-dir", str(remote), "ls-tree", "-r", "--name-only", "HEAD")
     assert first.id in files and second.id in files
@@ -485,3 +490,82 @@ def test_each_push_is_scanned_again(pair: tuple[Context, Context], remote: Path)
     assert "AKIA" not in history(remote)
     assert sync_api.sync(a, SYNC).pushed
     assert "AKIA" not in history(remote) and "a fine memory" in history(remote)
+
+
+def test_a_sync_tells_its_progress(pair: tuple[Context, Context]) -> None:
+    a, b = pair
+    for n in range(3):
+        shared(a, f"the build cache number {n} lives on the ci runner")
+    seen: list[tuple[str, int, int]] = []
+    sync_api.sync(a, SYNC, lambda *step: seen.append(step))
+    assert [s for s in seen if s[0] in ("preparing memories", "writing files")] == [
+        ("preparing memories", 0, 3),
+        ("preparing memories", 1, 3),
+        ("preparing memories", 2, 3),
+        *(("writing files", n, 3) for n in range(3)),
+    ]
+    assert ("fetching", 0, 0) in seen and ("pushing", 0, 0) in seen
+    seen.clear()
+    sync_api.sync(b, SYNC, lambda *step: seen.append(step))
+    assert ("reading files", 2, 3) in seen and ("embedding memories", 0, 3) in seen
+
+
+def _on_a_terminal(*args: str, env: dict[str, str]) -> str:
+    """What `memctl ARGS` writes to a terminal (a pseudo-terminal), as text."""
+    import pty
+
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "memctl", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=follower,
+        stderr=follower,
+        env={**os.environ, "TERM": "xterm", "COLUMNS": "100", **env},
+    )
+    os.close(follower)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the process ended: the terminal is closed
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(leader)
+    assert process.wait(timeout=60) == 0, out
+    return out.decode("utf-8", "replace")
+
+
+def test_the_progress_bar_shows_on_a_terminal_only(
+    pair: tuple[Context, Context], tmp_path: Path, remote: Path
+) -> None:
+    a, _ = pair
+    for n in range(3):
+        shared(a, f"the deploy key number {n} is rotated monthly")
+    sync_api.sync(a, SYNC)
+    env = {"MEMCTL_EMBEDDER": "hash", "MEMCTL_LLM": "none"}
+    for name in ("tty", "pipe"):
+        assert run_cli("--home", str(tmp_path / name), "sync", "init", str(remote)).returncode == 0
+    shown = _on_a_terminal("--home", str(tmp_path / "tty"), "sync", env=env)
+    assert "\x1b[" in shown and "import 3 new" in shown  # the bar drawn, then cleared
+    piped = run_cli("--home", str(tmp_path / "pipe"), "sync", env=env)
+    assert piped.stdout.startswith(str(remote)) and "\x1b" not in piped.stdout + piped.stderr
+    assert "import 3 new" in piped.stdout
+
+
+def test_an_import_embeds_only_text_the_store_does_not_hold(pair: tuple[Context, Context]) -> None:
+    a, b = pair
+    known = "the staging cluster runs on arm64 nodes"
+    memory_api.remember(b, RememberRequest(known))
+    for text in (known, "the release train leaves on tuesdays", known.upper()):
+        shared(a, text)
+    shared(a, "the release train leaves on tuesdays", scope="github.com/acme/app")
+    sync_api.sync(a, SYNC)
+    embedder = b.embedder
+    assert isinstance(embedder, HashEmbedder)
+    embedder.calls.clear()
+    assert sync_api.sync(b, SYNC).came_in["created"] == 4
+    embedded = [text for call in embedder.calls for text in call]
+    assert sorted(embedded) == sorted(["the release train leaves on tuesdays", known.upper()])
+    assert store.vectors_for_hashes(b.db, {content_hash(known.upper())})  # every one has one
