@@ -20,24 +20,33 @@ import os
 import queue
 import sys
 import threading
+import time
 from collections import Counter
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from memctl import __version__
 from memctl.config.files import write_private
 
-# Answers that are a function of the code alone: the handshake, and the lists of
-# tools, resources and prompts (fixed when the server is built).
+# Answers that are a function of the code alone: the handshake (initialize, or
+# server/discover in the 2026-07-28 protocol), and the lists of tools, resources and
+# prompts (fixed when the server is built).
 EARLY_METHODS = (
     "initialize",
+    "server/discover",
     "tools/list",
     "resources/list",
     "resources/templates/list",
     "prompts/list",
+    "subscriptions/listen",  # answered by a notification: the subscription acknowledged
 )
+MODERN_VERSION = "io.modelcontextprotocol/protocolVersion"  # _meta keys of 2026-07-28
+MODERN_CLIENT = "io.modelcontextprotocol/clientInfo"
+LISTEN, ACKNOWLEDGED = "subscriptions/listen", "notifications/subscriptions/acknowledged"
+SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"  # the listen request's id
 ANSWERS_FILE = "mcp-answers.json"
 MAX_REQUEST_BYTES = 1 << 16  # longer lines are tool calls, never an early method
+EOF_GRACE, EOF_POLL = 2.0, 0.01  # seconds the SDK may take to answer them at the end
 MAX_ANSWERS = 64  # a few per client version; a full file starts over
 
 
@@ -108,18 +117,24 @@ class Front:
         self.lines.put(None)
 
     def _key(self, message: Any) -> tuple[Any, str] | None:
-        """(id, key) of a request the front may answer, or None."""
+        """(id, key) of a request the front may answer, or None. Who the client is (its
+        clientInfo) does not change the SDK's answer, which reads the protocol version:
+        a client's new version still gets the early answers."""
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             return None
         method, ident = message.get("method"), message.get("id")
         if method not in EARLY_METHODS or not isinstance(ident, str | int):
             return None
         params = message.get("params")
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        if isinstance(params, dict) and isinstance(meta, dict) and MODERN_VERSION in meta:
+            # the 2026-07-28 protocol (Claude Code 2.1.330): no handshake, every request
+            # carries the protocol version and the client in its _meta
+            shown = {k: v for k, v in meta.items() if k != MODERN_CLIENT}
+            return ident, json.dumps(["modern", method, {**params, "_meta": shown}], sort_keys=True)
         if method == "initialize":
             if self.handshake is not None:
                 return None
-            # Who the client is does not change the answer (the SDK's reads the protocol
-            # version): a client's new version still gets the early answers.
             self.handshake = (
                 {k: v for k, v in params.items() if k != "clientInfo"}
                 if isinstance(params, dict)
@@ -148,7 +163,13 @@ class Front:
             return
         ident, key = found
         result = self.answers[key]
-        self._send({"jsonrpc": "2.0", "id": ident, "result": result})
+        if '"subscriptions/listen"' in key:  # its answer: the acknowledgement, for this id
+            meta = {SUBSCRIPTION: ident, **result.get("_meta", {})}
+            self._send(
+                {"jsonrpc": "2.0", "method": ACKNOWLEDGED, "params": {**result, "_meta": meta}}
+            )
+        else:
+            self._send({"jsonrpc": "2.0", "id": ident, "result": result})
         self.answered[ident] += 1
         self.given[ident] = result
 
@@ -164,6 +185,11 @@ class Front:
         line = self.lines.get()
         if line is None:
             self.lines.put(None)  # every later read is at the end too
+            # The SDK cancels what it has not answered when its input ends: the answers of
+            # the early methods are let through first, so the kept ones can be checked.
+            ends = time.monotonic() + EOF_GRACE
+            while self.pending and time.monotonic() < ends:
+                time.sleep(EOF_POLL)
             return ""
         return line.decode("utf-8", errors="replace")
 
@@ -173,26 +199,24 @@ class Front:
             message = json.loads(text) if self.pending else None
         except ValueError:
             message = None
-        ident = message.get("id") if isinstance(message, dict) else None
-        answer = isinstance(message, dict) and "method" not in message
-        if answer and self.answered[ident] > 0:
-            self.answered[ident] -= 1
+        answer = answer_of(message)
+        if answer is not None and self.answered[answer[0]] > 0:
+            self.answered[answer[0]] -= 1
         else:
             data = text.encode()
             with self.write_lock:
                 while data:
                     data = data[os.write(self.wire_out, data) :]
-        if answer:
-            self._learn(ident, cast(dict[str, Any], message))
+        if answer is not None:
+            self._learn(*answer)
         return len(text)
 
-    def _learn(self, ident: Any, message: dict[str, Any]) -> None:
+    def _learn(self, ident: Any, result: Any) -> None:
         """Keep the SDK's result for an early-method request; drop a kept one it no longer
         gives (the client had the old one: say so on stderr)."""
         key = self.pending.pop(ident, None) if isinstance(ident, str | int) else None
         if key is None:
             return
-        result = message.get("result")
         if ident in self.given and self.given.pop(ident) != result:
             sys.stderr.write(f"memctl mcp: an early answer to request {ident} was stale\n")
         if self.answers.get(key) != result:
@@ -204,6 +228,24 @@ class Front:
 
     def flush(self) -> None:
         pass
+
+
+def answer_of(message: Any) -> tuple[Any, Any] | None:
+    """(request id, result) of an SDK message that answers a request: a response (its
+    result, None for an error), or the acknowledgement of a subscription (its params
+    without the subscription's id); None for anything else."""
+    if not isinstance(message, dict):
+        return None
+    if "method" not in message:
+        return message.get("id"), message.get("result")
+    params = message.get("params")
+    if message["method"] != ACKNOWLEDGED or not isinstance(params, dict):
+        return None
+    meta = params.get("_meta")
+    if not isinstance(meta, dict) or SUBSCRIPTION not in meta:
+        return None
+    rest = {k: v for k, v in meta.items() if k != SUBSCRIPTION}
+    return meta[SUBSCRIPTION], {**params, "_meta": rest}
 
 
 def claim_wire() -> tuple[Any, int]:

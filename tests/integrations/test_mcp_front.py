@@ -172,3 +172,41 @@ def test_the_sdk_client_lists_and_calls_tools_on_first_and_later_starts(home: Pa
     tools, found = anyio.run(through_the_sdk_client, home, True)  # answered from it
     assert tools == TOOLS
     assert "make release" in found
+
+
+def modern_start(home: Path, version: str) -> tuple[dict[Any, bytes], str]:
+    """A start in the 2026-07-28 protocol, as Claude Code 2.1.330 makes it: no initialize,
+    server/discover, a subscription to changes and the lists, the protocol version and the
+    client in each _meta (Claude Code waits for the subscription's acknowledgement)."""
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "test", "version": version},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    wire = Wire(home)
+    lines = {}
+    listen = {"_meta": meta, "notifications": {"toolsListChanged": True}}
+    for ident, method, params in (
+        (0, "server/discover", {"_meta": meta}),
+        ("listen:0", "subscriptions/listen", listen),
+        (1, "tools/list", {"_meta": meta}),
+    ):
+        wire.send({"jsonrpc": "2.0", "id": ident, "method": method, "params": params})
+        lines[ident] = wire.answer()  # the listen's: the subscription acknowledged
+    return lines, wire.close()
+
+
+def test_the_2026_protocol_gets_the_early_answers_too(home: Path) -> None:
+    sdk, _ = modern_start(home, "1")
+    assert "capabilities" in json.loads(sdk[0])["result"]
+    path = home / ANSWERS_FILE
+    kept = json.loads(path.read_text())
+    key = next(k for k in kept["answers"] if '"tools/list"' in k)
+    kept["answers"][key] = {"tools": []}
+    path.write_text(json.dumps(kept))
+    answers, stderr = modern_start(home, "2")  # a client's new version: still answered
+    assert answers[0] == sdk[0] and answers["listen:0"] == sdk["listen:0"]
+    assert json.loads(sdk["listen:0"])["method"] == "notifications/subscriptions/acknowledged"
+    assert json.loads(answers[1])["result"] == {"tools": []}  # the front answered
+    assert "stale" in stderr
+    assert json.loads(path.read_text())["answers"][key] == json.loads(sdk[1])["result"]
