@@ -331,3 +331,13 @@ def test_errors_below_the_cli_name_no_command_line_flag(path: Path) -> None:
                 if isinstance(part, ast.Constant) and isinstance(part.value, str):
                     text = COMMAND.sub("", part.value)
                     assert not FLAG.search(text), f"{path}:{node.lineno}: {part.value!r}"
+
+
+@pytest.mark.parametrize("path", modules(outside="config/"), ids=lambda p: p.name)
+def test_only_the_config_package_builds_settings(path: Path) -> None:
+    """Every door (Typer, the fast lane, hooks, the MCP server, the worker) gets its
+    settings from ``config.settings_from_flags``: one reading of --home and -c."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call):
+            name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+            assert name != "load_settings", f"{path}:{node.lineno}"

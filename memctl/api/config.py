@@ -6,7 +6,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memctl.config import KEYS, Settings, load_settings, template, write_config_value
+from memctl.config import (
+    KEYS,
+    Settings,
+    load_settings,
+    settings_from_flags,
+    split_assignments,
+    template,
+    write_config_value,
+)
 from memctl.config.files import write_private
 from memctl.config.settings import DEFAULT_SOURCE
 from memctl.context import Context
@@ -17,6 +25,8 @@ __all__ = [
     "Context",
     "Settings",
     "load_settings",
+    "settings_from_flags",
+    "split_assignments",
     "write_config_value",
     "write_template",
 ]

@@ -7,9 +7,8 @@ from typing import Annotated, Any
 
 import typer
 
-from memctl.api.config import Context, Settings, load_settings
+from memctl.api.config import Context, Settings, settings_from_flags
 from memctl.cli.fastlane import text_argument as text_argument  # shared with the fast lane
-from memctl.errors import UsageError
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (stable field names).")]
 TagsOption = Annotated[
@@ -41,7 +40,7 @@ def new_typer(**kwargs: Any) -> typer.Typer:
 def settings_for(ctx: typer.Context) -> Settings:
     """The settings the global options (--home, --config) select."""
     options = ctx.find_root().obj or {}
-    return load_settings(home=options.get("home"), overrides=options.get("config"))
+    return settings_from_flags(options.get("home"), options.get("config") or {})
 
 
 def open_context(ctx: typer.Context) -> Context:
@@ -55,17 +54,6 @@ def tags_given(*spellings: list[str] | None) -> list[str] | None:
     """The tags of ``--tag`` and its alias together; None when neither was given."""
     given = [spelling for spelling in spellings if spelling is not None]
     return None if not given else [tag for spelling in given for tag in spelling]
-
-
-def split_assignments(pairs: list[str]) -> dict[str, str]:
-    """``["recall.limit=5"]`` -> ``{"recall.limit": "5"}``."""
-    values = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise UsageError(f"expected KEY=VALUE, got {pair!r}")
-        values[key.strip()] = value
-    return values
 
 
 def home_path(value: str | None) -> Path | None:

@@ -16,7 +16,6 @@ import argparse
 import json
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memctl.errors import InputError, UsageError
@@ -213,11 +212,9 @@ def text_argument(text: str | None, what: str = "text") -> str:
 
 def settings(options: dict[str, Any]) -> Any:
     """The settings the global options (--home, -c) select."""
-    from memctl.api.config import load_settings
+    from memctl.api.config import settings_from_flags
 
-    overrides = dict(pair.split("=", 1) for pair in options["config"])
-    home = Path(options["home"]).expanduser() if options["home"] else None
-    return load_settings(home=home, overrides=overrides)
+    return settings_from_flags(options["home"], options["config"])
 
 
 def capture_lines(report: dict[str, Any], log: str | None, waited: bool = False) -> list[str]:
@@ -260,11 +257,10 @@ def capture_lines(report: dict[str, Any], log: str | None, waited: bool = False)
 
 def ingest(options: dict[str, Any], args: argparse.Namespace) -> int:
     """The fast path: capture, queue, start a worker, report."""
-    from memctl.api.config import Context
+    from memctl.api.config import Context, split_assignments
     from memctl.api.ingest import ingest as api_ingest
 
-    overrides = dict(pair.split("=", 1) for pair in options["config"])
-    request = ingest_request(args, sys.stdin, overrides)
+    request = ingest_request(args, sys.stdin, split_assignments(options["config"]))
     with Context(settings(options)) as ctx:
         result = api_ingest(ctx, request)
     data = result_data(result)

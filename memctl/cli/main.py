@@ -15,7 +15,8 @@ from typing import Annotated, Any
 import typer
 
 from memctl import __version__
-from memctl.cli.common import home_path, new_typer, split_assignments
+from memctl.api.config import split_assignments
+from memctl.cli.common import home_path, new_typer
 
 # command -> the module of memctl.cli that defines it (tests check it is complete).
 COMMANDS: dict[str, str] = {

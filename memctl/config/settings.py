@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -20,7 +21,7 @@ from urllib.parse import urlsplit
 from memctl.config.files import write_private
 from memctl.config.scope import path_scope, project_root, project_scope
 from memctl.config.values import Values
-from memctl.errors import ConfigError, did_you_mean
+from memctl.errors import ConfigError, UsageError, did_you_mean
 
 CONFIG_FILE = "config.yaml"
 PROJECT_CONFIG = Path(".memctl") / CONFIG_FILE
@@ -1000,6 +1001,31 @@ def load_settings(
             values[name] = value
             sources[name] = source
     return Settings(home=home, cwd=cwd, values=values, sources=sources)
+
+
+def split_assignments(pairs: Iterable[str]) -> dict[str, str]:
+    """``["recall.limit=5"]`` -> ``{"recall.limit": "5"}``: the ``-c KEY=VALUE`` flags."""
+    values = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"-c takes KEY=VALUE, not {pair!r}")
+        values[key.strip()] = value
+    return values
+
+
+def settings_from_flags(
+    home: str | Path | None,
+    assignments: Iterable[str] | dict[str, str] = (),
+    cwd: Path | None = None,
+) -> Settings:
+    """The settings a command line selects: ``--home`` and each ``-c KEY=VALUE`` (as
+    written, or already split), for every entry point (Typer, the fast lane, hooks, the
+    MCP server, the worker)."""
+    overrides = assignments if isinstance(assignments, dict) else split_assignments(assignments)
+    return load_settings(
+        home=Path(home).expanduser() if home else None, cwd=cwd, overrides=overrides
+    )
 
 
 def write_config_value(path: Path, name: str, value: str) -> Any:

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from memctl.config import Settings, load_settings
+from memctl.config import Settings, settings_from_flags
 from memctl.config.files import open_private, write_private
 from memctl.context import Context
 from memctl.errors import InputError
@@ -157,7 +157,7 @@ def settings_for(settings: Settings, cwd: Path) -> Settings:
     if not cwd.is_dir() or cwd == settings.cwd:
         return settings
     overrides = {k: v for k, v in settings.values.items() if settings.sources[k] == "flag"}
-    return load_settings(home=settings.home, cwd=cwd, overrides=overrides)
+    return settings_from_flags(settings.home, overrides, cwd)
 
 
 def capture_entry(ctx: Context, entry: Pending) -> Chunked | None:

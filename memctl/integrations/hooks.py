@@ -150,11 +150,9 @@ def _cwd(payload: dict[str, Any]) -> Path:
 
 
 def _settings(options: dict[str, Any], cwd: Path) -> Any:
-    from memctl.config import load_settings
+    from memctl.config import settings_from_flags
 
-    overrides = dict(pair.split("=", 1) for pair in options.get("config", []))
-    home = Path(options["home"]).expanduser() if options.get("home") else None
-    return load_settings(home=home, cwd=cwd, overrides=overrides)
+    return settings_from_flags(options.get("home"), options.get("config", []), cwd)
 
 
 def handle(options: dict[str, Any], client: str, event: str, payload: dict[str, Any]) -> str:

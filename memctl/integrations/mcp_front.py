@@ -263,11 +263,9 @@ def claim_wire() -> tuple[Any, int]:
 def main(options: dict[str, Any]) -> int:
     """``memctl [--home DIR] [-c K=V] mcp`` from the fast lane (no Typer): the front
     starts answering, then the SDK loads and serves."""
-    from memctl.config import load_settings
+    from memctl.config import settings_from_flags
 
-    overrides = dict(pair.split("=", 1) for pair in options.get("config", []))
-    home = Path(options["home"]).expanduser() if options.get("home") else None
-    settings = load_settings(home=home, overrides=overrides)
+    settings = settings_from_flags(options.get("home"), options.get("config", []))
     wire_in, wire_out = claim_wire()
     front = Front(settings.home / ANSWERS_FILE, wire_in, wire_out)
     front.start()

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from memctl.config import load_settings
+from memctl.config import settings_from_flags
 from memctl.context import Context
 from memctl.ingest.pending import Chunked, capture_grown
 from memctl.maintain.claims import worker_name
@@ -33,8 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     name = worker_name("worker")
     try:
-        overrides = dict(pair.split("=", 1) for pair in args.config)
-        settings = load_settings(home=Path(args.home) if args.home else None, overrides=overrides)
+        settings = settings_from_flags(args.home, args.config)
         with Context(settings) as ctx:
             for entry, done in capture_grown(ctx, _log):  # hooks left them (too big, killed)
                 if isinstance(done, Chunked):

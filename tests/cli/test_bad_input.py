@@ -33,6 +33,9 @@ HUGE = "9" * 30
         (["purge"], 2, "at least one filter (--scope, --kind, --category, --state, --tag or"),
         (["promote", "abcd", "--scope", "global"], 2, "--scope goes with --all"),
         (["update", "{id}"], 2, "give --text, --tag, --importance or --category"),
+        # -c read once for every door: the fast lane's recall, Typer's list
+        (["-c", "recall.limit", "recall", "x"], 2, "-c takes KEY=VALUE, not 'recall.limit'"),
+        (["-c", "=5", "list"], 2, "-c takes KEY=VALUE, not '=5'"),
     ],
 )
 def test_bad_input_is_one_line_and_its_own_exit_code(
