@@ -192,30 +192,41 @@ class Server(MCPServer):
             raise ToolError(f"{name}: argument {where!r}: {first['msg']}") from None
 
 
-def build(ctx: Context) -> MCPServer:
-    """The server, with its tools and resources bound to ``ctx``."""
-    server = Server(
-        name="memctl", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
-    )
-    server.parameters = {}
+class Door:
+    """What every tool shares: the server it is registered on, the store's context, and
+    one call at a time on the store's connection (not for two threads at once)."""
 
-    one_at_a_time = threading.Lock()  # the store's connection is not for two threads at once
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.server = Server(
+            name="memctl", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
+        )
+        self.server.parameters = {}
+        self._one_at_a_time = threading.Lock()
 
-    def tool(fn: F) -> F:
+    def tool(self, fn: F) -> F:
         """Register ``fn`` as a tool, its docstring (dedented) its description."""
-        server.add_tool(limited(fn), description=inspect.cleandoc(fn.__doc__ or ""))
-        server.parameters[fn.__name__] = {
+        self.server.add_tool(limited(fn), description=inspect.cleandoc(fn.__doc__ or ""))
+        self.server.parameters[fn.__name__] = {
             name: parameter.default is inspect.Parameter.empty
             for name, parameter in inspect.signature(fn).parameters.items()
         }
         return fn
 
-    def call(work: Callable[[], T]) -> T:
+    def call(self, work: Callable[[], T]) -> T:
+        """``work`` alone on the store; a memctl error becomes the tool's one-line error."""
         try:
-            with one_at_a_time:
+            with self._one_at_a_time:
                 return work()
         except MemctlError as exc:
             raise ToolError(" ".join(exc.worded(tool_word).split())) from exc
+
+
+def _recall_tools(door: Door) -> None:
+    """Reading: search, get, list, the profile and the figures."""
+    ctx = door.ctx
+    call = door.call
+    tool = door.tool
 
     @tool
     def memory_search(
@@ -260,26 +271,6 @@ def build(ctx: Context) -> MCPServer:
         return answer
 
     @tool
-    def memory_store(
-        text: str,
-        tags: list[str] | None = None,
-        category: Literal["profile", "preferences", "entities", "events", "cases", "patterns"]
-        | None = None,
-        importance: float | None = None,
-        scope: str | None = None,
-    ) -> dict[str, Any]:
-        """Store one durable fact in long-term memory, exactly as given: a decision and its
-        reason, a convention, a preference the user stated, the fix to a hard problem.
-        One fact per call, a full sentence that makes sense on its own later. Never store
-        secrets or text marked <private>. Returns the memory (with its id); "existing" is
-        true when the same text was already stored and no copy was made."""
-        request = memory_api.RememberRequest(
-            text, category, tuple(tags or ()), importance, scope, source="mcp"
-        )
-        stored = call(lambda: memory_api.remember(ctx, request))
-        return {**brief(stored.memory), "existing": stored.existing}
-
-    @tool
     def memory_get(id: str) -> dict[str, Any]:
         """One memory by id (or a unique prefix of at least 4 characters), with its
         relations to other memories and its origin (the session and messages it was
@@ -311,6 +302,48 @@ def build(ctx: Context) -> MCPServer:
         return {
             "memories": [brief(m) for m in call(lambda: memory_api.list_memories(ctx, request))]
         }
+
+    @tool
+    def memory_profile(scope: str | None = None) -> dict[str, Any]:
+        """What is known about the user: profile facts and preferences, most important
+        first. Read it when a task depends on how the user likes things done."""
+        request = recall_api.ProfileRequest(scope=scope)
+        return call(lambda: recall_api.profile(ctx, request)).to_dict()
+
+    @tool
+    def memory_stats() -> dict[str, Any]:
+        """How much is stored: memories by kind, category, state and scope; sessions;
+        queued ingest jobs; the current project's scope."""
+        from dataclasses import asdict
+
+        return asdict(call(lambda: memory_api.status(ctx)))
+
+
+def _curation_tools(door: Door) -> None:
+    """Writing: store, update, forget, link."""
+    ctx = door.ctx
+    call = door.call
+    tool = door.tool
+
+    @tool
+    def memory_store(
+        text: str,
+        tags: list[str] | None = None,
+        category: Literal["profile", "preferences", "entities", "events", "cases", "patterns"]
+        | None = None,
+        importance: float | None = None,
+        scope: str | None = None,
+    ) -> dict[str, Any]:
+        """Store one durable fact in long-term memory, exactly as given: a decision and its
+        reason, a convention, a preference the user stated, the fix to a hard problem.
+        One fact per call, a full sentence that makes sense on its own later. Never store
+        secrets or text marked <private>. Returns the memory (with its id); "existing" is
+        true when the same text was already stored and no copy was made."""
+        request = memory_api.RememberRequest(
+            text, category, tuple(tags or ()), importance, scope, source="mcp"
+        )
+        stored = call(lambda: memory_api.remember(ctx, request))
+        return {**brief(stored.memory), "existing": stored.existing}
 
     @tool
     def memory_update(
@@ -346,6 +379,13 @@ def build(ctx: Context) -> MCPServer:
         request = memory_api.LinkRequest(source, target, type, weight)
         return call(lambda: memory_api.link(ctx, request)).to_dict()
 
+
+def _capture_tools(door: Door) -> None:
+    """Capture: a transcript in, and the distillation tasks a host model answers."""
+    ctx = door.ctx
+    call = door.call
+    tool = door.tool
+
     @tool
     def memory_ingest(
         transcript_path: str | None = None,
@@ -371,21 +411,6 @@ def build(ctx: Context) -> MCPServer:
         )
         result = call(lambda: ingest_api.ingest(ctx, request))
         return result.report.to_dict()
-
-    @tool
-    def memory_profile(scope: str | None = None) -> dict[str, Any]:
-        """What is known about the user: profile facts and preferences, most important
-        first. Read it when a task depends on how the user likes things done."""
-        request = recall_api.ProfileRequest(scope=scope)
-        return call(lambda: recall_api.profile(ctx, request)).to_dict()
-
-    @tool
-    def memory_stats() -> dict[str, Any]:
-        """How much is stored: memories by kind, category, state and scope; sessions;
-        queued ingest jobs; the current project's scope."""
-        from dataclasses import asdict
-
-        return asdict(call(lambda: memory_api.status(ctx)))
 
     @tool
     def memory_distill_tasks(limit: int = 3) -> dict[str, Any]:
@@ -424,6 +449,13 @@ def build(ctx: Context) -> MCPServer:
             "notes": record.notes,
         }
 
+
+def _session_tools(door: Door) -> None:
+    """The verbatim sessions: search and expand."""
+    ctx = door.ctx
+    call = door.call
+    tool = door.tool
+
     @tool
     def session_search(
         query: str,
@@ -459,6 +491,13 @@ def build(ctx: Context) -> MCPServer:
             "text": passage.text(),
         }
 
+
+def _resources(door: Door) -> None:
+    """The resources: the profile and the session-start block."""
+    ctx = door.ctx
+    call = door.call
+    server = door.server
+
     @server.resource("memctl://profile", mime_type="text/plain")
     def profile_resource() -> str:
         """The user's profile and preferences, as text."""
@@ -467,11 +506,17 @@ def build(ctx: Context) -> MCPServer:
     @server.resource("memctl://context", mime_type="text/plain")
     def context_resource() -> str:
         """The block a session starts with: memories for this project."""
-        from memctl.integrations.hooks import session_context
+        # the server's own connection, not a second Context opened for every read
+        request = recall_api.SessionStartRequest()
+        return call(lambda: recall_api.layered(ctx, request).text()) or "(no memories yet)"
 
-        return call(lambda: session_context(ctx.settings)) or "(no memories yet)"
 
-    return server
+def build(ctx: Context) -> MCPServer:
+    """The server, with its tools and resources bound to ``ctx``."""
+    door = Door(ctx)
+    for add in (_recall_tools, _curation_tools, _capture_tools, _session_tools, _resources):
+        add(door)
+    return door.server
 
 
 def serve(ctx: Context, wire: Any = None) -> None:
