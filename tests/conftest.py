@@ -152,11 +152,19 @@ def _starts_processes(code: types.CodeType, found_in: dict[str, object], seen: s
     if SLOW_CALLS & set(code.co_names):
         return True
     nested = [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    named = [found_in.get(name) for name in code.co_names]
     helpers = [
-        found_in[name]
-        for name in code.co_names
-        if isinstance(found_in.get(name), types.FunctionType)
-        and getattr(found_in[name], "__module__", "").startswith("tests")
+        function
+        for thing in named
+        if getattr(thing, "__module__", "").startswith("tests")
+        # a helper function, or the methods of a helper class (a process behind an object)
+        for function in (
+            [thing]
+            if isinstance(thing, types.FunctionType)
+            else [f for f in vars(thing).values() if isinstance(f, types.FunctionType)]
+            if isinstance(thing, type)
+            else []
+        )
     ]
     return any(_starts_processes(c, found_in, seen) for c in nested) or any(
         _starts_processes(f.__code__, f.__globals__, seen)  # type: ignore[attr-defined]

@@ -23,6 +23,15 @@ def _in_a_nested_function() -> None:
     inner()
 
 
+class _Process:
+    def __init__(self) -> None:
+        run_cli("--version")
+
+
+def _through_a_class() -> None:
+    _Process()
+
+
 def _in_process() -> None:
     sorted([3, 1, 2])
 
@@ -33,6 +42,7 @@ def _in_process() -> None:
         (_helper, True),
         (_through_a_helper, True),
         (_in_a_nested_function, True),
+        (_through_a_class, True),  # a helper object that starts a process (a server, a wire)
         (_in_process, False),
     ],
 )
