@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from memctl.api.recall import RecallRequest, RecallResult, explain
 from memctl.api.recall import recall as api_recall
 from memctl.cli import render as out
-from memctl.cli.render import age, one_line, print_json, short_id, unbroken, warn
+from memctl.cli.render import age, one_line, print_json, short_id, warn, with_memory_column
 from memctl.errors import UsageError
 
 if TYPE_CHECKING:
@@ -128,14 +128,8 @@ def results_table(result: RecallResult) -> Table:
         ]
         for rank, item in enumerate(result.results, start=1)
     ]
-    columns = [[header, *(row[i] for row in rows)] for i, header in enumerate(headers)]
-    texts, width = unbroken([one_line(i.memory.summary, 200) for i in result.results], columns)
-    for column in headers:
-        table.add_column(column, no_wrap=True)
-    table.add_column("memory", overflow="fold", min_width=width, ratio=1)
-    for row, text in zip(rows, texts, strict=True):
-        table.add_row(*row, text)
-    return table
+    summaries = [one_line(i.memory.summary, 200) for i in result.results]
+    return with_memory_column(table, headers, rows, summaries)
 
 
 def print_explain(result: RecallResult) -> None:

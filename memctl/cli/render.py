@@ -119,8 +119,16 @@ def memory_table(
         ]
         for memory in memories
     ]
+    return with_memory_column(table, headers, rows, [one_line(m.summary) for m in memories])
+
+
+def with_memory_column(
+    table: Table, headers: tuple[str, ...], rows: list[list[str]], summaries: list[str]
+) -> Table:
+    """``table`` with ``headers`` and ``rows``, and a last "memory" column of ``summaries``
+    as wide as the rest leaves room for, breaking no word (``unbroken``)."""
     columns = [[header, *(row[i] for row in rows)] for i, header in enumerate(headers)]
-    texts, width = unbroken([one_line(memory.summary) for memory in memories], columns)
+    texts, width = unbroken(summaries, columns)
     for column in headers:
         table.add_column(column, no_wrap=True)
     table.add_column("memory", overflow="fold", min_width=width, ratio=1)

@@ -82,12 +82,28 @@ def settings_path(where: Where) -> Path:
     return config_dir(where) / "settings.json"
 
 
+def command_group(
+    run: Launcher, client: str, event: str, timeout: int, matcher: str | None = None
+) -> dict[str, Any]:
+    """One hook group of the hooks JSON Claude Code defines and Codex reads too: the
+    command memctl runs for ``client``'s ``event``."""
+    hook = {"type": "command", "command": run.shell("hook", client, event), "timeout": timeout}
+    return {"matcher": matcher, "hooks": [hook]} if matcher else {"hooks": [hook]}
+
+
+def runs_hook_of(client: str, group: Any) -> bool:
+    """Whether a hook group is memctl's for ``client`` (its command runs `hook CLIENT`)."""
+    hooks = group.get("hooks") if isinstance(group, dict) else None
+    return isinstance(hooks, list) and any(
+        isinstance(h, dict) and f" hook {client} " in f" {h.get('command', '')} " for h in hooks
+    )
+
+
 def hook_groups(
     run: Launcher, timeout: int, per_prompt: bool = False
 ) -> dict[str, list[dict[str, Any]]]:
     def group(event: str, matcher: str | None = None) -> dict[str, Any]:
-        hook = {"type": "command", "command": run.shell("hook", NAME, event), "timeout": timeout}
-        return {"matcher": matcher, "hooks": [hook]} if matcher else {"hooks": [hook]}
+        return command_group(run, NAME, event, timeout, matcher)
 
     return {
         "SessionStart": [group("SessionStart", START_MATCHER)],
@@ -99,10 +115,7 @@ def hook_groups(
 
 
 def is_ours(group: Any) -> bool:
-    hooks = group.get("hooks") if isinstance(group, dict) else None
-    return isinstance(hooks, list) and any(
-        isinstance(h, dict) and " hook claude-code " in f" {h.get('command', '')} " for h in hooks
-    )
+    return runs_hook_of(NAME, group)
 
 
 def merge_hooks(

@@ -19,7 +19,7 @@ from typing import Any
 
 from memctl.clients import formats
 from memctl.clients.base import Found, Launcher, Where, existing, find_binary
-from memctl.clients.claude_code import merge_hooks
+from memctl.clients.claude_code import command_group, merge_hooks, runs_hook_of
 from memctl.clients.claude_code import start_output as start_output
 from memctl.clients.files import Plan
 from memctl.clients.instructions import plan_instructions_block
@@ -110,8 +110,7 @@ def hook_groups(
     run: Launcher, timeout: int, per_prompt: bool = False
 ) -> dict[str, list[dict[str, Any]]]:
     def group(event: str, matcher: str | None = None) -> dict[str, Any]:
-        hook = {"type": "command", "command": run.shell("hook", NAME, event), "timeout": timeout}
-        return {"matcher": matcher, "hooks": [hook]} if matcher else {"hooks": [hook]}
+        return command_group(run, NAME, event, timeout, matcher)
 
     return {
         "SessionStart": [group("SessionStart", "startup|resume")],
@@ -121,10 +120,7 @@ def hook_groups(
 
 
 def is_ours(group: Any) -> bool:
-    hooks = group.get("hooks") if isinstance(group, dict) else None
-    return isinstance(hooks, list) and any(
-        isinstance(h, dict) and " hook codex " in f" {h.get('command', '')} " for h in hooks
-    )
+    return runs_hook_of(NAME, group)
 
 
 def plan_hooks(
