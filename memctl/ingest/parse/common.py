@@ -58,6 +58,11 @@ EXIT_CODE = re.compile(r"^(?:Exit code:? |Process exited with code )(-?\d+)[ \t]
 # Codex's shell output header ("Chunk ID: ...", "Wall time: ...") ends at a line "Output:".
 OUTPUT_HEADER = re.compile(r"\A(?:[A-Z][\w ]*: [^\n]*\n)*?Output:\n")
 TOOL_USE_ERROR = re.compile(r"</?tool_use_error>")
+# Claude Code's result of AskUserQuestion: the person's answers to the assistant's questions
+# (their decisions, in their words), kept up to ANSWER_WIDTH: at NOTE_WIDTH a long question
+# left no room for its answer in the gold set's sessions.
+ANSWERED = re.compile(r"^User has answered your questions?: ?")
+ANSWER_WIDTH = 1000
 # A note is scrubbed on its first 4 KiB, then cut to NOTE_WIDTH: a secret crossing the
 # 4 KiB mark lies past the width and is cut away whole (a PEM block is redacted to the end).
 NOTE_SCAN = 4096
@@ -205,7 +210,8 @@ def tool_result_note(output: Any, is_error: bool = False, tool: str = "") -> str
         first = f"exit {code.group(1)}: {first}" if first else f"exit {code.group(1)}"
     label = "tool refused" if REFUSED.match(first) else "tool error" if is_error else "tool result"
     label += f" {tool}" if tool and ":" not in tool and "]" not in tool else ""
-    return one_line(f"[{label}: {first}]" if first else f"[{label}]")
+    width = ANSWER_WIDTH if ANSWERED.match(first) else NOTE_WIDTH
+    return one_line(f"[{label}: {first}]" if first else f"[{label}]", width)
 
 
 def is_subagent_call(name: str, arguments: Any) -> bool:
