@@ -214,7 +214,8 @@ def runs(
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many runs.")] = 20,
     as_json: JsonOption = False,
 ) -> None:
-    """Ingest runs, newest first, with their decision counts and tokens (or one run in full)."""
+    """Ingest runs, newest first, with their decision counts and tokens, and the LLM tokens
+    used today against llm.daily_token_budget (or one run in full)."""
     context = open_context(ctx)
     if run_id is not None:
         record = api.run(context, run_id)
@@ -262,6 +263,9 @@ def runs(
     for row, r in zip(rows, found, strict=True):
         table.add_row(*row, _counts(r.counts).replace(", ", "\n"))
     console.print(table)
+    today = api.tokens_today(context)
+    budget = f"of {today.budget}" if today.budget else "(no daily limit)"
+    console.print(f"LLM tokens today: {today.used} {budget} (llm.daily_token_budget)")
 
 
 @app.command()
