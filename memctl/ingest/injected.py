@@ -80,6 +80,11 @@ INJECTIONS: tuple[Injection, ...] = (
         r"context\..*\Z",
     ),
     _rule("claude-code", "interrupted", r"\[Request interrupted by user[^\]]*\]"),
+    # Cursor: what it attaches to a prompt (its system prompt names these wrappers)
+    _rule("cursor", "attachments", _block("attached_files")),
+    _rule("cursor", "attachments", _block("image_files")),
+    _rule("cursor", "system-reminder", _block("system_reminder")),
+    _rule("cursor", "notification", _block("system_notification")),
     # skill listings any client may paste in
     _rule(
         ANY,

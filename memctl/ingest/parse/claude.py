@@ -42,7 +42,7 @@ def looks_like(record: dict[str, Any]) -> bool:
     )
 
 
-def _block(block: Any, tally: Tally) -> tuple[str, bool] | None:
+def content_block(block: Any, tally: Tally) -> tuple[str, bool] | None:
     """(text, is a tool result) of one content block; None for blocks that say nothing."""
     if not isinstance(block, dict):
         return None
@@ -90,7 +90,7 @@ def messages(record: dict[str, Any], tally: Tally) -> list[Parsed]:
     if isinstance(content, str):
         text, only_tools = without_reminders(content), False
     elif isinstance(content, list):
-        parts = [p for p in (_block(b, tally) for b in content) if p is not None]
+        parts = [p for p in (content_block(b, tally) for b in content) if p is not None]
         text = "\n".join(t for t, _ in parts if t.strip())
         only_tools = bool(parts) and all(is_result for _, is_result in parts)
     else:

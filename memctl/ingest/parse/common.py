@@ -46,6 +46,7 @@ METADATA_KINDS = frozenset(
         "developer message",
         "user message",
         "assistant message",
+        "turn_ended",
     }
 )
 # A tool call is a sub-agent's when its client names it so, or its input has a sub-agent type.
@@ -70,8 +71,10 @@ TOOL_DETAIL_KEYS = (
     "notebook_path",
     "path",
     "pattern",
+    "glob_pattern",
     "url",
     "query",
+    "search_term",
     "description",
     "prompt",
 )
