@@ -62,6 +62,8 @@ INJECTIONS: tuple[Injection, ...] = (
     _rule("claude-code", "command-output", _block("bash-stdout")),
     _rule("claude-code", "command-output", _block("bash-stderr")),
     _rule("claude-code", "hook", _block("user-prompt-submit-hook")),
+    # a background sub-agent's end, told to the model as a user turn
+    _rule("claude-code", "task-notification", _block("task-notification")),
     _rule(
         "claude-code",
         "command-caveat",

@@ -125,7 +125,8 @@ def test_a_first_start_is_answered_from_the_shipped_answers_as_the_sdk_answers(
         assert wire.readline() == first[0][0]  # id 0's: 1 was not answered early
     os.close(write)
     answers, stderr = start(tmp_path / "home", handshake=latest)
-    assert answers == first[0] and stderr == ""
+    stale = "memctl/integrations/mcp_answers.json is stale: run scripts/gen_mcp_answers.py"
+    assert answers == first[0] and stderr == "", stale
 
 
 def test_a_kept_answer_the_sdk_no_longer_gives_is_corrected(
