@@ -99,6 +99,23 @@ def test_tool_calls_are_read_with_their_outcomes_and_a_subagent_report_is_kept()
     assert "[tool refused Write: The user doesn't want to proceed" in notes
 
 
+def test_a_background_sub_agents_report_comes_with_its_end_not_its_start() -> None:
+    """Claude Code 2.1.330 (as the e2e run's transcript shows it): the Agent call's result
+    says it started; the report comes in a later <task-notification> user turn."""
+    notice = "Async agent launched successfully. (This tool result is internal metadata.)"
+    ended = f"<task-notification>\n<task-id>a1</task-id>\n<result>{REPORT}</result>\n"
+    records = [
+        cc("user", "Find why checkout fails", 1),
+        cc("assistant", use(2, "Agent", description="find", prompt="Find", subagent_type="x"), 2),
+        cc("user", result(2, [{"type": "text", "text": notice}]), 3),
+        cc("user", ended + "<usage><tool_uses>3</tool_uses></usage>\n</task-notification>", 4),
+    ]
+    messages, _ = parse(records)
+    assert messages[2].content.startswith("[tool result Agent: Async agent launched")
+    assert messages[3].role == Role.TOOL and messages[3].content.startswith(SUBAGENT_REPORT)
+    assert "Root cause" in digest_text(records) and "task-notification" not in digest_text(records)
+
+
 def test_the_digest_says_asked_changed_fixed_found_left_open_and_outcome() -> None:
     text = digest_text(a_session())
     assert "Asked: /fix-issue 42" in text
