@@ -1,6 +1,6 @@
 """Undo a run: revert every memory change it made, newest first, as a run of its own.
 
-Each event is reverted by the module that wrote it (memories/writes.py): a created
+Each event is reverted by the module that wrote it (store/writes.py): a created
 memory is set to state deleted (the row and its history stay); an update gets its
 old values back (re-embedded when the text changes); a state change is reversed with
 the fields it set; an edge the run added is removed. A memory something else changed
@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
-from memctl.memories.writes import REVERTED, Writer, restored_texts
 from memctl.model import new_id, now_iso
 from memctl.store.events import changed_since, run_events
 from memctl.store.runs import RunRecord, get_run, resolve_run_id, save_run
+from memctl.store.writes import REVERTED, Writer, restored_texts
 
 
 @dataclass

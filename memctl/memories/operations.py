@@ -11,7 +11,6 @@ from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
 from memctl.memories.timeparse import parse_since
-from memctl.memories.writes import Writer
 from memctl.model import (
     HIDDEN_STATES,
     Category,
@@ -35,6 +34,7 @@ from memctl.store.message_search import get_message, is_message_id
 from memctl.store.noise import add_noise_vector
 from memctl.store.relations import relations_of
 from memctl.store.sessions import count_sessions
+from memctl.store.writes import Writer
 
 MAX_CONTENT_CHARS = 100_000
 

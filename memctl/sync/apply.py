@@ -16,7 +16,6 @@ from typing import Any
 
 from memctl.context import Context
 from memctl.embed import BATCH_TEXTS
-from memctl.memories.writes import Writer
 from memctl.model import Memory, Visibility
 from memctl.store import memories as store
 from memctl.store.relations import has_relation
@@ -28,6 +27,7 @@ from memctl.store.sync import (
     files_of,
     put_files,
 )
+from memctl.store.writes import Writer
 from memctl.sync.incoming import Incoming, Progress, quiet
 from memctl.sync.memfile import Version, normal_time, synced_values
 

@@ -17,10 +17,10 @@ from memctl.api.memory import EventsRequest, RememberRequest, UpdateRequest
 from memctl.api.recall import RecallRequest, recall
 from memctl.context import Context
 from memctl.errors import SyncError, UsageError
-from memctl.memories.writes import Writer
 from memctl.model import Action, State, Visibility, content_hash, now_iso
 from memctl.store import memories as store
 from memctl.store.relations import relations_of
+from memctl.store.writes import Writer
 from memctl.sync import pipeline
 from memctl.sync.lock import sync_lock
 from memctl.sync.repo import Clone

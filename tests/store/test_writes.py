@@ -1,4 +1,4 @@
-"""The one write path (memories/writes.py): every kind of write, from a run and from a
+"""The one write path (store/writes.py): every kind of write, from a run and from a
 direct edit, is put back by the same module's revert, on a real SQLite file."""
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ from typing import Any
 from memctl.context import Context
 from memctl.ingest.undo import undo
 from memctl.memories import operations
-from memctl.memories.writes import REVERTED, Writer, restored_texts
 from memctl.model import Action, Memory, Relation, RelationType, State, Visibility, new_id
 from memctl.store import memories as store
 from memctl.store.events import list_events, run_events
 from memctl.store.relations import relations_touching
 from memctl.store.runs import RunRecord, save_run
 from memctl.store.sync import withheld
+from memctl.store.writes import REVERTED, Writer, restored_texts
 
 
 def put(ctx: Context, content: str) -> Memory:

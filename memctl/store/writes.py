@@ -16,8 +16,9 @@ it back. The payloads, one shape per action:
 - unlink: the edge removed; delete (permanent): the content hash; access, conflict,
   reembed: what happened. None of these is reverted.
 
-Only this module (and the store's own scope aliasing) logs events or writes memory rows;
-tests/test_architecture.py holds every other module to that.
+Only this module logs events or writes memory rows (the store's scope aliasing too goes
+through it); tests/test_architecture.py holds every other module, in store/ or above, to
+that.
 
 The caller owns the transaction: a ``Writer`` writes inside whatever ``atomic()`` the
 caller holds, so a change and its event land together or not at all.
@@ -182,6 +183,14 @@ class Writer:
             for i, old, new, old_at in rows
         ]
         log_run_events(self.db, Action.UPDATE, self.run_id, changes)
+
+    def rescope(self, old: str, new: str) -> list[str]:
+        """Move every memory of scope ``old`` to ``new`` (a project whose scope became an
+        alias, store/scopes.py); the ids moved, one update event each."""
+        moved = store.move_scope(self.db, old, new)
+        change = {"before": {"scope": old}, "after": {"scope": new}, "why": "scope alias"}
+        log_run_events(self.db, Action.UPDATE, self.run_id, [(i, change) for i in moved])
+        return moved
 
     def set_shared(self, memories: list[Memory], shared: bool, reason: str) -> None:
         """Make memories shared (released to sync) or private (and withheld from it)."""
