@@ -286,8 +286,10 @@ def undo(
     if as_json:
         print_json(asdict(report))
         return
+    edited = "; ".join(report.notes) if report.kind == "edit" else ""
+    what = edited or _counts(report.counts)
     console.print(
-        f"undid {report.kind} {report.run_id} ({_counts(report.counts)}): "
+        f"undid {report.kind} {short_id(report.run_id)} ({what}): "
         f"{report.reverted} change{'' if report.reverted == 1 else 's'} reverted"
     )
     if report.skipped:

@@ -28,6 +28,7 @@ class UndoReport:
     undo_run_id: str
     kind: str  # of the run undone
     counts: dict[str, int]  # what the run undone did
+    notes: list[str]  # of the run undone (an edit's: what it did to which memories)
     reverted: int = 0
     skipped: list[str] = field(default_factory=list)  # memory ids changed since
 
@@ -57,7 +58,7 @@ def undo(ctx: Context, run_prefix: str | None = None, force: bool = False) -> Un
     texts = restored_texts([e for e in events if e.memory_id not in changed])
     vectors = dict(zip(texts, ctx.vectors(texts), strict=True)) if texts else {}
     record = RunRecord(id=new_id(), kind="undo", undo_of=run.id, session_id=run.session_id)
-    report = UndoReport(run.id, record.id, run.kind, run.counts, skipped=sorted(changed))
+    report = UndoReport(run.id, record.id, run.kind, run.counts, run.notes, skipped=sorted(changed))
     writer = Writer(ctx.db, record.id)
     with ctx.db.atomic():
         for event in reversed(events):

@@ -49,15 +49,31 @@ from memctl.store.writes import Writer
 MAX_CONTENT_CHARS = 100_000
 
 
+# An edit's run names at most this many of the memories it changed (a purge can be large).
+EDIT_NOTES = 10
+
+
 @contextmanager
-def edit(ctx: Context, verb: str, count: int = 1) -> Iterator[Writer]:
+def edit(ctx: Context, verb: str, memories: list[Memory], detail: str = "") -> Iterator[Writer]:
     """One direct edit in one transaction: a writer whose changes are the run of kind
-    ``edit`` that `memctl undo` reverts (``verb``: what it did, to ``count`` memories)."""
-    run = RunRecord(id=new_id(), kind=EDIT_KIND, status="done", counts={verb: count})
+    ``edit`` that `memctl undo` reverts; its notes say what ``verb`` did to which memories
+    (``detail``, or each memory's first words)."""
+    notes = [f"{verb} {m.id[:8]} {detail or _first_words(m.content)}" for m in memories]
+    notes = notes[:EDIT_NOTES]
+    if len(memories) > EDIT_NOTES:
+        notes.append(f"and {len(memories) - EDIT_NOTES} more")
+    run = RunRecord(
+        id=new_id(), kind=EDIT_KIND, status="done", counts={verb: len(memories)}, notes=notes
+    )
     with ctx.db.atomic():
         yield Writer(ctx.db, run.id, run.started_at)
         run.finished_at = now_iso()
         save_run(ctx.db, run)
+
+
+def _first_words(text: str, width: int = 40) -> str:
+    flat = " ".join(text.split())
+    return f'"{flat if len(flat) <= width else flat[: width - 1] + "…"}"'
 
 
 def clean_content(text: str) -> str:
@@ -184,7 +200,7 @@ def remember_once(
     if existing is not None:
         return existing, True
     (vector,) = ctx.vectors([memory.content])
-    with edit(ctx, "remember") as writer:
+    with edit(ctx, "remember", [memory]) as writer:
         writer.create(memory, vector)
     return memory, False
 
@@ -249,7 +265,7 @@ def update(
             ["text", "tags", "importance", "category"],
         )
     vector = ctx.vectors([changes["content"]])[0] if "content" in changes else None
-    with edit(ctx, "update") as writer:
+    with edit(ctx, "update", [memory]) as writer:
         writer.update(memory, changes, vector)
     return get(ctx, memory.id)[0]
 
@@ -264,14 +280,14 @@ def forget(ctx: Context, id_or_prefix: str, noise: bool = False) -> Memory:
     if memory.state == State.ARCHIVED:
         return memory
     if not noise:
-        with edit(ctx, "forget") as writer:
+        with edit(ctx, "forget", [memory]) as writer:
             writer.set_state(memory, State.ARCHIVED, "forget")
         return get(ctx, memory.id)[0]
     vector = store.vectors_for(ctx.db, [memory.id]).get(memory.id)
     if vector is None:
         (vector,) = ctx.vectors([memory.content])
     model = ctx.db.vector_model()
-    with edit(ctx, "forget") as writer:
+    with edit(ctx, "forget", [memory]) as writer:
         writer.set_state(memory, State.ARCHIVED, "forget --noise", noise=True)
         add_noise_vector(
             ctx.db,
@@ -289,7 +305,7 @@ def delete(ctx: Context, id_or_prefix: str, permanent: bool = False) -> Memory:
     memory, _ = get(ctx, id_or_prefix)
     if not permanent:
         if memory.state != State.DELETED:
-            with edit(ctx, "delete") as writer:
+            with edit(ctx, "delete", [memory]) as writer:
                 writer.set_state(memory, State.DELETED, "delete")
         return get(ctx, memory.id)[0]
     with ctx.db.atomic():
@@ -311,7 +327,7 @@ def purge(
         return victims
     live = [m for m in victims if m.state != State.DELETED]
     if live:
-        with edit(ctx, "purge", len(live)) as writer:
+        with edit(ctx, "purge", live) as writer:
             for memory in live:
                 writer.set_state(memory, State.DELETED, "purge")
     return victims
@@ -418,7 +434,7 @@ def link(ctx: Context, a: str, b: str, type: str, weight: float = 1.0) -> Relati
     if src.id == dst.id:
         raise UsageError("a memory cannot be linked to itself")
     relation = Relation(src.id, dst.id, relation_type, weight)
-    with edit(ctx, "link") as writer:
+    with edit(ctx, "link", [src], f"--{relation_type}--> {dst.id[:8]}") as writer:
         writer.link(relation)
     return relation
 
@@ -427,7 +443,7 @@ def unlink(ctx: Context, a: str, b: str, type: str | None = None) -> list[Relati
     """Remove the edges between two memories (either direction; one type or all)."""
     relation_type = parse_choice(RelationType, type, "relation type") if type else None
     src, dst = get(ctx, a)[0], get(ctx, b)[0]
-    with edit(ctx, "unlink") as writer:
+    with edit(ctx, "unlink", [src], f"from {dst.id[:8]}") as writer:
         removed = writer.unlink(src.id, dst.id, relation_type)
         if not removed:
             raise _no_relation(src, dst, type)

@@ -259,7 +259,8 @@ def test_an_mcp_client_curates_memories_and_a_wrong_argument_is_one_line(
     assert run_cli("remember", "A note typed at the terminal.").returncode == 0
     first, second = run_cli("undo"), run_cli("undo")
     assert first.returncode == second.returncode == 0, first.stderr + second.stderr
-    assert "(1 remember)" in first.stdout and "(1 forget)" in second.stdout
+    assert "(remember " in first.stdout and '"A note typed at the terminal."' in first.stdout
+    assert f"(forget {tabs[:8]} " in second.stdout
     with Context(load_settings(), embedder=HashEmbedder()) as ctx:
         states = {m.content: m.state for m in list_memories(ctx, ListRequest(Filters()))}
     assert states == {"We deploy with make ship.": "active", "The user prefers tabs.": "active"}
