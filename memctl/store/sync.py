@@ -95,6 +95,17 @@ def drop_files(db: Database, paths: Iterable[str]) -> None:
     db.executemany("DELETE FROM sync_files WHERE path = ?", [(p,) for p in paths])
 
 
+def move_files(db: Database, moves: dict[str, str | None]) -> None:
+    """Give indexed files new paths (the repository's layout changed); None forgets one."""
+    db.executemany(
+        "DELETE FROM sync_files WHERE path = ?", [(p,) for p, n in moves.items() if not n]
+    )
+    db.executemany(
+        "UPDATE OR REPLACE sync_files SET path = ? WHERE path = ?",
+        [(n, p) for p, n in moves.items() if n],
+    )
+
+
 def clear_index(db: Database) -> None:
     """Forget the index (another repository): the next sync reads every file again."""
     db.execute("DELETE FROM sync_files")

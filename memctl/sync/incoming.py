@@ -6,7 +6,7 @@ already read, by blob id: only new and changed files are read, and only by
 blob (never through the work tree, so a symlink leads nowhere). A file is
 skipped, named and counted when it is a symlink or not a file, its name is not
 UTF-8 (shown with ``\\xff`` escapes) or does not match
-``memories/<scope>/<memory-id>_<host-id>.yaml``, it is larger than
+its format's pattern (``layout``), it is larger than
 ``sync.max_file_bytes``, or it does not parse (``memfile.parse``).
 """
 
@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from memctl.store.sync import SyncFile
-from memctl.sync.layout import parse_path
+from memctl.sync.layout import FORMAT_MAJOR, parse_path
 from memctl.sync.memfile import BadFile, Version, parse
 from memctl.sync.repo import Clone, Entry
 
@@ -47,6 +47,7 @@ def read_incoming(
     own_host: str,
     max_bytes: int,
     progress: Progress = quiet,
+    major: int = FORMAT_MAJOR,
 ) -> Incoming:
     incoming = Incoming()
     seen: set[str] = set()
@@ -59,7 +60,7 @@ def read_incoming(
     for done, (entry, known) in enumerate(changed):
         progress("reading files", done, len(changed))
         try:
-            version = _read(clone, entry, max_bytes)
+            version = _read(clone, entry, max_bytes, major)
         except BadFile as why:
             incoming.bad.append((entry.path, str(why)))
             if known is not None:
@@ -84,7 +85,7 @@ def read_incoming(
     return incoming
 
 
-def _read(clone: Clone, entry: Entry, max_bytes: int) -> Version:
+def _read(clone: Clone, entry: Entry, max_bytes: int, major: int) -> Version:
     if not entry.utf8:
         raise BadFile("its name is not UTF-8")
     if entry.symlink:
@@ -92,7 +93,7 @@ def _read(clone: Clone, entry: Entry, max_bytes: int) -> Version:
     if entry.type != "blob":
         raise BadFile(f"not a file ({entry.type})")
     try:
-        scope, memory_id, host = parse_path(entry.path)
+        scope, memory_id, host = parse_path(entry.path, major)
     except ValueError as why:
         raise BadFile(str(why)) from None
     if entry.size > max_bytes:

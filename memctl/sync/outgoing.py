@@ -29,7 +29,7 @@ from memctl.store.sync import (
     undone_sync_imports,
 )
 from memctl.sync.incoming import Progress, quiet
-from memctl.sync.layout import memory_path, parse_path
+from memctl.sync.layout import FLAT_MAJOR, memory_path, parse_path
 from memctl.sync.memfile import blob_id, normal_time, privacy_problem, render, synced_values
 
 TICK = timedelta(milliseconds=1)
@@ -89,7 +89,10 @@ def _tombstone(memory_id: str, winner: SyncFile | None) -> Memory | None:
     """A memory removed from this store for good that the repository still holds alive."""
     if winner is None or winner.state == State.DELETED:
         return None
-    scope = parse_path(winner.path)[0]
+    try:
+        scope = parse_path(winner.path)[0]
+    except ValueError:  # a format-1 path, in the index of a machine yet to meet format 2
+        scope = parse_path(winner.path, FLAT_MAJOR)[0]
     return Memory(content="-", id=memory_id, state=State.DELETED, scope=scope)
 
 

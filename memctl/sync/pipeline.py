@@ -36,15 +36,24 @@ from memctl.store.sync import (
 from memctl.sync.apply import apply_import, plan_import
 from memctl.sync.incoming import Incoming, Progress, quiet, read_incoming
 from memctl.sync.layout import (
+    FLAT_MAJOR,
     FORMAT_FILE,
+    FORMAT_MAJOR,
     README_FILE,
     README_TEXT,
-    check_format,
     format_text,
     parse_path,
+    read_format,
 )
 from memctl.sync.lock import sync_lock
 from memctl.sync.memfile import BadFile, parse
+from memctl.sync.migrate import (
+    META_INDEX_FORMAT,
+    index_in,
+    index_major,
+    migration_commit,
+    move_index,
+)
 from memctl.sync.outgoing import Outgoing, plan_export
 from memctl.sync.repo import Clone, git_errors, require_git
 
@@ -78,6 +87,7 @@ class SyncResult:
     commit: str | None = None
     pushed: bool = False
     push_retries: int = 0  # pushes refused because the remote moved (fetched and redone)
+    migrated: bool = False  # moved the repository from format 1.0 to 2.0 (dry run: would)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -137,12 +147,14 @@ def _rounds(
     wanted: set[str] = set()
     for _ in range(settings.sync_push_retries + 1):
         progress("fetching", 0, 0)
-        offline = _pull(clone)
-        check_format(
-            clone.read_file("HEAD", FORMAT_FILE, settings.sync_max_file_bytes), result.remote
-        )
-        wanted |= _import(ctx, clone, result, run, progress)
-        if not settings.sync_readonly:
+        offline = _fetch(clone)
+        major = _meet_format(ctx, clone, result, online=offline is None)
+        if major is None:
+            _back_off(result)
+            continue
+        clone.integrate()
+        wanted |= _import(ctx, clone, result, run, progress, major)
+        if not settings.sync_readonly and major == FORMAT_MAJOR:
             _export(ctx, clone, result, wanted, progress)
         if offline is not None:
             waiting = clone.ahead_behind()[0]
@@ -158,23 +170,50 @@ def _rounds(
         if clone.push():
             result.pushed = True
             return
-        longest = min(PUSH_BACKOFF_CAP, PUSH_BACKOFF_SECONDS * 2**result.push_retries)
-        time.sleep(random.uniform(0, longest))
-        result.push_retries += 1
+        _back_off(result)
     raise SyncError(
         f"{result.remote} kept moving: nothing pushed after "
         f"{settings.sync_push_retries + 1} tries; run `memctl sync` again"
     )
 
 
-def _pull(clone: Clone) -> SyncError | None:
-    """Fetch and put this clone's commits on top; the error when the remote is unreachable."""
+def _back_off(result: SyncResult) -> None:
+    """Wait before the fetch that follows a refused push."""
+    longest = min(PUSH_BACKOFF_CAP, PUSH_BACKOFF_SECONDS * 2**result.push_retries)
+    time.sleep(random.uniform(0, longest))
+    result.push_retries += 1
+
+
+def _fetch(clone: Clone) -> SyncError | None:
+    """Fetch; the error when the remote is unreachable."""
     try:
         clone.fetch()
     except SyncError as exc:
         return exc
-    clone.integrate()
     return None
+
+
+def _meet_format(ctx: Context, clone: Clone, result: SyncResult, online: bool) -> int | None:
+    """The format of the fetched repository, migrated to 2.0 first when it is 1.0 and this
+    machine may push (the migration pushed on its own: None when that push lost a race,
+    to fetch again); the index of files read moved into the same format."""
+    ref = clone.upstream if clone.has(clone.upstream) else "HEAD"
+    text = clone.read_file(ref, FORMAT_FILE, ctx.settings.sync_max_file_bytes)
+    major = read_format(text, result.remote) or FORMAT_MAJOR
+    if major == FLAT_MAJOR and online and not ctx.settings.sync_readonly and ref != "HEAD":
+        clone.drop_unpushed()  # written by memctl 1: the export writes them again
+        clone.move_to(migration_commit(clone, clone.checkable(ref), result.host))
+        if not clone.push():
+            clone.drop_unpushed()
+            return None
+        result.migrated = True
+        major = FORMAT_MAJOR
+    if index_major(ctx.db) != major:
+        if major == FORMAT_MAJOR:
+            clone.drop_unpushed()  # written by memctl 1, in format 1: written again
+        with ctx.db.atomic():
+            move_index(ctx.db, major)
+    return major
 
 
 def _open_clone(ctx: Context, remote: str) -> Clone:
@@ -200,14 +239,15 @@ def adopt(ctx: Context, remote: str) -> None:
         if ctx.db.meta(META_REMOTE) != remote:
             clear_index(ctx.db)
             ctx.db.set_meta(META_MARK, "0")
+            ctx.db.set_meta(META_INDEX_FORMAT, str(FORMAT_MAJOR))
             ctx.db.set_meta(META_REMOTE, remote)
 
 
 def _import(
-    ctx: Context, clone: Clone, result: SyncResult, run: RunRecord, progress: Progress
+    ctx: Context, clone: Clone, result: SyncResult, run: RunRecord, progress: Progress, major: int
 ) -> set[str]:
     """Import what changed; the memories whose local version must go out."""
-    incoming = _read(ctx, clone, "HEAD", result.host, progress)
+    incoming = _read(ctx, clone, "HEAD", result.host, progress, major)
     plan = plan_import(ctx, incoming, result.host)
     apply_import(ctx, plan, incoming, run, progress)
     if any(plan.counts().values()):
@@ -218,9 +258,13 @@ def _import(
     return plan.local_won | set(incoming.gone_own)
 
 
-def _read(ctx: Context, clone: Clone, ref: str, host: str, progress: Progress) -> Incoming:
-    index = indexed_files(ctx.db)
-    return read_incoming(clone, ref, index, host, ctx.settings.sync_max_file_bytes, progress)
+def _read(
+    ctx: Context, clone: Clone, ref: str, host: str, progress: Progress, major: int
+) -> Incoming:
+    """The files of a format-``major`` tree that changed since they were last read."""
+    index = index_in(indexed_files(ctx.db), index_major(ctx.db), major)
+    max_bytes = ctx.settings.sync_max_file_bytes
+    return read_incoming(clone, ref, index, host, max_bytes, progress, major)
 
 
 def candidates(ctx: Context) -> set[str]:
@@ -316,8 +360,9 @@ def _preview(ctx: Context, clone: Clone, result: SyncResult, progress: Progress)
     except SyncError as exc:
         result.refused.append(("-", str(exc)))
     ref = clone.upstream if clone.has(clone.upstream) else "HEAD"
-    check_format(clone.read_file(ref, FORMAT_FILE, ctx.settings.sync_max_file_bytes), result.remote)
-    incoming = _read(ctx, clone, ref, result.host, progress)
+    text = clone.read_file(ref, FORMAT_FILE, ctx.settings.sync_max_file_bytes)
+    major = read_format(text, result.remote) or FORMAT_MAJOR
+    incoming = _read(ctx, clone, ref, result.host, progress, major)
     plan = plan_import(ctx, incoming, result.host)
     result.bad_files = incoming.bad
     result.came_in = plan.counts()
@@ -325,7 +370,8 @@ def _preview(ctx: Context, clone: Clone, result: SyncResult, progress: Progress)
     result.incoming += [("update", v.id) for _, v, _ in plan.updates]
     result.incoming += [("conflict", v.id) for v in plan.conflicts]
     result.incoming += [("unshare", m.id) for m, _ in plan.unshares]
-    if not ctx.settings.sync_readonly:
+    result.migrated = major == FLAT_MAJOR and not ctx.settings.sync_readonly
+    if not ctx.settings.sync_readonly and not result.migrated:
         wanted = candidates(ctx) | plan.local_won | set(incoming.gone_own)
         out = plan_export(ctx, result.host, wanted, ctx.settings.sync_include == "all", progress)
         result.refused += out.refused

@@ -237,23 +237,45 @@ class Clone:
         ``.git``: pushed with git's plumbing, they would fail every pull), a commit on top
         of it without them, which this clone's next push sends. The paths dropped are
         kept in ``dropped`` (shown, why)."""
-        out = self.repo.git.ls_tree("-r", "-z", "--full-tree", ref, stdout_as_string=False)
         keep: dict[bytes, bytes] = {}
         self.dropped = []
-        for record in out.split(b"\0"):
-            meta, _, path = record.partition(b"\t")
-            why = path_problem(path) if record else None
+        for path, meta in self.raw_tree(ref).items():
+            why = path_problem(path)
             if why:
                 self.dropped.append((shown(path), why))
-            elif record:
+            else:
                 keep[path] = meta
         if not self.dropped:
             return ref
         message = f"memctl: drop {len(self.dropped)} path(s) git cannot check out"
-        identity = self._identity("sync")
+        return self.commit_tree(keep, ref, message, "sync")
+
+    def raw_tree(self, ref: str) -> dict[bytes, bytes]:
+        """Every file of a commit, ``{path: b"mode type id"}``, paths as git holds them."""
+        out = self.repo.git.ls_tree("-r", "-z", "--full-tree", ref, stdout_as_string=False)
+        found: dict[bytes, bytes] = {}
+        for record in out.split(b"\0"):
+            if record:
+                meta, _, path = record.partition(b"\t")
+                found[path] = meta
+        return found
+
+    def commit_tree(self, files: dict[bytes, bytes], parent: str, message: str, host: str) -> str:
+        """A commit of exactly ``files`` (as ``raw_tree`` gives them) on top of ``parent``,
+        made without the work tree."""
+        tree = self._mktree(files)
         return self._plumb(
-            "commit-tree", self._mktree(keep), "-p", ref, "-m", message, env=identity
+            "commit-tree", tree, "-p", parent, "-m", message, env=self._identity(host)
         )
+
+    def put_blob(self, text: str) -> bytes:
+        """Store a file's text in the object database; its entry for ``commit_tree``."""
+        blob = self._plumb("hash-object", "-w", "--stdin", data=text.encode())
+        return b"100644 blob " + blob.encode()
+
+    def move_to(self, commit: str) -> None:
+        """Make ``commit`` this branch's head, work tree included."""
+        self.repo.git.reset("--hard", "--quiet", commit)
 
     def _mktree(self, entries: dict[bytes, bytes]) -> str:
         """The tree of ``{path: b"mode type id"}``, its subtrees made on the way."""
