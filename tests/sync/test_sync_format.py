@@ -30,7 +30,7 @@ if mark.exists():
     env.update(MEMCTL_EMBEDDER="hash", MEMCTL_LLM="none")
     done = subprocess.run([{python!r}, "-m", "memctl", "--home", {home!r}, "sync"], env=env,
                           capture_output=True, text=True)
-    pathlib.Path({log!r}).write_text(str(done.returncode) + done.stderr)
+    pathlib.Path({log!r}).write_text(str(done.returncode) + done.stdout + done.stderr)
 """
 
 
@@ -79,7 +79,8 @@ def test_two_machines_racing_migrate_a_format_1_repository_once(
     reading: list[int] = []
     result = sync_api.sync(b, SYNC, lambda s, d, t: reading.append(t) if "read" in s else None)
 
-    assert log.read_text().startswith("0"), log.read_text()  # a migrated, inside b's push
+    said = log.read_text()  # a's `memctl sync`, run inside b's push
+    assert said.startswith("0") and "moved the repository from sync format 1.0 to 2.0" in said
     assert not result.migrated and result.push_retries >= 1 and result.pushed
     subjects = git("--git-dir", str(remote), "log", "--format=%s", "main").splitlines()
     assert subjects.count(MESSAGE) == 1, subjects
