@@ -62,6 +62,7 @@ from memctl.model import Action, Memory, Visibility, format_time, new_id  # noqa
 from memctl.store import memories as store  # noqa: E402
 from memctl.store.events import list_events, log_event  # noqa: E402
 from memctl.store.memories import MemoryFilter  # noqa: E402
+from memctl.store.sync import set_read_commit  # noqa: E402
 from memctl.sync.layout import (  # noqa: E402
     FLAT_MAJOR,
     FORMAT_FILE,
@@ -425,8 +426,17 @@ def a_year(root: Path, args: argparse.Namespace, days: int, major: int) -> None:
     day = timed_sync(newcomer)
     print(
         f"  the next day's sync ({day['came_in'].get('created', 0)} new files of "
-        f"{args.hosts} hosts): {day['wall']:.2f} s wall, {day['cpu']:.2f} s CPU, "
-        f"{day['fetched'] / 2**10:.0f} KiB fetched"
+        f"{args.hosts} hosts, reading what changed since the last commit read): "
+        f"{day['wall']:.2f} s wall, {day['cpu']:.2f} s CPU, {day['fetched'] / 2**10:.0f} KiB "
+        "fetched"
+    )
+    _one_more_day(remote, args, days + 1)
+    with context(newcomer) as ctx, ctx.db.atomic():
+        set_read_commit(ctx.db, None, [])  # as before: list the whole tree
+    day = timed_sync(newcomer)
+    print(
+        f"  the day after, reading the whole tree as before ({day['came_in'].get('created', 0)} "
+        f"new files): {day['wall']:.2f} s wall, {day['cpu']:.2f} s CPU"
     )
 
 

@@ -1,8 +1,11 @@
 """Stage 1 of a sync, read: the files of the repository that changed since this machine
 last read them, each checked as untrusted input.
 
-The repository's tree (``git ls-tree``) is compared with the index of files
-already read, by blob id: only new and changed files are read, and only by
+The repository's tree is compared with the index of files already read, by
+blob id: when the index still holds exactly the files of a commit read before,
+only the entries that differ from that commit's tree (``git diff-tree``, so the
+cost follows what changed, not the repository's size); otherwise every entry
+(``git ls-tree``). Only new and changed files are read, and only by
 blob (never through the work tree, so a symlink leads nowhere). A file is
 skipped, named and counted when it is a symlink or not a file, its name is not
 UTF-8 (shown with ``\\xff`` escapes) or does not match
@@ -38,6 +41,7 @@ class Incoming:
     removed: list[SyncFile] = field(default_factory=list)
     bad: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
     gone_own: list[str] = field(default_factory=list)  # memory ids whose own file vanished
+    commit: str | None = None  # the commit read: the index holds its files once applied
 
 
 def read_incoming(
@@ -48,12 +52,24 @@ def read_incoming(
     max_bytes: int,
     progress: Progress = quiet,
     major: int = FORMAT_MAJOR,
+    since: tuple[str, list[tuple[str, str]]] | None = None,
 ) -> Incoming:
-    incoming = Incoming()
-    seen: set[str] = set()
+    """What changed in ``ref`` since the files of ``index`` were read; ``since``: the
+    commit whose tree ``index`` holds and that tree's bad files, to compare with it
+    alone (the bad files it still holds are named again)."""
+    commit = clone.resolve(ref)
+    incoming = Incoming(commit=commit)
+    diff = clone.changes(since[0], commit) if since and commit else None
+    if since is None or diff is None:
+        entries = clone.tree(commit) if commit else []
+        gone = set(index) - {e.path for e in entries}
+    else:
+        entries, removed = diff
+        gone = {path for path in removed if path in index}
+        touched = {e.path for e in entries} | set(removed)
+        incoming.bad = [(path, why) for path, why in since[1] if path not in touched]
     changed = []
-    for entry in clone.tree(ref):
-        seen.add(entry.path)
+    for entry in entries:
         known = index.get(entry.path)
         if known is None or known.blob != entry.blob or entry.symlink:
             changed.append((entry, known))
@@ -77,11 +93,11 @@ def read_incoming(
                 entry.blob,
             )
         )
-    for path, known in index.items():
-        if path not in seen:
-            incoming.removed.append(known)
-            if known.host_id == own_host:
-                incoming.gone_own.append(known.memory_id)
+    for path in sorted(gone):
+        known = index[path]
+        incoming.removed.append(known)
+        if known.host_id == own_host:
+            incoming.gone_own.append(known.memory_id)
     return incoming
 
 

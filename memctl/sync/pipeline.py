@@ -32,6 +32,8 @@ from memctl.store.sync import (
     indexed_files,
     last_event_id,
     put_files,
+    read_commit,
+    set_read_commit,
 )
 from memctl.sync.apply import apply_import, plan_import
 from memctl.sync.incoming import Incoming, Progress, quiet, read_incoming
@@ -263,8 +265,9 @@ def _read(
 ) -> Incoming:
     """The files of a format-``major`` tree that changed since they were last read."""
     index = index_in(indexed_files(ctx.db), index_major(ctx.db), major)
+    since = read_commit(ctx.db) if index_major(ctx.db) == major else None
     max_bytes = ctx.settings.sync_max_file_bytes
-    return read_incoming(clone, ref, index, host, max_bytes, progress, major)
+    return read_incoming(clone, ref, index, host, max_bytes, progress, major, since)
 
 
 def candidates(ctx: Context) -> set[str]:
@@ -288,10 +291,14 @@ def _export(
         clone.write(README_FILE, README_TEXT)
     commit = clone.commit(_message(result.host, len(written), len(out.removes)), result.host)
     result.commit = commit or result.commit
+    read = read_commit(ctx.db)  # what the import read: this commit is it plus the export
+    touched = {f.path for f in written} | {f.path for f in out.removes}
+    bad = [(path, why) for path, why in (read[1] if read else []) if path not in touched]
     with ctx.db.atomic():
         Writer(ctx.db).stamp(out.bumps)
         drop_files(ctx.db, [f.path for f in out.removes])
         put_files(ctx.db, written)
+        set_read_commit(ctx.db, clone.resolve("HEAD") if read else None, bad)
         ctx.db.set_meta(META_MARK, str(mark))
     result.went_out["written"] = result.went_out.get("written", 0) + len(written)
     result.went_out["removed"] = result.went_out.get("removed", 0) + len(out.removes)
@@ -322,8 +329,8 @@ def _message(host: str, written: int, removed: int) -> str:
 def _scan_outgoing(clone: Clone, max_bytes: int, progress: Progress) -> None:
     """Scan every file the unpushed commits add or change, right before the push; a file
     that fails drops those commits (the next sync writes them again, refusing it)."""
-    entries = {e.path: e for e in clone.tree("HEAD")}
     paths = clone.outgoing_paths()
+    entries = {e.path: e for e in clone.tree("HEAD", paths)}
     for done, path in enumerate(paths):
         progress("checking files", done, len(paths))
         entry = entries.get(path)

@@ -30,6 +30,7 @@ ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true", "LC_ALL": "C"}
 SSH = "ssh -o BatchMode=yes -o ConnectTimeout=20"
 FALLBACK_NAME, FALLBACK_EMAIL = "memctl", "memctl@{host}.invalid"
 REJECTED = ("[rejected]", "non-fast-forward", "fetch first", "[remote rejected]")
+PATHS_AT_ONCE = 1000  # paths on one git command line (well under the OS's argument limit)
 
 
 def require_git() -> None:
@@ -312,12 +313,78 @@ class Clone:
         if self.has(self.upstream):
             self.repo.git.reset("--hard", "--quiet", self.upstream)
 
-    def tree(self, ref: str = "HEAD") -> list[Entry]:
-        """Every entry under ``memories/`` of a commit (none for an empty repository)."""
+    def tree(self, ref: str = "HEAD", paths: list[str] | None = None) -> list[Entry]:
+        """Every entry under ``memories/`` of a commit (none for an empty repository), or
+        only those of ``paths``."""
         if not self.has(ref):
             return []
-        out = self.repo.git.ls_tree("-r", "-l", "-z", ref, "--", MEMORIES, stdout_as_string=False)
-        return list(_entries(out))
+        if paths is None:
+            chunks = [[MEMORIES]]
+        else:
+            chunks = [paths[at : at + PATHS_AT_ONCE] for at in range(0, len(paths), PATHS_AT_ONCE)]
+        found: list[Entry] = []
+        for chunk in chunks:
+            out = self.repo.git.ls_tree("-r", "-l", "-z", ref, "--", *chunk, stdout_as_string=False)
+            found += _entries(out)
+        return found
+
+    def resolve(self, ref: str) -> str | None:
+        """The commit id ``ref`` names now (None for none: an empty repository)."""
+        if not self.has(ref):
+            return None
+        return str(self.repo.git.rev_parse("--verify", ref + "^{commit}"))
+
+    def changes(self, since: str, ref: str) -> tuple[list[Entry], list[str]] | None:
+        """The files under ``memories/`` whose entry differs between two commits' trees
+        (``git diff-tree``): (those added or changed, the paths removed); None when
+        ``since`` is not in the clone any more."""
+        if not self.has(since):
+            return None
+        out = self.repo.git.diff_tree(
+            "-r",
+            "-z",
+            "--no-renames",
+            "--raw",
+            since,
+            ref,
+            "--",
+            MEMORIES,
+            stdout_as_string=False,
+        )
+        fields = out.split(b"\0")
+        changed: list[tuple[bytes, bytes, bytes]] = []  # (mode, blob, path)
+        removed = []
+        for meta, path in zip(fields[0::2], fields[1::2], strict=False):
+            _, mode, _, blob, status = meta.decode().lstrip(":").split(" ")
+            if status == "D":
+                removed.append(shown(path))
+            else:
+                changed.append((mode.encode(), blob.encode(), path))
+        sizes = self._sizes([blob for _, blob, _ in changed])
+        entries = [
+            Entry(
+                mode.decode(),
+                "commit" if mode == b"160000" else "blob",
+                blob.decode(),
+                sizes.get(blob, 0),
+                shown(path),
+                _utf8(path),
+            )
+            for mode, blob, path in changed
+        ]
+        return entries, removed
+
+    def _sizes(self, blobs: list[bytes]) -> dict[bytes, int]:
+        """Each object's size in bytes (``git cat-file --batch-check``); 0 when missing."""
+        if not blobs:
+            return {}
+        out = self._plumb("cat-file", "--batch-check", data=b"\n".join(blobs) + b"\n")
+        sizes = {}
+        for line in out.splitlines():
+            parts = line.split()
+            if len(parts) == 3 and parts[2].isdigit():
+                sizes[parts[0].encode()] = int(parts[2])
+        return sizes
 
     def read_blob(self, blob: str) -> bytes:
         return bytes(self.repo.odb.stream(bytes.fromhex(blob)).read())

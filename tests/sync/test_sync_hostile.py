@@ -15,6 +15,7 @@ from memctl.api import sync as sync_api
 from memctl.context import Context
 from memctl.errors import SyncError
 from memctl.store import memories as store
+from memctl.store.sync import set_read_commit
 from memctl.sync.memfile import BadFile, parse
 from tests.syncing import bare_repo, machine, plant, shared
 
@@ -122,6 +123,13 @@ def test_every_hostile_file_is_skipped_and_the_rest_syncs(
     subprocess.run(["git", "clone", "-q", str(remote), str(tmp_path / "fresh")], check=True)
     again = sync_api.sync(b, SYNC)  # and the next sync too
     assert store.get_memory(b.db, kept.id) is not None
+    # It read only what changed since the sync before; a read of the whole tree finds
+    # nothing else and names the same bad files.
+    with b.db.atomic():
+        set_read_commit(b.db, None, [])
+    whole = sync_api.sync(b, SYNC)
+    assert sorted(whole.bad_files) == sorted(again.bad_files)
+    assert not any(whole.came_in.values()) and not any(whole.went_out.values())
     assert again.bad_files
     a_result = sync_api.sync(a, SYNC)
     assert store.get_memory(a.db, _id(60)) is not None and a_result.bad_files
