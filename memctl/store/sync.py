@@ -53,6 +53,16 @@ def indexed_files(db: Database) -> dict[str, SyncFile]:
     }
 
 
+def files_at(db: Database, paths: Iterable[str]) -> dict[str, SyncFile]:
+    """The indexed files at these paths, by path."""
+    rows = db.tuples(
+        "SELECT path, memory_id, host_id, updated_at, state, blob FROM sync_files "
+        "WHERE path IN (SELECT value FROM json_each(?))",
+        (json.dumps(list(paths)),),
+    )
+    return {row[0]: SyncFile(*row) for row in rows}
+
+
 def files_of(db: Database, memory_ids: Iterable[str]) -> dict[str, list[SyncFile]]:
     """The indexed files of these memories, by memory id."""
     found: dict[str, list[SyncFile]] = {}

@@ -47,24 +47,27 @@ class Incoming:
 def read_incoming(
     clone: Clone,
     ref: str,
-    index: dict[str, SyncFile],
+    index_of: Callable[[list[str] | None], dict[str, SyncFile]],
     own_host: str,
     max_bytes: int,
     progress: Progress = quiet,
     major: int = FORMAT_MAJOR,
     since: tuple[str, list[tuple[str, str]]] | None = None,
 ) -> Incoming:
-    """What changed in ``ref`` since the files of ``index`` were read; ``since``: the
-    commit whose tree ``index`` holds and that tree's bad files, to compare with it
-    alone (the bad files it still holds are named again)."""
+    """What changed in ``ref`` since the files of the index were read (``index_of``: its
+    files at these paths, or all); ``since``: the commit whose tree the index holds and
+    that tree's bad files, to compare with it alone (the bad files it still holds are
+    named again)."""
     commit = clone.resolve(ref)
     incoming = Incoming(commit=commit)
     diff = clone.changes(since[0], commit) if since and commit else None
     if since is None or diff is None:
         entries = clone.tree(commit) if commit else []
+        index = index_of(None)
         gone = set(index) - {e.path for e in entries}
     else:
         entries, removed = diff
+        index = index_of([e.path for e in entries] + removed)
         gone = {path for path in removed if path in index}
         touched = {e.path for e in entries} | set(removed)
         incoming.bad = [(path, why) for path, why in since[1] if path not in touched]

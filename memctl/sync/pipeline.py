@@ -25,9 +25,11 @@ from memctl.model import new_id, now_iso
 from memctl.store.runs import RunRecord, save_run
 from memctl.store.sync import (
     SYNC_KIND,
+    SyncFile,
     changed_since,
     clear_index,
     drop_files,
+    files_at,
     host_id,
     indexed_files,
     last_event_id,
@@ -147,6 +149,7 @@ def _rounds(
 ) -> None:
     settings = ctx.settings
     wanted: set[str] = set()
+    arrived: set[str] = set()  # memories whose files came in: this host's may be stale
     for _ in range(settings.sync_push_retries + 1):
         progress("fetching", 0, 0)
         offline = _fetch(clone)
@@ -155,9 +158,9 @@ def _rounds(
             _back_off(result)
             continue
         clone.integrate()
-        wanted |= _import(ctx, clone, result, run, progress, major)
+        wanted |= _import(ctx, clone, result, run, progress, major, arrived)
         if not settings.sync_readonly and major == FORMAT_MAJOR:
-            _export(ctx, clone, result, wanted, progress)
+            _export(ctx, clone, result, wanted, progress, arrived)
         if offline is not None:
             waiting = clone.ahead_behind()[0]
             raise SyncError(
@@ -246,10 +249,18 @@ def adopt(ctx: Context, remote: str) -> None:
 
 
 def _import(
-    ctx: Context, clone: Clone, result: SyncResult, run: RunRecord, progress: Progress, major: int
+    ctx: Context,
+    clone: Clone,
+    result: SyncResult,
+    run: RunRecord,
+    progress: Progress,
+    major: int,
+    arrived: set[str],
 ) -> set[str]:
-    """Import what changed; the memories whose local version must go out."""
+    """Import what changed (adding the memories whose files came in to ``arrived``); the
+    memories whose local version must go out."""
     incoming = _read(ctx, clone, "HEAD", result.host, progress, major)
+    arrived.update(f.memory_id for f in incoming.files)
     plan = plan_import(ctx, incoming, result.host)
     apply_import(ctx, plan, incoming, run, progress)
     if any(plan.counts().values()):
@@ -264,10 +275,16 @@ def _read(
     ctx: Context, clone: Clone, ref: str, host: str, progress: Progress, major: int
 ) -> Incoming:
     """The files of a format-``major`` tree that changed since they were last read."""
-    index = index_in(indexed_files(ctx.db), index_major(ctx.db), major)
-    since = read_commit(ctx.db) if index_major(ctx.db) == major else None
+    index_format = index_major(ctx.db)
+
+    def index_of(paths: list[str] | None) -> dict[str, SyncFile]:
+        if paths is None:
+            return index_in(indexed_files(ctx.db), index_format, major)
+        return files_at(ctx.db, paths)  # a read since a commit: the index is in its format
+
+    since = read_commit(ctx.db) if index_format == major else None
     max_bytes = ctx.settings.sync_max_file_bytes
-    return read_incoming(clone, ref, index, host, max_bytes, progress, major, since)
+    return read_incoming(clone, ref, index_of, host, max_bytes, progress, major, since)
 
 
 def candidates(ctx: Context) -> set[str]:
@@ -275,11 +292,17 @@ def candidates(ctx: Context) -> set[str]:
 
 
 def _export(
-    ctx: Context, clone: Clone, result: SyncResult, wanted: set[str], progress: Progress
+    ctx: Context,
+    clone: Clone,
+    result: SyncResult,
+    wanted: set[str],
+    progress: Progress,
+    arrived: set[str],
 ) -> None:
     mark = last_event_id(ctx.db)
     include_all = ctx.settings.sync_include == "all"
-    out = plan_export(ctx, result.host, candidates(ctx) | wanted, include_all, progress)
+    ids = candidates(ctx) | wanted
+    out = plan_export(ctx, result.host, ids, include_all, progress, arrived)
     if out.withheld:
         with ctx.db.atomic():
             Writer(ctx.db).withhold(out.withheld)

@@ -218,7 +218,7 @@ class Clone:
         again from the database."""
         if not self.has(self.upstream):
             return True
-        base = self.checkable(self.upstream)
+        base = self.checkable(self.upstream, "HEAD" if self.has("HEAD") else None)
         if not self.has("HEAD"):
             self.repo.git.reset("--hard", "--quiet", base)
             return True
@@ -233,13 +233,20 @@ class Clone:
             self.repo.git.reset("--hard", "--quiet", base)
             return False
 
-    def checkable(self, ref: str) -> str:
+    def checkable(self, ref: str, since: str | None = None) -> str:
         """``ref``, or, when its tree holds paths git refuses to check out (``..``,
         ``.git``: pushed with git's plumbing, they would fail every pull), a commit on top
         of it without them, which this clone's next push sends. The paths dropped are
-        kept in ``dropped`` (shown, why)."""
+        kept in ``dropped`` (shown, why). ``since``: a commit checked out already, so
+        that only the paths whose entries differ from it need a look."""
         keep: dict[bytes, bytes] = {}
         self.dropped = []
+        if since is not None:
+            out = self.repo.git.diff_tree(
+                "-r", "-z", "--no-renames", "--name-only", since, ref, stdout_as_string=False
+            )
+            if not any(path_problem(path) for path in out.split(b"\0") if path):
+                return ref
         for path, meta in self.raw_tree(ref).items():
             why = path_problem(path)
             if why:
