@@ -153,7 +153,7 @@ def _rounds(
     for _ in range(settings.sync_push_retries + 1):
         progress("fetching", 0, 0)
         offline = _fetch(clone)
-        major = _meet_format(ctx, clone, result, online=offline is None)
+        major = _meet_format(ctx, clone, result, offline is None, progress)
         if major is None:
             _back_off(result)
             continue
@@ -198,7 +198,9 @@ def _fetch(clone: Clone) -> SyncError | None:
     return None
 
 
-def _meet_format(ctx: Context, clone: Clone, result: SyncResult, online: bool) -> int | None:
+def _meet_format(
+    ctx: Context, clone: Clone, result: SyncResult, online: bool, progress: Progress
+) -> int | None:
     """The format of the fetched repository, migrated to 2.0 first when it is 1.0 and this
     machine may push (the migration pushed on its own: None when that push lost a race,
     to fetch again); the index of files read moved into the same format."""
@@ -206,6 +208,7 @@ def _meet_format(ctx: Context, clone: Clone, result: SyncResult, online: bool) -
     text = clone.read_file(ref, FORMAT_FILE, ctx.settings.sync_max_file_bytes)
     major = read_format(text, result.remote) or FORMAT_MAJOR
     if major == FLAT_MAJOR and online and not ctx.settings.sync_readonly and ref != "HEAD":
+        progress("moving files into sync format 2.0", 0, 0)
         clone.drop_unpushed()  # written by memctl 1: the export writes them again
         clone.move_to(migration_commit(clone, clone.checkable(ref), result.host))
         if not clone.push():
