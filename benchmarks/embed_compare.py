@@ -248,7 +248,7 @@ def main() -> None:
 def compare(
     lengths: list[int], args: argparse.Namespace, then: local.LocalEmbedder | None, scratch: Path
 ) -> None:
-    embedder = local.LocalEmbedder(batch_size=BATCH)
+    embedder = local.LocalEmbedder(batch_size=BATCH, threads=1)  # CPU per text, like the others
     embedder.embed(["warm-up"])
     began = time.process_time()
     model = build_graph(embedder._load()[1])
