@@ -54,8 +54,8 @@ SMALLEST_ROW_SUM = 1e-30
 # batch * tokens) whatever embed.batch_size is set to.
 MAX_BATCH_TOKENS = 16384
 # Attention scores made at once, at most (a few sentences' worth): kept in a core's cache,
-# 700-character texts cost 12-14 % less CPU than with a whole batch's scores at once
-# (benchmarks/embed_compare.py).
+# texts of ~160 tokens cost 6-14 % less CPU than with a whole batch's scores at once, and
+# the vectors are the same (docs/benchmarks.md, "Bulk import of memories").
 SCORE_BLOCK_BYTES = 256 << 10
 FFN_BLOCK_ROWS = 256
 # numpy's BLAS threads once the embedder loads, unless OPENBLAS_NUM_THREADS says

@@ -221,8 +221,9 @@ class _Importer:
 
     def native(self, target: Target, found: Survey, file: FileReport) -> None:
         """memctl's own memories: imported as they are, ids kept."""
-        with target.open() as counting:  # a first pass, for the progress bar's total
-            self.counts.add(IMPORTING, total=sum(1 for _ in found.format.lines(counting)))
+        if self.counts.progress is not None and not self.options.dry_run:
+            with target.open() as counting:  # a first pass, for the progress bar's total
+                self.counts.add(IMPORTING, total=sum(1 for _ in found.format.lines(counting)))
         with target.open(self.counts.read) as reading:
             lines = found.format.lines(reading)
             if self.options.dry_run:
