@@ -240,7 +240,7 @@ def export(ctx: Context, scope: str | None = None) -> Iterator[str]:
 
 
 def runs(ctx: Context, limit: int = 20) -> list[RunRecord]:
-    """Ingest, import and undo runs, newest first."""
+    """Runs (ingest, import, maintain, sync, undo, and each direct edit), newest first."""
     from memctl.store.runs import list_runs
 
     return list_runs(ctx.db, limit)
@@ -256,8 +256,9 @@ def run(ctx: Context, run_id: str) -> RunRecord:
     return record
 
 
-def undo(ctx: Context, run_id: str, force: bool = False) -> UndoReport:
-    """Revert every memory change of one run, as a run of its own."""
+def undo(ctx: Context, run_id: str | None = None, force: bool = False) -> UndoReport:
+    """Revert every memory change of one run (None: the newest direct edit not undone yet),
+    as a run of its own."""
     from memctl.ingest.undo import undo as undo_run
 
     return undo_run(ctx, run_id, force)
