@@ -215,9 +215,11 @@ def plan_import(request: ImportRequest) -> ImportPlan:
 
 
 def import_files(
-    ctx: Context, plan: ImportPlan, progress: Callable[[int], None] | None = None
+    ctx: Context, plan: ImportPlan, progress: Callable[[str, int, int], None] | None = None
 ) -> ImportReport:
-    """Import every planned file; ``progress`` is told how many bytes were read as it goes."""
+    """Import every planned file; ``progress`` is told (stage, done, total) as it goes, each
+    stage counted over the whole import (``memctl.imports.pipeline``: READING in bytes,
+    EMBEDDING and WRITING in facts, IMPORTING in memories of memctl's own formats)."""
     from memctl.imports.pipeline import ImportOptions
     from memctl.imports.pipeline import import_files as run_import
 
