@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import resource
 import shutil
@@ -16,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from memctl.api.sessions import last_captured
 from memctl.config import load_settings
 from memctl.config.scope import project_scope
 from memctl.context import Context
@@ -263,8 +265,15 @@ def test_cursor_hooks_and_backfill_store_a_real_conversation_once(
     real = (TRANSCRIPTS / "real" / "cursor-gitai-hboshows.jsonl").read_text().splitlines()
     transcript = folder / f"{conversation}.jsonl"
     transcript.write_text("\n".join(real[:9]) + "\n")
+    os.utime(transcript, (time.time() - 3600,) * 2)  # its session ended an hour ago
+    problems = {s.client: s.problems for s in setup.status(where, home, {})}["cursor"]
+    assert any("changed 1h ago is not captured (none captured yet)" in p for p in problems)
     hook(["cursor", "stop"], "\ufeff" + json.dumps(stop), capsys)  # as Cursor on Windows
-    assert {s.client: s.problems for s in setup.status(where, home)}["cursor"] == []
+    with Context(load_settings()) as ctx:
+        captured = last_captured(ctx)
+    assert {s.client: s.problems for s in setup.status(where, home, captured)}["cursor"] == []
+    shown = run_cli("install", "status", "--json", env={"HOME": str(user)})
+    assert next(s for s in json.loads(shown.stdout) if s["client"] == "cursor")["captured"]
     count, scope, text, _ = session_text(conversation)
     assert count == 9 and scope == project_scope(workspace)
     assert text.startswith("Generate a file with all the HBO shows from the 90's in it\n")
