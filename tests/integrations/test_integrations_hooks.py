@@ -107,7 +107,7 @@ def test_a_broken_config_does_not_fail_the_session(home: Path) -> None:
 
 
 def test_a_transcript_still_being_written_is_captured_again_without_duplicates(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     lines = (TRANSCRIPTS / "claude-code.jsonl").read_text().splitlines(keepends=True)
     transcript = tmp_path / "session.jsonl"
@@ -123,6 +123,11 @@ def test_a_transcript_still_being_written_is_captured_again_without_duplicates(
     assert 0 < early < complete
     hook(["claude-code", "SessionEnd"], event, capsys)
     assert stored(SESSION) == complete  # the same transcript again adds nothing
+    with transcript.open("a") as more:  # what Claude Code writes after its Stop hook
+        more.write(json.dumps({"type": "system", "subtype": "turn_duration"}) + "\n")
+    hook(["claude-code", "SessionEnd"], event, capsys)
+    log = home / "logs" / hooks.LOG
+    assert stored(SESSION) == complete and not (log.exists() and log.read_text())
 
 
 def test_codex_notify_finds_the_rollout_from_its_argument(
@@ -320,11 +325,14 @@ def test_claude_code_subagent_stop_stores_the_sub_agent_with_its_session(
     }
     assert hook(["claude-code", "subagent-stop"], payload, capsys) == ""
     count, _, text, sessions = session_text(session)
-    assert text.count("[subagent] ") > 10 and sessions == 1
-    assert backfill_adds("claude-code") == 0
+    assert text.count("[subagent] ") == count > 10 and sessions == 1  # the sub-agent's alone
     hook(["claude-code", "SubagentStop"], {**payload, "agent_transcript_path": "/nowhere"}, capsys)
     assert "transcript /nowhere does not exist" in (home / "logs" / "hooks.log").read_text()
     assert session_text(session)[0] == count
+    stop = {k: payload[k] for k in ("session_id", "transcript_path", "cwd")}
+    hook(["claude-code", "Stop"], {**stop, "hook_event_name": "Stop"}, capsys)  # the turn's end
+    assert "[subagent report]\n" in session_text(session)[2]  # its call and report together
+    assert backfill_adds("claude-code") == 0
 
 
 def big_transcript(path: Path, cwd: Path, messages: int, repeat: int, padding: int = 0) -> Path:
