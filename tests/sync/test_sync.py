@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -17,14 +14,14 @@ from memctl.api.memory import EventsRequest, RememberRequest, UpdateRequest
 from memctl.api.recall import RecallRequest, recall
 from memctl.context import Context
 from memctl.errors import SyncError, UsageError
-from memctl.memories.writes import Writer
 from memctl.model import Action, State, Visibility, content_hash, now_iso
 from memctl.store import memories as store
 from memctl.store.relations import relations_of
+from memctl.store.writes import Writer
 from memctl.sync import pipeline
 from memctl.sync.lock import sync_lock
 from memctl.sync.repo import Clone
-from tests.conftest import run_cli
+from tests.conftest import on_a_terminal, run_cli
 from tests.fakes import HashEmbedder
 from tests.syncing import bare_repo, git, history, machine, push_files, shared, work_clone
 
@@ -61,7 +58,7 @@ def test_remember_on_a_is_recalled_on_b(pair: tuple[Context, Context], remote: P
     assert copy.content == memory.content and copy.created_at == memory.created_at
     # The repository holds one readable file under the scope, named by memory and host.
     files = git("--git-dir", str(remote), "ls-tree", "-r", "--name-only", "HEAD").split()
-    assert f"memories/global/{memory.id}_{a.db.meta('host_id')}.yaml" in files
+    assert f"memories/global/{memory.id[:2]}/{memory.id}_{a.db.meta('host_id')}.yaml" in files
     assert {"memctl.yaml", "README.md"} <= set(files)
     text = git("--git-dir", str(remote), "show", f"HEAD:{files[-1]}")
     assert "content: We deploy to production" in text and "embedding" not in text
@@ -76,7 +73,7 @@ def test_scope_of_a_project_is_its_remote(pair: tuple[Context, Context], remote:
     sync_api.sync(a, SYNC)
     sync_api.sync(b, SYNC)
     files = git("--git-dir", str(remote), "ls-tree", "-r", "--name-only", "HEAD")
-    assert f"memories/github.com/acme/app/{memory.id}_" in files
+    assert f"memories/github.com/acme/app/{memory.id[:2]}/{memory.id}_" in files
     copy = store.get_memory(b.db, memory.id)
     assert copy is not None and copy.scope == "github.com/acme/app"
 
@@ -235,23 +232,23 @@ def test_a_hostile_repository_changes_nothing_it_should_not(
     push_files(
         hand,
         {
-            f"memories/global/{ids[0]}_{host}.yaml": (
+            f"memories/global/a0/{ids[0]}_{host}.yaml": (
                 f"id: {ids[0]}\n{base}content: !!python/object/apply:os.system "
                 f"['touch {tmp_path}/pwned']\n"
             ),
-            f"memories/%2E%2E/{ids[1]}_{host}.yaml": f"id: {ids[1]}\n{base}content: dots\n",
-            f"memories/global/{ids[2]}_{host}.yml": f"id: {ids[2]}\n{base}content: suffix\n",
-            f"memories/global/{ids[3]}_{host}.yaml": (
+            f"memories/%2E%2E/a0/{ids[1]}_{host}.yaml": f"id: {ids[1]}\n{base}content: dots\n",
+            f"memories/global/a0/{ids[2]}_{host}.yml": f"id: {ids[2]}\n{base}content: suffix\n",
+            f"memories/global/a0/{ids[3]}_{host}.yaml": (
                 f"id: {ids[3]}\n{base}content: typed\nimportance: high\ntags: notalist\n"
             ),
-            f"memories/global/{ids[4]}_{host}.yaml": f"id: {ids[5]}\n{base}content: wrong id\n",
-            f"memories/global/{ids[6]}_{host}.yaml": f"id: {ids[6]}\n{base}content: 42\n",
+            f"memories/global/a0/{ids[4]}_{host}.yaml": f"id: {ids[5]}\n{base}content: wrong id\n",
+            f"memories/global/a0/{ids[6]}_{host}.yaml": f"id: {ids[6]}\n{base}content: 42\n",
         },
     )
-    big = hand / "memories" / "global" / f"{ids[7]}_{host}.yaml"
+    big = hand / "memories" / "global" / "a0" / f"{ids[7]}_{host}.yaml"
     with big.open("wb") as stream:  # sparse, twice the default sync.max_file_bytes
         stream.truncate(2 * 1024 * 1024)
-    (hand / "memories" / "global" / f"{ids[5]}_{other}.yaml").symlink_to("/etc/passwd")
+    (hand / "memories" / "global" / "a0" / f"{ids[5]}_{other}.yaml").symlink_to("/etc/passwd")
     (hand / "memories" / "github.com").symlink_to(outside)
     git("add", "-A", cwd=hand)
     git("commit", "--quiet", "-m", "hostile", cwd=hand)
@@ -260,10 +257,10 @@ def test_a_hostile_repository_changes_nothing_it_should_not(
     result = sync_api.sync(b, SYNC)
     bad = dict(result.bad_files)
     assert len(bad) == 9, bad
-    assert "YAML" in bad[f"memories/global/{ids[0]}_{host}.yaml"]
-    assert "symlink" in bad[f"memories/global/{ids[5]}_{other}.yaml"]
-    assert "limit" in bad[f"memories/global/{ids[7]}_{host}.yaml"]
-    assert "must be" in bad[f"memories/global/{ids[3]}_{host}.yaml"]
+    assert "YAML" in bad[f"memories/global/a0/{ids[0]}_{host}.yaml"]
+    assert "symlink" in bad[f"memories/global/a0/{ids[5]}_{other}.yaml"]
+    assert "limit" in bad[f"memories/global/a0/{ids[7]}_{host}.yaml"]
+    assert "must be" in bad[f"memories/global/a0/{ids[3]}_{host}.yaml"]
     assert not (tmp_path / "pwned").exists()
     assert store.get_memories(b.db, ids) == {}
     assert store.get_memory(b.db, good.id) is not None
@@ -273,14 +270,14 @@ def test_a_hostile_repository_changes_nothing_it_should_not(
     assert project.id in dict(written.refused)
     assert not any(outside.iterdir())
     runs = ingest_api.runs(b)
-    assert any(f"skipped memories/global/{ids[0]}" in note for r in runs for note in r.notes)
+    assert any(f"skipped memories/global/a0/{ids[0]}" in note for r in runs for note in r.notes)
 
 
 def test_a_newer_format_is_refused(pair: tuple[Context, Context], remote: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
     a, _ = pair
     hand = work_clone(tmp_path, remote)
-    push_files(hand, {"memctl.yaml": 'format: "2.0"\n'})
-    with pytest.raises(SyncError, match="format 2.0.*upgrade memctl"):
+    push_files(hand, {"memctl.yaml": 'format: "3.0"\n'})
+    with pytest.raises(SyncError, match="format 3.0; this memctl reads format 2.x: upgrade memctl"):
         sync_api.sync(a, SYNC)
 
 
@@ -477,7 +474,7 @@ def test_each_push_is_scanned_again(pair: tuple[Context, Context], remote: Path)
     shared(a, "a fine memory")
     clone = pipeline.clone_path(a.settings)
     host = a.db.meta("host_id")
-    name = f"memories/global/{'b' * 32}_{host}.yaml"
+    name = f"memories/global/bb/{'b' * 32}_{host}.yaml"
     (clone / name).parent.mkdir(parents=True, exist_ok=True)
     (clone / name).write_text(
         f"id: {'b' * 32}\nstate: active\ncreated_at: '2026-01-01T00:00:00.000Z'\n"
@@ -510,33 +507,6 @@ def test_a_sync_tells_its_progress(pair: tuple[Context, Context]) -> None:
     assert ("reading files", 2, 3) in seen and ("embedding memories", 0, 3) in seen
 
 
-def _on_a_terminal(*args: str, env: dict[str, str]) -> str:
-    """What `memctl ARGS` writes to a terminal (a pseudo-terminal), as text."""
-    import pty
-
-    leader, follower = pty.openpty()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "memctl", *args],
-        stdin=subprocess.DEVNULL,
-        stdout=follower,
-        stderr=follower,
-        env={**os.environ, "TERM": "xterm", "COLUMNS": "100", **env},
-    )
-    os.close(follower)
-    out = b""
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:  # the process ended: the terminal is closed
-            break
-        if not chunk:
-            break
-        out += chunk
-    os.close(leader)
-    assert process.wait(timeout=60) == 0, out
-    return out.decode("utf-8", "replace")
-
-
 def test_the_progress_bar_shows_on_a_terminal_only(
     pair: tuple[Context, Context], tmp_path: Path, remote: Path
 ) -> None:
@@ -547,7 +517,7 @@ def test_the_progress_bar_shows_on_a_terminal_only(
     env = {"MEMCTL_EMBEDDER": "hash", "MEMCTL_LLM": "none"}
     for name in ("tty", "pipe"):
         assert run_cli("--home", str(tmp_path / name), "sync", "init", str(remote)).returncode == 0
-    shown = _on_a_terminal("--home", str(tmp_path / "tty"), "sync", env=env)
+    shown = on_a_terminal("--home", str(tmp_path / "tty"), "sync", env=env)
     assert "\x1b[" in shown and "import 3 new" in shown  # the bar drawn, then cleared
     piped = run_cli("--home", str(tmp_path / "pipe"), "sync", env=env)
     assert piped.stdout.startswith(str(remote)) and "\x1b" not in piped.stdout + piped.stderr
