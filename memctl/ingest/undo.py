@@ -18,7 +18,14 @@ from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
 from memctl.model import new_id, now_iso
 from memctl.store.events import changed_since, run_events
-from memctl.store.runs import RunRecord, get_run, last_edit, resolve_run_id, save_run
+from memctl.store.runs import (
+    EDIT_KIND,
+    RunRecord,
+    get_run,
+    last_edit,
+    resolve_run_id,
+    save_run,
+)
 from memctl.store.writes import REVERTED, Writer, restored_texts
 
 
@@ -49,6 +56,11 @@ def undo(ctx: Context, run_prefix: str | None = None, force: bool = False) -> Un
     if run.undone_by:
         raise UsageError(f"run {run.id[:12]} was already undone by run {run.undone_by[:12]}")
     events = run_events(ctx.db, run.id)
+    if run.kind == EDIT_KIND and not any(e.action in REVERTED for e in events):
+        raise UsageError(
+            f"edit {run.id[:8]} ({'; '.join(run.notes)}) cannot be undone: nothing is left to "
+            "put back; `memctl undo RUN_ID` takes back an earlier run (`memctl runs`)"
+        )
     last_event = {e.memory_id: e.id for e in events if e.memory_id}
     changed = {
         memory_id

@@ -3,8 +3,8 @@ and status. Each changes the store in one transaction and logs an event per chan
 
 Each direct edit (remember, update, forget, delete, link, unlink, purge: from the CLI or
 through MCP) is a small run of kind ``edit``: `memctl runs` lists it and `memctl undo`
-reverts it (without a run id, the newest edit not undone yet). A permanent delete makes
-no run: nothing could put it back.
+reverts it (without a run id, the newest edit not undone yet). A permanent delete is an
+edit too, which undo refuses by name (nothing can put it back) rather than pass over.
 """
 
 from __future__ import annotations
@@ -57,8 +57,8 @@ EDIT_NOTES = 10
 def edit(ctx: Context, verb: str, memories: list[Memory], detail: str = "") -> Iterator[Writer]:
     """One direct edit in one transaction: a writer whose changes are the run of kind
     ``edit`` that `memctl undo` reverts; its notes say what ``verb`` did to which memories
-    (``detail``, or each memory's first words)."""
-    notes = [f"{verb} {m.id[:8]} {detail or _first_words(m.content)}" for m in memories]
+    (by id, and ``detail``: never their words, which a permanent delete must take away)."""
+    notes = [f"{verb} {m.id[:8]}{' ' + detail if detail else ''}" for m in memories]
     notes = notes[:EDIT_NOTES]
     if len(memories) > EDIT_NOTES:
         notes.append(f"and {len(memories) - EDIT_NOTES} more")
@@ -69,11 +69,6 @@ def edit(ctx: Context, verb: str, memories: list[Memory], detail: str = "") -> I
         yield Writer(ctx.db, run.id, run.started_at)
         run.finished_at = now_iso()
         save_run(ctx.db, run)
-
-
-def _first_words(text: str, width: int = 40) -> str:
-    flat = " ".join(text.split())
-    return f'"{flat if len(flat) <= width else flat[: width - 1] + "…"}"'
 
 
 def clean_content(text: str) -> str:
@@ -308,8 +303,8 @@ def delete(ctx: Context, id_or_prefix: str, permanent: bool = False) -> Memory:
             with edit(ctx, "delete", [memory]) as writer:
                 writer.set_state(memory, State.DELETED, "delete")
         return get(ctx, memory.id)[0]
-    with ctx.db.atomic():
-        Writer(ctx.db).delete(memory)
+    with edit(ctx, "delete --permanent", [memory]) as writer:
+        writer.delete(memory)
     return memory
 
 
@@ -321,9 +316,10 @@ def purge(
     if dry_run:
         return victims
     if permanent:
-        with ctx.db.atomic():
-            for memory in victims:
-                Writer(ctx.db).delete(memory, reason="purge")
+        if victims:
+            with edit(ctx, "purge --permanent", victims) as writer:
+                for memory in victims:
+                    writer.delete(memory, reason="purge")
         return victims
     live = [m for m in victims if m.state != State.DELETED]
     if live:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from memctl.context import Context
-from memctl.errors import NotFoundError
+from memctl.errors import NotFoundError, UsageError
 from memctl.ingest.undo import undo
 from memctl.memories import operations
 from memctl.model import Memory, Relation, RelationType, State, Visibility, new_id
@@ -112,6 +112,19 @@ def test_each_direct_edit_is_a_run_that_undo_takes_back_newest_first(ctx: Contex
         undo(ctx)
     with pytest.raises(NotFoundError, match="no edit to undo"):
         undo(ctx)
+
+
+def test_undo_refuses_a_permanent_delete_by_name_and_runs_keep_no_words(ctx: Context) -> None:
+    kept = operations.remember(ctx, "The deploy runs make release.")
+    gone = operations.remember(ctx, "A secret plan nobody may read again.")
+    operations.delete(ctx, gone.id, permanent=True)
+    with pytest.raises(UsageError, match=f"edit .+ \\(delete --permanent {gone.id[:8]}\\) "):
+        undo(ctx)
+    (_, older, _) = list_runs(ctx.db, 3, EDIT_KIND)
+    assert "secret" not in str([r.to_dict() for r in list_runs(ctx.db, 10)])
+    undo(ctx, older.id)  # an earlier run by its id
+    assert store.get_memory(ctx.db, gone.id) is None
+    assert store.get_memory(ctx.db, kept.id) is not None
 
 
 def test_unshare_and_withhold_leave_a_memory_private(ctx: Context) -> None:
