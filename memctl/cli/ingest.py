@@ -8,6 +8,7 @@ without reaching this module; this is the same command for --help, --wait,
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from enum import StrEnum
 from pathlib import Path
 from types import SimpleNamespace
@@ -119,8 +120,10 @@ def ingest(
         console.print(line)
     for item in drained.done if drained else []:
         console.print(f"run {item['run']}: {_counts(item['counts'])}")
-    for item in drained.failed if drained else []:
-        warn(f"job {item['job']} failed: {item['error']}")
+    # a job's attempts fail alike (a store another model embedded): one warning a cause
+    failures = Counter((item["job"], item["error"]) for item in drained.failed) if drained else {}
+    for (job, error), tries in failures.items():
+        warn(f"job {job} failed: {error}" + (f" ({tries} attempts)" if tries > 1 else ""))
     _warn_llm_notes(drained)
 
 

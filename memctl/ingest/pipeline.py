@@ -104,11 +104,13 @@ def passages(messages: list[Message], run: Run | None = None) -> list[Passage]:
 
 
 def embed(run: Run, facts: list[Fact]) -> None:
-    """Give every fact its vector, in one batch; every later stage uses them."""
+    """Give every fact its vector, in one batch; every later stage uses them. A store whose
+    vectors another model made is refused here, in words, before a later stage compares
+    vectors of two sizes."""
     if facts:
-        for fact, vector in zip(
-            facts, run.ctx.embedder.embed([f.content for f in facts]), strict=True
-        ):
+        embedder = run.ctx.embedder
+        run.db.ensure_vector_model(embedder.name, embedder.dim)
+        for fact, vector in zip(facts, embedder.embed([f.content for f in facts]), strict=True):
             fact.vector = vector
 
 

@@ -107,6 +107,18 @@ def test_wait_runs_undo_and_errors(home: Path) -> None:
     assert "no run" in one_error(3, "undo", "abcdef12")
 
 
+def test_a_store_another_model_embedded_is_named_once_not_a_numpy_error(home: Path) -> None:
+    ok("remember", "The billing service runs on PostgreSQL 16")  # hash vectors, 64-d
+    transcript = str(TRANSCRIPTS / "codex.jsonl")
+    done = run_cli("ingest", "--transcript", transcript, "--wait", real_model=True)
+    assert done.returncode == 0  # the transcript is stored; only the distilling waits
+    warnings = [line for line in done.stderr.splitlines() if "failed" in line]
+    assert len(warnings) == 1 and "memctl reembed" in warnings[0], done.stderr
+    assert "matmul" not in done.stderr
+    shown = json.loads(ok("sessions", "list", "--all-scopes", "--json"))
+    assert [s["message_count"] > 0 for s in shown] == [True]
+
+
 def test_maintain_drains_what_the_worker_did_not(home: Path) -> None:
     ok(
         "-c",
