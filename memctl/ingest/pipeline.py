@@ -109,7 +109,8 @@ def embed(run: Run, facts: list[Fact]) -> None:
     vectors of two sizes."""
     if facts:
         embedder = run.ctx.embedder
-        run.db.ensure_vector_model(embedder.name, embedder.dim)
+        if run.db.vector_model() is not None:  # an empty store gets its table when written
+            run.db.ensure_vector_model(embedder.name, embedder.dim)
         for fact, vector in zip(facts, embedder.embed([f.content for f in facts]), strict=True):
             fact.vector = vector
 
