@@ -49,6 +49,7 @@ from memctl.integrations.mcp_front import ANSWERS_FILE  # noqa: E402
 
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 ENV["MEMCTL_LLM"] = "none"
+ENV["MEMCTL_RECALL_RESIDENT"] = "off"  # hooks in their own process (process_speed.py: resident)
 
 
 def child_cpu() -> float:

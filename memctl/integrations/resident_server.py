@@ -76,6 +76,9 @@ def _code_seen() -> tuple[int, int]:
     return len(files), max((p.stat().st_mtime_ns for p in files), default=0)
 
 
+REAP_SECONDS = 0.05
+
+
 class Server:
     """The accept loop: one child per request; exits when idle or stale."""
 
@@ -117,7 +120,9 @@ class Server:
             if left <= 0:
                 self.stopping = f"idle for {self.idle:g} s"
                 break
-            ready, _, _ = select.select([self.listener], [], [], min(left, 1.0))
+            # children are reaped within REAP_SECONDS of their end
+            wait = REAP_SECONDS if self.children else 1.0
+            ready, _, _ = select.select([self.listener], [], [], min(left, wait))
             self._reap()
             if ready:
                 conn, _ = self.listener.accept()

@@ -121,7 +121,16 @@ def test_answers_through_the_resident_process_are_the_in_process_answers(
     assert (again.returncode, again.stdout) == (0, "")
     fresh = json.dumps({"session_id": "s2", "prompt": ASKED})
     assert run_cli(*hook, input=fresh, env=OFF).stdout == through.stdout
-    assert served(home) == before + len(lines) + 2 + 3
+    probe = (
+        "import sys\nsys.argv = ['memctl', 'recall', '-f', 'ids', 'deploy']\n"
+        "from memctl.cli.entry import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "heavy = ('numpy', 'memctl.config', 'memctl.cli.fastlane', 'typing', 'argparse')\n"
+        "print([m for m in heavy if m in sys.modules])"
+    )
+    client = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert client.stdout.splitlines()[-1] == "[]"  # the client: socket, json and os
+    assert served(home) == before + len(lines) + 2 + 3 + 1
 
 
 def test_garbage_leaves_it_serving_and_another_memctl_stops_it(home: Path, daemon: int) -> None:
@@ -209,6 +218,7 @@ def test_an_idle_daemon_exits_by_itself(home: Path) -> None:
         (["hook", "claude-code", "UserPromptSubmit"], True),
         (["hook", "cursor", "sessionStart"], True),
         (["hook", "claude-code", "Stop"], False),
+        (["hook", "opencode", "session.created"], True),
         (["remember", "recall"], False),
         (["--version", "recall"], False),
     ],
@@ -218,3 +228,9 @@ def test_what_goes_to_the_resident_process(
 ) -> None:
     monkeypatch.setenv("MEMCTL_RECALL_RESIDENT", "on")
     assert resident.wanted(argv) is forwarded
+
+
+def test_the_forwarded_hook_events_are_the_start_and_prompt_events() -> None:
+    from memctl.integrations.hooks import PROMPT, START, _spelling
+
+    assert set(resident.HOOK_EVENTS) == {_spelling(event) for _, event in START | PROMPT}
