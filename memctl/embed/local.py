@@ -523,10 +523,19 @@ class LocalEmbedder:
 
 # Models this process loaded, by their files as they were: every embedder of the process
 # shares them (the resident recall process loads once for all its requests); a model
-# installed again since is loaded again.
+# installed again since, or its packed weights written again, is loaded again.
 _LOADED: dict[tuple[object, ...], tuple[Tokenizer, _Weights]] = {}
 
 
 def _files_key(directory: Path, cache_dir: Path | None) -> tuple[object, ...]:
-    stats = [(directory / name).stat() for name in ("tokenizer.json", "model.safetensors")]
-    return (directory.resolve(), cache_dir, *((s.st_ino, s.st_size, s.st_mtime_ns) for s in stats))
+    files = [directory / "tokenizer.json", directory / "model.safetensors"]
+    if cache_dir is not None:
+        files.append(packed_path(cache_dir, files[1]))
+    seen: list[tuple[int, int, int] | None] = []
+    for path in files:
+        try:
+            stat = path.stat()
+            seen.append((stat.st_ino, stat.st_size, stat.st_mtime_ns))
+        except OSError:  # packed weights not written (yet, or where they cannot be)
+            seen.append(None)
+    return (directory.resolve(), cache_dir, *seen)
