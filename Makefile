@@ -17,6 +17,7 @@ fmt:
 
 docs:
 	$(PY) scripts/gen_docs.py
+	$(PY) scripts/gen_mcp_answers.py
 
 # LOCOMO=FILE also runs LoCoMo on that file (docs/benchmarks.md says where the data comes from).
 bench:

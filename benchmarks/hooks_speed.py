@@ -10,9 +10,12 @@ Wall-clock of real processes (Python start-up included), as a client meets them:
   the context block for the project (the local MiniLM embedder loads each time);
   (CPU time of each hook process is printed too: on a busy machine it says more
   than the wall-clock);
-- `memctl mcp`: from start to the answers to `initialize` and `tools/list`, through the
-  SDK's client, with no kept answers (the SDK answers, as at a first start) and with
-  them (`memctl.integrations.mcp_front` answers while the SDK loads), taking turns;
+- `memctl mcp`: from start to the answers to the handshake (`initialize`; in the
+  2026-07-28 protocol Claude Code speaks, `server/discover`) and to `tools/list`,
+  through the SDK's client, at a first start (no answers kept in the data directory:
+  `memctl.integrations.mcp_front` answers from the ones memctl ships, if any; before
+  them, the SDK answered) and with kept answers, taking turns; run it with
+  PYTHONPATH=<an older checkout> for that code's figures;
 - a warm `memory_search` over the server (the embedder loaded by a first search),
   p50 and p95 over --runs searches, with --n synthetic memories (the store of
   benchmarks/bench_store.py, built once and cached).
@@ -48,6 +51,8 @@ from benchmarks.transcripts import claude_code_lines  # noqa: E402
 from memctl.integrations.mcp_front import ANSWERS_FILE  # noqa: E402
 
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+# the SDK client's modes: the initialize handshake (Codex), or the 2026-07-28 protocol
+HANDSHAKES = {"legacy": "initialize", "auto": "server/discover"}
 ENV["MEMCTL_LLM"] = "none"
 ENV["MEMCTL_RECALL_RESIDENT"] = "off"  # hooks in their own process (process_speed.py: resident)
 
@@ -132,24 +137,24 @@ def time_hooks(runs: int, work: Path) -> None:
 
 
 async def time_mcp(home: Path, runs: int) -> dict[str, list[float]]:
-    """Seconds from spawn to ``initialize`` answered and to ``tools/list`` answered, with
-    no kept answers (the SDK answers: a first start, and every start before issue 25's
-    front) and with them; then warm searches."""
+    """Seconds from spawn to the handshake answered and to ``tools/list`` answered, at a
+    first start (no kept answers) and with kept answers, in both protocols; then warm
+    searches."""
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "memctl", "--home", str(home), "mcp"], env=ENV
     )
     figures: dict[str, list[float]] = {}
     for _ in range(runs):
-        for kept in (False, True):
+        for mode, kept in (("legacy", False), ("legacy", True), ("auto", False), ("auto", True)):
             if not kept:
                 (home / ANSWERS_FILE).unlink(missing_ok=True)
             began = time.perf_counter()
-            async with Client(params, mode="legacy") as client:
+            async with Client(params, mode=mode) as client:
                 started = time.perf_counter() - began
                 await client.list_tools()
                 listed = time.perf_counter() - began
-            name = "kept answers" if kept else "SDK answers"
-            figures.setdefault(f"initialize, {name}", []).append(started)
+            name = f"{HANDSHAKES[mode]}, {'kept answers' if kept else 'first start'}"
+            figures.setdefault(f"handshake, {name}", []).append(started)
             figures.setdefault(f"tools/list, {name}", []).append(listed)
     async with Client(params, mode="legacy") as client:
         await client.call_tool("memory_search", {"query": "warm up", "all_scopes": True})
@@ -178,9 +183,11 @@ def main() -> None:
     cache = args.cache or Path(tempfile.gettempdir()) / "memctl-bench-cache" / str(args.n)
     home = fresh_home(args.n, cache, work / "mcp-home")
     figures = anyio.run(time_mcp, home, args.runs)
-    for name in ("SDK answers", "kept answers"):
-        report(f"memctl mcp: initialize answered ({name})", figures[f"initialize, {name}"])
-        report(f"  tools/list answered ({name})", figures[f"tools/list, {name}"])
+    for handshake in HANDSHAKES.values():
+        for start in ("first start", "kept answers"):
+            name = f"{handshake}, {start}"
+            report(f"memctl mcp: {name}: answered", figures[f"handshake, {name}"])
+            report("  tools/list answered", figures[f"tools/list, {name}"])
     report(f"warm memory_search over {args.n:,} memories", figures["search"])
 
 

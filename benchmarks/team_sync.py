@@ -1,8 +1,8 @@
 """A team sharing one sync repository: clone size, sync time, conflicts, and what was lost.
 
     OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/team_sync.py \
-        [--hosts 50] [--days 3] [--per-day 3] [--edits 5] [--parallel 4] [--year-days 90]
-        [--sharded] [--push-retries N]
+        [--hosts 50] [--days 3] [--per-day 3] [--edits 5] [--parallel 4] [--migrate-day 2]
+        [--year-days 365] [--flat-days 90] [--push-retries N]
 
 One bare repository on local disk and ``--hosts`` data directories (machines).
 
@@ -11,19 +11,27 @@ Part 1, real syncs (``--days`` simulated days): every day each host promotes
 before either syncs (a real version conflict), then every host runs one sync
 (``sync_now``, what `memctl sync` runs, in-process with the test suite's
 stand-in embedder: embedding is not sync's cost), in random order,
-``--parallel`` at a time, so pushes race. Then every host syncs twice more, in
-turn, and the stores are compared: every memory any host made must be in
-every store with the same text (lost: 0), and every losing edit kept as a
+``--parallel`` at a time, so pushes race. Before day ``--migrate-day`` the
+repository and every host's index are turned into what memctl 1.0 left (sync
+format 1.0, no shard directories), so that day's racing syncs migrate it: one
+migration commit must land, whatever the race. Then every host syncs twice
+more, in turn, and the stores are compared: every memory any host made must be
+in every store with the same text (lost: 0), and every losing edit kept as a
 ``conflict`` event or as the ``before`` of the update that replaced it.
 
-Part 2, ``--year-days`` (90 by default, so the script runs in minutes: the
-flat layout's year takes git fast-import tens of minutes to write, which is
-the finding; ``--sharded`` measures a deeper layout): the repository the same
-team builds in that many days, made with ``git fast-import`` (each host commits once a day, its
-files rendered by memctl's own ``render``, the same rates as part 1), then:
+Part 2, ``--year-days`` (365 by default): the repository the same team builds
+in that many days, in today's format, made with ``git fast-import`` (each host
+commits once a day, its files rendered by memctl's own ``render``, the same
+rates as part 1; the size is printed at 30, 90, 180 days on the way), then:
 its size (as pushed, and after ``git gc``), a clone (``git clone``, whole
 process), a new member's first sync (every file imported), and a caught-up
 member's sync of one more day (the other hosts' files of that day).
+
+Part 3, ``--flat-days`` (90 by default; 0 leaves it out): the same in sync
+format 1.0 (flat scope directories, the layout before 2.0: its year takes git
+fast-import tens of minutes to write, for the reason its size grows), its size
+at 30 and 90 days, and a memctl 2 newcomer's first sync of it, which migrates
+it (one commit moving every file) before importing.
 
 Prints the figures; asserts nothing.
 """
@@ -54,21 +62,27 @@ from memctl.model import Action, Memory, Visibility, format_time, new_id  # noqa
 from memctl.store import memories as store  # noqa: E402
 from memctl.store.events import list_events, log_event  # noqa: E402
 from memctl.store.memories import MemoryFilter  # noqa: E402
+from memctl.store.sync import set_read_commit  # noqa: E402
 from memctl.sync.layout import (  # noqa: E402
+    FLAT_MAJOR,
     FORMAT_FILE,
+    FORMAT_MAJOR,
     README_FILE,
     README_TEXT,
     format_text,
-    memory_path,  # noqa: E402
+    memory_path,
 )
 from memctl.sync.memfile import render  # noqa: E402
+from memctl.sync.migrate import MESSAGE  # noqa: E402
 from memctl.sync.pipeline import SyncRequest, sync_now  # noqa: E402
 from memctl.sync.setup import init  # noqa: E402
 from tests.fakes import HashEmbedder  # noqa: E402
+from tests.syncing import as_format_1  # noqa: E402
 
 SCOPES = ("global", "github.com/acme/platform", "github.com/acme/website")
 START = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)
 EVERY = MemoryFilter(states=None)
+CHECKPOINTS = (30, 90, 180)  # days after which part 2 and 3 print the repository's size
 
 
 OVERRIDES: dict[str, object] = {"llm": "none"}  # --push-retries adds sync.push_retries
@@ -96,7 +110,10 @@ def timed_sync(home: Path) -> dict[str, Any]:
             figures["error"] = str(error)
         else:
             figures.update(
-                came_in=result.came_in, retries=result.push_retries, pushed=result.pushed
+                came_in=result.came_in,
+                retries=result.push_retries,
+                pushed=result.pushed,
+                migrated=result.migrated,
             )
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     git_cpu = after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime
@@ -162,7 +179,9 @@ class Team:
 
 def real_syncs(root: Path, args: argparse.Namespace) -> None:
     remote = root / "team.git"
-    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    subprocess.run(
+        ["git", "init", "-q", "--bare", "--initial-branch=main", str(remote)], check=True
+    )
     homes = [root / f"host{n:02d}" for n in range(args.hosts)]
     for home in homes:
         with context(home) as ctx:
@@ -170,6 +189,12 @@ def real_syncs(root: Path, args: argparse.Namespace) -> None:
     team = Team(homes, iter(synthetic_memories(10**7)))
     began = time.perf_counter()
     for day in range(args.days):
+        if day + 1 == args.migrate_day:
+            contexts = [context(home) for home in homes]
+            as_format_1(remote, *contexts)
+            for ctx in contexts:
+                ctx.close()
+            print(f"  before day {day + 1}: the repository and every index made format 1.0")
         for home in homes:
             team.promote_new(home, args.per_day)
         shared = team.held_by_all()
@@ -195,7 +220,12 @@ def _day_line(done: list[dict[str, Any]]) -> str:
         f"{sum(d.get('retries', 0) for d in done)} pushes retried, "
         f"{sum(d.get('came_in', {}).get('conflicts', 0) for d in done)} conflicts kept, "
         f"{failed} failed"
+        + (f", {sum(1 for d in done if d.get('migrated'))} migrated" if day_migrated(done) else "")
     )
+
+
+def day_migrated(done: list[dict[str, Any]]) -> bool:
+    return any(d.get("migrated") for d in done)
 
 
 def _p(values: list[float], q: int) -> float:
@@ -241,7 +271,16 @@ def _report_real(team: Team, remote: Path, args: argparse.Namespace, wall: float
         f"(memory missing from a store), {disagree} memories whose text differs between "
         f"stores, {edits_lost} edits in no store (neither the text nor a kept version)"
     )
-    print(f"  repository: {tree_bytes(remote) / 2**20:.1f} MiB bare (as pushed, no gc)")
+    subjects = subprocess.run(
+        ["git", "--git-dir", str(remote), "log", "--format=%s"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    print(
+        f"  migration commits (format 1.0 -> 2.0): {subjects.count(MESSAGE)}; "
+        f"repository: {tree_bytes(remote) / 2**20:.1f} MiB bare (as pushed, no gc)"
+    )
 
 
 def store_events(ctx: Context, memory_id: str) -> list[set[str]]:
@@ -261,9 +300,9 @@ def store_events(ctx: Context, memory_id: str) -> list[set[str]]:
 # Part 2: a year of the team's repository, written with git fast-import.
 
 
-def year_repository(path: Path, args: argparse.Namespace) -> tuple[int, int]:
-    """The bare repository after ``--year-days`` of ``--hosts`` committing daily: (files,
-    commits)."""
+def year_repository(path: Path, args: argparse.Namespace, days: int, major: int) -> tuple[int, int]:
+    """The bare repository in format ``major`` after ``days`` of ``--hosts`` committing
+    daily: (files, commits). Prints its size at the CHECKPOINTS on the way."""
     subprocess.run(["git", "init", "-q", "--bare", str(path)], check=True)
     subprocess.run(["git", "-C", str(path), "symbolic-ref", "HEAD", "refs/heads/main"], check=True)
     hosts = [new_id()[:16] for _ in range(args.hosts)]
@@ -273,11 +312,18 @@ def year_repository(path: Path, args: argparse.Namespace) -> tuple[int, int]:
     importer = subprocess.Popen(
         ["git", "fast-import", "--quiet"],
         stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
         env={**os.environ, "GIT_DIR": str(path)},
     )
     assert importer.stdin is not None
     write = importer.stdin.write
-    for day in range(args.year_days):
+    for day in range(days):
+        if day in CHECKPOINTS:
+            write(b"checkpoint\n\nprogress checkpoint\n\n")
+            importer.stdin.flush()
+            assert importer.stdout is not None
+            importer.stdout.readline()  # the pack so far is written
+            print(f"  after {day} days: {tree_bytes(path) / 2**20:.1f} MiB as pushed")
         for host in random.sample(hosts, len(hosts)):
             at = START + timedelta(days=day, minutes=hosts.index(host))
             stamp = format_time(at)
@@ -296,7 +342,7 @@ def year_repository(path: Path, args: argparse.Namespace) -> tuple[int, int]:
                 memory = random.choice(own[host])
                 memory.content, memory.updated_at = f"{next(texts)} (edited)", stamp
                 changed.append(memory)
-            _commit(write, host, at, changed, commits == 0, args.sharded)
+            _commit(write, host, at, changed, commits == 0, major)
             files += args.per_day
             commits += 1
     importer.stdin.close()
@@ -305,18 +351,8 @@ def year_repository(path: Path, args: argparse.Namespace) -> tuple[int, int]:
     return files, commits
 
 
-def _path(memory: Memory, host: str, sharded: bool) -> str:
-    """memctl's path of a memory's file; sharded: in a directory named by the id's first
-    two digits (a layout memctl does not read: measured to compare)."""
-    path = memory_path(memory.scope, memory.id, host)
-    if not sharded:
-        return path
-    folder, _, name = path.rpartition("/")
-    return f"{folder}/{memory.id[:2]}/{name}"
-
-
 def _commit(
-    write: Any, host: str, at: datetime, changed: list[Memory], first: bool, sharded: bool
+    write: Any, host: str, at: datetime, changed: list[Memory], first: bool, major: int
 ) -> None:
     seconds = int(at.timestamp())
     message = f"memctl sync from host {host}: {len(changed)} written, 0 removed".encode()
@@ -326,9 +362,9 @@ def _commit(
         b"data %d" % len(message),
         message,
     ]
-    blobs = [(_path(m, host, sharded), render(m, [])) for m in changed]
+    blobs = [(memory_path(m.scope, m.id, host, major), render(m, [])) for m in changed]
     if first:
-        blobs += [(FORMAT_FILE, format_text()), (README_FILE, README_TEXT)]
+        blobs += [(FORMAT_FILE, format_text(f"{major}.0")), (README_FILE, README_TEXT)]
     for name, text in blobs:
         data = text.encode()
         lines += [f"M 100644 inline {name}".encode(), b"data %d" % len(data), data]
@@ -347,47 +383,60 @@ def run_timed(command: list[str], cwd: Path | None = None) -> tuple[float, float
     )
 
 
-def a_year(root: Path, args: argparse.Namespace) -> None:
-    remote = root / "year.git"
+def a_year(root: Path, args: argparse.Namespace, days: int, major: int) -> None:
+    """Part 2 (format 2) or 3 (format 1): the repository of ``days``, its size, a clone,
+    a newcomer's first sync (which migrates format 1), the next day's sync."""
+    remote = root / f"year{major}.git"
+    print(
+        f"part {4 - major}: {args.hosts} hosts x {days} days in sync format {major}.0"
+        + (" (flat: before 2.0)" if major == FLAT_MAJOR else "")
+    )
     began = time.perf_counter()
-    files, commits = year_repository(remote, args)
+    files, commits = year_repository(remote, args, days, major)
     built = time.perf_counter() - began
     pushed = tree_bytes(remote)
     gc_wall, _ = run_timed(["git", "--git-dir", str(remote), "gc", "-q"])
     packed = tree_bytes(remote)
     print(
-        f"part 2{' (sharded layout)' if args.sharded else ''}: "
-        f"{args.hosts} hosts x {args.year_days} days: {files:,} memory files, "
-        f"{commits:,} commits (built in {built:.0f} s)"
-    )
-    print(
-        f"  repository: {pushed / 2**20:.1f} MiB as pushed, {packed / 2**20:.1f} MiB after git gc "
+        f"  {files:,} memory files, {commits:,} commits (built in {built:.0f} s): "
+        f"{pushed / 2**20:.1f} MiB as pushed, {packed / 2**20:.1f} MiB after git gc "
         f"({gc_wall:.0f} s)"
     )
-    wall, cpu = run_timed(["git", "clone", "-q", str(remote), str(root / "clone")])
-    checkout = tree_bytes(root / "clone") - tree_bytes(root / "clone" / ".git")
+    clone = root / f"clone{major}"
+    wall, cpu = run_timed(["git", "clone", "-q", str(remote), str(clone)])
+    checkout = tree_bytes(clone) - tree_bytes(clone / ".git")
     print(
         f"  git clone: {wall:.1f} s wall, {cpu:.1f} s CPU; "
-        f"{tree_bytes(root / 'clone' / '.git') / 2**20:.1f} MiB .git + "
+        f"{tree_bytes(clone / '.git') / 2**20:.1f} MiB .git + "
         f"{checkout / 2**20:.1f} MiB of files"
     )
-    if args.sharded:
-        return  # memctl reads the flat layout only: the repository's figures are the point
-    newcomer = root / "newcomer"
+    newcomer = root / f"newcomer{major}"
     with context(newcomer) as ctx:
         init(ctx, str(remote))
     first = timed_sync(newcomer)
     print(
-        f"  a new member's first sync (imports {first['came_in'].get('created', 0):,}; "
-        f"clone made by sync init): {first['wall']:.1f} s wall, {first['cpu']:.1f} s CPU"
+        f"  a new member's first sync (imports {first['came_in'].get('created', 0):,}"
+        + ("; migrates the repository first" if first.get("migrated") else "")
+        + f"; clone made by sync init): {first['wall']:.1f} s wall, {first['cpu']:.1f} s CPU"
+        + (f" FAILED: {first['error']}" if "error" in first else "")
     )
-    args.year_days, before = 1, args.year_days
-    _one_more_day(remote, args, before)
+    if major == FLAT_MAJOR:
+        print(f"  after the migration: {tree_bytes(remote) / 2**20:.1f} MiB as pushed")
+    _one_more_day(remote, args, days)
     day = timed_sync(newcomer)
     print(
         f"  the next day's sync ({day['came_in'].get('created', 0)} new files of "
-        f"{args.hosts} hosts): {day['wall']:.2f} s wall, {day['cpu']:.2f} s CPU, "
-        f"{day['fetched'] / 2**10:.0f} KiB fetched"
+        f"{args.hosts} hosts, reading what changed since the last commit read): "
+        f"{day['wall']:.2f} s wall, {day['cpu']:.2f} s CPU, {day['fetched'] / 2**10:.0f} KiB "
+        "fetched"
+    )
+    _one_more_day(remote, args, days + 1)
+    with context(newcomer) as ctx, ctx.db.atomic():
+        set_read_commit(ctx.db, None, [])  # as before: list the whole tree
+    day = timed_sync(newcomer)
+    print(
+        f"  the day after, reading the whole tree as before ({day['came_in'].get('created', 0)} "
+        f"new files): {day['wall']:.2f} s wall, {day['cpu']:.2f} s CPU"
     )
 
 
@@ -421,7 +470,7 @@ def _one_more_day(remote: Path, args: argparse.Namespace, day: int) -> None:
             )
             for _ in range(args.per_day)
         ]
-        _commit(importer.stdin.write, host, at, changed, False, sharded=False)
+        _commit(importer.stdin.write, host, at, changed, False, FORMAT_MAJOR)
     importer.stdin.close()
     if importer.wait():
         raise SystemExit("git fast-import failed")
@@ -435,13 +484,19 @@ def main() -> None:
     parser.add_argument("--edits", type=int, default=5, help="Memories edited a day.")
     parser.add_argument("--parallel", type=int, default=4, help="Part 1: syncs at once.")
     parser.add_argument(
-        "--year-days", type=int, default=90, help="Part 2's days (365: a year); 0 leaves it out."
+        "--migrate-day",
+        type=int,
+        default=2,
+        help="Part 1: the day whose syncs meet a format-1.0 repository (0: none).",
     )
     parser.add_argument(
-        "--sharded",
-        action="store_true",
-        help="Part 2 only: the year's files one directory deeper, by the id's first two "
-        "digits (repository figures only).",
+        "--year-days", type=int, default=365, help="Part 2's days; 0 leaves it out."
+    )
+    parser.add_argument(
+        "--flat-days",
+        type=int,
+        default=90,
+        help="Part 3's days in the format-1.0 layout; 0 leaves it out.",
     )
     parser.add_argument("--push-retries", type=int, help="sync.push_retries (default: memctl's)")
     parser.add_argument("--seed", type=int, default=7)
@@ -454,7 +509,9 @@ def main() -> None:
         if args.days:
             real_syncs(root, args)
         if args.year_days:
-            a_year(root, args)
+            a_year(root, args, args.year_days, FORMAT_MAJOR)
+        if args.flat_days:
+            a_year(root, args, args.flat_days, FLAT_MAJOR)
 
 
 if __name__ == "__main__":

@@ -236,7 +236,7 @@ _memctl_choices() {
     case "$1|$2" in
         "list|-f"|"list|--format") choices="table json ids" ;;
         "import|--strategy") choices="auto atomic section document" ;;
-        "ingest|--client") choices="claude-code opencode codex generic cursor" ;;
+        "ingest|--client") choices="claude-code opencode codex cursor generic" ;;
         "ingest|--mode") choices="smart raw" ;;
     esac
 }

@@ -181,7 +181,7 @@ complete -c memctl -n '__fish_seen_subcommand_from import' -F
 
 # memctl ingest
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -l transcript -r -F -d 'Transcript file; omit (or \'-\') to read standard input.'
-complete -c memctl -n '__fish_seen_subcommand_from ingest' -l client -x -a 'claude-code opencode codex generic cursor' -d 'Transcript format (default: guessed from the content); with --backfill, the assistant whose transcripts to read (default: every one).'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -l client -x -a 'claude-code opencode codex cursor generic' -d 'Transcript format (default: guessed from the content); with --backfill, the assistant whose transcripts to read (default: every one).'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -l session-id -x -d 'Session id (default: the transcript\'s own).'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -l agent-id -x -d 'Agent id recorded on the session and its memories.'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -s s -l scope -x -d 'Scope of the memories: \'project\' (the current one, default), \'global\', or a name.'
@@ -303,8 +303,8 @@ complete -c memctl -n '__fish_seen_subcommand_from daemon; and __fish_seen_subco
 # memctl install
 complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron status uninstall' -s h -l help -d 'Show this message and exit.'
 complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron status uninstall' -a 'opencode' -d 'Install opencode\'s hooks: a plugin that adds the context block to each session\'s system prompt and captures each session on session.idle and session.compacted.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron status uninstall' -a 'cursor' -d 'Install cursor\'s hooks: hooks.json: sessionStart prints the context block, stop captures the transcript.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron status uninstall' -a 'claude-code' -d 'Install Claude Code\'s hooks (settings.json): SessionStart prints the context block; Stop, SessionEnd and PreCompact capture the transcript.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron status uninstall' -a 'cursor' -d 'Install cursor\'s hooks: hooks.json: sessionStart prints the context block; stop, sessionEnd and subagentStop capture the transcript.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron status uninstall' -a 'claude-code' -d 'Install Claude Code\'s hooks (settings.json): SessionStart prints the context block; Stop, SubagentStop, SessionEnd and PreCompact capture the transcript.'
 complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron status uninstall' -a 'codex' -d 'Install Codex\'s hooks (hooks.json: SessionStart, Stop). Codex runs them only after you trust them in /hooks.'
 complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron status uninstall' -a 'cron' -d 'Run `memctl maintain` hourly: print a crontab line and a systemd user timer; --systemd writes the timer\'s two files (`memctl install uninstall cron` takes them out).'
 complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron status uninstall' -a 'status' -d 'What is installed where, whether Codex\'s hooks are trusted, when each hook last ran.'

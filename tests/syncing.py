@@ -11,6 +11,7 @@ from memctl.api.memory import RememberRequest
 from memctl.config.settings import load_settings
 from memctl.context import Context
 from memctl.model import Memory
+from memctl.sync.migrate import move_index
 from tests.fakes import HashEmbedder
 
 
@@ -95,26 +96,58 @@ def plant(
 ) -> None:
     """Commit ``files`` (byte paths, any bytes) onto the bare repository's main branch
     directly, as a hostile member's push would leave it (no checks of git's own)."""
-    entries: dict[bytes, tuple[bytes, bytes]] = {}
-    head = subprocess.run(
-        ["git", "--git-dir", str(remote), "rev-parse", "--verify", "-q", "refs/heads/main"],
-        capture_output=True,
-    ).stdout.strip()
-    if head:
-        for record in _plumb(remote, "ls-tree", "-r", "-z", head.decode()).split(b"\0"):
-            if record:
-                meta, _, path = record.partition(b"\t")
-                mode, _, blob = meta.split(b" ")
-                entries[path] = (mode, blob)
+    entries = _head_entries(remote)
     for path, data in files.items():
         entries[path] = (b"100644", _plumb(remote, "hash-object", "-w", "--stdin", data=data))
     for path, target in (symlinks or {}).items():
         entries[path] = (b"120000", _plumb(remote, "hash-object", "-w", "--stdin", data=target))
+    _commit(remote, entries, "hostile")
+
+
+def as_format_1(remote: Path, *machines: Context) -> None:
+    """Turn the repository and the machines' indexes into what memctl 1.0 left: every
+    memory file moved out of its shard directory, ``memctl.yaml`` saying 1.0, and index
+    paths of format 1."""
+    entries = {}
+    for path, entry in _head_entries(remote).items():
+        parts = path.split(b"/")
+        flat = parts[:-2] + parts[-1:] if parts[0] == b"memories" else parts
+        entries[b"/".join(flat)] = entry
+    fmt = _plumb(remote, "hash-object", "-w", "--stdin", data=b'format: "1.0"\n')
+    entries[b"memctl.yaml"] = (b"100644", fmt)
+    _commit(remote, entries, "memctl 1.0")
+    for ctx in machines:
+        with ctx.db.atomic():
+            move_index(ctx.db, 1)
+
+
+def _head_entries(remote: Path) -> dict[bytes, tuple[bytes, bytes]]:
+    entries: dict[bytes, tuple[bytes, bytes]] = {}
+    head = _head(remote)
+    if head:
+        for record in _plumb(remote, "ls-tree", "-r", "-z", head).split(b"\0"):
+            if record:
+                meta, _, path = record.partition(b"\t")
+                mode, _, blob = meta.split(b" ")
+                entries[path] = (mode, blob)
+    return entries
+
+
+def _head(remote: Path) -> str:
+    return subprocess.run(
+        ["git", "--git-dir", str(remote), "rev-parse", "--verify", "-q", "refs/heads/main"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+
+
+def _commit(remote: Path, entries: dict[bytes, tuple[bytes, bytes]], message: str) -> None:
     tree = _tree(remote, entries).decode()
-    parent = ["-p", head.decode()] if head else []
+    head = _head(remote)
+    parent = ["-p", head] if head else []
     env_args = ["-c", "user.name=Hostile", "-c", "user.email=hostile@example.invalid"]
     commit = subprocess.run(
-        ["git", *env_args, "--git-dir", str(remote), "commit-tree", tree, *parent, "-m", "hostile"],
+        ["git", *env_args, "--git-dir", str(remote), "commit-tree", tree, *parent, "-m", message],
         capture_output=True,
         check=True,
     ).stdout.strip()

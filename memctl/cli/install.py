@@ -37,7 +37,8 @@ SUMMARY = {
     "--notify adds the `notify` program for versions without hooks.",
     "opencode": "a plugin that adds the context block to each session's system prompt and "
     "captures each session on session.idle and session.compacted.",
-    "cursor": "hooks.json: sessionStart prints the context block, stop captures the transcript.",
+    "cursor": "hooks.json: sessionStart prints the context block; stop, sessionEnd and "
+    "subagentStop capture the transcript.",
 }
 
 
@@ -98,7 +99,7 @@ def claude_code(
     as_json: JsonOption = False,
 ) -> None:
     """Install Claude Code's hooks (settings.json): SessionStart prints the context block;
-    Stop, SessionEnd and PreCompact capture the transcript."""
+    Stop, SubagentStop, SessionEnd and PreCompact capture the transcript."""
     _install(ctx, "claude-code", project, dry_run, force, False, as_json, per_prompt)
 
 

@@ -51,6 +51,9 @@ def sync(
     if result.withheld:
         warn(f"withheld {len(result.withheld)} memories whose sync import was undone here")
     came, went = result.came_in, result.went_out
+    if result.migrated:
+        moved = "would move" if dry_run else "moved"
+        console.print(f"{moved} the repository from sync format 1.0 to 2.0 (one commit)")
     if dry_run:
         for what, memory_id in result.incoming:
             console.print(f"in   {what:<8} {memory_id}")

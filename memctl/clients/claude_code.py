@@ -4,7 +4,8 @@
 
 Hooks (settings.json): SessionStart (matcher startup|resume|clear|compact) prints the
 context block as ``hookSpecificOutput.additionalContext``; Stop, SessionEnd and
-PreCompact hand the transcript to ingest. Each hook entry is a command group
+PreCompact hand the transcript to ingest, SubagentStop the sub-agent's own transcript
+(``agent_transcript_path``, stored with its session) too. Each hook entry is a command group
 ``{"matcher": ..., "hooks": [{"type": "command", "command": ..., "timeout": s}]}``.
 """
 
@@ -24,9 +25,9 @@ from memctl.ingest.backfill import StoredSession
 NAME = "claude-code"
 BINARY = "claude"
 START_MATCHER = "startup|resume|clear|compact"
-EVENTS = ("SessionStart", "Stop", "SessionEnd", "PreCompact")
+EVENTS = ("SessionStart", "Stop", "SubagentStop", "SessionEnd", "PreCompact")
 START_EVENTS = ("SessionStart",)
-CAPTURE_EVENTS = ("Stop", "SessionEnd", "PreCompact")
+CAPTURE_EVENTS = ("Stop", "SubagentStop", "SessionEnd", "PreCompact")
 PROMPT_EVENTS = ("UserPromptSubmit",)  # installed with --per-prompt
 TRANSCRIPT_FORMAT = "claude-code"
 # one file a session in a folder a project; <session>/subagents/*.jsonl are its subagents
@@ -108,6 +109,7 @@ def hook_groups(
     return {
         "SessionStart": [group("SessionStart", START_MATCHER)],
         "Stop": [group("Stop")],
+        "SubagentStop": [group("SubagentStop")],
         "SessionEnd": [group("SessionEnd")],
         "PreCompact": [group("PreCompact")],
         **({"UserPromptSubmit": [group("UserPromptSubmit")]} if per_prompt else {}),

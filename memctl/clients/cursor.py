@@ -1,6 +1,8 @@
 """Cursor: ``mcp.json`` (``mcpServers.memctl``), a rule file for instructions
 (``.cursor/rules/memctl.mdc``, project level only: Cursor keeps user rules in its
-settings, not in files), and ``hooks.json`` (``sessionStart``, ``stop``).
+settings, not in files), and ``hooks.json`` (``sessionStart``; ``stop`` after each turn
+in the editor, ``sessionEnd`` (the CLI's ``-p`` fires no ``stop``) and ``subagentStop``
+(its ``agent_transcript_path``) capture).
 
 ``hooks.json`` is ``{"version": 1, "hooks": {"sessionStart": [{"command": ...}]}}``;
 a sessionStart hook answers ``{"additional_context": ...}``.
@@ -20,14 +22,15 @@ from memctl.ingest.backfill import StoredSession
 
 NAME = "cursor"
 BINARY = "cursor-agent"
-EVENTS = ("sessionStart", "stop")
+EVENTS = ("sessionStart", "stop", "sessionEnd", "subagentStop")
 START_EVENTS = ("sessionStart",)
-CAPTURE_EVENTS = ("stop",)
+CAPTURE_EVENTS = ("stop", "sessionEnd", "subagentStop")
 PROMPT_EVENTS: tuple[str, ...] = ()  # beforeSubmitPrompt can block a prompt, not add to it
-TRANSCRIPT_FORMAT = None  # its agent transcripts are sniffed
+TRANSCRIPT_FORMAT = None  # sniffed: JSONL (ingest/parse/cursor.py), older versions' text
 TRANSCRIPT_GLOBS = (  # see find_transcript
     "*/agent-transcripts/*.jsonl",
     "*/agent-transcripts/*/*.jsonl",
+    "*/agent-transcripts/*/subagents/*.jsonl",  # stored with their conversation
     "*/agent-transcripts/*.txt",
 )
 

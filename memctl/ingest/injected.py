@@ -62,6 +62,8 @@ INJECTIONS: tuple[Injection, ...] = (
     _rule("claude-code", "command-output", _block("bash-stdout")),
     _rule("claude-code", "command-output", _block("bash-stderr")),
     _rule("claude-code", "hook", _block("user-prompt-submit-hook")),
+    # a background sub-agent's end, told to the model as a user turn
+    _rule("claude-code", "task-notification", _block("task-notification")),
     _rule(
         "claude-code",
         "command-caveat",
@@ -80,6 +82,11 @@ INJECTIONS: tuple[Injection, ...] = (
         r"context\..*\Z",
     ),
     _rule("claude-code", "interrupted", r"\[Request interrupted by user[^\]]*\]"),
+    # Cursor: what it attaches to a prompt (its system prompt names these wrappers)
+    _rule("cursor", "attachments", _block("attached_files")),
+    _rule("cursor", "attachments", _block("image_files")),
+    _rule("cursor", "system-reminder", _block("system_reminder")),
+    _rule("cursor", "notification", _block("system_notification")),
     # skill listings any client may paste in
     _rule(
         ANY,

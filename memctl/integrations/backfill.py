@@ -42,14 +42,17 @@ def find_transcripts(client: str | None = None, since: float | None = None) -> l
 def _order(
     entry: tuple[float, Target], found: dict[str, tuple[float, Target]]
 ) -> tuple[float, int, str]:
-    """Oldest first; a transcript under a folder named after another (Claude Code keeps a
-    session's sub-agents in ``<session>/subagents/``) right after that one, so a session's
-    own messages come before its sub-agents' whatever the files' times."""
+    """Oldest first; a transcript under a folder named after another (Claude Code and
+    Cursor keep a session's sub-agents in ``<session>/subagents/``, beside
+    ``<session>.jsonl`` or, in Cursor's editor, around ``<session>/<session>.jsonl``) right
+    after that one, so a session's own messages come before its sub-agents' whatever the
+    files' times."""
     mtime, target = entry
     for folder in target.path.parents:
         if not folder.name:
             break
-        owner = found.get(str(folder.with_name(folder.name + target.path.suffix)))
-        if owner is not None:
+        name = folder.name + target.path.suffix
+        owner = found.get(str(folder.with_name(name))) or found.get(str(folder / name))
+        if owner is not None and owner[1] is not target:
             return owner[0], 1, str(target.path)
     return mtime, 0, str(target.path)

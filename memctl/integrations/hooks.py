@@ -139,6 +139,7 @@ def read_payload(client: str, event: str, rest: list[str], stdin: IO[str]) -> di
         text = rest[-1] if rest else "{}"
     else:
         text = "" if stdin is None or stdin.isatty() else stdin.read()
+    text = text.removeprefix("\ufeff")  # Cursor on Windows starts it with a byte-order mark
     payload = json.loads(text) if text.strip() else {}
     if not isinstance(payload, dict):
         raise ValueError(f"expected a JSON object, got {type(payload).__name__}")
@@ -231,17 +232,23 @@ def capture_event(settings: Any, client: str, event: str, payload: dict[str, Any
     transcript = payload.get("transcript_path") or REGISTRY[client].find_transcript(
         str(session_id or "")
     )
-    if not transcript:
+    # a sub-agent's end (SubagentStop): its own transcript, stored with its parent session
+    agent = payload.get("agent_transcript_path")
+    if not transcript and not agent:
         reason = f"no transcript_path and no transcript of session {session_id!r} found"
         hooks_state.mark_missed(settings.home, client, event, reason)
         raise FileNotFoundError(f"{reason} where {client} keeps them: nothing captured")
     hooks_state.clear_missed(settings.home, client, event)
-    if transcript and Path(str(transcript)).is_file():
-        path = str(transcript)
-        _capture_file(settings, client, path, session_id)
-        _recapture(settings, skip=path)
-    elif transcript:
-        raise FileNotFoundError(f"transcript {transcript} does not exist (yet)")
+    owner = payload.get("parent_conversation_id") or session_id  # Cursor names the parent
+    files = [(str(p), s) for p, s in ((transcript, session_id), (agent, owner)) if p]
+    absent = [path for path, _ in files if not Path(path).is_file()]
+    for path, session in files:
+        if path not in absent:
+            _capture_file(settings, client, path, session)
+    if len(absent) < len(files):
+        _recapture(settings, skip=files[0][0])
+    if absent:
+        raise FileNotFoundError(f"transcript {absent[0]} does not exist (yet)")
 
 
 def _capture_file(settings: Any, client: str, path: str, session_id: str | None) -> None:

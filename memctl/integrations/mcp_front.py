@@ -7,8 +7,11 @@ the client sends goes to it, in order, and it answers every one. While it loads,
 this front answers the requests whose answer depends only on memctl's and the
 SDK's code (``EARLY_METHODS``: the handshake and the lists) with the answer the SDK
 gave to the same request in an earlier start, kept in ``ANSWERS_FILE`` under the
-data directory with the code's ``stamp``. The SDK's own answer to such a request is
-then not sent again; when it differs from the kept one, the file is corrected. A
+data directory with the code's ``stamp``, or else in ``SHIPPED_FILE``, the SDK's answers
+for every protocol version it speaks, made with memctl (``scripts/gen_mcp_answers.py``)
+and used with the SDK release they were made with: so a first start after an install
+or an upgrade is answered at once too. The SDK's own answer to such a request is then
+not sent again; when it differs from the one given, the kept file is corrected. A
 request never seen before waits for the SDK, as it did before this front.
 """
 
@@ -42,20 +45,23 @@ EARLY_METHODS = (
 )
 MODERN_VERSION = "io.modelcontextprotocol/protocolVersion"  # _meta keys of 2026-07-28
 MODERN_CLIENT = "io.modelcontextprotocol/clientInfo"
+MODERN_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 LISTEN, ACKNOWLEDGED = "subscriptions/listen", "notifications/subscriptions/acknowledged"
 SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"  # the listen request's id
 ANSWERS_FILE = "mcp-answers.json"
+SHIPPED_FILE = Path(__file__).with_name("mcp_answers.json")
+SDK_PACKAGES = ("mcp", "mcp_types")
 MAX_REQUEST_BYTES = 1 << 16  # longer lines are tool calls, never an early method
 EOF_GRACE, EOF_POLL = 2.0, 0.01  # seconds the SDK may take to answer them at the end
 MAX_ANSWERS = 64  # a few per client version; a full file starts over
 
 
 def stamp() -> str:
-    """What the kept answers depend on: memctl's version, the server module, the SDK's
-    and its protocol types' packages (their files' sizes and change times)."""
+    """What the kept answers depend on: memctl's version, the server module and this one,
+    the SDK's and its protocol types' packages (their files' sizes and change times)."""
     parts = [__version__]
-    origins = [str(Path(__file__).with_name("mcp_server.py"))]
-    for package in ("mcp", "mcp_types"):
+    origins = [str(Path(__file__).with_name("mcp_server.py")), str(Path(__file__))]
+    for package in SDK_PACKAGES:
         spec = importlib.util.find_spec(package)
         origins.append(str(spec.origin) if spec and spec.origin else package)
     for origin in origins:
@@ -68,6 +74,30 @@ def stamp() -> str:
     return " ".join(parts)
 
 
+def sdk_release() -> str:
+    """The SDK's installed releases, as their ``.dist-info`` folders name them
+    (``mcp-2.3.0 mcp_types-2.3.0``; importlib.metadata takes ~0.1 s to import)."""
+    found = []
+    for package in SDK_PACKAGES:
+        spec = importlib.util.find_spec(package)
+        where = Path(spec.origin).parent.parent if spec and spec.origin else None
+        names = [p.name for p in where.glob(f"{package}-*.dist-info")] if where else []
+        found.append(names[0].removesuffix(".dist-info") if len(names) == 1 else f"{package}-?")
+    return " ".join(found)
+
+
+def shipped(path: Path = SHIPPED_FILE) -> dict[str, Any]:
+    """The answers made with memctl, when they were made with the SDK installed here."""
+    try:
+        made = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(made, dict) or made.get("sdk") != sdk_release():
+        return {}
+    answers = made.get("answers")
+    return answers if isinstance(answers, dict) else {}
+
+
 class Front:
     """Reads the client's messages (from ``wire_in``) for the SDK, answering early the
     ones it can; writes the SDK's answers (to ``wire_out``) but those already given."""
@@ -76,6 +106,7 @@ class Front:
         self.path = answers_path
         self.stamp = stamp()
         self.answers: dict[str, Any] = self._read()
+        self.shipped = shipped()
         self.wire_in = wire_in
         self.wire_out = wire_out
         self.lines: queue.Queue[bytes | None] = queue.Queue()
@@ -117,9 +148,10 @@ class Front:
         self.lines.put(None)
 
     def _key(self, message: Any) -> tuple[Any, str] | None:
-        """(id, key) of a request the front may answer, or None. Who the client is (its
-        clientInfo) does not change the SDK's answer, which reads the protocol version:
-        a client's new version still gets the early answers."""
+        """(id, key) of a request the front may answer, or None. The SDK's answers to
+        memctl's server read the protocol version alone, not who the client is nor what
+        it can do (memctl offers nothing that depends on the client's capabilities): a
+        client's new version, or another client, gets the early answers too."""
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             return None
         method, ident = message.get("method"), message.get("id")
@@ -130,19 +162,18 @@ class Front:
         if isinstance(params, dict) and isinstance(meta, dict) and MODERN_VERSION in meta:
             # the 2026-07-28 protocol (Claude Code 2.1.330): no handshake, every request
             # carries the protocol version and the client in its _meta
-            shown = {k: v for k, v in meta.items() if k != MODERN_CLIENT}
+            if not all(isinstance(meta.get(k), dict) for k in (MODERN_CLIENT, MODERN_CAPABILITIES)):
+                return None  # the SDK refuses a half-built envelope
+            shown = {MODERN_VERSION: meta[MODERN_VERSION]}
             return ident, json.dumps(["modern", method, {**params, "_meta": shown}], sort_keys=True)
         if method == "initialize":
-            if self.handshake is not None:
+            version = _handshake_version(params)
+            if self.handshake is not None or version is None:
                 return None
-            self.handshake = (
-                {k: v for k, v in params.items() if k != "clientInfo"}
-                if isinstance(params, dict)
-                else params
-            )
+            self.handshake = {"protocolVersion": version}
         elif self.handshake is None:
             return None
-        asked = None if method == "initialize" else params  # initialize's: the handshake
+        asked = None if method == "initialize" else params or None  # initialize's: the handshake
         return ident, json.dumps([self.handshake, method, asked], sort_keys=True)
 
     def _note(self, line: bytes) -> tuple[Any, str] | None:
@@ -159,10 +190,12 @@ class Front:
 
     def _answer_early(self, line: bytes) -> None:
         found = self._note(line)
-        if found is None or found[1] not in self.answers:
+        if found is None:
             return
         ident, key = found
-        result = self.answers[key]
+        result = self.answers.get(key, self.shipped.get(key))
+        if result is None:
+            return
         if '"subscriptions/listen"' in key:  # its answer: the acknowledgement, for this id
             meta = {SUBSCRIPTION: ident, **result.get("_meta", {})}
             self._send(
@@ -228,6 +261,16 @@ class Front:
 
     def flush(self) -> None:
         pass
+
+
+def _handshake_version(params: Any) -> str | None:
+    """The protocol version ``initialize`` asks for, when its params have the shape the
+    SDK accepts (else the SDK answers with an error, never the front)."""
+    if not isinstance(params, dict) or not isinstance(params.get("protocolVersion"), str):
+        return None
+    if not all(isinstance(params.get(k), dict) for k in ("capabilities", "clientInfo")):
+        return None
+    return str(params["protocolVersion"])
 
 
 def answer_of(message: Any) -> tuple[Any, Any] | None:

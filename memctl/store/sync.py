@@ -13,6 +13,7 @@ from memctl.store.database import Database
 HOST_ID = "host_id"
 HOST_ID_CHARS = 16
 SYNC_KIND = "sync"
+READ_COMMIT = "sync_read_commit"
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,16 @@ def indexed_files(db: Database) -> dict[str, SyncFile]:
             "SELECT path, memory_id, host_id, updated_at, state, blob FROM sync_files"
         )
     }
+
+
+def files_at(db: Database, paths: Iterable[str]) -> dict[str, SyncFile]:
+    """The indexed files at these paths, by path."""
+    rows = db.tuples(
+        "SELECT path, memory_id, host_id, updated_at, state, blob FROM sync_files "
+        "WHERE path IN (SELECT value FROM json_each(?))",
+        (json.dumps(list(paths)),),
+    )
+    return {row[0]: SyncFile(*row) for row in rows}
 
 
 def files_of(db: Database, memory_ids: Iterable[str]) -> dict[str, list[SyncFile]]:
@@ -95,9 +106,40 @@ def drop_files(db: Database, paths: Iterable[str]) -> None:
     db.executemany("DELETE FROM sync_files WHERE path = ?", [(p,) for p in paths])
 
 
+def move_files(db: Database, moves: dict[str, str | None]) -> None:
+    """Give indexed files new paths (the repository's layout changed); None forgets one."""
+    db.executemany(
+        "DELETE FROM sync_files WHERE path = ?", [(p,) for p, n in moves.items() if not n]
+    )
+    db.executemany(
+        "UPDATE OR REPLACE sync_files SET path = ? WHERE path = ?",
+        [(n, p) for p, n in moves.items() if n],
+    )
+    db.set_meta(READ_COMMIT, "{}")  # its paths are another tree's now
+
+
+def set_read_commit(db: Database, commit: str | None, bad: list[tuple[str, str]]) -> None:
+    """Record that the index now holds exactly the good files of ``commit``'s tree (in
+    the transaction that made it so) and ``bad`` its bad ones (path, why), with the
+    index's size: a later change of the index by anything else shows, and
+    ``read_commit`` no longer trusts the commit."""
+    count = db.value("SELECT count(*) FROM sync_files")
+    db.set_meta(READ_COMMIT, json.dumps({"commit": commit, "files": count, "bad": bad}))
+
+
+def read_commit(db: Database) -> tuple[str, list[tuple[str, str]]] | None:
+    """The commit whose files the index holds, when it still does, and its bad files."""
+    found = json.loads(db.meta(READ_COMMIT) or "{}")
+    count = db.value("SELECT count(*) FROM sync_files")
+    if not found.get("commit") or found.get("files") != count:
+        return None
+    return str(found["commit"]), [(str(p), str(w)) for p, w in found.get("bad", [])]
+
+
 def clear_index(db: Database) -> None:
     """Forget the index (another repository): the next sync reads every file again."""
     db.execute("DELETE FROM sync_files")
+    db.set_meta(READ_COMMIT, "{}")
 
 
 def withheld(db: Database, memory_ids: Iterable[str]) -> set[str]:

@@ -27,6 +27,7 @@ from memctl.store.sync import (
     existing_ids,
     files_of,
     put_files,
+    set_read_commit,
 )
 from memctl.sync.incoming import Incoming, Progress, quiet
 from memctl.sync.memfile import Version, normal_time, synced_values
@@ -153,6 +154,7 @@ def apply_import(
         run.counts["relations"] = _relations(ctx, writer, plan)
         drop_files(ctx.db, [f.path for f in incoming.removed])
         put_files(ctx.db, incoming.files)
+        set_read_commit(ctx.db, incoming.commit, incoming.bad)
         for name, count in plan.counts().items():
             run.counts[name] = run.counts.get(name, 0) + count
         if plan.creates or plan.updates or plan.conflicts or plan.unshares:

@@ -1,12 +1,15 @@
 """Stage 1 of a sync, read: the files of the repository that changed since this machine
 last read them, each checked as untrusted input.
 
-The repository's tree (``git ls-tree``) is compared with the index of files
-already read, by blob id: only new and changed files are read, and only by
+The repository's tree is compared with the index of files already read, by
+blob id: when the index still holds exactly the files of a commit read before,
+only the entries that differ from that commit's tree (``git diff-tree``, so the
+cost follows what changed, not the repository's size); otherwise every entry
+(``git ls-tree``). Only new and changed files are read, and only by
 blob (never through the work tree, so a symlink leads nowhere). A file is
 skipped, named and counted when it is a symlink or not a file, its name is not
 UTF-8 (shown with ``\\xff`` escapes) or does not match
-``memories/<scope>/<memory-id>_<host-id>.yaml``, it is larger than
+its format's pattern (``layout``), it is larger than
 ``sync.max_file_bytes``, or it does not parse (``memfile.parse``).
 """
 
@@ -16,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from memctl.store.sync import SyncFile
-from memctl.sync.layout import parse_path
+from memctl.sync.layout import FORMAT_MAJOR, parse_path
 from memctl.sync.memfile import BadFile, Version, parse
 from memctl.sync.repo import Clone, Entry
 
@@ -38,28 +41,45 @@ class Incoming:
     removed: list[SyncFile] = field(default_factory=list)
     bad: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
     gone_own: list[str] = field(default_factory=list)  # memory ids whose own file vanished
+    commit: str | None = None  # the commit read: the index holds its files once applied
 
 
 def read_incoming(
     clone: Clone,
     ref: str,
-    index: dict[str, SyncFile],
+    index_of: Callable[[list[str] | None], dict[str, SyncFile]],
     own_host: str,
     max_bytes: int,
     progress: Progress = quiet,
+    major: int = FORMAT_MAJOR,
+    since: tuple[str, list[tuple[str, str]]] | None = None,
 ) -> Incoming:
-    incoming = Incoming()
-    seen: set[str] = set()
+    """What changed in ``ref`` since the files of the index were read (``index_of``: its
+    files at these paths, or all); ``since``: the commit whose tree the index holds and
+    that tree's bad files, to compare with it alone (the bad files it still holds are
+    named again)."""
+    commit = clone.resolve(ref)
+    incoming = Incoming(commit=commit)
+    diff = clone.changes(since[0], commit) if since and commit else None
+    if since is None or diff is None:
+        entries = clone.tree(commit) if commit else []
+        index = index_of(None)
+        gone = set(index) - {e.path for e in entries}
+    else:
+        entries, removed = diff
+        index = index_of([e.path for e in entries] + removed)
+        gone = {path for path in removed if path in index}
+        touched = {e.path for e in entries} | set(removed)
+        incoming.bad = [(path, why) for path, why in since[1] if path not in touched]
     changed = []
-    for entry in clone.tree(ref):
-        seen.add(entry.path)
+    for entry in entries:
         known = index.get(entry.path)
         if known is None or known.blob != entry.blob or entry.symlink:
             changed.append((entry, known))
     for done, (entry, known) in enumerate(changed):
         progress("reading files", done, len(changed))
         try:
-            version = _read(clone, entry, max_bytes)
+            version = _read(clone, entry, max_bytes, major)
         except BadFile as why:
             incoming.bad.append((entry.path, str(why)))
             if known is not None:
@@ -76,15 +96,15 @@ def read_incoming(
                 entry.blob,
             )
         )
-    for path, known in index.items():
-        if path not in seen:
-            incoming.removed.append(known)
-            if known.host_id == own_host:
-                incoming.gone_own.append(known.memory_id)
+    for path in sorted(gone):
+        known = index[path]
+        incoming.removed.append(known)
+        if known.host_id == own_host:
+            incoming.gone_own.append(known.memory_id)
     return incoming
 
 
-def _read(clone: Clone, entry: Entry, max_bytes: int) -> Version:
+def _read(clone: Clone, entry: Entry, max_bytes: int, major: int) -> Version:
     if not entry.utf8:
         raise BadFile("its name is not UTF-8")
     if entry.symlink:
@@ -92,7 +112,7 @@ def _read(clone: Clone, entry: Entry, max_bytes: int) -> Version:
     if entry.type != "blob":
         raise BadFile(f"not a file ({entry.type})")
     try:
-        scope, memory_id, host = parse_path(entry.path)
+        scope, memory_id, host = parse_path(entry.path, major)
     except ValueError as why:
         raise BadFile(str(why)) from None
     if entry.size > max_bytes:

@@ -1,10 +1,15 @@
 """The sync repository's layout: where a memory's file lives, and the format version.
 
-``memories/<scope>/<memory-id>_<host-id>.yaml``: the scope is the project's
-normalised git remote (``github.com/acme/app``) or ``global``, with every
-character but letters, digits and ``/ . _ - ~`` percent-encoded (``path:ab12``
-is ``path%3Aab12``), so the same project is the same directory on every machine.
-A path that does not match exactly is refused, never interpreted.
+Format 2: ``memories/<scope>/<shard>/<memory-id>_<host-id>.yaml``, the shard being
+the memory id's first two digits. The scope is the project's normalised git
+remote (``github.com/acme/app``) or ``global``, with every character but
+letters, digits and ``/ . _ - ~`` percent-encoded (``path:ab12`` is
+``path%3Aab12``), so the same project is the same directory on every machine.
+Format 1 had no shard (``memories/<scope>/<memory-id>_<host-id>.yaml``): every
+commit rewrote a tree listing the whole scope, so a team's year of history was
+~310 MiB against 34 MiB sharded (docs/benchmarks.md). A 2.0 memctl reads format
+1 (a read-only machine, a migration) and writes only format 2. A path that does
+not match its format exactly is refused, never interpreted.
 """
 
 from __future__ import annotations
@@ -15,7 +20,10 @@ from urllib.parse import quote, unquote
 from memctl.errors import SyncError
 from memctl.sync.untrusted import yaml_problem
 
-FORMAT_VERSION = "1.0"
+FORMAT_VERSION = "2.0"
+FORMAT_MAJOR = 2
+FLAT_MAJOR = 1  # format 1.0: no shard directory
+SHARD_DIGITS = 2  # 256 directories a scope: ~70 files each after a team's year
 FORMAT_FILE = "memctl.yaml"
 README_FILE = "README.md"
 MEMORIES = "memories"
@@ -36,21 +44,27 @@ def scope_dir(scope: str) -> str:
     return encoded
 
 
-def memory_path(scope: str, memory_id: str, host: str) -> str:
+def memory_path(scope: str, memory_id: str, host: str, major: int = FORMAT_MAJOR) -> str:
+    """The path of a memory's file in format ``major``; ValueError when it cannot have one."""
     if not MEMORY_ID.match(memory_id):
         raise ValueError(f"memory id {memory_id!r} is not 32 hexadecimal digits")
-    return f"{MEMORIES}/{scope_dir(scope)}/{memory_id}_{host}.yaml"
+    shard = "" if major == FLAT_MAJOR else memory_id[:SHARD_DIGITS] + "/"
+    return f"{MEMORIES}/{scope_dir(scope)}/{shard}{memory_id}_{host}.yaml"
 
 
-def parse_path(path: str) -> tuple[str, str, str]:
-    """(scope, memory id, host id) of a file path; ValueError says why it is refused."""
+def parse_path(path: str, major: int = FORMAT_MAJOR) -> tuple[str, str, str]:
+    """(scope, memory id, host id) of a file path in format ``major``; ValueError says why
+    it is refused."""
     parts = path.split("/")
-    if len(parts) < 3 or parts[0] != MEMORIES:
-        raise ValueError("not memories/<scope>/<memory-id>_<host-id>.yaml")
+    flat = major == FLAT_MAJOR
+    if len(parts) < (3 if flat else 4) or parts[0] != MEMORIES:
+        raise ValueError(f"not {pattern(major)}")
     name = FILE_NAME.match(parts[-1])
     if name is None:
         raise ValueError("file name is not <memory-id>_<host-id>.yaml")
-    directory = "/".join(parts[1:-1])
+    if not flat and parts[-2] != name["id"][:SHARD_DIGITS]:
+        raise ValueError("not in the directory of its memory id's first two digits")
+    directory = "/".join(parts[1 : -1 if flat else -2])
     scope = unquote(directory)
     try:
         canonical = scope_dir(scope)
@@ -61,19 +75,32 @@ def parse_path(path: str) -> tuple[str, str, str]:
     return scope, name["id"], name["host"]
 
 
-def format_text() -> str:
+def pattern(major: int = FORMAT_MAJOR) -> str:
+    shard = "" if major == FLAT_MAJOR else "<shard>/"
+    return f"memories/<scope>/{shard}<memory-id>_<host-id>.yaml"
+
+
+def moved(path: str, major: int, to_major: int) -> str:
+    """The path of a format-``major`` file in format ``to_major``; ValueError when it is
+    not a valid path of its format."""
+    scope, memory_id, host = parse_path(path, major)
+    return memory_path(scope, memory_id, host, to_major)
+
+
+def format_text(version: str = FORMAT_VERSION) -> str:
     return (
         "# A memctl sync repository: one YAML file per memory and machine (see README.md).\n"
-        f'format: "{FORMAT_VERSION}"\n'
+        f'format: "{version}"\n'
     )
 
 
-def check_format(text: str | None, where: str) -> None:
-    """Refuse a repository of a newer major format version (or an unreadable memctl.yaml)."""
+def read_format(text: str | None, where: str) -> int | None:
+    """The major format version ``memctl.yaml`` names (None without one); SyncError for a
+    newer major version than this memctl's, or an unreadable file."""
     import yaml
 
     if text is None:
-        return
+        return None
     problem = yaml_problem(text)
     if problem:
         raise SyncError(f"{where}: {FORMAT_FILE} {problem}")
@@ -83,11 +110,14 @@ def check_format(text: str | None, where: str) -> None:
         major = int(version.split(".")[0])
     except (yaml.YAMLError, KeyError, ValueError):
         raise SyncError(f"{where}: {FORMAT_FILE} does not name a format version") from None
-    if major > int(FORMAT_VERSION.split(".")[0]):
+    if major > FORMAT_MAJOR:
         raise SyncError(
             f"{where} is in sync format {version}; this memctl reads format "
-            f"{FORMAT_VERSION.split('.')[0]}.x: upgrade memctl"
+            f"{FORMAT_MAJOR}.x: upgrade memctl"
         )
+    if major < FLAT_MAJOR:
+        raise SyncError(f"{where}: {FORMAT_FILE} names format {version}, which never existed")
+    return major
 
 
 README_TEXT = """\
@@ -96,13 +126,15 @@ README_TEXT = """\
 This repository is written by [memctl](https://github.com/) `sync`: long-term
 memories of AI assistants, shared between machines and people.
 
-- `memctl.yaml` names the format version (`format: "1.0"`). A memctl that
+- `memctl.yaml` names the format version (`format: "2.0"`). A memctl that
   reads an older major version refuses the repository.
-- `memories/<scope>/<memory-id>_<host-id>.yaml` holds one memory as one
-  machine last wrote it. The scope is the project's normalised git remote
-  (`github.com/acme/app`) or `global`; characters other than letters, digits
-  and `/ . _ - ~` are percent-encoded. A machine (host id) only ever writes
-  its own files, so git never has a conflict to resolve.
+- `memories/<scope>/<shard>/<memory-id>_<host-id>.yaml` holds one memory as
+  one machine last wrote it; the shard is the memory id's first two digits.
+  The scope is the project's normalised git remote (`github.com/acme/app`) or
+  `global`; characters other than letters, digits and `/ . _ - ~` are
+  percent-encoded. A machine (host id) only ever writes its own files, so
+  git never has a conflict to resolve. (Format 1.0 had no shard directory; the
+  first memctl 2 to sync such a repository moves every file in one commit.)
 - Each file holds, in this order: `id`, `state`, `kind`, `category`,
   `tier`, `importance`, `confidence`, `created_at`, `updated_at`,
   `invalidated_at`, `superseded_by`, `tags`, `source`, `content`,

@@ -29,7 +29,7 @@ from memctl.store.sync import (
     undone_sync_imports,
 )
 from memctl.sync.incoming import Progress, quiet
-from memctl.sync.layout import memory_path, parse_path
+from memctl.sync.layout import FLAT_MAJOR, memory_path, parse_path
 from memctl.sync.memfile import blob_id, normal_time, privacy_problem, render, synced_values
 
 TICK = timedelta(milliseconds=1)
@@ -56,7 +56,11 @@ def plan_export(
     candidates: set[str],
     include_all: bool,
     progress: Progress = quiet,
+    arrived: set[str] | None = None,
 ) -> Outgoing:
+    """What to write and remove for the ``candidates``; ``arrived``: the memories whose
+    files came in since the last export (only their other files can supersede this
+    host's; None: look at every memory of the index)."""
     out = Outgoing()
     ids = sorted(candidates)
     out.withheld = sorted(undone_sync_imports(ctx.db, ids))
@@ -81,7 +85,7 @@ def plan_export(
         elif memory.state == State.DELETED and winner is None:
             continue  # deleted before it was ever shared
         _export_one(out, memory, relations.get(memory_id, []), mine, winner, own_host)
-    _stale(out, ctx, own_host)
+    _stale(out, ctx, own_host, arrived)
     return out
 
 
@@ -89,7 +93,10 @@ def _tombstone(memory_id: str, winner: SyncFile | None) -> Memory | None:
     """A memory removed from this store for good that the repository still holds alive."""
     if winner is None or winner.state == State.DELETED:
         return None
-    scope = parse_path(winner.path)[0]
+    try:
+        scope = parse_path(winner.path)[0]
+    except ValueError:  # a format-1 path, in the index of a machine yet to meet format 2
+        scope = parse_path(winner.path, FLAT_MAJOR)[0]
     return Memory(content="-", id=memory_id, state=State.DELETED, scope=scope)
 
 
@@ -131,11 +138,14 @@ def _export_one(
     out.removes += [f for f in mine if f.path != path]
 
 
-def _stale(out: Outgoing, ctx: Context, own_host: str) -> None:
+def _stale(out: Outgoing, ctx: Context, own_host: str, among: set[str] | None) -> None:
     """This host's files that a newer version of another host's superseded."""
     by_memory: dict[str, list[SyncFile]] = {}
-    for file in indexed_files(ctx.db).values():
-        by_memory.setdefault(file.memory_id, []).append(file)
+    if among is not None:
+        by_memory = files_of(ctx.db, among)
+    else:
+        for file in indexed_files(ctx.db).values():
+            by_memory.setdefault(file.memory_id, []).append(file)
     written = {row.memory_id for row, _ in out.writes}
     removing = {f.path for f in out.removes}
     for memory_id, files in by_memory.items():

@@ -25,26 +25,39 @@ from memctl.model import new_id, now_iso
 from memctl.store.runs import RunRecord, save_run
 from memctl.store.sync import (
     SYNC_KIND,
+    SyncFile,
     changed_since,
     clear_index,
     drop_files,
+    files_at,
     host_id,
     indexed_files,
     last_event_id,
     put_files,
+    read_commit,
+    set_read_commit,
 )
 from memctl.sync.apply import apply_import, plan_import
 from memctl.sync.incoming import Incoming, Progress, quiet, read_incoming
 from memctl.sync.layout import (
+    FLAT_MAJOR,
     FORMAT_FILE,
+    FORMAT_MAJOR,
     README_FILE,
     README_TEXT,
-    check_format,
     format_text,
     parse_path,
+    read_format,
 )
 from memctl.sync.lock import sync_lock
 from memctl.sync.memfile import BadFile, parse
+from memctl.sync.migrate import (
+    META_INDEX_FORMAT,
+    index_in,
+    index_major,
+    migration_commit,
+    move_index,
+)
 from memctl.sync.outgoing import Outgoing, plan_export
 from memctl.sync.repo import Clone, git_errors, require_git
 
@@ -78,6 +91,7 @@ class SyncResult:
     commit: str | None = None
     pushed: bool = False
     push_retries: int = 0  # pushes refused because the remote moved (fetched and redone)
+    migrated: bool = False  # moved the repository from format 1.0 to 2.0 (dry run: would)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -135,15 +149,18 @@ def _rounds(
 ) -> None:
     settings = ctx.settings
     wanted: set[str] = set()
+    arrived: set[str] = set()  # memories whose files came in: this host's may be stale
     for _ in range(settings.sync_push_retries + 1):
         progress("fetching", 0, 0)
-        offline = _pull(clone)
-        check_format(
-            clone.read_file("HEAD", FORMAT_FILE, settings.sync_max_file_bytes), result.remote
-        )
-        wanted |= _import(ctx, clone, result, run, progress)
-        if not settings.sync_readonly:
-            _export(ctx, clone, result, wanted, progress)
+        offline = _fetch(clone)
+        major = _meet_format(ctx, clone, result, offline is None, progress)
+        if major is None:
+            _back_off(result)
+            continue
+        clone.integrate()
+        wanted |= _import(ctx, clone, result, run, progress, major, arrived)
+        if not settings.sync_readonly and major == FORMAT_MAJOR:
+            _export(ctx, clone, result, wanted, progress, arrived)
         if offline is not None:
             waiting = clone.ahead_behind()[0]
             raise SyncError(
@@ -158,23 +175,53 @@ def _rounds(
         if clone.push():
             result.pushed = True
             return
-        longest = min(PUSH_BACKOFF_CAP, PUSH_BACKOFF_SECONDS * 2**result.push_retries)
-        time.sleep(random.uniform(0, longest))
-        result.push_retries += 1
+        _back_off(result)
     raise SyncError(
         f"{result.remote} kept moving: nothing pushed after "
         f"{settings.sync_push_retries + 1} tries; run `memctl sync` again"
     )
 
 
-def _pull(clone: Clone) -> SyncError | None:
-    """Fetch and put this clone's commits on top; the error when the remote is unreachable."""
+def _back_off(result: SyncResult) -> None:
+    """Wait before the fetch that follows a refused push."""
+    longest = min(PUSH_BACKOFF_CAP, PUSH_BACKOFF_SECONDS * 2**result.push_retries)
+    time.sleep(random.uniform(0, longest))
+    result.push_retries += 1
+
+
+def _fetch(clone: Clone) -> SyncError | None:
+    """Fetch; the error when the remote is unreachable."""
     try:
         clone.fetch()
     except SyncError as exc:
         return exc
-    clone.integrate()
     return None
+
+
+def _meet_format(
+    ctx: Context, clone: Clone, result: SyncResult, online: bool, progress: Progress
+) -> int | None:
+    """The format of the fetched repository, migrated to 2.0 first when it is 1.0 and this
+    machine may push (the migration pushed on its own: None when that push lost a race,
+    to fetch again); the index of files read moved into the same format."""
+    ref = clone.upstream if clone.has(clone.upstream) else "HEAD"
+    text = clone.read_file(ref, FORMAT_FILE, ctx.settings.sync_max_file_bytes)
+    major = read_format(text, result.remote) or FORMAT_MAJOR
+    if major == FLAT_MAJOR and online and not ctx.settings.sync_readonly and ref != "HEAD":
+        progress("moving files into sync format 2.0", 0, 0)
+        clone.drop_unpushed()  # written by memctl 1: the export writes them again
+        clone.move_to(migration_commit(clone, clone.checkable(ref), result.host))
+        if not clone.push():
+            clone.drop_unpushed()
+            return None
+        result.migrated = True
+        major = FORMAT_MAJOR
+    if index_major(ctx.db) != major:
+        if major == FORMAT_MAJOR:
+            clone.drop_unpushed()  # written by memctl 1, in format 1: written again
+        with ctx.db.atomic():
+            move_index(ctx.db, major)
+    return major
 
 
 def _open_clone(ctx: Context, remote: str) -> Clone:
@@ -200,14 +247,23 @@ def adopt(ctx: Context, remote: str) -> None:
         if ctx.db.meta(META_REMOTE) != remote:
             clear_index(ctx.db)
             ctx.db.set_meta(META_MARK, "0")
+            ctx.db.set_meta(META_INDEX_FORMAT, str(FORMAT_MAJOR))
             ctx.db.set_meta(META_REMOTE, remote)
 
 
 def _import(
-    ctx: Context, clone: Clone, result: SyncResult, run: RunRecord, progress: Progress
+    ctx: Context,
+    clone: Clone,
+    result: SyncResult,
+    run: RunRecord,
+    progress: Progress,
+    major: int,
+    arrived: set[str],
 ) -> set[str]:
-    """Import what changed; the memories whose local version must go out."""
-    incoming = _read(ctx, clone, "HEAD", result.host, progress)
+    """Import what changed (adding the memories whose files came in to ``arrived``); the
+    memories whose local version must go out."""
+    incoming = _read(ctx, clone, "HEAD", result.host, progress, major)
+    arrived.update(f.memory_id for f in incoming.files)
     plan = plan_import(ctx, incoming, result.host)
     apply_import(ctx, plan, incoming, run, progress)
     if any(plan.counts().values()):
@@ -218,9 +274,20 @@ def _import(
     return plan.local_won | set(incoming.gone_own)
 
 
-def _read(ctx: Context, clone: Clone, ref: str, host: str, progress: Progress) -> Incoming:
-    index = indexed_files(ctx.db)
-    return read_incoming(clone, ref, index, host, ctx.settings.sync_max_file_bytes, progress)
+def _read(
+    ctx: Context, clone: Clone, ref: str, host: str, progress: Progress, major: int
+) -> Incoming:
+    """The files of a format-``major`` tree that changed since they were last read."""
+    index_format = index_major(ctx.db)
+
+    def index_of(paths: list[str] | None) -> dict[str, SyncFile]:
+        if paths is None:
+            return index_in(indexed_files(ctx.db), index_format, major)
+        return files_at(ctx.db, paths)  # a read since a commit: the index is in its format
+
+    since = read_commit(ctx.db) if index_format == major else None
+    max_bytes = ctx.settings.sync_max_file_bytes
+    return read_incoming(clone, ref, index_of, host, max_bytes, progress, major, since)
 
 
 def candidates(ctx: Context) -> set[str]:
@@ -228,11 +295,17 @@ def candidates(ctx: Context) -> set[str]:
 
 
 def _export(
-    ctx: Context, clone: Clone, result: SyncResult, wanted: set[str], progress: Progress
+    ctx: Context,
+    clone: Clone,
+    result: SyncResult,
+    wanted: set[str],
+    progress: Progress,
+    arrived: set[str],
 ) -> None:
     mark = last_event_id(ctx.db)
     include_all = ctx.settings.sync_include == "all"
-    out = plan_export(ctx, result.host, candidates(ctx) | wanted, include_all, progress)
+    ids = candidates(ctx) | wanted
+    out = plan_export(ctx, result.host, ids, include_all, progress, arrived)
     if out.withheld:
         with ctx.db.atomic():
             Writer(ctx.db).withhold(out.withheld)
@@ -244,10 +317,14 @@ def _export(
         clone.write(README_FILE, README_TEXT)
     commit = clone.commit(_message(result.host, len(written), len(out.removes)), result.host)
     result.commit = commit or result.commit
+    read = read_commit(ctx.db)  # what the import read: this commit is it plus the export
+    touched = {f.path for f in written} | {f.path for f in out.removes}
+    bad = [(path, why) for path, why in (read[1] if read else []) if path not in touched]
     with ctx.db.atomic():
         Writer(ctx.db).stamp(out.bumps)
         drop_files(ctx.db, [f.path for f in out.removes])
         put_files(ctx.db, written)
+        set_read_commit(ctx.db, clone.resolve("HEAD") if read else None, bad)
         ctx.db.set_meta(META_MARK, str(mark))
     result.went_out["written"] = result.went_out.get("written", 0) + len(written)
     result.went_out["removed"] = result.went_out.get("removed", 0) + len(out.removes)
@@ -278,8 +355,8 @@ def _message(host: str, written: int, removed: int) -> str:
 def _scan_outgoing(clone: Clone, max_bytes: int, progress: Progress) -> None:
     """Scan every file the unpushed commits add or change, right before the push; a file
     that fails drops those commits (the next sync writes them again, refusing it)."""
-    entries = {e.path: e for e in clone.tree("HEAD")}
     paths = clone.outgoing_paths()
+    entries = {e.path: e for e in clone.tree("HEAD", paths)}
     for done, path in enumerate(paths):
         progress("checking files", done, len(paths))
         entry = entries.get(path)
@@ -316,8 +393,9 @@ def _preview(ctx: Context, clone: Clone, result: SyncResult, progress: Progress)
     except SyncError as exc:
         result.refused.append(("-", str(exc)))
     ref = clone.upstream if clone.has(clone.upstream) else "HEAD"
-    check_format(clone.read_file(ref, FORMAT_FILE, ctx.settings.sync_max_file_bytes), result.remote)
-    incoming = _read(ctx, clone, ref, result.host, progress)
+    text = clone.read_file(ref, FORMAT_FILE, ctx.settings.sync_max_file_bytes)
+    major = read_format(text, result.remote) or FORMAT_MAJOR
+    incoming = _read(ctx, clone, ref, result.host, progress, major)
     plan = plan_import(ctx, incoming, result.host)
     result.bad_files = incoming.bad
     result.came_in = plan.counts()
@@ -325,7 +403,8 @@ def _preview(ctx: Context, clone: Clone, result: SyncResult, progress: Progress)
     result.incoming += [("update", v.id) for _, v, _ in plan.updates]
     result.incoming += [("conflict", v.id) for v in plan.conflicts]
     result.incoming += [("unshare", m.id) for m, _ in plan.unshares]
-    if not ctx.settings.sync_readonly:
+    result.migrated = major == FLAT_MAJOR and not ctx.settings.sync_readonly
+    if not ctx.settings.sync_readonly and not result.migrated:
         wanted = candidates(ctx) | plan.local_won | set(incoming.gone_own)
         out = plan_export(ctx, result.host, wanted, ctx.settings.sync_include == "all", progress)
         result.refused += out.refused

@@ -30,6 +30,7 @@ ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true", "LC_ALL": "C"}
 SSH = "ssh -o BatchMode=yes -o ConnectTimeout=20"
 FALLBACK_NAME, FALLBACK_EMAIL = "memctl", "memctl@{host}.invalid"
 REJECTED = ("[rejected]", "non-fast-forward", "fetch first", "[remote rejected]")
+PATHS_AT_ONCE = 1000  # paths on one git command line (well under the OS's argument limit)
 
 
 def require_git() -> None:
@@ -217,7 +218,7 @@ class Clone:
         again from the database."""
         if not self.has(self.upstream):
             return True
-        base = self.checkable(self.upstream)
+        base = self.checkable(self.upstream, "HEAD" if self.has("HEAD") else None)
         if not self.has("HEAD"):
             self.repo.git.reset("--hard", "--quiet", base)
             return True
@@ -232,28 +233,57 @@ class Clone:
             self.repo.git.reset("--hard", "--quiet", base)
             return False
 
-    def checkable(self, ref: str) -> str:
+    def checkable(self, ref: str, since: str | None = None) -> str:
         """``ref``, or, when its tree holds paths git refuses to check out (``..``,
         ``.git``: pushed with git's plumbing, they would fail every pull), a commit on top
         of it without them, which this clone's next push sends. The paths dropped are
-        kept in ``dropped`` (shown, why)."""
-        out = self.repo.git.ls_tree("-r", "-z", "--full-tree", ref, stdout_as_string=False)
+        kept in ``dropped`` (shown, why). ``since``: a commit checked out already, so
+        that only the paths whose entries differ from it need a look."""
         keep: dict[bytes, bytes] = {}
         self.dropped = []
-        for record in out.split(b"\0"):
-            meta, _, path = record.partition(b"\t")
-            why = path_problem(path) if record else None
+        if since is not None:
+            out = self.repo.git.diff_tree(
+                "-r", "-z", "--no-renames", "--name-only", since, ref, stdout_as_string=False
+            )
+            if not any(path_problem(path) for path in out.split(b"\0") if path):
+                return ref
+        for path, meta in self.raw_tree(ref).items():
+            why = path_problem(path)
             if why:
                 self.dropped.append((shown(path), why))
-            elif record:
+            else:
                 keep[path] = meta
         if not self.dropped:
             return ref
         message = f"memctl: drop {len(self.dropped)} path(s) git cannot check out"
-        identity = self._identity("sync")
+        return self.commit_tree(keep, ref, message, "sync")
+
+    def raw_tree(self, ref: str) -> dict[bytes, bytes]:
+        """Every file of a commit, ``{path: b"mode type id"}``, paths as git holds them."""
+        out = self.repo.git.ls_tree("-r", "-z", "--full-tree", ref, stdout_as_string=False)
+        found: dict[bytes, bytes] = {}
+        for record in out.split(b"\0"):
+            if record:
+                meta, _, path = record.partition(b"\t")
+                found[path] = meta
+        return found
+
+    def commit_tree(self, files: dict[bytes, bytes], parent: str, message: str, host: str) -> str:
+        """A commit of exactly ``files`` (as ``raw_tree`` gives them) on top of ``parent``,
+        made without the work tree."""
+        tree = self._mktree(files)
         return self._plumb(
-            "commit-tree", self._mktree(keep), "-p", ref, "-m", message, env=identity
+            "commit-tree", tree, "-p", parent, "-m", message, env=self._identity(host)
         )
+
+    def put_blob(self, text: str) -> bytes:
+        """Store a file's text in the object database; its entry for ``commit_tree``."""
+        blob = self._plumb("hash-object", "-w", "--stdin", data=text.encode())
+        return b"100644 blob " + blob.encode()
+
+    def move_to(self, commit: str) -> None:
+        """Make ``commit`` this branch's head, work tree included."""
+        self.repo.git.reset("--hard", "--quiet", commit)
 
     def _mktree(self, entries: dict[bytes, bytes]) -> str:
         """The tree of ``{path: b"mode type id"}``, its subtrees made on the way."""
@@ -290,12 +320,78 @@ class Clone:
         if self.has(self.upstream):
             self.repo.git.reset("--hard", "--quiet", self.upstream)
 
-    def tree(self, ref: str = "HEAD") -> list[Entry]:
-        """Every entry under ``memories/`` of a commit (none for an empty repository)."""
+    def tree(self, ref: str = "HEAD", paths: list[str] | None = None) -> list[Entry]:
+        """Every entry under ``memories/`` of a commit (none for an empty repository), or
+        only those of ``paths``."""
         if not self.has(ref):
             return []
-        out = self.repo.git.ls_tree("-r", "-l", "-z", ref, "--", MEMORIES, stdout_as_string=False)
-        return list(_entries(out))
+        if paths is None:
+            chunks = [[MEMORIES]]
+        else:
+            chunks = [paths[at : at + PATHS_AT_ONCE] for at in range(0, len(paths), PATHS_AT_ONCE)]
+        found: list[Entry] = []
+        for chunk in chunks:
+            out = self.repo.git.ls_tree("-r", "-l", "-z", ref, "--", *chunk, stdout_as_string=False)
+            found += _entries(out)
+        return found
+
+    def resolve(self, ref: str) -> str | None:
+        """The commit id ``ref`` names now (None for none: an empty repository)."""
+        if not self.has(ref):
+            return None
+        return str(self.repo.git.rev_parse("--verify", ref + "^{commit}"))
+
+    def changes(self, since: str, ref: str) -> tuple[list[Entry], list[str]] | None:
+        """The files under ``memories/`` whose entry differs between two commits' trees
+        (``git diff-tree``): (those added or changed, the paths removed); None when
+        ``since`` is not in the clone any more."""
+        if not self.has(since):
+            return None
+        out = self.repo.git.diff_tree(
+            "-r",
+            "-z",
+            "--no-renames",
+            "--raw",
+            since,
+            ref,
+            "--",
+            MEMORIES,
+            stdout_as_string=False,
+        )
+        fields = out.split(b"\0")
+        changed: list[tuple[bytes, bytes, bytes]] = []  # (mode, blob, path)
+        removed = []
+        for meta, path in zip(fields[0::2], fields[1::2], strict=False):
+            _, mode, _, blob, status = meta.decode().lstrip(":").split(" ")
+            if status == "D":
+                removed.append(shown(path))
+            else:
+                changed.append((mode.encode(), blob.encode(), path))
+        sizes = self._sizes([blob for _, blob, _ in changed])
+        entries = [
+            Entry(
+                mode.decode(),
+                "commit" if mode == b"160000" else "blob",
+                blob.decode(),
+                sizes.get(blob, 0),
+                shown(path),
+                _utf8(path),
+            )
+            for mode, blob, path in changed
+        ]
+        return entries, removed
+
+    def _sizes(self, blobs: list[bytes]) -> dict[bytes, int]:
+        """Each object's size in bytes (``git cat-file --batch-check``); 0 when missing."""
+        if not blobs:
+            return {}
+        out = self._plumb("cat-file", "--batch-check", data=b"\n".join(blobs) + b"\n")
+        sizes = {}
+        for line in out.splitlines():
+            parts = line.split()
+            if len(parts) == 3 and parts[2].isdigit():
+                sizes[parts[0].encode()] = int(parts[2])
+        return sizes
 
     def read_blob(self, blob: str) -> bytes:
         return bytes(self.repo.odb.stream(bytes.fromhex(blob)).read())

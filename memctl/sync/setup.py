@@ -15,13 +15,15 @@ from memctl.model import format_time
 from memctl.store.sync import host_id, indexed_files
 from memctl.sync.layout import (
     FORMAT_FILE,
+    FORMAT_MAJOR,
     FORMAT_VERSION,
     README_FILE,
     README_TEXT,
-    check_format,
     format_text,
+    read_format,
 )
 from memctl.sync.lock import sync_lock
+from memctl.sync.migrate import index_in, index_major
 from memctl.sync.outgoing import plan_export
 from memctl.sync.pipeline import (
     META_LAST,
@@ -73,7 +75,7 @@ def init(ctx: Context, remote: str) -> InitResult:
 def _layout(clone: Clone, remote: str, host: str, readonly: bool, max_bytes: int) -> bool:
     text = clone.read_file("HEAD", FORMAT_FILE, max_bytes)
     if text is not None:
-        check_format(text, remote)
+        read_format(text, remote)
         return False
     if clone.has("HEAD"):
         shutil.rmtree(clone.root, ignore_errors=True)
@@ -122,7 +124,9 @@ def status(ctx: Context) -> SyncStatus:
         try:
             ahead, behind = clone.ahead_behind()
             ref = clone.upstream if clone.has(clone.upstream) else "HEAD"
-            waiting_in = _changed_files(ctx, clone, ref)
+            text = clone.read_file(ref, FORMAT_FILE, settings.sync_max_file_bytes)
+            major = read_format(text, remote) or FORMAT_MAJOR
+            waiting_in = _changed_files(ctx, clone, ref, major)
             moment = clone.last_fetch()
         finally:
             clone.close()
@@ -144,8 +148,8 @@ def status(ctx: Context) -> SyncStatus:
     )
 
 
-def _changed_files(ctx: Context, clone: Clone, ref: str) -> int:
-    index = indexed_files(ctx.db)
+def _changed_files(ctx: Context, clone: Clone, ref: str, major: int) -> int:
+    index = index_in(indexed_files(ctx.db), index_major(ctx.db), major)
     entries = clone.tree(ref)
     changed = sum(1 for e in entries if index.get(e.path) is None or index[e.path].blob != e.blob)
     return changed + len(set(index) - {e.path for e in entries})

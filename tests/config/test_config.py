@@ -179,7 +179,9 @@ def test_unknown_key_is_one_short_line_naming_it_and_the_closest(home: Path, whe
         assert "MEMCTL_RECALL_LIMITT (did you mean 'MEMCTL_RECALL_LIMIT'?)" in message
     else:
         assert "'recall.limitt' (did you mean 'recall.limit'?)" in message
-    assert "memctl config show" in message and len(message) <= 200
+    # short apart from the file's own path, which is as long as the user's home makes it
+    assert "memctl config show" in message
+    assert len(message.replace(str(home / "config.yaml"), "")) <= 200
     if where == "file":
         assert str(home / "config.yaml") in message
     else:

@@ -5,6 +5,8 @@ The model's script is simple and deterministic:
 - a request whose latest user turn holds a tool result gets a text answer quoting it;
 - a prompt containing ``SEARCH: <query>`` makes the model call the first offered tool
   whose name ends in ``memory_search`` with that query;
+- a prompt containing ``DELEGATE: <task>`` makes the model start a sub-agent (Claude
+  Code's Agent tool) with that task, which the sub-agent answers ``ok``;
 - a prompt asking for JSON matching a schema with numbered ``[n] user: ...`` lines (memctl's
   extraction, run through the CLI headless) gets ``{"facts": [...]}``, one fact per user line;
 - anything else gets the answer ``ok``.
@@ -22,6 +24,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 SEARCH = re.compile(r"SEARCH: ([^\n\"]+)")
+DELEGATE = re.compile(r"DELEGATE: ([^\n\"]+)")
+AGENT_TOOLS = ("Agent", "Task")  # Claude Code's sub-agent tool, by version
 EXTRACTION = "matching this JSON schema"
 USER_LINE = re.compile(r"^\[(\d+)\] user: (.+)$", re.M)
 WAIT_TOOL, WAIT_ID = "WaitForMcpServers", "toolu_wait"
@@ -75,8 +79,14 @@ def anthropic_plan(body: dict[str, Any]) -> dict[str, Any]:
     answer = extraction(_texts(last))
     if answer is not None:
         return {"text": answer}
-    found = SEARCH.search("\n".join(_texts(u) for u in users))
+    said = "\n".join(_texts(u) for u in users)
+    found = SEARCH.search(said)
     tools = [t.get("name", "") for t in body.get("tools") or []]
+    task = DELEGATE.search(said)
+    agent = next((t for t in tools if t in AGENT_TOOLS), None)
+    if task and agent and not results:
+        job = {"description": "a task", "prompt": task.group(1), "subagent_type": "general-purpose"}
+        return {"tool": agent, "input": job, "id": "toolu_agent"}
     search = next((t for t in tools if t.endswith("memory_search")), None)
     if found and search:
         return {"tool": search, "input": {"query": found.group(1).strip()}, "id": "toolu_search"}

@@ -158,9 +158,24 @@ def test_claude_code_remembers_across_sessions(world: World) -> None:
     assert "mcp__memctl__memory_search" in tools  # alwaysLoad: listed from the first request
     answer = json.loads(third.stdout)["result"]
     assert answer.startswith("Memory says:") and "make release from main" in answer
+    # a sub-agent: SubagentStop stores its own transcript with the session as it ends
+    # (Stop and SessionEnd hand memctl the session's transcript only)
+    fourth = world.run(
+        claude,
+        "-p",
+        "DELEGATE: Count the files here.",
+        "--output-format",
+        "json",
+        "--allowedTools",
+        "Agent,Task",
+    )
+    assert fourth.returncode == 0, fourth.stderr
+    shown = world.memctl("sessions", "show", json.loads(fourth.stdout)["session_id"], "--json")
+    said = [m["content"] for m in json.loads(shown.stdout)["messages"]]
+    assert "[subagent] Count the files here." in said and "[subagent] ok" in said
     status = json.loads(world.memctl("install", "status", "--json").stdout)
     claude_status = next(s for s in status if s["client"] == "claude-code")
-    assert {"SessionStart", "Stop", "SessionEnd"} <= set(claude_status["fired"])
+    assert {"SessionStart", "Stop", "SubagentStop", "SessionEnd"} <= set(claude_status["fired"])
 
 
 def codex_args(world: World, *extra: str) -> list[str]:

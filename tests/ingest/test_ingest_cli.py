@@ -149,7 +149,7 @@ def test_bad_input_is_one_clear_line(
 
 
 def test_a_bad_option_value_is_refused_by_the_full_parser() -> None:
-    done = run_cli("ingest", "--client", "cursor", input="user: hi\n", env=NO_LLM)
+    done = run_cli("ingest", "--client", "vim", input="user: hi\n", env=NO_LLM)
     assert done.returncode == 2 and "claude-code" in done.stderr
 
 
@@ -188,7 +188,7 @@ def test_the_fast_parser_and_the_typer_command_take_the_same_options() -> None:
         ["ingest", "--dry-run"],
         ["-c", "no-equals-sign", "ingest"],
         ["--verbose", "ingest"],
-        ["ingest", "--client", "cursor"],
+        ["ingest", "--client", "vim"],
         ["ingest", "stray-argument"],
     ],
 )

@@ -10,10 +10,11 @@ from memctl.ingest.digest import build_digest, render
 from memctl.ingest.extract_actions import action_facts
 from memctl.ingest.parse import read_transcript
 from memctl.ingest.parse.common import REPORT_CUT, REPORT_KEEP, SUBAGENT_REPORT
+from memctl.ingest.source import Input
 from memctl.ingest.tools import condense, shell_command
 from memctl.memories.provenance import fetches_and_runs
 from memctl.model import Message, Role
-from tests.ingesting import source
+from tests.ingesting import fixture, source
 
 
 def cc(kind: str, content: Any, n: int, **extra: Any) -> dict[str, Any]:
@@ -35,8 +36,9 @@ def result(n: int, content: Any, error: bool = False) -> list[dict[str, Any]]:
     return [{"type": "tool_result", "tool_use_id": f"t{n}", "content": content, "is_error": error}]
 
 
-def parse(records: list[dict[str, Any]]) -> tuple[list[Message], Any]:
-    transcript = read_transcript(source("\n".join(json.dumps(r) for r in records)), None)
+def parse(records: list[dict[str, Any]] | Input) -> tuple[list[Message], Any]:
+    text = records if isinstance(records, Input) else "\n".join(map(json.dumps, records))
+    transcript = read_transcript(source(text) if isinstance(text, str) else text, None)
     messages = [
         Message(p.role, p.content, p.created_at or "", "s1", n)
         for n, p in enumerate(transcript.messages, start=1)
@@ -44,7 +46,7 @@ def parse(records: list[dict[str, Any]]) -> tuple[list[Message], Any]:
     return messages, transcript.tally
 
 
-def digest_text(records: list[dict[str, Any]], max_chars: int = 1600) -> str:
+def digest_text(records: list[dict[str, Any]] | Input, max_chars: int = 1600) -> str:
     messages, _ = parse(records)
     return render(build_digest(messages, 6, 500), "Session", max_chars)
 
@@ -97,6 +99,23 @@ def test_tool_calls_are_read_with_their_outcomes_and_a_subagent_report_is_kept()
     assert "[tool refused Write: The user doesn't want to proceed" in notes
 
 
+def test_a_background_sub_agents_report_comes_with_its_end_not_its_start() -> None:
+    """Claude Code 2.1.330 (as the e2e run's transcript shows it): the Agent call's result
+    says it started; the report comes in a later <task-notification> user turn."""
+    notice = "Async agent launched successfully. (This tool result is internal metadata.)"
+    ended = f"<task-notification>\n<task-id>a1</task-id>\n<result>{REPORT}</result>\n"
+    records = [
+        cc("user", "Find why checkout fails", 1),
+        cc("assistant", use(2, "Agent", description="find", prompt="Find", subagent_type="x"), 2),
+        cc("user", result(2, [{"type": "text", "text": notice}]), 3),
+        cc("user", ended + "<usage><tool_uses>3</tool_uses></usage>\n</task-notification>", 4),
+    ]
+    messages, _ = parse(records)
+    assert messages[2].content.startswith("[tool result Agent: Async agent launched")
+    assert messages[3].role == Role.TOOL and messages[3].content.startswith(SUBAGENT_REPORT)
+    assert "Root cause" in digest_text(records) and "task-notification" not in digest_text(records)
+
+
 def test_the_digest_says_asked_changed_fixed_found_left_open_and_outcome() -> None:
     text = digest_text(a_session())
     assert "Asked: /fix-issue 42" in text
@@ -108,6 +127,14 @@ def test_the_digest_says_asked_changed_fixed_found_left_open_and_outcome() -> No
     assert "Perfect!" not in text  # a report's filler goes first
     assert "Left open: Write /repo/CLAUDE.md refused" in text
     assert text.endswith("Outcome: Fixed issue 42: the retry counter resets.")
+
+
+def test_a_real_cursor_session_says_what_was_asked_made_and_answered() -> None:
+    """Cursor keeps no tool results: a file it wrote counts as written."""
+    text = digest_text(fixture("real/cursor-gitai-hboshows.jsonl"))
+    assert "Asked: Generate a file with all the HBO shows from the 90's in it" in text
+    assert "Created: /Users/aidancunniffe/Desktop/testing-gitflows-git-ai/hbo-shows-1990s" in text
+    assert "Outcome: Here’s what I added." in text and "[REDACTED]" not in text
 
 
 def test_a_tight_budget_cuts_the_least_useful_sections_never_the_request_or_outcome() -> None:

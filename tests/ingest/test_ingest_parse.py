@@ -44,6 +44,28 @@ def test_claude_code_keeps_text_notes_tools_and_sidechains_drops_thinking_and_me
     assert "init is analyzing" not in text  # meta
 
 
+def test_cursor_transcripts_real_and_with_the_wrappers_its_later_versions_write() -> None:
+    messages, transcript = parsed("real/cursor-gitai-hboshows.jsonl")
+    assert transcript.client == "cursor" and transcript.tally.malformed == 0
+    assert [role for role, _ in messages] == [Role.USER] + [Role.ASSISTANT] * 10
+    assert messages[0][1] == "Generate a file with all the HBO shows from the 90's in it"
+    assert messages[2][1].startswith("[tool WebFetch: https://en.wikipedia.org/wiki/List_of_")
+    assert not any("[REDACTED]" in text for _, text in messages)
+    prompt = "<timestamp>Tuesday, Jul 21, 2026, 6:57 PM (UTC+8)</timestamp>\n"
+    prompt += "<user_query>\nhi\n</user_query>"
+    lines = [
+        {"role": "user", "message": {"content": [{"type": "text", "text": prompt}]}},
+        {"role": "assistant", "message": {"content": [{"type": "text", "text": "[REDACTED]"}]}},
+        {"type": "turn_ended", "status": "success"},
+    ]
+    name = "/u/.cursor/projects/w/agent-transcripts/c0ffee/subagents/a1.jsonl"
+    later = read_transcript(source("\n".join(map(json.dumps, lines)), name), None)
+    [message] = later.messages
+    assert (message.content, message.created_at) == ("[subagent] hi", "2026-07-21T10:57:00.000Z")
+    assert later.tally.session_id == "c0ffee" and later.tally.skipped == 2
+    assert later.tally.problems() is None  # a turn's end and withheld reasoning hold nothing
+
+
 def test_opencode_export_keeps_text_and_tools_not_synthetic_or_reasoning() -> None:
     messages, transcript = parsed("opencode.json")
     assert transcript.client == "opencode"
@@ -106,7 +128,7 @@ def test_a_one_line_messages_document_and_a_bare_array() -> None:
 def test_a_client_that_does_not_fit_finds_nothing_and_unknown_clients_are_refused() -> None:
     assert list(read_transcript(fixture("generic.txt"), "claude-code").messages) == []
     with pytest.raises(UsageError, match="unknown client"):
-        read_transcript(fixture("generic.txt"), "cursor")
+        read_transcript(fixture("generic.txt"), "vim")
 
 
 @pytest.mark.parametrize(

@@ -410,6 +410,16 @@ def test_a_chinese_session_keeps_its_design_decision_and_correction(
             {"shell-mode": 1, "command-output": 2},
         ),
         ("Please analyze this codebase and create a CLAUDE.md file, which ...", {"command": 1}),
+        (  # Claude Code 2.1.330 telling the model its background sub-agent ended
+            "<task-notification>\n<task-id>a29f</task-id>\n<status>completed</status>\n"
+            "</task-notification>",
+            {"task-notification": 1},
+        ),
+        (  # Cursor: what it attaches to a prompt
+            '<attached_files>\n<file path="a.py"/>\n</attached_files>'
+            "<system_notification>The following task has finished.</system_notification>",
+            {"attachments": 1, "notification": 1},
+        ),
         (
             "## Skills\nA skill is a set of local instructions to follow.\n- pdf: read PDFs",
             {"skills": 1},

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import resource
 import shutil
 import subprocess
@@ -16,10 +17,12 @@ from typing import Any
 import pytest
 
 from memctl.config import load_settings
+from memctl.config.scope import project_scope
 from memctl.context import Context
 from memctl.integrations import hooks
-from memctl.store.sessions import get_session
+from memctl.store.sessions import count_sessions, get_session, messages_after
 from tests.conftest import run_cli
+from tests.ingest.test_backfill import REAL_SESSIONS
 from tests.ingesting import SESSION, TRANSCRIPTS
 
 OPTIONS = {"home": None, "config": ["ingest.spawn_worker=false"]}
@@ -214,28 +217,105 @@ def test_hook_state_is_private(home: Path, capsys: pytest.CaptureFixture[str]) -
         assert path.stat().st_mode & 0o777 == (0o700 if path.is_dir() else 0o600), path
 
 
-def test_cursor_stop_without_transcript_path_finds_it_by_conversation_id(
+def session_text(session_id: str) -> tuple[int, str, str, int]:
+    """A stored session's message count, scope and messages' text, and how many sessions
+    the store holds."""
+    with Context(load_settings()) as ctx:
+        session = get_session(ctx.db, session_id)
+        assert session is not None
+        text = "\n".join(m.content for m in messages_after(ctx.db, session_id, 0))
+        return session.message_count, session.scope, text, count_sessions(ctx.db)[0]
+
+
+def backfill_adds(client: str) -> int:
+    """How many messages a backfill of ``client``'s transcripts stores now."""
+    from memctl.ingest.backfill import store_all
+    from memctl.integrations.backfill import find_transcripts
+
+    with Context(load_settings()) as ctx:
+        return store_all(ctx, find_transcripts(client)).messages
+
+
+def test_cursor_hooks_and_backfill_store_a_real_conversation_once(
     tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """A real Cursor transcript (tests/fixtures/transcripts/real/SOURCES.md) where Cursor
+    keeps it: a stop without ``transcript_path`` (the CLI never sends one) finds it by the
+    conversation id; the session is that id, scoped to the workspace Cursor named the
+    folder after; backfill, a sub-agent's file and a later sessionEnd add each message once."""
     from memctl.integrations import setup
 
-    user = tmp_path / "user"
+    user, workspace = tmp_path / "user", tmp_path / "work" / "testing-gitflows.git-ai"
+    workspace.mkdir(parents=True)
     monkeypatch.setenv("HOME", str(user))
-    stop = {"conversation_id": "c0ffee-1", "hook_event_name": "stop", "status": "completed"}
-    stop["workspace_roots"] = [str(tmp_path)]  # type: ignore[assignment]
+    conversation = "4f3c2b1a-0d9e-4c8b-a7f6-5e4d3c2b1a09"
+    stop = {"conversation_id": conversation, "hook_event_name": "stop", "status": "completed"}
+    stop |= {"workspace_roots": [str(workspace)], "transcript_path": None, "loop_count": 0}
     hook(["cursor", "stop"], stop, capsys)
     where = setup.where(False, tmp_path, {"HOME": str(user), "PATH": ""})
     problems = {s.client: s.problems for s in setup.status(where, home)}["cursor"]
-    assert any("session 'c0ffee-1'" in p and "stop" in p for p in problems)
+    assert any(f"session {conversation!r}" in p and "stop" in p for p in problems)
     assert "nothing captured" in (home / "logs" / "hooks.log").read_text()
 
-    folder = user / ".cursor" / "projects" / "shop" / "agent-transcripts" / "c0ffee-1"
-    folder.mkdir(parents=True)
-    shutil.copy(TRANSCRIPTS / "claude-code.jsonl", folder / "c0ffee-1.jsonl")
-    hook(["cursor", "stop"], stop, capsys)
-    assert stored("c0ffee-1") > 0
-    problems = {s.client: s.problems for s in setup.status(where, home)}["cursor"]
-    assert problems == []
+    slug = "-".join(re.sub("[^A-Za-z0-9]+", "-", p).strip("-") for p in workspace.parts[1:])
+    folder = user / ".cursor" / "projects" / slug / "agent-transcripts"
+    (folder / conversation / "subagents").mkdir(parents=True)
+    real = (TRANSCRIPTS / "real" / "cursor-gitai-hboshows.jsonl").read_text().splitlines()
+    transcript = folder / f"{conversation}.jsonl"
+    transcript.write_text("\n".join(real[:9]) + "\n")
+    hook(["cursor", "stop"], "\ufeff" + json.dumps(stop), capsys)  # as Cursor on Windows
+    assert {s.client: s.problems for s in setup.status(where, home)}["cursor"] == []
+    count, scope, text, _ = session_text(conversation)
+    assert count == 9 and scope == project_scope(workspace)
+    assert text.startswith("Generate a file with all the HBO shows from the 90's in it\n")
+    assert "[REDACTED]" not in text and "<user_query>" not in text
+    assert "[tool WebSearch: HBO original series 1990s list complete]" in text
+
+    agent = folder / conversation / "subagents" / "0a1b2c3d.jsonl"  # two of its lines, as a
+    agent.write_text("\n".join([real[0], real[2], '{"type":"turn_ended"}']) + "\n")  # sub-agent
+    transcript.write_text("\n".join(real) + "\n")
+    assert backfill_adds("cursor") == 2 + 2
+    hook(["cursor", "sessionEnd"], {**stop, "hook_event_name": "sessionEnd"}, capsys)
+    assert backfill_adds("cursor") == 0
+    count, _, text, sessions = session_text(conversation)
+    assert (count, sessions, text.count("[subagent] ")) == (13, 1, 2)
+    assert text.index("Here’s what I added.") < text.index("[subagent] ")
+
+
+def test_claude_code_subagent_stop_stores_the_sub_agent_with_its_session(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SubagentStop (its input as Claude Code's hooks reference gives it) stores the
+    sub-agent's own transcript with the parent session, as it happens: a real pair (see
+    tests/fixtures/transcripts/real/SOURCES.md); a later backfill adds nothing."""
+    session = "e9fb405b-169f-40eb-9396-7e75076f045d"
+    project = tmp_path / "user" / ".claude" / "projects" / "-codemie"
+    (project / session / "subagents").mkdir(parents=True)
+    main = project / f"{session}.jsonl"
+    main.write_bytes((REAL_SESSIONS / "cc2-codemie-e9fb405b.jsonl").read_bytes())
+    agent = project / session / "subagents" / "agent-a485154.jsonl"
+    agent.write_bytes((TRANSCRIPTS / "real" / "cc2-codemie-agent-a485154.jsonl").read_bytes())
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", "")
+    payload = {
+        "session_id": session,
+        "transcript_path": str(main),
+        "cwd": str(tmp_path),
+        "permission_mode": "default",
+        "hook_event_name": "SubagentStop",
+        "stop_hook_active": False,
+        "agent_id": "a485154",
+        "agent_type": "solution-architect",
+        "agent_transcript_path": str(agent),
+        "last_assistant_message": "The specification is written.",
+    }
+    assert hook(["claude-code", "subagent-stop"], payload, capsys) == ""
+    count, _, text, sessions = session_text(session)
+    assert text.count("[subagent] ") > 10 and sessions == 1
+    assert backfill_adds("claude-code") == 0
+    hook(["claude-code", "SubagentStop"], {**payload, "agent_transcript_path": "/nowhere"}, capsys)
+    assert "transcript /nowhere does not exist" in (home / "logs" / "hooks.log").read_text()
+    assert session_text(session)[0] == count
 
 
 def big_transcript(path: Path, cwd: Path, messages: int, repeat: int, padding: int = 0) -> Path:

@@ -165,7 +165,7 @@ def test_claude_code_hooks_join_the_users_own(user: Path) -> None:
     ours = hooks["Stop"][1]["hooks"][0]
     assert ours["command"] == "/opt/memctl/bin/memctl --home /data/memctl hook claude-code Stop"
     assert hooks["SessionStart"][0]["matcher"] == "startup|resume|clear|compact"
-    assert set(hooks) == {"Stop", "SessionStart", "SessionEnd", "PreCompact"}
+    assert set(hooks) == {"Stop", "SubagentStop", "SessionStart", "SessionEnd", "PreCompact"}
     assert install(user, "claude-code").plan.files() == []  # idempotent
 
 

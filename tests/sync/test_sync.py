@@ -61,7 +61,7 @@ def test_remember_on_a_is_recalled_on_b(pair: tuple[Context, Context], remote: P
     assert copy.content == memory.content and copy.created_at == memory.created_at
     # The repository holds one readable file under the scope, named by memory and host.
     files = git("--git-dir", str(remote), "ls-tree", "-r", "--name-only", "HEAD").split()
-    assert f"memories/global/{memory.id}_{a.db.meta('host_id')}.yaml" in files
+    assert f"memories/global/{memory.id[:2]}/{memory.id}_{a.db.meta('host_id')}.yaml" in files
     assert {"memctl.yaml", "README.md"} <= set(files)
     text = git("--git-dir", str(remote), "show", f"HEAD:{files[-1]}")
     assert "content: We deploy to production" in text and "embedding" not in text
@@ -76,7 +76,7 @@ def test_scope_of_a_project_is_its_remote(pair: tuple[Context, Context], remote:
     sync_api.sync(a, SYNC)
     sync_api.sync(b, SYNC)
     files = git("--git-dir", str(remote), "ls-tree", "-r", "--name-only", "HEAD")
-    assert f"memories/github.com/acme/app/{memory.id}_" in files
+    assert f"memories/github.com/acme/app/{memory.id[:2]}/{memory.id}_" in files
     copy = store.get_memory(b.db, memory.id)
     assert copy is not None and copy.scope == "github.com/acme/app"
 
@@ -235,23 +235,23 @@ def test_a_hostile_repository_changes_nothing_it_should_not(
     push_files(
         hand,
         {
-            f"memories/global/{ids[0]}_{host}.yaml": (
+            f"memories/global/a0/{ids[0]}_{host}.yaml": (
                 f"id: {ids[0]}\n{base}content: !!python/object/apply:os.system "
                 f"['touch {tmp_path}/pwned']\n"
             ),
-            f"memories/%2E%2E/{ids[1]}_{host}.yaml": f"id: {ids[1]}\n{base}content: dots\n",
-            f"memories/global/{ids[2]}_{host}.yml": f"id: {ids[2]}\n{base}content: suffix\n",
-            f"memories/global/{ids[3]}_{host}.yaml": (
+            f"memories/%2E%2E/a0/{ids[1]}_{host}.yaml": f"id: {ids[1]}\n{base}content: dots\n",
+            f"memories/global/a0/{ids[2]}_{host}.yml": f"id: {ids[2]}\n{base}content: suffix\n",
+            f"memories/global/a0/{ids[3]}_{host}.yaml": (
                 f"id: {ids[3]}\n{base}content: typed\nimportance: high\ntags: notalist\n"
             ),
-            f"memories/global/{ids[4]}_{host}.yaml": f"id: {ids[5]}\n{base}content: wrong id\n",
-            f"memories/global/{ids[6]}_{host}.yaml": f"id: {ids[6]}\n{base}content: 42\n",
+            f"memories/global/a0/{ids[4]}_{host}.yaml": f"id: {ids[5]}\n{base}content: wrong id\n",
+            f"memories/global/a0/{ids[6]}_{host}.yaml": f"id: {ids[6]}\n{base}content: 42\n",
         },
     )
-    big = hand / "memories" / "global" / f"{ids[7]}_{host}.yaml"
+    big = hand / "memories" / "global" / "a0" / f"{ids[7]}_{host}.yaml"
     with big.open("wb") as stream:  # sparse, twice the default sync.max_file_bytes
         stream.truncate(2 * 1024 * 1024)
-    (hand / "memories" / "global" / f"{ids[5]}_{other}.yaml").symlink_to("/etc/passwd")
+    (hand / "memories" / "global" / "a0" / f"{ids[5]}_{other}.yaml").symlink_to("/etc/passwd")
     (hand / "memories" / "github.com").symlink_to(outside)
     git("add", "-A", cwd=hand)
     git("commit", "--quiet", "-m", "hostile", cwd=hand)
@@ -260,10 +260,10 @@ def test_a_hostile_repository_changes_nothing_it_should_not(
     result = sync_api.sync(b, SYNC)
     bad = dict(result.bad_files)
     assert len(bad) == 9, bad
-    assert "YAML" in bad[f"memories/global/{ids[0]}_{host}.yaml"]
-    assert "symlink" in bad[f"memories/global/{ids[5]}_{other}.yaml"]
-    assert "limit" in bad[f"memories/global/{ids[7]}_{host}.yaml"]
-    assert "must be" in bad[f"memories/global/{ids[3]}_{host}.yaml"]
+    assert "YAML" in bad[f"memories/global/a0/{ids[0]}_{host}.yaml"]
+    assert "symlink" in bad[f"memories/global/a0/{ids[5]}_{other}.yaml"]
+    assert "limit" in bad[f"memories/global/a0/{ids[7]}_{host}.yaml"]
+    assert "must be" in bad[f"memories/global/a0/{ids[3]}_{host}.yaml"]
     assert not (tmp_path / "pwned").exists()
     assert store.get_memories(b.db, ids) == {}
     assert store.get_memory(b.db, good.id) is not None
@@ -273,14 +273,14 @@ def test_a_hostile_repository_changes_nothing_it_should_not(
     assert project.id in dict(written.refused)
     assert not any(outside.iterdir())
     runs = ingest_api.runs(b)
-    assert any(f"skipped memories/global/{ids[0]}" in note for r in runs for note in r.notes)
+    assert any(f"skipped memories/global/a0/{ids[0]}" in note for r in runs for note in r.notes)
 
 
 def test_a_newer_format_is_refused(pair: tuple[Context, Context], remote: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
     a, _ = pair
     hand = work_clone(tmp_path, remote)
-    push_files(hand, {"memctl.yaml": 'format: "2.0"\n'})
-    with pytest.raises(SyncError, match="format 2.0.*upgrade memctl"):
+    push_files(hand, {"memctl.yaml": 'format: "3.0"\n'})
+    with pytest.raises(SyncError, match="format 3.0; this memctl reads format 2.x: upgrade memctl"):
         sync_api.sync(a, SYNC)
 
 
@@ -477,7 +477,7 @@ def test_each_push_is_scanned_again(pair: tuple[Context, Context], remote: Path)
     shared(a, "a fine memory")
     clone = pipeline.clone_path(a.settings)
     host = a.db.meta("host_id")
-    name = f"memories/global/{'b' * 32}_{host}.yaml"
+    name = f"memories/global/bb/{'b' * 32}_{host}.yaml"
     (clone / name).parent.mkdir(parents=True, exist_ok=True)
     (clone / name).write_text(
         f"id: {'b' * 32}\nstate: active\ncreated_at: '2026-01-01T00:00:00.000Z'\n"

@@ -15,6 +15,7 @@ from memctl.api import sync as sync_api
 from memctl.context import Context
 from memctl.errors import SyncError
 from memctl.store import memories as store
+from memctl.store.sync import set_read_commit
 from memctl.sync.memfile import BadFile, parse
 from tests.syncing import bare_repo, machine, plant, shared
 
@@ -29,7 +30,10 @@ def _id(n: int) -> str:
 
 
 def _file(n: int, body: str = "content: planted\n") -> tuple[bytes, bytes]:
-    return f"memories/global/{_id(n)}_{HOST}.yaml".encode(), f"id: {_id(n)}\n{BASE}{body}".encode()
+    return (
+        f"memories/global/b0/{_id(n)}_{HOST}.yaml".encode(),
+        f"id: {_id(n)}\n{BASE}{body}".encode(),
+    )
 
 
 def _laughs(levels: int, key: str = "relations") -> str:
@@ -90,9 +94,9 @@ def _plant_everything(remote: Path, tmp_path: Path) -> None:
     files.update([_file(50, "content: x\nupdated_at: '9999-12-31T23:59:59-14:00'\n")])
     good_path, good = _file(60, "content: a planted but harmless memory\n")
     files[good_path] = good
-    files[b"memories/glob\xffal/" + f"{_id(61)}_{HOST}.yaml".encode()] = good
-    files[f"memories/global/{_id(62)}_{HOST}".encode() + b"\xfe.yaml"] = good
-    files[b"memories/../" + f"{_id(63)}_{HOST}.yaml".encode()] = good
+    files[b"memories/glob\xffal/b0/" + f"{_id(61)}_{HOST}.yaml".encode()] = good
+    files[f"memories/global/b0/{_id(62)}_{HOST}".encode() + b"\xfe.yaml"] = good
+    files[b"memories/../b0/" + f"{_id(63)}_{HOST}.yaml".encode()] = good
     files[b"../escape.yaml"] = good
     files[b"memories/global/../../x.yaml"] = good
     plant(remote, files, symlinks={b"memories/global/link": str(tmp_path).encode()})
@@ -119,6 +123,13 @@ def test_every_hostile_file_is_skipped_and_the_rest_syncs(
     subprocess.run(["git", "clone", "-q", str(remote), str(tmp_path / "fresh")], check=True)
     again = sync_api.sync(b, SYNC)  # and the next sync too
     assert store.get_memory(b.db, kept.id) is not None
+    # It read only what changed since the sync before; a read of the whole tree finds
+    # nothing else and names the same bad files.
+    with b.db.atomic():
+        set_read_commit(b.db, None, [])
+    whole = sync_api.sync(b, SYNC)
+    assert sorted(whole.bad_files) == sorted(again.bad_files)
+    assert not any(whole.came_in.values()) and not any(whole.went_out.values())
     assert again.bad_files
     a_result = sync_api.sync(a, SYNC)
     assert store.get_memory(a.db, _id(60)) is not None and a_result.bad_files
@@ -129,7 +140,7 @@ def test_the_cli_exits_0_and_names_each_hostile_file(
 ) -> None:
     _, b = pair
     plant(remote, dict([_file(1, "content: x\n" + _laughs(9))]))
-    plant(remote, {b"memories/glob\xffal/" + f"{_id(2)}_{HOST}.yaml".encode(): b"x: 1\n"})
+    plant(remote, {b"memories/glob\xffal/b0/" + f"{_id(2)}_{HOST}.yaml".encode(): b"x: 1\n"})
     done = subprocess.run(
         [sys.executable, "-m", "memctl", "--home", str(b.settings.home), "sync"],
         capture_output=True,
@@ -148,8 +159,8 @@ def test_a_format_file_padded_past_64_kib_is_still_read(
     pair: tuple[Context, Context], remote: Path
 ) -> None:
     a, _ = pair
-    plant(remote, {b"memctl.yaml": b'format: "2.0"\n' + b"#" * 70_000 + b"\n"})
-    with pytest.raises(SyncError, match="format 2.0"):
+    plant(remote, {b"memctl.yaml": b'format: "3.0"\n' + b"#" * 70_000 + b"\n"})
+    with pytest.raises(SyncError, match="format 3.0"):
         sync_api.sync(a, SYNC)
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from memctl.config.safe_load import TOO_DEEP, json_value
 from memctl.errors import InputError, UsageError
-from memctl.ingest.parse import claude, codex, generic, opencode
+from memctl.ingest.parse import claude, codex, cursor, generic, opencode
 from memctl.ingest.parse.common import REPORT_CUT, Parsed, Tally
 from memctl.ingest.source import SNIFF_BYTES, Input, json_members
 from memctl.model import TRANSCRIPT_CLIENTS
@@ -88,6 +88,8 @@ def guess_client(source: Input, shape: str) -> str:
                     return "claude-code"
                 if isinstance(record, dict) and codex.looks_like(record):
                     return "codex"
+                if isinstance(record, dict) and cursor.looks_like(record):
+                    return "cursor"
             except SHAPE_ERRORS:
                 continue
     return "generic"
@@ -146,6 +148,8 @@ def read_transcript(source: Input, client: str | None) -> Transcript:
         messages = _jsonl(source, tally, claude.messages)
     elif client == "codex":
         messages = _jsonl(source, tally, codex.messages)
+    elif client == "cursor":
+        messages = _jsonl(source, tally, cursor.parser(source.name, tally))
     elif client == "opencode":
         messages = _document(source, tally, opencode.member)
     elif shape == "json":

@@ -5,7 +5,8 @@ or a list of blocks. ``text`` blocks are kept, ``tool_use`` and
 ``tool_result`` become one-line notes, ``thinking`` is dropped. A user record
 holding only tool results is a ``tool`` message, and the result of a
 sub-agent call (Agent, Task) keeps the sub-agent's report (see
-``subagent_report``). A ``summary`` line titles the session only when the
+``subagent_report``), as does the ``<task-notification>`` turn that brings a background
+sub-agent's. A ``summary`` line titles the session only when the
 message it summarises (``leafUuid``) is one of this file's: Claude Code also
 writes the summaries of *other* sessions into a resumed one. ``system``,
 ``file-history-snapshot``, ``queue-operation`` and meta lines (``isMeta``)
@@ -21,6 +22,7 @@ from typing import Any
 
 from memctl.ingest.parse.common import (
     SUBAGENT,
+    TASK_RESULT,
     Parsed,
     Tally,
     called,
@@ -42,7 +44,7 @@ def looks_like(record: dict[str, Any]) -> bool:
     )
 
 
-def _block(block: Any, tally: Tally) -> tuple[str, bool] | None:
+def content_block(block: Any, tally: Tally) -> tuple[str, bool] | None:
     """(text, is a tool result) of one content block; None for blocks that say nothing."""
     if not isinstance(block, dict):
         return None
@@ -90,13 +92,17 @@ def messages(record: dict[str, Any], tally: Tally) -> list[Parsed]:
     if isinstance(content, str):
         text, only_tools = without_reminders(content), False
     elif isinstance(content, list):
-        parts = [p for p in (_block(b, tally) for b in content) if p is not None]
+        parts = [p for p in (content_block(b, tally) for b in content) if p is not None]
         text = "\n".join(t for t, _ in parts if t.strip())
         only_tools = bool(parts) and all(is_result for _, is_result in parts)
     else:
         tally.bad(f"{kind} record whose content is neither text nor blocks")
         return []
     sidechain = bool(record.get("isSidechain"))
+    report = TASK_RESULT.match(text) if kind == "user" else None
+    if report is not None:  # a background sub-agent's end: its report
+        tally.keep(str(Role.TOOL))
+        return [Parsed(Role.TOOL, subagent_report(report.group(1)), created)]
     if not text.strip():
         tally.pass_over("subagent without text" if sidechain else f"{kind} without text")
         return []

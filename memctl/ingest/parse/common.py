@@ -46,11 +46,16 @@ METADATA_KINDS = frozenset(
         "developer message",
         "user message",
         "assistant message",
+        "turn_ended",
     }
 )
 # A tool call is a sub-agent's when its client names it so, or its input has a sub-agent type.
 SUBAGENT_TOOLS = frozenset({"task", "agent", "spawn_agent"})
 # Claude Code's answer when the person refuses a tool call at the permission prompt.
+# Claude Code (2.1.330) runs a sub-agent in the background: its call's result only says it
+# started; its report comes later, as a user turn, in a <task-notification>'s <result>
+LAUNCHED = re.compile(r"\AAsync agent launched successfully")
+TASK_RESULT = re.compile(r"\A\s*<task-notification>.*?<result>(.*?)</result>", re.S)
 REFUSED = re.compile(r"^The user doesn't want to proceed with this tool use", re.I)
 # Exit-code lines of shell tools: Claude Code's Bash ("Exit code 1"), Codex's exec_command
 # ("Process exited with code 1") and shell_command ("Exit code: 1").
@@ -70,8 +75,10 @@ TOOL_DETAIL_KEYS = (
     "notebook_path",
     "path",
     "pattern",
+    "glob_pattern",
     "url",
     "query",
+    "search_term",
     "description",
     "prompt",
 )
@@ -219,7 +226,7 @@ def subagent_report(output: Any, is_error: bool = False, tool: str = "") -> str:
     """A sub-agent's final report, kept whole up to ``REPORT_KEEP`` characters, as a tool
     message: ``[subagent report]`` and the text; a failed call is an ordinary error note."""
     text = block_text(output) if not isinstance(output, str) else output
-    if is_error or not text.strip():
+    if is_error or not text.strip() or LAUNCHED.match(text):
         return tool_result_note(output, is_error, tool)
     cleaned, _ = scrub(text[:REPORT_KEEP])
     cut = f"\n{REPORT_CUT}" if len(text) > REPORT_KEEP else ""
