@@ -87,9 +87,12 @@ def server_cpu(pid: int | None) -> float:
         return 0.0
     deadline = time.monotonic() + 2
     children = Path(f"/proc/{pid}/task/{pid}/children")
-    while children.read_text().strip() and time.monotonic() < deadline:
-        time.sleep(0.005)
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    try:
+        while children.read_text().strip() and time.monotonic() < deadline:
+            time.sleep(0.005)
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except FileNotFoundError:  # it exits when memctl's files change: edited during the run?
+        raise SystemExit(f"the resident process {pid} exited during the run") from None
     return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
