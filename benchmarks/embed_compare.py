@@ -7,6 +7,8 @@ packages this script alone needs (memctl itself never imports them):
     .venv/bin/python benchmarks/embed_compare.py [--chars 100,400,1000] [--texts 128]
         [--against REV] [--default-blas-threads]
 
+Without them it compares memctl's numpy embedders alone (today's, and REV's).
+
 The ONNX graph is built here from memctl's own laid-out weights with the `onnx`
 package's helper API (no torch, no download): the same BERT layers as
 memctl/embed/local.py, GELU as erf, mean pooling and L2 norm done in numpy.
@@ -248,8 +250,26 @@ def main() -> None:
 def compare(
     lengths: list[int], args: argparse.Namespace, then: local.LocalEmbedder | None, scratch: Path
 ) -> None:
-    embedder = local.LocalEmbedder(batch_size=BATCH)
+    embedder = local.LocalEmbedder(batch_size=BATCH, threads=1)  # CPU per text, like the others
     embedder.embed(["warm-up"])
+    embedders: dict[str, Callable[[list[str]], np.ndarray]] = {"numpy today": embedder.embed}
+    if then is not None:
+        embedders[f"numpy at {args.against}"] = then.embed
+    if importlib.util.find_spec("onnxruntime") and importlib.util.find_spec("onnx"):
+        embedders.update(onnx_embedders(embedder, scratch))
+    else:
+        print("onnx and onnxruntime are not installed: numpy alone")
+    for chars in lengths:
+        texts = texts_of(chars, args.texts)
+        reference = embedder.embed(texts)
+        print(f"\n{chars}-character texts, {len(texts)} of them, batch {BATCH}:")
+        for name, embed in embedders.items():
+            report(name, embed, texts, reference, args.rounds)
+
+
+def onnx_embedders(
+    embedder: local.LocalEmbedder, scratch: Path
+) -> dict[str, Callable[[list[str]], np.ndarray]]:
     began = time.process_time()
     model = build_graph(embedder._load()[1])
     print(
@@ -260,17 +280,10 @@ def compare(
     fp32_path, int8_path = scratch / "fp32.onnx", scratch / "int8.onnx"
     fp32_path.write_bytes(model)
     quantize_dynamic(fp32_path, int8_path, weight_type=QuantType.QInt8)
-    embedders: dict[str, Callable[[list[str]], np.ndarray]] = {"numpy today": embedder.embed}
-    if then is not None:
-        embedders[f"numpy at {args.against}"] = then.embed
-    embedders["onnxruntime fp32"] = onnx_embedder(embedder, session(model))
-    embedders["onnxruntime int8"] = onnx_embedder(embedder, session(str(int8_path)))
-    for chars in lengths:
-        texts = texts_of(chars, args.texts)
-        reference = embedder.embed(texts)
-        print(f"\n{chars}-character texts, {len(texts)} of them, batch {BATCH}:")
-        for name, embed in embedders.items():
-            report(name, embed, texts, reference, args.rounds)
+    return {
+        "onnxruntime fp32": onnx_embedder(embedder, session(model)),
+        "onnxruntime int8": onnx_embedder(embedder, session(str(int8_path))),
+    }
 
 
 if __name__ == "__main__":

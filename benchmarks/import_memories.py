@@ -1,19 +1,26 @@
-"""Where a bulk import of memories spends its CPU: embedding, and everything else.
+"""Where a bulk import of memories spends its time: embedding, and everything else.
 
-    OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/import_memories.py [--n 300] [--chars 700]
+    .venv/bin/python benchmarks/import_memories.py [--n 300] [--chars 700]
+        [--threads auto|N] [--against REV]
 
 Writes a memctl JSONL file of ``--n`` memories of about ``--chars`` characters
 (``benchmarks/synthetic.py`` sentences joined), then imports it in this process
 as `memctl import FILE` does (``api.import_files``), with the local MiniLM
-embedder, into a fresh data directory. Prints the CPU of the whole import and
-of the embedder's calls (so the rest is memctl's own work: reading, checking,
-writing the store and its indexes). Asserts nothing.
+embedder, into a fresh data directory. Prints the wall and CPU time of the whole
+import and of the embedder's calls (so the rest is memctl's own work: reading,
+checking, writing the store and its indexes), with the load average before and
+after: the embedder runs two forward passes at once only while the load leaves
+two cores idle (``--threads auto``, memctl's default; ``--threads 1`` fixes one).
+``--against REV`` then imports the same file again with memctl's embedder as it
+was at git revision REV (``benchmarks/embed_compare.py``), after today's, so that
+today's own threads do not count as other people's load. Asserts nothing.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -24,7 +31,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.synthetic import synthetic_memories  # noqa: E402  (path above)
+from benchmarks.embed_compare import embedder_at  # noqa: E402  (path above)
+from benchmarks.synthetic import synthetic_memories  # noqa: E402
 from memctl.api.ingest import ImportRequest, import_files, plan_import  # noqa: E402
 from memctl.config.settings import load_settings  # noqa: E402
 from memctl.context import Context  # noqa: E402
@@ -33,18 +41,19 @@ from memctl.embed.local import LocalEmbedder  # noqa: E402
 
 
 class Timed:
-    """An embedder that adds up the CPU time of its calls."""
+    """An embedder that adds up the wall and CPU time of its calls."""
 
     def __init__(self, inner: Embedder) -> None:
-        self.inner, self.cpu, self.texts = inner, 0.0, 0
+        self.inner, self.wall, self.cpu, self.texts = inner, 0.0, 0.0, 0
         self.name, self.dim = inner.name, inner.dim
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        began = time.process_time()
+        began, cpu = time.perf_counter(), time.process_time()
         try:
             return self.inner.embed(texts)
         finally:
-            self.cpu += time.process_time() - began
+            self.wall += time.perf_counter() - began
+            self.cpu += time.process_time() - cpu
             self.texts += len(texts)
 
 
@@ -60,7 +69,7 @@ def memories_file(path: Path, count: int, chars: int) -> None:
 
 def one_import(home: Path, path: Path, embedder: Timed) -> tuple[float, float, dict[str, int]]:
     """(wall, CPU) of one import in this process, and what it did."""
-    embedder.cpu, embedder.texts = 0.0, 0
+    embedder.wall, embedder.cpu, embedder.texts = 0.0, 0.0, 0
     settings = load_settings(home=home, overrides={"llm": "none"})
     began, cpu = time.perf_counter(), time.process_time()
     with Context(settings, embedder=embedder) as ctx:
@@ -70,25 +79,48 @@ def one_import(home: Path, path: Path, embedder: Timed) -> tuple[float, float, d
     return time.perf_counter() - began, time.process_time() - cpu, done
 
 
+def load() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def report(label: str, home: Path, path: Path, embedder: Timed, count: int) -> None:
+    print(f"{label}: {load()} before", flush=True)
+    wall, cpu, done = one_import(home, path, embedder)
+    rest = cpu - embedder.cpu
+    texts = max(1, done["embedded"])
+    print(
+        f"  import: {wall:.1f} s wall, {cpu:.2f} s CPU; embedding {embedder.wall:.1f} s wall, "
+        f"{embedder.cpu:.2f} s CPU ({done['embedded']} texts: "
+        f"{1000 * embedder.wall / texts:.1f} ms wall, {1000 * embedder.cpu / texts:.1f} ms CPU "
+        f"each); the rest {rest:.2f} s CPU ({1000 * rest / max(1, count):.1f} ms a memory); "
+        f"{done['imported']} imported, {done['skipped']} skipped; {load()} after",
+        flush=True,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=300)
     parser.add_argument("--chars", type=int, default=700)
+    parser.add_argument("--threads", default="auto", help="forward passes at once: auto or N")
+    parser.add_argument("--against", metavar="REV", help="then the same with the embedder at REV")
     args = parser.parse_args()
-    embedder = Timed(LocalEmbedder())
+    threads = None if args.threads == "auto" else int(args.threads)
+    embedder = Timed(LocalEmbedder(threads=threads))
     embedder.embed(["warm up"])  # the model's load is not the import's
     with tempfile.TemporaryDirectory(prefix="memctl-import-") as tmp:
         path = Path(tmp) / "memories.jsonl"
         memories_file(path, args.n, args.chars)
-        print(f"{args.n:,} memories of {args.chars} characters, {path.stat().st_size:,} bytes")
-        wall, cpu, done = one_import(Path(tmp) / "home", path, embedder)
-        rest = cpu - embedder.cpu
         print(
-            f"import: {wall:.1f} s wall, {cpu:.2f} s CPU: embedding {embedder.cpu:.2f} s "
-            f"({done['embedded']} texts, {1000 * embedder.cpu / max(1, done['embedded']):.0f} ms "
-            f"each), the rest {rest:.2f} s ({1000 * rest / max(1, args.n):.1f} ms a memory); "
-            f"{done['imported']} imported, {done['skipped']} skipped"
+            f"{args.n:,} memories of {args.chars} characters, {path.stat().st_size:,} bytes; "
+            f"{os.cpu_count()} cores, OPENBLAS_NUM_THREADS="
+            f"{os.environ.get('OPENBLAS_NUM_THREADS', '(unset)')}"
         )
+        report(f"today, threads {args.threads}", Path(tmp) / "home", path, embedder, args.n)
+        if args.against:
+            then = Timed(embedder_at(args.against, Path(tmp)))
+            then.embed(["warm up"])
+            report(f"embedder at {args.against}", Path(tmp) / "then", path, then, args.n)
 
 
 if __name__ == "__main__":

@@ -845,23 +845,31 @@ def replace_between(path: str, text: str, start: str, end: str, rows: list[str])
 
 
 def render_config_doc(text: str) -> str:
-    """docs/configuration.md with its two key tables, the settings and the tuning, made anew
-    from memctl.config.KEYS."""
+    """docs/configuration.md with its two key tables, the settings and the tuning (each with
+    its source, memctl.config.sources), made anew from memctl.config.KEYS."""
     from memctl.config import KEYS
+    from memctl.config.sources import SOURCES
 
-    def rows(keys: list[Any]) -> list[str]:
-        table = ["| key | default | allowed | meaning |", "| --- | --- | --- | --- |"]
+    def rows(keys: list[Any], sources: dict[str, str] | None = None) -> list[str]:
+        columns = ["key", "default", "allowed", "meaning", *(["source"] if sources else [])]
+        table = ["| " + " | ".join(columns) + " |", "|" + " --- |" * len(columns)]
         for key in keys:
             default = f"`{key.default}`" if key.default != "" else "(empty)"
-            table.append(f"| `{key.name}` | {default} | {key.allowed()} | {key.doc} |")
+            cells = [f"`{key.name}`", default, key.allowed(), key.doc]
+            if sources is not None:
+                if key.name not in sources:
+                    raise SystemExit(
+                        f"tuning key {key.name} has no source: add one to memctl/config/sources.py"
+                    )
+                cells.append(sources[key.name])
+            table.append("| " + " | ".join(cells) + " |")
         return table
 
     text = replace_between(
         CONFIG_DOC, text, KEYS_START, KEYS_END, rows([k for k in KEYS if not k.tuning])
     )
-    return replace_between(
-        CONFIG_DOC, text, TUNING_START, TUNING_END, rows([k for k in KEYS if k.tuning])
-    )
+    tuning = [k for k in KEYS if k.tuning]
+    return replace_between(CONFIG_DOC, text, TUNING_START, TUNING_END, rows(tuning, SOURCES))
 
 
 def mcp_listing() -> tuple[list[Any], list[Any]]:

@@ -135,6 +135,33 @@ def run_cli(
     )
 
 
+def on_a_terminal(*args: str, env: dict[str, str]) -> str:
+    """What `memctl ARGS` writes to a terminal (a pseudo-terminal), as text."""
+    import pty  # here: only the tests of progress bars need it
+
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "memctl", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=follower,
+        stderr=follower,
+        env={**os.environ, "TERM": "xterm", "COLUMNS": "100", **env},
+    )
+    os.close(follower)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the process ended: the terminal is closed
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(leader)
+    assert process.wait(timeout=60) == 0, out
+    return out.decode("utf-8", "replace")
+
+
 # --- markers: `make test-fast` runs -m "not slow and not e2e" --------------------------------
 
 # A test is slow when it starts processes (the CLI through run_cli, git, mypy, ruff: anything

@@ -238,14 +238,15 @@ def test_find_cycle_finds_one() -> None:
 
 
 # The store's functions that change a memory row, an edge or the event log. Only the write
-# module (memories/writes.py) calls them, so every change lands with its event and its undo
-# payload; the store may use them inside itself (scopes.adopt moves a scope's memories).
+# module (store/writes.py) calls them, so every change lands with its event and its undo
+# payload; the store's other modules too (scopes.adopt moves a scope through the Writer).
 STORE_WRITES = {
     "log_event",
     "log_events",
     "log_run_events",
     "insert_memory",
     "update_memory",
+    "move_scope",
     "delete_memory_row",
     "put_vector",
     "record_access",
@@ -258,7 +259,8 @@ STORE_WRITES = {
     "set_visibility",
     "set_withheld",
 }
-WRITE_MODULE = PACKAGE / "memories" / "writes.py"
+WRITE_MODULE = PACKAGE / "store" / "writes.py"
+EVENTS_MODULE = PACKAGE / "store" / "events.py"
 
 
 def store_writes_named(path: Path) -> set[str]:
@@ -289,11 +291,22 @@ def test_the_write_module_names_every_store_write() -> None:
     assert store_writes_named(WRITE_MODULE) == STORE_WRITES
 
 
-@pytest.mark.parametrize("path", modules(outside="store/"), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", modules(), ids=lambda p: p.relative_to(PACKAGE).as_posix())
 def test_only_the_write_module_writes_memories_and_events(path: Path) -> None:
+    """Outside store/ and inside it: a store module uses only its own write functions."""
     if path == WRITE_MODULE:
         return
-    assert not store_writes_named(path), f"{path}: write through memories.writes.Writer"
+    assert not store_writes_named(path), f"{path}: write through store.writes.Writer"
+
+
+def test_only_the_event_log_module_inserts_events() -> None:
+    """The event log's SQL is in store/events.py alone, whose writes only the Writer calls."""
+    inserting = {
+        p.relative_to(PACKAGE).as_posix()
+        for p in modules()
+        if re.search(r"INSERT\s+(OR\s+\w+\s+)?INTO\s+events\b", p.read_text(encoding="utf-8"))
+    }
+    assert inserting == {EVENTS_MODULE.relative_to(PACKAGE).as_posix()}
 
 
 # What the CLI may import: itself, the API, the layers above the API it drives (integrations:

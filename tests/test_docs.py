@@ -300,6 +300,24 @@ def test_the_generated_tables_hold_every_config_key_and_mcp_tool(rendered: dict[
     assert all(f"| `{resource.uri}` |" in mcp for resource in resources)
 
 
+def test_every_tuning_key_has_a_source_whose_section_exists() -> None:
+    """memctl/config/sources.py names a source for each tuning key and no other name; a
+    "PAGE § SECTION" it cites is the start of a heading of docs/PAGE."""
+    from memctl.config.settings import KEYS
+    from memctl.config.sources import SOURCES
+
+    assert set(SOURCES) == {key.name for key in KEYS if key.tuning}
+    missing = []
+    for name, source in SOURCES.items():
+        for page, section in re.findall(r"(\w+\.md) § ([^();:]+?)\s*(?:[();:]|$)", source):
+            text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+            headings = re.findall(r"^#+ (.+)$", text, re.M)
+            if not any(h.startswith(section) for h in headings):
+                missing.append(f"{name}: {page} § {section}")
+    assert missing == []
+    assert all(s.startswith(("measured:", "issue ", "reasoned:")) for s in SOURCES.values())
+
+
 def anchor(heading: str) -> str:
     """The id GitHub gives a Markdown heading."""
     return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")

@@ -1,4 +1,5 @@
-"""The README's Quick start and "Set up with your assistant" run as written.
+"""The README's Quick start, "Set up with your assistant" and the daily commands run as
+written, in order.
 
 The commands are read from README.md, so an edit that breaks one fails here. They run
 in a directory laid out like a fresh clone (the repository's files, and this checkout's
@@ -127,15 +128,29 @@ def test_the_quick_start_recalls_the_deploy_procedure_first(
     assert QUESTION_ANSWER[:16] in first, quick_start.stdout
 
 
-def test_set_up_with_your_assistant_writes_what_the_table_says(
-    tmp_path: Path, user_cache: Path
-) -> None:
+def test_set_up_then_every_daily_command_in_order(tmp_path: Path, user_cache: Path) -> None:
+    """Set up with your assistant (it writes what the table says), then every daily
+    command as written: ``ID`` is the id ``remember`` printed; a notes folder and a sync
+    repository are there to use."""
     where = clone(tmp_path)
     user = tmp_path / "user"
     (user / ".claude").mkdir(parents=True)  # Claude Code and Codex have run on this machine
     (user / ".codex").mkdir()
-    (block,) = shell_blocks(section("Set up with your assistant"))[:1]
-    done = run_block(block, where, environment(user, user_cache))
+    (user / "notes").mkdir()
+    (user / "notes" / "vpn.md").write_text("# VPN\n\nThe VPN gateway runs WireGuard.\n")
+    remote = tmp_path / "team.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    (setup,) = shell_blocks(section("Set up with your assistant"))[:1]
+    (daily,) = shell_blocks(section("Daily commands"))
+    lines = [line.split("  #")[0].strip() for line in daily.splitlines()]
+    assert lines[0].startswith("memctl remember ") and "memctl forget ID" in lines
+    script = [
+        setup,
+        f"memctl sync init {remote}",
+        f"ID=$({lines[0]}) && echo remembered $ID",
+        *(line.replace(" ID", ' "$ID"') for line in lines[1:]),
+    ]
+    done = run_block("\n".join(script), where, environment(user, user_cache))
     assert done.returncode == 0, done.stdout + done.stderr
 
     server = json.loads((user / ".claude.json").read_text())["mcpServers"]["memctl"]
@@ -148,3 +163,9 @@ def test_set_up_with_your_assistant_writes_what_the_table_says(
     assert "memctl" in json.dumps(hooks["SessionStart"])
     assert "[mcp_servers.memctl]" in (user / ".codex" / "config.toml").read_text()
     assert "memctl:begin" in (user / ".codex" / "AGENTS.md").read_text()
+
+    said = lines[0].removeprefix("memctl remember ").strip('"')
+    recalled = done.stdout.split("│ 1 ", 1)[1].split("│ 2 ", 1)[0]
+    assert said[:20] in recalled, done.stdout
+    undone = next(line for line in done.stdout.splitlines() if line.startswith("undid "))
+    assert undone.startswith("undid edit ") and "(forget " in undone

@@ -215,9 +215,11 @@ def plan_import(request: ImportRequest) -> ImportPlan:
 
 
 def import_files(
-    ctx: Context, plan: ImportPlan, progress: Callable[[int], None] | None = None
+    ctx: Context, plan: ImportPlan, progress: Callable[[str, int, int], None] | None = None
 ) -> ImportReport:
-    """Import every planned file; ``progress`` is told how many bytes were read as it goes."""
+    """Import every planned file; ``progress`` is told (stage, done, total) as it goes, each
+    stage counted over the whole import (``memctl.imports.pipeline``: READING in bytes,
+    EMBEDDING and WRITING in facts, IMPORTING in memories of memctl's own formats)."""
     from memctl.imports.pipeline import ImportOptions
     from memctl.imports.pipeline import import_files as run_import
 
@@ -238,7 +240,7 @@ def export(ctx: Context, scope: str | None = None) -> Iterator[str]:
 
 
 def runs(ctx: Context, limit: int = 20) -> list[RunRecord]:
-    """Ingest, import and undo runs, newest first."""
+    """Runs (ingest, import, maintain, sync, undo, and each direct edit), newest first."""
     from memctl.store.runs import list_runs
 
     return list_runs(ctx.db, limit)
@@ -254,8 +256,9 @@ def run(ctx: Context, run_id: str) -> RunRecord:
     return record
 
 
-def undo(ctx: Context, run_id: str, force: bool = False) -> UndoReport:
-    """Revert every memory change of one run, as a run of its own."""
+def undo(ctx: Context, run_id: str | None = None, force: bool = False) -> UndoReport:
+    """Revert every memory change of one run (None: the newest direct edit not undone yet),
+    as a run of its own."""
     from memctl.ingest.undo import undo as undo_run
 
     return undo_run(ctx, run_id, force)

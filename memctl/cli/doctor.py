@@ -9,7 +9,7 @@ import typer
 from memctl.cli.common import JsonOption, new_typer, open_context
 from memctl.cli.render import console, print_json
 from memctl.errors import MemctlError
-from memctl.integrations.doctor import FAIL
+from memctl.integrations.doctor import FAIL, OK, Check
 from memctl.integrations.doctor import doctor as run_checks
 
 app = new_typer()
@@ -21,11 +21,26 @@ def doctor(ctx: typer.Context, as_json: JsonOption = False) -> None:
     checks = run_checks(open_context(ctx))
     if as_json:
         print_json([asdict(check) for check in checks])
-    else:
+    elif console.is_terminal:  # a long check wraps at words, under its own column
+        from rich.table import Table
+
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(no_wrap=True)
+        grid.add_column(no_wrap=True)
+        grid.add_column(overflow="fold")
         for check in checks:
-            fix = f" (fix: {check.fix})" if check.fix and check.status != "ok" else ""
-            line = f"{check.status:4}  {check.name:18} {check.detail}{fix}"
+            style = "red" if check.status == FAIL else None
+            grid.add_row(check.status, check.name, _detail(check), style=style)
+        console.print(grid)
+    else:  # one line a check, for grep
+        for check in checks:
+            line = f"{check.status:4}  {check.name:18} {_detail(check)}"
             console.print(line, soft_wrap=True, style="red" if check.status == FAIL else None)
     failed = [check.name for check in checks if check.status == FAIL]
     if failed:
         raise MemctlError(f"{len(failed)} of {len(checks)} checks failed: {', '.join(failed)}")
+
+
+def _detail(check: Check) -> str:
+    fix = f" (fix: {check.fix})" if check.fix and check.status != OK else ""
+    return check.detail + fix

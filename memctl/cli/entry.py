@@ -117,6 +117,17 @@ def run_memctl(forward: bool = True) -> int:
     return run_typer(command) if code is None else code
 
 
+def _did_you_mean(message: str) -> str:
+    """click's message, its "(Possible options: A, B)" said as for one close spelling."""
+    import re
+
+    return re.sub(
+        r"\(Possible options: ([^)]*)\)",
+        lambda found: f"(did you mean {' or '.join(found[1].split(', '))}?)",
+        message,
+    )
+
+
 def run_typer(command: str | None) -> int:
     """The command line through a Typer app; click's usage errors (an unknown command or
     option, with its "did you mean", a missing argument, a bad value) become one line."""
@@ -133,7 +144,7 @@ def run_typer(command: str | None) -> int:
             exc.show()
             return int(exc.exit_code)
         path = exc.ctx.command_path if exc.ctx else "memctl"
-        raise UsageError(f"{exc.format_message()} (`{path} -h` for help)") from None
+        raise UsageError(f"{_did_you_mean(exc.format_message())} (`{path} -h` for help)") from None
     except click.ClickException as exc:
         raise MemctlError(exc.format_message()) from None
     except (getattr(click, "Abort", typer.Abort), typer.Abort):

@@ -23,10 +23,12 @@ from memctl.cli.common import (
     open_context,
     tags_given,
 )
-from memctl.cli.render import console, middle, print_json, warn
+from memctl.cli.render import console, item_progress, middle, print_json, update_items, warn
 from memctl.errors import InputError, UsageError
 
 if TYPE_CHECKING:
+    from rich.progress import TaskID
+
     from memctl.api.ingest import ImportReport
 
 app = new_typer()
@@ -98,8 +100,6 @@ def import_(
 ) -> None:
     """Import notes, documents, chat exports (ChatGPT, Claude.ai) and memory exports (mem0,
     memctl JSONL and sync YAML) as memories."""
-    from rich.progress import Progress  # ~5 ms: only for the commands that show one
-
     context = open_context(ctx)
     request = api.ImportRequest(
         tuple(path),
@@ -113,9 +113,17 @@ def import_(
     plan = api.plan_import(request)
     total = plan.total_bytes
     show = not as_json and console.is_terminal and (len(plan.targets) > 1 or total > LARGE_INPUT)
-    with Progress(console=console, transient=True, disable=not show) as bar:
-        task = bar.add_task("importing", total=total or None)
-        report = api.import_files(context, plan, lambda n: bar.advance(task, n))
+    with item_progress(disable=not show) as bar:
+        tasks: dict[str, TaskID] = {}
+
+        def tell(stage: str, done: int, total: int) -> None:
+            """One row a stage (reading, embedding, ...): its count, rate and time left."""
+            if total:  # a file with nothing to embed has no row
+                if stage not in tasks:
+                    tasks[stage] = bar.add_task(stage, total=None, rate="")
+                update_items(bar, tasks[stage], done, total, stage.split()[-1])
+
+        report = api.import_files(context, plan, tell)
     failed = report.failed
     if as_json:
         print_json(report.to_dict())

@@ -214,7 +214,8 @@ def runs(
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many runs.")] = 20,
     as_json: JsonOption = False,
 ) -> None:
-    """Ingest runs, newest first, with their decision counts and tokens (or one run in full)."""
+    """Runs (ingest, import, maintain, sync, undo, and each edit), newest first, with their
+    counts and tokens (or one run in full)."""
     context = open_context(ctx)
     if run_id is not None:
         record = api.run(context, run_id)
@@ -267,20 +268,30 @@ def runs(
 @app.command()
 def undo(
     ctx: typer.Context,
-    run_id: Annotated[str, typer.Argument(help="The run to revert (a unique prefix will do).")],
+    run_id: Annotated[
+        str | None,
+        typer.Argument(help="The run to revert (a unique prefix will do); none: your last edit."),
+    ] = None,
     force: Annotated[
         bool, typer.Option("--force", help="Revert memories changed since the run too.")
     ] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Revert every memory change of one run (created memories become deleted)."""
+    """Revert every memory change of one run (created memories become deleted); without
+    RUN_ID, the newest edit (remember, update, forget, delete, link, unlink, purge) not
+    undone yet."""
     from dataclasses import asdict
 
     report = api.undo(open_context(ctx), run_id, force)
     if as_json:
         print_json(asdict(report))
         return
-    console.print(f"undid run {report.run_id}: {report.reverted} changes reverted")
+    edited = "; ".join(report.notes) if report.kind == "edit" else ""
+    what = edited or _counts(report.counts)
+    console.print(
+        f"undid {report.kind} {short_id(report.run_id)} ({what}): "
+        f"{report.reverted} change{'' if report.reverted == 1 else 's'} reverted"
+    )
     if report.skipped:
         warn(
             f"left {len(report.skipped)} memories alone, changed since the run "

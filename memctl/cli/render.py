@@ -164,15 +164,26 @@ def item_progress(disable: bool) -> Progress:
         BarColumn,
         MofNCompleteColumn,
         Progress,
+        Task,
         TaskProgressColumn,
         TextColumn,
         TimeRemainingColumn,
     )
+    from rich.text import Text
+
+    class Count(MofNCompleteColumn):
+        """done/total, in KiB/MiB for work counted in bytes (``update_items`` unit)."""
+
+        def render(self, task: Task) -> Text:
+            if task.fields.get("unit") != "bytes" or task.total is None:
+                return super().render(task)
+            done, total = human_size(int(task.completed)), human_size(int(task.total))
+            return Text(f"{done}/{total}", style="progress.download")
 
     return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
-        MofNCompleteColumn(),
+        Count(),
         TaskProgressColumn(),
         TextColumn("{task.fields[rate]}"),
         TimeRemainingColumn(),
@@ -184,6 +195,9 @@ def item_progress(disable: bool) -> Progress:
 
 def update_items(bar: Progress, task: TaskID, done: int, total: int, unit: str) -> None:
     """Move an ``item_progress`` bar to ``done`` of ``total`` and show the rate."""
-    bar.update(task, completed=done, total=total)
+    bar.update(task, completed=done, total=total, unit=unit)
     speed = next((t.speed for t in bar.tasks if t.id == task), None)
-    bar.update(task, rate=f"{speed:.1f} {unit}/s" if speed else "")
+    if unit == "bytes":
+        bar.update(task, rate=f"{human_size(int(speed))}/s" if speed else "")
+    else:
+        bar.update(task, rate=f"{speed:.1f} {unit}/s" if speed else "")

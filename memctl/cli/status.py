@@ -27,7 +27,8 @@ def status(ctx: typer.Context, as_json: JsonOption = False) -> None:
     console.print(f"database      {report.database} ({human_size(report.size_bytes)})")
     console.print(f"memories      {report.total}")
     console.print(f"events        {report.events}")
-    console.print(f"sessions      {report.sessions} ({report.messages} messages)")
+    messages = f"{report.messages} message{'' if report.messages == 1 else 's'}"
+    console.print(f"sessions      {report.sessions} ({messages})")
     jobs = ", ".join(f"{n} {state}" for state, n in sorted(report.jobs.items())) or "none"
     console.print(f"ingest jobs   {jobs}")
     imported = ", ".join(f"{n} {state}" for state, n in sorted(report.imports.items())) or "none"

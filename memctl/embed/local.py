@@ -16,6 +16,8 @@ import hashlib
 import importlib.util
 import math
 import os
+import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -48,15 +50,26 @@ EXP_SAFE = 80.0
 # Below this a row's unshifted sum may have lost its precision (float32's smallest
 # normal number is 1.2e-38); such rows are redone shifted by their maximum.
 SMALLEST_ROW_SUM = 1e-30
-# Padded tokens per forward pass at most: bounds memory (attention scores grow with
-# batch * tokens^2) whatever embed.batch_size is set to; 16384 tokens use ~0.5 GB.
+# Padded tokens per forward pass at most: bounds memory (a layer's arrays grow with
+# batch * tokens) whatever embed.batch_size is set to.
 MAX_BATCH_TOKENS = 16384
+# Attention scores made at once, at most (a few sentences' worth): kept in a core's cache,
+# texts of ~160 tokens cost 6-14 % less CPU than with a whole batch's scores at once, and
+# the vectors are the same (docs/benchmarks.md, "Bulk import of memories").
+SCORE_BLOCK_BYTES = 256 << 10
 FFN_BLOCK_ROWS = 256
 # numpy's BLAS threads once the embedder loads, unless OPENBLAS_NUM_THREADS says
 # otherwise. OpenBLAS threads spin while they wait: with two on a busy 2-core machine
 # a 400-character text cost 130-145 ms of CPU instead of 27 (benchmarks/embed_speed.py),
 # and what writes embed runs beside the assistant the user is waiting for.
 BLAS_THREADS = 1
+# Forward passes of one call run side by side in this many threads at most, when as many
+# cores are idle: numpy releases the GIL in its products and element-wise loops, and each
+# thread's BLAS stays at one thread, so nothing spins. Measured on 2 cores only.
+MAX_EMBED_THREADS = 2
+# The kernel's load average (os.getloadavg()[0]) is a 1-minute exponential mean of the
+# running threads, this process's own among them: ``_Cores`` keeps its own share alike.
+LOAD_WINDOW_SECONDS = 60.0
 
 
 def default_model_dir() -> Path:
@@ -381,15 +394,23 @@ def _dense(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
 
 def _attention(x: np.ndarray, lengths: np.ndarray, layer: _Layer) -> np.ndarray:
     """Multi-head self-attention over sentences stacked in ``x`` (rows = tokens), each
-    padded to the same width; ``lengths`` are their real token counts."""
+    padded to the same width; ``lengths`` are their real token counts.
+
+    The scores are made and used a few sentences at a time (at most SCORE_BLOCK_BYTES),
+    so that they stay in the core's cache between the product, exp() and the sums.
+    """
     batch = len(lengths)
     tokens = x.shape[0] // batch
     qkv = _dense(x, layer.qkv_w, layer.qkv_b).reshape(batch, tokens, 3, HEADS, HEAD_DIM)
     q, k, v = qkv.transpose(2, 0, 3, 1, 4)  # each (batch, heads, tokens, head_dim)
-    context = _softmax(q, k.transpose(0, 1, 3, 2), lengths) @ v
-    return _dense(
-        context.transpose(0, 2, 1, 3).reshape(x.shape), layer.attn_out_w, layer.attn_out_b
-    )
+    k_t = k.transpose(0, 1, 3, 2)
+    context = np.empty((batch, tokens, HEADS, HEAD_DIM), dtype=np.float32)
+    step = max(1, SCORE_BLOCK_BYTES // (HEADS * tokens * tokens * 4))
+    for start in range(0, batch, step):
+        rows = slice(start, start + step)
+        weights = _softmax(q[rows], k_t[rows], lengths[rows])
+        context[rows] = (weights @ v[rows]).transpose(0, 2, 1, 3)
+    return _dense(context.reshape(x.shape), layer.attn_out_w, layer.attn_out_b)
 
 
 def _feed_forward(x: np.ndarray, layer: _Layer) -> np.ndarray:
@@ -459,6 +480,42 @@ def _batches(lengths: list[int], batch_size: int) -> Iterator[slice]:
         start += size
 
 
+def idle_threads(cores: int, load: float, own: float) -> int:
+    """Threads for forward passes: the cores that the load average less this embedder's
+    ``own`` share leaves idle, rounded, between 1 and MAX_EMBED_THREADS."""
+    return max(1, min(MAX_EMBED_THREADS, cores, round(cores - max(0.0, load - own))))
+
+
+class _Cores:
+    """How many threads the next forward passes may use: the cores that others (every
+    running thread but this embedder's) leave idle, from the load average."""
+
+    def __init__(self) -> None:
+        self.own, self.at = 0.0, time.monotonic()  # this embedder's share of the load
+
+    def _decay(self) -> float:
+        now = time.monotonic()
+        factor, self.at = math.exp(-(now - self.at) / LOAD_WINDOW_SECONDS), now
+        return factor
+
+    def idle(self) -> int:
+        self.own *= self._decay()
+        try:
+            load = os.getloadavg()[0]
+        except (AttributeError, OSError):  # no load average here: do not guess
+            return 1
+        return idle_threads(os.cpu_count() or 1, load, self.own)
+
+    def ran(self, threads: int) -> None:
+        """``threads`` ran since the last call: the kernel's average moved toward them."""
+        self.own = threads + (self.own - threads) * self._decay()
+
+
+def _threads_allowed() -> bool:
+    """Threads of our own only while numpy's BLAS runs one (ours or the user's setting)."""
+    return os.environ.get("OPENBLAS_NUM_THREADS", str(BLAS_THREADS)) == "1"
+
+
 class LocalEmbedder:
     """The default embedder: all-MiniLM-L6-v2, 384 dimensions, CPU only, no torch."""
 
@@ -467,12 +524,17 @@ class LocalEmbedder:
         model_dir: Path | str | None = None,
         batch_size: int = 32,
         cache_dir: Path | None = None,
+        threads: int | None = None,
     ) -> None:
         """``model_dir`` empty or None finds the model itself; nothing is read until ``embed``.
-        ``cache_dir`` keeps the weights laid out for fast loading (embed/packed.py)."""
+        ``cache_dir`` keeps the weights laid out for fast loading (embed/packed.py).
+        ``threads`` fixes how many forward passes run at once; None: as many as cores
+        are idle (at most MAX_EMBED_THREADS), decided at every call."""
         self._model_dir = Path(model_dir).expanduser() if model_dir else None
         self._cache_dir = cache_dir
         self._batch_size = max(1, batch_size)
+        self._threads = threads
+        self._cores = _Cores()
         self._tokenizer: Tokenizer | None = None
         self._weights: _Weights | None = None
 
@@ -493,10 +555,26 @@ class LocalEmbedder:
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         rows = [encodings[i].ids for i in order]
         out = np.empty((len(texts), DIM), dtype=np.float32)
-        for batch in _batches([len(row) for row in rows], self._batch_size):
+        batches = list(_batches([len(row) for row in rows], self._batch_size))
+
+        def forward(batch: slice) -> None:
             ids, mask = _pad(rows[batch])
             out[order[batch]] = _forward(weights, ids, mask)
+
+        threads = min(len(batches), self._thread_count()) if len(batches) > 1 else 1
+        if threads == 1:
+            for batch in batches:
+                forward(batch)
+        else:
+            with ThreadPoolExecutor(threads, thread_name_prefix="memctl-embed") as pool:
+                list(pool.map(forward, batches))
+        self._cores.ran(threads)
         return out
+
+    def _thread_count(self) -> int:
+        if self._threads is not None:
+            return max(1, self._threads)
+        return self._cores.idle() if _threads_allowed() else 1
 
     def _load(self) -> tuple[Tokenizer, _Weights]:
         """Read tokenizer and weights once, on first use."""

@@ -22,16 +22,20 @@ import.
 from __future__ import annotations
 
 import socket
+import threading
+from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 from memctl.context import Context
+from memctl.embed import BATCH_TEXTS
 from memctl.errors import InputError, UsageError
 from memctl.imports import detect
 from memctl.imports.dedupe import dedupe
 from memctl.imports.detect import ATOMIC, STRATEGIES, Survey
 from memctl.imports.distil import Plan, distil
-from memctl.imports.files import Progress, Target
+from memctl.imports.files import Target
 from memctl.imports.formats.base import Kind
 from memctl.imports.raw import session_id, store_raw
 from memctl.imports.report import DRY_RUN, IMPORTED, SKIPPED, UNCHANGED, FileReport, ImportReport
@@ -60,6 +64,38 @@ from memctl.sync.records import import_lines, preview_lines
 # A file's own problems: they fail that file, and the import goes on with the others.
 FILE_ERRORS = (InputError, OSError)
 
+# The stages an import tells its progress in: (stage, done, total), counted over the whole
+# import. Reading counts bytes (of every planned file); a total grows as each file's count
+# becomes known (its facts once distilled, its memories once counted).
+READING = "reading bytes"
+EMBEDDING = "embedding facts"
+WRITING = "writing facts"
+IMPORTING = "importing memories"  # memctl's own formats: embedded and written together
+
+StageProgress = Callable[[str, int, int], None]
+
+
+class _Counts:
+    """What an import has done so far, told to ``progress`` (from any thread)."""
+
+    def __init__(self, progress: StageProgress | None, total_bytes: int) -> None:
+        self.progress = progress
+        self.done: Counter[str] = Counter()
+        self.total: Counter[str] = Counter({READING: total_bytes})
+        self.lock = threading.Lock()
+
+    def add(self, stage: str, done: int = 0, total: int = 0) -> None:
+        if self.progress is None:
+            return
+        with self.lock:
+            self.done[stage] += done
+            self.total[stage] += total
+            self.progress(stage, self.done[stage], self.total[stage])
+
+    def read(self, size: int) -> None:
+        if size:
+            self.add(READING, size)
+
 
 @dataclass(frozen=True)
 class ImportOptions:
@@ -81,21 +117,15 @@ class _Job:
 
 
 class _Importer:
-    def __init__(
-        self, ctx: Context, options: ImportOptions, progress: Progress | None = None
-    ) -> None:
+    def __init__(self, ctx: Context, options: ImportOptions, counts: _Counts) -> None:
         if options.strategy not in STRATEGIES:
             raise UsageError(
                 f"unknown strategy {options.strategy!r}: expected one of {', '.join(STRATEGIES)}"
             )
-        self.ctx, self.options, self.progress = ctx, options, progress
+        self.ctx, self.options, self.counts = ctx, options, counts
         self.scope = resolve_scope(ctx, options.scope)
         self.tags = kept_tags(list(options.tags))
         self.seen: dict[str, str] = {}  # content hash -> the first file of this import with it
-
-    def advance(self, size: int) -> None:
-        if self.progress is not None and size:
-            self.progress(size)
 
     def start(self, target: Target, file: FileReport) -> _Job | None:
         """Survey a file and store its raw text; None when there is nothing for a worker."""
@@ -113,7 +143,7 @@ class _Importer:
                 file.fail(error)
             else:  # a picture or the like, met in a directory: not what was asked for
                 file.status, file.why = SKIPPED, str(error)
-            self.advance(target.size)
+            self.counts.read(target.size)
             return None
         file.format, file.sha256, file.bytes = found.label, found.sha256, found.bytes
         file.strategy, file.why = detect.strategy(found, self.options.strategy, self.ctx.settings)
@@ -121,7 +151,7 @@ class _Importer:
             if found.kind == Kind.NATIVE:
                 self.native(target, found, file)
             elif self.skipped(target, found, file):
-                self.advance(found.bytes)
+                self.counts.read(found.bytes)
             else:
                 return self.job(Plan(target, found, file.strategy, file.why), file)
         except FILE_ERRORS as error:  # malformed past the head: nothing was stored
@@ -191,7 +221,10 @@ class _Importer:
 
     def native(self, target: Target, found: Survey, file: FileReport) -> None:
         """memctl's own memories: imported as they are, ids kept."""
-        with target.open(self.progress) as reading:
+        if self.counts.progress is not None and not self.options.dry_run:
+            with target.open() as counting:  # a first pass, for the progress bar's total
+                self.counts.add(IMPORTING, total=sum(1 for _ in found.format.lines(counting)))
+        with target.open(self.counts.read) as reading:
             lines = found.format.lines(reading)
             if self.options.dry_run:
                 result = preview_lines(self.ctx, lines, self.scope)
@@ -200,7 +233,13 @@ class _Importer:
                 file.run_id = run.id
                 with self.ctx.db.atomic():  # first: a run killed midway can be undone
                     save_run(self.ctx.db, run.record)
-                result = import_lines(self.ctx, lines, default_scope=self.scope, run_id=run.id)
+                result = import_lines(
+                    self.ctx,
+                    lines,
+                    lambda n: self.counts.add(IMPORTING, n),
+                    default_scope=self.scope,
+                    run_id=run.id,
+                )
                 run.record.status, run.record.finished_at = "done", now_iso()
                 run.record.counts = {"imported": result.imported, "skipped": result.skipped}
                 with self.ctx.db.atomic():
@@ -238,15 +277,17 @@ class _Importer:
         """Reconcile a file's facts and write them: the one writer, in the calling thread."""
         ctx, run = self.ctx, job.run
         run.record.facts = len(facts)
-        embed(run, facts)
+        self.embed(run, facts)
         facts = dedupe(run, facts)
         if job.plan.strategy == ATOMIC:
             for stage in FACT_STAGES:
                 facts = stage(run, facts)
         decisions: list[Decision] = []
         size = ctx.settings.import_reconcile_batch
+        self.counts.add(WRITING, total=len(facts))
         for start in range(0, len(facts), size):
             decided = decide(run, facts[start : start + size])
+            self.counts.add(WRITING, len(decided))
             if not run.dry_run:
                 prepare_merges(run, decided)
                 with ctx.db.atomic():
@@ -259,6 +300,16 @@ class _Importer:
         job.file.status = DRY_RUN if run.dry_run else IMPORTED
         if job.record is not None:
             self.close(job, DONE)
+
+    def embed(self, run: Run, facts: list[Fact]) -> None:
+        """Every fact's vector, longest texts first, BATCH_TEXTS at a time (so the bar moves
+        and the embedder's batches hold texts of one length)."""
+        self.counts.add(EMBEDDING, total=len(facts))
+        longest_first = sorted(facts, key=lambda fact: len(fact.content), reverse=True)
+        for start in range(0, len(facts), BATCH_TEXTS):
+            chunk = longest_first[start : start + BATCH_TEXTS]
+            embed(run, chunk)
+            self.counts.add(EMBEDDING, len(chunk))
 
     def fail(self, job: _Job, error: BaseException) -> None:
         job.file.fail(error)
@@ -282,10 +333,15 @@ class _Importer:
 
 
 def import_files(
-    ctx: Context, targets: list[Target], options: ImportOptions, progress: Progress | None = None
+    ctx: Context,
+    targets: list[Target],
+    options: ImportOptions,
+    progress: StageProgress | None = None,
 ) -> ImportReport:
-    """Import every target; ``progress`` is told how many bytes were read as it goes."""
-    importer = _Importer(ctx, options, progress)
+    """Import every target; ``progress`` is told (stage, done, total) as it goes: READING,
+    then EMBEDDING and WRITING, or IMPORTING for memctl's own formats."""
+    counts = _Counts(progress, sum(t.size for t in targets))
+    importer = _Importer(ctx, options, counts)
     report = ImportReport([FileReport(t.name) for t in targets], options.dry_run)
     workers = ctx.settings.import_concurrency
     running: dict[Future[list[Fact]], _Job] = {}
@@ -297,7 +353,7 @@ def import_files(
                 continue
             while len(running) >= workers:
                 _finish(importer, running)
-            running[pool.submit(distil, job.run, job.plan, progress)] = job
+            running[pool.submit(distil, job.run, job.plan, counts.read)] = job
         while running:
             _finish(importer, running)
     finally:

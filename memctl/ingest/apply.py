@@ -9,7 +9,7 @@ target's confidence by ``reconcile.support_boost`` (at most 1).
 CONTEXTUALIZE inserts the fact and links it ``contextualizes`` to the target.
 CONTRADICT inserts the fact and links the two ``contradicts`` both ways.
 
-Every write goes through the run's writer (memories/writes.py), so each is an
+Every write goes through the run's writer (store/writes.py), so each is an
 event of the run holding what ``memctl undo`` needs to revert it.
 """
 

@@ -20,10 +20,10 @@ from memctl.ingest.facts import StageTrace
 from memctl.llm import LLM, LLMError, estimate_tokens
 from memctl.memories.operations import PERSONAL
 from memctl.memories.privacy import safe_line
-from memctl.memories.writes import Writer
 from memctl.model import new_id
 from memctl.store.database import Database
 from memctl.store.runs import RunRecord
+from memctl.store.writes import Writer
 
 RULES = "rules"
 # Answers are rarely longer than this; counted before a call so the budget holds.

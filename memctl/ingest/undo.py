@@ -1,10 +1,13 @@
 """Undo a run: revert every memory change it made, newest first, as a run of its own.
 
-Each event is reverted by the module that wrote it (memories/writes.py): a created
+Each event is reverted by the module that wrote it (store/writes.py): a created
 memory is set to state deleted (the row and its history stay); an update gets its
 old values back (re-embedded when the text changes); a state change is reversed with
 the fields it set; an edge the run added is removed. A memory something else changed
-after the run is left alone and reported, unless ``force``.
+after the run is left alone and reported, unless ``force``. Without a run id, undo takes
+back the newest direct edit (remember, update, forget, delete, link, unlink, purge) not
+undone yet, so a person can undo their last edit, and the one before, without looking
+anything up.
 """
 
 from __future__ import annotations
@@ -13,23 +16,39 @@ from dataclasses import dataclass, field
 
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
-from memctl.memories.writes import REVERTED, Writer, restored_texts
 from memctl.model import new_id, now_iso
 from memctl.store.events import changed_since, run_events
-from memctl.store.runs import RunRecord, get_run, resolve_run_id, save_run
+from memctl.store.runs import (
+    EDIT_KIND,
+    RunRecord,
+    get_run,
+    last_edit,
+    resolve_run_id,
+    save_run,
+)
+from memctl.store.writes import REVERTED, Writer, restored_texts
 
 
 @dataclass
 class UndoReport:
     run_id: str
     undo_run_id: str
+    kind: str  # of the run undone
+    counts: dict[str, int]  # what the run undone did
+    notes: list[str]  # of the run undone (an edit's: what it did to which memories)
     reverted: int = 0
     skipped: list[str] = field(default_factory=list)  # memory ids changed since
 
 
-def undo(ctx: Context, run_prefix: str, force: bool = False) -> UndoReport:
-    """Revert one run in one transaction; the undo is itself a run (kind undo)."""
-    run = get_run(ctx.db, resolve_run_id(ctx.db, run_prefix))
+def undo(ctx: Context, run_prefix: str | None = None, force: bool = False) -> UndoReport:
+    """Revert one run (None: the newest edit not undone) in one transaction; the undo is
+    itself a run (kind undo)."""
+    if run_prefix is None:
+        run = last_edit(ctx.db)
+        if run is None:
+            raise NotFoundError("no edit to undo; `memctl runs` lists the runs undo can revert")
+    else:
+        run = get_run(ctx.db, resolve_run_id(ctx.db, run_prefix))
     if run is None:
         raise NotFoundError(f"no run with id {run_prefix}")
     if run.kind == "undo":
@@ -37,6 +56,11 @@ def undo(ctx: Context, run_prefix: str, force: bool = False) -> UndoReport:
     if run.undone_by:
         raise UsageError(f"run {run.id[:12]} was already undone by run {run.undone_by[:12]}")
     events = run_events(ctx.db, run.id)
+    if run.kind == EDIT_KIND and not any(e.action in REVERTED for e in events):
+        raise UsageError(
+            f"edit {run.id[:8]} ({'; '.join(run.notes)}) cannot be undone: nothing is left to "
+            "put back; `memctl undo RUN_ID` takes back an earlier run (`memctl runs`)"
+        )
     last_event = {e.memory_id: e.id for e in events if e.memory_id}
     changed = {
         memory_id
@@ -46,7 +70,7 @@ def undo(ctx: Context, run_prefix: str, force: bool = False) -> UndoReport:
     texts = restored_texts([e for e in events if e.memory_id not in changed])
     vectors = dict(zip(texts, ctx.vectors(texts), strict=True)) if texts else {}
     record = RunRecord(id=new_id(), kind="undo", undo_of=run.id, session_id=run.session_id)
-    report = UndoReport(run.id, record.id, skipped=sorted(changed))
+    report = UndoReport(run.id, record.id, run.kind, run.counts, run.notes, skipped=sorted(changed))
     writer = Writer(ctx.db, record.id)
     with ctx.db.atomic():
         for event in reversed(events):

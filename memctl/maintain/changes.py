@@ -1,5 +1,5 @@
 """The compound changes of maintain tasks, written through the run's writer
-(memories/writes.py), so each is events of the run that undo reverts.
+(store/writes.py), so each is events of the run that undo reverts.
 
 ``rewrite`` gives a memory new text; ``fold`` makes one memory the survivor of a
 cluster (dedup, merge): the others are superseded by it, and their edges move to it.

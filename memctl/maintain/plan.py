@@ -2,7 +2,7 @@
 
 A task is a function ``task(m: Maintenance) -> TaskReport``. On a dry run it
 fills its report with what it would change (ids and why) and writes nothing;
-otherwise every change it writes goes through ``m.writer`` (memories/writes.py) as an
+otherwise every change it writes goes through ``m.writer`` (store/writes.py) as an
 event of the run, so ``memctl undo RUN_ID`` reverts it.
 """
 
@@ -15,9 +15,9 @@ from memctl.config import Settings
 from memctl.context import Context
 from memctl.ingest.run import Run
 from memctl.maintain.report import TaskReport
-from memctl.memories.writes import Writer
 from memctl.model import format_time
 from memctl.store.database import Database
+from memctl.store.writes import Writer
 
 
 @dataclass

@@ -6,9 +6,9 @@ from collections.abc import Callable
 
 from memctl.context import Context
 from memctl.embed import BATCH_TEXTS
-from memctl.memories.writes import Writer
 from memctl.store.memories import all_contents
 from memctl.store.noise import noise_contents, set_noise_vector
+from memctl.store.writes import Writer
 
 
 def reembed(ctx: Context, progress: Callable[[int, int], None] | None = None) -> int:

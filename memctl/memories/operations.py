@@ -1,9 +1,16 @@
 """The everyday memory operations behind remember, get, list, update, forget, delete, purge
 and status. Each changes the store in one transaction and logs an event per change.
+
+Each direct edit (remember, update, forget, delete, link, unlink, purge: from the CLI or
+through MCP) is a small run of kind ``edit``: `memctl runs` lists it and `memctl undo`
+reverts it (without a run id, the newest edit not undone yet). A permanent delete is an
+edit too, which undo refuses by name (nothing can put it back) rather than pass over.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,7 +18,6 @@ from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
 from memctl.memories.timeparse import parse_since
-from memctl.memories.writes import Writer
 from memctl.model import (
     HIDDEN_STATES,
     Category,
@@ -23,6 +29,8 @@ from memctl.model import (
     State,
     Tier,
     content_hash,
+    new_id,
+    now_iso,
     parse_choice,
 )
 from memctl.store import memories as store
@@ -34,9 +42,33 @@ from memctl.store.memories import MemoryFilter
 from memctl.store.message_search import get_message, is_message_id
 from memctl.store.noise import add_noise_vector
 from memctl.store.relations import relations_of
+from memctl.store.runs import EDIT_KIND, RunRecord, save_run
 from memctl.store.sessions import count_sessions
+from memctl.store.writes import Writer
 
 MAX_CONTENT_CHARS = 100_000
+
+
+# An edit's run names at most this many of the memories it changed (a purge can be large).
+EDIT_NOTES = 10
+
+
+@contextmanager
+def edit(ctx: Context, verb: str, memories: list[Memory], detail: str = "") -> Iterator[Writer]:
+    """One direct edit in one transaction: a writer whose changes are the run of kind
+    ``edit`` that `memctl undo` reverts; its notes say what ``verb`` did to which memories
+    (by id, and ``detail``: never their words, which a permanent delete must take away)."""
+    notes = [f"{verb} {m.id[:8]}{' ' + detail if detail else ''}" for m in memories]
+    notes = notes[:EDIT_NOTES]
+    if len(memories) > EDIT_NOTES:
+        notes.append(f"and {len(memories) - EDIT_NOTES} more")
+    run = RunRecord(
+        id=new_id(), kind=EDIT_KIND, status="done", counts={verb: len(memories)}, notes=notes
+    )
+    with ctx.db.atomic():
+        yield Writer(ctx.db, run.id, run.started_at)
+        run.finished_at = now_iso()
+        save_run(ctx.db, run)
 
 
 def clean_content(text: str) -> str:
@@ -163,8 +195,8 @@ def remember_once(
     if existing is not None:
         return existing, True
     (vector,) = ctx.vectors([memory.content])
-    with ctx.db.atomic():
-        Writer(ctx.db).create(memory, vector)
+    with edit(ctx, "remember", [memory]) as writer:
+        writer.create(memory, vector)
     return memory, False
 
 
@@ -228,17 +260,8 @@ def update(
             ["text", "tags", "importance", "category"],
         )
     vector = ctx.vectors([changes["content"]])[0] if "content" in changes else None
-    with ctx.db.atomic():
-        Writer(ctx.db).update(memory, changes, vector)
-    return get(ctx, memory.id)[0]
-
-
-def _move(ctx: Context, memory: Memory, state: State, reason: str) -> Memory:
-    """Move a memory to another state in a transaction of its own (forget, delete)."""
-    if memory.state == state:
-        return memory
-    with ctx.db.atomic():
-        Writer(ctx.db).set_state(memory, state, reason)
+    with edit(ctx, "update", [memory]) as writer:
+        writer.update(memory, changes, vector)
     return get(ctx, memory.id)[0]
 
 
@@ -249,13 +272,18 @@ def forget(ctx: Context, id_or_prefix: str, noise: bool = False) -> Memory:
     ingest drops facts like it from now on.
     """
     memory, _ = get(ctx, id_or_prefix)
+    if memory.state == State.ARCHIVED:
+        return memory
     if not noise:
-        return _move(ctx, memory, State.ARCHIVED, "forget")
+        with edit(ctx, "forget", [memory]) as writer:
+            writer.set_state(memory, State.ARCHIVED, "forget")
+        return get(ctx, memory.id)[0]
     vector = store.vectors_for(ctx.db, [memory.id]).get(memory.id)
     if vector is None:
         (vector,) = ctx.vectors([memory.content])
     model = ctx.db.vector_model()
-    with ctx.db.atomic():
+    with edit(ctx, "forget", [memory]) as writer:
+        writer.set_state(memory, State.ARCHIVED, "forget --noise", noise=True)
         add_noise_vector(
             ctx.db,
             memory.id,
@@ -264,16 +292,19 @@ def forget(ctx: Context, id_or_prefix: str, noise: bool = False) -> Memory:
             vector,
             ctx.settings.noise_learned_max,
         )
-        return _move(ctx, memory, State.ARCHIVED, "forget --noise")
+    return get(ctx, memory.id)[0]
 
 
 def delete(ctx: Context, id_or_prefix: str, permanent: bool = False) -> Memory:
     """Soft delete (state deleted) or, with ``permanent``, remove every trace but the events."""
     memory, _ = get(ctx, id_or_prefix)
     if not permanent:
-        return _move(ctx, memory, State.DELETED, "delete")
-    with ctx.db.atomic():
-        Writer(ctx.db).delete(memory)
+        if memory.state != State.DELETED:
+            with edit(ctx, "delete", [memory]) as writer:
+                writer.set_state(memory, State.DELETED, "delete")
+        return get(ctx, memory.id)[0]
+    with edit(ctx, "delete --permanent", [memory]) as writer:
+        writer.delete(memory)
     return memory
 
 
@@ -284,12 +315,16 @@ def purge(
     victims = store.list_memories(ctx.db, where, None)
     if dry_run:
         return victims
-    writer = Writer(ctx.db)
-    with ctx.db.atomic():
-        for memory in victims:
-            if permanent:
-                writer.delete(memory, reason="purge")
-            elif memory.state != State.DELETED:
+    if permanent:
+        if victims:
+            with edit(ctx, "purge --permanent", victims) as writer:
+                for memory in victims:
+                    writer.delete(memory, reason="purge")
+        return victims
+    live = [m for m in victims if m.state != State.DELETED]
+    if live:
+        with edit(ctx, "purge", live) as writer:
+            for memory in live:
                 writer.set_state(memory, State.DELETED, "purge")
     return victims
 
@@ -395,8 +430,8 @@ def link(ctx: Context, a: str, b: str, type: str, weight: float = 1.0) -> Relati
     if src.id == dst.id:
         raise UsageError("a memory cannot be linked to itself")
     relation = Relation(src.id, dst.id, relation_type, weight)
-    with ctx.db.atomic():
-        Writer(ctx.db).link(relation)
+    with edit(ctx, "link", [src], f"--{relation_type}--> {dst.id[:8]}") as writer:
+        writer.link(relation)
     return relation
 
 
@@ -404,9 +439,13 @@ def unlink(ctx: Context, a: str, b: str, type: str | None = None) -> list[Relati
     """Remove the edges between two memories (either direction; one type or all)."""
     relation_type = parse_choice(RelationType, type, "relation type") if type else None
     src, dst = get(ctx, a)[0], get(ctx, b)[0]
-    with ctx.db.atomic():
-        removed = Writer(ctx.db).unlink(src.id, dst.id, relation_type)
-    if not removed:
-        what = f"{type} relation" if type else "relation"
-        raise NotFoundError(f"no {what} between {src.id[:8]} and {dst.id[:8]}")
+    with edit(ctx, "unlink", [src], f"from {dst.id[:8]}") as writer:
+        removed = writer.unlink(src.id, dst.id, relation_type)
+        if not removed:
+            raise _no_relation(src, dst, type)
     return removed
+
+
+def _no_relation(src: Memory, dst: Memory, type: str | None) -> NotFoundError:
+    what = f"{type} relation" if type else "relation"
+    return NotFoundError(f"no {what} between {src.id[:8]} and {dst.id[:8]}")

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from memctl.config.files import write_private
 from memctl.config.scope import project_root
 
 FILE_NAME = "identity.md"
@@ -79,7 +80,10 @@ def create_identity_files(home: Path, cwd: Path, project: bool) -> list[Path]:
     for path, template in zip(paths, (GLOBAL_TEMPLATE, PROJECT_TEMPLATE), strict=True):
         if path.exists() or (path != paths[0] and not project):
             continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(template, encoding="utf-8")
+        if path == paths[0]:  # in the data directory: private, as everything there
+            write_private(path, template)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(template, encoding="utf-8")
         made.append(path)
     return made

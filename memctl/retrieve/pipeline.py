@@ -19,7 +19,6 @@ from typing import Any
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.errors import MemctlError
-from memctl.memories.writes import Writer
 from memctl.model import Memory, State, format_time
 from memctl.retrieve.params import Params, recall_params
 from memctl.retrieve.query import Analysed, analyse
@@ -42,6 +41,7 @@ from memctl.retrieve.stages.status import status
 from memctl.retrieve.stages.time_boost import time_boost
 from memctl.store.memories import MemoryFilter
 from memctl.store.sessions import source_times
+from memctl.store.writes import Writer
 
 # Recall never returns archived or deleted memories; superseded ones reach the status
 # stage, which leaves them out unless --history (so --why-not can say so).

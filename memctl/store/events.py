@@ -41,11 +41,14 @@ def run_events(db: Database, run_id: str) -> list[Event]:
 
 
 def changed_since(db: Database, memory_id: str, after_event: int, run_id: str) -> bool:
-    """Whether anything but ``run_id`` (or a mere access) changed a memory after an event."""
+    """Whether anything but ``run_id`` (or a mere access) changed a memory after an event. A
+    later run that was undone, and an undo, count as no change: undoing one edit after
+    another, newest first, takes each back."""
     return bool(
         db.value(
             "SELECT 1 FROM events WHERE memory_id = ? AND id > ? AND run_id IS NOT ? "
-            "AND action != 'access' LIMIT 1",
+            "AND action != 'access' AND (run_id IS NULL OR run_id NOT IN "
+            "(SELECT id FROM runs WHERE undone_by IS NOT NULL OR kind = 'undo')) LIMIT 1",
             (memory_id, after_event, run_id),
         )
     )

@@ -212,6 +212,13 @@ def update_memory(db: Database, memory_id: str, changes: dict[str, Any]) -> None
     db.execute(f"UPDATE memories SET {assignments} WHERE id = ?", [*values.values(), memory_id])
 
 
+def move_scope(db: Database, old: str, new: str) -> list[str]:
+    """Move every memory of scope ``old`` to ``new``; their ids."""
+    moved = [r[0] for r in db.tuples("SELECT id FROM memories WHERE scope = ?", (old,))]
+    db.execute("UPDATE memories SET scope = ? WHERE scope = ?", (new, old))
+    return moved
+
+
 def delete_memory_row(db: Database, memory_id: str) -> None:
     """Remove a memory, its vector, full-text entry and relations; events stay."""
     with db.atomic():

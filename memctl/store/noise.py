@@ -23,6 +23,11 @@ def add_noise_vector(
         )
 
 
+def remove_noise_vector(db: Database, memory_id: str) -> None:
+    """Take back the noise vector a memory became (its ``forget --noise`` was undone)."""
+    db.execute("DELETE FROM noise_vectors WHERE memory_id = ?", (memory_id,))
+
+
 def noise_vectors(db: Database, model: str) -> list[bytes]:
     """The learned noise vectors made by ``model`` (others wait for `memctl reembed`)."""
     return [

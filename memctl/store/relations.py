@@ -88,12 +88,16 @@ def remove_relations(db: Database, a: str, b: str, type: RelationType | None) ->
 
 
 def has_relation(db: Database, src_id: str, dst_id: str, type: RelationType) -> bool:
-    return bool(
-        db.value(
-            "SELECT 1 FROM relations WHERE src_id = ? AND dst_id = ? AND type = ?",
-            (src_id, dst_id, str(type)),
-        )
+    return relation_weight(db, src_id, dst_id, type) is not None
+
+
+def relation_weight(db: Database, src_id: str, dst_id: str, type: RelationType) -> float | None:
+    """The weight of an edge (None: no such edge)."""
+    weight = db.value(
+        "SELECT weight FROM relations WHERE src_id = ? AND dst_id = ? AND type = ?",
+        (src_id, dst_id, str(type)),
     )
+    return None if weight is None else float(weight)
 
 
 def remove_relation(db: Database, src_id: str, dst_id: str, type: RelationType) -> None:

@@ -1,4 +1,5 @@
-"""SQL for runs: one row per ingest (or undo) run, with its counts, tokens and decisions."""
+"""SQL for runs: one row per ingest, import, maintain, sync, undo run or direct edit, with
+its counts, tokens and decisions."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from memctl.store.database import Database, Row
 from memctl.store.memories import resolve_prefix
 
 JSON_COLUMNS = ("counts", "decisions", "notes")
+EDIT_KIND = "edit"  # a direct edit (remember, update, forget, delete, link, unlink, purge)
 
 
 @dataclass
@@ -78,3 +80,13 @@ def list_runs(db: Database, limit: int, kind: str | None = None) -> list[RunReco
         [*params, limit],
     )
     return [_record(r) for r in rows]
+
+
+def last_edit(db: Database) -> RunRecord | None:
+    """The newest direct edit not undone yet."""
+    rows = db.rows(
+        "SELECT * FROM runs WHERE kind = ? AND undone_by IS NULL "
+        "ORDER BY started_at DESC, rowid DESC LIMIT 1",
+        (EDIT_KIND,),
+    )
+    return _record(rows[0]) if rows else None

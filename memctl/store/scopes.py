@@ -2,16 +2,15 @@
 
 A repository without a remote is scoped ``path:<hash>``; once it gets a remote,
 its scope is the remote's. The first time memctl sees that, ``adopt`` moves
-the memories, sessions and imported-file records of the old scope to the new
-one (one event per memory moved) and records ``scope_alias:<old>`` in ``meta``,
-so the move happens once and ``--scope <old>`` keeps finding them.
+the memories (through the Writer: one event each), sessions and imported-file
+records of the old scope to the new one and records ``scope_alias:<old>`` in
+``meta``, so the move happens once and ``--scope <old>`` keeps finding them.
 """
 
 from __future__ import annotations
 
-from memctl.model import Action
 from memctl.store.database import Database
-from memctl.store.events import log_events
+from memctl.store.writes import Writer
 
 PREFIX = "scope_alias:"
 
@@ -35,11 +34,8 @@ def adopt(db: Database, old: str, new: str) -> int:
     with db.atomic():
         if alias_of(db, old) == new:  # another process adopted it meanwhile
             return 0
-        moved = [r[0] for r in db.tuples("SELECT id FROM memories WHERE scope = ?", (old,))]
-        db.execute("UPDATE memories SET scope = ? WHERE scope = ?", (new, old))
+        moved = Writer(db).rescope(old, new)
         db.execute("UPDATE sessions SET scope = ? WHERE scope = ?", (new, old))
         db.execute("UPDATE OR IGNORE imports SET scope = ? WHERE scope = ?", (new, old))
-        change = {"before": {"scope": old}, "after": {"scope": new}, "why": "scope alias"}
-        log_events(db, Action.UPDATE, moved, change)
         db.set_meta(PREFIX + old, new)
     return len(moved)

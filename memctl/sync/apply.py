@@ -16,7 +16,6 @@ from typing import Any
 
 from memctl.context import Context
 from memctl.embed import BATCH_TEXTS
-from memctl.memories.writes import Writer
 from memctl.model import Memory, Visibility
 from memctl.store import memories as store
 from memctl.store.relations import has_relation
@@ -29,6 +28,7 @@ from memctl.store.sync import (
     put_files,
     set_read_commit,
 )
+from memctl.store.writes import Writer
 from memctl.sync.incoming import Incoming, Progress, quiet
 from memctl.sync.memfile import Version, normal_time, synced_values
 

@@ -20,7 +20,6 @@ from typing import Any
 from memctl.config import Settings
 from memctl.context import Context
 from memctl.errors import SyncError, UsageError
-from memctl.memories.writes import Writer
 from memctl.model import new_id, now_iso
 from memctl.store.runs import RunRecord, save_run
 from memctl.store.sync import (
@@ -37,6 +36,7 @@ from memctl.store.sync import (
     read_commit,
     set_read_commit,
 )
+from memctl.store.writes import Writer
 from memctl.sync.apply import apply_import, plan_import
 from memctl.sync.incoming import Incoming, Progress, quiet, read_incoming
 from memctl.sync.layout import (

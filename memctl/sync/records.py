@@ -18,11 +18,11 @@ from memctl.context import Context
 from memctl.errors import InputError, MemctlError
 from memctl.memories.operations import kept_content, kept_tags
 from memctl.memories.privacy import safe_line, scrub
-from memctl.memories.writes import Writer
 from memctl.model import Action, Memory, Relation, RelationType, content_hash, now_iso, parse_choice
 from memctl.store import memories as store
 from memctl.store.memories import ENUMS, MemoryFilter
 from memctl.store.relations import relations_of
+from memctl.store.writes import Writer
 
 # An imported memory enters this store now, whatever its record says (decay counts from it).
 MEMORY_FIELDS = {f.name for f in fields(Memory)} - {"stored_at"}

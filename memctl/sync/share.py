@@ -11,11 +11,11 @@ from __future__ import annotations
 from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.memories.operations import get, resolve_scope
-from memctl.memories.writes import Writer
 from memctl.model import Memory, State, Visibility
 from memctl.store import memories as store
 from memctl.store.memories import MemoryFilter
 from memctl.store.sync import withheld
+from memctl.store.writes import Writer
 
 
 def select(ctx: Context, ids: list[str], every: bool, scope: str | None) -> list[Memory]:

@@ -53,7 +53,7 @@ def test_version_help_and_unknown_commands_as_processes() -> None:
     [
         (("recal", "x"), "Did you mean 'recall'?"),
         (("install", "claude"), "Did you mean 'claude-code'?"),
-        (("recall", "--limt", "3", "x"), "--limit"),
+        (("recall", "--limt", "3", "x"), "(did you mean --limit?)"),
         (("list", "--format", "xml"), "'xml' is not one of"),
         (("get",), "Missing argument"),
     ],

@@ -339,3 +339,26 @@ def test_loading_limits_blas_to_one_thread_unless_the_user_says() -> None:
         text=True,
     )
     assert mine.stdout.strip() == "2", mine.stderr
+
+
+def test_forward_passes_in_two_threads_give_the_same_vectors() -> None:
+    one, two = LocalEmbedder(batch_size=2, threads=1), LocalEmbedder(batch_size=2, threads=2)
+    np.testing.assert_allclose(two.embed(TEXTS), one.embed(TEXTS), rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("cores", "load", "own", "threads"),
+    [
+        (2, 0.2, 0.0, 2),
+        (2, 1.6, 0.0, 1),
+        (2, 2.1, 2.0, 2),
+        (2, 3.0, 1.0, 1),
+        (8, 0.0, 0.0, 2),
+        (1, 0.0, 0.0, 1),
+    ],
+)
+def test_threads_follow_the_cores_others_leave_idle(
+    cores: int, load: float, own: float, threads: int
+) -> None:
+    """The embedder's own threads are in the load average too: they do not count against it."""
+    assert local.idle_threads(cores, load, own) == threads

@@ -384,3 +384,20 @@ def test_extraction_allows_facts_per_llm_call_worth_of_text(
     facts = distil(run, Plan(target, survey(target), "atomic", "asked for"))
     assert len(facts) == 30
     assert facts[0].content == "I prefer editor0 for project0."
+
+
+def test_an_import_tells_its_progress_in_each_stage(
+    make_ctx: Callable[..., Context], files: Path
+) -> None:
+    note = fixture(files, "basic-memory-note.md")
+    jsonl = files / "m.jsonl"
+    jsonl.write_text("".join(f'{{"content": "Imported fact {n}."}}\n' for n in range(70)))
+    seen: list[tuple[str, int, int]] = []
+    targets = expand([str(note), str(jsonl)])
+    import_files(make_ctx(), targets, ImportOptions(), lambda *step: seen.append(step))
+    last = {stage: (done, total) for stage, done, total in seen}
+    size = note.stat().st_size + jsonl.stat().st_size
+    facts = last[pipeline.EMBEDDING][1]
+    assert facts > 0 and last[pipeline.EMBEDDING] == (facts, facts)
+    assert last[pipeline.READING] == (size, size) and last[pipeline.WRITING][0] > 0
+    assert [s[1:] for s in seen if s[0] == pipeline.IMPORTING] == [(0, 70), (64, 70), (70, 70)]

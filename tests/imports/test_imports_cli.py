@@ -6,7 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
-from tests.conftest import run_cli
+from tests.conftest import on_a_terminal, run_cli
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "imports"
 NO_LLM = {"MEMCTL_LLM": "none"}
@@ -98,3 +98,13 @@ def test_strategy_choices_and_force(tmp_path: Path) -> None:
     args = ("import", str(doc), "--strategy", "section", "--json", "--force")
     again = json.loads(memctl(*args)[0])
     assert (again["files"][0]["status"], again["imported"], again["skipped"]) == ("imported", 0, 2)
+
+
+def test_the_progress_bar_counts_memories_on_a_terminal(tmp_path: Path) -> None:
+    paths = [tmp_path / f"{name}.jsonl" for name in ("a", "b")]
+    for number, path in enumerate(paths):
+        path.write_text("".join(f'{{"content": "Fact {number}-{n}."}}\n' for n in range(70)))
+    home = ("--home", str(tmp_path / "home"))
+    shown = on_a_terminal(*home, "import", *map(str, paths), env={"MEMCTL_EMBEDDER": "hash"})
+    assert "importing memories" in shown and "140/140" in shown and "reading bytes" in shown
+    assert "\x1b[2K" in shown and "140 memories imported" in shown  # bar cleared, table

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -98,6 +99,15 @@ def test_a_failing_check_is_exit_status_1_and_one_line_of_error(
     assert done.stderr.strip() == "memctl: error: 1 of 6 checks failed: llm"
     (line,) = [line for line in done.stdout.splitlines() if line.startswith("fail")]
     assert "llm" in line and "fix: install Ollama" in line
+    # on an 80-column terminal a long check wraps at words, under its own column
+    terminal = {"COLUMNS": "80", "TTY_COMPATIBLE": "1", "NO_COLOR": "1"}
+    shown = run_cli(
+        "-c", "llm=ollama", "-c", f"ollama.host={dead_ollama_url}", "doctor", env=terminal
+    )
+    lines = re.sub(r"\x1b\[[0-9;]*m", "", shown.stdout).splitlines()
+    assert max(map(len, lines)) <= 80 and lines[0].startswith("warn  model")
+    fail = next(i for i, line in enumerate(lines) if line.startswith("fail"))
+    assert lines[fail + 1].startswith(" " * 20) and "`ollama serve`" in "\n".join(lines[fail:])
 
 
 def test_an_assistant_cli_as_the_llm_is_checked_on_path(

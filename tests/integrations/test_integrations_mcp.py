@@ -13,9 +13,11 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from memctl.api.ingest import undo
+from memctl.api.memory import Filters, ListRequest, list_memories
 from memctl.config import load_settings
 from memctl.context import Context
 from memctl.embed.hashed import HashEmbedder
+from tests.conftest import run_cli
 from tests.ingesting import claude_work_session
 
 TOOLS = {
@@ -253,6 +255,14 @@ def test_an_mcp_client_curates_memories_and_a_wrong_argument_is_one_line(
         message = text(seen[key])
         assert seen[key].is_error and message.startswith(said) and "\n" not in message, message
     assert seen["still"]["total"] == 2  # the server kept running after every mistake
+    # each edit, through MCP or the CLI, is a run `memctl undo` takes back, newest first
+    typed = run_cli("remember", "A note typed at the terminal.").stdout.strip()
+    first, second = run_cli("undo"), run_cli("undo")
+    assert first.returncode == second.returncode == 0, first.stderr + second.stderr
+    assert f"(remember {typed[:8]})" in first.stdout and f"(forget {tabs[:8]})" in second.stdout
+    with Context(load_settings(), embedder=HashEmbedder()) as ctx:
+        states = {m.content: m.state for m in list_memories(ctx, ListRequest(Filters()))}
+    assert states == {"We deploy with make ship.": "active", "The user prefers tabs.": "active"}
 
 
 PARALLEL = 200  # benchmarks/attacks.py makes 1,000

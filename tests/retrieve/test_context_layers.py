@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -150,6 +151,12 @@ def test_identity_files_are_injected_verbatim_without_comments(make_ctx: Any) ->
     assert "Your identity for memctl" not in block
     assert [i.why for i in found.items] == [f"from {made[0]}", f"from {made[1]}"]
     assert create_identity_files(ctx.settings.home, ctx.settings.cwd, project=True) == []
+
+
+def test_the_identity_file_of_a_new_data_directory_is_private(tmp_path: Path) -> None:
+    """`memctl init` makes it first on a new machine: `memctl doctor`'s modes check passes."""
+    (made,) = create_identity_files(tmp_path / "data" / "memctl", tmp_path, project=False)
+    assert [oct(p.stat().st_mode & 0o777) for p in (made, made.parent)] == ["0o600", "0o700"]
 
 
 def test_an_identity_file_over_budget_binary_or_huge_is_cut_with_a_note(make_ctx: Any) -> None:

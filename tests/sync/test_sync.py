@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -17,14 +14,14 @@ from memctl.api.memory import EventsRequest, RememberRequest, UpdateRequest
 from memctl.api.recall import RecallRequest, recall
 from memctl.context import Context
 from memctl.errors import SyncError, UsageError
-from memctl.memories.writes import Writer
 from memctl.model import Action, State, Visibility, content_hash, now_iso
 from memctl.store import memories as store
 from memctl.store.relations import relations_of
+from memctl.store.writes import Writer
 from memctl.sync import pipeline
 from memctl.sync.lock import sync_lock
 from memctl.sync.repo import Clone
-from tests.conftest import run_cli
+from tests.conftest import on_a_terminal, run_cli
 from tests.fakes import HashEmbedder
 from tests.syncing import bare_repo, git, history, machine, push_files, shared, work_clone
 
@@ -510,33 +507,6 @@ def test_a_sync_tells_its_progress(pair: tuple[Context, Context]) -> None:
     assert ("reading files", 2, 3) in seen and ("embedding memories", 0, 3) in seen
 
 
-def _on_a_terminal(*args: str, env: dict[str, str]) -> str:
-    """What `memctl ARGS` writes to a terminal (a pseudo-terminal), as text."""
-    import pty
-
-    leader, follower = pty.openpty()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "memctl", *args],
-        stdin=subprocess.DEVNULL,
-        stdout=follower,
-        stderr=follower,
-        env={**os.environ, "TERM": "xterm", "COLUMNS": "100", **env},
-    )
-    os.close(follower)
-    out = b""
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:  # the process ended: the terminal is closed
-            break
-        if not chunk:
-            break
-        out += chunk
-    os.close(leader)
-    assert process.wait(timeout=60) == 0, out
-    return out.decode("utf-8", "replace")
-
-
 def test_the_progress_bar_shows_on_a_terminal_only(
     pair: tuple[Context, Context], tmp_path: Path, remote: Path
 ) -> None:
@@ -547,7 +517,7 @@ def test_the_progress_bar_shows_on_a_terminal_only(
     env = {"MEMCTL_EMBEDDER": "hash", "MEMCTL_LLM": "none"}
     for name in ("tty", "pipe"):
         assert run_cli("--home", str(tmp_path / name), "sync", "init", str(remote)).returncode == 0
-    shown = _on_a_terminal("--home", str(tmp_path / "tty"), "sync", env=env)
+    shown = on_a_terminal("--home", str(tmp_path / "tty"), "sync", env=env)
     assert "\x1b[" in shown and "import 3 new" in shown  # the bar drawn, then cleared
     piped = run_cli("--home", str(tmp_path / "pipe"), "sync", env=env)
     assert piped.stdout.startswith(str(remote)) and "\x1b" not in piped.stdout + piped.stderr

@@ -1,20 +1,24 @@
-"""The one write path (memories/writes.py): every kind of write, from a run and from a
+"""The one write path (store/writes.py): every kind of write, from a run and from a
 direct edit, is put back by the same module's revert, on a real SQLite file."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from memctl.context import Context
+from memctl.errors import NotFoundError, UsageError
 from memctl.ingest.undo import undo
 from memctl.memories import operations
-from memctl.memories.writes import REVERTED, Writer, restored_texts
-from memctl.model import Action, Memory, Relation, RelationType, State, Visibility, new_id
+from memctl.model import Memory, Relation, RelationType, State, Visibility, new_id
 from memctl.store import memories as store
-from memctl.store.events import list_events, run_events
+from memctl.store.events import run_events
+from memctl.store.noise import noise_contents
 from memctl.store.relations import relations_touching
-from memctl.store.runs import RunRecord, save_run
+from memctl.store.runs import EDIT_KIND, RunRecord, list_runs, save_run
 from memctl.store.sync import withheld
+from memctl.store.writes import REVERTED, Writer
 
 
 def put(ctx: Context, content: str) -> Memory:
@@ -75,32 +79,52 @@ def test_undo_puts_back_every_kind_of_write_of_a_run(ctx: Context) -> None:
     assert relations_touching(ctx.db, [new.id]) == []
 
 
-def test_a_direct_edit_logs_what_the_same_revert_puts_back(ctx: Context) -> None:
-    """remember, update, forget, delete, link, purge (the CLI's and MCP's own edits) are no
-    run, but their events have the payload of every other caller's: revert restores them."""
+def test_each_direct_edit_is_a_run_that_undo_takes_back_newest_first(ctx: Context) -> None:
+    """remember, update, link (new and re-weighted), unlink, forget --noise, delete, purge:
+    each is a run of kind edit; undo without a run id takes back the newest not undone, one
+    after another, to exactly the store as it was."""
     kept = operations.remember(ctx, "The deploy runs make release.")
     other = operations.remember(ctx, "Staging is on port 8080.")
+    operations.link(ctx, kept.id, other.id, "related", 0.4)
     before = snapshot(ctx, [kept.id, other.id])
-    mark = len(list_events(ctx.db, None, 1000))  # the two creates
     operations.update(ctx, kept.id, content="The deploy runs make ship.", tags=["ops"])
     operations.link(ctx, kept.id, other.id, "supports", 0.5)
-    operations.forget(ctx, other.id)
+    operations.link(ctx, kept.id, other.id, "related", 0.9)
+    operations.unlink(ctx, kept.id, other.id, "related")
+    operations.forget(ctx, other.id, noise=True)
     operations.delete(ctx, kept.id)
     made = operations.remember(ctx, "A note made after the others.")
     operations.purge(ctx, operations.make_filter(ctx, states=["active"]))
-    newest_first = list_events(ctx.db, None, 1000)
-    edits = newest_first[: len(newest_first) - mark]
-    assert {e.action for e in edits} == {Action.UPDATE, Action.LINK, Action.STATE, Action.CREATE}
-    assert all(e.run_id is None for e in edits)
-    texts = restored_texts(edits)
-    vectors = dict(zip(texts, ctx.vectors(texts), strict=True))
-    writer = Writer(ctx.db)
-    with ctx.db.atomic():
-        for event in edits:
-            writer.revert(event, vectors)
+    edits = [next(iter(r.counts)) for r in list_runs(ctx.db, 100, EDIT_KIND)]
+    newest_first = "purge remember delete forget unlink link link update link remember remember"
+    assert edits == newest_first.split()
+    assert noise_contents(ctx.db) != []
+
+    undone = [undo(ctx) for _ in range(8)]
+
+    assert [r.counts for r in undone] == [{verb: 1} for verb in edits[:8]]
+    assert all(r.skipped == [] and r.reverted > 0 for r in undone)
     assert snapshot(ctx, [kept.id, other.id]) == before
+    assert noise_contents(ctx.db) == []
     gone = store.get_memory(ctx.db, made.id)
     assert gone is not None and gone.state == State.DELETED
+    for _ in range(3):
+        undo(ctx)
+    with pytest.raises(NotFoundError, match="no edit to undo"):
+        undo(ctx)
+
+
+def test_undo_refuses_a_permanent_delete_by_name_and_runs_keep_no_words(ctx: Context) -> None:
+    kept = operations.remember(ctx, "The deploy runs make release.")
+    gone = operations.remember(ctx, "A secret plan nobody may read again.")
+    operations.delete(ctx, gone.id, permanent=True)
+    with pytest.raises(UsageError, match=f"edit .+ \\(delete --permanent {gone.id[:8]}\\) "):
+        undo(ctx)
+    (_, older, _) = list_runs(ctx.db, 3, EDIT_KIND)
+    assert "secret" not in str([r.to_dict() for r in list_runs(ctx.db, 10)])
+    undo(ctx, older.id)  # an earlier run by its id
+    assert store.get_memory(ctx.db, gone.id) is None
+    assert store.get_memory(ctx.db, kept.id) is not None
 
 
 def test_unshare_and_withhold_leave_a_memory_private(ctx: Context) -> None:

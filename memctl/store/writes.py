@@ -11,13 +11,18 @@ it back. The payloads, one shape per action:
   ``before`` back (re-embedded when the text changes).
 - state: ``from``, ``to``, ``reason`` and the ``before`` of any other field the change
   set (``invalidated_at``, ``superseded_by``); reverted to ``from`` and ``before``.
-- link: ``src_id``, ``dst_id``, ``type``, ``weight`` and whether the edge ``existed``;
-  reverted by removing an edge the write added.
-- unlink: the edge removed; delete (permanent): the content hash; access, conflict,
-  reembed: what happened. None of these is reverted.
+- link: ``src_id``, ``dst_id``, ``type``, ``weight``, whether the edge ``existed`` and
+  the weight it had (``weight_before``); reverted by removing an edge the write added,
+  or by giving a re-weighted one its old weight back.
+- unlink: the edge removed (with its ``created_at``); reverted by adding it back.
+- delete (permanent): the content hash; access, conflict, reembed: what happened. None
+  of these is reverted.
+- a state change of ``forget --noise`` also made the memory a learned noise vector;
+  its revert takes that back too.
 
-Only this module (and the store's own scope aliasing) logs events or writes memory rows;
-tests/test_architecture.py holds every other module to that.
+Only this module logs events or writes memory rows (the store's scope aliasing too goes
+through it); tests/test_architecture.py holds every other module, in store/ or above, to
+that.
 
 The caller owns the transaction: a ``Writer`` writes inside whatever ``atomic()`` the
 caller holds, so a change and its event land together or not at all.
@@ -43,10 +48,11 @@ from memctl.store import memories as store
 from memctl.store.database import Database
 from memctl.store.events import log_event, log_events, log_run_events
 from memctl.store.maintenance import set_strengths, supersede_many
+from memctl.store.noise import remove_noise_vector
 from memctl.store.relations import (
     add_relation,
     add_relations,
-    has_relation,
+    relation_weight,
     relations_touching,
     remove_relation,
     remove_relations,
@@ -133,10 +139,15 @@ class Writer:
     def link(self, edge: Relation, reweight: bool = True, **data: Any) -> bool:
         """Add an edge; an existing one takes its weight only when ``reweight``.
         Returns whether it existed."""
-        existed = has_relation(self.db, edge.src_id, edge.dst_id, edge.type)
+        weight_before = relation_weight(self.db, edge.src_id, edge.dst_id, edge.type)
+        existed = weight_before is not None
         if reweight or not existed:
             add_relation(self.db, edge)
-        self._log(Action.LINK, edge.src_id, {**_edge(edge), "existed": existed, **data})
+        self._log(
+            Action.LINK,
+            edge.src_id,
+            {**_edge(edge), "existed": existed, "weight_before": weight_before, **data},
+        )
         return existed
 
     def link_many(self, edges: list[tuple[str, str]], kind: RelationType) -> None:
@@ -153,7 +164,9 @@ class Writer:
         """Remove the edges between two memories (either direction; one type or all)."""
         removed = remove_relations(self.db, a, b, kind)
         for edge in removed:
-            self._log(Action.UNLINK, edge.src_id, {**_edge(edge), **data})
+            self._log(
+                Action.UNLINK, edge.src_id, {**_edge(edge), "created_at": edge.created_at, **data}
+            )
         return removed
 
     def delete(self, memory: Memory, **data: Any) -> None:
@@ -182,6 +195,14 @@ class Writer:
             for i, old, new, old_at in rows
         ]
         log_run_events(self.db, Action.UPDATE, self.run_id, changes)
+
+    def rescope(self, old: str, new: str) -> list[str]:
+        """Move every memory of scope ``old`` to ``new`` (a project whose scope became an
+        alias, store/scopes.py); the ids moved, one update event each."""
+        moved = store.move_scope(self.db, old, new)
+        change = {"before": {"scope": old}, "after": {"scope": new}, "why": "scope alias"}
+        log_run_events(self.db, Action.UPDATE, self.run_id, [(i, change) for i in moved])
+        return moved
 
     def set_shared(self, memories: list[Memory], shared: bool, reason: str) -> None:
         """Make memories shared (released to sync) or private (and withheld from it)."""
@@ -233,9 +254,22 @@ class Writer:
         memory = store.get_memory(self.db, event.memory_id) if event.memory_id else None
         data, undo = event.data, {"reason": "undo", "undo_of": event.run_id}
         if event.action == Action.LINK:
+            kind = RelationType(data["type"])
             if not data.get("existed"):
-                remove_relation(self.db, data["src_id"], data["dst_id"], RelationType(data["type"]))
+                remove_relation(self.db, data["src_id"], data["dst_id"], kind)
                 self._log(Action.UNLINK, event.memory_id, {**data, "reason": "undo"})
+            elif data.get("weight_before") not in (None, data["weight"]):
+                old = Relation(data["src_id"], data["dst_id"], kind, data["weight_before"])
+                self.link(old, True, **undo)
+        elif event.action == Action.UNLINK:
+            edge = Relation(
+                data["src_id"],
+                data["dst_id"],
+                RelationType(data["type"]),
+                data["weight"],
+                data.get("created_at") or self.now(),
+            )
+            self.link(edge, True, **undo)
         elif memory is None:
             return
         elif event.action in (Action.CREATE, Action.IMPORT):
@@ -248,11 +282,15 @@ class Writer:
         elif event.action == Action.STATE:
             fields = data.get("before") or {}
             self.set_state(memory, State(data["from"]), "undo", fields, undo_of=event.run_id)
+            if data.get("noise"):
+                remove_noise_vector(self.db, memory.id)
 
 
-# The actions ``Writer.revert`` puts back; the others (access, unlink, a permanent delete,
-# conflict, reembed) change nothing undo could restore.
-REVERTED = frozenset({Action.CREATE, Action.IMPORT, Action.UPDATE, Action.STATE, Action.LINK})
+# The actions ``Writer.revert`` puts back; the others (access, a permanent delete, conflict,
+# reembed) change nothing undo could restore.
+REVERTED = frozenset(
+    {Action.CREATE, Action.IMPORT, Action.UPDATE, Action.STATE, Action.LINK, Action.UNLINK}
+)
 
 
 def restored_texts(events: list[Event]) -> list[str]:
