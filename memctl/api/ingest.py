@@ -25,6 +25,7 @@ from memctl.ingest.capture import (
     Opened,
     capture,
     open_transcript,
+    pass_over,
     unchanged,
 )
 
@@ -92,17 +93,18 @@ def ingest(ctx: Context, request: IngestRequest) -> IngestResult:
     log = log_path(ctx.settings)
     whole = request.dry_run or options.mode not in MODES
     captured: Captured | None = None
+    name = str(request.transcript)
     with open_transcript(ctx, request.transcript, request.stdin, options, whole) as opened:
         source = opened.source
         if _too_big(opened, request.inline_bytes):
-            return IngestResult(unchanged(ctx, opened, str(request.transcript)), log, deferred=True)
+            return IngestResult(unchanged(ctx, opened, name), log, deferred=True)
         try:
             with _budget(ctx, hook):
                 if source is None:  # a file with nothing new since its last capture
-                    report = unchanged(ctx, opened, str(request.transcript))
+                    report = unchanged(ctx, opened, name)
                 else:
-                    captured = capture(ctx, source, opened.options, request.dry_run, opened)
-                    report = captured.report
+                    captured = _capture(ctx, opened, request)
+                    report = captured.report if captured else unchanged(ctx, opened, name)
         except DatabaseBusyError:
             if not hook or source is None:
                 raise
@@ -123,6 +125,19 @@ def ingest(ctx: Context, request: IngestRequest) -> IngestResult:
     elif (queued or report.job_id is not None) and ctx.settings.ingest_spawn_worker:
         result.report.worker_pid = spawn(ctx.settings, request.worker_overrides)
     return result
+
+
+def _capture(ctx: Context, opened: Opened, request: IngestRequest) -> Captured | None:
+    """Capture what is new; None when the lines new since the last capture hold no message
+    (records a client writes after a turn, such as Claude Code's after its Stop hook): they
+    are remembered as read."""
+    assert opened.source is not None
+    try:
+        return capture(ctx, opened.source, opened.options, request.dry_run, opened)
+    except InputError:
+        if request.dry_run or not pass_over(ctx, opened):
+            raise
+        return None
 
 
 def _too_big(opened: Opened, inline_bytes: int | None) -> bool:

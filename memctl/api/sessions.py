@@ -22,7 +22,7 @@ from memctl.retrieve.query import STOPWORDS
 from memctl.store import transcripts
 from memctl.store.fts import fts_query, fts_terms
 from memctl.store.message_search import MESSAGE_SEPARATOR
-from memctl.store.sessions import get_session, source_range
+from memctl.store.sessions import get_session, last_stored_by_client, source_range
 from memctl.store.transcripts import GrepHit, SessionFilter, SessionRow
 
 # CJK ideographs, kana and hangul: the tokenizer keeps their runs whole (store.transcripts).
@@ -344,3 +344,8 @@ def origins(ctx: Context, memories: list[Memory]) -> dict[str, Origin]:
             else Origin(session_id, first, last)
         )
     return found
+
+
+def last_captured(ctx: Context) -> dict[str, str]:
+    """When memctl last stored messages of each client's sessions: {client: ISO time}."""
+    return last_stored_by_client(ctx.db)

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from memctl.cli.common import JsonOption, new_typer, settings_for
+from memctl.cli.common import JsonOption, new_typer, open_context, settings_for
 from memctl.cli.render import console, middle, print_json
 from memctl.clients.base import Launcher, launcher
 from memctl.integrations import setup
@@ -101,7 +101,9 @@ def init(
     place = setup.where(project, Path.cwd())
     names = tuple(tool or ())
     if list_tools:
-        show_status(setup.status(place, home), as_json)
+        from memctl.api.sessions import last_captured
+
+        show_status(setup.status(place, home, last_captured(open_context(ctx))), as_json)
         return
     if undo:
         show_removal(setup.uninstall("init", names, place, run, home, force), as_json)
@@ -129,7 +131,7 @@ def show_status(found: list[setup.ClientStatus], as_json: bool) -> None:
     from rich.table import Table
 
     table = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
-    for column in ("tool", "found", "mcp", "instructions", "hooks", "last fired"):
+    for column in ("tool", "found", "mcp", "instructions", "hooks", "last fired", "captured"):
         table.add_column(column, no_wrap=True)  # one item a line: nothing is broken
     for item in found:
         where = item.found.binary or (str(item.found.config_dir) if item.found.config_dir else "")
@@ -144,6 +146,7 @@ def show_status(found: list[setup.ClientStatus], as_json: bool) -> None:
             "yes" if item.instructions else "no",
             hooks,
             fired,
+            setup.age(item.captured) if item.captured else "never",
         )
     console.print(table)
     for item in found:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from memctl.cli.common import JsonOption, new_typer, settings_for
+from memctl.cli.common import JsonOption, new_typer, open_context, settings_for
 from memctl.cli.init import (
     ProjectOption,
     RestoreForceOption,
@@ -155,9 +155,13 @@ def schedule_text(ctx: typer.Context) -> str:
 
 @app.command("status")
 def status(ctx: typer.Context, project: ProjectOption = False, as_json: JsonOption = False) -> None:
-    """What is installed where, whether Codex's hooks are trusted, when each hook last ran."""
+    """What is installed where, whether Codex's hooks are trusted, when each hook last ran
+    and when each assistant's sessions were last captured."""
+    from memctl.api.sessions import last_captured
+
     home, _run = home_and_launcher(ctx)
-    show_status(setup.status(setup.where(project, Path.cwd()), home), as_json)
+    captured = last_captured(open_context(ctx))
+    show_status(setup.status(setup.where(project, Path.cwd()), home, captured), as_json)
 
 
 @app.command("uninstall")

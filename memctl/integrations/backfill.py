@@ -21,6 +21,17 @@ def find_transcripts(client: str | None = None, since: float | None = None) -> l
     if client is not None and client not in REGISTRY:
         known = ", ".join(REGISTRY)
         raise UsageError(f"unknown client {client!r} to backfill: expected one of {known}")
+    found = _found(client, since)
+    return [target for _, target in sorted(found.values(), key=lambda f: _order(f, found))]
+
+
+def newest_transcript(client: str) -> float | None:
+    """When the transcript ``client`` changed last was changed (None: it keeps none)."""
+    return max((mtime for mtime, _ in _found(client, None).values()), default=None)
+
+
+def _found(client: str | None, since: float | None) -> dict[str, tuple[float, Target]]:
+    """Every transcript of ``client`` (of every client: None) by path: (mtime, target)."""
     found: dict[str, tuple[float, Target]] = {}
     for name, module in REGISTRY.items():
         if client not in (None, name):
@@ -36,7 +47,7 @@ def find_transcripts(client: str | None = None, since: float | None = None) -> l
         for stored in module.stored_sessions(since):
             target = Target(name, module.TRANSCRIPT_FORMAT, stored.where, 0, stored)
             found.setdefault(f"{stored.where}#{stored.id}", (stored.updated, target))
-    return [target for _, target in sorted(found.values(), key=lambda f: _order(f, found))]
+    return found
 
 
 def _order(

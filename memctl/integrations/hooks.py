@@ -229,26 +229,25 @@ def capture_event(settings: Any, client: str, event: str, payload: dict[str, Any
     if isinstance(export, dict):
         _capture_text(settings, client, json.dumps(export), session_id)
         return
-    transcript = payload.get("transcript_path") or REGISTRY[client].find_transcript(
-        str(session_id or "")
-    )
-    # a sub-agent's end (SubagentStop): its own transcript, stored with its parent session
+    # A sub-agent's end (SubagentStop): its own transcript, stored with its parent
+    # session. The session's own waits for its turn's end, which brings the sub-agent's
+    # call and its report together (a capture between them would read the report alone).
     agent = payload.get("agent_transcript_path")
-    if not transcript and not agent:
+    if agent:
+        session_id = payload.get("parent_conversation_id") or session_id  # Cursor's parent
+    transcript = agent or payload.get("transcript_path")
+    transcript = transcript or REGISTRY[client].find_transcript(str(session_id or ""))
+    if not transcript:
         reason = f"no transcript_path and no transcript of session {session_id!r} found"
         hooks_state.mark_missed(settings.home, client, event, reason)
         raise FileNotFoundError(f"{reason} where {client} keeps them: nothing captured")
     hooks_state.clear_missed(settings.home, client, event)
-    owner = payload.get("parent_conversation_id") or session_id  # Cursor names the parent
-    files = [(str(p), s) for p, s in ((transcript, session_id), (agent, owner)) if p]
-    absent = [path for path, _ in files if not Path(path).is_file()]
-    for path, session in files:
-        if path not in absent:
-            _capture_file(settings, client, path, session)
-    if len(absent) < len(files):
-        _recapture(settings, skip=files[0][0])
-    if absent:
-        raise FileNotFoundError(f"transcript {absent[0]} does not exist (yet)")
+    path = str(transcript)
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"transcript {path} does not exist (yet)")
+    _capture_file(settings, client, path, session_id)
+    if not agent:  # at a sub-agent's end, the session's own transcript is mid-turn too
+        _recapture(settings, skip=path)
 
 
 def _capture_file(settings: Any, client: str, path: str, session_id: str | None) -> None:

@@ -19,10 +19,14 @@ from memctl.clients.base import Found, Launcher, Where
 from memctl.config.scope import project_root
 from memctl.errors import UsageError
 from memctl.integrations import cron
+from memctl.integrations.backfill import newest_transcript
 from memctl.integrations.hooks_state import Timing, last_fired, missed, timing
 from memctl.retrieve.identity import create_identity_files
 
 CLIENTS: dict[str, Client] = REGISTRY
+# A transcript untouched this long has had its session's end (its capture hook's turn):
+# changed after the client's last capture, it was not captured.
+QUIET_SECONDS = 600
 
 
 def where(project: bool, cwd: Path, env: dict[str, str] | None = None) -> Where:
@@ -218,6 +222,7 @@ class ClientStatus:
     fired: dict[str, str]  # event -> when memctl last ran its hook
     problems: list[str]
     timings: dict[str, Timing] = field(default_factory=dict)  # event -> its durations
+    captured: str | None = None  # when memctl last stored a session of this client's
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -230,6 +235,7 @@ class ClientStatus:
             "trusted": self.trusted,
             "fired": self.fired,
             "problems": self.problems,
+            "captured": self.captured,
             "timings": {
                 event: {"last_ms": t.last_ms, "p95_ms": t.p95_ms, "runs": t.runs, "slow": t.slow}
                 for event, t in self.timings.items()
@@ -249,8 +255,9 @@ def _has_instructions(module: Client, place: Where) -> bool:
     return any(c.what == "instructions" for c in plan.changes)
 
 
-def status(place: Where, home: Path) -> list[ClientStatus]:
-    """Per client: found where, MCP registered, instructions written, hooks, last fired."""
+def status(place: Where, home: Path, captured: dict[str, str] | None = None) -> list[ClientStatus]:
+    """Per client: found where, MCP registered, instructions written, hooks, last fired,
+    last captured (``captured``: when memctl last stored a session of each client's)."""
     result = []
     for name, module in CLIENTS.items():
         problems: list[str] = []
@@ -274,6 +281,8 @@ def status(place: Where, home: Path) -> list[ClientStatus]:
         }
         timings = {e: t for e in events if (t := timing(home, name, e)) is not None}
         problems += [f"{name} {e}: {why}" for e in events if (why := missed(home, name, e))]
+        last = (captured or {}).get(name)
+        problems += _uncaptured(name, last) if captured is not None else []
         result.append(
             ClientStatus(
                 name,
@@ -285,9 +294,27 @@ def status(place: Where, home: Path) -> list[ClientStatus]:
                 fired,
                 problems,
                 timings,
+                last,
             )
         )
     return result
+
+
+def _uncaptured(name: str, last: str | None) -> list[str]:
+    """A problem when the client's newest transcript, quiet since, changed after memctl
+    last stored one of its sessions."""
+    newest = newest_transcript(name)
+    now = datetime.now(UTC)
+    if newest is None or newest > now.timestamp() - QUIET_SECONDS:
+        return []
+    if last is not None and datetime.fromisoformat(last).timestamp() >= newest:
+        return []
+    changed = age(datetime.fromtimestamp(newest, UTC).isoformat(), now)
+    since = f"last capture {age(last, now)}" if last else "none captured yet"
+    return [
+        f"{name}: a transcript changed {changed} is not captured ({since}): check its hooks, "
+        "or store every past session with `memctl ingest --backfill`"
+    ]
 
 
 def age(iso: str, now: datetime | None = None) -> str:

@@ -183,3 +183,9 @@ def source_times(db: Database, memories: Iterable[Memory]) -> dict[str, str]:
         (json.dumps(list(wanted)),),
     )
     return {memory_id: at for sid, seq, at in rows for memory_id in wanted[(sid, seq)]}
+
+
+def last_stored_by_client(db: Database) -> dict[str, str]:
+    """When a session of each client's was last stored or grown (its ``updated_at``)."""
+    rows = db.rows("SELECT client, max(updated_at) AS at FROM sessions GROUP BY client")
+    return {str(r["client"]): str(r["at"]) for r in rows if r["at"]}

@@ -86,6 +86,7 @@ def anthropic_plan(body: dict[str, Any]) -> dict[str, Any]:
     agent = next((t for t in tools if t in AGENT_TOOLS), None)
     if task and agent and not results:
         job = {"description": "a task", "prompt": task.group(1), "subagent_type": "general-purpose"}
+        job["run_in_background"] = False  # the session waits for it (2.1.330 would not)
         return {"tool": agent, "input": job, "id": "toolu_agent"}
     search = next((t for t in tools if t.endswith("memory_search")), None)
     if found and search:

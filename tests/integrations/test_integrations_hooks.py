@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import resource
 import shutil
@@ -16,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from memctl.api.sessions import last_captured
 from memctl.config import load_settings
 from memctl.config.scope import project_scope
 from memctl.context import Context
@@ -105,7 +107,7 @@ def test_a_broken_config_does_not_fail_the_session(home: Path) -> None:
 
 
 def test_a_transcript_still_being_written_is_captured_again_without_duplicates(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     lines = (TRANSCRIPTS / "claude-code.jsonl").read_text().splitlines(keepends=True)
     transcript = tmp_path / "session.jsonl"
@@ -121,6 +123,11 @@ def test_a_transcript_still_being_written_is_captured_again_without_duplicates(
     assert 0 < early < complete
     hook(["claude-code", "SessionEnd"], event, capsys)
     assert stored(SESSION) == complete  # the same transcript again adds nothing
+    with transcript.open("a") as more:  # what Claude Code writes after its Stop hook
+        more.write(json.dumps({"type": "system", "subtype": "turn_duration"}) + "\n")
+    hook(["claude-code", "SessionEnd"], event, capsys)
+    log = home / "logs" / hooks.LOG
+    assert stored(SESSION) == complete and not (log.exists() and log.read_text())
 
 
 def test_codex_notify_finds_the_rollout_from_its_argument(
@@ -263,8 +270,15 @@ def test_cursor_hooks_and_backfill_store_a_real_conversation_once(
     real = (TRANSCRIPTS / "real" / "cursor-gitai-hboshows.jsonl").read_text().splitlines()
     transcript = folder / f"{conversation}.jsonl"
     transcript.write_text("\n".join(real[:9]) + "\n")
+    os.utime(transcript, (time.time() - 3600,) * 2)  # its session ended an hour ago
+    problems = {s.client: s.problems for s in setup.status(where, home, {})}["cursor"]
+    assert any("changed 1h ago is not captured (none captured yet)" in p for p in problems)
     hook(["cursor", "stop"], "\ufeff" + json.dumps(stop), capsys)  # as Cursor on Windows
-    assert {s.client: s.problems for s in setup.status(where, home)}["cursor"] == []
+    with Context(load_settings()) as ctx:
+        captured = last_captured(ctx)
+    assert {s.client: s.problems for s in setup.status(where, home, captured)}["cursor"] == []
+    shown = run_cli("install", "status", "--json", env={"HOME": str(user)})
+    assert next(s for s in json.loads(shown.stdout) if s["client"] == "cursor")["captured"]
     count, scope, text, _ = session_text(conversation)
     assert count == 9 and scope == project_scope(workspace)
     assert text.startswith("Generate a file with all the HBO shows from the 90's in it\n")
@@ -311,11 +325,14 @@ def test_claude_code_subagent_stop_stores_the_sub_agent_with_its_session(
     }
     assert hook(["claude-code", "subagent-stop"], payload, capsys) == ""
     count, _, text, sessions = session_text(session)
-    assert text.count("[subagent] ") > 10 and sessions == 1
-    assert backfill_adds("claude-code") == 0
+    assert text.count("[subagent] ") == count > 10 and sessions == 1  # the sub-agent's alone
     hook(["claude-code", "SubagentStop"], {**payload, "agent_transcript_path": "/nowhere"}, capsys)
     assert "transcript /nowhere does not exist" in (home / "logs" / "hooks.log").read_text()
     assert session_text(session)[0] == count
+    stop = {k: payload[k] for k in ("session_id", "transcript_path", "cwd")}
+    hook(["claude-code", "Stop"], {**stop, "hook_event_name": "Stop"}, capsys)  # the turn's end
+    assert "[subagent report]\n" in session_text(session)[2]  # its call and report together
+    assert backfill_adds("claude-code") == 0
 
 
 def big_transcript(path: Path, cwd: Path, messages: int, repeat: int, padding: int = 0) -> Path:
