@@ -5,7 +5,8 @@
 Every session of the gold set (``benchmarks/sessions/real/``) is captured with
 ``ingest.host_distil`` on, then its tasks are fetched and answered with no
 facts, ``--limit`` sessions a call, as ``memory_distill_tasks`` and
-``memory_distill_apply`` would. Prints, per session and in total: the tasks,
+``memory_distill_apply`` would (a call hands out up to ``--limit`` tasks, a
+session's consecutive tasks together). Prints, per session and in total: the tasks,
 the calls, the tasks that hold a user line and a tool outcome, and the
 characters of instructions against the characters of conversation the host
 reads. Asserts nothing; it measures the shape of the work, not its quality
@@ -65,7 +66,7 @@ def measure(ctx: Context, directory: Path, entry: dict[str, str], limit: int) ->
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--gold", type=Path, default=GOLD, help="the gold set's directory")
-    parser.add_argument("--limit", type=int, default=3, help="sessions a call (the tool's)")
+    parser.add_argument("--limit", type=int, default=3, help="tasks a call (the tool's default)")
     args = parser.parse_args()
     manifest = json.loads((args.gold / "manifest.json").read_text(encoding="utf-8"))
     overrides = {"ingest.spawn_worker": False, "llm": "none", "ingest.host_distil": True}

@@ -23,9 +23,15 @@ and per session:
   the same project starts with holds (``memctl context``);
 - CPU seconds of the whole ingest (capture, distillation, embedding).
 
-The paths: the rules (no LLM; the default) and, with ``--scripted-llm``, the
-LLM path against a scripted server (wiring only, not quality). The host-model
-path needs a model answering the tasks and is not run here.
+The paths: the rules (no LLM; the default); with ``--host-answers FILE``, the
+host-model path: every session is captured with ``ingest.host_distil`` on and
+its tasks (``memory_distill_tasks``) are answered with the answers recorded in
+FILE (``benchmarks/data/host_answers/gold-set.json`` was written by a model
+acting as the host, from the tasks alone, before it saw the gold lists; see
+``benchmarks/host_record.py``), through ``memory_distill_apply``'s own code; a
+task with no recorded answer (the tasks changed since) is answered empty and
+counted; and with ``--scripted-llm``, the LLM path against a scripted server
+(wiring only, not quality).
 
 The first set (``--sessions``, default ``benchmarks/sessions/``):
 The evaluation set is ``benchmarks/sessions/``: real session transcripts
@@ -66,6 +72,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from memctl.api.distil import DistilRequest, PendingRequest, distil, pending  # noqa: E402
 from memctl.api.ingest import IngestRequest, ingest  # noqa: E402
 from memctl.api.recall import RecallRequest, SessionStartRequest, recall, session_start  # noqa: E402
 from memctl.config import load_settings  # noqa: E402
@@ -78,7 +85,10 @@ from memctl.store.sessions import get_session, messages_after  # noqa: E402
 
 SESSIONS = Path(__file__).resolve().parent / "sessions"
 GOLD = SESSIONS / "real"
+HOST_ANSWERS = Path(__file__).resolve().parent / "data" / "host_answers" / "gold-set.json"
 TOP = 5
+ALL_TASKS = 10_000  # a session's every waiting task, in one call
+Answers = dict[tuple[str, int], list[dict[str, Any]]]  # (file, through_seq) -> facts
 
 
 @dataclass
@@ -197,6 +207,9 @@ class GoldScore:
     recalled: int = 0
     at_start: int = 0
     cpu: float = 0.0
+    tasks: int = 0  # host path: tasks handed out
+    unanswered: int = 0  # host path: tasks with no recorded answer
+    by_host: int = 0  # host path: gold items the host's own facts hold (no digest, no rules)
 
 
 def acted(ctx: Context, session_id: str) -> bool:
@@ -207,8 +220,26 @@ def acted(ctx: Context, session_id: str) -> bool:
     return any(tool_kind(c.name, c.detail) in ("shell", "file") for c in calls)
 
 
+def answer_tasks(ctx: Context, score: GoldScore, session_id: str, answers: Answers) -> None:
+    """Answer the session's host tasks, in order, with the recorded answers."""
+    while tasks := [
+        t
+        for t in pending(ctx, PendingRequest(limit=ALL_TASKS)).batches
+        if t.session_id == session_id
+    ]:
+        for task in tasks:
+            facts = answers.get((score.name, task.through_seq))
+            score.tasks += 1
+            score.unanswered += facts is None
+            distil(ctx, DistilRequest(session_id, task.through_seq, {"facts": facts or []}))
+
+
 def gold_session(
-    ctx: Context, directory: Path, entry: dict[str, Any], show: bool = False
+    ctx: Context,
+    directory: Path,
+    entry: dict[str, Any],
+    show: bool = False,
+    answers: Answers | None = None,
 ) -> GoldScore:
     score = GoldScore(entry["file"], entry.get("half", "tune"), entry.get("origin") != "written")
     started = time.process_time()
@@ -216,6 +247,8 @@ def gold_session(
         transcript=str(directory / entry["file"]), client=entry["client"], wait=True
     )
     captured = ingest(ctx, request).report
+    if answers is not None:
+        answer_tasks(ctx, score, captured.session_id, answers)
     score.cpu = time.process_time() - started
     where = MemoryFilter(scopes=None, states=("active",))
     mine = [m for m in list_memories(ctx.db, where, None) if m.session_id == captured.session_id]
@@ -226,6 +259,15 @@ def gold_session(
     score.gold = len(gold)
     score.precise = sum(any(holds(m, g) for g in gold) for m in score.memories)
     score.recalled = sum(any(holds(m, g) for m in score.memories) for g in gold)
+    if answers is not None:
+        written = [
+            f["content"]
+            for (name, _), facts in answers.items()
+            if name == score.name
+            for f in facts
+        ]
+        own = [m for m in score.memories if any(w in m for w in written)]
+        score.by_host = sum(any(holds(m, g) for m in own) for g in gold)
     block = session_start(ctx, SessionStartRequest(scope=captured.scope))
     score.at_start = sum(holds(block, g) for g in gold)
     if show:
@@ -233,13 +275,21 @@ def gold_session(
     return score
 
 
-def gold_run(directory: Path, overrides: dict[str, Any], show: bool = False) -> list[GoldScore]:
+def gold_run(
+    directory: Path, overrides: dict[str, Any], show: bool = False, answers: Answers | None = None
+) -> list[GoldScore]:
     manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory() as home:
         settings = load_settings(Path(home), overrides={"ingest.spawn_worker": False, **overrides})
         with Context(settings) as ctx:
             ctx.vectors(["load the embedder before the clock starts"])
-            return [gold_session(ctx, directory, e, show) for e in manifest["sessions"]]
+            return [gold_session(ctx, directory, e, show, answers) for e in manifest["sessions"]]
+
+
+def recorded_answers(path: Path) -> Answers:
+    """The recorded host answers, by session file and task end."""
+    recorded = json.loads(path.read_text(encoding="utf-8"))["answers"]
+    return {(a["file"], a["through_seq"]): a["facts"] for a in recorded}
 
 
 def gold_report(label: str, scores: list[GoldScore]) -> None:
@@ -278,6 +328,14 @@ def totals(scores: list[GoldScore]) -> str:
         f"({sum(s.recalled for s in scores)}/{gold}), "
         f"session-start coverage {sum(s.at_start for s in scores) / max(1, gold):.2f}, "
         f"CPU max {max((s.cpu for s in scores), default=0):.2f} s"
+        + (
+            f"; gold recall of the host's facts alone "
+            f"{sum(s.by_host for s in scores) / max(1, gold):.2f}; "
+            f"host tasks {sum(s.tasks for s in scores)}, "
+            f"with no recorded answer {sum(s.unanswered for s in scores)}"
+            if any(s.tasks for s in scores)
+            else ""
+        )
     )
 
 
@@ -297,6 +355,14 @@ def main() -> None:
     parser.add_argument("--gold-only", action="store_true", help="skip the first set")
     parser.add_argument("--show", action="store_true", help="print each gold session's memories")
     parser.add_argument(
+        "--host-answers",
+        type=Path,
+        nargs="?",
+        const=HOST_ANSWERS,
+        help="also run the host-model path with these recorded answers (default: the ones in "
+        "benchmarks/data/host_answers/, written by a model acting as the host)",
+    )
+    parser.add_argument(
         "--scripted-llm",
         action="store_true",
         help="also run the LLM path against the scripted Ollama server (plumbing, not quality)",
@@ -305,6 +371,13 @@ def main() -> None:
     if not args.gold_only:
         report("rules alone (no LLM), local MiniLM embedder", run(args.sessions, {"llm": "none"}))
     gold_report("rules alone (no LLM)", gold_run(args.gold, {"llm": "none"}, args.show))
+    if args.host_answers:
+        host = {"llm": "none", "ingest.host_distil": True}
+        answers = recorded_answers(args.host_answers)
+        gold_report(
+            f"host model path, recorded answers ({args.host_answers.name})",
+            gold_run(args.gold, host, args.show, answers),
+        )
     if args.scripted_llm:
         gold_report(
             "LLM path, scripted answers: NOT a quality measure", gold_run(args.gold, scripted_llm())

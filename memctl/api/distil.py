@@ -1,7 +1,8 @@
 """Distillation by the host model (the assistant the user runs), for when no local LLM is.
 
 The MCP server exposes these two as tools: ``pending`` gives the host the
-next task of each session waiting for distillation, with the instructions
+next tasks of the sessions waiting for distillation (a session's consecutive
+tasks together, answered in order), with the instructions
 and the JSON schema once for all of them; ``distil`` applies the host's JSON
 answer through noise -> admission -> reconcile and marks the task's messages
 distilled (an answer with an unusable fact is refused, each problem named).
@@ -22,7 +23,7 @@ from memctl.store.runs import RunRecord
 
 @dataclass(frozen=True)
 class PendingRequest:
-    limit: int = 10  # sessions
+    limit: int = 10  # tasks
 
 
 @dataclass
@@ -45,9 +46,9 @@ class DistilResult:
 
 
 def pending(ctx: Context, request: PendingRequest) -> PendingResult:
-    """The sessions waiting for distillation, a task each, and how to answer them."""
+    """The next tasks of the sessions waiting for distillation, and how to answer them."""
     if request.limit < 1:
-        raise UsageError(f"limit takes a number of sessions (1 or more), not {request.limit}")
+        raise UsageError(f"limit takes a number of tasks (1 or more), not {request.limit}")
     return PendingResult(instructions(ctx), SCHEMA, pending_batches(ctx, request.limit))
 
 

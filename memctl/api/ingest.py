@@ -261,6 +261,21 @@ def runs(ctx: Context, limit: int = 20) -> list[RunRecord]:
     return list_runs(ctx.db, limit)
 
 
+@dataclass(frozen=True)
+class TokensToday:
+    """LLM tokens the runs started today (local time) used, and the day's budget."""
+
+    used: int
+    budget: int  # llm.daily_token_budget; 0: no daily limit
+
+
+def tokens_today(ctx: Context) -> TokensToday:
+    from memctl.ingest.run import day_start
+    from memctl.store.runs import tokens_since
+
+    return TokensToday(tokens_since(ctx.db, day_start()), ctx.settings.llm_daily_token_budget)
+
+
 def run(ctx: Context, run_id: str) -> RunRecord:
     """One run in full (a unique prefix will do)."""
     from memctl.store.runs import get_run, resolve_run_id

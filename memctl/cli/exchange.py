@@ -64,8 +64,10 @@ def export(
 
 
 Strategy = StrEnum("Strategy", [(s, s) for s in STRATEGIES])  # type: ignore[misc]
-# Above this much input (or with more than one file) a progress bar is shown on a terminal.
-LARGE_INPUT = 1 << 20
+# Above this much input (or with more than one file) a progress bar is shown on a terminal:
+# ~100 memories of 700 characters, about 5 s of embedding on one core (docs/benchmarks.md);
+# at 1 MiB a 300-memory file embedded for ~15 s with nothing shown.
+LARGE_INPUT = 64 << 10
 
 
 @app.command("import")

@@ -215,7 +215,8 @@ def runs(
     as_json: JsonOption = False,
 ) -> None:
     """Runs (ingest, import, maintain, sync, undo, and each edit), newest first, with their
-    counts and tokens (or one run in full)."""
+    counts and tokens, and the LLM tokens used today against llm.daily_token_budget (or one
+    run in full)."""
     context = open_context(ctx)
     if run_id is not None:
         record = api.run(context, run_id)
@@ -263,6 +264,9 @@ def runs(
     for row, r in zip(rows, found, strict=True):
         table.add_row(*row, _counts(r.counts).replace(", ", "\n"))
     console.print(table)
+    today = api.tokens_today(context)
+    budget = f"of {today.budget}" if today.budget else "(no daily limit)"
+    console.print(f"LLM tokens today: {today.used} {budget} (llm.daily_token_budget)")
 
 
 @app.command()

@@ -439,6 +439,13 @@ KEYS: tuple[Key, ...] = (
     Key("llm.temperature", 0.0, "Sampling temperature of LLM calls.", minimum=0.0, maximum=2.0),
     Key("ingest.token_budget", 20000, "LLM tokens one ingest run may use.", minimum=0),
     Key(
+        "llm.daily_token_budget",
+        1_000_000,
+        "LLM tokens all runs together may use in a day (local time), headless assistants' "
+        "quota included; past it a run falls back to the rules (0: no daily limit).",
+        minimum=0,
+    ),
+    Key(
         "ingest.spawn_worker",
         True,
         "Start a detached worker after `memctl ingest`; off leaves jobs to `memctl maintain`.",
@@ -826,6 +833,7 @@ USER_KEYS = frozenset(
         "recall.context_budget",
         "list.limit",
         "ingest.token_budget",
+        "llm.daily_token_budget",
         "ingest.host_distil",
         "maintain.tasks",
         "maintain.backups",

@@ -99,6 +99,7 @@ class Values:
     llm_backoff_seconds: float
     llm_temperature: float
     ingest_token_budget: int
+    llm_daily_token_budget: int
     ingest_spawn_worker: bool
     ingest_job_stale_seconds: int
     ingest_lock_wait_ms: int

@@ -29,7 +29,9 @@ Injected text (see ``injected``) is left out first. Each section holds at most
 ``digest.items`` items and the whole digest at most ``digest.max_chars``
 characters: the least useful section loses items first (``CUT_ORDER``:
 commands, then decisions, later requests, ...); the first request and the
-outcome never go.
+outcome never go. The cost stays linear and the costly part bounded on huge
+sessions: decisions are read from the first ``DECISION_SCAN_CHARS`` of said
+text, and from no sentence longer than a rule can be (``MAX_CHARS``).
 """
 
 from __future__ import annotations
@@ -37,7 +39,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from memctl.ingest.extract_rules import BULLET, COMMITMENTS, PATTERNS, QUESTION, match, sentences
+from memctl.ingest.extract_rules import (
+    BULLET,
+    COMMITMENTS,
+    MAX_CHARS,
+    PATTERNS,
+    QUESTION,
+    match,
+    sentences,
+)
 from memctl.ingest.injected import strip_injected
 from memctl.ingest.noise import noise_kind
 from memctl.ingest.parse.common import SUBAGENT, SUBAGENT_REPORT
@@ -55,6 +65,10 @@ from memctl.model import Message, Role
 DIGEST_TAG = "digest"
 ITEM_WIDTH = 160
 REQUEST_MIN_CHARS = 12
+# Said text a digest reads for decisions, from the start: the rule patterns cost ~1 s of CPU a
+# MB of short sentences (benchmarks/distil_speed.py), and the gold set's most talkative
+# session says 128,000 characters. Past it the session's facts still come from all of it.
+DECISION_SCAN_CHARS = 200_000
 # "Can you please update these tests?" asks for work; "Can you help me?" asks nothing yet
 META_REQUEST_MIN_WORDS = 6
 OUTCOME_MIN_CHARS = 60
@@ -146,6 +160,8 @@ def _decisions(text: str, role: Role) -> list[str]:
     found = []
     for raw in sentences(text):
         sentence = BULLET.sub("", raw).strip()
+        if len(sentence) > MAX_CHARS:  # no rule, as for the facts: and it keeps this linear
+            continue
         if QUESTION.search(sentence) or sentence.startswith("[tool"):
             continue
         pattern = match(sentence, patterns)
@@ -168,6 +184,7 @@ class _Reading:
     last_user: str = ""  # the last request, until an answer follows it
     sidechain_report: str = ""
     user_words: list[str] = field(default_factory=list)  # the user's prose, flattened
+    scanned: int = 0  # characters of said text read for decisions
 
 
 def _read(messages: list[Message], digest: SessionDigest, limit: int) -> _Reading:
@@ -203,8 +220,10 @@ def _read(messages: list[Message], digest: SessionDigest, limit: int) -> _Readin
                 reading.last_user = request
         else:
             digest.outcome, reading.last_user = prose, ""
-        for decision in _decisions(prose, message.role):
-            _add(digest.decisions, decision, limit)
+        if len(digest.decisions) < limit and reading.scanned < DECISION_SCAN_CHARS:
+            reading.scanned += len(prose)
+            for decision in _decisions(prose, message.role):
+                _add(digest.decisions, decision, limit)
     if reading.sidechain_report:
         reading.reports.append(reading.sidechain_report)
     return reading

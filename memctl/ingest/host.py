@@ -1,9 +1,10 @@
 """Distillation by the host model: the assistant the user already runs, when no local LLM is.
 
-``pending`` hands out the next task of each session waiting for distillation:
-the session's project and title and a numbered view of its next messages
-(``host_view``: the people's words and each tool call with its outcome),
-sized by text (``extract.chunk_chars``). The instructions and the JSON schema
+``pending`` hands out the next tasks of the sessions waiting for distillation,
+a session's consecutive tasks together (a host answers them in order, one call
+instead of one a task): the session's project and title and a numbered view of
+its next messages (``host_view``: the people's words and each tool call with
+its outcome), sized by text (``extract.chunk_chars``). The instructions and the JSON schema
 are the same for every task, so they are given once per call
 (``INSTRUCTIONS``, ``SCHEMA``), not once per task. ``apply_answer`` takes
 the host's JSON answer for one task through the same stages as the LLM path
@@ -12,7 +13,8 @@ messages distilled and brings the session's digest up to date, in one
 transaction. An answer with an unusable fact is refused whole, each problem
 named, and the task stays open until an answer is accepted. A task is named
 by its session and its last message: an answer for messages already
-distilled is refused, so nothing is written twice.
+distilled, or for a later task before the one it follows, is refused, so
+nothing is written twice or out of order.
 """
 
 from __future__ import annotations
@@ -110,12 +112,12 @@ def _run(ctx: Context, session: Session, dry_run: bool = False) -> Run:
     return run
 
 
-def _batch(ctx: Context, run: Run, session: Session) -> HostBatch:
-    """The session's next task: its waiting messages (at most ``select.max_bytes``) cut
-    to what fits in ``extract.chunk_chars`` characters of lines."""
+def _batch(ctx: Context, run: Run, session: Session, after: int) -> HostBatch:
+    """The session's task after message ``after``: its next messages (at most
+    ``select.max_bytes``) cut to what fits in ``extract.chunk_chars`` characters of lines."""
     waiting: list[Message] = []
     size = 0
-    for message in messages_after(ctx.db, session.id, session.extracted_through):
+    for message in messages_after(ctx.db, session.id, after):
         size += len(message.content.encode())
         if waiting and size > ctx.settings.select_max_bytes:
             break
@@ -124,27 +126,31 @@ def _batch(ctx: Context, run: Run, session: Session) -> HostBatch:
 
 
 def pending(ctx: Context, limit: int) -> list[PendingBatch]:
-    """The next task of up to ``limit`` sessions waiting for distillation."""
-    found = []
+    """Up to ``limit`` tasks: the sessions waiting for distillation, oldest first, each
+    with its consecutive tasks (to be answered in order)."""
+    found: list[PendingBatch] = []
     for session in sessions_with_undistilled(ctx.db, limit):
-        batch = _batch(ctx, _run(ctx, session, dry_run=True), session)
-        if not batch.messages:
-            continue
-        lines = numbered_chunks(batch.passages, ctx.settings.extract_chunk_chars)
-        found.append(
-            PendingBatch(
-                session_id=session.id,
-                project=project_name(session),
-                scope=session.scope,
-                client=session.client,
-                title=session.title,
-                started_at=session.started_at or "",
-                first_seq=batch.messages[0].seq,
-                through_seq=batch.messages[-1].seq,
-                conversation="\n".join(lines),
-            )
-        )
+        run = _run(ctx, session, dry_run=True)
+        after = session.extracted_through
+        while len(found) < limit and (batch := _batch(ctx, run, session, after)).messages:
+            found.append(_task(ctx, session, batch))
+            after = batch.messages[-1].seq
     return found
+
+
+def _task(ctx: Context, session: Session, batch: HostBatch) -> PendingBatch:
+    lines = numbered_chunks(batch.passages, ctx.settings.extract_chunk_chars)
+    return PendingBatch(
+        session_id=session.id,
+        project=project_name(session),
+        scope=session.scope,
+        client=session.client,
+        title=session.title,
+        started_at=session.started_at or "",
+        first_seq=batch.messages[0].seq,
+        through_seq=batch.messages[-1].seq,
+        conversation="\n".join(lines),
+    )
 
 
 def instructions(ctx: Context) -> str:
@@ -160,10 +166,11 @@ def apply_answer(ctx: Context, session_id: str, through_seq: int, answer: Any) -
     if session is None:
         raise NotFoundError(f"no session {session_id}")
     run = _run(ctx, session)
-    batch = _batch(ctx, run, session)
+    batch = _batch(ctx, run, session, session.extracted_through)
     if not batch.messages or batch.messages[-1].seq != through_seq:
         expected = (
-            f"its next task ends at message {batch.messages[-1].seq}"
+            f"its next task ends at message {batch.messages[-1].seq}: answer a session's "
+            "tasks in order"
             if batch.messages
             else "none waits"
         )

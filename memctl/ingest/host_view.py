@@ -8,11 +8,15 @@ So the lines it gets are:
 
 - ``user`` / ``assistant``: what was said, injected text (instruction files,
   reminders, command wrappers) left out; a slash command stays as ``/name args``;
+  a long assistant message (a plan full of code) is condensed like a report, so
+  that it neither fills a task alone nor loses its conclusions to a cut;
 - ``tool``: one line per call that changed something or failed, with its
   outcome: ``ran `pnpm test` → error: exit 1: ...``, ``wrote src/a.py → ok``,
   ``Write CLAUDE.md → refused: ...``; a read that worked (``Read``, ``ls``,
   ``git status``) and other tools (search, fetch, polling) are left out;
-- ``tool``: a sub-agent's report, condensed (conclusions and headings first).
+- ``tool``: a sub-agent's report, condensed (conclusions and headings first);
+- ``user``: the person's answers to the assistant's questions (Claude Code's
+  AskUserQuestion), since they are decisions in the person's words.
 
 A task holds as many messages as fit in ``extract.chunk_chars`` characters of
 these lines, not a count of messages, so a session of 400 tool messages is a
@@ -21,17 +25,22 @@ few tasks, not twenty.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from memctl.ingest.facts import Passage
 from memctl.ingest.injected import strip_injected
-from memctl.ingest.parse.common import SUBAGENT, SUBAGENT_REPORT
+from memctl.ingest.parse.common import ANSWERED, SUBAGENT, SUBAGENT_REPORT
 from memctl.ingest.tools import Call, condense, read_calls, shell_command, tool_kind
 from memctl.model import Message, Role
 
 REPORT_CHARS = 1500  # of a sub-agent's report in a task (the digest keeps less)
+# of an assistant message: real plans run 8-20K characters, mostly code, and filled a task
+# each (cut mid-code) in the gold set's Claude Code sessions
+SAID_CHARS = 2500
 OUTCOME_CHARS = 200  # of a call's result or error
 LINE_OVERHEAD = 16  # "[n] assistant: " and the newline
+ANSWER_TAIL = re.compile(r"\s*You can now continue with the user's answers in mind\.?.*$")
 
 
 @dataclass
@@ -86,10 +95,16 @@ def _lines(messages: list[Message]) -> list[_Line]:
         ).strip()
         if prose and message.role != Role.TOOL:
             role = Role.ASSISTANT if subagent else message.role
-            lines.append(_Line(message, role, prose))
+            said = condense(prose, SAID_CHARS) if role == Role.ASSISTANT else prose
+            lines.append(_Line(message, role, said if len(prose) > SAID_CHARS else prose))
         known = len(calls)
         read_calls(text, calls)
         lines += [_Line(message, Role.TOOL, call=call) for call in calls[known:]]
+    for line in lines:
+        answered = ANSWERED.match(line.call.error) if line.call and line.call.succeeded else None
+        if line.call and answered:
+            answers = ANSWER_TAIL.sub("", line.call.error[answered.end() :])
+            line.role, line.text, line.call = Role.USER, f"(answering) {answers}", None
     return [line for line in lines if line.call is None or _worth_showing(line.call)]
 
 

@@ -1,8 +1,10 @@
 """A run: one pass of the distillation stages, with its LLM, token budget, trace and record.
 
-Stages ask the LLM through ``Run.ask``: it keeps to the token budget, counts
-the tokens, and on a failure notes why and switches the rest of the run to
-the rule-based stages (a None answer means: use the rules).
+Stages ask the LLM through ``Run.ask``: it keeps to the run's token budget and
+to the day's (``llm.daily_token_budget``: the tokens of every run started
+since local midnight), counts the tokens, and on a failure notes why and
+switches the rest of the run to the rule-based stages (a None answer means:
+use the rules).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import os
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from memctl.config import Settings
@@ -20,9 +22,9 @@ from memctl.ingest.facts import StageTrace
 from memctl.llm import LLM, LLMError, estimate_tokens
 from memctl.memories.operations import PERSONAL
 from memctl.memories.privacy import safe_line
-from memctl.model import new_id
+from memctl.model import format_time, new_id
 from memctl.store.database import Database
-from memctl.store.runs import RunRecord
+from memctl.store.runs import RunRecord, tokens_since
 from memctl.store.writes import Writer
 
 RULES = "rules"
@@ -48,6 +50,7 @@ class Run:
     llm_note: str | None = None
     # Where profile and preferences facts go (None: ``scope`` like the others).
     personal_scope: str | None = None
+    tokens_today: int = 0  # LLM tokens of the day's other runs, when this one started
 
     def scope_of(self, category: str) -> str:
         """The scope of a new memory of ``category``."""
@@ -95,6 +98,13 @@ class Run:
                 f"({self.record.tokens} used, about {needed} more needed)"
             )
             return None
+        daily, used = self.settings.llm_daily_token_budget, self.tokens_today + self.record.tokens
+        if daily and used + needed > daily:
+            self._fall_back(
+                f"daily token budget of {daily} (llm.daily_token_budget) would be exceeded "
+                f"({used} used today, about {needed} more needed)"
+            )
+            return None
         try:
             answer = self.llm.complete_json(system, prompt, schema, validate)
         except LLMError as error:
@@ -136,9 +146,17 @@ def start_run(
         token_budget=ctx.settings.ingest_token_budget if token_budget is None else token_budget,
     )
     run = Run(ctx, record, llm, scope, session_id=session_id, dry_run=dry_run, llm_note=llm_note)
+    if llm is not None:
+        run.tokens_today = tokens_since(ctx.db, day_start())
     if llm_note:
         run.note(llm_note)
     return run
+
+
+def day_start(now: datetime | None = None) -> str:
+    """Local midnight of ``now`` (the clock), as a stored time: the day a daily budget counts."""
+    local = (now or datetime.now(UTC)).astimezone()
+    return format_time(local.replace(hour=0, minute=0, second=0, microsecond=0).astimezone(UTC))
 
 
 def holder_gone(claimed_by: str | None, host: str) -> bool:

@@ -419,8 +419,9 @@ def _capture_tools(door: Door) -> None:
         instructions and the JSON schema of an answer once, and the tasks: each is part
         of one session (its project, title, and numbered lines: what the user and the
         assistant said, and each command, file change or sub-agent report with its
-        outcome), with session_id and through_seq to give back. Answer each task with
-        memory_distill_apply. An empty list means nothing is waiting."""
+        outcome), with session_id and through_seq to give back; up to `limit` tasks, a
+        session's consecutive tasks together. Answer each task with memory_distill_apply,
+        a session's tasks in order. An empty list means nothing is waiting."""
         request = distil_api.PendingRequest(limit=limit)
         result = call(lambda: distil_api.pending(ctx, request))
         return {

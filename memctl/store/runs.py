@@ -82,6 +82,13 @@ def list_runs(db: Database, limit: int, kind: str | None = None) -> list[RunReco
     return [_record(r) for r in rows]
 
 
+def tokens_since(db: Database, since: str) -> int:
+    """LLM tokens of the runs started at or after ``since`` (a stored time)."""
+    return int(
+        db.value("SELECT coalesce(sum(tokens), 0) FROM runs WHERE started_at >= ?", (since,))
+    )
+
+
 def last_edit(db: Database) -> RunRecord | None:
     """The newest direct edit not undone yet."""
     rows = db.rows(

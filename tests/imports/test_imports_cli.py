@@ -108,3 +108,8 @@ def test_the_progress_bar_counts_memories_on_a_terminal(tmp_path: Path) -> None:
     shown = on_a_terminal(*home, "import", *map(str, paths), env={"MEMCTL_EMBEDDER": "hash"})
     assert "importing memories" in shown and "140/140" in shown and "reading bytes" in shown
     assert "\x1b[2K" in shown and "140 memories imported" in shown  # bar cleared, table
+    # one file of some hundred memories (~15 s of real embedding) shows its bar too
+    big = tmp_path / "big.jsonl"
+    big.write_text("".join(f'{{"content": "Fact {n}: {"x" * 90}."}}\n' for n in range(700)))
+    shown = on_a_terminal(*home, "import", str(big), env={"MEMCTL_EMBEDDER": "hash"})
+    assert "importing memories" in shown and "700/700" in shown

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from memctl.ingest.digest import build_digest, render
+from memctl.ingest.digest import DECISION_SCAN_CHARS, build_digest, render
 from memctl.ingest.extract_actions import action_facts
 from memctl.ingest.parse import read_transcript
 from memctl.ingest.parse.common import REPORT_CUT, REPORT_KEEP, SUBAGENT_REPORT
@@ -311,3 +311,17 @@ def test_commands_from_fetched_content_are_never_listed_as_commands_to_run() -> 
     assert "get.shop.example/tool | sh" in text.split("Ran: ", 1)[1]
     facts = action_facts(digest, "session:s1#1-12")
     assert not [f for f in facts if "evil.example" in f.content]
+
+
+def test_decisions_come_from_rule_sized_sentences_of_the_first_said_text() -> None:
+    rule = "We always deploy with make ship, never by hand."
+    run_on = "we always deploy with make ship and " * 20  # past MAX_CHARS: no rule
+    talk = "The billing totals were checked against the export again. " * 40
+    early = [Message(Role.USER, rule, "", "s1", 1), Message(Role.USER, run_on, "", "s1", 2)]
+    assert build_digest(early, 6, 500).decisions == [rule]
+    chatter = [
+        Message(Role.USER, talk, "", "s1", n)
+        for n in range(2, 3 + DECISION_SCAN_CHARS // len(talk))
+    ]
+    late = [*chatter, Message(Role.USER, rule, "", "s1", 999)]
+    assert build_digest(late, 6, 500).decisions == []  # read past DECISION_SCAN_CHARS

@@ -117,3 +117,64 @@ def test_an_answer_with_a_bad_fact_is_refused_with_reasons_and_the_task_stays_op
     with pytest.raises(UsageError):  # already distilled: nothing is written twice
         distil(ctx, DistilRequest(session_id, task.through_seq, {"facts": [FACT]}))
     assert pending(ctx, PendingRequest()).batches == []
+
+
+def test_one_call_hands_out_a_sessions_consecutive_tasks_answered_in_order(
+    make_ctx: Callable[..., Context],
+) -> None:
+    ctx = make_ctx(ingest__host_distil=True, extract__chunk_chars=500)
+    session_id = captured(ctx, session(reads=200))
+    first, second = pending(ctx, PendingRequest(limit=5)).batches  # one call, both tasks
+    assert (first.session_id, second.session_id) == (session_id, session_id)
+    assert second.first_seq == first.through_seq + 1
+    with pytest.raises(UsageError, match="in order"):  # the later task before the first
+        distil(ctx, DistilRequest(session_id, second.through_seq, {"facts": []}))
+    distil(ctx, DistilRequest(session_id, first.through_seq, {"facts": []}))
+    distil(ctx, DistilRequest(session_id, second.through_seq, {"facts": [FACT]}))
+    assert pending(ctx, PendingRequest(limit=5)).batches == []
+
+
+def test_the_persons_answers_to_the_assistants_questions_are_user_lines(
+    make_ctx: Callable[..., Context],
+) -> None:
+    ctx = make_ctx(ingest__host_distil=True)
+    question = "Should tar archives found on disk also be read like ZIP files? " * 3
+    answered = (
+        f'User has answered your questions: "{question}"="Yes, and .tgz too". '
+        "You can now continue with the user's answers in mind."
+    )
+    captured(
+        ctx,
+        [
+            record("user", "Add tar support to the manifest tool.", 0),
+            record("assistant", [ask_call(1, question)], 1),
+            record("user", [{"type": "tool_result", "tool_use_id": "q1", "content": answered}], 2),
+            record("assistant", "Good choice: both.", 3),
+        ],
+    )
+    (task,) = pending(ctx, PendingRequest()).batches
+    assert f'[2] user: (answering) "{question}"="Yes, and .tgz too".' in task.conversation
+    assert "continue with the user's answers" not in task.conversation
+
+
+def ask_call(n: int, question: str) -> dict[str, Any]:
+    return {
+        "type": "tool_use",
+        "id": f"q{n}",
+        "name": "AskUserQuestion",
+        "input": {"questions": [{"question": question, "options": [{"label": "Yes"}]}]},
+    }
+
+
+def test_a_long_plan_is_condensed_keeping_its_conclusion(
+    make_ctx: Callable[..., Context],
+) -> None:
+    ctx = make_ctx(ingest__host_distil=True)
+    code = "\n".join(f"    step_{n}(value)  # detail {n}" for n in range(400))
+    plan = f"## Plan\nMove sessions to a lock file.\n```python\n{code}\n```\n"
+    plan += "## Conclusion\nShip it."
+    captured(ctx, [record("user", "Plan the move.", 0), record("assistant", plan, 1)])
+    (task,) = pending(ctx, PendingRequest()).batches
+    said = task.conversation.splitlines()[1]
+    assert said.startswith("[2] assistant: ") and len(said) < 2600 < len(plan)
+    assert "Conclusion Ship it." in said and "Move sessions to a lock file." in said

@@ -9,6 +9,7 @@ import pytest
 
 from memctl.errors import InputError, UsageError
 from memctl.ingest.parse import read_transcript
+from memctl.ingest.parse.common import tool_result_note
 from memctl.ingest.source import Input, json_members
 from memctl.model import Role
 from tests.ingesting import SESSION, fixture, source
@@ -176,3 +177,24 @@ def test_lines_longer_than_the_sniffed_head_stay_whole() -> None:
 def test_chunks_never_split_a_utf8_character() -> None:
     text = "ü" * 300_000 + "漢" * 400_000
     assert "".join(Input(io.BytesIO(text.encode()), "x").chunks()) == text
+
+
+def test_a_failed_commands_note_gives_the_line_that_says_why() -> None:
+    pytest_run = "===== test session starts =====\nplatform linux\n" + "x\n" * 3000
+    pytest_run += "E       AssertionError: assert 'zip' in 'tar'\n===== 1 failed in 0.3s ====="
+    act = 'time="2025-06-15" level=info msg="Using docker host"\n[CI/test] ok\nError: Job failed'
+    traceback = 'Traceback (most recent call last):\n  File "a.py", line 3\nImportError: no torch'
+    cases = {
+        pytest_run: "E AssertionError: assert 'zip' in 'tar'",  # past the first 4 KiB
+        act: "Error: Job failed",
+        traceback: "ImportError: no torch",
+        "a.py:3:1: F401 unused import\nFound 1 error.": "a.py:3:1: F401 unused import",
+        "WARN pre-release tool\nerror[call]: not callable": "error[call]: not callable",
+    }
+    for output, telling in cases.items():
+        assert tool_result_note(f"Exit code 1\n{output}", True, "Bash") == (
+            f"[tool error Bash: exit 1: {telling}]"
+        )
+    assert tool_result_note("===== ok =====\n3 passed", tool="Bash") == (
+        "[tool result Bash: ===== ok =====]"  # a command that worked keeps its first line
+    )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import numpy as np
@@ -16,11 +17,13 @@ from memctl.ingest.undo import undo
 from memctl.llm import LLMError
 from memctl.llm.ollama import OllamaLLM
 from memctl.memories import operations as memories
-from memctl.model import Category, Kind, Memory, RelationType, State
+from memctl.model import Category, Kind, Memory, RelationType, State, format_time, new_id
 from memctl.store import memories as store
 from memctl.store.events import run_events
 from memctl.store.relations import relations_of
+from memctl.store.runs import RunRecord, save_run
 from tests import ollama_server as fake
+from tests.conftest import run_cli
 from tests.ingesting import distil
 from tests.ollama_server import Delay, Fail, FakeOllama, Malformed
 
@@ -273,3 +276,24 @@ def test_the_preference_slot_guard_decides_without_the_llm(
     (decision,) = [d for d in run.record.decisions if d["verdict"] == "create"]
     assert decision["by"] == "guard" and latte.id[:8] in decision["reason"]
     assert store.get_memory(ctx.db, latte.id).state == State.ACTIVE  # type: ignore[union-attr]
+
+
+def test_the_daily_token_budget_counts_every_run_of_the_day_and_runs_shows_it(
+    make_ctx: Callable[..., Context], ollama_server: FakeOllama
+) -> None:
+    daily = 5000
+    ctx = make_ctx(llm_url=ollama_server.url, llm__daily_token_budget=daily)
+    save_run(ctx.db, RunRecord(new_id(), "ingest", "done", tokens=daily, started_at=YESTERDAY))
+    ollama_server.script_chat({"facts": [fact("Ann prefers tabs over spaces")]})
+    first = distil(ctx, "user: I prefer tabs over spaces.\n", "s1")
+    assert len(ollama_server.requests_to("/api/chat")) == 1 and first.record.tokens > 0
+    save_run(ctx.db, RunRecord(new_id(), "import", "done", tokens=daily - first.record.tokens))
+    second = distil(ctx, "user: I prefer dark mode.\n", "s2")  # the day is spent
+    assert len(ollama_server.requests_to("/api/chat")) == 1 and second.record.tokens == 0
+    assert "daily token budget of 5000" in second.record.notes[0]
+    assert second.record.llm.endswith("-> rules") and second.record.counts["create"] == 1
+    shown = run_cli("-c", f"llm.daily_token_budget={daily}", "runs").stdout
+    assert f"LLM tokens today: {daily} of {daily} (llm.daily_token_budget)" in shown
+
+
+YESTERDAY = format_time(datetime.now(UTC) - timedelta(days=1, hours=1))

@@ -63,6 +63,27 @@ EXIT_CODE = re.compile(r"^(?:Exit code:? |Process exited with code )(-?\d+)[ \t]
 # Codex's shell output header ("Chunk ID: ...", "Wall time: ...") ends at a line "Output:".
 OUTPUT_HEADER = re.compile(r"\A(?:[A-Z][\w ]*: [^\n]*\n)*?Output:\n")
 TOOL_USE_ERROR = re.compile(r"</?tool_use_error>")
+# Claude Code's result of AskUserQuestion: the person's answers to the assistant's questions
+# (their decisions, in their words), kept up to ANSWER_WIDTH: at NOTE_WIDTH a long question
+# left no room for its answer in the gold set's sessions.
+ANSWERED = re.compile(r"^User has answered your questions?: ?")
+# A failed command's first output line that says nothing of why (seen in the gold set):
+# a banner ("===== test session starts ====="), a log line ("time=... level=info"), a
+# warning, a traceback's or a compiler's location, a lone path. The reason comes later.
+UNTELLING = re.compile(
+    r"^(?:[=\-_*#~]{3,}|time=\S+ level=(?:info|debug)|WARN|\S+$|Traceback \(most recent|"
+    r"File \".*\", line \d+)|\w*Warning\b",
+    re.I,
+)
+FAILURE_LINE = re.compile(
+    r"\b(?:errors?|fail(?:ed|s|ure)?|exception|not found|denied|fatal|panic|cannot|"
+    r"could not|no such|refused|invalid|missing|unable)\b|错误|失败",
+    re.I,
+)
+# An exception's own line ("ModuleNotFoundError: No module named 'x'"; pytest's
+# "E   AssertionError: ..."): a Python traceback ends in it.
+EXCEPTION_LINE = re.compile(r"^(?:E\s+)?[\w.]*(?:Error|Exception|Interrupt)\b:?")
+ANSWER_WIDTH = 1000
 # A note is scrubbed on its first 4 KiB, then cut to NOTE_WIDTH: a secret crossing the
 # 4 KiB mark lies past the width and is cut away whole (a PEM block is redacted to the end).
 NOTE_SCAN = 4096
@@ -200,19 +221,38 @@ def tool_result_note(output: Any, is_error: bool = False, tool: str = "") -> str
     changed]``, ``[tool error Bash: exit 1: pytest: command not found]`` or ``[tool
     refused ...]`` when the person said no at the permission prompt; named by its ``tool``
     when the client ties results to calls. A shell's exit code decides."""
-    text = block_text(output) if not isinstance(output, str) else output
-    text = TOOL_USE_ERROR.sub("", text[:NOTE_SCAN])
+    whole = block_text(output) if not isinstance(output, str) else output
+    text = TOOL_USE_ERROR.sub("", whole[:NOTE_SCAN])
     code = EXIT_CODE.search(text)
     if code:
         is_error = is_error or code.group(1) != "0"
         text = EXIT_CODE.sub("", text)
     text = OUTPUT_HEADER.sub("", text.lstrip())
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    if is_error and not REFUSED.match(first):
+        first = _telling(text, whole)
     if code and code.group(1) != "0":
         first = f"exit {code.group(1)}: {first}" if first else f"exit {code.group(1)}"
     label = "tool refused" if REFUSED.match(first) else "tool error" if is_error else "tool result"
     label += f" {tool}" if tool and ":" not in tool and "]" not in tool else ""
-    return one_line(f"[{label}: {first}]" if first else f"[{label}]")
+    width = ANSWER_WIDTH if ANSWERED.match(first) else NOTE_WIDTH
+    return one_line(f"[{label}: {first}]" if first else f"[{label}]", width)
+
+
+def _telling(head: str, whole: str) -> str:
+    """The line of a failure's output that says why: its first line, unless that one says
+    nothing (``UNTELLING``); then, in its first and last ``NOTE_SCAN`` characters, the last
+    exception line, else the first other line naming a failure, else the first line."""
+    lines = [line.strip() for line in head.splitlines() if line.strip()]
+    if not lines or not UNTELLING.search(lines[0]):
+        return lines[0] if lines else ""
+    tail = TOOL_USE_ERROR.sub("", whole[-NOTE_SCAN:]) if len(whole) > NOTE_SCAN else ""
+    lines += [line.strip() for line in tail.splitlines() if line.strip()]
+    exceptions = [line for line in lines if EXCEPTION_LINE.match(line)]
+    if exceptions:
+        return exceptions[-1]
+    telling = (line for line in lines if FAILURE_LINE.search(line) and not UNTELLING.search(line))
+    return next(telling, lines[0])
 
 
 def is_subagent_call(name: str, arguments: Any) -> bool:
