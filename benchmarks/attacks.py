@@ -24,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 ENV = {**os.environ, "COLUMNS": "200", "MEMCTL_LLM": "none"}
+ENV["MEMCTL_RECALL_RESIDENT"] = "off"  # each attack in its own processes, none left running
 ENV.pop("MEMCTL_HOME", None)
 
 

@@ -54,6 +54,7 @@ ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 # the SDK client's modes: the initialize handshake (Codex), or the 2026-07-28 protocol
 HANDSHAKES = {"legacy": "initialize", "auto": "server/discover"}
 ENV["MEMCTL_LLM"] = "none"
+ENV["MEMCTL_RECALL_RESIDENT"] = "off"  # hooks in their own process (process_speed.py: resident)
 
 
 def child_cpu() -> float:

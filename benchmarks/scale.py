@@ -79,6 +79,8 @@ def memctl_command(settings: Settings) -> list[str]:
         if settings.sources.get(name, "default") != "default"
         for arg in ("-c", f"{name}={value}")
     ]
+    # each process loads everything itself (process_speed.py times the resident process)
+    flags += ["-c", "recall.resident=off"]
     return [sys.executable, "-m", "memctl", "--home", str(settings.home), *flags]
 
 

@@ -11,7 +11,7 @@ _memctl_spec() {
     cmds="" opts="" valopts="" fileopts="" filearg=0
     case $1 in
         "")
-            cmds="maintain restore reembed remember get list update forget delete purge link unlink recall profile status events export import ingest runs undo init uninstall hook mcp sessions context doctor install promote unpromote sync config model"
+            cmds="maintain restore reembed remember get list update forget delete purge link unlink recall profile status events export import ingest runs undo init uninstall hook mcp sessions context doctor daemon install promote unpromote sync config model"
             opts="--home -c --config --version -h --help"
             valopts="--home -c --config"
             ;;
@@ -136,6 +136,22 @@ _memctl_spec() {
             ;;
         "doctor")
             opts="--json -h --help"
+            ;;
+        "daemon")
+            cmds="start stop status run"
+            opts="-h --help"
+            ;;
+        "daemon start")
+            opts="-h --help"
+            ;;
+        "daemon stop")
+            opts="-h --help"
+            ;;
+        "daemon status")
+            opts="--json -h --help"
+            ;;
+        "daemon run")
+            opts="-h --help"
             ;;
         "install")
             cmds="opencode cursor claude-code codex cron status uninstall"

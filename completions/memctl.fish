@@ -38,6 +38,7 @@ complete -c memctl -n '__fish_use_subcommand' -a 'mcp' -d 'Serve memctl\'s tools
 complete -c memctl -n '__fish_use_subcommand' -a 'sessions' -d 'The stored sessions: list, show, grep and expand them.'
 complete -c memctl -n '__fish_use_subcommand' -a 'context' -d 'The context block a session starting here gets: identity, essentials, recent work.'
 complete -c memctl -n '__fish_use_subcommand' -a 'doctor' -d 'Check this machine: model, store, hooks, LLM, sync remote, file modes; each with a fix.'
+complete -c memctl -n '__fish_use_subcommand' -a 'daemon' -d 'The resident recall process: answers `memctl recall` and the start and prompt hooks with the model already loaded (recall.resident).'
 complete -c memctl -n '__fish_use_subcommand' -a 'install' -d 'Install capture hooks: session-start context and session-end capture.'
 complete -c memctl -n '__fish_use_subcommand' -a 'promote' -d 'Share memories: `memctl sync` publishes promoted memories.'
 complete -c memctl -n '__fish_use_subcommand' -a 'unpromote' -d 'Stop sharing memories: the next sync removes this machine\'s files of them.'
@@ -278,6 +279,26 @@ complete -c memctl -n '__fish_seen_subcommand_from context' -s h -l help -d 'Sho
 # memctl doctor
 complete -c memctl -n '__fish_seen_subcommand_from doctor' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from doctor' -s h -l help -d 'Show this message and exit.'
+
+# memctl daemon
+complete -c memctl -n '__fish_seen_subcommand_from daemon; and not __fish_seen_subcommand_from start stop status run' -s h -l help -d 'Show this message and exit.'
+complete -c memctl -n '__fish_seen_subcommand_from daemon; and not __fish_seen_subcommand_from start stop status run' -a 'start' -d 'Start the resident recall process of this home in the background (the session-start hook does it); one already running is kept.'
+complete -c memctl -n '__fish_seen_subcommand_from daemon; and not __fish_seen_subcommand_from start stop status run' -a 'stop' -d 'Stop the resident recall process of this home (recalls run in their own process until the next session start or recall starts it again).'
+complete -c memctl -n '__fish_seen_subcommand_from daemon; and not __fish_seen_subcommand_from start stop status run' -a 'status' -d 'Whether a resident recall process serves this home: its process id and requests served. One of another memctl version or copy is told to stop.'
+complete -c memctl -n '__fish_seen_subcommand_from daemon; and not __fish_seen_subcommand_from start stop status run' -a 'run' -d 'Be the resident recall process in the foreground, until idle for recall.resident_idle seconds or stopped (for a service manager).'
+
+# memctl daemon start
+complete -c memctl -n '__fish_seen_subcommand_from daemon; and __fish_seen_subcommand_from start' -s h -l help -d 'Show this message and exit.'
+
+# memctl daemon stop
+complete -c memctl -n '__fish_seen_subcommand_from daemon; and __fish_seen_subcommand_from stop' -s h -l help -d 'Show this message and exit.'
+
+# memctl daemon status
+complete -c memctl -n '__fish_seen_subcommand_from daemon; and __fish_seen_subcommand_from status' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from daemon; and __fish_seen_subcommand_from status' -s h -l help -d 'Show this message and exit.'
+
+# memctl daemon run
+complete -c memctl -n '__fish_seen_subcommand_from daemon; and __fish_seen_subcommand_from run' -s h -l help -d 'Show this message and exit.'
 
 # memctl install
 complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron status uninstall' -s h -l help -d 'Show this message and exit.'

@@ -36,7 +36,7 @@ def user_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, user_cache: Path) -> Path:
     """A private home and an empty project directory; no MEMCTL_* or OLLAMA_HOST leaks in;
-    the session's user cache."""
+    the session's user cache; no resident recall process."""
     for var in list(os.environ):
         if var.startswith("MEMCTL_") or var == "OLLAMA_HOST":
             monkeypatch.delenv(var)
@@ -45,6 +45,8 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, user_cache: Path) 
     project = tmp_path / "project"
     project.mkdir()
     monkeypatch.setenv("MEMCTL_HOME", str(home))
+    # No resident recall process unless a test asks for one (tests/integrations/test_resident.py)
+    monkeypatch.setenv("MEMCTL_RECALL_RESIDENT", "off")
     monkeypatch.chdir(project)
     return home
 

@@ -121,7 +121,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("memories",),
     ("context",),
     ("store", "embed", "llm"),
-    ("config", "model", "errors", "__init__"),
+    ("config", "model", "errors", "home", "__init__"),
 ]
 LAYER_OF = {name: depth for depth, names in enumerate(LAYERS) for name in names}
 

@@ -52,8 +52,8 @@ def clone(where: Path) -> Path:
 
 
 def environment(user: Path, cache: Path) -> dict[str, str]:
-    """A person's shell: their own home, no MEMCTL_* settings, no assistant binaries on
-    PATH, an 80-column terminal."""
+    """A person's shell: their own home, no MEMCTL_* settings (but no resident recall
+    process left behind), no assistant binaries on PATH, an 80-column terminal."""
     keep = {k: v for k, v in os.environ.items() if not k.startswith(("MEMCTL_", "OLLAMA_"))}
     return {
         **keep,
@@ -62,6 +62,7 @@ def environment(user: Path, cache: Path) -> dict[str, str]:
         "COLUMNS": "80",
         "PATH": "/usr/bin:/bin",
         "XDG_DATA_HOME": str(user / ".local" / "share"),
+        "MEMCTL_RECALL_RESIDENT": "off",
     }
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from memctl.config import Settings
 from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.memories import operations
@@ -49,6 +50,16 @@ class RecallResponse:
     # Nothing found in the scopes searched: how many all_scopes would return (else 0).
     elsewhere: int = 0
     hosts: dict[str, str] = field(default_factory=dict)  # results another machine pushed
+
+
+def warm(settings: Settings) -> None:
+    """Load what a recall loads before it reads the store: the embedder's model (and with
+    it numpy and the tokenizer). The resident recall process calls this once, so that each
+    of its children starts with them."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as recall: set before numpy loads
+    import memctl.store.vector_query  # noqa: F401 - sqlite-vec, loaded by the vector leg
+
+    Context(settings).embedder.embed(["a question asked once, to load the model"])
 
 
 def check_choice(value: str, allowed: tuple[str, ...], option: str) -> str:

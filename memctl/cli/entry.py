@@ -44,8 +44,10 @@ def command_of(argv: list[str]) -> str | None:
     return None
 
 
-def run_fast(argv: list[str]) -> int | None:
-    """The exit code of a fast-lane command, or None when the command line is not for it."""
+def run_fast(argv: list[str], start_resident: bool = False) -> int | None:
+    """The exit code of a fast-lane command, or None when the command line is not for it;
+    ``start_resident``: a recall or hook that the resident process did not answer starts
+    one for the next (``recall.resident``)."""
     from memctl.cli.fastlane import (
         SLOW_FLAGS,
         Refused,
@@ -58,6 +60,7 @@ def run_fast(argv: list[str]) -> int | None:
 
     try:
         options, command, rest = split_command(argv)
+        options["start_resident"] = start_resident
         if command == "hook" and not {"-h", "--help"} & set(rest):
             from memctl.integrations.hooks import main as hook
 
@@ -94,7 +97,9 @@ def readable(argv: list[str]) -> list[str]:
     ]
 
 
-def _run_memctl() -> int:
+def run_memctl(forward: bool = True) -> int:
+    """The command line of ``sys.argv``: a recall or a recalling hook through the resident
+    process when ``forward`` and one answers (``memctl.integrations.resident``), else here."""
     sys.argv[1:] = argv = readable(sys.argv[1:])
     command = command_of(argv)
     if command is None and "--version" in argv:
@@ -102,7 +107,13 @@ def _run_memctl() -> int:
 
         sys.stdout.write(f"memctl {__version__}\n")
         return 0
-    code = run_fast(argv) if command in FAST_COMMANDS else None
+    if forward and command in ("recall", "hook"):
+        from memctl.integrations.resident import forward as resident
+
+        code = resident(argv)
+        if code is not None:
+            return code
+    code = run_fast(argv, forward) if command in FAST_COMMANDS else None
     return run_typer(command) if code is None else code
 
 
@@ -152,7 +163,7 @@ def flag(name: str) -> str:
     return FLAGS.get(name, "--" + name.replace("_", "-"))
 
 
-def main(run: Callable[[], int] = _run_memctl, prog: str = "memctl") -> None:
+def main(run: Callable[[], int] = run_memctl, prog: str = "memctl") -> None:
     """Entry point: a MemctlError is one line on stderr and its exit code, never a traceback."""
     try:
         try:

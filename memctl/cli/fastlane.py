@@ -195,6 +195,10 @@ def recall(options: dict[str, Any], args: argparse.Namespace) -> int:
             touch=not args.no_touch,
         )
         show(ctx, request, fmt, False)
+    if options.get("start_resident") and ctx.settings.recall_resident:
+        from memctl.integrations.resident import start
+
+        start(ctx.settings.home)
     return 0
 
 

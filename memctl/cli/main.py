@@ -38,10 +38,11 @@ COMMANDS: dict[str, str] = {
     "sessions": "sessions",
     "context": "context_cmd",
     "doctor": "doctor",
+    "daemon": "daemon",
 }
 GROUPS = (
     *("memory", "graph", "recall", "status", "exchange", "ingest", "init", "hook", "mcp"),
-    *("sessions", "context_cmd", "doctor"),
+    *("sessions", "context_cmd", "doctor", "daemon"),
 )
 
 

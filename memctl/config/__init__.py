@@ -11,14 +11,13 @@ from memctl.config.settings import (
     PROJECT_CONFIG,
     USER_KEYS,
     Settings,
-    default_home,
     load_settings,
     settings_from_flags,
     split_assignments,
     template,
-    user_cache_dir,
     write_config_value,
 )
+from memctl.home import default_home, user_cache_dir
 
 __all__ = [
     "ENV_NOT_KEYS",

@@ -22,6 +22,7 @@ from memctl.config.files import write_private
 from memctl.config.scope import path_scope, project_root, project_scope
 from memctl.config.values import Values
 from memctl.errors import ConfigError, UsageError, did_you_mean
+from memctl.home import default_home
 
 CONFIG_FILE = "config.yaml"
 PROJECT_CONFIG = Path(".memctl") / CONFIG_FILE
@@ -354,6 +355,19 @@ KEYS: tuple[Key, ...] = (
         maximum=1.0,
     ),
     Key("recall.limit", 10, "Memories returned by `memctl recall`.", minimum=1, maximum=1000),
+    Key(
+        "recall.resident",
+        True,
+        "Answer `memctl recall` and the start and prompt hooks from a resident process per"
+        " home (`memctl daemon`), started by the session-start hook; off: each loads the"
+        " model itself.",
+    ),
+    Key(
+        "recall.resident_idle",
+        1200.0,
+        "Seconds without a request after which the resident recall process exits.",
+        minimum=1.0,
+    ),
     Key(
         "recall.candidates",
         3,
@@ -811,6 +825,8 @@ USER_KEYS = frozenset(
         "scope.personal_global",
         "remember.category",
         "recall.limit",
+        "recall.resident",
+        "recall.resident_idle",
         "recall.mode",
         "recall.llm_gate",
         "recall.rerank",
@@ -846,21 +862,6 @@ def key_named(name: str) -> Key:
             "see `memctl config show --all`"
         )
     return key
-
-
-def default_home() -> Path:
-    """``$MEMCTL_HOME``, else ``$XDG_DATA_HOME/memctl``, else ``~/.local/share/memctl``."""
-    if os.environ.get("MEMCTL_HOME"):
-        return Path(os.environ["MEMCTL_HOME"]).expanduser()
-    xdg = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(xdg).expanduser() / "memctl"
-
-
-def user_cache_dir() -> Path:
-    """What memctl keeps per user, not per data directory (the model, its packed weights):
-    ``$XDG_CACHE_HOME/memctl``, else ``~/.cache/memctl``."""
-    xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(xdg).expanduser() / "memctl"
 
 
 @dataclass(frozen=True)

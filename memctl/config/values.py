@@ -21,6 +21,8 @@ class Values:
     remember_category: str
     remember_importance: float
     recall_limit: int
+    recall_resident: bool
+    recall_resident_idle: float
     recall_candidates: int
     recall_weight_vector: float
     recall_weight_bm25: float
@@ -191,6 +193,8 @@ class RecallValues:
     """The `recall.*` keys without their prefix: the fields of one recall's Params."""
 
     limit: int
+    resident: bool
+    resident_idle: float
     candidates: int
     weight_vector: float
     weight_bm25: float

@@ -585,9 +585,35 @@ class LocalEmbedder:
                 threadpool_limits(BLAS_THREADS, "blas")  # for the rest of the process
             directory = resolve_model_dir(self._model_dir)
             try:
-                self._tokenizer = _load_tokenizer(directory / "tokenizer.json")
-                self._weights = _cached_weights(directory / "model.safetensors", self._cache_dir)
+                key = _files_key(directory, self._cache_dir)
+                loaded = _LOADED.get(key)
+                if loaded is None:
+                    loaded = _LOADED[key] = (
+                        _load_tokenizer(directory / "tokenizer.json"),
+                        _cached_weights(directory / "model.safetensors", self._cache_dir),
+                    )
+                self._tokenizer, self._weights = loaded
             except Exception as exc:  # safetensors and tokenizers raise their own types
                 reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
                 raise ModelError(f"cannot load the local model from {directory}: {reason}") from exc
         return self._tokenizer, self._weights
+
+
+# Models this process loaded, by their files as they were: every embedder of the process
+# shares them (the resident recall process loads once for all its requests); a model
+# installed again since, or its packed weights written again, is loaded again.
+_LOADED: dict[tuple[object, ...], tuple[Tokenizer, _Weights]] = {}
+
+
+def _files_key(directory: Path, cache_dir: Path | None) -> tuple[object, ...]:
+    files = [directory / "tokenizer.json", directory / "model.safetensors"]
+    if cache_dir is not None:
+        files.append(packed_path(cache_dir, files[1]))
+    seen: list[tuple[int, int, int] | None] = []
+    for path in files:
+        try:
+            stat = path.stat()
+            seen.append((stat.st_ino, stat.st_size, stat.st_mtime_ns))
+        except OSError:  # packed weights not written (yet, or where they cannot be)
+            seen.append(None)
+    return (directory.resolve(), cache_dir, *seen)

@@ -69,7 +69,7 @@ def main(options: dict[str, Any], argv: list[str], stdin: IO[str] | None = None)
     """Run one hook; always 0."""
     if os.environ.get(HEADLESS_ENV):  # memctl's own headless extraction run: not a session
         return 0
-    began = time.monotonic()
+    began, startup = time.monotonic(), _startup_ms()
     client, given = (argv + ["", ""])[:2]
     event = canonical(client, given)
     if event is None:  # said on the terminal (a person typing it) and in the log
@@ -89,15 +89,18 @@ def main(options: dict[str, Any], argv: list[str], stdin: IO[str] | None = None)
         said, sys.stderr = sys.stderr.getvalue(), errors
         if said.strip():
             log_error(_home(options), client, event, said)
-        _record(options, client, event, (time.monotonic() - began) * 1000 + _startup_ms())
+        _record(options, client, event, (time.monotonic() - began) * 1000 + startup)
     return 0
 
 
 def _startup_ms() -> float:
     """How long this process ran before ``main`` (starting Python, importing memctl), from
-    the kernel's record of its start (Linux); 0 where that is not known."""
+    the kernel's record of its start (Linux); 0 where that is not known. In a child of the
+    resident process: how long the client ran before it (``resident.CLIENT_PID``)."""
+    from memctl.integrations import resident
+
     try:
-        with open("/proc/self/stat", encoding="ascii") as stat:
+        with open(f"/proc/{resident.CLIENT_PID or 'self'}/stat", encoding="ascii") as stat:
             ticks = int(stat.read().rsplit(")", 1)[1].split()[19])
         with open("/proc/uptime", encoding="ascii") as uptime:
             up = float(uptime.read().split()[0])
@@ -159,13 +162,26 @@ def _settings(options: dict[str, Any], cwd: Path) -> Any:
 def handle(options: dict[str, Any], client: str, event: str, payload: dict[str, Any]) -> str:
     settings = _settings(options, _cwd(payload))
     hooks_state.mark_fired(settings.home, client, event)
-    if (client, event) in START:
-        context = session_context(settings, _session_id(payload))
-        return REGISTRY[client].start_output(context) if context else ""
-    if (client, event) in PROMPT:
-        return prompt_output(settings, str(payload.get("prompt") or ""), _session_id(payload))
+    if (client, event) in START | PROMPT:
+        if (client, event) in START:
+            context = session_context(settings, _session_id(payload))
+            output = REGISTRY[client].start_output(context) if context else ""
+        else:
+            output = prompt_output(settings, str(payload.get("prompt") or ""), _session_id(payload))
+        if options.get("start_resident"):
+            _start_resident(settings)
+        return output
     capture_event(settings, client, event, payload)
     return ""
+
+
+def _start_resident(settings: Any) -> None:
+    """The resident process for the session's next prompts and recalls (``recall.resident``),
+    detached: it loads after this hook has its answer."""
+    if settings.recall_resident:
+        from memctl.integrations.resident import start
+
+        start(settings.home)
 
 
 def _session_id(payload: dict[str, Any]) -> str:

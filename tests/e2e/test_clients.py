@@ -57,6 +57,9 @@ class World:
             "HOME": str(self.home),
             "MEMCTL_HOME": str(self.data),
             "MEMCTL_LLM": "none",  # distil by rules: no Ollama to wait for
+            # The session-start hook starts the resident recall process: gone 5 s after its
+            # last request, not 20 minutes after the test
+            "MEMCTL_RECALL_RESIDENT_IDLE": "5",
             "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
             "ANTHROPIC_BASE_URL": model.url,
             "ANTHROPIC_API_KEY": "scripted",

@@ -1,0 +1,236 @@
+"""The resident recall process: real processes, a real Unix socket, a real SQLite file.
+
+Through it, `memctl recall` and the prompt hook print what they print in their own
+process; a write of another process is seen; a garbage request, a dead socket, a
+daemon of another memctl copy and an idle one each leave recall working.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memctl.api.memory import RememberRequest, remember
+from memctl.context import Context
+from memctl.integrations import resident
+from tests.cli.test_recall_fastlane import FACTS, same_answer, without_scores
+from tests.conftest import run_cli
+
+ON = {"MEMCTL_RECALL_RESIDENT": "on", "MEMCTL_RECALL_RESIDENT_IDLE": "30"}
+OFF = {"MEMCTL_RECALL_RESIDENT": "off"}
+ASKED = "how do we deploy with make release?"  # words of the memory: the hash embedder
+PROMPT = json.dumps({"session_id": "s1", "prompt": ASKED})
+
+
+def served(home: Path) -> int:
+    answer = resident.tell(home, "status") or {}
+    return int(answer.get("served", -1))
+
+
+def gone(pid: int, within: float = 10.0) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.fixture
+def daemon(home: Path, ctx: Context, monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
+    """Three memories and a running resident process (its pid); stopped at the end."""
+    for fact in FACTS:
+        remember(ctx, RememberRequest(fact))
+    ctx.close()
+    for name, value in ON.items():
+        monkeypatch.setenv(name, value)
+    started = run_cli("daemon", "start")
+    assert started.returncode == 0, started.stderr
+    pid = int((resident.tell(home, "status") or {})["pid"])
+    yield pid
+    stop_every_daemon(home)
+
+
+def stop_every_daemon(home: Path) -> None:
+    """Stop the resident processes this test started for ``home`` (a recall that fell back
+    may have started one that is still loading): by their ids, found by their home."""
+    deadline = time.monotonic() + 30
+    while pids := [
+        int(entry.name)
+        for entry in Path("/proc").iterdir()
+        if entry.name.isdigit() and _serves(entry / "cmdline", home)
+    ]:
+        assert time.monotonic() < deadline, f"resident processes {pids} would not stop"
+        resident.tell(home, "stop")
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.1)
+
+
+def _serves(cmdline: Path, home: Path) -> bool:
+    try:
+        words = cmdline.read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return b"memctl.cli.resident" in words and str(home).encode() in words
+
+
+def test_answers_through_the_resident_process_are_the_in_process_answers(
+    home: Path, daemon: int, tmp_path: Path
+) -> None:
+    # Another project's memory, written by another process after the daemon started.
+    other = tmp_path / "other"
+    other.mkdir()
+    wrote = run_cli("remember", "Deploys of the other project go through Jenkins.", cwd=other)
+    assert wrote.returncode == 0
+    lines = [
+        ("recall", "--no-touch", "-"),  # the query on standard input, a table
+        ("recall", "--no-touch", "--format", "context", "deploy"),
+        ("recall", "--no-touch", "--json", "-n", "2", "--all-scopes", "deploy"),
+        ("recall", "--no-touch", "--budget", "0", "deploy"),  # an error: one line, exit 2
+    ]
+    before = served(home)
+    for cwd, some in ((Path.cwd(), lines), (other, lines[:2])):  # each project's scope
+        for line in some:
+            through = run_cli(*line, input="how do we deploy", cwd=cwd)
+            alone = run_cli(*line, input="how do we deploy", cwd=cwd, env=OFF)
+            assert (through.returncode, through.stderr) == (alone.returncode, alone.stderr)
+            if "--json" in line:
+                same_answer(json.loads(through.stdout), json.loads(alone.stdout))
+            else:
+                assert without_scores(through.stdout) == without_scores(alone.stdout)
+    assert "Jenkins" in run_cli("recall", "--no-touch", "Jenkins", cwd=other).stdout  # its write
+    hook = ("hook", "claude-code", "UserPromptSubmit")
+    through = run_cli(*hook, input=PROMPT)
+    assert "make release" in json.loads(through.stdout)["hookSpecificOutput"]["additionalContext"]
+    again = run_cli(*hook, input=PROMPT)  # the session has it now: nothing new to add
+    assert (again.returncode, again.stdout) == (0, "")
+    fresh = json.dumps({"session_id": "s2", "prompt": ASKED})
+    assert run_cli(*hook, input=fresh, env=OFF).stdout == through.stdout
+    probe = (
+        "import sys\nsys.argv = ['memctl', 'recall', '-f', 'ids', 'deploy']\n"
+        "from memctl.cli.entry import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "heavy = ('numpy', 'memctl.config', 'memctl.cli.fastlane', 'typing', 'argparse')\n"
+        "print([m for m in heavy if m in sys.modules])"
+    )
+    client = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert client.stdout.splitlines()[-1] == "[]"  # the client: socket, json and os
+    assert served(home) == before + len(lines) + 2 + 3 + 1
+
+
+def test_garbage_leaves_it_serving_and_another_memctl_stops_it(home: Path, daemon: int) -> None:
+    second = subprocess.run(
+        [sys.executable, "-m", "memctl.cli.resident", "--home", str(home)],
+        env={**os.environ, "MEMCTL_EMBEDDER": "hash"},
+        timeout=60,
+    )
+    assert second.returncode == 0  # the lock is taken: it left at once
+    mode = (home / resident.DIRECTORY).stat().st_mode & 0o777
+    assert (mode, (home / resident.DIRECTORY / resident.SOCKET).stat().st_mode & 0o777) == (
+        0o700,
+        0o600,
+    )
+    wrong = json.dumps({"stamp": resident.stamp(), "argv": 5}).encode() + b"\n"
+    for garbage in (b"not json\n", wrong, b"\xff" * 10 + b"\n"):
+        assert "error" in said(home, garbage)
+    assert (resident.tell(home, "status") or {}).get("pid") == daemon
+    elsewhere = json.dumps({"stamp": "0.0.1 /elsewhere", "op": "status"}).encode() + b"\n"
+    assert "stale" in said(home, elsewhere)
+    assert gone(daemon)
+    assert not (home / resident.DIRECTORY / resident.SOCKET).exists()
+    alone = run_cli("recall", "--no-touch", "-f", "ids", "deploy", env=OFF)
+    assert run_cli("recall", "--no-touch", "-f", "ids", "deploy").stdout == alone.stdout
+
+
+def said(home: Path, request: bytes) -> dict[str, object]:
+    """The server's answer to these bytes."""
+    with socket.socket(socket.AF_UNIX) as conn:
+        conn.connect(str(home / resident.DIRECTORY / resident.SOCKET))
+        conn.sendall(request)
+        answer: dict[str, object] = json.loads(conn.makefile("rb").readline())
+        return answer
+
+
+def test_a_dead_socket_falls_back_and_a_new_daemon_replaces_it(home: Path, daemon: int) -> None:
+    os.kill(daemon, signal.SIGKILL)  # a crash: the socket file stays, nobody listens
+    assert gone(daemon)
+    assert (home / resident.DIRECTORY / resident.SOCKET).exists()
+    alone = run_cli("recall", "--no-touch", "deploy", env=OFF)
+    through = run_cli("recall", "--no-touch", "deploy")  # refused: runs here, starts one
+    assert (through.returncode, through.stderr) == (0, "")
+    assert without_scores(through.stdout) == without_scores(alone.stdout)
+    pid = started(home)
+    assert pid != daemon
+    resident.tell(home, "stop")
+    assert gone(pid)
+    start = run_cli("hook", "claude-code", "SessionStart", input='{"session_id": "s3"}')
+    assert start.returncode == 0 and "make release" in start.stdout
+    pid = started(home)  # the session-start hook starts one too
+    resident.tell(home, "stop")
+    assert gone(pid)
+
+
+def started(home: Path, within: float = 30.0) -> int:
+    """The pid of the resident process once it answers."""
+    deadline = time.monotonic() + within
+    while (answer := resident.tell(home, "status")) is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert answer is not None
+    return int(answer["pid"])
+
+
+def test_an_idle_daemon_exits_by_itself(home: Path) -> None:
+    env = {**os.environ, **ON, "MEMCTL_RECALL_RESIDENT_IDLE": "1", "MEMCTL_EMBEDDER": "hash"}
+    done = subprocess.run(
+        [sys.executable, "-m", "memctl.cli.resident", "--home", str(home)],
+        env=env,
+        timeout=60,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0
+    assert "exiting: idle for 1 s; 0 requests served" in done.stderr
+    assert not (home / resident.DIRECTORY / resident.SOCKET).exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "forwarded"),
+    [
+        (["recall", "deploy"], True),
+        (["--home", "/h", "-c", "recall.limit=3", "recall", "-f", "ids", "x"], True),
+        (["-c", "recall.resident=off", "recall", "deploy"], False),
+        (["recall", "--help"], False),
+        (["hook", "claude-code", "UserPromptSubmit"], True),
+        (["hook", "cursor", "sessionStart"], True),
+        (["hook", "claude-code", "Stop"], False),
+        (["hook", "opencode", "session.created"], True),
+        (["remember", "recall"], False),
+        (["--version", "recall"], False),
+    ],
+)
+def test_what_goes_to_the_resident_process(
+    argv: list[str], forwarded: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMCTL_RECALL_RESIDENT", "on")
+    assert resident.wanted(argv) is forwarded
+
+
+def test_the_forwarded_hook_events_are_the_start_and_prompt_events() -> None:
+    from memctl.integrations.hooks import PROMPT, START, _spelling
+
+    assert set(resident.HOOK_EVENTS) == {_spelling(event) for _, event in START | PROMPT}
