@@ -90,8 +90,8 @@ _memctl_spec() {
             fileopts="--transcript"
             ;;
         "runs")
-            opts="-n --limit --json -h --help"
-            valopts="-n --limit"
+            opts="-n --limit --kind --json -h --help"
+            valopts="-n --limit --kind"
             ;;
         "undo")
             opts="--force --json -h --help"

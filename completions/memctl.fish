@@ -196,6 +196,7 @@ complete -c memctl -n '__fish_seen_subcommand_from ingest' -s h -l help -d 'Show
 
 # memctl runs
 complete -c memctl -n '__fish_seen_subcommand_from runs' -s n -l limit -x -d 'How many runs.'
+complete -c memctl -n '__fish_seen_subcommand_from runs' -l kind -x -d 'Only runs of this kind: ingest, import, maintain, sync, undo or edit (an assistant\'s memory_store calls are edits).'
 complete -c memctl -n '__fish_seen_subcommand_from runs' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from runs' -s h -l help -d 'Show this message and exit.'
 

@@ -254,11 +254,12 @@ def export(ctx: Context, scope: str | None = None) -> Iterator[str]:
     return export_lines(ctx, make_filter(ctx, scope, states=[s.value for s in State]))
 
 
-def runs(ctx: Context, limit: int = 20) -> list[RunRecord]:
-    """Runs (ingest, import, maintain, sync, undo, and each direct edit), newest first."""
+def runs(ctx: Context, limit: int = 20, kind: str | None = None) -> list[RunRecord]:
+    """Runs (ingest, import, maintain, sync, undo, and each direct edit), newest first;
+    ``kind``: only those of that kind."""
     from memctl.store.runs import list_runs
 
-    return list_runs(ctx.db, limit)
+    return list_runs(ctx.db, limit, kind)
 
 
 @dataclass(frozen=True)

@@ -215,6 +215,14 @@ def runs(
     ctx: typer.Context,
     run_id: Annotated[str | None, typer.Argument(help="Show this run's decisions.")] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many runs.")] = 20,
+    kind: Annotated[
+        str | None,
+        typer.Option(
+            "--kind",
+            help="Only runs of this kind: ingest, import, maintain, sync, undo or edit (an "
+            "assistant's memory_store calls are edits).",
+        ),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Runs (ingest, import, maintain, sync, undo, and each edit), newest first, with their
@@ -236,12 +244,12 @@ def runs(
         if record.decisions:
             console.print(_decisions_table(record))
         return
-    found = api.runs(context, limit)
+    found = api.runs(context, limit, kind)
     if as_json:
         print_json([r.to_dict() for r in found])
         return
     if not found:
-        console.print("no runs yet")
+        console.print(f"no {kind} runs" if kind else "no runs yet")
         return
     rows = [
         (

@@ -105,6 +105,10 @@ def test_wait_runs_undo_and_errors(home: Path) -> None:
     assert "already undone" in one_error(2, "undo", runs[0]["id"][:8])
     assert "is an undo" in one_error(2, "undo", undone["undo_run_id"][:8])
     assert "no run" in one_error(3, "undo", "abcdef12")
+    ok("remember", "Deploys go out on Tuesdays.")  # an edit: a run of its own
+    assert {r["kind"] for r in json.loads(ok("runs", "--json"))} == {"ingest", "undo", "edit"}
+    assert [r["kind"] for r in json.loads(ok("runs", "--kind", "ingest", "--json"))] == ["ingest"]
+    assert "no sync runs" in ok("runs", "--kind", "sync")
 
 
 def test_a_store_another_model_embedded_is_named_once_not_a_numpy_error(home: Path) -> None:
