@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from memctl.errors import InputError, UsageError
+from memctl.integrations.resident import split_globals
 from memctl.model import TRANSCRIPT_CLIENTS
 
 if TYPE_CHECKING:
@@ -116,29 +117,14 @@ def ingest_parser() -> argparse.ArgumentParser:
 
 
 def split_command(argv: list[str]) -> tuple[dict[str, Any], str | None, list[str]]:
-    """(global options, command, the command's arguments) of a command line."""
-    home: str | None = None
-    config: list[str] = []
-    index = 0
-    while index < len(argv):
-        word = argv[index]
-        if word in ("--home", "-c", "--config") and index + 1 < len(argv):
-            name, value = word, argv[index + 1]
-            index += 2
-        elif word.startswith(("--home=", "--config=")):
-            name, _, value = word.partition("=")
-            index += 1
-        elif word.startswith("-"):
-            raise Refused(word)
-        else:
-            return {"home": home, "config": config}, word, argv[index + 1 :]
-        if name == "--home":
-            home = value
-        elif "=" in value:
-            config.append(value)
-        else:
-            raise Refused(value)  # the full parser says what is wrong with it
-    return {"home": home, "config": config}, None, []
+    """(global options, command, the command's arguments) of a command line; Refused when
+    an option other than a global one comes first, or a ``-c`` is not KEY=VALUE (the full
+    parser says what is wrong with it)."""
+    home, config, rest = split_globals(argv)
+    odd = [v for v in config if "=" not in v] + [w for w in rest[:1] if w.startswith("-")]
+    if odd:
+        raise Refused(odd[0])
+    return {"home": home, "config": config}, (rest[0] if rest else None), rest[1:]
 
 
 def recall_args(argv: list[str]) -> argparse.Namespace:

@@ -67,10 +67,11 @@ def stamp() -> str:
     return f"{memctl.__version__} {os.path.dirname(os.path.abspath(memctl.__file__))}"
 
 
-def _split(argv: list[str]) -> tuple[str | None, list[str], list[str]]:
-    """(``--home``, the ``-c`` assignments, the command and its arguments) of a command
-    line, as ``memctl.cli.fastlane.split_command`` reads it (any other option before the
-    command: no command)."""
+def split_globals(argv: list[str]) -> tuple[str | None, list[str], list[str]]:
+    """(``--home``, the ``-c`` assignments, the rest from the first other word) of a command
+    line: memctl's global options, read without Typer (this client and the fast lane,
+    ``memctl.cli.fastlane.split_command``). The rest starts with the command, or with an
+    option no global one is."""
     home: str | None = None
     config: list[str] = []
     index = 0
@@ -80,8 +81,6 @@ def _split(argv: list[str]) -> tuple[str | None, list[str], list[str]]:
             name, value, index = word, argv[index + 1], index + 2
         elif word.startswith(("--home=", "--config=")):
             (name, _, value), index = word.partition("="), index + 1
-        elif word.startswith("-"):
-            return home, config, []
         else:
             return home, config, argv[index:]
         if name == "--home":
@@ -91,9 +90,15 @@ def _split(argv: list[str]) -> tuple[str | None, list[str], list[str]]:
     return home, config, []
 
 
+def _command(argv: list[str]) -> tuple[str | None, list[str], list[str]]:
+    """``split_globals``, with no command when an option comes before it."""
+    home, config, rest = split_globals(argv)
+    return home, config, [] if rest[:1] and rest[0].startswith("-") else rest
+
+
 def home_of(argv: list[str]) -> str:
     """The home a command line names (``--home``), else the environment's (``memctl.home``)."""
-    home = _split(argv)[0]
+    home = split_globals(argv)[0]
     if home is not None:
         return home
     from memctl.home import default_home
@@ -108,7 +113,7 @@ def _off(value: str) -> bool:
 def wanted(argv: list[str]) -> bool:
     """Whether this command line goes to the resident process: a recall or a recalling
     hook, unless ``recall.resident`` is off in the environment or a ``-c``."""
-    _, config, command = _split(argv)
+    _, config, command = _command(argv)
     if _off(os.environ.get(RESIDENT_ENV, "yes")) or any(
         name.strip() == RESIDENT_KEY and _off(value)
         for name, _, value in (pair.partition("=") for pair in config)
