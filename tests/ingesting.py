@@ -13,6 +13,24 @@ from memctl.ingest.run import Run
 from memctl.ingest.source import Input
 
 TRANSCRIPTS = Path(__file__).resolve().parent / "fixtures" / "transcripts"
+REAL_SESSIONS = Path(__file__).resolve().parents[1] / "benchmarks" / "sessions" / "real"
+# A real Claude Code 2.x session and its sub-agent (tests/fixtures/transcripts/real/SOURCES.md)
+PAIR_SESSION = "e9fb405b-169f-40eb-9396-7e75076f045d"
+
+
+def claude_code_pair(user_home: Path) -> tuple[Path, Path]:
+    """The real session and its sub-agent's file where Claude Code keeps them under
+    ``user_home`` (``~/.claude/projects/<project>/<session>.jsonl`` and
+    ``<session>/subagents/``): (the session's file, the sub-agent's)."""
+    project = user_home / ".claude" / "projects" / "-codemie"
+    (project / PAIR_SESSION / "subagents").mkdir(parents=True)
+    main = project / f"{PAIR_SESSION}.jsonl"
+    main.write_bytes((REAL_SESSIONS / "cc2-codemie-e9fb405b.jsonl").read_bytes())
+    agent = project / PAIR_SESSION / "subagents" / "agent-a485154.jsonl"
+    agent.write_bytes((TRANSCRIPTS / "real" / "cc2-codemie-agent-a485154.jsonl").read_bytes())
+    return main, agent
+
+
 SESSION = "3d1c9f2e-5b7a-4c8e-9f10-6a2b4c8d0e12"  # the Claude Code fixture's session
 
 

@@ -9,9 +9,8 @@ import sqlite3
 from pathlib import Path
 
 from tests.conftest import run_cli
-from tests.ingesting import TRANSCRIPTS
+from tests.ingesting import PAIR_SESSION, TRANSCRIPTS, claude_code_pair
 
-REAL_SESSIONS = Path(__file__).resolve().parents[2] / "benchmarks" / "sessions" / "real"
 SESSION = "3d1c9f2e-5b7a-4c8e-9f10-6a2b4c8d0e12"  # the Claude Code fixture's sessionId
 NEW_LINE = {
     "parentUuid": None,
@@ -129,13 +128,8 @@ def test_a_claude_code_session_and_its_sub_agent_file_are_one_session(tmp_path: 
     """Claude Code keeps a sub-agent's transcript in ``<session>/subagents/``, with the
     session's id: backfill stores it with the session, after the session's own messages
     (a real pair, see tests/fixtures/transcripts/real/SOURCES.md), and once."""
-    session = "e9fb405b-169f-40eb-9396-7e75076f045d"
-    project = tmp_path / "user" / ".claude" / "projects" / "-codemie"
-    (project / session / "subagents").mkdir(parents=True)
-    main = project / f"{session}.jsonl"
-    main.write_bytes((REAL_SESSIONS / "cc2-codemie-e9fb405b.jsonl").read_bytes())
-    agent = project / session / "subagents" / "agent-a485154.jsonl"
-    agent.write_bytes((TRANSCRIPTS / "real" / "cc2-codemie-agent-a485154.jsonl").read_bytes())
+    session = PAIR_SESSION
+    main, agent = claude_code_pair(tmp_path / "user")
     os.utime(main, (0, 2_000_000_000))  # the session's file was written last
     env = {"HOME": str(tmp_path / "user"), "CLAUDE_CONFIG_DIR": "", "MEMCTL_LLM": "none"}
     env["MEMCTL_INGEST_SPAWN_WORKER"] = "false"

@@ -24,8 +24,7 @@ from memctl.context import Context
 from memctl.integrations import hooks
 from memctl.store.sessions import count_sessions, get_session, messages_after
 from tests.conftest import run_cli
-from tests.ingest.test_backfill import REAL_SESSIONS
-from tests.ingesting import SESSION, TRANSCRIPTS
+from tests.ingesting import PAIR_SESSION, SESSION, TRANSCRIPTS, claude_code_pair
 
 OPTIONS = {"home": None, "config": ["ingest.spawn_worker=false"]}
 
@@ -302,13 +301,8 @@ def test_claude_code_subagent_stop_stores_the_sub_agent_with_its_session(
     """SubagentStop (its input as Claude Code's hooks reference gives it) stores the
     sub-agent's own transcript with the parent session, as it happens: a real pair (see
     tests/fixtures/transcripts/real/SOURCES.md); a later backfill adds nothing."""
-    session = "e9fb405b-169f-40eb-9396-7e75076f045d"
-    project = tmp_path / "user" / ".claude" / "projects" / "-codemie"
-    (project / session / "subagents").mkdir(parents=True)
-    main = project / f"{session}.jsonl"
-    main.write_bytes((REAL_SESSIONS / "cc2-codemie-e9fb405b.jsonl").read_bytes())
-    agent = project / session / "subagents" / "agent-a485154.jsonl"
-    agent.write_bytes((TRANSCRIPTS / "real" / "cc2-codemie-agent-a485154.jsonl").read_bytes())
+    session = PAIR_SESSION
+    main, agent = claude_code_pair(tmp_path / "user")
     monkeypatch.setenv("HOME", str(tmp_path / "user"))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", "")
     payload = {
