@@ -199,12 +199,12 @@ class Expander:
     def turns(self, memory: Memory) -> set[str]:
         if memory.id not in self.opened:
             try:
-                passage = api.expand(self.ctx, memory.id)
+                passages = api.expand(self.ctx, memory.id)
             except MemctlError as error:
                 self.unexpandable[f"{type(error).__name__}: {error}".split(" (")[0]] += 1
                 found: set[str] = set()
             else:
-                found = {self.keys[(m.session_id, m.seq)] for m in passage.messages}
+                found = {self.keys[(m.session_id, m.seq)] for p in passages for m in p.messages}
             self.opened[memory.id] = found
         return self.opened[memory.id]
 

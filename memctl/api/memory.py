@@ -65,20 +65,26 @@ def source_times(ctx: Context, memories: list[Memory]) -> dict[str, str]:
 class GetResult:
     memory: Memory
     relations: list[Relation]
-    origin: Origin | None = None  # the session and messages it was distilled from
+    origins: list[Origin] = field(default_factory=list)  # every session range it came from
+
+    @property
+    def origin(self) -> Origin | None:
+        """The first of them: where its own ``source`` points."""
+        return self.origins[0] if self.origins else None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             **self.memory.to_dict(),
             "relations": [r.to_dict() for r in self.relations],
             "origin": self.origin.to_dict() if self.origin else None,
+            "origins": [o.to_dict() for o in self.origins],
         }
 
 
 def get(ctx: Context, id_or_prefix: str) -> GetResult:
     """One memory by full id or unique prefix, with its relations and where it came from."""
     memory, relations = operations.get(ctx, id_or_prefix)
-    return GetResult(memory, relations, origins(ctx, [memory]).get(memory.id))
+    return GetResult(memory, relations, origins(ctx, [memory]).get(memory.id, []))
 
 
 @dataclass(frozen=True)

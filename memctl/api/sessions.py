@@ -22,7 +22,13 @@ from memctl.retrieve.query import STOPWORDS
 from memctl.store import transcripts
 from memctl.store.fts import fts_query, fts_terms
 from memctl.store.message_search import MESSAGE_SEPARATOR
-from memctl.store.sessions import get_session, last_stored_by_client, source_range
+from memctl.store.sessions import (
+    folded_sources,
+    get_session,
+    last_stored_by_client,
+    source_range,
+    source_session,
+)
 from memctl.store.transcripts import GrepHit, SessionFilter, SessionRow
 
 # CJK ideographs, kana and hangul: the tokenizer keeps their runs whole (store.transcripts).
@@ -255,28 +261,38 @@ def _with_neighbours(ctx: Context, hit: GrepHit, terms: list[str], around: int) 
     )
 
 
-def expand(ctx: Context, ref: str, around: int = 2) -> Passage:
+def expand(ctx: Context, ref: str, around: int = 2) -> list[Passage]:
     """The raw messages behind ``ref`` (a memory id or prefix, a digest, or
-    ``SESSION#A-B`` / ``SESSION#N``), with ``around`` turns either side."""
+    ``SESSION#A-B`` / ``SESSION#N``), with ``around`` turns either side: one passage for
+    a range, one for each stored session range a memory was distilled from, in order."""
     if around < 0:
         raise UsageError("around takes 0 or more", ["around"])
     ref = ref.strip()
-    memory = None
-    if MESSAGE_SEPARATOR in ref:
-        session_id, _, numbers = ref.rpartition(MESSAGE_SEPARATOR)
-        span = RANGE.match(numbers)
-        if not session_id or not span:
-            raise UsageError(f"cannot read {ref!r}: expected SESSION#A-B or SESSION#N")
-        first, last = int(span[1]), int(span[2] or span[1])
-    else:
+    if MESSAGE_SEPARATOR not in ref:
         memory = _memory(ctx, ref)
-        named = source_range(memory.source)
-        if named is None:
+        found = origins(ctx, [memory]).get(memory.id, [])
+        if not found:
             where = memory.source or "no source"
             raise NotFoundError(
                 f"memory {memory.id[:8]} was not distilled from a session ({where})"
             )
-        session_id, first, last = named
+        stored = [o for o in found if o.stored]
+        if not stored:
+            raise NotFoundError(
+                f"memory {memory.id[:8]} came from {found[0].text()}: nothing left to open"
+            )
+        return [_passage(ctx, o.session_id, o.first, o.last, around, memory) for o in stored]
+    session_id, _, numbers = ref.rpartition(MESSAGE_SEPARATOR)
+    span = RANGE.match(numbers)
+    if not session_id or not span:
+        raise UsageError(f"cannot read {ref!r}: expected SESSION#A-B or SESSION#N")
+    first, last = int(span[1]), int(span[2] or span[1])
+    return [_passage(ctx, session_id, first, last, around, None)]
+
+
+def _passage(
+    ctx: Context, session_id: str, first: int, last: int, around: int, memory: Memory | None
+) -> Passage:
     session = find_session(ctx, session_id)
     total = transcripts.max_seq(ctx.db, session.id)
     if not 1 <= first <= last <= total:
@@ -298,22 +314,26 @@ def _memory(ctx: Context, ref: str) -> Memory:
 
 @dataclass(frozen=True)
 class Origin:
-    """Where a memory came from: its session and the messages it was distilled from."""
+    """Where a memory came from: a session and the messages it was distilled from."""
 
     session_id: str
-    first: int
+    first: int  # 0 with ``last``: a session no longer stored, of a fact its actions show
     last: int
     client: str = ""
     title: str = ""
     started_at: str | None = None
     stored: bool = False  # the session is still stored (expand can open it)
+    by_time: bool = False  # a fact the session's tool calls show: the message said then
 
     def text(self) -> str:
-        span = (
-            f"message {self.first}"
-            if self.first == self.last
-            else (f"messages {self.first}-{self.last}")
-        )
+        if not self.first:
+            span = "its actions"
+        elif self.first == self.last:
+            span = f"message {self.first}"
+        else:
+            span = f"messages {self.first}-{self.last}"
+        if self.by_time and self.first:
+            span += " (the action's time)"
         if not self.stored:
             return f"session {self.session_id}, {span} (the session is no longer stored)"
         day = (self.started_at or "")[:10]
@@ -328,22 +348,73 @@ class Origin:
             "client": self.client,
             "title": self.title,
             "stored": self.stored,
+            "by_time": self.by_time,
         }
 
 
-def origins(ctx: Context, memories: list[Memory]) -> dict[str, Origin]:
-    """memory id -> where it came from, for memories distilled from a session."""
-    named = {m.id: r for m in memories if (r := source_range(m.source)) is not None}
-    rows = transcripts.memory_session_rows(ctx.db, sorted({r[0] for r in named.values()}))
-    found = {}
-    for memory_id, (session_id, first, last) in named.items():
-        row = rows.get(session_id)
-        found[memory_id] = (
-            Origin(session_id, first, last, row["client"], row["title"], row["started_at"], True)
-            if row
-            else Origin(session_id, first, last)
-        )
-    return found
+FOLD_DEPTH = 8  # folds followed into folded memories at most (a chain longer is unheard of)
+
+
+def origins(ctx: Context, memories: list[Memory]) -> dict[str, list[Origin]]:
+    """memory id -> every session range it was distilled from, in order: its own
+    ``source``, then each fact merged into it and each memory folded into it (their
+    events and rows; see ``store.sessions.folded_sources``). A fact of a session's tool
+    calls (``session:<id>``) names the message said when the call was made."""
+    from memctl.maintain.changes import FOLDS  # maintain loads numpy: only here
+
+    named: dict[str, list[tuple[str, str]]] = {m.id: [(m.source, m.created_at)] for m in memories}
+    owner = {m.id: m.id for m in memories}  # a folded memory -> the memory asked about
+    wanted = list(owner)
+    for _ in range(FOLD_DEPTH):
+        if not wanted:
+            break
+        folded = folded_sources(ctx.db, wanted, FOLDS)
+        wanted = []
+        for into, pieces in folded.items():
+            for source, at, came_as in pieces:
+                named[owner[into]].append((source, at))
+                if came_as != into and came_as not in owner:
+                    owner[came_as] = owner[into]
+                    wanted.append(came_as)
+    spans = {m: [s for source, at in refs if (s := _span(source, at))] for m, refs in named.items()}
+    sessions = sorted({s[0] for named_spans in spans.values() for s in named_spans})
+    rows = transcripts.memory_session_rows(ctx.db, sessions)
+    result: dict[str, list[Origin]] = {}
+    for memory_id, found in spans.items():
+        kept: list[Origin] = []
+        for session_id, first, last, when in dict.fromkeys(found):
+            row = rows.get(session_id)
+            if when is not None:  # the message said when the action was taken
+                first = last = (transcripts.seq_at(ctx.db, session_id, when) or 0) if row else 0
+            origin = (
+                Origin(
+                    session_id,
+                    first,
+                    last,
+                    row["client"],
+                    row["title"],
+                    row["started_at"],
+                    True,
+                    when is not None,
+                )
+                if row and first
+                else Origin(session_id, first, last, by_time=when is not None)
+            )
+            if origin not in kept:
+                kept.append(origin)
+        if kept:
+            result[memory_id] = kept
+    return result
+
+
+def _span(source: str, at: str) -> tuple[str, int, int, str | None] | None:
+    """(session, first, last, None) of a source naming messages; (session, 0, 0, when)
+    of one naming only its session; None for any other source."""
+    named = source_range(source)
+    if named is not None:
+        return (*named, None)
+    session_id = source_session(source)
+    return (session_id, 0, 0, at) if session_id else None
 
 
 def last_captured(ctx: Context) -> dict[str, str]:

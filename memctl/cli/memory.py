@@ -100,10 +100,10 @@ def get(
         print_json(found.to_dict())
         return
     console.print(_memory_panel(found.memory, found.relations))
-    if found.origin is not None:
-        console.print(f"from {found.origin.text()}", soft_wrap=True)
-        if found.origin.stored:
-            console.print(f"  open them: memctl sessions expand {found.memory.id[:8]}")
+    for origin in found.origins:
+        console.print(f"from {origin.text()}", soft_wrap=True)
+    if any(origin.stored for origin in found.origins):
+        console.print(f"  open them: memctl sessions expand {found.memory.id[:8]}")
 
 
 FilterScope = Annotated[

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from memctl.api.recall import RecallRequest, RecallResult, explain
 from memctl.api.recall import recall as api_recall
+from memctl.api.sessions import Origin, origins
 from memctl.cli import render as out
 from memctl.cli.render import age, one_line, print_json, short_id, warn, with_memory_column
 from memctl.errors import UsageError
@@ -51,7 +52,8 @@ def show(context: Context, request: RecallRequest, fmt: str, with_explain: bool)
     if fmt == "context":
         sys.stdout.write((response.context or "") + "\n")
         return
-    render(response.result, fmt, with_explain, elsewhere_hint(response.elsewhere))
+    came = origins(context, [r.memory for r in response.result.results]) if with_explain else {}
+    render(response.result, fmt, with_explain, elsewhere_hint(response.elsewhere), came)
 
 
 def elsewhere_hint(elsewhere: int) -> str | None:
@@ -65,9 +67,17 @@ def elsewhere_hint(elsewhere: int) -> str | None:
 UNCONFIRMED_WIDTH = 76  # the unconfirmed memory's line, indented, within 80 columns
 
 
-def render(result: RecallResult, fmt: str, with_explain: bool, hint: str | None = None) -> None:
+def render(
+    result: RecallResult,
+    fmt: str,
+    with_explain: bool,
+    hint: str | None = None,
+    came: dict[str, list[Origin]] | None = None,
+) -> None:
     """Print the results; ``hint`` (matches in other scopes) is a line of the table output
-    and a warning of the JSON, never part of the results."""
+    and a warning of the JSON, never part of the results; ``came`` (by memory id) the
+    session ranges each was distilled from, for --explain."""
+    came = came or {}
     if fmt == "json":
         print_json(
             {
@@ -77,7 +87,12 @@ def render(result: RecallResult, fmt: str, with_explain: bool, hint: str | None 
                     {
                         **r.to_dict(),
                         **(
-                            {"explain": explain(r, result.steps_of(r.memory.id))}
+                            {
+                                "explain": {
+                                    **explain(r, result.steps_of(r.memory.id)),
+                                    "sources": [o.to_dict() for o in came.get(r.memory.id, [])],
+                                }
+                            }
                             if with_explain
                             else {}
                         ),
@@ -110,7 +125,7 @@ def render(result: RecallResult, fmt: str, with_explain: bool, hint: str | None 
     else:
         out.console.print(results_table(result))
         if with_explain:
-            print_explain(result)
+            print_explain(result, came)
 
 
 def results_table(result: RecallResult) -> Table:
@@ -132,7 +147,7 @@ def results_table(result: RecallResult) -> Table:
     return with_memory_column(table, headers, rows, summaries)
 
 
-def print_explain(result: RecallResult) -> None:
+def print_explain(result: RecallResult, came: dict[str, list[Origin]]) -> None:
     for rank, item in enumerate(result.results, start=1):
         info = explain(item, result.steps_of(item.memory.id))
         legs = ", ".join(f"{leg} #{v['rank']}" for leg, v in info["legs"].items()) or "the graph"
@@ -146,12 +161,12 @@ def print_explain(result: RecallResult) -> None:
         if info["session_id"]:
             source += f" (session {info['session_id']})"
         out.console.print(f"  source:   {source}", soft_wrap=True)
-        if info["distilled_from"]:
-            came = info["distilled_from"]
+        found = came.get(item.memory.id, [])
+        for origin in found:
+            out.console.print(f"  from:     {origin.text()}", soft_wrap=True)
+        if any(origin.stored for origin in found):
             out.console.print(
-                f"  from:     messages {came['first']}-{came['last']} of session "
-                f"{came['session_id']} (memctl sessions expand {item.memory.id[:8]})",
-                soft_wrap=True,
+                f"  open them: memctl sessions expand {item.memory.id[:8]}", soft_wrap=True
             )
         for step in info["steps"]:
             out.console.print(f"  {step['stage']}: {step['why']}", soft_wrap=True)

@@ -134,9 +134,10 @@ def expand(
     ] = 2,
     as_json: JsonOption = False,
 ) -> None:
-    """The raw messages behind a memory or a range, with the turns around them (marked >)."""
-    passage = api.expand(open_context(ctx), ref, around)
-    if as_json:
-        print_json(passage.to_dict())
+    """The raw messages behind a memory or a range, with the turns around them (marked >);
+    a memory distilled from several sessions' messages opens each, in order."""
+    passages = api.expand(open_context(ctx), ref, around)
+    if as_json:  # the first passage's fields, as before more than one could be; then all
+        print_json({**passages[0].to_dict(), "passages": [p.to_dict() for p in passages]})
     else:
-        sys.stdout.write(passage.text() + "\n")
+        sys.stdout.write("\n\n".join(p.text() for p in passages) + "\n")

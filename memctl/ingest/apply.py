@@ -2,8 +2,10 @@
 
 CREATE inserts a memory. MERGE combines the fact into its target (the LLM's
 merged text, else the target's text plus the sentences of the fact it lacks)
-and re-embeds it. SKIP writes nothing. SUPERSEDE inserts the fact and marks
-the target superseded (invalidated_at, superseded_by; the row stays).
+and re-embeds it; its event names the fact's ``source`` (and when it was said),
+so the memory keeps every message it was distilled from (``api.sessions.origins``).
+SKIP writes nothing. SUPERSEDE inserts the fact and marks the target superseded
+(invalidated_at, superseded_by; the row stays).
 SUPPORT inserts the fact, links it ``supports`` to the target and raises the
 target's confidence by ``reconcile.support_boost`` (at most 1).
 CONTEXTUALIZE inserts the fact and links it ``contextualizes`` to the target.
@@ -81,14 +83,18 @@ def _merge(run: Run, decision: Decision, target: Memory) -> None:
         "importance": max(target.importance, fact.importance),
         "confidence": max(target.confidence, fact.confidence),
     }
+    evidence: dict[str, str] = {}
     if decision.by == DIGEST:  # a grown session's digest: it now covers more messages
         changes["source"] = fact.source
+    elif fact.source and fact.source != target.source:  # the merged part's own origin
+        evidence = {"source": fact.source, "source_at": fact.created_at or _now()}
     run.writer.update(
         target,
         changes,
         vector.astype(np.float32).tobytes(),
         decision=str(decision.verdict),
         by=decision.by,
+        **evidence,
     )
     decision.memory_id = target.id
 

@@ -480,17 +480,16 @@ def _session_tools(door: Door) -> None:
     def session_expand(ref: str, context: int = 2) -> dict[str, Any]:
         """The raw messages of an earlier session behind a reference, with `context` turns
         either side: a ref from session_search (SESSION#N), a range SESSION#A-B, or a
-        memory id (a fact or a session digest: the messages it was distilled from). Use
-        when you need the exact command, error or wording behind a memory. Returns the
-        passage as readable text (the asked-for messages marked >)."""
-        passage = call(lambda: sessions_api.expand(ctx, ref, context))
-        return {
-            "session_id": passage.session.id,
-            "first": passage.first,
-            "last": passage.last,
-            "total": passage.total,
-            "text": passage.text(),
-        }
+        memory id (a fact or a session digest: the messages it was distilled from, every
+        session's when it was merged from several). Use when you need the exact command,
+        error or wording behind a memory. Returns the passages as readable text (the
+        asked-for messages marked >); session_id, first, last, total are the first's."""
+        passages = call(lambda: sessions_api.expand(ctx, ref, context))
+        spans = [
+            {"session_id": p.session.id, "first": p.first, "last": p.last, "total": p.total}
+            for p in passages
+        ]
+        return {**spans[0], "passages": spans, "text": "\n\n".join(p.text() for p in passages)}
 
 
 def _resources(door: Door) -> None:

@@ -14,6 +14,12 @@ from memctl.maintain.plan import Maintenance
 from memctl.model import Memory, Relation, RelationType
 from memctl.store.relations import relations_touching
 
+# The reasons a fold gives (dedup's, consolidate's): a memory superseded for one of them
+# said what its survivor says, so its source is one of the survivor's (api.sessions.origins).
+DUPLICATE = "duplicate"
+MERGE = "merge"
+FOLDS = (DUPLICATE, MERGE)
+
 
 def rewrite(m: Maintenance, memory: Memory, content: str, reason: str) -> None:
     """New text for a memory (re-embedded); the old text stays in the event."""

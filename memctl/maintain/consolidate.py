@@ -142,7 +142,7 @@ def merge_cluster(m: Maintenance, report: TaskReport, cluster: list[str]) -> tup
     with m.db.atomic():
         if text and rewrite:
             changes.rewrite(m, survivor, text, "merge")
-        changes.fold(m, survivor, others, "merge")
+        changes.fold(m, survivor, others, changes.MERGE)
     report.change("merge", survivor.id, superseded=[x.id for x in others], llm=bool(text))
     return {x.id for x in others}, rewrite
 

@@ -61,7 +61,7 @@ def fold_clusters(m: Maintenance, report: TaskReport, clusters: list[list[str]])
             ended.update(x.id for x in others)
         if folds:
             with m.db.atomic():
-                changes.fold_many(m, folds, "duplicate")
+                changes.fold_many(m, folds, changes.DUPLICATE)
     return ended
 
 

@@ -14,6 +14,8 @@ from memctl.store.database import Database, Row
 SESSION_SOURCE = re.compile(r"^session:(.+)#(\d+)(?::[a-z]+)?$")
 # ... or the messages it sums up (a digest): ``session:<session id>#<first>-<last>``.
 SESSION_RANGE = re.compile(r"^session:(.+)#(\d+)(?:-(\d+))?(?::[a-z]+)?$")
+# ... or only the session (a fact its tool calls show): ``session:<session id>``.
+SESSION_ONLY = re.compile(r"^session:([^#]+)$")
 
 SESSION_COLUMNS = (
     "id",
@@ -165,6 +167,46 @@ def source_range(source: str | None) -> tuple[str, int, int] | None:
         return None
     first = int(found[2])
     return found[1], first, int(found[3]) if found[3] else first
+
+
+def source_session(source: str | None) -> str | None:
+    """The session a ``session:<id>`` source (no message named) names; None for another."""
+    found = SESSION_ONLY.match(source or "")
+    return found[1] if found else None
+
+
+def folded_sources(
+    db: Database, memory_ids: list[str], fold_reasons: tuple[str, ...]
+) -> dict[str, list[tuple[str, str, str]]]:
+    """memory id -> (source, when it was said, the memory it came as) of every piece of
+    evidence folded into the memory after it was made, oldest first: the fact of each
+    MERGE (its update event names the fact's ``source``; a run undone no longer counts)
+    and each memory a maintain fold (``fold_reasons``) superseded by it."""
+    found: dict[str, list[tuple[str, str, str]]] = {}
+    if not memory_ids:
+        return found
+    wanted = json.dumps(memory_ids)
+    merges = db.tuples(
+        "SELECT e.memory_id, json_extract(e.data, '$.source'), "
+        "coalesce(json_extract(e.data, '$.source_at'), e.at) FROM events e "
+        "WHERE e.memory_id IN (SELECT value FROM json_each(?)) AND e.action = 'update' "
+        "AND json_extract(e.data, '$.source') IS NOT NULL AND (e.run_id IS NULL OR e.run_id "
+        "NOT IN (SELECT id FROM runs WHERE undone_by IS NOT NULL)) ORDER BY e.id",
+        (wanted,),
+    )
+    for memory_id, source, at in merges:
+        found.setdefault(memory_id, []).append((source, at, memory_id))
+    folds = db.tuples(
+        "SELECT m.superseded_by, m.source, m.created_at, m.id FROM memories m "
+        "WHERE m.superseded_by IN (SELECT value FROM json_each(?)) AND m.state = 'superseded' "
+        "AND EXISTS (SELECT 1 FROM events e WHERE e.memory_id = m.id AND e.action = 'state' "
+        "AND json_extract(e.data, '$.reason') IN (SELECT value FROM json_each(?))) "
+        "ORDER BY m.created_at, m.id",
+        (wanted, json.dumps(list(fold_reasons))),
+    )
+    for survivor, source, at, folded in folds:
+        found.setdefault(survivor, []).append((source, at, folded))
+    return found
 
 
 def source_times(db: Database, memories: Iterable[Memory]) -> dict[str, str]:

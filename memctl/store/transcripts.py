@@ -116,6 +116,17 @@ def message_range(db: Database, session_id: str, first: int, last: int) -> list[
     return [message_from_row(r) for r in rows]
 
 
+def seq_at(db: Database, session_id: str, at: str) -> int | None:
+    """The number of the session's last message said at or before ``at`` (its first
+    message when all came later); None when the session has no messages."""
+    found = db.value(
+        "SELECT coalesce((SELECT max(seq) FROM messages WHERE session_id = ? AND created_at <= ?),"
+        " (SELECT min(seq) FROM messages WHERE session_id = ?))",
+        (session_id, at, session_id),
+    )
+    return int(found) if found is not None else None
+
+
 def max_seq(db: Database, session_id: str) -> int:
     """The number of the session's last message (0 when it has none)."""
     return int(

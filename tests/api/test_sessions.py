@@ -107,7 +107,7 @@ def test_grep_takes_fts_syntax_as_words(stored: Context, query: str) -> None:
 def test_expand_opens_a_digest_a_fact_and_a_range(stored: Context) -> None:
     digest = session_memory(stored.db, SESSION, "digest")
     assert digest is not None
-    whole = api.expand(stored, digest.id[:8], around=0)
+    (whole,) = api.expand(stored, digest.id[:8], around=0)
     assert (whole.first, whole.last) == (1, 9)
     assert whole.memory is not None and whole.memory.id == digest.id
 
@@ -116,13 +116,13 @@ def test_expand_opens_a_digest_a_fact_and_a_range(stored: Context) -> None:
         for m in memory_api.list_memories(stored, memory_api.ListRequest(memory_api.Filters()))
         if m.content.startswith("Never push to prod")
     )
-    opened = api.expand(stored, fact.id, around=1)
+    (opened,) = api.expand(stored, fact.id, around=1)
     assert (opened.first, opened.last) == (8, 8)
     assert [m.seq for m in opened.messages] == [7, 8, 9]
     marked = [line for line in opened.text().splitlines() if line.startswith(">")]
     assert marked == [">[8] user · 2025-09-14 09:15"]
 
-    ranged = api.expand(stored, f"{SESSION[:8]}#4-5", around=1)
+    (ranged,) = api.expand(stored, f"{SESSION[:8]}#4-5", around=1)
     assert [m.seq for m in ranged.messages] == [3, 4, 5, 6]
 
 
