@@ -234,7 +234,7 @@ complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand' -a 'list' -d 'The latest sessions, newest first: client, date, title, messages and digest.'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand' -a 'show' -d 'A session\'s transcript as a person reads it: turns, tool notes, sub-agent threads.'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand' -a 'grep' -d 'Full-text search over every stored message, with the matching line and its neighbours.'
-complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand' -a 'expand' -d 'The raw messages behind a memory or a range, with the turns around them (marked >).'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand' -a 'expand' -d 'The raw messages behind a memory or a range, with the turns around them (marked >); a memory distilled from several sessions\' messages opens each, in order.'
 
 # memctl sessions list
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from list' -s s -l scope -x -d '\'project\' (the current one and global, default) or a scope name.'
