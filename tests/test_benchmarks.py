@@ -346,6 +346,46 @@ def test_longmemeval_question_is_asked_as_of_its_date(tmp_path: Path) -> None:
     assert [c.abstention for c in cases] == [False, False, True]
 
 
+def test_recovery_expands_what_recall_returns_from_the_distilled_sessions(tmp_path: Path) -> None:
+    from benchmarks import session_recovery
+
+    said = [
+        ("Caroline", "Hey Mel! Good to see you."),
+        ("Melanie", "Hi Caroline, how was your week?"),
+        ("Caroline", "I love painting sunsets over the lake with watercolors."),
+        ("Melanie", "That sounds lovely."),
+        ("Caroline", "Thanks!"),
+        ("Melanie", "We went camping in the mountains."),
+        ("Caroline", "Nice."),
+    ]
+    conversation = {
+        "speaker_a": "Caroline",
+        "speaker_b": "Melanie",
+        "session_1_date_time": "1:56 pm on 8 May, 2023",
+        "session_1": [
+            {"speaker": speaker, "dia_id": f"D1:{n}", "text": text}
+            for n, (speaker, text) in enumerate(said, start=1)
+        ],
+    }
+    qa = [
+        {"question": "What does Caroline love painting?", "evidence": ["D1:3"], "category": 4},
+        {"question": "Where did Melanie go camping?", "evidence": ["D1:6"], "category": 2},
+    ]
+    path = tmp_path / "l.json"
+    path.write_text(json.dumps([{"sample_id": "c", "conversation": conversation, "qa": qa}]))
+    overrides = {"llm": "none", "embedder": "hash"}
+    run = session_recovery.Run(tmp_path, 10, True, overrides, HashEmbedder())
+    sums = session_recovery.run_locomo(run, path, None).sums
+    # the worker's rules kept the first speaker's (the user's) preference, and no digest
+    assert (run.held.sessions, run.held.messages, run.held.facts, run.held.digests) == (1, 7, 1, 0)
+    assert run.held.said_by == {"user": 1} and not run.unexpandable
+    painting, camping = sums["4 single-hop"], sums["2 temporal"]
+    # expand opens the fact's message and the 2 turns either side: D1:1-5
+    assert (painting["grep@10"], painting["expand@5"], painting["opened@10"]) == (1, 1, 5)
+    # the other speaker's words became no memory: only grep reaches them
+    assert (camping["grep@10"], camping["expand@10"], camping["none returned"]) == (1, 0, 1)
+
+
 # embedding cache
 
 

@@ -196,3 +196,37 @@ def test_arguments_that_are_not_utf8_are_no_internal_error() -> None:
         done = run_cli(*args, env=NO_LLM)
         assert done.returncode == 0, done.stderr
     assert "caf\ufffd" in run_cli("list", "--json", env=NO_LLM).stdout
+
+
+def test_an_unclosed_codex_cwd_followed_by_blanks_is_read_at_once(tmp_path: Path) -> None:
+    """The pattern that found the folder in Codex's environment block split a run of blanks
+    three ways: 8,000 blanks after an unclosed <cwd> took over two minutes, 200,000 would
+    take days. The real CLI, bounded, so the old behaviour fails here instead of hanging."""
+    blanks = "<environment_context>\n  <cwd>" + " " * 200_000
+    path = tmp_path / "rollout.jsonl"
+    path.write_text(
+        "\n".join(
+            json.dumps({"timestamp": "2025-03-02T09:00:00Z", "type": kind, "payload": payload})
+            for kind, payload in [
+                ("session_meta", {"id": "019a-codex-hostile", "timestamp": "2025-03-02T09:00:00Z"}),
+                ("response_item", _codex_message("user", blanks)),
+                ("response_item", _codex_message("user", "We deploy with make ship.")),
+            ]
+        )
+    )
+    done = run_cli(
+        "-c",
+        "ingest.spawn_worker=false",
+        "ingest",
+        "--client",
+        "codex",
+        "--transcript",
+        str(path),
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "2 messages read, 2 new" in done.stdout
+
+
+def _codex_message(role: str, text: str) -> dict[str, object]:
+    return {"type": "message", "role": role, "content": [{"type": "input_text", "text": text}]}

@@ -61,9 +61,13 @@ SUBCOMMANDS = frozenset(
     "terraform helm rails php".split()
 )
 # sentences that only open or narrate an answer ("Perfect!", "Now I have a full picture.")
+# An interjection only when punctuation or the end closes it: "Good catch!" is filler as a
+# whole, "Good" alone in "Good catch! ..." is not (it left "catch! ...").
 FILLER = re.compile(
     r"^\s*(?:(?:perfect|great|excellent|awesome|done|all done|good|okay|ok|sure|got it|"
-    r"absolutely|you're (?:absolutely )?right)\b[!.,:]*\s*)+",
+    r"absolutely|exactly|(?:you're |you are )?(?:absolutely )?right|"
+    r"(?:good|great|nice|excellent) (?:catch|question|point|find|idea|call))"
+    r"(?:\s*[!.,:\u2014\u2013]+\s*|\s*$))+",
     re.I,
 )
 NARRATION = re.compile(

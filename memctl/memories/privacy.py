@@ -120,9 +120,13 @@ ENTROPY_MIN_CHARS = 20
 # character in 99% of draws (benchmarks/secret_scan.py measures it); written words stay below.
 ENTROPY_RATIO = 0.8
 # A part of a name made of words and short numbers: `Base64HighEntropy`, `x86`, `r1954052`.
-_WORDS = re.compile(r"(?:[A-Z]?[a-z]{2,}|[A-Z]+(?![a-z])|[a-z]{0,2}[0-9]{1,4})+")
+# Atomic and possessive: the alternatives overlap, and backtracking through them took hours
+# on a 60-digit hex part ending in one letter (a real transcript's line).
+_WORDS = re.compile(r"(?>[A-Z]?[a-z]{2,}|[A-Z]+(?![a-z])|[a-z]{0,2}[0-9]{1,4})++")
 _PARTS = re.compile(r"[-_./+=]+")
 _HEX = re.compile(r"[0-9a-f-]+|[0-9A-F-]+")
+# The name Python's tempfile gives a file or a folder: `tmp` and 8 of [a-z0-9_].
+_TEMP_NAME = re.compile(r"(?<![A-Za-z0-9])tmp[a-z0-9_]{8}(?![A-Za-z0-9_])")
 # OpenCode's ids of sessions, messages and parts: a prefix, 12 hex digits of time, 14 random
 # characters (`ses_6a1f3c2b9ffeQ2mXlR7tZpWk4N`). They name things; they open nothing.
 OPENCODE_ID = re.compile(r"(?:ses|msg|prt)_[0-9a-f]{12}[A-Za-z0-9]{14}")
@@ -133,8 +137,14 @@ def shannon_entropy(text: str) -> float:
     return -sum(n / len(text) * math.log2(n / len(text)) for n in counts.values())
 
 
+def _plain_part(part: str) -> bool:
+    """A part of a name that is a word or a hex id (a hash in a path or a file name, left
+    alone as whole hex tokens are)."""
+    return bool(len(part) <= 4 or _WORDS.fullmatch(part) or _HEX.fullmatch(part))
+
+
 def _wordy(token: str) -> bool:
-    return all(len(part) <= 4 or _WORDS.fullmatch(part) for part in _PARTS.split(token))
+    return all(_plain_part(part) for part in _PARTS.split(_TEMP_NAME.sub("", token)))
 
 
 def high_entropy(token: str) -> bool:

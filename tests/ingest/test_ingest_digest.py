@@ -280,6 +280,14 @@ def test_condense_keeps_conclusions_first_and_fits() -> None:
     assert condense("Done! The fix is in retry.ts.", 200) == "The fix is in retry.ts."
 
 
+def test_filler_goes_whole_and_never_takes_a_word_of_the_sentence() -> None:
+    """ "Good catch!" is filler as a whole; its first word alone left "catch! The bug ..."."""
+    assert condense("Good catch! The bug was in the parser.", 200) == "The bug was in the parser."
+    assert condense("Great question — the cache is stale.", 200) == "the cache is stale."
+    assert condense("Done migrating the schema to v3.", 200) == "Done migrating the schema to v3."
+    assert condense("Right now the tests fail on CI.", 200) == "Right now the tests fail on CI."
+
+
 def test_commands_from_fetched_content_are_never_listed_as_commands_to_run() -> None:
     """A fetched page says to run its installer and its test script; the assistant does.
     The digest names the host of the fetched code, never its command; a command holding

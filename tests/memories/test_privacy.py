@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import string
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -158,12 +160,29 @@ ORDINARY = [
     "MAX_TOKENS=4096",
     "the machine learning password reset flow",
     "an md5 of the file: 5d41402abc4b2a76b9719d911017c592",
+    # names Python's tempfile and Vite make, and hashes inside paths and URLs
+    "wrote /tmp/tmp4p_xwg0f/out.json and /tmp/tmpx18t062q/report.txt",
+    "vite.config.ts.timestamp-1718802716364-8a7b0f4c2e1d.mjs",
+    "see https://github.com/acme/api/commit/d36d57c66ff031f93b4fa432e86802f84991477b",
 ]
 
 
 @pytest.mark.parametrize("text", ORDINARY)
 def test_ordinary_code_and_prose_is_left_alone(text: str) -> None:
     assert scrub(text) == (text, Redactions())
+
+
+def test_a_long_hex_part_ending_in_a_letter_is_scanned_at_once() -> None:
+    """The word test backtracked exponentially on such a part: a line of a real
+    transcript (a 60-digit hex part) kept the scanner busy for hours. Run in a child with
+    a bound, so the old behaviour fails here instead of hanging the suite."""
+    part = "d36d57c66ff031f93b4fa432e86802f84991477e522adcdffd314454326b"
+    text = f"blobs/sha256/{part}/layer.tar"
+    code = f"from memctl.memories.privacy import scrub; print(scrub({text!r})[0])"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == text
 
 
 def test_private_blocks_are_dropped_and_counted() -> None:

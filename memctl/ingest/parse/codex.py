@@ -39,7 +39,9 @@ BOILERPLATE = re.compile(
 TOOL_CALLS = {"function_call", "local_shell_call", "custom_tool_call", "web_search_call"}
 TOOL_OUTPUTS = {"function_call_output", "custom_tool_call_output"}
 # Rollouts without a cwd in their metadata carry it in the injected environment block.
-ENVIRONMENT_CWD = re.compile(r"<environment_context>.*?<cwd>\s*([^<\n]+?)\s*</cwd>", re.S)
+# Spaces are stripped after the match: `\s*([^<\n]+?)\s*` could split a run of blanks three
+# ways, and an unclosed <cwd> followed by 8,000 of them took over two minutes.
+ENVIRONMENT_CWD = re.compile(r"<environment_context>.*?<cwd>([^<]*)</cwd>", re.S)
 
 
 def looks_like(record: dict[str, Any]) -> bool:
@@ -89,8 +91,8 @@ def _item(item: dict[str, Any], created: str | None, tally: Tally) -> list[Parse
             return []
         text = block_text(item.get("content"))
         cwd = ENVIRONMENT_CWD.search(text)
-        if cwd:
-            tally.saw_cwd(cwd.group(1))
+        if cwd and cwd.group(1).strip() and "\n" not in cwd.group(1).strip():
+            tally.saw_cwd(cwd.group(1).strip())
         text = BOILERPLATE.sub("", text).strip()
         if not text:
             tally.pass_over("injected context")
