@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 
 app = new_typer()
 
+GATED = "memctl+llm-gate"  # memctl with recall.llm_gate, the judge's answers replayed
+
 DataOption = Annotated[
     Path,
     typer.Option(
@@ -152,16 +154,49 @@ def paraphrase(
     ] = "30,1000",
     retriever: RetrieverOption = None,
     cache: CacheOption = None,
+    llm_answers: Annotated[
+        Path | None,
+        typer.Option(
+            "--llm-answers",
+            help="Also run memctl with recall.llm_gate, the judge answered from this file of "
+            "recorded answers by a loopback Ollama server; requests it has no answer for are "
+            "written to FILE.missing.json (a file that does not exist records them all).",
+        ),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Questions in other words than their fact, and unrelated ones: found@5 and silence."""
     from benchmarks.paraphrase import run
-    from benchmarks.retrievers import choose
+    from benchmarks.retrievers import choose, memctl_recall
 
     chosen = choose(retriever or ["memctl", "memctl-search", "vector"])
     settings, embed_cache = _open_cache(ctx, cache)
     with err_console.status("paraphrase stores"):
         rows = run(settings, embed_cache, _counts(n), distractors or [], chosen)
+    if llm_answers is not None:
+        from benchmarks import llm_replay
+        from memctl.config import settings_from_flags
+
+        replay, server = llm_replay.start(llm_answers)
+        options = ctx.find_root().obj or {}
+        gate = {"recall.llm_gate": "true", "ollama.host": replay.url}
+        gated = settings_from_flags(options.get("home"), {**(options.get("config") or {}), **gate})
+        try:
+            with err_console.status("paraphrase stores, LLM gate replayed"):
+                gated_rows = run(
+                    gated, embed_cache, _counts(n), distractors or [], {GATED: memctl_recall}
+                )
+        finally:
+            server.stop()
+        rows = sorted([*rows, *gated_rows], key=lambda row: (row["store"], row["half"]))
+        missing = llm_answers.with_name(llm_answers.stem + ".missing.json")
+        if replay.missing:
+            replay.write_missing(missing)
+        err_console.print(
+            f"LLM judge: {replay.answered} requests answered from {llm_answers.name}, "
+            f"{len(replay.missing)} with no recorded answer"
+            + (f" (written to {missing})" if replay.missing else "")
+        )
     if as_json:
         print_json(rows)
         return

@@ -3,19 +3,25 @@
 Run with the project's venv from the repository root, after installing the two
 packages this script alone needs (memctl itself never imports them):
 
-    .venv/bin/pip install onnx onnxruntime
+    .venv/bin/pip install onnx onnxruntime onnx-ir
     .venv/bin/python benchmarks/embed_compare.py [--chars 100,400,1000] [--texts 128]
-        [--against REV] [--default-blas-threads]
+        [--threads N] [--locomo FILE] [--against REV] [--default-blas-threads]
 
 Without them it compares memctl's numpy embedders alone (today's, and REV's).
 
 The ONNX graph is built here from memctl's own laid-out weights with the `onnx`
 package's helper API (no torch, no download): the same BERT layers as
 memctl/embed/local.py, GELU as erf, mean pooling and L2 norm done in numpy.
-ONNX Runtime runs it on one thread, fp32 and (quantize_dynamic) int8. Every
-figure is CPU seconds of this process (time.process_time) per text, numpy's BLAS
-on one thread too, the three embedders taking turns in one run; the vectors'
-agreement with numpy's is printed beside. ``--against REV`` adds memctl's numpy
+ONNX Runtime runs it on one intra-op thread: fp32, and the reduced-precision
+variants of ``VARIANTS`` (int8 dynamic per tensor and per channel, with the
+feed-forward output product left in fp32, static QDQ, 8-bit weight blocks
+(MatMulNBits, needs ``onnx-ir``), fp16 projections). Every figure is CPU
+seconds of this process (time.process_time) per text, numpy's BLAS on one thread
+too, the embedders taking turns in one run; the vectors' agreement with numpy's
+(cosine min / 1st percentile / mean) is printed beside. ``--threads 2`` runs two
+batches at once in two Python threads, as memctl's imports do, and adds the wall
+time. ``--locomo FILE`` adds the cosines over the distinct turns of a LoCoMo file
+(real texts, most of them short). ``--against REV`` adds memctl's numpy
 embedder as it was at git revision REV, beside today's in the same process.
 ``--default-blas-threads`` leaves OpenBLAS its default thread count and compares
 only REV's embedder (measured first, at every length) with today's (which limits
@@ -32,6 +38,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 if "--default-blas-threads" not in sys.argv:
@@ -40,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
+from benchmarks import locomo  # noqa: E402
 from benchmarks.embed_speed import sentences  # noqa: E402
 from memctl.embed import local  # noqa: E402
 
@@ -175,9 +183,10 @@ def session(model: bytes | str) -> object:
 
 
 def onnx_embedder(
-    embedder: local.LocalEmbedder, runner: object
+    embedder: local.LocalEmbedder, runner: object, threads: int = 1
 ) -> Callable[[list[str]], np.ndarray]:
-    """embed() as LocalEmbedder does it (length-sorted batches), the forward in ONNX Runtime."""
+    """embed() as LocalEmbedder does it (length-sorted batches, ``threads`` at once), the
+    forward in ONNX Runtime."""
     tokenizer, _ = embedder._load()
 
     def embed(texts: list[str]) -> np.ndarray:
@@ -185,20 +194,36 @@ def onnx_embedder(
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         rows = [encodings[i].ids for i in order]
         out = np.empty((len(texts), local.DIM), dtype=np.float32)
-        for batch in local._batches([len(row) for row in rows], BATCH):
+
+        def forward(batch: slice) -> None:
             ids, mask = local._pad(rows[batch])
             hidden = runner.run(None, {"ids": ids, "mask": mask})[0]  # type: ignore[attr-defined]
             pooled = np.einsum("btd,bt->bd", hidden, mask) / mask.sum(axis=1, keepdims=True)
             out[order[batch]] = pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
+
+        with ThreadPoolExecutor(threads) as pool:
+            list(pool.map(forward, local._batches([len(row) for row in rows], BATCH)))
         return out
 
     return embed
 
 
-def cpu_per_text(embed: Callable[[list[str]], np.ndarray], texts: list[str]) -> float:
-    began = time.process_time()
+def cpu_per_text(embed: Callable[[list[str]], np.ndarray], texts: list[str]) -> tuple[float, float]:
+    """(CPU, wall) milliseconds per text of one call."""
+    began, cpu = time.perf_counter(), time.process_time()
     embed(texts)
-    return (time.process_time() - began) / len(texts) * 1000
+    return (
+        (time.process_time() - cpu) / len(texts) * 1000,
+        (time.perf_counter() - began) / len(texts) * 1000,
+    )
+
+
+def agreement(vectors: np.ndarray, reference: np.ndarray) -> str:
+    cosines = (vectors * reference).sum(axis=1)
+    return (
+        f"cosine to numpy min {cosines.min():.4f} p1 {np.percentile(cosines, 1):.4f} "
+        f"mean {cosines.mean():.5f}"
+    )
 
 
 def report(
@@ -209,11 +234,11 @@ def report(
     rounds: int,
 ) -> None:
     vectors = embed(texts)
-    cosine = float((vectors * reference).sum(axis=1).min())
     times = sorted(cpu_per_text(embed, texts) for _ in range(rounds))
+    cpu, wall = times[len(times) // 2]
     print(
-        f"  {name:<24} {times[len(times) // 2]:6.1f} ms CPU per text (median of "
-        f"{rounds}; min {times[0]:.1f})  min cosine to numpy {cosine:.7f}"
+        f"  {name:<52} {cpu:6.1f} ms CPU {wall:6.1f} ms wall per text (median of "
+        f"{rounds}; min {times[0][0]:.1f})  {agreement(vectors, reference)}"
     )
 
 
@@ -223,6 +248,8 @@ def main() -> None:
     parser.add_argument("--texts", type=int, default=128, help="texts per length")
     parser.add_argument("--rounds", type=int, default=3, help="turns each embedder takes")
     parser.add_argument("--against", metavar="REV", help="also memctl's embedder at git REV")
+    parser.add_argument("--threads", type=int, default=1, help="forward passes at once")
+    parser.add_argument("--locomo", type=Path, help="a LoCoMo file: cosines over its turns")
     parser.add_argument(
         "--default-blas-threads",
         action="store_true",
@@ -250,39 +277,173 @@ def main() -> None:
 def compare(
     lengths: list[int], args: argparse.Namespace, then: local.LocalEmbedder | None, scratch: Path
 ) -> None:
-    embedder = local.LocalEmbedder(batch_size=BATCH, threads=1)  # CPU per text, like the others
+    # CPU per text like the others: one forward pass at a time unless --threads says more
+    embedder = local.LocalEmbedder(batch_size=BATCH, threads=args.threads)
     embedder.embed(["warm-up"])
     embedders: dict[str, Callable[[list[str]], np.ndarray]] = {"numpy today": embedder.embed}
     if then is not None:
         embedders[f"numpy at {args.against}"] = then.embed
     if importlib.util.find_spec("onnxruntime") and importlib.util.find_spec("onnx"):
-        embedders.update(onnx_embedders(embedder, scratch))
+        embedders.update(onnx_embedders(embedder, scratch, args.threads))
     else:
         print("onnx and onnxruntime are not installed: numpy alone")
+    print(f"{args.threads} forward pass(es) at once; {load()}")
+    if args.locomo is not None:
+        turns = sorted({turn.text for c in locomo.load(args.locomo) for turn in c.turns})
+        reference = embedder.embed(turns)
+        print(f"\n{len(turns)} distinct LoCoMo turns (agreement only):")
+        for name, embed in embedders.items():
+            print(f"  {name:<52} {agreement(embed(turns), reference)}")
     for chars in lengths:
         texts = texts_of(chars, args.texts)
         reference = embedder.embed(texts)
         print(f"\n{chars}-character texts, {len(texts)} of them, batch {BATCH}:")
         for name, embed in embedders.items():
             report(name, embed, texts, reference, args.rounds)
+    print(load())
+
+
+def load() -> str:
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def named_projections(model: bytes) -> object:
+    """The model with every node named, the products with a weight ``MatMul_<weight>``
+    (e.g. ``MatMul_3.out_w``), so that a quantizer can be told which to leave alone."""
+    import onnx
+
+    proto = onnx.load_from_string(model)
+    weights = {initializer.name for initializer in proto.graph.initializer}
+    for index, item in enumerate(proto.graph.node):
+        weighted = item.op_type == "MatMul" and item.input[1] in weights
+        item.name = f"MatMul_{item.input[1]}" if weighted else f"{item.op_type}_{index}"
+    return proto
+
+
+def fp16_projections(proto: object, path: Path) -> None:
+    """The products with a weight in fp16 (weights stored so, activations cast around them)."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    graph = proto.graph  # type: ignore[attr-defined]
+    weights = {initializer.name: initializer for initializer in graph.initializer}
+    nodes = []
+    for item in graph.node:
+        if item.op_type != "MatMul" or item.input[1] not in weights:
+            nodes.append(item)
+            continue
+        weight = weights[item.input[1]]
+        half = numpy_helper.to_array(weight).astype(np.float16)
+        weight.CopyFrom(numpy_helper.from_array(half, weight.name))
+        source, target = item.input[0], item.output[0]
+        item.input[0], item.output[0] = f"{source}.h", f"{target}.h"
+        nodes.append(helper.make_node("Cast", [source], [item.input[0]], to=TensorProto.FLOAT16))
+        nodes.append(item)
+        nodes.append(helper.make_node("Cast", [item.output[0]], [target], to=TensorProto.FLOAT))
+    del graph.node[:]
+    graph.node.extend(nodes)
+    import onnx
+
+    onnx.save(proto, str(path))
+
+
+class Calibration:
+    """Token ids of a few texts for static quantization (onnxruntime's CalibrationDataReader)."""
+
+    def __init__(self, embedder: local.LocalEmbedder, texts: list[str]) -> None:
+        tokenizer, _ = embedder._load()
+        rows = [encoding.ids for encoding in tokenizer.encode_batch(texts)]
+        feeds = []
+        for start in range(0, len(rows), 16):
+            ids, mask = local._pad(rows[start : start + 16])
+            feeds.append({"ids": ids, "mask": mask})
+        self.feeds = iter(feeds)
+
+    def get_next(self) -> dict[str, np.ndarray] | None:
+        return next(self.feeds, None)
+
+
+# The reduced-precision variants: name -> how quantize_dynamic is called (projections
+# only: MatMul with a weight; the attention's own products and the embeddings stay fp32).
+VARIANTS: dict[str, dict[str, object]] = {
+    "int8 dynamic, per tensor (ORT defaults)": {},
+    "int8 dynamic, per tensor": {"op_types_to_quantize": ["MatMul"]},
+    "int8 dynamic, per channel": {"op_types_to_quantize": ["MatMul"], "per_channel": True},
+    "int8 dynamic, per channel, reduce_range": {
+        "op_types_to_quantize": ["MatMul"],
+        "per_channel": True,
+        "reduce_range": True,
+    },
+    "int8 dynamic, per channel, FFN out fp32": {
+        "op_types_to_quantize": ["MatMul"],
+        "per_channel": True,
+        "nodes_to_exclude": [f"MatMul_{i}.out_w" for i in range(local.LAYERS)],
+    },
+    "int8 dynamic, per channel, layers 1-4": {
+        "op_types_to_quantize": ["MatMul"],
+        "per_channel": True,
+        "nodes_to_exclude": [
+            f"MatMul_{i}.{w}"
+            for i in (0, local.LAYERS - 1)
+            for w in ("qkv_w", "attn_out_w", "inter_w", "out_w")
+        ],
+    },
+}
 
 
 def onnx_embedders(
-    embedder: local.LocalEmbedder, scratch: Path
+    embedder: local.LocalEmbedder, scratch: Path, threads: int
 ) -> dict[str, Callable[[list[str]], np.ndarray]]:
     began = time.process_time()
     model = build_graph(embedder._load()[1])
     print(
         f"ONNX graph built in {time.process_time() - began:.2f} s CPU ({len(model) / 1e6:.0f} MB)"
     )
-    from onnxruntime.quantization import QuantType, quantize_dynamic
+    import onnx
+    from onnxruntime.quantization import (
+        CalibrationMethod,
+        QuantFormat,
+        QuantType,
+        quantize_dynamic,
+        quantize_static,
+    )
 
-    fp32_path, int8_path = scratch / "fp32.onnx", scratch / "int8.onnx"
-    fp32_path.write_bytes(model)
-    quantize_dynamic(fp32_path, int8_path, weight_type=QuantType.QInt8)
+    fp32_path = scratch / "fp32.onnx"
+    onnx.save(named_projections(model), str(fp32_path))
+    paths: dict[str, Path] = {"fp32": fp32_path}
+    for number, (name, options) in enumerate(VARIANTS.items()):
+        paths[name] = scratch / f"dynamic{number}.onnx"
+        quantize_dynamic(fp32_path, paths[name], weight_type=QuantType.QInt8, **options)  # type: ignore[arg-type]
+    paths["int8 static QDQ, per channel (MinMax)"] = scratch / "qdq.onnx"
+    quantize_static(
+        fp32_path,
+        paths["int8 static QDQ, per channel (MinMax)"],
+        Calibration(embedder, texts_of(400, 64) + texts_of(100, 96)),  # type: ignore[arg-type]
+        quant_format=QuantFormat.QDQ,
+        op_types_to_quantize=["MatMul"],
+        per_channel=True,
+        calibrate_method=CalibrationMethod.MinMax,
+        extra_options={"MatMulConstBOnly": True},
+    )
+    if importlib.util.find_spec("onnx_ir"):  # MatMulNBits' quantizer needs it
+        from onnxruntime.quantization.matmul_nbits_quantizer import (
+            DefaultWeightOnlyQuantConfig,
+            MatMulNBitsQuantizer,
+        )
+
+        for level, what in ((0, "fp32 compute"), (4, "int8 compute")):
+            name = f"8-bit weight blocks of 32, {what}"
+            paths[name] = scratch / f"nbits{level}.onnx"
+            config = DefaultWeightOnlyQuantConfig(
+                block_size=32, is_symmetric=True, accuracy_level=level, bits=8
+            )
+            quantizer = MatMulNBitsQuantizer(onnx.load(str(fp32_path)), algo_config=config)
+            quantizer.process()
+            quantizer.model.save_model_to_file(str(paths[name]), False)
+    paths["fp16 projections"] = scratch / "fp16.onnx"
+    fp16_projections(onnx.load(str(fp32_path)), paths["fp16 projections"])
     return {
-        "onnxruntime fp32": onnx_embedder(embedder, session(model)),
-        "onnxruntime int8": onnx_embedder(embedder, session(str(int8_path))),
+        f"onnxruntime {name}": onnx_embedder(embedder, session(str(path)), threads)
+        for name, path in paths.items()
     }
 
 

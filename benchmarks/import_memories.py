@@ -1,7 +1,7 @@
 """Where a bulk import of memories spends its time: embedding, and everything else.
 
     .venv/bin/python benchmarks/import_memories.py [--n 300] [--chars 700]
-        [--threads auto|N] [--against REV]
+        [--threads auto|N] [--against REV] [--int8]
 
 Writes a memctl JSONL file of ``--n`` memories of about ``--chars`` characters
 (``benchmarks/synthetic.py`` sentences joined), then imports it in this process
@@ -13,7 +13,10 @@ after: the embedder runs two forward passes at once only while the load leaves
 two cores idle (``--threads auto``, memctl's default; ``--threads 1`` fixes one).
 ``--against REV`` then imports the same file again with memctl's embedder as it
 was at git revision REV (``benchmarks/embed_compare.py``), after today's, so that
-today's own threads do not count as other people's load. Asserts nothing.
+today's own threads do not count as other people's load. ``--int8`` then
+imports it again with ONNX Runtime's int8 (dynamic, per channel) forward on two
+threads (``benchmarks/embed_compare.py``'s graph; needs onnx and onnxruntime),
+the variant measured in docs/benchmarks.md. Asserts nothing.
 """
 
 from __future__ import annotations
@@ -31,7 +34,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.embed_compare import embedder_at  # noqa: E402  (path above)
+from benchmarks.embed_compare import (  # noqa: E402  (path above)
+    VARIANTS,
+    build_graph,
+    embedder_at,
+    named_projections,
+    onnx_embedder,
+    session,
+)
 from benchmarks.synthetic import synthetic_memories  # noqa: E402
 from memctl.api.ingest import ImportRequest, import_files, plan_import  # noqa: E402
 from memctl.config.settings import load_settings  # noqa: E402
@@ -55,6 +65,24 @@ class Timed:
             self.wall += time.perf_counter() - began
             self.cpu += time.process_time() - cpu
             self.texts += len(texts)
+
+
+class Int8:
+    """ONNX Runtime's int8 forward (dynamic, per channel) behind memctl's tokenizer."""
+
+    def __init__(self, embedder: LocalEmbedder, scratch: Path) -> None:
+        import onnx
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+
+        fp32, int8 = scratch / "fp32.onnx", scratch / "int8.onnx"
+        onnx.save(named_projections(build_graph(embedder._load()[1])), str(fp32))
+        options = VARIANTS["int8 dynamic, per channel"]
+        quantize_dynamic(fp32, int8, weight_type=QuantType.QInt8, **options)  # type: ignore[arg-type]
+        self.forward = onnx_embedder(embedder, session(str(int8)), threads=2)
+        self.name, self.dim = f"onnxruntime-int8:{embedder.name}", embedder.dim
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return self.forward(list(texts)) if texts else np.zeros((0, self.dim), np.float32)
 
 
 def memories_file(path: Path, count: int, chars: int) -> None:
@@ -104,6 +132,7 @@ def main() -> None:
     parser.add_argument("--chars", type=int, default=700)
     parser.add_argument("--threads", default="auto", help="forward passes at once: auto or N")
     parser.add_argument("--against", metavar="REV", help="then the same with the embedder at REV")
+    parser.add_argument("--int8", action="store_true", help="then the same with ORT int8")
     args = parser.parse_args()
     threads = None if args.threads == "auto" else int(args.threads)
     embedder = Timed(LocalEmbedder(threads=threads))
@@ -121,6 +150,10 @@ def main() -> None:
             then = Timed(embedder_at(args.against, Path(tmp)))
             then.embed(["warm up"])
             report(f"embedder at {args.against}", Path(tmp) / "then", path, then, args.n)
+        if args.int8:
+            int8 = Timed(Int8(embedder.inner, Path(tmp)))  # type: ignore[arg-type]
+            int8.embed(["warm up"])
+            report("onnxruntime int8, 2 threads", Path(tmp) / "int8", path, int8, args.n)
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ complete -c memctl -n '__fish_use_subcommand' -a 'hook' -d 'Run by an assistant\
 complete -c memctl -n '__fish_use_subcommand' -a 'mcp' -d 'Serve memctl\'s tools (memory_search, memory_store, ...) and resources over MCP on stdio, for an assistant to start. `memctl init` registers it.'
 complete -c memctl -n '__fish_use_subcommand' -a 'sessions' -d 'The stored sessions: list, show, grep and expand them.'
 complete -c memctl -n '__fish_use_subcommand' -a 'context' -d 'The context block a session starting here gets: identity, essentials, recent work.'
-complete -c memctl -n '__fish_use_subcommand' -a 'doctor' -d 'Check this machine: model, store, hooks, LLM, sync remote, file modes; each with a fix.'
+complete -c memctl -n '__fish_use_subcommand' -a 'doctor' -d 'Check this machine: model, store, hooks and capture, the resident process, LLM, sync remote, file modes; each with a fix.'
 complete -c memctl -n '__fish_use_subcommand' -a 'daemon' -d 'The resident recall process: answers `memctl recall` and the start and prompt hooks with the model already loaded (recall.resident).'
 complete -c memctl -n '__fish_use_subcommand' -a 'install' -d 'Install capture hooks: session-start context and session-end capture.'
 complete -c memctl -n '__fish_use_subcommand' -a 'promote' -d 'Share memories: `memctl sync` publishes promoted memories.'

@@ -643,3 +643,36 @@ def test_paraphrase_benchmark_reports_both_halves_and_the_unrelated_questions(
     assert by[(2, "vector", "tune")]["found@5"] == 100.0  # two memories: both in the top 5
     with pytest.raises(InputError, match="needs 36 distractor turns"):
         paraphrase.run(settings, cache, [40], [], dict(BASELINES), data)
+
+
+def test_llm_replay_records_an_unanswered_judge_request_then_answers_it(tmp_path: Path) -> None:
+    from benchmarks import llm_replay
+    from memctl.errors import MemctlError
+    from memctl.llm.ollama import OllamaLLM
+    from memctl.llm.recall_judge import RecallJudge
+
+    answers = tmp_path / "answers.json"
+    memories = ["Deploys: make ship from main", "Tech lead: Marcus"]
+
+    def judged() -> tuple[llm_replay.Replay, list[float] | MemctlError]:
+        replay, server = llm_replay.start(answers)
+        try:
+            judge = RecallJudge(OllamaLLM(replay.url, "llama3.2", 5.0, retries=0))
+            return replay, judge.relevance("how do we ship?", memories)
+        except MemctlError as exc:
+            return replay, exc
+        finally:
+            server.stop()
+
+    replay, outcome = judged()  # record mode: no file yet, the judge falls back
+    assert isinstance(outcome, MemctlError) and replay.answered == 0
+    replay.write_missing(missing := tmp_path / "missing.json")
+    ((key, request),) = json.loads(missing.read_text()).items()
+    assert "Query: how do we ship?" in request and "[1] Tech lead: Marcus" in request
+    scores = {"scores": [{"id": 0, "score": 9}, {"id": 1, "score": 0}]}
+    answers.write_text(json.dumps({"answers": {key: scores}}))
+    replay, outcome = judged()
+    assert outcome == pytest.approx([0.9, 0.0]) and replay.answered == 1 and not replay.missing
+    answers.write_text("[]")
+    with pytest.raises(InputError, match="not an answers file"):
+        llm_replay.start(answers)

@@ -17,8 +17,13 @@ app = new_typer()
 
 @app.command()
 def doctor(ctx: typer.Context, as_json: JsonOption = False) -> None:
-    """Check this machine: model, store, hooks, LLM, sync remote, file modes; each with a fix."""
-    checks = run_checks(open_context(ctx))
+    """Check this machine: model, store, hooks and capture, the resident process, LLM, sync
+    remote, file modes; each with a fix."""
+    from memctl.api.sessions import last_captured
+
+    context = open_context(ctx)
+    stored = context.settings.db_path.exists()  # doctor reads: a missing store stays missing
+    checks = run_checks(context, last_captured(context) if stored else {})
     if as_json:
         print_json([asdict(check) for check in checks])
     elif console.is_terminal:  # a long check wraps at words, under its own column

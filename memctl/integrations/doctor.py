@@ -30,13 +30,15 @@ class Check:
     fix: str = ""  # what to run when it is not ok
 
 
-def doctor(ctx: Context) -> list[Check]:
-    """Every check, in the order a person fixes them."""
+def doctor(ctx: Context, captured: dict[str, str] | None = None) -> list[Check]:
+    """Every check, in the order a person fixes them. ``captured``: when memctl last
+    stored a session of each client (a transcript changed since is named as not captured)."""
     settings = ctx.settings
     return [
         model_check(settings),
         store_check(ctx),
-        *hook_checks(settings.home),
+        *hook_checks(settings.home, captured),
+        resident_check(settings),
         llm_check(settings),
         sync_check(settings),
         modes_check(settings.home),
@@ -91,12 +93,13 @@ def store_check(ctx: Context) -> Check:
     return Check("store", OK, f"{path} opens and passes the quick check")
 
 
-def hook_checks(home: Path) -> list[Check]:
-    """Per assistant found: its hooks installed, trusted (Codex), and when they last fired."""
+def hook_checks(home: Path, captured: dict[str, str] | None = None) -> list[Check]:
+    """Per assistant found: its hooks installed, trusted (Codex), when they last fired, and
+    whether a transcript changed after memctl last captured one of its sessions."""
     from memctl.integrations import setup
 
     checks = []
-    for item in setup.status(setup.where(False, Path.cwd()), home):
+    for item in setup.status(setup.where(False, Path.cwd()), home, captured):
         name = f"hooks {item.client}"
         if not item.found.present:
             continue
@@ -111,6 +114,27 @@ def hook_checks(home: Path) -> list[Check]:
             checks.append(Check(name, OK, f"installed, last fired {setup.age(last)}"))
         checks += [Check(name, WARN, problem) for problem in item.problems]
     return checks or [Check("hooks", WARN, "no assistant found", "install one, then `memctl init`")]
+
+
+def resident_check(settings: Settings) -> Check:
+    """The resident recall process (``recall.resident``): whether one serves this home.
+    Not running is fine: the next session start or recall starts it."""
+    if not settings.recall_resident:
+        return Check("resident", OK, "off: each recall and hook loads the model itself")
+    from memctl.integrations import resident
+
+    answer = resident.tell(settings.home, "status") or {}
+    if "pid" in answer:
+        served = answer.get("served", 0)
+        return Check("resident", OK, f"process {answer['pid']} serves, {served} requests so far")
+    if "stale" in answer:
+        return Check(
+            "resident",
+            WARN,
+            "one of another memctl was running: told to stop",
+            "`memctl daemon start`",
+        )
+    return Check("resident", OK, "not running: the next session start or recall starts it")
 
 
 def llm_check(settings: Settings) -> Check:

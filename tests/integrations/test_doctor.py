@@ -7,6 +7,7 @@ import json
 import os
 import re
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -96,7 +97,7 @@ def test_a_failing_check_is_exit_status_1_and_one_line_of_error(
 ) -> None:
     done = run_cli("-c", "llm=ollama", "-c", f"ollama.host={dead_ollama_url}", "doctor")
     assert done.returncode == 1
-    assert done.stderr.strip() == "memctl: error: 1 of 6 checks failed: llm"
+    assert done.stderr.strip() == "memctl: error: 1 of 7 checks failed: llm"
     (line,) = [line for line in done.stdout.splitlines() if line.startswith("fail")]
     assert "llm" in line and "fix: install Ollama" in line
     # on an 80-column terminal a long check wraps at words, under its own column
@@ -123,3 +124,43 @@ def test_an_assistant_cli_as_the_llm_is_checked_on_path(
     os.environ["PATH"] = f"{bin_dir}:{os.environ['PATH']}"  # user_home's monkeypatch restores
     found = by_name(doctor(make_ctx(llm="codex", embedder="hash")))["llm"]
     assert found.status == OK and "`codex` headless" in found.detail
+
+
+def test_a_transcript_no_hook_captured_is_named_until_it_is_captured(
+    user_home: Path, home: Path
+) -> None:
+    """Claude Code wrote a session an hour ago and no hook stored it: doctor says so, with
+    the way to store it; once stored, the line goes."""
+    env = {"HOME": str(user_home), "MEMCTL_LLM": "none"}
+    assert run_cli("install", "claude-code", env=env).returncode == 0
+    transcript = user_home / ".claude" / "projects" / "-work-api" / "5f1c.jsonl"
+    transcript.parent.mkdir(parents=True)
+    line = {"type": "user", "sessionId": "5f1c", "cwd": "/work/api", "message": {"role": "user"}}
+    line["message"]["content"] = "We deploy with make release."  # type: ignore[index]
+    transcript.write_text(json.dumps(line) + "\n")
+    an_hour_ago = time.time() - 3600
+    os.utime(transcript, (an_hour_ago, an_hour_ago))
+    done = run_cli("doctor", env=env)
+    (named,) = [x for x in done.stdout.splitlines() if "is not captured" in x]
+    assert named.startswith("warn") and "1h ago" in named and "none captured yet" in named
+    stored = run_cli(
+        "-c",
+        "ingest.spawn_worker=false",
+        "ingest",
+        "--client",
+        "claude-code",
+        "--transcript",
+        str(transcript),
+        env=env,
+    )
+    assert stored.returncode == 0, stored.stderr
+    assert "is not captured" not in run_cli("doctor", env=env).stdout
+
+
+def test_the_resident_process_is_reported(
+    make_ctx: Callable[..., Context], user_home: Path
+) -> None:
+    off = by_name(doctor(make_ctx(embedder="hash", recall__resident=False)))["resident"]
+    assert off.status == OK and off.detail.startswith("off")
+    idle = by_name(doctor(make_ctx(embedder="hash", recall__resident=True)))["resident"]
+    assert idle.status == OK and idle.detail.startswith("not running")

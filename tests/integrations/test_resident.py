@@ -89,6 +89,12 @@ def _serves(cmdline: Path, home: Path) -> bool:
     return b"memctl.cli.resident" in words and str(home).encode() in words
 
 
+def test_doctor_names_the_running_resident_process(daemon: int) -> None:
+    done = run_cli("doctor")
+    (line,) = [x for x in done.stdout.splitlines() if x.startswith("ok    resident")]
+    assert f"process {daemon} serves" in line
+
+
 def test_answers_through_the_resident_process_are_the_in_process_answers(
     home: Path, daemon: int, tmp_path: Path
 ) -> None:
