@@ -22,6 +22,7 @@ the variant measured in docs/benchmarks.md. Asserts nothing.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import sys
@@ -134,6 +135,8 @@ def main() -> None:
     parser.add_argument("--against", metavar="REV", help="then the same with the embedder at REV")
     parser.add_argument("--int8", action="store_true", help="then the same with ORT int8")
     args = parser.parse_args()
+    if args.int8 and not all(importlib.util.find_spec(m) for m in ("onnx", "onnxruntime")):
+        parser.error("--int8 needs onnx and onnxruntime: pip install onnx onnxruntime onnx-ir")
     threads = None if args.threads == "auto" else int(args.threads)
     embedder = Timed(LocalEmbedder(threads=threads))
     embedder.embed(["warm up"])  # the model's load is not the import's

@@ -52,11 +52,10 @@ from memctl.config import load_settings  # noqa: E402
 from memctl.context import Context  # noqa: E402
 from memctl.embed import Embedder, get_embedder  # noqa: E402
 from memctl.errors import MemctlError  # noqa: E402
-from memctl.ingest.capture import JOB_KIND  # noqa: E402
+from memctl.ingest.capture import queue_distillation  # noqa: E402
 from memctl.ingest.digest import DIGEST_TAG  # noqa: E402
 from memctl.model import Memory, Message, Role, Session, State, format_time  # noqa: E402
 from memctl.retrieve.pipeline import recall  # noqa: E402
-from memctl.store import jobs  # noqa: E402
 from memctl.store.memories import MemoryFilter, list_memories  # noqa: E402
 from memctl.store.sessions import insert_messages, save_session  # noqa: E402
 
@@ -101,7 +100,7 @@ def queue_and_drain(ctx: Context, keys: Keys) -> int:
     """Queue each session's job as capture does and run them as the worker does; the jobs
     that failed."""
     for session_id in dict.fromkeys(session for session, _ in keys):
-        jobs.enqueue(ctx.db, JOB_KIND, session_id, {"mode": "smart", "notes": []})
+        queue_distillation(ctx.db, session_id)
     return len(drain_jobs(ctx, "ingest").failed)
 
 

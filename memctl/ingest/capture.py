@@ -48,6 +48,15 @@ from memctl.store.sessions import (
 MODES = ("smart", "raw")
 INSERT_BATCH = 500
 JOB_KIND = "ingest"
+
+
+def queue_distillation(db: Database, session_id: str, problems: str | None = None) -> int:
+    """Queue the background distillation of a session's new messages (the worker's job);
+    ``problems``: what capture could not read, for the run's notes."""
+    payload = {"mode": "smart", "notes": [problems] if problems else []}
+    return jobs.enqueue(db, JOB_KIND, session_id, payload)
+
+
 MAX_SESSION_ID = 200
 STDIN_NAME = "standard input"
 # How a transcript file read before is known to be the same file: the first and the last
@@ -411,9 +420,7 @@ def store_transcript(
             if opened and opened.tracked:
                 _mark(db, opened.tracked, transcript, session)
         if report.messages_new and options.mode == "smart" and not dry_run:
-            problems = transcript.tally.problems()
-            payload = {"mode": options.mode, "notes": [problems] if problems else []}
-            report.job_id = jobs.enqueue(db, JOB_KIND, session_id, payload)
+            report.job_id = queue_distillation(db, session_id, transcript.tally.problems())
     tally = transcript.tally
     report.session_id, report.scope = session_id, session.scope
     report.messages_total = session.message_count
