@@ -718,7 +718,7 @@ def test_real_questions_report_found_at_5_both_ways_per_half_and_scoping(
     # q1 quotes its session: found both ways; no text holds q3's keyword
     q1 = next(a for a in report.answers if a.question.id == "q1" and a.scoping == "everywhere")
     assert q1.found(clear_only=False) == (True, True)
-    assert by[("everywhere", "check")]["found@5 judged"] == 50.0
+    assert by[("everywhere", "check")]["found@5 judged"] == pytest.approx(50.0)
     assert not any(a.found(clear_only=False)[1] for a in report.answers if a.question.id == "q3")
     details = report.to_dict()["per_question"]
     assert len(details) == 6 and all(len(d["top"]) <= 5 for d in details)
@@ -729,3 +729,25 @@ def test_real_questions_report_found_at_5_both_ways_per_half_and_scoping(
     (tmp_path / "questions.json").write_text(json.dumps({"questions": [stray]}))
     with pytest.raises(InputError, match="q9 asks about gone.jsonl, not listed"):
         real_questions.run(settings, tmp_path, None, cache.embedder)
+
+
+def test_real_questions_count_clear_matches_apart_when_recall_labels_them() -> None:
+    from benchmarks.real_questions import Answer, Hit, Question, figures
+
+    def answer(qid: str, *hits: tuple[str, str, str | None]) -> Answer:
+        question = Question(qid, "how do we lint?", "a.jsonl", "check", ("ruff",))
+        return Answer(question, "project", [Hit(frozenset({s}), t, m) for s, t, m in hits])
+
+    answers = [
+        answer("q1", ("a.jsonl", "lint runs with ruff check", "clear")),
+        answer(
+            "q2", ("b.jsonl", "deploys go out on Fridays", "clear"), ("a.jsonl", "ruff", "possible")
+        ),
+        answer("q3"),
+    ]
+    row = figures(answers)
+    assert (row["found@5 auto"], row["found@5 judged"]) == pytest.approx((66.7, 66.7))
+    assert (row["clear found@5 auto"], row["clear found@5 judged"]) == pytest.approx((33.3, 33.3))
+    assert (row["nothing"], row["no clear match"]) == pytest.approx((33.3, 33.3))
+    unlabelled = answer("q4", ("a.jsonl", "lint runs with ruff", None))
+    assert "clear found@5 auto" not in figures([unlabelled])
