@@ -422,29 +422,36 @@ def _runtime_directory(home: Path) -> int:
         os.mkdir(directory, 0o700)
     except FileExistsError:
         pass
+    _refuse_link(directory)
     try:
         fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     except OSError as exc:
-        raise StoreError(f"{directory} is not a directory of its own: {exc.strerror}") from None
+        raise StoreError(f"{directory} cannot be opened: {exc.strerror}") from None
     owner = os.fstat(fd).st_uid
     if owner != os.getuid():
         os.close(fd)
-        raise StoreError(f"{directory} belongs to user {owner}, not this one")
+        raise StoreError(f"{directory} belongs to user {owner}, not to this one: refused")
     os.fchmod(fd, 0o700)
     return fd
 
 
-def _lock_file(directory: int) -> int:
-    """The lock file, opened in the resident directory without following a link; a
-    regular file of this user's (StoreError otherwise)."""
+def _refuse_link(path: Path) -> None:
+    if os.path.islink(path):
+        raise StoreError(f"{path} is a symbolic link: refused (remove it, memctl makes its own)")
+
+
+def _lock_file(directory: int, path: Path) -> int:
+    """The lock file ``path``, opened in the resident directory without following a link;
+    a regular file of this user's (StoreError otherwise)."""
+    _refuse_link(path)
     try:
         lock = os.open(LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600, dir_fd=directory)
     except OSError as exc:
-        raise StoreError(f"{DIRECTORY}/{LOCK} cannot be opened: {exc.strerror}") from None
+        raise StoreError(f"{path} cannot be opened: {exc.strerror}") from None
     info = os.fstat(lock)
     if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid():
         os.close(lock)
-        raise StoreError(f"{DIRECTORY}/{LOCK} is not a regular file of this user's")
+        raise StoreError(f"{path} is not a regular file of this user's: refused")
     return lock
 
 
@@ -456,7 +463,7 @@ def serve(home: Path, idle: float, warm: Callable[[], None], handlers: Handlers)
 
     directory = _runtime_directory(home)
     try:
-        lock = _lock_file(directory)
+        lock = _lock_file(directory, home / DIRECTORY / LOCK)
     finally:
         os.close(directory)
     try:
