@@ -139,7 +139,7 @@ def test_a_client_that_goes_cancels_its_request(home: Path, daemon: int) -> None
     request = {
         "stamp": resident.stamp(),
         "argv": ["recall", "--no-touch", "-"],
-        "env": resident.environment({**os.environ, "MEMCTL_EMBEDDER": "hash"}),
+        "env": {"MEMCTL_HOME": str(home), "MEMCTL_EMBEDDER": "hash", "PATH": os.defpath},
         "umask": 0o22,
         "streams": [["utf-8", "strict"]] * 3,
     }
