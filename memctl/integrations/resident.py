@@ -85,6 +85,7 @@ ENV_NAMES = frozenset(
     }
 )  # fmt: skip
 ENV_PREFIXES = ("MEMCTL_", "LC_", "XDG_")
+MAX_TEXTS = 64  # texts of one embed request (a query, or a recall's session messages)
 DIED = 70  # the child died after it began to write: the command's output is cut short
 
 
@@ -423,3 +424,53 @@ def start(home: Path) -> None:
         )
     finally:
         os.close(log)
+
+
+class ResidentEmbedder:
+    """The embedder of a long-lived process that rarely embeds (the MCP server): each
+    call asks the home's resident process, whose model is loaded, for the vectors (a
+    query's in a few milliseconds, where loading the model takes seconds); when none of
+    this user's answers in time, or it embeds with another model, ``local`` loads and
+    answers from then on. Nothing is started: the session-start hook starts the resident
+    process."""
+
+    def __init__(self, home: Path, local: Any) -> None:
+        self.home = home
+        self.local = local  # the settings' embedder (memctl.embed.Embedder), not yet loaded
+        self.alone = False  # the local model answers (it is loaded: no need to ask)
+
+    @property
+    def name(self) -> str:
+        return str(self.local.name)
+
+    @property
+    def dim(self) -> int:
+        return int(self.local.dim)
+
+    def embed(self, texts: list[str]) -> Any:
+        """A float32 array of shape (len(texts), dim), each row L2-normalised."""
+        if not self.alone and texts:
+            rows = [
+                self._asked(texts[at : at + MAX_TEXTS]) for at in range(0, len(texts), MAX_TEXTS)
+            ]
+            if all(r is not None for r in rows):
+                import numpy as np
+
+                return np.concatenate(rows)
+            self.alone = True
+        return self.local.embed(texts)
+
+    def _asked(self, texts: list[str]) -> Any:
+        """The resident process's vectors for ``texts``, or None."""
+        answer = tell(self.home, "embed", texts=texts) or {}
+        if answer.get("name") != self.name or not isinstance(answer.get("dim"), int):
+            return None
+        import base64
+
+        import numpy as np
+
+        try:
+            rows = np.frombuffer(base64.b64decode(str(answer.get("vectors"))), dtype=np.float32)
+            return rows.reshape(len(texts), answer["dim"]).copy()
+        except ValueError:  # not base64, or not as many rows as texts
+            return None

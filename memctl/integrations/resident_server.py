@@ -30,6 +30,7 @@ from memctl.integrations.resident import (
     HANDSHAKE_SECONDS,
     LOCK,
     MAX_REQUEST,
+    MAX_TEXTS,
     SOCKET,
     address,
     peer,
@@ -95,7 +96,6 @@ REAP_SECONDS = 0.05
 READ_SECONDS = HANDSHAKE_SECONDS
 MAX_WAITING = 64  # connections still sending their request; past it: busy, run it yourself
 MAX_CHILDREN = 32  # requests running at once; past it: busy
-MAX_TEXTS = 64  # texts of one embed request
 HUNG_UP = select.POLLHUP | select.POLLRDHUP | select.POLLERR | select.POLLNVAL
 
 
