@@ -55,9 +55,15 @@ def until(check: Callable[[], object], what: str) -> None:
 
 
 def blocked_reading_stdin(pid: int) -> bool:
-    """Whether ``pid`` sleeps in read(2) on its descriptor 0 (/proc/PID/syscall)."""
+    """Whether ``pid`` sleeps in read(2) on its descriptor 0 (/proc/PID/syscall; where
+    that is not readable, as without root under Yama, whether it sleeps at all)."""
     try:
         words = Path(f"/proc/{pid}/syscall").read_text().split()
+    except PermissionError:
+        try:
+            return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "S"
+        except OSError:
+            return False
     except OSError:
         return False
     return words[:2] == ["0", "0x0"]
