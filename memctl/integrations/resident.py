@@ -405,11 +405,34 @@ def tell(home: Path, op: str, **fields: Any) -> dict[str, Any] | None:
         return None
 
 
+def unsafe(home: Path) -> str | None:
+    """Why the home's resident directory cannot be used (a symbolic link, not a
+    directory, another user's), or None: then a server would refuse to start."""
+    import stat
+
+    where = os.path.join(home, DIRECTORY)
+    try:
+        info = os.lstat(where)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(info.st_mode):
+        return f"{where} is a symbolic link"
+    if not stat.S_ISDIR(info.st_mode):
+        return f"{where} is not a directory"
+    if info.st_uid != os.getuid():
+        return f"{where} belongs to user {info.st_uid}"
+    return None
+
+
 def start(home: Path) -> None:
-    """Start a resident process for ``home``, detached (it exits at once when one runs)."""
+    """Start a resident process for ``home``, detached (it exits at once when one runs);
+    none when its directory is ``unsafe`` (``memctl doctor`` says why)."""
     import subprocess
 
     from memctl.config.files import open_private
+
+    if unsafe(home) is not None:
+        return
 
     log = open_private(home / "logs" / LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
     try:

@@ -201,3 +201,5 @@ def test_a_link_as_the_runtime_directory_is_refused(home: Path, target: Path) ->
     alone = run_cli("recall", "--no-touch", "deploy", env=OFF)
     through = run_cli("recall", "--no-touch", "deploy", env={"MEMCTL_RECALL_RESIDENT": "on"})
     assert (through.returncode, through.stdout) == (alone.returncode, alone.stdout)
+    doctor = run_cli("doctor", env={"MEMCTL_RECALL_RESIDENT": "on"}).stdout
+    assert f"not started: {link} is a symbolic link" in doctor
