@@ -179,7 +179,7 @@ def test_a_link_as_the_lock_file_is_refused(home: Path, target: Path) -> None:
     (home / resident.DIRECTORY).mkdir(mode=0o700, parents=True)
     (home / resident.DIRECTORY / resident.LOCK).symlink_to(target / "precious")
     done = run_cli("daemon", "run", env={"MEMCTL_RECALL_RESIDENT": "on"})
-    assert done.returncode != 0
+    assert done.returncode == 4  # StoreError
     link = home / resident.DIRECTORY / resident.LOCK
     assert done.stderr.strip().splitlines() == [
         f"memctl: error: {link} is a symbolic link: refused (remove it, memctl makes its own)"
@@ -191,7 +191,7 @@ def test_a_link_as_the_runtime_directory_is_refused(home: Path, target: Path) ->
     home.mkdir(exist_ok=True)
     (home / resident.DIRECTORY).symlink_to(target)
     done = run_cli("daemon", "run", env={"MEMCTL_RECALL_RESIDENT": "on"})
-    assert done.returncode != 0
+    assert done.returncode == 4  # StoreError
     link = home / resident.DIRECTORY
     assert done.stderr.strip().splitlines() == [
         f"memctl: error: {link} is a symbolic link: refused (remove it, memctl makes its own)"
