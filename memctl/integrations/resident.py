@@ -274,23 +274,24 @@ class _Exchange:
             self.kept += chunk
             self.pending = chunk
         else:
-            self._close_relay()
+            self.close()
 
     def _write_relay(self) -> None:
         assert self.relay is not None
         try:
             self.pending = self.pending[os.write(self.relay, self.pending) :]
         except BrokenPipeError:  # the child closed its stdin: it reads no more
-            self._close_relay()
+            self.close()
 
-    def _close_relay(self) -> None:
+    def close(self) -> None:
+        """Stop relaying: the child's stdin ends."""
         if self.relay is not None:
             os.close(self.relay)
         self.relay, self.pending = None, b""
 
     def restore(self) -> None:
         """Standard input as it was before the request: what was relayed, then the rest."""
-        self._close_relay()
+        self.close()
         if not self.kept:
             return
         rest = bytearray(self.kept)
@@ -351,13 +352,15 @@ def forward(argv: list[str]) -> int | None:
     finally:
         if stdin != 0:
             os.close(stdin)
-    if code is None:
-        if exchange is not None:
-            exchange.restore()
-        elif relay is not None:
+    if exchange is None:
+        if relay is not None:
             os.close(relay)
-        if offset is not None:
-            os.lseek(0, offset, os.SEEK_SET)
+    elif code is None:
+        exchange.restore()
+    else:
+        exchange.close()
+    if code is None and offset is not None:
+        os.lseek(0, offset, os.SEEK_SET)
     return code
 
 

@@ -291,7 +291,8 @@ class Server:
                 self.stopping = "the home's config.yaml changed"
                 _answer(conn, {"stale": "config"})
             elif data.get("op") == "embed":
-                self._fork(conn, lambda: self._embed(conn, _texts(data)))
+                texts = _texts(data)
+                self._fork(conn, lambda: self._embed(conn, texts))
             else:
                 request = _checked(data, fds, waiting.pid)
                 self._fork(conn, lambda: self._run(conn, request))
@@ -367,10 +368,13 @@ class Server:
 
 
 def _texts(data: dict[str, Any]) -> list[str]:
+    """An embed request's texts (ValueError unless 1 to MAX_TEXTS strings)."""
     texts = data.get("texts")
-    if not (isinstance(texts, list) and 0 < len(texts) <= MAX_TEXTS):
-        raise ValueError(f"texts: expected a list of 1 to {MAX_TEXTS} strings")
-    if not all(isinstance(t, str) for t in texts):
+    if not (
+        isinstance(texts, list)
+        and 0 < len(texts) <= MAX_TEXTS
+        and all(isinstance(t, str) for t in texts)
+    ):
         raise ValueError(f"texts: expected a list of 1 to {MAX_TEXTS} strings")
     return texts
 

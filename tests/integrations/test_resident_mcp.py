@@ -5,6 +5,7 @@ their own, starting nothing, when none runs. Real processes, the real SDK client
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import sys
@@ -12,12 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import numpy as np
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
+from memctl.embed.hashed import HashEmbedder
 from memctl.integrations import resident
 from tests.integrations.test_integrations_mcp import text
-from tests.integrations.test_resident import ON, daemon, served
+from tests.integrations.test_resident import ON, daemon, said, served
 from tests.integrations.test_resident_requests import memctl
 
 __all__ = ["daemon"]  # the fixture, used by name below
@@ -67,3 +70,15 @@ def test_memory_search_without_a_resident_process_loads_its_own(home: Path) -> N
     assert [contents(a) for a in through] == [contents(a) for a in alone]
     assert contents(through[0]) == ["We deploy with make release from the main branch."]
     assert resident.tell(home, "status") is None  # and it started none
+
+
+def test_a_bad_embed_request_is_one_error_and_the_server_serves_on(home: Path, daemon: int) -> None:
+    for texts in ([], [1], ["x"] * (resident.MAX_TEXTS + 1), "not a list"):
+        request = json.dumps({"stamp": resident.stamp(), "op": "embed", "texts": texts})
+        answer = said(home, request.encode() + b"\n")
+        assert answer == {"error": f"texts: expected a list of 1 to {resident.MAX_TEXTS} strings"}
+    good = resident.tell(home, "embed", texts=["how do we deploy", "who reviews?"]) or {}
+    embedder = HashEmbedder()
+    assert (good.get("name"), good.get("dim")) == (embedder.name, embedder.dim)
+    rows = np.frombuffer(base64.b64decode(str(good["vectors"])), dtype=np.float32)
+    assert np.allclose(rows.reshape(2, -1), embedder.embed(["how do we deploy", "who reviews?"]))

@@ -19,6 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,10 +33,10 @@ __all__ = ["daemon"]  # the fixture, used by name below
 WITHIN = 30.0  # seconds a test waits for a process to reach a state (never a timing assert)
 
 
-def memctl(*args: str, **popen: object) -> subprocess.Popen[bytes]:
+def memctl(*args: str, **popen: Any) -> subprocess.Popen[bytes]:
     """``memctl ARGS`` as a real process with the test's environment (hash embedder)."""
     env = {**os.environ, "COLUMNS": "200", "MEMCTL_EMBEDDER": "hash"}
-    return subprocess.Popen([sys.executable, "-m", "memctl", *args], env=env, **popen)  # type: ignore[call-overload, no-any-return]
+    return subprocess.Popen([sys.executable, "-m", "memctl", *args], env=env, **popen)
 
 
 def children(pid: int) -> list[int]:
