@@ -106,7 +106,7 @@ def embed(settings: Settings, texts: list[str]) -> tuple[str, int, bytes]:
     """The embedder's name, dimension and the float32 rows of ``texts`` (an MCP server's
     query: ``memctl.integrations.resident.ResidentEmbedder``), with the model ``warm``
     loaded."""
-    from memctl.context import Context
+    from memctl.api.config import Context
 
     embedder = Context(settings).embedder
     rows = embedder.embed(texts)
