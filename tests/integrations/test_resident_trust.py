@@ -234,3 +234,53 @@ def test_a_listener_of_another_user_on_the_users_own_socket_hears_nothing(
     recall_answers_alone(memories)
     heard = listener.heard()
     assert heard and heard[0] == {"bytes": 0, "fds": 0, "secret": False}
+
+
+# Another user's client: it sends a whole request (its stdout among the descriptors) and
+# prints the server's answer (given at once, before the request is read).
+INTRUDER = """
+import json, socket, sys
+with socket.socket(socket.AF_UNIX) as conn:
+    conn.connect(sys.argv[1])
+    request = {"stamp": sys.argv[2], "argv": ["recall", "deploy"], "env": {},
+               "umask": 18, "streams": [["utf-8", "strict"]] * 3}
+    try:  # the server may have answered and closed already
+        socket.send_fds(conn, [json.dumps(request).encode() + b"\\n"], [0, 1, 2, 0])
+    except OSError:
+        pass
+    print(conn.makefile().readline().strip())
+"""
+
+
+def test_another_users_client_is_not_served(
+    other_user: pwd.struct_passwd, shared_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = shared_dir / "home"
+    for name, value in ON.items():
+        monkeypatch.setenv(name, value)
+    assert run_cli("--home", str(home), "daemon", "start").returncode == 0
+    try:
+        before = int((resident.tell(home, "status") or {})["served"])
+        socket_path = home / resident.DIRECTORY / resident.SOCKET
+        os.chmod(home, 0o755)  # as if the user had opened everything up
+        os.chmod(socket_path.parent, 0o755)
+        os.chmod(socket_path, 0o777)
+        python = shutil.which("python3", path="/usr/bin")
+        assert python is not None
+        done = subprocess.run(
+            [python, "-c", INTRUDER, str(socket_path), resident.stamp()],
+            capture_output=True,
+            text=True,
+            user=OTHER_USER,
+            cwd="/",
+            timeout=60,
+        )
+        assert json.loads(done.stdout) == {
+            "error": f"a process of user {other_user.pw_uid} is not served"
+        }
+        assert resident.tell(home, "status") is None  # a socket others may write: not asked
+        os.chmod(socket_path, 0o600)
+        assert (resident.tell(home, "status") or {})["served"] == before  # nothing ran
+    finally:
+        resident.tell(home, "stop")
+        stop_every_daemon(home)
