@@ -74,14 +74,17 @@ SUN_PATH_MAX = 100  # an AF_UNIX address longer than this is reached through /pr
 GROUP_OTHER_WRITE = 0o022  # mode bits that would let another user replace the socket
 # The environment a forwarded command reads: memctl's own settings, where the user's data,
 # config and caches are (HOME, XDG_*, the assistants' homes), the terminal (rich: TERM,
-# COLORTERM, NO_COLOR, FORCE_COLOR, COLUMNS, LINES), the locale and time zone, and what
-# the embedder, git and Ollama read. Nothing else leaves the client.
+# COLORTERM, NO_COLOR, FORCE_COLOR, COLUMNS, LINES), the locale and time zone, what the
+# embedder, git and Ollama read, and how HTTP reaches a model server (proxies and CA
+# certificates, as httpx reads them). Nothing else leaves the client.
 ENV_NAMES = frozenset(
     {
         "HOME", "USER", "LOGNAME", "PATH", "TMPDIR", "LANG", "LANGUAGE", "TZ",
         "TERM", "COLORTERM", "TERM_PROGRAM", "NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES",
         "TTY_COMPATIBLE", "TTY_INTERACTIVE", "OLLAMA_HOST", "OPENBLAS_NUM_THREADS",
         "GIT_PYTHON_GIT_EXECUTABLE", "CODEX_HOME", "CLAUDE_CONFIG_DIR",
+        "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY",
+        "http_proxy", "https_proxy", "all_proxy", "no_proxy", "SSL_CERT_FILE", "SSL_CERT_DIR",
     }
 )  # fmt: skip
 ENV_PREFIXES = ("MEMCTL_", "LC_", "XDG_")

@@ -284,3 +284,24 @@ def test_another_users_client_is_not_served(
     finally:
         resident.tell(home, "stop")
         stop_every_daemon(home)
+
+
+def test_only_what_a_command_reads_of_the_environment_is_sent() -> None:
+    given = {
+        "AWS_SECRET_ACCESS_KEY": SECRET,
+        "GITHUB_TOKEN": "ghp_not_sent",
+        "SSH_AUTH_SOCK": "/run/agent",
+        "MEMCTL_HOME": "/h",
+        "HOME": "/root",
+        "LC_ALL": "C.UTF-8",
+        "XDG_DATA_HOME": "/d",
+        "COLUMNS": "80",
+        "OPENAI_API_KEY": "asked for by name when the settings name it",
+    }
+    assert resident.environment(given) == {
+        "MEMCTL_HOME": "/h",
+        "HOME": "/root",
+        "LC_ALL": "C.UTF-8",
+        "XDG_DATA_HOME": "/d",
+        "COLUMNS": "80",
+    }
