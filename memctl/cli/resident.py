@@ -88,7 +88,7 @@ def _enter(request: Request) -> None:
 def needs(request: Request) -> list[str]:
     """The environment variables the request's settings read that the client did not
     send (``memctl.integrations.resident.environment`` sends only what every command
-    reads): the one ``openai.api_key_env`` names."""
+    reads): with ``llm: openai``, the one ``openai.api_key_env`` names."""
     from memctl.api.config import settings_from_flags
     from memctl.errors import MemctlError
     from memctl.integrations.resident import split_globals
@@ -96,9 +96,10 @@ def needs(request: Request) -> list[str]:
     _enter(request)
     home, config, _ = split_globals(request.argv)
     try:
-        name = settings_from_flags(home, config).openai_api_key_env
+        settings = settings_from_flags(home, config)
     except (MemctlError, OSError, ValueError):
         return []  # the command says what is wrong with them
+    name = settings.openai_api_key_env if settings.llm == "openai" else ""
     return [name] if name and name not in request.env else []
 
 

@@ -204,3 +204,27 @@ def test_a_link_as_the_runtime_directory_is_refused(home: Path, target: Path) ->
     assert (through.returncode, through.stdout) == (alone.returncode, alone.stdout)
     doctor = run_cli("doctor", env={"MEMCTL_RECALL_RESIDENT": "on"}).stdout
     assert f"not started: {link} is a symbolic link" in doctor
+
+
+@pytest.mark.parametrize(
+    ("config", "asked"),
+    [(["-c", "llm=openai", "-c", "openai.api_key_env=MY_LLM_KEY"], ["MY_LLM_KEY"]), ([], [])],
+)
+def test_the_child_asks_for_the_key_its_settings_name(
+    home: Path, daemon: int, config: list[str], asked: list[str]
+) -> None:
+    request = {
+        "stamp": resident.stamp(),
+        "argv": [*config, "recall", "--no-touch", "deploy"],
+        "env": {"MEMCTL_HOME": str(home), "MEMCTL_EMBEDDER": "hash", "PATH": os.defpath},
+        "umask": 0o22,
+        "streams": [["utf-8", "strict"]] * 3,
+    }
+    with open(os.devnull, "rb+") as null, socket.socket(socket.AF_UNIX) as conn:
+        conn.connect(str(home / resident.DIRECTORY / resident.SOCKET))
+        fds = [null.fileno()] * 3 + [os.open(".", os.O_RDONLY)]
+        socket.send_fds(conn, [json.dumps(request).encode() + b"\n"], fds)
+        os.close(fds[3])
+        assert json.loads(conn.makefile("rb").readline())["need"] == asked
+    # not told to go: it ran nothing
+    until(lambda: not children(daemon), "the child to leave")
