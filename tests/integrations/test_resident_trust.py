@@ -31,7 +31,7 @@ from tests.conftest import run_cli
 from tests.integrations.test_resident import ON, stop_every_daemon
 
 SECRET = "AKIA-not-for-the-listener-7f3a9c"
-OTHER_USER = "memctl-attacker"
+OTHER_USER = "memctl-other"  # and the pytest process id
 # A listener that takes every connection and prints, for each, how many bytes and
 # descriptors it was sent (it answers nothing: a client that sent would wait, then fall
 # back). Given a descriptor number, it listens on that already-bound socket.
@@ -178,15 +178,15 @@ def test_a_socket_another_user_could_have_placed_hears_nothing(
 
 @pytest.fixture
 def other_user() -> Iterator[pwd.struct_passwd]:
-    """A second local user (useradd); root only."""
+    """A second local user of this test alone (useradd, userdel after); root only."""
     if os.geteuid() != 0 or shutil.which("useradd") is None:
         pytest.skip("needs root and useradd to make a second local user")
+    name = f"{OTHER_USER}-{os.getpid()}"  # each pytest worker its own
+    subprocess.run(["useradd", "--no-create-home", name], check=True)
     try:
-        user = pwd.getpwnam(OTHER_USER)
-    except KeyError:
-        subprocess.run(["useradd", "--no-create-home", OTHER_USER], check=True)
-        user = pwd.getpwnam(OTHER_USER)
-    yield user
+        yield pwd.getpwnam(name)
+    finally:
+        subprocess.run(["userdel", name], check=False)
 
 
 @pytest.fixture
@@ -207,7 +207,7 @@ def test_root_with_another_users_home_hears_nothing_from_their_listener(
     directory.mkdir(mode=0o700)
     for path in (theirs, directory, *theirs.rglob("*")):
         os.chown(path, other_user.pw_uid, other_user.pw_gid)
-    listener = listen(str(directory / resident.SOCKET), user=OTHER_USER)
+    listener = listen(str(directory / resident.SOCKET), user=other_user.pw_name)
     recall_answers_alone(theirs, "--home", str(theirs))
     assert listener.heard() == []
     assert (os.stat(directory).st_uid, os.stat(directory).st_mode & 0o777) == (
@@ -230,7 +230,7 @@ def test_a_listener_of_another_user_on_the_users_own_socket_hears_nothing(
         mask = os.umask(0o177)
         bound.bind(str(directory / resident.SOCKET))
         os.umask(mask)
-        listener = listen("", user=OTHER_USER, fd=bound.fileno())
+        listener = listen("", user=other_user.pw_name, fd=bound.fileno())
     recall_answers_alone(memories)
     heard = listener.heard()
     assert heard and heard[0] == {"bytes": 0, "fds": 0, "secret": False}
@@ -271,7 +271,7 @@ def test_another_users_client_is_not_served(
             [python, "-c", INTRUDER, str(socket_path), resident.stamp()],
             capture_output=True,
             text=True,
-            user=OTHER_USER,
+            user=other_user.pw_name,
             cwd="/",
             timeout=60,
         )
