@@ -134,6 +134,14 @@ def resident_check(settings: Settings) -> Check:
             "one of another memctl was running: told to stop",
             "`memctl daemon start`",
         )
+    problem = resident.unsafe(settings.home)
+    if problem is not None:
+        return Check(
+            "resident",
+            WARN,
+            f"not started: {problem}",
+            f"remove {settings.home / resident.DIRECTORY} (memctl makes its own)",
+        )
     return Check("resident", OK, "not running: the next session start or recall starts it")
 
 

@@ -3,7 +3,8 @@
 Every tool is a thin call of the core API (``memctl.api``), the same functions the
 CLI calls. A ``MemctlError`` becomes an error result carrying its one-line
 message (the CLI's message for the same mistake); the server keeps running.
-One ``Context`` lives as long as the server, so the embedding model loads once;
+One ``Context`` lives as long as the server, so the embedding model loads once, and
+only when the resident recall process does not answer (``open_context``);
 the SDK runs tools in worker threads, so one call at a time uses it (``call``).
 Every argument is checked against ``LIMITS`` before any work: past one, the call
 is refused with one line. ``memory_ingest`` reads only transcripts: files under
@@ -509,6 +510,19 @@ def _resources(door: Door) -> None:
         # the server's own connection, not a second Context opened for every read
         request = recall_api.SessionStartRequest()
         return call(lambda: recall_api.layered(ctx, request).text()) or "(no memories yet)"
+
+
+def open_context(settings: Settings) -> Context:
+    """The server's context. With ``recall.resident`` on, vectors come from the resident
+    recall process while one runs (``ResidentEmbedder``): the first search of a session
+    does not load the model (issue 37: 4.7-5.3 s on a loaded machine). Ollama's models
+    stay loaded in Ollama: asked directly."""
+    if not settings.recall_resident or settings.embedder == "ollama":
+        return Context(settings)
+    from memctl.embed import get_embedder
+    from memctl.integrations.resident import ResidentEmbedder
+
+    return Context(settings, ResidentEmbedder(settings.home, get_embedder(settings)))
 
 
 def build(ctx: Context) -> MCPServer:
