@@ -296,8 +296,8 @@ RECALL_KEYS: tuple[Key, ...] = (
     Key("recall.chars_per_token", 4.0, "Characters per token when packing a budget.", minimum=0.1),
     Key(
         "recall.cjk_chars_per_token",
-        0.87,
-        "CJK characters per token when packing a budget.",
+        1.17,
+        "Chinese characters (and CJK punctuation) per token when packing a budget.",
         minimum=0.1,
     ),
     Key(

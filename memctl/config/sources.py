@@ -97,7 +97,8 @@ SOURCES: dict[str, str] = {
     "recall.mmr_threshold": RECALL + ": mmr",
     "recall.mmr_factor": RECALL + ": mmr",
     "recall.chars_per_token": RECALL + ": pack (tokens ~ len / 4)",
-    "recall.cjk_chars_per_token": RECALL + ": pack (CJK ~ 0.87 characters a token)",
+    "recall.cjk_chars_per_token": "o200k_base, measured by benchmarks/token_estimate.py "
+    "(cl100k_base: 0.87, issue 3's figure)",
     "recall.strength_step": RECALL + ": a recall strengthens by 0.1",
     "ollama.connect_timeout": "reasoned: a local server answers a connection at once; 2 s "
     "tells a stopped Ollama from a busy one (ingest.md § Which LLM)",
