@@ -223,7 +223,8 @@ KOREAN_DIGEST = (
     "Session of 2026-05-02 (claude-code)\n"
     "Asked: 완전 최소한 기능만 구현해 주세요. 로그인과 결제 화면만 있으면 됩니다.\n"
     "Done: "
-    + "세션 만료 시간을 초 단위로 비교하던 버그를 auth/session.ts 에서 고쳤습니다. " * 12
+    + "세션 만료 시간을 초 단위로 비교하던 버그를 auth/session.ts 에서 고쳤습니다. "
+    * 12
     + "\n- 결제 API 는 Stripe 테스트 키로만 호출합니다.\n"
     "- 데이터베이스 마이그레이션은 리뷰한 다음에 실행합니다.\n"
     "Left open: E2E 테스트 하나가 시간대 때문에 실패합니다."
@@ -267,9 +268,7 @@ def test_a_sessions_own_later_fact_goes_before_its_digest(make_ctx: Any) -> None
     shown = [i.memory_id for i in found.items]
     assert fix.id in shown
     assert "Asked: run /init" in found.text() and "Asked: older work" in found.text()
-    assert shown.index(fix.id) < next(
-        n for n, i in enumerate(found.items) if "run /init" in i.text
-    )
+    assert shown.index(fix.id) < next(n for n, i in enumerate(found.items) if "run /init" in i.text)
     assert found.used["L2"] <= 150
 
 
