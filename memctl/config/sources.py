@@ -138,12 +138,13 @@ SOURCES: dict[str, str] = {
     "backup a day (maintain.md § Maintenance)",
     "select.messages": INGEST + ": select",
     "select.max_bytes": INGEST + ": select",
-    "digest.max_chars": "reasoned: about 400 tokens, so a session's digest fits the recent-"
-    "work layer (context.recent_budget); not swept",
+    "digest.max_chars": "swept 1600, 2000, 2400 on the gold set's tune half with "
+    "digest.report_chars 500 and 800 (docs/benchmarks.md § What a session leaves behind); "
+    "the start block shortens a digest that does not fit",
     "digest.items": "reasoned: six items a section keep every section within "
     "digest.max_chars; not swept",
-    "digest.report_chars": "reasoned: a sub-agent's headings and conclusion, not its whole "
-    "report; not swept",
+    "digest.report_chars": "swept with digest.max_chars (docs/benchmarks.md § What a "
+    "session leaves behind): a sub-agent's conclusions and findings, not its whole report",
     "extract.max_facts": INGEST + ": extract",
     "extract.chunk_chars": INGEST + ": extract; measured for host tasks: benchmarks.md § What "
     "a host model is handed",

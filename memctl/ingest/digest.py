@@ -52,12 +52,12 @@ from memctl.ingest.injected import strip_injected
 from memctl.ingest.noise import noise_kind
 from memctl.ingest.parse.common import SUBAGENT, SUBAGENT_REPORT
 from memctl.ingest.tools import (
+    LIST_ITEM,
     Call,
     condense,
     read_calls,
     shell_command,
     tool_kind,
-    without_filler,
 )
 from memctl.memories.provenance import fetches_and_runs
 from memctl.model import Message, Role
@@ -73,6 +73,10 @@ DECISION_SCAN_CHARS = 200_000
 META_REQUEST_MIN_WORDS = 6
 OUTCOME_MIN_CHARS = 60
 OUTCOME_CHARS = 400
+# A closing answer that lists findings (a review's issues, the steps done) keeps each of
+# them, condensed, within this; the gold set's /review answer lists five in about 800.
+FINDINGS_CHARS = 900
+FINDINGS_MIN_ITEMS = 2
 ERROR_WIDTH = 70
 COMMAND_WIDTH = 50
 AGAIN = "running it again"  # a failure whose fix was only a retry: no case to learn
@@ -370,7 +374,7 @@ def render(digest: SessionDigest, heading: str, max_chars: int) -> str:
         "Left open": list(digest.left_open),
         "Fetched code, not asked for": list(digest.fetched),
     }
-    outcome = _cut(without_filler(digest.outcome), OUTCOME_CHARS)
+    outcome = _outcome(digest.outcome, OUTCOME_CHARS)
 
     def text() -> str:
         lines = [heading] + [f"{k}: " + "; ".join(v) for k, v in sections.items() if v]
@@ -382,5 +386,14 @@ def render(digest: SessionDigest, heading: str, max_chars: int) -> str:
     if len(text()) > max_chars:  # one long request and a long outcome: both shortened
         room = max(40, (max_chars - len(heading)) // 2 - 20)
         sections["Asked"] = [_cut(a, room) for a in sections["Asked"]]
-        outcome = _cut(outcome, room)
+        outcome = _outcome(digest.outcome, room)
     return text()[:max_chars]
+
+
+def _outcome(text: str, chars: int) -> str:
+    """The closing answer in ``chars`` characters; one that lists findings keeps each of
+    them, condensed (in up to FINDINGS_CHARS), not the first few whole and the rest cut."""
+    items = sum(bool(LIST_ITEM.match(line)) for line in text.splitlines())
+    if items >= FINDINGS_MIN_ITEMS:
+        chars = max(chars, FINDINGS_CHARS) if chars >= OUTCOME_CHARS else chars
+    return condense(text, chars)

@@ -333,3 +333,74 @@ def test_decisions_come_from_rule_sized_sentences_of_the_first_said_text() -> No
     ]
     late = [*chatter, Message(Role.USER, rule, "", "s1", 999)]
     assert build_digest(late, 6, 500).decisions == []  # read past DECISION_SCAN_CHARS
+
+
+REVIEW_ANSWER = """## Code review: the API server
+
+Overall the structure is sound. Three major additions landed in this branch:
+
+1. **Streaming responses** for the chat endpoint, with backpressure handled in `stream.ts`.
+2. **ChatGPT import** of conversation exports, parsing the zip in a worker thread.
+3. **Rate limiting** per API key, stored in Redis with a sliding window.
+
+### Issues found
+
+1. **CORS allows `*` with credentials** in `server.ts`: any site can call the API as the user.
+2. **Prototype pollution** in `mergeConfig`: a `__proto__` key in the request body reaches the
+   global object prototype.
+3. **No size limit on uploads**: `/import` buffers the whole file in memory.
+4. **API keys logged** at debug level in `auth.ts`.
+5. **X-Forwarded-For trusted** by the rate limiter even without a proxy in front.
+
+I'd fix 1 and 2 before merging; 3 to 5 can follow in a separate PR.
+"""
+
+LONG_SUBAGENT_REPORT = (
+    "I now have a complete picture of how transcripts are rendered.\n\n## Overview\n"
+    + "".join(
+        f"Line {n} of the template wraps a row in a div with its classes.\n" for n in range(20)
+    )
+    + "\n## SessionLive\n"
+    "- `session_live.ex` loads only the main session's messages (subagent_id is nil).\n"
+    "\n## SubagentLive\n"
+    "- `subagent_live.ex` calls the renderer without the session's cwd, so paths stay absolute.\n"
+    "- Both templates inline the row markup; a shared component would remove 120 lines.\n"
+)
+SECTIONS_OF_LONG_LINES = "\n".join(
+    f"## Part {n}\nPart {n} of the checkout calls the payment gateway. " + "It retries. " * 40
+    for n in range(3)
+)
+
+
+def test_a_review_answer_keeps_every_finding_not_the_first_few_whole() -> None:
+    """A /review closing answer: the five issues survive, each condensed, not cut mid-list."""
+    records = [
+        cc("user", "<command-name>/review</command-name><command-args></command-args>", 1),
+        cc("assistant", use(2, "Bash", command="git diff main --stat"), 2),
+        cc("user", result(2, " server.ts | 40 ++++"), 3),
+        cc("assistant", [{"type": "text", "text": REVIEW_ANSWER}], 4),
+    ]
+    text = digest_text(records, 2400)
+    for finding in ("CORS allows", "Prototype pollution", "size limit", "API keys logged"):
+        assert finding in text
+    assert "X-Forwarded-For" in text and "ChatGPT import" in text
+
+
+def test_a_long_subagent_report_keeps_its_findings_beyond_the_opening() -> None:
+    records = [
+        cc("user", "Map how the two LiveViews render transcripts, please.", 1),
+        cc("assistant", use(2, "Task", description="map", prompt="Map", subagent_type="x"), 2),
+        cc("user", result(2, [{"type": "text", "text": LONG_SUBAGENT_REPORT}]), 3),
+        cc("assistant", [{"type": "text", "text": "The map is done."}], 4),
+    ]
+    messages, _ = parse(records)
+    found = " ".join(build_digest(messages, 6, 800).reports)
+    assert "session_live.ex" in found and "subagent_live.ex" in found
+    assert "shared component" in found
+
+
+def test_a_condensed_report_is_never_its_headings_alone() -> None:
+    """Sections of one long line each: their first sentences, not the headings alone."""
+    short = condense(SECTIONS_OF_LONG_LINES, 300)
+    assert len(short) <= 300
+    assert all(f"Part {n} of the checkout calls" in short for n in range(3))
