@@ -47,6 +47,19 @@ KEPT = [
     ),
     # a rule written as one comma-joined Chinese sentence that ends in a question mark
     ("代码注释统一用中文，提交信息用英文，可以吗？", "convention"),
+    # rules in other words and languages (issue 35: each was missed on held-out sessions)
+    ("완전 최소한 기능만 구현해 주세요", "rule"),
+    ("max 8 min demo", "rule"),
+    ("扫描源码的时候只扫描 src/ 下的文件，最多 200 个", "rule"),
+    ("외부 라이브러리는 절대 사용하지 마세요.", "rule"),
+    ("デモは最大 8 分にしてください。", "rule"),
+    ("外部ライブラリは使わないでください。", "rule"),
+    ("認証は Supabase にしましょう。", "decision"),
+    # rules stated inside a request
+    ("Keep it minimal.", "rule"),
+    ("Don't add any new dependencies.", "rule"),
+    ("Only use the standard library.", "rule"),
+    ("The public API must stay backwards compatible.", "rule"),
 ]
 DROPPED = [
     "Make the colors green and yellow",
@@ -62,7 +75,20 @@ DROPPED = [
     "Work on bead spotter-4te. Run bd show spotter-4te to see the issue details and bd ready "
     "to find available subtasks. Start with the first ready task.",
     "how differnt is this export data than what the inital cctrace exported?",
+    "고마워요! 잘 되네요.",
+    "이거 왜 안 돼?",
+    "ありがとうございます。",
+    "Only one test failed.",
+    "Just checking in on the build.",
 ]
+
+
+def test_a_korean_paragraph_is_cut_into_its_sentences() -> None:
+    """Korean puts ". " between sentences (no capital after it): the rule is its own fact."""
+    facts = extract_rules(
+        [Passage("빌드가 실패했습니다. 외부 라이브러리는 절대 사용하지 마세요.")], 10
+    )
+    assert [f.content for f in facts] == ["외부 라이브러리는 절대 사용하지 마세요."]
 
 
 @pytest.mark.parametrize(("sentence", "kind"), KEPT)
