@@ -16,6 +16,9 @@ messages. Its sections:
   permission prompt, a closing question, a last request nobody answered;
 - Fetched code: code from the network the session ran (``curl … | sh``) that the user's
   own words did not ask for, named only by its host, never as a command to run again;
+- Not done: what the closing answer claims and the tool results deny (a file it says it
+  created whose every write was refused or failed, tests it says pass that still fail);
+  the claiming sentences leave the outcome;
 - Outcome: the closing answer.
 
 Commands that came from fetched content never read as instructions: one that runs
@@ -82,6 +85,19 @@ COMMAND_WIDTH = 50
 AGAIN = "running it again"  # a failure whose fix was only a retry: no case to learn
 # kinds of rule match that say what was decided or set right
 DECISION_KINDS = frozenset({"decision", "correction", "convention", "rule", "commitment"})
+# a closing sentence saying a file was made or changed, and one saying the tests pass
+CLAIM = re.compile(
+    r"\b(?:I(?:'ve| have)?|we(?:'ve| have)?)\s+(?:\w+\s+){0,2}?(?:created|written|wrote|added|"
+    r"updated|generated|saved|made|modified|edited|set up)\b|\b(?:is|was|has been) "
+    r"(?:now )?(?:created|written|added|updated|generated|saved|in place)\b|"
+    r"作成しました|생성했|만들었|创建了|已创建|已生成",
+    re.I,
+)
+PASSING = re.compile(
+    r"\b(?:all (?:the )?)?(?:tests?|build|suite|checks?|ci)\b[^.;]{0,40}?\b(?:pass(?:es|ed|ing)?|"
+    r"succeed(?:s|ed)?|(?:is |are |now )?green|work(?:s|ing)? (?:now|again))\b",
+    re.I,
+)
 # an address in a command or a tool's input: its host
 URL = re.compile(r"\b(?:https?|ftp)://([^/\s:'\"`)]+)", re.I)
 # tools that bring a page from the network into the session
@@ -126,6 +142,7 @@ class SessionDigest:
     calls: list[Call] = field(default_factory=list)  # every tool call, with its outcome
     fixes: list[tuple[str, Call]] = field(default_factory=list)  # (line, the fixing call)
     fetched: list[str] = field(default_factory=list)  # hosts of fetched code run, unasked
+    not_done: list[str] = field(default_factory=list)  # claims the tool results deny
 
     def useful(self) -> bool:
         """The session did something (ran a command, changed a file, had a sub-agent
@@ -345,7 +362,41 @@ def build_digest(messages: list[Message], limit: int, report_chars: int) -> Sess
     closing = sentences(digest.outcome)
     if closing and QUESTION.search(closing[-1]):
         _add(digest.left_open, f"asked: {_cut(closing[-1])}", limit)
+    _check_claims(digest, limit)
     return digest
+
+
+def _denied_files(calls: list[Call]) -> dict[str, str]:
+    """{file name: how its last write ended} for each file whose writes never succeeded."""
+    last: dict[str, Call] = {}
+    for call in calls:
+        if tool_kind(call.name, call.detail) == "file":
+            for _, path in call.files():
+                last[path.rsplit("/", 1)[-1]] = call
+    return {
+        name: f"{call.name} {name} {'refused' if call.refused else 'failed'}"
+        for name, call in last.items()
+        if not call.succeeded and name
+    }
+
+
+def _check_claims(digest: SessionDigest, limit: int) -> None:
+    """Tool results outrank claims: a closing sentence saying a file was made whose writes
+    were refused or failed, or that tests pass while a command still fails, leaves the
+    outcome, and "Not done" says what happened."""
+    denied = _denied_files(digest.calls)
+    failing = [item for item in digest.left_open if "still failing" in item]
+    kept = []
+    for sentence in sentences(digest.outcome):
+        named = [n for n in denied if n in sentence and CLAIM.search(sentence)]
+        for name in named:
+            _add(digest.not_done, f"{denied[name]} (the closing answer said otherwise)", limit)
+        if failing and PASSING.search(sentence):
+            _add(digest.not_done, f"{failing[0]} (the closing answer said it passes)", limit)
+        elif not named:
+            kept.append(sentence)
+    if digest.not_done:
+        digest.outcome = " ".join(kept)
 
 
 def _paths(paths: list[str]) -> list[str]:
@@ -372,6 +423,7 @@ def render(digest: SessionDigest, heading: str, max_chars: int) -> str:
         "Fixed": list(digest.fixed),
         "Found": list(digest.reports),
         "Left open": list(digest.left_open),
+        "Not done": list(digest.not_done),
         "Fetched code, not asked for": list(digest.fetched),
     }
     outcome = _outcome(digest.outcome, OUTCOME_CHARS)

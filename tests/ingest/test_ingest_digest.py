@@ -404,3 +404,50 @@ def test_a_condensed_report_is_never_its_headings_alone() -> None:
     short = condense(SECTIONS_OF_LONG_LINES, 300)
     assert len(short) <= 300
     assert all(f"Part {n} of the checkout calls" in short for n in range(3))
+
+
+NOT_GRANTED = (
+    "Claude requested permissions to write to /repo/CLAUDE.md, but you haven't granted it yet."
+)
+
+
+def test_a_refused_write_outranks_the_answer_claiming_the_file() -> None:
+    """Claude Code 1.0.98 in print mode: the Write was never granted, yet the closing answer
+    says the file exists. The digest says what happened, not the claim."""
+    records = [
+        cc("user", "<command-name>/init</command-name><command-args></command-args>", 1),
+        cc("assistant", use(2, "Write", file_path="/repo/CLAUDE.md", content="# Guide"), 2),
+        cc("user", result(2, NOT_GRANTED, True), 3),
+        cc(
+            "assistant",
+            [
+                {
+                    "type": "text",
+                    "text": "I've created a basic CLAUDE.md with the build commands. "
+                    "It covers npm run build and the test runner.",
+                }
+            ],
+            4,
+        ),
+    ]
+    text = digest_text(records, 2400)
+    assert "I've created" not in text
+    assert "Not done: Write CLAUDE.md refused" in text
+    assert "npm run build" in text  # the rest of the answer stays
+    assert "Created:" not in text
+
+
+def test_tests_said_to_pass_while_the_last_run_failed_are_not_done() -> None:
+    records = [
+        cc("user", "Make the checkout tests pass", 1),
+        cc("assistant", use(2, "Bash", command="pnpm test"), 2),
+        cc("user", result(2, "Exit code 1\nFAIL retry.test.ts: expected 2, got 3", True), 3),
+        cc(
+            "assistant",
+            [{"type": "text", "text": "All tests pass now. The fix is in retry.ts."}],
+            4,
+        ),
+    ]
+    text = digest_text(records, 2400)
+    assert "Not done: `pnpm test` still failing" in text
+    assert "All tests pass now" not in text and "The fix is in retry.ts" in text

@@ -56,7 +56,13 @@ SUBAGENT_TOOLS = frozenset({"task", "agent", "spawn_agent"})
 # started; its report comes later, as a user turn, in a <task-notification>'s <result>
 LAUNCHED = re.compile(r"\AAsync agent launched successfully")
 TASK_RESULT = re.compile(r"\A\s*<task-notification>.*?<result>(.*?)</result>", re.S)
-REFUSED = re.compile(r"^The user doesn't want to proceed with this tool use", re.I)
+# The person said no at the permission prompt, or (Claude Code 1.0 without a prompt, as in
+# print mode) the permission was never granted.
+REFUSED = re.compile(
+    r"^(?:The user doesn't want to proceed with this tool use|"
+    r"Claude requested permissions? to .{0,300}?but you haven't granted it yet)",
+    re.I,
+)
 # Exit-code lines of shell tools: Claude Code's Bash ("Exit code 1"), Codex's exec_command
 # ("Process exited with code 1") and shell_command ("Exit code: 1").
 EXIT_CODE = re.compile(r"^(?:Exit code:? |Process exited with code )(-?\d+)[ \t]*(?:\n|\Z)", re.M)
