@@ -307,6 +307,15 @@ CHINESE = (
     _zh("rule", PA, 0.8, r"(?:都|一律|统一|全部)(?:用|使用|改成|写成)|应该(?:用|使用|是|放)"),
     _zh("rule", PA, 0.8, r"(?:以后|之后|今后)(?:都|请|要)|不能(?:用|提交|修改|删除)"),
     _zh("case", C, 0.7, r"(?:问题|原因|解决(?:方法|办法|方案))(?:是|在于)"),
+    _zh("rule", PA, 0.8, r"(?:只|仅)(?:能|需要|要|用|做|扫描|保留|实现|修改|支持|读取|检查)"),
+    _zh(
+        "rule",
+        PA,
+        0.8,
+        r"(?:最多|不超过|至多|最少|至少)\s*\d+|\d+\s*(?:分钟|秒|行|个字)\s*(?:以内|之内)",
+    ),
+    _zh("rule", PA, 0.8, r"(?:禁止|不得|请勿|一定要|务必|避免)"),
+    _zh("rule", PA, 0.8, r"最小(?:化|功能|实现|改动)|(?:尽量|保持)简单"),
 )
 
 KOREAN = (
@@ -350,19 +359,8 @@ JAPANESE = (
     _zh("rule", PA, 0.8, r"だけ(?:を|に|で)?\s*(?:して|使|実装|作|残|スキャン|読)"),
     _zh("preference", PR, 0.7, r"(?:私は|僕は)\S*(?:好き|好み)"),
 )
-CHINESE_LIMITS = (
-    _zh("rule", PA, 0.8, r"(?:只|仅)(?:能|需要|要|用|做|扫描|保留|实现|修改|支持|读取|检查)"),
-    _zh(
-        "rule",
-        PA,
-        0.8,
-        r"(?:最多|不超过|至多|最少|至少)\s*\d+|\d+\s*(?:分钟|秒|行|个字)\s*(?:以内|之内)",
-    ),
-    _zh("rule", PA, 0.8, r"(?:禁止|不得|请勿|一定要|务必|避免)"),
-    _zh("rule", PA, 0.8, r"最小(?:化|功能|实现|改动)|(?:尽量|保持)简单"),
-)
 
-PATTERNS = ENGLISH + CHINESE + CHINESE_LIMITS + KOREAN + JAPANESE
+PATTERNS = ENGLISH + CHINESE + KOREAN + JAPANESE
 # a sentence that asserts a rule even when it ends in a question mark ("we should run it on
 # every push?", "注释用中文，提交信息用英文，可以吗？")
 ASSERTIVE = re.compile(

@@ -78,7 +78,7 @@ ANSWERED = re.compile(r"^User has answered your questions?: ?")
 # warning, a traceback's or a compiler's location, a lone path. The reason comes later.
 UNTELLING = re.compile(
     r"^(?:[=\-_*#~]{3,}|time=\S+ level=(?:info|debug)|WARN|\S+$|Traceback \(most recent|"
-    r"File \".*\", line \d+)|\w*Warning\b",
+    r"File \".*\", line \d+|npm (?:warn|notice)|> |yarn run v|Browserslist:)|\w*Warning\b",
     re.I,
 )
 FAILURE_LINE = re.compile(
