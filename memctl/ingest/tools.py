@@ -65,14 +65,14 @@ SUBCOMMANDS = frozenset(
 # whole, "Good" alone in "Good catch! ..." is not (it left "catch! ...").
 FILLER = re.compile(
     r"^\s*(?:(?:perfect|great|excellent|awesome|done|all done|good|okay|ok|sure|got it|"
-    r"absolutely|exactly|(?:you're |you are )?(?:absolutely )?right|"
+    r"absolutely|exactly|(?:you're |you are )?(?:absolutely )?right|(?:you're|you are) welcome|"
     r"(?:good|great|nice|excellent) (?:catch|question|point|find|idea|call))"
     r"(?:\s*[!.,:\u2014\u2013]+\s*|\s*$))+",
     re.I,
 )
 NARRATION = re.compile(
     r"^\s*(?:(?:now,? )?I (?:now )?have [^.!\n]{0,40}?(?:understanding|picture|view|"
-    r"overview|information|idea|context)\b|(?:now,? )?let me\b|I'll now\b|agentId:)"
+    r"overview|information|idea|context)\b|(?:(?:now|so|based on [^,.\n]{0,80}),? )?let me\b|I'll now\b|agentId:)"
     r"[^\n]*?(?:[.!:](?=\s|$)|\n|$)\s*",
     re.I,
 )

@@ -16,6 +16,9 @@ ELLIPSIS = "…"
 # "1."), after CJK full stops, and at "; " (digests join their items with it).
 SENTENCE_END = re.compile(r"(?<![0-9])[.!?]\s+|[。！？；]\s*|;\s+")
 
+# The fewest tokens a line's first sentence is cut to when the lines share the budget.
+MIN_SHARE = 12
+
 Cost = Callable[[str], int]
 
 
@@ -46,28 +49,41 @@ def cut_words(text: str, budget: int, cost: Cost) -> str:
 
 
 def shorten(text: str, budget: int, cost: Cost) -> str:
-    """``text`` within ``budget`` tokens: whole when it fits, else its first sentences and
-    its list items with "…"; '' when not even a few words fit."""
+    """``text`` within ``budget`` tokens: whole when it fits, else the first sentence of
+    each line (cut to a fair share of the budget when longer), then the following
+    sentences in order, with "…" where it was cut; '' when not even a few words fit."""
     if cost(text) <= budget:
         return text
     lines = [sentences(line.strip()) for line in text.splitlines() if line.strip()]
-    taken = [0] * len(lines)
+    share = max(MIN_SHARE, budget // max(1, len(lines)))
+    kept: list[list[str]] = [[] for _ in lines]
+    done = [False] * len(lines)  # a line whose first sentence was cut takes no more
     used = cost(ELLIPSIS)
-    for depth in (1, None):  # the first sentence of every line, then the rest in order
-        for index, parts in enumerate(lines):
-            while taken[index] < len(parts) and (depth is None or taken[index] < depth):
-                price = cost(parts[taken[index]]) + 1
-                if used + price > budget:
-                    break
-                used += price
-                taken[index] += 1
-    if not any(taken):
+    for index, parts in enumerate(lines):
+        price = cost(parts[0]) + 1
+        if price > share:
+            head = cut_words(parts[0], min(share, budget - used) - 1, cost)
+            price, done[index] = cost(head) + 1, True
+        else:
+            head = parts[0]
+        if head and used + price <= budget:
+            kept[index].append(head)
+            used += price
+    for index, parts in enumerate(lines):
+        while kept[index] and not done[index] and len(kept[index]) < len(parts):
+            price = cost(parts[len(kept[index])]) + 1
+            if used + price > budget:
+                break
+            kept[index].append(parts[len(kept[index])])
+            used += price
+    if not any(kept):
         return cut_words(lines[0][0] if lines else text, budget, cost)
-    kept = []
-    for parts, count in zip(lines, taken, strict=True):
-        if count:
-            line = "".join(parts[:count]).rstrip()
-            kept.append(line if count == len(parts) else f"{line} {ELLIPSIS}")
-    if not kept[-1].endswith(ELLIPSIS) and sum(taken) < sum(map(len, lines)):
-        kept[-1] += f" {ELLIPSIS}"
-    return "\n".join(kept)
+    out = []
+    for parts, taken, cut in zip(lines, kept, done, strict=True):
+        if taken:
+            line = "".join(taken).rstrip()
+            whole = len(taken) == len(parts) and not cut
+            out.append(line if whole or line.endswith(ELLIPSIS) else f"{line} {ELLIPSIS}")
+    if not out[-1].endswith(ELLIPSIS) and sum(map(len, kept)) < sum(map(len, lines)):
+        out[-1] += f" {ELLIPSIS}"
+    return "\n".join(out)

@@ -280,6 +280,14 @@ def test_condense_keeps_conclusions_first_and_fits() -> None:
     assert condense("Done! The fix is in retry.ts.", 200) == "The fix is in retry.ts."
 
 
+def test_closing_pleasantries_and_narration_say_nothing() -> None:
+    assert condense("You're welcome! Tar support landed in 70f2781.", 200) == (
+        "Tar support landed in 70f2781."
+    )
+    narrated = "Based on the CLI help output, let me summarize:\nThe -p mode has --tools."
+    assert condense(narrated, 200) == "The -p mode has --tools."
+
+
 def test_filler_goes_whole_and_never_takes_a_word_of_the_sentence() -> None:
     """ "Good catch!" is filler as a whole; its first word alone left "catch! The bug ..."."""
     assert condense("Good catch! The bug was in the parser.", 200) == "The bug was in the parser."

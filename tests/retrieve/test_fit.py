@@ -49,3 +49,12 @@ def test_cjk_sentences_split_at_full_stops() -> None:
 
 def test_nothing_when_not_a_word_fits() -> None:
     assert shorten("alpha beta", 0, words) == ""
+
+
+def test_one_long_line_does_not_take_the_budget_of_the_lines_after_it() -> None:
+    """A digest whose "Found" line is one long sentence still shows its outcome."""
+    digest = "Asked: map the code\nFound: " + "module " * 200 + "\nOutcome: tar support landed."
+    short = shorten(digest, 60, words)
+    assert words(short) <= 60
+    assert "Asked: map the code" in short and "Outcome: tar support landed." in short
+    assert "Found: module module" in short
