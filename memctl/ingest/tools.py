@@ -72,7 +72,8 @@ FILLER = re.compile(
 )
 NARRATION = re.compile(
     r"^\s*(?:(?:now,? )?I (?:now )?have [^.!\n]{0,40}?(?:understanding|picture|view|"
-    r"overview|information|idea|context)\b|(?:(?:now|so|based on [^,.\n]{0,80}),? )?let me\b|I'll now\b|agentId:)"
+    r"overview|information|idea|context)\b|(?:(?:now|so|based on [^,.\n]{0,80}),? )?let me\b|"
+    r"I'll now\b|agentId:)"
     r"[^\n]*?(?:[.!:](?=\s|$)|\n|$)\s*",
     re.I,
 )
