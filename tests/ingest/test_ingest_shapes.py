@@ -82,7 +82,9 @@ def test_codex_user_turns_that_exist_only_as_events_are_kept() -> None:
 
 
 def test_codex_user_turns_written_twice_are_kept_once() -> None:
-    found = contents(CODEX.read_text("utf-8"), "codex", "r.jsonl")
+    transcript = read_transcript(source(CODEX.read_text("utf-8"), "r.jsonl"), "codex")
+    found = [(m.role, m.content) for m in transcript.messages]
+    assert transcript.tally.problems() is None  # a repeated turn is no record left unread
     users = [t for role, t in found if role == Role.USER]
     assert users.count("show tools") == 1
     assert users.count("let's update the defailt context compart to 90 in env var") == 1

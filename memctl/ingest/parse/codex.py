@@ -89,7 +89,7 @@ def _said(role: Role, text: str, created: str | None, tally: Tally) -> list[Pars
     if role == Role.USER:
         same = " ".join(text.split())
         if same == tally.last_user:
-            tally.pass_over("repeated user turn")
+            tally.pass_over("event_msg")  # the turn, again
             return []
         tally.last_user = same
     tally.keep(str(role))
