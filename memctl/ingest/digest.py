@@ -68,6 +68,11 @@ from memctl.model import Message, Role
 DIGEST_TAG = "digest"
 ITEM_WIDTH = 160
 REQUEST_MIN_CHARS = 12
+# A request that lists its requirements (two items or more) keeps each of them, cut to
+# REQUEST_ITEM_WIDTH, all within REQUEST_LIST_WIDTH: "max 8 min demo", "no login".
+REQUEST_MIN_ITEMS = 2
+REQUEST_ITEM_WIDTH = 80
+REQUEST_LIST_WIDTH = 400
 # Said text a digest reads for decisions, from the start: the rule patterns cost ~1 s of CPU a
 # MB of short sentences (benchmarks/distil_speed.py), and the gold set's most talkative
 # session says 128,000 characters. Past it the session's facts still come from all of it.
@@ -172,8 +177,16 @@ def _request(text: str) -> str | None:
         kind = None  # a polite request: "Can you please update these tests? ..."
     if len(text) < REQUEST_MIN_CHARS or kind:
         return None
-    first = " ".join(sentences(text)[:2])
-    return _cut(first) if first else None
+    lines = text.splitlines()
+    items = [BULLET.sub("", line).strip() for line in lines if BULLET.match(line)]
+    prose = "\n".join(line for line in lines if not BULLET.match(line))
+    first = _cut(" ".join(sentences(prose)[:2])) if prose.strip() else ""
+    if len(items) >= REQUEST_MIN_ITEMS:  # the requirements a request lists: each, short
+        listed = "; ".join(_cut(item, REQUEST_ITEM_WIDTH) for item in items)
+        first = f"{first} ({_cut(listed, REQUEST_LIST_WIDTH)})".strip()
+    elif not first:
+        first = _cut(" ".join(sentences(text)[:2]))
+    return first or None
 
 
 def _decisions(text: str, role: Role) -> list[str]:

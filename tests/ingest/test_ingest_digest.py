@@ -459,3 +459,26 @@ def test_tests_said_to_pass_while_the_last_run_failed_are_not_done() -> None:
     text = digest_text(records, 2400)
     assert "Not done: `pnpm test` still failing" in text
     assert "All tests pass now" not in text and "The fix is in retry.ts" in text
+
+
+def test_a_request_keeps_the_requirements_it_lists() -> None:
+    """A request stating its rules as a list: each rule reaches the digest, not only the
+    first two sentences."""
+    request = (
+        "Build the demo for Friday's review.\n"
+        "- max 8 min demo\n"
+        "- minimal features only: login and checkout\n"
+        "- no new dependencies\n"
+        "- deploy to the staging cluster, never to prod\n"
+        "- keep the old API routes working\n"
+    )
+    records = [
+        cc("user", request, 1),
+        cc("assistant", use(2, "Bash", command="npm run build"), 2),
+        cc("user", result(2, "built in 3.2s"), 3),
+        cc("assistant", [{"type": "text", "text": "The demo build is ready."}], 4),
+    ]
+    text = digest_text(records, 2400)
+    for rule in ("max 8 min demo", "minimal features", "no new dependencies", "never to prod"):
+        assert rule in text
+    assert "old API routes" in text
