@@ -9,7 +9,10 @@ within its own budget (``context.*_budget``) and all within the total:
 - L1 essentials: the user's profile and preferences, the project's pinned facts
   and conventions, most important first, line by line while they fit;
 - L2 recent work: the digests of the project's latest sessions (what was asked,
-  done and left open), then its recent cases (errors and fixes) and events.
+  done and left open), each after its own session's facts and sharing the layer
+  fairly, then its recent cases (errors and fixes) and events.
+
+A memory that does not fit what is left is shortened (``retrieve.fit``), not dropped.
 
 ``compact`` halves L1 and drops L2. Each memory appears once; nothing of another
 project appears. Nothing is touched: being shown at start is not being recalled.
@@ -57,8 +60,9 @@ SESSION_TOOLS = (
 
 
 class Tokens:
-    """A CJK-aware token estimate: recall's (``recall.chars_per_token``, about 4 Latin
-    characters a token, and ``recall.cjk_chars_per_token``, about 0.87)."""
+    """A token estimate per script: recall's (``recall.chars_per_token``, about 4 Latin
+    characters a token, ``recall.cjk_chars_per_token`` for Chinese, and kana and hangul
+    at their own rates; ``retrieve.stages.pack``)."""
 
     def __init__(self, settings: Settings) -> None:
         self.params = recall_params(settings)
