@@ -103,6 +103,7 @@ PASSING = re.compile(
     r"succeed(?:s|ed)?|(?:is |are |now )?green|work(?:s|ing)? (?:now|again))\b",
     re.I,
 )
+CLAUSE_END = re.compile(r";\s+")
 # an address in a command or a tool's input: its host
 URL = re.compile(r"\b(?:https?|ftp)://([^/\s:'\"`)]+)", re.I)
 # tools that bring a page from the network into the session
@@ -395,8 +396,8 @@ def _denied_files(calls: list[Call]) -> dict[str, str]:
 
 def _check_claims(digest: SessionDigest, limit: int) -> None:
     """Tool results outrank claims: a closing sentence saying a file was made whose writes
-    were refused or failed, or that tests pass while a command still fails, leaves the
-    outcome, and "Not done" says what happened."""
+    were refused or failed, or a clause saying tests pass while a command still fails,
+    leaves the outcome, and "Not done" says what happened."""
     denied = _denied_files(digest.calls)
     failing = [item for item in digest.left_open if "still failing" in item]
     kept = []
@@ -404,12 +405,15 @@ def _check_claims(digest: SessionDigest, limit: int) -> None:
         named = [n for n in denied if n in sentence and CLAIM.search(sentence)]
         for name in named:
             _add(digest.not_done, f"{denied[name]} (the closing answer said otherwise)", limit)
-        if failing and PASSING.search(sentence):
+        if named:
+            continue
+        clauses = CLAUSE_END.split(sentence)
+        passing = [c for c in clauses if failing and PASSING.search(c)]
+        if passing:
             _add(digest.not_done, f"{failing[0]} (the closing answer said it passes)", limit)
-        elif not named:
-            kept.append(sentence)
+        kept.append("; ".join(c for c in clauses if c not in passing))
     if digest.not_done:
-        digest.outcome = " ".join(kept)
+        digest.outcome = " ".join(k for k in kept if k)
 
 
 def _paths(paths: list[str]) -> list[str]:
