@@ -167,3 +167,20 @@ def test_the_rules_path_stores_them_beside_the_digest(make_ctx: Callable[..., Co
     assert command.category == Category.PATTERNS and command.created_at.startswith("2026-03-13")
     assert any(m.category == Category.CASES for m in made.values())
     assert any("digest" in m.tags for m in made.values())
+
+
+@pytest.mark.parametrize(
+    "closing",
+    [
+        "原因是在循环里逐条查询关联，改成 selectinload 以后导出只要 2 秒。",
+        "原因はセッションの期限を秒で比較していたことです。",
+        "원인은 세션 만료 시간을 초 단위로 비교한 것이었습니다.",
+    ],
+)
+def test_a_confirmed_finding_in_another_language_is_a_fact(closing: str) -> None:
+    """The cause a closing answer states in Chinese, Japanese or Korean, once a passing
+    run confirms it, is a case like an English "the root cause was…"."""
+    records = worked_session()[:-1] + [cc("assistant", [{"type": "text", "text": closing}], 10)]
+    messages, _ = parse(records)
+    facts = action_facts(build_digest(messages, 6, 500), "session:s1")
+    assert closing in [f.content for f in facts if f.tags == ["finding"]]
