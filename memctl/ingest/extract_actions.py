@@ -11,8 +11,8 @@ shows counts:
 - a command that failed and succeeded after a change: the digest's "`X`
   failed: … → fixed by …" line, as a case (a retry alone teaches nothing);
 - a sentence of the closing answer that states a cause or a fix ("the root
-  cause was…", "原因是…", "原因は…", "원인은…"), when the session's last test or build run passed: the
-  assistant's claim, confirmed by a tool result. An unverified claim is no fact.
+  cause was…", "原因是…", "原因は…", "원인은…"), when the session's last test or
+  build run passed: the assistant's claim, confirmed by a tool result. An unverified claim is no fact.
 """
 
 from __future__ import annotations
