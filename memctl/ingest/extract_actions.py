@@ -12,7 +12,8 @@ shows counts:
   failed: … → fixed by …" line, as a case (a retry alone teaches nothing);
 - a sentence of the closing answer that states a cause or a fix ("the root
   cause was…", "原因是…", "原因は…", "원인은…"), when the session's last test or
-  build run passed: the assistant's claim, confirmed by a tool result. An unverified claim is no fact.
+  build run passed: the assistant's claim, confirmed by a tool result. An
+  unverified claim is no fact.
 """
 
 from __future__ import annotations
