@@ -361,6 +361,9 @@ JAPANESE = (
 )
 
 PATTERNS = ENGLISH + CHINESE + KOREAN + JAPANESE
+HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+KANA = re.compile(r"[\u3040-\u30ff]")
+HANGUL = re.compile(r"[\uac00-\ud7af]")
 # a sentence that asserts a rule even when it ends in a question mark ("we should run it on
 # every push?", "注释用中文，提交信息用英文，可以吗？")
 ASSERTIVE = re.compile(
@@ -409,8 +412,26 @@ def _candidates(passage: Passage) -> list[tuple[str, tuple[Pattern, ...]]]:
     return found
 
 
+def patterns_for(sentence: str) -> tuple[Pattern, ...]:
+    """The patterns worth trying on ``sentence``: the English ones, and those of each CJK
+    script it holds (an English sentence tries 55, not all 95)."""
+    if sentence.isascii():
+        return ENGLISH
+    found = ENGLISH
+    if HAN.search(sentence):
+        found += CHINESE
+    if KANA.search(sentence):
+        found += JAPANESE
+    if HANGUL.search(sentence):
+        found += KOREAN
+    return found
+
+
 def match(sentence: str, patterns: tuple[Pattern, ...] = PATTERNS) -> Pattern | None:
-    """The first of ``patterns`` the sentence matches."""
+    """The first of ``patterns`` the sentence matches (of all the user patterns, only
+    those of the scripts it is written in)."""
+    if patterns is PATTERNS:
+        patterns = patterns_for(sentence)
     return next((p for p in patterns if p.regex.search(sentence)), None)
 
 
