@@ -88,3 +88,25 @@ def test_codex_user_turns_written_twice_are_kept_once() -> None:
     users = [t for role, t in found if role == Role.USER]
     assert users.count("show tools") == 1
     assert users.count("let's update the defailt context compart to 90 in env var") == 1
+
+
+def test_the_same_words_said_again_after_an_answer_are_a_new_turn() -> None:
+    def line(kind: str, payload: dict[str, Any]) -> str:
+        return json.dumps({"timestamp": "2026-05-11T10:00:00Z", "type": kind, "payload": payload})
+
+    def said(role: str, text: str) -> str:
+        kind = "input_text" if role == "user" else "output_text"
+        content = [{"type": kind, "text": text}]
+        return line("response_item", {"type": "message", "role": role, "content": content})
+
+    rollout = "\n".join(
+        [
+            said("user", "continue"),
+            line("event_msg", {"type": "user_message", "message": "continue"}),
+            said("assistant", "Step one is done."),
+            line("event_msg", {"type": "user_message", "message": "continue"}),
+            said("assistant", "Step two is done."),
+        ]
+    )
+    found = contents(rollout, "codex", "r.jsonl")
+    assert [role for role, _ in found] == [Role.USER, Role.ASSISTANT, Role.USER, Role.ASSISTANT]

@@ -85,13 +85,13 @@ def _name(item: dict[str, Any]) -> str:
 
 
 def _said(role: Role, text: str, created: str | None, tally: Tally) -> list[Parsed]:
-    """A user's or assistant's turn, or nothing when it repeats the user's last turn."""
-    if role == Role.USER:
-        same = " ".join(text.split())
-        if same == tally.last_user:
-            tally.pass_over("event_msg")  # the turn, again
-            return []
-        tally.last_user = same
+    """A user's or assistant's turn, or nothing when it repeats the user's turn just
+    before (the same words said again after an answer are a new turn)."""
+    same = " ".join(text.split()) if role == Role.USER else ""
+    if same and same == tally.last_user:
+        tally.pass_over("event_msg")  # the turn, again
+        return []
+    tally.last_user = same
     tally.keep(str(role))
     return [Parsed(role, text, created)]
 
@@ -122,6 +122,8 @@ def _item(item: dict[str, Any], created: str | None, tally: Tally) -> list[Parse
             tally.pass_over("injected context")
             return []
         return _said(role, text, created, tally)
+    if kind in TOOL_CALLS or kind in TOOL_OUTPUTS:
+        tally.last_user = ""  # a call ends the user's turn: the same words again are new
     if kind in TOOL_CALLS:
         tally.keep("tool call")
         return [Parsed(Role.ASSISTANT, _tool_call(item, tally), created)]
