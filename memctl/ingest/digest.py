@@ -68,11 +68,18 @@ from memctl.model import Message, Role
 DIGEST_TAG = "digest"
 ITEM_WIDTH = 160
 REQUEST_MIN_CHARS = 12
-# A request that lists its requirements (two items or more) keeps each of them, cut to
-# REQUEST_ITEM_WIDTH, all within REQUEST_LIST_WIDTH: "max 8 min demo", "no login".
+# A request that lists its requirements (two short items or more that limit or forbid:
+# "max 8 min demo", "no login", "keep the old routes"; a step such as "review the code"
+# is not one) keeps each, all within REQUEST_LIST_WIDTH.
 REQUEST_MIN_ITEMS = 2
 REQUEST_ITEM_WIDTH = 80
 REQUEST_LIST_WIDTH = 400
+REQUIREMENT = re.compile(
+    r"\b(?:no|not|never|don't|do not|without|only|max(?:imum)?|min(?:imum)?|minimal|at most|"
+    r"at least|must|keep|always|avoid|under|within)\b|\d|只|不要|禁止|必须|最多|最小|"
+    r"만|최소|최대|하지 마|必ず|だけ|しないで|最大|最小限",
+    re.I,
+)
 # Said text a digest reads for decisions, from the start: the rule patterns cost ~1 s of CPU a
 # MB of short sentences (benchmarks/distil_speed.py), and the gold set's most talkative
 # session says 128,000 characters. Past it the session's facts still come from all of it.
@@ -180,11 +187,11 @@ def _request(text: str) -> str | None:
         return None
     lines = text.splitlines()
     items = [BULLET.sub("", line).strip() for line in lines if BULLET.match(line)]
+    rules = [i for i in items if len(i) <= REQUEST_ITEM_WIDTH and REQUIREMENT.search(i)]
     prose = "\n".join(line for line in lines if not BULLET.match(line))
     first = _cut(" ".join(sentences(prose)[:2])) if prose.strip() else ""
-    if len(items) >= REQUEST_MIN_ITEMS:  # the requirements a request lists: each, short
-        listed = "; ".join(_cut(item, REQUEST_ITEM_WIDTH) for item in items)
-        first = f"{first} ({_cut(listed, REQUEST_LIST_WIDTH)})".strip()
+    if len(rules) >= REQUEST_MIN_ITEMS:  # the requirements a request lists, each short
+        first = f"{first} ({_cut('; '.join(rules), REQUEST_LIST_WIDTH)})".strip()
     elif not first:
         first = _cut(" ".join(sentences(text)[:2]))
     return first or None
