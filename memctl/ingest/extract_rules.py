@@ -417,7 +417,7 @@ def patterns_for(sentence: str) -> tuple[Pattern, ...]:
     script it holds (an English sentence tries 55, not all 95)."""
     if sentence.isascii():
         return ENGLISH
-    found = ENGLISH
+    found: tuple[Pattern, ...] = ENGLISH
     if HAN.search(sentence):
         found += CHINESE
     if KANA.search(sentence):
