@@ -296,8 +296,8 @@ RECALL_KEYS: tuple[Key, ...] = (
     Key("recall.chars_per_token", 4.0, "Characters per token when packing a budget.", minimum=0.1),
     Key(
         "recall.cjk_chars_per_token",
-        0.87,
-        "CJK characters per token when packing a budget.",
+        1.17,
+        "Chinese characters (and CJK punctuation) per token when packing a budget.",
         minimum=0.1,
     ),
     Key(
@@ -556,7 +556,7 @@ KEYS: tuple[Key, ...] = (
     Key("select.max_bytes", 200_000, "... and at most this many bytes a batch.", minimum=1000),
     Key(
         "digest.max_chars",
-        1600,
+        2400,
         "Longest session digest (the episodic memory each session becomes), in characters.",
         minimum=200,
     ),
@@ -568,9 +568,9 @@ KEYS: tuple[Key, ...] = (
     ),
     Key(
         "digest.report_chars",
-        500,
-        "Characters of each sub-agent's report a digest keeps (headings and conclusions "
-        "first); the stored session keeps the report whole.",
+        800,
+        "Characters of each sub-agent's report a digest keeps (conclusions, headings and "
+        "findings first); the stored session keeps the report whole.",
         minimum=50,
     ),
     Key("extract.max_facts", 50, "Facts one extraction may return.", minimum=1),

@@ -97,7 +97,8 @@ SOURCES: dict[str, str] = {
     "recall.mmr_threshold": RECALL + ": mmr",
     "recall.mmr_factor": RECALL + ": mmr",
     "recall.chars_per_token": RECALL + ": pack (tokens ~ len / 4)",
-    "recall.cjk_chars_per_token": RECALL + ": pack (CJK ~ 0.87 characters a token)",
+    "recall.cjk_chars_per_token": "measured: o200k_base, by benchmarks/token_estimate.py "
+    "(benchmarks.md § What a session leaves behind; cl100k_base: 0.87, issue 3's figure)",
     "recall.strength_step": RECALL + ": a recall strengthens by 0.1",
     "ollama.connect_timeout": "reasoned: a local server answers a connection at once; 2 s "
     "tells a stopped Ollama from a busy one (ingest.md § Which LLM)",
@@ -137,12 +138,13 @@ SOURCES: dict[str, str] = {
     "backup a day (maintain.md § Maintenance)",
     "select.messages": INGEST + ": select",
     "select.max_bytes": INGEST + ": select",
-    "digest.max_chars": "reasoned: about 400 tokens, so a session's digest fits the recent-"
-    "work layer (context.recent_budget); not swept",
+    "digest.max_chars": "measured: swept 1600, 2000, 2400 on the gold set's tune half with "
+    "digest.report_chars 500 and 800 (benchmarks.md § What a session leaves behind); "
+    "the start block shortens a digest that does not fit",
     "digest.items": "reasoned: six items a section keep every section within "
     "digest.max_chars; not swept",
-    "digest.report_chars": "reasoned: a sub-agent's headings and conclusion, not its whole "
-    "report; not swept",
+    "digest.report_chars": "measured: swept with digest.max_chars (benchmarks.md § What a "
+    "session leaves behind): a sub-agent's conclusions and findings, not its whole report",
     "extract.max_facts": INGEST + ": extract",
     "extract.chunk_chars": INGEST + ": extract; measured for host tasks: benchmarks.md § What "
     "a host model is handed",

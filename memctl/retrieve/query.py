@@ -175,6 +175,27 @@ def cjk_count(text: str) -> int:
     return sum(any(low <= ord(c) <= high for low, high in CJK_RANGES) for c in text)
 
 
+KANA = (0x3040, 0x30FF)
+HANGUL = (0xAC00, 0xD7AF)
+
+
+def script_counts(text: str) -> tuple[int, int, int, int]:
+    """How many characters of ``text`` are not CJK, Chinese (and other CJK: punctuation,
+    full-width forms), Japanese kana, and Korean hangul."""
+    if text.isascii():
+        return len(text), 0, 0, 0
+    kana = hangul = cjk = 0
+    for c in text:
+        code = ord(c)
+        if KANA[0] <= code <= KANA[1]:
+            kana += 1
+        elif HANGUL[0] <= code <= HANGUL[1]:
+            hangul += 1
+        elif any(low <= code <= high for low, high in CJK_RANGES):
+            cjk += 1
+    return len(text) - cjk - kana - hangul, cjk, kana, hangul
+
+
 def is_english(text: str) -> bool:
     """A cheap guess: mostly non-Latin letters, or foreign function words and no English ones,
     mean another language."""
