@@ -29,6 +29,7 @@ from memctl.retrieve.stages.cap import cap
 from memctl.retrieve.stages.cutoff import cutoff
 from memctl.retrieve.stages.decay import decay
 from memctl.retrieve.stages.fuse import fuse
+from memctl.retrieve.stages.graph import graph
 from memctl.retrieve.stages.importance import importance
 from memctl.retrieve.stages.length import length
 from memctl.retrieve.stages.mmr import mmr
@@ -57,6 +58,7 @@ def stages_for(params: Params) -> list[Stage]:
         time_boost,
         cap,
         neighbours,
+        graph,
         *reranking,
         decay,
         importance,
