@@ -71,6 +71,7 @@ VOCABULARY: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 ALIASES = {alias: name for name, (_, aliases) in VOCABULARY.items() for alias in aliases}
 VERSION = re.compile(r"\s*v?\d+(?:\.\d+)*$", re.I)
+VERSION_AFTER = r"(?:\s*v?\d+(?:\.\d+)*)?(?!\w)"
 
 FILE = re.compile(
     r"(?<![\w/.-])(?:~|\.{1,2})?/?(?:[\w.-]+/)*[\w-]+\.(?:py|pyi|ts|tsx|js|jsx|mjs|json|"
@@ -115,7 +116,8 @@ PREDICATES = (
 )
 # Words between a subject and its verb ("I have just moved", "Bob also works").
 ADVERBS = (
-    r"(?:'ve|'m| am| are| is| has| have| had| just| also| really| recently| finally| still| now)"
+    r"(?:'ve|'m| am| are| is| has| have| had| just| also| really| recently| finally| still| now|"
+    r" always| usually| often| never)"
 )
 STATEMENT = rf"{ADVERBS}{{0,2}} ({PREDICATES})\s+([^.,;:!?()\n]{{2,60}})"
 FIRST_PERSON = re.compile(rf"\b(?:I|We|we|[Tt]he user|User|my family|our team){STATEMENT}")
@@ -124,6 +126,10 @@ SUBJECT = re.compile(rf"(?:^|[.!?]\s+)([A-Z][a-z]+(?: [A-Z][a-z]+)?) (?:{PREDICA
 BETWEEN = re.compile(rf"^\s*(?:is |are |was )?({PREDICATES})(?: (?:a|an|the))?\s*$")
 ARTICLES = re.compile(r"^(?:a|an|the|my|our|some|this|that|these|those|his|her|their)\s+", re.I)
 OBJECT_WORDS = 4  # a first-person object is cut at this many words
+# Kinds whose name, at the start of an object, is the object ("Sweden four years ago").
+NAMED_KINDS = frozenset(
+    "place organisation service tool repository file project command date".split()
+)
 # An object ends before these words ("pottery and painting": the first is the object).
 OBJECT_END = re.compile(
     r"\s(?:and|but|because|which|who|that|so|when|while|with|for|to|it's|as|if|or|-|last|at|in|on|"
@@ -153,6 +159,7 @@ class Entity:
     name: str
     kind: str  # person, organisation, project, repository, file, service, tool, command, place,
     # date or thing
+    spelled: tuple[str, ...] = ()  # how the text wrote it, when not as ``name``
 
 
 @dataclass(frozen=True)
@@ -187,7 +194,9 @@ def _vocabulary(text: str) -> list[Entity]:
     lowered = f" {key(PUNCTUATION.sub(' ', text))} "
     for alias, name in ALIASES.items():
         if f" {alias} " in lowered or f" {alias}." in lowered:
-            found.append(Entity(name, VOCABULARY[name][0]))
+            spelled = re.finditer(rf"(?<![\w.]){re.escape(alias)}{VERSION_AFTER}", text, re.I)
+            forms = tuple(dict.fromkeys(m.group(0) for m in spelled if m.group(0) != name))
+            found.append(Entity(name, VOCABULARY[name][0], forms))
     return found
 
 
@@ -244,7 +253,10 @@ def entities(text: str) -> list[Entity]:
         found += _cjk(text)
     seen: dict[str, Entity] = {}
     for entity in found:
-        seen.setdefault(key(entity.name), entity)
+        known = seen.setdefault(key(entity.name), entity)
+        if known is not entity and entity.spelled:
+            forms = tuple(dict.fromkeys((*known.spelled, *entity.spelled)))
+            seen[key(entity.name)] = Entity(known.name, known.kind, forms)
     return list(seen.values())
 
 
@@ -254,9 +266,10 @@ def _object(phrase: str, known: list[Entity]) -> Entity | None:
     phrase = ARTICLES.sub("", OBJECT_END.sub("", f" {phrase.strip()} ").strip())
     if not phrase or phrase.split()[0].lower() in CLAUSE:
         return None
-    for entity in known:  # "Berlin in 2020": Berlin; "LGBTQ support group": not LGBTQ
+    for entity in known:  # "Sweden four years ago": Sweden; "LGBTQ support group": not LGBTQ
         rest = key(phrase).removeprefix(key(entity.name))
-        if rest != key(phrase) and (not rest or rest[0] == " " and rest.split()[0] in STOPWORDS):
+        whole = not rest or rest[0] == " " and rest.split()[0] in STOPWORDS
+        if rest != key(phrase) and (whole or rest[0] == " " and entity.kind in NAMED_KINDS):
             return entity
     words = phrase.split()[:OBJECT_WORDS]
     for size in range(len(words), 0, -1):

@@ -37,12 +37,12 @@ class Written:
 
 
 def _entity(db: Database, entity: Entity, at: str) -> int:
-    named = canonical(entity.name)
-    if named is not None:
-        found = store.add_entity(db, named.name, key(named.name), named.kind, at)
-        store.add_alias(db, found, entity.name, key(entity.name))
-        return found
-    return store.add_entity(db, entity.name, key(entity.name), entity.kind, at)
+    """The stored entity (created when new) and every spelling the text gave it as alias."""
+    named = canonical(entity.name) or entity
+    found = store.add_entity(db, named.name, key(named.name), named.kind, at)
+    for spelled in {entity.name, *entity.spelled} - {named.name}:
+        store.add_alias(db, found, spelled, key(spelled))
+    return found
 
 
 def index(db: Database, written: list[Written], at: str | None = None) -> int:
