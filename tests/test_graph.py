@@ -5,23 +5,27 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
+from memctl.api import sync as sync_api
 from memctl.api.memory import RememberRequest, remember
 from memctl.context import Context
 from memctl.ingest.entities import entities, triples
 from memctl.ingest.graph import Written, index, index_pending, parse_triples
 from memctl.maintain.profile import written
 from memctl.memories.operations import delete, forget
-from memctl.model import State
+from memctl.model import Memory, State
 from memctl.retrieve.pipeline import recall
 from memctl.store import graph as store
 from memctl.store import memories as memory_store
 from memctl.store.profile import profile_lines, replace_profile
 from memctl.store.writes import Writer
+from memctl.sync.memfile import BadFile, parse, render
 from tests.conftest import run_cli
 from tests.ingesting import distil
+from tests.syncing import bare_repo, machine, shared
 
 
 def names(text: str) -> dict[str, str]:
@@ -103,10 +107,16 @@ def test_maintain_reads_memories_merges_aliases_and_keeps_history(ctx: Context) 
         versioned = store.add_entity(db, "Redis 7", "redis 7", "service", "2024-01-01")
         store.add_entity(db, "Redis", "redis", "service", "2024-01-01")
     later = remembered(ctx, "Bob lives in Berlin.")
+    with db.atomic():  # a memory written before the graph existed: maintain reads it
+        Writer(db).create(Memory(content="Erin works at Umbrella."), None)
     done = run_cli("maintain", "--only", "graph", "--json")
     assert done.returncode == 0, done.stderr
     counts = json.loads(done.stdout)["tasks"][0]["counts"]
-    assert counts["read"] == 4 and counts["merged"] == 1 and counts["superseded"] == 1
+    # Redis 7 is merged into Redis, which nothing mentions: it goes too
+    assert counts == {"read": 1, "triples": 1, "merged": 1, "superseded": 1, "orphans": 1}
+    assert [t.text for t in store.triples_touching(db, [store.entity_id(db, "erin") or 0])] == [
+        "Erin → works at → Umbrella"
+    ]
     assert store.get_entity(db, versioned) is None  # folded into Redis
     shown = json.loads(run_cli("graph", "bob", "--json").stdout)
     assert [(t["object"], t["sources"][0]["memory_id"]) for t in shown["relations"]] == [
@@ -251,3 +261,33 @@ def test_index_is_idempotent(ctx: Context) -> None:
         index(ctx.db, [item])
         index(ctx.db, [item])
     assert store.graph_counts(ctx.db) == {"entities": 2, "triples": 1, "superseded": 0}
+
+
+def test_triples_travel_with_their_memory_and_bad_ones_are_refused(tmp_path: Path) -> None:
+    remote = bare_repo(tmp_path)
+    a, b = machine(tmp_path, "a", remote), machine(tmp_path, "b", remote)
+    try:
+        sync_api.init(a, str(remote))
+        sync_api.init(b, str(remote))
+        memory = shared(a, "The billing service moved off the old cluster.")
+        given = parse_triples([["billing service", "runs on", "Nomad"]])  # as an LLM gives it
+        with a.db.atomic():
+            index(a.db, [Written(memory.id, memory.content, extra=given)])
+        sync_api.sync(a, sync_api.SyncRequest())
+        sync_api.sync(b, sync_api.SyncRequest())
+        nomad = store.entities_by_keys(b.db, ["nomad"])["nomad"].id
+        (came,) = store.triples_touching(b.db, [nomad])
+        assert came.text == "billing service → runs on → Nomad"
+        assert [s.memory_id for s in came.sources] == [memory.id]
+    finally:
+        a.close()
+        b.close()
+    text = render(Memory(content="fine", id="a" * 32), [], [("api", "uses", "x")])
+    assert "triples:\n- - api\n  - uses\n  - x" in text
+    assert parse(text, "a" * 32, "h", "global").triples == [("api", "uses", "x")]
+    for bad, why in (
+        ("triples: [[a, b]]", "a triple must be a list of 3 short strings"),
+        ("triples: [[a, b, ghp_" + "x1Y2z3" * 6 + "]]", "secret"),
+    ):
+        with pytest.raises(BadFile, match=why):
+            parse(text.split("triples:")[0] + bad + "\n", "a" * 32, "h", "global")

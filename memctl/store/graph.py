@@ -252,6 +252,21 @@ def _attach_sources(db: Database, found: list[GraphTriple]) -> None:
         by_id[int(triple)].sources.append(Source(str(memory_id), str(message), str(state)))
 
 
+def stated_by(db: Database, memory_ids: list[str]) -> dict[str, list[tuple[str, str, str]]]:
+    """The active triples each memory states, as (subject, predicate, object) names."""
+    rows = db.tuples(
+        "SELECT x.memory_id, s.name, t.predicate, o.name FROM triple_sources x "
+        "JOIN triples t ON t.id = x.triple_id JOIN entities s ON s.id = t.subject "
+        "JOIN entities o ON o.id = t.object WHERE t.state = 'active' "
+        "AND x.memory_id IN (SELECT value FROM json_each(?)) ORDER BY t.id",
+        (json.dumps(memory_ids),),
+    )
+    found: dict[str, list[tuple[str, str, str]]] = {}
+    for memory_id, subject, predicate, obj in rows:
+        found.setdefault(str(memory_id), []).append((str(subject), str(predicate), str(obj)))
+    return found
+
+
 def mention_counts(db: Database, entities: list[int]) -> dict[int, int]:
     """How many memories mention each entity (a hub is mentioned by many)."""
     rows = db.tuples(
@@ -306,13 +321,13 @@ def rivals(db: Database, predicates: tuple[str, ...]) -> list[tuple[int, int]]:
 
 
 def alias_groups(db: Database) -> list[tuple[int, int]]:
-    """(kept, merged) entity pairs one alias key apart: the same name but for a version
-    ("postgresql 16" and "postgresql"), kept being the older entity."""
+    """(kept, merged) entity pairs whose names differ by a version only: "PostgreSQL 16"
+    is merged into "PostgreSQL"."""
     rows = db.tuples(
-        "SELECT a.entity_id, b.entity_id FROM entity_aliases a JOIN entity_aliases b "
-        "ON b.key GLOB a.key || ' [0-9]*' AND b.entity_id != a.entity_id"
+        "SELECT DISTINCT a.entity_id, b.entity_id FROM entity_aliases a JOIN entity_aliases b "
+        "ON b.key GLOB a.key || ' [0-9]*' AND b.entity_id != a.entity_id ORDER BY 1, 2"
     )
-    return sorted({(min(int(a), int(b)), max(int(a), int(b))) for a, b in rows})
+    return [(int(a), int(b)) for a, b in rows]
 
 
 def merge_entities(db: Database, kept: int, merged: int) -> None:
