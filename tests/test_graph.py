@@ -16,8 +16,10 @@ from memctl.ingest.entities import entities, triples
 from memctl.ingest.graph import Written, index, index_pending, parse_triples
 from memctl.maintain.profile import written
 from memctl.memories.operations import delete, forget
+from memctl.memories.provenance import origin
 from memctl.model import Memory, State
-from memctl.retrieve.pipeline import recall
+from memctl.retrieve.pipeline import recall, run_stages, stages_for, start
+from memctl.retrieve.stages.graph import graph, is_synthetic
 from memctl.store import graph as store
 from memctl.store import memories as memory_store
 from memctl.store.profile import profile_lines, replace_profile
@@ -291,3 +293,22 @@ def test_triples_travel_with_their_memory_and_bad_ones_are_refused(tmp_path: Pat
     ):
         with pytest.raises(BadFile, match=why):
             parse(text.split("triples:")[0] + bad + "\n", "a" * 32, "h", "global")
+
+
+def test_a_two_hop_path_no_candidate_states_is_one_synthetic_result(ctx: Context) -> None:
+    moved = remembered(ctx, "Bob moved to Berlin in 2020.")
+    works = remembered(ctx, "Bob works as a nurse.")
+    remembered(ctx, "Berlin has many parks.")
+    run = start(ctx, "what work does the person who moved to Berlin do")
+    before = run_stages(run, stages_for(run.params)[: stages_for(run.params).index(graph)])
+    kept = [c for c in before if c.id not in {moved, works}]
+    assert kept, "the test needs another candidate"
+    after = graph(run, kept)
+    (made,) = [c for c in after if is_synthetic(c.memory)]
+    assert made.memory.content == (
+        f"Bob → moved to → Berlin; Bob → works as → nurse (from memories {moved[:8]}, {works[:8]})"
+    )
+    found = recall(ctx, "what work does the person who moved to Berlin do")
+    assert all(not is_synthetic(r.memory) for r in found.results)  # both are candidates here
+    assert store.graph_counts(ctx.db)["triples"] == 2
+    assert origin(made.memory) == "knowledge graph"

@@ -9,11 +9,11 @@ import typer
 
 from memctl.api import graph as graph_api
 from memctl.api import memory as api
+from memctl.api.graph import GraphTriple
 from memctl.api.memory import LINK_TYPES as TYPES
 from memctl.api.memory import LinkRequest
 from memctl.cli.common import JsonOption, new_typer, open_context
 from memctl.cli.render import console, print_json
-from memctl.store.graph import GraphTriple
 
 app = new_typer()
 

@@ -58,7 +58,7 @@ VOCABULARY: dict[str, tuple[str, tuple[str, ...]]] = {
     "React": ("tool", ("react", "reactjs")),
     "Vue": ("tool", ("vue", "vuejs")),
     "Terraform": ("tool", ("terraform",)),
-    "Make": ("tool", ("make", "makefile")),
+    "Make": ("tool", ("makefile", "gnu make")),
     "Bash": ("tool", ("bash", "shell script")),
     "Vim": ("tool", ("vim", "neovim", "nvim")),
     "VS Code": ("tool", ("vs code", "vscode")),
@@ -79,7 +79,7 @@ FILE = re.compile(
     r"cfg|lock|env|conf|ipynb|swift)\b"
 )
 REPOSITORY = re.compile(
-    r"(?:github\.com/|gitlab\.com/|\brepo(?:sitory)? (?![\w-]+\.\w+/))([\w.-]+/[\w.-]+)"
+    r"(?:github\.com/|gitlab\.com/|\brepo(?:sitory)? (?![\w-]+\.\w+/))([\w.-]+/[\w.-]*[\w-])"
 )
 COMMAND = re.compile(r"`([^`\n]{2,80})`|(?:^|\n)\s*\$ ([^\n]{2,80})")
 DATE = re.compile(
@@ -145,7 +145,8 @@ CJK_PERSON = re.compile(
 )
 KOREAN_PERSON = re.compile(r"([\uac00-\ud7af]{2,4})\s?(?:씨|님|선생님)")
 # Characters that start no name: particles and pronouns (的, 在, 我们, ...).
-CJK_NAME = r"(?:(?![的在是了我你他她们和与用从到为这那はがをにでと])[\u4e00-\u9fff\u30a0-\u30ff])"
+CJK_STARTS_NO_NAME = "的在是了我你他她们和与用从到为这那去来往住回はがをにでと"
+CJK_NAME = rf"(?:(?![{CJK_STARTS_NO_NAME}])[\u4e00-\u9fff\u30a0-\u30ff])"
 CJK_PLACE = re.compile(rf"({CJK_NAME}{{1,3}}(?:市|省|县|区|国|都|府|県|町|村))")
 CJK_ORG = re.compile(rf"({CJK_NAME}{{2,8}}(?:公司|大学|银行|会社|大学校))")
 # A boundary between Latin letters and CJK text ("Redis를"): the rules see a space there.

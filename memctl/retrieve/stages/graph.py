@@ -5,17 +5,18 @@ The query's words and names are looked up among the stored entities' aliases
 or touching an entity such a triple leads to (two hops) is scored by the share
 of the query's other content words (weighted by rarity) its predicate and far
 end hold; a two-hop path counts only when its first edge does too. A memory
-stating a matching edge is lifted to ``GRAPH_SHARE`` of the best score times that
-share, or joins the results when it is not a candidate. A two-hop path whose two
-edges come from different memories, none of them a candidate, becomes one
-synthetic result ("Caroline → moved from → Sweden; Caroline → works as →
-counselor, from memories A and B"). ``--explain`` shows the path.
+stating a matching one-hop edge is lifted to ``GRAPH_SHARE`` of the best score
+times that share, or joins the results when it is not a candidate; a two-hop path
+lifts its memories that are candidates, and when none is, becomes one synthetic
+result ("Bob → moved to → Berlin; Bob → works as → nurse (from memories A, B)"),
+which is never touched nor stored. ``--explain`` shows the path.
 """
 
 from __future__ import annotations
 
 import re
 
+from memctl.memories.provenance import GRAPH_SOURCE
 from memctl.model import Category, Kind, Memory
 from memctl.retrieve.run import ADDED, KEPT, RESCORED, Candidate, Run, by_score
 from memctl.retrieve.stages.fuse import stem
@@ -25,7 +26,7 @@ from memctl.store.memories import get_memories
 STAGE = "graph"
 # A memory lifted by a fully matching edge gets this share of the best candidate's score
 # (measured on LoCoMo dev's tune half, docs/benchmarks.md "Graph stage").
-GRAPH_SHARE = 0.9
+GRAPH_SHARE = 0.6
 # An edge whose words hold less than this share of the query's other words lifts nothing.
 MIN_MATCH = 0.34
 # At most this many of the query's entities, and this many edges read per hop.
@@ -35,7 +36,8 @@ MAX_EDGES = 400
 MAX_NGRAM = 3
 TOKEN = re.compile(r"[\w.+#-]*\w")
 WORD = re.compile(r"[^\W_]+")
-SYNTHETIC = "graph"  # the source of a synthetic result
+SYNTHETIC = GRAPH_SOURCE  # the source of a synthetic result
+SYNTHETIC_RESULTS = 1  # two-hop paths no candidate states, injected as one result each
 
 Path = tuple[GraphTriple, ...]
 
@@ -123,18 +125,22 @@ def graph(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     if not found:
         return candidates
     top = max(c.score for c in candidates)
+    by_id = {c.id: c for c in candidates}
     lifts: dict[str, tuple[float, Path]] = {}
+    uncovered: list[tuple[float, Path]] = []
     for share, path in found:
-        for memory_id in {m for edge in path for m in _live_sources(edge)}:
+        sources = {m for edge in path for m in _live_sources(edge)}
+        if len(path) == 2 and not sources & by_id.keys():
+            uncovered.append((share, path))
+            continue
+        for memory_id in sources if len(path) == 1 else sources & by_id.keys():
             if share * top * GRAPH_SHARE > lifts.get(memory_id, (0.0,))[0]:
                 lifts[memory_id] = (share * top * GRAPH_SHARE, path)
-    by_id = {c.id: c for c in candidates}
     fresh = get_memories(run.ctx.db, [i for i in lifts if i not in by_id], run.where)
     for memory_id, memory in fresh.items():
         value, path = lifts[memory_id]
         added = Candidate(memory, score=value, factors={STAGE: value})
         run.record(STAGE, added, ADDED, value, f"states {describe(path)}")
-        by_id[memory_id] = added
         candidates.append(added)
     for candidate in candidates:
         value, path = lifts.get(candidate.id, (0.0, ()))
@@ -147,10 +153,13 @@ def graph(run: Run, candidates: list[Candidate]) -> list[Candidate]:
         else:
             candidate.factors[STAGE] = 1.0
             run.record(STAGE, candidate, KEPT, 1.0)
-    for share, path in found:
-        if len(path) == 2 and not any(m in by_id for e in path for m in _live_sources(e)):
-            added = synthetic(path, share * top * GRAPH_SHARE)
-            run.record(STAGE, added, ADDED, added.score, f"the graph path {describe(path)}")
-            candidates.append(added)
-            break
+    for share, path in uncovered[:SYNTHETIC_RESULTS]:
+        added = synthetic(path, share * top * GRAPH_SHARE)
+        run.record(STAGE, added, ADDED, added.score, f"the graph path {describe(path)}")
+        candidates.append(added)
     return by_score(candidates)
+
+
+def is_synthetic(memory: Memory) -> bool:
+    """Whether a result stands for a graph path rather than a stored memory."""
+    return memory.source == SYNTHETIC and memory.id.startswith(f"{SYNTHETIC}:")
