@@ -99,6 +99,8 @@ NOT_NAMES = frozenset(
     she you it the this that our my their his her""".split()
 )
 # Words that end a first-person object without being part of it ("a class yesterday").
+# An object that is only an adverb or a quantity ("studied hard", "learned a lot") is none.
+VAGUE = frozenset("hard lot bit more much well too so really few together weeks days".split())
 TRAILING = frozenset("yesterday today tonight tomorrow now recently lately again ago too".split())
 PUNCTUATION = re.compile(r"[^\w.+#\s-]|\.(?=\s|$)")
 # First-person verbs whose object is worth a triple: "I moved to X" -> (speaker, moved to, X).
@@ -121,8 +123,13 @@ ADVERBS = (
 )
 STATEMENT = rf"{ADVERBS}{{0,2}} ({PREDICATES})\s+([^.,;:!?()\n]{{2,60}})"
 FIRST_PERSON = re.compile(rf"\b(?:I|We|we|[Tt]he user|User|my family|our team){STATEMENT}")
-# A sentence's first capitalised word(s) doing something of ``PREDICATES``: a person.
-SUBJECT = re.compile(rf"(?:^|[.!?]\s+)([A-Z][a-z]+(?: [A-Z][a-z]+)?) (?:{PREDICATES})\b")
+# A sentence's first capitalised word(s) doing something of ``THIRD_PERSON``: a person
+# ("Alice works at Acme"; not "Sounds like fun", "Just started yoga").
+THIRD_PERSON = (
+    "works at|works as|works for|lives in|moved to|moved from|uses|prefers|maintains|"
+    "joined|depends on|runs on|deploys to|switched to|migrated to|grew up in|became"
+)
+SUBJECT = re.compile(rf"(?:^|[.!?]\s+)([A-Z][a-z]+(?: [A-Z][a-z]+)?) (?:{THIRD_PERSON})\b")
 BETWEEN = re.compile(rf"^\s*(?:is |are |was )?({PREDICATES})(?: (?:a|an|the))?\s*$")
 ARTICLES = re.compile(r"^(?:a|an|the|my|our|some|this|that|these|those|his|her|their)\s+", re.I)
 OBJECT_WORDS = 4  # a first-person object is cut at this many words
@@ -249,7 +256,8 @@ def entities(text: str) -> list[Entity]:
     found += [Entity(m.group(0), "date") for m in DATE.finditer(text)]
     found += _vocabulary(text)
     dates = {key(e.name) for e in found if e.kind == "date"}
-    found += _capitalised(text, {*dates, *(w for d in dates for w in d.split())})
+    said = SPEAKER.sub("", text, count=1)  # "Maria: Sounds like...": "Sounds" starts a sentence
+    found += _capitalised(said, {*dates, *(w for d in dates for w in d.split())})
     if cjk_count(text):
         found += _cjk(text)
     seen: dict[str, Entity] = {}
@@ -279,7 +287,7 @@ def _object(phrase: str, known: list[Entity]) -> Entity | None:
             return named
     while words and (words[-1].lower() in STOPWORDS or words[-1].lower() in TRAILING):
         words.pop()
-    if not words or all(w.lower() in STOPWORDS for w in words):
+    if not words or all(w.lower() in STOPWORDS or w.lower() in VAGUE for w in words):
         return None
     text = " ".join(words)
     return canonical(text) or Entity(text, "thing")
