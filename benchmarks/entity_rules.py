@@ -3,9 +3,9 @@ a sample of the triples distillation stores from real sessions, for a hand check
 
     .venv/bin/python benchmarks/entity_rules.py [--sessions DIR] [--sample N] [--seed S]
 
-Part 1: each sentence of ``data/entity_sentences.jsonl`` with the entities a reader names in it (written
-before the rules ran on it); recall = the share of those the rules find, precision =
-the share of what they find that is one of those, per language.
+Part 1: each sentence of ``data/entity_sentences.jsonl`` with the entities a reader
+names in it (written before the rules ran on it); recall = the share of those the
+rules find, precision = the share of what they find that is one of those, per language.
 Part 2 (``--sessions``, default ``benchmarks/sessions/real/``): every session of the
 manifest is distilled by the rules into one fresh store (as ``memctl ingest --wait``),
 then ``--sample`` triples are drawn and printed with the memory that states each one:
