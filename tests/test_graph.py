@@ -312,3 +312,19 @@ def test_a_two_hop_path_no_candidate_states_is_one_synthetic_result(ctx: Context
     assert all(not is_synthetic(r.memory) for r in found.results)  # both are candidates here
     assert store.graph_counts(ctx.db)["triples"] == 2
     assert origin(made.memory) == "knowledge graph"
+
+
+def test_a_superseded_memory_keeps_its_triple_as_history(ctx: Context) -> None:
+    old = remembered(ctx, "Dana uses Emacs.")
+    new = remembered(ctx, "Dana uses Vim.")
+    memory = memory_store.get_memory(ctx.db, old)
+    assert memory is not None
+    with ctx.db.atomic():
+        Writer(ctx.db).supersede(memory, new, "dedup")
+    assert run_cli("maintain", "--only", "graph").returncode == 0
+    shown = json.loads(run_cli("graph", "Dana", "--json").stdout)
+    assert [t["object"] for t in shown["relations"]] == ["Vim"]
+    (was,) = shown["history"]
+    assert (was["object"], was["state"]) == ("Emacs", "superseded")
+    assert was["superseded_by"] == shown["relations"][0]["id"]
+    assert was["sources"] == [{"memory_id": old, "message": "", "state": "superseded"}]
