@@ -328,3 +328,30 @@ def test_a_superseded_memory_keeps_its_triple_as_history(ctx: Context) -> None:
     assert (was["object"], was["state"]) == ("Emacs", "superseded")
     assert was["superseded_by"] == shown["relations"][0]["id"]
     assert was["sources"] == [{"memory_id": old, "message": "", "state": "superseded"}]
+
+
+def test_coding_facts_relate_their_project_commands_and_fixes(
+    make_ctx: Callable[..., Context],
+) -> None:
+    assert said_of("tests run with `mix test` (passed on 2026-02-12)", "spotter") == {
+        ("spotter", "tests run with", "mix test")
+    }
+    fixed = (
+        "`python run.py` failed: ModuleNotFoundError → fixed by editing run.py, "
+        "setup.cfg and `pip install -r requirements.txt`"
+    )
+    assert said_of(fixed, "demo") == {
+        ("python run.py", "fixed by", "run.py"),
+        ("python run.py", "fixed by", "setup.cfg"),
+        ("python run.py", "fixed by", "pip install -r requirements.txt"),
+    }
+    ctx = make_ctx()
+    with ctx.db.atomic():
+        memory = Writer(ctx.db).create(Memory(content="lint runs with `ruff check`"), None)
+    index_pending(ctx.db)
+    (triple,) = store.triples_touching(ctx.db, [store.entity_id(ctx.db, "ruff check") or 0])
+    assert triple.text == f"{memory.scope} → lint run with → ruff check"
+
+
+def said_of(text: str, project: str) -> set[tuple[str, str, str]]:
+    return {(t.subject.name, t.predicate, t.object.name) for t in triples(text, project=project)}

@@ -130,6 +130,12 @@ THIRD_PERSON = (
     "joined|depends on|runs on|deploys to|switched to|migrated to|grew up in|became"
 )
 SUBJECT = re.compile(rf"(?:^|[.!?]\s+)([A-Z][a-z]+(?: [A-Z][a-z]+)?) (?:{THIRD_PERSON})\b")
+# The facts the rules distil from a session's tool calls (ingest/extract_actions.py).
+RUNS_WITH = re.compile(
+    r"^(tests|the build|lint|type checks|formatting) runs? with `([^`\n]+)`", re.I | re.M
+)
+FIXED_BY = re.compile(r"^`([^`\n]+)` failed: [^\n]*?→ fixed by ([^\n]+)", re.M)
+BACKTICKED = re.compile(r"`([^`\n]+)`")
 BETWEEN = re.compile(rf"^\s*(?:is |are |was )?({PREDICATES})(?: (?:a|an|the))?\s*$")
 ARTICLES = re.compile(r"^(?:a|an|the|my|our|some|this|that|these|those|his|her|their)\s+", re.I)
 OBJECT_WORDS = 4  # a first-person object is cut at this many words
@@ -293,9 +299,29 @@ def _object(phrase: str, known: list[Entity]) -> Entity | None:
     return canonical(text) or Entity(text, "thing")
 
 
-def triples(text: str, user: str = "user") -> list[Triple]:
+def project_triples(text: str, project: str) -> list[Triple]:
+    """What a distilled coding fact says of its project: "tests run with `mix test`" ->
+    project → tests run with → mix test; "`cmd` failed: … → fixed by editing a.ex and
+    `mix format`" -> cmd → fixed by → a.ex, cmd → fixed by → mix format."""
+    found: list[Triple] = []
+    owner = Entity(project, "project")
+    for match in RUNS_WITH.finditer(text):
+        command = Entity(match.group(2).strip(), "command")
+        found.append(Triple(owner, f"{match.group(1).lower()} run with", command))
+    for match in FIXED_BY.finditer(text):
+        failed = Entity(match.group(1).strip(), "command")
+        fix = match.group(2)
+        edited = BACKTICKED.sub(" ", fix)  # a file named inside a command was not edited
+        fixes = [Entity(m.group(0), "file") for m in FILE.finditer(edited)]
+        fixes += [Entity(m.group(1).strip(), "command") for m in BACKTICKED.finditer(fix)]
+        found += [Triple(failed, "fixed by", e) for e in fixes if e.name != failed.name]
+    return found
+
+
+def triples(text: str, user: str = "user", project: str | None = None) -> list[Triple]:
     """The triples ``text`` states: first-person statements of its speaker (``user`` when
-    it has none), and short verb phrases between two entities of one sentence."""
+    it has none), short verb phrases between two entities of one sentence and, with a
+    ``project``, what a coding fact says of it (``project_triples``)."""
     known = entities(text)
     who = speaker(text)
     subject = next((e for e in known if e.name == who), None) if who else Entity(user, "person")
@@ -326,4 +352,8 @@ def triples(text: str, user: str = "user") -> list[Triple]:
                 found.setdefault(
                     (key(left.name), predicate, key(right.name)), Triple(left, predicate, right)
                 )
+    for triple in project_triples(text, project) if project else []:
+        found.setdefault(
+            (key(triple.subject.name), triple.predicate, key(triple.object.name)), triple
+        )
     return list(found.values())

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import PurePath
 
 from memctl.ingest.entities import Entity, Triple, canonical, entities, key, triples
 from memctl.model import now_iso
@@ -21,6 +22,8 @@ from memctl.store.database import Database
 
 # The session message a memory came from: ``session:<id>#<seq>`` of its source.
 MESSAGE = re.compile(r"^session:[^#\s]+#\d+")
+# A scope named by a directory's hash: the project's name is its directory's, when known.
+PATH_SCOPE = "path:"
 # Memories read per batch by ``index_pending``.
 BATCH = 2000
 
@@ -49,12 +52,15 @@ def index(db: Database, written: list[Written], at: str | None = None) -> int:
     """Store the entities and triples of ``written``; how many triples they stated."""
     at = at or now_iso()
     count = 0
+    places = store.memory_places(db, [item.memory_id for item in written])
     for item in written:
         store.forget_memory(db, item.memory_id)
         message = MESSAGE.match(item.source)
         where = message.group(0) if message else ""
         ids = [_entity(db, e, at) for e in entities(item.content)]
-        stated = [*triples(item.content), *item.extra]
+        scope, cwd = places.get(item.memory_id, ("", ""))
+        project = PurePath(cwd).name or scope.removeprefix(PATH_SCOPE) or None
+        stated = [*triples(item.content, project=project), *item.extra]
         for triple in stated:
             subject, obj = _entity(db, triple.subject, at), _entity(db, triple.object, at)
             ids += [subject, obj]

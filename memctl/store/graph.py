@@ -159,6 +159,17 @@ def stale_memories(db: Database) -> list[str]:
     return [str(r[0]) for r in rows]
 
 
+def memory_places(db: Database, memory_ids: list[str]) -> dict[str, tuple[str, str]]:
+    """Each memory's scope and the directory its session ran in ('' when none)."""
+    rows = db.tuples(
+        "SELECT m.id, m.scope, coalesce(s.cwd, '') FROM memories m "
+        "LEFT JOIN sessions s ON s.id = m.session_id "
+        "WHERE m.id IN (SELECT value FROM json_each(?))",
+        (json.dumps(memory_ids),),
+    )
+    return {str(i): (str(scope), str(cwd)) for i, scope, cwd in rows}
+
+
 def entities_by_keys(db: Database, keys: list[str]) -> dict[str, GraphEntity]:
     """The entities these alias keys name, by key, in one query."""
     if not keys:

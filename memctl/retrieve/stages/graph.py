@@ -4,7 +4,8 @@ The query's words and names are looked up among the stored entities' aliases
 ("postgres" finds PostgreSQL). Each live triple touching one of them (one hop)
 or touching an entity such a triple leads to (two hops) is scored by the share
 of the query's other content words (weighted by rarity) its predicate and far
-end hold; a two-hop path counts only when its first edge does too. A memory
+end hold (both edges' words, for a two-hop path, whose first edge must hold some
+of them and whose second edge too). A memory
 stating a matching one-hop edge is lifted to ``GRAPH_SHARE`` of the best score
 times that share, or joins the results when it is not a candidate; a two-hop path
 lifts its memories that are candidates, and when none is, becomes one synthetic
@@ -24,8 +25,10 @@ from memctl.store.graph import GraphEntity, GraphTriple, entities_by_keys, tripl
 from memctl.store.memories import get_memories
 
 STAGE = "graph"
-# A memory lifted by a fully matching edge gets this share of the best candidate's score
-# (measured on LoCoMo dev's tune half, docs/benchmarks.md "Graph stage").
+# A memory lifted by a fully matching edge gets this share of the best candidate's score.
+# 0.9 lifted two tune-half multi-hop questions of LoCoMo dev and cost the check half an
+# adversarial and a single-hop one; 0.6 changes no category on either half
+# (docs/benchmarks.md, "Entities and triples, and the graph stage").
 GRAPH_SHARE = 0.6
 # An edge whose words hold less than this share of the query's other words lifts nothing.
 MIN_MATCH = 0.34
