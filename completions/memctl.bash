@@ -11,7 +11,7 @@ _memctl_spec() {
     cmds="" opts="" valopts="" fileopts="" filearg=0
     case $1 in
         "")
-            cmds="maintain restore reembed remember get list update forget delete purge link unlink recall profile status events export import ingest runs undo init uninstall hook mcp sessions context doctor daemon install promote unpromote sync config model"
+            cmds="maintain restore reembed remember get list update forget delete purge link unlink graph recall profile status events export import ingest runs undo init uninstall hook mcp sessions context doctor daemon install promote unpromote sync config model"
             opts="--home -c --config --version -h --help"
             valopts="--home -c --config"
             ;;
@@ -58,6 +58,9 @@ _memctl_spec() {
         "unlink")
             opts="-t --type --json -h --help"
             valopts="-t --type"
+            ;;
+        "graph")
+            opts="--json -h --help"
             ;;
         "recall")
             opts="-n --limit -s --scope --all-scopes -f --format --json --budget --explain --why-not --as-of --history --sessions -m --mode --no-touch -h --help"

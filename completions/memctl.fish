@@ -10,7 +10,7 @@ complete -c memctl -n '__fish_use_subcommand' -l home -x -d 'Data directory (def
 complete -c memctl -n '__fish_use_subcommand' -s c -l config -x -d 'Set a config key for this run only; repeatable.'
 complete -c memctl -n '__fish_use_subcommand' -l version -d 'Print the version and exit.'
 complete -c memctl -n '__fish_use_subcommand' -s h -l help -d 'Show this message and exit.'
-complete -c memctl -n '__fish_use_subcommand' -a 'maintain' -d 'Keep the store healthy: jobs, decay, consolidate, dedup, archive, upkeep, sync.'
+complete -c memctl -n '__fish_use_subcommand' -a 'maintain' -d 'Keep the store healthy: jobs, decay, consolidate, dedup, archive, graph, profile, upkeep, sync.'
 complete -c memctl -n '__fish_use_subcommand' -a 'restore' -d 'Replace the store with a backup; the current store is backed up first.'
 complete -c memctl -n '__fish_use_subcommand' -a 'reembed' -d 'Rebuild every vector with the configured embedder (after changing models).'
 complete -c memctl -n '__fish_use_subcommand' -a 'remember' -d 'Store a pinned memory exactly as given (no LLM) and print its id.'
@@ -22,6 +22,7 @@ complete -c memctl -n '__fish_use_subcommand' -a 'delete' -d 'Delete a memory (s
 complete -c memctl -n '__fish_use_subcommand' -a 'purge' -d 'Delete every memory matching the filters (at least one filter is required).'
 complete -c memctl -n '__fish_use_subcommand' -a 'link' -d 'Relate two memories (recall follows relations both ways).'
 complete -c memctl -n '__fish_use_subcommand' -a 'unlink' -d 'Remove the relations between two memories, in either direction.'
+complete -c memctl -n '__fish_use_subcommand' -a 'graph' -d 'An entity\'s relations in the knowledge graph, each with the memories it came from.'
 complete -c memctl -n '__fish_use_subcommand' -a 'recall' -d 'Recall memories by meaning, words, time and the graph, through the staged pipeline.'
 complete -c memctl -n '__fish_use_subcommand' -a 'profile' -d 'The user\'s profile and preferences, most important first.'
 complete -c memctl -n '__fish_use_subcommand' -a 'status' -d 'Counts by kind, category, state, tier and scope; database size; embedding model.'
@@ -130,6 +131,10 @@ complete -c memctl -n '__fish_seen_subcommand_from link' -s h -l help -d 'Show t
 complete -c memctl -n '__fish_seen_subcommand_from unlink' -s t -l type -x -d 'Only this type (default: every type).'
 complete -c memctl -n '__fish_seen_subcommand_from unlink' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from unlink' -s h -l help -d 'Show this message and exit.'
+
+# memctl graph
+complete -c memctl -n '__fish_seen_subcommand_from graph' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from graph' -s h -l help -d 'Show this message and exit.'
 
 # memctl recall
 complete -c memctl -n '__fish_seen_subcommand_from recall' -s n -l limit -x -d 'How many memories (default recall.limit).'

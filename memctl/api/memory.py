@@ -8,6 +8,7 @@ from typing import Any
 from memctl.api.sessions import Origin, origins
 from memctl.context import Context
 from memctl.errors import UsageError
+from memctl.ingest import graph
 from memctl.ingest.extract_rules import classify
 from memctl.memories import operations
 from memctl.memories.operations import LINK_TYPES as LINK_TYPES  # link --type
@@ -40,7 +41,8 @@ def remember(ctx: Context, request: RememberRequest) -> Remembered:
     """Store a pinned memory exactly as given (no LLM, no reconciliation); a text already
     stored in the scope returns the memory that holds it. Without a category (and with
     ``remember.category: auto``) the extraction rules classify the text, so a profile or
-    preference goes to the global scope and a project fact stays in its project."""
+    preference goes to the global scope and a project fact stays in its project. Its
+    entities and triples enter the knowledge graph with it."""
     category = request.category
     if category is None and ctx.settings.remember_category == AUTO:
         category = str(classify(request.text))
@@ -53,6 +55,12 @@ def remember(ctx: Context, request: RememberRequest) -> Remembered:
         request.scope,
         request.source,
     )
+    if not existing:  # its entities and triples, at once (maintain would read it later)
+        with ctx.db.atomic():
+            graph.index(
+                ctx.db,
+                [graph.Written(memory.id, memory.content, memory.source, memory.content_hash)],
+            )
     return Remembered(memory, existing)
 
 

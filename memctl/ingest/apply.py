@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from memctl.ingest import graph
 from memctl.ingest.extract_rules import sentences
 from memctl.ingest.facts import Decision, Fact, Verdict, abstract
 from memctl.ingest.run import Run
@@ -180,3 +181,19 @@ def apply(run: Run, decisions: list[Decision]) -> None:
             _create(run, decision.fact, decision)
         else:
             HANDLERS[decision.verdict](run, decision, target)
+    record_graph(run, decisions)
+
+
+def record_graph(run: Run, decisions: list[Decision]) -> None:
+    """The graph stage: the entities and triples of every memory the decisions wrote."""
+    written = {
+        d.memory_id: d.fact.triples for d in decisions if d.memory_id and d.verdict != Verdict.SKIP
+    }
+    found = store.get_memories(run.db, list(written))
+    graph.index(
+        run.db,
+        [
+            graph.Written(m.id, m.content, m.source, m.content_hash, written[m.id])
+            for m in found.values()
+        ],
+    )

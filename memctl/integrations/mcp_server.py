@@ -306,7 +306,9 @@ def _recall_tools(door: Door) -> None:
 
     @tool
     def memory_profile(scope: str | None = None) -> dict[str, Any]:
-        """What is known about the user: profile facts and preferences, most important
+        """What is known about the user: the written profile (role, stack, conventions,
+        current focus, open problems, last decisions; each line with the memory ids it
+        rests on, under `written`), then profile facts and preferences, most important
         first. Read it when a task depends on how the user likes things done."""
         request = recall_api.ProfileRequest(scope=scope)
         return call(lambda: recall_api.profile(ctx, request)).to_dict()

@@ -32,6 +32,10 @@ FETCH_AND_RUN = re.compile(
 )
 
 
+# The source of a recall result that stands for a knowledge-graph path, not a memory.
+GRAPH_SOURCE = "graph"
+
+
 def origin(memory: Memory, host: str | None = None) -> str:
     """Who a memory's text came from, in a word or two: ``you``, ``assistant``,
     ``session``, ``import``, ``host <id>``."""
@@ -47,6 +51,8 @@ def origin(memory: Memory, host: str | None = None) -> str:
         return "import"
     if source == "mcp":
         return "assistant"
+    if source == GRAPH_SOURCE:
+        return "knowledge graph"
     return YOU
 
 

@@ -6,7 +6,8 @@ answers with nothing. So the block is chosen, not searched, in layers, each
 within its own budget (``context.*_budget``) and all within the total:
 
 - L0 identity: the identity files, verbatim (``retrieve.identity``);
-- L1 essentials: the user's profile and preferences, the project's pinned facts
+- L1 essentials: the written profile (global and the project's, see
+  maintain/profile.py), the user's profile and preferences, the project's pinned facts
   and conventions, most important first, line by line while they fit;
 - L2 recent work: the digests of the project's latest sessions (what was asked,
   done and left open), each after its own session's facts and sharing the layer
@@ -38,6 +39,7 @@ from memctl.retrieve.params import recall_params
 from memctl.retrieve.pipeline import Recalled
 from memctl.retrieve.stages.pack import estimate_tokens
 from memctl.store.memories import MemoryFilter, list_memories
+from memctl.store.profile import profile_lines
 from memctl.store.sync import foreign_hosts
 from memctl.store.transcripts import count_scope_sessions
 
@@ -52,6 +54,8 @@ DIGESTS = 3  # latest session digests read for L2
 SHORTEST = 16
 # The share of L2 a session's own facts may take before its digest (the rest is the digest's).
 OWN_FACTS_SHARE = 0.5
+# Written profile sections whose line restates its one memory: that memory is not repeated.
+RESTATED = ("role", "conventions")
 SESSION_TOOLS = (
     "Earlier sessions of this project are stored verbatim: for the exact command, error "
     "or wording, search them (MCP session_search, or `memctl sessions grep`) and open the "
@@ -233,6 +237,14 @@ def _essentials(builder: _Builder, ctx: Context, scope: str) -> None:
     """L1: profile and preferences (this project's and global), then the project's pinned
     and semantic facts (its conventions and decisions), most important first."""
     db = ctx.db
+    for line in profile_lines(db, (GLOBAL_SCOPE, scope)):
+        text = f"- {line.section}: {line.text} [{', '.join(s[:8] for s in line.sources)}]"
+        why = f"L1 written profile ({line.scope}), from {', '.join(line.sources)}"
+        if text.casefold() not in builder.seen:
+            builder.seen.add(text.casefold())
+            builder.add(Item("L1", "profile", text, ITEM_TOKENS + builder.tokens.of(text), why))
+            if line.section in RESTATED:
+                builder.seen |= set(line.sources)  # the line says what its memory says
     personal = MemoryFilter(scopes=(scope, GLOBAL_SCOPE), categories=PERSONAL, states=ACTIVE)
     for memory in list_memories(db, personal, PER_SECTION, "importance"):
         why = f"L1 {memory.category}: importance {memory.importance:.2f}"

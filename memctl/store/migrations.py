@@ -351,6 +351,74 @@ def m012_session_cwd(db: Database) -> None:
     db.execute("ALTER TABLE sessions ADD COLUMN cwd TEXT NOT NULL DEFAULT ''")
 
 
+def m016_entities_triples(db: Database) -> None:
+    """The knowledge graph: entities (a canonical name, a kind, aliases), triples between
+    them (active or superseded, with what superseded them), each triple linked to the
+    memories and session messages it came from. A triple whose last source goes, goes.
+    And the written profile: lines per scope and section, each with its source memories."""
+    db.execute("""
+        CREATE TABLE entities (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        )""")
+    db.execute("""
+        CREATE TABLE entity_aliases (
+            key TEXT PRIMARY KEY,
+            alias TEXT NOT NULL,
+            entity_id INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE
+        )""")
+    db.execute("CREATE INDEX entity_aliases_entity ON entity_aliases(entity_id)")
+    db.execute(f"""
+        CREATE TABLE triples (
+            id INTEGER PRIMARY KEY,
+            subject INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+            predicate TEXT NOT NULL,
+            object INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+            state TEXT NOT NULL DEFAULT 'active' {_in("state", ("active", "superseded"))},
+            superseded_by INTEGER REFERENCES triples(id) ON DELETE SET NULL,
+            created_at TEXT NOT NULL,
+            UNIQUE (subject, predicate, object)
+        )""")
+    db.execute("CREATE INDEX triples_object ON triples(object)")
+    db.execute("""
+        CREATE TABLE triple_sources (
+            triple_id INTEGER NOT NULL REFERENCES triples(id) ON DELETE CASCADE,
+            memory_id TEXT NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            message TEXT NOT NULL DEFAULT '',
+            PRIMARY KEY (triple_id, memory_id)
+        ) WITHOUT ROWID""")
+    db.execute("CREATE INDEX triple_sources_memory ON triple_sources(memory_id)")
+    db.execute("""
+        CREATE TABLE entity_mentions (
+            entity_id INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+            memory_id TEXT NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            PRIMARY KEY (entity_id, memory_id)
+        ) WITHOUT ROWID""")
+    db.execute("CREATE INDEX entity_mentions_memory ON entity_mentions(memory_id)")
+    db.execute("""
+        CREATE TABLE graph_indexed (
+            memory_id TEXT PRIMARY KEY REFERENCES memories(id) ON DELETE CASCADE,
+            content_hash TEXT NOT NULL
+        )""")
+    db.execute("""
+        CREATE TABLE profile_lines (
+            id INTEGER PRIMARY KEY,
+            scope TEXT NOT NULL,
+            section TEXT NOT NULL,
+            text TEXT NOT NULL,
+            sources TEXT NOT NULL,
+            written_by TEXT NOT NULL,
+            written_at TEXT NOT NULL
+        )""")
+    db.execute("CREATE INDEX profile_lines_scope ON profile_lines(scope, section)")
+    db.execute("""
+        CREATE TRIGGER triple_sources_gone AFTER DELETE ON triple_sources
+        WHEN NOT EXISTS (SELECT 1 FROM triple_sources WHERE triple_id = old.triple_id)
+        BEGIN DELETE FROM triples WHERE id = old.triple_id; END""")
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -364,4 +432,5 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m010_transcript_reads,
     m011_run_holder,
     m012_session_cwd,
+    m016_entities_triples,
 ]

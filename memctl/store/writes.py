@@ -17,6 +17,8 @@ it back. The payloads, one shape per action:
 - unlink: the edge removed (with its ``created_at``); reverted by adding it back.
 - delete (permanent): the content hash; access, conflict, reembed: what happened. None
   of these is reverted.
+- a memory archived or deleted leaves the knowledge graph (a triple only it stated goes;
+  ``maintain`` reads it again when a revert makes it active).
 - a state change of ``forget --noise`` also made the memory a learned noise vector;
   its revert takes that back too.
 
@@ -47,6 +49,7 @@ from memctl.model import (
 from memctl.store import memories as store
 from memctl.store.database import Database
 from memctl.store.events import log_event, log_events, log_run_events
+from memctl.store.graph import forget_memory
 from memctl.store.maintenance import set_strengths, supersede_many
 from memctl.store.noise import remove_noise_vector
 from memctl.store.relations import (
@@ -118,6 +121,8 @@ class Writer:
         fields = fields or {}
         at = self.now()
         store.update_memory(self.db, memory.id, {"state": state, **fields, "updated_at": at})
+        if state in (State.ARCHIVED, State.DELETED):  # what it alone stated leaves the graph
+            forget_memory(self.db, memory.id)
         self._log(Action.STATE, memory.id, _state_event(memory, state, reason, fields, **data))
 
     def supersede(self, old: Memory, by: str, reason: str, **data: Any) -> None:
