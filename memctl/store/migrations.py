@@ -351,6 +351,12 @@ def m012_session_cwd(db: Database) -> None:
     db.execute("ALTER TABLE sessions ADD COLUMN cwd TEXT NOT NULL DEFAULT ''")
 
 
+def m014_forget_everywhere(db: Database) -> None:
+    """When a session was forgotten (``memctl sessions forget``): its messages are gone, its
+    row and read marks stay, so capture never stores it again."""
+    db.execute("ALTER TABLE sessions ADD COLUMN forgotten_at TEXT")
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -364,4 +370,5 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m010_transcript_reads,
     m011_run_holder,
     m012_session_cwd,
+    m014_forget_everywhere,
 ]
