@@ -9,9 +9,9 @@ from memctl.api.sessions import Origin, origins
 from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.ingest.extract_rules import classify
+from memctl.maintain.forgetting import Forgotten, forget_memory, forget_session
+from memctl.maintain.forgetting import redact as redact_value
 from memctl.memories import operations
-from memctl.memories.forgetting import Forgotten, forget_memory, forget_session
-from memctl.memories.forgetting import redact as redact_value
 from memctl.memories.operations import LINK_TYPES as LINK_TYPES  # link --type
 from memctl.memories.operations import Status
 from memctl.model import Event, Memory, Relation
@@ -163,13 +163,13 @@ def forget(ctx: Context, id_or_prefix: str, noise: bool = False) -> Memory:
 
 def delete(ctx: Context, id_or_prefix: str, permanent: bool = False) -> Memory:
     """Soft delete (state deleted), or remove the row, vector and relations for good, with
-    every quote of its text (``memories.forgetting``). A session message has no soft
+    every quote of its text (``maintain.forgetting``). A session message has no soft
     delete: ``--permanent`` forgets it everywhere (``sessions forget``)."""
     if is_message_id(id_or_prefix):
         if not permanent:
             raise UsageError(
-                f"a session message has no soft delete: `memctl delete {id_or_prefix} "
-                "--permanent` (or `memctl sessions forget`) takes its text out everywhere",
+                "a session message has no soft delete: a permanent delete, or "
+                f"`memctl sessions forget {id_or_prefix}`, takes its text out everywhere",
                 ["permanent"],
             )
         message = operations.get(ctx, id_or_prefix)[0]

@@ -15,9 +15,9 @@ from typing import Any
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
 from memctl.ingest.parse.common import SUBAGENT
+from memctl.maintain.forgetting import Forgotten as Forgotten  # what a forget did
+from memctl.maintain.forgetting import forget_session
 from memctl.memories import operations
-from memctl.memories.forgetting import Forgotten as Forgotten  # what a forget did
-from memctl.memories.forgetting import forget_session
 from memctl.memories.timeparse import parse_since
 from memctl.model import Memory, Message, Session
 from memctl.retrieve.query import STOPWORDS
@@ -81,7 +81,7 @@ def list_sessions(ctx: Context, where: Where, limit: int = 20) -> list[SessionRo
 
 def forget(ctx: Context, ref: str) -> Forgotten:
     """Forget a session (``ID``) or one message (``ID#N``) everywhere
-    (``memories.forgetting``)."""
+    (``maintain.forgetting``)."""
     return forget_session(ctx, ref)
 
 

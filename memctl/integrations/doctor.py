@@ -39,6 +39,7 @@ def doctor(ctx: Context, captured: dict[str, str] | None = None) -> list[Check]:
         store_check(ctx),
         *hook_checks(settings.home, captured),
         resident_check(settings),
+        *identity_checks(settings),
         llm_check(settings),
         sync_check(settings),
         modes_check(settings.home),
@@ -114,6 +115,25 @@ def hook_checks(home: Path, captured: dict[str, str] | None = None) -> list[Chec
             checks.append(Check(name, OK, f"installed, last fired {setup.age(last)}"))
         checks += [Check(name, WARN, problem) for problem in item.problems]
     return checks or [Check("hooks", WARN, "no assistant found", "install one, then `memctl init`")]
+
+
+def identity_checks(settings: Settings) -> list[Check]:
+    """Each identity file that is there (``retrieve.identity``), and what of it was left
+    out or redacted: a link, a FIFO or a device is never read."""
+    from memctl.retrieve.identity import identity_paths, read_identity
+
+    checks = []
+    for path in identity_paths(settings.home, settings.cwd):
+        found = read_identity(path)
+        if found is None:
+            continue
+        if not found.text:
+            checks.append(Check("identity", WARN, found.note, f"make {path} a regular file"))
+        elif found.note:
+            checks.append(Check("identity", WARN, found.note, f"edit {path}"))
+        else:
+            checks.append(Check("identity", OK, f"{path} is read at session start"))
+    return checks
 
 
 def resident_check(settings: Settings) -> Check:

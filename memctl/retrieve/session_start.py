@@ -179,6 +179,9 @@ def _identity(builder: _Builder, home: Any, cwd: Any) -> None:
             continue
         if found.note:
             builder.out.notes.append(found.note)
+        if found.refused:  # the session is told, in one line
+            line = f"[memctl: {found.note}]"
+            builder.add(Item("L0", "identity", line, builder.tokens.of(line), "refused"))
         if not found.text:
             continue
         text, left = found.text, builder.left("L0")

@@ -121,6 +121,18 @@ def memory_texts(db: Database, memory_ids: list[str]) -> list[str]:
     return [text for row in rows for text in row if text]
 
 
+def past_texts(db: Database, memory_ids: list[str]) -> list[str]:
+    """The texts these memories held before (their update events' ``before`` and
+    ``after``, a sync conflict's ``lost`` version)."""
+    paths = [f"$.{part}.{name}" for part in ("before", "after", "lost") for name in MEMORY_TEXTS]
+    rows = db.tuples(
+        "SELECT p.value, json_extract(e.data, p.value) FROM events e, json_each(?) p "
+        "WHERE e.memory_id IN (SELECT value FROM json_each(?))",
+        (json.dumps(paths), json.dumps(memory_ids)),
+    )
+    return sorted({str(text) for _, text in rows if isinstance(text, str) and text})
+
+
 def forget_messages(db: Database, session_id: str, seqs: list[int] | None, at: str) -> int:
     """Take a session's text out: every message (its row goes; the session row stays,
     marked forgotten, with its read marks, so capture never stores it again), or the

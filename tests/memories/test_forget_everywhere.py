@@ -116,7 +116,9 @@ def test_a_soft_delete_of_a_message_is_refused_in_one_line(tmp_path: Path) -> No
 
 def test_delete_permanent_of_a_memory_takes_its_quotes_out_of_the_event_log(home: Path) -> None:
     made = json.loads(_ok("remember", "the staging host is heron-quokka-staging", "--json"))
-    _ok("update", made["id"], "--text", f"the staging host is {WORD}-staging")  # the event quotes both
+    _ok(
+        "update", made["id"], "--text", f"the staging host is {WORD}-staging"
+    )  # the event quotes both
     _ok(*BACKUPS, "maintain")
     assert _files_holding(home, WORD)
     _ok("delete", made["id"], "--permanent")
@@ -124,9 +126,7 @@ def test_delete_permanent_of_a_memory_takes_its_quotes_out_of_the_event_log(home
     assert _files_holding(home, "heron-quokka-staging") == []
 
 
-def test_redact_takes_one_value_out_of_every_session_and_memory(
-    home: Path, tmp_path: Path
-) -> None:
+def test_redact_takes_one_value_out_of_every_session_and_memory(home: Path, tmp_path: Path) -> None:
     _, session = _stored(tmp_path)
     made = json.loads(_ok("remember", f"the vault opens with {WORD}", "--json"))
     done = run_cli("redact", WORD, "--json")

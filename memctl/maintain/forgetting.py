@@ -107,7 +107,7 @@ def _forget_in(db: Database, target: _Target, done: Forgotten, live: Context | N
     with db.atomic():
         ids = erase.memories_from(db, target.session_id, target.seqs)
         needles = erase.message_texts(db, target.session_id, target.seqs)
-        needles += erase.memory_texts(db, ids)
+        needles += erase.memory_texts(db, ids) + erase.past_texts(db, ids)
         memories = store.get_memories(db, ids)
         with _edit(db, live, "sessions forget", list(memories.values())) as writer:
             for memory in memories.values():
@@ -130,7 +130,7 @@ def _memory_in(db: Database, memory_id: str, done: Forgotten, live: Context | No
         memory = store.get_memory(db, memory_id)
         if memory is None:
             return
-        needles = erase.memory_texts(db, [memory_id])
+        needles = erase.memory_texts(db, [memory_id]) + erase.past_texts(db, [memory_id])
         with _edit(db, live, "delete --permanent", [memory]) as writer:
             writer.delete(memory)
             done.quotes = erase.erase_quotes(db, needles, erase.FORGOTTEN, EVERY_SESSION)
