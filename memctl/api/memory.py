@@ -9,7 +9,7 @@ from memctl.api.sessions import Origin, origins
 from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.ingest.extract_rules import classify
-from memctl.maintain.forgetting import Forgotten, forget_memory, forget_session
+from memctl.maintain.forgetting import Forgotten, forget_memories, forget_session
 from memctl.maintain.forgetting import redact as redact_value
 from memctl.memories import operations
 from memctl.memories.operations import LINK_TYPES as LINK_TYPES  # link --type
@@ -177,7 +177,7 @@ def delete(ctx: Context, id_or_prefix: str, permanent: bool = False) -> Memory:
         return message
     if permanent:
         memory = operations.get(ctx, id_or_prefix)[0]
-        forget_memory(ctx, memory)
+        forget_memories(ctx, [memory], "delete --permanent")
         return memory
     return operations.delete(ctx, id_or_prefix, permanent)
 
@@ -204,6 +204,11 @@ def purge(ctx: Context, request: PurgeRequest) -> list[Memory]:
     where = request.filters.build(ctx)
     if request.dry_run:
         return operations.purge(ctx, where, dry_run=True)
+    if request.permanent:  # for good: every quote of their text too
+        victims = operations.purge(ctx, where, dry_run=True)
+        if victims:
+            forget_memories(ctx, victims, "purge --permanent")
+        return victims
     return operations.purge(ctx, where, permanent=request.permanent)
 
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
+from memctl.ingest.spool import drop_session
 from memctl.maintain.backup import backups
 from memctl.memories.operations import edit
 from memctl.memories.privacy import REDACTED
@@ -36,8 +37,10 @@ from memctl.store.database import Database
 from memctl.store.maintenance import vacuum_into
 from memctl.store.message_search import MESSAGE_SEPARATOR, get_message
 from memctl.store.sessions import get_session
+from memctl.store.sync import files_of
 from memctl.store.transcripts import session_ids_like
 from memctl.store.writes import Writer
+from memctl.sync.pipeline import clone_path
 
 # The columns ``redact`` also rewrites: the messages and titles of every session.
 EVERY_SESSION = ("messages.content", "sessions.title")
@@ -99,6 +102,8 @@ def forget_session(ctx: Context, ref: str) -> Forgotten:
         get_message(ctx.db, f"{target.session_id}{MESSAGE_SEPARATOR}{target.seqs[0]}")
     done = Forgotten(target.name)
     _everywhere(ctx, done, lambda db, into, live: _forget_in(db, target, into, live))
+    if target.seqs is None:
+        drop_session(ctx, target.session_id)  # a spooled copy would be stored no more anyway
     return done
 
 
@@ -118,23 +123,29 @@ def _forget_in(db: Database, target: _Target, done: Forgotten, live: Context | N
         done.memories = sorted(memories)
 
 
-def forget_memory(ctx: Context, memory: Memory) -> Forgotten:
-    """Delete a memory for good, with every quote of its text (``delete --permanent``)."""
-    done = Forgotten(memory.id)
-    _everywhere(ctx, done, lambda db, into, live: _memory_in(db, memory.id, into, live))
+def forget_memories(ctx: Context, memories: list[Memory], verb: str) -> Forgotten:
+    """Delete memories for good, with every quote of their text (``delete --permanent``,
+    ``purge --permanent``)."""
+    ids = [m.id for m in memories]
+    done = Forgotten(ids[0] if len(ids) == 1 else f"{len(ids)} memories")
+    _everywhere(ctx, done, lambda db, into, live: _memories_in(db, ids, into, live, verb))
     return done
 
 
-def _memory_in(db: Database, memory_id: str, done: Forgotten, live: Context | None) -> None:
+def _memories_in(
+    db: Database, memory_ids: list[str], done: Forgotten, live: Context | None, verb: str
+) -> None:
     with db.atomic():
-        memory = store.get_memory(db, memory_id)
-        if memory is None:
+        memories = list(store.get_memories(db, memory_ids).values())
+        if not memories:
             return
-        needles = erase.memory_texts(db, [memory_id]) + erase.past_texts(db, [memory_id])
-        with _edit(db, live, "delete --permanent", [memory]) as writer:
-            writer.delete(memory)
+        found = [m.id for m in memories]
+        needles = erase.memory_texts(db, found) + erase.past_texts(db, found)
+        with _edit(db, live, verb, memories) as writer:
+            for memory in memories:
+                writer.delete(memory, reason=verb)
             done.quotes = erase.erase_quotes(db, needles, erase.FORGOTTEN, EVERY_SESSION)
-        done.memories = [memory_id]
+        done.memories = sorted(found)
 
 
 def redact(ctx: Context, text: str) -> Forgotten:
@@ -180,6 +191,7 @@ def _everywhere(ctx: Context, done: Forgotten, apply: Apply) -> None:
     """``apply`` to the store, then to its file (zeroed, merged, compacted, the WAL
     emptied), then to every backup."""
     _erased(ctx.db, lambda db: apply(db, done, ctx))
+    _out_of_the_clone(ctx, done.memories)
     done.wal_emptied = erase.compact(ctx.db)
     for path in backups(ctx.settings):
         partial = path.with_name(path.name + REWRITING)
@@ -195,6 +207,15 @@ def _everywhere(ctx: Context, done: Forgotten, apply: Apply) -> None:
         for extra in ("-wal", "-shm"):
             Path(str(path) + extra).unlink(missing_ok=True)
         done.backups.append(path.name)
+
+
+def _out_of_the_clone(ctx: Context, memory_ids: list[str]) -> None:
+    """Remove the deleted memories' files from the work tree of the sync clone in the data
+    directory; the next sync writes their tombstones (``sync.outgoing``)."""
+    clone = clone_path(ctx.settings)
+    for files in files_of(ctx.db, memory_ids).values():
+        for file in files:
+            (clone / file.path).unlink(missing_ok=True)
 
 
 def _erased(db: Database, apply: Callable[[Database], None]) -> None:

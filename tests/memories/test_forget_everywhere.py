@@ -8,7 +8,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from memctl.api import memory as memory_api
+from memctl.api import sync as sync_api
 from tests.conftest import run_cli
+from tests.syncing import bare_repo, git, machine, shared
 
 # A message nobody else says: its words are indexed terms, its phrase a byte string.
 LEAK = "the vault combination is quokka7marmalade under the blue heron"
@@ -140,3 +143,32 @@ def test_redact_takes_one_value_out_of_every_session_and_memory(home: Path, tmp_
 def test_redact_refuses_a_value_too_short_to_be_one() -> None:
     done = run_cli("redact", "yes")
     assert done.returncode != 0 and "8 characters" in done.stderr
+
+
+def test_a_shared_memory_deleted_for_good_leaves_the_clone_and_goes_out_as_a_tombstone(
+    tmp_path: Path,
+) -> None:
+    remote = bare_repo(tmp_path)
+    ctx = machine(tmp_path, "laptop", remote)
+    sync_api.init(ctx, str(remote))
+    memory = shared(ctx, f"the release signing passphrase hint is {WORD}")
+    sync_api.sync(ctx, sync_api.SyncRequest())
+    home = ctx.settings.home
+    assert "sync/repo/memories" in " ".join(_files_holding(home, WORD))
+    memory_api.delete(ctx, memory.id, permanent=True)
+    assert _files_holding(home, WORD) == []  # the clone's work tree too
+    sync_api.sync(ctx, sync_api.SyncRequest())
+    head = git("--git-dir", str(remote), "grep", "-l", "state: deleted", "HEAD")
+    assert memory.id in head  # peers get the tombstone; the history keeps the old file
+    assert WORD not in git("--git-dir", str(remote), "grep", "-h", "-e", ".", "HEAD")
+    ctx.close()
+
+
+def test_purge_permanent_takes_the_quotes_out_too(home: Path) -> None:
+    made = json.loads(
+        _ok("remember", "the staging host is heron-quokka-staging", "-t", "ops", "--json")
+    )
+    _ok("update", made["id"], "--text", f"the staging host is {WORD}-staging")
+    assert _files_holding(home, "heron-quokka-staging")
+    _ok("purge", "--tag", "ops", "--permanent", "--yes")
+    assert _files_holding(home, WORD) == [] and _files_holding(home, "heron-quokka") == []
