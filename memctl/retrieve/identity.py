@@ -17,14 +17,13 @@ and ``memctl doctor``).
 
 from __future__ import annotations
 
-import errno
 import os
 import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from memctl.config.files import write_private
+from memctl.config.files import read_untrusted, write_private
 from memctl.config.scope import project_root
 
 FILE_NAME = "identity.md"
@@ -65,8 +64,6 @@ def identity_paths(home: Path, cwd: Path) -> list[Path]:
     return [home / FILE_NAME, project_root(cwd) / PROJECT_DIR / FILE_NAME]
 
 
-# Opened without following a link, without waiting for a writer (a FIFO) or a device.
-OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
 KINDS = {
     stat.S_IFIFO: "a FIFO",
     stat.S_IFCHR: "a device",
@@ -83,22 +80,15 @@ def read_identity(path: Path) -> IdentityFile | None:
     if refused:
         return IdentityFile(path, "", f"{path} is {refused}, not a regular file: left out", True)
     try:
-        descriptor = os.open(path, OPEN_FLAGS)
+        data = read_untrusted(path, READ_LIMIT)  # a link or FIFO put there since: refused
+        size = os.lstat(path).st_size
     except FileNotFoundError:
         return None
     except OSError as exc:
-        if exc.errno == errno.ELOOP:  # a link put there after the check
-            return IdentityFile(path, "", f"{path} is a symbolic link: left out", True)
-        return None
-    with os.fdopen(descriptor, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            kind = KINDS.get(stat.S_IFMT(info.st_mode), "no regular file")
-            return IdentityFile(path, "", f"{path} is {kind}, not a regular file: left out", True)
-        data = handle.read(READ_LIMIT)
+        return IdentityFile(path, "", f"{path}: {exc.strerror}: left out", True)
     if b"\x00" in data:
         return IdentityFile(path, "", f"{path} is binary, not text: left out")
-    return _text(path, data, info.st_size)
+    return _text(path, data, size)
 
 
 def _not_plain(path: Path) -> str:

@@ -73,3 +73,15 @@ def test_a_secret_typed_into_an_identity_file_is_redacted(home: Path) -> None:
     assert GITHUB_TOKEN not in block and "Elm Row" not in block
     assert "[REDACTED" in block
     assert "redacted" in _doctor()
+
+
+def test_a_symlinked_project_config_is_refused_in_one_line(tmp_path: Path) -> None:
+    project = Path.cwd()
+    elsewhere = tmp_path / "their-config.yaml"
+    elsewhere.write_text("ollama:\n  host: http://attacker.example:11434\n")
+    (project / ".memctl").mkdir()
+    (project / ".memctl" / "config.yaml").symlink_to(elsewhere)
+    done = run_cli("config", "show")
+    assert done.returncode != 0
+    assert "symbolic link" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert "attacker" not in done.stdout + done.stderr
