@@ -38,7 +38,7 @@ def doctor(ctx: Context, captured: dict[str, str] | None = None) -> list[Check]:
         model_check(settings),
         store_check(ctx),
         *hook_checks(settings.home, captured),
-        capture_check(settings.home),
+        *capture_checks(settings.home),
         resident_check(settings),
         *identity_checks(settings),
         llm_check(settings),
@@ -123,23 +123,26 @@ def hook_checks(home: Path, captured: dict[str, str] | None = None) -> list[Chec
 CAPTURE_GRACE_SECONDS = 600
 
 
-def capture_check(home: Path) -> Check:
+def capture_checks(home: Path) -> list[Check]:
     """Transcripts a capture hook marked pending that were never stored whole (a full disk,
-    a killed hook): each is named; the next hook or `memctl maintain` captures them."""
+    a killed hook), the newest named (none: no check); the next hook or `memctl maintain`
+    captures them."""
     from memctl.ingest.pending import uncaptured
 
     waiting = uncaptured(home, CAPTURE_GRACE_SECONDS)
     if not waiting:
-        return Check("capture", OK, "every transcript a hook saw is stored")
+        return []
     first = waiting[0]
     why = f" ({first.error})" if first.error else ""
     more = f" and {len(waiting) - 1} more" if len(waiting) > 1 else ""
-    return Check(
-        "capture",
-        WARN,
-        f"not captured yet: {first.path}{why}{more}",
-        "free disk space; the next hook or `memctl maintain` captures it",
-    )
+    return [
+        Check(
+            "capture",
+            WARN,
+            f"not captured yet: {first.path}{why}{more}",
+            "free disk space; the next hook or `memctl maintain` captures it",
+        )
+    ]
 
 
 def identity_checks(settings: Settings) -> list[Check]:
