@@ -114,7 +114,7 @@ def _forget_in(db: Database, target: _Target, done: Forgotten, live: Context | N
         needles = erase.message_texts(db, target.session_id, target.seqs)
         needles += erase.memory_texts(db, ids) + erase.past_texts(db, ids)
         memories = store.get_memories(db, ids)
-        with _edit(db, live, "sessions forget", list(memories.values())) as writer:
+        with _edit(db, live, "sessions forget", list(memories.values()), target.name) as writer:
             for memory in memories.values():
                 writer.delete(memory, reason="sessions forget")
             done.messages = erase.forget_messages(db, target.session_id, target.seqs, now_iso())
@@ -170,7 +170,7 @@ def _redact_in(
 ) -> None:
     with db.atomic():
         memories = store.get_memories(db, erase.ids_containing(db, needle))
-        with _edit(db, live, "redact", list(memories.values())) as writer:
+        with _edit(db, live, "redact", list(memories.values()), done.target) as writer:
             for memory in memories.values():
                 changes = {
                     name: getattr(memory, name).replace(needle, REDACTED)
@@ -230,10 +230,13 @@ def _erased(db: Database, apply: Callable[[Database], None]) -> None:
 
 
 @contextlib.contextmanager
-def _edit(db: Database, live: Context | None, verb: str, memories: list[Memory]) -> Any:
-    """The live store's edit run (``memctl runs`` lists it), or a bare writer for a backup."""
+def _edit(
+    db: Database, live: Context | None, verb: str, memories: list[Memory], what: str = ""
+) -> Any:
+    """The live store's edit run (``memctl runs`` lists it, naming ``what``: never text),
+    or a bare writer for a backup."""
     if live is None:
         yield Writer(db)
         return
-    with edit(live, verb, memories) as writer:
+    with edit(live, verb, memories, what) as writer:
         yield writer
