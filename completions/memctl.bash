@@ -11,7 +11,7 @@ _memctl_spec() {
     cmds="" opts="" valopts="" fileopts="" filearg=0
     case $1 in
         "")
-            cmds="maintain restore reembed remember get list update forget delete purge link unlink graph recall profile status events export import ingest runs undo init uninstall hook mcp sessions context doctor daemon install promote unpromote sync config model"
+            cmds="maintain restore reembed remember get list update forget delete redact purge link unlink graph recall profile status events export import ingest runs undo init uninstall hook mcp sessions context doctor daemon install promote unpromote sync config model"
             opts="--home -c --config --version -h --help"
             valopts="--home -c --config"
             ;;
@@ -46,6 +46,9 @@ _memctl_spec() {
             ;;
         "delete")
             opts="--permanent --json -h --help"
+            ;;
+        "redact")
+            opts="--json -h --help"
             ;;
         "purge")
             opts="-s --scope --kind --category --state -t --tag --since --permanent --dry-run -y --yes --json -h --help"
@@ -114,7 +117,7 @@ _memctl_spec() {
             opts="-h --help"
             ;;
         "sessions")
-            cmds="list show grep expand"
+            cmds="list show grep expand forget"
             opts="-h --help"
             ;;
         "sessions list")
@@ -132,6 +135,9 @@ _memctl_spec() {
         "sessions expand")
             opts="-C --context --json -h --help"
             valopts="-C --context"
+            ;;
+        "sessions forget")
+            opts="-y --yes --json -h --help"
             ;;
         "context")
             opts="--compact --explain -s --scope --budget --json -h --help"

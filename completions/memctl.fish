@@ -19,6 +19,7 @@ complete -c memctl -n '__fish_use_subcommand' -a 'list' -d 'List memories, newes
 complete -c memctl -n '__fish_use_subcommand' -a 'update' -d 'Change a memory\'s content, tags, importance or category.'
 complete -c memctl -n '__fish_use_subcommand' -a 'forget' -d 'Archive a memory: recall no longer returns it; nothing is deleted.'
 complete -c memctl -n '__fish_use_subcommand' -a 'delete' -d 'Delete a memory (soft: state deleted; --permanent removes it; events stay).'
+complete -c memctl -n '__fish_use_subcommand' -a 'redact' -d 'Replace one leaked value (a password, a token) by [REDACTED] everywhere: every session\'s messages, memories, the event log, runs, the WAL and the backups.'
 complete -c memctl -n '__fish_use_subcommand' -a 'purge' -d 'Delete every memory matching the filters (at least one filter is required).'
 complete -c memctl -n '__fish_use_subcommand' -a 'link' -d 'Relate two memories (recall follows relations both ways).'
 complete -c memctl -n '__fish_use_subcommand' -a 'unlink' -d 'Remove the relations between two memories, in either direction.'
@@ -36,7 +37,7 @@ complete -c memctl -n '__fish_use_subcommand' -a 'init' -d 'Set up the assistant
 complete -c memctl -n '__fish_use_subcommand' -a 'uninstall' -d 'Undo `memctl install` and `memctl init`: put back every file they changed.'
 complete -c memctl -n '__fish_use_subcommand' -a 'hook' -d 'Run by an assistant\'s hooks: reads its JSON on stdin (Codex notify: the last argument); at session start prints the context block, at the end captures the transcript. Never fails the session: errors go to $MEMCTL_HOME/logs/hooks.log.'
 complete -c memctl -n '__fish_use_subcommand' -a 'mcp' -d 'Serve memctl\'s tools (memory_search, memory_store, ...) and resources over MCP on stdio, for an assistant to start. `memctl init` registers it.'
-complete -c memctl -n '__fish_use_subcommand' -a 'sessions' -d 'The stored sessions: list, show, grep and expand them.'
+complete -c memctl -n '__fish_use_subcommand' -a 'sessions' -d 'The stored sessions: list, show, grep, expand and forget them.'
 complete -c memctl -n '__fish_use_subcommand' -a 'context' -d 'The context block a session starting here gets: identity, essentials, recent work.'
 complete -c memctl -n '__fish_use_subcommand' -a 'doctor' -d 'Check this machine: model, store, hooks and capture, the resident process, LLM, sync remote, file modes; each with a fix.'
 complete -c memctl -n '__fish_use_subcommand' -a 'daemon' -d 'The resident recall process: answers `memctl recall` and the start and prompt hooks with the model already loaded (recall.resident).'
@@ -107,6 +108,10 @@ complete -c memctl -n '__fish_seen_subcommand_from forget' -s h -l help -d 'Show
 complete -c memctl -n '__fish_seen_subcommand_from delete' -l permanent -d 'Remove the row, vector, index entry and relations.'
 complete -c memctl -n '__fish_seen_subcommand_from delete' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from delete' -s h -l help -d 'Show this message and exit.'
+
+# memctl redact
+complete -c memctl -n '__fish_seen_subcommand_from redact' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from redact' -s h -l help -d 'Show this message and exit.'
 
 # memctl purge
 complete -c memctl -n '__fish_seen_subcommand_from purge' -s s -l scope -x -d 'Only this scope (\'project\' for the current one); default all.'
@@ -235,11 +240,12 @@ complete -c memctl -n '__fish_seen_subcommand_from hook' -s h -l help -d 'Show t
 complete -c memctl -n '__fish_seen_subcommand_from mcp' -s h -l help -d 'Show this message and exit.'
 
 # memctl sessions
-complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand' -s h -l help -d 'Show this message and exit.'
-complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand' -a 'list' -d 'The latest sessions, newest first: client, date, title, messages and digest.'
-complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand' -a 'show' -d 'A session\'s transcript as a person reads it: turns, tool notes, sub-agent threads.'
-complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand' -a 'grep' -d 'Full-text search over every stored message, with the matching line and its neighbours.'
-complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand' -a 'expand' -d 'The raw messages behind a memory or a range, with the turns around them (marked >); a memory distilled from several sessions\' messages opens each, in order.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand forget' -s h -l help -d 'Show this message and exit.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand forget' -a 'list' -d 'The latest sessions, newest first: client, date, title, messages and digest.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand forget' -a 'show' -d 'A session\'s transcript as a person reads it: turns, tool notes, sub-agent threads.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand forget' -a 'grep' -d 'Full-text search over every stored message, with the matching line and its neighbours.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand forget' -a 'expand' -d 'The raw messages behind a memory or a range, with the turns around them (marked >); a memory distilled from several sessions\' messages opens each, in order.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand forget' -a 'forget' -d 'Forget a session, or one message, everywhere: its text, the memories distilled from it, every quote of it in the store, its free pages, the WAL and the backups. It is never captured again. Nothing can bring it back.'
 
 # memctl sessions list
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from list' -s s -l scope -x -d '\'project\' (the current one and global, default) or a scope name.'
@@ -273,6 +279,11 @@ complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_sub
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from expand' -s C -l context -x -d 'Turns shown either side.'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from expand' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from expand' -s h -l help -d 'Show this message and exit.'
+
+# memctl sessions forget
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from forget' -s y -l yes -d 'Do not ask for confirmation.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from forget' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from forget' -s h -l help -d 'Show this message and exit.'
 
 # memctl context
 complete -c memctl -n '__fish_seen_subcommand_from context' -l compact -d 'Half the essentials (L1), no recent work (L2); context.compact sets it.'

@@ -10,6 +10,8 @@ from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.ingest import graph
 from memctl.ingest.extract_rules import classify
+from memctl.maintain.forgetting import Forgotten, forget_memories, forget_session
+from memctl.maintain.forgetting import redact as redact_value
 from memctl.memories import operations
 from memctl.memories.operations import LINK_TYPES as LINK_TYPES  # link --type
 from memctl.memories.operations import Status
@@ -17,6 +19,7 @@ from memctl.model import Event, Memory, Relation
 from memctl.store import sessions
 from memctl.store.memories import SORTS as SORTS  # list --sort
 from memctl.store.memories import MemoryFilter
+from memctl.store.message_search import is_message_id as is_message_id  # a SESSION#N id
 
 AUTO = "auto"  # remember.category: classify each text by the extraction rules
 
@@ -154,13 +157,42 @@ def update(ctx: Context, request: UpdateRequest) -> Memory:
 
 
 def forget(ctx: Context, id_or_prefix: str, noise: bool = False) -> Memory:
-    """Archive a memory; with ``noise``, ingest learns to drop facts like it."""
+    """Archive a memory; with ``noise``, ingest learns to drop facts like it. A session
+    message (``SESSION#N``) has nothing to archive: it is forgotten everywhere
+    (``sessions forget``)."""
+    if is_message_id(id_or_prefix):
+        if noise:
+            raise UsageError("noise takes a memory, not a session message", ["noise"])
+        message = operations.get(ctx, id_or_prefix)[0]
+        forget_session(ctx, message.id)
+        return message
     return operations.forget(ctx, id_or_prefix, noise)
 
 
 def delete(ctx: Context, id_or_prefix: str, permanent: bool = False) -> Memory:
-    """Soft delete (state deleted), or remove the row, vector and relations for good."""
+    """Soft delete (state deleted), or remove the row, vector and relations for good, with
+    every quote of its text (``maintain.forgetting``). A session message has no soft
+    delete: ``--permanent`` forgets it everywhere (``sessions forget``)."""
+    if is_message_id(id_or_prefix):
+        if not permanent:
+            raise UsageError(
+                "a session message has no soft delete: a permanent delete, or "
+                f"`memctl sessions forget {id_or_prefix}`, takes its text out everywhere",
+                ["permanent"],
+            )
+        message = operations.get(ctx, id_or_prefix)[0]
+        forget_session(ctx, message.id)
+        return message
+    if permanent:
+        memory = operations.get(ctx, id_or_prefix)[0]
+        forget_memories(ctx, [memory], "delete --permanent")
+        return memory
     return operations.delete(ctx, id_or_prefix, permanent)
+
+
+def redact(ctx: Context, text: str) -> Forgotten:
+    """Replace one leaked value by [REDACTED] everywhere memctl keeps text."""
+    return redact_value(ctx, text)
 
 
 @dataclass(frozen=True)
@@ -180,6 +212,11 @@ def purge(ctx: Context, request: PurgeRequest) -> list[Memory]:
     where = request.filters.build(ctx)
     if request.dry_run:
         return operations.purge(ctx, where, dry_run=True)
+    if request.permanent:  # for good: every quote of their text too
+        victims = operations.purge(ctx, where, dry_run=True)
+        if victims:
+            forget_memories(ctx, victims, "purge --permanent")
+        return victims
     return operations.purge(ctx, where, permanent=request.permanent)
 
 

@@ -15,6 +15,8 @@ from typing import Any
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
 from memctl.ingest.parse.common import SUBAGENT
+from memctl.maintain.forgetting import Forgotten as Forgotten  # what a forget did
+from memctl.maintain.forgetting import forget_session
 from memctl.memories import operations
 from memctl.memories.timeparse import parse_since
 from memctl.model import Memory, Message, Session
@@ -77,6 +79,12 @@ def list_sessions(ctx: Context, where: Where, limit: int = 20) -> list[SessionRo
     return transcripts.list_sessions(ctx.db, _filter(ctx, where), limit, DIGEST_TAG)
 
 
+def forget(ctx: Context, ref: str) -> Forgotten:
+    """Forget a session (``ID``) or one message (``ID#N``) everywhere
+    (``maintain.forgetting``)."""
+    return forget_session(ctx, ref)
+
+
 def find_session(ctx: Context, session_id: str) -> Session:
     """A session by id or unique prefix; NotFoundError with one clear line otherwise."""
     wanted = session_id.strip()
@@ -88,6 +96,10 @@ def find_session(ctx: Context, session_id: str) -> Session:
         session = get_session(ctx.db, matches[0]) if matches else None
     if session is None:
         raise NotFoundError(f"no stored session {wanted!r} (see `memctl sessions list`)")
+    if session.forgotten_at:
+        raise NotFoundError(
+            f"session {session.id} was forgotten on {session.forgotten_at[:10]}: its text is gone"
+        )
     return session
 
 

@@ -20,7 +20,9 @@ from memctl.cli.common import home_path, new_typer
 
 # command -> the module of memctl.cli that defines it (tests check it is complete).
 COMMANDS: dict[str, str] = {
-    **dict.fromkeys(("remember", "get", "list", "update", "forget", "delete", "purge"), "memory"),
+    **dict.fromkeys(
+        ("remember", "get", "list", "update", "forget", "delete", "purge", "redact"), "memory"
+    ),
     **dict.fromkeys(("link", "unlink", "graph"), "graph"),
     **dict.fromkeys(("recall", "profile"), "recall"),
     **dict.fromkeys(("status", "events"), "status"),

@@ -16,6 +16,7 @@ from memctl.api.memory import (
     PurgeRequest,
     RememberRequest,
     UpdateRequest,
+    is_message_id,
 )
 from memctl.cli.common import (
     JsonOption,
@@ -218,6 +219,8 @@ def forget(
     memory = api.forget(open_context(ctx), memory_id, noise)
     if as_json:
         print_json(memory.to_dict())
+    elif is_message_id(memory.id):
+        console.print(f"forgot message {memory.id} everywhere (`memctl sessions forget`)")
     else:
         console.print(f"archived {memory.id}" + (" and learned it as noise" if noise else ""))
 
@@ -237,8 +240,30 @@ def delete(
     memory = api.delete(open_context(ctx), memory_id, permanent)
     if as_json:
         print_json({"id": memory.id, "permanent": permanent})
+    elif is_message_id(memory.id):
+        console.print(f"forgot message {memory.id} everywhere (`memctl sessions forget`)")
     else:
         console.print(f"{'permanently deleted' if permanent else 'deleted'} {memory.id}")
+
+
+@app.command()
+def redact(
+    ctx: typer.Context,
+    text: Annotated[str, typer.Argument(help="The leaked value, exactly (8 characters or more).")],
+    as_json: JsonOption = False,
+) -> None:
+    """Replace one leaked value (a password, a token) by [REDACTED] everywhere: every
+    session's messages, memories, the event log, runs, the WAL and the backups."""
+    done = api.redact(open_context(ctx), text)
+    if as_json:
+        print_json(done.to_dict())
+        return
+    quotes = sum(done.quotes.values())
+    console.print(
+        f"redacted {done.target}: {quotes} rows, {len(done.memories)} memories, "
+        f"{len(done.backups)} backups rewritten"
+        + ("" if done.wal_emptied else "; the WAL still holds old pages (a reader has it open)")
+    )
 
 
 @app.command()

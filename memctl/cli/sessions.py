@@ -8,13 +8,16 @@ from typing import Annotated
 import typer
 
 from memctl.api import sessions as api
-from memctl.api.sessions import GrepMatch, Where
+from memctl.api.sessions import Forgotten, GrepMatch, Where
 from memctl.cli.common import JsonOption, new_typer, open_context
 from memctl.cli.render import age, console, print_json
+from memctl.errors import UsageError
 
 app = new_typer()
 group = new_typer()
-app.add_typer(group, name="sessions", help="The stored sessions: list, show, grep and expand them.")
+app.add_typer(
+    group, name="sessions", help="The stored sessions: list, show, grep, expand and forget them."
+)
 
 ScopeFilter = Annotated[
     str | None,
@@ -141,3 +144,41 @@ def expand(
         print_json({**passages[0].to_dict(), "passages": [p.to_dict() for p in passages]})
     else:
         sys.stdout.write("\n\n".join(p.text() for p in passages) + "\n")
+
+
+@group.command()
+def forget(
+    ctx: typer.Context,
+    ref: Annotated[
+        str, typer.Argument(help="A session id (or unique prefix), or SESSION#N: one message.")
+    ],
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Forget a session, or one message, everywhere: its text, the memories distilled from
+    it, every quote of it in the store, its free pages, the WAL and the backups. It is
+    never captured again. Nothing can bring it back."""
+    context = open_context(ctx)
+    if not yes and not typer.confirm(f"Forget {ref} everywhere, for good?", err=True):
+        raise UsageError("forget cancelled; nothing was changed")
+    done = api.forget(context, ref)
+    if as_json:
+        print_json(done.to_dict())
+        return
+    console.print(forgotten_line(done), soft_wrap=True)
+
+
+def forgotten_line(done: Forgotten) -> str:
+    """What a forget or a redact took out, in one line (and a warning when the WAL could
+    not be emptied)."""
+    quotes = sum(done.quotes.values())
+    line = (
+        f"forgot {done.target}: {done.messages} messages, {len(done.memories)} memories, "
+        f"{quotes} quotes, {len(done.backups)} backups rewritten"
+    )
+    if not done.wal_emptied:
+        line += (
+            "; another process is reading the store, so its WAL still holds old pages until "
+            "it closes (run `memctl maintain` then)"
+        )
+    return line

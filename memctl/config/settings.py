@@ -925,15 +925,32 @@ def flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return flat
 
 
-def read_config_file(path: Path) -> dict[str, Any]:
-    """The keys set in one YAML config file, validated; {} when the file does not exist."""
-    if not path.is_file():
+# A config file is a few keys: more than this is no config file (a project's is read as
+# untrusted input, ``config.files.read_untrusted``).
+CONFIG_MAX_BYTES = 1 << 20
+
+
+def read_config_file(path: Path, untrusted: bool = False) -> dict[str, Any]:
+    """The keys set in one YAML config file, validated; {} when the file does not exist.
+    An ``untrusted`` one (a project's, which came with the repository) is read only as a
+    regular file, never through a link, never waiting on a FIFO."""
+    from memctl.config.files import read_untrusted
+
+    if not untrusted and not path.is_file():
         return {}
     from memctl.config.safe_load import yaml_value
 
     try:
-        tree = yaml_value(path.read_text(encoding="utf-8")) or {}
-    except (ValueError, OSError) as exc:  # UnicodeDecodeError is a ValueError
+        data = read_untrusted(path, CONFIG_MAX_BYTES + 1) if untrusted else path.read_bytes()
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"{path}: {exc.strerror}") from None
+    if len(data) > CONFIG_MAX_BYTES:
+        raise ConfigError(f"{path}: over {CONFIG_MAX_BYTES:,} bytes: no config file")
+    try:
+        tree = yaml_value(data.decode("utf-8")) or {}
+    except ValueError as exc:  # UnicodeDecodeError is a ValueError
         first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ConfigError(f"{path}: not valid YAML ({first_line})") from None
     if not isinstance(tree, dict):
@@ -1000,7 +1017,7 @@ def load_settings(
         (str(home / CONFIG_FILE), read_config_file(home / CONFIG_FILE)),
         (
             str(project_root(cwd) / PROJECT_CONFIG),
-            read_config_file(project_root(cwd) / PROJECT_CONFIG),
+            read_config_file(project_root(cwd) / PROJECT_CONFIG, untrusted=True),
         ),
         ("environment", read_env(environ)),
         ("flag", {name: key_named(name).parse(v) for name, v in (overrides or {}).items()}),

@@ -404,6 +404,13 @@ def store_transcript(
         session = get_session(db, session_id) or Session(
             id=session_id, client=transcript.client, scope=session_scope(ctx, options.scope, cwd)
         )
+        if session.forgotten_at:  # `memctl sessions forget`: read past, never stored again
+            for _ in messages:
+                pass
+            if opened and opened.tracked and not dry_run:
+                _mark(db, opened.tracked, transcript, session)
+            report.session_id, report.scope = session_id, session.scope
+            return Captured(report, session, [])
         if options.scope:
             session.scope = resolve_scope(ctx, options.scope)
         if not dry_run:

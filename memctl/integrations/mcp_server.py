@@ -40,7 +40,7 @@ from memctl.api import sessions as sessions_api
 from memctl.clients import REGISTRY
 from memctl.config import Settings
 from memctl.context import Context
-from memctl.errors import MemctlError, did_you_mean
+from memctl.errors import MemctlError, UsageError, did_you_mean
 from memctl.memories.provenance import origin
 from memctl.model import Memory
 from memctl.retrieve.pipeline import Recalled
@@ -367,7 +367,16 @@ def _curation_tools(door: Door) -> None:
     def memory_forget(id: str, noise: bool = False) -> dict[str, Any]:
         """Archive a memory that should no longer be recalled (nothing is deleted).
         noise=true when it was never worth keeping: ingest learns to drop facts like it."""
-        return brief(call(lambda: memory_api.forget(ctx, id, noise)))
+
+        def archive() -> Memory:
+            if memory_api.is_message_id(id):  # for good, everywhere: the user's call alone
+                raise UsageError(
+                    f"{id} is a session message: only the user forgets one "
+                    f"(`memctl sessions forget {id}`); nothing was changed"
+                )
+            return memory_api.forget(ctx, id, noise)
+
+        return brief(call(archive))
 
     @tool
     def memory_link(

@@ -59,7 +59,7 @@ def edit(ctx: Context, verb: str, memories: list[Memory], detail: str = "") -> I
     ``edit`` that `memctl undo` reverts; its notes say what ``verb`` did to which memories
     (by id, and ``detail``: never their words, which a permanent delete must take away)."""
     notes = [f"{verb} {m.id[:8]}{' ' + detail if detail else ''}" for m in memories]
-    notes = notes[:EDIT_NOTES]
+    notes = notes[:EDIT_NOTES] or ([f"{verb} {detail}"] if detail else [])
     if len(memories) > EDIT_NOTES:
         notes.append(f"and {len(memories) - EDIT_NOTES} more")
     run = RunRecord(

@@ -32,7 +32,7 @@ from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.memories.provenance import origin, start_refusal, trusted_hosts
 from memctl.model import Category, Kind, Memory, State
-from memctl.retrieve.context_block import CONTEXT_TAG, memory_line
+from memctl.retrieve.context_block import CONTEXT_TAG, escape_tags, memory_line
 from memctl.retrieve.fit import shorten
 from memctl.retrieve.identity import identity_paths, read_identity
 from memctl.retrieve.params import recall_params
@@ -114,7 +114,7 @@ class Layered:
         """The ``<memctl-context>`` block; '' when there is nothing to say."""
         if not self.items:
             return ""
-        lines = [f"<{CONTEXT_TAG}>", f"Context for: {' '.join(self.title.split())}"]
+        lines = [f"<{CONTEXT_TAG}>", f"Context for: {escape_tags(' '.join(self.title.split()))}"]
         section = None
         for item in self.items:
             if item.section != section:
@@ -209,9 +209,12 @@ def _identity(builder: _Builder, home: Any, cwd: Any) -> None:
             continue
         if found.note:
             builder.out.notes.append(found.note)
+        if found.refused:  # the session is told, in one line
+            line = f"[memctl: {found.note}]"
+            builder.add(Item("L0", "identity", line, builder.tokens.of(line), "refused"))
         if not found.text:
             continue
-        text, left = found.text, builder.left("L0")
+        text, left = escape_tags(found.text), builder.left("L0")
         if builder.tokens.of(text) > left:
             text = _cut(text, left, builder.tokens)
             builder.out.notes.append(f"{path} is over the L0 budget of {left} tokens: cut")

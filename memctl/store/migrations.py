@@ -419,6 +419,12 @@ def m016_entities_triples(db: Database) -> None:
         BEGIN DELETE FROM triples WHERE id = old.triple_id; END""")
 
 
+def m014_forget_everywhere(db: Database) -> None:
+    """When a session was forgotten (``memctl sessions forget``): its messages are gone, its
+    row and read marks stay, so capture never stores it again."""
+    db.execute("ALTER TABLE sessions ADD COLUMN forgotten_at TEXT")
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -433,4 +439,5 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m011_run_holder,
     m012_session_cwd,
     m016_entities_triples,
+    m014_forget_everywhere,
 ]

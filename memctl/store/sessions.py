@@ -31,6 +31,7 @@ SESSION_COLUMNS = (
     "message_count",
     "extracted_through",
     "cwd",
+    "forgotten_at",
 )
 
 

@@ -58,7 +58,7 @@ class GrepHit:
 
 
 def _session_clauses(where: SessionFilter, time_column: str) -> tuple[list[str], list[object]]:
-    clauses: list[str] = []
+    clauses: list[str] = ["s.forgotten_at IS NULL"]
     params: list[object] = []
     if where.scopes is not None:
         clauses.append(f"s.scope IN ({', '.join('?' * len(where.scopes))})")

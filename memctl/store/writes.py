@@ -183,6 +183,11 @@ class Writer:
             {"permanent": True, "content_hash": memory.content_hash, **data},
         )
 
+    def forgotten(self, what: str, **counts: int) -> None:
+        """Log that ``what`` (a session, a message, a redacted value: never its text) was
+        forgotten everywhere, and how much of it."""
+        self._log(Action.DELETE, None, {"permanent": True, "forgotten": what, **counts})
+
     def set_strengths(self, rows: list[tuple[str, float, float, str | None]], reason: str) -> None:
         """(id, old strength, new strength, old decayed_at) for many memories: the new
         strengths, decayed now."""

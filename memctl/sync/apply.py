@@ -22,6 +22,7 @@ from memctl.store import memories as store
 from memctl.store.relations import has_relation
 from memctl.store.runs import RunRecord, save_run
 from memctl.store.sync import (
+    SYNC_SOURCE,
     SyncFile,
     drop_files,
     existing_ids,
@@ -188,7 +189,7 @@ def _create(writer: Writer, version: Version, vector: bytes | None) -> None:
         visibility=Visibility.SHARED,
         **values,
     )
-    writer.create(memory, vector, source="sync", host=version.host)
+    writer.create(memory, vector, source=SYNC_SOURCE, host=version.host)
 
 
 def _update(
@@ -201,7 +202,7 @@ def _update(
     written = {"updated_at": memory.updated_at, **changes}  # the winner's time, not now
     if version.scope != memory.scope:
         written["scope"] = version.scope
-    writer.update(memory, written, vector, reason="sync", host=version.host)
+    writer.update(memory, written, vector, reason=SYNC_SOURCE, host=version.host)
 
 
 def _graph(ctx: Context, plan: ImportPlan) -> int:

@@ -221,6 +221,7 @@ async def curating(home: Path, project: Path) -> dict[str, Any]:
         seen["got"] = (await call("memory_get", id=deploy["id"])).structured_content
         seen["profile"] = (await call("memory_profile")).structured_content
         seen["forgot"] = (await call("memory_forget", id=tabs["id"])).structured_content
+        seen["message"] = await call("memory_forget", id="s1#2")  # the user's call alone
         seen["after"] = (await call("memory_list", state="active")).structured_content
         seen["context"] = await client.read_resource("memctl://context")
         seen["misspelt"] = await call("memory_search", qury="deploy")
@@ -243,6 +244,7 @@ def test_an_mcp_client_curates_memories_and_a_wrong_argument_is_one_line(
     assert [r["dst_id"] for r in seen["got"]["relations"]] == [tabs]
     assert "The user prefers tabs." in str(seen["profile"])
     assert seen["forgot"]["state"] == "archived"
+    assert seen["message"].is_error and "only the user forgets one" in text(seen["message"])
     assert [m["id"] for m in seen["after"]["memories"]] == [deploy]
     block = "".join(getattr(c, "text", "") for c in seen["context"].contents)
     assert "We deploy with make ship." in block
