@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from memctl.api.sessions import Origin, origins
@@ -13,6 +13,7 @@ from memctl.memories import operations
 from memctl.memories.operations import LINK_TYPES as LINK_TYPES  # link --type
 from memctl.memories.operations import Status
 from memctl.model import Event, Memory, Relation
+from memctl.store import memories as store_memories
 from memctl.store import sessions
 from memctl.store.memories import SORTS as SORTS  # list --sort
 from memctl.store.memories import MemoryFilter
@@ -97,12 +98,13 @@ class Filters:
     states: tuple[str, ...] = ()
     tag: str | None = None
     since: str | None = None  # an ISO date or a span like 7d
+    stored: bool = False  # since counts from when memctl stored it, not the memory's own date
 
     def any(self) -> bool:
         return any((self.scope, self.kinds, self.categories, self.states, self.tag, self.since))
 
     def build(self, ctx: Context) -> MemoryFilter:
-        return operations.make_filter(
+        found = operations.make_filter(
             ctx,
             self.scope,
             list(self.kinds) or None,
@@ -111,6 +113,7 @@ class Filters:
             self.tag,
             self.since,
         )
+        return replace(found, stored=self.stored)
 
 
 @dataclass(frozen=True)
@@ -126,6 +129,18 @@ def list_memories(ctx: Context, request: ListRequest) -> list[Memory]:
     return operations.list_memories(
         ctx, where, request.limit or ctx.settings.list_limit, request.sort
     )
+
+
+# Memories counted for a hint at most.
+COUNT_AT_MOST = 10_000
+
+
+def stored_earlier(ctx: Context, filters: Filters) -> int:
+    """How many memories ``filters.since`` leaves out that memctl stored since then (their
+    own date is earlier: a backfill of old sessions, an import): 0 without ``since``."""
+    if not filters.since or filters.stored:
+        return 0
+    return store_memories.count_stored_earlier(ctx.db, filters.build(ctx), COUNT_AT_MOST)
 
 
 @dataclass(frozen=True)

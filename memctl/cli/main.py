@@ -23,7 +23,7 @@ COMMANDS: dict[str, str] = {
     **dict.fromkeys(("remember", "get", "list", "update", "forget", "delete", "purge"), "memory"),
     **dict.fromkeys(("link", "unlink"), "graph"),
     **dict.fromkeys(("recall", "profile"), "recall"),
-    **dict.fromkeys(("status", "events"), "status"),
+    **dict.fromkeys(("status", "projects", "events"), "status"),
     **dict.fromkeys(("export", "import"), "exchange"),
     **dict.fromkeys(("ingest", "runs", "undo"), "ingest"),
     **dict.fromkeys(("maintain", "restore"), "maintain"),

@@ -1,4 +1,4 @@
-"""status and events."""
+"""status, projects and events."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from rich.table import Table
 
 from memctl.api import memory as api
 from memctl.api.memory import EventsRequest
+from memctl.api.projects import list_projects
 from memctl.cli.common import JsonOption, new_typer, open_context
 from memctl.cli.render import age, console, counts_table, human_size, print_json
 
@@ -44,6 +45,32 @@ def status(ctx: typer.Context, as_json: JsonOption = False) -> None:
     ):
         if counts:
             console.print(counts_table(title, counts))
+
+
+@app.command()
+def projects(ctx: typer.Context, as_json: JsonOption = False) -> None:
+    """Every project with sessions or memories: where it is, its sessions, memories, last
+    activity and the clients seen; the current one marked *."""
+    found = list_projects(open_context(ctx))
+    if as_json:
+        print_json([p.to_dict() for p in found])
+        return
+    if not found:
+        console.print("no projects yet: nothing is stored")
+        return
+    table = Table(box=None, pad_edge=False)
+    for column in ("project", "sessions", "memories", "last", "clients"):
+        table.add_column(column, overflow="ellipsis", no_wrap=True)
+    for project in found:
+        mark = "*" if project.current else " "
+        table.add_row(
+            f"{mark}{project.label}",
+            str(project.sessions),
+            str(project.memories),
+            project.last_activity[:10],
+            ",".join(project.clients),
+        )
+    console.print(table)
 
 
 @app.command()

@@ -17,6 +17,7 @@ from typing import Any
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
+from memctl.memories.projects import scope_named
 from memctl.memories.timeparse import parse_since
 from memctl.model import (
     HIDDEN_STATES,
@@ -116,13 +117,14 @@ def kept_tags(tags: list[str]) -> list[str]:
 
 
 def resolve_scope(ctx: Context, scope: str | None) -> str:
-    """``project`` (or nothing) is the current project; ``global`` stays; another name stays,
-    or is the scope it became (an old ``path:`` scope of a project that got a remote)."""
+    """``project`` (or nothing) is the current project; ``global`` stays; a directory or a
+    project's name is that project's scope (``memories.projects``); another name stays, or
+    is the scope it became (an old ``path:`` scope of a project that got a remote)."""
     if scope in (None, "", "project"):
         return ctx.settings.project_scope
     if scope == GLOBAL_SCOPE:
         return scope
-    return scopes.resolve(ctx.db, scope)
+    return scopes.resolve(ctx.db, scope_named(ctx, scope) or scope)
 
 
 # Facts about the person, not the project: global unless a scope is given.
@@ -272,6 +274,11 @@ def forget(ctx: Context, id_or_prefix: str, noise: bool = False) -> Memory:
     ingest drops facts like it from now on.
     """
     memory, _ = get(ctx, id_or_prefix)
+    if memory.state == State.DELETED:
+        raise UsageError(
+            f"memory {memory.id[:8]} is deleted, which forgetting would undo: it stays deleted "
+            "(undo the delete to bring it back)"
+        )
     if memory.state == State.ARCHIVED:
         return memory
     if not noise:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from memctl.errors import AmbiguousIdError, NotFoundError, UsageError
@@ -43,6 +43,7 @@ class MemoryFilter:
     tag: str | None = None
     since: str | None = None
     before: str | None = None
+    stored: bool = False  # since/before count from when it entered this store, not its date
 
     def where(self, alias: str = "m") -> tuple[str, list[Any]]:
         """A SQL condition over table alias ``alias`` and its parameters.
@@ -66,11 +67,12 @@ class MemoryFilter:
         if self.tag is not None:
             clauses.append(f"EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE value = ?)")
             params.append(self.tag)
+        clock = "stored_at" if self.stored else "created_at"
         if self.since is not None:
-            clauses.append(f"{alias}.created_at >= ?")
+            clauses.append(f"{alias}.{clock} >= ?")
             params.append(self.since)
         if self.before is not None:
-            clauses.append(f"{alias}.created_at < ?")
+            clauses.append(f"{alias}.{clock} < ?")
             params.append(self.before)
         return " AND ".join(clauses), params
 
@@ -187,6 +189,21 @@ def list_memories(
         sql += " LIMIT ? OFFSET ?"
         params += [limit, offset]
     return read_memories(db, sql, params)
+
+
+def count_stored_earlier(db: Database, where: MemoryFilter, cap: int) -> int:
+    """How many memories ``where`` leaves out by its ``since`` alone that entered this store
+    since then (their own date is earlier), counted up to ``cap``."""
+    if where.since is None:
+        return 0
+    condition, params = replace(where, since=None).where()
+    return int(
+        db.value(
+            f"SELECT count(*) FROM (SELECT 1 FROM memories m WHERE {condition} "
+            "AND m.stored_at >= ? AND m.created_at < ? LIMIT ?)",
+            [*params, where.since, where.since, cap],
+        )
+    )
 
 
 def record_access(db: Database, ids: list[str], at: str, strength_step: float) -> None:
