@@ -121,11 +121,14 @@ class ListRequest:
     filters: Filters = field(default_factory=Filters)
     limit: int | None = None  # default: list.limit
     sort: str = "created"
+    after: tuple[str, str] | None = None  # keyset (sort created): after this (created_at, id)
 
 
 def list_memories(ctx: Context, request: ListRequest) -> list[Memory]:
     """Memories matching the filters, newest first (or by ``sort``)."""
-    where = request.filters.build(ctx)
+    if request.after is not None and request.sort != "created":
+        raise UsageError("a page after a memory follows the sort 'created' only", ["sort"])
+    where = replace(request.filters.build(ctx), after=request.after)
     return operations.list_memories(
         ctx, where, request.limit or ctx.settings.list_limit, request.sort
     )
@@ -163,6 +166,11 @@ def update(ctx: Context, request: UpdateRequest) -> Memory:
 def forget(ctx: Context, id_or_prefix: str, noise: bool = False) -> Memory:
     """Archive a memory; with ``noise``, ingest learns to drop facts like it."""
     return operations.forget(ctx, id_or_prefix, noise)
+
+
+def pin(ctx: Context, id_or_prefix: str) -> Memory:
+    """Pin a memory (kind pinned, tier core): it never fades; undo unpins it."""
+    return operations.pin(ctx, id_or_prefix)
 
 
 def delete(ctx: Context, id_or_prefix: str, permanent: bool = False) -> Memory:

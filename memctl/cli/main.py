@@ -39,10 +39,11 @@ COMMANDS: dict[str, str] = {
     "context": "context_cmd",
     "doctor": "doctor",
     "daemon": "daemon",
+    "ui": "ui",
 }
 GROUPS = (
     *("memory", "graph", "recall", "status", "exchange", "ingest", "init", "hook", "mcp"),
-    *("sessions", "context_cmd", "doctor", "daemon"),
+    *("sessions", "context_cmd", "doctor", "daemon", "ui"),
 )
 
 

@@ -1,8 +1,8 @@
 """The everyday memory operations behind remember, get, list, update, forget, delete, purge
 and status. Each changes the store in one transaction and logs an event per change.
 
-Each direct edit (remember, update, forget, delete, link, unlink, purge: from the CLI or
-through MCP) is a small run of kind ``edit``: `memctl runs` lists it and `memctl undo`
+Each direct edit (remember, update, pin, forget, delete, link, unlink, purge: from the CLI,
+the viewer or through MCP) is a small run of kind ``edit``: `memctl runs` lists it and `memctl undo`
 reverts it (without a run id, the newest edit not undone yet). A permanent delete is an
 edit too, which undo refuses by name (nothing can put it back) rather than pass over.
 """
@@ -299,6 +299,19 @@ def forget(ctx: Context, id_or_prefix: str, noise: bool = False) -> Memory:
             vector,
             ctx.settings.noise_learned_max,
         )
+    return get(ctx, memory.id)[0]
+
+
+def pin(ctx: Context, id_or_prefix: str) -> Memory:
+    """Make a memory pinned (kind pinned, tier core): it never fades and is kept by maintain.
+    Undo (of this edit) gives it its kind and tier back."""
+    memory, _ = get(ctx, id_or_prefix)
+    if memory.state in HIDDEN_STATES:
+        raise UsageError(f"memory {memory.id[:8]} is {memory.state}: bring it back before pinning")
+    if memory.kind == Kind.PINNED and memory.tier == Tier.CORE:
+        return memory
+    with edit(ctx, "pin", [memory]) as writer:
+        writer.update(memory, {"kind": Kind.PINNED, "tier": Tier.CORE})
     return get(ctx, memory.id)[0]
 
 

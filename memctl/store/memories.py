@@ -44,6 +44,7 @@ class MemoryFilter:
     since: str | None = None
     before: str | None = None
     stored: bool = False  # since/before count from when it entered this store, not its date
+    after: tuple[str, str] | None = None  # keyset, newest first: after this (created_at, id)
 
     def where(self, alias: str = "m") -> tuple[str, list[Any]]:
         """A SQL condition over table alias ``alias`` and its parameters.
@@ -67,6 +68,11 @@ class MemoryFilter:
         if self.tag is not None:
             clauses.append(f"EXISTS (SELECT 1 FROM json_each({alias}.tags) WHERE value = ?)")
             params.append(self.tag)
+        if self.after is not None:
+            clauses.append(
+                f"({alias}.created_at < ? OR ({alias}.created_at = ? AND {alias}.id > ?))"
+            )
+            params.extend([self.after[0], self.after[0], self.after[1]])
         clock = "stored_at" if self.stored else "created_at"
         if self.since is not None:
             clauses.append(f"{alias}.{clock} >= ?")
