@@ -110,7 +110,9 @@ def get(
 FilterScope = Annotated[
     str | None,
     typer.Option(
-        "--scope", "-s", help="Only this scope ('project' for the current one); default all."
+        "--scope",
+        "-s",
+        help="Only this scope ('project', a path or a project's name); default all.",
     ),
 ]
 KindFilter = Annotated[list[str] | None, typer.Option("--kind", help="episodic, semantic, pinned.")]

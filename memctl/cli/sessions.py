@@ -20,7 +20,10 @@ app.add_typer(group, name="sessions", help="The stored sessions: list, show, gre
 ScopeFilter = Annotated[
     str | None,
     typer.Option(
-        "--scope", "-s", help="'project' (the current one and global, default) or a scope name."
+        "--scope",
+        "-s",
+        help="'project' (the current one and global, default), a project's path or name, "
+        "or a scope.",
     ),
 ]
 AllScopes = Annotated[bool, typer.Option("--all-scopes", help="Every project.")]
