@@ -8,6 +8,6 @@ from memctl.memories.projects import Project, labels, list_projects
 __all__ = ["Project", "list_projects", "project_labels"]
 
 
-def project_labels(ctx: Context) -> dict[str, str]:
-    """scope -> ``name (path)`` (or the path, or the scope) of every known project."""
-    return labels(ctx)
+def project_labels(ctx: Context, scopes: list[str]) -> dict[str, str]:
+    """scope -> ``name (path)`` (or the path, or the scope) of each of ``scopes``."""
+    return labels(ctx, scopes)

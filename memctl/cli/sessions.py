@@ -65,7 +65,7 @@ def list_(
     if as_json:
         print_json([row.__dict__ for row in rows])
         return
-    labels = project_labels(context) if all_scopes else {}
+    labels = project_labels(context, [row.scope for row in rows]) if all_scopes else {}
     for row in rows:
         console.print(_session_line(row, labels.get(row.scope, "")), style="bold")
         if row.title:

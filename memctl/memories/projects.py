@@ -15,7 +15,7 @@ from memctl.config.scope import GLOBAL_SCOPE, project_root, project_scope
 from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.model import HIDDEN_STATES
-from memctl.store.projects import ProjectRow, project_rows, scope_known
+from memctl.store.projects import ProjectRow, project_dirs, project_rows, scope_known
 
 PATH_SCOPE = "path:"
 LOCAL_REMOTE = "file:"  # a remote that is a directory (config.scope.normalise_remote)
@@ -66,19 +66,28 @@ def _root(cwd: str) -> Path:
     return project_root(where) if where.is_dir() else where
 
 
+def _named(ctx: Context, scope: str, cwd: str) -> tuple[str, str]:
+    """(name, path) of a project: its repository's name, else its directory's; its
+    directory shortened from home (the current project's is where the command runs)."""
+    if scope == ctx.settings.project_scope:
+        root: Path | None = project_root(ctx.settings.cwd)
+    else:
+        root = _root(cwd) if cwd else None
+    name = repo_name(scope) or (root.name if root else "")
+    return name, short_path(root) if root else ""
+
+
 def project_of(ctx: Context, row: ProjectRow) -> Project:
-    current = row.scope == ctx.settings.project_scope
-    root = project_root(ctx.settings.cwd) if current else _root(row.cwd) if row.cwd else None
-    name = repo_name(row.scope) or (root.name if root else "")
+    name, path = _named(ctx, row.scope, row.cwd)
     return Project(
         row.scope,
         name,
-        short_path(root) if root else "",
+        path,
         row.sessions,
         row.memories,
         row.last_activity,
         row.clients,
-        current,
+        row.scope == ctx.settings.project_scope,
     )
 
 
@@ -88,9 +97,16 @@ def list_projects(ctx: Context) -> list[Project]:
     return [project_of(ctx, row) for row in project_rows(ctx.db, hidden)]
 
 
-def labels(ctx: Context) -> dict[str, str]:
-    """scope -> how a person reads it, for every known project."""
-    return {p.scope: p.label for p in list_projects(ctx)}
+def labels(ctx: Context, scopes: list[str]) -> dict[str, str]:
+    """scope -> how a person reads it (``name (path)``, the path, or the scope), for
+    ``scopes``: without counting anything, so a page of rows can name their projects."""
+    wanted = sorted(set(scopes))
+    dirs = project_dirs(ctx.db, wanted)
+    found = {}
+    for scope in wanted:
+        name, path = _named(ctx, scope, dirs.get(scope, ""))
+        found[scope] = Project(scope, name, path, 0, 0, "", (), False).label
+    return found
 
 
 def scope_named(ctx: Context, text: str) -> str | None:

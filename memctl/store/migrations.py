@@ -351,6 +351,15 @@ def m012_session_cwd(db: Database) -> None:
     db.execute("ALTER TABLE sessions ADD COLUMN cwd TEXT NOT NULL DEFAULT ''")
 
 
+def m015_projects_titles(db: Database) -> None:
+    """Projects are listed with their memories counted by state and their latest one
+    (``store.projects``): an index that answers that alone, without reading the rows.
+    Sessions are listed by their own time (``store.transcripts.SESSION_TIME``), a page at
+    a time: an index in that order."""
+    db.execute("CREATE INDEX memories_scope_state ON memories(scope, state, created_at)")
+    db.execute("CREATE INDEX sessions_own_time ON sessions(coalesce(started_at, created_at), id)")
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -364,4 +373,5 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m010_transcript_reads,
     m011_run_holder,
     m012_session_cwd,
+    m015_projects_titles,
 ]

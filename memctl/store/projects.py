@@ -57,3 +57,15 @@ def scope_known(db: Database, scope: str) -> bool:
             (scope, scope),
         )
     )
+
+
+def project_dirs(db: Database, scopes: list[str]) -> dict[str, str]:
+    """scope -> the directory its latest session with one ran in, for the given scopes."""
+    if not scopes:
+        return {}
+    rows = db.tuples(
+        "SELECT scope, cwd, max(updated_at) FROM sessions "
+        f"WHERE scope IN ({', '.join('?' * len(scopes))}) AND cwd != '' GROUP BY scope",
+        scopes,
+    )
+    return {scope: cwd for scope, cwd, _ in rows}

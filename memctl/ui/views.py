@@ -58,7 +58,7 @@ def sessions(ctx: Context, values: Values) -> dict[str, Any]:
     scope = values.get("project") or None
     where = Where(scope, all_scopes=scope is None)
     rows = sessions_api.list_sessions(ctx, where, PAGE_SIZE, _cursor(values.get("before")))
-    labels = project_labels(ctx)
+    labels = project_labels(ctx, [r.scope for r in rows] + ([scope] if scope else []))
     last = rows[-1] if len(rows) == PAGE_SIZE else None
     return {
         "title": f"Sessions of {labels.get(scope, scope)}" if scope else "Sessions",
@@ -83,7 +83,7 @@ def session(ctx: Context, values: Values) -> dict[str, Any]:
     return {
         "title": passage.session.title or f"Session {passage.session.id}",
         "session": passage.session.to_dict(),
-        "project": project_labels(ctx).get(passage.session.scope, passage.session.scope),
+        "project": project_labels(ctx, [passage.session.scope])[passage.session.scope],
         "messages": [
             {**m.to_dict(), "marked": marked and passage.first <= m.seq <= passage.last}
             for m in passage.messages
@@ -98,7 +98,7 @@ def memories(ctx: Context, values: Values) -> dict[str, Any]:
     scope = values.get("project") or None
     request = ListRequest(Filters(scope), PAGE_SIZE, after=_cursor(values.get("after")))
     found = memory_api.list_memories(ctx, request)
-    labels = project_labels(ctx)
+    labels = project_labels(ctx, [m.scope for m in found] + ([scope] if scope else []))
     last = found[-1] if len(found) == PAGE_SIZE else None
     return {
         "title": f"Memories of {labels.get(scope, scope)}" if scope else "Memories",
@@ -116,7 +116,7 @@ def memory(ctx: Context, values: Values) -> dict[str, Any]:
     return {
         "title": f"Memory {found.memory.id[:8]}",
         **found.to_dict(),
-        "project": project_labels(ctx).get(found.memory.scope, found.memory.scope),
+        "project": project_labels(ctx, [found.memory.scope])[found.memory.scope],
         "events": [e.to_dict() for e in history],
     }
 

@@ -62,7 +62,7 @@ def test_projects_are_named_by_path_and_counted(stored: Context) -> None:
     assert widget.name == "widget" and widget.clients == ("claude-code",)
     assert widget.last_activity.startswith("2025-09-14")  # the session's own time
     assert widget.to_dict()["scope"].startswith("path:")  # the hash stays the id
-    assert project_labels(stored)[widget.scope] == "/home/alice/src/widget"
+    assert project_labels(stored, [widget.scope])[widget.scope] == "/home/alice/src/widget"
 
 
 def test_names_of_paths_and_repositories() -> None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +20,7 @@ from memctl.ingest.pipeline import run_session
 from memctl.ui.app import build_app
 from memctl.ui.security import COOKIE, Keys
 from memctl.ui.views import PAGE_SIZE
+from tests.conftest import ROOT
 from tests.fakes import HashEmbedder
 from tests.ingesting import SESSION, fixture, ingest_text
 
@@ -192,3 +196,16 @@ def test_memory_pages_follow_each_other(client: TestClient, stored: Context) -> 
     ids = [m["id"] for m in first["memories"] + second["memories"]]
     assert len(ids) == len(set(ids)) and len(second["memories"]) >= 5
     assert client.get("/memories.json", params={"after": "junk"}).status_code == 400
+
+
+def test_the_speed_benchmark_requests_every_page(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "ui_speed.py"), "--memories", "120"]
+        + ["--sessions", "30", "--messages", "3", "--repeat", "2", "--cache", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    for page in ("projects", "a session", "a memory", "recall", "runs"):
+        assert any(line.startswith(page + " ") for line in done.stdout.splitlines()), page
