@@ -39,6 +39,7 @@ NAV: list[tuple[str, str]] = [
     ("/recall", "Recall"),
     ("/runs", "Runs"),
 ]
+READ_SECONDS = 5.0  # a page's reads at most (the slowest page takes ~0.1 s on 100,000 memories)
 SAID_KEPT = 100  # messages of recent changes kept for the page each redirects to
 TEXT_FIELDS = ("text",)  # form fields a change reads besides its path's id
 
@@ -101,8 +102,10 @@ def _page(viewer: Viewer, name: str, as_json: bool) -> Callable[[Request], Respo
 
     def endpoint(request: Request) -> Response:
         values = {**request.query_params, **request.path_params}
+        ctx = viewer.context()
         try:
-            data = page.view(viewer.context(), values)
+            with ctx.db.time_limit(READ_SECONDS):
+                data = page.view(ctx, values)
         except MemctlError as error:
             status = 404 if isinstance(error, NotFoundError) else 400
             if as_json:
