@@ -37,6 +37,7 @@ from memctl.store.transcripts import CLOCKS, GrepHit, SessionFilter, SessionRow
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
 LINE_WIDTH = 200  # characters of a matching or neighbouring line shown by grep
+TITLE_LINE = 75  # the line under a session's heading: its messages and title (80 in all)
 # Matches ranked by BM25 at most: ranking scores every match (about 1 µs each: 10,000 in
 # ~10 ms, a word in 400,000 of 1,000,000 messages in ~800 ms, docs/benchmarks.md); beyond
 # it, newest first.
@@ -117,6 +118,7 @@ def find_session(ctx: Context, session_id: str) -> Session:
         session = get_session(ctx.db, matches[0]) if matches else None
     if session is None:
         raise NotFoundError(f"no stored session {wanted!r} (see `memctl sessions list`)")
+    session.title = session.title or title_of(ctx, session.id)
     return session
 
 
@@ -146,7 +148,10 @@ class Passage:
     def text(self) -> str:
         """The passage as a person (or a model) reads it; the asked-for messages marked."""
         shown = f"{self.messages[0].seq}-{self.messages[-1].seq}" if self.messages else "none"
-        lines = [f"{heading(self.session)} · messages {shown} of {self.total}"]
+        about = f"messages {shown} of {self.total}"
+        if self.session.title:
+            about += f' · "{one_line(self.session.title, TITLE_LINE - len(about))}"'
+        lines = [heading(self.session), about]
         if self.memory is not None:
             lines.append(f"expanding {self.memory.id[:8]}: {one_line(self.memory.content, 120)}")
         for message in self.messages:
@@ -157,9 +162,9 @@ class Passage:
 
 
 def heading(session: Session) -> str:
+    """``session ID · client · date``: its messages and title go on the next line."""
     day = (session.started_at or session.created_at)[:16].replace("T", " ")
-    title = f' · "{one_line(session.title, 80)}"' if session.title else ""
-    return f"session {session.id} · {session.client} · {day}{title}"
+    return f"session {session.id} · {session.client} · {day}"
 
 
 def one_line(text: str, width: int = LINE_WIDTH) -> str:

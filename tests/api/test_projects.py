@@ -159,6 +159,9 @@ def test_the_cli_lists_projects_and_sessions_in_80_columns(stored: Context, home
         "sessions", "list", "--all-scopes", "--since", "2025-10-01", "--until", "2025-12-31"
     )
     assert "--all-scopes" not in none.stdout and "their own time" in none.stdout
+    shown = run_cli("sessions", "show", SESSION[:8], env=narrow).stdout.splitlines()
+    assert shown[1].startswith('messages 1-9 of 9 · "Deploy pipeline')
+    assert max(len(line) for line in shown[:2]) <= 80
     as_json = json.loads(run_cli("projects", "--json").stdout)
     assert {"scope", "path", "name", "sessions", "memories", "clients"} <= set(as_json[0])
 
