@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import ROOT, run_cli
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -118,3 +118,16 @@ def test_hostile_memory_text_is_shown_not_run(viewer: str, browser: Any) -> None
     shown.click()
     content = browser.find_element(By.CSS_SELECTOR, "blockquote.content")
     assert browser.title != "pwned" and "onerror=alert(1)" in content.text
+
+
+def test_the_screenshot_script_shoots_every_page(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "screenshots.py"), "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    shot = {p.name: p.read_bytes() for p in tmp_path.glob("*.png")}
+    assert set(shot) == {f"{p.name}" for p in (ROOT / "docs" / "ui").glob("*.png")}
+    assert all(data.startswith(b"\x89PNG") and len(data) > 5000 for data in shot.values())
