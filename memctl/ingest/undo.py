@@ -68,7 +68,9 @@ def undo(ctx: Context, run_prefix: str | None = None, force: bool = False) -> Un
     }
     texts = restored_texts([e for e in events if e.memory_id not in changed])
     vectors = dict(zip(texts, ctx.vectors(texts), strict=True)) if texts else {}
-    record = RunRecord(id=new_id(), kind="undo", undo_of=run.id, session_id=run.session_id)
+    record = RunRecord(
+        id=new_id(), kind="undo", undo_of=run.id, session_id=run.session_id, door=ctx.door
+    )
     report = UndoReport(run.id, record.id, run.kind, run.counts, run.notes, skipped=sorted(changed))
     writer = Writer(ctx.db, record.id)
     with ctx.db.atomic():

@@ -315,6 +315,6 @@ def main(options: dict[str, Any]) -> int:
     from memctl.context import Context
     from memctl.integrations.mcp_server import serve
 
-    with Context(settings) as ctx:
+    with Context(settings, door="mcp") as ctx:
         serve(ctx, front)
     return 0

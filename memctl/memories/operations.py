@@ -64,7 +64,12 @@ def edit(ctx: Context, verb: str, memories: list[Memory], detail: str = "") -> I
     if len(memories) > EDIT_NOTES:
         notes.append(f"and {len(memories) - EDIT_NOTES} more")
     run = RunRecord(
-        id=new_id(), kind=EDIT_KIND, status="done", counts={verb: len(memories)}, notes=notes
+        id=new_id(),
+        kind=EDIT_KIND,
+        status="done",
+        counts={verb: len(memories)},
+        notes=notes,
+        door=ctx.door,
     )
     with ctx.db.atomic():
         yield Writer(ctx.db, run.id, run.started_at)

@@ -62,7 +62,7 @@ class Viewer:
         """This thread's Context (opened on first use)."""
         ctx = getattr(self.local, "ctx", None)
         if ctx is None:
-            ctx = self.local.ctx = Context(self.settings, self.embedder)
+            ctx = self.local.ctx = Context(self.settings, self.embedder, door="ui")
             self.opened.append(ctx)
         return ctx
 

@@ -112,7 +112,9 @@ def test_wait_runs_undo_and_errors(home: Path) -> None:
     assert json.loads(ok("list", "--json")) == []  # the ingest run undone once more
     assert "no run" in one_error(3, "undo", "abcdef12")
     ok("remember", "Deploys go out on Tuesdays.")  # an edit: a run of its own
-    assert {r["kind"] for r in json.loads(ok("runs", "--json"))} == {"ingest", "undo", "edit"}
+    runs = json.loads(ok("runs", "--json"))
+    assert {r["kind"] for r in runs} == {"ingest", "undo", "edit"}
+    assert {r["door"] for r in runs if r["kind"] in ("edit", "undo")} == {"cli"}
     assert [r["kind"] for r in json.loads(ok("runs", "--kind", "ingest", "--json"))] == ["ingest"]
     assert "no sync runs" in ok("runs", "--kind", "sync")
 

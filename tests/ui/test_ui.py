@@ -161,8 +161,10 @@ def test_forget_pin_edit_and_undo_are_posts_with_the_form_token(
     assert memory_api.get(stored, memory.id).memory.state == "archived"
     runs = client.get("/runs.json").json()["runs"]
     forgot = next(r for r in runs if r["kind"] == "edit" and r["undoable"])
+    assert forgot["door"] == "ui" and forgot["notes"] == [f"forget {memory.id[:8]}"]
     undone = client.post(f"/runs/{forgot['id']}/undo", data={"csrf": keys.csrf})
     assert undone.status_code == 303
+    assert client.get("/runs.json").json()["runs"][0]["door"] == "ui"  # the undo's run
     assert memory_api.get(stored, memory.id).memory.state == "active"
     client.post(f"{base}/pin", data={"csrf": keys.csrf})
     assert memory_api.get(stored, memory.id).memory.kind == "pinned"
