@@ -24,7 +24,7 @@ complete -c memctl -n '__fish_use_subcommand' -a 'link' -d 'Relate two memories 
 complete -c memctl -n '__fish_use_subcommand' -a 'unlink' -d 'Remove the relations between two memories, in either direction.'
 complete -c memctl -n '__fish_use_subcommand' -a 'recall' -d 'Recall memories by meaning, words, time and the graph, through the staged pipeline.'
 complete -c memctl -n '__fish_use_subcommand' -a 'profile' -d 'The user\'s profile and preferences, most important first.'
-complete -c memctl -n '__fish_use_subcommand' -a 'status' -d 'Counts by kind, category, state, tier and scope; database size; embedding model.'
+complete -c memctl -n '__fish_use_subcommand' -a 'status' -d 'Counts by kind, category, state, tier and project; database size; embedding model.'
 complete -c memctl -n '__fish_use_subcommand' -a 'projects' -d 'Every project with sessions or memories: where it is, its sessions, memories, last activity and the clients seen; the current one marked *.'
 complete -c memctl -n '__fish_use_subcommand' -a 'events' -d 'The event log, newest first, a page at a time.'
 complete -c memctl -n '__fish_use_subcommand' -a 'export' -d 'Write every memory as JSONL: every field and its relations, no vectors.'

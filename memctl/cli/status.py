@@ -10,7 +10,7 @@ from rich.table import Table
 
 from memctl.api import memory as api
 from memctl.api.memory import EventsRequest
-from memctl.api.projects import list_projects
+from memctl.api.projects import list_projects, project_labels
 from memctl.cli.common import JsonOption, new_typer, open_context
 from memctl.cli.render import age, console, counts_table, human_size, print_json
 
@@ -19,11 +19,13 @@ app = new_typer()
 
 @app.command()
 def status(ctx: typer.Context, as_json: JsonOption = False) -> None:
-    """Counts by kind, category, state, tier and scope; database size; embedding model."""
-    report = api.status(open_context(ctx))
+    """Counts by kind, category, state, tier and project; database size; embedding model."""
+    context = open_context(ctx)
+    report = api.status(context)
     if as_json:
         print_json(asdict(report))
         return
+    named = project_labels(context, [report.current_scope, *report.by_scope])
     model = f"{report.embed_model} ({report.embed_dim}-d)" if report.embed_model else "none yet"
     console.print(f"database      {report.database} ({human_size(report.size_bytes)})")
     console.print(f"memories      {report.total}")
@@ -35,16 +37,24 @@ def status(ctx: typer.Context, as_json: JsonOption = False) -> None:
     imported = ", ".join(f"{n} {state}" for state, n in sorted(report.imports.items())) or "none"
     console.print(f"imports       {imported} (files)")
     console.print(f"vectors       {model}")
-    console.print(f"current scope {report.current_scope}")
+    console.print(f"current scope {report.current_scope} ({named[report.current_scope]})")
     for title, counts in (
         ("by state", report.by_state),
         ("by kind", report.by_kind),
         ("by category", report.by_category),
         ("by tier", report.by_tier),
-        ("by scope", report.by_scope),
+        ("by project", _by_label(report.by_scope, named)),
     ):
         if counts:
             console.print(counts_table(title, counts))
+
+
+def _by_label(counts: dict[str, int], named: dict[str, str]) -> dict[str, int]:
+    """Counts by scope, keyed by how a person reads each (two scopes of one label add up)."""
+    summed: dict[str, int] = {}
+    for scope, count in counts.items():
+        summed[named[scope]] = summed.get(named[scope], 0) + count
+    return summed
 
 
 @app.command()

@@ -159,6 +159,10 @@ def test_the_cli_lists_projects_and_sessions_in_80_columns(stored: Context, home
         "sessions", "list", "--all-scopes", "--since", "2025-10-01", "--until", "2025-12-31"
     )
     assert "--all-scopes" not in none.stdout and "their own time" in none.stdout
+    assert run_cli("remember", "--scope", "widget", "Widget ships on Tuesdays").returncode == 0
+    status = run_cli("status").stdout
+    assert f"current scope {stored.settings.project_scope} (" in status
+    assert "by project" in status and "/home/alice/src/widget" in status
     shown = run_cli("sessions", "show", SESSION[:8], env=narrow).stdout.splitlines()
     assert shown[1].startswith('messages 1-9 of 9 · "Deploy pipeline')
     assert max(len(line) for line in shown[:2]) <= 80
