@@ -211,3 +211,16 @@ def test_the_speed_benchmark_requests_every_page(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     for page in ("projects", "a session", "a memory", "recall", "runs"):
         assert any(line.startswith(page + " ") for line in done.stdout.splitlines()), page
+
+
+def test_a_session_line_of_a_megabyte_of_markup_is_shown_as_text(
+    client: TestClient, stored: Context
+) -> None:
+    line = "<img src=x onerror=alert(1)></pre>" + "x" * 1_000_000
+    ingest_text(stored, f"user: {line}\nassistant: ok\n", "huge-1")
+    page = client.get("/sessions/huge-1")
+    assert page.status_code == 200 and len(page.text) > 1_000_000
+    assert "<img src=x" not in page.text and "&lt;/pre&gt;" in page.text
+    listed = client.get("/sessions.json").json()["sessions"]
+    title = next(s["title"] for s in listed if s["id"] == "huge-1")
+    assert title.startswith("<img src=x") and len(title) <= 60  # condensed, shown escaped
