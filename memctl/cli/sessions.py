@@ -62,10 +62,11 @@ def list_(
     context = open_context(ctx)
     rows = api.list_sessions(context, where, limit)
     more = api.elsewhere(context, where)
-    if as_json:
-        print_json([row.__dict__ for row in rows])
+    labels = project_labels(context, [row.scope for row in rows])
+    if as_json:  # the scope stays the id; the project is how a person reads it
+        print_json([{**row.__dict__, "project": labels[row.scope]} for row in rows])
         return
-    labels = project_labels(context, [row.scope for row in rows]) if all_scopes else {}
+    labels = labels if all_scopes else {}
     for row in rows:
         console.print(_session_line(row, labels.get(row.scope, "")), style="bold")
         if row.title:

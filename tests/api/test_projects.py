@@ -166,6 +166,9 @@ def test_the_cli_lists_projects_and_sessions_in_80_columns(stored: Context, home
     shown = run_cli("sessions", "show", SESSION[:8], env=narrow).stdout.splitlines()
     assert shown[1].startswith('messages 1-9 of 9 · "Deploy pipeline')
     assert max(len(line) for line in shown[:2]) <= 80
+    listed = json.loads(run_cli("sessions", "list", "--all-scopes", "--json").stdout)
+    widget = next(row for row in listed if row["id"] == SESSION)
+    assert widget["project"] == "/home/alice/src/widget" and widget["scope"].startswith("path:")
     as_json = json.loads(run_cli("projects", "--json").stdout)
     assert {"scope", "path", "name", "sessions", "memories", "clients"} <= set(as_json[0])
 
