@@ -20,7 +20,7 @@ from memctl.ingest.pipeline import run_session
 from memctl.ui.app import build_app
 from memctl.ui.security import COOKIE, Keys
 from memctl.ui.views import PAGE_SIZE
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run_cli
 from tests.fakes import HashEmbedder
 from tests.ingesting import SESSION, fixture, ingest_text
 
@@ -224,3 +224,19 @@ def test_a_session_line_of_a_megabyte_of_markup_is_shown_as_text(
     listed = client.get("/sessions.json").json()["sessions"]
     title = next(s["title"] for s in listed if s["id"] == "huge-1")
     assert title.startswith("<img src=x") and len(title) <= 60  # condensed, shown escaped
+
+
+def test_a_port_in_use_is_one_line() -> None:
+    import socket
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen(1)
+    try:
+        done = run_cli("ui", "--port", str(taken.getsockname()[1]))
+    finally:
+        taken.close()
+    assert done.returncode == 2 and done.stdout == ""
+    (line,) = done.stderr.strip().splitlines()
+    assert "cannot listen on 127.0.0.1:" in line and "Address already in use" in line
+    assert line.endswith("give another --port (0: a free one)")  # the CLI's spelling
