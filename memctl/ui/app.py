@@ -14,12 +14,14 @@ import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
+from html import escape
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
@@ -107,12 +109,7 @@ def _page(viewer: Viewer, name: str, as_json: bool) -> Callable[[Request], Respo
             with ctx.db.time_limit(READ_SECONDS):
                 data = page.view(ctx, values)
         except MemctlError as error:
-            status = 404 if isinstance(error, NotFoundError) else 400
-            if as_json:
-                return JSONResponse({"error": str(error)}, status)
-            return viewer.render(
-                "error.html", {"title": "Error", "error": str(error)}, request, status
-            )
+            return _failed(viewer, error, request, as_json)
         if as_json:
             return JSONResponse(data)
         return viewer.render(page.template, data, request, 200)
@@ -140,8 +137,6 @@ async def _run_change(
     values: dict[str, str],
     request: Request,
 ) -> Response:
-    from starlette.concurrency import run_in_threadpool
-
     def write() -> tuple[str, str]:
         with viewer.write_lock:
             return change(viewer.context(), values)
@@ -149,9 +144,16 @@ async def _run_change(
     try:
         target, said = await run_in_threadpool(write)
     except MemctlError as error:
-        status = 404 if isinstance(error, NotFoundError) else 400
-        return viewer.render("error.html", {"title": "Error", "error": str(error)}, request, status)
+        return _failed(viewer, error, request, False)
     return RedirectResponse(f"{target}?{urlencode({'said': viewer.say(said)})}", 303)
+
+
+def _failed(viewer: Viewer, error: MemctlError, request: Request, as_json: bool) -> Response:
+    """What the core refused, in its one line: 404 for what is not there, else 400."""
+    status = 404 if isinstance(error, NotFoundError) else 400
+    if as_json:
+        return JSONResponse({"error": str(error)}, status)
+    return viewer.render("error.html", {"title": "Error", "error": str(error)}, request, status)
 
 
 def _text(value: Any) -> str | None:
@@ -159,11 +161,8 @@ def _text(value: Any) -> str | None:
 
 
 def _refused(reason: str, status: int) -> Response:
-    return HTMLResponse(f"<!doctype html><title>refused</title><p>{_escape(reason)}</p>", status)
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """A refusal, before any page can be rendered (no sign-in, a foreign host or origin)."""
+    return HTMLResponse(f"<!doctype html><title>refused</title><p>{escape(reason)}</p>", status)
 
 
 def _login(viewer: Viewer) -> Callable[[Request], Response]:
