@@ -69,10 +69,11 @@ def list_(
     labels = labels if all_scopes else {}
     for row in rows:
         console.print(_session_line(row, labels.get(row.scope, "")), style="bold")
-        if row.title:
-            console.print(f"  {api.one_line(row.title, ROW_WIDTH)}", highlight=False)
-        if row.digest:
-            console.print(f"  {api.one_line(row.digest.split(chr(10))[-1], ROW_WIDTH)}")
+        for line in (row.title, row.digest.split("\n")[-1]):  # cut by cells: CJK is wide
+            if line:
+                console.print(
+                    f"  {api.one_line(line, ROW_WIDTH)}", no_wrap=True, overflow="ellipsis"
+                )
     if not rows:
         console.print("no sessions " + ("match" if all_scopes else "stored in this project"))
     if more:

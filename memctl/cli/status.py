@@ -15,6 +15,8 @@ from memctl.cli.common import JsonOption, new_typer, open_context
 from memctl.cli.render import age, console, counts_table, human_size, print_json
 
 app = new_typer()
+CLIENTS_WIDTH = 24  # the clients column of `projects` at most (a long list ends in …)
+OTHER_COLUMNS = 46  # what the columns after the project take at 80 columns, with their gaps
 
 
 @app.command()
@@ -69,8 +71,20 @@ def projects(ctx: typer.Context, as_json: JsonOption = False) -> None:
         console.print("no projects yet: nothing is stored")
         return
     table = Table(box=None, pad_edge=False)
-    for column in ("project", "sessions", "memories", "last", "clients"):
-        table.add_column(column, overflow="ellipsis", no_wrap=True)
+    # the project takes what the counts, the date and a client or two leave of the width
+    table.add_column(
+        "project", overflow="ellipsis", no_wrap=True, max_width=console.width - OTHER_COLUMNS
+    )
+    for column in ("sessions", "memories"):
+        table.add_column(column, justify="right", no_wrap=True, min_width=len(column))
+    table.add_column("last", no_wrap=True, min_width=len("YYYY-MM-DD"))
+    table.add_column(
+        "clients",
+        overflow="ellipsis",
+        no_wrap=True,
+        min_width=len("clients"),
+        max_width=CLIENTS_WIDTH,
+    )
     for project in found:
         mark = "*" if project.current else " "
         table.add_row(

@@ -62,8 +62,10 @@ def repo_name(scope: str) -> str:
 
 
 def _root(cwd: str) -> Path:
+    """The work tree of the directory a session ran in, when it is on this machine (a
+    relative one, as some transcripts hold, is never looked up from where memctl runs)."""
     where = Path(cwd)
-    return project_root(where) if where.is_dir() else where
+    return project_root(where) if where.is_absolute() and where.is_dir() else where
 
 
 def _named(ctx: Context, scope: str, cwd: str) -> tuple[str, str]:
