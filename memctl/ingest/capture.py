@@ -344,11 +344,12 @@ class _Known:
 
 def session_scope(ctx: Context, given: str | None, cwd: str | None) -> str:
     """--scope when given; else the project of the directory the session ran in (a stable
-    ``path:<hash>`` of it when that directory is not on this machine); else the current one."""
+    ``path:<hash>`` of it when that directory is not on this machine, or is relative: it is
+    never looked up from where memctl runs); else the current one."""
     if given not in (None, "", "project") or not cwd:
         return resolve_scope(ctx, given)
     directory = Path(cwd)
-    if directory.is_dir():
+    if directory.is_absolute() and directory.is_dir():
         return project_scope(directory)
     return "path:" + hashlib.sha256(cwd.rstrip("/\\").encode()).hexdigest()[:16]
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.cells import cell_len
 
 from memctl.api import memory as memory_api
 from memctl.api import sessions as api
@@ -186,3 +187,27 @@ def test_a_project_is_named_by_its_repository(make_ctx: Any, tmp_path: Path) -> 
     shop = next(p for p in list_projects(ctx) if p.scope == "github.com/acme/shop")
     assert shop.name == "shop" and shop.sessions == 1
     assert [r.id for r in api.list_sessions(ctx, Where(scope="shop"))] == ["shop-1"]
+
+
+def test_a_relative_directory_is_never_looked_up_from_here(make_ctx: Any, tmp_path: Path) -> None:
+    """A transcript whose cwd is relative (redacted, or cut) names that directory: the
+    repository memctl happens to run in is not its project."""
+    subprocess.run(["git", "init", "-q", "."], check=True)  # the current directory
+    Path("sub").mkdir()
+    said = {"type": "user", "cwd": "sub", "sessionId": "rel-1"}
+    line = json.dumps({**said, "message": {"role": "user", "content": "hello"}})
+    (tmp_path / "rel.jsonl").write_text(line + "\n", encoding="utf-8")
+    ctx: Context = make_ctx()
+    done = run_cli("ingest", "--transcript", str(tmp_path / "rel.jsonl"), "--client", "claude-code")
+    assert done.returncode == 0, done.stderr
+    (project,) = [p for p in list_projects(ctx) if p.sessions]
+    assert project.path == "sub" and not project.current
+
+
+def test_wide_characters_are_cut_by_the_cells_they_take(stored: Context) -> None:
+    text = "订单导出接口太慢了，导出一万条要四十秒。帮我看看是什么原因，然后修好它。" * 3
+    ingest_text(stored, f"user: {text}\nassistant: 好的\n", "zh-wide")
+    stored.close()
+    shown = run_cli("sessions", "list", env={"COLUMNS": "80"}).stdout
+    assert "订单导出接口" in shown
+    assert max(cell_len(line) for line in shown.splitlines()) <= 80
