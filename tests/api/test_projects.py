@@ -211,3 +211,20 @@ def test_wide_characters_are_cut_by_the_cells_they_take(stored: Context) -> None
     shown = run_cli("sessions", "list", env={"COLUMNS": "80"}).stdout
     assert "订单导出接口" in shown
     assert max(cell_len(line) for line in shown.splitlines()) <= 80
+
+
+def test_a_cursor_session_whose_workspace_is_gone_is_not_filed_here(
+    make_ctx: Any, tmp_path: Path
+) -> None:
+    folder = tmp_path / ".cursor" / "projects" / "home-ann-src-gone-app" / "agent-transcripts"
+    folder.mkdir(parents=True)
+    line = {"role": "user", "message": {"content": [{"type": "text", "text": "fix the build"}]}}
+    (folder / "c1.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
+    done = run_cli("ingest", "--transcript", str(folder / "c1.jsonl"), "--client", "cursor")
+    assert done.returncode == 0, done.stderr
+    ctx: Context = make_ctx()
+    (project,) = [p for p in list_projects(ctx) if p.sessions]
+    assert not project.current and project.path == "home-ann-src-gone-app"
+    assert [r.title for r in api.list_sessions(ctx, Where(scope="home-ann-src-gone-app"))] == [
+        "fix the build"
+    ]
