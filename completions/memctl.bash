@@ -11,7 +11,7 @@ _memctl_spec() {
     cmds="" opts="" valopts="" fileopts="" filearg=0
     case $1 in
         "")
-            cmds="maintain restore reembed remember get list update forget delete redact purge link unlink graph recall profile status events export import ingest runs undo init uninstall hook mcp sessions context doctor daemon install promote unpromote sync config model"
+            cmds="maintain restore reembed remember get list update forget delete redact purge link unlink graph recall profile status projects events export import ingest runs undo init uninstall hook mcp sessions context doctor daemon ui install promote unpromote sync config model"
             opts="--home -c --config --version -h --help"
             valopts="--home -c --config"
             ;;
@@ -34,7 +34,7 @@ _memctl_spec() {
             opts="--json -h --help"
             ;;
         "list")
-            opts="-s --scope --kind --category --state -t --tag --since -n --limit --sort -f --format --json -h --help"
+            opts="-s --scope --kind --category --state -t --tag --since --stored -n --limit --sort -f --format --json -h --help"
             valopts="-s --scope --kind --category --state -t --tag --since -n --limit --sort -f --format"
             ;;
         "update")
@@ -74,6 +74,9 @@ _memctl_spec() {
             valopts="-s --scope -n --limit"
             ;;
         "status")
+            opts="--json -h --help"
+            ;;
+        "projects")
             opts="--json -h --help"
             ;;
         "events")
@@ -121,7 +124,7 @@ _memctl_spec() {
             opts="-h --help"
             ;;
         "sessions list")
-            opts="-s --scope --all-scopes --client --since --until -n --limit --json -h --help"
+            opts="-s --scope --all-scopes --client --since --until --stored -n --limit --json -h --help"
             valopts="-s --scope --client --since --until -n --limit"
             ;;
         "sessions show")
@@ -161,6 +164,10 @@ _memctl_spec() {
             ;;
         "daemon run")
             opts="-h --help"
+            ;;
+        "ui")
+            opts="--port --open -h --help"
+            valopts="--port"
             ;;
         "install")
             cmds="opencode cursor claude-code codex cron status uninstall"

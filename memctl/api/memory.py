@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from memctl.api.sessions import Origin, origins
@@ -16,6 +16,7 @@ from memctl.memories import operations
 from memctl.memories.operations import LINK_TYPES as LINK_TYPES  # link --type
 from memctl.memories.operations import Status
 from memctl.model import Event, Memory, Relation
+from memctl.store import memories as store_memories
 from memctl.store import sessions
 from memctl.store.memories import SORTS as SORTS  # list --sort
 from memctl.store.memories import MemoryFilter
@@ -108,12 +109,13 @@ class Filters:
     states: tuple[str, ...] = ()
     tag: str | None = None
     since: str | None = None  # an ISO date or a span like 7d
+    stored: bool = False  # since counts from when memctl stored it, not the memory's own date
 
     def any(self) -> bool:
         return any((self.scope, self.kinds, self.categories, self.states, self.tag, self.since))
 
     def build(self, ctx: Context) -> MemoryFilter:
-        return operations.make_filter(
+        found = operations.make_filter(
             ctx,
             self.scope,
             list(self.kinds) or None,
@@ -122,6 +124,7 @@ class Filters:
             self.tag,
             self.since,
         )
+        return replace(found, stored=self.stored)
 
 
 @dataclass(frozen=True)
@@ -129,14 +132,29 @@ class ListRequest:
     filters: Filters = field(default_factory=Filters)
     limit: int | None = None  # default: list.limit
     sort: str = "created"
+    after: tuple[str, str] | None = None  # keyset (sort created): after this (created_at, id)
 
 
 def list_memories(ctx: Context, request: ListRequest) -> list[Memory]:
     """Memories matching the filters, newest first (or by ``sort``)."""
-    where = request.filters.build(ctx)
+    if request.after is not None and request.sort != "created":
+        raise UsageError("a page after a memory follows the sort 'created' only", ["sort"])
+    where = replace(request.filters.build(ctx), after=request.after)
     return operations.list_memories(
         ctx, where, request.limit or ctx.settings.list_limit, request.sort
     )
+
+
+# Memories counted for a hint at most.
+COUNT_AT_MOST = 10_000
+
+
+def stored_earlier(ctx: Context, filters: Filters) -> int:
+    """How many memories ``filters.since`` leaves out that memctl stored since then (their
+    own date is earlier: a backfill of old sessions, an import): 0 without ``since``."""
+    if not filters.since or filters.stored:
+        return 0
+    return store_memories.count_stored_earlier(ctx.db, filters.build(ctx), COUNT_AT_MOST)
 
 
 @dataclass(frozen=True)
@@ -167,6 +185,11 @@ def forget(ctx: Context, id_or_prefix: str, noise: bool = False) -> Memory:
         forget_session(ctx, message.id)
         return message
     return operations.forget(ctx, id_or_prefix, noise)
+
+
+def pin(ctx: Context, id_or_prefix: str) -> Memory:
+    """Pin a memory (kind pinned, tier core): it never fades; undo unpins it."""
+    return operations.pin(ctx, id_or_prefix)
 
 
 def delete(ctx: Context, id_or_prefix: str, permanent: bool = False) -> Memory:

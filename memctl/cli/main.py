@@ -25,7 +25,7 @@ COMMANDS: dict[str, str] = {
     ),
     **dict.fromkeys(("link", "unlink", "graph"), "graph"),
     **dict.fromkeys(("recall", "profile"), "recall"),
-    **dict.fromkeys(("status", "events"), "status"),
+    **dict.fromkeys(("status", "projects", "events"), "status"),
     **dict.fromkeys(("export", "import"), "exchange"),
     **dict.fromkeys(("ingest", "runs", "undo"), "ingest"),
     **dict.fromkeys(("maintain", "restore"), "maintain"),
@@ -41,10 +41,11 @@ COMMANDS: dict[str, str] = {
     "context": "context_cmd",
     "doctor": "doctor",
     "daemon": "daemon",
+    "ui": "ui",
 }
 GROUPS = (
     *("memory", "graph", "recall", "status", "exchange", "ingest", "init", "hook", "mcp"),
-    *("sessions", "context_cmd", "doctor", "daemon"),
+    *("sessions", "context_cmd", "doctor", "daemon", "ui"),
 )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from enum import StrEnum
 from typing import Annotated
 
@@ -110,7 +111,9 @@ def get(
 FilterScope = Annotated[
     str | None,
     typer.Option(
-        "--scope", "-s", help="Only this scope ('project' for the current one); default all."
+        "--scope",
+        "-s",
+        help="Only this scope ('project', a path or a project's name); default all.",
     ),
 ]
 KindFilter = Annotated[list[str] | None, typer.Option("--kind", help="episodic, semantic, pinned.")]
@@ -122,7 +125,14 @@ StateFilter = Annotated[
 TagFilter = Annotated[str | None, typer.Option("--tag", "-t", help="Only memories with this tag.")]
 SinceFilter = Annotated[
     str | None,
-    typer.Option("--since", help="Created since: an ISO date or a span like 7d, 12h, 2w."),
+    typer.Option(
+        "--since",
+        help="Since an ISO date or a span like 7d, 12h, 2w, by the memory's own date "
+        "(when its source was said).",
+    ),
+]
+StoredClock = Annotated[
+    bool, typer.Option("--stored", help="--since counts from when memctl stored it instead.")
 ]
 
 
@@ -146,6 +156,7 @@ def list_(
     state: StateFilter = None,
     tag: TagFilter = None,
     since: SinceFilter = None,
+    stored: StoredClock = False,
     limit: Annotated[
         int | None, typer.Option("--limit", "-n", min=1, help="How many (default list.limit).")
     ] = None,
@@ -157,7 +168,7 @@ def list_(
 ) -> None:
     """List memories, newest first."""
     fmt = "json" if as_json else str(output)
-    filters = _filters(scope, kind, category, state, tag, since)
+    filters = replace(_filters(scope, kind, category, state, tag, since), stored=stored)
     context = open_context(ctx)
     found = api.list_memories(context, ListRequest(filters, limit, sort))
     if fmt == "json":
@@ -169,6 +180,9 @@ def list_(
         console.print(memory_table(found, times=api.source_times(context, found)))
     else:
         console.print("no memories match")
+    earlier = api.stored_earlier(context, filters) if fmt == "table" else 0
+    if earlier:
+        console.print(f"{earlier:,} more stored since then date from earlier (--stored lists them)")
 
 
 @app.command()

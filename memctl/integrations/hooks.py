@@ -199,7 +199,7 @@ def session_context(settings: Any, session_id: str = "") -> str:
     from memctl.api.recall import SessionStartRequest, layered
     from memctl.context import Context
 
-    with Context(settings) as ctx:
+    with Context(settings, door="hook") as ctx:
         found = layered(ctx, SessionStartRequest())
     hooks_state.add_injected(
         settings.home, session_id, [i.memory_id for i in found.items if i.memory_id]
@@ -216,7 +216,7 @@ def prompt_output(settings: Any, prompt: str, session_id: str) -> str:
     shown = (
         frozenset(hooks_state.injected(settings.home, session_id)) if session_id else frozenset()
     )
-    with Context(settings) as ctx:
+    with Context(settings, door="hook") as ctx:
         found = prompt_context(ctx, PromptRequest(prompt, shown))
     if not found.block:
         return ""
@@ -311,7 +311,7 @@ def _ingest(
         session_id=session_id,
         inline_bytes=inline_bytes,
     )
-    with Context(settings) as ctx:
+    with Context(settings, door="hook") as ctx:
         return ingest(ctx, request)
 
 

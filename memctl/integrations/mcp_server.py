@@ -529,11 +529,11 @@ def open_context(settings: Settings) -> Context:
     does not load the model (issue 37: 4.7-5.3 s on a loaded machine). Ollama's models
     stay loaded in Ollama: asked directly."""
     if not settings.recall_resident or settings.embedder == "ollama":
-        return Context(settings)
+        return Context(settings, door="mcp")
     from memctl.embed import get_embedder
     from memctl.integrations.resident import ResidentEmbedder
 
-    return Context(settings, ResidentEmbedder(settings.home, get_embedder(settings)))
+    return Context(settings, ResidentEmbedder(settings.home, get_embedder(settings)), door="mcp")
 
 
 def build(ctx: Context) -> MCPServer:

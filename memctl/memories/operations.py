@@ -1,8 +1,8 @@
 """The everyday memory operations behind remember, get, list, update, forget, delete, purge
 and status. Each changes the store in one transaction and logs an event per change.
 
-Each direct edit (remember, update, forget, delete, link, unlink, purge: from the CLI or
-through MCP) is a small run of kind ``edit``: `memctl runs` lists it and `memctl undo`
+Each direct edit (remember, update, pin, forget, delete, link, unlink, purge: from the CLI,
+the viewer or through MCP) is a small run of kind ``edit``: `memctl runs` lists it and `memctl undo`
 reverts it (without a run id, the newest edit not undone yet). A permanent delete is an
 edit too, which undo refuses by name (nothing can put it back) rather than pass over.
 """
@@ -17,6 +17,7 @@ from typing import Any
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
+from memctl.memories.projects import scope_named
 from memctl.memories.timeparse import parse_since
 from memctl.model import (
     HIDDEN_STATES,
@@ -63,7 +64,12 @@ def edit(ctx: Context, verb: str, memories: list[Memory], detail: str = "") -> I
     if len(memories) > EDIT_NOTES:
         notes.append(f"and {len(memories) - EDIT_NOTES} more")
     run = RunRecord(
-        id=new_id(), kind=EDIT_KIND, status="done", counts={verb: len(memories)}, notes=notes
+        id=new_id(),
+        kind=EDIT_KIND,
+        status="done",
+        counts={verb: len(memories)},
+        notes=notes,
+        door=ctx.door,
     )
     with ctx.db.atomic():
         yield Writer(ctx.db, run.id, run.started_at)
@@ -116,13 +122,14 @@ def kept_tags(tags: list[str]) -> list[str]:
 
 
 def resolve_scope(ctx: Context, scope: str | None) -> str:
-    """``project`` (or nothing) is the current project; ``global`` stays; another name stays,
-    or is the scope it became (an old ``path:`` scope of a project that got a remote)."""
+    """``project`` (or nothing) is the current project; ``global`` stays; a directory or a
+    project's name is that project's scope (``memories.projects``); another name stays, or
+    is the scope it became (an old ``path:`` scope of a project that got a remote)."""
     if scope in (None, "", "project"):
         return ctx.settings.project_scope
     if scope == GLOBAL_SCOPE:
         return scope
-    return scopes.resolve(ctx.db, scope)
+    return scopes.resolve(ctx.db, scope_named(ctx, scope) or scope)
 
 
 # Facts about the person, not the project: global unless a scope is given.
@@ -272,6 +279,11 @@ def forget(ctx: Context, id_or_prefix: str, noise: bool = False) -> Memory:
     ingest drops facts like it from now on.
     """
     memory, _ = get(ctx, id_or_prefix)
+    if memory.state == State.DELETED:
+        raise UsageError(
+            f"memory {memory.id[:8]} is deleted, which forgetting would undo: it stays deleted "
+            "(undo the delete to bring it back)"
+        )
     if memory.state == State.ARCHIVED:
         return memory
     if not noise:
@@ -292,6 +304,19 @@ def forget(ctx: Context, id_or_prefix: str, noise: bool = False) -> Memory:
             vector,
             ctx.settings.noise_learned_max,
         )
+    return get(ctx, memory.id)[0]
+
+
+def pin(ctx: Context, id_or_prefix: str) -> Memory:
+    """Make a memory pinned (kind pinned, tier core): it never fades and is kept by maintain.
+    Undo (of this edit) gives it its kind and tier back."""
+    memory, _ = get(ctx, id_or_prefix)
+    if memory.state in HIDDEN_STATES:
+        raise UsageError(f"memory {memory.id[:8]} is {memory.state}: bring it back before pinning")
+    if memory.kind == Kind.PINNED and memory.tier == Tier.CORE:
+        return memory
+    with edit(ctx, "pin", [memory]) as writer:
+        writer.update(memory, {"kind": Kind.PINNED, "tier": Tier.CORE})
     return get(ctx, memory.id)[0]
 
 

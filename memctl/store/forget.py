@@ -136,9 +136,9 @@ def past_texts(db: Database, memory_ids: list[str]) -> list[str]:
 def forget_messages(db: Database, session_id: str, seqs: list[int] | None, at: str) -> int:
     """Take a session's text out: every message (its row goes; the session row stays,
     marked forgotten, with its read marks, so capture never stores it again), or the
-    messages numbered ``seqs`` (their text becomes ``FORGOTTEN`` in place; their content
-    hash stays, so a capture knows them and does not store them again). The messages
-    forgotten."""
+    messages numbered ``seqs`` (their text becomes ``FORGOTTEN`` in place and the title is
+    made again; their content hash stays, so a capture knows them and does not store them
+    again). The messages forgotten."""
     if seqs is None:
         count = db.value("SELECT count(*) FROM messages WHERE session_id = ?", (session_id,))
         db.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
@@ -162,6 +162,9 @@ def forget_messages(db: Database, session_id: str, seqs: list[int] | None, at: s
         "(SELECT value FROM json_each(?))",
         (FORGOTTEN, session_id, wanted),
     )
+    # The title is condensed from the first requests, so it may quote a forgotten one
+    # without being a verbatim copy; it is made again from what remains when shown.
+    db.execute("UPDATE sessions SET title = '' WHERE id = ?", (session_id,))
     return int(count)
 
 

@@ -425,6 +425,17 @@ def m014_forget_everywhere(db: Database) -> None:
     db.execute("ALTER TABLE sessions ADD COLUMN forgotten_at TEXT")
 
 
+def m015_projects_titles(db: Database) -> None:
+    """Projects are listed with their memories counted by state and their latest one
+    (``store.projects``): an index that answers that alone, without reading the rows.
+    Sessions are listed by their own time (``store.transcripts.SESSION_TIME``), a page at
+    a time: an index in that order. An edit's run names the door it came through (the
+    viewer's edits among the CLI's)."""
+    db.execute("CREATE INDEX memories_scope_state ON memories(scope, state, created_at)")
+    db.execute("CREATE INDEX sessions_own_time ON sessions(coalesce(started_at, created_at), id)")
+    db.execute("ALTER TABLE runs ADD COLUMN door TEXT")
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -440,4 +451,5 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m012_session_cwd,
     m016_entities_triples,
     m014_forget_everywhere,
+    m015_projects_titles,
 ]

@@ -114,6 +114,8 @@ def test_an_mcp_client_lists_stores_searches_and_gets_clear_errors(
     found = seen["search"].structured_content["results"]
     assert found[0]["id"] == stored["id"]
     assert found[0]["said_by"] == "assistant"  # stored by the assistant through MCP
+    edits = json.loads(run_cli("runs", "--kind", "edit", "--json").stdout)
+    assert [r["door"] for r in edits] == ["mcp"]  # its run names the door it came through
     assert "The shop deploys with make release." in seen["context"].structured_content["context"]
     assert seen["missing"].is_error and "no memory" in text(seen["missing"])
     assert seen["bad_mode"].is_error and "mode" in text(seen["bad_mode"])
