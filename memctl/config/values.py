@@ -31,6 +31,7 @@ class Values:
     recall_pinned_boost: float
     recall_relevance_floor: float
     recall_words_weight: float
+    recall_vocabulary_weight: float
     recall_lead_floor: float
     recall_lead_margin: float
     recall_words_cosine: float
@@ -203,6 +204,7 @@ class RecallValues:
     pinned_boost: float
     relevance_floor: float
     words_weight: float
+    vocabulary_weight: float
     lead_floor: float
     lead_margin: float
     words_cosine: float

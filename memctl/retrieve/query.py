@@ -65,6 +65,10 @@ class Analysed:
     alternatives: list[Phrase] = field(default_factory=list)
     window: Window | None = None
     names: tuple[str, ...] = ()
+    # the vocabulary's additions (vocabulary.py): phrases searched at recall.vocabulary_weight,
+    # and each query word's group-mates
+    expansions: tuple[Phrase, ...] = ()
+    synonyms: dict[str, tuple[Phrase, ...]] = field(default_factory=dict)
 
     @property
     def english(self) -> bool:
@@ -107,10 +111,17 @@ def names(text: str) -> tuple[str, ...]:
     return tuple(found)
 
 
+# An acronym's plural is one word, not two parts: "PRs", "APIs", "URLs".
+ACRONYM_PLURAL = re.compile(r"[A-Z]{2,}s")
+
+
 def split_identifier(token: str) -> list[str]:
     """``parseUserId`` -> [parse, user, id]; ``parse_user_id``, ``a-b``, ``a.b`` likewise."""
     parts: list[str] = []
     for piece in re.split(r"[_.\-]+", token):
+        if ACRONYM_PLURAL.fullmatch(piece):
+            parts.append(piece)
+            continue
         parts.extend(CAMEL_PART.findall(piece) or ([piece] if piece else []))
     return [p.lower() for p in parts if p]
 
@@ -162,10 +173,22 @@ def analyse(text: str, now: datetime) -> Analysed:
     """The query's full-text alternatives and its time window, read against ``now``."""
     window = time_window(text, now)
     lexical = text.replace(window.phrase, " ") if window else text
+    from memctl.retrieve.vocabulary import expand
+
     alternatives = lexical_alternatives(lexical)
     if not alternatives and window:  # a query that is only a time: search its words too
         alternatives = lexical_alternatives(text)
-    return Analysed(text=text, alternatives=alternatives, window=window, names=names(lexical))
+    vocabulary = expand(lexical)
+    # a word that is also a name, used as the ordinary word ("go down"), is not searched
+    kept = [p for p in alternatives if not (len(p) == 1 and p[0] in vocabulary.ordinary)]
+    return Analysed(
+        text=text,
+        alternatives=kept or alternatives,
+        window=window,
+        names=names(lexical),
+        expansions=tuple(p for p in vocabulary.phrases if p not in kept),
+        synonyms=vocabulary.by_word,
+    )
 
 
 def cjk_count(text: str) -> int:

@@ -46,7 +46,24 @@ STAGE = "candidates"
 
 
 def _bm25(run: Run, reader: Database, size: int) -> list[tuple[str, float]]:
-    return fts_rank(reader, run.query.alternatives, size, run.where)
+    """The query's own words, and its vocabulary's at ``vocabulary_weight`` (vocabulary.py)."""
+    own = fts_rank(reader, run.query.alternatives, size, run.where)
+    weight = run.params.vocabulary_weight
+    if not run.query.expansions or weight <= 0:
+        return own
+    return with_synonyms(own, fts_rank(reader, run.query.expansions, size, run.where), weight)
+
+
+def with_synonyms(
+    own: list[tuple[str, float]], synonyms: list[tuple[str, float]], weight: float
+) -> list[tuple[str, float]]:
+    """(id, bm25) of both searches' hits, best first: a memory's BM25 for the query's own
+    words plus ``weight`` x its BM25 for their synonyms (FTS5's BM25 is negative, lower is
+    better, and sums over the phrases matched, as one search of both would)."""
+    scores = dict(own)
+    for memory_id, score in synonyms:
+        scores[memory_id] = scores.get(memory_id, 0.0) + weight * score
+    return sorted(scores.items(), key=lambda hit: (hit[1], hit[0]))[: max(len(own), len(synonyms))]
 
 
 class _Background:
@@ -202,14 +219,29 @@ def word_weights(run: Run) -> tuple[dict[str, float], frozenset[str], frozenset[
     if not run.query.names:
         return weights, frozenset(), frozenset()
     phrases = {name: tuple(w.lower() for w in name.split()) for name in run.query.names}
-    counts = phrase_document_counts(run.ctx.db, list(phrases.values()))
+    synonyms = {name: _synonyms_of(run, phrase) for name, phrase in phrases.items()}
+    wanted = [*phrases.values(), *(p for found in synonyms.values() for p in found)]
+    counts = phrase_document_counts(run.ctx.db, wanted)
     least = run.params.anchor_memories
     mentions = {name: counts.get(" ".join(phrase), 0) for name, phrase in phrases.items()}
+    # a name the store writes in other words ("PRs": pull requests) is no stranger
+    known = {n for n, found in synonyms.items() if any(counts.get(" ".join(p)) for p in found)}
     return (
         weights,
         frozenset(name for name, n in mentions.items() if least and n >= least),
-        frozenset(name for name, n in mentions.items() if n == 0 and could_be_stranger(name)),
+        frozenset(
+            name
+            for name, n in mentions.items()
+            if n == 0 and name not in known and could_be_stranger(name)
+        ),
     )
+
+
+def _synonyms_of(run: Run, name: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """The vocabulary's synonyms of a name's words (none when the weight is 0)."""
+    if run.params.vocabulary_weight <= 0:
+        return ()
+    return tuple(p for word in name for p in run.query.synonyms.get(word, ()))
 
 
 CALENDAR = frozenset((*MONTHS, *WEEKDAYS))

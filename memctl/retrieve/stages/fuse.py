@@ -113,7 +113,17 @@ def coverage(run: Run, candidate: Candidate, pattern: re.Pattern[str] | None) ->
         return 0.0
     text = f"{candidate.memory.content} {candidate.memory.l0_abstract or ''}".lower()
     words = {stem(w) for w in set(WORD.findall(text))}
-    return sum(w for word, w in weights.items() if stem(word.lower()) in words) / total
+    held = {word for word in weights if stem(word.lower()) in words}
+    # a word the candidate writes in other words (the vocabulary's synonyms) counts less
+    synonyms = run.query.synonyms
+    written_otherwise = [
+        w
+        for word, w in weights.items()
+        if word not in held
+        and any(all(stem(p) in words for p in phrase) for phrase in synonyms.get(word, ()))
+    ]
+    own = sum(weights[word] for word in held)
+    return (own + run.params.vocabulary_weight * sum(written_otherwise)) / total
 
 
 WORD = re.compile(r"[^\W_]+")
