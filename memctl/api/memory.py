@@ -12,6 +12,7 @@ from memctl.ingest.extract_rules import classify
 from memctl.memories import operations
 from memctl.memories.operations import LINK_TYPES as LINK_TYPES  # link --type
 from memctl.memories.operations import Status
+from memctl.memories.questions import Questions
 from memctl.model import Event, Memory, Relation
 from memctl.store import sessions
 from memctl.store.memories import SORTS as SORTS  # list --sort
@@ -28,12 +29,14 @@ class RememberRequest:
     importance: float | None = None  # default: remember.importance
     scope: str | None = None  # None or 'project': the current project
     source: str = "cli"
+    questions: tuple[str, ...] = ()  # ways a person might ask for it (memories/questions.py)
 
 
 @dataclass(frozen=True)
 class Remembered:
     memory: Memory
     existing: bool  # the text was already stored in the scope: this is that memory
+    questions: Questions = field(default_factory=Questions)
 
 
 def remember(ctx: Context, request: RememberRequest) -> Remembered:
@@ -44,7 +47,7 @@ def remember(ctx: Context, request: RememberRequest) -> Remembered:
     category = request.category
     if category is None and ctx.settings.remember_category == AUTO:
         category = str(classify(request.text))
-    memory, existing = operations.remember_once(
+    memory, existing, questions = operations.remember_once(
         ctx,
         request.text,
         category,
@@ -52,8 +55,9 @@ def remember(ctx: Context, request: RememberRequest) -> Remembered:
         request.importance,
         request.scope,
         request.source,
+        request.questions,
     )
-    return Remembered(memory, existing)
+    return Remembered(memory, existing, questions)
 
 
 def source_times(ctx: Context, memories: list[Memory]) -> dict[str, str]:

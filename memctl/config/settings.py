@@ -360,6 +360,12 @@ KEYS: tuple[Key, ...] = (
         minimum=0.0,
         maximum=1.0,
     ),
+    _unit(
+        "remember.question_floor",
+        0.15,
+        "Cosine a question stored with a memory (MCP memory_store, host distillation) must "
+        "reach with the memory's text to be kept; the others are dropped as off-topic.",
+    ),
     Key("recall.limit", 10, "Memories returned by `memctl recall`.", minimum=1, maximum=1000),
     Key(
         "recall.resident",

@@ -34,6 +34,8 @@ SOURCES: dict[str, str] = {
     "maintain batch, a sync) without a person noticing",
     "remember.importance": "reasoned: what a person stores by hand ranks above most facts "
     "distilled from sessions; not swept",
+    "remember.question_floor": "measured: benchmarks.md § Questions stored with a memory "
+    "(MiniLM: keeps 95 % of the paraphrase set's questions, 10 % of unrelated ones)",
     "recall.candidates": RECALL + ": limit x 3 from each leg",
     "recall.weight_vector": RELEVANCE_3 + " (fusion weights 0.4 / 0.6, were 0.5 / 0.5)",
     "recall.weight_bm25": RELEVANCE_3 + " (fusion weights 0.4 / 0.6, were 0.5 / 0.5)",

@@ -20,6 +20,7 @@ class Values:
     scope_personal_global: bool
     remember_category: str
     remember_importance: float
+    remember_question_floor: float
     recall_limit: int
     recall_resident: bool
     recall_resident_idle: float

@@ -41,6 +41,7 @@ from memctl.store.memories import (
     word_document_counts,
 )
 from memctl.store.message_search import search_messages
+from memctl.store.questions import question_fts, question_vectors
 
 STAGE = "candidates"
 
@@ -156,8 +157,37 @@ def gather(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
         run.failed_legs.add("bm25")
         run.notes.append(f"full-text search unavailable, results from vectors alone: {exc}")
     legs.update(vector_legs)
+    legs.update(_question_legs(run, size))
     if run.translation is not None:
         legs.update(_translated_legs(run, run.translation, size))
+    return legs
+
+
+def _question_legs(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
+    """The questions stored with memories (store/questions.py), as hits of their memories:
+    by BM25 (the query's words, its vocabulary at ``vocabulary_weight``) and by cosine
+    (the best of each memory's questions)."""
+    legs: dict[str, list[tuple[str, float]]] = {}
+    db, where = run.ctx.db, run.where
+    own = question_fts(db, run.query.alternatives, size, where)
+    weight = run.params.vocabulary_weight
+    if run.query.expansions and weight > 0:
+        own = with_synonyms(own, question_fts(db, run.query.expansions, size, where), weight)
+    if own:
+        legs["questions"] = own
+    model = run.index.manifest if run.index is not None else None
+    if run.scores is not None and model is not None:
+        import numpy as np
+
+        stored = question_vectors(db, model.model, where)
+        if stored:
+            matrix = np.frombuffer(b"".join(v for _, v in stored), dtype=np.float32)
+            cosines = matrix.reshape(len(stored), -1) @ run.scores.query
+            best: dict[str, float] = {}
+            for (memory_id, _), cosine in zip(stored, cosines.tolist(), strict=True):
+                best[memory_id] = max(best.get(memory_id, -1.0), cosine)
+            nearest = sorted(best.items(), key=lambda hit: (-hit[1], hit[0]))[:size]
+            legs["question_vector"] = [(i, 1.0 - cosine) for i, cosine in nearest]
     return legs
 
 

@@ -66,7 +66,9 @@ if TYPE_CHECKING:
 
 STAGE = "fuse"
 VECTOR_LEGS = ("vector", "vector_en", "time", "session_vector")
-BM25_LEGS = ("bm25", "bm25_en", "sessions")
+BM25_LEGS = ("bm25", "bm25_en", "sessions", "questions")
+# ranking counts a memory's stored questions' closeness; its relevance, its own (similarity)
+RANKED_VECTOR_LEGS = (*VECTOR_LEGS, "question_vector")
 
 
 def similarity(
@@ -83,7 +85,7 @@ def leg_share(candidates: list[Candidate], legs: tuple[str, ...]) -> dict[str, f
     values: dict[str, float] = {}
     for candidate in candidates:
         if legs is VECTOR_LEGS:
-            found = similarity(candidate, VECTOR_LEGS)
+            found = similarity(candidate, RANKED_VECTOR_LEGS)
         else:
             found = max((-candidate.raw[leg] for leg in legs if leg in candidate.raw), default=None)
         if found is not None:
