@@ -179,8 +179,8 @@ def analyse(text: str, now: datetime) -> Analysed:
     if not alternatives and window:  # a query that is only a time: search its words too
         alternatives = lexical_alternatives(text)
     vocabulary = expand(lexical)
-    # a word that is also a name, used as the ordinary word ("go down"), is not searched
-    kept = [p for p in alternatives if not (len(p) == 1 and p[0] in vocabulary.ordinary)]
+    # a verb that is also a name, used as the verb ("go down"), is not searched
+    kept = [p for p in alternatives if not (len(p) == 1 and p[0] in vocabulary.left_out)]
     return Analysed(
         text=text,
         alternatives=kept or alternatives,

@@ -28,7 +28,7 @@ from pathlib import Path
 from memctl.retrieve.query import STOPWORDS, Phrase
 
 VOCABULARY_FILE = Path(__file__).with_name("vocabulary.txt")
-NAME_TAG = "name"
+NAME_TAG, VERB_TAG = "name", "verb"
 WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 SENTENCE_END = re.compile(r"[.!?]+(?:\s+|$)|\n+")
 
@@ -50,13 +50,15 @@ NAME_BEFORE_IN = frozenset(
 
 @dataclass(frozen=True)
 class Vocabulary:
-    """The groups (each a tuple of phrases), the groups each phrase belongs to, and the
-    words that are also ordinary words (their group: the name's other spellings)."""
+    """The groups (each a tuple of phrases), the groups each phrase belongs to, the words
+    that are also ordinary words (their group: the name's other spellings) and those of
+    them that are verbs."""
 
     groups: tuple[tuple[Phrase, ...], ...]
     by_phrase: dict[Phrase, tuple[int, ...]]
     names: frozenset[str]
     longest: int
+    verbs: frozenset[str] = frozenset()
 
 
 def phrase_of(text: str) -> Phrase:
@@ -68,13 +70,16 @@ def parse(text: str) -> Vocabulary:
     """The vocabulary written in ``text`` (the format of ``vocabulary.txt``)."""
     groups: list[tuple[Phrase, ...]] = []
     names: set[str] = set()
+    verbs: set[str] = set()
     for line in text.splitlines():
         if not line.strip() or line.startswith("#"):
             continue
         tag, _, members = line.partition("\t")
         phrases = tuple(dict.fromkeys(p for m in members.split("|") if (p := phrase_of(m))))
-        if tag == NAME_TAG and phrases:
+        if tag in (NAME_TAG, VERB_TAG) and phrases:
             names.add(phrases[0][0])
+            if tag == VERB_TAG:
+                verbs.add(phrases[0][0])
         if len(phrases) > 1:
             groups.append(phrases)
     by_phrase: dict[Phrase, list[int]] = {}
@@ -86,6 +91,7 @@ def parse(text: str) -> Vocabulary:
         {p: tuple(i) for p, i in by_phrase.items()},
         frozenset(names),
         max((len(p) for p in by_phrase), default=1),
+        frozenset(verbs),
     )
 
 
@@ -103,13 +109,15 @@ class Expansion:
       lower weight (not the query's own phrases);
     - ``by_word``: each query word that is part of a group's member, and those members'
       group-mates (a memory holding one of them holds that word, at the lower weight);
-    - ``ordinary``: words that are also names, used here as ordinary words (left out of
-      the search when the query has other words).
+    - ``ordinary``: words that are also names, used here as ordinary words (no name's
+      spellings searched for them); ``left_out``: those of them that are verbs ("go",
+      "make": left out of the search when the query has other words).
     """
 
     phrases: tuple[Phrase, ...] = ()
     by_word: dict[str, tuple[Phrase, ...]] = field(default_factory=dict)
     ordinary: frozenset[str] = frozenset()
+    left_out: frozenset[str] = frozenset()
 
 
 def forms(word: str) -> tuple[str, ...]:
@@ -192,4 +200,5 @@ def expand(text: str, vocab: Vocabulary | None = None) -> Expansion:
         tuple(p for p in added if p not in own),
         {w: tuple(m) for w, m in by_word.items()},
         frozenset(ordinary),
+        frozenset(ordinary & vocab.verbs),
     )

@@ -1,0 +1,154 @@
+"""The words developers use: the vocabulary table, a word that is also a name, and the
+issue's questions on the Quick start's memories through the real CLI and model."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from memctl.config import load_settings
+from memctl.context import Context
+from memctl.retrieve.pipeline import recall
+from memctl.retrieve.query import analyse
+from memctl.retrieve.stages.candidates import with_synonyms
+from memctl.retrieve.vocabulary import VOCABULARY_FILE, expand, parse, vocabulary
+from tests.conftest import run_cli
+
+NOW = datetime(2026, 6, 10, 12, tzinfo=UTC)
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "memories.jsonl"
+SAM = "Sam prefers small pull requests (under 400 lines) and squash merges."
+GO = "I am a backend engineer on Tidepool and mostly write Go and Python."
+OUTAGE = "In March 2026 an outage was caused by an expired TLS certificate on the API gateway"
+
+
+def test_the_table_has_its_groups_and_names_its_sources_and_licences() -> None:
+    table = vocabulary()
+    assert 150 <= len(table.groups) <= 300
+    header = VOCABULARY_FILE.read_text().split("\n\n# ---")[0]
+    for source, licence in (
+        ("agentmemory", "Apache License 2.0"),
+        ("abbrcode", "MIT License"),
+        ("NetBSD", "BSD 2-Clause"),
+    ):
+        assert source in header and licence in header
+    # the words the issue names are there, both ways
+    for word, mate in (
+        ("pr", ("pull", "request")),
+        ("ci", ("continuous", "integration")),
+        ("db", ("database",)),
+        ("k8s", ("kubernetes",)),
+        ("repo", ("repository",)),
+        ("env", ("environment",)),
+        ("deploy", ("ship",)),
+        ("outage", ("went", "down")),
+        ("config", ("settings",)),
+    ):
+        groups = [table.groups[i] for i in table.by_phrase[(word,)]]
+        assert any(mate in group for group in groups), word
+        assert any((word,) in table.groups[i] for i in table.by_phrase[mate])
+
+
+def test_a_group_line_of_one_member_or_a_comment_adds_nothing() -> None:
+    table = parse(
+        "# a comment\nmc\tlonely\nmc\tdb | database\nverb\tgo | golang\nname\trust | rustlang\n"
+    )
+    assert table.groups == (
+        (("db",), ("database",)),
+        (("go",), ("golang",)),
+        (("rust",), ("rustlang",)),
+    )
+    assert table.names == frozenset({"go", "rust"}) and table.verbs == frozenset({"go"})
+
+
+@pytest.mark.parametrize(
+    ("query", "word", "as_name"),
+    [
+        ("why did the API go down in March?", "go", False),  # a verb, in "go down"
+        ("I mostly write Go and Python", "go", True),  # capitalised mid-sentence
+        ("we use go modules for the CLI", "go", True),  # a word after it says so
+        ("the service is written in rust", "rust", True),  # and the words before it
+        ("how do I get the rust off my bike chain", "rust", False),
+        ("make sure the deploy waits for the tests", "make", False),
+        ("make test fails on the CI runner", "make", True),
+        ("Swift is what the iOS app uses", "swift", False),  # a sentence's first word
+        ("the iOS app is written in Swift", "swift", True),
+    ],
+)
+def test_a_word_that_is_also_a_name_counts_as_the_name_only_when_written_as_one(
+    query: str, word: str, as_name: bool
+) -> None:
+    analysed = analyse(query, NOW)
+    searched = {w for phrase in analysed.alternatives for w in phrase}
+    named = {w for phrase in analysed.expansions for w in phrase} - searched
+    expansion = expand(query)
+    assert (word in expansion.ordinary) is not as_name
+    # the name's other spellings only for the name ("golang", "rustlang")
+    assert bool(named & {f"{word}lang", "golang", "makefile"}) is as_name
+    # a verb used as the verb is left out of the search; an ordinary noun stays in it
+    assert (word in searched) is (as_name or word not in ("go", "make"))
+
+
+def test_go_down_searches_the_outage_words_and_prs_the_pull_requests() -> None:
+    api = analyse("why did the API go down in March?", NOW)
+    assert {("outage",), ("incident",)} <= set(api.expansions)
+    assert ("go",) not in api.alternatives and api.window is not None  # March: a time
+    prs = analyse("how big should my PRs be?", NOW)
+    assert ("prs",) in prs.alternatives  # one word, not "p" and "rs"
+    assert ("pull", "request") in prs.expansions and ("pull", "request") in prs.synonyms["prs"]
+
+
+def test_a_query_without_vocabulary_words_is_searched_as_before() -> None:
+    analysed = analyse("lunch with Caroline at the harbour", NOW)
+    assert analysed.expansions == () and analysed.synonyms == {}
+
+
+def test_a_synonym_counts_less_than_the_query_s_own_word() -> None:
+    # two memories with the same BM25: one for the query's word, one for its synonym
+    merged = with_synonyms([("own", -2.0)], [("synonym", -2.0), ("own", -1.0)], 0.7)
+    assert [memory_id for memory_id, _ in merged] == ["own", "synonym"]
+    assert merged[0][1] < -2.0 < merged[1][1]  # both searches add up for a memory in both
+
+
+def _why_not(query: str, content: str) -> dict[str, object]:
+    listed = json.loads(run_cli("list", "--json", "--limit", "50").stdout)
+    memory_id = next(m["id"] for m in listed if m["content"].startswith(content))
+    done = run_cli("recall", query, "--why-not", memory_id, "--json", real_model=True)
+    assert done.returncode == 0, done.stderr
+    return dict(json.loads(done.stdout))
+
+
+def test_the_issue_s_questions_on_the_quick_start_memories(home: Path) -> None:
+    done = run_cli("import", str(EXAMPLES), real_model=True)
+    assert done.returncode == 0, done.stderr
+    # "go" is the verb: the outage answers first, not the Go developer's profile
+    answered = run_cli("recall", "why did the API go down in March?", "--json", real_model=True)
+    results = json.loads(answered.stdout)["results"]
+    assert results[0]["content"].startswith(OUTAGE)
+    assert all(r["content"] != GO for r in results[:1])
+    # "PRs" reaches "pull requests": BM25's first hit, and no longer a name the store lacks
+    sam = _why_not("how big should my PRs be?", SAM)
+    steps = sam["steps"]
+    assert isinstance(steps, list) and "found by bm25 #1" in steps[0]["why"]
+    assert "which no memory mentions" not in str(sam["reason"])
+    # the name "Go" in a question about the language still finds the profile
+    language = run_cli("recall", "do I write Go at work?", "--json", real_model=True)
+    assert json.loads(language.stdout)["results"][0]["content"] == GO
+
+
+def test_prs_has_the_best_fused_score_of_the_store(home: Path, local_embedder) -> None:  # type: ignore[no-untyped-def]
+    assert run_cli("import", str(EXAMPLES), real_model=True).returncode == 0
+    ctx = Context(load_settings(), embedder=local_embedder)
+    try:
+        result = recall(ctx, "how big should my PRs be?")
+        assert result.run is not None
+        fused = {s.memory_id: s.score for s in result.run.trace if s.stage == "fuse"}
+        best = max(fused, key=lambda memory_id: fused[memory_id])
+        assert ctx.db.value("SELECT content FROM memories WHERE id = ?", (best,)) == SAM
+        assert result.run.strangers == frozenset()  # "PRs": the store says pull requests
+        other = recall(ctx, "how big should Zorblax's PRs be?")
+        assert other.run is not None and other.run.strangers == frozenset({"Zorblax"})
+    finally:
+        ctx.close()
