@@ -303,7 +303,9 @@ def second_opinion(run: Run, judged: Judged, judge: Judge | None = None) -> Judg
 def closest(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     """The ``unconfirmed`` candidates closest to the query in meaning, each at least
     ``support_floor`` in cosine, closest first."""
-    near = [(cosine, c.id, c) for c in candidates if (cosine := similarity(c)) is not None]
+    # a memory's stored questions count here: what is offered unconfirmed is never clear
+    legs = (*RANKED_VECTOR_LEGS, "similarity")
+    near = [(cosine, c.id, c) for c in candidates if (cosine := similarity(c, legs)) is not None]
     return [
         c
         for cosine, _, c in sorted(near, key=lambda n: (-n[0], n[1]))
