@@ -61,9 +61,10 @@ def test_questions_about_their_memory_are_kept_and_an_off_topic_one_is_dropped(
     assert stored.questions.to_dict() == {"kept": list(ASKED), "dropped": [OFF_TOPIC]}
     assert questions_of(real.db, stored.memory.id) == list(ASKED)
     # the same text again adds its new questions to the memory that holds it, once
-    again = _store(real, (ASKED[0], "why do payment callbacks get retried?"))
+    retried = "why do payment callbacks get retried?"
+    again = _store(real, (ASKED[0], retried))
     assert again.existing and again.memory.id == stored.memory.id
-    assert questions_of(real.db, stored.memory.id) == [*ASKED, "why do payment callbacks get retried?"]
+    assert questions_of(real.db, stored.memory.id) == [*ASKED, retried]
 
 
 def test_a_question_finds_its_memory_and_is_never_shown(real: Context) -> None:
@@ -109,9 +110,7 @@ def test_a_deleted_memory_loses_its_questions_and_a_forgotten_one_is_not_reached
     assert questions_of(real.db, archived.id) == list(ASKED)
     hits = question_fts(real.db, [("payment",)], 10, RECALLABLE)
     assert hits == []
-    assert [i for i, _ in question_fts(real.db, [("payment",)], 10, ANY_STATE)] == [
-        archived.id
-    ]
+    assert [i for i, _ in question_fts(real.db, [("payment",)], 10, ANY_STATE)] == [archived.id]
 
 
 def test_undoing_a_remember_removes_its_questions(real: Context) -> None:
@@ -167,9 +166,7 @@ def test_the_host_distillation_stores_a_fact_s_questions(home: Path, local_embed
         with pytest.raises(InputError, match="questions: at most 3"):
             distil(ctx, DistilRequest(task.session_id, task.through_seq, {"facts": [bad]}))
         distil(ctx, DistilRequest(task.session_id, task.through_seq, {"facts": [fact]}))
-        memory_id = ctx.db.value(
-            "SELECT id FROM memories WHERE content = ?", (fact["content"],)
-        )
+        memory_id = ctx.db.value("SELECT id FROM memories WHERE content = ?", (fact["content"],))
         assert questions_of(ctx.db, str(memory_id)) == ["how do we release the shop?"]
     finally:
         ctx.close()
