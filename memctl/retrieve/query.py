@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from memctl.retrieve.vocabulary import expand
 from memctl.retrieve.when import Window, time_window
 
 QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”')
@@ -173,8 +174,6 @@ def analyse(text: str, now: datetime) -> Analysed:
     """The query's full-text alternatives and its time window, read against ``now``."""
     window = time_window(text, now)
     lexical = text.replace(window.phrase, " ") if window else text
-    from memctl.retrieve.vocabulary import expand
-
     alternatives = lexical_alternatives(lexical)
     if not alternatives and window:  # a query that is only a time: search its words too
         alternatives = lexical_alternatives(text)
@@ -187,7 +186,7 @@ def analyse(text: str, now: datetime) -> Analysed:
         window=window,
         names=names(lexical),
         expansions=tuple(p for p in vocabulary.phrases if p not in kept),
-        synonyms=vocabulary.by_word,
+        synonyms={w: m for w, m in vocabulary.by_word.items() if w not in STOPWORDS},
     )
 
 

@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memctl.retrieve.query import STOPWORDS, Phrase
+Phrase = tuple[str, ...]  # as retrieve/query.py's: words in a row, lower case
 
 VOCABULARY_FILE = Path(__file__).with_name("vocabulary.txt")
 NAME_TAG, VERB_TAG = "name", "verb"
@@ -107,8 +107,9 @@ class Expansion:
 
     - ``phrases``: the other members of every group the query names, to search at the
       lower weight (not the query's own phrases);
-    - ``by_word``: each query word that is part of a group's member, and those members'
-      group-mates (a memory holding one of them holds that word, at the lower weight);
+    - ``by_word``: each query word that is part of a group's member (function words too:
+      the caller keeps its content words), and those members' group-mates (a memory
+      holding one of them holds that word, at the lower weight);
     - ``ordinary``: words that are also names, used here as ordinary words (no name's
       spellings searched for them); ``left_out``: those of them that are verbs ("go",
       "make": left out of the search when the query has other words).
@@ -193,8 +194,7 @@ def expand(text: str, vocab: Vocabulary | None = None) -> Expansion:
             mates.pop(phrase, None)
             added.update(mates)
             for w in words[index : index + size]:
-                if w.lower() not in STOPWORDS:
-                    by_word.setdefault(w.lower(), {}).update(mates)
+                by_word.setdefault(w.lower(), {}).update(mates)
             index += size
     return Expansion(
         tuple(p for p in added if p not in own),
