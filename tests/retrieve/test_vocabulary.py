@@ -152,3 +152,14 @@ def test_prs_has_the_best_fused_score_of_the_store(home: Path, local_embedder) -
         assert other.run is not None and other.run.strangers == frozenset({"Zorblax"})
     finally:
         ctx.close()
+
+
+def test_a_name_the_store_writes_in_other_words_is_no_stranger(ctx: Context) -> None:
+    # the session: its digest lists credo, dialyzer and mix_audit, never "Elixir"
+    from memctl.api import memory as api
+
+    api.remember(ctx, api.RememberRequest("CI runs credo, dialyzer and mix_audit on every PR."))
+    known = recall(ctx, "Which linters does the Elixir project run?")
+    assert known.run is not None and known.run.strangers == frozenset()
+    unknown = recall(ctx, "Which linters does the Haskell project run?")
+    assert unknown.run is not None and unknown.run.strangers == frozenset({"Haskell"})
