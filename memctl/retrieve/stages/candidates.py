@@ -58,13 +58,16 @@ def _bm25(run: Run, reader: Database, size: int) -> list[tuple[str, float]]:
 def with_synonyms(
     own: list[tuple[str, float]], synonyms: list[tuple[str, float]], weight: float
 ) -> list[tuple[str, float]]:
-    """(id, bm25) of both searches' hits, best first: a memory's BM25 for the query's own
-    words plus ``weight`` x its BM25 for their synonyms (FTS5's BM25 is negative, lower is
-    better, and sums over the phrases matched, as one search of both would)."""
+    """(id, bm25) of both searches' hits, best first (FTS5's BM25 is negative, lower is
+    better): a memory the query's own words find keeps their BM25; one only the synonyms
+    find gets ``weight`` x its BM25 for them. Synonyms find what the words miss; they do
+    not add to what the words found (a memory holding "deploy pipeline" and also
+    "rollout" is not above one holding "deploy pipeline" alone; the word share counts a
+    synonym for a word the memory lacks, fuse.coverage)."""
     scores = dict(own)
     for memory_id, score in synonyms:
-        scores[memory_id] = scores.get(memory_id, 0.0) + weight * score
-    return sorted(scores.items(), key=lambda hit: (hit[1], hit[0]))[: max(len(own), len(synonyms))]
+        scores.setdefault(memory_id, weight * score)
+    return sorted(scores.items(), key=lambda hit: (hit[1], hit[0]))
 
 
 class _Background:
