@@ -107,9 +107,13 @@ def test_a_query_without_vocabulary_words_is_searched_as_before() -> None:
 
 def test_a_synonym_counts_less_than_the_query_s_own_word_and_never_on_top_of_it() -> None:
     # the same BM25 for the query's word and for a synonym: the word's memory first
-    merged = dict(with_synonyms([("own", -2.0)], [("synonym", -2.0), ("own", -1.0)], 0.7))
-    assert merged["own"] == -2.0  # found by its own words: the synonym adds nothing
+    merged = dict(with_synonyms([], [("synonym", -2.0)], 0.7))
     assert -2.0 < merged["synonym"] < 0  # found by a synonym alone: 0.7 of it
+    hits = [("own", -3.0), ("weak", -1.0)]
+    merged = dict(with_synonyms(hits, [("synonym", -5.0), ("own", -1.0), ("far", -0.5)], 0.7))
+    assert merged["own"] == -3.0  # found by its own words: the synonym adds nothing
+    assert merged["synonym"] == pytest.approx(-3.5)  # 0.7 x -5.0
+    assert merged["far"] == -1.0  # never below the weakest own hit: the range stays
 
 
 def _why_not(query: str, content: str) -> dict[str, object]:

@@ -60,13 +60,15 @@ def with_synonyms(
 ) -> list[tuple[str, float]]:
     """(id, bm25) of both searches' hits, best first (FTS5's BM25 is negative, lower is
     better): a memory the query's own words find keeps their BM25; one only the synonyms
-    find gets ``weight`` x its BM25 for them. Synonyms find what the words miss; they do
-    not add to what the words found (a memory holding "deploy pipeline" and also
-    "rollout" is not above one holding "deploy pipeline" alone; the word share counts a
-    synonym for a word the memory lacks, fuse.coverage)."""
+    find gets ``weight`` x its BM25 for them, and at least the weakest own hit's, so that
+    it does not stretch the leg's range (fuse maps BM25 onto [0, 1] over the hits: a
+    weaker bottom would lift every own hit above the weakest). Synonyms find what the
+    words miss; they do not add to what the words found (the word share counts a synonym
+    for a word the memory lacks, fuse.coverage)."""
     scores = dict(own)
+    weakest = max(scores.values(), default=0.0)
     for memory_id, score in synonyms:
-        scores.setdefault(memory_id, weight * score)
+        scores.setdefault(memory_id, min(weight * score, weakest) if own else weight * score)
     return sorted(scores.items(), key=lambda hit: (hit[1], hit[0]))
 
 
