@@ -110,7 +110,8 @@ def test_a_paraphrase_without_shared_words_is_found_by_meaning(
     assert ids["backup"] in [r.memory.id for r in offered]
     result = recall(ctx, question, 5, now=NOW, touch=False, mode="deep")
     backup = next(r for r in result.results if r.memory.id == ids["backup"])
-    assert backup.ranks == {"vector": 1} and result.results.index(backup) < 3
+    # closest in meaning; BM25 reaches it only through the vocabulary (prod -> production)
+    assert backup.ranks["vector"] == 1 and result.results.index(backup) < 3
     paged = top(ctx, "who gets woken up when the payment page breaks?", mode="deep")
     assert ids["alerts"] in paged[:3]
 
