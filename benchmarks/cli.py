@@ -1,4 +1,5 @@
-"""bench locomo | longmemeval | paraphrase | injection | scale | chart: quality and speed."""
+"""bench locomo | longmemeval | paraphrase | injection | real-questions | scale | chart: quality
+and speed."""
 
 from __future__ import annotations
 
@@ -253,6 +254,54 @@ def injection(
     for name in list(rows[0])[1:]:
         table.add_row(name, *(str(row[name]) for row in rows))
     console.print(table)
+
+
+@app.command("real-questions")
+def real_questions(
+    ctx: typer.Context,
+    data: Annotated[
+        Path | None,
+        typer.Option(
+            "--data",
+            help="Sessions with manifest.json and questions.json "
+            "(default benchmarks/sessions/real).",
+            show_default=False,
+        ),
+    ] = None,
+    others: Annotated[
+        Path | None,
+        typer.Option(
+            "--others",
+            help="More sessions (a manifest.json) for the same store, with no questions "
+            "(default benchmarks/sessions).",
+            show_default=False,
+        ),
+    ] = None,
+    no_others: Annotated[
+        bool, typer.Option("--no-others", help="Only the sessions the questions are about.")
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Questions about real sessions taken in by the default path: found@5, two ways."""
+    from benchmarks import real_questions as bench
+
+    with err_console.status("") as status:
+        report = bench.run(
+            settings_for(ctx),
+            data or bench.GOLD,
+            None if no_others else (others or bench.SESSIONS),
+            note=status.update,
+        )
+    if as_json:
+        print_json(report.to_dict())
+        return
+    table = Table(title="Real questions: found in the top 5 (%), and answered with nothing")
+    for column in report.rows[0] if report.rows else []:
+        table.add_column(column, justify="left" if column in ("scoping", "half") else "right")
+    for row in report.rows:
+        table.add_row(*(str(value) for value in row.values()))
+    console.print(table)
+    console.print(", ".join(f"{name} {value}" for name, value in report.load.items()))
 
 
 def _counts(text: str) -> list[int]:

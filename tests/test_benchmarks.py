@@ -534,6 +534,7 @@ def test_bench_commands_run_end_to_end_on_tiny_files(tmp_path: Path) -> None:
         (["scale", "--n", "ten"], 2, "--n takes comma-separated counts"),
         (["locomo", "--data", "bad.json", "-r", "nope"], 2, "unknown retriever nope"),
         (["chart", "bad.json"], 6, "cannot read results from bad.json"),
+        (["real-questions", "--data", "."], 6, "no manifest.json in ."),
         (["injection", "--data", "missing.json"], 6, "no LoCoMo file at missing.json"),
         (
             ["injection", "--data", "bad.json", "--unrelated", "bad.json"],
@@ -676,3 +677,77 @@ def test_llm_replay_records_an_unanswered_judge_request_then_answers_it(tmp_path
     answers.write_text("[]")
     with pytest.raises(InputError, match="not an answers file"):
         llm_replay.start(answers)
+
+
+# Real questions
+
+
+def test_real_questions_report_found_at_5_both_ways_per_half_and_scoping(
+    tmp_path: Path, fast: tuple[Any, EmbeddingCache]
+) -> None:
+    from benchmarks import real_questions
+    from benchmarks.session_quality import GOLD
+
+    chosen = {"cc2-cclog-256ba646.jsonl": "claude_p", "cc2-cclog-29ccd257.jsonl": "cclog-map"}
+    sessions = []
+    for name, project in chosen.items():
+        (tmp_path / name).write_bytes((GOLD / name).read_bytes())
+        sessions.append({"file": name, "client": "claude-code", "project": project})
+    (tmp_path / "manifest.json").write_text(json.dumps({"sessions": sessions}))
+    questions = [
+        ("q1", "can claude -p use WebSearch with --allowedTools?", 0, "check", ["allowedtools"]),
+        ("q2", "what is the claude-code-log TUI built with, Textual?", 1, "tune", ["textual"]),
+        ("q3", "which xylophone did we tune?", 1, "check", ["xylophone"]),
+    ]
+    (tmp_path / "questions.json").write_text(
+        json.dumps(
+            {
+                "questions": [
+                    {"id": i, "q": q, "session": sessions[s]["file"], "half": h, "keywords": k}
+                    for i, q, s, h, k in questions
+                ]
+            }
+        )
+    )
+    settings, cache = fast
+    report = real_questions.run(settings, tmp_path, None, cache.embedder)
+    by = {(r["scoping"], r["half"]): r for r in report.rows}
+    assert set(by) == {(s, h) for s in ("project", "everywhere") for h in ("tune", "check", "all")}
+    assert by[("everywhere", "check")]["questions"] == 2
+    assert report.load["sessions"] == 2 and report.load["memories"] > 0
+    # q1 quotes its session: found both ways; no text holds q3's keyword
+    q1 = next(a for a in report.answers if a.question.id == "q1" and a.scoping == "everywhere")
+    assert q1.found(clear_only=False) == (True, True)
+    assert by[("everywhere", "check")]["found@5 judged"] == pytest.approx(50.0)
+    assert not any(a.found(clear_only=False)[1] for a in report.answers if a.question.id == "q3")
+    details = report.to_dict()["per_question"]
+    assert len(details) == 6 and all(len(d["top"]) <= 5 for d in details)
+    (tmp_path / "questions.json").write_text(json.dumps({"questions": [{"id": "q9"}]}))
+    with pytest.raises(InputError, match="not a questions file"):
+        real_questions.run(settings, tmp_path, None, cache.embedder)
+    stray = {"id": "q9", "q": "x", "session": "gone.jsonl", "half": "check", "keywords": []}
+    (tmp_path / "questions.json").write_text(json.dumps({"questions": [stray]}))
+    with pytest.raises(InputError, match="q9 asks about gone.jsonl, not listed"):
+        real_questions.run(settings, tmp_path, None, cache.embedder)
+
+
+def test_real_questions_count_clear_matches_apart_when_recall_labels_them() -> None:
+    from benchmarks.real_questions import Answer, Hit, Question, figures
+
+    def answer(qid: str, *hits: tuple[str, str, str | None]) -> Answer:
+        question = Question(qid, "how do we lint?", "a.jsonl", "check", ("ruff",))
+        return Answer(question, "project", [Hit(frozenset({s}), t, m) for s, t, m in hits])
+
+    answers = [
+        answer("q1", ("a.jsonl", "lint runs with ruff check", "clear")),
+        answer(
+            "q2", ("b.jsonl", "deploys go out on Fridays", "clear"), ("a.jsonl", "ruff", "possible")
+        ),
+        answer("q3"),
+    ]
+    row = figures(answers)
+    assert (row["found@5 auto"], row["found@5 judged"]) == pytest.approx((66.7, 66.7))
+    assert (row["clear found@5 auto"], row["clear found@5 judged"]) == pytest.approx((33.3, 33.3))
+    assert (row["nothing"], row["no clear match"]) == pytest.approx((33.3, 33.3))
+    unlabelled = answer("q4", ("a.jsonl", "lint runs with ruff", None))
+    assert "clear found@5 auto" not in figures([unlabelled])

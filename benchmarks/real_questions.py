@@ -1,0 +1,263 @@
+"""Real questions: does recall answer what a developer asks about their real sessions?
+
+    python -m benchmarks real-questions [--data DIR] [--others DIR] [--json]
+
+The sessions: ``benchmarks/sessions/real/`` (real public Claude Code and Codex
+sessions and two written ones, ``SOURCES.md`` and ``manifest.json``), and the
+smaller real sessions of ``benchmarks/sessions/`` as more of the same store
+(no questions of their own here). Each is taken in by the default path,
+``memctl ingest --wait`` with no LLM (capture, then the worker's rule-based
+distillation), into one fresh store, in its own project scope (the manifest's
+``project``; a session of ``--others`` is its file's stem).
+
+The questions: ``questions.json`` beside the manifest, written from the gold
+lists before any recall output was seen, each naming its session, its gold
+item and its half (the session's: ``tune`` or ``check``). Each is asked
+through ``memctl.api.recall`` with the CLI's defaults (no access recorded),
+in two ways:
+
+- ``project``: from the session's project directory, as the CLI does by
+  default (that project and global); what a developer returning to it meets;
+- ``everywhere``: ``--all-scopes`` from outside every project (each project
+  counts the same), the harder of the two.
+
+Per half and in total it reports, on the top 5 results:
+
+- found@5 auto: a result comes from the question's session (its session id,
+  or a session range it was distilled from: ``memctl recall --explain``'s
+  sources); a session message counts by its own session;
+- found@5 judged: a result's text holds every keyword of the gold item
+  (case-insensitive, the manifest's matching rule);
+- nothing: the share of questions answered with no result;
+- the same three for the results labelled ``"match": "clear"``, when recall
+  labels them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchmarks.session_quality import GOLD, SESSIONS, holds
+from memctl.api.ingest import IngestRequest, ingest
+from memctl.api.recall import RecallRequest, recall
+from memctl.api.sessions import origins
+from memctl.config import Settings
+from memctl.context import Context
+from memctl.embed import Embedder
+from memctl.errors import InputError
+from memctl.retrieve.pipeline import Recalled
+from memctl.store.memories import counts_by
+
+TOP = 5  # found "in the top 5"
+HALVES = ("tune", "check")
+ALL = "all"
+SCOPINGS = ("project", "everywhere")
+CLEAR = "clear"  # the label of a clear match (results without labels count as unlabelled)
+# The default path: capture and the worker's rule-based distillation, run here.
+DEFAULT_PATH = {"llm": "none", "ingest.spawn_worker": False}
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    q: str
+    session: str  # the session file it asks about
+    half: str
+    keywords: tuple[str, ...]
+
+    @classmethod
+    def of(cls, row: dict[str, Any]) -> Question:
+        return cls(row["id"], row["q"], row["session"], row["half"], tuple(row["keywords"]))
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One of the top results, as the benchmark sees it."""
+
+    sessions: frozenset[str]  # the session files it comes from
+    text: str
+    match: str | None  # "clear" / "possible", when recall labels its results
+
+
+@dataclass
+class Answer:
+    question: Question
+    scoping: str
+    hits: list[Hit]
+
+    def found(self, clear_only: bool) -> tuple[bool, bool]:
+        """(from the question's session, states the gold item) within the top results."""
+        hits = [h for h in self.hits if h.match == CLEAR] if clear_only else self.hits
+        gold = {"keywords": self.question.keywords}
+        return (
+            any(self.question.session in h.sessions for h in hits),
+            any(holds(h.text, gold) for h in hits),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        auto, judged = self.found(clear_only=False)
+        return {
+            "id": self.question.id,
+            "scoping": self.scoping,
+            "found_auto": auto,
+            "found_judged": judged,
+            "top": [
+                {"sessions": sorted(h.sessions), "match": h.match, "text": h.text[:200]}
+                for h in self.hits
+            ],
+        }
+
+
+@dataclass
+class Report:
+    rows: list[dict[str, Any]]
+    answers: list[Answer]
+    load: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rows": self.rows,
+            "load": self.load,
+            "per_question": [a.to_dict() for a in self.answers],
+        }
+
+
+def read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(f"no {path.name} in {path.parent}") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"cannot read {path}: {exc}") from None
+
+
+def load_questions(directory: Path) -> tuple[list[dict[str, Any]], list[Question]]:
+    """The manifest's sessions and the questions, each asking about one of them."""
+    sessions = read_json(directory / "manifest.json").get("sessions", [])
+    try:
+        questions = [Question.of(q) for q in read_json(directory / "questions.json")["questions"]]
+    except (KeyError, TypeError) as exc:
+        raise InputError(f"{directory / 'questions.json'} is not a questions file: {exc}") from None
+    known = {s["file"] for s in sessions}
+    for question in questions:
+        if question.session not in known:
+            raise InputError(f"question {question.id} asks about {question.session}, not listed")
+    return sessions, questions
+
+
+def take_in(
+    ctx: Context, directory: Path, sessions: list[dict[str, Any]], others: Path | None
+) -> dict[str, str]:
+    """Ingest every session by the default path; session id -> session file."""
+    entries = [(directory, s, s["project"]) for s in sessions]
+    if others is not None:
+        more = read_json(others / "manifest.json")["sessions"]
+        entries += [(others, s, Path(s["file"]).stem) for s in more]
+    files = {}
+    for where, entry, project in entries:
+        request = IngestRequest(
+            transcript=str(where / entry["file"]), client=entry["client"], scope=project, wait=True
+        )
+        report = ingest(ctx, request).report
+        files[report.session_id] = entry["file"]
+    return files
+
+
+def hits_of(ctx: Context, results: list[Recalled], files: dict[str, str]) -> list[Hit]:
+    """The results as hits: each with the session files it comes from."""
+    memories = [r.memory for r in results if not r.is_message]
+    came = origins(ctx, memories) if memories else {}
+    hits = []
+    for result in results:
+        row = result.to_dict()
+        ids = {row.get("session_id")} | {o.session_id for o in came.get(result.memory.id, [])}
+        sessions = frozenset(files[i] for i in ids if i in files)
+        hits.append(Hit(sessions, str(row.get("content") or ""), row.get("match")))
+    return hits
+
+
+def ask(
+    ctx: Context, question: Question, scope: str, scoping: str, files: dict[str, str]
+) -> Answer:
+    everywhere = scoping == "everywhere"
+    request = RecallRequest(
+        question.q, scope=None if everywhere else scope, all_scopes=everywhere, touch=False
+    )
+    results = recall(ctx, request).result.results[:TOP]
+    return Answer(question, scoping, hits_of(ctx, results, files))
+
+
+def percent(count: int, total: int) -> float:
+    return round(100 * count / total, 1) if total else 0.0
+
+
+def figures(answers: list[Answer]) -> dict[str, Any]:
+    """found@5 both ways and the share answered with nothing; clear-only when labelled."""
+    n = len(answers)
+    found = [a.found(clear_only=False) for a in answers]
+    row: dict[str, Any] = {
+        "questions": n,
+        "found@5 auto": percent(sum(f[0] for f in found), n),
+        "found@5 judged": percent(sum(f[1] for f in found), n),
+        "nothing": percent(sum(not a.hits for a in answers), n),
+    }
+    if any(h.match is not None for a in answers for h in a.hits):
+        clear = [a.found(clear_only=True) for a in answers]
+        row["clear found@5 auto"] = percent(sum(f[0] for f in clear), n)
+        row["clear found@5 judged"] = percent(sum(f[1] for f in clear), n)
+        row["no clear match"] = percent(
+            sum(not any(h.match == CLEAR for h in a.hits) for a in answers), n
+        )
+    return row
+
+
+def rows_of(answers: list[Answer]) -> list[dict[str, Any]]:
+    rows = []
+    for scoping in SCOPINGS:
+        for half in (*HALVES, ALL):
+            chosen = [a for a in answers if a.scoping == scoping and half in (ALL, a.question.half)]
+            if chosen:
+                rows.append({"scoping": scoping, "half": half, **figures(chosen)})
+    return rows
+
+
+def run(
+    settings: Settings,
+    directory: Path = GOLD,
+    others: Path | None = SESSIONS,
+    embedder: Embedder | None = None,
+    note: Callable[[str], None] = lambda _: None,
+) -> Report:
+    """Take every session in by the default path, into one fresh store, and ask each
+    question both ways."""
+    sessions, questions = load_questions(directory)
+    scope = {s["file"]: s["project"] for s in sessions}
+    with tempfile.TemporaryDirectory(prefix="memctl-realq-") as home:
+        values = {**settings.values, **DEFAULT_PATH}
+        fresh = dataclasses.replace(settings, home=Path(home), values=values)
+        with Context(fresh, embedder) as ctx:
+            note("taking the sessions in")
+            began, cpu = time.perf_counter(), time.process_time()
+            files = take_in(ctx, directory, sessions, others)
+            load = {
+                "sessions": len(files),
+                "memories": counts_by(ctx.db, "state").get("active", 0),
+                "ingest_s": round(time.perf_counter() - began, 1),
+                "ingest_cpu_s": round(time.process_time() - cpu, 1),
+            }
+            note("asking the questions")
+            began = time.perf_counter()
+            answers = [
+                ask(ctx, q, scope[q.session], scoping, files)
+                for scoping in SCOPINGS
+                for q in questions
+            ]
+            load["recall_ms_mean"] = round(1000 * (time.perf_counter() - began) / len(answers), 1)
+    return Report(rows_of(answers), answers, load)
