@@ -33,6 +33,7 @@ class Values:
     recall_relevance_floor: float
     recall_words_weight: float
     recall_vocabulary_weight: float
+    recall_vocabulary_vector: bool
     recall_lead_floor: float
     recall_lead_margin: float
     recall_words_cosine: float
@@ -206,6 +207,7 @@ class RecallValues:
     relevance_floor: float
     words_weight: float
     vocabulary_weight: float
+    vocabulary_vector: bool
     lead_floor: float
     lead_margin: float
     words_cosine: float
