@@ -149,12 +149,6 @@ RECALL_KEYS: tuple[Key, ...] = (
         "Weight of the software vocabulary's synonyms of a query's words (PR: pull request), "
         "against the query's own words (BM25 and word share); 0: no expansion.",
     ),
-    Key(
-        "recall.vocabulary_vector",
-        True,
-        "Also embed the query with its vocabulary's synonyms after it (the vector legs), "
-        "not only search them by BM25.",
-    ),
     _unit(
         "recall.lead_floor",
         0.36,

@@ -45,8 +45,6 @@ SOURCES: dict[str, str] = {
     "recall.words_weight": RELEVANCE_1 + " (cosine + 0.3 x word share)",
     "recall.vocabulary_weight": "measured: benchmarks.md § Vocabulary (agentmemory weights "
     "its synonym groups 0.7)",
-    "recall.vocabulary_vector": "measured: benchmarks.md § Vocabulary (the query's vector "
-    "with its synonyms)",
     "recall.lead_floor": "measured: benchmarks.md § Paraphrases",
     "recall.lead_margin": "measured: benchmarks.md § Paraphrases",
     "recall.words_cosine": RELEVANCE_2 + " (words need meaning; floors on both benchmarks)",

@@ -33,7 +33,6 @@ class Values:
     recall_relevance_floor: float
     recall_words_weight: float
     recall_vocabulary_weight: float
-    recall_vocabulary_vector: bool
     recall_lead_floor: float
     recall_lead_margin: float
     recall_words_cosine: float
@@ -207,7 +206,6 @@ class RecallValues:
     relevance_floor: float
     words_weight: float
     vocabulary_weight: float
-    vocabulary_vector: bool
     lead_floor: float
     lead_margin: float
     words_cosine: float

@@ -108,7 +108,7 @@ def _embed_query(run: Run, size: int) -> None:
     if model is None:  # no memory has a vector yet: nothing to compare with
         return
     embedder = run.ctx.embedder
-    vector = embedder.embed([embedded_text(run)])[0]
+    vector = embedder.embed([run.query.text])[0]
     if (embedder.name, len(vector)) != (model.model, model.dim):
         raise ModelError(
             f"this store's vectors were made by {model.model} ({model.dim}-d), not the "
@@ -117,16 +117,6 @@ def _embed_query(run: Run, size: int) -> None:
     from memctl.store.vector_query import Scores
 
     run.scores = Scores(index, vector).prepare(size)
-
-
-def embedded_text(run: Run) -> str:
-    """What the query's vector is made of: its text, and with ``vocabulary_vector`` its
-    vocabulary's synonyms after it in parentheses ("how big should my PRs be? (pull
-    request merge request mr)"): MiniLM reads an abbreviation poorly."""
-    query = run.query
-    if not (run.params.vocabulary_vector and query.expansions and run.params.vocabulary_weight):
-        return query.text
-    return f"{query.text} ({' '.join(' '.join(phrase) for phrase in query.expansions)})"
 
 
 def _vector_legs(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
