@@ -15,6 +15,7 @@ from memctl.maintain.forgetting import redact as redact_value
 from memctl.memories import operations
 from memctl.memories.operations import LINK_TYPES as LINK_TYPES  # link --type
 from memctl.memories.operations import Status
+from memctl.memories.questions import Questions
 from memctl.model import Event, Memory, Relation
 from memctl.store import memories as store_memories
 from memctl.store import sessions
@@ -33,12 +34,14 @@ class RememberRequest:
     importance: float | None = None  # default: remember.importance
     scope: str | None = None  # None or 'project': the current project
     source: str = "cli"
+    questions: tuple[str, ...] = ()  # ways a person might ask for it (memories/questions.py)
 
 
 @dataclass(frozen=True)
 class Remembered:
     memory: Memory
     existing: bool  # the text was already stored in the scope: this is that memory
+    questions: Questions = field(default_factory=Questions)
 
 
 def remember(ctx: Context, request: RememberRequest) -> Remembered:
@@ -50,7 +53,7 @@ def remember(ctx: Context, request: RememberRequest) -> Remembered:
     category = request.category
     if category is None and ctx.settings.remember_category == AUTO:
         category = str(classify(request.text))
-    memory, existing = operations.remember_once(
+    memory, existing, questions = operations.remember_once(
         ctx,
         request.text,
         category,
@@ -58,6 +61,7 @@ def remember(ctx: Context, request: RememberRequest) -> Remembered:
         request.importance,
         request.scope,
         request.source,
+        request.questions,
     )
     if not existing:  # its entities and triples, at once (maintain would read it later)
         with ctx.db.atomic():
@@ -65,7 +69,7 @@ def remember(ctx: Context, request: RememberRequest) -> Remembered:
                 ctx.db,
                 [graph.Written(memory.id, memory.content, memory.source, memory.content_hash)],
             )
-    return Remembered(memory, existing)
+    return Remembered(memory, existing, questions)
 
 
 def source_times(ctx: Context, memories: list[Memory]) -> dict[str, str]:

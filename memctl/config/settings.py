@@ -144,6 +144,12 @@ RECALL_KEYS: tuple[Key, ...] = (
         "Weight of the share of the query's content words (by rarity) a memory contains.",
     ),
     _unit(
+        "recall.vocabulary_weight",
+        0.7,
+        "Weight of the software vocabulary's synonyms of a query's words (PR: pull request), "
+        "against the query's own words (BM25 and word share); 0: no expansion.",
+    ),
+    _unit(
         "recall.lead_floor",
         0.36,
         "Cosine + words_weight x word share at which the memory closest in meaning shows a "
@@ -353,6 +359,12 @@ KEYS: tuple[Key, ...] = (
         "Importance given to `memctl remember` memories.",
         minimum=0.0,
         maximum=1.0,
+    ),
+    _unit(
+        "remember.question_floor",
+        0.15,
+        "Cosine a question stored with a memory (MCP memory_store, host distillation) must "
+        "reach with the memory's text to be kept; the others are dropped as off-topic.",
     ),
     Key("recall.limit", 10, "Memories returned by `memctl recall`.", minimum=1, maximum=1000),
     Key(

@@ -34,6 +34,8 @@ SOURCES: dict[str, str] = {
     "maintain batch, a sync) without a person noticing",
     "remember.importance": "reasoned: what a person stores by hand ranks above most facts "
     "distilled from sessions; not swept",
+    "remember.question_floor": "measured: benchmarks.md § Questions stored with a memory "
+    "(MiniLM: keeps 95 % of the paraphrase set's questions, 10 % of unrelated ones)",
     "recall.candidates": RECALL + ": limit x 3 from each leg",
     "recall.weight_vector": RELEVANCE_3 + " (fusion weights 0.4 / 0.6, were 0.5 / 0.5)",
     "recall.weight_bm25": RELEVANCE_3 + " (fusion weights 0.4 / 0.6, were 0.5 / 0.5)",
@@ -41,6 +43,8 @@ SOURCES: dict[str, str] = {
     "recall.pinned_boost": RECALL,
     "recall.relevance_floor": RELEVANCE_2 + " (floors chosen on both benchmarks)",
     "recall.words_weight": RELEVANCE_1 + " (cosine + 0.3 x word share)",
+    "recall.vocabulary_weight": "measured: benchmarks.md § Vocabulary (agentmemory weights "
+    "its synonym groups 0.7)",
     "recall.lead_floor": "measured: benchmarks.md § Paraphrases",
     "recall.lead_margin": "measured: benchmarks.md § Paraphrases",
     "recall.words_cosine": RELEVANCE_2 + " (words need meaning; floors on both benchmarks)",

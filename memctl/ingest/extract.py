@@ -72,6 +72,25 @@ SCHEMA: dict[str, Any] = {
 }
 
 
+# The host model's answer (MCP memory_distill_tasks / memory_distill_apply): the same facts,
+# each with the questions a person might ask for it (memories/questions.py).
+HOST_SCHEMA: dict[str, Any] = {
+    **SCHEMA,
+    "properties": {
+        "facts": {
+            "type": "array",
+            "items": {
+                **SCHEMA["properties"]["facts"]["items"],
+                "properties": {
+                    **SCHEMA["properties"]["facts"]["items"]["properties"],
+                    "questions": {"type": "array", "items": {"type": "string"}, "maxItems": 3},
+                },
+            },
+        }
+    },
+}
+
+
 def numbered_chunks(passages: list[Passage], limit: int) -> list[str]:
     """The passages as ``[n] role: text`` lines, packed into chunks of at most ``limit``
     characters; a passage longer than that is cut into several lines with the same n."""
@@ -136,7 +155,23 @@ def _fact(item: dict[str, Any], passages: list[Passage]) -> Fact:
         source=passage.source if passage else "",
         created_at=passage.created_at if passage else None,
         triples=parse_triples(item.get("triples")),
+        questions=_questions(item.get("questions")),
     )
+
+
+def _questions(value: Any) -> list[str]:
+    """The questions a host gave with a fact (a ValueError names what is wrong)."""
+    from memctl.errors import UsageError
+    from memctl.memories.questions import clean_questions
+
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ValueError("questions is not a list of strings")
+    try:
+        return clean_questions(value)
+    except UsageError as error:
+        raise ValueError(str(error)) from None
 
 
 def extract(run: Run, passages: list[Passage], max_facts: int | None = None) -> list[Fact]:

@@ -60,6 +60,7 @@ class Fact:
     confidence: float = 0.7
     source: str = ""
     created_at: str | None = None
+    questions: list[str] = field(default_factory=list)  # the host's (memories/questions.py)
     # set by the stages: the embedding (a numpy row), the admission score and tier
     vector: Any = None
     score: float | None = None

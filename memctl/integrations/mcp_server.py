@@ -336,17 +336,32 @@ def _curation_tools(door: Door) -> None:
         | None = None,
         importance: float | None = None,
         scope: str | None = None,
+        questions: list[str] | None = None,
     ) -> dict[str, Any]:
         """Store one durable fact in long-term memory, exactly as given: a decision and its
         reason, a convention, a preference the user stated, the fix to a hard problem.
         One fact per call, a full sentence that makes sense on its own later. Never store
-        secrets or text marked <private>. Returns the memory (with its id); "existing" is
-        true when the same text was already stored and no copy was made."""
+        secrets or text marked <private>. Please also give `questions`: 2-3 short questions
+        a person might ask later that this fact answers, in other words than the fact
+        ("how big should a PR be?" for "Sam prefers small pull requests"); they make it
+        findable and are never shown. Returns the memory (with its id); "existing" is true
+        when the same text was already stored and no copy was made; "questions" says which
+        were kept and which were dropped as not about the fact."""
         request = memory_api.RememberRequest(
-            text, category, tuple(tags or ()), importance, scope, source="mcp"
+            text,
+            category,
+            tuple(tags or ()),
+            importance,
+            scope,
+            source="mcp",
+            questions=tuple(questions or ()),
         )
         stored = call(lambda: memory_api.remember(ctx, request))
-        return {**brief(stored.memory), "existing": stored.existing}
+        return {
+            **brief(stored.memory),
+            "existing": stored.existing,
+            "questions": stored.questions.to_dict(),
+        }
 
     @tool
     def memory_update(

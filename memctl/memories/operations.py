@@ -9,7 +9,7 @@ edit too, which undo refuses by name (nothing can put it back) rather than pass 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +18,7 @@ from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
 from memctl.memories.projects import scope_named
+from memctl.memories.questions import Questions, clean_questions, on_topic
 from memctl.memories.timeparse import parse_since
 from memctl.model import (
     HIDDEN_STATES,
@@ -185,8 +186,11 @@ def remember_once(
     importance: float | None = None,
     scope: str | None = None,
     source: str = "cli",
-) -> tuple[Memory, bool]:
-    """(memory, already stored): a text already stored in the scope is not stored twice."""
+    questions: Sequence[str] = (),
+) -> tuple[Memory, bool, Questions]:
+    """(memory, already stored, its questions): a text already stored in the scope is not
+    stored twice (the questions given are added to it); questions not about the memory are
+    dropped (memories/questions.py)."""
     check_unit("importance", importance)
     memory = Memory(
         content=kept_content(content),
@@ -198,13 +202,23 @@ def remember_once(
         tags=kept_tags(tags or []),
         source=source,
     )
+    asked = clean_questions(questions)
     existing = store.same_content(ctx.db, memory.content_hash, memory.scope)
+    if existing is not None and not asked:
+        return existing, True, Questions()
+    target = existing or memory
+    vector, *question_vectors = ctx.vectors([target.content, *asked])
+    found = on_topic(asked, question_vectors, vector, ctx.settings.remember_question_floor)
+    model = ctx.embedder.name
     if existing is not None:
-        return existing, True
-    (vector,) = ctx.vectors([memory.content])
+        if found.kept:
+            with ctx.db.atomic():
+                Writer(ctx.db).add_questions(existing.id, found.kept, model)
+        return existing, True, found
     with edit(ctx, "remember", [memory]) as writer:
-        writer.create(memory, vector)
-    return memory, False
+        writer.create(memory, vector, questions=len(found.kept))
+        writer.add_questions(memory.id, found.kept, model)
+    return memory, False, found
 
 
 def get(ctx: Context, id_or_prefix: str) -> tuple[Memory, list[Relation]]:

@@ -436,6 +436,35 @@ def m015_projects_titles(db: Database) -> None:
     db.execute("ALTER TABLE runs ADD COLUMN door TEXT")
 
 
+def m013_memory_questions(db: Database) -> None:
+    """Questions a memory answers, written when it was stored (by the host model): their own
+    rows, full-text indexed and with a vector, each pointing at its memory and removed with
+    it; recall searches them to find the memory, and never shows them."""
+    db.execute("""
+        CREATE TABLE memory_questions (
+            rowid INTEGER PRIMARY KEY,
+            memory_rowid INTEGER NOT NULL REFERENCES memories(rowid) ON DELETE CASCADE,
+            text TEXT NOT NULL,
+            embedding BLOB,
+            model TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL,
+            UNIQUE (memory_rowid, text)
+        )""")
+    db.execute(f"""
+        CREATE VIRTUAL TABLE memory_questions_fts USING fts5(
+            text, content='memory_questions', content_rowid='rowid', tokenize='{STEMMED}'
+        )""")
+    db.execute("""
+        CREATE TRIGGER memory_questions_ai AFTER INSERT ON memory_questions BEGIN
+            INSERT INTO memory_questions_fts(rowid, text) VALUES (new.rowid, new.text);
+        END""")
+    db.execute("""
+        CREATE TRIGGER memory_questions_ad AFTER DELETE ON memory_questions BEGIN
+            INSERT INTO memory_questions_fts(memory_questions_fts, rowid, text)
+            VALUES ('delete', old.rowid, old.text);
+        END""")
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -452,4 +481,5 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m016_entities_triples,
     m014_forget_everywhere,
     m015_projects_titles,
+    m013_memory_questions,
 ]

@@ -52,6 +52,7 @@ from memctl.store.events import log_event, log_events, log_run_events
 from memctl.store.graph import forget_memory
 from memctl.store.maintenance import set_strengths, supersede_many
 from memctl.store.noise import remove_noise_vector
+from memctl.store.questions import add_questions, delete_questions
 from memctl.store.relations import (
     add_relation,
     add_relations,
@@ -92,6 +93,11 @@ class Writer:
         self._log(action, memory.id, {"kind": str(memory.kind), "source": memory.source, **data})
         return memory
 
+    def add_questions(self, memory_id: str, questions: list[tuple[str, bytes]], model: str) -> int:
+        """Questions (text, vector) the memory answers, searched by recall and never shown;
+        the memory's create event counts them. Returns how many were new."""
+        return add_questions(self.db, memory_id, questions, model)
+
     def update(
         self,
         memory: Memory,
@@ -123,6 +129,8 @@ class Writer:
         store.update_memory(self.db, memory.id, {"state": state, **fields, "updated_at": at})
         if state in (State.ARCHIVED, State.DELETED):  # what it alone stated leaves the graph
             forget_memory(self.db, memory.id)
+        if state == State.DELETED:  # a deleted memory's questions go with it
+            delete_questions(self.db, [memory.id])
         self._log(Action.STATE, memory.id, _state_event(memory, state, reason, fields, **data))
 
     def supersede(self, old: Memory, by: str, reason: str, **data: Any) -> None:

@@ -345,3 +345,54 @@ def test_a_model_asking_in_other_words_gets_the_closest_memory_as_unconfirmed(
     assert seen["other_words"]["results"] == []
     assert seen["other_words"]["unconfirmed"][0]["content"] == ROTATION
     assert seen["unrelated"]["results"] == [] and "unconfirmed" not in seen["unrelated"]
+
+
+async def store_with_questions(home: Path, project: Path) -> dict[str, Any]:
+    """memory_store with questions through the real server and model, then a search in the
+    questions' words."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "memctl", "-c", "llm=none", "mcp"],
+        env={"MEMCTL_HOME": str(home), "PATH": os.environ.get("PATH", "")},
+        cwd=project,
+    )
+    seen: dict[str, Any] = {}
+    async with Client(params) as client:
+        listed = await client.list_tools()
+        seen["description"] = next(t for t in listed.tools if t.name == "memory_store").description
+        seen["stored"] = (
+            await client.call_tool(
+                "memory_store",
+                {
+                    "text": "Sam prefers small pull requests (under 400 lines) and squash merges.",
+                    "questions": ["how big should a PR be?", "what is the capital of France?"],
+                },
+            )
+        ).structured_content
+        seen["search"] = (
+            await client.call_tool("memory_search", {"query": "how big should a PR be?"})
+        ).structured_content
+        seen["too_many"] = await client.call_tool(
+            "memory_store", {"text": "Deploys go out on Tuesdays.", "questions": ["a?"] * 4}
+        )
+        seen["stats"] = (await client.call_tool("memory_stats", {})).structured_content
+    return seen
+
+
+def test_memory_store_keeps_the_questions_about_the_memory(home: Path, tmp_path: Path) -> None:
+    seen = anyio.run(store_with_questions, home, tmp_path)
+    assert "questions" in seen["description"]
+    stored = seen["stored"]
+    assert stored["questions"] == {
+        "kept": ["how big should a PR be?"],
+        "dropped": ["what is the capital of France?"],
+    }
+    search = seen["search"]
+    found = [*search["results"], *search.get("unconfirmed", [])]
+    assert found[0]["id"] == stored["id"]
+    assert "how big should a PR be?" not in json.dumps(found)  # never shown
+    assert seen["too_many"].is_error
+    assert text(seen["too_many"]).strip().endswith("questions: at most 3, got 4")
+    assert "\n" not in text(seen["too_many"]).strip()
+    # nothing was stored for the refused call
+    assert run_cli("list", "--json").stdout.count("Tuesdays") == 0
