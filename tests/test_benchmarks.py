@@ -452,7 +452,7 @@ def test_injection_benchmark_scores_the_hooks_block_against_recall_and_unrelated
     assert (tune["questions"], check["questions"]) == (3, 0)
     assert (tune["unrelated prompts"], check["unrelated prompts"]) == (11, 11)
     for row in (tune, check):  # the hook adds something only where recall answers
-        assert row["unrelated injected"] <= row["unrelated recalled"]
+        assert row["unrelated injected"] <= row["unrelated with a clear match"]
     # u002 is about the store after all: it counts as injected in the check half
     assert check["unrelated injected"] > 0
     by_question = {r["question"]: r for r in report.per_question}

@@ -186,11 +186,11 @@ RECALL_KEYS: tuple[Key, ...] = (
         "someone or something the store does not know (not all-capital words, days, months).",
     ),
     Key(
-        "recall.unconfirmed",
+        "recall.possible",
         5,
-        "Memories closest in meaning (cosine >= recall.support_floor) offered as unconfirmed "
-        "when none shows the query is about the store: MCP memory_search lists them for the "
-        "model to judge, `memctl recall` names the first; never in injected context; 0: none.",
+        "Possible matches (the best by fused score the relevance gate did not label clear) "
+        "`memctl recall` and MCP memory_search show after the clear ones; never in injected "
+        "context; 0: clear matches only.",
         minimum=0,
     ),
     _unit(

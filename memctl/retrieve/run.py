@@ -38,6 +38,9 @@ class Candidate:
     via: tuple[str, ...] = ()
     pre_rerank: float | None = None
     lexical: float = 0.0  # the part of its fused score its words (BM25) earned, 0 to 1
+    clear: bool = False  # the relevance gate's label: a clear match, else a possible one
+    match_why: str = ""  # the evidence the label rests on, for --explain
+    members: tuple[str, ...] = ()  # session messages folded into it (provenance)
 
     @property
     def id(self) -> str:
@@ -88,9 +91,9 @@ class Run:
     strangers: frozenset[str] = frozenset()  # the query's names no memory mentions
     index: VectorIndex | None = None
     scores: Scores | None = None
-    # when no candidate shows the query is about the store: the closest in meaning, for
-    # the caller to offer as unconfirmed (fuse.closest)
-    unconfirmed: list[Candidate] = field(default_factory=list)
+    # the candidates the relevance gate did not label clear, best fused score first: a
+    # recall offers the best of them as possible matches (pipeline.possible_results)
+    possible: list[Candidate] = field(default_factory=list)
 
     def record(
         self,

@@ -332,12 +332,15 @@ async def paraphrased(home: Path, project: Path) -> dict[str, Any]:
     return seen
 
 
-def test_a_model_asking_in_other_words_gets_the_closest_memory_as_unconfirmed(
+def test_a_model_asking_in_other_words_gets_the_memory_first_labelled_possible(
     home: Path, tmp_path: Path
 ) -> None:
     # The question shares no word with the memory and too little cosine to show it is
-    # about the store; the model that asked reads it as unconfirmed and judges it itself.
+    # about the store; the model that asked reads it first, labelled possible, and judges.
     seen = anyio.run(paraphrased, home, tmp_path / "project")
-    assert seen["other_words"]["results"] == []
-    assert seen["other_words"]["unconfirmed"][0]["content"] == ROTATION
-    assert seen["unrelated"]["results"] == [] and "unconfirmed" not in seen["unrelated"]
+    first = seen["other_words"]["results"][0]
+    assert (first["content"], first["match"]) == (ROTATION, "possible")
+    assert "unconfirmed" not in seen["other_words"]
+    # a question about nothing stored: answered, never with a clear match
+    unrelated = seen["unrelated"]["results"]
+    assert unrelated and {r["match"] for r in unrelated} == {"possible"}

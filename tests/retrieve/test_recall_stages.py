@@ -198,24 +198,29 @@ def test_the_memory_closest_in_meaning_shows_the_query_when_it_stands_out(ctx: C
     assert fuse(make_run(ctx, question), [*others, answer, rival]) == []
 
 
-def test_a_closed_gate_keeps_the_closest_in_meaning_aside_as_unconfirmed(ctx: Context) -> None:
+def test_a_closed_gate_labels_every_candidate_possible_best_fused_first(ctx: Context) -> None:
     question = "when does the pager rotation change?"
     answer = cand("Our on-call handover happens every Monday at 10")
     answer.raw = {"vector": 0.68}  # cosine 0.32: too far to show it, closest all the same
     rival = cand("the pager app needs an update")
     rival.raw = {"vector": 0.7}  # cosine 0.3: as close, so nothing stands out
     far = cand("lunch is at noon")
-    far.raw = {"vector": 0.85}  # cosine 0.15: under the support floor, never offered
+    far.raw = {"vector": 0.85}  # cosine 0.15: no evidence of its own, possible all the same
     run = make_run(ctx, question)
     assert fuse(run, [far, rival, answer]) == []
-    assert run.unconfirmed == [answer, rival]
-    run = make_run(ctx, question, unconfirmed=1)
-    fuse(run, [far, rival, answer])
-    assert run.unconfirmed == [answer]
-    # an open gate answers: nothing is offered as unconfirmed beside its results
+    assert run.possible[-1] is far and {c.id for c in run.possible} == {answer.id, rival.id, far.id}
+    assert [c.score for c in run.possible] == sorted((c.score for c in run.possible), reverse=True)
+    assert not any(c.clear for c in run.possible)
+    assert run.possible[0].match_why.startswith("possible: cosine")
+    assert far.match_why.startswith("possible: no evidence of relevance of its own")
+    # an open gate: the answer is clear; the far one, with no evidence, stays possible
     answer.raw = {"vector": 0.4}
     run = make_run(ctx, question)
-    assert fuse(run, [far, rival, answer])[0] is answer and run.unconfirmed == []
+    kept = fuse(run, [far, rival, answer])
+    assert kept[0] is answer and answer.clear and answer.match_why.startswith("clear: ")
+    assert run.possible == [far]
+    # the rival (cosine 0.3) supports it: kept beside it, labelled possible
+    assert rival in kept and not rival.clear
 
 
 def test_an_llm_second_opinion_lets_a_paraphrase_through_when_configured(
