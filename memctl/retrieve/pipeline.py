@@ -1,7 +1,7 @@
 """The recall pipeline: a list of stages run in order over the candidate list.
 
-    candidates -> fuse -> time -> cap -> neighbours -> rerank -> bm25_floor -> decay ->
-    importance -> length -> scope -> spread -> status -> cutoff -> mmr -> pack
+    candidates -> fuse -> provenance -> time -> cap -> neighbours -> rerank -> bm25_floor ->
+    decay -> importance -> length -> scope -> spread -> status -> cutoff -> mmr -> pack
 
 The candidates the relevance gate labels clear (fuse), and those with a path
 from one (neighbours, spread), go through every stage: they are the clear
@@ -38,6 +38,7 @@ from memctl.retrieve.stages.length import length
 from memctl.retrieve.stages.mmr import mmr
 from memctl.retrieve.stages.neighbours import neighbours
 from memctl.retrieve.stages.pack import item_tokens, pack
+from memctl.retrieve.stages.provenance import provenance
 from memctl.retrieve.stages.rerank import rerank
 from memctl.retrieve.stages.scope import scope
 from memctl.retrieve.stages.spread import describe, spread
@@ -58,6 +59,7 @@ def stages_for(params: Params) -> list[Stage]:
     return [
         candidates,
         fuse,
+        provenance,
         time_boost,
         cap,
         neighbours,

@@ -119,6 +119,26 @@ def test_sessions_leg_finds_raw_messages_in_a_store_without_memories(tmp_path: P
     assert ">[1] user" in opened and "the rollout moved to Friday" in opened
 
 
+def test_a_fact_and_the_message_it_was_said_in_are_one_result(tmp_path: Path) -> None:
+    home = ("--home", str(tmp_path / "home"))
+    said = "from now on always use pnpm, never npm, in the web frontend"
+    ok(
+        *home,
+        "ingest",
+        "--session-id",
+        "s1",
+        "--wait",
+        input=f"user: {said}\nassistant: understood\n",
+        env={"MEMCTL_LLM": "none"},
+    )
+    found = json.loads(ok(*home, "recall", "pnpm frontend", "--json"))["results"]
+    same = [r for r in found if said in r["content"]]
+    assert len(same) == 1 and not same[0]["from_session_messages"]
+    assert same[0]["messages"] == ["s1#1"] and same[0]["match"] == "clear"
+    explained = ok(*home, "recall", "pnpm frontend", "--explain")
+    assert "message:  s1#1 (the same, said in the session)" in explained
+
+
 def test_bad_input_is_one_line_and_changes_nothing() -> None:
     load()
     assert "no memory with id ffffffff" in fails(3, "recall", "x", "--why-not", "ffffffff")

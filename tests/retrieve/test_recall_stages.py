@@ -26,6 +26,7 @@ from memctl.retrieve.stages.length import length
 from memctl.retrieve.stages.mmr import mmr
 from memctl.retrieve.stages.neighbours import neighbours
 from memctl.retrieve.stages.pack import estimate_tokens, item_tokens, pack
+from memctl.retrieve.stages.provenance import AGREE_BONUS, provenance
 from memctl.retrieve.stages.rerank import rerank
 from memctl.retrieve.stages.scope import scope
 from memctl.retrieve.stages.spread import spread
@@ -487,3 +488,45 @@ def test_a_name_no_memory_mentions_is_a_stranger_unless_a_time_or_capitals(
     name: str, stranger: bool
 ) -> None:
     assert could_be_stranger(name) is stranger
+
+
+def message(key: str, content: str, score: float, clear: bool = False) -> Candidate:
+    said = cand(content, score, id=key, session_id=key.split("#")[0])
+    said.is_message, said.clear = True, clear
+    return said
+
+
+def test_a_memory_and_the_message_it_was_distilled_from_count_once(ctx: Context) -> None:
+    fact = cand("Use pnpm in the web frontend", 0.5, source="session:s1#3:user")
+    fact.clear = True
+    said = message("s1#3", "from now on always use pnpm in the web frontend", 0.6)
+    other = message("s1#9", "pnpm install failed on CI", 0.4)
+    run = make_run(ctx, "pnpm frontend")
+    run.sessions = True
+    kept = provenance(run, [said, fact, other])
+    assert [c.id for c in kept] == [fact.id, "s1#9"]
+    # the better of the two scores, with the bonus: both matched
+    assert math.isclose(fact.score, 0.6 * AGREE_BONUS) and fact.members == ("s1#3",)
+    assert any(s.memory_id == "s1#3" and s.action == DROPPED for s in run.trace)
+
+
+def test_a_possible_memory_whose_message_is_clear_is_kept_clear_in_its_place(
+    ctx: Context,
+) -> None:
+    fact = cand("Deploys need a green staging run", 0.2, source="session:s2#4-5")
+    said = message("s2#5", "we only deploy after staging passes", 0.7, clear=True)
+    said.match_why = "clear: cosine 0.6"
+    run = make_run(ctx, "when can we deploy?")
+    run.sessions, run.possible = True, [fact]
+    assert provenance(run, [said]) == [fact]
+    assert fact.clear and fact.match_why == "clear: cosine 0.6" and run.possible == []
+
+
+def test_a_digest_of_a_whole_session_does_not_swallow_its_messages(ctx: Context) -> None:
+    digest = cand("Session digest: set up CI and fixed the flaky test", 0.5)
+    digest.memory.source = "session:s3#1-40"
+    said = message("s3#12", "the flaky test was a race in the fixture", 0.6)
+    run = make_run(ctx, "flaky test")
+    run.sessions = True
+    assert {c.id for c in provenance(run, [digest, said])} == {digest.id, "s3#12"}
+    assert digest.members == ()
