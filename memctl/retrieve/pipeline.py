@@ -1,7 +1,8 @@
 """The recall pipeline: a list of stages run in order over the candidate list.
 
-    candidates -> fuse -> provenance -> time -> cap -> neighbours -> rerank -> bm25_floor ->
-    decay -> importance -> length -> scope -> spread -> status -> cutoff -> mmr -> pack
+    candidates -> fuse -> provenance -> time -> intent -> cap -> neighbours -> rerank ->
+    bm25_floor -> decay -> importance -> length -> scope -> spread -> status -> cutoff ->
+    mmr -> pack
 
 The candidates the relevance gate labels clear (fuse), and those with a path
 from one (neighbours, spread), go through every stage: they are the clear
@@ -34,6 +35,8 @@ from memctl.retrieve.stages.cutoff import cutoff
 from memctl.retrieve.stages.decay import decay
 from memctl.retrieve.stages.fuse import fuse, strength_of
 from memctl.retrieve.stages.importance import importance
+from memctl.retrieve.stages.intent import STAGE as INTENT
+from memctl.retrieve.stages.intent import intent
 from memctl.retrieve.stages.length import length
 from memctl.retrieve.stages.mmr import mmr
 from memctl.retrieve.stages.neighbours import neighbours
@@ -61,6 +64,7 @@ def stages_for(params: Params) -> list[Stage]:
         fuse,
         provenance,
         time_boost,
+        intent,
         cap,
         neighbours,
         *reranking,
@@ -79,7 +83,7 @@ def stages_for(params: Params) -> list[Stage]:
 # The stages a possible match goes through after fuse: those that weigh one candidate on its
 # own. The others cut or add by rank among the clear ones (cap, neighbours, spread, cutoff,
 # mmr, pack), or ask a model (rerank).
-POSSIBLE_STAGES: list[Stage] = [time_boost, decay, importance, length, scope, status]
+POSSIBLE_STAGES: list[Stage] = [time_boost, intent, decay, importance, length, scope, status]
 
 CLEAR, POSSIBLE = "clear", "possible"
 
@@ -283,12 +287,16 @@ POSSIBLE_SCORE_WEIGHT = 0.25
 
 
 def rank_possible(run: Run, candidate: Candidate) -> None:
-    """A possible match's score becomes its relevance strength (cosine + words, as the gate
-    weighs it) + POSSIBLE_SCORE_WEIGHT x its pipeline score."""
+    """A possible match's score becomes (its relevance strength (cosine + words, as the gate
+    weighs it) + POSSIBLE_SCORE_WEIGHT x its pipeline score) x what the question asks for
+    (the intent stage's factor, which the strength alone would not carry)."""
     strength = strength_of(run, candidate)
-    candidate.score = strength + POSSIBLE_SCORE_WEIGHT * candidate.score
+    asked = candidate.factors.get(INTENT, 1.0)
+    candidate.score = (strength + POSSIBLE_SCORE_WEIGHT * candidate.score) * asked
     candidate.factors[POSSIBLE] = candidate.score
-    why = f"relevance {strength:.3f} + {POSSIBLE_SCORE_WEIGHT} x its score"
+    why = f"relevance {strength:.3f} + {POSSIBLE_SCORE_WEIGHT} x its score" + (
+        f", x {asked:g} (what the question asks for)" if asked != 1.0 else ""
+    )
     run.record(POSSIBLE, candidate, RESCORED, why=why)
 
 
