@@ -231,7 +231,8 @@ def recall(
         touch_results(run, [Recalled.of(c) for c in clear])
     wanted = run.params.possible if possible is None else possible
     # possible matches fill the limit the clear ones leave, and are at least ``wanted``
-    room = max(wanted, run.limit - len(clear)) if wanted > 0 else 0
+    # (within the limit: `-n 1` asks for one)
+    room = max(min(wanted, run.limit), run.limit - len(clear)) if wanted > 0 else 0
     offered = possible_results(run, found, room)
     results = [Recalled.of(c) for c in (*clear, *offered)]
     times = source_times(ctx.db, [r.memory for r in results if not r.is_message])

@@ -22,6 +22,7 @@ from memctl.retrieve.stages.cutoff import cutoff
 from memctl.retrieve.stages.decay import decay, recency
 from memctl.retrieve.stages.fuse import fuse
 from memctl.retrieve.stages.importance import importance
+from memctl.retrieve.stages.intent import INTENT_BOOST, asks_for, intent
 from memctl.retrieve.stages.length import length
 from memctl.retrieve.stages.mmr import mmr
 from memctl.retrieve.stages.neighbours import neighbours
@@ -530,3 +531,33 @@ def test_a_digest_of_a_whole_session_does_not_swallow_its_messages(ctx: Context)
     run.sessions = True
     assert {c.id for c in provenance(run, [digest, said])} == {digest.id, "s3#12"}
     assert digest.members == ()
+
+
+@pytest.mark.parametrize(
+    ("question", "leans_to"),
+    [
+        ("what broke last time?", {"cases", "events"}),
+        ("why did the API go down in March?", {"cases", "events"}),
+        ("how do we ship to production?", {"patterns", "entities"}),
+        ("where is the staging config?", {"patterns", "entities"}),
+        ("do I prefer tabs or spaces?", {"preferences"}),
+        ("which package manager does the frontend use?", None),
+    ],
+)
+def test_what_a_question_asks_for(question: str, leans_to: set[str] | None) -> None:
+    asked = asks_for(question)
+    assert (None if asked is None else {str(c) for c in asked[1]}) == leans_to
+
+
+def test_intent_boosts_the_categories_asked_for_and_drops_nothing(ctx: Context) -> None:
+    outage = cand("The API was down for an hour: an expired certificate", 0.5, category="cases")
+    staging = cand("Staging is rebuilt every night", 0.52, category="entities")
+    said = cand("it broke again", 0.51, id="s1#4")
+    said.is_message = True
+    run = make_run(ctx, "what broke last time?")
+    ranked = intent(run, [staging, said, outage])
+    assert ranked[0] is outage and math.isclose(outage.score, 0.5 * INTENT_BOOST)
+    # a boost, never a filter; a session message has no category of its own
+    assert len(ranked) == 3 and math.isclose(said.score, 0.51)
+    assert intent(make_run(ctx, "the staging rebuild"), [staging]) == [staging]
+    assert math.isclose(staging.score, 0.52)
