@@ -218,7 +218,7 @@ RECALL_KEYS: tuple[Key, ...] = (
     Key(
         "recall.session_vectors",
         20,
-        "With --sessions, the best session messages embedded to compare with memories.",
+        "The best session messages (by BM25) embedded to compare with memories.",
         minimum=0,
     ),
     Key("recall.cap", 2, "Keep limit x this many relevant candidates.", minimum=1),

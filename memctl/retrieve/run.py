@@ -27,7 +27,7 @@ KEPT, RESCORED, DROPPED, ADDED = "kept", "rescored", "dropped", "added"
 
 @dataclass
 class Candidate:
-    """A memory (or a raw session message, with ``--sessions``) on its way through the stages."""
+    """A memory (or a raw session message) on its way through the stages."""
 
     memory: Memory
     ranks: dict[str, int] = field(default_factory=dict)

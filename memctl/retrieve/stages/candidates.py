@@ -5,7 +5,7 @@
 - time: when the query names a time, the nearest neighbours created inside it
   (so "what did we decide last week?" reaches last week's memories even when
   older ones are closer in meaning);
-- sessions: with ``--sessions``, raw session messages by BM25; the best
+- sessions: unless ``--no-sessions``, raw session messages by BM25; the best
   ``session_vectors`` of them are embedded and compared with the query too, so
   that they compete with memories on both legs.
 
