@@ -139,6 +139,25 @@ def test_a_fact_and_the_message_it_was_said_in_are_one_result(tmp_path: Path) ->
     assert "message:  s1#1 (the same, said in the session)" in explained
 
 
+def test_a_name_only_the_session_messages_say_is_no_stranger(tmp_path: Path) -> None:
+    home = ("--home", str(tmp_path / "home"))
+    said = (
+        "user: Caroline passed the adoption agency interviews last Friday\n"
+        "assistant: that is great news for her family plans\n"
+        "user: the deploy moved to Thursday\n"
+    )
+    raw = ("ingest", "--mode", "raw", "--session-id", "c1")
+    assert run_cli(*home, *raw, input=said, env={"MEMCTL_LLM": "none"}).returncode == 0
+    remembered = run_cli(*home, "remember", "We deploy with make release.", real_model=True)
+    assert remembered.returncode == 0
+    asked = ("recall", "what did Caroline say about the adoption agency?", "--json")
+    found = json.loads(run_cli(*home, *asked, real_model=True).stdout)["results"]
+    # no memory names Caroline, but a message does: the question is about the store
+    assert (found[0]["id"], found[0]["match"]) == ("c1#1", "clear")
+    without = json.loads(run_cli(*home, *asked, "--no-sessions", real_model=True).stdout)
+    assert {r["match"] for r in without["results"]} == {"possible"}
+
+
 def test_bad_input_is_one_line_and_changes_nothing() -> None:
     load()
     assert "no memory with id ffffffff" in fails(3, "recall", "x", "--why-not", "ffffffff")

@@ -40,7 +40,7 @@ from memctl.store.memories import (
     phrase_document_counts,
     word_document_counts,
 )
-from memctl.store.message_search import search_messages
+from memctl.store.message_search import phrases_said, search_messages
 
 STAGE = "candidates"
 
@@ -194,7 +194,8 @@ def _add_similarities(run: Run, unmeasured: list[Candidate]) -> None:
 def word_weights(run: Run) -> tuple[dict[str, float], frozenset[str], frozenset[str]]:
     """The query's content words, each weighted by its rarity among the memories; the
     names it holds that at least ``anchor_memories`` memories mention; and those no
-    memory mentions (strangers), but for all-capital ones ("OK", "PR", "API" are as
+    memory (nor, with session messages in the ranking, any message) mentions
+    (strangers), but for all-capital ones ("OK", "PR", "API" are as
     often words) and days and months, which name a time, not a subject."""
     words = run.query.words
     documents, containing = word_document_counts(run.ctx.db, words)
@@ -205,10 +206,14 @@ def word_weights(run: Run) -> tuple[dict[str, float], frozenset[str], frozenset[
     counts = phrase_document_counts(run.ctx.db, list(phrases.values()))
     least = run.params.anchor_memories
     mentions = {name: counts.get(" ".join(phrase), 0) for name, phrase in phrases.items()}
+    unknown = {name for name, n in mentions.items() if n == 0 and could_be_stranger(name)}
+    if unknown and run.sessions:  # a name the session messages say is no stranger to them
+        said = phrases_said(run.ctx.db, [phrases[name] for name in sorted(unknown)])
+        unknown = {name for name in unknown if " ".join(phrases[name]) not in said}
     return (
         weights,
         frozenset(name for name, n in mentions.items() if least and n >= least),
-        frozenset(name for name, n in mentions.items() if n == 0 and could_be_stranger(name)),
+        frozenset(unknown),
     )
 
 
