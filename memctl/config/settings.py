@@ -188,9 +188,10 @@ RECALL_KEYS: tuple[Key, ...] = (
     Key(
         "recall.possible",
         5,
-        "Possible matches (the best by fused score the relevance gate did not label clear) "
-        "`memctl recall` and MCP memory_search show after the clear ones; never in injected "
-        "context; 0: clear matches only.",
+        "Possible matches (the best of those the relevance gate did not label clear) "
+        "`memctl recall` and MCP memory_search show after the clear ones: at least this "
+        "many (within --limit), more to fill the limit; never in injected context; 0: clear "
+        "matches only.",
         minimum=0,
     ),
     _unit(

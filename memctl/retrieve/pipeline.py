@@ -257,7 +257,7 @@ def label_added(found: list[Candidate]) -> list[Candidate]:
 def possible_results(run: Run, kept: list[Candidate], wanted: int) -> list[Candidate]:
     """The best ``wanted`` possible matches: those the pipeline kept beside the clear ones,
     and those the gate set aside after POSSIBLE_STAGES (superseded ones left out, as for
-    clear ones), ranked by ``possible_score``."""
+    clear ones), ranked by ``rank_possible``."""
     if wanted <= 0:
         return []
     beside = [c for c in kept if not c.clear]
