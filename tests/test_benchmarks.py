@@ -383,7 +383,7 @@ def test_recovery_expands_what_recall_returns_from_the_distilled_sessions(tmp_pa
     # expand opens the fact's message and the 2 turns either side: D1:1-5
     assert (painting["grep@10"], painting["expand@5"], painting["opened@10"]) == (1, 1, 5)
     # the other speaker's words became no memory: only grep reaches them
-    assert (camping["grep@10"], camping["expand@10"], camping["none returned"]) == (1, 0, 1)
+    assert (camping["grep@10"], camping["expand@10"], camping["no clear memory"]) == (1, 0, 1)
 
 
 # embedding cache
