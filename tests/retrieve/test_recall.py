@@ -106,10 +106,14 @@ def test_a_paraphrase_without_shared_words_is_found_by_meaning(
     # the relevance floor and finds them clear.
     question = "when are snapshots of prod data taken?"
     assert top(ctx, question) == []
-    # ... yet answers with it first, labelled possible, for a caller that can judge
+    # ... yet answers with it among the first two (beside the data-retention rule, which
+    # shares the word "data"), labelled possible, for a caller that can judge
     offered = recall(ctx, question, 5, now=NOW, touch=False).results
-    assert offered[0].memory.id == ids["backup"] and offered[0].match == "possible"
+    assert ids["backup"] in [r.memory.id for r in offered[:2]]
     assert all(r.match == "possible" for r in offered)
+    # ... and never pastes it into a context block nobody can judge
+    block = api_recall(ctx, RecallRequest(question, context=True, touch=False)).context
+    assert block is not None and "dumped every night" not in block
     result = recall(ctx, question, 5, now=NOW, touch=False, mode="deep")
     backup = next(r for r in result.results if r.memory.id == ids["backup"])
     assert backup.ranks == {"vector": 1} and result.results.index(backup) < 3
@@ -237,17 +241,17 @@ def test_a_name_the_store_knows_shows_the_query_is_about_it(
     with Context(load_settings(overrides=strict), embedder=local_embedder) as ctx:
         ids = [memories.remember(ctx, line).id for line in lines]
         found = recall(ctx, "What is Caroline's identity?")
-        assert {r.memory.id for r in found.results} == set(ids[:3])
+        assert {r.memory.id for r in found.clear} == set(ids[:3])
         assert any("names Caroline" in step.why for step in found.steps_of(ids[0]))
         # lower case is a word, not a name: no sign the query is about the store
-        assert recall(ctx, "what is caroline's identity?").results == []
+        assert recall(ctx, "what is caroline's identity?").clear == []
         # three memories say "rust", none writes it as a name
-        assert recall(ctx, "How is Rust compared with Go?").results == []
+        assert recall(ctx, "How is Rust compared with Go?").clear == []
         # a name is its words in a row: Caroline is not "Caroline Islands"
-        assert recall(ctx, "What grows on the Caroline Islands?").results == []
+        assert recall(ctx, "What grows on the Caroline Islands?").clear == []
     unnamed = {**strict, "recall.anchor_memories": 0}
     with Context(load_settings(overrides=unnamed), embedder=local_embedder) as ctx:
-        assert recall(ctx, "What is Caroline's identity?").results == []
+        assert recall(ctx, "What is Caroline's identity?").clear == []
 
 
 def test_an_identifier_the_query_spells_out_shows_it(
@@ -259,9 +263,9 @@ def test_an_identifier_the_query_spells_out_shows_it(
         utils = memories.remember(ctx, "Ran: python -m pytest tests/test_math_utils.py -v").id
         memories.remember(ctx, "The office printer is on the second floor")
         found = recall(ctx, "how do we run the tests of the math utils project?")
-        assert [r.memory.id for r in found.results] == [utils]
+        assert [r.memory.id for r in found.clear] == [utils]
         assert any("holds test_math_utils.py" in s.why for s in found.steps_of(utils))
-        assert recall(ctx, "how do we run the tests of the utils math project?").results == []
+        assert recall(ctx, "how do we run the tests of the utils math project?").clear == []
 
 
 def test_an_empty_query_is_a_usage_error(real_ctx: Context) -> None:
