@@ -49,7 +49,8 @@ class RecallResponse:
     result: RecallResult
     context: str | None = None  # the rendered block, when asked for
     why_not: WhyNot | None = None
-    # Nothing found in the scopes searched: how many all_scopes would return (else 0).
+    # Nothing found in the scopes searched: how many clear matches all_scopes would return
+    # (else 0; not asked when possible matches were found here: it would cost a second recall)
     elsewhere: int = 0
     hosts: dict[str, str] = field(default_factory=dict)  # results another machine pushed
 
@@ -116,7 +117,7 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
         block = render_context(result.query, result.clear, result.run.now, hosts=hosts)
     report = why_not(ctx, result, target) if target is not None else None
     elsewhere = 0
-    if not result.clear and searched is not None and target is None and not request.context:
+    if not result.results and searched is not None and target is None and not request.context:
         elsewhere = _found_elsewhere(ctx, request, moment)
     return RecallResponse(result, block, report, elsewhere, hosts)
 
