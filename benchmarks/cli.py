@@ -170,7 +170,7 @@ def paraphrase(
     from benchmarks.paraphrase import run
     from benchmarks.retrievers import choose, memctl_recall
 
-    chosen = choose(retriever or ["memctl", "memctl-search", "vector"])
+    chosen = choose(retriever or ["memctl", "memctl-clear", "vector"])
     settings, embed_cache = _open_cache(ctx, cache)
     with err_console.status("paraphrase stores"):
         rows = run(settings, embed_cache, _counts(n), distractors or [], chosen)

@@ -40,16 +40,16 @@ CAVEATS: list[str] = []
 
 
 def memctl_recall(ctx: Context, question: Question, limit: int) -> list[str]:
-    """The full recall pipeline, as `memctl recall --as-of DATE --no-touch` runs it."""
+    """The full recall pipeline, as `memctl recall --as-of DATE --no-touch` runs it: the
+    clear matches, then the possible ones (``recall.possible``)."""
     found = recall(ctx, question.text, limit, now=question.now, touch=False)
     return [r.memory.id for r in found.results]
 
 
-def memctl_search(ctx: Context, question: Question, limit: int) -> list[str]:
-    """What a model calling MCP memory_search reads: the results or, when there are none,
-    the memories closest in meaning offered as unconfirmed (``recall.unconfirmed``)."""
-    found = recall(ctx, question.text, limit, now=question.now, touch=False)
-    return [r.memory.id for r in found.results or found.unconfirmed]
+def memctl_clear(ctx: Context, question: Question, limit: int) -> list[str]:
+    """The clear matches alone (`memctl recall --clear-only`): what a context block may hold."""
+    found = recall(ctx, question.text, limit, now=question.now, touch=False, possible=0)
+    return [r.memory.id for r in found.results]
 
 
 def memctl_prompt(ctx: Context, question: Question, limit: int) -> list[str]:
@@ -78,14 +78,19 @@ BASELINES: dict[str, Retriever] = {
 def choose(names: list[str] | None) -> dict[str, Retriever]:
     """The named retrievers (default: the three baselines); unknown names are a UsageError.
 
-    ``memctl-search`` is what MCP memory_search reads, ``memctl-prompt`` what the per-prompt
-    hook adds; ``exp-*`` names are the experiments of benchmarks.experiments.
+    ``memctl-search`` is what MCP memory_search reads, ``memctl-clear`` the clear matches
+    alone, ``memctl-prompt`` what the per-prompt hook adds; ``exp-*`` names are the
+    experiments of benchmarks.experiments.
     """
     from benchmarks.experiments import EXPERIMENTS
 
     if not names:
         return dict(BASELINES)
-    views = {"memctl-search": memctl_search, "memctl-prompt": memctl_prompt}
+    views = {
+        "memctl-search": memctl_recall,  # memory_search reads what `memctl recall` shows
+        "memctl-clear": memctl_clear,
+        "memctl-prompt": memctl_prompt,
+    }
     available = {**BASELINES, **views, **EXPERIMENTS}
     unknown = [n for n in names if n not in available]
     if unknown:

@@ -225,7 +225,7 @@ class Expander:
         figures[f"digests@{TOP}"] = bool(digests & evidence)
         figures[f"opened@{TOP}"] = len(reached)
         figures[f"by facts@{TOP}"] = len(facts)
-        figures["none returned"] = not memories
+        figures["no clear memory"] = not any(r.clear and not r.is_message for r in results)
         return figures
 
 

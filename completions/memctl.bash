@@ -66,7 +66,7 @@ _memctl_spec() {
             opts="--json -h --help"
             ;;
         "recall")
-            opts="-n --limit -s --scope --all-scopes -f --format --json --budget --explain --why-not --as-of --history --sessions -m --mode --no-touch -h --help"
+            opts="-n --limit -s --scope --all-scopes -f --format --json --budget --explain --why-not --as-of --history --sessions --no-sessions --clear-only -m --mode --no-touch -h --help"
             valopts="-n --limit -s --scope -f --format --budget --why-not --as-of -m --mode"
             ;;
         "profile")

@@ -128,6 +128,25 @@ def test_the_quick_start_recalls_the_deploy_procedure_first(
     assert QUESTION_ANSWER[:16] in first, quick_start.stdout
 
 
+def test_the_quick_start_question_in_other_words_is_answered_as_the_readme_shows(
+    quick_start: subprocess.CompletedProcess[str], user_cache: Path, tmp_path: Path
+) -> None:
+    """The reworded question, run where the Quick start ran, prints the README's table: the
+    deploy procedure, labelled possible (the score may differ in its last digits)."""
+    quick = section("Quick start")
+    (block,) = shell_blocks(quick)[1:2]
+    (shown,) = re.findall(r"```text\n(.*?)```", quick, flags=re.S)
+    done = run_block(block, Path(quick_start.args), environment(tmp_path / "user", user_cache))
+    assert done.returncode == 0, done.stderr
+    assert shown.splitlines()[0] == "no clear match; possible:"
+    assert masked(done.stdout) == masked(shown)
+
+
+def masked(table: str) -> str:
+    """A recall table with its scores' digits masked."""
+    return re.sub(r"\d\.\d{4}", "0.0000", table)
+
+
 def test_set_up_then_every_daily_command_in_order(tmp_path: Path, user_cache: Path) -> None:
     """Set up with your assistant (it writes what the table says), then every daily
     command as written: ``ID`` is the id ``remember`` printed; a notes folder and a sync

@@ -18,6 +18,7 @@ from memctl.retrieve.context_block import prompt_items, render_context
 from memctl.retrieve.explain import WhyNot, why_not
 from memctl.retrieve.explain import explain as explain  # the CLI renders --explain
 from memctl.retrieve.params import MODES
+from memctl.retrieve.pipeline import Recalled as Recalled  # the CLI renders results
 from memctl.retrieve.pipeline import RecallResult
 from memctl.retrieve.pipeline import recall as run_recall
 from memctl.retrieve.profile import Profile, build_profile
@@ -38,8 +39,9 @@ class RecallRequest:
     context: bool = False  # also render the block a session-start hook pastes
     as_of: str | None = None  # an ISO date or a span like 30d
     history: bool = False
-    sessions: bool = False
-    touch: bool = True  # record the access on each returned memory
+    sessions: bool = True  # session messages ranked with the memories (--no-sessions: not)
+    clear_only: bool = False  # no possible matches (--clear-only)
+    touch: bool = True  # record the access on each clear match
     why_not: str | None = None  # a memory id: say which stage dropped it
 
 
@@ -48,7 +50,8 @@ class RecallResponse:
     result: RecallResult
     context: str | None = None  # the rendered block, when asked for
     why_not: WhyNot | None = None
-    # Nothing found in the scopes searched: how many all_scopes would return (else 0).
+    # Nothing found in the scopes searched: how many clear matches all_scopes would return
+    # (else 0; not asked when possible matches were found here: it would cost a second recall)
     elsewhere: int = 0
     hosts: dict[str, str] = field(default_factory=dict)  # results another machine pushed
 
@@ -105,15 +108,14 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
         history=request.history,
         sessions=request.sessions,
         budget=budget,
+        possible=0 if request.clear_only or request.context else None,
     )
-    hosts = foreign_hosts(
-        ctx.db, [item.memory.id for item in (*result.results, *result.unconfirmed)]
-    )
-    if hosts:  # another machine's memories never outrank the user's own
-        result.results.sort(key=lambda item: item.memory.id in hosts)
+    hosts = foreign_hosts(ctx.db, [item.memory.id for item in result.results])
+    if hosts:  # another machine's memories never outrank the user's own of the same label
+        result.results.sort(key=lambda item: (not item.clear, item.memory.id in hosts))
     block = None
     if request.context and result.run is not None:
-        block = render_context(result.query, result.results, result.run.now, hosts=hosts)
+        block = render_context(result.query, result.clear, result.run.now, hosts=hosts)
     report = why_not(ctx, result, target) if target is not None else None
     elsewhere = 0
     if not result.results and searched is not None and target is None and not request.context:
@@ -133,7 +135,7 @@ def _found_elsewhere(ctx: Context, request: RecallRequest, moment: datetime | No
         touch=False,
         history=request.history,
     )
-    return len([r for r in wider.results if not r.is_message])
+    return len([r for r in wider.clear if not r.is_message])
 
 
 @dataclass(frozen=True)
@@ -219,6 +221,7 @@ def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
         now=request.now,
         touch=False,  # given unasked is not recalled, as at session start
         budget=request.budget or ctx.settings.context_prompt_budget,
+        possible=0,  # a block nobody asked for holds clear matches only
     )
     compact = ctx.settings.context_compact if request.compact is None else request.compact
     fresh = prompt_items(result, request.shown, compact)

@@ -149,7 +149,9 @@ def recall_parser() -> argparse.ArgumentParser:
     parser.add_argument("--budget")
     parser.add_argument("--as-of")
     parser.add_argument("--history", action="store_true")
-    parser.add_argument("--sessions", action="store_true")
+    parser.add_argument("--sessions", action="store_true", default=True)
+    parser.add_argument("--no-sessions", dest="sessions", action="store_false")
+    parser.add_argument("--clear-only", action="store_true")
     parser.add_argument("--mode", "-m")
     parser.add_argument("--no-touch", action="store_true")
     return parser
@@ -178,6 +180,7 @@ def recall(options: dict[str, Any], args: argparse.Namespace) -> int:
             as_of=args.as_of,
             history=args.history,
             sessions=args.sessions,
+            clear_only=args.clear_only,
             touch=not args.no_touch,
         )
         show(ctx, request, fmt, False)

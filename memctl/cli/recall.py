@@ -55,7 +55,15 @@ def recall(
         bool, typer.Option("--history", help="Include superseded memories (x 0.5).")
     ] = False,
     sessions: Annotated[
-        bool, typer.Option("--sessions", help="Also search raw session messages.")
+        bool,
+        typer.Option(
+            "--sessions/--no-sessions",
+            help="Rank the verbatim session messages with the memories (the default).",
+        ),
+    ] = True,
+    clear_only: Annotated[
+        bool,
+        typer.Option("--clear-only", help="Only clear matches, no possible ones (for scripts)."),
     ] = False,
     mode: Annotated[
         str | None,
@@ -65,7 +73,8 @@ def recall(
         bool, typer.Option("--no-touch", help="Do not record this access on the memories.")
     ] = False,
 ) -> None:
-    """Recall memories by meaning, words, time and the graph, through the staged pipeline."""
+    """Recall memories and session messages by meaning, words, time and the graph: the clear
+    matches, then the possible ones."""
     fmt = "json" if as_json else check_choice(output, FORMATS, "format")
     tokens = parse_budget(budget)
     context = open_context(ctx)
@@ -80,6 +89,7 @@ def recall(
         as_of=as_of,
         history=history,
         sessions=sessions,
+        clear_only=clear_only,
         touch=not no_touch,
         why_not=why_not_id,
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from memctl.api.recall import RecallRequest, RecallResult, explain
+from memctl.api.recall import Recalled, RecallRequest, RecallResult, explain
 from memctl.api.recall import recall as api_recall
 from memctl.api.sessions import Origin, origins
 from memctl.cli import render as out
@@ -64,9 +64,6 @@ def elsewhere_hint(elsewhere: int) -> str | None:
     return f"{elsewhere} {many} in other scopes: add --all-scopes to see them"
 
 
-UNCONFIRMED_WIDTH = 76  # the unconfirmed memory's line, indented, within 80 columns
-
-
 def render(
     result: RecallResult,
     fmt: str,
@@ -100,35 +97,38 @@ def render(
                     for r in result.results
                 ],
                 "warnings": [*result.warnings, *([hint] if hint else [])],
-                **(
-                    {"unconfirmed": [r.to_dict() for r in result.unconfirmed]}
-                    if result.unconfirmed
-                    else {}
-                ),
             }
         )
     elif fmt == "ids":
         sys.stdout.writelines(item.memory.id + "\n" for item in result.results)
     elif not result.results:
         out.console.print("no memories found")
-        if result.unconfirmed:
-            nearest = result.unconfirmed[0].memory
-            out.console.print(
-                f"closest in meaning, not a clear match ({short_id(nearest.id)}):\n  "
-                + one_line(nearest.content, UNCONFIRMED_WIDTH),
-                highlight=False,
-                markup=False,
-                soft_wrap=True,
-            )
         if hint:
             out.console.print(hint)
     else:
-        out.console.print(results_table(result))
+        print_tables(result)
+        if hint and not result.clear:
+            out.console.print(hint)
         if with_explain:
             print_explain(result, came)
 
 
-def results_table(result: RecallResult) -> Table:
+NO_CLEAR, ALSO = "no clear match; possible:", "also possible:"
+
+
+def print_tables(result: RecallResult) -> None:
+    """The clear matches, then a line saying what follows, then the possible ones."""
+    clear = result.clear
+    possible = [r for r in result.results if not r.clear]
+    if clear:
+        out.console.print(results_table(clear, 1))
+    if possible:
+        out.console.print(ALSO if clear else NO_CLEAR)
+        out.console.print(results_table(possible, len(clear) + 1))
+
+
+def results_table(items: list[Recalled], first: int) -> Table:
+    """Results numbered from ``first``; a session message shows its ``SESSION#N``."""
     from rich.table import Table
 
     table = Table(header_style="bold")
@@ -139,11 +139,11 @@ def results_table(result: RecallResult) -> Table:
             f"{item.score:.4f}",
             short_id(item.memory.id),
             age(item.dated_at),
-            str(item.memory.category),
+            "message" if item.is_message else str(item.memory.category),
         ]
-        for rank, item in enumerate(result.results, start=1)
+        for rank, item in enumerate(items, start=first)
     ]
-    summaries = [one_line(i.memory.summary, 200) for i in result.results]
+    summaries = [one_line(i.memory.summary, 200) for i in items]
     return with_memory_column(table, headers, rows, summaries)
 
 
@@ -152,7 +152,9 @@ def print_explain(result: RecallResult, came: dict[str, list[Origin]]) -> None:
         info = explain(item, result.steps_of(item.memory.id))
         legs = ", ".join(f"{leg} #{v['rank']}" for leg, v in info["legs"].items()) or "the graph"
         factors = ", ".join(f"{stage} {value:.3g}" for stage, value in item.factors.items())
-        out.console.print(f"#{rank} {item.memory.id[:8]} score {item.score:.4f}", style="bold")
+        title = f"#{rank} {short_id(item.memory.id)} score {item.score:.4f}"
+        out.console.print(title, style="bold")
+        out.console.print(f"  match:    {item.match_why or item.match}", soft_wrap=True)
         out.console.print(f"  found by: {legs}", soft_wrap=True)
         out.console.print(f"  factors:  {factors}", soft_wrap=True)
         if info["graph_path"]:
@@ -164,7 +166,11 @@ def print_explain(result: RecallResult, came: dict[str, list[Origin]]) -> None:
         found = came.get(item.memory.id, [])
         for origin in found:
             out.console.print(f"  from:     {origin.text()}", soft_wrap=True)
-        if any(origin.stored for origin in found):
+        for key in item.members:
+            out.console.print(f"  message:  {short_id(key)} (the same, said in the session)")
+        if item.is_message:
+            out.console.print(f"  open it:  memctl sessions expand {short_id(item.memory.id)}")
+        elif any(origin.stored for origin in found):
             out.console.print(
                 f"  open them: memctl sessions expand {item.memory.id[:8]}", soft_wrap=True
             )

@@ -192,11 +192,12 @@ RECALL_KEYS: tuple[Key, ...] = (
         "someone or something the store does not know (not all-capital words, days, months).",
     ),
     Key(
-        "recall.unconfirmed",
+        "recall.possible",
         5,
-        "Memories closest in meaning (cosine >= recall.support_floor) offered as unconfirmed "
-        "when none shows the query is about the store: MCP memory_search lists them for the "
-        "model to judge, `memctl recall` names the first; never in injected context; 0: none.",
+        "Possible matches (the best of those the relevance gate did not label clear) "
+        "`memctl recall` and MCP memory_search show after the clear ones: at least this "
+        "many (within --limit), more to fill the limit; never in injected context; 0: clear "
+        "matches only.",
         minimum=0,
     ),
     _unit(
@@ -224,7 +225,7 @@ RECALL_KEYS: tuple[Key, ...] = (
     Key(
         "recall.session_vectors",
         20,
-        "With --sessions, the best session messages embedded to compare with memories.",
+        "The best session messages (by BM25) embedded to compare with memories.",
         minimum=0,
     ),
     Key("recall.cap", 2, "Keep limit x this many relevant candidates.", minimum=1),

@@ -52,7 +52,7 @@ SOURCES: dict[str, str] = {
     "recall.anchor_memories": RELEVANCE_2 + " (names: 56 / 26 / 10 unrelated results at 1 / 2 / 3)",
     "recall.support_floor": RELEVANCE_1 + " (the others need cosine >= 0.2)",
     "recall.strangers_veto": "measured: benchmarks.md § Names the store never mentions",
-    "recall.unconfirmed": "measured: benchmarks.md § Unconfirmed",
+    "recall.possible": "measured: benchmarks.md § Clear and possible matches",
     "recall.context_share": RELEVANCE_1 + " (neighbours, exp-score-context)",
     "recall.reply_share": RELEVANCE_2 + " (replies: 0.6, was 0.3)",
     "recall.question_factor": RELEVANCE_3 + " (a question gives way to its reply)",
@@ -61,7 +61,7 @@ SOURCES: dict[str, str] = {
     "recall.session_vectors": RELEVANCE_1 + " (the best 20 session messages embedded)",
     "recall.cap": RECALL + ": keep limit x 2",
     "recall.llm_gate_candidates": "reasoned: the 5 closest memories, as many as "
-    "recall.unconfirmed offers (benchmarks.md § Unconfirmed)",
+    "recall.possible offers (benchmarks.md § Clear and possible matches)",
     "recall.llm_gate_floor": "reasoned: the rerank blend's own midpoint and above; not "
     "measured (the gate is off by default)",
     "recall.llm_model": "reasoned: Ollama's small general chat model, on most machines that "

@@ -40,7 +40,7 @@ class Values:
     recall_anchor_memories: int
     recall_support_floor: float
     recall_strangers_veto: bool
-    recall_unconfirmed: int
+    recall_possible: int
     recall_context_share: float
     recall_reply_share: float
     recall_question_factor: float
@@ -213,7 +213,7 @@ class RecallValues:
     anchor_memories: int
     support_floor: float
     strangers_veto: bool
-    unconfirmed: int
+    possible: int
     context_share: float
     reply_share: float
     question_factor: float

@@ -157,6 +157,7 @@ def hit(item: Recalled, host: str | None = None) -> dict[str, Any]:
         "said_by": said_by,
         "score": round(item.score, 4),
         "is_message": item.is_message,
+        "match": item.match,
     }
 
 
@@ -239,13 +240,16 @@ def _recall_tools(door: Door) -> None:
         budget: int | None = None,
         format: Literal["json", "context"] = "json",
     ) -> dict[str, Any]:
-        """Search long-term memory. Call this before answering questions about this
-        project's history, conventions or decisions, or the user's preferences, and when a
-        task looks like earlier work. Returns the best memories, most relevant first
-        (id, content, category, score...), or with format "context" one text block ready
-        to read. An empty list means nothing clearly relevant is stored; "unconfirmed" then
-        lists the memories closest in meaning, which may answer a question asked in other
-        words: use one only if it answers the question, else say nothing is stored.
+        """Search long-term memory: the memories and the verbatim session messages, one
+        ranking. Call this before answering questions about this project's history,
+        conventions or decisions, or the user's preferences, and when a task looks like
+        earlier work. Returns the best results, most relevant first (id, content, category,
+        score, match...), or with format "context" one text block of the clear matches.
+        Each result's "match" is "clear" (its own evidence shows it is about the question)
+        or "possible" (the best of the rest: it may answer a question asked in other words,
+        or be unrelated; use one only if it answers the question, else say nothing is
+        stored). No clear result means nothing clearly relevant is stored. A result with
+        is_message true is a session message (id SESSION#N; session_expand opens it).
         scope: "project" (default: this project and global), "global" or a scope name."""
         request = recall_api.RecallRequest(
             query=query,
@@ -265,10 +269,6 @@ def _recall_tools(door: Door) -> None:
             answer["results"] = [
                 hit(item, response.hosts.get(item.memory.id)) for item in result.results
             ]
-            if result.unconfirmed:
-                answer["unconfirmed"] = [
-                    hit(item, response.hosts.get(item.memory.id)) for item in result.unconfirmed
-                ]
         return answer
 
     @tool

@@ -72,7 +72,7 @@ def prompt_items(
     ``compact``), when one weighs PROMPT_FLOOR."""
     if result.run is None:
         return []
-    fresh = [r for r in result.results if not r.is_message and r.memory.id not in shown]
+    fresh = [r for r in result.clear if not r.is_message and r.memory.id not in shown]
     fresh = fresh[: COMPACT_PROMPT_LIMIT if compact else PROMPT_LIMIT]
     weights = (strength_of(result.run, Candidate(r.memory, raw=r.raw)) for r in fresh)
     return fresh if max(weights, default=0.0) >= PROMPT_FLOOR else []

@@ -80,8 +80,11 @@ def why_not(ctx: Context, result: RecallResult, id_or_prefix: str) -> WhyNot:
     memory_id = memory.id
     steps = result.steps_of(memory_id)
     for rank, item in enumerate(result.results, start=1):
-        if item.memory.id == memory_id:
+        if item.memory.id == memory_id and item.clear:
             return WhyNot(memory_id, True, None, f"recalled at rank {rank}", rank, steps)
+        if item.memory.id == memory_id:  # offered, labelled for what its evidence shows
+            reason = f"recalled at rank {rank} as a {item.match_why}"
+            return WhyNot(memory_id, True, "fuse", reason, rank, steps)
     dropped = next((s for s in reversed(steps) if s.action == DROPPED), None)
     if dropped is not None:
         return WhyNot(memory_id, False, dropped.stage, dropped.why, steps=steps)
@@ -94,7 +97,7 @@ def never_found(ctx: Context, run: Run, memory: Memory) -> tuple[str, str]:
     """(stage, reason) for a memory that never became a candidate."""
     where = run.where
     if is_message_id(memory.id) and not run.sessions:
-        return "filter", "it is a session message: recall searches them only with --sessions"
+        return "filter", "it is a session message: --no-sessions leaves them out"
     if memory.state in HIDDEN_STATES:
         return "filter", f"it is {memory.state}: recall never returns {memory.state} memories"
     if where.scopes is not None and memory.scope not in where.scopes:

@@ -1,10 +1,15 @@
 """The recall pipeline: a list of stages run in order over the candidate list.
 
-    candidates -> fuse -> time -> cap -> neighbours -> rerank -> bm25_floor -> decay ->
-    importance -> length -> scope -> spread -> status -> cutoff -> mmr -> pack
+    candidates -> fuse -> provenance -> time -> intent -> cap -> neighbours -> rerank ->
+    bm25_floor -> decay -> importance -> length -> scope -> spread -> status -> cutoff ->
+    mmr -> pack
 
-Only candidates with evidence of their own (fuse) or a path from one
-(neighbours, spread) are returned; an unrelated query returns nothing.
+The candidates the relevance gate labels clear (fuse), and those with a path
+from one (neighbours, spread), go through every stage: they are the clear
+matches. The others are possible matches: the best of them by the same fused
+score, rescored by the stages that weigh a memory on its own (POSSIBLE_STAGES),
+follow the clear ones (``recall.possible``). An unrelated query gets possible
+matches at most.
 
 ``recall()`` is the one entry point (the CLI, hooks and benchmarks call it);
 its result carries the trace that ``--explain`` and ``--why-not`` read.
@@ -22,19 +27,22 @@ from memctl.errors import MemctlError
 from memctl.model import Memory, State, format_time
 from memctl.retrieve.params import Params, recall_params
 from memctl.retrieve.query import Analysed, analyse
-from memctl.retrieve.run import Candidate, Run, Stage, Step
+from memctl.retrieve.run import RESCORED, Candidate, Run, Stage, Step, by_score
 from memctl.retrieve.stages.bm25_floor import bm25_floor
 from memctl.retrieve.stages.candidates import candidates
 from memctl.retrieve.stages.cap import cap
 from memctl.retrieve.stages.cutoff import cutoff
 from memctl.retrieve.stages.decay import decay
-from memctl.retrieve.stages.fuse import fuse
+from memctl.retrieve.stages.fuse import fuse, strength_of
 from memctl.retrieve.stages.graph import graph, is_synthetic
 from memctl.retrieve.stages.importance import importance
+from memctl.retrieve.stages.intent import STAGE as INTENT
+from memctl.retrieve.stages.intent import intent
 from memctl.retrieve.stages.length import length
 from memctl.retrieve.stages.mmr import mmr
 from memctl.retrieve.stages.neighbours import neighbours
-from memctl.retrieve.stages.pack import pack
+from memctl.retrieve.stages.pack import item_tokens, pack
+from memctl.retrieve.stages.provenance import provenance
 from memctl.retrieve.stages.rerank import rerank
 from memctl.retrieve.stages.scope import scope
 from memctl.retrieve.stages.spread import describe, spread
@@ -55,7 +63,9 @@ def stages_for(params: Params) -> list[Stage]:
     return [
         candidates,
         fuse,
+        provenance,
         time_boost,
+        intent,
         cap,
         neighbours,
         graph,
@@ -72,6 +82,14 @@ def stages_for(params: Params) -> list[Stage]:
     ]
 
 
+# The stages a possible match goes through after fuse: those that weigh one candidate on its
+# own. The others cut or add by rank among the clear ones (cap, neighbours, spread, cutoff,
+# mmr, pack), or ask a model (rerank).
+POSSIBLE_STAGES: list[Stage] = [time_boost, intent, decay, importance, length, scope, status]
+
+CLEAR, POSSIBLE = "clear", "possible"
+
+
 @dataclass
 class Recalled:
     """One recalled memory (or raw session message), its score and how it got there."""
@@ -84,6 +102,13 @@ class Recalled:
     via: tuple[str, ...] = ()
     is_message: bool = False
     source_time: str | None = None  # when its source message was said, if known
+    clear: bool = True  # the relevance gate's label; False: a possible match
+    match_why: str = ""  # why it is clear or possible (the gate's evidence)
+    members: tuple[str, ...] = ()  # session messages folded into it (provenance)
+
+    @property
+    def match(self) -> str:
+        return CLEAR if self.clear else POSSIBLE
 
     @property
     def dated_at(self) -> str:
@@ -100,6 +125,9 @@ class Recalled:
             candidate.factors,
             candidate.via,
             candidate.is_message,
+            clear=candidate.clear,
+            match_why=candidate.match_why,
+            members=candidate.members,
         )
 
     @property
@@ -116,17 +144,22 @@ class Recalled:
             "graph_path": self.graph_path,
             "from_session_messages": self.is_message,
             "source_time": self.source_time,
+            "match": self.match,
+            "messages": list(self.members),
         }
 
 
 @dataclass
 class RecallResult:
     query: str
-    results: list[Recalled]
+    results: list[Recalled]  # the clear matches, then the possible ones
     warnings: list[str] = field(default_factory=list)
     run: Run | None = None
-    # No result: the memories closest in meaning, which nothing confirmed (``recall.unconfirmed``)
-    unconfirmed: list[Recalled] = field(default_factory=list)
+
+    @property
+    def clear(self) -> list[Recalled]:
+        """The clear matches alone: what a context block is made of."""
+        return [r for r in self.results if r.clear]
 
     def steps_of(self, memory_id: str) -> list[Step]:
         return self.run.steps_of(memory_id) if self.run else []
@@ -165,10 +198,7 @@ def start(
 
 
 def run_stages(run: Run, stages: list[Stage]) -> list[Candidate]:
-    found: list[Candidate] = []
-    for stage in stages:
-        found = stage(run, found)
-    return found
+    return run_stages_over(run, stages, [])
 
 
 def recall(
@@ -183,28 +213,104 @@ def recall(
     history: bool = False,
     sessions: bool = False,
     budget: int | None = None,
+    possible: int | None = None,
 ) -> RecallResult:
-    """The best memories for ``text``.
+    """The best memories for ``text``: the clear matches, then up to ``possible`` (default
+    ``recall.possible``) possible ones.
 
     ``scopes``: None searches every scope. ``now`` (``--as-of``) moves the clock
     back: memories created after it do not exist yet. ``touch`` records the access
-    on each recalled memory (count, time, strength, an event) in one transaction.
+    on each clear match (count, time, strength, an event) in one transaction: a possible
+    one was offered, not confirmed.
     """
     run = start(ctx, text, limit, scopes, now, mode)
     run.history, run.sessions, run.budget = history, sessions, budget
     if run.params.translate and not run.query.english:
         run.translation = translation_of(run)
-    found = run_stages(run, stages_for(run.params))
-    results = [Recalled.of(c) for c in found]
+    found = label_added(run_stages(run, stages_for(run.params)))
+    clear = [c for c in found if c.clear]
+    if touch:
+        touch_results(run, [Recalled.of(c) for c in clear])
+    wanted = run.params.possible if possible is None else possible
+    # possible matches fill the limit the clear ones leave, and are at least ``wanted``
+    # (within the limit: `-n 1` asks for one)
+    room = max(min(wanted, run.limit), run.limit - len(clear)) if wanted > 0 else 0
+    offered = possible_results(run, found, room)
+    results = [Recalled.of(c) for c in (*clear, *offered)]
     times = source_times(ctx.db, [r.memory for r in results if not r.is_message])
     for item in results:
         item.source_time = times.get(item.memory.id)
-    if touch:
-        touch_results(run, results)
-    unconfirmed = [] if results else [Recalled.of(c) for c in run.unconfirmed]
-    return RecallResult(
-        query=text, results=results, warnings=run.notes, run=run, unconfirmed=unconfirmed
+    return RecallResult(query=text, results=results, warnings=run.notes, run=run)
+
+
+def label_added(found: list[Candidate]) -> list[Candidate]:
+    """A candidate the graph or a session neighbour added (not judged by fuse) takes the label
+    of the candidate it was reached from."""
+    judged = {c.id: c for c in found if c.match_why}
+    for candidate in found:
+        seed = judged.get(candidate.via[0]) if candidate.via else None
+        if not candidate.match_why and seed is not None:
+            candidate.clear = seed.clear
+            what = "clear" if seed.clear else "possible"
+            candidate.match_why = f"{what}: reached from {seed.id[:8]}, a {what} match"
+    return found
+
+
+def possible_results(run: Run, kept: list[Candidate], wanted: int) -> list[Candidate]:
+    """The best ``wanted`` possible matches: those the pipeline kept beside the clear ones,
+    and those the gate set aside after POSSIBLE_STAGES (superseded ones left out, as for
+    clear ones), ranked by ``rank_possible``."""
+    if wanted <= 0:
+        return []
+    beside = [c for c in kept if not c.clear]
+    shown = {c.id for c in kept}
+    # a few more than wanted: the stages may rescore or drop some
+    aside = [c for c in run.possible if c.id not in shown][: wanted * POSSIBLE_DEPTH]
+    found = [*beside, *run_stages_over(run, POSSIBLE_STAGES, aside)]
+    for candidate in found:
+        rank_possible(run, candidate)
+    best = by_score(found)[:wanted]
+    if run.budget is None:
+        return best
+    left = run.budget - sum(item_tokens(c, run.params) for c in kept if c.clear)
+    fits = []
+    for candidate in best:  # within what the clear matches left of the token budget
+        left -= item_tokens(candidate, run.params)
+        if left < 0:
+            break
+        fits.append(candidate)
+    return fits
+
+
+# The weight of the pipeline's score in a possible match's rank, beside its own relevance
+# strength (cosine + words): measured on the paraphrase benchmark's tune half (docs/
+# benchmarks.md, "Clear and possible matches"): the pipeline's score alone ranks a shared
+# word above the meaning; 0, 0.25 and 0.5 rank alike, and the score keeps BM25's voice.
+POSSIBLE_SCORE_WEIGHT = 0.25
+
+
+def rank_possible(run: Run, candidate: Candidate) -> None:
+    """A possible match's score becomes (its relevance strength (cosine + words, as the gate
+    weighs it) + POSSIBLE_SCORE_WEIGHT x its pipeline score) x what the question asks for
+    (the intent stage's factor, which the strength alone would not carry)."""
+    strength = strength_of(run, candidate)
+    asked = candidate.factors.get(INTENT, 1.0)
+    candidate.score = (strength + POSSIBLE_SCORE_WEIGHT * candidate.score) * asked
+    candidate.factors[POSSIBLE] = candidate.score
+    why = f"relevance {strength:.3f} + {POSSIBLE_SCORE_WEIGHT} x its score" + (
+        f", x {asked:g} (what the question asks for)" if asked != 1.0 else ""
     )
+    run.record(POSSIBLE, candidate, RESCORED, why=why)
+
+
+# How many possible matches, per one wanted, the rescoring stages see.
+POSSIBLE_DEPTH = 3
+
+
+def run_stages_over(run: Run, stages: list[Stage], found: list[Candidate]) -> list[Candidate]:
+    for stage in stages:
+        found = stage(run, found)
+    return found
 
 
 def translation_of(run: Run) -> Analysed | None:

@@ -29,7 +29,7 @@ QUESTION_LEGS = ("questions", "question_vector")
 
 @dataclass
 class Candidate:
-    """A memory (or a raw session message, with ``--sessions``) on its way through the stages."""
+    """A memory (or a raw session message) on its way through the stages."""
 
     memory: Memory
     ranks: dict[str, int] = field(default_factory=dict)
@@ -40,6 +40,9 @@ class Candidate:
     via: tuple[str, ...] = ()
     pre_rerank: float | None = None
     lexical: float = 0.0  # the part of its fused score its words (BM25) earned, 0 to 1
+    clear: bool = False  # the relevance gate's label: a clear match, else a possible one
+    match_why: str = ""  # the evidence the label rests on, for --explain
+    members: tuple[str, ...] = ()  # session messages folded into it (provenance)
 
     @property
     def id(self) -> str:
@@ -96,9 +99,9 @@ class Run:
     strangers: frozenset[str] = frozenset()  # the query's names no memory mentions
     index: VectorIndex | None = None
     scores: Scores | None = None
-    # when no candidate shows the query is about the store: the closest in meaning, for
-    # the caller to offer as unconfirmed (fuse.closest)
-    unconfirmed: list[Candidate] = field(default_factory=list)
+    # the candidates the relevance gate did not label clear, best fused score first: a
+    # recall offers the best of them as possible matches (pipeline.possible_results)
+    possible: list[Candidate] = field(default_factory=list)
 
     def record(
         self,

@@ -76,6 +76,18 @@ def get_message(db: Database, key: str) -> MessageHit:
     return MessageHit(**rows[0])
 
 
+def phrases_said(db: Database, phrases: list[tuple[str, ...]]) -> set[str]:
+    """The phrases (each keyed by its words joined with spaces) some stored message holds."""
+    said = set()
+    for phrase in phrases:
+        match = fts_phrases([phrase])
+        if match is not None and db.value(
+            "SELECT 1 FROM messages_fts WHERE messages_fts MATCH ? LIMIT 1", [match]
+        ):
+            said.add(" ".join(phrase))
+    return said
+
+
 def search_messages(
     db: Database, phrases: Iterable[Sequence[str]], limit: int, where: MemoryFilter
 ) -> list[MessageHit]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 from memctl.api import ingest as ingest_api
 from memctl.api import memory as memory_api
@@ -122,8 +123,8 @@ def memory(ctx: Context, values: Values) -> dict[str, Any]:
 
 
 def recall_page(ctx: Context, values: Values) -> dict[str, Any]:
-    """Search: clear matches, else the closest in meaning (possible), each with the factors
-    that scored it (``recall --explain``)."""
+    """Search: the clear matches, then the possible ones, each with the factors that scored
+    it (``recall --explain``)."""
     query = (values.get("q") or "").strip()
     data: dict[str, Any] = {"title": "Recall", "q": query, "results": [], "elsewhere": 0}
     if not query:
@@ -132,17 +133,26 @@ def recall_page(ctx: Context, values: Values) -> dict[str, Any]:
     request = RecallRequest(query, scope=scope, all_scopes=scope is None, touch=False)
     response = recall(ctx, request)
     result = response.result
-    shown = [("clear", r) for r in result.results] + [("possible", r) for r in result.unconfirmed]
     data["results"] = [
         {
             **item.to_dict(),
-            "label": label,
+            "label": item.match,
+            "href": result_href(item.memory.id, item.memory.session_id, item.is_message),
             "explain": explain(item, result.steps_of(item.memory.id)),
         }
-        for label, item in shown
+        for item in result.results
     ]
     data["elsewhere"] = response.elsewhere
     return data
+
+
+def result_href(item_id: str, session_id: str | None, is_message: bool) -> str:
+    """Where a recall result opens: a memory's page, or a session message marked in its
+    session (its id is ``SESSION#N``)."""
+    if not is_message or not session_id:
+        return f"/memories/{quote(item_id)}"
+    seq = item_id.rpartition("#")[2]
+    return f"/sessions/{quote(session_id)}?from={seq}&to={seq}"
 
 
 def runs(ctx: Context, values: Values) -> dict[str, Any]:

@@ -65,6 +65,8 @@ def stored(home: object) -> None:
         ("--format=xml", "deploy"),
         ("--budget", "0", "deploy"),
         ("-", "--history", "--sessions", "--as-of", "30d"),
+        ("--json", "--no-sessions", "--clear-only", "deploy"),
+        ("--clear-only", "-n", "3", "the weather in Lisbon"),
     ],
 )
 def test_the_fast_lane_prints_what_the_typer_command_prints(

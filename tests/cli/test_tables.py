@@ -105,10 +105,12 @@ def test_what_a_person_reads_fits_80_columns_whole(tmp_path: Path) -> None:
         lines = narrow(*args, env=env)
         whole(lines, texts)
         assert text_column_width(lines) >= 20
-    lines = narrow("recall", "--sessions", "deploy tidepool with make release", env=env)
-    whole(lines, [said])
+    lines = narrow("recall", "deploy tidepool with make release", env=env)
+    whole(lines, [said])  # the fact, and the message it was said in folded into it
     assert text_column_width(lines) >= 20
-    assert re.search(r"│ [0-9a-f]{8}#1 +│", "\n".join(lines))  # the message's short id
+    lines = narrow("recall", "noted", env=env)  # a message no fact was distilled from
+    assert text_column_width(lines) >= 20
+    assert re.search(r"│ [0-9a-f]{8}#2 +│", "\n".join(lines))  # the message's short id
 
     runs = narrow("runs", env=env)
     for kind in ("maintain", "ingest"):

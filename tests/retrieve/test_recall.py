@@ -86,8 +86,9 @@ def shop(
 
 
 def top(ctx: Context, query: str, limit: int = 5, **options: object) -> list[str]:
+    """The clear matches' ids, best first."""
     found = recall(ctx, query, limit, None, now=NOW, touch=False, **options)  # type: ignore[arg-type]
-    return [r.memory.id for r in found.results]
+    return [r.memory.id for r in found.clear]
 
 
 def test_an_exact_error_code_is_found_by_words(shop: tuple[Context, dict[str, str]]) -> None:
@@ -101,13 +102,18 @@ def test_a_paraphrase_without_shared_words_is_found_by_meaning(
 ) -> None:
     ctx, ids = shop
     # MiniLM gives such paraphrases a cosine of 0.3-0.4, no more than it gives noise on the
-    # same topic: the default mode returns nothing rather than guess; deep mode lowers the
-    # relevance floor and finds them.
+    # same topic: the default mode labels nothing clear rather than guess; deep mode lowers
+    # the relevance floor and finds them clear.
     question = "when are snapshots of prod data taken?"
     assert top(ctx, question) == []
-    # ... yet offers it as unconfirmed, for a caller that can judge (a model, a person)
-    offered = recall(ctx, question, 5, now=NOW, touch=False).unconfirmed
-    assert ids["backup"] in [r.memory.id for r in offered]
+    # ... yet answers with it among the first two (beside the data-retention rule, which
+    # shares the word "data"), labelled possible, for a caller that can judge
+    offered = recall(ctx, question, 5, now=NOW, touch=False).results
+    assert ids["backup"] in [r.memory.id for r in offered[:2]]
+    assert all(r.match == "possible" for r in offered)
+    # ... and never pastes it into a context block nobody can judge
+    block = api_recall(ctx, RecallRequest(question, context=True, touch=False)).context
+    assert block is not None and "dumped every night" not in block
     result = recall(ctx, question, 5, now=NOW, touch=False, mode="deep")
     backup = next(r for r in result.results if r.memory.id == ids["backup"])
     # closest in meaning; BM25 reaches it only through the vocabulary (prod -> production)
@@ -133,7 +139,7 @@ def test_the_graph_brings_what_a_result_depends_on(shop: tuple[Context, dict[str
     signing = next(r for r in result.results if r.memory.id == ids["signing"])
     assert signing.via[:3] == (ids["release"], "depends_on", ids["signing"])
     working = recall(ctx, "how do we cut a release?", 5, now=NOW, touch=False, mode="working")
-    assert ids["signing"] not in [r.memory.id for r in working.results]
+    assert ids["signing"] not in [r.memory.id for r in working.clear]
 
 
 def test_superseded_facts_only_with_history_and_as_they_were(
@@ -165,9 +171,13 @@ def test_why_not_names_the_stage(shop: tuple[Context, dict[str, str]]) -> None:
 def test_limit_is_respected_and_scores_descend(shop: tuple[Context, dict[str, str]]) -> None:
     ctx, _ = shop
     found = recall(ctx, "checkout problems and incidents", 3, now=NOW, touch=False, mode="deep")
-    results = found.results
+    results = found.clear
     assert len(results) == 3
     assert [r.score for r in results] == sorted((r.score for r in results), reverse=True)
+    # the possible ones follow, at most recall.possible of them, each labelled
+    possible = found.results[3:]
+    assert 0 < len(possible) <= ctx.settings.values["recall.possible"]
+    assert {r.match for r in possible} == {"possible"}
 
 
 BASICS = [
@@ -194,16 +204,19 @@ def test_a_paraphrase_with_no_shared_words_is_recalled_by_vectors_and_the_vocabu
     assert top.ranks["vector"] == 1 and "bm25" in top.ranks
 
 
-def test_an_unrelated_query_returns_nothing_and_touches_nothing(real_ctx: Context) -> None:
+def test_an_unrelated_query_gets_possible_matches_only_and_touches_nothing(
+    real_ctx: Context,
+) -> None:
     ids = remember_all(real_ctx)
     for question in ("what's the weather like today", "who won the world cup final"):
         result = recall(real_ctx, question)
-        assert result.results == []
+        assert result.clear == [] and result.results
+        assert {r.match for r in result.results} == {"possible"}
         block = api_recall(real_ctx, RecallRequest(question, context=True)).context
         assert block is not None and "Office plants" not in block
     assert all(memories.get(real_ctx, i)[0].access_count == 0 for i in ids.values())
     # ... while a related question still finds its memory, and only that one is touched
-    found = recall(real_ctx, "which package manager does the frontend use?").results
+    found = recall(real_ctx, "which package manager does the frontend use?").clear
     assert found[0].memory.id == ids[BASICS[2]]
     touched = {i for i in ids.values() if memories.get(real_ctx, i)[0].access_count}
     assert touched == {r.memory.id for r in found}
@@ -232,17 +245,17 @@ def test_a_name_the_store_knows_shows_the_query_is_about_it(
     with Context(load_settings(overrides=strict), embedder=local_embedder) as ctx:
         ids = [memories.remember(ctx, line).id for line in lines]
         found = recall(ctx, "What is Caroline's identity?")
-        assert {r.memory.id for r in found.results} == set(ids[:3])
+        assert {r.memory.id for r in found.clear} == set(ids[:3])
         assert any("names Caroline" in step.why for step in found.steps_of(ids[0]))
         # lower case is a word, not a name: no sign the query is about the store
-        assert recall(ctx, "what is caroline's identity?").results == []
+        assert recall(ctx, "what is caroline's identity?").clear == []
         # three memories say "rust", none writes it as a name
-        assert recall(ctx, "How is Rust compared with Go?").results == []
+        assert recall(ctx, "How is Rust compared with Go?").clear == []
         # a name is its words in a row: Caroline is not "Caroline Islands"
-        assert recall(ctx, "What grows on the Caroline Islands?").results == []
+        assert recall(ctx, "What grows on the Caroline Islands?").clear == []
     unnamed = {**strict, "recall.anchor_memories": 0}
     with Context(load_settings(overrides=unnamed), embedder=local_embedder) as ctx:
-        assert recall(ctx, "What is Caroline's identity?").results == []
+        assert recall(ctx, "What is Caroline's identity?").clear == []
 
 
 def test_an_identifier_the_query_spells_out_shows_it(
@@ -254,9 +267,9 @@ def test_an_identifier_the_query_spells_out_shows_it(
         utils = memories.remember(ctx, "Ran: python -m pytest tests/test_math_utils.py -v").id
         memories.remember(ctx, "The office printer is on the second floor")
         found = recall(ctx, "how do we run the tests of the math utils project?")
-        assert [r.memory.id for r in found.results] == [utils]
+        assert [r.memory.id for r in found.clear] == [utils]
         assert any("holds test_math_utils.py" in s.why for s in found.steps_of(utils))
-        assert recall(ctx, "how do we run the tests of the utils math project?").results == []
+        assert recall(ctx, "how do we run the tests of the utils math project?").clear == []
 
 
 def test_an_empty_query_is_a_usage_error(real_ctx: Context) -> None:
@@ -304,28 +317,45 @@ def test_the_readme_quick_start_question_gets_the_deploy_procedure_first() -> No
     assert done.returncode == 0, done.stderr
     first = json.loads(done.stdout)["results"][0]
     assert first["content"].startswith("Tidepool deploys to production with `make release`")
+    assert first["match"] == "clear"
     for unrelated in ("what's the weather forecast for tomorrow", "who won the world cup final"):
         done = run_cli("recall", unrelated, "--json", real_model=True)
-        assert json.loads(done.stdout)["results"] == []
+        answered = json.loads(done.stdout)["results"]
+        assert answered and {r["match"] for r in answered} == {"possible"}
 
 
-def test_recall_that_finds_nothing_names_the_closest_memory_as_no_clear_match() -> None:
+def test_recall_with_no_clear_match_answers_with_the_possible_ones_labelled() -> None:
     from tests.conftest import run_cli
 
     rotation = "On-call rotates weekly, handover Mondays 10:00 CET."
     assert run_cli("remember", rotation, real_model=True).returncode == 0
     done = run_cli("recall", "when does pager duty pass to the next person?", real_model=True)
     lines = done.stdout.splitlines()
-    assert lines[0] == "no memories found"
-    assert lines[1].startswith("closest in meaning, not a clear match (") and lines[2] == (
-        f"  {rotation}"
-    )
+    assert lines[0] == "no clear match; possible:"
+    assert "On-call rotates weekly" in done.stdout and "no memories found" not in done.stdout
     as_json = json.loads(
         run_cli(
             "recall", "when does pager duty pass to the next person?", "--json", real_model=True
         ).stdout
     )
-    assert as_json["results"] == [] and as_json["unconfirmed"][0]["content"] == rotation
+    (first,) = as_json["results"]
+    assert first["content"] == rotation and first["match"] == "possible"
+    assert "unconfirmed" not in as_json
+    # for scripts: the clear matches alone, here none
+    clear_only = run_cli(
+        "recall",
+        "when does pager duty pass to the next person?",
+        "--clear-only",
+        "--json",
+        real_model=True,
+    )
+    assert json.loads(clear_only.stdout)["results"] == []
+    # --explain says why it is only possible
+    explained = run_cli(
+        "recall", "when does pager duty pass to the next person?", "--explain", real_model=True
+    )
+    assert "match:    possible: cosine" in explained.stdout
+    assert "no candidate shows the query is about anything stored" in explained.stdout
 
 
 def test_a_question_about_someone_the_store_never_mentions_gets_no_answer(
@@ -340,8 +370,10 @@ def test_a_question_about_someone_the_store_never_mentions_gets_no_answer(
         memories.remember(real_ctx, fact)
     # close in meaning to the user's own birthday (cosine 0.57), but about another person
     result = recall(real_ctx, "When is Ben's birthday?", touch=False)
-    assert result.results == []
-    assert [r.memory.content for r in result.unconfirmed][:1] == ["Birthday: 7 July."]
+    assert result.clear == []
+    assert [(r.memory.content, r.match) for r in result.results][:1] == [
+        ("Birthday: 7 July.", "possible")
+    ]
     steps = [s for s in result.run.trace if s.stage == "fuse"] if result.run else []
     assert any("the query names Ben, which no memory mentions" in s.why for s in steps)
     assert recall(real_ctx, "when is my birthday?", touch=False).results[0].memory.content == (

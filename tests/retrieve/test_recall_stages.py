@@ -22,10 +22,12 @@ from memctl.retrieve.stages.cutoff import cutoff
 from memctl.retrieve.stages.decay import decay, recency
 from memctl.retrieve.stages.fuse import fuse
 from memctl.retrieve.stages.importance import importance
+from memctl.retrieve.stages.intent import INTENT_BOOST, asks_for, intent
 from memctl.retrieve.stages.length import length
 from memctl.retrieve.stages.mmr import mmr
 from memctl.retrieve.stages.neighbours import neighbours
 from memctl.retrieve.stages.pack import estimate_tokens, item_tokens, pack
+from memctl.retrieve.stages.provenance import AGREE_BONUS, provenance
 from memctl.retrieve.stages.rerank import rerank
 from memctl.retrieve.stages.scope import scope
 from memctl.retrieve.stages.spread import spread
@@ -198,24 +200,29 @@ def test_the_memory_closest_in_meaning_shows_the_query_when_it_stands_out(ctx: C
     assert fuse(make_run(ctx, question), [*others, answer, rival]) == []
 
 
-def test_a_closed_gate_keeps_the_closest_in_meaning_aside_as_unconfirmed(ctx: Context) -> None:
+def test_a_closed_gate_labels_every_candidate_possible_best_fused_first(ctx: Context) -> None:
     question = "when does the pager rotation change?"
     answer = cand("Our on-call handover happens every Monday at 10")
     answer.raw = {"vector": 0.68}  # cosine 0.32: too far to show it, closest all the same
     rival = cand("the pager app needs an update")
     rival.raw = {"vector": 0.7}  # cosine 0.3: as close, so nothing stands out
     far = cand("lunch is at noon")
-    far.raw = {"vector": 0.85}  # cosine 0.15: under the support floor, never offered
+    far.raw = {"vector": 0.85}  # cosine 0.15: no evidence of its own, possible all the same
     run = make_run(ctx, question)
     assert fuse(run, [far, rival, answer]) == []
-    assert run.unconfirmed == [answer, rival]
-    run = make_run(ctx, question, unconfirmed=1)
-    fuse(run, [far, rival, answer])
-    assert run.unconfirmed == [answer]
-    # an open gate answers: nothing is offered as unconfirmed beside its results
+    assert run.possible[-1] is far and {c.id for c in run.possible} == {answer.id, rival.id, far.id}
+    assert [c.score for c in run.possible] == sorted((c.score for c in run.possible), reverse=True)
+    assert not any(c.clear for c in run.possible)
+    assert run.possible[0].match_why.startswith("possible: cosine")
+    assert far.match_why.startswith("possible: no evidence of relevance of its own")
+    # an open gate: the answer is clear; the far one, with no evidence, stays possible
     answer.raw = {"vector": 0.4}
     run = make_run(ctx, question)
-    assert fuse(run, [far, rival, answer])[0] is answer and run.unconfirmed == []
+    kept = fuse(run, [far, rival, answer])
+    assert kept[0] is answer and answer.clear and answer.match_why.startswith("clear: ")
+    assert run.possible == [far]
+    # the rival (cosine 0.3) supports it: kept beside it, labelled possible
+    assert rival in kept and not rival.clear
 
 
 def test_an_llm_second_opinion_lets_a_paraphrase_through_when_configured(
@@ -482,3 +489,75 @@ def test_a_name_no_memory_mentions_is_a_stranger_unless_a_time_or_capitals(
     name: str, stranger: bool
 ) -> None:
     assert could_be_stranger(name) is stranger
+
+
+def message(key: str, content: str, score: float, clear: bool = False) -> Candidate:
+    said = cand(content, score, id=key, session_id=key.split("#")[0])
+    said.is_message, said.clear = True, clear
+    return said
+
+
+def test_a_memory_and_the_message_it_was_distilled_from_count_once(ctx: Context) -> None:
+    fact = cand("Use pnpm in the web frontend", 0.5, source="session:s1#3:user")
+    fact.clear = True
+    said = message("s1#3", "from now on always use pnpm in the web frontend", 0.6)
+    other = message("s1#9", "pnpm install failed on CI", 0.4)
+    run = make_run(ctx, "pnpm frontend")
+    run.sessions = True
+    kept = provenance(run, [said, fact, other])
+    assert [c.id for c in kept] == [fact.id, "s1#9"]
+    # the better of the two scores, with the bonus: both matched
+    assert math.isclose(fact.score, 0.6 * AGREE_BONUS) and fact.members == ("s1#3",)
+    assert any(s.memory_id == "s1#3" and s.action == DROPPED for s in run.trace)
+
+
+def test_a_possible_memory_whose_message_is_clear_is_kept_clear_in_its_place(
+    ctx: Context,
+) -> None:
+    fact = cand("Deploys need a green staging run", 0.2, source="session:s2#4-5")
+    said = message("s2#5", "we only deploy after staging passes", 0.7, clear=True)
+    said.match_why = "clear: cosine 0.6"
+    run = make_run(ctx, "when can we deploy?")
+    run.sessions, run.possible = True, [fact]
+    assert provenance(run, [said]) == [fact]
+    assert fact.clear and fact.match_why == "clear: cosine 0.6" and run.possible == []
+
+
+def test_a_digest_of_a_whole_session_does_not_swallow_its_messages(ctx: Context) -> None:
+    digest = cand("Session digest: set up CI and fixed the flaky test", 0.5)
+    digest.memory.source = "session:s3#1-40"
+    said = message("s3#12", "the flaky test was a race in the fixture", 0.6)
+    run = make_run(ctx, "flaky test")
+    run.sessions = True
+    assert {c.id for c in provenance(run, [digest, said])} == {digest.id, "s3#12"}
+    assert digest.members == ()
+
+
+@pytest.mark.parametrize(
+    ("question", "leans_to"),
+    [
+        ("what broke last time?", {"cases", "events"}),
+        ("why did the API go down in March?", {"cases", "events"}),
+        ("how do we ship to production?", {"patterns", "entities"}),
+        ("where is the staging config?", {"patterns", "entities"}),
+        ("do I prefer tabs or spaces?", {"preferences"}),
+        ("which package manager does the frontend use?", None),
+    ],
+)
+def test_what_a_question_asks_for(question: str, leans_to: set[str] | None) -> None:
+    asked = asks_for(question)
+    assert (None if asked is None else {str(c) for c in asked[1]}) == leans_to
+
+
+def test_intent_boosts_the_categories_asked_for_and_drops_nothing(ctx: Context) -> None:
+    outage = cand("The API was down for an hour: an expired certificate", 0.5, category="cases")
+    staging = cand("Staging is rebuilt every night", 0.52, category="entities")
+    said = cand("it broke again", 0.51, id="s1#4")
+    said.is_message = True
+    run = make_run(ctx, "what broke last time?")
+    ranked = intent(run, [staging, said, outage])
+    assert ranked[0] is outage and math.isclose(outage.score, 0.5 * INTENT_BOOST)
+    # a boost, never a filter; a session message has no category of its own
+    assert len(ranked) == 3 and math.isclose(said.score, 0.51)
+    assert intent(make_run(ctx, "the staging rebuild"), [staging]) == [staging]
+    assert math.isclose(staging.score, 0.52)

@@ -135,6 +135,16 @@ def test_recall_labels_and_explains(client: TestClient) -> None:
     assert client.get("/recall.json").json()["results"] == []
 
 
+def test_a_session_message_found_by_recall_opens_in_its_session(client: TestClient) -> None:
+    data = client.get("/recall.json", params={"q": "flaky login test"}).json()
+    messages = [r for r in data["results"] if r["from_session_messages"]]
+    assert messages, data["results"]
+    session, _, seq = messages[0]["id"].rpartition("#")
+    assert messages[0]["href"] == f"/sessions/{session}?from={seq}&to={seq}"
+    page = client.get(messages[0]["href"]).text  # the page the link opens
+    assert "flaky login test" in page
+
+
 def test_hostile_text_is_shown_as_text(client: TestClient, stored: Context) -> None:
     memory = memory_api.remember(stored, RememberRequest(HOSTILE[:99_000])).memory
     page = client.get(f"/memories/{memory.id}")

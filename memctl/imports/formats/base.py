@@ -15,7 +15,7 @@ from memctl.model import Category
 
 # Text is read, scrubbed and stored in pieces of at most this many characters, cut
 # after a line break when the piece holds one: a stored piece is a message, which
-# `recall --sessions` may return, so it stays small.
+# `recall` may return, so it stays small.
 PIECE_CHARS = 1 << 13
 JSON_START = re.compile(r'\A\s*(?:\{\s*(?:"|\})|\[\s*(?:[\{\["\]]|-?\d|true|false|null))')
 

@@ -5,7 +5,7 @@
 - time: when the query names a time, the nearest neighbours created inside it
   (so "what did we decide last week?" reaches last week's memories even when
   older ones are closer in meaning);
-- sessions: with ``--sessions``, raw session messages by BM25; the best
+- sessions: unless ``--no-sessions``, raw session messages by BM25; the best
   ``session_vectors`` of them are embedded and compared with the query too, so
   that they compete with memories on both legs.
 
@@ -40,7 +40,7 @@ from memctl.store.memories import (
     phrase_document_counts,
     word_document_counts,
 )
-from memctl.store.message_search import search_messages
+from memctl.store.message_search import phrases_said, search_messages
 from memctl.store.questions import question_fts, question_vectors
 
 STAGE = "candidates"
@@ -246,7 +246,8 @@ def _add_similarities(run: Run, unmeasured: list[Candidate]) -> None:
 def word_weights(run: Run) -> tuple[dict[str, float], frozenset[str], frozenset[str]]:
     """The query's content words, each weighted by its rarity among the memories; the
     names it holds that at least ``anchor_memories`` memories mention; and those no
-    memory mentions (strangers), but for all-capital ones ("OK", "PR", "API" are as
+    memory (nor, with session messages in the ranking, any message) mentions
+    (strangers), but for all-capital ones ("OK", "PR", "API" are as
     often words) and days and months, which name a time, not a subject."""
     words = run.query.words
     documents, containing = word_document_counts(run.ctx.db, words)
@@ -261,14 +262,18 @@ def word_weights(run: Run) -> tuple[dict[str, float], frozenset[str], frozenset[
     mentions = {name: counts.get(" ".join(phrase), 0) for name, phrase in phrases.items()}
     # a name the store writes in other words ("PRs": pull requests) is no stranger
     known = {n for n, found in synonyms.items() if any(counts.get(" ".join(p)) for p in found)}
+    unknown = {
+        name
+        for name, n in mentions.items()
+        if n == 0 and name not in known and could_be_stranger(name)
+    }
+    if unknown and run.sessions:  # a name the session messages say is no stranger to them
+        said = phrases_said(run.ctx.db, [phrases[name] for name in sorted(unknown)])
+        unknown = {name for name in unknown if " ".join(phrases[name]) not in said}
     return (
         weights,
         frozenset(name for name, n in mentions.items() if least and n >= least),
-        frozenset(
-            name
-            for name, n in mentions.items()
-            if n == 0 and name not in known and could_be_stranger(name)
-        ),
+        frozenset(unknown),
     )
 
 

@@ -41,13 +41,16 @@ store), and whether it was created inside a time the query names.
 - When at least one candidate shows it, the others that have some evidence
   of their own join it: cosine >= ``support_floor``, at least one content word
   of the query, or the query's time.
-- When none does, the query is about nothing stored and recall returns
-  nothing: an unrelated question gets no answer instead of the best noise
-  scored near 1 (the floors are calibrated in docs/benchmarks.md). The
-  ``unconfirmed`` candidates closest in meaning (cosine >= ``support_floor``) are
-  kept aside for a caller that can judge them itself: a model calling
-  memory_search reads them as unconfirmed, which is where a question in other
-  words than its memory, too far in cosine to show it, still finds it.
+- When none does, the query is about nothing stored: no candidate is clear.
+
+The gate decides a label, not what is shown. A candidate that shows the query
+is about it is a clear match; every other one is a possible match. Those the
+gate keeps (clear ones and, beside them, those with some evidence) go on
+through the pipeline; the others (all of them, when no candidate shows the
+query is about the store) are kept aside by the same fused score for a recall
+to offer after its clear ones (``recall.possible``): a question in other words
+than its memory, too far in cosine to show it, still finds it, labelled for what
+it is. Only clear matches are ever injected into a context block.
 """
 
 from __future__ import annotations
@@ -300,19 +303,6 @@ def second_opinion(run: Run, judged: Judged, judge: Judge | None = None) -> Judg
     ]
 
 
-def closest(run: Run, candidates: list[Candidate]) -> list[Candidate]:
-    """The ``unconfirmed`` candidates closest to the query in meaning, each at least
-    ``support_floor`` in cosine, closest first."""
-    # a memory's stored questions count here: what is offered unconfirmed is never clear
-    legs = (*RANKED_VECTOR_LEGS, "similarity")
-    near = [(cosine, c.id, c) for c in candidates if (cosine := similarity(c, legs)) is not None]
-    return [
-        c
-        for cosine, _, c in sorted(near, key=lambda n: (-n[0], n[1]))
-        if cosine >= run.params.support_floor
-    ][: run.params.unconfirmed]
-
-
 def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     w_vector, w_bm25 = leg_weights(run)
     vector = leg_share(candidates, VECTOR_LEGS)
@@ -325,11 +315,16 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
         (c, *evidence(run, c, shares[c.id], pairs, margin if c.id == leader else None))
         for c in candidates
     ]
+    # stored questions boost a memory and never alone make it clear (DESIGN.md, recall 4)
+    judged = [
+        (c, SUPPORTS if level == SHOWS and c.only_by_questions else level, why)
+        for c, level, why in judged
+    ]
     shown = any(level == SHOWS for _, level, _ in judged)
     if not shown and run.params.llm_gate:
         judged = second_opinion(run, judged)
         shown = any(level == SHOWS for _, level, _ in judged)
-    kept = []
+    kept, possible = [], []
     for candidate, level, why in judged:
         # what the words earned: BM25 and the word share (both favour long texts: length)
         words = (
@@ -341,22 +336,29 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
             score *= run.params.pinned_boost
         candidate.score = score
         candidate.factors[STAGE] = score
+        candidate.clear = level == SHOWS
+        candidate.match_why = label_why(level, shown, why)
         if level is not None and shown:
             kept.append(candidate)
-            run.record(STAGE, candidate, KEPT, score, f"{why}: {level} relevance")
-        elif level is None:
-            run.record(STAGE, candidate, DROPPED, score, f"no evidence of relevance: {why}")
+            run.record(STAGE, candidate, KEPT, score, candidate.match_why)
         else:
-            run.record(
-                STAGE,
-                candidate,
-                DROPPED,
-                score,
-                f"{why}: no candidate shows the query is about anything stored",
-            )
-    if not shown:
-        run.unconfirmed = closest(run, candidates)
+            possible.append(candidate)
+            run.record(STAGE, candidate, DROPPED, score, candidate.match_why)
+    run.possible = by_score(possible)
     return by_score(kept)
+
+
+def label_why(level: str | None, shown: bool, why: str) -> str:
+    """Why a candidate is a clear or a possible match, from its evidence (``why``), its own
+    level (SHOWS, SUPPORTS or None) and whether any candidate shows the query is about
+    the store."""
+    if level == SHOWS:
+        return f"clear: {why}: shows relevance"
+    if level == SUPPORTS and shown:
+        return f"possible: {why}: supports another's relevance, shows none of its own"
+    if level is None:
+        return f"possible: no evidence of relevance of its own: {why}"
+    return f"possible: {why}: no candidate shows the query is about anything stored"
 
 
 def idf(documents: int, containing: int) -> float:
