@@ -224,8 +224,9 @@ RECALL_KEYS: tuple[Key, ...] = (
     ),
     Key(
         "recall.session_vectors",
-        20,
-        "The best session messages (by BM25) embedded to compare with memories.",
+        0,
+        "The best session messages (by BM25) embedded per query to compare with memories "
+        "(0: messages compete on their words).",
         minimum=0,
     ),
     Key("recall.cap", 2, "Keep limit x this many relevant candidates.", minimum=1),
