@@ -136,8 +136,10 @@ def show_status(found: list[setup.ClientStatus], as_json: bool) -> None:
     for item in found:
         where = item.found.binary or (str(item.found.config_dir) if item.found.config_dir else "")
         hooks = "\n".join(item.hooks) or "-"
-        if item.trusted is not None and item.hooks:
-            hooks += "\ntrusted" if item.trusted else "\nNOT trusted:\nsee /hooks"
+        if item.untrusted:
+            hooks += "\nNOT trusted:\n" + "\n".join(item.untrusted) + "\nsee /hooks"
+        elif item.trusted is not None and item.hooks:
+            hooks += "\ntrusted"
         fired = "\n".join(f"{e} {setup.age(t)}" for e, t in item.fired.items()) or "never"
         table.add_row(
             item.client,

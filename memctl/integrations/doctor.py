@@ -12,6 +12,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from memctl.clients.codex import TRUST_FIX
 from memctl.config import Settings
 from memctl.context import Context
 from memctl.errors import MemctlError
@@ -105,8 +106,9 @@ def hook_checks(home: Path, captured: dict[str, str] | None = None) -> list[Chec
             continue
         if not item.hooks:
             checks.append(Check(name, WARN, "not installed", f"`memctl install {item.client}`"))
-        elif item.trusted is False:
-            checks.append(Check(name, WARN, "not trusted yet", "start `codex`, type /hooks"))
+        elif item.untrusted:
+            untrusted = ", ".join(item.untrusted)
+            checks.append(Check(name, WARN, f"not trusted: {untrusted} (Codex skips it)", TRUST_FIX))
         elif not item.fired:
             checks.append(Check(name, WARN, "installed, never fired", "start a session"))
         else:

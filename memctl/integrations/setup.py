@@ -151,13 +151,21 @@ def install(request: InstallRequest, place: Where, run: Launcher, home: Path) ->
         if name == codex.NAME:
             args = (request.timeout, False, request.notify, request.per_prompt)
             _guarded(plan, codex.plan_hooks, place, run, *args)
-            notes.append(codex.TRUST_NOTE)
+            notes += _trust_notes(plan, codex.hooks_path(place))
         elif name == claude_code.NAME:
             per_prompt = request.per_prompt
             _guarded(plan, claude_code.plan_hooks, place, run, request.timeout, False, per_prompt)
         else:
             _guarded(plan, module.plan_hooks, place, run, request.timeout, False)
     return _finish(plan, chosen, notes + plan.notes, request.dry_run, home, "install")
+
+
+def _trust_notes(plan: files.Plan, hooks_file: Path) -> list[str]:
+    """Codex's trust note, naming the hooks this plan adds or changes (none: no note)."""
+    for path, before, after in plan.files():
+        if path == hooks_file and (events := codex.changed_hooks(before, after, path)):
+            return [codex.trust_note(events)]
+    return []
 
 
 def install_cron(place: Where, run: Launcher, home: Path, dry_run: bool) -> Outcome:
@@ -223,6 +231,7 @@ class ClientStatus:
     problems: list[str]
     timings: dict[str, Timing] = field(default_factory=dict)  # event -> its durations
     captured: str | None = None  # when memctl last stored a session of this client's
+    untrusted: list[str] | None = None  # Codex only: memctl's hooks it skips until trusted
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -233,6 +242,7 @@ class ClientStatus:
             "instructions": self.instructions,
             "hooks": self.hooks,
             "trusted": self.trusted,
+            "untrusted": self.untrusted,
             "fired": self.fired,
             "problems": self.problems,
             "captured": self.captured,
@@ -273,7 +283,8 @@ def status(place: Where, home: Path, captured: dict[str, str] | None = None) -> 
                 checks[label] = [] if label == "hooks" else False
                 problems.append(str(exc))
         trusted = codex.trusted(place) if name == codex.NAME else None
-        events = module.EVENTS + (("notify",) if name == codex.NAME else ())
+        untrusted = _untrusted(place) if name == codex.NAME else None
+        events = module.EVENTS + module.PROMPT_EVENTS + (("notify",) if name == codex.NAME else ())
         fired = {
             event: stamp.isoformat(timespec="seconds")
             for event in events
@@ -295,9 +306,17 @@ def status(place: Where, home: Path, captured: dict[str, str] | None = None) -> 
                 problems,
                 timings,
                 last,
+                untrusted,
             )
         )
     return result
+
+
+def _untrusted(place: Where) -> list[str]:
+    try:
+        return codex.untrusted(place)
+    except formats.MalformedConfig:
+        return []  # named once already, by the hooks check
 
 
 def _uncaptured(name: str, last: str | None) -> list[str]:
