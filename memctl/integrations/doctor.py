@@ -107,8 +107,8 @@ def hook_checks(home: Path, captured: dict[str, str] | None = None) -> list[Chec
         if not item.hooks:
             checks.append(Check(name, WARN, "not installed", f"`memctl install {item.client}`"))
         elif item.untrusted:
-            untrusted = ", ".join(item.untrusted)
-            checks.append(Check(name, WARN, f"not trusted: {untrusted} (Codex skips it)", TRUST_FIX))
+            skipped = f"not trusted: {', '.join(item.untrusted)} (Codex skips it)"
+            checks.append(Check(name, WARN, skipped, TRUST_FIX))
         elif not item.fired:
             checks.append(Check(name, WARN, "installed, never fired", "start a session"))
         else:

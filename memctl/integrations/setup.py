@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from memctl.clients import REGISTRY, Client, claude_code, codex, files, formats
+from memctl.clients import REGISTRY, Client, claude_code, codex, files, formats, opencode
 from memctl.clients.base import Found, Launcher, Where
 from memctl.config.scope import project_root
 from memctl.errors import UsageError
@@ -292,6 +292,7 @@ def status(place: Where, home: Path, captured: dict[str, str] | None = None) -> 
         }
         timings = {e: t for e in events if (t := timing(home, name, e)) is not None}
         problems += [f"{name} {e}: {why}" for e in events if (why := missed(home, name, e))]
+        problems += opencode.problems(place) if name == opencode.NAME else []
         last = (captured or {}).get(name)
         problems += _uncaptured(name, last) if captured is not None else []
         result.append(
