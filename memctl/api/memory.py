@@ -11,6 +11,7 @@ from memctl.errors import UsageError
 from memctl.ingest.extract_rules import classify
 from memctl.memories import operations
 from memctl.memories.operations import LINK_TYPES as LINK_TYPES  # link --type
+from memctl.memories.operations import MAX_CONTENT_CHARS as MAX_CONTENT_CHARS  # remember
 from memctl.memories.operations import Status
 from memctl.model import Event, Memory, Relation
 from memctl.store import sessions
