@@ -101,7 +101,7 @@ _memctl_spec() {
             valopts="--tool"
             ;;
         "uninstall")
-            opts="--tool --project --force --json -h --help"
+            opts="--tool --project --force --purge --yes --json -h --help"
             valopts="--tool"
             ;;
         "hook")
@@ -154,7 +154,7 @@ _memctl_spec() {
             opts="-h --help"
             ;;
         "install")
-            cmds="opencode cursor claude-code codex cron status uninstall"
+            cmds="opencode cursor claude-code codex cron completions status uninstall"
             opts="-h --help"
             ;;
         "install opencode")
@@ -171,6 +171,9 @@ _memctl_spec() {
             ;;
         "install cron")
             opts="--systemd --dry-run --json -h --help"
+            ;;
+        "install completions")
+            opts="--dry-run --json -h --help"
             ;;
         "install status")
             opts="--project --json -h --help"

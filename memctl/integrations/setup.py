@@ -18,7 +18,7 @@ from memctl.clients import REGISTRY, Client, claude_code, codex, files, formats,
 from memctl.clients.base import Found, Launcher, Where
 from memctl.config.scope import project_root
 from memctl.errors import UsageError
-from memctl.integrations import cron
+from memctl.integrations import cron, shell
 from memctl.integrations.backfill import newest_transcript
 from memctl.integrations.hooks_state import Timing, last_fired, missed, timing
 from memctl.retrieve.identity import create_identity_files
@@ -176,6 +176,16 @@ def install_cron(place: Where, run: Launcher, home: Path, dry_run: bool) -> Outc
     return _finish(plan, [cron.NAME], notes, dry_run, home, "install")
 
 
+def install_shell(place: Where, run: Launcher, home: Path, dry_run: bool) -> Outcome:
+    """memctl on PATH (~/.local/bin), its man page and shell completions (``shell``)."""
+    plan = files.Plan()
+    shell.plan_shell(plan, place, run)
+    outcome = _finish(plan, [shell.NAME], plan.notes + shell.notes(place), dry_run, home, "install")
+    if not dry_run:
+        shell.make_executable(place)
+    return outcome
+
+
 @dataclass
 class Removal:
     undone: files.UndoReport
@@ -189,7 +199,7 @@ def uninstall(
     """Put back every file ``command`` (init or install) changed for these clients, byte for
     byte; from a file changed since memctl wrote it, take out only memctl's parts (unless
     ``force``, which puts back the old bytes anyway)."""
-    clients = set(check_names(names, (*CLIENTS, cron.NAME))) if names else None
+    clients = set(check_names(names, (*CLIENTS, cron.NAME, shell.NAME))) if names else None
     undone = files.undo(home, (command,), clients, force)
     notes = [
         f"{path}: changed since memctl wrote it; left alone (--force puts back what was there)"
@@ -197,7 +207,9 @@ def uninstall(
         if Path(path).parent == cron.units_dir(place)
     ]
     plan = files.Plan()
-    for name in sorted((clients or set(CLIENTS)) - {cron.NAME}):
+    if command == "install" and (clients is None or shell.NAME in clients):
+        shell.plan_shell(plan, place, run, remove=True)
+    for name in sorted((clients or set(CLIENTS)) - {cron.NAME, shell.NAME}):
         module = CLIENTS[name]
         if command == "install":
             _guarded(plan, module.plan_hooks, place, run, 0, True)

@@ -1,7 +1,12 @@
-"""What a new user meets in the first hour, through the real CLI: an empty context block
-says why, oversize input is refused at once with the limit."""
+"""What a new user meets in the first hour, through the real CLI in a temporary HOME:
+memctl on PATH with its man page, an empty context block that says why, oversize input
+refused at once with the limit, and a purge that leaves nothing behind."""
 
 from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
 
 from tests.conftest import run_cli
 
@@ -35,3 +40,42 @@ def test_oversize_queries_and_memories_are_refused_at_once_with_the_limit() -> N
     done = run_cli("recall", "deploy " * 2000)
     assert done.returncode != 0 and "the limit is 10,000" in done.stderr
     assert "holds nothing" in run_cli("context").stdout  # nothing was stored
+
+
+def files_under(root: Path) -> set[str]:
+    return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() or p.is_symlink()}
+
+
+def test_completions_put_memctl_on_path_and_purge_leaves_nothing(tmp_path: Path) -> None:
+    user = tmp_path / "user"
+    (user / ".claude").mkdir(parents=True)
+    (user / ".claude" / "settings.json").write_text('{"model": "opus"}\n')
+    before = files_under(user)
+    env = {
+        "HOME": str(user),
+        "PATH": "/usr/bin:/bin",
+        "XDG_CACHE_HOME": str(user / ".cache"),  # the model cache a purge removes
+        "MEMCTL_HOME": "",
+    }
+    done = run_cli("install", "completions", env=env)
+    assert done.returncode == 0, done.stderr
+    assert "not on PATH" in done.stdout and '$HOME/.local/bin:$PATH' in done.stdout
+    shell = {**env, "PATH": f"{user / '.local' / 'bin'}:/usr/bin:/bin"}
+    found = subprocess.run(["sh", "-c", "memctl --version"], env=shell, capture_output=True)
+    assert found.returncode == 0 and b"memctl" in found.stdout
+    if shutil.which("man"):
+        where = subprocess.run(["man", "-w", "memctl"], env=shell, capture_output=True, text=True)
+        assert where.stdout.strip() == str(user / ".local/share/man/man1/memctl.1")
+    assert (user / ".local/share/bash-completion/completions/memctl").is_file()
+    for step in (("install", "claude-code"), ("init",), ("remember", "We deploy on Fridays.")):
+        assert run_cli(*step, env=env).returncode == 0
+    (user / ".cache" / "memctl").mkdir(parents=True)
+    (user / ".cache" / "memctl" / "weights.bin").write_bytes(b"\0" * 16)
+
+    refused = run_cli("uninstall", "--purge", env=env, input="")
+    assert refused.returncode != 0 and "--yes" in refused.stderr
+    assert (user / ".local" / "share" / "memctl" / "memctl.db").is_file()  # nothing removed
+    done = run_cli("uninstall", "--purge", "--yes", env=env)
+    assert done.returncode == 0, done.stderr
+    assert files_under(user) == before
+    assert (user / ".claude" / "settings.json").read_text() == '{"model": "opus"}\n'
