@@ -8,6 +8,7 @@ a person must fix); ``memctl doctor`` exits non-zero when one fails.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,7 @@ def doctor(ctx: Context, captured: dict[str, str] | None = None) -> list[Check]:
         model_check(settings),
         store_check(ctx),
         *hook_checks(settings.home, captured),
+        programs_check(settings.home),
         resident_check(settings),
         llm_check(settings),
         sync_check(settings),
@@ -116,6 +118,38 @@ def hook_checks(home: Path, captured: dict[str, str] | None = None) -> list[Chec
             checks.append(Check(name, OK, f"installed, last fired {setup.age(last)}"))
         checks += [Check(name, WARN, problem) for problem in item.problems]
     return checks or [Check("hooks", WARN, "no assistant found", "install one, then `memctl init`")]
+
+
+# The program a hook, MCP entry or launcher memctl wrote runs: its absolute path.
+PROGRAM = re.compile(r"""(/[^\s"',;\\]+/bin/(?:memctl|python[0-9.]*))(?=[\s"',;\\]|$)""")
+
+
+def programs_check(home: Path) -> Check:
+    """Every program named in a file memctl wrote (hooks, MCP entries, the launcher) still
+    exists: a clone moved or deleted breaks every assistant without a word."""
+    from memctl.clients.files import runs
+
+    gone: dict[str, str] = {}
+    for _run, manifest in runs(home):
+        for entry in manifest.get("entries", []):
+            path = Path(entry["path"])
+            if entry.get("undone") or not path.is_file():
+                continue
+            text = path.read_text(encoding="utf-8", errors="replace")
+            for program in PROGRAM.findall(text):
+                if not Path(program).exists():
+                    gone.setdefault(program, str(path))
+    if not gone:
+        return Check("programs", OK, "every hook and MCP entry runs a program that exists")
+    program, where = next(iter(gone.items()))
+    return Check(
+        "programs",
+        FAIL,
+        f"{where} runs {program}, which is gone (moved or deleted?)"
+        + (f"; {len(gone) - 1} more" if len(gone) > 1 else ""),
+        "from the clone's new place: `.venv/bin/memctl init` and `.venv/bin/memctl install "
+        "CLIENT` again (and `install completions`)",
+    )
 
 
 def resident_check(settings: Settings) -> Check:

@@ -5,11 +5,14 @@ that works), through the real CLI in a temporary HOME."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
 from memctl.clients import codex
+from memctl.clients.base import Launcher
+from memctl.integrations import setup
 from tests.conftest import run_cli
 
 
@@ -90,3 +93,21 @@ def test_codex_hooks_never_trusted_are_not_called_never_fired(user: Path) -> Non
     check = doctor_hooks(user, "codex")
     assert check["detail"].startswith("not trusted: SessionStart, Stop")
     assert check["fix"] == codex.TRUST_FIX
+
+
+def test_doctor_names_a_hook_whose_program_is_gone(user: Path, home: Path) -> None:
+    program = user.parent / "clone" / ".venv" / "bin" / "memctl"
+    program.parent.mkdir(parents=True)
+    program.write_text("#!/bin/sh\n")
+    place = setup.where(False, user, {"HOME": str(user), "PATH": ""})
+    setup.install(setup.InstallRequest("claude-code"), place, Launcher((str(program),)), home)
+
+    def programs() -> dict[str, str]:
+        done = run_cli("doctor", "--json", env=env(user))
+        return next(c for c in json.loads(done.stdout) if c["name"] == "programs")
+
+    assert programs()["status"] == "ok"
+    shutil.rmtree(user.parent / "clone")  # the clone moved away
+    check = programs()
+    assert check["status"] == "fail" and str(program) in check["detail"]
+    assert "settings.json" in check["detail"] and "memctl install" in check["fix"]
