@@ -266,7 +266,9 @@ def test_opencode_starts_with_the_context_captures_and_searches(world: World) ->
 
     first = world.run(opencode, "run", FACTS)
     assert first.returncode == 0, first.stderr
-    assert any("make release" in m for m in world.memories_soon("make release"))  # on idle
+    stored = world.memories_soon("make release")  # captured on idle
+    assert any("make release" in m for m in stored)
+    assert not any(m.startswith('"') for m in stored)  # `opencode run`'s quotes are not facts
 
     seen = len(world.model.bodies("/v1/messages"))
     search = world.run(opencode, "run", "SEARCH: how do we deploy")
