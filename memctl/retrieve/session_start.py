@@ -19,7 +19,7 @@ Every item, and every memory left out, says why (``memctl context --explain``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -42,6 +42,9 @@ PERSONAL = (Category.PROFILE, Category.PREFERENCES)
 RECENT = (Category.CASES, Category.EVENTS)
 DIGEST_TAG = "digest"
 ITEM_TOKENS = 6  # the bullet, the age and the line break
+# A fact this long that the block already gives is taken out of a later digest, which
+# quotes what was asked and done (the deploy fact said three times in one block, issue 37).
+REPEAT_CHARS = 20
 PER_SECTION = 12  # memories read per section: more than a layer's budget holds
 DIGESTS = 3  # latest session digests read for L2
 SESSION_TOOLS = (
@@ -135,6 +138,7 @@ class _Builder:
     tokens: Tokens
     now: datetime
     seen: set[str] = field(default_factory=set)
+    said: list[str] = field(default_factory=list)  # the memories given, as written
     # the host that pushed a memory, when another machine did; the hosts of ``sync.trust``
     host_of: Callable[[str], str | None] = lambda _memory_id: None
     trust: frozenset[str] | None = frozenset()
@@ -159,9 +163,14 @@ class _Builder:
         if memory.id in self.seen or key in self.seen:
             return  # each fact once
         self.seen |= {memory.id, key}
+        content = unsaid(memory.content, self.said) if DIGEST_TAG in memory.tags else key
+        if not content:
+            return
+        self.said.append(memory.content)
+        shown = replace(memory, content=content) if DIGEST_TAG in memory.tags else memory
         host = self.host_of(memory.id)
-        line = memory_line(Recalled(memory, 0.0, {}, {}, {}), self.now, origin(memory, host))
-        cost = ITEM_TOKENS + self.tokens.of(memory.content)
+        line = memory_line(Recalled(shown, 0.0, {}, {}, {}), self.now, origin(memory, host))
+        cost = ITEM_TOKENS + self.tokens.of(shown.content)
         item = Item(layer, section, line, cost, why, memory.id)
         refused = start_refusal(memory, host, self.trust)
         if refused:
@@ -169,6 +178,15 @@ class _Builder:
             self.out.dropped.append(item)
             return
         self.add(item)
+
+
+def unsaid(text: str, said: list[str]) -> str:
+    """``text`` without the facts already given (each ``REPEAT_CHARS`` or longer); ''
+    when nothing of its own is left."""
+    for fact in said:
+        if len(fact) >= REPEAT_CHARS:
+            text = text.replace(fact, "")
+    return " ".join(text.split())
 
 
 def _identity(builder: _Builder, home: Any, cwd: Any) -> None:
