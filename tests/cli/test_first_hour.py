@@ -59,7 +59,7 @@ def test_completions_put_memctl_on_path_and_purge_leaves_nothing(tmp_path: Path)
     }
     done = run_cli("install", "completions", env=env)
     assert done.returncode == 0, done.stderr
-    assert "not on PATH" in done.stdout and '$HOME/.local/bin:$PATH' in done.stdout
+    assert "not on PATH" in done.stdout and "$HOME/.local/bin:$PATH" in done.stdout
     shell = {**env, "PATH": f"{user / '.local' / 'bin'}:/usr/bin:/bin"}
     found = subprocess.run(["sh", "-c", "memctl --version"], env=shell, capture_output=True)
     assert found.returncode == 0 and b"memctl" in found.stdout
