@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
+import tempfile
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import run_cli
 
@@ -79,3 +83,15 @@ def test_completions_put_memctl_on_path_and_purge_leaves_nothing(tmp_path: Path)
     assert done.returncode == 0, done.stderr
     assert files_under(user) == before
     assert (user / ".claude" / "settings.json").read_text() == '{"model": "opus"}\n'
+
+
+def test_the_tests_keep_matplotlibs_files_out_of_the_real_home() -> None:
+    pytest.importorskip("matplotlib")
+    where = subprocess.run(
+        [sys.executable, "-c", "import matplotlib; print(matplotlib.get_configdir())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert Path(where).is_relative_to(tempfile.gettempdir())
+    assert not Path(where).is_relative_to(Path.home() / ".config")
