@@ -396,3 +396,25 @@ def test_codex_per_prompt_hook_adds_a_stored_fact_and_nothing_unrelated(world: W
     assert "Memories relevant to" not in ask("Write a haiku about autumn leaves falling")
     log = world.data / "logs" / "hooks.log"  # nothing above was silent by failing
     assert "UserPromptSubmit" not in (log.read_text() if log.exists() else "")
+
+
+def test_codex_does_not_start_without_memctls_program_and_doctor_says_why(world: World) -> None:
+    """A required MCP server whose program is gone (the clone moved) stops Codex at once:
+    `memctl doctor` names the program and the fix."""
+    codex = client_or_skip("codex")
+    world.memctl("init", "--tool", "codex")
+    config = world.home / ".codex" / "config.toml"
+    gone = "/gone/clone/.venv/bin/memctl"
+    doc = tomllib.loads(config.read_text())
+    config.write_text(config.read_text().replace(doc["mcp_servers"]["memctl"]["command"], gone))
+    done = world.run(codex, *codex_args(world), "hello")
+    assert done.returncode != 0 and "required MCP servers failed" in done.stderr
+    checks = subprocess.run(
+        [sys.executable, "-m", "memctl", "doctor", "--json"],
+        env=world.env,
+        cwd=world.project,
+        capture_output=True,
+        text=True,
+    )
+    programs = next(c for c in json.loads(checks.stdout) if c["name"] == "programs")
+    assert programs["status"] == "fail" and gone in programs["detail"]
