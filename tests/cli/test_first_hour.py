@@ -4,10 +4,12 @@ refused at once with the limit, and a purge that leaves nothing behind."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -46,6 +48,18 @@ def test_oversize_queries_and_memories_are_refused_at_once_with_the_limit() -> N
     assert "holds nothing" in run_cli("context").stdout  # nothing was stored
 
 
+def ended(pid: int) -> bool:
+    """Whether the process is gone (or a zombie) within 10 s."""
+    for _ in range(100):
+        try:
+            if "zombie" in Path(f"/proc/{pid}/status").read_text():
+                return True
+        except OSError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
 def files_under(root: Path) -> set[str]:
     return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() or p.is_symlink()}
 
@@ -75,12 +89,18 @@ def test_completions_put_memctl_on_path_and_purge_leaves_nothing(tmp_path: Path)
         assert run_cli(*step, env=env).returncode == 0
     (user / ".cache" / "memctl").mkdir(parents=True)
     (user / ".cache" / "memctl" / "weights.bin").write_bytes(b"\0" * 16)
+    resident = {**env, "MEMCTL_RECALL_RESIDENT": "on"}
+    started = run_cli("daemon", "start", env=resident)
+    assert "resident recall process" in started.stdout, started.stdout + started.stderr
+    pid = int(json.loads(run_cli("daemon", "status", "--json", env=resident).stdout)["pid"])
 
     refused = run_cli("uninstall", "--purge", env=env, input="")
     assert refused.returncode != 0 and "--yes" in refused.stderr
     assert (user / ".local" / "share" / "memctl" / "memctl.db").is_file()  # nothing removed
-    done = run_cli("uninstall", "--purge", "--yes", env=env)
+    done = run_cli("uninstall", "--purge", "--yes", env=resident)
     assert done.returncode == 0, done.stderr
+    assert "stopped the resident recall process" in done.stdout
+    assert ended(pid)
     assert files_under(user) == before
     assert (user / ".claude" / "settings.json").read_text() == '{"model": "opus"}\n'
 
