@@ -235,9 +235,9 @@ def _confirm_purge(home: Path, tool: list[str] | None, yes: bool) -> None:
 
     if tool:
         raise UsageError("--purge removes everything: it takes no --tool")
+    where = ", ".join(str(path) for path in targets(home)) or "nothing stored"
     if yes:
         return
     if not sys.stdin.isatty():
         raise UsageError("--purge removes every memory: confirm on a terminal, or add --yes")
-    where = ", ".join(str(path) for path in targets(home)) or "nothing stored"
     typer.confirm(f"Remove every memory and file memctl wrote ({where})?", abort=True)

@@ -8,13 +8,17 @@ import shutil
 import time
 from pathlib import Path
 
+from memctl.errors import UsageError
 from memctl.home import user_cache_dir
 
 STOP_WAIT_SECONDS = 5.0  # a resident process answers a stop within a request's time
 
 
 def targets(home: Path) -> list[Path]:
-    """The directories a purge removes, those that exist."""
+    """The directories a purge removes, those that exist; a data directory that holds the
+    user's home (``--home ~``) is refused."""
+    if Path.home().resolve().is_relative_to(home.resolve()):
+        raise UsageError(f"--purge would remove {home}, which holds your home directory")
     return [path for path in (home, user_cache_dir()) if path.exists()]
 
 

@@ -94,6 +94,8 @@ def test_completions_put_memctl_on_path_and_purge_leaves_nothing(tmp_path: Path)
     assert "resident recall process" in started.stdout, started.stdout + started.stderr
     pid = int(json.loads(run_cli("daemon", "status", "--json", env=resident).stdout)["pid"])
 
+    mine = run_cli("--home", str(user), "uninstall", "--purge", "--yes", env=env)
+    assert mine.returncode != 0 and "holds your home directory" in mine.stderr
     refused = run_cli("uninstall", "--purge", env=env, input="")
     assert refused.returncode != 0 and "--yes" in refused.stderr
     assert (user / ".local" / "share" / "memctl" / "memctl.db").is_file()  # nothing removed
