@@ -18,7 +18,7 @@ def targets(home: Path) -> list[Path]:
     """The directories a purge removes, those that exist; a data directory that holds the
     user's home (``--home ~``) is refused."""
     if Path.home().resolve().is_relative_to(home.resolve()):
-        raise UsageError(f"--purge would remove {home}, which holds your home directory")
+        raise UsageError(f"a purge would remove {home}, which holds your home directory")
     return [path for path in (home, user_cache_dir()) if path.exists()]
 
 

@@ -166,7 +166,6 @@ class _Builder:
         content = unsaid(memory.content, self.said) if DIGEST_TAG in memory.tags else key
         if not content:
             return
-        self.said.append(memory.content)
         shown = replace(memory, content=content) if DIGEST_TAG in memory.tags else memory
         host = self.host_of(memory.id)
         line = memory_line(Recalled(shown, 0.0, {}, {}, {}), self.now, origin(memory, host))
@@ -177,7 +176,8 @@ class _Builder:
             item.why = f"left out: {refused}"
             self.out.dropped.append(item)
             return
-        self.add(item)
+        if self.add(item):  # given: a later digest need not repeat it
+            self.said.append(memory.content)
 
 
 def unsaid(text: str, said: list[str]) -> str:
