@@ -25,6 +25,7 @@ from pathlib import Path
 from benchmarks.embedcache import EmbeddingCache
 from memctl.config import Settings
 from memctl.context import Context
+from memctl.ingest.graph import index_pending
 from memctl.model import Category, Kind, Memory, Tier, format_time
 from memctl.store.memories import insert_memory
 
@@ -106,7 +107,8 @@ class BenchStores:
         return Context(dataclasses.replace(self.settings, home=home), embedder=self.cache.embedder)
 
     def fill(self, ctx: Context, memories: Iterable[Memory], chunk: int) -> int:
-        """Embed (through the cache) and insert ``memories``, one transaction per ``chunk``."""
+        """Embed (through the cache) and insert ``memories``, one transaction per ``chunk``;
+        then read them into the knowledge graph, as ``maintain`` would."""
         ctx.vectors([])  # creates the vector table for the run's model
         count = 0
         began = time.perf_counter()
@@ -116,6 +118,7 @@ class BenchStores:
                 for memory, vector in zip(batch, vectors, strict=True):
                     insert_memory(ctx.db, memory, vector)
             count += len(batch)
+        index_pending(ctx.db)
         self.stats.memories += count
         self.stats.seconds += time.perf_counter() - began
         return count

@@ -11,7 +11,7 @@ _memctl_spec() {
     cmds="" opts="" valopts="" fileopts="" filearg=0
     case $1 in
         "")
-            cmds="maintain restore reembed remember get list update forget delete purge link unlink recall profile status events export import ingest runs undo init uninstall hook mcp sessions context doctor daemon install promote unpromote sync config model"
+            cmds="maintain restore reembed remember get list update forget delete redact purge link unlink graph recall profile status projects events export import ingest runs undo init uninstall hook mcp sessions context doctor daemon ui install promote unpromote sync config model"
             opts="--home -c --config --version -h --help"
             valopts="--home -c --config"
             ;;
@@ -34,7 +34,7 @@ _memctl_spec() {
             opts="--json -h --help"
             ;;
         "list")
-            opts="-s --scope --kind --category --state -t --tag --since -n --limit --sort -f --format --json -h --help"
+            opts="-s --scope --kind --category --state -t --tag --since --stored -n --limit --sort -f --format --json -h --help"
             valopts="-s --scope --kind --category --state -t --tag --since -n --limit --sort -f --format"
             ;;
         "update")
@@ -46,6 +46,9 @@ _memctl_spec() {
             ;;
         "delete")
             opts="--permanent --json -h --help"
+            ;;
+        "redact")
+            opts="--json -h --help"
             ;;
         "purge")
             opts="-s --scope --kind --category --state -t --tag --since --permanent --dry-run -y --yes --json -h --help"
@@ -59,6 +62,9 @@ _memctl_spec() {
             opts="-t --type --json -h --help"
             valopts="-t --type"
             ;;
+        "graph")
+            opts="--json -h --help"
+            ;;
         "recall")
             opts="-n --limit -s --scope --all-scopes -f --format --json --budget --explain --why-not --as-of --history --sessions -m --mode --no-touch -h --help"
             valopts="-n --limit -s --scope -f --format --budget --why-not --as-of -m --mode"
@@ -68,6 +74,9 @@ _memctl_spec() {
             valopts="-s --scope -n --limit"
             ;;
         "status")
+            opts="--json -h --help"
+            ;;
+        "projects")
             opts="--json -h --help"
             ;;
         "events")
@@ -111,11 +120,11 @@ _memctl_spec() {
             opts="-h --help"
             ;;
         "sessions")
-            cmds="list show grep expand"
+            cmds="list show grep expand forget"
             opts="-h --help"
             ;;
         "sessions list")
-            opts="-s --scope --all-scopes --client --since --until -n --limit --json -h --help"
+            opts="-s --scope --all-scopes --client --since --until --stored -n --limit --json -h --help"
             valopts="-s --scope --client --since --until -n --limit"
             ;;
         "sessions show")
@@ -129,6 +138,9 @@ _memctl_spec() {
         "sessions expand")
             opts="-C --context --json -h --help"
             valopts="-C --context"
+            ;;
+        "sessions forget")
+            opts="-y --yes --json -h --help"
             ;;
         "context")
             opts="--compact --explain -s --scope --budget --json -h --help"
@@ -152,6 +164,10 @@ _memctl_spec() {
             ;;
         "daemon run")
             opts="-h --help"
+            ;;
+        "ui")
+            opts="--port --open -h --help"
+            valopts="--port"
             ;;
         "install")
             cmds="opencode cursor claude-code codex cron completions status uninstall"

@@ -10,7 +10,7 @@ complete -c memctl -n '__fish_use_subcommand' -l home -x -d 'Data directory (def
 complete -c memctl -n '__fish_use_subcommand' -s c -l config -x -d 'Set a config key for this run only; repeatable.'
 complete -c memctl -n '__fish_use_subcommand' -l version -d 'Print the version and exit.'
 complete -c memctl -n '__fish_use_subcommand' -s h -l help -d 'Show this message and exit.'
-complete -c memctl -n '__fish_use_subcommand' -a 'maintain' -d 'Keep the store healthy: jobs, decay, consolidate, dedup, archive, upkeep, sync.'
+complete -c memctl -n '__fish_use_subcommand' -a 'maintain' -d 'Keep the store healthy: jobs, decay, consolidate, dedup, archive, graph, profile, upkeep, sync.'
 complete -c memctl -n '__fish_use_subcommand' -a 'restore' -d 'Replace the store with a backup; the current store is backed up first.'
 complete -c memctl -n '__fish_use_subcommand' -a 'reembed' -d 'Rebuild every vector with the configured embedder (after changing models).'
 complete -c memctl -n '__fish_use_subcommand' -a 'remember' -d 'Store a pinned memory exactly as given (no LLM) and print its id.'
@@ -19,12 +19,15 @@ complete -c memctl -n '__fish_use_subcommand' -a 'list' -d 'List memories, newes
 complete -c memctl -n '__fish_use_subcommand' -a 'update' -d 'Change a memory\'s content, tags, importance or category.'
 complete -c memctl -n '__fish_use_subcommand' -a 'forget' -d 'Archive a memory: recall no longer returns it; nothing is deleted.'
 complete -c memctl -n '__fish_use_subcommand' -a 'delete' -d 'Delete a memory (soft: state deleted; --permanent removes it; events stay).'
+complete -c memctl -n '__fish_use_subcommand' -a 'redact' -d 'Replace one leaked value (a password, a token) by [REDACTED] everywhere: every session\'s messages, memories, the event log, runs, the WAL and the backups.'
 complete -c memctl -n '__fish_use_subcommand' -a 'purge' -d 'Delete every memory matching the filters (at least one filter is required).'
 complete -c memctl -n '__fish_use_subcommand' -a 'link' -d 'Relate two memories (recall follows relations both ways).'
 complete -c memctl -n '__fish_use_subcommand' -a 'unlink' -d 'Remove the relations between two memories, in either direction.'
+complete -c memctl -n '__fish_use_subcommand' -a 'graph' -d 'An entity\'s relations in the knowledge graph, each with the memories it came from.'
 complete -c memctl -n '__fish_use_subcommand' -a 'recall' -d 'Recall memories by meaning, words, time and the graph, through the staged pipeline.'
 complete -c memctl -n '__fish_use_subcommand' -a 'profile' -d 'The user\'s profile and preferences, most important first.'
-complete -c memctl -n '__fish_use_subcommand' -a 'status' -d 'Counts by kind, category, state, tier and scope; database size; embedding model.'
+complete -c memctl -n '__fish_use_subcommand' -a 'status' -d 'Counts by kind, category, state, tier and project; database size; embedding model.'
+complete -c memctl -n '__fish_use_subcommand' -a 'projects' -d 'Every project with sessions or memories: where it is, its sessions, memories, last activity and the clients seen; the current one marked *.'
 complete -c memctl -n '__fish_use_subcommand' -a 'events' -d 'The event log, newest first, a page at a time.'
 complete -c memctl -n '__fish_use_subcommand' -a 'export' -d 'Write every memory as JSONL: every field and its relations, no vectors.'
 complete -c memctl -n '__fish_use_subcommand' -a 'import' -d 'Import notes, documents, chat exports (ChatGPT, Claude.ai) and memory exports (mem0, memctl JSONL and sync YAML) as memories.'
@@ -35,10 +38,11 @@ complete -c memctl -n '__fish_use_subcommand' -a 'init' -d 'Set up the assistant
 complete -c memctl -n '__fish_use_subcommand' -a 'uninstall' -d 'Undo `memctl install` and `memctl init`: put back every file they changed. --purge also stops the resident process and removes the data directory and the model cache.'
 complete -c memctl -n '__fish_use_subcommand' -a 'hook' -d 'Run by an assistant\'s hooks: reads its JSON on stdin (Codex notify: the last argument); at session start prints the context block, at the end captures the transcript. Never fails the session: errors go to $MEMCTL_HOME/logs/hooks.log.'
 complete -c memctl -n '__fish_use_subcommand' -a 'mcp' -d 'Serve memctl\'s tools (memory_search, memory_store, ...) and resources over MCP on stdio, for an assistant to start. `memctl init` registers it.'
-complete -c memctl -n '__fish_use_subcommand' -a 'sessions' -d 'The stored sessions: list, show, grep and expand them.'
+complete -c memctl -n '__fish_use_subcommand' -a 'sessions' -d 'The stored sessions: list, show, grep, expand and forget them.'
 complete -c memctl -n '__fish_use_subcommand' -a 'context' -d 'The context block a session starting here gets: identity, essentials, recent work.'
 complete -c memctl -n '__fish_use_subcommand' -a 'doctor' -d 'Check this machine: model, store, hooks and capture, the resident process, LLM, sync remote, file modes; each with a fix.'
 complete -c memctl -n '__fish_use_subcommand' -a 'daemon' -d 'The resident recall process: answers `memctl recall` and the start and prompt hooks with the model already loaded (recall.resident).'
+complete -c memctl -n '__fish_use_subcommand' -a 'ui' -d 'A local viewer of projects, sessions and memories, on 127.0.0.1 until Ctrl-C; it prints a one-time sign-in URL.'
 complete -c memctl -n '__fish_use_subcommand' -a 'install' -d 'Install capture hooks: session-start context and session-end capture.'
 complete -c memctl -n '__fish_use_subcommand' -a 'promote' -d 'Share memories: `memctl sync` publishes promoted memories.'
 complete -c memctl -n '__fish_use_subcommand' -a 'unpromote' -d 'Stop sharing memories: the next sync removes this machine\'s files of them.'
@@ -68,7 +72,7 @@ complete -c memctl -n '__fish_seen_subcommand_from reembed' -s h -l help -d 'Sho
 complete -c memctl -n '__fish_seen_subcommand_from remember' -l category -x -d 'profile, preferences, entities, events, cases or patterns.'
 complete -c memctl -n '__fish_seen_subcommand_from remember' -s t -l tag -x -d 'A tag; repeat or separate with commas.'
 complete -c memctl -n '__fish_seen_subcommand_from remember' -s i -l importance -x -d '0 to 1.'
-complete -c memctl -n '__fish_seen_subcommand_from remember' -s s -l scope -x -d 'Scope: \'project\' (the current one, default), \'global\', or a scope name.'
+complete -c memctl -n '__fish_seen_subcommand_from remember' -s s -l scope -x -d 'Scope: \'project\' (the current one, default), \'global\', a project\'s path or name, or a scope.'
 complete -c memctl -n '__fish_seen_subcommand_from remember' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from remember' -s h -l help -d 'Show this message and exit.'
 
@@ -77,12 +81,13 @@ complete -c memctl -n '__fish_seen_subcommand_from get' -l json -d 'Print JSON (
 complete -c memctl -n '__fish_seen_subcommand_from get' -s h -l help -d 'Show this message and exit.'
 
 # memctl list
-complete -c memctl -n '__fish_seen_subcommand_from list' -s s -l scope -x -d 'Only this scope (\'project\' for the current one); default all.'
+complete -c memctl -n '__fish_seen_subcommand_from list' -s s -l scope -x -d 'Only this scope (\'project\', a path or a project\'s name); default all.'
 complete -c memctl -n '__fish_seen_subcommand_from list' -l kind -x -d 'episodic, semantic, pinned.'
 complete -c memctl -n '__fish_seen_subcommand_from list' -l category -x -d 'Repeatable.'
 complete -c memctl -n '__fish_seen_subcommand_from list' -l state -x -d 'Repeatable; default every state but archived and deleted.'
 complete -c memctl -n '__fish_seen_subcommand_from list' -s t -l tag -x -d 'Only memories with this tag.'
-complete -c memctl -n '__fish_seen_subcommand_from list' -l since -x -d 'Created since: an ISO date or a span like 7d, 12h, 2w.'
+complete -c memctl -n '__fish_seen_subcommand_from list' -l since -x -d 'Since an ISO date or a span like 7d, 12h, 2w, by the memory\'s own date (when its source was said).'
+complete -c memctl -n '__fish_seen_subcommand_from list' -l stored -d '--since counts from when memctl stored it instead.'
 complete -c memctl -n '__fish_seen_subcommand_from list' -s n -l limit -x -d 'How many (default list.limit).'
 complete -c memctl -n '__fish_seen_subcommand_from list' -l sort -x -d 'One of: created, updated, importance, accessed, oldest.'
 complete -c memctl -n '__fish_seen_subcommand_from list' -s f -l format -x -a 'table json ids' -d 'table, json or ids.'
@@ -107,13 +112,17 @@ complete -c memctl -n '__fish_seen_subcommand_from delete' -l permanent -d 'Remo
 complete -c memctl -n '__fish_seen_subcommand_from delete' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from delete' -s h -l help -d 'Show this message and exit.'
 
+# memctl redact
+complete -c memctl -n '__fish_seen_subcommand_from redact' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from redact' -s h -l help -d 'Show this message and exit.'
+
 # memctl purge
-complete -c memctl -n '__fish_seen_subcommand_from purge' -s s -l scope -x -d 'Only this scope (\'project\' for the current one); default all.'
+complete -c memctl -n '__fish_seen_subcommand_from purge' -s s -l scope -x -d 'Only this scope (\'project\', a path or a project\'s name); default all.'
 complete -c memctl -n '__fish_seen_subcommand_from purge' -l kind -x -d 'episodic, semantic, pinned.'
 complete -c memctl -n '__fish_seen_subcommand_from purge' -l category -x -d 'Repeatable.'
 complete -c memctl -n '__fish_seen_subcommand_from purge' -l state -x -d 'Repeatable; default every state but archived and deleted.'
 complete -c memctl -n '__fish_seen_subcommand_from purge' -s t -l tag -x -d 'Only memories with this tag.'
-complete -c memctl -n '__fish_seen_subcommand_from purge' -l since -x -d 'Created since: an ISO date or a span like 7d, 12h, 2w.'
+complete -c memctl -n '__fish_seen_subcommand_from purge' -l since -x -d 'Since an ISO date or a span like 7d, 12h, 2w, by the memory\'s own date (when its source was said).'
 complete -c memctl -n '__fish_seen_subcommand_from purge' -l permanent -d 'Remove rows for good.'
 complete -c memctl -n '__fish_seen_subcommand_from purge' -l dry-run -d 'Show what would go.'
 complete -c memctl -n '__fish_seen_subcommand_from purge' -s y -l yes -d 'Do not ask for confirmation.'
@@ -131,9 +140,13 @@ complete -c memctl -n '__fish_seen_subcommand_from unlink' -s t -l type -x -d 'O
 complete -c memctl -n '__fish_seen_subcommand_from unlink' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from unlink' -s h -l help -d 'Show this message and exit.'
 
+# memctl graph
+complete -c memctl -n '__fish_seen_subcommand_from graph' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from graph' -s h -l help -d 'Show this message and exit.'
+
 # memctl recall
 complete -c memctl -n '__fish_seen_subcommand_from recall' -s n -l limit -x -d 'How many memories (default recall.limit).'
-complete -c memctl -n '__fish_seen_subcommand_from recall' -s s -l scope -x -d 'Scope: \'project\' (the current one, default), \'global\', or a scope name.'
+complete -c memctl -n '__fish_seen_subcommand_from recall' -s s -l scope -x -d 'Scope: \'project\' (the current one, default), \'global\', a project\'s path or name, or a scope.'
 complete -c memctl -n '__fish_seen_subcommand_from recall' -l all-scopes -d 'Search every scope (others\' x 0.4).'
 complete -c memctl -n '__fish_seen_subcommand_from recall' -s f -l format -x -d 'table, json, context or ids.'
 complete -c memctl -n '__fish_seen_subcommand_from recall' -l json -d 'Print JSON (stable field names).'
@@ -148,7 +161,7 @@ complete -c memctl -n '__fish_seen_subcommand_from recall' -l no-touch -d 'Do no
 complete -c memctl -n '__fish_seen_subcommand_from recall' -s h -l help -d 'Show this message and exit.'
 
 # memctl profile
-complete -c memctl -n '__fish_seen_subcommand_from profile' -s s -l scope -x -d 'Scope: \'project\' (the current one, default), \'global\', or a scope name.'
+complete -c memctl -n '__fish_seen_subcommand_from profile' -s s -l scope -x -d 'Scope: \'project\' (the current one, default), \'global\', a project\'s path or name, or a scope.'
 complete -c memctl -n '__fish_seen_subcommand_from profile' -l all-scopes -d 'Every scope.'
 complete -c memctl -n '__fish_seen_subcommand_from profile' -s n -l limit -x -d 'Per section.'
 complete -c memctl -n '__fish_seen_subcommand_from profile' -l json -d 'Print JSON (stable field names).'
@@ -157,6 +170,10 @@ complete -c memctl -n '__fish_seen_subcommand_from profile' -s h -l help -d 'Sho
 # memctl status
 complete -c memctl -n '__fish_seen_subcommand_from status' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from status' -s h -l help -d 'Show this message and exit.'
+
+# memctl projects
+complete -c memctl -n '__fish_seen_subcommand_from projects' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from projects' -s h -l help -d 'Show this message and exit.'
 
 # memctl events
 complete -c memctl -n '__fish_seen_subcommand_from events' -s n -l limit -x -d 'Page size.'
@@ -173,7 +190,7 @@ complete -c memctl -n '__fish_seen_subcommand_from export' -s h -l help -d 'Show
 complete -c memctl -n '__fish_seen_subcommand_from import' -l strategy -x -a 'auto atomic section document' -d 'How a document becomes memories: auto (by its shape), atomic (facts), section (one a section) or document (one a file).'
 complete -c memctl -n '__fish_seen_subcommand_from import' -l force -d 'Import files imported before again.'
 complete -c memctl -n '__fish_seen_subcommand_from import' -l dry-run -d 'Show per file the strategy and what it would make.'
-complete -c memctl -n '__fish_seen_subcommand_from import' -s s -l scope -x -d 'Scope: \'project\' (the current one, default), \'global\', or a scope name.'
+complete -c memctl -n '__fish_seen_subcommand_from import' -s s -l scope -x -d 'Scope: \'project\' (the current one, default), \'global\', a project\'s path or name, or a scope.'
 complete -c memctl -n '__fish_seen_subcommand_from import' -s t -l tag -x -d 'A tag; repeat or separate with commas.'
 complete -c memctl -n '__fish_seen_subcommand_from import' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from import' -s h -l help -d 'Show this message and exit.'
@@ -232,18 +249,20 @@ complete -c memctl -n '__fish_seen_subcommand_from hook' -s h -l help -d 'Show t
 complete -c memctl -n '__fish_seen_subcommand_from mcp' -s h -l help -d 'Show this message and exit.'
 
 # memctl sessions
-complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand' -s h -l help -d 'Show this message and exit.'
-complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand' -a 'list' -d 'The latest sessions, newest first: client, date, title, messages and digest.'
-complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand' -a 'show' -d 'A session\'s transcript as a person reads it: turns, tool notes, sub-agent threads.'
-complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand' -a 'grep' -d 'Full-text search over every stored message, with the matching line and its neighbours.'
-complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand' -a 'expand' -d 'The raw messages behind a memory or a range, with the turns around them (marked >); a memory distilled from several sessions\' messages opens each, in order.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand forget' -s h -l help -d 'Show this message and exit.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand forget' -a 'list' -d 'The latest sessions, newest first by their own time: id, date, client, messages, then the title and the digest\'s last line.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand forget' -a 'show' -d 'A session\'s transcript as a person reads it: turns, tool notes, sub-agent threads.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand forget' -a 'grep' -d 'Full-text search over every stored message, with the matching line and its neighbours.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand forget' -a 'expand' -d 'The raw messages behind a memory or a range, with the turns around them (marked >); a memory distilled from several sessions\' messages opens each, in order.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand forget' -a 'forget' -d 'Forget a session, or one message, everywhere: its text, the memories distilled from it, every quote of it in the store, its free pages, the WAL and the backups. It is never captured again. Nothing can bring it back.'
 
 # memctl sessions list
-complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from list' -s s -l scope -x -d '\'project\' (the current one and global, default) or a scope name.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from list' -s s -l scope -x -d '\'project\' (the current one and global, default), a project\'s path or name, or a scope.'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from list' -l all-scopes -d 'Every project.'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from list' -l client -x -d 'Only this client (claude-code, codex, ...).'
-complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from list' -l since -x -d 'From this time: an ISO date or a span like 7d.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from list' -l since -x -d 'From this time (an ISO date or a span like 7d), by the session\'s own time.'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from list' -l until -x -d 'Before this time (ISO date or span).'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from list' -l stored -d '--since/--until count from when memctl stored the session.'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from list' -s n -l limit -x -d 'At most this many.'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from list' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from list' -s h -l help -d 'Show this message and exit.'
@@ -255,10 +274,10 @@ complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_sub
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from show' -s h -l help -d 'Show this message and exit.'
 
 # memctl sessions grep
-complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from grep' -s s -l scope -x -d '\'project\' (the current one and global, default) or a scope name.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from grep' -s s -l scope -x -d '\'project\' (the current one and global, default), a project\'s path or name, or a scope.'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from grep' -l all-scopes -d 'Every project.'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from grep' -l client -x -d 'Only this client (claude-code, codex, ...).'
-complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from grep' -l since -x -d 'From this time: an ISO date or a span like 7d.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from grep' -l since -x -d 'From this time (an ISO date or a span like 7d), by the session\'s own time.'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from grep' -l until -x -d 'Before this time (ISO date or span).'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from grep' -l role -x -d 'Only user, assistant, tool or system messages.'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from grep' -s n -l limit -x -d 'At most this many.'
@@ -271,10 +290,15 @@ complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_sub
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from expand' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from expand' -s h -l help -d 'Show this message and exit.'
 
+# memctl sessions forget
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from forget' -s y -l yes -d 'Do not ask for confirmation.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from forget' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from forget' -s h -l help -d 'Show this message and exit.'
+
 # memctl context
 complete -c memctl -n '__fish_seen_subcommand_from context' -l compact -d 'Half the essentials (L1), no recent work (L2); context.compact sets it.'
 complete -c memctl -n '__fish_seen_subcommand_from context' -l explain -d 'Say why each item is there, and what was left out.'
-complete -c memctl -n '__fish_seen_subcommand_from context' -s s -l scope -x -d 'Scope: \'project\' (the current one, default), \'global\', or a scope name.'
+complete -c memctl -n '__fish_seen_subcommand_from context' -s s -l scope -x -d 'Scope: \'project\' (the current one, default), \'global\', a project\'s path or name, or a scope.'
 complete -c memctl -n '__fish_seen_subcommand_from context' -l budget -x -d 'Tokens in all (default recall.context_budget).'
 complete -c memctl -n '__fish_seen_subcommand_from context' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from context' -s h -l help -d 'Show this message and exit.'
@@ -302,6 +326,11 @@ complete -c memctl -n '__fish_seen_subcommand_from daemon; and __fish_seen_subco
 
 # memctl daemon run
 complete -c memctl -n '__fish_seen_subcommand_from daemon; and __fish_seen_subcommand_from run' -s h -l help -d 'Show this message and exit.'
+
+# memctl ui
+complete -c memctl -n '__fish_seen_subcommand_from ui' -l port -x -d 'Port on 127.0.0.1 (0: a free one).'
+complete -c memctl -n '__fish_seen_subcommand_from ui' -l open -d 'Open the sign-in URL in the web browser.'
+complete -c memctl -n '__fish_seen_subcommand_from ui' -s h -l help -d 'Show this message and exit.'
 
 # memctl install
 complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron completions status uninstall' -s h -l help -d 'Show this message and exit.'

@@ -18,9 +18,12 @@ if TYPE_CHECKING:
 class Context:
     """Opens the database on first use and the embedder only when vectors are needed."""
 
-    def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
+    def __init__(
+        self, settings: Settings, embedder: Embedder | None = None, door: str = "cli"
+    ) -> None:
         self.settings = settings
         self._embedder = embedder
+        self.door = door  # cli, mcp, hook or ui: the runs of its edits and undos name it
         self._busy_timeout_ms: int = settings.store_busy_timeout_ms
 
     @cached_property
@@ -51,7 +54,7 @@ class Context:
 
     def elsewhere(self, settings: Settings) -> Context:
         """A context for other settings (another home) sharing this one's embedder."""
-        return Context(settings, self._embedder)
+        return Context(settings, self._embedder, self.door)
 
     @property
     def embedder(self) -> Embedder:

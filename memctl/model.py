@@ -238,6 +238,7 @@ class Session:
     message_count: int = 0
     extracted_through: int = 0
     cwd: str = ""  # the directory it ran in, when the transcript says
+    forgotten_at: str | None = None  # `memctl sessions forget`: never captured again
 
     def __post_init__(self) -> None:
         self.updated_at = self.updated_at or self.created_at

@@ -226,5 +226,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             continue
         if "e2e" in item.path.relative_to(ROOT).parts:
             item.add_marker(pytest.mark.e2e)
+        if "browser" in item.path.relative_to(ROOT).parts:
+            item.add_marker(pytest.mark.browser)
         if _is_slow(item):
             item.add_marker(pytest.mark.slow)

@@ -112,7 +112,7 @@ def test_every_package_directory_has_an_init() -> None:
 # The layer order, top to bottom. A module may import from its own layer or a lower one,
 # never from a higher one; packages in one layer are peers and must not form a cycle.
 LAYERS: list[tuple[str, ...]] = [
-    ("cli", "__main__"),
+    ("cli", "ui", "__main__"),
     ("integrations",),
     ("clients",),
     ("api",),
@@ -310,9 +310,10 @@ def test_only_the_event_log_module_inserts_events() -> None:
 
 
 # What the CLI may import: itself, the API, the layers above the API it drives (integrations:
-# hooks, MCP, setup, doctor; clients: the assistants), and the vocabulary every layer shares
+# hooks, MCP, setup, doctor; clients: the assistants; ui: the viewer it starts), and the
+# vocabulary every layer shares
 # (errors, the data model, the version). Everything else it reaches through memctl/api/.
-CLI_REACHES = ("memctl.cli", "memctl.api", "memctl.integrations", "memctl.clients")
+CLI_REACHES = ("memctl.cli", "memctl.api", "memctl.integrations", "memctl.clients", "memctl.ui")
 CLI_SHARES = ("memctl", "memctl.errors", "memctl.model")
 
 
@@ -326,6 +327,22 @@ def test_the_cli_does_not_import_past_the_api(path: Path) -> None:
         if name not in CLI_SHARES
         and not name.startswith(tuple(f"{r}." for r in CLI_REACHES))
         and name not in CLI_REACHES
+    )
+    assert not past, f"{path.relative_to(PACKAGE)} imports past memctl/api/: {past}"
+
+
+# The viewer is a door like the CLI, and narrower: it reaches the core through memctl/api/ only.
+UI_REACHES = ("memctl.ui", "memctl.api")
+
+
+@pytest.mark.parametrize(
+    "path", sorted((PACKAGE / "ui").glob("*.py")), ids=lambda p: p.relative_to(PACKAGE).as_posix()
+)
+def test_the_viewer_imports_only_the_api(path: Path) -> None:
+    past = sorted(
+        name
+        for name in memctl_imports(path)
+        if name not in CLI_SHARES and not name.startswith(tuple(f"{r}." for r in UI_REACHES))
     )
     assert not past, f"{path.relative_to(PACKAGE)} imports past memctl/api/: {past}"
 

@@ -169,3 +169,47 @@ def test_set_up_then_every_daily_command_in_order(tmp_path: Path, user_cache: Pa
     assert said[:20] in recalled, done.stdout
     undone = next(line for line in done.stdout.splitlines() if line.startswith("undid "))
     assert undone.startswith("undid edit ") and "(forget " in undone
+
+
+def test_the_viewer_starts_as_written_and_signs_in_once(tmp_path: Path, user_cache: Path) -> None:
+    """`memctl ui` as the README writes it: it prints a sign-in link that opens the projects
+    page (once) and serves nothing without it."""
+    import http.cookiejar
+    import signal
+    import urllib.error
+    import urllib.request
+
+    where = clone(tmp_path)
+    (block,) = shell_blocks(section("See it in a browser"))
+    line = block.split("  #")[0].strip()
+    assert line == "memctl ui"
+    env = environment(tmp_path / "user", user_cache)
+    env["PATH"] = f"{where / '.venv' / 'bin'}:{env['PATH']}"
+    process = subprocess.Popen(
+        ["sh", "-c", f"exec {line}"],
+        cwd=where,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert process.stdout is not None
+        said = process.stdout.readline()
+        assert said.startswith("memctl ui: open http://127.0.0.1:"), process.stderr
+        url = said.split("open ", 1)[1].strip()
+        base = url.split("/login", 1)[0]
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(f"{base}/projects", timeout=30)
+        assert refused.value.code == 401
+        jar = http.cookiejar.CookieJar()
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+        with opener.open(url, timeout=30) as page:
+            assert page.url == f"{base}/projects" and "<h1>Projects</h1>" in page.read().decode()
+        with pytest.raises(urllib.error.HTTPError) as spent:
+            urllib.request.build_opener().open(url, timeout=30)
+        assert spent.value.code == 403
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)

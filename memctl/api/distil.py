@@ -15,7 +15,7 @@ from typing import Any
 
 from memctl.context import Context
 from memctl.errors import UsageError
-from memctl.ingest.extract import SCHEMA
+from memctl.ingest.extract import HOST_SCHEMA
 from memctl.ingest.host import PendingBatch, apply_answer, instructions
 from memctl.ingest.host import pending as pending_batches
 from memctl.store.runs import RunRecord
@@ -49,7 +49,7 @@ def pending(ctx: Context, request: PendingRequest) -> PendingResult:
     """The next tasks of the sessions waiting for distillation, and how to answer them."""
     if request.limit < 1:
         raise UsageError(f"limit takes a number of tasks (1 or more), not {request.limit}")
-    return PendingResult(instructions(ctx), SCHEMA, pending_batches(ctx, request.limit))
+    return PendingResult(instructions(ctx), HOST_SCHEMA, pending_batches(ctx, request.limit))
 
 
 def distil(ctx: Context, request: DistilRequest) -> DistilResult:

@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from memctl.api.sessions import Origin, origins
 from memctl.context import Context
 from memctl.errors import UsageError
+from memctl.ingest import graph
 from memctl.ingest.extract_rules import classify
+from memctl.maintain.forgetting import Forgotten, forget_memories, forget_session
+from memctl.maintain.forgetting import redact as redact_value
 from memctl.memories import operations
 from memctl.memories.operations import LINK_TYPES as LINK_TYPES  # link --type
 from memctl.memories.operations import MAX_CONTENT_CHARS as MAX_CONTENT_CHARS  # remember
 from memctl.memories.operations import Status
+from memctl.memories.questions import Questions
 from memctl.model import Event, Memory, Relation
+from memctl.store import memories as store_memories
 from memctl.store import sessions
 from memctl.store.memories import SORTS as SORTS  # list --sort
 from memctl.store.memories import MemoryFilter
+from memctl.store.message_search import is_message_id as is_message_id  # a SESSION#N id
 
 AUTO = "auto"  # remember.category: classify each text by the extraction rules
 
@@ -29,23 +35,26 @@ class RememberRequest:
     importance: float | None = None  # default: remember.importance
     scope: str | None = None  # None or 'project': the current project
     source: str = "cli"
+    questions: tuple[str, ...] = ()  # ways a person might ask for it (memories/questions.py)
 
 
 @dataclass(frozen=True)
 class Remembered:
     memory: Memory
     existing: bool  # the text was already stored in the scope: this is that memory
+    questions: Questions = field(default_factory=Questions)
 
 
 def remember(ctx: Context, request: RememberRequest) -> Remembered:
     """Store a pinned memory exactly as given (no LLM, no reconciliation); a text already
     stored in the scope returns the memory that holds it. Without a category (and with
     ``remember.category: auto``) the extraction rules classify the text, so a profile or
-    preference goes to the global scope and a project fact stays in its project."""
+    preference goes to the global scope and a project fact stays in its project. Its
+    entities and triples enter the knowledge graph with it."""
     category = request.category
     if category is None and ctx.settings.remember_category == AUTO:
         category = str(classify(request.text))
-    memory, existing = operations.remember_once(
+    memory, existing, questions = operations.remember_once(
         ctx,
         request.text,
         category,
@@ -53,8 +62,15 @@ def remember(ctx: Context, request: RememberRequest) -> Remembered:
         request.importance,
         request.scope,
         request.source,
+        request.questions,
     )
-    return Remembered(memory, existing)
+    if not existing:  # its entities and triples, at once (maintain would read it later)
+        with ctx.db.atomic():
+            graph.index(
+                ctx.db,
+                [graph.Written(memory.id, memory.content, memory.source, memory.content_hash)],
+            )
+    return Remembered(memory, existing, questions)
 
 
 def source_times(ctx: Context, memories: list[Memory]) -> dict[str, str]:
@@ -98,12 +114,13 @@ class Filters:
     states: tuple[str, ...] = ()
     tag: str | None = None
     since: str | None = None  # an ISO date or a span like 7d
+    stored: bool = False  # since counts from when memctl stored it, not the memory's own date
 
     def any(self) -> bool:
         return any((self.scope, self.kinds, self.categories, self.states, self.tag, self.since))
 
     def build(self, ctx: Context) -> MemoryFilter:
-        return operations.make_filter(
+        found = operations.make_filter(
             ctx,
             self.scope,
             list(self.kinds) or None,
@@ -112,6 +129,7 @@ class Filters:
             self.tag,
             self.since,
         )
+        return replace(found, stored=self.stored)
 
 
 @dataclass(frozen=True)
@@ -119,14 +137,29 @@ class ListRequest:
     filters: Filters = field(default_factory=Filters)
     limit: int | None = None  # default: list.limit
     sort: str = "created"
+    after: tuple[str, str] | None = None  # keyset (sort created): after this (created_at, id)
 
 
 def list_memories(ctx: Context, request: ListRequest) -> list[Memory]:
     """Memories matching the filters, newest first (or by ``sort``)."""
-    where = request.filters.build(ctx)
+    if request.after is not None and request.sort != "created":
+        raise UsageError("a page after a memory follows the sort 'created' only", ["sort"])
+    where = replace(request.filters.build(ctx), after=request.after)
     return operations.list_memories(
         ctx, where, request.limit or ctx.settings.list_limit, request.sort
     )
+
+
+# Memories counted for a hint at most.
+COUNT_AT_MOST = 10_000
+
+
+def stored_earlier(ctx: Context, filters: Filters) -> int:
+    """How many memories ``filters.since`` leaves out that memctl stored since then (their
+    own date is earlier: a backfill of old sessions, an import): 0 without ``since``."""
+    if not filters.since or filters.stored:
+        return 0
+    return store_memories.count_stored_earlier(ctx.db, filters.build(ctx), COUNT_AT_MOST)
 
 
 @dataclass(frozen=True)
@@ -147,13 +180,47 @@ def update(ctx: Context, request: UpdateRequest) -> Memory:
 
 
 def forget(ctx: Context, id_or_prefix: str, noise: bool = False) -> Memory:
-    """Archive a memory; with ``noise``, ingest learns to drop facts like it."""
+    """Archive a memory; with ``noise``, ingest learns to drop facts like it. A session
+    message (``SESSION#N``) has nothing to archive: it is forgotten everywhere
+    (``sessions forget``)."""
+    if is_message_id(id_or_prefix):
+        if noise:
+            raise UsageError("noise takes a memory, not a session message", ["noise"])
+        message = operations.get(ctx, id_or_prefix)[0]
+        forget_session(ctx, message.id)
+        return message
     return operations.forget(ctx, id_or_prefix, noise)
 
 
+def pin(ctx: Context, id_or_prefix: str) -> Memory:
+    """Pin a memory (kind pinned, tier core): it never fades; undo unpins it."""
+    return operations.pin(ctx, id_or_prefix)
+
+
 def delete(ctx: Context, id_or_prefix: str, permanent: bool = False) -> Memory:
-    """Soft delete (state deleted), or remove the row, vector and relations for good."""
+    """Soft delete (state deleted), or remove the row, vector and relations for good, with
+    every quote of its text (``maintain.forgetting``). A session message has no soft
+    delete: ``--permanent`` forgets it everywhere (``sessions forget``)."""
+    if is_message_id(id_or_prefix):
+        if not permanent:
+            raise UsageError(
+                "a session message has no soft delete: a permanent delete, or "
+                f"`memctl sessions forget {id_or_prefix}`, takes its text out everywhere",
+                ["permanent"],
+            )
+        message = operations.get(ctx, id_or_prefix)[0]
+        forget_session(ctx, message.id)
+        return message
+    if permanent:
+        memory = operations.get(ctx, id_or_prefix)[0]
+        forget_memories(ctx, [memory], "delete --permanent")
+        return memory
     return operations.delete(ctx, id_or_prefix, permanent)
+
+
+def redact(ctx: Context, text: str) -> Forgotten:
+    """Replace one leaked value by [REDACTED] everywhere memctl keeps text."""
+    return redact_value(ctx, text)
 
 
 @dataclass(frozen=True)
@@ -173,6 +240,11 @@ def purge(ctx: Context, request: PurgeRequest) -> list[Memory]:
     where = request.filters.build(ctx)
     if request.dry_run:
         return operations.purge(ctx, where, dry_run=True)
+    if request.permanent:  # for good: every quote of their text too
+        victims = operations.purge(ctx, where, dry_run=True)
+        if victims:
+            forget_memories(ctx, victims, "purge --permanent")
+        return victims
     return operations.purge(ctx, where, permanent=request.permanent)
 
 

@@ -11,6 +11,7 @@ from memctl.config import Settings
 from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.memories import operations
+from memctl.memories.provenance import start_refusal, trusted_hosts
 from memctl.memories.timeparse import parse_since
 from memctl.model import parse_time
 from memctl.retrieve.context_block import prompt_items, render_context
@@ -221,7 +222,10 @@ def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
     )
     compact = ctx.settings.context_compact if request.compact is None else request.compact
     fresh = prompt_items(result, request.shown, compact)
+    hosts = foreign_hosts(ctx.db, [r.memory.id for r in fresh])
+    trust = trusted_hosts(ctx.settings.sync_trust)  # as at session start: unasked, so gated
+    fresh = [r for r in fresh if not start_refusal(r.memory, hosts.get(r.memory.id), trust)]
     if not fresh or result.run is None:
         return PromptContext("", [])
-    block = render_context(text, fresh, result.run.now)
+    block = render_context(text, fresh, result.run.now, hosts=hosts)
     return PromptContext(block, [r.memory.id for r in fresh])

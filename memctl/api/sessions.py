@@ -9,12 +9,15 @@ around them. The same functions serve ``memctl sessions`` and the MCP tools.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
 from memctl.ingest.parse.common import SUBAGENT
+from memctl.ingest.title import REQUESTS_READ, session_title
+from memctl.maintain.forgetting import Forgotten as Forgotten  # what a forget did
+from memctl.maintain.forgetting import forget_session
 from memctl.memories import operations
 from memctl.memories.timeparse import parse_since
 from memctl.model import Memory, Message, Session
@@ -23,18 +26,20 @@ from memctl.store import transcripts
 from memctl.store.fts import fts_query, fts_terms
 from memctl.store.message_search import MESSAGE_SEPARATOR
 from memctl.store.sessions import (
+    first_requests,
     folded_sources,
     get_session,
     last_stored_by_client,
     source_range,
     source_session,
 )
-from memctl.store.transcripts import GrepHit, SessionFilter, SessionRow
+from memctl.store.transcripts import CLOCKS, GrepHit, SessionFilter, SessionRow
 
 # CJK ideographs, kana and hangul: the tokenizer keeps their runs whole (store.transcripts).
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
 LINE_WIDTH = 200  # characters of a matching or neighbouring line shown by grep
+TITLE_LINE = 75  # the line under a session's heading: its messages and title (80 in all)
 # Matches ranked by BM25 at most: ranking scores every match (about 1 µs each: 10,000 in
 # ~10 ms, a word in 400,000 of 1,000,000 messages in ~800 ms, docs/benchmarks.md); beyond
 # it, newest first.
@@ -51,14 +56,19 @@ class Where:
     since: str | None = None  # an ISO date or a span like 7d
     until: str | None = None  # an ISO date: strictly before
     role: str | None = None  # grep: only messages of this role
+    clock: str = "session"  # since/until of a listing: the session's own time, or 'stored'
 
 
 ROLES = ("user", "assistant", "tool", "system")
+# Sessions counted elsewhere at most (a hint's number, not a census).
+COUNT_AT_MOST = 10_000
 
 
 def _filter(ctx: Context, where: Where) -> SessionFilter:
     if where.role is not None and where.role not in ROLES:
         raise UsageError(f"role takes one of {', '.join(ROLES)}, not {where.role!r}", ["role"])
+    if where.clock not in CLOCKS:
+        raise UsageError(f"clock takes one of {', '.join(CLOCKS)}, not {where.clock!r}", ["clock"])
     return SessionFilter(
         scopes=operations.recall_scopes(ctx, where.scope, where.all_scopes),
         client=where.client,
@@ -68,13 +78,41 @@ def _filter(ctx: Context, where: Where) -> SessionFilter:
     )
 
 
-def list_sessions(ctx: Context, where: Where, limit: int = 20) -> list[SessionRow]:
-    """The latest sessions (newest first) with their digests."""
+def list_sessions(
+    ctx: Context, where: Where, limit: int = 20, before: tuple[str, str] | None = None
+) -> list[SessionRow]:
+    """The latest sessions (newest first by ``where.clock``) with their digests and titles;
+    ``before``: the page after the row of that (time, id)."""
     from memctl.ingest.digest import DIGEST_TAG  # ingest's rules load numpy: only here
 
     if limit < 1:
         raise UsageError(f"limit takes 1 or more, not {limit}", ["limit"])
-    return transcripts.list_sessions(ctx.db, _filter(ctx, where), limit, DIGEST_TAG)
+    found = transcripts.list_sessions(
+        ctx.db, _filter(ctx, where), limit, DIGEST_TAG, where.clock, before
+    )
+    return [row if row.title else replace(row, title=title_of(ctx, row.id)) for row in found]
+
+
+def title_of(ctx: Context, session_id: str) -> str:
+    """A title for a session stored without one: its first request, condensed."""
+    return session_title(first_requests(ctx.db, session_id, REQUESTS_READ))
+
+
+def elsewhere(ctx: Context, where: Where) -> int:
+    """How many sessions the same filters find in the projects ``where`` leaves out
+    (counted up to ``COUNT_AT_MOST``); 0 when it covers every project."""
+    if where.all_scopes:
+        return 0
+    scoped = _filter(ctx, where)
+    everywhere = replace(scoped, scopes=None)
+    total = transcripts.count_sessions_where(ctx.db, everywhere, where.clock, COUNT_AT_MOST)
+    return max(0, total - transcripts.count_sessions_where(ctx.db, scoped, where.clock, total))
+
+
+def forget(ctx: Context, ref: str) -> Forgotten:
+    """Forget a session (``ID``) or one message (``ID#N``) everywhere
+    (``maintain.forgetting``)."""
+    return forget_session(ctx, ref)
 
 
 def find_session(ctx: Context, session_id: str) -> Session:
@@ -88,6 +126,11 @@ def find_session(ctx: Context, session_id: str) -> Session:
         session = get_session(ctx.db, matches[0]) if matches else None
     if session is None:
         raise NotFoundError(f"no stored session {wanted!r} (see `memctl sessions list`)")
+    if session.forgotten_at:
+        raise NotFoundError(
+            f"session {session.id} was forgotten on {session.forgotten_at[:10]}: its text is gone"
+        )
+    session.title = session.title or title_of(ctx, session.id)
     return session
 
 
@@ -117,7 +160,10 @@ class Passage:
     def text(self) -> str:
         """The passage as a person (or a model) reads it; the asked-for messages marked."""
         shown = f"{self.messages[0].seq}-{self.messages[-1].seq}" if self.messages else "none"
-        lines = [f"{heading(self.session)} · messages {shown} of {self.total}"]
+        about = f"messages {shown} of {self.total}"
+        if self.session.title:
+            about += f' · "{one_line(self.session.title, TITLE_LINE - len(about))}"'
+        lines = [heading(self.session), about]
         if self.memory is not None:
             lines.append(f"expanding {self.memory.id[:8]}: {one_line(self.memory.content, 120)}")
         for message in self.messages:
@@ -128,9 +174,9 @@ class Passage:
 
 
 def heading(session: Session) -> str:
+    """``session ID · client · date``: its messages and title go on the next line."""
     day = (session.started_at or session.created_at)[:16].replace("T", " ")
-    title = f' · "{one_line(session.title, 80)}"' if session.title else ""
-    return f"session {session.id} · {session.client} · {day}{title}"
+    return f"session {session.id} · {session.client} · {day}"
 
 
 def one_line(text: str, width: int = LINE_WIDTH) -> str:

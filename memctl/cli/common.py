@@ -21,7 +21,8 @@ ScopeOption = Annotated[
     typer.Option(
         "--scope",
         "-s",
-        help="Scope: 'project' (the current one, default), 'global', or a scope name.",
+        help="Scope: 'project' (the current one, default), 'global', a project's path or "
+        "name, or a scope.",
     ),
 ]
 

@@ -23,7 +23,11 @@ def doctor(ctx: typer.Context, as_json: JsonOption = False) -> None:
 
     context = open_context(ctx)
     stored = context.settings.db_path.exists()  # doctor reads: a missing store stays missing
-    checks = run_checks(context, last_captured(context) if stored else {})
+    try:
+        captured = last_captured(context) if stored else {}
+    except MemctlError:  # a store that cannot be read (a full disk): its check says so
+        captured = {}
+    checks = run_checks(context, captured)
     if as_json:
         print_json([asdict(check) for check in checks])
     elif console.is_terminal:  # a long check wraps at words, under its own column

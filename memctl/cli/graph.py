@@ -1,4 +1,5 @@
-"""link and unlink: shape the graph recall's spreading activation follows."""
+"""link and unlink: shape the graph of memories recall's spreading activation follows;
+graph: the knowledge graph of entities and their relations."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ from typing import Annotated
 
 import typer
 
+from memctl.api import graph as graph_api
 from memctl.api import memory as api
+from memctl.api.graph import GraphTriple
 from memctl.api.memory import LINK_TYPES as TYPES
 from memctl.api.memory import LinkRequest
 from memctl.cli.common import JsonOption, new_typer, open_context
@@ -58,3 +61,58 @@ def unlink(
             console.print(
                 f"unlinked {relation.src_id[:8]} --{relation.type}--> {relation.dst_id[:8]}"
             )
+
+
+@app.command()
+def graph(
+    ctx: typer.Context,
+    entity: Annotated[
+        str | None,
+        typer.Argument(help="An entity's name or alias (none: the most mentioned entities)."),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """An entity's relations in the knowledge graph, each with the memories it came from."""
+    context = open_context(ctx)
+    if entity is None:
+        found = graph_api.summary(context)
+        if as_json:
+            print_json(found.to_dict())
+            return
+        counts = found.counts
+        console.print(
+            f"{counts['entities']} entities, {counts['triples']} relations "
+            f"({counts['superseded']} superseded)"
+        )
+        for item in found.entities:
+            console.print(f"  {item.name} ({item.kind})", soft_wrap=True)
+        return
+    shown = graph_api.entity_graph(context, entity)
+    if as_json:
+        print_json(shown.to_dict())
+        return
+    named = shown.entity
+    others = [a for a in named.aliases if a != named.name]
+    console.print(
+        f"{named.name} ({named.kind})" + (f" — also {', '.join(others)}" if others else ""),
+        soft_wrap=True,
+    )
+    if not shown.relations and not shown.history:
+        console.print("  no relations yet")
+    for triple in shown.relations:
+        console.print(f"  {triple.text}  ({_sources(triple)})", soft_wrap=True)
+    if shown.history:
+        console.print("history:")
+    for triple in shown.history:
+        by = f", superseded by #{triple.superseded_by}" if triple.superseded_by else ""
+        console.print(f"  {triple.text}  ({_sources(triple)}{by})", soft_wrap=True)
+
+
+def _sources(triple: GraphTriple) -> str:
+    parts = [
+        f"{s.memory_id[:8]}"
+        + (f" {s.message}" if s.message else "")
+        + ("" if s.state == "active" else f" ({s.state})")
+        for s in triple.sources
+    ]
+    return f"#{triple.id} from " + ", ".join(parts)

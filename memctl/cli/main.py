@@ -20,10 +20,12 @@ from memctl.cli.common import home_path, new_typer
 
 # command -> the module of memctl.cli that defines it (tests check it is complete).
 COMMANDS: dict[str, str] = {
-    **dict.fromkeys(("remember", "get", "list", "update", "forget", "delete", "purge"), "memory"),
-    **dict.fromkeys(("link", "unlink"), "graph"),
+    **dict.fromkeys(
+        ("remember", "get", "list", "update", "forget", "delete", "purge", "redact"), "memory"
+    ),
+    **dict.fromkeys(("link", "unlink", "graph"), "graph"),
     **dict.fromkeys(("recall", "profile"), "recall"),
-    **dict.fromkeys(("status", "events"), "status"),
+    **dict.fromkeys(("status", "projects", "events"), "status"),
     **dict.fromkeys(("export", "import"), "exchange"),
     **dict.fromkeys(("ingest", "runs", "undo"), "ingest"),
     **dict.fromkeys(("maintain", "restore"), "maintain"),
@@ -39,10 +41,11 @@ COMMANDS: dict[str, str] = {
     "context": "context_cmd",
     "doctor": "doctor",
     "daemon": "daemon",
+    "ui": "ui",
 }
 GROUPS = (
     *("memory", "graph", "recall", "status", "exchange", "ingest", "init", "hook", "mcp"),
-    *("sessions", "context_cmd", "doctor", "daemon"),
+    *("sessions", "context_cmd", "doctor", "daemon", "ui"),
 )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from memctl.cli.common import new_typer, open_context
+from memctl.cli.common import new_typer, settings_for
 
 app = new_typer()
 
@@ -13,6 +13,8 @@ app = new_typer()
 def mcp(ctx: typer.Context) -> None:
     """Serve memctl's tools (memory_search, memory_store, ...) and resources over MCP
     on stdio, for an assistant to start. `memctl init` registers it."""
-    from memctl.integrations.mcp_server import serve
+    from memctl.integrations.mcp_server import open_context, serve
 
-    serve(open_context(ctx))
+    context = open_context(settings_for(ctx))
+    ctx.call_on_close(context.close)
+    serve(context)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from enum import StrEnum
 from typing import Annotated
 
@@ -17,6 +18,7 @@ from memctl.api.memory import (
     PurgeRequest,
     RememberRequest,
     UpdateRequest,
+    is_message_id,
 )
 from memctl.cli.common import (
     JsonOption,
@@ -111,7 +113,9 @@ def get(
 FilterScope = Annotated[
     str | None,
     typer.Option(
-        "--scope", "-s", help="Only this scope ('project' for the current one); default all."
+        "--scope",
+        "-s",
+        help="Only this scope ('project', a path or a project's name); default all.",
     ),
 ]
 KindFilter = Annotated[list[str] | None, typer.Option("--kind", help="episodic, semantic, pinned.")]
@@ -123,7 +127,14 @@ StateFilter = Annotated[
 TagFilter = Annotated[str | None, typer.Option("--tag", "-t", help="Only memories with this tag.")]
 SinceFilter = Annotated[
     str | None,
-    typer.Option("--since", help="Created since: an ISO date or a span like 7d, 12h, 2w."),
+    typer.Option(
+        "--since",
+        help="Since an ISO date or a span like 7d, 12h, 2w, by the memory's own date "
+        "(when its source was said).",
+    ),
+]
+StoredClock = Annotated[
+    bool, typer.Option("--stored", help="--since counts from when memctl stored it instead.")
 ]
 
 
@@ -147,6 +158,7 @@ def list_(
     state: StateFilter = None,
     tag: TagFilter = None,
     since: SinceFilter = None,
+    stored: StoredClock = False,
     limit: Annotated[
         int | None, typer.Option("--limit", "-n", min=1, help="How many (default list.limit).")
     ] = None,
@@ -158,7 +170,7 @@ def list_(
 ) -> None:
     """List memories, newest first."""
     fmt = "json" if as_json else str(output)
-    filters = _filters(scope, kind, category, state, tag, since)
+    filters = replace(_filters(scope, kind, category, state, tag, since), stored=stored)
     context = open_context(ctx)
     found = api.list_memories(context, ListRequest(filters, limit, sort))
     if fmt == "json":
@@ -170,6 +182,9 @@ def list_(
         console.print(memory_table(found, times=api.source_times(context, found)))
     else:
         console.print("no memories match")
+    earlier = api.stored_earlier(context, filters) if fmt == "table" else 0
+    if earlier:
+        console.print(f"{earlier:,} more stored since then date from earlier (--stored lists them)")
 
 
 @app.command()
@@ -220,6 +235,8 @@ def forget(
     memory = api.forget(open_context(ctx), memory_id, noise)
     if as_json:
         print_json(memory.to_dict())
+    elif is_message_id(memory.id):
+        console.print(f"forgot message {memory.id} everywhere (`memctl sessions forget`)")
     else:
         console.print(f"archived {memory.id}" + (" and learned it as noise" if noise else ""))
 
@@ -239,8 +256,30 @@ def delete(
     memory = api.delete(open_context(ctx), memory_id, permanent)
     if as_json:
         print_json({"id": memory.id, "permanent": permanent})
+    elif is_message_id(memory.id):
+        console.print(f"forgot message {memory.id} everywhere (`memctl sessions forget`)")
     else:
         console.print(f"{'permanently deleted' if permanent else 'deleted'} {memory.id}")
+
+
+@app.command()
+def redact(
+    ctx: typer.Context,
+    text: Annotated[str, typer.Argument(help="The leaked value, exactly (8 characters or more).")],
+    as_json: JsonOption = False,
+) -> None:
+    """Replace one leaked value (a password, a token) by [REDACTED] everywhere: every
+    session's messages, memories, the event log, runs, the WAL and the backups."""
+    done = api.redact(open_context(ctx), text)
+    if as_json:
+        print_json(done.to_dict())
+        return
+    quotes = sum(done.quotes.values())
+    console.print(
+        f"redacted {done.target}: {quotes} rows, {len(done.memories)} memories, "
+        f"{len(done.backups)} backups rewritten"
+        + ("" if done.wal_emptied else "; the WAL still holds old pages (a reader has it open)")
+    )
 
 
 @app.command()

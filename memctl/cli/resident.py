@@ -10,9 +10,10 @@ import io
 import os
 import signal
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from memctl.integrations.resident_server import Request
+from memctl.integrations.resident_server import Handlers, Request
 
 if TYPE_CHECKING:
     from memctl.api.config import Settings
@@ -36,33 +37,97 @@ def warm(settings: Settings) -> None:
     warm_recall(settings)
 
 
-def _stream(fd: int, mode: str, encoding: list[str]) -> io.TextIOWrapper:
+class _Announced(io.RawIOBase):
+    """The client's stdout or stderr: ``first`` is called before the first byte goes out
+    (the client then knows it can no longer run the command itself)."""
+
+    def __init__(self, fd: int, first: Callable[[], None]) -> None:
+        self.fd = fd
+        self.first: Callable[[], None] | None = first
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def isatty(self) -> bool:
+        return os.isatty(self.fd)
+
+    def write(self, data: Any) -> int:
+        if self.first is not None:
+            self.first()
+            self.first = None
+        return os.write(self.fd, data)
+
+
+def _stream(fd: int, encoding: list[str], first: Callable[[], None] | None) -> io.TextIOWrapper:
     """A standard stream on ``fd`` as Python makes one at start-up: line-buffered on a
-    terminal (stderr always), with the client's encoding and error handler."""
+    terminal (stderr always), with the client's encoding and error handler; an output
+    stream calls ``first`` before its first byte."""
     tty = os.isatty(fd)
-    raw = open(fd, mode + "b", closefd=False)  # kept: sys.std* hold it
+    raw: Any = (
+        open(fd, "rb", closefd=False)  # kept: sys.std* hold it
+        if first is None
+        else io.BufferedWriter(_Announced(fd, first))
+    )
     name, errors = encoding
     return io.TextIOWrapper(
         raw, encoding=name, errors=errors, line_buffering=tty or fd == 2, write_through=fd == 2
     )
 
 
-def run(request: Request) -> int:
-    """The request's command line in the client's environment, umask, working directory
-    and standard streams, through ``memctl``'s own entry point; its exit code."""
-    from memctl.cli import entry
-    from memctl.integrations import resident
-
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the server's handler is not the command's
+def _enter(request: Request) -> None:
+    """Take on the client's environment, umask and working directory."""
     os.environ.clear()
     os.environ.update(request.env)
     os.umask(request.umask)
     os.fchdir(request.fds[3])
+
+
+def needs(request: Request) -> list[str]:
+    """The environment variables the request's settings read that the client did not
+    send (``memctl.integrations.resident.environment`` sends only what every command
+    reads): with ``llm: openai``, the one ``openai.api_key_env`` names."""
+    from memctl.api.config import settings_from_flags
+    from memctl.errors import MemctlError
+    from memctl.integrations.resident import split_globals
+
+    _enter(request)
+    home, config, _ = split_globals(request.argv)
+    try:
+        settings = settings_from_flags(home, config)
+    except (MemctlError, OSError, ValueError):
+        return []  # the command says what is wrong with them
+    name = settings.openai_api_key_env if settings.llm == "openai" else ""
+    return [name] if name and name not in request.env else []
+
+
+def embed(settings: Settings, texts: list[str]) -> tuple[str, int, bytes]:
+    """The embedder's name, dimension and the float32 rows of ``texts`` (an MCP server's
+    query: ``memctl.integrations.resident.ResidentEmbedder``), with the model ``warm``
+    loaded."""
+    from memctl.api.config import Context
+
+    embedder = Context(settings).embedder
+    rows = embedder.embed(texts)
+    return embedder.name, embedder.dim, rows.astype("float32").tobytes()
+
+
+def run(request: Request, first: Callable[[], None]) -> int:
+    """The request's command line in the client's environment, umask, working directory
+    and standard streams, through ``memctl``'s own entry point; its exit code. ``first``
+    is called before the first byte of output."""
+    from memctl.cli import entry
+    from memctl.integrations import resident
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the server's handler is not the command's
+    _enter(request)
     for target, fd in enumerate(request.fds[:3]):
         os.dup2(fd, target)
-    sys.stdin = _stream(0, "r", request.streams[0])
-    sys.stdout = _stream(1, "w", request.streams[1])
-    sys.stderr = _stream(2, "w", request.streams[2])
+    sys.stdin = _stream(0, request.streams[0], None)
+    sys.stdout = _stream(1, request.streams[1], first)
+    sys.stderr = _stream(2, request.streams[2], first)
     sys.argv = ["memctl", *request.argv]
     resident.CLIENT_PID = request.client_pid
     try:
@@ -85,7 +150,10 @@ def serve(settings: Settings) -> int:
 
     if not settings.recall_resident:
         return 0
-    return serve_home(settings.home, settings.recall_resident_idle, lambda: warm(settings), run)
+    handlers = Handlers(run, needs, lambda texts: embed(settings, texts))
+    return serve_home(
+        settings.home, settings.recall_resident_idle, lambda: warm(settings), handlers
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,10 +161,16 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
 
     from memctl.api.config import settings_from_flags
+    from memctl.errors import MemctlError
+    from memctl.integrations.resident_server import say
 
     parser = argparse.ArgumentParser(prog="python -m memctl.cli.resident")
     parser.add_argument("--home")
-    return serve(settings_from_flags(parser.parse_args(argv).home))
+    try:
+        return serve(settings_from_flags(parser.parse_args(argv).home))
+    except MemctlError as exc:  # the log says why it did not start
+        say(f"not serving: {exc}")
+        return 1
 
 
 if __name__ == "__main__":

@@ -8,18 +8,25 @@ from typing import Annotated
 import typer
 
 from memctl.api import sessions as api
-from memctl.api.sessions import GrepMatch, Where
+from memctl.api.projects import project_labels
+from memctl.api.sessions import Forgotten, GrepMatch, SessionRow, Where
 from memctl.cli.common import JsonOption, new_typer, open_context
-from memctl.cli.render import age, console, print_json
+from memctl.cli.render import console, print_json
+from memctl.errors import UsageError
 
 app = new_typer()
 group = new_typer()
-app.add_typer(group, name="sessions", help="The stored sessions: list, show, grep and expand them.")
+app.add_typer(
+    group, name="sessions", help="The stored sessions: list, show, grep, expand and forget them."
+)
 
 ScopeFilter = Annotated[
     str | None,
     typer.Option(
-        "--scope", "-s", help="'project' (the current one and global, default) or a scope name."
+        "--scope",
+        "-s",
+        help="'project' (the current one and global, default), a project's path or name, "
+        "or a scope.",
     ),
 ]
 AllScopes = Annotated[bool, typer.Option("--all-scopes", help="Every project.")]
@@ -27,9 +34,17 @@ ClientFilter = Annotated[
     str | None, typer.Option("--client", help="Only this client (claude-code, codex, ...).")
 ]
 Since = Annotated[
-    str | None, typer.Option("--since", help="From this time: an ISO date or a span like 7d.")
+    str | None,
+    typer.Option(
+        "--since", help="From this time (an ISO date or a span like 7d), by the session's own time."
+    ),
 ]
 Until = Annotated[str | None, typer.Option("--until", help="Before this time (ISO date or span).")]
+Stored = Annotated[
+    bool,
+    typer.Option("--stored", help="--since/--until count from when memctl stored the session."),
+]
+ROW_WIDTH = 76  # a title or digest line under its session: 80 columns with the indent
 
 
 @group.command("list")
@@ -40,29 +55,42 @@ def list_(
     client: ClientFilter = None,
     since: Since = None,
     until: Until = None,
+    stored: Stored = False,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="At most this many.")] = 20,
     as_json: JsonOption = False,
 ) -> None:
-    """The latest sessions, newest first: client, date, title, messages and digest."""
-    where = Where(scope, all_scopes, client, since, until)
-    rows = api.list_sessions(open_context(ctx), where, limit)
-    if as_json:
-        print_json([row.__dict__ for row in rows])
+    """The latest sessions, newest first by their own time: id, date, client, messages,
+    then the title and the digest's last line."""
+    where = Where(scope, all_scopes, client, since, until, clock="stored" if stored else "session")
+    context = open_context(ctx)
+    rows = api.list_sessions(context, where, limit)
+    more = api.elsewhere(context, where)
+    labels = project_labels(context, [row.scope for row in rows])
+    if as_json:  # the scope stays the id; the project is how a person reads it
+        print_json([{**row.__dict__, "project": labels[row.scope]} for row in rows])
         return
-    if not rows:
-        console.print("no sessions stored here (--all-scopes looks everywhere)")
-        return
+    labels = labels if all_scopes else {}
     for row in rows:
-        title = f' "{api.one_line(row.title, 60)}"' if row.title else ""
-        day = (row.started_at or row.updated_at)[:10]
-        console.print(
-            f"{row.id}  {row.client}  {day} ({age(row.updated_at)})  "
-            f"{row.message_count} messages{title}",
-            style="bold",
-            soft_wrap=True,
-        )
-        if row.digest:
-            console.print(f"  {api.one_line(row.digest.split(chr(10))[-1], 150)}", soft_wrap=True)
+        console.print(_session_line(row, labels.get(row.scope, "")), style="bold")
+        for line in (row.title, row.digest.split("\n")[-1]):  # cut by cells: CJK is wide
+            if line:
+                console.print(
+                    f"  {api.one_line(line, ROW_WIDTH)}", no_wrap=True, overflow="ellipsis"
+                )
+    if not rows:
+        console.print("no sessions " + ("match" if all_scopes else "stored in this project"))
+    if more:
+        console.print(f"{more:,} more in other projects: --all-scopes lists them")
+    elif not rows and (since or until):
+        other = "when memctl stored them" if stored else "their own time"
+        console.print(f"(--since/--until went by {other}; --stored switches)")
+
+
+def _session_line(row: SessionRow, project: str) -> str:
+    """``id  date time  client  N msgs  project``: 80 columns at most."""
+    when = row.at[:16].replace("T", " ")
+    line = f"{row.id[:12]:<12}  {when}  {row.client}  {row.message_count} msgs"
+    return f"{line}  {api.one_line(project, 78 - len(line))}" if project else line
 
 
 @group.command()
@@ -141,3 +169,41 @@ def expand(
         print_json({**passages[0].to_dict(), "passages": [p.to_dict() for p in passages]})
     else:
         sys.stdout.write("\n\n".join(p.text() for p in passages) + "\n")
+
+
+@group.command()
+def forget(
+    ctx: typer.Context,
+    ref: Annotated[
+        str, typer.Argument(help="A session id (or unique prefix), or SESSION#N: one message.")
+    ],
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Forget a session, or one message, everywhere: its text, the memories distilled from
+    it, every quote of it in the store, its free pages, the WAL and the backups. It is
+    never captured again. Nothing can bring it back."""
+    context = open_context(ctx)
+    if not yes and not typer.confirm(f"Forget {ref} everywhere, for good?", err=True):
+        raise UsageError("forget cancelled; nothing was changed")
+    done = api.forget(context, ref)
+    if as_json:
+        print_json(done.to_dict())
+        return
+    console.print(forgotten_line(done), soft_wrap=True)
+
+
+def forgotten_line(done: Forgotten) -> str:
+    """What a forget or a redact took out, in one line (and a warning when the WAL could
+    not be emptied)."""
+    quotes = sum(done.quotes.values())
+    line = (
+        f"forgot {done.target}: {done.messages} messages, {len(done.memories)} memories, "
+        f"{quotes} quotes, {len(done.backups)} backups rewritten"
+    )
+    if not done.wal_emptied:
+        line += (
+            "; another process is reading the store, so its WAL still holds old pages until "
+            "it closes (run `memctl maintain` then)"
+        )
+    return line

@@ -1,4 +1,4 @@
-"""status and events."""
+"""status, projects and events."""
 
 from __future__ import annotations
 
@@ -10,19 +10,24 @@ from rich.table import Table
 
 from memctl.api import memory as api
 from memctl.api.memory import EventsRequest
+from memctl.api.projects import list_projects, project_labels
 from memctl.cli.common import JsonOption, new_typer, open_context
 from memctl.cli.render import age, console, counts_table, human_size, print_json
 
 app = new_typer()
+CLIENTS_WIDTH = 24  # the clients column of `projects` at most (a long list ends in …)
+OTHER_COLUMNS = 46  # what the columns after the project take at 80 columns, with their gaps
 
 
 @app.command()
 def status(ctx: typer.Context, as_json: JsonOption = False) -> None:
-    """Counts by kind, category, state, tier and scope; database size; embedding model."""
-    report = api.status(open_context(ctx))
+    """Counts by kind, category, state, tier and project; database size; embedding model."""
+    context = open_context(ctx)
+    report = api.status(context)
     if as_json:
         print_json(asdict(report))
         return
+    named = project_labels(context, [report.current_scope, *report.by_scope])
     model = f"{report.embed_model} ({report.embed_dim}-d)" if report.embed_model else "none yet"
     console.print(f"database      {report.database} ({human_size(report.size_bytes)})")
     console.print(f"memories      {report.total}")
@@ -34,16 +39,62 @@ def status(ctx: typer.Context, as_json: JsonOption = False) -> None:
     imported = ", ".join(f"{n} {state}" for state, n in sorted(report.imports.items())) or "none"
     console.print(f"imports       {imported} (files)")
     console.print(f"vectors       {model}")
-    console.print(f"current scope {report.current_scope}")
+    console.print(f"current scope {report.current_scope} ({named[report.current_scope]})")
     for title, counts in (
         ("by state", report.by_state),
         ("by kind", report.by_kind),
         ("by category", report.by_category),
         ("by tier", report.by_tier),
-        ("by scope", report.by_scope),
+        ("by project", _by_label(report.by_scope, named)),
     ):
         if counts:
             console.print(counts_table(title, counts))
+
+
+def _by_label(counts: dict[str, int], named: dict[str, str]) -> dict[str, int]:
+    """Counts by scope, keyed by how a person reads each (two scopes of one label add up)."""
+    summed: dict[str, int] = {}
+    for scope, count in counts.items():
+        summed[named[scope]] = summed.get(named[scope], 0) + count
+    return summed
+
+
+@app.command()
+def projects(ctx: typer.Context, as_json: JsonOption = False) -> None:
+    """Every project with sessions or memories: where it is, its sessions, memories, last
+    activity and the clients seen; the current one marked *."""
+    found = list_projects(open_context(ctx))
+    if as_json:
+        print_json([p.to_dict() for p in found])
+        return
+    if not found:
+        console.print("no projects yet: nothing is stored")
+        return
+    table = Table(box=None, pad_edge=False)
+    # the project takes what the counts, the date and a client or two leave of the width
+    table.add_column(
+        "project", overflow="ellipsis", no_wrap=True, max_width=console.width - OTHER_COLUMNS
+    )
+    for column in ("sessions", "memories"):
+        table.add_column(column, justify="right", no_wrap=True, min_width=len(column))
+    table.add_column("last", no_wrap=True, min_width=len("YYYY-MM-DD"))
+    table.add_column(
+        "clients",
+        overflow="ellipsis",
+        no_wrap=True,
+        min_width=len("clients"),
+        max_width=CLIENTS_WIDTH,
+    )
+    for project in found:
+        mark = "*" if project.current else " "
+        table.add_row(
+            f"{mark}{project.label}",
+            str(project.sessions),
+            str(project.memories),
+            project.last_activity[:10],
+            ",".join(project.clients),
+        )
+    console.print(table)
 
 
 @app.command()

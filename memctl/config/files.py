@@ -7,7 +7,9 @@ since ``mkdir(parents=True)`` makes them 0777 minus the umask.
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from pathlib import Path
 from typing import BinaryIO
 
@@ -54,3 +56,24 @@ def write_private(path: Path, text: str) -> None:
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
+
+
+# Opened without following a link, without waiting for a writer (a FIFO) or a device.
+UNTRUSTED_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+
+
+def read_untrusted(path: Path, limit: int) -> bytes:
+    """The first ``limit`` bytes of a file that came with a cloned repository (a project's
+    ``.memctl/`` files): only a regular file, never through a symbolic link, never waiting
+    on a FIFO or a device. FileNotFoundError when there is none; another OSError, whose
+    ``strerror`` says why in words, when it is refused."""
+    try:
+        descriptor = os.open(path, UNTRUSTED_FLAGS)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise OSError(errno.ELOOP, "a symbolic link: not read") from None
+        raise
+    with os.fdopen(descriptor, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file: not read")
+        return handle.read(limit)

@@ -144,6 +144,12 @@ RECALL_KEYS: tuple[Key, ...] = (
         "Weight of the share of the query's content words (by rarity) a memory contains.",
     ),
     _unit(
+        "recall.vocabulary_weight",
+        0.7,
+        "Weight of the software vocabulary's synonyms of a query's words (PR: pull request), "
+        "against the query's own words (BM25 and word share); 0: no expansion.",
+    ),
+    _unit(
         "recall.lead_floor",
         0.36,
         "Cosine + words_weight x word share at which the memory closest in meaning shows a "
@@ -296,8 +302,8 @@ RECALL_KEYS: tuple[Key, ...] = (
     Key("recall.chars_per_token", 4.0, "Characters per token when packing a budget.", minimum=0.1),
     Key(
         "recall.cjk_chars_per_token",
-        0.87,
-        "CJK characters per token when packing a budget.",
+        1.17,
+        "Chinese characters (and CJK punctuation) per token when packing a budget.",
         minimum=0.1,
     ),
     Key(
@@ -353,6 +359,12 @@ KEYS: tuple[Key, ...] = (
         "Importance given to `memctl remember` memories.",
         minimum=0.0,
         maximum=1.0,
+    ),
+    _unit(
+        "remember.question_floor",
+        0.15,
+        "Cosine a question stored with a memory (MCP memory_store, host distillation) must "
+        "reach with the memory's text to be kept; the others are dropped as off-topic.",
     ),
     Key("recall.limit", 10, "Memories returned by `memctl recall`.", minimum=1, maximum=1000),
     Key(
@@ -472,7 +484,7 @@ KEYS: tuple[Key, ...] = (
     Key("ingest.job_max_attempts", 3, "Attempts at a job before it is marked failed.", minimum=1),
     Key(
         "maintain.tasks",
-        "jobs,decay,consolidate,dedup,archive,upkeep,sync",
+        "jobs,decay,consolidate,dedup,archive,graph,profile,upkeep,sync",
         "The tasks `memctl maintain` runs, in this order (--only and --skip choose among them).",
     ),
     Key(
@@ -556,7 +568,7 @@ KEYS: tuple[Key, ...] = (
     Key("select.max_bytes", 200_000, "... and at most this many bytes a batch.", minimum=1000),
     Key(
         "digest.max_chars",
-        1600,
+        2400,
         "Longest session digest (the episodic memory each session becomes), in characters.",
         minimum=200,
     ),
@@ -568,9 +580,9 @@ KEYS: tuple[Key, ...] = (
     ),
     Key(
         "digest.report_chars",
-        500,
-        "Characters of each sub-agent's report a digest keeps (headings and conclusions "
-        "first); the stored session keeps the report whole.",
+        800,
+        "Characters of each sub-agent's report a digest keeps (conclusions, headings and "
+        "findings first); the stored session keeps the report whole.",
         minimum=50,
     ),
     Key("extract.max_facts", 50, "Facts one extraction may return.", minimum=1),
@@ -925,15 +937,32 @@ def flatten(tree: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return flat
 
 
-def read_config_file(path: Path) -> dict[str, Any]:
-    """The keys set in one YAML config file, validated; {} when the file does not exist."""
-    if not path.is_file():
+# A config file is a few keys: more than this is no config file (a project's is read as
+# untrusted input, ``config.files.read_untrusted``).
+CONFIG_MAX_BYTES = 1 << 20
+
+
+def read_config_file(path: Path, untrusted: bool = False) -> dict[str, Any]:
+    """The keys set in one YAML config file, validated; {} when the file does not exist.
+    An ``untrusted`` one (a project's, which came with the repository) is read only as a
+    regular file, never through a link, never waiting on a FIFO."""
+    from memctl.config.files import read_untrusted
+
+    if not untrusted and not path.is_file():
         return {}
     from memctl.config.safe_load import yaml_value
 
     try:
-        tree = yaml_value(path.read_text(encoding="utf-8")) or {}
-    except (ValueError, OSError) as exc:  # UnicodeDecodeError is a ValueError
+        data = read_untrusted(path, CONFIG_MAX_BYTES + 1) if untrusted else path.read_bytes()
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"{path}: {exc.strerror}") from None
+    if len(data) > CONFIG_MAX_BYTES:
+        raise ConfigError(f"{path}: over {CONFIG_MAX_BYTES:,} bytes: no config file")
+    try:
+        tree = yaml_value(data.decode("utf-8")) or {}
+    except ValueError as exc:  # UnicodeDecodeError is a ValueError
         first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ConfigError(f"{path}: not valid YAML ({first_line})") from None
     if not isinstance(tree, dict):
@@ -1000,7 +1029,7 @@ def load_settings(
         (str(home / CONFIG_FILE), read_config_file(home / CONFIG_FILE)),
         (
             str(project_root(cwd) / PROJECT_CONFIG),
-            read_config_file(project_root(cwd) / PROJECT_CONFIG),
+            read_config_file(project_root(cwd) / PROJECT_CONFIG, untrusted=True),
         ),
         ("environment", read_env(environ)),
         ("flag", {name: key_named(name).parse(v) for name, v in (overrides or {}).items()}),

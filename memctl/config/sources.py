@@ -34,6 +34,8 @@ SOURCES: dict[str, str] = {
     "maintain batch, a sync) without a person noticing",
     "remember.importance": "reasoned: what a person stores by hand ranks above most facts "
     "distilled from sessions; not swept",
+    "remember.question_floor": "measured: benchmarks.md § Questions stored with a memory "
+    "(MiniLM: keeps 95 % of the paraphrase set's questions, 10 % of unrelated ones)",
     "recall.candidates": RECALL + ": limit x 3 from each leg",
     "recall.weight_vector": RELEVANCE_3 + " (fusion weights 0.4 / 0.6, were 0.5 / 0.5)",
     "recall.weight_bm25": RELEVANCE_3 + " (fusion weights 0.4 / 0.6, were 0.5 / 0.5)",
@@ -41,6 +43,8 @@ SOURCES: dict[str, str] = {
     "recall.pinned_boost": RECALL,
     "recall.relevance_floor": RELEVANCE_2 + " (floors chosen on both benchmarks)",
     "recall.words_weight": RELEVANCE_1 + " (cosine + 0.3 x word share)",
+    "recall.vocabulary_weight": "measured: benchmarks.md § Vocabulary (agentmemory weights "
+    "its synonym groups 0.7)",
     "recall.lead_floor": "measured: benchmarks.md § Paraphrases",
     "recall.lead_margin": "measured: benchmarks.md § Paraphrases",
     "recall.words_cosine": RELEVANCE_2 + " (words need meaning; floors on both benchmarks)",
@@ -97,7 +101,8 @@ SOURCES: dict[str, str] = {
     "recall.mmr_threshold": RECALL + ": mmr",
     "recall.mmr_factor": RECALL + ": mmr",
     "recall.chars_per_token": RECALL + ": pack (tokens ~ len / 4)",
-    "recall.cjk_chars_per_token": RECALL + ": pack (CJK ~ 0.87 characters a token)",
+    "recall.cjk_chars_per_token": "measured: o200k_base, by benchmarks/token_estimate.py "
+    "(benchmarks.md § What a session leaves behind; cl100k_base: 0.87, issue 3's figure)",
     "recall.strength_step": RECALL + ": a recall strengthens by 0.1",
     "ollama.connect_timeout": "reasoned: a local server answers a connection at once; 2 s "
     "tells a stopped Ollama from a busy one (ingest.md § Which LLM)",
@@ -137,12 +142,13 @@ SOURCES: dict[str, str] = {
     "backup a day (maintain.md § Maintenance)",
     "select.messages": INGEST + ": select",
     "select.max_bytes": INGEST + ": select",
-    "digest.max_chars": "reasoned: about 400 tokens, so a session's digest fits the recent-"
-    "work layer (context.recent_budget); not swept",
+    "digest.max_chars": "measured: swept 1600, 2000, 2400 on the gold set's tune half with "
+    "digest.report_chars 500 and 800 (benchmarks.md § What a session leaves behind); "
+    "the start block shortens a digest that does not fit",
     "digest.items": "reasoned: six items a section keep every section within "
     "digest.max_chars; not swept",
-    "digest.report_chars": "reasoned: a sub-agent's headings and conclusion, not its whole "
-    "report; not swept",
+    "digest.report_chars": "measured: swept with digest.max_chars (benchmarks.md § What a "
+    "session leaves behind): a sub-agent's conclusions and findings, not its whole report",
     "extract.max_facts": INGEST + ": extract",
     "extract.chunk_chars": INGEST + ": extract; measured for host tasks: benchmarks.md § What "
     "a host model is handed",

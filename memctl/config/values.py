@@ -20,6 +20,7 @@ class Values:
     scope_personal_global: bool
     remember_category: str
     remember_importance: float
+    remember_question_floor: float
     recall_limit: int
     recall_resident: bool
     recall_resident_idle: float
@@ -31,6 +32,7 @@ class Values:
     recall_pinned_boost: float
     recall_relevance_floor: float
     recall_words_weight: float
+    recall_vocabulary_weight: float
     recall_lead_floor: float
     recall_lead_margin: float
     recall_words_cosine: float
@@ -203,6 +205,7 @@ class RecallValues:
     pinned_boost: float
     relevance_floor: float
     words_weight: float
+    vocabulary_weight: float
     lead_floor: float
     lead_margin: float
     words_cosine: float

@@ -242,6 +242,7 @@ class _Importer:
                     lambda n: self.counts.add(IMPORTING, n),
                     default_scope=self.scope,
                     run_id=run.id,
+                    origin=target.source,
                 )
                 run.record.status, run.record.finished_at = "done", now_iso()
                 run.record.counts = {"imported": result.imported, "skipped": result.skipped}

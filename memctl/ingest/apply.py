@@ -21,10 +21,12 @@ from typing import Any
 
 import numpy as np
 
+from memctl.ingest import graph
 from memctl.ingest.extract_rules import sentences
 from memctl.ingest.facts import Decision, Fact, Verdict, abstract
 from memctl.ingest.run import Run
 from memctl.memories.operations import kept_tags
+from memctl.memories.questions import on_topic
 from memctl.model import Category, Kind, Memory, Relation, RelationType, State, content_hash
 from memctl.model import now_iso as _now
 from memctl.store import memories as store
@@ -61,9 +63,22 @@ def _create(run: Run, fact: Fact, decision: Decision) -> Memory:
         created_at=fact.created_at or _now(),  # dated by the session, not by the run
     )
     vector = fact.vector.astype(np.float32).tobytes()
-    run.writer.create(memory, vector, decision=str(decision.verdict), by=decision.by)
+    found = _questions(run, fact.questions, vector)
+    run.writer.create(
+        memory, vector, decision=str(decision.verdict), by=decision.by, questions=len(found)
+    )
+    run.writer.add_questions(memory.id, found, run.ctx.embedder.name)
     decision.memory_id = memory.id
     return memory
+
+
+def _questions(run: Run, questions: list[str], vector: bytes) -> list[tuple[str, bytes]]:
+    """The fact's questions (the host's) that are about it, with their vectors."""
+    if not questions:
+        return []
+    vectors = [v.astype(np.float32).tobytes() for v in run.ctx.embedder.embed(questions)]
+    floor = run.settings.remember_question_floor
+    return on_topic(questions, vectors, vector, floor).kept
 
 
 def _merge(run: Run, decision: Decision, target: Memory) -> None:
@@ -180,3 +195,19 @@ def apply(run: Run, decisions: list[Decision]) -> None:
             _create(run, decision.fact, decision)
         else:
             HANDLERS[decision.verdict](run, decision, target)
+    record_graph(run, decisions)
+
+
+def record_graph(run: Run, decisions: list[Decision]) -> None:
+    """The graph stage: the entities and triples of every memory the decisions wrote."""
+    written = {
+        d.memory_id: d.fact.triples for d in decisions if d.memory_id and d.verdict != Verdict.SKIP
+    }
+    found = store.get_memories(run.db, list(written))
+    graph.index(
+        run.db,
+        [
+            graph.Written(m.id, m.content, m.source, m.content_hash, written[m.id])
+            for m in found.values()
+        ],
+    )

@@ -30,12 +30,14 @@ from memctl.errors import InputError, UsageError
 from memctl.ingest.parse import Transcript, read_transcript, shape_of
 from memctl.ingest.parse.common import Parsed
 from memctl.ingest.source import Input
+from memctl.ingest.title import REQUESTS_READ, session_title
 from memctl.memories.operations import kept_tags, resolve_scope
 from memctl.memories.privacy import Redactions, nothing_left, safe_line, scrub_messages
 from memctl.model import Message, Session, now_iso
 from memctl.store import jobs
 from memctl.store.database import Database
 from memctl.store.sessions import (
+    first_requests,
     forget_read_mark,
     get_session,
     insert_messages,
@@ -342,11 +344,12 @@ class _Known:
 
 def session_scope(ctx: Context, given: str | None, cwd: str | None) -> str:
     """--scope when given; else the project of the directory the session ran in (a stable
-    ``path:<hash>`` of it when that directory is not on this machine); else the current one."""
+    ``path:<hash>`` of it when that directory is not on this machine, or is relative: it is
+    never looked up from where memctl runs); else the current one."""
     if given not in (None, "", "project") or not cwd:
         return resolve_scope(ctx, given)
     directory = Path(cwd)
-    if directory.is_dir():
+    if directory.is_absolute() and directory.is_dir():
         return project_scope(directory)
     return "path:" + hashlib.sha256(cwd.rstrip("/\\").encode()).hexdigest()[:16]
 
@@ -404,6 +407,13 @@ def store_transcript(
         session = get_session(db, session_id) or Session(
             id=session_id, client=transcript.client, scope=session_scope(ctx, options.scope, cwd)
         )
+        if session.forgotten_at:  # `memctl sessions forget`: read past, never stored again
+            for _ in messages:
+                pass
+            if opened and opened.tracked and not dry_run:
+                _mark(db, opened.tracked, transcript, session)
+            report.session_id, report.scope = session_id, session.scope
+            return Captured(report, session, [])
         if options.scope:
             session.scope = resolve_scope(ctx, options.scope)
         if not dry_run:
@@ -416,6 +426,8 @@ def store_transcript(
             recent.append(message)
         _update_session(session, options, transcript, name)
         if not dry_run:
+            if not session.title:
+                session.title = session_title(first_requests(db, session_id, REQUESTS_READ))
             save_session(db, session)
             if opened and opened.tracked:
                 _mark(db, opened.tracked, transcript, session)

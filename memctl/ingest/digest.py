@@ -16,6 +16,9 @@ messages. Its sections:
   permission prompt, a closing question, a last request nobody answered;
 - Fetched code: code from the network the session ran (``curl … | sh``) that the user's
   own words did not ask for, named only by its host, never as a command to run again;
+- Not done: what the closing answer claims and the tool results deny (a file it says it
+  created whose every write was refused or failed, tests it says pass that still fail);
+  the claiming sentences leave the outcome;
 - Outcome: the closing answer.
 
 Commands that came from fetched content never read as instructions: one that runs
@@ -52,12 +55,12 @@ from memctl.ingest.injected import strip_injected
 from memctl.ingest.noise import noise_kind
 from memctl.ingest.parse.common import SUBAGENT, SUBAGENT_REPORT
 from memctl.ingest.tools import (
+    LIST_ITEM,
     Call,
     condense,
     read_calls,
     shell_command,
     tool_kind,
-    without_filler,
 )
 from memctl.memories.provenance import fetches_and_runs
 from memctl.model import Message, Role
@@ -65,6 +68,18 @@ from memctl.model import Message, Role
 DIGEST_TAG = "digest"
 ITEM_WIDTH = 160
 REQUEST_MIN_CHARS = 12
+# A request that lists its requirements (two short items or more that limit or forbid:
+# "max 8 min demo", "no login", "keep the old routes"; a step such as "review the code"
+# is not one) keeps each, all within REQUEST_LIST_WIDTH.
+REQUEST_MIN_ITEMS = 2
+REQUEST_ITEM_WIDTH = 80
+REQUEST_LIST_WIDTH = 400
+REQUIREMENT = re.compile(
+    r"\b(?:no|not|never|don't|do not|without|only|max(?:imum)?|min(?:imum)?|minimal|at most|"
+    r"at least|must|keep|always|avoid|under|within)\b|\d|只|不要|禁止|必须|最多|最小|"
+    r"만|최소|최대|하지 마|必ず|だけ|しないで|最大|最小限",
+    re.I,
+)
 # Said text a digest reads for decisions, from the start: the rule patterns cost ~1 s of CPU a
 # MB of short sentences (benchmarks/distil_speed.py), and the gold set's most talkative
 # session says 128,000 characters. Past it the session's facts still come from all of it.
@@ -73,11 +88,29 @@ DECISION_SCAN_CHARS = 200_000
 META_REQUEST_MIN_WORDS = 6
 OUTCOME_MIN_CHARS = 60
 OUTCOME_CHARS = 400
+# A closing answer that lists findings (a review's issues, the steps done) keeps each of
+# them, condensed, within this; the gold set's /review answer lists five in about 800.
+FINDINGS_CHARS = 900
+FINDINGS_MIN_ITEMS = 2
 ERROR_WIDTH = 70
 COMMAND_WIDTH = 50
 AGAIN = "running it again"  # a failure whose fix was only a retry: no case to learn
 # kinds of rule match that say what was decided or set right
 DECISION_KINDS = frozenset({"decision", "correction", "convention", "rule", "commitment"})
+# a closing sentence saying a file was made or changed, and one saying the tests pass
+CLAIM = re.compile(
+    r"\b(?:I(?:'ve| have)?|we(?:'ve| have)?)\s+(?:\w+\s+){0,2}?(?:created|written|wrote|added|"
+    r"updated|generated|saved|made|modified|edited|set up)\b|\b(?:is|was|has been) "
+    r"(?:now )?(?:created|written|added|updated|generated|saved|in place)\b|"
+    r"作成しました|생성했|만들었|创建了|已创建|已生成",
+    re.I,
+)
+PASSING = re.compile(
+    r"\b(?:all (?:the )?)?(?:tests?|build|suite|checks?|ci)\b[^.;]{0,40}?\b(?:pass(?:es|ed|ing)?|"
+    r"succeed(?:s|ed)?|(?:is |are |now )?green|work(?:s|ing)? (?:now|again))\b",
+    re.I,
+)
+CLAUSE_END = re.compile(r";\s+")
 # an address in a command or a tool's input: its host
 URL = re.compile(r"\b(?:https?|ftp)://([^/\s:'\"`)]+)", re.I)
 # tools that bring a page from the network into the session
@@ -122,6 +155,7 @@ class SessionDigest:
     calls: list[Call] = field(default_factory=list)  # every tool call, with its outcome
     fixes: list[tuple[str, Call]] = field(default_factory=list)  # (line, the fixing call)
     fetched: list[str] = field(default_factory=list)  # hosts of fetched code run, unasked
+    not_done: list[str] = field(default_factory=list)  # claims the tool results deny
 
     def useful(self) -> bool:
         """The session did something (ran a command, changed a file, had a sub-agent
@@ -151,8 +185,16 @@ def _request(text: str) -> str | None:
         kind = None  # a polite request: "Can you please update these tests? ..."
     if len(text) < REQUEST_MIN_CHARS or kind:
         return None
-    first = " ".join(sentences(text)[:2])
-    return _cut(first) if first else None
+    lines = text.splitlines()
+    items = [BULLET.sub("", line).strip() for line in lines if BULLET.match(line)]
+    rules = [i for i in items if len(i) <= REQUEST_ITEM_WIDTH and REQUIREMENT.search(i)]
+    prose = "\n".join(line for line in lines if not BULLET.match(line))
+    first = _cut(" ".join(sentences(prose)[:2])) if prose.strip() else ""
+    if len(rules) >= REQUEST_MIN_ITEMS:  # the requirements a request lists, each short
+        first = f"{first} ({_cut('; '.join(rules), REQUEST_LIST_WIDTH)})".strip()
+    elif not first:
+        first = _cut(" ".join(sentences(text)[:2]))
+    return first or None
 
 
 def _decisions(text: str, role: Role) -> list[str]:
@@ -341,7 +383,44 @@ def build_digest(messages: list[Message], limit: int, report_chars: int) -> Sess
     closing = sentences(digest.outcome)
     if closing and QUESTION.search(closing[-1]):
         _add(digest.left_open, f"asked: {_cut(closing[-1])}", limit)
+    _check_claims(digest, limit)
     return digest
+
+
+def _denied_files(calls: list[Call]) -> dict[str, str]:
+    """{file name: how its last write ended} for each file whose writes never succeeded."""
+    last: dict[str, Call] = {}
+    for call in calls:
+        if tool_kind(call.name, call.detail) == "file":
+            for _, path in call.files():
+                last[path.rsplit("/", 1)[-1]] = call
+    return {
+        name: f"{call.name} {name} {'refused' if call.refused else 'failed'}"
+        for name, call in last.items()
+        if not call.succeeded and name
+    }
+
+
+def _check_claims(digest: SessionDigest, limit: int) -> None:
+    """Tool results outrank claims: a closing sentence saying a file was made whose writes
+    were refused or failed, or a clause saying tests pass while a command still fails,
+    leaves the outcome, and "Not done" says what happened."""
+    denied = _denied_files(digest.calls)
+    failing = [item for item in digest.left_open if "still failing" in item]
+    kept = []
+    for sentence in sentences(digest.outcome):
+        named = [n for n in denied if n in sentence and CLAIM.search(sentence)]
+        for name in named:
+            _add(digest.not_done, f"{denied[name]} (the closing answer said otherwise)", limit)
+        if named:
+            continue
+        clauses = CLAUSE_END.split(sentence)
+        passing = [c for c in clauses if failing and PASSING.search(c)]
+        if passing:
+            _add(digest.not_done, f"{failing[0]} (the closing answer said it passes)", limit)
+        kept.append("; ".join(c for c in clauses if c not in passing))
+    if digest.not_done:
+        digest.outcome = " ".join(k for k in kept if k)
 
 
 def _paths(paths: list[str]) -> list[str]:
@@ -368,9 +447,10 @@ def render(digest: SessionDigest, heading: str, max_chars: int) -> str:
         "Fixed": list(digest.fixed),
         "Found": list(digest.reports),
         "Left open": list(digest.left_open),
+        "Not done": list(digest.not_done),
         "Fetched code, not asked for": list(digest.fetched),
     }
-    outcome = _cut(without_filler(digest.outcome), OUTCOME_CHARS)
+    outcome = _outcome(digest.outcome, OUTCOME_CHARS)
 
     def text() -> str:
         lines = [heading] + [f"{k}: " + "; ".join(v) for k, v in sections.items() if v]
@@ -382,5 +462,14 @@ def render(digest: SessionDigest, heading: str, max_chars: int) -> str:
     if len(text()) > max_chars:  # one long request and a long outcome: both shortened
         room = max(40, (max_chars - len(heading)) // 2 - 20)
         sections["Asked"] = [_cut(a, room) for a in sections["Asked"]]
-        outcome = _cut(outcome, room)
+        outcome = _outcome(digest.outcome, room)
     return text()[:max_chars]
+
+
+def _outcome(text: str, chars: int) -> str:
+    """The closing answer in ``chars`` characters; one that lists findings keeps each of
+    them, condensed (in up to FINDINGS_CHARS), not the first few whole and the rest cut."""
+    items = sum(bool(LIST_ITEM.match(line)) for line in text.splitlines())
+    if items >= FINDINGS_MIN_ITEMS:
+        chars = max(chars, FINDINGS_CHARS) if chars >= OUTCOME_CHARS else chars
+    return condense(text, chars)

@@ -14,6 +14,7 @@ from typing import Any
 
 from memctl.ingest.extract_rules import extract_rules
 from memctl.ingest.facts import Fact, Passage
+from memctl.ingest.graph import parse_triples
 from memctl.ingest.run import Run
 from memctl.model import Category
 
@@ -32,6 +33,8 @@ or will happen, with its time), cases (a problem and its solution), patterns (ha
 workflows, rules to follow).
 - l0_abstract: one line. l1_overview: 2-5 lines. l2_content: every useful detail.
 - importance and confidence between 0 and 1; source_message: the [n] of the line.
+- triples (optional): [subject, predicate, object] the fact states, e.g. \
+["Alice", "works at", "Acme"].
 - At most {max_facts} facts; an empty list is a good answer when nothing is worth keeping."""
 
 SCHEMA: dict[str, Any] = {
@@ -51,12 +54,40 @@ SCHEMA: dict[str, Any] = {
                     "importance": {"type": "number"},
                     "confidence": {"type": "number"},
                     "source_message": {"type": "integer"},
+                    "triples": {
+                        "type": "array",
+                        "items": {
+                            "type": "array",
+                            "items": {"type": "string"},
+                            "minItems": 3,
+                            "maxItems": 3,
+                        },
+                    },
                 },
                 "required": ["content", "l0_abstract", "category", "source_message"],
             },
         }
     },
     "required": ["facts"],
+}
+
+
+# The host model's answer (MCP memory_distill_tasks / memory_distill_apply): the same facts,
+# each with the questions a person might ask for it (memories/questions.py).
+HOST_SCHEMA: dict[str, Any] = {
+    **SCHEMA,
+    "properties": {
+        "facts": {
+            "type": "array",
+            "items": {
+                **SCHEMA["properties"]["facts"]["items"],
+                "properties": {
+                    **SCHEMA["properties"]["facts"]["items"]["properties"],
+                    "questions": {"type": "array", "items": {"type": "string"}, "maxItems": 3},
+                },
+            },
+        }
+    },
 }
 
 
@@ -123,7 +154,24 @@ def _fact(item: dict[str, Any], passages: list[Passage]) -> Fact:
         confidence=float(item.get("confidence", 0.8)),
         source=passage.source if passage else "",
         created_at=passage.created_at if passage else None,
+        triples=parse_triples(item.get("triples")),
+        questions=_questions(item.get("questions")),
     )
+
+
+def _questions(value: Any) -> list[str]:
+    """The questions a host gave with a fact (a ValueError names what is wrong)."""
+    from memctl.errors import UsageError
+    from memctl.memories.questions import clean_questions
+
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ValueError("questions is not a list of strings")
+    try:
+        return clean_questions(value)
+    except UsageError as error:
+        raise ValueError(str(error)) from None
 
 
 def extract(run: Run, passages: list[Passage], max_facts: int | None = None) -> list[Fact]:

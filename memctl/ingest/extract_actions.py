@@ -11,8 +11,9 @@ shows counts:
 - a command that failed and succeeded after a change: the digest's "`X`
   failed: … → fixed by …" line, as a case (a retry alone teaches nothing);
 - a sentence of the closing answer that states a cause or a fix ("the root
-  cause was…"), when the session's last test or build run passed: the
-  assistant's claim, confirmed by a tool result. An unverified claim is no fact.
+  cause was…", "原因是…", "原因は…", "원인은…"), when the session's last test or
+  build run passed: the assistant's claim, confirmed by a tool result. An
+  unverified claim is no fact.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from memctl.ingest.extract_rules import BULLET, QUESTION, sentences
 from memctl.ingest.facts import Fact
 from memctl.ingest.tools import QUOTED, Call, shell_command, tool_kind
 from memctl.model import Category
+from memctl.retrieve.query import cjk_count
 
 # (purpose, the verb of its evidence, what in a command line says it)
 PURPOSES = (
@@ -45,9 +47,13 @@ MAX_COMMAND = 120
 # a closing sentence that states a cause or a fix
 FINDING = re.compile(
     r"\b(?:root cause|the (?:cause|problem|issue|bug|fix) (?:was|is)|because|was caused by|"
-    r"fixed (?:it |this )?by)\b",
+    r"fixed (?:it |this )?by)\b|"
+    r"原因(?:是|在于)|问题出在|根本原因|修复方法是|原因は|が原因|原因でした|원인은|원인이었|때문이었",
     re.I,
 )
+# A finding in a CJK language says as much in fewer characters (MemCC's CJK-aware bounds).
+MIN_FINDING_CHARS = 30
+MIN_CJK_FINDING_CHARS = 12
 CHECKS = ("tests run", "the build runs", "type checks run")
 STEPS = re.compile(r"\s*(?:&&|;)\s*")  # the steps of a command line run one after another
 
@@ -144,6 +150,8 @@ def action_facts(digest: SessionDigest, source: str) -> list[Fact]:
         at = next((c.at for c in reversed(digest.calls) if c.at), "")
         for raw in sentences(digest.outcome):
             sentence = BULLET.sub("", raw).strip()
-            if FINDING.search(sentence) and not QUESTION.search(sentence) and len(sentence) > 30:
-                facts.append(_fact(sentence, Category.CASES, "finding", source, at))
+            shortest = MIN_CJK_FINDING_CHARS if cjk_count(sentence) else MIN_FINDING_CHARS
+            if FINDING.search(sentence) and not QUESTION.search(sentence):
+                if len(sentence) > shortest:
+                    facts.append(_fact(sentence, Category.CASES, "finding", source, at))
     return facts

@@ -27,9 +27,12 @@ from memctl.model import Category, Role
 MIN_CHARS = 4
 MAX_CHARS = 500
 RULE_CONFIDENCE = 0.6
-# A sentence ends at .!? before whitespace and a capital, quote or bracket (so "e.g. x" and
-# "config.yaml" stay whole), at CJK end punctuation, and at line breaks.
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(\[`])|(?<=[。！？；])|\n+")
+# A sentence ends at .!? before whitespace and a capital, quote, bracket or a letter of
+# another script (Korean puts ". " between sentences; "e.g. x" and "config.yaml" stay
+# whole), at CJK end punctuation, and at line breaks.
+SENTENCE_END = re.compile(
+    r"(?<=[.!?])\s+(?=[A-Z\"'(\[`\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af])|(?<=[。！？；])|\n+"
+)
 
 
 @dataclass(frozen=True)
@@ -176,6 +179,45 @@ ENGLISH = (
         r"touch|edit|run|use|add|write)\b",
     ),
     _en("rule", PA, 0.7, r"\b(?:is|are) deprecated\b|\bno longer (?:use|used)\b"),
+    # constraints a request sets: a limit, a scope kept small, what not to do
+    _en(
+        "rule",
+        PA,
+        0.8,
+        r"\b(?:max(?:imum)?|at most|no (?:more|longer) than|not (?:more|longer) than|under|"
+        r"less than|within)\s+\d+\s*-?\s*(?:min(?:ute)?s?|sec(?:ond)?s?|h(?:ours?)?|lines?|"
+        r"words?|pages?|slides?|char(?:acter)?s?|[km]b|ms|files?|steps?|items?|tokens?)\b",
+    ),
+    _en(
+        "rule",
+        PA,
+        0.8,
+        r"\bkeep (?:it|things|this|the \w+) (?:minimal|simple|short|small|lean|focused)\b|"
+        r"\b(?:minimal|minimum) (?:features?|changes?|scope|version|implementation)\b|"
+        r"\bbare minimum\b|\bnothing (?:else|more|fancy)\b",
+    ),
+    _en(
+        "rule",
+        PA,
+        0.8,
+        r"^\W*(?:please\s+)?(?:do not|don't|never|avoid)\s+(?:add|create|change|modify|install|"
+        r"include|introduce|refactor|rename|remove|produce|generate|implement|mock|hardcode|"
+        r"hard-code|use)\b",
+    ),
+    _en(
+        "rule",
+        PA,
+        0.8,
+        r"^\W*(?:please\s+)?(?:only|just) (?:use|change|touch|modify|edit|implement|support|"
+        r"target|focus on|scan|read|keep)\b",
+    ),
+    _en(
+        "rule",
+        PA,
+        0.7,
+        r"^\W*(?:the |our |this )?[\w`./-]+(?: [\w`./-]+){0,3} (?:must|has to|needs to) "
+        r"(?:be|use|run|work|support|stay|include|pass|keep|handle)\b",
+    ),
     # cases and events
     _en(
         "case", C, 0.7, r"\b(?:the|that) (?:fix|solution|workaround|cause|root cause) (?:was|is)\b"
@@ -265,13 +307,67 @@ CHINESE = (
     _zh("rule", PA, 0.8, r"(?:都|一律|统一|全部)(?:用|使用|改成|写成)|应该(?:用|使用|是|放)"),
     _zh("rule", PA, 0.8, r"(?:以后|之后|今后)(?:都|请|要)|不能(?:用|提交|修改|删除)"),
     _zh("case", C, 0.7, r"(?:问题|原因|解决(?:方法|办法|方案))(?:是|在于)"),
+    _zh("rule", PA, 0.8, r"(?:只|仅)(?:能|需要|要|用|做|扫描|保留|实现|修改|支持|读取|检查)"),
+    _zh(
+        "rule",
+        PA,
+        0.8,
+        r"(?:最多|不超过|至多|最少|至少)\s*\d+|\d+\s*(?:分钟|秒|行|个字)\s*(?:以内|之内)",
+    ),
+    _zh("rule", PA, 0.8, r"(?:禁止|不得|请勿|一定要|务必|避免)"),
+    _zh("rule", PA, 0.8, r"最小(?:化|功能|实现|改动)|(?:尽量|保持)简单"),
 )
 
-PATTERNS = ENGLISH + CHINESE
+KOREAN = (
+    _zh(
+        "decision",
+        PA,
+        0.7,
+        r"(?:로|으로)\s*(?:하자|합시다|가자|갑시다)|(?:하기로|쓰기로|사용하기로)\s*(?:했|하자|결정)",
+    ),
+    _zh("rule", PA, 0.8, r"(?:반드시|절대(?:로)?|무조건|항상)\s*\S"),
+    _zh(
+        "rule",
+        PA,
+        0.8,
+        r"(?:하지|쓰지|넣지|만들지|건드리지|수정하지|추가하지|사용하지|바꾸지|지우지)\s*(?:마|말|않도록)",
+    ),
+    _zh(
+        "rule",
+        PA,
+        0.8,
+        r"최소한|최소\s*(?:기능|범위|구현)|최대\s*\d+|\d+\s*(?:분|초|줄|자)\s*(?:이내|이하|까지)",
+    ),
+    _zh("rule", PA, 0.8, r"\S+만\s*(?:구현|만들|사용|써|쓰|해|하|넣|추가|유지|남기|스캔|검사)"),
+    _zh("preference", PR, 0.7, r"(?:저는|나는|전)\s*\S*(?:선호|좋아)"),
+)
+JAPANESE = (
+    _zh(
+        "decision",
+        PA,
+        0.7,
+        r"(?:にしましょう|で行きましょう|でいきましょう|ことにしました|に決めました)",
+    ),
+    _zh("rule", PA, 0.8, r"(?:必ず|絶対に?|常に|禁止|厳禁)"),
+    _zh(
+        "rule",
+        PA,
+        0.8,
+        r"(?:しないで|使わないで|入れないで|触らないで|変更しないで|追加しないで|作らないで|書かないで)",
+    ),
+    _zh("rule", PA, 0.8, r"最小限|最大\s*\d+|\d+\s*(?:分|秒|行|文字)\s*(?:以内|以下|まで)"),
+    _zh("rule", PA, 0.8, r"だけ(?:を|に|で)?\s*(?:して|使|実装|作|残|スキャン|読)"),
+    _zh("preference", PR, 0.7, r"(?:私は|僕は)\S*(?:好き|好み)"),
+)
+
+PATTERNS = ENGLISH + CHINESE + KOREAN + JAPANESE
+HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+KANA = re.compile(r"[\u3040-\u30ff]")
+HANGUL = re.compile(r"[\uac00-\ud7af]")
 # a sentence that asserts a rule even when it ends in a question mark ("we should run it on
 # every push?", "注释用中文，提交信息用英文，可以吗？")
 ASSERTIVE = re.compile(
-    r"\bI think we should\b|\bwe (?:must|should always)\b|必须|不要|应该|统一|一律"
+    r"\bI think we should\b|\bwe (?:must|should always)\b|必须|不要|应该|统一|一律|반드시|必ず"
 )
 # question-like sentences are asks, not facts
 QUESTION = re.compile(
@@ -316,8 +412,26 @@ def _candidates(passage: Passage) -> list[tuple[str, tuple[Pattern, ...]]]:
     return found
 
 
+def patterns_for(sentence: str) -> tuple[Pattern, ...]:
+    """The patterns worth trying on ``sentence``: the English ones, and those of each CJK
+    script it holds (an English sentence tries 55, not all 95)."""
+    if sentence.isascii():
+        return ENGLISH
+    found: tuple[Pattern, ...] = ENGLISH
+    if HAN.search(sentence):
+        found += CHINESE
+    if KANA.search(sentence):
+        found += JAPANESE
+    if HANGUL.search(sentence):
+        found += KOREAN
+    return found
+
+
 def match(sentence: str, patterns: tuple[Pattern, ...] = PATTERNS) -> Pattern | None:
-    """The first of ``patterns`` the sentence matches."""
+    """The first of ``patterns`` the sentence matches (of all the user patterns, only
+    those of the scripts it is written in)."""
+    if patterns is PATTERNS:
+        patterns = patterns_for(sentence)
     return next((p for p in patterns if p.regex.search(sentence)), None)
 
 

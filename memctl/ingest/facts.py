@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from memctl.ingest.entities import Triple
 from memctl.model import Category, Role, Tier
 
 ABSTRACT_WIDTH = 120
@@ -59,10 +60,13 @@ class Fact:
     confidence: float = 0.7
     source: str = ""
     created_at: str | None = None
+    questions: list[str] = field(default_factory=list)  # the host's (memories/questions.py)
     # set by the stages: the embedding (a numpy row), the admission score and tier
     vector: Any = None
     score: float | None = None
     tier: Tier = Tier.WORKING
+    # what the fact states as graph triples, given by an LLM or the host (rules read the text)
+    triples: list[Triple] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.content = self.content.strip()

@@ -72,8 +72,11 @@ preferences (how the user likes things done), entities (the project, its tools, 
 their facts), events (what happened, with its date), cases (a problem and its solution), \
 patterns (workflows and rules to follow); category is one of: {categories}.
 l0_abstract: one line. importance and confidence between 0 and 1. source_message: the [n] \
-the fact rests on. At most {max_facts} facts a task; an empty list is a good answer when \
-nothing is worth keeping.
+the fact rests on. triples (optional): the [subject, predicate, object] a fact states \
+(["Alice", "works at", "Acme"]). questions: 2-3 short questions a person might later ask \
+that the fact answers, in other words than the fact (they make it findable and are never \
+shown). At most {max_facts} facts a task; an empty list is a good answer when nothing is \
+worth keeping.
 Answer each task with memory_distill_apply(session_id, through_seq, {{"facts": [...]}}) \
 following the schema. An answer with an unusable fact is refused with the reason; fix it \
 and send it again."""

@@ -5,7 +5,9 @@ size -1: never captured whole) before it stores anything, and records the size i
 captured once done. Whatever stops it (killed at the client's hook timeout, a full
 disk, a transcript too big to capture within that timeout and handed to the worker),
 the mark stays, and the next capture hook, the detached worker or ``memctl maintain``
-captures the transcript again: capture stores only what it has not stored.
+captures the transcript again: capture stores only what it has not stored. When the data
+directory's disk is full, the mark goes to a spare directory of this user's on another
+file system (``spare_dir``), and ``memctl doctor`` names every transcript not captured.
 
 One process captures a transcript at a time (``capturing``: a lock file beside the
 mark, released by the system when its holder dies). A big transcript of JSON lines
@@ -17,10 +19,13 @@ every chunk it finished.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
 import os
+import stat
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, replace
@@ -48,39 +53,109 @@ class Pending:
     size: int  # when last captured whole (-1: not yet)
     seen: float  # time of the last capture hook (epoch seconds)
     format: str | None = None  # the transcript's parser (None: sniffed)
+    error: str = ""  # why its last capture failed (a full disk), for `memctl doctor`
 
 
 def pending_dir(home: Path) -> Path:
     return home / DIR / "pending"
 
 
+def _name(transcript: str, suffix: str = ".json") -> str:
+    return hashlib.sha1(transcript.encode()).hexdigest()[:20] + suffix
+
+
 def _entry_path(home: Path, transcript: str, suffix: str = ".json") -> Path:
-    return pending_dir(home) / (hashlib.sha1(transcript.encode()).hexdigest()[:20] + suffix)
+    return pending_dir(home) / _name(transcript, suffix)
+
+
+# Errors of a disk with no room left (a full disk, a quota, a file size limit).
+NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+def spare_dir(home: Path, create: bool = False) -> Path | None:
+    """Where a capture hook marks its transcript pending when the data directory's disk
+    is full: ``$XDG_RUNTIME_DIR`` (a memory file system on most systems) or the temporary
+    directory, in ``memctl-<uid>/<home's hash>/``; None when there is none of this user's
+    own (a folder another user made, or a link, is never used)."""
+    base = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
+    root = Path(base) / f"memctl-{os.getuid()}"
+    if create:
+        with contextlib.suppress(OSError):
+            os.mkdir(root, 0o700)
+    try:
+        info = os.lstat(root)
+    except OSError:
+        return None
+    mine = stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid()
+    if not mine or stat.S_IMODE(info.st_mode) & 0o077:
+        return None
+    return root / hashlib.sha1(str(home.absolute()).encode()).hexdigest()[:16]
 
 
 def remember(home: Path, entry: Pending) -> None:
-    write_private(_entry_path(home, entry.path), json.dumps(asdict(entry)))
+    """Mark ``entry`` pending in the data directory; when its disk is full, in the spare
+    directory (``spare_dir``), so the next hook, the worker or maintain captures it."""
+    text = json.dumps(asdict(entry))
+    try:
+        write_private(_entry_path(home, entry.path), text)
+    except OSError as exc:
+        spare = spare_dir(home, create=True) if exc.errno in NO_ROOM else None
+        if spare is None:
+            raise
+        write_private(spare / _name(entry.path), text)
+        return
+    spare = spare_dir(home)
+    if spare is not None:
+        (spare / _name(entry.path)).unlink(missing_ok=True)
 
 
 def forget(home: Path, transcript: str) -> None:
     _entry_path(home, transcript).unlink(missing_ok=True)
+    spare = spare_dir(home)
+    if spare is not None:
+        (spare / _name(transcript)).unlink(missing_ok=True)
+
+
+def _entries(home: Path) -> Iterator[tuple[Path, Pending]]:
+    """Every pending mark (the data directory's, then the spare directory's), once per
+    transcript; an unreadable one is removed."""
+    seen = set()
+    spare = spare_dir(home)
+    for folder in (pending_dir(home), spare):
+        if folder is None or not folder.is_dir():
+            continue
+        for path in folder.glob("*.json"):
+            try:
+                entry = Pending(**json.loads(path.read_text(encoding="utf-8")))
+            except (OSError, ValueError, TypeError):
+                path.unlink(missing_ok=True)
+                continue
+            if entry.path not in seen:
+                seen.add(entry.path)
+                yield path, entry
+
+
+def uncaptured(home: Path, older_than: float) -> list[Pending]:
+    """The transcripts marked pending and never captured whole whose capture failed (a
+    full disk) or began more than ``older_than`` seconds ago (killed), newest first."""
+    now = time.time()
+    found = [
+        e
+        for _, e in _entries(home)
+        if e.size < 0 and (e.error or now - e.seen > older_than) and Path(e.path).exists()
+    ]
+    return sorted(found, key=lambda e: e.seen, reverse=True)
 
 
 def grown(home: Path, skip: str, max_age_hours: float, limit: int | None) -> list[Pending]:
     """Pending transcripts (other than ``skip``) that grew since their last capture, or were
     never captured whole, newest first (at most ``limit``); entries captured once and idle
     longer than ``max_age_hours``, or whose transcript is gone, are dropped."""
-    folder = pending_dir(home)
-    if limit == 0 or not folder.is_dir():
+    if limit == 0:
         return []
     found = []
     now = time.time()
-    for path in folder.glob("*.json"):
-        try:
-            entry = Pending(**json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError, TypeError):
-            path.unlink(missing_ok=True)
-            continue
+    for path, entry in _entries(home):
         if entry.path == skip:
             continue
         if entry.size >= 0 and now - entry.seen > max_age_hours * 3600:

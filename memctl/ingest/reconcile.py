@@ -10,7 +10,8 @@
 3. Enforce the rules no decision may break: profile facts MERGE into a
    matching profile memory; events and cases are only CREATEd or SKIPped; a
    CONTRADICT in a temporal category (profile, preferences, entities) is a
-   SUPERSEDE; pinned memories are never merged or superseded (CREATE instead).
+   SUPERSEDE; pinned memories are never merged or superseded, and a session's
+   digest is never merged, superseded or contradicted by a fact (CREATE instead).
 
 ``apply`` (in ``memctl.ingest.apply``) then writes the decisions.
 """
@@ -23,6 +24,7 @@ import numpy as np
 
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.ingest import reconcile_llm, reconcile_rules
+from memctl.ingest.digest import DIGEST_TAG
 from memctl.ingest.facts import Decision, Fact, Verdict
 from memctl.ingest.run import Run
 from memctl.model import Category, Kind, Memory, State, now_iso
@@ -131,6 +133,14 @@ def enforce(
         and decision.verdict in (Verdict.MERGE, Verdict.SUPERSEDE)
     ):
         return becomes(Verdict.CREATE, "pinned memories are never merged or superseded")
+    if (
+        target is not None
+        and DIGEST_TAG in target.tags
+        and decision.verdict in (Verdict.MERGE, Verdict.SUPERSEDE, Verdict.CONTRADICT)
+    ):
+        # a digest is the record of its session: a fact stands beside it (and goes before
+        # it in the start block), never replacing the rest of what the session did
+        return becomes(Verdict.CREATE, "a session's digest is never merged or superseded")
     return decision
 
 

@@ -124,3 +124,21 @@ def _store(ctx: Context, path: Path) -> Captured:
         transcript.tally.title = str(header["title"] or "")
         transcript.tally.started_at = header["started_at"]
         return store_transcript(ctx, transcript, str(header["source"]), options)
+
+
+def drop_session(ctx: Context, session_id: str) -> int:
+    """Remove every spooled transcript of ``session_id`` (``memctl sessions forget``); how
+    many."""
+    folder = spool_dir(ctx)
+    dropped = 0
+    for path in folder.glob(f"*{SUFFIX}*") if folder.is_dir() else []:
+        try:
+            with path.open("rb") as file:
+                header = json_value(file.readline().decode("utf-8"))
+            named = header["options"]["session_id"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if named == session_id:
+            path.unlink(missing_ok=True)
+            dropped += 1
+    return dropped

@@ -65,14 +65,15 @@ SUBCOMMANDS = frozenset(
 # whole, "Good" alone in "Good catch! ..." is not (it left "catch! ...").
 FILLER = re.compile(
     r"^\s*(?:(?:perfect|great|excellent|awesome|done|all done|good|okay|ok|sure|got it|"
-    r"absolutely|exactly|(?:you're |you are )?(?:absolutely )?right|"
+    r"absolutely|exactly|(?:you're |you are )?(?:absolutely )?right|(?:you're|you are) welcome|"
     r"(?:good|great|nice|excellent) (?:catch|question|point|find|idea|call))"
     r"(?:\s*[!.,:\u2014\u2013]+\s*|\s*$))+",
     re.I,
 )
 NARRATION = re.compile(
     r"^\s*(?:(?:now,? )?I (?:now )?have [^.!\n]{0,40}?(?:understanding|picture|view|"
-    r"overview|information|idea|context)\b|(?:now,? )?let me\b|I'll now\b|agentId:)"
+    r"overview|information|idea|context)\b|(?:(?:now|so|based on [^,.\n]{0,80}),? )?let me\b|"
+    r"I'll now\b|agentId:)"
     r"[^\n]*?(?:[.!:](?=\s|$)|\n|$)\s*",
     re.I,
 )
@@ -83,6 +84,13 @@ CONCLUSION = re.compile(
     re.I,
 )
 MARKUP = re.compile(r"^#{1,6}\s+|\*\*|^\s*(?:[-*•]|\d+[.)])\s+|`{3}\w*")
+LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+\S")
+SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
+LINK_ONLY = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(?:\[[^\]]*\]\([^)]*\)|<?https?://\S+>?)\s*$")
+# A condensed line too long for what is left keeps its first sentence, at most this long;
+# less room than MIN_LINE_CHARS keeps nothing of it (a few words say nothing).
+LINE_CHARS = 200
+MIN_LINE_CHARS = 40
 
 
 @dataclass
@@ -221,27 +229,56 @@ def without_filler(text: str) -> str:
 
 def condense(text: str, limit: int) -> str:
     """A report within ``limit`` characters, on one line: whole when it fits; else its
-    conclusions first, then its headings and opening, then the rest, in the report's order."""
+    conclusions first, then its headings and opening, then its list items (findings,
+    issues, steps), then the rest, in the report's order. A line too long for what is left
+    keeps its first sentence (cut to LINE_CHARS) rather than nothing."""
     text = without_filler(text)
-    lines = [MARKUP.sub("", line).strip() for line in text.splitlines()]
+    raw = [line.strip() for line in text.splitlines()]
+    lines = [MARKUP.sub("", line).strip() for line in raw]
     flat = " ".join(line for line in lines if line)
     if len(flat) <= limit:
         return flat
-    ranks, conclusion = [], False
-    for n, raw in enumerate(text.splitlines()):
-        line = raw.strip()
-        if HEADING.match(line):
-            conclusion = bool(CONCLUSION.search(line))
-            ranks.append(1)
-        else:
-            ranks.append(0 if conclusion or CONCLUSION.match(line) else 1 if n == 0 else 2)
-    chosen: set[int] = set()
+    ranks = _ranks(raw)
+    chosen: dict[int, str] = {}
     room = limit
-    for rank in (0, 1, 2):
+    for rank in (0, 1, 2, 3):
         for n, line in enumerate(lines):
-            if ranks[n] == rank and line and len(line) + 1 <= room:
-                chosen.add(n)
-                room -= len(line) + 1
+            if ranks[n] == rank and line:
+                piece = line if len(line) + 1 <= room else _opening(line, room - 1)
+                if piece:
+                    chosen[n] = piece
+                    room -= len(piece) + 1
     if not chosen:
         return flat[: limit - 1] + "…"
-    return " ".join(lines[n] for n in sorted(chosen))
+    return " ".join(chosen[n] for n in sorted(chosen))
+
+
+def _ranks(raw: list[str]) -> list[int]:
+    """Each line's rank: 0 a conclusion, 1 a heading, the opening or a section's first
+    line, 2 a list item, 3 the rest (and a list item that is only a link)."""
+    ranks = []
+    conclusion, opens = False, True
+    for line in raw:
+        if not line:
+            ranks.append(3)
+        elif HEADING.match(line) and not LIST_ITEM.match(line):
+            conclusion, opens = bool(CONCLUSION.search(line)), True
+            ranks.append(1)
+            continue
+        elif conclusion or CONCLUSION.match(MARKUP.sub("", line)):
+            ranks.append(0)
+        elif opens:
+            ranks.append(1)
+        else:
+            ranks.append(2 if LIST_ITEM.match(line) and not LINK_ONLY.match(line) else 3)
+        opens = opens and not line
+    return ranks
+
+
+def _opening(line: str, room: int) -> str:
+    """The first sentence of ``line``, cut to LINE_CHARS (and ``room``) characters."""
+    width = min(LINE_CHARS, room)
+    if width < MIN_LINE_CHARS:
+        return ""
+    first = SENTENCE_END.split(line, maxsplit=1)[0]
+    return first if len(first) <= width else first[: width - 1].rstrip() + "…"

@@ -7,7 +7,8 @@ the fields it set; an edge the run added is removed. A memory something else cha
 after the run is left alone and reported, unless ``force``. Without a run id, undo takes
 back the newest direct edit (remember, update, forget, delete, link, unlink, purge) not
 undone yet, so a person can undo their last edit, and the one before, without looking
-anything up.
+anything up. Undoing an undo puts back what its run did (a redo), and that run can be
+undone again.
 """
 
 from __future__ import annotations
@@ -51,8 +52,6 @@ def undo(ctx: Context, run_prefix: str | None = None, force: bool = False) -> Un
         run = get_run(ctx.db, resolve_run_id(ctx.db, run_prefix))
     if run is None:
         raise NotFoundError(f"no run with id {run_prefix}")
-    if run.kind == "undo":
-        raise UsageError(f"run {run.id[:12]} is an undo; undo the run it reverted instead")
     if run.undone_by:
         raise UsageError(f"run {run.id[:12]} was already undone by run {run.undone_by[:12]}")
     events = run_events(ctx.db, run.id)
@@ -69,7 +68,9 @@ def undo(ctx: Context, run_prefix: str | None = None, force: bool = False) -> Un
     }
     texts = restored_texts([e for e in events if e.memory_id not in changed])
     vectors = dict(zip(texts, ctx.vectors(texts), strict=True)) if texts else {}
-    record = RunRecord(id=new_id(), kind="undo", undo_of=run.id, session_id=run.session_id)
+    record = RunRecord(
+        id=new_id(), kind="undo", undo_of=run.id, session_id=run.session_id, door=ctx.door
+    )
     report = UndoReport(run.id, record.id, run.kind, run.counts, run.notes, skipped=sorted(changed))
     writer = Writer(ctx.db, record.id)
     with ctx.db.atomic():
@@ -85,4 +86,8 @@ def undo(ctx: Context, run_prefix: str | None = None, force: bool = False) -> Un
         run.status = "undone"
         save_run(ctx.db, record)
         save_run(ctx.db, run)
+        redone = get_run(ctx.db, run.undo_of) if run.kind == "undo" and run.undo_of else None
+        if redone is not None:  # undoing an undo redoes its run: that can be undone again
+            redone.undone_by, redone.status = None, "done"
+            save_run(ctx.db, redone)
     return report

@@ -3,6 +3,8 @@ in the registry says where it keeps them."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from memctl.clients import REGISTRY
 from memctl.errors import UsageError
 from memctl.ingest.backfill import Target
@@ -39,7 +41,7 @@ def _found(client: str | None, since: float | None) -> dict[str, tuple[float, Ta
         for folder in module.transcript_dirs():
             for pattern in module.TRANSCRIPT_GLOBS if folder.is_dir() else ():
                 for path in folder.glob(pattern):
-                    stat = path.stat() if path.is_file() else None
+                    stat = path.stat() if _plain_file_in(path, folder) else None
                     if stat is None or (since is not None and stat.st_mtime < since):
                         continue
                     target = Target(name, module.TRANSCRIPT_FORMAT, path, stat.st_size)
@@ -48,6 +50,14 @@ def _found(client: str | None, since: float | None) -> dict[str, tuple[float, Ta
             target = Target(name, module.TRANSCRIPT_FORMAT, stored.where, 0, stored)
             found.setdefault(f"{stored.where}#{stored.id}", (stored.updated, target))
     return found
+
+
+def _plain_file_in(path: Path, folder: Path) -> bool:
+    """A regular file (a FIFO or a device is passed over), not a symbolic link leading out
+    of ``folder`` (a link to ``~/.ssh/id_rsa`` is no transcript)."""
+    if not path.is_file():
+        return False
+    return not path.is_symlink() or path.resolve().is_relative_to(folder.resolve())
 
 
 def _order(

@@ -41,7 +41,9 @@ def doctor(ctx: Context, captured: dict[str, str] | None = None) -> list[Check]:
         store_check(ctx),
         *hook_checks(settings.home, captured),
         programs_check(settings.home),
+        *capture_checks(settings.home),
         resident_check(settings),
+        *identity_checks(settings),
         llm_check(settings),
         sync_check(settings),
         modes_check(settings.home),
@@ -152,6 +154,52 @@ def programs_check(home: Path) -> Check:
     )
 
 
+# A capture still running this long after its hook began was stopped (killed, or out of
+# room): a hook's capture is done in well under a minute or handed to the worker.
+CAPTURE_GRACE_SECONDS = 600
+
+
+def capture_checks(home: Path) -> list[Check]:
+    """Transcripts a capture hook marked pending that were never stored whole (a full disk,
+    a killed hook), the newest named (none: no check); the next hook or `memctl maintain`
+    captures them."""
+    from memctl.ingest.pending import uncaptured
+
+    waiting = uncaptured(home, CAPTURE_GRACE_SECONDS)
+    if not waiting:
+        return []
+    first = waiting[0]
+    why = f" ({first.error})" if first.error else ""
+    more = f" and {len(waiting) - 1} more" if len(waiting) > 1 else ""
+    return [
+        Check(
+            "capture",
+            WARN,
+            f"not captured yet: {first.path}{why}{more}",
+            "free disk space; the next hook or `memctl maintain` captures it",
+        )
+    ]
+
+
+def identity_checks(settings: Settings) -> list[Check]:
+    """Each identity file that is there (``retrieve.identity``), and what of it was left
+    out or redacted: a link, a FIFO or a device is never read."""
+    from memctl.retrieve.identity import identity_paths, read_identity
+
+    checks = []
+    for path in identity_paths(settings.home, settings.cwd):
+        found = read_identity(path)
+        if found is None:
+            continue
+        if not found.text:
+            checks.append(Check("identity", WARN, found.note, f"make {path} a regular file"))
+        elif found.note:
+            checks.append(Check("identity", WARN, found.note, f"edit {path}"))
+        else:
+            checks.append(Check("identity", OK, f"{path} is read at session start"))
+    return checks
+
+
 def resident_check(settings: Settings) -> Check:
     """The resident recall process (``recall.resident``): whether one serves this home.
     Not running is fine: the next session start or recall starts it."""
@@ -169,6 +217,14 @@ def resident_check(settings: Settings) -> Check:
             WARN,
             "one of another memctl was running: told to stop",
             "`memctl daemon start`",
+        )
+    problem = resident.unsafe(settings.home)
+    if problem is not None:
+        return Check(
+            "resident",
+            WARN,
+            f"not started: {problem}",
+            f"remove {settings.home / resident.DIRECTORY} (memctl makes its own)",
         )
     return Check("resident", OK, "not running: the next session start or recall starts it")
 

@@ -14,6 +14,7 @@ Memories are scoped by the project of the session's ``cwd``.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import io
 import json
@@ -88,9 +89,11 @@ def main(options: dict[str, Any], argv: list[str], stdin: IO[str] | None = None)
             sys.stdout.write(output)
             sys.stdout.flush()
     except NothingToCapture as exc:  # expected (a Cursor stop before its transcript): one line
-        log_error(_home(options), client, event, str(exc))
-    except Exception:  # fail open: log, never fail the session
-        log_error(_home(options), client, event, traceback.format_exc())
+        if not log_error(_home(options), client, event, str(exc)):
+            print(f"memctl hook {client} {event}: {exc}", file=errors)
+    except Exception as exc:  # fail open: log, never fail the session
+        if not log_error(_home(options), client, event, traceback.format_exc()):
+            print(f"memctl hook {client} {event}: {exc}", file=errors)  # not even a log: say it
     finally:
         said, sys.stderr = sys.stderr.getvalue(), errors
         if said.strip():
@@ -128,7 +131,8 @@ def _home(options: dict[str, Any]) -> Path:
     return Path(options["home"]).expanduser() if options.get("home") else default_home()
 
 
-def log_error(home: Path, client: str, event: str, text: str) -> None:
+def log_error(home: Path, client: str, event: str, text: str) -> bool:
+    """Append to the hooks' log; False when it could not be written (a full disk)."""
     try:
         path = home / "logs" / LOG
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -136,7 +140,8 @@ def log_error(home: Path, client: str, event: str, text: str) -> None:
         with open(path, "a", encoding="utf-8") as out:
             out.write(f"{stamp} {client} {event}: {text.rstrip()}\n")
     except OSError:
-        pass
+        return False
+    return True
 
 
 def read_payload(client: str, event: str, rest: list[str], stdin: IO[str]) -> dict[str, Any]:
@@ -201,7 +206,7 @@ def session_context(settings: Any, session_id: str = "") -> str:
     from memctl.api.recall import SessionStartRequest, layered
     from memctl.context import Context
 
-    with Context(settings) as ctx:
+    with Context(settings, door="hook") as ctx:
         found = layered(ctx, SessionStartRequest())
     hooks_state.add_injected(
         settings.home, session_id, [i.memory_id for i in found.items if i.memory_id]
@@ -218,7 +223,7 @@ def prompt_output(settings: Any, prompt: str, session_id: str) -> str:
     shown = (
         frozenset(hooks_state.injected(settings.home, session_id)) if session_id else frozenset()
     )
-    with Context(settings) as ctx:
+    with Context(settings, door="hook") as ctx:
         found = prompt_context(ctx, PromptRequest(prompt, shown))
     if not found.block:
         return ""
@@ -270,7 +275,15 @@ def _capture_file(settings: Any, client: str, path: str, session_id: str | None)
     with pending.capturing(settings.home, path) as mine:
         if not mine:  # another process is capturing it, and records it when done
             return
-        deferred = _ingest(settings, client, path, None, session_id, INLINE_BYTES).deferred
+        try:
+            deferred = _ingest(settings, client, path, None, session_id, INLINE_BYTES).deferred
+        except Exception as exc:  # the mark stays, saying why, for doctor and the next try
+            from memctl.memories.privacy import safe_line
+
+            why = safe_line(f"{type(exc).__name__}: {exc}", 200)
+            with contextlib.suppress(OSError):
+                pending.remember(settings.home, dataclasses.replace(entry, error=why))
+            raise
         if not deferred:
             pending.remember(settings.home, dataclasses.replace(entry, size=size))
     if deferred and settings.ingest_spawn_worker:
@@ -305,7 +318,7 @@ def _ingest(
         session_id=session_id,
         inline_bytes=inline_bytes,
     )
-    with Context(settings) as ctx:
+    with Context(settings, door="hook") as ctx:
         return ingest(ctx, request)
 
 

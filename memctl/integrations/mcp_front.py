@@ -312,9 +312,8 @@ def main(options: dict[str, Any]) -> int:
     wire_in, wire_out = claim_wire()
     front = Front(settings.home / ANSWERS_FILE, wire_in, wire_out)
     front.start()
-    from memctl.context import Context
-    from memctl.integrations.mcp_server import serve
+    from memctl.integrations.mcp_server import open_context, serve
 
-    with Context(settings) as ctx:
+    with open_context(settings) as ctx:
         serve(ctx, front)
     return 0

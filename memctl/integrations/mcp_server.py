@@ -3,7 +3,8 @@
 Every tool is a thin call of the core API (``memctl.api``), the same functions the
 CLI calls. A ``MemctlError`` becomes an error result carrying its one-line
 message (the CLI's message for the same mistake); the server keeps running.
-One ``Context`` lives as long as the server, so the embedding model loads once;
+One ``Context`` lives as long as the server, so the embedding model loads once, and
+only when the resident recall process does not answer (``open_context``);
 the SDK runs tools in worker threads, so one call at a time uses it (``call``).
 Every argument is checked against ``LIMITS`` before any work: past one, the call
 is refused with one line. ``memory_ingest`` reads only transcripts: files under
@@ -39,7 +40,7 @@ from memctl.api import sessions as sessions_api
 from memctl.clients import REGISTRY
 from memctl.config import Settings
 from memctl.context import Context
-from memctl.errors import MemctlError, did_you_mean
+from memctl.errors import MemctlError, UsageError, did_you_mean
 from memctl.memories.provenance import origin
 from memctl.model import Memory
 from memctl.retrieve.pipeline import Recalled
@@ -305,7 +306,9 @@ def _recall_tools(door: Door) -> None:
 
     @tool
     def memory_profile(scope: str | None = None) -> dict[str, Any]:
-        """What is known about the user: profile facts and preferences, most important
+        """What is known about the user: the written profile (role, stack, conventions,
+        current focus, open problems, last decisions; each line with the memory ids it
+        rests on, under `written`), then profile facts and preferences, most important
         first. Read it when a task depends on how the user likes things done."""
         request = recall_api.ProfileRequest(scope=scope)
         return call(lambda: recall_api.profile(ctx, request)).to_dict()
@@ -333,17 +336,32 @@ def _curation_tools(door: Door) -> None:
         | None = None,
         importance: float | None = None,
         scope: str | None = None,
+        questions: list[str] | None = None,
     ) -> dict[str, Any]:
         """Store one durable fact in long-term memory, exactly as given: a decision and its
         reason, a convention, a preference the user stated, the fix to a hard problem.
         One fact per call, a full sentence that makes sense on its own later. Never store
-        secrets or text marked <private>. Returns the memory (with its id); "existing" is
-        true when the same text was already stored and no copy was made."""
+        secrets or text marked <private>. Please also give `questions`: 2-3 short questions
+        a person might ask later that this fact answers, in other words than the fact
+        ("how big should a PR be?" for "Sam prefers small pull requests"); they make it
+        findable and are never shown. Returns the memory (with its id); "existing" is true
+        when the same text was already stored and no copy was made; "questions" says which
+        were kept and which were dropped as not about the fact."""
         request = memory_api.RememberRequest(
-            text, category, tuple(tags or ()), importance, scope, source="mcp"
+            text,
+            category,
+            tuple(tags or ()),
+            importance,
+            scope,
+            source="mcp",
+            questions=tuple(questions or ()),
         )
         stored = call(lambda: memory_api.remember(ctx, request))
-        return {**brief(stored.memory), "existing": stored.existing}
+        return {
+            **brief(stored.memory),
+            "existing": stored.existing,
+            "questions": stored.questions.to_dict(),
+        }
 
     @tool
     def memory_update(
@@ -364,7 +382,16 @@ def _curation_tools(door: Door) -> None:
     def memory_forget(id: str, noise: bool = False) -> dict[str, Any]:
         """Archive a memory that should no longer be recalled (nothing is deleted).
         noise=true when it was never worth keeping: ingest learns to drop facts like it."""
-        return brief(call(lambda: memory_api.forget(ctx, id, noise)))
+
+        def archive() -> Memory:
+            if memory_api.is_message_id(id):  # for good, everywhere: the user's call alone
+                raise UsageError(
+                    f"{id} is a session message: only the user forgets one "
+                    f"(`memctl sessions forget {id}`); nothing was changed"
+                )
+            return memory_api.forget(ctx, id, noise)
+
+        return brief(call(archive))
 
     @tool
     def memory_link(
@@ -509,6 +536,19 @@ def _resources(door: Door) -> None:
         # the server's own connection, not a second Context opened for every read
         request = recall_api.SessionStartRequest()
         return call(lambda: recall_api.layered(ctx, request).text()) or "(no memories yet)"
+
+
+def open_context(settings: Settings) -> Context:
+    """The server's context. With ``recall.resident`` on, vectors come from the resident
+    recall process while one runs (``ResidentEmbedder``): the first search of a session
+    does not load the model (issue 37: 4.7-5.3 s on a loaded machine). Ollama's models
+    stay loaded in Ollama: asked directly."""
+    if not settings.recall_resident or settings.embedder == "ollama":
+        return Context(settings, door="mcp")
+    from memctl.embed import get_embedder
+    from memctl.integrations.resident import ResidentEmbedder
+
+    return Context(settings, ResidentEmbedder(settings.home, get_embedder(settings)), door="mcp")
 
 
 def build(ctx: Context) -> MCPServer:

@@ -1,7 +1,7 @@
 """``memctl maintain``: the list of tasks, run in order under one lock as one run.
 
 ``maintain.tasks`` lists the tasks (jobs, decay, consolidate, dedup, archive,
-upkeep, sync); ``only`` / ``skip`` choose among them. A second maintain while
+graph, profile, upkeep, sync); ``only`` / ``skip`` choose among them. A second maintain while
 one runs finds the lock file taken and returns at once (``locked``). The store's
 integrity is checked first when upkeep is among the tasks: a damaged store
 stops the run before anything is written. Every change is an event of the
@@ -36,8 +36,10 @@ from memctl.maintain.archive import archive
 from memctl.maintain.consolidate import consolidate
 from memctl.maintain.decay import decay
 from memctl.maintain.dedup import dedup
+from memctl.maintain.graph import graph
 from memctl.maintain.jobs import jobs
 from memctl.maintain.plan import Maintenance
+from memctl.maintain.profile import profile
 from memctl.maintain.report import MaintainReport, TaskReport
 from memctl.maintain.sync_hook import sync
 from memctl.maintain.upkeep import check_integrity, upkeep
@@ -57,6 +59,8 @@ TASKS: dict[str, Task] = {
     "consolidate": consolidate,
     "dedup": dedup,
     "archive": archive,
+    "graph": graph,
+    "profile": profile,
     "upkeep": upkeep,
     "sync": sync,
 }
@@ -65,7 +69,7 @@ LOCK_FILE = "maintain.lock"
 # Decay's changes are too many to list on the run; its events hold them.
 UNLISTED = ("decay",)
 # The tasks that change nothing but the store: a dry run runs them on a copy of it.
-REHEARSED = ("jobs", "decay", "consolidate", "dedup", "archive")
+REHEARSED = ("jobs", "decay", "consolidate", "dedup", "archive", "graph", "profile")
 
 
 def _names(text: str) -> list[str]:

@@ -1,15 +1,15 @@
 """The everyday memory operations behind remember, get, list, update, forget, delete, purge
 and status. Each changes the store in one transaction and logs an event per change.
 
-Each direct edit (remember, update, forget, delete, link, unlink, purge: from the CLI or
-through MCP) is a small run of kind ``edit``: `memctl runs` lists it and `memctl undo`
+Each direct edit (remember, update, pin, forget, delete, link, unlink, purge: from the CLI,
+the viewer or through MCP) is a small run of kind ``edit``: `memctl runs` lists it and `memctl undo`
 reverts it (without a run id, the newest edit not undone yet). A permanent delete is an
 edit too, which undo refuses by name (nothing can put it back) rather than pass over.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +17,8 @@ from typing import Any
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
+from memctl.memories.projects import scope_named
+from memctl.memories.questions import Questions, clean_questions, on_topic
 from memctl.memories.timeparse import parse_since
 from memctl.model import (
     HIDDEN_STATES,
@@ -59,11 +61,16 @@ def edit(ctx: Context, verb: str, memories: list[Memory], detail: str = "") -> I
     ``edit`` that `memctl undo` reverts; its notes say what ``verb`` did to which memories
     (by id, and ``detail``: never their words, which a permanent delete must take away)."""
     notes = [f"{verb} {m.id[:8]}{' ' + detail if detail else ''}" for m in memories]
-    notes = notes[:EDIT_NOTES]
+    notes = notes[:EDIT_NOTES] or ([f"{verb} {detail}"] if detail else [])
     if len(memories) > EDIT_NOTES:
         notes.append(f"and {len(memories) - EDIT_NOTES} more")
     run = RunRecord(
-        id=new_id(), kind=EDIT_KIND, status="done", counts={verb: len(memories)}, notes=notes
+        id=new_id(),
+        kind=EDIT_KIND,
+        status="done",
+        counts={verb: len(memories)},
+        notes=notes,
+        door=ctx.door,
     )
     with ctx.db.atomic():
         yield Writer(ctx.db, run.id, run.started_at)
@@ -116,13 +123,14 @@ def kept_tags(tags: list[str]) -> list[str]:
 
 
 def resolve_scope(ctx: Context, scope: str | None) -> str:
-    """``project`` (or nothing) is the current project; ``global`` stays; another name stays,
-    or is the scope it became (an old ``path:`` scope of a project that got a remote)."""
+    """``project`` (or nothing) is the current project; ``global`` stays; a directory or a
+    project's name is that project's scope (``memories.projects``); another name stays, or
+    is the scope it became (an old ``path:`` scope of a project that got a remote)."""
     if scope in (None, "", "project"):
         return ctx.settings.project_scope
     if scope == GLOBAL_SCOPE:
         return scope
-    return scopes.resolve(ctx.db, scope)
+    return scopes.resolve(ctx.db, scope_named(ctx, scope) or scope)
 
 
 # Facts about the person, not the project: global unless a scope is given.
@@ -178,8 +186,11 @@ def remember_once(
     importance: float | None = None,
     scope: str | None = None,
     source: str = "cli",
-) -> tuple[Memory, bool]:
-    """(memory, already stored): a text already stored in the scope is not stored twice."""
+    questions: Sequence[str] = (),
+) -> tuple[Memory, bool, Questions]:
+    """(memory, already stored, its questions): a text already stored in the scope is not
+    stored twice (the questions given are added to it); questions not about the memory are
+    dropped (memories/questions.py)."""
     check_unit("importance", importance)
     memory = Memory(
         content=kept_content(content),
@@ -191,13 +202,23 @@ def remember_once(
         tags=kept_tags(tags or []),
         source=source,
     )
+    asked = clean_questions(questions)
     existing = store.same_content(ctx.db, memory.content_hash, memory.scope)
+    if existing is not None and not asked:
+        return existing, True, Questions()
+    target = existing or memory
+    vector, *question_vectors = ctx.vectors([target.content, *asked])
+    found = on_topic(asked, question_vectors, vector, ctx.settings.remember_question_floor)
+    model = ctx.embedder.name
     if existing is not None:
-        return existing, True
-    (vector,) = ctx.vectors([memory.content])
+        if found.kept:
+            with ctx.db.atomic():
+                Writer(ctx.db).add_questions(existing.id, found.kept, model)
+        return existing, True, found
     with edit(ctx, "remember", [memory]) as writer:
-        writer.create(memory, vector)
-    return memory, False
+        writer.create(memory, vector, questions=len(found.kept))
+        writer.add_questions(memory.id, found.kept, model)
+    return memory, False, found
 
 
 def get(ctx: Context, id_or_prefix: str) -> tuple[Memory, list[Relation]]:
@@ -272,6 +293,11 @@ def forget(ctx: Context, id_or_prefix: str, noise: bool = False) -> Memory:
     ingest drops facts like it from now on.
     """
     memory, _ = get(ctx, id_or_prefix)
+    if memory.state == State.DELETED:
+        raise UsageError(
+            f"memory {memory.id[:8]} is deleted, which forgetting would undo: it stays deleted "
+            "(undo the delete to bring it back)"
+        )
     if memory.state == State.ARCHIVED:
         return memory
     if not noise:
@@ -292,6 +318,19 @@ def forget(ctx: Context, id_or_prefix: str, noise: bool = False) -> Memory:
             vector,
             ctx.settings.noise_learned_max,
         )
+    return get(ctx, memory.id)[0]
+
+
+def pin(ctx: Context, id_or_prefix: str) -> Memory:
+    """Make a memory pinned (kind pinned, tier core): it never fades and is kept by maintain.
+    Undo (of this edit) gives it its kind and tier back."""
+    memory, _ = get(ctx, id_or_prefix)
+    if memory.state in HIDDEN_STATES:
+        raise UsageError(f"memory {memory.id[:8]} is {memory.state}: bring it back before pinning")
+    if memory.kind == Kind.PINNED and memory.tier == Tier.CORE:
+        return memory
+    with edit(ctx, "pin", [memory]) as writer:
+        writer.update(memory, {"kind": Kind.PINNED, "tier": Tier.CORE})
     return get(ctx, memory.id)[0]
 
 

@@ -9,7 +9,8 @@ pushed through the sync repository (``store.sync.foreign_hosts``) is that host's
 The session-start block is the one place memctl speaks to a new session
 unasked, so there a memory is left out when it came from another host not in
 ``sync.trust``, or when it tells to run code fetched from the network
-(``curl ... | sh``) and the user did not say it: text from tools, web pages or
+(``curl ... | sh``, or saved and run: ``wget URL; sh f``, ``curl -o f URL && bash f``,
+``chmod +x f``, ``python f``) and the user did not say it: text from tools, web pages or
 other machines never becomes an instruction by itself. Asked for, such
 memories are still recalled, marked with where they came from.
 """
@@ -21,15 +22,31 @@ import re
 from memctl.model import Memory
 
 YOU = "you"
-# Words of a command that runs what it just downloaded, or decodes and runs a payload.
+_DOWNLOAD = r"\b(?:curl|wget|iwr|invoke-webrequest|irm|invoke-restmethod|fetch|aria2c|scp)\b"
+# What runs a file: a shell or interpreter given a file, ``source``/``.``, ``./file``, or
+# making it executable; after a command separator (``;``, ``&&``, ``||``, a new line).
+_RUNS_A_FILE = (
+    r"(?:;|&&|\|\||\n|\bthen\b)\s*(?:sudo\s+(?:-\S+\s+)*)?(?:"
+    r"(?:ba|z|da|k|fi)?sh\s+(?:-[a-z]+\s+)*[\w./~$\"'-]|source\s+\S|\.\s+[\w./~$\"'-]|\./\S"
+    r"|chmod\s+(?:-\S+\s+)*(?:[ugoa]*\+[rwx]*x|[0-7]{3,4})\b"
+    r"|(?:python[0-9.]*|perl|ruby|node|php|pwsh|powershell)\s+(?:-\S+\s+)*[\w./~$\"'-]"
+    r"|iex\b|invoke-expression\b|start-process\b)"
+)
+# Words of a command that runs what it just downloaded (piped, or saved then run), or
+# decodes and runs a payload.
 FETCH_AND_RUN = re.compile(
-    r"\b(?:curl|wget|iwr|invoke-webrequest|irm|invoke-restmethod|fetch)\b[^\n|;]{0,300}"
+    _DOWNLOAD + r"[^\n|;]{0,300}"
     r"\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b|\b(?:ba|z)?sh\s+(?:-c\s+)?[\"']?\$\(\s*(?:curl|wget)\b"
     r"|\b(?:ba|z)?sh\s+<\(\s*(?:curl|wget)\b|\|\s*(?:iex|invoke-expression)\b"
     r"|\bbase64\s+(?:-d|--decode)\b[^\n]{0,100}\|\s*(?:ba|z)?sh\b"
-    r"|\beval\s+[\"']?\$\(\s*(?:curl|wget)\b",
-    re.I,
+    r"|\beval\s+[\"']?\$\(\s*(?:curl|wget)\b"
+    r"|" + _DOWNLOAD + r".{0,300}?" + _RUNS_A_FILE,
+    re.I | re.S,
 )
+
+
+# The source of a recall result that stands for a knowledge-graph path, not a memory.
+GRAPH_SOURCE = "graph"
 
 
 def origin(memory: Memory, host: str | None = None) -> str:
@@ -47,6 +64,8 @@ def origin(memory: Memory, host: str | None = None) -> str:
         return "import"
     if source == "mcp":
         return "assistant"
+    if source == GRAPH_SOURCE:
+        return "knowledge graph"
     return YOU
 
 

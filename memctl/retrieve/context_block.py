@@ -14,6 +14,7 @@ are never ingested again.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 from memctl.memories.provenance import YOU, origin
@@ -43,10 +44,22 @@ def relative_age(iso: str, now: datetime) -> str:
     return "just now"
 
 
+# The start of a tag (``<system>``, ``</memctl-context>``, ``<!--``): inside memory text,
+# escaped, so no stored text can close memctl's block or open one of its own.
+TAG_START = re.compile(r"<(?=/?\s*[A-Za-z!?])")
+ESCAPED_TAG = "&lt;"
+
+
+def escape_tags(text: str) -> str:
+    """``text`` with every tag's ``<`` escaped (``&lt;system>``): quoted, never markup."""
+    return TAG_START.sub(ESCAPED_TAG, text)
+
+
 def memory_line(item: Recalled, now: datetime, said_by: str = YOU) -> str:
     """One memory as a line of a block: ``- (3d ago) text``, and who said it when it was
-    not the user: ``- (3d ago; assistant) text``, ``- (1d ago; host 4f2a9c1e) text``."""
-    text = " ".join(item.memory.content.split())
+    not the user: ``- (3d ago; assistant) text``, ``- (1d ago; host 4f2a9c1e) text``. Tags
+    in the text are escaped (``escape_tags``)."""
+    text = escape_tags(" ".join(item.memory.content.split()))
     marker = "" if said_by == YOU else f"; {said_by}"
     return f"- ({relative_age(item.dated_at, now)}{marker}) {text}"
 
@@ -79,7 +92,7 @@ def render_context(
     for item in results:
         label = "session messages" if item.is_message else str(item.memory.category)
         groups.setdefault(label, []).append(item)
-    lines = [f"<{CONTEXT_TAG}>", f"{heading}: {' '.join(query.split())}"]
+    lines = [f"<{CONTEXT_TAG}>", f"{heading}: {escape_tags(' '.join(query.split()))}"]
     for label, items in groups.items():
         lines.append(f"## {label}")
         lines.extend(

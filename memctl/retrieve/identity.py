@@ -5,15 +5,25 @@ Two files: ``$MEMCTL_HOME/identity.md`` (about you, for every project) and
 creates them holding only a comment saying what belongs there; comments are never
 injected. A file is read up to ``READ_LIMIT`` bytes; a binary one (a NUL byte) is
 skipped; what does not fit the layer's budget is cut, with a note.
+
+A project's file comes with whatever repository was cloned, so it is read as untrusted
+input: only a regular file, opened without following a symbolic link (neither the file
+nor its ``.memctl`` folder may be one: a link to ``~/.ssh/id_rsa`` would paste the key
+into every session) and without waiting on a FIFO or a device; its text goes through the
+privacy filter every memory goes through (``<private>`` blocks, secrets). What is left
+out, or redacted, is said in one line (a note of the block, ``memctl context --explain``
+and ``memctl doctor``).
 """
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from memctl.config.files import write_private
+from memctl.config.files import read_untrusted, write_private
 from memctl.config.scope import project_root
 
 FILE_NAME = "identity.md"
@@ -46,6 +56,7 @@ class IdentityFile:
     path: Path
     text: str
     note: str = ""
+    refused: bool = False  # a link, a FIFO, a device: never opened, and the session is told
 
 
 def identity_paths(home: Path, cwd: Path) -> list[Path]:
@@ -53,23 +64,66 @@ def identity_paths(home: Path, cwd: Path) -> list[Path]:
     return [home / FILE_NAME, project_root(cwd) / PROJECT_DIR / FILE_NAME]
 
 
+KINDS = {
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFCHR: "a device",
+    stat.S_IFBLK: "a device",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFDIR: "a directory",
+}
+
+
 def read_identity(path: Path) -> IdentityFile | None:
-    """The file's text without comments; None when it is missing or says nothing."""
+    """The file's text without comments, private text and secrets; None when it is missing
+    or says nothing; a note (and no text) when it is no regular file of its own."""
+    refused = _not_plain(path)
+    if refused:
+        return IdentityFile(path, "", f"{path} is {refused}, not a regular file: left out", True)
     try:
-        size = path.stat().st_size
-        with path.open("rb") as handle:
-            data = handle.read(READ_LIMIT)
-    except OSError:
+        data = read_untrusted(path, READ_LIMIT)  # a link or FIFO put there since: refused
+        size = os.lstat(path).st_size
+    except FileNotFoundError:
         return None
+    except OSError as exc:
+        return IdentityFile(path, "", f"{path}: {exc.strerror}: left out", True)
     if b"\x00" in data:
         return IdentityFile(path, "", f"{path} is binary, not text: left out")
+    return _text(path, data, size)
+
+
+def _not_plain(path: Path) -> str:
+    """What makes ``path`` or its folder no place to read from ('' when nothing does): a
+    symbolic link (either), or a special file."""
+    parts = [(path, "")]
+    if path.parent.name == PROJECT_DIR:  # the home may be a link; a cloned .memctl may not
+        parts.insert(0, (path.parent, "in a folder that is a symbolic link"))
+    for part, what in parts:
+        try:
+            info = os.lstat(part)
+        except OSError:
+            return ""
+        if stat.S_ISLNK(info.st_mode):
+            return what or "a symbolic link"
+        if part == path and not stat.S_ISREG(info.st_mode):
+            return KINDS.get(stat.S_IFMT(info.st_mode), "no regular file")
+    return ""
+
+
+def _text(path: Path, data: bytes, size: int) -> IdentityFile | None:
+    """The text a session may get: comments out, then private text and secrets."""
+    from memctl.memories.privacy import scrub  # ~20 ms of patterns: only when a file is there
+
     text = COMMENT.sub("", data.decode("utf-8", errors="replace")).strip()
     if not text:
         return None
-    note = ""
+    text, found = scrub(text)
+    notes = []
     if size > READ_LIMIT:
-        note = f"{path} is {size:,} bytes: only its first {READ_LIMIT // 1024} KiB were read"
-    return IdentityFile(path, text, note)
+        notes.append(f"{path} is {size:,} bytes: only its first {READ_LIMIT // 1024} KiB were read")
+    hidden = found.secret_count + found.private_blocks
+    if hidden:
+        notes.append(f"{path}: {hidden} secrets or private blocks redacted")
+    return IdentityFile(path, text.strip(), "; ".join(notes))
 
 
 def create_identity_files(home: Path, cwd: Path, project: bool) -> list[Path]:

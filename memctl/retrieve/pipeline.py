@@ -29,6 +29,7 @@ from memctl.retrieve.stages.cap import cap
 from memctl.retrieve.stages.cutoff import cutoff
 from memctl.retrieve.stages.decay import decay
 from memctl.retrieve.stages.fuse import fuse
+from memctl.retrieve.stages.graph import graph, is_synthetic
 from memctl.retrieve.stages.importance import importance
 from memctl.retrieve.stages.length import length
 from memctl.retrieve.stages.mmr import mmr
@@ -57,6 +58,7 @@ def stages_for(params: Params) -> list[Stage]:
         time_boost,
         cap,
         neighbours,
+        graph,
         *reranking,
         decay,
         importance,
@@ -219,7 +221,7 @@ def translation_of(run: Run) -> Analysed | None:
 
 def touch_results(run: Run, results: list[Recalled]) -> None:
     """Count the access of every recalled memory, in one transaction; a busy store only warns."""
-    ids = [r.memory.id for r in results if not r.is_message]
+    ids = [r.memory.id for r in results if not r.is_message and not is_synthetic(r.memory)]
     if not ids:
         return
     db = run.ctx.db

@@ -1,14 +1,22 @@
-"""`memctl profile`: who the user is and what they prefer, from profile and preferences
-memories, most important first."""
+"""`memctl profile`: who the user is and what they prefer.
+
+First the profile ``maintain`` writes (maintain/profile.py): the global one and the
+project's, static (role, stack, conventions) and dynamic (focus, open problems,
+decisions) lines, each citing the memories it rests on; a line whose source was
+forgotten or superseded is not shown. Then the profile and preferences memories
+themselves, most important first (all there is before maintain has run).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.model import Category, Memory, State
 from memctl.retrieve.stages.mmr import jaccard, words
 from memctl.store.memories import MemoryFilter, list_memories
+from memctl.store.profile import ProfileLine, profile_lines
 
 SECTIONS = (Category.PROFILE, Category.PREFERENCES)
 # Two entries sharing more than this share of their words say the same thing once.
@@ -18,12 +26,28 @@ DUPLICATE_OVERLAP = 0.85
 @dataclass(frozen=True)
 class Profile:
     sections: dict[str, list[Memory]]
+    written: list[ProfileLine] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, list[dict[str, object]]]:
-        return {name: [m.to_dict() for m in items] for name, items in self.sections.items()}
+    def to_dict(self) -> dict[str, object]:
+        found: dict[str, object] = {
+            name: [m.to_dict() for m in items] for name, items in self.sections.items()
+        }
+        return {**found, "written": [line.to_dict() for line in self.written]}
+
+    def written_text(self) -> str:
+        """The written profile, a heading per scope and section, each line with its sources."""
+        lines: list[str] = []
+        heading = None
+        for line in self.written:
+            if (line.scope, line.section) != heading:
+                heading = (line.scope, line.section)
+                lines.append(f"{line.section.capitalize()} ({line.scope})")
+            sources = ", ".join(s[:8] for s in line.sources)
+            lines.append(f"- {line.text} [{sources}]")
+        return "\n".join(lines)
 
     def text(self) -> str:
-        lines = []
+        lines = [self.written_text()] if self.written else []
         for name, items in self.sections.items():
             if items:
                 lines.append(name.capitalize())
@@ -50,5 +74,12 @@ def build_profile(ctx: Context, scopes: tuple[str, ...] | None, limit: int) -> P
         {
             str(section): _distinct([m for m in found if m.category == section])[:limit]
             for section in SECTIONS
-        }
+        },
+        written_profile(ctx, scopes),
     )
+
+
+def written_profile(ctx: Context, scopes: tuple[str, ...] | None) -> list[ProfileLine]:
+    """The written lines of the global profile and of ``scopes``' (None: every one)."""
+    wanted = None if scopes is None else tuple(dict.fromkeys((GLOBAL_SCOPE, *scopes)))
+    return profile_lines(ctx.db, wanted)

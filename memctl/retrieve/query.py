@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from memctl.retrieve.vocabulary import expand
 from memctl.retrieve.when import Window, time_window
 
 QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”')
@@ -65,6 +66,10 @@ class Analysed:
     alternatives: list[Phrase] = field(default_factory=list)
     window: Window | None = None
     names: tuple[str, ...] = ()
+    # the vocabulary's additions (vocabulary.py): phrases searched at recall.vocabulary_weight,
+    # and each query word's group-mates
+    expansions: tuple[Phrase, ...] = ()
+    synonyms: dict[str, tuple[Phrase, ...]] = field(default_factory=dict)
 
     @property
     def english(self) -> bool:
@@ -107,10 +112,17 @@ def names(text: str) -> tuple[str, ...]:
     return tuple(found)
 
 
+# An acronym's plural is one word, not two parts: "PRs", "APIs", "URLs".
+ACRONYM_PLURAL = re.compile(r"[A-Z]{2,}s")
+
+
 def split_identifier(token: str) -> list[str]:
     """``parseUserId`` -> [parse, user, id]; ``parse_user_id``, ``a-b``, ``a.b`` likewise."""
     parts: list[str] = []
     for piece in re.split(r"[_.\-]+", token):
+        if ACRONYM_PLURAL.fullmatch(piece):
+            parts.append(piece)
+            continue
         parts.extend(CAMEL_PART.findall(piece) or ([piece] if piece else []))
     return [p.lower() for p in parts if p]
 
@@ -165,7 +177,17 @@ def analyse(text: str, now: datetime) -> Analysed:
     alternatives = lexical_alternatives(lexical)
     if not alternatives and window:  # a query that is only a time: search its words too
         alternatives = lexical_alternatives(text)
-    return Analysed(text=text, alternatives=alternatives, window=window, names=names(lexical))
+    vocabulary = expand(lexical)
+    # a verb that is also a name, used as the verb ("go down"), is not searched
+    kept = [p for p in alternatives if not (len(p) == 1 and p[0] in vocabulary.left_out)]
+    return Analysed(
+        text=text,
+        alternatives=kept or alternatives,
+        window=window,
+        names=names(lexical),
+        expansions=tuple(p for p in vocabulary.phrases if p not in kept),
+        synonyms={w: m for w, m in vocabulary.by_word.items() if w not in STOPWORDS},
+    )
 
 
 def cjk_count(text: str) -> int:
@@ -173,6 +195,27 @@ def cjk_count(text: str) -> int:
     if text.isascii():
         return 0
     return sum(any(low <= ord(c) <= high for low, high in CJK_RANGES) for c in text)
+
+
+KANA = (0x3040, 0x30FF)
+HANGUL = (0xAC00, 0xD7AF)
+
+
+def script_counts(text: str) -> tuple[int, int, int, int]:
+    """How many characters of ``text`` are not CJK, Chinese (and other CJK: punctuation,
+    full-width forms), Japanese kana, and Korean hangul."""
+    if text.isascii():
+        return len(text), 0, 0, 0
+    kana = hangul = cjk = 0
+    for c in text:
+        code = ord(c)
+        if KANA[0] <= code <= KANA[1]:
+            kana += 1
+        elif HANGUL[0] <= code <= HANGUL[1]:
+            hangul += 1
+        elif any(low <= code <= high for low, high in CJK_RANGES):
+            cjk += 1
+    return len(text) - cjk - kana - hangul, cjk, kana, hangul
 
 
 def is_english(text: str) -> bool:

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from memctl.store.vector_query import Scores
 
 KEPT, RESCORED, DROPPED, ADDED = "kept", "rescored", "dropped", "added"
+# The legs that search the questions stored with memories (store/questions.py)
+QUESTION_LEGS = ("questions", "question_vector")
 
 
 @dataclass
@@ -42,6 +44,12 @@ class Candidate:
     @property
     def id(self) -> str:
         return self.memory.id
+
+    @property
+    def only_by_questions(self) -> bool:
+        """Found only through the questions stored with it, by no leg of its own: they
+        boost it, and never alone make it a clear match."""
+        return bool(self.ranks) and all(leg in QUESTION_LEGS for leg in self.ranks)
 
 
 class Step(NamedTuple):

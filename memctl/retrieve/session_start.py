@@ -6,10 +6,14 @@ answers with nothing. So the block is chosen, not searched, in layers, each
 within its own budget (``context.*_budget``) and all within the total:
 
 - L0 identity: the identity files, verbatim (``retrieve.identity``);
-- L1 essentials: the user's profile and preferences, the project's pinned facts
+- L1 essentials: the written profile (global and the project's, see
+  maintain/profile.py), the user's profile and preferences, the project's pinned facts
   and conventions, most important first, line by line while they fit;
 - L2 recent work: the digests of the project's latest sessions (what was asked,
-  done and left open), then its recent cases (errors and fixes) and events.
+  done and left open), each after its own session's facts and sharing the layer
+  fairly, then its recent cases (errors and fixes) and events.
+
+A memory that does not fit what is left is shortened (``retrieve.fit``), not dropped.
 
 ``compact`` halves L1 and drops L2. Each memory appears once; nothing of another
 project appears. Nothing is touched: being shown at start is not being recalled.
@@ -28,12 +32,14 @@ from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.memories.provenance import origin, start_refusal, trusted_hosts
 from memctl.model import Category, Kind, Memory, State
-from memctl.retrieve.context_block import CONTEXT_TAG, memory_line
+from memctl.retrieve.context_block import CONTEXT_TAG, escape_tags, memory_line
+from memctl.retrieve.fit import shorten
 from memctl.retrieve.identity import identity_paths, read_identity
 from memctl.retrieve.params import recall_params
 from memctl.retrieve.pipeline import Recalled
 from memctl.retrieve.stages.pack import estimate_tokens
 from memctl.store.memories import MemoryFilter, list_memories
+from memctl.store.profile import profile_lines
 from memctl.store.sync import foreign_hosts
 from memctl.store.transcripts import count_scope_sessions
 
@@ -47,6 +53,12 @@ ITEM_TOKENS = 6  # the bullet, the age and the line break
 REPEAT_CHARS = 20
 PER_SECTION = 12  # memories read per section: more than a layer's budget holds
 DIGESTS = 3  # latest session digests read for L2
+# The fewest tokens worth shortening a memory to: fewer say nothing (a few words).
+SHORTEST = 16
+# The share of L2 a session's own facts may take before its digest (the rest is the digest's).
+OWN_FACTS_SHARE = 0.5
+# Written profile sections whose line restates its one memory: that memory is not repeated.
+RESTATED = ("role", "conventions")
 SESSION_TOOLS = (
     "Earlier sessions of this project are stored verbatim: for the exact command, error "
     "or wording, search them (MCP session_search, or `memctl sessions grep`) and open the "
@@ -55,8 +67,9 @@ SESSION_TOOLS = (
 
 
 class Tokens:
-    """A CJK-aware token estimate: recall's (``recall.chars_per_token``, about 4 Latin
-    characters a token, and ``recall.cjk_chars_per_token``, about 0.87)."""
+    """A token estimate per script: recall's (``recall.chars_per_token``, about 4 Latin
+    characters a token, ``recall.cjk_chars_per_token`` for Chinese, and kana and hangul
+    at their own rates; ``retrieve.stages.pack``)."""
 
     def __init__(self, settings: Settings) -> None:
         self.params = recall_params(settings)
@@ -104,7 +117,7 @@ class Layered:
         """The ``<memctl-context>`` block; '' when there is nothing to say."""
         if not self.items:
             return ""
-        lines = [f"<{CONTEXT_TAG}>", f"Context for: {' '.join(self.title.split())}"]
+        lines = [f"<{CONTEXT_TAG}>", f"Context for: {escape_tags(' '.join(self.title.split()))}"]
         section = None
         for item in self.items:
             if item.section != section:
@@ -158,7 +171,11 @@ class _Builder:
         self.out.used[item.layer] += item.tokens
         return True
 
-    def memory(self, layer: str, section: str, memory: Memory, why: str) -> None:
+    def memory(
+        self, layer: str, section: str, memory: Memory, why: str, cap: int | None = None
+    ) -> None:
+        """Add ``memory`` (once), shortened to what is left (at most ``cap`` tokens) when it
+        does not fit whole."""
         key = " ".join(memory.content.lower().split())
         if memory.id in self.seen or key in self.seen:
             return  # each fact once
@@ -168,10 +185,8 @@ class _Builder:
             return
         shown = replace(memory, content=content) if DIGEST_TAG in memory.tags else memory
         host = self.host_of(memory.id)
-        line = memory_line(Recalled(shown, 0.0, {}, {}, {}), self.now, origin(memory, host))
-        cost = ITEM_TOKENS + self.tokens.of(shown.content)
-        item = Item(layer, section, line, cost, why, memory.id)
         refused = start_refusal(memory, host, self.trust)
+        item = self._item(layer, section, shown, why, origin(memory, host), cap)
         if refused:
             item.why = f"left out: {refused}"
             self.out.dropped.append(item)
@@ -179,14 +194,32 @@ class _Builder:
         if self.add(item):  # given: a later digest need not repeat it
             self.said.append(memory.content)
 
+    def _item(
+        self, layer: str, section: str, memory: Memory, why: str, said_by: str, cap: int | None
+    ) -> Item:
+        text = memory.content
+        cost = ITEM_TOKENS + self.tokens.of(text)
+        room = min(self.left(layer), cost if cap is None else cap)
+        if cost > room >= SHORTEST:
+            text = shorten(text, room - ITEM_TOKENS, self.tokens.of) or text
+            if text != memory.content:
+                why += f"; shortened to fit ({ITEM_TOKENS + self.tokens.of(text)} of {cost} tokens)"
+                cost = ITEM_TOKENS + self.tokens.of(text)
+        shown = replace(memory, content=text)
+        line = memory_line(Recalled(shown, 0.0, {}, {}, {}), self.now, said_by)
+        return Item(layer, section, line, cost, why, memory.id)
+
 
 def unsaid(text: str, said: list[str]) -> str:
     """``text`` without the facts already given (each ``REPEAT_CHARS`` or longer); ''
     when nothing of its own is left."""
+    kept = text
     for fact in said:
         if len(fact) >= REPEAT_CHARS:
-            text = text.replace(fact, "")
-    return " ".join(text.split())
+            kept = kept.replace(fact, "")
+    if kept == text:
+        return text
+    return "\n".join(" ".join(line.split()) for line in kept.splitlines() if line.strip())
 
 
 def _identity(builder: _Builder, home: Any, cwd: Any) -> None:
@@ -197,9 +230,12 @@ def _identity(builder: _Builder, home: Any, cwd: Any) -> None:
             continue
         if found.note:
             builder.out.notes.append(found.note)
+        if found.refused:  # the session is told, in one line
+            line = f"[memctl: {found.note}]"
+            builder.add(Item("L0", "identity", line, builder.tokens.of(line), "refused"))
         if not found.text:
             continue
-        text, left = found.text, builder.left("L0")
+        text, left = escape_tags(found.text), builder.left("L0")
         if builder.tokens.of(text) > left:
             text = _cut(text, left, builder.tokens)
             builder.out.notes.append(f"{path} is over the L0 budget of {left} tokens: cut")
@@ -225,6 +261,14 @@ def _essentials(builder: _Builder, ctx: Context, scope: str) -> None:
     """L1: profile and preferences (this project's and global), then the project's pinned
     and semantic facts (its conventions and decisions), most important first."""
     db = ctx.db
+    for line in profile_lines(db, (GLOBAL_SCOPE, scope)):
+        text = f"- {line.section}: {line.text} [{', '.join(s[:8] for s in line.sources)}]"
+        why = f"L1 written profile ({line.scope}), from {', '.join(line.sources)}"
+        if text.casefold() not in builder.seen:
+            builder.seen.add(text.casefold())
+            builder.add(Item("L1", "profile", text, ITEM_TOKENS + builder.tokens.of(text), why))
+            if line.section in RESTATED:
+                builder.seen |= set(line.sources)  # the line says what its memory says
     personal = MemoryFilter(scopes=(scope, GLOBAL_SCOPE), categories=PERSONAL, states=ACTIVE)
     for memory in list_memories(db, personal, PER_SECTION, "importance"):
         why = f"L1 {memory.category}: importance {memory.importance:.2f}"
@@ -237,16 +281,43 @@ def _essentials(builder: _Builder, ctx: Context, scope: str) -> None:
         builder.memory("L1", "project facts and conventions", memory, why)
 
 
+def fair_share(costs: list[int], total: int) -> int:
+    """The first item's share of ``total`` when it is split fairly among ``costs``: an item
+    needing less than an equal share keeps its cost, and the others share the rest."""
+    left, waiting = total, sorted(costs[1:])
+    for count, cost in enumerate(waiting):
+        share = left // (len(waiting) - count + 1)
+        if cost > share:
+            break
+        left -= cost
+    else:
+        return min(costs[0], left)
+    return min(costs[0], left // (len(waiting) - count + 1))
+
+
 def _recent(builder: _Builder, ctx: Context, scope: str) -> None:
-    """L2: the latest session digests, then recent cases and events of the project."""
-    digests = MemoryFilter(scopes=(scope,), tag=DIGEST_TAG, states=ACTIVE)
-    for memory in list_memories(ctx.db, digests, DIGESTS, "created"):
-        builder.memory("L2", "recent sessions", memory, "L2 digest of a latest session")
+    """L2: the latest session digests, each after its own session's facts (which may
+    correct it) and sharing the layer fairly with the others, then the project's other
+    recent cases and events."""
+    latest = MemoryFilter(scopes=(scope,), tag=DIGEST_TAG, states=ACTIVE)
+    digests = list_memories(ctx.db, latest, DIGESTS, "created")
     recent = MemoryFilter(scopes=(scope,), categories=RECENT, states=ACTIVE)
-    for memory in list_memories(ctx.db, recent, PER_SECTION, "created"):
-        if DIGEST_TAG not in memory.tags:
-            why = f"L2 recent {memory.category}, created {memory.created_at[:10]}"
-            builder.memory("L2", "recent cases and events", memory, why)
+    facts = [
+        m for m in list_memories(ctx.db, recent, PER_SECTION, "created") if DIGEST_TAG not in m.tags
+    ]
+    for index, digest in enumerate(digests):
+        own = [m for m in facts if m.session_id and m.session_id == digest.session_id]
+        budget = builder.out.used["L2"] + int(OWN_FACTS_SHARE * builder.left("L2"))
+        for memory in own:
+            why = "L2 a fact of the digest's session, before it (it may correct the digest)"
+            if builder.out.used["L2"] + ITEM_TOKENS + builder.tokens.of(memory.content) <= budget:
+                builder.memory("L2", "recent sessions", memory, why)
+        costs = [ITEM_TOKENS + builder.tokens.of(d.content) for d in digests[index:]]
+        cap = fair_share(costs, builder.left("L2"))
+        builder.memory("L2", "recent sessions", digest, "L2 digest of a latest session", cap)
+    for memory in facts:
+        why = f"L2 recent {memory.category}, created {memory.created_at[:10]}"
+        builder.memory("L2", "recent cases and events", memory, why)
 
 
 def layered_context(

@@ -34,6 +34,8 @@ VECTORS_CHANGES, VECTORS_JOURNAL = "vectors_changes", 256
 DISK_FULL_BYTES = 1 << 20
 # How long a process waits between tries at switching a new file to WAL mode.
 WAL_RETRY_SECONDS = 0.01
+# SQLite virtual-machine steps between two looks at the clock of a time limit (~1 ms of work).
+LIMIT_STEPS = 10_000
 
 
 def sqlite_vec_path() -> str:
@@ -65,6 +67,8 @@ def translated_errors(path: Path) -> Iterator[None]:
         raise StoreError(f"{path} is not a memctl database or is damaged") from None
     except apsw.CantOpenError:
         raise StoreError(f"cannot open the database {path}") from None
+    except apsw.InterruptError:
+        raise StoreError(f"a read of {path} ran past its time limit and was stopped") from None
     except apsw.ReadOnlyError:
         raise StoreError(f"the database {path} is read-only") from None
     except apsw.FullError:
@@ -178,6 +182,17 @@ class Database:
             yield self
         finally:
             self.execute("PRAGMA synchronous = FULL")
+
+    @contextmanager
+    def time_limit(self, seconds: float) -> Iterator[Database]:
+        """Statements inside stop with a StoreError once ``seconds`` have passed (the
+        viewer's pages: a slow read must not hold a server thread)."""
+        deadline = time.monotonic() + seconds
+        self.connection.set_progress_handler(lambda: time.monotonic() > deadline, LIMIT_STEPS)
+        try:
+            yield self
+        finally:
+            self.connection.set_progress_handler(None)
 
     @contextmanager
     def reading(self) -> Iterator[Database]:

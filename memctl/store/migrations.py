@@ -351,6 +351,120 @@ def m012_session_cwd(db: Database) -> None:
     db.execute("ALTER TABLE sessions ADD COLUMN cwd TEXT NOT NULL DEFAULT ''")
 
 
+def m016_entities_triples(db: Database) -> None:
+    """The knowledge graph: entities (a canonical name, a kind, aliases), triples between
+    them (active or superseded, with what superseded them), each triple linked to the
+    memories and session messages it came from. A triple whose last source goes, goes.
+    And the written profile: lines per scope and section, each with its source memories."""
+    db.execute("""
+        CREATE TABLE entities (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        )""")
+    db.execute("""
+        CREATE TABLE entity_aliases (
+            key TEXT PRIMARY KEY,
+            alias TEXT NOT NULL,
+            entity_id INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE
+        )""")
+    db.execute("CREATE INDEX entity_aliases_entity ON entity_aliases(entity_id)")
+    db.execute(f"""
+        CREATE TABLE triples (
+            id INTEGER PRIMARY KEY,
+            subject INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+            predicate TEXT NOT NULL,
+            object INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+            state TEXT NOT NULL DEFAULT 'active' {_in("state", ("active", "superseded"))},
+            superseded_by INTEGER REFERENCES triples(id) ON DELETE SET NULL,
+            created_at TEXT NOT NULL,
+            UNIQUE (subject, predicate, object)
+        )""")
+    db.execute("CREATE INDEX triples_object ON triples(object)")
+    db.execute("""
+        CREATE TABLE triple_sources (
+            triple_id INTEGER NOT NULL REFERENCES triples(id) ON DELETE CASCADE,
+            memory_id TEXT NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            message TEXT NOT NULL DEFAULT '',
+            PRIMARY KEY (triple_id, memory_id)
+        ) WITHOUT ROWID""")
+    db.execute("CREATE INDEX triple_sources_memory ON triple_sources(memory_id)")
+    db.execute("""
+        CREATE TABLE entity_mentions (
+            entity_id INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+            memory_id TEXT NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            PRIMARY KEY (entity_id, memory_id)
+        ) WITHOUT ROWID""")
+    db.execute("CREATE INDEX entity_mentions_memory ON entity_mentions(memory_id)")
+    db.execute("""
+        CREATE TABLE graph_indexed (
+            memory_id TEXT PRIMARY KEY REFERENCES memories(id) ON DELETE CASCADE,
+            content_hash TEXT NOT NULL
+        )""")
+    db.execute("""
+        CREATE TABLE profile_lines (
+            id INTEGER PRIMARY KEY,
+            scope TEXT NOT NULL,
+            section TEXT NOT NULL,
+            text TEXT NOT NULL,
+            sources TEXT NOT NULL,
+            written_by TEXT NOT NULL,
+            written_at TEXT NOT NULL
+        )""")
+    db.execute("CREATE INDEX profile_lines_scope ON profile_lines(scope, section)")
+    db.execute("""
+        CREATE TRIGGER triple_sources_gone AFTER DELETE ON triple_sources
+        WHEN NOT EXISTS (SELECT 1 FROM triple_sources WHERE triple_id = old.triple_id)
+        BEGIN DELETE FROM triples WHERE id = old.triple_id; END""")
+
+
+def m014_forget_everywhere(db: Database) -> None:
+    """When a session was forgotten (``memctl sessions forget``): its messages are gone, its
+    row and read marks stay, so capture never stores it again."""
+    db.execute("ALTER TABLE sessions ADD COLUMN forgotten_at TEXT")
+
+
+def m015_projects_titles(db: Database) -> None:
+    """Projects are listed with their memories counted by state and their latest one
+    (``store.projects``): an index that answers that alone, without reading the rows.
+    Sessions are listed by their own time (``store.transcripts.SESSION_TIME``), a page at
+    a time: an index in that order. An edit's run names the door it came through (the
+    viewer's edits among the CLI's)."""
+    db.execute("CREATE INDEX memories_scope_state ON memories(scope, state, created_at)")
+    db.execute("CREATE INDEX sessions_own_time ON sessions(coalesce(started_at, created_at), id)")
+    db.execute("ALTER TABLE runs ADD COLUMN door TEXT")
+
+
+def m013_memory_questions(db: Database) -> None:
+    """Questions a memory answers, written when it was stored (by the host model): their own
+    rows, full-text indexed and with a vector, each pointing at its memory and removed with
+    it; recall searches them to find the memory, and never shows them."""
+    db.execute("""
+        CREATE TABLE memory_questions (
+            rowid INTEGER PRIMARY KEY,
+            memory_rowid INTEGER NOT NULL REFERENCES memories(rowid) ON DELETE CASCADE,
+            text TEXT NOT NULL,
+            embedding BLOB,
+            model TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL,
+            UNIQUE (memory_rowid, text)
+        )""")
+    db.execute(f"""
+        CREATE VIRTUAL TABLE memory_questions_fts USING fts5(
+            text, content='memory_questions', content_rowid='rowid', tokenize='{STEMMED}'
+        )""")
+    db.execute("""
+        CREATE TRIGGER memory_questions_ai AFTER INSERT ON memory_questions BEGIN
+            INSERT INTO memory_questions_fts(rowid, text) VALUES (new.rowid, new.text);
+        END""")
+    db.execute("""
+        CREATE TRIGGER memory_questions_ad AFTER DELETE ON memory_questions BEGIN
+            INSERT INTO memory_questions_fts(memory_questions_fts, rowid, text)
+            VALUES ('delete', old.rowid, old.text);
+        END""")
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -364,4 +478,8 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m010_transcript_reads,
     m011_run_holder,
     m012_session_cwd,
+    m016_entities_triples,
+    m014_forget_everywhere,
+    m015_projects_titles,
+    m013_memory_questions,
 ]

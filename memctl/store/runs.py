@@ -37,6 +37,7 @@ class RunRecord:
     undo_of: str | None = None
     undone_by: str | None = None
     holder: str | None = None  # kind@host:pid of the process running it
+    door: str | None = None  # an edit's or undo's: cli, mcp, hook or ui
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

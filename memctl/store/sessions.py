@@ -31,6 +31,7 @@ SESSION_COLUMNS = (
     "message_count",
     "extracted_through",
     "cwd",
+    "forgotten_at",
 )
 
 
@@ -231,3 +232,19 @@ def last_stored_by_client(db: Database) -> dict[str, str]:
     """When a session of each client's was last stored or grown (its ``updated_at``)."""
     rows = db.rows("SELECT client, max(updated_at) AS at FROM sessions GROUP BY client")
     return {str(r["client"]): str(r["at"]) for r in rows if r["at"]}
+
+
+# A request's first characters are enough to title its session (a pasted log can be MBs).
+REQUEST_HEAD = 4000
+
+
+def first_requests(db: Database, session_id: str, count: int) -> list[str]:
+    """The first ``count`` user messages of a session (each its first characters), in order."""
+    return [
+        r[0]
+        for r in db.tuples(
+            "SELECT substr(content, 1, ?) FROM messages WHERE session_id = ? AND role = 'user' "
+            "ORDER BY seq LIMIT ?",
+            (REQUEST_HEAD, session_id, count),
+        )
+    ]

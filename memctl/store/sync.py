@@ -13,6 +13,8 @@ from memctl.store.database import Database
 HOST_ID = "host_id"
 HOST_ID_CHARS = 16
 SYNC_KIND = "sync"
+# The word a sync's writes log as their source (a create) or reason (an update) (sync/apply.py).
+SYNC_SOURCE = "sync"
 READ_COMMIT = "sync_read_commit"
 
 
@@ -77,14 +79,35 @@ def files_of(db: Database, memory_ids: Iterable[str]) -> dict[str, list[SyncFile
 
 
 def foreign_hosts(db: Database, memory_ids: Iterable[str]) -> dict[str, str]:
-    """Memories that came from another machine (its files only, none of this host's),
-    with the host whose newest file holds them."""
+    """Memories whose text came from the sync repository, with the host its file names:
+    those whose text a sync wrote last (created or rewritten from a file, whatever host
+    id the file claims: a file naming this machine's own id is no less foreign, as this
+    machine never reads its own words back), and those known only from other hosts'
+    files."""
+    ids = list(memory_ids)
     own = db.meta(HOST_ID) or ""
     found: dict[str, str] = {}
-    for memory_id, files in files_of(db, memory_ids).items():
+    for memory_id, files in files_of(db, ids).items():
         if files and all(f.host_id != own for f in files):
             found[memory_id] = max(files, key=lambda f: f.key).host_id
+    found.update(synced_texts(db, ids))
     return found
+
+
+def synced_texts(db: Database, memory_ids: list[str]) -> dict[str, str]:
+    """memory id -> host, for the memories whose latest text came in by a sync (a create
+    from a file, or an update whose ``after`` holds content, logged with its host)."""
+    rows = db.tuples(
+        "SELECT e.memory_id, json_extract(e.data, '$.host') FROM events e "
+        "WHERE e.id IN (SELECT max(x.id) FROM events x "
+        "  WHERE x.memory_id IN (SELECT value FROM json_each(?)) AND (x.action IN "
+        "  ('create', 'import') OR (x.action = 'update' AND "
+        "  json_extract(x.data, '$.after.content') IS NOT NULL)) GROUP BY x.memory_id) "
+        "AND json_extract(e.data, '$.host') IS NOT NULL "
+        "AND ? IN (json_extract(e.data, '$.source'), json_extract(e.data, '$.reason'))",
+        (json.dumps(memory_ids), SYNC_SOURCE),
+    )
+    return {str(memory_id): str(host) for memory_id, host in rows}
 
 
 def hosts(db: Database) -> dict[str, int]:

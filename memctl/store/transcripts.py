@@ -38,6 +38,7 @@ class SessionRow:
     started_at: str | None
     updated_at: str
     message_count: int
+    at: str  # the time it is listed by (its own, or when it was stored)
     digest: str  # the session's digest memory's text, '' when it has none
     digest_id: str
 
@@ -58,7 +59,7 @@ class GrepHit:
 
 
 def _session_clauses(where: SessionFilter, time_column: str) -> tuple[list[str], list[object]]:
-    clauses: list[str] = []
+    clauses: list[str] = ["s.forgotten_at IS NULL"]
     params: list[object] = []
     if where.scopes is not None:
         clauses.append(f"s.scope IN ({', '.join('?' * len(where.scopes))})")
@@ -75,24 +76,52 @@ def _session_clauses(where: SessionFilter, time_column: str) -> tuple[list[str],
     return clauses, params
 
 
+# A session's own time (when it began, as its transcript says), else when it was stored.
+SESSION_TIME = "coalesce(s.started_at, s.created_at)"
+# When memctl last stored messages of it.
+STORED_TIME = "s.updated_at"
+CLOCKS = {"session": SESSION_TIME, "stored": STORED_TIME}  # a listing's clock, by name
+
+
 def list_sessions(
-    db: Database, where: SessionFilter, limit: int, digest_tag: str
+    db: Database,
+    where: SessionFilter,
+    limit: int,
+    digest_tag: str,
+    clock: str = "session",
+    before: tuple[str, str] | None = None,
 ) -> list[SessionRow]:
-    """Sessions newest first (by their last update), each with its digest (its active
-    memory tagged ``digest_tag``) when it has one."""
-    clauses, params = _session_clauses(where, "s.updated_at")
+    """Sessions newest first by ``clock`` (keyset: those after ``before``, a row's
+    (time, id)), each with its digest (its active memory tagged ``digest_tag``) if any."""
+    time_column = CLOCKS[clock]
+    clauses, params = _session_clauses(where, time_column)
+    if before is not None:
+        clauses.append(f"({time_column}, s.id) < (?, ?)")
+        params.extend(before)
     rows = db.rows(
         "SELECT s.id AS id, s.client AS client, s.scope AS scope, s.title AS title, "
         "s.started_at AS started_at, s.updated_at AS updated_at, "
-        "s.message_count AS message_count, "
+        f"s.message_count AS message_count, {time_column} AS at, "
         "coalesce(d.content, '') AS digest, coalesce(d.id, '') AS digest_id FROM sessions s "
         "LEFT JOIN memories d ON d.rowid = (SELECT m.rowid FROM memories m "
         "WHERE m.session_id = s.id AND m.state = 'active' AND EXISTS "
         "(SELECT 1 FROM json_each(m.tags) WHERE value = ?) LIMIT 1) "
-        f"WHERE {' AND '.join(clauses) or '1'} ORDER BY s.updated_at DESC, s.id LIMIT ?",
+        f"WHERE {' AND '.join(clauses) or '1'} ORDER BY {time_column} DESC, s.id DESC LIMIT ?",
         [digest_tag, *params, limit],
     )
     return [SessionRow(**row) for row in rows]
+
+
+def count_sessions_where(db: Database, where: SessionFilter, clock: str, cap: int) -> int:
+    """How many sessions ``where`` covers, counted up to ``cap``."""
+    clauses, params = _session_clauses(where, CLOCKS[clock])
+    return int(
+        db.value(
+            f"SELECT count(*) FROM (SELECT 1 FROM sessions s WHERE {' AND '.join(clauses) or '1'}"
+            " LIMIT ?)",
+            [*params, cap],
+        )
+    )
 
 
 def session_ids_like(db: Database, prefix: str, limit: int = 2) -> list[str]:

@@ -17,6 +17,8 @@ it back. The payloads, one shape per action:
 - unlink: the edge removed (with its ``created_at``); reverted by adding it back.
 - delete (permanent): the content hash; access, conflict, reembed: what happened. None
   of these is reverted.
+- a memory archived or deleted leaves the knowledge graph (a triple only it stated goes;
+  ``maintain`` reads it again when a revert makes it active).
 - a state change of ``forget --noise`` also made the memory a learned noise vector;
   its revert takes that back too.
 
@@ -47,8 +49,10 @@ from memctl.model import (
 from memctl.store import memories as store
 from memctl.store.database import Database
 from memctl.store.events import log_event, log_events, log_run_events
+from memctl.store.graph import forget_memory
 from memctl.store.maintenance import set_strengths, supersede_many
 from memctl.store.noise import remove_noise_vector
+from memctl.store.questions import add_questions, delete_questions
 from memctl.store.relations import (
     add_relation,
     add_relations,
@@ -89,6 +93,11 @@ class Writer:
         self._log(action, memory.id, {"kind": str(memory.kind), "source": memory.source, **data})
         return memory
 
+    def add_questions(self, memory_id: str, questions: list[tuple[str, bytes]], model: str) -> int:
+        """Questions (text, vector) the memory answers, searched by recall and never shown;
+        the memory's create event counts them. Returns how many were new."""
+        return add_questions(self.db, memory_id, questions, model)
+
     def update(
         self,
         memory: Memory,
@@ -118,6 +127,10 @@ class Writer:
         fields = fields or {}
         at = self.now()
         store.update_memory(self.db, memory.id, {"state": state, **fields, "updated_at": at})
+        if state in (State.ARCHIVED, State.DELETED):  # what it alone stated leaves the graph
+            forget_memory(self.db, memory.id)
+        if state == State.DELETED:  # a deleted memory's questions go with it
+            delete_questions(self.db, [memory.id])
         self._log(Action.STATE, memory.id, _state_event(memory, state, reason, fields, **data))
 
     def supersede(self, old: Memory, by: str, reason: str, **data: Any) -> None:
@@ -177,6 +190,11 @@ class Writer:
             memory.id,
             {"permanent": True, "content_hash": memory.content_hash, **data},
         )
+
+    def forgotten(self, what: str, **counts: int) -> None:
+        """Log that ``what`` (a session, a message, a redacted value: never its text) was
+        forgotten everywhere, and how much of it."""
+        self._log(Action.DELETE, None, {"permanent": True, "forgotten": what, **counts})
 
     def set_strengths(self, rows: list[tuple[str, float, float, str | None]], reason: str) -> None:
         """(id, old strength, new strength, old decayed_at) for many memories: the new

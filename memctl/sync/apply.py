@@ -16,11 +16,13 @@ from typing import Any
 
 from memctl.context import Context
 from memctl.embed import BATCH_TEXTS
-from memctl.model import Memory, Visibility
+from memctl.ingest.graph import Written, index, parse_triples
+from memctl.model import Memory, State, Visibility
 from memctl.store import memories as store
 from memctl.store.relations import has_relation
 from memctl.store.runs import RunRecord, save_run
 from memctl.store.sync import (
+    SYNC_SOURCE,
     SyncFile,
     drop_files,
     existing_ids,
@@ -152,6 +154,7 @@ def apply_import(
         for memory, host in plan.unshares:
             writer.set_shared([memory], False, f"sync: no longer shared by host {host}")
         run.counts["relations"] = _relations(ctx, writer, plan)
+        run.counts["triples"] = _graph(ctx, plan)
         drop_files(ctx.db, [f.path for f in incoming.removed])
         put_files(ctx.db, incoming.files)
         set_read_commit(ctx.db, incoming.commit, incoming.bad)
@@ -186,7 +189,7 @@ def _create(writer: Writer, version: Version, vector: bytes | None) -> None:
         visibility=Visibility.SHARED,
         **values,
     )
-    writer.create(memory, vector, source="sync", host=version.host)
+    writer.create(memory, vector, source=SYNC_SOURCE, host=version.host)
 
 
 def _update(
@@ -199,7 +202,22 @@ def _update(
     written = {"updated_at": memory.updated_at, **changes}  # the winner's time, not now
     if version.scope != memory.scope:
         written["scope"] = version.scope
-    writer.update(memory, written, vector, reason="sync", host=version.host)
+    writer.update(memory, written, vector, reason=SYNC_SOURCE, host=version.host)
+
+
+def _graph(ctx: Context, plan: ImportPlan) -> int:
+    """Read the applied memories into the knowledge graph, with the triples their files
+    state (the rules find the rest in their text)."""
+    applied = [*plan.creates, *(v for _, v, _ in plan.updates)]
+    found = store.get_memories(ctx.db, [v.id for v in applied if not v.tombstone])
+    written = [
+        Written(
+            m.id, m.content, m.source, m.content_hash, parse_triples(list(map(list, v.triples)))
+        )
+        for v in applied
+        if (m := found.get(v.id)) is not None and m.state == State.ACTIVE
+    ]
+    return index(ctx.db, written)
 
 
 def _relations(ctx: Context, writer: Writer, plan: ImportPlan) -> int:

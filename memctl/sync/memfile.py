@@ -32,7 +32,7 @@ from memctl.model import (
     parse_time,
 )
 from memctl.sync.layout import MEMORY_ID
-from memctl.sync.untrusted import MAX_RELATIONS, yaml_problem
+from memctl.sync.untrusted import MAX_RELATIONS, MAX_TRIPLE_CHARS, MAX_TRIPLES, yaml_problem
 
 TEXTS = ("content", "l0_abstract", "l1_overview", "l2_content", "source")
 TIMES = ("created_at", "updated_at", "invalidated_at")
@@ -80,6 +80,7 @@ class Version:
     scope: str
     values: dict[str, Any]
     relations: list[Relation] = field(default_factory=list)
+    triples: list[tuple[str, str, str]] = field(default_factory=list)  # what it states
 
     @property
     def updated_at(self) -> str:
@@ -125,8 +126,11 @@ def _str(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
 _Dumper.add_representer(str, _str)
 
 
-def render(memory: Memory, relations: list[Relation]) -> str:
-    """The file of a memory; a deleted memory is a tombstone (no content)."""
+def render(
+    memory: Memory, relations: list[Relation], triples: list[tuple[str, str, str]] | None = None
+) -> str:
+    """The file of a memory; a deleted memory is a tombstone (no content). ``triples``:
+    the knowledge-graph triples it states (left out when none, as in older files)."""
     record: dict[str, Any] = {"id": memory.id, **synced_values(memory)}
     if memory.state != State.DELETED:
         record["relations"] = [
@@ -139,6 +143,8 @@ def render(memory: Memory, relations: list[Relation]) -> str:
             for r in sorted(relations, key=lambda r: (r.dst_id, str(r.type)))
             if r.src_id == memory.id
         ]
+        if triples:
+            record["triples"] = [list(t) for t in sorted(triples)]
     return yaml.dump(
         record,
         Dumper=_Dumper,
@@ -200,12 +206,35 @@ def parse(text: str, memory_id: str, host: str, scope: str) -> Version:
         if len(raw_relations) > MAX_RELATIONS:
             raise TypeError(f"more than {MAX_RELATIONS:,} relations")
         relations = [_relation(memory_id, r) for r in raw_relations]
+        triples = _triples(record.get("triples"))
     except (MemctlError, ValueError, TypeError, OverflowError) as exc:
         raise BadFile(str(exc).splitlines()[0]) from None
-    problem = privacy_problem(values)
+    problem = privacy_problem(values) or triples_problem(triples)
     if problem:
         raise BadFile(problem)
-    return Version(memory_id, host, scope, values, relations)
+    return Version(memory_id, host, scope, values, relations, triples)
+
+
+def triples_problem(triples: list[tuple[str, str, str]]) -> str | None:
+    """Why these triples must not be shared (private text or a secret), or None."""
+    text = "\n".join(" ".join(t) for t in triples)
+    return privacy_problem({"content": text}) if text else None
+
+
+def _triples(value: Any) -> list[tuple[str, str, str]]:
+    raw = _list(value, "triples")
+    if len(raw) > MAX_TRIPLES:
+        raise TypeError(f"more than {MAX_TRIPLES:,} triples")
+    found: list[tuple[str, str, str]] = []
+    for item in raw:
+        if not (
+            isinstance(item, list)
+            and len(item) == 3
+            and all(isinstance(p, str) and 0 < len(p) <= MAX_TRIPLE_CHARS for p in item)
+        ):
+            raise TypeError("a triple must be a list of 3 short strings")
+        found.append((item[0], item[1], item[2]))
+    return found
 
 
 def _values(record: dict[str, Any]) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from datetime import timedelta
 from memctl.context import Context
 from memctl.model import Memory, Relation, State, format_time, now_iso, parse_time
 from memctl.store import memories as store
+from memctl.store.graph import stated_by
 from memctl.store.relations import relations_touching
 from memctl.store.sync import (
     SyncFile,
@@ -30,7 +31,14 @@ from memctl.store.sync import (
 )
 from memctl.sync.incoming import Progress, quiet
 from memctl.sync.layout import FLAT_MAJOR, memory_path, parse_path
-from memctl.sync.memfile import blob_id, normal_time, privacy_problem, render, synced_values
+from memctl.sync.memfile import (
+    blob_id,
+    normal_time,
+    privacy_problem,
+    render,
+    synced_values,
+    triples_problem,
+)
 
 TICK = timedelta(milliseconds=1)
 
@@ -70,6 +78,7 @@ def plan_export(
     relations: dict[str, list[Relation]] = {}
     for relation in relations_touching(ctx.db, ids):
         relations.setdefault(relation.src_id, []).append(relation)
+    triples = stated_by(ctx.db, ids)
     for done, memory_id in enumerate(ids):
         progress("preparing memories", done, len(ids))
         mine = [f for f in files.get(memory_id, []) if f.host_id == own_host]
@@ -84,7 +93,8 @@ def plan_export(
             continue
         elif memory.state == State.DELETED and winner is None:
             continue  # deleted before it was ever shared
-        _export_one(out, memory, relations.get(memory_id, []), mine, winner, own_host)
+        edges = (relations.get(memory_id, []), triples.get(memory_id, []))
+        _export_one(out, memory, edges, mine, winner, own_host)
     _stale(out, ctx, own_host, arrived)
     return out
 
@@ -103,7 +113,7 @@ def _tombstone(memory_id: str, winner: SyncFile | None) -> Memory | None:
 def _export_one(
     out: Outgoing,
     memory: Memory,
-    relations: list[Relation],
+    edges: tuple[list[Relation], list[tuple[str, str, str]]],
     mine: list[SyncFile],
     winner: SyncFile | None,
     own_host: str,
@@ -113,11 +123,14 @@ def _export_one(
     except ValueError as why:
         out.refused.append((memory.id, str(why)))
         return
-    problem = None if memory.state == State.DELETED else privacy_problem(synced_values(memory))
+    relations, triples = edges
+    problem = None
+    if memory.state != State.DELETED:
+        problem = privacy_problem(synced_values(memory)) or triples_problem(triples)
     if problem:
         out.refused.append((memory.id, problem))
         return
-    text = render(memory, relations)
+    text = render(memory, relations, triples)
     if winner is not None and winner.blob == blob_id(text):
         out.removes += [f for f in mine if f.path != winner.path]
         return
@@ -125,7 +138,7 @@ def _export_one(
         later = format_time(parse_time(winner.updated_at) + TICK)
         memory = replace(memory, updated_at=max(now_iso(), later))
         out.bumps[memory.id] = memory.updated_at
-        text = render(memory, relations)
+        text = render(memory, relations, triples)
     row = SyncFile(
         path,
         memory.id,

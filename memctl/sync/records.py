@@ -131,21 +131,37 @@ def import_lines(
     progress: Callable[[int], None] | None = None,
     default_scope: str | None = None,
     run_id: str | None = None,
+    origin: str = "stdin",
 ) -> ImportReport:
     """Import memories in batches, each one an event of run ``run_id`` (so ``memctl undo``
-    reverts them); malformed lines are reported and skipped."""
+    reverts them); malformed lines are reported and skipped. Each memory's source is the
+    file (``origin``) it came from, whatever its record claims (``cli`` would make it the
+    user's word, ``memories.provenance``): the claim is kept in its import event."""
     report, pending_relations = ImportReport(), []
-    batch: list[Memory] = []
+    batch: list[tuple[Memory, str]] = []
     scope = default_scope or ctx.settings.project_scope
     for memory, relations in parsed_records(lines, scope, report):
         pending_relations += [(memory.id, r) for r in relations]
-        batch.append(memory)
+        batch.append(imported_from(memory, origin))
         if len(batch) >= IMPORT_BATCH:
             _import_batch(ctx, batch, report, progress, run_id)
             batch = []
     _import_batch(ctx, batch, report, progress, run_id)
     report.relations = _import_relations(ctx, pending_relations, report, run_id)
     return report
+
+
+# Where an imported memory came from: the file, as file import names it (``file:<path>``).
+IMPORT_SOURCE = "file:"
+
+
+def imported_from(memory: Memory, origin: str) -> tuple[Memory, str]:
+    """``memory`` with the file it was imported from as its source, and the source its
+    record claimed ('' when it named a file already), for its import event."""
+    if memory.source.startswith(IMPORT_SOURCE):
+        return memory, ""
+    claimed, memory.source = memory.source, f"{IMPORT_SOURCE}{origin}"
+    return memory, claimed
 
 
 def preview_lines(
@@ -163,19 +179,20 @@ def preview_lines(
 
 def _import_batch(
     ctx: Context,
-    batch: list[Memory],
+    batch: list[tuple[Memory, str]],
     report: ImportReport,
     progress: Callable[[int], None] | None,
     run_id: str | None,
 ) -> None:
-    existing = store.get_memories(ctx.db, [m.id for m in batch])
-    fresh = [m for m in batch if m.id not in existing]
+    existing = store.get_memories(ctx.db, [m.id for m, _ in batch])
+    fresh = [(m, claimed) for m, claimed in batch if m.id not in existing]
     report.skipped += len(batch) - len(fresh)
-    vectors = ctx.vectors([m.content for m in fresh])
+    vectors = ctx.vectors([m.content for m, _ in fresh])
     writer = Writer(ctx.db, run_id)
     with ctx.db.atomic():
-        for memory, vector in zip(fresh, vectors, strict=True):
-            writer.create(memory, vector, Action.IMPORT, format="memctl-jsonl")
+        for (memory, claimed), vector in zip(fresh, vectors, strict=True):
+            extra = {"claimed_source": claimed} if claimed else {}
+            writer.create(memory, vector, Action.IMPORT, format="memctl-jsonl", **extra)
     report.imported += len(fresh)
     if progress:
         progress(len(batch))

@@ -17,6 +17,9 @@ from memctl.memories.operations import MAX_CONTENT_CHARS
 # memory has at most MAX_RELATIONS relations, each of 4 values.
 MAX_DEPTH = 8
 MAX_RELATIONS = 1000
+# Knowledge-graph triples a memory's file may state, and the length of each part.
+MAX_TRIPLES = 200
+MAX_TRIPLE_CHARS = 200
 MAX_VALUES = 20_000
 
 _Loader = yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader

@@ -103,10 +103,18 @@ def test_wait_runs_undo_and_errors(home: Path) -> None:
     assert undone["reverted"] == len(listed)
     assert json.loads(ok("list", "--json")) == []
     assert "already undone" in one_error(2, "undo", runs[0]["id"][:8])
-    assert "is an undo" in one_error(2, "undo", undone["undo_run_id"][:8])
+    redone = json.loads(ok("undo", undone["undo_run_id"][:8], "--json"))  # a redo
+    assert redone["kind"] == "undo" and redone["reverted"] == len(listed)
+    back = [(m["id"], m["content"], m["state"]) for m in json.loads(ok("list", "--json"))]
+    assert back == [(m["id"], m["content"], m["state"]) for m in listed]  # all put back
+    assert "already undone" in one_error(2, "undo", undone["undo_run_id"][:8])
+    assert json.loads(ok("undo", runs[0]["id"][:8], "--json"))["reverted"] == len(listed)
+    assert json.loads(ok("list", "--json")) == []  # the ingest run undone once more
     assert "no run" in one_error(3, "undo", "abcdef12")
     ok("remember", "Deploys go out on Tuesdays.")  # an edit: a run of its own
-    assert {r["kind"] for r in json.loads(ok("runs", "--json"))} == {"ingest", "undo", "edit"}
+    runs = json.loads(ok("runs", "--json"))
+    assert {r["kind"] for r in runs} == {"ingest", "undo", "edit"}
+    assert {r["door"] for r in runs if r["kind"] in ("edit", "undo")} == {"cli"}
     assert [r["kind"] for r in json.loads(ok("runs", "--kind", "ingest", "--json"))] == ["ingest"]
     assert "no sync runs" in ok("runs", "--kind", "sync")
 

@@ -280,6 +280,14 @@ def test_condense_keeps_conclusions_first_and_fits() -> None:
     assert condense("Done! The fix is in retry.ts.", 200) == "The fix is in retry.ts."
 
 
+def test_closing_pleasantries_and_narration_say_nothing() -> None:
+    assert condense("You're welcome! Tar support landed in 70f2781.", 200) == (
+        "Tar support landed in 70f2781."
+    )
+    narrated = "Based on the CLI help output, let me summarize:\nThe -p mode has --tools."
+    assert condense(narrated, 200) == "The -p mode has --tools."
+
+
 def test_filler_goes_whole_and_never_takes_a_word_of_the_sentence() -> None:
     """ "Good catch!" is filler as a whole; its first word alone left "catch! The bug ..."."""
     assert condense("Good catch! The bug was in the parser.", 200) == "The bug was in the parser."
@@ -333,3 +341,144 @@ def test_decisions_come_from_rule_sized_sentences_of_the_first_said_text() -> No
     ]
     late = [*chatter, Message(Role.USER, rule, "", "s1", 999)]
     assert build_digest(late, 6, 500).decisions == []  # read past DECISION_SCAN_CHARS
+
+
+REVIEW_ANSWER = """## Code review: the API server
+
+Overall the structure is sound. Three major additions landed in this branch:
+
+1. **Streaming responses** for the chat endpoint, with backpressure handled in `stream.ts`.
+2. **ChatGPT import** of conversation exports, parsing the zip in a worker thread.
+3. **Rate limiting** per API key, stored in Redis with a sliding window.
+
+### Issues found
+
+1. **CORS allows `*` with credentials** in `server.ts`: any site can call the API as the user.
+2. **Prototype pollution** in `mergeConfig`: a `__proto__` key in the request body reaches the
+   global object prototype.
+3. **No size limit on uploads**: `/import` buffers the whole file in memory.
+4. **API keys logged** at debug level in `auth.ts`.
+5. **X-Forwarded-For trusted** by the rate limiter even without a proxy in front.
+
+I'd fix 1 and 2 before merging; 3 to 5 can follow in a separate PR.
+"""
+
+LONG_SUBAGENT_REPORT = (
+    "I now have a complete picture of how transcripts are rendered.\n\n## Overview\n"
+    + "".join(
+        f"Line {n} of the template wraps a row in a div with its classes.\n" for n in range(20)
+    )
+    + "\n## SessionLive\n"
+    "- `session_live.ex` loads only the main session's messages (subagent_id is nil).\n"
+    "\n## SubagentLive\n"
+    "- `subagent_live.ex` calls the renderer without the session's cwd, so paths stay absolute.\n"
+    "- Both templates inline the row markup; a shared component would remove 120 lines.\n"
+)
+SECTIONS_OF_LONG_LINES = "\n".join(
+    f"## Part {n}\nPart {n} of the checkout calls the payment gateway. " + "It retries. " * 40
+    for n in range(3)
+)
+
+
+def test_a_review_answer_keeps_every_finding_not_the_first_few_whole() -> None:
+    """A /review closing answer: the five issues survive, each condensed, not cut mid-list."""
+    records = [
+        cc("user", "<command-name>/review</command-name><command-args></command-args>", 1),
+        cc("assistant", use(2, "Bash", command="git diff main --stat"), 2),
+        cc("user", result(2, " server.ts | 40 ++++"), 3),
+        cc("assistant", [{"type": "text", "text": REVIEW_ANSWER}], 4),
+    ]
+    text = digest_text(records, 2400)
+    for finding in ("CORS allows", "Prototype pollution", "size limit", "API keys logged"):
+        assert finding in text
+    assert "X-Forwarded-For" in text and "ChatGPT import" in text
+
+
+def test_a_long_subagent_report_keeps_its_findings_beyond_the_opening() -> None:
+    records = [
+        cc("user", "Map how the two LiveViews render transcripts, please.", 1),
+        cc("assistant", use(2, "Task", description="map", prompt="Map", subagent_type="x"), 2),
+        cc("user", result(2, [{"type": "text", "text": LONG_SUBAGENT_REPORT}]), 3),
+        cc("assistant", [{"type": "text", "text": "The map is done."}], 4),
+    ]
+    messages, _ = parse(records)
+    found = " ".join(build_digest(messages, 6, 800).reports)
+    assert "session_live.ex" in found and "subagent_live.ex" in found
+    assert "shared component" in found
+
+
+def test_a_condensed_report_is_never_its_headings_alone() -> None:
+    """Sections of one long line each: their first sentences, not the headings alone."""
+    short = condense(SECTIONS_OF_LONG_LINES, 300)
+    assert len(short) <= 300
+    assert all(f"Part {n} of the checkout calls" in short for n in range(3))
+
+
+NOT_GRANTED = (
+    "Claude requested permissions to write to /repo/CLAUDE.md, but you haven't granted it yet."
+)
+
+
+def test_a_refused_write_outranks_the_answer_claiming_the_file() -> None:
+    """Claude Code 1.0.98 in print mode: the Write was never granted, yet the closing answer
+    says the file exists. The digest says what happened, not the claim."""
+    records = [
+        cc("user", "<command-name>/init</command-name><command-args></command-args>", 1),
+        cc("assistant", use(2, "Write", file_path="/repo/CLAUDE.md", content="# Guide"), 2),
+        cc("user", result(2, NOT_GRANTED, True), 3),
+        cc(
+            "assistant",
+            [
+                {
+                    "type": "text",
+                    "text": "I've created a basic CLAUDE.md with the build commands. "
+                    "It covers npm run build and the test runner.",
+                }
+            ],
+            4,
+        ),
+    ]
+    text = digest_text(records, 2400)
+    assert "I've created" not in text
+    assert "Not done: Write CLAUDE.md refused" in text
+    assert "npm run build" in text  # the rest of the answer stays
+    assert "Created:" not in text
+
+
+def test_tests_said_to_pass_while_the_last_run_failed_are_not_done() -> None:
+    records = [
+        cc("user", "Make the checkout tests pass", 1),
+        cc("assistant", use(2, "Bash", command="pnpm test"), 2),
+        cc("user", result(2, "Exit code 1\nFAIL retry.test.ts: expected 2, got 3", True), 3),
+        cc(
+            "assistant",
+            [{"type": "text", "text": "All tests pass now. The fix is in retry.ts."}],
+            4,
+        ),
+    ]
+    text = digest_text(records, 2400)
+    assert "Not done: `pnpm test` still failing" in text
+    assert "All tests pass now" not in text and "The fix is in retry.ts" in text
+
+
+def test_a_request_keeps_the_requirements_it_lists() -> None:
+    """A request stating its rules as a list: each rule reaches the digest, not only the
+    first two sentences."""
+    request = (
+        "Build the demo for Friday's review.\n"
+        "- max 8 min demo\n"
+        "- minimal features only: login and checkout\n"
+        "- no new dependencies\n"
+        "- deploy to the staging cluster, never to prod\n"
+        "- keep the old API routes working\n"
+    )
+    records = [
+        cc("user", request, 1),
+        cc("assistant", use(2, "Bash", command="npm run build"), 2),
+        cc("user", result(2, "built in 3.2s"), 3),
+        cc("assistant", [{"type": "text", "text": "The demo build is ready."}], 4),
+    ]
+    text = digest_text(records, 2400)
+    for rule in ("max 8 min demo", "minimal features", "no new dependencies", "never to prod"):
+        assert rule in text
+    assert "old API routes" in text

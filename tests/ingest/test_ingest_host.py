@@ -178,3 +178,38 @@ def test_a_long_plan_is_condensed_keeping_its_conclusion(
     said = task.conversation.splitlines()[1]
     assert said.startswith("[2] assistant: ") and len(said) < 2600 < len(plan)
     assert "Conclusion Ship it." in said and "Move sessions to a lock file." in said
+
+
+def test_a_long_subagent_report_reaches_the_host_with_its_findings(
+    make_ctx: Callable[..., Context],
+) -> None:
+    """A report whose findings follow 60 lines of walk-through: the task shows each
+    finding, not the headings and the opening alone."""
+    ctx = make_ctx(ingest__host_distil=True)
+    walk = "".join(
+        f"Line {n} of the template wraps a row in a div with classes.\n" for n in range(60)
+    )
+    report = (
+        "I now have the whole picture.\n\n## Walk-through\n" + walk + "\n## SessionLive\n"
+        "- session_live.ex loads only the main session's messages.\n\n## SubagentLive\n"
+        "- subagent_live.ex renders without the session's cwd, so paths stay absolute.\n"
+    )
+    task_call = {"type": "tool_use", "id": "t1", "name": "Task"}
+    task_call["input"] = {"description": "map", "prompt": "Map the views", "subagent_type": "x"}
+    result = {
+        "type": "tool_result",
+        "tool_use_id": "t1",
+        "content": [{"type": "text", "text": report}],
+    }
+    captured(
+        ctx,
+        [
+            record("user", "Map how the two views render transcripts.", 0),
+            record("assistant", [task_call], 1),
+            record("user", [result], 2),
+            record("assistant", "Mapped.", 3),
+        ],
+    )
+    (task,) = pending(ctx, PendingRequest()).batches
+    assert "session_live.ex loads only" in task.conversation
+    assert "subagent_live.ex renders without the session's cwd" in task.conversation

@@ -210,6 +210,9 @@ def test_a_failed_commands_note_gives_the_line_that_says_why() -> None:
         traceback: "ImportError: no torch",
         "a.py:3:1: F401 unused import\nFound 1 error.": "a.py:3:1: F401 unused import",
         "WARN pre-release tool\nerror[call]: not callable": "error[call]: not callable",
+        # npm's warnings and script echo come before webpack's error (issue 35)
+        "npm warn deprecated inflight@1.0.6: leaks memory\n> app@1.0.0 build\n> webpack\n"
+        "ERROR in ./src/index.ts\nModule not found: no './app'": "ERROR in ./src/index.ts",
     }
     for output, telling in cases.items():
         assert tool_result_note(f"Exit code 1\n{output}", True, "Bash") == (

@@ -47,6 +47,19 @@ KEPT = [
     ),
     # a rule written as one comma-joined Chinese sentence that ends in a question mark
     ("代码注释统一用中文，提交信息用英文，可以吗？", "convention"),
+    # rules in other words and languages (issue 35: each was missed on held-out sessions)
+    ("완전 최소한 기능만 구현해 주세요", "rule"),
+    ("max 8 min demo", "rule"),
+    ("扫描源码的时候只扫描 src/ 下的文件，最多 200 个", "rule"),
+    ("외부 라이브러리는 절대 사용하지 마세요.", "rule"),
+    ("デモは最大 8 分にしてください。", "rule"),
+    ("外部ライブラリは使わないでください。", "rule"),
+    ("認証は Supabase にしましょう。", "decision"),
+    # rules stated inside a request
+    ("Keep it minimal.", "rule"),
+    ("Don't add any new dependencies.", "rule"),
+    ("Only use the standard library.", "rule"),
+    ("The public API must stay backwards compatible.", "rule"),
 ]
 DROPPED = [
     "Make the colors green and yellow",
@@ -62,7 +75,20 @@ DROPPED = [
     "Work on bead spotter-4te. Run bd show spotter-4te to see the issue details and bd ready "
     "to find available subtasks. Start with the first ready task.",
     "how differnt is this export data than what the inital cctrace exported?",
+    "고마워요! 잘 되네요.",
+    "이거 왜 안 돼?",
+    "ありがとうございます。",
+    "Only one test failed.",
+    "Just checking in on the build.",
 ]
+
+
+def test_a_korean_paragraph_is_cut_into_its_sentences() -> None:
+    """Korean puts ". " between sentences (no capital after it): the rule is its own fact."""
+    facts = extract_rules(
+        [Passage("빌드가 실패했습니다. 외부 라이브러리는 절대 사용하지 마세요.")], 10
+    )
+    assert [f.content for f in facts] == ["외부 라이브러리는 절대 사용하지 마세요."]
 
 
 @pytest.mark.parametrize(("sentence", "kind"), KEPT)
@@ -141,3 +167,20 @@ def test_the_rules_path_stores_them_beside_the_digest(make_ctx: Callable[..., Co
     assert command.category == Category.PATTERNS and command.created_at.startswith("2026-03-13")
     assert any(m.category == Category.CASES for m in made.values())
     assert any("digest" in m.tags for m in made.values())
+
+
+@pytest.mark.parametrize(
+    "closing",
+    [
+        "原因是在循环里逐条查询关联，改成 selectinload 以后导出只要 2 秒。",
+        "原因はセッションの期限を秒で比較していたことです。",
+        "원인은 세션 만료 시간을 초 단위로 비교한 것이었습니다.",
+    ],
+)
+def test_a_confirmed_finding_in_another_language_is_a_fact(closing: str) -> None:
+    """The cause a closing answer states in Chinese, Japanese or Korean, once a passing
+    run confirms it, is a case like an English "the root cause was…"."""
+    records = worked_session()[:-1] + [cc("assistant", [{"type": "text", "text": closing}], 10)]
+    messages, _ = parse(records)
+    facts = action_facts(build_digest(messages, 6, 500), "session:s1")
+    assert closing in [f.content for f in facts if f.tags == ["finding"]]

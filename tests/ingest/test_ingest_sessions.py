@@ -137,6 +137,8 @@ def test_a_codex_rollout_keeps_nothing_of_agents_md_and_digests_the_work(
     assert "Left open: `pytest -q tests` still failing: ImportError: click" in digest.content
     assert "Ran:" not in digest.content
     assert "Outcome: The export command now takes --dry-run" in digest.content
+    assert "the tests pass" not in digest.content  # the tool result outranks the claim
+    assert "Not done: `pytest -q tests` still failing" in digest.content
     assert digest.source == "session:019a-codex-1#1-6"
     assert all(m.created_at.startswith("2025-03-02") for m in made)  # dated by the session
 

@@ -41,9 +41,11 @@ def test_select_takes_the_oldest_batch_within_the_byte_budget(
 
 def test_there_are_enough_rule_patterns_and_the_docs_count_them() -> None:
     english, chinese = len(extract_rules.ENGLISH), len(extract_rules.CHINESE)
-    assert english >= 25 and chinese >= 10
+    korean, japanese = len(extract_rules.KOREAN), len(extract_rules.JAPANESE)
+    assert english >= 25 and chinese >= 10 and korean >= 5 and japanese >= 5
     doc = (Path(__file__).resolve().parents[2] / "docs" / "ingest.md").read_text(encoding="utf-8")
-    assert f"{english} English and {chinese} Chinese patterns" in " ".join(doc.split())
+    counted = f"{english} English, {chinese} Chinese, {korean} Korean and {japanese} Japanese"
+    assert f"{counted} patterns" in " ".join(doc.split())
 
 
 @pytest.mark.parametrize(
@@ -271,6 +273,19 @@ def test_rules_every_decision_keeps(
     )
     decided = reconcile.enforce(decision, (target, 0.9), {target.id: target}, 0.7)
     assert decided.verdict == expected
+
+
+@pytest.mark.parametrize("verdict", [Verdict.MERGE, Verdict.SUPERSEDE, Verdict.CONTRADICT])
+def test_a_fact_never_replaces_a_sessions_digest(verdict: Verdict) -> None:
+    """A host fact such as "/init did NOT create CLAUDE.md" stands beside the digest of its
+    session: superseding it would lose the rest of what the session did."""
+    digest = memory("Session of 2026-05-02 (claude-code) Asked: /init", Category.EVENTS)
+    digest.tags = ["digest", "session"]
+    fact = Fact("/init did NOT create CLAUDE.md: the Write was refused", Category.PATTERNS)
+    decided = reconcile.enforce(
+        Decision(verdict, fact, digest.id), (digest, 0.9), {digest.id: digest}, 0.7
+    )
+    assert decided.verdict == Verdict.CREATE and decided.target_id is None
 
 
 def test_the_pipeline_without_an_llm_creates_then_skips(make_ctx: Callable[..., Context]) -> None:

@@ -114,6 +114,8 @@ def test_an_mcp_client_lists_stores_searches_and_gets_clear_errors(
     found = seen["search"].structured_content["results"]
     assert found[0]["id"] == stored["id"]
     assert found[0]["said_by"] == "assistant"  # stored by the assistant through MCP
+    edits = json.loads(run_cli("runs", "--kind", "edit", "--json").stdout)
+    assert [r["door"] for r in edits] == ["mcp"]  # its run names the door it came through
     assert "The shop deploys with make release." in seen["context"].structured_content["context"]
     assert seen["missing"].is_error and "no memory" in text(seen["missing"])
     assert seen["bad_mode"].is_error and "mode" in text(seen["bad_mode"])
@@ -221,6 +223,7 @@ async def curating(home: Path, project: Path) -> dict[str, Any]:
         seen["got"] = (await call("memory_get", id=deploy["id"])).structured_content
         seen["profile"] = (await call("memory_profile")).structured_content
         seen["forgot"] = (await call("memory_forget", id=tabs["id"])).structured_content
+        seen["message"] = await call("memory_forget", id="s1#2")  # the user's call alone
         seen["after"] = (await call("memory_list", state="active")).structured_content
         seen["context"] = await client.read_resource("memctl://context")
         seen["misspelt"] = await call("memory_search", qury="deploy")
@@ -243,6 +246,7 @@ def test_an_mcp_client_curates_memories_and_a_wrong_argument_is_one_line(
     assert [r["dst_id"] for r in seen["got"]["relations"]] == [tabs]
     assert "The user prefers tabs." in str(seen["profile"])
     assert seen["forgot"]["state"] == "archived"
+    assert seen["message"].is_error and "only the user forgets one" in text(seen["message"])
     assert [m["id"] for m in seen["after"]["memories"]] == [deploy]
     block = "".join(getattr(c, "text", "") for c in seen["context"].contents)
     assert "We deploy with make ship." in block
@@ -341,3 +345,54 @@ def test_a_model_asking_in_other_words_gets_the_closest_memory_as_unconfirmed(
     assert seen["other_words"]["results"] == []
     assert seen["other_words"]["unconfirmed"][0]["content"] == ROTATION
     assert seen["unrelated"]["results"] == [] and "unconfirmed" not in seen["unrelated"]
+
+
+async def store_with_questions(home: Path, project: Path) -> dict[str, Any]:
+    """memory_store with questions through the real server and model, then a search in the
+    questions' words."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "memctl", "-c", "llm=none", "mcp"],
+        env={"MEMCTL_HOME": str(home), "PATH": os.environ.get("PATH", "")},
+        cwd=project,
+    )
+    seen: dict[str, Any] = {}
+    async with Client(params) as client:
+        listed = await client.list_tools()
+        seen["description"] = next(t for t in listed.tools if t.name == "memory_store").description
+        seen["stored"] = (
+            await client.call_tool(
+                "memory_store",
+                {
+                    "text": "Sam prefers small pull requests (under 400 lines) and squash merges.",
+                    "questions": ["how big should a PR be?", "what is the capital of France?"],
+                },
+            )
+        ).structured_content
+        seen["search"] = (
+            await client.call_tool("memory_search", {"query": "how big should a PR be?"})
+        ).structured_content
+        seen["too_many"] = await client.call_tool(
+            "memory_store", {"text": "Deploys go out on Tuesdays.", "questions": ["a?"] * 4}
+        )
+        seen["stats"] = (await client.call_tool("memory_stats", {})).structured_content
+    return seen
+
+
+def test_memory_store_keeps_the_questions_about_the_memory(home: Path, tmp_path: Path) -> None:
+    seen = anyio.run(store_with_questions, home, tmp_path)
+    assert "questions" in seen["description"]
+    stored = seen["stored"]
+    assert stored["questions"] == {
+        "kept": ["how big should a PR be?"],
+        "dropped": ["what is the capital of France?"],
+    }
+    search = seen["search"]
+    found = [*search["results"], *search.get("unconfirmed", [])]
+    assert found[0]["id"] == stored["id"]
+    assert "how big should a PR be?" not in json.dumps(found)  # never shown
+    assert seen["too_many"].is_error
+    assert text(seen["too_many"]).strip().endswith("questions: at most 3, got 4")
+    assert "\n" not in text(seen["too_many"]).strip()
+    # nothing was stored for the refused call
+    assert run_cli("list", "--json").stdout.count("Tuesdays") == 0

@@ -185,16 +185,16 @@ def test_export_then_import_into_an_empty_home_gives_the_same_memories(
     assert (report.imported, report.skipped, report.relations) == (2, 0, 1)
     again = import_lines(target, enumerate(lines, start=1))
     assert (again.imported, again.skipped) == (0, 2)
-    # Every field but when it entered the store: the copy entered the other one later.
+    # Every field but when it entered the store (the copy entered the other one later) and
+    # its source: the file it came from, whatever the line claims (issue 34).
     original = {
-        m.id: {**m.to_dict(), "stored_at": None}
+        m.id: {**m.to_dict(), "stored_at": None, "source": None}
         for m in store.list_memories(ctx.db, MemoryFilter(states=None), None)
     }
-    copied = {
-        m.id: {**m.to_dict(), "stored_at": None}
-        for m in store.list_memories(target.db, MemoryFilter(states=None), None)
-    }
+    imported = store.list_memories(target.db, MemoryFilter(states=None), None)
+    copied = {m.id: {**m.to_dict(), "stored_at": None, "source": None} for m in imported}
     assert copied == original
+    assert {m.source for m in imported} == {"file:stdin"}
     assert memories.get(target, a.id)[1][0].weight == 0.5
     target.close()
 

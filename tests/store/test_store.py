@@ -284,3 +284,10 @@ def test_the_reader_connection_sees_what_is_committed_and_closes_with_the_store(
     ctx.db.close()
     with pytest.raises(apsw.ConnectionClosedError):
         reader.tuples("SELECT 1")
+
+
+def test_a_read_past_its_time_limit_stops_with_one_line(ctx: Context) -> None:
+    endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT max(i) FROM n"
+    with pytest.raises(StoreError, match="ran past its time limit"), ctx.db.time_limit(0.01):
+        ctx.db.value(endless)
+    assert ctx.db.value("SELECT 1") == 1  # the connection is whole, and no longer limited

@@ -76,7 +76,10 @@ def guess_client(source: Input, shape: str) -> str:
     """The client whose format the sniffed head shows; generic when none is clear."""
     if shape == "json":
         head = source.head_text
-        return "opencode" if '"parts"' in head and '"info"' in head else "generic"
+        if '"parts"' in head and '"info"' in head:
+            return "opencode"
+        # a hook's dump of a Claude Code transcript as one array (logs/chat.json)
+        return "claude-code" if '"parentUuid"' in head and '"sessionId"' in head else "generic"
     if shape == "jsonl":
         for line in source.head_text.splitlines()[:SNIFF_LINES]:
             try:
@@ -136,6 +139,32 @@ def _document(source: Input, tally: Tally, parse: MemberParser) -> Iterator[Pars
         tally.bad(f"the JSON document breaks off after {found} messages: {exc}")
 
 
+def _record_parser(record: dict[str, Any]) -> RecordParser | None:
+    """The parser of a known client's transcript record, None for a plain message."""
+    if claude.looks_like(record):
+        return claude.messages
+    if codex.looks_like(record):
+        return codex.messages
+    return None
+
+
+def array_member(key: str | None, value: Any, tally: Tally) -> list[Parsed]:
+    """A member of a JSON document. An element of a top-level array may be a message, a
+    record of a Claude Code or Codex transcript (a hook that dumps the transcript as one
+    array: logs/chat.json), or a hook payload carrying the records in ``transcript``."""
+    if key is not None or not isinstance(value, dict):
+        return generic.member(key, value, tally)
+    transcript = value.get("transcript")
+    if isinstance(transcript, str):
+        transcript = [json_value(line) for line in transcript.splitlines() if line.strip()]
+    if isinstance(transcript, list):
+        if isinstance(value.get("session_id"), str):
+            tally.session_id = tally.session_id or value["session_id"]
+        return [m for r in transcript if isinstance(r, dict) for m in array_member(None, r, tally)]
+    parser = _record_parser(value)
+    return parser(value, tally) if parser else generic.member(key, value, tally)
+
+
 def read_transcript(source: Input, client: str | None) -> Transcript:
     """The messages of ``source`` in ``client``'s format (guessed when None)."""
     if client is not None and client not in CLIENTS:
@@ -144,16 +173,16 @@ def read_transcript(source: Input, client: str | None) -> Transcript:
     client = client or guess_client(source, shape)
     tally = Tally()
     messages: Iterator[Parsed]
-    if client == "claude-code":
+    if client == "opencode":
+        messages = _document(source, tally, opencode.member)
+    elif shape == "json":  # any client's: a document, or an array of records or payloads
+        messages = _document(source, tally, array_member)
+    elif client == "claude-code":
         messages = _jsonl(source, tally, claude.messages)
     elif client == "codex":
         messages = _jsonl(source, tally, codex.messages)
     elif client == "cursor":
         messages = _jsonl(source, tally, cursor.parser(source.name, tally))
-    elif client == "opencode":
-        messages = _document(source, tally, opencode.member)
-    elif shape == "json":
-        messages = _document(source, tally, generic.member)
     elif shape == "jsonl":
         messages = _jsonl(source, tally, generic.jsonl_record)
     else:

@@ -6,8 +6,10 @@ conversation: ``message`` (role user or assistant; ``developer`` and
 ``output_text`` parts, ``function_call`` / ``local_shell_call`` /
 ``custom_tool_call`` and their outputs as one-line notes (an output named by
 its call's tool, its exit code deciding success), ``reasoning``
-dropped. ``event_msg`` repeats the messages and ``turn_context`` is
-configuration, so both are passed over. The session's directory is the first
+dropped. ``event_msg`` repeats the messages, except that a Codex Desktop rollout may
+hold a user's turn only as its ``user_message`` event: such a turn is kept, once (a
+``user_message`` repeating the user's last turn is passed over, in either order).
+``turn_context`` is configuration, passed over. The session's directory is the first
 ``cwd`` met: in ``session_meta``, ``turn_context`` or ``<environment_context>``.
 Older rollouts put the items at the top level (no envelope) after a first
 line of session metadata; both work.
@@ -82,6 +84,28 @@ def _name(item: dict[str, Any]) -> str:
     return str(item.get("name") or "")
 
 
+def _said(role: Role, text: str, created: str | None, tally: Tally) -> list[Parsed]:
+    """A user's or assistant's turn, or nothing when it repeats the user's turn just
+    before (the same words said again after an answer are a new turn)."""
+    same = " ".join(text.split()) if role == Role.USER else ""
+    if same and same == tally.last_user:
+        tally.pass_over("event_msg")  # the turn, again
+        return []
+    tally.last_user = same
+    tally.keep(str(role))
+    return [Parsed(role, text, created)]
+
+
+def _event(payload: Any, created: str | None, tally: Tally) -> list[Parsed]:
+    """An ``event_msg``: the user's turn of a ``user_message`` (once), else nothing."""
+    if isinstance(payload, dict) and payload.get("type") == "user_message":
+        text = BOILERPLATE.sub("", str(payload.get("message") or "")).strip()
+        if text:
+            return _said(Role.USER, text, created, tally)
+    tally.pass_over("event_msg")
+    return []
+
+
 def _item(item: dict[str, Any], created: str | None, tally: Tally) -> list[Parsed]:
     kind = item.get("type")
     if kind == "message":
@@ -97,8 +121,9 @@ def _item(item: dict[str, Any], created: str | None, tally: Tally) -> list[Parse
         if not text:
             tally.pass_over("injected context")
             return []
-        tally.keep(str(role))
-        return [Parsed(role, text, created)]
+        return _said(role, text, created, tally)
+    if kind in TOOL_CALLS or kind in TOOL_OUTPUTS:
+        tally.last_user = ""  # a call ends the user's turn: the same words again are new
     if kind in TOOL_CALLS:
         tally.keep("tool call")
         return [Parsed(Role.ASSISTANT, _tool_call(item, tally), created)]
@@ -137,6 +162,8 @@ def messages(record: dict[str, Any], tally: Tally) -> list[Parsed]:
             tally.bad("response_item without a payload object")
             return []
         return _item(payload, created, tally)
+    if kind == "event_msg":
+        return _event(record.get("payload"), created, tally)
     if kind in ENVELOPES or "record_type" in record:
         payload = record.get("payload")
         if kind == "turn_context" and isinstance(payload, dict):

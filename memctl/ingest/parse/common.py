@@ -56,7 +56,13 @@ SUBAGENT_TOOLS = frozenset({"task", "agent", "spawn_agent"})
 # started; its report comes later, as a user turn, in a <task-notification>'s <result>
 LAUNCHED = re.compile(r"\AAsync agent launched successfully")
 TASK_RESULT = re.compile(r"\A\s*<task-notification>.*?<result>(.*?)</result>", re.S)
-REFUSED = re.compile(r"^The user doesn't want to proceed with this tool use", re.I)
+# The person said no at the permission prompt, or (Claude Code 1.0 without a prompt, as in
+# print mode) the permission was never granted.
+REFUSED = re.compile(
+    r"^(?:The user doesn't want to proceed with this tool use|"
+    r"Claude requested permissions? to .{0,300}?but you haven't granted it yet)",
+    re.I,
+)
 # Exit-code lines of shell tools: Claude Code's Bash ("Exit code 1"), Codex's exec_command
 # ("Process exited with code 1") and shell_command ("Exit code: 1").
 EXIT_CODE = re.compile(r"^(?:Exit code:? |Process exited with code )(-?\d+)[ \t]*(?:\n|\Z)", re.M)
@@ -72,7 +78,7 @@ ANSWERED = re.compile(r"^User has answered your questions?: ?")
 # warning, a traceback's or a compiler's location, a lone path. The reason comes later.
 UNTELLING = re.compile(
     r"^(?:[=\-_*#~]{3,}|time=\S+ level=(?:info|debug)|WARN|\S+$|Traceback \(most recent|"
-    r"File \".*\", line \d+)|\w*Warning\b",
+    r"File \".*\", line \d+|npm (?:warn|notice)|> |yarn run v|Browserslist:)|\w*Warning\b",
     re.I,
 )
 FAILURE_LINE = re.compile(
@@ -136,6 +142,9 @@ class Tally:
     # titles waiting for a message of this session: {the message's uuid: title}
     summaries: dict[str, str] = field(default_factory=dict)
     uuids: set[str] = field(default_factory=set)
+    # the user's last turn, so that a client writing each turn twice (Codex: a response
+    # item and an event) keeps it once
+    last_user: str = ""
 
     def keep(self, kind: str) -> None:
         self.lines[f"kept {kind}"] += 1

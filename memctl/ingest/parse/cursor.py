@@ -54,7 +54,9 @@ def looks_like(record: dict[str, Any]) -> bool:
 @dataclass(frozen=True)
 class Origin:
     """What a transcript's place says: its conversation, whether it is a sub-agent's, and
-    the workspace it ran in (when that folder is on this machine)."""
+    the workspace it ran in: its folder when that is on this machine, else Cursor's name
+    for it (a relative name: the session gets a project of its own, never the directory
+    memctl runs in)."""
 
     session_id: str | None = None
     subagent: bool = False
@@ -71,7 +73,8 @@ def origin(name: str) -> Origin:
     rest = parts[at + 1 :]
     session = PurePath(rest[0]).stem if len(rest) == 1 else rest[0]
     subagent = len(rest) == 3 and rest[1] == SUBAGENTS
-    return Origin(session or None, subagent, workspace(parts[at - 1]) if at else None)
+    slug = parts[at - 1] if at else None
+    return Origin(session or None, subagent, (workspace(slug) or slug) if slug else None)
 
 
 def workspace(slug: str, root: Path = Path("/")) -> str | None:

@@ -41,12 +41,35 @@ from memctl.store.memories import (
     word_document_counts,
 )
 from memctl.store.message_search import search_messages
+from memctl.store.questions import question_fts, question_vectors
 
 STAGE = "candidates"
 
 
 def _bm25(run: Run, reader: Database, size: int) -> list[tuple[str, float]]:
-    return fts_rank(reader, run.query.alternatives, size, run.where)
+    """The query's own words, and its vocabulary's at ``vocabulary_weight`` (vocabulary.py)."""
+    own = fts_rank(reader, run.query.alternatives, size, run.where)
+    weight = run.params.vocabulary_weight
+    if not run.query.expansions or weight <= 0:
+        return own
+    return with_synonyms(own, fts_rank(reader, run.query.expansions, size, run.where), weight)
+
+
+def with_synonyms(
+    own: list[tuple[str, float]], synonyms: list[tuple[str, float]], weight: float
+) -> list[tuple[str, float]]:
+    """(id, bm25) of both searches' hits, best first (FTS5's BM25 is negative, lower is
+    better): a memory the query's own words find keeps their BM25; one only the synonyms
+    find gets ``weight`` x its BM25 for them, and at least the weakest own hit's, so that
+    it does not stretch the leg's range (fuse maps BM25 onto [0, 1] over the hits: a
+    weaker bottom would lift every own hit above the weakest). Synonyms find what the
+    words miss; they do not add to what the words found (the word share counts a synonym
+    for a word the memory lacks, fuse.coverage)."""
+    scores = dict(own)
+    weakest = max(scores.values(), default=0.0)
+    for memory_id, score in synonyms:
+        scores.setdefault(memory_id, min(weight * score, weakest) if own else weight * score)
+    return sorted(scores.items(), key=lambda hit: (hit[1], hit[0]))
 
 
 class _Background:
@@ -139,8 +162,37 @@ def gather(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
         run.failed_legs.add("bm25")
         run.notes.append(f"full-text search unavailable, results from vectors alone: {exc}")
     legs.update(vector_legs)
+    legs.update(_question_legs(run, size))
     if run.translation is not None:
         legs.update(_translated_legs(run, run.translation, size))
+    return legs
+
+
+def _question_legs(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
+    """The questions stored with memories (store/questions.py), as hits of their memories:
+    by BM25 (the query's words, its vocabulary at ``vocabulary_weight``) and by cosine
+    (the best of each memory's questions)."""
+    legs: dict[str, list[tuple[str, float]]] = {}
+    db, where = run.ctx.db, run.where
+    own = question_fts(db, run.query.alternatives, size, where)
+    weight = run.params.vocabulary_weight
+    if run.query.expansions and weight > 0:
+        own = with_synonyms(own, question_fts(db, run.query.expansions, size, where), weight)
+    if own:
+        legs["questions"] = own
+    model = run.index.manifest if run.index is not None else None
+    if run.scores is not None and model is not None:
+        import numpy as np
+
+        stored = question_vectors(db, model.model, where)
+        if stored:
+            matrix = np.frombuffer(b"".join(v for _, v in stored), dtype=np.float32)
+            cosines = matrix.reshape(len(stored), -1) @ run.scores.query
+            best: dict[str, float] = {}
+            for (memory_id, _), cosine in zip(stored, cosines.tolist(), strict=True):
+                best[memory_id] = max(best.get(memory_id, -1.0), cosine)
+            nearest = sorted(best.items(), key=lambda hit: (-hit[1], hit[0]))[:size]
+            legs["question_vector"] = [(i, 1.0 - cosine) for i, cosine in nearest]
     return legs
 
 
@@ -202,14 +254,29 @@ def word_weights(run: Run) -> tuple[dict[str, float], frozenset[str], frozenset[
     if not run.query.names:
         return weights, frozenset(), frozenset()
     phrases = {name: tuple(w.lower() for w in name.split()) for name in run.query.names}
-    counts = phrase_document_counts(run.ctx.db, list(phrases.values()))
+    synonyms = {name: _synonyms_of(run, phrase) for name, phrase in phrases.items()}
+    wanted = [*phrases.values(), *(p for found in synonyms.values() for p in found)]
+    counts = phrase_document_counts(run.ctx.db, wanted)
     least = run.params.anchor_memories
     mentions = {name: counts.get(" ".join(phrase), 0) for name, phrase in phrases.items()}
+    # a name the store writes in other words ("PRs": pull requests) is no stranger
+    known = {n for n, found in synonyms.items() if any(counts.get(" ".join(p)) for p in found)}
     return (
         weights,
         frozenset(name for name, n in mentions.items() if least and n >= least),
-        frozenset(name for name, n in mentions.items() if n == 0 and could_be_stranger(name)),
+        frozenset(
+            name
+            for name, n in mentions.items()
+            if n == 0 and name not in known and could_be_stranger(name)
+        ),
     )
+
+
+def _synonyms_of(run: Run, name: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """The vocabulary's synonyms of a name's words (none when the weight is 0)."""
+    if run.params.vocabulary_weight <= 0:
+        return ()
+    return tuple(p for word in name for p in run.query.synonyms.get(word, ()))
 
 
 CALENDAR = frozenset((*MONTHS, *WEEKDAYS))

@@ -66,7 +66,9 @@ if TYPE_CHECKING:
 
 STAGE = "fuse"
 VECTOR_LEGS = ("vector", "vector_en", "time", "session_vector")
-BM25_LEGS = ("bm25", "bm25_en", "sessions")
+BM25_LEGS = ("bm25", "bm25_en", "sessions", "questions")
+# ranking counts a memory's stored questions' closeness; its relevance, its own (similarity)
+RANKED_VECTOR_LEGS = (*VECTOR_LEGS, "question_vector")
 
 
 def similarity(
@@ -83,7 +85,7 @@ def leg_share(candidates: list[Candidate], legs: tuple[str, ...]) -> dict[str, f
     values: dict[str, float] = {}
     for candidate in candidates:
         if legs is VECTOR_LEGS:
-            found = similarity(candidate, VECTOR_LEGS)
+            found = similarity(candidate, RANKED_VECTOR_LEGS)
         else:
             found = max((-candidate.raw[leg] for leg in legs if leg in candidate.raw), default=None)
         if found is not None:
@@ -113,7 +115,17 @@ def coverage(run: Run, candidate: Candidate, pattern: re.Pattern[str] | None) ->
         return 0.0
     text = f"{candidate.memory.content} {candidate.memory.l0_abstract or ''}".lower()
     words = {stem(w) for w in set(WORD.findall(text))}
-    return sum(w for word, w in weights.items() if stem(word.lower()) in words) / total
+    held = {word for word in weights if stem(word.lower()) in words}
+    # a word the candidate writes in other words (the vocabulary's synonyms) counts less
+    synonyms = run.query.synonyms
+    written_otherwise = [
+        w
+        for word, w in weights.items()
+        if word not in held
+        and any(all(stem(p) in words for p in phrase) for phrase in synonyms.get(word, ()))
+    ]
+    own = sum(weights[word] for word in held)
+    return (own + run.params.vocabulary_weight * sum(written_otherwise)) / total
 
 
 WORD = re.compile(r"[^\W_]+")
@@ -291,7 +303,9 @@ def second_opinion(run: Run, judged: Judged, judge: Judge | None = None) -> Judg
 def closest(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     """The ``unconfirmed`` candidates closest to the query in meaning, each at least
     ``support_floor`` in cosine, closest first."""
-    near = [(cosine, c.id, c) for c in candidates if (cosine := similarity(c)) is not None]
+    # a memory's stored questions count here: what is offered unconfirmed is never clear
+    legs = (*RANKED_VECTOR_LEGS, "similarity")
+    near = [(cosine, c.id, c) for c in candidates if (cosine := similarity(c, legs)) is not None]
     return [
         c
         for cosine, _, c in sorted(near, key=lambda n: (-n[0], n[1]))

@@ -1,8 +1,9 @@
 """Stage 15, pack: with a token budget, results are added in order until it is reached.
 
-Tokens are estimated, not counted: about chars_per_token characters per token,
-and cjk_chars_per_token for Chinese, Japanese and Korean characters (which
-tokenizers split much finer). Each result also costs ITEM_TOKENS for its line.
+Tokens are estimated, not counted, per script: about chars_per_token characters per
+token for Latin text and code, cjk_chars_per_token for Chinese characters (and CJK
+punctuation), KANA_CHARS_PER_TOKEN for Japanese kana and HANGUL_CHARS_PER_TOKEN for Korean
+(which tokenizers split much finer). Each result also costs ITEM_TOKENS for its line.
 """
 
 from __future__ import annotations
@@ -10,16 +11,26 @@ from __future__ import annotations
 import math
 
 from memctl.retrieve.params import Params
-from memctl.retrieve.query import cjk_count
+from memctl.retrieve.query import script_counts
 from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run
 
 STAGE = "pack"
 ITEM_TOKENS = 4
+# Characters a token of o200k_base (the tokenizer of current OpenAI models), fitted on
+# Japanese and Korean coding-session text by benchmarks/token_estimate.py
+# (docs/benchmarks.md, "token estimate"); cl100k_base splits them finer (1.06 and 0.97).
+KANA_CHARS_PER_TOKEN = 1.5
+HANGUL_CHARS_PER_TOKEN = 1.6
 
 
 def estimate_tokens(text: str, p: Params) -> int:
-    cjk = cjk_count(text)
-    return math.ceil((len(text) - cjk) / p.chars_per_token + cjk / p.cjk_chars_per_token)
+    other, han, kana, hangul = script_counts(text)
+    return math.ceil(
+        other / p.chars_per_token
+        + han / p.cjk_chars_per_token
+        + kana / KANA_CHARS_PER_TOKEN
+        + hangul / HANGUL_CHARS_PER_TOKEN
+    )
 
 
 def item_tokens(candidate: Candidate, p: Params) -> int:

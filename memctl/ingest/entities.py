@@ -1,0 +1,359 @@
+"""Entities and triples in a memory's text, by rules (no model).
+
+Entities: files and paths, repositories (``owner/name``, a GitHub URL), commands (in
+backticks, or after ``$``), the tools and services of ``VOCABULARY`` (their aliases
+folded: "Postgres" and "PostgreSQL 16" are one entity), dates, places (a capitalised
+name after "in", "to", "from", ...), projects ("the X project", "project X") and
+people (other capitalised names; the speaker of a ``Name: ...`` line). In Chinese,
+Japanese and Korean text the Latin-script entities are found the same way, plus
+names marked by a suffix (さん, 씨, 先生, 市, 公司, ...), titles in 《》 or 「」 and
+katakana words.
+
+Triples: ``subject → predicate → object`` where a sentence says so: the speaker (or
+"user", who speaks in the first person) and what follows a verb of ``PREDICATES``
+("I moved to Sweden" → Caroline → moved to → Sweden), and two entities joined by a
+short verb phrase ("memctl uses SQLite").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memctl.retrieve.query import STOPWORDS, cjk_count, names
+
+# Canonical name -> (kind, aliases): the tools and services whose several spellings name
+# one thing. Versions are stripped before the look-up ("PostgreSQL 16" -> postgresql).
+VOCABULARY: dict[str, tuple[str, tuple[str, ...]]] = {
+    "PostgreSQL": ("service", ("postgres", "postgresql", "psql", "pg")),
+    "MySQL": ("service", ("mysql", "mariadb")),
+    "SQLite": ("service", ("sqlite", "sqlite3")),
+    "Redis": ("service", ("redis",)),
+    "Nginx": ("service", ("nginx",)),
+    "Kubernetes": ("service", ("kubernetes", "k8s", "kubectl")),
+    "Docker": ("tool", ("docker", "docker compose", "docker-compose")),
+    "GitHub": ("service", ("github", "gh")),
+    "GitHub Actions": ("service", ("github actions",)),
+    "GitLab": ("service", ("gitlab",)),
+    "AWS": ("service", ("aws", "amazon web services")),
+    "S3": ("service", ("s3",)),
+    "Ollama": ("service", ("ollama",)),
+    "Git": ("tool", ("git",)),
+    "Python": ("tool", ("python", "python3", "cpython")),
+    "Node.js": ("tool", ("node", "nodejs", "node.js")),
+    "TypeScript": ("tool", ("typescript", "ts")),
+    "JavaScript": ("tool", ("javascript", "js")),
+    "Rust": ("tool", ("rust", "cargo")),
+    "Go": ("tool", ("golang",)),
+    "pytest": ("tool", ("pytest",)),
+    "ruff": ("tool", ("ruff",)),
+    "mypy": ("tool", ("mypy",)),
+    "npm": ("tool", ("npm",)),
+    "pnpm": ("tool", ("pnpm",)),
+    "uv": ("tool", ("uv",)),
+    "pip": ("tool", ("pip", "pip3")),
+    "Django": ("tool", ("django",)),
+    "FastAPI": ("tool", ("fastapi",)),
+    "Flask": ("tool", ("flask",)),
+    "React": ("tool", ("react", "reactjs")),
+    "Vue": ("tool", ("vue", "vuejs")),
+    "Terraform": ("tool", ("terraform",)),
+    "Make": ("tool", ("makefile", "gnu make")),
+    "Bash": ("tool", ("bash", "shell script")),
+    "Vim": ("tool", ("vim", "neovim", "nvim")),
+    "VS Code": ("tool", ("vs code", "vscode")),
+    "Claude Code": ("tool", ("claude code",)),
+    "Codex": ("tool", ("codex",)),
+    "Cursor": ("tool", ("cursor",)),
+    "OpenCode": ("tool", ("opencode",)),
+    "Slack": ("service", ("slack",)),
+    "Jira": ("service", ("jira",)),
+}
+ALIASES = {alias: name for name, (_, aliases) in VOCABULARY.items() for alias in aliases}
+VERSION = re.compile(r"\s*v?\d+(?:\.\d+)*$", re.I)
+VERSION_AFTER = r"(?:\s*v?\d+(?:\.\d+)*)?(?!\w)"
+
+FILE = re.compile(
+    r"(?<![\w/.-])(?:~|\.{1,2})?/?(?:[\w.-]+/)*[\w-]+\.(?:py|pyi|ts|tsx|js|jsx|mjs|json|"
+    r"ya?ml|toml|md|rst|txt|rs|go|java|kt|rb|php|c|h|cc|cpp|hpp|cs|sh|sql|css|html|ini|"
+    r"cfg|lock|env|conf|ipynb|swift)\b"
+)
+REPOSITORY = re.compile(
+    r"(?:github\.com/|gitlab\.com/|\brepo(?:sitory)? (?![\w-]+\.\w+/))([\w.-]+/[\w.-]*[\w-])"
+)
+COMMAND = re.compile(r"`([^`\n]{2,80})`|(?:^|\n)\s*\$ ([^\n]{2,80})")
+DATE = re.compile(
+    r"\b(?:\d{4}-\d{2}-\d{2}|\d{1,2} (?:January|February|March|April|May|June|July|August|"
+    r"September|October|November|December),? \d{4}|(?:January|February|March|April|May|"
+    r"June|July|August|September|October|November|December) \d{1,2},? \d{4})\b"
+)
+SPEAKER = re.compile(r"^(?:\[[^\]]{1,40}\]\s*)?([A-Z][\w'-]{1,30}(?: [A-Z][\w'-]{1,30})?):\s")
+PLACE_BEFORE = re.compile(r"\b(?:in|to|from|near|visited|visit|country,?)\s+$", re.I)
+ORGANISATION_BEFORE = re.compile(r"\b(?:at|for|joined)\s+$", re.I)
+PROJECT = re.compile(r"\b(?:the ([A-Z][\w.-]+) project|project ([A-Z][\w.-]+))")
+# Capitalised words that name no one: days, months, greetings, pronouns and the like.
+NOT_NAMES = frozenset(
+    """monday tuesday wednesday thursday friday saturday sunday january february march april
+    may june july august september october november december hey hi hello thanks thank yes
+    no yeah wow oh ok okay sure great cool nice awesome i im ive id ill lol omg haha we they he
+    she you it the this that our my their his her""".split()
+)
+# Words that end a first-person object without being part of it ("a class yesterday").
+# An object that is only an adverb or a quantity ("studied hard", "learned a lot") is none.
+VAGUE = frozenset("hard lot bit more much well too so really few together weeks days".split())
+TRAILING = frozenset("yesterday today tonight tomorrow now recently lately again ago too".split())
+PUNCTUATION = re.compile(r"[^\w.+#\s-]|\.(?=\s|$)")
+# First-person verbs whose object is worth a triple: "I moved to X" -> (speaker, moved to, X).
+PREDICATES = (
+    "work at|work as|work for|works at|works as|works for|worked at|worked as|worked for|"
+    "working at|working as|working on|work on|works on|"
+    "moved to|moved from|move to|moving to|live in|lives in|lived in|living in|grew up in|"
+    "use|uses|used|using|prefer|prefers|switched to|switched from|migrated to|"
+    "love|loves|like|likes|enjoy|enjoys|hate|hates|"
+    "joined|started|signed up for|went to|visited|bought|adopted|read|reading|wrote|"
+    "writing|built|building|painted|painting|play|plays|played|playing|learned|learning|"
+    "studied|study|studying|research|researched|researching|volunteer at|volunteered at|"
+    "volunteering at|became|deploy to|deploys to|deployed to|depends on|depend on|"
+    "runs on|run on|written in|maintain|maintains"
+)
+# Words between a subject and its verb ("I have just moved", "Bob also works").
+ADVERBS = (
+    r"(?:'ve|'m| am| are| is| has| have| had| just| also| really| recently| finally| still| now|"
+    r" always| usually| often| never)"
+)
+STATEMENT = rf"{ADVERBS}{{0,2}} ({PREDICATES})\s+([^.,;:!?()\n]{{2,60}})"
+FIRST_PERSON = re.compile(rf"\b(?:I|We|we|[Tt]he user|User|my family|our team){STATEMENT}")
+# A sentence's first capitalised word(s) doing something of ``THIRD_PERSON``: a person
+# ("Alice works at Acme"; not "Sounds like fun", "Just started yoga").
+THIRD_PERSON = (
+    "works at|works as|works for|lives in|moved to|moved from|uses|prefers|maintains|"
+    "joined|depends on|runs on|deploys to|switched to|migrated to|grew up in|became"
+)
+SUBJECT = re.compile(rf"(?:^|[.!?]\s+)([A-Z][a-z]+(?: [A-Z][a-z]+)?) (?:{THIRD_PERSON})\b")
+# The facts the rules distil from a session's tool calls (ingest/extract_actions.py).
+RUNS_WITH = re.compile(
+    r"^(tests|the build|lint|type checks|formatting) runs? with `([^`\n]+)`", re.I | re.M
+)
+FIXED_BY = re.compile(r"^`([^`\n]+)` failed: [^\n]*?→ fixed by ([^\n]+)", re.M)
+BACKTICKED = re.compile(r"`([^`\n]+)`")
+BETWEEN = re.compile(rf"^\s*(?:is |are |was )?({PREDICATES})(?: (?:a|an|the))?\s*$")
+ARTICLES = re.compile(r"^(?:a|an|the|my|our|some|this|that|these|those|his|her|their)\s+", re.I)
+OBJECT_WORDS = 4  # a first-person object is cut at this many words
+# Kinds whose name, at the start of an object, is the object ("Sweden four years ago").
+NAMED_KINDS = frozenset(
+    "place organisation service tool repository file project command date".split()
+)
+# An object ends before these words ("pottery and painting": the first is the object).
+OBJECT_END = re.compile(
+    r"\s(?:and|but|because|which|who|that|so|when|while|with|for|to|it's|as|if|or|-|last|at|in|on|"
+    r"from|since|by|"
+    r"this|next|every|yesterday|today|ago)\s.*$",
+    re.I,
+)
+# An object starting with these is a clause, not a thing ("love how you ...").
+CLAUSE = frozenset("how what that it this when where why who which if to".split())
+# CJK: names marked by a suffix, titles in brackets, katakana words.
+CJK_PERSON = re.compile(
+    r"([\u4e00-\u9fff\u3040-\u30ff]{1,4})(?:さん|様|先生|くん|ちゃん|老师|先生)"
+)
+KOREAN_PERSON = re.compile(r"([\uac00-\ud7af]{2,4})\s?(?:씨|님|선생님)")
+# Characters that start no name: particles and pronouns (的, 在, 我们, ...).
+CJK_STARTS_NO_NAME = "的在是了我你他她们和与用从到为这那去来往住回はがをにでと"
+CJK_NAME = rf"(?:(?![{CJK_STARTS_NO_NAME}])[\u4e00-\u9fff\u30a0-\u30ff])"
+CJK_PLACE = re.compile(rf"({CJK_NAME}{{1,3}}(?:市|省|县|区|国|都|府|県|町|村))")
+CJK_ORG = re.compile(rf"({CJK_NAME}{{2,8}}(?:公司|大学|银行|会社|大学校))")
+# A boundary between Latin letters and CJK text ("Redis를"): the rules see a space there.
+SCRIPT_EDGE = re.compile(r"(?<=[A-Za-z0-9])(?=[^\x00-\x7f])|(?<=[^\x00-\x7f])(?=[A-Za-z0-9])")
+CJK_TITLE = re.compile(r"[《「『]([^》」』]{1,30})[》」』]")
+KATAKANA = re.compile(r"[\u30a1-\u30fa\u30fc]{3,}")
+
+
+@dataclass(frozen=True)
+class Entity:
+    name: str
+    kind: str  # person, organisation, project, repository, file, service, tool, command, place,
+    # date or thing
+    spelled: tuple[str, ...] = ()  # how the text wrote it, when not as ``name``
+
+
+@dataclass(frozen=True)
+class Triple:
+    subject: Entity
+    predicate: str
+    object: Entity
+
+
+def key(name: str) -> str:
+    """How an alias is looked up: case folded, spaces collapsed."""
+    return " ".join(name.casefold().split())
+
+
+def canonical(name: str) -> Entity | None:
+    """The vocabulary's entity for ``name`` (its version dropped), or None."""
+    base = key(VERSION.sub("", name))
+    found = ALIASES.get(base)
+    return Entity(found, VOCABULARY[found][0]) if found else None
+
+
+def speaker(text: str) -> str | None:
+    """The speaker of a ``Name: ...`` line (``[date] Name: ...`` too)."""
+    match = SPEAKER.match(text)
+    if not match or match.group(1).lower() in NOT_NAMES:
+        return None
+    return match.group(1)
+
+
+def _vocabulary(text: str) -> list[Entity]:
+    found: list[Entity] = []
+    lowered = f" {key(PUNCTUATION.sub(' ', text))} "
+    for alias, name in ALIASES.items():
+        if f" {alias} " in lowered or f" {alias}." in lowered:
+            spelled = re.finditer(rf"(?<![\w.]){re.escape(alias)}{VERSION_AFTER}", text, re.I)
+            forms = tuple(dict.fromkeys(m.group(0) for m in spelled if m.group(0) != name))
+            found.append(Entity(name, VOCABULARY[name][0], forms))
+    return found
+
+
+def _capitalised(text: str, skip: set[str]) -> list[Entity]:
+    found: list[Entity] = []
+    for name in names(text):
+        words = name.split()
+        if any(w.lower() in NOT_NAMES for w in words) or key(name) in skip:
+            continue
+        if canonical(name) or len(name) < 2:
+            continue
+        before = text[: text.find(name)]
+        kind = "place" if PLACE_BEFORE.search(before) else "person"
+        found.append(Entity(name, "organisation" if ORGANISATION_BEFORE.search(before) else kind))
+    found += [
+        Entity(m.group(1), "person")
+        for m in SUBJECT.finditer(text)
+        if m.group(1).lower() not in NOT_NAMES and not canonical(m.group(1))
+    ]
+    return found
+
+
+def _cjk(text: str) -> list[Entity]:
+    found: list[Entity] = []
+    for pattern, kind in (
+        (CJK_PERSON, "person"),
+        (KOREAN_PERSON, "person"),
+        (CJK_PLACE, "place"),
+        (CJK_ORG, "project"),
+        (CJK_TITLE, "thing"),
+    ):
+        found += [Entity(m.group(1), kind) for m in pattern.finditer(text)]
+    found += [Entity(m.group(0), "tool") for m in KATAKANA.finditer(text)]
+    return found
+
+
+def entities(text: str) -> list[Entity]:
+    """Every entity ``text`` names, once each (by key), in the order of the rules."""
+    if cjk_count(text):
+        text = SCRIPT_EDGE.sub(" ", text)
+    found: list[Entity] = []
+    who = speaker(text)
+    if who:
+        found.append(Entity(who, "person"))
+    found += [Entity(m.group(1), "repository") for m in REPOSITORY.finditer(text)]
+    found += [Entity(m.group(0), "file") for m in FILE.finditer(text)]
+    found += [Entity((m.group(1) or m.group(2)).strip(), "command") for m in COMMAND.finditer(text)]
+    found += [Entity(m.group(1) or m.group(2), "project") for m in PROJECT.finditer(text)]
+    found += [Entity(m.group(0), "date") for m in DATE.finditer(text)]
+    found += _vocabulary(text)
+    dates = {key(e.name) for e in found if e.kind == "date"}
+    said = SPEAKER.sub("", text, count=1)  # "Maria: Sounds like...": "Sounds" starts a sentence
+    found += _capitalised(said, {*dates, *(w for d in dates for w in d.split())})
+    if cjk_count(text):
+        found += _cjk(text)
+    seen: dict[str, Entity] = {}
+    for entity in found:
+        known = seen.setdefault(key(entity.name), entity)
+        if known is not entity and entity.spelled:
+            forms = tuple(dict.fromkeys((*known.spelled, *entity.spelled)))
+            seen[key(entity.name)] = Entity(known.name, known.kind, forms)
+    return list(seen.values())
+
+
+def _object(phrase: str, known: list[Entity]) -> Entity | None:
+    """What a first-person verb is about: a known entity it starts with, else its first
+    ``OBJECT_WORDS`` words (from the first content word), as a thing."""
+    phrase = ARTICLES.sub("", OBJECT_END.sub("", f" {phrase.strip()} ").strip())
+    if not phrase or phrase.split()[0].lower() in CLAUSE:
+        return None
+    for entity in known:  # "Sweden four years ago": Sweden; "LGBTQ support group": not LGBTQ
+        rest = key(phrase).removeprefix(key(entity.name))
+        whole = not rest or rest[0] == " " and rest.split()[0] in STOPWORDS
+        if rest != key(phrase) and (whole or rest[0] == " " and entity.kind in NAMED_KINDS):
+            return entity
+    words = phrase.split()[:OBJECT_WORDS]
+    for size in range(len(words), 0, -1):
+        named = canonical(" ".join(words[:size]))
+        if named:
+            return named
+    while words and (words[-1].lower() in STOPWORDS or words[-1].lower() in TRAILING):
+        words.pop()
+    if not words or all(w.lower() in STOPWORDS or w.lower() in VAGUE for w in words):
+        return None
+    text = " ".join(words)
+    return canonical(text) or Entity(text, "thing")
+
+
+def project_triples(text: str, project: str) -> list[Triple]:
+    """What a distilled coding fact says of its project: "tests run with `mix test`" ->
+    project → tests run with → mix test; "`cmd` failed: … → fixed by editing a.ex and
+    `mix format`" -> cmd → fixed by → a.ex, cmd → fixed by → mix format."""
+    found: list[Triple] = []
+    owner = Entity(project, "project")
+    for match in RUNS_WITH.finditer(text):
+        command = Entity(match.group(2).strip(), "command")
+        found.append(Triple(owner, f"{match.group(1).lower()} run with", command))
+    for match in FIXED_BY.finditer(text):
+        failed = Entity(match.group(1).strip(), "command")
+        fix = match.group(2)
+        edited = BACKTICKED.sub(" ", fix)  # a file named inside a command was not edited
+        fixes = [Entity(m.group(0), "file") for m in FILE.finditer(edited)]
+        fixes += [Entity(m.group(1).strip(), "command") for m in BACKTICKED.finditer(fix)]
+        found += [Triple(failed, "fixed by", e) for e in fixes if e.name != failed.name]
+    return found
+
+
+def triples(text: str, user: str = "user", project: str | None = None) -> list[Triple]:
+    """The triples ``text`` states: first-person statements of its speaker (``user`` when
+    it has none), short verb phrases between two entities of one sentence and, with a
+    ``project``, what a coding fact says of it (``project_triples``)."""
+    known = entities(text)
+    who = speaker(text)
+    subject = next((e for e in known if e.name == who), None) if who else Entity(user, "person")
+    found: dict[tuple[str, str, str], Triple] = {}
+    said = [(subject, FIRST_PERSON)] if subject is not None else []
+    said += [
+        (e, re.compile(rf"\b{re.escape(e.name)}{STATEMENT}"))
+        for e in known
+        if e.kind == "person" and e.name != who
+    ]
+    for who_said, pattern in said:
+        for match in pattern.finditer(text):
+            target = _object(match.group(2), known)
+            if target is not None and key(target.name) != key(who_said.name):
+                predicate = match.group(1).lower()
+                found.setdefault(
+                    (key(who_said.name), predicate, key(target.name)),
+                    Triple(who_said, predicate, target),
+                )
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", text):
+        here = [e for e in known if e.name in sentence and e.kind != "date"]
+        here.sort(key=lambda e: sentence.find(e.name))
+        for left, right in zip(here, here[1:], strict=False):
+            start = sentence.find(left.name) + len(left.name)
+            middle = BETWEEN.match(sentence[start : sentence.find(right.name, start)])
+            if middle:
+                predicate = middle.group(1).lower()
+                found.setdefault(
+                    (key(left.name), predicate, key(right.name)), Triple(left, predicate, right)
+                )
+    for triple in project_triples(text, project) if project else []:
+        found.setdefault(
+            (key(triple.subject.name), triple.predicate, key(triple.object.name)), triple
+        )
+    return list(found.values())

@@ -1,0 +1,36 @@
+"""A session's title when its transcript gives none: its first request, condensed.
+
+What a client injected (instructions, reminders, command wrappers) is not the request
+(``ingest.injected``); a slash command is named by itself and its arguments
+(``/review the auth module``). A session of only client commands (``/clear``) is named
+by the first of them.
+"""
+
+from __future__ import annotations
+
+from memctl.ingest.injected import COMMAND_NAME, strip_injected
+
+TITLE_WIDTH = 60  # characters: a title fits an 80-column row beside an id and a date
+REQUESTS_READ = 5  # user messages looked at: past the client's preamble, a request is there
+
+
+def condensed(text: str, width: int = TITLE_WIDTH) -> str:
+    """The first non-blank line of ``text``, spaces collapsed, cut at a word with ``…``."""
+    line = next((" ".join(part.split()) for part in text.splitlines() if part.strip()), "")
+    if len(line) <= width:
+        return line
+    cut = line[: width - 1]
+    return (cut.rsplit(" ", 1)[0] if " " in cut[width // 2 :] else cut) + "…"
+
+
+def session_title(requests: list[str]) -> str:
+    """The title of a session whose first user messages are ``requests``."""
+    for text in requests:
+        said = strip_injected(text).text
+        if said:
+            return condensed(said)
+    for text in requests:
+        command = COMMAND_NAME.search(text)
+        if command:
+            return "/" + command.group(1)
+    return ""

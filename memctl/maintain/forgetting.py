@@ -1,0 +1,242 @@
+"""Forgetting that forgets: a session, one message, a memory or one leaked value, taken out
+of every place memctl keeps text (``memctl sessions forget``, ``memctl redact``, and
+``delete --permanent`` / ``forget`` of a session message).
+
+In the store, in one transaction: the messages (a whole session's rows go, its row and
+read marks stay, marked forgotten, so capture never stores it again; one message's text
+becomes ``[forgotten]`` in place), the memories distilled from them (deleted for good:
+a fact of the message, or a digest spanning it), and every quote of that text in the
+event log, ingest runs, jobs and noise vectors (``store.forget``); a new event says what
+was forgotten, without the text. Then the file itself: SQLite overwrites deleted content
+with zeros (``secure_delete``), the full-text indexes merge (a deleted row's terms linger
+in old segments until then), ``VACUUM`` rewrites the file without free pages and the WAL
+is emptied into it. Each backup ``maintain`` made is rewritten the same way. The sync
+repository gets a tombstone for each deleted memory that was shared, at the next sync
+(its history and other machines' copies keep what they had: see docs/privacy.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memctl.context import Context
+from memctl.errors import NotFoundError, UsageError
+from memctl.ingest.spool import drop_session
+from memctl.maintain.backup import backups
+from memctl.memories.operations import edit
+from memctl.memories.privacy import REDACTED
+from memctl.model import Memory, now_iso
+from memctl.store import forget as erase
+from memctl.store import memories as store
+from memctl.store.database import Database
+from memctl.store.maintenance import vacuum_into
+from memctl.store.message_search import MESSAGE_SEPARATOR, get_message
+from memctl.store.sessions import get_session
+from memctl.store.sync import files_of
+from memctl.store.transcripts import session_ids_like
+from memctl.store.writes import Writer
+from memctl.sync.pipeline import clone_path
+
+# The columns ``redact`` also rewrites: the messages and titles of every session.
+EVERY_SESSION = ("messages.content", "sessions.title")
+REWRITING = ".forgetting"  # a backup being written anew
+
+
+@dataclass
+class Forgotten:
+    """What a forget removed, and where."""
+
+    target: str
+    messages: int = 0
+    memories: list[str] = field(default_factory=list)
+    quotes: dict[str, int] = field(default_factory=dict)
+    backups: list[str] = field(default_factory=list)  # rewritten
+    wal_emptied: bool = True
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "target": self.target,
+            "messages": self.messages,
+            "memories": self.memories,
+            "quotes": self.quotes,
+            "backups_rewritten": self.backups,
+            "wal_emptied": self.wal_emptied,
+        }
+
+
+@dataclass(frozen=True)
+class _Target:
+    session_id: str
+    seqs: list[int] | None  # None: the whole session
+
+    @property
+    def name(self) -> str:
+        return self.session_id if self.seqs is None else f"{self.session_id}#{self.seqs[0]}"
+
+
+def _target(db: Database, ref: str) -> _Target:
+    """``SESSION`` (an id or unique prefix) or ``SESSION#N``."""
+    wanted, separator, number = ref.strip().partition(MESSAGE_SEPARATOR)
+    if separator and not number.isdigit():
+        raise UsageError(f"{ref!r}: give SESSION-ID or SESSION-ID#N, a message's number")
+    session = get_session(db, wanted) if wanted else None
+    if session is None and len(wanted) >= 4:
+        matches = session_ids_like(db, wanted)
+        if len(matches) > 1:
+            raise UsageError(f"session prefix {wanted!r} is ambiguous: give more of the id")
+        session = get_session(db, matches[0]) if matches else None
+    if session is None:
+        raise NotFoundError(f"no stored session {wanted!r} (see `memctl sessions list`)")
+    return _Target(session.id, [int(number)] if separator else None)
+
+
+def forget_session(ctx: Context, ref: str) -> Forgotten:
+    """Forget a session (``SESSION``) or one of its messages (``SESSION#N``) everywhere."""
+    target = _target(ctx.db, ref)
+    if target.seqs is not None:
+        get_message(ctx.db, f"{target.session_id}{MESSAGE_SEPARATOR}{target.seqs[0]}")
+    done = Forgotten(target.name)
+    _everywhere(ctx, done, lambda db, into, live: _forget_in(db, target, into, live))
+    if target.seqs is None:
+        drop_session(ctx, target.session_id)  # a spooled copy would be stored no more anyway
+    return done
+
+
+def _forget_in(db: Database, target: _Target, done: Forgotten, live: Context | None) -> None:
+    """Take the target's text out of one database file, in one transaction."""
+    with db.atomic():
+        ids = erase.memories_from(db, target.session_id, target.seqs)
+        needles = erase.message_texts(db, target.session_id, target.seqs)
+        needles += erase.memory_texts(db, ids) + erase.past_texts(db, ids)
+        memories = store.get_memories(db, ids)
+        with _edit(db, live, "sessions forget", list(memories.values()), target.name) as writer:
+            for memory in memories.values():
+                writer.delete(memory, reason="sessions forget")
+            done.messages = erase.forget_messages(db, target.session_id, target.seqs, now_iso())
+            done.quotes = erase.erase_quotes(db, needles, erase.FORGOTTEN, EVERY_SESSION)
+            writer.forgotten(target.name, messages=done.messages, memories=len(memories))
+        done.memories = sorted(memories)
+
+
+def forget_memories(ctx: Context, memories: list[Memory], verb: str) -> Forgotten:
+    """Delete memories for good, with every quote of their text (``delete --permanent``,
+    ``purge --permanent``)."""
+    ids = [m.id for m in memories]
+    done = Forgotten(ids[0] if len(ids) == 1 else f"{len(ids)} memories")
+    _everywhere(ctx, done, lambda db, into, live: _memories_in(db, ids, into, live, verb))
+    return done
+
+
+def _memories_in(
+    db: Database, memory_ids: list[str], done: Forgotten, live: Context | None, verb: str
+) -> None:
+    with db.atomic():
+        memories = list(store.get_memories(db, memory_ids).values())
+        if not memories:
+            return
+        found = [m.id for m in memories]
+        needles = erase.memory_texts(db, found) + erase.past_texts(db, found)
+        with _edit(db, live, verb, memories) as writer:
+            for memory in memories:
+                writer.delete(memory, reason=verb)
+            done.quotes = erase.erase_quotes(db, needles, erase.FORGOTTEN, EVERY_SESSION)
+        done.memories = sorted(found)
+
+
+def redact(ctx: Context, text: str) -> Forgotten:
+    """Replace one leaked value by ``[REDACTED]`` everywhere: messages, memories (embedded
+    again), the event log, runs, jobs, backups."""
+    needle = text.strip()
+    if len(needle) < erase.MIN_NEEDLE:
+        raise UsageError(
+            f"give the value to redact, {erase.MIN_NEEDLE} characters or more: a shorter one "
+            "would rewrite common words"
+        )
+    found = list(store.get_memories(ctx.db, erase.ids_containing(ctx.db, needle)).values())
+    texts = [m.content.replace(needle, REDACTED) for m in found]
+    vectors = dict(zip([m.id for m in found], ctx.vectors(texts) if texts else [], strict=True))
+    done = Forgotten(f"a value of {len(needle)} characters")
+    _everywhere(ctx, done, lambda db, into, live: _redact_in(db, needle, into, live, vectors))
+    return done
+
+
+def _redact_in(
+    db: Database, needle: str, done: Forgotten, live: Context | None, vectors: dict[str, bytes]
+) -> None:
+    with db.atomic():
+        memories = store.get_memories(db, erase.ids_containing(db, needle))
+        with _edit(db, live, "redact", list(memories.values()), done.target) as writer:
+            for memory in memories.values():
+                changes = {
+                    name: getattr(memory, name).replace(needle, REDACTED)
+                    for name in erase.MEMORY_TEXTS
+                    if needle in getattr(memory, name)
+                }
+                writer.update(memory, changes, vectors.get(memory.id), reason="redact")
+            done.quotes = erase.erase_quotes(db, [needle], REDACTED)
+            writer.forgotten("a redacted value", rows=sum(done.quotes.values()))
+        done.memories = sorted(memories)
+        done.messages = done.quotes.get("messages.content", 0)
+
+
+Apply = Callable[[Database, Forgotten, "Context | None"], None]
+
+
+def _everywhere(ctx: Context, done: Forgotten, apply: Apply) -> None:
+    """``apply`` to the store, then to its file (zeroed, merged, compacted, the WAL
+    emptied), then to every backup."""
+    _erased(ctx.db, lambda db: apply(db, done, ctx))
+    _out_of_the_clone(ctx, done.memories)
+    done.wal_emptied = erase.compact(ctx.db)
+    for path in backups(ctx.settings):
+        partial = path.with_name(path.name + REWRITING)
+        partial.unlink(missing_ok=True)
+        db = Database.open(path)
+        try:
+            _erased(db, lambda db: apply(db, Forgotten(""), None))
+            vacuum_into(db, partial)
+        finally:
+            db.close()
+        os.chmod(partial, 0o600)
+        partial.replace(path)
+        for extra in ("-wal", "-shm"):
+            Path(str(path) + extra).unlink(missing_ok=True)
+        done.backups.append(path.name)
+
+
+def _out_of_the_clone(ctx: Context, memory_ids: list[str]) -> None:
+    """Remove the deleted memories' files from the work tree of the sync clone in the data
+    directory; the next sync writes their tombstones (``sync.outgoing``)."""
+    clone = clone_path(ctx.settings)
+    for files in files_of(ctx.db, memory_ids).values():
+        for file in files:
+            (clone / file.path).unlink(missing_ok=True)
+
+
+def _erased(db: Database, apply: Callable[[Database], None]) -> None:
+    """``apply`` while SQLite zeroes what is deleted, then the full-text indexes merged (a
+    deleted row's terms linger in old segments until they are)."""
+    erase.secure_delete(db, True)
+    try:
+        apply(db)
+        erase.merge_indexes(db)
+    finally:
+        erase.secure_delete(db, False)
+
+
+@contextlib.contextmanager
+def _edit(
+    db: Database, live: Context | None, verb: str, memories: list[Memory], what: str = ""
+) -> Any:
+    """The live store's edit run (``memctl runs`` lists it, naming ``what``: never text),
+    or a bare writer for a backup."""
+    if live is None:
+        yield Writer(db)
+        return
+    with edit(live, verb, memories, what) as writer:
+        yield writer

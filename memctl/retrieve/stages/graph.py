@@ -1,0 +1,168 @@
+"""Stage 5, graph: the query's entities and their one- and two-hop neighbourhood.
+
+The query's words and names are looked up among the stored entities' aliases
+("postgres" finds PostgreSQL). Each live triple touching one of them (one hop)
+or touching an entity such a triple leads to (two hops) is scored by the share
+of the query's other content words (weighted by rarity) its predicate and far
+end hold (both edges' words, for a two-hop path, whose first edge must hold some
+of them and whose second edge too). A memory
+stating a matching one-hop edge is lifted to ``GRAPH_SHARE`` of the best score
+times that share, or joins the results when it is not a candidate; a two-hop path
+lifts its memories that are candidates, and when none is, becomes one synthetic
+result ("Bob → moved to → Berlin; Bob → works as → nurse (from memories A, B)"),
+which is never touched nor stored. ``--explain`` shows the path.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memctl.memories.provenance import GRAPH_SOURCE
+from memctl.model import Category, Kind, Memory
+from memctl.retrieve.run import ADDED, KEPT, RESCORED, Candidate, Run, by_score
+from memctl.retrieve.stages.fuse import stem
+from memctl.store.graph import GraphEntity, GraphTriple, entities_by_keys, triples_touching
+from memctl.store.memories import get_memories
+
+STAGE = "graph"
+# A memory lifted by a fully matching edge gets this share of the best candidate's score.
+# 0.9 lifted two tune-half multi-hop questions of LoCoMo dev and cost the check half an
+# adversarial and a single-hop one; 0.6 changes no category on either half
+# (docs/benchmarks.md, "Entities and triples, and the graph stage").
+GRAPH_SHARE = 0.6
+# An edge whose words hold less than this share of the query's other words lifts nothing.
+MIN_MATCH = 0.34
+# At most this many of the query's entities, and this many edges read per hop.
+MAX_ENTITIES = 4
+MAX_EDGES = 400
+# Query n-grams looked up as aliases: up to this many words.
+MAX_NGRAM = 3
+TOKEN = re.compile(r"[\w.+#-]*\w")
+WORD = re.compile(r"[^\W_]+")
+SYNTHETIC = GRAPH_SOURCE  # the source of a synthetic result
+SYNTHETIC_RESULTS = 1  # two-hop paths no candidate states, injected as one result each
+
+Path = tuple[GraphTriple, ...]
+
+
+def query_entities(run: Run) -> list[GraphEntity]:
+    """The stored entities the query names (its names, then its word n-grams)."""
+    tokens = [t.casefold() for t in TOKEN.findall(run.query.text)]
+    keys = [" ".join(n.casefold().split()) for n in run.query.names]
+    for size in range(MAX_NGRAM, 0, -1):
+        keys += [" ".join(tokens[i : i + size]) for i in range(len(tokens) - size + 1)]
+    found = entities_by_keys(run.ctx.db, list(dict.fromkeys(keys)))
+    unique = {e.id: e for e in (found[k] for k in keys if k in found)}
+    return list(unique.values())[:MAX_ENTITIES]
+
+
+def _terms(text: str) -> set[str]:
+    return {stem(w) for w in WORD.findall(text.casefold())}
+
+
+def match(weights: dict[str, float], path: Path, named: set[str]) -> float:
+    """The share of the query's content words, other than its entities' own, that the
+    path's words hold (weighted by rarity)."""
+    terms = set().union(*(_terms(edge.text) for edge in path))
+    asked = {stem(w.casefold()): v for w, v in weights.items() if stem(w.casefold()) not in named}
+    total = sum(asked.values())
+    return sum(v for w, v in asked.items() if w in terms) / total if total else 0.0
+
+
+def paths(run: Run, seeds: list[GraphEntity]) -> list[tuple[float, Path]]:
+    """Matching one- and two-hop paths from the query's entities, best first. A two-hop
+    path goes through an edge holding some of the query's words, and counts the words of
+    both its edges."""
+    named = set().union(*(_terms(e.name) for e in seeds))
+    weights = run.word_weights
+    seed_ids = {e.id for e in seeds}
+    found: list[tuple[float, Path]] = []
+    bridges: dict[int, GraphTriple] = {}
+    for edge in triples_touching(run.ctx.db, list(seed_ids), limit=MAX_EDGES):
+        share = match(weights, (edge,), named)
+        if share >= MIN_MATCH:
+            found.append((share, (edge,)))
+        if share > 0:
+            for end in (edge.subject, edge.object):
+                if end.id not in seed_ids:
+                    bridges.setdefault(end.id, edge)
+    second = triples_touching(run.ctx.db, list(bridges), limit=MAX_EDGES) if bridges else []
+    for edge in second:
+        via = bridges.get(edge.subject.id) or bridges.get(edge.object.id)
+        if via is None or edge.id == via.id or match(weights, (edge,), named) <= 0:
+            continue
+        share = match(weights, (via, edge), named)
+        if share >= MIN_MATCH:
+            found.append((share, (via, edge)))
+    return sorted(found, key=lambda item: -item[0])
+
+
+def describe(path: Path) -> str:
+    return "; ".join(edge.text for edge in path)
+
+
+def _live_sources(edge: GraphTriple) -> list[str]:
+    return [s.memory_id for s in edge.sources if s.state == "active"]
+
+
+def synthetic(path: Path, score: float) -> Candidate:
+    """One result standing for a two-hop path that no candidate states."""
+    sources = list(dict.fromkeys(m for edge in path for m in _live_sources(edge)))
+    text = f"{describe(path)} (from memories {', '.join(m[:8] for m in sources)})"
+    memory = Memory(
+        content=text,
+        l0_abstract=text,
+        kind=Kind.SEMANTIC,
+        category=Category.ENTITIES,
+        source=SYNTHETIC,
+        id=f"{SYNTHETIC}:{'-'.join(str(e.id) for e in path)}",
+    )
+    return Candidate(memory, score=score, via=tuple(sources), factors={STAGE: score})
+
+
+def graph(run: Run, candidates: list[Candidate]) -> list[Candidate]:
+    if not candidates or not run.word_weights:
+        return candidates
+    seeds = query_entities(run)
+    found = paths(run, seeds) if seeds else []
+    if not found:
+        return candidates
+    top = max(c.score for c in candidates)
+    by_id = {c.id: c for c in candidates}
+    lifts: dict[str, tuple[float, Path]] = {}
+    uncovered: list[tuple[float, Path]] = []
+    for share, path in found:
+        sources = {m for edge in path for m in _live_sources(edge)}
+        if len(path) == 2 and not sources & by_id.keys():
+            uncovered.append((share, path))
+            continue
+        for memory_id in sources if len(path) == 1 else sources & by_id.keys():
+            if share * top * GRAPH_SHARE > lifts.get(memory_id, (0.0,))[0]:
+                lifts[memory_id] = (share * top * GRAPH_SHARE, path)
+    fresh = get_memories(run.ctx.db, [i for i in lifts if i not in by_id], run.where)
+    for memory_id, memory in fresh.items():
+        value, path = lifts[memory_id]
+        added = Candidate(memory, score=value, factors={STAGE: value})
+        run.record(STAGE, added, ADDED, value, f"states {describe(path)}")
+        candidates.append(added)
+    for candidate in candidates:
+        value, path = lifts.get(candidate.id, (0.0, ()))
+        if candidate.id in fresh:
+            continue
+        if value > candidate.score:
+            factor = value / candidate.score if candidate.score else 1.0
+            candidate.score, candidate.factors[STAGE] = value, factor
+            run.record(STAGE, candidate, RESCORED, factor, f"states {describe(path)}")
+        else:
+            candidate.factors[STAGE] = 1.0
+            run.record(STAGE, candidate, KEPT, 1.0)
+    for share, path in uncovered[:SYNTHETIC_RESULTS]:
+        added = synthetic(path, share * top * GRAPH_SHARE)
+        run.record(STAGE, added, ADDED, added.score, f"the graph path {describe(path)}")
+        candidates.append(added)
+    return by_score(candidates)
+
+
+def is_synthetic(memory: Memory) -> bool:
+    """Whether a result stands for a graph path rather than a stored memory."""
+    return memory.source == SYNTHETIC and memory.id.startswith(f"{SYNTHETIC}:")

@@ -1,0 +1,204 @@
+"""The words developers use: a query's abbreviations and synonyms, searched at a lower weight.
+
+``vocabulary.txt`` (beside this module; its header names its sources and their
+licences) holds groups of words and phrases that mean the same thing to a
+developer: "PR", "pull request", "merge request"; "outage", "went down",
+"incident". A query holding a member of a group also searches the group's other
+members, at ``recall.vocabulary_weight`` of its own words' weight (BM25 and the
+share of the query's words a memory holds): "how big should my PRs be?" finds
+"Sam prefers small pull requests".
+
+Words that are both an ordinary word and a name ("go", "rust", "make") count as
+the name only when written as one (``written_as_name``): capitalised where a
+sentence would not capitalise it ("mostly Go"), or beside a word that says so
+("go modules", "written in rust", "make test"). Otherwise they are ordinary
+words: "why did the API go down?" does not search the language, and its "go
+down" searches "outage" and "incident" instead.
+
+Pure functions over the query text; nothing here is FTS syntax.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+Phrase = tuple[str, ...]  # as retrieve/query.py's: words in a row, lower case
+
+VOCABULARY_FILE = Path(__file__).with_name("vocabulary.txt")
+NAME_TAG, VERB_TAG = "name", "verb"
+WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+SENTENCE_END = re.compile(r"[.!?]+(?:\s+|$)|\n+")
+
+# Words after an ordinary-looking word that make it a language or tool ("go modules",
+# "rust crate", "make test"), and words before it ("using rust", "written in go").
+NAME_AFTER = frozenset(
+    """api app apps backend binary build builds code codebase compiler crate crates dev
+    developer developers devs docs file files framework gem gems generics install lang
+    language library libraries lint linter module modules package packages program
+    programmer programming programs project projects release repo runtime script scripts
+    sdk server service services stack syntax target targets test tests toolchain version
+    versions workspace""".split()
+)
+NAME_BEFORE = frozenset("using use uses used write writes wrote learn learning via".split())
+NAME_BEFORE_IN = frozenset(
+    "written write writes wrote code coded built implemented rewrite rewritten port ported".split()
+)
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The groups (each a tuple of phrases), the groups each phrase belongs to, the words
+    that are also ordinary words (their group: the name's other spellings) and those of
+    them that are verbs."""
+
+    groups: tuple[tuple[Phrase, ...], ...]
+    by_phrase: dict[Phrase, tuple[int, ...]]
+    names: frozenset[str]
+    longest: int
+    verbs: frozenset[str] = frozenset()
+
+
+def phrase_of(text: str) -> Phrase:
+    """A vocabulary entry as the words the query analysis compares (lower case)."""
+    return tuple(w.lower() for w in WORD.findall(text))
+
+
+def parse(text: str) -> Vocabulary:
+    """The vocabulary written in ``text`` (the format of ``vocabulary.txt``)."""
+    groups: list[tuple[Phrase, ...]] = []
+    names: set[str] = set()
+    verbs: set[str] = set()
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        tag, _, members = line.partition("\t")
+        phrases = tuple(dict.fromkeys(p for m in members.split("|") if (p := phrase_of(m))))
+        if tag in (NAME_TAG, VERB_TAG) and phrases:
+            names.add(phrases[0][0])
+            if tag == VERB_TAG:
+                verbs.add(phrases[0][0])
+        if len(phrases) > 1:
+            groups.append(phrases)
+    by_phrase: dict[Phrase, list[int]] = {}
+    for index, group in enumerate(groups):
+        for phrase in group:
+            by_phrase.setdefault(phrase, []).append(index)
+    return Vocabulary(
+        tuple(groups),
+        {p: tuple(i) for p, i in by_phrase.items()},
+        frozenset(names),
+        max((len(p) for p in by_phrase), default=1),
+        frozenset(verbs),
+    )
+
+
+@functools.cache
+def vocabulary() -> Vocabulary:
+    """The shipped vocabulary (read once a process)."""
+    return parse(VOCABULARY_FILE.read_text(encoding="utf-8"))
+
+
+@dataclass(frozen=True)
+class Expansion:
+    """What the vocabulary adds to one query.
+
+    - ``phrases``: the other members of every group the query names, to search at the
+      lower weight (not the query's own phrases);
+    - ``by_word``: each query word that is part of a group's member (function words too:
+      the caller keeps its content words), and those members' group-mates (a memory
+      holding one of them holds that word, at the lower weight);
+    - ``ordinary``: words that are also names, used here as ordinary words (no name's
+      spellings searched for them); ``left_out``: those of them that are verbs ("go",
+      "make": left out of the search when the query has other words).
+    """
+
+    phrases: tuple[Phrase, ...] = ()
+    by_word: dict[str, tuple[Phrase, ...]] = field(default_factory=dict)
+    ordinary: frozenset[str] = frozenset()
+    left_out: frozenset[str] = frozenset()
+
+
+def forms(word: str) -> tuple[str, ...]:
+    """``word`` and its singular guesses ("PRs" -> prs, pr; "caches" -> caches, cache, cach)."""
+    lower = word.lower()
+    found = [lower]
+    if lower.endswith("s") and len(lower) > 2:
+        found.append(lower[:-1])
+    if lower.endswith("es") and len(lower) > 3:
+        found.append(lower[:-2])
+    return tuple(found)
+
+
+def written_as_name(words: list[str], index: int) -> bool:
+    """Whether ``words[index]`` (of one sentence, as written) is a name: capitalised and
+    not the sentence's first word, or beside a word that says it is a language or tool."""
+    word = words[index]
+    if index > 0 and word != word.lower():
+        return True
+    after = words[index + 1].lower() if index + 1 < len(words) else ""
+    before = words[index - 1].lower() if index > 0 else ""
+    before_in = words[index - 2].lower() if index > 1 and before in ("in", "to") else ""
+    return after in NAME_AFTER or before in NAME_BEFORE or before_in in NAME_BEFORE_IN
+
+
+def _match(vocab: Vocabulary, words: list[str], start: int) -> tuple[Phrase, int] | None:
+    """The longest vocabulary phrase at ``words[start]`` (its last word may be plural)."""
+    for size in range(min(vocab.longest, len(words) - start), 0, -1):
+        head = tuple(w.lower() for w in words[start : start + size - 1])
+        for last in forms(words[start + size - 1]):
+            phrase = (*head, last)
+            if phrase in vocab.by_phrase:
+                return phrase, size
+    return None
+
+
+def _ordinary(
+    vocab: Vocabulary, words: list[str], index: int, found: tuple[Phrase, int] | None
+) -> bool:
+    """Whether ``words[index]``, a word that is also a name, is used as the ordinary word:
+    not written as a name, or the start of a longer phrase of another group ("go down")."""
+    word = words[index].lower()
+    if word not in vocab.names:
+        return False
+    if found is not None and found[1] > 1:
+        return not any(vocab.groups[g][0] == (word,) for g in vocab.by_phrase[found[0]])
+    return not written_as_name(words, index)
+
+
+def expand(text: str, vocab: Vocabulary | None = None) -> Expansion:
+    """The vocabulary's additions to the query ``text``."""
+    vocab = vocab or vocabulary()
+    own: dict[Phrase, None] = {}
+    added: dict[Phrase, None] = {}
+    by_word: dict[str, dict[Phrase, None]] = {}
+    ordinary: set[str] = set()
+    for sentence in SENTENCE_END.split(text):
+        words = WORD.findall(sentence)
+        index = 0
+        while index < len(words):
+            found = _match(vocab, words, index)
+            if _ordinary(vocab, words, index, found):
+                ordinary.add(words[index].lower())
+                if found is None or found[1] == 1:
+                    index += 1
+                    continue
+            if found is None:
+                index += 1
+                continue
+            phrase, size = found
+            own[phrase] = None
+            mates = {m: None for g in vocab.by_phrase[phrase] for m in vocab.groups[g]}
+            mates.pop(phrase, None)
+            added.update(mates)
+            for w in words[index : index + size]:
+                by_word.setdefault(w.lower(), {}).update(mates)
+            index += size
+    return Expansion(
+        tuple(p for p in added if p not in own),
+        {w: tuple(m) for w, m in by_word.items()},
+        frozenset(ordinary),
+        frozenset(ordinary & vocab.verbs),
+    )

@@ -1,0 +1,250 @@
+"""SQL for forgetting text everywhere one database file holds it (``memctl sessions forget``,
+``memctl redact``): messages, their full-text index, the quotes of it in the event log,
+ingest runs, jobs and noise vectors, and the file's free pages.
+
+The event log is append-only (m001's triggers refuse UPDATE and DELETE). Forgetting is
+the one exception: inside the forgetting transaction the UPDATE trigger is dropped, the
+quoting events' text is replaced by ``FORGOTTEN`` in place, and the trigger is created
+again, so a forget that fails half-way leaves the log as it was. What was forgotten is
+itself logged as a new event (by the caller, without the text).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from memctl.store.database import Database
+
+FORGOTTEN = "[forgotten]"
+# m001_initial's trigger, created again after the forgetting transaction's own UPDATEs.
+EVENTS_UPDATE_TRIGGER = (
+    "CREATE TRIGGER events_append_only_update BEFORE UPDATE ON events BEGIN "
+    "SELECT RAISE(ABORT, 'events are append-only'); END"
+)
+# Columns that may quote a message or a memory (JSON: replaced inside its strings).
+QUOTING: tuple[tuple[str, str, str, bool], ...] = (
+    ("events", "id", "data", True),
+    ("runs", "id", "decisions", True),
+    ("runs", "id", "notes", True),
+    ("runs", "id", "counts", True),
+    ("jobs", "id", "payload", True),
+    ("jobs", "id", "error", False),
+    ("noise_vectors", "id", "content", False),
+    ("sessions", "id", "title", False),
+    ("messages", "rowid", "content", False),
+)
+# A needle shorter than this is too common to take out of every text (a one-word message
+# like "yes" would blank every "yes" of the store): only its own rows are forgotten.
+MIN_NEEDLE = 8
+# A memory's fields that hold text.
+MEMORY_TEXTS = ("content", "l0_abstract", "l1_overview", "l2_content")
+# The full-text indexes: a deleted row leaves its terms in old segments until they merge.
+FTS_TABLES = ("messages_fts", "memories_fts")
+
+
+@dataclass
+class Erased:
+    """What one database file gave up."""
+
+    messages: int = 0
+    quotes: dict[str, int] = field(default_factory=dict)  # "table.column" -> rows rewritten
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"messages": self.messages, "quotes": dict(sorted(self.quotes.items()))}
+
+
+def message_texts(db: Database, session_id: str, seqs: list[int] | None) -> list[str]:
+    """The text of a session's messages (all, or those numbered ``seqs``)."""
+    if seqs is None:
+        rows = db.tuples("SELECT content FROM messages WHERE session_id = ?", (session_id,))
+    else:
+        rows = db.tuples(
+            "SELECT content FROM messages WHERE session_id = ? AND seq IN "
+            "(SELECT value FROM json_each(?))",
+            (session_id, json.dumps(seqs)),
+        )
+    return [r[0] for r in rows if r[0] != FORGOTTEN]
+
+
+def ids_containing(db: Database, needle: str) -> list[str]:
+    """Ids of the memories one of whose texts holds ``needle``."""
+    where = " OR ".join(f"instr({c}, ?)" for c in MEMORY_TEXTS)
+    return [r[0] for r in db.tuples(f"SELECT id FROM memories WHERE {where}", (needle,) * 4)]
+
+
+def memories_from(db: Database, session_id: str, seqs: list[int] | None) -> list[str]:
+    """Ids of the memories distilled from a session (all of it, or from a message numbered
+    in ``seqs``: a fact of that message, or a digest spanning it)."""
+    rows = db.tuples(
+        "SELECT id, source, session_id FROM memories WHERE session_id = ? "
+        "OR source = ? OR source LIKE ? ESCAPE '\\'",
+        (session_id, f"session:{session_id}", _like(f"session:{session_id}#") + "%"),
+    )
+    found = []
+    for memory_id, source, own in rows:
+        if seqs is None:
+            found.append(memory_id)
+            continue
+        span = _span(str(source), session_id)
+        if span is not None and any(span[0] <= seq <= span[1] for seq in seqs):
+            found.append(memory_id)
+        elif span is None and own == session_id and source == f"session:{session_id}":
+            found.append(memory_id)  # a fact of the session's tool calls, no message named
+    return found
+
+
+def _span(source: str, session_id: str) -> tuple[int, int] | None:
+    head = f"session:{session_id}#"
+    if not source.startswith(head):
+        return None
+    seqs = source[len(head) :].partition(":")[0]
+    first, _, last = seqs.partition("-")
+    if not first.isdigit() or (last and not last.isdigit()):
+        return None
+    return int(first), int(last or first)
+
+
+def _like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def memory_texts(db: Database, memory_ids: list[str]) -> list[str]:
+    """Every text field (``MEMORY_TEXTS``) of these memories."""
+    rows = db.tuples(
+        f"SELECT {', '.join(MEMORY_TEXTS)} FROM memories "
+        "WHERE id IN (SELECT value FROM json_each(?))",
+        (json.dumps(memory_ids),),
+    )
+    return [text for row in rows for text in row if text]
+
+
+def past_texts(db: Database, memory_ids: list[str]) -> list[str]:
+    """The texts these memories held before (their update events' ``before`` and
+    ``after``, a sync conflict's ``lost`` version)."""
+    paths = [f"$.{part}.{name}" for part in ("before", "after", "lost") for name in MEMORY_TEXTS]
+    rows = db.tuples(
+        "SELECT p.value, json_extract(e.data, p.value) FROM events e, json_each(?) p "
+        "WHERE e.memory_id IN (SELECT value FROM json_each(?))",
+        (json.dumps(paths), json.dumps(memory_ids)),
+    )
+    return sorted({str(text) for _, text in rows if isinstance(text, str) and text})
+
+
+def forget_messages(db: Database, session_id: str, seqs: list[int] | None, at: str) -> int:
+    """Take a session's text out: every message (its row goes; the session row stays,
+    marked forgotten, with its read marks, so capture never stores it again), or the
+    messages numbered ``seqs`` (their text becomes ``FORGOTTEN`` in place and the title is
+    made again; their content hash stays, so a capture knows them and does not store them
+    again). The messages forgotten."""
+    if seqs is None:
+        count = db.value("SELECT count(*) FROM messages WHERE session_id = ?", (session_id,))
+        db.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
+        db.execute(
+            "UPDATE sessions SET forgotten_at = ?, title = '', tags = '[]' WHERE id = ?",
+            (at, session_id),
+        )
+        db.execute("DELETE FROM jobs WHERE session_id = ?", (session_id,))
+        db.execute(
+            "UPDATE runs SET decisions = '[]', notes = '[]' WHERE session_id = ?", (session_id,)
+        )
+        return int(count)
+    wanted = json.dumps(seqs)
+    count = db.value(
+        "SELECT count(*) FROM messages WHERE session_id = ? AND content != ? "
+        "AND seq IN (SELECT value FROM json_each(?))",
+        (session_id, FORGOTTEN, wanted),
+    )
+    db.execute(
+        "UPDATE messages SET content = ? WHERE session_id = ? AND seq IN "
+        "(SELECT value FROM json_each(?))",
+        (FORGOTTEN, session_id, wanted),
+    )
+    # The title is condensed from the first requests, so it may quote a forgotten one
+    # without being a verbatim copy; it is made again from what remains when shown.
+    db.execute("UPDATE sessions SET title = '' WHERE id = ?", (session_id,))
+    return int(count)
+
+
+def erase_quotes(
+    db: Database, needles: Iterable[str], mark: str, exclude: tuple[str, ...] = ()
+) -> dict[str, int]:
+    """Replace every quote of ``needles`` (each at least ``MIN_NEEDLE`` characters) in
+    the columns that may hold one (``QUOTING``, less the ``table.column`` names in
+    ``exclude``) by ``mark``; the rows rewritten per column. Runs inside the caller's
+    transaction."""
+    wanted = sorted({n for n in needles if len(n) >= MIN_NEEDLE}, key=len, reverse=True)
+    done: dict[str, int] = {}
+    if not wanted:
+        return done
+    db.execute("DROP TRIGGER IF EXISTS events_append_only_update")
+    for table, key, column, is_json in QUOTING:
+        if f"{table}.{column}" in exclude:
+            continue
+        forms = wanted + ([_escaped(n) for n in wanted] if is_json else [])
+        rows = db.tuples(
+            f"SELECT {key}, {column} FROM {table} WHERE {column} IS NOT NULL AND EXISTS "
+            f"(SELECT 1 FROM json_each(?) AS n WHERE instr({table}.{column}, n.value))",
+            (json.dumps(sorted(set(forms))),),
+        )
+        cleaned = [(_cleaned(str(text), wanted, is_json, mark), row_id) for row_id, text in rows]
+        changed = [
+            (new, row_id)
+            for (new, row_id), (_, old) in zip(cleaned, rows, strict=True)
+            if new != old
+        ]
+        db.executemany(f"UPDATE {table} SET {column} = ? WHERE {key} = ?", changed)
+        if changed:
+            done[f"{table}.{column}"] = len(changed)
+    db.execute(EVENTS_UPDATE_TRIGGER)
+    return done
+
+
+def _escaped(needle: str) -> str:
+    return json.dumps(needle, ensure_ascii=False)[1:-1]
+
+
+def _cleaned(text: str, needles: list[str], is_json: bool, mark: str) -> str:
+    if is_json:
+        try:
+            value = json.loads(text)
+        except ValueError:
+            pass
+        else:
+            return json.dumps(_walk(value, needles, mark), ensure_ascii=False)
+    for needle in needles:
+        text = text.replace(needle, mark)
+    return text
+
+
+def _walk(value: Any, needles: list[str], mark: str) -> Any:
+    if isinstance(value, str):
+        return _cleaned(value, needles, False, mark)
+    if isinstance(value, list):
+        return [_walk(v, needles, mark) for v in value]
+    if isinstance(value, dict):
+        return {_walk(k, needles, mark): _walk(v, needles, mark) for k, v in value.items()}
+    return value
+
+
+def merge_indexes(db: Database) -> None:
+    """Merge each full-text index into one segment: the terms of deleted rows, kept in
+    older segments until a merge, go."""
+    with db.atomic():
+        for table in FTS_TABLES:
+            db.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
+
+
+def secure_delete(db: Database, on: bool) -> None:
+    """SQLite overwrites deleted content with zeros (``PRAGMA secure_delete``) while on."""
+    db.execute(f"PRAGMA secure_delete = {'ON' if on else 'OFF'}")
+
+
+def compact(db: Database) -> bool:
+    """Rewrite the file without free pages (``VACUUM``), then empty the WAL into it; False
+    when a reader kept the WAL from being emptied (it still holds old pages)."""
+    db.execute("VACUUM")
+    busy, log, done = db.tuples("PRAGMA wal_checkpoint(TRUNCATE)")[0]
+    return not busy and (log in (0, -1) or log == done)

@@ -1,0 +1,386 @@
+"""SQL for the knowledge graph: entities, their aliases, triples and where each came from.
+
+An entity is found by any of its aliases' keys (case folded, spaces collapsed). A
+triple links to the memories (and the session message) that state it; when its last
+source goes (a memory forgotten, deleted or re-read), a trigger removes it. Superseded
+triples stay, with the triple that superseded them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from memctl.store.database import Database
+
+ACTIVE, SUPERSEDED = "active", "superseded"
+# Memory states whose triples are live (recall walks them; the profile cites them).
+LIVE_STATES = ("active",)
+
+
+@dataclass(frozen=True)
+class GraphEntity:
+    id: int
+    name: str
+    kind: str
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Source:
+    memory_id: str
+    message: str
+    state: str  # the memory's state
+
+
+@dataclass
+class GraphTriple:
+    id: int
+    subject: GraphEntity
+    predicate: str
+    object: GraphEntity
+    state: str
+    superseded_by: int | None
+    created_at: str
+    sources: list[Source] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return f"{self.subject.name} → {self.predicate} → {self.object.name}"
+
+    @property
+    def live(self) -> bool:
+        return self.state == ACTIVE and any(s.state in LIVE_STATES for s in self.sources)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "subject": self.subject.name,
+            "predicate": self.predicate,
+            "object": self.object.name,
+            "state": self.state,
+            "superseded_by": self.superseded_by,
+            "created_at": self.created_at,
+            "sources": [s.__dict__ for s in self.sources],
+        }
+
+
+def entity_id(db: Database, alias_key: str) -> int | None:
+    found = db.value("SELECT entity_id FROM entity_aliases WHERE key = ?", (alias_key,))
+    return None if found is None else int(found)
+
+
+def add_entity(db: Database, name: str, alias_key: str, kind: str, at: str) -> int:
+    """The entity an alias names, created (with that alias) when none does."""
+    found = entity_id(db, alias_key)
+    if found is not None:
+        return found
+    db.execute("INSERT INTO entities(name, kind, created_at) VALUES (?, ?, ?)", (name, kind, at))
+    new = db.last_rowid()
+    add_alias(db, new, name, alias_key)
+    return new
+
+
+def add_alias(db: Database, entity: int, alias: str, alias_key: str) -> None:
+    db.execute(
+        "INSERT INTO entity_aliases(key, alias, entity_id) VALUES (?, ?, ?) "
+        "ON CONFLICT(key) DO NOTHING",
+        (alias_key, alias, entity),
+    )
+
+
+def add_triple(db: Database, subject: int, predicate: str, obj: int, at: str) -> int:
+    """A triple's id, inserted when new; a superseded triple stated again is active again."""
+    db.execute(
+        "INSERT INTO triples(subject, predicate, object, created_at) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT(subject, predicate, object) DO UPDATE SET state = 'active', "
+        "superseded_by = NULL",
+        (subject, predicate, obj, at),
+    )
+    return int(
+        db.value(
+            "SELECT id FROM triples WHERE subject = ? AND predicate = ? AND object = ?",
+            (subject, predicate, obj),
+        )
+    )
+
+
+def add_source(db: Database, triple: int, memory_id: str, message: str) -> None:
+    db.execute(
+        "INSERT INTO triple_sources(triple_id, memory_id, message) VALUES (?, ?, ?) "
+        "ON CONFLICT DO NOTHING",
+        (triple, memory_id, message),
+    )
+
+
+def add_mentions(db: Database, entities: list[int], memory_id: str) -> None:
+    db.executemany(
+        "INSERT INTO entity_mentions(entity_id, memory_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+        [(e, memory_id) for e in entities],
+    )
+
+
+def forget_memory(db: Database, memory_id: str) -> None:
+    """Take a memory out of the graph: its mentions, its sources (a triple it alone stated
+    goes with it) and its indexed mark."""
+    db.execute("DELETE FROM triple_sources WHERE memory_id = ?", (memory_id,))
+    db.execute("DELETE FROM entity_mentions WHERE memory_id = ?", (memory_id,))
+    db.execute("DELETE FROM graph_indexed WHERE memory_id = ?", (memory_id,))
+
+
+def mark_indexed(db: Database, memory_id: str, digest: str) -> None:
+    db.execute(
+        "INSERT INTO graph_indexed(memory_id, content_hash) VALUES (?, ?) "
+        "ON CONFLICT(memory_id) DO UPDATE SET content_hash = excluded.content_hash",
+        (memory_id, digest),
+    )
+
+
+def unindexed(db: Database, limit: int) -> list[tuple[str, str, str, str]]:
+    """Active memories the graph has not read as they are now: (id, content, source, hash)."""
+    rows = db.tuples(
+        "SELECT m.id, m.content, m.source, m.content_hash FROM memories m "
+        "LEFT JOIN graph_indexed g ON g.memory_id = m.id "
+        "WHERE m.state = 'active' AND (g.content_hash IS NULL OR g.content_hash != "
+        "m.content_hash) ORDER BY m.rowid LIMIT ?",
+        (limit,),
+    )
+    return [(str(a), str(b), str(c), str(d)) for a, b, c, d in rows]
+
+
+def stale_memories(db: Database) -> list[str]:
+    """Memories in the graph that are no longer active and not superseded: forgotten,
+    deleted or archived since they were read."""
+    rows = db.tuples(
+        "SELECT g.memory_id FROM graph_indexed g JOIN memories m ON m.id = g.memory_id "
+        "WHERE m.state IN ('archived', 'deleted')"
+    )
+    return [str(r[0]) for r in rows]
+
+
+def memory_places(db: Database, memory_ids: list[str]) -> dict[str, tuple[str, str]]:
+    """Each memory's scope and the directory its session ran in ('' when none)."""
+    rows = db.tuples(
+        "SELECT m.id, m.scope, coalesce(s.cwd, '') FROM memories m "
+        "LEFT JOIN sessions s ON s.id = m.session_id "
+        "WHERE m.id IN (SELECT value FROM json_each(?))",
+        (json.dumps(memory_ids),),
+    )
+    return {str(i): (str(scope), str(cwd)) for i, scope, cwd in rows}
+
+
+def entities_by_keys(db: Database, keys: list[str]) -> dict[str, GraphEntity]:
+    """The entities these alias keys name, by key, in one query."""
+    if not keys:
+        return {}
+    rows = db.tuples(
+        "SELECT a.key, e.id, e.name, e.kind FROM entity_aliases a "
+        "JOIN entities e ON e.id = a.entity_id WHERE a.key IN (SELECT value FROM json_each(?))",
+        (json.dumps(keys),),
+    )
+    return {str(k): GraphEntity(int(i), str(n), str(kind)) for k, i, n, kind in rows}
+
+
+def get_entity(db: Database, entity: int) -> GraphEntity | None:
+    row = db.tuples("SELECT id, name, kind FROM entities WHERE id = ?", (entity,))
+    if not row:
+        return None
+    aliases = db.tuples(
+        "SELECT alias FROM entity_aliases WHERE entity_id = ? ORDER BY alias", (entity,)
+    )
+    i, name, kind = row[0]
+    return GraphEntity(int(i), str(name), str(kind), tuple(str(a[0]) for a in aliases))
+
+
+def entities_like(db: Database, text: str, limit: int) -> list[GraphEntity]:
+    """Entities an alias of which contains ``text`` (case folded), most mentioned first."""
+    rows = db.tuples(
+        "SELECT DISTINCT e.id, e.name, e.kind FROM entity_aliases a "
+        "JOIN entities e ON e.id = a.entity_id WHERE instr(a.key, ?) > 0 "
+        "ORDER BY (SELECT count(*) FROM entity_mentions m WHERE m.entity_id = e.id) DESC "
+        "LIMIT ?",
+        (text, limit),
+    )
+    return [GraphEntity(int(i), str(n), str(k)) for i, n, k in rows]
+
+
+TRIPLE_COLUMNS = (
+    "t.id, t.predicate, t.state, t.superseded_by, t.created_at, "
+    "s.id, s.name, s.kind, o.id, o.name, o.kind"
+)
+
+
+def triples_touching(
+    db: Database, entities: list[int], live_only: bool = True, limit: int = 500
+) -> list[GraphTriple]:
+    """Triples with either end among ``entities`` (only live ones: active, stated by an
+    active memory, when ``live_only``), with their sources."""
+    if not entities:
+        return []
+    ids = json.dumps(entities)
+    live = (
+        "AND t.state = 'active' AND EXISTS (SELECT 1 FROM triple_sources x JOIN memories m "
+        "ON m.id = x.memory_id WHERE x.triple_id = t.id AND m.state = 'active')"
+        if live_only
+        else ""
+    )
+    rows = db.tuples(
+        f"SELECT {TRIPLE_COLUMNS} FROM triples t JOIN entities s ON s.id = t.subject "
+        "JOIN entities o ON o.id = t.object "
+        "WHERE (t.subject IN (SELECT value FROM json_each(?)) "
+        f"OR t.object IN (SELECT value FROM json_each(?))) {live} "
+        "ORDER BY t.state, t.created_at, t.id LIMIT ?",
+        (ids, ids, limit),
+    )
+    found = [
+        GraphTriple(
+            int(r[0]),
+            GraphEntity(int(r[5]), str(r[6]), str(r[7])),
+            str(r[1]),
+            GraphEntity(int(r[8]), str(r[9]), str(r[10])),
+            str(r[2]),
+            None if r[3] is None else int(r[3]),
+            str(r[4]),
+        )
+        for r in rows
+    ]
+    _attach_sources(db, found)
+    return found
+
+
+def _attach_sources(db: Database, found: list[GraphTriple]) -> None:
+    if not found:
+        return
+    by_id = {t.id: t for t in found}
+    rows = db.tuples(
+        "SELECT x.triple_id, x.memory_id, x.message, m.state FROM triple_sources x "
+        "JOIN memories m ON m.id = x.memory_id "
+        "WHERE x.triple_id IN (SELECT value FROM json_each(?)) ORDER BY m.created_at",
+        (json.dumps(list(by_id)),),
+    )
+    for triple, memory_id, message, state in rows:
+        by_id[int(triple)].sources.append(Source(str(memory_id), str(message), str(state)))
+
+
+def stated_by(db: Database, memory_ids: list[str]) -> dict[str, list[tuple[str, str, str]]]:
+    """The active triples each memory states, as (subject, predicate, object) names."""
+    rows = db.tuples(
+        "SELECT x.memory_id, s.name, t.predicate, o.name FROM triple_sources x "
+        "JOIN triples t ON t.id = x.triple_id JOIN entities s ON s.id = t.subject "
+        "JOIN entities o ON o.id = t.object WHERE t.state = 'active' "
+        "AND x.memory_id IN (SELECT value FROM json_each(?)) ORDER BY t.id",
+        (json.dumps(memory_ids),),
+    )
+    found: dict[str, list[tuple[str, str, str]]] = {}
+    for memory_id, subject, predicate, obj in rows:
+        found.setdefault(str(memory_id), []).append((str(subject), str(predicate), str(obj)))
+    return found
+
+
+def mention_counts(db: Database, entities: list[int]) -> dict[int, int]:
+    """How many memories mention each entity (a hub is mentioned by many)."""
+    rows = db.tuples(
+        "SELECT entity_id, count(*) FROM entity_mentions "
+        "WHERE entity_id IN (SELECT value FROM json_each(?)) GROUP BY entity_id",
+        (json.dumps(entities),),
+    )
+    return {int(e): int(n) for e, n in rows}
+
+
+def superseded_by_memory(db: Database) -> list[tuple[int, str]]:
+    """Active triples every source of which is a superseded memory: (triple, the memory
+    that superseded its newest source)."""
+    rows = db.tuples(
+        "SELECT t.id, (SELECT m.superseded_by FROM triple_sources x JOIN memories m "
+        "ON m.id = x.memory_id WHERE x.triple_id = t.id ORDER BY m.created_at DESC LIMIT 1) "
+        "FROM triples t WHERE t.state = 'active' AND NOT EXISTS (SELECT 1 FROM "
+        "triple_sources x JOIN memories m ON m.id = x.memory_id WHERE x.triple_id = t.id "
+        "AND m.state != 'superseded')"
+    )
+    return [(int(t), str(by or "")) for t, by in rows]
+
+
+def successor(db: Database, triple: int, memory_id: str) -> int | None:
+    """A triple ``memory_id`` states with the same subject and predicate as ``triple``."""
+    found = db.value(
+        "SELECT n.id FROM triples t JOIN triples n ON n.subject = t.subject "
+        "AND n.predicate = t.predicate AND n.id != t.id "
+        "JOIN triple_sources x ON x.triple_id = n.id AND x.memory_id = ? WHERE t.id = ?",
+        (memory_id, triple),
+    )
+    return None if found is None else int(found)
+
+
+def supersede(db: Database, triple: int, by: int | None) -> None:
+    db.execute(
+        "UPDATE triples SET state = 'superseded', superseded_by = ? WHERE id = ?", (by, triple)
+    )
+
+
+def rivals(db: Database, predicates: tuple[str, ...]) -> list[tuple[int, int]]:
+    """(older, newer) pairs of active triples with one subject and one of ``predicates``
+    (a thing that has one value at a time) but different objects."""
+    rows = db.tuples(
+        "SELECT a.id, b.id FROM triples a JOIN triples b ON b.subject = a.subject "
+        "AND b.predicate = a.predicate AND b.object != a.object AND b.id > a.id "
+        "WHERE a.state = 'active' AND b.state = 'active' "
+        "AND a.predicate IN (SELECT value FROM json_each(?))",
+        (json.dumps(list(predicates)),),
+    )
+    return [(int(a), int(b)) for a, b in rows]
+
+
+def alias_groups(db: Database) -> list[tuple[int, int]]:
+    """(kept, merged) entity pairs whose names differ by a version only: "PostgreSQL 16"
+    is merged into "PostgreSQL"."""
+    rows = db.tuples(
+        "SELECT DISTINCT a.entity_id, b.entity_id FROM entity_aliases a JOIN entity_aliases b "
+        "ON b.key GLOB a.key || ' [0-9]*' AND b.entity_id != a.entity_id ORDER BY 1, 2"
+    )
+    return [(int(a), int(b)) for a, b in rows]
+
+
+def merge_entities(db: Database, kept: int, merged: int) -> None:
+    """Fold entity ``merged`` into ``kept``: its aliases, mentions and triples (a triple
+    both state keeps the sources of both); ``merged`` is removed."""
+    db.execute("UPDATE entity_aliases SET entity_id = ? WHERE entity_id = ?", (kept, merged))
+    db.execute(
+        "INSERT INTO entity_mentions(entity_id, memory_id) SELECT ?, memory_id "
+        "FROM entity_mentions WHERE entity_id = ? ON CONFLICT DO NOTHING",
+        (kept, merged),
+    )
+    for end in ("subject", "object"):
+        other = "object" if end == "subject" else "subject"
+        rows = db.tuples(
+            f"SELECT id, predicate, {other}, created_at FROM triples WHERE {end} = ?", (merged,)
+        )
+        for triple, predicate, far, at in rows:
+            far = kept if int(far) == merged else int(far)
+            pair = (kept, far) if end == "subject" else (far, kept)
+            twin = add_triple(db, pair[0], str(predicate), pair[1], str(at))
+            db.execute(
+                "INSERT INTO triple_sources(triple_id, memory_id, message) SELECT ?, memory_id, "
+                "message FROM triple_sources WHERE triple_id = ? ON CONFLICT DO NOTHING",
+                (twin, triple),
+            )
+            db.execute("DELETE FROM triples WHERE id = ?", (triple,))
+    db.execute("DELETE FROM entities WHERE id = ?", (merged,))
+
+
+def orphan_entities(db: Database) -> int:
+    """Remove entities nothing mentions and no triple uses; how many went."""
+    before = int(db.value("SELECT count(*) FROM entities"))
+    db.execute(
+        "DELETE FROM entities WHERE id NOT IN (SELECT entity_id FROM entity_mentions) "
+        "AND id NOT IN (SELECT subject FROM triples) AND id NOT IN (SELECT object FROM triples)"
+    )
+    return before - int(db.value("SELECT count(*) FROM entities"))
+
+
+def graph_counts(db: Database) -> dict[str, int]:
+    return {
+        "entities": int(db.value("SELECT count(*) FROM entities")),
+        "triples": int(db.value("SELECT count(*) FROM triples WHERE state = 'active'")),
+        "superseded": int(db.value("SELECT count(*) FROM triples WHERE state = 'superseded'")),
+    }

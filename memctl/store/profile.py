@@ -1,0 +1,80 @@
+"""SQL for the written profile: lines per scope and section, each citing its memories."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from memctl.store.database import Database
+
+
+@dataclass(frozen=True)
+class ProfileLine:
+    scope: str
+    section: str
+    text: str
+    sources: tuple[str, ...]  # memory ids
+    written_by: str  # rules, llm or host
+    written_at: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {**self.__dict__, "sources": list(self.sources)}
+
+
+def replace_profile(db: Database, scope: str, lines: list[ProfileLine]) -> None:
+    """Write ``scope``'s profile anew: its old lines go, ``lines`` come."""
+    db.execute("DELETE FROM profile_lines WHERE scope = ?", (scope,))
+    db.executemany(
+        "INSERT INTO profile_lines(scope, section, text, sources, written_by, written_at) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        [
+            (scope, x.section, x.text, json.dumps(list(x.sources)), x.written_by, x.written_at)
+            for x in lines
+        ],
+    )
+
+
+def profile_lines(db: Database, scopes: tuple[str, ...] | None) -> list[ProfileLine]:
+    """The written lines of ``scopes`` (None: every scope) whose sources are all still
+    active: a line whose source was forgotten, deleted or superseded is not shown."""
+    condition, params = "1", []
+    if scopes is not None:
+        condition, params = "p.scope IN (SELECT value FROM json_each(?))", [json.dumps(scopes)]
+    rows = db.tuples(
+        "SELECT p.scope, p.section, p.text, p.sources, p.written_by, p.written_at "
+        f"FROM profile_lines p WHERE {condition} AND NOT EXISTS (SELECT 1 FROM "
+        "json_each(p.sources) s LEFT JOIN memories m ON m.id = s.value "
+        "WHERE m.id IS NULL OR m.state != 'active') ORDER BY p.id",
+        params,
+    )
+    return [
+        ProfileLine(str(a), str(b), str(c), tuple(json.loads(d)), str(e), str(f))
+        for a, b, c, d, e, f in rows
+    ]
+
+
+def profile_scopes(db: Database) -> list[str]:
+    """Every scope holding an active memory (each gets a profile)."""
+    return [
+        str(r[0]) for r in db.tuples("SELECT DISTINCT scope FROM memories WHERE state = 'active'")
+    ]
+
+
+def stack_mentions(
+    db: Database, scopes: tuple[str, ...] | None, kinds: tuple[str, ...], limit: int
+) -> list[tuple[str, list[str]]]:
+    """The entities of ``kinds`` the active memories of ``scopes`` (None: every scope)
+    mention most: (name, the ids of those memories, most important first)."""
+    condition, params = "1", []
+    if scopes is not None:
+        condition, params = "m.scope IN (SELECT value FROM json_each(?))", [json.dumps(scopes)]
+    rows = db.tuples(
+        "SELECT e.name, json_group_array(m.id) FROM entities e "
+        "JOIN entity_mentions x ON x.entity_id = e.id "
+        "JOIN (SELECT * FROM memories ORDER BY importance DESC) m ON m.id = x.memory_id "
+        f"WHERE m.state = 'active' AND {condition} "
+        "AND e.kind IN (SELECT value FROM json_each(?)) "
+        "GROUP BY e.id ORDER BY count(*) DESC, e.name LIMIT ?",
+        [*params, json.dumps(kinds), limit],
+    )
+    return [(str(name), list(json.loads(ids))) for name, ids in rows]

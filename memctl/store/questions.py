@@ -1,0 +1,120 @@
+"""Questions a memory answers: their own rows (``memory_questions``, m013), full-text indexed
+and with a vector, each pointing at its memory.
+
+Recall searches them to find their memory (retrieve/stages/candidates.py); nothing shows
+their text as a memory's content. A memory's questions go with it: removed when it is
+deleted (soft or permanent, and when the undo of its creation deletes it), never found
+while it is not recallable (the memory filter applies to the memory they point at).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from memctl.model import now_iso
+from memctl.store.database import Database
+from memctl.store.fts import fts_phrases
+from memctl.store.memories import MemoryFilter
+
+QUESTIONS_PER_MEMORY = 3  # memories/questions.py MAX_QUESTIONS: how deep to read the hits
+
+
+def add_questions(
+    db: Database, memory_id: str, questions: Sequence[tuple[str, bytes]], model: str
+) -> int:
+    """Store (text, vector) questions of a memory; a question it already has is not stored
+    twice. Returns how many were new."""
+    rowid = db.value("SELECT rowid FROM memories WHERE id = ?", (memory_id,))
+    if rowid is None or not questions:
+        return 0
+    before = questions_count(db, memory_id)
+    at = now_iso()
+    for text, vector in questions:
+        db.execute(
+            "INSERT OR IGNORE INTO memory_questions (memory_rowid, text, embedding, model, "
+            "created_at) VALUES (?, ?, ?, ?, ?)",
+            (rowid, text, vector, model, at),
+        )
+    return questions_count(db, memory_id) - before
+
+
+def questions_count(db: Database, memory_id: str) -> int:
+    return int(
+        db.value(
+            "SELECT count(*) FROM memory_questions WHERE memory_rowid = "
+            "(SELECT rowid FROM memories WHERE id = ?)",
+            (memory_id,),
+        )
+        or 0
+    )
+
+
+def questions_of(db: Database, memory_id: str) -> list[str]:
+    """The questions a memory answers, in the order they were stored."""
+    return [
+        str(text)
+        for (text,) in db.tuples(
+            "SELECT q.text FROM memory_questions q JOIN memories m ON m.rowid = q.memory_rowid "
+            "WHERE m.id = ? ORDER BY q.rowid",
+            (memory_id,),
+        )
+    ]
+
+
+def delete_questions(db: Database, memory_ids: Iterable[str]) -> int:
+    """Remove every question of these memories; how many were removed."""
+    removed = 0
+    for memory_id in memory_ids:
+        removed += questions_count(db, memory_id)
+        db.execute(
+            "DELETE FROM memory_questions WHERE memory_rowid = "
+            "(SELECT rowid FROM memories WHERE id = ?)",
+            (memory_id,),
+        )
+    return removed
+
+
+def question_fts(
+    db: Database, phrases: Iterable[Sequence[str]], limit: int, where: MemoryFilter
+) -> list[tuple[str, float]]:
+    """(memory id, bm25 of its best matching question) of the memories passing ``where``
+    whose questions match any of ``phrases``, best first."""
+    match = fts_phrases(phrases)
+    if match is None or limit <= 0:
+        return []
+    condition, params = where.where()
+    hits = db.tuples(
+        "SELECT rowid, bm25(memory_questions_fts) AS score FROM memory_questions_fts "
+        "WHERE memory_questions_fts MATCH ? ORDER BY score LIMIT ?",
+        (match, limit * QUESTIONS_PER_MEMORY * 4),
+    )
+    if not hits:
+        return []
+    owners = dict(
+        db.tuples(
+            "SELECT q.rowid, m.id FROM memory_questions q "
+            "JOIN memories m ON m.rowid = q.memory_rowid "
+            f"WHERE q.rowid IN ({', '.join('?' * len(hits))}) AND {condition}",
+            [*(rowid for rowid, _ in hits), *params],
+        )
+    )
+    best: dict[str, float] = {}
+    for rowid, score in hits:  # best first: a memory keeps its best question's score
+        if rowid in owners:
+            best.setdefault(str(owners[rowid]), float(score))
+    return list(best.items())[:limit]
+
+
+def question_vectors(db: Database, model: str, where: MemoryFilter) -> list[tuple[str, bytes]]:
+    """(memory id, vector) of every question made by ``model`` whose memory passes
+    ``where``."""
+    condition, params = where.where()
+    return [
+        (str(memory_id), bytes(vector))
+        for memory_id, vector in db.tuples(
+            "SELECT m.id, q.embedding FROM memory_questions q "
+            "JOIN memories m ON m.rowid = q.memory_rowid "
+            f"WHERE q.embedding IS NOT NULL AND q.model = ? AND {condition}",
+            [model, *params],
+        )
+    ]

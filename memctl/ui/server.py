@@ -1,0 +1,52 @@
+"""The viewer's server: 127.0.0.1 only, on a free port (or the one asked for), until ^C."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable
+
+from memctl.api.config import Context, Settings
+from memctl.errors import UsageError
+from memctl.ui.app import build_app
+from memctl.ui.security import LOGIN_PATH, Keys, hosts_for
+
+LOOPBACK = "127.0.0.1"
+BACKLOG = 128  # connections waiting to be accepted (the kernel's usual somaxconn)
+
+
+def listen(port: int) -> socket.socket:
+    """A listening socket on the loopback interface (``port`` 0: a free one)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a restart within TIME_WAIT
+    try:
+        sock.bind((LOOPBACK, port))
+    except OSError as error:
+        sock.close()
+        raise UsageError(
+            f"cannot listen on {LOOPBACK}:{port}: {error.strerror}; give another port "
+            "(0: a free one)",
+            ["port"],
+        ) from None
+    sock.listen(BACKLOG)
+    return sock
+
+
+def serve(settings: Settings, port: int, ready: Callable[[str], None]) -> None:
+    """Serve the viewer; ``ready`` is told the one-time sign-in URL once it answers."""
+    import uvicorn  # the MCP SDK's server, installed with it
+
+    sock = listen(port)  # a port taken is said before the model loads
+    with Context(settings) as loading:
+        embedder = loading.embedder  # one model for every thread, loaded before the URL shows
+    bound = sock.getsockname()[1]
+    keys = Keys(hosts_for(bound))
+    app, viewer = build_app(settings, keys, embedder)
+    config = uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False)
+    server = uvicorn.Server(config)
+    url = f"http://{LOOPBACK}:{bound}{LOGIN_PATH}?token={keys.token}"
+    try:
+        ready(url)
+        server.run(sockets=[sock])
+    finally:
+        viewer.close()
+        sock.close()

@@ -1,0 +1,87 @@
+"""Identity files as untrusted input (issue 34, item 1): a cloned repository's
+``.memctl/identity.md`` that is a symbolic link, or sits in a linked folder, is never
+read; a FIFO there never hangs the session-start hook; a secret typed into one is
+redacted. Each refusal is said in the block and by `memctl doctor`. Real hook processes."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from tests.conftest import run_cli
+
+KEY_TEXT = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAE\n"
+GITHUB_TOKEN = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+HOOK_SECONDS = 20  # far past a session start's time: a hook waiting on a FIFO never returns
+
+
+def _start(project: Path) -> str:
+    """The context block the session-start hook gives a session in ``project``."""
+    payload = json.dumps({"session_id": "s1", "cwd": str(project)})
+    done = run_cli("hook", "claude-code", "SessionStart", input=payload, timeout=HOOK_SECONDS)
+    assert done.returncode == 0, done.stderr
+    if not done.stdout:
+        return ""
+    return str(json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"])
+
+
+def _doctor() -> str:
+    return run_cli("doctor").stdout
+
+
+def test_a_symlinked_project_identity_file_is_never_read(tmp_path: Path) -> None:
+    project = Path.cwd()
+    secret = tmp_path / "id_rsa"
+    secret.write_text(KEY_TEXT)
+    (project / ".memctl").mkdir()
+    (project / ".memctl" / "identity.md").symlink_to(secret)
+    block = _start(project)
+    assert "OPENSSH" not in block and "b3BlbnNzaC1rZXkt" not in block
+    assert "symbolic link" in block
+    assert "symbolic link" in _doctor()
+
+
+def test_an_identity_file_in_a_linked_folder_is_never_read(tmp_path: Path) -> None:
+    project = Path.cwd()
+    elsewhere = tmp_path / "dot-ssh"
+    elsewhere.mkdir()
+    (elsewhere / "identity.md").write_text("the deploy key is in here: " + KEY_TEXT)
+    (project / ".memctl").symlink_to(elsewhere)
+    block = _start(project)
+    assert "deploy key" not in block
+    assert "symbolic link" in block
+
+
+def test_a_fifo_identity_file_does_not_hang_the_session_start() -> None:
+    project = Path.cwd()
+    (project / ".memctl").mkdir()
+    os.mkfifo(project / ".memctl" / "identity.md")
+    block = _start(project)  # returns: run_cli's timeout fails the test if it hangs
+    assert "FIFO" in block
+    assert "FIFO" in _doctor()
+
+
+def test_a_secret_typed_into_an_identity_file_is_redacted(home: Path) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "identity.md").write_text(
+        f"I'm Dana; answer briefly.\nmy github token is {GITHUB_TOKEN}\n"
+        "<private>my home address is 4 Elm Row</private>\n"
+    )
+    block = _start(Path.cwd())
+    assert "I'm Dana; answer briefly." in block
+    assert GITHUB_TOKEN not in block and "Elm Row" not in block
+    assert "[REDACTED" in block
+    assert "redacted" in _doctor()
+
+
+def test_a_symlinked_project_config_is_refused_in_one_line(tmp_path: Path) -> None:
+    project = Path.cwd()
+    elsewhere = tmp_path / "their-config.yaml"
+    elsewhere.write_text("ollama:\n  host: http://attacker.example:11434\n")
+    (project / ".memctl").mkdir()
+    (project / ".memctl" / "config.yaml").symlink_to(elsewhere)
+    done = run_cli("config", "show")
+    assert done.returncode != 0
+    assert "symbolic link" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert "attacker" not in done.stdout + done.stderr

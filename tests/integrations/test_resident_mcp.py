@@ -1,0 +1,84 @@
+"""The MCP server's searches take their vectors from the resident recall process while
+one runs (issue 37: the first memory_search loaded the model, 4.7-5.3 s), and load
+their own, starting nothing, when none runs. Real processes, the real SDK client.
+``benchmarks/mcp_first_search.py`` times the first search with the real model."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import numpy as np
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from memctl.embed.hashed import HashEmbedder
+from memctl.integrations import resident
+from tests.integrations.test_integrations_mcp import text
+from tests.integrations.test_resident import ON, daemon, said, served
+from tests.integrations.test_resident_requests import memctl
+
+__all__ = ["daemon"]  # the fixture, used by name below
+
+QUERIES = ("how do we deploy", "who reviews billing changes?")
+
+
+async def searches(home: Path, env: dict[str, str]) -> list[dict[str, Any]]:
+    """memory_search's answers to QUERIES, and a session_search, in one MCP session."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "memctl", "-c", "llm=none", "mcp"],
+        env={"MEMCTL_HOME": str(home), "PATH": os.environ.get("PATH", ""), **env},
+    )
+    async with Client(params, mode="legacy") as client:
+        found = [
+            json.loads(text(await client.call_tool("memory_search", {"query": query})))
+            for query in QUERIES
+        ]
+        found.append(
+            json.loads(text(await client.call_tool("session_search", {"query": "deploy"})))
+        )
+    return found
+
+
+def contents(answer: dict[str, Any]) -> list[str]:
+    return [hit["content"] for hit in answer.get("results", [])]
+
+
+def test_memory_search_embeds_through_the_resident_process(home: Path, daemon: int) -> None:
+    hashed = {"MEMCTL_EMBEDDER": "hash"}
+    alone = anyio.run(searches, home, {**hashed, "MEMCTL_RECALL_RESIDENT": "off"})
+    before = served(home)
+    through = anyio.run(searches, home, {**hashed, **ON})
+    assert [contents(a) for a in through] == [contents(a) for a in alone]
+    assert "We deploy with make release from the main branch." in contents(through[0])
+    assert through[2] == alone[2]  # session_search: words only, no vectors
+    assert served(home) == before + len(QUERIES)  # one vector request a search
+
+
+def test_memory_search_without_a_resident_process_loads_its_own(home: Path) -> None:
+    hashed = {"MEMCTL_EMBEDDER": "hash"}
+    for fact in ("We deploy with make release from the main branch.",):
+        assert memctl("remember", fact).wait(timeout=120) == 0
+    alone = anyio.run(searches, home, {**hashed, "MEMCTL_RECALL_RESIDENT": "off"})
+    through = anyio.run(searches, home, {**hashed, **ON})
+    assert [contents(a) for a in through] == [contents(a) for a in alone]
+    assert contents(through[0]) == ["We deploy with make release from the main branch."]
+    assert resident.tell(home, "status") is None  # and it started none
+
+
+def test_a_bad_embed_request_is_one_error_and_the_server_serves_on(home: Path, daemon: int) -> None:
+    for texts in ([], [1], ["x"] * (resident.MAX_TEXTS + 1), "not a list"):
+        request = json.dumps({"stamp": resident.stamp(), "op": "embed", "texts": texts})
+        answer = said(home, request.encode() + b"\n")
+        assert answer == {"error": f"texts: expected a list of 1 to {resident.MAX_TEXTS} strings"}
+    good = resident.tell(home, "embed", texts=["how do we deploy", "who reviews?"]) or {}
+    embedder = HashEmbedder()
+    assert (good.get("name"), good.get("dim")) == (embedder.name, embedder.dim)
+    rows = np.frombuffer(base64.b64decode(str(good["vectors"])), dtype=np.float32)
+    assert np.allclose(rows.reshape(2, -1), embedder.embed(["how do we deploy", "who reviews?"]))

@@ -1,0 +1,174 @@
+"""Forgetting that forgets (issue 34, item 4): after `sessions forget`, `delete SESSION#N
+--permanent`, `forget SESSION#N` and `redact`, the text is in no place memctl keeps it:
+not in `sessions grep`, `show`, `get` or recall, and not in the bytes of the database, its
+WAL or the backups `maintain` made. Real processes on a real SQLite file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from memctl.api import memory as memory_api
+from memctl.api import sync as sync_api
+from tests.conftest import run_cli
+from tests.syncing import bare_repo, git, machine, shared
+
+# A message nobody else says: its words are indexed terms, its phrase a byte string.
+LEAK = "the vault combination is quokka7marmalade under the blue heron"
+WORD = "quokka7marmalade"
+OTHER = "we deploy the payments service with make release from main"
+BACKUPS = ["-c", "maintain.backups=3", "-c", "maintain.backup_every_hours=0"]
+
+
+def _transcript(path: Path, lines: list[tuple[str, str]]) -> Path:
+    path.write_text(
+        "".join(json.dumps({"role": r, "content": c}) + "\n" for r, c in lines), encoding="utf-8"
+    )
+    return path
+
+
+def _ok(*args: str) -> str:
+    done = run_cli(*args)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def _files_holding(home: Path, needle: str) -> list[str]:
+    """Every file under the data directory whose bytes hold ``needle``."""
+    raw = needle.encode()
+    return sorted(
+        str(p.relative_to(home)) for p in home.rglob("*") if p.is_file() and raw in p.read_bytes()
+    )
+
+
+def _stored(tmp_path: Path) -> tuple[Path, str]:
+    """A session holding LEAK, distilled, backed up; (its transcript, its id)."""
+    transcript = _transcript(
+        tmp_path / "leak.jsonl",
+        [
+            ("user", f"remember this: {LEAK}"),
+            ("assistant", "Noted, I will keep that in mind."),
+            ("user", f"also: {OTHER}"),
+        ],
+    )
+    _ok("ingest", "--transcript", str(transcript), "--wait")
+    _ok(*BACKUPS, "maintain")
+    session = json.loads(_ok("sessions", "list", "--all-scopes", "--json"))[0]["id"]
+    return transcript, session
+
+
+def test_sessions_forget_takes_the_text_out_of_every_place(home: Path, tmp_path: Path) -> None:
+    transcript, session = _stored(tmp_path)
+    assert _files_holding(home, WORD)  # the test sees it before: db, WAL or backup
+    assert WORD in _ok("sessions", "grep", WORD, "--all-scopes")
+    before = json.loads(_ok("recall", WORD, "--all-scopes", "--sessions", "--json"))
+    assert WORD in json.dumps(before["results"])
+
+    done = run_cli("sessions", "forget", session, "--yes", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["messages"] == 3 and report["backups_rewritten"]
+
+    assert WORD not in _ok("sessions", "grep", WORD, "--all-scopes")
+    shown = run_cli("sessions", "show", session)
+    assert shown.returncode != 0 and "forgotten" in shown.stderr
+    assert run_cli("get", f"{session}#1").returncode != 0
+    recalled = json.loads(_ok("recall", WORD, "--all-scopes", "--sessions", "--json"))
+    assert WORD not in json.dumps(recalled["results"])
+    assert _files_holding(home, WORD) == []
+    assert _files_holding(home, "blue heron") == []
+
+    # the cursor stays: the same transcript, and more of it, is never captured again
+    _ok("ingest", "--transcript", str(transcript), "--wait")
+    with transcript.open("a", encoding="utf-8") as more:
+        more.write(json.dumps({"role": "user", "content": f"again {WORD}"}) + "\n")
+    _ok("ingest", "--transcript", str(transcript), "--wait")
+    assert WORD not in _ok("sessions", "grep", WORD, "--all-scopes")
+    assert _files_holding(home, WORD) == []
+
+
+def test_delete_permanent_of_a_message_forgets_it_and_keeps_the_rest(
+    home: Path, tmp_path: Path
+) -> None:
+    _, session = _stored(tmp_path)
+    said = run_cli("delete", f"{session}#1", "--permanent")
+    assert said.returncode == 0, said.stderr
+    assert "forgot message" in said.stdout
+    assert WORD not in _ok("sessions", "show", session)
+    assert "payments service" in _ok("sessions", "show", session)  # the other messages stay
+    assert _files_holding(home, WORD) == []
+    # the message is known by its hash: capturing the transcript again stores nothing new
+    _ok("ingest", "--transcript", str(tmp_path / "leak.jsonl"))
+    assert WORD not in _ok("sessions", "show", session)
+
+
+def test_forget_of_a_message_forgets_it_everywhere(home: Path, tmp_path: Path) -> None:
+    _, session = _stored(tmp_path)
+    assert run_cli("forget", f"{session}#1").returncode == 0
+    assert WORD not in _ok("sessions", "grep", WORD, "--all-scopes")
+    assert _files_holding(home, WORD) == []
+
+
+def test_a_soft_delete_of_a_message_is_refused_in_one_line(tmp_path: Path) -> None:
+    _, session = _stored(tmp_path)
+    done = run_cli("delete", f"{session}#1")
+    assert done.returncode != 0
+    assert "no soft delete" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert WORD in _ok("sessions", "show", session)  # nothing was lost
+
+
+def test_delete_permanent_of_a_memory_takes_its_quotes_out_of_the_event_log(home: Path) -> None:
+    made = json.loads(_ok("remember", "the staging host is heron-quokka-staging", "--json"))
+    _ok(
+        "update", made["id"], "--text", f"the staging host is {WORD}-staging"
+    )  # the event quotes both
+    _ok(*BACKUPS, "maintain")
+    assert _files_holding(home, WORD)
+    _ok("delete", made["id"], "--permanent")
+    assert _files_holding(home, WORD) == []
+    assert _files_holding(home, "heron-quokka-staging") == []
+
+
+def test_redact_takes_one_value_out_of_every_session_and_memory(home: Path, tmp_path: Path) -> None:
+    _, session = _stored(tmp_path)
+    made = json.loads(_ok("remember", f"the vault opens with {WORD}", "--json"))
+    done = run_cli("redact", WORD, "--json")
+    assert done.returncode == 0, done.stderr
+    assert _files_holding(home, WORD) == []
+    assert "[REDACTED]" in _ok("sessions", "show", session)
+    assert "heron" in _ok("sessions", "show", session)  # the rest of the message stays
+    assert "[REDACTED]" in _ok("get", made["id"])
+
+
+def test_redact_refuses_a_value_too_short_to_be_one() -> None:
+    done = run_cli("redact", "yes")
+    assert done.returncode != 0 and "8 characters" in done.stderr
+
+
+def test_a_shared_memory_deleted_for_good_leaves_the_clone_and_goes_out_as_a_tombstone(
+    tmp_path: Path,
+) -> None:
+    remote = bare_repo(tmp_path)
+    ctx = machine(tmp_path, "laptop", remote)
+    sync_api.init(ctx, str(remote))
+    memory = shared(ctx, f"the release signing passphrase hint is {WORD}")
+    sync_api.sync(ctx, sync_api.SyncRequest())
+    home = ctx.settings.home
+    assert "sync/repo/memories" in " ".join(_files_holding(home, WORD))
+    memory_api.delete(ctx, memory.id, permanent=True)
+    assert _files_holding(home, WORD) == []  # the clone's work tree too
+    sync_api.sync(ctx, sync_api.SyncRequest())
+    head = git("--git-dir", str(remote), "grep", "-l", "state: deleted", "HEAD")
+    assert memory.id in head  # peers get the tombstone; the history keeps the old file
+    assert WORD not in git("--git-dir", str(remote), "grep", "-h", "-e", ".", "HEAD")
+    ctx.close()
+
+
+def test_purge_permanent_takes_the_quotes_out_too(home: Path) -> None:
+    made = json.loads(
+        _ok("remember", "the staging host is heron-quokka-staging", "-t", "ops", "--json")
+    )
+    _ok("update", made["id"], "--text", f"the staging host is {WORD}-staging")
+    assert _files_holding(home, "heron-quokka-staging")
+    _ok("purge", "--tag", "ops", "--permanent", "--yes")
+    assert _files_holding(home, WORD) == [] and _files_holding(home, "heron-quokka") == []

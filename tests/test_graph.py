@@ -1,0 +1,357 @@
+"""The knowledge graph: rules, storage, distillation, maintain, recall's graph stage, the
+`memctl graph` and `memctl profile` commands, on real SQLite files and the real CLI."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from memctl.api import sync as sync_api
+from memctl.api.memory import RememberRequest, remember
+from memctl.context import Context
+from memctl.ingest.entities import entities, triples
+from memctl.ingest.graph import Written, index, index_pending, parse_triples
+from memctl.maintain.profile import written
+from memctl.memories.operations import delete, forget
+from memctl.memories.provenance import origin
+from memctl.model import Memory, State
+from memctl.retrieve.pipeline import recall, run_stages, stages_for, start
+from memctl.retrieve.stages.graph import graph, is_synthetic
+from memctl.store import graph as store
+from memctl.store import memories as memory_store
+from memctl.store.profile import profile_lines, replace_profile
+from memctl.store.writes import Writer
+from memctl.sync.memfile import BadFile, parse, render
+from tests.conftest import run_cli
+from tests.ingesting import distil
+from tests.syncing import bare_repo, machine, shared
+
+
+def names(text: str) -> dict[str, str]:
+    return {e.name: e.kind for e in entities(text)}
+
+
+def said(text: str) -> set[tuple[str, str, str]]:
+    return {(t.subject.name, t.predicate, t.object.name) for t in triples(text)}
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "kind"),
+    [
+        ("Run `make test` before pushing", "make test", "command"),
+        ("The handler is in memctl/retrieve/graph.py", "memctl/retrieve/graph.py", "file"),
+        ("See github.com/simonw/llm for the plugin API", "simonw/llm", "repository"),
+        ("We moved the orders DB to PostgreSQL 16", "PostgreSQL", "service"),
+        ("Deploy with kubectl to staging", "Kubernetes", "service"),
+        ("The release is on 2024-03-01", "2024-03-01", "date"),
+        ("She grew up in Sweden and came here", "Sweden", "place"),
+        ("Later we asked Caroline about the plan", "Caroline", "person"),
+        ("the Atlas project ships on Friday", "Atlas", "project"),
+        ("Alice works at Acme since May", "Acme", "organisation"),
+    ],
+)
+def test_rules_find_each_kind_of_entity(text: str, name: str, kind: str) -> None:
+    assert names(text).get(name) == kind
+
+
+def test_aliases_fold_into_one_entity() -> None:
+    assert names("Postgres, postgresql and PostgreSQL 16") == {"PostgreSQL": "service"}
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("我们在上海市的公司用 PostgreSQL，张三先生负责。", {"上海市", "张三", "PostgreSQL"}),
+        ("田中さんはポストグレスを使う。東京都に住む。", {"田中", "東京都", "ポストグレス"}),
+        ("김민수 씨는 서울에서 Redis를 사용합니다.", {"김민수", "Redis"}),
+    ],
+)
+def test_cjk_text_still_names_its_entities(text: str, found: set[str]) -> None:
+    assert found <= set(names(text))
+
+
+def test_triples_from_the_speaker_and_between_entities() -> None:
+    assert ("Caroline", "moved from", "Sweden") in said(
+        "[8 May 2023] Caroline: I moved from Sweden four years ago."
+    )
+    assert ("Melanie", "signed up for", "pottery class") in said(
+        "Melanie: I just signed up for a pottery class yesterday."
+    )
+    assert ("Alice", "works at", "Acme") in said("Alice works at Acme.")
+    assert ("user", "prefers", "PostgreSQL") in said("The user prefers Postgres over MySQL.")
+    assert said("Thanks, that was great!") == set()
+
+
+def test_llm_triples_are_taken_only_in_their_shape() -> None:
+    given = [["Alice", "works at", "Acme"], {"subject": "api", "predicate": "uses", "object": "pg"}]
+    bad = ["x", ["only", "two"], [1, 2, 3], ["", "a", "b"], None]
+    found = parse_triples([*given, *bad])
+    assert [(t.subject.name, t.predicate, t.object.name) for t in found] == [
+        ("Alice", "works at", "Acme"),
+        ("api", "uses", "PostgreSQL"),
+    ]
+    assert parse_triples("not a list") == []
+
+
+def remembered(ctx: Context, text: str) -> str:
+    return remember(ctx, RememberRequest(text)).memory.id
+
+
+def test_maintain_reads_memories_merges_aliases_and_keeps_history(ctx: Context) -> None:
+    first = remembered(ctx, "Bob lives in Paris.")
+    remembered(ctx, "We use Postgres for the orders service.")
+    remembered(ctx, "The reporting job uses PostgreSQL 16.")
+    db = ctx.db
+    with db.atomic():  # an entity named with its version, as an LLM may give it
+        versioned = store.add_entity(db, "Redis 7", "redis 7", "service", "2024-01-01")
+        store.add_entity(db, "Redis", "redis", "service", "2024-01-01")
+    later = remembered(ctx, "Bob lives in Berlin.")
+    with db.atomic():  # a memory written before the graph existed: maintain reads it
+        Writer(db).create(Memory(content="Erin works at Umbrella."), None)
+    done = run_cli("maintain", "--only", "graph", "--json")
+    assert done.returncode == 0, done.stderr
+    counts = json.loads(done.stdout)["tasks"][0]["counts"]
+    # Redis 7 is merged into Redis, which nothing mentions: it goes too
+    assert counts == {"read": 1, "triples": 1, "merged": 1, "superseded": 1, "orphans": 1}
+    assert [t.text for t in store.triples_touching(db, [store.entity_id(db, "erin") or 0])] == [
+        "Erin → works at → Umbrella"
+    ]
+    assert store.get_entity(db, versioned) is None  # folded into Redis
+    shown = json.loads(run_cli("graph", "bob", "--json").stdout)
+    assert [(t["object"], t["sources"][0]["memory_id"]) for t in shown["relations"]] == [
+        ("Berlin", later)
+    ]
+    assert [(t["object"], t["state"]) for t in shown["history"]] == [("Paris", "superseded")]
+    assert shown["history"][0]["sources"][0]["memory_id"] == first
+    postgres = json.loads(run_cli("graph", "PostgreSQL 16", "--json").stdout)
+    assert postgres["entity"]["name"] == "PostgreSQL"
+    assert {"Postgres", "PostgreSQL 16"} <= set(postgres["entity"]["aliases"])
+
+
+def test_forgetting_drops_what_only_that_memory_stated(ctx: Context) -> None:
+    one = remembered(ctx, "Alice works at Acme.")
+    two = remembered(ctx, "Alice works at Acme, on billing.")
+    three = remembered(ctx, "Carol works at Initech.")
+    index_pending(ctx.db)
+    alice = store.entities_by_keys(ctx.db, ["alice"])["alice"].id
+    carol = store.entities_by_keys(ctx.db, ["carol"])["carol"].id
+    forget(ctx, one)
+    (left,) = store.triples_touching(ctx.db, [alice])
+    assert [s.memory_id for s in left.sources] == [two]  # still stated by the other
+    delete(ctx, three, permanent=True)
+    assert store.triples_touching(ctx.db, [carol], live_only=False) == []
+    delete(ctx, two)
+    assert store.triples_touching(ctx.db, [alice], live_only=False) == []
+
+
+def test_distillation_links_triples_to_their_session_message(
+    make_ctx: Callable[..., Context],
+) -> None:
+    ctx = make_ctx()
+    distil(ctx, "user: From now on we always deploy to Kubernetes with `make deploy`.\n")
+    every = store.triples_touching(ctx.db, [e.id for e in store.entities_like(ctx.db, "", 50)])
+    assert every, "distillation stored no triple"
+    assert all(s.message.startswith("session:s1#") for t in every for s in t.sources)
+    memory = memory_store.get_memory(ctx.db, every[0].sources[0].memory_id)
+    assert memory is not None and memory.session_id == "s1"
+
+
+def test_a_merge_reads_the_memory_again(ctx: Context) -> None:
+    kept = remembered(ctx, "Dana works at Globex.")
+    index_pending(ctx.db)
+    memory = memory_store.get_memory(ctx.db, kept)
+    assert memory is not None
+    with ctx.db.atomic():
+        Writer(ctx.db).update(memory, {"content": "Dana works at Hooli."})
+    assert index_pending(ctx.db) == (1, 1)
+    dana = store.entities_by_keys(ctx.db, ["dana"])["dana"].id
+    assert [t.object.name for t in store.triples_touching(ctx.db, [dana])] == ["Hooli"]
+
+
+def test_graph_stage_lifts_the_memory_of_a_two_hop_path(ctx: Context) -> None:
+    for text in (
+        "Alice lives in Berlin.",
+        "Bob moved to Berlin in 2020.",
+        "Bob works as a nurse at the city hospital.",
+        "The city hospital opened a new wing.",
+        "A person who moved flats has to do the paperwork for work.",
+        "What does a person do when work moved to another office?",
+        "Every person moved their desk; the work was done by Friday.",
+    ):
+        remembered(ctx, text)
+    index_pending(ctx.db)
+    found = recall(ctx, "what does the person who moved to Berlin do for work", touch=False)
+    lifted = [r for r in found.results if "works as a nurse" in r.memory.content]
+    assert lifted and "graph" in lifted[0].factors and lifted[0].factors["graph"] > 1
+    steps = [s for s in found.steps_of(lifted[0].memory.id) if s.stage == "graph"]
+    assert "Bob → moved to → Berlin; Bob → works as → nurse" in steps[0].why
+
+
+def test_graph_stage_is_quiet_without_a_known_entity(ctx: Context) -> None:
+    remembered(ctx, "Alice works at Acme.")
+    index_pending(ctx.db)
+    found = recall(ctx, "how do we release the mobile app", touch=False)
+    assert all("graph" not in r.factors or r.factors["graph"] == 1 for r in found.results)
+
+
+def test_cli_graph_lists_relations_with_sources_and_refuses_unknown_names(ctx: Context) -> None:
+    source = remembered(ctx, "Alice works at Acme.")
+    remembered(ctx, "Alicia joined the Atlas project.")
+    index_pending(ctx.db)
+    shown = run_cli("graph", "Acme")
+    assert shown.returncode == 0, shown.stderr
+    assert "Alice → works at → Acme" in shown.stdout and source[:8] in shown.stdout
+    listed = run_cli("graph")
+    assert "entities" in listed.stdout and "Alice (person)" in listed.stdout
+    missing = run_cli("graph", "Zanzibar")
+    assert missing.returncode == 3
+    assert missing.stderr.strip() == (
+        "memctl: error: no entity named 'Zanzibar' (memctl graph lists the known ones)"
+    )
+    several = run_cli("graph", "ali")
+    assert several.returncode == 2 and "names several entities" in several.stderr
+    blank = run_cli("graph", "  ")
+    assert blank.returncode == 2 and "give an entity's name" in blank.stderr
+
+
+def test_profile_is_written_with_sources_and_loses_lines_with_them(ctx: Context) -> None:
+    role = remember(ctx, RememberRequest("The user is a backend engineer", category="profile"))
+    rule = remember(ctx, RememberRequest("Always run ruff before committing", "preferences"))
+    remembered(ctx, "We use PostgreSQL for the orders service.")
+    remembered(ctx, "The billing job reads PostgreSQL replicas.")
+    done = run_cli("maintain", "--only", "graph,profile")
+    assert done.returncode == 0, done.stderr
+    lines = {(x.section, x.text): x.sources for x in profile_lines(ctx.db, None)}
+    assert lines[("role", "The user is a backend engineer")] == (role.memory.id,)
+    assert lines[("conventions", "Always run ruff before committing")] == (rule.memory.id,)
+    assert len(lines[("stack", "PostgreSQL")]) == 2
+    shown = run_cli("profile")
+    assert f"The user is a backend engineer [{role.memory.id[:8]}]" in shown.stdout
+    start = run_cli("context")
+    assert "role: The user is a backend engineer" in start.stdout
+    forget(ctx, role.memory.id)
+    assert ("role", "The user is a backend engineer") not in {
+        (x.section, x.text) for x in profile_lines(ctx.db, None)
+    }
+    assert "backend engineer" not in run_cli("profile").stdout
+
+
+def test_profile_dynamic_lines_come_from_the_latest_digests(ctx: Context) -> None:
+    digest = (
+        "Session of 2024-05-01 (claude-code) — port\n"
+        "Asked: port the parser to Rust\n"
+        "Decided: keep the Python CLI as the front end\n"
+        "Left open: `cargo test` still failing: 2 tests"
+    )
+    memory = remember(ctx, RememberRequest(digest, category="events", tags=("digest",))).memory
+    with ctx.db.atomic():
+        replace_profile(ctx.db, "global", written(ctx.db, "global", "2024-05-02T00:00:00Z"))
+    lines = {(x.section, x.text, x.sources) for x in profile_lines(ctx.db, ("global",))}
+    assert ("focus", "port the parser to Rust", (memory.id,)) in lines
+    assert ("decisions", "keep the Python CLI as the front end", (memory.id,)) in lines
+    assert ("open problems", "`cargo test` still failing: 2 tests", (memory.id,)) in lines
+    assert State.ACTIVE == memory.state
+
+
+def test_index_is_idempotent(ctx: Context) -> None:
+    memory_id = remembered(ctx, "Erin works at Umbrella.")
+    item = Written(memory_id, "Erin works at Umbrella.")
+    with ctx.db.atomic():
+        index(ctx.db, [item])
+        index(ctx.db, [item])
+    assert store.graph_counts(ctx.db) == {"entities": 2, "triples": 1, "superseded": 0}
+
+
+def test_triples_travel_with_their_memory_and_bad_ones_are_refused(tmp_path: Path) -> None:
+    remote = bare_repo(tmp_path)
+    a, b = machine(tmp_path, "a", remote), machine(tmp_path, "b", remote)
+    try:
+        sync_api.init(a, str(remote))
+        sync_api.init(b, str(remote))
+        memory = shared(a, "The billing service moved off the old cluster.")
+        given = parse_triples([["billing service", "runs on", "Nomad"]])  # as an LLM gives it
+        with a.db.atomic():
+            index(a.db, [Written(memory.id, memory.content, extra=given)])
+        sync_api.sync(a, sync_api.SyncRequest())
+        sync_api.sync(b, sync_api.SyncRequest())
+        nomad = store.entities_by_keys(b.db, ["nomad"])["nomad"].id
+        (came,) = store.triples_touching(b.db, [nomad])
+        assert came.text == "billing service → runs on → Nomad"
+        assert [s.memory_id for s in came.sources] == [memory.id]
+    finally:
+        a.close()
+        b.close()
+    text = render(Memory(content="fine", id="a" * 32), [], [("api", "uses", "x")])
+    assert "triples:\n- - api\n  - uses\n  - x" in text
+    assert parse(text, "a" * 32, "h", "global").triples == [("api", "uses", "x")]
+    for bad, why in (
+        ("triples: [[a, b]]", "a triple must be a list of 3 short strings"),
+        ("triples: [[a, b, ghp_" + "x1Y2z3" * 6 + "]]", "secret"),
+    ):
+        with pytest.raises(BadFile, match=why):
+            parse(text.split("triples:")[0] + bad + "\n", "a" * 32, "h", "global")
+
+
+def test_a_two_hop_path_no_candidate_states_is_one_synthetic_result(ctx: Context) -> None:
+    moved = remembered(ctx, "Bob moved to Berlin in 2020.")
+    works = remembered(ctx, "Bob works as a nurse.")
+    remembered(ctx, "Berlin has many parks.")
+    run = start(ctx, "what work does the person who moved to Berlin do")
+    before = run_stages(run, stages_for(run.params)[: stages_for(run.params).index(graph)])
+    kept = [c for c in before if c.id not in {moved, works}]
+    assert kept, "the test needs another candidate"
+    after = graph(run, kept)
+    (made,) = [c for c in after if is_synthetic(c.memory)]
+    assert made.memory.content == (
+        f"Bob → moved to → Berlin; Bob → works as → nurse (from memories {moved[:8]}, {works[:8]})"
+    )
+    found = recall(ctx, "what work does the person who moved to Berlin do")
+    assert all(not is_synthetic(r.memory) for r in found.results)  # both are candidates here
+    assert store.graph_counts(ctx.db)["triples"] == 2
+    assert origin(made.memory) == "knowledge graph"
+
+
+def test_a_superseded_memory_keeps_its_triple_as_history(ctx: Context) -> None:
+    old = remembered(ctx, "Dana uses Emacs.")
+    new = remembered(ctx, "Dana uses Vim.")
+    memory = memory_store.get_memory(ctx.db, old)
+    assert memory is not None
+    with ctx.db.atomic():
+        Writer(ctx.db).supersede(memory, new, "dedup")
+    assert run_cli("maintain", "--only", "graph").returncode == 0
+    shown = json.loads(run_cli("graph", "Dana", "--json").stdout)
+    assert [t["object"] for t in shown["relations"]] == ["Vim"]
+    (was,) = shown["history"]
+    assert (was["object"], was["state"]) == ("Emacs", "superseded")
+    assert was["superseded_by"] == shown["relations"][0]["id"]
+    assert was["sources"] == [{"memory_id": old, "message": "", "state": "superseded"}]
+
+
+def test_coding_facts_relate_their_project_commands_and_fixes(
+    make_ctx: Callable[..., Context],
+) -> None:
+    assert said_of("tests run with `mix test` (passed on 2026-02-12)", "spotter") == {
+        ("spotter", "tests run with", "mix test")
+    }
+    fixed = (
+        "`python run.py` failed: ModuleNotFoundError → fixed by editing run.py, "
+        "setup.cfg and `pip install -r requirements.txt`"
+    )
+    assert said_of(fixed, "demo") == {
+        ("python run.py", "fixed by", "run.py"),
+        ("python run.py", "fixed by", "setup.cfg"),
+        ("python run.py", "fixed by", "pip install -r requirements.txt"),
+    }
+    ctx = make_ctx()
+    with ctx.db.atomic():
+        memory = Writer(ctx.db).create(Memory(content="lint runs with `ruff check`"), None)
+    index_pending(ctx.db)
+    (triple,) = store.triples_touching(ctx.db, [store.entity_id(ctx.db, "ruff check") or 0])
+    assert triple.text == f"{memory.scope} → lint run with → ruff check"
+
+
+def said_of(text: str, project: str) -> set[tuple[str, str, str]]:
+    return {(t.subject.name, t.predicate, t.object.name) for t in triples(text, project=project)}

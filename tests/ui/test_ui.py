@@ -1,0 +1,242 @@
+"""memctl ui in-process (Starlette's TestClient): each page's data, and every refusal."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from memctl.api import memory as memory_api
+from memctl.api.memory import RememberRequest
+from memctl.config.settings import load_settings
+from memctl.context import Context
+from memctl.ingest.capture import IngestOptions, capture
+from memctl.ingest.pipeline import run_session
+from memctl.ui.app import build_app
+from memctl.ui.security import COOKIE, Keys
+from memctl.ui.views import PAGE_SIZE
+from tests.conftest import ROOT, run_cli
+from tests.fakes import HashEmbedder
+from tests.ingesting import SESSION, fixture, ingest_text
+
+HOSTILE = (
+    "Deploy note <script>alert('x')</script> </textarea><img src=x onerror=alert(1)> "
+    + "long " * 200_000
+)
+HOST = "testserver"
+
+
+@pytest.fixture
+def stored(make_ctx: Any) -> Context:
+    ctx: Context = make_ctx()
+    capture(ctx, fixture("claude-code.jsonl"), IngestOptions())
+    run_session(ctx, SESSION)
+    ingest_text(ctx, "user: please fix the flaky login test\nassistant: done\n", "here-1")
+    memory_api.remember(ctx, RememberRequest("The staging database is PostgreSQL 16"))
+    return ctx
+
+
+@pytest.fixture
+def keys() -> Keys:
+    return Keys(frozenset({HOST}))
+
+
+@pytest.fixture
+def anonymous(stored: Context, keys: Keys) -> Iterator[TestClient]:
+    app, viewer = build_app(load_settings(), keys, HashEmbedder())
+    with TestClient(app, base_url=f"http://{HOST}", follow_redirects=False) as client:
+        yield client
+    viewer.close()
+
+
+@pytest.fixture
+def client(anonymous: TestClient, keys: Keys) -> TestClient:
+    assert keys.token is not None
+    signed = anonymous.get(f"/login?token={keys.token}")
+    assert signed.status_code == 303 and signed.headers["location"] == "/projects"
+    cookie = signed.headers["set-cookie"].lower()
+    assert "httponly" in cookie and "samesite=strict" in cookie
+    return anonymous
+
+
+def test_the_sign_in_link_works_once_and_nothing_opens_without_it(
+    anonymous: TestClient, keys: Keys
+) -> None:
+    token = keys.token
+    assert anonymous.get("/projects").status_code == 401
+    assert anonymous.get("/projects.json").status_code == 401
+    assert anonymous.get("/login?token=wrong").status_code == 403
+    assert anonymous.get(f"/login?token={token}").status_code == 303
+    assert anonymous.get("/projects").status_code == 200
+    anonymous.cookies.clear()
+    assert anonymous.get(f"/login?token={token}").status_code == 403  # spent
+    assert anonymous.get("/projects").status_code == 401
+    anonymous.cookies.set(COOKIE, "forged")
+    assert anonymous.get("/projects").status_code == 401
+
+
+def test_a_foreign_host_is_refused_even_signed_in(client: TestClient) -> None:
+    refused = client.get("/projects", headers={"host": "evil.example:80"})
+    assert refused.status_code == 403 and "evil.example" in refused.text
+
+
+def test_every_answer_forbids_outside_resources_and_framing(client: TestClient) -> None:
+    page = client.get("/projects")
+    assert "default-src 'none'" in page.headers["content-security-policy"]
+    assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
+    assert page.headers["x-content-type-options"] == "nosniff"
+    assert "http://" not in page.text.replace(f"http://{HOST}", "")  # nothing loaded elsewhere
+
+
+def test_projects_page(client: TestClient, stored: Context) -> None:
+    data = client.get("/projects.json").json()
+    paths = {p["path"] for p in data["projects"]}
+    assert "/home/alice/src/widget" in paths
+    here = next(p for p in data["projects"] if p["current"])
+    assert here["scope"] == stored.settings.project_scope and here["sessions"] == 1
+    html = client.get("/").text
+    assert "/home/alice/src/widget" in html and 'aria-current="page"' in html
+
+
+def test_sessions_and_one_session(client: TestClient, stored: Context) -> None:
+    data = client.get("/sessions.json").json()
+    titles = {s["id"]: s["title"] for s in data["sessions"]}
+    assert titles["here-1"] == "please fix the flaky login test"
+    assert titles[SESSION] == "Deploy pipeline and editor setup"
+    one = client.get(f"/sessions/{SESSION}.json").json()
+    assert one["total"] == 9 and len(one["messages"]) == 9 and one["pages"] == 1
+    marked = client.get(f"/sessions/{SESSION}.json?from=4&to=5").json()
+    assert [m["seq"] for m in marked["messages"] if m["marked"]] == [4, 5]
+    assert client.get("/sessions/nope.json").status_code == 404
+    assert "no stored session" in client.get("/sessions/nope").text
+
+
+def test_memories_memory_and_its_sources(client: TestClient, stored: Context) -> None:
+    listed = client.get("/memories.json").json()["memories"]
+    distilled = next(m for m in listed if m["source"].startswith("session:"))
+    one = client.get(f"/memories/{distilled['id']}.json").json()
+    assert one["origins"] and one["origins"][0]["session_id"] == SESSION
+    assert one["events"][0]["action"] == "create"
+    page = client.get(f"/memories/{distilled['id']}").text
+    origin = one["origins"][0]
+    assert f"/sessions/{SESSION}?from={origin['first']}&amp;to={origin['last']}" in page
+
+
+def test_recall_labels_and_explains(client: TestClient) -> None:
+    data = client.get("/recall.json", params={"q": "staging database PostgreSQL"}).json()
+    first = data["results"][0]
+    assert "PostgreSQL 16" in first["content"] and first["label"] in ("clear", "possible")
+    assert first["explain"]["legs"] and first["explain"]["factors"]
+    assert client.get("/recall.json").json()["results"] == []
+
+
+def test_hostile_text_is_shown_as_text(client: TestClient, stored: Context) -> None:
+    memory = memory_api.remember(stored, RememberRequest(HOSTILE[:99_000])).memory
+    page = client.get(f"/memories/{memory.id}")
+    assert page.status_code == 200
+    assert "<script>alert" not in page.text and "&lt;script&gt;alert" in page.text
+    assert "<img src=x" not in page.text and "&lt;/textarea&gt;" in page.text
+    assert page.text.count("</textarea>") == 1  # the edit form's own
+    listed = client.get("/memories").text
+    assert "<script>alert" not in listed
+
+
+def test_forget_pin_edit_and_undo_are_posts_with_the_form_token(
+    client: TestClient, stored: Context, keys: Keys
+) -> None:
+    memory = memory_api.remember(stored, RememberRequest("Releases are cut on Mondays")).memory
+    base = f"/memories/{memory.id}"
+    assert client.get(f"{base}/forget").status_code == 405  # a GET changes nothing
+    assert client.post(f"{base}/forget", data={}).status_code == 403  # no form token
+    assert client.post(f"{base}/forget", data={"csrf": "guess"}).status_code == 403
+    assert memory_api.get(stored, memory.id).memory.state == "active"
+    done = client.post(f"{base}/forget", data={"csrf": keys.csrf})
+    assert done.status_code == 303 and done.headers["location"].startswith(base + "?said=")
+    assert "forgot" in client.get(done.headers["location"]).text
+    assert memory_api.get(stored, memory.id).memory.state == "archived"
+    runs = client.get("/runs.json").json()["runs"]
+    forgot = next(r for r in runs if r["kind"] == "edit" and r["undoable"])
+    assert forgot["door"] == "ui" and forgot["notes"] == [f"forget {memory.id[:8]}"]
+    undone = client.post(f"/runs/{forgot['id']}/undo", data={"csrf": keys.csrf})
+    assert undone.status_code == 303
+    assert client.get("/runs.json").json()["runs"][0]["door"] == "ui"  # the undo's run
+    assert memory_api.get(stored, memory.id).memory.state == "active"
+    client.post(f"{base}/pin", data={"csrf": keys.csrf})
+    assert memory_api.get(stored, memory.id).memory.kind == "pinned"
+    client.post(f"{base}/edit", data={"csrf": keys.csrf, "text": "Releases are cut on Tuesdays"})
+    assert memory_api.get(stored, memory.id).memory.content == "Releases are cut on Tuesdays"
+    empty = client.post(f"{base}/edit", data={"csrf": keys.csrf, "text": "  "})
+    assert empty.status_code == 400 and "needs some text" in empty.text
+
+
+def test_a_change_from_another_site_is_refused(
+    client: TestClient, stored: Context, keys: Keys
+) -> None:
+    memory = memory_api.remember(stored, RememberRequest("Backups run nightly")).memory
+    url = f"/memories/{memory.id}/forget"
+    form = {"csrf": keys.csrf}
+    foreign = client.post(url, data=form, headers={"origin": "http://evil.example"})
+    assert foreign.status_code == 403
+    cross = client.post(url, data=form, headers={"sec-fetch-site": "cross-site"})
+    assert cross.status_code == 403
+    assert memory_api.get(stored, memory.id).memory.state == "active"
+    own = client.post(url, data=form, headers={"origin": f"http://{HOST}"})
+    assert own.status_code == 303
+
+
+def test_memory_pages_follow_each_other(client: TestClient, stored: Context) -> None:
+    for n in range(PAGE_SIZE + 5):
+        memory_api.remember(stored, RememberRequest(f"Fact number {n} about the build"))
+    first = client.get("/memories.json").json()
+    assert len(first["memories"]) == PAGE_SIZE and first["next"]
+    second = client.get("/memories.json", params={"after": first["next"]}).json()
+    ids = [m["id"] for m in first["memories"] + second["memories"]]
+    assert len(ids) == len(set(ids)) and len(second["memories"]) >= 5
+    assert client.get("/memories.json", params={"after": "junk"}).status_code == 400
+
+
+def test_the_speed_benchmark_requests_every_page(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "ui_speed.py"), "--memories", "120"]
+        + ["--sessions", "30", "--messages", "3", "--repeat", "2", "--cache", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    for page in ("projects", "a session", "a memory", "recall", "runs"):
+        assert any(line.startswith(page + " ") for line in done.stdout.splitlines()), page
+
+
+def test_a_session_line_of_a_megabyte_of_markup_is_shown_as_text(
+    client: TestClient, stored: Context
+) -> None:
+    line = "<img src=x onerror=alert(1)></pre>" + "x" * 1_000_000
+    ingest_text(stored, f"user: {line}\nassistant: ok\n", "huge-1")
+    page = client.get("/sessions/huge-1")
+    assert page.status_code == 200 and len(page.text) > 1_000_000
+    assert "<img src=x" not in page.text and "&lt;/pre&gt;" in page.text
+    listed = client.get("/sessions.json").json()["sessions"]
+    title = next(s["title"] for s in listed if s["id"] == "huge-1")
+    assert title.startswith("<img src=x") and len(title) <= 60  # condensed, shown escaped
+
+
+def test_a_port_in_use_is_one_line() -> None:
+    import socket
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen(1)
+    try:
+        done = run_cli("ui", "--port", str(taken.getsockname()[1]))
+    finally:
+        taken.close()
+    assert done.returncode == 2 and done.stdout == ""
+    (line,) = done.stderr.strip().splitlines()
+    assert "cannot listen on 127.0.0.1:" in line and "Address already in use" in line
+    assert line.endswith("give another --port (0: a free one)")  # the CLI's spelling
