@@ -180,10 +180,11 @@ class _Builder:
         if memory.id in self.seen or key in self.seen:
             return  # each fact once
         self.seen |= {memory.id, key}
-        content = unsaid(memory.content, self.said) if DIGEST_TAG in memory.tags else key
-        if not content:
-            return
-        shown = replace(memory, content=content) if DIGEST_TAG in memory.tags else memory
+        shown = memory
+        if DIGEST_TAG in memory.tags:  # without the facts the block gives already
+            shown = replace(memory, content=unsaid(memory.content, self.said))
+            if not shown.content:
+                return
         host = self.host_of(memory.id)
         refused = start_refusal(memory, host, self.trust)
         item = self._item(layer, section, shown, why, origin(memory, host), cap)
