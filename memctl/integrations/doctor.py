@@ -126,6 +126,9 @@ def hook_checks(home: Path, captured: dict[str, str] | None = None) -> list[Chec
 PROGRAM = re.compile(r"""(/[^\s"',;\\]+/bin/(?:memctl|python[0-9.]*))(?=[\s"',;\\]|$)""")
 
 
+PROSE = (".md", ".mdc")  # the instruction files memctl writes a block into
+
+
 def programs_check(home: Path) -> Check:
     """Every program named in a file memctl wrote (hooks, MCP entries, the launcher) still
     exists: a clone moved or deleted breaks every assistant without a word."""
@@ -135,8 +138,8 @@ def programs_check(home: Path) -> Check:
     for _run, manifest in runs(home):
         for entry in manifest.get("entries", []):
             path = Path(entry["path"])
-            if entry.get("undone") or not path.is_file():
-                continue
+            if entry.get("undone") or path.suffix in PROSE or not path.is_file():
+                continue  # instructions are prose: a path there runs nothing
             text = path.read_text(encoding="utf-8", errors="replace")
             for program in PROGRAM.findall(text):
                 if not Path(program).exists():
