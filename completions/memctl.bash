@@ -110,7 +110,7 @@ _memctl_spec() {
             valopts="--tool"
             ;;
         "uninstall")
-            opts="--tool --project --force --json -h --help"
+            opts="--tool --project --force --purge --yes --json -h --help"
             valopts="--tool"
             ;;
         "hook")
@@ -170,7 +170,7 @@ _memctl_spec() {
             valopts="--port"
             ;;
         "install")
-            cmds="opencode cursor claude-code codex cron status uninstall"
+            cmds="opencode cursor claude-code codex cron completions status uninstall"
             opts="-h --help"
             ;;
         "install opencode")
@@ -187,6 +187,9 @@ _memctl_spec() {
             ;;
         "install cron")
             opts="--systemd --dry-run --json -h --help"
+            ;;
+        "install completions")
+            opts="--dry-run --json -h --help"
             ;;
         "install status")
             opts="--project --json -h --help"

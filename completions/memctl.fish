@@ -35,7 +35,7 @@ complete -c memctl -n '__fish_use_subcommand' -a 'ingest' -d 'Store a conversati
 complete -c memctl -n '__fish_use_subcommand' -a 'runs' -d 'Runs (ingest, import, maintain, sync, undo, and each edit), newest first, with their counts and tokens, and the LLM tokens used today against llm.daily_token_budget (or one run in full).'
 complete -c memctl -n '__fish_use_subcommand' -a 'undo' -d 'Revert every memory change of one run (created memories become deleted); without RUN_ID, the newest edit (remember, update, forget, delete, link, unlink, purge) not undone yet.'
 complete -c memctl -n '__fish_use_subcommand' -a 'init' -d 'Set up the assistants found here: register memctl\'s MCP server and write instructions (CLAUDE.md, AGENTS.md, Cursor rules) and Claude Code\'s /recall, /remember and /forget. Every changed file is backed up first.'
-complete -c memctl -n '__fish_use_subcommand' -a 'uninstall' -d 'Undo `memctl install` and `memctl init`: put back every file they changed.'
+complete -c memctl -n '__fish_use_subcommand' -a 'uninstall' -d 'Undo `memctl install` and `memctl init`: put back every file they changed. --purge also stops the resident process and removes the data directory and the model cache.'
 complete -c memctl -n '__fish_use_subcommand' -a 'hook' -d 'Run by an assistant\'s hooks: reads its JSON on stdin (Codex notify: the last argument); at session start prints the context block, at the end captures the transcript. Never fails the session: errors go to $MEMCTL_HOME/logs/hooks.log.'
 complete -c memctl -n '__fish_use_subcommand' -a 'mcp' -d 'Serve memctl\'s tools (memory_search, memory_store, ...) and resources over MCP on stdio, for an assistant to start. `memctl init` registers it.'
 complete -c memctl -n '__fish_use_subcommand' -a 'sessions' -d 'The stored sessions: list, show, grep, expand and forget them.'
@@ -238,6 +238,8 @@ complete -c memctl -n '__fish_seen_subcommand_from init' -s h -l help -d 'Show t
 complete -c memctl -n '__fish_seen_subcommand_from uninstall' -l tool -x -d 'Only this assistant (claude-code, codex, opencode, cursor); repeatable.'
 complete -c memctl -n '__fish_seen_subcommand_from uninstall' -l project -d 'Set up the current repository instead of your user.'
 complete -c memctl -n '__fish_seen_subcommand_from uninstall' -l force -d 'Restore files even if they changed since.'
+complete -c memctl -n '__fish_seen_subcommand_from uninstall' -l purge -d 'Also stop the resident process and remove the data directory and the model cache (asks first).'
+complete -c memctl -n '__fish_seen_subcommand_from uninstall' -l yes -d 'With --purge: do not ask.'
 complete -c memctl -n '__fish_seen_subcommand_from uninstall' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from uninstall' -s h -l help -d 'Show this message and exit.'
 
@@ -332,14 +334,15 @@ complete -c memctl -n '__fish_seen_subcommand_from ui' -l open -d 'Open the sign
 complete -c memctl -n '__fish_seen_subcommand_from ui' -s h -l help -d 'Show this message and exit.'
 
 # memctl install
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron status uninstall' -s h -l help -d 'Show this message and exit.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron status uninstall' -a 'opencode' -d 'Install opencode\'s hooks: a plugin that adds the context block to each session\'s system prompt and captures each session on session.idle and session.compacted.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron status uninstall' -a 'cursor' -d 'Install cursor\'s hooks: hooks.json: sessionStart prints the context block; stop, sessionEnd and subagentStop capture the transcript.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron status uninstall' -a 'claude-code' -d 'Install Claude Code\'s hooks (settings.json): SessionStart prints the context block; Stop, SubagentStop, SessionEnd and PreCompact capture the transcript.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron status uninstall' -a 'codex' -d 'Install Codex\'s hooks (hooks.json: SessionStart, Stop). Codex runs them only after you trust them in /hooks.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron status uninstall' -a 'cron' -d 'Run `memctl maintain` hourly: print a crontab line and a systemd user timer; --systemd writes the timer\'s two files (`memctl install uninstall cron` takes them out).'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron status uninstall' -a 'status' -d 'What is installed where, whether Codex\'s hooks are trusted, when each hook last ran and when each assistant\'s sessions were last captured.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron status uninstall' -a 'uninstall' -d 'Remove a client\'s hooks: put back the files `memctl install` changed, byte for byte.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron completions status uninstall' -s h -l help -d 'Show this message and exit.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron completions status uninstall' -a 'opencode' -d 'Install opencode\'s hooks: a plugin that adds the context block to each session\'s system prompt and captures each session on session.idle and session.compacted.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron completions status uninstall' -a 'cursor' -d 'Install cursor\'s hooks: hooks.json: sessionStart prints the context block; stop, sessionEnd and subagentStop capture the transcript.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron completions status uninstall' -a 'claude-code' -d 'Install Claude Code\'s hooks (settings.json): SessionStart prints the context block; Stop, SubagentStop, SessionEnd and PreCompact capture the transcript.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron completions status uninstall' -a 'codex' -d 'Install Codex\'s hooks (hooks.json: SessionStart, Stop). Codex runs them only after you trust them in /hooks.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron completions status uninstall' -a 'cron' -d 'Run `memctl maintain` hourly: print a crontab line and a systemd user timer; --systemd writes the timer\'s two files (`memctl install uninstall cron` takes them out).'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron completions status uninstall' -a 'completions' -d 'Put memctl on PATH (~/.local/bin/memctl, which runs this memctl), its man page where `man` finds it and bash, zsh and fish completions where each shell looks (backed up; `memctl install uninstall completions` takes them out).'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron completions status uninstall' -a 'status' -d 'What is installed where, whether Codex\'s hooks are trusted, when each hook last ran and when each assistant\'s sessions were last captured.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code codex cron completions status uninstall' -a 'uninstall' -d 'Remove a client\'s hooks: put back the files `memctl install` changed, byte for byte.'
 
 # memctl install opencode
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from opencode' -l project -d 'Set up the current repository instead of your user.'
@@ -377,6 +380,11 @@ complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subc
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from cron' -l dry-run -d 'Print a unified diff of every change; write nothing.'
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from cron' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from cron' -s h -l help -d 'Show this message and exit.'
+
+# memctl install completions
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from completions' -l dry-run -d 'Print a unified diff of every change; write nothing.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from completions' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from completions' -s h -l help -d 'Show this message and exit.'
 
 # memctl install status
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from status' -l project -d 'Set up the current repository instead of your user.'

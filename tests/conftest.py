@@ -36,11 +36,14 @@ def user_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(autouse=True)
 def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, user_cache: Path) -> Path:
     """A private home and an empty project directory; no MEMCTL_* or OLLAMA_HOST leaks in;
-    the session's user cache; no resident recall process."""
+    the session's user cache (matplotlib's too: nothing is written to the real HOME); no
+    resident recall process."""
     for var in list(os.environ):
         if var.startswith("MEMCTL_") or var == "OLLAMA_HOST":
             monkeypatch.delenv(var)
     monkeypatch.setenv("XDG_CACHE_HOME", str(user_cache))
+    # matplotlib (the benchmark plots) writes its font cache under ~/.config by default
+    monkeypatch.setenv("MPLCONFIGDIR", str(user_cache / "matplotlib"))
     home = tmp_path / "home"
     project = tmp_path / "project"
     project.mkdir()

@@ -11,7 +11,7 @@ from pathlib import Path
 from memctl.api.ingest import recover
 from memctl.context import Context
 from memctl.imports.files import expand
-from memctl.imports.pipeline import ImportOptions, import_files
+from memctl.imports.pipeline import WRITING, ImportOptions, import_files
 from memctl.ingest.run import start_run
 from memctl.model import State
 from memctl.store import memories as store
@@ -92,3 +92,31 @@ def test_a_memctl_jsonl_import_is_a_run_undo_reverts(home: Path, tmp_path: Path)
     assert run_cli("undo", run["id"]).returncode == 0
     listed = json.loads(run_cli("list", "--json").stdout)
     assert listed == []
+
+
+def test_ctrl_c_during_an_import_marks_its_run_interrupted_and_a_rerun_resumes(
+    make_ctx: Callable[..., Context], tmp_path: Path
+) -> None:
+    ctx = make_ctx()
+    note = tmp_path / "deploy.md"
+    note.write_text(
+        "# Deploys\n\nWe deploy the API with GitHub Actions every Friday.\n\n"
+        "The staging database is Postgres 16 on port 5433.\n"
+    )
+
+    def ctrl_c(stage: str, done: int, total: int) -> None:
+        if stage == WRITING and done:  # Ctrl-C as the first facts are written
+            raise KeyboardInterrupt
+
+    try:
+        import_files(ctx, expand([str(note)]), ImportOptions(), ctrl_c)
+    except KeyboardInterrupt:
+        pass
+    else:
+        raise AssertionError("the Ctrl-C did not reach the caller")
+    (run,) = [r for r in ctx.db.rows("SELECT id, status FROM runs WHERE kind = 'import'")]
+    assert run["status"] == "interrupted"
+    import_files(ctx, expand([str(note)]), ImportOptions())  # again: resumes
+    facts = active(ctx)
+    assert len(facts) == len(set(facts))  # nothing twice
+    assert any("GitHub Actions" in f for f in facts) and any("Postgres 16" in f for f in facts)

@@ -14,6 +14,7 @@ from memctl.maintain.forgetting import Forgotten, forget_memories, forget_sessio
 from memctl.maintain.forgetting import redact as redact_value
 from memctl.memories import operations
 from memctl.memories.operations import LINK_TYPES as LINK_TYPES  # link --type
+from memctl.memories.operations import MAX_CONTENT_CHARS as MAX_CONTENT_CHARS  # remember
 from memctl.memories.operations import Status
 from memctl.memories.questions import Questions
 from memctl.model import Event, Memory, Relation

@@ -43,9 +43,18 @@ def context(
         return
     for note in found.notes:
         warn(note)
-    sys.stdout.write((found.text() or "(nothing: memory holds nothing for this project)") + "\n")
+    sys.stdout.write((found.text() or f"(nothing: {why_empty(found)})") + "\n")
     if explain:
         _explain(found)
+
+
+def why_empty(found: Layered) -> str:
+    """Why a context block is empty: its budgets, what did not fit, or an empty memory."""
+    if not any(found.budgets.values()):
+        return "every context budget is 0 (context.*_budget, recall.context_budget, --budget)"
+    if found.dropped:
+        return f"{len(found.dropped)} item(s) did not fit the budgets; --explain names them"
+    return "memory holds nothing for this project"
 
 
 def _explain(found: Layered) -> None:

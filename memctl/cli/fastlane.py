@@ -191,16 +191,31 @@ def recall(options: dict[str, Any], args: argparse.Namespace) -> int:
     return 0
 
 
-def text_argument(text: str | None, what: str = "text") -> str:
-    """The argument, or stdin when it is '-' or absent and stdin is not a terminal."""
-    if text is not None and text != "-":
-        return text
+# The longest query: a pasted page. Recall embeds the first 256 tokens of it (MiniLM's
+# window), and a 1 MB query ran 16 s before this limit (issue 37).
+QUERY_LIMIT = 10_000
+
+
+def text_argument(text: str | None, what: str = "text", limit: int = QUERY_LIMIT) -> str:
+    """The argument, or stdin when it is '-' or absent and stdin is not a terminal; refused
+    at once, before any work, when it is over ``limit`` characters."""
+    if text is None or text == "-":
+        text = _stdin_text(what, limit)
+    if len(text) > limit:
+        raise InputError(f"the {what} is {len(text):,} characters; the limit is {limit:,}")
+    return text
+
+
+def _stdin_text(what: str, limit: int) -> str:
     if sys.stdin is None or sys.stdin.isatty():
         raise UsageError(f"give the {what} as an argument or on standard input")
-    data = sys.stdin.buffer.read()
+    data = sys.stdin.buffer.read(4 * limit + 4)  # at most 4 bytes a character, and 1 more
     if b"\x00" in data:
         raise InputError("standard input holds binary data, not text")
-    return data.decode("utf-8", errors="replace")
+    text = data.decode("utf-8", errors="replace")
+    if len(text) > limit or sys.stdin.buffer.read(1):
+        raise InputError(f"the {what} on standard input is over the limit of {limit:,} characters")
+    return text
 
 
 def settings(options: dict[str, Any]) -> Any:

@@ -136,8 +136,10 @@ def show_status(found: list[setup.ClientStatus], as_json: bool) -> None:
     for item in found:
         where = item.found.binary or (str(item.found.config_dir) if item.found.config_dir else "")
         hooks = "\n".join(item.hooks) or "-"
-        if item.trusted is not None and item.hooks:
-            hooks += "\ntrusted" if item.trusted else "\nNOT trusted:\nsee /hooks"
+        if item.untrusted:
+            hooks += "\nNOT trusted:\n" + "\n".join(item.untrusted) + "\nsee /hooks"
+        elif item.trusted is not None and item.hooks:
+            hooks += "\ntrusted"
         fired = "\n".join(f"{e} {setup.age(t)}" for e, t in item.fired.items()) or "never"
         table.add_row(
             item.client,
@@ -193,12 +195,49 @@ def uninstall(
     tool: ToolOption = None,
     project: ProjectOption = False,
     force: RestoreForceOption = False,
+    purge: Annotated[
+        bool,
+        typer.Option(
+            "--purge",
+            help="Also stop the resident process and remove the data directory and the model "
+            "cache (asks first).",
+        ),
+    ] = False,
+    yes: Annotated[bool, typer.Option("--yes", help="With --purge: do not ask.")] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Undo `memctl install` and `memctl init`: put back every file they changed."""
+    """Undo `memctl install` and `memctl init`: put back every file they changed. --purge
+    also stops the resident process and removes the data directory and the model cache."""
     home, run = home_and_launcher(ctx)
+    if purge:
+        _confirm_purge(home, tool, yes)
     place = setup.where(project, Path.cwd())
     names = tuple(tool or ())
     hooks = setup.uninstall("install", names, place, run, home, force)
     rest = setup.uninstall("init", names, place, run, home, force)
-    show_removal(setup.combine(hooks, rest), as_json)
+    show_removal(setup.combine(hooks, rest), as_json and not purge)
+    if purge:
+        from memctl.integrations.purge import purge as remove_all
+
+        stopped, removed = remove_all(home)
+        if as_json:
+            print_json({"resident_stopped": stopped, "removed_dirs": removed})
+            return
+        if stopped:
+            console.print("stopped the resident recall process")
+        for path in removed:
+            console.print(f"removed {path}")
+
+
+def _confirm_purge(home: Path, tool: list[str] | None, yes: bool) -> None:
+    from memctl.errors import UsageError
+    from memctl.integrations.purge import targets
+
+    if tool:
+        raise UsageError("--purge removes everything: it takes no --tool")
+    where = ", ".join(str(path) for path in targets(home)) or "nothing stored"
+    if yes:
+        return
+    if not sys.stdin.isatty():
+        raise UsageError("--purge removes every memory: confirm on a terminal, or add --yes")
+    typer.confirm(f"Remove every memory and file memctl wrote ({where})?", abort=True)

@@ -153,6 +153,18 @@ def schedule_text(ctx: typer.Context) -> str:
     return text(launcher(home), logs / "maintain.log", setup.where(False, Path.cwd()))
 
 
+@app.command("completions")
+def completions(
+    ctx: typer.Context, dry_run: DryRunOption = False, as_json: JsonOption = False
+) -> None:
+    """Put memctl on PATH (~/.local/bin/memctl, which runs this memctl), its man page where
+    `man` finds it and bash, zsh and fish completions where each shell looks (backed up;
+    `memctl install uninstall completions` takes them out)."""
+    home, run = home_and_launcher(ctx)
+    outcome = setup.install_shell(setup.where(False, Path.cwd()), run, home, dry_run)
+    show(outcome, dry_run, as_json)
+
+
 @app.command("status")
 def status(ctx: typer.Context, project: ProjectOption = False, as_json: JsonOption = False) -> None:
     """What is installed where, whether Codex's hooks are trusted, when each hook last ran
@@ -169,7 +181,9 @@ def uninstall(
     ctx: typer.Context,
     client: Annotated[
         str,
-        typer.Argument(metavar="CLIENT", help="claude-code, codex, opencode, cursor or cron."),
+        typer.Argument(
+            metavar="CLIENT", help="claude-code, codex, opencode, cursor, cron or completions."
+        ),
     ],
     project: ProjectOption = False,
     force: RestoreForceOption = False,

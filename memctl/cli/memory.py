@@ -11,6 +11,7 @@ from rich.table import Table
 
 from memctl.api import memory as api
 from memctl.api.memory import (
+    MAX_CONTENT_CHARS,
     SORTS,
     Filters,
     ListRequest,
@@ -62,7 +63,8 @@ def remember(
     """Store a pinned memory exactly as given (no LLM) and print its id."""
     context = open_context(ctx)
     tagged = tuple(tags_given(tags, tags_alias) or ())
-    request = RememberRequest(text_argument(text), category, tagged, importance, scope)
+    text = text_argument(text, "memory text", MAX_CONTENT_CHARS)
+    request = RememberRequest(text, category, tagged, importance, scope)
     found = api.remember(context, request)
     if found.existing:
         warn(f"already remembered in this scope: {found.memory.id} (not stored again)")

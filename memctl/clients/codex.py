@@ -34,10 +34,15 @@ CAPTURE_EVENTS = ("Stop", NOTIFY)  # notify: the event's JSON is its last argume
 PROMPT_EVENTS = ("UserPromptSubmit",)  # installed with --per-prompt; Claude Code's shape
 TRANSCRIPT_FORMAT = "codex"
 TRANSCRIPT_GLOBS = ("**/rollout-*.jsonl",)  # sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl
-TRUST_NOTE = (
-    "Codex runs hooks only after you trust them: start `codex`, type /hooks, and trust the "
-    "memctl hooks (`memctl install status` shows whether they are trusted)"
-)
+TRUST_FIX = "start `codex`, type /hooks and trust memctl's hooks"
+
+
+def trust_note(events: list[str]) -> str:
+    """What to do after memctl added or changed these hooks: Codex skips them until trusted."""
+    return (
+        f"Codex runs hooks only after you trust them: {TRUST_FIX} ({', '.join(events)}; "
+        "`memctl install status` shows which are trusted)"
+    )
 
 
 def codex_home(where: Where) -> Path:
@@ -185,6 +190,43 @@ def trusted(where: Where) -> list[str]:
         for key, value in state.items()
         if isinstance(value, dict) and value.get("trusted_hash") and target in key
     ]
+
+
+def snake(event: str) -> str:
+    """An event as Codex spells it in a trust key: UserPromptSubmit -> user_prompt_submit."""
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in event).lstrip("_")
+
+
+def hook_keys(hooks_file: Path, doc: dict[str, Any]) -> dict[str, str]:
+    """Each event of memctl's hooks in ``doc`` (hooks.json) -> the key Codex records its
+    trust under: ``<hooks.json>:<event in snake case>:<group index>:<hook index>``."""
+    keys = {}
+    for event, groups in (doc.get("hooks") or {}).items():
+        for index, group in enumerate(groups or []):
+            if is_ours(group):
+                mine = [i for i, h in enumerate(group["hooks"]) if is_ours({"hooks": [h]})]
+                keys[event] = f"{hooks_file}:{snake(event)}:{index}:{mine[0] if mine else 0}"
+    return keys
+
+
+def untrusted(where: Where) -> list[str]:
+    """The events of memctl's hooks in hooks.json that Codex has not been told to trust:
+    it skips them without a word."""
+    path = hooks_path(where)
+    doc = formats.load_json(path, path.read_bytes() if path.is_file() else None)
+    known = set(trusted(where))
+    return [event for event, key in hook_keys(path, doc).items() if key not in known]
+
+
+def changed_hooks(before: bytes | None, after: bytes | None, path: Path) -> list[str]:
+    """The events whose memctl hook a write of hooks.json adds or changes (each needs
+    trusting again: Codex's trust holds a hash of the hook)."""
+    old, new = (formats.load_json(path, data).get("hooks") or {} for data in (before, after))
+
+    def ours(hooks: dict[str, Any], event: str) -> list[Any]:
+        return [g for g in hooks.get(event) or [] if is_ours(g)]
+
+    return [event for event in new if ours(new, event) and ours(new, event) != ours(old, event)]
 
 
 def hook_files(where: Where) -> list[Path]:

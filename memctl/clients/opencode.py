@@ -12,9 +12,15 @@ own client and hands it, as ``opencode export`` prints it, to ``memctl hook
 opencode EVENT`` through a file that it unlinks at once (the process keeps it
 open), without waiting for memctl: OpenCode neither waits for nor outlives a capture.
 
-OpenCode 1.18 installs ``@opencode-ai/plugin`` from npm into its config directory
-once any plugin is configured, whatever the plugin imports (memctl's imports
-nothing); that is OpenCode's, once per directory, and not memctl's to avoid.
+OpenCode 1.18 installs ``@opencode-ai/plugin`` from npm into each of its config
+directories once any plugin is configured, whatever the plugin imports (memctl's imports
+nothing), and waits for it before the first model call: offline, about 70 s on every
+start. It skips the install when the directory has a ``node_modules`` directory and a
+``package-lock.json`` whose root lists every dependency of ``package.json`` and that
+package (its ``Npm.install``: ``checkNodeModules``, then ``checkDirty``). In a config
+directory with none of the three, ``memctl install opencode`` writes that lock and
+``node_modules/.memctl`` (removed by uninstall); ``offline_stall`` says when OpenCode
+would still go to npm.
 """
 
 from __future__ import annotations
@@ -49,8 +55,13 @@ STORAGE = (
     "storage"  # older versions: session/<project>/<id>.json, message/<session>/, part/<message>/
 )
 PLUGIN_MARK = "// memctl plugin"
-CONTEXT_WAIT_MS = 1000  # the longest a session's first model call waits for its context
+# The longest a session's first model call waits for its context: the hook takes 1.5-2 s
+# on a loaded 2-core machine (tests/e2e), and OpenCode offline no longer gives it 70 s.
+CONTEXT_WAIT_MS = 3000
 CONTEXT_FRESH_MS = 30_000  # a block asked for this recently serves a new session as it is
+# How the system prompts of OpenCode's own small tasks begin (its title agent, 1.18):
+# they get no context block.
+TASK_PROMPTS = ("You are a title generator",)
 
 PLUGIN = """\
 // memctl plugin: adds memctl's context block to OpenCode sessions and captures them
@@ -59,6 +70,7 @@ PLUGIN = """\
 const MEMCTL = __ARGV__;
 const WAIT_MS = __WAIT__;
 const FRESH_MS = __FRESH__;
+const TASKS = __TASKS__;
 
 export const MemctlPlugin = async ({ client, directory }) => {
   const context = () => {
@@ -108,7 +120,9 @@ export const MemctlPlugin = async ({ client, directory }) => {
       }
     },
     "experimental.chat.system.transform": async (input, output) => {
-      if (!input?.sessionID || !Array.isArray(output?.system)) return;  // titles, summaries
+      if (!input?.sessionID || !Array.isArray(output?.system)) return;  // summaries
+      const first = String(output.system[0] ?? "");
+      if (TASKS.some((task) => first.startsWith(task))) return;  // titles
       let timer;
       const late = new Promise((done) => { timer = setTimeout(() => done(""), WAIT_MS); });
       const text = await Promise.race([block, late]);
@@ -169,7 +183,80 @@ def plan_hooks(plan: Plan, where: Where, run: Launcher, timeout: int, remove: bo
     text = PLUGIN.replace("__ARGV__", json.dumps(run.words()))
     text = text.replace("__WAIT__", str(CONTEXT_WAIT_MS))
     text = text.replace("__FRESH__", str(CONTEXT_FRESH_MS))
+    text = text.replace("__TASKS__", json.dumps(list(TASK_PROMPTS)))
     plan.write(path, None if remove else text.encode(), NAME, "plugin")
+    _plan_offline(plan, path.parent.parent, remove)
+
+
+# What OpenCode installs into a config directory with a plugin (its Npm.install).
+PLUGIN_PACKAGE = "@opencode-ai/plugin"
+DEPENDENCY_KINDS = ("dependencies", "devDependencies", "peerDependencies", "optionalDependencies")
+LOCK = "package-lock.json"
+MODULES_MARK = "node_modules/.memctl"
+OFFLINE_LOCK = {
+    "lockfileVersion": 3,
+    "requires": True,
+    "packages": {"": {"dependencies": {PLUGIN_PACKAGE: "*"}}},
+}
+MODULES_TEXT = (
+    "Written by `memctl install opencode`, with ../package-lock.json, so that OpenCode does\n"
+    "not try to install @opencode-ai/plugin from npm at every start (memctl's plugin needs\n"
+    "nothing). A plugin of yours that imports the package at run time: `npm install\n"
+    "@opencode-ai/plugin` here. `memctl install uninstall opencode` removes both.\n"
+)
+
+
+def _dependencies(doc: dict[str, Any]) -> set[str]:
+    return {name for kind in DEPENDENCY_KINDS for name in (doc.get(kind) or {})}
+
+
+def offline_stall(base: Path) -> bool:
+    """Whether OpenCode, started with a plugin, would install from npm into config
+    directory ``base`` (and offline wait for the registry): its own check, mirrored."""
+    if not base.is_dir() or not os.access(base, os.W_OK):
+        return False  # OpenCode installs nothing where it cannot write
+    if not (base / "node_modules").exists():
+        return True
+    wanted = _dependencies(_json_file(base / "package.json")) | {PLUGIN_PACKAGE}
+    lock = _json_file(base / LOCK).get("packages")
+    root = lock.get("") if isinstance(lock, dict) else None
+    return bool(wanted - _dependencies(root if isinstance(root, dict) else {}))
+
+
+def _has_packages(base: Path) -> bool:
+    return any((base / name).exists() for name in ("node_modules", "package.json", LOCK))
+
+
+def _plan_offline(plan: Plan, base: Path, remove: bool) -> None:
+    """The lock and ``node_modules`` marker that keep OpenCode from npm (docstring above),
+    in a config directory that has no package of its own; taken out again on remove."""
+    lock = (json.dumps(OFFLINE_LOCK, indent=2) + "\n").encode()
+    ours = {base / LOCK: lock, base / MODULES_MARK: MODULES_TEXT.encode()}
+    if remove:
+        for path, data in ours.items():
+            if plan.read(path) == data:
+                plan.write(path, None, NAME, "offline")
+        return
+    if any(plan.read(path) == data for path, data in ours.items()):
+        return  # written before
+    if _has_packages(base):
+        return  # the user's packages: `memctl doctor` says whether OpenCode goes to npm
+    for path, data in ours.items():
+        plan.write(path, data, NAME, "offline")
+
+
+def problems(where: Where) -> list[str]:
+    """What keeps memctl's plugin from working well: OpenCode going to npm at each start."""
+    path = plugin_path(where)
+    base = path.parent.parent
+    if not path.is_file() or not offline_stall(base):
+        return []
+    online = f"run `npm install {PLUGIN_PACKAGE}` there once online"
+    fix = online if _has_packages(base) else "run `memctl install opencode`"
+    return [
+        f"opencode: at each start OpenCode installs {PLUGIN_PACKAGE} from npm into {base} "
+        f"and, offline, waits about 70 s for it: {fix}"
+    ]
 
 
 def hooks_installed(where: Where) -> list[str]:

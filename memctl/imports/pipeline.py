@@ -106,6 +106,9 @@ class ImportOptions:
     tags: tuple[str, ...] = ()
 
 
+INTERRUPTED = "interrupted"  # a run's status after Ctrl-C (maintain marks dead ones so too)
+
+
 @dataclass
 class _Job:
     """A file handed to a worker, and what the writer needs when it comes back."""
@@ -216,7 +219,7 @@ class _Importer:
         if record.status != STORED or earlier is None or earlier.undone_by is not None:
             return
         dead = earlier.status == "running" and holder_gone(earlier.holder, socket.gethostname())
-        if dead or earlier.status == "failed":
+        if dead or earlier.status in ("failed", INTERRUPTED):
             undo(self.ctx, earlier.id)
 
     def native(self, target: Target, found: Survey, file: FileReport) -> None:
@@ -321,6 +324,17 @@ class _Importer:
             job.record.error = job.file.error
             self.close(job, FAILED)
 
+    def interrupt(self, job: _Job) -> None:
+        """A job stopped by Ctrl-C: its run is marked interrupted (an import of the file
+        again undoes what it wrote, then imports it whole)."""
+        run = job.run
+        if run.record.status != "running":
+            return  # done or failed before the Ctrl-C
+        run.record.status, run.record.finished_at = INTERRUPTED, now_iso()
+        run.note("interrupted (Ctrl-C)")
+        with self.ctx.db.atomic():
+            save_run(self.ctx.db, run.record)
+
     def close(self, job: _Job, status: str) -> None:
         record, file = job.record, job.file
         assert record is not None
@@ -346,17 +360,24 @@ def import_files(
     report = ImportReport([FileReport(t.name) for t in targets], options.dry_run)
     workers = ctx.settings.import_concurrency
     running: dict[Future[list[Fact]], _Job] = {}
+    started: list[_Job] = []
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="memctl-import")
     try:
         for target, file in zip(targets, report.files, strict=True):
             job = importer.start(target, file)
             if job is None:
                 continue
+            started.append(job)
             while len(running) >= workers:
                 _finish(importer, running)
             running[pool.submit(distil, job.run, job.plan, counts.read)] = job
         while running:
             _finish(importer, running)
+    except KeyboardInterrupt:  # Ctrl-C: the runs say so; importing again resumes
+        for job in started:
+            importer.interrupt(job)
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
     return report

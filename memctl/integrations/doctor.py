@@ -8,10 +8,12 @@ a person must fix); ``memctl doctor`` exits non-zero when one fails.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from memctl.clients.codex import TRUST_FIX
 from memctl.config import Settings
 from memctl.context import Context
 from memctl.errors import MemctlError
@@ -38,6 +40,7 @@ def doctor(ctx: Context, captured: dict[str, str] | None = None) -> list[Check]:
         model_check(settings),
         store_check(ctx),
         *hook_checks(settings.home, captured),
+        programs_check(settings.home),
         *capture_checks(settings.home),
         resident_check(settings),
         *identity_checks(settings),
@@ -107,8 +110,9 @@ def hook_checks(home: Path, captured: dict[str, str] | None = None) -> list[Chec
             continue
         if not item.hooks:
             checks.append(Check(name, WARN, "not installed", f"`memctl install {item.client}`"))
-        elif item.trusted is False:
-            checks.append(Check(name, WARN, "not trusted yet", "start `codex`, type /hooks"))
+        elif item.untrusted:
+            skipped = f"not trusted: {', '.join(item.untrusted)} (Codex skips it)"
+            checks.append(Check(name, WARN, skipped, TRUST_FIX))
         elif not item.fired:
             checks.append(Check(name, WARN, "installed, never fired", "start a session"))
         else:
@@ -116,6 +120,41 @@ def hook_checks(home: Path, captured: dict[str, str] | None = None) -> list[Chec
             checks.append(Check(name, OK, f"installed, last fired {setup.age(last)}"))
         checks += [Check(name, WARN, problem) for problem in item.problems]
     return checks or [Check("hooks", WARN, "no assistant found", "install one, then `memctl init`")]
+
+
+# The program a hook, MCP entry or launcher memctl wrote runs: its absolute path.
+PROGRAM = re.compile(r"""(/[^\s"',;\\]+/bin/(?:memctl|python[0-9.]*))(?=[\s"',;\\]|$)""")
+
+
+PROSE = (".md", ".mdc")  # the instruction files memctl writes a block into
+
+
+def programs_check(home: Path) -> Check:
+    """Every program named in a file memctl wrote (hooks, MCP entries, the launcher) still
+    exists: a clone moved or deleted breaks every assistant without a word."""
+    from memctl.clients.files import runs
+
+    gone: dict[str, str] = {}
+    for _run, manifest in runs(home):
+        for entry in manifest.get("entries", []):
+            path = Path(entry["path"])
+            if entry.get("undone") or path.suffix in PROSE or not path.is_file():
+                continue  # instructions are prose: a path there runs nothing
+            text = path.read_text(encoding="utf-8", errors="replace")
+            for program in PROGRAM.findall(text):
+                if not Path(program).exists():
+                    gone.setdefault(program, str(path))
+    if not gone:
+        return Check("programs", OK, "every hook and MCP entry runs a program that exists")
+    program, where = next(iter(gone.items()))
+    return Check(
+        "programs",
+        FAIL,
+        f"{where} runs {program}, which is gone (moved or deleted?)"
+        + (f"; {len(gone) - 1} more" if len(gone) > 1 else ""),
+        "from the clone's new place: `.venv/bin/memctl init` and `.venv/bin/memctl install "
+        "CLIENT` again (and `install completions`)",
+    )
 
 
 # A capture still running this long after its hook began was stopped (killed, or out of

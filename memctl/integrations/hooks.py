@@ -43,6 +43,10 @@ LOG = "hooks.log"
 INLINE_BYTES = 2 << 20
 
 
+class NothingToCapture(Exception):
+    """A capture hook with no transcript to read: logged as one line, not a traceback."""
+
+
 def _spelling(name: str) -> str:
     """An event name without case and separators: SessionStart, session-start,
     session_start and sessionStart are one event."""
@@ -84,6 +88,9 @@ def main(options: dict[str, Any], argv: list[str], stdin: IO[str] | None = None)
         if output:
             sys.stdout.write(output)
             sys.stdout.flush()
+    except NothingToCapture as exc:  # expected (a Cursor stop before its transcript): one line
+        if not log_error(_home(options), client, event, str(exc)):
+            print(f"memctl hook {client} {event}: {exc}", file=errors)
     except Exception as exc:  # fail open: log, never fail the session
         if not log_error(_home(options), client, event, traceback.format_exc()):
             print(f"memctl hook {client} {event}: {exc}", file=errors)  # not even a log: say it
@@ -244,11 +251,11 @@ def capture_event(settings: Any, client: str, event: str, payload: dict[str, Any
     if not transcript:
         reason = f"no transcript_path and no transcript of session {session_id!r} found"
         hooks_state.mark_missed(settings.home, client, event, reason)
-        raise FileNotFoundError(f"{reason} where {client} keeps them: nothing captured")
+        raise NothingToCapture(f"{reason} where {client} keeps them: nothing captured")
     hooks_state.clear_missed(settings.home, client, event)
     path = str(transcript)
     if not Path(path).is_file():
-        raise FileNotFoundError(f"transcript {path} does not exist (yet)")
+        raise NothingToCapture(f"transcript {path} does not exist (yet)")
     _capture_file(settings, client, path, session_id)
     if not agent:  # at a sub-agent's end, the session's own transcript is mid-turn too
         _recapture(settings, skip=path)

@@ -14,11 +14,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from memctl.clients import REGISTRY, Client, claude_code, codex, files, formats
+from memctl.clients import REGISTRY, Client, claude_code, codex, files, formats, opencode
 from memctl.clients.base import Found, Launcher, Where
 from memctl.config.scope import project_root
 from memctl.errors import UsageError
-from memctl.integrations import cron
+from memctl.integrations import cron, shell
 from memctl.integrations.backfill import newest_transcript
 from memctl.integrations.hooks_state import Timing, last_fired, missed, timing
 from memctl.retrieve.identity import create_identity_files
@@ -151,7 +151,7 @@ def install(request: InstallRequest, place: Where, run: Launcher, home: Path) ->
         if name == codex.NAME:
             args = (request.timeout, False, request.notify, request.per_prompt)
             _guarded(plan, codex.plan_hooks, place, run, *args)
-            notes.append(codex.TRUST_NOTE)
+            notes += _trust_notes(plan, codex.hooks_path(place))
         elif name == claude_code.NAME:
             per_prompt = request.per_prompt
             _guarded(plan, claude_code.plan_hooks, place, run, request.timeout, False, per_prompt)
@@ -160,12 +160,30 @@ def install(request: InstallRequest, place: Where, run: Launcher, home: Path) ->
     return _finish(plan, chosen, notes + plan.notes, request.dry_run, home, "install")
 
 
+def _trust_notes(plan: files.Plan, hooks_file: Path) -> list[str]:
+    """Codex's trust note, naming the hooks this plan adds or changes (none: no note)."""
+    for path, before, after in plan.files():
+        if path == hooks_file and (events := codex.changed_hooks(before, after, path)):
+            return [codex.trust_note(events)]
+    return []
+
+
 def install_cron(place: Where, run: Launcher, home: Path, dry_run: bool) -> Outcome:
     """Write the systemd user service and timer that run ``memctl maintain`` hourly."""
     plan = files.Plan()
     cron.plan_units(plan, place, run)
     notes = [f"then: {cron.ENABLE}"] if plan.files() else []
     return _finish(plan, [cron.NAME], notes, dry_run, home, "install")
+
+
+def install_shell(place: Where, run: Launcher, home: Path, dry_run: bool) -> Outcome:
+    """memctl on PATH (~/.local/bin), its man page and shell completions (``shell``)."""
+    plan = files.Plan()
+    shell.plan_shell(plan, place, run)
+    outcome = _finish(plan, [shell.NAME], plan.notes + shell.notes(place), dry_run, home, "install")
+    if not dry_run:
+        shell.make_executable(place)
+    return outcome
 
 
 @dataclass
@@ -181,7 +199,7 @@ def uninstall(
     """Put back every file ``command`` (init or install) changed for these clients, byte for
     byte; from a file changed since memctl wrote it, take out only memctl's parts (unless
     ``force``, which puts back the old bytes anyway)."""
-    clients = set(check_names(names, (*CLIENTS, cron.NAME))) if names else None
+    clients = set(check_names(names, (*CLIENTS, cron.NAME, shell.NAME))) if names else None
     undone = files.undo(home, (command,), clients, force)
     notes = [
         f"{path}: changed since memctl wrote it; left alone (--force puts back what was there)"
@@ -189,7 +207,9 @@ def uninstall(
         if Path(path).parent == cron.units_dir(place)
     ]
     plan = files.Plan()
-    for name in sorted((clients or set(CLIENTS)) - {cron.NAME}):
+    if command == "install" and (clients is None or shell.NAME in clients):
+        shell.plan_shell(plan, place, run, remove=True)
+    for name in sorted((clients or set(CLIENTS)) - {cron.NAME, shell.NAME}):
         module = CLIENTS[name]
         if command == "install":
             _guarded(plan, module.plan_hooks, place, run, 0, True)
@@ -223,6 +243,7 @@ class ClientStatus:
     problems: list[str]
     timings: dict[str, Timing] = field(default_factory=dict)  # event -> its durations
     captured: str | None = None  # when memctl last stored a session of this client's
+    untrusted: list[str] | None = None  # Codex only: memctl's hooks it skips until trusted
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -233,6 +254,7 @@ class ClientStatus:
             "instructions": self.instructions,
             "hooks": self.hooks,
             "trusted": self.trusted,
+            "untrusted": self.untrusted,
             "fired": self.fired,
             "problems": self.problems,
             "captured": self.captured,
@@ -273,7 +295,8 @@ def status(place: Where, home: Path, captured: dict[str, str] | None = None) -> 
                 checks[label] = [] if label == "hooks" else False
                 problems.append(str(exc))
         trusted = codex.trusted(place) if name == codex.NAME else None
-        events = module.EVENTS + (("notify",) if name == codex.NAME else ())
+        untrusted = _untrusted(place) if name == codex.NAME else None
+        events = module.EVENTS + module.PROMPT_EVENTS + (("notify",) if name == codex.NAME else ())
         fired = {
             event: stamp.isoformat(timespec="seconds")
             for event in events
@@ -281,6 +304,7 @@ def status(place: Where, home: Path, captured: dict[str, str] | None = None) -> 
         }
         timings = {e: t for e in events if (t := timing(home, name, e)) is not None}
         problems += [f"{name} {e}: {why}" for e in events if (why := missed(home, name, e))]
+        problems += opencode.problems(place) if name == opencode.NAME else []
         last = (captured or {}).get(name)
         problems += _uncaptured(name, last) if captured is not None else []
         result.append(
@@ -295,9 +319,17 @@ def status(place: Where, home: Path, captured: dict[str, str] | None = None) -> 
                 problems,
                 timings,
                 last,
+                untrusted,
             )
         )
     return result
+
+
+def _untrusted(place: Where) -> list[str]:
+    try:
+        return codex.untrusted(place)
+    except formats.MalformedConfig:
+        return []  # named once already, by the hooks check
 
 
 def _uncaptured(name: str, last: str | None) -> list[str]:

@@ -48,6 +48,9 @@ PERSONAL = (Category.PROFILE, Category.PREFERENCES)
 RECENT = (Category.CASES, Category.EVENTS)
 DIGEST_TAG = "digest"
 ITEM_TOKENS = 6  # the bullet, the age and the line break
+# A fact this long that the block already gives is taken out of a later digest, which
+# quotes what was asked and done (the deploy fact said three times in one block, issue 37).
+REPEAT_CHARS = 20
 PER_SECTION = 12  # memories read per section: more than a layer's budget holds
 DIGESTS = 3  # latest session digests read for L2
 # The fewest tokens worth shortening a memory to: fewer say nothing (a few words).
@@ -148,6 +151,7 @@ class _Builder:
     tokens: Tokens
     now: datetime
     seen: set[str] = field(default_factory=set)
+    said: list[str] = field(default_factory=list)  # the memories given, as written
     # the host that pushed a memory, when another machine did; the hosts of ``sync.trust``
     host_of: Callable[[str], str | None] = lambda _memory_id: None
     trust: frozenset[str] | None = frozenset()
@@ -176,14 +180,20 @@ class _Builder:
         if memory.id in self.seen or key in self.seen:
             return  # each fact once
         self.seen |= {memory.id, key}
+        shown = memory
+        if DIGEST_TAG in memory.tags:  # without the facts the block gives already
+            shown = replace(memory, content=unsaid(memory.content, self.said))
+            if not shown.content:
+                return
         host = self.host_of(memory.id)
         refused = start_refusal(memory, host, self.trust)
-        item = self._item(layer, section, memory, why, origin(memory, host), cap)
+        item = self._item(layer, section, shown, why, origin(memory, host), cap)
         if refused:
             item.why = f"left out: {refused}"
             self.out.dropped.append(item)
             return
-        self.add(item)
+        if self.add(item):  # given: a later digest need not repeat it
+            self.said.append(memory.content)
 
     def _item(
         self, layer: str, section: str, memory: Memory, why: str, said_by: str, cap: int | None
@@ -199,6 +209,18 @@ class _Builder:
         shown = replace(memory, content=text)
         line = memory_line(Recalled(shown, 0.0, {}, {}, {}), self.now, said_by)
         return Item(layer, section, line, cost, why, memory.id)
+
+
+def unsaid(text: str, said: list[str]) -> str:
+    """``text`` without the facts already given (each ``REPEAT_CHARS`` or longer); ''
+    when nothing of its own is left."""
+    kept = text
+    for fact in said:
+        if len(fact) >= REPEAT_CHARS:
+            kept = kept.replace(fact, "")
+    if kept == text:
+        return text
+    return "\n".join(" ".join(line.split()) for line in kept.splitlines() if line.strip())
 
 
 def _identity(builder: _Builder, home: Any, cwd: Any) -> None:

@@ -13,9 +13,12 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 import tomllib
 from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -55,6 +58,7 @@ class World:
         self.env = {
             **base,
             "HOME": str(self.home),
+            "PWD": str(self.project),  # OpenCode takes its directory from PWD, not getcwd()
             "MEMCTL_HOME": str(self.data),
             "MEMCTL_LLM": "none",  # distil by rules: no Ollama to wait for
             # The session-start hook starts the resident recall process: gone 5 s after its
@@ -262,7 +266,9 @@ def test_opencode_starts_with_the_context_captures_and_searches(world: World) ->
 
     first = world.run(opencode, "run", FACTS)
     assert first.returncode == 0, first.stderr
-    assert any("make release" in m for m in world.memories_soon("make release"))  # on idle
+    stored = world.memories_soon("make release")  # captured on idle
+    assert any("make release" in m for m in stored)
+    assert not any(m.startswith('"') for m in stored)  # `opencode run`'s quotes are not facts
 
     seen = len(world.model.bodies("/v1/messages"))
     search = world.run(opencode, "run", "SEARCH: how do we deploy")
@@ -278,6 +284,64 @@ def test_opencode_starts_with_the_context_captures_and_searches(world: World) ->
     assert backfilled["per_client"] == {"opencode": 2} and backfilled["failed"] == 0
     listed = json.loads(world.memctl("sessions", "list", "--all-scopes", "--json").stdout)
     assert sorted(s["client"] for s in listed) == ["opencode", "opencode"]
+
+
+@contextmanager
+def npm_registry(world: World) -> Iterator[list[str]]:
+    """A package registry on loopback, named to npm in ``world`` (its environment and
+    ~/.npmrc), that answers nothing (404) and keeps each path asked."""
+    asked: list[str] = []
+
+    class Registry(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            asked.append(self.path)
+            self.send_response(404)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Registry)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    world.env["npm_config_registry"] = url
+    (world.home / ".npmrc").write_text(f"registry={url}\n")
+    try:
+        yield asked
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_opencode_goes_to_no_registry_and_gives_titles_no_context(world: World) -> None:
+    opencode = client_or_skip("opencode")
+    config = world.home / ".config" / "opencode" / "opencode.json"
+    config.parent.mkdir(parents=True)
+    provider = {"options": {"baseURL": f"{world.model.url}/v1", "apiKey": "scripted"}}
+    settings = {"provider": {"anthropic": provider}, "model": "anthropic/claude-sonnet-4-5"}
+    config.write_text(json.dumps({**settings, "autoupdate": False, "share": "disabled"}))
+    world.memctl("install", "opencode")
+    world.memctl("remember", "We deploy with make release from main.")
+    with npm_registry(world) as asked:
+        done = world.run(opencode, "run", "How do we deploy?")
+        assert done.returncode == 0, done.stderr
+        assert asked == []  # OpenCode installed nothing: offline, nothing to wait for
+    systems = [json.dumps(b.get("system")) for b in world.model.bodies("/v1/messages")]
+    titles = [s for s in systems if "title generator" in s]
+    assert titles and not any("<memctl-context>" in s for s in titles)
+    assert any("<memctl-context>" in s and "make release" in s for s in systems)
+    status = json.loads(world.memctl("install", "status", "--json").stdout)
+    assert next(s for s in status if s["client"] == "opencode")["problems"] == []
+
+    # the same without memctl's lock: OpenCode asks the registry, and status says so
+    (world.home / ".config" / "opencode" / "package-lock.json").unlink()
+    with npm_registry(world) as asked:
+        assert world.run(opencode, "run", "hello").returncode == 0
+        assert asked  # the stall memctl's lock avoids
+    status = json.loads(world.memctl("install", "status", "--json").stdout)
+    (problem,) = next(s for s in status if s["client"] == "opencode")["problems"]
+    assert "@opencode-ai/plugin" in problem and "npm install" in problem
 
 
 def test_claude_code_per_prompt_hook_adds_a_stored_fact_once_and_nothing_unrelated(
@@ -332,3 +396,25 @@ def test_codex_per_prompt_hook_adds_a_stored_fact_and_nothing_unrelated(world: W
     assert "Memories relevant to" not in ask("Write a haiku about autumn leaves falling")
     log = world.data / "logs" / "hooks.log"  # nothing above was silent by failing
     assert "UserPromptSubmit" not in (log.read_text() if log.exists() else "")
+
+
+def test_codex_does_not_start_without_memctls_program_and_doctor_says_why(world: World) -> None:
+    """A required MCP server whose program is gone (the clone moved) stops Codex at once:
+    `memctl doctor` names the program and the fix."""
+    codex = client_or_skip("codex")
+    world.memctl("init", "--tool", "codex")
+    config = world.home / ".codex" / "config.toml"
+    gone = "/gone/clone/.venv/bin/memctl"
+    doc = tomllib.loads(config.read_text())
+    config.write_text(config.read_text().replace(doc["mcp_servers"]["memctl"]["command"], gone))
+    done = world.run(codex, *codex_args(world), "hello")
+    assert done.returncode != 0 and "required MCP servers failed" in done.stderr
+    checks = subprocess.run(
+        [sys.executable, "-m", "memctl", "doctor", "--json"],
+        env=world.env,
+        cwd=world.project,
+        capture_output=True,
+        text=True,
+    )
+    programs = next(c for c in json.loads(checks.stdout) if c["name"] == "programs")
+    assert programs["status"] == "fail" and gone in programs["detail"]

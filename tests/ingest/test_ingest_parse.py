@@ -83,6 +83,26 @@ def test_opencode_export_keeps_text_and_tools_not_synthetic_or_reasoning() -> No
     assert transcript.tally.skipped == 1 and transcript.tally.malformed == 1
 
 
+def test_opencode_run_quotes_around_a_prompt_are_not_the_users_words() -> None:
+    """`opencode run "..."` sends the prompt in quotes (as OpenCode joins its arguments)."""
+
+    def user(text: str) -> dict[str, object]:
+        return {"info": {"role": "user"}, "parts": [{"type": "text", "text": text}]}
+
+    said = [
+        '"I prefer tabs in Makefiles. We deploy with make release."',
+        '"say \\"hi\\" to them"',
+        '"a b" c',  # two arguments: left as it came
+    ]
+    export = {"info": {"id": "ses_1"}, "messages": [user(text) for text in said]}
+    transcript = read_transcript(source(json.dumps(export)), "opencode")
+    assert [m.content for m in transcript.messages] == [
+        "I prefer tabs in Makefiles. We deploy with make release.",
+        'say "hi" to them',
+        '"a b" c',
+    ]
+
+
 @pytest.mark.parametrize("name", ["codex.jsonl", "codex-legacy.jsonl"])
 def test_codex_rollouts_new_and_old(name: str) -> None:
     messages, transcript = parsed(name)

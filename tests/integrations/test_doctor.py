@@ -97,7 +97,7 @@ def test_a_failing_check_is_exit_status_1_and_one_line_of_error(
 ) -> None:
     done = run_cli("-c", "llm=ollama", "-c", f"ollama.host={dead_ollama_url}", "doctor")
     assert done.returncode == 1
-    assert done.stderr.strip() == "memctl: error: 1 of 7 checks failed: llm"
+    assert done.stderr.strip() == "memctl: error: 1 of 8 checks failed: llm"
     (line,) = [line for line in done.stdout.splitlines() if line.startswith("fail")]
     assert "llm" in line and "fix: install Ollama" in line
     # on an 80-column terminal a long check wraps at words, under its own column

@@ -136,6 +136,15 @@ def test_each_fact_once(project: Context) -> None:
     assert block.count("I prefer short answers.") == 1
 
 
+def test_a_digest_does_not_repeat_a_fact_the_block_gives(project: Context) -> None:
+    fact = "Releases are cut with make release."
+    digest = f"Session of 2026-03-02 (opencode) Asked: {fact} Run it. Outcome: ran it. {fact}"
+    put(project, digest, Category.EVENTS, Kind.EPISODIC, tags=["digest", "session"])
+    block = recall.session_start(project, SessionStartRequest())
+    assert block.count(fact) == 1  # once, among the facts; the digest keeps its own words
+    assert "Asked: Run it. Outcome: ran it." in block
+
+
 def test_identity_files_are_injected_verbatim_without_comments(make_ctx: Any) -> None:
     ctx: Context = make_ctx()
     made = create_identity_files(ctx.settings.home, ctx.settings.cwd, project=True)

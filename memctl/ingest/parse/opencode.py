@@ -10,6 +10,7 @@ tool's output is its sub-agent's report, kept as such.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from memctl.ingest.parse.common import (
@@ -56,6 +57,17 @@ def _part(part: Any) -> str:
     return ""
 
 
+# `opencode run "a prompt"` sends the prompt as it joins its arguments: one holding a
+# space in double quotes, its own quotes as \" (OpenCode 1.18's run command).
+RUN_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*\s(?:[^"\\]|\\.)*)"')
+
+
+def unquote_run(text: str) -> str:
+    """A prompt `opencode run` quoted as one argument, as the user typed it."""
+    whole = RUN_QUOTED.fullmatch(text)
+    return whole.group(1).replace('\\"', '"') if whole else text
+
+
 def member(key: str | None, value: Any, tally: Tally) -> list[Parsed]:
     """The messages one top-level member of the export holds."""
     if key == "info" and isinstance(value, dict):
@@ -77,6 +89,7 @@ def member(key: str | None, value: Any, tally: Tally) -> list[Parsed]:
         tally.bad("message without a user/assistant role or a parts list")
         return []
     text = "\n".join(t for t in map(_part, parts) if t.strip()).strip()
+    text = unquote_run(text) if role is Role.USER else text
     if not text:
         tally.pass_over(f"{role} without text")
         return []

@@ -1,0 +1,46 @@
+"""``memctl uninstall --purge``: after every file memctl wrote to the assistants (and the
+launcher, man page and completions) is put back, stop the resident process and remove
+the data directory (memories, sessions, backups, logs) and the per-user model cache."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+from memctl.errors import UsageError
+from memctl.home import user_cache_dir
+
+STOP_WAIT_SECONDS = 5.0  # a resident process answers a stop within a request's time
+
+
+def targets(home: Path) -> list[Path]:
+    """The directories a purge removes, those that exist; a data directory that holds the
+    user's home (``--home ~``) is refused."""
+    if Path.home().resolve().is_relative_to(home.resolve()):
+        raise UsageError(f"a purge would remove {home}, which holds your home directory")
+    return [path for path in (home, user_cache_dir()) if path.exists()]
+
+
+def stop_resident(home: Path) -> bool:
+    """Tell the resident process of ``home`` to stop and wait until it no longer answers;
+    whether one was running."""
+    from memctl.integrations import resident
+
+    if resident.tell(home, "stop") is None:
+        return False
+    deadline = time.monotonic() + STOP_WAIT_SECONDS
+    while time.monotonic() < deadline and resident.tell(home, "status") is not None:
+        time.sleep(0.1)
+    return True
+
+
+def purge(home: Path) -> tuple[bool, list[str]]:
+    """Stop the resident process, remove the data directory and the model cache: whether
+    a resident process was stopped, and the directories removed."""
+    stopped = stop_resident(home)
+    removed = []
+    for path in targets(home):
+        shutil.rmtree(path)
+        removed.append(str(path))
+    return stopped, removed

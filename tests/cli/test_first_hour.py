@@ -1,0 +1,119 @@
+"""What a new user meets in the first hour, through the real CLI in a temporary HOME:
+memctl on PATH with its man page, an empty context block that says why, oversize input
+refused at once with the limit, and a purge that leaves nothing behind."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_cli
+
+ZERO_BUDGETS = (
+    "-c",
+    "context.identity_budget=0",
+    "-c",
+    "context.essentials_budget=0",
+    "-c",
+    "context.recent_budget=0",
+)
+
+
+def test_an_empty_context_says_whether_the_budgets_or_the_memory_are_empty() -> None:
+    assert "holds nothing" in run_cli("context").stdout
+    assert run_cli("remember", "We deploy with make release from main.").returncode == 0
+    done = run_cli(*ZERO_BUDGETS, "context")
+    assert done.returncode == 0 and "every context budget is 0" in done.stdout
+    assert "holds nothing" not in done.stdout
+    small = run_cli("context", "--budget", "3").stdout
+    assert "did not fit the budgets" in small and "--explain" in small
+
+
+def test_oversize_queries_and_memories_are_refused_at_once_with_the_limit() -> None:
+    megabyte = "x" * (1 << 20)
+    done = run_cli("remember", "-", input=megabyte)
+    assert done.returncode != 0 and "limit of 100,000 characters" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    done = run_cli("recall", "-", input=megabyte)
+    assert done.returncode != 0 and "limit of 10,000 characters" in done.stderr
+    done = run_cli("recall", "deploy " * 2000)
+    assert done.returncode != 0 and "the limit is 10,000" in done.stderr
+    assert "holds nothing" in run_cli("context").stdout  # nothing was stored
+
+
+def ended(pid: int) -> bool:
+    """Whether the process is gone (or a zombie) within 10 s."""
+    for _ in range(100):
+        try:
+            if "zombie" in Path(f"/proc/{pid}/status").read_text():
+                return True
+        except OSError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def files_under(root: Path) -> set[str]:
+    return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() or p.is_symlink()}
+
+
+def test_completions_put_memctl_on_path_and_purge_leaves_nothing(tmp_path: Path) -> None:
+    user = tmp_path / "user"
+    (user / ".claude").mkdir(parents=True)
+    (user / ".claude" / "settings.json").write_text('{"model": "opus"}\n')
+    before = files_under(user)
+    env = {
+        "HOME": str(user),
+        "PATH": "/usr/bin:/bin",
+        "XDG_CACHE_HOME": str(user / ".cache"),  # the model cache a purge removes
+        "MEMCTL_HOME": "",
+    }
+    done = run_cli("install", "completions", env=env)
+    assert done.returncode == 0, done.stderr
+    assert "not on PATH" in done.stdout and "$HOME/.local/bin:$PATH" in done.stdout
+    shell = {**env, "PATH": f"{user / '.local' / 'bin'}:/usr/bin:/bin"}
+    found = subprocess.run(["sh", "-c", "memctl --version"], env=shell, capture_output=True)
+    assert found.returncode == 0 and b"memctl" in found.stdout
+    if shutil.which("man"):
+        where = subprocess.run(["man", "-w", "memctl"], env=shell, capture_output=True, text=True)
+        assert where.stdout.strip() == str(user / ".local/share/man/man1/memctl.1")
+    assert (user / ".local/share/bash-completion/completions/memctl").is_file()
+    for step in (("install", "claude-code"), ("init",), ("remember", "We deploy on Fridays.")):
+        assert run_cli(*step, env=env).returncode == 0
+    (user / ".cache" / "memctl").mkdir(parents=True)
+    (user / ".cache" / "memctl" / "weights.bin").write_bytes(b"\0" * 16)
+    resident = {**env, "MEMCTL_RECALL_RESIDENT": "on"}
+    started = run_cli("daemon", "start", env=resident)
+    assert "resident recall process" in started.stdout, started.stdout + started.stderr
+    pid = int(json.loads(run_cli("daemon", "status", "--json", env=resident).stdout)["pid"])
+
+    mine = run_cli("--home", str(user), "uninstall", "--purge", "--yes", env=env)
+    assert mine.returncode != 0 and "holds your home directory" in mine.stderr
+    refused = run_cli("uninstall", "--purge", env=env, input="")
+    assert refused.returncode != 0 and "--yes" in refused.stderr
+    assert (user / ".local" / "share" / "memctl" / "memctl.db").is_file()  # nothing removed
+    done = run_cli("uninstall", "--purge", "--yes", env=resident)
+    assert done.returncode == 0, done.stderr
+    assert "stopped the resident recall process" in done.stdout
+    assert ended(pid)
+    assert files_under(user) == before
+    assert (user / ".claude" / "settings.json").read_text() == '{"model": "opus"}\n'
+
+
+def test_the_tests_keep_matplotlibs_files_out_of_the_real_home() -> None:
+    pytest.importorskip("matplotlib")
+    where = subprocess.run(
+        [sys.executable, "-c", "import matplotlib; print(matplotlib.get_configdir())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert Path(where).is_relative_to(tempfile.gettempdir())
+    assert not Path(where).is_relative_to(Path.home() / ".config")
