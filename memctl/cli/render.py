@@ -95,8 +95,9 @@ def fit(text: str, width: int | None = None) -> str:
 
     room = width or _console(False).width
     folded: list[str] = []
-    for line in text.splitlines():
-        hang = min(len(HANG.match(line).group(0)), HANG_MAX)  # type: ignore[union-attr]
+    for line in text.expandtabs().splitlines():  # rich expands tabs too: the cut stays true
+        mark = HANG.match(line)
+        hang = min(mark.end() if mark else 0, HANG_MAX, room // 2)
         first, *_ = Text(line).wrap(_console(False), room) or [Text("")]
         folded.append(first.plain.rstrip())
         rest = line[len(first.plain) :].strip()

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 
+from memctl.cli.render import fit
 from tests.conftest import run_cli
 
 WIDTH = 80
@@ -114,3 +115,12 @@ def test_install_status_fits_80_columns_with_every_word_whole(store: dict[str, s
     ]
     fired = next(line for line in shown.splitlines() if "UserPromptSubmit" in line)
     assert "just now" in fired  # each hook's last run on its own line
+
+
+def test_a_folded_line_keeps_every_word_and_goes_on_under_its_text() -> None:
+    line = "  >[12] user: we deploy\twith make release; 我们决定计费服务使用 PostgreSQL 16 today"
+    folded = fit(line, 30).splitlines()
+    assert len(folded) > 1 and max(map(cell_len, folded)) <= 30
+    assert all(part.startswith(" " * len("  >[12] ")) for part in folded[1:])
+    assert " ".join(" ".join(folded).split()) == " ".join(line.split())
+    assert fit("short\n\n- kept", 30) == "short\n\n- kept"
