@@ -9,7 +9,7 @@ import typer
 
 from memctl.api.recall import SessionStartRequest, layered
 from memctl.cli.common import JsonOption, ScopeOption, new_typer, open_context
-from memctl.cli.render import console, print_json, warn
+from memctl.cli.render import console, fit, print_json, warn
 
 if TYPE_CHECKING:
     from memctl.api.recall import Layered
@@ -43,7 +43,7 @@ def context(
         return
     for note in found.notes:
         warn(note)
-    sys.stdout.write((found.text() or f"(nothing: {why_empty(found)})") + "\n")
+    sys.stdout.write(fit(found.text() or f"(nothing: {why_empty(found)})") + "\n")
     if explain:
         _explain(found)
 
@@ -66,10 +66,10 @@ def _explain(found: Layered) -> None:
         )
         for item in found.items:
             if item.layer == layer:
-                console.print(f"  + {_label(item.memory_id)}{item.why}", soft_wrap=True)
+                console.print(fit(f"  + {_label(item.memory_id)}{item.why}"), soft_wrap=True)
         for item in found.dropped:
             if item.layer == layer:
-                console.print(f"  - {_label(item.memory_id)}{item.why}", soft_wrap=True)
+                console.print(fit(f"  - {_label(item.memory_id)}{item.why}"), soft_wrap=True)
     if found.sessions_stored:
         console.print(
             f"{found.sessions_stored} earlier session(s) stored: the block names the session tools"

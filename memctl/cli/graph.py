@@ -13,7 +13,7 @@ from memctl.api.graph import GraphTriple
 from memctl.api.memory import LINK_TYPES as TYPES
 from memctl.api.memory import LinkRequest
 from memctl.cli.common import JsonOption, new_typer, open_context
-from memctl.cli.render import console, print_json
+from memctl.cli.render import console, fit, print_json
 
 app = new_typer()
 
@@ -85,7 +85,7 @@ def graph(
             f"({counts['superseded']} superseded)"
         )
         for item in found.entities:
-            console.print(f"  {item.name} ({item.kind})", soft_wrap=True)
+            console.print(fit(f"  {item.name} ({item.kind})"), soft_wrap=True)
         return
     shown = graph_api.entity_graph(context, entity)
     if as_json:
@@ -94,18 +94,18 @@ def graph(
     named = shown.entity
     others = [a for a in named.aliases if a != named.name]
     console.print(
-        f"{named.name} ({named.kind})" + (f" — also {', '.join(others)}" if others else ""),
+        fit(f"{named.name} ({named.kind})" + (f" — also {', '.join(others)}" if others else "")),
         soft_wrap=True,
     )
     if not shown.relations and not shown.history:
         console.print("  no relations yet")
     for triple in shown.relations:
-        console.print(f"  {triple.text}  ({_sources(triple)})", soft_wrap=True)
+        console.print(fit(f"  {triple.text}  ({_sources(triple)})"), soft_wrap=True)
     if shown.history:
         console.print("history:")
     for triple in shown.history:
         by = f", superseded by #{triple.superseded_by}" if triple.superseded_by else ""
-        console.print(f"  {triple.text}  ({_sources(triple)}{by})", soft_wrap=True)
+        console.print(fit(f"  {triple.text}  ({_sources(triple)}{by})"), soft_wrap=True)
 
 
 def _sources(triple: GraphTriple) -> str:

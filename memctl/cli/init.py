@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from memctl.cli.common import JsonOption, new_typer, open_context, settings_for
-from memctl.cli.render import console, middle, print_json
+from memctl.cli.render import console, fit, middle, print_json
 from memctl.clients.base import Launcher, launcher
 from memctl.integrations import setup
 from memctl.integrations.hooks_state import SLOW_MS
@@ -113,8 +113,9 @@ def init(
     show(setup.init(request, place, run, home), dry_run, as_json)
 
 
-# The found column of `install status`: a longer path is cut in the middle (--json has it whole).
-FOUND_WIDTH = 16
+# The found column of `install status`: a longer path is cut in the middle (--json has it whole);
+# 12 leaves the table's seven columns, one space apart, room in 80 (issue 37).
+FOUND_WIDTH = 12
 
 
 def tilde(path: str) -> str:
@@ -130,8 +131,8 @@ def show_status(found: list[setup.ClientStatus], as_json: bool) -> None:
     from rich import box
     from rich.table import Table
 
-    table = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
-    for column in ("tool", "found", "mcp", "instructions", "hooks", "last fired", "captured"):
+    table = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False, padding=0)
+    for column in ("tool", "found", "mcp", "instructions", "hooks", "last run", "captured"):
         table.add_column(column, no_wrap=True)  # one item a line: nothing is broken
     for item in found:
         where = item.found.binary or (str(item.found.config_dir) if item.found.config_dir else "")
@@ -140,14 +141,17 @@ def show_status(found: list[setup.ClientStatus], as_json: bool) -> None:
             hooks += "\nNOT trusted:\n" + "\n".join(item.untrusted) + "\nsee /hooks"
         elif item.trusted is not None and item.hooks:
             hooks += "\ntrusted"
-        fired = "\n".join(f"{e} {setup.age(t)}" for e, t in item.fired.items()) or "never"
+        # each hook's last run on its own line, beside its name in the hooks column
+        fired = "\n".join(
+            setup.age(item.fired[e]) if e in item.fired else "never" for e in item.hooks
+        )
         table.add_row(
             item.client,
             middle(tilde(where), FOUND_WIDTH) if where else "no",
             "yes" if item.mcp else "no",
             "yes" if item.instructions else "no",
             hooks,
-            fired,
+            fired or "never",
             setup.age(item.captured) if item.captured else "never",
         )
     console.print(table)
@@ -155,9 +159,12 @@ def show_status(found: list[setup.ClientStatus], as_json: bool) -> None:
         for event, took in item.timings.items():
             flag = f"  SLOW: over {SLOW_MS} ms" if took.slow else ""
             console.print(
-                f"{item.client} {event}: last {took.last_ms} ms, p95 {took.p95_ms} ms "
-                f"({took.runs} runs){flag}",
+                fit(
+                    f"{item.client} {event}: last {took.last_ms} ms, p95 {took.p95_ms} ms "
+                    f"({took.runs} runs){flag}"
+                ),
                 highlight=False,
+                soft_wrap=True,
             )
         for problem in item.problems:
             console.print(problem)

@@ -30,7 +30,7 @@ from memctl.cli.common import (
     tags_given,
     text_argument,
 )
-from memctl.cli.render import console, memory_table, print_json, warn
+from memctl.cli.render import console, fit, memory_table, print_json, warn
 from memctl.errors import UsageError
 from memctl.model import Memory, Relation
 
@@ -105,7 +105,7 @@ def get(
         return
     console.print(_memory_panel(found.memory, found.relations))
     for origin in found.origins:
-        console.print(f"from {origin.text()}", soft_wrap=True)
+        console.print(fit(f"from {origin.text()}"), soft_wrap=True)
     if any(origin.stored for origin in found.origins):
         console.print(f"  open them: memctl sessions expand {found.memory.id[:8]}")
 

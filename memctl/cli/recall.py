@@ -109,4 +109,4 @@ def profile(
     if as_json:
         print_json(found.to_dict())
     else:
-        out.console.print(found.text(), soft_wrap=True)
+        out.console.print(out.fit(found.text()), soft_wrap=True)

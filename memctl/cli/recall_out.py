@@ -44,8 +44,10 @@ def show(context: Context, request: RecallRequest, fmt: str, with_explain: bool)
             print_json(report.to_dict())
         else:
             out.console.print(
-                f"{report.memory_id[:8]}: {report.reason}"
-                + ("" if report.recalled else f" (stage: {report.stage})"),
+                out.fit(
+                    f"{report.memory_id[:8]}: {report.reason}"
+                    + ("" if report.recalled else f" (stage: {report.stage})")
+                ),
                 soft_wrap=True,
             )
         return
@@ -154,18 +156,18 @@ def print_explain(result: RecallResult, came: dict[str, list[Origin]]) -> None:
         factors = ", ".join(f"{stage} {value:.3g}" for stage, value in item.factors.items())
         title = f"#{rank} {short_id(item.memory.id)} score {item.score:.4f}"
         out.console.print(title, style="bold")
-        out.console.print(f"  match:    {item.match_why or item.match}", soft_wrap=True)
-        out.console.print(f"  found by: {legs}", soft_wrap=True)
-        out.console.print(f"  factors:  {factors}", soft_wrap=True)
+        out.console.print(out.fit(f"  match:    {item.match_why or item.match}"), soft_wrap=True)
+        out.console.print(out.fit(f"  found by: {legs}"), soft_wrap=True)
+        out.console.print(out.fit(f"  factors:  {factors}"), soft_wrap=True)
         if info["graph_path"]:
-            out.console.print(f"  graph:    {info['graph_path']}", soft_wrap=True)
+            out.console.print(out.fit(f"  graph:    {info['graph_path']}"), soft_wrap=True)
         source = info["source"] or "-"
         if info["session_id"]:
             source += f" (session {info['session_id']})"
-        out.console.print(f"  source:   {source}", soft_wrap=True)
+        out.console.print(out.fit(f"  source:   {source}"), soft_wrap=True)
         found = came.get(item.memory.id, [])
         for origin in found:
-            out.console.print(f"  from:     {origin.text()}", soft_wrap=True)
+            out.console.print(out.fit(f"  from:     {origin.text()}"), soft_wrap=True)
         for key in item.members:
             out.console.print(f"  message:  {short_id(key)} (the same, said in the session)")
         if item.is_message:
@@ -175,4 +177,4 @@ def print_explain(result: RecallResult, came: dict[str, list[Origin]]) -> None:
                 f"  open them: memctl sessions expand {item.memory.id[:8]}", soft_wrap=True
             )
         for step in info["steps"]:
-            out.console.print(f"  {step['stage']}: {step['why']}", soft_wrap=True)
+            out.console.print(out.fit(f"  {step['stage']}: {step['why']}"), soft_wrap=True)

@@ -8,6 +8,7 @@ loads it (about 25 ms).
 from __future__ import annotations
 
 import json
+import re
 import sys
 from datetime import UTC, datetime
 from functools import cache
@@ -79,6 +80,31 @@ def short_id(full: str) -> str:
 def one_line(text: str, width: int = 100) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+# Where a folded line's next lines start: under the text past its indent and its list mark
+# ("- ", "+ ", "[3] ", ">[3] ", "match:    "); at most this far, so some text stays.
+HANG = re.compile(r"^\s*(?:[-+>]?\[\d+\] |[-+] |[\w ]{1,10}: +)?")
+HANG_MAX = 24
+
+
+def fit(text: str, width: int | None = None) -> str:
+    """``text`` with each line longer than ``width`` display cells (the terminal's; a CJK
+    character takes two) folded at words, its next lines indented under its text."""
+    from rich.text import Text
+
+    room = width or _console(False).width
+    folded: list[str] = []
+    for line in text.expandtabs().splitlines():  # rich expands tabs too: the cut stays true
+        mark = HANG.match(line)
+        hang = min(mark.end() if mark else 0, HANG_MAX, room // 2)
+        first, *_ = Text(line).wrap(_console(False), room) or [Text("")]
+        folded.append(first.plain.rstrip())
+        rest = line[len(first.plain) :].strip()
+        if rest:
+            for part in Text(rest).wrap(_console(False), room - hang):
+                folded.append(" " * hang + part.plain.rstrip())
+    return "\n".join(folded)
 
 
 def middle(text: str, width: int) -> str:

@@ -11,7 +11,7 @@ from memctl.api import sessions as api
 from memctl.api.projects import project_labels
 from memctl.api.sessions import Forgotten, GrepMatch, SessionRow, Where
 from memctl.cli.common import JsonOption, new_typer, open_context
-from memctl.cli.render import console, print_json
+from memctl.cli.render import console, fit, print_json
 from memctl.errors import UsageError
 
 app = new_typer()
@@ -106,7 +106,7 @@ def show(
     if as_json:
         print_json(passage.to_dict())
         return
-    sys.stdout.write(passage.text() + "\n")
+    sys.stdout.write(fit(passage.text()) + "\n")
     if passage.last < passage.total:
         sys.stdout.write(f"(more: --page {page + 1})\n")
 
@@ -137,8 +137,10 @@ def grep(
         return
     if not matches:
         console.print("no stored message matches (--all-scopes looks everywhere)")
-    for match in matches:
-        sys.stdout.write(_grep_text(match) + "\n")
+    for match in matches:  # its heading on one line, the title cut by cells; the rest folded
+        heading, _, messages = _grep_text(match).partition("\n")
+        console.print(heading, no_wrap=True, overflow="ellipsis")
+        console.print(fit(messages), soft_wrap=True)
 
 
 def _grep_text(match: GrepMatch) -> str:
@@ -168,7 +170,7 @@ def expand(
     if as_json:  # the first passage's fields, as before more than one could be; then all
         print_json({**passages[0].to_dict(), "passages": [p.to_dict() for p in passages]})
     else:
-        sys.stdout.write("\n\n".join(p.text() for p in passages) + "\n")
+        sys.stdout.write(fit("\n\n".join(p.text() for p in passages)) + "\n")
 
 
 @group.command()
@@ -190,7 +192,7 @@ def forget(
     if as_json:
         print_json(done.to_dict())
         return
-    console.print(forgotten_line(done), soft_wrap=True)
+    console.print(fit(forgotten_line(done)), soft_wrap=True)
 
 
 def forgotten_line(done: Forgotten) -> str:
