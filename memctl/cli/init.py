@@ -157,11 +157,12 @@ def show_status(found: list[setup.ClientStatus], as_json: bool) -> None:
     console.print(table)
     for item in found:
         for event, took in item.timings.items():
-            flag = f"  SLOW: over {SLOW_MS} ms" if took.slow else ""
+            flag = f", slow: over {SLOW_MS} ms" if took.slow else ""
+            runs = f"{took.runs} run" + ("" if took.runs == 1 else "s")
             console.print(
                 fit(
                     f"{item.client} {event}: last {took.last_ms} ms, p95 {took.p95_ms} ms "
-                    f"({took.runs} runs){flag}"
+                    f"({runs}{flag})"
                 ),
                 highlight=False,
                 soft_wrap=True,

@@ -212,7 +212,7 @@ def test_each_run_records_its_duration_and_status_shows_it(
     status = {s.client: s for s in setup.status(where, home)}
     assert status["cursor"].to_dict()["timings"]["stop"]["slow"] is True
     shown = run_cli("install", "status")
-    assert "cursor stop: last 900 ms" in shown.stdout and "SLOW: over 300 ms" in shown.stdout
+    assert "cursor stop: last 900 ms" in shown.stdout and "slow: over 300 ms" in shown.stdout
 
 
 def test_hook_state_is_private(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
