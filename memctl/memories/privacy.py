@@ -234,7 +234,10 @@ _HEX_SECRET = (
 # A bare 64-digit hex string is a 256-bit key (a webhook's signing key, an HMAC key, a
 # seed) unless its line names it a digest: a SHA-256 in prose, `sha256sum`'s output
 # (hex, two blanks, a name), a Docker digest or a path part is left alone.
-_HEX_KEY = r"(?<![\w:@=/.+#-])(?P<v>[0-9a-f]{64}|[0-9A-F]{64})(?![\w-])(?![ \t]{2}[*\w./])"
+_HEX_KEY = (
+    r"(?<![\w:@=/.+#-])(?=[0-9a-fA-F]{64}(?![\w-]))(?P<v>[0-9a-f]{64}|[0-9A-F]{64})"
+    r"(?![ \t]{2}[*\w./])"
+)
 DIGEST_WORDS = re.compile(
     r"(?i:sha-?(?:2|256|3)|digest|hash|checksum|\bsum\b|commit|\bblob|\bobject|\boid\b|"
     r"etag|integrity|fingerprint|\bimage\b|\blayer|\brev(?:ision)?\b|\bid\b|\bids\b)"
@@ -291,7 +294,7 @@ DETECTORS: tuple[Detector, ...] = (
     # Issue 34's shapes, each in its maker's documented format:
     # DigitalOcean: personal (dop_v1_), OAuth (doo_v1_) and refresh (dor_v1_) tokens,
     # 64 hex digits ("Token prefixes", docs.digitalocean.com/reference/api/).
-    _d("digitalocean-token", "dop_v1_ doo_v1_ dor_v1_", r"\bdo[por]_v1_[0-9a-f]{64}\b"),
+    _d("digitalocean-token", "_v1_", r"\bdo[por]_v1_[0-9a-f]{64}\b"),
     # HashiCorp Vault 1.10+: service (hvs.), batch (hvb.) and recovery (hvr.) tokens
     # ("Token prefixes", developer.hashicorp.com/vault/docs/concepts/tokens).
     _d("vault-token", "hvs. hvb. hvr.", r"\bhv[sbr]\.[A-Za-z0-9_-]{24,}"),
@@ -301,7 +304,7 @@ DETECTORS: tuple[Detector, ...] = (
     # Shopify: admin API (shpat_), shared secret (shpss_), custom app (shpca_) and private
     # app (shppa_) tokens, 32 hex digits (shopify.dev, "Access tokens"; GitHub's secret
     # scanning patterns).
-    _d("shopify-token", "shpat_ shpss_ shpca_ shppa_", r"\bshp(?:at|ss|ca|pa)_[0-9a-fA-F]{32}\b"),
+    _d("shopify-token", "shp", r"\bshp(?:at|ss|ca|pa)_[0-9a-fA-F]{32}\b"),
     # age: `AGE-SECRET-KEY-1` and 58 characters of Bech32 (age-encryption.org/v1, "X25519
     # recipient type").
     _d(
@@ -331,7 +334,7 @@ DETECTORS: tuple[Detector, ...] = (
     _d("terraform-token", ".atlasv1.", r"\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}"),
     _d(
         "sentry-token",
-        "sntryu_ sntrys_",
+        "sntry",
         r"\b(?:sntryu_[0-9a-f]{64}|sntrys_eyJ[A-Za-z0-9+/=_]{30,})",
     ),
     _d("newrelic-key", "nrak-", r"\bNRAK-[A-Z0-9]{27}\b"),
@@ -343,12 +346,12 @@ DETECTORS: tuple[Detector, ...] = (
     _d("figma-token", "figd_", r"\bfigd_[A-Za-z0-9_-]{40,}"),
     _d(
         "square-token",
-        "sq0csp- sq0atp- eaaa",
+        "sq0 eaaa",
         r"\b(?:sq0csp-[A-Za-z0-9_-]{43}|sq0atp-[A-Za-z0-9_-]{22}|EAAA[A-Za-z0-9_-]{60})",
     ),
     _d(
         "discord-token",
-        "",
+        "discord bot",
         # the first part is a user id's digits in base64 (`MT`, `Nz`, `OD`...)
         r"\b[MNO][TDjz][A-Za-z0-9_-]{22,24}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}(?![\w-])",
         lambda value: any(c.isdigit() for c in value.rsplit(".", 1)[-1]),
