@@ -75,9 +75,7 @@ def test_a_symlink_at_the_hooks_log_is_not_followed(home: Path, tmp_path: Path) 
     assert victim.read_text() == "the victim's own text\n" and _mode(victim) == 0o644
 
 
-def test_a_symlink_at_the_maintain_lock_is_refused_in_one_line(
-    home: Path, tmp_path: Path
-) -> None:
+def test_a_symlink_at_the_maintain_lock_is_refused_in_one_line(home: Path, tmp_path: Path) -> None:
     assert run_cli("remember", "we deploy on fridays").returncode == 0
     victim = _victim(tmp_path)
     (home / "maintain.lock").unlink(missing_ok=True)
