@@ -1,0 +1,55 @@
+"""Issue 34, item 8: a JSONL import killed midway (kill -9) stayed `running` in `memctl
+runs` for ever. Listing the runs marks one whose process is gone failed, as the next
+ingest or maintain would; importing the file again then finishes it with no duplicates.
+A real `memctl import` process, killed."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.conftest import run_cli
+
+FACTS = 100_000
+# How long the test waits for the import to start writing (a bound, not a measure).
+START_BOUND_SECONDS = 60
+
+
+def _import_runs() -> list[dict[str, object]]:
+    return json.loads(run_cli("runs", "--json", "--kind", "import").stdout)
+
+
+def test_an_import_killed_midway_is_not_left_running(home: Path, tmp_path: Path) -> None:
+    big = tmp_path / "big.jsonl"
+    big.write_text(
+        "".join(
+            json.dumps({"content": f"Fact {n}: host h{n} serves shard {n % 97}."}) + "\n"
+            for n in range(FACTS)
+        )
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-m", "memctl", "import", str(big)],
+        env={**os.environ, "MEMCTL_EMBEDDER": "hash"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + START_BOUND_SECONDS
+    while not any(r["status"] == "running" for r in _import_runs()):
+        assert child.poll() is None, "the import ended before it could be killed"
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    (killed,) = _import_runs()
+    assert killed["status"] == "failed"
+    shown = run_cli("runs")
+    assert "running" not in shown.stdout and "failed" in shown.stdout
+    again = run_cli("import", str(big), timeout=600)
+    assert again.returncode == 0, again.stderr
+    stats = json.loads(run_cli("status", "--json").stdout)
+    assert stats["total"] == FACTS
