@@ -1,7 +1,7 @@
 """Issue 34, item 8: a JSONL import killed midway (kill -9) stayed `running` in `memctl
-runs` for ever. Listing the runs marks one whose process is gone failed, as the next
-ingest or maintain would; importing the file again then finishes it with no duplicates.
-A real `memctl import` process, killed."""
+runs` for ever, and one stopped with Ctrl-C printed nothing. Listing the runs marks one
+whose process is gone failed, as the next ingest or maintain would; importing the file
+again then finishes it with no duplicates. A real `memctl import` process, signalled."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def _import_runs() -> list[dict[str, object]]:
     return json.loads(run_cli("runs", "--json", "--kind", "import").stdout)
 
 
-def test_an_import_killed_midway_is_not_left_running(home: Path, tmp_path: Path) -> None:
+def _big(tmp_path: Path) -> Path:
     big = tmp_path / "big.jsonl"
     big.write_text(
         "".join(
@@ -32,19 +32,41 @@ def test_an_import_killed_midway_is_not_left_running(home: Path, tmp_path: Path)
             for n in range(FACTS)
         )
     )
+    return big
+
+
+def _started_import(big: Path) -> subprocess.Popen[str]:
+    """``memctl import BIG`` as a real process, once its run is written."""
     child = subprocess.Popen(
         [sys.executable, "-m", "memctl", "import", str(big)],
         env={**os.environ, "MEMCTL_EMBEDDER": "hash"},
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     deadline = time.monotonic() + START_BOUND_SECONDS
     while not any(r["status"] == "running" for r in _import_runs()):
-        assert child.poll() is None, "the import ended before it could be killed"
+        assert child.poll() is None, "the import ended before it could be stopped"
         assert time.monotonic() < deadline
         time.sleep(0.05)
+    return child
+
+
+def test_an_import_stopped_with_ctrl_c_says_so(home: Path, tmp_path: Path) -> None:
+    child = _started_import(_big(tmp_path))
+    child.send_signal(signal.SIGINT)
+    _, said = child.communicate()
+    assert child.returncode == 130
+    assert said.strip().splitlines()[-1] == "memctl: interrupted"
+    (stopped,) = _import_runs()
+    assert stopped["status"] != "running"
+
+
+def test_an_import_killed_midway_is_not_left_running(home: Path, tmp_path: Path) -> None:
+    big = _big(tmp_path)
+    child = _started_import(big)
     child.send_signal(signal.SIGKILL)
-    child.wait()
+    child.communicate()
     (killed,) = _import_runs()
     assert killed["status"] == "failed"
     shown = run_cli("runs")
