@@ -30,3 +30,10 @@ def test_a_huge_session_reference_gets_a_short_one_line_error(home: Path) -> Non
         assert done.returncode == 3
         assert done.stderr.startswith("memctl: error: no stored session 'aaaa")
         assert len(done.stderr) < 200 and done.stderr.count("\n") == 1
+
+
+def test_a_huge_message_reference_gets_a_short_one_line_error(home: Path) -> None:
+    done = run_cli("get", f"{LONG_REF}#3")
+    assert done.returncode == 3
+    assert done.stderr.startswith("memctl: error: no message 3 in session 'aaaa")
+    assert len(done.stderr) < 200 and done.stderr.count("\n") == 1
