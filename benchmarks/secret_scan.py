@@ -37,6 +37,8 @@ from memctl.memories.privacy import Redactions, find_secrets, scrub, scrub_messa
 ENTROPY_KINDS = {"high-entropy", "aws-secret"}
 B64 = string.ascii_letters + string.digits + "+/"
 ALNUM = string.ascii_letters + string.digits
+LOWER_ALNUM = string.ascii_lowercase + string.digits
+BECH32 = "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"  # the alphabet of age's Bech32 keys
 
 
 def corpora() -> dict[str, list[Path]]:
@@ -99,6 +101,17 @@ SHAPES: dict[str, Callable[[random.Random], tuple[str, str]]] = {
     "all-digit password": lambda r: (f"password={(t := _random(string.digits, 6, r))}", t),
     "mysql -p<password>": lambda r: (f"mysql -uroot -p{(t := _random(ALNUM, 12, r))} db", t),
     "GitHub token": lambda r: (f"ghp_{(t := _random(ALNUM, 36, r))}", t),
+    # issue 34's shapes
+    "hex, 64, unlabelled (a 256-bit key)": lambda r: (t := _random("0123456789abcdef", 64, r), t),
+    "DigitalOcean token": lambda r: (f"dop_v1_{(t := _random('0123456789abcdef', 64, r))}", t),
+    "Vault service token": lambda r: (f"hvs.{(t := _random(ALNUM, r.randint(24, 95), r))}", t),
+    "Mailgun key": lambda r: (f"key-{(t := _random(LOWER_ALNUM, 32, r))}", t),
+    "Shopify token": lambda r: (f"shpat_{(t := _random('0123456789abcdef', 32, r))}", t),
+    "age secret key": lambda r: (f"AGE-SECRET-KEY-1{(t := _random(BECH32, 58, r))}", t),
+    "password after a full-width colon": lambda r: (
+        f"密码：{(t := _random(ALNUM + '!#%&*,.;=?@^_~-', r.randint(4, 16), r))}",
+        t,
+    ),
     "Slack webhook": lambda r: (
         f"https://hooks.slack.com/services/T0{_random(ALNUM, 8, r)}/B0{_random(ALNUM, 8, r)}/"
         f"{(t := _random(ALNUM, 24, r))}",

@@ -1,8 +1,10 @@
-"""Issue 22's corpus of secret shapes through every door, then every place a secret
-could land is read back: the database with its WAL (and every other file in the data
-directory, logs included), an export, the sync repository's whole history, recall,
-the session-start block and, for the MCP door, MCP search. Real processes for the
-hook and MCP doors, a real bare repository for sync."""
+"""Issue 22's and issue 34's corpus of secret shapes through every door (remember,
+import of Markdown, JSONL and memctl's YAML, ingest, the capture hook, MCP, sync), then
+every place a secret could land is read back: the database with its WAL (and every
+other file in the data directory, logs included), an export, the sync repository's
+whole history, recall, the session-start block and, for the MCP door, MCP search. Real
+processes for the hook and MCP doors, a real bare repository for sync (whose files
+holding a secret are turned away whole)."""
 
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from memctl.api.recall import RecallRequest, SessionStartRequest, recall, sessio
 from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.memories.privacy import scrub
+from memctl.sync import layout
 from tests.conftest import run_cli
 from tests.syncing import bare_repo, history, plant
 
@@ -70,7 +73,12 @@ def _import(ctx: Context, work: Path) -> None:
     doc.write_text("# Ops notes\n\n" + "\n\n".join(TEXTS) + "\n")
     jsonl = work / "m.jsonl"
     jsonl.write_text("".join(json.dumps({"content": t, "tags": [t]}) + "\n" for t in TEXTS))
-    api.import_files(ctx, api.plan_import(ImportRequest((str(doc), str(jsonl)), force=True)))
+    yamls = []
+    for n, text in enumerate(TEXTS):
+        yamls.append(work / f"m{n}.yaml")
+        yamls[-1].write_text(f"id: d{n:031x}\ncontent: {json.dumps(text)}\ntags: [ops]\n")
+    paths = (str(doc), str(jsonl), *map(str, yamls))
+    api.import_files(ctx, api.plan_import(ImportRequest(paths, force=True)))
 
 
 def _remember(ctx: Context, work: Path) -> None:
@@ -118,10 +126,15 @@ def _sync_file(ctx: Context, work: Path) -> None:
             f"id: {memory_id}\nstate: active\nupdated_at: '2026-01-01T00:00:00.000Z'\n"
             f"content: {json.dumps(text)}\n"
         )
-        files[f"memories/global/{memory_id}_{'e' * 16}.yaml".encode()] = body.encode()
+        files[layout.memory_path("global", memory_id, "e" * 16).encode()] = body.encode()
     plant(remote, files)
+    refused = sync_api.sync(ctx, sync_api.SyncRequest()).bad_files
+    # each file is read and turned away for what it holds (not for its name or shape)
+    assert len(refused) == len(TEXTS) and all(why.startswith("holds ") for _, why in refused)
 
 
+# Doors that store each text as a memory at once (the others keep sessions)
+STORING = ("import", "remember")
 DOORS: dict[str, Callable[[Context, Path], None]] = {
     "hook": _hook,
     "ingest": _ingest,
@@ -177,7 +190,10 @@ def test_no_secret_of_the_corpus_lands_anywhere_through_a_door(
     work = tmp_path / "work"
     work.mkdir()
     DOORS[door](ctx, work)
-    assert _leaks(_places(ctx, home, remote, theirs=door == "sync-file")) == []
+    places = _places(ctx, home, remote, theirs=door == "sync-file")
+    assert _leaks(places) == []
+    if door in STORING:  # the door let the texts in, with their secrets redacted
+        assert places["export"].count("[REDACTED") >= len(TEXTS) - 1
 
 
 def test_no_secret_of_the_corpus_lands_anywhere_through_mcp(

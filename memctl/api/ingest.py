@@ -259,7 +259,20 @@ def runs(ctx: Context, limit: int = 20, kind: str | None = None) -> list[RunReco
     ``kind``: only those of that kind."""
     from memctl.store.runs import list_runs
 
-    return list_runs(ctx.db, limit, kind)
+    return _settled(ctx, list_runs(ctx.db, limit, kind))
+
+
+def _settled(ctx: Context, records: list[RunRecord]) -> list[RunRecord]:
+    """``records``, those still marked running whose process is gone (a ``kill -9``)
+    marked failed, as the next ingest or maintain would mark them."""
+    from memctl.maintain.claims import DEAD_RUN, fail_dead_runs
+
+    if any(r.status == "running" for r in records):
+        dead = set(fail_dead_runs(ctx.db))
+        for record in records:
+            if record.id in dead:
+                record.status = DEAD_RUN
+    return records
 
 
 @dataclass(frozen=True)
@@ -284,7 +297,7 @@ def run(ctx: Context, run_id: str) -> RunRecord:
     record = get_run(ctx.db, resolve_run_id(ctx.db, run_id))
     if record is None:
         raise NotFoundError(f"no run with id {run_id}")
-    return record
+    return _settled(ctx, [record])[0]
 
 
 def undo(ctx: Context, run_id: str | None = None, force: bool = False) -> UndoReport:

@@ -17,7 +17,7 @@ from memctl.errors import NotFoundError, UsageError
 from memctl.ingest.parse.common import SUBAGENT
 from memctl.ingest.title import REQUESTS_READ, session_title
 from memctl.maintain.forgetting import Forgotten as Forgotten  # what a forget did
-from memctl.maintain.forgetting import forget_session
+from memctl.maintain.forgetting import forget_session, no_session, quoted_ref
 from memctl.memories import operations
 from memctl.memories.timeparse import parse_since
 from memctl.model import Memory, Message, Session
@@ -122,10 +122,12 @@ def find_session(ctx: Context, session_id: str) -> Session:
     if session is None and len(wanted) >= 4:
         matches = transcripts.session_ids_like(ctx.db, wanted)
         if len(matches) == 2:
-            raise UsageError(f"session prefix {wanted!r} is ambiguous: give more of the id")
+            raise UsageError(
+                f"session prefix {quoted_ref(wanted)} is ambiguous: give more of the id"
+            )
         session = get_session(ctx.db, matches[0]) if matches else None
     if session is None:
-        raise NotFoundError(f"no stored session {wanted!r} (see `memctl sessions list`)")
+        raise no_session(wanted)
     if session.forgotten_at:
         raise NotFoundError(
             f"session {session.id} was forgotten on {session.forgotten_at[:10]}: its text is gone"
@@ -331,7 +333,7 @@ def expand(ctx: Context, ref: str, around: int = 2) -> list[Passage]:
     session_id, _, numbers = ref.rpartition(MESSAGE_SEPARATOR)
     span = RANGE.match(numbers)
     if not session_id or not span:
-        raise UsageError(f"cannot read {ref!r}: expected SESSION#A-B or SESSION#N")
+        raise UsageError(f"cannot read {quoted_ref(ref)}: expected SESSION#A-B or SESSION#N")
     first, last = int(span[1]), int(span[2] or span[1])
     return [_passage(ctx, session_id, first, last, around, None)]
 
@@ -354,7 +356,8 @@ def _memory(ctx: Context, ref: str) -> Memory:
         return operations.get(ctx, ref)[0]
     except (NotFoundError, UsageError):
         raise NotFoundError(
-            f"no memory or session message {ref!r}: give a memory id (or prefix) or SESSION#A-B"
+            f"no memory or session message {quoted_ref(ref)}: "
+            "give a memory id (or prefix) or SESSION#A-B"
         ) from None
 
 

@@ -13,7 +13,7 @@ from memctl.model import Memory
 from memctl.sync import pipeline, setup, share
 from memctl.sync import trust as trusting
 from memctl.sync.incoming import Progress, quiet
-from memctl.sync.pipeline import SyncRequest, SyncResult
+from memctl.sync.pipeline import SyncRequest, SyncResult, bad_file_lines
 from memctl.sync.setup import InitResult, SyncStatus
 from memctl.sync.trust import Trust
 
@@ -24,6 +24,7 @@ __all__ = [
     "SyncResult",
     "SyncStatus",
     "Trust",
+    "bad_file_lines",
     "init",
     "promote",
     "status",

@@ -80,6 +80,10 @@ def run_fast(argv: list[str], start_resident: bool = False) -> int | None:
     return run(options, args)
 
 
+# The exit status after Ctrl-C: 128 + SIGINT, as a shell reports it.
+INTERRUPTED_EXIT = 130
+
+
 def _error(message: str) -> None:
     red = sys.stderr.isatty() and not os.environ.get("NO_COLOR")
     sys.stderr.write(f"\x1b[31m{message}\x1b[0m\n" if red else message + "\n")
@@ -150,7 +154,10 @@ def run_typer(command: str | None) -> int:
     except (getattr(click, "Abort", typer.Abort), typer.Abort):
         _error("memctl: aborted")
         return 1
-    # Every command returns None; an int is the code of a typer.Exit.
+    # Every command returns None; an int is the code of a typer.Exit, and Typer turns a
+    # Ctrl-C into Exit(130) without a word (issue 34: an import stopped so printed nothing).
+    if result == INTERRUPTED_EXIT:
+        _error("memctl: interrupted")
     return result if isinstance(result, int) else 0
 
 
@@ -179,7 +186,7 @@ def main(run: Callable[[], int] = run_memctl, prog: str = "memctl") -> None:
         code = exc.exit_code
     except KeyboardInterrupt:
         _error(f"{prog}: interrupted")
-        code = 130
+        code = INTERRUPTED_EXIT
     except Exception as exc:
         if os.environ.get("MEMCTL_DEBUG"):
             raise

@@ -54,7 +54,9 @@ def export(
     count = 0
     # Written beside the target and renamed, so a failed export never leaves half a file.
     with os.fdopen(
-        os.open(partial, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600), "w", encoding="utf-8"
+        os.open(partial, os.O_CREAT | os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW, 0o600),
+        "w",
+        encoding="utf-8",
     ) as stream:
         for line in api.export(context, scope):
             stream.write(line + "\n")

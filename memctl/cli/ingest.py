@@ -199,15 +199,44 @@ def _decisions_table(record: RunRecord) -> Table:
     for column in ("decision", "category", "target", "memory", "fact", "why"):
         table.add_column(column, overflow="fold" if column in ("fact", "why") else "ellipsis")
     for item in record.decisions:
-        table.add_row(
-            item["verdict"] + (f" ({item['stage']})" if "stage" in item else ""),
-            item.get("category", ""),
-            (item.get("target_id") or "-")[:8],
-            (item.get("memory_id") or "-")[:8],
-            item["fact"],
-            item["reason"],
-        )
+        table.add_row(*_decision_row(item))
     return table
+
+
+# What a maintain run's change says besides its task, action and memory (`decay` from/to,
+# a backup's path), shown where an ingest decision shows its fact.
+_NAMED = frozenset(
+    {
+        "verdict",
+        "stage",
+        "action",
+        "task",
+        "category",
+        "target_id",
+        "memory_id",
+        "id",
+        "fact",
+        "reason",
+    }
+)
+
+
+def _decision_row(item: dict[str, Any]) -> tuple[str, ...]:
+    """One decision as a row: an ingest run's (verdict, fact, reason) or another run's
+    change (a maintain task's action on a memory, with its details)."""
+    what = str(item.get("verdict") or item.get("action") or "-")
+    if "stage" in item:
+        what += f" ({item['stage']})"
+    memory = str(item.get("memory_id") or item.get("id") or "-")
+    details = ", ".join(f"{key} {value}" for key, value in item.items() if key not in _NAMED)
+    return (
+        what,
+        str(item.get("category") or item.get("task") or ""),
+        str(item.get("target_id") or "-")[:8],
+        memory[:8] if "verdict" in item else memory,
+        str(item.get("fact") or details),
+        str(item.get("reason") or ""),
+    )
 
 
 @app.command()

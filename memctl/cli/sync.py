@@ -44,8 +44,8 @@ def sync(
     if as_json:
         print_json(result.to_dict())
         return
-    for path, why in result.bad_files:
-        warn(f"skipped {path}: {why}")
+    for line in api.bad_file_lines(result.bad_files):
+        warn(line)
     for memory_id, why in result.refused:
         warn(f"refused {memory_id[:12]}: {why}")
     if result.withheld:

@@ -32,10 +32,25 @@ def private_dir(path: Path) -> Path:
     return path
 
 
+# Never through a symbolic link (a link planted at a log or lock would have memctl write,
+# truncate or chmod its target), and not into a child process.
+PRIVATE_FLAGS = os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
 def open_private(path: Path, flags: int) -> int:
-    """``os.open`` a file inside a private directory; a file it makes is 0600."""
+    """``os.open`` a file inside a private directory, never through a symbolic link (an
+    OSError, ELOOP); a file it makes is 0600, and one of this user's that an older memctl
+    left readable by others (a 0644 ``hooks.log``) is made 0600."""
     private_dir(path.parent)
-    return os.open(path, flags, FILE_MODE)
+    descriptor = os.open(path, flags | PRIVATE_FLAGS, FILE_MODE)
+    try:
+        info = os.fstat(descriptor)
+        if stat.S_ISREG(info.st_mode) and info.st_mode & 0o077 and info.st_uid == os.geteuid():
+            os.fchmod(descriptor, FILE_MODE)
+    except OSError:
+        os.close(descriptor)
+        raise
+    return descriptor
 
 
 def create_private(path: Path) -> BinaryIO:

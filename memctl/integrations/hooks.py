@@ -133,11 +133,12 @@ def _home(options: dict[str, Any]) -> Path:
 
 def log_error(home: Path, client: str, event: str, text: str) -> bool:
     """Append to the hooks' log; False when it could not be written (a full disk)."""
+    from memctl.config.files import open_private
+
     try:
-        path = home / "logs" / LOG
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        descriptor = open_private(home / "logs" / LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         stamp = datetime.now(UTC).isoformat(timespec="seconds")
-        with open(path, "a", encoding="utf-8") as out:
+        with os.fdopen(descriptor, "a", encoding="utf-8") as out:
             out.write(f"{stamp} {client} {event}: {text.rstrip()}\n")
     except OSError:
         return False

@@ -63,7 +63,9 @@ MAX_CHARS = 1000
 LIMITS = {
     "query": 4000,
     "text": 100_000,  # memories/operations.py MAX_CONTENT_CHARS
-    "memory_ingest.text": 16 << 20,
+    # a whole conversation: an assistant's 200,000-token context at ~4 characters a token
+    # is ~800 KB (10 MB was 380,000 messages, a worker still busy 3 minutes later)
+    "memory_ingest.text": 1 << 20,
     "transcript_path": 4096,
 }
 MAX_ITEMS = 50  # tags

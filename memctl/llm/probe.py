@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from memctl.config.files import open_private
+
 PROBE_FILE = "ollama-probe.json"
 
 _seen: dict[tuple[Path, str], tuple[bool, float]] = {}
@@ -49,7 +51,7 @@ def _read(path: Path) -> dict[str, list[float]]:
 def _write(path: Path, data: dict[str, list[float]]) -> None:
     partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
     with contextlib.suppress(OSError):
-        descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        descriptor = open_private(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
         with os.fdopen(descriptor, "w", encoding="utf-8") as out:
             json.dump(data, out)
         partial.replace(path)

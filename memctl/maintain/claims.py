@@ -20,6 +20,10 @@ from memctl.store.database import Database
 from memctl.store.maintenance import mark_runs
 from memctl.store.runs import running_runs
 
+# What a run whose process died while it ran is marked (importing its file again undoes
+# and redoes it).
+DEAD_RUN = "failed"
+
 
 def worker_name(role: str) -> str:
     """Who claimed a job: ``worker@host:pid``, shown on the job while it runs."""
@@ -34,8 +38,16 @@ def release_orphans(db: Database, max_attempts: int) -> list[int]:
     for job_id, claimed_by in jobs.running_claims(db):
         if holder_gone(claimed_by, host) and jobs.release(db, job_id, claimed_by, max_attempts):
             released.append(job_id)
+    fail_dead_runs(db)
+    return released
+
+
+def fail_dead_runs(db: Database) -> list[str]:
+    """Mark failed every run still marked running whose process died here (kill -9);
+    their ids."""
+    host = socket.gethostname()
     dead = [run_id for run_id, holder in running_runs(db) if holder_gone(holder, host)]
     if dead:
         with db.atomic():
-            mark_runs(db, dead, "failed")
-    return released
+            mark_runs(db, dead, DEAD_RUN)
+    return dead

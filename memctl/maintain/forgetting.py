@@ -29,7 +29,7 @@ from memctl.errors import NotFoundError, UsageError
 from memctl.ingest.spool import drop_session
 from memctl.maintain.backup import backups
 from memctl.memories.operations import edit
-from memctl.memories.privacy import REDACTED
+from memctl.memories.privacy import REDACTED, safe_line
 from memctl.model import Memory, now_iso
 from memctl.store import forget as erase
 from memctl.store import memories as store
@@ -45,6 +45,20 @@ from memctl.sync.pipeline import clone_path
 # The columns ``redact`` also rewrites: the messages and titles of every session.
 EVERY_SESSION = ("messages.content", "sessions.title")
 REWRITING = ".forgetting"  # a backup being written anew
+
+
+# How much of a session reference an error quotes (a REF of 50,000 characters was echoed whole).
+QUOTED_REF_CHARS = 60
+
+
+def quoted_ref(ref: str) -> str:
+    """A reference as an error quotes it: one line, its start only, secrets hidden."""
+    return repr(safe_line(ref, QUOTED_REF_CHARS))
+
+
+def no_session(wanted: str) -> NotFoundError:
+    """The one-line error for a session reference that names no stored session."""
+    return NotFoundError(f"no stored session {quoted_ref(wanted)} (see `memctl sessions list`)")
 
 
 @dataclass
@@ -83,15 +97,17 @@ def _target(db: Database, ref: str) -> _Target:
     """``SESSION`` (an id or unique prefix) or ``SESSION#N``."""
     wanted, separator, number = ref.strip().partition(MESSAGE_SEPARATOR)
     if separator and not number.isdigit():
-        raise UsageError(f"{ref!r}: give SESSION-ID or SESSION-ID#N, a message's number")
+        raise UsageError(f"{quoted_ref(ref)}: give SESSION-ID or SESSION-ID#N, a message's number")
     session = get_session(db, wanted) if wanted else None
     if session is None and len(wanted) >= 4:
         matches = session_ids_like(db, wanted)
         if len(matches) > 1:
-            raise UsageError(f"session prefix {wanted!r} is ambiguous: give more of the id")
+            raise UsageError(
+                f"session prefix {quoted_ref(wanted)} is ambiguous: give more of the id"
+            )
         session = get_session(db, matches[0]) if matches else None
     if session is None:
-        raise NotFoundError(f"no stored session {wanted!r} (see `memctl sessions list`)")
+        raise no_session(wanted)
     return _Target(session.id, [int(number)] if separator else None)
 
 

@@ -25,7 +25,7 @@ from typing import IO
 from threadpoolctl import threadpool_limits
 
 from memctl.config import Settings
-from memctl.config.files import private_dir
+from memctl.config.files import open_private, private_dir
 from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.ingest.pending import pending_dir
@@ -99,7 +99,7 @@ def maintain_lock(settings: Settings) -> Iterator[str | None]:
     path: Path = settings.home / LOCK_FILE
     private_dir(path.parent)
     handle: IO[str] = open(  # noqa: SIM115 (held across the yield); private, as every file
-        path, "a+", encoding="utf-8", opener=lambda name, flags: os.open(name, flags, 0o600)
+        path, "a+", encoding="utf-8", opener=lambda name, flags: open_private(Path(name), flags)
     )
     try:
         try:

@@ -48,15 +48,21 @@ _NOT_REDACTED = r"(?!\[REDACTED)"
 _NAME_TAIL = r"(?:[sS]\b|[_-][A-Za-z0-9]+|[A-Z][a-z0-9]+)*"
 # Where a telling word may start: not inside a word, but at a camel-case or CAPS boundary.
 _NAME_START = r"(?:(?<![A-Za-z])|(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z]{3}))"
-_PASSWORD_WORD = _NAME_START + r"(?i:password|passwd|passphrase|pwd|passcode|pin)"
+# and the word in Chinese, Japanese and Korean, which a full-width colon follows
+_PASSWORD_WORD = (
+    _NAME_START
+    + r"(?i:password|passwd|passphrase|pwd|passcode|pin|密码|密碼|口令|パスワード|비밀번호)"
+)
+_PASSWORD_ANCHORS = "pass pwd pin 密码 密碼 口令 パスワード 비밀번호"
 _KEY_WORD = _NAME_START + (
     r"(?i:secret|token|api[ _-]?key|access[ _-]?key|auth[ _-]?key|private[ _-]?key|"
     r"client[ _-]?secret|credentials?|signing[ _-]?key|encryption[ _-]?key)"
 )
-_ASSIGN = r"[\"'\]]{0,2}[ \t]*(?:=|:=|:|=>|==)[ \t]*@?"
+# full-width `：` and `＝` are what a CJK keyboard types
+_ASSIGN = r"[\"'\]]{0,2}[ \t]*(?:=|:=|:|=>|==|：|＝)[ \t]*@?"
 _QUOTED = rf"(?P<q>[\"'`]){_NOT_REDACTED}(?P<v>[^\"'`\n]{{1,300}})(?P=q)"
 _BARE = rf"{_NOT_REDACTED}(?P<b>[^\s\"'`]{{1,300}})"
-_PROSE = r"[ \t]+(?:is|was|=|:)[ \t]+(?:now[ \t]+)?"
+_PROSE = r"[ \t]+(?:is|was|=|:|：)[ \t]+(?:now[ \t]+)?"
 
 # Values a label is often followed by that are not secrets: types, references, prose.
 NOT_VALUES = frozenset(
@@ -176,6 +182,8 @@ class Detector:
     # a pattern that may span lines runs over the whole text, the others over the lines
     # holding an anchor
     multiline: bool = False
+    # a match is dropped when this is found earlier on its line (within UNLESS_CHARS)
+    unless_before: re.Pattern[str] | None = None
 
 
 def _d(
@@ -185,6 +193,7 @@ def _d(
     check: Callable[[str], bool] | None = None,
     flags: int = 0,
     multiline: bool = False,
+    unless_before: re.Pattern[str] | None = None,
 ) -> Detector:
     return Detector(
         kind,
@@ -192,6 +201,7 @@ def _d(
         re.compile(pattern, flags),
         check,
         multiline or bool(flags & re.S),
+        unless_before,
     )
 
 
@@ -219,6 +229,21 @@ _HEX_SECRET = (
     r"secret[ _-]?key|signing[ _-]?key))\b[^\n]{0,40}?(?<![\w-])"
     rf"{_NOT_REDACTED}(?P<v>[0-9a-f]{{32,64}}|[0-9A-F]{{32,64}})\b"
 )
+
+
+# A bare 64-digit hex string is a 256-bit key (a webhook's signing key, an HMAC key, a
+# seed) unless its line names it a digest: a SHA-256 in prose, `sha256sum`'s output
+# (hex, two blanks, a name), a Docker digest or a path part is left alone.
+_HEX_KEY = (
+    r"(?<![\w:@=/.+#-])(?=[0-9a-fA-F]{64}(?![\w-]))(?P<v>[0-9a-f]{64}|[0-9A-F]{64})"
+    r"(?![ \t]{2}[*\w./])"
+)
+DIGEST_WORDS = re.compile(
+    r"(?i:sha-?(?:2|256|3)|digest|hash|checksum|\bsum\b|commit|\bblob|\bobject|\boid\b|"
+    r"etag|integrity|fingerprint|\bimage\b|\blayer|\brev(?:ision)?\b|\bid\b|\bids\b)"
+)
+# How far back on its line a detector's ``unless_before`` looks.
+UNLESS_CHARS = 64
 
 
 DETECTORS: tuple[Detector, ...] = (
@@ -266,6 +291,77 @@ DETECTORS: tuple[Detector, ...] = (
     _d("pypi-token", "pypi-", r"\bpypi-AgE[A-Za-z0-9_-]{50,}"),
     _d("twilio-key", "", r"\b(?:AC|SK)[0-9a-f]{32}\b"),
     _d("huggingface-token", "hf_", r"\bhf_[A-Za-z0-9]{30,}"),
+    # Issue 34's shapes, each in its maker's documented format:
+    # DigitalOcean: personal (dop_v1_), OAuth (doo_v1_) and refresh (dor_v1_) tokens,
+    # 64 hex digits ("Token prefixes", docs.digitalocean.com/reference/api/).
+    _d("digitalocean-token", "_v1_", r"\bdo[por]_v1_[0-9a-f]{64}\b"),
+    # HashiCorp Vault 1.10+: service (hvs.), batch (hvb.) and recovery (hvr.) tokens
+    # ("Token prefixes", developer.hashicorp.com/vault/docs/concepts/tokens).
+    _d("vault-token", "hvs. hvb. hvr.", r"\bhv[sbr]\.[A-Za-z0-9_-]{24,}"),
+    # Mailgun's private API key: `key-` and 32 lower-case letters and digits (Mailgun API
+    # reference, "Authentication").
+    _d("mailgun-key", "key-", r"(?<![\w-])key-(?=[a-z]*[0-9])[0-9a-z]{32}\b"),
+    # Shopify: admin API (shpat_), shared secret (shpss_), custom app (shpca_) and private
+    # app (shppa_) tokens, 32 hex digits (shopify.dev, "Access tokens"; GitHub's secret
+    # scanning patterns).
+    _d("shopify-token", "shp", r"\bshp(?:at|ss|ca|pa)_[0-9a-fA-F]{32}\b"),
+    # age: `AGE-SECRET-KEY-1` and 58 characters of Bech32 (age-encryption.org/v1, "X25519
+    # recipient type").
+    _d(
+        "age-secret-key",
+        "age-secret-key-1",
+        r"\bAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}",
+        flags=re.I,
+    ),
+    # Twenty more, in the formats gitleaks' rules (config/gitleaks.toml) take from each
+    # maker's documentation: Databricks (dapi + 32 hex), Doppler (dp.pt. and the other
+    # kinds), Linear (lin_api_), Postman (PMAK-), Atlassian (ATATT3, ATBB), Grafana (glsa_,
+    # glc_), Pulumi (pul-), Terraform Cloud (.atlasv1.), Sentry (sntryu_, sntrys_), New
+    # Relic (NRAK-), Notion (ntn_), Docker Hub (dckr_pat_), Tailscale (tskey-), Supabase
+    # (sbp_), PlanetScale (pscale_), Figma (figd_), Square (sq0csp-, sq0atp-, EAAA),
+    # Discord bots, Microsoft Entra client secrets (Q~) and Mailchimp (-usNN).
+    _d("databricks-token", "dapi", r"\bdapi[0-9a-f]{32}(?:-\d)?\b"),
+    _d("doppler-token", "dp.", r"\bdp\.(?:pt|st|ct|sa|scim|audit)\.[A-Za-z0-9]{40,44}"),
+    _d("linear-key", "lin_api_", r"\blin_api_[A-Za-z0-9]{40}"),
+    _d("postman-key", "pmak-", r"\bPMAK-[0-9a-f]{24}-[0-9a-f]{34}\b"),
+    _d("atlassian-token", "atatt3 atbb", r"\b(?:ATATT3[A-Za-z0-9_=-]{150,}|ATBB[A-Za-z0-9]{32})"),
+    _d(
+        "grafana-token",
+        "glsa_ glc_",
+        r"\b(?:glsa_[A-Za-z0-9]{32}_[0-9a-f]{8}|glc_[A-Za-z0-9+/]{32,}={0,2})",
+    ),
+    _d("pulumi-token", "pul-", r"\bpul-[0-9a-f]{40}\b"),
+    _d("terraform-token", ".atlasv1.", r"\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}"),
+    _d(
+        "sentry-token",
+        "sntry",
+        r"\b(?:sntryu_[0-9a-f]{64}|sntrys_eyJ[A-Za-z0-9+/=_]{30,})",
+    ),
+    _d("newrelic-key", "nrak-", r"\bNRAK-[A-Z0-9]{27}\b"),
+    _d("notion-token", "ntn_", r"\bntn_[A-Za-z0-9]{40,}"),
+    _d("docker-token", "dckr_pat_", r"\bdckr_pat_[A-Za-z0-9_-]{27,}"),
+    _d("tailscale-key", "tskey-", r"\btskey-[a-z]+-[A-Za-z0-9]+-[A-Za-z0-9]{20,}"),
+    _d("supabase-token", "sbp_", r"\bsbp_[0-9a-f]{40}\b"),
+    _d("planetscale-token", "pscale_", r"\bpscale_(?:pw|tkn|oauth)_[A-Za-z0-9_.-]{32,}"),
+    _d("figma-token", "figd_", r"\bfigd_[A-Za-z0-9_-]{40,}"),
+    _d(
+        "square-token",
+        "sq0 eaaa",
+        r"\b(?:sq0csp-[A-Za-z0-9_-]{43}|sq0atp-[A-Za-z0-9_-]{22}|EAAA[A-Za-z0-9_-]{60})",
+    ),
+    _d(
+        "discord-token",
+        "discord bot",
+        # the first part is a user id's digits in base64 (`MT`, `Nz`, `OD`...)
+        r"\b[MNO][TDjz][A-Za-z0-9_-]{22,24}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}(?![\w-])",
+        lambda value: any(c.isdigit() for c in value.rsplit(".", 1)[-1]),
+    ),
+    _d(
+        "azure-client-secret",
+        "q~",
+        r"(?<![\w~.-])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![\w~.-])",
+    ),
+    _d("mailchimp-key", "-us", r"\b[0-9a-f]{32}-us\d{1,2}\b"),
     _d("private-key", "b3blbnnzac1rzxktdje", r"b3BlbnNzaC1rZXktdjE[A-Za-z0-9+/=]*"),
     _d(
         "private-key",
@@ -273,6 +369,7 @@ DETECTORS: tuple[Detector, ...] = (
         r"\bclient-key-data[\"']?[ \t]*:[ \t]*[\"']?(?P<v>[A-Za-z0-9+/=]{8,})",
     ),
     _d("auth-token", "auth token secret pass credential key", _HEX_SECRET),
+    _d("hex-key", "", _HEX_KEY, unless_before=DIGEST_WORDS),
     _d("password", "password", _NETRC, _any_value, multiline=True),
     _d("password", ":", _PGPASS, _any_value),
     _d(
@@ -311,11 +408,13 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     _d(
         "password",
-        "pass pwd pin",
+        _PASSWORD_ANCHORS,
         rf"{_PASSWORD_WORD}{_NAME_TAIL}{_ASSIGN}(?:{_QUOTED}|{_BARE})",
         _any_value,
     ),
-    _d("password", "pass pwd pin", rf"{_PASSWORD_WORD}{_PROSE}(?:{_QUOTED}|{_BARE})", _any_value),
+    _d(
+        "password", _PASSWORD_ANCHORS, rf"{_PASSWORD_WORD}{_PROSE}(?:{_QUOTED}|{_BARE})", _any_value
+    ),
     _d(
         "secret",
         "secret token key credential",
@@ -401,6 +500,12 @@ def _kind(detector: Detector, value: str) -> str:
     return detector.kind
 
 
+def _named_before(text: str, at: int, words: re.Pattern[str]) -> bool:
+    """Whether ``words`` occur on ``at``'s line, at most UNLESS_CHARS before it."""
+    start = max(text.rfind("\n", 0, at) + 1, at - UNLESS_CHARS)
+    return words.search(text, start, at) is not None
+
+
 def find_secrets(text: str) -> list[Hit]:
     """Every secret in ``text``, as spans that do not overlap, in order; where two
     detectors overlap, the earlier (more specific) one names the kind."""
@@ -419,6 +524,8 @@ def find_secrets(text: str) -> list[Hit]:
                 first, last = _value_span(match)
                 value = text[first:last]
                 if MARK.fullmatch(value) or (detector.check and not detector.check(value)):
+                    continue
+                if detector.unless_before and _named_before(text, first, detector.unless_before):
                     continue
                 hits.append(Hit(first, last, _kind(detector, value), match.span()))
     return _disjoint(hits)

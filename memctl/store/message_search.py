@@ -53,6 +53,15 @@ def is_message_id(text: str) -> bool:
     return MESSAGE_SEPARATOR in text
 
 
+# How much of a session id an error quotes (a 50,000-character one was echoed whole).
+QUOTED_CHARS = 60
+
+
+def _quoted(session_id: str) -> str:
+    flat = " ".join(session_id.split())
+    return repr(flat if len(flat) <= QUOTED_CHARS else flat[: QUOTED_CHARS - 1] + "…")
+
+
 def get_message(db: Database, key: str) -> MessageHit:
     """The message named ``<session id>#<number>`` (a unique prefix of the session id, as
     tables show it, will do); NotFoundError if there is none."""
@@ -69,10 +78,10 @@ def get_message(db: Database, key: str) -> MessageHit:
     if not rows and len(session_id) >= MIN_PREFIX:
         matches = session_ids_like(db, session_id)
         if len(matches) > 1:
-            raise AmbiguousIdError(f"session prefix {session_id!r} matches several sessions")
+            raise AmbiguousIdError(f"session prefix {_quoted(session_id)} matches several sessions")
         rows = db.rows(query, (matches[0], int(number))) if matches else []
     if not rows:
-        raise NotFoundError(f"no message {number} in session {session_id}")
+        raise NotFoundError(f"no message {number} in session {_quoted(session_id)}")
     return MessageHit(**rows[0])
 
 

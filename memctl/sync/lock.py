@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from memctl.config.files import open_private
 from memctl.errors import SyncError
 
 POLL_SECONDS = 0.1
@@ -18,8 +19,7 @@ POLL_SECONDS = 0.1
 @contextmanager
 def sync_lock(path: Path, wait_seconds: float) -> Iterator[None]:
     """Hold the lock file ``path``, waiting up to ``wait_seconds`` for another holder."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    fd = open_private(path, os.O_RDWR | os.O_CREAT)
     try:
         deadline = time.monotonic() + wait_seconds
         while True:

@@ -289,6 +289,9 @@ async def hostile(home: Path, project: Path, allowed: Path) -> dict[str, Any]:
             for n in range(PARALLEL):
                 group.start_soon(one, n)
         seen["huge"] = await client.call_tool("memory_search", {"query": "x" * (10 << 20)})
+        seen["huge_ingest"] = await client.call_tool(
+            "memory_ingest", {"text": "user: hello\n" * ((10 << 20) // 12)}
+        )
         seen["tags"] = await client.call_tool("memory_store", {"text": "t", "tags": ["a"] * 51})
         seen["limit"] = await client.call_tool("memory_list", {"limit": 10**12})
         seen["passwd"] = await client.call_tool("memory_ingest", {"transcript_path": "/etc/passwd"})
@@ -309,6 +312,7 @@ def test_parallel_calls_limits_and_only_transcripts(home: Path, tmp_path: Path) 
     assert seen["stats"].structured_content["total"] == PARALLEL // 2
     for name, says in [
         ("huge", "query is 10,485,760 characters: at most 4,000"),
+        ("huge_ingest", "text is 10,485,756 characters: at most 1,048,576"),
         ("tags", "tags has 51 items"),
         ("limit", "limit is out of range"),
         ("passwd", "reads transcripts only: /etc/passwd"),

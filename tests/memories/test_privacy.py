@@ -120,6 +120,19 @@ SHAPES = [
         "private-key",
     ),
     ("sshpass -p 'hunter2!' ssh deploy@host", "hunter2!", "password"),
+    # issue 34's shapes
+    (f"doctl auth init -t dop_v1_{'a1' * 32}", "a1" * 32, "digitalocean-token"),
+    ("vault login hvs.CAESIJ3xv8Vq2mXlR7tZpWk4NbH3sYcQ9dF", "CAESIJ3xv8Vq2mXlR7tZ", "vault-token"),
+    (f"paste {'4f3a9c2b' * 8} into the dashboard", "4f3a9c2b" * 8, "hex-key"),
+    ("Mailgun: key-3z6f6t23gmqf0285exn8zksbze9idja1", "3z6f6t23gmqf0285exn8zks", "mailgun-key"),
+    ("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", "bd568da9263ab812b37b35e2", "shopify-token"),
+    (
+        "AGE-SECRET-KEY-1LCM4YNH4EVPHXYVWL2Z24G8HSHGJZWV0JAT0YWC5NTS578UD8T47YYV4D2",
+        "LCM4YNH4EVPHXYVWL2Z24G8HSHGJZWV0",
+        "age-secret-key",
+    ),
+    ("the staging password：Kestrel-Plum-5521", "Kestrel-Plum-5521", "password"),
+    ("数据库密码：Orchid-Tide-3388", "Orchid-Tide-3388", "password"),
     (
         "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW",
         "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW",
@@ -164,6 +177,13 @@ ORDINARY = [
     "wrote /tmp/tmp4p_xwg0f/out.json and /tmp/tmpx18t062q/report.txt",
     "vite.config.ts.timestamp-1718802716364-8a7b0f4c2e1d.mjs",
     "see https://github.com/acme/api/commit/d36d57c66ff031f93b4fa432e86802f84991477b",
+    # a 64-digit hex named a digest on its line, or in sha256sum's output, is no key
+    "the SHA-256 of the wheel is e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  dist/memctl-0.9.tar.gz",
+    "ghcr.io/acme/api@sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    "content_hash: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    "a key-value store with key-based sharding and key-rotation-every-30-days-for-tenants",
+    "Model1234567890abcdefghij.method.some_attribute_name_that_is_longer1",
 ]
 
 
