@@ -351,7 +351,7 @@ def m012_session_cwd(db: Database) -> None:
     db.execute("ALTER TABLE sessions ADD COLUMN cwd TEXT NOT NULL DEFAULT ''")
 
 
-def m016_entities_triples(db: Database) -> None:
+def m013_entities_triples(db: Database) -> None:
     """The knowledge graph: entities (a canonical name, a kind, aliases), triples between
     them (active or superseded, with what superseded them), each triple linked to the
     memories and session messages it came from. A triple whose last source goes, goes.
@@ -436,7 +436,7 @@ def m015_projects_titles(db: Database) -> None:
     db.execute("ALTER TABLE runs ADD COLUMN door TEXT")
 
 
-def m013_memory_questions(db: Database) -> None:
+def m016_memory_questions(db: Database) -> None:
     """Questions a memory answers, written when it was stored (by the host model): their own
     rows, full-text indexed and with a vector, each pointing at its memory and removed with
     it; recall searches them to find the memory, and never shows them."""
@@ -478,8 +478,8 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m010_transcript_reads,
     m011_run_holder,
     m012_session_cwd,
-    m016_entities_triples,
+    m013_entities_triples,
     m014_forget_everywhere,
     m015_projects_titles,
-    m013_memory_questions,
+    m016_memory_questions,
 ]
