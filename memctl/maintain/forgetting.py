@@ -135,6 +135,7 @@ def _forget_in(db: Database, target: _Target, done: Forgotten, live: Context | N
                 writer.delete(memory, reason="sessions forget")
             done.messages = erase.forget_messages(db, target.session_id, target.seqs, now_iso())
             done.quotes = erase.erase_quotes(db, needles, erase.FORGOTTEN, EVERY_SESSION)
+            erase.erase_derived(db, needles, list(memories))
             writer.forgotten(target.name, messages=done.messages, memories=len(memories))
         done.memories = sorted(memories)
 
@@ -161,6 +162,7 @@ def _memories_in(
             for memory in memories:
                 writer.delete(memory, reason=verb)
             done.quotes = erase.erase_quotes(db, needles, erase.FORGOTTEN, EVERY_SESSION)
+            erase.erase_derived(db, needles, found)
         done.memories = sorted(found)
 
 
@@ -195,6 +197,7 @@ def _redact_in(
                 }
                 writer.update(memory, changes, vectors.get(memory.id), reason="redact")
             done.quotes = erase.erase_quotes(db, [needle], REDACTED)
+            erase.erase_derived(db, [needle], [])
             writer.forgotten("a redacted value", rows=sum(done.quotes.values()))
         done.memories = sorted(memories)
         done.messages = done.quotes.get("messages.content", 0)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memctl.store.database import Database
+from memctl.store.graph import orphan_entities
 
 FORGOTTEN = "[forgotten]"
 # m001_initial's trigger, created again after the forgetting transaction's own UPDATEs.
@@ -248,3 +249,34 @@ def compact(db: Database) -> bool:
     db.execute("VACUUM")
     busy, log, done = db.tuples("PRAGMA wal_checkpoint(TRUNCATE)")[0]
     return not busy and (log in (0, -1) or log == done)
+
+
+def erase_derived(db: Database, needles: list[str], memory_ids: list[str]) -> int:
+    """What memctl derived from a forgotten text, which no quote search finds whole:
+    entities named (or aliased) with it, with their triples; the questions stored with a
+    memory that quote it; the written profile's lines quoting it or resting on a
+    forgotten memory; and entities nothing mentions any more. How many rows went."""
+    gone = 0
+    for needle in needles:
+        like = f"%{_like(needle)}%"
+        gone += _deleted(
+            db,
+            "DELETE FROM entities WHERE name LIKE ? ESCAPE '\\' OR id IN "
+            "(SELECT entity_id FROM entity_aliases WHERE alias LIKE ? ESCAPE '\\')",
+            (like, like),
+        )
+        for table in ("profile_lines", "memory_questions"):
+            gone += _deleted(db, f"DELETE FROM {table} WHERE text LIKE ? ESCAPE '\\'", (like,))
+    gone += _deleted(
+        db,
+        "DELETE FROM profile_lines WHERE EXISTS (SELECT 1 FROM json_each(profile_lines.sources) s "
+        "WHERE s.value IN (SELECT value FROM json_each(?)))",
+        (json.dumps(memory_ids),),
+    )
+    return gone + orphan_entities(db)
+
+
+def _deleted(db: Database, sql: str, params: tuple[str, ...]) -> int:
+    """Run a DELETE; how many rows it took."""
+    db.execute(sql, params)
+    return int(db.value("SELECT changes()"))

@@ -140,6 +140,23 @@ def test_redact_takes_one_value_out_of_every_session_and_memory(home: Path, tmp_
     assert "[REDACTED]" in _ok("get", made["id"])
 
 
+def test_what_was_derived_from_a_value_goes_with_it(home: Path) -> None:
+    """The knowledge graph names people and places, and maintain writes a profile from
+    memories: neither is a quote the text search finds, so both are erased on their own."""
+    name = "Hunterton"
+    _ok("remember", f"Alice {name} works at Globexcorp and deploys billing on Fridays")
+    assert name in _ok("graph")  # the graph holds the name as an entity of its own
+    _ok("maintain")
+    done = run_cli("redact", name)
+    assert done.returncode == 0, done.stderr
+    assert name not in _ok("graph") and name not in _ok("profile")
+    assert _files_holding(home, name) == []
+    made = json.loads(_ok("remember", "Bea Quillfeather leads the payments team", "--json"))
+    assert "Quillfeather" in _ok("graph")
+    assert run_cli("delete", made["id"], "--permanent").returncode == 0
+    assert _files_holding(home, "Quillfeather") == []
+
+
 def test_redact_refuses_a_value_too_short_to_be_one() -> None:
     done = run_cli("redact", "yes")
     assert done.returncode != 0 and "8 characters" in done.stderr
