@@ -43,6 +43,9 @@ def _started_import(big: Path) -> subprocess.Popen[str]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        # Ctrl-C as at a terminal: a job started in the background of a script (as CI may
+        # run the suite) inherits SIGINT ignored, and Python then never raises it
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + START_BOUND_SECONDS
     while not any(r["status"] == "running" for r in _import_runs()):
