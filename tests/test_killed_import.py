@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tests.conftest import run_cli
 
-FACTS = 100_000
+FACTS = 20_000  # long enough to be stopped midway (about 10 s), short enough for the suite
 # How long the test waits for the import to start writing (a bound, not a measure).
 START_BOUND_SECONDS = 60
 
