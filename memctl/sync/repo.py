@@ -12,6 +12,7 @@ import os
 import shutil
 import stat
 import subprocess
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -31,6 +32,9 @@ SSH = "ssh -o BatchMode=yes -o ConnectTimeout=20"
 FALLBACK_NAME, FALLBACK_EMAIL = "memctl", "memctl@{host}.invalid"
 REJECTED = ("[rejected]", "non-fast-forward", "fetch first", "[remote rejected]")
 PATHS_AT_ONCE = 1000  # paths on one git command line (well under the OS's argument limit)
+# A killed sync's git child lives on and finishes its write of the index (well under a
+# second for thousands of files); an index.lock older than this was left by a dead git.
+INDEX_LOCK_SECONDS = 10.0
 
 
 def require_git() -> None:
@@ -195,7 +199,7 @@ class Clone:
     def recover(self) -> None:
         """Undo whatever a killed sync left: a lock file, a rebase, uncommitted files."""
         git_dir = Path(self.repo.git_dir)
-        (git_dir / "index.lock").unlink(missing_ok=True)
+        _wait_for_orphan(git_dir / "index.lock")
         for leftover in ("rebase-merge", "rebase-apply"):
             if (git_dir / leftover).exists():
                 try:
@@ -526,3 +530,18 @@ def _utf8(path: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
+
+
+def _wait_for_orphan(lock: Path) -> None:
+    """Let the git a killed sync left running finish with the index (removing its lock
+    under it broke the next sync: "Could not write new index file"), then remove a lock
+    no git holds any more."""
+    while True:
+        try:
+            age = time.time() - lock.stat().st_mtime
+        except FileNotFoundError:
+            return
+        if age > INDEX_LOCK_SECONDS:
+            lock.unlink(missing_ok=True)
+            return
+        time.sleep(0.05)

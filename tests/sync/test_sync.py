@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -342,7 +343,10 @@ def test_a_sync_killed_before_recording_is_recovered(
         sync_api.sync(a, SYNC)
     monkeypatch.setattr(pipeline, "put_files", real)
     clone = pipeline.clone_path(a.settings)
-    (clone / ".git" / "index.lock").write_text("")  # git killed mid-command
+    lock = clone / ".git" / "index.lock"
+    lock.write_text("")  # git killed mid-command, a minute ago: no git holds it any more
+    gone = time.time() - 60
+    os.utime(lock, (gone, gone))
     (clone / "memories" / "global" / "half-written.yaml").write_text("id: [")
     assert sync_api.sync(a, SYNC).pushed
     sync_api.sync(a, SYNC)
