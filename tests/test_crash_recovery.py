@@ -46,15 +46,21 @@ def test_a_run_whose_process_died_is_marked_failed(make_ctx: Callable[..., Conte
     ]
 
 
-def test_an_import_killed_midway_and_run_again_makes_no_duplicates(
-    make_ctx: Callable[..., Context], tmp_path: Path
-) -> None:
-    ctx = make_ctx()
+def _deploy_note(tmp_path: Path) -> Path:
+    """A Markdown note of two facts, for the import tests."""
     note = tmp_path / "deploy.md"
     note.write_text(
         "# Deploys\n\nWe deploy the API with GitHub Actions every Friday.\n\n"
         "The staging database is Postgres 16 on port 5433.\n"
     )
+    return note
+
+
+def test_an_import_killed_midway_and_run_again_makes_no_duplicates(
+    make_ctx: Callable[..., Context], tmp_path: Path
+) -> None:
+    ctx = make_ctx()
+    note = _deploy_note(tmp_path)
     options = ImportOptions(force=True)
     import_files(ctx, expand([str(note)]), options)
     once = active(ctx)
@@ -98,11 +104,7 @@ def test_ctrl_c_during_an_import_marks_its_run_interrupted_and_a_rerun_resumes(
     make_ctx: Callable[..., Context], tmp_path: Path
 ) -> None:
     ctx = make_ctx()
-    note = tmp_path / "deploy.md"
-    note.write_text(
-        "# Deploys\n\nWe deploy the API with GitHub Actions every Friday.\n\n"
-        "The staging database is Postgres 16 on port 5433.\n"
-    )
+    note = _deploy_note(tmp_path)
 
     def ctrl_c(stage: str, done: int, total: int) -> None:
         if stage == WRITING and done:  # Ctrl-C as the first facts are written
