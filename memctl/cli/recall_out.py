@@ -10,8 +10,9 @@ from memctl.api.recall import Recalled, RecallRequest, RecallResult, explain
 from memctl.api.recall import recall as api_recall
 from memctl.api.sessions import Origin, origins
 from memctl.cli import render as out
-from memctl.cli.render import age, one_line, print_json, short_id, warn, with_memory_column
+from memctl.cli.render import age, print_json, short_id, warn, with_memory_column
 from memctl.errors import UsageError
+from memctl.retrieve.excerpt import excerpt
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from memctl.api.config import Context
 
 FORMATS = ("table", "json", "context", "ids")
+LINE = 200  # characters of a result's text a table shows (folded to the terminal's width)
 
 
 def parse_budget(text: str | None) -> int | None:
@@ -123,14 +125,15 @@ def print_tables(result: RecallResult) -> None:
     clear = result.clear
     possible = [r for r in result.results if not r.clear]
     if clear:
-        out.console.print(results_table(clear, 1))
+        out.console.print(results_table(clear, 1, result.query))
     if possible:
         out.console.print(ALSO if clear else NO_CLEAR)
-        out.console.print(results_table(possible, len(clear) + 1))
+        out.console.print(results_table(possible, len(clear) + 1, result.query))
 
 
-def results_table(items: list[Recalled], first: int) -> Table:
-    """Results numbered from ``first``; a session message shows its ``SESSION#N``."""
+def results_table(items: list[Recalled], first: int, query: str) -> Table:
+    """Results numbered from ``first``; a session message shows its ``SESSION#N``; a long
+    memory, its part that answers ``query`` (``excerpt``)."""
     from rich.table import Table
 
     table = Table(header_style="bold")
@@ -145,7 +148,7 @@ def results_table(items: list[Recalled], first: int) -> Table:
         ]
         for rank, item in enumerate(items, start=first)
     ]
-    summaries = [one_line(i.memory.summary, 200) for i in items]
+    summaries = [excerpt(i.memory.summary, i.memory.content, query, LINE) for i in items]
     return with_memory_column(table, headers, rows, summaries)
 
 

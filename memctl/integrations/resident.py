@@ -29,9 +29,9 @@ the copy); one that dies after is one line on stderr and exit DIED.
 
 Server (``memctl.integrations.resident_server``): a lock file keeps one per home; a socket
 left by a dead one is replaced. A request with another stamp, or after the home's
-config.yaml changed, is answered ``stale`` and the server exits (the next session start or
-fallback starts one with the new code and settings); so does a change of memctl's own
-files, noticed after the request that saw it. With no request for
+config.yaml changed, or after a change of memctl's own files (an upgrade), is answered
+``stale`` and the server exits: the client runs that command itself, and the next session
+start or fallback starts a server with the new code and settings. With no request for
 ``recall.resident_idle`` seconds it exits. A malformed request gets ``{"error": ...}``
 and the server carries on.
 """

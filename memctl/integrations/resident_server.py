@@ -84,10 +84,20 @@ def _config_seen(home: Path) -> tuple[int, int, int] | None:
     return config.st_ino, config.st_size, config.st_mtime_ns
 
 
-def _code_seen() -> tuple[int, int]:
-    """memctl's own files as they are now: how many, and the newest change."""
-    files = list(Path(memctl.__file__).parent.rglob("*.py"))
-    return len(files), max((p.stat().st_mtime_ns for p in files), default=0)
+def _code_files() -> list[Path]:
+    """memctl's own modules and the directories that hold them (a module added, removed
+    or replaced by a rename changes its directory)."""
+    package = Path(memctl.__file__).parent
+    found = (p for p in package.rglob("*") if "__pycache__" not in p.parts)
+    return [package, *(p for p in found if p.is_dir() or p.suffix == ".py")]
+
+
+def _code_seen(files: list[Path]) -> int:
+    """The newest change among ``files`` (-1: one of them is gone)."""
+    try:
+        return max(p.stat().st_mtime_ns for p in files)
+    except OSError:
+        return -1
 
 
 REAP_SECONDS = 0.05
@@ -138,7 +148,8 @@ class Server:
         self.served = 0
         self.stopping = ""
         self.config = _config_seen(home)
-        self.code = _code_seen()
+        self.code_files = _code_files()
+        self.code = _code_seen(self.code_files)
         self.lock = -1  # the lock file's descriptor, closed in children
 
     def bind(self) -> None:
@@ -290,14 +301,17 @@ class Server:
             elif _config_seen(self.home) != self.config:
                 self.stopping = "the home's config.yaml changed"
                 _answer(conn, {"stale": "config"})
+            elif _code_seen(self.code_files) != self.code:
+                # checked before the request is run: after an upgrade, not even one
+                # command runs on the old code (the client runs it itself)
+                self.stopping = "memctl's files changed"
+                _answer(conn, {"stale": "code"})
             elif data.get("op") == "embed":
                 texts = _texts(data)
                 self._fork(conn, lambda: self._embed(conn, texts))
             else:
                 request = _checked(data, fds, waiting.pid)
                 self._fork(conn, lambda: self._run(conn, request))
-                if _code_seen() != self.code:
-                    self.stopping = "memctl's files changed"
         except (OSError, ValueError) as exc:
             _answer(conn, {"error": str(exc)})
         finally:

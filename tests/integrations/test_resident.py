@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -212,6 +213,31 @@ def test_an_idle_daemon_exits_by_itself(home: Path) -> None:
     assert done.returncode == 0
     assert "exiting: idle for 1 s; 0 requests served" in done.stderr
     assert not (home / resident.DIRECTORY / resident.SOCKET).exists()
+
+
+def test_after_an_upgrade_not_one_command_runs_on_the_old_code(
+    home: Path, daemon: int, tmp_path: Path
+) -> None:
+    # memctl installed in a copy of its own, serving; then the copy is upgraded in place.
+    copy = tmp_path / "site"
+    shutil.copytree(
+        Path(resident.__file__).parents[1], copy / "memctl", ignore=shutil.ignore_patterns("*.pyc")
+    )
+    stop_every_daemon(home)
+    from_copy = {**ON, "PYTHONPATH": str(copy)}
+    assert run_cli("daemon", "start", env=from_copy).returncode == 0
+    before = run_cli("recall", "--no-touch", "-f", "ids", "deploy", env=from_copy)
+    status = run_cli("daemon", "status", env=from_copy).stdout  # asked by the copy's client
+    assert before.returncode == 0 and "1 requests served" in status, status
+    pid = int(status.split("process ")[1].split(",")[0])
+    printing = copy / "memctl" / "cli" / "recall_out.py"
+    text = printing.read_text(encoding="utf-8")
+    upgraded = text.replace('item.memory.id + "\\n"', '"upgraded " + item.memory.id + "\\n"')
+    assert upgraded != text
+    printing.write_text(upgraded, encoding="utf-8")
+    after = run_cli("recall", "--no-touch", "-f", "ids", "deploy", env=from_copy)
+    assert after.stdout.splitlines() == [f"upgraded {line}" for line in before.stdout.splitlines()]
+    assert gone(pid)  # the old server left without running it
 
 
 @pytest.mark.parametrize(

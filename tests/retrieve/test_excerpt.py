@@ -1,0 +1,47 @@
+"""The line a recalled memory shows: the part of a long memory that answers the question."""
+
+from __future__ import annotations
+
+from memctl.retrieve.excerpt import excerpt
+from tests.conftest import run_cli
+
+TITLE = "Session of 2026-05-11 (codex) — show tools"
+DIGEST = "\n".join(
+    [
+        TITLE,
+        "Asked: let's update the default context compaction to 90 in the env var",
+        "Edited: src/agents/plugins/codemie-code.plugin.ts; src/agents/plugins/opencode.ts",
+        "Ran: npm test -- --run src/agents/plugins/__tests__/reasoning.test.ts; npm run build",
+        "Outcome: Implemented the compaction setting as `threshold: 0.9` in the generated "
+        "OpenCode config. OpenCode documents compaction under the `compaction` object. "
+        "Verification passed: npm run build.",
+        "Reviewed: the pull request template now asks for a changelog line.",
+    ]
+)
+
+
+def test_a_digest_shows_its_title_then_the_sentences_that_answer() -> None:
+    line = excerpt(TITLE, DIGEST, "what compaction threshold did we pick?", 200)
+    assert line.startswith(TITLE)
+    assert "`threshold: 0.9`" in line
+    assert "\n" not in line and len(line) <= 200
+    assert "changelog" not in line  # holds none of the question's words
+
+
+def test_the_vocabulary_s_words_find_the_sentence_too() -> None:
+    line = excerpt(TITLE, DIGEST, "what did we change about PRs?", 200)
+    assert "pull request template" in line
+
+
+def test_a_short_memory_shows_whole_and_a_title_that_answers_shows_alone() -> None:
+    short = "Deploys go out with make release from main."
+    assert excerpt(short, short, "how do we deploy?", 200) == short
+    assert excerpt(TITLE, DIGEST, "which tools were shown?", 60) == TITLE
+    assert excerpt(TITLE, DIGEST, "the weather in Lisbon", 200) == TITLE
+
+
+def test_recall_shows_the_answer_a_long_memory_holds_deep_in_its_text() -> None:
+    assert run_cli("remember", DIGEST).returncode == 0
+    shown = run_cli("recall", "--no-touch", "what compaction threshold did we pick?").stdout
+    assert "threshold: 0.9" in shown
+    assert TITLE.split(" — ")[0] in shown
