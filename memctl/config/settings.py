@@ -219,7 +219,7 @@ RECALL_KEYS: tuple[Key, ...] = (
     Key(
         "recall.context_max_chars",
         400,
-        "Only memories up to this long inherit their neighbours' scores.",
+        "Only memories up to this long inherit their neighbours' scores or pass theirs on.",
         minimum=0,
     ),
     Key(

@@ -441,6 +441,19 @@ def test_a_question_gives_way_to_the_short_reply_that_inherits_from_it(ctx: Cont
     assert asks_long.score == pytest.approx(1.0)
 
 
+def test_a_digest_passes_nothing_to_its_neighbours_in_its_session(ctx: Context) -> None:
+    run = make_run(ctx, context_share=0.3, reply_share=0.6, question_factor=0.8)
+    times = [format_time(NOW - timedelta(minutes=m)) for m in (3, 2)]
+    # a session's digest, long, with a "?" it quotes; a short pattern distilled after it
+    digest = "Session of 2025-06-14 — can you add a GitHub Action to run the tests? " + "y" * 500
+    long = stored(ctx, digest, 1.0, session_id="s", created_at=times[0])
+    pattern = "formatting runs with `uv run ruff format`"
+    after = cand(pattern, 0.0, session_id="s", created_at=times[1])
+    insert_memory(ctx.db, after.memory, None)
+    got = {c.memory.content: c for c in neighbours(run, [long])}
+    assert list(got) == [digest] and long.score == pytest.approx(1.0)
+
+
 def test_session_messages_are_candidates_when_the_store_has_them(home: Path) -> None:
     from memctl.config.settings import load_settings
     from memctl.model import Message, Role, Session

@@ -9,7 +9,8 @@ candidate that asks a question passes ``reply_share`` to the memory after it
 (the reply, most likely the answer: +1.4 R@10 on LoCoMo dev, see
 docs/benchmarks.md); a
 neighbour not yet a candidate joins the results through that path (it is
-relevant through a relevant seed). Long memories stand alone and inherit nothing.
+relevant through a relevant seed). Long memories stand alone: they inherit nothing
+and pass nothing on (a digest's neighbour in its session is no reply to it).
 
 The question itself then gives way to its reply (x ``question_factor``): a
 question resembles the query, being one, but holds no answer. Only when the
@@ -34,7 +35,11 @@ def neighbours(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     p = run.params
     if p.context_share <= 0 or not candidates:
         return candidates
-    sources = [c for c in candidates if not c.is_message]
+    # a turn passes its score on; a long memory (a session's digest spans many turns, and
+    # a "?" in it is not a question it asks) neither gives nor inherits
+    sources = [
+        c for c in candidates if not c.is_message and len(c.memory.content) <= p.context_max_chars
+    ]
     near = session_neighbours(run.ctx.db, [c.memory for c in sources], run.where)
     gains: dict[str, tuple[float, str]] = {}
     replies: dict[str, str] = {}  # a candidate that asks a question -> the memory after it
