@@ -59,15 +59,15 @@ def test_memctl_ingest_takes_the_hook_dump_and_distils_it(tmp_path: Path) -> Non
     assert "green" in listed.stdout.lower()
 
 
-def desktop_rollout() -> str:
-    """The real rollout as Codex Desktop writes one: the user's turns only as events."""
+def desktop_rollout(*roles: str) -> str:
+    """The real rollout as Codex Desktop writes one: the turns of ``roles`` only as events."""
     kept = [
         r
         for r in records(CODEX)
         if not (
             r.get("type") == "response_item"
             and r["payload"].get("type") == "message"
-            and r["payload"].get("role") == "user"
+            and r["payload"].get("role") in (roles or ("user",))
         )
     ]
     return "\n".join(map(json.dumps, kept))
@@ -110,3 +110,26 @@ def test_the_same_words_said_again_after_an_answer_are_a_new_turn() -> None:
     )
     found = contents(rollout, "codex", "r.jsonl")
     assert [role for role, _ in found] == [Role.USER, Role.ASSISTANT, Role.USER, Role.ASSISTANT]
+
+
+def test_codex_answers_that_exist_only_as_events_are_kept_once_each() -> None:
+    whole = contents(CODEX.read_text("utf-8"), "codex", "r.jsonl")
+    answers = [t for role, t in whole if role == Role.ASSISTANT and not t.startswith("[tool")]
+    assert len(answers) == 13  # the rollout's 13 answers, each written as event and item
+    events_only = contents(desktop_rollout("user", "assistant"), "codex", "r.jsonl")
+    agents_md = [(role, t) for role, t in whole if t.startswith("# AGENTS.md")]
+    assert len(agents_md) == 1  # injected as a response item only: no event repeats it
+    # the same turns, in the same order, from the events alone
+    assert events_only == [turn for turn in whole if turn not in agents_md]
+    closing = answers[-1]
+    assert closing.startswith("Implemented the default context compaction setting")
+
+
+def test_memctl_ingest_digests_a_rollout_of_events_only(tmp_path: Path) -> None:
+    rollout = tmp_path / "rollout-2026-05-11.jsonl"
+    rollout.write_text(desktop_rollout("user", "assistant"), "utf-8")
+    done = run_cli("ingest", "--transcript", str(rollout), "--client", "codex", "--wait")
+    assert done.returncode == 0, done.stderr
+    (digest,) = [m for m in json.loads(run_cli("list", "--json").stdout) if "digest" in m["tags"]]
+    assert "Asked: let's update the defailt context compart to 90" in digest["content"]
+    assert "Outcome: Implemented the default context compaction setting" in digest["content"]

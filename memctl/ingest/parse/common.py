@@ -39,6 +39,7 @@ METADATA_KINDS = frozenset(
         "session_meta",
         "turn_context",
         "event_msg",
+        "turn said twice",
         "compacted",
         "reasoning",
         "state",
@@ -142,9 +143,9 @@ class Tally:
     # titles waiting for a message of this session: {the message's uuid: title}
     summaries: dict[str, str] = field(default_factory=dict)
     uuids: set[str] = field(default_factory=set)
-    # the user's last turn, so that a client writing each turn twice (Codex: a response
-    # item and an event) keeps it once
-    last_user: str = ""
+    # the last turn said, "role: words", so that a client writing each turn twice (Codex:
+    # a response item and an event) keeps it once
+    last_said: str = ""
 
     def keep(self, kind: str) -> None:
         self.lines[f"kept {kind}"] += 1
