@@ -133,3 +133,19 @@ def test_memctl_ingest_digests_a_rollout_of_events_only(tmp_path: Path) -> None:
     (digest,) = [m for m in json.loads(run_cli("list", "--json").stdout) if "digest" in m["tags"]]
     assert "Asked: let's update the defailt context compart to 90" in digest["content"]
     assert "Outcome: Implemented the default context compaction setting" in digest["content"]
+
+
+def test_a_log_of_hook_payloads_that_only_name_their_transcript_says_which_to_ingest(
+    tmp_path: Path,
+) -> None:
+    """logs/stop.json as a Stop hook logs its payloads: each names the transcript's path."""
+    named = str(tmp_path / ".claude" / "projects" / "-w-app" / "abc.jsonl")
+    payload = {"session_id": "abc", "transcript_path": named, "hook_event_name": "Stop"}
+    log = tmp_path / "stop.json"
+    log.write_text(json.dumps([payload, {**payload, "stop_hook_active": True}], indent=2))
+    done = run_cli("ingest", "--transcript", str(log), "--wait")
+    assert done.returncode == 6
+    (line,) = done.stderr.strip().splitlines()
+    assert "a hook payload naming its transcript: ingest " in line
+    assert named[-20:] in line or named[:20] in line  # the path, cut to fit one line
+    assert run_cli("list", "--json").stdout.strip() == "[]"  # nothing half-stored

@@ -14,12 +14,13 @@ from typing import Any
 from memctl.config.safe_load import TOO_DEEP, json_value
 from memctl.errors import InputError, UsageError
 from memctl.ingest.parse import claude, codex, cursor, generic, opencode
-from memctl.ingest.parse.common import REPORT_CUT, Parsed, Tally
+from memctl.ingest.parse.common import REPORT_CUT, Parsed, Tally, one_line
 from memctl.ingest.source import SNIFF_BYTES, Input, json_members
 from memctl.model import TRANSCRIPT_CLIENTS
 
 CLIENTS = TRANSCRIPT_CLIENTS
 SNIFF_LINES = 20
+PATH_WIDTH = 60  # a path named in an error, cut as long quoted references are
 
 # A record of an unexpected shape (a list where a string belongs, a number where an
 # object does) or nested deep enough to parse but too deep to walk: malformed, counted.
@@ -161,6 +162,12 @@ def array_member(key: str | None, value: Any, tally: Tally) -> list[Parsed]:
         if isinstance(value.get("session_id"), str):
             tally.session_id = tally.session_id or value["session_id"]
         return [m for r in transcript if isinstance(r, dict) for m in array_member(None, r, tally)]
+    if isinstance(value.get("transcript_path"), str) and "hook_event_name" in value:
+        # a Stop hook's log of its payloads: they name the transcript, they do not hold it
+        tally.bad(
+            f"a hook payload naming its transcript: ingest {one_line(value['transcript_path'], PATH_WIDTH)}"
+        )
+        return []
     parser = _record_parser(value)
     return parser(value, tally) if parser else generic.member(key, value, tally)
 
