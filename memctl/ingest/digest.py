@@ -42,6 +42,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from memctl.ingest.claims import evidence, without_refuted
 from memctl.ingest.extract_rules import (
     BULLET,
     COMMITMENTS,
@@ -97,20 +98,6 @@ COMMAND_WIDTH = 50
 AGAIN = "running it again"  # a failure whose fix was only a retry: no case to learn
 # kinds of rule match that say what was decided or set right
 DECISION_KINDS = frozenset({"decision", "correction", "convention", "rule", "commitment"})
-# a closing sentence saying a file was made or changed, and one saying the tests pass
-CLAIM = re.compile(
-    r"\b(?:I(?:'ve| have)?|we(?:'ve| have)?)\s+(?:\w+\s+){0,2}?(?:created|written|wrote|added|"
-    r"updated|generated|saved|made|modified|edited|set up)\b|\b(?:is|was|has been) "
-    r"(?:now )?(?:created|written|added|updated|generated|saved|in place)\b|"
-    r"作成しました|생성했|만들었|创建了|已创建|已生成",
-    re.I,
-)
-PASSING = re.compile(
-    r"\b(?:all (?:the )?)?(?:tests?|build|suite|checks?|ci)\b[^.;]{0,40}?\b(?:pass(?:es|ed|ing)?|"
-    r"succeed(?:s|ed)?|(?:is |are |now )?green|work(?:s|ing)? (?:now|again))\b",
-    re.I,
-)
-CLAUSE_END = re.compile(r";\s+")
 # an address in a command or a tool's input: its host
 URL = re.compile(r"\b(?:https?|ftp)://([^/\s:'\"`)]+)", re.I)
 # tools that bring a page from the network into the session
@@ -387,40 +374,23 @@ def build_digest(messages: list[Message], limit: int, report_chars: int) -> Sess
     return digest
 
 
-def _denied_files(calls: list[Call]) -> dict[str, str]:
-    """{file name: how its last write ended} for each file whose writes never succeeded."""
-    last: dict[str, Call] = {}
-    for call in calls:
-        if tool_kind(call.name, call.detail) == "file":
-            for _, path in call.files():
-                last[path.rsplit("/", 1)[-1]] = call
-    return {
-        name: f"{call.name} {name} {'refused' if call.refused else 'failed'}"
-        for name, call in last.items()
-        if not call.succeeded and name
-    }
-
-
 def _check_claims(digest: SessionDigest, limit: int) -> None:
-    """Tool results outrank claims: a closing sentence saying a file was made whose writes
-    were refused or failed, or a clause saying tests pass while a command still fails,
-    leaves the outcome, and "Not done" says what happened."""
-    denied = _denied_files(digest.calls)
-    failing = [item for item in digest.left_open if "still failing" in item]
-    kept = []
-    for sentence in sentences(digest.outcome):
-        named = [n for n in denied if n in sentence and CLAIM.search(sentence)]
-        for name in named:
-            _add(digest.not_done, f"{denied[name]} (the closing answer said otherwise)", limit)
-        if named:
-            continue
-        clauses = CLAUSE_END.split(sentence)
-        passing = [c for c in clauses if failing and PASSING.search(c)]
-        if passing:
-            _add(digest.not_done, f"{failing[0]} (the closing answer said it passes)", limit)
-        kept.append("; ".join(c for c in clauses if c not in passing))
-    if digest.not_done:
-        digest.outcome = " ".join(k for k in kept if k)
+    """Tool results outrank claims (``claims``): a closing sentence saying a file was made
+    whose writes were refused or failed, or a clause saying tests pass while a command
+    still fails, leaves the outcome, and "Not done" says what happened; a sub-agent's
+    report loses such claims the same way."""
+    found = evidence(digest.calls, digest.left_open)
+    if not found:
+        return
+    outcome, happened = without_refuted(digest.outcome, found)
+    reports = [without_refuted(r, found) for r in digest.reports]
+    for line in happened + [h for _, said in reports for h in said]:
+        _add(digest.not_done, line, limit)
+    if happened:
+        digest.outcome = outcome
+    digest.reports = [
+        r if said else report for (r, said), report in zip(reports, digest.reports, strict=True)
+    ]
 
 
 def _paths(paths: list[str]) -> list[str]:

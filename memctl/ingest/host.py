@@ -192,11 +192,12 @@ def apply_answer(ctx: Context, session_id: str, through_seq: int, answer: Any) -
     latest = latest_time(every)
     run.now = parse_time(latest) if latest else None
     run.record.messages, run.record.facts = len(batch.messages), len(facts)
+    summary = session_digest(run, every)  # first: no fact may claim what a tool result denies
     decisions = settle(run, facts)
     with ctx.db.atomic():
         apply(run, decisions)
         set_extracted_through(ctx.db, session_id, through_seq)
-        digest = digest_decision(run, session, every, session_digest(run, every))
+        digest = digest_decision(run, session, every, summary)
         apply(run, [digest] if digest else [])
         record_decisions(run, [*decisions, *([digest] if digest else [])])
         save_run(ctx.db, run.record)

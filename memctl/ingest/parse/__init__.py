@@ -164,9 +164,8 @@ def array_member(key: str | None, value: Any, tally: Tally) -> list[Parsed]:
         return [m for r in transcript if isinstance(r, dict) for m in array_member(None, r, tally)]
     if isinstance(value.get("transcript_path"), str) and "hook_event_name" in value:
         # a Stop hook's log of its payloads: they name the transcript, they do not hold it
-        tally.bad(
-            f"a hook payload naming its transcript: ingest {one_line(value['transcript_path'], PATH_WIDTH)}"
-        )
+        path = one_line(value["transcript_path"], PATH_WIDTH)
+        tally.bad(f"a hook payload naming its transcript: ingest {path}")
         return []
     parser = _record_parser(value)
     return parser(value, tally) if parser else generic.member(key, value, tally)

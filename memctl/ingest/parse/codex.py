@@ -103,7 +103,7 @@ def _said(role: Role, text: str, created: str | None, tally: Tally) -> list[Pars
 def _event(payload: Any, created: str | None, tally: Tally) -> list[Parsed]:
     """An ``event_msg``: the turn of a ``user_message`` or ``agent_message`` (once), else
     nothing."""
-    role = EVENT_ROLES.get(payload.get("type")) if isinstance(payload, dict) else None
+    role = EVENT_ROLES.get(str(payload.get("type"))) if isinstance(payload, dict) else None
     if role is not None:
         text = BOILERPLATE.sub("", str(payload.get("message") or "")).strip()
         if text:
