@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from memctl.ingest.extract_rules import sentences
 from memctl.ingest.facts import Fact
-from memctl.ingest.tools import Call, tool_kind
+from memctl.ingest.tools import CHECKS, Call, command_purpose, tool_kind
 
 if TYPE_CHECKING:  # the run carries the evidence: no import at run time, either way
     from memctl.ingest.run import Run
@@ -39,12 +39,16 @@ PASSING = re.compile(
 )
 # a sentence saying it was not done is no claim that it was
 NOT_A_CLAIM = re.compile(
-    r"\b(?:not|never|no longer|couldn't|could not|can't|cannot|unable|denied|refused|fail(?:s|ed|ing)?|"
-    r"without)\b|n't\b|できません|できなかった|못|않|没有|未能|失败",
+    r"\b(?:not|never|no longer|couldn't|could not|can't|cannot|unable|denied|refused|"
+    r"fail(?:s|ed|ing)?|without)\b|n't\b|できません|できなかった|못|않|没有|未能|失败",
     re.I,
 )
 CLAUSE_END = re.compile(r";\s+")
 STILL_FAILING = "still failing"
+BACKTICKED = re.compile(r"`([^`]+)`")
+# facts that a tool result itself gave ("tests run with `pytest` (passed on …)", a fixed
+# error): evidence, not claims
+EVIDENCE_TAGS = frozenset({"command", "case"})
 
 
 @dataclass(frozen=True)
@@ -71,7 +75,16 @@ def evidence(calls: list[Call], left_open: list[str]) -> Evidence:
         for name, call in last.items()
         if not call.succeeded and name
     }
-    return Evidence(denied, tuple(item for item in left_open if STILL_FAILING in item))
+    failing = [item for item in left_open if STILL_FAILING in item and _a_check(item)]
+    return Evidence(denied, tuple(failing))
+
+
+def _a_check(item: str) -> bool:
+    """An open item's command (in backticks) runs the tests, the build or a type check: only
+    such a failure denies "the tests pass" (a failing ``source x.sh`` does not)."""
+    command = BACKTICKED.search(item)
+    found = command_purpose(command.group(1)) if command else None
+    return found is not None and found[0] in CHECKS
 
 
 def _named(sentence: str, found: Evidence) -> list[str]:
@@ -117,7 +130,7 @@ def drop_refuted(run: Run, facts: list[Fact]) -> list[Fact]:
     trace = run.stage("claims")
     kept = []
     for fact in facts:
-        denied = refuted(fact.content, run.evidence)
+        denied = [] if EVIDENCE_TAGS & set(fact.tags) else refuted(fact.content, run.evidence)
         if denied:
             trace.drop(fact, f"a tool result denies it: {denied[0]}")
         else:

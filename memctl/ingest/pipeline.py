@@ -24,6 +24,7 @@ from memctl.ingest.admission import admit
 from memctl.ingest.apply import DIGEST, apply, prepare_merges
 from memctl.ingest.capture import Captured
 from memctl.ingest.claims import drop_refuted, evidence
+from memctl.ingest.corrections import link_corrections
 from memctl.ingest.digest import DIGEST_TAG, SessionDigest, build_digest, render
 from memctl.ingest.extract import extract
 from memctl.ingest.extract_actions import action_facts
@@ -247,6 +248,7 @@ def run_session(ctx: Context, session_id: str, job_id: int | None = None) -> Run
         prepare_merges(run, last)
         with ctx.db.atomic():
             apply(run, last)
+            link_corrections(run, session_id)
             record_decisions(run, last)
             save_run(ctx.db, run.record)
             if job_id is not None:
