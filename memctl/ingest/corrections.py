@@ -40,7 +40,7 @@ CORRECTING = re.compile(
     r"되지 않|안 됐|없습니다|실패|されていません|できていません|失敗|没有|未能|仍然失败|还是失败",
     re.I,
 )
-# the digest's lines that claim something was done, and those that never do
+# the digest's lines that claim something was done: the first four list it, item by item
 CLAIM_LINES = ("Created:", "Edited:", "Ran:", "Fixed:", "Found:", "Decided:", "Outcome:")
 # a command in backticks, or a file name with an extension (CLAUDE.md, src/app.ts)
 NAME = re.compile(r"`([^`\n]{2,80})`|((?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5})\b")
@@ -62,7 +62,9 @@ def claimed(digest: str) -> str:
     one lower-cased text."""
     said = []
     for line in digest.splitlines():
-        if line.startswith(CLAIM_LINES):
+        if line.startswith(CLAIM_LINES[:4]):  # lists of what was done: each item a claim
+            said.append(line)
+        elif line.startswith(CLAIM_LINES):
             said += [s for s in sentences(line) if not NOT_A_CLAIM.search(s)]
     return "\n".join(said).lower()
 
