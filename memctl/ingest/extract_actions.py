@@ -10,6 +10,8 @@ shows counts:
   one per purpose);
 - a command that failed and succeeded after a change: the digest's "`X`
   failed: … → fixed by …" line, as a case (a retry alone teaches nothing);
+- what the closing answer and the reports say each file the session touched is for
+  (``file_roles``);
 - a sentence of the closing answer that states a cause or a fix ("the root
   cause was…", "原因是…", "原因は…", "원인은…"), when the session's last test or
   build run passed: the assistant's claim, confirmed by a tool result. An
@@ -23,6 +25,7 @@ import re
 from memctl.ingest.digest import SessionDigest
 from memctl.ingest.extract_rules import BULLET, QUESTION, sentences
 from memctl.ingest.facts import Fact
+from memctl.ingest.file_roles import file_roles
 from memctl.ingest.tools import CHECKS, QUOTED, Call, command_purpose, shell_command, tool_kind
 from memctl.model import Category
 from memctl.retrieve.query import cjk_count
@@ -131,4 +134,5 @@ def action_facts(digest: SessionDigest, source: str) -> list[Fact]:
             if FINDING.search(sentence) and not QUESTION.search(sentence):
                 if len(sentence) > shortest:
                     facts.append(_fact(sentence, Category.CASES, "finding", source, at))
-    return facts
+    last = next((c.at for c in reversed(digest.calls) if c.at), "")
+    return facts + file_roles([digest.outcome, *digest.reports], digest.calls, source, last)
