@@ -203,6 +203,7 @@ def report(label: str, result: tuple[list[SessionScore], int]) -> None:
 class GoldScore:
     name: str
     half: str = "tune"  # the manifest's half: "tune" (the rules were tuned on it) or "check"
+    language: str = "en"  # the language the user writes in (the manifest's, English if none)
     real: bool = True  # a real session, not one written for the set
     acted: bool = False  # ran a command or changed a file
     digest: bool = False
@@ -255,7 +256,12 @@ def gold_session(
     show: bool = False,
     answers: Answers | None = None,
 ) -> GoldScore:
-    score = GoldScore(entry["file"], entry.get("half", "tune"), entry.get("origin") != "written")
+    score = GoldScore(
+        entry["file"],
+        entry.get("half", "tune"),
+        entry.get("language", "en"),
+        entry.get("origin") != "written",
+    )
     started = time.process_time()
     request = IngestRequest(
         transcript=str(directory / entry["file"]), client=entry["client"], wait=True
@@ -287,6 +293,8 @@ def gold_session(
     score.at_start = sum(holds(block, g) for g in gold)
     if show:
         print(f"\n### {score.name}\n" + "\n".join(f"- {m[:300]!r}" for m in score.memories))
+        missed = [g["text"] for g in gold if not any(holds(m, g) for m in score.memories)]
+        print("".join(f"MISSED: {text}\n" for text in missed), end="")
     for memory in score.contradicted:
         print(f"CONTRADICTED by a tool result, {score.name}: {memory[:200]!r}")
     return score
@@ -328,6 +336,10 @@ def gold_report(label: str, scores: list[GoldScore]) -> None:
         "check, real sessions only": [s for s in scores if s.half == "check" and s.real],
         "all": scores,
     }
+    for language in sorted({s.language for s in scores}):
+        halves[f"check, {language}"] = [
+            s for s in scores if s.half == "check" and s.language == language
+        ]
     for half, chosen in halves.items():
         if chosen:
             print(f"- {half} ({len(chosen)} sessions): {totals(chosen)}")

@@ -332,7 +332,8 @@ def _changes(digest: SessionDigest, calls: list[Call], limit: int) -> None:
 
 def _fix(between: list[Call], success: Call, failed: str) -> str:
     """What came between a failure and the success of its command: the files changed and
-    other commands run, else the command as it finally ran."""
+    other commands run, else the flags it finally ran with and had not ("adding
+    `--no-verify`"), else the command as it finally ran."""
     files = [
         p
         for c in between
@@ -350,7 +351,10 @@ def _fix(between: list[Call], success: Call, failed: str) -> str:
         names = dict.fromkeys(p.rsplit("/", 1)[-1] for p in files)
         parts.insert(0, "editing " + ", ".join(list(names)[:3]))
     final = shell_command(success.detail).text
-    if not parts and final != failed:
+    added = [w for w in final.split() if w.startswith("-") and w not in failed.split()]
+    if not parts and added:  # the same command with a flag more: the flag is the fix
+        parts.append("adding " + " ".join(f"`{_cut(w, COMMAND_WIDTH)}`" for w in added[:3]))
+    elif not parts and final != failed:
         parts.append(f"`{_cut(final, COMMAND_WIDTH)}`")
     return " and ".join(parts) if parts else AGAIN
 

@@ -500,6 +500,33 @@ def test_a_claim_is_refuted_only_when_it_says_the_denied_thing_was_done(
     assert (text == "") == refuted
 
 
+PRE_COMMIT = (
+    "Exit code 1\n"
+    "gitleaks.................................................................Passed\n"
+    "bug: pre-commit's script is installed in migration mode\n"
+    "run `pre-commit install -f --hook-type pre-commit` to fix this\n"
+    "commitizen check........................................................Passed"
+)
+
+
+def test_a_commit_a_hook_broke_and_a_flag_fixed_says_why_and_which_flag() -> None:
+    """Claude Code 2.1.52 (a real repiq session): pre-commit's passing checks come first;
+    the reason is the line after them, and the fix was the same commit with --no-verify."""
+    commit = "git -C /home/yuta/ghq/github.com/yutakobayashidev/repiq commit -m 'docs: links'"
+    records = [
+        cc("user", "コミットして", 1),
+        cc("assistant", use(2, "Bash", command=commit), 2),
+        cc("user", result(2, PRE_COMMIT, True), 3),
+        cc("user", "no verify", 4),
+        cc("assistant", use(5, "Bash", command=commit.replace(" -m", " --no-verify -m")), 5),
+        cc("user", result(5, "[main da16ecc] docs: links"), 6),
+        cc("assistant", [{"type": "text", "text": "コミット完了しました。"}], 7),
+    ]
+    text = digest_text(records, 2400)
+    assert "failed: exit 1: bug: pre-commit's script is installed in migration mode" in text
+    assert "fixed by adding `--no-verify`" in text
+
+
 def test_a_request_keeps_the_requirements_it_lists() -> None:
     """A request stating its rules as a list: each rule reaches the digest, not only the
     first two sentences."""
