@@ -31,10 +31,11 @@ file write or patch, a sub-agent), each with the outcome its result note gives.
 Injected text (see ``injected``) is left out first. Each section holds at most
 ``digest.items`` items and the whole digest at most ``digest.max_chars``
 characters: the least useful section loses items first (``CUT_ORDER``:
-commands, then decisions, later requests, ...); the first request and the
-outcome never go. The cost stays linear and the costly part bounded on huge
-sessions: decisions are read from the first ``DECISION_SCAN_CHARS`` of said
-text, and from no sentence longer than a rule can be (``MAX_CHARS``).
+commands, then decisions, the requests between the first and the last, ...);
+the first request and the outcome never go. The cost stays linear and the
+costly part bounded on huge sessions: decisions are read from the first
+``DECISION_SCAN_CHARS`` of said text, and from no sentence longer than a rule
+can be (``MAX_CHARS``).
 """
 
 from __future__ import annotations
@@ -103,6 +104,8 @@ URL = re.compile(r"\b(?:https?|ftp)://([^/\s:'\"`)]+)", re.I)
 # tools that bring a page from the network into the session
 FETCH_TOOLS = re.compile(r"fetch|web|browse|url|http", re.I)
 DOWNLOADS = re.compile(r"\b(?:curl|wget|http|xh|iwr|invoke-webrequest)\b", re.I)
+# an absolute path of three parts or more, shown by its last part in a command
+LONG_PATH = re.compile(r"(?<![\w.~])/(?:[\w.@+-]+/){2,}([\w.@+-]+)")
 # files an assistant writes for itself, not for the project (Claude Code's plan mode)
 OWN_FILES = re.compile(r"/\.claude/plans/")
 # the order in which sections lose items when the digest is too long, least useful first:
@@ -287,6 +290,12 @@ def _provenance(calls: list[Call], user_words: list[str]) -> None:
             fetched.add(host)
 
 
+def _short(command: str) -> str:
+    """A command as a digest line shows it: absolute paths by their last part, so that the
+    width goes to what was run ("git -C …/repiq commit --no-verify")."""
+    return LONG_PATH.sub(r"…/\1", command)
+
+
 def _error(call: Call) -> str:
     return _cut((call.error or "an error").replace("\\n", " "), ERROR_WIDTH)
 
@@ -315,7 +324,7 @@ def _changes(digest: SessionDigest, calls: list[Call], limit: int) -> None:
             elif call.succeeded and command.key in failing:
                 failed, since = failing.pop(command.key)
                 fix = _fix(calls[since + 1 : n], call, shell_command(failed.detail).text)
-                text = _cut(shell_command(failed.detail).text, COMMAND_WIDTH)
+                text = _cut(_short(shell_command(failed.detail).text), COMMAND_WIDTH)
                 line = f"`{text}` failed: {_error(failed)}"
                 _add(digest.fixed, f"{line} → fixed by {fix}", limit)
                 if fix != AGAIN and not call.fetched_from:
@@ -326,7 +335,7 @@ def _changes(digest: SessionDigest, calls: list[Call], limit: int) -> None:
         elif kind == "file" and call.refused:
             _add(digest.left_open, f"{call.name} {call.detail.split()[0]} refused", limit)
     for failed, _ in failing.values():
-        text = _cut(shell_command(failed.detail).text, COMMAND_WIDTH)
+        text = _cut(_short(shell_command(failed.detail).text), COMMAND_WIDTH)
         _add(digest.left_open, f"`{text}` still failing: {_error(failed)}", limit)
 
 
@@ -346,16 +355,17 @@ def _fix(between: list[Call], success: Call, failed: str) -> str:
         if c.succeeded and tool_kind(c.name, c.detail) == "shell" and not c.runs_fetched_code
     ]
     commands = [c for c in commands if not shell_command(c).read_only]
-    parts = [f"`{_cut(c, COMMAND_WIDTH)}`" for c in commands[:2]]
+    parts = [f"`{_cut(_short(c), COMMAND_WIDTH)}`" for c in commands[:2]]
     if files:
         names = dict.fromkeys(p.rsplit("/", 1)[-1] for p in files)
         parts.insert(0, "editing " + ", ".join(list(names)[:3]))
     final = shell_command(success.detail).text
     added = [w for w in final.split() if w.startswith("-") and w not in failed.split()]
-    if not parts and added:  # the same command with a flag more: the flag is the fix
-        parts.append("adding " + " ".join(f"`{_cut(w, COMMAND_WIDTH)}`" for w in added[:3]))
+    if added and [w for w in final.split() if w not in added] == failed.split():
+        # the same command with a flag more: the flag is the fix
+        parts.insert(0, "adding " + " ".join(f"`{_cut(w, COMMAND_WIDTH)}`" for w in added[:3]))
     elif not parts and final != failed:
-        parts.append(f"`{_cut(final, COMMAND_WIDTH)}`")
+        parts.append(f"`{_cut(_short(final), COMMAND_WIDTH)}`")
     return " and ".join(parts) if parts else AGAIN
 
 
@@ -432,7 +442,9 @@ def render(digest: SessionDigest, heading: str, max_chars: int) -> str:
 
     for section, keep in CUT_ORDER:
         while len(text()) > max_chars and len(sections[section]) > keep:
-            sections[section].pop()
+            # requests lose their middle first: the first says what the session was for,
+            # the last is where it ended (often a correction of what was done)
+            sections[section].pop(-2 if section == "Asked" and keep >= 2 else -1)
     if len(text()) > max_chars:  # one long request and a long outcome: both shortened
         room = max(40, (max_chars - len(heading)) // 2 - 20)
         sections["Asked"] = [_cut(a, room) for a in sections["Asked"]]
