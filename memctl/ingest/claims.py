@@ -5,22 +5,17 @@ whatever the closing answer says ("I've created a basic CLAUDE.md"); a command s
 failing at the end means the tests or the build do not pass, whatever a clause says ("all
 tests pass"). ``Evidence`` is what the calls show; ``refuted`` names what a text claims
 against it, each with what really happened. The digest leaves such sentences out and
-says "Not done: …" (``digest``); the fact stage ``drop_refuted`` keeps a claim the calls
-deny from becoming a memory, whoever wrote it (the rules, an LLM, the host model).
+says "Not done: …" (``digest``); the fact stage ``refuted.drop_refuted`` keeps a claim the
+calls deny from becoming a memory, whoever wrote it (the rules, an LLM, the host model).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from memctl.ingest.extract_rules import sentences
-from memctl.ingest.facts import Fact
 from memctl.ingest.tools import CHECKS, Call, command_purpose, tool_kind
-
-if TYPE_CHECKING:  # the run carries the evidence: no import at run time, either way
-    from memctl.ingest.run import Run
 
 # a sentence saying a file was made or changed, and one saying the tests pass
 CLAIM = re.compile(
@@ -46,9 +41,6 @@ NOT_A_CLAIM = re.compile(
 CLAUSE_END = re.compile(r";\s+")
 STILL_FAILING = "still failing"
 BACKTICKED = re.compile(r"`([^`]+)`")
-# facts that a tool result itself gave ("tests run with `pytest` (passed on …)", a fixed
-# error): evidence, not claims
-EVIDENCE_TAGS = frozenset({"command", "case"})
 
 
 @dataclass(frozen=True)
@@ -121,19 +113,3 @@ def without_refuted(text: str, found: Evidence) -> tuple[str, list[str]]:
 def refuted(text: str, found: Evidence) -> list[str]:
     """What really happened, for each claim of ``text`` the evidence denies."""
     return without_refuted(text, found)[1] if found else []
-
-
-def drop_refuted(run: Run, facts: list[Fact]) -> list[Fact]:
-    """Stage: a fact claiming what the session's tool results deny is not kept."""
-    if not run.evidence:
-        return facts
-    trace = run.stage("claims")
-    kept = []
-    for fact in facts:
-        denied = [] if EVIDENCE_TAGS & set(fact.tags) else refuted(fact.content, run.evidence)
-        if denied:
-            trace.drop(fact, f"a tool result denies it: {denied[0]}")
-        else:
-            kept.append(fact)
-    trace.kept = len(kept)
-    return kept

@@ -23,7 +23,7 @@ from memctl.errors import NotFoundError
 from memctl.ingest.admission import admit
 from memctl.ingest.apply import DIGEST, apply, prepare_merges
 from memctl.ingest.capture import Captured
-from memctl.ingest.claims import drop_refuted, evidence
+from memctl.ingest.claims import evidence
 from memctl.ingest.corrections import link_corrections
 from memctl.ingest.digest import DIGEST_TAG, SessionDigest, build_digest, render
 from memctl.ingest.extract import extract
@@ -33,6 +33,7 @@ from memctl.ingest.injected import strip_injected
 from memctl.ingest.noise import drop_noise
 from memctl.ingest.parse.common import SUBAGENT
 from memctl.ingest.reconcile import decide
+from memctl.ingest.refuted import drop_refuted
 from memctl.ingest.run import Run, start_run
 from memctl.llm import choose_llm
 from memctl.memories.operations import personal_scope
@@ -158,7 +159,7 @@ def record_decisions(run: Run, decisions: list[Decision], done: bool = True) -> 
 
 def session_digest(run: Run, messages: list[Message]) -> SessionDigest:
     """The digest of the session's messages; the run keeps what its tool calls show, so that
-    no fact claims what they deny (``claims.drop_refuted``)."""
+    no fact claims what they deny (``refuted.drop_refuted``)."""
     settings = run.settings
     digest = build_digest(messages, settings.digest_items, settings.digest_report_chars)
     run.evidence = evidence(digest.calls, digest.left_open)
