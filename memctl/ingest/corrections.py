@@ -72,7 +72,11 @@ def claimed(digest: str) -> str:
 def correction(text: str, digest: str) -> list[str]:
     """The sentences of ``text`` that correct a claim of ``digest`` (none: it corrects
     nothing)."""
-    claims = claimed(digest)
+    return correcting(text, claimed(digest))
+
+
+def correcting(text: str, claims: str) -> list[str]:
+    """The sentences of ``text`` that correct one of ``claims`` (``claimed``'s text)."""
     if not claims:
         return []
     return [
@@ -99,19 +103,21 @@ def link_corrections(run: Run, session_id: str) -> int:
     ]
     made = 0
     for old in earlier:
-        for new in mine:
-            if has_relation(run.db, new.id, old.id, RelationType.CONTRADICTS):
-                continue
-            said = correction(new.content, old.content)
-            if said:
-                _mark(run, new, old, said[0])
-                made += 1
+        claims, linked = claimed(old.content), 0
+        for new in mine if claims else []:
+            said = correcting(new.content, claims)
+            if said and not has_relation(run.db, new.id, old.id, RelationType.CONTRADICTS):
+                _mark(run, new, old, said[0], lower=linked == 0)
+                linked += 1
+        made += linked
     return made
 
 
-def _mark(run: Run, new: Memory, old: Memory, said: str) -> None:
+def _mark(run: Run, new: Memory, old: Memory, said: str, lower: bool) -> None:
+    """Link ``new`` to the digest it corrects; with ``lower``, lower the digest's confidence
+    (once: the digest read before the first link)."""
     why = f"corrected by a later session: {said[:120]}"
     run.writer.link(Relation(new.id, old.id, RelationType.CONTRADICTS), reason=why)
-    if old.confidence > CORRECTED_CONFIDENCE:
+    if lower and old.confidence > CORRECTED_CONFIDENCE:
         run.writer.update(old, {"confidence": CORRECTED_CONFIDENCE}, decision="corrected", by=why)
     run.stage("corrections").notes.append(f"{new.id[:8]} corrects {old.id[:8]}: {said[:120]}")
