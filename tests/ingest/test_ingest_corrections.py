@@ -14,6 +14,7 @@ from memctl.context import Context
 from memctl.ingest.capture import IngestOptions, capture
 from memctl.ingest.corrections import CORRECTED_CONFIDENCE, correction
 from memctl.ingest.pipeline import run_session
+from memctl.ingest.undo import undo
 from memctl.model import RelationType
 from memctl.store.memories import session_memories
 from memctl.store.relations import relations_of
@@ -124,3 +125,23 @@ def test_a_correction_says_something_was_not_done_and_names_what_the_digest_clai
     later: str, corrects: bool
 ) -> None:
     assert bool(correction(later, DIGEST)) == corrects
+
+
+def test_undoing_the_later_session_takes_the_correction_back(
+    make_ctx: Callable[..., Context],
+) -> None:
+    ctx = make_ctx()
+    first = ingested(ctx, first_session())
+    lines = "\n".join(map(json.dumps, second_session()))
+    captured = capture(ctx, source(lines), IngestOptions()).report
+    run = run_session(ctx, captured.session_id, captured.job_id)
+    (old,) = [m for m in session_memories(ctx.db, first) if "digest" in m.tags]
+
+    def links() -> list[object]:
+        return [r for r in relations_of(ctx.db, old.id) if r.type == RelationType.CONTRADICTS]
+
+    assert links()
+    undo(ctx, run.id)
+    (old,) = [m for m in session_memories(ctx.db, first) if "digest" in m.tags]
+    assert old.confidence > CORRECTED_CONFIDENCE
+    assert not links()
