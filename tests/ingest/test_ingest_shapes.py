@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from memctl.ingest.parse import read_transcript
 from memctl.model import Role
 from tests.conftest import ROOT, run_cli
@@ -135,17 +137,34 @@ def test_memctl_ingest_digests_a_rollout_of_events_only(tmp_path: Path) -> None:
     assert "Outcome: Implemented the default context compaction setting" in digest["content"]
 
 
+@pytest.mark.parametrize("shape", ["json", "jsonl"])
 def test_a_log_of_hook_payloads_that_only_name_their_transcript_says_which_to_ingest(
-    tmp_path: Path,
+    tmp_path: Path, shape: str
 ) -> None:
-    """logs/stop.json as a Stop hook logs its payloads: each names the transcript's path."""
+    """logs/stop.json as a Stop hook logs its payloads (an array, or one a line): each
+    names the transcript's path."""
     named = str(tmp_path / ".claude" / "projects" / "-w-app" / "abc.jsonl")
     payload = {"session_id": "abc", "transcript_path": named, "hook_event_name": "Stop"}
-    log = tmp_path / "stop.json"
-    log.write_text(json.dumps([payload, {**payload, "stop_hook_active": True}], indent=2))
+    both = [payload, {**payload, "stop_hook_active": True}]
+    log = tmp_path / f"stop.{shape}"
+    text = json.dumps(both, indent=2) if shape == "json" else "\n".join(map(json.dumps, both))
+    log.write_text(text)
     done = run_cli("ingest", "--transcript", str(log), "--wait")
     assert done.returncode == 6
     (line,) = done.stderr.strip().splitlines()
     assert "a hook payload naming its transcript: ingest " in line
     assert named[-20:] in line or named[:20] in line  # the path, cut to fit one line
     assert run_cli("list", "--json").stdout.strip() == "[]"  # nothing half-stored
+
+
+def test_a_jsonl_log_of_hook_payloads_with_their_transcripts_is_read() -> None:
+    """One payload a line, as a Stop hook appends them to its log."""
+    lines = records(CLAUDE)
+    payloads = [
+        {"hook_event_name": "Stop", "session_id": "s-1", "transcript": lines[:20]},
+        {"hook_event_name": "SessionEnd", "session_id": "s-1", "transcript": lines[20:]},
+    ]
+    log = "\n".join(json.dumps(p) for p in payloads)
+    expected = contents(CLAUDE.read_text("utf-8"), "claude-code", "session.jsonl")
+    assert contents(log, None, "stop.jsonl") == expected
+    assert contents(log, "claude-code", "stop.jsonl") == expected

@@ -87,16 +87,27 @@ def guess_client(source: Input, shape: str) -> str:
                 record = json_value(line)
             except ValueError:
                 continue
-            try:
-                if isinstance(record, dict) and claude.looks_like(record):
-                    return "claude-code"
-                if isinstance(record, dict) and codex.looks_like(record):
-                    return "codex"
-                if isinstance(record, dict) and cursor.looks_like(record):
-                    return "cursor"
-            except SHAPE_ERRORS:
-                continue
+            carried = record.get("transcript") if isinstance(record, dict) else None
+            for one in carried[:SNIFF_LINES] if isinstance(carried, list) else [record]:
+                try:
+                    if isinstance(one, dict) and claude.looks_like(one):
+                        return "claude-code"
+                    if isinstance(one, dict) and codex.looks_like(one):
+                        return "codex"
+                    if isinstance(one, dict) and cursor.looks_like(one):
+                        return "cursor"
+                except SHAPE_ERRORS:
+                    continue
     return "generic"
+
+
+def hook_payload(record: dict[str, Any]) -> bool:
+    """A hook's payload, one a line (a Stop hook's log): it carries its transcript's
+    records in ``transcript``, or names the file in ``transcript_path``."""
+    carried = record.get("transcript")
+    return isinstance(carried, list | str) or (
+        "transcript_path" in record and "hook_event_name" in record
+    )
 
 
 def _jsonl(source: Input, tally: Tally, parse: RecordParser) -> Iterator[Parsed]:
@@ -112,7 +123,9 @@ def _jsonl(source: Input, tally: Tally, parse: RecordParser) -> Iterator[Parsed]
             tally.bad(f"line {number}: not a JSON object")
             continue
         try:
-            parsed = parse(record, tally)
+            parsed = (
+                array_member(None, record, tally) if hook_payload(record) else parse(record, tally)
+            )
         except SHAPE_ERRORS as error:
             tally.bad(f"line {number}: {_shape(error)}")
             continue
