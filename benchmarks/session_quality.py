@@ -21,6 +21,9 @@ and per session:
 - gold recall: the share of gold items some memory of the session holds;
 - session-start coverage: the share of gold items the block a next session of
   the same project starts with holds (``memctl context``);
+- contradicted by a tool result: memories claiming what the session's own tool
+  results deny (``memctl.ingest.claims``: a file said made whose every write was
+  refused or failed, tests said to pass while a command still fails);
 - CPU seconds of the whole ingest (capture, distillation, embedding).
 
 The paths: the rules (no LLM; the default); with ``--host-answers FILE``, the
@@ -77,6 +80,8 @@ from memctl.api.ingest import IngestRequest, ingest  # noqa: E402
 from memctl.api.recall import RecallRequest, SessionStartRequest, recall, session_start  # noqa: E402
 from memctl.config import load_settings  # noqa: E402
 from memctl.context import Context  # noqa: E402
+from memctl.ingest.claims import evidence, refuted  # noqa: E402
+from memctl.ingest.digest import build_digest  # noqa: E402
 from memctl.ingest.injected import INJECTIONS  # noqa: E402
 from memctl.ingest.tools import Call, read_calls, tool_kind  # noqa: E402
 from memctl.store.memories import MemoryFilter, list_memories  # noqa: E402
@@ -198,6 +203,7 @@ def report(label: str, result: tuple[list[SessionScore], int]) -> None:
 class GoldScore:
     name: str
     half: str = "tune"  # the manifest's half: "tune" (the rules were tuned on it) or "check"
+    language: str = "en"  # the language the user writes in (the manifest's, English if none)
     real: bool = True  # a real session, not one written for the set
     acted: bool = False  # ran a command or changed a file
     digest: bool = False
@@ -210,6 +216,7 @@ class GoldScore:
     tasks: int = 0  # host path: tasks handed out
     unanswered: int = 0  # host path: tasks with no recorded answer
     by_host: int = 0  # host path: gold items the host's own facts hold (no digest, no rules)
+    contradicted: list[str] = field(default_factory=list)  # memories a tool result denies
 
 
 def acted(ctx: Context, session_id: str) -> bool:
@@ -218,6 +225,14 @@ def acted(ctx: Context, session_id: str) -> bool:
     for message in messages_after(ctx.db, session_id, 0):
         read_calls(message.content, calls)
     return any(tool_kind(c.name, c.detail) in ("shell", "file") for c in calls)
+
+
+def contradicted(ctx: Context, session_id: str, memories: list[str]) -> list[str]:
+    """The memories claiming what the session's tool results deny: a file made whose every
+    write was refused or failed, tests said to pass while a command still fails."""
+    digest = build_digest(messages_after(ctx.db, session_id, 0), ALL_TASKS, ALL_TASKS)
+    found = evidence(digest.calls, digest.left_open)
+    return [m for m in memories if refuted(m, found)]
 
 
 def answer_tasks(ctx: Context, score: GoldScore, session_id: str, answers: Answers) -> None:
@@ -241,7 +256,12 @@ def gold_session(
     show: bool = False,
     answers: Answers | None = None,
 ) -> GoldScore:
-    score = GoldScore(entry["file"], entry.get("half", "tune"), entry.get("origin") != "written")
+    score = GoldScore(
+        entry["file"],
+        entry.get("half", "tune"),
+        entry.get("language", "en"),
+        entry.get("origin") != "written",
+    )
     started = time.process_time()
     request = IngestRequest(
         transcript=str(directory / entry["file"]), client=entry["client"], wait=True
@@ -255,6 +275,7 @@ def gold_session(
     score.memories = [m.content for m in mine]
     score.digest = any("digest" in m.tags for m in mine)
     score.acted = acted(ctx, captured.session_id)
+    score.contradicted = contradicted(ctx, captured.session_id, score.memories)
     gold = entry["gold"]
     score.gold = len(gold)
     score.precise = sum(any(holds(m, g) for g in gold) for m in score.memories)
@@ -272,6 +293,10 @@ def gold_session(
     score.at_start = sum(holds(block, g) for g in gold)
     if show:
         print(f"\n### {score.name}\n" + "\n".join(f"- {m[:300]!r}" for m in score.memories))
+        missed = [g["text"] for g in gold if not any(holds(m, g) for m in score.memories)]
+        print("".join(f"MISSED: {text}\n" for text in missed), end="")
+    for memory in score.contradicted:
+        print(f"CONTRADICTED by a tool result, {score.name}: {memory[:200]!r}")
     return score
 
 
@@ -311,6 +336,10 @@ def gold_report(label: str, scores: list[GoldScore]) -> None:
         "check, real sessions only": [s for s in scores if s.half == "check" and s.real],
         "all": scores,
     }
+    for language in sorted({s.language for s in scores}):
+        halves[f"check, {language}"] = [
+            s for s in scores if s.half == "check" and s.language == language
+        ]
     for half, chosen in halves.items():
         if chosen:
             print(f"- {half} ({len(chosen)} sessions): {totals(chosen)}")
@@ -327,6 +356,7 @@ def totals(scores: list[GoldScore]) -> str:
         f"gold recall {sum(s.recalled for s in scores) / max(1, gold):.2f} "
         f"({sum(s.recalled for s in scores)}/{gold}), "
         f"session-start coverage {sum(s.at_start for s in scores) / max(1, gold):.2f}, "
+        f"contradicted by a tool result {sum(len(s.contradicted) for s in scores)}, "
         f"CPU max {max((s.cpu for s in scores), default=0):.2f} s"
         + (
             f"; gold recall of the host's facts alone "

@@ -375,9 +375,10 @@ def first_message(messages: Iterator[Parsed], transcript: Transcript, name: str)
     first = next(messages, None)
     if first is None:
         tally = transcript.tally
+        first_note = f": {tally.notes[0]}" if tally.notes else ""
         raise InputError(
             f"found no messages in {name} ({tally.skipped} records passed over, "
-            f"{tally.malformed} malformed)"
+            f"{tally.malformed} malformed{first_note})"
         )
     return first
 

@@ -31,10 +31,11 @@ file write or patch, a sub-agent), each with the outcome its result note gives.
 Injected text (see ``injected``) is left out first. Each section holds at most
 ``digest.items`` items and the whole digest at most ``digest.max_chars``
 characters: the least useful section loses items first (``CUT_ORDER``:
-commands, then decisions, later requests, ...); the first request and the
-outcome never go. The cost stays linear and the costly part bounded on huge
-sessions: decisions are read from the first ``DECISION_SCAN_CHARS`` of said
-text, and from no sentence longer than a rule can be (``MAX_CHARS``).
+commands, then decisions, the requests between the first and the last, ...);
+the first request and the outcome never go. The cost stays linear and the
+costly part bounded on huge sessions: decisions are read from the first
+``DECISION_SCAN_CHARS`` of said text, and from no sentence longer than a rule
+can be (``MAX_CHARS``).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from memctl.ingest.claims import evidence, without_refuted
 from memctl.ingest.extract_rules import (
     BULLET,
     COMMITMENTS,
@@ -97,25 +99,13 @@ COMMAND_WIDTH = 50
 AGAIN = "running it again"  # a failure whose fix was only a retry: no case to learn
 # kinds of rule match that say what was decided or set right
 DECISION_KINDS = frozenset({"decision", "correction", "convention", "rule", "commitment"})
-# a closing sentence saying a file was made or changed, and one saying the tests pass
-CLAIM = re.compile(
-    r"\b(?:I(?:'ve| have)?|we(?:'ve| have)?)\s+(?:\w+\s+){0,2}?(?:created|written|wrote|added|"
-    r"updated|generated|saved|made|modified|edited|set up)\b|\b(?:is|was|has been) "
-    r"(?:now )?(?:created|written|added|updated|generated|saved|in place)\b|"
-    r"作成しました|생성했|만들었|创建了|已创建|已生成",
-    re.I,
-)
-PASSING = re.compile(
-    r"\b(?:all (?:the )?)?(?:tests?|build|suite|checks?|ci)\b[^.;]{0,40}?\b(?:pass(?:es|ed|ing)?|"
-    r"succeed(?:s|ed)?|(?:is |are |now )?green|work(?:s|ing)? (?:now|again))\b",
-    re.I,
-)
-CLAUSE_END = re.compile(r";\s+")
 # an address in a command or a tool's input: its host
 URL = re.compile(r"\b(?:https?|ftp)://([^/\s:'\"`)]+)", re.I)
 # tools that bring a page from the network into the session
 FETCH_TOOLS = re.compile(r"fetch|web|browse|url|http", re.I)
 DOWNLOADS = re.compile(r"\b(?:curl|wget|http|xh|iwr|invoke-webrequest)\b", re.I)
+# an absolute path of three parts or more, shown by its last part in a command
+LONG_PATH = re.compile(r"(?<![\w.~])/(?:[\w.@+-]+/){2,}([\w.@+-]+)")
 # files an assistant writes for itself, not for the project (Claude Code's plan mode)
 OWN_FILES = re.compile(r"/\.claude/plans/")
 # the order in which sections lose items when the digest is too long, least useful first:
@@ -300,6 +290,12 @@ def _provenance(calls: list[Call], user_words: list[str]) -> None:
             fetched.add(host)
 
 
+def _short(command: str) -> str:
+    """A command as a digest line shows it: absolute paths by their last part, so that the
+    width goes to what was run ("git -C …/repiq commit --no-verify")."""
+    return LONG_PATH.sub(r"…/\1", command)
+
+
 def _error(call: Call) -> str:
     return _cut((call.error or "an error").replace("\\n", " "), ERROR_WIDTH)
 
@@ -328,7 +324,7 @@ def _changes(digest: SessionDigest, calls: list[Call], limit: int) -> None:
             elif call.succeeded and command.key in failing:
                 failed, since = failing.pop(command.key)
                 fix = _fix(calls[since + 1 : n], call, shell_command(failed.detail).text)
-                text = _cut(shell_command(failed.detail).text, COMMAND_WIDTH)
+                text = _cut(_short(shell_command(failed.detail).text), COMMAND_WIDTH)
                 line = f"`{text}` failed: {_error(failed)}"
                 _add(digest.fixed, f"{line} → fixed by {fix}", limit)
                 if fix != AGAIN and not call.fetched_from:
@@ -339,13 +335,14 @@ def _changes(digest: SessionDigest, calls: list[Call], limit: int) -> None:
         elif kind == "file" and call.refused:
             _add(digest.left_open, f"{call.name} {call.detail.split()[0]} refused", limit)
     for failed, _ in failing.values():
-        text = _cut(shell_command(failed.detail).text, COMMAND_WIDTH)
+        text = _cut(_short(shell_command(failed.detail).text), COMMAND_WIDTH)
         _add(digest.left_open, f"`{text}` still failing: {_error(failed)}", limit)
 
 
 def _fix(between: list[Call], success: Call, failed: str) -> str:
     """What came between a failure and the success of its command: the files changed and
-    other commands run, else the command as it finally ran."""
+    other commands run, else the flags it finally ran with and had not ("adding
+    `--no-verify`"), else the command as it finally ran."""
     files = [
         p
         for c in between
@@ -358,13 +355,17 @@ def _fix(between: list[Call], success: Call, failed: str) -> str:
         if c.succeeded and tool_kind(c.name, c.detail) == "shell" and not c.runs_fetched_code
     ]
     commands = [c for c in commands if not shell_command(c).read_only]
-    parts = [f"`{_cut(c, COMMAND_WIDTH)}`" for c in commands[:2]]
+    parts = [f"`{_cut(_short(c), COMMAND_WIDTH)}`" for c in commands[:2]]
     if files:
         names = dict.fromkeys(p.rsplit("/", 1)[-1] for p in files)
         parts.insert(0, "editing " + ", ".join(list(names)[:3]))
     final = shell_command(success.detail).text
-    if not parts and final != failed:
-        parts.append(f"`{_cut(final, COMMAND_WIDTH)}`")
+    added = [w for w in final.split() if w.startswith("-") and w not in failed.split()]
+    if added and [w for w in final.split() if w not in added] == failed.split():
+        # the same command with a flag more: the flag is the fix
+        parts.insert(0, "adding " + " ".join(f"`{_cut(w, COMMAND_WIDTH)}`" for w in added[:3]))
+    elif not parts and final != failed:
+        parts.append(f"`{_cut(_short(final), COMMAND_WIDTH)}`")
     return " and ".join(parts) if parts else AGAIN
 
 
@@ -387,40 +388,23 @@ def build_digest(messages: list[Message], limit: int, report_chars: int) -> Sess
     return digest
 
 
-def _denied_files(calls: list[Call]) -> dict[str, str]:
-    """{file name: how its last write ended} for each file whose writes never succeeded."""
-    last: dict[str, Call] = {}
-    for call in calls:
-        if tool_kind(call.name, call.detail) == "file":
-            for _, path in call.files():
-                last[path.rsplit("/", 1)[-1]] = call
-    return {
-        name: f"{call.name} {name} {'refused' if call.refused else 'failed'}"
-        for name, call in last.items()
-        if not call.succeeded and name
-    }
-
-
 def _check_claims(digest: SessionDigest, limit: int) -> None:
-    """Tool results outrank claims: a closing sentence saying a file was made whose writes
-    were refused or failed, or a clause saying tests pass while a command still fails,
-    leaves the outcome, and "Not done" says what happened."""
-    denied = _denied_files(digest.calls)
-    failing = [item for item in digest.left_open if "still failing" in item]
-    kept = []
-    for sentence in sentences(digest.outcome):
-        named = [n for n in denied if n in sentence and CLAIM.search(sentence)]
-        for name in named:
-            _add(digest.not_done, f"{denied[name]} (the closing answer said otherwise)", limit)
-        if named:
-            continue
-        clauses = CLAUSE_END.split(sentence)
-        passing = [c for c in clauses if failing and PASSING.search(c)]
-        if passing:
-            _add(digest.not_done, f"{failing[0]} (the closing answer said it passes)", limit)
-        kept.append("; ".join(c for c in clauses if c not in passing))
-    if digest.not_done:
-        digest.outcome = " ".join(k for k in kept if k)
+    """Tool results outrank claims (``claims``): a closing sentence saying a file was made
+    whose writes were refused or failed, or a clause saying tests pass while a command
+    still fails, leaves the outcome, and "Not done" says what happened; a sub-agent's
+    report loses such claims the same way."""
+    found = evidence(digest.calls, digest.left_open)
+    if not found:
+        return
+    outcome, happened = without_refuted(digest.outcome, found)
+    reports = [without_refuted(r, found) for r in digest.reports]
+    for line in happened + [h for _, said in reports for h in said]:
+        _add(digest.not_done, line, limit)
+    if happened:
+        digest.outcome = outcome
+    digest.reports = [
+        r if said else report for (r, said), report in zip(reports, digest.reports, strict=True)
+    ]
 
 
 def _paths(paths: list[str]) -> list[str]:
@@ -458,7 +442,9 @@ def render(digest: SessionDigest, heading: str, max_chars: int) -> str:
 
     for section, keep in CUT_ORDER:
         while len(text()) > max_chars and len(sections[section]) > keep:
-            sections[section].pop()
+            # requests lose their middle first: the first says what the session was for,
+            # the last is where it ended (often a correction of what was done)
+            sections[section].pop(-2 if section == "Asked" and keep >= 2 else -1)
     if len(text()) > max_chars:  # one long request and a long outcome: both shortened
         room = max(40, (max_chars - len(heading)) // 2 - 20)
         sections["Asked"] = [_cut(a, room) for a in sections["Asked"]]

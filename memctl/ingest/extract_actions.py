@@ -10,6 +10,8 @@ shows counts:
   one per purpose);
 - a command that failed and succeeded after a change: the digest's "`X`
   failed: … → fixed by …" line, as a case (a retry alone teaches nothing);
+- what the closing answer and the reports say each file the session touched is for
+  (``file_roles``);
 - a sentence of the closing answer that states a cause or a fix ("the root
   cause was…", "原因是…", "原因は…", "원인은…"), when the session's last test or
   build run passed: the assistant's claim, confirmed by a tool result. An
@@ -23,22 +25,11 @@ import re
 from memctl.ingest.digest import SessionDigest
 from memctl.ingest.extract_rules import BULLET, QUESTION, sentences
 from memctl.ingest.facts import Fact
-from memctl.ingest.tools import QUOTED, Call, shell_command, tool_kind
+from memctl.ingest.file_roles import file_roles
+from memctl.ingest.tools import CHECKS, QUOTED, Call, command_purpose, shell_command, tool_kind
 from memctl.model import Category
 from memctl.retrieve.query import cjk_count
 
-# (purpose, the verb of its evidence, what in a command line says it)
-PURPOSES = (
-    ("tests run", "passed", r"(?:test|tests|pytest|jest|vitest|mocha|rspec|phpunit|ctest)"),
-    (
-        "lint runs",
-        "passed",
-        r"(?:lint|ruff check|eslint|flake8|pylint|credo|clippy|golangci-lint|rubocop)",
-    ),
-    ("formatting runs", "passed", r"(?:format|fmt|prettier|black|gofmt)"),
-    ("type checks run", "passed", r"(?:mypy|pyright|tsc|dialyzer|typecheck|type-check)"),
-    ("the build runs", "succeeded", r"(?:build|compile)"),
-)
 COMMAND_IMPORTANCE = 0.7
 CASE_IMPORTANCE = 0.7
 # a tool result is the evidence: more certain than a sentence matched by a pattern
@@ -54,18 +45,7 @@ FINDING = re.compile(
 # A finding in a CJK language says as much in fewer characters (MemCC's CJK-aware bounds).
 MIN_FINDING_CHARS = 30
 MIN_CJK_FINDING_CHARS = 12
-CHECKS = ("tests run", "the build runs", "type checks run")
 STEPS = re.compile(r"\s*(?:&&|;)\s*")  # the steps of a command line run one after another
-
-
-def _purpose(command: str) -> tuple[str, str] | None:
-    """What a command line does, from its words outside quotes (an ``echo "test"`` tests
-    nothing) that are not part of a path or a name (``mkdir test-data`` neither)."""
-    words = QUOTED.sub("", command)
-    for purpose, verb, regex in PURPOSES:
-        if re.search(rf"(?<![\w/.-]){regex}(?![\w/.-])", words, re.I):
-            return purpose, verb
-    return None
 
 
 def _steps(command: str) -> list[str]:
@@ -82,7 +62,7 @@ def _working_step(command: str) -> str:
     .venv/bin/activate && pytest``; "" when no step has one."""
     steps = _steps(command)
     for n, step in enumerate(steps):
-        if _purpose(step):
+        if command_purpose(step):
             setup = [s for s in steps[:n] if shell_command(s).read_only]
             return " && ".join([*setup, step])
     return ""
@@ -111,7 +91,7 @@ def _commands(calls: list[Call]) -> dict[str, tuple[str, str, Call]]:
         if not command.key:
             continue
         core = _working_step(command.core)
-        purpose = _purpose(core) if core and len(core) <= MAX_COMMAND else None
+        purpose = command_purpose(core) if core and len(core) <= MAX_COMMAND else None
         if purpose is None or "…" in core:
             continue
         best = found.get(purpose[0])
@@ -125,7 +105,7 @@ def _last_check_passed(calls: list[Call]) -> bool:
     for call in reversed(calls):
         if tool_kind(call.name, call.detail) != "shell" or not call.outcome:
             continue
-        purpose = _purpose(shell_command(call.detail).core)
+        purpose = command_purpose(shell_command(call.detail).core)
         if purpose is not None and purpose[0] in CHECKS:
             return call.outcome == "ok"
     return False
@@ -154,4 +134,5 @@ def action_facts(digest: SessionDigest, source: str) -> list[Fact]:
             if FINDING.search(sentence) and not QUESTION.search(sentence):
                 if len(sentence) > shortest:
                     facts.append(_fact(sentence, Category.CASES, "finding", source, at))
-    return facts
+    last = next((c.at for c in reversed(digest.calls) if c.at), "")
+    return facts + file_roles([digest.outcome, *digest.reports], digest.calls, source, last)

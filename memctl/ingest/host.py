@@ -26,6 +26,7 @@ from typing import Any
 from memctl.context import Context
 from memctl.errors import InputError, NotFoundError, UsageError
 from memctl.ingest.apply import apply
+from memctl.ingest.corrections import link_corrections
 from memctl.ingest.extract import CATEGORIES, numbered_chunks, parse_facts
 from memctl.ingest.host_view import HostBatch, host_batch
 from memctl.ingest.pipeline import (
@@ -192,12 +193,14 @@ def apply_answer(ctx: Context, session_id: str, through_seq: int, answer: Any) -
     latest = latest_time(every)
     run.now = parse_time(latest) if latest else None
     run.record.messages, run.record.facts = len(batch.messages), len(facts)
+    summary = session_digest(run, every)  # first: no fact may claim what a tool result denies
     decisions = settle(run, facts)
     with ctx.db.atomic():
         apply(run, decisions)
         set_extracted_through(ctx.db, session_id, through_seq)
-        digest = digest_decision(run, session, every, session_digest(run, every))
+        digest = digest_decision(run, session, every, summary)
         apply(run, [digest] if digest else [])
+        link_corrections(run, session_id)
         record_decisions(run, [*decisions, *([digest] if digest else [])])
         save_run(ctx.db, run.record)
     return run.record

@@ -23,6 +23,8 @@ from memctl.errors import NotFoundError
 from memctl.ingest.admission import admit
 from memctl.ingest.apply import DIGEST, apply, prepare_merges
 from memctl.ingest.capture import Captured
+from memctl.ingest.claims import evidence
+from memctl.ingest.corrections import link_corrections
 from memctl.ingest.digest import DIGEST_TAG, SessionDigest, build_digest, render
 from memctl.ingest.extract import extract
 from memctl.ingest.extract_actions import action_facts
@@ -31,6 +33,7 @@ from memctl.ingest.injected import strip_injected
 from memctl.ingest.noise import drop_noise
 from memctl.ingest.parse.common import SUBAGENT
 from memctl.ingest.reconcile import decide
+from memctl.ingest.refuted import drop_refuted
 from memctl.ingest.run import Run, start_run
 from memctl.llm import choose_llm
 from memctl.memories.operations import personal_scope
@@ -42,7 +45,7 @@ from memctl.store.runs import save_run
 from memctl.store.sessions import get_session, messages_after, set_extracted_through
 
 FactStage = Callable[[Run, list[Fact]], list[Fact]]
-FACT_STAGES: tuple[FactStage, ...] = (drop_noise, admit)
+FACT_STAGES: tuple[FactStage, ...] = (drop_noise, drop_refuted, admit)
 DIGEST_IMPORTANCE = 0.6
 DIGEST_CONFIDENCE = 0.9
 
@@ -155,8 +158,12 @@ def record_decisions(run: Run, decisions: list[Decision], done: bool = True) -> 
 
 
 def session_digest(run: Run, messages: list[Message]) -> SessionDigest:
+    """The digest of the session's messages; the run keeps what its tool calls show, so that
+    no fact claims what they deny (``refuted.drop_refuted``)."""
     settings = run.settings
-    return build_digest(messages, settings.digest_items, settings.digest_report_chars)
+    digest = build_digest(messages, settings.digest_items, settings.digest_report_chars)
+    run.evidence = evidence(digest.calls, digest.left_open)
+    return digest
 
 
 def action_decisions(run: Run, session: Session, digest: SessionDigest) -> list[Decision]:
@@ -220,6 +227,7 @@ def run_session(ctx: Context, session_id: str, job_id: int | None = None) -> Run
     every = messages_after(ctx.db, session_id, 0)
     latest = latest_time(every)
     run.now = parse_time(latest) if latest else None  # admission ages facts by the session
+    summary = session_digest(run, every) if every else None
     try:
         pending = [m for m in every if m.seq > session.extracted_through]
         if pending and run.llm is None and ctx.settings.ingest_host_distil:
@@ -235,13 +243,13 @@ def run_session(ctx: Context, session_id: str, job_id: int | None = None) -> Run
                 set_extracted_through(ctx.db, session_id, batch[-1].seq)
                 save_run(ctx.db, run.record)
             pending = pending[len(batch) :]
-        summary = session_digest(run, every) if every else None
         last = action_decisions(run, session, summary) if summary else []
         digest = digest_decision(run, session, every, summary) if summary else None
         last += [digest] if digest else []
         prepare_merges(run, last)
         with ctx.db.atomic():
             apply(run, last)
+            link_corrections(run, session_id)
             record_decisions(run, last)
             save_run(ctx.db, run.record)
             if job_id is not None:

@@ -18,6 +18,7 @@ from typing import Any
 
 from memctl.config import Settings
 from memctl.context import Context
+from memctl.ingest.claims import Evidence
 from memctl.ingest.facts import StageTrace
 from memctl.llm import LLM, LLMError, estimate_tokens
 from memctl.memories.operations import PERSONAL
@@ -51,6 +52,8 @@ class Run:
     # Where profile and preferences facts go (None: ``scope`` like the others).
     personal_scope: str | None = None
     tokens_today: int = 0  # LLM tokens of the day's other runs, when this one started
+    # what the session's tool calls show, against which claims are checked (``claims``)
+    evidence: Evidence = field(default_factory=Evidence)
 
     def scope_of(self, category: str) -> str:
         """The scope of a new memory of ``category``."""

@@ -89,6 +89,19 @@ SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
 LINK_ONLY = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(?:\[[^\]]*\]\([^)]*\)|<?https?://\S+>?)\s*$")
 # A condensed line too long for what is left keeps its first sentence, at most this long;
 # less room than MIN_LINE_CHARS keeps nothing of it (a few words say nothing).
+# (purpose, the verb of its evidence, what in a command line says it)
+PURPOSES = (
+    ("tests run", "passed", r"(?:test|tests|pytest|jest|vitest|mocha|rspec|phpunit|ctest)"),
+    (
+        "lint runs",
+        "passed",
+        r"(?:lint|ruff check|eslint|flake8|pylint|credo|clippy|golangci-lint|rubocop)",
+    ),
+    ("formatting runs", "passed", r"(?:format|fmt|prettier|black|gofmt)"),
+    ("type checks run", "passed", r"(?:mypy|pyright|tsc|dialyzer|typecheck|type-check)"),
+    ("the build runs", "succeeded", r"(?:build|compile)"),
+)
+CHECKS = ("tests run", "the build runs", "type checks run")
 LINE_CHARS = 200
 MIN_LINE_CHARS = 40
 
@@ -282,3 +295,13 @@ def _opening(line: str, room: int) -> str:
         return ""
     first = SENTENCE_END.split(line, maxsplit=1)[0]
     return first if len(first) <= width else first[: width - 1].rstrip() + "…"
+
+
+def command_purpose(command: str) -> tuple[str, str] | None:
+    """What a command line does, from its words outside quotes (an ``echo "test"`` tests
+    nothing) that are not part of a path or a name (``mkdir test-data`` neither)."""
+    words = QUOTED.sub("", command)
+    for purpose, verb, regex in PURPOSES:
+        if re.search(rf"(?<![\w/.-]){regex}(?![\w/.-])", words, re.I):
+            return purpose, verb
+    return None

@@ -10,7 +10,8 @@ within its own budget (``context.*_budget``) and all within the total:
   maintain/profile.py), the user's profile and preferences, the project's pinned facts
   and conventions, most important first, line by line while they fit;
 - L2 recent work: the digests of the project's latest sessions (what was asked,
-  done and left open), each after its own session's facts and sharing the layer
+  done and left open), each after what a later session found wrong in it
+  (``ingest.corrections``) and its own session's facts, sharing the layer
   fairly, then its recent cases (errors and fixes) and events.
 
 A memory that does not fit what is left is shortened (``retrieve.fit``), not dropped.
@@ -31,15 +32,16 @@ from memctl.config import Settings
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.memories.provenance import origin, start_refusal, trusted_hosts
-from memctl.model import Category, Kind, Memory, State
+from memctl.model import Category, Kind, Memory, RelationType, State
 from memctl.retrieve.context_block import CONTEXT_TAG, escape_tags, memory_line
 from memctl.retrieve.fit import shorten
 from memctl.retrieve.identity import identity_paths, read_identity
 from memctl.retrieve.params import recall_params
 from memctl.retrieve.pipeline import Recalled
 from memctl.retrieve.stages.pack import estimate_tokens
-from memctl.store.memories import MemoryFilter, list_memories
+from memctl.store.memories import MemoryFilter, get_memories, list_memories
 from memctl.store.profile import profile_lines
+from memctl.store.relations import relations_touching
 from memctl.store.sync import foreign_hosts
 from memctl.store.transcripts import count_scope_sessions
 
@@ -296,6 +298,20 @@ def fair_share(costs: list[int], total: int) -> int:
     return min(costs[0], left // (len(waiting) - count + 1))
 
 
+def corrections(ctx: Context, digests: list[Memory]) -> dict[str, list[Memory]]:
+    """{digest id: the active memories of later sessions that correct it}
+    (``ingest.corrections`` links them ``contradicts``)."""
+    ids = [d.id for d in digests]
+    edges = relations_touching(ctx.db, ids, (RelationType.CONTRADICTS,))
+    pairs = [(e.dst_id, e.src_id) for e in edges if e.dst_id in ids and e.src_id not in ids]
+    found = get_memories(ctx.db, [new for _, new in pairs])
+    by_digest: dict[str, list[Memory]] = {}
+    for digest_id, new in pairs:
+        if new in found and found[new].state == State.ACTIVE:
+            by_digest.setdefault(digest_id, []).append(found[new])
+    return by_digest
+
+
 def _recent(builder: _Builder, ctx: Context, scope: str) -> None:
     """L2: the latest session digests, each after its own session's facts (which may
     correct it) and sharing the layer fairly with the others, then the project's other
@@ -306,7 +322,10 @@ def _recent(builder: _Builder, ctx: Context, scope: str) -> None:
     facts = [
         m for m in list_memories(ctx.db, recent, PER_SECTION, "created") if DIGEST_TAG not in m.tags
     ]
+    correcting = corrections(ctx, digests)
     for index, digest in enumerate(digests):
+        for memory in correcting.get(digest.id, []):  # a later session's, wherever it ranks
+            builder.memory("L2", "recent sessions", memory, "L2 corrects the digest after it")
         own = [m for m in facts if m.session_id and m.session_id == digest.session_id]
         budget = builder.out.used["L2"] + int(OWN_FACTS_SHARE * builder.left("L2"))
         for memory in own:

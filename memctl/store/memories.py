@@ -482,3 +482,13 @@ def session_memory(db: Database, session_id: str, tag: str) -> Memory | None:
         (session_id, tag),
     )
     return found[0] if found else None
+
+
+def session_memories(db: Database, session_id: str) -> list[Memory]:
+    """The active memories distilled from a session, oldest first."""
+    return read_memories(
+        db,
+        f"SELECT {memory_columns()} FROM memories m WHERE session_id = ? AND state = 'active' "
+        "ORDER BY created_at, id",
+        (session_id,),
+    )

@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
+from memctl.ingest.claims import Evidence, without_refuted
 from memctl.ingest.digest import DECISION_SCAN_CHARS, build_digest, render
 from memctl.ingest.extract_actions import action_facts
 from memctl.ingest.parse import read_transcript
@@ -459,6 +462,69 @@ def test_tests_said_to_pass_while_the_last_run_failed_are_not_done() -> None:
     text = digest_text(records, 2400)
     assert "Not done: `pnpm test` still failing" in text
     assert "All tests pass now" not in text and "The fix is in retry.ts" in text
+
+
+def test_a_subagent_report_saying_the_tests_pass_while_they_fail_loses_the_claim() -> None:
+    report = "## Result\nAll tests pass after the change. The retry logic lives in retry.ts."
+    records = [
+        cc("user", "Make the checkout tests pass", 1),
+        cc("assistant", use(2, "Bash", command="pnpm test"), 2),
+        cc("user", result(2, "Exit code 1\nFAIL retry.test.ts: expected 2, got 3", True), 3),
+        cc("assistant", use(4, "Task", description="fix", prompt="Fix", subagent_type="x"), 4),
+        cc("user", result(4, [{"type": "text", "text": report}]), 5),
+        cc("assistant", [{"type": "text", "text": "The sub-agent finished its work."}], 6),
+    ]
+    text = digest_text(records, 2400)
+    assert "All tests pass" not in text and "retry.ts" in text
+    assert "Not done: `pnpm test` still failing" in text
+
+
+@pytest.mark.parametrize(
+    ("claim", "refuted"),
+    [
+        ("I've created CLAUDE.md with the build commands.", True),
+        ("CLAUDE.md was created with the conventions.", True),
+        ("CLAUDE.md を作成しました。", True),
+        ("已创建 CLAUDE.md 文件。", True),
+        ("CLAUDE.md was not created: the write was refused.", False),
+        ("I couldn't write CLAUDE.md without your permission.", False),
+        ("The build commands are npm run build and npm test.", False),
+    ],
+)
+def test_a_claim_is_refuted_only_when_it_says_the_denied_thing_was_done(
+    claim: str, refuted: bool
+) -> None:
+    found = Evidence({"CLAUDE.md": "Write CLAUDE.md refused"})
+    text, happened = without_refuted(claim, found)
+    assert bool(happened) == refuted
+    assert (text == "") == refuted
+
+
+PRE_COMMIT = (
+    "Exit code 1\n"
+    "gitleaks.................................................................Passed\n"
+    "bug: pre-commit's script is installed in migration mode\n"
+    "run `pre-commit install -f --hook-type pre-commit` to fix this\n"
+    "commitizen check........................................................Passed"
+)
+
+
+def test_a_commit_a_hook_broke_and_a_flag_fixed_says_why_and_which_flag() -> None:
+    """Claude Code 2.1.52 (a real repiq session): pre-commit's passing checks come first;
+    the reason is the line after them, and the fix was the same commit with --no-verify."""
+    commit = "git -C /home/yuta/ghq/github.com/yutakobayashidev/repiq commit -m 'docs: links'"
+    records = [
+        cc("user", "コミットして", 1),
+        cc("assistant", use(2, "Bash", command=commit), 2),
+        cc("user", result(2, PRE_COMMIT, True), 3),
+        cc("user", "no verify", 4),
+        cc("assistant", use(5, "Bash", command=commit.replace(" -m", " --no-verify -m")), 5),
+        cc("user", result(5, "[main da16ecc] docs: links"), 6),
+        cc("assistant", [{"type": "text", "text": "コミット完了しました。"}], 7),
+    ]
+    text = digest_text(records, 2400)
+    assert "failed: exit 1: bug: pre-commit's script is installed in migration mode" in text
+    assert "fixed by adding `--no-verify`" in text
 
 
 def test_a_request_keeps_the_requirements_it_lists() -> None:

@@ -213,3 +213,40 @@ def test_a_long_subagent_report_reaches_the_host_with_its_findings(
     (task,) = pending(ctx, PendingRequest()).batches
     assert "session_live.ex loads only" in task.conversation
     assert "subagent_live.ex renders without the session's cwd" in task.conversation
+
+
+def test_a_host_fact_claiming_what_a_tool_result_denies_is_not_kept(
+    make_ctx: Callable[..., Context],
+) -> None:
+    """The host read "I've created CLAUDE.md" and wrote it down; the Write was refused at
+    the permission prompt, so the fact is dropped with the reason, and the digest says
+    what happened. A fact saying the file was not made is kept."""
+    ctx = make_ctx(ingest__host_distil=True)
+    session_id = captured(ctx, session())
+    (task,) = pending(ctx, PendingRequest()).batches
+    claimed = {
+        **FACT,
+        "content": "The shop's conventions were added to CLAUDE.md.",
+        "l0_abstract": "CLAUDE.md conventions",
+        "source_message": 2,
+    }
+    honest = {
+        **FACT,
+        "content": "CLAUDE.md was not created: the write was refused.",
+        "l0_abstract": "CLAUDE.md missing",
+        "source_message": 3,
+    }
+    record = distil(
+        ctx, DistilRequest(session_id, task.through_seq, {"facts": [claimed, FACT, honest]})
+    ).run
+    kept = [m.content for m in list_memories(ctx.db, MemoryFilter(scopes=None), None)]
+    assert claimed["content"] not in kept
+    assert FACT["content"] in kept and honest["content"] in kept
+    (dropped,) = [d for d in record.decisions if d.get("stage") == "claims"]
+    assert dropped["reason"].startswith("a tool result denies it: Write CLAUDE.md refused")
+    (digest,) = [
+        m.content
+        for m in list_memories(ctx.db, MemoryFilter(scopes=None), None)
+        if m.content.startswith("Session of")
+    ]
+    assert "Not done: Write CLAUDE.md refused" in digest

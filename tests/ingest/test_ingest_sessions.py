@@ -65,6 +65,9 @@ def codex_message(role: str, *texts: str, at: str) -> dict[str, Any]:
     return codex_line("response_item", {"type": "message", "role": role, "content": content}, at)
 
 
+ANSWER = "The export command now takes --dry-run, parsed with click; the tests pass."
+
+
 def codex_session(cwd: str) -> list[dict[str, Any]]:
     meta = {"id": "019a-codex-1", "timestamp": "2025-03-02T09:00:00Z", "cwd": cwd}
     shell = {"type": "function_call", "name": "shell", "call_id": "c1"}
@@ -108,14 +111,11 @@ def codex_session(cwd: str) -> list[dict[str, Any]]:
             },
             "2025-03-02T09:00:05Z",
         ),
+        # Codex writes each answer twice, as an event and then as a response item: kept once
         codex_line(
-            "event_msg", {"type": "agent_message", "message": "repeat"}, "2025-03-02T09:00:06Z"
+            "event_msg", {"type": "agent_message", "message": ANSWER}, "2025-03-02T09:00:06Z"
         ),
-        codex_message(
-            "assistant",
-            "The export command now takes --dry-run, parsed with click; the tests pass.",
-            at="2025-03-02T09:00:07Z",
-        ),
+        codex_message("assistant", ANSWER, at="2025-03-02T09:00:07Z"),
     ]
 
 

@@ -14,12 +14,13 @@ from typing import Any
 from memctl.config.safe_load import TOO_DEEP, json_value
 from memctl.errors import InputError, UsageError
 from memctl.ingest.parse import claude, codex, cursor, generic, opencode
-from memctl.ingest.parse.common import REPORT_CUT, Parsed, Tally
+from memctl.ingest.parse.common import REPORT_CUT, Parsed, Tally, one_line
 from memctl.ingest.source import SNIFF_BYTES, Input, json_members
 from memctl.model import TRANSCRIPT_CLIENTS
 
 CLIENTS = TRANSCRIPT_CLIENTS
 SNIFF_LINES = 20
+PATH_WIDTH = 60  # a path named in an error, cut as long quoted references are
 
 # A record of an unexpected shape (a list where a string belongs, a number where an
 # object does) or nested deep enough to parse but too deep to walk: malformed, counted.
@@ -86,16 +87,27 @@ def guess_client(source: Input, shape: str) -> str:
                 record = json_value(line)
             except ValueError:
                 continue
-            try:
-                if isinstance(record, dict) and claude.looks_like(record):
-                    return "claude-code"
-                if isinstance(record, dict) and codex.looks_like(record):
-                    return "codex"
-                if isinstance(record, dict) and cursor.looks_like(record):
-                    return "cursor"
-            except SHAPE_ERRORS:
-                continue
+            carried = record.get("transcript") if isinstance(record, dict) else None
+            for one in carried[:SNIFF_LINES] if isinstance(carried, list) else [record]:
+                try:
+                    if isinstance(one, dict) and claude.looks_like(one):
+                        return "claude-code"
+                    if isinstance(one, dict) and codex.looks_like(one):
+                        return "codex"
+                    if isinstance(one, dict) and cursor.looks_like(one):
+                        return "cursor"
+                except SHAPE_ERRORS:
+                    continue
     return "generic"
+
+
+def hook_payload(record: dict[str, Any]) -> bool:
+    """A hook's payload, one a line (a Stop hook's log): it carries its transcript's
+    records in ``transcript``, or names the file in ``transcript_path``."""
+    carried = record.get("transcript")
+    return isinstance(carried, list | str) or (
+        "transcript_path" in record and "hook_event_name" in record
+    )
 
 
 def _jsonl(source: Input, tally: Tally, parse: RecordParser) -> Iterator[Parsed]:
@@ -111,7 +123,9 @@ def _jsonl(source: Input, tally: Tally, parse: RecordParser) -> Iterator[Parsed]
             tally.bad(f"line {number}: not a JSON object")
             continue
         try:
-            parsed = parse(record, tally)
+            parsed = (
+                array_member(None, record, tally) if hook_payload(record) else parse(record, tally)
+            )
         except SHAPE_ERRORS as error:
             tally.bad(f"line {number}: {_shape(error)}")
             continue
@@ -161,6 +175,11 @@ def array_member(key: str | None, value: Any, tally: Tally) -> list[Parsed]:
         if isinstance(value.get("session_id"), str):
             tally.session_id = tally.session_id or value["session_id"]
         return [m for r in transcript if isinstance(r, dict) for m in array_member(None, r, tally)]
+    if isinstance(value.get("transcript_path"), str) and "hook_event_name" in value:
+        # a Stop hook's log of its payloads: they name the transcript, they do not hold it
+        path = one_line(value["transcript_path"], PATH_WIDTH)
+        tally.bad(f"a hook payload naming its transcript: ingest {path}")
+        return []
     parser = _record_parser(value)
     return parser(value, tally) if parser else generic.member(key, value, tally)
 

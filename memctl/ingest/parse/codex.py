@@ -6,9 +6,11 @@ conversation: ``message`` (role user or assistant; ``developer`` and
 ``output_text`` parts, ``function_call`` / ``local_shell_call`` /
 ``custom_tool_call`` and their outputs as one-line notes (an output named by
 its call's tool, its exit code deciding success), ``reasoning``
-dropped. ``event_msg`` repeats the messages, except that a Codex Desktop rollout may
-hold a user's turn only as its ``user_message`` event: such a turn is kept, once (a
-``user_message`` repeating the user's last turn is passed over, in either order).
+dropped. ``event_msg`` repeats the turns (``user_message``, then the response item;
+``agent_message``, before it), and a Codex Desktop or CLI rollout may hold a turn only
+as its event: each turn is kept once, from whichever comes first (the same words of
+the same role said again at once are passed over; a tool call between makes them new).
+``task_complete`` repeats the last answer and is passed over.
 ``turn_context`` is configuration, passed over. The session's directory is the first
 ``cwd`` met: in ``session_meta``, ``turn_context`` or ``<environment_context>``.
 Older rollouts put the items at the top level (no envelope) after a first
@@ -34,6 +36,8 @@ from memctl.model import Role
 
 ENVELOPES = {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
 ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT}
+# the events that repeat a turn, or hold it alone (Codex Desktop and CLI)
+EVENT_ROLES = {"user_message": Role.USER, "agent_message": Role.ASSISTANT}
 # Codex prepends these to the first user turn of every session: configuration, not speech.
 BOILERPLATE = re.compile(
     r"<(environment_context|user_instructions|permissions instructions)>.*?</\1>", re.S
@@ -85,23 +89,25 @@ def _name(item: dict[str, Any]) -> str:
 
 
 def _said(role: Role, text: str, created: str | None, tally: Tally) -> list[Parsed]:
-    """A user's or assistant's turn, or nothing when it repeats the user's turn just
-    before (the same words said again after an answer are a new turn)."""
-    same = " ".join(text.split()) if role == Role.USER else ""
-    if same and same == tally.last_user:
-        tally.pass_over("event_msg")  # the turn, again
+    """A user's or assistant's turn, or nothing when it repeats the turn just before (the
+    same words said again after another turn or a tool call are a new turn)."""
+    same = f"{role}: " + " ".join(text.split())
+    if same == tally.last_said:
+        tally.pass_over("turn said twice")  # Codex: an event and a response item
         return []
-    tally.last_user = same
+    tally.last_said = same
     tally.keep(str(role))
     return [Parsed(role, text, created)]
 
 
 def _event(payload: Any, created: str | None, tally: Tally) -> list[Parsed]:
-    """An ``event_msg``: the user's turn of a ``user_message`` (once), else nothing."""
-    if isinstance(payload, dict) and payload.get("type") == "user_message":
+    """An ``event_msg``: the turn of a ``user_message`` or ``agent_message`` (once), else
+    nothing."""
+    role = EVENT_ROLES.get(str(payload.get("type"))) if isinstance(payload, dict) else None
+    if role is not None:
         text = BOILERPLATE.sub("", str(payload.get("message") or "")).strip()
         if text:
-            return _said(Role.USER, text, created, tally)
+            return _said(role, text, created, tally)
     tally.pass_over("event_msg")
     return []
 
@@ -123,7 +129,7 @@ def _item(item: dict[str, Any], created: str | None, tally: Tally) -> list[Parse
             return []
         return _said(role, text, created, tally)
     if kind in TOOL_CALLS or kind in TOOL_OUTPUTS:
-        tally.last_user = ""  # a call ends the user's turn: the same words again are new
+        tally.last_said = ""  # a call ends the turn: the same words again are new
     if kind in TOOL_CALLS:
         tally.keep("tool call")
         return [Parsed(Role.ASSISTANT, _tool_call(item, tally), created)]

@@ -39,6 +39,7 @@ METADATA_KINDS = frozenset(
         "session_meta",
         "turn_context",
         "event_msg",
+        "turn said twice",
         "compacted",
         "reasoning",
         "state",
@@ -78,7 +79,8 @@ ANSWERED = re.compile(r"^User has answered your questions?: ?")
 # warning, a traceback's or a compiler's location, a lone path. The reason comes later.
 UNTELLING = re.compile(
     r"^(?:[=\-_*#~]{3,}|time=\S+ level=(?:info|debug)|WARN|\S+$|Traceback \(most recent|"
-    r"File \".*\", line \d+|npm (?:warn|notice)|> |yarn run v|Browserslist:)|\w*Warning\b",
+    r"File \".*\", line \d+|npm (?:warn|notice)|> |yarn run v|Browserslist:)|\w*Warning\b|"
+    r"\.{4,}\s*(?:Passed|Skipped|OK)\s*$",  # a hook runner's check that passed (pre-commit)
     re.I,
 )
 FAILURE_LINE = re.compile(
@@ -142,9 +144,9 @@ class Tally:
     # titles waiting for a message of this session: {the message's uuid: title}
     summaries: dict[str, str] = field(default_factory=dict)
     uuids: set[str] = field(default_factory=set)
-    # the user's last turn, so that a client writing each turn twice (Codex: a response
-    # item and an event) keeps it once
-    last_user: str = ""
+    # the last turn said, "role: words", so that a client writing each turn twice (Codex:
+    # a response item and an event) keeps it once
+    last_said: str = ""
 
     def keep(self, kind: str) -> None:
         self.lines[f"kept {kind}"] += 1
@@ -251,7 +253,8 @@ def tool_result_note(output: Any, is_error: bool = False, tool: str = "") -> str
 def _telling(head: str, whole: str) -> str:
     """The line of a failure's output that says why: its first line, unless that one says
     nothing (``UNTELLING``); then, in its first and last ``NOTE_SCAN`` characters, the last
-    exception line, else the first other line naming a failure, else the first line."""
+    exception line, else the first other line naming a failure, else the first line that
+    does say something, else the first line."""
     lines = [line.strip() for line in head.splitlines() if line.strip()]
     if not lines or not UNTELLING.search(lines[0]):
         return lines[0] if lines else ""
@@ -261,7 +264,7 @@ def _telling(head: str, whole: str) -> str:
     if exceptions:
         return exceptions[-1]
     telling = (line for line in lines if FAILURE_LINE.search(line) and not UNTELLING.search(line))
-    return next(telling, lines[0])
+    return next(telling, next((line for line in lines if not UNTELLING.search(line)), lines[0]))
 
 
 def is_subagent_call(name: str, arguments: Any) -> bool:

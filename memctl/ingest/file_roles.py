@@ -1,0 +1,105 @@
+"""Facts of what a session's files are for, without an LLM: "`src/auth.ts`: the JWT middleware".
+
+Read from the closing answer and the sub-agents' reports, in any language, in the two
+shapes such summaries take: a list item naming a file and saying what it is
+("- `src/auth.ts` – JWT middleware", "- **parser.py**: 把日志解析成事件"), and a sentence
+saying what a file in backticks does ("`tokenizer.js` renders the ruby markup"). Only a
+file the session's tool calls touched and that succeeded counts (a file an answer only
+mentions may not exist), at most ``MAX_FILE_ROLES`` a session, the first said first.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memctl.ingest.facts import Fact
+from memctl.ingest.tools import Call
+from memctl.model import Category
+
+FILE = r"(?P<path>(?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5})"
+LINES = r"(?::\d+(?:-\d+)?)?"  # "tokenizer.js:101-108"
+# "- `src/auth.ts` – JWT middleware", "1. **parser.py**: 解析日志"
+LIST_ROLE = re.compile(
+    r"^[ \t]*(?:[-*•]|\d+[.)])\s+(?:\*\*)?`?" + FILE + LINES + r"`?(?:\*\*)?\s*(?:[:：–—]|\s-\s)\s*"
+    r"(?:\*\*)?(?P<role>\S.*)$",
+    re.M,
+)
+# "`tokenizer.js` renders the ruby markup", "`api.py` now handles retries"
+VERBS = (
+    r"is|are|now|handles?|holds?|contains?|defines?|implements?|renders?|provides?|manages?|"
+    r"stores?|exports?|configures?|wires?|registers?|runs?|reads?|writes?|builds?|checks?|"
+    r"parses?|serves?|keeps?|owns?|exposes?|loads?|maps?|routes?|sets? up"
+)
+SENTENCE_ROLE = re.compile(
+    r"`" + FILE + LINES + r"`\s*(?P<role>(?:(?:" + VERBS + r")\b[^.\n。]{8,}|"
+    r"(?:负责|用于|处理|包含|定义|实现|提供|存放|は|では|が|는|은|가|에서)[^.\n。]{4,}))"
+)
+# a heading or a bold label naming a file, its changes listed under it:
+# "## JavaScript changes (`tokenizer.js:101-108`)" then "- Replaced … with <ruby>"
+HEADING_FILE = re.compile(
+    r"^[ \t]*(?:#{1,6}[ \t]+|\*\*)(?P<label>[^`\n]*)`" + FILE + LINES + r"`[^\n]*$", re.M
+)
+LIST_LINE = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(?P<item>\S.*)$")
+MAX_FILE_ROLES = 5
+ROLE_MIN_CHARS = 6
+ROLE_WIDTH = 160
+ROLE_IMPORTANCE = 0.6
+# what the session said of a file it touched: less certain than a tool result, more than a
+# sentence a rule matched in passing
+ROLE_CONFIDENCE = 0.75
+MARKUP = re.compile(r"\*\*|`")
+
+
+def _touched(calls: list[Call]) -> set[str]:
+    """The base names of the files the session's successful tool calls name."""
+    names: set[str] = set()
+    for call in calls:
+        if call.succeeded:
+            names |= {m.group("path").rsplit("/", 1)[-1] for m in re.finditer(FILE, call.detail)}
+    return names
+
+
+def _role(text: str) -> str:
+    flat = " ".join(MARKUP.sub("", text).split()).rstrip(" .;,。")
+    return flat if len(flat) <= ROLE_WIDTH else flat[: ROLE_WIDTH - 1] + "…"
+
+
+def _under_headings(text: str) -> list[tuple[str, str]]:
+    """(path, its heading's words and the first item listed under it) for each heading
+    naming a file."""
+    lines = text.splitlines()
+    found = []
+    for heading in HEADING_FILE.finditer(text):
+        at = text.count("\n", 0, heading.start())
+        following = [line for line in lines[at + 1 : at + 3] if line.strip()]
+        item = LIST_LINE.match(following[0]) if following else None
+        if item:
+            label = heading.group("label").strip(" (*:#")
+            found.append((heading.group("path"), f"{label}: {item.group('item')}".lstrip(": ")))
+    return found
+
+
+def file_roles(texts: list[str], calls: list[Call], source: str, at: str) -> list[Fact]:
+    """The roles ``texts`` give the files ``calls`` touched, one fact a file."""
+    touched = _touched(calls)
+    found: dict[str, str] = {}
+    for text in texts:
+        said = [(m.group("path"), m.group("role")) for m in LIST_ROLE.finditer(text)]
+        said += _under_headings(text)
+        said += [(m.group("path"), m.group("role")) for m in SENTENCE_ROLE.finditer(text)]
+        for path, raw in said:
+            role, name = _role(raw), path.rsplit("/", 1)[-1]
+            if name in touched and len(role) >= ROLE_MIN_CHARS and name not in found:
+                found[name] = f"`{path}`: {role}"
+    return [
+        Fact(
+            content=content,
+            category=Category.ENTITIES,
+            tags=["file"],
+            importance=ROLE_IMPORTANCE,
+            confidence=ROLE_CONFIDENCE,
+            source=source,
+            created_at=at or None,
+        )
+        for content in list(found.values())[:MAX_FILE_ROLES]
+    ]
