@@ -5,10 +5,10 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Iterator
+from html import escape
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
-from html import escape
 
 import pytest
 from starlette.testclient import TestClient
