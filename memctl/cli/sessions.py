@@ -11,7 +11,7 @@ from memctl.api import sessions as api
 from memctl.api.projects import project_labels
 from memctl.api.sessions import Forgotten, GrepMatch, SessionRow, Where
 from memctl.cli.common import JsonOption, new_typer, open_context
-from memctl.cli.render import console, fit, print_json
+from memctl.cli.render import console, fit, middle, print_json
 from memctl.errors import UsageError
 
 app = new_typer()
@@ -90,7 +90,8 @@ def _session_line(row: SessionRow, project: str) -> str:
     """``id  date time  client  N msgs  project``: 80 columns at most."""
     when = row.at[:16].replace("T", " ")
     line = f"{row.id[:12]:<12}  {when}  {row.client}  {row.message_count} msgs"
-    return f"{line}  {api.one_line(project, 78 - len(line))}" if project else line
+    # a project is cut in the middle: its directory's name shows
+    return f"{line}  {middle(' '.join(project.split()), 78 - len(line))}" if project else line
 
 
 @group.command()

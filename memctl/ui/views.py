@@ -210,12 +210,15 @@ def timeline(ctx: Context, values: Values) -> dict[str, Any]:
 
 
 def health(ctx: Context, values: Values) -> dict[str, Any]:
-    """``memctl doctor``: each check, its status and its fix."""
-    checks = doctor(ctx, sessions_api.last_captured(ctx))
+    """``memctl doctor``: each check, its status and its fix. SQLite's quick check of the
+    store runs only when asked (``check=store``): it reads the whole file."""
+    quick_check = values.get("check") == "store"
+    checks = doctor(ctx, sessions_api.last_captured(ctx), quick_check)
     return {
         "title": "Health",
         "checks": [c.__dict__ for c in checks],
         "failing": sum(c.status == "fail" for c in checks),
+        "quick_check": quick_check,
     }
 
 

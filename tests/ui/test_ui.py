@@ -50,7 +50,7 @@ def keys() -> Keys:
 
 @pytest.fixture
 def anonymous(stored: Context, keys: Keys) -> Iterator[TestClient]:
-    app, viewer = build_app(load_settings(), keys, HashEmbedder())
+    app, viewer = build_app(load_settings(overrides={"embedder": "hash"}), keys, HashEmbedder())
     with TestClient(app, base_url=f"http://{HOST}", follow_redirects=False) as client:
         yield client
     viewer.close()
@@ -221,7 +221,7 @@ def test_the_speed_benchmark_requests_every_page(tmp_path: Path) -> None:
         timeout=300,
     )
     assert done.returncode == 0, done.stderr
-    for page in ("projects", "a session", "a memory", "recall", "runs"):
+    for page in ("projects", "timeline", "a session", "a memory", "recall", "runs", "health"):
         assert any(line.startswith(page + " ") for line in done.stdout.splitlines()), page
 
 
@@ -291,6 +291,11 @@ def test_the_health_page_shows_doctor_checks(client: TestClient) -> None:
     model = next(c for c in data["checks"] if c["name"] == "model")
     page = client.get("/health").text
     assert escape(model["detail"]) in page and 'href="/health" aria-current="page"' in page
+    store = next(c for c in data["checks"] if c["name"] == "store")
+    assert store["detail"].endswith("(quick check not run)") and "?check=store" in page
+    checked = client.get("/health.json", params={"check": "store"}).json()["checks"]
+    store = next(c for c in checked if c["name"] == "store")
+    assert (store["status"], store["detail"].endswith("passes the quick check")) == ("ok", True)
 
 
 def test_remember_delete_promote_and_unpromote_are_runs(
