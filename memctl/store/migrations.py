@@ -465,10 +465,12 @@ def m016_memory_questions(db: Database) -> None:
         END""")
 
 
-def m017_scope_counts(db: Database) -> None:
+def m017_counts_and_import_batches(db: Database) -> None:
     """How many memories each scope holds in each state, kept by triggers: `memctl projects`
     and the viewer's projects page read a few rows instead of counting 100,000 (the
-    covering index of m015 still meant reading every entry)."""
+    covering index of m015 still meant reading every entry). An import's files keep a run
+    each (the unit a crashed import is recovered by) that share a batch: `runs` lists them,
+    and `undo` takes them back, as one run."""
     db.execute("""
         CREATE TABLE scope_counts (
             scope TEXT NOT NULL,
@@ -490,6 +492,8 @@ def m017_scope_counts(db: Database) -> None:
         "CREATE TRIGGER scope_counts_update AFTER UPDATE OF scope, state ON memories "
         f"WHEN old.scope IS NOT new.scope OR old.state IS NOT new.state BEGIN {take} {add} END"
     )
+    db.execute("ALTER TABLE runs ADD COLUMN batch TEXT")
+    db.execute("CREATE INDEX runs_batch ON runs(batch) WHERE batch IS NOT NULL")
 
 
 MIGRATIONS: list[Callable[[Database], None]] = [
@@ -509,5 +513,5 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m014_forget_everywhere,
     m015_projects_titles,
     m016_memory_questions,
-    m017_scope_counts,
+    m017_counts_and_import_batches,
 ]
