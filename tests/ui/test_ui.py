@@ -311,6 +311,15 @@ def test_remember_delete_promote_and_unpromote_are_runs(
     assert "already remembered" in client.get(again.headers["location"]).text
     empty = client.post("/memories", data={"csrf": keys.csrf, "text": " "})
     assert empty.status_code == 400 and "needs some text" in empty.text
+    widget = next(
+        p["scope"] for p in client.get("/projects.json").json()["projects"] if not p["current"]
+    )
+    assert f'name="project" value="{widget}"' in client.get(f"/memories?project={widget}").text
+    there = client.post(
+        "/memories", data={**form, "text": "Widget ships on Tuesdays", "project": widget}
+    )
+    there_id = there.headers["location"].split("?")[0].rsplit("/", 1)[1]
+    assert memory_api.get(stored, there_id).memory.scope == widget  # the page's project
 
     base = f"/memories/{memory_id}"
     assert client.get(f"{base}/promote").status_code == 405
