@@ -35,6 +35,11 @@ def viewer(home: Path) -> Iterator[str]:
     """A store with memories, and `memctl ui` serving it: its sign-in URL."""
     for text in ("The staging database is PostgreSQL 16", "Releases are cut on Mondays", HOSTILE):
         assert run_cli("remember", text).returncode == 0
+    yield from serving()
+
+
+def serving() -> Iterator[str]:
+    """`memctl ui` on the test's store, until the test ends: its sign-in URL."""
     process = subprocess.Popen(
         [sys.executable, "-m", "memctl", "ui", "--port", "0"],
         stdout=subprocess.PIPE,
@@ -162,19 +167,7 @@ def with_session(home: Path, tmp_path: Path) -> Iterator[str]:
     done = run_cli("ingest", "--transcript", str(transcript), "--client", "claude-code", "--wait")
     assert done.returncode == 0, done.stderr
     assert run_cli("remember", "The staging database is PostgreSQL 16").returncode == 0
-    process = subprocess.Popen(
-        [sys.executable, "-m", "memctl", "ui", "--port", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "MEMCTL_EMBEDDER": "hash"},
-    )
-    try:
-        assert process.stdout is not None
-        yield process.stdout.readline().split("open ", 1)[1].strip()
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+    yield from serving()
 
 
 def click(driver: Any, text: str) -> None:
