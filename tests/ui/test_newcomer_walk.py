@@ -102,6 +102,7 @@ def walked(tmp_path: Path) -> tuple[dict[str, str], dict[str, str], Path]:
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["transcripts"] == 15 and report["sessions"] == SESSIONS, report
+    assert report["jobs"] == SESSIONS  # the sub-agent's file queues its session's job
     assert report["per_client"] == {"claude-code": 13, "codex": 1, "cursor": 1}
     return ran_in, env, work
 
