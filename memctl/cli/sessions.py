@@ -60,11 +60,11 @@ def list_(
     as_json: JsonOption = False,
 ) -> None:
     """The latest sessions, newest first by their own time: id, date, client, messages,
-    then the title and the digest's last line."""
+    then the title and the digest's last line (imported files' text: --client import)."""
     where = Where(scope, all_scopes, client, since, until, clock="stored" if stored else "session")
     context = open_context(ctx)
     rows = api.list_sessions(context, where, limit)
-    more = api.elsewhere(context, where)
+    more, files = api.elsewhere(context, where), api.imported(context, where)
     labels = project_labels(context, [row.scope for row in rows])
     if as_json:  # the scope stays the id; the project is how a person reads it
         print_json([{**row.__dict__, "project": labels[row.scope]} for row in rows])
@@ -79,6 +79,8 @@ def list_(
                 )
     if not rows:
         console.print("no sessions " + ("match" if all_scopes else "stored in this project"))
+    if files:
+        console.print(f"{files:,} imported files left out: --client import lists them")
     if more:
         console.print(f"{more:,} more in other projects: --all-scopes lists them")
     elif not rows and (since or until):

@@ -65,8 +65,8 @@ def projects(ctx: Context, values: Values) -> dict[str, Any]:
 
 
 def sessions(ctx: Context, values: Values) -> dict[str, Any]:
-    scope = values.get("project") or None
-    where = Where(scope, all_scopes=scope is None)
+    scope, client = values.get("project") or None, values.get("client") or None
+    where = Where(scope, all_scopes=scope is None, client=client)
     rows = sessions_api.list_sessions(ctx, where, PAGE_SIZE, _cursor(values.get("before")))
     labels = project_labels(ctx, [r.scope for r in rows] + ([scope] if scope else []))
     last = rows[-1] if len(rows) == PAGE_SIZE else None
@@ -75,6 +75,8 @@ def sessions(ctx: Context, values: Values) -> dict[str, Any]:
         "project": scope,
         "sessions": [{**row.__dict__, "project": labels.get(row.scope, row.scope)} for row in rows],
         "next": f"{last.at}{KEY_SEPARATOR}{last.id}" if last else None,
+        "client": client,
+        "imported": sessions_api.imported(ctx, where),
     }
 
 

@@ -1,5 +1,6 @@
 """An import is one run, whatever its files: `memctl runs` lists one, `memctl undo` takes
-every file back, and undoing that undo puts them all back (real memctl processes)."""
+every file back, and undoing that undo puts them all back; `sessions list` leaves the
+files' text out unless asked (real memctl processes)."""
 
 from __future__ import annotations
 
@@ -50,6 +51,13 @@ def test_an_import_of_three_files_is_one_run_undone_and_redone_as_one(tmp_path: 
     assert imported["kind"] == "import" and imported["notes"][0] == "one import of 3 files"
     assert imported["counts"] == {"create": 3} and imported["status"] == "done"
     assert [r["kind"] for r in runs] == ["import", "edit"]  # not one run a file
+    listed = run_cli("sessions", "list", env=ENV)  # nor one session a file in the list
+    assert listed.stdout.splitlines() == [
+        "no sessions stored in this project",
+        "3 imported files left out: --client import lists them",
+    ]
+    assert len(cli_json("sessions", "list", "--client", "import")) == 3
+    assert cli_json("sessions", "grep", "billing")  # their text is still searched
 
     undone = run_cli("undo", imported["id"][:8], env=ENV)
     assert undone.returncode == 0 and "3 changes reverted" in undone.stdout, undone.stderr

@@ -17,6 +17,8 @@ from memctl.api import memory as memory_api
 from memctl.api.memory import RememberRequest
 from memctl.config.settings import load_settings
 from memctl.context import Context
+from memctl.imports.files import expand
+from memctl.imports.pipeline import ImportOptions, import_files
 from memctl.ingest.capture import IngestOptions, capture
 from memctl.ingest.pipeline import run_session
 from memctl.ui.app import build_app
@@ -360,3 +362,17 @@ def test_forgetting_a_session_asks_first_and_takes_it_out(
     recalled = client.get("/recall.json", params={"q": "flaky login test"}).json()
     assert not any("flaky" in r["content"] for r in recalled["results"])
     assert client.post("/sessions/nope/forget", data={"csrf": keys.csrf}).status_code == 404
+
+
+def test_imported_files_are_left_out_of_the_sessions_page(
+    client: TestClient, stored: Context, tmp_path: Path
+) -> None:
+    note = tmp_path / "deploys.md"
+    note.write_text("# Deploys\n\nWe deploy with make release from main.\n", encoding="utf-8")
+    import_files(stored, expand([str(note)]), ImportOptions())
+    data = client.get("/sessions.json").json()
+    clients = {s["client"] for s in data["sessions"]}
+    assert data["imported"] == 1 and clients == {"claude-code", "generic"}
+    assert 'href="?client=import"' in client.get("/sessions").text
+    files = client.get("/sessions.json", params={"client": "import"}).json()["sessions"]
+    assert [s["title"] for s in files] == ["Deploys"]
