@@ -68,12 +68,15 @@ def pages(ctx: Context, sessions: int) -> dict[str, str]:
         "projects": "/projects",
         "sessions": "/sessions",
         "sessions of a project": "/sessions?project=path:project03",
+        "timeline of a project": "/timeline?project=path:project05",
         "a session": f"/sessions/bench-{sessions // 2:06d}",
+        "forget a session?": f"/sessions/bench-{sessions // 2:06d}/forget",
         "memories": "/memories",
         "memories of a project": "/memories?project=path:project07",
         "a memory": f"/memories/{memory.id}",
         "recall": "/recall?q=how+do+we+deploy+the+billing+service",
         "runs": "/runs",
+        "health": "/health",
     }
 
 

@@ -251,7 +251,7 @@ complete -c memctl -n '__fish_seen_subcommand_from mcp' -s h -l help -d 'Show th
 
 # memctl sessions
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand forget' -s h -l help -d 'Show this message and exit.'
-complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand forget' -a 'list' -d 'The latest sessions, newest first by their own time: id, date, client, messages, then the title and the digest\'s last line.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand forget' -a 'list' -d 'The latest sessions, newest first by their own time: id, date, client, messages, then the title and the digest\'s last line (imported files\' text: --client import).'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand forget' -a 'show' -d 'A session\'s transcript as a person reads it: turns, tool notes, sub-agent threads.'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand forget' -a 'grep' -d 'Full-text search over every stored message, with the matching line and its neighbours.'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand forget' -a 'expand' -d 'The raw messages behind a memory or a range, with the turns around them (marked >); a memory distilled from several sessions\' messages opens each, in order.'

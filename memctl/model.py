@@ -221,6 +221,9 @@ class Message:
         return {**asdict(self), "role": str(self.role)}
 
 
+IMPORTED = "import"  # the client of a session holding an imported file's text (imports.raw)
+
+
 @dataclass
 class Session:
     """A conversation with an assistant: where it came from and how far it was distilled."""

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from urllib.parse import quote
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -113,14 +114,19 @@ def shoot(out: Path) -> list[Path]:
             driver.get(url)
             memory = json.loads(memctl(work, "list", "--json", "--state", "active"))
             distilled = next(m for m in memory if m["source"].startswith("session:"))
+            listed = json.loads(memctl(work, "projects", "--json"))
+            scope = next(p["scope"] for p in listed if p["path"].endswith(PROJECT))
             pages = {
                 "projects": "/projects",
+                "timeline": f"/timeline?project={quote(scope, safe='')}",
                 "sessions": "/sessions",
                 "session": f"/sessions/{SESSION}",
                 "memories": "/memories",
                 "memory": f"/memories/{distilled['id']}",
                 "recall": "/recall?q=how+do+we+deploy",
                 "runs": "/runs",
+                "health": "/health",
+                "forget-session": f"/sessions/{SESSION}/forget",
             }
             for name, path in pages.items():
                 driver.get(base + path)

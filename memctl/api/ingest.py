@@ -256,10 +256,13 @@ def export(ctx: Context, scope: str | None = None) -> Iterator[str]:
 
 def runs(ctx: Context, limit: int = 20, kind: str | None = None) -> list[RunRecord]:
     """Runs (ingest, import, maintain, sync, undo, and each direct edit), newest first;
-    ``kind``: only those of that kind."""
-    from memctl.store.runs import list_runs
+    ``kind``: only those of that kind. An import is one run, whatever its files
+    (``ingest.batches``)."""
+    from memctl.ingest.batches import one_run
+    from memctl.store.runs import batch_runs, list_runs
 
-    return _settled(ctx, list_runs(ctx.db, limit, kind))
+    heads = _settled(ctx, list_runs(ctx.db, limit, kind, batch_heads=True))
+    return [one_run(batch_runs(ctx.db, r.batch)) if r.batch else r for r in heads]
 
 
 def _settled(ctx: Context, records: list[RunRecord]) -> list[RunRecord]:
@@ -302,7 +305,7 @@ def run(ctx: Context, run_id: str) -> RunRecord:
 
 def undo(ctx: Context, run_id: str | None = None, force: bool = False) -> UndoReport:
     """Revert every memory change of one run (None: the newest direct edit not undone yet),
-    as a run of its own."""
-    from memctl.ingest.undo import undo as undo_run
+    as a run of its own; an import's, of every file it read."""
+    from memctl.ingest.batches import undo_batch
 
-    return undo_run(ctx, run_id, force)
+    return undo_batch(ctx, run_id, force)

@@ -20,7 +20,7 @@ from memctl.maintain.forgetting import Forgotten as Forgotten  # what a forget d
 from memctl.maintain.forgetting import forget_session, no_session, quoted_ref
 from memctl.memories import operations
 from memctl.memories.timeparse import parse_since
-from memctl.model import Memory, Message, Session
+from memctl.model import IMPORTED, Memory, Message, Session
 from memctl.retrieve.query import STOPWORDS
 from memctl.store import transcripts
 from memctl.store.fts import fts_query, fts_terms
@@ -88,9 +88,24 @@ def list_sessions(
     if limit < 1:
         raise UsageError(f"limit takes 1 or more, not {limit}", ["limit"])
     found = transcripts.list_sessions(
-        ctx.db, _filter(ctx, where), limit, DIGEST_TAG, where.clock, before
+        ctx.db, _listed(ctx, where), limit, DIGEST_TAG, where.clock, before
     )
     return [row if row.title else replace(row, title=title_of(ctx, row.id)) for row in found]
+
+
+def _listed(ctx: Context, where: Where) -> SessionFilter:
+    """What a listing covers: imported files' text is left out unless asked for by its
+    client (a file is not a conversation; `sessions grep` still searches it)."""
+    scope = _filter(ctx, where)
+    return scope if where.client else replace(scope, not_client=IMPORTED)
+
+
+def imported(ctx: Context, where: Where) -> int:
+    """How many imported files a listing without ``--client import`` leaves out."""
+    if where.client:
+        return 0
+    files = replace(_filter(ctx, where), client=IMPORTED)
+    return transcripts.count_sessions_where(ctx.db, files, where.clock, COUNT_AT_MOST)
 
 
 def title_of(ctx: Context, session_id: str) -> str:
@@ -103,7 +118,7 @@ def elsewhere(ctx: Context, where: Where) -> int:
     (counted up to ``COUNT_AT_MOST``); 0 when it covers every project."""
     if where.all_scopes:
         return 0
-    scoped = _filter(ctx, where)
+    scoped = _listed(ctx, where)
     everywhere = replace(scoped, scopes=None)
     total = transcripts.count_sessions_where(ctx.db, everywhere, where.clock, COUNT_AT_MOST)
     return max(0, total - transcripts.count_sessions_where(ctx.db, scoped, where.clock, total))

@@ -11,7 +11,7 @@ from memctl.api import sessions as api
 from memctl.api.projects import project_labels
 from memctl.api.sessions import Forgotten, GrepMatch, SessionRow, Where
 from memctl.cli.common import JsonOption, new_typer, open_context
-from memctl.cli.render import console, fit, print_json
+from memctl.cli.render import console, fit, middle, print_json
 from memctl.errors import UsageError
 
 app = new_typer()
@@ -60,11 +60,11 @@ def list_(
     as_json: JsonOption = False,
 ) -> None:
     """The latest sessions, newest first by their own time: id, date, client, messages,
-    then the title and the digest's last line."""
+    then the title and the digest's last line (imported files' text: --client import)."""
     where = Where(scope, all_scopes, client, since, until, clock="stored" if stored else "session")
     context = open_context(ctx)
     rows = api.list_sessions(context, where, limit)
-    more = api.elsewhere(context, where)
+    more, files = api.elsewhere(context, where), api.imported(context, where)
     labels = project_labels(context, [row.scope for row in rows])
     if as_json:  # the scope stays the id; the project is how a person reads it
         print_json([{**row.__dict__, "project": labels[row.scope]} for row in rows])
@@ -79,6 +79,8 @@ def list_(
                 )
     if not rows:
         console.print("no sessions " + ("match" if all_scopes else "stored in this project"))
+    if files:
+        console.print(f"{files:,} imported files left out: --client import lists them")
     if more:
         console.print(f"{more:,} more in other projects: --all-scopes lists them")
     elif not rows and (since or until):
@@ -90,7 +92,8 @@ def _session_line(row: SessionRow, project: str) -> str:
     """``id  date time  client  N msgs  project``: 80 columns at most."""
     when = row.at[:16].replace("T", " ")
     line = f"{row.id[:12]:<12}  {when}  {row.client}  {row.message_count} msgs"
-    return f"{line}  {api.one_line(project, 78 - len(line))}" if project else line
+    # a project is cut in the middle: its directory's name shows
+    return f"{line}  {middle(' '.join(project.split()), 78 - len(line))}" if project else line
 
 
 @group.command()

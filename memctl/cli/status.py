@@ -12,7 +12,7 @@ from memctl.api import memory as api
 from memctl.api.memory import EventsRequest
 from memctl.api.projects import list_projects, project_labels
 from memctl.cli.common import JsonOption, new_typer, open_context
-from memctl.cli.render import age, console, counts_table, human_size, print_json
+from memctl.cli.render import age, console, counts_table, human_size, middle, print_json
 
 app = new_typer()
 CLIENTS_WIDTH = 24  # the clients column of `projects` at most (a long list ends in …)
@@ -72,9 +72,8 @@ def projects(ctx: typer.Context, as_json: JsonOption = False) -> None:
         return
     table = Table(box=None, pad_edge=False)
     # the project takes what the counts, the date and a client or two leave of the width
-    table.add_column(
-        "project", overflow="ellipsis", no_wrap=True, max_width=console.width - OTHER_COLUMNS
-    )
+    room = console.width - OTHER_COLUMNS
+    table.add_column("project", overflow="ellipsis", no_wrap=True, max_width=room)
     for column in ("sessions", "memories"):
         table.add_column(column, justify="right", no_wrap=True, min_width=len(column))
     table.add_column("last", no_wrap=True, min_width=len("YYYY-MM-DD"))
@@ -88,7 +87,7 @@ def projects(ctx: typer.Context, as_json: JsonOption = False) -> None:
     for project in found:
         mark = "*" if project.current else " "
         table.add_row(
-            f"{mark}{project.label}",
+            middle(f"{mark}{project.label}", room),  # cut in the middle: the name shows
             str(project.sessions),
             str(project.memories),
             project.last_activity[:10],

@@ -129,6 +129,7 @@ class _Importer:
         self.scope = resolve_scope(ctx, options.scope)
         self.tags = kept_tags(list(options.tags))
         self.seen: dict[str, str] = {}  # content hash -> the first file of this import with it
+        self.batch = new_id()  # every file's run carries it: the import is one run
 
     def start(self, target: Target, file: FileReport) -> _Job | None:
         """Survey a file and store its raw text; None when there is nothing for a worker."""
@@ -201,7 +202,7 @@ class _Importer:
             token_budget=ctx.settings.import_token_budget,
             llm_note=llm.note,
         )
-        run.tags, file.run_id = self.tags, run.id
+        run.tags, file.run_id, run.record.batch = self.tags, run.id, self.batch
         if self.options.scope in (None, ""):
             run.personal_scope = personal_scope(ctx)
         if record is not None:
@@ -233,7 +234,7 @@ class _Importer:
                 result = preview_lines(self.ctx, lines, self.scope)
             else:
                 run = start_run(self.ctx, "import", None, self.scope)
-                file.run_id = run.id
+                file.run_id, run.record.batch = run.id, self.batch
                 with self.ctx.db.atomic():  # first: a run killed midway can be undone
                     save_run(self.ctx.db, run.record)
                 result = import_lines(

@@ -29,11 +29,11 @@ from memctl.memories.privacy import (
     scrub_messages,
     scrub_stream,
 )
-from memctl.model import Message, Role, Session, now_iso
+from memctl.model import IMPORTED, Message, Role, Session, now_iso
 from memctl.store.imports import ImportRecord, save_import
 from memctl.store.sessions import insert_messages, save_session
 
-CLIENT = "import"
+CLIENT = IMPORTED
 # Messages are inserted in batches of at most this many characters.
 INSERT_CHARS = 1 << 19
 

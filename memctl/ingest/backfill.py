@@ -65,12 +65,13 @@ class BackfillReport:
     messages: int = 0  # new messages
     bytes: int = 0  # read
     malformed: int = 0  # lines or records that did not parse (a truncated last line...)
-    jobs: int = 0  # distillation jobs queued
+    jobs: int = 0  # distillation jobs queued (a session's files share its one job)
     per_client: dict[str, int] = field(default_factory=dict)  # transcripts found
     failures: list[str] = field(default_factory=list)  # "path: why", the first few
+    job_ids: set[int] = field(default_factory=set)  # the jobs counted
 
     def to_dict(self) -> dict[str, object]:
-        return dict(self.__dict__)
+        return {k: v for k, v in self.__dict__.items() if k != "job_ids"}
 
 
 def store_all(
@@ -141,5 +142,7 @@ def _counted(found: CaptureReport, read: int, report: BackfillReport) -> str | N
         return None
     report.stored += 1
     report.messages += found.messages_new
-    report.jobs += found.job_id is not None
+    if found.job_id is not None:  # a sub-agent's file queues its session's job again
+        report.job_ids.add(found.job_id)
+        report.jobs = len(report.job_ids)
     return found.session_id

@@ -41,9 +41,11 @@ class UndoReport:
     skipped: list[str] = field(default_factory=list)  # memory ids changed since
 
 
-def undo(ctx: Context, run_prefix: str | None = None, force: bool = False) -> UndoReport:
+def undo(
+    ctx: Context, run_prefix: str | None = None, force: bool = False, batch: str | None = None
+) -> UndoReport:
     """Revert one run (None: the newest edit not undone) in one transaction; the undo is
-    itself a run (kind undo)."""
+    itself a run (kind undo), in ``batch`` when it is one of several (``ingest.batches``)."""
     if run_prefix is None:
         run = last_edit(ctx.db)
         if run is None:
@@ -69,7 +71,12 @@ def undo(ctx: Context, run_prefix: str | None = None, force: bool = False) -> Un
     texts = restored_texts([e for e in events if e.memory_id not in changed])
     vectors = dict(zip(texts, ctx.vectors(texts), strict=True)) if texts else {}
     record = RunRecord(
-        id=new_id(), kind="undo", undo_of=run.id, session_id=run.session_id, door=ctx.door
+        id=new_id(),
+        kind="undo",
+        undo_of=run.id,
+        session_id=run.session_id,
+        door=ctx.door,
+        batch=batch,
     )
     report = UndoReport(run.id, record.id, run.kind, run.counts, run.notes, skipped=sorted(changed))
     writer = Writer(ctx.db, record.id)

@@ -465,6 +465,37 @@ def m016_memory_questions(db: Database) -> None:
         END""")
 
 
+def m017_counts_and_import_batches(db: Database) -> None:
+    """How many memories each scope holds in each state, kept by triggers: `memctl projects`
+    and the viewer's projects page read a few rows instead of counting 100,000 (the
+    covering index of m015 still meant reading every entry). An import's files keep a run
+    each (the unit a crashed import is recovered by) that share a batch: `runs` lists them,
+    and `undo` takes them back, as one run."""
+    db.execute("""
+        CREATE TABLE scope_counts (
+            scope TEXT NOT NULL,
+            state TEXT NOT NULL,
+            n INTEGER NOT NULL,
+            PRIMARY KEY (scope, state)
+        ) WITHOUT ROWID""")
+    db.execute(
+        "INSERT INTO scope_counts SELECT scope, state, count(*) FROM memories GROUP BY scope, state"
+    )
+    add = (
+        "INSERT INTO scope_counts VALUES (new.scope, new.state, 1) "
+        "ON CONFLICT (scope, state) DO UPDATE SET n = n + 1;"
+    )
+    take = "UPDATE scope_counts SET n = n - 1 WHERE scope = old.scope AND state = old.state;"
+    db.execute(f"CREATE TRIGGER scope_counts_insert AFTER INSERT ON memories BEGIN {add} END")
+    db.execute(f"CREATE TRIGGER scope_counts_delete AFTER DELETE ON memories BEGIN {take} END")
+    db.execute(
+        "CREATE TRIGGER scope_counts_update AFTER UPDATE OF scope, state ON memories "
+        f"WHEN old.scope IS NOT new.scope OR old.state IS NOT new.state BEGIN {take} {add} END"
+    )
+    db.execute("ALTER TABLE runs ADD COLUMN batch TEXT")
+    db.execute("CREATE INDEX runs_batch ON runs(batch) WHERE batch IS NOT NULL")
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -482,4 +513,5 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m014_forget_everywhere,
     m015_projects_titles,
     m016_memory_questions,
+    m017_counts_and_import_batches,
 ]

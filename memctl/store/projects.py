@@ -31,8 +31,10 @@ def project_rows(db: Database, hidden_states: tuple[str, ...]) -> list[ProjectRo
         "WITH s AS (SELECT scope, count(*) AS n, "
         "max(coalesce(started_at, created_at)) AS at, group_concat(DISTINCT client) AS clients "
         "FROM sessions GROUP BY scope), "
-        f"m AS (SELECT scope, count(*) AS n, max(created_at) AS at FROM memories "
-        f"WHERE state NOT IN ({marks}) GROUP BY scope), "
+        # counts kept by triggers (m017); the latest of each state: one seek of its index
+        "m AS (SELECT scope, sum(n) AS n, max((SELECT max(created_at) FROM memories AS o "
+        "WHERE o.scope = k.scope AND o.state = k.state)) AS at FROM scope_counts AS k "
+        f"WHERE n > 0 AND state NOT IN ({marks}) GROUP BY scope), "
         "c AS (SELECT scope, cwd, max(updated_at) FROM sessions WHERE cwd != '' GROUP BY scope), "
         "scopes AS (SELECT scope FROM s UNION SELECT scope FROM m) "
         "SELECT scopes.scope AS scope, coalesce(s.n, 0) AS sessions, coalesce(m.n, 0) AS memories,"

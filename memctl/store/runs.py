@@ -38,6 +38,7 @@ class RunRecord:
     undone_by: str | None = None
     holder: str | None = None  # kind@host:pid of the process running it
     door: str | None = None  # an edit's or undo's: cli, mcp, hook or ui
+    batch: str | None = None  # the runs of one import's files (or of their undo) share it
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -73,14 +74,28 @@ def resolve_run_id(db: Database, prefix: str) -> str:
     return resolve_prefix(db, "runs", prefix, "run")
 
 
-def list_runs(db: Database, limit: int, kind: str | None = None) -> list[RunRecord]:
-    """Runs, newest first."""
+def list_runs(
+    db: Database, limit: int, kind: str | None = None, batch_heads: bool = False
+) -> list[RunRecord]:
+    """Runs, newest first; ``batch_heads``: of each batch only its first run."""
     condition, params = ("kind = ?", [kind]) if kind else ("1", [])
+    if batch_heads:
+        condition += (
+            " AND (batch IS NULL OR rowid = (SELECT min(rowid) FROM runs AS b "
+            "WHERE b.batch = runs.batch))"
+        )
     rows = db.rows(
         f"SELECT * FROM runs WHERE {condition} ORDER BY started_at DESC, rowid DESC LIMIT ?",
         [*params, limit],
     )
     return [_record(r) for r in rows]
+
+
+def batch_runs(db: Database, batch: str) -> list[RunRecord]:
+    """The runs of one batch, in the order they started."""
+    return [
+        _record(r) for r in db.rows("SELECT * FROM runs WHERE batch = ? ORDER BY rowid", (batch,))
+    ]
 
 
 def tokens_since(db: Database, since: str) -> int:

@@ -25,6 +25,7 @@ class SessionFilter:
     since: str | None = None  # ISO time: the session (or message) is at least this recent
     until: str | None = None  # ISO time: strictly before
     role: str | None = None  # grep only: messages of this role
+    not_client: str | None = None  # leave out this client's sessions
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,9 @@ def _session_clauses(where: SessionFilter, time_column: str) -> tuple[list[str],
     if where.client is not None:
         clauses.append("s.client = ?")
         params.append(where.client)
+    if where.not_client is not None:
+        clauses.append("s.client != ?")
+        params.append(where.not_client)
     if where.since is not None:
         clauses.append(f"{time_column} >= ?")
         params.append(where.since)

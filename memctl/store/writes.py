@@ -293,6 +293,9 @@ class Writer:
         elif event.action in (Action.CREATE, Action.IMPORT):
             if memory.state != State.DELETED:
                 self.set_state(memory, State.DELETED, "undo", undo_of=event.run_id)
+        elif event.action == Action.UPDATE and set(data.get("before") or ()) == {"visibility"}:
+            shared = data["before"]["visibility"] == Visibility.SHARED  # a promote's
+            self.set_shared([memory], shared, "undo")
         elif event.action == Action.UPDATE and data.get("before"):
             before = {k: v for k, v in data["before"].items() if k != "updated_at"}  # now
             vector = vectors[before["content"]] if "content" in before else None

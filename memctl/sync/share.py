@@ -3,19 +3,19 @@
 Promoting makes a memory shared (and releases it if it was withheld);
 unpromoting makes it private and withholds it, so that even
 ``sync.include: all`` leaves it out and the next sync removes this
-machine's file of it. Each change is an ``update`` event.
+machine's file of it. Each change is an ``update`` event of an edit run (undo takes it
+back).
 """
 
 from __future__ import annotations
 
 from memctl.context import Context
 from memctl.errors import UsageError
-from memctl.memories.operations import get, resolve_scope
+from memctl.memories.operations import edit, get, resolve_scope
 from memctl.model import Memory, State, Visibility
 from memctl.store import memories as store
 from memctl.store.memories import MemoryFilter
 from memctl.store.sync import withheld
-from memctl.store.writes import Writer
 
 
 def select(ctx: Context, ids: list[str], every: bool, scope: str | None) -> list[Memory]:
@@ -32,11 +32,14 @@ def select(ctx: Context, ids: list[str], every: bool, scope: str | None) -> list
 
 
 def set_shared(ctx: Context, memories: list[Memory], shared: bool) -> list[Memory]:
-    """Promote (``shared``) or unpromote memories; the ones that changed."""
+    """Promote (``shared``) or unpromote memories, as one run that undo reverts; the ones
+    that changed (none: no run)."""
     target = Visibility.SHARED if shared else Visibility.PRIVATE
     ids = [m.id for m in memories]
     held = withheld(ctx.db, ids)
     changed = [m for m in memories if m.visibility != target or (m.id in held) == shared]
-    with ctx.db.atomic():
-        Writer(ctx.db).set_shared(changed, shared, "promote" if shared else "unpromote")
+    verb = "promote" if shared else "unpromote"
+    if changed:
+        with edit(ctx, verb, changed) as writer:
+            writer.set_shared(changed, shared, verb)
     return changed

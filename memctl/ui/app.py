@@ -40,10 +40,11 @@ NAV: list[tuple[str, str]] = [
     ("/memories", "Memories"),
     ("/recall", "Recall"),
     ("/runs", "Runs"),
+    ("/health", "Health"),
 ]
 READ_SECONDS = 5.0  # a page's reads at most (the slowest page takes ~0.1 s on 100,000 memories)
 SAID_KEPT = 100  # messages of recent changes kept for the page each redirects to
-TEXT_FIELDS = ("text",)  # form fields a change reads besides its path's id
+TEXT_FIELDS = ("text", "project")  # form fields a change reads besides its path's id
 
 
 class Viewer:
@@ -124,7 +125,7 @@ def _change(viewer: Viewer, name: str) -> Callable[[Request], Awaitable[Response
         form = await request.form()
         if not viewer.keys.good_form(_text(form.get(CSRF_FIELD))):
             return _refused("this form is stale or not the viewer's: reload the page", 403)
-        values = {"id": request.path_params["id"]}
+        values = {"id": request.path_params.get("id", "")}
         values.update({k: _text(form.get(k)) or "" for k in TEXT_FIELDS if k in form})
         return await _run_change(viewer, change, values, request)
 
@@ -227,6 +228,9 @@ def build_app(settings: Settings, keys: Keys, embedder: Any = None) -> tuple[Any
         ("/memories/{id}", "memory"),
         ("/recall", "recall"),
         ("/runs", "runs"),
+        ("/timeline", "timeline"),
+        ("/health", "health"),
+        ("/sessions/{id}/forget", "forget-session"),
     ]
     routes: list[Any] = [
         Route(f"{path.rstrip('/') or '/projects'}.json", _page(viewer, name, True))
@@ -236,9 +240,11 @@ def build_app(settings: Settings, keys: Keys, embedder: Any = None) -> tuple[Any
     routes += [Route(path, _page(viewer, name, False)) for path, name in pages]
     routes += [
         Route(f"/memories/{{id}}/{name}", _change(viewer, name), methods=["POST"])
-        for name in ("forget", "pin", "edit")
+        for name in ("forget", "pin", "edit", "delete", "promote", "unpromote")
     ]
     routes += [
+        Route("/memories", _change(viewer, "remember"), methods=["POST"]),
+        Route("/sessions/{id}/forget", _change(viewer, "forget-session"), methods=["POST"]),
         Route("/runs/{id}/undo", _change(viewer, "undo"), methods=["POST"]),
         Route(LOGIN_PATH, _login(viewer)),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),

@@ -15,12 +15,21 @@ from urllib.parse import quote
 from memctl.api import ingest as ingest_api
 from memctl.api import memory as memory_api
 from memctl.api import sessions as sessions_api
+from memctl.api import sync as sync_api
 from memctl.api.config import Context
-from memctl.api.memory import EventsRequest, Filters, ListRequest, UpdateRequest
+from memctl.api.memory import (
+    EventsRequest,
+    Filters,
+    ListRequest,
+    RememberRequest,
+    UpdateRequest,
+)
 from memctl.api.projects import list_projects, project_labels
 from memctl.api.recall import RecallRequest, explain, recall
 from memctl.api.sessions import Where
+from memctl.api.sync import ShareRequest
 from memctl.errors import UsageError
+from memctl.integrations.doctor import doctor
 
 Values = Mapping[str, str]
 PAGE_SIZE = 50  # rows of a list page
@@ -56,8 +65,8 @@ def projects(ctx: Context, values: Values) -> dict[str, Any]:
 
 
 def sessions(ctx: Context, values: Values) -> dict[str, Any]:
-    scope = values.get("project") or None
-    where = Where(scope, all_scopes=scope is None)
+    scope, client = values.get("project") or None, values.get("client") or None
+    where = Where(scope, all_scopes=scope is None, client=client)
     rows = sessions_api.list_sessions(ctx, where, PAGE_SIZE, _cursor(values.get("before")))
     labels = project_labels(ctx, [r.scope for r in rows] + ([scope] if scope else []))
     last = rows[-1] if len(rows) == PAGE_SIZE else None
@@ -66,6 +75,8 @@ def sessions(ctx: Context, values: Values) -> dict[str, Any]:
         "project": scope,
         "sessions": [{**row.__dict__, "project": labels.get(row.scope, row.scope)} for row in rows],
         "next": f"{last.at}{KEY_SEPARATOR}{last.id}" if last else None,
+        "client": client,
+        "imported": sessions_api.imported(ctx, where),
     }
 
 
@@ -155,6 +166,74 @@ def result_href(item_id: str, session_id: str | None, is_message: bool) -> str:
     return f"/sessions/{quote(session_id)}?from={seq}&to={seq}"
 
 
+def timeline(ctx: Context, values: Values) -> dict[str, Any]:
+    """A project's memories and sessions in one list, newest first (a memory by when it was
+    created, a session by its own time); ``before``: the page after that (time, id)."""
+    scope = values.get("project")
+    if not scope:
+        raise UsageError("the timeline is of one project: open it from Projects", ["project"])
+    before = _cursor(values.get("before"))
+    found = sessions_api.list_sessions(ctx, Where(scope), PAGE_SIZE, before)
+    kept = memory_api.list_memories(ctx, ListRequest(Filters(scope), PAGE_SIZE, after=before))
+    entries = sorted(
+        [
+            {
+                "kind": "session",
+                "at": s.at,
+                "id": s.id,
+                "title": s.title,
+                "client": s.client,
+                "messages": s.message_count,
+            }
+            for s in found
+        ]
+        + [
+            {
+                "kind": "memory",
+                "at": m.created_at,
+                "id": m.id,
+                "title": m.content,
+                "category": m.category,
+                "state": str(m.state),
+            }
+            for m in kept
+        ],
+        key=lambda e: (e["at"], e["id"]),
+        reverse=True,
+    )[:PAGE_SIZE]
+    last = entries[-1] if len(entries) == PAGE_SIZE else None
+    label = project_labels(ctx, [scope])[scope]
+    return {
+        "title": f"Timeline of {label}",
+        "project": scope,
+        "entries": entries,
+        "next": f"{last['at']}{KEY_SEPARATOR}{last['id']}" if last else None,
+    }
+
+
+def health(ctx: Context, values: Values) -> dict[str, Any]:
+    """``memctl doctor``: each check, its status and its fix. SQLite's quick check of the
+    store runs only when asked (``check=store``): it reads the whole file."""
+    quick_check = values.get("check") == "store"
+    checks = doctor(ctx, sessions_api.last_captured(ctx), quick_check)
+    return {
+        "title": "Health",
+        "checks": [c.__dict__ for c in checks],
+        "failing": sum(c.status == "fail" for c in checks),
+        "quick_check": quick_check,
+    }
+
+
+def confirm_forget_session(ctx: Context, values: Values) -> dict[str, Any]:
+    """The page that asks before a session is forgotten: it cannot be undone."""
+    found = sessions_api.find_session(ctx, values["id"])
+    return {
+        "title": f"Forget session {found.id}?",
+        "session": found.to_dict(),
+        "project": project_labels(ctx, [found.scope])[found.scope],
+    }
+
+
 def runs(ctx: Context, values: Values) -> dict[str, Any]:
     found = ingest_api.runs(ctx, RUNS_SHOWN)
     return {
@@ -173,6 +252,9 @@ PAGES: dict[str, Page] = {
     "memory": Page("memory.html", memory),
     "recall": Page("recall.html", recall_page),
     "runs": Page("runs.html", runs),
+    "timeline": Page("timeline.html", timeline),
+    "health": Page("health.html", health),
+    "forget-session": Page("forget_session.html", confirm_forget_session),
 }
 
 
@@ -192,6 +274,41 @@ def edit(ctx: Context, values: Values) -> tuple[str, str]:
     return f"/memories/{done.id}", f"saved {done.id[:8]}"
 
 
+def remember(ctx: Context, values: Values) -> tuple[str, str]:
+    done = memory_api.remember(
+        ctx,
+        RememberRequest(values.get("text") or "", scope=values.get("project") or None, source="ui"),
+    )
+    if done.existing:
+        return f"/memories/{done.memory.id}", f"already remembered as {done.memory.id[:8]}"
+    return f"/memories/{done.memory.id}", f"remembered {done.memory.id[:8]}"
+
+
+def delete(ctx: Context, values: Values) -> tuple[str, str]:
+    done = memory_api.delete(ctx, values["id"])
+    return f"/memories/{done.id}", f"deleted {done.id[:8]}: undo it from Runs"
+
+
+def promote(ctx: Context, values: Values) -> tuple[str, str]:
+    changed = sync_api.promote(ctx, ShareRequest((values["id"],)))
+    said = "shared: the next sync publishes it" if changed else "it was shared already"
+    return f"/memories/{values['id']}", said
+
+
+def unpromote(ctx: Context, values: Values) -> tuple[str, str]:
+    changed = sync_api.unpromote(ctx, ShareRequest((values["id"],)))
+    said = "private: the next sync withdraws it" if changed else "it was private already"
+    return f"/memories/{values['id']}", said
+
+
+def forget_session(ctx: Context, values: Values) -> tuple[str, str]:
+    done = sessions_api.forget(ctx, values["id"])
+    return "/sessions", (
+        f"forgot session {values['id']}: {done.messages} message(s) and "
+        f"{len(done.memories)} memory(ies) taken out everywhere"
+    )
+
+
 def undo(ctx: Context, values: Values) -> tuple[str, str]:
     report = ingest_api.undo(ctx, values["id"])
     return "/runs", f"undid run {report.run_id[:8]}: {report.reverted} change(s) put back"
@@ -202,4 +319,9 @@ CHANGES: dict[str, Callable[[Context, Values], tuple[str, str]]] = {
     "pin": pin,
     "edit": edit,
     "undo": undo,
+    "remember": remember,
+    "delete": delete,
+    "promote": promote,
+    "unpromote": unpromote,
+    "forget-session": forget_session,
 }

@@ -12,6 +12,7 @@ from rich.cells import cell_len
 
 from memctl.api import memory as memory_api
 from memctl.api import sessions as api
+from memctl.api.ingest import undo
 from memctl.api.memory import Filters, RememberRequest
 from memctl.api.projects import list_projects, project_labels
 from memctl.api.sessions import Where
@@ -64,6 +65,30 @@ def test_projects_are_named_by_path_and_counted(stored: Context) -> None:
     assert widget.last_activity.startswith("2025-09-14")  # the session's own time
     assert widget.to_dict()["scope"].startswith("path:")  # the hash stays the id
     assert project_labels(stored, [widget.scope])[widget.scope] == "/home/alice/src/widget"
+
+
+def test_project_counts_stay_true_through_every_change(stored: Context) -> None:
+    """The counts `projects` reads are kept by triggers: after remember, forget, a permanent
+    delete, an edit, a scope change, a delete and its undo they equal a count of the rows."""
+    ids = [
+        memory_api.remember(
+            stored, RememberRequest(f"Fact {n} of the release", scope="project")
+        ).memory.id
+        for n in range(5)
+    ]
+    memory_api.forget(stored, ids[0])
+    memory_api.delete(stored, ids[2], permanent=True)
+    memory_api.update(stored, memory_api.UpdateRequest(ids[3], text="Fact 3, reworded"))
+    stored.db.execute("UPDATE memories SET scope = 'global' WHERE id = ?", (ids[4],))
+    memory_api.delete(stored, ids[1])
+    undo(stored)  # the delete: ids[1] is active again
+    kept = dict(stored.db.tuples("SELECT scope || ' ' || state, n FROM scope_counts WHERE n > 0"))
+    counted = dict(
+        stored.db.tuples("SELECT scope || ' ' || state, count(*) FROM memories GROUP BY 1")
+    )
+    assert kept == counted
+    here = next(p for p in list_projects(stored) if p.current)
+    assert here.memories == 2  # ids[1] and ids[3]
 
 
 def test_names_of_paths_and_repositories() -> None:

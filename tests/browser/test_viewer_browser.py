@@ -4,6 +4,7 @@ Debian's headless chromium through its chromedriver (scripts/install-browser ins
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -34,6 +35,11 @@ def viewer(home: Path) -> Iterator[str]:
     """A store with memories, and `memctl ui` serving it: its sign-in URL."""
     for text in ("The staging database is PostgreSQL 16", "Releases are cut on Mondays", HOSTILE):
         assert run_cli("remember", text).returncode == 0
+    yield from serving()
+
+
+def serving() -> Iterator[str]:
+    """`memctl ui` on the test's store, until the test ends: its sign-in URL."""
     process = subprocess.Popen(
         [sys.executable, "-m", "memctl", "ui", "--port", "0"],
         stdout=subprocess.PIPE,
@@ -131,3 +137,101 @@ def test_the_screenshot_script_shoots_every_page(tmp_path: Path) -> None:
     shot = {p.name: p.read_bytes() for p in tmp_path.glob("*.png")}
     assert set(shot) == {f"{p.name}" for p in (ROOT / "docs" / "ui").glob("*.png")}
     assert all(data.startswith(b"\x89PNG") and len(data) > 5000 for data in shot.values())
+
+
+SESSION = "5f0c2d7e-0000-4000-8000-000000000002"
+TURNS = [
+    ("user", "How do we deploy the billing service? I always forget the order."),
+    ("assistant", "Run `make release` from main; staging smoke tests must pass first."),
+    ("user", "Remember that we never deploy on Fridays."),
+    ("assistant", "Noted: no deploys on Fridays."),
+]
+
+
+@pytest.fixture
+def with_session(home: Path, tmp_path: Path) -> Iterator[str]:
+    """A store holding one Claude Code session, distilled by the rules, served by
+    `memctl ui`: its sign-in URL."""
+    lines = [
+        {
+            "type": role,
+            "sessionId": SESSION,
+            "cwd": str(Path.cwd()),
+            "timestamp": f"2026-11-02T09:{n:02d}:00Z",
+            "message": {"role": role, "content": text},
+        }
+        for n, (role, text) in enumerate(TURNS)
+    ]
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    done = run_cli("ingest", "--transcript", str(transcript), "--client", "claude-code", "--wait")
+    assert done.returncode == 0, done.stderr
+    assert run_cli("remember", "The staging database is PostgreSQL 16").returncode == 0
+    yield from serving()
+
+
+def click(driver: Any, text: str) -> None:
+    """Press the button labelled ``text`` and wait for the page it leads to."""
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.wait import WebDriverWait
+
+    page = driver.find_element(By.TAG_NAME, "html")
+    driver.find_element(By.XPATH, f"//button[text()='{text}']").click()
+    WebDriverWait(driver, WAIT_SECONDS).until(expected_conditions.staleness_of(page))
+
+
+def test_every_page_and_every_edit_in_a_browser(with_session: str, browser: Any) -> None:
+    base = with_session.split("/login", 1)[0]
+    browser.get(with_session)
+    # projects -> the project's timeline -> a memory distilled from the session
+    browser.find_element(By.CSS_SELECTOR, "a.name").click()
+    assert browser.title.startswith("Timeline of")
+    browser.find_element(By.PARTIAL_LINK_TEXT, "Fridays").click()
+    assert browser.title.startswith("Memory")
+    # its source opens the session's lines, marked
+    browser.find_element(By.PARTIAL_LINK_TEXT, f"session {SESSION}").click()
+    marked = browser.find_elements(By.CSS_SELECTOR, "li.marked")
+    assert marked and "Fridays" in " ".join(m.text for m in marked)
+    browser.back()
+    memory_url = browser.current_url
+
+    click(browser, "Promote")
+    assert "shared" in said_on(browser) and "Unpromote" in text_of(browser)
+    click(browser, "Unpromote")
+    assert "private" in said_on(browser)
+    click(browser, "Pin")
+    assert "pinned" in said_on(browser)
+    edit = browser.find_element(By.ID, "text")
+    edit.clear()
+    edit.send_keys("We never deploy on Fridays or on holidays.")
+    click(browser, "Save")
+    assert "saved" in said_on(browser) and "holidays" in text_of(browser)
+    click(browser, "Delete")
+    assert "deleted" in said_on(browser)
+    browser.find_element(By.LINK_TEXT, "Runs").click()
+    click(browser, "Undo")  # the first: the delete
+    assert said_on(browser).startswith("undid run")
+    browser.get(memory_url)
+    assert "active" in browser.find_element(By.CSS_SELECTOR, "dl.fields").text
+
+    # remember from the memories page
+    browser.find_element(By.LINK_TEXT, "Memories").click()
+    browser.find_element(By.ID, "text").send_keys("Invoices go out on the first of the month")
+    click(browser, "Remember")
+    assert said_on(browser).startswith("remembered")
+
+    # recall, health
+    browser.get(f"{base}/recall?q=staging+database")
+    assert "PostgreSQL 16" in text_of(browser)
+    browser.find_element(By.LINK_TEXT, "Health").click()
+    assert "memctl doctor" in text_of(browser) and "model" in text_of(browser)
+
+    # forget the session: asked first, then gone with what was made from it
+    browser.get(f"{base}/sessions/{SESSION}")
+    browser.find_element(By.PARTIAL_LINK_TEXT, "Forget this session").click()
+    assert "cannot be undone" in text_of(browser)
+    click(browser, "Forget this session")
+    assert f"forgot session {SESSION}" in said_on(browser)
+    assert "deploy the billing service" not in text_of(browser)
+    browser.get(memory_url)
+    assert "no memory" in text_of(browser).lower() or "not found" in text_of(browser).lower()

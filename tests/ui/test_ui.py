@@ -5,8 +5,10 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Iterator
+from html import escape
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from starlette.testclient import TestClient
@@ -15,6 +17,8 @@ from memctl.api import memory as memory_api
 from memctl.api.memory import RememberRequest
 from memctl.config.settings import load_settings
 from memctl.context import Context
+from memctl.imports.files import expand
+from memctl.imports.pipeline import ImportOptions, import_files
 from memctl.ingest.capture import IngestOptions, capture
 from memctl.ingest.pipeline import run_session
 from memctl.ui.app import build_app
@@ -48,7 +52,7 @@ def keys() -> Keys:
 
 @pytest.fixture
 def anonymous(stored: Context, keys: Keys) -> Iterator[TestClient]:
-    app, viewer = build_app(load_settings(), keys, HashEmbedder())
+    app, viewer = build_app(load_settings(overrides={"embedder": "hash"}), keys, HashEmbedder())
     with TestClient(app, base_url=f"http://{HOST}", follow_redirects=False) as client:
         yield client
     viewer.close()
@@ -219,7 +223,7 @@ def test_the_speed_benchmark_requests_every_page(tmp_path: Path) -> None:
         timeout=300,
     )
     assert done.returncode == 0, done.stderr
-    for page in ("projects", "a session", "a memory", "recall", "runs"):
+    for page in ("projects", "timeline", "a session", "a memory", "recall", "runs", "health"):
         assert any(line.startswith(page + " ") for line in done.stdout.splitlines()), page
 
 
@@ -250,3 +254,125 @@ def test_a_port_in_use_is_one_line() -> None:
     (line,) = done.stderr.strip().splitlines()
     assert "cannot listen on 127.0.0.1:" in line and "Address already in use" in line
     assert line.endswith("give another --port (0: a free one)")  # the CLI's spelling
+
+
+def test_a_project_timeline_mixes_its_sessions_and_memories(
+    client: TestClient, stored: Context
+) -> None:
+    scope = stored.settings.project_scope
+    projects = client.get("/projects").text
+    assert f"/timeline?project={quote(scope, safe='')}" in projects
+    data = client.get("/timeline.json", params={"project": scope}).json()
+    kinds = {e["kind"] for e in data["entries"]}
+    assert kinds == {"session", "memory"}, data["entries"]
+    times = [e["at"] for e in data["entries"]]
+    assert times == sorted(times, reverse=True)
+    assert any(e["title"] == "please fix the flaky login test" for e in data["entries"])
+    page = client.get("/timeline", params={"project": scope}).text
+    assert "/sessions/here-1" in page and "The staging database is PostgreSQL 16" in page
+    missing = client.get("/timeline.json")
+    assert missing.status_code == 400 and "one project" in missing.json()["error"]
+
+
+def test_the_timeline_pages_follow_each_other(client: TestClient, stored: Context) -> None:
+    scope = stored.settings.project_scope
+    for n in range(PAGE_SIZE + 3):
+        memory_api.remember(stored, RememberRequest(f"Timeline fact {n}", scope=scope))
+    first = client.get("/timeline.json", params={"project": scope}).json()
+    assert len(first["entries"]) == PAGE_SIZE and first["next"]
+    rest = client.get("/timeline.json", params={"project": scope, "before": first["next"]})
+    ids = [e["id"] for e in first["entries"] + rest.json()["entries"]]
+    assert len(ids) == len(set(ids)) and "here-1" in ids
+
+
+def test_the_health_page_shows_doctor_checks(client: TestClient) -> None:
+    data = client.get("/health.json").json()
+    names = [c["name"] for c in data["checks"]]
+    assert "model" in names and "store" in names
+    assert all(c["status"] in ("ok", "warn", "fail") for c in data["checks"])
+    model = next(c for c in data["checks"] if c["name"] == "model")
+    page = client.get("/health").text
+    assert escape(model["detail"]) in page and 'href="/health" aria-current="page"' in page
+    store = next(c for c in data["checks"] if c["name"] == "store")
+    assert store["detail"].endswith("(quick check not run)") and "?check=store" in page
+    checked = client.get("/health.json", params={"check": "store"}).json()["checks"]
+    store = next(c for c in checked if c["name"] == "store")
+    assert (store["status"], store["detail"].endswith("passes the quick check")) == ("ok", True)
+
+
+def test_remember_delete_promote_and_unpromote_are_runs(
+    client: TestClient, stored: Context, keys: Keys
+) -> None:
+    form = {"csrf": keys.csrf, "text": "The on-call rota changes on Thursdays"}
+    assert client.post("/memories", data={"text": form["text"]}).status_code == 403
+    made = client.post("/memories", data=form)
+    assert made.status_code == 303
+    memory_id = made.headers["location"].split("?")[0].rsplit("/", 1)[1]
+    assert memory_api.get(stored, memory_id).memory.content == form["text"]
+    again = client.post("/memories", data=form)  # the same text: the same memory
+    assert "already remembered" in client.get(again.headers["location"]).text
+    empty = client.post("/memories", data={"csrf": keys.csrf, "text": " "})
+    assert empty.status_code == 400 and "needs some text" in empty.text
+    widget = next(
+        p["scope"] for p in client.get("/projects.json").json()["projects"] if not p["current"]
+    )
+    assert f'name="project" value="{widget}"' in client.get(f"/memories?project={widget}").text
+    there = client.post(
+        "/memories", data={**form, "text": "Widget ships on Tuesdays", "project": widget}
+    )
+    there_id = there.headers["location"].split("?")[0].rsplit("/", 1)[1]
+    assert memory_api.get(stored, there_id).memory.scope == widget  # the page's project
+
+    base = f"/memories/{memory_id}"
+    assert client.get(f"{base}/promote").status_code == 405
+    client.post(f"{base}/promote", data={"csrf": keys.csrf})
+    assert memory_api.get(stored, memory_id).memory.visibility == "shared"
+    assert "Unpromote" in client.get(base).text
+    client.post(f"{base}/unpromote", data={"csrf": keys.csrf})
+    assert memory_api.get(stored, memory_id).memory.visibility == "private"
+    client.post(f"{base}/delete", data={"csrf": keys.csrf})
+    assert memory_api.get(stored, memory_id).memory.state == "deleted"
+
+    runs = client.get("/runs.json").json()["runs"]
+    notes = [r["notes"][0].split()[0] for r in runs[:4]]
+    assert notes == ["delete", "unpromote", "promote", "remember"], runs[:4]
+    assert {r["door"] for r in runs[:4]} == {"ui"}
+    for run in runs[:3]:  # undo the delete, then the unpromote: shared again
+        assert client.post(f"/runs/{run['id']}/undo", data={"csrf": keys.csrf}).status_code == 303
+        if run["notes"][0].startswith("unpromote"):
+            break
+    back = memory_api.get(stored, memory_id).memory
+    assert (back.state, back.visibility) == ("active", "shared")
+
+
+def test_forgetting_a_session_asks_first_and_takes_it_out(
+    client: TestClient, stored: Context, keys: Keys
+) -> None:
+    asked = client.get("/sessions/here-1/forget")  # the question: nothing changes
+    assert asked.status_code == 200 and "cannot be undone" in asked.text
+    assert client.get("/sessions/here-1.json").status_code == 200
+    assert 'href="/sessions/here-1/forget"' in client.get("/sessions/here-1").text
+    refused = client.post("/sessions/here-1/forget", data={})
+    assert refused.status_code == 403
+    done = client.post("/sessions/here-1/forget", data={"csrf": keys.csrf})
+    assert done.status_code == 303 and done.headers["location"].startswith("/sessions?said=")
+    said = client.get(done.headers["location"]).text
+    assert "forgot session here-1" in said and "flaky login" not in said
+    assert client.get("/sessions/here-1.json").status_code == 404
+    recalled = client.get("/recall.json", params={"q": "flaky login test"}).json()
+    assert not any("flaky" in r["content"] for r in recalled["results"])
+    assert client.post("/sessions/nope/forget", data={"csrf": keys.csrf}).status_code == 404
+
+
+def test_imported_files_are_left_out_of_the_sessions_page(
+    client: TestClient, stored: Context, tmp_path: Path
+) -> None:
+    note = tmp_path / "deploys.md"
+    note.write_text("# Deploys\n\nWe deploy with make release from main.\n", encoding="utf-8")
+    import_files(stored, expand([str(note)]), ImportOptions())
+    data = client.get("/sessions.json").json()
+    clients = {s["client"] for s in data["sessions"]}
+    assert data["imported"] == 1 and clients == {"claude-code", "generic"}
+    assert 'href="?client=import"' in client.get("/sessions").text
+    files = client.get("/sessions.json", params={"client": "import"}).json()["sessions"]
+    assert [s["title"] for s in files] == ["Deploys"]

@@ -1,0 +1,74 @@
+"""An import is one run: each of its files keeps a run of its own (the unit a crashed
+import is recovered by, ``imports.pipeline``), and the runs share a batch id. ``runs``
+shows a batch as one run and ``undo`` takes it back as one, its undo runs sharing a
+batch of their own (so undoing that undo redoes the whole import)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+
+from memctl.context import Context
+from memctl.errors import NotFoundError, UsageError
+from memctl.ingest.undo import UndoReport, undo
+from memctl.model import new_id
+from memctl.store.runs import RunRecord, batch_runs, get_run, resolve_run_id
+
+# A batch's status: the first of these any of its runs has ("done" and "undone" mixed: done).
+STATUS_ORDER = ("running", "failed", "interrupted", "done", "undone")
+NOTES_KEPT = 10  # a batch's notes at most (its files' notes after the count of files)
+
+
+def one_run(runs: list[RunRecord]) -> RunRecord:
+    """The runs of one batch (in the order they started) as one run: the first's id and
+    start, the counts, messages, facts and tokens of all, the status of the least settled."""
+    head = runs[0]
+    if len(runs) == 1:
+        return head
+    counts: Counter[str] = Counter()
+    for run in runs:
+        counts.update(run.counts)
+    statuses = {run.status for run in runs}
+    status = next((s for s in STATUS_ORDER if s in statuses), head.status)
+    finished = [run.finished_at for run in runs]
+    notes = [f"one {head.kind} of {len(runs)} files"] + [n for run in runs for n in run.notes]
+    return replace(
+        head,
+        status=status,
+        counts=dict(counts),
+        messages=sum(run.messages for run in runs),
+        facts=sum(run.facts for run in runs),
+        tokens=sum(run.tokens for run in runs),
+        finished_at=None if None in finished else max(f for f in finished if f),
+        notes=notes[: NOTES_KEPT + 1],
+        undone_by=head.undone_by if all(run.undone_by for run in runs) else None,
+    )
+
+
+def undo_batch(ctx: Context, run_prefix: str | None, force: bool = False) -> UndoReport:
+    """Undo a run, or, when it is one of a batch, every run of the batch not undone yet
+    (newest first), each undo run in one new batch; one report for all."""
+    run = get_run(ctx.db, resolve_run_id(ctx.db, run_prefix)) if run_prefix else None
+    if run_prefix is not None and run is None:
+        raise NotFoundError(f"no run with id {run_prefix}")
+    if run is None or run.batch is None:
+        return undo(ctx, run_prefix, force)
+    members = batch_runs(ctx.db, run.batch)
+    left = [member for member in members if not member.undone_by]
+    if not left:
+        raise UsageError(
+            f"run {members[0].id[:12]} was already undone by run "
+            f"{members[0].undone_by and members[0].undone_by[:12]}"
+        )
+    batch = new_id()
+    reports = [undo(ctx, member.id, force, batch) for member in reversed(left)]
+    whole = one_run(members)
+    return UndoReport(
+        whole.id,
+        reports[0].undo_run_id,
+        whole.kind,
+        whole.counts,
+        whole.notes,
+        reverted=sum(r.reverted for r in reports),
+        skipped=sorted({m for r in reports for m in r.skipped}),
+    )
