@@ -19,6 +19,7 @@ from memctl.memories.operations import delete, forget
 from memctl.memories.provenance import origin
 from memctl.model import Memory, State
 from memctl.retrieve.pipeline import recall, run_stages, stages_for, start
+from memctl.retrieve.run import Candidate
 from memctl.retrieve.stages.graph import graph, is_synthetic
 from memctl.store import graph as store
 from memctl.store import memories as memory_store
@@ -346,12 +347,69 @@ def test_coding_facts_relate_their_project_commands_and_fixes(
         ("python run.py", "fixed by", "pip install -r requirements.txt"),
     }
     ctx = make_ctx()
+    places = {"ruff check": "github.com/acme/billing", "ruff check --fix": "path:0123456789abcdef"}
+    places["ruff check ."] = "global"
     with ctx.db.atomic():
-        memory = Writer(ctx.db).create(Memory(content="lint runs with `ruff check`"), None)
+        for command, scope in places.items():
+            memory = Memory(content=f"lint runs with `{command}`", scope=scope)
+            Writer(ctx.db).create(memory, None)
     index_pending(ctx.db)
     (triple,) = store.triples_touching(ctx.db, [store.entity_id(ctx.db, "ruff check") or 0])
-    assert triple.text == f"{memory.scope} → lint run with → ruff check"
+    assert triple.text == "billing → lint run with → ruff check"
+    # a directory's hash or the global scope is no project a person would ask about
+    for name in ("0123456789abcdef", "global"):
+        assert store.entity_id(ctx.db, name) is None
+    for command in ("ruff check --fix", "ruff check ."):
+        found = store.entity_id(ctx.db, command)
+        assert found is not None and not store.triples_touching(ctx.db, [found])
+
+
+def test_a_digest_relates_its_project_to_its_files_commands_and_day() -> None:
+    digest = (
+        "Session of 2026-02-12 (claude-code) — Work on bead spotter-4te\n"
+        "Asked: add tracing\n"
+        "Created: lib/otel.ex\n"
+        "Edited: mix.exs; lib/app.ex\n"
+        'Ran: mix test; git commit -m "feat: add OTEL depen…\n'
+        "Edited: lib/cut_at_the_end.ex"
+    )
+    assert said_of(digest, "spotter") == {
+        ("spotter", "had a session on", "2026-02-12"),
+        ("spotter", "created", "lib/otel.ex"),
+        ("spotter", "edited", "mix.exs"),
+        ("spotter", "edited", "lib/app.ex"),
+        ("spotter", "ran", "mix test"),
+    }
 
 
 def said_of(text: str, project: str) -> set[tuple[str, str, str]]:
     return {(t.subject.name, t.predicate, t.object.name) for t in triples(text, project=project)}
+
+
+def test_the_graph_stage_constants_are_settings(make_ctx: Callable[..., Context]) -> None:
+    ctx = make_ctx()
+    moved = remembered(ctx, "Bob moved to Berlin in 2020.")
+    works = remembered(ctx, "Bob works as a nurse.")
+    remembered(ctx, "Berlin has many parks.")
+    index_pending(ctx.db)
+    question = "what work does the person who moved to Berlin do"
+
+    def synthetic_after(context: Context) -> list[Candidate]:
+        run = start(context, question)
+        order = stages_for(run.params)
+        before = run_stages(run, order[: order.index(graph)])
+        kept = [c for c in before if c.id not in {moved, works}]
+        return [c for c in graph(run, kept) if is_synthetic(c.memory)]
+
+    assert len(synthetic_after(ctx)) == 1  # the default: one synthetic result
+    assert synthetic_after(make_ctx(recall__graph_synthetic=0)) == []
+    assert synthetic_after(make_ctx(recall__graph_share=0.0)) == []
+    assert synthetic_after(make_ctx(recall__graph_min_match=1.0)) == []
+    assert synthetic_after(make_ctx(recall__graph_entities=0)) == []
+
+
+def test_a_graph_setting_out_of_range_is_refused_in_one_line() -> None:
+    done = run_cli("-c", "recall.graph_share=1.5", "recall", "who moved to Berlin")
+    assert done.returncode != 0
+    (line,) = done.stderr.strip().splitlines()
+    assert "recall.graph_share" in line and "<= 1" in line
