@@ -2,6 +2,7 @@
 a sample of the triples distillation stores from real sessions, for a hand check.
 
     .venv/bin/python benchmarks/entity_rules.py [--sessions DIR] [--sample N] [--seed S]
+        [--judged benchmarks/data/triple_judgements.jsonl]
 
 Part 1: each sentence of ``data/entity_sentences.jsonl`` with the entities a reader
 names in it (written before the rules ran on it), and the Chinese messages of a session
@@ -9,8 +10,13 @@ names in it (written before the rules ran on it), and the Chinese messages of a 
 rules find, precision = the share of what they find that is one of those, per language.
 Part 2 (``--sessions``, default ``benchmarks/sessions/real/``): every session of the
 manifest is distilled by the rules into one fresh store (as ``memctl ingest --wait``),
-then ``--sample`` triples are drawn and printed with the memory that states each one:
-judge each by hand (does the memory say it?). CPU seconds of the ingest are printed.
+then ``--sample`` triples of the real sessions (``origin`` real in the manifest) are
+drawn and printed with the session and the memory that states each one: judge each by
+hand (does the memory say it, and does its transcript bear it out?). With ``--judged``,
+the judgements written so (one JSON line each: ``triple``, ``session``, ``right``,
+``why``) are read back instead: the drawn triples' precision, each wrong one with its
+reason, and any drawn triple not judged yet (a rule changed since). CPU seconds of the
+ingest are printed.
 """
 
 from __future__ import annotations
