@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from memctl.api import sync as sync_api
+from memctl.api.maintain import MaintainRequest, MaintainResult, maintain
 from memctl.api.memory import RememberRequest, remember
 from memctl.context import Context
 from memctl.ingest.entities import entities, triples
@@ -28,6 +29,7 @@ from memctl.store.writes import Writer
 from memctl.sync.memfile import BadFile, parse, render
 from tests.conftest import run_cli
 from tests.ingesting import distil
+from tests.ollama_server import FakeOllama
 from tests.syncing import bare_repo, machine, shared
 
 
@@ -413,3 +415,45 @@ def test_a_graph_setting_out_of_range_is_refused_in_one_line() -> None:
     assert done.returncode != 0
     (line,) = done.stderr.strip().splitlines()
     assert "recall.graph_share" in line and "<= 1" in line
+
+
+def test_an_llm_writes_the_profile_citing_the_memories_of_the_lines_it_used(
+    make_ctx: Callable[..., Context], ollama_server: FakeOllama
+) -> None:
+    ctx = make_ctx(llm_url=ollama_server.url)
+    role = remember(ctx, RememberRequest("The user is a backend engineer", category="profile"))
+    rule = remember(ctx, RememberRequest("Always run ruff before committing", "preferences"))
+    ruled = {x.text: x.sources for x in written(ctx.db, "global", "2024-05-02T00:00:00Z")}
+    assert ruled["Always run ruff before committing"] == (rule.memory.id,)
+    numbered = list(ruled)
+    cited = [numbered.index("The user is a backend engineer") + 1]
+    cited.append(numbered.index("Always run ruff before committing") + 1)
+    line = {"section": "role", "text": "Backend engineer who runs ruff first", "notes": cited}
+    ollama_server.script_chat({"lines": [line]}, {"lines": [line]})
+    done = run_maintain(ctx, "profile")
+    assert done.task("profile").counts["written by the llm"] >= 1
+    (made,) = profile_lines(ctx.db, ("global",))
+    assert (made.section, made.text, made.written_by) == ("role", line["text"], "llm")
+    assert set(made.sources) == {role.memory.id, rule.memory.id}
+    asked = ollama_server.requests_to("/api/chat")[0]["messages"][-1]["content"]
+    assert "[role] The user is a backend engineer" in asked
+    forget(ctx, role.memory.id)  # a line goes with any of its sources
+    assert profile_lines(ctx.db, ("global",)) == []
+
+
+def test_an_llm_citing_notes_that_are_not_there_leaves_the_rules_lines(
+    make_ctx: Callable[..., Context], ollama_server: FakeOllama
+) -> None:
+    ctx = make_ctx(llm_url=ollama_server.url)
+    remember(ctx, RememberRequest("The user is a backend engineer", category="profile"))
+    ollama_server.chat_fn = lambda messages: {
+        "lines": [{"section": "role", "text": "Invented", "notes": [99]}]
+    }
+    run_maintain(ctx, "profile")
+    assert ollama_server.requests_to("/api/chat")  # asked, and refused
+    lines = profile_lines(ctx.db, ("global",))
+    assert [(x.text, x.written_by) for x in lines] == [("The user is a backend engineer", "rules")]
+
+
+def run_maintain(ctx: Context, only: str) -> MaintainResult:
+    return maintain(ctx, MaintainRequest(only=only))
