@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from memctl.api import sync as sync_api
+from memctl.api.maintain import MaintainRequest, MaintainResult, maintain
 from memctl.api.memory import RememberRequest, remember
 from memctl.context import Context
 from memctl.ingest.entities import entities, triples
@@ -19,6 +20,7 @@ from memctl.memories.operations import delete, forget
 from memctl.memories.provenance import origin
 from memctl.model import Memory, State
 from memctl.retrieve.pipeline import recall, run_stages, stages_for, start
+from memctl.retrieve.run import Candidate
 from memctl.retrieve.stages.graph import graph, is_synthetic
 from memctl.store import graph as store
 from memctl.store import memories as memory_store
@@ -27,6 +29,7 @@ from memctl.store.writes import Writer
 from memctl.sync.memfile import BadFile, parse, render
 from tests.conftest import run_cli
 from tests.ingesting import distil
+from tests.ollama_server import FakeOllama
 from tests.syncing import bare_repo, machine, shared
 
 
@@ -346,12 +349,111 @@ def test_coding_facts_relate_their_project_commands_and_fixes(
         ("python run.py", "fixed by", "pip install -r requirements.txt"),
     }
     ctx = make_ctx()
+    places = {"ruff check": "github.com/acme/billing", "ruff check --fix": "path:0123456789abcdef"}
+    places["ruff check ."] = "global"
     with ctx.db.atomic():
-        memory = Writer(ctx.db).create(Memory(content="lint runs with `ruff check`"), None)
+        for command, scope in places.items():
+            memory = Memory(content=f"lint runs with `{command}`", scope=scope)
+            Writer(ctx.db).create(memory, None)
     index_pending(ctx.db)
     (triple,) = store.triples_touching(ctx.db, [store.entity_id(ctx.db, "ruff check") or 0])
-    assert triple.text == f"{memory.scope} → lint run with → ruff check"
+    assert triple.text == "billing → lint run with → ruff check"
+    # a directory's hash or the global scope is no project a person would ask about
+    for name in ("0123456789abcdef", "global"):
+        assert store.entity_id(ctx.db, name) is None
+    for command in ("ruff check --fix", "ruff check ."):
+        found = store.entity_id(ctx.db, command)
+        assert found is not None and not store.triples_touching(ctx.db, [found])
+
+
+def test_a_digest_relates_its_project_to_its_files_commands_and_day() -> None:
+    digest = (
+        "Session of 2026-02-12 (claude-code) — Work on bead spotter-4te\n"
+        "Asked: add tracing\n"
+        "Created: lib/otel.ex\n"
+        "Edited: mix.exs; lib/app.ex\n"
+        'Ran: mix test; git commit -m "feat: add OTEL depen…\n'
+        "Edited: lib/cut_at_the_end.ex"
+    )
+    assert said_of(digest, "spotter") == {
+        ("spotter", "had a session on", "2026-02-12"),
+        ("spotter", "created", "lib/otel.ex"),
+        ("spotter", "edited", "mix.exs"),
+        ("spotter", "edited", "lib/app.ex"),
+        ("spotter", "ran", "mix test"),
+    }
 
 
 def said_of(text: str, project: str) -> set[tuple[str, str, str]]:
     return {(t.subject.name, t.predicate, t.object.name) for t in triples(text, project=project)}
+
+
+def test_the_graph_stage_constants_are_settings(make_ctx: Callable[..., Context]) -> None:
+    ctx = make_ctx()
+    moved = remembered(ctx, "Bob moved to Berlin in 2020.")
+    works = remembered(ctx, "Bob works as a nurse.")
+    remembered(ctx, "Berlin has many parks.")
+    index_pending(ctx.db)
+    question = "what work does the person who moved to Berlin do"
+
+    def synthetic_after(context: Context) -> list[Candidate]:
+        run = start(context, question)
+        order = stages_for(run.params)
+        before = run_stages(run, order[: order.index(graph)])
+        kept = [c for c in before if c.id not in {moved, works}]
+        return [c for c in graph(run, kept) if is_synthetic(c.memory)]
+
+    assert len(synthetic_after(ctx)) == 1  # the default: one synthetic result
+    assert synthetic_after(make_ctx(recall__graph_synthetic=0)) == []
+    assert synthetic_after(make_ctx(recall__graph_share=0.0)) == []
+    assert synthetic_after(make_ctx(recall__graph_min_match=1.0)) == []
+    assert synthetic_after(make_ctx(recall__graph_entities=0)) == []
+
+
+def test_a_graph_setting_out_of_range_is_refused_in_one_line() -> None:
+    done = run_cli("-c", "recall.graph_share=1.5", "recall", "who moved to Berlin")
+    assert done.returncode != 0
+    (line,) = done.stderr.strip().splitlines()
+    assert "recall.graph_share" in line and "<= 1" in line
+
+
+def test_an_llm_writes_the_profile_citing_the_memories_of_the_lines_it_used(
+    make_ctx: Callable[..., Context], ollama_server: FakeOllama
+) -> None:
+    ctx = make_ctx(llm_url=ollama_server.url)
+    role = remember(ctx, RememberRequest("The user is a backend engineer", category="profile"))
+    rule = remember(ctx, RememberRequest("Always run ruff before committing", "preferences"))
+    ruled = {x.text: x.sources for x in written(ctx.db, "global", "2024-05-02T00:00:00Z")}
+    assert ruled["Always run ruff before committing"] == (rule.memory.id,)
+    numbered = list(ruled)
+    cited = [numbered.index("The user is a backend engineer") + 1]
+    cited.append(numbered.index("Always run ruff before committing") + 1)
+    line = {"section": "role", "text": "Backend engineer who runs ruff first", "notes": cited}
+    ollama_server.script_chat({"lines": [line]}, {"lines": [line]})
+    done = run_maintain(ctx, "profile")
+    assert done.task("profile").counts["written by the llm"] >= 1
+    (made,) = profile_lines(ctx.db, ("global",))
+    assert (made.section, made.text, made.written_by) == ("role", line["text"], "llm")
+    assert set(made.sources) == {role.memory.id, rule.memory.id}
+    asked = ollama_server.requests_to("/api/chat")[0]["messages"][-1]["content"]
+    assert "[role] The user is a backend engineer" in asked
+    forget(ctx, role.memory.id)  # a line goes with any of its sources
+    assert profile_lines(ctx.db, ("global",)) == []
+
+
+def test_an_llm_citing_notes_that_are_not_there_leaves_the_rules_lines(
+    make_ctx: Callable[..., Context], ollama_server: FakeOllama
+) -> None:
+    ctx = make_ctx(llm_url=ollama_server.url)
+    remember(ctx, RememberRequest("The user is a backend engineer", category="profile"))
+    ollama_server.chat_fn = lambda messages: {
+        "lines": [{"section": "role", "text": "Invented", "notes": [99]}]
+    }
+    run_maintain(ctx, "profile")
+    assert ollama_server.requests_to("/api/chat")  # asked, and refused
+    lines = profile_lines(ctx.db, ("global",))
+    assert [(x.text, x.written_by) for x in lines] == [("The user is a backend engineer", "rules")]
+
+
+def run_maintain(ctx: Context, only: str) -> MaintainResult:
+    return maintain(ctx, MaintainRequest(only=only))

@@ -295,6 +295,25 @@ RECALL_KEYS: tuple[Key, ...] = (
     Key("recall.spread_hops", 2, "Hops of spreading activation over relations.", minimum=0),
     _unit("recall.spread_decay", 0.5, "Activation multiplier per hop (times the edge weight)."),
     Key("recall.spread_seeds", 5, "Top results that spread activation.", minimum=0),
+    _unit(
+        "recall.graph_share",
+        0.6,
+        "Share of the best score given to a memory stating a graph edge the query matches "
+        "(0: the graph stage lifts nothing).",
+    ),
+    _unit(
+        "recall.graph_min_match",
+        0.34,
+        "Share of the query's other words a graph edge must hold to lift its memories.",
+    ),
+    Key("recall.graph_entities", 4, "The query's entities the graph stage starts from.", minimum=0),
+    Key("recall.graph_edges", 400, "Graph edges read per hop from the entities.", minimum=1),
+    Key(
+        "recall.graph_synthetic",
+        1,
+        "Two-hop graph paths no candidate states, each added as one synthetic result.",
+        minimum=0,
+    ),
     _unit("recall.superseded_factor", 0.5, "Score multiplier of superseded memories."),
     _unit("recall.contradicted_factor", 0.3, "Score multiplier of contradicted memories."),
     _unit("recall.conflict_factor", 0.3, "Multiplier of the weaker side of a contradiction."),

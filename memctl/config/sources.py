@@ -95,6 +95,15 @@ SOURCES: dict[str, str] = {
     "recall.spread_hops": RECALL + ": spreading activation",
     "recall.spread_decay": RECALL + ": spreading activation",
     "recall.spread_seeds": "reasoned: the top 5, the results a person reads first; not swept",
+    "recall.graph_share": "measured: benchmarks.md § Entities and triples, and the graph "
+    "stage (0.9 helped only LoCoMo's tune half and cost its check half; 0.6 changes no category)",
+    "recall.graph_min_match": "measured: benchmarks.md § Entities and triples, and the graph "
+    "stage (a third of the query's other words; 0.5 cost a single-hop question)",
+    "recall.graph_entities": "reasoned: a question names few things; bounds the stage's reads",
+    "recall.graph_edges": "measured: benchmarks.md § Entities and triples, and the graph "
+    "stage (bounds a hop from an entity with hundreds of relations: stage max 72 ms)",
+    "recall.graph_synthetic": "reasoned: one synthetic result, so a path never crowds out "
+    "the memories that state it",
     "recall.superseded_factor": RECALL + ": status and conflicts",
     "recall.contradicted_factor": RECALL + ": status and conflicts",
     "recall.conflict_factor": RECALL + ": status and conflicts",

@@ -77,6 +77,11 @@ class Values:
     recall_spread_hops: int
     recall_spread_decay: float
     recall_spread_seeds: int
+    recall_graph_share: float
+    recall_graph_min_match: float
+    recall_graph_entities: int
+    recall_graph_edges: int
+    recall_graph_synthetic: int
     recall_superseded_factor: float
     recall_contradicted_factor: float
     recall_conflict_factor: float
@@ -250,6 +255,11 @@ class RecallValues:
     spread_hops: int
     spread_decay: float
     spread_seeds: int
+    graph_share: float
+    graph_min_match: float
+    graph_entities: int
+    graph_edges: int
+    graph_synthetic: int
     superseded_factor: float
     contradicted_factor: float
     conflict_factor: float

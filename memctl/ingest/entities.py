@@ -136,6 +136,14 @@ RUNS_WITH = re.compile(
 )
 FIXED_BY = re.compile(r"^`([^`\n]+)` failed: [^\n]*?→ fixed by ([^\n]+)", re.M)
 BACKTICKED = re.compile(r"`([^`\n]+)`")
+# A session digest's lines of work (ingest/digest.py ``render``): the files created and
+# edited and the commands run, "; " between items. Only a whole line (a newline after
+# it) is read: the digest's last line may be cut at its length.
+DIGEST_WORK = re.compile(r"^(Created|Edited|Ran): ([^\n]+)\n", re.M)
+DIGEST_KINDS = {"Created": "file", "Edited": "file", "Ran": "command"}
+# A digest's heading (ingest/pipeline.py): "Session of 2026-02-12 (claude-code) — …".
+DIGEST_DAY = re.compile(r"^Session of (\d{4}-\d{2}-\d{2}) \(", re.M)
+CUT = "…"  # an item shortened by the digest names nothing whole
 BETWEEN = re.compile(rf"^\s*(?:is |are |was )?({PREDICATES})(?: (?:a|an|the))?\s*$")
 ARTICLES = re.compile(r"^(?:a|an|the|my|our|some|this|that|these|those|his|her|their)\s+", re.I)
 OBJECT_WORDS = 4  # a first-person object is cut at this many words
@@ -302,7 +310,9 @@ def _object(phrase: str, known: list[Entity]) -> Entity | None:
 def project_triples(text: str, project: str) -> list[Triple]:
     """What a distilled coding fact says of its project: "tests run with `mix test`" ->
     project → tests run with → mix test; "`cmd` failed: … → fixed by editing a.ex and
-    `mix format`" -> cmd → fixed by → a.ex, cmd → fixed by → mix format."""
+    `mix format`" -> cmd → fixed by → a.ex, cmd → fixed by → mix format; a digest's
+    "Edited: a.ex; b.ex" -> project → edited → a.ex, project → edited → b.ex, and its
+    heading's day -> project → had a session on → 2026-02-12."""
     found: list[Triple] = []
     owner = Entity(project, "project")
     for match in RUNS_WITH.finditer(text):
@@ -315,6 +325,13 @@ def project_triples(text: str, project: str) -> list[Triple]:
         fixes = [Entity(m.group(0), "file") for m in FILE.finditer(edited)]
         fixes += [Entity(m.group(1).strip(), "command") for m in BACKTICKED.finditer(fix)]
         found += [Triple(failed, "fixed by", e) for e in fixes if e.name != failed.name]
+    for match in DIGEST_DAY.finditer(text):
+        found.append(Triple(owner, "had a session on", Entity(match.group(1), "date")))
+    for match in DIGEST_WORK.finditer(text):
+        kind, predicate = DIGEST_KINDS[match.group(1)], match.group(1).lower()
+        for item in match.group(2).split("; "):
+            if item.strip() and not item.endswith(CUT):
+                found.append(Triple(owner, predicate, Entity(item.strip(), kind)))
     return found
 
 

@@ -16,14 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 
 from memctl.ingest.entities import Entity, Triple, canonical, entities, key, triples
+from memctl.memories.projects import repo_name
 from memctl.model import now_iso
 from memctl.store import graph as store
 from memctl.store.database import Database
 
 # The session message a memory came from: ``session:<id>#<seq>`` of its source.
 MESSAGE = re.compile(r"^session:[^#\s]+#\d+")
-# A scope named by a directory's hash: the project's name is its directory's, when known.
-PATH_SCOPE = "path:"
 # Memories read per batch by ``index_pending``.
 BATCH = 2000
 
@@ -59,7 +58,8 @@ def index(db: Database, written: list[Written], at: str | None = None) -> int:
         where = message.group(0) if message else ""
         ids = [_entity(db, e, at) for e in entities(item.content)]
         scope, cwd = places.get(item.memory_id, ("", ""))
-        project = PurePath(cwd).name or scope.removeprefix(PATH_SCOPE) or None
+        # the directory's name, else the repository's: never a directory's hash
+        project = PurePath(cwd).name or repo_name(scope) or None
         stated = [*triples(item.content, project=project), *item.extra]
         for triple in stated:
             subject, obj = _entity(db, triple.subject, at), _entity(db, triple.object, at)

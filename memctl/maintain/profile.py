@@ -7,6 +7,12 @@ By rules, from what the store holds (no model):
 - dynamic: ``focus`` (what the latest sessions asked), ``open problems`` (what their
   digests left open), ``decisions`` (what they decided, newest first).
 
+With an LLM configured, the model rewrites each profile from the rules' lines (numbered,
+with their sections): short lines, each citing the numbers of the lines it rests on,
+whose memories it then cites; an answer citing no line, or a line that is not there,
+is refused, and the rules' lines stay (so they do when the LLM fails or the run's
+token budget is spent).
+
 The global profile reads every scope; a project's reads its own. Each line keeps the
 ids of the memories it rests on; a line whose source is forgotten, deleted or
 superseded is no longer shown (store/profile.py) and is gone at the next run. At most
@@ -16,9 +22,13 @@ within the session start's L1 budget.
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.ingest.facts import abstract
 from memctl.maintain.plan import Maintenance, TaskReport
+from memctl.memories.privacy import scrub
 from memctl.model import Category, Memory, State, now_iso
 from memctl.store.database import Database
 from memctl.store.memories import MemoryFilter, list_memories
@@ -36,6 +46,30 @@ DIGEST_TAG = "digest"
 # Digest lines (ingest/digest.py render) and the section each feeds.
 DIGEST_LINES = {"Asked: ": "focus", "Left open: ": "open problems", "Decided: ": "decisions"}
 WRITER = "rules"
+LLM_WRITER = "llm"
+PROFILE_SYSTEM = """You write a short profile of a developer's work from numbered notes, \
+each with its section. Sections: role, stack, conventions, focus, open problems, decisions. \
+Merge repeats, keep what a colleague needs, add nothing the notes do not say, write in the \
+notes' language. Each line is one short statement citing the numbers of the notes it rests \
+on. Answer JSON: {"lines": [{"section": "stack", "text": "...", "notes": [1, 2]}]}."""
+PROFILE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "lines": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "section": {"type": "string", "enum": list(SECTIONS)},
+                    "text": {"type": "string"},
+                    "notes": {"type": "array", "items": {"type": "integer"}},
+                },
+                "required": ["section", "text", "notes"],
+            },
+        }
+    },
+    "required": ["lines"],
+}
 
 
 def _memories(
@@ -79,13 +113,56 @@ def written(db: Database, scope: str, at: str) -> list[ProfileLine]:
     return kept
 
 
+def _rewritten(answer: Any, ruled: list[ProfileLine]) -> list[ProfileLine]:
+    """The LLM's lines, each citing the memories of the rule lines it names; a ValueError
+    (the answer is asked again) for a line without text, section or a real note."""
+    items = answer.get("lines") if isinstance(answer, dict) else None
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+        raise ValueError("no list of lines")
+    kept: list[ProfileLine] = []
+    for item in items:
+        text, section, notes = (  # the model's words are scrubbed as a memory's are
+            scrub(str(item.get("text", "")))[0].strip(),
+            item.get("section"),
+            item.get("notes"),
+        )
+        if not isinstance(notes, list):
+            raise ValueError(f"notes {notes!r} are not a list")
+        if not text or section not in SECTIONS:
+            raise ValueError(f"a line without text or with section {section!r}")
+        if not notes or any(not isinstance(n, int) or not 1 <= n <= len(ruled) for n in notes):
+            raise ValueError(f"notes {notes!r} are not among 1-{len(ruled)}")
+        sources = list(dict.fromkeys(m for n in notes for m in ruled[n - 1].sources))
+        first = ruled[0]
+        kept.append(_line(section, text, sources, first.written_at, first.scope))
+    if not kept:
+        raise ValueError("no lines")
+    by_section = {s: [x for x in kept if x.section == s][:PER_SECTION] for s in SECTIONS}
+    return [replace(x, written_by=LLM_WRITER) for s in SECTIONS for x in by_section[s]]
+
+
+def llm_written(m: Maintenance, ruled: list[ProfileLine]) -> list[ProfileLine] | None:
+    """The profile the LLM writes from the rules' lines, or None (no LLM, over the run's
+    token budget, or no valid answer)."""
+    if not ruled:
+        return None
+    notes = "\n".join(f"{n}. [{x.section}] {x.text}" for n, x in enumerate(ruled, 1))
+    answer: list[ProfileLine] | None = m.run.ask(
+        PROFILE_SYSTEM, f"Notes:\n{notes}", PROFILE_SCHEMA, lambda a: _rewritten(a, ruled)
+    )
+    return answer
+
+
 def profile(m: Maintenance) -> TaskReport:
     report = m.report("profile")
     at = now_iso()
-    with m.db.atomic():
-        for scope in [GLOBAL_SCOPE, *(s for s in profile_scopes(m.db) if s != GLOBAL_SCOPE)]:
-            lines = written(m.db, scope, at)
+    for scope in [GLOBAL_SCOPE, *(s for s in profile_scopes(m.db) if s != GLOBAL_SCOPE)]:
+        ruled = written(m.db, scope, at)
+        lines = llm_written(m, ruled) or ruled
+        with m.db.atomic():
             replace_profile(m.db, scope, lines)
-            report.count("lines", len(lines))
-            report.count("profiles")
+        report.count("lines", len(lines))
+        report.count("profiles")
+        if lines is not ruled:
+            report.count("written by the llm")
     return report

@@ -6,7 +6,7 @@ or touching an entity such a triple leads to (two hops) is scored by the share
 of the query's other content words (weighted by rarity) its predicate and far
 end hold (both edges' words, for a two-hop path, whose first edge must hold some
 of them and whose second edge too). A memory
-stating a matching one-hop edge is lifted to ``GRAPH_SHARE`` of the best score
+stating a matching one-hop edge is lifted to ``recall.graph_share`` of the best score
 times that share, or joins the results when it is not a candidate; a two-hop path
 lifts its memories that are candidates, and when none is, becomes one synthetic
 result ("Bob → moved to → Berlin; Bob → works as → nurse (from memories A, B)"),
@@ -25,22 +25,15 @@ from memctl.store.graph import GraphEntity, GraphTriple, entities_by_keys, tripl
 from memctl.store.memories import get_memories
 
 STAGE = "graph"
-# A memory lifted by a fully matching edge gets this share of the best candidate's score.
-# 0.9 lifted two tune-half multi-hop questions of LoCoMo dev and cost the check half an
-# adversarial and a single-hop one; 0.6 changes no category on either half
-# (docs/benchmarks.md, "Entities and triples, and the graph stage").
-GRAPH_SHARE = 0.6
-# An edge whose words hold less than this share of the query's other words lifts nothing.
-MIN_MATCH = 0.34
-# At most this many of the query's entities, and this many edges read per hop.
-MAX_ENTITIES = 4
-MAX_EDGES = 400
+# The stage's constants are settings: recall.graph_share (a fully matching edge's memory
+# gets that share of the best candidate's score), recall.graph_min_match,
+# recall.graph_entities, recall.graph_edges and recall.graph_synthetic, with their
+# sources in memctl/config/sources.py.
 # Query n-grams looked up as aliases: up to this many words.
 MAX_NGRAM = 3
 TOKEN = re.compile(r"[\w.+#-]*\w")
 WORD = re.compile(r"[^\W_]+")
 SYNTHETIC = GRAPH_SOURCE  # the source of a synthetic result
-SYNTHETIC_RESULTS = 1  # two-hop paths no candidate states, injected as one result each
 
 Path = tuple[GraphTriple, ...]
 
@@ -53,7 +46,7 @@ def query_entities(run: Run) -> list[GraphEntity]:
         keys += [" ".join(tokens[i : i + size]) for i in range(len(tokens) - size + 1)]
     found = entities_by_keys(run.ctx.db, list(dict.fromkeys(keys)))
     unique = {e.id: e for e in (found[k] for k in keys if k in found)}
-    return list(unique.values())[:MAX_ENTITIES]
+    return list(unique.values())[: run.params.graph_entities]
 
 
 def _terms(text: str) -> set[str]:
@@ -76,23 +69,24 @@ def paths(run: Run, seeds: list[GraphEntity]) -> list[tuple[float, Path]]:
     named = set().union(*(_terms(e.name) for e in seeds))
     weights = run.word_weights
     seed_ids = {e.id for e in seeds}
+    least, most = run.params.graph_min_match, run.params.graph_edges
     found: list[tuple[float, Path]] = []
     bridges: dict[int, GraphTriple] = {}
-    for edge in triples_touching(run.ctx.db, list(seed_ids), limit=MAX_EDGES):
+    for edge in triples_touching(run.ctx.db, list(seed_ids), limit=most):
         share = match(weights, (edge,), named)
-        if share >= MIN_MATCH:
+        if share >= least:
             found.append((share, (edge,)))
         if share > 0:
             for end in (edge.subject, edge.object):
                 if end.id not in seed_ids:
                     bridges.setdefault(end.id, edge)
-    second = triples_touching(run.ctx.db, list(bridges), limit=MAX_EDGES) if bridges else []
+    second = triples_touching(run.ctx.db, list(bridges), limit=most) if bridges else []
     for edge in second:
         via = bridges.get(edge.subject.id) or bridges.get(edge.object.id)
         if via is None or edge.id == via.id or match(weights, (edge,), named) <= 0:
             continue
         share = match(weights, (via, edge), named)
-        if share >= MIN_MATCH:
+        if share >= least:
             found.append((share, (via, edge)))
     return sorted(found, key=lambda item: -item[0])
 
@@ -121,7 +115,8 @@ def synthetic(path: Path, score: float) -> Candidate:
 
 
 def graph(run: Run, candidates: list[Candidate]) -> list[Candidate]:
-    if not candidates or not run.word_weights:
+    gain = run.params.graph_share
+    if not candidates or not run.word_weights or gain <= 0 or run.params.graph_entities <= 0:
         return candidates
     seeds = query_entities(run)
     found = paths(run, seeds) if seeds else []
@@ -137,8 +132,8 @@ def graph(run: Run, candidates: list[Candidate]) -> list[Candidate]:
             uncovered.append((share, path))
             continue
         for memory_id in sources if len(path) == 1 else sources & by_id.keys():
-            if share * top * GRAPH_SHARE > lifts.get(memory_id, (0.0,))[0]:
-                lifts[memory_id] = (share * top * GRAPH_SHARE, path)
+            if share * top * gain > lifts.get(memory_id, (0.0,))[0]:
+                lifts[memory_id] = (share * top * gain, path)
     fresh = get_memories(run.ctx.db, [i for i in lifts if i not in by_id], run.where)
     for memory_id, memory in fresh.items():
         value, path = lifts[memory_id]
@@ -156,8 +151,8 @@ def graph(run: Run, candidates: list[Candidate]) -> list[Candidate]:
         else:
             candidate.factors[STAGE] = 1.0
             run.record(STAGE, candidate, KEPT, 1.0)
-    for share, path in uncovered[:SYNTHETIC_RESULTS]:
-        added = synthetic(path, share * top * GRAPH_SHARE)
+    for share, path in uncovered[: run.params.graph_synthetic]:
+        added = synthetic(path, share * top * gain)
         run.record(STAGE, added, ADDED, added.score, f"the graph path {describe(path)}")
         candidates.append(added)
     return by_score(candidates)
