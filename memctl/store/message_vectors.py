@@ -70,6 +70,13 @@ def unembedded_count(db: Database) -> int:
     return int(db.value(f"SELECT count(*) FROM messages m WHERE {_WAITING}", [FORGOTTEN]) or 0)
 
 
+def message_rowids(db: Database) -> dict[tuple[str, int], int]:
+    """(session id, seq) -> rowid of every stored message (a benchmark's fill)."""
+    return {
+        (s, int(q)): int(r) for r, s, q in db.tuples("SELECT rowid, session_id, seq FROM messages")
+    }
+
+
 def add_message_vectors(db: Database, rows: list[tuple[int, int, bytes]]) -> None:
     """Store (message rowid, part, int8 vector) rows, for the messages still there."""
     db.executemany(
