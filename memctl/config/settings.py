@@ -225,8 +225,8 @@ RECALL_KEYS: tuple[Key, ...] = (
     Key(
         "recall.session_vectors",
         0,
-        "The best session messages (by BM25) embedded per query to compare with memories "
-        "(0: messages compete on their words).",
+        "The best session messages (by BM25) without a stored vector embedded per query to "
+        "compare with memories (0: those compete on their words alone).",
         minimum=0,
     ),
     Key("recall.cap", 2, "Keep limit x this many relevant candidates.", minimum=1),
