@@ -214,24 +214,26 @@ def recall_figures(ctx: Context, repeat: int) -> None:
 
 def process_figures(home: Path, runs: int) -> None:
     env = {**os.environ, "MEMCTL_HOME": str(home), "MEMCTL_RECALL_RESIDENT": "off"}
-    wall, cpu = [], []
-    for i in range(runs):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        began = time.perf_counter()
-        subprocess.run(
-            [sys.executable, "-m", "memctl", "recall", "--all-scopes", QUERIES[i % len(QUERIES)]],
-            check=True,
-            capture_output=True,
-            env=env,
+    for extra in ([], ["--no-sessions"]):
+        wall, cpu = [], []
+        for i in range(runs):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            began = time.perf_counter()
+            subprocess.run(
+                [sys.executable, "-m", "memctl", "recall", "--all-scopes", *extra]
+                + [QUERIES[i % len(QUERIES)]],
+                check=True,
+                capture_output=True,
+                env=env,
+            )
+            wall.append(time.perf_counter() - began)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+        p50, p95 = percentiles(wall)
+        print(
+            f"whole `memctl recall {' '.join(extra) or '(sessions)'}` process: median {ms(p50)}, "
+            f"p95 {ms(p95)}; CPU time median {ms(statistics.median(cpu))} ({runs} runs)"
         )
-        wall.append(time.perf_counter() - began)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
-    p50, p95 = percentiles(wall)
-    print(
-        f"whole `memctl recall` process: median {ms(p50)}, p95 {ms(p95)}; CPU time median "
-        f"{ms(statistics.median(cpu))} ({runs} runs)"
-    )
 
 
 def main() -> None:

@@ -30,9 +30,10 @@ from memctl.store.message_vectors import unembedded_count
 from memctl.store.vector_index import vector_index
 
 FTS_MARK, BACKUP_MARK = "maintain.fts_mark", "maintain.backup_mark"
-# Session messages embedded per maintain run: a few minutes of MiniLM on two cores
-# (docs/benchmarks.md, "Message vectors"); the rest waits for the next run.
-MESSAGES_PER_RUN = 10_000
+# Session messages embedded per maintain run: MiniLM made about 26 parts of up to 800
+# characters a CPU-second here (docs/benchmarks.md, "Message vectors"), so a few CPU-minutes
+# at most; the rest waits for the next run.
+MESSAGES_PER_RUN = 5_000
 
 
 def check_integrity(m: Maintenance) -> None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Generic, TypeVar
 
 from memctl.errors import MemctlError, ModelError
 from memctl.model import format_time
@@ -45,6 +46,7 @@ from memctl.store.message_search import MessageHit, phrases_said, search_message
 from memctl.store.questions import question_fts, question_vectors
 
 STAGE = "candidates"
+T = TypeVar("T")
 
 
 def _bm25(run: Run, reader: Database, size: int) -> list[tuple[str, float]]:
@@ -73,12 +75,12 @@ def with_synonyms(
     return sorted(scores.items(), key=lambda hit: (hit[1], hit[0]))
 
 
-class _Background:
+class _Background(Generic[T]):
     """Run one function in a thread (or at once, when ``inline``); ``join()`` returns its
     result or raises its error."""
 
-    def __init__(self, work: Callable[[], list[tuple[str, float]]], inline: bool = False) -> None:
-        self._result: list[tuple[str, float]] = []
+    def __init__(self, work: Callable[[], T], inline: bool = False) -> None:
+        self._result: T
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, args=(work,), daemon=True)
         if inline:
@@ -86,13 +88,13 @@ class _Background:
         else:
             self._thread.start()
 
-    def _run(self, work: Callable[[], list[tuple[str, float]]]) -> None:
+    def _run(self, work: Callable[[], T]) -> None:
         try:
             self._result = work()
         except BaseException as exc:  # handed to the caller's thread by join()
             self._error = exc
 
-    def join(self) -> list[tuple[str, float]]:
+    def join(self) -> T:
         if self._thread.is_alive():
             self._thread.join()
         if self._error is not None:
@@ -339,18 +341,27 @@ def _session_candidates(run: Run, size: int) -> list[Candidate]:
     their words find (BM25) and those their stored vectors find (the closest part of each
     message), each with its rank on its leg; a message the words found has its stored
     vectors' distance too (or, with ``session_vectors``, one embedded now)."""
+    reader = run.ctx.db.reader()  # the words' search runs beside the vectors' (as in gather)
+    words = _Background(
+        lambda: search_messages(reader, run.query.alternatives, size, run.where),
+        inline=reader is run.ctx.db,
+    )
     try:
-        hits = search_messages(run.ctx.db, run.query.alternatives, size, run.where)
+        stored = _stored_vectors(run)
+        close = stored.nearest(run, size) if stored else []
+    except MemctlError as exc:
+        run.notes.append(f"session messages not compared by meaning: {exc}")
+        stored, close = None, []
+    try:
+        hits = words.join()
     except MemctlError as exc:
         run.notes.append(f"session search unavailable: {exc}")
         hits = []
     try:
-        stored = _stored_vectors(run)
-        close = stored.nearest(run, size) if stored else []
         measured = stored.distances([h.key for h in hits]) if stored else {}
     except MemctlError as exc:
         run.notes.append(f"session messages not compared by meaning: {exc}")
-        close, measured = [], {}
+        measured = {}
     found: dict[str, Candidate] = {}
     for rank, hit in enumerate(hits, start=1):
         raw = {"sessions": hit.score}
