@@ -229,6 +229,12 @@ RECALL_KEYS: tuple[Key, ...] = (
         "compare with memories (0: those compete on their words alone).",
         minimum=0,
     ),
+    Key(
+        "recall.message_vectors",
+        True,
+        "Session messages are found by their stored vectors too (the slow path embeds "
+        "them), not only by their words.",
+    ),
     Key("recall.cap", 2, "Keep limit x this many relevant candidates.", minimum=1),
     Key("recall.rerank", False, "Rerank candidates with an LLM through Ollama."),
     Key(

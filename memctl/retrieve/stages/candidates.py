@@ -329,8 +329,11 @@ class _StoredMessageVectors:
 
 
 def _stored_vectors(run: Run) -> _StoredMessageVectors | None:
-    """The stored vectors, when the query has a vector and some message has one."""
-    if run.scores is None or run.index is None or run.index.manifest is None:
+    """The stored vectors, when the query has a vector and some message has one (and
+    ``message_vectors`` is on)."""
+    if not run.params.message_vectors or run.scores is None or run.index is None:
+        return None
+    if run.index.manifest is None:
         return None
     stored = _StoredMessageVectors(run)
     return stored if stored.scores.total else None
