@@ -11,6 +11,7 @@ import apsw
 import numpy as np
 import pytest
 
+from memctl.config.settings import load_settings
 from memctl.context import Context
 from memctl.ingest.message_vectors import CHUNK_CHARS, MAX_PARTS, embed_messages, parts
 from memctl.model import Message, Role, Session
@@ -73,6 +74,10 @@ def test_a_message_said_in_other_words_is_found_through_its_stored_vector(
     assert found.results[0].memory.content == SAID[2]
     elsewhere = recall(real_ctx, "where does my sibling live now?", touch=False, sessions=True)
     assert elsewhere.results[0].memory.id == "s1#4"
+    settings = load_settings(overrides={"recall.message_vectors": False})
+    with Context(settings, embedder=real_ctx.embedder) as words_only:
+        off = recall(words_only, question, touch=False, sessions=True)
+    assert "s1#3" not in [r.memory.id for r in off.results]  # recall.message_vectors false
 
 
 def test_the_int8_search_keeps_the_float_order(ctx: Context) -> None:
