@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
+import click
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -86,6 +87,7 @@ def _quality(
     cache_dir: Path | None,
     details: Path | None,
     as_json: bool,
+    **layout: object,
 ) -> None:
     from benchmarks import locomo, longmemeval
     from benchmarks.retrievers import choose
@@ -102,6 +104,7 @@ def _quality(
             chosen,
             limit,
             lambda done, total: progress.update(task, completed=done, total=total),
+            **layout,
         )
     if details is not None:
         with details.open("w", encoding="utf-8") as out:
@@ -135,9 +138,44 @@ def longmemeval(
     cache: CacheOption = None,
     details: DetailsOption = None,
     as_json: JsonOption = False,
+    sessions: Annotated[
+        bool,
+        typer.Option(
+            "--sessions",
+            help="Store the turns as session messages with their vectors, not as memories "
+            "(rank them with --retriever memctl-sessions).",
+        ),
+    ] = False,
+    message_vectors: Annotated[
+        bool,
+        typer.Option(
+            "--message-vectors/--no-message-vectors",
+            help="With --sessions: store the messages' vectors (as the slow path does).",
+        ),
+    ] = True,
+    half: Annotated[
+        str | None,
+        typer.Option(
+            "--half",
+            help="Only the tune (odd-numbered) or check (even-numbered) questions.",
+            click_type=click.Choice(["tune", "check"]),
+        ),
+    ] = None,
+    every: Annotated[
+        int,
+        typer.Option(
+            "--every", min=1, help="Only every N-th question (the file is sorted by type)."
+        ),
+    ] = 1,
 ) -> None:
     """LongMemEval: session recall_all@k and NDCG@k, turn recall@10, per question type."""
-    _quality(ctx, "longmemeval", data, limit, retriever, cache, details, as_json)
+    layout = {
+        "sessions": sessions,
+        "message_vectors": message_vectors,
+        "half": half,
+        "every": every,
+    }
+    _quality(ctx, "longmemeval", data, limit, retriever, cache, details, as_json, **layout)
 
 
 @app.command()

@@ -22,11 +22,13 @@ from datetime import datetime, timedelta
 from itertools import islice
 from pathlib import Path
 
+import numpy as np
+
 from benchmarks.embedcache import EmbeddingCache
 from memctl.config import Settings
 from memctl.context import Context
 from memctl.ingest.graph import index_pending
-from memctl.model import Category, Kind, Memory, Tier, format_time
+from memctl.model import Category, Kind, Memory, Message, Role, Session, Tier, format_time
 from memctl.store.memories import insert_memory
 
 BENCH_SCOPE = "bench"
@@ -129,6 +131,50 @@ class BenchStores:
         memories = [turn_memory(turn, source) for turn in turns]
         self.fill(ctx, memories, chunk=max(1, len(memories)))
         return ctx, {m.id: turn for m, turn in zip(memories, turns, strict=True)}
+
+    def session_haystack(
+        self, turns: list[Turn], source: str, vectors: bool = True
+    ) -> tuple[Context, dict[str, Turn]]:
+        """A new store holding ``turns`` as what memctl keeps of a real session: verbatim
+        messages of their sessions (no memory: distilling needs an LLM), with the vectors
+        the slow path would store for them (their parts embedded through the run's
+        cache; none without ``vectors``: as before they were stored); returns it and
+        message id (``session#seq``) -> turn."""
+        from memctl.ingest.message_vectors import parts
+        from memctl.store.message_vectors import add_message_vectors, message_rowids, quantised
+        from memctl.store.sessions import insert_messages, save_session
+
+        ctx = self.new()
+        began = time.perf_counter()
+        messages = [
+            Message(
+                Role.USER if turn.speaker == "user" else Role.ASSISTANT,
+                turn.text,
+                created_at=format_time(turn.said_at),
+                session_id=turn.session,
+                seq=turn.position + 1,
+            )
+            for turn in turns
+        ]
+        pieces = [(m, n, piece) for m in messages for n, piece in enumerate(parts(m.content))]
+        embedded = self.cache.embed([piece for _, _, piece in pieces]) if vectors else []
+        ctx.vectors([])  # creates the vector table for the run's model
+        with ctx.db.atomic():
+            for session in dict.fromkeys(turn.session for turn in turns):
+                save_session(ctx.db, Session(id=session, client="generic", scope=BENCH_SCOPE))
+            insert_messages(ctx.db, messages)
+            rowids = message_rowids(ctx.db)
+            add_message_vectors(
+                ctx.db,
+                [
+                    (rowids[(m.session_id, m.seq)], n, quantised(np.frombuffer(vector, "<f4")))
+                    for (m, n, _), vector in zip(pieces, embedded, strict=False)
+                ],
+            )
+        self.stats.memories += len(messages)
+        self.stats.seconds += time.perf_counter() - began
+        keys = {f"{m.session_id}#{m.seq}": turn for m, turn in zip(messages, turns, strict=True)}
+        return ctx, keys
 
     def discard(self, ctx: Context) -> None:
         """Close a store and delete its files."""

@@ -103,14 +103,20 @@ def case_from(record: dict, tune: bool = True) -> Case:  # type: ignore[type-arg
     )
 
 
-def load(path: Path, limit: int | None = None) -> list[Case]:
-    """The questions of a LongMemEval file (the first ``limit``), in file order."""
-    records = read_json_list(path, "LongMemEval")[:limit]
+def load(
+    path: Path, limit: int | None = None, half: str | None = None, every: int = 1
+) -> list[Case]:
+    """The questions of a LongMemEval file (the first ``limit``; of one ``half``, "tune" or
+    "check", when given; every ``every``-th of those: the file is sorted by type, so a
+    half, or every third question, keeps every type), in file order."""
+    records = read_json_list(path, "LongMemEval")
     cases = []
     for index, record in enumerate(records, start=1):
         with record_errors(path, "question", index):
             cases.append(case_from(record, tune=index % 2 == 1))
-    return cases
+    if half is not None:
+        cases = [c for c in cases if c.tune == (half == "tune")]
+    return cases[::every][:limit]
 
 
 def score(tally: Tally, name: str, case: Case, ranked: list[Turn]) -> dict[str, object]:
@@ -137,16 +143,26 @@ def run(
     retrievers: dict[str, Retriever],
     limit: int | None = None,
     progress: Progress | None = None,
+    sessions: bool = False,
+    message_vectors: bool = True,
+    half: str | None = None,
+    every: int = 1,
 ) -> QualityReport:
-    """Every retriever on every non-abstention question, each in a fresh store."""
-    cases = load(path, limit)
+    """Every retriever on every non-abstention question, each in a fresh store: every turn
+    a memory, or (``sessions``) a session message with its stored vectors, as memctl
+    keeps a real session before distilling it (retriever memctl-sessions ranks them)."""
+    cases = load(path, limit, half, every)
     scored = [c for c in cases if not c.abstention]
     tally, timer = Tally(), Timer()
     per_question: list[dict[str, object]] = []
     unrelated: dict[str, int] = dict.fromkeys(retrievers, 0)
     with BenchStores(settings, cache) as stores:
         for done, case in enumerate(scored, start=1):
-            ctx, turns = stores.haystack(case.turns, f"longmemeval:{case.qid}")
+            source = f"longmemeval:{case.qid}"
+            if sessions:
+                ctx, turns = stores.session_haystack(case.turns, source, message_vectors)
+            else:
+                ctx, turns = stores.haystack(case.turns, source)
             try:
                 timer.warm(ctx, retrievers)
                 for name, count in unrelated_results(ctx, retrievers, UNRELATED_DEPTH).items():
@@ -185,6 +201,13 @@ def run(
             f"{len(cases) - len(scored)} abstention questions skipped",
             f"{sum(1 for c in scored if not c.answer_turns)} questions have no has_answer turn "
             f"(left out of turn_recall@{TURN_K})",
+            *(
+                [
+                    "turns stored as session messages, no memories, "
+                    + ("with their vectors" if message_vectors else "without vectors")
+                ]
+                * sessions
+            ),
             *CAVEATS,
         ],
         per_question=per_question,

@@ -46,6 +46,12 @@ def memctl_recall(ctx: Context, question: Question, limit: int) -> list[str]:
     return [r.memory.id for r in found.results]
 
 
+def memctl_sessions(ctx: Context, question: Question, limit: int) -> list[str]:
+    """`memctl recall` as a person runs it: memories and session messages in one ranking."""
+    found = recall(ctx, question.text, limit, now=question.now, touch=False, sessions=True)
+    return [r.memory.id for r in found.results]
+
+
 def memctl_clear(ctx: Context, question: Question, limit: int) -> list[str]:
     """The clear matches alone (`memctl recall --clear-only`): what a context block may hold."""
     found = recall(ctx, question.text, limit, now=question.now, touch=False, possible=0)
@@ -79,7 +85,8 @@ def choose(names: list[str] | None) -> dict[str, Retriever]:
     """The named retrievers (default: the three baselines); unknown names are a UsageError.
 
     ``memctl-search`` is what MCP memory_search reads, ``memctl-clear`` the clear matches
-    alone, ``memctl-prompt`` what the per-prompt hook adds; ``exp-*`` names are the
+    alone, ``memctl-prompt`` what the per-prompt hook adds, ``memctl-sessions`` recall with
+    the session messages fused in (the CLI's default); ``exp-*`` names are the
     experiments of benchmarks.experiments.
     """
     from benchmarks.experiments import EXPERIMENTS
@@ -90,6 +97,7 @@ def choose(names: list[str] | None) -> dict[str, Retriever]:
         "memctl-search": memctl_recall,  # memory_search reads what `memctl recall` shows
         "memctl-clear": memctl_clear,
         "memctl-prompt": memctl_prompt,
+        "memctl-sessions": memctl_sessions,
     }
     available = {**BASELINES, **views, **EXPERIMENTS}
     unknown = [n for n in names if n not in available]

@@ -225,9 +225,15 @@ RECALL_KEYS: tuple[Key, ...] = (
     Key(
         "recall.session_vectors",
         0,
-        "The best session messages (by BM25) embedded per query to compare with memories "
-        "(0: messages compete on their words).",
+        "The best session messages (by BM25) without a stored vector embedded per query to "
+        "compare with memories (0: those compete on their words alone).",
         minimum=0,
+    ),
+    Key(
+        "recall.message_vectors",
+        True,
+        "Session messages are found by their stored vectors too (the slow path embeds "
+        "them), not only by their words.",
     ),
     Key("recall.cap", 2, "Keep limit x this many relevant candidates.", minimum=1),
     Key("recall.rerank", False, "Rerank candidates with an LLM through Ollama."),

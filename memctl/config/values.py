@@ -46,6 +46,7 @@ class Values:
     recall_question_factor: float
     recall_context_max_chars: int
     recall_session_vectors: int
+    recall_message_vectors: bool
     recall_cap: int
     recall_rerank: bool
     recall_llm_gate: bool
@@ -224,6 +225,7 @@ class RecallValues:
     question_factor: float
     context_max_chars: int
     session_vectors: int
+    message_vectors: bool
     cap: int
     rerank: bool
     llm_gate: bool

@@ -206,10 +206,19 @@ def _redact_in(
 Apply = Callable[[Database, Forgotten, "Context | None"], None]
 
 
+def _message_index_rebuilt(db: Database) -> None:
+    """The messages' vector index made again now (a removed message vector marks it
+    rewritten, m018), so its files keep no copy of a forgotten message's vectors."""
+    from memctl.store.message_vectors import message_vector_index
+
+    message_vector_index(db)
+
+
 def _everywhere(ctx: Context, done: Forgotten, apply: Apply) -> None:
     """``apply`` to the store, then to its file (zeroed, merged, compacted, the WAL
     emptied), then to every backup."""
     _erased(ctx.db, lambda db: apply(db, done, ctx))
+    _message_index_rebuilt(ctx.db)
     _out_of_the_clone(ctx, done.memories)
     done.wal_emptied = erase.compact(ctx.db)
     for path in backups(ctx.settings):

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from memctl.context import Context
+from memctl.ingest.message_vectors import embed_messages
 from memctl.ingest.pipeline import run_session
 from memctl.maintain.claims import release_orphans
 from memctl.memories.privacy import safe_line
@@ -20,6 +21,9 @@ from memctl.model import format_time
 from memctl.store import jobs
 
 Log = Callable[[str], None]
+# Messages of a session embedded after its job (ingest/message_vectors.py); a longer
+# session's rest waits for `memctl maintain` (upkeep), so one job stays a few minutes at most.
+MESSAGES_PER_JOB = 2_000
 
 
 @dataclass
@@ -53,6 +57,7 @@ def drain(ctx: Context, worker: str, log: Log, limit: int | None = None) -> Drai
             report.failed.append({"job": job.id, "error": message, "retried": retry})
             log(f"job {job.id} failed ({'will retry' if retry else 'gave up'}): {message}")
             continue
+        _embed_session(ctx, job.session_id, log)
         record = run.record
         report.done.append(
             {"job": job.id, "run": record.id, "counts": record.counts, "llm_note": run.llm_note}
@@ -64,3 +69,14 @@ def drain(ctx: Context, worker: str, log: Log, limit: int | None = None) -> Drai
         for note in record.notes:
             log(f"job {job.id}: {note}")
     return report
+
+
+def _embed_session(ctx: Context, session_id: str, log: Log) -> None:
+    """Vectors for the session's messages; a failure leaves them to `memctl maintain`."""
+    try:
+        embedded = embed_messages(ctx.db, ctx.embedder, MESSAGES_PER_JOB, session_id)
+    except Exception as error:  # the job is done: its messages wait for maintain's upkeep
+        log(f"session {safe_line(session_id, 40)}: messages not embedded: {safe_line(str(error))}")
+        return
+    if embedded:
+        log(f"session {safe_line(session_id, 40)}: {embedded} messages embedded")

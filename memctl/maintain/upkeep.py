@@ -4,7 +4,9 @@
   the quick check when no backup is due); a damaged store stops the whole run
   (exit status 4).
 - re-embed: a store whose vectors another model made is re-embedded whole;
-  otherwise memories without a vector get one.
+  otherwise memories without a vector get one, and so do up to
+  ``MESSAGES_PER_RUN`` session messages (a store from before message vectors,
+  a session longer than its job embeds, one whose embedding failed).
 - FTS5 ``optimize`` and vector index compaction, when something changed since
   the last time.
 - backup: ``VACUUM INTO`` (maintain/backup.py) when something changed since the
@@ -18,14 +20,20 @@ import numpy as np
 
 from memctl.embed import BATCH_TEXTS
 from memctl.errors import StoreError
+from memctl.ingest.message_vectors import embed_messages
 from memctl.maintain.backup import backup_due, make_backup
 from memctl.maintain.plan import Maintenance, TaskReport
 from memctl.maintain.reembed import reembed
 from memctl.store.maintenance import change_mark, integrity_problems, optimize_fts
 from memctl.store.memories import get_memories, ids_without_vectors
+from memctl.store.message_vectors import unembedded_count
 from memctl.store.vector_index import vector_index
 
 FTS_MARK, BACKUP_MARK = "maintain.fts_mark", "maintain.backup_mark"
+# Session messages embedded per maintain run: MiniLM made about 26 parts of up to 800
+# characters a CPU-second here (docs/benchmarks.md, "Message vectors"), so a few CPU-minutes
+# at most; the rest waits for the next run.
+MESSAGES_PER_RUN = 5_000
 
 
 def check_integrity(m: Maintenance) -> None:
@@ -70,6 +78,23 @@ def embed_missing(m: Maintenance, report: TaskReport) -> None:
             m.writer.reembedded(len(batch))
 
 
+def embed_messages_left(m: Maintenance, report: TaskReport) -> None:
+    """Vectors for up to MESSAGES_PER_RUN session messages that have none."""
+    if m.db.vector_model() not in (None, (m.ctx.embedder.name, m.ctx.embedder.dim)):
+        return  # re-embedded whole first (embed_missing); their vectors went with the model
+    if m.dry_run:
+        waiting = unembedded_count(m.db)
+        if waiting:
+            report.count("messages_embedded", min(waiting, MESSAGES_PER_RUN))
+        return
+    embedded = embed_messages(m.db, m.ctx.embedder, MESSAGES_PER_RUN)
+    if embedded:
+        report.count("messages_embedded", embedded)
+    left = unembedded_count(m.db) if embedded == MESSAGES_PER_RUN else 0
+    if left:
+        report.notes.append(f"{left} session messages wait for their vectors (next maintain)")
+
+
 def compact(m: Maintenance, report: TaskReport) -> None:
     mark = change_mark(m.db)
     if m.db.meta(FTS_MARK) != mark:
@@ -97,6 +122,7 @@ def backup(m: Maintenance, report: TaskReport) -> None:
 def upkeep(m: Maintenance) -> TaskReport:
     report = m.report("upkeep")
     embed_missing(m, report)
+    embed_messages_left(m, report)
     compact(m, report)
     backup(m, report)
     return report

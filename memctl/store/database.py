@@ -338,6 +338,8 @@ class Database:
         """(Re)create an empty vector table for ``dim``-d vectors of model ``name``."""
         with self.atomic():
             self.execute("DROP TABLE IF EXISTS memories_vec")
+            if self.value("SELECT 1 FROM sqlite_master WHERE name = 'message_vectors'"):
+                self.execute("DELETE FROM message_vectors")  # another model's: made again
             self.execute(
                 f"CREATE VIRTUAL TABLE memories_vec USING vec0("
                 f"embedding float[{int(dim)}] distance_metric=cosine)"

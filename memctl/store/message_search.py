@@ -97,14 +97,9 @@ def phrases_said(db: Database, phrases: list[tuple[str, ...]]) -> set[str]:
     return said
 
 
-def search_messages(
-    db: Database, phrases: Iterable[Sequence[str]], limit: int, where: MemoryFilter
-) -> list[MessageHit]:
-    """The best messages matching any of ``phrases`` in the filter's scopes (and before its
-    ``before``)."""
-    match = fts_phrases(phrases)
-    if match is None:
-        return []
+def message_clauses(where: MemoryFilter) -> tuple[str, list[object]]:
+    """The filter's scopes (of the session, alias ``s``) and ``before`` (of the message, alias
+    ``msg``) as a SQL condition and its parameters."""
     clauses: list[str] = ["1"]
     params: list[object] = []
     if where.scopes is not None:
@@ -113,13 +108,25 @@ def search_messages(
     if where.before is not None:
         clauses.append("msg.created_at < ?")
         params.append(where.before)
+    return " AND ".join(clauses), params
+
+
+def search_messages(
+    db: Database, phrases: Iterable[Sequence[str]], limit: int, where: MemoryFilter
+) -> list[MessageHit]:
+    """The best messages matching any of ``phrases`` in the filter's scopes (and before its
+    ``before``)."""
+    match = fts_phrases(phrases)
+    if match is None:
+        return []
+    clauses, params = message_clauses(where)
     rows = db.rows(
         "SELECT msg.session_id AS session_id, msg.seq AS seq, msg.role AS role, "
         "msg.content AS content, msg.created_at AS created_at, s.scope AS scope, "
         "f.score AS score FROM (SELECT rowid, bm25(messages_fts) AS score FROM messages_fts "
         "WHERE messages_fts MATCH ? ORDER BY score LIMIT ?) f "
         "JOIN messages msg ON msg.rowid = f.rowid JOIN sessions s ON s.id = msg.session_id "
-        f"WHERE {' AND '.join(clauses)} ORDER BY f.score LIMIT ?",
+        f"WHERE {clauses} ORDER BY f.score LIMIT ?",
         [match, limit * 4, *params, limit],
     )
     return [MessageHit(**row) for row in rows]

@@ -496,6 +496,46 @@ def m017_counts_and_import_batches(db: Database) -> None:
     db.execute("CREATE INDEX runs_batch ON runs(batch) WHERE batch IS NOT NULL")
 
 
+# The messages' vector generation and the last one that removed a vector (meta keys; the
+# vector index reads them, store/vector_index.py MESSAGE_VECTORS).
+MESSAGE_VECTORS_GENERATION = "message_vectors_generation"
+MESSAGE_VECTORS_REWRITTEN = "message_vectors_rewritten"
+
+
+def m018_message_vectors(db: Database) -> None:
+    """Vectors of session messages, made by the slow path (store/message_vectors.py): a
+    message's user or assistant text in parts of at most a chunk, one int8 vector a part,
+    removed with their message (a forgotten session) or when its text changes (a forgotten
+    message, a redaction). Each write moves the messages' vector generation on; a removal
+    marks every vector rewritten, so the search's index (store/vector_index.py) is made
+    again from this table and keeps nothing of the text that went."""
+    db.execute("""
+        CREATE TABLE message_vectors (
+            rowid INTEGER PRIMARY KEY,
+            message_rowid INTEGER NOT NULL REFERENCES messages(rowid) ON DELETE CASCADE,
+            part INTEGER NOT NULL,
+            embedding BLOB NOT NULL,
+            UNIQUE (message_rowid, part)
+        )""")
+    moved_on = (
+        f"INSERT INTO meta (key, value) VALUES ('{MESSAGE_VECTORS_GENERATION}', '1') "
+        "ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;"
+    )
+    db.execute(f"""
+        CREATE TRIGGER message_vectors_ai AFTER INSERT ON message_vectors BEGIN {moved_on} END""")
+    db.execute(f"""
+        CREATE TRIGGER message_vectors_ad AFTER DELETE ON message_vectors BEGIN {moved_on}
+            INSERT INTO meta (key, value) SELECT '{MESSAGE_VECTORS_REWRITTEN}', value FROM meta
+            WHERE key = '{MESSAGE_VECTORS_GENERATION}'
+            ON CONFLICT (key) DO UPDATE SET value = excluded.value;
+        END""")
+    db.execute("""
+        CREATE TRIGGER messages_text_changed AFTER UPDATE OF content ON messages
+        WHEN new.content IS NOT old.content BEGIN
+            DELETE FROM message_vectors WHERE message_rowid = new.rowid;
+        END""")
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -514,4 +554,5 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m015_projects_titles,
     m016_memory_questions,
     m017_counts_and_import_batches,
+    m018_message_vectors,
 ]

@@ -1,10 +1,13 @@
-"""A memory-mapped float32 copy of the store's vectors, for fast nearest-neighbour search.
+"""A memory-mapped copy of the store's vectors, for fast nearest-neighbour search.
 
-The vectors live in SQLite (``memories_vec``): that is the truth. sqlite-vec's
+The vectors live in SQLite (``memories_vec``; session messages' in
+``message_vectors``, as int8): that is the truth. sqlite-vec's
 PyPI build has no SIMD, so its exact KNN over 100,000 384-d vectors takes
 ~75 ms, while numpy over the same rows takes a few. This module keeps the
 vectors, and one sign bit per dimension of each, as immutable segment files
-beside the database (``memctl.db.vectors/``); store/vector_query.py searches them.
+beside the database (``memctl.db.vectors/``, ``memctl.db.message-vectors/``);
+store/vector_query.py searches them. A ``VectorSource`` names the table, the
+directory, the ``meta`` keys and the stored type of one such set of vectors.
 
 Keeping in step: every vector write bumps ``vectors_generation`` in ``meta``
 in its own transaction (Database.note_vector_write); a replaced or removed
@@ -36,10 +39,8 @@ from pathlib import Path
 import numpy as np
 
 from memctl.config.files import create_private, open_private, write_private
-from memctl.store.database import VECTORS_CHANGES as CHANGES
-from memctl.store.database import VECTORS_GENERATION as GENERATION
-from memctl.store.database import VECTORS_REWRITTEN as REWRITTEN
-from memctl.store.database import Database
+from memctl.store.database import VECTORS_CHANGES, VECTORS_GENERATION, VECTORS_REWRITTEN, Database
+from memctl.store.migrations import MESSAGE_VECTORS_GENERATION, MESSAGE_VECTORS_REWRITTEN
 
 MAGIC = b"MCTLVEC2"
 HEADER = 64
@@ -47,6 +48,34 @@ MAX_SEGMENTS = 8
 # Dead rows (replaced or removed) beyond this share of all rows: compact into one segment.
 DEAD_SHARE = 0.2
 GATHER_CHUNK = 8192
+
+
+@dataclass(frozen=True)
+class VectorSource:
+    """One set of vectors: its table (rowid, embedding), the directory of its segments
+    beside the database, its ``meta`` keys and how a vector is stored (``dtype``: float32,
+    or int8 scaled to its largest component, store/message_vectors.py ``quantised``)."""
+
+    table: str
+    suffix: str
+    generation: str
+    rewritten: str
+    changes: str | None
+    dtype: str
+
+
+MEMORY_VECTORS = VectorSource(
+    "memories_vec", ".vectors", VECTORS_GENERATION, VECTORS_REWRITTEN, VECTORS_CHANGES, "<f4"
+)
+# Message vectors keep no journal: a removed one (a forgotten message) rewrites the index.
+MESSAGE_VECTORS = VectorSource(
+    "message_vectors",
+    ".message-vectors",
+    MESSAGE_VECTORS_GENERATION,
+    MESSAGE_VECTORS_REWRITTEN,
+    None,
+    "i1",
+)
 
 
 @dataclass(frozen=True)
@@ -91,7 +120,8 @@ class Manifest:
 
 
 def _layout(count: int, dim: int) -> tuple[int, int, int]:
-    """Offsets of the rowids, the sign bits and the vectors in a segment file."""
+    """Offsets of the rowids, the sign bits and the vectors in a segment file (its header:
+    the magic, then dim, count and the vectors' item size, 0 for float32, as u8 each)."""
     bits = _aligned(HEADER + 8 * count)
     vectors = _aligned(bits + 8 * count * -(-dim // 64))
     return HEADER, bits, vectors
@@ -101,21 +131,25 @@ def _aligned(offset: int) -> int:
     return offset + (-offset) % HEADER
 
 
-def _write_segment(path: Path, rowids: np.ndarray, dim: int, chunks: Iterable[np.ndarray]) -> None:
+def _write_segment(
+    path: Path, rowids: np.ndarray, dim: int, chunks: Iterable[np.ndarray], dtype: str = "<f4"
+) -> None:
     """Write a segment of ``rowids`` whose vectors come in ``chunks`` (in order), so that the
     whole matrix need never be in memory at once."""
     count = len(rowids)
     _, bits_at, vectors_at = _layout(count, dim)
     bits = np.zeros((-(-dim // 64), count), dtype="<u8")
     partial = path.with_suffix(".partial")
+    itemsize = np.dtype(dtype).itemsize
     with create_private(partial) as out:
-        out.write((MAGIC + np.array([dim, count], dtype="<u8").tobytes()).ljust(HEADER, b"\0"))
+        head = np.array([dim, count, 0 if dtype == "<f4" else itemsize], dtype="<u8")
+        out.write((MAGIC + head.tobytes()).ljust(HEADER, b"\0"))
         out.write(rowids.astype("<i8").tobytes())
         out.seek(vectors_at)
         done = 0
         for chunk in chunks:
             bits[:, done : done + len(chunk)] = sign_bits(chunk)
-            out.write(np.ascontiguousarray(chunk, dtype="<f4").tobytes())
+            out.write(np.ascontiguousarray(chunk, dtype=dtype).tobytes())
             done += len(chunk)
         out.seek(bits_at)
         out.write(bits.tobytes())
@@ -128,7 +162,7 @@ def _gather(
     """Row ``offsets[i]`` of ``matrices[source[i]]`` for every i, a chunk of rows at a time."""
     for start in range(0, len(source), GATHER_CHUNK):
         part = slice(start, start + GATHER_CHUNK)
-        chunk = np.empty((len(source[part]), matrices[0].shape[1]), dtype=np.float32)
+        chunk = np.empty((len(source[part]), matrices[0].shape[1]), dtype=matrices[0].dtype)
         for number, matrix in enumerate(matrices):
             mine = np.flatnonzero(source[part] == number)
             chunk[mine] = matrix[offsets[part][mine]]
@@ -141,9 +175,10 @@ def _map_segment(path: Path) -> Segment:
         mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
     if size < HEADER or mapped[:8] != MAGIC:
         raise OSError(f"{path} is not a vector segment")
-    dim, count = (int(v) for v in np.frombuffer(mapped, dtype="<u8", count=2, offset=8))
+    dim, count, itemsize = (int(v) for v in np.frombuffer(mapped, dtype="<u8", count=3, offset=8))
+    dtype = {0: "<f4", 1: "i1"}.get(itemsize)
     ids_at, bits_at, vectors_at = _layout(count, dim)
-    if size < vectors_at + 4 * count * dim:
+    if dtype is None or size < vectors_at + np.dtype(dtype).itemsize * count * dim:
         raise OSError(f"{path} is truncated")
     words = -(-dim // 64)
     return Segment(
@@ -152,7 +187,7 @@ def _map_segment(path: Path) -> Segment:
         np.frombuffer(mapped, dtype="<u8", count=count * words, offset=bits_at).reshape(
             words, count
         ),
-        np.frombuffer(mapped, dtype="<f4", count=count * dim, offset=vectors_at).reshape(
+        np.frombuffer(mapped, dtype=dtype, count=count * dim, offset=vectors_at).reshape(
             count, dim
         ),
         mapped if isinstance(mapped, mmap.mmap) else None,
@@ -173,9 +208,10 @@ class Wanted:
 class VectorIndex:
     """The vectors of one database, searchable with numpy; see the module docstring."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, source: VectorSource = MEMORY_VECTORS) -> None:
         self.db = db
-        self.directory = db.path.with_name(db.path.name + ".vectors")
+        self.source = source
+        self.directory = db.path.with_name(db.path.name + source.suffix)
         self.manifest: Manifest | None = None
         self.segments: list[Segment] = []
         self.rowids = np.zeros(0, dtype=np.int64)
@@ -186,21 +222,21 @@ class VectorIndex:
 
     def _wanted(self) -> Wanted | None:
         """What the store holds now, or None when it has no vectors."""
+        source = self.source
+        keys = ("embed_model", "embed_dim", source.generation, source.rewritten, source.changes)
         values = {
             r["key"]: r["value"]
-            for r in self.db.rows(
-                "SELECT key, value FROM meta WHERE key IN (?, ?, ?, ?, ?)",
-                ("embed_model", "embed_dim", GENERATION, REWRITTEN, CHANGES),
-            )
+            for r in self.db.rows("SELECT key, value FROM meta WHERE key IN (?, ?, ?, ?, ?)", keys)
         }
         if "embed_model" not in values:
             return None
+        changes = json.loads(values.get(source.changes or "", "[]"))
         return Wanted(
             values["embed_model"],
             int(values["embed_dim"]),
-            int(values.get(GENERATION, 0)),
-            int(values.get(REWRITTEN, 0)),
-            [(int(g), int(r)) for g, r in json.loads(values.get(CHANGES, "[]"))],
+            int(values.get(source.generation, 0)),
+            int(values.get(source.rewritten, 0)),
+            [(int(g), int(r)) for g, r in changes],
         )
 
     def refresh(self) -> bool:
@@ -332,7 +368,9 @@ class VectorIndex:
         if not len(self.rowids):
             return np.zeros(0, dtype=np.int64), np.zeros((0, 0), dtype=np.float32)
         positions = self._live_positions(rowids)
-        matrix = np.empty((len(positions), self.segments[0].matrix.shape[1]), dtype=np.float32)
+        matrix = np.empty(
+            (len(positions), self.segments[0].matrix.shape[1]), dtype=self.segments[0].matrix.dtype
+        )
         done = 0
         for chunk in self._chunks(positions):
             matrix[done : done + len(chunk)] = chunk
@@ -411,7 +449,7 @@ class VectorIndex:
 
     def _new_segment(self, wanted: Wanted, rowids: np.ndarray, chunks: Iterable[np.ndarray]) -> str:
         name = f"{wanted.generation:012d}-{uuid.uuid4().hex[:8]}.seg"
-        _write_segment(self.directory / name, rowids, wanted.dim, chunks)
+        _write_segment(self.directory / name, rowids, wanted.dim, chunks, self.source.dtype)
         return name
 
     def _read_vectors(
@@ -420,7 +458,8 @@ class VectorIndex:
         """Rowids and vectors past rowid ``after``, then those of the rowids in ``also`` that
         still have a vector; in rowid order."""
         rowids, chunks = self._read_chunks(dim, after, also)
-        return rowids, np.concatenate(chunks) if chunks else np.zeros((0, dim), dtype="<f4")
+        empty = np.zeros((0, dim), dtype=self.source.dtype)
+        return rowids, np.concatenate(chunks) if chunks else empty
 
     def _read_chunks(
         self, dim: int, after: int, also: list[int] | None = None
@@ -428,21 +467,22 @@ class VectorIndex:
         """``_read_vectors`` as chunks of rows, so that the store's rows and a second copy
         of them are never both in memory."""
         ids, chunks = [], []
+        table, dtype = self.source.table, self.source.dtype
         # ORDER BY would make vec0 sort: rowids come in order, else they are sorted here
         for batch in self.db.batches(
-            "SELECT rowid, embedding FROM memories_vec WHERE rowid > ?", (after,)
+            f"SELECT rowid, embedding FROM {table} WHERE rowid > ?", (after,)
         ):
             ids.append(np.fromiter((r[0] for r in batch), dtype=np.int64, count=len(batch)))
             chunks.append(
-                np.frombuffer(b"".join(r[1] for r in batch), dtype="<f4").reshape(-1, dim)
+                np.frombuffer(b"".join(r[1] for r in batch), dtype=dtype).reshape(-1, dim)
             )
         for rowid in also or []:
             if rowid <= after:
                 for r in self.db.tuples(
-                    "SELECT rowid, embedding FROM memories_vec WHERE rowid = ?", (rowid,)
+                    f"SELECT rowid, embedding FROM {table} WHERE rowid = ?", (rowid,)
                 ):
                     ids.append(np.array([r[0]], dtype=np.int64))
-                    chunks.append(np.frombuffer(r[1], dtype="<f4").reshape(1, dim))
+                    chunks.append(np.frombuffer(r[1], dtype=dtype).reshape(1, dim))
         rowids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
         if np.any(rowids[1:] < rowids[:-1]):
             order = np.argsort(rowids, kind="stable")
@@ -459,13 +499,16 @@ class VectorIndex:
         self._use(manifest, [Segment("memory", rowids, sign_bits(matrix), matrix)])
 
 
-_INDEXES: weakref.WeakKeyDictionary[Database, VectorIndex] = weakref.WeakKeyDictionary()
+_INDEXES: weakref.WeakKeyDictionary[Database, dict[VectorSource, VectorIndex]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
-def vector_index(db: Database) -> VectorIndex:
-    """The (per-connection, cached) index of ``db``, brought up to date."""
-    index = _INDEXES.get(db)
+def vector_index(db: Database, source: VectorSource = MEMORY_VECTORS) -> VectorIndex:
+    """The (per-connection, cached) index of ``db``'s ``source`` vectors, brought up to date."""
+    indexes = _INDEXES.setdefault(db, {})
+    index = indexes.get(source)
     if index is None:
-        index = _INDEXES[db] = VectorIndex(db)
+        index = indexes[source] = VectorIndex(db, source)
     index.refresh()
     return index

@@ -41,6 +41,21 @@ def _files_holding(home: Path, needle: str) -> list[str]:
     )
 
 
+def _files_holding_bytes(home: Path, raw: bytes) -> list[str]:
+    return sorted(
+        str(p.relative_to(home)) for p in home.rglob("*") if p.is_file() and raw in p.read_bytes()
+    )
+
+
+def _message_vector(text: str) -> bytes:
+    """The stored vector of a message's first part, as the CLI's test embedder makes it."""
+    from memctl.embed.hashed import HashEmbedder
+    from memctl.ingest.message_vectors import parts
+    from memctl.store.message_vectors import quantised
+
+    return quantised(HashEmbedder().embed([parts(text)[0]])[0])
+
+
 def _stored(tmp_path: Path) -> tuple[Path, str]:
     """A session holding LEAK, distilled, backed up; (its transcript, its id)."""
     transcript = _transcript(
@@ -63,6 +78,8 @@ def test_sessions_forget_takes_the_text_out_of_every_place(home: Path, tmp_path:
     assert WORD in _ok("sessions", "grep", WORD, "--all-scopes")
     before = json.loads(_ok("recall", WORD, "--all-scopes", "--sessions", "--json"))
     assert WORD in json.dumps(before["results"])
+    vector = _message_vector(f"remember this: {LEAK}")  # stored by the worker, indexed
+    assert "memctl.db.message-vectors" in " ".join(_files_holding_bytes(home, vector))
 
     done = run_cli("sessions", "forget", session, "--yes", "--json")
     assert done.returncode == 0, done.stderr
@@ -77,6 +94,7 @@ def test_sessions_forget_takes_the_text_out_of_every_place(home: Path, tmp_path:
     assert WORD not in json.dumps(recalled["results"])
     assert _files_holding(home, WORD) == []
     assert _files_holding(home, "blue heron") == []
+    assert _files_holding_bytes(home, vector) == []  # nor its vector, in SQLite or the index
 
     # the cursor stays: the same transcript, and more of it, is never captured again
     _ok("ingest", "--transcript", str(transcript), "--wait")

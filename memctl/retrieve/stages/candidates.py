@@ -5,9 +5,10 @@
 - time: when the query names a time, the nearest neighbours created inside it
   (so "what did we decide last week?" reaches last week's memories even when
   older ones are closer in meaning);
-- sessions: unless ``--no-sessions``, raw session messages by BM25; the best
-  ``session_vectors`` of them are embedded and compared with the query too, so
-  that they compete with memories on both legs.
+- sessions: unless ``--no-sessions``, raw session messages by BM25 and, through
+  the vectors the slow path stored for them (store/message_vectors.py), by cosine
+  (``session_vector``), so that they compete with memories on both legs; the best
+  ``session_vectors`` of those no stored vector measures are embedded now.
 
 It also weighs the query's content words by their rarity in the store (the
 fuse stage asks how much of the query a candidate contains).
@@ -26,6 +27,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Generic, TypeVar
 
 from memctl.errors import MemctlError, ModelError
 from memctl.model import format_time
@@ -40,10 +42,11 @@ from memctl.store.memories import (
     phrase_document_counts,
     word_document_counts,
 )
-from memctl.store.message_search import phrases_said, search_messages
+from memctl.store.message_search import MessageHit, phrases_said, search_messages
 from memctl.store.questions import question_fts, question_vectors
 
 STAGE = "candidates"
+T = TypeVar("T")
 
 
 def _bm25(run: Run, reader: Database, size: int) -> list[tuple[str, float]]:
@@ -72,12 +75,12 @@ def with_synonyms(
     return sorted(scores.items(), key=lambda hit: (hit[1], hit[0]))
 
 
-class _Background:
+class _Background(Generic[T]):
     """Run one function in a thread (or at once, when ``inline``); ``join()`` returns its
     result or raises its error."""
 
-    def __init__(self, work: Callable[[], list[tuple[str, float]]], inline: bool = False) -> None:
-        self._result: list[tuple[str, float]] = []
+    def __init__(self, work: Callable[[], T], inline: bool = False) -> None:
+        self._result: T
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, args=(work,), daemon=True)
         if inline:
@@ -85,13 +88,13 @@ class _Background:
         else:
             self._thread.start()
 
-    def _run(self, work: Callable[[], list[tuple[str, float]]]) -> None:
+    def _run(self, work: Callable[[], T]) -> None:
         try:
             self._result = work()
         except BaseException as exc:  # handed to the caller's thread by join()
             self._error = exc
 
-    def join(self) -> list[tuple[str, float]]:
+    def join(self) -> T:
         if self._thread.is_alive():
             self._thread.join()
         if self._error is not None:
@@ -303,23 +306,90 @@ def _message_distances(run: Run, texts: list[str]) -> list[float]:
     return [1.0 - float(v @ run.scores.query) for v in vectors]
 
 
+class _StoredMessageVectors:
+    """The session messages' stored vectors (store/message_vectors.py) against the query."""
+
+    def __init__(self, run: Run) -> None:
+        from memctl.store.message_vectors import message_vector_index
+        from memctl.store.vector_query import Scores
+
+        self.index = message_vector_index(run.ctx.db)
+        assert run.scores is not None
+        self.scores = Scores(self.index, run.scores.query)
+
+    def nearest(self, run: Run, size: int) -> list[tuple[MessageHit, float]]:
+        from memctl.store.message_vectors import nearest_messages
+
+        return nearest_messages(self.index, self.scores, size, run.where)
+
+    def distances(self, keys: list[str]) -> dict[str, float]:
+        from memctl.store.message_vectors import message_distances
+
+        return message_distances(self.index, self.scores, keys)
+
+
+def _stored_vectors(run: Run) -> _StoredMessageVectors | None:
+    """The stored vectors, when the query has a vector and some message has one (and
+    ``message_vectors`` is on)."""
+    if not run.params.message_vectors or run.scores is None or run.index is None:
+        return None
+    if run.index.manifest is None:
+        return None
+    stored = _StoredMessageVectors(run)
+    return stored if stored.scores.total else None
+
+
 def _session_candidates(run: Run, size: int) -> list[Candidate]:
-    """Raw session messages as candidates (episodic, peripheral, importance 0.5)."""
+    """Raw session messages as candidates (episodic, peripheral, importance 0.5): those
+    their words find (BM25) and those their stored vectors find (the closest part of each
+    message), each with its rank on its leg; a message the words found has its stored
+    vectors' distance too (or, with ``session_vectors``, one embedded now)."""
+    reader = run.ctx.db.reader()  # the words' search runs beside the vectors' (as in gather)
+    words = _Background(
+        lambda: search_messages(reader, run.query.alternatives, size, run.where),
+        inline=reader is run.ctx.db,
+    )
     try:
-        hits = search_messages(run.ctx.db, run.query.alternatives, size, run.where)
-    except MemctlError as exc:
-        run.notes.append(f"session search unavailable: {exc}")
-        return []
-    found = []
-    try:
-        distances = _message_distances(run, [hit.content for hit in hits])
+        stored = _stored_vectors(run)
+        close = stored.nearest(run, size) if stored else []
     except MemctlError as exc:
         run.notes.append(f"session messages not compared by meaning: {exc}")
-        distances = []
+        stored, close = None, []
+    try:
+        hits = words.join()
+    except MemctlError as exc:
+        run.notes.append(f"session search unavailable: {exc}")
+        hits = []
+    try:
+        measured = stored.distances([h.key for h in hits]) if stored else {}
+    except MemctlError as exc:
+        run.notes.append(f"session messages not compared by meaning: {exc}")
+        measured = {}
+    found: dict[str, Candidate] = {}
     for rank, hit in enumerate(hits, start=1):
-        memory = hit.as_memory()
         raw = {"sessions": hit.score}
-        if rank <= len(distances):
-            raw["session_vector"] = distances[rank - 1]
-        found.append(Candidate(memory, {"sessions": rank}, raw, is_message=True))
-    return found
+        if hit.key in measured:
+            raw["similarity"] = measured[hit.key]
+        found[hit.key] = Candidate(hit.as_memory(), {"sessions": rank}, raw, is_message=True)
+    for rank, (hit, distance) in enumerate(close, start=1):
+        candidate = found.setdefault(hit.key, Candidate(hit.as_memory(), {}, {}, is_message=True))
+        candidate.ranks["session_vector"] = rank
+        candidate.raw["session_vector"] = distance
+    _embed_now(run, [c for c in found.values() if not _measured(c)])
+    return list(found.values())
+
+
+def _measured(candidate: Candidate) -> bool:
+    return "session_vector" in candidate.raw or "similarity" in candidate.raw
+
+
+def _embed_now(run: Run, unmeasured: list[Candidate]) -> None:
+    """The first ``session_vectors`` of the messages no stored vector measured, embedded
+    now and compared with the query."""
+    try:
+        distances = _message_distances(run, [c.memory.content for c in unmeasured])
+    except MemctlError as exc:
+        run.notes.append(f"session messages not compared by meaning: {exc}")
+        return
+    for candidate, distance in zip(unmeasured, distances, strict=False):
+        candidate.raw["session_vector"] = distance

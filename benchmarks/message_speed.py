@@ -1,0 +1,266 @@
+"""Recall speed with session messages in the ranking (issue 33): M memories plus N messages.
+
+    .venv/bin/python benchmarks/message_speed.py --memories 100000 --messages 1000000
+
+The store is built once and cached under --cache (default
+/tmp/memctl-bench-cache/messages-M-N): realistic synthetic texts (benchmarks/synthetic.py)
+in sessions of SESSION_MESSAGES messages, with *random* vectors under the real model's
+name (a float32 one per memory, an int8 one per message: embedding a million messages
+takes hours here, and the search costs the same whatever the vectors hold). Queries
+are embedded by the real MiniLM. Prints:
+
+- the build: rows a second, the database's size and the message index's segment size;
+- the message vector index: its first build from SQLite, and the catch-up after a
+  session of new messages is embedded;
+- the sessions leg alone (the messages' sign-bit prefilter and rescoring), and the
+  messages' BM25;
+- in-process recall p50/p95 with the messages in the ranking (as `memctl recall` runs
+  by default) and without (`--no-sessions`), query embedding included, touch off;
+- the whole `memctl recall` process (each one loading everything itself), median, p95.
+
+Nothing is asserted: the figures depend on what else the machine runs (say the load).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one query at a time, as the CLI runs
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np  # noqa: E402
+
+from benchmarks.synthetic import QUERIES, synthetic_memories  # noqa: E402
+from memctl.config import load_settings  # noqa: E402
+from memctl.context import Context  # noqa: E402
+from memctl.model import Memory, Message, Role, Session, now_iso  # noqa: E402
+from memctl.store.memories import MemoryFilter, insert_memory  # noqa: E402
+from memctl.store.message_search import search_messages  # noqa: E402
+from memctl.store.message_vectors import (  # noqa: E402
+    add_message_vectors,
+    message_vector_index,
+    nearest_messages,
+)
+from memctl.store.sessions import insert_messages, save_session  # noqa: E402
+from memctl.store.vector_query import Scores  # noqa: E402
+
+SESSION_MESSAGES = 40  # messages a synthetic session holds
+BATCH = 20_000  # rows written per transaction
+DIM = 384  # MiniLM's
+EVERYWHERE = MemoryFilter()
+NOW = datetime.now(UTC)
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms"
+
+
+def percentiles(samples: list[float]) -> tuple[float, float]:
+    ordered = sorted(samples)
+    return statistics.median(ordered), ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+
+
+def _memories(ctx: Context, count: int, rng: np.random.Generator) -> None:
+    texts = list(synthetic_memories(count, seed=11))
+    for start in range(0, count, BATCH):
+        vectors = rng.normal(size=(min(BATCH, count - start), DIM)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        with ctx.db.atomic():
+            for text, vector in zip(texts[start : start + BATCH], vectors, strict=False):
+                insert_memory(ctx.db, Memory(content=text, scope="global"), vector.tobytes())
+
+
+def _messages(ctx: Context, count: int, rng: np.random.Generator) -> None:
+    """``count`` messages, each with one random int8 vector (a fresh store numbers its
+    messages' rowids from 1, in order)."""
+    texts = synthetic_memories(count, seed=13)
+    done = 0
+    while done < count:
+        size = min(BATCH, count - done)
+        batch = [next(texts) for _ in range(size)]
+        ids = [
+            (f"bench-{(done + i) // SESSION_MESSAGES:06d}", (done + i) % SESSION_MESSAGES + 1)
+            for i in range(size)
+        ]
+        at = now_iso()
+        with ctx.db.atomic():
+            for session in dict.fromkeys(s for s, _ in ids):
+                save_session(ctx.db, Session(id=session, client="generic", scope="global"))
+            insert_messages(
+                ctx.db,
+                [
+                    Message(Role.USER if seq % 2 else Role.ASSISTANT, text, at, session, seq)
+                    for (session, seq), text in zip(ids, batch, strict=True)
+                ],
+            )
+        vectors = rng.integers(-127, 128, size=(size, DIM), dtype=np.int8)
+        with ctx.db.atomic():
+            add_message_vectors(
+                ctx.db,
+                [
+                    (rowid, 0, v.tobytes())
+                    for rowid, v in zip(range(done + 1, done + size + 1), vectors, strict=True)
+                ],
+            )
+        done += size
+        print(f"  {done:,} messages", file=sys.stderr, end="\r")
+
+
+def build(home: Path, memories: int, messages: int) -> None:
+    """The cached store: memories, then messages with their vectors (timed)."""
+    if (home / "memctl.db").is_file():
+        return
+    building = home.with_name(home.name + ".building")
+    shutil.rmtree(building, ignore_errors=True)
+    ctx = Context(load_settings(home=building))
+    rng = np.random.default_rng(5)
+    ctx.db.ensure_vector_model(ctx.embedder.name, DIM)
+    began = time.perf_counter()
+    with ctx.db.without_fsync():
+        _memories(ctx, memories, rng)
+        memory_seconds = time.perf_counter() - began
+        began = time.perf_counter()
+        _messages(ctx, messages, rng)
+    message_seconds = time.perf_counter() - began
+    ctx.close()
+    print(
+        f"built: {memories:,} memories at {memories / memory_seconds:,.0f}/s, "
+        f"{messages:,} messages with vectors at {messages / message_seconds:,.0f}/s"
+    )
+    building.rename(home)
+
+
+def index_figures(ctx: Context) -> None:
+    began = time.perf_counter()
+    index = message_vector_index(ctx.db)
+    print(f"message index, first build from SQLite: {ms(time.perf_counter() - began)}")
+    size = sum(p.stat().st_size for p in index.directory.glob("*.seg"))
+    print(f"message index segments: {size / 2**20:,.0f} MiB for {len(index.rowids):,} vectors")
+    rng = np.random.default_rng(9)
+    last = int(ctx.db.value("SELECT max(rowid) FROM messages"))
+    with ctx.db.atomic():
+        save_session(ctx.db, Session(id="bench-new", client="generic", scope="global"))
+        insert_messages(
+            ctx.db,
+            [
+                Message(Role.USER, f"new message {n}", session_id="bench-new", seq=n)
+                for n in range(1, 41)
+            ],
+        )
+        add_message_vectors(
+            ctx.db,
+            [
+                (last + n, 0, rng.integers(-127, 128, DIM, dtype=np.int8).tobytes())
+                for n in range(1, 41)
+            ],
+        )
+    began = time.perf_counter()
+    message_vector_index(ctx.db)
+    print(
+        "message index, catch-up after a session of 40 new messages: "
+        f"{ms(time.perf_counter() - began)}"
+    )
+
+
+def part_figures(ctx: Context, repeat: int) -> None:
+    from memctl.retrieve.query import analyse
+
+    index = message_vector_index(ctx.db)
+    vectors = [ctx.embedder.embed([q])[0] for q in QUERIES]
+    leg, words = [], []
+    for _ in range(repeat):
+        for query, vector in zip(QUERIES, vectors, strict=True):
+            began = time.perf_counter()
+            nearest_messages(index, Scores(index, vector), 30, EVERYWHERE)
+            leg.append(time.perf_counter() - began)
+            phrases = analyse(query, NOW).alternatives
+            began = time.perf_counter()
+            search_messages(ctx.db, phrases, 30, EVERYWHERE)
+            words.append(time.perf_counter() - began)
+    for name, samples in (("sessions leg, stored vectors", leg), ("sessions leg, BM25", words)):
+        p50, p95 = percentiles(samples)
+        print(f"{name}: p50 {ms(p50)}, p95 {ms(p95)}")
+
+
+def recall_figures(ctx: Context, repeat: int) -> None:
+    from memctl.retrieve.pipeline import recall
+
+    for sessions in (True, False):
+        recall(ctx, "warm up", touch=False, sessions=sessions)
+        wall, cpu = [], []
+        for _ in range(repeat):
+            for query in QUERIES:
+                began, began_cpu = time.perf_counter(), time.process_time()
+                recall(ctx, query, touch=False, sessions=sessions)
+                wall.append(time.perf_counter() - began)
+                cpu.append(time.process_time() - began_cpu)
+        p50, p95 = percentiles(wall)
+        label = "with session messages" if sessions else "memories only (--no-sessions)"
+        print(
+            f"in-process recall, {label}: p50 {ms(p50)}, p95 {ms(p95)}; CPU time p50 "
+            f"{ms(percentiles(cpu)[0])} ({len(wall)} recalls)"
+        )
+
+
+def process_figures(home: Path, runs: int) -> None:
+    env = {**os.environ, "MEMCTL_HOME": str(home), "MEMCTL_RECALL_RESIDENT": "off"}
+    for extra in ([], ["--no-sessions"]):
+        wall, cpu = [], []
+        for i in range(runs):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            began = time.perf_counter()
+            subprocess.run(
+                [sys.executable, "-m", "memctl", "recall", "--all-scopes", *extra]
+                + [QUERIES[i % len(QUERIES)]],
+                check=True,
+                capture_output=True,
+                env=env,
+            )
+            wall.append(time.perf_counter() - began)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+        p50, p95 = percentiles(wall)
+        print(
+            f"whole `memctl recall {' '.join(extra) or '(sessions)'}` process: median {ms(p50)}, "
+            f"p95 {ms(p95)}; CPU time median {ms(statistics.median(cpu))} ({runs} runs)"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--memories", type=int, default=100_000)
+    parser.add_argument("--messages", type=int, default=100_000)
+    parser.add_argument("--cache", type=Path, default=None)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--processes", type=int, default=10)
+    args = parser.parse_args()
+    name = f"messages-{args.memories}-{args.messages}"
+    cached = args.cache or Path(tempfile.gettempdir()) / "memctl-bench-cache" / name
+    build(cached, args.memories, args.messages)
+    database = cached / "memctl.db"
+    print(f"database: {database.stat().st_size / 2**20:,.0f} MiB")
+    home = Path(tempfile.mkdtemp(prefix="memctl-bench-"))
+    shutil.copy(database, home / "memctl.db")
+    ctx = Context(load_settings(home=home))
+    try:
+        index_figures(ctx)
+        part_figures(ctx, args.repeat)
+        recall_figures(ctx, args.repeat)
+    finally:
+        ctx.close()
+    process_figures(home, args.processes)
+    shutil.rmtree(home, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,70 @@
+"""Vectors for session messages, made on the slow path: the worker after each session's
+ingest job (maintain/queue.py), and ``memctl maintain`` for what is left (upkeep), a
+bounded number per run. A session-end hook never embeds.
+
+A message is embedded in parts of at most ``CHUNK_CHARS`` characters, cut between
+words: MiniLM reads only its first 256 tokens (about 1,000 characters of English), so
+one vector of a long message would stand for its opening alone. MemPalace indexes
+exchanges of up to 800 characters the same way. Past ``MAX_PARTS`` parts the rest of
+a message is not embedded (its words are still searched).
+"""
+
+from __future__ import annotations
+
+from memctl.embed import BATCH_TEXTS, Embedder
+from memctl.store.database import Database
+
+CHUNK_CHARS = 800  # MemPalace's exchange chunks; under MiniLM's 256-token window
+# 12,800 characters: longer than 99.9 % of LongMemEval_S's turns (the longest is 17,147)
+MAX_PARTS = 16
+
+
+def parts(text: str) -> list[str]:
+    """The text in pieces of at most CHUNK_CHARS characters, cut at whitespace (a word
+    longer than a piece is cut inside), at most MAX_PARTS of them; never none."""
+    pieces: list[str] = []
+    current = ""
+    for word in text.split():
+        while len(word) > CHUNK_CHARS:
+            if current:
+                pieces.append(current)
+                current = ""
+            pieces.append(word[:CHUNK_CHARS])
+            word = word[CHUNK_CHARS:]
+        if current and len(current) + 1 + len(word) > CHUNK_CHARS:
+            pieces.append(current)
+            current = word
+        else:
+            current = f"{current} {word}" if current else word
+        if len(pieces) >= MAX_PARTS:
+            return pieces[:MAX_PARTS]
+    if current:
+        pieces.append(current)
+    return pieces[:MAX_PARTS] or [text[:CHUNK_CHARS]]  # no word: the text as it is
+
+
+def embed_messages(
+    db: Database, embedder: Embedder, limit: int, session_id: str | None = None
+) -> int:
+    """Embed up to ``limit`` messages (of one session, or the oldest of any) that have no
+    vectors yet, a batch per transaction; how many were embedded."""
+    from memctl.store.message_vectors import add_message_vectors, quantised, unembedded
+
+    done = 0
+    while done < limit:
+        batch = unembedded(db, min(BATCH_TEXTS, limit - done), session_id)
+        if not batch:
+            break
+        pieces = [(rowid, n, piece) for rowid, text in batch for n, piece in enumerate(parts(text))]
+        vectors = embedder.embed([piece for _, _, piece in pieces])
+        with db.atomic():
+            db.ensure_vector_model(embedder.name, embedder.dim)
+            add_message_vectors(
+                db,
+                [
+                    (rowid, number, quantised(vector))
+                    for (rowid, number, _), vector in zip(pieces, vectors, strict=True)
+                ],
+            )
+        done += len(batch)
+    return done

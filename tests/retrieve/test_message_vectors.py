@@ -1,0 +1,205 @@
+"""Session messages' stored vectors (issue 33): made on the slow path, searched by recall's
+sessions leg, made for a store from before them by maintain, and gone with what is
+forgotten. Real SQLite files; the real model where meaning is what is tested."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import apsw
+import numpy as np
+import pytest
+
+from memctl.config.settings import load_settings
+from memctl.context import Context
+from memctl.ingest.message_vectors import CHUNK_CHARS, MAX_PARTS, embed_messages, parts
+from memctl.model import Message, Role, Session
+from memctl.retrieve.pipeline import recall
+from memctl.store import sessions
+from memctl.store.database import Database, sqlite_vec_path
+from memctl.store.memories import MemoryFilter
+from memctl.store.message_vectors import (
+    message_vector_index,
+    nearest_messages,
+    quantised,
+    unembedded_count,
+)
+from memctl.store.migrations import MIGRATIONS
+from memctl.store.vector_query import Scores
+from tests.conftest import run_cli
+
+SAID = [
+    "the staging database password rotates monthly",
+    "I walked the dog in the park this morning",
+    "Our CI pipeline takes forty minutes because the integration suite runs serially",
+    "My sister moved to Lisbon last spring",
+]
+
+
+def _session(ctx: Context, texts: list[str], session_id: str = "s1") -> None:
+    with ctx.db.atomic():
+        sessions.save_session(ctx.db, Session(id=session_id, client="generic", scope="global"))
+        sessions.insert_messages(
+            ctx.db,
+            [Message(Role.USER, t, session_id=session_id, seq=n) for n, t in enumerate(texts, 1)],
+        )
+
+
+def _vector_rows(db: Database) -> int:
+    return int(db.value("SELECT count(*) FROM message_vectors"))
+
+
+def test_a_long_message_is_embedded_in_parts_cut_between_words() -> None:
+    text = " ".join(f"word{n}" for n in range(2_000))  # about 15,000 characters
+    pieces = parts(text)
+    assert len(pieces) == MAX_PARTS
+    assert all(len(p) <= CHUNK_CHARS for p in pieces)
+    assert " ".join(pieces).startswith("word0 word1 ") and pieces[1].startswith("word")
+    assert parts("short and sweet") == ["short and sweet"]
+    assert parts("x" * (CHUNK_CHARS + 5)) == ["x" * CHUNK_CHARS, "xxxxx"]
+
+
+def test_a_message_said_in_other_words_is_found_through_its_stored_vector(
+    real_ctx: Context,
+) -> None:
+    _session(real_ctx, SAID)
+    question = "why are our builds so slow?"
+    before = recall(real_ctx, question, touch=False, sessions=True)
+    assert "s1#3" not in [r.memory.id for r in before.results]  # no word of it is said
+
+    assert embed_messages(real_ctx.db, real_ctx.embedder, 100) == len(SAID)
+    found = recall(real_ctx, question, touch=False, sessions=True)
+    assert found.results[0].memory.id == "s1#3"
+    assert found.results[0].memory.content == SAID[2]
+    elsewhere = recall(real_ctx, "where does my sibling live now?", touch=False, sessions=True)
+    assert elsewhere.results[0].memory.id == "s1#4"
+    settings = load_settings(overrides={"recall.message_vectors": False})
+    with Context(settings, embedder=real_ctx.embedder) as words_only:
+        off = recall(words_only, question, touch=False, sessions=True)
+    assert "s1#3" not in [r.memory.id for r in off.results]  # recall.message_vectors false
+
+
+def test_the_int8_search_keeps_the_float_order(ctx: Context) -> None:
+    """Quantised vectors rank as their floats do: the nearest 3 of 300 random ones in order
+    (the 5th and 6th of these differ in the third decimal: a tie for int8)."""
+    rng = np.random.default_rng(7)
+    texts = [f"note {n}" for n in range(300)]
+    _session(ctx, texts)
+    floats = rng.normal(size=(300, 64)).astype(np.float32)
+    floats /= np.linalg.norm(floats, axis=1, keepdims=True)
+    from memctl.store.message_vectors import add_message_vectors, message_rowids
+
+    rowids = message_rowids(ctx.db)
+    with ctx.db.atomic():
+        ctx.db.ensure_vector_model(ctx.embedder.name, ctx.embedder.dim)
+        add_message_vectors(
+            ctx.db, [(rowids[("s1", n + 1)], 0, quantised(v)) for n, v in enumerate(floats)]
+        )
+    query = floats[42] + 0.5 * floats[7]
+    query /= np.linalg.norm(query)
+    index = message_vector_index(ctx.db)
+    found = nearest_messages(index, Scores(index, query), 3, MemoryFilter())
+    expected = [f"s1#{n + 1}" for n in np.argsort(-(floats @ query))[:3]]
+    assert [hit.key for hit, _ in found] == expected
+
+
+def test_the_worker_embeds_a_sessions_messages_after_its_job(home: Path, tmp_path: Path) -> None:
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(
+        "".join(
+            json.dumps({"role": role, "content": text}) + "\n"
+            for role, text in [("user", SAID[0]), ("assistant", SAID[2]), ("tool", "ls -la")]
+        ),
+        encoding="utf-8",
+    )
+    done = run_cli("ingest", "--transcript", str(transcript), "--wait")
+    assert done.returncode == 0, done.stderr
+    db = Database.open(home / "memctl.db")
+    assert _vector_rows(db) == 2  # the user's and the assistant's; tool output is not said
+    assert unembedded_count(db) == 0
+    db.close()
+
+
+def _store_from_before(home: Path) -> Path:
+    """A store at the schema before message vectors (m016), holding a session of SAID."""
+    home.mkdir(parents=True, exist_ok=True)
+    path = home / "memctl.db"
+    connection = apsw.Connection(str(path))
+    connection.enable_load_extension(True)
+    connection.load_extension(sqlite_vec_path())
+    old = Database(connection, path)
+    for migration in MIGRATIONS[:16]:
+        migration(old)
+    old.execute("PRAGMA user_version = 16")
+    at = "2026-01-05T10:00:00Z"
+    old.execute(
+        "INSERT INTO sessions (id, client, scope, created_at, updated_at) "
+        "VALUES ('old', 'generic', 'global', ?, ?)",
+        (at, at),
+    )
+    for n, text in enumerate(SAID, 1):
+        old.execute(
+            "INSERT INTO messages (session_id, seq, role, content, created_at, content_hash) "
+            "VALUES ('old', ?, 'user', ?, ?, ?)",
+            (n, text, at, f"hash{n}"),
+        )
+    connection.close()
+    return path
+
+
+def test_a_store_from_before_has_its_messages_embedded_by_maintain(home: Path) -> None:
+    path = _store_from_before(home)
+    done = run_cli("maintain", "--json")
+    assert done.returncode == 0, done.stderr
+    assert "messages_embedded" in done.stdout
+    db = Database.open(path)
+    assert db.value("PRAGMA user_version") == len(MIGRATIONS)
+    assert _vector_rows(db) == len(SAID) and unembedded_count(db) == 0
+    db.close()
+    again = run_cli("maintain", "--json")  # nothing left: nothing embedded twice
+    assert again.returncode == 0 and "messages_embedded" not in again.stdout
+
+
+def test_maintain_embeds_a_bounded_number_of_messages_per_run(
+    ctx: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memctl.maintain import upkeep
+    from memctl.maintain.pipeline import maintain
+
+    _session(ctx, SAID)
+    monkeypatch.setattr(upkeep, "MESSAGES_PER_RUN", 3)
+    first = maintain(ctx, only="upkeep")
+    report = first.task("upkeep")
+    assert report is not None
+    assert report.counts["messages_embedded"] == 3
+    assert any("1 session messages wait" in note for note in report.notes)
+    assert unembedded_count(ctx.db) == 1
+    maintain(ctx, only="upkeep")
+    assert unembedded_count(ctx.db) == 0
+
+
+def test_forgotten_messages_take_their_vectors_with_them(ctx: Context) -> None:
+    from memctl.store.forget import erase_quotes, forget_messages
+
+    _session(ctx, SAID)
+    _session(ctx, ["we ship the billing service on Fridays"], "s2")
+    embed_messages(ctx.db, ctx.embedder, 100)
+    assert _vector_rows(ctx.db) == 5
+    index = message_vector_index(ctx.db)
+    assert len(index.rowids) == 5
+    with ctx.db.atomic():
+        forget_messages(ctx.db, "s1", [2], "2026-01-01T00:00:00Z")  # one message
+    assert _vector_rows(ctx.db) == 4
+    with ctx.db.atomic():
+        erase_quotes(ctx.db, ["integration suite"], "[REDACTED]")  # a redaction
+    assert _vector_rows(ctx.db) == 3
+    assert embed_messages(ctx.db, ctx.embedder, 100) == 1  # the redacted text, made again
+    with ctx.db.atomic():
+        forget_messages(ctx.db, "s1", None, "2026-01-01T00:00:00Z")  # the whole session
+    assert _vector_rows(ctx.db) == 1
+    rebuilt = message_vector_index(ctx.db)  # made again from the table: no copy stays
+    assert len(rebuilt.rowids) == 1 and not rebuilt.dead.any()
+    query = ctx.embedder.embed([SAID[0]])[0]
+    hits = nearest_messages(rebuilt, Scores(rebuilt, query), 10, MemoryFilter())
+    assert [hit.key for hit, _ in hits] == ["s2#1"]
