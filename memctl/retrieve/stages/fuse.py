@@ -58,6 +58,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from memctl.model import Kind, parse_time
@@ -345,6 +346,11 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
             possible.append(candidate)
             run.record(STAGE, candidate, DROPPED, score, candidate.match_why)
     run.possible = by_score(possible)
+    run.beside = [
+        replace(c, ranks=dict(c.ranks), raw=dict(c.raw), factors=dict(c.factors))
+        for c in kept
+        if not c.clear
+    ]
     return by_score(kept)
 
 
