@@ -225,6 +225,32 @@ def strength_of(run: Run, candidate: Candidate) -> float:
     return relevance_strength(run, similarity(candidate), share)
 
 
+# The legs' top ranks in which a candidate strong on cosine + words must stand, when it is
+# not the closest in meaning, for that strength to show relevance: BM25 and vectors
+# agreeing (DESIGN.md, recall 3). Measured on the paraphrase benchmark's tune half at 30
+# and 1,000 memories (docs/benchmarks.md, "Clear needs two signals"): top 2 kept every
+# true clear match and halved the false ones at 1,000; top 3 kept more false ones.
+TOP_AGREE = 2
+NOT_AGREED = f"not the closest in meaning, nor in both legs' top {TOP_AGREE}"
+
+
+def legs_agree(candidate: Candidate) -> bool:
+    """Whether a second signal backs a candidate's strength: it is the vector leg's closest,
+    or both the vector and the BM25 legs rank it in their top ``TOP_AGREE``. Without a
+    vector leg rank (no embedder, a session message) its strength stands alone."""
+    vector = min(
+        (candidate.ranks[leg] for leg in ("vector", "vector_en") if leg in candidate.ranks),
+        default=None,
+    )
+    if vector is None:
+        return True
+    words = min(
+        (candidate.ranks[leg] for leg in ("bm25", "bm25_en") if leg in candidate.ranks),
+        default=None,
+    )
+    return vector == 1 or (vector <= TOP_AGREE and words is not None and words <= TOP_AGREE)
+
+
 def evidence(
     run: Run,
     candidate: Candidate,
@@ -252,7 +278,9 @@ def evidence(
     # in meaning is about another subject, not evidence of this one
     stranger = min(run.strangers, default=None) if p.strangers_veto else None
     if stranger is None and strength >= p.relevance_floor:
-        return SHOWS, seen
+        if legs_agree(candidate):
+            return SHOWS, seen
+        seen = f"{seen}, {NOT_AGREED}"
     if stranger is None and margin is not None and margin >= p.lead_margin:
         if strength >= p.lead_floor:
             return SHOWS, f"{seen}, closest in meaning, {margin:.3f} ahead of the next"
