@@ -1,15 +1,14 @@
-"""Stage 5, cap: keep the best limit x recall.cap candidates, clear matches first."""
+"""Stage 5, cap: keep the best limit x recall.cap candidates."""
 
 from __future__ import annotations
 
-from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run, by_label
+from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run
 
 STAGE = "cap"
 
 
 def cap(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     size = run.limit * run.params.cap
-    candidates = by_label(candidates)
     for rank, candidate in enumerate(candidates, start=1):
         if rank <= size:
             run.record(STAGE, candidate, KEPT)

@@ -19,7 +19,8 @@ store), and whether it was created inside a time the query names.
   from a cosine of ``words_cosine``: a shared topic is not an answer) and a second
   signal backs it (``legs_agree``: it is the closest in meaning, or both legs rank
   it in their top ``agree_top``: in a big store some chat turn shares a word and a
-  topic with almost any question), or when it holds
+  topic with almost any question; not asked when the query names a name the store
+  knows), or when it holds
   ``words_floor`` of the query's words (an exact identifier, a name), or when
   it lies inside a time the query names and holds one of its words ("lunch
   last Tuesday"), or, for a query that is only a time, when it lies inside
@@ -233,7 +234,10 @@ def legs_agree(candidate: Candidate, top: int) -> bool:
     """Whether a second signal backs a candidate's strength (DESIGN.md, recall 3): it is the
     vector leg's closest, or both the vector and the BM25 legs rank it in their ``top``
     (``recall.agree_top``; 0: its strength stands alone). Without a vector leg rank (no
-    embedder, a session message) its strength stands alone too."""
+    embedder, a session message) its strength stands alone too. Not asked when the query
+    names a name the store knows (``evidence``): then the memories holding the name are
+    clear, and one strong on its own evidence that this rule made possible would rank
+    below every one of them (LoCoMo R@10 -1.8 on both halves, docs/benchmarks.md)."""
     vector = best_rank(candidate, ("vector", "vector_en"))
     if not top or vector is None:
         return True
@@ -272,7 +276,7 @@ def evidence(
     # in meaning is about another subject, not evidence of this one
     stranger = min(run.strangers, default=None) if p.strangers_veto else None
     if stranger is None and strength >= p.relevance_floor:
-        if legs_agree(candidate, p.agree_top):
+        if run.anchors or legs_agree(candidate, p.agree_top):
             return SHOWS, seen
         seen = f"{seen}, not the closest in meaning, nor in both legs' top {p.agree_top}"
     if stranger is None and margin is not None and margin >= p.lead_margin:
