@@ -179,6 +179,13 @@ RECALL_KEYS: tuple[Key, ...] = (
         "project) for a memory holding it to show the query is about the store; 0: never.",
         minimum=0,
     ),
+    Key(
+        "recall.agree_top",
+        2,
+        "Cosine + words reaching recall.relevance_floor show relevance only in the memory "
+        "closest in meaning or one both the vector and BM25 legs rank in this top; 0: alone.",
+        minimum=0,
+    ),
     _unit(
         "recall.support_floor",
         0.2,

@@ -38,6 +38,7 @@ class Values:
     recall_words_cosine: float
     recall_words_floor: float
     recall_anchor_memories: int
+    recall_agree_top: int
     recall_support_floor: float
     recall_strangers_veto: bool
     recall_possible: int
@@ -217,6 +218,7 @@ class RecallValues:
     words_cosine: float
     words_floor: float
     anchor_memories: int
+    agree_top: int
     support_floor: float
     strangers_veto: bool
     possible: int

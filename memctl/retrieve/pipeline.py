@@ -264,8 +264,11 @@ def possible_results(run: Run, kept: list[Candidate], wanted: int) -> list[Candi
         return []
     beside = [c for c in kept if not c.clear]
     shown = {c.id for c in kept}
-    # a few more than wanted: the stages may rescore or drop some
-    aside = [c for c in run.possible if c.id not in shown][: wanted * POSSIBLE_DEPTH]
+    # those fuse set aside, and those it kept beside the clear ones that a later stage cut;
+    # a few more than wanted, best by what rank_possible weighs: the stages may drop some
+    pool = [c for c in (*run.possible, *run.beside) if c.id not in shown]
+    pool.sort(key=lambda c: (-(strength_of(run, c) + POSSIBLE_SCORE_WEIGHT * c.score), c.id))
+    aside = pool[: wanted * POSSIBLE_DEPTH]
     found = [*beside, *run_stages_over(run, POSSIBLE_STAGES, aside)]
     for candidate in found:
         rank_possible(run, candidate)

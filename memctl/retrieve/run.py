@@ -102,6 +102,9 @@ class Run:
     # the candidates the relevance gate did not label clear, best fused score first: a
     # recall offers the best of them as possible matches (pipeline.possible_results)
     possible: list[Candidate] = field(default_factory=list)
+    # the possible matches the gate kept beside the clear ones, as fuse scored them: one a
+    # later stage cuts (cap, cutoff, mmr, pack) goes back to the possible pool
+    beside: list[Candidate] = field(default_factory=list)
 
     def record(
         self,
@@ -123,6 +126,25 @@ Stage = Callable[[Run, list[Candidate]], list[Candidate]]
 def by_score(candidates: list[Candidate]) -> list[Candidate]:
     """Best first; ties broken by id so that results are stable."""
     return sorted(candidates, key=lambda c: (-c.score, c.id))
+
+
+def by_label(candidates: list[Candidate]) -> list[Candidate]:
+    """Clear matches first, then possible ones, each best first (``label_key``): the order
+    recall shows them in, so a stage that cuts by rank never cuts a clear match to keep a
+    possible one."""
+    clear = clear_ids(candidates)
+    return sorted(candidates, key=lambda c: label_key(c, clear))
+
+
+def clear_ids(candidates: list[Candidate]) -> frozenset[str]:
+    return frozenset(c.id for c in candidates if c.clear)
+
+
+def label_key(candidate: Candidate, clear: frozenset[str]) -> tuple[bool, float, str]:
+    """(possible?, -score, id): a candidate a later stage added (neighbours, graph, spread;
+    fuse has not judged it) counts as clear when it was reached from a clear one."""
+    reached = not candidate.match_why and bool(candidate.via) and candidate.via[0] in clear
+    return (not (candidate.clear or reached), -candidate.score, candidate.id)
 
 
 def rescore(

@@ -13,10 +13,10 @@ import pytest
 from memctl.config.settings import load_settings
 from memctl.context import Context
 from memctl.model import Kind, Memory, Relation, RelationType, State, Tier, format_time
-from memctl.retrieve.pipeline import start
+from memctl.retrieve.pipeline import possible_results, start
 from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run
 from memctl.retrieve.stages.bm25_floor import bm25_floor
-from memctl.retrieve.stages.candidates import could_be_stranger
+from memctl.retrieve.stages.candidates import could_be_stranger, word_weights
 from memctl.retrieve.stages.cap import cap
 from memctl.retrieve.stages.cutoff import cutoff
 from memctl.retrieve.stages.decay import decay, recency
@@ -200,6 +200,30 @@ def test_the_memory_closest_in_meaning_shows_the_query_when_it_stands_out(ctx: C
     assert fuse(make_run(ctx, question), [*others, answer, rival]) == []
 
 
+def test_cosine_and_words_make_a_clear_match_only_with_a_second_signal(ctx: Context) -> None:
+    question = "how do we rotate the staging password?"
+    # a chat turn sharing two of the three words: cosine 0.38 + 0.3 x 0.67 clears the floor,
+    # but it is the third closest in meaning and the fifth by BM25
+    turn = cand("we stayed at the staging area of the festival, no password needed")
+    turn.ranks, turn.raw = {"vector": 3, "bm25": 5}, {"vector": 0.62, "bm25": -2.0}
+    closer = [cand(f"deploy note {i}") for i in range(2)]
+    for i, other in enumerate(closer):
+        other.ranks, other.raw = {"vector": i + 1}, {"vector": 0.6 + i / 100}
+    run = make_run(ctx, question)
+    run.word_weights = {"rotate": 1.0, "staging": 1.0, "password": 1.0}
+    fuse(run, [*closer, turn])
+    assert (
+        not turn.clear and "not the closest in meaning, nor in both legs' top 2" in turn.match_why
+    )
+    # the same strength as the closest in meaning, or in both legs' top 2, shows relevance
+    for ranks in ({"vector": 1, "bm25": 5}, {"vector": 2, "bm25": 1}):
+        turn.ranks = ranks
+        run = make_run(ctx, question)
+        run.word_weights = {"rotate": 1.0, "staging": 1.0, "password": 1.0}
+        fuse(run, [*closer, turn])
+        assert turn.clear and turn.match_why.startswith("clear: ")
+
+
 def test_a_closed_gate_labels_every_candidate_possible_best_fused_first(ctx: Context) -> None:
     question = "when does the pager rotation change?"
     answer = cand("Our on-call handover happens every Monday at 10")
@@ -375,6 +399,34 @@ def test_mmr_demotes_a_near_duplicate_then_truncates(ctx: Context) -> None:
     assert run.steps_of(twin.id)[-1].action == DROPPED
 
 
+def test_a_clear_match_is_never_cut_to_keep_possible_ones(ctx: Context) -> None:
+    run = make_run(ctx, limit=2)
+    loud = [cand(f"the deploy script {word} output", 0.9 - i / 10) for i, word in enumerate("ab")]
+    answer = cand("ship to production with make ship from main", 0.2)
+    answer.clear, answer.match_why = True, "clear: cosine 0.52"
+    for other in loud:
+        other.match_why = "possible: words 0.3: supports another's relevance"
+    out = mmr(run, [*loud, answer])
+    assert out == [answer, loud[0]]
+    assert run.steps_of(loud[1].id)[-1].action == DROPPED
+
+
+def test_a_cut_possible_match_goes_back_to_the_possible_pool(ctx: Context) -> None:
+    question = "how do we ship to production?"
+    answer = stored(ctx, "Deploy with make ship from main, behind the VPN")
+    answer.ranks, answer.raw = {"vector": 1}, {"vector": 0.4}  # cosine 0.6: clear
+    beside = [stored(ctx, f"production note {i}: ship it") for i in range(3)]
+    for i, other in enumerate(beside):
+        other.ranks, other.raw = {"vector": i + 2}, {"vector": 0.75 + i / 100}  # cosine ~0.25
+    run = make_run(ctx, question, limit=1)
+    kept = fuse(run, [answer, *beside])
+    assert answer.clear and not any(c.clear for c in beside) and len(kept) == 4
+    assert mmr(run, kept) == [answer]  # the limit of 1 cut the possible ones
+    # ... and recall still offers them after the clear one
+    offered = possible_results(run, [answer], 2)
+    assert len(offered) == 2 and {c.id for c in offered} <= {c.id for c in beside}
+
+
 def test_the_budget_holds_for_cjk_text(ctx: Context) -> None:
     run = make_run(ctx)
     run.budget = 60
@@ -502,6 +554,15 @@ def test_a_name_no_memory_mentions_is_a_stranger_unless_a_time_or_capitals(
     name: str, stranger: bool
 ) -> None:
     assert could_be_stranger(name) is stranger
+
+
+def test_a_name_the_store_knows_anchors_unless_written_in_capitals_only(ctx: Context) -> None:
+    for i in range(3):
+        stored(ctx, f"Caroline's API note {i}: the API answers in JSON")
+    run = make_run(ctx, "Why did Caroline pick that API style?")
+    _, anchors, strangers = word_weights(run)
+    # "API" names a topic as often as a thing: a memory holding it is not clear for that
+    assert anchors == frozenset({"Caroline"}) and not strangers
 
 
 def message(key: str, content: str, score: float, clear: bool = False) -> Candidate:

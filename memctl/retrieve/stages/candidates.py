@@ -248,7 +248,8 @@ def _add_similarities(run: Run, unmeasured: list[Candidate]) -> None:
 
 def word_weights(run: Run) -> tuple[dict[str, float], frozenset[str], frozenset[str]]:
     """The query's content words, each weighted by its rarity among the memories; the
-    names it holds that at least ``anchor_memories`` memories mention; and those no
+    names it holds that at least ``anchor_memories`` memories mention (anchors: not
+    all-capital ones, days or months, as for strangers below); and those no
     memory (nor, with session messages in the ranking, any message) mentions
     (strangers), but for all-capital ones ("OK", "PR", "API" are as
     often words) and days and months, which name a time, not a subject."""
@@ -275,7 +276,9 @@ def word_weights(run: Run) -> tuple[dict[str, float], frozenset[str], frozenset[
         unknown = {name for name in unknown if " ".join(phrases[name]) not in said}
     return (
         weights,
-        frozenset(name for name, n in mentions.items() if least and n >= least),
+        frozenset(
+            name for name, n in mentions.items() if least and n >= least and could_be_stranger(name)
+        ),
         frozenset(unknown),
     )
 

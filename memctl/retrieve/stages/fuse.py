@@ -16,7 +16,11 @@ store), and whether it was created inside a time the query names.
 
 - A candidate *shows* the query is about something stored when cosine +
   ``words_weight`` x word share >= ``relevance_floor`` (the share counts only
-  from a cosine of ``words_cosine``: a shared topic is not an answer), or when it holds
+  from a cosine of ``words_cosine``: a shared topic is not an answer) and a second
+  signal backs it (``legs_agree``: it is the closest in meaning, or both legs rank
+  it in their top ``agree_top``: in a big store some chat turn shares a word and a
+  topic with almost any question; not asked when the query names a name the store
+  knows), or when it holds
   ``words_floor`` of the query's words (an exact identifier, a name), or when
   it lies inside a time the query names and holds one of its words ("lunch
   last Tuesday"), or, for a query that is only a time, when it lies inside
@@ -30,7 +34,8 @@ store), and whether it was created inside a time the query names.
   capitalised a name that no memory mentions (``strangers_veto``): "When is
   Ben's birthday?" is close in meaning to the user's own birthday, but about
   someone the store does not know.
-- A name the query writes capitalised (a person, a project, a tool) that at
+- A name the query writes capitalised (a person, a project, a tool; not an
+  all-capital word such as "API", as often a topic) that at
   least ``anchor_memories`` memories mention shows it too, in each memory
   holding it: the store knows what the query names, however the question is
   phrased ("What is Caroline's identity?" shares no other word with the answer).
@@ -58,6 +63,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from memctl.model import Kind, parse_time
@@ -224,6 +230,25 @@ def strength_of(run: Run, candidate: Candidate) -> float:
     return relevance_strength(run, similarity(candidate), share)
 
 
+def legs_agree(candidate: Candidate, top: int) -> bool:
+    """Whether a second signal backs a candidate's strength (DESIGN.md, recall 3): it is the
+    vector leg's closest, or both the vector and the BM25 legs rank it in their ``top``
+    (``recall.agree_top``; 0: its strength stands alone). Without a vector leg rank (no
+    embedder, a session message) its strength stands alone too. Not asked when the query
+    names a name the store knows (``evidence``): then the memories holding the name are
+    clear, and one strong on its own evidence that this rule made possible would rank
+    below every one of them (LoCoMo R@10 -1.8 on both halves, docs/benchmarks.md)."""
+    vector = best_rank(candidate, ("vector", "vector_en"))
+    if not top or vector is None:
+        return True
+    words = best_rank(candidate, ("bm25", "bm25_en"))
+    return vector == 1 or (vector <= top and words is not None and words <= top)
+
+
+def best_rank(candidate: Candidate, legs: tuple[str, ...]) -> int | None:
+    return min((candidate.ranks[leg] for leg in legs if leg in candidate.ranks), default=None)
+
+
 def evidence(
     run: Run,
     candidate: Candidate,
@@ -251,7 +276,9 @@ def evidence(
     # in meaning is about another subject, not evidence of this one
     stranger = min(run.strangers, default=None) if p.strangers_veto else None
     if stranger is None and strength >= p.relevance_floor:
-        return SHOWS, seen
+        if run.anchors or legs_agree(candidate, p.agree_top):
+            return SHOWS, seen
+        seen = f"{seen}, not the closest in meaning, nor in both legs' top {p.agree_top}"
     if stranger is None and margin is not None and margin >= p.lead_margin:
         if strength >= p.lead_floor:
             return SHOWS, f"{seen}, closest in meaning, {margin:.3f} ahead of the next"
@@ -345,6 +372,11 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
             possible.append(candidate)
             run.record(STAGE, candidate, DROPPED, score, candidate.match_why)
     run.possible = by_score(possible)
+    run.beside = [
+        replace(c, ranks=dict(c.ranks), raw=dict(c.raw), factors=dict(c.factors))
+        for c in kept
+        if not c.clear
+    ]
     return by_score(kept)
 
 

@@ -1,7 +1,8 @@
 """Stage 14, mmr: near duplicates give way, then the results are cut to the limit.
 
 A result whose words overlap a higher-ranked result's by Jaccard above
-mmr_threshold is multiplied by mmr_factor; the list is re-sorted and cut.
+mmr_threshold is multiplied by mmr_factor; the list is re-sorted (clear matches
+first: a possible one never pushes a clear one out) and cut.
 
 Once ``limit`` results are left untouched, nothing below them can climb into
 the results (the factor only lowers a score), so the comparisons stop there:
@@ -12,7 +13,16 @@ from __future__ import annotations
 
 import re
 
-from memctl.retrieve.run import DROPPED, KEPT, RESCORED, Candidate, Run, by_score
+from memctl.retrieve.run import (
+    DROPPED,
+    KEPT,
+    RESCORED,
+    Candidate,
+    Run,
+    by_label,
+    clear_ids,
+    label_key,
+)
 
 STAGE = "mmr"
 WORD = re.compile(r"\w+")
@@ -36,9 +46,10 @@ def may_exceed(a: frozenset[str], b: frozenset[str], threshold: float) -> bool:
 def mmr(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     p = run.params
     above: list[tuple[Candidate, frozenset[str]]] = []
-    untouched: list[float] = []
-    for candidate in by_score(candidates):
-        if len(untouched) >= run.limit and candidate.score <= untouched[run.limit - 1]:
+    untouched: list[tuple[bool, float, str]] = []  # label_key of each untouched result
+    clear = clear_ids(candidates)
+    for candidate in by_label(candidates):
+        if len(untouched) >= run.limit and label_key(candidate, clear) >= untouched[run.limit - 1]:
             candidate.factors[STAGE] = 1.0
             continue
         mine = words(candidate.memory.content)
@@ -46,14 +57,14 @@ def mmr(run: Run, candidates: list[Candidate]) -> list[Candidate]:
         twin = next(((c, s) for c, w in close if (s := jaccard(mine, w)) > p.mmr_threshold), None)
         if twin is None:
             candidate.factors[STAGE] = 1.0
-            untouched.append(candidate.score)
+            untouched.append(label_key(candidate, clear))
         else:
             candidate.score *= p.mmr_factor
             candidate.factors[STAGE] = p.mmr_factor
             why = f"near duplicate of {twin[0].id[:8]} (word overlap {twin[1]:.2f})"
             run.record(STAGE, candidate, RESCORED, p.mmr_factor, why)
         above.append((candidate, mine))
-    ordered = by_score(candidates)
+    ordered = by_label(candidates)
     for rank, candidate in enumerate(ordered, start=1):
         if rank > run.limit:
             run.record(
