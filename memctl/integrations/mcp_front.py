@@ -13,6 +13,14 @@ and used with the SDK release they were made with: so a first start after an ins
 or an upgrade is answered at once too. The SDK's own answer to such a request is then
 not sent again; when it differs from the one given, the kept file is corrected. A
 request never seen before waits for the SDK, as it did before this front.
+
+A search (``memory_search``, ``session_search``) that comes while the SDK loads is
+answered by the front too (issue 37: the first search of a session waited 1.4-4 s for
+the SDK's import on a loaded machine), as the SDK would answer it: the same function
+(``mcp_search``) on the same ``Context``, one call at a time with the SDK's tools
+(``lock``), its result wrapped as the SDK wraps a tool's. Such a call never reaches
+the SDK, unless its arguments are not exactly right (``mcp_search.early_call``) or
+the search fails: then the SDK answers it, or names what is wrong, as before.
 """
 
 from __future__ import annotations
@@ -31,6 +39,10 @@ from typing import Any
 from memctl import __version__
 from memctl.config.files import write_private
 
+TYPE_CHECKING = False  # typing's names only for the checker: the front starts small
+if TYPE_CHECKING:
+    from memctl.context import Context
+
 # Answers that are a function of the code alone: the handshake (initialize, or
 # server/discover in the 2026-07-28 protocol), and the lists of tools, resources and
 # prompts (fixed when the server is built).
@@ -48,6 +60,9 @@ MODERN_CLIENT = "io.modelcontextprotocol/clientInfo"
 MODERN_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 LISTEN, ACKNOWLEDGED = "subscriptions/listen", "notifications/subscriptions/acknowledged"
 SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"  # the listen request's id
+SERVER_INFO = "io.modelcontextprotocol/serverInfo"  # in a 2026-07-28 result's _meta
+SERVER_NAME = "memctl"  # mcp_server.Door's server
+READY_SECONDS = 60.0  # a search waits this long for the server's Context, then the SDK
 ANSWERS_FILE = "mcp-answers.json"
 SHIPPED_FILE = Path(__file__).with_name("mcp_answers.json")
 SDK_PACKAGES = ("mcp", "mcp_types")
@@ -116,6 +131,10 @@ class Front:
         self.pending: dict[Any, str] = {}  # request id -> its key, for early methods
         self.answered = Counter[Any]()  # ids answered early, whose SDK answer is dropped
         self.given: dict[Any, Any] = {}  # request id -> the result answered early
+        self.ctx: Context | None = None  # the server's, once open: searches answered early
+        self.ready = threading.Event()  # set with ctx
+        self.lock = threading.Lock()  # one call at a time on ctx: the front's and the SDK's
+        self.searching = 0  # searches the front is answering
 
     def _read(self) -> dict[str, Any]:
         try:
@@ -138,14 +157,56 @@ class Front:
     def start(self) -> None:
         threading.Thread(target=self._read_wire, name="mcp-front", daemon=True).start()
 
+    def attach(self, ctx: Context) -> None:
+        """The server's context: searches are answered from now on (earlier ones wait)."""
+        self.ctx = ctx
+        self.ready.set()
+
     def _read_wire(self) -> None:
         for line in self.wire_in:
             if not self.sdk_reading:
+                if self._search_early(line):
+                    continue  # answered by the front, never by the SDK
                 self._answer_early(line)
             else:
                 self._note(line)
             self.lines.put(line)
         self.lines.put(None)
+
+    def _search_early(self, line: bytes) -> bool:
+        """Whether ``line`` is a search the front answers (in a thread of its own)."""
+        if len(line) > MAX_REQUEST_BYTES or b'"tools/call"' not in line:
+            return False
+        try:
+            work = search_call(json.loads(line), self.handshake is not None)
+        except ValueError:
+            return False
+        if work is None:
+            return False
+        with self.write_lock:
+            self.searching += 1
+        threading.Thread(
+            target=self._search, args=(line, *work), name="mcp-search", daemon=True
+        ).start()
+        return True
+
+    def _search(
+        self, line: bytes, ident: Any, name: str, arguments: dict[str, Any], modern: bool
+    ) -> None:
+        """Answer one search as the SDK would; a search that fails goes to the SDK."""
+        from memctl.integrations.mcp_search import SEARCHES
+
+        try:
+            if not self.ready.wait(READY_SECONDS) or self.ctx is None:
+                raise TimeoutError("the server's context did not open")
+            with self.lock:
+                answer = SEARCHES[name](self.ctx, **arguments)
+            self._send({"jsonrpc": "2.0", "id": ident, "result": tool_result(answer, modern)})
+        except Exception:  # a memctl error or any other: the SDK answers, and says what it is
+            self.lines.put(line)
+        finally:
+            with self.write_lock:
+                self.searching -= 1
 
     def _key(self, message: Any) -> tuple[Any, str] | None:
         """(id, key) of a request the front may answer, or None. The SDK's answers to
@@ -221,7 +282,7 @@ class Front:
             # The SDK cancels what it has not answered when its input ends: the answers of
             # the early methods are let through first, so the kept ones can be checked.
             ends = time.monotonic() + EOF_GRACE
-            while self.pending and time.monotonic() < ends:
+            while (self.pending or self.searching) and time.monotonic() < ends:
                 time.sleep(EOF_POLL)
             return ""
         return line.decode("utf-8", errors="replace")
@@ -261,6 +322,47 @@ class Front:
 
     def flush(self) -> None:
         pass
+
+
+def search_call(message: Any, handshaken: bool) -> tuple[Any, str, dict[str, Any], bool] | None:
+    """(id, tool, arguments, modern) of a search the front may answer (a ``tools/call``
+    of ``mcp_search.early_call``'s, after the handshake, or in a whole 2026-07-28
+    envelope on a connection without one: the SDK refuses the other era's requests);
+    None for any other message."""
+    from memctl.integrations.mcp_search import early_call
+
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        return None
+    params, ident = message.get("params"), message.get("id")
+    if message.get("method") != "tools/call" or not isinstance(params, dict):
+        return None
+    meta = params.get("_meta")
+    modern = isinstance(meta, dict) and MODERN_VERSION in meta
+    if isinstance(meta, dict) and modern:
+        if not all(isinstance(meta.get(k), dict) for k in (MODERN_CLIENT, MODERN_CAPABILITIES)):
+            return None  # the SDK refuses a half-built envelope
+    if not isinstance(ident, str | int) or modern == handshaken:  # one era a connection
+        return None
+    name = params.get("name")
+    arguments = early_call(name, params.get("arguments"))
+    return None if arguments is None else (ident, str(name), arguments, modern)
+
+
+def tool_result(answer: dict[str, Any], modern: bool) -> dict[str, Any]:
+    """A tool's ``answer`` as the SDK's ``MCPServer`` sends it: as JSON text and as
+    structured content (and, in the 2026-07-28 protocol, who answered)."""
+    import pydantic_core  # the SDK's own JSON writer (compiled: no pydantic models)
+
+    text = pydantic_core.to_json(answer, fallback=str, indent=2).decode()
+    result: dict[str, Any] = {
+        "content": [{"text": text, "type": "text"}],
+        "isError": False,
+        "structuredContent": answer,
+    }
+    if modern:
+        result["resultType"] = "complete"
+        result["_meta"] = {SERVER_INFO: {"name": SERVER_NAME, "version": __version__}}
+    return result
 
 
 def _handshake_version(params: Any) -> str | None:
@@ -312,8 +414,11 @@ def main(options: dict[str, Any]) -> int:
     wire_in, wire_out = claim_wire()
     front = Front(settings.home / ANSWERS_FILE, wire_in, wire_out)
     front.start()
-    from memctl.integrations.mcp_server import open_context, serve
+    from memctl.integrations.mcp_search import open_context
 
     with open_context(settings) as ctx:
-        serve(ctx, front)
+        front.attach(ctx)
+        from memctl.integrations.mcp_server import serve  # the SDK: a second or more
+
+        serve(ctx, front, front.lock)
     return 0
