@@ -4,20 +4,24 @@ scripted model of tests/e2e, which calls `memory_search` twice in one session; a
 time is from the model's answer holding the tool call (its last byte sent) to the next
 request, which carries the tool's result, reaching the model server. So it holds the
 client's own work around the call (its MCP client, permission checks) as well as memctl's.
+memctl's share ("in memctl") is timed by a relay (benchmarks/mcp_relay.py) that the
+client's MCP entry starts in front of `memctl mcp`: from the call's line reaching the
+server to its answer's line leaving it.
 
     python -m benchmarks.client_first_search [--runs N] [--clients DIR] [--only NAME]
 
 Two starts take turns: "resident warm" (the resident recall process already runs, as
 after an earlier session) and "cold" (it was stopped: the session-start hook starts it
 while the session starts). Prints, per client and start, the median and the largest
-first search, the median second search (memctl warm: the client's own share), and how
-long after the client started the first call came; asserts nothing. Needs node and
+first search (in the client and in memctl), the median second search (memctl warm), and
+how long after the client started the first call came; asserts nothing. Needs node and
 the clients from scripts/install-clients (or --clients DIR).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
@@ -37,6 +41,36 @@ FACTS = (
 PROMPT = "SEARCH: how do we deploy AGAIN: who reviews billing changes?"
 STARTS = ("resident warm", "cold")
 IDLE = "600"  # seconds the resident process stays: through every run of a client
+RELAY = Path(__file__).with_name("mcp_relay.py")
+
+
+def relayed(world: Any, tool: str, log: Path) -> None:
+    """Put the relay in front of memctl's MCP server in the client's config."""
+    if tool == "claude-code":
+        path = world.home / ".claude.json"
+        config = json.loads(path.read_text())
+        entry = config["mcpServers"]["memctl"]
+        entry["args"] = [str(RELAY), str(log), entry["command"], *entry["args"]]
+        entry["command"] = sys.executable
+        path.write_text(json.dumps(config))
+        return
+    path = world.home / ".codex" / "config.toml"
+    text = path.read_text()
+    program = text.split('command = "', 1)[1].split('"', 1)[0]
+    text = text.replace(f'command = "{program}"', f'command = "{sys.executable}"', 1)
+    text = text.replace("args = [", f'args = ["{RELAY}", "{log}", "{program}", ', 1)
+    path.write_text(text)
+
+
+def served(log: Path, start: int) -> list[float]:
+    """ms each tools/call took in memctl, in order, from the relay's lines after ``start``."""
+    lines = [json.loads(line) for line in log.read_text().splitlines()[start:]]
+    asked = {e["id"]: e["at"] for e in lines if e["way"] == "in" and e["method"] == "tools/call"}
+    return [
+        (e["at"] - asked[e["id"]]) * 1000
+        for e in lines
+        if e["way"] == "out" and e["method"] is None and e["id"] in asked
+    ]
 
 
 def claude_argv(e2e: Any, world: Any) -> list[str]:
@@ -102,6 +136,9 @@ def sessions(
         world.env["MEMCTL_RECALL_RESIDENT_IDLE"] = IDLE
         world.memctl("init", "--tool", tool)
         world.memctl("install", tool)
+        log = Path(tmp) / "relay.jsonl"
+        log.touch()
+        relayed(world, tool, log)
         for fact in FACTS:
             world.memctl("-c", "recall.resident=off", "remember", fact)
         try:
@@ -109,13 +146,15 @@ def sessions(
                 for start in STARTS:
                     world.memctl("daemon", "stop" if start == "cold" else "start")
                     first = len(model.requests)
+                    logged = len(log.read_text().splitlines())
                     began = time.monotonic()
                     done = world.run(binary, *argv(e2e, world))
                     times = timeline(model, path, first, began)
-                    if done.returncode or times is None:
+                    inside = served(log, logged)
+                    if done.returncode or times is None or len(inside) != 2:
                         print(f"  {tool} {start}: no two searches ({done.stderr[-300:]!r})")
                         continue
-                    found[start].append(times)
+                    found[start].append({**times, "memctl": inside[0], "memctl2": inside[1]})
                     world.memories()  # the capture the session's end queued is done
         finally:
             world.memctl("daemon", "stop")
@@ -138,7 +177,8 @@ def main() -> None:
     os.environ.pop("MEMCTL_CLIENTS_DIR", None)  # not a memctl setting: read once, above
     print(f"load {os.getloadavg()[0]:.2f} at the start", flush=True)
     header = f"{'client':<12} {'start':<14} {'runs':>4} {'first p50':>10} {'first max':>10}"
-    print(f"{header} {'second p50':>11} {'asked at':>9}", flush=True)
+    print(f"{header} {'in memctl':>10} {'max':>7} {'second':>8} {'in memctl':>10} {'asked at':>9}")
+    print(f"{'':<32} {'(p50 ms)':>21} {'':>18} {'(p50 ms)':>19}", flush=True)
     for tool, (name, argv) in CLIENTS.items():
         if args.only and tool != args.only:
             continue
@@ -149,11 +189,13 @@ def main() -> None:
         for start, seen in sessions(e2e, binary, argv, tool, args.runs).items():
             if not seen:
                 continue
-            first = [s["first"] for s in seen]
+            ms = {key: [s[key] for s in seen] for key in seen[0]}
             print(
-                f"{tool:<12} {start:<14} {len(seen):>4} {statistics.median(first):>7.0f} ms"
-                f" {max(first):>7.0f} ms {statistics.median(s['second'] for s in seen):>8.0f} ms"
-                f" {statistics.median(s['asked'] for s in seen):>7.1f} s",
+                f"{tool:<12} {start:<14} {len(seen):>4} {statistics.median(ms['first']):>10.0f}"
+                f" {max(ms['first']):>10.0f} {statistics.median(ms['memctl']):>10.0f}"
+                f" {max(ms['memctl']):>7.0f} {statistics.median(ms['second']):>8.0f}"
+                f" {statistics.median(ms['memctl2']):>10.0f}"
+                f" {statistics.median(ms['asked']):>7.1f} s",
                 flush=True,
             )
     print(f"load {os.getloadavg()[0]:.2f} at the end")

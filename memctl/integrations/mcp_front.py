@@ -158,9 +158,21 @@ class Front:
         threading.Thread(target=self._read_wire, name="mcp-front", daemon=True).start()
 
     def attach(self, ctx: Context) -> None:
-        """The server's context: searches are answered from now on (earlier ones wait)."""
+        """The server's context: searches are answered from now on (earlier ones wait,
+        as they do while it warms: ``mcp_search.warm`` in a thread of its own)."""
         self.ctx = ctx
         self.ready.set()
+        threading.Thread(target=self._warm, name="mcp-warm", daemon=True).start()
+
+    def _warm(self) -> None:
+        from memctl.integrations.mcp_search import warm
+
+        try:
+            with self.lock:
+                if self.ctx is not None:
+                    warm(self.ctx)
+        except Exception:  # a search that finds what failed says so itself
+            pass
 
     def _read_wire(self) -> None:
         for line in self.wire_in:

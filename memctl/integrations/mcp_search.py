@@ -11,6 +11,7 @@ waits for the SDK, which answers it or names what is wrong, as before.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +29,7 @@ ROLES = ("user", "assistant", "tool", "system")
 QUERY_CHARS = 4000  # mcp_server.LIMITS["query"]
 WORD_CHARS = 1000  # mcp_server.MAX_CHARS: any other string argument
 MAX_NUMBER = 1_000_000_000  # mcp_server.MAX_NUMBER
+WARM_QUERY = "a question asked once, to load what a search loads"
 
 
 def brief(memory: Memory) -> dict[str, Any]:
@@ -165,3 +167,18 @@ def open_context(settings: Settings) -> Context:
     if tell(settings.home, "status") is None:
         start(settings.home)
     return Context(settings, ResidentEmbedder(settings.home, get_embedder(settings)), door="mcp")
+
+
+def warm(ctx: Context) -> None:
+    """Load what the first search loads (numpy, the vector index, the query's vector from
+    the resident process: 0.3 s of CPU and more on a busy machine) before it comes;
+    nothing is written (no access recorded). With the model in this process (no resident
+    process) only the modules: a session that never searches does not load the model."""
+    from memctl.integrations.resident import ResidentEmbedder
+
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as recall: before numpy loads
+    import memctl.store.vector_index
+    import memctl.store.vector_query  # noqa: F401 - sqlite-vec, loaded by the vector leg
+
+    if isinstance(ctx.embedder, ResidentEmbedder):
+        recall_api.recall(ctx, recall_api.RecallRequest(WARM_QUERY, limit=1, touch=False))
