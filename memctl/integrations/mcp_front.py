@@ -160,19 +160,20 @@ class Front:
     def attach(self, ctx: Context) -> None:
         """The server's context: searches are answered from now on (earlier ones wait,
         as they do while it warms: ``mcp_search.warm`` in a thread of its own)."""
+        self.lock.acquire()  # the warm-up's, released by its thread: it comes first
         self.ctx = ctx
         self.ready.set()
-        threading.Thread(target=self._warm, name="mcp-warm", daemon=True).start()
+        threading.Thread(target=self._warm, args=(ctx,), name="mcp-warm", daemon=True).start()
 
-    def _warm(self) -> None:
+    def _warm(self, ctx: Context) -> None:
         from memctl.integrations.mcp_search import warm
 
         try:
-            with self.lock:
-                if self.ctx is not None:
-                    warm(self.ctx)
+            warm(ctx)
         except Exception:  # a search that finds what failed says so itself
             pass
+        finally:
+            self.lock.release()
 
     def _read_wire(self) -> None:
         for line in self.wire_in:

@@ -164,9 +164,11 @@ def open_context(settings: Settings) -> Context:
     from memctl.embed import get_embedder
     from memctl.integrations.resident import ResidentEmbedder, start, tell
 
-    if tell(settings.home, "status") is None:
+    launched = tell(settings.home, "status") is None
+    if launched:
         start(settings.home)
-    return Context(settings, ResidentEmbedder(settings.home, get_embedder(settings)), door="mcp")
+    embedder = ResidentEmbedder(settings.home, get_embedder(settings), launched)
+    return Context(settings, embedder, door="mcp")
 
 
 def warm(ctx: Context) -> None:

@@ -484,11 +484,14 @@ class ResidentEmbedder:
     call asks the home's resident process, whose model is loaded, for the vectors (a
     query's in a few milliseconds, where loading the model takes seconds); when none of
     this user's answers in time, or it embeds with another model, ``local`` loads and
-    answers from then on. Nothing is started: the session-start hook starts the resident
-    process."""
+    answers from then on. While one is starting (it holds its lock, loading the model), it
+    is waited for (``START_SECONDS``), as is one this process started (``launched``); the
+    session-start hook and the MCP server start it."""
 
-    def __init__(self, home: Path, local: Any) -> None:
+    def __init__(self, home: Path, local: Any, launched: bool = False) -> None:
         self.home = home
+        # this process started one: waited for even before it takes its lock
+        self.launched = launched
         self.local = local  # the settings' embedder (memctl.embed.Embedder), not yet loaded
         self.alone = False  # the local model answers (it is loaded: no need to ask)
 
@@ -520,9 +523,12 @@ class ResidentEmbedder:
 
         answer = tell(self.home, "embed", texts=texts)
         waited = time.monotonic() + START_SECONDS
-        while answer is None and time.monotonic() < waited and starting(self.home):
+        while answer is None and time.monotonic() < waited:
+            if not (self.launched or starting(self.home)):
+                break
             time.sleep(START_POLL)
             answer = tell(self.home, "embed", texts=texts)
+        self.launched = False
         answer = answer or {}
         if answer.get("name") != self.name or not isinstance(answer.get("dim"), int):
             return None

@@ -45,6 +45,11 @@ FILES = {
 }
 
 
+# Where the bash-completion package's loader lives (Debian, Fedora; older releases):
+# without it, bash does not look in bash-completion/completions.
+BASH_COMPLETION = ("/usr/share/bash-completion/bash_completion", "/etc/bash_completion")
+
+
 def bin_dir(where: Where) -> Path:
     return where.home / ".local" / "bin"
 
@@ -100,12 +105,18 @@ def plan_shell(plan: Plan, where: Where, run: Launcher, remove: bool = False) ->
 
 
 def notes(where: Where) -> list[str]:
-    """What a person still has to do: PATH without ~/.local/bin, zsh's fpath."""
+    """What a person still has to do: PATH without ~/.local/bin, bash without the
+    bash-completion package, zsh's fpath."""
     found = []
     if str(bin_dir(where)) not in where.env.get("PATH", "").split(os.pathsep):
         found.append(
             f'{bin_dir(where)} is not on PATH: add `export PATH="$HOME/.local/bin:$PATH"` '
             "to your shell's profile"
+        )
+    if not any(Path(loader).is_file() for loader in BASH_COMPLETION):
+        found.append(
+            f"bash: the bash-completion package is not installed: add "
+            f"`source {targets(where)['bash']}` to ~/.bashrc"
         )
     zsh = targets(where)["zsh"].parent
     found.append(f"zsh: add `fpath+=({zsh})` before `compinit` in ~/.zshrc")
