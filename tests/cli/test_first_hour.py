@@ -62,7 +62,8 @@ def ended(pid: int) -> bool:
 
 
 def files_under(root: Path) -> set[str]:
-    return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() or p.is_symlink()}
+    """Every file, link and directory under ``root``."""
+    return {str(p.relative_to(root)) for p in root.rglob("*")}
 
 
 def test_completions_put_memctl_on_path_and_purge_leaves_nothing(tmp_path: Path) -> None:
