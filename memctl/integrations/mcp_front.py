@@ -20,7 +20,9 @@ the SDK's import on a loaded machine), as the SDK would answer it: the same func
 (``mcp_search``) on the same ``Context``, one call at a time with the SDK's tools
 (``lock``), its result wrapped as the SDK wraps a tool's. Such a call never reaches
 the SDK, unless its arguments are not exactly right (``mcp_search.early_call``) or
-the search fails: then the SDK answers it, or names what is wrong, as before.
+the search fails: then the SDK answers it, or names what is wrong, as before. Once the
+store is open, a search that records nothing loads what the first one needs
+(``mcp_search.warm``) before the SDK's import starts (``WARM_FIRST_SECONDS``).
 """
 
 from __future__ import annotations
@@ -63,6 +65,11 @@ SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"  # the listen request's 
 SERVER_INFO = "io.modelcontextprotocol/serverInfo"  # in a 2026-07-28 result's _meta
 SERVER_NAME = "memctl"  # mcp_server.Door's server
 READY_SECONDS = 60.0  # a search waits this long for the server's Context, then the SDK
+# How long the SDK's import waits for the warm-up (mcp_search.warm, 0.3 s of CPU): not
+# to share one interpreter with it, which made the first search twice as slow. It waits
+# no longer than the warm-up, nor once a request comes that only the SDK answers; this
+# long at most while the resident process loads the model (the SDK then loads meanwhile).
+WARM_FIRST_SECONDS = 2.0
 ANSWERS_FILE = "mcp-answers.json"
 SHIPPED_FILE = Path(__file__).with_name("mcp_answers.json")
 SDK_PACKAGES = ("mcp", "mcp_types")
@@ -135,6 +142,8 @@ class Front:
         self.ready = threading.Event()  # set with ctx
         self.lock = threading.Lock()  # one call at a time on ctx: the front's and the SDK's
         self.searching = 0  # searches the front is answering
+        # set when the warm-up is done (or failed), or a request waits for the SDK
+        self.sdk_wanted = threading.Event()
 
     def _read(self) -> dict[str, Any]:
         try:
@@ -174,13 +183,15 @@ class Front:
             pass
         finally:
             self.lock.release()
+            self.sdk_wanted.set()
 
     def _read_wire(self) -> None:
         for line in self.wire_in:
             if not self.sdk_reading:
                 if self._search_early(line):
                     continue  # answered by the front, never by the SDK
-                self._answer_early(line)
+                if not self._answer_early(line) and _is_request(line):
+                    self.sdk_wanted.set()  # a request only the SDK answers: load it now
             else:
                 self._note(line)
             self.lines.put(line)
@@ -262,14 +273,15 @@ class Front:
             self.pending[found[0]] = found[1]
         return found
 
-    def _answer_early(self, line: bytes) -> None:
+    def _answer_early(self, line: bytes) -> bool:
+        """Whether ``line`` is an early-method request answered here."""
         found = self._note(line)
         if found is None:
-            return
+            return False
         ident, key = found
         result = self.answers.get(key, self.shipped.get(key))
         if result is None:
-            return
+            return False
         if '"subscriptions/listen"' in key:  # its answer: the acknowledgement, for this id
             meta = {SUBSCRIPTION: ident, **result.get("_meta", {})}
             self._send(
@@ -279,6 +291,7 @@ class Front:
             self._send({"jsonrpc": "2.0", "id": ident, "result": result})
         self.answered[ident] += 1
         self.given[ident] = result
+        return True
 
     def _send(self, message: dict[str, Any]) -> None:
         data = (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
@@ -361,6 +374,15 @@ def search_call(message: Any, handshaken: bool) -> tuple[Any, str, dict[str, Any
     return None if arguments is None else (ident, str(name), arguments, modern)
 
 
+def _is_request(line: bytes) -> bool:
+    """Whether ``line`` is a JSON-RPC request (a method and an id), not a notification."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return True  # the SDK answers it with an error
+    return isinstance(message, dict) and "method" in message and "id" in message
+
+
 def tool_result(answer: dict[str, Any], modern: bool) -> dict[str, Any]:
     """A tool's ``answer`` as the SDK's ``MCPServer`` sends it: as JSON text and as
     structured content (and, in the 2026-07-28 protocol, who answered)."""
@@ -431,6 +453,7 @@ def main(options: dict[str, Any]) -> int:
 
     with open_context(settings) as ctx:
         front.attach(ctx)
+        front.sdk_wanted.wait(WARM_FIRST_SECONDS)
         from memctl.integrations.mcp_server import serve  # the SDK: a second or more
 
         serve(ctx, front, front.lock)
