@@ -63,7 +63,6 @@ MODERN_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 LISTEN, ACKNOWLEDGED = "subscriptions/listen", "notifications/subscriptions/acknowledged"
 SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"  # the listen request's id
 SERVER_INFO = "io.modelcontextprotocol/serverInfo"  # in a 2026-07-28 result's _meta
-SERVER_NAME = "memctl"  # mcp_server.Door's server
 READY_SECONDS = 60.0  # a search waits this long for the server's Context, then the SDK
 # How long the SDK's import waits for the warm-up (mcp_search.warm, 0.3 s of CPU): not
 # to share one interpreter with it, which made the first search twice as slow. It waits
@@ -228,6 +227,7 @@ class Front:
             self._send({"jsonrpc": "2.0", "id": ident, "result": tool_result(answer, modern)})
         except Exception:  # a memctl error or any other: the SDK answers, and says what it is
             self.lines.put(line)
+            self.sdk_wanted.set()
         finally:
             with self.write_lock:
                 self.searching -= 1
@@ -387,6 +387,8 @@ def tool_result(answer: dict[str, Any], modern: bool) -> dict[str, Any]:
     """A tool's ``answer`` as the SDK's ``MCPServer`` sends it: as JSON text and as
     structured content (and, in the 2026-07-28 protocol, who answered)."""
     import pydantic_core  # the SDK's own JSON writer (compiled: no pydantic models)
+
+    from memctl.integrations.mcp_search import SERVER_NAME
 
     text = pydantic_core.to_json(answer, fallback=str, indent=2).decode()
     result: dict[str, Any] = {

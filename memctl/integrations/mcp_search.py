@@ -22,6 +22,7 @@ from memctl.memories.provenance import origin
 from memctl.model import Memory
 from memctl.retrieve.pipeline import Recalled
 
+SERVER_NAME = "memctl"  # the server's name, as mcp_server.Door gives it to the SDK
 MODES = ("smart", "focused", "deep", "working")
 FORMATS = ("json", "context")
 ROLES = ("user", "assistant", "tool", "system")

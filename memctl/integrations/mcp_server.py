@@ -42,7 +42,7 @@ from memctl.config import Settings
 from memctl.context import Context
 from memctl.errors import MemctlError, UsageError, did_you_mean
 from memctl.integrations import mcp_search
-from memctl.integrations.mcp_search import brief
+from memctl.integrations.mcp_search import SERVER_NAME, brief
 from memctl.model import Memory
 
 T = TypeVar("T")
@@ -176,7 +176,7 @@ class Door:
     def __init__(self, ctx: Context, lock: threading.Lock | None = None) -> None:
         self.ctx = ctx
         self.server = Server(
-            name="memctl", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
+            name=SERVER_NAME, version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
         )
         self.server.parameters = {}
         self._one_at_a_time = lock or threading.Lock()  # shared with mcp_front's searches
