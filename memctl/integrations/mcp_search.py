@@ -166,9 +166,7 @@ def open_context(settings: Settings) -> Context:
     from memctl.embed import get_embedder
     from memctl.integrations.resident import ResidentEmbedder, start, tell
 
-    launched = tell(settings.home, "status") is None
-    if launched:
-        start(settings.home)
+    launched = tell(settings.home, "status") is None and start(settings.home)
     embedder = ResidentEmbedder(settings.home, get_embedder(settings), launched)
     return Context(settings, embedder, door="mcp")
 

@@ -454,15 +454,15 @@ def starting(home: Path) -> bool:
     return False
 
 
-def start(home: Path) -> None:
+def start(home: Path) -> bool:
     """Start a resident process for ``home``, detached (it exits at once when one runs);
-    none when its directory is ``unsafe`` (``memctl doctor`` says why)."""
+    none when its directory is ``unsafe`` (``memctl doctor`` says why): whether started."""
     import subprocess
 
     from memctl.config.files import open_private
 
     if unsafe(home) is not None:
-        return
+        return False
 
     log = open_private(home / "logs" / LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
     try:
@@ -477,6 +477,7 @@ def start(home: Path) -> None:
         )
     finally:
         os.close(log)
+    return True
 
 
 class ResidentEmbedder:
