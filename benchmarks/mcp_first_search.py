@@ -9,8 +9,9 @@ assistant does, waits for the handshake and the tool list (answered early by
 ``mcp_front`` while the SDK is still importing), waits ``--pause`` seconds (an
 assistant's first turn: the SDK has loaded by then), then times the first and the
 second `memory_search` (the second for comparison: the model is loaded by then, in one
-process or the other). With no pause the first search also waits for the SDK's
-import. Two set-ups take turns: "in process" (`recall.resident` off: the server loads
+process or the other). With no pause the first search waits for the store to open and
+the server's warm-up (``mcp_front`` answers it without the SDK). Two set-ups take
+turns: "in process" (`recall.resident` off: the server loads
 the model) and "resident" (a resident recall process started once before the runs,
 stopped after: the server asks it for the query's vector). Prints the median and the
 largest wall time of each. Asserts nothing.

@@ -19,7 +19,7 @@ app.add_typer(
     help="The resident recall process: answers `memctl recall` and the start and prompt"
     " hooks with the model already loaded (recall.resident).",
 )
-START_WAIT = 10.0  # seconds `daemon start` waits for the process to answer (it loads the model)
+START_WAIT = resident.START_SECONDS  # `daemon start` waits for it to answer (it loads the model)
 
 
 @group.command("start")

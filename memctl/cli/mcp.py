@@ -13,7 +13,8 @@ app = new_typer()
 def mcp(ctx: typer.Context) -> None:
     """Serve memctl's tools (memory_search, memory_store, ...) and resources over MCP
     on stdio, for an assistant to start. `memctl init` registers it."""
-    from memctl.integrations.mcp_server import open_context, serve
+    from memctl.integrations.mcp_search import open_context
+    from memctl.integrations.mcp_server import serve
 
     context = open_context(settings_for(ctx))
     ctx.call_on_close(context.close)

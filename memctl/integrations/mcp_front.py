@@ -13,6 +13,16 @@ and used with the SDK release they were made with: so a first start after an ins
 or an upgrade is answered at once too. The SDK's own answer to such a request is then
 not sent again; when it differs from the one given, the kept file is corrected. A
 request never seen before waits for the SDK, as it did before this front.
+
+A search (``memory_search``, ``session_search``) that comes while the SDK loads is
+answered by the front too (issue 37: the first search of a session waited 1.4-4 s for
+the SDK's import on a loaded machine), as the SDK would answer it: the same function
+(``mcp_search``) on the same ``Context``, one call at a time with the SDK's tools
+(``lock``), its result wrapped as the SDK wraps a tool's. Such a call never reaches
+the SDK, unless its arguments are not exactly right (``mcp_search.early_call``) or
+the search fails: then the SDK answers it, or names what is wrong, as before. Once the
+store is open, a search that records nothing loads what the first one needs
+(``mcp_search.warm``) before the SDK's import starts (``WARM_FIRST_SECONDS``).
 """
 
 from __future__ import annotations
@@ -31,6 +41,10 @@ from typing import Any
 from memctl import __version__
 from memctl.config.files import write_private
 
+TYPE_CHECKING = False  # typing's names only for the checker: the front starts small
+if TYPE_CHECKING:
+    from memctl.context import Context
+
 # Answers that are a function of the code alone: the handshake (initialize, or
 # server/discover in the 2026-07-28 protocol), and the lists of tools, resources and
 # prompts (fixed when the server is built).
@@ -48,6 +62,13 @@ MODERN_CLIENT = "io.modelcontextprotocol/clientInfo"
 MODERN_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 LISTEN, ACKNOWLEDGED = "subscriptions/listen", "notifications/subscriptions/acknowledged"
 SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"  # the listen request's id
+SERVER_INFO = "io.modelcontextprotocol/serverInfo"  # in a 2026-07-28 result's _meta
+READY_SECONDS = 60.0  # a search waits this long for the server's Context, then the SDK
+# How long the SDK's import waits for the warm-up (mcp_search.warm, 0.3 s of CPU): not
+# to share one interpreter with it, which made the first search twice as slow. It waits
+# no longer than the warm-up, nor once a request comes that only the SDK answers; this
+# long at most while the resident process loads the model (the SDK then loads meanwhile).
+WARM_FIRST_SECONDS = 2.0
 ANSWERS_FILE = "mcp-answers.json"
 SHIPPED_FILE = Path(__file__).with_name("mcp_answers.json")
 SDK_PACKAGES = ("mcp", "mcp_types")
@@ -116,6 +137,12 @@ class Front:
         self.pending: dict[Any, str] = {}  # request id -> its key, for early methods
         self.answered = Counter[Any]()  # ids answered early, whose SDK answer is dropped
         self.given: dict[Any, Any] = {}  # request id -> the result answered early
+        self.ctx: Context | None = None  # the server's, once open: searches answered early
+        self.ready = threading.Event()  # set with ctx
+        self.lock = threading.Lock()  # one call at a time on ctx: the front's and the SDK's
+        self.searching = 0  # searches the front is answering
+        # set when the warm-up is done (or failed), or a request waits for the SDK
+        self.sdk_wanted = threading.Event()
 
     def _read(self) -> dict[str, Any]:
         try:
@@ -138,14 +165,72 @@ class Front:
     def start(self) -> None:
         threading.Thread(target=self._read_wire, name="mcp-front", daemon=True).start()
 
+    def attach(self, ctx: Context) -> None:
+        """The server's context: searches are answered from now on (earlier ones wait,
+        as they do while it warms: ``mcp_search.warm`` in a thread of its own)."""
+        self.lock.acquire()  # the warm-up's, released by its thread: it comes first
+        self.ctx = ctx
+        self.ready.set()
+        threading.Thread(target=self._warm, args=(ctx,), name="mcp-warm", daemon=True).start()
+
+    def _warm(self, ctx: Context) -> None:
+        from memctl.integrations.mcp_search import warm
+
+        try:
+            warm(ctx)
+        except Exception:  # a search that finds what failed says so itself
+            pass
+        finally:
+            self.lock.release()
+            self.sdk_wanted.set()
+
     def _read_wire(self) -> None:
         for line in self.wire_in:
             if not self.sdk_reading:
-                self._answer_early(line)
+                if self._search_early(line):
+                    continue  # answered by the front, never by the SDK
+                if not self._answer_early(line) and _is_request(line):
+                    self.sdk_wanted.set()  # a request only the SDK answers: load it now
             else:
                 self._note(line)
             self.lines.put(line)
         self.lines.put(None)
+
+    def _search_early(self, line: bytes) -> bool:
+        """Whether ``line`` is a search the front answers (in a thread of its own)."""
+        if len(line) > MAX_REQUEST_BYTES or b'"tools/call"' not in line:
+            return False
+        try:
+            work = search_call(json.loads(line), self.handshake is not None)
+        except ValueError:
+            return False
+        if work is None:
+            return False
+        with self.write_lock:
+            self.searching += 1
+        threading.Thread(
+            target=self._search, args=(line, *work), name="mcp-search", daemon=True
+        ).start()
+        return True
+
+    def _search(
+        self, line: bytes, ident: Any, name: str, arguments: dict[str, Any], modern: bool
+    ) -> None:
+        """Answer one search as the SDK would; a search that fails goes to the SDK."""
+        from memctl.integrations.mcp_search import SEARCHES
+
+        try:
+            if not self.ready.wait(READY_SECONDS) or self.ctx is None:
+                raise TimeoutError("the server's context did not open")
+            with self.lock:
+                answer = SEARCHES[name](self.ctx, **arguments)
+            self._send({"jsonrpc": "2.0", "id": ident, "result": tool_result(answer, modern)})
+        except Exception:  # a memctl error or any other: the SDK answers, and says what it is
+            self.lines.put(line)
+            self.sdk_wanted.set()
+        finally:
+            with self.write_lock:
+                self.searching -= 1
 
     def _key(self, message: Any) -> tuple[Any, str] | None:
         """(id, key) of a request the front may answer, or None. The SDK's answers to
@@ -188,14 +273,15 @@ class Front:
             self.pending[found[0]] = found[1]
         return found
 
-    def _answer_early(self, line: bytes) -> None:
+    def _answer_early(self, line: bytes) -> bool:
+        """Whether ``line`` is an early-method request answered here."""
         found = self._note(line)
         if found is None:
-            return
+            return False
         ident, key = found
         result = self.answers.get(key, self.shipped.get(key))
         if result is None:
-            return
+            return False
         if '"subscriptions/listen"' in key:  # its answer: the acknowledgement, for this id
             meta = {SUBSCRIPTION: ident, **result.get("_meta", {})}
             self._send(
@@ -205,6 +291,7 @@ class Front:
             self._send({"jsonrpc": "2.0", "id": ident, "result": result})
         self.answered[ident] += 1
         self.given[ident] = result
+        return True
 
     def _send(self, message: dict[str, Any]) -> None:
         data = (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
@@ -221,7 +308,7 @@ class Front:
             # The SDK cancels what it has not answered when its input ends: the answers of
             # the early methods are let through first, so the kept ones can be checked.
             ends = time.monotonic() + EOF_GRACE
-            while self.pending and time.monotonic() < ends:
+            while (self.pending or self.searching) and time.monotonic() < ends:
                 time.sleep(EOF_POLL)
             return ""
         return line.decode("utf-8", errors="replace")
@@ -261,6 +348,58 @@ class Front:
 
     def flush(self) -> None:
         pass
+
+
+def search_call(message: Any, handshaken: bool) -> tuple[Any, str, dict[str, Any], bool] | None:
+    """(id, tool, arguments, modern) of a search the front may answer (a ``tools/call``
+    of ``mcp_search.early_call``'s, after the handshake, or in a whole 2026-07-28
+    envelope on a connection without one: the SDK refuses the other era's requests);
+    None for any other message."""
+    from memctl.integrations.mcp_search import early_call
+
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        return None
+    params, ident = message.get("params"), message.get("id")
+    if message.get("method") != "tools/call" or not isinstance(params, dict):
+        return None
+    meta = params.get("_meta")
+    modern = isinstance(meta, dict) and MODERN_VERSION in meta
+    if isinstance(meta, dict) and modern:
+        if not all(isinstance(meta.get(k), dict) for k in (MODERN_CLIENT, MODERN_CAPABILITIES)):
+            return None  # the SDK refuses a half-built envelope
+    if not isinstance(ident, str | int) or modern == handshaken:  # one era a connection
+        return None
+    name = params.get("name")
+    arguments = early_call(name, params.get("arguments"))
+    return None if arguments is None else (ident, str(name), arguments, modern)
+
+
+def _is_request(line: bytes) -> bool:
+    """Whether ``line`` is a JSON-RPC request (a method and an id), not a notification."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return True  # the SDK answers it with an error
+    return isinstance(message, dict) and "method" in message and "id" in message
+
+
+def tool_result(answer: dict[str, Any], modern: bool) -> dict[str, Any]:
+    """A tool's ``answer`` as the SDK's ``MCPServer`` sends it: as JSON text and as
+    structured content (and, in the 2026-07-28 protocol, who answered)."""
+    import pydantic_core  # the SDK's own JSON writer (compiled: no pydantic models)
+
+    from memctl.integrations.mcp_search import SERVER_NAME
+
+    text = pydantic_core.to_json(answer, fallback=str, indent=2).decode()
+    result: dict[str, Any] = {
+        "content": [{"text": text, "type": "text"}],
+        "isError": False,
+        "structuredContent": answer,
+    }
+    if modern:
+        result["resultType"] = "complete"
+        result["_meta"] = {SERVER_INFO: {"name": SERVER_NAME, "version": __version__}}
+    return result
 
 
 def _handshake_version(params: Any) -> str | None:
@@ -312,8 +451,12 @@ def main(options: dict[str, Any]) -> int:
     wire_in, wire_out = claim_wire()
     front = Front(settings.home / ANSWERS_FILE, wire_in, wire_out)
     front.start()
-    from memctl.integrations.mcp_server import open_context, serve
+    from memctl.integrations.mcp_search import open_context
 
     with open_context(settings) as ctx:
-        serve(ctx, front)
+        front.attach(ctx)
+        front.sdk_wanted.wait(WARM_FIRST_SECONDS)
+        from memctl.integrations.mcp_server import serve  # the SDK: a second or more
+
+        serve(ctx, front, front.lock)
     return 0

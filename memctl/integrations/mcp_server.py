@@ -4,13 +4,13 @@ Every tool is a thin call of the core API (``memctl.api``), the same functions t
 CLI calls. A ``MemctlError`` becomes an error result carrying its one-line
 message (the CLI's message for the same mistake); the server keeps running.
 One ``Context`` lives as long as the server, so the embedding model loads once, and
-only when the resident recall process does not answer (``open_context``);
+only when the resident recall process does not answer (``mcp_search.open_context``);
 the SDK runs tools in worker threads, so one call at a time uses it (``call``).
 Every argument is checked against ``LIMITS`` before any work: past one, the call
 is refused with one line. ``memory_ingest`` reads only transcripts: files under
 a client's transcript folders or ``mcp.ingest_paths``.
 Only ``memctl mcp`` imports this module (and so the SDK, about a second of imports);
-``mcp_front`` answers the handshake meanwhile.
+``mcp_front`` answers the handshake and the searches (``mcp_search``) meanwhile.
 """
 
 from __future__ import annotations
@@ -41,9 +41,9 @@ from memctl.clients import REGISTRY
 from memctl.config import Settings
 from memctl.context import Context
 from memctl.errors import MemctlError, UsageError, did_you_mean
-from memctl.memories.provenance import origin
+from memctl.integrations import mcp_search
+from memctl.integrations.mcp_search import SERVER_NAME, brief
 from memctl.model import Memory
-from memctl.retrieve.pipeline import Recalled
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -59,9 +59,9 @@ INSTRUCTIONS = (
 # What a tool accepts (issue 22: a 10 MB memory_search query took 43 s and 1.3 GB).
 # Characters of a string argument by name (a whole conversation for memory_ingest's
 # text, one memory's worth for memory_store's), else MAX_CHARS.
-MAX_CHARS = 1000
+MAX_CHARS = mcp_search.WORD_CHARS
 LIMITS = {
-    "query": 4000,
+    "query": mcp_search.QUERY_CHARS,
     "text": 100_000,  # memories/operations.py MAX_CONTENT_CHARS
     # a whole conversation: an assistant's 200,000-token context at ~4 characters a token
     # is ~800 KB (10 MB was 380,000 messages, a worker still busy 3 minutes later)
@@ -69,7 +69,7 @@ LIMITS = {
     "transcript_path": 4096,
 }
 MAX_ITEMS = 50  # tags
-MAX_NUMBER = 1_000_000_000  # limit, budget, context, through_seq, weight...
+MAX_NUMBER = mcp_search.MAX_NUMBER  # limit, budget, context, through_seq, weight...
 MAX_ANSWER_CHARS = 1 << 20  # memory_distill_apply's answer, as JSON
 
 
@@ -136,33 +136,6 @@ def tool_word(name: str) -> str:
     return TOOL_WORDS.get(name, name)
 
 
-def brief(memory: Memory) -> dict[str, Any]:
-    """The fields a model needs of a memory."""
-    return {
-        "id": memory.id,
-        "content": memory.content,
-        "category": str(memory.category),
-        "kind": str(memory.kind),
-        "state": str(memory.state),
-        "scope": memory.scope,
-        "tags": list(memory.tags),
-        "importance": memory.importance,
-        "created_at": memory.created_at,
-    }
-
-
-def hit(item: Recalled, host: str | None = None) -> dict[str, Any]:
-    """A search result; ``said_by``: who said it (``you``, ``assistant``, ``host ...``)."""
-    said_by = "session message" if item.is_message else origin(item.memory, host)
-    return {
-        **brief(item.memory),
-        "said_by": said_by,
-        "score": round(item.score, 4),
-        "is_message": item.is_message,
-        "match": item.match,
-    }
-
-
 def arguments_error(tool: str, parameters: dict[str, bool], given: dict[str, Any]) -> str | None:
     """One line naming what is wrong with a call's argument names (``parameters``: each
     name and whether it is required), or None when they are right."""
@@ -200,13 +173,13 @@ class Door:
     """What every tool shares: the server it is registered on, the store's context, and
     one call at a time on the store's connection (not for two threads at once)."""
 
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context, lock: threading.Lock | None = None) -> None:
         self.ctx = ctx
         self.server = Server(
-            name="memctl", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
+            name=SERVER_NAME, version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
         )
         self.server.parameters = {}
-        self._one_at_a_time = threading.Lock()
+        self._one_at_a_time = lock or threading.Lock()  # shared with mcp_front's searches
 
     def tool(self, fn: F) -> F:
         """Register ``fn`` as a tool, its docstring (dedented) its description."""
@@ -253,25 +226,11 @@ def _recall_tools(door: Door) -> None:
         stored). No clear result means nothing clearly relevant is stored. A result with
         is_message true is a session message (id SESSION#N; session_expand opens it).
         scope: "project" (default: this project and global), "global" or a scope name."""
-        request = recall_api.RecallRequest(
-            query=query,
-            limit=limit or ctx.settings.mcp_search_limit,
-            scope=scope,
-            all_scopes=all_scopes,
-            mode=mode,
-            budget=budget,
-            context=format == "context",
+        return call(
+            lambda: mcp_search.memory_search(
+                ctx, query, limit, scope, all_scopes, mode, budget, format
+            )
         )
-        response = call(lambda: recall_api.recall(ctx, request))
-        result = response.result
-        answer: dict[str, Any] = {"query": query, "warnings": result.warnings}
-        if format == "context":
-            answer["context"] = response.context or ""
-        else:
-            answer["results"] = [
-                hit(item, response.hosts.get(item.memory.id)) for item in result.results
-            ]
-        return answer
 
     @tool
     def memory_get(id: str) -> dict[str, Any]:
@@ -501,9 +460,9 @@ def _session_tools(door: Door) -> None:
         every word come first. Returns matches, each with its ref (SESSION#N), the matching
         lines and the messages around it; open one with session_expand. since: an ISO date
         or a span like 7d. Searches this project unless all_scopes."""
-        where = sessions_api.Where(None, all_scopes, client, since, None, role)
-        found = call(lambda: sessions_api.grep(ctx, query, where, limit))
-        return {"query": query, "matches": [m.to_dict() for m in found]}
+        return call(
+            lambda: mcp_search.session_search(ctx, query, limit, all_scopes, client, since, role)
+        )
 
     @tool
     def session_expand(ref: str, context: int = 2) -> dict[str, Any]:
@@ -540,31 +499,19 @@ def _resources(door: Door) -> None:
         return call(lambda: recall_api.layered(ctx, request).text()) or "(no memories yet)"
 
 
-def open_context(settings: Settings) -> Context:
-    """The server's context. With ``recall.resident`` on, vectors come from the resident
-    recall process while one runs (``ResidentEmbedder``): the first search of a session
-    does not load the model (issue 37: 4.7-5.3 s on a loaded machine). Ollama's models
-    stay loaded in Ollama: asked directly."""
-    if not settings.recall_resident or settings.embedder == "ollama":
-        return Context(settings, door="mcp")
-    from memctl.embed import get_embedder
-    from memctl.integrations.resident import ResidentEmbedder
-
-    return Context(settings, ResidentEmbedder(settings.home, get_embedder(settings)), door="mcp")
-
-
-def build(ctx: Context) -> MCPServer:
-    """The server, with its tools and resources bound to ``ctx``."""
-    door = Door(ctx)
+def build(ctx: Context, lock: threading.Lock | None = None) -> MCPServer:
+    """The server, with its tools and resources bound to ``ctx`` (``lock``: held by
+    every call on it)."""
+    door = Door(ctx, lock)
     for add in (_recall_tools, _curation_tools, _capture_tools, _session_tools, _resources):
         add(door)
     return door.server
 
 
-def serve(ctx: Context, wire: Any = None) -> None:
+def serve(ctx: Context, wire: Any = None, lock: threading.Lock | None = None) -> None:
     """Serve over stdio until the client closes the connection; with ``wire`` (the
     front of ``mcp_front``: text lines in and out), over it instead."""
-    server = build(ctx)
+    server = build(ctx, lock)
     if wire is None:
         server.run("stdio")
         return

@@ -1,6 +1,7 @@
 """``memctl uninstall --purge``: after every file memctl wrote to the assistants (and the
 launcher, man page and completions) is put back, stop the resident process and remove
-the data directory (memories, sessions, backups, logs) and the per-user model cache."""
+the data directory (memories, sessions, backups, logs) and the per-user model cache,
+and the directories above them that this leaves empty, up to the home directory."""
 
 from __future__ import annotations
 
@@ -43,4 +44,18 @@ def purge(home: Path) -> tuple[bool, list[str]]:
     for path in targets(home):
         shutil.rmtree(path)
         removed.append(str(path))
+        prune(path.parent)
     return stopped, removed
+
+
+def prune(directory: Path) -> None:
+    """Remove ``directory`` and those above it while empty, up to the home directory
+    (``~/.local/share``, ``~/.cache`` when memctl's were all they held)."""
+    top = Path.home().resolve()
+    for path in (directory, *directory.parents):
+        if path.resolve() == top or not path.resolve().is_relative_to(top):
+            return
+        try:
+            path.rmdir()
+        except OSError:  # not empty (or not ours to remove): what is above stays too
+            return

@@ -60,6 +60,10 @@ LOG = "resident.log"  # in the home's logs/
 # the server answers before it runs anything, in well under 10 ms on an idle machine, but
 # it shares the cores with everything else (load 10-14 on the 2 shared cores here).
 HANDSHAKE_SECONDS = 2.0
+# How long a process that started one waits for the resident process to load the model
+# and answer (1-2 s on an idle machine; loading the model itself would take as long).
+START_SECONDS = 10.0
+START_POLL = 0.05  # seconds between its tries
 MAX_REQUEST = 4 << 20  # bytes of one request line (the environment is most of it)
 COMMANDS = ("recall", "hook")  # the command words a client forwards
 # Hook events worth forwarding (their spelling without case or separators, as
@@ -430,15 +434,35 @@ def unsafe(home: Path) -> str | None:
     return None
 
 
-def start(home: Path) -> None:
+def starting(home: Path) -> bool:
+    """Whether a resident process of ``home`` holds its lock but does not answer yet
+    (it is loading the model). Only a safe directory's lock, never through a link."""
+    import fcntl
+
+    if unsafe(home) is not None:
+        return False
+    try:
+        lock = os.open(os.path.join(home, DIRECTORY, LOCK), os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(lock, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(lock)  # a lock taken here goes with the descriptor
+    return False
+
+
+def start(home: Path) -> bool:
     """Start a resident process for ``home``, detached (it exits at once when one runs);
-    none when its directory is ``unsafe`` (``memctl doctor`` says why)."""
+    none when its directory is ``unsafe`` (``memctl doctor`` says why): whether started."""
     import subprocess
 
     from memctl.config.files import open_private
 
     if unsafe(home) is not None:
-        return
+        return False
 
     log = open_private(home / "logs" / LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
     try:
@@ -453,6 +477,7 @@ def start(home: Path) -> None:
         )
     finally:
         os.close(log)
+    return True
 
 
 class ResidentEmbedder:
@@ -460,11 +485,14 @@ class ResidentEmbedder:
     call asks the home's resident process, whose model is loaded, for the vectors (a
     query's in a few milliseconds, where loading the model takes seconds); when none of
     this user's answers in time, or it embeds with another model, ``local`` loads and
-    answers from then on. Nothing is started: the session-start hook starts the resident
-    process."""
+    answers from then on. While one is starting (it holds its lock, loading the model), it
+    is waited for (``START_SECONDS``), as is one this process started (``launched``); the
+    session-start hook and the MCP server start it."""
 
-    def __init__(self, home: Path, local: Any) -> None:
+    def __init__(self, home: Path, local: Any, launched: bool = False) -> None:
         self.home = home
+        # this process started one: waited for even before it takes its lock
+        self.launched = launched
         self.local = local  # the settings' embedder (memctl.embed.Embedder), not yet loaded
         self.alone = False  # the local model answers (it is loaded: no need to ask)
 
@@ -490,8 +518,19 @@ class ResidentEmbedder:
         return self.local.embed(texts)
 
     def _asked(self, texts: list[str]) -> Any:
-        """The resident process's vectors for ``texts``, or None."""
-        answer = tell(self.home, "embed", texts=texts) or {}
+        """The resident process's vectors for ``texts``, or None; while one is starting
+        (the MCP server or a session-start hook started it), waited for."""
+        import time
+
+        answer = tell(self.home, "embed", texts=texts)
+        waited = time.monotonic() + START_SECONDS
+        while answer is None and time.monotonic() < waited:
+            if not (self.launched or starting(self.home)):
+                break
+            time.sleep(START_POLL)
+            answer = tell(self.home, "embed", texts=texts)
+        self.launched = False
+        answer = answer or {}
         if answer.get("name") != self.name or not isinstance(answer.get("dim"), int):
             return None
         import base64

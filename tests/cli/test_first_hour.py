@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from memctl.integrations import shell
 from tests.conftest import run_cli
 
 ZERO_BUDGETS = (
@@ -61,7 +62,8 @@ def ended(pid: int) -> bool:
 
 
 def files_under(root: Path) -> set[str]:
-    return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() or p.is_symlink()}
+    """Every file, link and directory under ``root``."""
+    return {str(p.relative_to(root)) for p in root.rglob("*")}
 
 
 def test_completions_put_memctl_on_path_and_purge_leaves_nothing(tmp_path: Path) -> None:
@@ -117,3 +119,72 @@ def test_the_tests_keep_matplotlibs_files_out_of_the_real_home() -> None:
     ).stdout.strip()
     assert Path(where).is_relative_to(tempfile.gettempdir())
     assert not Path(where).is_relative_to(Path.home() / ".config")
+
+
+def new_shell(user: Path, script: str, shell: str = "sh") -> subprocess.CompletedProcess[str]:
+    """``script`` in a new shell of a person whose login put ~/.local/bin on PATH (as most
+    distributions do once it exists): their HOME, nothing else of this one."""
+    env = {"HOME": str(user), "PATH": f"{user / '.local' / 'bin'}:/usr/bin:/bin", "LANG": "C.UTF-8"}
+    env["MEMCTL_RECALL_RESIDENT"] = "off"  # the README's set-up starts none either
+    return subprocess.run(
+        [shell, "-c", script], cwd=user, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_the_readmes_set_up_then_a_new_shell_then_purge_leaves_only_the_clone(
+    tmp_path: Path,
+) -> None:
+    """The README's "Set up with your assistant", as written, in a fresh clone with HOME a
+    temporary directory; then, in a new shell: `memctl --version` from PATH, `man memctl`,
+    completion; then `memctl uninstall --purge --yes` takes out everything but the clone."""
+    from tests.test_readme import clone, environment, run_block, section, shell_blocks
+
+    (tmp_path / "clone").mkdir()
+    where = clone(tmp_path / "clone")
+    user = tmp_path / "user"
+    (user / ".claude").mkdir(parents=True)  # Claude Code has run on this machine
+    before, clone_before = files_under(user), sorted(p.name for p in where.iterdir())
+    env = {**environment(user, user / ".cache"), "XDG_DATA_HOME": ""}
+    setup = shell_blocks(section("Set up with your assistant"))[0]
+    done = run_block(setup, where, env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "mcpServers" in (user / ".claude.json").read_text()
+
+    version = new_shell(user, "memctl --version")
+    assert version.returncode == 0 and version.stdout.startswith("memctl "), version.stderr
+    if shutil.which("man"):
+        page = new_shell(user, "MANPAGER=cat man memctl")
+        assert page.returncode == 0, page.stderr
+        assert "SYNOPSIS" in page.stdout and "memctl recall" in page.stdout
+    if shutil.which("bash"):
+        bash = user / ".local/share/bash-completion/completions/memctl"
+        loader = next((p for p in shell.BASH_COMPLETION if Path(p).is_file()), None)
+        load = f"source {loader}; _completion_loader memctl" if loader else f"source {bash}"
+        if loader is None:  # install completions said to add this line to ~/.bashrc
+            assert f"source{bash}" in "".join(done.stdout.split())  # folded at 80 columns
+        words = "COMP_WORDS=(memctl rec); COMP_CWORD=1; _memctl memctl rec memctl"
+        completed = new_shell(user, f'{load}; {words}; echo "${{COMPREPLY[@]}}"', "bash")
+        assert completed.stdout.split() == ["recall"], completed.stderr
+
+    purged = new_shell(user, "memctl uninstall --purge --yes")
+    assert purged.returncode == 0, purged.stderr
+    assert files_under(user) == before
+    assert sorted(p.name for p in where.iterdir()) == clone_before
+    assert new_shell(user, "memctl --version").returncode == 127  # not on PATH any more
+
+
+def test_a_moved_clones_launcher_says_what_to_run_in_one_line(tmp_path: Path) -> None:
+    user = tmp_path / "user"
+    env = {"HOME": str(user), "PATH": "/usr/bin:/bin", "MEMCTL_HOME": ""}
+    assert run_cli("install", "completions", env=env).returncode == 0
+    launcher = user / ".local" / "bin" / "memctl"
+    program = launcher.read_text().split("exec ", 1)[1].split()[0]
+    gone = str(tmp_path / "moved-away" / ".venv" / "bin" / "memctl")
+    launcher.write_text(launcher.read_text().replace(program, gone))  # as if the clone moved
+    done = new_shell(user, "memctl --version")
+    assert done.returncode == 127 and done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert gone in line and "./scripts/setup" in line and "install completions" in line
+    checks = json.loads(run_cli("doctor", "--json", env=env).stdout)
+    programs = next(c for c in checks if c["name"] == "programs")
+    assert programs["status"] == "fail" and gone in programs["detail"]

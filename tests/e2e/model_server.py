@@ -4,13 +4,16 @@ OpenAI Responses (Codex), both streamed as server-sent events.
 The model's script is simple and deterministic:
 - a request whose latest user turn holds a tool result gets a text answer quoting it;
 - a prompt containing ``SEARCH: <query>`` makes the model call the first offered tool
-  whose name ends in ``memory_search`` with that query;
+  whose name ends in ``memory_search`` with that query; with ``AGAIN: <query>`` too, it
+  calls it a second time, with that query, once the first result is in;
 - a prompt containing ``DELEGATE: <task>`` makes the model start a sub-agent (Claude
   Code's Agent tool) with that task, which the sub-agent answers ``ok``;
 - a prompt asking for JSON matching a schema with numbered ``[n] user: ...`` lines (memctl's
   extraction, run through the CLI headless) gets ``{"facts": [...]}``, one fact per user line;
 - anything else gets the answer ``ok``.
-Every request body is kept (``server.requests``) for the tests to look into.
+Every request body is kept (``server.requests``) for the tests to look into, with when it
+arrived and when its answer was sent (``server.times``, ``time.monotonic()``) for the
+benchmarks.
 """
 
 from __future__ import annotations
@@ -18,17 +21,20 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-SEARCH = re.compile(r"SEARCH: ([^\n\"]+)")
+SEARCH = re.compile(r"SEARCH: ([^\n\"]+?)(?= AGAIN:|$|\n|\")")
+AGAIN = re.compile(r"AGAIN: ([^\n\"]+)")
 DELEGATE = re.compile(r"DELEGATE: ([^\n\"]+)")
 AGENT_TOOLS = ("Agent", "Task")  # Claude Code's sub-agent tool, by version
 EXTRACTION = "matching this JSON schema"
 USER_LINE = re.compile(r"^\[(\d+)\] user: (.+)$", re.M)
 WAIT_TOOL, WAIT_ID = "WaitForMcpServers", "toolu_wait"
+SEARCH_ID, AGAIN_ID = "toolu_search", "toolu_again"
 
 
 def _texts(value: Any) -> str:
@@ -74,23 +80,26 @@ def anthropic_plan(body: dict[str, Any]) -> dict[str, Any]:
     last = users[-1] if users else {}  # a hook's context comes as a later system message
     content = last.get("content") if isinstance(last.get("content"), list) else []
     results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+    tools = [t.get("name", "") for t in body.get("tools") or []]
+    search = next((t for t in tools if t.endswith("memory_search")), None)
+    said = "\n".join(_texts(u) for u in users)
+    again = AGAIN.search(said)
+    if results and results[-1].get("tool_use_id") == SEARCH_ID and again and search:
+        return {"tool": search, "input": {"query": again.group(1).strip()}, "id": AGAIN_ID}
     if results and results[-1].get("tool_use_id") != WAIT_ID:
         return {"text": "Memory says: " + _texts(results[-1])[:2000]}
     answer = extraction(_texts(last))
     if answer is not None:
         return {"text": answer}
-    said = "\n".join(_texts(u) for u in users)
     found = SEARCH.search(said)
-    tools = [t.get("name", "") for t in body.get("tools") or []]
     task = DELEGATE.search(said)
     agent = next((t for t in tools if t in AGENT_TOOLS), None)
     if task and agent and not results:
         job = {"description": "a task", "prompt": task.group(1), "subagent_type": "general-purpose"}
         job["run_in_background"] = False  # the session waits for it (2.1.330 would not)
         return {"tool": agent, "input": job, "id": "toolu_agent"}
-    search = next((t for t in tools if t.endswith("memory_search")), None)
     if found and search:
-        return {"tool": search, "input": {"query": found.group(1).strip()}, "id": "toolu_search"}
+        return {"tool": search, "input": {"query": found.group(1).strip()}, "id": SEARCH_ID}
     if found and WAIT_TOOL in tools and not results:
         return {"tool": WAIT_TOOL, "input": {}, "id": WAIT_ID}
     return {"text": "ok"}
@@ -153,20 +162,23 @@ def anthropic_message(body: dict[str, Any]) -> dict[str, Any]:
 def responses_plan(body: dict[str, Any]) -> dict[str, Any]:
     items = body.get("input") or []
     outputs = [i for i in items if isinstance(i, dict) and i.get("type") == "function_call_output"]
-    if outputs:
-        return {"text": "Memory says: " + _texts(outputs[-1].get("output"))[:2000]}
     users = [i for i in items if isinstance(i, dict) and i.get("role") == "user"]
     prompt = _texts(users[-1]) if users else ""
-    answer = extraction(prompt)
-    if answer is not None:
-        return {"text": answer}
-    found = SEARCH.search(prompt)
     search = next(
         (name for name in responses_tools(body.get("tools") or []) if name[1] == "memory_search"),
         None,
     )
+    again = AGAIN.search(prompt)
+    if len(outputs) == 1 and again and search:
+        return {"tool": search, "input": {"query": again.group(1).strip()}, "call": 2}
+    if outputs:
+        return {"text": "Memory says: " + _texts(outputs[-1].get("output"))[:2000]}
+    answer = extraction(prompt)
+    if answer is not None:
+        return {"text": answer}
+    found = SEARCH.search(prompt)
     if found and search:
-        return {"tool": search, "input": {"query": found.group(1).strip()}}
+        return {"tool": search, "input": {"query": found.group(1).strip()}, "call": 1}
     return {"text": "ok"}
 
 
@@ -189,8 +201,8 @@ def responses_stream(body: dict[str, Any]) -> Iterator[bytes]:
         namespace, name = plan["tool"]
         item: dict[str, Any] = {
             "type": "function_call",
-            "id": "fc_scripted1",
-            "call_id": "call_scripted1",
+            "id": f"fc_scripted{plan['call']}",
+            "call_id": f"call_scripted{plan['call']}",
             "name": name,
             "arguments": json.dumps(plan["input"]),
             "status": "completed",
@@ -256,6 +268,7 @@ class ScriptedModel(ThreadingHTTPServer):
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), Handler)
         self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.times: list[list[float]] = []  # per request: [arrived, answered]
         self.lock = threading.Lock()
 
     @property
@@ -292,6 +305,8 @@ class Handler(BaseHTTPRequestHandler):
         path = self.path.split("?")[0]
         with self.server.lock:
             self.server.requests.append((path, body))
+            times = [time.monotonic(), 0.0]
+            self.server.times.append(times)
         if path.endswith("/messages/count_tokens"):
             self._json({"input_tokens": 10})
         elif path.endswith("/messages"):
@@ -303,6 +318,7 @@ class Handler(BaseHTTPRequestHandler):
             self._stream(responses_stream(body))
         else:
             self._json({})
+        times[1] = time.monotonic()
 
     def _json(self, data: Any) -> None:
         payload = json.dumps(data).encode()

@@ -1,6 +1,6 @@
-"""The MCP server's searches take their vectors from the resident recall process while
-one runs (issue 37: the first memory_search loaded the model, 4.7-5.3 s), and load
-their own, starting nothing, when none runs. Real processes, the real SDK client.
+"""The MCP server's searches take their vectors from the resident recall process (issue
+37: the first memory_search loaded the model, 4.7-5.3 s): the one that runs, or the one
+the server starts when none does (``recall.resident`` on). Real processes, the real SDK client.
 ``benchmarks/mcp_first_search.py`` times the first search with the real model."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from mcp.client.stdio import StdioServerParameters
 from memctl.embed.hashed import HashEmbedder
 from memctl.integrations import resident
 from tests.integrations.test_integrations_mcp import text
-from tests.integrations.test_resident import ON, daemon, said, served
+from tests.integrations.test_resident import ON, daemon, said, served, stop_every_daemon
 from tests.integrations.test_resident_requests import memctl
 
 __all__ = ["daemon"]  # the fixture, used by name below
@@ -58,18 +58,23 @@ def test_memory_search_embeds_through_the_resident_process(home: Path, daemon: i
     assert [contents(a) for a in through] == [contents(a) for a in alone]
     assert "We deploy with make release from the main branch." in contents(through[0])
     assert through[2] == alone[2]  # session_search: words only, no vectors
-    assert served(home) == before + len(QUERIES)  # one vector request a search
+    # one vector request a search, and the server's warm-up's at its start
+    assert served(home) == before + 1 + len(QUERIES)
 
 
-def test_memory_search_without_a_resident_process_loads_its_own(home: Path) -> None:
+def test_memory_search_with_no_resident_process_starts_one_and_asks_it(home: Path) -> None:
     hashed = {"MEMCTL_EMBEDDER": "hash"}
     for fact in ("We deploy with make release from the main branch.",):
         assert memctl("remember", fact).wait(timeout=120) == 0
     alone = anyio.run(searches, home, {**hashed, "MEMCTL_RECALL_RESIDENT": "off"})
-    through = anyio.run(searches, home, {**hashed, **ON})
-    assert [contents(a) for a in through] == [contents(a) for a in alone]
-    assert contents(through[0]) == ["We deploy with make release from the main branch."]
-    assert resident.tell(home, "status") is None  # and it started none
+    assert resident.tell(home, "status") is None  # off: the server started none
+    try:
+        through = anyio.run(searches, home, {**hashed, **ON})
+        assert [contents(a) for a in through] == [contents(a) for a in alone]
+        assert contents(through[0]) == ["We deploy with make release from the main branch."]
+        assert served(home) == 1 + len(QUERIES)  # the server started it, then asked it
+    finally:
+        stop_every_daemon(home)
 
 
 def test_a_bad_embed_request_is_one_error_and_the_server_serves_on(home: Path, daemon: int) -> None:

@@ -1,0 +1,186 @@
+"""The MCP server's two searches, without the MCP SDK: ``memory_search`` and
+``session_search`` as the server's tools answer them, and the server's ``Context``.
+
+``mcp_server`` registers these as its tools; ``mcp_front`` answers a search that comes
+before the SDK has loaded (issue 37: the first search of a session waited 1.4-4 s for
+the SDK's import on a loaded machine) with the same functions, so both answer alike.
+``early_call`` says which calls the front may answer: an exact match of a search's
+arguments (right names, plain JSON types, within ``mcp_server.LIMITS``); any other call
+waits for the SDK, which answers it or names what is wrong, as before.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from memctl.api import recall as recall_api
+from memctl.config import Settings
+from memctl.context import Context
+from memctl.memories.provenance import origin
+from memctl.model import Memory
+from memctl.retrieve.pipeline import Recalled
+
+SERVER_NAME = "memctl"  # the server's name, as mcp_server.Door gives it to the SDK
+MODES = ("smart", "focused", "deep", "working")
+FORMATS = ("json", "context")
+ROLES = ("user", "assistant", "tool", "system")
+QUERY_CHARS = 4000  # mcp_server.LIMITS["query"]
+WORD_CHARS = 1000  # mcp_server.MAX_CHARS: any other string argument
+MAX_NUMBER = 1_000_000_000  # mcp_server.MAX_NUMBER
+WARM_QUERY = "a question asked once, to load what a search loads"
+
+
+def brief(memory: Memory) -> dict[str, Any]:
+    """The fields a model needs of a memory."""
+    return {
+        "id": memory.id,
+        "content": memory.content,
+        "category": str(memory.category),
+        "kind": str(memory.kind),
+        "state": str(memory.state),
+        "scope": memory.scope,
+        "tags": list(memory.tags),
+        "importance": memory.importance,
+        "created_at": memory.created_at,
+    }
+
+
+def hit(item: Recalled, host: str | None = None) -> dict[str, Any]:
+    """A search result; ``said_by``: who said it (``you``, ``assistant``, ``host ...``)."""
+    said_by = "session message" if item.is_message else origin(item.memory, host)
+    return {
+        **brief(item.memory),
+        "said_by": said_by,
+        "score": round(item.score, 4),
+        "is_message": item.is_message,
+        "match": item.match,
+    }
+
+
+def memory_search(
+    ctx: Context,
+    query: str,
+    limit: int | None = None,
+    scope: str | None = None,
+    all_scopes: bool = False,
+    mode: str | None = None,
+    budget: int | None = None,
+    format: str = "json",
+) -> dict[str, Any]:
+    """The ``memory_search`` tool's answer (its description is the server's)."""
+    request = recall_api.RecallRequest(
+        query=query,
+        limit=limit or ctx.settings.mcp_search_limit,
+        scope=scope,
+        all_scopes=all_scopes,
+        mode=mode,
+        budget=budget,
+        context=format == "context",
+    )
+    response = recall_api.recall(ctx, request)
+    result = response.result
+    answer: dict[str, Any] = {"query": query, "warnings": result.warnings}
+    if format == "context":
+        answer["context"] = response.context or ""
+    else:
+        answer["results"] = [
+            hit(item, response.hosts.get(item.memory.id)) for item in result.results
+        ]
+    return answer
+
+
+def session_search(
+    ctx: Context,
+    query: str,
+    limit: int = 10,
+    all_scopes: bool = False,
+    client: str | None = None,
+    since: str | None = None,
+    role: str | None = None,
+) -> dict[str, Any]:
+    """The ``session_search`` tool's answer."""
+    from memctl.api import sessions as sessions_api  # 0.4 s of imports on a busy machine
+
+    where = sessions_api.Where(None, all_scopes, client, since, None, role)
+    found = sessions_api.grep(ctx, query, where, limit)
+    return {"query": query, "matches": [m.to_dict() for m in found]}
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and abs(value) <= MAX_NUMBER
+
+
+def _word(value: Any, choices: tuple[str, ...] | None = None) -> bool:
+    return isinstance(value, str) and len(value) <= WORD_CHARS and (not choices or value in choices)
+
+
+# Each search's arguments and what a value must be for the front to answer the call.
+CHECKS: dict[str, dict[str, Any]] = {
+    "memory_search": {
+        "limit": _number,
+        "scope": _word,
+        "all_scopes": lambda v: isinstance(v, bool),
+        "mode": lambda v: _word(v, MODES),
+        "budget": _number,
+        "format": lambda v: _word(v, FORMATS),
+    },
+    "session_search": {
+        "limit": _number,
+        "all_scopes": lambda v: isinstance(v, bool),
+        "client": _word,
+        "since": _word,
+        "role": lambda v: _word(v, ROLES),
+    },
+}
+SEARCHES: dict[str, Callable[..., dict[str, Any]]] = {
+    "memory_search": memory_search,
+    "session_search": session_search,
+}
+
+
+def early_call(name: Any, arguments: Any) -> dict[str, Any] | None:
+    """``arguments`` when the front may answer this call of ``name`` itself: a search
+    with a query of at most QUERY_CHARS and every other argument of its exact type
+    (None: as left out); else None (the SDK answers)."""
+    checks = CHECKS.get(name) if isinstance(name, str) else None
+    if checks is None or not isinstance(arguments, dict):
+        return None
+    query = arguments.get("query")
+    if not isinstance(query, str) or len(query) > QUERY_CHARS:
+        return None
+    rest = {k: v for k, v in arguments.items() if k != "query" and v is not None}
+    if not all(k in checks and checks[k](v) for k, v in rest.items()):
+        return None
+    return {"query": query, **rest}
+
+
+def open_context(settings: Settings) -> Context:
+    """The server's context. With ``recall.resident`` on, vectors come from the resident
+    recall process (``ResidentEmbedder``), started here when none runs so that it has
+    loaded the model by the first search (issue 37: 4.7-5.3 s on a loaded machine when
+    the server loaded it). Ollama's models stay loaded in Ollama: asked directly."""
+    if not settings.recall_resident or settings.embedder == "ollama":
+        return Context(settings, door="mcp")
+    from memctl.embed import get_embedder
+    from memctl.integrations.resident import ResidentEmbedder, start, tell
+
+    launched = tell(settings.home, "status") is None and start(settings.home)
+    embedder = ResidentEmbedder(settings.home, get_embedder(settings), launched)
+    return Context(settings, embedder, door="mcp")
+
+
+def warm(ctx: Context) -> None:
+    """Load what the first search loads (numpy, the vector index, the query's vector from
+    the resident process: 0.3 s of CPU and more on a busy machine) before it comes;
+    nothing is written (no access recorded). With the model in this process (no resident
+    process) only the modules: a session that never searches does not load the model."""
+    from memctl.integrations.resident import ResidentEmbedder
+
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as recall: before numpy loads
+    import memctl.store.vector_index
+    import memctl.store.vector_query  # noqa: F401 - sqlite-vec, loaded by the vector leg
+
+    if isinstance(ctx.embedder, ResidentEmbedder):
+        recall_api.recall(ctx, recall_api.RecallRequest(WARM_QUERY, limit=1, touch=False))
