@@ -470,7 +470,7 @@ def m017_counts_and_import_batches(db: Database) -> None:
     and the viewer's projects page read a few rows instead of counting 100,000 (the
     covering index of m015 still meant reading every entry). An import's files keep a run
     each (the unit a crashed import is recovered by) that share a batch: `runs` lists them,
-    and `undo` takes them back, as one run; `sessions list` counts imported files apart."""
+    and `undo` takes them back, as one run."""
     db.execute("""
         CREATE TABLE scope_counts (
             scope TEXT NOT NULL,
@@ -494,8 +494,6 @@ def m017_counts_and_import_batches(db: Database) -> None:
     )
     db.execute("ALTER TABLE runs ADD COLUMN batch TEXT")
     db.execute("CREATE INDEX runs_batch ON runs(batch) WHERE batch IS NOT NULL")
-    # listings count imported files' sessions apart (`sessions list`): a few, found at once
-    db.execute("CREATE INDEX sessions_client ON sessions(client)")
 
 
 MIGRATIONS: list[Callable[[Database], None]] = [
