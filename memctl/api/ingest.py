@@ -294,13 +294,15 @@ def tokens_today(ctx: Context) -> TokensToday:
 
 
 def run(ctx: Context, run_id: str) -> RunRecord:
-    """One run in full (a unique prefix will do)."""
-    from memctl.store.runs import get_run, resolve_run_id
+    """One run in full (a unique prefix will do); an import's, with every file's."""
+    from memctl.ingest.batches import one_run
+    from memctl.store.runs import batch_runs, get_run, resolve_run_id
 
     record = get_run(ctx.db, resolve_run_id(ctx.db, run_id))
     if record is None:
         raise NotFoundError(f"no run with id {run_id}")
-    return _settled(ctx, [record])[0]
+    record = _settled(ctx, [record])[0]
+    return one_run(batch_runs(ctx.db, record.batch)) if record.batch else record
 
 
 def undo(ctx: Context, run_id: str | None = None, force: bool = False) -> UndoReport:

@@ -36,6 +36,7 @@ def one_run(runs: list[RunRecord]) -> RunRecord:
         head,
         status=status,
         counts=dict(counts),
+        decisions=[d for run in runs for d in run.decisions],
         messages=sum(run.messages for run in runs),
         facts=sum(run.facts for run in runs),
         tokens=sum(run.tokens for run in runs),

@@ -51,6 +51,8 @@ def test_an_import_of_three_files_is_one_run_undone_and_redone_as_one(tmp_path: 
     assert imported["kind"] == "import" and imported["notes"][0] == "one import of 3 files"
     assert imported["counts"] == {"create": 3} and imported["status"] == "done"
     assert [r["kind"] for r in runs] == ["import", "edit"]  # not one run a file
+    whole = cli_json("runs", imported["id"][:8])  # in full: every file's decisions
+    assert len(whole["decisions"]) == 3 and whole["notes"][0] == "one import of 3 files"
     listed = run_cli("sessions", "list", env=ENV)  # nor one session a file in the list
     assert listed.stdout.splitlines() == [
         "no sessions stored in this project",
