@@ -21,6 +21,8 @@ and per session:
 - gold recall: the share of gold items some memory of the session holds;
 - session-start coverage: the share of gold items the block a next session of
   the same project starts with holds (``memctl context``);
+- projects with useful context: the projects whose block, once every session is
+  stored, holds a gold item of one of their sessions;
 - contradicted by a tool result: memories claiming what the session's own tool
   results deny (``memctl.ingest.claims``: a file said made whose every write was
   refused or failed, tests said to pass while a command still fails);
@@ -217,6 +219,8 @@ class GoldScore:
     unanswered: int = 0  # host path: tasks with no recorded answer
     by_host: int = 0  # host path: gold items the host's own facts hold (no digest, no rules)
     contradicted: list[str] = field(default_factory=list)  # memories a tool result denies
+    scope: str = ""  # the project's scope the session was stored in
+    useful_project: bool = False  # the project's block at the end holds a gold item of it
 
 
 def acted(ctx: Context, session_id: str) -> bool:
@@ -291,6 +295,7 @@ def gold_session(
         score.by_host = sum(any(holds(m, g) for m in own) for g in gold)
     block = session_start(ctx, SessionStartRequest(scope=captured.scope))
     score.at_start = sum(holds(block, g) for g in gold)
+    score.scope = captured.scope
     if show:
         print(f"\n### {score.name}\n" + "\n".join(f"- {m[:300]!r}" for m in score.memories))
         missed = [g["text"] for g in gold if not any(holds(m, g) for m in score.memories)]
@@ -308,7 +313,21 @@ def gold_run(
         settings = load_settings(Path(home), overrides={"ingest.spawn_worker": False, **overrides})
         with Context(settings) as ctx:
             ctx.vectors(["load the embedder before the clock starts"])
-            return [gold_session(ctx, directory, e, show, answers) for e in manifest["sessions"]]
+            entries = manifest["sessions"]
+            scores = [gold_session(ctx, directory, e, show, answers) for e in entries]
+            useful_projects(ctx, entries, scores)
+            return scores
+
+
+def useful_projects(ctx: Context, entries: list[dict[str, Any]], scores: list[GoldScore]) -> None:
+    """Mark each session whose project's block, once every session is stored, holds a gold
+    item of one of the project's sessions: the project has useful context."""
+    for scope in {s.scope for s in scores}:
+        block = session_start(ctx, SessionStartRequest(scope=scope))
+        mine = [(e, s) for e, s in zip(entries, scores, strict=True) if s.scope == scope]
+        useful = any(holds(block, g) for e, _ in mine for g in e["gold"])
+        for _, score in mine:
+            score.useful_project = useful
 
 
 def recorded_answers(path: Path) -> Answers:
@@ -357,6 +376,8 @@ def totals(scores: list[GoldScore]) -> str:
         f"({sum(s.recalled for s in scores)}/{gold}), "
         f"session-start coverage {sum(s.at_start for s in scores) / max(1, gold):.2f}, "
         f"contradicted by a tool result {sum(len(s.contradicted) for s in scores)}, "
+        f"projects with useful context {len({s.scope for s in scores if s.useful_project})} "
+        f"of {len({s.scope for s in scores})}, "
         f"CPU max {max((s.cpu for s in scores), default=0):.2f} s"
         + (
             f"; gold recall of the host's facts alone "

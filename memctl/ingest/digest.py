@@ -19,7 +19,8 @@ messages. Its sections:
 - Not done: what the closing answer claims and the tool results deny (a file it says it
   created whose every write was refused or failed, tests it says pass that still fail);
   the claiming sentences leave the outcome;
-- Outcome: the closing answer.
+- Outcome: the closing answer (a short last word, "Committed 5b56300.", after the answer
+  before it).
 
 Commands that came from fetched content never read as instructions: one that runs
 fetched code is listed only under "Fetched code"; one that holds the address of a page
@@ -89,6 +90,7 @@ DECISION_SCAN_CHARS = 200_000
 # "Can you please update these tests?" asks for work; "Can you help me?" asks nothing yet
 META_REQUEST_MIN_WORDS = 6
 OUTCOME_MIN_CHARS = 60
+SHORT_AFTER = "\n\nThen: "  # joins a short closing word to the answer before it
 OUTCOME_CHARS = 400
 # A closing answer that lists findings (a review's issues, the steps done) keeps each of
 # them, condensed, within this; the gold set's /review answer lists five in about 800.
@@ -251,6 +253,9 @@ def _read(messages: list[Message], digest: SessionDigest, limit: int) -> _Readin
                 _add(digest.requests, request, limit)
                 reading.last_user = request
         else:
+            # a short last word ("Committed 5b56300.") keeps the answer before it
+            if len(prose) < OUTCOME_MIN_CHARS and len(digest.outcome) >= OUTCOME_MIN_CHARS:
+                prose = f"{digest.outcome.split(SHORT_AFTER)[0]}{SHORT_AFTER}{prose}"
             digest.outcome, reading.last_user = prose, ""
         if len(digest.decisions) < limit and reading.scanned < DECISION_SCAN_CHARS:
             reading.scanned += len(prose)

@@ -548,3 +548,20 @@ def test_a_request_keeps_the_requirements_it_lists() -> None:
     for rule in ("max 8 min demo", "minimal features", "no new dependencies", "never to prod"):
         assert rule in text
     assert "old API routes" in text
+
+
+def test_a_short_last_word_keeps_the_answer_before_it() -> None:
+    """ "Commit it" → "Committed 5b56300.": the outcome is the summary before, then that."""
+    summary = (
+        "flake.nix now uses flake-parts: perSystem replaces forEachSupportedSystem, and "
+        "`nix flake check` passes."
+    )
+    records = [
+        cc("user", "Move flake.nix to flake-parts", 1),
+        cc("assistant", [{"type": "text", "text": summary}], 2),
+        cc("user", "commit it", 3),
+        cc("assistant", [{"type": "text", "text": "Committed 5b56300."}], 4),
+    ]
+    text = digest_text(records, 2400)
+    assert "flake-parts: perSystem replaces forEachSupportedSystem" in text
+    assert "Committed 5b56300." in text
