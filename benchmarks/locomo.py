@@ -169,7 +169,9 @@ def run(
                     ranks = {}
                     for name, retriever in retrievers.items():
                         ids = timer.run(name, retriever, ctx, case.question, max(KS))
-                        ranks[name] = score(tally, name, case, [turns[i].key for i in ids])
+                        # a result that is no turn (the graph's synthetic one) keeps its rank
+                        keys = [turns[i].key if i in turns else i for i in ids]
+                        ranks[name] = score(tally, name, case, keys)
                     per_question.append(
                         {
                             "conversation": conversation.sample_id,

@@ -170,7 +170,8 @@ def run(
                 ranks = {}
                 for name, retriever in retrievers.items():
                     ids = timer.run(name, retriever, ctx, case.question, DEPTH)
-                    ranks[name] = score(tally, name, case, [turns[i] for i in ids])
+                    # a result that is no turn (the graph's synthetic one) is left out
+                    ranks[name] = score(tally, name, case, [turns[i] for i in ids if i in turns])
                 per_question.append(
                     {
                         "id": case.qid,
