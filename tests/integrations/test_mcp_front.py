@@ -39,7 +39,8 @@ class Wire:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env={**os.environ, "MEMCTL_LLM": "none"},
+            # no resident recall process (the module's fixture runs before the autouse one)
+            env={**os.environ, "MEMCTL_LLM": "none", "MEMCTL_RECALL_RESIDENT": "off"},
         )
 
     def send(self, message: dict[str, Any]) -> None:
