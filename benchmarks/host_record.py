@@ -47,7 +47,12 @@ def server(home: Path) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
         args=["-m", "memctl", *(a for c in HOST for a in ("-c", c)), "mcp"],
-        env={"MEMCTL_HOME": str(home), "PATH": os.environ.get("PATH", "")},
+        # no resident recall process: it would outlive the temporary home by 20 minutes
+        env={
+            "MEMCTL_HOME": str(home),
+            "PATH": os.environ.get("PATH", ""),
+            "MEMCTL_RECALL_RESIDENT": "off",
+        },
         cwd=home,
     )
 

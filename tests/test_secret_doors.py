@@ -97,6 +97,7 @@ async def _mcp_session(home: Path) -> list[str]:
             "MEMCTL_HOME": str(home),
             "PATH": os.environ.get("PATH", ""),
             "MEMCTL_EMBEDDER": "hash",
+            "MEMCTL_RECALL_RESIDENT": "off",  # the server would start one
         },
     )
     said: list[str] = []

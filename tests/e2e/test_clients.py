@@ -25,6 +25,7 @@ import pytest
 
 from memctl.api.memory import ListRequest, list_memories, status
 from memctl.config import load_settings
+from memctl.config.files import write_private
 from memctl.context import Context
 from tests.conftest import ROOT
 from tests.e2e.model_server import ScriptedModel, scripted_model
@@ -54,6 +55,11 @@ class World:
         self.project.mkdir(parents=True)
         self.home.mkdir()
         subprocess.run(["git", "init", "-q", str(self.project)], check=True)
+        # The resident recall process the MCP server starts: gone 5 s after its last request
+        # too (the server does not see MEMCTL_RECALL_RESIDENT_IDLE: the clients pass an MCP
+        # server only some of their environment)
+        self.data.mkdir()
+        write_private(self.data / "config.yaml", "recall.resident_idle: 5\n")
         base = {k: v for k, v in os.environ.items() if not k.startswith(("MEMCTL_", "CODEX_"))}
         self.env = {
             **base,

@@ -38,6 +38,11 @@ TOOLS = {
 }
 
 
+# The server starts a resident recall process when none runs: none here (the SDK's client
+# passes the server only the environment it is given).
+NO_RESIDENT = {"MEMCTL_RECALL_RESIDENT": "off"}
+
+
 def text(result: Any) -> str:
     return "".join(getattr(block, "text", "") for block in result.content)
 
@@ -48,7 +53,7 @@ def server(home: Path, project: Path, *config: str) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
         args=["-m", "memctl", *(a for c in settings for a in ("-c", c)), "mcp"],
-        env={"MEMCTL_HOME": str(home), "PATH": os.environ.get("PATH", "")},
+        env={"MEMCTL_HOME": str(home), "PATH": os.environ.get("PATH", ""), **NO_RESIDENT},
         cwd=project,
     )
 
@@ -198,7 +203,7 @@ async def curating(home: Path, project: Path) -> dict[str, Any]:
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "memctl", "-c", "llm=none", "-c", "embedder=hash", "mcp"],
-        env={"MEMCTL_HOME": str(home), "PATH": os.environ.get("PATH", "")},
+        env={"MEMCTL_HOME": str(home), "PATH": os.environ.get("PATH", ""), **NO_RESIDENT},
         cwd=project,
     )
     seen: dict[str, Any] = {}
@@ -360,7 +365,7 @@ async def store_with_questions(home: Path, project: Path) -> dict[str, Any]:
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "memctl", "-c", "llm=none", "mcp"],
-        env={"MEMCTL_HOME": str(home), "PATH": os.environ.get("PATH", "")},
+        env={"MEMCTL_HOME": str(home), "PATH": os.environ.get("PATH", ""), **NO_RESIDENT},
         cwd=project,
     )
     seen: dict[str, Any] = {}

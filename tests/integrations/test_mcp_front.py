@@ -18,7 +18,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
 from memctl.integrations.mcp_front import ANSWERS_FILE, Front
-from tests.integrations.test_integrations_mcp import TOOLS, text
+from tests.integrations.test_integrations_mcp import NO_RESIDENT, TOOLS, text
 
 # A protocol version the SDK does not know: it answers with its latest, and the answers
 # memctl ships (for the versions it knows) do not cover it, so only kept answers do.
@@ -39,7 +39,8 @@ class Wire:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env={**os.environ, "MEMCTL_LLM": "none"},
+            # no resident recall process (the module's fixture runs before the autouse one)
+            env={**os.environ, "MEMCTL_LLM": "none", "MEMCTL_RECALL_RESIDENT": "off"},
         )
 
     def send(self, message: dict[str, Any]) -> None:
@@ -181,7 +182,7 @@ async def through_the_sdk_client(home: Path, calls: bool) -> tuple[set[str], str
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "memctl", "-c", "llm=none", "-c", "ingest.spawn_worker=false", "mcp"],
-        env={"MEMCTL_HOME": str(home), "PATH": os.environ.get("PATH", "")},
+        env={"MEMCTL_HOME": str(home), "PATH": os.environ.get("PATH", ""), **NO_RESIDENT},
     )
     async with Client(params, mode="legacy") as client:
         tools = {tool.name for tool in (await client.list_tools()).tools}

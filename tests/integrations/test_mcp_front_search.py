@@ -39,7 +39,13 @@ class Server:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
-            env={**os.environ, "MEMCTL_LLM": "none", "MEMCTL_EMBEDDER": "hash", **(env or {})},
+            env={
+                **os.environ,
+                "MEMCTL_LLM": "none",
+                "MEMCTL_EMBEDDER": "hash",
+                "MEMCTL_RECALL_RESIDENT": "off",  # the server would start one
+                **(env or {}),
+            },
         )
 
     def send(self, ident: Any, method: str, params: dict[str, Any] | None = None) -> None:
