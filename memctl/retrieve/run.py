@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 KEPT, RESCORED, DROPPED, ADDED = "kept", "rescored", "dropped", "added"
 # The legs that search the questions stored with memories (store/questions.py)
 QUESTION_LEGS = ("questions", "question_vector")
+TOOL_NOTE = "[tool "  # how the parsers write a tool call or result (ingest/parse/common.py)
 
 
 @dataclass
@@ -47,6 +48,13 @@ class Candidate:
     @property
     def id(self) -> str:
         return self.memory.id
+
+    @property
+    def only_tool_notes(self) -> bool:
+        """A session message that only records tool calls and their results (``[tool Edit:
+        path]``): what the agent did, which the session's digest and facts say better."""
+        lines = [line.strip() for line in self.memory.content.splitlines() if line.strip()]
+        return self.is_message and bool(lines) and all(line.startswith(TOOL_NOTE) for line in lines)
 
     @property
     def only_by_questions(self) -> bool:

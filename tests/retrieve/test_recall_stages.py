@@ -635,3 +635,20 @@ def test_intent_boosts_the_categories_asked_for_and_drops_nothing(ctx: Context) 
     assert len(ranked) == 3 and math.isclose(said.score, 0.51)
     assert intent(make_run(ctx, "the staging rebuild"), [staging]) == [staging]
     assert math.isclose(staging.score, 0.52)
+
+
+def test_a_message_of_tool_notes_is_never_alone_a_clear_match(ctx: Context) -> None:
+    run = make_run(ctx, "what did we change in tui.py?", relevance_floor=0.0)
+    run.word_weights = {"change": 1.0, "tui": 1.0, "py": 0.5}
+    notes = "[tool Read: /src/app/tui.py]\n[tool Edit: /src/app/tui.py]"
+    said = "I changed tui.py so the export uses the cached HTML."
+    found = []
+    for text in (notes, said):
+        message = Candidate(Memory(content=text, created_at=format_time(NOW)), is_message=True)
+        message.ranks, message.raw = {"sessions": 1}, {"sessions": -4.0, "similarity": 0.5}
+        found.append(message)
+    fuse(run, found)
+    tool, prose = found
+    assert (tool.clear, prose.clear) == (False, True)
+    assert tool.score < prose.score
+    assert tool.only_tool_notes and not prose.only_tool_notes

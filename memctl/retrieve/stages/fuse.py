@@ -78,6 +78,10 @@ VECTOR_LEGS = ("vector", "vector_en", "time", "session_vector")
 BM25_LEGS = ("bm25", "bm25_en", "sessions", "questions")
 # ranking counts a memory's stored questions' closeness; its relevance, its own (similarity)
 RANKED_VECTOR_LEGS = (*VECTOR_LEGS, "question_vector")
+# A session message of tool notes only ("[tool Read: src/app.py]") weighs this share of
+# its fused score (measured: benchmarks.md § Tool notes; they filled the top 5 of real
+# questions with "[tool Edit: …]" lines once message vectors made them clear).
+TOOL_NOTES_FACTOR = 0.5
 
 
 def similarity(
@@ -342,9 +346,10 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
         (c, *evidence(run, c, shares[c.id], pairs, margin if c.id == leader else None))
         for c in candidates
     ]
-    # stored questions boost a memory and never alone make it clear (DESIGN.md, recall 4)
+    # stored questions boost a memory and never alone make it clear (DESIGN.md, recall 4);
+    # nor does a message that only records tool calls (a path's words match it)
     judged = [
-        (c, SUPPORTS if level == SHOWS and c.only_by_questions else level, why)
+        (c, SUPPORTS if level == SHOWS and second_hand(c) else level, why)
         for c, level, why in judged
     ]
     shown = any(level == SHOWS for _, level, _ in judged)
@@ -361,6 +366,8 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
         candidate.lexical = words / score if score > 0 else 0.0
         if candidate.memory.kind == Kind.PINNED:
             score *= run.params.pinned_boost
+        if candidate.only_tool_notes:
+            score *= TOOL_NOTES_FACTOR
         candidate.score = score
         candidate.factors[STAGE] = score
         candidate.clear = level == SHOWS
@@ -378,6 +385,12 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
         if not c.clear
     ]
     return by_score(kept)
+
+
+def second_hand(candidate: Candidate) -> bool:
+    """Evidence that never alone makes a clear match: found only through its stored
+    questions, or a session message of tool notes only."""
+    return candidate.only_by_questions or candidate.only_tool_notes
 
 
 def label_why(level: str | None, shown: bool, why: str) -> str:
