@@ -268,7 +268,9 @@ def evidence(
     inside = window is not None and window.contains(parse_time(candidate.memory.created_at))
     if inside and not run.word_weights:  # the query is only a time: its memories answer it
         return SHOWS, "inside the query's time"
-    cosine = similarity(candidate)
+    # a message's closeness in meaning ranks it and never labels it: assistants narrate
+    # ("Let me look at the project structure") close to any question about the work
+    cosine = None if candidate.is_message else similarity(candidate)
     named = anchor_in(run, candidate)
     seen = (f"cosine {cosine:.3f}, " if cosine is not None else "no vector, ") + (
         f"words {share:.2f}" + (", inside the query's time" if inside else "")
