@@ -57,6 +57,7 @@ def test_a_long_message_is_embedded_in_parts_cut_between_words() -> None:
     assert all(len(p) <= CHUNK_CHARS for p in pieces)
     assert " ".join(pieces).startswith("word0 word1 ") and pieces[1].startswith("word")
     assert parts("short and sweet") == ["short and sweet"]
+    assert parts("[tool Edit: app.py]\nfixed the race in app.py") == ["fixed the race in app.py"]
     assert parts("x" * (CHUNK_CHARS + 5)) == ["x" * CHUNK_CHARS, "xxxxx"]
 
 
@@ -109,14 +110,20 @@ def test_the_worker_embeds_a_sessions_messages_after_its_job(home: Path, tmp_pat
     transcript.write_text(
         "".join(
             json.dumps({"role": role, "content": text}) + "\n"
-            for role, text in [("user", SAID[0]), ("assistant", SAID[2]), ("tool", "ls -la")]
+            for role, text in [
+                ("user", SAID[0]),
+                ("assistant", "[tool Bash: ls -la]"),
+                ("tool", "total 0"),
+                ("assistant", SAID[2]),
+            ]
         ),
         encoding="utf-8",
     )
     done = run_cli("ingest", "--transcript", str(transcript), "--wait")
     assert done.returncode == 0, done.stderr
     db = Database.open(home / "memctl.db")
-    assert _vector_rows(db) == 2  # the user's and the assistant's; tool output is not said
+    # the user's and the assistant's words; a tool call's note and its output are not said
+    assert _vector_rows(db) == 2
     assert unembedded_count(db) == 0
     db.close()
 
