@@ -13,6 +13,7 @@ import pytest
 
 from memctl.config.settings import load_settings
 from memctl.context import Context
+from memctl.embed import Embedder
 from memctl.ingest.message_vectors import CHUNK_CHARS, MAX_PARTS, embed_messages, parts
 from memctl.model import Message, Role, Session
 from memctl.retrieve.pipeline import recall
@@ -62,8 +63,10 @@ def test_a_long_message_is_embedded_in_parts_cut_between_words() -> None:
 
 
 def test_a_message_said_in_other_words_is_found_through_its_stored_vector(
-    real_ctx: Context,
+    home: Path, local_embedder: Embedder
 ) -> None:
+    on = load_settings(overrides={"recall.message_vectors": True})
+    real_ctx = Context(on, embedder=local_embedder)
     _session(real_ctx, SAID)
     question = "why are our builds so slow?"
     before = recall(real_ctx, question, touch=False, sessions=True)
@@ -75,10 +78,10 @@ def test_a_message_said_in_other_words_is_found_through_its_stored_vector(
     assert found.results[0].memory.content == SAID[2]
     elsewhere = recall(real_ctx, "where does my sibling live now?", touch=False, sessions=True)
     assert elsewhere.results[0].memory.id == "s1#4"
-    settings = load_settings(overrides={"recall.message_vectors": False})
-    with Context(settings, embedder=real_ctx.embedder) as words_only:
+    real_ctx.close()
+    with Context(load_settings(), embedder=local_embedder) as words_only:  # the default: off
         off = recall(words_only, question, touch=False, sessions=True)
-    assert "s1#3" not in [r.memory.id for r in off.results]  # recall.message_vectors false
+    assert "s1#3" not in [r.memory.id for r in off.results]
 
 
 def test_the_int8_search_keeps_the_float_order(ctx: Context) -> None:
