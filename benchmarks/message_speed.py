@@ -15,7 +15,8 @@ are embedded by the real MiniLM. Prints:
 - the sessions leg alone (the messages' sign-bit prefilter and rescoring), and the
   messages' BM25;
 - in-process recall p50/p95 with the messages in the ranking (as `memctl recall` runs
-  by default) and without (`--no-sessions`), query embedding included, touch off;
+  by default), their vectors on (``recall.message_vectors``), and without
+  (`--no-sessions`), query embedding included, touch off;
 - the whole `memctl recall` process (each one loading everything itself), median, p95.
 
 Nothing is asserted: the figures depend on what else the machine runs (say the load).
@@ -58,6 +59,7 @@ SESSION_MESSAGES = 40  # messages a synthetic session holds
 BATCH = 20_000  # rows written per transaction
 DIM = 384  # MiniLM's
 EVERYWHERE = MemoryFilter()
+VECTORS_ON = {"recall.message_vectors": True}  # what is timed: off by default
 NOW = datetime.now(UTC)
 
 
@@ -214,6 +216,7 @@ def recall_figures(ctx: Context, repeat: int) -> None:
 
 def process_figures(home: Path, runs: int) -> None:
     env = {**os.environ, "MEMCTL_HOME": str(home), "MEMCTL_RECALL_RESIDENT": "off"}
+    env["MEMCTL_RECALL_MESSAGE_VECTORS"] = "true"
     for extra in ([], ["--no-sessions"]):
         wall, cpu = [], []
         for i in range(runs):
@@ -251,7 +254,7 @@ def main() -> None:
     print(f"database: {database.stat().st_size / 2**20:,.0f} MiB")
     home = Path(tempfile.mkdtemp(prefix="memctl-bench-"))
     shutil.copy(database, home / "memctl.db")
-    ctx = Context(load_settings(home=home))
+    ctx = Context(load_settings(home=home, overrides=VECTORS_ON))
     try:
         index_figures(ctx)
         part_figures(ctx, args.repeat)

@@ -238,7 +238,7 @@ RECALL_KEYS: tuple[Key, ...] = (
     ),
     Key(
         "recall.message_vectors",
-        True,
+        False,
         "Session messages are found by their stored vectors too (the slow path embeds "
         "them), not only by their words.",
     ),

@@ -6,12 +6,14 @@ A message is embedded in parts of at most ``CHUNK_CHARS`` characters, cut betwee
 words: MiniLM reads only its first 256 tokens (about 1,000 characters of English), so
 one vector of a long message would stand for its opening alone. MemPalace indexes
 exchanges of up to 800 characters the same way. Past ``MAX_PARTS`` parts the rest of
-a message is not embedded (its words are still searched).
+a message is not embedded (its words are still searched). Tool calls' notes are not
+embedded: a message opening with one is not, and such lines are left out of the others.
 """
 
 from __future__ import annotations
 
 from memctl.embed import BATCH_TEXTS, Embedder
+from memctl.ingest.tools import NOTE_START
 from memctl.store.database import Database
 
 CHUNK_CHARS = 800  # MemPalace's exchange chunks; under MiniLM's 256-token window
@@ -19,12 +21,20 @@ CHUNK_CHARS = 800  # MemPalace's exchange chunks; under MiniLM's 256-token windo
 MAX_PARTS = 16
 
 
+def said(text: str) -> str:
+    """The text without its tool calls' notes (lines opening with "[tool ", ingest/tools.py):
+    what was said, not what was run."""
+    lines = [line for line in text.splitlines() if not NOTE_START.match(line.strip())]
+    return "\n".join(lines)
+
+
 def parts(text: str) -> list[str]:
-    """The text in pieces of at most CHUNK_CHARS characters, cut at whitespace (a word
-    longer than a piece is cut inside), at most MAX_PARTS of them; never none."""
+    """The text said (``said``) in pieces of at most CHUNK_CHARS characters, cut at
+    whitespace (a word longer than a piece is cut inside), at most MAX_PARTS of them;
+    never none."""
     pieces: list[str] = []
     current = ""
-    for word in text.split():
+    for word in said(text).split():
         while len(word) > CHUNK_CHARS:
             if current:
                 pieces.append(current)

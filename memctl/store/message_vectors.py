@@ -42,10 +42,15 @@ def quantised(vector: np.ndarray) -> bytes:
 
 
 _ROLES = ", ".join(f"'{r}'" for r in EMBEDDED_ROLES)
+# An assistant message that opens with a tool call's note ("[tool Edit: utils.py]",
+# ingest/tools.py) is the call, not something said: embedded, such notes came closest to
+# questions about the files they name and pushed the answers out of the top 5 (docs/
+# benchmarks.md, "Message vectors").
+TOOL_NOTE = "[tool %"
 # Messages that should have vectors and have none (table alias m; FORGOTTEN as parameter).
 _WAITING = (
-    f"m.role IN ({_ROLES}) AND m.content NOT IN (?, '') AND NOT EXISTS "
-    "(SELECT 1 FROM message_vectors v WHERE v.message_rowid = m.rowid)"
+    f"m.role IN ({_ROLES}) AND m.content NOT IN (?, '') AND m.content NOT LIKE '{TOOL_NOTE}' "
+    "AND NOT EXISTS (SELECT 1 FROM message_vectors v WHERE v.message_rowid = m.rowid)"
 )
 
 

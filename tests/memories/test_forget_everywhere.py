@@ -18,6 +18,7 @@ LEAK = "the vault combination is quokka7marmalade under the blue heron"
 WORD = "quokka7marmalade"
 OTHER = "we deploy the payments service with make release from main"
 BACKUPS = ["-c", "maintain.backups=3", "-c", "maintain.backup_every_hours=0"]
+VECTORS_ON = ["-c", "recall.message_vectors=true"]  # recall reads the messages' vectors
 
 
 def _transcript(path: Path, lines: list[tuple[str, str]]) -> Path:
@@ -76,7 +77,7 @@ def test_sessions_forget_takes_the_text_out_of_every_place(home: Path, tmp_path:
     transcript, session = _stored(tmp_path)
     assert _files_holding(home, WORD)  # the test sees it before: db, WAL or backup
     assert WORD in _ok("sessions", "grep", WORD, "--all-scopes")
-    before = json.loads(_ok("recall", WORD, "--all-scopes", "--sessions", "--json"))
+    before = json.loads(_ok(*VECTORS_ON, "recall", WORD, "--all-scopes", "--sessions", "--json"))
     assert WORD in json.dumps(before["results"])
     vector = _message_vector(f"remember this: {LEAK}")  # stored by the worker, indexed
     assert "memctl.db.message-vectors" in " ".join(_files_holding_bytes(home, vector))

@@ -13,6 +13,7 @@ import pytest
 
 from memctl.config.settings import load_settings
 from memctl.context import Context
+from memctl.embed import Embedder
 from memctl.ingest.message_vectors import CHUNK_CHARS, MAX_PARTS, embed_messages, parts
 from memctl.model import Message, Role, Session
 from memctl.retrieve.pipeline import recall
@@ -57,12 +58,15 @@ def test_a_long_message_is_embedded_in_parts_cut_between_words() -> None:
     assert all(len(p) <= CHUNK_CHARS for p in pieces)
     assert " ".join(pieces).startswith("word0 word1 ") and pieces[1].startswith("word")
     assert parts("short and sweet") == ["short and sweet"]
+    assert parts("[tool Edit: app.py]\nfixed the race in app.py") == ["fixed the race in app.py"]
     assert parts("x" * (CHUNK_CHARS + 5)) == ["x" * CHUNK_CHARS, "xxxxx"]
 
 
 def test_a_message_said_in_other_words_is_found_through_its_stored_vector(
-    real_ctx: Context,
+    home: Path, local_embedder: Embedder
 ) -> None:
+    on = load_settings(overrides={"recall.message_vectors": True})
+    real_ctx = Context(on, embedder=local_embedder)
     _session(real_ctx, SAID)
     question = "why are our builds so slow?"
     before = recall(real_ctx, question, touch=False, sessions=True)
@@ -74,10 +78,10 @@ def test_a_message_said_in_other_words_is_found_through_its_stored_vector(
     assert found.results[0].memory.content == SAID[2]
     elsewhere = recall(real_ctx, "where does my sibling live now?", touch=False, sessions=True)
     assert elsewhere.results[0].memory.id == "s1#4"
-    settings = load_settings(overrides={"recall.message_vectors": False})
-    with Context(settings, embedder=real_ctx.embedder) as words_only:
+    real_ctx.close()
+    with Context(load_settings(), embedder=local_embedder) as words_only:  # the default: off
         off = recall(words_only, question, touch=False, sessions=True)
-    assert "s1#3" not in [r.memory.id for r in off.results]  # recall.message_vectors false
+    assert "s1#3" not in [r.memory.id for r in off.results]
 
 
 def test_the_int8_search_keeps_the_float_order(ctx: Context) -> None:
@@ -109,14 +113,20 @@ def test_the_worker_embeds_a_sessions_messages_after_its_job(home: Path, tmp_pat
     transcript.write_text(
         "".join(
             json.dumps({"role": role, "content": text}) + "\n"
-            for role, text in [("user", SAID[0]), ("assistant", SAID[2]), ("tool", "ls -la")]
+            for role, text in [
+                ("user", SAID[0]),
+                ("assistant", "[tool Bash: ls -la]"),
+                ("tool", "total 0"),
+                ("assistant", SAID[2]),
+            ]
         ),
         encoding="utf-8",
     )
     done = run_cli("ingest", "--transcript", str(transcript), "--wait")
     assert done.returncode == 0, done.stderr
     db = Database.open(home / "memctl.db")
-    assert _vector_rows(db) == 2  # the user's and the assistant's; tool output is not said
+    # the user's and the assistant's words; a tool call's note and its output are not said
+    assert _vector_rows(db) == 2
     assert unembedded_count(db) == 0
     db.close()
 
