@@ -25,6 +25,13 @@ settings.load_profile("memctl")
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# Python keeps its bytecode, as `pip install` leaves memctl byte-compiled. Under
+# PYTHONDONTWRITEBYTECODE (this environment sets it) each of the ~900 memctl processes
+# the suite starts compiled every module it imports from source (~0.12 s of CPU more a
+# process), and each worker rewrote every test module; the benchmarks drop it too.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
+
 
 @pytest.fixture(scope="session")
 def user_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -26,7 +26,6 @@ from typing import Any
 
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
-from memctl.ingest.spool import drop_session
 from memctl.maintain.backup import backups
 from memctl.memories.operations import edit
 from memctl.memories.privacy import REDACTED, safe_line
@@ -40,7 +39,6 @@ from memctl.store.sessions import get_session
 from memctl.store.sync import files_of
 from memctl.store.transcripts import session_ids_like
 from memctl.store.writes import Writer
-from memctl.sync.pipeline import clone_path
 
 # The columns ``redact`` also rewrites: the messages and titles of every session.
 EVERY_SESSION = ("messages.content", "sessions.title")
@@ -119,6 +117,8 @@ def forget_session(ctx: Context, ref: str) -> Forgotten:
     done = Forgotten(target.name)
     _everywhere(ctx, done, lambda db, into, live: _forget_in(db, target, into, live))
     if target.seqs is None:
+        from memctl.ingest.spool import drop_session  # ingest's parsers: only here
+
         drop_session(ctx, target.session_id)  # a spooled copy would be stored no more anyway
     return done
 
@@ -240,6 +240,8 @@ def _everywhere(ctx: Context, done: Forgotten, apply: Apply) -> None:
 def _out_of_the_clone(ctx: Context, memory_ids: list[str]) -> None:
     """Remove the deleted memories' files from the work tree of the sync clone in the data
     directory; the next sync writes their tombstones (``sync.outgoing``)."""
+    from memctl.sync.pipeline import clone_path  # sync's YAML and git: only here
+
     clone = clone_path(ctx.settings)
     for files in files_of(ctx.db, memory_ids).values():
         for file in files:

@@ -265,18 +265,20 @@ class Database:
         return self.connection.last_insert_rowid()
 
     def migrate(self) -> None:
-        """Apply every migration newer than ``PRAGMA user_version``, each in its transaction.
+        """Apply every migration newer than ``PRAGMA user_version``, all in one transaction:
+        a new store is made with one commit (one fsync, not one a migration: half the time
+        of a first command), and a failed upgrade leaves the store as it was.
 
         Safe with any number of processes opening a new store at once: the version is
-        read again inside each ``BEGIN IMMEDIATE``, so one writer applies a migration
-        and the others, waiting for the lock, find it applied.
+        read again inside the ``BEGIN IMMEDIATE``, so one writer applies the migrations
+        and the others, waiting for the lock, find them applied.
         """
-        while self._schema_version() < len(MIGRATIONS):
-            with self.atomic():
-                version = self._schema_version()
-                if version < len(MIGRATIONS):
-                    MIGRATIONS[version](self)
-                    self.execute(f"PRAGMA user_version = {version + 1}")
+        if self._schema_version() == len(MIGRATIONS):
+            return
+        with self.atomic():
+            for version in range(self._schema_version(), len(MIGRATIONS)):
+                MIGRATIONS[version](self)
+                self.execute(f"PRAGMA user_version = {version + 1}")
 
     def _schema_version(self) -> int:
         version = int(self.value("PRAGMA user_version"))

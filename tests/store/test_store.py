@@ -237,6 +237,34 @@ def test_word_counts_are_read_through_the_stemmed_index(ctx: Context) -> None:
     assert store.indexed_terms(ctx.db, ["Played", "naïve"]) == {"Played": "plai", "naïve": "naiv"}
 
 
+def test_an_upgrade_that_fails_midway_leaves_the_store_as_it_was(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The migrations a store lacks are applied in one transaction: one that fails takes
+    the ones before it back, and the next open applies them all."""
+    Database.open(home / "memctl.db").close()
+
+    def adds_a_table(db: Database) -> None:
+        db.execute("CREATE TABLE added_by_an_upgrade (id INTEGER PRIMARY KEY)")
+
+    def fails(db: Database) -> None:
+        raise StoreError("this migration fails")
+
+    monkeypatch.setattr("memctl.store.database.MIGRATIONS", [*MIGRATIONS, adds_a_table, fails])
+    with pytest.raises(StoreError, match="this migration fails"):
+        Database.open(home / "memctl.db")
+    raw = apsw.Connection(str(home / "memctl.db"))
+    assert raw.execute("PRAGMA user_version").fetchone() == (len(MIGRATIONS),)
+    added = "SELECT 1 FROM sqlite_master WHERE name = 'added_by_an_upgrade'"
+    assert raw.execute(added).fetchall() == []
+    raw.close()
+
+    monkeypatch.setattr("memctl.store.database.MIGRATIONS", [*MIGRATIONS, adds_a_table])
+    with Database.open(home / "memctl.db") as db:
+        assert db.value("PRAGMA user_version") == len(MIGRATIONS) + 1
+        assert db.rows("SELECT * FROM added_by_an_upgrade") == []
+
+
 def test_an_older_store_is_reindexed_stemmed_on_open(home: Path) -> None:
     from memctl.store.database import sqlite_vec_path
 
