@@ -15,6 +15,7 @@ from memctl.memories.provenance import start_refusal, trusted_hosts
 from memctl.memories.timeparse import parse_since
 from memctl.model import parse_time
 from memctl.retrieve.context_block import prompt_items, render_context
+from memctl.retrieve.excerpt import excerpt as excerpt  # a long result's answering part
 from memctl.retrieve.explain import WhyNot, why_not
 from memctl.retrieve.explain import explain as explain  # the CLI renders --explain
 from memctl.retrieve.params import MODES

@@ -6,13 +6,12 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from memctl.api.recall import Recalled, RecallRequest, RecallResult, explain
+from memctl.api.recall import Recalled, RecallRequest, RecallResult, excerpt, explain
 from memctl.api.recall import recall as api_recall
 from memctl.api.sessions import Origin, origins
 from memctl.cli import render as out
 from memctl.cli.render import age, print_json, short_id, warn, with_memory_column
 from memctl.errors import UsageError
-from memctl.retrieve.excerpt import excerpt
 
 if TYPE_CHECKING:
     from rich.table import Table
