@@ -432,6 +432,19 @@ def test_a_cut_possible_match_goes_back_to_the_possible_pool(ctx: Context) -> No
     assert len(offered) == 2 and {c.id for c in offered} <= {c.id for c in beside}
 
 
+def test_a_message_folded_into_its_memory_does_not_come_back_as_a_possible_match(
+    ctx: Context,
+) -> None:
+    fact = stored(ctx, "Use pnpm in the web frontend", 0.5, source="session:s1#3:user")
+    fact.clear = True
+    said = message("s1#3", "from now on always use pnpm in the web frontend", 0.6)
+    run = make_run(ctx, "pnpm frontend")
+    run.sessions = True
+    run.beside = [replace(said)]  # kept by the gate beside the clear fact, as fuse left it
+    assert provenance(run, [said, fact]) == [fact]
+    assert possible_results(run, [fact], 3) == []
+
+
 def test_the_budget_holds_for_cjk_text(ctx: Context) -> None:
     run = make_run(ctx)
     run.budget = 60
