@@ -181,9 +181,10 @@ RECALL_KEYS: tuple[Key, ...] = (
     ),
     Key(
         "recall.agree_top",
-        2,
+        0,
         "Cosine + words reaching recall.relevance_floor show relevance only in the memory "
-        "closest in meaning or one both the vector and BM25 legs rank in this top; 0: alone.",
+        "closest in meaning or one both the vector and BM25 legs rank in this top (for a "
+        "query naming no name the store knows); 0: alone.",
         minimum=0,
     ),
     _unit(

@@ -50,8 +50,8 @@ SOURCES: dict[str, str] = {
     "recall.words_cosine": RELEVANCE_2 + " (words need meaning; floors on both benchmarks)",
     "recall.words_floor": RELEVANCE_1 + " (0.9 of the words)",
     "recall.anchor_memories": RELEVANCE_2 + " (names: 56 / 26 / 10 unrelated results at 1 / 2 / 3)",
-    "recall.agree_top": "measured: benchmarks.md § Clear needs two signals (DESIGN.md: BM25 "
-    "and vectors agreeing in their top ranks)",
+    "recall.agree_top": "measured: benchmarks.md § Clear needs two signals (2 halves the "
+    "wrong clear matches at 1,000 memories but costs the real questions: off)",
     "recall.support_floor": RELEVANCE_1 + " (the others need cosine >= 0.2)",
     "recall.strangers_veto": "measured: benchmarks.md § Names the store never mentions",
     "recall.possible": "measured: benchmarks.md § Clear and possible matches",

@@ -24,7 +24,6 @@ MODES: dict[str, dict[str, Any]] = {
         "candidates": 5,
         "cap": 3,
         "relevance_floor": 0.25,
-        "agree_top": 0,
         "importance_base": 0.5,
         "spread_hops": 3,
         "spread_seeds": 10,

@@ -27,7 +27,7 @@ from memctl.errors import MemctlError
 from memctl.model import Memory, State, format_time
 from memctl.retrieve.params import Params, recall_params
 from memctl.retrieve.query import Analysed, analyse
-from memctl.retrieve.run import RESCORED, Candidate, Run, Stage, Step, by_score
+from memctl.retrieve.run import DROPPED, RESCORED, Candidate, Run, Stage, Step, by_score
 from memctl.retrieve.stages.bm25_floor import bm25_floor
 from memctl.retrieve.stages.candidates import candidates
 from memctl.retrieve.stages.cap import cap
@@ -42,6 +42,7 @@ from memctl.retrieve.stages.length import length
 from memctl.retrieve.stages.mmr import mmr
 from memctl.retrieve.stages.neighbours import neighbours
 from memctl.retrieve.stages.pack import item_tokens, pack
+from memctl.retrieve.stages.provenance import STAGE as PROVENANCE
 from memctl.retrieve.stages.provenance import provenance
 from memctl.retrieve.stages.rerank import rerank
 from memctl.retrieve.stages.scope import scope
@@ -266,7 +267,9 @@ def possible_results(run: Run, kept: list[Candidate], wanted: int) -> list[Candi
     shown = {c.id for c in kept}
     # those fuse set aside, and those it kept beside the clear ones that a later stage cut;
     # a few more than wanted, best by what rank_possible weighs: the stages may drop some
-    pool = [c for c in (*run.possible, *run.beside) if c.id not in shown]
+    # (not a session message provenance folded into a memory: it counts once)
+    left_out = shown | folded_ids(run)
+    pool = [c for c in (*run.possible, *run.beside) if c.id not in left_out]
     pool.sort(key=lambda c: (-(strength_of(run, c) + POSSIBLE_SCORE_WEIGHT * c.score), c.id))
     aside = pool[: wanted * POSSIBLE_DEPTH]
     found = [*beside, *run_stages_over(run, POSSIBLE_STAGES, aside)]
@@ -283,6 +286,11 @@ def possible_results(run: Run, kept: list[Candidate], wanted: int) -> list[Candi
             break
         fits.append(candidate)
     return fits
+
+
+def folded_ids(run: Run) -> set[str]:
+    """The session messages provenance folded into a memory."""
+    return {s.memory_id for s in run.trace if s.stage == PROVENANCE and s.action == DROPPED}
 
 
 # The weight of the pipeline's score in a possible match's rank, beside its own relevance

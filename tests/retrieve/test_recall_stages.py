@@ -202,26 +202,31 @@ def test_the_memory_closest_in_meaning_shows_the_query_when_it_stands_out(ctx: C
 
 def test_cosine_and_words_make_a_clear_match_only_with_a_second_signal(ctx: Context) -> None:
     question = "how do we rotate the staging password?"
+    weights = {"rotate": 1.0, "staging": 1.0, "password": 1.0}
     # a chat turn sharing two of the three words: cosine 0.38 + 0.3 x 0.67 clears the floor,
     # but it is the third closest in meaning and the fifth by BM25
     turn = cand("we stayed at the staging area of the festival, no password needed")
-    turn.ranks, turn.raw = {"vector": 3, "bm25": 5}, {"vector": 0.62, "bm25": -2.0}
+    turn.raw = {"vector": 0.62, "bm25": -2.0}
     closer = [cand(f"deploy note {i}") for i in range(2)]
     for i, other in enumerate(closer):
         other.ranks, other.raw = {"vector": i + 1}, {"vector": 0.6 + i / 100}
-    run = make_run(ctx, question)
-    run.word_weights = {"rotate": 1.0, "staging": 1.0, "password": 1.0}
-    fuse(run, [*closer, turn])
-    assert (
-        not turn.clear and "not the closest in meaning, nor in both legs' top 2" in turn.match_why
-    )
-    # the same strength as the closest in meaning, or in both legs' top 2, shows relevance
-    for ranks in ({"vector": 1, "bm25": 5}, {"vector": 2, "bm25": 1}):
+
+    def judged(ranks: dict[str, int], anchors: frozenset[str] = frozenset(), **params: object):  # type: ignore[no-untyped-def]
         turn.ranks = ranks
-        run = make_run(ctx, question)
-        run.word_weights = {"rotate": 1.0, "staging": 1.0, "password": 1.0}
+        run = make_run(ctx, question, **params)
+        run.word_weights, run.anchors = weights, anchors
         fuse(run, [*closer, turn])
-        assert turn.clear and turn.match_why.startswith("clear: ")
+        return turn.clear, turn.match_why
+
+    third = {"vector": 3, "bm25": 5}
+    assert judged(third)[0]  # by default (recall.agree_top 0) its strength stands alone
+    clear, why = judged(third, agree_top=2)
+    assert not clear and "not the closest in meaning, nor in both legs' top 2" in why
+    # the same strength as the closest in meaning, or in both legs' top 2, shows relevance
+    assert judged({"vector": 1, "bm25": 5}, agree_top=2)[0]
+    assert judged({"vector": 2, "bm25": 1}, agree_top=2)[0]
+    # not asked when the query names a name the store knows
+    assert judged(third, frozenset({"Caroline"}), agree_top=2)[0]
 
 
 def test_a_closed_gate_labels_every_candidate_possible_best_fused_first(ctx: Context) -> None:
@@ -425,6 +430,19 @@ def test_a_cut_possible_match_goes_back_to_the_possible_pool(ctx: Context) -> No
     # ... and recall still offers them after the clear one
     offered = possible_results(run, [answer], 2)
     assert len(offered) == 2 and {c.id for c in offered} <= {c.id for c in beside}
+
+
+def test_a_message_folded_into_its_memory_does_not_come_back_as_a_possible_match(
+    ctx: Context,
+) -> None:
+    fact = stored(ctx, "Use pnpm in the web frontend", 0.5, source="session:s1#3:user")
+    fact.clear = True
+    said = message("s1#3", "from now on always use pnpm in the web frontend", 0.6)
+    run = make_run(ctx, "pnpm frontend")
+    run.sessions = True
+    run.beside = [replace(said)]  # kept by the gate beside the clear fact, as fuse left it
+    assert provenance(run, [said, fact]) == [fact]
+    assert possible_results(run, [fact], 3) == []
 
 
 def test_the_budget_holds_for_cjk_text(ctx: Context) -> None:

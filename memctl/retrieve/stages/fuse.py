@@ -16,11 +16,9 @@ store), and whether it was created inside a time the query names.
 
 - A candidate *shows* the query is about something stored when cosine +
   ``words_weight`` x word share >= ``relevance_floor`` (the share counts only
-  from a cosine of ``words_cosine``: a shared topic is not an answer) and a second
-  signal backs it (``legs_agree``: it is the closest in meaning, or both legs rank
-  it in their top ``agree_top``: in a big store some chat turn shares a word and a
-  topic with almost any question; not asked when the query names a name the store
-  knows), or when it holds
+  from a cosine of ``words_cosine``: a shared topic is not an answer; with
+  ``agree_top`` above 0, off by default, only when a second signal backs it:
+  ``legs_agree``), or when it holds
   ``words_floor`` of the query's words (an exact identifier, a name), or when
   it lies inside a time the query names and holds one of its words ("lunch
   last Tuesday"), or, for a query that is only a time, when it lies inside
