@@ -26,10 +26,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -41,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
+from benchmarks.recall_speed import ms, percentiles, process_line  # noqa: E402
 from benchmarks.synthetic import QUERIES, synthetic_memories  # noqa: E402
 from memctl.config import load_settings  # noqa: E402
 from memctl.context import Context  # noqa: E402
@@ -61,15 +59,6 @@ DIM = 384  # MiniLM's
 EVERYWHERE = MemoryFilter()
 VECTORS_ON = {"recall.message_vectors": True}  # what is timed: off by default
 NOW = datetime.now(UTC)
-
-
-def ms(seconds: float) -> str:
-    return f"{seconds * 1000:.1f} ms"
-
-
-def percentiles(samples: list[float]) -> tuple[float, float]:
-    ordered = sorted(samples)
-    return statistics.median(ordered), ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
 
 
 def _memories(ctx: Context, count: int, rng: np.random.Generator) -> None:
@@ -217,26 +206,8 @@ def recall_figures(ctx: Context, repeat: int) -> None:
 def process_figures(home: Path, runs: int) -> None:
     env = {**os.environ, "MEMCTL_HOME": str(home), "MEMCTL_RECALL_RESIDENT": "off"}
     env["MEMCTL_RECALL_MESSAGE_VECTORS"] = "true"
-    for extra in ([], ["--no-sessions"]):
-        wall, cpu = [], []
-        for i in range(runs):
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            began = time.perf_counter()
-            subprocess.run(
-                [sys.executable, "-m", "memctl", "recall", "--all-scopes", *extra]
-                + [QUERIES[i % len(QUERIES)]],
-                check=True,
-                capture_output=True,
-                env=env,
-            )
-            wall.append(time.perf_counter() - began)
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
-        p50, p95 = percentiles(wall)
-        print(
-            f"whole `memctl recall {' '.join(extra) or '(sessions)'}` process: median {ms(p50)}, "
-            f"p95 {ms(p95)}; CPU time median {ms(statistics.median(cpu))} ({runs} runs)"
-        )
+    for extra in ((), ("--no-sessions",)):
+        print(process_line(env, runs, extra))
 
 
 def main() -> None:

@@ -193,14 +193,21 @@ def process_figures(home: Path, runs: int) -> None:
     # Byte-compiled, as `pip install` leaves memctl (this environment may set
     # PYTHONDONTWRITEBYTECODE, and compiling every module each run costs ~50 ms).
     compileall.compile_dir(Path(memories.__file__).parent, quiet=1)
-    wall, cpu = [], []
     # each recall loads everything itself (process_speed.py times the resident process)
     env = {**os.environ, "MEMCTL_HOME": str(home), "MEMCTL_RECALL_RESIDENT": "off"}
+    print(process_line(env, runs))
+
+
+def process_line(env: dict[str, str], runs: int, extra: tuple[str, ...] = ()) -> str:
+    """``runs`` whole `memctl recall --all-scopes [extra] QUERY` processes in ``env``: the
+    median and p95 wall time and the median CPU time, as one line."""
+    wall, cpu = [], []
     for i in range(runs):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         began = time.perf_counter()
         subprocess.run(
-            [sys.executable, "-m", "memctl", "recall", "--all-scopes", QUERIES[i % len(QUERIES)]],
+            [sys.executable, "-m", "memctl", "recall", "--all-scopes", *extra]
+            + [QUERIES[i % len(QUERIES)]],
             check=True,
             capture_output=True,
             env=env,
@@ -209,8 +216,9 @@ def process_figures(home: Path, runs: int) -> None:
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
     p50, p95 = percentiles(wall)
-    print(
-        f"whole `memctl recall` process: median {ms(p50)}, p95 {ms(p95)}; "
+    command = " ".join(("memctl recall", *extra))
+    return (
+        f"whole `{command}` process: median {ms(p50)}, p95 {ms(p95)}; "
         f"CPU time median {ms(statistics.median(cpu))} ({runs} runs)"
     )
 
