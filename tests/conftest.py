@@ -9,6 +9,7 @@ import sys
 import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -237,3 +238,24 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.browser)
         if _is_slow(item):
             item.add_marker(pytest.mark.slow)
+
+
+def store_at_version(home: Path, version: int) -> tuple[Any, Any]:
+    """A real store file under ``home`` migrated only to schema ``version``, as an older
+    memctl left it: (its apsw connection, a Database on it); close the connection before
+    the code under test opens the file (and migrates the rest)."""
+    import apsw
+
+    from memctl.store.database import Database, sqlite_vec_path
+    from memctl.store.migrations import MIGRATIONS
+
+    home.mkdir(parents=True, exist_ok=True)
+    path = home / "memctl.db"
+    connection = apsw.Connection(str(path))
+    connection.enable_load_extension(True)
+    connection.load_extension(sqlite_vec_path())
+    old = Database(connection, path)
+    for migration in MIGRATIONS[:version]:
+        migration(old)
+    old.execute(f"PRAGMA user_version = {version}")
+    return connection, old

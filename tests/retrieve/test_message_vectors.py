@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import apsw
 import numpy as np
 import pytest
 
@@ -18,7 +17,7 @@ from memctl.ingest.message_vectors import CHUNK_CHARS, MAX_PARTS, embed_messages
 from memctl.model import Message, Role, Session
 from memctl.retrieve.pipeline import recall
 from memctl.store import sessions
-from memctl.store.database import Database, sqlite_vec_path
+from memctl.store.database import Database
 from memctl.store.memories import MemoryFilter
 from memctl.store.message_vectors import (
     message_vector_index,
@@ -28,7 +27,7 @@ from memctl.store.message_vectors import (
 )
 from memctl.store.migrations import MIGRATIONS
 from memctl.store.vector_query import Scores
-from tests.conftest import run_cli
+from tests.conftest import run_cli, store_at_version
 
 SAID = [
     "the staging database password rotates monthly",
@@ -133,15 +132,7 @@ def test_the_worker_embeds_a_sessions_messages_after_its_job(home: Path, tmp_pat
 
 def _store_from_before(home: Path) -> Path:
     """A store at the schema before message vectors (m016), holding a session of SAID."""
-    home.mkdir(parents=True, exist_ok=True)
-    path = home / "memctl.db"
-    connection = apsw.Connection(str(path))
-    connection.enable_load_extension(True)
-    connection.load_extension(sqlite_vec_path())
-    old = Database(connection, path)
-    for migration in MIGRATIONS[:16]:
-        migration(old)
-    old.execute("PRAGMA user_version = 16")
+    connection, old = store_at_version(home, 16)
     at = "2026-01-05T10:00:00Z"
     old.execute(
         "INSERT INTO sessions (id, client, scope, created_at, updated_at) "
@@ -155,7 +146,7 @@ def _store_from_before(home: Path) -> Path:
             (n, text, at, f"hash{n}"),
         )
     connection.close()
-    return path
+    return home / "memctl.db"
 
 
 def test_a_store_from_before_has_its_messages_embedded_by_maintain(home: Path) -> None:

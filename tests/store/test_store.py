@@ -20,6 +20,7 @@ from memctl.store.events import log_event
 from memctl.store.fts import fts_query
 from memctl.store.memories import MemoryFilter
 from memctl.store.migrations import MIGRATIONS
+from tests.conftest import store_at_version
 from tests.fakes import HashEmbedder
 
 
@@ -266,17 +267,8 @@ def test_an_upgrade_that_fails_midway_leaves_the_store_as_it_was(
 
 
 def test_an_older_store_is_reindexed_stemmed_on_open(home: Path) -> None:
-    from memctl.store.database import sqlite_vec_path
-
-    home.mkdir(parents=True, exist_ok=True)
+    connection, old = store_at_version(home, 7)
     path = home / "memctl.db"
-    connection = apsw.Connection(str(path))
-    connection.enable_load_extension(True)
-    connection.load_extension(sqlite_vec_path())
-    old = Database(connection, path)
-    for migration in MIGRATIONS[:7]:
-        migration(old)
-    old.execute("PRAGMA user_version = 7")
     memory = Memory(content="she shared her favourite recipes", created_at="2019-05-01T10:00:00Z")
     values = {k: v for k, v in memory.to_dict().items() if k != "stored_at"}
     values["tags"] = "[]"
