@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from memctl.retrieve.fit import sentences
+from memctl.retrieve.fit import cut_words, sentences
 from memctl.retrieve.query import STOPWORDS
 from memctl.retrieve.vocabulary import expand, forms
 
@@ -35,12 +35,7 @@ def flat(text: str) -> str:
 
 def cut(text: str, width: int) -> str:
     """``text`` in at most ``width`` characters, cut at a word with "…"."""
-    if len(text) <= width:
-        return text
-    head = text[: width - 1]
-    if " " in head:
-        head = head[: head.rfind(" ")]
-    return head.rstrip() + "…"
+    return text if len(text) <= width else cut_words(text, width, len)
 
 
 def query_words(query: str) -> dict[str, float]:
