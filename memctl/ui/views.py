@@ -25,7 +25,7 @@ from memctl.api.memory import (
     UpdateRequest,
 )
 from memctl.api.projects import list_projects, project_labels
-from memctl.api.recall import RecallRequest, explain, recall
+from memctl.api.recall import RecallRequest, excerpt, explain, recall
 from memctl.api.sessions import Where
 from memctl.api.sync import ShareRequest
 from memctl.errors import UsageError
@@ -35,6 +35,7 @@ Values = Mapping[str, str]
 PAGE_SIZE = 50  # rows of a list page
 MESSAGES_PAGE = 100  # messages of a session page
 RUNS_SHOWN = 50
+RESULT_LINE = 300  # characters of a recall result shown (its part that answers: excerpt)
 KEY_SEPARATOR = "|"  # a keyset cursor: time|id
 
 
@@ -148,6 +149,7 @@ def recall_page(ctx: Context, values: Values) -> dict[str, Any]:
         {
             **item.to_dict(),
             "label": item.match,
+            "line": excerpt(item.memory.summary, item.memory.content, query, RESULT_LINE),
             "href": result_href(item.memory.id, item.memory.session_id, item.is_message),
             "explain": explain(item, result.steps_of(item.memory.id)),
         }

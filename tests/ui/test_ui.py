@@ -376,3 +376,14 @@ def test_imported_files_are_left_out_of_the_sessions_page(
     assert 'href="?client=import"' in client.get("/sessions").text
     files = client.get("/sessions.json", params={"client": "import"}).json()["sessions"]
     assert [s["title"] for s in files] == ["Deploys"]
+
+
+def test_recall_shows_the_part_of_a_long_memory_that_answers(
+    stored: Context, client: TestClient
+) -> None:
+    from tests.retrieve.test_excerpt import DIGEST, TITLE
+
+    memory_api.remember(stored, RememberRequest(DIGEST))
+    page = client.get("/recall", params={"q": "what compaction threshold did we pick?"}).text
+    assert "threshold: 0.9" in page and TITLE.split(" — ")[0] in page
+    assert "changelog" not in page  # the digest's other lines are not shown
