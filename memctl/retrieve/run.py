@@ -95,6 +95,8 @@ class Run:
     now: datetime
     where: MemoryFilter
     home_scope: str | None = None
+    # the projects the question names (named_projects): scope -> the name it is called by
+    named_projects: dict[str, str] = field(default_factory=dict)
     history: bool = False
     sessions: bool = False
     budget: int | None = None
