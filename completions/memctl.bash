@@ -97,6 +97,7 @@ _memctl_spec() {
             opts="--transcript --client --session-id --agent-id -s --scope -t --tag --mode --wait --dry-run --backfill --since --json -h --help"
             valopts="--transcript --client --session-id --agent-id -s --scope -t --tag --mode --since"
             fileopts="--transcript"
+            filearg=1
             ;;
         "runs")
             opts="-n --limit --kind --json -h --help"

@@ -211,6 +211,7 @@ complete -c memctl -n '__fish_seen_subcommand_from ingest' -l backfill -d 'Store
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -l since -x -d 'With --backfill: only transcripts changed since then (an ISO date, or a span: 30d).'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -s h -l help -d 'Show this message and exit.'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -F
 
 # memctl runs
 complete -c memctl -n '__fish_seen_subcommand_from runs' -s n -l limit -x -d 'How many runs.'
