@@ -180,6 +180,7 @@ def layered(ctx: Context, request: SessionStartRequest) -> Layered:
     """The layered context a new session here starts with, each item with why it is there
     and each memory left out with why (``memctl context --explain``). Nothing is touched."""
     from memctl.config.scope import project_root
+    from memctl.memories.projects import labels
     from memctl.retrieve.session_start import layered_context
 
     if request.budget is not None and request.budget < 1:
@@ -188,7 +189,10 @@ def layered(ctx: Context, request: SessionStartRequest) -> Layered:
         )
     scope = operations.resolve_scope(ctx, request.scope)
     budget = request.budget or ctx.settings.recall_context_budget or SESSION_START_TOKENS
-    title = project_root(ctx.settings.cwd).name if request.scope in (None, "project") else scope
+    if request.scope in (None, "project"):
+        title = project_root(ctx.settings.cwd).name
+    else:  # a project named by hand: as a person reads it, not its scope's hash
+        title = labels(ctx, [scope])[scope]
     compact = ctx.settings.context_compact if request.compact is None else request.compact
     return layered_context(ctx, scope, title, budget, compact)
 
