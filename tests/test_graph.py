@@ -17,6 +17,7 @@ from memctl.ingest.entities import entities, triples
 from memctl.ingest.graph import Written, index, index_pending, parse_triples
 from memctl.maintain.profile import written
 from memctl.memories.operations import delete, forget
+from memctl.memories.projects import short_path
 from memctl.memories.provenance import origin
 from memctl.model import Memory, State
 from memctl.retrieve.pipeline import recall, run_stages, stages_for, start
@@ -233,6 +234,9 @@ def test_profile_is_written_with_sources_and_loses_lines_with_them(ctx: Context)
     assert len(lines[("stack", "PostgreSQL")]) == 2
     shown = run_cli("profile")
     assert f"The user is a backend engineer [{role.memory.id[:8]}]" in shown.stdout
+    headings = [line for line in shown.stdout.splitlines() if line[:1].isupper()]
+    here = short_path(ctx.settings.cwd)
+    assert "Role (global)" in headings and f"Stack ({here})" in headings  # a path, not a hash
     start = run_cli("context")
     assert "role: The user is a backend engineer" in start.stdout
     forget(ctx, role.memory.id)
