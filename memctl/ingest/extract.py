@@ -131,10 +131,22 @@ def _reason(error: Exception) -> str:
     return str(error)
 
 
+def _kept(value: object) -> str:
+    """A model's text as memctl may keep it: private text and secrets taken out (the model
+    saw scrubbed passages, but may still quote what it knew from elsewhere)."""
+    from memctl.memories.privacy import nothing_left, scrub
+
+    kept, _ = scrub(str(value or ""))
+    return "" if nothing_left(kept) else kept.strip()
+
+
 def _fact(item: dict[str, Any], passages: list[Passage]) -> Fact:
     content = item["content"]
     if not isinstance(content, str) or not content.strip():
         raise ValueError("no content")
+    content = _kept(content)
+    if not content:
+        raise ValueError("nothing is left of its content once private text and secrets go")
     category = item["category"]
     if category not in CATEGORIES:
         raise ValueError(f"category {category!r} is not one of {', '.join(CATEGORIES)}")
@@ -142,13 +154,13 @@ def _fact(item: dict[str, Any], passages: list[Passage]) -> Fact:
     passage = (
         passages[number - 1] if isinstance(number, int) and 0 < number <= len(passages) else None
     )
-    tags = [str(t).strip() for t in item.get("tags") or [] if str(t).strip()]
+    tags = [t for t in (_kept(t) for t in item.get("tags") or []) if t]
     return Fact(
         content=content,
         category=Category(category),
-        l0_abstract=str(item.get("l0_abstract") or ""),
-        l1_overview=str(item.get("l1_overview") or ""),
-        l2_content=str(item.get("l2_content") or ""),
+        l0_abstract=_kept(item.get("l0_abstract")),
+        l1_overview=_kept(item.get("l1_overview")),
+        l2_content=_kept(item.get("l2_content")),
         tags=tags[:10],
         importance=float(item.get("importance", 0.5)),
         confidence=float(item.get("confidence", 0.8)),

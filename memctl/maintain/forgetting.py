@@ -206,11 +206,18 @@ def _redact_in(
 Apply = Callable[[Database, Forgotten, "Context | None"], None]
 
 
-def _message_index_rebuilt(db: Database) -> None:
-    """The messages' vector index made again now (a removed message vector marks it
-    rewritten, m018), so its files keep no copy of a forgotten message's vectors."""
+def _indexes_rebuilt(db: Database, memories: bool) -> None:
+    """The vector indexes made again now, so their files keep no copy of a forgotten
+    vector: the messages' (a removed message vector marks it rewritten, m018) and, when
+    memories were deleted or rewritten, the memories' (a replaced or removed vector is
+    otherwise kept, marked dead, in its segment until a compaction)."""
     from memctl.store.message_vectors import message_vector_index
+    from memctl.store.vector_index import vector_index
 
+    if memories:
+        with db.atomic():
+            db.note_vector_write(everything=True)
+        vector_index(db)
     message_vector_index(db)
 
 
@@ -218,7 +225,7 @@ def _everywhere(ctx: Context, done: Forgotten, apply: Apply) -> None:
     """``apply`` to the store, then to its file (zeroed, merged, compacted, the WAL
     emptied), then to every backup."""
     _erased(ctx.db, lambda db: apply(db, done, ctx))
-    _message_index_rebuilt(ctx.db)
+    _indexes_rebuilt(ctx.db, bool(done.memories))
     _out_of_the_clone(ctx, done.memories)
     done.wal_emptied = erase.compact(ctx.db)
     for path in backups(ctx.settings):

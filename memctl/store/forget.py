@@ -43,7 +43,7 @@ MIN_NEEDLE = 8
 # A memory's fields that hold text.
 MEMORY_TEXTS = ("content", "l0_abstract", "l1_overview", "l2_content")
 # The full-text indexes: a deleted row leaves its terms in old segments until they merge.
-FTS_TABLES = ("messages_fts", "memories_fts")
+FTS_TABLES = ("messages_fts", "memories_fts", "memory_questions_fts")
 
 
 @dataclass

@@ -1,0 +1,259 @@
+"""Nothing lost, nothing leaked, on the surfaces the sixth stop added: a memory's questions
+and its vector after a permanent delete, what a host or an LLM writes (facts, the graph's
+triples), the written profile, the knowledge graph and a graph path in another project,
+and the resident process once its home is gone. Real SQLite files, real `memctl`
+processes, a real Unix socket and a real HTTP server speaking the Ollama API."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from memctl.api.distil import DistilRequest, PendingRequest, distil, pending
+from memctl.api.memory import RememberRequest, remember
+from memctl.config import load_settings
+from memctl.context import Context
+from memctl.embed.hashed import HashEmbedder
+from memctl.ingest.capture import IngestOptions, capture
+from memctl.ingest.pipeline import run_session
+from memctl.integrations import resident
+from memctl.retrieve.pipeline import Recalled, run_stages, stages_for, start
+from memctl.retrieve.stages.graph import graph, is_synthetic
+from tests.conftest import run_cli
+from tests.ingesting import claude_work_session, source
+from tests.integrations.test_resident import ON, gone, stop_every_daemon
+from tests.memories.test_forget_everywhere import _files_holding, _files_holding_bytes
+from tests.ollama_server import FakeOllama
+from tests.test_secret_doors import CORPUS
+
+WORD = "quokka7marmalade"  # a word nobody else says
+PRIVATE = "zebrafinch-private-plan"
+
+
+def _ok(*args: str, cwd: Path | None = None) -> str:
+    done = run_cli(*args, cwd=cwd)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def _project(path: Path) -> Path:
+    """A directory that is a project of its own (a git work tree)."""
+    (path / ".git").mkdir(parents=True)
+    return path
+
+
+# --- forgetting: a memory's questions and its vector go with it
+
+
+def test_a_deleted_memory_s_questions_leave_no_word_in_the_file(make_ctx, home: Path) -> None:  # type: ignore[no-untyped-def]
+    """The questions' full-text index kept the words of deleted questions in its old
+    segments: `delete --permanent` left the question's unique word in memctl.db."""
+    ctx = make_ctx(remember__question_floor=0.0)  # kept: no model judges them
+    stem = "zanzibarquux"  # a word the index's stemmer keeps whole, as the bytes hold it
+    asked = (f"how often does billing retry {stem} webhooks?", "when do webhooks fail?")
+    made = remember(ctx, RememberRequest("Billing retries Stripe webhooks.", questions=asked))
+    assert len(made.questions.kept) == 2
+    ctx.close()
+    assert _files_holding(home, stem)  # the test sees it before
+    _ok("delete", made.memory.id, "--permanent")
+    assert _files_holding(home, stem) == []
+
+
+def _vector(text: str) -> bytes:
+    """A memory's stored vector, as the CLI's test embedder makes it."""
+    return HashEmbedder().embed([text])[0].astype("float32").tobytes()
+
+
+def test_a_forgotten_memory_s_vector_leaves_the_index_files(home: Path) -> None:
+    """The vector index beside the database kept a removed vector in its segment (marked
+    dead) until a compaction: after `delete --permanent` and `redact`, the old vectors
+    were still in memctl.db.vectors/."""
+    secret = f"the vault combination is {WORD} under the blue heron"
+    redacted = f"the staging host is {WORD}-staging in the east rack"
+    gone_id = json.loads(_ok("remember", secret, "--json"))["id"]
+    _ok("remember", redacted)
+    for n in range(6):
+        _ok("remember", f"other fact number {n} about deployments")
+    _ok("recall", "vault combination")  # the index files are written
+    assert ".vectors" in " ".join(_files_holding_bytes(home, _vector(secret)))
+    assert ".vectors" in " ".join(_files_holding_bytes(home, _vector(redacted)))
+    _ok("delete", gone_id, "--permanent")
+    assert _files_holding_bytes(home, _vector(secret)) == []
+    _ok("redact", f"{WORD}-staging")
+    assert _files_holding_bytes(home, _vector(redacted)) == []
+    assert "other fact number 3" in _ok("recall", "other fact number 3")  # the rest is found
+
+
+# --- what a host model or an LLM writes keeps no secret and no private text
+
+SECRETS = [row["secret"] for row in CORPUS]
+
+
+def _answer(texts: list[str]) -> dict[str, object]:
+    """A model's answer quoting each text whole: in a fact's content, abstract, overview,
+    tags, questions and graph triples (a host model has the unscrubbed conversation in
+    its own context, and may copy from it)."""
+    facts = []
+    for text in texts:
+        flat = " ".join(text.split())
+        facts.append(
+            {
+                "content": f"The ops notes say: {flat} <private>{PRIVATE}</private>",
+                "l0_abstract": f"ops: {flat}",
+                "l1_overview": f"<private>{PRIVATE}</private> {flat}",
+                "category": "patterns",
+                "source_message": 1,
+                "tags": [flat[:60], f"<private>{PRIVATE}</private>"],
+                "questions": [f"what do the ops notes say about {flat[:120]}?"],
+                "triples": [
+                    ["the ops notes", "say", flat[:110]],
+                    ["Alice", f"knows <private>{PRIVATE}</private>", "the ops notes"],
+                ],
+            }
+        )
+    return {"facts": facts}
+
+
+def _no_secret_anywhere(home: Path) -> None:
+    shown = _ok("graph", "--all-scopes", "--json") + _ok("export") + _ok("profile", "--all-scopes")
+    for place in (shown, *(p.read_bytes().decode("utf-8", "replace") for p in _files(home))):
+        assert [s for s in SECRETS if s in place] == []
+        assert PRIVATE not in place
+
+
+def _files(home: Path) -> list[Path]:
+    return [p for p in home.rglob("*") if p.is_file() and "models" not in p.parts]
+
+
+def test_a_host_distillation_answer_is_scrubbed_facts_and_triples_alike(home: Path) -> None:
+    """The host's facts (content, abstract, overview, tags) and triples were stored as
+    given: a token in an answer became an entity, `memctl graph` listed it."""
+    settings = load_settings(overrides={"llm": "none", "ingest.host_distil": True})
+    ctx = Context(settings, embedder=HashEmbedder())
+    text = "\n".join(json.dumps(line) for line in claude_work_session())
+    report = capture(ctx, source(text), IngestOptions()).report
+    run_session(ctx, report.session_id, report.job_id)
+    (task,) = pending(ctx, PendingRequest()).batches
+    texts = [row["text"] for row in CORPUS]
+    distil(ctx, DistilRequest(task.session_id, task.through_seq, _answer(texts)))
+    stored = ctx.db.value("SELECT count(*) FROM memories WHERE content LIKE 'The ops notes%'")
+    assert stored == len(texts)  # every fact kept, its secrets taken out
+    ctx.close()
+    _ok("maintain")  # the profile is written, a backup made
+    _no_secret_anywhere(home)
+
+
+def test_an_llm_s_extraction_is_scrubbed_too(
+    make_ctx, home: Path, ollama_server: FakeOllama, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    ctx = make_ctx(llm_url=ollama_server.url)
+    texts = [row["text"] for row in CORPUS[:10]]
+    ollama_server.chat_fn = lambda messages: (
+        _answer(texts) if "durable facts" in messages[0]["content"] else {"decisions": []}
+    )
+    said = [{"role": "user", "content": "we keep the ops notes in the wiki"}] * 2
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in said))
+    report = capture(ctx, source(transcript.read_text()), IngestOptions()).report
+    run_session(ctx, report.session_id, report.job_id)
+    assert ctx.db.value("SELECT count(*) FROM memories WHERE content LIKE 'The ops notes%'")
+    ctx.close()
+    _no_secret_anywhere(home)
+
+
+# --- scope: a project's memories stay in their project
+
+
+def test_one_project_s_profile_never_shows_in_another(tmp_path: Path) -> None:
+    """The global profile read every scope, and every project's session start showed it:
+    project a's convention was in project b's `memctl profile` and `memctl context`."""
+    a, b = _project(tmp_path / "a"), _project(tmp_path / "b")
+    rule = f"Always run the {WORD} linter before merging"
+    _ok("remember", rule, "--category", "patterns", "--scope", "project", cwd=a)
+    _ok("remember", "Bea leads the payments team", "--scope", "global", cwd=a)
+    _ok("maintain", cwd=a)
+    assert WORD in _ok("profile", cwd=a) and WORD in _ok("context", cwd=a)
+    assert WORD not in _ok("profile", cwd=b)
+    assert WORD not in _ok("context", cwd=b)
+    assert WORD in _ok("profile", "--all-scopes", cwd=b)  # asked for everywhere
+
+
+def test_one_project_s_graph_never_shows_in_another(tmp_path: Path) -> None:
+    """`memctl graph` listed every project's entities and relations, wherever it ran."""
+    a, b = _project(tmp_path / "a"), _project(tmp_path / "b")
+    _ok("remember", "Alice Hunterton works at Globexcorp", "--scope", "project", cwd=a)
+    _ok("remember", "Bea Quillfeather leads the payments team", "--scope", "project", cwd=b)
+    assert "Hunterton" in _ok("graph", cwd=a)
+    listed = _ok("graph", "--json", cwd=b)
+    assert "Hunterton" not in listed and "Quillfeather" in listed
+    refused = run_cli("graph", "Hunterton", cwd=b)
+    assert refused.returncode != 0 and "no entity named 'Hunterton'" in refused.stderr
+    assert "works at → Globexcorp" in _ok("graph", "Hunterton", "--all-scopes", cwd=b)
+    assert "Hunterton" in _ok("graph", "--scope", str(a), cwd=b)
+
+
+def test_recall_tells_no_graph_path_of_another_project(tmp_path: Path) -> None:
+    """A two-hop path no candidate states became a result of its own: in project b, recall
+    told project a's "Bob works as a nurse" through the graph, with a's memory ids."""
+    a, b = _project(tmp_path / "a"), _project(tmp_path / "b")
+    for text in ("Bob moved to Berlin in 2020.", "Bob works as a nurse."):
+        _ok("remember", text, "--scope", "project", cwd=a)
+    for text in ("Berlin has many parks.", "Berlin trains run late on Sundays."):
+        _ok("remember", text, "--scope", "project", cwd=b)
+    asked = "what work does the person who moved to Berlin do"
+    assert "nurse" not in _ok("recall", asked, cwd=b)
+    assert "nurse" not in _ok("recall", asked, "--json", cwd=b)
+    assert "nurse" in _ok("recall", asked, "--all-scopes", cwd=b)
+
+
+def test_a_graph_path_result_prints_as_json(ctx: Context) -> None:
+    """`recall --json` ended in "internal error: ValueError: zip()" when a graph path's
+    result came with two sources (its ``via`` is not a spread path)."""
+    for text in ("Bob moved to Berlin in 2020.", "Bob works as a nurse.", "Berlin has parks."):
+        remember(ctx, RememberRequest(text))
+    run = start(ctx, "what work does the person who moved to Berlin do")
+    before = run_stages(run, stages_for(run.params)[: stages_for(run.params).index(graph)])
+    seeds = [c for c in before if "parks" in c.memory.content]
+    (made,) = [c for c in graph(run, seeds) if is_synthetic(c.memory)]
+    shown = Recalled.of(made).to_dict()
+    assert shown["graph_path"] is None and "works as → nurse" in shown["content"]
+
+
+# --- the resident process: gone with its home
+
+
+@pytest.fixture
+def serving(home: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """A resident process of ``home`` that would idle for 5 minutes (its pid)."""
+    for name, value in {**ON, "MEMCTL_RECALL_RESIDENT_IDLE": "300"}.items():
+        monkeypatch.setenv(name, value)
+    _ok("remember", f"the vault combination is {WORD}")
+    _ok("daemon", "start")
+    yield int((resident.tell(home, "status") or {})["pid"])
+    stop_every_daemon(home)
+
+
+def test_the_resident_process_exits_when_its_home_is_deleted(home: Path, serving: int) -> None:
+    shutil.rmtree(home)
+    assert gone(serving)
+
+
+def test_the_resident_process_exits_when_its_home_is_replaced(home: Path, serving: int) -> None:
+    home.rename(home.with_name("moved"))
+    home.mkdir()
+    assert gone(serving)
+    assert WORD not in _ok("recall", WORD)  # the new home's: nothing
+
+
+def test_the_resident_process_answers_nothing_it_was_told_to_forget(
+    home: Path, serving: int
+) -> None:
+    served = int((resident.tell(home, "status") or {})["served"])
+    found = json.loads(_ok("recall", WORD, "--json"))["results"]
+    assert int((resident.tell(home, "status") or {})["served"]) > served  # it answered
+    _ok("delete", found[0]["id"], "--permanent")
+    assert json.loads(_ok("recall", WORD, "--json"))["results"] == []
+    assert "combination" not in _ok("recall", WORD, "--sessions", "--all-scopes")
