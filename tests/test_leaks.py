@@ -257,3 +257,38 @@ def test_the_resident_process_answers_nothing_it_was_told_to_forget(
     _ok("delete", found[0]["id"], "--permanent")
     assert json.loads(_ok("recall", WORD, "--json"))["results"] == []
     assert "combination" not in _ok("recall", WORD, "--sessions", "--all-scopes")
+
+
+# --- identity files: what memctl writes about the user
+
+
+def test_identity_files_show_no_secret_and_init_s_template_goes_with_uninstall(
+    tmp_path: Path,
+) -> None:
+    """The identity the user wrote is scrubbed in every session start; `uninstall
+    --project --purge` left the project's `.memctl/identity.md` that `init` wrote."""
+    user, project = tmp_path / "user", _project(tmp_path / "repo")
+    env = {"HOME": str(user), "PATH": "/usr/bin:/bin", "MEMCTL_HOME": ""}
+    done = run_cli("init", "--project", "--force", "--tool", "claude-code", env=env, cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert (project / ".memctl" / "identity.md").is_file()
+    mine = user / ".local" / "share" / "memctl" / "identity.md"
+    token = SECRETS[0]
+    mine.write_text(f"I am Dana. <private>{PRIVATE}</private> My token: {token}\n")
+    start = run_cli("context", env=env, cwd=project)
+    assert "I am Dana" in start.stdout
+    assert PRIVATE not in start.stdout + start.stderr and token not in start.stdout
+    done = run_cli("uninstall", "--project", "--purge", "--yes", env=env, cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert not (project / ".memctl").exists() and not mine.exists()
+    assert sorted(p.name for p in project.iterdir()) == [".git"]
+
+
+def test_uninstall_keeps_a_project_identity_someone_wrote_in(tmp_path: Path) -> None:
+    user, project = tmp_path / "user", _project(tmp_path / "repo")
+    env = {"HOME": str(user), "PATH": "/usr/bin:/bin", "MEMCTL_HOME": ""}
+    assert run_cli("init", "--project", "--force", env=env, cwd=project).returncode == 0
+    written = project / ".memctl" / "identity.md"
+    written.write_text("Payments service; never edit migrations in place.\n")
+    assert run_cli("uninstall", "--project", env=env, cwd=project).returncode == 0
+    assert written.read_text() == "Payments service; never edit migrations in place.\n"
