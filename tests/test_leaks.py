@@ -7,13 +7,19 @@ processes, a real Unix socket and a real HTTP server speaking the Ollama API."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import sys
 from pathlib import Path
 
+import anyio
 import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
 
+from memctl.api import sync as sync_api
 from memctl.api.distil import DistilRequest, PendingRequest, distil, pending
-from memctl.api.memory import RememberRequest, remember
+from memctl.api.memory import RememberRequest, redact, remember
 from memctl.config import load_settings
 from memctl.context import Context
 from memctl.embed.hashed import HashEmbedder
@@ -24,9 +30,11 @@ from memctl.retrieve.pipeline import Recalled, run_stages, stages_for, start
 from memctl.retrieve.stages.graph import graph, is_synthetic
 from tests.conftest import run_cli
 from tests.ingesting import claude_work_session, source
+from tests.integrations.test_mcp_front_search import HANDSHAKE, HANGING_SDK, Server, search
 from tests.integrations.test_resident import ON, gone, stop_every_daemon
 from tests.memories.test_forget_everywhere import _files_holding, _files_holding_bytes
 from tests.ollama_server import FakeOllama
+from tests.syncing import bare_repo, git, machine, shared
 from tests.test_secret_doors import CORPUS
 
 WORD = "quokka7marmalade"  # a word nobody else says
@@ -292,3 +300,84 @@ def test_uninstall_keeps_a_project_identity_someone_wrote_in(tmp_path: Path) -> 
     written.write_text("Payments service; never edit migrations in place.\n")
     assert run_cli("uninstall", "--project", env=env, cwd=project).returncode == 0
     assert written.read_text() == "Payments service; never edit migrations in place.\n"
+
+
+# --- sync: a redacted value leaves the team's repository at the next sync
+
+
+def test_a_redacted_name_leaves_the_sync_repository_and_its_triples(tmp_path: Path) -> None:
+    remote = bare_repo(tmp_path)
+    ctx = machine(tmp_path, "laptop", remote)
+    sync_api.init(ctx, str(remote))
+    shared(ctx, "Bea Quillfeather leads the payments team at Globexcorp")
+    sync_api.sync(ctx, sync_api.SyncRequest())
+    assert "Quillfeather" in git("--git-dir", str(remote), "grep", "-h", "-e", ".", "HEAD")
+    redact(ctx, "Quillfeather")
+    sync_api.sync(ctx, sync_api.SyncRequest())
+    assert "Quillfeather" not in git("--git-dir", str(remote), "grep", "-h", "-e", ".", "HEAD")
+    assert _files_holding(ctx.settings.home, "Quillfeather") == []
+    ctx.close()
+
+
+# --- the MCP front: answers before the SDK loads, from this project only
+
+
+def test_the_mcp_front_answers_from_this_project_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, b = _project(tmp_path / "a"), _project(tmp_path / "b")
+    _ok("remember", f"the vault combination is {WORD}", "--scope", "project", cwd=a)
+    transcript = tmp_path / "t.jsonl"
+    said = [{"role": "user", "content": f"the vault combination is {WORD}"}]
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in said))
+    _ok("ingest", "--transcript", str(transcript), cwd=a)
+    fake = tmp_path / "fake-sdk" / "mcp"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text(HANGING_SDK)  # the front answers every search
+    monkeypatch.chdir(b)
+    server = Server({"PYTHONPATH": str(fake.parent)})
+    try:
+        server.send(0, "initialize", HANDSHAKE)
+        server.send(None, "notifications/initialized")
+        server.send(1, "tools/call", search(WORD))
+        server.send(2, "tools/call", {"name": "session_search", "arguments": {"query": WORD}})
+        server.send(3, "tools/call", search(WORD, all_scopes=True))
+        everywhere = {"query": WORD, "all_scopes": True}
+        server.send(4, "tools/call", {"name": "session_search", "arguments": everywhere})
+        found = server.answers(1, 2, 3, 4)
+    finally:
+        server.stop(hanging=True)
+    assert found[1]["result"]["structuredContent"]["results"] == []
+    assert found[2]["result"]["structuredContent"]["matches"] == []
+    for asked in (3, 4):  # asked for everywhere
+        assert WORD in json.dumps(found[asked]["result"]["structuredContent"])
+
+
+# --- a long-lived MCP server forgets what another process forgot
+
+
+async def _mcp_forgets(home: Path) -> tuple[str, str, str]:
+    """(a search before, the delete's output, a search after), in one MCP session."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "memctl", "-c", "llm=none", "-c", "recall.message_vectors=true", "mcp"],
+        env={
+            "MEMCTL_HOME": str(home),
+            "PATH": os.environ.get("PATH", ""),
+            "MEMCTL_EMBEDDER": "hash",
+            "MEMCTL_RECALL_RESIDENT": "off",
+        },
+    )
+    async with Client(params) as client:
+        stored = await client.call_tool("memory_store", {"text": f"the vault opens with {WORD}"})
+        memory_id = str((stored.structured_content or {})["id"])
+        before = await client.call_tool("memory_search", {"query": "vault opens"})
+        deleted = run_cli("delete", memory_id, "--permanent")
+        after = await client.call_tool("memory_search", {"query": "vault opens"})
+    return str(before.structured_content), deleted.stdout, str(after.structured_content)
+
+
+def test_a_running_mcp_server_answers_nothing_another_process_forgot(home: Path) -> None:
+    before, deleted, after = anyio.run(_mcp_forgets, home)
+    assert WORD in before and "permanently deleted" in deleted
+    assert WORD not in after
