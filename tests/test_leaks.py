@@ -19,10 +19,13 @@ from mcp.client.stdio import StdioServerParameters
 
 from memctl.api import sync as sync_api
 from memctl.api.distil import DistilRequest, PendingRequest, distil, pending
+from memctl.api.maintain import MaintainRequest, maintain
 from memctl.api.memory import RememberRequest, redact, remember
 from memctl.config import load_settings
 from memctl.context import Context
 from memctl.embed.hashed import HashEmbedder
+from memctl.imports.files import expand
+from memctl.imports.pipeline import ImportOptions, import_files
 from memctl.ingest.capture import IngestOptions, capture
 from memctl.ingest.pipeline import run_session
 from memctl.integrations import resident
@@ -32,6 +35,7 @@ from tests.conftest import run_cli
 from tests.ingesting import claude_work_session, source
 from tests.integrations.test_mcp_front_search import HANDSHAKE, HANGING_SDK, Server, search
 from tests.integrations.test_resident import ON, gone, stop_every_daemon
+from tests.maintain.test_maintain import put
 from tests.memories.test_forget_everywhere import _files_holding, _files_holding_bytes
 from tests.ollama_server import FakeOllama
 from tests.syncing import bare_repo, git, machine, shared
@@ -172,6 +176,35 @@ def test_an_llm_s_extraction_is_scrubbed_too(
     _no_secret_anywhere(home)
 
 
+def test_an_llm_s_import_summary_and_merged_text_are_scrubbed(
+    make_ctx, home: Path, ollama_server: FakeOllama, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """An import's summary (abstract, overview, content, tags) and a merge's text came
+    from the LLM as written."""
+    ctx = make_ctx(
+        llm_url=ollama_server.url, extract__chunk_chars=500, maintain__merge_similarity=0.7
+    )
+    token, hidden = CORPUS[0]["text"], f"<private>{PRIVATE}</private>"  # a secret in its words
+    doc = tmp_path / "checklist.md"
+    doc.write_text("# Release checklist\n\n" + "Check the smoke tests and the changelog. " * 30)
+    summary = {
+        "l0_abstract": f"What a release needs: {token}",
+        "l1_overview": f"{hidden} The checklist.",
+        "l2_content": f"The release checklist, token {token}.",
+        "category": "patterns",
+        "tags": [token, "release"],
+    }
+    ollama_server.script_chat(summary)
+    assert import_files(ctx, expand([str(doc)]), ImportOptions()).files[0].strategy == "document"
+    put(ctx, "The deploy script lives in ops/deploy.sh", 10)
+    put(ctx, "The deploy script lives in ops/deploy.sh and needs AWS credentials", 10)
+    ollama_server.script_chat({"content": f"Deploy with ops/deploy.sh, key {token} {hidden}"})
+    merged = maintain(ctx, MaintainRequest(only="consolidate")).task("consolidate")
+    assert merged.counts.get("merged", 0) or merged.changes  # the LLM's text was written
+    ctx.close()
+    _no_secret_anywhere(home)
+
+
 # --- scope: a project's memories stay in their project
 
 
@@ -281,11 +314,12 @@ def test_identity_files_show_no_secret_and_init_s_template_goes_with_uninstall(
     assert done.returncode == 0, done.stderr
     assert (project / ".memctl" / "identity.md").is_file()
     mine = user / ".local" / "share" / "memctl" / "identity.md"
-    token = SECRETS[0]
+    token = CORPUS[0]["text"]
     mine.write_text(f"I am Dana. <private>{PRIVATE}</private> My token: {token}\n")
     start = run_cli("context", env=env, cwd=project)
     assert "I am Dana" in start.stdout
-    assert PRIVATE not in start.stdout + start.stderr and token not in start.stdout
+    assert PRIVATE not in start.stdout + start.stderr
+    assert CORPUS[0]["secret"] not in start.stdout + start.stderr
     done = run_cli("uninstall", "--project", "--purge", "--yes", env=env, cwd=project)
     assert done.returncode == 0, done.stderr
     assert not (project / ".memctl").exists() and not mine.exists()

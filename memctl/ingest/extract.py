@@ -16,6 +16,7 @@ from memctl.ingest.extract_rules import extract_rules
 from memctl.ingest.facts import Fact, Passage
 from memctl.ingest.graph import parse_triples
 from memctl.ingest.run import Run
+from memctl.memories.privacy import model_text
 from memctl.model import Category
 
 CATEGORIES = [c.value for c in Category]
@@ -131,20 +132,11 @@ def _reason(error: Exception) -> str:
     return str(error)
 
 
-def _kept(value: object) -> str:
-    """A model's text as memctl may keep it: private text and secrets taken out (the model
-    saw scrubbed passages, but may still quote what it knew from elsewhere)."""
-    from memctl.memories.privacy import nothing_left, scrub
-
-    kept, _ = scrub(str(value or ""))
-    return "" if nothing_left(kept) else kept.strip()
-
-
 def _fact(item: dict[str, Any], passages: list[Passage]) -> Fact:
     content = item["content"]
     if not isinstance(content, str) or not content.strip():
         raise ValueError("no content")
-    content = _kept(content)
+    content = model_text(content)
     if not content:
         raise ValueError("nothing is left of its content once private text and secrets go")
     category = item["category"]
@@ -154,13 +146,13 @@ def _fact(item: dict[str, Any], passages: list[Passage]) -> Fact:
     passage = (
         passages[number - 1] if isinstance(number, int) and 0 < number <= len(passages) else None
     )
-    tags = [t for t in (_kept(t) for t in item.get("tags") or []) if t]
+    tags = [t for t in (model_text(t) for t in item.get("tags") or []) if t]
     return Fact(
         content=content,
         category=Category(category),
-        l0_abstract=_kept(item.get("l0_abstract")),
-        l1_overview=_kept(item.get("l1_overview")),
-        l2_content=_kept(item.get("l2_content")),
+        l0_abstract=model_text(item.get("l0_abstract")),
+        l1_overview=model_text(item.get("l1_overview")),
+        l2_content=model_text(item.get("l2_content")),
         tags=tags[:10],
         importance=float(item.get("importance", 0.5)),
         confidence=float(item.get("confidence", 0.8)),
