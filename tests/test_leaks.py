@@ -390,8 +390,9 @@ def test_the_mcp_front_answers_from_this_project_only(
 # --- a long-lived MCP server forgets what another process forgot
 
 
-async def _mcp_forgets(home: Path) -> tuple[str, str, str]:
-    """(a search before, the delete's output, a search after), in one MCP session."""
+async def _mcp_forgets(home: Path) -> tuple[str, str, str, list[str]]:
+    """(a search before, the delete's output, a search after, the files still holding
+    the word while the server runs), in one MCP session."""
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "memctl", "-c", "llm=none", "-c", "recall.message_vectors=true", "mcp"],
@@ -408,10 +409,29 @@ async def _mcp_forgets(home: Path) -> tuple[str, str, str]:
         before = await client.call_tool("memory_search", {"query": "vault opens"})
         deleted = run_cli("delete", memory_id, "--permanent")
         after = await client.call_tool("memory_search", {"query": "vault opens"})
-    return str(before.structured_content), deleted.stdout, str(after.structured_content)
+        holding = _files_holding(home, WORD)
+    return str(before.structured_content), deleted.stdout, str(after.structured_content), holding
 
 
 def test_a_running_mcp_server_answers_nothing_another_process_forgot(home: Path) -> None:
-    before, deleted, after = anyio.run(_mcp_forgets, home)
+    before, deleted, after, holding = anyio.run(_mcp_forgets, home)
     assert WORD in before and "permanently deleted" in deleted
     assert WORD not in after
+    assert holding == []  # its open connection kept no page of it in the WAL
+
+
+def test_a_client_of_another_home_reaching_the_socket_gets_its_own_home_s_answer(
+    home: Path, serving: int, tmp_path: Path
+) -> None:
+    """Another home's client led to this resident process (its socket hard-linked into
+    that home) is answered from its own home: a child reads nothing but the client's."""
+    other = tmp_path / "other"
+    _ok("--home", str(other), "remember", "the other home deploys with make ship")
+    (other / resident.DIRECTORY).mkdir(mode=0o700)
+    socket_file = resident.DIRECTORY + "/" + resident.SOCKET
+    os.link(home / socket_file, other / socket_file)
+    served = int((resident.tell(home, "status") or {})["served"])
+    answer = _ok("--home", str(other), "recall", WORD, "--all-scopes", "--json")
+    assert int((resident.tell(home, "status") or {})["served"]) > served  # this one answered
+    assert WORD not in json.dumps(json.loads(answer)["results"])
+    assert "make ship" in _ok("--home", str(other), "recall", "make ship", "--json")
