@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -32,7 +33,7 @@ from memctl.integrations import resident
 from memctl.retrieve.pipeline import Recalled, run_stages, stages_for, start
 from memctl.retrieve.stages.graph import graph, is_synthetic
 from tests.conftest import run_cli
-from tests.ingesting import claude_work_session, source
+from tests.ingesting import claude_record, claude_work_session, source
 from tests.integrations.test_mcp_front_search import HANDSHAKE, HANGING_SDK, Server, search
 from tests.integrations.test_resident import ON, gone, stop_every_daemon
 from tests.maintain.test_maintain import put
@@ -435,3 +436,53 @@ def test_a_client_of_another_home_reaching_the_socket_gets_its_own_home_s_answer
     assert int((resident.tell(home, "status") or {})["served"]) > served  # this one answered
     assert WORD not in json.dumps(json.loads(answer)["results"])
     assert "make ship" in _ok("--home", str(other), "recall", "make ship", "--json")
+
+
+# --- a session forgotten: no byte of it anywhere, whatever was made from it
+
+
+def test_a_forgotten_session_leaves_nothing_of_what_was_made_from_it(
+    home: Path, tmp_path: Path
+) -> None:
+    """A session distilled by the host (a fact with questions and a triple), read into the
+    graph and the profile, its messages embedded, backed up and shared through sync:
+    after `sessions forget` and a sync, its word is in no file of the data directory, not
+    at the sync remote's head, and not in `graph`, `profile` or `recall`."""
+    word = "zanzibarquux"  # the questions' stemmer keeps it whole, as the bytes hold it
+    remote = bare_repo(tmp_path)
+    _ok("sync", "init", str(remote))
+    settings = load_settings(overrides={"llm": "none", "ingest.host_distil": True})
+    ctx = Context(settings, embedder=HashEmbedder())
+    said = [
+        claude_record("user", f"The payments queue is called {word}; keep that name.", 0),
+        claude_record("assistant", f"Noted: the queue stays {word}.", 1),
+        claude_record("user", "We always deploy with make ship, never by hand.", 2),
+    ]
+    text = "\n".join(json.dumps(line) for line in said)
+    report = capture(ctx, source(text), IngestOptions()).report
+    run_session(ctx, report.session_id, report.job_id)
+    (task,) = pending(ctx, PendingRequest()).batches
+    fact = {
+        "content": f"The payments queue is called {word}.",
+        "category": "patterns",
+        "source_message": 1,
+        "questions": [f"what is the payments queue {word} called?"],
+        "triples": [["payments queue", "is called", word.capitalize()]],
+    }
+    distil(ctx, DistilRequest(task.session_id, task.through_seq, {"facts": [fact]}))
+    sync_api.promote(ctx, sync_api.ShareRequest(every=True))
+    sync_api.sync(ctx, sync_api.SyncRequest())
+    ctx.close()
+    flags = ["-c", "recall.message_vectors=true", "-c", "maintain.backup_every_hours=0"]
+    _ok(*flags, "maintain")
+    asked = ("graph", "--all-scopes"), ("profile", "--all-scopes"), ("recall", word, "--all-scopes")
+    assert all(word in _ok(*command).lower() for command in asked)
+    head = ("--git-dir", str(remote), "grep", "-h", "-i", "-e", word, "HEAD")
+    assert word in git(*head).lower()
+    assert _files_holding(home, word)
+
+    _ok("sessions", "forget", report.session_id, "--yes")
+    _ok("sync")
+    assert [command for command in asked if word in _ok(*command).lower()] == []
+    assert _files_holding(home, word) == [] and _files_holding(home, word.capitalize()) == []
+    assert subprocess.run(["git", *head], capture_output=True).returncode == 1  # no match
