@@ -486,3 +486,37 @@ def test_a_forgotten_session_leaves_nothing_of_what_was_made_from_it(
     assert [command for command in asked if word in _ok(*command).lower()] == []
     assert _files_holding(home, word) == [] and _files_holding(home, word.capitalize()) == []
     assert subprocess.run(["git", *head], capture_output=True).returncode == 1  # no match
+
+
+async def _store_asked(home: Path, texts: list[str]) -> list[str]:
+    """memory_store through a real MCP session, each text's secret in its questions."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "memctl", "-c", "llm=none", "-c", "remember.question_floor=0", "mcp"],
+        env={
+            "MEMCTL_HOME": str(home),
+            "PATH": os.environ.get("PATH", ""),
+            "MEMCTL_EMBEDDER": "hash",
+            "MEMCTL_RECALL_RESIDENT": "off",
+        },
+    )
+    said = []
+    async with Client(params) as client:
+        for n, text in enumerate(texts):
+            flat = " ".join(text.split())
+            asked = [f"what did the ops notes say: {flat}"[:300], f"<private>{PRIVATE}</private>?"]
+            answer = await client.call_tool(
+                "memory_store", {"text": f"Ops note {n}: {flat}", "questions": asked}
+            )
+            said.append(str(answer.structured_content))
+    return said
+
+
+def test_memory_store_s_questions_keep_no_secret(home: Path) -> None:
+    texts = [row["text"] for row in CORPUS]
+    said = anyio.run(_store_asked, home, texts)
+    kept = [answer for answer in said if "'kept': ['what did the ops notes say" in answer]
+    assert len(kept) > len(texts) // 2  # the questions were stored, their secrets out
+    for place in (*said, *(p.read_bytes().decode("utf-8", "replace") for p in _files(home))):
+        assert [s for s in SECRETS if s in place] == []
+        assert PRIVATE not in place
