@@ -206,6 +206,21 @@ def test_an_llm_s_import_summary_and_merged_text_are_scrubbed(
     _no_secret_anywhere(home)
 
 
+def test_the_profile_an_llm_writes_keeps_no_secret(
+    make_ctx, home: Path, ollama_server: FakeOllama
+) -> None:  # type: ignore[no-untyped-def]
+    ctx = make_ctx(llm_url=ollama_server.url)
+    remember(ctx, RememberRequest("The user is a backend engineer", category="profile"))
+    said = " ".join(CORPUS[0]["text"].split())
+    line = {"section": "role", "text": f"Backend engineer. {said} <private>{PRIVATE}</private>"}
+    ollama_server.chat_fn = lambda messages: {"lines": [{**line, "notes": [1]}]}
+    done = maintain(ctx, MaintainRequest(only="profile")).task("profile")
+    assert done.counts["written by the llm"] >= 1
+    ctx.close()
+    assert "Backend engineer." in _ok("profile", "--all-scopes")
+    _no_secret_anywhere(home)
+
+
 # --- scope: a project's memories stay in their project
 
 
