@@ -535,3 +535,14 @@ def test_memory_store_s_questions_keep_no_secret(home: Path) -> None:
     for place in (*said, *(p.read_bytes().decode("utf-8", "replace") for p in _files(home))):
         assert [s for s in SECRETS if s in place] == []
         assert PRIVATE not in place
+
+
+def test_the_resident_process_answers_from_the_client_s_project_only(
+    home: Path, serving: int, tmp_path: Path
+) -> None:
+    a, b = _project(tmp_path / "a"), _project(tmp_path / "b")
+    _ok("remember", "Project a ships with make heron-release", "--scope", "project", cwd=a)
+    served = int((resident.tell(home, "status") or {})["served"])
+    assert "heron-release" in _ok("recall", "heron-release", cwd=a)
+    assert json.loads(_ok("recall", "heron-release", "--json", cwd=b))["results"] == []
+    assert int((resident.tell(home, "status") or {})["served"]) >= served + 2  # both through it
