@@ -100,6 +100,34 @@ def test_a_forgotten_memory_s_vector_leaves_the_index_files(home: Path) -> None:
     assert "other fact number 3" in _ok("recall", "other fact number 3")  # the rest is found
 
 
+def test_a_memory_learned_as_noise_leaves_its_vector_when_deleted_for_good(home: Path) -> None:
+    """`forget --noise` keeps the memory's text and vector to drop facts like it; a
+    permanent delete rewrote the text to [forgotten] and kept the vector of it."""
+    secret = f"the vault combination is {WORD} under the blue heron"
+    made = json.loads(_ok("remember", secret, "--json"))["id"]
+    _ok("forget", made, "--noise")
+    assert "memctl.db" in _files_holding_bytes(home, _vector(secret))
+    _ok("delete", made, "--permanent")
+    assert _files_holding_bytes(home, _vector(secret)) == []
+
+
+def test_forgetting_a_one_word_message_keeps_the_entities_that_contain_it(
+    home: Path, tmp_path: Path
+) -> None:
+    """The graph's entities were deleted when their name contained a forgotten message's
+    text, however short: forgetting a session that said "ok" took "Tokyo" with it."""
+    _ok("remember", "Okta handles our single sign-on for the Tokyo office")
+    transcript = tmp_path / "t.jsonl"
+    said = [{"role": "user", "content": "ok"}, {"role": "assistant", "content": "Sure, done."}]
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in said))
+    _ok("ingest", "--transcript", str(transcript), "--wait")
+    assert "Tokyo" in _ok("graph", "--all-scopes")
+    session = json.loads(_ok("sessions", "list", "--all-scopes", "--json"))[0]["id"]
+    _ok("sessions", "forget", session, "--yes")
+    assert "Tokyo" in _ok("graph", "--all-scopes")
+    assert "Tokyo office" in _ok("recall", "who handles single sign-on", "--all-scopes")
+
+
 # --- what a host model or an LLM writes keeps no secret and no private text
 
 SECRETS = [row["secret"] for row in CORPUS]

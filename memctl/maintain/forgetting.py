@@ -5,14 +5,16 @@ of every place memctl keeps text (``memctl sessions forget``, ``memctl redact``,
 In the store, in one transaction: the messages (a whole session's rows go, its row and
 read marks stay, marked forgotten, so capture never stores it again; one message's text
 becomes ``[forgotten]`` in place), the memories distilled from them (deleted for good:
-a fact of the message, or a digest spanning it), and every quote of that text in the
-event log, ingest runs, jobs and noise vectors (``store.forget``); a new event says what
-was forgotten, without the text. Then the file itself: SQLite overwrites deleted content
-with zeros (``secure_delete``), the full-text indexes merge (a deleted row's terms linger
-in old segments until then), ``VACUUM`` rewrites the file without free pages and the WAL
-is emptied into it. Each backup ``maintain`` made is rewritten the same way. The sync
-repository gets a tombstone for each deleted memory that was shared, at the next sync
-(its history and other machines' copies keep what they had: see docs/privacy.md).
+a fact of the message, or a digest spanning it), every quote of that text in the event
+log, ingest runs and jobs, and what was derived from it: entities, questions, profile
+lines, learned noise (``store.forget``); a new event says what was forgotten, without
+the text. Then the vector indexes beside the file are made again without its vectors,
+and the file itself: SQLite overwrites deleted content with zeros (``secure_delete``),
+the full-text indexes merge (a deleted row's terms linger in old segments until then),
+``VACUUM`` rewrites the file without free pages and the WAL is emptied into it. Each
+backup ``maintain`` made is rewritten the same way. The sync repository gets a tombstone
+for each deleted memory that was shared, at the next sync (its history and other
+machines' copies keep what they had: see docs/privacy.md).
 """
 
 from __future__ import annotations
