@@ -195,17 +195,17 @@ def get_entity(db: Database, entity: int) -> GraphEntity | None:
 
 # A memory of the scopes asked for (a JSON list of scope names is the parameter).
 IN_SCOPES = "m.scope IN (SELECT value FROM json_each(?))"
-# An entity a memory of the scopes mentions, or a triple of theirs uses (two parameters).
-ENTITY_IN_SCOPES = (
-    "(EXISTS (SELECT 1 FROM entity_mentions x JOIN memories m ON m.id = x.memory_id "
-    f"WHERE x.entity_id = e.id AND {IN_SCOPES}) OR EXISTS (SELECT 1 FROM triples t "
-    "JOIN triple_sources x ON x.triple_id = t.id JOIN memories m ON m.id = x.memory_id "
-    f"WHERE (t.subject = e.id OR t.object = e.id) AND {IN_SCOPES}))"
-)
+# The ids of the memories of the scopes, and of the triples they state (one parameter
+# each): computed once per query, not per entity or triple.
+_SCOPED_MEMORIES = "SELECT id FROM memories WHERE scope IN (SELECT value FROM json_each(?))"
+_SCOPED_TRIPLES = f"SELECT triple_id FROM triple_sources WHERE memory_id IN ({_SCOPED_MEMORIES})"
 # A triple a memory of the scopes states (one parameter).
-TRIPLE_IN_SCOPES = (
-    "EXISTS (SELECT 1 FROM triple_sources x JOIN memories m ON m.id = x.memory_id "
-    f"WHERE x.triple_id = t.id AND {IN_SCOPES})"
+TRIPLE_IN_SCOPES = f"t.id IN ({_SCOPED_TRIPLES})"
+# An entity a memory of the scopes mentions, or a triple of theirs uses (three parameters).
+ENTITY_IN_SCOPES = (
+    f"e.id IN (SELECT entity_id FROM entity_mentions WHERE memory_id IN ({_SCOPED_MEMORIES}) "
+    f"UNION SELECT subject FROM triples WHERE id IN ({_SCOPED_TRIPLES}) "
+    f"UNION SELECT object FROM triples WHERE id IN ({_SCOPED_TRIPLES}))"
 )
 
 
@@ -221,7 +221,7 @@ def entities_like(
 ) -> list[GraphEntity]:
     """Entities an alias of which contains ``text`` (case folded), most mentioned first;
     only those the memories of ``scopes`` name (None: every scope's)."""
-    where, params = _scoped(ENTITY_IN_SCOPES, scopes, 2)
+    where, params = _scoped(ENTITY_IN_SCOPES, scopes, 3)
     rows = db.tuples(
         "SELECT DISTINCT e.id, e.name, e.kind FROM entity_aliases a "
         f"JOIN entities e ON e.id = a.entity_id WHERE instr(a.key, ?) > 0 {where} "
@@ -234,7 +234,7 @@ def entities_like(
 
 def entity_in_scopes(db: Database, entity: int, scopes: tuple[str, ...]) -> bool:
     """Whether a memory of ``scopes`` names the entity (or states a triple using it)."""
-    where, params = _scoped(ENTITY_IN_SCOPES, scopes, 2)
+    where, params = _scoped(ENTITY_IN_SCOPES, scopes, 3)
     return bool(db.tuples(f"SELECT 1 FROM entities e WHERE e.id = ? {where}", (entity, *params)))
 
 
@@ -420,7 +420,7 @@ def orphan_entities(db: Database) -> int:
 
 def graph_counts(db: Database, scopes: tuple[str, ...] | None = None) -> dict[str, int]:
     """Entities, active and superseded triples (of the memories of ``scopes``, if given)."""
-    named, named_params = _scoped(ENTITY_IN_SCOPES, scopes, 2)
+    named, named_params = _scoped(ENTITY_IN_SCOPES, scopes, 3)
     stated, stated_params = _scoped(TRIPLE_IN_SCOPES, scopes, 1)
     triples = f"SELECT count(*) FROM triples t WHERE t.state = ? {stated}"
     return {
