@@ -167,12 +167,12 @@ class Server:
         self.listener.listen(64)
         self.listener.setblocking(False)
         self.poll.register(self.listener, select.POLLIN)
-        self.inode = _file_id(self.directory / SOCKET)
+        self.socket_id = _file_id(self.directory / SOCKET)
 
     def bound(self) -> bool:
         """Whether the home's socket is still this server's: a home deleted, moved or
         replaced leaves no one to serve (a client there starts a server of its own)."""
-        return _file_id(self.directory / SOCKET) == self.inode
+        return _file_id(self.directory / SOCKET) == self.socket_id
 
     def loop(self) -> None:
         last = time.monotonic()
