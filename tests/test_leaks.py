@@ -1,8 +1,13 @@
-"""Nothing lost, nothing leaked, on the surfaces the sixth stop added: a memory's questions
-and its vector after a permanent delete, what a host or an LLM writes (facts, the graph's
-triples), the written profile, the knowledge graph and a graph path in another project,
-and the resident process once its home is gone. Real SQLite files, real `memctl`
-processes, a real Unix socket and a real HTTP server speaking the Ollama API."""
+"""Nothing lost, nothing leaked, on the surfaces the last two stops added: what goes with
+a forgotten memory or session (its questions' index, its vectors beside the database,
+its learned noise, what was made from it, at the sync remote's head) and what stays (an
+entity a one-word message happens to be part of); what a host or an LLM writes (facts,
+triples, questions, an import's summary, a merge, the profile) keeps no secret; a
+project's profile, graph, graph paths, MCP front and resident answers stay in it; the
+resident process goes with its home and answers a client from the client's home; the
+identity files are scrubbed and init's template goes with uninstall. Real SQLite files,
+real `memctl` processes, real MCP sessions, a real Unix socket, a real bare git
+repository and a real HTTP server speaking the Ollama API."""
 
 from __future__ import annotations
 
