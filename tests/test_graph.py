@@ -254,9 +254,10 @@ def test_profile_dynamic_lines_come_from_the_latest_digests(ctx: Context) -> Non
         "Left open: `cargo test` still failing: 2 tests"
     )
     memory = remember(ctx, RememberRequest(digest, category="events", tags=("digest",))).memory
+    here = memory.scope  # a digest is its project's: it feeds that project's profile
     with ctx.db.atomic():
-        replace_profile(ctx.db, "global", written(ctx.db, "global", "2024-05-02T00:00:00Z"))
-    lines = {(x.section, x.text, x.sources) for x in profile_lines(ctx.db, ("global",))}
+        replace_profile(ctx.db, here, written(ctx.db, here, "2024-05-02T00:00:00Z"))
+    lines = {(x.section, x.text, x.sources) for x in profile_lines(ctx.db, (here,))}
     assert ("focus", "port the parser to Rust", (memory.id,)) in lines
     assert ("decisions", "keep the Python CLI as the front end", (memory.id,)) in lines
     assert ("open problems", "`cargo test` still failing: 2 tests", (memory.id,)) in lines

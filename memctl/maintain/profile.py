@@ -13,9 +13,10 @@ whose memories it then cites; an answer citing no line, or a line that is not th
 is refused, and the rules' lines stay (so they do when the LLM fails or the run's
 token budget is spent).
 
-The global profile reads every scope; a project's reads its own. Each line keeps the
-ids of the memories it rests on; a line whose source is forgotten, deleted or
-superseded is no longer shown (store/profile.py) and is gone at the next run. At most
+The global profile reads the global memories; a project's reads its own (a project's
+memory never shows in another project's session start). Each line keeps the ids of the
+memories it rests on; a line whose source is forgotten, deleted or superseded, or of
+a scope not asked for, is not shown (store/profile.py) and is gone at the next run. At most
 ``PER_SECTION`` lines a section, each cut to ``LINE_CHARS``: the whole profile stays
 within the session start's L1 budget.
 """
@@ -84,8 +85,8 @@ def _line(section: str, text: str, sources: list[str], at: str, scope: str) -> P
 
 
 def written(db: Database, scope: str, at: str) -> list[ProfileLine]:
-    """The profile of ``scope`` (``GLOBAL_SCOPE``: of every scope), section by section."""
-    scopes = None if scope == GLOBAL_SCOPE else (scope,)
+    """The profile of ``scope``, from its own memories, section by section."""
+    scopes = (scope,)
     lines: dict[str, list[ProfileLine]] = {s: [] for s in SECTIONS}
     for memory in _memories(db, scopes, (Category.PROFILE,)):
         lines["role"].append(_line("role", memory.content, [memory.id], at, scope))

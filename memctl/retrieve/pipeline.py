@@ -133,7 +133,9 @@ class Recalled:
 
     @property
     def graph_path(self) -> str | None:
-        return describe(self.via) if self.via else None
+        """The relations spread followed to it (a graph path's result names its sources
+        in ``via`` and says its path in its text)."""
+        return describe(self.via) if self.via and not is_synthetic(self.memory) else None
 
     def to_dict(self) -> dict[str, Any]:
         return {
