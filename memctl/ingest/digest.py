@@ -12,6 +12,9 @@ messages. Its sections:
   fixed by …"; read-only commands (``ls``, ``cat``, ``git status``) are left out;
 - Found: the sub-agents' final reports, headings and conclusions first
   (``digest.report_chars`` of each);
+- a compaction summary (``[session summary]``, the client's own account of the
+  conversation so far) gives its request when none came before, its errors with their
+  fixes (under Fixed) and its pending work (under Left open), see ``summary``;
 - Left open: a command still failing at the end, a call refused at the
   permission prompt, a closing question, a last request nobody answered;
 - Fetched code: code from the network the session ran (``curl … | sh``) that the user's
@@ -56,7 +59,8 @@ from memctl.ingest.extract_rules import (
 )
 from memctl.ingest.injected import strip_injected
 from memctl.ingest.noise import noise_kind
-from memctl.ingest.parse.common import SUBAGENT, SUBAGENT_REPORT
+from memctl.ingest.parse.common import SESSION_SUMMARY, SUBAGENT, SUBAGENT_REPORT
+from memctl.ingest.summary import read_summary
 from memctl.ingest.tools import (
     LIST_ITEM,
     Call,
@@ -225,6 +229,9 @@ def _read(messages: list[Message], digest: SessionDigest, limit: int) -> _Readin
     reading = _Reading()
     for message in messages:
         text = strip_injected(message.content).text
+        if text.startswith(SESSION_SUMMARY):
+            _summarised(text.removeprefix(SESSION_SUMMARY), digest, limit)
+            continue
         if text.startswith(SUBAGENT_REPORT):
             reading.reports.append(text.removeprefix(SUBAGENT_REPORT))
             reading.sidechain_report = ""  # the same report, as the sidechain ended it
@@ -264,6 +271,18 @@ def _read(messages: list[Message], digest: SessionDigest, limit: int) -> _Readin
     if reading.sidechain_report:
         reading.reports.append(reading.sidechain_report)
     return reading
+
+
+def _summarised(text: str, digest: SessionDigest, limit: int) -> None:
+    """What a compaction summary states (``summary``): its request when none came before,
+    each error with its fix, and the work it left pending."""
+    said = read_summary(text)
+    if said.asked and not digest.requests:
+        _add(digest.requests, _cut(said.asked), limit)
+    for line in said.fixed:
+        _add(digest.fixed, _cut(line), limit)
+    for line in said.pending:
+        _add(digest.left_open, _cut(f"pending: {line}"), limit)
 
 
 def _flat(text: str) -> str:

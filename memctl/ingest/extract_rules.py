@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from memctl.ingest.facts import Fact, Passage
+from memctl.ingest.regex_needs import fold, holds, needs
 from memctl.model import Category, Role
 
 MIN_CHARS = 4
@@ -394,11 +396,36 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in SENTENCE_END.split(text) if s and s.strip()]
 
 
+class Scripts(NamedTuple):
+    """The user patterns of each script."""
+
+    english: tuple[Pattern, ...]
+    chinese: tuple[Pattern, ...]
+    japanese: tuple[Pattern, ...]
+    korean: tuple[Pattern, ...]
+
+
+EVERY_SCRIPT = Scripts(ENGLISH, CHINESE, JAPANESE, KOREAN)
+
+
+def live(patterns: tuple[Pattern, ...], text: str) -> tuple[Pattern, ...]:
+    """The patterns that can match somewhere in ``text``: each needs one of a few literal
+    strings (``regex_needs``), so a long message is tested once a pattern, not a sentence
+    at a time (a 400-message session of 6,000-character messages: 2.4 MB)."""
+    folded = fold(text)
+    return tuple(p for p in patterns if holds(needs(p.regex), folded))
+
+
 def _candidates(passage: Passage) -> list[tuple[str, tuple[Pattern, ...]]]:
     """(sentence, the patterns that may match it) for one passage: every pattern for what
     the user said, only commitments for what the assistant said."""
-    patterns: tuple[Pattern, ...] = PATTERNS if passage.role == Role.USER else COMMITMENTS
-    if passage.role not in (Role.USER, Role.ASSISTANT):
+    if passage.role == Role.USER:
+        scripts = Scripts(*(live(script, passage.text) for script in EVERY_SCRIPT))
+    elif passage.role == Role.ASSISTANT:
+        scripts = Scripts(live(COMMITMENTS, passage.text), (), (), ())
+    else:
+        return []
+    if not any(scripts):
         return []
     found: list[tuple[str, tuple[Pattern, ...]]] = []
     for raw in sentences(passage.text):
@@ -408,22 +435,24 @@ def _candidates(passage: Passage) -> list[tuple[str, tuple[Pattern, ...]]]:
         asks = QUESTION.search(sentence) and not ASSERTIVE.search(sentence)
         if asks or DANGLING.search(sentence):
             continue
-        found.append((sentence, patterns))
+        patterns = patterns_for(sentence, scripts) if passage.role == Role.USER else scripts[0]
+        if patterns:
+            found.append((sentence, patterns))
     return found
 
 
-def patterns_for(sentence: str) -> tuple[Pattern, ...]:
+def patterns_for(sentence: str, scripts: Scripts = EVERY_SCRIPT) -> tuple[Pattern, ...]:
     """The patterns worth trying on ``sentence``: the English ones, and those of each CJK
     script it holds (an English sentence tries 55, not all 95)."""
     if sentence.isascii():
-        return ENGLISH
-    found: tuple[Pattern, ...] = ENGLISH
+        return scripts.english
+    found: tuple[Pattern, ...] = scripts.english
     if HAN.search(sentence):
-        found += CHINESE
+        found += scripts.chinese
     if KANA.search(sentence):
-        found += JAPANESE
+        found += scripts.japanese
     if HANGUL.search(sentence):
-        found += KOREAN
+        found += scripts.korean
     return found
 
 

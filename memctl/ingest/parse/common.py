@@ -22,6 +22,16 @@ SUBAGENT_REPORT = "[subagent report]"
 # of it a digest shows is the ``digest.report_chars`` setting).
 REPORT_KEEP = 32_000
 REPORT_CUT = f"[report cut at {REPORT_KEEP} characters]"  # ends a report that was longer
+# Opens an assistant message holding the summary of the conversation so far that the client
+# wrote when it compacted its context: Claude Code's compaction sub-agent's answer and its
+# ``isCompactSummary`` turn, Codex's ``compacted`` record. Its <analysis> part is left out.
+SESSION_SUMMARY = "[session summary] "
+# Claude Code's prompt to its compaction sub-agent (``agent-acompact-*.jsonl``, 2.1.39)
+COMPACTION_PROMPT = re.compile(
+    r"\A\s*Your task is to create a detailed summary of the conversation so far"
+)
+SUMMARY_PART = re.compile(r"<summary>(.*?)(?:</summary>|\Z)", re.S)
+ANALYSIS_PART = re.compile(r"<analysis>.*?(?:</analysis>|\Z)", re.S)
 # Records the clients write that hold no message by design (seen in real transcripts);
 # any other kind passed over is one memctl does not read yet, named in the run's notes.
 METADATA_KINDS = frozenset(
@@ -41,6 +51,7 @@ METADATA_KINDS = frozenset(
         "event_msg",
         "turn said twice",
         "compacted",
+        "compaction prompt",
         "reasoning",
         "state",
         "injected context",
@@ -147,6 +158,7 @@ class Tally:
     # the last turn said, "role: words", so that a client writing each turn twice (Codex:
     # a response item and an event) keeps it once
     last_said: str = ""
+    compacting: bool = False  # the transcript is a compaction sub-agent's
 
     def keep(self, kind: str) -> None:
         self.lines[f"kept {kind}"] += 1
@@ -265,6 +277,14 @@ def _telling(head: str, whole: str) -> str:
         return exceptions[-1]
     telling = (line for line in lines if FAILURE_LINE.search(line) and not UNTELLING.search(line))
     return next(telling, next((line for line in lines if not UNTELLING.search(line)), lines[0]))
+
+
+def session_summary(text: str) -> str:
+    """A compaction summary as a message: ``SESSION_SUMMARY`` and its <summary> part (the
+    text without its <analysis> part when it has none)."""
+    found = SUMMARY_PART.search(text)
+    body = found.group(1) if found else ANALYSIS_PART.sub("", text)
+    return SESSION_SUMMARY + body.strip()
 
 
 def is_subagent_call(name: str, arguments: Any) -> bool:
