@@ -345,8 +345,8 @@ def _changes(digest: SessionDigest, calls: list[Call], limit: int) -> None:
                 _add(digest.left_open, f"`{_cut(command.text, 80)}` refused", limit)
             elif not call.succeeded and command.key:
                 failing[command.key] = failing.get(command.key, (call, n))
-            elif call.succeeded and command.key in failing:
-                failed, since = failing.pop(command.key)
+            elif call.succeeded and (done := _retried(command.keys, failing)):
+                failed, since = failing.pop(done)
                 fix = _fix(calls[since + 1 : n], call, shell_command(failed.detail).text)
                 text = _cut(_short(shell_command(failed.detail).text), COMMAND_WIDTH)
                 line = f"`{text}` failed: {_error(failed)}"
@@ -363,34 +363,61 @@ def _changes(digest: SessionDigest, calls: list[Call], limit: int) -> None:
         _add(digest.left_open, f"`{text}` still failing: {_error(failed)}", limit)
 
 
+def _retried(keys: tuple[str, ...], failing: dict[str, tuple[Call, int]]) -> str:
+    """The failing command a succeeding one ran again: the first of its steps' keys that
+    failed before ("git pull --rebase && git push" runs a failed "git push" again)."""
+    return next((key for key in keys if key in failing), "")
+
+
 def _fix(between: list[Call], success: Call, failed: str) -> str:
     """What came between a failure and the success of its command: the files changed and
-    other commands run, else the flags it finally ran with and had not ("adding
-    `--no-verify`"), else the command as it finally ran."""
+    other commands run in the same place (not ``git -C`` another repository), else the flags
+    it finally ran with and had not ("adding `--no-verify`"), else the command as it
+    finally ran."""
     files = [
         p
         for c in between
         if c.succeeded and tool_kind(c.name, c.detail) == "file"
         for _, p in c.files()
     ]
+    place = _place(shell_command(failed).key)
     commands = [
         shell_command(c.detail).text
         for c in between
         if c.succeeded and tool_kind(c.name, c.detail) == "shell" and not c.runs_fetched_code
     ]
-    commands = [c for c in commands if not shell_command(c).read_only]
+    commands = [
+        c
+        for c in commands
+        if not shell_command(c).read_only and _place(shell_command(c).key) == place
+    ]
     parts = [f"`{_cut(_short(c), COMMAND_WIDTH)}`" for c in commands[:2]]
     if files:
         names = dict.fromkeys(p.rsplit("/", 1)[-1] for p in files)
         parts.insert(0, "editing " + ", ".join(list(names)[:3]))
     final = shell_command(success.detail).text
     added = [w for w in final.split() if w.startswith("-") and w not in failed.split()]
-    if added and [w for w in final.split() if w not in added] == failed.split():
+    if added and _same_head([w for w in final.split() if w not in added], failed.split()):
         # the same command with a flag more: the flag is the fix
         parts.insert(0, "adding " + " ".join(f"`{_cut(w, COMMAND_WIDTH)}`" for w in added[:3]))
     elif not parts and final != failed:
         parts.append(f"`{_cut(_short(final), COMMAND_WIDTH)}`")
     return " and ".join(parts) if parts else AGAIN
+
+
+def _place(key: str) -> str:
+    """The directory a command's key names (``git commit @../shop``), "" for none."""
+    return key.rpartition(" @")[2] if " @" in key else ""
+
+
+def _same_head(one: list[str], other: list[str]) -> bool:
+    """Two commands' words agree up to the first quoted or substituted argument of either
+    (a commit message written another way), or to where the shorter note was cut."""
+    ends = [len(one), len(other)]
+    for words in (one, other):
+        ends += [n for n, w in enumerate(words) if w[:1] in "\"'" or "$(" in w][:1]
+    end = min(ends)
+    return end >= 1 and one[:end] == other[:end]
 
 
 def build_digest(messages: list[Message], limit: int, report_chars: int) -> SessionDigest:
