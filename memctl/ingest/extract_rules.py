@@ -419,26 +419,24 @@ def live(patterns: tuple[Pattern, ...], text: str) -> tuple[Pattern, ...]:
 def _candidates(passage: Passage) -> list[tuple[str, tuple[Pattern, ...]]]:
     """(sentence, the patterns that may match it) for one passage: every pattern for what
     the user said, only commitments for what the assistant said."""
-    if passage.role == Role.USER:
-        scripts = Scripts(*(live(script, passage.text) for script in EVERY_SCRIPT))
-    elif passage.role == Role.ASSISTANT:
-        scripts = Scripts(live(COMMITMENTS, passage.text), (), (), ())
-    else:
+    if passage.role not in (Role.USER, Role.ASSISTANT):
         return []
-    if not any(scripts):
-        return []
-    found: list[tuple[str, tuple[Pattern, ...]]] = []
+    kept = []
     for raw in sentences(passage.text):
         sentence = BULLET.sub("", raw).strip()
         if not MIN_CHARS <= len(sentence) <= MAX_CHARS or NARRATION.match(sentence):
             continue
         asks = QUESTION.search(sentence) and not ASSERTIVE.search(sentence)
-        if asks or DANGLING.search(sentence):
-            continue
-        patterns = patterns_for(sentence, scripts) if passage.role == Role.USER else scripts[0]
-        if patterns:
-            found.append((sentence, patterns))
-    return found
+        if not (asks or DANGLING.search(sentence)):
+            kept.append(sentence)
+    if not kept:
+        return []
+    if passage.role == Role.ASSISTANT:
+        commitments = live(COMMITMENTS, passage.text)
+        return [(s, commitments) for s in kept] if commitments else []
+    scripts = Scripts(*(live(script, passage.text) for script in EVERY_SCRIPT))
+    found = [(s, patterns_for(s, scripts)) for s in kept]
+    return [(s, patterns) for s, patterns in found if patterns]
 
 
 def patterns_for(sentence: str, scripts: Scripts = EVERY_SCRIPT) -> tuple[Pattern, ...]:
