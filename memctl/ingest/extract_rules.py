@@ -253,6 +253,14 @@ ENGLISH = (
         r"\b(?:python|node|go|rust|java|ruby|php|postgres(?:ql)?|mysql|redis|django|"
         r"fastapi|flask|react|next\.js|vue|typescript)\s*v?\d+(?:\.\d+)*\b",
     ),
+    # the language a kind of text is written in: "commit messages in English"
+    _en(
+        "rule",
+        PA,
+        0.8,
+        r"\b(?:commit messages?|comments?|documentation|variable names|identifiers)\b"
+        r"[^.?!]{0,30}?\bin (?:English|Chinese|Japanese|Korean)\b",
+    ),
 )
 
 # What the assistant confirms it will always / never do: a rule the user set, acknowledged.
@@ -318,6 +326,13 @@ CHINESE = (
     ),
     _zh("rule", PA, 0.8, r"(?:禁止|不得|请勿|一定要|务必|避免)"),
     _zh("rule", PA, 0.8, r"最小(?:化|功能|实现|改动)|(?:尽量|保持)简单"),
+    # the language a kind of text is written in: "提交信息用中文写", "注释用英文"
+    _zh(
+        "rule",
+        PA,
+        0.8,
+        r"(?:提交信息|注释|文档|变量名|日志)\S{0,4}(?:用|使用)(?:中文|英文|英语|日文|韩文)",
+    ),
 )
 
 KOREAN = (

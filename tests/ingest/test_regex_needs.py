@@ -55,3 +55,12 @@ def test_a_message_without_the_words_is_ruled_out_and_one_with_them_keeps_its_ru
     assert live(PATTERNS, "Ledger totals match an export. " * 200) == ()
     facts = extract_rules([Passage(said, Role.USER, "session:s#1")], 10)
     assert [f.content for f in facts] == ["We always use pnpm, never npm."]
+
+
+def test_the_language_a_kind_of_text_is_written_in_is_a_rule() -> None:
+    said = "很好。另外提交信息用中文写。帮我提交一下。Commit messages in English, please."
+    facts = extract_rules([Passage(said, Role.USER, "session:s#1")], 10)
+    assert [(f.content, f.tags) for f in facts] == [
+        ("另外提交信息用中文写。", ["rule"]),
+        ("Commit messages in English, please.", ["rule"]),
+    ]
