@@ -364,9 +364,13 @@ def _changes(digest: SessionDigest, calls: list[Call], limit: int) -> None:
 
 
 def _retried(keys: tuple[str, ...], failing: dict[str, tuple[Call, int]]) -> str:
-    """The failing command a succeeding one ran again: the first of its steps' keys that
-    failed before ("git pull --rebase && git push" runs a failed "git push" again)."""
-    return next((key for key in keys if key in failing), "")
+    """The failing command a succeeding one ran again: its first step's key, or a later
+    step's when every step runs the same program ("git pull --rebase && git push" runs a
+    failed "git push" again; "rm out && sed ..." is not a rerun of a failed sed)."""
+    if keys and keys[0] in failing:
+        return keys[0]
+    programs = {key.split()[0] for key in keys}
+    return next((key for key in keys[1:] if key in failing and len(programs) == 1), "")
 
 
 def _fix(between: list[Call], success: Call, failed: str) -> str:
