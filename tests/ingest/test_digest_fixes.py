@@ -10,7 +10,7 @@ from pathlib import Path
 from memctl.context import Context
 from memctl.ingest.tools import shell_command
 from tests.ingest.test_compaction import ingest_file
-from tests.ingest.test_ingest_sessions import digest_of
+from tests.ingest.test_ingest_sessions import claude_record, digest_of, ingest, memories_of
 
 REAL = Path(__file__).resolve().parents[2] / "benchmarks" / "sessions" / "real"
 
@@ -35,3 +35,26 @@ def test_two_repositories_failures_are_fixed_by_their_own_commands(
     assert "→ fixed by `git -C …/repiq pull --rebase" in digest
     assert "fixed by `git -C …/dotnix" not in digest  # another repository fixes nothing here
     assert "still failing" not in digest
+
+
+def test_a_piped_test_run_whose_summary_counts_failures_failed(
+    make_ctx: Callable[..., Context],
+) -> None:
+    run = {"type": "tool_use", "id": "t1", "name": "Bash"}
+    run["input"] = {"command": "uv run pytest -q 2>&1 | tail -3"}
+    output = "FAILED tests/test_export.py::test_order\n===== 2 failed, 6 passed in 0.41s =====\n"
+    lines = [
+        claude_record("user", "Make the export keep its column order", "2025-06-01T10:00:00Z"),
+        claude_record("assistant", [run], "2025-06-01T10:01:00Z"),
+        claude_record(
+            "user",
+            [{"type": "tool_result", "tool_use_id": "t1", "content": output}],
+            "2025-06-01T10:02:00Z",
+        ),
+        claude_record("assistant", "Done, the export keeps its order.", "2025-06-01T10:03:00Z"),
+    ]
+    ctx = make_ctx()
+    session = ingest(ctx, lines)
+    digest = digest_of(ctx, session).content
+    assert "still failing: 2 failed, 6 passed in 0.41s" in digest
+    assert not any("tests run with" in m.content for m in memories_of(ctx, session))

@@ -239,6 +239,16 @@ def tool_use_note(name: str, arguments: Any) -> str:
     return one_line(f"[tool {name or '?'}: {detail}]" if detail else f"[tool {name or '?'}]")
 
 
+# A test run's closing summary that counts failures: pytest's "==== 5 failed, 6 passed in
+# 0.37s ====", Jest's and Vitest's "Tests: 2 failed, 40 passed", unittest's "FAILED
+# (failures=2)". A run piped through `tail` exits 0; its summary still says it failed.
+TESTS_FAILED = re.compile(
+    r"^=*\s*(?:\d+ passed, )?\d+ failed\b[^\n]*\bin [\d.]+s\b[^\n]*$|"
+    r"^\s*Tests:?\s+\d+ failed\b[^\n]*$|^FAILED \((?:failures|errors)=\d+[^\n]*$",
+    re.M,
+)
+
+
 def tool_result_note(output: Any, is_error: bool = False, tool: str = "") -> str:
     """A tool's output reduced to one line with its outcome: ``[tool result: 3 files
     changed]``, ``[tool error Bash: exit 1: pytest: command not found]`` or ``[tool
@@ -252,7 +262,10 @@ def tool_result_note(output: Any, is_error: bool = False, tool: str = "") -> str
         text = EXIT_CODE.sub("", text)
     text = OUTPUT_HEADER.sub("", text.lstrip())
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    if is_error and not REFUSED.match(first):
+    summary = None if is_error else TESTS_FAILED.search(whole[-NOTE_SCAN:])
+    if summary is not None:  # the tests failed, whatever the pipe's exit code says
+        is_error, first = True, summary.group(0).strip("= ")
+    elif is_error and not REFUSED.match(first):
         first = _telling(text, whole)
     if code and code.group(1) != "0":
         first = f"exit {code.group(1)}: {first}" if first else f"exit {code.group(1)}"
