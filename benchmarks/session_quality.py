@@ -248,7 +248,7 @@ def contradicted(ctx: Context, session_id: str, memories: list[str]) -> list[str
 
 
 def judged_key(memory: str) -> str:
-    return " ".join(memory.split())[:JUDGED_KEY_CHARS]
+    return " ".join(memory.split())[:JUDGED_KEY_CHARS].rstrip()
 
 
 def judgements(path: Path) -> dict[tuple[str, str], bool]:
