@@ -25,7 +25,10 @@ and per session:
   stored, holds a gold item of one of their sessions;
 - contradicted by a tool result: memories claiming what the session's own tool
   results deny (``memctl.ingest.claims``: a file said made whose every write was
-  refused or failed, tests said to pass while a command still fails);
+  refused or failed, tests said to pass while a command still fails); beside it the
+  count a person judged so by reading each memory against the transcript's tool results
+  (``benchmarks/data/contradiction_judgements.jsonl``; memories with no judgement on
+  record, e.g. after a change of wording, are counted as not judged);
 - CPU seconds of the whole ingest (capture, distillation, embedding).
 
 The paths: the rules (no LLM; the default); with ``--host-answers FILE``, the
@@ -93,6 +96,9 @@ from memctl.store.sessions import get_session, messages_after  # noqa: E402
 SESSIONS = Path(__file__).resolve().parent / "sessions"
 GOLD = SESSIONS / "real"
 HOST_ANSWERS = Path(__file__).resolve().parent / "data" / "host_answers" / "gold-set.json"
+# memories read by hand against their session's tool results (see ``judged``)
+JUDGEMENTS = Path(__file__).resolve().parent / "data" / "contradiction_judgements.jsonl"
+JUDGED_KEY_CHARS = 160  # a memory is known by its session and its first characters
 TOP = 5
 ALL_TASKS = 10_000  # a session's every waiting task, in one call
 Answers = dict[tuple[str, int], list[dict[str, Any]]]  # (file, through_seq) -> facts
@@ -219,6 +225,8 @@ class GoldScore:
     unanswered: int = 0  # host path: tasks with no recorded answer
     by_host: int = 0  # host path: gold items the host's own facts hold (no digest, no rules)
     contradicted: list[str] = field(default_factory=list)  # memories a tool result denies
+    judged_wrong: int = 0  # memories a person judged contradicted by a tool result
+    unjudged: int = 0  # memories with no judgement on record
     scope: str = ""  # the project's scope the session was stored in
     useful_project: bool = False  # the project's block at the end holds a gold item of it
 
@@ -237,6 +245,24 @@ def contradicted(ctx: Context, session_id: str, memories: list[str]) -> list[str
     digest = build_digest(messages_after(ctx.db, session_id, 0), ALL_TASKS, ALL_TASKS)
     found = evidence(digest.calls, digest.left_open)
     return [m for m in memories if refuted(m, found)]
+
+
+def judged_key(memory: str) -> str:
+    return " ".join(memory.split())[:JUDGED_KEY_CHARS].rstrip()
+
+
+def judgements(path: Path) -> dict[tuple[str, str], bool]:
+    """The hand judgements: (session file, memory's key) -> contradicted by a tool result.
+    Each was made by reading the memory against the session's tool results in the
+    transcript (not by ``memctl.ingest.claims``, the code that filters such claims)."""
+    if not path.exists():
+        return {}
+    lines = path.read_text(encoding="utf-8").splitlines()
+    rows = [json.loads(line) for line in lines if line.strip()]
+    return {(r["session"], judged_key(r["memory"])): bool(r["contradicted"]) for r in rows}
+
+
+JUDGED = judgements(JUDGEMENTS)
 
 
 def answer_tasks(ctx: Context, score: GoldScore, session_id: str, answers: Answers) -> None:
@@ -280,6 +306,9 @@ def gold_session(
     score.digest = any("digest" in m.tags for m in mine)
     score.acted = acted(ctx, captured.session_id)
     score.contradicted = contradicted(ctx, captured.session_id, score.memories)
+    verdicts = [JUDGED.get((score.name, judged_key(m))) for m in score.memories]
+    score.judged_wrong = sum(v is True for v in verdicts)
+    score.unjudged = sum(v is None for v in verdicts)
     gold = entry["gold"]
     score.gold = len(gold)
     score.precise = sum(any(holds(m, g) for g in gold) for m in score.memories)
@@ -375,7 +404,9 @@ def totals(scores: list[GoldScore]) -> str:
         f"gold recall {sum(s.recalled for s in scores) / max(1, gold):.2f} "
         f"({sum(s.recalled for s in scores)}/{gold}), "
         f"session-start coverage {sum(s.at_start for s in scores) / max(1, gold):.2f}, "
-        f"contradicted by a tool result {sum(len(s.contradicted) for s in scores)}, "
+        f"contradicted by a tool result {sum(len(s.contradicted) for s in scores)} "
+        f"(judged by hand: {sum(s.judged_wrong for s in scores)}, "
+        f"not judged {sum(s.unjudged for s in scores)}), "
         f"projects with useful context {len({s.scope for s in scores if s.useful_project})} "
         f"of {len({s.scope for s in scores})}, "
         f"CPU max {max((s.cpu for s in scores), default=0):.2f} s"

@@ -12,6 +12,9 @@ messages. Its sections:
   fixed by …"; read-only commands (``ls``, ``cat``, ``git status``) are left out;
 - Found: the sub-agents' final reports, headings and conclusions first
   (``digest.report_chars`` of each);
+- a compaction summary (``[session summary]``, the client's own account of the
+  conversation so far) gives its request when none came before, its errors with their
+  fixes (under Fixed) and its pending work (under Left open), see ``summary``;
 - Left open: a command still failing at the end, a call refused at the
   permission prompt, a closing question, a last request nobody answered;
 - Fetched code: code from the network the session ran (``curl … | sh``) that the user's
@@ -56,7 +59,8 @@ from memctl.ingest.extract_rules import (
 )
 from memctl.ingest.injected import strip_injected
 from memctl.ingest.noise import noise_kind
-from memctl.ingest.parse.common import SUBAGENT, SUBAGENT_REPORT
+from memctl.ingest.parse.common import SESSION_SUMMARY, SUBAGENT, SUBAGENT_REPORT
+from memctl.ingest.summary import read_summary
 from memctl.ingest.tools import (
     LIST_ITEM,
     Call,
@@ -225,6 +229,9 @@ def _read(messages: list[Message], digest: SessionDigest, limit: int) -> _Readin
     reading = _Reading()
     for message in messages:
         text = strip_injected(message.content).text
+        if text.startswith(SESSION_SUMMARY):
+            _summarised(text.removeprefix(SESSION_SUMMARY), digest, limit)
+            continue
         if text.startswith(SUBAGENT_REPORT):
             reading.reports.append(text.removeprefix(SUBAGENT_REPORT))
             reading.sidechain_report = ""  # the same report, as the sidechain ended it
@@ -264,6 +271,18 @@ def _read(messages: list[Message], digest: SessionDigest, limit: int) -> _Readin
     if reading.sidechain_report:
         reading.reports.append(reading.sidechain_report)
     return reading
+
+
+def _summarised(text: str, digest: SessionDigest, limit: int) -> None:
+    """What a compaction summary states (``summary``): its request when none came before,
+    each error with its fix, and the work it left pending."""
+    said = read_summary(text)
+    if said.asked and not digest.requests:
+        _add(digest.requests, _cut(said.asked), limit)
+    for line in said.fixed:
+        _add(digest.fixed, _cut(line), limit)
+    for line in said.pending:
+        _add(digest.left_open, _cut(f"pending: {line}"), limit)
 
 
 def _flat(text: str) -> str:
@@ -326,8 +345,8 @@ def _changes(digest: SessionDigest, calls: list[Call], limit: int) -> None:
                 _add(digest.left_open, f"`{_cut(command.text, 80)}` refused", limit)
             elif not call.succeeded and command.key:
                 failing[command.key] = failing.get(command.key, (call, n))
-            elif call.succeeded and command.key in failing:
-                failed, since = failing.pop(command.key)
+            elif call.succeeded and (done := _retried(command.keys, failing)):
+                failed, since = failing.pop(done)
                 fix = _fix(calls[since + 1 : n], call, shell_command(failed.detail).text)
                 text = _cut(_short(shell_command(failed.detail).text), COMMAND_WIDTH)
                 line = f"`{text}` failed: {_error(failed)}"
@@ -344,34 +363,65 @@ def _changes(digest: SessionDigest, calls: list[Call], limit: int) -> None:
         _add(digest.left_open, f"`{text}` still failing: {_error(failed)}", limit)
 
 
+def _retried(keys: tuple[str, ...], failing: dict[str, tuple[Call, int]]) -> str:
+    """The failing command a succeeding one ran again: its first step's key, or a later
+    step's when every step runs the same program ("git pull --rebase && git push" runs a
+    failed "git push" again; "rm out && sed ..." is not a rerun of a failed sed)."""
+    if keys and keys[0] in failing:
+        return keys[0]
+    programs = {key.split()[0] for key in keys}
+    return next((key for key in keys[1:] if key in failing and len(programs) == 1), "")
+
+
 def _fix(between: list[Call], success: Call, failed: str) -> str:
     """What came between a failure and the success of its command: the files changed and
-    other commands run, else the flags it finally ran with and had not ("adding
-    `--no-verify`"), else the command as it finally ran."""
+    other commands run in the same place (not ``git -C`` another repository), else the flags
+    it finally ran with and had not ("adding `--no-verify`"), else the command as it
+    finally ran."""
     files = [
         p
         for c in between
         if c.succeeded and tool_kind(c.name, c.detail) == "file"
         for _, p in c.files()
     ]
+    place = _place(shell_command(failed).key)
     commands = [
         shell_command(c.detail).text
         for c in between
         if c.succeeded and tool_kind(c.name, c.detail) == "shell" and not c.runs_fetched_code
     ]
-    commands = [c for c in commands if not shell_command(c).read_only]
+    commands = [
+        c
+        for c in commands
+        if not shell_command(c).read_only and _place(shell_command(c).key) == place
+    ]
     parts = [f"`{_cut(_short(c), COMMAND_WIDTH)}`" for c in commands[:2]]
     if files:
         names = dict.fromkeys(p.rsplit("/", 1)[-1] for p in files)
         parts.insert(0, "editing " + ", ".join(list(names)[:3]))
     final = shell_command(success.detail).text
     added = [w for w in final.split() if w.startswith("-") and w not in failed.split()]
-    if added and [w for w in final.split() if w not in added] == failed.split():
+    if added and _same_head([w for w in final.split() if w not in added], failed.split()):
         # the same command with a flag more: the flag is the fix
         parts.insert(0, "adding " + " ".join(f"`{_cut(w, COMMAND_WIDTH)}`" for w in added[:3]))
     elif not parts and final != failed:
         parts.append(f"`{_cut(_short(final), COMMAND_WIDTH)}`")
     return " and ".join(parts) if parts else AGAIN
+
+
+def _place(key: str) -> str:
+    """The directory a command's key names (``git commit @../shop``), "" for none."""
+    return key.rpartition(" @")[2] if " @" in key else ""
+
+
+def _same_head(one: list[str], other: list[str]) -> bool:
+    """Two commands' words agree up to the first quoted or substituted argument of either
+    (a commit message written another way), or to where the shorter note was cut."""
+    ends = [len(one), len(other)]
+    for words in (one, other):
+        ends += [n for n, w in enumerate(words) if w[:1] in "\"'" or "$(" in w][:1]
+    end = min(ends)
+    return end >= 1 and one[:end] == other[:end]
 
 
 def build_digest(messages: list[Message], limit: int, report_chars: int) -> SessionDigest:

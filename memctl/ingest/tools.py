@@ -42,6 +42,9 @@ READ_ONLY = frozenset(
     "export set".split()
 )
 GIT_READ = frozenset("status diff log show branch remote rev-parse ls-files blame fetch".split())
+# git's options before the subcommand that take a value: "git -C ../shop commit" commits in
+# ../shop, a repository of its own (the key names it: "git commit @../shop")
+GIT_VALUED = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace"})
 # runners that run the next word: "uv run pytest" is pytest
 RUNNERS = {
     ("uv", "run"),
@@ -141,6 +144,7 @@ class Command:
     text: str
     key: str  # program and subcommand; "" when the line runs nothing that changes anything
     read_only: bool
+    keys: tuple[str, ...] = ()  # the key of each step that changes something, in order
 
     @property
     def core(self) -> str:
@@ -211,14 +215,28 @@ def _segment_key(segment: str) -> tuple[str, bool]:
     if not words:
         return "", True
     program = words[0].rsplit("/", 1)[-1]
-    args = [w for w in words[1:] if not w.startswith("-")]
     if program == "git":
-        return f"git {args[0] if args else ''}".strip(), not args or args[0] in GIT_READ
+        return _git_key(words[1:])
+    args = [w for w in words[1:] if not w.startswith("-")]
     if program in READ_ONLY:
         return program, True
     if program in SUBCOMMANDS and args:
         return f"{program} {args[0].strip(chr(34) + chr(39))}", False
     return program, False
+
+
+def _git_key(words: list[str]) -> tuple[str, bool]:
+    """(key, read-only) of a git command's words after ``git``: its subcommand, and the
+    directory ``-C`` names."""
+    where = ""
+    while words and words[0].startswith("-"):
+        if words[0] in GIT_VALUED and len(words) > 1:
+            where = f" @{words[1].rstrip('/')}" if words[0] == "-C" else where
+            words = words[1:]
+        words = words[1:]
+    if not words:
+        return "git", True
+    return f"git {words[0]}{where}", words[0] in GIT_READ
 
 
 def shell_command(detail: str) -> Command:
@@ -228,7 +246,7 @@ def shell_command(detail: str) -> Command:
     unquoted = QUOTED.sub("''", text)  # a | or ; inside quotes splits nothing
     keys = [_segment_key(s) for s in SEGMENTS.split(unquoted) if s.strip() not in ("", "\\")]
     acting = [key for key, read_only in keys if not read_only]
-    return Command(text, acting[0] if acting else "", not acting)
+    return Command(text, acting[0] if acting else "", not acting, tuple(acting))
 
 
 def without_filler(text: str) -> str:

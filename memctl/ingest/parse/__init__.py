@@ -197,7 +197,7 @@ def read_transcript(source: Input, client: str | None) -> Transcript:
     elif shape == "json":  # any client's: a document, or an array of records or payloads
         messages = _document(source, tally, array_member)
     elif client == "claude-code":
-        messages = _jsonl(source, tally, claude.messages)
+        messages = _jsonl(source, tally, claude.parser(source.name))
     elif client == "codex":
         messages = _jsonl(source, tally, codex.messages)
     elif client == "cursor":

@@ -12,20 +12,27 @@ writes the summaries of *other* sessions into a resumed one. ``system``,
 ``file-history-snapshot``, ``queue-operation`` and meta lines (``isMeta``)
 are passed over, each counted by kind. Sub-agent lines
 (``isSidechain``) are kept as the sub-agent's own thread: their text starts
-with ``[subagent]``. The first record with a ``cwd`` names the session's
-directory.
+with ``[subagent]``. A compaction summary (the ``isCompactSummary`` turn, and the answer
+of the compaction sub-agent, whose prompt is passed over) is kept as one
+``[session summary]`` message (``session_summary``). The first record with a ``cwd``
+names the session's directory.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+from pathlib import PurePath
 from typing import Any
 
 from memctl.ingest.parse.common import (
+    COMPACTION_PROMPT,
     SUBAGENT,
     TASK_RESULT,
     Parsed,
     Tally,
     called,
+    session_summary,
     subagent_report,
     timestamp,
     tool_result_note,
@@ -35,6 +42,11 @@ from memctl.ingest.parse.common import (
 from memctl.model import Role
 
 ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT}
+# Claude Code keeps a session at ~/.claude/projects/<slug>/<session>.jsonl and its
+# sub-agents' at <slug>/<session>/subagents/<agent>.jsonl; <slug> is the directory the
+# session started in, each character but a letter or digit made "-"
+PROJECTS, SUBAGENTS = "projects", "subagents"
+SLUG_GAP = re.compile(r"[^A-Za-z0-9]")
 
 
 def looks_like(record: dict[str, Any]) -> bool:
@@ -42,6 +54,43 @@ def looks_like(record: dict[str, Any]) -> bool:
     return (kind in ROLES and isinstance(record.get("message"), dict)) or (
         kind == "summary" and "leafUuid" in record
     )
+
+
+def parser(name: str) -> Callable[[dict[str, Any], Tally], list[Parsed]]:
+    """The record parser for the transcript at ``name``: when the file lies where Claude
+    Code keeps it, the session's directory is the project's, the start of its ``cwd``
+    that the folder names (a sub-agent, or a compaction, that ran in ``<project>/assets``
+    belongs to ``<project>``, as its parent session does)."""
+    slug = project_slug(name)
+
+    def parse(record: dict[str, Any], tally: Tally) -> list[Parsed]:
+        cwd = record.get("cwd")
+        if slug and isinstance(cwd, str):
+            tally.saw_cwd(project_dir(cwd, slug))
+        return messages(record, tally)
+
+    return parse
+
+
+def project_slug(name: str) -> str | None:
+    """The project folder's name of a transcript in Claude Code's place, else None."""
+    parts = PurePath(name).parts
+    if len(parts) >= 3 and parts[-3] == PROJECTS:
+        return parts[-2]
+    if len(parts) >= 5 and parts[-2] == SUBAGENTS and parts[-5] == PROJECTS:
+        return parts[-4]
+    return None
+
+
+def project_dir(cwd: str, slug: str) -> str:
+    """The longest start of ``cwd`` (whole folders) that Claude Code names ``slug``;
+    ``cwd`` itself when none is."""
+    folders = cwd.rstrip("/").split("/")
+    for end in range(len(folders), 0, -1):
+        start = "/".join(folders[:end]) or "/"
+        if SLUG_GAP.sub("-", start) == slug:
+            return start
+    return cwd
 
 
 def content_block(block: Any, tally: Tally) -> tuple[str, bool] | None:
@@ -105,6 +154,13 @@ def messages(record: dict[str, Any], tally: Tally) -> list[Parsed]:
         return [Parsed(Role.TOOL, subagent_report(report.group(1)), created)]
     if not text.strip():
         tally.pass_over("subagent without text" if sidechain else f"{kind} without text")
+        return []
+    if record.get("isCompactSummary") or (tally.compacting and kind == "assistant"):
+        tally.keep("session summary")
+        return [Parsed(Role.ASSISTANT, session_summary(text), created)]
+    if sidechain and kind == "user" and COMPACTION_PROMPT.match(text):
+        tally.compacting = True
+        tally.pass_over("compaction prompt")
         return []
     role = Role.TOOL if only_tools else ROLES[kind]
     tally.keep(f"subagent {role}" if sidechain else str(role))

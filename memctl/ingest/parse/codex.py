@@ -11,8 +11,10 @@ dropped. ``event_msg`` repeats the turns (``user_message``, then the response it
 as its event: each turn is kept once, from whichever comes first (the same words of
 the same role said again at once are passed over; a tool call between makes them new).
 ``task_complete`` repeats the last answer and is passed over.
-``turn_context`` is configuration, passed over. The session's directory is the first
-``cwd`` met: in ``session_meta``, ``turn_context`` or ``<environment_context>``.
+``compacted`` holds the summary Codex wrote when it compacted its context: kept as one
+``[session summary]`` message. ``turn_context`` is configuration, passed over. The
+session's directory is the first ``cwd`` met: in ``session_meta``, ``turn_context`` or
+``<environment_context>``.
 Older rollouts put the items at the top level (no envelope) after a first
 line of session metadata; both work.
 """
@@ -28,6 +30,7 @@ from memctl.ingest.parse.common import (
     Tally,
     block_text,
     called,
+    session_summary,
     timestamp,
     tool_result_note,
     tool_use_note,
@@ -170,6 +173,12 @@ def messages(record: dict[str, Any], tally: Tally) -> list[Parsed]:
         return _item(payload, created, tally)
     if kind == "event_msg":
         return _event(record.get("payload"), created, tally)
+    if kind == "compacted":  # the summary Codex wrote when it compacted its context
+        payload = record.get("payload")
+        said = payload.get("message") if isinstance(payload, dict) else None
+        if isinstance(said, str) and said.strip():
+            tally.keep("session summary")
+            return [Parsed(Role.ASSISTANT, session_summary(said), created)]
     if kind in ENVELOPES or "record_type" in record:
         payload = record.get("payload")
         if kind == "turn_context" and isinstance(payload, dict):

@@ -22,6 +22,16 @@ SUBAGENT_REPORT = "[subagent report]"
 # of it a digest shows is the ``digest.report_chars`` setting).
 REPORT_KEEP = 32_000
 REPORT_CUT = f"[report cut at {REPORT_KEEP} characters]"  # ends a report that was longer
+# Opens an assistant message holding the summary of the conversation so far that the client
+# wrote when it compacted its context: Claude Code's compaction sub-agent's answer and its
+# ``isCompactSummary`` turn, Codex's ``compacted`` record. Its <analysis> part is left out.
+SESSION_SUMMARY = "[session summary] "
+# Claude Code's prompt to its compaction sub-agent (``agent-acompact-*.jsonl``, 2.1.39)
+COMPACTION_PROMPT = re.compile(
+    r"\A\s*Your task is to create a detailed summary of the conversation so far"
+)
+SUMMARY_PART = re.compile(r"<summary>(.*?)(?:</summary>|\Z)", re.S)
+ANALYSIS_PART = re.compile(r"<analysis>.*?(?:</analysis>|\Z)", re.S)
 # Records the clients write that hold no message by design (seen in real transcripts);
 # any other kind passed over is one memctl does not read yet, named in the run's notes.
 METADATA_KINDS = frozenset(
@@ -41,6 +51,7 @@ METADATA_KINDS = frozenset(
         "event_msg",
         "turn said twice",
         "compacted",
+        "compaction prompt",
         "reasoning",
         "state",
         "injected context",
@@ -147,6 +158,7 @@ class Tally:
     # the last turn said, "role: words", so that a client writing each turn twice (Codex:
     # a response item and an event) keeps it once
     last_said: str = ""
+    compacting: bool = False  # the transcript is a compaction sub-agent's
 
     def keep(self, kind: str) -> None:
         self.lines[f"kept {kind}"] += 1
@@ -227,6 +239,16 @@ def tool_use_note(name: str, arguments: Any) -> str:
     return one_line(f"[tool {name or '?'}: {detail}]" if detail else f"[tool {name or '?'}]")
 
 
+# A test run's closing summary that counts failures: pytest's "==== 5 failed, 6 passed in
+# 0.37s ====", Jest's and Vitest's "Tests: 2 failed, 40 passed", unittest's "FAILED
+# (failures=2)". A run piped through `tail` exits 0; its summary still says it failed.
+TESTS_FAILED = re.compile(
+    r"^=*\s*(?:\d+ passed, )?\d+ failed\b[^\n]*\bin [\d.]+s\b[^\n]*$|"
+    r"^\s*Tests:?\s+\d+ failed\b[^\n]*$|^FAILED \((?:failures|errors)=\d+[^\n]*$",
+    re.M,
+)
+
+
 def tool_result_note(output: Any, is_error: bool = False, tool: str = "") -> str:
     """A tool's output reduced to one line with its outcome: ``[tool result: 3 files
     changed]``, ``[tool error Bash: exit 1: pytest: command not found]`` or ``[tool
@@ -240,7 +262,10 @@ def tool_result_note(output: Any, is_error: bool = False, tool: str = "") -> str
         text = EXIT_CODE.sub("", text)
     text = OUTPUT_HEADER.sub("", text.lstrip())
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    if is_error and not REFUSED.match(first):
+    summary = None if is_error else TESTS_FAILED.search(whole[-NOTE_SCAN:])
+    if summary is not None:  # the tests failed, whatever the pipe's exit code says
+        is_error, first = True, summary.group(0).strip("= ")
+    elif is_error and not REFUSED.match(first):
         first = _telling(text, whole)
     if code and code.group(1) != "0":
         first = f"exit {code.group(1)}: {first}" if first else f"exit {code.group(1)}"
@@ -265,6 +290,14 @@ def _telling(head: str, whole: str) -> str:
         return exceptions[-1]
     telling = (line for line in lines if FAILURE_LINE.search(line) and not UNTELLING.search(line))
     return next(telling, next((line for line in lines if not UNTELLING.search(line)), lines[0]))
+
+
+def session_summary(text: str) -> str:
+    """A compaction summary as a message: ``SESSION_SUMMARY`` and its <summary> part (the
+    text without its <analysis> part when it has none)."""
+    found = SUMMARY_PART.search(text)
+    body = found.group(1) if found else ANALYSIS_PART.sub("", text)
+    return SESSION_SUMMARY + body.strip()
 
 
 def is_subagent_call(name: str, arguments: Any) -> bool:

@@ -1,0 +1,60 @@
+"""A failure is paired with the command that ran it again in the same place: ``git -C``
+names a repository of its own, a retry that only added a flag says so, and a command
+line whose later step reruns the failed one fixes it (a real repiq session: SOURCES.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from memctl.context import Context
+from memctl.ingest.tools import shell_command
+from tests.ingest.test_compaction import ingest_file
+from tests.ingest.test_ingest_sessions import claude_record, digest_of, ingest, memories_of
+
+REAL = Path(__file__).resolve().parents[2] / "benchmarks" / "sessions" / "real"
+
+
+def test_git_dash_c_names_the_repository_in_the_key() -> None:
+    repiq = shell_command("git -C /src/repiq add AGENTS.md && git -C /src/repiq commit -m x")
+    assert repiq.key == "git add @/src/repiq"
+    assert shell_command("git -C /src/dotnix add a.md").key != repiq.key
+    assert shell_command("git -C /src/repiq log --oneline -3").read_only
+    assert shell_command("git -c user.name=ann commit -m x").key == "git commit"
+    assert shell_command("git pull --rebase && git push").keys == ("git pull", "git push")
+
+
+def test_two_repositories_failures_are_fixed_by_their_own_commands(
+    make_ctx: Callable[..., Context],
+) -> None:
+    ctx = make_ctx()
+    digest = digest_of(ctx, ingest_file(ctx, REAL / "cc2-repiq-ce76d3df.jsonl")).content
+    assert "pre-commit's script is installed in migration mode → fixed by adding `--no-verify`" in (
+        digest
+    )
+    assert "→ fixed by `git -C …/repiq pull --rebase" in digest
+    assert "fixed by `git -C …/dotnix" not in digest  # another repository fixes nothing here
+    assert "still failing" not in digest
+
+
+def test_a_piped_test_run_whose_summary_counts_failures_failed(
+    make_ctx: Callable[..., Context],
+) -> None:
+    run = {"type": "tool_use", "id": "t1", "name": "Bash"}
+    run["input"] = {"command": "uv run pytest -q 2>&1 | tail -3"}
+    output = "FAILED tests/test_export.py::test_order\n===== 2 failed, 6 passed in 0.41s =====\n"
+    lines = [
+        claude_record("user", "Make the export keep its column order", "2025-06-01T10:00:00Z"),
+        claude_record("assistant", [run], "2025-06-01T10:01:00Z"),
+        claude_record(
+            "user",
+            [{"type": "tool_result", "tool_use_id": "t1", "content": output}],
+            "2025-06-01T10:02:00Z",
+        ),
+        claude_record("assistant", "Done, the export keeps its order.", "2025-06-01T10:03:00Z"),
+    ]
+    ctx = make_ctx()
+    session = ingest(ctx, lines)
+    digest = digest_of(ctx, session).content
+    assert "still failing: 2 failed, 6 passed in 0.41s" in digest
+    assert not any("tests run with" in m.content for m in memories_of(ctx, session))
