@@ -218,7 +218,7 @@ def test_the_fast_parser_and_the_typer_command_take_the_same_options() -> None:
         ["-c", "no-equals-sign", "ingest"],
         ["--verbose", "ingest"],
         ["ingest", "--client", "vim"],
-        ["ingest", "stray-argument"],
+        ["ingest", "a-file", "a-stray-argument"],
     ],
 )
 def test_the_fast_lane_takes_only_plain_ingests(argv: list[str]) -> None:
