@@ -78,7 +78,8 @@ def test_importing_the_cli_loads_no_heavy_module() -> None:
 def test_commands_without_vectors_load_no_model_code(home: Path) -> None:
     code = (
         "from memctl.cli.main import app\n"
-        "for args in (['list'], ['status'], ['events'], ['config', 'show']):\n"
+        "for args in (['list'], ['status'], ['events'], ['config', 'show'], ['runs'],\n"
+        "             ['sessions', 'list']):\n"
         "    app(args, standalone_mode=False)"
     )
     assert loaded_after(code) == set()

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import NamedTuple
 
 from memctl.ingest.facts import Fact, Passage
@@ -42,15 +43,22 @@ class Pattern:
     kind: str
     category: Category
     importance: float
-    regex: re.Pattern[str]
+    source: str
+    flags: int = 0
+
+    @cached_property
+    def regex(self) -> re.Pattern[str]:
+        """Compiled on first use: a command that never tries the pattern (most of them
+        import this module) does not pay for its compiling."""
+        return re.compile(self.source, self.flags)
 
 
 def _en(kind: str, category: Category, importance: float, regex: str) -> Pattern:
-    return Pattern(kind, category, importance, re.compile(regex, re.I))
+    return Pattern(kind, category, importance, regex, re.I)
 
 
 def _zh(kind: str, category: Category, importance: float, regex: str) -> Pattern:
-    return Pattern(kind, category, importance, re.compile(regex))
+    return Pattern(kind, category, importance, regex)
 
 
 P, PR, E, EV, C, PA = (

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from memctl.ingest.entities import Triple
 from memctl.model import Category, Role, Tier
+
+if TYPE_CHECKING:
+    from memctl.ingest.entities import Triple
 
 ABSTRACT_WIDTH = 120
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from memctl.ingest.facts import Fact
 from memctl.ingest.run import Run
 from memctl.store.noise import noise_vectors
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from memctl.embed import Embedder
 
 _EN, _ZH = re.I, 0
@@ -98,6 +98,8 @@ def _prototype_vectors(embedder: Embedder) -> np.ndarray:
 
 def drop_noise(run: Run, facts: list[Fact]) -> list[Fact]:
     """The facts that are not noise; each dropped one is traced with its reason."""
+    import numpy as np
+
     trace = run.stage("noise")
     threshold = run.settings.noise_similarity
     embedder = run.ctx.embedder

@@ -26,6 +26,7 @@ import string
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Generic, TypeVar
 
 REDACTED = "[REDACTED]"
@@ -177,13 +178,20 @@ class Detector:
 
     kind: str
     anchors: tuple[str, ...]
-    pattern: re.Pattern[str]
+    source: str
+    flags: int = 0
     check: Callable[[str], bool] | None = None
     # a pattern that may span lines runs over the whole text, the others over the lines
     # holding an anchor
     multiline: bool = False
     # a match is dropped when this is found earlier on its line (within UNLESS_CHARS)
     unless_before: re.Pattern[str] | None = None
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        """Compiled on first use: a text wakes a few detectors, and a command that scans
+        nothing (most commands import this module) compiles none."""
+        return re.compile(self.source, self.flags)
 
 
 def _d(
@@ -198,7 +206,8 @@ def _d(
     return Detector(
         kind,
         tuple(anchors.split()),
-        re.compile(pattern, flags),
+        pattern,
+        flags,
         check,
         multiline or bool(flags & re.S),
         unless_before,
@@ -482,7 +491,7 @@ ANCHORS = sorted({a for d in DETECTORS for a in d.anchors}, key=len, reverse=Tru
 # Every anchor at each place (a lookahead, so anchors may overlap); an anchor found stands
 # for the shorter anchors it starts with, which the regex does not report at the same place.
 _ANCHOR_AT = re.compile("(?=(" + "|".join(map(re.escape, ANCHORS)) + "))")
-_STARTS = {a: frozenset(b for b in ANCHORS if a.startswith(b)) for a in ANCHORS}
+_STARTS = {a: frozenset({a[:n] for n in range(1, len(a) + 1)} & set(ANCHORS)) for a in ANCHORS}
 # Which detectors (by place in DETECTORS) an anchor wakes; which run on every text.
 _BY_ANCHOR = {a: frozenset(i for i, d in enumerate(DETECTORS) if a in d.anchors) for a in ANCHORS}
 _ALWAYS = frozenset(i for i, d in enumerate(DETECTORS) if not d.anchors)
