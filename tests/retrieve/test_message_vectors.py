@@ -107,6 +107,45 @@ def test_the_int8_search_keeps_the_float_order(ctx: Context) -> None:
     assert [hit.key for hit, _ in found] == expected
 
 
+def test_int8_rows_keep_their_lengths_and_a_segment_from_before_ranks_the_same(
+    ctx: Context,
+) -> None:
+    """The segment stores each int8 row's length (rescoring need not measure it); a segment
+    written before lengths were kept (its header's flag 0) is still read, and ranks alike."""
+    from memctl.store.message_vectors import add_message_vectors, message_rowids
+    from memctl.store.vector_index import HEADER, MESSAGE_VECTORS, VectorIndex
+
+    rng = np.random.default_rng(3)
+    _session(ctx, [f"note {n}" for n in range(50)])
+    floats = rng.normal(size=(50, 64)).astype(np.float32)
+    rowids = message_rowids(ctx.db)
+    with ctx.db.atomic():
+        ctx.db.ensure_vector_model(ctx.embedder.name, ctx.embedder.dim)
+        add_message_vectors(
+            ctx.db, [(rowids[("s1", n + 1)], 0, quantised(v)) for n, v in enumerate(floats)]
+        )
+    index = message_vector_index(ctx.db)
+    (segment,) = index.segments
+    assert segment.lengths is not None
+    expected = np.linalg.norm(segment.matrix.astype(np.float32), axis=1)
+    assert np.allclose(segment.lengths, expected, rtol=1e-5)
+    query = floats[9] / np.linalg.norm(floats[9])
+    with_lengths = nearest_messages(index, Scores(index, query), 5, MemoryFilter())
+    assert with_lengths[0][0].key == "s1#10"
+
+    path = index.directory / segment.name
+    data = bytearray(path.read_bytes())
+    data[32:40] = bytes(8)  # the flag "lengths follow the vectors", as before it existed
+    assert len(data) > HEADER
+    path.write_bytes(bytes(data))
+    before = VectorIndex(ctx.db, MESSAGE_VECTORS)
+    before.refresh()
+    assert before.segments[0].lengths is None
+    found = nearest_messages(before, Scores(before, query), 5, MemoryFilter())
+    assert [h.key for h, _ in found] == [h.key for h, _ in with_lengths]
+    assert np.allclose([d for _, d in found], [d for _, d in with_lengths], atol=1e-6)
+
+
 def test_the_worker_embeds_a_sessions_messages_after_its_job(home: Path, tmp_path: Path) -> None:
     transcript = tmp_path / "t.jsonl"
     transcript.write_text(
