@@ -10,7 +10,7 @@ from memctl.model import Category, Kind, Memory, Tier
 from memctl.store.database import Database
 from memctl.store.fts import fts_phrases
 from memctl.store.memories import MIN_PREFIX, MemoryFilter
-from memctl.store.transcripts import session_ids_like
+from memctl.store.transcripts import fts_count, session_ids_like
 
 # A session message's id: <session id>#<message number>.
 MESSAGE_SEPARATOR = "#"
@@ -111,22 +111,79 @@ def message_clauses(where: MemoryFilter) -> tuple[str, list[object]]:
     return " AND ".join(clauses), params
 
 
+# A phrase more messages than this hold is common: FTS5's bm25() counts every message that
+# holds each phrase of its query before it scores a match, so one common phrase costs a
+# pass over its whole postings list (85-244 ms at 1,000,000 messages, docs/benchmarks.md
+# "Message search, bounded"). Common phrases are left out of the messages' BM25: at
+# 1,000,000 messages this is 2 % of them, whose BM25 weight (idf) is low anyway; a store
+# of fewer messages than this never leaves one out.
+COMMON_POSTINGS = 20_000
+
+
 def search_messages(
     db: Database, phrases: Iterable[Sequence[str]], limit: int, where: MemoryFilter
 ) -> list[MessageHit]:
     """The best messages matching any of ``phrases`` in the filter's scopes (and before its
-    ``before``)."""
-    match = fts_phrases(phrases)
+    ``before``), by the BM25 of the phrases fewer than ``COMMON_POSTINGS`` messages hold;
+    when every phrase is that common, the newest messages holding all of them (else any
+    of them), scored 0."""
+    counts = phrase_counts(db, phrases)
+    selective = [p for p, n in counts.items() if 0 < n < COMMON_POSTINGS]
+    if selective:
+        return _ranked(db, fts_phrases(selective), limit, where)
+    common = [p for p, n in counts.items() if n]
+    if not common:
+        return []
+    every = " AND ".join(fts_phrases([p]) or "" for p in common)
+    return _newest(db, every, limit, where) or _newest(db, fts_phrases(common), limit, where)
+
+
+def phrase_counts(db: Database, phrases: Iterable[Sequence[str]]) -> dict[tuple[str, ...], int]:
+    """How many messages hold each phrase, counted up to ``COMMON_POSTINGS`` (a count stops
+    there: it walks the phrase's postings, and scores none)."""
+    counts = {}
+    for phrase in dict.fromkeys(tuple(p) for p in phrases):
+        match = fts_phrases([phrase])
+        if match is not None:
+            counts[phrase] = fts_count(db, match, COMMON_POSTINGS)
+    return counts
+
+
+HIT_SQL = (
+    "SELECT msg.session_id AS session_id, msg.seq AS seq, msg.role AS role, "
+    "msg.content AS content, msg.created_at AS created_at, s.scope AS scope, "
+    "f.score AS score FROM ({found}) f "
+    "JOIN messages msg ON msg.rowid = f.rowid JOIN sessions s ON s.id = msg.session_id "
+    "WHERE {clauses} ORDER BY {order} LIMIT ?"
+)
+
+
+def _ranked(db: Database, match: str | None, limit: int, where: MemoryFilter) -> list[MessageHit]:
     if match is None:
         return []
     clauses, params = message_clauses(where)
+    found = (
+        "SELECT rowid, bm25(messages_fts) AS score FROM messages_fts "
+        "WHERE messages_fts MATCH ? ORDER BY score LIMIT ?"
+    )
     rows = db.rows(
-        "SELECT msg.session_id AS session_id, msg.seq AS seq, msg.role AS role, "
-        "msg.content AS content, msg.created_at AS created_at, s.scope AS scope, "
-        "f.score AS score FROM (SELECT rowid, bm25(messages_fts) AS score FROM messages_fts "
-        "WHERE messages_fts MATCH ? ORDER BY score LIMIT ?) f "
-        "JOIN messages msg ON msg.rowid = f.rowid JOIN sessions s ON s.id = msg.session_id "
-        f"WHERE {clauses} ORDER BY f.score LIMIT ?",
+        HIT_SQL.format(found=found, clauses=clauses, order="f.score"),
+        [match, limit * 4, *params, limit],
+    )
+    return [MessageHit(**row) for row in rows]
+
+
+def _newest(db: Database, match: str | None, limit: int, where: MemoryFilter) -> list[MessageHit]:
+    """The newest messages matching ``match`` (the index walked backwards, stopping early)."""
+    if match is None:
+        return []
+    clauses, params = message_clauses(where)
+    found = (
+        "SELECT rowid, 0.0 AS score FROM messages_fts WHERE messages_fts MATCH ? "
+        "ORDER BY rowid DESC LIMIT ?"
+    )
+    rows = db.rows(
+        HIT_SQL.format(found=found, clauses=clauses, order="f.rowid DESC"),
         [match, limit * 4, *params, limit],
     )
     return [MessageHit(**row) for row in rows]
