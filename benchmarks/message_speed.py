@@ -17,7 +17,8 @@ are embedded by the real MiniLM. Prints:
 - in-process recall p50/p95 with the messages in the ranking (as `memctl recall` runs
   by default), their vectors on (``recall.message_vectors``), and without
   (`--no-sessions`), query embedding included, touch off;
-- the whole `memctl recall` process (each one loading everything itself), median, p95.
+- the whole `memctl recall` process, each one loading everything itself, then answered
+  by the resident process (``recall.resident``), median, p95.
 
 Nothing is asserted: the figures depend on what else the machine runs (say the load).
 """
@@ -27,6 +28,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -204,10 +206,21 @@ def recall_figures(ctx: Context, repeat: int) -> None:
 
 
 def process_figures(home: Path, runs: int) -> None:
+    """Each `memctl recall` loading everything itself, then answered by the resident
+    process (started once before its runs, as the first recall of a session starts it:
+    the client process only forwards the request)."""
     env = {**os.environ, "MEMCTL_HOME": str(home), "MEMCTL_RECALL_RESIDENT": "off"}
     env["MEMCTL_RECALL_MESSAGE_VECTORS"] = "true"
     for extra in ((), ("--no-sessions",)):
         print(process_line(env, runs, extra))
+    resident = {**env, "MEMCTL_RECALL_RESIDENT": "on", "MEMCTL_RECALL_RESIDENT_IDLE": "3600"}
+    daemon = [sys.executable, "-m", "memctl", "daemon"]
+    subprocess.run([*daemon, "start"], env=resident, check=True, capture_output=True)
+    try:
+        process_line(resident, 2)  # the resident process loads the model and the indexes
+        print(f"{process_line(resident, runs)} (the resident process answering)")
+    finally:
+        subprocess.run([*daemon, "stop"], env=resident, check=True, capture_output=True)
 
 
 def main() -> None:
