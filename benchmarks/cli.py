@@ -172,6 +172,14 @@ def longmemeval(
             "--every", min=1, help="Only every N-th question (the file is sorted by type)."
         ),
     ] = 1,
+    embedded_only: Annotated[
+        bool,
+        typer.Option(
+            "--embedded-only",
+            help="Only the questions whose turns --cache has embedded already (resume a run "
+            "cut short without embedding more; the report counts the questions run).",
+        ),
+    ] = False,
 ) -> None:
     """LongMemEval: session recall_all@k and NDCG@k, turn recall@10, per question type."""
     layout = {
@@ -179,6 +187,7 @@ def longmemeval(
         "message_vectors": message_vectors,
         "half": half,
         "every": every,
+        "embedded_only": embedded_only,
     }
     _quality(ctx, "longmemeval", data, limit, retriever, cache, details, as_json, **layout)
 
