@@ -149,41 +149,44 @@ def phrase_counts(db: Database, phrases: Iterable[Sequence[str]]) -> dict[tuple[
     return counts
 
 
-HIT_SQL = (
-    "SELECT msg.session_id AS session_id, msg.seq AS seq, msg.role AS role, "
-    "msg.content AS content, msg.created_at AS created_at, s.scope AS scope, "
-    "f.score AS score FROM ({found}) f "
-    "JOIN messages msg ON msg.rowid = f.rowid JOIN sessions s ON s.id = msg.session_id "
-    "WHERE {clauses} ORDER BY {order} LIMIT ?"
+# Two ways to pick the messages matching an FTS5 expression, before the filter's join:
+# (its SELECT over messages_fts, how the picked rows are ordered).
+RANKED = (
+    "SELECT rowid, bm25(messages_fts) AS score FROM messages_fts "
+    "WHERE messages_fts MATCH ? ORDER BY score LIMIT ?",
+    "f.score",
+)
+# the index walked backwards, stopping early
+NEWEST = (
+    "SELECT rowid, 0.0 AS score FROM messages_fts WHERE messages_fts MATCH ? "
+    "ORDER BY rowid DESC LIMIT ?",
+    "f.rowid DESC",
 )
 
 
 def _ranked(db: Database, match: str | None, limit: int, where: MemoryFilter) -> list[MessageHit]:
-    if match is None:
-        return []
-    clauses, params = message_clauses(where)
-    found = (
-        "SELECT rowid, bm25(messages_fts) AS score FROM messages_fts "
-        "WHERE messages_fts MATCH ? ORDER BY score LIMIT ?"
-    )
-    rows = db.rows(
-        HIT_SQL.format(found=found, clauses=clauses, order="f.score"),
-        [match, limit * 4, *params, limit],
-    )
-    return [MessageHit(**row) for row in rows]
+    return _picked(db, RANKED, match, limit, where)
 
 
 def _newest(db: Database, match: str | None, limit: int, where: MemoryFilter) -> list[MessageHit]:
-    """The newest messages matching ``match`` (the index walked backwards, stopping early)."""
+    return _picked(db, NEWEST, match, limit, where)
+
+
+def _picked(
+    db: Database, how: tuple[str, str], match: str | None, limit: int, where: MemoryFilter
+) -> list[MessageHit]:
+    """The first ``limit`` messages matching ``match`` that pass ``where``, picked ``how``
+    (``RANKED`` or ``NEWEST``) among ``limit`` x 4 matches."""
     if match is None:
         return []
     clauses, params = message_clauses(where)
-    found = (
-        "SELECT rowid, 0.0 AS score FROM messages_fts WHERE messages_fts MATCH ? "
-        "ORDER BY rowid DESC LIMIT ?"
-    )
+    found, order = how
     rows = db.rows(
-        HIT_SQL.format(found=found, clauses=clauses, order="f.rowid DESC"),
+        "SELECT msg.session_id AS session_id, msg.seq AS seq, msg.role AS role, "
+        "msg.content AS content, msg.created_at AS created_at, s.scope AS scope, "
+        f"f.score AS score FROM ({found}) f "
+        "JOIN messages msg ON msg.rowid = f.rowid JOIN sessions s ON s.id = msg.session_id "
+        f"WHERE {clauses} ORDER BY {order} LIMIT ?",
         [match, limit * 4, *params, limit],
     )
     return [MessageHit(**row) for row in rows]

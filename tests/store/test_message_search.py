@@ -5,22 +5,13 @@ from __future__ import annotations
 import pytest
 
 from memctl.context import Context
-from memctl.model import Message, Role, Session
-from memctl.store import message_search, sessions
+from memctl.store import message_search
 from memctl.store.memories import MemoryFilter
 from memctl.store.message_search import phrase_counts, search_messages
+from tests.conftest import said_in_session
 
 COMMON = 5  # the test's bound: a phrase more than this many messages hold is common
 EVERYWHERE = MemoryFilter()
-
-
-def _said(ctx: Context, texts: list[str]) -> None:
-    with ctx.db.atomic():
-        sessions.save_session(ctx.db, Session(id="s1", client="generic", scope="global"))
-        sessions.insert_messages(
-            ctx.db,
-            [Message(Role.USER, t, session_id="s1", seq=n) for n, t in enumerate(texts, 1)],
-        )
 
 
 @pytest.fixture
@@ -35,7 +26,7 @@ NOTES = [f"deploy notes for the service, part {n}" for n in range(8)]
 def test_a_phrase_most_messages_hold_is_counted_up_to_the_bound_and_left_out(
     ctx: Context,
 ) -> None:
-    _said(ctx, [*NOTES, "the billing job moved to fridays"])
+    said_in_session(ctx, [*NOTES, "the billing job moved to fridays"])
     counts = phrase_counts(ctx.db, [("deploy",), ("billing",), ("kubernetes",)])
     assert counts == {("deploy",): COMMON, ("billing",): 1, ("kubernetes",): 0}
     hits = search_messages(ctx.db, [("deploy",), ("billing",)], 10, EVERYWHERE)
@@ -47,27 +38,18 @@ def test_a_phrase_most_messages_hold_is_counted_up_to_the_bound_and_left_out(
 def test_when_every_phrase_is_common_the_newest_messages_holding_all_come_back(
     ctx: Context,
 ) -> None:
-    _said(ctx, [*NOTES, "a service note"])
+    said_in_session(ctx, [*NOTES, "a service note"])
     hits = search_messages(ctx.db, [("deploy",), ("service",)], 3, EVERYWHERE)
     assert [h.key for h in hits] == ["s1#8", "s1#7", "s1#6"]
     assert all("deploy" in h.content and "service" in h.content for h in hits)
     # no message holds all of them: the newest holding any
-    _said_more(ctx, ["without a deploy" for _ in range(6)])
+    said_in_session(ctx, ["without a deploy" for _ in range(6)], "s2")
     hits = search_messages(ctx.db, [("service",), ("without",)], 2, EVERYWHERE)
     assert [h.key for h in hits] == ["s2#6", "s2#5"]
 
 
-def _said_more(ctx: Context, texts: list[str]) -> None:
-    with ctx.db.atomic():
-        sessions.save_session(ctx.db, Session(id="s2", client="generic", scope="global"))
-        sessions.insert_messages(
-            ctx.db,
-            [Message(Role.USER, t, session_id="s2", seq=n) for n, t in enumerate(texts, 1)],
-        )
-
-
 def test_a_store_below_the_bound_ranks_every_phrase_by_bm25(ctx: Context) -> None:
-    _said(ctx, [*NOTES, "deploy the billing service on fridays"])
+    said_in_session(ctx, [*NOTES, "deploy the billing service on fridays"])
     hits = search_messages(ctx.db, [("deploy",), ("billing",)], 3, EVERYWHERE)
     assert hits[0].key == "s1#9" and len(hits) == 3  # the others hold "deploy" alone
     assert hits[0].score < hits[1].score  # FTS5's BM25: lower is better
