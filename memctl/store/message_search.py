@@ -113,22 +113,33 @@ def message_clauses(where: MemoryFilter) -> tuple[str, list[object]]:
 
 # A phrase more messages than this hold is common: FTS5's bm25() counts every message that
 # holds each phrase of its query before it scores a match, so one common phrase costs a
-# pass over its whole postings list (85-244 ms at 1,000,000 messages, docs/benchmarks.md
-# "Message search, bounded"). Common phrases are left out of the messages' BM25: at
-# 1,000,000 messages this is 2 % of them, whose BM25 weight (idf) is low anyway; a store
-# of fewer messages than this never leaves one out.
+# pass over its whole postings list (85-244 ms at 1,000,000 messages). Common phrases are
+# left out of the messages' BM25. The bound is COMMON_SHARE of the messages, at least
+# COMMON_POSTINGS (a store of fewer than 400,000 never leaves out a phrase fewer than
+# 20,000 hold). Measured (docs/benchmarks.md "Provenance picks the better statement"):
+# LongMemEval's check half by words, with the bound at 2 / 5 / 10 % of each haystack's
+# messages, R_all@5 0.621 / 0.759 / 0.759 (0.759 unbounded); at 1,000,000 synthetic
+# messages the search takes 10 / 18 ms of CPU at a bound of 20,000 / 50,000.
 COMMON_POSTINGS = 20_000
+COMMON_SHARE = 0.05
+
+
+def common_bound(db: Database) -> int:
+    """How many messages a phrase must hold to be left out of the messages' BM25."""
+    messages = int(db.value("SELECT coalesce(max(rowid), 0) FROM messages"))
+    return max(COMMON_POSTINGS, int(COMMON_SHARE * messages))
 
 
 def search_messages(
     db: Database, phrases: Iterable[Sequence[str]], limit: int, where: MemoryFilter
 ) -> list[MessageHit]:
     """The best messages matching any of ``phrases`` in the filter's scopes (and before its
-    ``before``), by the BM25 of the phrases fewer than ``COMMON_POSTINGS`` messages hold;
+    ``before``), by the BM25 of the phrases fewer than ``common_bound`` messages hold;
     when every phrase is that common, the newest messages holding all of them (else any
     of them), scored 0."""
-    counts = phrase_counts(db, phrases)
-    selective = [p for p, n in counts.items() if 0 < n < COMMON_POSTINGS]
+    bound = common_bound(db)
+    counts = phrase_counts(db, phrases, bound)
+    selective = [p for p, n in counts.items() if 0 < n < bound]
     if selective:
         return _ranked(db, fts_phrases(selective), limit, where)
     common = [p for p, n in counts.items() if n]
@@ -138,14 +149,16 @@ def search_messages(
     return _newest(db, every, limit, where) or _newest(db, fts_phrases(common), limit, where)
 
 
-def phrase_counts(db: Database, phrases: Iterable[Sequence[str]]) -> dict[tuple[str, ...], int]:
-    """How many messages hold each phrase, counted up to ``COMMON_POSTINGS`` (a count stops
-    there: it walks the phrase's postings, and scores none)."""
+def phrase_counts(
+    db: Database, phrases: Iterable[Sequence[str]], bound: int
+) -> dict[tuple[str, ...], int]:
+    """How many messages hold each phrase, counted up to ``bound`` (a count stops there: it
+    walks the phrase's postings, and scores none)."""
     counts = {}
     for phrase in dict.fromkeys(tuple(p) for p in phrases):
         match = fts_phrases([phrase])
         if match is not None:
-            counts[phrase] = fts_count(db, match, COMMON_POSTINGS)
+            counts[phrase] = fts_count(db, match, bound)
     return counts
 
 

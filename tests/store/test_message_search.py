@@ -27,7 +27,7 @@ def test_a_phrase_most_messages_hold_is_counted_up_to_the_bound_and_left_out(
     ctx: Context,
 ) -> None:
     said_in_session(ctx, [*NOTES, "the billing job moved to fridays"])
-    counts = phrase_counts(ctx.db, [("deploy",), ("billing",), ("kubernetes",)])
+    counts = phrase_counts(ctx.db, [("deploy",), ("billing",), ("kubernetes",)], COMMON)
     assert counts == {("deploy",): COMMON, ("billing",): 1, ("kubernetes",): 0}
     hits = search_messages(ctx.db, [("deploy",), ("billing",)], 10, EVERYWHERE)
     # "deploy" is in 8 messages: only the rare word ranks, and finds its message alone
@@ -46,6 +46,16 @@ def test_when_every_phrase_is_common_the_newest_messages_holding_all_come_back(
     said_in_session(ctx, ["without a deploy" for _ in range(6)], "s2")
     hits = search_messages(ctx.db, [("service",), ("without",)], 2, EVERYWHERE)
     assert [h.key for h in hits] == ["s2#6", "s2#5"]
+
+
+def test_the_bound_is_a_share_of_the_messages_never_below_its_floor(
+    ctx: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    said_in_session(ctx, NOTES)  # 8 messages
+    assert message_search.common_bound(ctx.db) == message_search.COMMON_POSTINGS
+    monkeypatch.setattr(message_search, "COMMON_POSTINGS", 2)
+    monkeypatch.setattr(message_search, "COMMON_SHARE", 0.5)
+    assert message_search.common_bound(ctx.db) == 4
 
 
 def test_a_store_below_the_bound_ranks_every_phrase_by_bm25(ctx: Context) -> None:
