@@ -58,6 +58,21 @@ CacheOption = Annotated[
         help="Keep embeddings in this directory so a rerun embeds nothing twice.",
     ),
 ]
+SessionsOption = Annotated[
+    bool,
+    typer.Option(
+        "--sessions",
+        help="Store the turns as session messages with their vectors, not as memories "
+        "(rank them with --retriever memctl-sessions).",
+    ),
+]
+MessageVectorsOption = Annotated[
+    bool,
+    typer.Option(
+        "--message-vectors/--no-message-vectors",
+        help="With --sessions: store the messages' vectors (as the slow path does).",
+    ),
+]
 
 
 def _open_cache(ctx: typer.Context, cache_dir: Path | None) -> tuple[Settings, EmbeddingCache]:
@@ -124,9 +139,12 @@ def locomo(
     cache: CacheOption = None,
     details: DetailsOption = None,
     as_json: JsonOption = False,
+    sessions: SessionsOption = False,
+    message_vectors: MessageVectorsOption = True,
 ) -> None:
     """LoCoMo: Recall@k of the evidence turns, per category, for each retriever."""
-    _quality(ctx, "locomo", data, limit, retriever, cache, details, as_json)
+    layout = {"sessions": sessions, "message_vectors": message_vectors}
+    _quality(ctx, "locomo", data, limit, retriever, cache, details, as_json, **layout)
 
 
 @app.command()
@@ -138,21 +156,8 @@ def longmemeval(
     cache: CacheOption = None,
     details: DetailsOption = None,
     as_json: JsonOption = False,
-    sessions: Annotated[
-        bool,
-        typer.Option(
-            "--sessions",
-            help="Store the turns as session messages with their vectors, not as memories "
-            "(rank them with --retriever memctl-sessions).",
-        ),
-    ] = False,
-    message_vectors: Annotated[
-        bool,
-        typer.Option(
-            "--message-vectors/--no-message-vectors",
-            help="With --sessions: store the messages' vectors (as the slow path does).",
-        ),
-    ] = True,
+    sessions: SessionsOption = False,
+    message_vectors: MessageVectorsOption = True,
     half: Annotated[
         str | None,
         typer.Option(
@@ -167,6 +172,14 @@ def longmemeval(
             "--every", min=1, help="Only every N-th question (the file is sorted by type)."
         ),
     ] = 1,
+    embedded_only: Annotated[
+        bool,
+        typer.Option(
+            "--embedded-only",
+            help="Only the questions whose turns --cache has embedded already (resume a run "
+            "cut short without embedding more; the report counts the questions run).",
+        ),
+    ] = False,
 ) -> None:
     """LongMemEval: session recall_all@k and NDCG@k, turn recall@10, per question type."""
     layout = {
@@ -174,6 +187,7 @@ def longmemeval(
         "message_vectors": message_vectors,
         "half": half,
         "every": every,
+        "embedded_only": embedded_only,
     }
     _quality(ctx, "longmemeval", data, limit, retriever, cache, details, as_json, **layout)
 

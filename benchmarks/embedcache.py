@@ -61,6 +61,10 @@ class EmbeddingCache:
             record = data[start : start + size]
             self.vectors[record[:DIGEST_BYTES]] = record[DIGEST_BYTES:]
 
+    def holds(self, texts: list[str]) -> bool:
+        """Whether every one of ``texts`` has its vector here already."""
+        return all(text_digest(t) in self.vectors for t in texts)
+
     def embed(self, texts: list[str]) -> list[bytes]:
         """One vector per text, embedding only texts not seen before (each once)."""
         digests = [text_digest(t) for t in texts]

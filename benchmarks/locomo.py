@@ -151,8 +151,13 @@ def run(
     retrievers: dict[str, Retriever],
     limit: int | None = None,
     progress: Progress | None = None,
+    sessions: bool = False,
+    message_vectors: bool = True,
 ) -> QualityReport:
-    """Every retriever on every question, one fresh store per conversation."""
+    """Every retriever on every question, one fresh store per conversation: every turn a
+    memory, or (``sessions``) a session message with (``message_vectors``) its stored
+    vectors, as memctl keeps a real session before distilling it (retriever
+    memctl-sessions ranks them)."""
     conversations = load(path, limit)
     total, done = sum(len(c.cases) for c in conversations), 0
     tally, timer = Tally(), Timer()
@@ -160,7 +165,11 @@ def run(
     unrelated: dict[str, int] = dict.fromkeys(retrievers, 0)
     with BenchStores(settings, cache) as stores:
         for conversation in conversations:
-            ctx, turns = stores.haystack(conversation.turns, f"locomo:{conversation.sample_id}")
+            source = f"locomo:{conversation.sample_id}"
+            if sessions:
+                ctx, turns = stores.session_haystack(conversation.turns, source, message_vectors)
+            else:
+                ctx, turns = stores.haystack(conversation.turns, source)
             try:
                 timer.warm(ctx, retrievers)
                 for name, count in unrelated_results(ctx, retrievers, UNRELATED_DEPTH).items():
@@ -203,6 +212,13 @@ def run(
             f"{sum(c.unresolved for c in conversations)} evidence ids name no turn and are "
             f"left out; {sum(c.unscorable for c in conversations)} questions without any "
             "resolvable evidence are skipped",
+            *(
+                [
+                    "turns stored as session messages, no memories, "
+                    + ("with their vectors" if message_vectors else "without vectors")
+                ]
+                * sessions
+            ),
             *CAVEATS,
         ],
         per_question=per_question,

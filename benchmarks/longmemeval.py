@@ -17,7 +17,7 @@ from pathlib import Path
 
 from benchmarks.datafile import read_json_list, record_errors
 from benchmarks.embedcache import EmbeddingCache
-from benchmarks.haystack import BenchStores, Turn
+from benchmarks.haystack import BenchStores, Turn, turn_content
 from benchmarks.metrics import Tally, distinct, ndcg_at, recall_all_at, recall_any_at, recall_at
 from benchmarks.report import Progress, QualityReport, Timer, gold_ranks, ingest_figures
 from benchmarks.retrievers import CAVEATS, Question, Retriever
@@ -119,6 +119,16 @@ def load(
     return cases[::every][:limit]
 
 
+def haystack_texts(case: Case, sessions: bool) -> list[str]:
+    """What a question's store embeds: its turns, or (``sessions``) their messages' parts."""
+    from memctl.ingest.message_vectors import parts
+
+    if not sessions:
+        return [turn_content(turn) for turn in case.turns]
+
+    return [piece for turn in case.turns for piece in parts(turn.text)]
+
+
 def score(tally: Tally, name: str, case: Case, ranked: list[Turn]) -> dict[str, object]:
     """Add one question's figures for retriever ``name``; return where the gold ranked."""
     groups = case.groups
@@ -147,12 +157,17 @@ def run(
     message_vectors: bool = True,
     half: str | None = None,
     every: int = 1,
+    embedded_only: bool = False,
 ) -> QualityReport:
     """Every retriever on every non-abstention question, each in a fresh store: every turn
     a memory, or (``sessions``) a session message with its stored vectors, as memctl
-    keeps a real session before distilling it (retriever memctl-sessions ranks them)."""
+    keeps a real session before distilling it (retriever memctl-sessions ranks them).
+    ``embedded_only``: only the questions whose turns ``cache`` holds every vector of (a
+    run cut short resumes from what it embedded; the report counts the questions)."""
     cases = load(path, limit, half, every)
     scored = [c for c in cases if not c.abstention]
+    if embedded_only:
+        scored = [c for c in scored if cache.holds(haystack_texts(c, sessions))]
     tally, timer = Tally(), Timer()
     per_question: list[dict[str, object]] = []
     unrelated: dict[str, int] = dict.fromkeys(retrievers, 0)

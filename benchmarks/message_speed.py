@@ -17,7 +17,8 @@ are embedded by the real MiniLM. Prints:
 - in-process recall p50/p95 with the messages in the ranking (as `memctl recall` runs
   by default), their vectors on (``recall.message_vectors``), and without
   (`--no-sessions`), query embedding included, touch off;
-- the whole `memctl recall` process (each one loading everything itself), median, p95.
+- the whole `memctl recall` process, each one loading everything itself, then answered
+  by the resident process (``recall.resident``), median, p95.
 
 Nothing is asserted: the figures depend on what else the machine runs (say the load).
 """
@@ -27,6 +28,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -168,19 +170,27 @@ def part_figures(ctx: Context, repeat: int) -> None:
 
     index = message_vector_index(ctx.db)
     vectors = [ctx.embedder.embed([q])[0] for q in QUERIES]
-    leg, words = [], []
+    timed: dict[str, tuple[list[float], list[float]]] = {
+        "sessions leg, stored vectors": ([], []),
+        "sessions leg, BM25": ([], []),
+    }
     for _ in range(repeat):
         for query, vector in zip(QUERIES, vectors, strict=True):
-            began = time.perf_counter()
-            nearest_messages(index, Scores(index, vector), 30, EVERYWHERE)
-            leg.append(time.perf_counter() - began)
             phrases = analyse(query, NOW).alternatives
-            began = time.perf_counter()
+            began, began_cpu = time.perf_counter(), time.process_time()
+            nearest_messages(index, Scores(index, vector), 30, EVERYWHERE)
+            _took(timed["sessions leg, stored vectors"], began, began_cpu)
+            began, began_cpu = time.perf_counter(), time.process_time()
             search_messages(ctx.db, phrases, 30, EVERYWHERE)
-            words.append(time.perf_counter() - began)
-    for name, samples in (("sessions leg, stored vectors", leg), ("sessions leg, BM25", words)):
-        p50, p95 = percentiles(samples)
-        print(f"{name}: p50 {ms(p50)}, p95 {ms(p95)}")
+            _took(timed["sessions leg, BM25"], began, began_cpu)
+    for name, (wall, cpu) in timed.items():
+        p50, p95 = percentiles(wall)
+        print(f"{name}: p50 {ms(p50)}, p95 {ms(p95)}; CPU time p50 {ms(percentiles(cpu)[0])}")
+
+
+def _took(samples: tuple[list[float], list[float]], began: float, began_cpu: float) -> None:
+    samples[0].append(time.perf_counter() - began)
+    samples[1].append(time.process_time() - began_cpu)
 
 
 def recall_figures(ctx: Context, repeat: int) -> None:
@@ -204,10 +214,21 @@ def recall_figures(ctx: Context, repeat: int) -> None:
 
 
 def process_figures(home: Path, runs: int) -> None:
+    """Each `memctl recall` loading everything itself, then answered by the resident
+    process (started once before its runs, as the first recall of a session starts it:
+    the client process only forwards the request)."""
     env = {**os.environ, "MEMCTL_HOME": str(home), "MEMCTL_RECALL_RESIDENT": "off"}
     env["MEMCTL_RECALL_MESSAGE_VECTORS"] = "true"
     for extra in ((), ("--no-sessions",)):
         print(process_line(env, runs, extra))
+    resident = {**env, "MEMCTL_RECALL_RESIDENT": "on", "MEMCTL_RECALL_RESIDENT_IDLE": "3600"}
+    daemon = [sys.executable, "-m", "memctl", "daemon"]
+    subprocess.run([*daemon, "start"], env=resident, check=True, capture_output=True)
+    try:
+        process_line(resident, 2)  # the resident process loads the model and the indexes
+        print(f"{process_line(resident, runs)} (the resident process answering)")
+    finally:
+        subprocess.run([*daemon, "stop"], env=resident, check=True, capture_output=True)
 
 
 def main() -> None:

@@ -259,3 +259,16 @@ def store_at_version(home: Path, version: int) -> tuple[Any, Any]:
         migration(old)
     old.execute(f"PRAGMA user_version = {version}")
     return connection, old
+
+
+def said_in_session(ctx: Context, texts: list[str], session_id: str = "s1") -> None:
+    """A session ``session_id`` whose user messages, numbered from 1, are ``texts``."""
+    from memctl.model import Message, Role, Session
+    from memctl.store import sessions
+
+    with ctx.db.atomic():
+        sessions.save_session(ctx.db, Session(id=session_id, client="generic", scope="global"))
+        sessions.insert_messages(
+            ctx.db,
+            [Message(Role.USER, t, session_id=session_id, seq=n) for n, t in enumerate(texts, 1)],
+        )

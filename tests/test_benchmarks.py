@@ -256,6 +256,20 @@ def test_locomo_run_scores_every_retriever_and_never_shows_them_the_answers(
     assert not any(tmp_path.glob("memctl-bench-*"))
 
 
+def test_locomo_sessions_ranks_the_turns_as_session_messages(
+    tmp_path: Path, fast: tuple[Any, EmbeddingCache]
+) -> None:
+    settings, cache = fast
+    chosen = choose(["memctl-sessions"])
+    report = locomo.run(settings, cache, locomo_file(tmp_path / "l.json"), chosen, sessions=True)
+    assert "turns stored as session messages, no memories, with their vectors" in report.notes
+    # a result is a message, scored by the turn it holds: each evidence turn is found by its key
+    researching = next(q for q in report.per_question if "researching" in str(q["question"]))
+    assert researching["ranks"] == {"memctl-sessions": {"D1:3": 1}}
+    assert report.scores["memctl-sessions"]["overall 1-4"]["recall@5"] == 1.0
+    assert report.ingest["memories"] == 5 and cache.misses == 5  # one part a short turn
+
+
 def test_locomo_limit_reads_only_the_first_questions(tmp_path: Path) -> None:
     (conversation,) = locomo.load(locomo_file(tmp_path / "l.json"), limit=2)
     assert len(conversation.cases) == 2
@@ -314,6 +328,21 @@ def test_longmemeval_scores_sessions_and_turns_and_skips_abstention(
     # both questions share their haystack: each turn was embedded once
     assert cache.misses == 6
     assert cache.hits == 6
+
+
+def test_longmemeval_embedded_only_runs_the_questions_the_cache_holds(
+    tmp_path: Path, fast: tuple[Any, EmbeddingCache]
+) -> None:
+    settings, cache = fast
+    data = longmemeval_file(tmp_path / "lme.json.gz")
+    chosen = choose(["memctl-sessions"])
+    nothing = longmemeval.run(settings, cache, data, chosen, sessions=True, embedded_only=True)
+    assert nothing.questions["overall"] == 0 and cache.misses == 0
+    longmemeval.run(settings, cache, data, chosen, sessions=True, limit=1)  # embeds one
+    resumed = longmemeval.run(settings, cache, data, chosen, sessions=True, embedded_only=True)
+    # both questions share their haystack: the one embedded run holds both
+    assert resumed.questions["overall, tune half"] == 1
+    assert resumed.questions["overall, check half"] == 1
 
 
 def test_longmemeval_question_is_asked_after_a_session_dated_later_that_day() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
+from memctl.api.memory import is_message_id
 from memctl.api.recall import Recalled, RecallRequest, RecallResult, excerpt, explain
 from memctl.api.recall import recall as api_recall
 from memctl.api.sessions import Origin, origins
@@ -171,7 +172,10 @@ def print_explain(result: RecallResult, came: dict[str, list[Origin]]) -> None:
         for origin in found:
             out.console.print(out.fit(f"  from:     {origin.text()}"), soft_wrap=True)
         for key in item.members:
-            out.console.print(f"  message:  {short_id(key)} (the same, said in the session)")
+            if is_message_id(key):
+                out.console.print(f"  message:  {short_id(key)} (the same, said in the session)")
+            else:
+                out.console.print(f"  memory:   {key[:8]} (the same, distilled from it)")
         if item.is_message:
             out.console.print(f"  open it:  memctl sessions expand {short_id(item.memory.id)}")
         elif any(origin.stored for origin in found):

@@ -50,6 +50,7 @@ from memctl.retrieve.stages.spread import describe, spread
 from memctl.retrieve.stages.status import status
 from memctl.retrieve.stages.time_boost import time_boost
 from memctl.store.memories import MemoryFilter
+from memctl.store.message_search import is_message_id
 from memctl.store.sessions import source_times
 from memctl.store.writes import Writer
 
@@ -105,7 +106,9 @@ class Recalled:
     source_time: str | None = None  # when its source message was said, if known
     clear: bool = True  # the relevance gate's label; False: a possible match
     match_why: str = ""  # why it is clear or possible (the gate's evidence)
-    members: tuple[str, ...] = ()  # session messages folded into it (provenance)
+    # what provenance folded into it: session messages, and the memory distilled from a
+    # message that states the query's words better than it does
+    members: tuple[str, ...] = ()
 
     @property
     def match(self) -> str:
@@ -148,7 +151,8 @@ class Recalled:
             "from_session_messages": self.is_message,
             "source_time": self.source_time,
             "match": self.match,
-            "messages": list(self.members),
+            "messages": [m for m in self.members if is_message_id(m)],
+            "distilled": [m for m in self.members if not is_message_id(m)],
         }
 
 

@@ -10,7 +10,7 @@ from memctl.model import Category, Kind, Memory, Tier
 from memctl.store.database import Database
 from memctl.store.fts import fts_phrases
 from memctl.store.memories import MIN_PREFIX, MemoryFilter
-from memctl.store.transcripts import session_ids_like
+from memctl.store.transcripts import fts_count, session_ids_like
 
 # A session message's id: <session id>#<message number>.
 MESSAGE_SEPARATOR = "#"
@@ -111,22 +111,95 @@ def message_clauses(where: MemoryFilter) -> tuple[str, list[object]]:
     return " AND ".join(clauses), params
 
 
+# A phrase more messages than this hold is common: FTS5's bm25() counts every message that
+# holds each phrase of its query before it scores a match, so one common phrase costs a
+# pass over its whole postings list (85-244 ms at 1,000,000 messages). Common phrases are
+# left out of the messages' BM25. The bound is COMMON_SHARE of the messages, at least
+# COMMON_POSTINGS (a store of fewer than 400,000 never leaves out a phrase fewer than
+# 20,000 hold). Measured (docs/benchmarks.md "Provenance picks the better statement"):
+# LongMemEval's check half by words, with the bound at 2 / 5 / 10 % of each haystack's
+# messages, R_all@5 0.621 / 0.759 / 0.759 (0.759 unbounded); at 1,000,000 synthetic
+# messages the search takes 10 / 18 ms of CPU at a bound of 20,000 / 50,000.
+COMMON_POSTINGS = 20_000
+COMMON_SHARE = 0.05
+
+
+def common_bound(db: Database) -> int:
+    """How many messages a phrase must hold to be left out of the messages' BM25."""
+    messages = int(db.value("SELECT coalesce(max(rowid), 0) FROM messages"))
+    return max(COMMON_POSTINGS, int(COMMON_SHARE * messages))
+
+
 def search_messages(
     db: Database, phrases: Iterable[Sequence[str]], limit: int, where: MemoryFilter
 ) -> list[MessageHit]:
     """The best messages matching any of ``phrases`` in the filter's scopes (and before its
-    ``before``)."""
-    match = fts_phrases(phrases)
+    ``before``), by the BM25 of the phrases fewer than ``common_bound`` messages hold;
+    when every phrase is that common, the newest messages holding all of them (else any
+    of them), scored 0."""
+    bound = common_bound(db)
+    counts = phrase_counts(db, phrases, bound)
+    selective = [p for p, n in counts.items() if 0 < n < bound]
+    if selective:
+        return _ranked(db, fts_phrases(selective), limit, where)
+    common = [p for p, n in counts.items() if n]
+    if not common:
+        return []
+    every = " AND ".join(fts_phrases([p]) or "" for p in common)
+    return _newest(db, every, limit, where) or _newest(db, fts_phrases(common), limit, where)
+
+
+def phrase_counts(
+    db: Database, phrases: Iterable[Sequence[str]], bound: int
+) -> dict[tuple[str, ...], int]:
+    """How many messages hold each phrase, counted up to ``bound`` (a count stops there: it
+    walks the phrase's postings, and scores none)."""
+    counts = {}
+    for phrase in dict.fromkeys(tuple(p) for p in phrases):
+        match = fts_phrases([phrase])
+        if match is not None:
+            counts[phrase] = fts_count(db, match, bound)
+    return counts
+
+
+# Two ways to pick the messages matching an FTS5 expression, before the filter's join:
+# (its SELECT over messages_fts, how the picked rows are ordered).
+RANKED = (
+    "SELECT rowid, bm25(messages_fts) AS score FROM messages_fts "
+    "WHERE messages_fts MATCH ? ORDER BY score LIMIT ?",
+    "f.score",
+)
+# the index walked backwards, stopping early
+NEWEST = (
+    "SELECT rowid, 0.0 AS score FROM messages_fts WHERE messages_fts MATCH ? "
+    "ORDER BY rowid DESC LIMIT ?",
+    "f.rowid DESC",
+)
+
+
+def _ranked(db: Database, match: str | None, limit: int, where: MemoryFilter) -> list[MessageHit]:
+    return _picked(db, RANKED, match, limit, where)
+
+
+def _newest(db: Database, match: str | None, limit: int, where: MemoryFilter) -> list[MessageHit]:
+    return _picked(db, NEWEST, match, limit, where)
+
+
+def _picked(
+    db: Database, how: tuple[str, str], match: str | None, limit: int, where: MemoryFilter
+) -> list[MessageHit]:
+    """The first ``limit`` messages matching ``match`` that pass ``where``, picked ``how``
+    (``RANKED`` or ``NEWEST``) among ``limit`` x 4 matches."""
     if match is None:
         return []
     clauses, params = message_clauses(where)
+    found, order = how
     rows = db.rows(
         "SELECT msg.session_id AS session_id, msg.seq AS seq, msg.role AS role, "
         "msg.content AS content, msg.created_at AS created_at, s.scope AS scope, "
-        "f.score AS score FROM (SELECT rowid, bm25(messages_fts) AS score FROM messages_fts "
-        "WHERE messages_fts MATCH ? ORDER BY score LIMIT ?) f "
+        f"f.score AS score FROM ({found}) f "
         "JOIN messages msg ON msg.rowid = f.rowid JOIN sessions s ON s.id = msg.session_id "
-        f"WHERE {clauses} ORDER BY f.score LIMIT ?",
+        f"WHERE {clauses} ORDER BY {order} LIMIT ?",
         [match, limit * 4, *params, limit],
     )
     return [MessageHit(**row) for row in rows]

@@ -89,6 +89,9 @@ class Segment:
     bits: np.ndarray
     matrix: np.ndarray
     mapped: mmap.mmap | None = None  # the file's mapping (None: rows held in memory)
+    # each int8 row's length (None for float32 rows, unit length already, and for an int8
+    # segment written before lengths were kept: then they are measured when scored)
+    lengths: np.ndarray | None = None
 
 
 def sign_bits(matrix: np.ndarray) -> np.ndarray:
@@ -119,12 +122,19 @@ class Manifest:
         return (self.model, self.dim, self.generation) == (model, dim, generation)
 
 
-def _layout(count: int, dim: int) -> tuple[int, int, int]:
-    """Offsets of the rowids, the sign bits and the vectors in a segment file (its header:
-    the magic, then dim, count and the vectors' item size, 0 for float32, as u8 each)."""
+def _layout(count: int, dim: int, itemsize: int = 4) -> tuple[int, int, int, int]:
+    """Offsets of the rowids, the sign bits, the vectors and (int8 only) the rows' lengths
+    as float32 in a segment file (its header: the magic, then dim, count, the vectors' item
+    size, 0 for float32, and whether the lengths follow the vectors, as u8 each)."""
     bits = _aligned(HEADER + 8 * count)
     vectors = _aligned(bits + 8 * count * -(-dim // 64))
-    return HEADER, bits, vectors
+    return HEADER, bits, vectors, _aligned(vectors + itemsize * count * dim)
+
+
+def row_lengths(matrix: np.ndarray) -> np.ndarray:
+    """Each row's length, as float32 (int8 rows are scaled to their largest component)."""
+    block = matrix.astype(np.float32)
+    return np.sqrt(np.einsum("ij,ij->i", block, block)).astype("<f4")
 
 
 def _aligned(offset: int) -> int:
@@ -137,22 +147,29 @@ def _write_segment(
     """Write a segment of ``rowids`` whose vectors come in ``chunks`` (in order), so that the
     whole matrix need never be in memory at once."""
     count = len(rowids)
-    _, bits_at, vectors_at = _layout(count, dim)
-    bits = np.zeros((-(-dim // 64), count), dtype="<u8")
-    partial = path.with_suffix(".partial")
     itemsize = np.dtype(dtype).itemsize
+    _, bits_at, vectors_at, lengths_at = _layout(count, dim, itemsize)
+    bits = np.zeros((-(-dim // 64), count), dtype="<u8")
+    lengths = np.ones(count, dtype="<f4")
+    partial = path.with_suffix(".partial")
+    scaled = dtype != "<f4"
     with create_private(partial) as out:
-        head = np.array([dim, count, 0 if dtype == "<f4" else itemsize], dtype="<u8")
+        head = np.array([dim, count, itemsize if scaled else 0, int(scaled)], dtype="<u8")
         out.write((MAGIC + head.tobytes()).ljust(HEADER, b"\0"))
         out.write(rowids.astype("<i8").tobytes())
         out.seek(vectors_at)
         done = 0
         for chunk in chunks:
             bits[:, done : done + len(chunk)] = sign_bits(chunk)
+            if scaled:
+                lengths[done : done + len(chunk)] = row_lengths(chunk)
             out.write(np.ascontiguousarray(chunk, dtype=dtype).tobytes())
             done += len(chunk)
         out.seek(bits_at)
         out.write(bits.tobytes())
+        if scaled:
+            out.seek(lengths_at)
+            out.write(lengths.tobytes())
     partial.replace(path)
 
 
@@ -175,10 +192,14 @@ def _map_segment(path: Path) -> Segment:
         mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
     if size < HEADER or mapped[:8] != MAGIC:
         raise OSError(f"{path} is not a vector segment")
-    dim, count, itemsize = (int(v) for v in np.frombuffer(mapped, dtype="<u8", count=3, offset=8))
+    head = np.frombuffer(mapped, dtype="<u8", count=4, offset=8)
+    dim, count, itemsize, has_lengths = (int(v) for v in head)
     dtype = {0: "<f4", 1: "i1"}.get(itemsize)
-    ids_at, bits_at, vectors_at = _layout(count, dim)
-    if dtype is None or size < vectors_at + np.dtype(dtype).itemsize * count * dim:
+    if dtype is None:
+        raise OSError(f"{path} is not a vector segment")
+    ids_at, bits_at, vectors_at, lengths_at = _layout(count, dim, np.dtype(dtype).itemsize)
+    end = lengths_at + 4 * count if has_lengths else vectors_at + itemsize * count * dim
+    if size < end:
         raise OSError(f"{path} is truncated")
     words = -(-dim // 64)
     return Segment(
@@ -191,6 +212,7 @@ def _map_segment(path: Path) -> Segment:
             count, dim
         ),
         mapped if isinstance(mapped, mmap.mmap) else None,
+        np.frombuffer(mapped, dtype="<f4", count=count, offset=lengths_at) if has_lengths else None,
     )
 
 
@@ -496,7 +518,8 @@ class VectorIndex:
         with self.db.reading():
             rowids, matrix = self._read_vectors(wanted.dim, after=0)
         manifest = Manifest(wanted.model, wanted.dim, wanted.generation, 0, ())
-        self._use(manifest, [Segment("memory", rowids, sign_bits(matrix), matrix)])
+        lengths = row_lengths(matrix) if matrix.dtype != np.float32 else None
+        self._use(manifest, [Segment("memory", rowids, sign_bits(matrix), matrix, None, lengths)])
 
 
 _INDEXES: weakref.WeakKeyDictionary[Database, dict[VectorSource, VectorIndex]] = (

@@ -58,7 +58,7 @@ class Scores:
         """Every row's similarity (one product over all rows)."""
         if not self.index.segments:
             return np.zeros(0, dtype=np.float32)
-        similarities = np.concatenate([self._dot(s.matrix) for s in self.index.segments])
+        similarities = np.concatenate([self._dot(s.matrix, s.lengths) for s in self.index.segments])
         similarities[self.index.dead] = -np.inf  # replaced or removed since the segment
         return similarities
 
@@ -87,19 +87,24 @@ class Scores:
         for number, segment in enumerate(self.index.segments):
             mine = seg_of == number
             if mine.any():
-                out[mine] = self._dot(segment.matrix[positions[mine] - self.index.starts[number]])
+                offsets = positions[mine] - self.index.starts[number]
+                lengths = None if segment.lengths is None else segment.lengths[offsets]
+                out[mine] = self._dot(segment.matrix[offsets], lengths)
         return out
 
-    def _dot(self, matrix: np.ndarray) -> np.ndarray:
+    def _dot(self, matrix: np.ndarray, lengths: np.ndarray | None = None) -> np.ndarray:
         """Each row's similarity to the query: int8 rows (each scaled to its own largest
-        component) are cast a block at a time and divided by their length."""
+        component) are cast a block at a time and divided by their length (the segment's
+        stored ``lengths``, or measured here for a segment written without them)."""
         if matrix.dtype == np.float32:
             return matrix @ self.query
         out = np.empty(len(matrix), dtype=np.float32)
         for start in range(0, len(matrix), CAST_ROWS):
             block = matrix[start : start + CAST_ROWS].astype(np.float32)
-            lengths = np.sqrt(np.einsum("ij,ij->i", block, block))
-            out[start : start + CAST_ROWS] = (block @ self.query) / np.maximum(lengths, 1.0)
+            known = None if lengths is None else lengths[start : start + CAST_ROWS]
+            if known is None:
+                known = np.sqrt(np.einsum("ij,ij->i", block, block))
+            out[start : start + CAST_ROWS] = (block @ self.query) / np.maximum(known, 1.0)
         return out
 
     def best(self, count: int, among: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:

@@ -14,9 +14,7 @@ from memctl.config.settings import load_settings
 from memctl.context import Context
 from memctl.embed import Embedder
 from memctl.ingest.message_vectors import CHUNK_CHARS, MAX_PARTS, embed_messages, parts
-from memctl.model import Message, Role, Session
 from memctl.retrieve.pipeline import recall
-from memctl.store import sessions
 from memctl.store.database import Database
 from memctl.store.memories import MemoryFilter
 from memctl.store.message_vectors import (
@@ -27,7 +25,7 @@ from memctl.store.message_vectors import (
 )
 from memctl.store.migrations import MIGRATIONS
 from memctl.store.vector_query import Scores
-from tests.conftest import run_cli, store_at_version
+from tests.conftest import run_cli, said_in_session, store_at_version
 
 SAID = [
     "the staging database password rotates monthly",
@@ -35,15 +33,6 @@ SAID = [
     "Our CI pipeline takes forty minutes because the integration suite runs serially",
     "My sister moved to Lisbon last spring",
 ]
-
-
-def _session(ctx: Context, texts: list[str], session_id: str = "s1") -> None:
-    with ctx.db.atomic():
-        sessions.save_session(ctx.db, Session(id=session_id, client="generic", scope="global"))
-        sessions.insert_messages(
-            ctx.db,
-            [Message(Role.USER, t, session_id=session_id, seq=n) for n, t in enumerate(texts, 1)],
-        )
 
 
 def _vector_rows(db: Database) -> int:
@@ -66,7 +55,7 @@ def test_a_message_said_in_other_words_is_found_through_its_stored_vector(
 ) -> None:
     on = load_settings(overrides={"recall.message_vectors": True})
     real_ctx = Context(on, embedder=local_embedder)
-    _session(real_ctx, SAID)
+    said_in_session(real_ctx, SAID)
     question = "why are our builds so slow?"
     before = recall(real_ctx, question, touch=False, sessions=True)
     assert "s1#3" not in [r.memory.id for r in before.results]  # no word of it is said
@@ -88,7 +77,7 @@ def test_the_int8_search_keeps_the_float_order(ctx: Context) -> None:
     (the 5th and 6th of these differ in the third decimal: a tie for int8)."""
     rng = np.random.default_rng(7)
     texts = [f"note {n}" for n in range(300)]
-    _session(ctx, texts)
+    said_in_session(ctx, texts)
     floats = rng.normal(size=(300, 64)).astype(np.float32)
     floats /= np.linalg.norm(floats, axis=1, keepdims=True)
     from memctl.store.message_vectors import add_message_vectors, message_rowids
@@ -105,6 +94,45 @@ def test_the_int8_search_keeps_the_float_order(ctx: Context) -> None:
     found = nearest_messages(index, Scores(index, query), 3, MemoryFilter())
     expected = [f"s1#{n + 1}" for n in np.argsort(-(floats @ query))[:3]]
     assert [hit.key for hit, _ in found] == expected
+
+
+def test_int8_rows_keep_their_lengths_and_a_segment_from_before_ranks_the_same(
+    ctx: Context,
+) -> None:
+    """The segment stores each int8 row's length (rescoring need not measure it); a segment
+    written before lengths were kept (its header's flag 0) is still read, and ranks alike."""
+    from memctl.store.message_vectors import add_message_vectors, message_rowids
+    from memctl.store.vector_index import HEADER, MESSAGE_VECTORS, VectorIndex
+
+    rng = np.random.default_rng(3)
+    said_in_session(ctx, [f"note {n}" for n in range(50)])
+    floats = rng.normal(size=(50, 64)).astype(np.float32)
+    rowids = message_rowids(ctx.db)
+    with ctx.db.atomic():
+        ctx.db.ensure_vector_model(ctx.embedder.name, ctx.embedder.dim)
+        add_message_vectors(
+            ctx.db, [(rowids[("s1", n + 1)], 0, quantised(v)) for n, v in enumerate(floats)]
+        )
+    index = message_vector_index(ctx.db)
+    (segment,) = index.segments
+    assert segment.lengths is not None
+    expected = np.linalg.norm(segment.matrix.astype(np.float32), axis=1)
+    assert np.allclose(segment.lengths, expected, rtol=1e-5)
+    query = floats[9] / np.linalg.norm(floats[9])
+    with_lengths = nearest_messages(index, Scores(index, query), 5, MemoryFilter())
+    assert with_lengths[0][0].key == "s1#10"
+
+    path = index.directory / segment.name
+    data = bytearray(path.read_bytes())
+    data[32:40] = bytes(8)  # the flag "lengths follow the vectors", as before it existed
+    assert len(data) > HEADER
+    path.write_bytes(bytes(data))
+    before = VectorIndex(ctx.db, MESSAGE_VECTORS)
+    before.refresh()
+    assert before.segments[0].lengths is None
+    found = nearest_messages(before, Scores(before, query), 5, MemoryFilter())
+    assert [h.key for h, _ in found] == [h.key for h, _ in with_lengths]
+    assert np.allclose([d for _, d in found], [d for _, d in with_lengths], atol=1e-6)
 
 
 def test_the_worker_embeds_a_sessions_messages_after_its_job(home: Path, tmp_path: Path) -> None:
@@ -168,7 +196,7 @@ def test_maintain_embeds_a_bounded_number_of_messages_per_run(
     from memctl.maintain import upkeep
     from memctl.maintain.pipeline import maintain
 
-    _session(ctx, SAID)
+    said_in_session(ctx, SAID)
     monkeypatch.setattr(upkeep, "MESSAGES_PER_RUN", 3)
     first = maintain(ctx, only="upkeep")
     report = first.task("upkeep")
@@ -183,8 +211,8 @@ def test_maintain_embeds_a_bounded_number_of_messages_per_run(
 def test_forgotten_messages_take_their_vectors_with_them(ctx: Context) -> None:
     from memctl.store.forget import erase_quotes, forget_messages
 
-    _session(ctx, SAID)
-    _session(ctx, ["we ship the billing service on Fridays"], "s2")
+    said_in_session(ctx, SAID)
+    said_in_session(ctx, ["we ship the billing service on Fridays"], "s2")
     embed_messages(ctx.db, ctx.embedder, 100)
     assert _vector_rows(ctx.db) == 5
     index = message_vector_index(ctx.db)

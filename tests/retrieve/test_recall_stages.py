@@ -13,7 +13,7 @@ import pytest
 from memctl.config.settings import load_settings
 from memctl.context import Context
 from memctl.model import Kind, Memory, Relation, RelationType, State, Tier, format_time
-from memctl.retrieve.pipeline import possible_results, start
+from memctl.retrieve.pipeline import Recalled, possible_results, start
 from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run
 from memctl.retrieve.stages.bm25_floor import bm25_floor
 from memctl.retrieve.stages.candidates import could_be_stranger, word_weights
@@ -601,6 +601,51 @@ def test_a_memory_and_the_message_it_was_distilled_from_count_once(ctx: Context)
     # the better of the two scores, with the bonus: both matched
     assert math.isclose(fact.score, 0.6 * AGREE_BONUS) and fact.members == ("s1#3",)
     assert any(s.memory_id == "s1#3" and s.action == DROPPED for s in run.trace)
+
+
+def test_a_message_that_states_the_answer_better_than_its_memory_is_kept_in_its_place(
+    ctx: Context,
+) -> None:
+    """A rule-distilled fact cut short of what the question asks: its message holds the
+    whole answer, so the message is the one result (the memory folded into it)."""
+    fact = cand("Use pnpm", 0.7, source="session:s1#3:user")
+    fact.clear = True
+    said = message("s1#3", "from now on use pnpm in the web frontend, never npm", 0.5)
+    run = make_run(ctx, "pnpm in the frontend")
+    run.sessions = True
+    run.word_weights = {"pnpm": 1.0, "frontend": 1.0}
+    kept = provenance(run, [fact, said])
+    assert [c.id for c in kept] == ["s1#3"]
+    assert said.clear and said.members == (fact.id,)
+    assert math.isclose(said.score, 0.7 * AGREE_BONUS)  # the best score of the two, agreed
+    (folded,) = [s for s in run.trace if s.memory_id == fact.id and s.action == DROPPED]
+    assert "stated better" in folded.why
+    shown = Recalled.of(said).to_dict()  # JSON names the memory folded into the message
+    assert shown["distilled"] == [fact.id] and shown["messages"] == []
+
+
+def test_a_message_saying_a_memory_of_its_session_word_for_word_counts_once(
+    ctx: Context,
+) -> None:
+    """A fact whose source names only its session (what the tool calls showed) and the
+    message that says it: one result. A short one ("run the tests") is said too often."""
+    fact = cand(
+        "The integration suite needs the docker daemon running first",
+        0.4,
+        source="session:s4",
+        session_id="s4",
+    )
+    said = message(
+        "s4#7", "OK so:  the integration suite needs the Docker daemon\nrunning first.", 0.6
+    )
+    elsewhere = message("s5#2", "the integration suite needs the docker daemon running first", 0.5)
+    short = cand("run the tests", 0.3, source="session:s4", session_id="s4")
+    also = message("s4#9", "now run the tests again", 0.2)
+    run = make_run(ctx, "docker daemon for the integration suite")
+    run.sessions = True
+    kept = provenance(run, [said, fact, elsewhere, short, also])
+    assert [c.id for c in kept] == [fact.id, "s5#2", short.id, "s4#9"]
+    assert fact.members == ("s4#7",) and math.isclose(fact.score, 0.6 * AGREE_BONUS)
 
 
 def test_a_possible_memory_whose_message_is_clear_is_kept_clear_in_its_place(

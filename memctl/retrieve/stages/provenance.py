@@ -2,22 +2,27 @@
 
 With session messages in the ranking, a fact and the message it was said in
 often both match: shown apart, they fill two of the results with one thing.
-Each message candidate whose message lies in a candidate memory's source (a
-few messages at most: ``FOLD_SPAN``; a session's digest sums up too many to
-stand for any one of them) is folded into that memory. The memory keeps the
-better of the two scores and labels (clear over possible), x ``AGREE_BONUS``
-when both had evidence of their own (the distilled words and the words said
-agree), and names the folded messages (``Candidate.members``) so that
-``--explain`` and ``sessions expand`` open them.
+A memory and the message candidates it came from are one group: those whose
+message lies in the memory's source (a few messages at most: ``FOLD_SPAN``; a
+session's digest sums up too many to stand for any one of them), and those
+that say, word for word, a memory of their session no source range names
+(``said_verbatim``). Each group becomes the one of its members that states
+the answer best: the most of the query's words, by rarity (the memory on a
+tie: distilled, it is the shorter). It takes the best score and label of the
+group (clear over possible), x ``AGREE_BONUS`` when two or more had evidence
+of their own (the distilled words and the words said agree), and names the
+others (``Candidate.members``) so that ``--explain`` and ``sessions expand``
+open them.
 
 It runs on the gate's two lists at once: the candidates fuse kept, and those it
-set aside as possible (``run.possible``); a memory set aside whose message was
-kept is kept in its place.
+set aside as possible (``run.possible``); a group with a member kept is kept.
 """
 
 from __future__ import annotations
 
+from memctl.retrieve.query import words_pattern
 from memctl.retrieve.run import DROPPED, RESCORED, Candidate, Run, by_score
+from memctl.retrieve.stages.fuse import coverage
 from memctl.store.message_search import MESSAGE_SEPARATOR
 from memctl.store.sessions import source_range
 
@@ -25,6 +30,9 @@ STAGE = "provenance"
 # Messages a memory's source may span for its messages to fold into it: a fact distilled
 # from a turn or an exchange (reasoned: a digest's range is a whole session).
 FOLD_SPAN = 4
+# The shortest memory text that counts as said again, word for word, in a message (reasoned:
+# a sentence; a few words such as "run the tests" are said in many messages of a session).
+VERBATIM_CHARS = 40
 # A memory whose source message matched too (reasoned: a small bonus, as the design asks;
 # it reorders near ties and never lifts a weak pair over a strong single).
 AGREE_BONUS = 1.1
@@ -39,31 +47,76 @@ def message_key(candidate: Candidate) -> tuple[str, int] | None:
 
 
 def sources_of(candidates: list[Candidate]) -> dict[tuple[str, int], Candidate]:
-    """(session id, message number) -> the memory distilled from it, among ``candidates``."""
+    """(session id, message number) -> the memory distilled from it, among ``candidates``
+    (the narrowest source first: a fact's message is the fact's, not the digest's)."""
     found: dict[tuple[str, int], Candidate] = {}
+    ranges = []
     for candidate in candidates:
         named = None if candidate.is_message else source_range(candidate.memory.source)
-        if named is None or named[2] - named[1] + 1 > FOLD_SPAN:
-            continue
-        session_id, first, last = named
+        if named is not None and named[2] - named[1] + 1 <= FOLD_SPAN:
+            ranges.append((named[2] - named[1], named, candidate))
+    for _, (session_id, first, last), candidate in sorted(ranges, key=lambda r: r[0]):
         for seq in range(first, last + 1):
             found.setdefault((session_id, seq), candidate)
     return found
 
 
-def fold(run: Run, memory: Candidate, message: Candidate) -> None:
-    """``message`` into ``memory``: the better score and label, the bonus when both have
-    evidence of their own."""
-    both = memory.score > 0 and message.score > 0
-    factor = AGREE_BONUS if both else 1.0
-    memory.score = max(memory.score, message.score) * factor
-    if message.clear and not memory.clear:
-        memory.clear, memory.match_why = True, message.match_why
-    memory.members = (*memory.members, message.id)
-    memory.factors[STAGE] = factor
-    why = f"said in {message.id}" + (", which matched too" if both else "")
-    run.record(STAGE, memory, RESCORED, factor, why)
-    run.record(STAGE, message, DROPPED, why=f"folded into {memory.id[:8]}, distilled from it")
+def flat(text: str) -> str:
+    """``text`` lower-cased, its whitespace runs as one space."""
+    return " ".join(text.lower().split())
+
+
+def said_verbatim(candidates: list[Candidate], found: dict[tuple[str, int], Candidate]) -> None:
+    """Add to ``found`` each message that holds, word for word, a memory of its own session
+    (at least ``VERBATIM_CHARS`` of it) which no source range names: a fact the rules
+    copied from a session whose source names only the session (``session:<id>``: what
+    its tool calls showed)."""
+    memories: dict[str, list[tuple[str, Candidate]]] = {}
+    for candidate in candidates:
+        text = flat(candidate.memory.content)
+        if not candidate.is_message and candidate.memory.session_id and len(text) >= VERBATIM_CHARS:
+            memories.setdefault(candidate.memory.session_id, []).append((text, candidate))
+    for message in candidates:
+        key = message_key(message)
+        if key is None or key in found or key[0] not in memories:
+            continue
+        said = flat(message.memory.content)
+        holder = next((m for text, m in memories[key[0]] if text in said), None)
+        if holder is not None:
+            found[key] = holder
+
+
+def states(run: Run, candidate: Candidate) -> float:
+    """How much of what the query asks a candidate writes: its share of the query's words
+    (weighted by rarity, fuse.coverage), the gate's own measure."""
+    return coverage(run, candidate, words_pattern(list(run.word_weights)))
+
+
+def join(run: Run, group: list[Candidate]) -> Candidate:
+    """A memory and the messages it was distilled from as one result: the one that states
+    the answer best (the most of the query's words; the memory on a tie: distilled, it is
+    the shorter), with the best score and label of them all, x ``AGREE_BONUS`` when two
+    or more had evidence of their own (the distilled words and the words said agree)."""
+    best = max(group, key=lambda c: (states(run, c), not c.is_message))
+    others = [c for c in group if c is not best]
+    agree = sum(1 for c in group if c.score > 0) >= 2
+    factor = AGREE_BONUS if agree else 1.0
+    best.score = max(c.score for c in group) * factor
+    clear = next((c for c in group if c.clear), None)
+    if clear is not None and not best.clear:
+        best.clear, best.match_why = True, clear.match_why
+    best.members = (*best.members, *(c.id for c in others))
+    best.factors[STAGE] = factor
+    names = ", ".join(c.id if c.is_message else c.id[:8] for c in others)
+    why = f"the same as {names}" + (", which matched too" if agree else "")
+    run.record(STAGE, best, RESCORED, factor, f"{why}; states the query's words best")
+    for other in others:
+        run.record(STAGE, other, DROPPED, why=f"folded into {best.id[:8]}: {provenance_of(other)}")
+    return best
+
+
+def provenance_of(candidate: Candidate) -> str:
+    return "distilled from it" if candidate.is_message else "said in it, stated better there"
 
 
 def provenance(run: Run, candidates: list[Candidate]) -> list[Candidate]:
@@ -71,21 +124,24 @@ def provenance(run: Run, candidates: list[Candidate]) -> list[Candidate]:
         return candidates
     everyone = [*candidates, *run.possible]
     sources = sources_of(everyone)
+    said_verbatim(everyone, sources)
     if not sources:
         return candidates
-    kept_ids = {c.id for c in candidates}
-    folded: set[str] = set()
-    promoted: list[Candidate] = []
+    groups: dict[str, list[Candidate]] = {}  # memory id -> the memory, then its messages
     for message in everyone:
         key = message_key(message)
         memory = sources.get(key) if key is not None else None
-        if memory is None:
-            continue
-        fold(run, memory, message)
-        folded.add(message.id)
-        if message.id in kept_ids and memory.id not in kept_ids:
-            promoted.append(memory)
-            kept_ids.add(memory.id)
+        if memory is not None:
+            groups.setdefault(memory.id, [memory]).append(message)
+    kept_ids = {c.id for c in candidates}
+    folded: set[str] = set()
+    promoted: list[Candidate] = []
+    for group in groups.values():
+        best = join(run, group)
+        folded |= {c.id for c in group if c is not best}
+        if best.id not in kept_ids and any(c.id in kept_ids for c in group):
+            promoted.append(best)
+            kept_ids.add(best.id)
     kept = [c for c in candidates if c.id not in folded] + promoted
     run.possible = by_score([c for c in run.possible if c.id not in folded | kept_ids])
     return by_score(kept)

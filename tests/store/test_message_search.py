@@ -1,0 +1,65 @@
+"""The messages' BM25 leaves out the phrases too many messages hold (store/message_search.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memctl.context import Context
+from memctl.store import message_search
+from memctl.store.memories import MemoryFilter
+from memctl.store.message_search import phrase_counts, search_messages
+from tests.conftest import said_in_session
+
+COMMON = 5  # the test's bound: a phrase more than this many messages hold is common
+EVERYWHERE = MemoryFilter()
+
+
+@pytest.fixture
+def bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(message_search, "COMMON_POSTINGS", COMMON)
+
+
+NOTES = [f"deploy notes for the service, part {n}" for n in range(8)]
+
+
+@pytest.mark.usefixtures("bounded")
+def test_a_phrase_most_messages_hold_is_counted_up_to_the_bound_and_left_out(
+    ctx: Context,
+) -> None:
+    said_in_session(ctx, [*NOTES, "the billing job moved to fridays"])
+    counts = phrase_counts(ctx.db, [("deploy",), ("billing",), ("kubernetes",)], COMMON)
+    assert counts == {("deploy",): COMMON, ("billing",): 1, ("kubernetes",): 0}
+    hits = search_messages(ctx.db, [("deploy",), ("billing",)], 10, EVERYWHERE)
+    # "deploy" is in 8 messages: only the rare word ranks, and finds its message alone
+    assert [h.key for h in hits] == ["s1#9"]
+
+
+@pytest.mark.usefixtures("bounded")
+def test_when_every_phrase_is_common_the_newest_messages_holding_all_come_back(
+    ctx: Context,
+) -> None:
+    said_in_session(ctx, [*NOTES, "a service note"])
+    hits = search_messages(ctx.db, [("deploy",), ("service",)], 3, EVERYWHERE)
+    assert [h.key for h in hits] == ["s1#8", "s1#7", "s1#6"]
+    assert all("deploy" in h.content and "service" in h.content for h in hits)
+    # no message holds all of them: the newest holding any
+    said_in_session(ctx, ["without a deploy" for _ in range(6)], "s2")
+    hits = search_messages(ctx.db, [("service",), ("without",)], 2, EVERYWHERE)
+    assert [h.key for h in hits] == ["s2#6", "s2#5"]
+
+
+def test_the_bound_is_a_share_of_the_messages_never_below_its_floor(
+    ctx: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    said_in_session(ctx, NOTES)  # 8 messages
+    assert message_search.common_bound(ctx.db) == message_search.COMMON_POSTINGS
+    monkeypatch.setattr(message_search, "COMMON_POSTINGS", 2)
+    monkeypatch.setattr(message_search, "COMMON_SHARE", 0.5)
+    assert message_search.common_bound(ctx.db) == 4
+
+
+def test_a_store_below_the_bound_ranks_every_phrase_by_bm25(ctx: Context) -> None:
+    said_in_session(ctx, [*NOTES, "deploy the billing service on fridays"])
+    hits = search_messages(ctx.db, [("deploy",), ("billing",)], 3, EVERYWHERE)
+    assert hits[0].key == "s1#9" and len(hits) == 3  # the others hold "deploy" alone
+    assert hits[0].score < hits[1].score  # FTS5's BM25: lower is better
