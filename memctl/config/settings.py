@@ -240,8 +240,8 @@ RECALL_KEYS: tuple[Key, ...] = (
     Key(
         "recall.message_vectors",
         False,
-        "Session messages are found by their stored vectors too (the slow path embeds "
-        "them), not only by their words.",
+        "Session messages are found by their stored vectors too, not only by their words; "
+        "on, the slow path embeds each session's messages and maintain those from before.",
     ),
     Key("recall.cap", 2, "Keep limit x this many relevant candidates.", minimum=1),
     Key("recall.rerank", False, "Rerank candidates with an LLM through Ollama."),

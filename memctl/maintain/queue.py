@@ -72,7 +72,11 @@ def drain(ctx: Context, worker: str, log: Log, limit: int | None = None) -> Drai
 
 
 def _embed_session(ctx: Context, session_id: str, log: Log) -> None:
-    """Vectors for the session's messages; a failure leaves them to `memctl maintain`."""
+    """Vectors for the session's messages, when recall uses them (``recall.message_vectors``:
+    off, embedding them costs most of a job's CPU for nothing); a failure leaves them to
+    `memctl maintain`."""
+    if not ctx.settings.recall_message_vectors:
+        return
     try:
         embedded = embed_messages(ctx.db, ctx.embedder, MESSAGES_PER_JOB, session_id)
     except Exception as error:  # the job is done: its messages wait for maintain's upkeep

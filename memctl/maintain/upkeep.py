@@ -79,7 +79,10 @@ def embed_missing(m: Maintenance, report: TaskReport) -> None:
 
 
 def embed_messages_left(m: Maintenance, report: TaskReport) -> None:
-    """Vectors for up to MESSAGES_PER_RUN session messages that have none."""
+    """Vectors for up to MESSAGES_PER_RUN session messages that have none, when recall uses
+    them (``recall.message_vectors``): those from before it was turned on."""
+    if not m.ctx.settings.recall_message_vectors:
+        return
     if m.db.vector_model() not in (None, (m.ctx.embedder.name, m.ctx.embedder.dim)):
         return  # re-embedded whole first (embed_missing); their vectors went with the model
     if m.dry_run:

@@ -67,7 +67,7 @@ def _stored(tmp_path: Path) -> tuple[Path, str]:
             ("user", f"also: {OTHER}"),
         ],
     )
-    _ok("ingest", "--transcript", str(transcript), "--wait")
+    _ok(*VECTORS_ON, "ingest", "--transcript", str(transcript), "--wait")
     _ok(*BACKUPS, "maintain")
     session = json.loads(_ok("sessions", "list", "--all-scopes", "--json"))[0]["id"]
     return transcript, session

@@ -5,6 +5,7 @@ forgotten. Real SQLite files; the real model where meaning is what is tested."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +34,8 @@ SAID = [
     "Our CI pipeline takes forty minutes because the integration suite runs serially",
     "My sister moved to Lisbon last spring",
 ]
+# the slow path and maintain embed the messages only when recall reads their vectors
+VECTORS_ON = ("-c", "recall.message_vectors=true")
 
 
 def _vector_rows(db: Database) -> int:
@@ -149,7 +152,7 @@ def test_the_worker_embeds_a_sessions_messages_after_its_job(home: Path, tmp_pat
         ),
         encoding="utf-8",
     )
-    done = run_cli("ingest", "--transcript", str(transcript), "--wait")
+    done = run_cli(*VECTORS_ON, "ingest", "--transcript", str(transcript), "--wait")
     assert done.returncode == 0, done.stderr
     db = Database.open(home / "memctl.db")
     # the user's and the assistant's words; a tool call's note and its output are not said
@@ -179,23 +182,26 @@ def _store_from_before(home: Path) -> Path:
 
 def test_a_store_from_before_has_its_messages_embedded_by_maintain(home: Path) -> None:
     path = _store_from_before(home)
-    done = run_cli("maintain", "--json")
+    off = run_cli("maintain", "--json")  # recall does not read them (the default): none made
+    assert off.returncode == 0 and "messages_embedded" not in off.stdout
+    done = run_cli(*VECTORS_ON, "maintain", "--json")
     assert done.returncode == 0, done.stderr
     assert "messages_embedded" in done.stdout
     db = Database.open(path)
     assert db.value("PRAGMA user_version") == len(MIGRATIONS)
     assert _vector_rows(db) == len(SAID) and unembedded_count(db) == 0
     db.close()
-    again = run_cli("maintain", "--json")  # nothing left: nothing embedded twice
+    again = run_cli(*VECTORS_ON, "maintain", "--json")  # nothing left: nothing embedded twice
     assert again.returncode == 0 and "messages_embedded" not in again.stdout
 
 
 def test_maintain_embeds_a_bounded_number_of_messages_per_run(
-    ctx: Context, monkeypatch: pytest.MonkeyPatch
+    make_ctx: Callable[..., Context], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from memctl.maintain import upkeep
     from memctl.maintain.pipeline import maintain
 
+    ctx = make_ctx(recall__message_vectors=True)
     said_in_session(ctx, SAID)
     monkeypatch.setattr(upkeep, "MESSAGES_PER_RUN", 3)
     first = maintain(ctx, only="upkeep")
