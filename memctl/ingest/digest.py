@@ -58,8 +58,10 @@ from memctl.ingest.injected import strip_injected
 from memctl.ingest.noise import noise_kind
 from memctl.ingest.parse.common import SUBAGENT, SUBAGENT_REPORT
 from memctl.ingest.tools import (
+    CHECKS,
     LIST_ITEM,
     Call,
+    command_purpose,
     condense,
     read_calls,
     shell_command,
@@ -344,6 +346,14 @@ def _changes(digest: SessionDigest, calls: list[Call], limit: int) -> None:
         _add(digest.left_open, f"`{text}` still failing: {_error(failed)}", limit)
 
 
+def _checks(command: str) -> bool:
+    """A test, build, type check or lint run (not one asked to fix): it looks, it mends
+    nothing, so it is never what fixed a failure."""
+    purpose = command_purpose(command)
+    lint = purpose is not None and purpose[0] == "lint runs" and "--fix" not in command
+    return lint or purpose is not None and purpose[0] in CHECKS
+
+
 def _fix(between: list[Call], success: Call, failed: str) -> str:
     """What came between a failure and the success of its command: the files changed and
     other commands run, else the flags it finally ran with and had not ("adding
@@ -359,7 +369,7 @@ def _fix(between: list[Call], success: Call, failed: str) -> str:
         for c in between
         if c.succeeded and tool_kind(c.name, c.detail) == "shell" and not c.runs_fetched_code
     ]
-    commands = [c for c in commands if not shell_command(c).read_only]
+    commands = [c for c in commands if not shell_command(c).read_only and not _checks(c)]
     parts = [f"`{_cut(_short(c), COMMAND_WIDTH)}`" for c in commands[:2]]
     if files:
         names = dict.fromkeys(p.rsplit("/", 1)[-1] for p in files)
