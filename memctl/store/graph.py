@@ -212,10 +212,15 @@ TRIPLE_COLUMNS = (
 
 
 def triples_touching(
-    db: Database, entities: list[int], live_only: bool = True, limit: int = 500
+    db: Database,
+    entities: list[int],
+    live_only: bool = True,
+    limit: int = 500,
+    sources: bool = True,
 ) -> list[GraphTriple]:
     """Triples with either end among ``entities`` (only live ones: active, stated by an
-    active memory, when ``live_only``), with their sources."""
+    active memory, when ``live_only``), with their sources (unless ``sources`` is False:
+    ``attach_sources`` reads them for the few that need them)."""
     if not entities:
         return []
     ids = json.dumps(entities)
@@ -245,22 +250,28 @@ def triples_touching(
         )
         for r in rows
     ]
-    _attach_sources(db, found)
+    if sources:
+        attach_sources(db, found)
     return found
 
 
-def _attach_sources(db: Database, found: list[GraphTriple]) -> None:
+def attach_sources(db: Database, found: list[GraphTriple]) -> None:
+    """Read the sources of ``found`` (oldest memory first) into each triple (into each
+    copy of one read twice)."""
     if not found:
         return
-    by_id = {t.id: t for t in found}
+    by_id: dict[int, list[GraphTriple]] = {}
+    for triple in found:
+        by_id.setdefault(triple.id, []).append(triple)
     rows = db.tuples(
         "SELECT x.triple_id, x.memory_id, x.message, m.state FROM triple_sources x "
         "JOIN memories m ON m.id = x.memory_id "
         "WHERE x.triple_id IN (SELECT value FROM json_each(?)) ORDER BY m.created_at",
         (json.dumps(list(by_id)),),
     )
-    for triple, memory_id, message, state in rows:
-        by_id[int(triple)].sources.append(Source(str(memory_id), str(message), str(state)))
+    for triple_id, memory_id, message, state in rows:
+        for triple in by_id[int(triple_id)]:
+            triple.sources.append(Source(str(memory_id), str(message), str(state)))
 
 
 def stated_by(db: Database, memory_ids: list[str]) -> dict[str, list[tuple[str, str, str]]]:

@@ -21,7 +21,13 @@ from memctl.memories.provenance import GRAPH_SOURCE
 from memctl.model import Category, Kind, Memory
 from memctl.retrieve.run import ADDED, KEPT, RESCORED, Candidate, Run, by_score
 from memctl.retrieve.stages.fuse import stem
-from memctl.store.graph import GraphEntity, GraphTriple, entities_by_keys, triples_touching
+from memctl.store.graph import (
+    GraphEntity,
+    GraphTriple,
+    attach_sources,
+    entities_by_keys,
+    triples_touching,
+)
 from memctl.store.memories import get_memories
 
 STAGE = "graph"
@@ -90,7 +96,8 @@ def paths(run: Run, seeds: list[GraphEntity]) -> list[tuple[float, Path]]:
     least, most = run.params.graph_min_match, run.params.graph_edges
     found: list[tuple[float, Path]] = []
     bridges: dict[int, GraphTriple] = {}
-    for edge in triples_touching(run.ctx.db, list(seed_ids), limit=most):
+    db = run.ctx.db
+    for edge in triples_touching(db, list(seed_ids), limit=most, sources=False):
         share = matcher.share((edge,))
         if share >= least:
             found.append((share, (edge,)))
@@ -98,7 +105,7 @@ def paths(run: Run, seeds: list[GraphEntity]) -> list[tuple[float, Path]]:
             for end in (edge.subject, edge.object):
                 if end.id not in seed_ids:
                     bridges.setdefault(end.id, edge)
-    second = triples_touching(run.ctx.db, list(bridges), limit=most) if bridges else []
+    second = triples_touching(db, list(bridges), limit=most, sources=False) if bridges else []
     for edge in second:
         via = bridges.get(edge.subject.id) or bridges.get(edge.object.id)
         if via is None or edge.id == via.id or matcher.share((edge,)) <= 0:
@@ -106,6 +113,8 @@ def paths(run: Run, seeds: list[GraphEntity]) -> list[tuple[float, Path]]:
         share = matcher.share((via, edge))
         if share >= least:
             found.append((share, (via, edge)))
+    # only the matching paths' edges need their sources (a hub's edges have thousands)
+    attach_sources(db, list({id(edge): edge for _, path in found for edge in path}.values()))
     return sorted(found, key=lambda item: -item[0])
 
 
