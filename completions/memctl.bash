@@ -63,7 +63,8 @@ _memctl_spec() {
             valopts="-t --type"
             ;;
         "graph")
-            opts="--json -h --help"
+            opts="-s --scope --all-scopes --json -h --help"
+            valopts="-s --scope"
             ;;
         "recall")
             opts="-n --limit -s --scope --all-scopes -f --format --json --budget --explain --why-not --as-of --history --sessions --no-sessions --clear-only -m --mode --no-touch -h --help"
@@ -97,6 +98,7 @@ _memctl_spec() {
             opts="--transcript --client --session-id --agent-id -s --scope -t --tag --mode --wait --dry-run --backfill --since --json -h --help"
             valopts="--transcript --client --session-id --agent-id -s --scope -t --tag --mode --since"
             fileopts="--transcript"
+            filearg=1
             ;;
         "runs")
             opts="-n --limit --kind --json -h --help"

@@ -23,7 +23,7 @@ complete -c memctl -n '__fish_use_subcommand' -a 'redact' -d 'Replace one leaked
 complete -c memctl -n '__fish_use_subcommand' -a 'purge' -d 'Delete every memory matching the filters (at least one filter is required).'
 complete -c memctl -n '__fish_use_subcommand' -a 'link' -d 'Relate two memories (recall follows relations both ways).'
 complete -c memctl -n '__fish_use_subcommand' -a 'unlink' -d 'Remove the relations between two memories, in either direction.'
-complete -c memctl -n '__fish_use_subcommand' -a 'graph' -d 'An entity\'s relations in the knowledge graph, each with the memories it came from.'
+complete -c memctl -n '__fish_use_subcommand' -a 'graph' -d 'An entity\'s relations in the knowledge graph, each with the memories it came from (those of the current project and global ones, unless told otherwise).'
 complete -c memctl -n '__fish_use_subcommand' -a 'recall' -d 'Recall memories and session messages by meaning, words, time and the graph: the clear matches, then the possible ones.'
 complete -c memctl -n '__fish_use_subcommand' -a 'profile' -d 'The user\'s profile and preferences, most important first.'
 complete -c memctl -n '__fish_use_subcommand' -a 'status' -d 'Counts by kind, category, state, tier and project; database size; embedding model.'
@@ -141,6 +141,8 @@ complete -c memctl -n '__fish_seen_subcommand_from unlink' -l json -d 'Print JSO
 complete -c memctl -n '__fish_seen_subcommand_from unlink' -s h -l help -d 'Show this message and exit.'
 
 # memctl graph
+complete -c memctl -n '__fish_seen_subcommand_from graph' -s s -l scope -x -d 'Scope: \'project\' (the current one, default), \'global\', a project\'s path or name, or a scope.'
+complete -c memctl -n '__fish_seen_subcommand_from graph' -l all-scopes -d 'Every scope.'
 complete -c memctl -n '__fish_seen_subcommand_from graph' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from graph' -s h -l help -d 'Show this message and exit.'
 
@@ -211,6 +213,7 @@ complete -c memctl -n '__fish_seen_subcommand_from ingest' -l backfill -d 'Store
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -l since -x -d 'With --backfill: only transcripts changed since then (an ISO date, or a span: 30d).'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -s h -l help -d 'Show this message and exit.'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -F
 
 # memctl runs
 complete -c memctl -n '__fish_seen_subcommand_from runs' -s n -l limit -x -d 'How many runs.'

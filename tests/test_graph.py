@@ -17,6 +17,7 @@ from memctl.ingest.entities import entities, triples
 from memctl.ingest.graph import Written, index, index_pending, parse_triples
 from memctl.maintain.profile import written
 from memctl.memories.operations import delete, forget
+from memctl.memories.projects import short_path
 from memctl.memories.provenance import origin
 from memctl.model import Memory, State
 from memctl.retrieve.pipeline import recall, run_stages, stages_for, start
@@ -247,6 +248,9 @@ def test_profile_is_written_with_sources_and_loses_lines_with_them(ctx: Context)
     assert len(lines[("stack", "PostgreSQL")]) == 2
     shown = run_cli("profile")
     assert f"The user is a backend engineer [{role.memory.id[:8]}]" in shown.stdout
+    headings = [line for line in shown.stdout.splitlines() if line[:1].isupper()]
+    here = short_path(ctx.settings.cwd)
+    assert "Role (global)" in headings and f"Stack ({here})" in headings  # a path, not a hash
     start = run_cli("context")
     assert "role: The user is a backend engineer" in start.stdout
     forget(ctx, role.memory.id)
@@ -264,9 +268,10 @@ def test_profile_dynamic_lines_come_from_the_latest_digests(ctx: Context) -> Non
         "Left open: `cargo test` still failing: 2 tests"
     )
     memory = remember(ctx, RememberRequest(digest, category="events", tags=("digest",))).memory
+    here = memory.scope  # a digest is its project's: it feeds that project's profile
     with ctx.db.atomic():
-        replace_profile(ctx.db, "global", written(ctx.db, "global", "2024-05-02T00:00:00Z"))
-    lines = {(x.section, x.text, x.sources) for x in profile_lines(ctx.db, ("global",))}
+        replace_profile(ctx.db, here, written(ctx.db, here, "2024-05-02T00:00:00Z"))
+    lines = {(x.section, x.text, x.sources) for x in profile_lines(ctx.db, (here,))}
     assert ("focus", "port the parser to Rust", (memory.id,)) in lines
     assert ("decisions", "keep the Python CLI as the front end", (memory.id,)) in lines
     assert ("open problems", "`cargo test` still failing: 2 tests", (memory.id,)) in lines

@@ -1,4 +1,8 @@
-"""The knowledge graph as `memctl graph` shows it: an entity, its relations and their sources."""
+"""The knowledge graph as `memctl graph` shows it: an entity, its relations and their sources.
+
+What a scope's memories name and state (by default the current project's and the global
+ones): another project's entities, relations and sources stay out unless every scope is
+asked for."""
 
 from __future__ import annotations
 
@@ -7,11 +11,13 @@ from dataclasses import dataclass
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
 from memctl.ingest.entities import canonical, key
+from memctl.memories.operations import recall_scopes
 from memctl.store.graph import (
     GraphEntity,
     GraphTriple,
     entities_by_keys,
     entities_like,
+    entity_in_scopes,
     get_entity,
     graph_counts,
     triples_touching,
@@ -46,9 +52,16 @@ class GraphSummary:
         return {"counts": self.counts, "entities": [e.__dict__ for e in self.entities]}
 
 
-def find_entity(ctx: Context, name: str) -> GraphEntity:
+@dataclass(frozen=True)
+class GraphRequest:
+    entity: str | None = None  # None: the most mentioned entities
+    scope: str | None = None  # None: the current project and global
+    all_scopes: bool = False
+
+
+def find_entity(ctx: Context, name: str, scopes: tuple[str, ...] | None = None) -> GraphEntity:
     """The entity ``name`` names: an alias, the vocabulary's name for it, else the one
-    entity whose aliases contain it."""
+    entity whose aliases contain it; one the memories of ``scopes`` name (None: any)."""
     wanted = key(name)
     if not wanted:
         raise UsageError("give an entity's name, e.g. memctl graph PostgreSQL")
@@ -56,8 +69,10 @@ def find_entity(ctx: Context, name: str) -> GraphEntity:
     keys = [wanted, *([key(named.name)] if named else [])]
     found = entities_by_keys(ctx.db, keys)
     exact = next((found[k] for k in keys if k in found), None)
+    if exact is not None and scopes is not None and not entity_in_scopes(ctx.db, exact.id, scopes):
+        exact = None
     if exact is None:
-        like = entities_like(ctx.db, wanted, LISTED)
+        like = entities_like(ctx.db, wanted, LISTED, scopes)
         if not like:
             raise NotFoundError(f"no entity named {name!r} (memctl graph lists the known ones)")
         if len(like) > 1:
@@ -69,12 +84,14 @@ def find_entity(ctx: Context, name: str) -> GraphEntity:
     return entity
 
 
-def entity_graph(ctx: Context, name: str) -> EntityGraph:
-    entity = find_entity(ctx, name)
-    every = triples_touching(ctx.db, [entity.id], live_only=False, limit=RELATIONS)
+def entity_graph(ctx: Context, request: GraphRequest) -> EntityGraph:
+    scopes = recall_scopes(ctx, request.scope, request.all_scopes)
+    entity = find_entity(ctx, request.entity or "", scopes)
+    every = triples_touching(ctx.db, [entity.id], False, RELATIONS, scopes)
     live = [t for t in every if t.live]
     return EntityGraph(entity, live, [t for t in every if not t.live])
 
 
-def summary(ctx: Context) -> GraphSummary:
-    return GraphSummary(graph_counts(ctx.db), entities_like(ctx.db, "", LISTED))
+def summary(ctx: Context, request: GraphRequest) -> GraphSummary:
+    scopes = recall_scopes(ctx, request.scope, request.all_scopes)
+    return GraphSummary(graph_counts(ctx.db, scopes), entities_like(ctx.db, "", LISTED, scopes))

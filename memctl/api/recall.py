@@ -18,6 +18,7 @@ from memctl.retrieve.context_block import prompt_items, render_context
 from memctl.retrieve.excerpt import excerpt as excerpt  # a long result's answering part
 from memctl.retrieve.explain import WhyNot, why_not
 from memctl.retrieve.explain import explain as explain  # the CLI renders --explain
+from memctl.retrieve.named_projects import projects_named_in
 from memctl.retrieve.params import MODES
 from memctl.retrieve.pipeline import Recalled as Recalled  # the CLI renders results
 from memctl.retrieve.pipeline import RecallResult
@@ -98,6 +99,9 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
     if request.context and budget is None and ctx.settings.recall_context_budget:
         budget = ctx.settings.recall_context_budget
     searched = operations.recall_scopes(ctx, request.scope, request.all_scopes)
+    named = _named_projects(ctx, request)
+    if searched is not None:  # the default scopes, and the projects the question names
+        searched = (*searched, *(s for s in named if s not in searched))
     result = run_recall(
         ctx,
         request.query,
@@ -110,6 +114,7 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
         sessions=request.sessions,
         budget=budget,
         possible=0 if request.clear_only or request.context else None,
+        named=named,
     )
     hosts = foreign_hosts(ctx.db, [item.memory.id for item in result.results])
     if hosts:  # another machine's memories never outrank the user's own of the same label
@@ -122,6 +127,14 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
     if not result.results and searched is not None and target is None and not request.context:
         elsewhere = _found_elsewhere(ctx, request, moment)
     return RecallResponse(result, block, report, elsewhere, hosts)
+
+
+def _named_projects(ctx: Context, request: RecallRequest) -> dict[str, str]:
+    """The projects the question names (scope -> name), when the search is not narrowed to
+    one by hand (``--scope``): what a context block pastes stays the current project's."""
+    if request.context or request.scope not in (None, "", "project"):
+        return {}
+    return projects_named_in(ctx, request.query)
 
 
 def _found_elsewhere(ctx: Context, request: RecallRequest, moment: datetime | None) -> int:
@@ -167,6 +180,7 @@ def layered(ctx: Context, request: SessionStartRequest) -> Layered:
     """The layered context a new session here starts with, each item with why it is there
     and each memory left out with why (``memctl context --explain``). Nothing is touched."""
     from memctl.config.scope import project_root
+    from memctl.memories.projects import labels
     from memctl.retrieve.session_start import layered_context
 
     if request.budget is not None and request.budget < 1:
@@ -175,7 +189,10 @@ def layered(ctx: Context, request: SessionStartRequest) -> Layered:
         )
     scope = operations.resolve_scope(ctx, request.scope)
     budget = request.budget or ctx.settings.recall_context_budget or SESSION_START_TOKENS
-    title = project_root(ctx.settings.cwd).name if request.scope in (None, "project") else scope
+    if request.scope in (None, "project"):
+        title = project_root(ctx.settings.cwd).name
+    else:  # a project named by hand: as a person reads it, not its scope's hash
+        title = labels(ctx, [scope])[scope]
     compact = ctx.settings.context_compact if request.compact is None else request.compact
     return layered_context(ctx, scope, title, budget, compact)
 

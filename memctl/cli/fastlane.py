@@ -86,6 +86,7 @@ INGEST_OPTIONS: dict[str, Opt] = {
     ),
     "as_json": Opt(("--json",), "Print JSON (stable field names)."),
 }
+FILE_HELP = "Transcript file, as with --transcript."  # `memctl ingest FILE`
 SLOW_FLAGS = {"--wait", "--dry-run", "--backfill", "-h", "--help"}
 
 
@@ -100,6 +101,7 @@ class _Parser(argparse.ArgumentParser):
 
 def ingest_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="memctl ingest", add_help=False, allow_abbrev=False)
+    parser.add_argument("file", nargs="?", default=None, metavar="FILE", help=FILE_HELP)
     for dest, opt in INGEST_OPTIONS.items():
         if opt.metavar is None:
             parser.add_argument(*opt.flags, dest=dest, action="store_true", help=opt.help)
@@ -295,7 +297,11 @@ def ingest_request(args: Any, stdin: Any, overrides: dict[str, str]) -> IngestRe
 
     if getattr(args, "since", None) is not None:
         raise UsageError("--since goes with --backfill")
-    transcript = None if args.transcript in (None, "-") else str(args.transcript)
+    given = getattr(args, "file", None)
+    if given is not None and args.transcript is not None:
+        raise UsageError("give the transcript once: as FILE or with --transcript, not both")
+    named = args.transcript if given is None else given
+    transcript = None if named in (None, "-") else str(named)
     return IngestRequest(
         transcript=transcript,
         stdin=stdin,

@@ -9,10 +9,10 @@ import typer
 
 from memctl.api import graph as graph_api
 from memctl.api import memory as api
-from memctl.api.graph import GraphTriple
+from memctl.api.graph import GraphRequest, GraphTriple
 from memctl.api.memory import LINK_TYPES as TYPES
 from memctl.api.memory import LinkRequest
-from memctl.cli.common import JsonOption, new_typer, open_context
+from memctl.cli.common import JsonOption, ScopeOption, new_typer, open_context
 from memctl.cli.render import console, fit, print_json
 
 app = new_typer()
@@ -70,12 +70,16 @@ def graph(
         str | None,
         typer.Argument(help="An entity's name or alias (none: the most mentioned entities)."),
     ] = None,
+    scope: ScopeOption = None,
+    all_scopes: Annotated[bool, typer.Option("--all-scopes", help="Every scope.")] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """An entity's relations in the knowledge graph, each with the memories it came from."""
+    """An entity's relations in the knowledge graph, each with the memories it came from
+    (those of the current project and global ones, unless told otherwise)."""
     context = open_context(ctx)
+    request = GraphRequest(entity, scope, all_scopes)
     if entity is None:
-        found = graph_api.summary(context)
+        found = graph_api.summary(context, request)
         if as_json:
             print_json(found.to_dict())
             return
@@ -87,7 +91,7 @@ def graph(
         for item in found.entities:
             console.print(fit(f"  {item.name} ({item.kind})"), soft_wrap=True)
         return
-    shown = graph_api.entity_graph(context, entity)
+    shown = graph_api.entity_graph(context, request)
     if as_json:
         print_json(shown.to_dict())
         return

@@ -22,6 +22,7 @@ from memctl.api import ingest as api
 from memctl.cli.common import JsonOption, TagsAlias, new_typer, open_context, tags_given
 from memctl.cli.fastlane import (
     CLIENT_CHOICES,
+    FILE_HELP,
     INGEST_OPTIONS,
     capture_lines,
     ingest_request,
@@ -65,6 +66,10 @@ def _option(dest: str, **kwargs: Any) -> Any:
 @app.command()
 def ingest(
     ctx: typer.Context,
+    file: Annotated[
+        Path | None,
+        typer.Argument(help=FILE_HELP, metavar="[FILE]", show_default=False),
+    ] = None,
     transcript: Annotated[Path | None, _option("transcript")] = None,
     client: Annotated[Client | None, _option("client")] = None,
     session_id: Annotated[str | None, _option("session_id")] = None,
@@ -83,6 +88,7 @@ def ingest(
     if backfill:
         given = {
             "--transcript": transcript,
+            "a transcript FILE": file,
             "--session-id": session_id,
             "--agent-id": agent_id,
             "--scope": scope,
@@ -96,6 +102,7 @@ def ingest(
         return
     context = open_context(ctx)
     arguments = SimpleNamespace(
+        file=file,
         transcript=transcript,
         client=str(client) if client else None,
         session_id=session_id,

@@ -22,6 +22,7 @@ from memctl.imports.sections import HEADING
 from memctl.ingest.extract_rules import match, sentences
 from memctl.ingest.facts import abstract
 from memctl.ingest.run import Run
+from memctl.memories.privacy import model_text
 from memctl.model import Category
 
 OVERVIEW_LINES = 5
@@ -68,9 +69,9 @@ def parse_summary(value: Any) -> Summary:
     if not isinstance(value, dict):
         raise ValueError("expected a JSON object")
     texts = [value.get(k) for k in ("l0_abstract", "l1_overview", "l2_content")]
-    if not all(isinstance(t, str) and t.strip() for t in texts):
+    if not all(isinstance(t, str) and model_text(t) for t in texts):
         raise ValueError("l0_abstract, l1_overview and l2_content must be non-empty strings")
-    l0, l1, l2 = (str(t).strip() for t in texts)
+    l0, l1, l2 = (model_text(t) for t in texts)
     importance = value.get("importance", 0.5)
     tags = value.get("tags") if isinstance(value.get("tags"), list) else []
     return Summary(
@@ -78,7 +79,7 @@ def parse_summary(value: Any) -> Summary:
         l1,
         l2,
         Category(str(value.get("category"))),
-        [str(t).strip() for t in tags or [] if str(t).strip()][:MAX_TAGS],
+        [t for t in map(model_text, tags or []) if t][:MAX_TAGS],
         float(importance) if isinstance(importance, int | float) else 0.5,
         by="llm",
     )

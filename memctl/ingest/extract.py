@@ -16,6 +16,7 @@ from memctl.ingest.extract_rules import extract_rules
 from memctl.ingest.facts import Fact, Passage
 from memctl.ingest.graph import parse_triples
 from memctl.ingest.run import Run
+from memctl.memories.privacy import model_text
 from memctl.model import Category
 
 CATEGORIES = [c.value for c in Category]
@@ -135,6 +136,9 @@ def _fact(item: dict[str, Any], passages: list[Passage]) -> Fact:
     content = item["content"]
     if not isinstance(content, str) or not content.strip():
         raise ValueError("no content")
+    content = model_text(content)
+    if not content:
+        raise ValueError("nothing is left of its content once private text and secrets go")
     category = item["category"]
     if category not in CATEGORIES:
         raise ValueError(f"category {category!r} is not one of {', '.join(CATEGORIES)}")
@@ -142,13 +146,13 @@ def _fact(item: dict[str, Any], passages: list[Passage]) -> Fact:
     passage = (
         passages[number - 1] if isinstance(number, int) and 0 < number <= len(passages) else None
     )
-    tags = [str(t).strip() for t in item.get("tags") or [] if str(t).strip()]
+    tags = [t for t in (model_text(t) for t in item.get("tags") or []) if t]
     return Fact(
         content=content,
         category=Category(category),
-        l0_abstract=str(item.get("l0_abstract") or ""),
-        l1_overview=str(item.get("l1_overview") or ""),
-        l2_content=str(item.get("l2_content") or ""),
+        l0_abstract=model_text(item.get("l0_abstract")),
+        l1_overview=model_text(item.get("l1_overview")),
+        l2_content=model_text(item.get("l2_content")),
         tags=tags[:10],
         importance=float(item.get("importance", 0.5)),
         confidence=float(item.get("confidence", 0.8)),

@@ -90,7 +90,11 @@ def index_pending(db: Database, limit: int | None = None) -> tuple[int, int]:
 
 def parse_triples(value: object) -> list[Triple]:
     """Triples an LLM or the host gave with a fact: a list of ``[subject, predicate,
-    object]`` (or ``{"subject", "predicate", "object"}``); anything else is left out."""
+    object]`` (or ``{"subject", "predicate", "object"}``); anything else is left out, and
+    so is one a part of which holds private text or a secret (a graph name is shown
+    whole: a part with a redaction mark in it says nothing)."""
+    from memctl.memories.privacy import scrub
+
     found: list[Triple] = []
     for item in value if isinstance(value, list) else []:
         if isinstance(item, dict):
@@ -98,7 +102,8 @@ def parse_triples(value: object) -> list[Triple]:
         if not isinstance(item, list | tuple) or len(item) != 3:
             continue
         parts = [" ".join(str(p).split()) for p in item if isinstance(p, str)]
-        if len(parts) == 3 and all(parts) and max(len(p) for p in parts) <= 120:
+        clean = len(parts) == 3 and all(scrub(p)[0] == p for p in parts)
+        if clean and all(parts) and max(len(p) for p in parts) <= 120:
             subject, predicate, obj = parts
             found.append(
                 Triple(

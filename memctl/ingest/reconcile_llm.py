@@ -12,6 +12,7 @@ from typing import Any
 
 from memctl.ingest.facts import Decision, Fact, Verdict
 from memctl.ingest.run import Run
+from memctl.memories.privacy import model_text
 from memctl.model import Memory, parse_time
 
 SYSTEM = """You keep a long-term memory consistent. For each new fact choose one action \
@@ -92,7 +93,7 @@ def ask(run: Run, facts: list[Fact], memories: list[Memory], now: str) -> dict[i
         )
         if memory is None and verdict != Verdict.CREATE:
             continue
-        merged = item.get("merged") if isinstance(item.get("merged"), str) else None
+        merged = model_text(item["merged"]) if isinstance(item.get("merged"), str) else None
         decisions[number - 1] = Decision(
             verdict,
             facts[number - 1],

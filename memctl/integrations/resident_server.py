@@ -167,7 +167,12 @@ class Server:
         self.listener.listen(64)
         self.listener.setblocking(False)
         self.poll.register(self.listener, select.POLLIN)
-        self.inode = os.stat(self.directory / SOCKET).st_ino
+        self.socket_id = _file_id(self.directory / SOCKET)
+
+    def bound(self) -> bool:
+        """Whether the home's socket is still this server's: a home deleted, moved or
+        replaced leaves no one to serve (a client there starts a server of its own)."""
+        return _file_id(self.directory / SOCKET) == self.socket_id
 
     def loop(self) -> None:
         last = time.monotonic()
@@ -182,6 +187,9 @@ class Server:
             wait = min([wait, *(w.deadline - now for w in self.waiting.values())])
             events = self.poll.poll(max(0.0, wait) * 1000)
             self._reap()
+            if not self.bound():
+                self.stopping = "its socket is gone: the home was deleted, moved or replaced"
+                break
             for fd, event in events:
                 if fd == self.listener.fileno():
                     last = time.monotonic()
@@ -375,10 +383,19 @@ class Server:
         """Stop listening; the socket is removed when it is still this server's."""
         self.listener.close()
         try:
-            if os.stat(self.directory / SOCKET).st_ino == self.inode:
+            if self.bound():
                 os.unlink(self.directory / SOCKET)
         except (OSError, AttributeError):
             pass
+
+
+def _file_id(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of ``path``, not followed if a link; None when it is gone."""
+    try:
+        found = os.lstat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
 
 
 def _texts(data: dict[str, Any]) -> list[str]:

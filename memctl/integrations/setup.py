@@ -21,7 +21,7 @@ from memctl.errors import UsageError
 from memctl.integrations import cron, shell
 from memctl.integrations.backfill import newest_transcript
 from memctl.integrations.hooks_state import Timing, last_fired, missed, timing
-from memctl.retrieve.identity import create_identity_files
+from memctl.retrieve.identity import create_identity_files, remove_project_template
 
 CLIENTS: dict[str, Client] = REGISTRY
 # A transcript untouched this long has had its session's end (its capture hook's turn):
@@ -218,6 +218,9 @@ def uninstall(
             _guarded(plan, module.plan_instructions, place, True)
     plan = plan.only({Path(p) for p in undone.left})
     files.apply(plan, home, "uninstall")
+    if command == "init" and place.project is not None and clients is None:
+        template = remove_project_template(place.project)  # init wrote it: it goes with it
+        undone.removed += [str(template)] if template else []
     return Removal(undone, [str(path) for path, _, _ in plan.files()], notes + plan.notes)
 
 

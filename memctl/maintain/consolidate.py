@@ -29,6 +29,7 @@ from memctl.ingest.reconcile import RECORDS, decide
 from memctl.maintain import changes
 from memctl.maintain.plan import Maintenance, TaskReport
 from memctl.maintain.similar import cluster_ids, load_vectors, settle, star_clusters
+from memctl.memories.privacy import model_text
 from memctl.model import Kind, Memory, Relation, RelationType, Role, State
 from memctl.store.maintenance import episodes_to_consolidate
 from memctl.store.memories import MemoryFilter, get_memories
@@ -91,9 +92,9 @@ def merged_text(m: Maintenance, members: list[Memory]) -> str | None:
     notes = "\n".join(f"- {x.content}" for x in members)
 
     def valid(answer: Any) -> str:
-        text = str(answer["content"]).strip()
+        text = model_text(answer["content"])
         if not text:
-            raise ValueError("empty content")
+            raise ValueError("empty content (once private text and secrets are out)")
         return text
 
     return m.run.ask(MERGE_SYSTEM, f"Notes:\n{notes}", MERGE_SCHEMA, valid)

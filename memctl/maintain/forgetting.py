@@ -5,14 +5,16 @@ of every place memctl keeps text (``memctl sessions forget``, ``memctl redact``,
 In the store, in one transaction: the messages (a whole session's rows go, its row and
 read marks stay, marked forgotten, so capture never stores it again; one message's text
 becomes ``[forgotten]`` in place), the memories distilled from them (deleted for good:
-a fact of the message, or a digest spanning it), and every quote of that text in the
-event log, ingest runs, jobs and noise vectors (``store.forget``); a new event says what
-was forgotten, without the text. Then the file itself: SQLite overwrites deleted content
-with zeros (``secure_delete``), the full-text indexes merge (a deleted row's terms linger
-in old segments until then), ``VACUUM`` rewrites the file without free pages and the WAL
-is emptied into it. Each backup ``maintain`` made is rewritten the same way. The sync
-repository gets a tombstone for each deleted memory that was shared, at the next sync
-(its history and other machines' copies keep what they had: see docs/privacy.md).
+a fact of the message, or a digest spanning it), every quote of that text in the event
+log, ingest runs and jobs, and what was derived from it: entities, questions, profile
+lines, learned noise (``store.forget``); a new event says what was forgotten, without
+the text. Then the vector indexes beside the file are made again without its vectors,
+and the file itself: SQLite overwrites deleted content with zeros (``secure_delete``),
+the full-text indexes merge (a deleted row's terms linger in old segments until then),
+``VACUUM`` rewrites the file without free pages and the WAL is emptied into it. Each
+backup ``maintain`` made is rewritten the same way. The sync repository gets a tombstone
+for each deleted memory that was shared, at the next sync (its history and other
+machines' copies keep what they had: see docs/privacy.md).
 """
 
 from __future__ import annotations
@@ -206,11 +208,18 @@ def _redact_in(
 Apply = Callable[[Database, Forgotten, "Context | None"], None]
 
 
-def _message_index_rebuilt(db: Database) -> None:
-    """The messages' vector index made again now (a removed message vector marks it
-    rewritten, m018), so its files keep no copy of a forgotten message's vectors."""
+def _indexes_rebuilt(db: Database, memories: bool) -> None:
+    """The vector indexes made again now, so their files keep no copy of a forgotten
+    vector: the messages' (a removed message vector marks it rewritten, m018) and, when
+    memories were deleted or rewritten, the memories' (a replaced or removed vector is
+    otherwise kept, marked dead, in its segment until a compaction)."""
     from memctl.store.message_vectors import message_vector_index
+    from memctl.store.vector_index import vector_index
 
+    if memories:
+        with db.atomic():
+            db.note_vector_write(everything=True)
+        vector_index(db)
     message_vector_index(db)
 
 
@@ -218,7 +227,7 @@ def _everywhere(ctx: Context, done: Forgotten, apply: Apply) -> None:
     """``apply`` to the store, then to its file (zeroed, merged, compacted, the WAL
     emptied), then to every backup."""
     _erased(ctx.db, lambda db: apply(db, done, ctx))
-    _message_index_rebuilt(ctx.db)
+    _indexes_rebuilt(ctx.db, bool(done.memories))
     _out_of_the_clone(ctx, done.memories)
     done.wal_emptied = erase.compact(ctx.db)
     for path in backups(ctx.settings):

@@ -20,9 +20,10 @@ of that scope (or one that is not there) refuses the whole answer, each problem 
 ``profile`` keeps a host-written profile while every line's sources are active: once
 one goes, the rules (or the LLM) write that scope anew, and the host may write it again.
 
-The global profile reads every scope; a project's reads its own. Each line keeps the
-ids of the memories it rests on; a line whose source is forgotten, deleted or
-superseded is no longer shown (store/profile.py) and is gone at the next run. At most
+The global profile reads the global memories; a project's reads its own (a project's
+memory never shows in another project's session start). Each line keeps the ids of the
+memories it rests on; a line whose source is forgotten, deleted or superseded, or of
+a scope not asked for, is not shown (store/profile.py) and is gone at the next run. At most
 ``PER_SECTION`` lines a section, each cut to ``LINE_CHARS``: the whole profile stays
 within the session start's L1 budget.
 """
@@ -127,8 +128,8 @@ def _line(section: str, text: str, sources: list[str], at: str, scope: str) -> P
 
 
 def written(db: Database, scope: str, at: str) -> list[ProfileLine]:
-    """The profile of ``scope`` (``GLOBAL_SCOPE``: of every scope), section by section."""
-    scopes = None if scope == GLOBAL_SCOPE else (scope,)
+    """The profile of ``scope``, from its own memories, section by section."""
+    scopes = (scope,)
     lines: dict[str, list[ProfileLine]] = {s: [] for s in SECTIONS}
     for memory in _memories(db, scopes, (Category.PROFILE,)):
         lines["role"].append(_line("role", memory.content, [memory.id], at, scope))
@@ -223,8 +224,8 @@ def _host_problems(item: Any, n: int, live: dict[str, Memory]) -> list[str]:
 
 
 def host_written(db: Database, scope: str, answer: Any) -> list[ProfileLine]:
-    """The host's lines for ``scope``'s profile, each citing active memories of that scope
-    (``GLOBAL_SCOPE``: of any); an InputError naming every problem when one is wrong."""
+    """The host's lines for ``scope``'s profile, each citing active memories of that scope;
+    an InputError naming every problem when one is wrong."""
     items = answer.get("lines") if isinstance(answer, dict) else None
     if not isinstance(items, list) or not items:
         raise InputError('the answer is not {"lines": [...]} with at least one line')
@@ -235,8 +236,7 @@ def host_written(db: Database, scope: str, answer: Any) -> list[ProfileLine]:
         for s in i["sources"]
         if isinstance(s, str)
     ]
-    scopes = None if scope == GLOBAL_SCOPE else (scope,)
-    live = get_memories(db, cited, MemoryFilter(scopes=scopes, states=(State.ACTIVE,)))
+    live = get_memories(db, cited, MemoryFilter(scopes=(scope,), states=(State.ACTIVE,)))
     problems = [p for n, item in enumerate(items, 1) for p in _host_problems(item, n, live)]
     if problems:
         raise InputError("; ".join(problems))

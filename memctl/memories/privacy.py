@@ -829,6 +829,14 @@ def nothing_left(text: str) -> bool:
     return not MARK.sub("", text).strip()
 
 
+def model_text(value: object) -> str:
+    """A model's words as memctl may keep them ('' when nothing is left): private text and
+    secrets taken out. An LLM sees scrubbed text, but a host model has the whole
+    conversation in its own context and may copy from it."""
+    kept, _ = scrub(str(value or ""))
+    return "" if nothing_left(kept) else kept.strip()
+
+
 def safe_line(text: str, width: int = 300) -> str:
     """One line fit for a log or an error message: secrets and private text removed."""
     cleaned, _ = scrub(text)

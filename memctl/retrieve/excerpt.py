@@ -93,9 +93,14 @@ def excerpt(summary: str, content: str, query: str, width: int) -> str:
             room = 0
         if room <= len(GAP) + 12:
             break
-    pieces = [title]
-    used = len(title)
-    for index in sorted(chosen):
+    order = sorted(chosen)
+    # a summary made by cutting the content's opening (an extracted fact's "…") is that
+    # opening again: the sentence alone says it, once
+    lead = head.split("…", 1)[0].rstrip()
+    repeats = len(lead) >= 12 and bool(order) and parts[order[0]].startswith(lead)
+    pieces = [] if repeats else [title]
+    used = -len(GAP) if repeats else len(title)
+    for index in order:
         left = width - used - len(GAP)
         if left < 12:
             break

@@ -126,6 +126,23 @@ def _text(path: Path, data: bytes, size: int) -> IdentityFile | None:
     return IdentityFile(path, text.strip(), "; ".join(notes))
 
 
+def remove_project_template(project: Path) -> Path | None:
+    """Remove the project's identity file when it still holds only the template ``memctl
+    init`` wrote (and its ``.memctl`` folder, when that leaves it empty); the path removed.
+    A file someone wrote in, a link or a special file is left alone."""
+    path = project_root(project) / PROJECT_DIR / FILE_NAME
+    if _not_plain(path) or not path.is_file():
+        return None
+    if path.read_bytes() != PROJECT_TEMPLATE.encode("utf-8"):
+        return None
+    path.unlink()
+    try:
+        path.parent.rmdir()
+    except OSError:  # it holds the project's config.yaml or more: it stays
+        pass
+    return path
+
+
 def create_identity_files(home: Path, cwd: Path, project: bool) -> list[Path]:
     """Create the missing identity files (the project's only when ``project``), each
     holding its explaining comment; the paths created."""

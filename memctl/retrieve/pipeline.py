@@ -33,7 +33,7 @@ from memctl.retrieve.stages.candidates import candidates
 from memctl.retrieve.stages.cap import cap
 from memctl.retrieve.stages.cutoff import cutoff
 from memctl.retrieve.stages.decay import decay
-from memctl.retrieve.stages.fuse import fuse, strength_of
+from memctl.retrieve.stages.fuse import TOOL_NOTES_FACTOR, fuse, strength_of
 from memctl.retrieve.stages.graph import graph, is_synthetic
 from memctl.retrieve.stages.importance import importance
 from memctl.retrieve.stages.intent import STAGE as INTENT
@@ -133,7 +133,9 @@ class Recalled:
 
     @property
     def graph_path(self) -> str | None:
-        return describe(self.via) if self.via else None
+        """The relations spread followed to it (a graph path's result names its sources
+        in ``via`` and says its path in its text)."""
+        return describe(self.via) if self.via and not is_synthetic(self.memory) else None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -215,6 +217,7 @@ def recall(
     sessions: bool = False,
     budget: int | None = None,
     possible: int | None = None,
+    named: dict[str, str] | None = None,
 ) -> RecallResult:
     """The best memories for ``text``: the clear matches, then up to ``possible`` (default
     ``recall.possible``) possible ones.
@@ -222,10 +225,12 @@ def recall(
     ``scopes``: None searches every scope. ``now`` (``--as-of``) moves the clock
     back: memories created after it do not exist yet. ``touch`` records the access
     on each clear match (count, time, strength, an event) in one transaction: a possible
-    one was offered, not confirmed.
+    one was offered, not confirmed. ``named``: the projects the question names (scope ->
+    name), weighed as the current project's.
     """
     run = start(ctx, text, limit, scopes, now, mode)
     run.history, run.sessions, run.budget = history, sessions, budget
+    run.named_projects = named or {}
     if run.params.translate and not run.query.english:
         run.translation = translation_of(run)
     found = label_added(run_stages(run, stages_for(run.params)))
@@ -275,7 +280,7 @@ def possible_results(run: Run, kept: list[Candidate], wanted: int) -> list[Candi
     found = [*beside, *run_stages_over(run, POSSIBLE_STAGES, aside)]
     for candidate in found:
         rank_possible(run, candidate)
-    best = by_score(found)[:wanted]
+    best = distinct_texts(by_score(found))[:wanted]
     if run.budget is None:
         return best
     left = run.budget - sum(item_tokens(c, run.params) for c in kept if c.clear)
@@ -286,6 +291,19 @@ def possible_results(run: Run, kept: list[Candidate], wanted: int) -> list[Candi
             break
         fits.append(candidate)
     return fits
+
+
+def distinct_texts(ranked: list[Candidate]) -> list[Candidate]:
+    """The best of each text: a session that read the same file three times, or failed
+    the same check twice, offers it once."""
+    seen: set[str] = set()
+    kept = []
+    for candidate in ranked:
+        text = " ".join(candidate.memory.content.split()).lower()
+        if text not in seen:
+            seen.add(text)
+            kept.append(candidate)
+    return kept
 
 
 def folded_ids(run: Run) -> set[str]:
@@ -302,9 +320,12 @@ POSSIBLE_SCORE_WEIGHT = 0.25
 
 def rank_possible(run: Run, candidate: Candidate) -> None:
     """A possible match's score becomes (its relevance strength (cosine + words, as the gate
-    weighs it) + POSSIBLE_SCORE_WEIGHT x its pipeline score) x what the question asks for
-    (the intent stage's factor, which the strength alone would not carry)."""
+    weighs it; x TOOL_NOTES_FACTOR for a message of tool notes only) + POSSIBLE_SCORE_WEIGHT
+    x its pipeline score) x what the question asks for (the intent stage's factor, which the
+    strength alone would not carry)."""
     strength = strength_of(run, candidate)
+    if candidate.only_tool_notes:  # as fuse weighs them: a path's words are not an answer
+        strength *= TOOL_NOTES_FACTOR
     asked = candidate.factors.get(INTENT, 1.0)
     candidate.score = (strength + POSSIBLE_SCORE_WEIGHT * candidate.score) * asked
     candidate.factors[POSSIBLE] = candidate.score

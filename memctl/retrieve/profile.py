@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
+from memctl.memories.projects import labels
 from memctl.model import Category, Memory, State
 from memctl.retrieve.stages.mmr import jaccard, words
 from memctl.store.memories import MemoryFilter, list_memories
@@ -27,6 +28,8 @@ DUPLICATE_OVERLAP = 0.85
 class Profile:
     sections: dict[str, list[Memory]]
     written: list[ProfileLine] = field(default_factory=list)
+    # scope -> how a person reads it (a project's path or name), for the headings
+    labels: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
         found: dict[str, object] = {
@@ -41,7 +44,8 @@ class Profile:
         for line in self.written:
             if (line.scope, line.section) != heading:
                 heading = (line.scope, line.section)
-                lines.append(f"{line.section.capitalize()} ({line.scope})")
+                where = self.labels.get(line.scope, line.scope)
+                lines.append(f"{line.section.capitalize()} ({where})")
             sources = ", ".join(s[:8] for s in line.sources)
             lines.append(f"- {line.text} [{sources}]")
         return "\n".join(lines)
@@ -70,12 +74,14 @@ def build_profile(ctx: Context, scopes: tuple[str, ...] | None, limit: int) -> P
     where = MemoryFilter(scopes=scopes, categories=SECTIONS, states=(State.ACTIVE,))
     found = list_memories(ctx.db, where, None, sort="importance")
     found.sort(key=lambda m: (-m.importance, -m.confidence))  # stable: newest first within
+    written = written_profile(ctx, scopes)
     return Profile(
         {
             str(section): _distinct([m for m in found if m.category == section])[:limit]
             for section in SECTIONS
         },
-        written_profile(ctx, scopes),
+        written,
+        labels(ctx, [line.scope for line in written]),
     )
 
 

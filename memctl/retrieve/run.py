@@ -26,6 +26,7 @@ KEPT, RESCORED, DROPPED, ADDED = "kept", "rescored", "dropped", "added"
 # The legs that search the questions stored with memories (store/questions.py)
 QUESTION_LEGS = ("questions", "question_vector")
 TOOL_NOTE = "[tool "  # how the parsers write a tool call or result (ingest/parse/common.py)
+SUBAGENT = "[subagent] "  # how they mark a sub-agent's message (ingest/parse/common.py)
 
 
 @dataclass
@@ -52,8 +53,10 @@ class Candidate:
     @property
     def only_tool_notes(self) -> bool:
         """A session message that only records tool calls and their results (``[tool Edit:
-        path]``): what the agent did, which the session's digest and facts say better."""
-        lines = [line.strip() for line in self.memory.content.splitlines() if line.strip()]
+        path]``): what the agent did, which the session's digest and facts say better. A
+        sub-agent's message is marked ``[subagent]`` first: its tool notes are notes too."""
+        text = self.memory.content.lstrip().removeprefix(SUBAGENT)
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
         return self.is_message and bool(lines) and all(line.startswith(TOOL_NOTE) for line in lines)
 
     @property
@@ -95,6 +98,8 @@ class Run:
     now: datetime
     where: MemoryFilter
     home_scope: str | None = None
+    # the projects the question names (named_projects): scope -> the name it is called by
+    named_projects: dict[str, str] = field(default_factory=dict)
     history: bool = False
     sessions: bool = False
     budget: int | None = None

@@ -23,6 +23,7 @@ Every item, and every memory left out, says why (``memctl context --explain``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -222,7 +223,24 @@ def unsaid(text: str, said: list[str]) -> str:
             kept = kept.replace(fact, "")
     if kept == text:
         return text
-    return "\n".join(" ".join(line.split()) for line in kept.splitlines() if line.strip())
+    lines = (_items_left(" ".join(line.split())) for line in kept.splitlines())
+    return "\n".join(line for line in lines if line)
+
+
+# A digest's section line: "Fixed: a; b; c" (ingest/digest.py renders them so).
+SECTION_LINE = re.compile(r"([A-Z][\w ,]{1,40}):\s*(.*)")
+EMPTY_ITEM = re.compile(r";\s*(?=;|$)")  # a separator before another or at the end
+LEADING_SEPARATOR = re.compile(r"^\s*;\s*")
+
+
+def _items_left(line: str) -> str:
+    """A digest's section line without the items a removed fact left empty ("Fixed: ; b"
+    -> "Fixed: b"); '' when none is left. Other lines as they are."""
+    section = SECTION_LINE.fullmatch(line)
+    if section is None:
+        return line
+    items = LEADING_SEPARATOR.sub("", EMPTY_ITEM.sub("", section[2])).strip()
+    return f"{section[1]}: {items}" if items else ""
 
 
 def _identity(builder: _Builder, home: Any, cwd: Any) -> None:

@@ -1,6 +1,7 @@
 """SQL for forgetting text everywhere one database file holds it (``memctl sessions forget``,
 ``memctl redact``): messages, their full-text index, the quotes of it in the event log,
-ingest runs, jobs and noise vectors, and the file's free pages.
+ingest runs and jobs, what was derived from it (noise vectors among them), and the file's
+free pages.
 
 The event log is append-only (m001's triggers refuse UPDATE and DELETE). Forgetting is
 the one exception: inside the forgetting transaction the UPDATE trigger is dropped, the
@@ -33,7 +34,6 @@ QUOTING: tuple[tuple[str, str, str, bool], ...] = (
     ("runs", "id", "counts", True),
     ("jobs", "id", "payload", True),
     ("jobs", "id", "error", False),
-    ("noise_vectors", "id", "content", False),
     ("sessions", "id", "title", False),
     ("messages", "rowid", "content", False),
 )
@@ -42,8 +42,15 @@ QUOTING: tuple[tuple[str, str, str, bool], ...] = (
 MIN_NEEDLE = 8
 # A memory's fields that hold text.
 MEMORY_TEXTS = ("content", "l0_abstract", "l1_overview", "l2_content")
+# Text derived from memories and messages, deleted (not rewritten) when it quotes a
+# forgotten text: a profile line, a question, a learned noise (its vector is of that text).
+DERIVED_TEXTS = (
+    ("profile_lines", "text"),
+    ("memory_questions", "text"),
+    ("noise_vectors", "content"),
+)
 # The full-text indexes: a deleted row leaves its terms in old segments until they merge.
-FTS_TABLES = ("messages_fts", "memories_fts")
+FTS_TABLES = ("messages_fts", "memories_fts", "memory_questions_fts")
 
 
 @dataclass
@@ -255,9 +262,12 @@ def erase_derived(db: Database, needles: list[str], memory_ids: list[str]) -> in
     """What memctl derived from a forgotten text, which no quote search finds whole:
     entities named (or aliased) with it, with their triples; the questions stored with a
     memory that quote it; the written profile's lines quoting it or resting on a
-    forgotten memory; and entities nothing mentions any more. How many rows went."""
+    forgotten memory; the learned noise (text and vector) of a forgotten memory or
+    quoting it; and entities nothing mentions any more. A needle shorter than
+    ``MIN_NEEDLE`` is no quote: a forgotten "ok" must not take "Tokyo" with it. How
+    many rows went."""
     gone = 0
-    for needle in needles:
+    for needle in sorted({n for n in needles if len(n) >= MIN_NEEDLE}):
         like = f"%{_like(needle)}%"
         gone += _deleted(
             db,
@@ -265,13 +275,17 @@ def erase_derived(db: Database, needles: list[str], memory_ids: list[str]) -> in
             "(SELECT entity_id FROM entity_aliases WHERE alias LIKE ? ESCAPE '\\')",
             (like, like),
         )
-        for table in ("profile_lines", "memory_questions"):
-            gone += _deleted(db, f"DELETE FROM {table} WHERE text LIKE ? ESCAPE '\\'", (like,))
+        for table, column in DERIVED_TEXTS:
+            gone += _deleted(db, f"DELETE FROM {table} WHERE {column} LIKE ? ESCAPE '\\'", (like,))
+    ids = json.dumps(memory_ids)
     gone += _deleted(
         db,
         "DELETE FROM profile_lines WHERE EXISTS (SELECT 1 FROM json_each(profile_lines.sources) s "
         "WHERE s.value IN (SELECT value FROM json_each(?)))",
-        (json.dumps(memory_ids),),
+        (ids,),
+    )
+    gone += _deleted(
+        db, "DELETE FROM noise_vectors WHERE memory_id IN (SELECT value FROM json_each(?))", (ids,)
     )
     return gone + orphan_entities(db)
 

@@ -193,16 +193,49 @@ def get_entity(db: Database, entity: int) -> GraphEntity | None:
     return GraphEntity(int(i), str(name), str(kind), tuple(str(a[0]) for a in aliases))
 
 
-def entities_like(db: Database, text: str, limit: int) -> list[GraphEntity]:
-    """Entities an alias of which contains ``text`` (case folded), most mentioned first."""
+# A memory of the scopes asked for (a JSON list of scope names is the parameter).
+IN_SCOPES = "m.scope IN (SELECT value FROM json_each(?))"
+# The ids of the memories of the scopes, and of the triples they state (one parameter
+# each): computed once per query, not per entity or triple.
+_SCOPED_MEMORIES = "SELECT id FROM memories WHERE scope IN (SELECT value FROM json_each(?))"
+_SCOPED_TRIPLES = f"SELECT triple_id FROM triple_sources WHERE memory_id IN ({_SCOPED_MEMORIES})"
+# A triple a memory of the scopes states (one parameter).
+TRIPLE_IN_SCOPES = f"t.id IN ({_SCOPED_TRIPLES})"
+# An entity a memory of the scopes mentions, or a triple of theirs uses (three parameters).
+ENTITY_IN_SCOPES = (
+    f"e.id IN (SELECT entity_id FROM entity_mentions WHERE memory_id IN ({_SCOPED_MEMORIES}) "
+    f"UNION SELECT subject FROM triples WHERE id IN ({_SCOPED_TRIPLES}) "
+    f"UNION SELECT object FROM triples WHERE id IN ({_SCOPED_TRIPLES}))"
+)
+
+
+def _scoped(condition: str, scopes: tuple[str, ...] | None, times: int) -> tuple[str, list[str]]:
+    """``AND condition`` with its parameters for ``scopes``; nothing for None (every one)."""
+    if scopes is None:
+        return "", []
+    return f"AND {condition}", [json.dumps(scopes)] * times
+
+
+def entities_like(
+    db: Database, text: str, limit: int, scopes: tuple[str, ...] | None = None
+) -> list[GraphEntity]:
+    """Entities an alias of which contains ``text`` (case folded), most mentioned first;
+    only those the memories of ``scopes`` name (None: every scope's)."""
+    where, params = _scoped(ENTITY_IN_SCOPES, scopes, 3)
     rows = db.tuples(
         "SELECT DISTINCT e.id, e.name, e.kind FROM entity_aliases a "
-        "JOIN entities e ON e.id = a.entity_id WHERE instr(a.key, ?) > 0 "
+        f"JOIN entities e ON e.id = a.entity_id WHERE instr(a.key, ?) > 0 {where} "
         "ORDER BY (SELECT count(*) FROM entity_mentions m WHERE m.entity_id = e.id) DESC "
         "LIMIT ?",
-        (text, limit),
+        (text, *params, limit),
     )
     return [GraphEntity(int(i), str(n), str(k)) for i, n, k in rows]
+
+
+def entity_in_scopes(db: Database, entity: int, scopes: tuple[str, ...]) -> bool:
+    """Whether a memory of ``scopes`` names the entity (or states a triple using it)."""
+    where, params = _scoped(ENTITY_IN_SCOPES, scopes, 3)
+    return bool(db.tuples(f"SELECT 1 FROM entities e WHERE e.id = ? {where}", (entity, *params)))
 
 
 TRIPLE_COLUMNS = (
@@ -216,11 +249,13 @@ def triples_touching(
     entities: list[int],
     live_only: bool = True,
     limit: int = 500,
+    scopes: tuple[str, ...] | None = None,
     sources: bool = True,
 ) -> list[GraphTriple]:
     """Triples with either end among ``entities`` (only live ones: active, stated by an
     active memory, when ``live_only``), with their sources (unless ``sources`` is False:
-    ``attach_sources`` reads them for the few that need them)."""
+    ``attach_sources`` reads them for the few that need them); with ``scopes``, only the
+    triples their memories state, each with those sources alone."""
     if not entities:
         return []
     ids = json.dumps(entities)
@@ -230,13 +265,14 @@ def triples_touching(
         if live_only
         else ""
     )
+    scoped, params = _scoped(TRIPLE_IN_SCOPES, scopes, 1)
     rows = db.tuples(
         f"SELECT {TRIPLE_COLUMNS} FROM triples t JOIN entities s ON s.id = t.subject "
         "JOIN entities o ON o.id = t.object "
         "WHERE (t.subject IN (SELECT value FROM json_each(?)) "
-        f"OR t.object IN (SELECT value FROM json_each(?))) {live} "
+        f"OR t.object IN (SELECT value FROM json_each(?))) {live} {scoped} "
         "ORDER BY t.state, t.created_at, t.id LIMIT ?",
-        (ids, ids, limit),
+        (ids, ids, *params, limit),
     )
     found = [
         GraphTriple(
@@ -251,23 +287,26 @@ def triples_touching(
         for r in rows
     ]
     if sources:
-        attach_sources(db, found)
+        attach_sources(db, found, scopes)
     return found
 
 
-def attach_sources(db: Database, found: list[GraphTriple]) -> None:
-    """Read the sources of ``found`` (oldest memory first) into each triple (into each
-    copy of one read twice)."""
+def attach_sources(
+    db: Database, found: list[GraphTriple], scopes: tuple[str, ...] | None = None
+) -> None:
+    """Read the sources of ``found`` (oldest memory first; with ``scopes``, only those of
+    the memories of those scopes) into each triple (into each copy of one read twice)."""
     if not found:
         return
     by_id: dict[int, list[GraphTriple]] = {}
     for triple in found:
         by_id.setdefault(triple.id, []).append(triple)
+    scoped, params = _scoped(IN_SCOPES, scopes, 1)
     rows = db.tuples(
         "SELECT x.triple_id, x.memory_id, x.message, m.state FROM triple_sources x "
         "JOIN memories m ON m.id = x.memory_id "
-        "WHERE x.triple_id IN (SELECT value FROM json_each(?)) ORDER BY m.created_at",
-        (json.dumps(list(by_id)),),
+        f"WHERE x.triple_id IN (SELECT value FROM json_each(?)) {scoped} ORDER BY m.created_at",
+        (json.dumps(list(by_id)), *params),
     )
     for triple_id, memory_id, message, state in rows:
         for triple in by_id[int(triple_id)]:
@@ -389,9 +428,13 @@ def orphan_entities(db: Database) -> int:
     return before - int(db.value("SELECT count(*) FROM entities"))
 
 
-def graph_counts(db: Database) -> dict[str, int]:
+def graph_counts(db: Database, scopes: tuple[str, ...] | None = None) -> dict[str, int]:
+    """Entities, active and superseded triples (of the memories of ``scopes``, if given)."""
+    named, named_params = _scoped(ENTITY_IN_SCOPES, scopes, 3)
+    stated, stated_params = _scoped(TRIPLE_IN_SCOPES, scopes, 1)
+    triples = f"SELECT count(*) FROM triples t WHERE t.state = ? {stated}"
     return {
-        "entities": int(db.value("SELECT count(*) FROM entities")),
-        "triples": int(db.value("SELECT count(*) FROM triples WHERE state = 'active'")),
-        "superseded": int(db.value("SELECT count(*) FROM triples WHERE state = 'superseded'")),
+        "entities": int(db.value(f"SELECT count(*) FROM entities e WHERE 1 {named}", named_params)),
+        "triples": int(db.value(triples, ("active", *stated_params))),
+        "superseded": int(db.value(triples, ("superseded", *stated_params))),
     }

@@ -36,15 +36,19 @@ def replace_profile(db: Database, scope: str, lines: list[ProfileLine]) -> None:
 
 def profile_lines(db: Database, scopes: tuple[str, ...] | None) -> list[ProfileLine]:
     """The written lines of ``scopes`` (None: every scope) whose sources are all still
-    active: a line whose source was forgotten, deleted or superseded is not shown."""
-    condition, params = "1", []
+    active and all of ``scopes``: a line whose source was forgotten, deleted or superseded
+    is not shown, nor one resting on another project's memory."""
+    condition, outside, params = "1", "0", []
     if scopes is not None:
-        condition, params = "p.scope IN (SELECT value FROM json_each(?))", [json.dumps(scopes)]
+        wanted = json.dumps(scopes)
+        condition = "p.scope IN (SELECT value FROM json_each(?))"
+        outside = "m.scope NOT IN (SELECT value FROM json_each(?))"
+        params = [wanted, wanted]
     rows = db.tuples(
         "SELECT p.scope, p.section, p.text, p.sources, p.written_by, p.written_at "
         f"FROM profile_lines p WHERE {condition} AND NOT EXISTS (SELECT 1 FROM "
         "json_each(p.sources) s LEFT JOIN memories m ON m.id = s.value "
-        "WHERE m.id IS NULL OR m.state != 'active') ORDER BY p.id",
+        f"WHERE m.id IS NULL OR m.state != 'active' OR {outside}) ORDER BY p.id",
         params,
     )
     return [

@@ -191,10 +191,15 @@ def test_the_fast_parser_and_the_typer_command_take_the_same_options() -> None:
     from memctl.cli.main import app
 
     command = typer.main.get_command(app).commands["ingest"]  # type: ignore[attr-defined]
-    typer_flags = {name for p in command.params for name in p.opts if name != "--help"}
+    options = [p for p in command.params if p.param_type_name == "option"]
+    typer_flags = {name for p in options for name in p.opts if name != "--help"}
     fast_flags = {f for action in ingest_parser()._actions for f in action.option_strings}
     every = {f for o in INGEST_OPTIONS.values() for f in (*o.flags, *o.aliases)}
     assert typer_flags == fast_flags == every
+    # and both take the transcript as a FILE argument too
+    typer_arguments = [p.name for p in command.params if p.param_type_name == "argument"]
+    fast_arguments = [a.dest for a in ingest_parser()._actions if not a.option_strings]
+    assert typer_arguments == fast_arguments == ["file"]
     hidden = {name for p in command.params if getattr(p, "hidden", False) for name in p.opts}
     assert hidden == {a for o in INGEST_OPTIONS.values() for a in o.aliases} == {"--tags"}
     args = ingest_parser().parse_args(
@@ -293,3 +298,20 @@ def test_two_workers_at_once_run_each_job_once(
     finally:
         db.close()
     assert sum(line.count(" jobs done") for line in logs) == 2
+
+
+def test_the_transcript_is_given_as_a_file_argument_or_with_transcript_not_both(
+    tmp_path: Path,
+) -> None:
+    """`memctl ingest FILE`, as a person types it, stores the session as --transcript does,
+    on the fast lane and through Typer (--wait); both at once is one clear error."""
+    fixture_file = str(TRANSCRIPTS / "claude-code.jsonl")
+    stored = json.loads(ok("ingest", fixture_file, "--mode", "raw", "--json"))
+    assert stored["session_id"] == SESSION and stored["messages_new"] == 9
+    again = json.loads(ok("ingest", fixture_file, "--wait", "--json"))
+    assert again["session_id"] == SESSION and again["messages_new"] == 0  # nothing new
+    error = one_error(2, "ingest", fixture_file, "--transcript", fixture_file)
+    assert "as FILE or with --transcript, not both" in error
+    assert "not both" in one_error(
+        2, "ingest", fixture_file, "--transcript", fixture_file, "--wait"
+    )

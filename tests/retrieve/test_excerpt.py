@@ -40,6 +40,19 @@ def test_a_short_memory_shows_whole_and_a_title_that_answers_shows_alone() -> No
     assert excerpt(TITLE, DIGEST, "the weather in Lisbon", 200) == TITLE
 
 
+def test_a_summary_cut_from_the_opening_is_not_shown_twice() -> None:
+    """An extracted fact's summary is its own opening cut with "…": the sentence that
+    answers starts with it, and the line says it once."""
+    fact = (
+        '`git commit -m "feat: instrument hooks"` failed: Pre-commit validation failed: '
+        "[CREDO] Checking 88 source files, [DIALYZER] Finding suitable PLTs, [FORMAT] "
+        "mix format --check-formatted. Fixed by editing otel_trace_helpers.ex."
+    )
+    summary = fact[:40] + "…"
+    line = excerpt(summary, fact, "which checks does the pre-commit hook run?", 150)
+    assert line.count("git commit") == 1 and "Pre-commit" in line
+
+
 def test_recall_shows_the_answer_a_long_memory_holds_deep_in_its_text() -> None:
     assert run_cli("remember", DIGEST).returncode == 0
     shown = run_cli("recall", "--no-touch", "what compaction threshold did we pick?").stdout

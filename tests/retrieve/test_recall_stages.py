@@ -670,3 +670,7 @@ def test_a_message_of_tool_notes_is_never_alone_a_clear_match(ctx: Context) -> N
     assert (tool.clear, prose.clear) == (False, True)
     assert tool.score < prose.score
     assert tool.only_tool_notes and not prose.only_tool_notes
+    # a sub-agent's tool notes are marked [subagent] first, and are notes all the same
+    for text, notes_only in ((f"[subagent] {notes}", True), (f"[subagent] {said}", False)):
+        marked = Candidate(Memory(content=text, created_at=format_time(NOW)), is_message=True)
+        assert marked.only_tool_notes is notes_only

@@ -27,6 +27,7 @@ from memctl.ui.views import PAGE_SIZE
 from tests.conftest import ROOT, run_cli
 from tests.fakes import HashEmbedder
 from tests.ingesting import SESSION, fixture, ingest_text
+from tests.memories.test_forget_everywhere import _files_holding
 
 HOSTILE = (
     "Deploy note <script>alert('x')</script> </textarea><img src=x onerror=alert(1)> "
@@ -387,3 +388,14 @@ def test_recall_shows_the_part_of_a_long_memory_that_answers(
     page = client.get("/recall", params={"q": "what compaction threshold did we pick?"}).text
     assert "threshold: 0.9" in page and TITLE.split(" — ")[0] in page
     assert "changelog" not in page  # the digest's other lines are not shown
+
+
+def test_a_session_forgotten_in_the_viewer_leaves_no_byte_of_it(
+    client: TestClient, stored: Context, keys: Keys, home: Path
+) -> None:
+    """The viewer holds its own connections open: the forget still empties the WAL."""
+    assert client.get("/sessions/here-1").status_code == 200  # read through the viewer
+    assert _files_holding(home, "flaky login")
+    done = client.post("/sessions/here-1/forget", data={"csrf": keys.csrf})
+    assert done.status_code == 303
+    assert _files_holding(home, "flaky login") == []

@@ -31,6 +31,7 @@ from typing import Generic, TypeVar
 
 from memctl.errors import MemctlError, ModelError
 from memctl.model import format_time
+from memctl.retrieve.named_projects import named_words
 from memctl.retrieve.query import Analysed
 from memctl.retrieve.run import ADDED, Candidate, Run
 from memctl.retrieve.stages.fuse import VECTOR_LEGS, idf
@@ -271,6 +272,9 @@ def word_weights(run: Run) -> tuple[dict[str, float], frozenset[str], frozenset[
         for name, n in mentions.items()
         if n == 0 and name not in known and could_be_stranger(name)
     }
+    if unknown and run.named_projects:  # the name of a project the question names
+        known_names = named_words(run.named_projects)
+        unknown = {name for name in unknown if not set(phrases[name]) <= known_names}
     if unknown and run.sessions:  # a name the session messages say is no stranger to them
         said = phrases_said(run.ctx.db, [phrases[name] for name in sorted(unknown)])
         unknown = {name for name in unknown if " ".join(phrases[name]) not in said}

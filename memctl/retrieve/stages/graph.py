@@ -126,9 +126,11 @@ def _live_sources(edge: GraphTriple) -> list[str]:
     return [s.memory_id for s in edge.sources if s.state == "active"]
 
 
-def synthetic(path: Path, score: float) -> Candidate:
-    """One result standing for a two-hop path that no candidate states."""
-    sources = list(dict.fromkeys(m for edge in path for m in _live_sources(edge)))
+def synthetic(path: Path, score: float, seen: frozenset[str] | None = None) -> Candidate:
+    """One result standing for a two-hop path that no candidate states, citing its sources
+    (those of ``seen``, the memories this recall may show, when given)."""
+    every = dict.fromkeys(m for edge in path for m in _live_sources(edge))
+    sources = [m for m in every if seen is None or m in seen]
     text = f"{describe(path)} (from memories {', '.join(m[:8] for m in sources)})"
     memory = Memory(
         content=text,
@@ -178,8 +180,17 @@ def graph(run: Run, candidates: list[Candidate]) -> list[Candidate]:
         else:
             candidate.factors[STAGE] = 1.0
             run.record(STAGE, candidate, KEPT, 1.0)
-    for share, path in uncovered[: run.params.graph_synthetic]:
-        added = synthetic(path, share * top * gain)
+    # A path is told only when each of its edges is stated by a memory this recall may
+    # show: another project's memories never speak through the graph.
+    cited = {m for _, path in uncovered for edge in path for m in _live_sources(edge)}
+    seen = frozenset(get_memories(run.ctx.db, list(cited), run.where)) if cited else frozenset()
+    told = [
+        (share, path)
+        for share, path in uncovered
+        if all(seen.intersection(_live_sources(edge)) for edge in path)
+    ]
+    for share, path in told[: run.params.graph_synthetic]:
+        added = synthetic(path, share * top * gain, seen)
         run.record(STAGE, added, ADDED, added.score, f"the graph path {describe(path)}")
         candidates.append(added)
     return by_score(candidates)

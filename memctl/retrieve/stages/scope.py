@@ -1,5 +1,5 @@
-"""Scope: memories of the current project x 1.0, global ones x scope_global, other
-projects' (searched only with --all-scopes) x scope_other."""
+"""Scope: memories of the current project, or of a project the question names, x 1.0;
+global ones x scope_global; other projects' (searched only with --all-scopes) x scope_other."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ def scope(run: Run, candidates: list[Candidate]) -> list[Candidate]:
         where = candidate.memory.scope
         if where == run.home_scope:
             return 1.0, "this project"
+        if where in run.named_projects:
+            return 1.0, "the project the question names"
         if where == GLOBAL_SCOPE:
             return p.scope_global, "global"
         return p.scope_other, f"another scope ({where})"

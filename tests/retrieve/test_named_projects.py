@@ -1,0 +1,74 @@
+"""A question that names another project is asked of that project too."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from memctl.retrieve.named_projects import names_project, question_words, written_as_names
+from tests.cli.test_cli import ok
+
+
+def named(name: str, question: str) -> bool:
+    return names_project(name, question_words(question), written_as_names(question))
+
+
+def test_a_name_of_several_parts_is_named_in_any_spelling() -> None:
+    assert named("deep-manifest", "how do I run the deep manifest tests?")
+    assert named("deep-manifest", "what broke in deep-manifest last week?")
+    assert named("claude-code-log", "type checking in claude_code_log?")
+    assert named("claudeCodeLog", "how does the claude code log converter work?")
+    assert not named("deep-manifest", "a deep dive into the manifest format")  # not in a row
+
+
+def test_a_one_word_name_counts_only_where_written_as_a_name() -> None:
+    assert named("spotter", "how do I run spotter's tests?")  # possessive
+    assert named("spotter", "how do I run the Spotter tests?")  # capitalised mid-sentence
+    assert named("ledger", 'what lints "ledger"?')  # quoted
+    assert not named("ideas", "any ideas for the export?")  # an ordinary word
+    assert not named("Ideas", "Ideas for the export?")  # a sentence's first word
+    assert not named("app", "what does App's login do?")  # too short to stand for one
+    assert not named("the", "what is The's setting?")  # a function word never names one
+
+
+def transcript(cwd: str, session: str, request: str) -> str:
+    lines = [
+        {
+            "type": role,
+            "cwd": cwd,
+            "sessionId": session,
+            "uuid": f"{session}-{n}",
+            "timestamp": f"2026-03-0{n + 1}T10:00:00.000Z",
+            "message": {"role": role, "content": text},
+        }
+        for n, (role, text) in enumerate([("user", request), ("assistant", "Done.")])
+    ]
+    return "\n".join(json.dumps(line) for line in lines) + "\n"
+
+
+def test_recall_from_elsewhere_answers_from_the_project_the_question_names(
+    tmp_path: Path,
+) -> None:
+    """Two projects' sessions and facts; asked from a third directory, a question naming
+    one gets that project's fact (clear), and a question naming none stays in its own."""
+    projects = {
+        "deep-manifest": ("/home/alice/src/deep-manifest", "tests run with `pytest -q tests/`"),
+        "ledger": ("/home/alice/src/ledger", "tests run with `npm test -- --runInBand`"),
+    }
+    for n, (cwd, fact) in enumerate(projects.values()):
+        path = tmp_path / f"s{n}.jsonl"
+        path.write_text(transcript(cwd, f"session-{n}", "please add a test runner"))
+        ok("ingest", "--transcript", str(path), "--mode", "raw")
+        ok("remember", fact, "-s", cwd, "--category", "patterns")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+
+    def answers(question: str) -> list[str]:
+        found = json.loads(ok("recall", question, "--json", "--no-sessions", cwd=elsewhere))
+        return [r["content"] for r in found["results"] if r["match"] == "clear"]
+
+    assert answers("how do I run the deep manifest tests?") == [projects["deep-manifest"][1]]
+    assert answers("how do I run the Ledger tests?") == [projects["ledger"][1]]
+    assert answers("how do I run the tests?") == []  # no project named: this one's alone
+    explained = ok("recall", "how do I run the deep manifest tests?", "--explain", cwd=elsewhere)
+    assert "scope: the project the question names" in explained
