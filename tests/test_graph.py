@@ -77,6 +77,20 @@ def test_cjk_text_still_names_its_entities(text: str, found: set[str]) -> None:
     assert found <= set(names(text))
 
 
+@pytest.mark.parametrize(
+    ("text", "not_found"),
+    [
+        ("这个测试都通过了，数据库查询都很快。", {"个测试都", "库查询都"}),  # 都: "all"
+        ("Dates are written YYYY MM DD, and CI runs the tests.", {"YYYY MM DD", "CI"}),
+    ],
+)
+def test_chinese_all_and_all_capital_words_are_no_place_or_person(
+    text: str, not_found: set[str]
+) -> None:
+    assert not set(names(text)) & not_found
+    assert names("Later Sam started at NASA") == {"NASA": "organisation", "Sam": "person"}
+
+
 def test_triples_from_the_speaker_and_between_entities() -> None:
     assert ("Caroline", "moved from", "Sweden") in said(
         "[8 May 2023] Caroline: I moved from Sweden four years ago."

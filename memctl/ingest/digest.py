@@ -62,8 +62,10 @@ from memctl.ingest.noise import noise_kind
 from memctl.ingest.parse.common import SESSION_SUMMARY, SUBAGENT, SUBAGENT_REPORT
 from memctl.ingest.summary import read_summary
 from memctl.ingest.tools import (
+    CHECKS,
     LIST_ITEM,
     Call,
+    command_purpose,
     condense,
     read_calls,
     shell_command,
@@ -373,6 +375,14 @@ def _retried(keys: tuple[str, ...], failing: dict[str, tuple[Call, int]]) -> str
     return next((key for key in keys[1:] if key in failing and len(programs) == 1), "")
 
 
+def _checks(command: str) -> bool:
+    """A test, build, type check or lint run (not one asked to fix): it looks, it mends
+    nothing, so it is never what fixed a failure."""
+    purpose = command_purpose(command)
+    lint = purpose is not None and purpose[0] == "lint runs" and "--fix" not in command
+    return lint or purpose is not None and purpose[0] in CHECKS
+
+
 def _fix(between: list[Call], success: Call, failed: str) -> str:
     """What came between a failure and the success of its command: the files changed and
     other commands run in the same place (not ``git -C`` another repository), else the flags
@@ -393,7 +403,9 @@ def _fix(between: list[Call], success: Call, failed: str) -> str:
     commands = [
         c
         for c in commands
-        if not shell_command(c).read_only and _place(shell_command(c).key) == place
+        if not shell_command(c).read_only
+        and not _checks(c)
+        and _place(shell_command(c).key) == place
     ]
     parts = [f"`{_cut(_short(c), COMMAND_WIDTH)}`" for c in commands[:2]]
     if files:

@@ -168,7 +168,11 @@ KOREAN_PERSON = re.compile(r"([\uac00-\ud7af]{2,4})\s?(?:씨|님|선생님)")
 # Characters that start no name: particles and pronouns (的, 在, 我们, ...).
 CJK_STARTS_NO_NAME = "的在是了我你他她们和与用从到为这那去来往住回はがをにでと"
 CJK_NAME = rf"(?:(?![{CJK_STARTS_NO_NAME}])[\u4e00-\u9fff\u30a0-\u30ff])"
-CJK_PLACE = re.compile(rf"({CJK_NAME}{{1,3}}(?:市|省|县|区|国|都|府|県|町|村))")
+CJK_PLACE = re.compile(rf"({CJK_NAME}{{1,3}}(?:市|省|县|区|国|府|県|町|村))")
+# 都 ends a place name in Japanese (東京都); in Chinese it is mostly "all" (个测试都 "the
+# tests all ..."), so it counts only in text holding kana.
+JAPANESE_CAPITAL = re.compile(rf"({CJK_NAME}{{1,3}}都)")
+KANA = re.compile(r"[\u3040-\u30ff]")
 CJK_ORG = re.compile(rf"({CJK_NAME}{{2,8}}(?:公司|大学|银行|会社|大学校))")
 # A boundary between Latin letters and CJK text ("Redis를"): the rules see a space there.
 SCRIPT_EDGE = re.compile(r"(?<=[A-Za-z0-9])(?=[^\x00-\x7f])|(?<=[^\x00-\x7f])(?=[A-Za-z0-9])")
@@ -232,7 +236,10 @@ def _capitalised(text: str, skip: set[str]) -> list[Entity]:
             continue
         before = text[: text.find(name)]
         kind = "place" if PLACE_BEFORE.search(before) else "person"
-        found.append(Entity(name, "organisation" if ORGANISATION_BEFORE.search(before) else kind))
+        kind = "organisation" if ORGANISATION_BEFORE.search(before) else kind
+        if kind == "person" and name.isupper():  # "CI", "YYYY MM DD": no one's name
+            continue
+        found.append(Entity(name, kind))
     found += [
         Entity(m.group(1), "person")
         for m in SUBJECT.finditer(text)
@@ -247,6 +254,7 @@ def _cjk(text: str) -> list[Entity]:
         (CJK_PERSON, "person"),
         (KOREAN_PERSON, "person"),
         (CJK_PLACE, "place"),
+        *([(JAPANESE_CAPITAL, "place")] if KANA.search(text) else []),
         (CJK_ORG, "project"),
         (CJK_TITLE, "thing"),
     ):

@@ -438,6 +438,25 @@ def _capture_tools(door: Door) -> None:
             "notes": record.notes,
         }
 
+    @tool
+    def memory_profile_task(scope: str | None = None) -> dict[str, Any]:
+        """Write the user's profile yourself: returns the instructions, the JSON schema of
+        an answer and the notes memctl's rules found for the scope (null: this project;
+        "global": the user's across projects), each with the ids of the memories it rests
+        on, and who wrote the profile it has now. Answer with memory_profile_write."""
+        request = distil_api.ProfileTaskRequest(scope=scope)
+        return call(lambda: distil_api.profile_task(ctx, request)).to_dict()
+
+    @tool
+    def memory_profile_write(answer: dict[str, Any], scope: str | None = None) -> dict[str, Any]:
+        """Replace a scope's written profile with your lines (answer {"lines": [{"section",
+        "text", "sources": [memory ids]}]}, as memory_profile_task describes). A line citing
+        no active memory of that scope is an error naming each problem, and nothing is
+        written. Returns the lines kept (at most 5 a section)."""
+        request = distil_api.ProfileWriteRequest(answer=answer, scope=scope)
+        lines = call(lambda: distil_api.write_profile(ctx, request))
+        return {"lines": [line.to_dict() for line in lines]}
+
 
 def _session_tools(door: Door) -> None:
     """The verbatim sessions: search and expand."""

@@ -13,6 +13,13 @@ whose memories it then cites; an answer citing no line, or a line that is not th
 is refused, and the rules' lines stay (so they do when the LLM fails or the run's
 token budget is spent).
 
+The host model (the assistant the user runs, through MCP) may write a profile too:
+``host_task`` gives it the rules' lines with the ids of their memories, ``host_written``
+takes its lines, each citing the memories it rests on; a line citing no active memory
+of that scope (or one that is not there) refuses the whole answer, each problem named.
+``profile`` keeps a host-written profile while every line's sources are active: once
+one goes, the rules (or the LLM) write that scope anew, and the host may write it again.
+
 The global profile reads the global memories; a project's reads its own (a project's
 memory never shows in another project's session start). Each line keeps the ids of the
 memories it rests on; a line whose source is forgotten, deleted or superseded, or of
@@ -27,13 +34,21 @@ from dataclasses import replace
 from typing import Any
 
 from memctl.config.scope import GLOBAL_SCOPE
+from memctl.errors import InputError
 from memctl.ingest.facts import abstract
 from memctl.maintain.plan import Maintenance, TaskReport
 from memctl.memories.privacy import scrub
 from memctl.model import Category, Memory, State, now_iso
 from memctl.store.database import Database
-from memctl.store.memories import MemoryFilter, list_memories
-from memctl.store.profile import ProfileLine, profile_scopes, replace_profile, stack_mentions
+from memctl.store.memories import MemoryFilter, get_memories, list_memories
+from memctl.store.profile import (
+    ProfileLine,
+    profile_lines,
+    profile_scopes,
+    replace_profile,
+    stack_mentions,
+    stored_lines,
+)
 
 STATIC = ("role", "stack", "conventions")
 DYNAMIC = ("focus", "open problems", "decisions")
@@ -48,6 +63,7 @@ DIGEST_TAG = "digest"
 DIGEST_LINES = {"Asked: ": "focus", "Left open: ": "open problems", "Decided: ": "decisions"}
 WRITER = "rules"
 LLM_WRITER = "llm"
+HOST_WRITER = "host"
 PROFILE_SYSTEM = """You write a short profile of a developer's work from numbered notes, \
 each with its section. Sections: role, stack, conventions, focus, open problems, decisions. \
 Merge repeats, keep what a colleague needs, add nothing the notes do not say, write in the \
@@ -66,6 +82,33 @@ PROFILE_SCHEMA: dict[str, Any] = {
                     "notes": {"type": "array", "items": {"type": "integer"}},
                 },
                 "required": ["section", "text", "notes"],
+            },
+        }
+    },
+    "required": ["lines"],
+}
+
+
+HOST_INSTRUCTIONS = """Write a short profile of the user's work in this scope from the \
+notes (each with its section and the ids of the memories it rests on). Sections: role, \
+stack, conventions, focus, open problems, decisions. Merge repeats, keep what a colleague \
+needs, add nothing the memories do not say, write in the notes' language. Each line is one \
+short statement citing, in `sources`, the full ids of the memories it rests on (memory_get \
+reads one). A line citing no active memory of this scope refuses the whole answer: fix it \
+and send it again. Answer with memory_profile_write."""
+HOST_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "lines": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "section": {"type": "string", "enum": list(SECTIONS)},
+                    "text": {"type": "string"},
+                    "sources": {"type": "array", "items": {"type": "string"}},
+                },
+                "required": ["section", "text", "sources"],
             },
         }
     },
@@ -154,10 +197,81 @@ def llm_written(m: Maintenance, ruled: list[ProfileLine]) -> list[ProfileLine] |
     return answer
 
 
+def host_task(db: Database, scope: str) -> list[dict[str, Any]]:
+    """The notes the host writes ``scope``'s profile from: the rules' lines, each with its
+    section and the ids of the memories it rests on."""
+    return [
+        {"section": x.section, "text": x.text, "sources": list(x.sources)}
+        for x in written(db, scope, now_iso())
+    ]
+
+
+def _host_problems(item: Any, n: int, live: dict[str, Memory]) -> list[str]:
+    if not isinstance(item, dict):
+        return [f"line {n}: not an object"]
+    problems = []
+    if not str(item.get("text", "")).strip():
+        problems.append(f"line {n}: no text")
+    if item.get("section") not in SECTIONS:
+        problems.append(f"line {n}: section {item.get('section')!r} is not one of {SECTIONS}")
+    sources = item.get("sources")
+    if not isinstance(sources, list) or not sources:
+        return [*problems, f"line {n}: cites no memory (sources)"]
+    unknown = [s for s in sources if not isinstance(s, str) or s not in live]
+    if unknown:
+        problems.append(f"line {n}: {unknown!r} is no active memory of this scope")
+    return problems
+
+
+def host_written(db: Database, scope: str, answer: Any) -> list[ProfileLine]:
+    """The host's lines for ``scope``'s profile, each citing active memories of that scope;
+    an InputError naming every problem when one is wrong."""
+    items = answer.get("lines") if isinstance(answer, dict) else None
+    if not isinstance(items, list) or not items:
+        raise InputError('the answer is not {"lines": [...]} with at least one line')
+    cited = [
+        s
+        for i in items
+        if isinstance(i, dict) and isinstance(i.get("sources"), list)
+        for s in i["sources"]
+        if isinstance(s, str)
+    ]
+    live = get_memories(db, cited, MemoryFilter(scopes=(scope,), states=(State.ACTIVE,)))
+    problems = [p for n, item in enumerate(items, 1) for p in _host_problems(item, n, live)]
+    if problems:
+        raise InputError("; ".join(problems))
+    at = now_iso()
+    lines = [
+        _line(
+            i["section"],
+            scrub(str(i["text"]))[0].strip(),
+            list(dict.fromkeys(i["sources"])),
+            at,
+            scope,
+        )
+        for i in items
+    ]
+    by_section = {s: [x for x in lines if x.section == s][:PER_SECTION] for s in SECTIONS}
+    return [replace(x, written_by=HOST_WRITER) for s in SECTIONS for x in by_section[s]]
+
+
+def host_kept(db: Database, scope: str) -> bool:
+    """Whether ``scope``'s profile is the host's with every line's sources still active."""
+    shown = profile_lines(db, (scope,))
+    return (
+        bool(shown)
+        and all(x.written_by == HOST_WRITER for x in shown)
+        and len(shown) == stored_lines(db, scope)
+    )
+
+
 def profile(m: Maintenance) -> TaskReport:
     report = m.report("profile")
     at = now_iso()
     for scope in [GLOBAL_SCOPE, *(s for s in profile_scopes(m.db) if s != GLOBAL_SCOPE)]:
+        if host_kept(m.db, scope):
+            report.count("kept as the host wrote them")
+            continue
         ruled = written(m.db, scope, at)
         lines = llm_written(m, ruled) or ruled
         with m.db.atomic():

@@ -250,9 +250,11 @@ def triples_touching(
     live_only: bool = True,
     limit: int = 500,
     scopes: tuple[str, ...] | None = None,
+    sources: bool = True,
 ) -> list[GraphTriple]:
     """Triples with either end among ``entities`` (only live ones: active, stated by an
-    active memory, when ``live_only``), with their sources; with ``scopes``, only the
+    active memory, when ``live_only``), with their sources (unless ``sources`` is False:
+    ``attach_sources`` reads them for the few that need them); with ``scopes``, only the
     triples their memories state, each with those sources alone."""
     if not entities:
         return []
@@ -284,14 +286,21 @@ def triples_touching(
         )
         for r in rows
     ]
-    _attach_sources(db, found, scopes)
+    if sources:
+        attach_sources(db, found, scopes)
     return found
 
 
-def _attach_sources(db: Database, found: list[GraphTriple], scopes: tuple[str, ...] | None) -> None:
+def attach_sources(
+    db: Database, found: list[GraphTriple], scopes: tuple[str, ...] | None = None
+) -> None:
+    """Read the sources of ``found`` (oldest memory first; with ``scopes``, only those of
+    the memories of those scopes) into each triple (into each copy of one read twice)."""
     if not found:
         return
-    by_id = {t.id: t for t in found}
+    by_id: dict[int, list[GraphTriple]] = {}
+    for triple in found:
+        by_id.setdefault(triple.id, []).append(triple)
     scoped, params = _scoped(IN_SCOPES, scopes, 1)
     rows = db.tuples(
         "SELECT x.triple_id, x.memory_id, x.message, m.state FROM triple_sources x "
@@ -299,8 +308,9 @@ def _attach_sources(db: Database, found: list[GraphTriple], scopes: tuple[str, .
         f"WHERE x.triple_id IN (SELECT value FROM json_each(?)) {scoped} ORDER BY m.created_at",
         (json.dumps(list(by_id)), *params),
     )
-    for triple, memory_id, message, state in rows:
-        by_id[int(triple)].sources.append(Source(str(memory_id), str(message), str(state)))
+    for triple_id, memory_id, message, state in rows:
+        for triple in by_id[int(triple_id)]:
+            triple.sources.append(Source(str(memory_id), str(message), str(state)))
 
 
 def stated_by(db: Database, memory_ids: list[str]) -> dict[str, list[tuple[str, str, str]]]:

@@ -57,6 +57,11 @@ def profile_lines(db: Database, scopes: tuple[str, ...] | None) -> list[ProfileL
     ]
 
 
+def stored_lines(db: Database, scope: str) -> int:
+    """How many lines ``scope``'s profile holds, shown or not."""
+    return int(db.value("SELECT count(*) FROM profile_lines WHERE scope = ?", (scope,)))
+
+
 def profile_scopes(db: Database) -> list[str]:
     """Every scope holding an active memory (each gets a profile)."""
     return [

@@ -109,11 +109,13 @@ def question_vectors(db: Database, model: str, where: MemoryFilter) -> list[tupl
     """(memory id, vector) of every question made by ``model`` whose memory passes
     ``where``."""
     condition, params = where.where()
+    # CROSS JOIN keeps the questions the outer loop: with few or none stored, the planner
+    # would otherwise walk every memory of the recallable states (4.8 ms at 100,000)
     return [
         (str(memory_id), bytes(vector))
         for memory_id, vector in db.tuples(
             "SELECT m.id, q.embedding FROM memory_questions q "
-            "JOIN memories m ON m.rowid = q.memory_rowid "
+            "CROSS JOIN memories m ON m.rowid = q.memory_rowid "
             f"WHERE q.embedding IS NOT NULL AND q.model = ? AND {condition}",
             [model, *params],
         )

@@ -565,3 +565,33 @@ def test_a_short_last_word_keeps_the_answer_before_it() -> None:
     text = digest_text(records, 2400)
     assert "flake-parts: perSystem replaces forEachSupportedSystem" in text
     assert "Committed 5b56300." in text
+
+
+def test_a_check_run_between_a_failure_and_its_success_is_not_its_fix() -> None:
+    """The real spotter session's shape: a commit's hook failed, the files were edited, the
+    build and credo were run to look, and the commit went through: the edits fixed it,
+    not `mix compile` nor `mix credo` (a lint run asked to fix, `--fix`, still counts)."""
+    commit = "git commit -m 'feat: trace hooks'"
+    records = [
+        cc("user", "commit it", 1),
+        cc("assistant", use(2, "Bash", command=commit), 2),
+        cc("user", result(2, "dialyzer: 2 errors in hooks.ex", True), 3),
+        cc(
+            "assistant",
+            use(4, "Edit", file_path="/r/lib/hooks.ex", old_string="a", new_string="b"),
+            4,
+        ),
+        cc("user", result(4, "The file /r/lib/hooks.ex has been updated."), 5),
+        cc("assistant", use(6, "Bash", command="mix compile 2>&1 | tail -5"), 6),
+        cc("user", result(6, "Compiled 3 files"), 7),
+        cc("assistant", use(8, "Bash", command="mix credo --strict 2>&1 | tail -20"), 8),
+        cc("user", result(8, "no issues"), 9),
+        cc("assistant", use(10, "Bash", command="ruff check --fix ."), 10),
+        cc("user", result(10, "Found 1 error (1 fixed)"), 11),
+        cc("assistant", use(12, "Bash", command=commit), 12),
+        cc("user", result(12, "[main 1a2b3c4] feat: trace hooks"), 13),
+    ]
+    text = digest_text(records, 2400)
+    assert "→ fixed by editing hooks.ex and `ruff check --fix .`" in text
+    assert "mix compile" not in text.split("fixed by")[1].split("\n")[0]
+    assert "mix credo" not in text.split("fixed by")[1].split("\n")[0]

@@ -33,6 +33,8 @@ TOOLS = {
     "memory_stats",
     "memory_distill_tasks",
     "memory_distill_apply",
+    "memory_profile_task",
+    "memory_profile_write",
     "session_search",
     "session_expand",
 }
@@ -408,3 +410,92 @@ def test_memory_store_keeps_the_questions_about_the_memory(home: Path, tmp_path:
     assert "\n" not in text(seen["too_many"]).strip()
     # nothing was stored for the refused call
     assert run_cli("list", "--json").stdout.count("Tuesdays") == 0
+
+
+async def profiling(home: Path, project: Path) -> dict[str, Any]:
+    """A host model writing the project's profile: a line citing a memory that is not
+    there, then one citing real ones."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "memctl", "-c", "llm=none", "-c", "embedder=hash", "mcp"],
+        env={"MEMCTL_HOME": str(home), "PATH": os.environ.get("PATH", ""), **NO_RESIDENT},
+        cwd=project,
+    )
+    seen: dict[str, Any] = {}
+    async with Client(params) as client:
+
+        async def call(tool: str, **arguments: Any) -> Any:
+            return await client.call_tool(tool, arguments)
+
+        role = await call(
+            "memory_store",
+            text="The user is the shop's backend lead.",
+            category="profile",
+            scope="project",
+        )
+        tabs = await call(
+            "memory_store",
+            text="The user prefers tabs in Go files.",
+            category="preferences",
+            scope="project",
+        )
+        seen["ids"] = [role.structured_content["id"], tabs.structured_content["id"]]
+        seen["scopes"] = [role.structured_content["scope"], tabs.structured_content["scope"]]
+        seen["task"] = (await call("memory_profile_task")).structured_content
+        line = {"section": "role", "text": "Backend lead of the shop", "sources": seen["ids"][:1]}
+        wrong = {"lines": [line, {**line, "section": "conventions", "sources": ["0" * 32]}]}
+        seen["wrong"] = await call("memory_profile_write", answer=wrong)
+        seen["empty"] = await call("memory_profile_write", answer={"lines": []})
+        right = {
+            "lines": [
+                line,
+                {
+                    **line,
+                    "section": "conventions",
+                    "text": "Tabs in Go",
+                    "sources": seen["ids"][1:],
+                },
+            ]
+        }
+        seen["right"] = await call("memory_profile_write", answer=right)
+        seen["profile"] = (await call("memory_profile")).structured_content
+    return seen
+
+
+def test_a_host_model_writes_the_profile_citing_real_memories(home: Path, tmp_path: Path) -> None:
+    project = tmp_path / "shop"
+    project.mkdir()
+    seen = anyio.run(profiling, home, project)
+    role, tabs = seen["ids"]
+    notes = seen["task"]["notes"]
+    assert {
+        "section": "role",
+        "text": "The user is the shop's backend lead.",
+        "sources": [role],
+    } in notes  # the rules' lines, with their memories
+    assert seen["task"]["schema"]["required"] == ["lines"]
+    assert "memory_profile_write" in seen["task"]["instructions"]
+    assert seen["wrong"].is_error and "line 2: ['0000" in text(seen["wrong"])
+    assert "no active memory of this scope" in text(seen["wrong"])
+    assert seen["empty"].is_error and "at least one line" in text(seen["empty"])
+    assert not seen["right"].is_error, text(seen["right"])
+    written = [
+        (x["section"], x["text"], x["sources"], x["written_by"])
+        for x in seen["profile"]["written"]
+        if x["scope"] != "global"
+    ]
+    assert written == [
+        ("role", "Backend lead of the shop", [role], "host"),
+        ("conventions", "Tabs in Go", [tabs], "host"),
+    ]
+    # maintain keeps the host's profile while its sources stand, and writes it anew by
+    # the rules once one is forgotten
+    run_cli("maintain", "--only", "profile", cwd=project)
+    shown = json.loads(run_cli("profile", "--json", cwd=project).stdout)["written"]
+    assert {x["written_by"] for x in shown if x["scope"] != "global"} == {"host"}
+    run_cli("forget", tabs[:8], cwd=project)
+    run_cli("maintain", "--only", "profile", cwd=project)
+    shown = json.loads(run_cli("profile", "--json", cwd=project).stdout)["written"]
+    mine = [x for x in shown if x["scope"] != "global"]
+    assert mine and {x["written_by"] for x in mine} == {"rules"}
+    assert all(tabs not in x["sources"] for x in mine)

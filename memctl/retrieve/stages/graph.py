@@ -21,7 +21,13 @@ from memctl.memories.provenance import GRAPH_SOURCE
 from memctl.model import Category, Kind, Memory
 from memctl.retrieve.run import ADDED, KEPT, RESCORED, Candidate, Run, by_score
 from memctl.retrieve.stages.fuse import stem
-from memctl.store.graph import GraphEntity, GraphTriple, entities_by_keys, triples_touching
+from memctl.store.graph import (
+    GraphEntity,
+    GraphTriple,
+    attach_sources,
+    entities_by_keys,
+    triples_touching,
+)
 from memctl.store.memories import get_memories
 
 STAGE = "graph"
@@ -49,45 +55,66 @@ def query_entities(run: Run) -> list[GraphEntity]:
     return list(unique.values())[: run.params.graph_entities]
 
 
-def _terms(text: str) -> set[str]:
-    return {stem(w) for w in WORD.findall(text.casefold())}
+def _terms(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in WORD.findall(text.casefold()))
 
 
-def match(weights: dict[str, float], path: Path, named: set[str]) -> float:
-    """The share of the query's content words, other than its entities' own, that the
-    path's words hold (weighted by rarity)."""
-    terms = set().union(*(_terms(edge.text) for edge in path))
-    asked = {stem(w.casefold()): v for w, v in weights.items() if stem(w.casefold()) not in named}
-    total = sum(asked.values())
-    return sum(v for w, v in asked.items() if w in terms) / total if total else 0.0
+class Matcher:
+    """The share of the query's content words, other than its entities' own, that a
+    path's words hold (weighted by rarity); each edge's words are read once."""
+
+    def __init__(self, weights: dict[str, float], named: set[str]) -> None:
+        self.asked: dict[str, float] = {}
+        for word, weight in weights.items():
+            term = stem(word.casefold())
+            if term not in named:
+                self.asked[term] = weight
+        self.total = sum(self.asked.values())
+        self._terms: dict[int, frozenset[str]] = {}
+
+    def terms(self, edge: GraphTriple) -> frozenset[str]:
+        found = self._terms.get(edge.id)
+        if found is None:
+            found = self._terms[edge.id] = _terms(edge.text)
+        return found
+
+    def share(self, path: Path) -> float:
+        if not self.total:
+            return 0.0
+        terms = frozenset().union(*(self.terms(edge) for edge in path))
+        return sum(v for w, v in self.asked.items() if w in terms) / self.total
 
 
 def paths(run: Run, seeds: list[GraphEntity]) -> list[tuple[float, Path]]:
     """Matching one- and two-hop paths from the query's entities, best first. A two-hop
     path goes through an edge holding some of the query's words, and counts the words of
     both its edges."""
-    named = set().union(*(_terms(e.name) for e in seeds))
-    weights = run.word_weights
+    matcher = Matcher(run.word_weights, set().union(*(_terms(e.name) for e in seeds)))
+    if not matcher.total:
+        return []
     seed_ids = {e.id for e in seeds}
     least, most = run.params.graph_min_match, run.params.graph_edges
     found: list[tuple[float, Path]] = []
     bridges: dict[int, GraphTriple] = {}
-    for edge in triples_touching(run.ctx.db, list(seed_ids), limit=most):
-        share = match(weights, (edge,), named)
+    db = run.ctx.db
+    for edge in triples_touching(db, list(seed_ids), limit=most, sources=False):
+        share = matcher.share((edge,))
         if share >= least:
             found.append((share, (edge,)))
         if share > 0:
             for end in (edge.subject, edge.object):
                 if end.id not in seed_ids:
                     bridges.setdefault(end.id, edge)
-    second = triples_touching(run.ctx.db, list(bridges), limit=most) if bridges else []
+    second = triples_touching(db, list(bridges), limit=most, sources=False) if bridges else []
     for edge in second:
         via = bridges.get(edge.subject.id) or bridges.get(edge.object.id)
-        if via is None or edge.id == via.id or match(weights, (edge,), named) <= 0:
+        if via is None or edge.id == via.id or matcher.share((edge,)) <= 0:
             continue
-        share = match(weights, (via, edge), named)
+        share = matcher.share((via, edge))
         if share >= least:
             found.append((share, (via, edge)))
+    # only the matching paths' edges need their sources (a hub's edges have thousands)
+    attach_sources(db, list({id(edge): edge for _, path in found for edge in path}.values()))
     return sorted(found, key=lambda item: -item[0])
 
 
