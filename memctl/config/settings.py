@@ -201,12 +201,13 @@ RECALL_KEYS: tuple[Key, ...] = (
     ),
     Key(
         "recall.possible",
-        5,
+        1000,
         "Possible matches (the best of those the relevance gate did not label clear) "
-        "`memctl recall` and MCP memory_search show after the clear ones: at least this "
-        "many (within --limit), more to fill the limit; never in injected context; 0: clear "
-        "matches only.",
+        "`memctl recall` and MCP memory_search show after the clear ones, in the rows of "
+        "--limit the clear ones leave: at most this many; never in injected context; 0: "
+        "clear matches only.",
         minimum=0,
+        maximum=1000,
     ),
     _unit(
         "recall.context_share",

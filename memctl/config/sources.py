@@ -54,7 +54,8 @@ SOURCES: dict[str, str] = {
     "wrong clear matches at 1,000 memories but costs the real questions: off)",
     "recall.support_floor": RELEVANCE_1 + " (the others need cosine >= 0.2)",
     "recall.strangers_veto": "measured: benchmarks.md § Names the store never mentions",
-    "recall.possible": "measured: benchmarks.md § Clear and possible matches",
+    "recall.possible": "reasoned: --limit counts every row, clear ones first; the possible "
+    "ones fill the rest (benchmarks.md § Clear and possible matches)",
     "recall.context_share": RELEVANCE_1 + " (neighbours, exp-score-context)",
     "recall.reply_share": RELEVANCE_2 + " (replies: 0.6, was 0.3)",
     "recall.question_factor": RELEVANCE_3 + " (a question gives way to its reply)",
@@ -65,8 +66,8 @@ SOURCES: dict[str, str] = {
     "recall.message_vectors": "measured: benchmarks.md § Message vectors (off: the real "
     "questions' judged found@5, check half, 89.7 against 71.8 on)",
     "recall.cap": RECALL + ": keep limit x 2",
-    "recall.llm_gate_candidates": "reasoned: the 5 closest memories, as many as "
-    "recall.possible offers (benchmarks.md § Clear and possible matches)",
+    "recall.llm_gate_candidates": "reasoned: the 5 closest memories, as many as a found@5 "
+    "counts (benchmarks.md § Clear and possible matches)",
     "recall.llm_gate_floor": "reasoned: the rerank blend's own midpoint and above; not "
     "measured (the gate is off by default)",
     "recall.llm_model": "reasoned: Ollama's small general chat model, on most machines that "
