@@ -187,6 +187,12 @@ RECALL_KEYS: tuple[Key, ...] = (
         "query naming no name the store knows); 0: alone.",
         minimum=0,
     ),
+    Key(
+        "recall.centred",
+        False,
+        "Rank by closeness in meaning with the store's mean vector taken from the query and "
+        "every memory (the relevance gate keeps the raw cosine).",
+    ),
     _unit(
         "recall.support_floor",
         0.2,

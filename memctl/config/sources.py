@@ -52,6 +52,8 @@ SOURCES: dict[str, str] = {
     "recall.anchor_memories": RELEVANCE_2 + " (names: 56 / 26 / 10 unrelated results at 1 / 2 / 3)",
     "recall.agree_top": "measured: benchmarks.md § Clear needs two signals (2 halves the "
     "wrong clear matches at 1,000 memories but costs the real questions: off)",
+    "recall.centred": "measured: benchmarks.md § Centred cosine (paraphrases gain on both "
+    "halves, the real questions and LoCoMo's tune half lose: off)",
     "recall.support_floor": RELEVANCE_1 + " (the others need cosine >= 0.2)",
     "recall.strangers_veto": "measured: benchmarks.md § Names the store never mentions",
     "recall.possible": "reasoned: --limit counts every row, clear ones first; the possible "

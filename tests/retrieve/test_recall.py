@@ -192,9 +192,7 @@ def test_the_limit_counts_clear_and_possible_rows_together(
         assert [r.match for r in found.results] == ["clear"] * len(clear) + ["possible"] * (
             limit - len(clear)
         )
-    capped = recall(
-        ctx, "checkout problems and incidents", 10, now=NOW, touch=False, possible=1
-    )
+    capped = recall(ctx, "checkout problems and incidents", 10, now=NOW, touch=False, possible=1)
     assert [r.match for r in capped.results] == ["clear"] * len(clear) + ["possible"]
 
 
