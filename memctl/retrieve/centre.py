@@ -5,9 +5,10 @@ MiniLM gives every sentence of one kind (a developer's notes, a chat) a large sh
 component, so raw cosines crowd together and a question in other words than its fact
 meets many near misses. Taking the store's mean out leaves what sets each memory apart
 (the "all-but-the-top" post-processing of Mu and Viswanath, ICLR 2018, first step). It
-ranks the vector leg's share of the fused score and the possible matches; the relevance
-gate keeps the raw cosine its floors were measured on (docs/benchmarks.md, "Centred
-cosine").
+ranks the vector leg's share of the fused score and the possible matches, in the centred
+order on the raw cosines' scale (``on_raw_scale``); the relevance gate keeps the raw
+cosine its floors were measured on (docs/benchmarks.md, "Centred cosine"). Off by
+default (``recall.centred``).
 
 The mean is taken over at most MEAN_SAMPLE_ROWS live rows spread evenly over the index,
 so it costs the same at 100,000 memories as at 4,096.
@@ -60,3 +61,20 @@ def centred_cosines(
     centred = np.asarray(query, dtype=np.float32) - mean
     centred /= max(float(np.linalg.norm(centred)), TINY)
     return dict(zip(ids, (rows @ centred).tolist(), strict=True))
+
+
+def on_raw_scale(centred: dict[str, float], raw: dict[str, float]) -> dict[str, float]:
+    """The centred cosines in their own order, moved onto the raw cosines' scale (the same
+    mean and spread over these candidates): centred cosines run lower (about 0 for an
+    unrelated memory), and a ranking that also weighs evidence without a cosine (a session
+    message's words) must not see every memory fall against it."""
+    ids = list(centred)
+    if len(ids) < MIN_ROWS:
+        return dict(raw)
+    ours = np.array([centred[i] for i in ids])
+    theirs = np.array([raw[i] for i in ids])
+    spread = float(ours.std())
+    if spread < TINY:
+        return {i: raw[i] for i in ids}
+    moved = theirs.mean() + (ours - ours.mean()) * (float(theirs.std()) / spread)
+    return dict(zip(ids, moved.tolist(), strict=True))

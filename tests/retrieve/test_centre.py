@@ -9,12 +9,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from memctl.config import load_settings
 from memctl.context import Context
 from memctl.embed.local import LocalEmbedder
 from memctl.model import Category, Kind, Memory, Tier, format_time
-from memctl.retrieve.centre import MEAN_SAMPLE_ROWS, centred_cosines, store_mean
+from memctl.retrieve.centre import MEAN_SAMPLE_ROWS, centred_cosines, on_raw_scale, store_mean
 from memctl.retrieve.pipeline import recall
 from memctl.store.memories import insert_memory
 from memctl.store.vector_index import vector_index
@@ -41,6 +42,18 @@ def test_the_shared_component_stops_deciding_the_order() -> None:
     centred = centred_cosines(query, vectors, mean)
     assert max(centred, key=centred.__getitem__) == "answer"
     assert centred_cosines(query, {}, mean) == {}
+
+
+def test_the_centred_order_is_put_on_the_raw_scale() -> None:
+    # centred cosines run low; beside evidence with no cosine they must keep the raw level
+    centred = {"a": 0.30, "b": 0.05, "c": -0.10}
+    raw = {"a": 0.40, "b": 0.50, "c": 0.30}
+    moved = on_raw_scale(centred, raw)
+    assert sorted(moved, key=moved.__getitem__) == ["c", "b", "a"]  # the centred order
+    assert np.mean(list(moved.values())) == pytest.approx(np.mean(list(raw.values())))
+    assert np.std(list(moved.values())) == pytest.approx(np.std(list(raw.values())))
+    # nothing to spread: the raw cosines stand
+    assert on_raw_scale({"a": 0.2, "b": 0.2}, {"a": 0.4, "b": 0.3}) == {"a": 0.4, "b": 0.3}
 
 
 def test_the_store_mean_is_the_mean_of_its_live_vectors(ctx: Context) -> None:

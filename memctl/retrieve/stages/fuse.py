@@ -111,7 +111,7 @@ def centre(run: Run, candidates: list[Candidate]) -> None:
         return
     import numpy as np
 
-    from memctl.retrieve.centre import centred_cosines, store_mean
+    from memctl.retrieve.centre import centred_cosines, on_raw_scale, store_mean
     from memctl.store.memories import vectors_for
 
     mean = store_mean(run.index)
@@ -119,7 +119,8 @@ def centre(run: Run, candidates: list[Candidate]) -> None:
     if mean is None or len(stored) < len(measured):
         return
     vectors = {i: np.frombuffer(blob, dtype=np.float32) for i, blob in stored.items()}
-    cosines = centred_cosines(run.scores.query, vectors, mean)
+    raw = {c.id: similarity(c) or 0.0 for c in measured}
+    cosines = on_raw_scale(centred_cosines(run.scores.query, vectors, mean), raw)
     for candidate in measured:
         candidate.centred = cosines[candidate.id]
 
