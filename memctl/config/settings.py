@@ -187,6 +187,12 @@ RECALL_KEYS: tuple[Key, ...] = (
         "query naming no name the store knows); 0: alone.",
         minimum=0,
     ),
+    Key(
+        "recall.centred",
+        False,
+        "Rank by closeness in meaning with the store's mean vector taken from the query and "
+        "every memory (the relevance gate keeps the raw cosine).",
+    ),
     _unit(
         "recall.support_floor",
         0.2,
@@ -201,12 +207,13 @@ RECALL_KEYS: tuple[Key, ...] = (
     ),
     Key(
         "recall.possible",
-        5,
+        1000,
         "Possible matches (the best of those the relevance gate did not label clear) "
-        "`memctl recall` and MCP memory_search show after the clear ones: at least this "
-        "many (within --limit), more to fill the limit; never in injected context; 0: clear "
-        "matches only.",
+        "`memctl recall` and MCP memory_search show after the clear ones, in the rows of "
+        "--limit the clear ones leave: at most this many; never in injected context; 0: "
+        "clear matches only.",
         minimum=0,
+        maximum=1000,
     ),
     _unit(
         "recall.context_share",

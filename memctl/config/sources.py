@@ -52,9 +52,12 @@ SOURCES: dict[str, str] = {
     "recall.anchor_memories": RELEVANCE_2 + " (names: 56 / 26 / 10 unrelated results at 1 / 2 / 3)",
     "recall.agree_top": "measured: benchmarks.md § Clear needs two signals (2 halves the "
     "wrong clear matches at 1,000 memories but costs the real questions: off)",
+    "recall.centred": "measured: benchmarks.md § Centred cosine (paraphrases gain on both "
+    "halves, the real questions and LoCoMo's tune half lose: off)",
     "recall.support_floor": RELEVANCE_1 + " (the others need cosine >= 0.2)",
     "recall.strangers_veto": "measured: benchmarks.md § Names the store never mentions",
-    "recall.possible": "measured: benchmarks.md § Clear and possible matches",
+    "recall.possible": "reasoned: --limit counts every row, clear ones first; the possible "
+    "ones fill the rest (benchmarks.md § Clear and possible matches)",
     "recall.context_share": RELEVANCE_1 + " (neighbours, exp-score-context)",
     "recall.reply_share": RELEVANCE_2 + " (replies: 0.6, was 0.3)",
     "recall.question_factor": RELEVANCE_3 + " (a question gives way to its reply)",
@@ -66,8 +69,8 @@ SOURCES: dict[str, str] = {
     "statement (off: the real questions' judged found@5 from the project, tune half, 95.3 "
     "against 86.0 on)",
     "recall.cap": RECALL + ": keep limit x 2",
-    "recall.llm_gate_candidates": "reasoned: the 5 closest memories, as many as "
-    "recall.possible offers (benchmarks.md § Clear and possible matches)",
+    "recall.llm_gate_candidates": "reasoned: the 5 closest memories, as many as a found@5 "
+    "counts (benchmarks.md § Clear and possible matches)",
     "recall.llm_gate_floor": "reasoned: the rerank blend's own midpoint and above; not "
     "measured (the gate is off by default)",
     "recall.llm_model": "reasoned: Ollama's small general chat model, on most machines that "

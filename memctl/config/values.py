@@ -39,6 +39,7 @@ class Values:
     recall_words_floor: float
     recall_anchor_memories: int
     recall_agree_top: int
+    recall_centred: bool
     recall_support_floor: float
     recall_strangers_veto: bool
     recall_possible: int
@@ -219,6 +220,7 @@ class RecallValues:
     words_floor: float
     anchor_memories: int
     agree_top: int
+    centred: bool
     support_floor: float
     strangers_veto: bool
     possible: int

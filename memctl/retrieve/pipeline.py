@@ -223,8 +223,8 @@ def recall(
     possible: int | None = None,
     named: dict[str, str] | None = None,
 ) -> RecallResult:
-    """The best memories for ``text``: the clear matches, then up to ``possible`` (default
-    ``recall.possible``) possible ones.
+    """The best ``limit`` memories for ``text``: the clear matches, then possible ones in the
+    rows they leave, at most ``possible`` (default ``recall.possible``).
 
     ``scopes``: None searches every scope. ``now`` (``--as-of``) moves the clock
     back: memories created after it do not exist yet. ``touch`` records the access
@@ -242,9 +242,9 @@ def recall(
     if touch:
         touch_results(run, [Recalled.of(c) for c in clear])
     wanted = run.params.possible if possible is None else possible
-    # possible matches fill the limit the clear ones leave, and are at least ``wanted``
-    # (within the limit: `-n 1` asks for one)
-    room = max(min(wanted, run.limit), run.limit - len(clear)) if wanted > 0 else 0
+    # the limit counts every row, clear ones first (`-n 2` shows two): possible matches
+    # fill the rows the clear ones leave, at most ``wanted``
+    room = min(wanted, max(0, run.limit - len(clear)))
     offered = possible_results(run, found, room)
     results = [Recalled.of(c) for c in (*clear, *offered)]
     times = source_times(ctx.db, [r.memory for r in results if not r.is_message])

@@ -45,6 +45,7 @@ class Candidate:
     clear: bool = False  # the relevance gate's label: a clear match, else a possible one
     match_why: str = ""  # the evidence the label rests on, for --explain
     members: tuple[str, ...] = ()  # session messages folded into it (provenance)
+    centred: float | None = None  # its cosine after centring, which ranks it (centre.py)
 
     @property
     def id(self) -> str:

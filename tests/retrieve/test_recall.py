@@ -174,10 +174,26 @@ def test_limit_is_respected_and_scores_descend(shop: tuple[Context, dict[str, st
     results = found.clear
     assert len(results) == 3
     assert [r.score for r in results] == sorted((r.score for r in results), reverse=True)
-    # the possible ones follow, at most recall.possible of them, each labelled
-    possible = found.results[3:]
-    assert 0 < len(possible) <= ctx.settings.values["recall.possible"]
-    assert {r.match for r in possible} == {"possible"}
+    # the limit counts every row: three clear matches leave no room for a possible one
+    assert len(found.results) == 3
+
+
+def test_the_limit_counts_clear_and_possible_rows_together(
+    shop: tuple[Context, dict[str, str]],
+) -> None:
+    ctx, _ = shop
+    wide = recall(ctx, "checkout problems and incidents", 10, now=NOW, touch=False)
+    clear, possible = wide.clear, [r for r in wide.results if r.match == "possible"]
+    assert clear and possible  # the store holds both for this query
+    for limit in (len(clear) + 1, len(clear) + 2):
+        found = recall(ctx, "checkout problems and incidents", limit, now=NOW, touch=False)
+        assert len(found.results) == limit
+        # clear ones first, then the possible ones in the rows they leave
+        assert [r.match for r in found.results] == ["clear"] * len(clear) + ["possible"] * (
+            limit - len(clear)
+        )
+    capped = recall(ctx, "checkout problems and incidents", 10, now=NOW, touch=False, possible=1)
+    assert [r.match for r in capped.results] == ["clear"] * len(clear) + ["possible"]
 
 
 BASICS = [

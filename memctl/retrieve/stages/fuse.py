@@ -91,12 +91,46 @@ def similarity(
     return 1.0 - min(distances) if distances else None
 
 
+def ranking_similarity(candidate: Candidate) -> float | None:
+    """What ranks a candidate by meaning: its centred cosine when ``centre`` measured one,
+    else its best cosine on the ranked vector legs (its stored questions' too)."""
+    if candidate.centred is not None:
+        return candidate.centred
+    return similarity(candidate, RANKED_VECTOR_LEGS)
+
+
+def centre(run: Run, candidates: list[Candidate]) -> None:
+    """Each candidate's cosine once the store's mean is taken out (retrieve/centre.py), to
+    rank by; none in a run where a candidate's cosine has no stored vector of its own to
+    centre (a session message, a memory's stored questions): one ranking never mixes the
+    two scales. Only with ``recall.centred`` (off: docs/benchmarks.md, "Centred cosine")."""
+    if not run.params.centred or run.scores is None or run.index is None:
+        return
+    measured = [c for c in candidates if similarity(c) is not None]
+    if not measured or any(c.is_message or "question_vector" in c.raw for c in measured):
+        return
+    import numpy as np
+
+    from memctl.retrieve.centre import centred_cosines, on_raw_scale, store_mean
+    from memctl.store.memories import vectors_for
+
+    mean = store_mean(run.index)
+    stored = vectors_for(run.ctx.db, [c.id for c in measured]) if mean is not None else {}
+    if mean is None or len(stored) < len(measured):
+        return
+    vectors = {i: np.frombuffer(blob, dtype=np.float32) for i, blob in stored.items()}
+    raw = {c.id: similarity(c) or 0.0 for c in measured}
+    cosines = on_raw_scale(centred_cosines(run.scores.query, vectors, mean), raw)
+    for candidate in measured:
+        candidate.centred = cosines[candidate.id]
+
+
 def leg_share(candidates: list[Candidate], legs: tuple[str, ...]) -> dict[str, float]:
     """Each candidate's best strength on these legs, mapped onto [0, 1] over the hits."""
     values: dict[str, float] = {}
     for candidate in candidates:
         if legs is VECTOR_LEGS:
-            found = similarity(candidate, RANKED_VECTOR_LEGS)
+            found = ranking_similarity(candidate)
         else:
             found = max((-candidate.raw[leg] for leg in legs if leg in candidate.raw), default=None)
         if found is not None:
@@ -227,9 +261,11 @@ def relevance_strength(run: Run, cosine: float | None, share: float) -> float:
 
 
 def strength_of(run: Run, candidate: Candidate) -> float:
-    """``relevance_strength`` of one candidate for ``run``'s query."""
+    """``relevance_strength`` of one candidate for ``run``'s query, by its centred cosine
+    when it has one (this ranks; the gate's ``evidence`` weighs the raw cosine)."""
     share = coverage(run, candidate, words_pattern(list(run.word_weights)))
-    return relevance_strength(run, similarity(candidate), share)
+    cosine = candidate.centred if candidate.centred is not None else similarity(candidate)
+    return relevance_strength(run, cosine, share)
 
 
 def legs_agree(candidate: Candidate, top: int) -> bool:
@@ -336,6 +372,7 @@ def second_opinion(run: Run, judged: Judged, judge: Judge | None = None) -> Judg
 
 def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     w_vector, w_bm25 = leg_weights(run)
+    centre(run, candidates)
     vector = leg_share(candidates, VECTOR_LEGS)
     bm25 = leg_share(candidates, BM25_LEGS)
     pattern = words_pattern(list(run.word_weights))
