@@ -15,7 +15,7 @@ from typing import Any
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
 from memctl.ingest.parse.common import SUBAGENT
-from memctl.ingest.title import REQUESTS_READ, session_title
+from memctl.ingest.title import stored_title
 from memctl.maintain.forgetting import Forgotten as Forgotten  # what a forget did
 from memctl.maintain.forgetting import forget_session, no_session, quoted_ref
 from memctl.memories import operations
@@ -26,7 +26,6 @@ from memctl.store import transcripts
 from memctl.store.fts import fts_query, fts_terms
 from memctl.store.message_search import MESSAGE_SEPARATOR
 from memctl.store.sessions import (
-    first_requests,
     folded_sources,
     get_session,
     last_stored_by_client,
@@ -110,7 +109,7 @@ def imported(ctx: Context, where: Where) -> int:
 
 def title_of(ctx: Context, session_id: str) -> str:
     """A title for a session stored without one: its first request, condensed."""
-    return session_title(first_requests(ctx.db, session_id, REQUESTS_READ))
+    return stored_title(ctx.db, session_id)
 
 
 def elsewhere(ctx: Context, where: Where) -> int:

@@ -30,14 +30,13 @@ from memctl.errors import InputError, UsageError
 from memctl.ingest.parse import Transcript, read_transcript, shape_of
 from memctl.ingest.parse.common import Parsed
 from memctl.ingest.source import Input
-from memctl.ingest.title import REQUESTS_READ, session_title
+from memctl.ingest.title import stored_title
 from memctl.memories.operations import kept_tags, resolve_scope
 from memctl.memories.privacy import Redactions, nothing_left, safe_line, scrub_messages
 from memctl.model import Message, Session, now_iso
 from memctl.store import jobs
 from memctl.store.database import Database
 from memctl.store.sessions import (
-    first_requests,
     forget_read_mark,
     get_session,
     insert_messages,
@@ -428,7 +427,7 @@ def store_transcript(
         _update_session(session, options, transcript, name)
         if not dry_run:
             if not session.title:
-                session.title = session_title(first_requests(db, session_id, REQUESTS_READ))
+                session.title = stored_title(db, session_id)
             save_session(db, session)
             if opened and opened.tracked:
                 _mark(db, opened.tracked, transcript, session)

@@ -3,12 +3,17 @@
 What a client injected (instructions, reminders, command wrappers) is not the request
 (``ingest.injected``); a slash command is named by itself and its arguments
 (``/review the auth module``). A session of only client commands (``/clear``) is named
-by the first of them.
+by the first of them. A session with no request of its own (a client's compaction
+sub-agent: its prompt is the client's) is named by the request its summary states.
 """
 
 from __future__ import annotations
 
 from memctl.ingest.injected import COMMAND_NAME, strip_injected
+from memctl.ingest.parse.common import SESSION_SUMMARY
+from memctl.ingest.summary import read_summary
+from memctl.store.database import Database
+from memctl.store.sessions import first_message_starting, first_requests
 
 TITLE_WIDTH = 60  # characters: a title fits an 80-column row beside an id and a date
 REQUESTS_READ = 5  # user messages looked at: past the client's preamble, a request is there
@@ -34,3 +39,17 @@ def session_title(requests: list[str]) -> str:
         if command:
             return "/" + command.group(1)
     return ""
+
+
+def summary_title(summary: str) -> str:
+    """The title of a session known only by its compaction summary: the request it states
+    ("Summary: …"); '' when it states none."""
+    asked = read_summary(summary.removeprefix(SESSION_SUMMARY)).asked
+    return condensed(f"Summary: {asked}") if asked else ""
+
+
+def stored_title(db: Database, session_id: str) -> str:
+    """The title of a stored session from its first requests, else its summary's."""
+    return session_title(first_requests(db, session_id, REQUESTS_READ)) or summary_title(
+        first_message_starting(db, session_id, SESSION_SUMMARY)
+    )

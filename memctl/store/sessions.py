@@ -238,6 +238,17 @@ def last_stored_by_client(db: Database) -> dict[str, str]:
 REQUEST_HEAD = 4000
 
 
+def first_message_starting(db: Database, session_id: str, prefix: str) -> str:
+    """The first message of a session that starts with ``prefix`` (its first characters);
+    '' when none does."""
+    found = db.value(
+        "SELECT substr(content, 1, ?) FROM messages WHERE session_id = ? "
+        "AND substr(content, 1, ?) = ? ORDER BY seq LIMIT 1",
+        (REQUEST_HEAD, session_id, len(prefix), prefix),
+    )
+    return str(found or "")
+
+
 def first_requests(db: Database, session_id: str, count: int) -> list[str]:
     """The first ``count`` user messages of a session (each its first characters), in order."""
     return [

@@ -81,6 +81,9 @@ def test_a_real_compaction_belongs_to_its_project_and_keeps_its_fixes(
     assert "`classify_normal_line/3`" in digest  # an error and its fix
     assert "`git add -f priv/static/assets/spotter.css`" in digest
     assert "pending: spotter-fum.3 (IN PROGRESS)" in digest
+    # no request of its own: its title is the one its summary states
+    title = get_session(ctx.db, session).title  # type: ignore[union-attr]
+    assert title.startswith("Summary: User asked to work on bead `spotter-fum`")
 
 
 def test_the_same_file_elsewhere_keeps_the_directory_it_ran_in(
