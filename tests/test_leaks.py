@@ -15,13 +15,11 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import anyio
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 
 from memctl.api import sync as sync_api
 from memctl.api.distil import DistilRequest, PendingRequest, distil, pending
@@ -39,6 +37,7 @@ from memctl.retrieve.pipeline import Recalled, run_stages, stages_for, start
 from memctl.retrieve.stages.graph import graph, is_synthetic
 from tests.conftest import run_cli
 from tests.ingesting import claude_record, claude_work_session, source
+from tests.integrations.test_integrations_mcp import stdio
 from tests.integrations.test_mcp_front_search import HANDSHAKE, HANGING_SDK, Server, search
 from tests.integrations.test_resident import ON, gone, stop_every_daemon
 from tests.maintain.test_maintain import put
@@ -442,16 +441,7 @@ def test_the_mcp_front_answers_from_this_project_only(
 async def _mcp_forgets(home: Path) -> tuple[str, str, str, list[str]]:
     """(a search before, the delete's output, a search after, the files still holding
     the word while the server runs), in one MCP session."""
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "memctl", "-c", "llm=none", "-c", "recall.message_vectors=true", "mcp"],
-        env={
-            "MEMCTL_HOME": str(home),
-            "PATH": os.environ.get("PATH", ""),
-            "MEMCTL_EMBEDDER": "hash",
-            "MEMCTL_RECALL_RESIDENT": "off",
-        },
-    )
+    params = stdio(home, Path.cwd(), "llm=none", "embedder=hash", "recall.message_vectors=true")
     async with Client(params) as client:
         stored = await client.call_tool("memory_store", {"text": f"the vault opens with {WORD}"})
         memory_id = str((stored.structured_content or {})["id"])
@@ -538,16 +528,7 @@ def test_a_forgotten_session_leaves_nothing_of_what_was_made_from_it(
 
 async def _store_asked(home: Path, texts: list[str]) -> list[str]:
     """memory_store through a real MCP session, each text's secret in its questions."""
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "memctl", "-c", "llm=none", "-c", "remember.question_floor=0", "mcp"],
-        env={
-            "MEMCTL_HOME": str(home),
-            "PATH": os.environ.get("PATH", ""),
-            "MEMCTL_EMBEDDER": "hash",
-            "MEMCTL_RECALL_RESIDENT": "off",
-        },
-    )
+    params = stdio(home, Path.cwd(), "llm=none", "embedder=hash", "remember.question_floor=0")
     said = []
     async with Client(params) as client:
         for n, text in enumerate(texts):

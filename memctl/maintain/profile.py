@@ -69,24 +69,25 @@ each with its section. Sections: role, stack, conventions, focus, open problems,
 Merge repeats, keep what a colleague needs, add nothing the notes do not say, write in the \
 notes' language. Each line is one short statement citing the numbers of the notes it rests \
 on. Answer JSON: {"lines": [{"section": "stack", "text": "...", "notes": [1, 2]}]}."""
-PROFILE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "lines": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "section": {"type": "string", "enum": list(SECTIONS)},
-                    "text": {"type": "string"},
-                    "notes": {"type": "array", "items": {"type": "integer"}},
-                },
-                "required": ["section", "text", "notes"],
-            },
-        }
-    },
-    "required": ["lines"],
-}
+
+
+def lines_schema(cites: str, kind: str) -> dict[str, Any]:
+    """The JSON schema of a written profile: lines, each with its section, its text and
+    what it cites (``cites``, a list of ``kind``: the LLM's note numbers, the host's ids)."""
+    line = {
+        "section": {"type": "string", "enum": list(SECTIONS)},
+        "text": {"type": "string"},
+        cites: {"type": "array", "items": {"type": kind}},
+    }
+    item = {"type": "object", "properties": line, "required": ["section", "text", cites]}
+    return {
+        "type": "object",
+        "properties": {"lines": {"type": "array", "items": item}},
+        "required": ["lines"],
+    }
+
+
+PROFILE_SCHEMA = lines_schema("notes", "integer")
 
 
 HOST_INSTRUCTIONS = """Write a short profile of the user's work in this scope from the \
@@ -96,24 +97,7 @@ needs, add nothing the memories do not say, write in the notes' language. Each l
 short statement citing, in `sources`, the full ids of the memories it rests on (memory_get \
 reads one). A line citing no active memory of this scope refuses the whole answer: fix it \
 and send it again. Answer with memory_profile_write."""
-HOST_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "lines": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "section": {"type": "string", "enum": list(SECTIONS)},
-                    "text": {"type": "string"},
-                    "sources": {"type": "array", "items": {"type": "string"}},
-                },
-                "required": ["section", "text", "sources"],
-            },
-        }
-    },
-    "required": ["lines"],
-}
+HOST_SCHEMA = lines_schema("sources", "string")
 
 
 def _memories(

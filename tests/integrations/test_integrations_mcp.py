@@ -50,8 +50,13 @@ def text(result: Any) -> str:
 
 
 def server(home: Path, project: Path, *config: str) -> StdioServerParameters:
-    """``memctl mcp`` in ``project`` with ``home``, and ``-c KEY=VALUE`` for each of config."""
+    """``memctl mcp`` for host distillation, and ``-c KEY=VALUE`` for each of config."""
     settings = ["ingest.spawn_worker=false", "llm=none", "ingest.host_distil=true", *config]
+    return stdio(home, project, *settings)
+
+
+def stdio(home: Path, project: Path, *settings: str) -> StdioServerParameters:
+    """``memctl mcp`` in ``project`` with ``home``, and ``-c KEY=VALUE`` for each setting."""
     return StdioServerParameters(
         command=sys.executable,
         args=["-m", "memctl", *(a for c in settings for a in ("-c", c)), "mcp"],
@@ -202,12 +207,7 @@ def test_a_host_model_distils_a_session_from_its_words_and_tool_outcomes(
 
 async def curating(home: Path, project: Path) -> dict[str, Any]:
     """The tools a model curates memories with, and its mistakes, through the SDK client."""
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "memctl", "-c", "llm=none", "-c", "embedder=hash", "mcp"],
-        env={"MEMCTL_HOME": str(home), "PATH": os.environ.get("PATH", ""), **NO_RESIDENT},
-        cwd=project,
-    )
+    params = stdio(home, project, "llm=none", "embedder=hash")
     seen: dict[str, Any] = {}
     async with Client(params) as client:
 
@@ -364,12 +364,7 @@ def test_a_model_asking_in_other_words_gets_the_memory_first_labelled_possible(
 async def store_with_questions(home: Path, project: Path) -> dict[str, Any]:
     """memory_store with questions through the real server and model, then a search in the
     questions' words."""
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "memctl", "-c", "llm=none", "mcp"],
-        env={"MEMCTL_HOME": str(home), "PATH": os.environ.get("PATH", ""), **NO_RESIDENT},
-        cwd=project,
-    )
+    params = stdio(home, project, "llm=none")
     seen: dict[str, Any] = {}
     async with Client(params) as client:
         listed = await client.list_tools()
@@ -415,12 +410,7 @@ def test_memory_store_keeps_the_questions_about_the_memory(home: Path, tmp_path:
 async def profiling(home: Path, project: Path) -> dict[str, Any]:
     """A host model writing the project's profile: a line citing a memory that is not
     there, then one citing real ones."""
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "memctl", "-c", "llm=none", "-c", "embedder=hash", "mcp"],
-        env={"MEMCTL_HOME": str(home), "PATH": os.environ.get("PATH", ""), **NO_RESIDENT},
-        cwd=project,
-    )
+    params = stdio(home, project, "llm=none", "embedder=hash")
     seen: dict[str, Any] = {}
     async with Client(params) as client:
 
