@@ -31,6 +31,18 @@ def claude_code_pair(user_home: Path) -> tuple[Path, Path]:
     return main, agent
 
 
+def backfill_env(home: Path) -> dict[str, str]:
+    """A user's environment with ``home`` as HOME, where the assistants keep their
+    transcripts (the clients' own home variables unset), no LLM and no detached worker."""
+    return {
+        "HOME": str(home),
+        "CODEX_HOME": "",
+        "CLAUDE_CONFIG_DIR": "",
+        "MEMCTL_LLM": "none",
+        "MEMCTL_INGEST_SPAWN_WORKER": "false",
+    }
+
+
 SESSION = "3d1c9f2e-5b7a-4c8e-9f10-6a2b4c8d0e12"  # the Claude Code fixture's session
 
 

@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 
 from tests.conftest import run_cli
-from tests.ingesting import PAIR_SESSION, TRANSCRIPTS, claude_code_pair
+from tests.ingesting import PAIR_SESSION, TRANSCRIPTS, backfill_env, claude_code_pair
 
 SESSION = "3d1c9f2e-5b7a-4c8e-9f10-6a2b4c8d0e12"  # the Claude Code fixture's sessionId
 NEW_LINE = {
@@ -47,13 +47,7 @@ def user_home(tmp_path: Path, widget: Path, ledger: Path) -> tuple[Path, dict[st
     cursor = home / ".cursor" / "projects" / "shop" / "agent-transcripts"
     cursor.mkdir(parents=True)
     (cursor / "c0ffee.txt").write_text((TRANSCRIPTS / "generic.txt").read_text())
-    env = {
-        "HOME": str(home),
-        "CODEX_HOME": "",
-        "CLAUDE_CONFIG_DIR": "",
-        "MEMCTL_LLM": "none",
-        "MEMCTL_INGEST_SPAWN_WORKER": "false",
-    }
+    env = backfill_env(home)
     return home / ".claude" / "projects" / "-widget" / f"{SESSION}.jsonl", env
 
 

@@ -20,7 +20,7 @@ from urllib.parse import quote
 import pytest
 
 from tests.conftest import run_cli
-from tests.ingesting import REAL_SESSIONS, TRANSCRIPTS
+from tests.ingesting import REAL_SESSIONS, TRANSCRIPTS, backfill_env
 
 CLAUDE_CODE = [
     "cc1-cclog-b25638d7",
@@ -91,13 +91,7 @@ def walked(tmp_path: Path) -> tuple[dict[str, str], dict[str, str], Path]:
     home, work = tmp_path / "user", tmp_path / "work"
     work.mkdir()
     ran_in = lay_out(home)
-    env = {
-        "HOME": str(home),
-        "CODEX_HOME": "",
-        "CLAUDE_CONFIG_DIR": "",
-        "MEMCTL_LLM": "none",
-        "MEMCTL_INGEST_SPAWN_WORKER": "false",
-    }
+    env = backfill_env(home)
     done = run_cli("ingest", "--backfill", "--json", env=env, cwd=work)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
