@@ -20,7 +20,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memctl.retrieve.query import STOPWORDS, cjk_count, names
+from memctl.retrieve.query import SENTENCE_END, STOPWORDS, cjk_count, names
+from memctl.retrieve.vocabulary import is_term
 
 # Canonical name -> (kind, aliases): the tools and services whose several spellings name
 # one thing. Versions are stripped before the look-up ("PostgreSQL 16" -> postgresql).
@@ -96,8 +97,23 @@ NOT_NAMES = frozenset(
     """monday tuesday wednesday thursday friday saturday sunday january february march april
     may june july august september october november december hey hi hello thanks thank yes
     no yeah wow oh ok okay sure great cool nice awesome i im ive id ill lol omg haha we they he
+    now then here there also still just
     she you it the this that our my their his her""".split()
 )
+# Where a clause starts, so its first capital marks no name: a label's colon ("Key
+# points: Uses ..."), a list's bullet or number, a heading's mark, an emoji.
+CLAUSE_START = re.compile(
+    r"(?::|(?<![\w.])\d+[.)]|[-*#>|•·▪–—\u2190-\u21ff\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff])\s+"
+)
+# A capital inside a word: a code identifier ("SessionLive") or a brand ("YouTube"), a
+# thing rather than a person or a place.
+INNER_CAPITAL = re.compile(r"[a-z][A-Z]")
+HEADING_WORD = re.compile(r"[^\W_][\w'-]*")
+# One word shaped as an ordinary word: a past tense, a gerund, an abstract noun
+# ("Removed", "Linting", "Verification"). Names of that shape ("Fred", "Ming", "Trinity")
+# are short or kept by other rules (a speaker, "works at").
+WORD_FORM = re.compile(r"^[A-Z][a-z]{3,}(?:ed|ing|tion|sion|ment|ness|ance|ence|ure|ize|ise)s?$")
+MAX_NAME_WORDS = 3  # "Mary Ann Smith"; a longer run of capitals is a heading
 # Words that end a first-person object without being part of it ("a class yesterday").
 # An object that is only an adverb or a quantity ("studied hard", "learned a lot") is none.
 VAGUE = frozenset("hard lot bit more much well too so really few together weeks days".split())
@@ -141,6 +157,10 @@ BACKTICKED = re.compile(r"`([^`\n]+)`")
 # it) is read: the digest's last line may be cut at its length.
 DIGEST_WORK = re.compile(r"^(Created|Edited|Ran): ([^\n]+)\n", re.M)
 DIGEST_KINDS = {"Created": "file", "Edited": "file", "Ran": "command"}
+# A digest's other section labels: "Decided: ..." is no one speaking.
+DIGEST_LABELS = frozenset(
+    {*DIGEST_KINDS, "Asked", "Decided", "Fixed", "Found", "Left open", "Not done", "Outcome"}
+)
 # A digest's heading (ingest/pipeline.py): "Session of 2026-02-12 (claude-code) — …".
 DIGEST_DAY = re.compile(r"^Session of (\d{4}-\d{2}-\d{2}) \(", re.M)
 CUT = "…"  # an item shortened by the digest names nothing whole
@@ -210,7 +230,7 @@ def canonical(name: str) -> Entity | None:
 def speaker(text: str) -> str | None:
     """The speaker of a ``Name: ...`` line (``[date] Name: ...`` too)."""
     match = SPEAKER.match(text)
-    if not match or match.group(1).lower() in NOT_NAMES:
+    if not match or match.group(1).lower() in NOT_NAMES or match.group(1) in DIGEST_LABELS:
         return None
     return match.group(1)
 
@@ -226,20 +246,44 @@ def _vocabulary(text: str) -> list[Entity]:
     return found
 
 
+def _written_as_name(name: str, text: str) -> bool:
+    """Whether ``text`` writes ``name`` as a name: somewhere on its own, not inside a path
+    or a compound ("/Users/ann", "Pre-commit"); for one word, never in lower case too
+    ("Format ... format") and not shaped as an ordinary word ("Removed", "Linting")."""
+    if " " not in name and WORD_FORM.search(name):
+        return False
+    if " " not in name and re.search(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", text):
+        return False
+    return re.search(rf"(?<![\w/\\.@-]){re.escape(name)}(?![\w/\\-]|\.\w)", text) is not None
+
+
+def _heading(sentence: str) -> bool:
+    """A sentence in title case ("Next Steps", "Key Methods Involved in ZIP Processing"),
+    other than one calling or greeting someone ("Definitely, John", "Hey Mel")."""
+    words = HEADING_WORD.findall(sentence)
+    if not words or "," in sentence or words[0].lower() in NOT_NAMES:
+        return False
+    return all(w[0].isupper() or w.isdigit() or w in STOPWORDS for w in words)
+
+
 def _capitalised(text: str, skip: set[str]) -> list[Entity]:
     found: list[Entity] = []
-    for name in names(text):
+    text = CLAUSE_START.sub(". ", text)
+    prose = ". ".join(s for s in SENTENCE_END.split(text) if not _heading(s))
+    for name in names(prose):
         words = name.split()
         if any(w.lower() in NOT_NAMES for w in words) or key(name) in skip:
             continue
-        if canonical(name) or len(name) < 2:
+        if canonical(name) or len(name) < 2 or not _written_as_name(name, text):
             continue
         before = text[: text.find(name)]
         kind = "place" if PLACE_BEFORE.search(before) else "person"
         kind = "organisation" if ORGANISATION_BEFORE.search(before) else kind
-        if kind == "person" and name.isupper():  # "CI", "YYYY MM DD": no one's name
+        if name.isupper() and (kind == "person" or is_term(name)):  # "CI", "YYYY MM DD"
             continue
-        found.append(Entity(name, kind))
+        if kind == "person" and len(words) > MAX_NAME_WORDS:  # a heading in title case
+            continue
+        found.append(Entity(name, "thing" if INNER_CAPITAL.search(name) else kind))
     found += [
         Entity(m.group(1), "person")
         for m in SUBJECT.finditer(text)

@@ -132,6 +132,12 @@ def forms(word: str) -> tuple[str, ...]:
     return tuple(found)
 
 
+def is_term(word: str) -> bool:
+    """Whether ``word`` (any case, a plural too) is one of the vocabulary's phrases: "CI",
+    "PRs", "repo" are software terms, not names of people or places."""
+    return any((form,) in vocabulary().by_phrase for form in forms(word))
+
+
 def written_as_name(words: list[str], index: int) -> bool:
     """Whether ``words[index]`` (of one sentence, as written) is a name: capitalised and
     not the sentence's first word, or beside a word that says it is a language or tool."""
