@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from pathlib import Path
 
 import apsw
 import pytest
 
 from tests.conftest import run_cli
+from tests.ingesting import TRANSCRIPTS
 from tests.ollama_server import FakeOllama
 
 
@@ -207,3 +210,19 @@ def test_text_that_looks_like_markup_is_shown_as_written() -> None:
     ok("remember", "arrays look like [/x] in this DSL, colours like [red]x[/red]")
     assert "[red]x[/red]" in ok("list")
     assert "[/x]" in ok("recall", "arrays DSL")
+
+
+def test_an_undated_transcript_is_dated_when_its_file_was_written(tmp_path: Path) -> None:
+    """A Cursor transcript keeps no times: its session is of the day its file was last
+    written, not of the day it is taken in; a reply takes its question's time."""
+    copy = tmp_path / "agent-transcripts" / "3a031a7a.jsonl"
+    copy.parent.mkdir()
+    shutil.copy(TRANSCRIPTS / "real" / "cursor-gitai-hboshows.jsonl", copy)
+    written = 1741089600  # 2025-03-04T12:00:00Z
+    os.utime(copy, (written, written))
+    ok("ingest", str(copy))
+    [session] = json.loads(ok("sessions", "list", "--all-scopes", "--json"))
+    assert session["started_at"].startswith("2025-03-04")
+    shown = ok("sessions", "show", session["id"][:8], "--json")
+    times = {m["created_at"][:10] for m in json.loads(shown)["messages"]}
+    assert times == {"2025-03-04"}
