@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memctl.memories.narration import without_filler
+
 # "[tool Bash: ls]", "[tool result Bash: ok]", "[tool error: exit 1: ...]"; a note cut to its
 # width ends in "…" instead of "]"
 NOTE_START = re.compile(r"\[tool ")
@@ -62,23 +64,6 @@ SUBCOMMANDS = frozenset(
     "git npm pnpm yarn bun deno cargo go mix make just docker kubectl gh bd dotnet gradle mvn "
     "uv pip poetry rake bundle composer nx turbo python python3 node ruby bash sh act "
     "terraform helm rails php".split()
-)
-# sentences that only open or narrate an answer ("Perfect!", "Now I have a full picture.")
-# An interjection only when punctuation or the end closes it: "Good catch!" is filler as a
-# whole, "Good" alone in "Good catch! ..." is not (it left "catch! ...").
-FILLER = re.compile(
-    r"^\s*(?:(?:perfect|great|excellent|awesome|done|all done|good|okay|ok|sure|got it|"
-    r"absolutely|exactly|(?:you're |you are )?(?:absolutely )?right|(?:you're|you are) welcome|"
-    r"(?:good|great|nice|excellent) (?:catch|question|point|find|idea|call))"
-    r"(?:\s*[!.,:\u2014\u2013]+\s*|\s*$))+",
-    re.I,
-)
-NARRATION = re.compile(
-    r"^\s*(?:(?:now,? )?I (?:now )?have [^.!\n]{0,40}?(?:understanding|picture|view|"
-    r"overview|information|idea|context)\b|(?:(?:now|so|based on [^,.\n]{0,80}),? )?let me\b|"
-    r"I'll now\b|agentId:)"
-    r"[^\n]*?(?:[.!:](?=\s|$)|\n|$)\s*",
-    re.I,
 )
 HEADING = re.compile(r"^(?:#{1,6}\s+|\*\*[^*]+\*\*:?$|[A-Z][^.!?]{0,60}:$)")
 CONCLUSION = re.compile(
@@ -247,15 +232,6 @@ def shell_command(detail: str) -> Command:
     keys = [_segment_key(s) for s in SEGMENTS.split(unquoted) if s.strip() not in ("", "\\")]
     acting = [key for key, read_only in keys if not read_only]
     return Command(text, acting[0] if acting else "", not acting, tuple(acting))
-
-
-def without_filler(text: str) -> str:
-    """``text`` without its opening filler and narration ("Perfect! Now I have...")."""
-    before = None
-    while before != text:
-        before = text
-        text = NARRATION.sub("", FILLER.sub("", text))
-    return text.strip()
 
 
 def condense(text: str, limit: int) -> str:
