@@ -86,7 +86,11 @@ PURPOSES = (
         r"(?:lint|ruff check|eslint|flake8|pylint|credo|clippy|golangci-lint|rubocop)",
     ),
     ("formatting runs", "passed", r"(?:format|fmt|prettier|black|gofmt)"),
-    ("type checks run", "passed", r"(?:mypy|pyright|tsc|dialyzer|typecheck|type-check)"),
+    (
+        "type checks run",
+        "passed",
+        r"(?:mypy|pyright|tsc|dialyzer|typecheck|type-check|ty check|pyre check|pytype)",
+    ),
     ("the build runs", "succeeded", r"(?:build|compile)"),
 )
 CHECKS = ("tests run", "the build runs", "type checks run")
