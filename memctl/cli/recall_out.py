@@ -128,16 +128,23 @@ def print_tables(result: RecallResult) -> None:
         out.console.print(results_table(clear, 1, result.query))
     if possible:
         out.console.print(ALSO if clear else NO_CLEAR)
-        out.console.print(results_table(possible, len(clear) + 1, result.query))
+        out.console.print(results_table(possible, len(clear) + 1, result.query, POSSIBLE_SCORE))
 
 
-def results_table(items: list[Recalled], first: int, query: str) -> Table:
+# A possible match is ranked by its relevance, on another scale than the clear matches'
+# pipeline score (docs/recall.md): its column says so, so it never reads as a better match.
+CLEAR_SCORE, POSSIBLE_SCORE = "score", "relevance"
+
+
+def results_table(
+    items: list[Recalled], first: int, query: str, scored: str = CLEAR_SCORE
+) -> Table:
     """Results numbered from ``first``; a session message shows its ``SESSION#N``; a long
     memory, its part that answers ``query`` (``excerpt``)."""
     from rich.table import Table
 
     table = Table(header_style="bold")
-    headers = ("#", "score", "id", "age", "category")
+    headers = ("#", scored, "id", "age", "category")
     rows = [
         [
             str(rank),
