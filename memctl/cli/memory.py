@@ -159,6 +159,9 @@ def list_(
     tag: TagFilter = None,
     since: SinceFilter = None,
     stored: StoredClock = False,
+    all_scopes: Annotated[
+        bool, typer.Option("--all-scopes", help="Every scope (the default, as for recall).")
+    ] = False,
     limit: Annotated[
         int | None, typer.Option("--limit", "-n", min=1, help="How many (default list.limit).")
     ] = None,
@@ -170,6 +173,7 @@ def list_(
 ) -> None:
     """List memories, newest first."""
     fmt = "json" if as_json else str(output)
+    scope = None if all_scopes else scope
     filters = replace(_filters(scope, kind, category, state, tag, since), stored=stored)
     context = open_context(ctx)
     found = api.list_memories(context, ListRequest(filters, limit, sort))

@@ -226,3 +226,16 @@ def test_an_undated_transcript_is_dated_when_its_file_was_written(tmp_path: Path
     shown = ok("sessions", "show", session["id"][:8], "--json")
     times = {m["created_at"][:10] for m in json.loads(shown)["messages"]}
     assert times == {"2025-03-04"}
+
+
+def test_list_takes_all_scopes_as_recall_and_sessions_do(tmp_path: Path) -> None:
+    """`memctl list --all-scopes` (as a person types it after `recall --all-scopes`) lists
+    every scope, as `list` does by default; it used to be refused as an unknown option."""
+    ok("remember", "Releases are cut on Mondays", "-s", "global")
+    ok("remember", "The shop deploys with make release", cwd=tmp_path)
+    every = json.loads(ok("list", "--all-scopes", "--json", cwd=tmp_path))
+    assert {m["content"] for m in every} == {
+        "Releases are cut on Mondays",
+        "The shop deploys with make release",
+    }
+    assert json.loads(ok("list", "--json", cwd=tmp_path)) == every
