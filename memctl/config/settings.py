@@ -193,6 +193,13 @@ RECALL_KEYS: tuple[Key, ...] = (
         "Rank by closeness in meaning with the store's mean vector taken from the query and "
         "every memory (the relevance gate keeps the raw cosine).",
     ),
+    Key(
+        "recall.noise_bar",
+        True,
+        "Evidence by meaning alone (recall.relevance_floor, recall.lead_floor) needs a "
+        "cosine above what an unrelated memory of this store reaches for the query: the "
+        "mean of the query's cosines over the store + sqrt(2 ln n) standard deviations.",
+    ),
     _unit(
         "recall.support_floor",
         0.2,

@@ -65,6 +65,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from memctl.model import Kind, parse_time
+from memctl.retrieve.noise import noise_bar
 from memctl.retrieve.query import IDENTIFIER, STOPWORDS, split_identifier, words_pattern
 from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run, by_score
 
@@ -293,10 +294,13 @@ def evidence(
     share: float,
     pairs: frozenset[tuple[str, str]] = frozenset(),
     margin: float | None = None,
+    bar: float | None = None,
 ) -> tuple[str | None, str]:
     """(SHOWS, SUPPORTS or None, what the evidence is) for one candidate, on its own;
     ``share``: the share of the query's content words it holds (``coverage``); ``margin``:
-    how far it leads the next closest in meaning, when it is the closest."""
+    how far it leads the next closest in meaning, when it is the closest; ``bar``: the
+    cosine an unrelated memory of this store reaches for this query (retrieve/noise.py),
+    which evidence by meaning must clear."""
     p = run.params
     window = run.query.window
     inside = window is not None and window.contains(parse_time(candidate.memory.created_at))
@@ -310,21 +314,26 @@ def evidence(
         f"words {share:.2f}" + (", inside the query's time" if inside else "")
     )
     strength = relevance_strength(run, cosine, share)
-    if share >= p.words_floor or (inside and share > 0):
-        return SHOWS, seen
     # A name no memory mentions ("When is Ben's birthday?" beside the user's own): closeness
-    # in meaning is about another subject, not evidence of this one
+    # in meaning, another name the store knows, or one word said in the query's time are
+    # about another subject, not evidence of this one
     stranger = min(run.strangers, default=None) if p.strangers_veto else None
-    if stranger is None and strength >= p.relevance_floor:
+    if share >= p.words_floor or (inside and share > 0 and stranger is None):
+        return SHOWS, seen
+    # a cosine an unrelated memory of this store reaches too is no evidence by meaning
+    noise = bar is not None and cosine is not None and cosine < bar
+    if noise:
+        seen = f"{seen}, below the store's noise bar {bar or 0.0:.3f}"
+    if stranger is None and not noise and strength >= p.relevance_floor:
         if run.anchors or legs_agree(candidate, p.agree_top):
             return SHOWS, seen
         seen = f"{seen}, not the closest in meaning, nor in both legs' top {p.agree_top}"
-    if stranger is None and margin is not None and margin >= p.lead_margin:
+    if stranger is None and not noise and margin is not None and margin >= p.lead_margin:
         if strength >= p.lead_floor:
             return SHOWS, f"{seen}, closest in meaning, {margin:.3f} ahead of the next"
     if stranger is not None:
         seen = f"{seen}, the query names {stranger}, which no memory mentions"
-    if named:
+    if named and stranger is None:
         return SHOWS, f"{seen}, names {named}, which the store knows"
     spelled = spelled_identifier(candidate.memory.content, pairs)
     if spelled:
@@ -379,8 +388,9 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     pairs = word_pairs(run.query.text)
     shares = {c.id: coverage(run, c, pattern) for c in candidates}
     leader, margin = lead(candidates)
+    bar = noise_bar(run.scores) if run.params.noise_bar else None
     judged = [
-        (c, *evidence(run, c, shares[c.id], pairs, margin if c.id == leader else None))
+        (c, *evidence(run, c, shares[c.id], pairs, margin if c.id == leader else None, bar))
         for c in candidates
     ]
     # stored questions boost a memory and never alone make it clear (DESIGN.md, recall 4);
