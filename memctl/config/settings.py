@@ -193,13 +193,6 @@ RECALL_KEYS: tuple[Key, ...] = (
         "Rank by closeness in meaning with the store's mean vector taken from the query and "
         "every memory (the relevance gate keeps the raw cosine).",
     ),
-    Key(
-        "recall.noise_bar",
-        True,
-        "Evidence by meaning alone (recall.relevance_floor, recall.lead_floor) needs a "
-        "cosine above what an unrelated memory of this store reaches for the query: the "
-        "mean of the query's cosines over the store + sqrt(2 ln n) standard deviations.",
-    ),
     _unit(
         "recall.support_floor",
         0.2,
@@ -209,8 +202,9 @@ RECALL_KEYS: tuple[Key, ...] = (
         "recall.strangers_veto",
         True,
         "A name the query writes capitalised that no memory mentions vetoes evidence by "
-        "meaning alone (recall.relevance_floor, recall.lead_floor): the query is about "
-        "someone or something the store does not know (not all-capital words, days, months).",
+        "meaning alone (recall.relevance_floor, recall.lead_floor), by another name the store "
+        "knows, and by one word said inside the query's time: the query is about someone or "
+        "something the store does not know (not all-capital words, days, months).",
     ),
     Key(
         "recall.possible",

@@ -40,7 +40,6 @@ class Values:
     recall_anchor_memories: int
     recall_agree_top: int
     recall_centred: bool
-    recall_noise_bar: bool
     recall_support_floor: float
     recall_strangers_veto: bool
     recall_possible: int
@@ -222,7 +221,6 @@ class RecallValues:
     anchor_memories: int
     agree_top: int
     centred: bool
-    noise_bar: bool
     support_floor: float
     strangers_veto: bool
     possible: int

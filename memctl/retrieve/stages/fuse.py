@@ -31,7 +31,11 @@ store), and whether it was created inside a time the query names.
 - Neither of these two (evidence by meaning alone) counts when the query writes
   capitalised a name that no memory mentions (``strangers_veto``): "When is
   Ben's birthday?" is close in meaning to the user's own birthday, but about
-  someone the store does not know.
+  someone the store does not know. Nor, then, do a name the store knows ("When
+  does Oliver's flight to Nairobi land?" beside every memory of Oliver) or one of
+  the query's words said inside its time ("What did Dr. Okonkwo say in November?"
+  beside any November memory saying "say"): they are about the store's subjects,
+  not the one asked about.
 - A name the query writes capitalised (a person, a project, a tool; not an
   all-capital word such as "API", as often a topic) that at
   least ``anchor_memories`` memories mention shows it too, in each memory
@@ -65,7 +69,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from memctl.model import Kind, parse_time
-from memctl.retrieve.noise import noise_bar
 from memctl.retrieve.query import IDENTIFIER, STOPWORDS, split_identifier, words_pattern
 from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run, by_score
 
@@ -294,13 +297,10 @@ def evidence(
     share: float,
     pairs: frozenset[tuple[str, str]] = frozenset(),
     margin: float | None = None,
-    bar: float | None = None,
 ) -> tuple[str | None, str]:
     """(SHOWS, SUPPORTS or None, what the evidence is) for one candidate, on its own;
     ``share``: the share of the query's content words it holds (``coverage``); ``margin``:
-    how far it leads the next closest in meaning, when it is the closest; ``bar``: the
-    cosine an unrelated memory of this store reaches for this query (retrieve/noise.py),
-    which evidence by meaning must clear."""
+    how far it leads the next closest in meaning, when it is the closest."""
     p = run.params
     window = run.query.window
     inside = window is not None and window.contains(parse_time(candidate.memory.created_at))
@@ -320,15 +320,11 @@ def evidence(
     stranger = min(run.strangers, default=None) if p.strangers_veto else None
     if share >= p.words_floor or (inside and share > 0 and stranger is None):
         return SHOWS, seen
-    # a cosine an unrelated memory of this store reaches too is no evidence by meaning
-    noise = bar is not None and cosine is not None and cosine < bar
-    if noise:
-        seen = f"{seen}, below the store's noise bar {bar or 0.0:.3f}"
-    if stranger is None and not noise and strength >= p.relevance_floor:
+    if stranger is None and strength >= p.relevance_floor:
         if run.anchors or legs_agree(candidate, p.agree_top):
             return SHOWS, seen
         seen = f"{seen}, not the closest in meaning, nor in both legs' top {p.agree_top}"
-    if stranger is None and not noise and margin is not None and margin >= p.lead_margin:
+    if stranger is None and margin is not None and margin >= p.lead_margin:
         if strength >= p.lead_floor:
             return SHOWS, f"{seen}, closest in meaning, {margin:.3f} ahead of the next"
     if stranger is not None:
@@ -388,9 +384,8 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     pairs = word_pairs(run.query.text)
     shares = {c.id: coverage(run, c, pattern) for c in candidates}
     leader, margin = lead(candidates)
-    bar = noise_bar(run.scores) if run.params.noise_bar else None
     judged = [
-        (c, *evidence(run, c, shares[c.id], pairs, margin if c.id == leader else None, bar))
+        (c, *evidence(run, c, shares[c.id], pairs, margin if c.id == leader else None))
         for c in candidates
     ]
     # stored questions boost a memory and never alone make it clear (DESIGN.md, recall 4);
