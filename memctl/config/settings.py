@@ -202,8 +202,9 @@ RECALL_KEYS: tuple[Key, ...] = (
         "recall.strangers_veto",
         True,
         "A name the query writes capitalised that no memory mentions vetoes evidence by "
-        "meaning alone (recall.relevance_floor, recall.lead_floor): the query is about "
-        "someone or something the store does not know (not all-capital words, days, months).",
+        "meaning alone (recall.relevance_floor, recall.lead_floor), by another name the store "
+        "knows, and by one word said inside the query's time: the query is about someone or "
+        "something the store does not know (not all-capital words, days, months).",
     ),
     Key(
         "recall.possible",

@@ -31,7 +31,11 @@ store), and whether it was created inside a time the query names.
 - Neither of these two (evidence by meaning alone) counts when the query writes
   capitalised a name that no memory mentions (``strangers_veto``): "When is
   Ben's birthday?" is close in meaning to the user's own birthday, but about
-  someone the store does not know.
+  someone the store does not know. Nor, then, do a name the store knows ("When
+  does Oliver's flight to Nairobi land?" beside every memory of Oliver) or one of
+  the query's words said inside its time ("What did Dr. Okonkwo say in November?"
+  beside any November memory saying "say"): they are about the store's subjects,
+  not the one asked about.
 - A name the query writes capitalised (a person, a project, a tool; not an
   all-capital word such as "API", as often a topic) that at
   least ``anchor_memories`` memories mention shows it too, in each memory
@@ -310,11 +314,12 @@ def evidence(
         f"words {share:.2f}" + (", inside the query's time" if inside else "")
     )
     strength = relevance_strength(run, cosine, share)
-    if share >= p.words_floor or (inside and share > 0):
-        return SHOWS, seen
     # A name no memory mentions ("When is Ben's birthday?" beside the user's own): closeness
-    # in meaning is about another subject, not evidence of this one
+    # in meaning, another name the store knows, or one word said in the query's time are
+    # about another subject, not evidence of this one
     stranger = min(run.strangers, default=None) if p.strangers_veto else None
+    if share >= p.words_floor or (inside and share > 0 and stranger is None):
+        return SHOWS, seen
     if stranger is None and strength >= p.relevance_floor:
         if run.anchors or legs_agree(candidate, p.agree_top):
             return SHOWS, seen
@@ -324,7 +329,7 @@ def evidence(
             return SHOWS, f"{seen}, closest in meaning, {margin:.3f} ahead of the next"
     if stranger is not None:
         seen = f"{seen}, the query names {stranger}, which no memory mentions"
-    if named:
+    if named and stranger is None:
         return SHOWS, f"{seen}, names {named}, which the store knows"
     spelled = spelled_identifier(candidate.memory.content, pairs)
     if spelled:
