@@ -23,6 +23,7 @@ to customers?").
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -54,7 +55,7 @@ def densities(index: VectorIndex, vectors: dict[str, np.ndarray]) -> dict[str, f
     in a store of fewer than LOCAL_ROWS live rows)."""
     if not vectors or not crowded(index):
         return {}
-    sample = sample_rows(index, SAMPLE_ROWS)
+    sample = _sample(index)
     ids = list(vectors)
     rows = np.stack([vectors[i] for i in ids]).astype(np.float32)
     cosines = rows @ sample.T
@@ -62,6 +63,24 @@ def densities(index: VectorIndex, vectors: dict[str, np.ndarray]) -> dict[str, f
     count = min(NEIGHBOURS, sample.shape[0] - 1)
     nearest = np.partition(cosines, -count, axis=1)[:, -count:]
     return dict(zip(ids, nearest.mean(axis=1).tolist(), strict=True))
+
+
+# Each index's last sample, with the ``dead`` array it was drawn under: a refresh that
+# changes the rows replaces that array, so the sample is drawn again only then (a resident
+# process answers every query of an unchanged store from one sample).
+_SAMPLES: weakref.WeakKeyDictionary[VectorIndex, tuple[np.ndarray, np.ndarray]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _sample(index: VectorIndex) -> np.ndarray:
+    """SAMPLE_ROWS of the index's live rows (centre.sample_rows), drawn once per state."""
+    drawn = _SAMPLES.get(index)
+    if drawn is not None and drawn[0] is index.dead:
+        return drawn[1]
+    sample = sample_rows(index, SAMPLE_ROWS)
+    _SAMPLES[index] = (index.dead, sample)
+    return sample
 
 
 def discounted(raw: dict[str, float], density: dict[str, float], weight: float) -> dict[str, float]:

@@ -104,3 +104,16 @@ def test_a_reworded_question_reaches_its_note_among_two_hundred(tmp_path: Path, 
         top[weight] = [(r["content"], r["match"]) for r in json.loads(done.stdout)["results"]]
     assert ("GitHub handle: @anovak-dev.", "possible") in top["0.25"]
     assert all(content != "GitHub handle: @anovak-dev." for content, _ in top["0"])
+
+
+def test_the_sample_is_drawn_again_once_the_store_changes(ctx: Context) -> None:
+    dim = len(ctx.vectors(["x"])[0]) // 4
+    crowd, loner = crowd_and_loner(dim, LOCAL_ROWS)
+    ids = store_vectors(ctx, crowd)
+    index = vector_index(ctx.db)
+    first = densities(index, {ids[0]: crowd[0]})
+    assert densities(vector_index(ctx.db), {ids[0]: crowd[0]}) == first  # unchanged store
+    # a memory near the crowd's first note joins the store: it is a neighbour at once
+    (twin,) = store_vectors(ctx, [unit(crowd[0] + 0.05 * loner)])
+    again = densities(vector_index(ctx.db), {ids[0]: crowd[0], twin: crowd[0]})
+    assert again[ids[0]] > first[ids[0]]
