@@ -193,6 +193,14 @@ RECALL_KEYS: tuple[Key, ...] = (
         "Rank by closeness in meaning with the store's mean vector taken from the query and "
         "every memory (the relevance gate keeps the raw cosine).",
     ),
+    Key(
+        "recall.density_weight",
+        0.25,
+        "Rank the possible matches by closeness in meaning less this x how crowded each "
+        "memory's neighbourhood is (its mean cosine to its 10 nearest memories), in a store "
+        "of 200 memories or more; 0: off (labels and clear matches keep the raw cosine).",
+        minimum=0.0,
+    ),
     _unit(
         "recall.support_floor",
         0.2,

@@ -40,6 +40,7 @@ class Values:
     recall_anchor_memories: int
     recall_agree_top: int
     recall_centred: bool
+    recall_density_weight: float
     recall_support_floor: float
     recall_strangers_veto: bool
     recall_possible: int
@@ -221,6 +222,7 @@ class RecallValues:
     anchor_memories: int
     agree_top: int
     centred: bool
+    density_weight: float
     support_floor: float
     strangers_veto: bool
     possible: int

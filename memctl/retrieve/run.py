@@ -47,6 +47,9 @@ class Candidate:
     match_why: str = ""  # the evidence the label rests on, for --explain
     members: tuple[str, ...] = ()  # session messages folded into it (provenance)
     centred: float | None = None  # its cosine after centring, which ranks it (centre.py)
+    # its cosine less its neighbourhood's density, which ranks it as a possible match
+    # (density.py)
+    discounted: float | None = None
 
     @property
     def id(self) -> str:

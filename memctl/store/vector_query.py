@@ -222,15 +222,33 @@ def similarities_of(index: VectorIndex, scores: Scores, ids: list[str]) -> dict[
     """Cosine similarity of each of these memories that has a vector (one pass over the rows)."""
     if not ids or scores.total == 0:
         return {}
+    positions, found = _positions_of_ids(index, ids)
+    return dict(zip(found, scores.of(positions).tolist(), strict=True))
+
+
+def vectors_of(index: VectorIndex, ids: list[str]) -> dict[str, np.ndarray]:
+    """The index's vector of each of these memories that has one (float32, as stored)."""
+    if not ids or not index.segments:
+        return {}
+    positions, found = _positions_of_ids(index, ids)
+    rows = np.empty((len(positions), index.segments[0].matrix.shape[1]), dtype=np.float32)
+    seg_of = np.searchsorted(index.starts, positions, side="right") - 1
+    for number, segment in enumerate(index.segments):
+        mine = seg_of == number
+        if mine.any():
+            rows[mine] = segment.matrix[positions[mine] - index.starts[number]]
+    return dict(zip(found, rows, strict=True))
+
+
+def _positions_of_ids(index: VectorIndex, ids: list[str]) -> tuple[np.ndarray, list[str]]:
+    """(positions in the index, the memory id at each) of these memories' live rows."""
     by_rowid = dict(
         index.db.tuples(
             f"SELECT m.rowid, m.id FROM {BY_ID_LIST} m ON m.id = wanted.value", [json.dumps(ids)]
         )
     )
     positions = index.positions_of(np.fromiter(by_rowid, dtype=np.int64, count=len(by_rowid)))
-    values = scores.of(positions).tolist()
-    rowids = index.rowids[positions].tolist()
-    return {by_rowid[r]: v for r, v in zip(rowids, values, strict=True)}
+    return positions, [by_rowid[r] for r in index.rowids[positions].tolist()]
 
 
 def rank_of(index: VectorIndex, scores: Scores, memory_id: str) -> tuple[int, float] | None:

@@ -99,6 +99,19 @@ def test_export_import_into_an_empty_home_round_trips(home: Path, tmp_path: Path
     assert copied == original
 
 
+def test_a_file_holding_one_memory_twice_imports_it_once(tmp_path: Path) -> None:
+    # two notes of the same text have the same id: the second is skipped, not a crash
+    line = json.dumps({"content": "Staging is rebuilt every night", "scope": "global"})
+    notes = tmp_path / "notes.jsonl"
+    notes.write_text(f"{line}\n{line}\n", "utf-8")
+    preview = json.loads(ok("import", str(notes), "--dry-run", "--json"))
+    assert (preview["imported"], preview["skipped"]) == (1, 1)
+    summary = json.loads(ok("import", str(notes), "--json"))
+    assert (summary["imported"], summary["skipped"], summary["errors"]) == (1, 1, [])
+    listed = json.loads(ok("list", "--json"))
+    assert [m["content"] for m in listed] == ["Staging is rebuilt every night"]
+
+
 def test_import_of_missing_empty_or_binary_files_fails_cleanly(tmp_path: Path) -> None:
     assert "no such file" in fails(6, "import", str(tmp_path / "nope.jsonl"))
     (tmp_path / "empty.jsonl").write_text("\n\n")

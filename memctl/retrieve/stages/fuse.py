@@ -129,6 +129,27 @@ def centre(run: Run, candidates: list[Candidate]) -> None:
         candidate.centred = cosines[candidate.id]
 
 
+def discount(run: Run, candidates: list[Candidate]) -> None:
+    """Each memory candidate's cosine less ``density_weight`` x how crowded its neighbourhood
+    is (retrieve/density.py), to rank the possible matches by; a candidate with no stored
+    vector of its own (a session message) keeps its cosine. Not with ``recall.centred``,
+    which ranks on its own."""
+    weight = run.params.density_weight
+    if weight <= 0 or run.params.centred or run.scores is None or run.index is None:
+        return
+    from memctl.retrieve.density import crowded, densities, discounted
+    from memctl.store.vector_query import vectors_of
+
+    if not crowded(run.index):
+        return
+    raw = {c.id: cosine for c in candidates if (cosine := similarity(c)) is not None}
+    vectors = vectors_of(run.index, [c.id for c in candidates if c.id in raw and not c.is_message])
+    cosines = discounted(raw, densities(run.index, vectors), weight)
+    for candidate in candidates:
+        if candidate.id in cosines:
+            candidate.discounted = cosines[candidate.id]
+
+
 def leg_share(candidates: list[Candidate], legs: tuple[str, ...]) -> dict[str, float]:
     """Each candidate's best strength on these legs, mapped onto [0, 1] over the hits."""
     values: dict[str, float] = {}
@@ -265,10 +286,14 @@ def relevance_strength(run: Run, cosine: float | None, share: float) -> float:
 
 
 def strength_of(run: Run, candidate: Candidate) -> float:
-    """``relevance_strength`` of one candidate for ``run``'s query, by its centred cosine
-    when it has one (this ranks; the gate's ``evidence`` weighs the raw cosine)."""
+    """``relevance_strength`` of one candidate for ``run``'s query, by its centred or its
+    discounted cosine when it has one (this ranks the possible matches; the gate's
+    ``evidence`` weighs the raw cosine)."""
     share = coverage(run, candidate, words_pattern(list(run.word_weights)))
-    cosine = candidate.centred if candidate.centred is not None else similarity(candidate)
+    cosine = next(
+        (c for c in (candidate.centred, candidate.discounted) if c is not None),
+        similarity(candidate),
+    )
     return relevance_strength(run, cosine, share)
 
 
@@ -378,6 +403,7 @@ def second_opinion(run: Run, judged: Judged, judge: Judge | None = None) -> Judg
 def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     w_vector, w_bm25 = leg_weights(run)
     centre(run, candidates)
+    discount(run, candidates)
     vector = leg_share(candidates, VECTOR_LEGS)
     bm25 = leg_share(candidates, BM25_LEGS)
     pattern = words_pattern(list(run.word_weights))
