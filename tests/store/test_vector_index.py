@@ -18,7 +18,7 @@ from memctl.memories import operations as memories
 from memctl.model import Memory, State
 from memctl.store import database, vector_query
 from memctl.store.memories import MemoryFilter, insert_memory, vector_search
-from memctl.store.vector_index import MAX_SEGMENTS, VectorIndex, vector_index
+from memctl.store.vector_index import MAX_SEGMENTS, VectorIndex, distinct, vector_index
 from memctl.store.vector_query import Scores
 from tests.conftest import ROOT
 from tests.fakes import HashEmbedder
@@ -317,3 +317,11 @@ def test_a_time_window_finds_the_nearest_memories_created_in_it(
         theirs = vector_search(ctx.db, query.tobytes(), limit, week)
         assert len(ours) == min(limit, 5)
         assert [i for i, _ in ours] == [i for i, _ in theirs]
+
+
+def test_distinct_rowids_are_numpys_unique_ones() -> None:
+    """positions_of's distinct rowids, without np.unique (which imports numpy.ma)."""
+    rng = np.random.default_rng(3)
+    for size in (0, 1, 2, 50, 1_000):
+        values = rng.integers(0, max(1, size // 3), size=size, dtype=np.int64)
+        assert distinct(values).tolist() == np.unique(values).tolist()
