@@ -128,20 +128,26 @@ class Scores:
         return self._search(count, among)
 
     def _search(self, count: int, among: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        live = ~self.index.dead
-        if among is not None:
-            pool = among[live[among]]
-        else:
-            pool = np.arange(len(live)) if self.total == len(live) else np.flatnonzero(live)
         keep = max(RESCORE_MIN, self.total // RESCORE_SHARE, count * 2)
-        if not self.exact and len(pool) > keep:
-            distances = self.hamming if len(pool) == len(live) else self.hamming[pool]
-            # every row at most as far as the keep-th nearest (ties included)
-            within = np.searchsorted(np.cumsum(np.bincount(distances)), keep)
-            pool = pool[distances <= within]
+        dead = self.index.dead
+        if among is not None:
+            pool = among[~dead[among]]
+            if not self.exact and len(pool) > keep:
+                pool = pool[_nearest_bits(self.hamming[pool], keep)]
+        elif not self.exact and self.total > keep:
+            # over every row: a dead row's distance is FARTHEST, beyond the keep-th live one
+            pool = np.flatnonzero(_nearest_bits(self.hamming, keep))
+        else:
+            pool = np.arange(len(dead)) if self.total == len(dead) else np.flatnonzero(~dead)
         similarities = self.of(pool)
         order = _top(similarities, min(count, len(pool)))
         return pool[order], similarities[order]
+
+
+def _nearest_bits(distances: np.ndarray, keep: int) -> np.ndarray:
+    """Which of ``distances`` are at most as far as the ``keep``-th nearest (ties included)."""
+    within = np.searchsorted(np.cumsum(np.bincount(distances)), keep)
+    return distances <= within
 
 
 def first_fetch(scores: Scores, limit: int) -> int:
