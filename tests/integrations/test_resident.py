@@ -293,7 +293,8 @@ def test_a_child_of_the_resident_process_loads_nothing_a_recall_needs(ctx: Conte
         capture_output=True,
         text=True,
         check=True,
-        env={**os.environ, "MEMCTL_EMBEDDER": "hash"},
+        # message vectors on: their leg's module is loaded too
+        env={**os.environ, "MEMCTL_EMBEDDER": "hash", "MEMCTL_RECALL_MESSAGE_VECTORS": "true"},
     )
     found, _, new = done.stdout.strip().partition(" ")
     assert int(found) >= 1  # the recall ran, and answered
