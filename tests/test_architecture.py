@@ -85,6 +85,18 @@ def test_commands_without_vectors_load_no_model_code(home: Path) -> None:
     assert loaded_after(code) == set()
 
 
+def test_recall_loads_no_transcript_parser() -> None:
+    """recall's output (the fast lane's and the resident process's children's) reads no
+    transcript: the parsers and distillation rules (about 40 ms of a process) stay unloaded
+    until --explain asks which sessions a memory came from."""
+    probe = (
+        "import sys, memctl.cli.fastlane, memctl.cli.recall_out\n"
+        "print(sorted(m for m in sys.modules if m.startswith('memctl.ingest')))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
 def test_the_hook_entry_loads_no_config_editor() -> None:
     """Hooks ask the clients' registry; tomlkit (editing Codex's config) stays unloaded."""
     probe = "import sys, memctl.integrations.hooks\nprint('tomlkit' in sys.modules)"

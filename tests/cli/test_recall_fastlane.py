@@ -121,3 +121,17 @@ def test_the_fast_lane_loads_no_typer(stored: None) -> None:
         env={**os.environ, "MEMCTL_EMBEDDER": "hash"},
     )
     assert "make release" in done.stdout and done.stdout.splitlines()[-1] == "[]"
+
+
+def test_tables_show_stored_text_as_stored_not_as_emoji() -> None:
+    """ ":rocket:" in a memory is shown as written (rich turned it into an emoji), by recall
+    in the fast lane and through Typer, and by list."""
+    text = "We ship the release with the :rocket: script on Fridays"
+    assert run_cli("remember", text).returncode == 0
+    shown = [
+        run_cli("recall", "release script").stdout,
+        through_typer("recall", "release script").stdout,
+        run_cli("list").stdout,
+    ]
+    for n, out in enumerate(shown):
+        assert ":rocket:" in out and "\N{ROCKET}" not in out, (n, out)

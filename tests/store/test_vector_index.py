@@ -18,7 +18,7 @@ from memctl.memories import operations as memories
 from memctl.model import Memory, State
 from memctl.store import database, vector_query
 from memctl.store.memories import MemoryFilter, insert_memory, vector_search, vectors_for
-from memctl.store.vector_index import MAX_SEGMENTS, VectorIndex, vector_index
+from memctl.store.vector_index import MAX_SEGMENTS, VectorIndex, distinct, vector_index
 from memctl.store.vector_query import Scores
 from tests.conftest import ROOT
 from tests.fakes import HashEmbedder
@@ -338,3 +338,11 @@ def test_vectors_of_named_memories_are_their_live_copies(ctx: Context) -> None:
         i: np.frombuffer(v, dtype=np.float32) for i, v in vectors_for(ctx.db, [later[5]]).items()
     }
     np.testing.assert_allclose(found[later[5]], stored[later[5]], atol=1e-6)
+
+
+def test_distinct_rowids_are_numpys_unique_ones() -> None:
+    """positions_of's distinct rowids, without np.unique (which imports numpy.ma)."""
+    rng = np.random.default_rng(3)
+    for size in (0, 1, 2, 50, 1_000):
+        values = rng.integers(0, max(1, size // 3), size=size, dtype=np.int64)
+        assert distinct(values).tolist() == np.unique(values).tolist()
