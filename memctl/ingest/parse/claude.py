@@ -20,7 +20,6 @@ names the session's directory.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from pathlib import PurePath
 from typing import Any
@@ -39,6 +38,7 @@ from memctl.ingest.parse.common import (
     tool_use_note,
     without_reminders,
 )
+from memctl.lazy_re import lazy
 from memctl.model import Role
 
 ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT}
@@ -46,7 +46,7 @@ ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT}
 # sub-agents' at <slug>/<session>/subagents/<agent>.jsonl; <slug> is the directory the
 # session started in, each character but a letter or digit made "-"
 PROJECTS, SUBAGENTS = "projects", "subagents"
-SLUG_GAP = re.compile(r"[^A-Za-z0-9]")
+SLUG_GAP = lazy(r"[^A-Za-z0-9]")
 
 
 def looks_like(record: dict[str, Any]) -> bool:
