@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import run_cli
+
 PACKAGE = Path(__file__).resolve().parent.parent / "memctl"
 SQL = re.compile(
     r"\b(SELECT\s.+\sFROM|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|"
@@ -85,6 +87,15 @@ def test_commands_without_vectors_load_no_model_code(home: Path) -> None:
     assert loaded_after(code) == set()
 
 
+def test_get_loads_no_model_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`memctl get` reads where a memory came from (maintain's folds) without numpy."""
+    monkeypatch.setenv("MEMCTL_EMBEDDER", "hash")
+    made = run_cli("remember", "We deploy with make release from the main branch.")
+    shown = ["get", made.stdout.strip()]
+    code = f"from memctl.cli.main import app\napp({shown!r}, standalone_mode=False)"
+    assert loaded_after(code) == set()
+
+
 def test_the_hook_entry_loads_no_config_editor() -> None:
     """Hooks ask the clients' registry; tomlkit (editing Codex's config) stays unloaded."""
     probe = "import sys, memctl.integrations.hooks\nprint('tomlkit' in sys.modules)"
@@ -122,7 +133,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("memories",),
     ("context",),
     ("store", "embed", "llm"),
-    ("config", "model", "errors", "home", "__init__"),
+    ("config", "model", "errors", "home", "lazy_re", "__init__"),
 ]
 LAYER_OF = {name: depth for depth, names in enumerate(LAYERS) for name in names}
 

@@ -423,7 +423,7 @@ def origins(ctx: Context, memories: list[Memory]) -> dict[str, list[Origin]]:
     ``source``, then each fact merged into it and each memory folded into it (their
     events and rows; see ``store.sessions.folded_sources``). A fact of a session's tool
     calls (``session:<id>``) names the message said when the call was made."""
-    from memctl.maintain.changes import FOLDS  # maintain loads numpy: only here
+    from memctl.maintain.changes import FOLDS  # maintain's modules: only here
 
     named: dict[str, list[tuple[str, str]]] = {m.id: [(m.source, m.created_at)] for m in memories}
     owner = {m.id: m.id for m in memories}  # a folded memory -> the memory asked about
