@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import re
 
+from memctl.lazy_re import lazy
+
 # sentences that only open or narrate an answer ("Perfect!", "Now I have a full picture.")
 # An interjection only when punctuation or the end closes it: "Good catch!" is filler as a
 # whole, "Good" alone in "Good catch! ..." is not (it left "catch! ...").
-FILLER = re.compile(
+FILLER = lazy(
     r"^\s*(?:(?:perfect|great|excellent|awesome|done|all done|good|okay|ok|sure|got it|"
     r"absolutely|exactly|(?:you're |you are )?(?:absolutely )?right|(?:you're|you are) welcome|"
     r"(?:good|great|nice|excellent) (?:catch|question|point|find|idea|call))"
     r"(?:\s*[!.,:\u2014\u2013]+\s*|\s*$))+",
     re.I,
 )
-NARRATION = re.compile(
+NARRATION = lazy(
     r"^\s*(?:(?:now,? )?I (?:now )?have [^.!\n]{0,40}?(?:understanding|picture|view|"
     r"overview|information|idea|context)\b|(?:(?:now|so|based on [^,.\n]{0,80}),? )?let me\b|"
     r"I'll now\b|agentId:)"

@@ -40,6 +40,7 @@ from memctl.ingest.parse.common import (
     tool_use_note,
     without_reminders,
 )
+from memctl.lazy_re import lazy
 from memctl.model import Role
 
 ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT}
@@ -50,12 +51,12 @@ PROJECTS, SUBAGENTS = "projects", "subagents"
 # The prompt's shell mode ("!uv run pytest"): Claude Code writes the command the person
 # ran, then its output, as two user turns. They are a shell call and its result, read as
 # the model's are (the digest's commands, the facts of how tests run).
-SHELL_INPUT = re.compile(r"\A\s*<bash-input>(.*?)</bash-input>\s*\Z", re.S)
-SHELL_OUTPUT = re.compile(
+SHELL_INPUT = lazy(r"\A\s*<bash-input>(.*?)</bash-input>\s*\Z", re.S)
+SHELL_OUTPUT = lazy(
     r"\A\s*<bash-stdout>(.*?)</bash-stdout>\s*(?:<bash-stderr>(.*?)</bash-stderr>)?\s*\Z", re.S
 )
 SHELL_TOOL = "Bash"  # Claude Code's shell tool: a note as its calls are written
-SLUG_GAP = re.compile(r"[^A-Za-z0-9]")
+SLUG_GAP = lazy(r"[^A-Za-z0-9]")
 
 
 def looks_like(record: dict[str, Any]) -> bool:

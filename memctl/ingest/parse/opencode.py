@@ -14,7 +14,6 @@ a user message holding only a ``compaction`` part: the summary is kept as one
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from memctl.ingest.parse.common import (
@@ -28,6 +27,7 @@ from memctl.ingest.parse.common import (
     tool_result_note,
     tool_use_note,
 )
+from memctl.lazy_re import lazy
 from memctl.model import Role
 
 ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT}
@@ -70,7 +70,7 @@ def _part(part: Any) -> str:
 
 # `opencode run "a prompt"` sends the prompt as it joins its arguments: one holding a
 # space in double quotes, its own quotes as \" (OpenCode 1.18's run command).
-RUN_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*\s(?:[^"\\]|\\.)*)"')
+RUN_QUOTED = lazy(r'"((?:[^"\\]|\\.)*\s(?:[^"\\]|\\.)*)"')
 
 
 def unquote_run(text: str) -> str:
