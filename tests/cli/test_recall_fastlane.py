@@ -134,15 +134,16 @@ def test_the_fast_lane_loads_no_typer(stored: Shared, home: Path) -> None:
     assert "make release" in done.stdout and done.stdout.splitlines()[-1] == "[]"
 
 
-def test_tables_show_stored_text_as_stored_not_as_emoji() -> None:
+def test_tables_show_stored_text_as_stored_not_as_emoji(stored: Shared, home: Path) -> None:
     """ ":rocket:" in a memory is shown as written (rich turned it into an emoji), by recall
     in the fast lane and through Typer, and by list."""
+    mine = stored.copy(home)  # a memory more
     text = "We ship the release with the :rocket: script on Fridays"
-    assert run_cli("remember", text).returncode == 0
+    assert run_cli("remember", text, cwd=mine.project).returncode == 0
     shown = [
-        run_cli("recall", "release script").stdout,
-        through_typer("recall", "release script").stdout,
-        run_cli("list").stdout,
+        run_cli("recall", "release script", cwd=mine.project).stdout,
+        through_typer("recall", "release script", where=mine).stdout,
+        run_cli("list", cwd=mine.project).stdout,
     ]
     for n, out in enumerate(shown):
         assert ":rocket:" in out and "\N{ROCKET}" not in out, (n, out)
