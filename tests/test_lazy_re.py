@@ -59,3 +59,17 @@ def test_importing_the_rule_modules_compiles_no_pattern() -> None:
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout == ""
+
+
+def test_a_forking_process_compiles_the_loaded_patterns_once() -> None:
+    """The resident process compiles the loaded modules' lazy patterns before it forks, so
+    that no child compiles one again."""
+    probe = (
+        "import memctl.ingest.entities as entities\n"
+        "from memctl.lazy_re import compile_loaded\n"
+        "assert '_compiled' not in vars(entities.CLAUSE_START)\n"
+        "print(compile_loaded() > 0, '_compiled' in vars(entities.CLAUSE_START), compile_loaded())"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "True", "0"]

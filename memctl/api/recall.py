@@ -70,6 +70,7 @@ def warm(settings: Settings) -> None:
     recall process calls this once, so that each of its children starts with them (a
     child of its own pays each again: about 10 ms)."""
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as recall: set before numpy loads
+    import memctl.retrieve.density  # noqa: F401 - the possible matches' crowd discount
     import memctl.store.message_vectors  # noqa: F401 - the messages' vector leg
     import memctl.store.vector_query  # noqa: F401 - sqlite-vec, loaded by the vector leg
     from memctl.retrieve.named_projects import question_words, written_as_names
