@@ -312,10 +312,13 @@ def evidence(
     strength = relevance_strength(run, cosine, share)
     if share >= p.words_floor or (inside and share > 0):
         return SHOWS, seen
+    far = far_message(run, candidate)
+    if far:
+        seen = f"{seen}, {far}"
     # A name no memory mentions ("When is Ben's birthday?" beside the user's own): closeness
     # in meaning is about another subject, not evidence of this one
     stranger = min(run.strangers, default=None) if p.strangers_veto else None
-    if stranger is None and strength >= p.relevance_floor:
+    if stranger is None and strength >= p.relevance_floor and not far:
         if run.anchors or legs_agree(candidate, p.agree_top):
             return SHOWS, seen
         seen = f"{seen}, not the closest in meaning, nor in both legs' top {p.agree_top}"
@@ -332,6 +335,19 @@ def evidence(
     if inside or share > 0 or (cosine is not None and cosine >= p.support_floor):
         return SUPPORTS, seen
     return None, seen
+
+
+def far_message(run: Run, candidate: Candidate) -> str:
+    """Why a session message's share of the query's words is no evidence of its own (""
+    when it is): its stored vector (``recall.message_vectors``) or one embedded now
+    (``recall.session_vectors``) puts it below ``support_floor`` in meaning. Its closeness
+    never labels a message, but its distance does: "How many different doctors did I
+    visit?" shares two of its words with a reply about the different parks to visit
+    (docs/benchmarks.md, "Far messages")."""
+    cosine = similarity(candidate) if candidate.is_message else None
+    if cosine is None or cosine >= run.params.support_floor:
+        return ""
+    return f"a message far in meaning (cosine {cosine:.3f}): its words are no evidence alone"
 
 
 Judged = list[tuple[Candidate, str | None, str]]
