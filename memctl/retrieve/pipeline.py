@@ -27,7 +27,7 @@ from memctl.errors import MemctlError
 from memctl.model import Memory, State, format_time
 from memctl.retrieve.params import Params, recall_params
 from memctl.retrieve.query import Analysed, analyse
-from memctl.retrieve.run import DROPPED, RESCORED, Candidate, Run, Stage, Step, by_score
+from memctl.retrieve.run import DROPPED, RESCORED, Candidate, Run, Stage, Step
 from memctl.retrieve.stages.bm25_floor import bm25_floor
 from memctl.retrieve.stages.candidates import candidates
 from memctl.retrieve.stages.cap import cap
