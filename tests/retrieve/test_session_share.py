@@ -67,6 +67,7 @@ def test_a_session_is_scored_by_its_best_few_messages(ctx: Context) -> None:
     ranked = session_share(run, [once, best, second, third, fourth, possible, memory])
     assert best.score == pytest.approx(0.95 + SESSION_SHARE * (0.6 + 0.5))
     assert once.score == pytest.approx(1.0) and memory.score == pytest.approx(0.97)
+    assert second.score == pytest.approx(0.6)  # only a session's best gains: no crowding
     assert possible.score == pytest.approx(2.0)
     # the session that speaks of it in several messages comes first, by its best message
     clear = [c.id for c in ranked if c.clear and c.is_message]

@@ -1,11 +1,13 @@
-"""Stage, sessions: a session message gains a share of its session's next best matches.
+"""Stage, sessions: a session's best message gains a share of its session's next best.
 
-A session is scored by its best few messages (DESIGN.md, recall 1): a message
-gains ``SESSION_SHARE`` of the scores of the ``SESSION_BEST - 1`` best other
-messages of its session among the same matches (clear ones with clear ones,
-possible ones with possible ones). A session that speaks of the question in
-several messages comes before one that mentions its words once, and the
-session's best message stays its first result.
+A session is scored by its best few messages (DESIGN.md, recall 1): the best
+message of each session gains ``SESSION_SHARE`` of the scores of the
+``SESSION_BEST - 1`` next best messages of its session among the same matches
+(clear ones with clear ones, possible ones with possible ones). A session that
+speaks of the question in several messages comes before one that says its
+words once; the session's other messages gain nothing, so it does not crowd
+out the memories and other sessions below it (on the real questions, lifting
+them all put a session's narration in place of its digest).
 
 A question that counts or lists over time ("how many times did I ...", "how
 often", "in total", "which ... have I") wants one answer from each session
@@ -52,28 +54,21 @@ def counts_over_time(query: str) -> bool:
 
 
 def session_share(run: Run, candidates: list[Candidate]) -> list[Candidate]:
-    """Each session message's score + SESSION_SHARE x the best SESSION_BEST - 1 scores of
-    the other messages of its session with its label, re-sorted."""
-    scores: dict[tuple[bool, str], list[float]] = defaultdict(list)
-    for candidate in candidates:
+    """Each session's best message (with its label) + SESSION_SHARE x the next
+    SESSION_BEST - 1 scores of its session, re-sorted."""
+    sessions: dict[tuple[bool, str], list[Candidate]] = defaultdict(list)
+    for candidate in by_score(candidates):
         if candidate.is_message and candidate.memory.session_id:
-            scores[(candidate.clear, candidate.memory.session_id)].append(candidate.score)
-    for values in scores.values():
-        values.sort(reverse=True)
-    for candidate in candidates:
-        if not candidate.is_message or not candidate.memory.session_id:
-            continue
-        session = scores[(candidate.clear, candidate.memory.session_id)]
-        others = list(session)
-        others.remove(candidate.score)
-        gain = SESSION_SHARE * sum(others[: SESSION_BEST - 1])
+            sessions[(candidate.clear, candidate.memory.session_id)].append(candidate)
+    for best, *others in sessions.values():
+        gain = SESSION_SHARE * sum(c.score for c in others[: SESSION_BEST - 1])
         if gain <= 0:
             continue
-        before = candidate.score
-        candidate.score = before + gain
-        candidate.factors[STAGE] = candidate.score / before if before else 1.0
+        before = best.score
+        best.score = before + gain
+        best.factors[STAGE] = best.score / before if before else 1.0
         why = f"+{gain:.3f}: {min(len(others), SESSION_BEST - 1)} more matches in its session"
-        run.record(STAGE, candidate, RESCORED, gain, why)
+        run.record(STAGE, best, RESCORED, gain, why)
     if counts_over_time(run.query.text):
         cover(run, candidates)
     return by_score(candidates)
