@@ -27,7 +27,7 @@ from memctl.errors import MemctlError
 from memctl.model import Memory, State, format_time
 from memctl.retrieve.params import Params, recall_params
 from memctl.retrieve.query import Analysed, analyse
-from memctl.retrieve.run import DROPPED, RESCORED, Candidate, Run, Stage, Step
+from memctl.retrieve.run import DROPPED, RESCORED, Candidate, Run, Stage, Step, by_score
 from memctl.retrieve.stages.bm25_floor import bm25_floor
 from memctl.retrieve.stages.candidates import candidates
 from memctl.retrieve.stages.cap import cap
@@ -46,7 +46,7 @@ from memctl.retrieve.stages.provenance import STAGE as PROVENANCE
 from memctl.retrieve.stages.provenance import provenance
 from memctl.retrieve.stages.rerank import rerank
 from memctl.retrieve.stages.scope import scope
-from memctl.retrieve.stages.session_share import session_share
+from memctl.retrieve.stages.sessions_cover import sessions_cover
 from memctl.retrieve.stages.spread import describe, spread
 from memctl.retrieve.stages.status import status
 from memctl.retrieve.stages.time_boost import time_boost
@@ -80,7 +80,7 @@ def stages_for(params: Params) -> list[Stage]:
         spread,
         status,
         cutoff,
-        session_share,
+        sessions_cover,
         mmr,
         pack,
     ]
@@ -286,7 +286,7 @@ def possible_results(run: Run, kept: list[Candidate], wanted: int) -> list[Candi
     found = [*beside, *run_stages_over(run, POSSIBLE_STAGES, aside)]
     for candidate in found:
         rank_possible(run, candidate)
-    best = distinct_texts(session_share(run, found))[:wanted]
+    best = distinct_texts(sessions_cover(run, by_score(found)))[:wanted]
     if run.budget is None:
         return best
     left = run.budget - sum(item_tokens(c, run.params) for c in kept if c.clear)

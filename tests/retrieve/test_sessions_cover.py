@@ -1,6 +1,6 @@
 """Session messages in the ranking (issue 33, LongMemEval with sessions): a message far in
-meaning is no clear match by its words alone; a session is scored by its best few
-messages; a question that counts over time gets one message from each session first."""
+meaning is no clear match by its words alone; a question that counts over time gets one
+message from each session first."""
 
 from __future__ import annotations
 
@@ -13,11 +13,10 @@ from memctl.context import Context
 from memctl.model import Memory, format_time
 from memctl.retrieve.run import Candidate
 from memctl.retrieve.stages.fuse import fuse
-from memctl.retrieve.stages.session_share import (
+from memctl.retrieve.stages.sessions_cover import (
     COVERAGE_FACTOR,
-    SESSION_SHARE,
     counts_over_time,
-    session_share,
+    sessions_cover,
 )
 from tests.cli.test_cli import ok
 from tests.retrieve.test_recall_stages import NOW, make_run
@@ -56,25 +55,6 @@ def test_a_message_far_in_meaning_is_no_clear_match_by_its_words_alone(ctx: Cont
     assert everything.clear
 
 
-def test_a_session_is_scored_by_its_best_few_messages(ctx: Context) -> None:
-    run = make_run(ctx, "what did I plant in the garden?")
-    once = message("s1#4", score=1.0)
-    best, second, third, fourth = (
-        message(f"s2#{n}", score=s) for n, s in enumerate((0.95, 0.6, 0.5, 0.4), 1)
-    )
-    possible = message("s2#9", score=2.0, clear=False)  # counted with its own label only
-    memory = Candidate(Memory(content="a memory", session_id="s2"), score=0.97)
-    ranked = session_share(run, [once, best, second, third, fourth, possible, memory])
-    assert best.score == pytest.approx(0.95 + SESSION_SHARE * (0.6 + 0.5))
-    assert once.score == pytest.approx(1.0) and memory.score == pytest.approx(0.97)
-    assert second.score == pytest.approx(0.6)  # only a session's best gains: no crowding
-    assert possible.score == pytest.approx(2.0)
-    # the session that speaks of it in several messages comes first, by its best message
-    clear = [c.id for c in ranked if c.clear and c.is_message]
-    assert clear[:2] == ["s2#1", "s1#4"]
-    assert any(s.stage == "sessions" and "2 more matches" in s.why for s in run.steps_of("s2#1"))
-
-
 @pytest.mark.parametrize(
     ("question", "counts"),
     [
@@ -95,14 +75,16 @@ def test_a_question_that_counts_gets_each_sessions_best_before_a_sessions_second
 ) -> None:
     asked = "how many times did I go to the dentist?"
     scores = {"d1#1": 1.0, "d1#2": 0.9, "d1#3": 0.85, "d2#1": 0.7, "d3#1": 0.6}
-    plain = session_share(
+    plain = sessions_cover(
         make_run(ctx, "what did the dentist say?"), [message(k, score=s) for k, s in scores.items()]
     )
     assert [c.id for c in plain][:3] == ["d1#1", "d1#2", "d1#3"]
-    counting = session_share(make_run(ctx, asked), [message(k, score=s) for k, s in scores.items()])
+    counting = sessions_cover(
+        make_run(ctx, asked), [message(k, score=s) for k, s in scores.items()]
+    )
     assert [c.id for c in counting][:3] == ["d1#1", "d2#1", "d3#1"]
     second = next(c for c in counting if c.id == "d1#2")
-    assert second.factors["sessions coverage"] == pytest.approx(COVERAGE_FACTOR)
+    assert second.factors["sessions"] == pytest.approx(COVERAGE_FACTOR)
     assert len(counting) == len(scores)  # a lean, never a filter
 
 
