@@ -286,7 +286,7 @@ def possible_results(run: Run, kept: list[Candidate], wanted: int) -> list[Candi
     found = [*beside, *run_stages_over(run, POSSIBLE_STAGES, aside)]
     for candidate in found:
         rank_possible(run, candidate)
-    best = distinct_texts(sessions_cover(run, by_score(found)))[:wanted]
+    best = distinct_texts(sessions_cover(run, by_score(found), clear=False))[:wanted]
     if run.budget is None:
         return best
     left = run.budget - sum(item_tokens(c, run.params) for c in kept if c.clear)

@@ -4,8 +4,8 @@ first.
 A question that counts or lists what happened over time ("how many times did
 I ...", "how often", "in total", "which ... have I ever") wants one answer
 from each session more than several from one: past its session's best, each
-further message of the session (by score, with its label: clear ones with
-clear ones, possible ones with possible ones) is multiplied by
+further message of the session (by score, with its label: the clear ones in
+the pipeline, the possible ones once ranked as possible matches) is multiplied by
 ``COVERAGE_FACTOR`` once more, so the next session's best comes before a
 session's second. A lean, never a filter: every message stays, and the order
 of the sessions by their best message is unchanged.
@@ -41,18 +41,20 @@ def counts_over_time(query: str) -> bool:
     return any(re.search(pattern, query, re.IGNORECASE) for pattern in COUNTING)
 
 
-def sessions_cover(run: Run, candidates: list[Candidate]) -> list[Candidate]:
-    """For a question that counts over time, each session message past its session's best
-    (with its label) x COVERAGE_FACTOR per message of its session above it, re-sorted."""
+def sessions_cover(run: Run, candidates: list[Candidate], clear: bool = True) -> list[Candidate]:
+    """For a question that counts over time, each session message with the label ``clear``
+    past its session's best x COVERAGE_FACTOR per message of its session above it,
+    re-sorted. In the pipeline the clear matches; the possible ones once ranked as
+    possible matches (pipeline.possible_results), by that rank, not the pipeline's."""
     if not counts_over_time(run.query.text):
         return candidates
-    above: dict[tuple[bool, str], int] = defaultdict(int)
+    above: dict[str, int] = defaultdict(int)
     for candidate in by_score(candidates):
-        if not candidate.is_message or not candidate.memory.session_id:
+        session = candidate.memory.session_id
+        if not candidate.is_message or not session or candidate.clear != clear:
             continue
-        key = (candidate.clear, candidate.memory.session_id)
-        shown = above[key]
-        above[key] += 1
+        shown = above[session]
+        above[session] += 1
         if shown:
             factor = COVERAGE_FACTOR**shown
             candidate.score *= factor
