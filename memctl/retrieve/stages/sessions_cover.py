@@ -26,7 +26,9 @@ STAGE = "sessions"
 # (docs/benchmarks.md, "Far messages and counting questions").
 COVERAGE_FACTOR = 0.5
 COUNTING = (
-    r"\bhow (?:many|often)\b",
+    # not a span of time ("how many days ago", "how many weeks between"): one answer
+    r"\bhow many\b(?![^?.!]*\b(?:ago|since|until|before|after|between|left)\b)",
+    r"\bhow often\b",
     r"\bhow much (?:time|money)\b",
     r"\bin total\b",
     r"\b(?:which|what) (?:\w+ ){1,3}(?:have|did) (?:i|we) (?:\w+ )?(?:ever|all|so far)\b",
