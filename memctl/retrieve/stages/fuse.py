@@ -40,7 +40,10 @@ store), and whether it was created inside a time the query names.
 - So does an identifier the query spells out in words ("the math utils
   project" names ``math_utils``; "parse user id" names ``parseUserId``).
 - Without a vector (no embedder, a message not embedded), the word share
-  stands in for the cosine.
+  stands in for the cosine. A session message's cosine never labels it (the
+  narration is close to any question about the work), but one below
+  ``support_floor`` takes the word share's voice away: words a message far in
+  meaning shares with the query are a coincidence (``far_message``).
 - When at least one candidate shows it, the others that have some evidence
   of their own join it: cosine >= ``support_floor``, at least one content word
   of the query, or the query's time.
@@ -343,7 +346,7 @@ def far_message(run: Run, candidate: Candidate) -> str:
     (``recall.session_vectors``) puts it below ``support_floor`` in meaning. Its closeness
     never labels a message, but its distance does: "How many different doctors did I
     visit?" shares two of its words with a reply about the different parks to visit
-    (docs/benchmarks.md, "Far messages")."""
+    (docs/benchmarks.md, "Far messages and counting questions")."""
     cosine = similarity(candidate) if candidate.is_message else None
     if cosine is None or cosine >= run.params.support_floor:
         return ""
