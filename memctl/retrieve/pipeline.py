@@ -2,7 +2,7 @@
 
     candidates -> fuse -> provenance -> time -> intent -> cap -> neighbours -> rerank ->
     bm25_floor -> decay -> importance -> length -> scope -> spread -> status -> cutoff ->
-    mmr -> pack
+    sessions -> mmr -> pack
 
 The candidates the relevance gate labels clear (fuse), and those with a path
 from one (neighbours, spread), go through every stage: they are the clear
@@ -46,6 +46,7 @@ from memctl.retrieve.stages.provenance import STAGE as PROVENANCE
 from memctl.retrieve.stages.provenance import provenance
 from memctl.retrieve.stages.rerank import rerank
 from memctl.retrieve.stages.scope import scope
+from memctl.retrieve.stages.sessions_cover import sessions_cover
 from memctl.retrieve.stages.spread import describe, spread
 from memctl.retrieve.stages.status import status
 from memctl.retrieve.stages.time_boost import time_boost
@@ -79,6 +80,7 @@ def stages_for(params: Params) -> list[Stage]:
         spread,
         status,
         cutoff,
+        sessions_cover,
         mmr,
         pack,
     ]
@@ -284,7 +286,7 @@ def possible_results(run: Run, kept: list[Candidate], wanted: int) -> list[Candi
     found = [*beside, *run_stages_over(run, POSSIBLE_STAGES, aside)]
     for candidate in found:
         rank_possible(run, candidate)
-    best = distinct_texts(by_score(found))[:wanted]
+    best = distinct_texts(sessions_cover(run, by_score(found), clear=False))[:wanted]
     if run.budget is None:
         return best
     left = run.budget - sum(item_tokens(c, run.params) for c in kept if c.clear)

@@ -44,7 +44,10 @@ store), and whether it was created inside a time the query names.
 - So does an identifier the query spells out in words ("the math utils
   project" names ``math_utils``; "parse user id" names ``parseUserId``).
 - Without a vector (no embedder, a message not embedded), the word share
-  stands in for the cosine.
+  stands in for the cosine. A session message's cosine never labels it (the
+  narration is close to any question about the work), but one below
+  ``support_floor`` takes the word share's voice away: words a message far in
+  meaning shares with the query are a coincidence (``far_message``).
 - When at least one candidate shows it, the others that have some evidence
   of their own join it: cosine >= ``support_floor``, at least one content word
   of the query, or the query's time.
@@ -345,7 +348,10 @@ def evidence(
     stranger = min(run.strangers, default=None) if p.strangers_veto else None
     if share >= p.words_floor or (inside and share > 0 and stranger is None):
         return SHOWS, seen
-    if stranger is None and strength >= p.relevance_floor:
+    far = far_message(run, candidate)
+    if far:
+        seen = f"{seen}, {far}"
+    if stranger is None and strength >= p.relevance_floor and not far:
         if run.anchors or legs_agree(candidate, p.agree_top):
             return SHOWS, seen
         seen = f"{seen}, not the closest in meaning, nor in both legs' top {p.agree_top}"
@@ -362,6 +368,19 @@ def evidence(
     if inside or share > 0 or (cosine is not None and cosine >= p.support_floor):
         return SUPPORTS, seen
     return None, seen
+
+
+def far_message(run: Run, candidate: Candidate) -> str:
+    """Why a session message's share of the query's words is no evidence of its own (""
+    when it is): its stored vector (``recall.message_vectors``) or one embedded now
+    (``recall.session_vectors``) puts it below ``support_floor`` in meaning. Its closeness
+    never labels a message, but its distance does: "How many different doctors did I
+    visit?" shares two of its words with a reply about the different parks to visit
+    (docs/benchmarks.md, "Far messages and counting questions")."""
+    cosine = similarity(candidate) if candidate.is_message else None
+    if cosine is None or cosine >= run.params.support_floor:
+        return ""
+    return f"a message far in meaning (cosine {cosine:.3f}): its words are no evidence alone"
 
 
 Judged = list[tuple[Candidate, str | None, str]]
