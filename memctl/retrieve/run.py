@@ -111,6 +111,8 @@ class Run:
     word_weights: dict[str, float] = field(default_factory=dict)  # query word -> rarity
     anchors: frozenset[str] = frozenset()  # the query's names the store knows well
     strangers: frozenset[str] = frozenset()  # the query's names no memory mentions
+    # the query's names most memories mention: the vector legs embed the query without them
+    common_names: frozenset[str] = frozenset()
     index: VectorIndex | None = None
     scores: Scores | None = None
     # the candidates the relevance gate did not label clear, best fused score first: a

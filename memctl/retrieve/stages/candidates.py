@@ -32,7 +32,7 @@ from typing import Generic, TypeVar
 from memctl.errors import MemctlError, ModelError
 from memctl.model import format_time
 from memctl.retrieve.named_projects import named_words
-from memctl.retrieve.query import Analysed
+from memctl.retrieve.query import Analysed, without_names
 from memctl.retrieve.run import ADDED, Candidate, Run
 from memctl.retrieve.stages.fuse import VECTOR_LEGS, idf
 from memctl.retrieve.when import MONTHS, WEEKDAYS
@@ -112,7 +112,7 @@ def _embed_query(run: Run, size: int) -> None:
     if model is None:  # no memory has a vector yet: nothing to compare with
         return
     embedder = run.ctx.embedder
-    vector = embedder.embed([run.query.text])[0]
+    vector = embedder.embed([without_names(run.query.text, run.common_names)])[0]
     if (embedder.name, len(vector)) != (model.model, model.dim):
         raise ModelError(
             f"this store's vectors were made by {model.model} ({model.dim}-d), not the "
@@ -152,8 +152,16 @@ def gather(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
     # Chosen here, not in the thread: even asking the connection whether it is in a
     # transaction is a use of it, and this thread goes on using it at once.
     reader = run.ctx.db.reader()
+    import os
+    if "bm25strip" in os.environ.get("S9_EXP", ""):
+        run.word_weights, run.anchors, run.strangers, run.common_names = word_weights(run)
+        common = {tuple(n.lower().split()) for n in run.common_names}
+        kept = [p for p in run.query.alternatives if p not in common]
+        if kept and common:
+            run.query = replace(run.query, alternatives=kept)
     fts = _Background(lambda: _bm25(run, reader, size), inline=reader is run.ctx.db)
-    run.word_weights, run.anchors, run.strangers = word_weights(run)
+    if "bm25strip" not in os.environ.get("S9_EXP", ""):
+        run.word_weights, run.anchors, run.strangers, run.common_names = word_weights(run)
     try:
         _embed_query(run, size)
     except MemctlError as exc:
@@ -247,18 +255,22 @@ def _add_similarities(run: Run, unmeasured: list[Candidate]) -> None:
             candidate.raw["similarity"] = 1.0 - found[candidate.id]
 
 
-def word_weights(run: Run) -> tuple[dict[str, float], frozenset[str], frozenset[str]]:
+Weighed = tuple[dict[str, float], frozenset[str], frozenset[str], frozenset[str]]
+
+
+def word_weights(run: Run) -> Weighed:
     """The query's content words, each weighted by its rarity among the memories; the
     names it holds that at least ``anchor_memories`` memories mention (anchors: not
-    all-capital ones, days or months, as for strangers below); and those no
+    all-capital ones, days or months, as for strangers below); those no
     memory (nor, with session messages in the ranking, any message) mentions
     (strangers), but for all-capital ones ("OK", "PR", "API" are as
-    often words) and days and months, which name a time, not a subject."""
+    often words) and days and months, which name a time, not a subject; and the anchors
+    at least ``common_name_share`` of the memories mention (common names)."""
     words = run.query.words
     documents, containing = word_document_counts(run.ctx.db, words)
     weights = {w: idf(documents, containing.get(w, 0)) for w in words}
     if not run.query.names:
-        return weights, frozenset(), frozenset()
+        return weights, frozenset(), frozenset(), frozenset()
     phrases = {name: tuple(w.lower() for w in name.split()) for name in run.query.names}
     synonyms = {name: _synonyms_of(run, phrase) for name, phrase in phrases.items()}
     wanted = [*phrases.values(), *(p for found in synonyms.values() for p in found)]
@@ -278,13 +290,14 @@ def word_weights(run: Run) -> tuple[dict[str, float], frozenset[str], frozenset[
     if unknown and run.sessions:  # a name the session messages say is no stranger to them
         said = phrases_said(run.ctx.db, [phrases[name] for name in sorted(unknown)])
         unknown = {name for name in unknown if " ".join(phrases[name]) not in said}
-    return (
-        weights,
-        frozenset(
-            name for name, n in mentions.items() if least and n >= least and could_be_stranger(name)
-        ),
-        frozenset(unknown),
+    anchors = frozenset(
+        name for name, n in mentions.items() if least and n >= least and could_be_stranger(name)
     )
+    share = run.params.common_name_share
+    common = frozenset(
+        name for name in anchors if share and mentions[name] >= share * max(documents, 1)
+    )
+    return weights, anchors, frozenset(unknown), common
 
 
 def _synonyms_of(run: Run, name: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
