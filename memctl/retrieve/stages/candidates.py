@@ -27,12 +27,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Generic, TypeVar
+from typing import Generic, NamedTuple, TypeVar
 
 from memctl.errors import MemctlError, ModelError
 from memctl.model import format_time
 from memctl.retrieve.named_projects import named_words
-from memctl.retrieve.query import Analysed, without_names
+from memctl.retrieve.query import Analysed, Phrase, without_names
 from memctl.retrieve.run import ADDED, Candidate, Run
 from memctl.retrieve.stages.fuse import VECTOR_LEGS, idf
 from memctl.retrieve.when import MONTHS, WEEKDAYS
@@ -50,9 +50,10 @@ STAGE = "candidates"
 T = TypeVar("T")
 
 
-def _bm25(run: Run, reader: Database, size: int) -> list[tuple[str, float]]:
-    """The query's own words, and its vocabulary's at ``vocabulary_weight`` (vocabulary.py)."""
-    own = fts_rank(reader, run.query.alternatives, size, run.where)
+def _bm25(run: Run, reader: Database, size: int, words: list[Phrase]) -> list[tuple[str, float]]:
+    """The query's own ``words``, and its vocabulary's at ``vocabulary_weight``
+    (vocabulary.py)."""
+    own = fts_rank(reader, words, size, run.where) if words else []
     weight = run.params.vocabulary_weight
     if not run.query.expansions or weight <= 0:
         return own
@@ -152,16 +153,10 @@ def gather(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
     # Chosen here, not in the thread: even asking the connection whether it is in a
     # transaction is a use of it, and this thread goes on using it at once.
     reader = run.ctx.db.reader()
-    import os
-    if "bm25strip" in os.environ.get("S9_EXP", ""):
-        run.word_weights, run.anchors, run.strangers, run.common_names = word_weights(run)
-        common = {tuple(n.lower().split()) for n in run.common_names}
-        kept = [p for p in run.query.alternatives if p not in common]
-        if kept and common:
-            run.query = replace(run.query, alternatives=kept)
-    fts = _Background(lambda: _bm25(run, reader, size), inline=reader is run.ctx.db)
-    if "bm25strip" not in os.environ.get("S9_EXP", ""):
-        run.word_weights, run.anchors, run.strangers, run.common_names = word_weights(run)
+    weighed = word_weights(run)
+    run.word_weights, run.anchors, run.strangers, run.common_names = weighed[:4]
+    words = weighed.bm25_words
+    fts = _Background(lambda: _bm25(run, reader, size, words), inline=reader is run.ctx.db)
     try:
         _embed_query(run, size)
     except MemctlError as exc:
@@ -255,7 +250,14 @@ def _add_similarities(run: Run, unmeasured: list[Candidate]) -> None:
             candidate.raw["similarity"] = 1.0 - found[candidate.id]
 
 
-Weighed = tuple[dict[str, float], frozenset[str], frozenset[str], frozenset[str]]
+class Weighed(NamedTuple):
+    """What the store says of the query's words and names (``word_weights``)."""
+
+    weights: dict[str, float]
+    anchors: frozenset[str]
+    strangers: frozenset[str]
+    common_names: frozenset[str]
+    bm25_words: list[Phrase]  # what the BM25 leg searches
 
 
 def word_weights(run: Run) -> Weighed:
@@ -265,12 +267,15 @@ def word_weights(run: Run) -> Weighed:
     memory (nor, with session messages in the ranking, any message) mentions
     (strangers), but for all-capital ones ("OK", "PR", "API" are as
     often words) and days and months, which name a time, not a subject; and the anchors
-    at least ``common_name_share`` of the memories mention (common names)."""
+    at least ``common_name_share`` of the memories mention (common names). The BM25 leg
+    searches the query's words without its common names when no memory holds any other
+    of them: a name alone ranks the memories holding it by their length, not their
+    meaning (the names rule and the vector leg find them)."""
     words = run.query.words
     documents, containing = word_document_counts(run.ctx.db, words)
     weights = {w: idf(documents, containing.get(w, 0)) for w in words}
     if not run.query.names:
-        return weights, frozenset(), frozenset(), frozenset()
+        return Weighed(weights, frozenset(), frozenset(), frozenset(), run.query.alternatives)
     phrases = {name: tuple(w.lower() for w in name.split()) for name in run.query.names}
     synonyms = {name: _synonyms_of(run, phrase) for name, phrase in phrases.items()}
     wanted = [*phrases.values(), *(p for found in synonyms.values() for p in found)]
@@ -297,7 +302,12 @@ def word_weights(run: Run) -> Weighed:
     common = frozenset(
         name for name in anchors if share and mentions[name] >= share * max(documents, 1)
     )
-    return weights, anchors, frozenset(unknown), common
+    alone = {w.lower() for name in common for w in name.split()}
+    if alone and not any(containing.get(w) for w in words if w not in alone):
+        searched = [p for p in run.query.alternatives if not set(p) <= alone]
+    else:
+        searched = run.query.alternatives
+    return Weighed(weights, anchors, frozenset(unknown), common, searched)
 
 
 def _synonyms_of(run: Run, name: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
