@@ -84,3 +84,37 @@ def test_the_full_text_thread_never_asks_the_store_connection_anything(
     result = recall(real_ctx, "which package manager does the frontend use?", touch=False)
     assert result.results and "bm25" in result.results[0].ranks
     assert callers and set(callers) == {threading.main_thread().name}
+
+
+PRIYA = [
+    "Priya: good morning everyone",
+    "Priya: thanks for the review!",
+    "Priya reviewed the migration script",
+    "Priya: at home I mostly write Rust",
+    "The release checklist lives in docs/release.md",
+]
+
+
+def test_a_name_most_memories_mention_leaves_the_query_vector_and_a_name_only_bm25(
+    ctx: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for fact in PRIYA:
+        memories.remember(ctx, fact)
+    embedded: list[str] = []
+    embed = ctx.embedder.embed
+    monkeypatch.setattr(
+        ctx.embedder, "embed", lambda texts: embedded.extend(texts) or embed(texts)
+    )
+    found = recall(ctx, "Which programming languages does Priya code in?", touch=False)
+    assert found.run is not None and found.run.common_names == {"Priya"}
+    assert embedded == ["Which programming languages does code in?"]
+    # no memory holds another of its words: BM25 on "Priya" alone would rank by length
+    assert not any("bm25" in r.ranks for r in found.results)
+    # the name still makes its memories clear
+    assert {r.memory.content for r in found.results if r.clear} == set(PRIYA[:4])
+    embedded.clear()
+    found = recall(ctx, "what did Priya review?", touch=False)
+    assert embedded == ["what did review?"]
+    # another word is in the store: BM25 searches every word, the name too
+    by_words = {r.memory.content for r in found.results if "bm25" in r.ranks}
+    assert by_words == set(PRIYA[:4])
