@@ -153,10 +153,16 @@ def gather(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
     # Chosen here, not in the thread: even asking the connection whether it is in a
     # transaction is a use of it, and this thread goes on using it at once.
     reader = run.ctx.db.reader()
+
+    def search(words: list[Phrase]) -> _Background[list[tuple[str, float]]]:
+        return _Background(lambda: _bm25(run, reader, size, words), inline=reader is run.ctx.db)
+
+    # a query naming a name the store mentions everywhere may search without it (Weighed):
+    # its names are counted first; any other query searches beside the counting
+    fts = None if run.query.names else search(run.query.alternatives)
     weighed = word_weights(run)
     run.word_weights, run.anchors, run.strangers, run.common_names = weighed[:4]
-    words = weighed.bm25_words
-    fts = _Background(lambda: _bm25(run, reader, size, words), inline=reader is run.ctx.db)
+    fts = fts or search(weighed.bm25_words)
     try:
         _embed_query(run, size)
     except MemctlError as exc:
