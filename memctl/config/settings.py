@@ -184,7 +184,8 @@ RECALL_KEYS: tuple[Key, ...] = (
         0.1,
         "Share of the memories a name the query writes capitalised must be mentioned in for "
         "the vector legs to embed the query without it (a name nearly every memory holds "
-        "says nothing about meaning; BM25 and the names rule still match it); 0: never.",
+        "says nothing about which answers; it still makes its memories clear), and BM25 "
+        "too when no memory holds another word of the query; 0: never.",
     ),
     Key(
         "recall.agree_top",
