@@ -102,7 +102,12 @@ def test_a_name_most_memories_mention_leaves_the_query_vector_and_a_name_only_bm
         memories.remember(ctx, fact)
     embedded: list[str] = []
     embed = ctx.embedder.embed
-    monkeypatch.setattr(ctx.embedder, "embed", lambda texts: embedded.extend(texts) or embed(texts))
+
+    def spied(texts: list[str]) -> object:
+        embedded.extend(texts)
+        return embed(texts)
+
+    monkeypatch.setattr(ctx.embedder, "embed", spied)
     found = recall(ctx, "Which programming languages does Priya code in?", touch=False)
     assert found.run is not None and found.run.common_names == {"Priya"}
     assert embedded == ["Which programming languages does code in?"]

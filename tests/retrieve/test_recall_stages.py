@@ -578,9 +578,9 @@ def test_a_name_the_store_knows_anchors_unless_written_in_capitals_only(ctx: Con
     for i in range(3):
         stored(ctx, f"Caroline's API note {i}: the API answers in JSON")
     run = make_run(ctx, "Why did Caroline pick that API style?")
-    _, anchors, strangers = word_weights(run)
+    weighed = word_weights(run)
     # "API" names a topic as often as a thing: a memory holding it is not clear for that
-    assert anchors == frozenset({"Caroline"}) and not strangers
+    assert weighed.anchors == frozenset({"Caroline"}) and not weighed.strangers
 
 
 def message(key: str, content: str, score: float, clear: bool = False) -> Candidate:
