@@ -115,6 +115,8 @@ class Run:
     common_names: frozenset[str] = frozenset()
     index: VectorIndex | None = None
     scores: Scores | None = None
+    # the query as asked, when ``scores`` is of it without its common names (candidates)
+    asked: Scores | None = None
     # the candidates the relevance gate did not label clear, best fused score first: a
     # recall offers the best of them as possible matches (pipeline.possible_results)
     possible: list[Candidate] = field(default_factory=list)

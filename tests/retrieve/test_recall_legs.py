@@ -108,16 +108,18 @@ def test_a_name_most_memories_mention_leaves_the_query_vector_and_a_name_only_bm
         return embed(texts)
 
     monkeypatch.setattr(ctx.embedder, "embed", spied)
-    found = recall(ctx, "Which programming languages does Priya code in?", touch=False)
+    asked = "Which programming languages does Priya code in?"
+    found = recall(ctx, asked, touch=False)
     assert found.run is not None and found.run.common_names == {"Priya"}
-    assert embedded == ["Which programming languages does code in?"]
+    # searched and ranked without the name; the query as asked is the gate's evidence
+    assert embedded == ["Which programming languages does code in?", asked]
     # no memory holds another of its words: BM25 on "Priya" alone would rank by length
     assert not any("bm25" in r.ranks for r in found.results)
     # the name still makes its memories clear
     assert {r.memory.content for r in found.results if r.clear} == set(PRIYA[:4])
     embedded.clear()
     found = recall(ctx, "what did Priya review?", touch=False)
-    assert embedded == ["what did review?"]
+    assert embedded == ["what did review?", "what did Priya review?"]
     # another word is in the store: BM25 searches every word, the name too
     by_words = {r.memory.content for r in found.results if "bm25" in r.ranks}
     assert by_words == set(PRIYA[:4])

@@ -34,7 +34,7 @@ from memctl.model import format_time
 from memctl.retrieve.named_projects import named_words
 from memctl.retrieve.query import Analysed, Phrase, without_names
 from memctl.retrieve.run import ADDED, Candidate, Run
-from memctl.retrieve.stages.fuse import VECTOR_LEGS, idf
+from memctl.retrieve.stages.fuse import RANKED_VECTOR_LEGS, VECTOR_LEGS, idf, similarity
 from memctl.retrieve.when import MONTHS, WEEKDAYS
 from memctl.store.database import Database
 from memctl.store.memories import (
@@ -113,7 +113,9 @@ def _embed_query(run: Run, size: int) -> None:
     if model is None:  # no memory has a vector yet: nothing to compare with
         return
     embedder = run.ctx.embedder
-    vector = embedder.embed([without_names(run.query.text, run.common_names)])[0]
+    ranked = without_names(run.query.text, run.common_names)
+    texts = [ranked] if ranked == run.query.text else [ranked, run.query.text]
+    vector, *asked = embedder.embed(texts)
     if (embedder.name, len(vector)) != (model.model, model.dim):
         raise ModelError(
             f"this store's vectors were made by {model.model} ({model.dim}-d), not the "
@@ -122,6 +124,7 @@ def _embed_query(run: Run, size: int) -> None:
     from memctl.store.vector_query import Scores
 
     run.scores = Scores(index, vector).prepare(size)
+    run.asked = Scores(index, asked[0]) if asked else None
 
 
 def _vector_legs(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
@@ -235,6 +238,7 @@ def candidates(run: Run, _: list[Candidate]) -> list[Candidate]:
             candidate.raw[leg] = raw
     found = list(by_id.values())
     _add_similarities(run, [c for c in found if not any(leg in c.raw for leg in VECTOR_LEGS)])
+    _as_asked(run, found)
     if run.sessions:
         found += _session_candidates(run, size)
     for candidate in found:
@@ -264,6 +268,28 @@ class Weighed(NamedTuple):
     strangers: frozenset[str]
     common_names: frozenset[str]
     bm25_words: list[Phrase]  # what the BM25 leg searches
+
+
+def _as_asked(run: Run, found: list[Candidate]) -> None:
+    """With the query's common names left out of the vector that searched and ranks
+    (``common_name_share``), each memory's cosine to that vector ranks it (``centred``, as
+    fuse.ranking_similarity reads it), and its cosine to the query as asked is its
+    evidence (the raw vector legs), as the relevance gate and the per-prompt block's floor
+    have always weighed it: the name makes the memories holding it relevant, not one of
+    them the answer."""
+    if run.asked is None or run.index is None:
+        return
+    from memctl.store.vector_query import similarities_of
+
+    measured = [c for c in found if not c.is_message and similarity(c) is not None]
+    asked = similarities_of(run.index, run.asked, [c.id for c in measured])
+    for candidate in measured:
+        if candidate.id not in asked:
+            continue
+        candidate.centred = similarity(candidate, RANKED_VECTOR_LEGS)
+        for leg in (*VECTOR_LEGS, "similarity"):
+            if leg in candidate.raw:
+                candidate.raw[leg] = 1.0 - asked[candidate.id]
 
 
 def word_weights(run: Run) -> Weighed:
