@@ -273,10 +273,11 @@ class Weighed(NamedTuple):
 def _as_asked(run: Run, found: list[Candidate]) -> None:
     """With the query's common names left out of the vector that searched and ranks
     (``common_name_share``), each memory's cosine to that vector ranks it (``centred``, as
-    fuse.ranking_similarity reads it), and its cosine to the query as asked is its
-    evidence (the raw vector legs), as the relevance gate and the per-prompt block's floor
-    have always weighed it: the name makes the memories holding it relevant, not one of
-    them the answer."""
+    fuse.ranking_similarity reads it); its evidence (the raw vector legs, which the
+    relevance gate and the per-prompt block's floor weigh) is the better of that cosine
+    and its cosine to the query as asked: the name makes the memories holding it
+    relevant, not one of them the answer (by that cosine alone, the per-prompt block
+    lost a sixth of its evidence on LoCoMo: docs/benchmarks.md)."""
     if run.asked is None or run.index is None:
         return
     from memctl.store.vector_query import similarities_of
@@ -289,7 +290,7 @@ def _as_asked(run: Run, found: list[Candidate]) -> None:
         candidate.centred = similarity(candidate, RANKED_VECTOR_LEGS)
         for leg in (*VECTOR_LEGS, "similarity"):
             if leg in candidate.raw:
-                candidate.raw[leg] = 1.0 - asked[candidate.id]
+                candidate.raw[leg] = min(candidate.raw[leg], 1.0 - asked[candidate.id])
 
 
 def word_weights(run: Run) -> Weighed:
