@@ -165,7 +165,8 @@ def gather(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
     fts = None if run.query.names else search(run.query.alternatives)
     weighed = word_weights(run)
     run.word_weights, run.anchors, run.strangers, run.common_names = weighed[:4]
-    fts = fts or search(weighed.bm25_words)
+    if fts is None:
+        fts = search(weighed.bm25_words)
     try:
         _embed_query(run, size)
     except MemctlError as exc:
