@@ -15,10 +15,15 @@ are embedded by the real MiniLM. Prints:
 - the sessions leg alone (the messages' sign-bit prefilter and rescoring), and the
   messages' BM25;
 - in-process recall p50/p95 with the messages in the ranking (as `memctl recall` runs
-  by default), their vectors on (``recall.message_vectors``), and without
-  (`--no-sessions`), query embedding included, touch off;
+  by default), their vectors off (the default) and on (``recall.message_vectors``), and
+  without them (`--no-sessions`), query embedding included, touch off;
 - the whole `memctl recall` process, each one loading everything itself, then answered
-  by the resident process (``recall.resident``), median, p95.
+  by the resident process (``recall.resident``, the default): the client's wall and CPU
+  time, and the CPU time of the resident process's child that ran the recall (the
+  resident process's reaped children, a mean), its vectors off and on.
+
+The package is byte-compiled first and Python may write bytecode, as an installed
+memctl would (PYTHONDONTWRITEBYTECODE is removed for the processes).
 
 Nothing is asserted: the figures depend on what else the machine runs (say the load).
 """
@@ -26,6 +31,8 @@ Nothing is asserted: the figures depend on what else the machine runs (say the l
 from __future__ import annotations
 
 import argparse
+import compileall
+import json
 import os
 import shutil
 import subprocess
@@ -36,7 +43,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one query at a time, as the CLI runs
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
@@ -59,7 +67,10 @@ SESSION_MESSAGES = 40  # messages a synthetic session holds
 BATCH = 20_000  # rows written per transaction
 DIM = 384  # MiniLM's
 EVERYWHERE = MemoryFilter()
-VECTORS_ON = {"recall.message_vectors": True}  # what is timed: off by default
+MESSAGE_VECTORS = "recall.message_vectors"  # off by default; timed off and on
+# The processes' environment: bytecode may be written, as an installed memctl has it.
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 NOW = datetime.now(UTC)
 
 
@@ -193,10 +204,10 @@ def _took(samples: tuple[list[float], list[float]], began: float, began_cpu: flo
     samples[1].append(time.process_time() - began_cpu)
 
 
-def recall_figures(ctx: Context, repeat: int) -> None:
+def recall_figures(ctx: Context, repeat: int, vectors: bool) -> None:
     from memctl.retrieve.pipeline import recall
 
-    for sessions in (True, False):
+    for sessions in (True, False) if vectors else (True,):
         recall(ctx, "warm up", touch=False, sessions=sessions)
         wall, cpu = [], []
         for _ in range(repeat):
@@ -206,7 +217,9 @@ def recall_figures(ctx: Context, repeat: int) -> None:
                 wall.append(time.perf_counter() - began)
                 cpu.append(time.process_time() - began_cpu)
         p50, p95 = percentiles(wall)
-        label = "with session messages" if sessions else "memories only (--no-sessions)"
+        label = "memories only (--no-sessions)"
+        if sessions:
+            label = f"with session messages, their vectors {'on' if vectors else 'off'}"
         print(
             f"in-process recall, {label}: p50 {ms(p50)}, p95 {ms(p95)}; CPU time p50 "
             f"{ms(percentiles(cpu)[0])} ({len(wall)} recalls)"
@@ -216,19 +229,37 @@ def recall_figures(ctx: Context, repeat: int) -> None:
 def process_figures(home: Path, runs: int) -> None:
     """Each `memctl recall` loading everything itself, then answered by the resident
     process (started once before its runs, as the first recall of a session starts it:
-    the client process only forwards the request)."""
-    env = {**os.environ, "MEMCTL_HOME": str(home), "MEMCTL_RECALL_RESIDENT": "off"}
-    env["MEMCTL_RECALL_MESSAGE_VECTORS"] = "true"
-    for extra in ((), ("--no-sessions",)):
-        print(process_line(env, runs, extra))
-    resident = {**env, "MEMCTL_RECALL_RESIDENT": "on", "MEMCTL_RECALL_RESIDENT_IDLE": "3600"}
-    daemon = [sys.executable, "-m", "memctl", "daemon"]
-    subprocess.run([*daemon, "start"], env=resident, check=True, capture_output=True)
-    try:
-        process_line(resident, 2)  # the resident process loads the model and the indexes
-        print(f"{process_line(resident, runs)} (the resident process answering)")
-    finally:
-        subprocess.run([*daemon, "stop"], env=resident, check=True, capture_output=True)
+    the client process only forwards the request), message vectors off (the default) and
+    on."""
+    for vectors in ("false", "true"):
+        env = {**ENV, "MEMCTL_HOME": str(home), "MEMCTL_RECALL_RESIDENT": "off"}
+        env["MEMCTL_RECALL_MESSAGE_VECTORS"] = vectors
+        print(f"message vectors {'on' if vectors == 'true' else 'off'}:")
+        for extra in ((), ("--no-sessions",)):
+            print("  " + process_line(env, runs, extra))
+        resident = {**env, "MEMCTL_RECALL_RESIDENT": "on", "MEMCTL_RECALL_RESIDENT_IDLE": "3600"}
+        daemon = [sys.executable, "-m", "memctl", "daemon"]
+        subprocess.run([*daemon, "start"], env=resident, check=True, capture_output=True)
+        try:
+            process_line(resident, 2)  # the resident process loads the model and the indexes
+            pid = json.loads(
+                subprocess.run(
+                    [*daemon, "status", "--json"], env=resident, check=True, capture_output=True
+                ).stdout
+            )["pid"]
+            before = _children_cpu(pid)
+            line = process_line(resident, runs)
+            time.sleep(1.0)  # the last child reaped
+            child = (_children_cpu(pid) - before) / runs
+            print(f"  {line} (the resident process answering; its child's CPU {ms(child)})")
+        finally:
+            subprocess.run([*daemon, "stop"], env=resident, check=True, capture_output=True)
+
+
+def _children_cpu(pid: int) -> float:
+    """Seconds of CPU the process's reaped children used (/proc: user + system)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[13]) + int(fields[14])) / CLOCK_TICKS
 
 
 def main() -> None:
@@ -246,13 +277,16 @@ def main() -> None:
     print(f"database: {database.stat().st_size / 2**20:,.0f} MiB")
     home = Path(tempfile.mkdtemp(prefix="memctl-bench-"))
     shutil.copy(database, home / "memctl.db")
-    ctx = Context(load_settings(home=home, overrides=VECTORS_ON))
-    try:
-        index_figures(ctx)
-        part_figures(ctx, args.repeat)
-        recall_figures(ctx, args.repeat)
-    finally:
-        ctx.close()
+    for vectors in (False, True):
+        ctx = Context(load_settings(home=home, overrides={MESSAGE_VECTORS: vectors}))
+        try:
+            if vectors:
+                index_figures(ctx)
+                part_figures(ctx, args.repeat)
+            recall_figures(ctx, args.repeat, vectors)
+        finally:
+            ctx.close()
+    compileall.compile_dir(ROOT / "memctl", quiet=1)
     process_figures(home, args.processes)
     shutil.rmtree(home, ignore_errors=True)
 

@@ -34,7 +34,7 @@ _memctl_spec() {
             opts="--json -h --help"
             ;;
         "list")
-            opts="-s --scope --kind --category --state -t --tag --since --stored -n --limit --sort -f --format --json -h --help"
+            opts="-s --scope --kind --category --state -t --tag --since --stored --all-scopes -n --limit --sort -f --format --json -h --help"
             valopts="-s --scope --kind --category --state -t --tag --since -n --limit --sort -f --format"
             ;;
         "update")

@@ -11,10 +11,13 @@ import os
 os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
 import inspect
+import shutil
 import subprocess
 import sys
 import types
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -53,20 +56,53 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, user_cache: Path) 
     """A private home and an empty project directory; no MEMCTL_* or OLLAMA_HOST leaks in;
     the session's user cache (matplotlib's too: nothing is written to the real HOME); no
     resident recall process."""
+    return isolate(monkeypatch, tmp_path, user_cache)
+
+
+def isolate(monkeypatch: pytest.MonkeyPatch, root: Path, user_cache: Path) -> Path:
+    """``isolated`` under ``root``: its home (returned) and its project, the current directory."""
     for var in list(os.environ):
         if var.startswith("MEMCTL_") or var == "OLLAMA_HOST":
             monkeypatch.delenv(var)
     monkeypatch.setenv("XDG_CACHE_HOME", str(user_cache))
     # matplotlib (the benchmark plots) writes its font cache under ~/.config by default
     monkeypatch.setenv("MPLCONFIGDIR", str(user_cache / "matplotlib"))
-    home = tmp_path / "home"
-    project = tmp_path / "project"
+    home = root / "home"
+    project = root / "project"
     project.mkdir()
     monkeypatch.setenv("MEMCTL_HOME", str(home))
     # No resident recall process unless a test asks for one (tests/integrations/test_resident.py)
     monkeypatch.setenv("MEMCTL_RECALL_RESIDENT", "off")
     monkeypatch.chdir(project)
     return home
+
+
+@dataclass(frozen=True)
+class Shared:
+    """A store a module's tests share, built once (``shared``): memctl runs in it with
+    ``env``, from ``project`` (its memories are that project's); a test that writes to it
+    works on its own ``copy``."""
+
+    home: Path
+    project: Path
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {"MEMCTL_HOME": str(self.home)}
+
+    def copy(self, home: Path) -> Shared:
+        """This store copied to ``home`` (a test's own), run from the same project."""
+        shutil.copytree(self.home, home)
+        return Shared(home, self.project)
+
+
+@contextmanager
+def shared(factory: pytest.TempPathFactory, user_cache: Path, name: str) -> Iterator[Shared]:
+    """A module fixture's home and project: inside, memctl runs as in a test (the autouse
+    ``isolated`` runs after a module fixture is built)."""
+    root = factory.mktemp(name)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        yield Shared(isolate(monkeypatch, root, user_cache), root / "project")
 
 
 @pytest.fixture

@@ -6,10 +6,13 @@ import ast
 import re
 import subprocess
 import sys
+from functools import cache
 from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import run_cli
 
 PACKAGE = Path(__file__).resolve().parent.parent / "memctl"
 SQL = re.compile(
@@ -17,6 +20,12 @@ SQL = re.compile(
     r"CREATE\s+(TABLE|INDEX|VIRTUAL|TRIGGER)|DROP\s+TABLE|PRAGMA)\b",
     re.I | re.S,
 )
+
+
+@cache
+def parsed(path: Path) -> ast.Module:
+    """A module's syntax tree, parsed once for every test here (each walks every module)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
 
 
 def modules(outside: str | None = None) -> list[Path]:
@@ -29,7 +38,7 @@ def modules(outside: str | None = None) -> list[Path]:
 
 def imported_names(path: Path) -> set[str]:
     names = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(parsed(path)):
         if isinstance(node, ast.Import):
             names |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module:
@@ -46,7 +55,7 @@ def test_only_the_cli_imports_typer_and_rich(path: Path) -> None:
 
 @pytest.mark.parametrize("path", modules(outside="store/"), ids=lambda p: p.name)
 def test_only_the_store_speaks_sql(path: Path) -> None:
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(parsed(path)):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             assert not SQL.search(node.value), f"{path}: {node.value[:60]!r}"
     assert "apsw" not in imported_names(path), path
@@ -82,6 +91,27 @@ def test_commands_without_vectors_load_no_model_code(home: Path) -> None:
         "             ['sessions', 'list']):\n"
         "    app(args, standalone_mode=False)"
     )
+    assert loaded_after(code) == set()
+
+
+def test_recall_loads_no_transcript_parser() -> None:
+    """recall's output (the fast lane's and the resident process's children's) reads no
+    transcript: the parsers and distillation rules (about 40 ms of a process) stay unloaded
+    until --explain asks which sessions a memory came from."""
+    probe = (
+        "import sys, memctl.cli.fastlane, memctl.cli.recall_out\n"
+        "print(sorted(m for m in sys.modules if m.startswith('memctl.ingest')))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_get_loads_no_model_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`memctl get` reads where a memory came from (maintain's folds) without numpy."""
+    monkeypatch.setenv("MEMCTL_EMBEDDER", "hash")
+    made = run_cli("remember", "We deploy with make release from the main branch.")
+    shown = ["get", made.stdout.strip()]
+    code = f"from memctl.cli.main import app\napp({shown!r}, standalone_mode=False)"
     assert loaded_after(code) == set()
 
 
@@ -122,7 +152,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("memories",),
     ("context",),
     ("store", "embed", "llm"),
-    ("config", "model", "errors", "home", "__init__"),
+    ("config", "model", "errors", "home", "lazy_re", "__init__"),
 ]
 LAYER_OF = {name: depth for depth, names in enumerate(LAYERS) for name in names}
 
@@ -139,7 +169,7 @@ def memctl_imports(path: Path) -> set[str]:
     found: set[str] = set()
     own = module_name(path)
     package = own if path.name == "__init__.py" else own.rpartition(".")[0]
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(parsed(path)):
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names if a.name.startswith("memctl")}
         elif isinstance(node, ast.ImportFrom):
@@ -267,7 +297,7 @@ EVENTS_MODULE = PACKAGE / "store" / "events.py"
 def store_writes_named(path: Path) -> set[str]:
     """The store write functions ``path`` imports from memctl.store or calls through a store
     module it imported (``store.update_memory``)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parsed(path)
     named: set[str] = set()
     modules_as: set[str] = set()
     for node in ast.walk(tree):
@@ -359,7 +389,7 @@ COMMAND = re.compile(r"`memctl [^`]*`")  # a whole command to run, quoted, may h
 def test_errors_below_the_cli_name_no_command_line_flag(path: Path) -> None:
     """An error raised below the CLI is in the API's words (``budget``); the CLI shows its
     own spelling (``--budget``), MCP the tool's argument name."""
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(parsed(path)):
         if isinstance(node, ast.Raise) and node.exc is not None:
             for part in ast.walk(node.exc):
                 if isinstance(part, ast.Constant) and isinstance(part.value, str):
@@ -371,7 +401,7 @@ def test_errors_below_the_cli_name_no_command_line_flag(path: Path) -> None:
 def test_only_the_config_package_builds_settings(path: Path) -> None:
     """Every door (Typer, the fast lane, hooks, the MCP server, the worker) gets its
     settings from ``config.settings_from_flags``: one reading of --home and -c."""
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(parsed(path)):
         if isinstance(node, ast.Call):
             name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
             assert name != "load_settings", f"{path}:{node.lineno}"

@@ -91,6 +91,35 @@ def test_chinese_all_and_all_capital_words_are_no_place_or_person(
     assert names("Later Sam started at NASA") == {"NASA": "organisation", "Sam": "person"}
 
 
+@pytest.mark.parametrize(
+    ("text", "not_person"),
+    [
+        ("Created: /Users/dain/workspace/app/main.py", {"Users", "Created"}),
+        ("`git commit` failed: Pre-commit validation failed", {"Pre"}),
+        ("Key design points: Uses the same parser", {"Uses"}),
+        ("Done. Next Steps\n- Removed the old cache and ran it in CI", {"Next Steps", "Removed"}),
+        ("1. Key Methods Involved in ZIP Processing", {"Methods Involved", "ZIP Processing"}),
+        ("The SessionLive module renders the transcript", {"SessionLive"}),
+        ("We run the linter and the Format step; format runs first", {"Format"}),
+    ],
+)
+def test_developer_text_names_no_person_by_its_capitals(text: str, not_person: set[str]) -> None:
+    """Paths, labels, headings, list items and code identifiers are written with capitals
+    that name no one: none of them is a person, a place or an organisation."""
+    people = {n for n, kind in names(text).items() if kind in {"person", "place", "organisation"}}
+    assert not people & not_person
+
+
+def test_people_called_or_greeted_in_conversation_are_still_found() -> None:
+    assert names("Maria: Definitely, John! Let's ask Gina too.") == {
+        "Maria": "person",
+        "John": "person",
+        "Gina": "person",
+    }
+    assert names("I watched LeBron on YouTube with Jon")["Jon"] == "person"
+    assert names("I watched LeBron on YouTube with Jon")["YouTube"] == "thing"
+
+
 def test_triples_from_the_speaker_and_between_entities() -> None:
     assert ("Caroline", "moved from", "Sweden") in said(
         "[8 May 2023] Caroline: I moved from Sweden four years ago."

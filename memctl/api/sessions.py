@@ -8,7 +8,6 @@ around them. The same functions serve ``memctl sessions`` and the MCP tools.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -16,6 +15,7 @@ from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
 from memctl.ingest.parse.common import SUBAGENT
 from memctl.ingest.title import stored_title
+from memctl.lazy_re import lazy
 from memctl.maintain.forgetting import Forgotten as Forgotten  # what a forget did
 from memctl.maintain.forgetting import forget_session, no_session, quoted_ref
 from memctl.memories import operations
@@ -35,8 +35,8 @@ from memctl.store.sessions import (
 from memctl.store.transcripts import CLOCKS, GrepHit, SessionFilter, SessionRow
 
 # CJK ideographs, kana and hangul: the tokenizer keeps their runs whole (store.transcripts).
-CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
-RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
+CJK = lazy(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+RANGE = lazy(r"^(\d+)(?:-(\d+))?$")
 LINE_WIDTH = 200  # characters of a matching or neighbouring line shown by grep
 TITLE_LINE = 75  # the line under a session's heading: its messages and title (80 in all)
 # Matches ranked by BM25 at most: ranking scores every match (about 1 µs each: 10,000 in
@@ -423,7 +423,7 @@ def origins(ctx: Context, memories: list[Memory]) -> dict[str, list[Origin]]:
     ``source``, then each fact merged into it and each memory folded into it (their
     events and rows; see ``store.sessions.folded_sources``). A fact of a session's tool
     calls (``session:<id>``) names the message said when the call was made."""
-    from memctl.maintain.changes import FOLDS  # maintain loads numpy: only here
+    from memctl.maintain.changes import FOLDS  # maintain's modules: only here
 
     named: dict[str, list[tuple[str, str]]] = {m.id: [(m.source, m.created_at)] for m in memories}
     owner = {m.id: m.id for m in memories}  # a folded memory -> the memory asked about

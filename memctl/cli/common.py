@@ -8,7 +8,8 @@ from typing import Annotated, Any
 import typer
 
 from memctl.api.config import Context, Settings, settings_from_flags
-from memctl.cli.fastlane import text_argument as text_argument  # shared with the fast lane
+from memctl.cli.fastlane import tags_given as tags_given  # shared with the fast lane
+from memctl.cli.fastlane import text_argument as text_argument
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (stable field names).")]
 TagsOption = Annotated[
@@ -49,12 +50,6 @@ def open_context(ctx: typer.Context) -> Context:
     context = Context(settings_for(ctx))
     ctx.call_on_close(context.close)
     return context
-
-
-def tags_given(*spellings: list[str] | None) -> list[str] | None:
-    """The tags of ``--tag`` and its alias together; None when neither was given."""
-    given = [spelling for spelling in spellings if spelling is not None]
-    return None if not given else [tag for spelling in given for tag in spelling]
 
 
 def home_path(value: str | None) -> Path | None:

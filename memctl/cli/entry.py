@@ -6,7 +6,7 @@ never a traceback (``MEMCTL_DEBUG=1`` shows it).
 ``memctl --version`` answers before anything else is imported. A plain
 ``memctl [--home DIR] [-c K=V] ingest ...`` (no --help, --wait or --dry-run)
 runs in the fast lane (``memctl.cli.fastlane``), without Typer, and so do a plain
-``memctl recall`` (no --explain, --why-not or --help),
+``memctl recall`` (no --explain, --why-not or --help), ``memctl remember`` (no --help),
 ``memctl hook CLIENT EVENT`` (``memctl.integrations.hooks``, which never
 fails) and a plain ``memctl mcp``; every other
 command line, and any the fast lane does not accept, goes to a Typer app
@@ -24,7 +24,8 @@ from memctl.errors import MemctlError, UsageError, os_error
 GLOBAL_WITH_VALUE = ("--home", "-c", "--config")
 
 
-FAST_COMMANDS = ("ingest", "hook", "mcp", "recall")  # tried in the fast lane before Typer
+# tried in the fast lane before Typer
+FAST_COMMANDS = ("ingest", "hook", "mcp", "recall", "remember")
 
 
 def command_of(argv: list[str]) -> str | None:
@@ -55,6 +56,8 @@ def run_fast(argv: list[str], start_resident: bool = False) -> int | None:
         ingest_parser,
         recall,
         recall_args,
+        remember,
+        remember_args,
         split_command,
     )
 
@@ -71,6 +74,8 @@ def run_fast(argv: list[str], start_resident: bool = False) -> int | None:
             return serve_mcp(options)
         if command == "recall":
             args, run = recall_args(rest), recall
+        elif command == "remember":
+            args, run = remember_args(rest), remember
         elif command == "ingest" and not SLOW_FLAGS & set(rest):
             args, run = ingest_parser().parse_args(rest), ingest
         else:

@@ -1,13 +1,15 @@
-"""The hook's ingest and a plain recall without Typer: ingest's options (defined once,
-shared with the Typer command), argparse parsers, the fast path itself and its report.
+"""The hook's ingest, a plain recall and remember without Typer: ingest's options
+(defined once, shared with the Typer command), argparse parsers, the fast path itself
+and its report.
 
 Typer, click, rich and pydantic take about a quarter of a second to import,
 more than the hook's whole budget; ``memctl.cli.entry`` sends a plain ``memctl
-[--home DIR] [-c K=V] ingest ...`` here, and a ``recall`` with only the options
-``recall_parser`` takes (no --explain or --why-not); anything it does not take goes to
-Typer, which says what is wrong. ``memctl.cli.ingest`` builds its Typer options from
-``INGEST_OPTIONS``; a test checks that both parsers take the same options, and that
-recall's fast lane prints what the Typer command prints.
+[--home DIR] [-c K=V] ingest ...`` here, a ``recall`` with only the options
+``recall_parser`` takes (no --explain or --why-not), and a ``remember`` (no --help);
+anything they do not take goes to Typer, which says what is wrong. ``memctl.cli.ingest``
+builds its Typer options from ``INGEST_OPTIONS`` and ``memctl.cli.memory``'s remember runs
+``remember_text``; tests check that both parsers take the same options, and that the
+fast lane prints what the Typer command prints, errors and exit codes included.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from memctl.integrations.resident import split_globals
 from memctl.model import TRANSCRIPT_CLIENTS
 
 if TYPE_CHECKING:
+    from memctl.api.config import Context
     from memctl.api.ingest import IngestRequest, IngestResult
 
 
@@ -120,10 +123,12 @@ def ingest_parser() -> argparse.ArgumentParser:
 
 def split_command(argv: list[str]) -> tuple[dict[str, Any], str | None, list[str]]:
     """(global options, command, the command's arguments) of a command line; Refused when
-    an option other than a global one comes first, or a ``-c`` is not KEY=VALUE (the full
-    parser says what is wrong with it)."""
+    an option other than a global one comes first, a ``-c`` is not KEY=VALUE (the full
+    parser says what is wrong with it), or a short option is joined to its value by '='
+    (``-s=global``: click reads the value "=global", argparse "global")."""
     home, config, rest = split_globals(argv)
     odd = [v for v in config if "=" not in v] + [w for w in rest[:1] if w.startswith("-")]
+    odd += [w for w in rest if w[:1] == "-" and w[1:2] not in ("-", "=") and "=" in w]
     if odd:
         raise Refused(odd[0])
     return {"home": home, "config": config}, (rest[0] if rest else None), rest[1:]
@@ -191,6 +196,73 @@ def recall(options: dict[str, Any], args: argparse.Namespace) -> int:
 
         start(ctx.settings.home)
     return 0
+
+
+def remember_args(argv: list[str]) -> argparse.Namespace:
+    """The arguments of a ``memctl remember`` for the fast lane; Refused when the command
+    line has anything ``remember_parser`` does not take, a text starting with a dash (click
+    reads it as an option) or an --importance outside 0..1 (Typer's message says the range)."""
+    args = remember_parser().parse_args(argv)
+    if args.text not in (None, "-") and args.text.startswith("-"):
+        raise Refused(args.text)
+    if args.importance is not None and not 0 <= args.importance <= 1:
+        raise Refused("--importance")
+    return args
+
+
+def remember_parser() -> argparse.ArgumentParser:
+    """The options of ``memctl remember`` (``memctl.cli.memory.remember`` has their help)."""
+    parser = _Parser(prog="memctl remember", add_help=False, allow_abbrev=False)
+    parser.add_argument("text", nargs="?")
+    parser.add_argument("--category")
+    parser.add_argument("--tag", "-t", dest="tags", action="append")
+    parser.add_argument("--tags", dest="tags_alias", action="append")
+    parser.add_argument("--importance", "-i", type=float)
+    parser.add_argument("--scope", "-s")
+    parser.add_argument("--json", dest="as_json", action="store_true")
+    return parser
+
+
+def remember(options: dict[str, Any], args: argparse.Namespace) -> int:
+    """``memctl remember`` with the options of ``remember_parser``."""
+    from memctl.api.config import Context
+
+    with Context(settings(options)) as ctx:
+        tags = tags_given(args.tags, args.tags_alias)
+        given = (args.text, args.category, tags, args.importance, args.scope)
+        remember_text(ctx, *given, args.as_json)
+    return 0
+
+
+def remember_text(
+    ctx: Context,
+    text: str | None,
+    category: str | None,
+    tags: list[str] | None,
+    importance: float | None,
+    scope: str | None,
+    as_json: bool,
+) -> None:
+    """Store the text (the argument, or stdin) as a pinned memory and print its id, or its
+    JSON; a text already stored says so (the fast lane's and the Typer command's body)."""
+    from memctl.api.memory import MAX_CONTENT_CHARS, RememberRequest
+    from memctl.api.memory import remember as api_remember
+    from memctl.cli.render import print_json, warn
+
+    text = text_argument(text, "memory text", MAX_CONTENT_CHARS)
+    found = api_remember(ctx, RememberRequest(text, category, tuple(tags or ()), importance, scope))
+    if found.existing:
+        warn(f"already remembered in this scope: {found.memory.id} (not stored again)")
+    if as_json:
+        print_json({**found.memory.to_dict(), "existing": found.existing})
+    else:
+        sys.stdout.write(found.memory.id + "\n")
+
+
+def tags_given(*spellings: list[str] | None) -> list[str] | None:
+    """The tags of ``--tag`` and its alias together; None when neither was given."""
+    given = [spelling for spelling in spellings if spelling is not None]
+    return None if not given else [tag for spelling in given for tag in spelling]
 
 
 # The longest query: a pasted page. Recall embeds the first 256 tokens of it (MiniLM's

@@ -11,12 +11,10 @@ from rich.table import Table
 
 from memctl.api import memory as api
 from memctl.api.memory import (
-    MAX_CONTENT_CHARS,
     SORTS,
     Filters,
     ListRequest,
     PurgeRequest,
-    RememberRequest,
     UpdateRequest,
     is_message_id,
 )
@@ -28,9 +26,9 @@ from memctl.cli.common import (
     new_typer,
     open_context,
     tags_given,
-    text_argument,
 )
-from memctl.cli.render import console, fit, memory_table, print_json, warn
+from memctl.cli.fastlane import remember_text
+from memctl.cli.render import console, fit, memory_table, print_json
 from memctl.errors import UsageError
 from memctl.model import Memory, Relation
 
@@ -62,16 +60,8 @@ def remember(
 ) -> None:
     """Store a pinned memory exactly as given (no LLM) and print its id."""
     context = open_context(ctx)
-    tagged = tuple(tags_given(tags, tags_alias) or ())
-    text = text_argument(text, "memory text", MAX_CONTENT_CHARS)
-    request = RememberRequest(text, category, tagged, importance, scope)
-    found = api.remember(context, request)
-    if found.existing:
-        warn(f"already remembered in this scope: {found.memory.id} (not stored again)")
-    if as_json:
-        print_json({**found.memory.to_dict(), "existing": found.existing})
-    else:
-        console.print(found.memory.id)
+    given = tags_given(tags, tags_alias)
+    remember_text(context, text, category, given, importance, scope, as_json)
 
 
 def _memory_panel(memory: Memory, relations: list[Relation]) -> Table:
@@ -159,6 +149,9 @@ def list_(
     tag: TagFilter = None,
     since: SinceFilter = None,
     stored: StoredClock = False,
+    all_scopes: Annotated[
+        bool, typer.Option("--all-scopes", help="Every scope (the default, as for recall).")
+    ] = False,
     limit: Annotated[
         int | None, typer.Option("--limit", "-n", min=1, help="How many (default list.limit).")
     ] = None,
@@ -170,6 +163,7 @@ def list_(
 ) -> None:
     """List memories, newest first."""
     fmt = "json" if as_json else str(output)
+    scope = None if all_scopes else scope
     filters = replace(_filters(scope, kind, category, state, tag, since), stored=stored)
     context = open_context(ctx)
     found = api.list_memories(context, ListRequest(filters, limit, sort))

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 from memctl.api.memory import is_message_id
 from memctl.api.recall import Recalled, RecallRequest, RecallResult, excerpt, explain
 from memctl.api.recall import recall as api_recall
-from memctl.api.sessions import Origin, origins
 from memctl.cli import render as out
 from memctl.cli.render import age, print_json, short_id, warn, with_memory_column
 from memctl.errors import UsageError
@@ -18,6 +17,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from memctl.api.config import Context
+    from memctl.api.sessions import Origin
 
 FORMATS = ("table", "json", "context", "ids")
 LINE = 200  # characters of a result's text a table shows (folded to the terminal's width)
@@ -56,7 +56,11 @@ def show(context: Context, request: RecallRequest, fmt: str, with_explain: bool)
     if fmt == "context":
         sys.stdout.write((response.context or "") + "\n")
         return
-    came = origins(context, [r.memory for r in response.result.results]) if with_explain else {}
+    came: dict[str, list[Origin]] = {}
+    if with_explain:  # the sessions' API brings the transcript parsers: only for --explain
+        from memctl.api.sessions import origins
+
+        came = origins(context, [r.memory for r in response.result.results])
     render(response.result, fmt, with_explain, elsewhere_hint(response.elsewhere), came)
 
 
@@ -128,16 +132,23 @@ def print_tables(result: RecallResult) -> None:
         out.console.print(results_table(clear, 1, result.query))
     if possible:
         out.console.print(ALSO if clear else NO_CLEAR)
-        out.console.print(results_table(possible, len(clear) + 1, result.query))
+        out.console.print(results_table(possible, len(clear) + 1, result.query, POSSIBLE_SCORE))
 
 
-def results_table(items: list[Recalled], first: int, query: str) -> Table:
+# A possible match is ranked by its relevance, on another scale than the clear matches'
+# pipeline score (docs/recall.md): its column says so, so it never reads as a better match.
+CLEAR_SCORE, POSSIBLE_SCORE = "score", "relevance"
+
+
+def results_table(
+    items: list[Recalled], first: int, query: str, scored: str = CLEAR_SCORE
+) -> Table:
     """Results numbered from ``first``; a session message shows its ``SESSION#N``; a long
     memory, its part that answers ``query`` (``excerpt``)."""
     from rich.table import Table
 
     table = Table(header_style="bold")
-    headers = ("#", "score", "id", "age", "category")
+    headers = ("#", scored, "id", "age", "category")
     rows = [
         [
             str(rank),

@@ -28,12 +28,13 @@ def warm(settings: Settings) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    import memctl.cli.fastlane
     import memctl.cli.recall_out
     import memctl.integrations.hooks  # noqa: F401 - loaded for the children
     from memctl.api.recall import warm as warm_recall
+    from memctl.cli.fastlane import recall_args
 
     Console(file=io.StringIO()).print(Table("a table, drawn once"))  # rich's lazy modules
+    recall_args(["--all-scopes", "a question"])  # argparse's patterns, and the locale module
     warm_recall(settings)
 
 

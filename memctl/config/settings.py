@@ -201,6 +201,14 @@ RECALL_KEYS: tuple[Key, ...] = (
         "Rank by closeness in meaning with the store's mean vector taken from the query and "
         "every memory (the relevance gate keeps the raw cosine).",
     ),
+    Key(
+        "recall.density_weight",
+        0.25,
+        "Rank the possible matches by closeness in meaning less this x how crowded each "
+        "memory's neighbourhood is (its mean cosine to its 10 nearest memories), in a store "
+        "of 200 memories or more; 0: off (labels and clear matches keep the raw cosine).",
+        minimum=0.0,
+    ),
     _unit(
         "recall.support_floor",
         0.2,
@@ -210,8 +218,9 @@ RECALL_KEYS: tuple[Key, ...] = (
         "recall.strangers_veto",
         True,
         "A name the query writes capitalised that no memory mentions vetoes evidence by "
-        "meaning alone (recall.relevance_floor, recall.lead_floor): the query is about "
-        "someone or something the store does not know (not all-capital words, days, months).",
+        "meaning alone (recall.relevance_floor, recall.lead_floor), by another name the store "
+        "knows, and by one word said inside the query's time: the query is about someone or "
+        "something the store does not know (not all-capital words, days, months).",
     ),
     Key(
         "recall.possible",

@@ -56,6 +56,8 @@ SOURCES: dict[str, str] = {
     "wrong clear matches at 1,000 memories but costs the real questions: off)",
     "recall.centred": "measured: benchmarks.md § Centred cosine (paraphrases gain on both "
     "halves, the real questions and LoCoMo's tune half lose: off)",
+    "recall.density_weight": "measured: benchmarks.md § Hubness correction (CSLS, Conneau et "
+    "al. 2018, weighs the density 0.5; 0.25 ranks the paraphrases' tune half best)",
     "recall.support_floor": RELEVANCE_1 + " (the others need cosine >= 0.2)",
     "recall.strangers_veto": "measured: benchmarks.md § Names the store never mentions",
     "recall.possible": "reasoned: --limit counts every row, clear ones first; the possible "

@@ -41,6 +41,7 @@ class Values:
     recall_common_name_share: float
     recall_agree_top: int
     recall_centred: bool
+    recall_density_weight: float
     recall_support_floor: float
     recall_strangers_veto: bool
     recall_possible: int
@@ -223,6 +224,7 @@ class RecallValues:
     common_name_share: float
     agree_top: int
     centred: bool
+    density_weight: float
     support_floor: float
     strangers_veto: bool
     possible: int

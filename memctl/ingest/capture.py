@@ -20,6 +20,7 @@ from collections import Counter, deque
 from collections.abc import Iterator
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field, replace
+from datetime import UTC, datetime
 from itertools import chain
 from pathlib import Path
 from typing import IO, Any
@@ -33,7 +34,7 @@ from memctl.ingest.source import Input
 from memctl.ingest.title import stored_title
 from memctl.memories.operations import kept_tags, resolve_scope
 from memctl.memories.privacy import Redactions, nothing_left, safe_line, scrub_messages
-from memctl.model import Message, Session, now_iso
+from memctl.model import Message, Session, format_time, now_iso
 from memctl.store import jobs
 from memctl.store.database import Database
 from memctl.store.sessions import (
@@ -229,7 +230,7 @@ def open_transcript(
     stop = None if chunk is None else line_end_after(stream.fileno(), start + max(chunk, 1))
     tracked = Tracked(stream, key, start, stop)
     try:
-        source = Input(tracked, str(path))
+        source = Input(tracked, str(path), written_at=_written_at(stream))
     except InputError:
         if not start:
             raise
@@ -273,7 +274,12 @@ def open_input(path: str | None, stdin: Any) -> Input:
                 ["transcript"],
             )
         return Input(stdin.buffer if hasattr(stdin, "buffer") else stdin, STDIN_NAME)
-    return Input(_open_file(path), str(Path(path)))
+    file = _open_file(path)
+    return Input(file, str(Path(path)), written_at=_written_at(file))
+
+
+def _written_at(file: IO[bytes]) -> str:
+    return format_time(datetime.fromtimestamp(os.fstat(file.fileno()).st_mtime, UTC))
 
 
 def _open_file(path: str) -> IO[bytes]:

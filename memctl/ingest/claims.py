@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 
 from memctl.ingest.extract_rules import sentences
 from memctl.ingest.tools import CHECKS, Call, command_purpose, tool_kind
+from memctl.lazy_re import lazy
 
 # a sentence saying a file was made or changed, and one saying the tests pass
-CLAIM = re.compile(
+CLAIM = lazy(
     r"\b(?:I(?:'ve| have)?|we(?:'ve| have)?)\s+(?:\w+\s+){0,2}?(?:created|written|wrote|added|"
     r"updated|generated|saved|made|modified|edited|set up)\b|\b(?:is|was|has been) "
     r"(?:now )?(?:created|written|added|updated|generated|saved|in place)\b|"
@@ -26,21 +27,21 @@ CLAIM = re.compile(
     r"作成しました|生成しました|생성했|만들었|추가했|创建了|已创建|已生成|添加了",
     re.I,
 )
-PASSING = re.compile(
+PASSING = lazy(
     r"\b(?:all (?:the )?)?(?:tests?|build|suite|checks?|ci)\b[^.;]{0,40}?\b(?:pass(?:es|ed|ing)?|"
     r"succeed(?:s|ed)?|(?:is |are |now )?green|work(?:s|ing)? (?:now|again))\b|"
     r"テスト[^。]{0,20}(?:成功|通過|パス)|테스트[^.]{0,20}(?:통과|성공)|测试[^。]{0,20}(?:通过|成功)",
     re.I,
 )
 # a sentence saying it was not done is no claim that it was
-NOT_A_CLAIM = re.compile(
+NOT_A_CLAIM = lazy(
     r"\b(?:not|never|no longer|couldn't|could not|can't|cannot|unable|denied|refused|"
     r"fail(?:s|ed|ing)?|without)\b|n't\b|できません|できなかった|못|않|没有|未能|失败",
     re.I,
 )
-CLAUSE_END = re.compile(r";\s+")
+CLAUSE_END = lazy(r";\s+")
 STILL_FAILING = "still failing"
-BACKTICKED = re.compile(r"`([^`]+)`")
+BACKTICKED = lazy(r"`([^`]+)`")
 
 
 @dataclass(frozen=True)

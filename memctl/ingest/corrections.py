@@ -21,6 +21,7 @@ from memctl.ingest.claims import NOT_A_CLAIM
 from memctl.ingest.digest import DIGEST_TAG
 from memctl.ingest.extract_rules import sentences
 from memctl.ingest.run import Run
+from memctl.lazy_re import lazy
 from memctl.model import Memory, Relation, RelationType, State
 from memctl.store.memories import MemoryFilter, list_memories, session_memories
 from memctl.store.relations import has_relation
@@ -32,7 +33,7 @@ EARLIER_DIGESTS = 5
 CORRECTED_CONFIDENCE = 0.5
 # a sentence saying something was not done, is missing or does not work (not an order:
 # "don't edit X" corrects nothing)
-CORRECTING = re.compile(
+CORRECTING = lazy(
     r"\b(?:did not|didn't|was not|wasn't|were not|weren't|is not|isn't|are not|aren't|does not|"
     r"doesn't|never (?:was|were|got)|has not|hasn't|have not|haven't|no longer)\b|"
     r"\bstill (?:fail(?:s|ing)?|broken|missing|red|crash(?:es|ing)?|errors?|not)\b|"
@@ -43,7 +44,7 @@ CORRECTING = re.compile(
 # the digest's lines that claim something was done: the first four list it, item by item
 CLAIM_LINES = ("Created:", "Edited:", "Ran:", "Fixed:", "Found:", "Decided:", "Outcome:")
 # a command in backticks, or a file name with an extension (CLAUDE.md, src/app.ts)
-NAME = re.compile(r"`([^`\n]{2,80})`|((?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5})\b")
+NAME = lazy(r"`([^`\n]{2,80})`|((?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5})\b")
 SHORTEST_NAME = 4
 
 

@@ -71,6 +71,7 @@ from memctl.ingest.tools import (
     shell_command,
     tool_kind,
 )
+from memctl.lazy_re import lazy
 from memctl.memories.provenance import fetches_and_runs
 from memctl.model import Message, Role
 
@@ -83,7 +84,7 @@ REQUEST_MIN_CHARS = 12
 REQUEST_MIN_ITEMS = 2
 REQUEST_ITEM_WIDTH = 80
 REQUEST_LIST_WIDTH = 400
-REQUIREMENT = re.compile(
+REQUIREMENT = lazy(
     r"\b(?:no|not|never|don't|do not|without|only|max(?:imum)?|min(?:imum)?|minimal|at most|"
     r"at least|must|keep|always|avoid|under|within)\b|\d|只|不要|禁止|必须|最多|最小|"
     r"만|최소|최대|하지 마|必ず|だけ|しないで|最大|最小限",
@@ -108,14 +109,14 @@ AGAIN = "running it again"  # a failure whose fix was only a retry: no case to l
 # kinds of rule match that say what was decided or set right
 DECISION_KINDS = frozenset({"decision", "correction", "convention", "rule", "commitment"})
 # an address in a command or a tool's input: its host
-URL = re.compile(r"\b(?:https?|ftp)://([^/\s:'\"`)]+)", re.I)
+URL = lazy(r"\b(?:https?|ftp)://([^/\s:'\"`)]+)", re.I)
 # tools that bring a page from the network into the session
-FETCH_TOOLS = re.compile(r"fetch|web|browse|url|http", re.I)
-DOWNLOADS = re.compile(r"\b(?:curl|wget|http|xh|iwr|invoke-webrequest)\b", re.I)
+FETCH_TOOLS = lazy(r"fetch|web|browse|url|http", re.I)
+DOWNLOADS = lazy(r"\b(?:curl|wget|http|xh|iwr|invoke-webrequest)\b", re.I)
 # an absolute path of three parts or more, shown by its last part in a command
-LONG_PATH = re.compile(r"(?<![\w.~])/(?:[\w.@+-]+/){2,}([\w.@+-]+)")
+LONG_PATH = lazy(r"(?<![\w.~])/(?:[\w.@+-]+/){2,}([\w.@+-]+)")
 # files an assistant writes for itself, not for the project (Claude Code's plan mode)
-OWN_FILES = re.compile(r"/\.claude/plans/")
+OWN_FILES = lazy(r"/\.claude/plans/")
 # the order in which sections lose items when the digest is too long, least useful first:
 # (section, the items it keeps at this step)
 CUT_ORDER = (

@@ -20,7 +20,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memctl.retrieve.query import STOPWORDS, cjk_count, names
+from memctl.lazy_re import lazy
+from memctl.retrieve.query import SENTENCE_END, STOPWORDS, cjk_count, names
+from memctl.retrieve.vocabulary import is_term
 
 # Canonical name -> (kind, aliases): the tools and services whose several spellings name
 # one thing. Versions are stripped before the look-up ("PostgreSQL 16" -> postgresql).
@@ -70,39 +72,54 @@ VOCABULARY: dict[str, tuple[str, tuple[str, ...]]] = {
     "Jira": ("service", ("jira",)),
 }
 ALIASES = {alias: name for name, (_, aliases) in VOCABULARY.items() for alias in aliases}
-VERSION = re.compile(r"\s*v?\d+(?:\.\d+)*$", re.I)
+VERSION = lazy(r"\s*v?\d+(?:\.\d+)*$", re.I)
 VERSION_AFTER = r"(?:\s*v?\d+(?:\.\d+)*)?(?!\w)"
 
-FILE = re.compile(
+FILE = lazy(
     r"(?<![\w/.-])(?:~|\.{1,2})?/?(?:[\w.-]+/)*[\w-]+\.(?:py|pyi|ts|tsx|js|jsx|mjs|json|"
     r"ya?ml|toml|md|rst|txt|rs|go|java|kt|rb|php|c|h|cc|cpp|hpp|cs|sh|sql|css|html|ini|"
     r"cfg|lock|env|conf|ipynb|swift)\b"
 )
-REPOSITORY = re.compile(
+REPOSITORY = lazy(
     r"(?:github\.com/|gitlab\.com/|\brepo(?:sitory)? (?![\w-]+\.\w+/))([\w.-]+/[\w.-]*[\w-])"
 )
-COMMAND = re.compile(r"`([^`\n]{2,80})`|(?:^|\n)\s*\$ ([^\n]{2,80})")
-DATE = re.compile(
+COMMAND = lazy(r"`([^`\n]{2,80})`|(?:^|\n)\s*\$ ([^\n]{2,80})")
+DATE = lazy(
     r"\b(?:\d{4}-\d{2}-\d{2}|\d{1,2} (?:January|February|March|April|May|June|July|August|"
     r"September|October|November|December),? \d{4}|(?:January|February|March|April|May|"
     r"June|July|August|September|October|November|December) \d{1,2},? \d{4})\b"
 )
-SPEAKER = re.compile(r"^(?:\[[^\]]{1,40}\]\s*)?([A-Z][\w'-]{1,30}(?: [A-Z][\w'-]{1,30})?):\s")
-PLACE_BEFORE = re.compile(r"\b(?:in|to|from|near|visited|visit|country,?)\s+$", re.I)
-ORGANISATION_BEFORE = re.compile(r"\b(?:at|for|joined)\s+$", re.I)
-PROJECT = re.compile(r"\b(?:the ([A-Z][\w.-]+) project|project ([A-Z][\w.-]+))")
+SPEAKER = lazy(r"^(?:\[[^\]]{1,40}\]\s*)?([A-Z][\w'-]{1,30}(?: [A-Z][\w'-]{1,30})?):\s")
+PLACE_BEFORE = lazy(r"\b(?:in|to|from|near|visited|visit|country,?)\s+$", re.I)
+ORGANISATION_BEFORE = lazy(r"\b(?:at|for|joined)\s+$", re.I)
+PROJECT = lazy(r"\b(?:the ([A-Z][\w.-]+) project|project ([A-Z][\w.-]+))")
 # Capitalised words that name no one: days, months, greetings, pronouns and the like.
 NOT_NAMES = frozenset(
     """monday tuesday wednesday thursday friday saturday sunday january february march april
     may june july august september october november december hey hi hello thanks thank yes
     no yeah wow oh ok okay sure great cool nice awesome i im ive id ill lol omg haha we they he
+    now then here there also still just
     she you it the this that our my their his her""".split()
 )
+# Where a clause starts, so its first capital marks no name: a label's colon ("Key
+# points: Uses ..."), a list's bullet or number, a heading's mark, an emoji.
+CLAUSE_START = lazy(
+    r"(?::|(?<![\w.])\d+[.)]|[-*#>|•·▪–—\u2190-\u21ff\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff])\s+"
+)
+# A capital inside a word: a code identifier ("SessionLive") or a brand ("YouTube"), a
+# thing rather than a person or a place.
+INNER_CAPITAL = lazy(r"[a-z][A-Z]")
+HEADING_WORD = lazy(r"[^\W_][\w'-]*")
+# One word shaped as an ordinary word: a past tense, a gerund, an abstract noun
+# ("Removed", "Linting", "Verification"). Names of that shape ("Fred", "Ming", "Trinity")
+# are short or kept by other rules (a speaker, "works at").
+WORD_FORM = lazy(r"^[A-Z][a-z]{3,}(?:ed|ing|tion|sion|ment|ness|ance|ence|ure|ize|ise)s?$")
+MAX_NAME_WORDS = 3  # "Mary Ann Smith"; a longer run of capitals is a heading
 # Words that end a first-person object without being part of it ("a class yesterday").
 # An object that is only an adverb or a quantity ("studied hard", "learned a lot") is none.
 VAGUE = frozenset("hard lot bit more much well too so really few together weeks days".split())
 TRAILING = frozenset("yesterday today tonight tomorrow now recently lately again ago too".split())
-PUNCTUATION = re.compile(r"[^\w.+#\s-]|\.(?=\s|$)")
+PUNCTUATION = lazy(r"[^\w.+#\s-]|\.(?=\s|$)")
 # First-person verbs whose object is worth a triple: "I moved to X" -> (speaker, moved to, X).
 PREDICATES = (
     "work at|work as|work for|works at|works as|works for|worked at|worked as|worked for|"
@@ -122,37 +139,41 @@ ADVERBS = (
     r" always| usually| often| never)"
 )
 STATEMENT = rf"{ADVERBS}{{0,2}} ({PREDICATES})\s+([^.,;:!?()\n]{{2,60}})"
-FIRST_PERSON = re.compile(rf"\b(?:I|We|we|[Tt]he user|User|my family|our team){STATEMENT}")
+FIRST_PERSON = lazy(rf"\b(?:I|We|we|[Tt]he user|User|my family|our team){STATEMENT}")
 # A sentence's first capitalised word(s) doing something of ``THIRD_PERSON``: a person
 # ("Alice works at Acme"; not "Sounds like fun", "Just started yoga").
 THIRD_PERSON = (
     "works at|works as|works for|lives in|moved to|moved from|uses|prefers|maintains|"
     "joined|depends on|runs on|deploys to|switched to|migrated to|grew up in|became"
 )
-SUBJECT = re.compile(rf"(?:^|[.!?]\s+)([A-Z][a-z]+(?: [A-Z][a-z]+)?) (?:{THIRD_PERSON})\b")
+SUBJECT = lazy(rf"(?:^|[.!?]\s+)([A-Z][a-z]+(?: [A-Z][a-z]+)?) (?:{THIRD_PERSON})\b")
 # The facts the rules distil from a session's tool calls (ingest/extract_actions.py).
-RUNS_WITH = re.compile(
+RUNS_WITH = lazy(
     r"^(tests|the build|lint|type checks|formatting) runs? with `([^`\n]+)`", re.I | re.M
 )
-FIXED_BY = re.compile(r"^`([^`\n]+)` failed: [^\n]*?→ fixed by ([^\n]+)", re.M)
-BACKTICKED = re.compile(r"`([^`\n]+)`")
+FIXED_BY = lazy(r"^`([^`\n]+)` failed: [^\n]*?→ fixed by ([^\n]+)", re.M)
+BACKTICKED = lazy(r"`([^`\n]+)`")
 # A session digest's lines of work (ingest/digest.py ``render``): the files created and
 # edited and the commands run, "; " between items. Only a whole line (a newline after
 # it) is read: the digest's last line may be cut at its length.
-DIGEST_WORK = re.compile(r"^(Created|Edited|Ran): ([^\n]+)\n", re.M)
+DIGEST_WORK = lazy(r"^(Created|Edited|Ran): ([^\n]+)\n", re.M)
 DIGEST_KINDS = {"Created": "file", "Edited": "file", "Ran": "command"}
+# A digest's other section labels: "Decided: ..." is no one speaking.
+DIGEST_LABELS = frozenset(
+    {*DIGEST_KINDS, "Asked", "Decided", "Fixed", "Found", "Left open", "Not done", "Outcome"}
+)
 # A digest's heading (ingest/pipeline.py): "Session of 2026-02-12 (claude-code) — …".
-DIGEST_DAY = re.compile(r"^Session of (\d{4}-\d{2}-\d{2}) \(", re.M)
+DIGEST_DAY = lazy(r"^Session of (\d{4}-\d{2}-\d{2}) \(", re.M)
 CUT = "…"  # an item shortened by the digest names nothing whole
-BETWEEN = re.compile(rf"^\s*(?:is |are |was )?({PREDICATES})(?: (?:a|an|the))?\s*$")
-ARTICLES = re.compile(r"^(?:a|an|the|my|our|some|this|that|these|those|his|her|their)\s+", re.I)
+BETWEEN = lazy(rf"^\s*(?:is |are |was )?({PREDICATES})(?: (?:a|an|the))?\s*$")
+ARTICLES = lazy(r"^(?:a|an|the|my|our|some|this|that|these|those|his|her|their)\s+", re.I)
 OBJECT_WORDS = 4  # a first-person object is cut at this many words
 # Kinds whose name, at the start of an object, is the object ("Sweden four years ago").
 NAMED_KINDS = frozenset(
     "place organisation service tool repository file project command date".split()
 )
 # An object ends before these words ("pottery and painting": the first is the object).
-OBJECT_END = re.compile(
+OBJECT_END = lazy(
     r"\s(?:and|but|because|which|who|that|so|when|while|with|for|to|it's|as|if|or|-|last|at|in|on|"
     r"from|since|by|"
     r"this|next|every|yesterday|today|ago)\s.*$",
@@ -161,23 +182,21 @@ OBJECT_END = re.compile(
 # An object starting with these is a clause, not a thing ("love how you ...").
 CLAUSE = frozenset("how what that it this when where why who which if to".split())
 # CJK: names marked by a suffix, titles in brackets, katakana words.
-CJK_PERSON = re.compile(
-    r"([\u4e00-\u9fff\u3040-\u30ff]{1,4})(?:さん|様|先生|くん|ちゃん|老师|先生)"
-)
-KOREAN_PERSON = re.compile(r"([\uac00-\ud7af]{2,4})\s?(?:씨|님|선생님)")
+CJK_PERSON = lazy(r"([\u4e00-\u9fff\u3040-\u30ff]{1,4})(?:さん|様|先生|くん|ちゃん|老师|先生)")
+KOREAN_PERSON = lazy(r"([\uac00-\ud7af]{2,4})\s?(?:씨|님|선생님)")
 # Characters that start no name: particles and pronouns (的, 在, 我们, ...).
 CJK_STARTS_NO_NAME = "的在是了我你他她们和与用从到为这那去来往住回はがをにでと"
 CJK_NAME = rf"(?:(?![{CJK_STARTS_NO_NAME}])[\u4e00-\u9fff\u30a0-\u30ff])"
-CJK_PLACE = re.compile(rf"({CJK_NAME}{{1,3}}(?:市|省|县|区|国|府|県|町|村))")
+CJK_PLACE = lazy(rf"({CJK_NAME}{{1,3}}(?:市|省|县|区|国|府|県|町|村))")
 # 都 ends a place name in Japanese (東京都); in Chinese it is mostly "all" (个测试都 "the
 # tests all ..."), so it counts only in text holding kana.
-JAPANESE_CAPITAL = re.compile(rf"({CJK_NAME}{{1,3}}都)")
-KANA = re.compile(r"[\u3040-\u30ff]")
-CJK_ORG = re.compile(rf"({CJK_NAME}{{2,8}}(?:公司|大学|银行|会社|大学校))")
+JAPANESE_CAPITAL = lazy(rf"({CJK_NAME}{{1,3}}都)")
+KANA = lazy(r"[\u3040-\u30ff]")
+CJK_ORG = lazy(rf"({CJK_NAME}{{2,8}}(?:公司|大学|银行|会社|大学校))")
 # A boundary between Latin letters and CJK text ("Redis를"): the rules see a space there.
-SCRIPT_EDGE = re.compile(r"(?<=[A-Za-z0-9])(?=[^\x00-\x7f])|(?<=[^\x00-\x7f])(?=[A-Za-z0-9])")
-CJK_TITLE = re.compile(r"[《「『]([^》」』]{1,30})[》」』]")
-KATAKANA = re.compile(r"[\u30a1-\u30fa\u30fc]{3,}")
+SCRIPT_EDGE = lazy(r"(?<=[A-Za-z0-9])(?=[^\x00-\x7f])|(?<=[^\x00-\x7f])(?=[A-Za-z0-9])")
+CJK_TITLE = lazy(r"[《「『]([^》」』]{1,30})[》」』]")
+KATAKANA = lazy(r"[\u30a1-\u30fa\u30fc]{3,}")
 
 
 @dataclass(frozen=True)
@@ -210,7 +229,7 @@ def canonical(name: str) -> Entity | None:
 def speaker(text: str) -> str | None:
     """The speaker of a ``Name: ...`` line (``[date] Name: ...`` too)."""
     match = SPEAKER.match(text)
-    if not match or match.group(1).lower() in NOT_NAMES:
+    if not match or match.group(1).lower() in NOT_NAMES or match.group(1) in DIGEST_LABELS:
         return None
     return match.group(1)
 
@@ -226,20 +245,44 @@ def _vocabulary(text: str) -> list[Entity]:
     return found
 
 
+def _written_as_name(name: str, text: str) -> bool:
+    """Whether ``text`` writes ``name`` as a name: somewhere on its own, not inside a path
+    or a compound ("/Users/ann", "Pre-commit"); for one word, never in lower case too
+    ("Format ... format") and not shaped as an ordinary word ("Removed", "Linting")."""
+    if " " not in name and WORD_FORM.search(name):
+        return False
+    if " " not in name and re.search(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", text):
+        return False
+    return re.search(rf"(?<![\w/\\.@-]){re.escape(name)}(?![\w/\\-]|\.\w)", text) is not None
+
+
+def _heading(sentence: str) -> bool:
+    """A sentence in title case ("Next Steps", "Key Methods Involved in ZIP Processing"),
+    other than one calling or greeting someone ("Definitely, John", "Hey Mel")."""
+    words = HEADING_WORD.findall(sentence)
+    if not words or "," in sentence or words[0].lower() in NOT_NAMES:
+        return False
+    return all(w[0].isupper() or w.isdigit() or w in STOPWORDS for w in words)
+
+
 def _capitalised(text: str, skip: set[str]) -> list[Entity]:
     found: list[Entity] = []
-    for name in names(text):
+    text = CLAUSE_START.sub(". ", text)
+    prose = ". ".join(s for s in SENTENCE_END.split(text) if not _heading(s))
+    for name in names(prose):
         words = name.split()
         if any(w.lower() in NOT_NAMES for w in words) or key(name) in skip:
             continue
-        if canonical(name) or len(name) < 2:
+        if canonical(name) or len(name) < 2 or not _written_as_name(name, text):
             continue
         before = text[: text.find(name)]
         kind = "place" if PLACE_BEFORE.search(before) else "person"
         kind = "organisation" if ORGANISATION_BEFORE.search(before) else kind
-        if kind == "person" and name.isupper():  # "CI", "YYYY MM DD": no one's name
+        if name.isupper() and (kind == "person" or is_term(name)):  # "CI", "YYYY MM DD"
             continue
-        found.append(Entity(name, kind))
+        if kind == "person" and len(words) > MAX_NAME_WORDS:  # a heading in title case
+            continue
+        found.append(Entity(name, "thing" if INNER_CAPITAL.search(name) else kind))
     found += [
         Entity(m.group(1), "person")
         for m in SUBJECT.finditer(text)

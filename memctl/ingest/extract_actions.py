@@ -27,6 +27,7 @@ from memctl.ingest.extract_rules import BULLET, QUESTION, sentences
 from memctl.ingest.facts import Fact
 from memctl.ingest.file_roles import file_roles
 from memctl.ingest.tools import CHECKS, QUOTED, Call, command_purpose, shell_command, tool_kind
+from memctl.lazy_re import lazy
 from memctl.model import Category
 from memctl.retrieve.query import cjk_count
 
@@ -36,7 +37,7 @@ CASE_IMPORTANCE = 0.7
 EVIDENCE_CONFIDENCE = 0.8
 MAX_COMMAND = 120
 # a closing sentence that states a cause or a fix
-FINDING = re.compile(
+FINDING = lazy(
     r"\b(?:root cause|the (?:cause|problem|issue|bug|fix) (?:was|is)|because|was caused by|"
     r"fixed (?:it |this )?by)\b|"
     r"原因(?:是|在于)|问题出在|根本原因|修复方法是|原因は|が原因|原因でした|원인은|원인이었|때문이었",
@@ -45,7 +46,7 @@ FINDING = re.compile(
 # A finding in a CJK language says as much in fewer characters (MemCC's CJK-aware bounds).
 MIN_FINDING_CHARS = 30
 MIN_CJK_FINDING_CHARS = 12
-STEPS = re.compile(r"\s*(?:&&|;)\s*")  # the steps of a command line run one after another
+STEPS = lazy(r"\s*(?:&&|;)\s*")  # the steps of a command line run one after another
 
 
 def _steps(command: str) -> list[str]:

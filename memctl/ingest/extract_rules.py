@@ -24,7 +24,8 @@ from functools import cached_property
 from typing import NamedTuple
 
 from memctl.ingest.facts import Fact, Passage
-from memctl.ingest.regex_needs import fold, holds, needs
+from memctl.ingest.regex_needs import fold, holds, source_needs
+from memctl.lazy_re import lazy
 from memctl.model import Category, Role
 
 MIN_CHARS = 4
@@ -33,7 +34,7 @@ RULE_CONFIDENCE = 0.6
 # A sentence ends at .!? before whitespace and a capital, quote, bracket or a letter of
 # another script (Korean puts ". " between sentences; "e.g. x" and "config.yaml" stay
 # whole), at CJK end punctuation, and at line breaks.
-SENTENCE_END = re.compile(
+SENTENCE_END = lazy(
     r"(?<=[.!?])\s+(?=[A-Z\"'(\[`\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af])|(?<=[。！？；])|\n+"
 )
 
@@ -386,30 +387,30 @@ JAPANESE = (
 )
 
 PATTERNS = ENGLISH + CHINESE + KOREAN + JAPANESE
-HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-KANA = re.compile(r"[\u3040-\u30ff]")
-HANGUL = re.compile(r"[\uac00-\ud7af]")
+HAN = lazy(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+KANA = lazy(r"[\u3040-\u30ff]")
+HANGUL = lazy(r"[\uac00-\ud7af]")
 # a sentence that asserts a rule even when it ends in a question mark ("we should run it on
 # every push?", "注释用中文，提交信息用英文，可以吗？")
-ASSERTIVE = re.compile(
+ASSERTIVE = lazy(
     r"\bI think we should\b|\bwe (?:must|should always)\b|必须|不要|应该|统一|一律|반드시|必ず"
 )
 # question-like sentences are asks, not facts
-QUESTION = re.compile(
+QUESTION = lazy(
     r"[?？]\s*$|^\W*(?:what|why|how|where|when|which|who|can|could|would|"
     r"should|is|are|do|does)\b.*[?？]",
     re.I,
 )
 # a sentence whose subject or object is a bare pronoun ("I plan to enhance it with more
 # features"): out of its conversation nobody knows what "it" was, so it is no memory
-DANGLING = re.compile(
+DANGLING = lazy(
     r"^\W*(?:it|this|that|they|these|those)\b(?!\s+(?:project|repo|app|service|file))|"
     r"\b(?:to|will|'ll|should|can|must)\s+\w+\s+(?:it|them)\b",
     re.I,
 )
-BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+BULLET = lazy(r"^\s*(?:[-*•]|\d+[.)])\s+")
 # assistant sentences that are only a tool note, or narrate the next step
-NARRATION = re.compile(
+NARRATION = lazy(
     r"^\s*(?:\[tool\b|let me\b|now (?:let me|I'll)\b|I'll (?:start|now|first)\b)", re.I
 )
 
@@ -436,7 +437,7 @@ def live(patterns: tuple[Pattern, ...], text: str) -> tuple[Pattern, ...]:
     strings (``regex_needs``), so a long message is tested once a pattern, not a sentence
     at a time (a 400-message session of 6,000-character messages: 2.4 MB)."""
     folded = fold(text)
-    return tuple(p for p in patterns if holds(needs(p.regex), folded))
+    return tuple(p for p in patterns if holds(source_needs(p.source, p.flags), folded))
 
 
 def _candidates(passage: Passage) -> list[tuple[str, tuple[Pattern, ...]]]:

@@ -14,12 +14,13 @@ import re
 
 from memctl.ingest.facts import Fact
 from memctl.ingest.tools import Call
+from memctl.lazy_re import lazy
 from memctl.model import Category
 
 FILE = r"(?P<path>(?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5})"
 LINES = r"(?::\d+(?:-\d+)?)?"  # "tokenizer.js:101-108"
 # "- `src/auth.ts` – JWT middleware", "1. **parser.py**: 解析日志"
-LIST_ROLE = re.compile(
+LIST_ROLE = lazy(
     r"^[ \t]*(?:[-*•]|\d+[.)])\s+(?:\*\*)?`?" + FILE + LINES + r"`?(?:\*\*)?\s*(?:[:：–—]|\s-\s)\s*"
     r"(?:\*\*)?(?P<role>\S.*)$",
     re.M,
@@ -30,16 +31,16 @@ VERBS = (
     r"stores?|exports?|configures?|wires?|registers?|runs?|reads?|writes?|builds?|checks?|"
     r"parses?|serves?|keeps?|owns?|exposes?|loads?|maps?|routes?|sets? up"
 )
-SENTENCE_ROLE = re.compile(
+SENTENCE_ROLE = lazy(
     r"`" + FILE + LINES + r"`\s*(?P<role>(?:(?:" + VERBS + r")\b[^.\n。]{8,}|"
     r"(?:负责|用于|处理|包含|定义|实现|提供|存放|は|では|が|는|은|가|에서)[^.\n。]{4,}))"
 )
 # a heading or a bold label naming a file, its changes listed under it:
 # "## JavaScript changes (`tokenizer.js:101-108`)" then "- Replaced … with <ruby>"
-HEADING_FILE = re.compile(
+HEADING_FILE = lazy(
     r"^[ \t]*(?:#{1,6}[ \t]+|\*\*)(?P<label>[^`\n]*)`" + FILE + LINES + r"`[^\n]*$", re.M
 )
-LIST_LINE = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(?P<item>\S.*)$")
+LIST_LINE = lazy(r"^\s*(?:[-*•]|\d+[.)])\s+(?P<item>\S.*)$")
 MAX_FILE_ROLES = 5
 ROLE_MIN_CHARS = 6
 ROLE_WIDTH = 160
@@ -47,7 +48,7 @@ ROLE_IMPORTANCE = 0.6
 # what the session said of a file it touched: less certain than a tool result, more than a
 # sentence a rule matched in passing
 ROLE_CONFIDENCE = 0.75
-MARKUP = re.compile(r"\*\*|`")
+MARKUP = lazy(r"\*\*|`")
 
 
 def _touched(calls: list[Call]) -> set[str]:

@@ -16,6 +16,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from memctl.lazy_re import lazy
+
 ANY = "any"
 
 
@@ -32,7 +34,7 @@ def _block(tag: str) -> str:
 
 
 def _rule(client: str, kind: str, regex: str) -> Injection:
-    return Injection(client, kind, re.compile(regex, re.S | re.I))
+    return Injection(client, kind, lazy(regex, re.S | re.I))
 
 
 INJECTIONS: tuple[Injection, ...] = (
@@ -99,8 +101,8 @@ INJECTIONS: tuple[Injection, ...] = (
 
 # Claude Code's slash-command wrapper. The command and its arguments are the user's request
 # ("/review the auth module", "/init"); the wrapper around them is the client's.
-COMMAND_NAME = re.compile(r"<command-name>\s*/?([^<\s]+)\s*</command-name>")
-COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+COMMAND_NAME = lazy(r"<command-name>\s*/?([^<\s]+)\s*</command-name>")
+COMMAND_ARGS = lazy(r"<command-args>(.*?)</command-args>", re.S)
 # Built-in commands that work the client itself and ask the model nothing (Claude Code's
 # /help list): running one is no request.
 CLIENT_COMMANDS = frozenset(
@@ -110,7 +112,7 @@ CLIENT_COMMANDS = frozenset(
     "vim".split()
 )
 # A whole message that is only the expansion of a built-in command (Claude Code's /init).
-COMMAND_PROMPTS = re.compile(
+COMMAND_PROMPTS = lazy(
     r"^\s*(?:Please analyze this codebase and create a CLAUDE\.md file|"
     r"Your task is to create a detailed summary of the conversation so far)",
     re.I,

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from memctl.ingest.facts import Fact
 from memctl.ingest.run import Run
+from memctl.lazy_re import lazy
 from memctl.store.noise import noise_vectors
 
 if TYPE_CHECKING:
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
 _EN, _ZH = re.I, 0
 NOISE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (kind, re.compile(regex, flags))
+    (kind, lazy(regex, flags))
     for kind, regex, flags in (
         (
             "greeting",

@@ -27,38 +27,39 @@ import re
 
 from memctl.config import Settings
 from memctl.ingest.facts import Decision, Fact, Verdict
+from memctl.lazy_re import lazy
 from memctl.model import Category, Memory
 
-NEGATION = re.compile(
+NEGATION = lazy(
     r"\b(?:not|never|no longer|nobody|none|stop(?:ped)?|hate|dislike|avoid|without)\b|n't\b"
     r"|不|没|别|讨厌",
     re.I,
 )
-QUALIFIER = re.compile(
+QUALIFIER = lazy(
     r"\b(?:when|whenever|unless|except|only|but|if|while|during|because|although)\b"
     r"|但是|除了|如果|只有|只在|因为|不过",
     re.I,
 )
 SLOTS = (
-    (re.compile(r"\bmy name is\s+(.+)", re.I), "name"),
-    (re.compile(r"\b(?:I|we)(?: currently)? (?:live|am based|are based) in\s+(.+)", re.I), "home"),
-    (re.compile(r"\b(?:I|we) work (?:at|for)\s+(.+)", re.I), "employer"),
-    (re.compile(r"我(?:住在|来自)(.+)"), "home"),
-    (re.compile(r"我叫(.+)|我的名字(?:是|叫)(.+)"), "name"),
+    (lazy(r"\bmy name is\s+(.+)", re.I), "name"),
+    (lazy(r"\b(?:I|we)(?: currently)? (?:live|am based|are based) in\s+(.+)", re.I), "home"),
+    (lazy(r"\b(?:I|we) work (?:at|for)\s+(.+)", re.I), "employer"),
+    (lazy(r"我(?:住在|来自)(.+)"), "home"),
+    (lazy(r"我叫(.+)|我的名字(?:是|叫)(.+)"), "name"),
 )
-ATTRIBUTE = re.compile(
+ATTRIBUTE = lazy(
     r"\b(?:my|our|the user's|his|her|their) ([a-z][\w-]*(?: [a-z][\w-]*){0,2}) "
     r"(?:is|are|was|=|:) (.+)",
     re.I,
 )
-ATTRIBUTE_ZH = re.compile(r"我的(.{1,10}?)是(.+)")
-PREFERENCE = re.compile(
+ATTRIBUTE_ZH = lazy(r"我的(.{1,10}?)是(.+)")
+PREFERENCE = lazy(
     r"\b(?:like|likes|love|loves|prefer|prefers|enjoy|enjoys|favou?rite \w+ is)\s+(.+?)"
     r"(?:\s+(?:over|than|because|when|for|instead)\b|[.,;!]|$)",
     re.I,
 )
-PREFERENCE_ZH = re.compile(r"(?:喜欢|爱喝|爱吃|偏爱|偏好)(.+?)(?:[，。,.!！]|$)")
-CJK = re.compile(r"[\u3400-\u9fff]")
+PREFERENCE_ZH = lazy(r"(?:喜欢|爱喝|爱吃|偏爱|偏好)(.+?)(?:[，。,.!！]|$)")
+CJK = lazy(r"[\u3400-\u9fff]")
 
 
 def normalised(text: str) -> str:

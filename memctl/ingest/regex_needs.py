@@ -41,11 +41,18 @@ def fold(text: str) -> str:
     return lowered if lowered.isascii() else lowered.translate(_FOLD)
 
 
-@cache
 def needs(regex: re.Pattern[str]) -> Strings | None:
     """Strings one of which every match of ``regex`` holds (lower case), or None."""
-    case_blind = bool(regex.flags & re.IGNORECASE)
-    exact, found = _sequence(_parser.parse(regex.pattern, regex.flags), case_blind)
+    return source_needs(regex.pattern, regex.flags)
+
+
+@cache
+def source_needs(source: str, flags: int = 0) -> Strings | None:
+    """``needs`` of ``re.compile(source, flags)``, read from the parse tree alone: a pattern
+    the test rules out is never compiled."""
+    tree = _parser.parse(source, flags)
+    case_blind = bool(tree.state.flags & re.IGNORECASE)  # the flags the pattern sets too
+    exact, found = _sequence(tree, case_blind)
     if exact is not None and "" not in exact:
         found = _best([exact, found])
     return found

@@ -35,8 +35,17 @@ class ByteStream(Protocol):
 class Input:
     """A transcript's (or an imported file's) bytes: the sniffed head, then the rest."""
 
-    def __init__(self, stream: ByteStream, name: str, what: str = "a transcript") -> None:
+    def __init__(
+        self,
+        stream: ByteStream,
+        name: str,
+        what: str = "a transcript",
+        written_at: str | None = None,
+    ) -> None:
         self.name = name
+        # when the file was last written: the time of a message the transcript leaves
+        # undated (a Cursor transcript keeps none), rather than the time it is read
+        self.written_at = written_at
         self._stream = stream
         self.head = stream.read(SNIFF_BYTES)
         if self.head.startswith(b"\xef\xbb\xbf"):

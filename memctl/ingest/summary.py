@@ -16,17 +16,18 @@ import re
 from dataclasses import dataclass, field
 
 from memctl.ingest.extract_rules import sentences
+from memctl.lazy_re import lazy
 
 # a heading line, unindented: "4. Errors and fixes:", "## Pending Tasks", "**Current Work**"
 HEADING_WIDTH = 70
-NUMBERING = re.compile(r"^\d{1,2}[.)]\s+")
-ITEM = re.compile(r"^(\s*)(?:[-*•]|\d{1,2}[.)])\s+(\S.*)$")
-EMPHASIS = re.compile(r"\*\*|__")
+NUMBERING = lazy(r"^\d{1,2}[.)]\s+")
+ITEM = lazy(r"^(\s*)(?:[-*•]|\d{1,2}[.)])\s+(\S.*)$")
+EMPHASIS = lazy(r"\*\*|__")
 # the sections a digest keeps, by their heading's words (the first kind that matches)
 KINDS = (
-    ("fixed", re.compile(r"\berrors?\b|\bfix(?:es|ed)?\b|\bbugs?\b", re.I)),
-    ("pending", re.compile(r"\bpending\b|\bremaining\b|\bto ?do\b|\bunfinished\b", re.I)),
-    ("asked", re.compile(r"\brequests?\b|\bintent\b", re.I)),
+    ("fixed", lazy(r"\berrors?\b|\bfix(?:es|ed)?\b|\bbugs?\b", re.I)),
+    ("pending", lazy(r"\bpending\b|\bremaining\b|\bto ?do\b|\bunfinished\b", re.I)),
+    ("asked", lazy(r"\brequests?\b|\bintent\b", re.I)),
 )
 ASKED_SENTENCES = 2
 

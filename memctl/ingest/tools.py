@@ -18,22 +18,25 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memctl.lazy_re import lazy
+from memctl.memories.narration import without_filler
+
 # "[tool Bash: ls]", "[tool result Bash: ok]", "[tool error: exit 1: ...]"; a note cut to its
 # width ends in "…" instead of "]"
-NOTE_START = re.compile(r"\[tool ")
+NOTE_START = lazy(r"\[tool ")
 OUTCOMES = {"result": "ok", "error": "error", "refused": "refused"}
-SHELL_NAMES = re.compile(r"shell|bash|exec|command|terminal|^run$", re.I)
-FILE_NAMES = re.compile(r"write|edit|patch|create_file|replace", re.I)
-NOT_FILE_NAMES = re.compile(r"todo|stdin|plan", re.I)
-CREATING = re.compile(r"write|create", re.I)
-PATCH_FILE = re.compile(r"\*\*\* (Add|Update|Delete) File: (\S+)")
-SHELL_WRAPPER = re.compile(r"^(?:\S*/)?(?:ba|z)?sh -l?c\s+")
-SEGMENTS = re.compile(r"\s*(?:&&|\|\||[;|()])\s*")
+SHELL_NAMES = lazy(r"shell|bash|exec|command|terminal|^run$", re.I)
+FILE_NAMES = lazy(r"write|edit|patch|create_file|replace", re.I)
+NOT_FILE_NAMES = lazy(r"todo|stdin|plan", re.I)
+CREATING = lazy(r"write|create", re.I)
+PATCH_FILE = lazy(r"\*\*\* (Add|Update|Delete) File: (\S+)")
+SHELL_WRAPPER = lazy(r"^(?:\S*/)?(?:ba|z)?sh -l?c\s+")
+SEGMENTS = lazy(r"\s*(?:&&|\|\||[;|()])\s*")
 # a quoted string, or a quote left open where a note was cut
-QUOTED = re.compile(r"'[^']*(?:'|$)|\"(?:[^\"\\]|\\.)*(?:\"|$)")
-ENV_ASSIGNMENT = re.compile(r"^\w+=\S*$")
-LEADING_SETUP = re.compile(r"^(?:\(?\s*cd\s+[^&;|]+(?:&&|;)\s*)+")
-OUTPUT_TRIM = re.compile(r"\s+(?:\d?>&?\d?\S*|\|)\s*")
+QUOTED = lazy(r"'[^']*(?:'|$)|\"(?:[^\"\\]|\\.)*(?:\"|$)")
+ENV_ASSIGNMENT = lazy(r"^\w+=\S*$")
+LEADING_SETUP = lazy(r"^(?:\(?\s*cd\s+[^&;|]+(?:&&|;)\s*)+")
+OUTPUT_TRIM = lazy(r"\s+(?:\d?>&?\d?\S*|\|)\s*")
 # programs whose work is reading: a command made only of these changed nothing
 READ_ONLY = frozenset(
     "ls ll cat head tail less more pwd echo printf which whereis type wc tree find grep rg ag "
@@ -63,33 +66,16 @@ SUBCOMMANDS = frozenset(
     "uv pip poetry rake bundle composer nx turbo python python3 node ruby bash sh act "
     "terraform helm rails php".split()
 )
-# sentences that only open or narrate an answer ("Perfect!", "Now I have a full picture.")
-# An interjection only when punctuation or the end closes it: "Good catch!" is filler as a
-# whole, "Good" alone in "Good catch! ..." is not (it left "catch! ...").
-FILLER = re.compile(
-    r"^\s*(?:(?:perfect|great|excellent|awesome|done|all done|good|okay|ok|sure|got it|"
-    r"absolutely|exactly|(?:you're |you are )?(?:absolutely )?right|(?:you're|you are) welcome|"
-    r"(?:good|great|nice|excellent) (?:catch|question|point|find|idea|call))"
-    r"(?:\s*[!.,:\u2014\u2013]+\s*|\s*$))+",
-    re.I,
-)
-NARRATION = re.compile(
-    r"^\s*(?:(?:now,? )?I (?:now )?have [^.!\n]{0,40}?(?:understanding|picture|view|"
-    r"overview|information|idea|context)\b|(?:(?:now|so|based on [^,.\n]{0,80}),? )?let me\b|"
-    r"I'll now\b|agentId:)"
-    r"[^\n]*?(?:[.!:](?=\s|$)|\n|$)\s*",
-    re.I,
-)
-HEADING = re.compile(r"^(?:#{1,6}\s+|\*\*[^*]+\*\*:?$|[A-Z][^.!?]{0,60}:$)")
-CONCLUSION = re.compile(
+HEADING = lazy(r"^(?:#{1,6}\s+|\*\*[^*]+\*\*:?$|[A-Z][^.!?]{0,60}:$)")
+CONCLUSION = lazy(
     r"summary|conclusion|recommend|finding|result|root cause|cause|answer|verdict|"
     r"key (?:point|takeaway)|tl;?dr|结论|总结|建议|原因",
     re.I,
 )
-MARKUP = re.compile(r"^#{1,6}\s+|\*\*|^\s*(?:[-*•]|\d+[.)])\s+|`{3}\w*")
-LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+\S")
-SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
-LINK_ONLY = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(?:\[[^\]]*\]\([^)]*\)|<?https?://\S+>?)\s*$")
+MARKUP = lazy(r"^#{1,6}\s+|\*\*|^\s*(?:[-*•]|\d+[.)])\s+|`{3}\w*")
+LIST_ITEM = lazy(r"^\s*(?:[-*•]|\d+[.)])\s+\S")
+SENTENCE_END = lazy(r"(?<=[.!?。！？])\s+")
+LINK_ONLY = lazy(r"^\s*(?:[-*•]|\d+[.)])\s+(?:\[[^\]]*\]\([^)]*\)|<?https?://\S+>?)\s*$")
 # A condensed line too long for what is left keeps its first sentence, at most this long;
 # less room than MIN_LINE_CHARS keeps nothing of it (a few words say nothing).
 # (purpose, the verb of its evidence, what in a command line says it)
@@ -101,7 +87,11 @@ PURPOSES = (
         r"(?:lint|ruff check|eslint|flake8|pylint|credo|clippy|golangci-lint|rubocop)",
     ),
     ("formatting runs", "passed", r"(?:format|fmt|prettier|black|gofmt)"),
-    ("type checks run", "passed", r"(?:mypy|pyright|tsc|dialyzer|typecheck|type-check)"),
+    (
+        "type checks run",
+        "passed",
+        r"(?:mypy|pyright|tsc|dialyzer|typecheck|type-check|ty check|pyre check|pytype)",
+    ),
     ("the build runs", "succeeded", r"(?:build|compile)"),
 )
 CHECKS = ("tests run", "the build runs", "type checks run")
@@ -247,15 +237,6 @@ def shell_command(detail: str) -> Command:
     keys = [_segment_key(s) for s in SEGMENTS.split(unquoted) if s.strip() not in ("", "\\")]
     acting = [key for key, read_only in keys if not read_only]
     return Command(text, acting[0] if acting else "", not acting, tuple(acting))
-
-
-def without_filler(text: str) -> str:
-    """``text`` without its opening filler and narration ("Perfect! Now I have...")."""
-    before = None
-    while before != text:
-        before = text
-        text = NARRATION.sub("", FILLER.sub("", text))
-    return text.strip()
 
 
 def condense(text: str, limit: int) -> str:

@@ -7,8 +7,6 @@ cluster (dedup, merge): the others are superseded by it, and their edges move to
 
 from __future__ import annotations
 
-import numpy as np
-
 from memctl.ingest.facts import abstract
 from memctl.maintain.plan import Maintenance
 from memctl.model import Memory, Relation, RelationType
@@ -30,7 +28,7 @@ def rewrite(m: Maintenance, memory: Memory, content: str, reason: str) -> None:
         "l1_overview": content,
         "l2_content": content,
     }
-    m.writer.update(memory, changes, vector.astype(np.float32).tobytes(), reason=reason)
+    m.writer.update(memory, changes, vector.astype("float32").tobytes(), reason=reason)
 
 
 def fold(m: Maintenance, survivor: Memory, others: list[Memory], reason: str) -> None:

@@ -29,16 +29,18 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Generic, TypeVar
 
+from memctl.lazy_re import lazy
+
 REDACTED = "[REDACTED]"
 # A tag quoted in backticks is prose about the tag ("mark it `<private>`"), not a block.
 PROSE_TAG = "(?<!`)"
-CONTEXT_BLOCK = re.compile(
+CONTEXT_BLOCK = lazy(
     PROSE_TAG + r"<memctl-context\b[^>]*>.*?(?:</memctl-context\s*>|\Z)", re.S | re.I
 )
-PRIVATE_BLOCK = re.compile(PROSE_TAG + r"<private\s*>.*?(?:</private\s*>|\Z)", re.S | re.I)
+PRIVATE_BLOCK = lazy(PROSE_TAG + r"<private\s*>.*?(?:</private\s*>|\Z)", re.S | re.I)
 PEM_BEGIN = r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
 PEM_END = r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
-MARK = re.compile(r"\[REDACTED(?::[a-z0-9-]+)?\]")
+MARK = lazy(r"\[REDACTED(?::[a-z0-9-]+)?\]")
 # Values already redacted are not redacted (and counted) again.
 _NOT_REDACTED = r"(?!\[REDACTED)"
 
@@ -74,11 +76,11 @@ NOT_VALUES = frozenset(
     from if then this that it be when via as see redacted yes no on off enabled disabled
     pwd passwd passphrase key keys tokens secrets api_key apikey value""".split()
 )
-REFERENCE = re.compile(
+REFERENCE = lazy(
     r"^(?:\$\{?\w+\}?|%\(\w+\)s|\{\{.*\}\}|<[\w-]+>|[A-Za-z_][\w.]*[(\[].*|[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]+)+)$"
 )
-IDENTIFIER = re.compile(r"[A-Za-z][a-z_]*")
-FORMAT = re.compile(r"%[sdr]|\{\w*\}")
+IDENTIFIER = lazy(r"[A-Za-z][a-z_]*")
+FORMAT = lazy(r"%[sdr]|\{\w*\}")
 
 
 def _any_value(value: str) -> bool:
@@ -129,14 +131,14 @@ ENTROPY_RATIO = 0.8
 # A part of a name made of words and short numbers: `Base64HighEntropy`, `x86`, `r1954052`.
 # Atomic and possessive: the alternatives overlap, and backtracking through them took hours
 # on a 60-digit hex part ending in one letter (a real transcript's line).
-_WORDS = re.compile(r"(?>[A-Z]?[a-z]{2,}|[A-Z]+(?![a-z])|[a-z]{0,2}[0-9]{1,4})++")
-_PARTS = re.compile(r"[-_./+=]+")
-_HEX = re.compile(r"[0-9a-f-]+|[0-9A-F-]+")
+_WORDS = lazy(r"(?>[A-Z]?[a-z]{2,}|[A-Z]+(?![a-z])|[a-z]{0,2}[0-9]{1,4})++")
+_PARTS = lazy(r"[-_./+=]+")
+_HEX = lazy(r"[0-9a-f-]+|[0-9A-F-]+")
 # The name Python's tempfile gives a file or a folder: `tmp` and 8 of [a-z0-9_].
-_TEMP_NAME = re.compile(r"(?<![A-Za-z0-9])tmp[a-z0-9_]{8}(?![A-Za-z0-9_])")
+_TEMP_NAME = lazy(r"(?<![A-Za-z0-9])tmp[a-z0-9_]{8}(?![A-Za-z0-9_])")
 # OpenCode's ids of sessions, messages and parts: a prefix, 12 hex digits of time, 14 random
 # characters (`ses_6a1f3c2b9ffeQ2mXlR7tZpWk4N`). They name things; they open nothing.
-OPENCODE_ID = re.compile(r"(?:ses|msg|prt)_[0-9a-f]{12}[A-Za-z0-9]{14}")
+OPENCODE_ID = lazy(r"(?:ses|msg|prt)_[0-9a-f]{12}[A-Za-z0-9]{14}")
 
 
 def shannon_entropy(text: str) -> float:
@@ -247,7 +249,7 @@ _HEX_KEY = (
     r"(?<![\w:@=/.+#-])(?=[0-9a-fA-F]{64}(?![\w-]))(?P<v>[0-9a-f]{64}|[0-9A-F]{64})"
     r"(?![ \t]{2}[*\w./])"
 )
-DIGEST_WORDS = re.compile(
+DIGEST_WORDS = lazy(
     r"(?i:sha-?(?:2|256|3)|digest|hash|checksum|\bsum\b|commit|\bblob|\bobject|\boid\b|"
     r"etag|integrity|fingerprint|\bimage\b|\blayer|\brev(?:ision)?\b|\bid\b|\bids\b)"
 )
@@ -465,7 +467,7 @@ def _value_span(match: re.Match[str]) -> Cut:
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 # A text longer than this is searched only on the lines holding a detector's anchor.
 WINDOW_FROM = 4096
-AWS_SECRET = re.compile(r"[A-Za-z0-9/+]{40}")
+AWS_SECRET = lazy(r"[A-Za-z0-9/+]{40}")
 
 
 def _lines_with(lowered: str, anchors: tuple[str, ...]) -> list[Cut]:
@@ -490,7 +492,7 @@ def _lines_with(lowered: str, anchors: tuple[str, ...]) -> list[Cut]:
 ANCHORS = sorted({a for d in DETECTORS for a in d.anchors}, key=len, reverse=True)
 # Every anchor at each place (a lookahead, so anchors may overlap); an anchor found stands
 # for the shorter anchors it starts with, which the regex does not report at the same place.
-_ANCHOR_AT = re.compile("(?=(" + "|".join(map(re.escape, ANCHORS)) + "))")
+_ANCHOR_AT = lazy("(?=(" + "|".join(map(re.escape, ANCHORS)) + "))")
 _STARTS = {a: frozenset({a[:n] for n in range(1, len(a) + 1)} & set(ANCHORS)) for a in ANCHORS}
 # Which detectors (by place in DETECTORS) an anchor wakes; which run on every text.
 _BY_ANCHOR = {a: frozenset(i for i, d in enumerate(DETECTORS) if a in d.anchors) for a in ANCHORS}
@@ -602,11 +604,11 @@ class Redactions:
 # Blocks a part may open and a later part close: (opening, closing, what replaces it).
 _BLOCKS = (
     (
-        re.compile(PROSE_TAG + r"<memctl-context\b[^>]*>", re.I),
-        re.compile(r"</memctl-context\s*>", re.I),
+        lazy(PROSE_TAG + r"<memctl-context\b[^>]*>", re.I),
+        lazy(r"</memctl-context\s*>", re.I),
     ),
-    (re.compile(PROSE_TAG + r"<private\s*>", re.I), re.compile(r"</private\s*>", re.I)),
-    (re.compile(PEM_BEGIN), re.compile(PEM_END)),
+    (lazy(PROSE_TAG + r"<private\s*>", re.I), lazy(r"</private\s*>", re.I)),
+    (lazy(PEM_BEGIN), lazy(PEM_END)),
 )
 
 
@@ -642,11 +644,11 @@ DOCUMENT_JOINS = ("",)
 MESSAGE_JOINS = ("", " ")
 
 
-_RUN_END = re.compile(r"[A-Za-z0-9+/_=-]+\Z")
+_RUN_END = lazy(r"[A-Za-z0-9+/_=-]+\Z")
 # A part ending in a closing bracket ended its value there (`"max_output_tokens": 4000}]`):
 # run on into the next part with no space, it would make one value of both
-_CLOSED_END = re.compile(r"[\]})]\Z")
-_RUN_START = re.compile(r"[A-Za-z0-9+/_=-]+")
+_CLOSED_END = lazy(r"[\]})]\Z")
+_RUN_START = lazy(r"[A-Za-z0-9+/_=-]+")
 # Half of the shortest unlabelled secret: a secret cut in two leaves at least this much
 # of itself on one side.
 HALF_TOKEN = 8
@@ -677,11 +679,11 @@ FIXED_LENGTHS = {
     "AKIA": ("aws-access-key", 16),
     "ASIA": ("aws-access-key", 16),
 }
-_CUT_TOKEN = re.compile(
+_CUT_TOKEN = lazy(
     r"(?<![\w-])(?P<p>" + "|".join(map(re.escape, FIXED_LENGTHS)) + r")(?P<t>[A-Za-z0-9_-]*)"
     r"[^\w\s]{0,3}\s*\Z"
 )
-_REST = re.compile(r"[A-Za-z0-9_-]{4,}")
+_REST = lazy(r"[A-Za-z0-9_-]{4,}")
 CONTINUATION_WORDS = 12
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from memctl.lazy_re import lazy
 from memctl.model import Memory
 
 YOU = "you"
@@ -34,7 +35,7 @@ _RUNS_A_FILE = (
 )
 # Words of a command that runs what it just downloaded (piped, or saved then run), or
 # decodes and runs a payload.
-FETCH_AND_RUN = re.compile(
+FETCH_AND_RUN = lazy(
     _DOWNLOAD + r"[^\n|;]{0,300}"
     r"\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b|\b(?:ba|z)?sh\s+(?:-c\s+)?[\"']?\$\(\s*(?:curl|wget)\b"
     r"|\b(?:ba|z)?sh\s+<\(\s*(?:curl|wget)\b|\|\s*(?:iex|invoke-expression)\b"

@@ -6,9 +6,10 @@ import re
 from datetime import UTC, datetime, timedelta
 
 from memctl.errors import UsageError
+from memctl.lazy_re import lazy
 from memctl.model import format_time, parse_time
 
-SPAN = re.compile(r"^\s*(\d+)\s*(m|min|h|d|w|mo|y)\s*$", re.IGNORECASE)
+SPAN = lazy(r"^\s*(\d+)\s*(m|min|h|d|w|mo|y)\s*$", re.IGNORECASE)
 SPAN_UNITS = {
     "m": 60,
     "min": 60,

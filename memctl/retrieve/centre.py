@@ -10,8 +10,9 @@ order on the raw cosines' scale (``on_raw_scale``); the relevance gate keeps the
 cosine its floors were measured on (docs/benchmarks.md, "Centred cosine"). Off by
 default (``recall.centred``).
 
-The mean is taken over at most MEAN_SAMPLE_ROWS live rows spread evenly over the index,
-so it costs the same at 100,000 memories as at 4,096.
+The mean is taken over at most MEAN_SAMPLE_ROWS live rows spread evenly over the index
+(``sample_rows``, which density.py measures against too), so it costs the same at 100,000
+memories as at 4,096.
 """
 
 from __future__ import annotations
@@ -34,19 +35,24 @@ TINY = 1e-6
 def store_mean(index: VectorIndex) -> np.ndarray | None:
     """The mean of the index's live unit vectors (from a sample of MEAN_SAMPLE_ROWS at most),
     or None when it holds fewer than MIN_ROWS."""
-    live = np.flatnonzero(~index.dead)
-    if len(live) < MIN_ROWS:
+    if int((~index.dead).sum()) < MIN_ROWS:
         return None
-    picked = live[np.unique(np.linspace(0, len(live) - 1, MEAN_SAMPLE_ROWS).astype(np.int64))]
+    return sample_rows(index, MEAN_SAMPLE_ROWS).astype(np.float64).mean(axis=0).astype(np.float32)
+
+
+def sample_rows(index: VectorIndex, count: int) -> np.ndarray:
+    """At most ``count`` of the index's live rows (it must hold some), evenly spaced, as
+    unit vectors (float32; int8 rows are scaled to their largest component)."""
+    live = np.flatnonzero(~index.dead)
+    picked = live[np.unique(np.linspace(0, len(live) - 1, count).astype(np.int64))]
     segment_of = np.searchsorted(index.starts, picked, side="right") - 1
-    total = np.zeros(index.segments[0].matrix.shape[1], dtype=np.float64)
+    parts = []
     for number, segment in enumerate(index.segments):
         offsets = picked[segment_of == number] - index.starts[number]
         if len(offsets):
-            rows = np.asarray(segment.matrix[offsets], dtype=np.float32)
-            lengths = np.linalg.norm(rows, axis=1, keepdims=True)  # int8 rows are scaled
-            total += (rows / np.maximum(lengths, TINY)).sum(axis=0)
-    return (total / len(picked)).astype(np.float32)
+            parts.append(np.asarray(segment.matrix[offsets], dtype=np.float32))
+    rows = np.concatenate(parts)
+    return rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), TINY)
 
 
 def centred_cosines(

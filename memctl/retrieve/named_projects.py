@@ -60,9 +60,9 @@ def projects_named_in(ctx: Context, text: str) -> dict[str, str]:
     words = question_words(text)
     as_names = written_as_names(text)
     found = {}
-    for scope, cwd in scope_dirs(ctx.db).items():
+    for scope, cwd in scope_dirs(ctx.db, skip=GLOBAL_SCOPE).items():
         name = project_name_of(scope, cwd)
-        if scope != GLOBAL_SCOPE and names_project(name, words, as_names):
+        if names_project(name, words, as_names):
             found[scope] = name
     return found
 

@@ -21,14 +21,15 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from memctl.lazy_re import lazy
 from memctl.retrieve.vocabulary import expand
 from memctl.retrieve.when import Window, time_window
 
-QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”')
-PATH = re.compile(r"(?:~|\.{1,2})?/?(?:[\w.-]+/)+[\w.-]+")
-IDENTIFIER = re.compile(r"\w+(?:[.\-]\w+)+|\w+")
-WORD = re.compile(r"\w+")
-CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+QUOTED = lazy(r'"([^"]+)"|“([^”]+)”')
+PATH = lazy(r"(?:~|\.{1,2})?/?(?:[\w.-]+/)+[\w.-]+")
+IDENTIFIER = lazy(r"\w+(?:[.\-]\w+)+|\w+")
+WORD = lazy(r"\w+")
+CAMEL_PART = lazy(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 # Chinese, Japanese and Korean: punctuation, kana, ideographs, hangul, full-width forms.
 # Tested by code points: a regex class of these ranges takes ~4 ms to compile.
 CJK_RANGES = (
@@ -89,7 +90,7 @@ class Analysed:
         return list(seen)
 
 
-SENTENCE_END = re.compile(r"[.!?]+(?:\s+|$)|\n+")
+SENTENCE_END = lazy(r"[.!?]+(?:\s+|$)|\n+")
 
 
 def names(text: str) -> tuple[str, ...]:
@@ -129,7 +130,7 @@ def without_names(text: str, left_out: frozenset[str]) -> str:
 
 
 # An acronym's plural is one word, not two parts: "PRs", "APIs", "URLs".
-ACRONYM_PLURAL = re.compile(r"[A-Z]{2,}s")
+ACRONYM_PLURAL = lazy(r"[A-Z]{2,}s")
 
 
 def split_identifier(token: str) -> list[str]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from memctl.memories.narration import without_filler
 from memctl.model import Memory
 from memctl.retrieve.params import Params
 from memctl.retrieve.query import Analysed
@@ -46,6 +47,9 @@ class Candidate:
     match_why: str = ""  # the evidence the label rests on, for --explain
     members: tuple[str, ...] = ()  # session messages folded into it (provenance)
     centred: float | None = None  # its cosine after centring, which ranks it (centre.py)
+    # its cosine less its neighbourhood's density, which ranks it as a possible match
+    # (density.py)
+    discounted: float | None = None
 
     @property
     def id(self) -> str:
@@ -59,6 +63,13 @@ class Candidate:
         text = self.memory.content.lstrip().removeprefix(SUBAGENT)
         lines = [line.strip() for line in text.splitlines() if line.strip()]
         return self.is_message and bool(lines) and all(line.startswith(TOOL_NOTE) for line in lines)
+
+    @property
+    def only_narration(self) -> bool:
+        """A session message that only opens or narrates a step ("Now let me run the
+        tests:"): it holds the question's words and answers nothing, like tool notes."""
+        text = self.memory.content.lstrip().removeprefix(SUBAGENT)
+        return self.is_message and not without_filler(text)
 
     @property
     def only_by_questions(self) -> bool:

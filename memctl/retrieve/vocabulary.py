@@ -21,16 +21,17 @@ Pure functions over the query text; nothing here is FTS syntax.
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from memctl.lazy_re import lazy
 
 Phrase = tuple[str, ...]  # as retrieve/query.py's: words in a row, lower case
 
 VOCABULARY_FILE = Path(__file__).with_name("vocabulary.txt")
 NAME_TAG, VERB_TAG = "name", "verb"
-WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
-SENTENCE_END = re.compile(r"[.!?]+(?:\s+|$)|\n+")
+WORD = lazy(r"[^\W_]+(?:'[^\W_]+)?")
+SENTENCE_END = lazy(r"[.!?]+(?:\s+|$)|\n+")
 
 # Words after an ordinary-looking word that make it a language or tool ("go modules",
 # "rust crate", "make test"), and words before it ("using rust", "written in go").
@@ -130,6 +131,12 @@ def forms(word: str) -> tuple[str, ...]:
     if lower.endswith("es") and len(lower) > 3:
         found.append(lower[:-2])
     return tuple(found)
+
+
+def is_term(word: str) -> bool:
+    """Whether ``word`` (any case, a plural too) is one of the vocabulary's phrases: "CI",
+    "PRs", "repo" are software terms, not names of people or places."""
+    return any((form,) in vocabulary().by_phrase for form in forms(word))
 
 
 def written_as_name(words: list[str], index: int) -> bool:

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from memctl.lazy_re import lazy
+
 MONTHS = (
     "january february march april may june july august september october november december"
 ).split()
@@ -165,9 +167,9 @@ _DAY_YEAR = r"(?:\s+(?P<day>[0-3]?\d)(?:st|nd|rd|th)?\b)?(?:,?\s+(?P<year>(?:19|
 # a preposition, a day or a year ("in May", "May 3", "May 2024"): "may" is also a verb.
 # The dates first: they alone can bound a range ("between May 3 and May 9").
 DATES: list[tuple[re.Pattern[str], Maker]] = [
-    (re.compile(r"\b(?P<y>(?:19|20)\d\d)-(?P<m>[01]\d)(?:-(?P<d>[0-3]\d))?\b"), _iso),
+    (lazy(r"\b(?P<y>(?:19|20)\d\d)-(?P<m>[01]\d)(?:-(?P<d>[0-3]\d))?\b"), _iso),
     (
-        re.compile(
+        lazy(
             r"\b(?P<day>[0-3]?\d)(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"\b\.?"
             r"(?:,?\s+(?P<year>(?:19|20)\d\d)\b)?",
             re.I,
@@ -175,11 +177,11 @@ DATES: list[tuple[re.Pattern[str], Maker]] = [
         _named_month,
     ),
     (
-        re.compile(r"\b(?:in|on|during|since|of)\s+" + _MONTH + r"\b\.?" + _DAY_YEAR, re.I),
+        lazy(r"\b(?:in|on|during|since|of)\s+" + _MONTH + r"\b\.?" + _DAY_YEAR, re.I),
         _named_month,
     ),
     (
-        re.compile(
+        lazy(
             r"\b" + _MONTH + r"\.?(?:\s+(?P<day>[0-3]?\d)(?:st|nd|rd|th)?\b(?:,?\s+"
             r"(?P<year>(?:19|20)\d\d))?|,?\s+(?P<year2>(?:19|20)\d\d))",
             re.I,
@@ -189,29 +191,29 @@ DATES: list[tuple[re.Pattern[str], Maker]] = [
 ]
 RULES: list[tuple[re.Pattern[str], Maker]] = [
     *DATES,
-    (re.compile(r"\b(?:in|during|of)\s+(?P<year>(?:19|20)\d\d)\b", re.I), _year),
-    (re.compile(r"\b" + _NUMBER + r"\s+(?P<unit>day|week|month|year)s?\s+ago\b", re.I), _ago),
-    (re.compile(r"\b(?P<which>last|this|past)\s+(?P<unit>week|month|year)\b", re.I), _relative),
+    (lazy(r"\b(?:in|during|of)\s+(?P<year>(?:19|20)\d\d)\b", re.I), _year),
+    (lazy(r"\b" + _NUMBER + r"\s+(?P<unit>day|week|month|year)s?\s+ago\b", re.I), _ago),
+    (lazy(r"\b(?P<which>last|this|past)\s+(?P<unit>week|month|year)\b", re.I), _relative),
     (
-        re.compile(r"\b(?:last|on|this)\s+(?P<weekday>" + "|".join(WEEKDAYS) + r")\b", re.I),
+        lazy(r"\b(?:last|on|this)\s+(?P<weekday>" + "|".join(WEEKDAYS) + r")\b", re.I),
         _weekday,
     ),
-    (re.compile(r"\bday before yesterday\b|前天", re.I), _days_back(2)),
-    (re.compile(r"\byesterday\b|昨天", re.I), _days_back(1)),
-    (re.compile(r"\b(?:today|tonight|this morning)\b|今天", re.I), _days_back(0)),
-    (re.compile(r"\b(?:recently|lately)\b|最近", re.I), _recently),
-    (re.compile(r"上周|上星期"), _period("last", "week")),
-    (re.compile(r"本周|这周"), _period("this", "week")),
-    (re.compile(r"上个月"), _period("last", "month")),
-    (re.compile(r"这个月|本月"), _period("this", "month")),
-    (re.compile(r"去年"), _period("last", "year")),
-    (re.compile(r"今年"), _period("this", "year")),
+    (lazy(r"\bday before yesterday\b|前天", re.I), _days_back(2)),
+    (lazy(r"\byesterday\b|昨天", re.I), _days_back(1)),
+    (lazy(r"\b(?:today|tonight|this morning)\b|今天", re.I), _days_back(0)),
+    (lazy(r"\b(?:recently|lately)\b|最近", re.I), _recently),
+    (lazy(r"上周|上星期"), _period("last", "week")),
+    (lazy(r"本周|这周"), _period("this", "week")),
+    (lazy(r"上个月"), _period("last", "month")),
+    (lazy(r"这个月|本月"), _period("this", "month")),
+    (lazy(r"去年"), _period("last", "year")),
+    (lazy(r"今年"), _period("this", "year")),
 ]
 
 
 # What may stand between the two dates of a range.
-RANGE = re.compile(r"\s*(?:and|to|until|till|through|-|–)\s*", re.I)
-OPENING = re.compile(r"\b(?:between|from)\s+$", re.I)  # part of the range's phrase
+RANGE = lazy(r"\s*(?:and|to|until|till|through|-|–)\s*", re.I)
+OPENING = lazy(r"\b(?:between|from)\s+$", re.I)  # part of the range's phrase
 
 
 def time_window(text: str, now: datetime) -> Window | None:

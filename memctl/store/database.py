@@ -98,7 +98,7 @@ class Database:
         self.path = path
         self._depth = 0
         self._busy_timeout_ms = busy_timeout_ms
-        self._reader: Database | None = None
+        self._readers: dict[int, Database] = {}
 
     @classmethod
     def open(cls, path: Path, busy_timeout_ms: int = 5000) -> Database:
@@ -118,34 +118,35 @@ class Database:
             db.migrate()
         return db
 
-    def reader(self) -> Database:
-        """A second connection to the same file (opened once, migrated already), for reads
-        of plain and full-text tables in another thread: one connection serves one
-        statement at a time, and a statement waiting for it waits long. While this
-        connection is in a transaction, itself: the other would not see what it wrote."""
+    def reader(self, lane: int = 0) -> Database:
+        """A second connection to the same file (opened once per ``lane``, migrated already),
+        for reads of plain and full-text tables in another thread (one per lane): one
+        connection serves one statement at a time, and a statement waiting for it waits
+        long. While this connection is in a transaction, itself: the other would not see
+        what it wrote."""
         if self.connection.in_transaction:
             return self
-        if self._reader is None:
+        if lane not in self._readers:
             with translated_errors(self.path):
                 connection = apsw.Connection(str(self.path))
                 connection.setbusytimeout(self._busy_timeout_ms)
             if os.environ.get("MEMCTL_DEBUG_SQL"):
                 connection.exec_trace = _sql_tracer
-            self._reader = Database(connection, self.path, self._busy_timeout_ms)
-        return self._reader
+            self._readers[lane] = Database(connection, self.path, self._busy_timeout_ms)
+        return self._readers[lane]
 
     def close(self) -> None:
-        if self._reader is not None:
-            self._reader.close()
-            self._reader = None
+        for reader in self._readers.values():
+            reader.close()
+        self._readers.clear()
         self.connection.close()
 
     def set_busy_timeout(self, busy_timeout_ms: int) -> None:
         """How long a statement waits for another process's lock before giving up."""
         self.connection.setbusytimeout(busy_timeout_ms)
         self._busy_timeout_ms = busy_timeout_ms
-        if self._reader is not None:
-            self._reader.set_busy_timeout(busy_timeout_ms)
+        for reader in self._readers.values():
+            reader.set_busy_timeout(busy_timeout_ms)
 
     def __enter__(self) -> Database:
         return self

@@ -10,7 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-WORD = re.compile(r"\w+", re.UNICODE)
+from memctl.lazy_re import lazy
+
+WORD = lazy(r"\w+", re.UNICODE)
 
 
 def fts_terms(text: str) -> list[str]:

@@ -10,7 +10,7 @@ from memctl.model import Category, Kind, Memory, Tier
 from memctl.store.database import Database
 from memctl.store.fts import fts_phrases
 from memctl.store.memories import MIN_PREFIX, MemoryFilter
-from memctl.store.transcripts import fts_count, session_ids_like
+from memctl.store.transcripts import session_ids_like
 
 # A session message's id: <session id>#<message number>.
 MESSAGE_SEPARATOR = "#"
@@ -111,7 +111,7 @@ def message_clauses(where: MemoryFilter) -> tuple[str, list[object]]:
     return " AND ".join(clauses), params
 
 
-# A phrase more messages than this hold is common: FTS5's bm25() counts every message that
+# A phrase this many messages hold is common: FTS5's bm25() counts every message that
 # holds each phrase of its query before it scores a match, so one common phrase costs a
 # pass over its whole postings list (85-244 ms at 1,000,000 messages). Common phrases are
 # left out of the messages' BM25. The bound is COMMON_SHARE of the messages, at least
@@ -137,29 +137,49 @@ def search_messages(
     ``before``), by the BM25 of the phrases fewer than ``common_bound`` messages hold;
     when every phrase is that common, the newest messages holding all of them (else any
     of them), scored 0."""
-    bound = common_bound(db)
-    counts = phrase_counts(db, phrases, bound)
-    selective = [p for p, n in counts.items() if 0 < n < bound]
+    kinds = phrase_kinds(db, phrases, common_bound(db))
+    selective = [p for p, kind in kinds.items() if kind == RARE]
     if selective:
         return _ranked(db, fts_phrases(selective), limit, where)
-    common = [p for p, n in counts.items() if n]
+    common = [p for p, kind in kinds.items() if kind == COMMON]
     if not common:
         return []
     every = " AND ".join(fts_phrases([p]) or "" for p in common)
     return _newest(db, every, limit, where) or _newest(db, fts_phrases(common), limit, where)
 
 
-def phrase_counts(
+# What phrase_kinds says of a phrase: no message holds it, fewer than the bound, or more.
+ABSENT, RARE, COMMON = "absent", "rare", "common"
+
+
+def phrase_kinds(
     db: Database, phrases: Iterable[Sequence[str]], bound: int
-) -> dict[tuple[str, ...], int]:
-    """How many messages hold each phrase, counted up to ``bound`` (a count stops there: it
-    walks the phrase's postings, and scores none)."""
-    counts = {}
+) -> dict[tuple[str, ...], str]:
+    """Whether no message holds each phrase (ABSENT), fewer than ``bound`` do (RARE) or at
+    least ``bound`` (COMMON): decided by stepping over at most ``bound`` of its postings
+    (an OFFSET, which costs a third less than counting them: 1.9 against 2.8 ms for 50,000),
+    scoring none."""
+    kinds = {}
     for phrase in dict.fromkeys(tuple(p) for p in phrases):
         match = fts_phrases([phrase])
-        if match is not None:
-            counts[phrase] = fts_count(db, match, bound)
-    return counts
+        if match is None:
+            continue
+        if _holds_at_least(db, match, bound):
+            kinds[phrase] = COMMON
+        else:
+            kinds[phrase] = RARE if _holds_at_least(db, match, 1) else ABSENT
+    return kinds
+
+
+def _holds_at_least(db: Database, match: str, count: int) -> bool:
+    """Whether ``count`` messages or more match the FTS5 expression ``match``."""
+    return (
+        db.value(
+            "SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? LIMIT 1 OFFSET ?",
+            (match, count - 1),
+        )
+        is not None
+    )
 
 
 # Two ways to pick the messages matching an FTS5 expression, before the filter's join:

@@ -73,18 +73,22 @@ def project_dirs(db: Database, scopes: list[str]) -> dict[str, str]:
     return {scope: cwd for scope, cwd, _ in rows}
 
 
-def scope_dirs(db: Database) -> dict[str, str]:
-    """Every scope that holds a session or a memory -> the directory its latest session with
-    one ran in ('' when none said): one index seek a scope, not a scan of every session, as
-    recall asks it for each question (``memories.projects.scopes_named_in``)."""
+def scope_dirs(db: Database, skip: str) -> dict[str, str]:
+    """Every scope but ``skip`` (the global one: no question names it) that holds a session
+    or a memory -> the directory its latest session with one ran in ('' when none said):
+    one index seek a scope, not a scan of every session, as recall asks it for each
+    question (``memories.projects.scopes_named_in``). The skipped scope's sessions are
+    not read: they may be thousands, none with a directory, and each would be."""
     rows = db.tuples(
         # a loose scan of sessions_scope: each step seeks the next scope
         "WITH RECURSIVE s(scope) AS (SELECT min(scope) FROM sessions UNION ALL "
         "SELECT (SELECT min(scope) FROM sessions WHERE scope > s.scope) FROM s "
         "WHERE s.scope IS NOT NULL) "
         "SELECT scope, coalesce((SELECT cwd FROM sessions AS o WHERE o.scope = s.scope "
-        "AND cwd != '' ORDER BY updated_at DESC LIMIT 1), '') FROM s WHERE scope IS NOT NULL "
-        "UNION SELECT DISTINCT scope, '' FROM scope_counts WHERE n > 0"
+        "AND cwd != '' ORDER BY updated_at DESC LIMIT 1), '') FROM s "
+        "WHERE scope IS NOT NULL AND scope != :skip "
+        "UNION SELECT DISTINCT scope, '' FROM scope_counts WHERE n > 0 AND scope != :skip",
+        {"skip": skip},
     )
     found: dict[str, str] = {}
     for scope, cwd in rows:

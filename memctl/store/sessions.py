@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable
 
+from memctl.lazy_re import lazy
 from memctl.model import Memory, Message, Role, Session
 from memctl.store.database import Database, Row
 
 # A memory distilled from a session message names it and who said it:
 # ``session:<session id>#<seq>:<role>`` (before issue 22 without the role).
-SESSION_SOURCE = re.compile(r"^session:(.+)#(\d+)(?::[a-z]+)?$")
+SESSION_SOURCE = lazy(r"^session:(.+)#(\d+)(?::[a-z]+)?$")
 # ... or the messages it sums up (a digest): ``session:<session id>#<first>-<last>``.
-SESSION_RANGE = re.compile(r"^session:(.+)#(\d+)(?:-(\d+))?(?::[a-z]+)?$")
+SESSION_RANGE = lazy(r"^session:(.+)#(\d+)(?:-(\d+))?(?::[a-z]+)?$")
 # ... or only the session (a fact its tool calls show): ``session:<session id>``.
-SESSION_ONLY = re.compile(r"^session:([^#]+)$")
+SESSION_ONLY = lazy(r"^session:([^#]+)$")
 
 SESSION_COLUMNS = (
     "id",

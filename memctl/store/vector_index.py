@@ -359,7 +359,7 @@ class VectorIndex:
     def positions_of(self, rowids: np.ndarray) -> np.ndarray:
         """Positions of the live rows holding any of ``rowids``, ascending: a binary search
         in each segment (their rowids ascend) instead of a pass over every row."""
-        wanted = np.unique(rowids)
+        wanted = distinct(rowids)
         found = [np.zeros(0, dtype=np.int64)]
         for start, segment in zip(self.starts, self.segments, strict=False):
             at = np.searchsorted(segment.rowids, wanted)
@@ -535,3 +535,12 @@ def vector_index(db: Database, source: VectorSource = MEMORY_VECTORS) -> VectorI
         index = indexes[source] = VectorIndex(db, source)
     index.refresh()
     return index
+
+
+def distinct(values: np.ndarray) -> np.ndarray:
+    """The distinct values, ascending: ``np.unique`` without its import of ``numpy.ma``
+    (about 20 ms of CPU the first time, in every recall process and resident child)."""
+    ordered = np.sort(values)
+    if len(ordered) < 2:
+        return ordered
+    return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]

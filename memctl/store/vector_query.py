@@ -33,7 +33,10 @@ RESCORE_SHARE = 50
 OVERFETCH = 4
 FILTER_ALL = 4096
 FARTHEST = np.iinfo(np.uint16).max  # the Hamming distance given to dead rows
-CAST_ROWS = 16_384  # int8 rows made float32 at a time (6 MB of 384-d rows)
+# int8 rows gathered and made float32 at a time, into one buffer (3 MB of 384-d rows, which
+# stays in the cache): rescoring 20,000 of a million rows took 9-19 ms with 16,384 at a
+# time (a fresh 25 MB array each), 6 ms so (benchmarks/message_speed.py's sessions leg)
+CAST_ROWS = 2_048
 
 
 class Scores:
@@ -85,26 +88,33 @@ class Scores:
         out = np.empty(len(positions), dtype=np.float32)
         seg_of = np.searchsorted(self.index.starts, positions, side="right") - 1
         for number, segment in enumerate(self.index.segments):
-            mine = seg_of == number
-            if mine.any():
+            mine = np.flatnonzero(seg_of == number)
+            if len(mine):
                 offsets = positions[mine] - self.index.starts[number]
-                lengths = None if segment.lengths is None else segment.lengths[offsets]
-                out[mine] = self._dot(segment.matrix[offsets], lengths)
+                out[mine] = self._dot(segment.matrix, segment.lengths, offsets)
         return out
 
-    def _dot(self, matrix: np.ndarray, lengths: np.ndarray | None = None) -> np.ndarray:
-        """Each row's similarity to the query: int8 rows (each scaled to its own largest
-        component) are cast a block at a time and divided by their length (the segment's
-        stored ``lengths``, or measured here for a segment written without them)."""
+    def _dot(
+        self, matrix: np.ndarray, lengths: np.ndarray | None = None, rows: np.ndarray | None = None
+    ) -> np.ndarray:
+        """The similarity to the query of each of ``rows`` (all, when None): int8 rows (each
+        scaled to its own largest component) are gathered and cast CAST_ROWS at a time into
+        one buffer, and divided by their length (the segment's stored ``lengths``, or
+        measured here for a segment written without them)."""
         if matrix.dtype == np.float32:
-            return matrix @ self.query
-        out = np.empty(len(matrix), dtype=np.float32)
-        for start in range(0, len(matrix), CAST_ROWS):
-            block = matrix[start : start + CAST_ROWS].astype(np.float32)
-            known = None if lengths is None else lengths[start : start + CAST_ROWS]
+            return (matrix if rows is None else matrix[rows]) @ self.query
+        count = len(matrix) if rows is None else len(rows)
+        out = np.empty(count, dtype=np.float32)
+        buffer = np.empty((min(CAST_ROWS, count), matrix.shape[1]), dtype=np.float32)
+        for start in range(0, count, CAST_ROWS):
+            stop = min(start + CAST_ROWS, count)
+            picked = slice(start, stop) if rows is None else rows[start:stop]
+            block = buffer[: stop - start]
+            block[...] = matrix[picked]
+            known = None if lengths is None else lengths[picked]
             if known is None:
                 known = np.sqrt(np.einsum("ij,ij->i", block, block))
-            out[start : start + CAST_ROWS] = (block @ self.query) / np.maximum(known, 1.0)
+            out[start:stop] = (block @ self.query) / np.maximum(known, 1.0)
         return out
 
     def best(self, count: int, among: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -118,20 +128,26 @@ class Scores:
         return self._search(count, among)
 
     def _search(self, count: int, among: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        live = ~self.index.dead
-        if among is not None:
-            pool = among[live[among]]
-        else:
-            pool = np.arange(len(live)) if self.total == len(live) else np.flatnonzero(live)
         keep = max(RESCORE_MIN, self.total // RESCORE_SHARE, count * 2)
-        if not self.exact and len(pool) > keep:
-            distances = self.hamming if len(pool) == len(live) else self.hamming[pool]
-            # every row at most as far as the keep-th nearest (ties included)
-            within = np.searchsorted(np.cumsum(np.bincount(distances)), keep)
-            pool = pool[distances <= within]
+        dead = self.index.dead
+        if among is not None:
+            pool = among[~dead[among]]
+            if not self.exact and len(pool) > keep:
+                pool = pool[_nearest_bits(self.hamming[pool], keep)]
+        elif not self.exact and self.total > keep:
+            # over every row: a dead row's distance is FARTHEST, beyond the keep-th live one
+            pool = np.flatnonzero(_nearest_bits(self.hamming, keep))
+        else:
+            pool = np.arange(len(dead)) if self.total == len(dead) else np.flatnonzero(~dead)
         similarities = self.of(pool)
         order = _top(similarities, min(count, len(pool)))
         return pool[order], similarities[order]
+
+
+def _nearest_bits(distances: np.ndarray, keep: int) -> np.ndarray:
+    """Which of ``distances`` are at most as far as the ``keep``-th nearest (ties included)."""
+    within = np.searchsorted(np.cumsum(np.bincount(distances)), keep)
+    return distances <= within
 
 
 def first_fetch(scores: Scores, limit: int) -> int:
@@ -222,15 +238,33 @@ def similarities_of(index: VectorIndex, scores: Scores, ids: list[str]) -> dict[
     """Cosine similarity of each of these memories that has a vector (one pass over the rows)."""
     if not ids or scores.total == 0:
         return {}
+    positions, found = _positions_of_ids(index, ids)
+    return dict(zip(found, scores.of(positions).tolist(), strict=True))
+
+
+def vectors_of(index: VectorIndex, ids: list[str]) -> dict[str, np.ndarray]:
+    """The index's vector of each of these memories that has one (float32, as stored)."""
+    if not ids or not index.segments:
+        return {}
+    positions, found = _positions_of_ids(index, ids)
+    rows = np.empty((len(positions), index.segments[0].matrix.shape[1]), dtype=np.float32)
+    seg_of = np.searchsorted(index.starts, positions, side="right") - 1
+    for number, segment in enumerate(index.segments):
+        mine = seg_of == number
+        if mine.any():
+            rows[mine] = segment.matrix[positions[mine] - index.starts[number]]
+    return dict(zip(found, rows, strict=True))
+
+
+def _positions_of_ids(index: VectorIndex, ids: list[str]) -> tuple[np.ndarray, list[str]]:
+    """(positions in the index, the memory id at each) of these memories' live rows."""
     by_rowid = dict(
         index.db.tuples(
             f"SELECT m.rowid, m.id FROM {BY_ID_LIST} m ON m.id = wanted.value", [json.dumps(ids)]
         )
     )
     positions = index.positions_of(np.fromiter(by_rowid, dtype=np.int64, count=len(by_rowid)))
-    values = scores.of(positions).tolist()
-    rowids = index.rowids[positions].tolist()
-    return {by_rowid[r]: v for r, v in zip(rowids, values, strict=True)}
+    return positions, [by_rowid[r] for r in index.rowids[positions].tolist()]
 
 
 def rank_of(index: VectorIndex, scores: Scores, memory_id: str) -> tuple[int, float] | None:

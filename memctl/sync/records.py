@@ -170,8 +170,10 @@ def preview_lines(
     """What ``import_lines`` would do with the lines, writing nothing."""
     report = ImportReport()
     scope = default_scope or ctx.settings.project_scope
+    seen: set[str] = set()
     for memory, _ in parsed_records(lines, scope, report):
-        present = bool(store.get_memories(ctx.db, [memory.id]))
+        present = memory.id in seen or bool(store.get_memories(ctx.db, [memory.id]))
+        seen.add(memory.id)
         report.skipped += present
         report.imported += not present
     return report
@@ -184,8 +186,12 @@ def _import_batch(
     progress: Callable[[int], None] | None,
     run_id: str | None,
 ) -> None:
-    existing = store.get_memories(ctx.db, [m.id for m, _ in batch])
-    fresh = [(m, claimed) for m, claimed in batch if m.id not in existing]
+    seen = set(store.get_memories(ctx.db, [m.id for m, _ in batch]))
+    fresh = []
+    for memory, claimed in batch:  # a record the file holds twice is written once
+        if memory.id not in seen:
+            seen.add(memory.id)
+            fresh.append((memory, claimed))
     report.skipped += len(batch) - len(fresh)
     vectors = ctx.vectors([m.content for m, _ in fresh])
     writer = Writer(ctx.db, run_id)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from pathlib import Path
 
 import apsw
 import pytest
 
 from tests.conftest import run_cli
+from tests.ingesting import TRANSCRIPTS
 from tests.ollama_server import FakeOllama
 
 
@@ -94,6 +97,19 @@ def test_export_import_into_an_empty_home_round_trips(home: Path, tmp_path: Path
     assert ("cli", f"file:{dump}") in sources
     assert all(c == (o if o.startswith("file:") else f"file:{dump}") for o, c in sources)
     assert copied == original
+
+
+def test_a_file_holding_one_memory_twice_imports_it_once(tmp_path: Path) -> None:
+    # two notes of the same text have the same id: the second is skipped, not a crash
+    line = json.dumps({"content": "Staging is rebuilt every night", "scope": "global"})
+    notes = tmp_path / "notes.jsonl"
+    notes.write_text(f"{line}\n{line}\n", "utf-8")
+    preview = json.loads(ok("import", str(notes), "--dry-run", "--json"))
+    assert (preview["imported"], preview["skipped"]) == (1, 1)
+    summary = json.loads(ok("import", str(notes), "--json"))
+    assert (summary["imported"], summary["skipped"], summary["errors"]) == (1, 1, [])
+    listed = json.loads(ok("list", "--json"))
+    assert [m["content"] for m in listed] == ["Staging is rebuilt every night"]
 
 
 def test_import_of_missing_empty_or_binary_files_fails_cleanly(tmp_path: Path) -> None:
@@ -207,3 +223,32 @@ def test_text_that_looks_like_markup_is_shown_as_written() -> None:
     ok("remember", "arrays look like [/x] in this DSL, colours like [red]x[/red]")
     assert "[red]x[/red]" in ok("list")
     assert "[/x]" in ok("recall", "arrays DSL")
+
+
+def test_an_undated_transcript_is_dated_when_its_file_was_written(tmp_path: Path) -> None:
+    """A Cursor transcript keeps no times: its session is of the day its file was last
+    written, not of the day it is taken in; a reply takes its question's time."""
+    copy = tmp_path / "agent-transcripts" / "3a031a7a.jsonl"
+    copy.parent.mkdir()
+    shutil.copy(TRANSCRIPTS / "real" / "cursor-gitai-hboshows.jsonl", copy)
+    written = 1741089600  # 2025-03-04T12:00:00Z
+    os.utime(copy, (written, written))
+    ok("ingest", str(copy))
+    [session] = json.loads(ok("sessions", "list", "--all-scopes", "--json"))
+    assert session["started_at"].startswith("2025-03-04")
+    shown = ok("sessions", "show", session["id"][:8], "--json")
+    times = {m["created_at"][:10] for m in json.loads(shown)["messages"]}
+    assert times == {"2025-03-04"}
+
+
+def test_list_takes_all_scopes_as_recall_and_sessions_do(tmp_path: Path) -> None:
+    """`memctl list --all-scopes` (as a person types it after `recall --all-scopes`) lists
+    every scope, as `list` does by default; it used to be refused as an unknown option."""
+    ok("remember", "Releases are cut on Mondays", "-s", "global")
+    ok("remember", "The shop deploys with make release", cwd=tmp_path)
+    every = json.loads(ok("list", "--all-scopes", "--json", cwd=tmp_path))
+    assert {m["content"] for m in every} == {
+        "Releases are cut on Mondays",
+        "The shop deploys with make release",
+    }
+    assert json.loads(ok("list", "--json", cwd=tmp_path)) == every

@@ -158,6 +158,47 @@ def test_a_name_only_the_session_messages_say_is_no_stranger(tmp_path: Path) -> 
     assert {r["match"] for r in without["results"]} == {"possible"}
 
 
+OLIVER = [
+    {
+        "content": "Oliver is our cat; he hides his bones under the sofa.",
+        "created_at": "2026-11-03T09:00:00.000Z",
+    },
+    {
+        "content": "Oliver sees the vet every spring for his shots.",
+        "created_at": "2026-11-05T09:00:00.000Z",
+    },
+    {
+        "content": "Oliver's food is the salmon kind from the corner shop.",
+        "created_at": "2026-11-12T09:00:00.000Z",
+    },
+    {
+        "content": "Sam's knee is much better since the surgery.",
+        "created_at": "2026-11-20T09:00:00.000Z",
+    },
+]
+
+
+def test_a_name_no_memory_mentions_leaves_a_question_no_clear_match(tmp_path: Path) -> None:
+    home = ("--home", str(tmp_path / "home"))
+    memories = "\n".join(json.dumps(m) for m in OLIVER) + "\n"
+    assert run_cli(*home, "import", "-", input=memories, real_model=True).returncode == 0
+
+    def matches(question: str) -> list[tuple[str, str]]:
+        asked = ("recall", question, "--as-of", "2026-12-01", "--json")
+        found = json.loads(run_cli(*home, *asked, real_model=True).stdout)["results"]
+        return [(r["content"], r["match"]) for r in found]
+
+    # the store knows Oliver, and holds his vet visits: asked in other words, still clear
+    vet = matches("when does Oliver get his vaccinations?")
+    assert vet[0] == (OLIVER[1]["content"], "clear")
+    # but no memory mentions Nairobi: the memories naming Oliver are about something else
+    flight = matches("When does Oliver's flight to Nairobi land?")
+    assert flight and {match for _, match in flight} == {"possible"}
+    # nor Dr. Okonkwo: a November memory about Sam's knee is not what he said of mine
+    knee = matches("What did Dr. Okonkwo say about my knee in November?")
+    assert knee and {match for _, match in knee} == {"possible"}
+
+
 def test_bad_input_is_one_line_and_changes_nothing() -> None:
     load()
     assert "no memory with id ffffffff" in fails(3, "recall", "x", "--why-not", "ffffffff")

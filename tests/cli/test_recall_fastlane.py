@@ -7,12 +7,13 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from memctl.cli.fastlane import Refused, recall_args
-from tests.conftest import run_cli
+from tests.conftest import Shared, run_cli, shared
 
 FACTS = (
     "We deploy with make release from the main branch.",
@@ -21,7 +22,9 @@ FACTS = (
 )
 
 
-def through_typer(*args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
+def through_typer(
+    *args: str, input: str | None = None, where: Shared
+) -> subprocess.CompletedProcess[str]:
     """The same command line through the Typer command, as before the fast lane."""
     probe = (
         "import sys\nfrom memctl.cli.entry import main, run_typer\n"
@@ -32,7 +35,8 @@ def through_typer(*args: str, input: str | None = None) -> subprocess.CompletedP
         input=input,
         capture_output=True,
         text=True,
-        env={**os.environ, "COLUMNS": "200", "MEMCTL_EMBEDDER": "hash"},
+        env={**os.environ, "COLUMNS": "200", "MEMCTL_EMBEDDER": "hash", **where.env},
+        cwd=where.project,
     )
 
 
@@ -49,10 +53,14 @@ def same_answer(fast: dict[str, Any], typer: dict[str, Any]) -> None:
     assert fast == typer
 
 
-@pytest.fixture
-def stored(home: object) -> None:
-    for fact in FACTS:
-        assert run_cli("remember", fact).returncode == 0
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory: pytest.TempPathFactory, user_cache: Path) -> Shared:
+    """The facts, remembered once for the module; the parity tests only read them
+    (``--no-touch``), a test that writes takes a copy."""
+    with shared(tmp_path_factory, user_cache, "facts") as place:
+        for fact in FACTS:
+            assert run_cli("remember", fact).returncode == 0
+    return place
 
 
 @pytest.mark.parametrize(
@@ -70,11 +78,11 @@ def stored(home: object) -> None:
     ],
 )
 def test_the_fast_lane_prints_what_the_typer_command_prints(
-    stored: None, args: tuple[str, ...]
+    stored: Shared, args: tuple[str, ...]
 ) -> None:
     command = ("recall", "--no-touch", *args)  # a touch would change the second answer
-    fast = run_cli(*command, input="who reviews billing")
-    typer = through_typer(*command, input="who reviews billing")
+    fast = run_cli(*command, input="who reviews billing", env=stored.env, cwd=stored.project)
+    typer = through_typer(*command, input="who reviews billing", where=stored)
     assert (fast.returncode, fast.stderr) == (typer.returncode, typer.stderr)
     if "--json" in args:
         same_answer(json.loads(fast.stdout), json.loads(typer.stdout))
@@ -100,14 +108,16 @@ def test_what_the_fast_lane_does_not_take_goes_to_typer(args: list[str]) -> None
         recall_args(args)
 
 
-def test_refused_command_lines_still_get_typers_answer(stored: None) -> None:
-    explained = run_cli("recall", "--explain", "deploy")
+def test_refused_command_lines_still_get_typers_answer(stored: Shared, home: Path) -> None:
+    mine = stored.copy(home)  # recall touches what it finds
+    explained = run_cli("recall", "--explain", "deploy", cwd=mine.project)
     assert explained.returncode == 0 and "found by:" in explained.stdout
-    too_few = run_cli("recall", "--limit", "0", "deploy")
+    too_few = run_cli("recall", "--limit", "0", "deploy", cwd=mine.project)
     assert too_few.returncode == 2 and "0" in too_few.stderr and "1" in too_few.stderr
 
 
-def test_the_fast_lane_loads_no_typer(stored: None) -> None:
+def test_the_fast_lane_loads_no_typer(stored: Shared, home: Path) -> None:
+    mine = stored.copy(home)  # recall touches what it finds
     probe = (
         "import sys\nsys.argv = ['memctl', 'recall', '--format', 'context', 'deploy']\n"
         "from memctl.cli.entry import main\n"
@@ -119,5 +129,21 @@ def test_the_fast_lane_loads_no_typer(stored: None) -> None:
         capture_output=True,
         text=True,
         env={**os.environ, "MEMCTL_EMBEDDER": "hash"},
+        cwd=mine.project,
     )
     assert "make release" in done.stdout and done.stdout.splitlines()[-1] == "[]"
+
+
+def test_tables_show_stored_text_as_stored_not_as_emoji(stored: Shared, home: Path) -> None:
+    """ ":rocket:" in a memory is shown as written (rich turned it into an emoji), by recall
+    in the fast lane and through Typer, and by list."""
+    mine = stored.copy(home)  # a memory more
+    text = "We ship the release with the :rocket: script on Fridays"
+    assert run_cli("remember", text, cwd=mine.project).returncode == 0
+    shown = [
+        run_cli("recall", "release script", cwd=mine.project).stdout,
+        through_typer("recall", "release script", where=mine).stdout,
+        run_cli("list", cwd=mine.project).stdout,
+    ]
+    for n, out in enumerate(shown):
+        assert ":rocket:" in out and "\N{ROCKET}" not in out, (n, out)

@@ -11,7 +11,7 @@ import pytest
 from rich.cells import cell_len
 
 from memctl.cli.render import fit
-from tests.conftest import run_cli
+from tests.conftest import Shared, run_cli, shared
 
 WIDTH = 80
 NARROW = {"COLUMNS": str(WIDTH), "MEMCTL_LLM": "none"}
@@ -34,33 +34,39 @@ def widest(text: str) -> int:
     return max((cell_len(line) for line in text.splitlines()), default=0)
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> dict[str, str]:
-    """A store with memories, a session, runs and events, and two clients' hooks installed;
-    the environment to run memctl in it at 80 columns."""
-    users_home = tmp_path / "user"
-    (users_home / ".claude").mkdir(parents=True)
-    (users_home / ".codex").mkdir()
-    env = {**NARROW, "HOME": str(users_home), "CODEX_HOME": str(users_home / ".codex")}
-    for text in TEXTS:
-        assert run_cli("remember", "--category", "entities", text, env=env).returncode == 0
-    transcript = tmp_path / "a-transcript-with-a-rather-long-name-for-the-tidepool-deploys.txt"
-    transcript.write_text(SAID)
-    done = run_cli("ingest", "--transcript", str(transcript), "--wait", env=env)
-    assert done.returncode == 0, done.stderr
-    assert run_cli("maintain", env=env).returncode == 0
-    for client in ("claude-code", "codex"):
-        assert run_cli("install", client, "--per-prompt", env=env).returncode == 0
-    prompt = {"session_id": "s1", "hook_event_name": "UserPromptSubmit", "prompt": "deploy?"}
-    fired = run_cli("hook", "claude-code", "UserPromptSubmit", input=json.dumps(prompt), env=env)
-    assert fired.returncode == 0, fired.stderr
-    return env
+@pytest.fixture(scope="module")
+def store(
+    tmp_path_factory: pytest.TempPathFactory, user_cache: Path
+) -> tuple[Shared, dict[str, str]]:
+    """A store with memories, a session, runs and events, and two clients' hooks installed
+    (built once for the module); the environment to run memctl in it at 80 columns."""
+    with shared(tmp_path_factory, user_cache, "width") as place:
+        tmp_path = place.project.parent
+        users_home = tmp_path / "user"
+        (users_home / ".claude").mkdir(parents=True)
+        (users_home / ".codex").mkdir()
+        env = {**NARROW, "HOME": str(users_home), "CODEX_HOME": str(users_home / ".codex")}
+        for text in TEXTS:
+            assert run_cli("remember", "--category", "entities", text, env=env).returncode == 0
+        transcript = tmp_path / "a-transcript-with-a-rather-long-name-for-the-tidepool-deploys.txt"
+        transcript.write_text(SAID)
+        done = run_cli("ingest", "--transcript", str(transcript), "--wait", env=env)
+        assert done.returncode == 0, done.stderr
+        assert run_cli("maintain", env=env).returncode == 0
+        for client in ("claude-code", "codex"):
+            assert run_cli("install", client, "--per-prompt", env=env).returncode == 0
+        prompt = {"session_id": "s1", "hook_event_name": "UserPromptSubmit", "prompt": "deploy?"}
+        fired = run_cli(
+            "hook", "claude-code", "UserPromptSubmit", input=json.dumps(prompt), env=env
+        )
+        assert fired.returncode == 0, fired.stderr
+    return place, env
 
 
-def commands(env: dict[str, str]) -> list[tuple[str, ...]]:
-    listed = json.loads(run_cli("list", "--json", env=env).stdout)
+def commands(env: dict[str, str], project: Path) -> list[tuple[str, ...]]:
+    listed = json.loads(run_cli("list", "--json", env=env, cwd=project).stdout)
     memory = listed[0]["id"]
-    sessions = json.loads(run_cli("sessions", "list", "--json", env=env).stdout)
+    sessions = json.loads(run_cli("sessions", "list", "--json", env=env, cwd=project).stdout)
     session = sessions[0]["id"]
     return [
         ("recall", "deploy tidepool production"),
@@ -88,19 +94,11 @@ def commands(env: dict[str, str]) -> list[tuple[str, ...]]:
     ]
 
 
-def test_every_command_fits_80_columns(store: dict[str, str]) -> None:
-    too_wide = {}
-    for args in commands(store):
-        done = run_cli(*args, env=store)
-        assert done.returncode in (0, 1), (args, done.stderr)
-        assert done.stdout.strip(), args  # each shows something a person reads
-        if widest(done.stdout) > WIDTH:
-            too_wide[" ".join(args)] = done.stdout
-    assert not too_wide, "\n\n".join(f"$ memctl {k}\n{v}" for k, v in too_wide.items())
-
-
-def test_install_status_fits_80_columns_with_every_word_whole(store: dict[str, str]) -> None:
-    shown = run_cli("install", "status", env=store).stdout
+def test_install_status_fits_80_columns_with_every_word_whole(
+    store: tuple[Shared, dict[str, str]],
+) -> None:
+    place, env = store  # before the test below: the hook ran "just now"
+    shown = run_cli("install", "status", env={**env, **place.env}, cwd=place.project).stdout
     assert widest(shown) <= WIDTH and "…" not in shown, shown
     header = next(line for line in shown.splitlines() if "tool" in line)
     assert header.split() == [
@@ -115,6 +113,20 @@ def test_install_status_fits_80_columns_with_every_word_whole(store: dict[str, s
     ]
     fired = next(line for line in shown.splitlines() if "UserPromptSubmit" in line)
     assert "just now" in fired  # each hook's last run on its own line
+
+
+def test_every_command_fits_80_columns(store: tuple[Shared, dict[str, str]], home: Path) -> None:
+    place, given = store
+    mine = place.copy(home)  # recall touches what it finds
+    env = {**given, **mine.env}
+    too_wide = {}
+    for args in commands(env, mine.project):
+        done = run_cli(*args, env=env, cwd=mine.project)
+        assert done.returncode in (0, 1), (args, done.stderr)
+        assert done.stdout.strip(), args  # each shows something a person reads
+        if widest(done.stdout) > WIDTH:
+            too_wide[" ".join(args)] = done.stdout
+    assert not too_wide, "\n\n".join(f"$ memctl {k}\n{v}" for k, v in too_wide.items())
 
 
 def test_a_folded_line_keeps_every_word_and_goes_on_under_its_text() -> None:

@@ -138,3 +138,41 @@ def test_a_codex_compacted_record_gives_its_fixes_and_pending_work(
     assert "fixed by keeping the header list" in digest
     assert "pending: Add a test for empty exports" in digest
     assert "Asked: Fix the CSV export order" in digest
+
+
+def opencode_compacted() -> str:
+    """An `opencode export` of a session OpenCode compacted: the user message holding only
+    a ``compaction`` part, then the compaction agent's summary (``summary: true``), in the
+    shape of OpenCode's MessageV2 (packages/opencode/src/session/message-v2.ts)."""
+
+    def message(role: str, parts: list[dict[str, Any]], **info: Any) -> dict[str, Any]:
+        return {"info": {"role": role, "time": {"created": 1760000000000}, **info}, "parts": parts}
+
+    return json.dumps(
+        {
+            "info": {"id": "ses_compacted", "title": "CSV export", "directory": "/home/ann/shop"},
+            "messages": [
+                message("user", [{"type": "text", "text": "Fix the CSV export order"}]),
+                message("user", [{"type": "compaction", "auto": True}]),
+                message(
+                    "assistant",
+                    [{"type": "text", "text": SUMMARY}],
+                    mode="compaction",
+                    agent="compaction",
+                    summary=True,
+                ),
+                message("assistant", [{"type": "text", "text": "The export keeps its order."}]),
+            ],
+        }
+    )
+
+
+def test_an_opencode_compaction_summary_gives_its_fixes_and_pending_work(
+    make_ctx: Callable[..., Context],
+) -> None:
+    ctx = make_ctx()
+    digest = digest_of(ctx, ingest(ctx, opencode_compacted(), "opencode")).content
+    assert "fixed by keeping the header list" in digest
+    assert "pending: Add a test for empty exports" in digest
+    assert "Asked: Fix the CSV export order" in digest
+    assert "Let me go through the conversation" not in digest  # its <analysis> part

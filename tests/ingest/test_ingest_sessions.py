@@ -23,6 +23,7 @@ from memctl.ingest.capture import IngestOptions, capture
 from memctl.ingest.facts import Passage
 from memctl.ingest.injected import strip_injected
 from memctl.ingest.pipeline import run_session
+from memctl.ingest.tools import command_purpose
 from memctl.model import Category, Memory, Role
 from memctl.store.memories import MemoryFilter, list_memories
 from memctl.store.sessions import get_session
@@ -495,3 +496,55 @@ def test_rules_find_corrections_conventions_and_commitments(
 )
 def test_rules_leave_questions_narration_and_assistant_claims(sentence: str, role: Role) -> None:
     assert extract_rules.extract_rules([Passage(sentence, role=role)], 50) == []
+
+
+def test_a_command_the_person_ran_with_shell_mode_is_a_tool_call_and_its_result(
+    make_ctx: Callable[..., Context],
+) -> None:
+    """Claude Code's `!uv run pytest -m fast` writes the command, then its output, as two
+    user turns: they are read as a shell call and its result, so the digest and the facts
+    know how the tests run and that the edit fixed them."""
+    edit = {"type": "tool_use", "id": "e1", "name": "Edit", "input": {"file_path": "cart.py"}}
+    done = {"type": "tool_result", "tool_use_id": "e1", "content": "The file was updated."}
+    lines = [
+        claude_record("user", "The fast tests fail since the cart change.", "2025-06-01T10:00:00Z"),
+        claude_record(
+            "user", "<bash-input>uv run pytest -m fast</bash-input>", "2025-06-01T10:01:00Z"
+        ),
+        claude_record(
+            "user",
+            "<bash-stdout>FAILED tests/test_cart.py::test_total\n"
+            "==== 1 failed, 11 passed in 0.31s ====\n</bash-stdout><bash-stderr></bash-stderr>",
+            "2025-06-01T10:01:05Z",
+        ),
+        claude_record("assistant", [edit], "2025-06-01T10:02:00Z"),
+        claude_record("user", [done], "2025-06-01T10:02:01Z"),
+        claude_record(
+            "user", "<bash-input>uv run pytest -m fast</bash-input>", "2025-06-01T10:03:00Z"
+        ),
+        claude_record(
+            "user",
+            "<bash-stdout>==== 12 passed in 0.30s ====\n</bash-stdout><bash-stderr></bash-stderr>",
+            "2025-06-01T10:03:04Z",
+        ),
+    ]
+    ctx = make_ctx()
+    session_id = ingest(ctx, lines, "claude-code")
+    said = [m.content for m in memories_of(ctx, session_id)]
+    assert any(m.startswith("tests run with `uv run pytest -m fast`") for m in said), said
+    assert any("failed: 1 failed, 11 passed" in m and "fixed by editing cart.py" in m for m in said)
+    assert "`uv run pytest -m fast` failed" in digest_of(ctx, session_id).content
+
+
+@pytest.mark.parametrize(
+    ("command", "purpose"),
+    [
+        ("uv run ty check", "type checks run"),
+        ("npx tsc --noEmit", "type checks run"),
+        ("uv run pytest -m fast", "tests run"),
+        ('echo "test"', None),
+    ],
+)
+def test_what_a_command_line_does(command: str, purpose: str | None) -> None:
+    found = command_purpose(command)
+    assert (found[0] if found else None) == purpose

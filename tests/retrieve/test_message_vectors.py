@@ -99,6 +99,69 @@ def test_the_int8_search_keeps_the_float_order(ctx: Context) -> None:
     assert [hit.key for hit, _ in found] == expected
 
 
+def test_rows_rescored_a_block_at_a_time_score_as_the_whole_matrix(
+    ctx: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Above EXACT_UP_TO rows only the sign-bit prefilter's best are rescored, gathered and
+    cast CAST_ROWS at a time into one buffer: each gets its whole-matrix similarity (here
+    blocks of 7 over 300 rows, some rows asked for out of order, one twice)."""
+    from memctl.store import vector_query
+    from memctl.store.message_vectors import add_message_vectors, message_rowids
+
+    monkeypatch.setattr(vector_query, "CAST_ROWS", 7)
+    monkeypatch.setattr(vector_query, "EXACT_UP_TO", 10)
+    rng = np.random.default_rng(11)
+    said_in_session(ctx, [f"note {n}" for n in range(300)])
+    floats = rng.normal(size=(300, 64)).astype(np.float32)
+    rowids = message_rowids(ctx.db)
+    with ctx.db.atomic():
+        ctx.db.ensure_vector_model(ctx.embedder.name, ctx.embedder.dim)
+        add_message_vectors(
+            ctx.db, [(rowids[("s1", n + 1)], 0, quantised(v)) for n, v in enumerate(floats)]
+        )
+    index = message_vector_index(ctx.db)
+    query = floats[5] / np.linalg.norm(floats[5])
+    scores = Scores(index, query)
+    assert not scores.exact
+    positions = np.array([*range(0, 300, 3), 299, 4, 4])
+    (segment,) = index.segments
+    rows = segment.matrix.astype(np.float32)
+    expected = (rows @ query) / np.linalg.norm(rows, axis=1)
+    assert np.allclose(scores.of(positions), expected[positions], atol=1e-6)
+    found = nearest_messages(index, scores, 1, MemoryFilter())
+    assert found[0][0].key == "s1#6"
+
+
+def test_the_sign_bit_prefilter_never_brings_back_a_replaced_row(
+    ctx: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Above EXACT_UP_TO rows the prefilter keeps the rows nearest by sign bits; a row
+    replaced or removed since its segment was written (dead) is never among them, even
+    when it is the query itself."""
+    from memctl.store import vector_query
+    from memctl.store.message_vectors import add_message_vectors, message_rowids
+
+    monkeypatch.setattr(vector_query, "EXACT_UP_TO", 10)
+    monkeypatch.setattr(vector_query, "RESCORE_MIN", 40)
+    rng = np.random.default_rng(5)
+    said_in_session(ctx, [f"note {n}" for n in range(300)])
+    floats = rng.normal(size=(300, 64)).astype(np.float32)
+    rowids = message_rowids(ctx.db)
+    with ctx.db.atomic():
+        ctx.db.ensure_vector_model(ctx.embedder.name, ctx.embedder.dim)
+        add_message_vectors(
+            ctx.db, [(rowids[("s1", n + 1)], 0, quantised(v)) for n, v in enumerate(floats)]
+        )
+    index = message_vector_index(ctx.db)
+    index.dead[[5, 9]] = True  # as after those two messages' vectors were replaced
+    query = floats[5] + 0.8 * floats[7]
+    query /= np.linalg.norm(query)
+    found = nearest_messages(index, Scores(index, query), 20, MemoryFilter())
+    keys = [hit.key for hit, _ in found]
+    assert keys[0] == "s1#8" and len(keys) == 20
+    assert "s1#6" not in keys and "s1#10" not in keys
+
+
 def test_int8_rows_keep_their_lengths_and_a_segment_from_before_ranks_the_same(
     ctx: Context,
 ) -> None:

@@ -5,7 +5,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memctl.retrieve.named_projects import names_project, question_words, written_as_names
+from memctl.config.scope import GLOBAL_SCOPE
+from memctl.context import Context
+from memctl.model import Session
+from memctl.retrieve.named_projects import (
+    names_project,
+    projects_named_in,
+    question_words,
+    written_as_names,
+)
+from memctl.store.sessions import save_session
 from tests.cli.test_cli import ok
 
 
@@ -29,6 +38,20 @@ def test_a_one_word_name_counts_only_where_written_as_a_name() -> None:
     assert not named("Ideas", "Ideas for the export?")  # a sentence's first word
     assert not named("app", "what does App's login do?")  # too short to stand for one
     assert not named("the", "what is The's setting?")  # a function word never names one
+
+
+def test_the_global_scope_is_never_a_named_project_and_a_project_keeps_its_directory(
+    ctx: Context,
+) -> None:
+    """The global scope's sessions (many, none with a directory) are left out of the names;
+    a project's name is its latest session's directory, a session without one not counted."""
+    with ctx.db.atomic():
+        for n in range(30):
+            save_session(ctx.db, Session(id=f"g{n}", client="generic", scope=GLOBAL_SCOPE))
+        save_session(ctx.db, Session(id="p1", client="generic", scope="path:1", cwd="/src/ledger"))
+        save_session(ctx.db, Session(id="p2", client="generic", scope="path:1"))
+    assert projects_named_in(ctx, "what lints Ledger's code?") == {"path:1": "ledger"}
+    assert projects_named_in(ctx, "what is in the Global settings?") == {}
 
 
 def transcript(cwd: str, session: str, request: str) -> str:

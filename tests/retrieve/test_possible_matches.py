@@ -34,3 +34,29 @@ def test_possible_matches_offer_each_text_once_and_prose_before_tool_notes(
     prose = [i for i, text in enumerate(shown) if not text.startswith("[tool ")]
     notes = [i for i, text in enumerate(shown) if text.startswith("[tool ")]
     assert prose and max(prose) < min(notes, default=len(shown))
+
+
+NARRATED = "\n".join(
+    [
+        "user: the shop unit tests need the database",
+        "assistant: Now let me run the shop unit tests:",
+        "assistant: [tool Bash: make test]",
+        "assistant: Let me run the unit tests again:",
+        "assistant: The shop unit tests run with `make test-shop`, which starts the database.",
+        "assistant: Perfect! Now let me run the unit tests once more:",
+    ]
+)
+
+
+def test_narration_of_a_step_ranks_below_what_was_said(make_ctx: Any) -> None:
+    """ "Now let me run the tests:" holds the question's words and answers nothing: it is
+    weighed as tool notes are, and is never alone a clear match."""
+    ctx: Context = make_ctx()
+    ingest_text(ctx, NARRATED, "narrated")
+    found = recall(ctx, RecallRequest("how do I run the shop unit tests?", limit=5))
+    results = found.result.results
+    shown = [r.memory.content for r in results]
+    answer = shown.index(NARRATED.splitlines()[4].removeprefix("assistant: "))
+    narrated = [i for i, text in enumerate(shown) if "let me run" in text]
+    assert narrated and answer < min(narrated)
+    assert not any(r.clear for r in results if "let me run" in r.memory.content)

@@ -13,6 +13,7 @@ from memctl.memories import operations as memories
 from memctl.retrieve.pipeline import recall
 from memctl.retrieve.stages import candidates
 from memctl.store.database import Database
+from tests.conftest import said_in_session
 
 FACTS = [
     "The production database is backed up every night at 2am",
@@ -76,14 +77,37 @@ def test_the_full_text_thread_never_asks_the_store_connection_anything(
     callers: list[str] = []
     chosen = Database.reader
 
-    def reader(db: Database) -> Database:
+    def reader(db: Database, lane: int = 0) -> Database:
         callers.append(threading.current_thread().name)
-        return chosen(db)
+        return chosen(db, lane)
 
     monkeypatch.setattr(Database, "reader", reader)
-    result = recall(real_ctx, "which package manager does the frontend use?", touch=False)
+    said_in_session(real_ctx, ["we settled on pnpm for the frontend packages"])
+    result = recall(
+        real_ctx, "which package manager does the frontend use?", touch=False, sessions=True
+    )
     assert result.results and "bm25" in result.results[0].ranks
-    assert callers and set(callers) == {threading.main_thread().name}
+    assert any(r.is_message for r in result.results)  # the messages' thread found it
+    assert len(callers) == 2 and set(callers) == {threading.main_thread().name}
+
+
+def test_a_failed_message_search_leaves_a_note_and_the_memories_answer(
+    real_ctx: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ids = [memories.remember(real_ctx, fact).id for fact in FACTS]
+    said_in_session(real_ctx, ["we settled on pnpm for the frontend packages"])
+
+    def broken(*_: object) -> list[object]:
+        raise StoreError("the messages' index is damaged")
+
+    monkeypatch.setattr(candidates, "search_messages", broken)
+    result = recall(
+        real_ctx, "which package manager does the frontend use?", touch=False, sessions=True
+    )
+    assert result.warnings == ["session search unavailable: the messages' index is damaged"]
+    assert result.results[0].memory.id == ids[1]
+    assert set(result.results[0].ranks) == {"bm25", "vector"}
+    assert not any(r.is_message for r in result.results)
 
 
 PRIYA = [

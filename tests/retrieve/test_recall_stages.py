@@ -583,6 +583,32 @@ def test_a_name_the_store_knows_anchors_unless_written_in_capitals_only(ctx: Con
     assert weighed.anchors == frozenset({"Caroline"}) and not weighed.strangers
 
 
+def test_a_stranger_in_the_query_leaves_a_known_name_and_its_time_no_clear_match(
+    ctx: Context,
+) -> None:
+    for i in range(3):
+        stored(ctx, f"Oliver note {i}: he hides his bones under the sofa")
+    inside = format_time(NOW - timedelta(days=8))
+    knee = cand("Sam's knee is much better since the surgery", created_at=inside)
+    knee.raw = {"vector": 0.9}  # cosine 0.1: only the word and the time
+    oliver = cand("Oliver sees the vet every spring")
+    oliver.raw = {"vector": 0.8}
+
+    def labels(question: str, candidate: Candidate) -> tuple[bool, str]:
+        run = make_run(ctx, question)
+        run.word_weights, run.anchors, run.strangers = word_weights(run)
+        fuse(run, [replace(candidate, raw=dict(candidate.raw), factors={})])
+        (why,) = [s.why for s in run.trace if s.memory_id == candidate.id]
+        return why.startswith("clear"), why
+
+    assert labels("When is Oliver at the vet?", oliver)[0]  # a name the store knows
+    assert labels("who had knee trouble last week?", knee)[0]  # a word inside the time
+    flight, why = labels("When does Oliver's flight to Nairobi land?", oliver)
+    assert not flight and "the query names Nairobi, which no memory mentions" in why
+    said, why = labels("What did Dr. Okonkwo say about my knee last week?", knee)
+    assert not said and "which no memory mentions" in why
+
+
 def message(key: str, content: str, score: float, clear: bool = False) -> Candidate:
     said = cand(content, score, id=key, session_id=key.split("#")[0])
     said.is_message, said.clear = True, clear

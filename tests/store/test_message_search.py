@@ -7,16 +7,16 @@ import pytest
 from memctl.context import Context
 from memctl.store import message_search
 from memctl.store.memories import MemoryFilter
-from memctl.store.message_search import phrase_counts, search_messages
+from memctl.store.message_search import ABSENT, COMMON, RARE, phrase_kinds, search_messages
 from tests.conftest import said_in_session
 
-COMMON = 5  # the test's bound: a phrase more than this many messages hold is common
+BOUND = 5  # the test's bound: a phrase this many messages hold is common
 EVERYWHERE = MemoryFilter()
 
 
 @pytest.fixture
 def bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(message_search, "COMMON_POSTINGS", COMMON)
+    monkeypatch.setattr(message_search, "COMMON_POSTINGS", BOUND)
 
 
 NOTES = [f"deploy notes for the service, part {n}" for n in range(8)]
@@ -27,8 +27,11 @@ def test_a_phrase_most_messages_hold_is_counted_up_to_the_bound_and_left_out(
     ctx: Context,
 ) -> None:
     said_in_session(ctx, [*NOTES, "the billing job moved to fridays"])
-    counts = phrase_counts(ctx.db, [("deploy",), ("billing",), ("kubernetes",)], COMMON)
-    assert counts == {("deploy",): COMMON, ("billing",): 1, ("kubernetes",): 0}
+    kinds = phrase_kinds(ctx.db, [("deploy",), ("billing",), ("kubernetes",)], BOUND)
+    assert kinds == {("deploy",): COMMON, ("billing",): RARE, ("kubernetes",): ABSENT}
+    # the bound itself is common, one fewer is not
+    assert phrase_kinds(ctx.db, [("notes", "for")], 8) == {("notes", "for"): COMMON}
+    assert phrase_kinds(ctx.db, [("notes", "for")], 9) == {("notes", "for"): RARE}
     hits = search_messages(ctx.db, [("deploy",), ("billing",)], 10, EVERYWHERE)
     # "deploy" is in 8 messages: only the rare word ranks, and finds its message alone
     assert [h.key for h in hits] == ["s1#9"]

@@ -17,8 +17,8 @@ from memctl.maintain.reembed import reembed
 from memctl.memories import operations as memories
 from memctl.model import Memory, State
 from memctl.store import database, vector_query
-from memctl.store.memories import MemoryFilter, insert_memory, vector_search
-from memctl.store.vector_index import MAX_SEGMENTS, VectorIndex, vector_index
+from memctl.store.memories import MemoryFilter, insert_memory, vector_search, vectors_for
+from memctl.store.vector_index import MAX_SEGMENTS, VectorIndex, distinct, vector_index
 from memctl.store.vector_query import Scores
 from tests.conftest import ROOT
 from tests.fakes import HashEmbedder
@@ -317,3 +317,32 @@ def test_a_time_window_finds_the_nearest_memories_created_in_it(
         theirs = vector_search(ctx.db, query.tobytes(), limit, week)
         assert len(ours) == min(limit, 5)
         assert [i for i, _ in ours] == [i for i, _ in theirs]
+
+
+def test_vectors_of_named_memories_are_their_live_copies(ctx: Context) -> None:
+    # what the possible matches' crowd is measured from (retrieve/density.py): a changed
+    # memory's new vector, not its dead old row; an id with no vector is left out
+    ids = fill(ctx, 30)
+    nearest(ctx, "w1", 3, MemoryFilter())
+    later = fill(ctx, 10, start=30)
+    nearest(ctx, "w1", 3, MemoryFilter())  # a second segment
+    memories.update(ctx, ids[4], "zebra crossing")  # a third, and a dead row in the first
+    index = vector_index(ctx.db)
+    assert len(index.segments) == 3 and index.dead.any()
+    found = vector_query.vectors_of(index, [ids[4], later[5], "not-a-memory"])
+    assert set(found) == {ids[4], later[5]}
+    assert float(found[ids[4]] @ query_vector(ctx, "zebra crossing")) == pytest.approx(
+        1.0, abs=1e-6
+    )
+    stored = {
+        i: np.frombuffer(v, dtype=np.float32) for i, v in vectors_for(ctx.db, [later[5]]).items()
+    }
+    np.testing.assert_allclose(found[later[5]], stored[later[5]], atol=1e-6)
+
+
+def test_distinct_rowids_are_numpys_unique_ones() -> None:
+    """positions_of's distinct rowids, without np.unique (which imports numpy.ma)."""
+    rng = np.random.default_rng(3)
+    for size in (0, 1, 2, 50, 1_000):
+        values = rng.integers(0, max(1, size // 3), size=size, dtype=np.int64)
+        assert distinct(values).tolist() == np.unique(values).tolist()

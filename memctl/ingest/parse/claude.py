@@ -14,8 +14,9 @@ are passed over, each counted by kind. Sub-agent lines
 (``isSidechain``) are kept as the sub-agent's own thread: their text starts
 with ``[subagent]``. A compaction summary (the ``isCompactSummary`` turn, and the answer
 of the compaction sub-agent, whose prompt is passed over) is kept as one
-``[session summary]`` message (``session_summary``). The first record with a ``cwd``
-names the session's directory.
+``[session summary]`` message (``session_summary``). The prompt's shell mode (a command
+the person ran with ``!``, then its output) is a tool call and its result. The first
+record with a ``cwd`` names the session's directory.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from memctl.ingest.parse.common import (
     tool_use_note,
     without_reminders,
 )
+from memctl.lazy_re import lazy
 from memctl.model import Role
 
 ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT}
@@ -46,7 +48,15 @@ ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT}
 # sub-agents' at <slug>/<session>/subagents/<agent>.jsonl; <slug> is the directory the
 # session started in, each character but a letter or digit made "-"
 PROJECTS, SUBAGENTS = "projects", "subagents"
-SLUG_GAP = re.compile(r"[^A-Za-z0-9]")
+# The prompt's shell mode ("!uv run pytest"): Claude Code writes the command the person
+# ran, then its output, as two user turns. They are a shell call and its result, read as
+# the model's are (the digest's commands, the facts of how tests run).
+SHELL_INPUT = lazy(r"\A\s*<bash-input>(.*?)</bash-input>\s*\Z", re.S)
+SHELL_OUTPUT = lazy(
+    r"\A\s*<bash-stdout>(.*?)</bash-stdout>\s*(?:<bash-stderr>(.*?)</bash-stderr>)?\s*\Z", re.S
+)
+SHELL_TOOL = "Bash"  # Claude Code's shell tool: a note as its calls are written
+SLUG_GAP = lazy(r"[^A-Za-z0-9]")
 
 
 def looks_like(record: dict[str, Any]) -> bool:
@@ -155,6 +165,10 @@ def messages(record: dict[str, Any], tally: Tally) -> list[Parsed]:
     if not text.strip():
         tally.pass_over("subagent without text" if sidechain else f"{kind} without text")
         return []
+    shell = _shell_mode(text) if kind == "user" else None
+    if shell is not None:
+        tally.keep(str(Role.TOOL))
+        return [Parsed(Role.TOOL, (SUBAGENT if sidechain else "") + shell, created)]
     if record.get("isCompactSummary") or (tally.compacting and kind == "assistant"):
         tally.keep("session summary")
         return [Parsed(Role.ASSISTANT, session_summary(text), created)]
@@ -165,6 +179,18 @@ def messages(record: dict[str, Any], tally: Tally) -> list[Parsed]:
     role = Role.TOOL if only_tools else ROLES[kind]
     tally.keep(f"subagent {role}" if sidechain else str(role))
     return [Parsed(role, (SUBAGENT if sidechain else "") + text.strip(), created)]
+
+
+def _shell_mode(text: str) -> str | None:
+    """A shell-mode turn as a tool note: the command the person ran, or its output."""
+    ran = SHELL_INPUT.match(text)
+    if ran:
+        return tool_use_note(SHELL_TOOL, {"command": ran.group(1).strip()})
+    output = SHELL_OUTPUT.match(text)
+    if output:
+        said = "\n".join(part for part in output.groups() if part and part.strip())
+        return tool_result_note(said, tool=SHELL_TOOL)
+    return None
 
 
 def _summary(record: dict[str, Any], tally: Tally) -> None:

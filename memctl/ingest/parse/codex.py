@@ -35,6 +35,7 @@ from memctl.ingest.parse.common import (
     tool_result_note,
     tool_use_note,
 )
+from memctl.lazy_re import lazy
 from memctl.model import Role
 
 ENVELOPES = {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
@@ -42,7 +43,7 @@ ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT}
 # the events that repeat a turn, or hold it alone (Codex Desktop and CLI)
 EVENT_ROLES = {"user_message": Role.USER, "agent_message": Role.ASSISTANT}
 # Codex prepends these to the first user turn of every session: configuration, not speech.
-BOILERPLATE = re.compile(
+BOILERPLATE = lazy(
     r"<(environment_context|user_instructions|permissions instructions)>.*?</\1>", re.S
 )
 TOOL_CALLS = {"function_call", "local_shell_call", "custom_tool_call", "web_search_call"}
@@ -50,7 +51,7 @@ TOOL_OUTPUTS = {"function_call_output", "custom_tool_call_output"}
 # Rollouts without a cwd in their metadata carry it in the injected environment block.
 # Spaces are stripped after the match: `\s*([^<\n]+?)\s*` could split a run of blanks three
 # ways, and an unclosed <cwd> followed by 8,000 of them took over two minutes.
-ENVIRONMENT_CWD = re.compile(r"<environment_context>.*?<cwd>([^<]*)</cwd>", re.S)
+ENVIRONMENT_CWD = lazy(r"<environment_context>.*?<cwd>([^<]*)</cwd>", re.S)
 
 
 def looks_like(record: dict[str, Any]) -> bool:

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memctl.config.safe_load import json_value
+from memctl.lazy_re import lazy
 from memctl.memories.privacy import scrub
 from memctl.model import Role, format_time, parse_time
 
@@ -27,11 +28,11 @@ REPORT_CUT = f"[report cut at {REPORT_KEEP} characters]"  # ends a report that w
 # ``isCompactSummary`` turn, Codex's ``compacted`` record. Its <analysis> part is left out.
 SESSION_SUMMARY = "[session summary] "
 # Claude Code's prompt to its compaction sub-agent (``agent-acompact-*.jsonl``, 2.1.39)
-COMPACTION_PROMPT = re.compile(
+COMPACTION_PROMPT = lazy(
     r"\A\s*Your task is to create a detailed summary of the conversation so far"
 )
-SUMMARY_PART = re.compile(r"<summary>(.*?)(?:</summary>|\Z)", re.S)
-ANALYSIS_PART = re.compile(r"<analysis>.*?(?:</analysis>|\Z)", re.S)
+SUMMARY_PART = lazy(r"<summary>(.*?)(?:</summary>|\Z)", re.S)
+ANALYSIS_PART = lazy(r"<analysis>.*?(?:</analysis>|\Z)", re.S)
 # Records the clients write that hold no message by design (seen in real transcripts);
 # any other kind passed over is one memctl does not read yet, named in the run's notes.
 METADATA_KINDS = frozenset(
@@ -66,42 +67,42 @@ SUBAGENT_TOOLS = frozenset({"task", "agent", "spawn_agent"})
 # Claude Code's answer when the person refuses a tool call at the permission prompt.
 # Claude Code (2.1.330) runs a sub-agent in the background: its call's result only says it
 # started; its report comes later, as a user turn, in a <task-notification>'s <result>
-LAUNCHED = re.compile(r"\AAsync agent launched successfully")
-TASK_RESULT = re.compile(r"\A\s*<task-notification>.*?<result>(.*?)</result>", re.S)
+LAUNCHED = lazy(r"\AAsync agent launched successfully")
+TASK_RESULT = lazy(r"\A\s*<task-notification>.*?<result>(.*?)</result>", re.S)
 # The person said no at the permission prompt, or (Claude Code 1.0 without a prompt, as in
 # print mode) the permission was never granted.
-REFUSED = re.compile(
+REFUSED = lazy(
     r"^(?:The user doesn't want to proceed with this tool use|"
     r"Claude requested permissions? to .{0,300}?but you haven't granted it yet)",
     re.I,
 )
 # Exit-code lines of shell tools: Claude Code's Bash ("Exit code 1"), Codex's exec_command
 # ("Process exited with code 1") and shell_command ("Exit code: 1").
-EXIT_CODE = re.compile(r"^(?:Exit code:? |Process exited with code )(-?\d+)[ \t]*(?:\n|\Z)", re.M)
+EXIT_CODE = lazy(r"^(?:Exit code:? |Process exited with code )(-?\d+)[ \t]*(?:\n|\Z)", re.M)
 # Codex's shell output header ("Chunk ID: ...", "Wall time: ...") ends at a line "Output:".
-OUTPUT_HEADER = re.compile(r"\A(?:[A-Z][\w ]*: [^\n]*\n)*?Output:\n")
-TOOL_USE_ERROR = re.compile(r"</?tool_use_error>")
+OUTPUT_HEADER = lazy(r"\A(?:[A-Z][\w ]*: [^\n]*\n)*?Output:\n")
+TOOL_USE_ERROR = lazy(r"</?tool_use_error>")
 # Claude Code's result of AskUserQuestion: the person's answers to the assistant's questions
 # (their decisions, in their words), kept up to ANSWER_WIDTH: at NOTE_WIDTH a long question
 # left no room for its answer in the gold set's sessions.
-ANSWERED = re.compile(r"^User has answered your questions?: ?")
+ANSWERED = lazy(r"^User has answered your questions?: ?")
 # A failed command's first output line that says nothing of why (seen in the gold set):
 # a banner ("===== test session starts ====="), a log line ("time=... level=info"), a
 # warning, a traceback's or a compiler's location, a lone path. The reason comes later.
-UNTELLING = re.compile(
+UNTELLING = lazy(
     r"^(?:[=\-_*#~]{3,}|time=\S+ level=(?:info|debug)|WARN|\S+$|Traceback \(most recent|"
     r"File \".*\", line \d+|npm (?:warn|notice)|> |yarn run v|Browserslist:)|\w*Warning\b|"
     r"\.{4,}\s*(?:Passed|Skipped|OK)\s*$",  # a hook runner's check that passed (pre-commit)
     re.I,
 )
-FAILURE_LINE = re.compile(
+FAILURE_LINE = lazy(
     r"\b(?:errors?|fail(?:ed|s|ure)?|exception|not found|denied|fatal|panic|cannot|"
     r"could not|no such|refused|invalid|missing|unable)\b|错误|失败",
     re.I,
 )
 # An exception's own line ("ModuleNotFoundError: No module named 'x'"; pytest's
 # "E   AssertionError: ..."): a Python traceback ends in it.
-EXCEPTION_LINE = re.compile(r"^(?:E\s+)?[\w.]*(?:Error|Exception|Interrupt)\b:?")
+EXCEPTION_LINE = lazy(r"^(?:E\s+)?[\w.]*(?:Error|Exception|Interrupt)\b:?")
 ANSWER_WIDTH = 1000
 # A note is scrubbed on its first 4 KiB, then cut to NOTE_WIDTH: a secret crossing the
 # 4 KiB mark lies past the width and is cut away whole (a PEM block is redacted to the end).
@@ -242,7 +243,7 @@ def tool_use_note(name: str, arguments: Any) -> str:
 # A test run's closing summary that counts failures: pytest's "==== 5 failed, 6 passed in
 # 0.37s ====", Jest's and Vitest's "Tests: 2 failed, 40 passed", unittest's "FAILED
 # (failures=2)". A run piped through `tail` exits 0; its summary still says it failed.
-TESTS_FAILED = re.compile(
+TESTS_FAILED = lazy(
     r"^=*\s*(?:\d+ passed, )?\d+ failed\b[^\n]*\bin [\d.]+s\b[^\n]*$|"
     r"^\s*Tests:?\s+\d+ failed\b[^\n]*$|^FAILED \((?:failures|errors)=\d+[^\n]*$",
     re.M,
@@ -346,7 +347,7 @@ def timestamp(value: Any) -> str | None:
     return None
 
 
-SYSTEM_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.S)
+SYSTEM_REMINDER = lazy(r"<system-reminder>.*?</system-reminder>", re.S)
 
 
 def without_reminders(text: str) -> str:

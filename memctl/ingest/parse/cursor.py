@@ -27,20 +27,21 @@ from typing import Any
 
 from memctl.ingest.parse.claude import content_block
 from memctl.ingest.parse.common import SUBAGENT, Parsed, Tally, timestamp
+from memctl.lazy_re import lazy
 from memctl.model import Role, format_time
 
 ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT}
 FOLDER = "agent-transcripts"
 SUBAGENTS = "subagents"
-STAMP = re.compile(r"\A\s*<timestamp>(.*?)</timestamp>\s*", re.S)
-QUERY_TAG = re.compile(r"</?user_query>")
-REDACTED = re.compile(r"^\[REDACTED\][ \t]*\n?", re.M)
+STAMP = lazy(r"\A\s*<timestamp>(.*?)</timestamp>\s*", re.S)
+QUERY_TAG = lazy(r"</?user_query>")
+REDACTED = lazy(r"^\[REDACTED\][ \t]*\n?", re.M)
 # "Tuesday, Jul 21, 2026, 6:57 PM (UTC+8)", as Cursor writes a prompt's time
-SPOKEN_TIME = re.compile(
+SPOKEN_TIME = lazy(
     r"(?:\w+, )?(\w{3}) (\d{1,2}), (\d{4}), (\d{1,2}):(\d{2}) ([AP]M)"
     r"(?: \(UTC(?:([+-]\d{1,2})(?::?(\d{2}))?)?\))?"
 )
-SLUG_GAP = re.compile(r"[^A-Za-z0-9]+")
+SLUG_GAP = lazy(r"[^A-Za-z0-9]+")
 
 
 def looks_like(record: dict[str, Any]) -> bool:

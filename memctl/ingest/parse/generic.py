@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from memctl.ingest.parse.common import Parsed, Tally, block_text, timestamp
+from memctl.lazy_re import lazy
 from memctl.model import Role
 
 ROLE_NAMES = {
@@ -24,7 +25,7 @@ ROLE_NAMES = {
     "system": Role.SYSTEM,
     "tool": Role.TOOL,
 }
-SPEAKER = re.compile(r"^\s*(user|human|assistant|ai|model|system)\s*:\s?(.*)$", re.I | re.S)
+SPEAKER = lazy(r"^\s*(user|human|assistant|ai|model|system)\s*:\s?(.*)$", re.I | re.S)
 
 
 def record(value: Any, tally: Tally) -> list[Parsed]:

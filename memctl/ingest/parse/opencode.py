@@ -5,12 +5,15 @@ time}, "parts": [...]}], "todos": [...]}``. Of the parts, ``text`` is kept
 (``synthetic`` text, which OpenCode itself inserts, is not), ``tool`` becomes a
 one-line note, ``file`` a mention of the file, and ``reasoning``,
 ``step-start``, ``step-finish``, ``snapshot``, ``patch`` are dropped. A ``task``
-tool's output is its sub-agent's report, kept as such.
+tool's output is its sub-agent's report, kept as such. When OpenCode compacts its
+context, its ``compaction`` agent writes the summary of the conversation so far as an
+assistant message (``"summary": true``; ``"mode"`` or ``"agent"`` ``compaction``), after
+a user message holding only a ``compaction`` part: the summary is kept as one
+``[session summary]`` message, as Claude Code's and Codex's are.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from memctl.ingest.parse.common import (
@@ -18,14 +21,17 @@ from memctl.ingest.parse.common import (
     Tally,
     is_subagent_call,
     one_line,
+    session_summary,
     subagent_report,
     timestamp,
     tool_result_note,
     tool_use_note,
 )
+from memctl.lazy_re import lazy
 from memctl.model import Role
 
 ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT}
+COMPACTION = "compaction"  # the agent OpenCode compacts a session's context with
 
 
 def _object(value: Any) -> dict[str, Any]:
@@ -44,6 +50,11 @@ def _tool(part: dict[str, Any]) -> str:
     return call
 
 
+def _is_summary(info: dict[str, Any]) -> bool:
+    """An assistant message the compaction agent wrote: the conversation so far, summed up."""
+    return info.get("summary") is True or COMPACTION in (info.get("mode"), info.get("agent"))
+
+
 def _part(part: Any) -> str:
     if not isinstance(part, dict):
         return ""
@@ -59,7 +70,7 @@ def _part(part: Any) -> str:
 
 # `opencode run "a prompt"` sends the prompt as it joins its arguments: one holding a
 # space in double quotes, its own quotes as \" (OpenCode 1.18's run command).
-RUN_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*\s(?:[^"\\]|\\.)*)"')
+RUN_QUOTED = lazy(r'"((?:[^"\\]|\\.)*\s(?:[^"\\]|\\.)*)"')
 
 
 def unquote_run(text: str) -> str:
@@ -93,6 +104,10 @@ def member(key: str | None, value: Any, tally: Tally) -> list[Parsed]:
     if not text:
         tally.pass_over(f"{role} without text")
         return []
-    tally.keep(str(role))
+    if role is Role.ASSISTANT and _is_summary(info):
+        tally.keep("session summary")
+        text = session_summary(text)
+    else:
+        tally.keep(str(role))
     times = _object(info.get("time"))
     return [Parsed(role, text, timestamp(times.get("created")))]

@@ -13,10 +13,12 @@
 It also weighs the query's content words by their rarity in the store (the
 fuse stage asks how much of the query a candidate contains).
 
-The full-text search runs in a thread, on a second connection to the store
-(``Database.reader``), while the query's word weights are read, the query is
-embedded and compared and the vector legs are searched, so the two sides
-overlap: neither waits for the other's connection. A leg that fails leaves a
+The full-text searches run in threads, each on a connection of its own to the
+store (``Database.reader``): the memories' and, with session messages in the
+ranking, the messages' (started first: at a million messages it is the longest),
+while the query's word weights are read, the query is embedded and compared and
+the vector legs are searched, so that all three overlap: none waits for
+another's connection. A leg that fails leaves a
 warning and the others still answer. The vector modules bring numpy, so they
 are imported where they are used: loading the CLI stays light
 (tests/test_architecture.py).
@@ -227,6 +229,7 @@ def _translated_legs(run: Run, english: Analysed, size: int) -> dict[str, list[t
 def candidates(run: Run, _: list[Candidate]) -> list[Candidate]:
     """Stage 1: the union of the legs' hits, with each leg's rank and raw score."""
     size = run.limit * run.params.candidates
+    words = _message_words(run, size) if run.sessions else None
     legs = gather(run, size)
     by_id: dict[str, Candidate] = {}
     memories = get_memories(run.ctx.db, list({i for hits in legs.values() for i, _ in hits}))
@@ -240,8 +243,8 @@ def candidates(run: Run, _: list[Candidate]) -> list[Candidate]:
     found = list(by_id.values())
     _add_similarities(run, [c for c in found if not any(leg in c.raw for leg in VECTOR_LEGS)])
     _as_asked(run, found)
-    if run.sessions:
-        found += _session_candidates(run, size)
+    if words is not None:
+        found += _session_candidates(run, size, words)
     for candidate in found:
         legs_found = ", ".join(f"{leg} #{rank}" for leg, rank in candidate.ranks.items())
         run.record(STAGE, candidate, ADDED, why=f"found by {legs_found}")
@@ -403,16 +406,29 @@ def _stored_vectors(run: Run) -> _StoredMessageVectors | None:
     return stored if stored.scores.total else None
 
 
-def _session_candidates(run: Run, size: int) -> list[Candidate]:
-    """Raw session messages as candidates (episodic, peripheral, importance 0.5): those
-    their words find (BM25) and those their stored vectors find (the closest part of each
-    message), each with its rank on its leg; a message the words found has its stored
-    vectors' distance too (or, with ``session_vectors``, one embedded now)."""
-    reader = run.ctx.db.reader()  # the words' search runs beside the vectors' (as in gather)
-    words = _Background(
+# The connection of the messages' full-text search (Database.reader): the memories' one
+# runs at the same time on the first.
+MESSAGES_LANE = 1
+
+
+def _message_words(run: Run, size: int) -> _Background[list[MessageHit]]:
+    """The messages' BM25 search, started in a thread of its own (at once, inside a
+    transaction)."""
+    reader = run.ctx.db.reader(MESSAGES_LANE)
+    return _Background(
         lambda: search_messages(reader, run.query.alternatives, size, run.where),
         inline=reader is run.ctx.db,
     )
+
+
+def _session_candidates(
+    run: Run, size: int, words: _Background[list[MessageHit]]
+) -> list[Candidate]:
+    """Raw session messages as candidates (episodic, peripheral, importance 0.5): those
+    their ``words`` find (BM25, searched since the stage began) and those their stored
+    vectors find (the closest part of each message), each with its rank on its leg; a
+    message the words found has its stored vectors' distance too (or, with
+    ``session_vectors``, one embedded now)."""
     try:
         stored = _stored_vectors(run)
         close = stored.nearest(run, size) if stored else []

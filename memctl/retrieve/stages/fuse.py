@@ -31,7 +31,11 @@ store), and whether it was created inside a time the query names.
 - Neither of these two (evidence by meaning alone) counts when the query writes
   capitalised a name that no memory mentions (``strangers_veto``): "When is
   Ben's birthday?" is close in meaning to the user's own birthday, but about
-  someone the store does not know.
+  someone the store does not know. Nor, then, do a name the store knows ("When
+  does Oliver's flight to Nairobi land?" beside every memory of Oliver) or one of
+  the query's words said inside its time ("What did Dr. Okonkwo say in November?"
+  beside any November memory saying "say"): they are about the store's subjects,
+  not the one asked about.
 - A name the query writes capitalised (a person, a project, a tool; not an
   all-capital word such as "API", as often a topic) that at
   least ``anchor_memories`` memories mention shows it too, in each memory
@@ -123,6 +127,27 @@ def centre(run: Run, candidates: list[Candidate]) -> None:
     cosines = on_raw_scale(centred_cosines(run.scores.query, vectors, mean), raw)
     for candidate in measured:
         candidate.centred = cosines[candidate.id]
+
+
+def discount(run: Run, candidates: list[Candidate]) -> None:
+    """Each memory candidate's cosine less ``density_weight`` x how crowded its neighbourhood
+    is (retrieve/density.py), to rank the possible matches by; a candidate with no stored
+    vector of its own (a session message) keeps its cosine. Not with ``recall.centred``,
+    which ranks on its own."""
+    weight = run.params.density_weight
+    if weight <= 0 or run.params.centred or run.scores is None or run.index is None:
+        return
+    from memctl.retrieve.density import crowded, densities, discounted
+    from memctl.store.vector_query import vectors_of
+
+    if not crowded(run.index):
+        return
+    raw = {c.id: cosine for c in candidates if (cosine := similarity(c)) is not None}
+    vectors = vectors_of(run.index, [c.id for c in candidates if c.id in raw and not c.is_message])
+    cosines = discounted(raw, densities(run.index, vectors), weight)
+    for candidate in candidates:
+        if candidate.id in cosines:
+            candidate.discounted = cosines[candidate.id]
 
 
 def leg_share(candidates: list[Candidate], legs: tuple[str, ...]) -> dict[str, float]:
@@ -261,10 +286,14 @@ def relevance_strength(run: Run, cosine: float | None, share: float) -> float:
 
 
 def strength_of(run: Run, candidate: Candidate) -> float:
-    """``relevance_strength`` of one candidate for ``run``'s query, by its centred cosine
-    when it has one (this ranks; the gate's ``evidence`` weighs the raw cosine)."""
+    """``relevance_strength`` of one candidate for ``run``'s query, by its centred or its
+    discounted cosine when it has one (this ranks the possible matches; the gate's
+    ``evidence`` weighs the raw cosine)."""
     share = coverage(run, candidate, words_pattern(list(run.word_weights)))
-    cosine = candidate.centred if candidate.centred is not None else similarity(candidate)
+    cosine = next(
+        (c for c in (candidate.centred, candidate.discounted) if c is not None),
+        similarity(candidate),
+    )
     return relevance_strength(run, cosine, share)
 
 
@@ -310,11 +339,12 @@ def evidence(
         f"words {share:.2f}" + (", inside the query's time" if inside else "")
     )
     strength = relevance_strength(run, cosine, share)
-    if share >= p.words_floor or (inside and share > 0):
-        return SHOWS, seen
     # A name no memory mentions ("When is Ben's birthday?" beside the user's own): closeness
-    # in meaning is about another subject, not evidence of this one
+    # in meaning, another name the store knows, or one word said in the query's time are
+    # about another subject, not evidence of this one
     stranger = min(run.strangers, default=None) if p.strangers_veto else None
+    if share >= p.words_floor or (inside and share > 0 and stranger is None):
+        return SHOWS, seen
     if stranger is None and strength >= p.relevance_floor:
         if run.anchors or legs_agree(candidate, p.agree_top):
             return SHOWS, seen
@@ -324,7 +354,7 @@ def evidence(
             return SHOWS, f"{seen}, closest in meaning, {margin:.3f} ahead of the next"
     if stranger is not None:
         seen = f"{seen}, the query names {stranger}, which no memory mentions"
-    if named:
+    if named and stranger is None:
         return SHOWS, f"{seen}, names {named}, which the store knows"
     spelled = spelled_identifier(candidate.memory.content, pairs)
     if spelled:
@@ -373,6 +403,7 @@ def second_opinion(run: Run, judged: Judged, judge: Judge | None = None) -> Judg
 def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     w_vector, w_bm25 = leg_weights(run)
     centre(run, candidates)
+    discount(run, candidates)
     vector = leg_share(candidates, VECTOR_LEGS)
     bm25 = leg_share(candidates, BM25_LEGS)
     pattern = words_pattern(list(run.word_weights))
@@ -403,7 +434,7 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
         candidate.lexical = words / score if score > 0 else 0.0
         if candidate.memory.kind == Kind.PINNED:
             score *= run.params.pinned_boost
-        if candidate.only_tool_notes:
+        if candidate.only_tool_notes or candidate.only_narration:
             score *= TOOL_NOTES_FACTOR
         candidate.score = score
         candidate.factors[STAGE] = score
@@ -427,7 +458,7 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
 def second_hand(candidate: Candidate) -> bool:
     """Evidence that never alone makes a clear match: found only through its stored
     questions, or a session message of tool notes only."""
-    return candidate.only_by_questions or candidate.only_tool_notes
+    return candidate.only_by_questions or candidate.only_tool_notes or candidate.only_narration
 
 
 def label_why(level: str | None, shown: bool, why: str) -> str:

@@ -1,0 +1,61 @@
+"""Patterns compiled on first use (memctl.lazy_re) behave as compiled ones, and importing the
+rule modules compiles none of them (each memctl process imports them; most never try one)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+from memctl.lazy_re import lazy
+
+RULE_MODULES = (
+    "memctl.ingest.entities",
+    "memctl.ingest.tools",
+    "memctl.ingest.injected",
+    "memctl.ingest.reconcile_rules",
+    "memctl.ingest.extract_rules",
+    "memctl.ingest.noise",
+    "memctl.ingest.digest",
+    "memctl.ingest.summary",
+    "memctl.ingest.claims",
+    "memctl.ingest.parse",
+    "memctl.memories.privacy",
+    "memctl.retrieve.when",
+    "memctl.api.sessions",
+)
+
+
+def test_a_lazy_pattern_answers_as_the_compiled_one() -> None:
+    source, flags, text = r"(?P<word>de\w+)\s+(\d+)", re.I, "Deploy 3 times, deploys 12"
+    made, compiled = lazy(source, flags), re.compile(source, flags)
+    assert made.search(text).groupdict() == compiled.search(text).groupdict()  # type: ignore[union-attr]
+    assert [m.span() for m in made.finditer(text)] == [m.span() for m in compiled.finditer(text)]
+    assert made.sub(r"\2", text) == compiled.sub(r"\2", text) == "3 times, 12"
+    assert made.split(text) == compiled.split(text)
+    assert (made.pattern, made.flags, made.groups) == (source, compiled.flags, 2)
+    assert made.search == made.search  # kept: the compiled pattern's own method
+
+
+def test_importing_the_rule_modules_compiles_no_pattern() -> None:
+    probe = (
+        "import importlib, re, sys\n"
+        f"for name in {RULE_MODULES!r}:\n"
+        "    importlib.import_module(name)\n"
+        "def found(value, depth=0):\n"
+        "    if isinstance(value, re.Pattern) or '_compiled' in getattr(value, '__dict__', {}):\n"
+        "        yield value\n"
+        "    elif depth < 2 and isinstance(value, (tuple, list)):\n"
+        "        for item in value:\n"
+        "            yield from found(item, depth + 1)\n"
+        "    elif depth < 2 and hasattr(value, '__dataclass_fields__'):\n"
+        "        yield from found(tuple(vars(value).values()), depth + 1)\n"
+        "for name, module in sorted(sys.modules.items()):\n"
+        "    if name.startswith('memctl.'):\n"
+        "        for key, value in vars(module).items():\n"
+        "            for hit in found(value):\n"
+        "                print(name, key, hit)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ""
