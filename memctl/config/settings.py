@@ -179,6 +179,14 @@ RECALL_KEYS: tuple[Key, ...] = (
         "project) for a memory holding it to show the query is about the store; 0: never.",
         minimum=0,
     ),
+    _unit(
+        "recall.common_name_share",
+        0.1,
+        "Share of the memories a name the query writes capitalised must be mentioned in for "
+        "the vector legs to embed the query without it (a name nearly every memory holds "
+        "says nothing about which answers; it still makes its memories clear), and BM25 "
+        "too when no memory holds another word of the query; 0: never.",
+    ),
     Key(
         "recall.agree_top",
         0,

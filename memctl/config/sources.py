@@ -50,6 +50,8 @@ SOURCES: dict[str, str] = {
     "recall.words_cosine": RELEVANCE_2 + " (words need meaning; floors on both benchmarks)",
     "recall.words_floor": RELEVANCE_1 + " (0.9 of the words)",
     "recall.anchor_memories": RELEVANCE_2 + " (names: 56 / 26 / 10 unrelated results at 1 / 2 / 3)",
+    "recall.common_name_share": "measured: benchmarks.md § Names most memories mention "
+    "(LoCoMo: the vector leg alone, a speaker's name left out of the query)",
     "recall.agree_top": "measured: benchmarks.md § Clear needs two signals (2 halves the "
     "wrong clear matches at 1,000 memories but costs the real questions: off)",
     "recall.centred": "measured: benchmarks.md § Centred cosine (paraphrases gain on both "

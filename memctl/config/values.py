@@ -38,6 +38,7 @@ class Values:
     recall_words_cosine: float
     recall_words_floor: float
     recall_anchor_memories: int
+    recall_common_name_share: float
     recall_agree_top: int
     recall_centred: bool
     recall_density_weight: float
@@ -220,6 +221,7 @@ class RecallValues:
     words_cosine: float
     words_floor: float
     anchor_memories: int
+    common_name_share: float
     agree_top: int
     centred: bool
     density_weight: float

@@ -113,6 +113,22 @@ def names(text: str) -> tuple[str, ...]:
     return tuple(found)
 
 
+def without_names(text: str, left_out: frozenset[str]) -> str:
+    """``text`` without the names of ``left_out`` (each as written, whole words, a
+    possessive "'s" with it: "What are Joanna's hobbies?" -> "What are hobbies?"); ``text``
+    itself when nothing but function words would be left."""
+    if not left_out:
+        return text
+    shorter = text
+    for name in sorted(left_out, key=len, reverse=True):
+        words = r"\s+".join(re.escape(w) for w in name.split())
+        shorter = re.sub(rf"(?<!\w){words}(?:['’]s)?(?!\w)", " ", shorter)
+    shorter = " ".join(shorter.split())
+    if not any(w.lower() not in STOPWORDS for w in WORD.findall(shorter)):
+        return text
+    return shorter
+
+
 # An acronym's plural is one word, not two parts: "PRs", "APIs", "URLs".
 ACRONYM_PLURAL = lazy(r"[A-Z]{2,}s")
 

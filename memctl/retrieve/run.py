@@ -122,8 +122,12 @@ class Run:
     word_weights: dict[str, float] = field(default_factory=dict)  # query word -> rarity
     anchors: frozenset[str] = frozenset()  # the query's names the store knows well
     strangers: frozenset[str] = frozenset()  # the query's names no memory mentions
+    # the query's names most memories mention: the vector legs embed the query without them
+    common_names: frozenset[str] = frozenset()
     index: VectorIndex | None = None
     scores: Scores | None = None
+    # the query as asked, when ``scores`` is of it without its common names (candidates)
+    asked: Scores | None = None
     # the candidates the relevance gate did not label clear, best fused score first: a
     # recall offers the best of them as possible matches (pipeline.possible_results)
     possible: list[Candidate] = field(default_factory=list)

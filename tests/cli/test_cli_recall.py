@@ -211,3 +211,35 @@ def test_bad_input_is_one_line_and_changes_nothing() -> None:
     assert "cannot be set by hand" in fails(2, "link", A, B, "--type", "supersedes")
     assert "no relation between" in fails(3, "unlink", A, B)
     assert json.loads(ok("get", A, "--json"))["relations"] == []
+
+
+def test_a_question_naming_someone_most_memories_mention_is_answered_by_its_meaning(
+    tmp_path: Path,
+) -> None:
+    """Priya is in nearly every memory: her name says nothing about which one answers,
+    so recall ranks them by the rest of the question (the vector legs embed it without
+    her name; BM25, which finds nothing else, does not rank by her name alone)."""
+    home = ("--home", str(tmp_path / "home"))
+    said = [
+        "Priya: the staging deploy is green again",
+        "Priya asked us to keep pull requests small",
+        "Priya: thanks for the review!",
+        "Hey Priya, the CI cache is warm now",
+        "Priya: I'll pair with you on the flaky test tomorrow",
+        "Priya: good morning everyone",
+        "Priya reviewed the migration script before lunch",
+        "Priya: lunch at noon?",
+        "Priya: at home I mostly write Rust, and some Elixir on weekends",
+        "Priya: see you at the standup",
+        "The release checklist lives in docs/release.md",
+        "Use uv to create the Python environments",
+    ]
+    lines = "".join(json.dumps({"content": text}) + "\n" for text in said)
+    assert run_cli(*home, "import", "-", input=lines, real_model=True).returncode == 0
+    asked = ("recall", "Which programming languages does Priya code in?", "--json")
+    found = json.loads(run_cli(*home, *asked, real_model=True).stdout)["results"]
+    assert found[0]["content"] == said[8] and found[0]["match"] == "clear"
+    # the name alone ranked them by length: the shortest greeting first
+    by_name = ("-c", "recall.common_name_share=0")
+    before = json.loads(run_cli(*home, *by_name, *asked, real_model=True).stdout)["results"]
+    assert before[0]["content"] != said[8]

@@ -108,3 +108,42 @@ def test_a_failed_message_search_leaves_a_note_and_the_memories_answer(
     assert result.results[0].memory.id == ids[1]
     assert set(result.results[0].ranks) == {"bm25", "vector"}
     assert not any(r.is_message for r in result.results)
+
+
+PRIYA = [
+    "Priya: good morning everyone",
+    "Priya: thanks for the review!",
+    "Priya reviewed the migration script",
+    "Priya: at home I mostly write Rust",
+    "The release checklist lives in docs/release.md",
+]
+
+
+def test_a_name_most_memories_mention_leaves_the_query_vector_and_a_name_only_bm25(
+    ctx: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for fact in PRIYA:
+        memories.remember(ctx, fact)
+    embedded: list[str] = []
+    embed = ctx.embedder.embed
+
+    def spied(texts: list[str]) -> object:
+        embedded.extend(texts)
+        return embed(texts)
+
+    monkeypatch.setattr(ctx.embedder, "embed", spied)
+    asked = "Which programming languages does Priya code in?"
+    found = recall(ctx, asked, touch=False)
+    assert found.run is not None and found.run.common_names == {"Priya"}
+    # searched and ranked without the name; the query as asked is the gate's evidence
+    assert embedded == ["Which programming languages does code in?", asked]
+    # no memory holds another of its words: BM25 on "Priya" alone would rank by length
+    assert not any("bm25" in r.ranks for r in found.results)
+    # the name still makes its memories clear
+    assert {r.memory.content for r in found.results if r.clear} == set(PRIYA[:4])
+    embedded.clear()
+    found = recall(ctx, "what did Priya review?", touch=False)
+    assert embedded == ["what did review?", "what did Priya review?"]
+    # another word is in the store: BM25 searches every word, the name too
+    by_words = {r.memory.content for r in found.results if "bm25" in r.ranks}
+    assert by_words == set(PRIYA[:4])

@@ -18,6 +18,7 @@ from memctl.retrieve.query import (
     lexical_alternatives,
     names,
     split_identifier,
+    without_names,
 )
 from memctl.retrieve.when import time_window
 from memctl.store.fts import fts_phrases
@@ -70,6 +71,23 @@ def test_names_are_the_words_capitalised_where_a_sentence_would_not(
     text: str, expected: tuple[str, ...]
 ) -> None:
     assert names(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "left_out", "expected"),
+    [
+        ("What are Joanna's hobbies?", {"Joanna"}, "What are hobbies?"),
+        ("What did Jon and Gina both start?", {"Jon", "Gina"}, "What did and both start?"),
+        ("where does the Shop API log to", {"Shop API"}, "where does the log to"),
+        ("who is Jonathan?", {"Jon"}, "who is Jonathan?"),  # whole words only
+        ("Caroline's?", {"Caroline"}, "Caroline's?"),  # nothing else to embed: kept
+        ("What are Joanna's hobbies?", set(), "What are Joanna's hobbies?"),
+    ],
+)
+def test_the_vector_legs_embed_the_query_without_the_common_names(
+    text: str, left_out: set[str], expected: str
+) -> None:
+    assert without_names(text, frozenset(left_out)) == expected
 
 
 @given(st.text())

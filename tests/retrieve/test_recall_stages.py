@@ -578,9 +578,9 @@ def test_a_name_the_store_knows_anchors_unless_written_in_capitals_only(ctx: Con
     for i in range(3):
         stored(ctx, f"Caroline's API note {i}: the API answers in JSON")
     run = make_run(ctx, "Why did Caroline pick that API style?")
-    _, anchors, strangers = word_weights(run)
+    weighed = word_weights(run)
     # "API" names a topic as often as a thing: a memory holding it is not clear for that
-    assert anchors == frozenset({"Caroline"}) and not strangers
+    assert weighed.anchors == frozenset({"Caroline"}) and not weighed.strangers
 
 
 def test_a_stranger_in_the_query_leaves_a_known_name_and_its_time_no_clear_match(
@@ -596,7 +596,7 @@ def test_a_stranger_in_the_query_leaves_a_known_name_and_its_time_no_clear_match
 
     def labels(question: str, candidate: Candidate) -> tuple[bool, str]:
         run = make_run(ctx, question)
-        run.word_weights, run.anchors, run.strangers = word_weights(run)
+        run.word_weights, run.anchors, run.strangers, _, _ = word_weights(run)
         fuse(run, [replace(candidate, raw=dict(candidate.raw), factors={})])
         (why,) = [s.why for s in run.trace if s.memory_id == candidate.id]
         return why.startswith("clear"), why

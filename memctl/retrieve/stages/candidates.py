@@ -29,14 +29,14 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Generic, TypeVar
+from typing import Generic, NamedTuple, TypeVar
 
 from memctl.errors import MemctlError, ModelError
 from memctl.model import format_time
 from memctl.retrieve.named_projects import named_words
-from memctl.retrieve.query import Analysed
+from memctl.retrieve.query import Analysed, Phrase, without_names
 from memctl.retrieve.run import ADDED, Candidate, Run
-from memctl.retrieve.stages.fuse import VECTOR_LEGS, idf
+from memctl.retrieve.stages.fuse import RANKED_VECTOR_LEGS, VECTOR_LEGS, idf, similarity
 from memctl.retrieve.when import MONTHS, WEEKDAYS
 from memctl.store.database import Database
 from memctl.store.memories import (
@@ -52,9 +52,10 @@ STAGE = "candidates"
 T = TypeVar("T")
 
 
-def _bm25(run: Run, reader: Database, size: int) -> list[tuple[str, float]]:
-    """The query's own words, and its vocabulary's at ``vocabulary_weight`` (vocabulary.py)."""
-    own = fts_rank(reader, run.query.alternatives, size, run.where)
+def _bm25(run: Run, reader: Database, size: int, words: list[Phrase]) -> list[tuple[str, float]]:
+    """The query's own ``words``, and its vocabulary's at ``vocabulary_weight``
+    (vocabulary.py)."""
+    own = fts_rank(reader, words, size, run.where) if words else []
     weight = run.params.vocabulary_weight
     if not run.query.expansions or weight <= 0:
         return own
@@ -114,7 +115,9 @@ def _embed_query(run: Run, size: int) -> None:
     if model is None:  # no memory has a vector yet: nothing to compare with
         return
     embedder = run.ctx.embedder
-    vector = embedder.embed([run.query.text])[0]
+    ranked = without_names(run.query.text, run.common_names)
+    texts = [ranked] if ranked == run.query.text else [ranked, run.query.text]
+    vector, *asked = embedder.embed(texts)
     if (embedder.name, len(vector)) != (model.model, model.dim):
         raise ModelError(
             f"this store's vectors were made by {model.model} ({model.dim}-d), not the "
@@ -123,6 +126,7 @@ def _embed_query(run: Run, size: int) -> None:
     from memctl.store.vector_query import Scores
 
     run.scores = Scores(index, vector).prepare(size)
+    run.asked = Scores(index, asked[0]) if asked else None
 
 
 def _vector_legs(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
@@ -154,8 +158,17 @@ def gather(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
     # Chosen here, not in the thread: even asking the connection whether it is in a
     # transaction is a use of it, and this thread goes on using it at once.
     reader = run.ctx.db.reader()
-    fts = _Background(lambda: _bm25(run, reader, size), inline=reader is run.ctx.db)
-    run.word_weights, run.anchors, run.strangers = word_weights(run)
+
+    def search(words: list[Phrase]) -> _Background[list[tuple[str, float]]]:
+        return _Background(lambda: _bm25(run, reader, size, words), inline=reader is run.ctx.db)
+
+    # a query naming a name the store mentions everywhere may search without it (Weighed):
+    # its names are counted first; any other query searches beside the counting
+    fts = None if run.query.names else search(run.query.alternatives)
+    weighed = word_weights(run)
+    run.word_weights, run.anchors, run.strangers, run.common_names = weighed[:4]
+    if fts is None:
+        fts = search(weighed.bm25_words)
     try:
         _embed_query(run, size)
     except MemctlError as exc:
@@ -229,6 +242,7 @@ def candidates(run: Run, _: list[Candidate]) -> list[Candidate]:
             candidate.raw[leg] = raw
     found = list(by_id.values())
     _add_similarities(run, [c for c in found if not any(leg in c.raw for leg in VECTOR_LEGS)])
+    _as_asked(run, found)
     if words is not None:
         found += _session_candidates(run, size, words)
     for candidate in found:
@@ -250,18 +264,55 @@ def _add_similarities(run: Run, unmeasured: list[Candidate]) -> None:
             candidate.raw["similarity"] = 1.0 - found[candidate.id]
 
 
-def word_weights(run: Run) -> tuple[dict[str, float], frozenset[str], frozenset[str]]:
+class Weighed(NamedTuple):
+    """What the store says of the query's words and names (``word_weights``)."""
+
+    weights: dict[str, float]
+    anchors: frozenset[str]
+    strangers: frozenset[str]
+    common_names: frozenset[str]
+    bm25_words: list[Phrase]  # what the BM25 leg searches
+
+
+def _as_asked(run: Run, found: list[Candidate]) -> None:
+    """With the query's common names left out of the vector that searched and ranks
+    (``common_name_share``), each memory's cosine to that vector ranks it (``centred``, as
+    fuse.ranking_similarity reads it); its evidence (the raw vector legs, which the
+    relevance gate and the per-prompt block's floor weigh) is the better of that cosine
+    and its cosine to the query as asked: the name makes the memories holding it
+    relevant, not one of them the answer (by that cosine alone, the per-prompt block
+    lost a sixth of its evidence on LoCoMo: docs/benchmarks.md)."""
+    if run.asked is None or run.index is None:
+        return
+    from memctl.store.vector_query import similarities_of
+
+    measured = [c for c in found if not c.is_message and similarity(c) is not None]
+    asked = similarities_of(run.index, run.asked, [c.id for c in measured])
+    for candidate in measured:
+        if candidate.id not in asked:
+            continue
+        candidate.centred = similarity(candidate, RANKED_VECTOR_LEGS)
+        for leg in (*VECTOR_LEGS, "similarity"):
+            if leg in candidate.raw:
+                candidate.raw[leg] = min(candidate.raw[leg], 1.0 - asked[candidate.id])
+
+
+def word_weights(run: Run) -> Weighed:
     """The query's content words, each weighted by its rarity among the memories; the
     names it holds that at least ``anchor_memories`` memories mention (anchors: not
-    all-capital ones, days or months, as for strangers below); and those no
+    all-capital ones, days or months, as for strangers below); those no
     memory (nor, with session messages in the ranking, any message) mentions
     (strangers), but for all-capital ones ("OK", "PR", "API" are as
-    often words) and days and months, which name a time, not a subject."""
+    often words) and days and months, which name a time, not a subject; and the anchors
+    at least ``common_name_share`` of the memories mention (common names). The BM25 leg
+    searches the query's words without its common names when no memory holds any other
+    of them: a name alone ranks the memories holding it by their length, not their
+    meaning (the names rule and the vector leg find them)."""
     words = run.query.words
     documents, containing = word_document_counts(run.ctx.db, words)
     weights = {w: idf(documents, containing.get(w, 0)) for w in words}
     if not run.query.names:
-        return weights, frozenset(), frozenset()
+        return Weighed(weights, frozenset(), frozenset(), frozenset(), run.query.alternatives)
     phrases = {name: tuple(w.lower() for w in name.split()) for name in run.query.names}
     synonyms = {name: _synonyms_of(run, phrase) for name, phrase in phrases.items()}
     wanted = [*phrases.values(), *(p for found in synonyms.values() for p in found)]
@@ -281,13 +332,19 @@ def word_weights(run: Run) -> tuple[dict[str, float], frozenset[str], frozenset[
     if unknown and run.sessions:  # a name the session messages say is no stranger to them
         said = phrases_said(run.ctx.db, [phrases[name] for name in sorted(unknown)])
         unknown = {name for name in unknown if " ".join(phrases[name]) not in said}
-    return (
-        weights,
-        frozenset(
-            name for name, n in mentions.items() if least and n >= least and could_be_stranger(name)
-        ),
-        frozenset(unknown),
+    anchors = frozenset(
+        name for name, n in mentions.items() if least and n >= least and could_be_stranger(name)
     )
+    share = run.params.common_name_share
+    common = frozenset(
+        name for name in anchors if share and mentions[name] >= share * max(documents, 1)
+    )
+    alone = {w.lower() for name in common for w in name.split()}
+    if alone and not any(containing.get(w) for w in words if w not in alone):
+        searched = [p for p in run.query.alternatives if not set(p) <= alone]
+    else:
+        searched = run.query.alternatives
+    return Weighed(weights, anchors, frozenset(unknown), common, searched)
 
 
 def _synonyms_of(run: Run, name: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
