@@ -73,6 +73,7 @@ def warm(settings: Settings) -> None:
     import memctl.retrieve.density  # noqa: F401 - the possible matches' crowd discount
     import memctl.store.message_vectors  # noqa: F401 - the messages' vector leg
     import memctl.store.vector_query  # noqa: F401 - sqlite-vec, loaded by the vector leg
+    from memctl.lazy_re import compile_loaded
     from memctl.retrieve.named_projects import question_words, written_as_names
     from memctl.retrieve.stages.intent import asks_for
 
@@ -81,6 +82,7 @@ def warm(settings: Settings) -> None:
         question_words(question)
         written_as_names(question)
     Context(settings).embedder.embed(list(WARM_QUESTIONS))
+    compile_loaded()  # the rules' patterns compile on first use: here, once, not per child
 
 
 def check_choice(value: str, allowed: tuple[str, ...], option: str) -> str:

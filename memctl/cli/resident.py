@@ -32,12 +32,10 @@ def warm(settings: Settings) -> None:
     import memctl.integrations.hooks  # noqa: F401 - loaded for the children
     from memctl.api.recall import warm as warm_recall
     from memctl.cli.fastlane import recall_args
-    from memctl.lazy_re import compile_loaded
 
     Console(file=io.StringIO()).print(Table("a table, drawn once"))  # rich's lazy modules
     recall_args(["--all-scopes", "a question"])  # argparse's patterns, and the locale module
-    warm_recall(settings)
-    compile_loaded()  # the rules' patterns compile on first use: here, once, not per child
+    warm_recall(settings)  # last: it compiles the patterns of every module loaded by then
 
 
 class _Announced(io.RawIOBase):
