@@ -157,6 +157,30 @@ def real_ctx(home: Path, local_embedder) -> Iterator[Context]:  # type: ignore[n
     context.close()
 
 
+def through_typer(
+    command: str,
+    *args: str,
+    input: str | None = None,
+    env: dict[str, str],
+    cwd: Path | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """A command line (``args``, its command first) through ``command``'s Typer command, as
+    `python -m memctl` ran it before the fast lane (click names the program from
+    ``__main__``): what a fast lane's output is held against."""
+    probe = (
+        "import sys\nsys.argv[0] = '__main__.py'\nsys.modules['__main__'].__package__ = 'memctl'\n"
+        f"from memctl.cli.entry import main, run_typer\nmain(lambda: run_typer({command!r}))"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", probe, *args],
+        input=input,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "200", "MEMCTL_EMBEDDER": "hash", **env},
+        cwd=cwd,
+    )
+
+
 def run_cli(
     *args: str,
     input: str | bytes | None = None,

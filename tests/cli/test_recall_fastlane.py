@@ -13,31 +13,13 @@ from typing import Any
 import pytest
 
 from memctl.cli.fastlane import Refused, recall_args
-from tests.conftest import Shared, run_cli, shared
+from tests.conftest import Shared, run_cli, shared, through_typer
 
 FACTS = (
     "We deploy with make release from the main branch.",
     "The staging database is restored every night at two.",
     "Alice reviews every change to the billing code.",
 )
-
-
-def through_typer(
-    *args: str, input: str | None = None, where: Shared
-) -> subprocess.CompletedProcess[str]:
-    """The same command line through the Typer command, as before the fast lane."""
-    probe = (
-        "import sys\nfrom memctl.cli.entry import main, run_typer\n"
-        "main(lambda: run_typer('recall'))"
-    )
-    return subprocess.run(
-        [sys.executable, "-c", probe, *args],
-        input=input,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "COLUMNS": "200", "MEMCTL_EMBEDDER": "hash", **where.env},
-        cwd=where.project,
-    )
 
 
 def without_scores(text: str) -> str:
@@ -82,7 +64,9 @@ def test_the_fast_lane_prints_what_the_typer_command_prints(
 ) -> None:
     command = ("recall", "--no-touch", *args)  # a touch would change the second answer
     fast = run_cli(*command, input="who reviews billing", env=stored.env, cwd=stored.project)
-    typer = through_typer(*command, input="who reviews billing", where=stored)
+    typer = through_typer(
+        "recall", *command, input="who reviews billing", env=stored.env, cwd=stored.project
+    )
     assert (fast.returncode, fast.stderr) == (typer.returncode, typer.stderr)
     if "--json" in args:
         same_answer(json.loads(fast.stdout), json.loads(typer.stdout))
@@ -142,7 +126,7 @@ def test_tables_show_stored_text_as_stored_not_as_emoji(stored: Shared, home: Pa
     assert run_cli("remember", text, cwd=mine.project).returncode == 0
     shown = [
         run_cli("recall", "release script", cwd=mine.project).stdout,
-        through_typer("recall", "release script", where=mine).stdout,
+        through_typer("recall", "recall", "release script", env=mine.env, cwd=mine.project).stdout,
         run_cli("list", cwd=mine.project).stdout,
     ]
     for n, out in enumerate(shown):

@@ -14,26 +14,14 @@ import pytest
 import typer
 
 from memctl.cli.fastlane import Refused, remember_args, remember_parser, split_command
-from tests.conftest import run_cli
+from tests.conftest import run_cli, through_typer
 
 # The fields of a memory that differ between two stores of the same text.
 OWN_FIELDS = ("id", "created_at", "updated_at", "stored_at")
 
 
-def through_typer(*args: str, input: str | None, home: Path) -> subprocess.CompletedProcess[str]:
-    """The command line through the Typer command, as `python -m memctl` ran it before the
-    fast lane (click names the program from ``__main__``)."""
-    probe = (
-        "import sys\nsys.argv[0] = '__main__.py'\nsys.modules['__main__'].__package__ = 'memctl'\n"
-        "from memctl.cli.entry import main, run_typer\nmain(lambda: run_typer('remember'))"
-    )
-    return subprocess.run(
-        [sys.executable, "-c", probe, *args],
-        input=input,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "COLUMNS": "200", "MEMCTL_EMBEDDER": "hash", "MEMCTL_HOME": str(home)},
-    )
+def home_of(home: Path) -> dict[str, str]:
+    return {"MEMCTL_HOME": str(home)}
 
 
 def same(fast: str, slow: str) -> None:
@@ -69,7 +57,7 @@ def test_the_fast_lane_does_what_the_typer_command_does(
         args = step if "remember" in step else ("remember", *step)
         given = "" if step == ("-",) else "read from standard input"
         fast = run_cli(*args, input=given, env={"MEMCTL_HOME": str(tmp_path / "fast")})
-        slow = through_typer(*args, input=given, home=tmp_path / "typer")
+        slow = through_typer("remember", *args, input=given, env=home_of(tmp_path / "typer"))
         assert fast.returncode == slow.returncode
         same(fast.stdout, slow.stdout)
         same(fast.stderr, slow.stderr)
@@ -79,7 +67,7 @@ def test_the_fast_lane_does_what_the_typer_command_does(
 def test_bad_standard_input_is_refused_alike(tmp_path: Path) -> None:
     given = "binary\x00data"
     fast = run_cli("remember", input=given, env={"MEMCTL_HOME": str(tmp_path / "fast")})
-    slow = through_typer("remember", input=given, home=tmp_path / "typer")
+    slow = through_typer("remember", "remember", input=given, env=home_of(tmp_path / "typer"))
     assert (fast.returncode, fast.stderr) == (slow.returncode, slow.stderr)
     assert fast.returncode != 0 and fast.stderr.count("\n") == 1
     listed = run_cli("list", "--format", "ids", env={"MEMCTL_HOME": str(tmp_path / "fast")})
