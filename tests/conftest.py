@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 
 # One BLAS thread in every worker and every memctl process the suite starts, set before
@@ -179,6 +180,30 @@ def through_typer(
         env={**os.environ, "COLUMNS": "200", "MEMCTL_EMBEDDER": "hash", **env},
         cwd=cwd,
     )
+
+
+def fast_lane_run(
+    argv: list[str], env: dict[str, str] | None = None, cwd: Path | None = None
+) -> tuple[str, list[str]]:
+    """``memctl ARGV`` run through the entry point in a fresh interpreter: what it printed,
+    and which of the CLI frameworks (typer, click, rich, pydantic) it loaded to do it."""
+    probe = (
+        f"import json, sys\nsys.argv = {['memctl', *argv]!r}\n"
+        "from memctl.cli.entry import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "frameworks = ('typer', 'click', 'rich', 'pydantic')\n"
+        "print(json.dumps(sorted(m for m in frameworks if m in sys.modules)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MEMCTL_EMBEDDER": "hash", **(env or {})},
+        cwd=cwd,
+    )
+    assert done.returncode == 0, done.stderr
+    printed, _, loaded = done.stdout.rstrip("\n").rpartition("\n")
+    return printed, json.loads(loaded)
 
 
 def run_cli(

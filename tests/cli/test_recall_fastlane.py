@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from memctl.cli.fastlane import Refused, recall_args
-from tests.conftest import Shared, run_cli, shared, through_typer
+from tests.conftest import Shared, fast_lane_run, run_cli, shared, through_typer
 
 FACTS = (
     "We deploy with make release from the main branch.",
@@ -102,20 +99,8 @@ def test_refused_command_lines_still_get_typers_answer(stored: Shared, home: Pat
 
 def test_the_fast_lane_loads_no_typer(stored: Shared, home: Path) -> None:
     mine = stored.copy(home)  # recall touches what it finds
-    probe = (
-        "import sys\nsys.argv = ['memctl', 'recall', '--format', 'context', 'deploy']\n"
-        "from memctl.cli.entry import main\n"
-        "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "print(sorted(m for m in ('typer', 'click', 'rich', 'pydantic') if m in sys.modules))"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "MEMCTL_EMBEDDER": "hash"},
-        cwd=mine.project,
-    )
-    assert "make release" in done.stdout and done.stdout.splitlines()[-1] == "[]"
+    printed, loaded = fast_lane_run(["recall", "--format", "context", "deploy"], cwd=mine.project)
+    assert "make release" in printed and loaded == []
 
 
 def test_tables_show_stored_text_as_stored_not_as_emoji(stored: Shared, home: Path) -> None:

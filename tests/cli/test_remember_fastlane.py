@@ -4,17 +4,14 @@ output, warnings, errors and exit codes, the same memory stored."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import typer
 
 from memctl.cli.fastlane import Refused, remember_args, remember_parser, split_command
-from tests.conftest import run_cli, through_typer
+from tests.conftest import fast_lane_run, run_cli, through_typer
 
 # The fields of a memory that differ between two stores of the same text.
 OWN_FIELDS = ("id", "created_at", "updated_at", "stored_at")
@@ -119,17 +116,5 @@ def test_both_parsers_take_the_same_options() -> None:
 
 
 def test_the_fast_lane_loads_no_typer(home: Path) -> None:
-    probe = (
-        "import sys\nsys.argv = ['memctl', 'remember', 'we deploy with make release']\n"
-        "from memctl.cli.entry import main\n"
-        "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "print(sorted(m for m in ('typer', 'click', 'rich', 'pydantic') if m in sys.modules))"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "MEMCTL_EMBEDDER": "hash"},
-    )
-    stored, loaded = done.stdout.splitlines()
-    assert re.fullmatch(r"[0-9a-f]{32}", stored) and loaded == "[]"
+    stored, loaded = fast_lane_run(["remember", "we deploy with make release"])
+    assert re.fullmatch(r"[0-9a-f]{32}", stored) and loaded == []

@@ -42,6 +42,25 @@ def _vector_rows(db: Database) -> int:
     return int(db.value("SELECT count(*) FROM message_vectors"))
 
 
+def messages_with_vectors(ctx: Context, count: int, seed: int, unit: bool = False) -> np.ndarray:
+    """``count`` messages of session s1, each with a random 64-d vector (of length 1 with
+    ``unit``) stored int8, as the worker stores them: the vectors, as floats, in the
+    messages' order."""
+    from memctl.store.message_vectors import add_message_vectors, message_rowids
+
+    said_in_session(ctx, [f"note {n}" for n in range(count)])
+    floats = np.random.default_rng(seed).normal(size=(count, 64)).astype(np.float32)
+    if unit:
+        floats /= np.linalg.norm(floats, axis=1, keepdims=True)
+    rowids = message_rowids(ctx.db)
+    with ctx.db.atomic():
+        ctx.db.ensure_vector_model(ctx.embedder.name, ctx.embedder.dim)
+        add_message_vectors(
+            ctx.db, [(rowids[("s1", n + 1)], 0, quantised(v)) for n, v in enumerate(floats)]
+        )
+    return floats
+
+
 def test_a_long_message_is_embedded_in_parts_cut_between_words() -> None:
     text = " ".join(f"word{n}" for n in range(2_000))  # about 15,000 characters
     pieces = parts(text)
@@ -78,19 +97,7 @@ def test_a_message_said_in_other_words_is_found_through_its_stored_vector(
 def test_the_int8_search_keeps_the_float_order(ctx: Context) -> None:
     """Quantised vectors rank as their floats do: the nearest 3 of 300 random ones in order
     (the 5th and 6th of these differ in the third decimal: a tie for int8)."""
-    rng = np.random.default_rng(7)
-    texts = [f"note {n}" for n in range(300)]
-    said_in_session(ctx, texts)
-    floats = rng.normal(size=(300, 64)).astype(np.float32)
-    floats /= np.linalg.norm(floats, axis=1, keepdims=True)
-    from memctl.store.message_vectors import add_message_vectors, message_rowids
-
-    rowids = message_rowids(ctx.db)
-    with ctx.db.atomic():
-        ctx.db.ensure_vector_model(ctx.embedder.name, ctx.embedder.dim)
-        add_message_vectors(
-            ctx.db, [(rowids[("s1", n + 1)], 0, quantised(v)) for n, v in enumerate(floats)]
-        )
+    floats = messages_with_vectors(ctx, 300, seed=7, unit=True)
     query = floats[42] + 0.5 * floats[7]
     query /= np.linalg.norm(query)
     index = message_vector_index(ctx.db)
@@ -106,19 +113,10 @@ def test_rows_rescored_a_block_at_a_time_score_as_the_whole_matrix(
     cast CAST_ROWS at a time into one buffer: each gets its whole-matrix similarity (here
     blocks of 7 over 300 rows, some rows asked for out of order, one twice)."""
     from memctl.store import vector_query
-    from memctl.store.message_vectors import add_message_vectors, message_rowids
 
     monkeypatch.setattr(vector_query, "CAST_ROWS", 7)
     monkeypatch.setattr(vector_query, "EXACT_UP_TO", 10)
-    rng = np.random.default_rng(11)
-    said_in_session(ctx, [f"note {n}" for n in range(300)])
-    floats = rng.normal(size=(300, 64)).astype(np.float32)
-    rowids = message_rowids(ctx.db)
-    with ctx.db.atomic():
-        ctx.db.ensure_vector_model(ctx.embedder.name, ctx.embedder.dim)
-        add_message_vectors(
-            ctx.db, [(rowids[("s1", n + 1)], 0, quantised(v)) for n, v in enumerate(floats)]
-        )
+    floats = messages_with_vectors(ctx, 300, seed=11)
     index = message_vector_index(ctx.db)
     query = floats[5] / np.linalg.norm(floats[5])
     scores = Scores(index, query)
@@ -139,19 +137,10 @@ def test_the_sign_bit_prefilter_never_brings_back_a_replaced_row(
     replaced or removed since its segment was written (dead) is never among them, even
     when it is the query itself."""
     from memctl.store import vector_query
-    from memctl.store.message_vectors import add_message_vectors, message_rowids
 
     monkeypatch.setattr(vector_query, "EXACT_UP_TO", 10)
     monkeypatch.setattr(vector_query, "RESCORE_MIN", 40)
-    rng = np.random.default_rng(5)
-    said_in_session(ctx, [f"note {n}" for n in range(300)])
-    floats = rng.normal(size=(300, 64)).astype(np.float32)
-    rowids = message_rowids(ctx.db)
-    with ctx.db.atomic():
-        ctx.db.ensure_vector_model(ctx.embedder.name, ctx.embedder.dim)
-        add_message_vectors(
-            ctx.db, [(rowids[("s1", n + 1)], 0, quantised(v)) for n, v in enumerate(floats)]
-        )
+    floats = messages_with_vectors(ctx, 300, seed=5)
     index = message_vector_index(ctx.db)
     index.dead[[5, 9]] = True  # as after those two messages' vectors were replaced
     query = floats[5] + 0.8 * floats[7]
@@ -167,18 +156,9 @@ def test_int8_rows_keep_their_lengths_and_a_segment_from_before_ranks_the_same(
 ) -> None:
     """The segment stores each int8 row's length (rescoring need not measure it); a segment
     written before lengths were kept (its header's flag 0) is still read, and ranks alike."""
-    from memctl.store.message_vectors import add_message_vectors, message_rowids
     from memctl.store.vector_index import HEADER, MESSAGE_VECTORS, VectorIndex
 
-    rng = np.random.default_rng(3)
-    said_in_session(ctx, [f"note {n}" for n in range(50)])
-    floats = rng.normal(size=(50, 64)).astype(np.float32)
-    rowids = message_rowids(ctx.db)
-    with ctx.db.atomic():
-        ctx.db.ensure_vector_model(ctx.embedder.name, ctx.embedder.dim)
-        add_message_vectors(
-            ctx.db, [(rowids[("s1", n + 1)], 0, quantised(v)) for n, v in enumerate(floats)]
-        )
+    floats = messages_with_vectors(ctx, 50, seed=3)
     index = message_vector_index(ctx.db)
     (segment,) = index.segments
     assert segment.lengths is not None

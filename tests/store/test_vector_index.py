@@ -280,14 +280,21 @@ def test_one_query_serves_several_filters_as_fresh_ones_would(ctx: Context) -> N
         assert vector_query.nearest(index, shared, 3, where) == alone[:3]
 
 
-def test_similarities_of_named_memories_come_from_their_live_copies(ctx: Context) -> None:
+def three_segments(ctx: Context) -> tuple[list[str], list[str], VectorIndex]:
+    """30 memories, then 10 more (a second segment), then the fifth changed to "zebra
+    crossing" (a third, and a dead row in the first): both lists of ids, and the index."""
     ids = fill(ctx, 30)
     nearest(ctx, "w1", 3, MemoryFilter())
     later = fill(ctx, 10, start=30)
-    nearest(ctx, "w1", 3, MemoryFilter())  # a second segment
-    memories.update(ctx, ids[4], "zebra crossing")  # a third, and a dead row in the first
+    nearest(ctx, "w1", 3, MemoryFilter())
+    memories.update(ctx, ids[4], "zebra crossing")
     index = vector_index(ctx.db)
     assert len(index.segments) == 3 and index.dead.any()
+    return ids, later, index
+
+
+def test_similarities_of_named_memories_come_from_their_live_copies(ctx: Context) -> None:
+    ids, later, index = three_segments(ctx)
     scores = Scores(index, query_vector(ctx, "zebra crossing"))
     wanted = [ids[4], ids[0], later[5], "not-a-memory"]
     found = vector_query.similarities_of(index, scores, wanted)
@@ -322,13 +329,7 @@ def test_a_time_window_finds_the_nearest_memories_created_in_it(
 def test_vectors_of_named_memories_are_their_live_copies(ctx: Context) -> None:
     # what the possible matches' crowd is measured from (retrieve/density.py): a changed
     # memory's new vector, not its dead old row; an id with no vector is left out
-    ids = fill(ctx, 30)
-    nearest(ctx, "w1", 3, MemoryFilter())
-    later = fill(ctx, 10, start=30)
-    nearest(ctx, "w1", 3, MemoryFilter())  # a second segment
-    memories.update(ctx, ids[4], "zebra crossing")  # a third, and a dead row in the first
-    index = vector_index(ctx.db)
-    assert len(index.segments) == 3 and index.dead.any()
+    ids, later, index = three_segments(ctx)
     found = vector_query.vectors_of(index, [ids[4], later[5], "not-a-memory"])
     assert set(found) == {ids[4], later[5]}
     assert float(found[ids[4]] @ query_vector(ctx, "zebra crossing")) == pytest.approx(
