@@ -306,6 +306,11 @@ def capture_lines(report: dict[str, Any], log: str | None, waited: bool = False)
             f"the database is busy: {report['source']} was kept in {report['spooled']}; "
             "the next `memctl ingest` or `memctl maintain` stores it"
         ]
+    if report.get("forgotten_at"):
+        return [
+            f"session {report['session_id']} ({report['client']}) was forgotten on "
+            f"{report['forgotten_at'][:10]} (`memctl sessions forget`): nothing stored again"
+        ]
     redacted = report["redactions"]
     lines = [
         f"session {report['session_id']} ({report['client']}): {report['messages_read']} "

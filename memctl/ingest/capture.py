@@ -99,6 +99,7 @@ class CaptureReport:
     redactions: Redactions = field(default_factory=Redactions)
     job_id: int | None = None
     worker_pid: int | None = None
+    forgotten_at: str | None = None  # `memctl sessions forget` took it: nothing is stored
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "redactions": self.redactions.to_dict()}
@@ -260,7 +261,9 @@ def unchanged(ctx: Context, opened: Opened, name: str) -> CaptureReport:
     session = get_session(ctx.db, opened.options.session_id or "")
     report = CaptureReport(opened.options.session_id or "", opened.options.client or "")
     report.source = name
-    if session is not None:
+    if session is not None and session.forgotten_at:
+        report.scope, report.forgotten_at = session.scope, session.forgotten_at
+    elif session is not None:
         report.scope, report.messages_total = session.scope, session.message_count
     return report
 
@@ -419,6 +422,7 @@ def store_transcript(
             if opened and opened.tracked and not dry_run:
                 _mark(db, opened.tracked, transcript, session)
             report.session_id, report.scope = session_id, session.scope
+            report.forgotten_at = session.forgotten_at
             return Captured(report, session, [])
         if options.scope:
             session.scope = resolve_scope(ctx, options.scope)

@@ -30,12 +30,15 @@ def project_rows(db: Database, hidden_states: tuple[str, ...]) -> list[ProjectRo
     rows = db.rows(
         "WITH s AS (SELECT scope, count(*) AS n, "
         "max(coalesce(started_at, created_at)) AS at, group_concat(DISTINCT client) AS clients "
-        "FROM sessions GROUP BY scope), "
+        # a forgotten session keeps its row (capture never stores it again) but is no
+        # project's: its directory and time are what `sessions forget` took away
+        "FROM sessions WHERE forgotten_at IS NULL GROUP BY scope), "
         # counts kept by triggers (m017); the latest of each state: one seek of its index
         "m AS (SELECT scope, sum(n) AS n, max((SELECT max(created_at) FROM memories AS o "
         "WHERE o.scope = k.scope AND o.state = k.state)) AS at FROM scope_counts AS k "
         f"WHERE n > 0 AND state NOT IN ({marks}) GROUP BY scope), "
-        "c AS (SELECT scope, cwd, max(updated_at) FROM sessions WHERE cwd != '' GROUP BY scope), "
+        "c AS (SELECT scope, cwd, max(updated_at) FROM sessions "
+        "WHERE cwd != '' AND forgotten_at IS NULL GROUP BY scope), "
         "scopes AS (SELECT scope FROM s UNION SELECT scope FROM m) "
         "SELECT scopes.scope AS scope, coalesce(s.n, 0) AS sessions, coalesce(m.n, 0) AS memories,"
         " max(coalesce(s.at, ''), coalesce(m.at, '')) AS last_activity, "
@@ -67,7 +70,8 @@ def project_dirs(db: Database, scopes: list[str]) -> dict[str, str]:
         return {}
     rows = db.tuples(
         "SELECT scope, cwd, max(updated_at) FROM sessions "
-        f"WHERE scope IN ({', '.join('?' * len(scopes))}) AND cwd != '' GROUP BY scope",
+        f"WHERE scope IN ({', '.join('?' * len(scopes))}) AND cwd != '' "
+        "AND forgotten_at IS NULL GROUP BY scope",
         scopes,
     )
     return {scope: cwd for scope, cwd, _ in rows}
@@ -85,7 +89,7 @@ def scope_dirs(db: Database, skip: str) -> dict[str, str]:
         "SELECT (SELECT min(scope) FROM sessions WHERE scope > s.scope) FROM s "
         "WHERE s.scope IS NOT NULL) "
         "SELECT scope, coalesce((SELECT cwd FROM sessions AS o WHERE o.scope = s.scope "
-        "AND cwd != '' ORDER BY updated_at DESC LIMIT 1), '') FROM s "
+        "AND cwd != '' AND forgotten_at IS NULL ORDER BY updated_at DESC LIMIT 1), '') FROM s "
         "WHERE scope IS NOT NULL AND scope != :skip "
         "UNION SELECT DISTINCT scope, '' FROM scope_counts WHERE n > 0 AND scope != :skip",
         {"skip": skip},

@@ -97,11 +97,18 @@ def test_sessions_forget_takes_the_text_out_of_every_place(home: Path, tmp_path:
     assert _files_holding(home, "blue heron") == []
     assert _files_holding_bytes(home, vector) == []  # nor its vector, in SQLite or the index
 
-    # the cursor stays: the same transcript, and more of it, is never captured again
-    _ok("ingest", "--transcript", str(transcript), "--wait")
+    # no project counts it: its directory and time went with it
+    projects = json.loads(_ok("projects", "--json"))
+    assert all(p["sessions"] == 0 for p in projects), projects
+
+    # the cursor stays: the same transcript, and more of it, is never captured again, and
+    # capture says so rather than counting the messages it once held
+    again = _ok("ingest", "--transcript", str(transcript), "--wait")
+    assert "was forgotten on" in again and "nothing stored again" in again, again
     with transcript.open("a", encoding="utf-8") as more:
         more.write(json.dumps({"role": "user", "content": f"again {WORD}"}) + "\n")
-    _ok("ingest", "--transcript", str(transcript), "--wait")
+    again = _ok("ingest", "--transcript", str(transcript), "--wait")
+    assert "was forgotten on" in again and "stored in all" not in again, again
     assert WORD not in _ok("sessions", "grep", WORD, "--all-scopes")
     assert _files_holding(home, WORD) == []
 
