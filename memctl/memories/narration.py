@@ -30,11 +30,16 @@ NARRATION = lazy(
     re.I,
 )
 
+# what is left, when it is one line ending in a colon, only announces what comes next (a
+# tool call): "Let's also run the linter check:", "Now the CSS, for the native elements:"
+ANNOUNCEMENT = lazy(r"^\s*[^\n]{0,200}:\s*$")
+
 
 def without_filler(text: str) -> str:
-    """``text`` without its opening filler and narration ("Perfect! Now I have...")."""
+    """``text`` without its opening filler and narration ("Perfect! Now I have..."); ''
+    when all that is left announces the next step."""
     before = None
     while before != text:
         before = text
         text = NARRATION.sub("", FILLER.sub("", text))
-    return text.strip()
+    return ANNOUNCEMENT.sub("", text).strip()

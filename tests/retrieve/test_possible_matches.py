@@ -44,6 +44,7 @@ NARRATED = "\n".join(
         "assistant: Let me run the unit tests again:",
         "assistant: The shop unit tests run with `make test-shop`, which starts the database.",
         "assistant: Perfect! Now let me run the unit tests once more:",
+        "assistant: Let's also run the shop unit tests with the database up:",
     ]
 )
 
@@ -57,6 +58,8 @@ def test_narration_of_a_step_ranks_below_what_was_said(make_ctx: Any) -> None:
     results = found.result.results
     shown = [r.memory.content for r in results]
     answer = shown.index(NARRATED.splitlines()[4].removeprefix("assistant: "))
-    narrated = [i for i, text in enumerate(shown) if "let me run" in text]
-    assert narrated and answer < min(narrated)
-    assert not any(r.clear for r in results if "let me run" in r.memory.content)
+    # a line ending in a colon announces the next step, however it is worded
+    narrated = [i for i, text in enumerate(shown) if text.endswith(":")]
+    assert len(narrated) >= 2 and answer < min(narrated)
+    assert any(shown[i].startswith("Let's also run") for i in narrated)
+    assert not any(r.clear for r in results if r.memory.content.endswith(":"))
