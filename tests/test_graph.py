@@ -269,12 +269,15 @@ def test_profile_is_written_with_sources_and_loses_lines_with_them(ctx: Context)
     rule = remember(ctx, RememberRequest("Always run ruff before committing", "preferences"))
     remembered(ctx, "We use PostgreSQL for the orders service.")
     remembered(ctx, "The billing job reads PostgreSQL replicas.")
+    # katakana loanwords ("table", "link", "commit") are things, not the stack's tools
+    remembered(ctx, "テーブルの直後にリンクを追加してコミットした。")
     done = run_cli("maintain", "--only", "graph,profile")
     assert done.returncode == 0, done.stderr
     lines = {(x.section, x.text): x.sources for x in profile_lines(ctx.db, None)}
     assert lines[("role", "The user is a backend engineer")] == (role.memory.id,)
     assert lines[("conventions", "Always run ruff before committing")] == (rule.memory.id,)
     assert len(lines[("stack", "PostgreSQL")]) == 2
+    assert not {"テーブル", "リンク", "コミット"} & {text for _, text in lines}
     shown = run_cli("profile")
     assert f"The user is a backend engineer [{role.memory.id[:8]}]" in shown.stdout
     headings = [line for line in shown.stdout.splitlines() if line[:1].isupper()]

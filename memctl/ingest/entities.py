@@ -302,7 +302,9 @@ def _cjk(text: str) -> list[Entity]:
         (CJK_TITLE, "thing"),
     ):
         found += [Entity(m.group(1), kind) for m in pattern.finditer(text)]
-    found += [Entity(m.group(0), "tool") for m in KATAKANA.finditer(text)]
+    # a katakana word is a loanword as often as a name (コミット "commit", テーブル "table"):
+    # a thing, not a tool of the profile's stack (Japanese writes its tools' names in Latin)
+    found += [Entity(m.group(0), "thing") for m in KATAKANA.finditer(text)]
     return found
 
 
