@@ -16,6 +16,7 @@ a long report: headings and conclusions first.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from memctl.lazy_re import lazy
@@ -247,7 +248,7 @@ def condense(text: str, limit: int) -> str:
     text = without_filler(text)
     raw = [line.strip() for line in text.splitlines()]
     lines = [MARKUP.sub("", line).strip() for line in raw]
-    flat = " ".join(line for line in lines if line)
+    flat = joined(line for line in lines if line)
     if len(flat) <= limit:
         return flat
     ranks = _ranks(raw)
@@ -262,7 +263,23 @@ def condense(text: str, limit: int) -> str:
                     room -= len(piece) + 1
     if not chosen:
         return flat[: limit - 1] + "…"
-    return " ".join(chosen[n] for n in sorted(chosen))
+    return joined(chosen[n] for n in sorted(chosen))
+
+
+# A line ending in none of these, before one starting with a capital, ended a sentence
+# (a heading, a list item): one line of text keeps that end, or the next line's first word
+# reads as a name ("... regenerating it Removes unnecessary checks": "Removes", a person).
+SENTENCE_CLOSE = ".!?:;,…。！？"
+
+
+def joined(lines: Iterable[str]) -> str:
+    """``lines`` on one line, a full stop after each that ended a sentence unmarked."""
+    text = ""
+    for line in lines:
+        if text and text[-1] not in SENTENCE_CLOSE and line[:1].isupper():
+            text += "."
+        text = f"{text} {line}" if text else line
+    return text
 
 
 def _ranks(raw: list[str]) -> list[int]:

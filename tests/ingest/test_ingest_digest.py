@@ -10,6 +10,7 @@ import pytest
 
 from memctl.ingest.claims import Evidence, without_refuted
 from memctl.ingest.digest import DECISION_SCAN_CHARS, build_digest, render
+from memctl.ingest.entities import entities
 from memctl.ingest.extract_actions import action_facts
 from memctl.ingest.parse import read_transcript
 from memctl.ingest.parse.common import REPORT_CUT, REPORT_KEEP, SUBAGENT_REPORT
@@ -595,3 +596,19 @@ def test_a_check_run_between_a_failure_and_its_success_is_not_its_fix() -> None:
     assert "→ fixed by editing hooks.ex and `ruff check --fix .`" in text
     assert "mix compile" not in text.split("fixed by")[1].split("\n")[0]
     assert "mix credo" not in text.split("fixed by")[1].split("\n")[0]
+
+
+def test_a_condensed_report_keeps_where_its_lines_ended() -> None:
+    """A heading or a list item ended a sentence: on one line it keeps a full stop, or the
+    next line's first word reads as a name ("... regenerating it Removes the checks")."""
+    report = (
+        "## Changes\n- The viewer opens the cached page instead of regenerating it\n"
+        "- Removes the file checks\n- keeps the old flag, for now:\n- Simplifies the flow"
+    )
+    assert condense(report, 400) == (
+        "Changes. The viewer opens the cached page instead of regenerating it. Removes the "
+        "file checks keeps the old flag, for now: Simplifies the flow"
+    )
+    assert not {"Removes", "Simplifies", "Changes"} & {
+        e.name for e in entities(condense(report, 400))
+    }

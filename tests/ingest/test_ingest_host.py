@@ -177,7 +177,7 @@ def test_a_long_plan_is_condensed_keeping_its_conclusion(
     (task,) = pending(ctx, PendingRequest()).batches
     said = task.conversation.splitlines()[1]
     assert said.startswith("[2] assistant: ") and len(said) < 2600 < len(plan)
-    assert "Conclusion Ship it." in said and "Move sessions to a lock file." in said
+    assert "Conclusion. Ship it." in said and "Move sessions to a lock file." in said
 
 
 def test_a_long_subagent_report_reaches_the_host_with_its_findings(
