@@ -187,8 +187,6 @@ def coverage(run: Run, candidate: Candidate, pattern: re.Pattern[str] | None) ->
     if not total or pattern is None:
         return 0.0
     text = f"{candidate.memory.content} {candidate.memory.l0_abstract or ''}".lower()
-    if candidate.is_message:
-        text = passage(text, {stem(word.lower()): w for word, w in weights.items()})
     words = {stem(w) for w in set(WORD.findall(text))}
     held = {word for word in weights if stem(word.lower()) in words}
     # a word the candidate writes in other words (the vocabulary's synonyms) counts less
@@ -201,33 +199,6 @@ def coverage(run: Run, candidate: Candidate, pattern: re.Pattern[str] | None) ->
     ]
     own = sum(weights[word] for word in held)
     return (own + run.params.vocabulary_weight * sum(written_otherwise)) / total
-
-
-# A session message's share of the query's words is counted in its best passage this long
-# (a message's vector part, ingest/message_vectors.CHUNK_CHARS): a 10,000-character tool
-# output or report holds most words of any question somewhere, and was clear by them.
-PASSAGE_CHARS = 800
-
-
-def passage(text: str, weights: dict[str, float]) -> str:
-    """The ``PASSAGE_CHARS`` of ``text`` whose words (stemmed) weigh the most in ``weights``,
-    counting each word once; ``text`` itself when it is no longer."""
-    if len(text) <= PASSAGE_CHARS:
-        return text
-    hits = [(m.start(), word) for m in WORD.finditer(text) if (word := stem(m.group())) in weights]
-    held: dict[str, int] = {}
-    best, best_start, weight, left = 0.0, 0, 0.0, 0
-    for start, word in hits:
-        held[word] = held.get(word, 0) + 1
-        weight += weights[word] if held[word] == 1 else 0.0
-        while start - hits[left][0] > PASSAGE_CHARS - len(word):
-            gone = hits[left][1]
-            held[gone] -= 1
-            weight -= weights[gone] if held[gone] == 0 else 0.0
-            left += 1
-        if weight > best:
-            best, best_start = weight, hits[left][0]
-    return text[best_start : best_start + PASSAGE_CHARS]
 
 
 WORD = re.compile(r"[^\W_]+")
