@@ -32,12 +32,15 @@ K1 = 1.2
 IDF_FLOOR = 1e-6
 # The bound is compared with a margin far above the rounding of a sum of a few doubles.
 MARGIN = 1e-9
-# A phrase is left out of the first searches when at least this share of the memories
-# hold it and it holds at least as many as the other phrases together (it is most of the
-# matches): then the two searches score fewer rows than the full one. Measured on 100,000
-# synthetic memories (docs/benchmarks.md, ninth stop): "service" (27 %) beside two phrases
-# of 8 and 6 %, 20 -> 14 ms; a phrase of 7 % beside three alike, 11 -> 14 ms (not tried).
+# A phrase is left out of the first searches when at least COMMON_SHARE of the memories
+# hold it (enough rows to spare), and COMMON_RATIO times as many as hold any other phrase:
+# its idf is then lower than theirs by log 2 or more, so the best rows, which hold the
+# others, tend to score above its bound. Measured on 100,000 synthetic memories
+# (docs/benchmarks.md, ninth stop): "service" (27 %) beside phrases of 8 and 6 %, 26 -> 18
+# ms; "replace" (7 %) beside one of 1.4 %, 5.3 -> 3.2 ms; "owns" beside "payments", as many,
+# 8.5 -> 14.4 ms (the bound did not hold: three searches for one).
 COMMON_SHARE = 0.05
+COMMON_RATIO = 2
 
 # A word FTS5's tokenizer keeps as one token whatever it is (unicode61 splits at anything
 # else): its count is the count of the one-word phrase.
@@ -79,17 +82,17 @@ def _distinct(phrases: Sequence[Sequence[str]]) -> list[Phrase]:
 
 
 def _common(phrases: list[Phrase], counts: Mapping[str, int], rows: int) -> Phrase | None:
-    """The phrase to prune: the first or the last, at least COMMON_SHARE of the rows and as
-    many as the others together hold; None if none, or when a phrase's count is not known
-    (each must be one word of one token, counted)."""
+    """The phrase to prune: the first or the last, held by at least COMMON_SHARE of the rows
+    and COMMON_RATIO times as many as any other; None if none, or when a phrase's count is
+    not known (each must be one word of one token, counted)."""
     if len(phrases) < 2 or rows <= 0:
         return None
     if not all(len(p) == 1 and ONE_TOKEN.fullmatch(p[0]) and p[0] in counts for p in phrases):
         return None
     known = [counts[p[0]] for p in phrases]
     for end in (0, len(phrases) - 1):
-        others = sum(known) - known[end]
-        if known[end] >= COMMON_SHARE * rows and known[end] >= others > 0:
+        others = known[:end] + known[end + 1 :]
+        if known[end] >= max(COMMON_SHARE * rows, COMMON_RATIO * max(others)) and any(others):
             return phrases[end]
     return None
 
