@@ -12,6 +12,7 @@ from memctl.model import Category, Kind, Memory, State, Tier, Visibility
 from memctl.store.database import Database
 from memctl.store.fts import fts_phrases, fts_terms
 from memctl.store.migrations import STEMMED
+from memctl.store.pruned_bm25 import best_matches
 
 COLUMNS = [f.name for f in fields(Memory)]
 ENUMS = {"kind": Kind, "category": Category, "tier": Tier, "state": State, "visibility": Visibility}
@@ -31,6 +32,8 @@ MIN_PREFIX = 4
 # Rows named by a JSON list of ids (or rowids): CROSS JOIN makes SQLite look each one up
 # by its key instead of scanning an index of a filter column (state, scope) for them.
 BY_ID_LIST = "json_each(?) AS wanted CROSS JOIN memories"
+# (at least as many as the memories, how many memories hold each word): word_document_counts
+WordCounts = tuple[int, dict[str, int]]
 
 
 @dataclass(frozen=True)
@@ -261,24 +264,27 @@ def fts_search(db: Database, text: str, limit: int, where: MemoryFilter) -> list
 
 
 def fts_rank(
-    db: Database, phrases: Iterable[Sequence[str]], limit: int, where: MemoryFilter
+    db: Database,
+    phrases: Iterable[Sequence[str]],
+    limit: int,
+    where: MemoryFilter,
+    counts: WordCounts | None = None,
 ) -> list[tuple[str, float]]:
     """(id, bm25) of the best memories matching any of ``phrases`` and passing ``where``.
 
     FTS5 ranks first and the filter applies after, over a ranked prefix that
-    grows until enough pass (joining every match first costs far more).
+    grows until enough pass (joining every match first costs far more). ``counts``
+    (``word_document_counts`` of the phrases' words) spares scoring the memories that
+    hold only a common word (store/pruned_bm25.py): the same answer.
     """
-    match = fts_phrases(phrases)
-    if match is None or limit <= 0:
+    wanted = [tuple(p) for p in phrases]
+    if fts_phrases(wanted) is None or limit <= 0:
         return []
     condition, params = where.where()
+    rows, held = counts if counts is not None else (0, {})
     fetch = limit * 4 + 32
     while True:
-        hits = db.tuples(
-            "SELECT rowid, bm25(memories_fts) AS score FROM memories_fts "
-            "WHERE memories_fts MATCH ? ORDER BY score LIMIT ?",
-            (match, fetch),
-        )
+        hits = best_matches(db, wanted, fetch, held, rows)
         passing = dict(
             db.tuples(
                 f"SELECT m.rowid, m.id FROM {BY_ID_LIST} m ON m.rowid = wanted.value "
@@ -292,9 +298,10 @@ def fts_rank(
         fetch *= 8
 
 
-def word_document_counts(db: Database, words: list[str]) -> tuple[int, dict[str, int]]:
-    """(about how many memories there are, how many contain each of ``words``) from the
-    full-text index's vocabulary (every state counts: it is only a word's rarity)."""
+def word_document_counts(db: Database, words: list[str]) -> WordCounts:
+    """(about how many memories there are: at least as many, how many contain each of
+    ``words``) from the full-text index's vocabulary (every state counts: it is only a
+    word's rarity)."""
     if not words:
         return 0, {}
     total = db.value("SELECT max(rowid) FROM memories") or 0

@@ -596,7 +596,7 @@ def test_a_stranger_in_the_query_leaves_a_known_name_and_its_time_no_clear_match
 
     def labels(question: str, candidate: Candidate) -> tuple[bool, str]:
         run = make_run(ctx, question)
-        run.word_weights, run.anchors, run.strangers, _, _ = word_weights(run)
+        run.word_weights, run.anchors, run.strangers = word_weights(run)[:3]
         fuse(run, [replace(candidate, raw=dict(candidate.raw), factors={})])
         (why,) = [s.why for s in run.trace if s.memory_id == candidate.id]
         return why.startswith("clear"), why

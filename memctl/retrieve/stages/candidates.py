@@ -14,11 +14,11 @@ It also weighs the query's content words by their rarity in the store (the
 fuse stage asks how much of the query a candidate contains).
 
 The full-text searches run in threads, each on a connection of its own to the
-store (``Database.reader``): the memories' and, with session messages in the
-ranking, the messages' (started first: at a million messages it is the longest),
-while the query's word weights are read, the query is embedded and compared and
-the vector legs are searched, so that all three overlap: none waits for
-another's connection. A leg that fails leaves a
+store (``Database.reader``): the messages' (started first: at a million messages it
+is the longest) while the query's word weights are read, then the memories' (the
+weights' counts spare it the memories that hold only a common word), while the
+query is embedded and compared and the vector legs are searched, so that all three
+overlap: none waits for another's connection. A leg that fails leaves a
 warning and the others still answer. The vector modules bring numpy, so they
 are imported where they are used: loading the CLI stays light
 (tests/test_architecture.py).
@@ -40,6 +40,7 @@ from memctl.retrieve.stages.fuse import RANKED_VECTOR_LEGS, VECTOR_LEGS, idf, si
 from memctl.retrieve.when import MONTHS, WEEKDAYS
 from memctl.store.database import Database
 from memctl.store.memories import (
+    WordCounts,
     fts_rank,
     get_memories,
     phrase_document_counts,
@@ -52,10 +53,13 @@ STAGE = "candidates"
 T = TypeVar("T")
 
 
-def _bm25(run: Run, reader: Database, size: int, words: list[Phrase]) -> list[tuple[str, float]]:
-    """The query's own ``words``, and its vocabulary's at ``vocabulary_weight``
+def _bm25(
+    run: Run, reader: Database, size: int, words: list[Phrase], counts: WordCounts
+) -> list[tuple[str, float]]:
+    """The query's own ``words`` (their ``counts`` spare scoring the memories that hold
+    only a common one: store/pruned_bm25.py), and its vocabulary's at ``vocabulary_weight``
     (vocabulary.py)."""
-    own = fts_rank(reader, words, size, run.where) if words else []
+    own = fts_rank(reader, words, size, run.where, counts) if words else []
     weight = run.params.vocabulary_weight
     if not run.query.expansions or weight <= 0:
         return own
@@ -159,16 +163,15 @@ def gather(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
     # transaction is a use of it, and this thread goes on using it at once.
     reader = run.ctx.db.reader()
 
-    def search(words: list[Phrase]) -> _Background[list[tuple[str, float]]]:
-        return _Background(lambda: _bm25(run, reader, size, words), inline=reader is run.ctx.db)
-
-    # a query naming a name the store mentions everywhere may search without it (Weighed):
-    # its names are counted first; any other query searches beside the counting
-    fts = None if run.query.names else search(run.query.alternatives)
+    # the words are counted first: a query naming a name the store mentions everywhere may
+    # search without it (Weighed), and the counts spare BM25 scoring what a common word alone
+    # matches
     weighed = word_weights(run)
     run.word_weights, run.anchors, run.strangers, run.common_names = weighed[:4]
-    if fts is None:
-        fts = search(weighed.bm25_words)
+    fts = _Background(
+        lambda: _bm25(run, reader, size, weighed.bm25_words, weighed.counts),
+        inline=reader is run.ctx.db,
+    )
     try:
         _embed_query(run, size)
     except MemctlError as exc:
@@ -272,6 +275,7 @@ class Weighed(NamedTuple):
     strangers: frozenset[str]
     common_names: frozenset[str]
     bm25_words: list[Phrase]  # what the BM25 leg searches
+    counts: WordCounts  # how many memories hold each word (every word of the query)
 
 
 def _as_asked(run: Run, found: list[Candidate]) -> None:
@@ -311,8 +315,9 @@ def word_weights(run: Run) -> Weighed:
     words = run.query.words
     documents, containing = word_document_counts(run.ctx.db, words)
     weights = {w: idf(documents, containing.get(w, 0)) for w in words}
+    held = (documents, {w: containing.get(w, 0) for w in words})
     if not run.query.names:
-        return Weighed(weights, frozenset(), frozenset(), frozenset(), run.query.alternatives)
+        return Weighed(weights, frozenset(), frozenset(), frozenset(), run.query.alternatives, held)
     phrases = {name: tuple(w.lower() for w in name.split()) for name in run.query.names}
     synonyms = {name: _synonyms_of(run, phrase) for name, phrase in phrases.items()}
     wanted = [*phrases.values(), *(p for found in synonyms.values() for p in found)]
@@ -344,7 +349,7 @@ def word_weights(run: Run) -> Weighed:
         searched = [p for p in run.query.alternatives if not set(p) <= alone]
     else:
         searched = run.query.alternatives
-    return Weighed(weights, anchors, frozenset(unknown), common, searched)
+    return Weighed(weights, anchors, frozenset(unknown), common, searched, held)
 
 
 def _synonyms_of(run: Run, name: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
