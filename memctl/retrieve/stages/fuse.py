@@ -188,7 +188,8 @@ def coverage(run: Run, candidate: Candidate, pattern: re.Pattern[str] | None) ->
         return 0.0
     text = f"{candidate.memory.content} {candidate.memory.l0_abstract or ''}".lower()
     words = {stem(w) for w in set(WORD.findall(text))}
-    held = {word for word in weights if stem(word.lower()) in words}
+    # in the query's order: a sum over a set differs in its last bits between processes
+    held = [word for word in weights if stem(word.lower()) in words]
     # a word the candidate writes in other words (the vocabulary's synonyms) counts less
     synonyms = run.query.synonyms
     written_otherwise = [
