@@ -31,6 +31,7 @@ from tests.ingesting import claude_work_session
 # a word-shaped sentence start named persons ("Users" of /Users/dain, "Uses" after
 # "Key points:", "Removed").
 JUNK = ("Users", "Uses", "Removed")
+PERSONS = ("Bob", *JUNK)
 
 
 def _entity(db: Database, name: str, kind: str) -> int:
@@ -57,11 +58,16 @@ def _old_store(home: Path) -> dict[str, Any]:
     )
     paris = writer.create(Memory(content="Bob lives in Paris."), None)
     berlin = writer.create(Memory(content="Bob lives in Berlin."), None)
-    notes = writer.create(Memory(content="Key points: Uses the scripts in /Users/dain/bin."), None)
+    notes = writer.create(
+        Memory(
+            content="Key points: Uses the scripts in /Users/dain/bin. The SessionLive view renders."
+        ),
+        None,
+    )
     billing = host.create(
         Memory(content="Removed the old hook; the billing service runs on Nomad."), None
     )
-    bob, users, uses, steps = (_entity(db, n, "person") for n in ("Bob", *JUNK))
+    bob, users, uses, steps, view = (_entity(db, n, "person") for n in (*PERSONS, "SessionLive"))
     city = {n: _entity(db, n, "place") for n in ("Paris", "Berlin")}
     service, nomad = _entity(db, "billing service", "thing"), _entity(db, "Nomad", "thing")
     old = _old_triple(db, paris.id, bob, "lives in", city["Paris"])
@@ -71,7 +77,7 @@ def _old_store(home: Path) -> dict[str, Any]:
     _old_triple(db, billing.id, service, "runs on", nomad)  # the host's
     store.add_mentions(db, [bob, city["Paris"]], paris.id)
     store.add_mentions(db, [bob, city["Berlin"]], berlin.id)
-    store.add_mentions(db, [users, uses], notes.id)
+    store.add_mentions(db, [users, uses, view], notes.id)
     store.add_mentions(db, [steps, service, nomad], billing.id)
     for memory in (paris, berlin, notes, billing):
         db.execute(
@@ -107,6 +113,8 @@ def test_an_older_store_is_read_again_keeping_the_hosts_triple_and_the_history(
     assert (counts["read"], counts["dropped"]) == (4, 1)  # every memory; the junk triple
     after = {e["name"] for e in _graph()["entities"]}
     assert not set(JUNK) & after and {"Bob", "Berlin", "Nomad"} <= after
+    # a code identifier the older rules took for a person is a thing now, as in a new store
+    assert _graph("SessionLive")["entity"]["kind"] == "thing"
     # the host's triple stays: stored before origins were kept, by a host run's memory
     (runs_on,) = _graph("Nomad")["relations"]
     assert runs_on["subject"] == "billing service"

@@ -65,38 +65,56 @@ class Indexed:
         self.dropped += other.dropped
 
 
-def _entity(db: Database, entity: Entity, at: str) -> int:
-    """The stored entity (created when new) and every spelling the text gave it as alias."""
+@dataclass
+class Reading:
+    """One call's reading: its time, and on a re-read by newer rules the entities whose
+    kind it has set (the first memory read names an entity's kind, as in a new store)."""
+
+    at: str
+    kinds_set: set[int] | None = None  # None: an entity keeps the kind it has
+
+
+def _entity(db: Database, entity: Entity, reading: Reading, again: bool = False) -> int:
+    """The stored entity (created when new) and every spelling the text gave it as alias;
+    read ``again`` by newer rules, the kind they give it (once a reading)."""
     named = canonical(entity.name) or entity
-    found = store.add_entity(db, named.name, key(named.name), named.kind, at)
+    found = store.add_entity(db, named.name, key(named.name), named.kind, reading.at)
+    claimed = reading.kinds_set
+    if again and claimed is not None and found not in claimed:
+        store.set_kind(db, found, named.kind)
+        claimed.add(found)
     for spelled in {entity.name, *entity.spelled} - {named.name}:
         store.add_alias(db, found, spelled, key(spelled))
     return found
 
 
-def _triple(db: Database, triple: Triple, item: Written, at: str) -> tuple[int, int, int | None]:
+def _triple(
+    db: Database, triple: Triple, item: Written, reading: Reading, ruled: bool
+) -> tuple[int, int, int | None]:
     """(subject, object, the stored triple: None when both ends are one entity). Stated by
     a text new to the graph, a superseded triple is active again; read again by newer
     rules, it keeps its state."""
-    subject, obj = _entity(db, triple.subject, at), _entity(db, triple.object, at)
+    again = ruled and not item.restated
+    subject = _entity(db, triple.subject, reading, again)
+    obj = _entity(db, triple.object, reading, again)
     if subject == obj:
         return subject, obj, None
     found = store.find_triple(db, subject, triple.predicate, obj)
     if found is None or item.restated:
-        found = store.add_triple(db, subject, triple.predicate, obj, at)
+        found = store.add_triple(db, subject, triple.predicate, obj, reading.at)
     return subject, obj, found
 
 
-def _index_one(db: Database, item: Written, project: str | None, at: str) -> Indexed:
+def _index_one(db: Database, item: Written, project: str | None, reading: Reading) -> Indexed:
     message = MESSAGE.match(item.source)
     where = message.group(0) if message else ""
     before = store.rule_sources(db, item.memory_id)
-    ids = [_entity(db, e, at) for e in entities(item.content)]
+    ids = [_entity(db, e, reading, not item.restated) for e in entities(item.content)]
     done = Indexed(memories=1)
     ruled: set[int] = set()
     stated = [(t, store.RULES) for t in triples(item.content, project=project)]
     for triple, origin in [*stated, *((t, item.origin) for t in item.extra)]:
-        subject, obj, found = _triple(db, triple, item, at)
+        subject, obj, found = _triple(db, triple, item, reading, origin == store.RULES)
         ids += [subject, obj]
         if found is not None:
             store.add_source(db, found, item.memory_id, where, origin)
@@ -113,33 +131,32 @@ def _index_one(db: Database, item: Written, project: str | None, at: str) -> Ind
 
 def index(db: Database, written: list[Written], at: str | None = None) -> int:
     """Store the entities and triples of ``written``; how many triples they stated."""
-    return read(db, written, at).stated
+    return read(db, written, Reading(at or now_iso())).stated
 
 
-def read(db: Database, written: list[Written], at: str | None = None) -> Indexed:
+def read(db: Database, written: list[Written], reading: Reading) -> Indexed:
     """Read ``written`` into the graph (``index``), with what it took back."""
-    at = at or now_iso()
     places = store.memory_places(db, [item.memory_id for item in written])
     total = Indexed()
     for item in written:
         scope, cwd = places.get(item.memory_id, ("", ""))
         # the directory's name, else the repository's: never a directory's hash
         project = PurePath(cwd).name or repo_name(scope) or None
-        total.add(_index_one(db, item, project, at))
+        total.add(_index_one(db, item, project, reading))
     return total
 
 
 def index_pending(db: Database, limit: int | None = None) -> Indexed:
     """Read every memory the graph has not read as it is now (``store.unindexed``: new or
     changed text, or older rules), at most ``limit``, in batches, each in one transaction."""
-    total = Indexed()
+    total, reading = Indexed(), Reading(now_iso(), set())
     while limit is None or total.memories < limit:
         size = BATCH if limit is None else min(BATCH, limit - total.memories)
         rows = store.unindexed(db, size, RULES_VERSION)
         if not rows:
             break
         with db.atomic():
-            total.add(read(db, [Written(*row[:4], restated=row[4]) for row in rows]))
+            total.add(read(db, [Written(*row[:4], restated=row[4]) for row in rows], reading))
     return total
 
 

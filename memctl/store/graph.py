@@ -88,6 +88,10 @@ def add_entity(db: Database, name: str, alias_key: str, kind: str, at: str) -> i
     return new
 
 
+def set_kind(db: Database, entity: int, kind: str) -> None:
+    db.execute("UPDATE entities SET kind = ? WHERE id = ?", (kind, entity))
+
+
 def add_alias(db: Database, entity: int, alias: str, alias_key: str) -> None:
     db.execute(
         "INSERT INTO entity_aliases(key, alias, entity_id) VALUES (?, ?, ?) "
