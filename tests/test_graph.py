@@ -332,7 +332,7 @@ def test_triples_travel_with_their_memory_and_bad_ones_are_refused(tmp_path: Pat
         nomad = store.entities_by_keys(b.db, ["nomad"])["nomad"].id
         (came,) = store.triples_touching(b.db, [nomad])
         assert came.text == "billing service → runs on → Nomad"
-        assert [s.memory_id for s in came.sources] == [memory.id]
+        assert [(s.memory_id, s.origin) for s in came.sources] == [(memory.id, store.SYNC)]
     finally:
         a.close()
         b.close()
