@@ -108,7 +108,9 @@ def _triple(
 def _index_one(db: Database, item: Written, project: str | None, reading: Reading) -> Indexed:
     message = MESSAGE.match(item.source)
     where = message.group(0) if message else ""
-    before = store.rule_sources(db, item.memory_id)
+    stored = store.sources_of(db, item.memory_id)
+    before = {t for t, origin in stored.items() if origin == store.RULES}
+    given = [t for t, origin in stored.items() if origin != store.RULES]
     ids = [_entity(db, e, reading, not item.restated) for e in entities(item.content)]
     done = Indexed(memories=1)
     ruled: set[int] = set()
@@ -122,7 +124,10 @@ def _index_one(db: Database, item: Written, project: str | None, reading: Readin
                 ruled.add(found)
             done.stated += 1
     gone = before - ruled
-    store.drop_rule_sources(db, item.memory_id, gone)
+    if gone:
+        store.drop_rule_sources(db, item.memory_id, gone)
+    if given:  # what a model or a sync gave it earlier: it still names those ends
+        ids += store.triple_ends(db, given)
     store.replace_mentions(db, item.memory_id, list(dict.fromkeys(ids)))
     store.mark_indexed(db, item.memory_id, item.content_hash, RULES_VERSION)
     done.dropped = len(gone)

@@ -137,13 +137,21 @@ def add_source(
     )
 
 
-def rule_sources(db: Database, memory_id: str) -> set[int]:
-    """The triples ``memory_id`` states by the rules alone."""
+def sources_of(db: Database, memory_id: str) -> dict[int, str]:
+    """The triples ``memory_id`` states, with the origin of each statement."""
     rows = db.tuples(
-        "SELECT triple_id FROM triple_sources WHERE memory_id = ? AND origin = ?",
-        (memory_id, RULES),
+        "SELECT triple_id, origin FROM triple_sources WHERE memory_id = ?", (memory_id,)
     )
-    return {int(r[0]) for r in rows}
+    return {int(t): str(origin) for t, origin in rows}
+
+
+def triple_ends(db: Database, triples: list[int]) -> list[int]:
+    """The subjects and objects of ``triples``."""
+    rows = db.tuples(
+        "SELECT subject, object FROM triples WHERE id IN (SELECT value FROM json_each(?))",
+        (json.dumps(triples),),
+    )
+    return [int(end) for row in rows for end in row]
 
 
 def drop_rule_sources(db: Database, memory_id: str, triples: set[int]) -> None:
@@ -156,17 +164,9 @@ def drop_rule_sources(db: Database, memory_id: str, triples: set[int]) -> None:
 
 
 def replace_mentions(db: Database, memory_id: str, entities: list[int]) -> None:
-    """The entities ``memory_id`` mentions: ``entities`` and the ends of every triple it
-    states (a model's too)."""
+    """The entities ``memory_id`` mentions are ``entities``, and only they."""
     db.execute("DELETE FROM entity_mentions WHERE memory_id = ?", (memory_id,))
     add_mentions(db, entities, memory_id)
-    db.execute(
-        "INSERT INTO entity_mentions(entity_id, memory_id) SELECT t.subject, x.memory_id "
-        "FROM triple_sources x JOIN triples t ON t.id = x.triple_id WHERE x.memory_id = ? "
-        "UNION SELECT t.object, x.memory_id FROM triple_sources x JOIN triples t "
-        "ON t.id = x.triple_id WHERE x.memory_id = ? ON CONFLICT DO NOTHING",
-        (memory_id, memory_id),
-    )
 
 
 def add_mentions(db: Database, entities: list[int], memory_id: str) -> None:
