@@ -191,4 +191,7 @@ def test_an_alias_merge_in_one_project_renames_nothing_in_another(ctx: Context) 
     _given(ctx.db, a, "Search runs too.", [["search", "runs on", "Phoenix"]])
     counts = maintain(ctx, MaintainRequest(only="graph")).tasks[0].counts
     assert counts.get("merged") == 1  # every scope naming Phoenix 2 names Phoenix now
-    assert find_entity(ctx, "Phoenix 2", (a,)).name == "Phoenix"
+    phoenix = find_entity(ctx, "Phoenix 2", (a,))
+    assert phoenix.name == "Phoenix"
+    moved = store.triples_touching(ctx.db, [phoenix.id], scopes=(a,))
+    assert {s.origin for t in moved for s in t.sources} == {store.HOST}  # still the host's

@@ -487,8 +487,10 @@ def merge_entities(db: Database, kept: int, merged: int) -> None:
             pair = (kept, far) if end == "subject" else (far, kept)
             twin = add_triple(db, pair[0], str(predicate), pair[1], str(at))
             db.execute(
-                "INSERT INTO triple_sources(triple_id, memory_id, message) SELECT ?, memory_id, "
-                "message FROM triple_sources WHERE triple_id = ? ON CONFLICT DO NOTHING",
+                "INSERT INTO triple_sources(triple_id, memory_id, message, origin) "
+                "SELECT ?, memory_id, message, origin FROM triple_sources WHERE triple_id = ? "
+                "ON CONFLICT(triple_id, memory_id) DO UPDATE SET origin = "
+                f"excluded.origin WHERE triple_sources.origin = '{RULES}'",
                 (twin, triple),
             )
             db.execute("DELETE FROM triples WHERE id = ?", (triple,))
