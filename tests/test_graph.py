@@ -14,7 +14,7 @@ from memctl.api.maintain import MaintainRequest, MaintainResult, maintain
 from memctl.api.memory import RememberRequest, remember
 from memctl.context import Context
 from memctl.ingest.entities import entities, triples
-from memctl.ingest.graph import Written, index, index_pending, parse_triples
+from memctl.ingest.graph import Indexed, Written, index, index_pending, parse_triples
 from memctl.maintain.profile import written
 from memctl.memories.operations import delete, forget
 from memctl.memories.projects import short_path
@@ -151,18 +151,19 @@ def test_maintain_reads_memories_merges_aliases_and_keeps_history(ctx: Context) 
     first = remembered(ctx, "Bob lives in Paris.")
     remembered(ctx, "We use Postgres for the orders service.")
     remembered(ctx, "The reporting job uses PostgreSQL 16.")
+    cache = remembered(ctx, "The session cache is Redis.")
     db = ctx.db
     with db.atomic():  # an entity named with its version, as an LLM may give it
         versioned = store.add_entity(db, "Redis 7", "redis 7", "service", "2024-01-01")
-        store.add_entity(db, "Redis", "redis", "service", "2024-01-01")
+        store.add_mentions(db, [versioned], cache)
     later = remembered(ctx, "Bob lives in Berlin.")
     with db.atomic():  # a memory written before the graph existed: maintain reads it
         Writer(db).create(Memory(content="Erin works at Umbrella."), None)
     done = run_cli("maintain", "--only", "graph", "--json")
     assert done.returncode == 0, done.stderr
     counts = json.loads(done.stdout)["tasks"][0]["counts"]
-    # Redis 7 is merged into Redis, which nothing mentions: it goes too
-    assert counts == {"read": 1, "triples": 1, "merged": 1, "superseded": 1, "orphans": 1}
+    # Redis 7 is merged into Redis, which its scope names too
+    assert counts == {"read": 1, "triples": 1, "merged": 1, "superseded": 1}
     assert [t.text for t in store.triples_touching(db, [store.entity_id(db, "erin") or 0])] == [
         "Erin → works at → Umbrella"
     ]
@@ -213,7 +214,7 @@ def test_a_merge_reads_the_memory_again(ctx: Context) -> None:
     assert memory is not None
     with ctx.db.atomic():
         Writer(ctx.db).update(memory, {"content": "Dana works at Hooli."})
-    assert index_pending(ctx.db) == (1, 1)
+    assert index_pending(ctx.db) == Indexed(memories=1, stated=1, dropped=1)  # Globex goes
     dana = store.entities_by_keys(ctx.db, ["dana"])["dana"].id
     assert [t.object.name for t in store.triples_touching(ctx.db, [dana])] == ["Hooli"]
 
@@ -334,7 +335,7 @@ def test_triples_travel_with_their_memory_and_bad_ones_are_refused(tmp_path: Pat
         nomad = store.entities_by_keys(b.db, ["nomad"])["nomad"].id
         (came,) = store.triples_touching(b.db, [nomad])
         assert came.text == "billing service → runs on → Nomad"
-        assert [s.memory_id for s in came.sources] == [memory.id]
+        assert [(s.memory_id, s.origin) for s in came.sources] == [(memory.id, store.SYNC)]
     finally:
         a.close()
         b.close()
@@ -381,7 +382,9 @@ def test_a_superseded_memory_keeps_its_triple_as_history(ctx: Context) -> None:
     (was,) = shown["history"]
     assert (was["object"], was["state"]) == ("Emacs", "superseded")
     assert was["superseded_by"] == shown["relations"][0]["id"]
-    assert was["sources"] == [{"memory_id": old, "message": "", "state": "superseded"}]
+    assert was["sources"] == [
+        {"memory_id": old, "message": "", "state": "superseded", "origin": "rules"}
+    ]
 
 
 def test_coding_facts_relate_their_project_commands_and_fixes(

@@ -30,6 +30,8 @@ from memctl.memories.questions import on_topic
 from memctl.model import Category, Kind, Memory, Relation, RelationType, State, content_hash
 from memctl.model import now_iso as _now
 from memctl.store import memories as store
+from memctl.store.graph import HOST as HOST_ORIGIN
+from memctl.store.graph import LLM as LLM_ORIGIN
 
 EPISODIC = (Category.EVENTS, Category.CASES)
 DIGEST = "digest"  # Decision.by of a session digest (see pipeline.digest_decision)
@@ -204,10 +206,12 @@ def record_graph(run: Run, decisions: list[Decision]) -> None:
         d.memory_id: d.fact.triples for d in decisions if d.memory_id and d.verdict != Verdict.SKIP
     }
     found = store.get_memories(run.db, list(written))
+    # a host run's record names the host as its LLM (ingest/host.py HOST)
+    origin = HOST_ORIGIN if run.record.llm == HOST_ORIGIN else LLM_ORIGIN
     graph.index(
         run.db,
         [
-            graph.Written(m.id, m.content, m.source, m.content_hash, written[m.id])
+            graph.Written(m.id, m.content, m.source, m.content_hash, written[m.id], origin)
             for m in found.values()
         ],
     )

@@ -24,6 +24,14 @@ from memctl.lazy_re import lazy
 from memctl.retrieve.query import SENTENCE_END, STOPWORDS, cjk_count, names
 from memctl.retrieve.vocabulary import is_term
 
+# The version of these rules. Raise it with a change that alters what they find in a
+# stored text: the next ``maintain`` reads every memory again (ingest/graph.py), taking
+# back what older rules stated and keeping what an LLM, the host or a sync gave.
+# 1: the rules before the developer-text ones (2f89a50); 2: capitals in developer text
+# (paths, compounds, labels, list items, headings, code identifiers) name no one; 3: a
+# katakana word is a thing, not a tool.
+RULES_VERSION = 3
+
 # Canonical name -> (kind, aliases): the tools and services whose several spellings name
 # one thing. Versions are stripped before the look-up ("PostgreSQL 16" -> postgresql).
 VOCABULARY: dict[str, tuple[str, tuple[str, ...]]] = {

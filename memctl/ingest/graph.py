@@ -3,10 +3,13 @@
 After a batch's decisions are applied, every memory they created or changed is read
 by the rules of ``entities`` (plus the triples an LLM or the host model gave with the
 fact); its entities are stored (an alias of a known entity is that entity), the
-triples linked to the memory and to the session message it came from. A memory
-read again (its text grew) first leaves the graph, so a triple only its old text
-stated goes. ``maintain`` reads the memories no distillation did (remembered,
-imported, synced, or older than the graph) with ``index_pending``.
+triples linked to the memory and to the session message it came from, each link with
+its origin. A memory read again (its text grew, or the rules changed: ``RULES_VERSION``)
+takes back what the rules no longer read in it, and keeps what a model or a sync gave:
+a triple only its old text stated by the rules goes, a superseded one the rules still
+read stays superseded. ``maintain`` reads the memories no distillation did (remembered,
+imported, synced, or older than the graph), and every memory again when the rules
+changed, with ``index_pending``.
 """
 
 from __future__ import annotations
@@ -15,7 +18,15 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from memctl.ingest.entities import Entity, Triple, canonical, entities, key, triples
+from memctl.ingest.entities import (
+    RULES_VERSION,
+    Entity,
+    Triple,
+    canonical,
+    entities,
+    key,
+    triples,
+)
 from memctl.memories.projects import repo_name
 from memctl.model import now_iso
 from memctl.store import graph as store
@@ -36,56 +47,122 @@ class Written:
     source: str = ""
     content_hash: str = ""
     extra: list[Triple] = field(default_factory=list)  # from the LLM or the host
+    origin: str = store.LLM  # who gave ``extra``: store.LLM, HOST or SYNC
+    restated: bool = True  # the text is new to the graph (False: only the rules changed)
 
 
-def _entity(db: Database, entity: Entity, at: str) -> int:
-    """The stored entity (created when new) and every spelling the text gave it as alias."""
+@dataclass
+class Indexed:
+    """What reading memories into the graph did."""
+
+    memories: int = 0
+    stated: int = 0  # triples stated (by the rules and given)
+    dropped: int = 0  # statements by the rules taken back: the rules no longer read them
+
+    def add(self, other: Indexed) -> None:
+        self.memories += other.memories
+        self.stated += other.stated
+        self.dropped += other.dropped
+
+
+@dataclass
+class Reading:
+    """One call's reading: its time, and on a re-read by newer rules the entities whose
+    kind it has set (the first memory read names an entity's kind, as in a new store)."""
+
+    at: str
+    kinds_set: set[int] | None = None  # None: an entity keeps the kind it has
+
+
+def _entity(db: Database, entity: Entity, reading: Reading, again: bool = False) -> int:
+    """The stored entity (created when new) and every spelling the text gave it as alias;
+    read ``again`` by newer rules, the kind they give it (once a reading)."""
     named = canonical(entity.name) or entity
-    found = store.add_entity(db, named.name, key(named.name), named.kind, at)
+    found = store.add_entity(db, named.name, key(named.name), named.kind, reading.at)
+    claimed = reading.kinds_set
+    if again and claimed is not None and found not in claimed:
+        store.set_kind(db, found, named.kind)
+        claimed.add(found)
     for spelled in {entity.name, *entity.spelled} - {named.name}:
         store.add_alias(db, found, spelled, key(spelled))
     return found
 
 
+def _triple(
+    db: Database, triple: Triple, item: Written, reading: Reading, ruled: bool
+) -> tuple[int, int, int | None]:
+    """(subject, object, the stored triple: None when both ends are one entity). Stated by
+    a text new to the graph, a superseded triple is active again; read again by newer
+    rules, it keeps its state."""
+    again = ruled and not item.restated
+    subject = _entity(db, triple.subject, reading, again)
+    obj = _entity(db, triple.object, reading, again)
+    if subject == obj:
+        return subject, obj, None
+    found = store.find_triple(db, subject, triple.predicate, obj)
+    if found is None or item.restated:
+        found = store.add_triple(db, subject, triple.predicate, obj, reading.at)
+    return subject, obj, found
+
+
+def _index_one(db: Database, item: Written, project: str | None, reading: Reading) -> Indexed:
+    message = MESSAGE.match(item.source)
+    where = message.group(0) if message else ""
+    stored = store.sources_of(db, item.memory_id)
+    before = {t for t, origin in stored.items() if origin == store.RULES}
+    given = [t for t, origin in stored.items() if origin != store.RULES]
+    ids = [_entity(db, e, reading, not item.restated) for e in entities(item.content)]
+    done = Indexed(memories=1)
+    ruled: set[int] = set()
+    stated = [(t, store.RULES) for t in triples(item.content, project=project)]
+    for triple, origin in [*stated, *((t, item.origin) for t in item.extra)]:
+        subject, obj, found = _triple(db, triple, item, reading, origin == store.RULES)
+        ids += [subject, obj]
+        if found is not None:
+            store.add_source(db, found, item.memory_id, where, origin)
+            if origin == store.RULES:
+                ruled.add(found)
+            done.stated += 1
+    gone = before - ruled
+    if gone:
+        store.drop_rule_sources(db, item.memory_id, gone)
+    if given:  # what a model or a sync gave it earlier: it still names those ends
+        ids += store.triple_ends(db, given)
+    store.replace_mentions(db, item.memory_id, list(dict.fromkeys(ids)))
+    store.mark_indexed(db, item.memory_id, item.content_hash, RULES_VERSION)
+    done.dropped = len(gone)
+    return done
+
+
 def index(db: Database, written: list[Written], at: str | None = None) -> int:
     """Store the entities and triples of ``written``; how many triples they stated."""
-    at = at or now_iso()
-    count = 0
+    return read(db, written, Reading(at or now_iso())).stated
+
+
+def read(db: Database, written: list[Written], reading: Reading) -> Indexed:
+    """Read ``written`` into the graph (``index``), with what it took back."""
     places = store.memory_places(db, [item.memory_id for item in written])
+    total = Indexed()
     for item in written:
-        store.forget_memory(db, item.memory_id)
-        message = MESSAGE.match(item.source)
-        where = message.group(0) if message else ""
-        ids = [_entity(db, e, at) for e in entities(item.content)]
         scope, cwd = places.get(item.memory_id, ("", ""))
         # the directory's name, else the repository's: never a directory's hash
         project = PurePath(cwd).name or repo_name(scope) or None
-        stated = [*triples(item.content, project=project), *item.extra]
-        for triple in stated:
-            subject, obj = _entity(db, triple.subject, at), _entity(db, triple.object, at)
-            ids += [subject, obj]
-            if subject != obj:
-                found = store.add_triple(db, subject, triple.predicate, obj, at)
-                store.add_source(db, found, item.memory_id, where)
-                count += 1
-        store.add_mentions(db, list(dict.fromkeys(ids)), item.memory_id)
-        store.mark_indexed(db, item.memory_id, item.content_hash)
-    return count
+        total.add(_index_one(db, item, project, reading))
+    return total
 
 
-def index_pending(db: Database, limit: int | None = None) -> tuple[int, int]:
-    """Read every active memory the graph has not read as it is now (at most ``limit``),
-    in batches, each in one transaction; (memories read, triples stated)."""
-    memories = triples_found = 0
-    while limit is None or memories < limit:
-        size = BATCH if limit is None else min(BATCH, limit - memories)
-        rows = store.unindexed(db, size)
+def index_pending(db: Database, limit: int | None = None) -> Indexed:
+    """Read every memory the graph has not read as it is now (``store.unindexed``: new or
+    changed text, or older rules), at most ``limit``, in batches, each in one transaction."""
+    total, reading = Indexed(), Reading(now_iso(), set())
+    while limit is None or total.memories < limit:
+        size = BATCH if limit is None else min(BATCH, limit - total.memories)
+        rows = store.unindexed(db, size, RULES_VERSION)
         if not rows:
             break
         with db.atomic():
-            triples_found += index(db, [Written(*row) for row in rows])
-        memories += len(rows)
-    return memories, triples_found
+            total.add(read(db, [Written(*row[:4], restated=row[4]) for row in rows], reading))
+    return total
 
 
 def parse_triples(value: object) -> list[Triple]:

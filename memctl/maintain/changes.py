@@ -54,5 +54,10 @@ def fold_many(m: Maintenance, folds: list[tuple[Memory, list[Memory]]], reason: 
 
 
 def most_complete(members: list[Memory]) -> Memory:
-    """The member that says the most (longest text), then the most used, then the oldest."""
-    return min(members, key=lambda x: (-len(x.content), -x.access_count, x.created_at, x.id))
+    """The member that says the most (longest text), then the most used, then the oldest,
+    then the first stored (a fact consolidated from an episode is dated by it: the
+    episode, stored first, survives their tie)."""
+    return min(
+        members,
+        key=lambda x: (-len(x.content), -x.access_count, x.created_at, x.stored_at, x.id),
+    )

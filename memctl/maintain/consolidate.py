@@ -61,6 +61,9 @@ def distil(m: Maintenance, episode: Memory) -> list[Decision]:
     decisions = decide(run, facts) if facts else []
     targets = get_memories(m.db, [d.target_id for d in decisions if d.target_id])
     for decision in decisions:
+        # admitted as if said now (admission weighs recency), dated by the episode they
+        # come from: not by the run that reads it
+        decision.fact.created_at = episode.created_at
         target = targets.get(decision.target_id or "")
         if target is not None and target.kind == Kind.EPISODIC:
             decision.verdict, decision.target_id = Verdict.CREATE, None

@@ -1,7 +1,10 @@
 """Task graph: keep the knowledge graph true to the memories.
 
 1. Read every active memory the graph has not read as it is now (remembered,
-   imported, synced, grown by a merge, or older than the graph).
+   imported, synced, grown by a merge, or older than the graph), and every active or
+   superseded one again when the entity rules changed (``RULES_VERSION``): what the
+   rules no longer read in a memory is taken back (``dropped``), what an LLM, the host
+   or a sync gave stays, and a superseded triple stays superseded.
 2. Take out memories archived or deleted without the write path noticing.
 3. Merge aliases: an entity named like another but for a version ("PostgreSQL 16",
    "PostgreSQL") becomes that one; its triples and their sources move with it.
@@ -35,9 +38,10 @@ SINGLE_VALUED = (
 
 def graph(m: Maintenance) -> TaskReport:
     report = m.report("graph")
-    read, stated = index_pending(m.db)
-    report.count("read", read)
-    report.count("triples", stated)
+    done = index_pending(m.db)
+    report.count("read", done.memories)
+    report.count("triples", done.stated)
+    report.count("dropped", done.dropped)
     with m.db.atomic():
         for memory_id in store.stale_memories(m.db):
             store.forget_memory(m.db, memory_id)

@@ -33,7 +33,7 @@ BLOCK = 256
 CHUNK = 16384
 SEED = 15
 
-Row = tuple[int, str, str, str, int]  # rowid, scope, kind, created_at, compared
+Row = tuple[int, str, str, str, int]  # rowid, scope, kind, age (store.maintenance), compared
 
 
 @dataclass

@@ -1,9 +1,10 @@
 """SQL for the knowledge graph: entities, their aliases, triples and where each came from.
 
 An entity is found by any of its aliases' keys (case folded, spaces collapsed). A
-triple links to the memories (and the session message) that state it; when its last
-source goes (a memory forgotten, deleted or re-read), a trigger removes it. Superseded
-triples stay, with the triple that superseded them.
+triple links to the memories (and the session message) that state it, each link with its
+origin (the rules, an LLM, the host model, a sync); when its last source goes (a memory
+forgotten, deleted, or re-read without it), a trigger removes it. Superseded triples
+stay, with the triple that superseded them.
 """
 
 from __future__ import annotations
@@ -15,6 +16,10 @@ from typing import Any
 from memctl.store.database import Database
 
 ACTIVE, SUPERSEDED = "active", "superseded"
+# Where a memory's statement of a triple came from (migrations.TRIPLE_ORIGINS): the rules
+# read it in the text; the others gave it (an LLM's or the host's fact, a synced file, or
+# unknown: stored before the origin was kept, by a memory a model or a sync wrote).
+RULES, LLM, HOST, SYNC, UNKNOWN = "rules", "llm", "host", "sync", "unknown"
 # Memory states whose triples are live (recall walks them; the profile cites them).
 LIVE_STATES = ("active",)
 
@@ -32,6 +37,7 @@ class Source:
     memory_id: str
     message: str
     state: str  # the memory's state
+    origin: str = RULES  # who stated it: RULES, LLM, HOST, SYNC or UNKNOWN
 
 
 @dataclass
@@ -82,12 +88,24 @@ def add_entity(db: Database, name: str, alias_key: str, kind: str, at: str) -> i
     return new
 
 
+def set_kind(db: Database, entity: int, kind: str) -> None:
+    db.execute("UPDATE entities SET kind = ? WHERE id = ?", (kind, entity))
+
+
 def add_alias(db: Database, entity: int, alias: str, alias_key: str) -> None:
     db.execute(
         "INSERT INTO entity_aliases(key, alias, entity_id) VALUES (?, ?, ?) "
         "ON CONFLICT(key) DO NOTHING",
         (alias_key, alias, entity),
     )
+
+
+def find_triple(db: Database, subject: int, predicate: str, obj: int) -> int | None:
+    found = db.value(
+        "SELECT id FROM triples WHERE subject = ? AND predicate = ? AND object = ?",
+        (subject, predicate, obj),
+    )
+    return None if found is None else int(found)
 
 
 def add_triple(db: Database, subject: int, predicate: str, obj: int, at: str) -> int:
@@ -106,12 +124,49 @@ def add_triple(db: Database, subject: int, predicate: str, obj: int, at: str) ->
     )
 
 
-def add_source(db: Database, triple: int, memory_id: str, message: str) -> None:
+def add_source(
+    db: Database, triple: int, memory_id: str, message: str, origin: str = RULES
+) -> None:
+    """``memory_id`` states ``triple``; one a model or a sync gave is theirs even when the
+    rules read it too (so a re-read by other rules keeps it)."""
     db.execute(
-        "INSERT INTO triple_sources(triple_id, memory_id, message) VALUES (?, ?, ?) "
-        "ON CONFLICT DO NOTHING",
-        (triple, memory_id, message),
+        "INSERT INTO triple_sources(triple_id, memory_id, message, origin) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT(triple_id, memory_id) DO UPDATE SET origin = excluded.origin "
+        f"WHERE triple_sources.origin = '{RULES}'",
+        (triple, memory_id, message, origin),
     )
+
+
+def sources_of(db: Database, memory_id: str) -> dict[int, str]:
+    """The triples ``memory_id`` states, with the origin of each statement."""
+    rows = db.tuples(
+        "SELECT triple_id, origin FROM triple_sources WHERE memory_id = ?", (memory_id,)
+    )
+    return {int(t): str(origin) for t, origin in rows}
+
+
+def triple_ends(db: Database, triples: list[int]) -> list[int]:
+    """The subjects and objects of ``triples``."""
+    rows = db.tuples(
+        "SELECT subject, object FROM triples WHERE id IN (SELECT value FROM json_each(?))",
+        (json.dumps(triples),),
+    )
+    return [int(end) for row in rows for end in row]
+
+
+def drop_rule_sources(db: Database, memory_id: str, triples: set[int]) -> None:
+    """``memory_id`` no longer states ``triples`` by the rules (one nothing else states goes)."""
+    db.execute(
+        "DELETE FROM triple_sources WHERE memory_id = ? AND origin = ? "
+        "AND triple_id IN (SELECT value FROM json_each(?))",
+        (memory_id, RULES, json.dumps(sorted(triples))),
+    )
+
+
+def replace_mentions(db: Database, memory_id: str, entities: list[int]) -> None:
+    """The entities ``memory_id`` mentions are ``entities``, and only they."""
+    db.execute("DELETE FROM entity_mentions WHERE memory_id = ?", (memory_id,))
+    add_mentions(db, entities, memory_id)
 
 
 def add_mentions(db: Database, entities: list[int], memory_id: str) -> None:
@@ -129,24 +184,32 @@ def forget_memory(db: Database, memory_id: str) -> None:
     db.execute("DELETE FROM graph_indexed WHERE memory_id = ?", (memory_id,))
 
 
-def mark_indexed(db: Database, memory_id: str, digest: str) -> None:
+def mark_indexed(db: Database, memory_id: str, digest: str, rules: int) -> None:
+    """``memory_id`` was read as its text ``digest`` is, by the rules of version ``rules``."""
     db.execute(
-        "INSERT INTO graph_indexed(memory_id, content_hash) VALUES (?, ?) "
-        "ON CONFLICT(memory_id) DO UPDATE SET content_hash = excluded.content_hash",
-        (memory_id, digest),
+        "INSERT INTO graph_indexed(memory_id, content_hash, rules) VALUES (?, ?, ?) "
+        "ON CONFLICT(memory_id) DO UPDATE SET content_hash = excluded.content_hash, "
+        "rules = excluded.rules",
+        (memory_id, digest, rules),
     )
 
 
-def unindexed(db: Database, limit: int) -> list[tuple[str, str, str, str]]:
-    """Active memories the graph has not read as they are now: (id, content, source, hash)."""
+# An active memory whose text the graph has not read as it is now (new, or changed).
+_TEXT_UNREAD = "m.state = 'active' AND (g.content_hash IS NULL OR g.content_hash != m.content_hash)"
+
+
+def unindexed(db: Database, limit: int, rules: int) -> list[tuple[str, str, str, str, bool]]:
+    """Memories the graph has not read as they are now: active ones whose text is new to
+    it, and active or superseded ones read by rules older than version ``rules`` (their
+    history is read again too); (id, content, source, hash, whether the text is new)."""
     rows = db.tuples(
-        "SELECT m.id, m.content, m.source, m.content_hash FROM memories m "
+        f"SELECT m.id, m.content, m.source, m.content_hash, {_TEXT_UNREAD} FROM memories m "
         "LEFT JOIN graph_indexed g ON g.memory_id = m.id "
-        "WHERE m.state = 'active' AND (g.content_hash IS NULL OR g.content_hash != "
-        "m.content_hash) ORDER BY m.rowid LIMIT ?",
-        (limit,),
+        f"WHERE ({_TEXT_UNREAD}) OR (g.rules < ? AND m.state IN ('active', 'superseded')) "
+        "ORDER BY m.rowid LIMIT ?",
+        (rules, limit),
     )
-    return [(str(a), str(b), str(c), str(d)) for a, b, c, d in rows]
+    return [(str(a), str(b), str(c), str(d), bool(e)) for a, b, c, d, e in rows]
 
 
 def stale_memories(db: Database) -> list[str]:
@@ -303,14 +366,14 @@ def attach_sources(
         by_id.setdefault(triple.id, []).append(triple)
     scoped, params = _scoped(IN_SCOPES, scopes, 1)
     rows = db.tuples(
-        "SELECT x.triple_id, x.memory_id, x.message, m.state FROM triple_sources x "
+        "SELECT x.triple_id, x.memory_id, x.message, m.state, x.origin FROM triple_sources x "
         "JOIN memories m ON m.id = x.memory_id "
         f"WHERE x.triple_id IN (SELECT value FROM json_each(?)) {scoped} ORDER BY m.created_at",
         (json.dumps(list(by_id)), *params),
     )
-    for triple_id, memory_id, message, state in rows:
+    for triple_id, memory_id, message, state, origin in rows:
         for triple in by_id[int(triple_id)]:
-            triple.sources.append(Source(str(memory_id), str(message), str(state)))
+            triple.sources.append(Source(str(memory_id), str(message), str(state), str(origin)))
 
 
 def stated_by(db: Database, memory_ids: list[str]) -> dict[str, list[tuple[str, str, str]]]:
@@ -381,12 +444,26 @@ def rivals(db: Database, predicates: tuple[str, ...]) -> list[tuple[int, int]]:
     return [(int(a), int(b)) for a, b in rows]
 
 
+# A memory of the scope of memory ``my`` names the entity of alias ``a`` (a condition of
+# ``alias_groups``' query, on the mention ``y`` of the other entity and its memory ``my``).
+_NAMED_IN_ITS_SCOPE = (
+    "EXISTS (SELECT 1 FROM entity_mentions x JOIN memories mx ON mx.id = x.memory_id "
+    "WHERE x.entity_id = a.entity_id AND mx.scope = my.scope)"
+)
+
+
 def alias_groups(db: Database) -> list[tuple[int, int]]:
-    """(kept, merged) entity pairs whose names differ by a version only: "PostgreSQL 16"
-    is merged into "PostgreSQL"."""
+    """(kept, merged) entity pairs whose names differ by a version only: "Phoenix 2" is
+    merged into "Phoenix" when every scope whose memories name "Phoenix 2" names
+    "Phoenix" too (a merge made for one project renames nothing another project alone
+    calls so)."""
     rows = db.tuples(
         "SELECT DISTINCT a.entity_id, b.entity_id FROM entity_aliases a JOIN entity_aliases b "
-        "ON b.key GLOB a.key || ' [0-9]*' AND b.entity_id != a.entity_id ORDER BY 1, 2"
+        "ON b.key GLOB a.key || ' [0-9]*' AND b.entity_id != a.entity_id "
+        "WHERE EXISTS (SELECT 1 FROM entity_mentions y WHERE y.entity_id = b.entity_id) "
+        "AND NOT EXISTS (SELECT 1 FROM entity_mentions y JOIN memories my "
+        f"ON my.id = y.memory_id WHERE y.entity_id = b.entity_id AND NOT {_NAMED_IN_ITS_SCOPE}) "
+        "ORDER BY 1, 2"
     )
     return [(int(a), int(b)) for a, b in rows]
 
@@ -410,8 +487,10 @@ def merge_entities(db: Database, kept: int, merged: int) -> None:
             pair = (kept, far) if end == "subject" else (far, kept)
             twin = add_triple(db, pair[0], str(predicate), pair[1], str(at))
             db.execute(
-                "INSERT INTO triple_sources(triple_id, memory_id, message) SELECT ?, memory_id, "
-                "message FROM triple_sources WHERE triple_id = ? ON CONFLICT DO NOTHING",
+                "INSERT INTO triple_sources(triple_id, memory_id, message, origin) "
+                "SELECT ?, memory_id, message, origin FROM triple_sources WHERE triple_id = ? "
+                "ON CONFLICT(triple_id, memory_id) DO UPDATE SET origin = "
+                f"excluded.origin WHERE triple_sources.origin = '{RULES}'",
                 (twin, triple),
             )
             db.execute("DELETE FROM triples WHERE id = ?", (triple,))

@@ -65,10 +65,13 @@ def episodes_to_consolidate(db: Database, before: str, limit: int) -> list[str]:
 
 
 def similarity_rows(db: Database, task: str) -> list[tuple[Any, ...]]:
-    """(rowid, scope, kind, created_at, compared) of every active memory that is not pinned,
-    by rowid; ``compared`` is 1 when ``task`` compared it already (maintain_compared)."""
+    """(rowid, scope, kind, age, compared) of every active memory that is not pinned, by
+    rowid: ``age`` is the later of when it was said and when it entered the store (a fact
+    consolidated today from an old episode is new), ``compared`` 1 when ``task`` compared
+    it already (maintain_compared)."""
     return db.tuples(
-        "SELECT m.rowid, m.scope, m.kind, m.created_at, c.rowid IS NOT NULL FROM memories m "
+        "SELECT m.rowid, m.scope, m.kind, max(m.created_at, m.stored_at), "
+        "c.rowid IS NOT NULL FROM memories m "
         "LEFT JOIN maintain_compared c ON c.rowid = m.rowid AND c.task = ? "
         "WHERE m.state = ? AND m.kind != ? ORDER BY m.rowid",
         (task, ACTIVE, str(Kind.PINNED)),

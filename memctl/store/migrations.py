@@ -536,6 +536,32 @@ def m018_message_vectors(db: Database) -> None:
         END""")
 
 
+# Where a memory's statement of a triple came from (``triple_sources.origin``): the rules,
+# an LLM's or the host model's fact, a synced file; unknown when it was stored before
+# memctl kept it, by a memory a model or a sync wrote (it may be given: a re-read keeps it).
+TRIPLE_ORIGINS = ("rules", "llm", "host", "sync", "unknown")
+
+
+def m019_graph_origin(db: Database) -> None:
+    """Where each triple's statement by a memory came from (``TRIPLE_ORIGINS``), and the
+    version of the entity rules that read each memory (``graph_indexed.rules``, 0 before):
+    when the rules change, maintain reads every memory again and takes back only what the
+    rules stated. A statement stored before this migration is the rules' unless an ingest
+    or import run with a model, or a sync, wrote its memory: then it is unknown, and kept."""
+    db.execute(
+        "ALTER TABLE triple_sources ADD COLUMN origin TEXT NOT NULL DEFAULT 'rules' "
+        f"{_in('origin', TRIPLE_ORIGINS)}"
+    )
+    db.execute("ALTER TABLE graph_indexed ADD COLUMN rules INTEGER NOT NULL DEFAULT 0")
+    db.execute("""
+        UPDATE triple_sources SET origin = 'unknown' WHERE memory_id IN (
+            SELECT e.memory_id FROM events e JOIN runs r ON r.id = e.run_id
+            WHERE r.kind IN ('ingest', 'import') AND r.llm NOT IN ('', 'rules')
+            UNION SELECT e.memory_id FROM events e
+            WHERE json_extract(e.data, '$.host') IS NOT NULL
+            AND 'sync' IN (json_extract(e.data, '$.source'), json_extract(e.data, '$.reason')))""")
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -555,4 +581,5 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m016_memory_questions,
     m017_counts_and_import_batches,
     m018_message_vectors,
+    m019_graph_origin,
 ]

@@ -19,6 +19,7 @@ from memctl.embed import BATCH_TEXTS
 from memctl.ingest.graph import Written, index, parse_triples
 from memctl.model import Memory, State, Visibility
 from memctl.store import memories as store
+from memctl.store.graph import SYNC as SYNC_ORIGIN
 from memctl.store.relations import has_relation
 from memctl.store.runs import RunRecord, save_run
 from memctl.store.sync import (
@@ -212,7 +213,12 @@ def _graph(ctx: Context, plan: ImportPlan) -> int:
     found = store.get_memories(ctx.db, [v.id for v in applied if not v.tombstone])
     written = [
         Written(
-            m.id, m.content, m.source, m.content_hash, parse_triples(list(map(list, v.triples)))
+            m.id,
+            m.content,
+            m.source,
+            m.content_hash,
+            parse_triples(list(map(list, v.triples))),
+            SYNC_ORIGIN,
         )
         for v in applied
         if (m := found.get(v.id)) is not None and m.state == State.ACTIVE

@@ -409,7 +409,7 @@ def test_memory_store_keeps_the_questions_about_the_memory(home: Path, tmp_path:
 
 async def profiling(home: Path, project: Path) -> dict[str, Any]:
     """A host model writing the project's profile: a line citing a memory that is not
-    there, then one citing real ones."""
+    there, none, or a forgotten one, then lines citing real ones."""
     params = stdio(home, project, "llm=none", "embedder=hash")
     seen: dict[str, Any] = {}
     async with Client(params) as client:
@@ -436,6 +436,12 @@ async def profiling(home: Path, project: Path) -> dict[str, Any]:
         wrong = {"lines": [line, {**line, "section": "conventions", "sources": ["0" * 32]}]}
         seen["wrong"] = await call("memory_profile_write", answer=wrong)
         seen["empty"] = await call("memory_profile_write", answer={"lines": []})
+        old = await call("memory_store", text="The user used Perl at work.", scope="project")
+        await call("memory_forget", id=old.structured_content["id"])
+        unsourced = {"section": "stack", "text": "Perl", "sources": []}
+        forgotten = {**unsourced, "sources": [old.structured_content["id"]]}
+        seen["unsourced"] = await call("memory_profile_write", answer={"lines": [unsourced]})
+        seen["forgotten"] = await call("memory_profile_write", answer={"lines": [forgotten]})
         right = {
             "lines": [
                 line,
@@ -468,6 +474,10 @@ def test_a_host_model_writes_the_profile_citing_real_memories(home: Path, tmp_pa
     assert seen["wrong"].is_error and "line 2: ['0000" in text(seen["wrong"])
     assert "no active memory of this scope" in text(seen["wrong"])
     assert seen["empty"].is_error and "at least one line" in text(seen["empty"])
+    # a line citing nothing, or only a forgotten memory, is refused: no profile line
+    # lacks a live source
+    assert seen["unsourced"].is_error and "line 1: cites no memory" in text(seen["unsourced"])
+    assert seen["forgotten"].is_error and "no active memory" in text(seen["forgotten"])
     assert not seen["right"].is_error, text(seen["right"])
     written = [
         (x["section"], x["text"], x["sources"], x["written_by"])

@@ -33,6 +33,7 @@ from memctl.store import memories as store
 from memctl.store.events import count_events
 from memctl.store.maintenance import vacuum_into
 from memctl.store.memories import MemoryFilter
+from memctl.store.projects import project_rows
 from memctl.store.relations import add_relation, relations_of
 from memctl.store.runs import get_run
 from tests.conftest import run_cli
@@ -102,6 +103,10 @@ def test_consolidate_turns_old_episodes_into_linked_facts(make_ctx: Any) -> None
     assert change["id"] == old.id and change["memories"]
     fact = get(ctx, Memory("x", id=change["memories"][0]))
     assert fact.kind == Kind.SEMANTIC and "pytest over unittest" in fact.content
+    assert fact.created_at == get(ctx, old).created_at  # said then, not when maintain ran
+    # so the project's last activity is the episode's day, not the day maintain ran
+    (row,) = project_rows(ctx.db, ())
+    assert row.last_activity == get(ctx, recent).created_at
     assert any(
         r.src_id == old.id and r.dst_id == fact.id and r.type == RelationType.SUPPORTS
         for r in relations_of(ctx.db, old.id)
