@@ -14,15 +14,26 @@ of their own (the distilled words and the words said agree), and names the
 others (``Candidate.members``) so that ``--explain`` and ``sessions expand``
 open them.
 
+A message its stored vector found and its words did not (``recall.message_vectors``:
+``by_meaning_alone``) joins its session's memory whatever the source says: the
+session's best-scored memory among the candidates, else its digest (fetched).
+Such a message never stands for a group, it lifts the memory: close in meaning
+to a question about the work, a session's messages ("Now let me run the tests
+once more") took the top places from the digest and facts that state the
+answer. A session with no memory (its messages not distilled yet, or a store
+of messages only) keeps its messages as they are.
+
 It runs on the gate's two lists at once: the candidates fuse kept, and those it
 set aside as possible (``run.possible``); a group with a member kept is kept.
 """
 
 from __future__ import annotations
 
+from memctl.memories.provenance import DIGEST_TAG
 from memctl.retrieve.query import words_pattern
-from memctl.retrieve.run import DROPPED, RESCORED, Candidate, Run, by_score
+from memctl.retrieve.run import ADDED, DROPPED, RESCORED, Candidate, Run, by_score
 from memctl.retrieve.stages.fuse import coverage
+from memctl.store.memories import session_memories_tagged
 from memctl.store.message_search import MESSAGE_SEPARATOR
 from memctl.store.sessions import source_range
 
@@ -61,6 +72,42 @@ def sources_of(candidates: list[Candidate]) -> dict[tuple[str, int], Candidate]:
     return found
 
 
+def by_meaning_alone(candidate: Candidate) -> bool:
+    """A session message its stored vector found (candidates.py's ``session_vector`` leg)
+    and its words (``sessions``) did not."""
+    return (
+        candidate.is_message
+        and "session_vector" in candidate.ranks
+        and ("sessions" not in candidate.ranks)
+    )
+
+
+def session_stand_ins(
+    run: Run, candidates: list[Candidate], found: dict[tuple[str, int], Candidate]
+) -> list[Candidate]:
+    """Add to ``found`` each message found by its meaning alone that no memory's source
+    holds, mapped to its session's best-scored memory among ``candidates``, else to the
+    session's digest from the store; return the digests fetched, as new candidates."""
+    alone = [
+        (key, m) for m in candidates if by_meaning_alone(m) and (key := message_key(m)) not in found
+    ]
+    if not alone:
+        return []
+    best: dict[str, Candidate] = {}
+    for candidate in by_score(candidates):
+        session = candidate.memory.session_id
+        if not candidate.is_message and session:
+            best.setdefault(session, candidate)
+    wanted = sorted({key[0] for key, _ in alone if key is not None} - best.keys())
+    digests = session_memories_tagged(run.ctx.db, wanted, DIGEST_TAG, run.where)
+    fetched = [Candidate(memory) for memory in digests.values()]
+    best |= {c.memory.session_id or "": c for c in fetched}
+    for key, _ in alone:
+        if key is not None and key[0] in best:
+            found[key] = best[key[0]]
+    return fetched
+
+
 def flat(text: str) -> str:
     """``text`` lower-cased, its whitespace runs as one space."""
     return " ".join(text.lower().split())
@@ -96,8 +143,12 @@ def join(run: Run, group: list[Candidate]) -> Candidate:
     """A memory and the messages it was distilled from as one result: the one that states
     the answer best (the most of the query's words; the memory on a tie: distilled, it is
     the shorter), with the best score and label of them all, x ``AGREE_BONUS`` when two
-    or more had evidence of their own (the distilled words and the words said agree)."""
-    best = max(group, key=lambda c: (states(run, c), not c.is_message))
+    or more had evidence of their own (the distilled words and the words said agree). A
+    message found by its meaning alone never stands for the group."""
+    best = max(
+        (c for c in group if not by_meaning_alone(c)),
+        key=lambda c: (states(run, c), not c.is_message),
+    )
     others = [c for c in group if c is not best]
     agree = sum(1 for c in group if c.score > 0) >= 2
     factor = AGREE_BONUS if agree else 1.0
@@ -105,6 +156,8 @@ def join(run: Run, group: list[Candidate]) -> Candidate:
     clear = next((c for c in group if c.clear), None)
     if clear is not None and not best.clear:
         best.clear, best.match_why = True, clear.match_why
+    elif not best.match_why:  # fetched for the group: labelled by its best member
+        best.match_why = max(others, key=lambda c: c.score).match_why
     best.members = (*best.members, *(c.id for c in others))
     best.factors[STAGE] = factor
     names = ", ".join(c.id if c.is_message else c.id[:8] for c in others)
@@ -116,6 +169,8 @@ def join(run: Run, group: list[Candidate]) -> Candidate:
 
 
 def provenance_of(candidate: Candidate) -> str:
+    if by_meaning_alone(candidate):
+        return "found by its meaning alone, its session's memory stands for it"
     return "distilled from it" if candidate.is_message else "said in it, stated better there"
 
 
@@ -125,6 +180,9 @@ def provenance(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     everyone = [*candidates, *run.possible]
     sources = sources_of(everyone)
     said_verbatim(everyone, sources)
+    fetched = session_stand_ins(run, everyone, sources)
+    for memory in fetched:
+        run.record(STAGE, memory, ADDED, why="the digest of a session a message was found in")
     if not sources:
         return candidates
     groups: dict[str, list[Candidate]] = {}  # memory id -> the memory, then its messages
@@ -143,5 +201,6 @@ def provenance(run: Run, candidates: list[Candidate]) -> list[Candidate]:
             promoted.append(best)
             kept_ids.add(best.id)
     kept = [c for c in candidates if c.id not in folded] + promoted
-    run.possible = by_score([c for c in run.possible if c.id not in folded | kept_ids])
+    aside = [*run.possible, *(c for c in fetched if c.id not in folded)]
+    run.possible = by_score([c for c in aside if c.id not in folded | kept_ids])
     return by_score(kept)
