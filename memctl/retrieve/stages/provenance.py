@@ -17,7 +17,8 @@ open them.
 A message its stored vector found and its words did not (``recall.message_vectors``:
 ``by_meaning_alone``) joins its session's memory whatever the source says: the
 session's best-scored memory among the candidates, else its digest (fetched).
-Such a message never stands for a group, it lifts the memory: close in meaning
+Such a message never stands for a group, it lifts the memory's score and never its
+label (the memory's own evidence labels it): close in meaning
 to a question about the work, a session's messages ("Now let me run the tests
 once more") took the top places from the digest and facts that state the
 answer. A session with no memory (its messages not distilled yet, or a store
@@ -47,6 +48,8 @@ VERBATIM_CHARS = 40
 # A memory whose source message matched too (reasoned: a small bonus, as the design asks;
 # it reorders near ties and never lifts a weak pair over a strong single).
 AGREE_BONUS = 1.1
+# Why a session's digest, fetched for its messages found by meaning alone, is offered
+STAND_IN_WHY = "the session's digest, whose messages are close in meaning to the query"
 
 
 def message_key(candidate: Candidate) -> tuple[str, int] | None:
@@ -74,11 +77,11 @@ def sources_of(candidates: list[Candidate]) -> dict[tuple[str, int], Candidate]:
 
 def by_meaning_alone(candidate: Candidate) -> bool:
     """A session message its stored vector found (candidates.py's ``session_vector`` leg)
-    and its words (``sessions``) did not."""
+    and its words (the messages' BM25, ``sessions``) did not."""
     return (
         candidate.is_message
         and "session_vector" in candidate.ranks
-        and ("sessions" not in candidate.ranks)
+        and "sessions" not in candidate.ranks
     )
 
 
@@ -144,7 +147,7 @@ def join(run: Run, group: list[Candidate]) -> Candidate:
     the answer best (the most of the query's words; the memory on a tie: distilled, it is
     the shorter), with the best score and label of them all, x ``AGREE_BONUS`` when two
     or more had evidence of their own (the distilled words and the words said agree). A
-    message found by its meaning alone never stands for the group."""
+    message found by its meaning alone never stands for the group, nor labels it."""
     best = max(
         (c for c in group if not by_meaning_alone(c)),
         key=lambda c: (states(run, c), not c.is_message),
@@ -153,11 +156,11 @@ def join(run: Run, group: list[Candidate]) -> Candidate:
     agree = sum(1 for c in group if c.score > 0) >= 2
     factor = AGREE_BONUS if agree else 1.0
     best.score = max(c.score for c in group) * factor
-    clear = next((c for c in group if c.clear), None)
+    clear = next((c for c in group if c.clear and not by_meaning_alone(c)), None)
     if clear is not None and not best.clear:
         best.clear, best.match_why = True, clear.match_why
-    elif not best.match_why:  # fetched for the group: labelled by its best member
-        best.match_why = max(others, key=lambda c: c.score).match_why
+    elif not best.match_why:  # a digest fetched for the group: no evidence of its own
+        best.match_why = f"possible: {STAND_IN_WHY}"
     best.members = (*best.members, *(c.id for c in others))
     best.factors[STAGE] = factor
     names = ", ".join(c.id if c.is_message else c.id[:8] for c in others)
@@ -170,7 +173,7 @@ def join(run: Run, group: list[Candidate]) -> Candidate:
 
 def provenance_of(candidate: Candidate) -> str:
     if by_meaning_alone(candidate):
-        return "found by its meaning alone, its session's memory stands for it"
+        return "found by its meaning alone: its session's memory stands for it"
     return "distilled from it" if candidate.is_message else "said in it, stated better there"
 
 
@@ -182,7 +185,7 @@ def provenance(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     said_verbatim(everyone, sources)
     fetched = session_stand_ins(run, everyone, sources)
     for memory in fetched:
-        run.record(STAGE, memory, ADDED, why="the digest of a session a message was found in")
+        run.record(STAGE, memory, ADDED, why=STAND_IN_WHY)
     if not sources:
         return candidates
     groups: dict[str, list[Candidate]] = {}  # memory id -> the memory, then its messages
