@@ -81,7 +81,7 @@ def by_meaning_alone(candidate: Candidate) -> bool:
     return (
         candidate.is_message
         and "session_vector" in candidate.ranks
-        and ("sessions" not in candidate.ranks or not candidate.clear)
+        and "sessions" not in candidate.ranks
     )
 
 
