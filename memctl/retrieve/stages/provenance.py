@@ -156,7 +156,7 @@ def join(run: Run, group: list[Candidate]) -> Candidate:
     agree = sum(1 for c in group if c.score > 0) >= 2
     factor = AGREE_BONUS if agree else 1.0
     best.score = max(c.score for c in group) * factor
-    clear = next((c for c in group if c.clear and not by_meaning_alone(c)), None)
+    clear = next((c for c in group if c.clear), None)
     if clear is not None and not best.clear:
         best.clear, best.match_why = True, clear.match_why
     elif not best.match_why:  # a digest fetched for the group: no evidence of its own
