@@ -128,6 +128,32 @@ def test_a_message_found_by_its_meaning_lifts_its_sessions_digest(
         assert sister.results[0].memory.content == SAID[3]
 
 
+def test_the_message_a_memory_came_from_takes_no_lead_from_it(
+    home: Path, local_embedder: Embedder
+) -> None:
+    """The memory closest in meaning to a question in other words is a clear match when it
+    leads the other memories; the message it was distilled from, as close as it, is no
+    rival (with message vectors on, the two used to tie and the memory was only possible)."""
+    from memctl.model import Memory
+    from memctl.store.memories import insert_memory
+
+    with Context(load_settings(overrides={"recall.message_vectors": True}), local_embedder) as on:
+        said_in_session(on, SAID)
+        memories = [
+            Memory(content=SAID[2], source="session:s1#3:user", session_id="s1"),
+            Memory(content="Grandma's lasagne needs three layers of pasta"),
+            Memory(content="the office plant gets water on Mondays"),
+        ]
+        with on.db.atomic():
+            for memory, vector in zip(memories, on.vectors([m.content for m in memories])):
+                insert_memory(on.db, memory, vector)
+        embed_messages(on.db, on.embedder, 100)
+        found = recall(on, "why are our builds so slow?", touch=False, sessions=True)
+    first = found.results[0]
+    assert first.memory.id == memories[0].id and first.clear
+    assert "s1#3" in first.members
+
+
 def test_the_int8_search_keeps_the_float_order(ctx: Context) -> None:
     """Quantised vectors rank as their floats do: the nearest 3 of 300 random ones in order
     (the 5th and 6th of these differ in the third decimal: a tie for int8)."""
