@@ -145,7 +145,8 @@ def test_the_message_a_memory_came_from_takes_no_lead_from_it(
             Memory(content="the office plant gets water on Mondays"),
         ]
         with on.db.atomic():
-            for memory, vector in zip(memories, on.vectors([m.content for m in memories])):
+            vectors = on.vectors([m.content for m in memories])
+            for memory, vector in zip(memories, vectors, strict=True):
                 insert_memory(on.db, memory, vector)
         embed_messages(on.db, on.embedder, 100)
         found = recall(on, "why are our builds so slow?", touch=False, sessions=True)

@@ -17,12 +17,13 @@ open them.
 A message its stored vector found and its words did not (``recall.message_vectors``:
 ``by_meaning_alone``) joins its session's memory whatever the source says: the
 session's best-scored memory among the candidates, else its digest (fetched).
-Such a message never stands for a group, it lifts the memory's score and never its
-label (the memory's own evidence labels it): close in meaning
-to a question about the work, a session's messages ("Now let me run the tests
-once more") took the top places from the digest and facts that state the
-answer. A session with no memory (its messages not distilled yet, or a store
-of messages only) keeps its messages as they are.
+Such a message never stands for a group: it lends the memory its score and label.
+Close in meaning to a question about the work, a session's messages ("Now let me
+run the tests once more") took the top places from the digest and facts that
+state the answer, and the digest states it more often than the message
+(docs/benchmarks.md, "Message vectors lift their session's memory"). A session
+with no memory (its messages not distilled yet, or a store of messages only)
+keeps its messages as they are.
 
 It runs on the gate's two lists at once: the candidates fuse kept, and those it
 set aside as possible (``run.possible``); a group with a member kept is kept.
@@ -147,7 +148,7 @@ def join(run: Run, group: list[Candidate]) -> Candidate:
     the answer best (the most of the query's words; the memory on a tie: distilled, it is
     the shorter), with the best score and label of them all, x ``AGREE_BONUS`` when two
     or more had evidence of their own (the distilled words and the words said agree). A
-    message found by its meaning alone never stands for the group, nor labels it."""
+    message found by its meaning alone never stands for the group."""
     best = max(
         (c for c in group if not by_meaning_alone(c)),
         key=lambda c: (states(run, c), not c.is_message),
@@ -184,8 +185,8 @@ def provenance(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     sources = sources_of(everyone)
     said_verbatim(everyone, sources)
     fetched = session_stand_ins(run, everyone, sources)
-    for memory in fetched:
-        run.record(STAGE, memory, ADDED, why=STAND_IN_WHY)
+    for digest in fetched:
+        run.record(STAGE, digest, ADDED, why=STAND_IN_WHY)
     if not sources:
         return candidates
     groups: dict[str, list[Candidate]] = {}  # memory id -> the memory, then its messages
