@@ -166,7 +166,9 @@ def join(run: Run, group: list[Candidate]) -> Candidate:
     best.factors[STAGE] = factor
     names = ", ".join(c.id if c.is_message else c.id[:8] for c in others)
     why = f"the same as {names}" + (", which matched too" if agree else "")
-    run.record(STAGE, best, RESCORED, factor, f"{why}; states the query's words best")
+    rivals = any(not by_meaning_alone(c) for c in others)
+    stands = "states the query's words best" if rivals else "stands for them (found by meaning)"
+    run.record(STAGE, best, RESCORED, factor, f"{why}; {stands}")
     for other in others:
         run.record(STAGE, other, DROPPED, why=f"folded into {best.id[:8]}: {provenance_of(other)}")
     return best
