@@ -53,7 +53,7 @@ from memctl.context import Context  # noqa: E402
 from memctl.embed import Embedder, get_embedder  # noqa: E402
 from memctl.errors import MemctlError  # noqa: E402
 from memctl.ingest.capture import queue_distillation  # noqa: E402
-from memctl.ingest.digest import DIGEST_TAG  # noqa: E402
+from memctl.memories.provenance import DIGEST_TAG  # noqa: E402
 from memctl.model import Memory, Message, Role, Session, State, format_time  # noqa: E402
 from memctl.retrieve.pipeline import recall  # noqa: E402
 from memctl.store.memories import MemoryFilter, list_memories  # noqa: E402

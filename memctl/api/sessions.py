@@ -82,7 +82,7 @@ def list_sessions(
 ) -> list[SessionRow]:
     """The latest sessions (newest first by ``where.clock``) with their digests and titles;
     ``before``: the page after the row of that (time, id)."""
-    from memctl.ingest.digest import DIGEST_TAG  # ingest's rules load numpy: only here
+    from memctl.memories.provenance import DIGEST_TAG
 
     if limit < 1:
         raise UsageError(f"limit takes 1 or more, not {limit}", ["limit"])

@@ -69,9 +69,9 @@ SOURCES: dict[str, str] = {
     "LongMemEval's long turns lost recall)",
     "recall.session_vectors": "measured: benchmarks.md § Real questions (0: found@5 and "
     "speed both better than 20 embedded per query)",
-    "recall.message_vectors": "measured: benchmarks.md § Provenance picks the better "
-    "statement (off: the real questions' judged found@5 from the project, tune half, 95.3 "
-    "against 86.0 on)",
+    "recall.message_vectors": "measured: benchmarks.md § Message vectors lift their "
+    "session's memory (off: on, a check question asked from everywhere leaves the top 5, "
+    "and the slow path embeds every message)",
     "recall.cap": RECALL + ": keep limit x 2",
     "recall.llm_gate_candidates": "reasoned: the 5 closest memories, as many as a found@5 "
     "counts (benchmarks.md § Clear and possible matches)",

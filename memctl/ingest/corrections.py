@@ -18,10 +18,10 @@ from __future__ import annotations
 import re
 
 from memctl.ingest.claims import NOT_A_CLAIM
-from memctl.ingest.digest import DIGEST_TAG
 from memctl.ingest.extract_rules import sentences
 from memctl.ingest.run import Run
 from memctl.lazy_re import lazy
+from memctl.memories.provenance import DIGEST_TAG
 from memctl.model import Memory, Relation, RelationType, State
 from memctl.store.memories import MemoryFilter, list_memories, session_memories
 from memctl.store.relations import has_relation

@@ -75,7 +75,6 @@ from memctl.lazy_re import lazy
 from memctl.memories.provenance import fetches_and_runs
 from memctl.model import Message, Role
 
-DIGEST_TAG = "digest"
 ITEM_WIDTH = 160
 REQUEST_MIN_CHARS = 12
 # A request that lists its requirements (two short items or more that limit or forbid:

@@ -25,7 +25,7 @@ from memctl.ingest.apply import DIGEST, apply, prepare_merges
 from memctl.ingest.capture import Captured
 from memctl.ingest.claims import evidence
 from memctl.ingest.corrections import link_corrections
-from memctl.ingest.digest import DIGEST_TAG, SessionDigest, build_digest, render
+from memctl.ingest.digest import SessionDigest, build_digest, render
 from memctl.ingest.extract import extract
 from memctl.ingest.extract_actions import action_facts
 from memctl.ingest.facts import Decision, Fact, Passage, Verdict
@@ -38,6 +38,7 @@ from memctl.ingest.run import Run, start_run
 from memctl.llm import choose_llm
 from memctl.memories.operations import personal_scope
 from memctl.memories.privacy import Redactions, scrub_messages
+from memctl.memories.provenance import DIGEST_TAG
 from memctl.model import Category, Message, Role, Session, now_iso, parse_time
 from memctl.store import jobs
 from memctl.store.memories import session_memory

@@ -24,9 +24,9 @@ import numpy as np
 
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.ingest import reconcile_llm, reconcile_rules
-from memctl.ingest.digest import DIGEST_TAG
 from memctl.ingest.facts import Decision, Fact, Verdict
 from memctl.ingest.run import Run
+from memctl.memories.provenance import DIGEST_TAG
 from memctl.model import Category, Kind, Memory, State, now_iso
 from memctl.store.memories import (
     MemoryFilter,

@@ -38,6 +38,7 @@ from memctl.errors import InputError
 from memctl.ingest.facts import abstract
 from memctl.maintain.plan import Maintenance, TaskReport
 from memctl.memories.privacy import scrub
+from memctl.memories.provenance import DIGEST_TAG
 from memctl.model import Category, Memory, State, now_iso
 from memctl.store.database import Database
 from memctl.store.memories import MemoryFilter, get_memories, list_memories
@@ -58,7 +59,6 @@ LINE_CHARS = 160
 DIGESTS = 3  # the latest session digests the dynamic sections read
 STACK_KINDS = ("tool", "service")
 STACK_SOURCES = 3  # memories cited for a stack line
-DIGEST_TAG = "digest"
 # Digest lines (ingest/digest.py render) and the section each feeds.
 DIGEST_LINES = {"Asked: ": "focus", "Left open: ": "open problems", "Decided: ": "decisions"}
 WRITER = "rules"

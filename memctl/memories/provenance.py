@@ -48,6 +48,9 @@ FETCH_AND_RUN = lazy(
 
 # The source of a recall result that stands for a knowledge-graph path, not a memory.
 GRAPH_SOURCE = "graph"
+# The tag of a session's digest (ingest/digest.py writes it; recall, the session-start
+# block and the profile read it).
+DIGEST_TAG = "digest"
 
 
 def origin(memory: Memory, host: str | None = None) -> str:

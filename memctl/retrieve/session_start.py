@@ -32,7 +32,7 @@ from typing import Any
 from memctl.config import Settings
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
-from memctl.memories.provenance import origin, start_refusal, trusted_hosts
+from memctl.memories.provenance import DIGEST_TAG, origin, start_refusal, trusted_hosts
 from memctl.model import Category, Kind, Memory, RelationType, State
 from memctl.retrieve.context_block import CONTEXT_TAG, escape_tags, memory_line
 from memctl.retrieve.fit import shorten
@@ -49,7 +49,6 @@ from memctl.store.transcripts import count_scope_sessions
 ACTIVE = (State.ACTIVE,)
 PERSONAL = (Category.PROFILE, Category.PREFERENCES)
 RECENT = (Category.CASES, Category.EVENTS)
-DIGEST_TAG = "digest"
 ITEM_TOKENS = 6  # the bullet, the age and the line break
 # A fact this long that the block already gives is taken out of a later digest, which
 # quotes what was asked and done (the deploy fact said three times in one block, issue 37).

@@ -499,3 +499,25 @@ def session_memories(db: Database, session_id: str) -> list[Memory]:
         "ORDER BY created_at, id",
         (session_id,),
     )
+
+
+def session_memories_tagged(
+    db: Database, session_ids: list[str], tag: str, where: MemoryFilter
+) -> dict[str, Memory]:
+    """session id -> its oldest active memory carrying ``tag`` (a session's digest) that
+    passes ``where``, for each of ``session_ids`` that has one, in one query."""
+    if not session_ids:
+        return {}
+    condition, params = where.where()
+    found = read_memories(
+        db,
+        f"SELECT {memory_columns()} FROM json_each(?) AS wanted CROSS JOIN memories m "
+        "ON m.session_id = wanted.value WHERE m.state = 'active' AND EXISTS (SELECT 1 FROM "
+        f"json_each(m.tags) WHERE value = ?) AND {condition} ORDER BY m.created_at, m.id",
+        [json.dumps(session_ids), tag, *params],
+    )
+    first: dict[str, Memory] = {}
+    for memory in found:
+        if memory.session_id is not None:
+            first.setdefault(memory.session_id, memory)
+    return first

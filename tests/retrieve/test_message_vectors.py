@@ -34,6 +34,8 @@ SAID = [
     "Our CI pipeline takes forty minutes because the integration suite runs serially",
     "My sister moved to Lisbon last spring",
 ]
+# more of a session: its digest's source spans more messages than a fact's
+SESSION_END = ["ok, shard it", "done, pushed", "thanks!"]
 # the slow path and maintain embed the messages only when recall reads their vectors
 VECTORS_ON = ("-c", "recall.message_vectors=true")
 
@@ -92,6 +94,65 @@ def test_a_message_said_in_other_words_is_found_through_its_stored_vector(
     with Context(load_settings(), embedder=local_embedder) as words_only:  # the default: off
         off = recall(words_only, question, touch=False, sessions=True)
     assert "s1#3" not in [r.memory.id for r in off.results]
+
+
+def test_a_message_found_by_its_meaning_lifts_its_sessions_digest(
+    home: Path, local_embedder: Embedder
+) -> None:
+    """Found by its vector alone, a message of a distilled session gives its place to the
+    session's digest (which says what the session did) and is named among its members; a
+    session with no memory (not distilled) keeps its message as the answer."""
+    from memctl.model import Category, Kind, Memory
+    from memctl.store.memories import insert_memory
+
+    with Context(load_settings(overrides={"recall.message_vectors": True}), local_embedder) as on:
+        said_in_session(on, [*SAID[:3], *SESSION_END], "s1")
+        said_in_session(on, SAID[3:], "s2")
+        digest = Memory(
+            content="Session: the integration suite; Outcome: split into shards",
+            kind=Kind.EPISODIC,
+            category=Category.EVENTS,
+            tags=["digest", "session"],
+            source=f"session:s1#1-{3 + len(SESSION_END)}",
+            session_id="s1",
+        )
+        with on.db.atomic():
+            insert_memory(on.db, digest, on.vectors([digest.content])[0])
+        assert embed_messages(on.db, on.embedder, 100) == len(SAID) + len(SESSION_END)
+        slow = recall(on, "why are our builds so slow?", touch=False, sessions=True)
+        ids = [r.memory.id for r in slow.results]
+        assert ids[0] == digest.id and "s1#3" not in ids
+        assert "s1#3" in slow.results[0].members
+        sister = recall(on, "where does my sibling live now?", touch=False, sessions=True)
+        assert sister.results[0].memory.id == "s2#1"
+        assert sister.results[0].memory.content == SAID[3]
+
+
+def test_the_message_a_memory_came_from_takes_no_lead_from_it(
+    home: Path, local_embedder: Embedder
+) -> None:
+    """The memory closest in meaning to a question in other words is a clear match when it
+    leads the other memories; the message it was distilled from, as close as it, is no
+    rival (with message vectors on, the two used to tie and the memory was only possible)."""
+    from memctl.model import Memory
+    from memctl.store.memories import insert_memory
+
+    with Context(load_settings(overrides={"recall.message_vectors": True}), local_embedder) as on:
+        said_in_session(on, SAID)
+        memories = [
+            Memory(content=SAID[2], source="session:s1#3:user", session_id="s1"),
+            Memory(content="Grandma's lasagne needs three layers of pasta"),
+            Memory(content="the office plant gets water on Mondays"),
+        ]
+        with on.db.atomic():
+            vectors = on.vectors([m.content for m in memories])
+            for memory, vector in zip(memories, vectors, strict=True):
+                insert_memory(on.db, memory, vector)
+        embed_messages(on.db, on.embedder, 100)
+        found = recall(on, "why are our builds so slow?", touch=False, sessions=True)
+    first = found.results[0]
+    assert first.memory.id == memories[0].id and first.clear
+    assert "s1#3" in first.members
 
 
 def test_the_int8_search_keeps_the_float_order(ctx: Context) -> None:

@@ -267,11 +267,16 @@ SHOWS, SUPPORTS = "shows", "supports"
 
 
 def lead(candidates: list[Candidate]) -> tuple[str | None, float]:
-    """(id, margin): the candidate closest to the query in meaning and how far its cosine
+    """(id, margin): the memory closest to the query in meaning and how far its cosine
     leads the next closest (None with fewer than two: one memory has nothing to stand out
-    from)."""
+    from). Session messages are no rivals: their closeness labels nothing, and the message
+    a memory was distilled from is as close as the memory."""
     cosines = sorted(
-        ((cosine, c.id) for c in candidates if (cosine := similarity(c)) is not None),
+        (
+            (cosine, c.id)
+            for c in candidates
+            if not c.is_message and (cosine := similarity(c)) is not None
+        ),
         reverse=True,
     )
     if len(cosines) < 2:

@@ -14,15 +14,28 @@ of their own (the distilled words and the words said agree), and names the
 others (``Candidate.members``) so that ``--explain`` and ``sessions expand``
 open them.
 
+A message its stored vector found and its words did not (``recall.message_vectors``:
+``by_meaning_alone``) joins its session's memory whatever the source says: the
+session's best-scored memory among the candidates, else its digest (fetched).
+Such a message never stands for a group: it lends the memory its score and label.
+Close in meaning to a question about the work, a session's messages ("Now let me
+run the tests once more") took the top places from the digest and facts that
+state the answer, and the digest states it more often than the message
+(docs/benchmarks.md, "Message vectors lift their session's memory"). A session
+with no memory (its messages not distilled yet, or a store of messages only)
+keeps its messages as they are.
+
 It runs on the gate's two lists at once: the candidates fuse kept, and those it
 set aside as possible (``run.possible``); a group with a member kept is kept.
 """
 
 from __future__ import annotations
 
+from memctl.memories.provenance import DIGEST_TAG
 from memctl.retrieve.query import words_pattern
-from memctl.retrieve.run import DROPPED, RESCORED, Candidate, Run, by_score
+from memctl.retrieve.run import ADDED, DROPPED, RESCORED, Candidate, Run, by_score
 from memctl.retrieve.stages.fuse import coverage
+from memctl.store.memories import session_memories_tagged
 from memctl.store.message_search import MESSAGE_SEPARATOR
 from memctl.store.sessions import source_range
 
@@ -36,6 +49,8 @@ VERBATIM_CHARS = 40
 # A memory whose source message matched too (reasoned: a small bonus, as the design asks;
 # it reorders near ties and never lifts a weak pair over a strong single).
 AGREE_BONUS = 1.1
+# Why a session's digest, fetched for its messages found by meaning alone, is offered
+STAND_IN_WHY = "the session's digest, whose messages are close in meaning to the query"
 
 
 def message_key(candidate: Candidate) -> tuple[str, int] | None:
@@ -59,6 +74,42 @@ def sources_of(candidates: list[Candidate]) -> dict[tuple[str, int], Candidate]:
         for seq in range(first, last + 1):
             found.setdefault((session_id, seq), candidate)
     return found
+
+
+def by_meaning_alone(candidate: Candidate) -> bool:
+    """A session message its stored vector found (candidates.py's ``session_vector`` leg)
+    and its words (the messages' BM25, ``sessions``) did not."""
+    return (
+        candidate.is_message
+        and "session_vector" in candidate.ranks
+        and "sessions" not in candidate.ranks
+    )
+
+
+def session_stand_ins(
+    run: Run, candidates: list[Candidate], found: dict[tuple[str, int], Candidate]
+) -> list[Candidate]:
+    """Add to ``found`` each message found by its meaning alone that no memory's source
+    holds, mapped to its session's best-scored memory among ``candidates``, else to the
+    session's digest from the store; return the digests fetched, as new candidates."""
+    alone = [
+        (key, m) for m in candidates if by_meaning_alone(m) and (key := message_key(m)) not in found
+    ]
+    if not alone:
+        return []
+    best: dict[str, Candidate] = {}
+    for candidate in by_score(candidates):
+        session = candidate.memory.session_id
+        if not candidate.is_message and session:
+            best.setdefault(session, candidate)
+    wanted = sorted({key[0] for key, _ in alone if key is not None} - best.keys())
+    digests = session_memories_tagged(run.ctx.db, wanted, DIGEST_TAG, run.where)
+    fetched = [Candidate(memory) for memory in digests.values()]
+    best |= {c.memory.session_id or "": c for c in fetched}
+    for key, _ in alone:
+        if key is not None and key[0] in best:
+            found[key] = best[key[0]]
+    return fetched
 
 
 def flat(text: str) -> str:
@@ -96,8 +147,12 @@ def join(run: Run, group: list[Candidate]) -> Candidate:
     """A memory and the messages it was distilled from as one result: the one that states
     the answer best (the most of the query's words; the memory on a tie: distilled, it is
     the shorter), with the best score and label of them all, x ``AGREE_BONUS`` when two
-    or more had evidence of their own (the distilled words and the words said agree)."""
-    best = max(group, key=lambda c: (states(run, c), not c.is_message))
+    or more had evidence of their own (the distilled words and the words said agree). A
+    message found by its meaning alone never stands for the group."""
+    best = max(
+        (c for c in group if not by_meaning_alone(c)),
+        key=lambda c: (states(run, c), not c.is_message),
+    )
     others = [c for c in group if c is not best]
     agree = sum(1 for c in group if c.score > 0) >= 2
     factor = AGREE_BONUS if agree else 1.0
@@ -105,17 +160,23 @@ def join(run: Run, group: list[Candidate]) -> Candidate:
     clear = next((c for c in group if c.clear), None)
     if clear is not None and not best.clear:
         best.clear, best.match_why = True, clear.match_why
+    elif not best.match_why:  # a digest fetched for the group: no evidence of its own
+        best.match_why = f"possible: {STAND_IN_WHY}"
     best.members = (*best.members, *(c.id for c in others))
     best.factors[STAGE] = factor
     names = ", ".join(c.id if c.is_message else c.id[:8] for c in others)
     why = f"the same as {names}" + (", which matched too" if agree else "")
-    run.record(STAGE, best, RESCORED, factor, f"{why}; states the query's words best")
+    rivals = any(not by_meaning_alone(c) for c in others)
+    stands = "states the query's words best" if rivals else "stands for them (found by meaning)"
+    run.record(STAGE, best, RESCORED, factor, f"{why}; {stands}")
     for other in others:
         run.record(STAGE, other, DROPPED, why=f"folded into {best.id[:8]}: {provenance_of(other)}")
     return best
 
 
 def provenance_of(candidate: Candidate) -> str:
+    if by_meaning_alone(candidate):
+        return "found by its meaning alone: its session's memory stands for it"
     return "distilled from it" if candidate.is_message else "said in it, stated better there"
 
 
@@ -125,6 +186,9 @@ def provenance(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     everyone = [*candidates, *run.possible]
     sources = sources_of(everyone)
     said_verbatim(everyone, sources)
+    fetched = session_stand_ins(run, everyone, sources)
+    for digest in fetched:
+        run.record(STAGE, digest, ADDED, why=STAND_IN_WHY)
     if not sources:
         return candidates
     groups: dict[str, list[Candidate]] = {}  # memory id -> the memory, then its messages
@@ -143,5 +207,6 @@ def provenance(run: Run, candidates: list[Candidate]) -> list[Candidate]:
             promoted.append(best)
             kept_ids.add(best.id)
     kept = [c for c in candidates if c.id not in folded] + promoted
-    run.possible = by_score([c for c in run.possible if c.id not in folded | kept_ids])
+    aside = [*run.possible, *(c for c in fetched if c.id not in folded)]
+    run.possible = by_score([c for c in aside if c.id not in folded | kept_ids])
     return by_score(kept)
