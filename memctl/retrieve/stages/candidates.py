@@ -311,8 +311,9 @@ def word_weights(run: Run) -> Weighed:
     words = run.query.words
     documents, containing = word_document_counts(run.ctx.db, words)
     weights = {w: idf(documents, containing.get(w, 0)) for w in words}
+    terms = _unknown_terms(run, documents, containing)
     if not run.query.names:
-        return Weighed(weights, frozenset(), frozenset(), frozenset(), run.query.alternatives)
+        return Weighed(weights, frozenset(), terms, frozenset(), run.query.alternatives)
     phrases = {name: tuple(w.lower() for w in name.split()) for name in run.query.names}
     synonyms = {name: _synonyms_of(run, phrase) for name, phrase in phrases.items()}
     wanted = [*phrases.values(), *(p for found in synonyms.values() for p in found)]
@@ -332,6 +333,7 @@ def word_weights(run: Run) -> Weighed:
     if unknown and run.sessions:  # a name the session messages say is no stranger to them
         said = phrases_said(run.ctx.db, [phrases[name] for name in sorted(unknown)])
         unknown = {name for name in unknown if " ".join(phrases[name]) not in said}
+    unknown |= terms
     anchors = frozenset(
         name for name, n in mentions.items() if least and n >= least and could_be_stranger(name)
     )
@@ -347,6 +349,28 @@ def word_weights(run: Run) -> Weighed:
     return Weighed(weights, anchors, frozenset(unknown), common, searched)
 
 
+def _unknown_terms(run: Run, documents: int, containing: dict[str, int]) -> frozenset[str]:
+    """The query's software terms (words of the vocabulary: "k6", "gdpr", "helm") that no
+    memory holds in any of their spellings, in a store of at least ``TERMS_KNOWN_FROM``
+    memories (nor, with session messages in the ranking, any message): a term a large store
+    of a developer's notes never names says the question is about something it does not
+    keep, as a stranger's name does. A small store names few of the terms it could."""
+    if documents < TERMS_KNOWN_FROM or not run.params.strangers_veto:
+        return frozenset()
+    lacking = [w for w, found in run.query.synonyms.items() if found and not containing.get(w)]
+    if not lacking:
+        return frozenset()
+    spellings = {w: ((w,), *run.query.synonyms[w]) for w in lacking}
+    counts = phrase_document_counts(run.ctx.db, [p for found in spellings.values() for p in found])
+    unknown = {
+        w for w, found in spellings.items() if not any(counts.get(" ".join(p)) for p in found)
+    }
+    if unknown and run.sessions:
+        said = phrases_said(run.ctx.db, [(w,) for w in sorted(unknown)])
+        unknown = {w for w in unknown if w not in said}
+    return frozenset(unknown)
+
+
 def _synonyms_of(run: Run, name: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
     """The vocabulary's synonyms of a name's words (none when the weight is 0)."""
     if run.params.vocabulary_weight <= 0:
@@ -355,6 +379,11 @@ def _synonyms_of(run: Run, name: tuple[str, ...]) -> tuple[tuple[str, ...], ...]
 
 
 CALENDAR = frozenset((*MONTHS, *WEEKDAYS))
+# Memories from which a software term the store never names is a stranger (_unknown_terms):
+# in a store of 30 developer notes, most of the vocabulary's terms are missing and a
+# reworded question uses them ("timestamps", "permissions"); density.LOCAL_ROWS's size
+# (docs/benchmarks.md, "Software terms the store never names").
+TERMS_KNOWN_FROM = 200
 
 
 def could_be_stranger(name: str) -> bool:
