@@ -303,7 +303,8 @@ def word_weights(run: Run) -> Weighed:
     all-capital ones, days or months, as for strangers below); those no
     memory (nor, with session messages in the ranking, any message) mentions
     (strangers), but for all-capital ones ("OK", "PR", "API" are as
-    often words) and days and months, which name a time, not a subject; and the anchors
+    often words) and days and months, which name a time, not a subject (and, in a large
+    store, the software terms it never names: ``_unknown_terms``); and the anchors
     at least ``common_name_share`` of the memories mention (common names). The BM25 leg
     searches the query's words without its common names when no memory holds any other
     of them: a name alone ranks the memories holding it by their length, not their
