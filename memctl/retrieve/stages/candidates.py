@@ -42,6 +42,7 @@ from memctl.store.database import Database
 from memctl.store.memories import (
     fts_rank,
     get_memories,
+    holds_any,
     phrase_document_counts,
     word_document_counts,
 )
@@ -358,17 +359,13 @@ def _unknown_terms(run: Run, documents: int, containing: dict[str, int]) -> froz
     keep, as a stranger's name does. A small store names few of the terms it could."""
     if documents < TERMS_KNOWN_FROM or not run.params.strangers_veto:
         return frozenset()
-    lacking = [w for w, found in run.query.synonyms.items() if found and not containing.get(w)]
-    if not lacking:
-        return frozenset()
-    spellings = {w: ((w,), *run.query.synonyms[w]) for w in lacking}
-    counts = phrase_document_counts(run.ctx.db, [p for found in spellings.values() for p in found])
-    unknown = {
-        w for w, found in spellings.items() if not any(counts.get(" ".join(p)) for p in found)
-    }
-    if unknown and run.sessions:
-        said = phrases_said(run.ctx.db, [(w,) for w in sorted(unknown)])
-        unknown = {w for w in unknown if w not in said}
+    unknown = set()
+    for word, found in run.query.synonyms.items():
+        spellings = [(word,), *found]
+        if not found or containing.get(word) or holds_any(run.ctx.db, spellings):
+            continue
+        if not (run.sessions and phrases_said(run.ctx.db, spellings)):
+            unknown.add(word)
     return frozenset(unknown)
 
 
