@@ -220,7 +220,8 @@ RECALL_KEYS: tuple[Key, ...] = (
         "A name the query writes capitalised that no memory mentions vetoes evidence by "
         "meaning alone (recall.relevance_floor, recall.lead_floor), by another name the store "
         "knows, and by one word said inside the query's time: the query is about someone or "
-        "something the store does not know (not all-capital words, days, months).",
+        "something the store does not know (not all-capital words, days, months). So does, "
+        "in a store of 200 memories or more, a software term no memory names in any spelling.",
     ),
     Key(
         "recall.possible",

@@ -349,6 +349,17 @@ def phrase_document_counts(db: Database, phrases: list[tuple[str, ...]]) -> dict
     return counts
 
 
+def holds_any(db: Database, phrases: Iterable[tuple[str, ...]]) -> bool:
+    """Whether some memory (any state) holds one of ``phrases`` (its words in a row)."""
+    for phrase in phrases:
+        match = fts_phrases([phrase])
+        if match is not None and db.value(
+            "SELECT 1 FROM memories_fts WHERE memories_fts MATCH ? LIMIT 1", [match]
+        ):
+            return True
+    return False
+
+
 def session_neighbours(
     db: Database, memories: list[Memory], where: MemoryFilter
 ) -> dict[str, tuple[str | None, str | None]]:

@@ -243,3 +243,53 @@ def test_a_question_naming_someone_most_memories_mention_is_answered_by_its_mean
     by_name = ("-c", "recall.common_name_share=0")
     before = json.loads(run_cli(*home, *by_name, *asked, real_model=True).stdout)["results"]
     assert before[0]["content"] != said[8]
+
+
+TEAM_NOTES = [
+    "Run the unit tests with `pytest -x -q tests/unit`.",
+    "Write dates as ISO 8601 (2024-05-01) in docs and logs.",
+    "Deploys: `make ship` from main, needs VPN.",
+    "Primary database is PostgreSQL 15 on RDS, with read replicas in the same region.",
+]
+SERVICES = "billing search checkout invoices ledger accounts catalog pricing payouts inbox".split()
+SERVICE_NOTES = [
+    "The {0} service is owned by the {0} squad; page them in #{0}-oncall.",
+    "The {0} service answers on port 80{1:02d} in local development.",
+    "The {0} service writes its audit trail to the {0}_events table.",
+    "Feature work on {0} is planned on the {0} board every second Monday.",
+    "The {0} service's README explains how to seed its fixtures.",
+]
+
+
+def team_notes(services: int) -> str:
+    """TEAM_NOTES beside five notes on each of ``services`` services, as JSON lines."""
+    notes = TEAM_NOTES + [
+        note.format(name if i < len(SERVICES) else f"{name}{i}", i)
+        for i, name in enumerate((SERVICES * 5)[:services])
+        for note in SERVICE_NOTES
+    ]
+    return "".join(json.dumps({"content": note}) + "\n" for note in notes)
+
+
+def test_a_software_term_a_large_store_never_names_leaves_no_clear_match(tmp_path: Path) -> None:
+    """k6 is a load-testing tool: 204 notes of a team that never names it, nor load tests, do
+    not answer how to run them, however close the unit tests' note is in meaning. A small
+    store names few of the terms it could: a reworded question there keeps its clear match."""
+
+    def matches(home: Path, question: str) -> list[tuple[str, str]]:
+        asked = ("--home", str(home), "recall", question, "--json")
+        found = json.loads(run_cli(*asked, real_model=True).stdout)["results"]
+        return [(r["content"], r["match"]) for r in found]
+
+    large, small = tmp_path / "large", tmp_path / "small"
+    for home, services in ((large, 40), (small, 0)):
+        imported = run_cli(
+            "--home", str(home), "import", "-", input=team_notes(services), real_model=True
+        )
+        assert imported.returncode == 0, imported.stderr
+    unit = matches(large, "how do I run the unit tests?")
+    assert unit[0] == (TEAM_NOTES[0], "clear")
+    load = matches(large, "how do we run load tests with k6?")
+    assert load and {match for _, match in load} == {"possible"}
+    dates = matches(small, "what format should timestamps be in?")
+    assert dates[0] == (TEAM_NOTES[1], "clear")

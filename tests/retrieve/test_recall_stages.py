@@ -16,7 +16,7 @@ from memctl.model import Kind, Memory, Relation, RelationType, State, Tier, form
 from memctl.retrieve.pipeline import Recalled, possible_results, start
 from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run
 from memctl.retrieve.stages.bm25_floor import bm25_floor
-from memctl.retrieve.stages.candidates import could_be_stranger, word_weights
+from memctl.retrieve.stages.candidates import TERMS_KNOWN_FROM, could_be_stranger, word_weights
 from memctl.retrieve.stages.cap import cap
 from memctl.retrieve.stages.cutoff import cutoff
 from memctl.retrieve.stages.decay import decay, recency
@@ -581,6 +581,18 @@ def test_a_name_the_store_knows_anchors_unless_written_in_capitals_only(ctx: Con
     weighed = word_weights(run)
     # "API" names a topic as often as a thing: a memory holding it is not clear for that
     assert weighed.anchors == frozenset({"Caroline"}) and not weighed.strangers
+
+
+def test_a_software_term_a_large_store_never_names_is_a_stranger(ctx: Context) -> None:
+    question = "how do we run load tests with k6?"
+    for i in range(TERMS_KNOWN_FROM - 1):
+        stored(ctx, f"note {i}: run the unit tests before pushing")
+    make_weights = lambda: word_weights(make_run(ctx, question))  # noqa: E731
+    assert not make_weights().strangers  # a small store names few of the terms it could
+    stored(ctx, "the unit tests take a minute")
+    assert "k6" in make_weights().strangers
+    stored(ctx, "the nightly benchmark hits staging for ten minutes")  # k6's group-mate
+    assert not make_weights().strangers
 
 
 def test_a_stranger_in_the_query_leaves_a_known_name_and_its_time_no_clear_match(

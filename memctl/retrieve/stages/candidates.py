@@ -43,6 +43,7 @@ from memctl.store.memories import (
     WordCounts,
     fts_rank,
     get_memories,
+    holds_any,
     phrase_document_counts,
     word_document_counts,
 )
@@ -307,7 +308,8 @@ def word_weights(run: Run) -> Weighed:
     all-capital ones, days or months, as for strangers below); those no
     memory (nor, with session messages in the ranking, any message) mentions
     (strangers), but for all-capital ones ("OK", "PR", "API" are as
-    often words) and days and months, which name a time, not a subject; and the anchors
+    often words) and days and months, which name a time, not a subject (and, in a large
+    store, the software terms it never names: ``_unknown_terms``); and the anchors
     at least ``common_name_share`` of the memories mention (common names). The BM25 leg
     searches the query's words without its common names when no memory holds any other
     of them: a name alone ranks the memories holding it by their length, not their
@@ -316,8 +318,9 @@ def word_weights(run: Run) -> Weighed:
     documents, containing = word_document_counts(run.ctx.db, words)
     weights = {w: idf(documents, containing.get(w, 0)) for w in words}
     held = (documents, {w: containing.get(w, 0) for w in words})
+    terms = _unknown_terms(run, documents, containing)
     if not run.query.names:
-        return Weighed(weights, frozenset(), frozenset(), frozenset(), run.query.alternatives, held)
+        return Weighed(weights, frozenset(), terms, frozenset(), run.query.alternatives, held)
     phrases = {name: tuple(w.lower() for w in name.split()) for name in run.query.names}
     synonyms = {name: _synonyms_of(run, phrase) for name, phrase in phrases.items()}
     wanted = [*phrases.values(), *(p for found in synonyms.values() for p in found)]
@@ -337,6 +340,7 @@ def word_weights(run: Run) -> Weighed:
     if unknown and run.sessions:  # a name the session messages say is no stranger to them
         said = phrases_said(run.ctx.db, [phrases[name] for name in sorted(unknown)])
         unknown = {name for name in unknown if " ".join(phrases[name]) not in said}
+    unknown |= terms
     anchors = frozenset(
         name for name, n in mentions.items() if least and n >= least and could_be_stranger(name)
     )
@@ -352,6 +356,24 @@ def word_weights(run: Run) -> Weighed:
     return Weighed(weights, anchors, frozenset(unknown), common, searched, held)
 
 
+def _unknown_terms(run: Run, documents: int, containing: dict[str, int]) -> frozenset[str]:
+    """The query's software terms (words of the vocabulary: "k6", "gdpr", "helm") that no
+    memory holds in any of their spellings, in a store of at least ``TERMS_KNOWN_FROM``
+    memories (nor, with session messages in the ranking, any message): a term a large store
+    of a developer's notes never names says the question is about something it does not
+    keep, as a stranger's name does. A small store names few of the terms it could."""
+    if documents < TERMS_KNOWN_FROM or not run.params.strangers_veto:
+        return frozenset()
+    unknown = set()
+    for word, found in run.query.synonyms.items():
+        spellings = [(word,), *found]
+        if not found or containing.get(word) or holds_any(run.ctx.db, spellings):
+            continue
+        if not (run.sessions and phrases_said(run.ctx.db, spellings)):
+            unknown.add(word)
+    return frozenset(unknown)
+
+
 def _synonyms_of(run: Run, name: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
     """The vocabulary's synonyms of a name's words (none when the weight is 0)."""
     if run.params.vocabulary_weight <= 0:
@@ -360,6 +382,11 @@ def _synonyms_of(run: Run, name: tuple[str, ...]) -> tuple[tuple[str, ...], ...]
 
 
 CALENDAR = frozenset((*MONTHS, *WEEKDAYS))
+# Memories from which a software term the store never names is a stranger (_unknown_terms):
+# in a store of 30 developer notes, most of the vocabulary's terms are missing and a
+# reworded question uses them ("timestamps", "permissions"); density.LOCAL_ROWS's size
+# (docs/benchmarks.md, "Software terms the store never names").
+TERMS_KNOWN_FROM = 200
 
 
 def could_be_stranger(name: str) -> bool:

@@ -29,7 +29,8 @@ store), and whether it was created inside a time the query names.
   but it stands out from the rest of the store, where an unrelated question scores
   about the same against everything (docs/benchmarks.md, "Paraphrases").
 - Neither of these two (evidence by meaning alone) counts when the query writes
-  capitalised a name that no memory mentions (``strangers_veto``): "When is
+  capitalised a name that no memory mentions, or, in a store of 200 memories or more,
+  a software term none names (``strangers_veto``): "When is
   Ben's birthday?" is close in meaning to the user's own birthday, but about
   someone the store does not know. Nor, then, do a name the store knows ("When
   does Oliver's flight to Nairobi land?" beside every memory of Oliver) or one of
