@@ -22,9 +22,10 @@ from tests.fakes import HashEmbedder
 
 
 @pytest.fixture(scope="module")
-def stored(tmp_path_factory: pytest.TempPathFactory, user_cache: Path) -> Shared:
+def stored(tmp_path_factory: pytest.TempPathFactory, user_cache: Path) -> tuple[Shared, str]:
     """Three memories (tags, categories, scopes, a relation) and a session message, stored
-    once for the module through the API; the tests only read them."""
+    once for the module through the API, and the id of the one with the relation; the
+    tests only read them."""
     with shared(tmp_path_factory, user_cache, "memories") as place:
         with Context(load_settings(), embedder=HashEmbedder()) as ctx:
             made = [
@@ -37,7 +38,7 @@ def stored(tmp_path_factory: pytest.TempPathFactory, user_cache: Path) -> Shared
             ]
             link(ctx, LinkRequest(made[0].memory.id, made[2].memory.id, "depends_on", 0.9))
             said_in_session(ctx, ["we deploy on Fridays"])
-    return place
+    return place, made[0].memory.id
 
 
 def unstamped(shown: str) -> str:
@@ -61,12 +62,12 @@ def unstamped(shown: str) -> str:
     ],
 )
 def test_the_fast_lane_prints_what_the_typer_command_prints(
-    stored: Shared, args: tuple[str, ...]
+    stored: tuple[Shared, str], args: tuple[str, ...]
 ) -> None:
-    first = json.loads(run_cli("list", "--json", env=stored.env, cwd=stored.project).stdout)
-    command = [first[-1]["id"][:8] if arg == "ID" else arg for arg in args]
-    fast = run_cli(*command, env=stored.env, cwd=stored.project)
-    slow = through_typer(command[0], *command, env=stored.env, cwd=stored.project)
+    place, linked = stored
+    command = [linked[:8] if arg == "ID" else arg for arg in args]
+    fast = run_cli(*command, env=place.env, cwd=place.project)
+    slow = through_typer(command[0], *command, env=place.env, cwd=place.project)
     assert (fast.returncode, fast.stderr) == (slow.returncode, slow.stderr)
     assert unstamped(fast.stdout) == unstamped(slow.stdout)
     assert fast.stdout.strip() if fast.returncode == 0 else fast.stderr.count("\n") == 1
@@ -116,9 +117,9 @@ def test_both_parsers_take_the_same_options(
     assert arguments == [a.dest for a in parser()._actions if not a.option_strings]
 
 
-def test_the_fast_lane_loads_no_typer(stored: Shared) -> None:
-    listed, loaded = fast_lane_run(["list", "--json"], env=stored.env, cwd=stored.project)
+def test_the_fast_lane_loads_no_typer(stored: tuple[Shared, str]) -> None:
+    place, linked = stored
+    listed, loaded = fast_lane_run(["list", "--json"], env=place.env, cwd=place.project)
     assert len(json.loads(listed)) == 3 and loaded == []  # JSON: no rich either
-    (deploy,) = [m["id"] for m in json.loads(listed) if m["content"].startswith("We deploy")]
-    shown, loaded = fast_lane_run(["get", deploy[:8]], env=stored.env)
+    shown, loaded = fast_lane_run(["get", linked[:8]], env=place.env)
     assert "--depends_on(0.9)-->" in shown and loaded == ["rich"]
