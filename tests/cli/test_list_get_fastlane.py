@@ -1,5 +1,5 @@
-"""`memctl list` and `memctl get` in the fast lane (no Typer) print what the Typer commands
-print: the same output, errors and exit codes."""
+"""`memctl list`, `memctl get` and `memctl sessions list|show` in the fast lane (no Typer)
+print what the Typer commands print: the same output, errors and exit codes."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import typer
@@ -15,6 +16,9 @@ import typer
 from memctl.api.memory import LinkRequest, RememberRequest, link, remember
 from memctl.cli.fastlane import Refused
 from memctl.cli.memory_out import get_args, get_parser, list_args, list_parser
+from memctl.cli.sessions_out import list_parser as sessions_list_parser
+from memctl.cli.sessions_out import sessions_args
+from memctl.cli.sessions_out import show_parser as sessions_show_parser
 from memctl.config import load_settings
 from memctl.context import Context
 from tests.conftest import Shared, fast_lane_run, run_cli, said_in_session, shared, through_typer
@@ -59,6 +63,12 @@ def unstamped(shown: str) -> str:
         ("get", "ID", "--json"),
         ("get", "s1#1"),
         ("get", "ffffffff"),
+        ("sessions", "list", "--all-scopes"),
+        ("sessions", "list", "--json", "-n", "5", "--client", "generic", "--since", "30d"),
+        ("sessions", "list", "--until", "2000-01-01", "--stored"),
+        ("sessions", "show", "s1"),
+        ("sessions", "show", "s1", "--json", "-p", "1", "--page-size", "1"),
+        ("sessions", "show", "nope"),
     ],
 )
 def test_the_fast_lane_prints_what_the_typer_command_prints(
@@ -98,13 +108,42 @@ def test_what_the_get_fast_lane_does_not_take_goes_to_typer(args: list[str]) -> 
         get_args(args)
 
 
-@pytest.mark.parametrize(("command", "parser"), [("list", list_parser), ("get", get_parser)])
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["grep", "x"],
+        ["list", "--help"],
+        ["list", "-n", "0"],
+        ["list", "stray"],
+        ["show"],
+        ["show", "s1", "--page", "0"],
+        ["show", "s1", "--page-size", "-2"],
+        ["show", "--", "-s1"],
+    ],
+)
+def test_what_the_sessions_fast_lane_does_not_take_goes_to_typer(args: list[str]) -> None:
+    with pytest.raises(Refused):
+        sessions_args(args)
+
+
+@pytest.mark.parametrize(
+    ("command", "parser"),
+    [
+        ("list", list_parser),
+        ("get", get_parser),
+        ("sessions list", sessions_list_parser),
+        ("sessions show", sessions_show_parser),
+    ],
+)
 def test_both_parsers_take_the_same_options(
     command: str, parser: Callable[[], argparse.ArgumentParser]
 ) -> None:
     from memctl.cli.main import app
 
-    typer_command = typer.main.get_command(app).commands[command]  # type: ignore[attr-defined]
+    typer_command: Any = typer.main.get_command(app)
+    for word in command.split():
+        typer_command = typer_command.commands[word]
     typer_flags = {
         name
         for p in typer_command.params
@@ -123,3 +162,5 @@ def test_the_fast_lane_loads_no_typer(stored: tuple[Shared, str]) -> None:
     assert len(json.loads(listed)) == 3 and loaded == []  # JSON: no rich either
     shown, loaded = fast_lane_run(["get", linked[:8]], env=place.env)
     assert "--depends_on(0.9)-->" in shown and loaded == ["rich"]
+    sessions, loaded = fast_lane_run(["sessions", "list", "--all-scopes", "--json"], env=place.env)
+    assert [s["id"] for s in json.loads(sessions)] == ["s1"] and loaded == []
