@@ -7,6 +7,8 @@ never a traceback (``MEMCTL_DEBUG=1`` shows it).
 ``memctl [--home DIR] [-c K=V] ingest ...`` (no --help, --wait or --dry-run)
 runs in the fast lane (``memctl.cli.fastlane``), without Typer, and so do a plain
 ``memctl recall`` (no --explain, --why-not or --help), ``memctl remember`` (no --help),
+``memctl list`` and ``memctl get`` (no --help; ``memctl.cli.memory_out``),
+``memctl sessions list|show`` (``memctl.cli.sessions_out``),
 ``memctl hook CLIENT EVENT`` (``memctl.integrations.hooks``, which never
 fails) and a plain ``memctl mcp``; every other
 command line, and any the fast lane does not accept, goes to a Typer app
@@ -25,7 +27,7 @@ GLOBAL_WITH_VALUE = ("--home", "-c", "--config")
 
 
 # tried in the fast lane before Typer
-FAST_COMMANDS = ("ingest", "hook", "mcp", "recall", "remember")
+FAST_COMMANDS = ("ingest", "hook", "mcp", "recall", "remember", "list", "get", "sessions")
 
 
 def command_of(argv: list[str]) -> str | None:
@@ -78,6 +80,16 @@ def run_fast(argv: list[str], start_resident: bool = False) -> int | None:
             args, run = remember_args(rest), remember
         elif command == "ingest" and not SLOW_FLAGS & set(rest):
             args, run = ingest_parser().parse_args(rest), ingest
+        elif command in ("list", "get"):
+            from memctl.cli.memory_out import get_args, get_fast, list_args, list_fast
+
+            args, run = (
+                (list_args(rest), list_fast) if command == "list" else (get_args(rest), get_fast)
+            )
+        elif command == "sessions":
+            from memctl.cli.sessions_out import sessions_args, sessions_fast
+
+            args, run = sessions_args(rest), sessions_fast
         else:
             return None
     except (Refused, ValueError):

@@ -97,13 +97,13 @@ class Refused(Exception):
     """This command line is not for the fast lane."""
 
 
-class _Parser(argparse.ArgumentParser):
+class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> Any:
         raise Refused(message)
 
 
 def ingest_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="memctl ingest", add_help=False, allow_abbrev=False)
+    parser = Parser(prog="memctl ingest", add_help=False, allow_abbrev=False)
     parser.add_argument("file", nargs="?", default=None, metavar="FILE", help=FILE_HELP)
     for dest, opt in INGEST_OPTIONS.items():
         if opt.metavar is None:
@@ -146,7 +146,7 @@ def recall_args(argv: list[str]) -> argparse.Namespace:
 def recall_parser() -> argparse.ArgumentParser:
     """The options of ``memctl recall`` the fast lane takes (``memctl.cli.recall`` has
     them all, with their help)."""
-    parser = _Parser(prog="memctl recall", add_help=False, allow_abbrev=False)
+    parser = Parser(prog="memctl recall", add_help=False, allow_abbrev=False)
     parser.add_argument("query", nargs="?")
     parser.add_argument("--limit", "-n", type=int)
     parser.add_argument("--scope", "-s")
@@ -212,7 +212,7 @@ def remember_args(argv: list[str]) -> argparse.Namespace:
 
 def remember_parser() -> argparse.ArgumentParser:
     """The options of ``memctl remember`` (``memctl.cli.memory.remember`` has their help)."""
-    parser = _Parser(prog="memctl remember", add_help=False, allow_abbrev=False)
+    parser = Parser(prog="memctl remember", add_help=False, allow_abbrev=False)
     parser.add_argument("text", nargs="?")
     parser.add_argument("--category")
     parser.add_argument("--tag", "-t", dest="tags", action="append")

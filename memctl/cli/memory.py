@@ -7,13 +7,11 @@ from enum import StrEnum
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from memctl.api import memory as api
 from memctl.api.memory import (
     SORTS,
     Filters,
-    ListRequest,
     PurgeRequest,
     UpdateRequest,
     is_message_id,
@@ -28,13 +26,13 @@ from memctl.cli.common import (
     tags_given,
 )
 from memctl.cli.fastlane import remember_text
-from memctl.cli.render import console, fit, memory_table, print_json
+from memctl.cli.memory_out import LIST_FORMATS, show_list, show_memory
+from memctl.cli.render import console, memory_table, print_json
 from memctl.errors import UsageError
-from memctl.model import Memory, Relation
 
 app = new_typer()
 
-ListFormat = StrEnum("ListFormat", [(f, f) for f in ("table", "json", "ids")])  # type: ignore[misc]
+ListFormat = StrEnum("ListFormat", [(f, f) for f in LIST_FORMATS])  # type: ignore[misc]
 
 CategoryOption = Annotated[
     str | None,
@@ -64,22 +62,6 @@ def remember(
     remember_text(context, text, category, given, importance, scope, as_json)
 
 
-def _memory_panel(memory: Memory, relations: list[Relation]) -> Table:
-    table = Table(show_header=False, box=None, pad_edge=False)
-    table.add_column(style="bold")
-    table.add_column(overflow="fold")
-    for name, value in memory.to_dict().items():
-        if value not in ("", None, []):
-            table.add_row(name, ", ".join(value) if isinstance(value, list) else str(value))
-    for relation in relations:
-        table.add_row(
-            "relation",
-            f"{relation.src_id[:8]} --{relation.type}"
-            f"({relation.weight:g})--> {relation.dst_id[:8]}",
-        )
-    return table
-
-
 @app.command()
 def get(
     ctx: typer.Context,
@@ -89,15 +71,7 @@ def get(
     as_json: JsonOption = False,
 ) -> None:
     """Show one memory, every field and its relations."""
-    found = api.get(open_context(ctx), memory_id)
-    if as_json:
-        print_json(found.to_dict())
-        return
-    console.print(_memory_panel(found.memory, found.relations))
-    for origin in found.origins:
-        console.print(fit(f"from {origin.text()}"), soft_wrap=True)
-    if any(origin.stored for origin in found.origins):
-        console.print(f"  open them: memctl sessions expand {found.memory.id[:8]}")
+    show_memory(open_context(ctx), memory_id, as_json)
 
 
 FilterScope = Annotated[
@@ -165,20 +139,7 @@ def list_(
     fmt = "json" if as_json else str(output)
     scope = None if all_scopes else scope
     filters = replace(_filters(scope, kind, category, state, tag, since), stored=stored)
-    context = open_context(ctx)
-    found = api.list_memories(context, ListRequest(filters, limit, sort))
-    if fmt == "json":
-        print_json([m.to_dict() for m in found])
-    elif fmt == "ids":
-        for memory in found:
-            console.print(memory.id)
-    elif found:
-        console.print(memory_table(found, times=api.source_times(context, found)))
-    else:
-        console.print("no memories match")
-    earlier = api.stored_earlier(context, filters) if fmt == "table" else 0
-    if earlier:
-        console.print(f"{earlier:,} more stored since then date from earlier (--stored lists them)")
+    show_list(open_context(ctx), filters, limit, sort, fmt)
 
 
 @app.command()

@@ -8,10 +8,10 @@ from typing import Annotated
 import typer
 
 from memctl.api import sessions as api
-from memctl.api.projects import project_labels
-from memctl.api.sessions import Forgotten, GrepMatch, SessionRow, Where
+from memctl.api.sessions import Forgotten, GrepMatch, Where
 from memctl.cli.common import JsonOption, new_typer, open_context
-from memctl.cli.render import console, fit, middle, print_json
+from memctl.cli.render import console, fit, print_json
+from memctl.cli.sessions_out import show_passage, show_sessions
 from memctl.errors import UsageError
 
 app = new_typer()
@@ -44,7 +44,6 @@ Stored = Annotated[
     bool,
     typer.Option("--stored", help="--since/--until count from when memctl stored the session."),
 ]
-ROW_WIDTH = 76  # a title or digest line under its session: 80 columns with the indent
 
 
 @group.command("list")
@@ -62,38 +61,7 @@ def list_(
     """The latest sessions, newest first by their own time: id, date, client, messages,
     then the title and the digest's last line (imported files' text: --client import)."""
     where = Where(scope, all_scopes, client, since, until, clock="stored" if stored else "session")
-    context = open_context(ctx)
-    rows = api.list_sessions(context, where, limit)
-    more, files = api.elsewhere(context, where), api.imported(context, where)
-    labels = project_labels(context, [row.scope for row in rows])
-    if as_json:  # the scope stays the id; the project is how a person reads it
-        print_json([{**row.__dict__, "project": labels[row.scope]} for row in rows])
-        return
-    labels = labels if all_scopes else {}
-    for row in rows:
-        console.print(_session_line(row, labels.get(row.scope, "")), style="bold")
-        for line in (row.title, row.digest.split("\n")[-1]):  # cut by cells: CJK is wide
-            if line:
-                console.print(
-                    f"  {api.one_line(line, ROW_WIDTH)}", no_wrap=True, overflow="ellipsis"
-                )
-    if not rows:
-        console.print("no sessions " + ("match" if all_scopes else "stored in this project"))
-    if files:
-        console.print(f"{files:,} imported files left out: --client import lists them")
-    if more:
-        console.print(f"{more:,} more in other projects: --all-scopes lists them")
-    elif not rows and (since or until):
-        other = "when memctl stored them" if stored else "their own time"
-        console.print(f"(--since/--until went by {other}; --stored switches)")
-
-
-def _session_line(row: SessionRow, project: str) -> str:
-    """``id  date time  client  N msgs  project``: 80 columns at most."""
-    when = row.at[:16].replace("T", " ")
-    line = f"{row.id[:12]:<12}  {when}  {row.client}  {row.message_count} msgs"
-    # a project is cut in the middle: its directory's name shows
-    return f"{line}  {middle(' '.join(project.split()), 78 - len(line))}" if project else line
+    show_sessions(open_context(ctx), where, limit, as_json)
 
 
 @group.command()
@@ -105,13 +73,7 @@ def show(
     as_json: JsonOption = False,
 ) -> None:
     """A session's transcript as a person reads it: turns, tool notes, sub-agent threads."""
-    passage = api.show(open_context(ctx), session_id, page, page_size)
-    if as_json:
-        print_json(passage.to_dict())
-        return
-    sys.stdout.write(fit(passage.text()) + "\n")
-    if passage.last < passage.total:
-        sys.stdout.write(f"(more: --page {page + 1})\n")
+    show_passage(open_context(ctx), session_id, page, page_size, as_json)
 
 
 @group.command()

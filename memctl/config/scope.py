@@ -8,7 +8,6 @@ remote's (``path_scope`` names the old one; ``store.scopes`` moves it).
 
 from __future__ import annotations
 
-import configparser
 import hashlib
 import re
 from pathlib import Path
@@ -47,6 +46,8 @@ def common_git_dir(git_dir: Path) -> Path:
 
 def remote_url(git_dir: Path) -> str | None:
     """The URL of remote "origin", else of the first remote, from the repository config."""
+    import configparser  # here: its import compiles 8 patterns in every process
+
     git_dir = common_git_dir(git_dir)
     parser = configparser.ConfigParser(strict=False, interpolation=None)
     try:

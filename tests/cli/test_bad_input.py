@@ -9,10 +9,19 @@ from pathlib import Path
 import pytest
 
 from memctl.embed.install import MODEL_PREFIX, REQUIRED_FILES
-from tests.conftest import run_cli
+from tests.conftest import Shared, run_cli, shared
 
 NAN_LINE = '{"content": "x", "importance": NaN}\n'
 HUGE = "9" * 30
+
+
+@pytest.fixture(scope="module")
+def noted(tmp_path_factory: pytest.TempPathFactory, user_cache: Path) -> tuple[Shared, str]:
+    """A store holding one note, remembered once for the module, and the note's id: each
+    test runs its bad input on its own copy."""
+    with shared(tmp_path_factory, user_cache, "noted") as place:
+        done = run_cli("remember", "a note to find", "--json")
+    return place, json.loads(done.stdout)["id"]
 
 
 @pytest.mark.parametrize(
@@ -39,15 +48,22 @@ HUGE = "9" * 30
     ],
 )
 def test_bad_input_is_one_line_and_its_own_exit_code(
-    args: list[str], code: int, says: str, home: Path, tmp_path: Path
+    args: list[str],
+    code: int,
+    says: str,
+    noted: tuple[Shared, str],
+    home: Path,
+    tmp_path: Path,
 ) -> None:
     (tmp_path / "nan.jsonl").write_text(NAN_LINE)
     _damaged_wheel(tmp_path / "damaged.whl")
-    memory_id = json.loads(run_cli("remember", "a note to find", "--json").stdout)["id"]
-    done = run_cli(*(a.replace("{tmp}", str(tmp_path)).replace("{id}", memory_id) for a in args))
+    place, memory_id = noted
+    mine = place.copy(home)
+    given = (a.replace("{tmp}", str(tmp_path)).replace("{id}", memory_id) for a in args)
+    done = run_cli(*given, env=mine.env, cwd=mine.project)
     assert done.returncode == code, done.stderr
     assert says in done.stderr and len(done.stderr.strip().splitlines()) == 1
-    assert "a note to find" in run_cli("list").stdout  # nothing lost
+    assert "a note to find" in run_cli("list", env=mine.env, cwd=mine.project).stdout  # kept
 
 
 def _damaged_wheel(path: Path) -> None:

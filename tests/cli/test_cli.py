@@ -10,7 +10,7 @@ from pathlib import Path
 import apsw
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import Shared, run_cli, shared
 from tests.ingesting import TRANSCRIPTS
 from tests.ollama_server import FakeOllama
 
@@ -57,13 +57,24 @@ def test_remember_reads_stdin_and_rejects_binary() -> None:
     assert "needs some text" in fails(2, "remember", input="")
 
 
-def _import_fixed_ids(home: Path) -> None:
-    lines = [json.dumps({"id": "abcd" + c * 28, "content": f"memory {c}"}) for c in "12"]
-    ok("import", "-", input="\n".join(lines) + "\n")
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory, user_cache: Path) -> Shared:
+    """Two memories of fixed ids, imported once for the module."""
+    with shared(tmp_path_factory, user_cache, "fixed-ids") as place:
+        lines = [json.dumps({"id": "abcd" + c * 28, "content": f"memory {c}"}) for c in "12"]
+        ok("import", "-", input="\n".join(lines) + "\n")
+    return place
 
 
-def test_ambiguous_prefix_lists_candidates_and_unknown_id_is_not_found(home: Path) -> None:
-    _import_fixed_ids(home)
+@pytest.fixture
+def fixed_ids(imported: Shared, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test's home: a copy of ``imported``, run from its project."""
+    monkeypatch.chdir(imported.copy(home).project)
+
+
+def test_ambiguous_prefix_lists_candidates_and_unknown_id_is_not_found(
+    home: Path, fixed_ids: None
+) -> None:
     line = fails(3, "get", "abcd")
     assert "abcd11111111" in line and "abcd22222222" in line
     assert json.loads(ok("get", "abcd2", "--json"))["content"] == "memory 2"
@@ -72,13 +83,13 @@ def test_ambiguous_prefix_lists_candidates_and_unknown_id_is_not_found(home: Pat
 
 
 @pytest.mark.parametrize("query", ['"NEAR(', "a AND OR NOT (", "content:*", "-x -y", "'\""])
-def test_hostile_queries_are_just_text(query: str, home: Path) -> None:
-    _import_fixed_ids(home)
+def test_hostile_queries_are_just_text(query: str, home: Path, fixed_ids: None) -> None:
     assert json.loads(ok("recall", "--json", "--", query))["query"] == query
 
 
-def test_export_import_into_an_empty_home_round_trips(home: Path, tmp_path: Path) -> None:
-    _import_fixed_ids(home)
+def test_export_import_into_an_empty_home_round_trips(
+    home: Path, tmp_path: Path, fixed_ids: None
+) -> None:
     ok("remember", "exported with tags", "-t", "a,b", "--importance", "0.4")
     ok("delete", "abcd1")
     dump = tmp_path / "dump.jsonl"
@@ -140,8 +151,7 @@ def test_unusable_home_is_one_line(tmp_path: Path) -> None:
     assert "cannot create" in fails(4, "--home", str(blocker / "home"), "status")
 
 
-def test_status_and_events(home: Path) -> None:
-    _import_fixed_ids(home)
+def test_status_and_events(home: Path, fixed_ids: None) -> None:
     ok("forget", "abcd1")
     status = json.loads(ok("status", "--json"))
     assert status["total"] == 2 and status["by_state"] == {"active": 1, "archived": 1}
@@ -153,8 +163,7 @@ def test_status_and_events(home: Path) -> None:
     assert len(json.loads(ok("events", "--limit", "2", "--page", "2", "--json"))) == 1
 
 
-def test_purge_needs_a_filter_and_a_confirmation(home: Path) -> None:
-    _import_fixed_ids(home)
+def test_purge_needs_a_filter_and_a_confirmation(home: Path, fixed_ids: None) -> None:
     assert "at least one filter" in fails(2, "purge")
     dry = json.loads(ok("purge", "--state", "active", "--dry-run", "--json"))
     assert dry["count"] == 2

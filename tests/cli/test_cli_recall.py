@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.cli.test_cli import fails, ok
-from tests.conftest import run_cli
+from tests.conftest import Shared, run_cli, shared
 
 A, B, C, D = ("a" * 32, "b" * 32, "c" * 32, "d" * 32)
 STORE = [
@@ -36,12 +38,21 @@ STORE = [
 ]
 
 
-def load() -> None:
-    ok("import", "-", input="\n".join(json.dumps(m) for m in STORE) + "\n")
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory, user_cache: Path) -> Shared:
+    """STORE, imported once for the module."""
+    with shared(tmp_path_factory, user_cache, "store") as place:
+        ok("import", "-", input="\n".join(json.dumps(m) for m in STORE) + "\n")
+    return place
 
 
-def test_output_formats_and_explain() -> None:
-    load()
+@pytest.fixture
+def loaded(imported: Shared, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test's home: a copy of ``imported``, run from its project."""
+    monkeypatch.chdir(imported.copy(home).project)
+
+
+def test_output_formats_and_explain(loaded: None) -> None:
     data = json.loads(ok("recall", "how do we release?", "--format", "json"))
     first = data["results"][0]
     assert first["id"] == A and data["mode"] == "smart"
@@ -56,8 +67,7 @@ def test_output_formats_and_explain() -> None:
     assert "found by: bm25 #1, vector #1" in explained and "factors:" in explained
 
 
-def test_link_why_not_and_profile() -> None:
-    load()
+def test_link_why_not_and_profile(loaded: None) -> None:
     assert "linked aaaaaaaa --depends_on(0.9)--> bbbbbbbb" in ok(
         "link", A[:6], B[:6], "--type", "depends_on", "--weight", "0.9"
     )
@@ -75,8 +85,7 @@ def test_link_why_not_and_profile() -> None:
     assert ok("profile").startswith("Profile\n- Priya is the tech lead")
 
 
-def test_as_of_history_and_sessions() -> None:
-    load()
+def test_as_of_history_and_sessions(loaded: None) -> None:
     early = json.loads(ok("recall", "Priya", "--as-of", "2026-02-01", "--json"))
     assert [r["id"] for r in early["results"]] == [C]  # the others did not exist yet
     done = run_cli("recall", "Priya", "--sessions", "--json")
@@ -199,8 +208,7 @@ def test_a_name_no_memory_mentions_leaves_a_question_no_clear_match(tmp_path: Pa
     assert knee and {match for _, match in knee} == {"possible"}
 
 
-def test_bad_input_is_one_line_and_changes_nothing() -> None:
-    load()
+def test_bad_input_is_one_line_and_changes_nothing(loaded: None) -> None:
     assert "no memory with id ffffffff" in fails(3, "recall", "x", "--why-not", "ffffffff")
     assert "cannot read the time" in fails(2, "recall", "x", "--as-of", "someday")
     assert "--budget takes a number" in fails(2, "recall", "x", "--budget", "-5")

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import Shared, run_cli, shared
 
 FACT = "We deploy with make release from the main branch."
 HANDSHAKE = {
@@ -86,9 +86,18 @@ def search(query: str, **more: Any) -> dict[str, Any]:
     return {"name": "memory_search", "arguments": {"query": query, **more}}
 
 
+@pytest.fixture(scope="module")
+def remembered(tmp_path_factory: pytest.TempPathFactory, user_cache: Path) -> Shared:
+    """FACT, remembered once for the module."""
+    with shared(tmp_path_factory, user_cache, "fact") as place:
+        assert run_cli("-c", "embedder=hash", "remember", FACT).returncode == 0
+    return place
+
+
 @pytest.fixture
-def stored(home: Path) -> Path:
-    assert run_cli("-c", "embedder=hash", "remember", FACT).returncode == 0
+def stored(remembered: Shared, home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The test's home: a copy of ``remembered``; its servers run from the store's project."""
+    monkeypatch.chdir(remembered.copy(home).project)
     return home
 
 

@@ -8,9 +8,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from memctl.api import memory as memory_api
 from memctl.api import sync as sync_api
-from tests.conftest import run_cli
+from tests.conftest import Shared, run_cli
+from tests.conftest import shared as shared_store
 from tests.syncing import bare_repo, git, machine, shared
 
 # A message nobody else says: its words are indexed terms, its phrase a byte string.
@@ -73,6 +76,22 @@ def _stored(tmp_path: Path) -> tuple[Path, str]:
     return transcript, session
 
 
+@pytest.fixture(scope="module")
+def leaked(tmp_path_factory: pytest.TempPathFactory, user_cache: Path) -> tuple[Shared, str]:
+    """``_stored`` once for the module: the store (each test works on its own copy) and the
+    session's id; the transcript is ``leak.jsonl`` beside the store's project."""
+    with shared_store(tmp_path_factory, user_cache, "leaked") as place:
+        _, session = _stored(place.project.parent)
+    return place, session
+
+
+def _copy(leaked: tuple[Shared, str], home: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The stored session copied to ``home``, run from its project; the session's id."""
+    place, session = leaked
+    monkeypatch.chdir(place.copy(home).project)
+    return session
+
+
 def test_sessions_forget_takes_the_text_out_of_every_place(home: Path, tmp_path: Path) -> None:
     transcript, session = _stored(tmp_path)
     assert _files_holding(home, WORD)  # the test sees it before: db, WAL or backup
@@ -114,9 +133,9 @@ def test_sessions_forget_takes_the_text_out_of_every_place(home: Path, tmp_path:
 
 
 def test_delete_permanent_of_a_message_forgets_it_and_keeps_the_rest(
-    home: Path, tmp_path: Path
+    home: Path, leaked: tuple[Shared, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _, session = _stored(tmp_path)
+    session = _copy(leaked, home, monkeypatch)
     said = run_cli("delete", f"{session}#1", "--permanent")
     assert said.returncode == 0, said.stderr
     assert "forgot message" in said.stdout
@@ -124,19 +143,23 @@ def test_delete_permanent_of_a_message_forgets_it_and_keeps_the_rest(
     assert "payments service" in _ok("sessions", "show", session)  # the other messages stay
     assert _files_holding(home, WORD) == []
     # the message is known by its hash: capturing the transcript again stores nothing new
-    _ok("ingest", "--transcript", str(tmp_path / "leak.jsonl"))
+    _ok("ingest", "--transcript", str(leaked[0].project.parent / "leak.jsonl"))
     assert WORD not in _ok("sessions", "show", session)
 
 
-def test_forget_of_a_message_forgets_it_everywhere(home: Path, tmp_path: Path) -> None:
-    _, session = _stored(tmp_path)
+def test_forget_of_a_message_forgets_it_everywhere(
+    home: Path, leaked: tuple[Shared, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = _copy(leaked, home, monkeypatch)
     assert run_cli("forget", f"{session}#1").returncode == 0
     assert WORD not in _ok("sessions", "grep", WORD, "--all-scopes")
     assert _files_holding(home, WORD) == []
 
 
-def test_a_soft_delete_of_a_message_is_refused_in_one_line(tmp_path: Path) -> None:
-    _, session = _stored(tmp_path)
+def test_a_soft_delete_of_a_message_is_refused_in_one_line(
+    home: Path, leaked: tuple[Shared, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = _copy(leaked, home, monkeypatch)
     done = run_cli("delete", f"{session}#1")
     assert done.returncode != 0
     assert "no soft delete" in done.stderr and len(done.stderr.strip().splitlines()) == 1
@@ -155,8 +178,10 @@ def test_delete_permanent_of_a_memory_takes_its_quotes_out_of_the_event_log(home
     assert _files_holding(home, "heron-quokka-staging") == []
 
 
-def test_redact_takes_one_value_out_of_every_session_and_memory(home: Path, tmp_path: Path) -> None:
-    _, session = _stored(tmp_path)
+def test_redact_takes_one_value_out_of_every_session_and_memory(
+    home: Path, leaked: tuple[Shared, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = _copy(leaked, home, monkeypatch)
     made = json.loads(_ok("remember", f"the vault opens with {WORD}", "--json"))
     done = run_cli("redact", WORD, "--json")
     assert done.returncode == 0, done.stderr
