@@ -19,9 +19,9 @@ another order) the full search runs.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 
+from memctl.lazy_re import lazy
 from memctl.store.database import Database
 from memctl.store.fts import fts_phrases
 
@@ -44,7 +44,7 @@ COMMON_RATIO = 2
 
 # A word FTS5's tokenizer keeps as one token whatever it is (unicode61 splits at anything
 # else): its count is the count of the one-word phrase.
-ONE_TOKEN = re.compile(r"[a-z0-9]+")
+ONE_TOKEN = lazy(r"[a-z0-9]+")
 
 SEARCH = (
     "SELECT rowid, bm25(memories_fts) AS score FROM memories_fts "
