@@ -206,6 +206,19 @@ def fast_lane_run(
     return printed, json.loads(loaded)
 
 
+def server_env(home: Path, **extra: str) -> dict[str, str]:
+    """The environment of a stdio MCP server a test starts: its home, PATH and the session's
+    user cache. The SDK adds the real HOME, USER, ... of its own, so without
+    XDG_CACHE_HOME the server would write the model's packed weights under the real
+    user's cache."""
+    return {
+        "MEMCTL_HOME": str(home),
+        "PATH": os.environ.get("PATH", ""),
+        "XDG_CACHE_HOME": os.environ["XDG_CACHE_HOME"],
+        **extra,
+    }
+
+
 def run_cli(
     *args: str,
     input: str | bytes | None = None,

@@ -9,7 +9,6 @@ holding a secret are turned away whole)."""
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -28,7 +27,7 @@ from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.memories.privacy import scrub
 from memctl.sync import layout
-from tests.conftest import run_cli
+from tests.conftest import run_cli, server_env
 from tests.syncing import bare_repo, history, plant
 
 CORPUS = [
@@ -93,12 +92,8 @@ async def _mcp_session(home: Path) -> list[str]:
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "memctl", "-c", "ingest.spawn_worker=false", "-c", "llm=none", "mcp"],
-        env={
-            "MEMCTL_HOME": str(home),
-            "PATH": os.environ.get("PATH", ""),
-            "MEMCTL_EMBEDDER": "hash",
-            "MEMCTL_RECALL_RESIDENT": "off",  # the server would start one
-        },
+        # the server would start a resident process
+        env=server_env(home, MEMCTL_EMBEDDER="hash", MEMCTL_RECALL_RESIDENT="off"),
     )
     said: list[str] = []
     async with Client(params) as client:

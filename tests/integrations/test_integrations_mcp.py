@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ from memctl.api.memory import Filters, ListRequest, list_memories
 from memctl.config import load_settings
 from memctl.context import Context
 from memctl.embed.hashed import HashEmbedder
-from tests.conftest import run_cli
+from tests.conftest import run_cli, server_env
 from tests.ingesting import claude_work_session
 
 TOOLS = {
@@ -60,7 +59,7 @@ def stdio(home: Path, project: Path, *settings: str) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
         args=["-m", "memctl", *(a for c in settings for a in ("-c", c)), "mcp"],
-        env={"MEMCTL_HOME": str(home), "PATH": os.environ.get("PATH", ""), **NO_RESIDENT},
+        env=server_env(home, **NO_RESIDENT),
         cwd=project,
     )
 

@@ -18,6 +18,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
 from memctl.integrations.mcp_front import ANSWERS_FILE, Front
+from tests.conftest import server_env
 from tests.integrations.test_integrations_mcp import NO_RESIDENT, TOOLS, text
 
 # A protocol version the SDK does not know: it answers with its latest, and the answers
@@ -182,7 +183,7 @@ async def through_the_sdk_client(home: Path, calls: bool) -> tuple[set[str], str
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "memctl", "-c", "llm=none", "-c", "ingest.spawn_worker=false", "mcp"],
-        env={"MEMCTL_HOME": str(home), "PATH": os.environ.get("PATH", ""), **NO_RESIDENT},
+        env=server_env(home, **NO_RESIDENT),
     )
     async with Client(params, mode="legacy") as client:
         tools = {tool.name for tool in (await client.list_tools()).tools}

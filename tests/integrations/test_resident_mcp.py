@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from mcp.client.stdio import StdioServerParameters
 
 from memctl.embed.hashed import HashEmbedder
 from memctl.integrations import resident
+from tests.conftest import server_env
 from tests.integrations.test_integrations_mcp import text
 from tests.integrations.test_resident import ON, daemon, said, served, stop_every_daemon
 from tests.integrations.test_resident_requests import memctl
@@ -33,7 +33,7 @@ async def searches(home: Path, env: dict[str, str]) -> list[dict[str, Any]]:
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "memctl", "-c", "llm=none", "mcp"],
-        env={"MEMCTL_HOME": str(home), "PATH": os.environ.get("PATH", ""), **env},
+        env=server_env(home, **env),
     )
     async with Client(params, mode="legacy") as client:
         found = [
