@@ -11,6 +11,7 @@ import os
 # of the threads sets its own (tests/embed/test_embed_local.py).
 os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
+import argparse
 import inspect
 import shutil
 import subprocess
@@ -156,6 +157,26 @@ def real_ctx(home: Path, local_embedder) -> Iterator[Context]:  # type: ignore[n
     context = Context(load_settings(), embedder=local_embedder)
     yield context
     context.close()
+
+
+def options_both_ways(
+    command: str, parser: argparse.ArgumentParser
+) -> tuple[tuple[set[str], list[str]], tuple[set[str], list[str]]]:
+    """(Typer's, the fast lane parser's) options and arguments of ``command`` ("sessions
+    list"): a fast lane takes exactly what its Typer command takes."""
+    import typer
+
+    from memctl.cli.main import app
+
+    typer_command: Any = typer.main.get_command(app)
+    for word in command.split():
+        typer_command = typer_command.commands[word]
+    params = typer_command.params
+    options = {n for p in params if p.param_type_name == "option" for n in p.opts} - {"--help"}
+    arguments = [p.name for p in params if p.param_type_name == "argument"]
+    actions = parser._actions
+    fast = {f for action in actions for f in action.option_strings}
+    return (options, arguments), (fast, [a.dest for a in actions if not a.option_strings])
 
 
 def through_typer(

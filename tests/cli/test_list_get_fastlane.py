@@ -8,10 +8,8 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
-import typer
 
 from memctl.api.memory import LinkRequest, RememberRequest, link, remember
 from memctl.cli.fastlane import Refused
@@ -21,7 +19,15 @@ from memctl.cli.sessions_out import sessions_args
 from memctl.cli.sessions_out import show_parser as sessions_show_parser
 from memctl.config import load_settings
 from memctl.context import Context
-from tests.conftest import Shared, fast_lane_run, run_cli, said_in_session, shared, through_typer
+from tests.conftest import (
+    Shared,
+    fast_lane_run,
+    options_both_ways,
+    run_cli,
+    said_in_session,
+    shared,
+    through_typer,
+)
 from tests.fakes import HashEmbedder
 
 
@@ -139,21 +145,8 @@ def test_what_the_sessions_fast_lane_does_not_take_goes_to_typer(args: list[str]
 def test_both_parsers_take_the_same_options(
     command: str, parser: Callable[[], argparse.ArgumentParser]
 ) -> None:
-    from memctl.cli.main import app
-
-    typer_command: Any = typer.main.get_command(app)
-    for word in command.split():
-        typer_command = typer_command.commands[word]
-    typer_flags = {
-        name
-        for p in typer_command.params
-        if p.param_type_name == "option"
-        for name in p.opts
-        if name != "--help"
-    }
-    assert typer_flags == {f for action in parser()._actions for f in action.option_strings}
-    arguments = [p.name for p in typer_command.params if p.param_type_name == "argument"]
-    assert arguments == [a.dest for a in parser()._actions if not a.option_strings]
+    typer_side, fast_side = options_both_ways(command, parser())
+    assert typer_side == fast_side
 
 
 def test_the_fast_lane_loads_no_typer(stored: tuple[Shared, str]) -> None:

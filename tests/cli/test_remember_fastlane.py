@@ -8,10 +8,9 @@ import re
 from pathlib import Path
 
 import pytest
-import typer
 
 from memctl.cli.fastlane import Refused, remember_args, remember_parser, split_command
-from tests.conftest import fast_lane_run, run_cli, through_typer
+from tests.conftest import fast_lane_run, options_both_ways, run_cli, through_typer
 
 # The fields of a memory that differ between two stores of the same text.
 OWN_FIELDS = ("id", "created_at", "updated_at", "stored_at")
@@ -99,20 +98,8 @@ def test_a_short_option_joined_by_an_equals_sign_goes_to_typer() -> None:
 
 
 def test_both_parsers_take_the_same_options() -> None:
-    from memctl.cli.main import app
-
-    command = typer.main.get_command(app).commands["remember"]  # type: ignore[attr-defined]
-    typer_flags = {
-        name
-        for p in command.params
-        if p.param_type_name == "option"
-        for name in p.opts
-        if name != "--help"
-    }
-    fast = remember_parser()._actions
-    assert typer_flags == {f for action in fast for f in action.option_strings}
-    typer_arguments = [p.name for p in command.params if p.param_type_name == "argument"]
-    assert typer_arguments == [a.dest for a in fast if not a.option_strings] == ["text"]
+    typer_side, fast_side = options_both_ways("remember", remember_parser())
+    assert typer_side == fast_side and fast_side[1] == ["text"]
 
 
 def test_the_fast_lane_loads_no_typer(home: Path) -> None:
