@@ -39,7 +39,7 @@ COMMON_LEVELS = (10, 20)  # about 10,000 words: "next", "steps", "usage", "cover
 LANGUAGE_TYPES = ("programming", "markup", "prose")
 MIN_LENGTH = 3  # "C", "R", "Go": too short to tell from a letter or a word
 SHAPE = re.compile(r"^[a-z][a-z0-9.+#'-]*(?: [a-z0-9.+#'-]+){0,3}$")
-# Vendors whose product is named without them too ("Microsoft Excel" -> "Excel").
+# Vendors whose product is named without them ("Google Chrome": "Chrome").
 VENDORS = ("Microsoft ", "Google ", "Apple ", "Amazon ", "Adobe ", "Mozilla ", "Oracle ")
 # Rows written for memctl: tools of the real sessions the two lists lack, and the names
 # of Anthropic's models. Each is "Name | alias ...", tagged like the generated ones.
@@ -54,8 +54,8 @@ WRITTEN = (
     "Claude Sonnet | =Sonnet",
     "Claude Opus | =Opus",
     "=Nix",
-    "Microsoft Windows | =Windows",  # simple-icons no longer lists Microsoft's products
-    "Microsoft Excel | =Excel",
+    "=Windows | Microsoft Windows",  # simple-icons no longer lists Microsoft's products
+    "=Excel | Microsoft Excel",
 )
 HEADER = """\
 # Names of software, languages and services, for the entity rules
@@ -89,9 +89,9 @@ def simple_icons(root: Path) -> list[tuple[str, ...]]:
     rows = []
     for icon in data:
         title = icon["title"]
-        aka = list(icon.get("aliases", {}).get("aka", []))
-        aka += [title.removeprefix(v) for v in VENDORS if title.startswith(v)]
-        rows.append((title, *aka))
+        aka = tuple(icon.get("aliases", {}).get("aka", []))
+        short = [title.removeprefix(v) for v in VENDORS if title.startswith(v)]
+        rows.append((*short, title, *aka))  # named as written: "Chrome", not "Google Chrome"
     return rows
 
 

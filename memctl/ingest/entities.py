@@ -364,8 +364,8 @@ def _capitalised(text: str, skip: set[str]) -> list[Entity]:
         kind = "organisation" if ORGANISATION_BEFORE.search(before) else kind
         if name.isupper() and (kind == "person" or is_term(name)):  # "CI", "YYYY MM DD"
             continue
-        named = canonical(name)  # "Windows", "Elixir": a tool, not a person or a place
-        if named:
+        named = canonical(name)  # "Windows", "in Elixir": a tool, not a person or a place
+        if named and kind != "organisation":  # "at NASA", "works for Google": the company
             found.append(named)
             continue
         if kind == "person" and len(words) > MAX_NAME_WORDS:  # a heading in title case
