@@ -243,10 +243,11 @@ def key(name: str) -> str:
 @dataclass(frozen=True)
 class Software:
     """``software.txt`` read: canonical names by key (any case), by spelling (as written
-    only), and the most words an any-case key has."""
+    only), the first words of the keys of several words, and the most words a key has."""
 
     by_key: dict[str, str]
     as_written: dict[str, str]
+    heads: frozenset[str]
     longest: int
 
 
@@ -265,7 +266,8 @@ def software() -> Software:
                 as_written.setdefault(spelled[1:], name)
             elif key(spelled) not in ALIASES:
                 by_key.setdefault(key(spelled), name)
-    return Software(by_key, as_written, max(len(k.split()) for k in by_key))
+    heads = frozenset(k.split()[0] for k in by_key if " " in k)
+    return Software(by_key, as_written, heads, max(len(k.split()) for k in by_key))
 
 
 @functools.cache
@@ -320,9 +322,12 @@ def _vocabulary(text: str) -> list[Entity]:
             found.append(Entity(name, VOCABULARY[name][0], _spelled(alias, name, text)))
     # the software names: a look-up of each run of words, not a scan per name
     names, words = software(), lowered.split()
-    for start in range(len(words)):
-        for size in range(1, min(names.longest, len(words) - start) + 1):
-            alias = " ".join(words[start : start + size])
+    for start, word in enumerate(words):
+        runs = [word]
+        if word in names.heads:
+            longest = min(names.longest, len(words) - start)
+            runs += [" ".join(words[start : start + size]) for size in range(2, longest + 1)]
+        for alias in runs:
             name = names.by_key.get(alias)
             if name:
                 found.append(Entity(name, SOFTWARE_KIND, _spelled(alias, name, text)))
