@@ -84,13 +84,16 @@ def key(name: str) -> str:
     return " ".join(name.casefold().split())
 
 
-def simple_icons(root: Path) -> list[tuple[str, ...]]:
+def simple_icons(root: Path, common: set[str]) -> list[tuple[str, ...]]:
+    """Each brand's spellings; a vendor's product named first by its short form, unless
+    that is an everyday word ("Google Home" stays so)."""
     data = json.loads((root / "data" / "simple-icons.json").read_text(encoding="utf-8"))
     rows = []
     for icon in data:
         title = icon["title"]
         aka = tuple(icon.get("aliases", {}).get("aka", []))
         short = [title.removeprefix(v) for v in VENDORS if title.startswith(v)]
+        short = [n for n in short if key(n) not in common]
         rows.append((*short, title, *aka))  # named as written: "Chrome", not "Google Chrome"
     return rows
 
@@ -168,7 +171,12 @@ def main() -> None:
     COMMON_OUT.write_text(COMMON_HEADER + "\n".join(common) + "\n", encoding="utf-8")
     seen = {key(s.lstrip("=")) for row in WRITTEN for s in row.split(" | ")}
     lines = [HEADER, *(f"mc\t{row}" for row in WRITTEN)]
-    for source, rows in (("gl", linguist(languages)), ("si", simple_icons(icons))):
+    icon_rows = simple_icons(icons, set(common))
+    # a product without its vendor ("Chrome") is written capitalised: only as written
+    english |= {
+        key(t.removeprefix(v)) for r in icon_rows for t in r for v in VENDORS if t.startswith(v)
+    }
+    for source, rows in (("gl", linguist(languages)), ("si", icon_rows)):
         for spellings in rows:
             kept = [mark(s, english, people) for s in dict.fromkeys(spellings)]
             if kept[0] is None or key(spellings[0]) in seen:
