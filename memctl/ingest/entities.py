@@ -109,7 +109,8 @@ DATE = lazy(
     r"June|July|August|September|October|November|December) \d{1,2},? \d{4})\b"
 )
 SPEAKER = lazy(
-    r"^(?:\[[^\]]{1,40}\]\s*)?((?:(?:Dr|Mr|Mrs|Ms|Prof)\. )?[A-Z][\w'-]{1,30}(?: [A-Z][\w'-]{1,30})?):\s"
+    r"^(?:\[[^\]]{1,40}\]\s*)?"
+    r"((?:(?:Dr|Mr|Mrs|Ms|Prof)\. )?[A-Z][\w'-]{1,30}(?: [A-Z][\w'-]{1,30})?):\s"
 )
 PLACE_BEFORE = lazy(r"\b(?:in|to|from|near|visited|visit|country,?)\s+$", re.I)
 ORGANISATION_BEFORE = lazy(r"\b(?:at|for|joined)\s+$", re.I)
@@ -328,8 +329,8 @@ def _vocabulary(text: str) -> list[Entity]:
             longest = min(names.longest, len(words) - start)
             runs += [" ".join(words[start : start + size]) for size in range(2, longest + 1)]
         for alias in runs:
-            name = names.by_key.get(alias)
-            if name:
+            if alias in names.by_key:
+                name = names.by_key[alias]
                 found.append(Entity(name, SOFTWARE_KIND, _spelled(alias, name, text)))
     return found
 
