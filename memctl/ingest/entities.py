@@ -2,9 +2,10 @@
 
 Entities: files and paths, repositories (``owner/name``, a GitHub URL), commands (in
 backticks, or after ``$``), the tools and services of ``VOCABULARY`` (their aliases
-folded: "Postgres" and "PostgreSQL 16" are one entity), dates, places (a capitalised
-name after "in", "to", "from", ...), projects ("the X project", "project X") and
-people (other capitalised names; the speaker of a ``Name: ...`` line). In Chinese,
+folded: "Postgres" and "PostgreSQL 16" are one entity) and of ``software.txt`` ("Oban",
+"Elixir"), dates, places (a capitalised name after "in", "to", "from", ...), projects
+("the X project", "project X") and people (other capitalised names, not of everyday words
+only; the speaker of a ``Name: ...`` line, not a label such as "Next Steps: ..."). In Chinese,
 Japanese and Korean text the Latin-script entities are found the same way, plus
 names marked by a suffix (さん, 씨, 先生, 市, 公司, ...), titles in 《》 or 「」 and
 katakana words.
@@ -32,8 +33,8 @@ from memctl.retrieve.vocabulary import is_term
 # 1: the rules before the developer-text ones (2f89a50); 2: capitals in developer text
 # (paths, compounds, labels, list items, headings, code identifiers) name no one; 3: a
 # katakana word is a thing, not a tool; 4: the software names of ``software.txt`` are tools
-# (not people or places), and a speaker label of everyday words ("Next Steps: ...") is a
-# heading.
+# (not people or places); a speaker label or a would-be person of everyday words only
+# ("Next Steps: ...", "Log Levels") names no one; "Dr. Smith: ..." is a speaker.
 RULES_VERSION = 4
 
 # Canonical name -> (kind, aliases): the tools and services whose several spellings name
