@@ -13,7 +13,7 @@ from memctl.api import sync as sync_api
 from memctl.api.maintain import MaintainRequest, MaintainResult, maintain
 from memctl.api.memory import RememberRequest, remember
 from memctl.context import Context
-from memctl.ingest.entities import entities, triples
+from memctl.ingest.entities import entities, speaker, triples
 from memctl.ingest.graph import Indexed, Written, index, index_pending, parse_triples
 from memctl.maintain.profile import written
 from memctl.memories.operations import delete, forget
@@ -117,7 +117,78 @@ def test_people_called_or_greeted_in_conversation_are_still_found() -> None:
         "Gina": "person",
     }
     assert names("I watched LeBron on YouTube with Jon")["Jon"] == "person"
-    assert names("I watched LeBron on YouTube with Jon")["YouTube"] == "thing"
+    assert names("I watched LeBron on YouTube with Jon")["YouTube"] == "tool"  # a service
+
+
+@pytest.mark.parametrize(
+    ("text", "tools"),
+    [
+        (
+            "We queue jobs with Oban, lint with Credo and Dialyzer, all in Elixir.",
+            {"Oban", "Credo", "Dialyzer", "Elixir"},
+        ),
+        (
+            "The viewer is built on Textual. Pygments and Jinja2 colour it.",
+            {"Textual", "Pygments", "Jinja"},
+        ),
+        ("the viewer renders with pygments and jinja2", {"Pygments", "Jinja"}),  # any case
+        (
+            "Tested it in Chrome on Windows and pasted it into Excel.",
+            {"Chrome", "Windows", "Excel"},
+        ),
+        (
+            "Use Haiku for format checks; Claude writes the Markdown.",
+            {"Claude Haiku", "Claude", "Markdown"},
+        ),
+    ],
+)
+def test_software_names_are_tools_not_people(text: str, tools: set[str]) -> None:
+    found = names(text)
+    assert {n: found.get(n) for n in tools} == dict.fromkeys(tools, "tool")
+    assert not {n for n, kind in found.items() if kind in {"person", "place", "organisation"}}
+
+
+def test_the_hand_written_vocabulary_wins() -> None:
+    assert names("The store runs on Postgres, the jobs on Redis") == {
+        "PostgreSQL": "service",
+        "Redis": "service",
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "not_tool"),
+    [
+        ("Open the windows and polish the chrome, then excel at it.", {"Windows", "Chrome"}),
+        ("Julia moved to Phoenix with Hugo.", {"Julia", "Hugo"}),  # first names stay people
+        ("Dates: the README and the JSON file.", {"ReadMe", "JSON"}),  # terms, not tools
+    ],
+)
+def test_everyday_words_first_names_and_terms_are_no_tools(text: str, not_tool: set[str]) -> None:
+    found = names(text)
+    assert not {n for n, kind in found.items() if kind == "tool"} & not_tool
+    assert found.get("Julia", "person") == "person"
+
+
+@pytest.mark.parametrize(
+    ("text", "person"),
+    [
+        ("Next Steps: run the migration and the tests", None),
+        ("Key Changes: the cache moved to Redis", None),
+        ("Usage: memctl recall QUERY", None),
+        ("Caroline: I moved to Sweden last year", "Caroline"),
+        ("Dr. Smith: the results look fine", "Dr. Smith"),
+        ("[1:56 pm on 8 May, 2023] Melanie: Hey Caroline!", "Melanie"),
+    ],
+)
+def test_a_label_of_everyday_words_is_no_speaker(text: str, person: str | None) -> None:
+    assert speaker(text) == person
+    people = {n for n, kind in names(text).items() if kind == "person"}
+    assert (person in people) if person else not people & {"Next Steps", "Key Changes", "Usage"}
+
+
+def test_title_case_glosses_in_cjk_text_name_no_one() -> None:
+    text = "로그 레벨 (Log Levels) 요청 추적 (Request Tracking) 진입점 (Entry Points)"
+    assert not {n for n, kind in names(text).items() if kind == "person"}
 
 
 def test_triples_from_the_speaker_and_between_entities() -> None:
@@ -291,6 +362,18 @@ def test_profile_is_written_with_sources_and_loses_lines_with_them(ctx: Context)
         (x.section, x.text) for x in profile_lines(ctx.db, None)
     }
     assert "backend engineer" not in run_cli("profile").stdout
+
+
+def test_a_software_name_lands_in_the_stack_not_among_people(ctx: Context) -> None:
+    remembered(ctx, "The billing app is written in Elixir; jobs run on Oban.")
+    remembered(ctx, "Next Steps: move the Oban queues to Elixir 1.17.")
+    done = run_cli("maintain", "--only", "graph,profile")
+    assert done.returncode == 0, done.stderr
+    stack = {x.text for x in profile_lines(ctx.db, None) if x.section == "stack"}
+    assert {"Elixir", "Oban"} <= stack
+    kinds = {e.name: e.kind for e in store.entities_by_keys(ctx.db, ["elixir", "oban"]).values()}
+    assert kinds == {"Elixir": "tool", "Oban": "tool"}
+    assert store.entities_by_keys(ctx.db, ["next steps"]) == {}
 
 
 def test_profile_dynamic_lines_come_from_the_latest_digests(ctx: Context) -> None:

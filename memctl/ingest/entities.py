@@ -2,9 +2,10 @@
 
 Entities: files and paths, repositories (``owner/name``, a GitHub URL), commands (in
 backticks, or after ``$``), the tools and services of ``VOCABULARY`` (their aliases
-folded: "Postgres" and "PostgreSQL 16" are one entity), dates, places (a capitalised
-name after "in", "to", "from", ...), projects ("the X project", "project X") and
-people (other capitalised names; the speaker of a ``Name: ...`` line). In Chinese,
+folded: "Postgres" and "PostgreSQL 16" are one entity) and of ``software.txt`` ("Oban",
+"Elixir"), dates, places (a capitalised name after "in", "to", "from", ...), projects
+("the X project", "project X") and people (other capitalised names, not of everyday words
+only; the speaker of a ``Name: ...`` line, not a label such as "Next Steps: ..."). In Chinese,
 Japanese and Korean text the Latin-script entities are found the same way, plus
 names marked by a suffix (さん, 씨, 先生, 市, 公司, ...), titles in 《》 or 「」 and
 katakana words.
@@ -17,8 +18,10 @@ short verb phrase ("memctl uses SQLite").
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from memctl.lazy_re import lazy
 from memctl.retrieve.query import SENTENCE_END, STOPWORDS, cjk_count, names
@@ -29,8 +32,10 @@ from memctl.retrieve.vocabulary import is_term
 # back what older rules stated and keeping what an LLM, the host or a sync gave.
 # 1: the rules before the developer-text ones (2f89a50); 2: capitals in developer text
 # (paths, compounds, labels, list items, headings, code identifiers) name no one; 3: a
-# katakana word is a thing, not a tool.
-RULES_VERSION = 3
+# katakana word is a thing, not a tool; 4: the software names of ``software.txt`` are tools
+# (not people or places); a speaker label or a would-be person of everyday words only
+# ("Next Steps: ...", "Log Levels") names no one; "Dr. Smith: ..." is a speaker.
+RULES_VERSION = 4
 
 # Canonical name -> (kind, aliases): the tools and services whose several spellings name
 # one thing. Versions are stripped before the look-up ("PostgreSQL 16" -> postgresql).
@@ -80,6 +85,13 @@ VOCABULARY: dict[str, tuple[str, tuple[str, ...]]] = {
     "Jira": ("service", ("jira",)),
 }
 ALIASES = {alias: name for name, (_, aliases) in VOCABULARY.items() for alias in aliases}
+# More names of software, languages and services (simple-icons, GitHub linguist; the file's
+# header names the sources and their licences), kind "tool": one found in any case, or,
+# when an English word or a first name ("=Windows"), only as written. ``VOCABULARY`` wins.
+SOFTWARE_FILE = Path(__file__).with_name("software.txt")
+SOFTWARE_KIND = "tool"
+# Everyday English words (SCOWL, less first names): a speaker label of them is a heading.
+COMMON_WORDS_FILE = Path(__file__).with_name("common_words.txt")
 VERSION = lazy(r"\s*v?\d+(?:\.\d+)*$", re.I)
 VERSION_AFTER = r"(?:\s*v?\d+(?:\.\d+)*)?(?!\w)"
 
@@ -97,7 +109,10 @@ DATE = lazy(
     r"September|October|November|December),? \d{4}|(?:January|February|March|April|May|"
     r"June|July|August|September|October|November|December) \d{1,2},? \d{4})\b"
 )
-SPEAKER = lazy(r"^(?:\[[^\]]{1,40}\]\s*)?([A-Z][\w'-]{1,30}(?: [A-Z][\w'-]{1,30})?):\s")
+SPEAKER = lazy(
+    r"^(?:\[[^\]]{1,40}\]\s*)?"
+    r"((?:(?:Dr|Mr|Mrs|Ms|Prof)\. )?[A-Z][\w'-]{1,30}(?: [A-Z][\w'-]{1,30})?):\s"
+)
 PLACE_BEFORE = lazy(r"\b(?:in|to|from|near|visited|visit|country,?)\s+$", re.I)
 ORGANISATION_BEFORE = lazy(r"\b(?:at|for|joined)\s+$", re.I)
 PROJECT = lazy(r"\b(?:the ([A-Z][\w.-]+) project|project ([A-Z][\w.-]+))")
@@ -227,19 +242,78 @@ def key(name: str) -> str:
     return " ".join(name.casefold().split())
 
 
+@dataclass(frozen=True)
+class Software:
+    """``software.txt`` read: canonical names by key (any case), by spelling (as written
+    only), the first words of the keys of several words, and the most words a key has."""
+
+    by_key: dict[str, str]
+    as_written: dict[str, str]
+    heads: frozenset[str]
+    longest: int
+
+
+@functools.cache
+def software() -> Software:
+    """The shipped software names (read once a process, when first needed)."""
+    by_key: dict[str, str] = {}
+    as_written: dict[str, str] = {}
+    for line in SOFTWARE_FILE.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        spellings = [s.strip() for s in line.partition("\t")[2].split(" | ")]
+        name = spellings[0].lstrip("=")
+        for spelled in spellings:
+            if spelled.startswith("="):
+                as_written.setdefault(spelled[1:], name)
+            elif key(spelled) not in ALIASES:
+                by_key.setdefault(key(spelled), name)
+    heads = frozenset(k.split()[0] for k in by_key if " " in k)
+    return Software(by_key, as_written, heads, max(len(k.split()) for k in by_key))
+
+
+@functools.cache
+def common_words() -> frozenset[str]:
+    """The everyday English words of ``common_words.txt``."""
+    lines = COMMON_WORDS_FILE.read_text(encoding="utf-8").splitlines()
+    return frozenset(w for w in lines if w and not w.startswith("#"))
+
+
 def canonical(name: str) -> Entity | None:
-    """The vocabulary's entity for ``name`` (its version dropped), or None."""
-    base = key(VERSION.sub("", name))
+    """The vocabulary's entity for ``name`` (its version dropped), or None: the hand-written
+    ``VOCABULARY`` first, then the software names (an English word only as written)."""
+    bare = VERSION.sub("", name).strip()
+    base = key(bare)
     found = ALIASES.get(base)
-    return Entity(found, VOCABULARY[found][0]) if found else None
+    if found:
+        return Entity(found, VOCABULARY[found][0])
+    names = software()
+    other = names.by_key.get(base) or names.as_written.get(" ".join(bare.split()))
+    return Entity(other, SOFTWARE_KIND) if other else None
+
+
+def _everyday(name: str) -> bool:
+    """Whether ``name`` is everyday words only ("Next Steps", "Usage", "Log Levels"): a
+    label or a heading, not the name of a person (first names are no everyday words)."""
+    common = common_words()
+    return all(
+        any(f in common for f in (w.lower(), w.lower().removesuffix("s"))) for w in name.split()
+    )
 
 
 def speaker(text: str) -> str | None:
-    """The speaker of a ``Name: ...`` line (``[date] Name: ...`` too)."""
+    """The speaker of a ``Name: ...`` line (``[date] Name: ...`` too); not a label of
+    everyday words ("Next Steps: ...")."""
     match = SPEAKER.match(text)
     if not match or match.group(1).lower() in NOT_NAMES or match.group(1) in DIGEST_LABELS:
         return None
-    return match.group(1)
+    return None if _everyday(match.group(1)) else match.group(1)
+
+
+def _spelled(alias: str, name: str, text: str) -> tuple[str, ...]:
+    """How ``text`` writes ``alias`` (a version after it too), when not as ``name``."""
+    spelled = re.finditer(rf"(?<![\w.]){re.escape(alias)}{VERSION_AFTER}", text, re.I)
+    return tuple(dict.fromkeys(m.group(0) for m in spelled if m.group(0) != name))
 
 
 def _vocabulary(text: str) -> list[Entity]:
@@ -247,9 +321,18 @@ def _vocabulary(text: str) -> list[Entity]:
     lowered = f" {key(PUNCTUATION.sub(' ', text))} "
     for alias, name in ALIASES.items():
         if f" {alias} " in lowered or f" {alias}." in lowered:
-            spelled = re.finditer(rf"(?<![\w.]){re.escape(alias)}{VERSION_AFTER}", text, re.I)
-            forms = tuple(dict.fromkeys(m.group(0) for m in spelled if m.group(0) != name))
-            found.append(Entity(name, VOCABULARY[name][0], forms))
+            found.append(Entity(name, VOCABULARY[name][0], _spelled(alias, name, text)))
+    # the software names: a look-up of each run of words, not a scan per name
+    names, words = software(), lowered.split()
+    for start, word in enumerate(words):
+        runs = [word]
+        if word in names.heads:
+            longest = min(names.longest, len(words) - start)
+            runs += [" ".join(words[start : start + size]) for size in range(2, longest + 1)]
+        for alias in runs:
+            if alias in names.by_key:
+                name = names.by_key[alias]
+                found.append(Entity(name, SOFTWARE_KIND, _spelled(alias, name, text)))
     return found
 
 
@@ -281,16 +364,24 @@ def _capitalised(text: str, skip: set[str]) -> list[Entity]:
         words = name.split()
         if any(w.lower() in NOT_NAMES for w in words) or key(name) in skip:
             continue
-        if canonical(name) or len(name) < 2 or not _written_as_name(name, text):
+        if len(name) < 2 or not _written_as_name(name, text):
             continue
         before = text[: text.find(name)]
         kind = "place" if PLACE_BEFORE.search(before) else "person"
         kind = "organisation" if ORGANISATION_BEFORE.search(before) else kind
         if name.isupper() and (kind == "person" or is_term(name)):  # "CI", "YYYY MM DD"
             continue
+        named = canonical(name)  # "Windows", "in Elixir": a tool, not a person or a place
+        if named and kind != "organisation":  # "at NASA", "works for Google": the company
+            found.append(named)
+            continue
         if kind == "person" and len(words) > MAX_NAME_WORDS:  # a heading in title case
             continue
-        found.append(Entity(name, "thing" if INNER_CAPITAL.search(name) else kind))
+        if INNER_CAPITAL.search(name):  # "SessionLive", "GoT"
+            kind = "thing"
+        if kind == "person" and _everyday(name):  # "Log Levels", "Entry Points", "Usage"
+            continue
+        found.append(Entity(name, kind))
     found += [
         Entity(m.group(1), "person")
         for m in SUBJECT.finditer(text)
