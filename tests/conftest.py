@@ -179,6 +179,21 @@ def options_both_ways(
     return (options, arguments), (fast, [a.dest for a in actions if not a.option_strings])
 
 
+def python_c(
+    code: str, *args: str, env: dict[str, str] | None = None, **options: Any
+) -> subprocess.CompletedProcess[str]:
+    """``python -c CODE ARGS`` in a fresh interpreter with the test's environment (and
+    ``env``), its output as text; ``options`` (input, cwd, timeout, check) go to
+    ``subprocess.run``."""
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        **options,
+    )
+
+
 def through_typer(
     command: str,
     *args: str,
@@ -193,13 +208,8 @@ def through_typer(
         "import sys\nsys.argv[0] = '__main__.py'\nsys.modules['__main__'].__package__ = 'memctl'\n"
         f"from memctl.cli.entry import main, run_typer\nmain(lambda: run_typer({command!r}))"
     )
-    return subprocess.run(
-        [sys.executable, "-c", probe, *args],
-        input=input,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "COLUMNS": "200", "MEMCTL_EMBEDDER": "hash", **env},
-        cwd=cwd,
+    return python_c(
+        probe, *args, input=input, env={"COLUMNS": "200", "MEMCTL_EMBEDDER": "hash", **env}, cwd=cwd
     )
 
 
@@ -215,13 +225,7 @@ def fast_lane_run(
         "frameworks = ('typer', 'click', 'rich', 'pydantic')\n"
         "print(json.dumps(sorted(m for m in frameworks if m in sys.modules)))"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "MEMCTL_EMBEDDER": "hash", **(env or {})},
-        cwd=cwd,
-    )
+    done = python_c(probe, env={"MEMCTL_EMBEDDER": "hash", **(env or {})}, cwd=cwd)
     assert done.returncode == 0, done.stderr
     printed, _, loaded = done.stdout.rstrip("\n").rpartition("\n")
     return printed, json.loads(loaded)

@@ -4,10 +4,9 @@ rule modules compiles none of them (each memctl process imports them; most never
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 from memctl.lazy_re import lazy
+from tests.conftest import python_c
 
 RULE_MODULES = (
     "memctl.ingest.entities",
@@ -56,7 +55,7 @@ def test_importing_the_rule_modules_compiles_no_pattern() -> None:
         "            for hit in found(value):\n"
         "                print(name, key, hit)\n"
     )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    done = python_c(probe)
     assert done.returncode == 0, done.stderr
     assert done.stdout == ""
 
@@ -70,6 +69,6 @@ def test_a_forking_process_compiles_the_loaded_patterns_once() -> None:
         "assert '_compiled' not in vars(entities.CLAUSE_START)\n"
         "print(compile_loaded() > 0, '_compiled' in vars(entities.CLAUSE_START), compile_loaded())"
     )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    done = python_c(probe)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True", "True", "0"]

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 import typer.main
 
 from memctl.cli.entry import command_of
 from memctl.cli.main import COMMANDS, build_app
-from tests.conftest import run_cli
+from tests.conftest import python_c, run_cli
 
 
 def test_every_command_is_mapped_to_its_module() -> None:
@@ -37,7 +35,7 @@ def test_version_loads_neither_typer_nor_the_core() -> None:
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "print(sorted(m for m in ('typer', 'click', 'rich', 'memctl.config') if m in sys.modules))"
     )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    done = python_c(probe)
     assert done.stdout.splitlines() == ["memctl 0.1.0", "[]"]
 
 
@@ -100,5 +98,5 @@ def test_recall_for_a_hook_loads_no_rich(home: object) -> None:
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "print('RICH', any(m.startswith('rich') for m in sys.modules))"
     )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    done = python_c(probe)
     assert "<memctl-context>" in done.stdout and done.stdout.splitlines()[-1] == "RICH False"

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -15,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from memctl.integrations import shell
-from tests.conftest import run_cli
+from tests.conftest import python_c, run_cli
 
 ZERO_BUDGETS = (
     "-c",
@@ -111,11 +110,8 @@ def test_completions_put_memctl_on_path_and_purge_leaves_nothing(tmp_path: Path)
 
 def test_the_tests_keep_matplotlibs_files_out_of_the_real_home() -> None:
     pytest.importorskip("matplotlib")
-    where = subprocess.run(
-        [sys.executable, "-c", "import matplotlib; print(matplotlib.get_configdir())"],
-        capture_output=True,
-        text=True,
-        check=True,
+    where = python_c(
+        "import matplotlib; print(matplotlib.get_configdir())", check=True
     ).stdout.strip()
     assert Path(where).is_relative_to(tempfile.gettempdir())
     assert not Path(where).is_relative_to(Path.home() / ".config")

@@ -20,6 +20,7 @@ import pytest
 from memctl.embed import local
 from memctl.embed.local import LocalEmbedder
 from memctl.errors import ModelError
+from tests.conftest import python_c
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "minilm_reference.json"
 REFERENCE = json.loads(FIXTURE.read_text(encoding="utf-8"))
@@ -188,9 +189,7 @@ def test_embedding_imports_no_torch() -> None:
         " if m.split('.')[0] in {'torch', 'sentence_transformers', 'transformers'}))\n"
     )
     project_root = Path(__file__).resolve().parents[2]
-    result = subprocess.run(
-        [sys.executable, "-c", code], cwd=project_root, capture_output=True, text=True, check=True
-    )
+    result = python_c(code, cwd=project_root, check=True)
     assert result.stdout.strip() == "[]"
 
 

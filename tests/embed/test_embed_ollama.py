@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -15,6 +13,7 @@ import pytest
 from memctl.embed.ollama import OllamaEmbedder
 from memctl.errors import ModelError
 from tests import ollama_server as fake
+from tests.conftest import python_c
 from tests.ollama_server import DEFAULT_EMBED_DIM, Delay, Fail, FakeOllama, Malformed, Reply
 
 # Bound by assignment, not imported by name, so pyflakes does not take the
@@ -205,9 +204,7 @@ def test_importing_and_building_the_embedder_does_not_import_ollama() -> None:
         "OllamaEmbedder(host='http://127.0.0.1:1', model='m', timeout=1)\n"
         "print(sorted(m for m in ('ollama', 'httpx') if m in sys.modules))\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, check=True
-    )
+    result = python_c(code, cwd=REPO_ROOT, check=True)
 
     assert result.stdout.strip() == "[]"
 

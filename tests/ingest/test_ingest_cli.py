@@ -22,7 +22,7 @@ from memctl.ingest.capture import IngestOptions, capture
 from memctl.ingest.pipeline import run_session
 from memctl.ingest.source import Input
 from memctl.store.database import Database
-from tests.conftest import run_cli
+from tests.conftest import python_c, run_cli
 from tests.ingesting import SESSION, TRANSCRIPTS, ingest_text
 
 NO_LLM = {"MEMCTL_LLM": "none"}
@@ -264,13 +264,7 @@ def test_a_50_mb_transcript_is_streamed_not_loaded(tmp_path: Path, home: Path) -
         "status = open('/proc/self/status').read().split('VmHWM:')[1].split()[0]\n"
         "print(report.messages_new, int(status) // 1024)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **NO_LLM},
-        timeout=120,
-    )
+    done = python_c(code, env=NO_LLM, timeout=120)
     assert done.returncode == 0, done.stderr
     messages, peak_mib = map(int, done.stdout.split())
     assert messages == 1500  # 500 user, 500 assistant, 500 tool results

@@ -24,7 +24,7 @@ from memctl.api.memory import RememberRequest, remember
 from memctl.context import Context
 from memctl.integrations import resident
 from tests.cli.test_recall_fastlane import FACTS, same_answer, without_scores
-from tests.conftest import run_cli
+from tests.conftest import python_c, run_cli
 
 ON = {"MEMCTL_RECALL_RESIDENT": "on", "MEMCTL_RECALL_RESIDENT_IDLE": "30"}
 OFF = {"MEMCTL_RECALL_RESIDENT": "off"}
@@ -135,7 +135,7 @@ def test_answers_through_the_resident_process_are_the_in_process_answers(
         "heavy = ('numpy', 'memctl.config', 'memctl.cli.fastlane', 'typing', 'argparse')\n"
         "print([m for m in heavy if m in sys.modules])"
     )
-    client = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    client = python_c(probe)
     assert client.stdout.splitlines()[-1] == "[]"  # the client: socket, json and os
     assert served(home) == before + len(lines) + 2 + 3 + 1
 
@@ -288,13 +288,11 @@ def test_a_child_of_the_resident_process_loads_nothing_a_recall_needs(ctx: Conte
         "answer, sys.stdout = sys.stdout.getvalue(), out\n"
         "print(answer.count('make release'), sorted(set(sys.modules) - loaded))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe],
-        capture_output=True,
-        text=True,
+    done = python_c(
+        probe,
         check=True,
         # message vectors on: their leg's module is loaded too
-        env={**os.environ, "MEMCTL_EMBEDDER": "hash", "MEMCTL_RECALL_MESSAGE_VECTORS": "true"},
+        env={"MEMCTL_EMBEDDER": "hash", "MEMCTL_RECALL_MESSAGE_VECTORS": "true"},
     )
     found, _, new = done.stdout.strip().partition(" ")
     assert int(found) >= 1  # the recall ran, and answered

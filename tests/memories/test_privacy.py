@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import string
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -32,6 +30,7 @@ from memctl.memories.privacy import (
 )
 from memctl.model import Memory
 from memctl.retrieve.pipeline import Recalled
+from tests.conftest import python_c
 
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 SLACK = "https://hooks.slack.com/services/T024BE7LD/B01ABCDEF12/aBcDeFgHiJkLmNoPqRsTuVwX"
@@ -199,9 +198,7 @@ def test_a_long_hex_part_ending_in_a_letter_is_scanned_at_once() -> None:
     part = "d36d57c66ff031f93b4fa432e86802f84991477e522adcdffd314454326b"
     text = f"blobs/sha256/{part}/layer.tar"
     code = f"from memctl.memories.privacy import scrub; print(scrub({text!r})[0])"
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
-    )
+    done = python_c(code, timeout=60, check=True)
     assert done.stdout.strip() == text
 
 
