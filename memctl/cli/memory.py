@@ -234,6 +234,7 @@ def redact(
         f"redacted {done.target}: {quotes} rows, {len(done.memories)} memories, "
         f"{len(done.backups)} backups rewritten"
         + ("" if done.wal_emptied else "; the WAL still holds old pages (a reader has it open)")
+        + (f"; {done.history_note()}" if done.shared else "")
     )
 
 

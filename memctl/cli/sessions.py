@@ -161,8 +161,8 @@ def forget(
 
 
 def forgotten_line(done: Forgotten) -> str:
-    """What a forget or a redact took out, in one line (and a warning when the WAL could
-    not be emptied)."""
+    """What a forget took out, in one line (and a warning when the WAL could not be
+    emptied, or a memory had been shared through sync)."""
     quotes = sum(done.quotes.values())
     line = (
         f"forgot {done.target}: {done.messages} messages, {len(done.memories)} memories, "
@@ -173,4 +173,4 @@ def forgotten_line(done: Forgotten) -> str:
             "; another process is reading the store, so its WAL still holds old pages until "
             "it closes (run `memctl maintain` then)"
         )
-    return line
+    return "; ".join(filter(None, [line, done.history_note()]))

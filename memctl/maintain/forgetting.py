@@ -71,6 +71,7 @@ class Forgotten:
     quotes: dict[str, int] = field(default_factory=dict)
     backups: list[str] = field(default_factory=list)  # rewritten
     wal_emptied: bool = True
+    shared: list[str] = field(default_factory=list)  # of memories: those a sync published
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -80,7 +81,20 @@ class Forgotten:
             "quotes": self.quotes,
             "backups_rewritten": self.backups,
             "wal_emptied": self.wal_emptied,
+            "shared": self.shared,
         }
+
+    def history_note(self) -> str:
+        """What a forget cannot reach, said when it matters: a memory a sync published
+        leaves its old text in the repository's git history ("" when none was shared)."""
+        if not self.shared:
+            return ""
+        count = len(self.shared)
+        return (
+            f"{count} of these memories {'was' if count == 1 else 'were'} shared through sync: "
+            "the next `memctl sync` replaces the text, but the repository's git history (the "
+            "remote's and the clone in the data directory) keeps it; rotate a secret it held"
+        )
 
 
 @dataclass(frozen=True)
@@ -228,7 +242,7 @@ def _everywhere(ctx: Context, done: Forgotten, apply: Apply) -> None:
     emptied), then to every backup."""
     _erased(ctx.db, lambda db: apply(db, done, ctx))
     _indexes_rebuilt(ctx.db, bool(done.memories))
-    _out_of_the_clone(ctx, done.memories)
+    done.shared = _out_of_the_clone(ctx, done.memories)
     done.wal_emptied = erase.compact(ctx.db)
     for path in backups(ctx.settings):
         partial = path.with_name(path.name + REWRITING)
@@ -246,15 +260,18 @@ def _everywhere(ctx: Context, done: Forgotten, apply: Apply) -> None:
         done.backups.append(path.name)
 
 
-def _out_of_the_clone(ctx: Context, memory_ids: list[str]) -> None:
-    """Remove the deleted memories' files from the work tree of the sync clone in the data
-    directory; the next sync writes their tombstones (``sync.outgoing``)."""
+def _out_of_the_clone(ctx: Context, memory_ids: list[str]) -> list[str]:
+    """Remove the memories' files from the work tree of the sync clone in the data
+    directory (the next sync writes their tombstones or new text: ``sync.outgoing``); the
+    memories that had one, whose old text the repository's history keeps."""
     from memctl.sync.pipeline import clone_path  # sync's YAML and git: only here
 
     clone = clone_path(ctx.settings)
-    for files in files_of(ctx.db, memory_ids).values():
+    shared = files_of(ctx.db, memory_ids)
+    for files in shared.values():
         for file in files:
             (clone / file.path).unlink(missing_ok=True)
+    return sorted(shared)
 
 
 def _erased(db: Database, apply: Callable[[Database], None]) -> None:

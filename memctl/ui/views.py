@@ -308,6 +308,7 @@ def forget_session(ctx: Context, values: Values) -> tuple[str, str]:
     return "/sessions", (
         f"forgot session {values['id']}: {done.messages} message(s) and "
         f"{len(done.memories)} memory(ies) taken out everywhere"
+        + (f"; {done.history_note()}" if done.shared else "")
     )
 
 

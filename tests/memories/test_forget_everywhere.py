@@ -14,7 +14,7 @@ from memctl.api import memory as memory_api
 from memctl.api import sync as sync_api
 from tests.conftest import Shared, run_cli
 from tests.conftest import shared as shared_store
-from tests.syncing import bare_repo, git, machine, shared
+from tests.syncing import bare_repo, git, history, machine, shared
 
 # A message nobody else says: its words are indexed terms, its phrase a byte string.
 LEAK = "the vault combination is quokka7marmalade under the blue heron"
@@ -230,6 +230,31 @@ def test_a_shared_memory_deleted_for_good_leaves_the_clone_and_goes_out_as_a_tom
     assert memory.id in head  # peers get the tombstone; the history keeps the old file
     assert WORD not in git("--git-dir", str(remote), "grep", "-h", "-e", ".", "HEAD")
     ctx.close()
+
+
+def test_redacting_a_shared_memory_says_the_sync_history_keeps_the_value(
+    tmp_path: Path,
+) -> None:
+    """A leaked value in a memory a sync published: redact takes it out of the store and
+    the repository's next commit, and says what it cannot reach (the git history)."""
+    remote = bare_repo(tmp_path)
+    ctx = machine(tmp_path, "laptop", remote)
+    sync_api.init(ctx, str(remote))
+    memory = shared(ctx, f"the release signing passphrase hint is {WORD}")
+    sync_api.sync(ctx, sync_api.SyncRequest())
+    home = ctx.settings.home
+    ctx.close()
+    at_home = ("--home", str(home), "-c", f"sync.remote={remote}")
+    said = _ok(*at_home, "redact", WORD)
+    assert "1 of these memories was shared through sync" in said and "rotate" in said
+    private = json.loads(_ok(*at_home, "remember", "the lab door code is heronquokka42", "--json"))
+    report = json.loads(_ok(*at_home, "redact", "heronquokka42", "--json"))
+    assert report["memories"] == [private["id"]] and report["shared"] == []
+    assert "sync" not in _ok(*at_home, "redact", "another-unheard-of-value")
+    _ok(*at_home, "sync")
+    assert WORD not in git("--git-dir", str(remote), "grep", "-h", "-e", ".", "HEAD")
+    assert memory.id in git("--git-dir", str(remote), "grep", "-l", "REDACTED", "HEAD")
+    assert WORD in history(remote)  # what the line warned of
 
 
 def test_purge_permanent_takes_the_quotes_out_too(home: Path) -> None:
