@@ -57,7 +57,7 @@ def compile_loaded(prefix: str = "memctl.") -> int:
 def _held(values: list[Any]) -> list[_Lazy]:
     """The lazy patterns among ``values`` and in their lists and tuples (a table of rules:
     when.RULES is a list of (pattern, rule) pairs), two levels deep."""
-    found = []
+    found: list[_Lazy] = []
     for value in values:
         inner = value if isinstance(value, list | tuple) else (value,)
         for item in inner:
