@@ -47,8 +47,20 @@ def compile_loaded(prefix: str = "memctl.") -> int:
     for name, module in list(sys.modules.items()):
         if not name.startswith(prefix):
             continue
-        for value in list(vars(module).values()):
-            if isinstance(value, _Lazy) and "_compiled" not in value.__dict__:
+        for value in _held(list(vars(module).values())):
+            if "_compiled" not in value.__dict__:
                 value.__getattr__("pattern")
                 count += 1
     return count
+
+
+def _held(values: list[Any]) -> list[_Lazy]:
+    """The lazy patterns among ``values`` and in their lists and tuples (a table of rules:
+    when.RULES is a list of (pattern, rule) pairs), two levels deep."""
+    found: list[_Lazy] = []
+    for value in values:
+        inner = value if isinstance(value, list | tuple) else (value,)
+        for item in inner:
+            parts = item if isinstance(item, tuple) else (item,)
+            found.extend(part for part in parts if isinstance(part, _Lazy))
+    return found

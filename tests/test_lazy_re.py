@@ -72,3 +72,18 @@ def test_a_forking_process_compiles_the_loaded_patterns_once() -> None:
     done = python_c(probe)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True", "True", "0"]
+
+
+def test_the_patterns_of_a_table_of_rules_are_compiled_before_a_fork() -> None:
+    """compile_loaded also reaches the patterns a module keeps in a list of (pattern, rule)
+    pairs: every recall reads the time rules (retrieve/when.py), and a resident child
+    compiled them all again (about 3 ms of each recall)."""
+    probe = (
+        "import memctl.retrieve.when as when\n"
+        "from memctl.lazy_re import compile_loaded\n"
+        "compile_loaded()\n"
+        "print(all('_compiled' in vars(p) for p, _ in [*when.RULES, *when.DATES]))"
+    )
+    done = python_c(probe)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from memctl.config import Settings
@@ -75,12 +75,16 @@ def warm(settings: Settings) -> None:
     import memctl.store.vector_query  # noqa: F401 - sqlite-vec, loaded by the vector leg
     from memctl.lazy_re import compile_loaded
     from memctl.retrieve.named_projects import question_words, written_as_names
+    from memctl.retrieve.query import analyse
     from memctl.retrieve.stages.intent import asks_for
+    from memctl.retrieve.stages.sessions_cover import counts_over_time
 
     for question in WARM_QUESTIONS:
         asks_for(question)
         question_words(question)
         written_as_names(question)
+        analyse(question, datetime.now(UTC))  # the vocabulary, read once
+        counts_over_time(question)
     Context(settings).embedder.embed(list(WARM_QUESTIONS))
     compile_loaded()  # the rules' patterns compile on first use: here, once, not per child
 

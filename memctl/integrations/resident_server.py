@@ -10,6 +10,7 @@ client hung up is killed.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import select
@@ -514,6 +515,9 @@ def serve(home: Path, idle: float, warm: Callable[[], None], handlers: Handlers)
         os.ftruncate(lock, 0)
         os.write(lock, f"{os.getpid()}\n".encode())
         warm()
+        # what warm() loaded is never collected: a child's collections then skip it, and
+        # do not write to (copy) the pages it shares with this process
+        gc.freeze()
         server.bind()
         say(f"serving {home} (pid {os.getpid()}, ready in {time.monotonic() - began:.2f} s)")
         server.loop()

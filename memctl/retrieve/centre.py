@@ -44,7 +44,9 @@ def sample_rows(index: VectorIndex, count: int) -> np.ndarray:
     """At most ``count`` of the index's live rows (it must hold some), evenly spaced, as
     unit vectors (float32; int8 rows are scaled to their largest component)."""
     live = np.flatnonzero(~index.dead)
-    picked = live[np.unique(np.linspace(0, len(live) - 1, count).astype(np.int64))]
+    from memctl.store.vector_index import distinct
+
+    picked = live[distinct(np.linspace(0, len(live) - 1, count).astype(np.int64))]
     segment_of = np.searchsorted(index.starts, picked, side="right") - 1
     parts = []
     for number, segment in enumerate(index.segments):

@@ -89,5 +89,14 @@ def discounted(raw: dict[str, float], density: dict[str, float], weight: float) 
     candidate without a density, such as a session message, keeps its raw cosine)."""
     if not density:
         return dict(raw)
-    typical = float(np.median(list(density.values())))
+    typical = median(list(density.values()))
     return {i: cosine - weight * (density.get(i, typical) - typical) for i, cosine in raw.items()}
+
+
+def median(values: list[float]) -> float:
+    """``np.median`` of ``values`` (the middle one, or the mean of the middle two), without
+    its import of ``numpy.ma`` (about 20 ms of CPU in every recall process and resident
+    child)."""
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2

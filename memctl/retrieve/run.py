@@ -120,6 +120,9 @@ class Run:
     failed_legs: set[str] = field(default_factory=set)
     translation: Analysed | None = None
     word_weights: dict[str, float] = field(default_factory=dict)  # query word -> rarity
+    # each text's share of the query's words, as fuse.coverage measured it (the possible
+    # matches and provenance ask again for candidates fuse measured)
+    shares: dict[str, float] = field(default_factory=dict)
     anchors: frozenset[str] = frozenset()  # the query's names the store knows well
     strangers: frozenset[str] = frozenset()  # the query's names no memory mentions
     # the query's names most memories mention: the vector legs embed the query without them

@@ -36,6 +36,11 @@ DISK_FULL_BYTES = 1 << 20
 WAL_RETRY_SECONDS = 0.01
 # SQLite virtual-machine steps between two looks at the clock of a time limit (~1 ms of work).
 LIMIT_STEPS = 10_000
+# Pages read through a memory map of the file, not copied into each connection's cache: a
+# full-text search walks long postings lists, and a resident process's child or a CLI
+# process starts with an empty cache (docs/benchmarks.md, "Recall at 100,000 memories
+# plus 1,000,000 messages: the resident child"). SQLite caps it at its own maximum.
+MMAP_BYTES = 1 << 32
 
 
 def sqlite_vec_path() -> str:
@@ -114,6 +119,7 @@ class Database:
                 connection.exec_trace = _sql_tracer
             db = cls(connection, path, busy_timeout_ms)
             connection.execute("PRAGMA foreign_keys = ON")
+            connection.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
             _use_wal(connection, busy_timeout_ms)
             db.migrate()
         return db
@@ -130,6 +136,7 @@ class Database:
             with translated_errors(self.path):
                 connection = apsw.Connection(str(self.path))
                 connection.setbusytimeout(self._busy_timeout_ms)
+                connection.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
             if os.environ.get("MEMCTL_DEBUG_SQL"):
                 connection.exec_trace = _sql_tracer
             self._readers[lane] = Database(connection, self.path, self._busy_timeout_ms)

@@ -20,9 +20,13 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.synthetic import synthetic_memories
 from memctl.api.memory import RememberRequest, remember
 from memctl.context import Context
 from memctl.integrations import resident
+from memctl.model import Memory
+from memctl.retrieve.density import LOCAL_ROWS
+from memctl.store.memories import insert_memory
 from tests.cli.test_recall_fastlane import FACTS, same_answer, without_scores
 from tests.conftest import python_c, run_cli
 
@@ -271,9 +275,15 @@ def test_the_forwarded_hook_events_are_the_start_and_prompt_events() -> None:
 def test_a_child_of_the_resident_process_loads_nothing_a_recall_needs(ctx: Context) -> None:
     """The resident process loads, before it forks, every module a recall loads: a child
     spends its time on the question (each used to load argparse's locale module again, and
-    numpy.ma through np.unique, about 30 ms of every recall)."""
+    numpy.ma through np.unique and np.median, about 30 ms of every recall). The store is
+    large enough for the crowd discount (density.LOCAL_ROWS memories)."""
     for fact in FACTS:
         remember(ctx, RememberRequest(fact))
+    notes = list(dict.fromkeys(synthetic_memories(LOCAL_ROWS)))
+    ctx.vectors([])  # the vector table for the context's model
+    with ctx.db.atomic():
+        for note, vector in zip(notes, ctx.embedder.embed(notes), strict=True):
+            insert_memory(ctx.db, Memory(content=note, scope="global"), vector.tobytes())
     ctx.close()
     probe = (
         "import io, sys\n"

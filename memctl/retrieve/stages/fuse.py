@@ -187,7 +187,16 @@ def coverage(run: Run, candidate: Candidate, pattern: re.Pattern[str] | None) ->
     total = sum(weights.values())
     if not total or pattern is None:
         return 0.0
-    text = f"{candidate.memory.content} {candidate.memory.l0_abstract or ''}".lower()
+    text = f"{candidate.memory.content} {candidate.memory.l0_abstract or ''}"
+    share = run.shares.get(text)
+    if share is None:
+        share = run.shares[text] = _share(run, text.lower(), total)
+    return share
+
+
+def _share(run: Run, text: str, total: float) -> float:
+    """``coverage`` of one lower-cased text; ``total``: the weights' sum."""
+    weights = run.word_weights
     words = {stem(w) for w in set(WORD.findall(text))}
     # in the query's order: a sum over a set differs in its last bits between processes
     held = [word for word in weights if stem(word.lower()) in words]
