@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from memctl.config.scope import GLOBAL_SCOPE
 from memctl.store.database import Database
 
 ACTIVE, SUPERSEDED = "active", "superseded"
@@ -493,14 +494,23 @@ def supersede(db: Database, triple: int, by: int | None) -> None:
     )
 
 
+# Memories ``ma`` and ``mb`` speak of one world: one scope, or one of them global (the
+# scope every project's recall reads too).
+_ONE_WORLD = f"(ma.scope = mb.scope OR '{GLOBAL_SCOPE}' IN (ma.scope, mb.scope))"
+
+
 def rivals(db: Database, predicates: tuple[str, ...]) -> list[tuple[int, int]]:
     """(older, newer) pairs of active triples with one subject and one of ``predicates``
-    (a thing that has one value at a time) but different objects."""
+    (a thing that has one value at a time) but different objects, stated by memories of
+    one scope (or global): an "Alice" of one project moving does not move another's."""
     rows = db.tuples(
         "SELECT a.id, b.id FROM triples a JOIN triples b ON b.subject = a.subject "
         "AND b.predicate = a.predicate AND b.object != a.object AND b.id > a.id "
         "WHERE a.state = 'active' AND b.state = 'active' "
-        "AND a.predicate IN (SELECT value FROM json_each(?))",
+        "AND a.predicate IN (SELECT value FROM json_each(?)) "
+        "AND EXISTS (SELECT 1 FROM triple_sources xa JOIN memories ma ON ma.id = xa.memory_id "
+        "JOIN triple_sources xb ON xb.triple_id = b.id JOIN memories mb "
+        f"ON mb.id = xb.memory_id WHERE xa.triple_id = a.id AND {_ONE_WORLD})",
         (json.dumps(list(predicates)),),
     )
     return [(int(a), int(b)) for a, b in rows]

@@ -3,10 +3,11 @@ the receiver too (two data directories, a bare repository on disk, ``memctl`` pr
 
 Machine A's memory was read by older rules: beside "Dana → works at → Globex" they stated
 two junk triples, and the host gave one. A shares it; B takes all four from A's file
-(origin ``sync``), and B's own model states one of the junk triples in a memory of B's. A's ``maintain``
-reads the memory again with the current rules and drops the junk: A's next sync sends
-the file again with the triples left, and B's next sync takes back the junk A's file no
-longer lists, but not what B's model stated, nor Globex, nor the host's triple."""
+(origin ``sync``), and a memory of B's own states one of the junk triples too (B's
+model). A's ``maintain`` reads the memory again with the current rules and drops the
+junk: A's next sync sends the file again with the triples left, and B's next sync takes
+back what A's file no longer lists, but not what B's own memory states, nor Globex, nor
+the host's triple."""
 
 from __future__ import annotations
 
@@ -14,11 +15,10 @@ import json
 from pathlib import Path
 
 from memctl.api.memory import RememberRequest, remember
-from memctl.context import Context
 from memctl.ingest.entities import RULES_VERSION, key
-from memctl.ingest.graph import Written, read
-from memctl.ingest.graph import Reading as GraphReading
+from memctl.ingest.graph import Reading, Written, parse_triples, read
 from memctl.store import graph as graph_store
+from memctl.store import memories as memory_store
 from memctl.store.database import Database
 from memctl.store.graph import HOST, LLM, RULES, SYNC
 from tests.conftest import run_cli
@@ -137,11 +137,10 @@ def _file_of(remote: Path, memory_id: str) -> str:
 
 def _synced(db: Database, memory_id: str, given: list[list[str]]) -> int:
     """A sync's read of ``memory_id`` whose file lists ``given``; how many it took back."""
-    text = str(db.value("SELECT content FROM memories WHERE id = ?", (memory_id,)))
-    from memctl.ingest.graph import parse_triples
-
-    item = Written(memory_id, text, extra=parse_triples(given), origin=SYNC)
-    return read(db, [item], GraphReading(AT)).withdrawn
+    memory = memory_store.get_memory(db, memory_id)
+    assert memory is not None
+    item = Written(memory_id, memory.content, extra=parse_triples(given), origin=SYNC)
+    return read(db, [item], Reading(AT)).withdrawn
 
 
 def test_what_the_rules_read_or_history_stays_when_a_file_drops_it(tmp_path: Path) -> None:
