@@ -248,13 +248,14 @@ def key(name: str) -> str:
 @dataclass(frozen=True)
 class Software:
     """``software.txt`` read: canonical names by key (any case), by spelling (as written
-    only), the first words of the keys of several words, and the most words a key has."""
+    only), the first words of the keys of several words, the most words a key has, and
+    the names only simple-icons gives."""
 
     by_key: dict[str, str]
     as_written: dict[str, str]
     heads: frozenset[str]
     longest: int
-    brands: frozenset[str] = frozenset()  # names only simple-icons gives (``BRAND_SOURCE``)
+    brands: frozenset[str]  # names only simple-icons gives (``BRAND_SOURCE``)
 
 
 @functools.cache
