@@ -13,8 +13,8 @@
    superseded by the triple the superseding memory states with the same subject and
    predicate (if any); of two triples giving one subject two values of a predicate that
    has one value at a time (``SINGLE_VALUED``: lives in, works at, ...), stated in one
-   scope (or one of them global), the older is superseded by the newer. Both stay, with their sources: ``memctl graph`` shows them
-   as history.
+   scope (or one of them global), the older is superseded by the newer. Both stay, with
+   their sources: ``memctl graph`` shows them as history.
 5. Remove entities nothing mentions any more.
 """
 
