@@ -111,8 +111,9 @@ def test_junk_a_sender_took_back_leaves_the_receiver(tmp_path: Path) -> None:
 
 
 def test_a_receivers_own_reread_sends_no_file(tmp_path: Path) -> None:
-    """B's newer rules reading A's memory again change B's view, not A's file: only the
-    host whose version won sends the file again."""
+    """B's newer rules reading A's memory again change B's view (where B's model also gave
+    it a triple A's file lacks), not A's file: only the host whose version won sends it
+    again."""
     remote = bare_repo(tmp_path)
     a, b = tmp_path / "a", tmp_path / "b"
     cli(a, "sync", "init", str(remote))
@@ -124,6 +125,7 @@ def test_a_receivers_own_reread_sends_no_file(tmp_path: Path) -> None:
     cli(b, "sync")
     with machine(tmp_path, "b", remote) as ctx, ctx.db.atomic():
         _state(ctx.db, "Deploy Notes", "live in", "Ops", memory_id, RULES)
+        _state(ctx.db, "Dana", "mentors", "Sam", memory_id, LLM)  # B's view differs from A's
         _read_by_older_rules(ctx.db, memory_id)
     report = json.loads(cli(b, "maintain", "--only", "graph", "--json"))
     assert report["tasks"][0]["counts"]["dropped"] == 1
