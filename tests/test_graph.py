@@ -250,6 +250,22 @@ def test_maintain_reads_memories_merges_aliases_and_keeps_history(ctx: Context) 
     assert {"Postgres", "PostgreSQL 16"} <= set(postgres["entity"]["aliases"])
 
 
+def test_an_alice_of_one_project_moving_does_not_move_another_projects(ctx: Context) -> None:
+    """Names are shared by every project: two projects' "Alice" are one entity. A newer
+    "lives in" supersedes an older one only within one scope (or the global one)."""
+    for text, scope in (
+        ("Alice lives in Berlin.", "github.com/acme/app"),
+        ("Alice lives in Paris.", "github.com/acme/site"),
+        ("Alice lives in Oslo.", "github.com/acme/site"),
+    ):
+        remember(ctx, RememberRequest(text, scope=scope))
+    done = run_cli("maintain", "--only", "graph", "--json")
+    assert done.returncode == 0, done.stderr
+    shown = json.loads(run_cli("graph", "alice", "--all-scopes", "--json").stdout)
+    assert sorted(t["object"] for t in shown["relations"]) == ["Berlin", "Oslo"]
+    assert [(t["object"], t["state"]) for t in shown["history"]] == [("Paris", "superseded")]
+
+
 def test_forgetting_drops_what_only_that_memory_stated(ctx: Context) -> None:
     one = remembered(ctx, "Alice works at Acme.")
     two = remembered(ctx, "Alice works at Acme, on billing.")
@@ -374,6 +390,28 @@ def test_a_software_name_lands_in_the_stack_not_among_people(ctx: Context) -> No
     kinds = {e.name: e.kind for e in store.entities_by_keys(ctx.db, ["elixir", "oban"]).values()}
     assert kinds == {"Elixir": "tool", "Oban": "tool"}
     assert store.entities_by_keys(ctx.db, ["next steps"]) == {}
+
+
+def test_a_brand_named_in_chat_is_no_stack_but_beside_code_it_is(ctx: Context) -> None:
+    """YouTube, Netflix and Nike are simple-icons' brands: a chat naming them gives no
+    stack; Sentry, a brand too, earns its line where a memory names it beside a file, and
+    cites that memory; a language (linguist) needs no code beside it."""
+    for text in (
+        "Caroline: I watched the whole series on Netflix last night!",
+        "Melanie: I found the video on YouTube, and my new Nike shoes are great.",
+        "Caroline: YouTube has the best cooking channels.",
+        "Melanie: We learn Python together on weekends.",
+        "We also use Sentry for alerts.",
+    ):
+        remembered(ctx, text)
+    coded = remembered(ctx, "Errors go to Sentry, set up in app/monitoring.py.")
+    done = run_cli("maintain", "--only", "graph,profile")
+    assert done.returncode == 0, done.stderr
+    stack = {x.text: x.sources for x in profile_lines(ctx.db, None) if x.section == "stack"}
+    assert set(stack) == {"Python", "Sentry"}
+    assert stack["Sentry"] == (coded,)
+    kinds = store.entities_by_keys(ctx.db, ["youtube", "netflix", "nike"]).values()
+    assert {e.kind for e in kinds} == {"tool"}  # still tools in the graph, and not people
 
 
 def test_profile_dynamic_lines_come_from_the_latest_digests(ctx: Context) -> None:

@@ -90,6 +90,9 @@ ALIASES = {alias: name for name, (_, aliases) in VOCABULARY.items() for alias in
 # when an English word or a first name ("=Windows"), only as written. ``VOCABULARY`` wins.
 SOFTWARE_FILE = Path(__file__).with_name("software.txt")
 SOFTWARE_KIND = "tool"
+# The tag of ``software.txt``'s rows from simple-icons (its header names the sources):
+# brands of every trade, not only software.
+BRAND_SOURCE = "si"
 # Everyday English words (SCOWL, less first names): a speaker label of them is a heading.
 COMMON_WORDS_FILE = Path(__file__).with_name("common_words.txt")
 VERSION = lazy(r"\s*v?\d+(?:\.\d+)*$", re.I)
@@ -245,12 +248,14 @@ def key(name: str) -> str:
 @dataclass(frozen=True)
 class Software:
     """``software.txt`` read: canonical names by key (any case), by spelling (as written
-    only), the first words of the keys of several words, and the most words a key has."""
+    only), the first words of the keys of several words, the most words a key has, and
+    the names only simple-icons gives."""
 
     by_key: dict[str, str]
     as_written: dict[str, str]
     heads: frozenset[str]
     longest: int
+    brands: frozenset[str]  # names only simple-icons gives (``BRAND_SOURCE``)
 
 
 @functools.cache
@@ -258,18 +263,30 @@ def software() -> Software:
     """The shipped software names (read once a process, when first needed)."""
     by_key: dict[str, str] = {}
     as_written: dict[str, str] = {}
+    sources: dict[str, set[str]] = {}
     for line in SOFTWARE_FILE.read_text(encoding="utf-8").splitlines():
         if not line.strip() or line.startswith("#"):
             continue
-        spellings = [s.strip() for s in line.partition("\t")[2].split(" | ")]
+        source, _, names = line.partition("\t")
+        spellings = [s.strip() for s in names.split(" | ")]
         name = spellings[0].lstrip("=")
+        sources.setdefault(name, set()).add(source)
         for spelled in spellings:
             if spelled.startswith("="):
                 as_written.setdefault(spelled[1:], name)
             elif key(spelled) not in ALIASES:
                 by_key.setdefault(key(spelled), name)
     heads = frozenset(k.split()[0] for k in by_key if " " in k)
-    return Software(by_key, as_written, heads, max(len(k.split()) for k in by_key))
+    brands = frozenset(n for n, found in sources.items() if found == {BRAND_SOURCE})
+    return Software(by_key, as_written, heads, max(len(k.split()) for k in by_key), brands)
+
+
+def brand_only(name: str) -> bool:
+    """Whether ``name`` is a tool only because simple-icons lists it: a brand, a
+    developer's (Sentry, Vercel) or a consumer's (YouTube, Nike, Netflix); the list cannot
+    tell. The hand-written ``VOCABULARY``, linguist's languages and memctl's own rows are
+    developers' tools."""
+    return name not in VOCABULARY and name in software().brands
 
 
 @functools.cache

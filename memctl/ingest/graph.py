@@ -58,11 +58,13 @@ class Indexed:
     memories: int = 0
     stated: int = 0  # triples stated (by the rules and given)
     dropped: int = 0  # statements by the rules taken back: the rules no longer read them
+    withdrawn: int = 0  # statements by a sync taken back: the synced file no longer lists them
 
     def add(self, other: Indexed) -> None:
         self.memories += other.memories
         self.stated += other.stated
         self.dropped += other.dropped
+        self.withdrawn += other.withdrawn
 
 
 @dataclass
@@ -72,6 +74,7 @@ class Reading:
 
     at: str
     kinds_set: set[int] | None = None  # None: an entity keeps the kind it has
+    generation: int = 0  # the graph's generation a re-read that changes a statement marks
 
 
 def _entity(db: Database, entity: Entity, reading: Reading, again: bool = False) -> int:
@@ -110,28 +113,45 @@ def _index_one(db: Database, item: Written, project: str | None, reading: Readin
     where = message.group(0) if message else ""
     stored = store.sources_of(db, item.memory_id)
     before = {t for t, origin in stored.items() if origin == store.RULES}
-    given = [t for t, origin in stored.items() if origin != store.RULES]
     ids = [_entity(db, e, reading, not item.restated) for e in entities(item.content)]
     done = Indexed(memories=1)
     ruled: set[int] = set()
+    gave: set[int] = set()
     stated = [(t, store.RULES) for t in triples(item.content, project=project)]
     for triple, origin in [*stated, *((t, item.origin) for t in item.extra)]:
         subject, obj, found = _triple(db, triple, item, reading, origin == store.RULES)
         ids += [subject, obj]
         if found is not None:
             store.add_source(db, found, item.memory_id, where, origin)
-            if origin == store.RULES:
-                ruled.add(found)
+            (ruled if origin == store.RULES else gave).add(found)
             done.stated += 1
     gone = before - ruled
     if gone:
         store.drop_rule_sources(db, item.memory_id, gone)
+    withdrawn = (
+        _unsynced(db, item.memory_id, stored, ruled, gave) if item.origin == store.SYNC else set()
+    )
+    given = [t for t, origin in stored.items() if origin != store.RULES and t not in withdrawn]
     if given:  # what a model or a sync gave it earlier: it still names those ends
         ids += store.triple_ends(db, given)
     store.replace_mentions(db, item.memory_id, list(dict.fromkeys(ids)))
     store.mark_indexed(db, item.memory_id, item.content_hash, RULES_VERSION)
-    done.dropped = len(gone)
+    if not item.restated and reading.generation and (gone or ruled - set(stored)):
+        store.mark_restated(db, item.memory_id, reading.generation)
+    done.dropped, done.withdrawn = len(gone), len(withdrawn)
     return done
+
+
+def _unsynced(
+    db: Database, memory_id: str, stored: dict[int, str], ruled: set[int], gave: set[int]
+) -> set[int]:
+    """Take back what ``memory_id``'s synced file stated before and no longer lists (its
+    sender's newer rules took it back): a triple the rules read here stays, theirs now; a
+    superseded one stays as history. The triples whose statements went."""
+    untold = {t for t, origin in stored.items() if origin == store.SYNC} - gave
+    if untold & ruled:
+        store.set_origin(db, memory_id, untold & ruled, store.RULES)
+    return store.drop_sync_sources(db, memory_id, untold - ruled) if untold - ruled else set()
 
 
 def index(db: Database, written: list[Written], at: str | None = None) -> int:
@@ -161,6 +181,7 @@ def index_pending(db: Database, limit: int | None = None) -> Indexed:
         if not rows:
             break
         with db.atomic():
+            reading.generation = store.next_generation(db)
             total.add(read(db, [Written(*row[:4], restated=row[4]) for row in rows], reading))
     return total
 

@@ -4,16 +4,17 @@
    imported, synced, grown by a merge, or older than the graph), and every active or
    superseded one again when the entity rules changed (``RULES_VERSION``): what the
    rules no longer read in a memory is taken back (``dropped``), what an LLM, the host
-   or a sync gave stays, and a superseded triple stays superseded.
+   or a sync gave stays, and a superseded triple stays superseded; a memory whose
+   statements changed is marked, so sync sends its file again (``restated_here``).
 2. Take out memories archived or deleted without the write path noticing.
 3. Merge aliases: an entity named like another but for a version ("PostgreSQL 16",
    "PostgreSQL") becomes that one; its triples and their sources move with it.
 4. Supersede, never delete: a triple all of whose memories were superseded is marked
    superseded by the triple the superseding memory states with the same subject and
    predicate (if any); of two triples giving one subject two values of a predicate that
-   has one value at a time (``SINGLE_VALUED``: lives in, works at, ...), the older is
-   superseded by the newer. Both stay, with their sources: ``memctl graph`` shows them
-   as history.
+   has one value at a time (``SINGLE_VALUED``: lives in, works at, ...), stated in one
+   scope (or one of them global), the older is superseded by the newer. Both stay, with
+   their sources: ``memctl graph`` shows them as history.
 5. Remove entities nothing mentions any more.
 """
 

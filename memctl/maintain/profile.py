@@ -3,7 +3,9 @@
 By rules, from what the store holds (no model):
 
 - static: ``role`` (profile memories), ``stack`` (the tools and services the memories
-  mention most, from the knowledge graph), ``conventions`` (preferences and patterns);
+  mention most, from the knowledge graph; a brand only simple-icons lists, only where a
+  memory names it beside a file, a command or a repository), ``conventions``
+  (preferences and patterns);
 - dynamic: ``focus`` (what the latest sessions asked), ``open problems`` (what their
   digests left open), ``decisions`` (what they decided, newest first).
 
@@ -35,6 +37,7 @@ from typing import Any
 
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.errors import InputError
+from memctl.ingest.entities import brand_only
 from memctl.ingest.facts import abstract
 from memctl.maintain.plan import Maintenance, TaskReport
 from memctl.memories.privacy import scrub
@@ -59,6 +62,10 @@ LINE_CHARS = 160
 DIGESTS = 3  # the latest session digests the dynamic sections read
 STACK_KINDS = ("tool", "service")
 STACK_SOURCES = 3  # memories cited for a stack line
+# Entities that make a memory naming a brand a developer's (``_stack``): the rules' kinds
+# of code (ingest/entities.py).
+CODE_KINDS = ("file", "command", "repository")
+STACK_CANDIDATES = 4  # the most named tools read a line of the stack may come from, per line
 # Digest lines (ingest/digest.py render) and the section each feeds.
 DIGEST_LINES = {"Asked: ": "focus", "Left open: ": "open problems", "Decided: ": "decisions"}
 WRITER = "rules"
@@ -111,6 +118,19 @@ def _line(section: str, text: str, sources: list[str], at: str, scope: str) -> P
     return ProfileLine(scope, section, abstract(text, LINE_CHARS), tuple(sources), WRITER, at)
 
 
+def _stack(db: Database, scopes: tuple[str, ...], at: str, scope: str) -> list[ProfileLine]:
+    """The tools and services the scope's memories name most; a brand only simple-icons
+    lists (YouTube, Sentry) only where a memory names it beside code (a file, a command, a
+    repository), citing those memories: "I watched it on YouTube" is no stack."""
+    found = stack_mentions(db, scopes, STACK_KINDS, PER_SECTION * STACK_CANDIDATES, CODE_KINDS)
+    lines = []
+    for name, ids, coded in found:
+        cited = coded if brand_only(name) else ids
+        if cited:
+            lines.append(_line("stack", name, cited[:STACK_SOURCES], at, scope))
+    return lines[:PER_SECTION]
+
+
 def written(db: Database, scope: str, at: str) -> list[ProfileLine]:
     """The profile of ``scope``, from its own memories, section by section."""
     scopes = (scope,)
@@ -123,8 +143,7 @@ def written(db: Database, scope: str, at: str) -> list[ProfileLine]:
             lines["conventions"].append(
                 _line("conventions", memory.content, [memory.id], at, scope)
             )
-    for name, ids in stack_mentions(db, scopes, STACK_KINDS, PER_SECTION):
-        lines["stack"].append(_line("stack", name, ids[:STACK_SOURCES], at, scope))
+    lines["stack"] = _stack(db, scopes, at, scope)
     digests = MemoryFilter(scopes=scopes, tag=DIGEST_TAG, states=(State.ACTIVE,))
     for memory in list_memories(db, digests, DIGESTS, "created"):
         for text in memory.content.splitlines():

@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from memctl.config.scope import GLOBAL_SCOPE
 from memctl.store.database import Database
 
 ACTIVE, SUPERSEDED = "active", "superseded"
@@ -163,6 +164,36 @@ def drop_rule_sources(db: Database, memory_id: str, triples: set[int]) -> None:
     )
 
 
+def drop_sync_sources(db: Database, memory_id: str, triples: set[int]) -> set[int]:
+    """``memory_id``'s synced file no longer states ``triples``: its sync statements of the
+    active ones go (a triple nothing else states goes with them); a superseded one stays,
+    history (a file lists only the active triples its sender holds). The ones that went."""
+    ids = json.dumps(sorted(triples))
+    rows = db.tuples(
+        "SELECT x.triple_id FROM triple_sources x JOIN triples t ON t.id = x.triple_id "
+        "WHERE x.memory_id = ? AND x.origin = ? AND t.state = 'active' "
+        "AND x.triple_id IN (SELECT value FROM json_each(?))",
+        (memory_id, SYNC, ids),
+    )
+    going = {int(r[0]) for r in rows}
+    db.execute(
+        "DELETE FROM triple_sources WHERE memory_id = ? "
+        "AND triple_id IN (SELECT value FROM json_each(?))",
+        (memory_id, json.dumps(sorted(going))),
+    )
+    return going
+
+
+def set_origin(db: Database, memory_id: str, triples: set[int], origin: str) -> None:
+    """``memory_id`` states ``triples`` now by ``origin`` (the rules keep what a sync no
+    longer gives but they read)."""
+    db.execute(
+        "UPDATE triple_sources SET origin = ? WHERE memory_id = ? "
+        "AND triple_id IN (SELECT value FROM json_each(?))",
+        (origin, memory_id, json.dumps(sorted(triples))),
+    )
+
+
 def replace_mentions(db: Database, memory_id: str, entities: list[int]) -> None:
     """The entities ``memory_id`` mentions are ``entities``, and only they."""
     db.execute("DELETE FROM entity_mentions WHERE memory_id = ?", (memory_id,))
@@ -192,6 +223,38 @@ def mark_indexed(db: Database, memory_id: str, digest: str, rules: int) -> None:
         "rules = excluded.rules",
         (memory_id, digest, rules),
     )
+
+
+# The graph's generation (a meta key), moved on by each batch maintain reads: a memory
+# whose statements a re-read by newer rules changed keeps the generation that changed them
+# (``graph_indexed.restated``), so that sync sends its file again (with those triples).
+GENERATION = "graph_generation"
+
+
+def next_generation(db: Database) -> int:
+    """Move the graph's generation on; the new one."""
+    db.execute(
+        f"INSERT INTO meta(key, value) VALUES ('{GENERATION}', '1') "
+        "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+    )
+    return generation(db)
+
+
+def generation(db: Database) -> int:
+    return int(db.meta(GENERATION) or 0)
+
+
+def mark_restated(db: Database, memory_id: str, at_generation: int) -> None:
+    """A re-read of ``memory_id`` (read already) changed what it states, in that generation."""
+    db.execute(
+        "UPDATE graph_indexed SET restated = ? WHERE memory_id = ?", (at_generation, memory_id)
+    )
+
+
+def restated_since(db: Database, after_generation: int) -> set[str]:
+    """Memories whose statements a re-read changed after ``after_generation``."""
+    rows = db.tuples("SELECT memory_id FROM graph_indexed WHERE restated > ?", (after_generation,))
+    return {str(r[0]) for r in rows}
 
 
 # An active memory whose text the graph has not read as it is now (new, or changed).
@@ -431,14 +494,23 @@ def supersede(db: Database, triple: int, by: int | None) -> None:
     )
 
 
+# Memories ``ma`` and ``mb`` speak of one world: one scope, or one of them global (the
+# scope every project's recall reads too).
+_ONE_WORLD = f"(ma.scope = mb.scope OR '{GLOBAL_SCOPE}' IN (ma.scope, mb.scope))"
+
+
 def rivals(db: Database, predicates: tuple[str, ...]) -> list[tuple[int, int]]:
     """(older, newer) pairs of active triples with one subject and one of ``predicates``
-    (a thing that has one value at a time) but different objects."""
+    (a thing that has one value at a time) but different objects, stated by memories of
+    one scope (or global): an "Alice" of one project moving does not move another's."""
     rows = db.tuples(
         "SELECT a.id, b.id FROM triples a JOIN triples b ON b.subject = a.subject "
         "AND b.predicate = a.predicate AND b.object != a.object AND b.id > a.id "
         "WHERE a.state = 'active' AND b.state = 'active' "
-        "AND a.predicate IN (SELECT value FROM json_each(?))",
+        "AND a.predicate IN (SELECT value FROM json_each(?)) "
+        "AND EXISTS (SELECT 1 FROM triple_sources xa JOIN memories ma ON ma.id = xa.memory_id "
+        "JOIN triple_sources xb ON xb.triple_id = b.id JOIN memories mb "
+        f"ON mb.id = xb.memory_id WHERE xa.triple_id = a.id AND {_ONE_WORLD})",
         (json.dumps(list(predicates)),),
     )
     return [(int(a), int(b)) for a, b in rows]

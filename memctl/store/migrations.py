@@ -562,6 +562,14 @@ def m019_graph_origin(db: Database) -> None:
             AND 'sync' IN (json_extract(e.data, '$.source'), json_extract(e.data, '$.reason')))""")
 
 
+def m020_graph_restated(db: Database) -> None:
+    """The graph's generation at which a re-read by newer entity rules last changed what a
+    memory states (0: never): sync sends such a memory's file again, so the machines that
+    took its triples take back what the newer rules no longer read."""
+    db.execute("ALTER TABLE graph_indexed ADD COLUMN restated INTEGER NOT NULL DEFAULT 0")
+    db.execute("CREATE INDEX graph_indexed_restated ON graph_indexed(restated) WHERE restated > 0")
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -582,4 +590,5 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m017_counts_and_import_batches,
     m018_message_vectors,
     m019_graph_origin,
+    m020_graph_restated,
 ]

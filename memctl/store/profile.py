@@ -70,20 +70,33 @@ def profile_scopes(db: Database) -> list[str]:
 
 
 def stack_mentions(
-    db: Database, scopes: tuple[str, ...] | None, kinds: tuple[str, ...], limit: int
-) -> list[tuple[str, list[str]]]:
+    db: Database,
+    scopes: tuple[str, ...] | None,
+    kinds: tuple[str, ...],
+    limit: int,
+    code_kinds: tuple[str, ...] = (),
+) -> list[tuple[str, list[str], list[str]]]:
     """The entities of ``kinds`` the active memories of ``scopes`` (None: every scope)
-    mention most: (name, the ids of those memories, most important first)."""
+    mention most: (name, the ids of those memories, most important first, and of those
+    the ones that also name an entity of ``code_kinds``: a file, a command, ...)."""
     condition, params = "1", []
     if scopes is not None:
         condition, params = "m.scope IN (SELECT value FROM json_each(?))", [json.dumps(scopes)]
+    coded = (
+        "CASE WHEN EXISTS (SELECT 1 FROM entity_mentions y JOIN entities c ON c.id = "
+        "y.entity_id WHERE y.memory_id = m.id AND c.kind IN (SELECT value FROM json_each(?))) "
+        "THEN m.id END"
+    )
     rows = db.tuples(
-        "SELECT e.name, json_group_array(m.id) FROM entities e "
+        f"SELECT e.name, json_group_array(m.id), json_group_array({coded}) FROM entities e "
         "JOIN entity_mentions x ON x.entity_id = e.id "
         "JOIN (SELECT * FROM memories ORDER BY importance DESC) m ON m.id = x.memory_id "
         f"WHERE m.state = 'active' AND {condition} "
         "AND e.kind IN (SELECT value FROM json_each(?)) "
         "GROUP BY e.id ORDER BY count(*) DESC, e.name LIMIT ?",
-        [*params, json.dumps(kinds), limit],
+        [json.dumps(code_kinds), *params, json.dumps(kinds), limit],
     )
-    return [(str(name), list(json.loads(ids))) for name, ids in rows]
+    return [
+        (str(name), list(json.loads(ids)), [i for i in json.loads(code) if i])
+        for name, ids, code in rows
+    ]

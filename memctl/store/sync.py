@@ -1,5 +1,6 @@
 """SQL for sync: this machine's host id, the index of the repository's files as last read
-or written, the memories withheld from sync, and which memories changed since an export."""
+or written, the memories withheld from sync, and which memories changed since an export
+(their triples too)."""
 
 from __future__ import annotations
 
@@ -230,6 +231,19 @@ def changed_since(db: Database, after_event: int) -> set[str]:
         "AND action != 'access' AND (run_id IS NULL OR run_id NOT IN "
         "(SELECT id FROM runs WHERE kind = ?))",
         (after_event, SYNC_KIND),
+    )
+    return {r[0] for r in rows}
+
+
+def restated_here(db: Database, own_host: str, after_generation: int) -> set[str]:
+    """Memories whose triples a re-read by newer entity rules changed after the graph's
+    generation ``after_generation`` (store/graph.py ``GENERATION``) and whose winning file
+    this host wrote: its file goes out again (another host's is that host's to send)."""
+    rows = db.tuples(
+        "SELECT g.memory_id FROM graph_indexed g WHERE g.restated > ? AND ? = (SELECT "
+        "f.host_id FROM sync_files f WHERE f.memory_id = g.memory_id "
+        "ORDER BY f.updated_at DESC, f.host_id DESC LIMIT 1)",
+        (after_generation, own_host),
     )
     return {r[0] for r in rows}
 

@@ -16,8 +16,8 @@ from typing import Any
 
 from memctl.context import Context
 from memctl.embed import BATCH_TEXTS
-from memctl.ingest.graph import Written, index, parse_triples
-from memctl.model import Memory, State, Visibility
+from memctl.ingest.graph import Indexed, Reading, Written, parse_triples, read
+from memctl.model import Memory, State, Visibility, now_iso
 from memctl.store import memories as store
 from memctl.store.graph import SYNC as SYNC_ORIGIN
 from memctl.store.relations import has_relation
@@ -155,7 +155,8 @@ def apply_import(
         for memory, host in plan.unshares:
             writer.set_shared([memory], False, f"sync: no longer shared by host {host}")
         run.counts["relations"] = _relations(ctx, writer, plan)
-        run.counts["triples"] = _graph(ctx, plan)
+        graph = _graph(ctx, plan)
+        run.counts["triples"], run.counts["triples_withdrawn"] = graph.stated, graph.withdrawn
         drop_files(ctx.db, [f.path for f in incoming.removed])
         put_files(ctx.db, incoming.files)
         set_read_commit(ctx.db, incoming.commit, incoming.bad)
@@ -206,9 +207,11 @@ def _update(
     writer.update(memory, written, vector, reason=SYNC_SOURCE, host=version.host)
 
 
-def _graph(ctx: Context, plan: ImportPlan) -> int:
+def _graph(ctx: Context, plan: ImportPlan) -> Indexed:
     """Read the applied memories into the knowledge graph, with the triples their files
-    state (the rules find the rest in their text)."""
+    state (the rules find the rest in their text); what an earlier file of a memory stated
+    and its new one no longer lists is taken back (``withdrawn``), but for what the rules
+    read here or a model or the host gave, and superseded history."""
     applied = [*plan.creates, *(v for _, v, _ in plan.updates)]
     found = store.get_memories(ctx.db, [v.id for v in applied if not v.tombstone])
     written = [
@@ -223,7 +226,7 @@ def _graph(ctx: Context, plan: ImportPlan) -> int:
         for v in applied
         if (m := found.get(v.id)) is not None and m.state == State.ACTIVE
     ]
-    return index(ctx.db, written)
+    return read(ctx.db, written, Reading(now_iso()))
 
 
 def _relations(ctx: Context, writer: Writer, plan: ImportPlan) -> int:

@@ -21,6 +21,7 @@ from memctl.config import Settings
 from memctl.context import Context
 from memctl.errors import SyncError, UsageError
 from memctl.model import new_id, now_iso
+from memctl.store.graph import generation
 from memctl.store.runs import RunRecord, save_run
 from memctl.store.sync import (
     SYNC_KIND,
@@ -34,6 +35,7 @@ from memctl.store.sync import (
     last_event_id,
     put_files,
     read_commit,
+    restated_here,
     set_read_commit,
 )
 from memctl.store.writes import Writer
@@ -62,6 +64,7 @@ from memctl.sync.outgoing import Outgoing, plan_export
 from memctl.sync.repo import Clone, git_errors, require_git
 
 META_REMOTE, META_MARK, META_LAST = "sync_remote", "sync_exported_event", "sync_last"
+META_GRAPH_MARK = "sync_exported_graph"  # the graph's generation at the last export
 # Before retrying a refused push, wait a random time up to this doubled per retry, at most
 # PUSH_BACKOFF_CAP ("full jitter", Brooker, AWS Architecture Blog 2015): syncs that raced
 # stop racing in step. benchmarks/team_sync.py (50 hosts, 4 syncs at once): 145 refused
@@ -291,7 +294,11 @@ def _read(
 
 
 def candidates(ctx: Context) -> set[str]:
-    return changed_since(ctx.db, int(ctx.db.meta(META_MARK) or 0))
+    """The memories to export: changed here since the last export, and those whose triples
+    newer entity rules changed since then, when this host wrote their winning file."""
+    db = ctx.db
+    changed = changed_since(db, int(db.meta(META_MARK) or 0))
+    return changed | restated_here(db, host_id(db), int(db.meta(META_GRAPH_MARK) or 0))
 
 
 def _export(
@@ -302,7 +309,7 @@ def _export(
     progress: Progress,
     arrived: set[str],
 ) -> None:
-    mark = last_event_id(ctx.db)
+    mark, graph_mark = last_event_id(ctx.db), generation(ctx.db)
     include_all = ctx.settings.sync_include == "all"
     ids = candidates(ctx) | wanted
     out = plan_export(ctx, result.host, ids, include_all, progress, arrived)
@@ -326,6 +333,7 @@ def _export(
         put_files(ctx.db, written)
         set_read_commit(ctx.db, clone.resolve("HEAD") if read else None, bad)
         ctx.db.set_meta(META_MARK, str(mark))
+        ctx.db.set_meta(META_GRAPH_MARK, str(graph_mark))
     result.went_out["written"] = result.went_out.get("written", 0) + len(written)
     result.went_out["removed"] = result.went_out.get("removed", 0) + len(out.removes)
 
