@@ -70,6 +70,7 @@ def test_a_group_alone_still_shows_its_help() -> None:
     assert done.returncode == 2 and "show" in done.stderr and "Usage:" in done.stderr
 
 
+@pytest.mark.fresh
 def test_tag_is_spelled_the_same_everywhere_and_tags_still_works() -> None:
     made = run_cli("remember", "-t", "a", "--tags", "b,c", "tagged text", "--json")
     memory = json.loads(made.stdout)

@@ -92,6 +92,7 @@ def _copy(leaked: tuple[Shared, str], home: Path, monkeypatch: pytest.MonkeyPatc
     return session
 
 
+@pytest.mark.fresh
 def test_sessions_forget_takes_the_text_out_of_every_place(home: Path, tmp_path: Path) -> None:
     transcript, session = _stored(tmp_path)
     assert _files_holding(home, WORD)  # the test sees it before: db, WAL or backup
