@@ -299,9 +299,6 @@ def run_cli(
     full = {**os.environ, "COLUMNS": "200", **fast, **(env or {})}
     command = [sys.executable, "-m", "memctl", *args]
     server = None if FRESH or _fresh_test[0] else cli_server(full)
-    if os.environ.get("S12_LOG"):  # TEMP
-        with open(os.environ["S12_LOG"], "a") as log:
-            log.write(json.dumps([os.environ.get("PYTEST_CURRENT_TEST"), server is None, args[:3]]) + "\n")
     if server is not None:
         code, out, err = server.run(list(args), data, full, str(cwd or os.getcwd()), timeout)
         return subprocess.CompletedProcess(

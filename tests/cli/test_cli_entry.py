@@ -39,6 +39,7 @@ def test_version_loads_neither_typer_nor_the_core() -> None:
     assert done.stdout.splitlines() == ["memctl 0.1.0", "[]"]
 
 
+@pytest.mark.fresh
 def test_version_help_and_unknown_commands_as_processes() -> None:
     assert run_cli("--version").stdout == "memctl 0.1.0\n"
     assert "recall" in run_cli("--help").stdout
