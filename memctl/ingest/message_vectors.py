@@ -12,8 +12,10 @@ A message is embedded in parts of at most ``CHUNK_CHARS`` characters, cut betwee
 words: MiniLM reads only its first 256 tokens (about 1,000 characters of English), so
 one vector of a long message would stand for its opening alone. MemPalace indexes
 exchanges of up to 800 characters the same way. Past ``MAX_PARTS`` parts the rest of
-a message is not embedded (its words are still searched). Tool calls' notes are not
-embedded: a message opening with one is not, and such lines are left out of the others.
+a message is not embedded (its words are still searched): a long message's opening
+says what it is about, and its later parts cost the slow path most of its CPU. Tool
+calls' notes are not embedded: a message opening with one is not, and such lines are
+left out of the others.
 """
 
 from __future__ import annotations
@@ -25,8 +27,11 @@ from memctl.store.database import Database
 from memctl.store.sessions import count_sessions
 
 CHUNK_CHARS = 800  # MemPalace's exchange chunks; under MiniLM's 256-token window
-# 12,800 characters: longer than 99.9 % of LongMemEval_S's turns (the longest is 17,147)
-MAX_PARTS = 16
+# 1,600 characters. 16 parts (12,800 characters, longer than 99.9 % of LongMemEval_S's
+# turns) embedded 292,444 characters of the real sessions, 2 parts 168,205: LongMemEval
+# and the real questions found as much or more (docs/benchmarks.md, "Message vectors by
+# the store's size")
+MAX_PARTS = 2
 
 
 def said(text: str) -> str:

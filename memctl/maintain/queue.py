@@ -78,8 +78,10 @@ def _embed_session(ctx: Context, session_id: str, log: Log) -> None:
     try:
         dropped = drop_unkept(ctx.db, ctx.settings)
         if dropped:
-            log(f"{dropped} message vectors dropped: the store holds more messages than "
-                "recall.message_vectors_up_to")
+            log(
+                f"{dropped} message vectors dropped: the store holds more messages than "
+                "recall.message_vectors_up_to"
+            )
         if not kept(ctx.db, ctx.settings):
             return
         embedded = embed_messages(ctx.db, ctx.embedder, MESSAGES_PER_JOB, session_id)
