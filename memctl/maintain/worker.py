@@ -3,13 +3,15 @@ left pending (``memctl.ingest.pending``), drains the job queue and exits.
 
 ``memctl ingest`` starts it with ``spawn`` in its own process session (so a
 hook's end, or a closed terminal, does not stop it), with standard input
-from /dev/null and its output appended to ``$MEMCTL_HOME/logs/worker.log``.
+from /dev/null and its output appended to ``$MEMCTL_HOME/logs/worker.log``; it runs
+at a lower CPU priority (``NICENESS``).
 The log holds ids, counts and scrubbed errors, never message text.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from memctl.config import settings_from_flags
@@ -19,6 +21,12 @@ from memctl.maintain.claims import worker_name
 from memctl.maintain.queue import drain
 from memctl.memories.privacy import safe_line
 from memctl.model import now_iso
+
+# How much the worker lowers its CPU priority (``os.nice``): it distils and embeds a
+# session's messages in the background (about a second of CPU a long session, minutes for
+# a backfill: docs/benchmarks.md, "Message vectors by the store's size"), and must not
+# slow the assistant and the person it works for (reasoned: the usual background niceness).
+NICENESS = 10
 
 
 def _log(line: str) -> None:
@@ -31,6 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", "-c", action="append", default=[], metavar="KEY=VALUE")
     args = parser.parse_args(argv)
     name = worker_name("worker")
+    niceness = os.nice(NICENESS)
     try:
         settings = settings_from_flags(args.home, args.config)
         with Context(settings) as ctx:
@@ -41,7 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as error:
         _log(f"worker {name} stopped: {safe_line(f'{type(error).__name__}: {error}')}")
         return 1
-    _log(f"worker {name}: {len(report.done)} jobs done, {len(report.failed)} failed")
+    counts = f"{len(report.done)} jobs done, {len(report.failed)} failed"
+    _log(f"worker {name}: {counts} (nice {niceness})")
     return 0
 
 
