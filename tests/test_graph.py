@@ -325,6 +325,34 @@ def test_graph_stage_lifts_the_memory_of_a_two_hop_path(ctx: Context) -> None:
     assert "Bob → moved to → Berlin; Bob → works as → nurse" in steps[0].why
 
 
+def test_a_big_projects_alice_leaves_a_small_projects_alice_its_graph_hops(ctx: Context) -> None:
+    """The graph stage reads at most ``recall.graph_edges`` edges of an entity, oldest
+    first, and names are shared by every project: only the edges the recall's scopes
+    state count towards it, so another project's many older edges of "Alice" do not
+    crowd out the one that leads this project's recall to its answer."""
+    big, small = "github.com/acme/big", "github.com/acme/small"
+    for i in range(6):  # older than the small project's, and more than the limit below
+        remember(ctx, RememberRequest(f"Alice maintains the billing-{i} service.", scope=big))
+    for text in (
+        "Alice moved to Lisbon in 2021.",
+        "Alice works as a nurse at the harbour clinic.",
+        "The harbour clinic opened a new wing.",
+        "A person who moved flats has to do the paperwork for work.",
+        "What does a person do when work moved to another office?",
+        "Every person moved their desk; the work was done by Friday.",
+    ):
+        remember(ctx, RememberRequest(text, scope=small))
+    done = run_cli("maintain", "--only", "graph", "--json")
+    assert done.returncode == 0, done.stderr
+    question = "what does the person who moved to Lisbon do for work"
+    shown = run_cli(
+        "-c", "recall.graph_edges=3", "recall", question, "-s", small, "--explain", "--no-touch"
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert "Alice → moved to → Lisbon; Alice → works as → nurse" in shown.stdout
+    assert "billing" not in shown.stdout  # the other project's memories stay out
+
+
 def test_graph_stage_is_quiet_without_a_known_entity(ctx: Context) -> None:
     remembered(ctx, "Alice works at Acme.")
     index_pending(ctx.db)
