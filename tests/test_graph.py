@@ -148,6 +148,24 @@ def test_software_names_are_tools_not_people(text: str, tools: set[str]) -> None
     assert not {n for n, kind in found.items() if kind in {"person", "place", "organisation"}}
 
 
+@pytest.mark.parametrize(
+    ("text", "tool"),
+    [
+        ("The front end is React, the API Python.", "React"),
+        ("we pinned react-dom and react 18 last week", "React"),
+        ("run `npm install react` first", "React"),
+        ("start it with node index.js", "Node.js"),
+        ("the tests run with python -m pytest", "Python"),
+        ("```bash\nls -la\n```", "Bash"),
+        ("I write the code in Cursor now", "Cursor"),
+        ("Session of 2026-11-29 (cursor) — a digest names its client", "Cursor"),
+        ("`pytest` failed: exit 127: /bin/bash: line 1: pytest: command not found", "Bash"),
+    ],
+)
+def test_an_everyday_word_names_its_tool_when_written_as_a_name(text: str, tool: str) -> None:
+    assert names(text).get(tool) == "tool"
+
+
 def test_the_hand_written_vocabulary_wins() -> None:
     assert names("The store runs on Postgres, the jobs on Redis") == {
         "PostgreSQL": "service",
@@ -161,6 +179,9 @@ def test_the_hand_written_vocabulary_wins() -> None:
         ("Open the windows and polish the chrome, then excel at it.", {"Windows", "Chrome"}),
         ("Julia moved to Phoenix with Hugo.", {"Julia", "Hugo"}),  # first names stay people
         ("Dates: the README and the JSON file.", {"ReadMe", "JSON"}),  # terms, not tools
+        # the hand-written names that are everyday words, written as words
+        ("Melanie: How did you react when the node of the tree moved?", {"React", "Node.js"}),
+        ("Move the cursor down and bash the nail; a python ate it.", {"Cursor", "Bash", "Python"}),
     ],
 )
 def test_everyday_words_first_names_and_terms_are_no_tools(text: str, not_tool: set[str]) -> None:
