@@ -70,7 +70,8 @@ MessageVectorsOption = Annotated[
     bool,
     typer.Option(
         "--message-vectors/--no-message-vectors",
-        help="With --sessions: store the messages' vectors (as the slow path does).",
+        help="With --sessions: store the messages' vectors as the slow path would under the "
+        "run's recall.message_vectors (auto by default: a store of up to its limit of messages).",
     ),
 ]
 

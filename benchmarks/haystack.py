@@ -137,10 +137,11 @@ class BenchStores:
     ) -> tuple[Context, dict[str, Turn]]:
         """A new store holding ``turns`` as what memctl keeps of a real session: verbatim
         messages of their sessions (no memory: distilling needs an LLM), with the vectors
-        the slow path would store for them (their parts embedded through the run's
-        cache; none without ``vectors``: as before they were stored); returns it and
-        message id (``session#seq``) -> turn."""
-        from memctl.ingest.message_vectors import parts
+        the slow path would store for them under the run's settings (their parts
+        embedded through the run's cache; ``recall.message_vectors`` auto, the default:
+        while the store holds at most its limit of messages; none without ``vectors``);
+        returns it and message id (``session#seq``) -> turn."""
+        from memctl.ingest.message_vectors import kept, parts
         from memctl.store.message_vectors import add_message_vectors, message_rowids, quantised
         from memctl.store.sessions import insert_messages, save_session
 
@@ -157,13 +158,14 @@ class BenchStores:
             for turn in turns
         ]
         pieces = [(m, n, piece) for m in messages for n, piece in enumerate(parts(m.content))]
-        embedded = self.cache.embed([piece for _, _, piece in pieces]) if vectors else []
         ctx.vectors([])  # creates the vector table for the run's model
         with ctx.db.atomic():
             for session in dict.fromkeys(turn.session for turn in turns):
                 save_session(ctx.db, Session(id=session, client="generic", scope=BENCH_SCOPE))
             insert_messages(ctx.db, messages)
             rowids = message_rowids(ctx.db)
+            vectors = vectors and kept(ctx.db, ctx.settings)
+            embedded = self.cache.embed([piece for _, _, piece in pieces]) if vectors else []
             add_message_vectors(
                 ctx.db,
                 [

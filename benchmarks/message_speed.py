@@ -15,12 +15,14 @@ are embedded by the real MiniLM. Prints:
 - the sessions leg alone (the messages' sign-bit prefilter and rescoring), and the
   messages' BM25;
 - in-process recall p50/p95 with the messages in the ranking (as `memctl recall` runs
-  by default), their vectors off (the default) and on (``recall.message_vectors``), and
-  without them (`--no-sessions`), query embedding included, touch off;
+  by default), their vectors off, on and auto (``recall.message_vectors``; auto, the
+  default, after the store is settled as the worker and maintain settle it: past
+  ``recall.message_vectors_up_to`` messages its vectors are dropped), and without them
+  (`--no-sessions`), query embedding included, touch off;
 - the whole `memctl recall` process, each one loading everything itself, then answered
   by the resident process (``recall.resident``, the default): the client's wall and CPU
   time, and the CPU time of the resident process's child that ran the recall (the
-  resident process's reaped children, a mean), its vectors off and on.
+  resident process's reaped children, a mean), its vectors off, on and auto.
 
 The package is byte-compiled first and Python may write bytecode, as an installed
 memctl would (PYTHONDONTWRITEBYTECODE is removed for the processes).
@@ -52,6 +54,7 @@ from benchmarks.recall_speed import ms, percentiles, process_line  # noqa: E402
 from benchmarks.synthetic import QUERIES, synthetic_memories  # noqa: E402
 from memctl.config import load_settings  # noqa: E402
 from memctl.context import Context  # noqa: E402
+from memctl.ingest.message_vectors import drop_unkept  # noqa: E402
 from memctl.model import Memory, Message, Role, Session, now_iso  # noqa: E402
 from memctl.store.memories import MemoryFilter, insert_memory  # noqa: E402
 from memctl.store.message_search import search_messages  # noqa: E402
@@ -67,7 +70,8 @@ SESSION_MESSAGES = 40  # messages a synthetic session holds
 BATCH = 20_000  # rows written per transaction
 DIM = 384  # MiniLM's
 EVERYWHERE = MemoryFilter()
-MESSAGE_VECTORS = "recall.message_vectors"  # off by default; timed off and on
+MESSAGE_VECTORS = "recall.message_vectors"  # timed off, on, then auto (the default)
+CHOICES = ("off", "on", "auto")  # auto last: settling the store may drop its vectors
 # The processes' environment: bytecode may be written, as an installed memctl has it.
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -204,10 +208,10 @@ def _took(samples: tuple[list[float], list[float]], began: float, began_cpu: flo
     samples[1].append(time.process_time() - began_cpu)
 
 
-def recall_figures(ctx: Context, repeat: int, vectors: bool) -> None:
+def recall_figures(ctx: Context, repeat: int, choice: str) -> None:
     from memctl.retrieve.pipeline import recall
 
-    for sessions in (True, False) if vectors else (True,):
+    for sessions in (True, False) if choice == "on" else (True,):
         recall(ctx, "warm up", touch=False, sessions=sessions)
         wall, cpu = [], []
         for _ in range(repeat):
@@ -219,7 +223,7 @@ def recall_figures(ctx: Context, repeat: int, vectors: bool) -> None:
         p50, p95 = percentiles(wall)
         label = "memories only (--no-sessions)"
         if sessions:
-            label = f"with session messages, their vectors {'on' if vectors else 'off'}"
+            label = f"with session messages, their vectors {choice}"
         print(
             f"in-process recall, {label}: p50 {ms(p50)}, p95 {ms(p95)}; CPU time p50 "
             f"{ms(percentiles(cpu)[0])} ({len(wall)} recalls)"
@@ -229,12 +233,14 @@ def recall_figures(ctx: Context, repeat: int, vectors: bool) -> None:
 def process_figures(home: Path, runs: int) -> None:
     """Each `memctl recall` loading everything itself, then answered by the resident
     process (started once before its runs, as the first recall of a session starts it:
-    the client process only forwards the request), message vectors off (the default) and
-    on."""
-    for vectors in ("false", "true"):
+    the client process only forwards the request), message vectors off, on and auto (the
+    default; the store settled first)."""
+    for choice in CHOICES:
         env = {**ENV, "MEMCTL_HOME": str(home), "MEMCTL_RECALL_RESIDENT": "off"}
-        env["MEMCTL_RECALL_MESSAGE_VECTORS"] = vectors
-        print(f"message vectors {'on' if vectors == 'true' else 'off'}:")
+        env["MEMCTL_RECALL_MESSAGE_VECTORS"] = choice
+        if choice == "auto":
+            _settle(home)
+        print(f"message vectors {choice}:")
         for extra in ((), ("--no-sessions",)):
             print("  " + process_line(env, runs, extra))
         resident = {**env, "MEMCTL_RECALL_RESIDENT": "on", "MEMCTL_RECALL_RESIDENT_IDLE": "3600"}
@@ -254,6 +260,19 @@ def process_figures(home: Path, runs: int) -> None:
             print(f"  {line} (the resident process answering; its child's CPU {ms(child)})")
         finally:
             subprocess.run([*daemon, "stop"], env=resident, check=True, capture_output=True)
+
+
+def _settle(home: Path) -> None:
+    """The store as the worker and maintain leave it under auto (the default): past
+    ``recall.message_vectors_up_to`` messages, without message vectors."""
+    with Context(load_settings(home=home, overrides={MESSAGE_VECTORS: "auto"})) as ctx:
+        began = time.perf_counter()
+        dropped = drop_unkept(ctx.db, ctx.settings)
+        up_to = ctx.settings.recall_message_vectors_up_to
+    print(
+        f"auto, at most {up_to:,} messages with vectors: {dropped:,} message vectors dropped "
+        f"({ms(time.perf_counter() - began)})"
+    )
 
 
 def _children_cpu(pid: int) -> float:
@@ -277,15 +296,20 @@ def main() -> None:
     print(f"database: {database.stat().st_size / 2**20:,.0f} MiB")
     home = Path(tempfile.mkdtemp(prefix="memctl-bench-"))
     shutil.copy(database, home / "memctl.db")
-    for vectors in (False, True):
-        ctx = Context(load_settings(home=home, overrides={MESSAGE_VECTORS: vectors}))
+    for choice in CHOICES:
+        if choice == "auto":
+            _settle(home)
+        ctx = Context(load_settings(home=home, overrides={MESSAGE_VECTORS: choice}))
         try:
-            if vectors:
+            if choice == "on":
                 index_figures(ctx)
                 part_figures(ctx, args.repeat)
-            recall_figures(ctx, args.repeat, vectors)
+            recall_figures(ctx, args.repeat, choice)
         finally:
             ctx.close()
+    shutil.copy(database, home / "memctl.db")  # the vectors again, for the processes
+    with Context(load_settings(home=home)) as ctx:
+        message_vector_index(ctx.db)  # made again from them, as the first run of `on` left it
     compileall.compile_dir(ROOT / "memctl", quiet=1)
     process_figures(home, args.processes)
     shutil.rmtree(home, ignore_errors=True)

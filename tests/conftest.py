@@ -16,6 +16,7 @@ import inspect
 import shutil
 import subprocess
 import sys
+import threading
 import types
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -28,6 +29,7 @@ from hypothesis import settings
 
 from memctl.config.settings import load_settings
 from memctl.context import Context
+from tests.cli_server import Server
 from tests.fakes import HashEmbedder
 from tests.ollama_server import dead_ollama_url, ollama_server  # noqa: F401
 
@@ -244,6 +246,37 @@ def server_env(home: Path, **extra: str) -> dict[str, str]:
     }
 
 
+# `MEMCTL_TESTS_FRESH=1 pytest` runs every command in a fresh `python -m memctl`, as the
+# tests marked ``fresh`` (at least one for each command) always do.
+FRESH = os.environ.get("MEMCTL_TESTS_FRESH") == "1"
+_fresh_test: list[bool] = [False]  # the running test is marked fresh
+
+
+@pytest.fixture(autouse=True)
+def fresh_processes(request: pytest.FixtureRequest) -> Iterator[None]:
+    _fresh_test[0] = request.node.get_closest_marker("fresh") is not None
+    yield
+    _fresh_test[0] = False
+
+
+_server: list[Server] = []  # this worker's, started on its first command
+_server_lock = threading.Lock()
+
+
+def cli_server(env: dict[str, str]) -> Server | None:
+    """This worker's fork server, when it can run a command with ``env``."""
+    with _server_lock:
+        if not _server or _server[0].process.poll() is not None:
+            _server[:] = [Server()]
+        return _server[0] if _server[0].serves(env) else None
+
+
+def pytest_sessionfinish() -> None:
+    """The fork server ends with its worker, and is waited for: its CPU counts in the run's."""
+    for server in _server:
+        server.stop()
+
+
 def run_cli(
     *args: str,
     input: str | bytes | None = None,
@@ -256,17 +289,23 @@ def run_cli(
 
     Unless ``real_model``, the process embeds with the hash embedder (``embedder: hash``):
     no model to load, so a command takes a fraction of a second; tests of meaning ask
-    for the real model.
+    for the real model. Unless the test is marked ``fresh`` (or ``MEMCTL_TESTS_FRESH=1``),
+    the process is forked from this worker's fork server (``tests/cli_server.py``): the same
+    command in its own process, without Python's start-up and memctl's imports. Each command
+    keeps at least one test in a fresh ``python -m memctl`` (the README's commands all do).
     """
     data = input.encode() if isinstance(input, str) else input
     fast = {} if real_model else {"MEMCTL_EMBEDDER": "hash"}
+    full = {**os.environ, "COLUMNS": "200", **fast, **(env or {})}
+    command = [sys.executable, "-m", "memctl", *args]
+    server = None if FRESH or _fresh_test[0] else cli_server(full)
+    if server is not None:
+        code, out, err = server.run(list(args), data, full, str(cwd or os.getcwd()), timeout)
+        return subprocess.CompletedProcess(
+            command, code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+        )
     done = subprocess.run(
-        [sys.executable, "-m", "memctl", *args],
-        input=data,
-        capture_output=True,
-        env={**os.environ, "COLUMNS": "200", **fast, **(env or {})},
-        cwd=cwd,
-        timeout=timeout,
+        command, input=data, capture_output=True, env=full, cwd=cwd, timeout=timeout
     )
     return subprocess.CompletedProcess(
         done.args,

@@ -374,6 +374,7 @@ def test_identity_files_show_no_secret_and_init_s_template_goes_with_uninstall(
     assert sorted(p.name for p in project.iterdir()) == [".git"]
 
 
+@pytest.mark.fresh
 def test_uninstall_keeps_a_project_identity_someone_wrote_in(tmp_path: Path) -> None:
     user, project = tmp_path / "user", _project(tmp_path / "repo")
     env = {"HOME": str(user), "PATH": "/usr/bin:/bin", "MEMCTL_HOME": ""}

@@ -87,6 +87,7 @@ def test_a_symlink_at_the_maintain_lock_is_refused_in_one_line(home: Path, tmp_p
     assert victim.read_text() == "the victim's own text\n" and _mode(victim) == 0o644
 
 
+@pytest.mark.fresh
 def test_a_symlink_at_the_sync_lock_is_refused_in_one_line(home: Path, tmp_path: Path) -> None:
     remote = bare_repo(tmp_path)
     assert run_cli("sync", "init", str(remote)).returncode == 0

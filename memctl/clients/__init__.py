@@ -18,12 +18,14 @@ named by ``TRANSCRIPT_FORMAT``) and the injected-text rules (``ingest/injected.p
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from memctl.clients import claude_code, codex, cursor, opencode
 from memctl.clients.base import Found, Launcher, Where
 from memctl.clients.files import Plan
-from memctl.ingest.backfill import StoredSession
+
+if TYPE_CHECKING:  # the hooks import the clients; a backfill alone needs ingest
+    from memctl.ingest.backfill import StoredSession
 
 
 class Client(Protocol):

@@ -14,13 +14,15 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memctl.clients import formats
 from memctl.clients.base import Found, Launcher, Where, existing, find_binary
 from memctl.clients.files import Plan
 from memctl.clients.instructions import SKILLS, plan_instructions_block, skill_file
-from memctl.ingest.backfill import StoredSession
+
+if TYPE_CHECKING:  # the hooks import the clients; a backfill alone needs ingest
+    from memctl.ingest.backfill import StoredSession
 
 NAME = "claude-code"
 BINARY = "claude"

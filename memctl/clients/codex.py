@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memctl.clients import formats
 from memctl.clients.base import Found, Launcher, Where, existing, find_binary
@@ -23,7 +23,9 @@ from memctl.clients.claude_code import command_group, merge_hooks, runs_hook_of
 from memctl.clients.claude_code import start_output as start_output
 from memctl.clients.files import Plan
 from memctl.clients.instructions import plan_instructions_block
-from memctl.ingest.backfill import StoredSession
+
+if TYPE_CHECKING:  # the hooks import the clients; a backfill alone needs ingest
+    from memctl.ingest.backfill import StoredSession
 
 NAME = "codex"
 BINARY = "codex"

@@ -29,7 +29,7 @@ import json
 import os
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memctl.clients import formats
 from memctl.clients.base import Found, Launcher, Where, existing, find_binary
@@ -37,8 +37,10 @@ from memctl.clients.files import Plan
 from memctl.clients.instructions import plan_instructions_block
 from memctl.config.safe_load import json_value
 from memctl.errors import InputError
-from memctl.ingest.backfill import StoredSession
 from memctl.store import foreign
+
+if TYPE_CHECKING:  # the hooks import the clients; a backfill alone needs ingest
+    from memctl.ingest.backfill import StoredSession
 
 NAME = "opencode"
 BINARY = "opencode"
@@ -299,6 +301,8 @@ def stored_sessions(since: float | None) -> list[StoredSession]:
 
 
 def _database_sessions(path: Path, since: float | None) -> list[StoredSession]:
+    from memctl.ingest.backfill import StoredSession
+
     try:
         sessions = foreign.opencode_sessions(path, since)
     except InputError as exc:
@@ -317,6 +321,8 @@ def _database_sessions(path: Path, since: float | None) -> list[StoredSession]:
 def _storage_sessions(storage: Path, since: float | None) -> list[StoredSession]:
     """The sessions of the JSON storage of OpenCode before its database: one file of the
     session's info, one a message, one a part, the export assembled from them."""
+    from memctl.ingest.backfill import StoredSession
+
     found = []
     for info_file in sorted((storage / "session").glob("*/ses_*.json")):
         info = _json_file(info_file)

@@ -75,6 +75,8 @@ class Key:
 
     def parse(self, value: Any) -> Any:
         """The value converted to this key's type, or a ConfigError naming what is allowed."""
+        if self.choices == SWITCH:  # true / false are a plain switch's on / off
+            value = _switch_word(value)
         try:
             parsed = _convert(self.default, value)
         except (TypeError, ValueError):
@@ -91,14 +93,30 @@ class Key:
 _KIND_NAMES = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
 
 
+TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
+FALSE_WORDS = frozenset({"0", "false", "no", "off"})
+# The choices of a switch that may also decide by itself (``recall.message_vectors``).
+SWITCH = ("auto", "on", "off")
+
+
+def _switch_word(value: Any) -> Any:
+    """A switch's value as one of SWITCH: true and false (and their words) as on and off."""
+    text = str(value).strip().lower()
+    if value is True or text in TRUE_WORDS:
+        return "on"
+    if value is False or text in FALSE_WORDS:
+        return "off"
+    return text
+
+
 def _convert(default: Any, value: Any) -> Any:
     if isinstance(default, bool):
         if isinstance(value, bool):
             return value
         text = str(value).strip().lower()
-        if text in {"1", "true", "yes", "on"}:
+        if text in TRUE_WORDS:
             return True
-        if text in {"0", "false", "no", "off"}:
+        if text in FALSE_WORDS:
             return False
         raise ValueError(value)
     if isinstance(default, int | float) and isinstance(value, bool):
@@ -264,9 +282,19 @@ RECALL_KEYS: tuple[Key, ...] = (
     ),
     Key(
         "recall.message_vectors",
-        False,
-        "Session messages are found by their stored vectors too, not only by their words; "
-        "on, the slow path embeds each session's messages and maintain those from before.",
+        "auto",
+        "Session messages are found by their stored vectors too, not only by their words "
+        "(the slow path embeds each session's messages, maintain those from before); auto: "
+        "while the store holds at most recall.message_vectors_up_to messages, past it none "
+        "(their vectors dropped); true / false are on / off.",
+        choices=SWITCH,
+    ),
+    Key(
+        "recall.message_vectors_up_to",
+        100_000,
+        "With recall.message_vectors auto, the most session messages a store may hold for "
+        "its messages to have vectors.",
+        minimum=0,
     ),
     Key("recall.cap", 2, "Keep limit x this many relevant candidates.", minimum=1),
     Key("recall.rerank", False, "Rerank candidates with an LLM through Ollama."),

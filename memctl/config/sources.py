@@ -69,9 +69,12 @@ SOURCES: dict[str, str] = {
     "LongMemEval's long turns lost recall)",
     "recall.session_vectors": "measured: benchmarks.md § Real questions (0: found@5 and "
     "speed both better than 20 embedded per query)",
-    "recall.message_vectors": "measured: benchmarks.md § Message vectors lift their "
-    "session's memory (off: on, a check question asked from everywhere leaves the top 5, "
-    "and the slow path embeds every message)",
+    "recall.message_vectors": "measured: benchmarks.md § Message vectors by the store's "
+    "size (auto: LongMemEval and the real questions gain, a large store costs as words "
+    "alone)",
+    "recall.message_vectors_up_to": "measured: benchmarks.md § Message vectors by the "
+    "store's size (100,000 messages with vectors recall at about the cost of 1,000,000 "
+    "without)",
     "recall.cap": RECALL + ": keep limit x 2",
     "recall.llm_gate_candidates": "reasoned: the 5 closest memories, as many as a found@5 "
     "counts (benchmarks.md § Clear and possible matches)",

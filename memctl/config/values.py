@@ -50,7 +50,8 @@ class Values:
     recall_question_factor: float
     recall_context_max_chars: int
     recall_session_vectors: int
-    recall_message_vectors: bool
+    recall_message_vectors: str
+    recall_message_vectors_up_to: int
     recall_cap: int
     recall_rerank: bool
     recall_llm_gate: bool
@@ -233,7 +234,8 @@ class RecallValues:
     question_factor: float
     context_max_chars: int
     session_vectors: int
-    message_vectors: bool
+    message_vectors: str
+    message_vectors_up_to: int
     cap: int
     rerank: bool
     llm_gate: bool

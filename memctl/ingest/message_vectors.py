@@ -2,23 +2,36 @@
 ingest job (maintain/queue.py), and ``memctl maintain`` for what is left (upkeep), a
 bounded number per run. A session-end hook never embeds.
 
+Which stores have them (``recall.message_vectors``): on, every store; off, none; auto
+(the default), a store while it holds at most ``recall.message_vectors_up_to`` session
+messages. Past that, the worker and maintain drop the store's message vectors and make no
+more: recall finds its messages by their words, at a words-alone cost, and recall's cost
+with vectors has a ceiling (docs/benchmarks.md, "Message vectors by the store's size").
+
 A message is embedded in parts of at most ``CHUNK_CHARS`` characters, cut between
 words: MiniLM reads only its first 256 tokens (about 1,000 characters of English), so
 one vector of a long message would stand for its opening alone. MemPalace indexes
 exchanges of up to 800 characters the same way. Past ``MAX_PARTS`` parts the rest of
-a message is not embedded (its words are still searched). Tool calls' notes are not
-embedded: a message opening with one is not, and such lines are left out of the others.
+a message is not embedded (its words are still searched): a long message's opening
+says what it is about, and its later parts cost the slow path most of its CPU. Tool
+calls' notes are not embedded: a message opening with one is not, and such lines are
+left out of the others.
 """
 
 from __future__ import annotations
 
+from memctl.config import Settings
 from memctl.embed import BATCH_TEXTS, Embedder
 from memctl.ingest.tools import NOTE_START
 from memctl.store.database import Database
+from memctl.store.sessions import count_sessions
 
 CHUNK_CHARS = 800  # MemPalace's exchange chunks; under MiniLM's 256-token window
-# 12,800 characters: longer than 99.9 % of LongMemEval_S's turns (the longest is 17,147)
-MAX_PARTS = 16
+# 1,600 characters. 16 parts (12,800 characters, longer than 99.9 % of LongMemEval_S's
+# turns) embedded 292,444 characters of the real sessions, 2 parts 168,205: LongMemEval
+# and the real questions found as much or more (docs/benchmarks.md, "Message vectors by
+# the store's size")
+MAX_PARTS = 2
 
 
 def said(text: str) -> str:
@@ -56,7 +69,7 @@ def parts(text: str) -> list[str]:
 def embed_messages(
     db: Database, embedder: Embedder, limit: int, session_id: str | None = None
 ) -> int:
-    """Embed up to ``limit`` messages (of one session, or the oldest of any) that have no
+    """Embed up to ``limit`` messages (of one session, or the newest of any) that have no
     vectors yet, a batch per transaction; how many were embedded."""
     from memctl.store.message_vectors import add_message_vectors, quantised, unembedded
 
@@ -78,3 +91,26 @@ def embed_messages(
             )
         done += len(batch)
     return done
+
+
+def kept(db: Database, settings: Settings) -> bool:
+    """Whether this store's session messages are to have vectors (``recall.message_vectors``:
+    on, off, or auto: while the store holds at most ``recall.message_vectors_up_to``)."""
+    choice = settings.recall_message_vectors
+    if choice != "auto":
+        return bool(choice == "on")
+    return bool(count_sessions(db)[1] <= settings.recall_message_vectors_up_to)
+
+
+def drop_unkept(db: Database, settings: Settings, dry_run: bool = False) -> int:
+    """Drop the message vectors of a store that is not to have them (auto, past its limit;
+    off keeps them, for whoever turns it on again): how many parts go (with ``dry_run``,
+    would go)."""
+    if settings.recall_message_vectors != "auto" or kept(db, settings):
+        return 0
+    from memctl.store.message_vectors import drop_message_vectors, message_vector_count
+
+    count = message_vector_count(db)
+    if count and not dry_run:
+        drop_message_vectors(db)
+    return count

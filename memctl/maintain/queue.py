@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from memctl.context import Context
-from memctl.ingest.message_vectors import embed_messages
+from memctl.ingest.message_vectors import drop_unkept, embed_messages, kept
 from memctl.ingest.pipeline import run_session
 from memctl.maintain.claims import release_orphans
 from memctl.memories.privacy import safe_line
@@ -72,12 +72,18 @@ def drain(ctx: Context, worker: str, log: Log, limit: int | None = None) -> Drai
 
 
 def _embed_session(ctx: Context, session_id: str, log: Log) -> None:
-    """Vectors for the session's messages, when recall uses them (``recall.message_vectors``:
-    off, embedding them costs most of a job's CPU for nothing); a failure leaves them to
-    `memctl maintain`."""
-    if not ctx.settings.recall_message_vectors:
-        return
+    """Vectors for the session's messages, when the store keeps them (``recall.message_vectors``:
+    else embedding them costs most of a job's CPU for nothing; auto, a store grown past its
+    limit loses those it had); a failure leaves them to `memctl maintain`."""
     try:
+        dropped = drop_unkept(ctx.db, ctx.settings)
+        if dropped:
+            log(
+                f"{dropped} message vectors dropped: the store holds more messages than "
+                "recall.message_vectors_up_to"
+            )
+        if not kept(ctx.db, ctx.settings):
+            return
         embedded = embed_messages(ctx.db, ctx.embedder, MESSAGES_PER_JOB, session_id)
     except Exception as error:  # the job is done: its messages wait for maintain's upkeep
         log(f"session {safe_line(session_id, 40)}: messages not embedded: {safe_line(str(error))}")

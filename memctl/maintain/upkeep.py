@@ -20,7 +20,7 @@ import numpy as np
 
 from memctl.embed import BATCH_TEXTS
 from memctl.errors import StoreError
-from memctl.ingest.message_vectors import embed_messages
+from memctl.ingest.message_vectors import drop_unkept, embed_messages, kept
 from memctl.maintain.backup import backup_due, make_backup
 from memctl.maintain.plan import Maintenance, TaskReport
 from memctl.maintain.reembed import reembed
@@ -79,9 +79,13 @@ def embed_missing(m: Maintenance, report: TaskReport) -> None:
 
 
 def embed_messages_left(m: Maintenance, report: TaskReport) -> None:
-    """Vectors for up to MESSAGES_PER_RUN session messages that have none, when recall uses
-    them (``recall.message_vectors``): those from before it was turned on."""
-    if not m.ctx.settings.recall_message_vectors:
+    """Vectors for up to MESSAGES_PER_RUN session messages that have none, when the store
+    keeps them (``recall.message_vectors``): those from before it was turned on, or from
+    before auto's limit; auto, a store past its limit loses its message vectors."""
+    dropped = drop_unkept(m.db, m.ctx.settings, m.dry_run)
+    if dropped:
+        report.count("message_vectors_dropped", dropped)
+    if not kept(m.db, m.ctx.settings):
         return
     if m.db.vector_model() not in (None, (m.ctx.embedder.name, m.ctx.embedder.dim)):
         return  # re-embedded whole first (embed_missing); their vectors went with the model

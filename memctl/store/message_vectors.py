@@ -56,7 +56,8 @@ _WAITING = (
 
 def unembedded(db: Database, limit: int, session_id: str | None = None) -> list[tuple[int, str]]:
     """(rowid, text) of up to ``limit`` messages (of one session, or any) that should have
-    vectors and have none, oldest first."""
+    vectors and have none, newest first (a store backfilled over several maintain runs has
+    its latest sessions' first)."""
     condition, params = "1", [FORGOTTEN]
     if session_id is not None:
         condition, params = "m.session_id = ?", [session_id, FORGOTTEN]
@@ -64,7 +65,7 @@ def unembedded(db: Database, limit: int, session_id: str | None = None) -> list[
         (int(rowid), str(text))
         for rowid, text in db.tuples(
             f"SELECT m.rowid, m.content FROM messages m WHERE {condition} AND {_WAITING} "
-            "ORDER BY m.rowid LIMIT ?",
+            "ORDER BY m.rowid DESC LIMIT ?",
             [*params, limit],
         )
     ]
@@ -73,6 +74,17 @@ def unembedded(db: Database, limit: int, session_id: str | None = None) -> list[
 def unembedded_count(db: Database) -> int:
     """How many messages wait for their vectors."""
     return int(db.value(f"SELECT count(*) FROM messages m WHERE {_WAITING}", [FORGOTTEN]) or 0)
+
+
+def message_vector_count(db: Database) -> int:
+    """How many message parts have a vector."""
+    return int(db.value("SELECT count(*) FROM message_vectors") or 0)
+
+
+def drop_message_vectors(db: Database) -> None:
+    """Remove every message's vectors (one transaction)."""
+    with db.atomic():
+        db.execute("DELETE FROM message_vectors")
 
 
 def message_rowids(db: Database) -> dict[tuple[str, int], int]:

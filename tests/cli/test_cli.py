@@ -31,6 +31,7 @@ def fails(code: int, *args: str, **kwargs: object) -> str:
     return lines[0]
 
 
+@pytest.mark.fresh
 def test_remember_get_recall_forget_recall() -> None:
     first = ok(
         "remember", "We deploy with `make release` from the main branch", "--tag", "deploy"
@@ -87,6 +88,7 @@ def test_hostile_queries_are_just_text(query: str, home: Path, fixed_ids: None) 
     assert json.loads(ok("recall", "--json", "--", query))["query"] == query
 
 
+@pytest.mark.fresh
 def test_export_import_into_an_empty_home_round_trips(
     home: Path, tmp_path: Path, fixed_ids: None
 ) -> None:
@@ -151,6 +153,7 @@ def test_unusable_home_is_one_line(tmp_path: Path) -> None:
     assert "cannot create" in fails(4, "--home", str(blocker / "home"), "status")
 
 
+@pytest.mark.fresh
 def test_status_and_events(home: Path, fixed_ids: None) -> None:
     ok("forget", "abcd1")
     status = json.loads(ok("status", "--json"))
@@ -163,6 +166,7 @@ def test_status_and_events(home: Path, fixed_ids: None) -> None:
     assert len(json.loads(ok("events", "--limit", "2", "--page", "2", "--json"))) == 1
 
 
+@pytest.mark.fresh
 def test_purge_needs_a_filter_and_a_confirmation(home: Path, fixed_ids: None) -> None:
     assert "at least one filter" in fails(2, "purge")
     dry = json.loads(ok("purge", "--state", "active", "--dry-run", "--json"))
@@ -176,6 +180,7 @@ def test_purge_needs_a_filter_and_a_confirmation(home: Path, fixed_ids: None) ->
     assert len(json.loads(ok("list", "--state", "deleted", "--json"))) == 2
 
 
+@pytest.mark.fresh
 def test_another_embedding_model_is_refused_until_reembed(home: Path) -> None:
     ok("remember", "vectors made by the first model")
     with FakeOllama() as server:

@@ -39,6 +39,7 @@ def test_version_loads_neither_typer_nor_the_core() -> None:
     assert done.stdout.splitlines() == ["memctl 0.1.0", "[]"]
 
 
+@pytest.mark.fresh
 def test_version_help_and_unknown_commands_as_processes() -> None:
     assert run_cli("--version").stdout == "memctl 0.1.0\n"
     assert "recall" in run_cli("--help").stdout
@@ -70,6 +71,7 @@ def test_a_group_alone_still_shows_its_help() -> None:
     assert done.returncode == 2 and "show" in done.stderr and "Usage:" in done.stderr
 
 
+@pytest.mark.fresh
 def test_tag_is_spelled_the_same_everywhere_and_tags_still_works() -> None:
     made = run_cli("remember", "-t", "a", "--tags", "b,c", "tagged text", "--json")
     memory = json.loads(made.stdout)

@@ -67,6 +67,7 @@ def test_output_formats_and_explain(loaded: None) -> None:
     assert "found by: bm25 #1, vector #1" in explained and "factors:" in explained
 
 
+@pytest.mark.fresh
 def test_link_why_not_and_profile(loaded: None) -> None:
     assert "linked aaaaaaaa --depends_on(0.9)--> bbbbbbbb" in ok(
         "link", A[:6], B[:6], "--type", "depends_on", "--weight", "0.9"

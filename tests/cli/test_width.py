@@ -94,6 +94,7 @@ def commands(env: dict[str, str], project: Path) -> list[tuple[str, ...]]:
     ]
 
 
+@pytest.mark.fresh
 def test_install_status_fits_80_columns_with_every_word_whole(
     store: tuple[Shared, dict[str, str]],
 ) -> None:
@@ -115,6 +116,7 @@ def test_install_status_fits_80_columns_with_every_word_whole(
     assert "just now" in fired  # each hook's last run on its own line
 
 
+@pytest.mark.fresh
 def test_every_command_fits_80_columns(store: tuple[Shared, dict[str, str]], home: Path) -> None:
     place, given = store
     mine = place.copy(home)  # recall touches what it finds

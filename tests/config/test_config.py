@@ -295,6 +295,7 @@ def test_config_set_wins_over_a_line_uncommented_from_the_template(home: Path) -
     assert read_config_file(path) == {"recall.limit": 6}
 
 
+@pytest.mark.fresh
 def test_config_init_refuses_to_overwrite_and_config_set_shows_up(home: Path) -> None:
     path = home / "config.yaml"
     done = run_cli("config", "init")
@@ -542,6 +543,7 @@ def test_about_25_settings_and_every_other_key_is_tuning() -> None:
     assert sum(key.tuning for key in KEYS) == len(KEYS) - len(USER_KEYS)
 
 
+@pytest.mark.fresh
 def test_config_show_lists_the_settings_and_the_tuning_keys_set(home: Path) -> None:
     """A tuning key still works everywhere a setting does (no config breaks); the table
     shows it once it is set, and --all shows every key."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import run_cli
 
 
@@ -25,6 +27,7 @@ def test_install_cron_prints_what_maintain_prints_and_writes_nothing(tmp_path: P
     assert not (user / ".config").exists()
 
 
+@pytest.mark.fresh
 def test_systemd_units_are_written_backed_up_and_taken_out(tmp_path: Path) -> None:
     user = tmp_path / "user"
     units = user / ".config" / "systemd" / "user"

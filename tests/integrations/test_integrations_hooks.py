@@ -42,6 +42,7 @@ def stored(session_id: str) -> int:
         return 0 if session is None else session.message_count
 
 
+@pytest.mark.fresh
 def test_session_start_prints_the_context_block_each_client_expects(tmp_path: Path) -> None:
     project = tmp_path / "project"
     assert run_cli("remember", "We deploy the shop with make release.").returncode == 0

@@ -132,6 +132,7 @@ def test_dry_run_prints_a_diff_and_writes_nothing(user: Path, tmp_path: Path) ->
     assert snapshot(user) == before
 
 
+@pytest.mark.fresh
 def test_a_tool_that_is_not_there_is_named_and_left_alone(tmp_path: Path) -> None:
     empty = tmp_path / "nobody"
     empty.mkdir()
@@ -187,6 +188,7 @@ def test_codex_install_says_hooks_need_trust_and_status_reads_it(user: Path) -> 
     assert status["claude-code"].hooks == []
 
 
+@pytest.mark.fresh
 def test_opencode_plugin_and_cursor_hooks(user: Path) -> None:
     install(user, "opencode")
     plugin = (user / ".config" / "opencode" / "plugin" / "memctl.js").read_text()

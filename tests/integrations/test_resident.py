@@ -94,6 +94,7 @@ def _serves(cmdline: Path, home: Path) -> bool:
     return b"memctl.cli.resident" in words and str(home).encode() in words
 
 
+@pytest.mark.fresh
 def test_doctor_names_the_running_resident_process(daemon: int) -> None:
     done = run_cli("doctor")
     (line,) = [x for x in done.stdout.splitlines() if x.startswith("ok    resident")]

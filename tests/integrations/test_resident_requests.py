@@ -176,6 +176,7 @@ def target(tmp_path: Path) -> Iterator[Path]:
     yield elsewhere
 
 
+@pytest.mark.fresh
 def test_a_link_as_the_lock_file_is_refused(home: Path, target: Path) -> None:
     (home / resident.DIRECTORY).mkdir(mode=0o700, parents=True)
     (home / resident.DIRECTORY / resident.LOCK).symlink_to(target / "precious")

@@ -362,6 +362,7 @@ def test_a_backup_a_day_when_something_changed(make_ctx: Any) -> None:
     assert len(backups(ctx.settings)) == 2
 
 
+@pytest.mark.fresh
 def test_a_backup_killed_midway_is_never_the_newest(make_ctx: Any, home: Path) -> None:
     ctx = make_ctx()
     put(ctx, "First.", 0)
@@ -422,6 +423,7 @@ def test_damaged_store_is_reported_with_exit_status_4(make_ctx: Any, home: Path)
     assert done.returncode == 4 and "damaged" in done.stderr
 
 
+@pytest.mark.fresh
 def test_cli_only_skip_json_and_crontab(home: Path) -> None:
     env = {"MEMCTL_LLM": "none"}
     data = json.loads(run_cli("maintain", "--only", "decay,archive", "--json", env=env).stdout)

@@ -92,6 +92,7 @@ def _copy(leaked: tuple[Shared, str], home: Path, monkeypatch: pytest.MonkeyPatc
     return session
 
 
+@pytest.mark.fresh
 def test_sessions_forget_takes_the_text_out_of_every_place(home: Path, tmp_path: Path) -> None:
     transcript, session = _stored(tmp_path)
     assert _files_holding(home, WORD)  # the test sees it before: db, WAL or backup
@@ -178,6 +179,7 @@ def test_delete_permanent_of_a_memory_takes_its_quotes_out_of_the_event_log(home
     assert _files_holding(home, "heron-quokka-staging") == []
 
 
+@pytest.mark.fresh
 def test_redact_takes_one_value_out_of_every_session_and_memory(
     home: Path, leaked: tuple[Shared, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

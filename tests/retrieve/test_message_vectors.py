@@ -38,6 +38,7 @@ SAID = [
 SESSION_END = ["ok, shard it", "done, pushed", "thanks!"]
 # the slow path and maintain embed the messages only when recall reads their vectors
 VECTORS_ON = ("-c", "recall.message_vectors=true")
+VECTORS_OFF = ("-c", "recall.message_vectors=false")
 
 
 def _vector_rows(db: Database) -> int:
@@ -91,9 +92,12 @@ def test_a_message_said_in_other_words_is_found_through_its_stored_vector(
     elsewhere = recall(real_ctx, "where does my sibling live now?", touch=False, sessions=True)
     assert elsewhere.results[0].memory.id == "s1#4"
     real_ctx.close()
-    with Context(load_settings(), embedder=local_embedder) as words_only:  # the default: off
-        off = recall(words_only, question, touch=False, sessions=True)
-    assert "s1#3" not in [r.memory.id for r in off.results]
+    with Context(load_settings(), embedder=local_embedder) as auto:  # the default: auto
+        assert recall(auto, question, touch=False, sessions=True).results[0].memory.id == "s1#3"
+    off = load_settings(overrides={"recall.message_vectors": False})
+    with Context(off, embedder=local_embedder) as words_only:
+        alone = recall(words_only, question, touch=False, sessions=True)
+    assert "s1#3" not in [r.memory.id for r in alone.results]
 
 
 def test_a_message_found_by_its_meaning_lifts_its_sessions_digest(
@@ -242,7 +246,7 @@ def test_int8_rows_keep_their_lengths_and_a_segment_from_before_ranks_the_same(
     assert np.allclose([d for _, d in found], [d for _, d in with_lengths], atol=1e-6)
 
 
-def test_the_worker_embeds_a_sessions_messages_after_its_job(home: Path, tmp_path: Path) -> None:
+def _transcript(tmp_path: Path) -> Path:
     transcript = tmp_path / "t.jsonl"
     transcript.write_text(
         "".join(
@@ -256,12 +260,38 @@ def test_the_worker_embeds_a_sessions_messages_after_its_job(home: Path, tmp_pat
         ),
         encoding="utf-8",
     )
-    done = run_cli(*VECTORS_ON, "ingest", "--transcript", str(transcript), "--wait")
+    return transcript
+
+
+def test_the_worker_embeds_a_sessions_messages_after_its_job(home: Path, tmp_path: Path) -> None:
+    """By default (auto, a store of a few messages) the worker embeds them."""
+    done = run_cli("ingest", "--transcript", str(_transcript(tmp_path)), "--wait")
     assert done.returncode == 0, done.stderr
     db = Database.open(home / "memctl.db")
     # the user's and the assistant's words; a tool call's note and its output are not said
     assert _vector_rows(db) == 2
     assert unembedded_count(db) == 0
+    db.close()
+
+
+def test_past_autos_limit_the_worker_drops_the_vectors_and_makes_none(
+    home: Path, tmp_path: Path
+) -> None:
+    """auto: a store holding more messages than recall.message_vectors_up_to has none (its
+    cost stays words alone); on, maintain embeds whatever the store holds."""
+    first = run_cli("ingest", "--transcript", str(_transcript(tmp_path)), "--wait")
+    assert first.returncode == 0, first.stderr
+    db = Database.open(home / "memctl.db")
+    assert _vector_rows(db) == 2
+    more = tmp_path / "more.jsonl"
+    more.write_text(json.dumps({"role": "user", "content": SAID[1]}) + "\n", encoding="utf-8")
+    limit = ("-c", "recall.message_vectors_up_to=4")  # the store now holds 5 messages
+    grown = run_cli(*limit, "ingest", "--transcript", str(more), "--wait")
+    assert grown.returncode == 0, grown.stderr
+    assert _vector_rows(db) == 0 and unembedded_count(db) == 3
+    again = run_cli(*limit, *VECTORS_ON, "maintain", "--only", "upkeep")
+    assert again.returncode == 0, again.stderr
+    assert _vector_rows(db) == 3 and unembedded_count(db) == 0
     db.close()
 
 
@@ -286,9 +316,9 @@ def _store_from_before(home: Path) -> Path:
 
 def test_a_store_from_before_has_its_messages_embedded_by_maintain(home: Path) -> None:
     path = _store_from_before(home)
-    off = run_cli("maintain", "--json")  # recall does not read them (the default): none made
+    off = run_cli(*VECTORS_OFF, "maintain", "--json")  # recall does not read them: none made
     assert off.returncode == 0 and "messages_embedded" not in off.stdout
-    done = run_cli(*VECTORS_ON, "maintain", "--json")
+    done = run_cli("maintain", "--json")  # auto: a store of a few messages has them
     assert done.returncode == 0, done.stderr
     assert "messages_embedded" in done.stdout
     db = Database.open(path)
@@ -316,6 +346,46 @@ def test_maintain_embeds_a_bounded_number_of_messages_per_run(
     assert unembedded_count(ctx.db) == 1
     maintain(ctx, only="upkeep")
     assert unembedded_count(ctx.db) == 0
+
+
+def test_maintain_drops_the_vectors_of_a_store_grown_past_autos_limit(
+    make_ctx: Callable[..., Context],
+) -> None:
+    """auto: maintain backfills a store within recall.message_vectors_up_to; grown past it,
+    a dry run says how many vectors would go, a run drops them, and recall finds the
+    messages by their words alone; off leaves the vectors it finds."""
+    from memctl.maintain.pipeline import maintain
+
+    ctx = make_ctx(recall__message_vectors_up_to=len(SAID))
+    said_in_session(ctx, SAID)
+    first = maintain(ctx, only="upkeep").task("upkeep")
+    assert first is not None and first.counts["messages_embedded"] == len(SAID)
+    said_in_session(ctx, ["we ship the billing service on Fridays"], "s2")
+    planned = maintain(ctx, only="upkeep", dry_run=True).task("upkeep")
+    assert planned is not None and planned.counts["message_vectors_dropped"] == len(SAID)
+    assert _vector_rows(ctx.db) == len(SAID)
+    off = make_ctx(recall__message_vectors=False, recall__message_vectors_up_to=1)  # same store
+    maintain(off, only="upkeep")
+    assert _vector_rows(ctx.db) == len(SAID)
+    done = maintain(ctx, only="upkeep").task("upkeep")
+    assert done is not None and done.counts["message_vectors_dropped"] == len(SAID)
+    assert "messages_embedded" not in done.counts
+    assert _vector_rows(ctx.db) == 0 and unembedded_count(ctx.db) == len(SAID) + 1
+    found = recall(ctx, "billing service", touch=False, sessions=True)
+    assert found.results[0].memory.id == "s2#1"
+
+
+def test_the_switch_takes_auto_on_off_and_true_false(home: Path) -> None:
+    from memctl.errors import ConfigError
+
+    for given, meant in [("auto", "auto"), (True, "on"), ("true", "on"), ("OFF", "off")]:
+        settings = load_settings(overrides={"recall.message_vectors": given})
+        assert settings.recall_message_vectors == meant
+    with pytest.raises(ConfigError, match="expected one of auto, on, off"):
+        load_settings(overrides={"recall.message_vectors": "sometimes"})
+    bad = run_cli("-c", "recall.message_vectors=sometimes", "recall", "anything")
+    assert bad.returncode != 0 and "expected one of auto, on, off" in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1
 
 
 def test_forgotten_messages_take_their_vectors_with_them(ctx: Context) -> None:

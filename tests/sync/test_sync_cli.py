@@ -28,6 +28,7 @@ def cli(home: Path, *args: str, env: dict[str, str] | None = None) -> str:
     return done.stdout
 
 
+@pytest.mark.fresh
 def test_init_promote_sync_status_and_two_syncs_at_once(tmp_path: Path) -> None:
     remote = bare_repo(tmp_path)
     a, b = tmp_path / "a", tmp_path / "b"
@@ -161,6 +162,7 @@ def test_sync_on_a_nearly_full_disk_says_so_and_loses_nothing(tmp_path: Path) ->
         assert sum(name.startswith("memories/") for name in files.splitlines()) == 30
 
 
+@pytest.mark.fresh
 def test_sync_trust_lists_other_machines_and_lets_one_open_sessions(tmp_path: Path) -> None:
     remote = bare_repo(tmp_path)
     a, b = tmp_path / "a", tmp_path / "b"

@@ -241,6 +241,7 @@ def test_a_session_line_of_a_megabyte_of_markup_is_shown_as_text(
     assert title.startswith("<img src=x") and len(title) <= 60  # condensed, shown escaped
 
 
+@pytest.mark.fresh
 def test_a_port_in_use_is_one_line() -> None:
     import socket
 

@@ -429,8 +429,8 @@ class _StoredMessageVectors:
 
 def _stored_vectors(run: Run) -> _StoredMessageVectors | None:
     """The stored vectors, when the query has a vector and some message has one (and
-    ``message_vectors`` is on)."""
-    if not run.params.message_vectors or run.scores is None or run.index is None:
+    ``message_vectors`` is not off: auto searches what the slow path kept)."""
+    if run.params.message_vectors == "off" or run.scores is None or run.index is None:
         return None
     if run.index.manifest is None:
         return None

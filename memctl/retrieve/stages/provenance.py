@@ -11,13 +11,15 @@ the answer best: the most of the query's words, by rarity (the memory on a
 tie: distilled, it is the shorter). It takes the best score and label of the
 group (clear over possible), x ``AGREE_BONUS`` when two or more had evidence
 of their own (the distilled words and the words said agree), and names the
-others (``Candidate.members``) so that ``--explain`` and ``sessions expand``
-open them.
+others it was said in (``Candidate.members``) so that ``--explain`` and
+``sessions expand`` open them.
 
 A message its stored vector found and its words did not (``recall.message_vectors``:
 ``by_meaning_alone``) joins its session's memory whatever the source says: the
 session's best-scored memory among the candidates, else its digest (fetched).
-Such a message never stands for a group: it lends the memory its score and label.
+Such a message never stands for a group: it lends the memory its score and label,
+and is named among the messages the memory was said in only when its source holds it
+(``said_in``).
 Close in meaning to a question about the work, a session's messages ("Now let me
 run the tests once more") took the top places from the digest and facts that
 state the answer, and the digest states it more often than the message
@@ -162,16 +164,35 @@ def join(run: Run, group: list[Candidate]) -> Candidate:
         best.clear, best.match_why = True, clear.match_why
     elif not best.match_why:  # a digest fetched for the group: no evidence of its own
         best.match_why = f"possible: {STAND_IN_WHY}"
-    best.members = (*best.members, *(c.id for c in others))
+    best.members = (*best.members, *(c.id for c in others if said_in(best, c)))
     best.factors[STAGE] = factor
-    names = ", ".join(c.id if c.is_message else c.id[:8] for c in others)
-    why = f"the same as {names}" + (", which matched too" if agree else "")
+    same = [c.id if c.is_message else c.id[:8] for c in others if said_in(best, c)]
+    lent = [c.id for c in others if not said_in(best, c)]
+    parts = []
+    if same:
+        parts.append(f"the same as {', '.join(same)}" + (", which matched too" if agree else ""))
+    if lent:
+        parts.append(f"its session's {', '.join(lent)} close in meaning lent a score")
+    why = "; ".join(parts)
     rivals = any(not by_meaning_alone(c) for c in others)
     stands = "states the query's words best" if rivals else "stands for them (found by meaning)"
     run.record(STAGE, best, RESCORED, factor, f"{why}; {stands}")
     for other in others:
         run.record(STAGE, other, DROPPED, why=f"folded into {best.id[:8]}: {provenance_of(other)}")
     return best
+
+
+def said_in(memory: Candidate, message: Candidate) -> bool:
+    """Whether ``memory`` names ``message`` among those it was said in: a message its words
+    found, or one found by meaning alone that lies in the memory's source (a digest's
+    session, a fact's turn); another message of the session only lent its score."""
+    if not by_meaning_alone(message):
+        return True
+    named, key = source_range(memory.memory.source), message_key(message)
+    if named is None or key is None:
+        return False
+    session_id, first, last = named
+    return session_id == key[0] and first <= key[1] <= last
 
 
 def provenance_of(candidate: Candidate) -> str:
