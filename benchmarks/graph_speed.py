@@ -9,7 +9,9 @@ The store is maintain_speed.py's (benchmarks/bench_store.py records with
 (``time.process_time``): ``maintain``'s graph task reading every memory (its first
 run) and again (nothing new), the profile task; then in-process recall p50/p95 over
 the benchmark queries (wall and CPU, touch off) with the stage on (the
-defaults) and off (``recall.graph_share`` 0), alternating, ``--repeat`` times each.
+defaults) and off (``recall.graph_share`` 0), alternating, ``--repeat`` times each;
+every scope's memories, or with ``--project`` the project's and the global ones (as
+``memctl recall`` in the project: the graph stage then reads only their edges).
 The query's vector is ``WordEmbedder``'s, not MiniLM's: add MiniLM's query
 embedding (benchmarks/recall_speed.py prints it) for a user's figure. Asserts nothing.
 """
@@ -27,11 +29,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.bench_store import PROJECT  # noqa: E402
 from benchmarks.maintain_speed import WordEmbedder, build  # noqa: E402
 from benchmarks.recall_speed import EXTRA_QUERIES  # noqa: E402
 from benchmarks.synthetic import QUERIES  # noqa: E402
 from memctl.api.maintain import MaintainRequest, maintain  # noqa: E402
 from memctl.config import load_settings  # noqa: E402
+from memctl.config.scope import GLOBAL_SCOPE  # noqa: E402
 from memctl.context import Context  # noqa: E402
 from memctl.retrieve.pipeline import recall  # noqa: E402
 from memctl.store.graph import graph_counts  # noqa: E402
@@ -46,15 +50,18 @@ def _task(ctx: Context, name: str) -> float:
 
 
 def _recalls(
-    home: Path, overrides: dict[str, object], queries: list[str]
+    home: Path,
+    overrides: dict[str, object],
+    queries: list[str],
+    scopes: tuple[str, ...] | None = None,
 ) -> list[tuple[float, float]]:
     settings = load_settings(home=home, overrides={"llm": "none", **overrides})
     with Context(settings, embedder=WordEmbedder()) as ctx:
-        recall(ctx, queries[0], touch=False)  # warm: index and caches
+        recall(ctx, queries[0], scopes=scopes, touch=False)  # warm: index and caches
         times = []
         for query in queries:
             wall, cpu = time.perf_counter(), time.process_time()
-            recall(ctx, query, touch=False)
+            recall(ctx, query, scopes=scopes, touch=False)
             times.append((time.perf_counter() - wall, time.process_time() - cpu))
     return times
 
@@ -74,6 +81,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--cache", type=Path, default=None)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--project", action="store_true", help="recall in the project")
     args = parser.parse_args()
     cache = args.cache or Path(tempfile.gettempdir()) / "memctl-bench-cache" / f"maintain-{args.n}"
     database = build(args.n, cache)
@@ -89,11 +97,12 @@ def main() -> None:
         print(f"graph task: first {first:.2f} s CPU, again {again:.2f} s CPU")
         print(f"profile task: {profile:.2f} s CPU")
         queries = QUERIES + EXTRA_QUERIES
+        scopes = (PROJECT, GLOBAL_SCOPE) if args.project else None
         on: list[tuple[float, float]] = []
         off: list[tuple[float, float]] = []
         for _ in range(args.repeat):
-            on += _recalls(home, {}, queries)
-            off += _recalls(home, OFF, queries)
+            on += _recalls(home, {}, queries, scopes)
+            off += _recalls(home, OFF, queries, scopes)
         print(_line("recall, graph stage on ", on))
         print(_line("recall, graph stage off", off))
     print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")

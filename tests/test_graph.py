@@ -148,6 +148,24 @@ def test_software_names_are_tools_not_people(text: str, tools: set[str]) -> None
     assert not {n for n, kind in found.items() if kind in {"person", "place", "organisation"}}
 
 
+@pytest.mark.parametrize(
+    ("text", "tool"),
+    [
+        ("The front end is React, the API Python.", "React"),
+        ("we pinned react-dom and react 18 last week", "React"),
+        ("run `npm install react` first", "React"),
+        ("start it with node index.js", "Node.js"),
+        ("the tests run with python -m pytest", "Python"),
+        ("```bash\nls -la\n```", "Bash"),
+        ("I write the code in Cursor now", "Cursor"),
+        ("Session of 2026-11-29 (cursor) — a digest names its client", "Cursor"),
+        ("`pytest` failed: exit 127: /bin/bash: line 1: pytest: command not found", "Bash"),
+    ],
+)
+def test_an_everyday_word_names_its_tool_when_written_as_a_name(text: str, tool: str) -> None:
+    assert names(text).get(tool) == "tool"
+
+
 def test_the_hand_written_vocabulary_wins() -> None:
     assert names("The store runs on Postgres, the jobs on Redis") == {
         "PostgreSQL": "service",
@@ -161,6 +179,9 @@ def test_the_hand_written_vocabulary_wins() -> None:
         ("Open the windows and polish the chrome, then excel at it.", {"Windows", "Chrome"}),
         ("Julia moved to Phoenix with Hugo.", {"Julia", "Hugo"}),  # first names stay people
         ("Dates: the README and the JSON file.", {"ReadMe", "JSON"}),  # terms, not tools
+        # the hand-written names that are everyday words, written as words
+        ("Melanie: How did you react when the node of the tree moved?", {"React", "Node.js"}),
+        ("Move the cursor down and bash the nail; a python ate it.", {"Cursor", "Bash", "Python"}),
     ],
 )
 def test_everyday_words_first_names_and_terms_are_no_tools(text: str, not_tool: set[str]) -> None:
@@ -323,6 +344,34 @@ def test_graph_stage_lifts_the_memory_of_a_two_hop_path(ctx: Context) -> None:
     assert lifted and "graph" in lifted[0].factors and lifted[0].factors["graph"] > 1
     steps = [s for s in found.steps_of(lifted[0].memory.id) if s.stage == "graph"]
     assert "Bob → moved to → Berlin; Bob → works as → nurse" in steps[0].why
+
+
+def test_a_big_projects_alice_leaves_a_small_projects_alice_its_graph_hops(ctx: Context) -> None:
+    """The graph stage reads at most ``recall.graph_edges`` edges of an entity, oldest
+    first, and names are shared by every project: only the edges the recall's scopes
+    state count towards it, so another project's many older edges of "Alice" do not
+    crowd out the one that leads this project's recall to its answer."""
+    big, small = "github.com/acme/big", "github.com/acme/small"
+    for i in range(6):  # older than the small project's, and more than the limit below
+        remember(ctx, RememberRequest(f"Alice maintains the billing-{i} service.", scope=big))
+    for text in (
+        "Alice moved to Lisbon in 2021.",
+        "Alice works as a nurse at the harbour clinic.",
+        "The harbour clinic opened a new wing.",
+        "A person who moved flats has to do the paperwork for work.",
+        "What does a person do when work moved to another office?",
+        "Every person moved their desk; the work was done by Friday.",
+    ):
+        remember(ctx, RememberRequest(text, scope=small))
+    done = run_cli("maintain", "--only", "graph", "--json")
+    assert done.returncode == 0, done.stderr
+    question = "what does the person who moved to Lisbon do for work"
+    shown = run_cli(
+        "-c", "recall.graph_edges=3", "recall", question, "-s", small, "--explain", "--no-touch"
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert "Alice → moved to → Lisbon; Alice → works as → nurse" in shown.stdout
+    assert "billing" not in shown.stdout  # the other project's memories stay out
 
 
 def test_graph_stage_is_quiet_without_a_known_entity(ctx: Context) -> None:

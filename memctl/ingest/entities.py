@@ -34,8 +34,10 @@ from memctl.retrieve.vocabulary import is_term
 # (paths, compounds, labels, list items, headings, code identifiers) name no one; 3: a
 # katakana word is a thing, not a tool; 4: the software names of ``software.txt`` are tools
 # (not people or places); a speaker label or a would-be person of everyday words only
-# ("Next Steps: ...", "Log Levels") names no one; "Dr. Smith: ..." is a speaker.
-RULES_VERSION = 4
+# ("Next Steps: ...", "Log Levels") names no one; "Dr. Smith: ..." is a speaker; 5: an
+# alias that is an everyday word ("react", "node", "cursor") names a tool only when
+# written as a name (capitalised, or in code).
+RULES_VERSION = 5
 
 # Canonical name -> (kind, aliases): the tools and services whose several spellings name
 # one thing. Versions are stripped before the look-up ("PostgreSQL 16" -> postgresql).
@@ -85,6 +87,15 @@ VOCABULARY: dict[str, tuple[str, tuple[str, ...]]] = {
     "Jira": ("service", ("jira",)),
 }
 ALIASES = {alias: name for name, (_, aliases) in VOCABULARY.items() for alias in aliases}
+# An alias in code, lower case (``{0}`` is the alias): after a backtick (a code span, a
+# fence's language) or a slash (a program's path, "/bin/bash"), alone in parentheses (a
+# digest's client, "(cursor)"), joined to a package or file name ("react-dom",
+# "react@18", "react/jsx-runtime"), before a version ("react 18"), a flag ("python -m")
+# or a file ("node index.js").
+CODE_NAME = (
+    r"(?<=[`/]){0}(?!\w)|\({0}\)|(?<![\w.-]){0}"
+    r"(?:[-@/]\w|\s+v?\d|\s+-{{1,2}}\w|\s+[\w./-]+\.[a-z]{{1,4}}\b)"
+)
 # More names of software, languages and services (simple-icons, GitHub linguist; the file's
 # header names the sources and their licences), kind "tool": one found in any case, or,
 # when an English word or a first name ("=Windows"), only as written. ``VOCABULARY`` wins.
@@ -333,11 +344,33 @@ def _spelled(alias: str, name: str, text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(m.group(0) for m in spelled if m.group(0) != name))
 
 
+@functools.cache
+def everyday_aliases() -> frozenset[str]:
+    """The aliases of ``VOCABULARY`` that are everyday English words ("react", "node",
+    "cursor"): each names its tool only where ``_named`` finds it written as a name."""
+    return frozenset(ALIASES) & common_words()
+
+
+def _named(alias: str, text: str) -> bool:
+    """Whether ``text`` writes the everyday word ``alias`` as a tool's name: capitalised
+    ("React", "REACT"), or in code (``CODE_NAME``: "react-dom", "react 18", "`react`",
+    "node index.js"), not as a word ("how did you react")."""
+    capitals = rf"(?<![\w-])(?:{re.escape(alias.capitalize())}|{re.escape(alias.upper())})(?!\w)"
+    return bool(
+        re.search(capitals, text)
+        or re.search(CODE_NAME.format(re.escape(alias)), text)
+        or any(alias in (a or b).lower().split() for a, b in COMMAND.findall(text))
+    )
+
+
 def _vocabulary(text: str) -> list[Entity]:
     found: list[Entity] = []
     lowered = f" {key(PUNCTUATION.sub(' ', text))} "
+    everyday = everyday_aliases()
     for alias, name in ALIASES.items():
-        if f" {alias} " in lowered or f" {alias}." in lowered:
+        if f" {alias} " not in lowered and f" {alias}." not in lowered:
+            continue
+        if alias not in everyday or _named(alias, text):
             found.append(Entity(name, VOCABULARY[name][0], _spelled(alias, name, text)))
     # the software names: a look-up of each run of words, not a scan per name
     names, words = software(), lowered.split()

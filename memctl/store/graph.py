@@ -381,22 +381,27 @@ def triples_touching(
     """Triples with either end among ``entities`` (only live ones: active, stated by an
     active memory, when ``live_only``), with their sources (unless ``sources`` is False:
     ``attach_sources`` reads them for the few that need them); with ``scopes``, only the
-    triples their memories state, each with those sources alone."""
+    triples their memories state (live: their active memories), each with those sources
+    alone. The scopes select before ``limit`` counts: a name other projects use often
+    ("Alice") leaves these scopes' edges of it their share."""
     if not entities:
         return []
     ids = json.dumps(entities)
-    live = (
-        "AND t.state = 'active' AND EXISTS (SELECT 1 FROM triple_sources x JOIN memories m "
-        "ON m.id = x.memory_id WHERE x.triple_id = t.id AND m.state = 'active')"
-        if live_only
+    stated = ["m.state = 'active'"] if live_only else []
+    params = [] if scopes is None else [json.dumps(scopes)]
+    stated += [IN_SCOPES] if params else []
+    by = (
+        "AND EXISTS (SELECT 1 FROM triple_sources x JOIN memories m ON m.id = x.memory_id "
+        f"WHERE x.triple_id = t.id AND {' AND '.join(stated)})"
+        if stated
         else ""
     )
-    scoped, params = _scoped(TRIPLE_IN_SCOPES, scopes, 1)
+    live = "AND t.state = 'active'" if live_only else ""
     rows = db.tuples(
         f"SELECT {TRIPLE_COLUMNS} FROM triples t JOIN entities s ON s.id = t.subject "
         "JOIN entities o ON o.id = t.object "
         "WHERE (t.subject IN (SELECT value FROM json_each(?)) "
-        f"OR t.object IN (SELECT value FROM json_each(?))) {live} {scoped} "
+        f"OR t.object IN (SELECT value FROM json_each(?))) {live} {by} "
         "ORDER BY t.state, t.created_at, t.id LIMIT ?",
         (ids, ids, *params, limit),
     )

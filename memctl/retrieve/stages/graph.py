@@ -96,8 +96,10 @@ def paths(run: Run, seeds: list[GraphEntity]) -> list[tuple[float, Path]]:
     least, most = run.params.graph_min_match, run.params.graph_edges
     found: list[tuple[float, Path]] = []
     bridges: dict[int, GraphTriple] = {}
-    db = run.ctx.db
-    for edge in triples_touching(db, list(seed_ids), limit=most, sources=False):
+    # only the edges the memories of this recall's scopes state: another project's many
+    # edges of a shared name ("Alice") would otherwise use up ``most``
+    db, scopes = run.ctx.db, run.where.scopes
+    for edge in triples_touching(db, list(seed_ids), limit=most, scopes=scopes, sources=False):
         share = matcher.share((edge,))
         if share >= least:
             found.append((share, (edge,)))
@@ -105,7 +107,11 @@ def paths(run: Run, seeds: list[GraphEntity]) -> list[tuple[float, Path]]:
             for end in (edge.subject, edge.object):
                 if end.id not in seed_ids:
                     bridges.setdefault(end.id, edge)
-    second = triples_touching(db, list(bridges), limit=most, sources=False) if bridges else []
+    second = (
+        triples_touching(db, list(bridges), limit=most, scopes=scopes, sources=False)
+        if bridges
+        else []
+    )
     for edge in second:
         via = bridges.get(edge.subject.id) or bridges.get(edge.object.id)
         if via is None or edge.id == via.id or matcher.share((edge,)) <= 0:
@@ -114,7 +120,9 @@ def paths(run: Run, seeds: list[GraphEntity]) -> list[tuple[float, Path]]:
         if share >= least:
             found.append((share, (via, edge)))
     # only the matching paths' edges need their sources (a hub's edges have thousands)
-    attach_sources(db, list({id(edge): edge for _, path in found for edge in path}.values()))
+    attach_sources(
+        db, list({id(edge): edge for _, path in found for edge in path}.values()), scopes
+    )
     return sorted(found, key=lambda item: -item[0])
 
 
