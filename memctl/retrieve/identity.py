@@ -10,7 +10,9 @@ A project's file comes with whatever repository was cloned, so it is read as unt
 input: only a regular file, opened without following a symbolic link (neither the file
 nor its ``.memctl`` folder may be one: a link to ``~/.ssh/id_rsa`` would paste the key
 into every session) and without waiting on a FIFO or a device; its text goes through the
-privacy filter every memory goes through (``<private>`` blocks, secrets). What is left
+privacy filter every memory goes through (``<private>`` blocks, secrets), and a line of it
+that tells to run code fetched from the network (``curl ... | sh``) is left out, as such a
+memory opens no session unless the person said it (``memories.provenance``). What is left
 out, or redacted, is said in one line (a note of the block, ``memctl context --explain``
 and ``memctl doctor``).
 """
@@ -112,12 +114,22 @@ def _not_plain(path: Path) -> str:
 def _text(path: Path, data: bytes, size: int) -> IdentityFile | None:
     """The text a session may get: comments out, then private text and secrets."""
     from memctl.memories.privacy import scrub  # ~20 ms of patterns: only when a file is there
+    from memctl.memories.provenance import fetches_and_runs
 
     text = COMMENT.sub("", data.decode("utf-8", errors="replace")).strip()
     if not text:
         return None
     text, found = scrub(text)
     notes = []
+    if path.parent.name == PROJECT_DIR:  # it came with the repository, not from the person
+        lines = text.splitlines()
+        text = "\n".join(line for line in lines if not fetches_and_runs(line))
+        fetching = len(lines) - len(text.splitlines())
+        if fetching:
+            notes.append(
+                f"{path}: {fetching} line(s) telling to run code fetched from the network "
+                "left out (the file came with the repository)"
+            )
     if size > READ_LIMIT:
         notes.append(f"{path} is {size:,} bytes: only its first {READ_LIMIT // 1024} KiB were read")
     hidden = found.secret_count + found.private_blocks
