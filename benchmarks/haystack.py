@@ -141,9 +141,9 @@ class BenchStores:
         embedded through the run's cache; ``recall.message_vectors`` auto, the default:
         while the store holds at most its limit of messages; none without ``vectors``);
         returns it and message id (``session#seq``) -> turn."""
-        from memctl.ingest.message_vectors import kept, parts
+        from memctl.ingest.message_vectors import parts
         from memctl.store.message_vectors import add_message_vectors, message_rowids, quantised
-        from memctl.store.sessions import insert_messages, save_session
+        from memctl.store.sessions import insert_messages, keeps_message_vectors, save_session
 
         ctx = self.new()
         began = time.perf_counter()
@@ -164,7 +164,7 @@ class BenchStores:
                 save_session(ctx.db, Session(id=session, client="generic", scope=BENCH_SCOPE))
             insert_messages(ctx.db, messages)
             rowids = message_rowids(ctx.db)
-            vectors = vectors and kept(ctx.db, ctx.settings)
+            vectors = vectors and keeps_message_vectors(ctx.db, ctx.settings)
             embedded = self.cache.embed([piece for _, _, piece in pieces]) if vectors else []
             add_message_vectors(
                 ctx.db,

@@ -26,7 +26,7 @@ complete -c memctl -n '__fish_use_subcommand' -a 'unlink' -d 'Remove the relatio
 complete -c memctl -n '__fish_use_subcommand' -a 'graph' -d 'An entity\'s relations in the knowledge graph, each with the memories it came from (those of the current project and global ones, unless told otherwise).'
 complete -c memctl -n '__fish_use_subcommand' -a 'recall' -d 'Recall memories and session messages by meaning, words, time and the graph: the clear matches, then the possible ones.'
 complete -c memctl -n '__fish_use_subcommand' -a 'profile' -d 'The user\'s profile and preferences, most important first.'
-complete -c memctl -n '__fish_use_subcommand' -a 'status' -d 'Counts by kind, category, state, tier and project; database size; embedding model.'
+complete -c memctl -n '__fish_use_subcommand' -a 'status' -d 'Counts by kind, category, state, tier and project; database size; embedding model and message vectors.'
 complete -c memctl -n '__fish_use_subcommand' -a 'projects' -d 'Every project with sessions or memories: where it is, its sessions, memories, last activity and the clients seen; the current one marked *.'
 complete -c memctl -n '__fish_use_subcommand' -a 'events' -d 'The event log, newest first, a page at a time.'
 complete -c memctl -n '__fish_use_subcommand' -a 'export' -d 'Write every memory as JSONL: every field and its relations, no vectors.'

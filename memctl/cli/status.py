@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from memctl.api import memory as api
-from memctl.api.memory import EventsRequest
+from memctl.api.memory import EventsRequest, Status
 from memctl.api.projects import list_projects, project_labels
 from memctl.cli.common import JsonOption, new_typer, open_context
 from memctl.cli.render import age, console, counts_table, human_size, middle, print_json
@@ -21,7 +21,8 @@ OTHER_COLUMNS = 46  # what the columns after the project take at 80 columns, wit
 
 @app.command()
 def status(ctx: typer.Context, as_json: JsonOption = False) -> None:
-    """Counts by kind, category, state, tier and project; database size; embedding model."""
+    """Counts by kind, category, state, tier and project; database size; embedding model and
+    message vectors."""
     context = open_context(ctx)
     report = api.status(context)
     if as_json:
@@ -38,7 +39,7 @@ def status(ctx: typer.Context, as_json: JsonOption = False) -> None:
     console.print(f"ingest jobs   {jobs}")
     imported = ", ".join(f"{n} {state}" for state, n in sorted(report.imports.items())) or "none"
     console.print(f"imports       {imported} (files)")
-    console.print(f"vectors       {model}")
+    console.print(f"vectors       {model}; messages: {_message_vectors(report)}")
     console.print(f"current scope {report.current_scope} ({named[report.current_scope]})")
     for title, counts in (
         ("by state", report.by_state),
@@ -49,6 +50,18 @@ def status(ctx: typer.Context, as_json: JsonOption = False) -> None:
     ):
         if counts:
             console.print(counts_table(title, counts))
+
+
+def _message_vectors(report: Status) -> str:
+    """How many message parts have a vector, and why (``recall.message_vectors``)."""
+    choice, limit = report.message_vectors_setting, report.message_vectors_up_to
+    parts = f"{report.message_vectors:,} parts"
+    if choice != "auto":
+        return f"{parts} (recall.message_vectors {choice})"
+    if report.message_vectors_kept:
+        return f"{parts} (auto: kept while the store holds at most {limit:,} messages)"
+    then = "the next maintain drops them; then " if report.message_vectors else ""
+    return f"{parts} (auto: more than {limit:,} messages: {then}found by their words alone)"
 
 
 def _by_label(counts: dict[str, int], named: dict[str, str]) -> dict[str, int]:

@@ -24,7 +24,7 @@ from memctl.config import Settings
 from memctl.embed import BATCH_TEXTS, Embedder
 from memctl.ingest.tools import NOTE_START
 from memctl.store.database import Database
-from memctl.store.sessions import count_sessions
+from memctl.store.sessions import keeps_message_vectors, message_vector_count
 
 CHUNK_CHARS = 800  # MemPalace's exchange chunks; under MiniLM's 256-token window
 # 1,600 characters. 16 parts (12,800 characters, longer than 99.9 % of LongMemEval_S's
@@ -93,22 +93,13 @@ def embed_messages(
     return done
 
 
-def kept(db: Database, settings: Settings) -> bool:
-    """Whether this store's session messages are to have vectors (``recall.message_vectors``:
-    on, off, or auto: while the store holds at most ``recall.message_vectors_up_to``)."""
-    choice = settings.recall_message_vectors
-    if choice != "auto":
-        return bool(choice == "on")
-    return bool(count_sessions(db)[1] <= settings.recall_message_vectors_up_to)
-
-
 def drop_unkept(db: Database, settings: Settings, dry_run: bool = False) -> int:
     """Drop the message vectors of a store that is not to have them (auto, past its limit;
     off keeps them, for whoever turns it on again): how many parts go (with ``dry_run``,
     would go)."""
-    if settings.recall_message_vectors != "auto" or kept(db, settings):
+    if settings.recall_message_vectors != "auto" or keeps_message_vectors(db, settings):
         return 0
-    from memctl.store.message_vectors import drop_message_vectors, message_vector_count
+    from memctl.store.message_vectors import drop_message_vectors
 
     count = message_vector_count(db)
     if count and not dry_run:

@@ -13,12 +13,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from memctl.context import Context
-from memctl.ingest.message_vectors import drop_unkept, embed_messages, kept
+from memctl.ingest.message_vectors import drop_unkept, embed_messages
 from memctl.ingest.pipeline import run_session
 from memctl.maintain.claims import release_orphans
 from memctl.memories.privacy import safe_line
 from memctl.model import format_time
 from memctl.store import jobs
+from memctl.store.sessions import keeps_message_vectors
 
 Log = Callable[[str], None]
 # Messages of a session embedded after its job (ingest/message_vectors.py); a longer
@@ -82,7 +83,7 @@ def _embed_session(ctx: Context, session_id: str, log: Log) -> None:
                 f"{dropped} message vectors dropped: the store holds more messages than "
                 "recall.message_vectors_up_to"
             )
-        if not kept(ctx.db, ctx.settings):
+        if not keeps_message_vectors(ctx.db, ctx.settings):
             return
         embedded = embed_messages(ctx.db, ctx.embedder, MESSAGES_PER_JOB, session_id)
     except Exception as error:  # the job is done: its messages wait for maintain's upkeep

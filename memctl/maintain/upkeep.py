@@ -20,13 +20,14 @@ import numpy as np
 
 from memctl.embed import BATCH_TEXTS
 from memctl.errors import StoreError
-from memctl.ingest.message_vectors import drop_unkept, embed_messages, kept
+from memctl.ingest.message_vectors import drop_unkept, embed_messages
 from memctl.maintain.backup import backup_due, make_backup
 from memctl.maintain.plan import Maintenance, TaskReport
 from memctl.maintain.reembed import reembed
 from memctl.store.maintenance import change_mark, integrity_problems, optimize_fts
 from memctl.store.memories import get_memories, ids_without_vectors
 from memctl.store.message_vectors import unembedded_count
+from memctl.store.sessions import keeps_message_vectors
 from memctl.store.vector_index import vector_index
 
 FTS_MARK, BACKUP_MARK = "maintain.fts_mark", "maintain.backup_mark"
@@ -85,7 +86,7 @@ def embed_messages_left(m: Maintenance, report: TaskReport) -> None:
     dropped = drop_unkept(m.db, m.ctx.settings, m.dry_run)
     if dropped:
         report.count("message_vectors_dropped", dropped)
-    if not kept(m.db, m.ctx.settings):
+    if not keeps_message_vectors(m.db, m.ctx.settings):
         return
     if m.db.vector_model() not in (None, (m.ctx.embedder.name, m.ctx.embedder.dim)):
         return  # re-embedded whole first (embed_missing); their vectors went with the model

@@ -45,7 +45,7 @@ from memctl.store.message_search import get_message, is_message_id
 from memctl.store.noise import add_noise_vector
 from memctl.store.relations import relations_of
 from memctl.store.runs import EDIT_KIND, RunRecord, save_run
-from memctl.store.sessions import count_sessions
+from memctl.store.sessions import count_sessions, keeps_message_vectors, message_vector_count
 from memctl.store.writes import Writer
 
 MAX_CONTENT_CHARS = 100_000
@@ -388,6 +388,10 @@ class Status:
     messages: int
     jobs: dict[str, int]
     imports: dict[str, int]  # imported files by status
+    message_vectors: int  # the messages' parts with a stored vector
+    message_vectors_kept: bool  # whether this store keeps them (recall.message_vectors)
+    message_vectors_setting: str  # auto, on or off
+    message_vectors_up_to: int  # auto's limit: the most messages a store with them holds
 
 
 def status(ctx: Context) -> Status:
@@ -413,6 +417,10 @@ def status(ctx: Context) -> Status:
         messages=messages,
         jobs=job_counts(db),
         imports=count_imports(db),
+        message_vectors=message_vector_count(db),
+        message_vectors_kept=keeps_message_vectors(db, ctx.settings),
+        message_vectors_setting=ctx.settings.recall_message_vectors,
+        message_vectors_up_to=ctx.settings.recall_message_vectors_up_to,
     )
 
 

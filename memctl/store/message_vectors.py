@@ -76,11 +76,6 @@ def unembedded_count(db: Database) -> int:
     return int(db.value(f"SELECT count(*) FROM messages m WHERE {_WAITING}", [FORGOTTEN]) or 0)
 
 
-def message_vector_count(db: Database) -> int:
-    """How many message parts have a vector."""
-    return int(db.value("SELECT count(*) FROM message_vectors") or 0)
-
-
 def drop_message_vectors(db: Database) -> None:
     """Remove every message's vectors (one transaction)."""
     with db.atomic():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
+from memctl.config import Settings
 from memctl.lazy_re import lazy
 from memctl.model import Memory, Message, Role, Session
 from memctl.store.database import Database, Row
@@ -259,3 +260,17 @@ def first_requests(db: Database, session_id: str, count: int) -> list[str]:
             (REQUEST_HEAD, session_id, count),
         )
     ]
+
+
+def message_vector_count(db: Database) -> int:
+    """How many message parts have a vector."""
+    return int(db.value("SELECT count(*) FROM message_vectors") or 0)
+
+
+def keeps_message_vectors(db: Database, settings: Settings) -> bool:
+    """Whether this store's session messages are to have vectors (``recall.message_vectors``:
+    on, off, or auto: while the store holds at most ``recall.message_vectors_up_to``)."""
+    choice = settings.recall_message_vectors
+    if choice != "auto":
+        return bool(choice == "on")
+    return bool(count_sessions(db)[1] <= settings.recall_message_vectors_up_to)

@@ -283,12 +283,16 @@ def test_past_autos_limit_the_worker_drops_the_vectors_and_makes_none(
     assert first.returncode == 0, first.stderr
     db = Database.open(home / "memctl.db")
     assert _vector_rows(db) == 2
+    said = run_cli("status").stdout
+    assert "messages: 2 parts (auto: kept while the store holds at most 100,000" in said
     more = tmp_path / "more.jsonl"
     more.write_text(json.dumps({"role": "user", "content": SAID[1]}) + "\n", encoding="utf-8")
     limit = ("-c", "recall.message_vectors_up_to=4")  # the store now holds 5 messages
     grown = run_cli(*limit, "ingest", "--transcript", str(more), "--wait")
     assert grown.returncode == 0, grown.stderr
     assert _vector_rows(db) == 0 and unembedded_count(db) == 3
+    said = " ".join(run_cli(*limit, "status").stdout.split())
+    assert "messages: 0 parts (auto: more than 4 messages: found by their words alone)" in said
     again = run_cli(*limit, *VECTORS_ON, "maintain", "--only", "upkeep")
     assert again.returncode == 0, again.stderr
     assert _vector_rows(db) == 3 and unembedded_count(db) == 0
