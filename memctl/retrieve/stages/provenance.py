@@ -18,7 +18,8 @@ A message its stored vector found and its words did not (``recall.message_vector
 ``by_meaning_alone``) joins its session's memory whatever the source says: the
 session's best-scored memory among the candidates, else its digest (fetched).
 Such a message never stands for a group: it lends the memory its score, its clear
-label only when the memory has some evidence of its own (``lends_label``), and is named among the messages the memory was said in only when its source holds it
+label only when the memory has some evidence of its own (``lends_label``), and is
+named among the messages the memory was said in only when its source holds it
 (``said_in``).
 Close in meaning to a question about the work, a session's messages ("Now let me
 run the tests once more") took the top places from the digest and facts that
@@ -150,7 +151,8 @@ def join(run: Run, group: list[Candidate]) -> Candidate:
     the answer best (the most of the query's words; the memory on a tie: distilled, it is
     the shorter), with the best score and label of them all, x ``AGREE_BONUS`` when two
     or more had evidence of their own (the distilled words and the words said agree). A
-    message found by its meaning alone never stands for the group."""
+    message found by its meaning alone never stands for the group, and lends its clear
+    label only as ``lends_label`` says."""
     best = max(
         (c for c in group if not by_meaning_alone(c)),
         key=lambda c: (states(run, c), not c.is_message),
@@ -184,13 +186,13 @@ def join(run: Run, group: list[Candidate]) -> Candidate:
 
 def lends_label(run: Run, memory: Candidate, member: Candidate) -> bool:
     """Whether ``member``'s clear label passes to ``memory``, the one standing for their
-    group: always from a member with evidence of its own words (or the memory's own
-    source), and from a message found by its meaning alone only when the memory has some
-    evidence of its own by the gate's rule (``fuse.evidence``: the query's words, a cosine
-    above ``support_floor``, ...). Without it, the message's words lift another text: a
-    session's digest clear by a message close in meaning to the query took the places
-    of the right session's possible match (docs/benchmarks.md, "A lent clear label
-    needs evidence of the memory's own")."""
+    group: always from a member its words found, and from a message found by its meaning
+    alone only when the memory has some evidence of its own by the gate's rule
+    (``fuse.evidence``: the query's words, a cosine above ``support_floor``, ...).
+    Without it, the message's words lift another text: a session's digest clear by a
+    message close in meaning to the query took the places of the right session's
+    possible match (docs/benchmarks.md, "A lent clear label needs evidence of the
+    memory's own")."""
     if not by_meaning_alone(member):
         return True
     level, _ = evidence(run, memory, states(run, memory))
