@@ -416,3 +416,55 @@ def test_forgotten_messages_take_their_vectors_with_them(ctx: Context) -> None:
     query = ctx.embedder.embed([SAID[0]])[0]
     hits = nearest_messages(rebuilt, Scores(rebuilt, query), 10, MemoryFilter())
     assert [hit.key for hit, _ in hits] == ["s2#1"]
+
+
+@pytest.mark.parametrize(
+    ("digest_says", "clear"),
+    [
+        ("Session: tidied the garden shed and sorted the seed packets", False),
+        ("Session: how the vault rotates keys", True),
+    ],
+)
+def test_a_message_found_by_its_meaning_lends_its_clear_label_only_to_a_memory_with_evidence(
+    make_ctx: Callable[..., Context], digest_says: str, clear: bool
+) -> None:
+    """A message its stored vector found and its words did not (the messages' BM25 leg is
+    full of shorter tool notes) is clear by its words; its session's digest stands for it.
+    The digest is labelled clear only when it has some evidence of its own (one of the
+    query's words, or a cosine above ``support_floor``): one that says nothing of the
+    question is no clear match (docs/benchmarks.md, "A lent clear label needs evidence of
+    the memory's own")."""
+    from memctl.model import Category, Kind, Memory
+    from memctl.store.memories import insert_memory
+    from memctl.store.message_vectors import add_message_vectors, message_rowids
+
+    question = "how do we rotate the staging database password?"
+    # the messages' BM25 leg takes limit x 1 of them: all tool notes, never clear
+    ctx = make_ctx(**{"recall.message_vectors": True, "recall.candidates": 1})
+    notes = [f"[tool Bash: rotate staging database password {n}]" for n in range(15)]
+    said_in_session(ctx, notes, "s1")
+    answer = "Every month we rotate the staging database password with the vault command line"
+    said_in_session(ctx, ["ok", answer, *SESSION_END], "s2")
+    digest = Memory(
+        content=digest_says,
+        kind=Kind.EPISODIC,
+        category=Category.EVENTS,
+        tags=["digest", "session"],
+        source=f"session:s2#1-{2 + len(SESSION_END)}",
+        session_id="s2",
+    )
+    with ctx.db.atomic():
+        insert_memory(ctx.db, digest, ctx.vectors([digest.content])[0])
+        ctx.db.ensure_vector_model(ctx.embedder.name, ctx.embedder.dim)
+        close = quantised(np.frombuffer(ctx.vectors([question])[0], dtype=np.float32))
+        add_message_vectors(ctx.db, [(message_rowids(ctx.db)[("s2", 2)], 0, close)])
+    found = recall(ctx, question, touch=False, sessions=True)
+    shown = [r.memory.id for r in found.results]
+    assert "s2#2" not in shown  # its session's digest stands for it
+    clear_ones = [r for r in found.results if r.clear]
+    if clear:
+        assert [r.memory.id for r in clear_ones] == [digest.id]
+        assert "s2#2" in clear_ones[0].members
+        assert "words 1.00" in clear_ones[0].match_why  # the message's evidence, lent
+    else:
+        assert clear_ones == []

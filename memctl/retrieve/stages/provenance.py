@@ -17,8 +17,9 @@ others it was said in (``Candidate.members``) so that ``--explain`` and
 A message its stored vector found and its words did not (``recall.message_vectors``:
 ``by_meaning_alone``) joins its session's memory whatever the source says: the
 session's best-scored memory among the candidates, else its digest (fetched).
-Such a message never stands for a group: it lends the memory its score and label,
-and is named among the messages the memory was said in only when its source holds it
+Such a message never stands for a group: it lends the memory its score, its clear
+label only when the memory has some evidence of its own (``lends_label``), and is
+named among the messages the memory was said in only when its source holds it
 (``said_in``).
 Close in meaning to a question about the work, a session's messages ("Now let me
 run the tests once more") took the top places from the digest and facts that
@@ -36,7 +37,7 @@ from __future__ import annotations
 from memctl.memories.provenance import DIGEST_TAG
 from memctl.retrieve.query import words_pattern
 from memctl.retrieve.run import ADDED, DROPPED, RESCORED, Candidate, Run, by_score
-from memctl.retrieve.stages.fuse import coverage
+from memctl.retrieve.stages.fuse import coverage, evidence
 from memctl.store.memories import session_memories_tagged
 from memctl.store.message_search import MESSAGE_SEPARATOR
 from memctl.store.sessions import source_range
@@ -150,7 +151,8 @@ def join(run: Run, group: list[Candidate]) -> Candidate:
     the answer best (the most of the query's words; the memory on a tie: distilled, it is
     the shorter), with the best score and label of them all, x ``AGREE_BONUS`` when two
     or more had evidence of their own (the distilled words and the words said agree). A
-    message found by its meaning alone never stands for the group."""
+    message found by its meaning alone never stands for the group, and lends its clear
+    label only as ``lends_label`` says."""
     best = max(
         (c for c in group if not by_meaning_alone(c)),
         key=lambda c: (states(run, c), not c.is_message),
@@ -159,7 +161,7 @@ def join(run: Run, group: list[Candidate]) -> Candidate:
     agree = sum(1 for c in group if c.score > 0) >= 2
     factor = AGREE_BONUS if agree else 1.0
     best.score = max(c.score for c in group) * factor
-    clear = next((c for c in group if c.clear), None)
+    clear = next((c for c in group if c.clear and lends_label(run, best, c)), None)
     if clear is not None and not best.clear:
         best.clear, best.match_why = True, clear.match_why
     elif not best.match_why:  # a digest fetched for the group: no evidence of its own
@@ -180,6 +182,21 @@ def join(run: Run, group: list[Candidate]) -> Candidate:
     for other in others:
         run.record(STAGE, other, DROPPED, why=f"folded into {best.id[:8]}: {provenance_of(other)}")
     return best
+
+
+def lends_label(run: Run, memory: Candidate, member: Candidate) -> bool:
+    """Whether ``member``'s clear label passes to ``memory``, the one standing for their
+    group: always from a member its words found, and from a message found by its meaning
+    alone only when the memory has some evidence of its own by the gate's rule
+    (``fuse.evidence``: the query's words, a cosine above ``support_floor``, ...).
+    Without it, the message's words lift another text: a session's digest clear by a
+    message close in meaning to the query took the places of the right session's
+    possible match (docs/benchmarks.md, "A lent clear label needs evidence of the
+    memory's own")."""
+    if not by_meaning_alone(member):
+        return True
+    level, _ = evidence(run, memory, states(run, memory))
+    return level is not None
 
 
 def said_in(memory: Candidate, message: Candidate) -> bool:
