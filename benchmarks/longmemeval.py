@@ -142,6 +142,9 @@ def score(tally: Tally, name: str, case: Case, ranked: list[Turn]) -> dict[str, 
         tally.add(name, groups, f"turn_recall@{TURN_K}", recall_at(keys, case.answer_turns, TURN_K))
     return {
         "sessions": gold_ranks(sessions, case.answer_sessions),
+        # the row of the results each evidence session first shows at: several rows from
+        # one session push the others down the list a person reads
+        "rows": gold_ranks([turn.session for turn in ranked], case.answer_sessions),
         "turns": gold_ranks(keys, case.answer_turns),
     }
 

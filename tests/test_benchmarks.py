@@ -13,6 +13,7 @@ import math
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,8 @@ import pytest
 
 from benchmarks import locomo, longmemeval
 from benchmarks.embedcache import EmbeddingCache
-from benchmarks.metrics import distinct, ndcg_at, percentile, recall_all_at, recall_at
+from benchmarks.haystack import Turn
+from benchmarks.metrics import Tally, distinct, ndcg_at, percentile, recall_all_at, recall_at
 from benchmarks.retrievers import BASELINES, Question, choose
 from benchmarks.unrelated import QUERIES
 from memctl.config.settings import load_settings
@@ -328,6 +330,25 @@ def test_longmemeval_scores_sessions_and_turns_and_skips_abstention(
     # both questions share their haystack: each turn was embedded once
     assert cache.misses == 6
     assert cache.hits == 6
+
+
+def test_longmemeval_details_say_which_result_row_each_evidence_session_first_shows_at() -> None:
+    """Three results from one session push the second evidence session to the 4th row, while
+    the session ranking (where each session's best result ranks) puts it 2nd."""
+    at = datetime(2023, 5, 1, tzinfo=UTC)
+    turns = [Turn(f"{s}:{i}", s, "user", "text", at, i) for s, i in ("a0", "a1", "a2", "b0")]
+    case = longmemeval.Case(
+        "q1",
+        "multi-session",
+        Question("How many coins do I have in total?"),
+        turns,
+        answer_sessions=frozenset({"a", "b"}),
+        answer_turns=frozenset({"b:0"}),
+    )
+    where = longmemeval.score(Tally(), "recall", case, turns)
+    assert where["sessions"] == {"a": 1, "b": 2}
+    assert where["rows"] == {"a": 1, "b": 4}
+    assert where["turns"] == {"b:0": 4}
 
 
 def test_longmemeval_embedded_only_runs_the_questions_the_cache_holds(

@@ -77,7 +77,7 @@ def warm(settings: Settings) -> None:
     from memctl.retrieve.named_projects import question_words, written_as_names
     from memctl.retrieve.query import analyse
     from memctl.retrieve.stages.intent import asks_for
-    from memctl.retrieve.stages.sessions_cover import counts_over_time
+    from memctl.retrieve.stages.sessions_cover import compares_events, counts_over_time
 
     for question in WARM_QUESTIONS:
         asks_for(question)
@@ -85,6 +85,7 @@ def warm(settings: Settings) -> None:
         written_as_names(question)
         analyse(question, datetime.now(UTC))  # the vocabulary, read once
         counts_over_time(question)
+        compares_events(question)
     Context(settings).embedder.embed(list(WARM_QUESTIONS))
     compile_loaded()  # the rules' patterns compile on first use: here, once, not per child
 

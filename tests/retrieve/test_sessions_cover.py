@@ -15,6 +15,7 @@ from memctl.retrieve.run import Candidate
 from memctl.retrieve.stages.fuse import fuse
 from memctl.retrieve.stages.sessions_cover import (
     COVERAGE_FACTOR,
+    compares_events,
     counts_over_time,
     sessions_cover,
 )
@@ -72,6 +73,23 @@ def test_which_questions_count_over_time(question: str, counts: bool) -> None:
     assert counts_over_time(question) is counts
 
 
+@pytest.mark.parametrize(
+    ("question", "compares"),
+    [
+        ("Who did I meet first, Mark and Sarah or Tom?", True),
+        ("Which trip did I take first, the one to Europe or the one to Thailand?", True),
+        ("How many days passed between the day I repotted the fern and the day I sold it?", True),
+        ("How long had I been working before I started at NovaTech?", True),
+        ("How many days ago did I watch the match?", False),
+        ("what is the first step of the release?", False),
+        ("why does unity between the services matter?", False),
+        ("how long does the test suite take?", False),
+    ],
+)
+def test_which_questions_compare_two_events(question: str, compares: bool) -> None:
+    assert compares_events(question) is compares
+
+
 def test_a_question_that_counts_gets_each_sessions_best_before_a_sessions_second(
     ctx: Context,
 ) -> None:
@@ -88,6 +106,20 @@ def test_a_question_that_counts_gets_each_sessions_best_before_a_sessions_second
     second = next(c for c in counting if c.id == "d1#2")
     assert second.factors["sessions"] == pytest.approx(COVERAGE_FACTOR)
     assert len(counting) == len(scores)  # a lean, never a filter
+
+
+def test_a_question_that_compares_two_events_gets_each_sessions_best_first(ctx: Context) -> None:
+    """ "Which trip did I take first, X or Y?": each trip was told in its own session, and the
+    chattier one no longer fills the rows before the other's best."""
+    scores = {"t1#1": 1.0, "t1#2": 0.95, "t1#3": 0.9, "t2#1": 0.6}
+    asked = "Which trip did I take first, the one to Lisbon or the one to Kyoto?"
+    found = sessions_cover(make_run(ctx, asked), [message(k, score=s) for k, s in scores.items()])
+    assert [c.id for c in found][:2] == ["t1#1", "t2#1"]
+    about_one = "what did we see on the trip to Lisbon?"
+    plain = sessions_cover(
+        make_run(ctx, about_one), [message(k, score=s) for k, s in scores.items()]
+    )
+    assert [c.id for c in plain][:2] == ["t1#1", "t1#2"]
 
 
 DENTIST = {
