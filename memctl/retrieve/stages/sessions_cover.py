@@ -63,10 +63,9 @@ def compares_events(query: str) -> bool:
 
 
 def sessions_cover(run: Run, candidates: list[Candidate], clear: bool = True) -> list[Candidate]:
-    """For a question that counts over time or compares two events, each session message with
-    the label ``clear``
-    past its session's best x COVERAGE_FACTOR per message of its session above it,
-    re-sorted. In the pipeline the clear matches; the possible ones once ranked as
+    """For a question that counts over time or compares two events, each session message
+    with the label ``clear`` past its session's best x COVERAGE_FACTOR per message of its
+    session above it, re-sorted. In the pipeline the clear matches; the possible ones once ranked as
     possible matches (pipeline.possible_results), by that rank, not the pipeline's."""
     if not (counts_over_time(run.query.text) or compares_events(run.query.text)):
         return candidates
