@@ -32,6 +32,8 @@ from memctl.model import Category, Kind, Memory, Message, Role, Session, Tier, f
 from memctl.store.memories import insert_memory
 
 BENCH_SCOPE = "bench"
+# The speakers a dataset names by their role in a chat (LongMemEval's); any other is a name.
+SPEAKER_ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT}
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,22 @@ def day_label(moment: datetime) -> str:
 
 def turn_content(turn: Turn) -> str:
     return f"[{day_label(turn.at)}] {turn.speaker}: {turn.text}"
+
+
+def turn_message(turn: Turn) -> Message:
+    """A turn as memctl keeps a message of an imported chat: said by the user or the
+    assistant when the dataset names one of them (LongMemEval), its role; said by a named
+    person (LoCoMo's "Caroline"), a line of a text transcript, ``Caroline: ...``, which
+    `memctl import` keeps as the user's text with the name in it (imports/raw.py; a chat
+    export's roles are only the user's and the assistant's)."""
+    role = SPEAKER_ROLES.get(turn.speaker)
+    return Message(
+        role or Role.USER,
+        turn.text if role else f"{turn.speaker}: {turn.text}",
+        created_at=format_time(turn.said_at),
+        session_id=turn.session,
+        seq=turn.position + 1,
+    )
 
 
 def turn_memory(turn: Turn, source: str) -> Memory:
@@ -147,16 +165,7 @@ class BenchStores:
 
         ctx = self.new()
         began = time.perf_counter()
-        messages = [
-            Message(
-                Role.USER if turn.speaker == "user" else Role.ASSISTANT,
-                turn.text,
-                created_at=format_time(turn.said_at),
-                session_id=turn.session,
-                seq=turn.position + 1,
-            )
-            for turn in turns
-        ]
+        messages = [turn_message(turn) for turn in turns]
         pieces = [(m, n, piece) for m in messages for n, piece in enumerate(parts(m.content))]
         ctx.vectors([])  # creates the vector table for the run's model
         with ctx.db.atomic():

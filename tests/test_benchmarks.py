@@ -13,7 +13,7 @@ import math
 import os
 import subprocess
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +21,15 @@ import pytest
 
 from benchmarks import locomo, longmemeval
 from benchmarks.embedcache import EmbeddingCache
-from benchmarks.haystack import Turn
+from benchmarks.haystack import BenchStores, Turn
 from benchmarks.metrics import Tally, distinct, ndcg_at, percentile, recall_all_at, recall_at
-from benchmarks.retrievers import BASELINES, Question, choose
+from benchmarks.retrievers import BASELINES, Question, choose, memctl_sessions
 from benchmarks.unrelated import QUERIES
 from memctl.config.settings import load_settings
 from memctl.context import Context
 from memctl.errors import InputError, UsageError
+from memctl.model import Role
+from memctl.store.sessions import latest_messages
 from tests.fakes import HashEmbedder
 
 SESSION_1 = [
@@ -270,6 +272,35 @@ def test_locomo_sessions_ranks_the_turns_as_session_messages(
     assert researching["ranks"] == {"memctl-sessions": {"D1:3": 1}}
     assert report.scores["memctl-sessions"]["overall 1-4"]["recall@5"] == 1.0
     assert report.ingest["memories"] == 5 and cache.misses == 5  # one part a short turn
+
+
+def test_sessions_store_keeps_who_said_each_turn(
+    tmp_path: Path, fast: tuple[Any, EmbeddingCache]
+) -> None:
+    settings, cache = fast
+    said = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+    turns = [
+        Turn("D1:1", "session_1", "Caroline", "I adopted a dog from the shelter.", said, 0),
+        Turn("D1:2", "session_1", "Melanie", "I adopted a cat from the shelter.", said, 1),
+        Turn("s:0", "s", "user", "I serviced my road bike.", said, 0),
+        Turn("s:1", "s", "assistant", "A new chain keeps shifting smooth.", said, 1),
+    ]
+    with BenchStores(settings, cache) as stores:
+        ctx, keys = stores.session_haystack(turns, "bench")
+        stored = [*latest_messages(ctx.db, "session_1", 0, 9), *latest_messages(ctx.db, "s", 0, 9)]
+        # a named speaker is a transcript's line, "Melanie: ...", as a text import keeps it;
+        # a chat's user and assistant keep their roles and their words as said
+        assert [(m.role, m.content) for m in stored] == [
+            (Role.USER, "Caroline: I adopted a dog from the shelter."),
+            (Role.USER, "Melanie: I adopted a cat from the shelter."),
+            (Role.USER, "I serviced my road bike."),
+            (Role.ASSISTANT, "A new chain keeps shifting smooth."),
+        ]
+        # the question names whose turn it asks about: hers comes first
+        asked = Question("What did Melanie adopt?", said + timedelta(days=1))
+        found = memctl_sessions(ctx, asked, 5)
+        assert keys[found[0]].key == "D1:2"
+        stores.discard(ctx)
 
 
 def test_locomo_limit_reads_only_the_first_questions(tmp_path: Path) -> None:
