@@ -459,16 +459,6 @@ def stated_by(db: Database, memory_ids: list[str]) -> dict[str, list[tuple[str, 
     return found
 
 
-def mention_counts(db: Database, entities: list[int]) -> dict[int, int]:
-    """How many memories mention each entity (a hub is mentioned by many)."""
-    rows = db.tuples(
-        "SELECT entity_id, count(*) FROM entity_mentions "
-        "WHERE entity_id IN (SELECT value FROM json_each(?)) GROUP BY entity_id",
-        (json.dumps(entities),),
-    )
-    return {int(e): int(n) for e, n in rows}
-
-
 def superseded_by_memory(db: Database) -> list[tuple[int, str]]:
     """Active triples every source of which is a superseded memory: (triple, the memory
     that superseded its newest source)."""
