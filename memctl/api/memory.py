@@ -211,7 +211,7 @@ def delete(ctx: Context, id_or_prefix: str, permanent: bool = False) -> Memory:
     """Soft delete (state deleted), or remove the row, vector and relations for good, with
     every quote of its text (``maintain.forgetting``). A session message has no soft
     delete: ``--permanent`` forgets it everywhere (``sessions forget``)."""
-    from memctl.maintain.forgetting import forget_memories, forget_session
+    from memctl.maintain.forgetting import forget_session
 
     if is_message_id(id_or_prefix):
         if not permanent:
@@ -224,10 +224,17 @@ def delete(ctx: Context, id_or_prefix: str, permanent: bool = False) -> Memory:
         forget_session(ctx, message.id)
         return message
     if permanent:
-        memory = operations.get(ctx, id_or_prefix)[0]
-        forget_memories(ctx, [memory], "delete --permanent")
-        return memory
+        return delete_for_good(ctx, id_or_prefix)[0]
     return operations.delete(ctx, id_or_prefix, permanent)
+
+
+def delete_for_good(ctx: Context, id_or_prefix: str) -> tuple[Memory, Forgotten]:
+    """Remove a memory for good, with every quote of its text: the memory, and what the
+    forget reached (``Forgotten.shared``: whether a sync had published it)."""
+    from memctl.maintain.forgetting import forget_memories
+
+    memory = operations.get(ctx, id_or_prefix)[0]
+    return memory, forget_memories(ctx, [memory], "delete --permanent")
 
 
 def redact(ctx: Context, text: str) -> Forgotten:

@@ -208,6 +208,16 @@ def delete(
     as_json: JsonOption = False,
 ) -> None:
     """Delete a memory (soft: state deleted; --permanent removes it; events stay)."""
+    if permanent and not is_message_id(memory_id):
+        memory, done = api.delete_for_good(open_context(ctx), memory_id)
+        if as_json:
+            print_json({"id": memory.id, "permanent": True, "shared": done.shared})
+        else:
+            console.print(
+                f"permanently deleted {memory.id}"
+                + (f"; {done.history_note()}" if done.shared else "")
+            )
+        return
     memory = api.delete(open_context(ctx), memory_id, permanent)
     if as_json:
         print_json({"id": memory.id, "permanent": permanent})

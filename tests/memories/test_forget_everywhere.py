@@ -238,7 +238,8 @@ def test_redacting_a_shared_memory_says_the_sync_history_keeps_the_value(
     tmp_path: Path,
 ) -> None:
     """A leaked value in a memory a sync published: redact takes it out of the store and
-    the repository's next commit, and says what it cannot reach (the git history)."""
+    the repository's next commit, and says what it cannot reach (the git history); so
+    does a permanent delete of a shared memory, and neither says it of a private one."""
     remote = bare_repo(tmp_path)
     ctx = machine(tmp_path, "laptop", remote)
     sync_api.init(ctx, str(remote))
@@ -253,6 +254,14 @@ def test_redacting_a_shared_memory_says_the_sync_history_keeps_the_value(
     report = json.loads(_ok(*at_home, "redact", "heronquokka42", "--json"))
     assert report["memories"] == [private["id"]] and report["shared"] == []
     assert "sync" not in _ok(*at_home, "redact", "another-unheard-of-value")
+    laptop = machine(tmp_path, "laptop", remote)
+    other = shared(laptop, "the staging door code is heron-4421")
+    laptop.close()
+    _ok(*at_home, "sync")
+    gone = json.loads(_ok(*at_home, "delete", other.id, "--permanent", "--json"))
+    assert gone["shared"] == [other.id]
+    kept = json.loads(_ok(*at_home, "remember", "a private note on heron-4422", "--json"))
+    assert "shared through sync" not in _ok(*at_home, "delete", kept["id"], "--permanent")
     _ok(*at_home, "sync")
     assert WORD not in git("--git-dir", str(remote), "grep", "-h", "-e", ".", "HEAD")
     assert memory.id in git("--git-dir", str(remote), "grep", "-l", "REDACTED", "HEAD")
