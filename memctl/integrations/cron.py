@@ -15,6 +15,7 @@ from pathlib import Path
 
 from memctl.clients.base import Launcher, Where
 from memctl.clients.files import Plan
+from memctl.maintain.spawn import NICENESS
 
 NAME = "cron"
 SERVICE, TIMER = "memctl-maintain.service", "memctl-maintain.timer"
@@ -27,9 +28,10 @@ def units_dir(where: Where) -> Path:
 
 
 def crontab(run: Launcher, log: Path) -> str:
-    """Hourly; output goes to ``log`` (cron would mail it otherwise). ``%`` is special to
-    cron, so it is escaped."""
-    line = f"{MINUTE} * * * * {run.shell('maintain')} >> {shlex.quote(str(log))} 2>&1"
+    """Hourly, at a lower CPU priority; output goes to ``log`` (cron would mail it
+    otherwise). ``%`` is special to cron, so it is escaped."""
+    command = f"nice -n {NICENESS} {run.shell('maintain')}"
+    line = f"{MINUTE} * * * * {command} >> {shlex.quote(str(log))} 2>&1"
     return line.replace("%", "\\%")
 
 
@@ -38,7 +40,7 @@ def systemd_units(run: Launcher) -> dict[str, str]:
     return {
         SERVICE: (
             "[Unit]\nDescription=memctl maintain (decay, consolidation, backups)\n\n"
-            f"[Service]\nType=oneshot\nExecStart={run.shell('maintain')}\n"
+            f"[Service]\nType=oneshot\nNice={NICENESS}\nExecStart={run.shell('maintain')}\n"
         ),
         TIMER: (
             "[Unit]\nDescription=Run memctl maintain hourly\n\n"

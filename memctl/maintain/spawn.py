@@ -16,6 +16,12 @@ from memctl.config.files import open_private
 
 LOG_DIR = "logs"
 LOG_FILE = "worker.log"
+# How much memctl's background work lowers its CPU priority (the worker's ``os.nice``, the
+# scheduled maintain's ``nice`` and ``Nice=``): it distils and embeds session messages
+# (about a second of CPU a long session, minutes for a backfill or a maintain run's 5,000:
+# docs/benchmarks.md, "Message vectors by the store's size") and must not slow the
+# assistant and the person it works for (reasoned: the usual background niceness).
+NICENESS = 10
 
 
 def log_path(settings: Settings) -> Path:

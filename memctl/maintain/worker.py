@@ -19,14 +19,9 @@ from memctl.context import Context
 from memctl.ingest.pending import Chunked, capture_grown
 from memctl.maintain.claims import worker_name
 from memctl.maintain.queue import drain
+from memctl.maintain.spawn import NICENESS
 from memctl.memories.privacy import safe_line
 from memctl.model import now_iso
-
-# How much the worker lowers its CPU priority (``os.nice``): it distils and embeds a
-# session's messages in the background (about a second of CPU a long session, minutes for
-# a backfill: docs/benchmarks.md, "Message vectors by the store's size"), and must not
-# slow the assistant and the person it works for (reasoned: the usual background niceness).
-NICENESS = 10
 
 
 def _log(line: str) -> None:

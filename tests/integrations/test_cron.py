@@ -21,7 +21,7 @@ def test_install_cron_prints_what_maintain_prints_and_writes_nothing(tmp_path: P
     assert printed.returncode == 0, printed.stderr
     assert printed.stdout == run_cli("maintain", "--print-crontab", env=env(user)).stdout
     line = printed.stdout.splitlines()[1]
-    assert line.split()[:5] == ["17", "*", "*", "*", "*"]
+    assert line.split()[:8] == ["17", "*", "*", "*", "*", "nice", "-n", "10"]
     assert "--home" in line and " maintain >> " in line and line.endswith("maintain.log 2>&1")
     assert "ExecStart=" in printed.stdout and "OnCalendar=hourly" in printed.stdout
     assert not (user / ".config").exists()
@@ -43,6 +43,7 @@ def test_systemd_units_are_written_backed_up_and_taken_out(tmp_path: Path) -> No
     assert done.returncode == 0, done.stderr
     service = units / "memctl-maintain.service"
     assert "ExecStart=" in service.read_text() and " maintain" in service.read_text()
+    assert "Nice=10\n" in service.read_text()  # maintain embeds in the background
     assert "OnCalendar=hourly" in timer.read_text()
     assert "systemctl --user enable --now memctl-maintain.timer" in done.stdout
 
@@ -52,9 +53,9 @@ def test_systemd_units_are_written_backed_up_and_taken_out(tmp_path: Path) -> No
     assert timer.read_text() == "[Timer]\nOnCalendar=daily\n"  # put back, byte for byte
 
     run_cli("install", "cron", "--systemd", env=env(user), cwd=tmp_path)
-    service.write_text(service.read_text() + "Nice=10\n")  # changed since memctl wrote it
+    service.write_text(service.read_text() + "CPUQuota=50%\n")  # changed since memctl wrote it
     kept = run_cli("install", "uninstall", "cron", env=env(user), cwd=tmp_path)
     assert "changed since memctl wrote it; left alone" in kept.stdout
-    assert service.read_text().endswith("Nice=10\n")
+    assert service.read_text().endswith("CPUQuota=50%\n")
     bad = run_cli("install", "uninstall", "cronn", env=env(user), cwd=tmp_path)
     assert bad.returncode != 0 and "unknown tool 'cronn'" in bad.stderr

@@ -22,7 +22,7 @@ from memctl.config import load_settings
 from memctl.config.scope import project_scope
 from memctl.context import Context
 from memctl.integrations import hooks
-from memctl.maintain import worker
+from memctl.maintain.spawn import NICENESS
 from memctl.store.sessions import count_sessions, get_session, messages_after
 from tests.conftest import run_cli
 from tests.ingesting import PAIR_SESSION, SESSION, TRANSCRIPTS, claude_code_pair
@@ -401,7 +401,7 @@ def test_a_first_capture_too_big_for_the_hook_is_finished_by_the_worker(
     wait_for(lambda: log.is_file() and "jobs done" in log.read_text(), "the worker")
     assert f"captured {transcript}: 400 new messages" in log.read_text()
     niceness = int(re.findall(r"\(nice (\d+)\)", log.read_text())[-1])
-    assert niceness >= worker.NICENESS  # the background work yields the CPU to the person's
+    assert niceness >= NICENESS  # the background work yields the CPU to the person's
     assert stored(SESSION) == 400
     again = run_cli("hook", "claude-code", "SessionEnd", input=json.dumps(event))
     assert again.returncode == 0 and stored(SESSION) == 400
