@@ -12,6 +12,8 @@ import pytest
 
 from memctl.api import memory as memory_api
 from memctl.api import sync as sync_api
+from memctl.context import Context
+from memctl.model import Memory
 from tests.conftest import Shared, run_cli
 from tests.conftest import shared as shared_store
 from tests.syncing import bare_repo, git, history, machine, shared
@@ -215,14 +217,21 @@ def test_redact_refuses_a_value_too_short_to_be_one() -> None:
     assert done.returncode != 0 and "8 characters" in done.stderr
 
 
-def test_a_shared_memory_deleted_for_good_leaves_the_clone_and_goes_out_as_a_tombstone(
-    tmp_path: Path,
-) -> None:
+def _published(tmp_path: Path) -> tuple[Path, Context, Memory]:
+    """A machine syncing with a bare repository on disk, and a shared memory holding WORD
+    that a sync has pushed: (the remote, the machine, the memory)."""
     remote = bare_repo(tmp_path)
     ctx = machine(tmp_path, "laptop", remote)
     sync_api.init(ctx, str(remote))
     memory = shared(ctx, f"the release signing passphrase hint is {WORD}")
     sync_api.sync(ctx, sync_api.SyncRequest())
+    return remote, ctx, memory
+
+
+def test_a_shared_memory_deleted_for_good_leaves_the_clone_and_goes_out_as_a_tombstone(
+    tmp_path: Path,
+) -> None:
+    remote, ctx, memory = _published(tmp_path)
     home = ctx.settings.home
     assert "sync/repo/memories" in " ".join(_files_holding(home, WORD))
     memory_api.delete(ctx, memory.id, permanent=True)
@@ -240,11 +249,7 @@ def test_redacting_a_shared_memory_says_the_sync_history_keeps_the_value(
     """A leaked value in a memory a sync published: redact takes it out of the store and
     the repository's next commit, and says what it cannot reach (the git history); so
     does a permanent delete of a shared memory, and neither says it of a private one."""
-    remote = bare_repo(tmp_path)
-    ctx = machine(tmp_path, "laptop", remote)
-    sync_api.init(ctx, str(remote))
-    memory = shared(ctx, f"the release signing passphrase hint is {WORD}")
-    sync_api.sync(ctx, sync_api.SyncRequest())
+    remote, ctx, memory = _published(tmp_path)
     home = ctx.settings.home
     ctx.close()
     at_home = ("--home", str(home), "-c", f"sync.remote={remote}")

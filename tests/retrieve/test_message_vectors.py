@@ -15,6 +15,7 @@ from memctl.config.settings import load_settings
 from memctl.context import Context
 from memctl.embed import Embedder
 from memctl.ingest.message_vectors import CHUNK_CHARS, MAX_PARTS, embed_messages, parts
+from memctl.model import Category, Kind, Memory
 from memctl.retrieve.pipeline import recall
 from memctl.store.database import Database
 from memctl.store.memories import MemoryFilter
@@ -39,6 +40,24 @@ SESSION_END = ["ok, shard it", "done, pushed", "thanks!"]
 # the slow path and maintain embed the messages only when recall reads their vectors
 VECTORS_ON = ("-c", "recall.message_vectors=true")
 VECTORS_OFF = ("-c", "recall.message_vectors=false")
+
+
+def _digest(ctx: Context, content: str, session_id: str) -> Memory:
+    """A session's digest, stored with its vector, its source the whole session's range."""
+    from memctl.store.memories import insert_memory
+
+    last = ctx.db.value("SELECT max(seq) FROM messages WHERE session_id = ?", (session_id,))
+    digest = Memory(
+        content=content,
+        kind=Kind.EPISODIC,
+        category=Category.EVENTS,
+        tags=["digest", "session"],
+        source=f"session:{session_id}#1-{last}",
+        session_id=session_id,
+    )
+    with ctx.db.atomic():
+        insert_memory(ctx.db, digest, ctx.vectors([content])[0])
+    return digest
 
 
 def _vector_rows(db: Database) -> int:
@@ -106,22 +125,11 @@ def test_a_message_found_by_its_meaning_lifts_its_sessions_digest(
     """Found by its vector alone, a message of a distilled session gives its place to the
     session's digest (which says what the session did) and is named among its members; a
     session with no memory (not distilled) keeps its message as the answer."""
-    from memctl.model import Category, Kind, Memory
-    from memctl.store.memories import insert_memory
 
     with Context(load_settings(overrides={"recall.message_vectors": True}), local_embedder) as on:
         said_in_session(on, [*SAID[:3], *SESSION_END], "s1")
         said_in_session(on, SAID[3:], "s2")
-        digest = Memory(
-            content="Session: the integration suite; Outcome: split into shards",
-            kind=Kind.EPISODIC,
-            category=Category.EVENTS,
-            tags=["digest", "session"],
-            source=f"session:s1#1-{3 + len(SESSION_END)}",
-            session_id="s1",
-        )
-        with on.db.atomic():
-            insert_memory(on.db, digest, on.vectors([digest.content])[0])
+        digest = _digest(on, "Session: the integration suite; Outcome: split into shards", "s1")
         assert embed_messages(on.db, on.embedder, 100) == len(SAID) + len(SESSION_END)
         slow = recall(on, "why are our builds so slow?", touch=False, sessions=True)
         ids = [r.memory.id for r in slow.results]
@@ -138,7 +146,6 @@ def test_the_message_a_memory_came_from_takes_no_lead_from_it(
     """The memory closest in meaning to a question in other words is a clear match when it
     leads the other memories; the message it was distilled from, as close as it, is no
     rival (with message vectors on, the two used to tie and the memory was only possible)."""
-    from memctl.model import Memory
     from memctl.store.memories import insert_memory
 
     with Context(load_settings(overrides={"recall.message_vectors": True}), local_embedder) as on:
@@ -434,8 +441,6 @@ def test_a_message_found_by_its_meaning_lends_its_clear_label_only_to_a_memory_w
     query's words, or a cosine above ``support_floor``): one that says nothing of the
     question is no clear match (docs/benchmarks.md, "A lent clear label needs evidence of
     the memory's own")."""
-    from memctl.model import Category, Kind, Memory
-    from memctl.store.memories import insert_memory
     from memctl.store.message_vectors import add_message_vectors, message_rowids
 
     question = "how do we rotate the staging database password?"
@@ -445,16 +450,8 @@ def test_a_message_found_by_its_meaning_lends_its_clear_label_only_to_a_memory_w
     said_in_session(ctx, notes, "s1")
     answer = "Every month we rotate the staging database password with the vault command line"
     said_in_session(ctx, ["ok", answer, *SESSION_END], "s2")
-    digest = Memory(
-        content=digest_says,
-        kind=Kind.EPISODIC,
-        category=Category.EVENTS,
-        tags=["digest", "session"],
-        source=f"session:s2#1-{2 + len(SESSION_END)}",
-        session_id="s2",
-    )
+    digest = _digest(ctx, digest_says, "s2")
     with ctx.db.atomic():
-        insert_memory(ctx.db, digest, ctx.vectors([digest.content])[0])
         ctx.db.ensure_vector_model(ctx.embedder.name, ctx.embedder.dim)
         close = quantised(np.frombuffer(ctx.vectors([question])[0], dtype=np.float32))
         add_message_vectors(ctx.db, [(message_rowids(ctx.db)[("s2", 2)], 0, close)])
