@@ -57,7 +57,9 @@ def path(
 ) -> None:
     """Print the path of the config file (home, or with --project the project's)."""
     settings = settings_for(ctx)
-    console.print(str(settings.project_config if project else settings.home_config))
+    # echo, not the console: a script reads the path whole (`$EDITOR "$(memctl config path)"`),
+    # never wrapped at the terminal's width
+    typer.echo(settings.project_config if project else settings.home_config)
 
 
 @app.command()

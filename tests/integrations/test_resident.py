@@ -95,6 +95,23 @@ def _serves(cmdline: Path, home: Path) -> bool:
 
 
 @pytest.mark.fresh
+def test_daemon_stop_ends_the_process_and_recall_answers_in_its_own(
+    home: Path, daemon: int
+) -> None:
+    done = run_cli("daemon", "stop")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"stopped the resident recall process of {home}"
+    assert gone(daemon)
+    assert run_cli("daemon", "status").stdout.strip() == "not running"
+    again = run_cli("daemon", "stop")
+    assert again.returncode == 0
+    assert again.stdout.strip() == f"no resident recall process serves {home}"
+    answered = run_cli("recall", ASKED, env=OFF)  # in its own process now
+    assert answered.returncode == 0, answered.stderr
+    assert "make release" in answered.stdout
+
+
+@pytest.mark.fresh
 def test_doctor_names_the_running_resident_process(daemon: int) -> None:
     done = run_cli("doctor")
     (line,) = [x for x in done.stdout.splitlines() if x.startswith("ok    resident")]
