@@ -11,6 +11,7 @@ from memctl.memories import operations
 from memctl.memories.operations import LINK_TYPES as LINK_TYPES  # link --type
 from memctl.memories.operations import MAX_CONTENT_CHARS as MAX_CONTENT_CHARS  # remember
 from memctl.memories.operations import Status
+from memctl.memories.projects import scope_named
 from memctl.memories.questions import Questions
 from memctl.model import Event, Memory, Relation
 from memctl.store import memories as store_memories
@@ -18,6 +19,7 @@ from memctl.store import sessions
 from memctl.store.memories import SORTS as SORTS  # list --sort
 from memctl.store.memories import MemoryFilter
 from memctl.store.message_search import is_message_id as is_message_id  # a SESSION#N id
+from memctl.store.projects import scope_known
 
 if TYPE_CHECKING:
     from memctl.api.sessions import Origin
@@ -160,6 +162,17 @@ def list_memories(ctx: Context, request: ListRequest) -> list[Memory]:
 
 # Memories counted for a hint at most.
 COUNT_AT_MOST = 10_000
+
+
+def unknown_scope(ctx: Context, filters: Filters) -> str | None:
+    """The scope ``filters`` name when it is no project's name or directory and nothing
+    stored carries it (a typo lists nothing, and says so); None otherwise."""
+    name = filters.scope
+    if name in (None, "", "project", operations.GLOBAL_SCOPE):
+        return None
+    if scope_named(ctx, name) or scope_known(ctx.db, operations.resolve_scope(ctx, name)):
+        return None
+    return name
 
 
 def stored_earlier(ctx: Context, filters: Filters) -> int:

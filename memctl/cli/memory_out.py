@@ -37,6 +37,8 @@ def show_list(context: Context, filters: Filters, limit: int | None, sort: str, 
         console.print(memory_table(found, times=api.source_times(context, found)))
     else:
         console.print("no memories match")
+        if (unknown := api.unknown_scope(context, filters)) is not None:
+            console.print(f"no project or scope is named {unknown!r}: `memctl projects` lists them")
     earlier = api.stored_earlier(context, filters) if fmt == "table" else 0
     if earlier:
         console.print(f"{earlier:,} more stored since then date from earlier (--stored lists them)")

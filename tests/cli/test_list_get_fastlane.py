@@ -65,6 +65,7 @@ def unstamped(shown: str) -> str:
         ("list", "--category", "profile", "--state", "active", "--since", "7d", "--stored"),
         ("list", "--sort", "nonsense"),
         ("list", "--since", "soonish"),
+        ("list", "-s", "billing-sevrice"),
         ("get", "ID"),
         ("get", "ID", "--json"),
         ("get", "s1#1"),
@@ -87,6 +88,19 @@ def test_the_fast_lane_prints_what_the_typer_command_prints(
     assert (fast.returncode, fast.stderr) == (slow.returncode, slow.stderr)
     assert unstamped(fast.stdout) == unstamped(slow.stdout)
     assert fast.stdout.strip() if fast.returncode == 0 else fast.stderr.count("\n") == 1
+
+
+def test_listing_a_scope_nothing_is_named_says_so(stored: tuple[Shared, str]) -> None:
+    place, _ = stored
+    typo = run_cli("list", "-s", "billing-sevrice", env=place.env, cwd=place.project)
+    assert typo.returncode == 0, typo.stderr
+    assert typo.stdout.splitlines() == [
+        "no memories match",
+        "no project or scope is named 'billing-sevrice': `memctl projects` lists them",
+    ]
+    for scope in ("global", "project", str(place.project)):  # known, nothing matches the tag
+        empty = run_cli("list", "-s", scope, "--tag", "none", env=place.env, cwd=place.project)
+        assert empty.stdout.splitlines() == ["no memories match"], scope
 
 
 @pytest.mark.parametrize(
