@@ -49,6 +49,7 @@ class Written:
     extra: list[Triple] = field(default_factory=list)  # from the LLM or the host
     origin: str = store.LLM  # who gave ``extra``: store.LLM, HOST or SYNC
     restated: bool = True  # the text is new to the graph (False: only the rules changed)
+    listed: bool = True  # a synced file lists all it states (False: an older file, no key)
 
 
 @dataclass
@@ -129,7 +130,9 @@ def _index_one(db: Database, item: Written, project: str | None, reading: Readin
     if gone:
         store.drop_rule_sources(db, item.memory_id, gone)
     withdrawn = (
-        _unsynced(db, item.memory_id, stored, ruled, gave) if item.origin == store.SYNC else set()
+        _unsynced(db, item.memory_id, stored, ruled, gave)
+        if item.origin == store.SYNC and item.listed
+        else set()
     )
     given = [t for t, origin in stored.items() if origin != store.RULES and t not in withdrawn]
     if given:  # what a model or a sync gave it earlier: it still names those ends

@@ -220,8 +220,9 @@ def _graph(ctx: Context, plan: ImportPlan) -> Indexed:
             m.content,
             m.source,
             m.content_hash,
-            parse_triples(list(map(list, v.triples))),
+            parse_triples(list(map(list, v.triples or []))),
             SYNC_ORIGIN,
+            listed=v.triples is not None,
         )
         for v in applied
         if (m := found.get(v.id)) is not None and m.state == State.ACTIVE

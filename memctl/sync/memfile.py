@@ -80,7 +80,8 @@ class Version:
     scope: str
     values: dict[str, Any]
     relations: list[Relation] = field(default_factory=list)
-    triples: list[tuple[str, str, str]] = field(default_factory=list)  # what it states
+    # what it states; None: the file has no `triples` key (an older memctl's: it says nothing)
+    triples: list[tuple[str, str, str]] | None = field(default_factory=list)
 
     @property
     def updated_at(self) -> str:
@@ -130,7 +131,8 @@ def render(
     memory: Memory, relations: list[Relation], triples: list[tuple[str, str, str]] | None = None
 ) -> str:
     """The file of a memory; a deleted memory is a tombstone (no content). ``triples``:
-    the knowledge-graph triples it states (left out when none, as in older files)."""
+    the knowledge-graph triples it states, listed even when none (a file without the key,
+    an older memctl's, takes nothing back)."""
     record: dict[str, Any] = {"id": memory.id, **synced_values(memory)}
     if memory.state != State.DELETED:
         record["relations"] = [
@@ -143,8 +145,7 @@ def render(
             for r in sorted(relations, key=lambda r: (r.dst_id, str(r.type)))
             if r.src_id == memory.id
         ]
-        if triples:
-            record["triples"] = [list(t) for t in sorted(triples)]
+        record["triples"] = [list(t) for t in sorted(triples or [])]
     return yaml.dump(
         record,
         Dumper=_Dumper,
@@ -206,10 +207,10 @@ def parse(text: str, memory_id: str, host: str, scope: str) -> Version:
         if len(raw_relations) > MAX_RELATIONS:
             raise TypeError(f"more than {MAX_RELATIONS:,} relations")
         relations = [_relation(memory_id, r) for r in raw_relations]
-        triples = _triples(record.get("triples"))
+        triples = _triples(record["triples"]) if "triples" in record else None
     except (MemctlError, ValueError, TypeError, OverflowError) as exc:
         raise BadFile(str(exc).splitlines()[0]) from None
-    problem = privacy_problem(values) or triples_problem(triples)
+    problem = privacy_problem(values) or triples_problem(triples or [])
     if problem:
         raise BadFile(problem)
     return Version(memory_id, host, scope, values, relations, triples)

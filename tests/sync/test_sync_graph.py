@@ -12,17 +12,19 @@ the host's triple."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from memctl.api.memory import RememberRequest, remember
 from memctl.ingest.entities import RULES_VERSION, key
 from memctl.ingest.graph import Reading, Written, parse_triples, read
+from memctl.model import now_iso
 from memctl.store import graph as graph_store
 from memctl.store import memories as memory_store
 from memctl.store.database import Database
 from memctl.store.graph import HOST, LLM, RULES, SYNC
 from tests.conftest import run_cli
-from tests.syncing import bare_repo, git, machine
+from tests.syncing import bare_repo, git, machine, push_files, work_clone
 
 NO_LLM = {"MEMCTL_LLM": "none"}
 TEXT = "Dana works at Globex. The deploy notes live in the ops wiki."
@@ -167,3 +169,40 @@ def test_what_the_rules_read_or_history_stays_when_a_file_drops_it(tmp_path: Pat
         assert origins[paris] == SYNC  # history kept, superseded
         works = [t for t, o in origins.items() if o == RULES]
         assert len(works) == 1 and len(origins) == 2  # Globex: the rules read it here
+
+
+def test_a_file_without_triples_takes_nothing_back_and_an_empty_list_takes_all(
+    tmp_path: Path,
+) -> None:
+    """A newer version of A's file from an older memctl (no `triples` key: it says nothing of
+    the graph) leaves B's statements from A's earlier file; `triples: []` takes them back."""
+    remote = bare_repo(tmp_path)
+    a, b = tmp_path / "a", tmp_path / "b"
+    cli(a, "sync", "init", str(remote))
+    cli(b, "sync", "init", str(remote))
+    with machine(tmp_path, "a", remote) as ctx, ctx.db.atomic():
+        memory_id = remember(ctx, RememberRequest(TEXT, scope="global")).memory.id
+        _state(ctx.db, "Dana", "maintains", "Deploy Runbook", memory_id, HOST)
+    cli(a, "promote", memory_id)
+    cli(a, "sync")
+    cli(b, "sync")
+    runbook = {"Dana → maintains → Deploy Runbook": {SYNC}}
+    assert _relations(b, "Deploy Runbook") == runbook
+
+    hand = work_clone(tmp_path, remote)
+    path = _file_of(remote, memory_id)
+    text = (hand / path).read_text()
+    assert "triples:" in text
+    lines = text.splitlines(keepends=True)
+    kept = "".join(lines[: next(i for i, x in enumerate(lines) if x.startswith("triples:"))])
+    older = re.sub(r"updated_at: \S+", f"updated_at: '{now_iso()}'", kept)
+    push_files(hand, {path: older.replace("ops wiki", "ops handbook")}, "an older memctl")
+    came = json.loads(cli(b, "sync", "--json"))
+    assert came["came_in"]["updated"] == 1
+    assert "ops handbook" in cli(b, "get", memory_id)
+    assert _relations(b, "Deploy Runbook") == runbook  # not told otherwise: kept
+
+    newer = re.sub(r"updated_at: \S+", f"updated_at: '{now_iso()}'", older)
+    push_files(hand, {path: newer + "triples: []\n"}, "no triples any more")
+    assert json.loads(cli(b, "sync", "--json"))["came_in"]["updated"] == 1
+    assert _relations(b, "Deploy Runbook") == {}
