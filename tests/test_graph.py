@@ -590,6 +590,16 @@ def test_coding_facts_relate_their_project_commands_and_fixes(
         assert found is not None and not store.triples_touching(ctx.db, [found])
 
 
+def test_a_command_the_digest_cut_short_names_nothing() -> None:
+    """ "`git commit -m "feat: instrument hoo…` failed": no entity of that name, no triple."""
+    cut = (
+        '`git add -A && git commit -m "feat: instrument hoo…` failed: Pre-commit validation '
+        "failed → fixed by `mix format` and `mix credo --stric…`"
+    )
+    assert said_of(cut, "spotter") == set()
+    assert [e.name for e in entities(cut) if e.kind == "command"] == ["mix format"]
+
+
 def test_a_digest_relates_its_project_to_its_files_commands_and_day() -> None:
     digest = (
         "Session of 2026-02-12 (claude-code) — Work on bead spotter-4te\n"

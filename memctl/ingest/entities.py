@@ -36,8 +36,9 @@ from memctl.retrieve.vocabulary import is_term
 # (not people or places); a speaker label or a would-be person of everyday words only
 # ("Next Steps: ...", "Log Levels") names no one; "Dr. Smith: ..." is a speaker; 5: an
 # alias that is an everyday word ("react", "node", "cursor") names a tool only when
-# written as a name (capitalised, or in code).
-RULES_VERSION = 5
+# written as a name (capitalised, or in code); 6: a command the digest cut short ("…")
+# names nothing.
+RULES_VERSION = 6
 
 # Canonical name -> (kind, aliases): the tools and services whose several spellings name
 # one thing. Versions are stripped before the look-up ("PostgreSQL 16" -> postgresql).
@@ -201,7 +202,7 @@ DIGEST_LABELS = frozenset(
 )
 # A digest's heading (ingest/pipeline.py): "Session of 2026-02-12 (claude-code) — …".
 DIGEST_DAY = lazy(r"^Session of (\d{4}-\d{2}-\d{2}) \(", re.M)
-CUT = "…"  # an item shortened by the digest names nothing whole
+CUT = "…"  # an item or a command shortened by the digest names nothing whole
 BETWEEN = lazy(rf"^\s*(?:is |are |was )?({PREDICATES})(?: (?:a|an|the))?\s*$")
 ARTICLES = lazy(r"^(?:a|an|the|my|our|some|this|that|these|those|his|her|their)\s+", re.I)
 OBJECT_WORDS = 4  # a first-person object is cut at this many words
@@ -467,7 +468,8 @@ def entities(text: str) -> list[Entity]:
         found.append(Entity(who, "person"))
     found += [Entity(m.group(1), "repository") for m in REPOSITORY.finditer(text)]
     found += [Entity(m.group(0), "file") for m in FILE.finditer(text)]
-    found += [Entity((m.group(1) or m.group(2)).strip(), "command") for m in COMMAND.finditer(text)]
+    commands = ((m.group(1) or m.group(2)).strip() for m in COMMAND.finditer(text))
+    found += [Entity(c, "command") for c in commands if not c.endswith(CUT)]
     found += [Entity(m.group(1) or m.group(2), "project") for m in PROJECT.finditer(text)]
     found += [Entity(m.group(0), "date") for m in DATE.finditer(text)]
     found += _vocabulary(text)
@@ -521,11 +523,17 @@ def project_triples(text: str, project: str) -> list[Triple]:
         command = Entity(match.group(2).strip(), "command")
         found.append(Triple(owner, f"{match.group(1).lower()} run with", command))
     for match in FIXED_BY.finditer(text):
+        if match.group(1).strip().endswith(CUT):
+            continue
         failed = Entity(match.group(1).strip(), "command")
         fix = match.group(2)
         edited = BACKTICKED.sub(" ", fix)  # a file named inside a command was not edited
         fixes = [Entity(m.group(0), "file") for m in FILE.finditer(edited)]
-        fixes += [Entity(m.group(1).strip(), "command") for m in BACKTICKED.finditer(fix)]
+        fixes += [
+            Entity(m.group(1).strip(), "command")
+            for m in BACKTICKED.finditer(fix)
+            if not m.group(1).strip().endswith(CUT)
+        ]
         found += [Triple(failed, "fixed by", e) for e in fixes if e.name != failed.name]
     for match in DIGEST_DAY.finditer(text):
         found.append(Triple(owner, "had a session on", Entity(match.group(1), "date")))
