@@ -24,6 +24,7 @@ from memctl.retrieve.pipeline import Recalled as Recalled  # the CLI renders res
 from memctl.retrieve.pipeline import RecallResult
 from memctl.retrieve.pipeline import recall as run_recall
 from memctl.retrieve.profile import Profile, build_profile
+from memctl.store.message_search import is_message_id as is_message_id  # a SESSION#N id
 from memctl.store.sync import foreign_hosts
 
 if TYPE_CHECKING:
