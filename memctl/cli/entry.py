@@ -28,8 +28,10 @@ GLOBAL_WITH_VALUE = ("--home", "-c", "--config")
 
 # tried in the fast lane before Typer
 FAST_COMMANDS = ("ingest", "hook", "mcp", "recall", "remember", "list", "get", "sessions")
-# Commands whose process leaves without the interpreter's teardown (``script``): after a
-# recall, freeing every module and object cost ~30 ms of CPU (docs/benchmarks.md).
+# Commands whose process runs without the cyclic garbage collector and leaves without the
+# interpreter's teardown (``script``): a recall process's collections cost ~10 ms of CPU and
+# its peak memory is the same without them; the teardown (freeing every module and object)
+# cost ~30 ms (docs/benchmarks.md).
 QUICK_EXIT = ("recall",)
 
 
@@ -219,15 +221,21 @@ def main(run: Callable[[], int] = run_memctl, prog: str = "memctl") -> None:
 
 
 def script() -> None:
-    """``memctl`` as a program (the installed script, ``python -m memctl``): ``main``, and
-    a recall then leaves at once, without the interpreter's teardown. Its work is done by
-    then and its store closed; its output is flushed first, and output that cannot be
-    flushed (a closed pipe) leaves the normal way, which reports it as before. A test or a
-    resident process's child calling ``main`` itself is not concerned."""
+    """``memctl`` as a program (the installed script, ``python -m memctl``): ``main``. A
+    recall (QUICK_EXIT) runs without the cyclic garbage collector and then leaves at once,
+    without the interpreter's teardown: its work is done by then and its store closed. Its
+    output is flushed first; output that cannot be flushed (a closed pipe) leaves the
+    normal way, which reports it as before. A test or a resident process's child calling
+    ``main`` itself is not concerned."""
+    quick = command_of(sys.argv[1:]) in QUICK_EXIT
+    if quick:
+        import gc
+
+        gc.disable()
     try:
         main()
     except SystemExit as done:
-        if command_of(sys.argv[1:]) not in QUICK_EXIT or not isinstance(done.code, int):
+        if not quick or not isinstance(done.code, int):
             raise
         try:
             sys.stdout.flush()
