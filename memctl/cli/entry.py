@@ -224,8 +224,8 @@ def script() -> None:
     """``memctl`` as a program (the installed script, ``python -m memctl``): ``main``. A
     recall (QUICK_EXIT) runs without the cyclic garbage collector and then leaves at once,
     without the interpreter's teardown: its work is done by then and its store closed. Its
-    output is flushed first; output that cannot be flushed (a closed pipe) leaves the
-    normal way, which reports it as before. A test or a resident process's child calling
+    output is flushed first, through ``main``: output nobody reads any more (a closed pipe)
+    is the one-line error of any failed write. A test or a resident process's child calling
     ``main`` itself is not concerned."""
     quick = command_of(sys.argv[1:]) in QUICK_EXIT
     if quick:
@@ -237,9 +237,18 @@ def script() -> None:
     except SystemExit as done:
         if not quick or not isinstance(done.code, int):
             raise
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        except BaseException:  # noqa: B036 - Python's own exit says what went wrong
-            raise done from None
-        os._exit(done.code)
+        _leave(done.code)
+
+
+def _leave(code: int) -> None:
+    """Exit at once with ``code`` once the output is flushed (or with a failed flush's)."""
+    try:
+        main(lambda: _flushed(code))
+    except SystemExit as flushed:
+        os._exit(flushed.code if isinstance(flushed.code, int) else 1)
+
+
+def _flushed(code: int) -> int:
+    sys.stdout.flush()
+    sys.stderr.flush()
+    return code
