@@ -23,11 +23,11 @@ from memctl.retrieve.params import MODES
 from memctl.retrieve.pipeline import Recalled as Recalled  # the CLI renders results
 from memctl.retrieve.pipeline import RecallResult
 from memctl.retrieve.pipeline import recall as run_recall
-from memctl.retrieve.profile import Profile, build_profile
 from memctl.store.message_search import is_message_id as is_message_id  # a SESSION#N id
 from memctl.store.sync import foreign_hosts
 
 if TYPE_CHECKING:
+    from memctl.retrieve.profile import Profile
     from memctl.retrieve.session_start import Layered
 
 
@@ -184,6 +184,8 @@ class ProfileRequest:
 
 def profile(ctx: Context, request: ProfileRequest) -> Profile:
     """The user's profile and preferences memories, most important first."""
+    from memctl.retrieve.profile import build_profile  # not a recall's: ~2 ms
+
     scopes = operations.recall_scopes(ctx, request.scope, request.all_scopes)
     return build_profile(ctx, scopes, request.limit)
 
