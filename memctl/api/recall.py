@@ -60,17 +60,24 @@ class RecallResponse:
 
 
 # What ``warm`` asks, so that the patterns compiled on first use are compiled before the
-# resident process forks: a question asking for none of the intents (each is tried), and
-# one writing names (a possessive, a capitalised word, a compound).
-WARM_QUESTIONS = ("a question asked once", "what runs the billing-service's Release?")
+# resident process forks: a question asking for none of the intents (each is tried), one
+# writing names (a possessive, a capitalised word, a compound), and one not in ASCII (the
+# local model tokenizes it with ``tokenizers``, ASCII in plain Python: both are loaded).
+WARM_QUESTIONS = (
+    "a question asked once",
+    "what runs the billing-service's Release?",
+    "où tourne le déploiement ?",
+)
 
 
 def warm(settings: Settings) -> None:
     """Load what a recall loads before it reads the store: the embedder's model (and with
-    it numpy and the tokenizer), and the patterns it compiles on first use. The resident
+    it numpy and the tokenizers), and the patterns it compiles on first use. The resident
     recall process calls this once, so that each of its children starts with them (a
     child of its own pays each again: about 10 ms)."""
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as recall: set before numpy loads
+    import uuid  # noqa: F401 - names a vector index's new segment (vector_index imports it late)
+
     import memctl.retrieve.density  # noqa: F401 - the possible matches' crowd discount
     import memctl.store.message_vectors  # noqa: F401 - the messages' vector leg
     import memctl.store.vector_query  # noqa: F401 - sqlite-vec, loaded by the vector leg
