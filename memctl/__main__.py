@@ -1,3 +1,3 @@
-from memctl.cli.entry import main
+from memctl.cli.entry import script
 
-main()
+script()

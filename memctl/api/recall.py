@@ -23,10 +23,11 @@ from memctl.retrieve.params import MODES
 from memctl.retrieve.pipeline import Recalled as Recalled  # the CLI renders results
 from memctl.retrieve.pipeline import RecallResult
 from memctl.retrieve.pipeline import recall as run_recall
-from memctl.retrieve.profile import Profile, build_profile
+from memctl.store.message_search import is_message_id as is_message_id  # a SESSION#N id
 from memctl.store.sync import foreign_hosts
 
 if TYPE_CHECKING:
+    from memctl.retrieve.profile import Profile
     from memctl.retrieve.session_start import Layered
 
 
@@ -59,17 +60,24 @@ class RecallResponse:
 
 
 # What ``warm`` asks, so that the patterns compiled on first use are compiled before the
-# resident process forks: a question asking for none of the intents (each is tried), and
-# one writing names (a possessive, a capitalised word, a compound).
-WARM_QUESTIONS = ("a question asked once", "what runs the billing-service's Release?")
+# resident process forks: a question asking for none of the intents (each is tried), one
+# writing names (a possessive, a capitalised word, a compound), and one not in ASCII (the
+# local model tokenizes it with ``tokenizers``, ASCII in plain Python: both are loaded).
+WARM_QUESTIONS = (
+    "a question asked once",
+    "what runs the billing-service's Release?",
+    "où tourne le déploiement ?",
+)
 
 
 def warm(settings: Settings) -> None:
     """Load what a recall loads before it reads the store: the embedder's model (and with
-    it numpy and the tokenizer), and the patterns it compiles on first use. The resident
+    it numpy and the tokenizers), and the patterns it compiles on first use. The resident
     recall process calls this once, so that each of its children starts with them (a
     child of its own pays each again: about 10 ms)."""
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as recall: set before numpy loads
+    import uuid  # noqa: F401 - names a vector index's new segment (vector_index imports it late)
+
     import memctl.retrieve.density  # noqa: F401 - the possible matches' crowd discount
     import memctl.store.message_vectors  # noqa: F401 - the messages' vector leg
     import memctl.store.vector_query  # noqa: F401 - sqlite-vec, loaded by the vector leg
@@ -183,6 +191,8 @@ class ProfileRequest:
 
 def profile(ctx: Context, request: ProfileRequest) -> Profile:
     """The user's profile and preferences memories, most important first."""
+    from memctl.retrieve.profile import build_profile  # not a recall's: ~2 ms
+
     scopes = operations.recall_scopes(ctx, request.scope, request.all_scopes)
     return build_profile(ctx, scopes, request.limit)
 

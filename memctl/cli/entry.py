@@ -28,6 +28,11 @@ GLOBAL_WITH_VALUE = ("--home", "-c", "--config")
 
 # tried in the fast lane before Typer
 FAST_COMMANDS = ("ingest", "hook", "mcp", "recall", "remember", "list", "get", "sessions")
+# Commands whose process runs without the cyclic garbage collector and leaves without the
+# interpreter's teardown (``script``): a recall process's collections cost ~10 ms of CPU and
+# its peak memory is the same without them; the teardown (freeing every module and object)
+# cost ~30 ms (docs/benchmarks.md).
+QUICK_EXIT = ("recall",)
 
 
 def command_of(argv: list[str]) -> str | None:
@@ -213,3 +218,37 @@ def main(run: Callable[[], int] = run_memctl, prog: str = "memctl") -> None:
         )
         code = 70
     sys.exit(code)
+
+
+def script() -> None:
+    """``memctl`` as a program (the installed script, ``python -m memctl``): ``main``. A
+    recall (QUICK_EXIT) runs without the cyclic garbage collector and then leaves at once,
+    without the interpreter's teardown: its work is done by then and its store closed. Its
+    output is flushed first, through ``main``: output nobody reads any more (a closed pipe)
+    is the one-line error of any failed write. A test or a resident process's child calling
+    ``main`` itself is not concerned."""
+    quick = command_of(sys.argv[1:]) in QUICK_EXIT
+    if quick:
+        import gc
+
+        gc.disable()
+    try:
+        main()
+    except SystemExit as done:
+        if not quick or not isinstance(done.code, int):
+            raise
+        _leave(done.code)
+
+
+def _leave(code: int) -> None:
+    """Exit at once with ``code`` once the output is flushed (or with a failed flush's)."""
+    try:
+        main(lambda: _flushed(code))
+    except SystemExit as flushed:
+        os._exit(flushed.code if isinstance(flushed.code, int) else 1)
+
+
+def _flushed(code: int) -> int:
+    sys.stdout.flush()
+    sys.stderr.flush()
+    return code

@@ -6,8 +6,14 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from memctl.api.memory import is_message_id
-from memctl.api.recall import Recalled, RecallRequest, RecallResult, excerpt, explain
+from memctl.api.recall import (
+    Recalled,
+    RecallRequest,
+    RecallResult,
+    excerpt,
+    explain,
+    is_message_id,
+)
 from memctl.api.recall import recall as api_recall
 from memctl.cli import render as out
 from memctl.cli.render import age, print_json, short_id, warn, with_memory_column

@@ -17,7 +17,6 @@ import importlib.util
 import math
 import os
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,6 +25,7 @@ import numpy as np
 
 from memctl.config import default_home, user_cache_dir
 from memctl.embed.packed import load_packed, packed_source, save_packed
+from memctl.embed.wordpiece import WordPiece
 from memctl.errors import ModelError
 
 if TYPE_CHECKING:
@@ -535,8 +535,7 @@ class LocalEmbedder:
         self._batch_size = max(1, batch_size)
         self._threads = threads
         self._cores = _Cores()
-        self._tokenizer: Tokenizer | None = None
-        self._weights: _Weights | None = None
+        self._loaded: _Model | None = None
 
     @property
     def name(self) -> str:
@@ -550,22 +549,24 @@ class LocalEmbedder:
         """Vectors for ``texts`` in their order; batches are formed from similar lengths."""
         if not texts:
             return np.zeros((0, DIM), dtype=np.float32)
-        tokenizer, weights = self._load()
-        encodings = tokenizer.encode_batch(list(texts))
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        rows = [encodings[i].ids for i in order]
+        model = self._model()
+        ids = model.token_ids(list(texts))
+        order = sorted(range(len(texts)), key=lambda i: len(ids[i]))
+        rows = [ids[i] for i in order]
         out = np.empty((len(texts), DIM), dtype=np.float32)
         batches = list(_batches([len(row) for row in rows], self._batch_size))
 
         def forward(batch: slice) -> None:
             ids, mask = _pad(rows[batch])
-            out[order[batch]] = _forward(weights, ids, mask)
+            out[order[batch]] = _forward(model.weights, ids, mask)
 
         threads = min(len(batches), self._thread_count()) if len(batches) > 1 else 1
         if threads == 1:
             for batch in batches:
                 forward(batch)
-        else:
+        else:  # imported here: concurrent.futures brings logging (~8 ms a recall process)
+            from concurrent.futures import ThreadPoolExecutor
+
             with ThreadPoolExecutor(threads, thread_name_prefix="memctl-embed") as pool:
                 list(pool.map(forward, batches))
         self._cores.ran(threads)
@@ -577,43 +578,90 @@ class LocalEmbedder:
         return self._cores.idle() if _threads_allowed() else 1
 
     def _load(self) -> tuple[Tokenizer, _Weights]:
-        """Read tokenizer and weights once, on first use."""
-        if self._tokenizer is None or self._weights is None:
+        """The ``tokenizers`` tokenizer and the weights (loaded once)."""
+        model = self._model()
+        return model.tokenizer(), model.weights
+
+    def _model(self) -> _Model:
+        """The weights and the tokenizers, read once, on first use."""
+        if self._loaded is None:
             if "OPENBLAS_NUM_THREADS" not in os.environ:  # the user's setting wins
                 from threadpoolctl import threadpool_limits
 
                 threadpool_limits(BLAS_THREADS, "blas")  # for the rest of the process
             directory = resolve_model_dir(self._model_dir)
-            try:
+            with _loading(directory):
                 key = _files_key(directory, self._cache_dir)
                 loaded = _LOADED.get(key)
                 if loaded is None:
-                    loaded = _LOADED[key] = (
-                        _load_tokenizer(directory / "tokenizer.json"),
-                        _cached_weights(directory / "model.safetensors", self._cache_dir),
-                    )
-                self._tokenizer, self._weights = loaded
-            except Exception as exc:  # safetensors and tokenizers raise their own types
-                reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-                raise ModelError(f"cannot load the local model from {directory}: {reason}") from exc
-        return self._tokenizer, self._weights
+                    loaded = _LOADED[key] = _Model.load(directory, self._cache_dir)
+                self._loaded = loaded
+        return self._loaded
+
+
+@contextlib.contextmanager
+def _loading(directory: Path) -> Iterator[None]:
+    """A model file that cannot be read is a ModelError naming the directory."""
+    try:
+        yield
+    except Exception as exc:  # safetensors and tokenizers raise their own types
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ModelError(f"cannot load the local model from {directory}: {reason}") from exc
+
+
+class _Model:
+    """One copy of the model: its weights, and its tokenizers. ASCII text is tokenized in
+    plain Python from vocab.txt (``memctl.embed.wordpiece``: a recall then never loads
+    ``tokenizers``, ~20 ms of CPU); other text, or every text without a vocab.txt, by
+    ``tokenizers`` from tokenizer.json, loaded at its first such text."""
+
+    def __init__(self, directory: Path, weights: _Weights, plain: WordPiece | None) -> None:
+        self.directory = directory
+        self.weights = weights
+        self.plain = plain
+        self._tokenizer: Tokenizer | None = None
+
+    @classmethod
+    def load(cls, directory: Path, cache_dir: Path | None) -> _Model:
+        vocab = directory / "vocab.txt"
+        plain = WordPiece.from_file(vocab, MAX_TOKENS) if vocab.is_file() else None
+        return cls(directory, _cached_weights(directory / "model.safetensors", cache_dir), plain)
+
+    def tokenizer(self) -> Tokenizer:
+        if self._tokenizer is None:
+            with _loading(self.directory):
+                self._tokenizer = _load_tokenizer(self.directory / "tokenizer.json")
+        return self._tokenizer
+
+    def token_ids(self, texts: list[str]) -> list[list[int]]:
+        """Each text's token ids, [CLS] and [SEP] included, truncated to MAX_TOKENS."""
+        plain = self.plain
+        ids: list[list[int] | None] = [
+            plain.ids(text) if plain is not None and text.isascii() else None for text in texts
+        ]
+        others = [i for i, found in enumerate(ids) if found is None]
+        if others:
+            encoded = self.tokenizer().encode_batch([texts[i] for i in others])
+            for i, encoding in zip(others, encoded, strict=True):
+                ids[i] = encoding.ids
+        return [found for found in ids if found is not None]
 
 
 # Models this process loaded, by their files as they were: every embedder of the process
 # shares them (the resident recall process loads once for all its requests); a model
 # installed again since, or its packed weights written again, is loaded again.
-_LOADED: dict[tuple[object, ...], tuple[Tokenizer, _Weights]] = {}
+_LOADED: dict[tuple[object, ...], _Model] = {}
 
 
 def _files_key(directory: Path, cache_dir: Path | None) -> tuple[object, ...]:
-    files = [directory / "tokenizer.json", directory / "model.safetensors"]
+    files = [directory / name for name in ("tokenizer.json", "vocab.txt", "model.safetensors")]
     if cache_dir is not None:
-        files.append(packed_path(cache_dir, files[1]))
+        files.append(packed_path(cache_dir, files[2]))
     seen: list[tuple[int, int, int] | None] = []
     for path in files:
         try:
             stat = path.stat()
             seen.append((stat.st_ino, stat.st_size, stat.st_mtime_ns))
-        except OSError:  # packed weights not written (yet, or where they cannot be)
+        except OSError:  # no vocab.txt, or no packed weights (yet, or where they cannot be)
             seen.append(None)
     return (directory.resolve(), cache_dir, *seen)

@@ -12,13 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
 from memctl.memories.projects import scope_named
-from memctl.memories.questions import Questions, clean_questions, on_topic
 from memctl.memories.timeparse import parse_since
 from memctl.model import (
     HIDDEN_STATES,
@@ -38,15 +37,18 @@ from memctl.model import (
 from memctl.store import memories as store
 from memctl.store import scopes
 from memctl.store.events import count_events, list_events
-from memctl.store.imports import count_imports
-from memctl.store.jobs import job_counts
 from memctl.store.memories import MemoryFilter
 from memctl.store.message_search import get_message, is_message_id
 from memctl.store.noise import add_noise_vector
 from memctl.store.relations import relations_of
-from memctl.store.runs import EDIT_KIND, RunRecord, save_run
 from memctl.store.sessions import count_sessions, keeps_message_vectors, message_vector_count
 from memctl.store.writes import Writer
+
+if TYPE_CHECKING:
+    from memctl.memories.questions import Questions
+
+# Imported where used: the edits' runs, remember's questions, and status's job and import
+# counts (a recall, which imports this module for its scopes, needs none of them: ~5 ms).
 
 MAX_CONTENT_CHARS = 100_000
 
@@ -60,6 +62,8 @@ def edit(ctx: Context, verb: str, memories: list[Memory], detail: str = "") -> I
     """One direct edit in one transaction: a writer whose changes are the run of kind
     ``edit`` that `memctl undo` reverts; its notes say what ``verb`` did to which memories
     (by id, and ``detail``: never their words, which a permanent delete must take away)."""
+    from memctl.store.runs import EDIT_KIND, RunRecord, save_run
+
     notes = [f"{verb} {m.id[:8]}{' ' + detail if detail else ''}" for m in memories]
     notes = notes[:EDIT_NOTES] or ([f"{verb} {detail}"] if detail else [])
     if len(memories) > EDIT_NOTES:
@@ -191,6 +195,8 @@ def remember_once(
     """(memory, already stored, its questions): a text already stored in the scope is not
     stored twice (the questions given are added to it); questions not about the memory are
     dropped (memories/questions.py)."""
+    from memctl.memories.questions import Questions, clean_questions, on_topic
+
     check_unit("importance", importance)
     memory = Memory(
         content=kept_content(content),
@@ -395,6 +401,9 @@ class Status:
 
 
 def status(ctx: Context) -> Status:
+    from memctl.store.imports import count_imports
+    from memctl.store.jobs import job_counts
+
     db = ctx.db
     by_state = store.counts_by(db, "state")
     sessions, messages = count_sessions(db)

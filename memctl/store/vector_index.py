@@ -30,7 +30,6 @@ import fcntl
 import json
 import mmap
 import os
-import uuid
 import weakref
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -470,6 +469,8 @@ class VectorIndex:
         return Manifest(wanted.model, wanted.dim, wanted.generation, max_rowid, (name,))
 
     def _new_segment(self, wanted: Wanted, rowids: np.ndarray, chunks: Iterable[np.ndarray]) -> str:
+        import uuid  # here: it imports platform (~5 ms), which a recall reading the index needs not
+
         name = f"{wanted.generation:012d}-{uuid.uuid4().hex[:8]}.seg"
         _write_segment(self.directory / name, rowids, wanted.dim, chunks, self.source.dtype)
         return name

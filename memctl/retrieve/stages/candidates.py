@@ -154,10 +154,7 @@ def _vector_legs(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
 def gather(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
     """Every leg's ranked (id, raw score) hits, and the query's word weights; failures
     become notes."""
-    from memctl.store.vector_index import vector_index
-
     legs: dict[str, list[tuple[str, float]]] = {}
-    run.index = vector_index(run.ctx.db)
     # inside a transaction the reader is the store's own connection, which serves one
     # thread at a time (apsw raises ThreadingViolationError): search before, not beside.
     # Chosen here, not in the thread: even asking the connection whether it is in a
@@ -173,6 +170,11 @@ def gather(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
         lambda: _bm25(run, reader, size, weighed.bm25_words, weighed.counts),
         inline=reader is run.ctx.db,
     )
+    # numpy, imported by the vector legs, loads while the full-text searches run (a
+    # process of its own: ~50 ms of CPU)
+    from memctl.store.vector_index import vector_index
+
+    run.index = vector_index(run.ctx.db)
     try:
         _embed_query(run, size)
     except MemctlError as exc:
