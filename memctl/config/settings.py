@@ -296,7 +296,12 @@ RECALL_KEYS: tuple[Key, ...] = (
         "its messages to have vectors.",
         minimum=0,
     ),
-    Key("recall.cap", 2, "Keep limit x this many relevant candidates.", minimum=1),
+    Key(
+        "recall.cap",
+        2,
+        "Keep limit (at least recall.limit) x this many relevant candidates.",
+        minimum=1,
+    ),
     Key("recall.rerank", False, "Rerank candidates with an LLM through Ollama."),
     Key(
         "recall.llm_gate",
@@ -471,7 +476,7 @@ KEYS: tuple[Key, ...] = (
     Key(
         "recall.candidates",
         3,
-        "Each retrieval leg fetches limit x this many candidates.",
+        "Each retrieval leg fetches limit (at least recall.limit) x this many candidates.",
         minimum=1,
         maximum=50,
     ),

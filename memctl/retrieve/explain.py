@@ -108,7 +108,7 @@ def never_found(ctx: Context, run: Run, memory: Memory) -> tuple[str, str]:
         )
     if where.before is not None and memory.created_at >= where.before:
         return "filter", f"it was created at {memory.created_at}, after the --as-of time"
-    size = run.limit * run.params.candidates
+    size = run.depth * run.params.candidates
     return "candidates", f"no leg ranked it in its top {size}: " + "; ".join(
         [_vector_rank(run, memory), _bm25_rank(ctx, run, memory)]
     )

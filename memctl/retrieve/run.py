@@ -151,6 +151,15 @@ class Run:
     def steps_of(self, memory_id: str) -> list[Step]:
         return [step for step in self.trace if step.memory_id == memory_id]
 
+    @property
+    def depth(self) -> int:
+        """The rows the legs' depth and the cap are counted in: the limit, and never fewer
+        than a plain recall's (``recall.limit``). The legs' depth sets the range fuse maps
+        each leg's scores over, so a search of fewer rows would rank its first ones
+        otherwise: ``-n 3`` shows the first three rows of a plain recall, and the MCP tool's
+        smaller limit the CLI's first rows."""
+        return max(self.limit, self.params.limit)
+
 
 Stage = Callable[[Run, list[Candidate]], list[Candidate]]
 

@@ -135,8 +135,16 @@ def test_a_memory_inside_the_named_time_with_a_word_of_the_query_shows_it(
 
 
 def test_cap_keeps_limit_times_cap(ctx: Context) -> None:
-    run = make_run(ctx, limit=2)
-    assert len(cap(run, [cand(str(i), 1 - i / 10) for i in range(7)])) == 4
+    run = make_run(ctx, limit=12)
+    assert len(cap(run, [cand(str(i), 1 - i / 100) for i in range(30)])) == 24
+
+
+def test_a_smaller_limit_is_capped_as_a_plain_recall(ctx: Context) -> None:
+    """``-n 2`` keeps what a plain recall keeps (recall.limit x cap): its rows are a plain
+    recall's first ones (Run.depth)."""
+    run = make_run(ctx, limit=2, cap=2)
+    assert run.params.limit == 10
+    assert len(cap(run, [cand(str(i), 1 - i / 100) for i in range(30)])) == 20
 
 
 class ScriptedJudge:
@@ -555,6 +563,7 @@ def test_a_memory_from_the_time_the_query_names_is_boosted_before_the_cap(ctx: C
     from memctl.retrieve.pipeline import stages_for
 
     run = make_run(ctx, "what did we deploy last week", limit=1, cap=2, time_boost=2.0)
+    run = replace(run, params=replace(run.params, limit=1))  # the cap keeps 1 x 2
     long_ago = format_time(NOW - timedelta(days=60))
     older = [cand(f"deploy notes {n}", 0.9 - n / 100, created_at=long_ago) for n in range(3)]
     last_week = cand("shipped the billing service", 0.5, created_at=format_time(NOW - 4 * DAY))

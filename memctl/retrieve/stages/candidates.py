@@ -1,4 +1,5 @@
-"""Stage 1, candidates: the retrieval legs, each ``limit x recall.candidates`` deep.
+"""Stage 1, candidates: the retrieval legs, each ``limit x recall.candidates`` deep (the
+limit never below ``recall.limit``: ``Run.depth``).
 
 - vector: cosine nearest neighbours (store/vector_index.py, store/vector_query.py);
 - bm25: FTS5 over content, abstract and tags, with the query's alternatives;
@@ -234,7 +235,7 @@ def _translated_legs(run: Run, english: Analysed, size: int) -> dict[str, list[t
 
 def candidates(run: Run, _: list[Candidate]) -> list[Candidate]:
     """Stage 1: the union of the legs' hits, with each leg's rank and raw score."""
-    size = run.limit * run.params.candidates
+    size = run.depth * run.params.candidates
     words = _message_words(run, size) if run.sessions else None
     legs = gather(run, size)
     by_id: dict[str, Candidate] = {}

@@ -1,4 +1,5 @@
-"""Stage 5, cap: keep the best limit x recall.cap candidates."""
+"""Stage 5, cap: keep the best limit x recall.cap candidates (``Run.depth``: the limit,
+never below ``recall.limit``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ STAGE = "cap"
 
 
 def cap(run: Run, candidates: list[Candidate]) -> list[Candidate]:
-    size = run.limit * run.params.cap
+    size = run.depth * run.params.cap
     for rank, candidate in enumerate(candidates, start=1):
         if rank <= size:
             run.record(STAGE, candidate, KEPT)
