@@ -16,7 +16,7 @@ from memctl.config import (
     write_config_value,
 )
 from memctl.config.files import write_private
-from memctl.config.settings import DEFAULT_SOURCE
+from memctl.config.settings import DEFAULT_SOURCE, check_project_key
 from memctl.context import Context
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "KEYS",
     "Context",
     "Settings",
+    "check_project_key",
     "load_settings",
     "settings_from_flags",
     "split_assignments",

@@ -949,6 +949,31 @@ USER_KEYS = frozenset(
         "sync.trust",
     }
 )
+# Keys a project's .memctl/config.yaml may not set: it came with the repository, and these
+# say where the person's data goes or whose word memctl trusts. A cloned repository naming
+# a model server or provider would receive every session's text (``ollama.host``,
+# ``openai.base_url``, ``llm``), the variable holding an API key would send that variable
+# (``openai.api_key_env: GITHUB_TOKEN``), a sync remote would receive the shared memories,
+# ``sync.trust`` would open sessions with anyone's memories, ``mcp.ingest_paths`` would
+# let MCP read more of the disk, and the store's embedder is the whole store's. The
+# person sets them in the home's config.yaml, the environment or a flag.
+PERSONAL_KEYS = frozenset(
+    {
+        "embedder",
+        "embed.model_dir",
+        "ollama.host",
+        "ollama.embed_model",
+        "llm",
+        "openai.base_url",
+        "openai.api_key_env",
+        "mcp.ingest_paths",
+        "sync.remote",
+        "sync.include",
+        "sync.readonly",
+        "sync.auto",
+        "sync.trust",
+    }
+)
 KEYS_BY_NAME = {key.name: key for key in KEYS}
 KEY_NAMES_BY_ATTR = {key.attr: key.name for key in KEYS}
 
@@ -976,6 +1001,7 @@ class Settings(Values):
     cwd: Path
     values: dict[str, Any]
     sources: dict[str, str] = field(default_factory=dict)
+    refused: tuple[str, ...] = ()  # PERSONAL_KEYS the project's file set: left out
 
     if not TYPE_CHECKING:  # mypy checks attributes against Values instead
 
@@ -997,6 +1023,17 @@ class Settings(Values):
     @property
     def project_config(self) -> Path:
         return project_root(self.cwd) / PROJECT_CONFIG
+
+    @property
+    def refused_note(self) -> str:
+        """One line naming the keys the project's file set and may not ('' when none)."""
+        if not self.refused:
+            return ""
+        return (
+            f"{self.project_config} sets {', '.join(self.refused)}: left out (a project's "
+            "file may not say where your data goes; set them in "
+            f"{self.home_config} if you mean them)"
+        )
 
     @cached_property
     def project_scope(self) -> str:
@@ -1113,12 +1150,12 @@ def load_settings(
     if environ.get("OLLAMA_HOST"):
         values["ollama.host"] = _ollama_url(environ["OLLAMA_HOST"])
         sources["ollama.host"] = "OLLAMA_HOST"
+    project_file = project_root(cwd) / PROJECT_CONFIG
+    project = read_config_file(project_file, untrusted=True)
+    refused = tuple(sorted(PERSONAL_KEYS.intersection(project)))
     layers = [
         (str(home / CONFIG_FILE), read_config_file(home / CONFIG_FILE)),
-        (
-            str(project_root(cwd) / PROJECT_CONFIG),
-            read_config_file(project_root(cwd) / PROJECT_CONFIG, untrusted=True),
-        ),
+        (str(project_file), {k: v for k, v in project.items() if k not in PERSONAL_KEYS}),
         ("environment", read_env(environ)),
         ("flag", {name: key_named(name).parse(v) for name, v in (overrides or {}).items()}),
     ]
@@ -1126,7 +1163,7 @@ def load_settings(
         for name, value in layer.items():
             values[name] = value
             sources[name] = source
-    return Settings(home=home, cwd=cwd, values=values, sources=sources)
+    return Settings(home=home, cwd=cwd, values=values, sources=sources, refused=refused)
 
 
 def split_assignments(pairs: Iterable[str]) -> dict[str, str]:
@@ -1152,6 +1189,15 @@ def settings_from_flags(
     return load_settings(
         home=Path(home).expanduser() if home else None, cwd=cwd, overrides=overrides
     )
+
+
+def check_project_key(name: str) -> None:
+    """ConfigError when ``name`` is a key only the person sets (``PERSONAL_KEYS``)."""
+    if key_named(name).name in PERSONAL_KEYS:
+        raise ConfigError(
+            f"{name} is not for a project's file (it says where your data goes): "
+            f"set it without --project"
+        )
 
 
 def write_config_value(path: Path, name: str, value: str) -> Any:

@@ -48,6 +48,7 @@ def doctor(
         *capture_checks(settings.home),
         resident_check(settings),
         *identity_checks(settings),
+        *project_config_check(settings),
         llm_check(settings),
         sync_check(settings),
         modes_check(settings.home),
@@ -188,6 +189,14 @@ def capture_checks(home: Path) -> list[Check]:
             "free disk space; the next hook or `memctl maintain` captures it",
         )
     ]
+
+
+def project_config_check(settings: Settings) -> list[Check]:
+    """The keys a project's config.yaml set that only the person sets: left out."""
+    if not settings.refused:
+        return []
+    fix = f"remove them from {settings.project_config}"
+    return [Check("config", WARN, settings.refused_note, fix)]
 
 
 def identity_checks(settings: Settings) -> list[Check]:
