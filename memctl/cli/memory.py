@@ -234,7 +234,8 @@ def redact(
     as_json: JsonOption = False,
 ) -> None:
     """Replace one leaked value (a password, a token) by [REDACTED] everywhere: every
-    session's messages, memories, the event log, runs, the WAL and the backups."""
+    session's messages, memories, the event log, runs, the WAL, the backups and the
+    transcripts waiting in the spool."""
     done = api.redact(open_context(ctx), text)
     if as_json:
         print_json(done.to_dict())
@@ -242,7 +243,9 @@ def redact(
     quotes = sum(done.quotes.values())
     console.print(
         f"redacted {done.target}: {quotes} rows, {len(done.memories)} memories, "
-        f"{len(done.backups)} backups rewritten"
+        f"{len(done.backups)} backups"
+        + (f", {done.spooled} spooled transcripts" if done.spooled else "")
+        + " rewritten"
         + ("" if done.wal_emptied else "; the WAL still holds old pages (a reader has it open)")
         + (f"; {done.history_note()}" if done.shared else "")
     )

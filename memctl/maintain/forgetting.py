@@ -72,6 +72,7 @@ class Forgotten:
     backups: list[str] = field(default_factory=list)  # rewritten
     wal_emptied: bool = True
     shared: list[str] = field(default_factory=list)  # of memories: those a sync published
+    spooled: int = 0  # transcripts waiting in the spool, rewritten
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -82,6 +83,7 @@ class Forgotten:
             "backups_rewritten": self.backups,
             "wal_emptied": self.wal_emptied,
             "shared": self.shared,
+            "spooled_rewritten": self.spooled,
         }
 
     def history_note(self) -> str:
@@ -196,6 +198,9 @@ def redact(ctx: Context, text: str) -> Forgotten:
     vectors = dict(zip([m.id for m in found], ctx.vectors(texts) if texts else [], strict=True))
     done = Forgotten(f"a value of {len(needle)} characters")
     _everywhere(ctx, done, lambda db, into, live: _redact_in(db, needle, into, live, vectors))
+    from memctl.ingest.spool import redact_spooled  # ingest's parsers: only here
+
+    done.spooled = redact_spooled(ctx, needle, REDACTED)  # else the next maintain stores it
     return done
 
 
