@@ -210,7 +210,8 @@ def identity_checks(settings: Settings) -> list[Check]:
         if found is None:
             continue
         if not found.text:
-            checks.append(Check("identity", WARN, found.note, f"make {path} a regular file"))
+            fix = f"make {path} a regular file of your own, or remove it"
+            checks.append(Check("identity", WARN, found.note, fix))
         elif found.note:
             checks.append(Check("identity", WARN, found.note, f"edit {path}"))
         else:
