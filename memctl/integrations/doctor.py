@@ -275,11 +275,11 @@ def sync_check(settings: Settings) -> Check:
     """The sync remote answers, when one is configured."""
     if not settings.sync_remote:
         return Check("sync", OK, "off (no sync.remote)")
-    from memctl.sync.repo import unreachable
+    from memctl.sync.repo import shown_remote, unreachable
 
     why = unreachable(settings.sync_remote, settings.sync_git_timeout)
     if why is None:
-        return Check("sync", OK, f"{settings.sync_remote} answers")
+        return Check("sync", OK, f"{shown_remote(settings.sync_remote)} answers")
     return Check("sync", FAIL, why, "check the URL and your access (`git ls-remote URL`)")
 
 
