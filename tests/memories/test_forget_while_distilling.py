@@ -1,0 +1,136 @@
+"""A forget that lands while the worker distils or embeds the session: the worker read the
+messages before the forget and writes what it made of them after (an LLM call takes
+seconds; embedding a long session too). What it made must not come back: the facts, the
+digest and the decisions quoting the text, nor the vectors of forgotten messages. Real
+processes: ``memctl ingest --wait`` held inside its model call (a real HTTP server on
+loopback that answers only when the test says), ``memctl sessions forget`` and ``memctl
+redact`` run meanwhile in processes of their own."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memctl.ingest.message_vectors import parts
+from memctl.store.database import Database
+from tests.conftest import run_cli
+from tests.ollama_server import FakeOllama, _bypass_proxies, hashed_bag_of_words
+
+WORD = "quokka7marmalade"
+SAID = f"the vault combination is {WORD} under the blue heron"
+FACT = {
+    "content": f"The vault combination is {WORD}.",
+    "category": "entities",
+    "importance": 0.9,
+    "confidence": 0.9,
+    "source_message": 1,
+}
+WAIT = 60  # seconds a held call waits for the test at most
+
+
+class Held:
+    """A model server whose chat (or embedding of ``SAID``) waits until ``release``."""
+
+    def __init__(self, server: FakeOllama, hold_embedding: bool) -> None:
+        self.server = server
+        self.asked = threading.Event()
+        self.release = threading.Event()
+        if hold_embedding:
+            server.embed_fn = self._embed
+        server.chat_fn = self._chat
+
+    def _chat(self, messages: list[dict[str, Any]]) -> Any:
+        if self.server.embed_fn is not self._embed and not self.asked.is_set():
+            self.asked.set()
+            self.release.wait(WAIT)
+            return {"facts": [FACT]}
+        said = WORD in json.dumps(messages)  # a model answers from what it was given
+        return {"facts": [FACT] if said else [], "decisions": []}
+
+    def _embed(self, text: str, dim: int) -> list[float]:
+        if text == parts(f"remember this: {SAID}")[0] and not self.release.is_set():
+            self.asked.set()
+            self.release.wait(WAIT)
+        return hashed_bag_of_words(text, dim)
+
+
+@pytest.fixture
+def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOllama]:
+    _bypass_proxies(monkeypatch)
+    with FakeOllama() as fake:
+        yield fake
+
+
+def _files_holding(home: Path, needle: str) -> list[str]:
+    raw = needle.encode()
+    return sorted(
+        str(p.relative_to(home)) for p in home.rglob("*") if p.is_file() and raw in p.read_bytes()
+    )
+
+
+def _ingesting(home: Path, tmp_path: Path, settings: list[str]) -> subprocess.Popen[str]:
+    transcript = tmp_path / "t.jsonl"
+    lines = [("user", f"remember this: {SAID}"), ("assistant", "Noted.")]
+    transcript.write_text("".join(json.dumps({"role": r, "content": c}) + "\n" for r, c in lines))
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.yaml").write_text("".join(f"{s}\n" for s in settings))
+    command = [sys.executable, "-m", "memctl", "ingest", "--transcript", str(transcript), "--wait"]
+    env = {**os.environ, **({} if "embedder: ollama" in settings else {"MEMCTL_EMBEDDER": "hash"})}
+    return subprocess.Popen(command, env=env, text=True, stdout=subprocess.PIPE)
+
+
+def _meanwhile(held: Held, ingest: subprocess.Popen[str], *args: str) -> None:
+    """Run ``args`` while the ingest waits on the model, then let the model answer."""
+    assert held.asked.wait(WAIT), "the ingest never asked the model"
+    try:
+        session = json.loads(run_cli("sessions", "list", "--all-scopes", "--json").stdout)[0]["id"]
+        done = run_cli(*(a.replace("SESSION", session) for a in args))
+        assert done.returncode == 0, done.stderr
+    finally:
+        held.release.set()
+    ingest.communicate(timeout=120)
+
+
+def test_a_session_forgotten_while_it_is_distilled_leaves_nothing(
+    home: Path, tmp_path: Path, server: FakeOllama
+) -> None:
+    held = Held(server, hold_embedding=False)
+    ingest = _ingesting(home, tmp_path, ["llm: ollama", f"ollama.host: {server.url}"])
+    _meanwhile(held, ingest, "sessions", "forget", "SESSION", "--yes")
+    assert WORD not in run_cli("list", "--all-scopes").stdout
+    assert _files_holding(home, WORD) == []
+
+
+def test_a_value_redacted_while_it_is_distilled_is_not_written_back(
+    home: Path, tmp_path: Path, server: FakeOllama
+) -> None:
+    held = Held(server, hold_embedding=False)
+    ingest = _ingesting(home, tmp_path, ["llm: ollama", f"ollama.host: {server.url}"])
+    _meanwhile(held, ingest, "redact", WORD)
+    assert _files_holding(home, WORD) == []
+    assert "blue heron" in run_cli("sessions", "grep", "heron", "--all-scopes").stdout  # kept
+
+
+def test_a_message_forgotten_while_it_is_embedded_keeps_no_vector(
+    home: Path, tmp_path: Path, server: FakeOllama
+) -> None:
+    held = Held(server, hold_embedding=True)
+    settings = ["embedder: ollama", f"ollama.host: {server.url}", "recall.message_vectors: on"]
+    settings.append("llm: none")
+    ingest = _ingesting(home, tmp_path, settings)
+    _meanwhile(held, ingest, "forget", "SESSION#1")
+    with Database.open(home / "memctl.db") as db:
+        parts_of_first = db.value(
+            "SELECT count(*) FROM message_vectors v JOIN messages m ON m.rowid = v.message_rowid "
+            "WHERE m.seq = 1"
+        )
+        assert db.value("SELECT content FROM messages WHERE seq = 1") == "[forgotten]"
+    assert parts_of_first == 0  # no vector of what it said before it was forgotten
