@@ -101,11 +101,12 @@ def last_event(db: Database) -> int:
 
 
 def forgotten_since(db: Database, after_event: int) -> bool:
-    """Whether a forget or a redact (``Writer.forgotten``) was logged after an event."""
+    """Whether something was taken out for good after an event: a forget or a redact
+    (``Writer.forgotten``), a memory deleted permanently (``Writer.delete``)."""
     return bool(
         db.value(
-            "SELECT 1 FROM events WHERE id > ? AND action = ? AND memory_id IS NULL "
-            "AND json_extract(data, '$.forgotten') IS NOT NULL LIMIT 1",
+            "SELECT 1 FROM events WHERE id > ? AND action = ? "
+            "AND json_extract(data, '$.permanent') IS NOT NULL LIMIT 1",
             (after_event, str(Action.DELETE)),
         )
     )

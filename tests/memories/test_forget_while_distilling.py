@@ -134,3 +134,36 @@ def test_a_message_forgotten_while_it_is_embedded_keeps_no_vector(
         )
         assert db.value("SELECT content FROM messages WHERE seq = 1") == "[forgotten]"
     assert parts_of_first == 0  # no vector of what it said before it was forgotten
+
+
+def test_a_memory_deleted_while_maintain_merges_it_is_not_written_back(
+    make_ctx: Any, server: FakeOllama, home: Path
+) -> None:
+    """``maintain`` merging two near-duplicates asks the model for one text; a `delete
+    --permanent` of one of them meanwhile must not come back inside the merged text."""
+    from memctl.api.maintain import MaintainRequest, maintain
+    from tests.maintain.test_maintain import put
+
+    ctx = make_ctx(llm_url=server.url, maintain__merge_similarity=0.7)
+    put(ctx, "The deploy script lives in ops/deploy.sh", 10)
+    full = put(ctx, f"The deploy script lives in ops/deploy.sh and needs {WORD}", 10)
+    held = Held(server, hold_embedding=False)
+    merged = f"Deploy with ops/deploy.sh; it needs {WORD}."
+    server.chat_fn = lambda messages: (held.asked.set(), held.release.wait(WAIT), merged)[2]
+    done: list[Any] = []
+    worker = threading.Thread(
+        target=lambda: done.append(maintain(ctx, MaintainRequest(only="consolidate")))
+    )
+    worker.start()
+    try:
+        assert held.asked.wait(WAIT), "maintain never asked the model"
+        deleted = run_cli("delete", full.id, "--permanent")
+        assert deleted.returncode == 0, deleted.stderr
+    finally:
+        held.release.set()
+        worker.join(120)
+    assert done, "maintain did not finish"  # it crashed: FOREIGN KEY constraint failed
+    ctx.close()
+    assert _files_holding(home, WORD) == []
+    notes = done[0].task("consolidate").notes
+    assert any("a forget or redact meanwhile" in n for n in notes), notes
