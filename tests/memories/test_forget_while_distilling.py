@@ -1,4 +1,5 @@
-"""A forget that lands while the worker distils or embeds the session: the worker read the
+"""A forget that lands while another process works from the text: the worker distilling or
+embedding the session, maintain merging or backing up. The worker read the
 messages before the forget and writes what it made of them after (an LLM call takes
 seconds; embedding a long session too). What it made must not come back: the facts, the
 digest and the decisions quoting the text, nor the vectors of forgotten messages. Real
@@ -167,3 +168,35 @@ def test_a_memory_deleted_while_maintain_merges_it_is_not_written_back(
     assert _files_holding(home, WORD) == []
     notes = done[0].task("consolidate").notes
     assert any("a forget or redact meanwhile" in n for n in notes), notes
+
+
+def test_a_backup_taken_while_a_session_is_forgotten_keeps_none_of_it(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``maintain``'s backup copies the store from a snapshot (``VACUUM INTO``) under a
+    temporary name: a forget that commits while it copies does not see it among the
+    backups, so the copy must not become one with the text in it."""
+    from memctl.api.config import load_settings
+    from memctl.context import Context
+    from memctl.maintain import backup
+
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(json.dumps({"role": "user", "content": SAID}) + "\n")
+    assert run_cli("ingest", "--transcript", str(transcript), "--wait").returncode == 0
+    listed = run_cli("sessions", "list", "--all-scopes", "--json").stdout
+    session = str(json.loads(listed)[0]["id"])
+    copy = backup.vacuum_into
+
+    forgets = [session]
+
+    def copy_then_forget(db: object, target: Path) -> None:
+        copy(db, target)  # the snapshot holds the session
+        while forgets:  # another process, meanwhile (once)
+            assert run_cli("sessions", "forget", forgets.pop(), "--yes").returncode == 0
+
+    monkeypatch.setattr(backup, "vacuum_into", copy_then_forget)
+    with Context(load_settings()) as ctx:
+        backup.make_backup(ctx.settings, ctx.db)
+    made = list((home / "backups").iterdir())
+    assert [p.stat().st_mode & 0o777 for p in made] == [0o600]  # made all the same, private
+    assert _files_holding(home, WORD) == []
