@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -244,7 +244,28 @@ def _indexes_rebuilt(db: Database, memories: bool) -> None:
 
 def _everywhere(ctx: Context, done: Forgotten, apply: Apply) -> None:
     """``apply`` to the store, then to its file (zeroed, merged, compacted, the WAL
-    emptied), then to every backup."""
+    emptied), then to every backup; never while a sync runs (``_no_sync``)."""
+    with _no_sync(ctx):
+        _apply_everywhere(ctx, done, apply)
+
+
+@contextlib.contextmanager
+def _no_sync(ctx: Context) -> Iterator[None]:
+    """The sync lock, when there is a sync clone: a sync that read a memory before the
+    forget would otherwise write its file, and push it, after (and the forget could not
+    say so). A SyncError when a sync holds it past ``sync.lock_wait``: nothing forgotten."""
+    from memctl.sync.pipeline import clone_path, lock_path  # sync's YAML and git: only here
+
+    if not (clone_path(ctx.settings) / ".git").exists():
+        yield
+        return
+    from memctl.sync.lock import sync_lock
+
+    with sync_lock(lock_path(ctx.settings), ctx.settings.sync_lock_wait):
+        yield
+
+
+def _apply_everywhere(ctx: Context, done: Forgotten, apply: Apply) -> None:
     _erased(ctx.db, lambda db: apply(db, done, ctx))
     _indexes_rebuilt(ctx.db, bool(done.memories))
     done.shared = _out_of_the_clone(ctx, done.memories)

@@ -23,6 +23,7 @@ import pytest
 from memctl.ingest.message_vectors import parts
 from memctl.store.database import Database
 from tests.conftest import run_cli
+from tests.memories.test_forget_everywhere import _published
 from tests.ollama_server import FakeOllama, _bypass_proxies, hashed_bag_of_words
 
 WORD = "quokka7marmalade"
@@ -199,4 +200,41 @@ def test_a_backup_taken_while_a_session_is_forgotten_keeps_none_of_it(
         backup.make_backup(ctx.settings, ctx.db)
     made = list((home / "backups").iterdir())
     assert [p.stat().st_mode & 0o777 for p in made] == [0o600]  # made all the same, private
+    assert _files_holding(home, WORD) == []
+
+
+def test_a_forget_waits_for_a_running_sync_and_says_so_when_it_cannot(tmp_path: Path) -> None:
+    """A sync reads the memories, writes their files, commits and pushes; a forget landing
+    in between would be pushed after it, unsaid. So a forget takes the sync lock: while a
+    sync holds it past ``sync.lock_wait`` the forget refuses in one line, forgetting
+    nothing; once the sync is done it goes through."""
+    remote, ctx, memory = _published(tmp_path)
+    home = ctx.settings.home
+    ctx.close()
+    at_home = ("--home", str(home), "-c", f"sync.remote={remote}", "-c", "sync.lock_wait=0")
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, sys; f = open(sys.argv[1], 'a'); fcntl.flock(f, fcntl.LOCK_EX); "
+            "print('held', flush=True); sys.stdin.readline()",
+            str(home / "sync" / "lock"),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdin is not None
+    try:
+        assert holder.stdout.readline() == "held\n"
+        refused = run_cli(*at_home, "delete", memory.id, "--permanent")
+    finally:
+        holder.stdin.write("done\n")
+        holder.stdin.close()
+        holder.wait()
+    assert refused.returncode != 0 and len(refused.stderr.strip().splitlines()) == 1
+    assert "sync is running" in refused.stderr
+    assert WORD in run_cli(*at_home, "get", memory.id).stdout  # nothing was forgotten
+    gone = run_cli(*at_home, "delete", memory.id, "--permanent")
+    assert gone.returncode == 0 and "shared through sync" in gone.stdout
     assert _files_holding(home, WORD) == []
