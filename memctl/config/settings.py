@@ -1196,7 +1196,7 @@ def check_project_key(name: str) -> None:
     if key_named(name).name in PERSONAL_KEYS:
         raise ConfigError(
             f"{name} is not for a project's file (it says where your data goes): "
-            f"set it without --project"
+            f"set it with `memctl config set {name} VALUE`"
         )
 
 
