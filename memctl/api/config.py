@@ -33,6 +33,7 @@ __all__ = [
 ]
 
 
-def write_template(target: Path) -> None:
-    """A commented config file listing every key at its default, readable by its owner only."""
-    write_private(target, template())
+def write_template(target: Path, project: bool = False) -> None:
+    """A commented config file listing every key at its default (``settings.template``),
+    readable by its owner only."""
+    write_private(target, template(project))

@@ -79,7 +79,7 @@ def init(
     target = settings.project_config if project else settings.home_config
     if target.exists() and not force:
         raise UsageError(f"{target} exists; use --force to overwrite it")
-    write_template(target)
+    write_template(target, project)
     console.print(f"wrote {target}")
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -1252,12 +1253,18 @@ def _drop_key(tree: dict[str, Any], name: str) -> None:
                 del tree[part]
 
 
-def template() -> str:
-    """A commented config file listing every key at its default."""
+def template(project: bool = False) -> str:
+    """A commented config file listing every key at its default (a project's: every key
+    but those only the person sets, ``PERSONAL_KEYS``)."""
     import yaml
 
     lines = ["# memctl configuration. Every key is shown at its default; uncomment to change."]
-    for key in [k for k in KEYS if not k.tuning] + [None] + [k for k in KEYS if k.tuning]:
+    if project:
+        said = "A project's file: the keys saying where your data goes are yours alone, set in "
+        said += f"your home's config.yaml, and left out here: {', '.join(sorted(PERSONAL_KEYS))}."
+        lines += [f"# {line}" for line in textwrap.wrap(said, 86)]
+    keys = [k for k in KEYS if not (project and k.name in PERSONAL_KEYS)]
+    for key in [k for k in keys if not k.tuning] + [None] + [k for k in keys if k.tuning]:
         if key is None:
             lines += ["#", "# Tuning (advanced): the stages' constants, for experiments."]
             continue

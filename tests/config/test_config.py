@@ -327,7 +327,7 @@ def test_project_variants_write_at_the_git_root(home: Path, tmp_path: Path) -> N
     project_file = repo / ".memctl" / "config.yaml"
 
     assert run_cli("config", "init", "--project", cwd=subdir).returncode == 0
-    assert project_file.read_text(encoding="utf-8") == template()
+    assert project_file.read_text(encoding="utf-8") == template(project=True)
     done = run_cli("config", "set", "--project", "recall.limit", "7", cwd=subdir)
     assert done.returncode == 0, done.stderr
 

@@ -116,3 +116,13 @@ def test_config_set_project_refuses_a_key_only_the_person_sets() -> None:
     assert "sync.remote" in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert (project / ".memctl" / "config.yaml").read_text() == "recall.limit: 4\n"
     assert run_cli("config", "set", "--project", "recall.limit", "5").returncode == 0
+
+
+def test_config_init_project_lists_no_key_only_the_person_sets() -> None:
+    project = _cloned("")
+    (project / ".memctl" / "config.yaml").unlink()
+    assert run_cli("config", "init", "--project").returncode == 0
+    written = (project / ".memctl" / "config.yaml").read_text()
+    assert "# recall.limit: 10" in written
+    assert "# ollama.host:" not in written and "# sync.remote:" not in written
+    assert "are yours alone" in written
