@@ -50,7 +50,7 @@ def open_context(ctx: typer.Context) -> Context:
     """A Context for the global options' settings; closed when the command ends. Keys the
     project's file may not set are named on stderr, once."""
     settings = settings_for(ctx)
-    if settings.refused:
+    if settings.refused_note:
         warn(settings.refused_note)
     context = Context(settings)
     ctx.call_on_close(context.close)

@@ -32,7 +32,7 @@ def show(
     """The settings (and tuning keys someone set), their values and where each came from;
     --json lists every key."""
     settings = settings_for(ctx)
-    if settings.refused:
+    if settings.refused_note:
         warn(settings.refused_note)
     if as_json:
         print_json(

@@ -73,6 +73,10 @@ def write_private(path: Path, text: str) -> None:
         raise
 
 
+class NotOwned(OSError):
+    """A file that came with a repository and belongs to another user: never read."""
+
+
 # Opened without following a link, without waiting for a writer (a FIFO) or a device.
 UNTRUSTED_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
 
@@ -97,5 +101,5 @@ def read_untrusted(path: Path, limit: int) -> bytes:
         if not stat.S_ISREG(info.st_mode):
             raise OSError(errno.EINVAL, "not a regular file: not read")
         if info.st_uid != os.geteuid():
-            raise OSError(errno.EPERM, f"owned by another user (uid {info.st_uid}): not read")
+            raise NotOwned(errno.EPERM, f"owned by another user (uid {info.st_uid}): not read")
         return handle.read(limit)

@@ -1003,6 +1003,7 @@ class Settings(Values):
     values: dict[str, Any]
     sources: dict[str, str] = field(default_factory=dict)
     refused: tuple[str, ...] = ()  # PERSONAL_KEYS the project's file set: left out
+    foreign: str = ""  # why the project's whole file was left out (another user's)
 
     if not TYPE_CHECKING:  # mypy checks attributes against Values instead
 
@@ -1027,7 +1028,10 @@ class Settings(Values):
 
     @property
     def refused_note(self) -> str:
-        """One line naming the keys the project's file set and may not ('' when none)."""
+        """One line naming what of the project's file was left out ('' when nothing): the
+        whole file when another user owns it, else the keys it may not set."""
+        if self.foreign:
+            return f"{self.project_config}: {self.foreign}: left out"
         if not self.refused:
             return ""
         return (
@@ -1072,7 +1076,7 @@ def read_config_file(path: Path, untrusted: bool = False) -> dict[str, Any]:
     """The keys set in one YAML config file, validated; {} when the file does not exist.
     An ``untrusted`` one (a project's, which came with the repository) is read only as a
     regular file, never through a link, never waiting on a FIFO."""
-    from memctl.config.files import read_untrusted
+    from memctl.config.files import NotOwned, read_untrusted
 
     if not untrusted and not path.is_file():
         return {}
@@ -1082,6 +1086,8 @@ def read_config_file(path: Path, untrusted: bool = False) -> dict[str, Any]:
         data = read_untrusted(path, CONFIG_MAX_BYTES + 1) if untrusted else path.read_bytes()
     except FileNotFoundError:
         return {}
+    except NotOwned:
+        raise
     except OSError as exc:
         raise ConfigError(f"{path}: {exc.strerror}") from None
     if len(data) > CONFIG_MAX_BYTES:
@@ -1152,7 +1158,12 @@ def load_settings(
         values["ollama.host"] = _ollama_url(environ["OLLAMA_HOST"])
         sources["ollama.host"] = "OLLAMA_HOST"
     project_file = project_root(cwd) / PROJECT_CONFIG
-    project = read_config_file(project_file, untrusted=True)
+    from memctl.config.files import NotOwned
+
+    try:
+        project, foreign = read_config_file(project_file, untrusted=True), ""
+    except NotOwned as exc:  # another user's /tmp/.memctl: tunes nothing of this user's
+        project, foreign = {}, exc.strerror or "owned by another user"
     refused = tuple(sorted(PERSONAL_KEYS.intersection(project)))
     layers = [
         (str(home / CONFIG_FILE), read_config_file(home / CONFIG_FILE)),
@@ -1164,7 +1175,9 @@ def load_settings(
         for name, value in layer.items():
             values[name] = value
             sources[name] = source
-    return Settings(home=home, cwd=cwd, values=values, sources=sources, refused=refused)
+    return Settings(
+        home=home, cwd=cwd, values=values, sources=sources, refused=refused, foreign=foreign
+    )
 
 
 def split_assignments(pairs: Iterable[str]) -> dict[str, str]:

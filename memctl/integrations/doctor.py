@@ -192,8 +192,9 @@ def capture_checks(home: Path) -> list[Check]:
 
 
 def project_config_check(settings: Settings) -> list[Check]:
-    """The keys a project's config.yaml set that only the person sets: left out."""
-    if not settings.refused:
+    """What of a project's config.yaml was left out: the keys only the person sets, or
+    the whole file when another user owns it."""
+    if not settings.refused_note:
         return []
     fix = f"remove them from {settings.project_config}"
     return [Check("config", WARN, settings.refused_note, fix)]
