@@ -29,6 +29,7 @@ __all__ = [
     "settings_from_flags",
     "split_assignments",
     "write_config_value",
+    "write_private",
     "write_template",
 ]
 
