@@ -16,7 +16,7 @@ from memctl.config import (
     write_config_value,
 )
 from memctl.config.files import write_private
-from memctl.config.settings import DEFAULT_SOURCE
+from memctl.config.settings import DEFAULT_SOURCE, check_project_key
 from memctl.context import Context
 
 __all__ = [
@@ -24,14 +24,17 @@ __all__ = [
     "KEYS",
     "Context",
     "Settings",
+    "check_project_key",
     "load_settings",
     "settings_from_flags",
     "split_assignments",
     "write_config_value",
+    "write_private",
     "write_template",
 ]
 
 
-def write_template(target: Path) -> None:
-    """A commented config file listing every key at its default, readable by its owner only."""
-    write_private(target, template())
+def write_template(target: Path, project: bool = False) -> None:
+    """A commented config file listing every key at its default (``settings.template``),
+    readable by its owner only."""
+    write_private(target, template(project))

@@ -10,6 +10,7 @@ import typer
 from memctl.api.config import Context, Settings, settings_from_flags
 from memctl.cli.fastlane import tags_given as tags_given  # shared with the fast lane
 from memctl.cli.fastlane import text_argument as text_argument
+from memctl.cli.render import warn
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (stable field names).")]
 TagsOption = Annotated[
@@ -46,8 +47,12 @@ def settings_for(ctx: typer.Context) -> Settings:
 
 
 def open_context(ctx: typer.Context) -> Context:
-    """A Context for the global options' settings; closed when the command ends."""
-    context = Context(settings_for(ctx))
+    """A Context for the global options' settings; closed when the command ends. Keys the
+    project's file may not set are named on stderr, once."""
+    settings = settings_for(ctx)
+    if settings.refused_note:
+        warn(settings.refused_note)
+    context = Context(settings)
     ctx.call_on_close(context.close)
     return context
 

@@ -7,9 +7,15 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from memctl.api.config import DEFAULT_SOURCE, KEYS, write_config_value, write_template
+from memctl.api.config import (
+    DEFAULT_SOURCE,
+    KEYS,
+    check_project_key,
+    write_config_value,
+    write_template,
+)
 from memctl.cli.common import JsonOption, new_typer, settings_for
-from memctl.cli.render import console, print_json
+from memctl.cli.render import console, print_json, warn
 from memctl.errors import UsageError
 
 app = new_typer()
@@ -26,6 +32,8 @@ def show(
     """The settings (and tuning keys someone set), their values and where each came from;
     --json lists every key."""
     settings = settings_for(ctx)
+    if settings.refused_note:
+        warn(settings.refused_note)
     if as_json:
         print_json(
             {
@@ -73,7 +81,7 @@ def init(
     target = settings.project_config if project else settings.home_config
     if target.exists() and not force:
         raise UsageError(f"{target} exists; use --force to overwrite it")
-    write_template(target)
+    write_template(target, project)
     console.print(f"wrote {target}")
 
 
@@ -87,5 +95,7 @@ def set_(
     """Set one key in the home (or project) config file."""
     settings = settings_for(ctx)
     target = settings.project_config if project else settings.home_config
+    if project:
+        check_project_key(key)
     parsed = write_config_value(target, key, value)
     console.print(f"{key} = {parsed!r} in {target}")

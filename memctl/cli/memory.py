@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import replace
 from enum import StrEnum
 from typing import Annotated
@@ -227,22 +228,42 @@ def delete(
         console.print(f"{'permanently deleted' if permanent else 'deleted'} {memory.id}")
 
 
+def read_value(text: str) -> str:
+    """``text``, or for ``-`` the first line of standard input (a secret typed on the
+    command line stays in the shell's history, and every local user sees it in ``ps``)."""
+    if text != "-":
+        return text
+    line = sys.stdin.readline().rstrip("\r\n")
+    if not line:
+        raise UsageError("redact -: give the value on standard input (one line)")
+    return line
+
+
 @app.command()
 def redact(
     ctx: typer.Context,
-    text: Annotated[str, typer.Argument(help="The leaked value, exactly (8 characters or more).")],
+    text: Annotated[
+        str,
+        typer.Argument(
+            help="The leaked value, exactly (8 characters or more); - reads it from stdin "
+            "(out of the shell's history and `ps`)."
+        ),
+    ],
     as_json: JsonOption = False,
 ) -> None:
     """Replace one leaked value (a password, a token) by [REDACTED] everywhere: every
-    session's messages, memories, the event log, runs, the WAL and the backups."""
-    done = api.redact(open_context(ctx), text)
+    session's messages, memories, the event log, runs, the WAL, the backups and the
+    transcripts waiting in the spool."""
+    done = api.redact(open_context(ctx), read_value(text))
     if as_json:
         print_json(done.to_dict())
         return
     quotes = sum(done.quotes.values())
     console.print(
         f"redacted {done.target}: {quotes} rows, {len(done.memories)} memories, "
-        f"{len(done.backups)} backups rewritten"
+        f"{len(done.backups)} backups"
+        + (f", {done.spooled} spooled transcripts" if done.spooled else "")
+        + " rewritten"
         + ("" if done.wal_emptied else "; the WAL still holds old pages (a reader has it open)")
         + (f"; {done.history_note()}" if done.shared else "")
     )

@@ -23,14 +23,16 @@ def ui(
 ) -> None:
     """A local viewer of projects, sessions and memories, on 127.0.0.1 until Ctrl-C; it prints
     a one-time sign-in URL."""
-    from memctl.ui.server import serve  # Starlette and Jinja load only here
+    from memctl.ui.server import serve, sign_in_page  # Starlette and Jinja load only here
+
+    settings = settings_for(ctx)
 
     def ready(url: str) -> None:
         typer.echo(f"memctl ui: open {url}")
         typer.echo("(the link signs in once; Ctrl-C stops the viewer)")
-        if open_browser:
+        if open_browser:  # a page that sends the browser on: no token on its command line
             import webbrowser
 
-            webbrowser.open(url)
+            webbrowser.open(sign_in_page(settings.home, url).as_uri())
 
-    serve(settings_for(ctx), port, ready)
+    serve(settings, port, ready)

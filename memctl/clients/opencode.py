@@ -1,20 +1,22 @@
 """OpenCode: ``opencode.json`` (``mcp.memctl``, a local server), ``AGENTS.md`` for
 instructions, and a plugin file that adds the context block and captures sessions.
 
-The plugin (``plugin/memctl.js``) is a plain module with no imports. When OpenCode
-loads it (and on a ``session.created`` more than ``CONTEXT_FRESH_MS`` later) it
-starts ``memctl hook opencode session.created`` for the project's context block,
-and adds the block to the system prompt of each model call
+The plugin (``plugin/memctl.js``) is a plain module importing only node's built-in
+``fs``. When OpenCode loads it (and on a ``session.created`` more than
+``CONTEXT_FRESH_MS`` later) it starts ``memctl hook opencode session.created`` for the
+project's context block, and adds the block to the system prompt of each model call
 (``experimental.chat.system.transform``); a first call that comes before memctl has
-answered waits at most ``CONTEXT_WAIT_MS``, later calls not at all. On
-``session.idle`` and ``session.compacted`` it reads the session through OpenCode's
-own client and hands it, as ``opencode export`` prints it, to ``memctl hook
-opencode EVENT`` through a file that it unlinks at once (the process keeps it
-open), without waiting for memctl: OpenCode neither waits for nor outlives a capture.
+answered waits at most ``CONTEXT_WAIT_MS``, later calls not at all. On ``session.idle``
+and ``session.compacted`` it reads the session through OpenCode's own client and hands
+it, as ``opencode export`` prints it, to ``memctl hook opencode EVENT`` through a file
+that it unlinks at once (the process keeps it open): a new file of mode 0600 in
+``$TMPDIR``, so no other local user reads the session and a link planted at its name is
+never followed. It does not wait for memctl: OpenCode neither waits for nor outlives a
+capture.
 
 OpenCode 1.18 installs ``@opencode-ai/plugin`` from npm into each of its config
 directories once any plugin is configured, whatever the plugin imports (memctl's imports
-nothing), and waits for it before the first model call: offline, about 70 s on every
+no package), and waits for it before the first model call: offline, about 70 s on every
 start. It skips the install when the directory has a ``node_modules`` directory and a
 ``package-lock.json`` whose root lists every dependency of ``package.json`` and that
 package (its ``Npm.install``: ``checkNodeModules``, then ``checkDirty``). In a config
@@ -68,7 +70,7 @@ TASK_PROMPTS = ("You are a title generator",)
 PLUGIN = """\
 // memctl plugin: adds memctl's context block to OpenCode sessions and captures them
 // (written by `memctl install opencode`; `memctl install uninstall opencode` removes it).
-// A plain module with no imports, so it needs nothing installed.
+// A plain module importing only node:fs (built in), so it needs nothing installed.
 const MEMCTL = __ARGV__;
 const WAIT_MS = __WAIT__;
 const FRESH_MS = __FRESH__;
@@ -100,7 +102,10 @@ export const MemctlPlugin = async ({ client, directory }) => {
     });
     const dir = process.env.TMPDIR || "/tmp";
     const path = `${dir}/memctl-opencode-${process.pid}-${Date.now()}.json`;
-    await Bun.write(path, payload);
+    // the session, for this user only: 0600, and new ("wx": never through a planted link)
+    const { open } = await import("node:fs/promises");
+    const file = await open(path, "wx", 0o600);
+    try { await file.writeFile(payload); } finally { await file.close(); }
     const proc = Bun.spawn([...MEMCTL, "hook", "opencode", type], {
       stdin: Bun.file(path), stdout: "ignore", stderr: "ignore",
     });
@@ -247,17 +252,30 @@ def _plan_offline(plan: Plan, base: Path, remove: bool) -> None:
         plan.write(path, data, NAME, "offline")
 
 
+# What a plugin that hands sessions over in a private file says (older ones wrote it 0644).
+PRIVATE_HANDOVER = 'open(path, "wx", 0o600)'
+
+
 def problems(where: Where) -> list[str]:
-    """What keeps memctl's plugin from working well: OpenCode going to npm at each start."""
+    """What keeps memctl's plugin from working well: an older plugin's handover that other
+    users could read, OpenCode going to npm at each start."""
     path = plugin_path(where)
     base = path.parent.parent
+    found = []
+    text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+    if text.startswith(PLUGIN_MARK) and PRIVATE_HANDOVER not in text:
+        found.append(
+            f"opencode: {path} (an older memctl's) hands each session over in a file other "
+            "users can read: run `memctl install opencode`"
+        )
     if not path.is_file() or not offline_stall(base):
-        return []
+        return found
     online = f"run `npm install {PLUGIN_PACKAGE}` there once online"
     fix = online if _has_packages(base) else "run `memctl install opencode`"
     return [
+        *found,
         f"opencode: at each start OpenCode installs {PLUGIN_PACKAGE} from npm into {base} "
-        f"and, offline, waits about 70 s for it: {fix}"
+        f"and, offline, waits about 70 s for it: {fix}",
     ]
 
 

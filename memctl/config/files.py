@@ -73,15 +73,23 @@ def write_private(path: Path, text: str) -> None:
         raise
 
 
+class NotOwned(OSError):
+    """A file that came with a repository and belongs to another user: never read."""
+
+
 # Opened without following a link, without waiting for a writer (a FIFO) or a device.
 UNTRUSTED_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
 
 
 def read_untrusted(path: Path, limit: int) -> bytes:
     """The first ``limit`` bytes of a file that came with a cloned repository (a project's
-    ``.memctl/`` files): only a regular file, never through a symbolic link, never waiting
-    on a FIFO or a device. FileNotFoundError when there is none; another OSError, whose
-    ``strerror`` says why in words, when it is refused."""
+    ``.memctl/`` files): only a regular file of this user's, never through a symbolic link,
+    never waiting on a FIFO or a device. FileNotFoundError when there is none; another
+    OSError, whose ``strerror`` says why in words, when it is refused.
+
+    Another user's file is refused as git refuses another owner's repository
+    (CVE-2022-24765): a ``/tmp/.git`` and ``/tmp/.memctl/`` another local user made
+    would otherwise speak to every session run below ``/tmp``."""
     try:
         descriptor = os.open(path, UNTRUSTED_FLAGS)
     except OSError as exc:
@@ -89,6 +97,9 @@ def read_untrusted(path: Path, limit: int) -> bytes:
             raise OSError(errno.ELOOP, "a symbolic link: not read") from None
         raise
     with os.fdopen(descriptor, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
             raise OSError(errno.EINVAL, "not a regular file: not read")
+        if info.st_uid != os.geteuid():
+            raise NotOwned(errno.EPERM, f"owned by another user (uid {info.st_uid}): not read")
         return handle.read(limit)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -954,6 +955,31 @@ USER_KEYS = frozenset(
         "sync.trust",
     }
 )
+# Keys a project's .memctl/config.yaml may not set: it came with the repository, and these
+# say where the person's data goes or whose word memctl trusts. A cloned repository naming
+# a model server or provider would receive every session's text (``ollama.host``,
+# ``openai.base_url``, ``llm``), the variable holding an API key would send that variable
+# (``openai.api_key_env: GITHUB_TOKEN``), a sync remote would receive the shared memories,
+# ``sync.trust`` would open sessions with anyone's memories, ``mcp.ingest_paths`` would
+# let MCP read more of the disk, and the store's embedder is the whole store's. The
+# person sets them in the home's config.yaml, the environment or a flag.
+PERSONAL_KEYS = frozenset(
+    {
+        "embedder",
+        "embed.model_dir",
+        "ollama.host",
+        "ollama.embed_model",
+        "llm",
+        "openai.base_url",
+        "openai.api_key_env",
+        "mcp.ingest_paths",
+        "sync.remote",
+        "sync.include",
+        "sync.readonly",
+        "sync.auto",
+        "sync.trust",
+    }
+)
 KEYS_BY_NAME = {key.name: key for key in KEYS}
 KEY_NAMES_BY_ATTR = {key.attr: key.name for key in KEYS}
 
@@ -981,6 +1007,8 @@ class Settings(Values):
     cwd: Path
     values: dict[str, Any]
     sources: dict[str, str] = field(default_factory=dict)
+    refused: tuple[str, ...] = ()  # PERSONAL_KEYS the project's file set: left out
+    foreign: str = ""  # why the project's whole file was left out (another user's)
 
     if not TYPE_CHECKING:  # mypy checks attributes against Values instead
 
@@ -1002,6 +1030,20 @@ class Settings(Values):
     @property
     def project_config(self) -> Path:
         return project_root(self.cwd) / PROJECT_CONFIG
+
+    @property
+    def refused_note(self) -> str:
+        """One line naming what of the project's file was left out ('' when nothing): the
+        whole file when another user owns it, else the keys it may not set."""
+        if self.foreign:
+            return f"{self.project_config}: {self.foreign}: left out"
+        if not self.refused:
+            return ""
+        return (
+            f"{self.project_config} sets {', '.join(self.refused)}: left out (a project's "
+            "file may not say where your data goes; set them in "
+            f"{self.home_config} if you mean them)"
+        )
 
     @cached_property
     def project_scope(self) -> str:
@@ -1039,7 +1081,7 @@ def read_config_file(path: Path, untrusted: bool = False) -> dict[str, Any]:
     """The keys set in one YAML config file, validated; {} when the file does not exist.
     An ``untrusted`` one (a project's, which came with the repository) is read only as a
     regular file, never through a link, never waiting on a FIFO."""
-    from memctl.config.files import read_untrusted
+    from memctl.config.files import NotOwned, read_untrusted
 
     if not untrusted and not path.is_file():
         return {}
@@ -1049,6 +1091,8 @@ def read_config_file(path: Path, untrusted: bool = False) -> dict[str, Any]:
         data = read_untrusted(path, CONFIG_MAX_BYTES + 1) if untrusted else path.read_bytes()
     except FileNotFoundError:
         return {}
+    except NotOwned:
+        raise
     except OSError as exc:
         raise ConfigError(f"{path}: {exc.strerror}") from None
     if len(data) > CONFIG_MAX_BYTES:
@@ -1118,12 +1162,17 @@ def load_settings(
     if environ.get("OLLAMA_HOST"):
         values["ollama.host"] = _ollama_url(environ["OLLAMA_HOST"])
         sources["ollama.host"] = "OLLAMA_HOST"
+    project_file = project_root(cwd) / PROJECT_CONFIG
+    from memctl.config.files import NotOwned
+
+    try:
+        project, foreign = read_config_file(project_file, untrusted=True), ""
+    except NotOwned as exc:  # another user's /tmp/.memctl: tunes nothing of this user's
+        project, foreign = {}, exc.strerror or "owned by another user"
+    refused = tuple(sorted(PERSONAL_KEYS.intersection(project)))
     layers = [
         (str(home / CONFIG_FILE), read_config_file(home / CONFIG_FILE)),
-        (
-            str(project_root(cwd) / PROJECT_CONFIG),
-            read_config_file(project_root(cwd) / PROJECT_CONFIG, untrusted=True),
-        ),
+        (str(project_file), {k: v for k, v in project.items() if k not in PERSONAL_KEYS}),
         ("environment", read_env(environ)),
         ("flag", {name: key_named(name).parse(v) for name, v in (overrides or {}).items()}),
     ]
@@ -1131,7 +1180,9 @@ def load_settings(
         for name, value in layer.items():
             values[name] = value
             sources[name] = source
-    return Settings(home=home, cwd=cwd, values=values, sources=sources)
+    return Settings(
+        home=home, cwd=cwd, values=values, sources=sources, refused=refused, foreign=foreign
+    )
 
 
 def split_assignments(pairs: Iterable[str]) -> dict[str, str]:
@@ -1157,6 +1208,15 @@ def settings_from_flags(
     return load_settings(
         home=Path(home).expanduser() if home else None, cwd=cwd, overrides=overrides
     )
+
+
+def check_project_key(name: str) -> None:
+    """ConfigError when ``name`` is a key only the person sets (``PERSONAL_KEYS``)."""
+    if key_named(name).name in PERSONAL_KEYS:
+        raise ConfigError(
+            f"{name} is not for a project's file (it says where your data goes): "
+            f"set it with `memctl config set {name} VALUE`"
+        )
 
 
 def write_config_value(path: Path, name: str, value: str) -> Any:
@@ -1211,12 +1271,18 @@ def _drop_key(tree: dict[str, Any], name: str) -> None:
                 del tree[part]
 
 
-def template() -> str:
-    """A commented config file listing every key at its default."""
+def template(project: bool = False) -> str:
+    """A commented config file listing every key at its default (a project's: every key
+    but those only the person sets, ``PERSONAL_KEYS``)."""
     import yaml
 
     lines = ["# memctl configuration. Every key is shown at its default; uncomment to change."]
-    for key in [k for k in KEYS if not k.tuning] + [None] + [k for k in KEYS if k.tuning]:
+    if project:
+        said = "A project's file: the keys saying where your data goes are yours alone, set in "
+        said += f"your home's config.yaml, and left out here: {', '.join(sorted(PERSONAL_KEYS))}."
+        lines += [f"# {line}" for line in textwrap.wrap(said, 86)]
+    keys = [k for k in KEYS if not (project and k.name in PERSONAL_KEYS)]
+    for key in [k for k in keys if not k.tuning] + [None] + [k for k in keys if k.tuning]:
         if key is None:
             lines += ["#", "# Tuning (advanced): the stages' constants, for experiments."]
             continue

@@ -70,17 +70,23 @@ def embed_messages(
     db: Database, embedder: Embedder, limit: int, session_id: str | None = None
 ) -> int:
     """Embed up to ``limit`` messages (of one session, or the newest of any) that have no
-    vectors yet, a batch per transaction; how many were embedded."""
+    vectors yet, a batch per transaction; how many were embedded. A batch a forget or a
+    redact overtook while it was embedded is read again: its vectors would keep the text
+    taken out."""
+    from memctl.store.events import forgotten_since, last_event
     from memctl.store.message_vectors import add_message_vectors, quantised, unembedded
 
     done = 0
     while done < limit:
+        since = last_event(db)
         batch = unembedded(db, min(BATCH_TEXTS, limit - done), session_id)
         if not batch:
             break
         pieces = [(rowid, n, piece) for rowid, text in batch for n, piece in enumerate(parts(text))]
         vectors = embedder.embed([piece for _, _, piece in pieces])
         with db.atomic():
+            if forgotten_since(db, since):
+                continue
             db.ensure_vector_model(embedder.name, embedder.dim)
             add_message_vectors(
                 db,

@@ -41,6 +41,7 @@ from memctl.memories.privacy import Redactions, scrub_messages
 from memctl.memories.provenance import DIGEST_TAG
 from memctl.model import Category, Message, Role, Session, now_iso, parse_time
 from memctl.store import jobs
+from memctl.store.events import forgotten_since, last_event
 from memctl.store.memories import session_memory
 from memctl.store.runs import save_run
 from memctl.store.sessions import get_session, messages_after, set_extracted_through
@@ -213,8 +214,23 @@ def latest_time(messages: list[Message]) -> str | None:
     return max(times) if times else None
 
 
+class ForgottenMeanwhile(Exception):
+    """A forget or a redact landed while a session was distilled: what was made of the
+    messages read before it must not be written (the caller distils again)."""
+
+
+def _unchanged(ctx: Context, since: int) -> None:
+    """In a write transaction: ForgottenMeanwhile when a forget or redact came after
+    ``since`` (the messages being distilled may hold what it took out)."""
+    if forgotten_since(ctx.db, since):
+        raise ForgottenMeanwhile("a forget or redact meanwhile: distilled again")
+
+
 def run_session(ctx: Context, session_id: str, job_id: int | None = None) -> Run:
-    """Distil all of a session's new messages, batch by batch, then write its digest."""
+    """Distil all of a session's new messages, batch by batch, then write its digest.
+    ForgottenMeanwhile, with nothing written after it, when a forget or a redact lands
+    meanwhile."""
+    since = last_event(ctx.db)  # before the messages are read: any forget after is seen
     session = get_session(ctx.db, session_id)
     if session is None:
         raise NotFoundError(f"no session {session_id}")
@@ -239,6 +255,7 @@ def run_session(ctx: Context, session_id: str, job_id: int | None = None) -> Run
             decisions = distil_batch(run, batch)
             prepare_merges(run, decisions)
             with ctx.db.atomic():
+                _unchanged(ctx, since)
                 apply(run, decisions)
                 record_decisions(run, decisions, done=False)
                 set_extracted_through(ctx.db, session_id, batch[-1].seq)
@@ -249,6 +266,7 @@ def run_session(ctx: Context, session_id: str, job_id: int | None = None) -> Run
         last += [digest] if digest else []
         prepare_merges(run, last)
         with ctx.db.atomic():
+            _unchanged(ctx, since)
             apply(run, last)
             link_corrections(run, session_id)
             record_decisions(run, last)

@@ -18,6 +18,7 @@ import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from memctl.config.files import private_dir, write_private
 from memctl.config.safe_load import json_value
@@ -124,6 +125,45 @@ def _store(ctx: Context, path: Path) -> Captured:
         transcript.tally.title = str(header["title"] or "")
         transcript.tally.started_at = header["started_at"]
         return store_transcript(ctx, transcript, str(header["source"]), options)
+
+
+def redact_spooled(ctx: Context, needle: str, mark: str) -> int:
+    """Replace ``needle`` by ``mark`` in every string of every spooled transcript, stored
+    ones and failed ones (``memctl redact``: else the next maintain stores the value back);
+    how many files changed."""
+    folder = spool_dir(ctx)
+    changed = 0
+    for path in folder.glob(f"*{SUFFIX}*") if folder.is_dir() else []:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, ValueError):
+            continue
+        rewritten = "".join(_line_redacted(line, needle, mark) + "\n" for line in text.splitlines())
+        if rewritten != text:
+            write_private(path, rewritten)
+            changed += 1
+    return changed
+
+
+def _line_redacted(line: str, needle: str, mark: str) -> str:
+    """One spooled line with ``needle`` replaced in its strings (in its text when it is no
+    JSON: a failed file's)."""
+    try:
+        value = json_value(line)
+    except ValueError:
+        return line.replace(needle, mark)
+    return json.dumps(_replaced(value, needle, mark), ensure_ascii=False)
+
+
+def _replaced(value: Any, needle: str, mark: str) -> Any:
+    """``value`` (parsed JSON) with ``needle`` replaced in each of its strings."""
+    if isinstance(value, str):
+        return value.replace(needle, mark)
+    if isinstance(value, list):
+        return [_replaced(item, needle, mark) for item in value]
+    if isinstance(value, dict):
+        return {key: _replaced(item, needle, mark) for key, item in value.items()}
+    return value
 
 
 def drop_session(ctx: Context, session_id: str) -> int:

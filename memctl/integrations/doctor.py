@@ -48,6 +48,7 @@ def doctor(
         *capture_checks(settings.home),
         resident_check(settings),
         *identity_checks(settings),
+        *project_config_check(settings),
         llm_check(settings),
         sync_check(settings),
         modes_check(settings.home),
@@ -190,6 +191,15 @@ def capture_checks(home: Path) -> list[Check]:
     ]
 
 
+def project_config_check(settings: Settings) -> list[Check]:
+    """What of a project's config.yaml was left out: the keys only the person sets, or
+    the whole file when another user owns it."""
+    if not settings.refused_note:
+        return []
+    fix = f"remove them from {settings.project_config}"
+    return [Check("config", WARN, settings.refused_note, fix)]
+
+
 def identity_checks(settings: Settings) -> list[Check]:
     """Each identity file that is there (``retrieve.identity``), and what of it was left
     out or redacted: a link, a FIFO or a device is never read."""
@@ -201,7 +211,8 @@ def identity_checks(settings: Settings) -> list[Check]:
         if found is None:
             continue
         if not found.text:
-            checks.append(Check("identity", WARN, found.note, f"make {path} a regular file"))
+            fix = f"make {path} a regular file of your own, or remove it"
+            checks.append(Check("identity", WARN, found.note, fix))
         elif found.note:
             checks.append(Check("identity", WARN, found.note, f"edit {path}"))
         else:
@@ -265,11 +276,11 @@ def sync_check(settings: Settings) -> Check:
     """The sync remote answers, when one is configured."""
     if not settings.sync_remote:
         return Check("sync", OK, "off (no sync.remote)")
-    from memctl.sync.repo import unreachable
+    from memctl.sync.repo import shown_remote, unreachable
 
     why = unreachable(settings.sync_remote, settings.sync_git_timeout)
     if why is None:
-        return Check("sync", OK, f"{settings.sync_remote} answers")
+        return Check("sync", OK, f"{shown_remote(settings.sync_remote)} answers")
     return Check("sync", FAIL, why, "check the URL and your access (`git ls-remote URL`)")
 
 

@@ -73,12 +73,21 @@ class HeadlessLLM:
         )
 
 
-def _run(argv: list[str], timeout: float, cwd: str) -> str:
-    """The CLI's standard output; Retryable when it times out or fails."""
+def _run(argv: list[str], prompt: str, timeout: float, cwd: str) -> str:
+    """The CLI's standard output; Retryable when it times out or fails. The prompt (the
+    session's text) goes on its standard input: a command line is readable by every local
+    user for as long as the process runs (``ps``, ``/proc/PID/cmdline``)."""
     env = {**os.environ, HEADLESS_ENV: "1"}
     try:
         done = subprocess.run(
-            argv, capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd, check=False
+            argv,
+            input=prompt,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=env,
+            cwd=cwd,
+            check=False,
         )
     except subprocess.TimeoutExpired:
         name = Path(argv[0]).name
@@ -96,7 +105,7 @@ def _claude(
     argv += ["--tools", "", "--strict-mcp-config", "--system-prompt", system]
     argv += ["--model", model] if model else []
     with tempfile.TemporaryDirectory(prefix="memctl-headless-") as where:
-        out = _run([*argv, prompt], timeout, where)
+        out = _run(argv, prompt, timeout, where)  # claude -p reads the prompt from stdin
     try:
         result = json.loads(out)
     except ValueError:
@@ -121,7 +130,7 @@ def _codex(
         argv = [program, "exec", "--ephemeral", "--skip-git-repo-check", "--json"]
         argv += ["--sandbox", "read-only", "--output-schema", str(schema_file)]
         argv += ["--model", model] if model else []
-        out = _run([*argv, f"{system}\n\n{prompt}"], timeout, where)
+        out = _run([*argv, "-"], f"{system}\n\n{prompt}", timeout, where)  # "-": from stdin
     text, prompt_tokens, output_tokens = "", 0, 0
     for line in out.splitlines():
         try:

@@ -21,6 +21,7 @@ from memctl.config import Settings
 from memctl.config.files import private_dir
 from memctl.errors import InputError, NotFoundError, StoreError
 from memctl.store.database import Database
+from memctl.store.events import forgotten_since, last_event
 from memctl.store.maintenance import backup_problems, checkpoint, vacuum_into
 
 BACKUP_DIR = "backups"
@@ -55,9 +56,8 @@ def make_backup(settings: Settings, db: Database) -> Path:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     path = folder / f"{PREFIX}{stamp}{SUFFIX}"
     partial = path.with_name(path.name + PARTIAL)
-    os.close(os.open(partial, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
     try:
-        vacuum_into(db, partial)
+        _copied(db, partial)
         problems = backup_problems(partial)
         if problems:
             raise StoreError(f"the new backup is not a sound store: {problems[0]}")
@@ -69,6 +69,24 @@ def make_backup(settings: Settings, db: Database) -> Path:
         raise
     prune(settings)
     return path
+
+
+# Copies begun again when a forget keeps overtaking them (each is a few seconds at most).
+COPY_TRIES = 3
+
+
+def _copied(db: Database, partial: Path) -> None:
+    """The store copied into ``partial``, from a snapshot no forget overtook: a forget,
+    redact or permanent delete that commits while the copy is made does not see it among
+    the backups (it is no backup yet), so that copy is made again, or refused."""
+    for _ in range(COPY_TRIES):
+        since = last_event(db)
+        os.close(os.open(partial, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        vacuum_into(db, partial)
+        if not forgotten_since(db, since):
+            return
+        partial.unlink()
+    raise StoreError("no backup: forgets kept landing while it was copied; the next maintain")
 
 
 def prune(settings: Settings) -> list[Path]:

@@ -31,6 +31,7 @@ from memctl.maintain.plan import Maintenance, TaskReport
 from memctl.maintain.similar import cluster_ids, load_vectors, settle, star_clusters
 from memctl.memories.privacy import model_text
 from memctl.model import Kind, Memory, Relation, RelationType, Role, State
+from memctl.store.events import last_event
 from memctl.store.maintenance import episodes_to_consolidate
 from memctl.store.memories import MemoryFilter, get_memories
 
@@ -75,12 +76,15 @@ def extract_facts(m: Maintenance, report: TaskReport) -> None:
     s = m.settings
     before = m.ago(s.maintain_consolidate_after_days)
     ids = episodes_to_consolidate(m.db, before, s.maintain_consolidate_max)
+    since = last_event(m.db)
     episodes = get_memories(m.db, ids)
     for memory_id in ids:
         episode = episodes[memory_id]
         decisions = distil(m, episode)
         facts = [d.fact.content for d in decisions]
         with m.db.atomic():
+            if m.overtaken(since, report):
+                return
             apply(m.run, decisions)
             made = {d.memory_id for d in decisions if d.memory_id and d.memory_id != episode.id}
             for fact_id in sorted(made):
@@ -135,6 +139,7 @@ def merge(m: Maintenance, report: TaskReport) -> None:
 def merge_cluster(m: Maintenance, report: TaskReport, cluster: list[str]) -> tuple[set[str], bool]:
     """Merge one cluster into its most complete member: the ids superseded, and whether the
     LLM wrote the survivor a new text."""
+    since = last_event(m.db)
     members = get_memories(m.db, cluster, ACTIVE)
     group = [members[i] for i in cluster if i in members]
     if len(group) < 2:
@@ -144,6 +149,8 @@ def merge_cluster(m: Maintenance, report: TaskReport, cluster: list[str]) -> tup
     text = merged_text(m, [survivor, *others])
     rewrite = bool(text) and text != survivor.content
     with m.db.atomic():
+        if m.overtaken(since, report):
+            return set(), False
         if text and rewrite:
             changes.rewrite(m, survivor, text, "merge")
         changes.fold(m, survivor, others, changes.MERGE)

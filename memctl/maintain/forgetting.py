@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -72,6 +72,7 @@ class Forgotten:
     backups: list[str] = field(default_factory=list)  # rewritten
     wal_emptied: bool = True
     shared: list[str] = field(default_factory=list)  # of memories: those a sync published
+    spooled: int = 0  # transcripts waiting in the spool, rewritten
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -82,6 +83,7 @@ class Forgotten:
             "backups_rewritten": self.backups,
             "wal_emptied": self.wal_emptied,
             "shared": self.shared,
+            "spooled_rewritten": self.spooled,
         }
 
     def history_note(self) -> str:
@@ -196,6 +198,9 @@ def redact(ctx: Context, text: str) -> Forgotten:
     vectors = dict(zip([m.id for m in found], ctx.vectors(texts) if texts else [], strict=True))
     done = Forgotten(f"a value of {len(needle)} characters")
     _everywhere(ctx, done, lambda db, into, live: _redact_in(db, needle, into, live, vectors))
+    from memctl.ingest.spool import redact_spooled  # ingest's parsers: only here
+
+    done.spooled = redact_spooled(ctx, needle, REDACTED)  # else the next maintain stores it
     return done
 
 
@@ -239,7 +244,28 @@ def _indexes_rebuilt(db: Database, memories: bool) -> None:
 
 def _everywhere(ctx: Context, done: Forgotten, apply: Apply) -> None:
     """``apply`` to the store, then to its file (zeroed, merged, compacted, the WAL
-    emptied), then to every backup."""
+    emptied), then to every backup; never while a sync runs (``_no_sync``)."""
+    with _no_sync(ctx):
+        _apply_everywhere(ctx, done, apply)
+
+
+@contextlib.contextmanager
+def _no_sync(ctx: Context) -> Iterator[None]:
+    """The sync lock, when there is a sync clone: a sync that read a memory before the
+    forget would otherwise write its file, and push it, after (and the forget could not
+    say so). A SyncError when a sync holds it past ``sync.lock_wait``: nothing forgotten."""
+    from memctl.sync.pipeline import clone_path, lock_path  # sync's YAML and git: only here
+
+    if not (clone_path(ctx.settings) / ".git").exists():
+        yield
+        return
+    from memctl.sync.lock import sync_lock
+
+    with sync_lock(lock_path(ctx.settings), ctx.settings.sync_lock_wait):
+        yield
+
+
+def _apply_everywhere(ctx: Context, done: Forgotten, apply: Apply) -> None:
     _erased(ctx.db, lambda db: apply(db, done, ctx))
     _indexes_rebuilt(ctx.db, bool(done.memories))
     done.shared = _out_of_the_clone(ctx, done.memories)

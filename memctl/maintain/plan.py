@@ -17,6 +17,7 @@ from memctl.ingest.run import Run
 from memctl.maintain.report import TaskReport
 from memctl.model import format_time
 from memctl.store.database import Database
+from memctl.store.events import forgotten_since
 from memctl.store.writes import Writer
 
 
@@ -55,6 +56,15 @@ class Maintenance:
     def ago(self, days: float) -> str:
         """The timestamp ``days`` before the run's clock."""
         return format_time(self.now - timedelta(days=days))
+
+    def overtaken(self, since: int, report: TaskReport) -> bool:
+        """In a write transaction: whether a forget or a redact came after event ``since``
+        (what a task read before, and asked a model about, may hold the text it took out);
+        noted on ``report``, and the task writes nothing of it (the next run reads again)."""
+        if not forgotten_since(self.db, since):
+            return False
+        report.notes.append("a forget or redact meanwhile: the rest waits for the next run")
+        return True
 
     def report(self, task: str) -> TaskReport:
         """A new report for ``task``, kept in order."""

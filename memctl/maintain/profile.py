@@ -44,6 +44,7 @@ from memctl.memories.privacy import scrub
 from memctl.memories.provenance import DIGEST_TAG
 from memctl.model import Category, Memory, State, now_iso
 from memctl.store.database import Database
+from memctl.store.events import last_event
 from memctl.store.memories import MemoryFilter, get_memories, list_memories
 from memctl.store.profile import (
     ProfileLine,
@@ -275,9 +276,12 @@ def profile(m: Maintenance) -> TaskReport:
         if host_kept(m.db, scope):
             report.count("kept as the host wrote them")
             continue
+        since = last_event(m.db)
         ruled = written(m.db, scope, at)
         lines = llm_written(m, ruled) or ruled
         with m.db.atomic():
+            if m.overtaken(since, report):
+                return report
             replace_profile(m.db, scope, lines)
         report.count("lines", len(lines))
         report.count("profiles")

@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 
 from memctl.context import Context
 from memctl.ingest.message_vectors import drop_unkept, embed_messages
-from memctl.ingest.pipeline import run_session
+from memctl.ingest.pipeline import ForgottenMeanwhile, run_session
 from memctl.maintain.claims import release_orphans
 from memctl.memories.privacy import safe_line
 from memctl.model import format_time
@@ -50,7 +50,10 @@ def drain(ctx: Context, worker: str, log: Log, limit: int | None = None) -> Drai
         try:
             if job.kind != "ingest" or job.session_id is None:
                 raise ValueError(f"unknown job kind {job.kind!r}")
-            run = run_session(ctx, job.session_id, job.id)
+            try:
+                run = run_session(ctx, job.session_id, job.id)
+            except ForgottenMeanwhile:  # again, from what the forget or redact left
+                run = run_session(ctx, job.session_id, job.id)
         except Exception as error:  # a job must never take the worker down with it
             message = safe_line(f"{type(error).__name__}: {error}")
             retry = job.attempts < settings.ingest_job_max_attempts

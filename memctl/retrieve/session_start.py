@@ -380,6 +380,8 @@ def layered_context(
     tokens = Tokens(settings)
     builder = _Builder(out, total, tokens, now or datetime.now(UTC))
     builder.trust = trusted_hosts(settings.sync_trust)
+    if settings.refused_note:
+        out.notes.append(settings.refused_note)
     _identity(builder, settings.home, settings.cwd)
     if settings.db_path.exists():
         builder.host_of = lambda memory_id: foreign_hosts(ctx.db, (memory_id,)).get(memory_id)

@@ -93,3 +93,20 @@ def count_events(db: Database, memory_id: str | None = None) -> int:
     if memory_id:
         return db.value("SELECT count(*) FROM events WHERE memory_id = ?", (memory_id,))
     return db.value("SELECT count(*) FROM events")
+
+
+def last_event(db: Database) -> int:
+    """The newest event's id (0: none yet)."""
+    return int(db.value("SELECT COALESCE(MAX(id), 0) FROM events") or 0)
+
+
+def forgotten_since(db: Database, after_event: int) -> bool:
+    """Whether something was taken out for good after an event: a forget or a redact
+    (``Writer.forgotten``), a memory deleted permanently (``Writer.delete``)."""
+    return bool(
+        db.value(
+            "SELECT 1 FROM events WHERE id > ? AND action = ? "
+            "AND json_extract(data, '$.permanent') IS NOT NULL LIMIT 1",
+            (after_event, str(Action.DELETE)),
+        )
+    )

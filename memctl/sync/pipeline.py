@@ -61,7 +61,7 @@ from memctl.sync.migrate import (
     move_index,
 )
 from memctl.sync.outgoing import Outgoing, plan_export
-from memctl.sync.repo import Clone, git_errors, require_git
+from memctl.sync.repo import Clone, git_errors, require_git, shown_remote
 
 META_REMOTE, META_MARK, META_LAST = "sync_remote", "sync_exported_event", "sync_last"
 META_GRAPH_MARK = "sync_exported_graph"  # the graph's generation at the last export
@@ -136,7 +136,7 @@ def _sync_in(
     ctx: Context, clone: Clone, remote: str, dry_run: bool, progress: Progress
 ) -> SyncResult:
     clone.recover()
-    result = SyncResult(remote, host_id(ctx.db), dry_run, ctx.settings.sync_readonly)
+    result = SyncResult(shown_remote(remote), host_id(ctx.db), dry_run, ctx.settings.sync_readonly)
     if dry_run:
         return _preview(ctx, clone, result, progress)
     run = RunRecord(id=new_id(), kind=SYNC_KIND)
@@ -234,8 +234,8 @@ def _open_clone(ctx: Context, remote: str) -> Clone:
         clone = Clone.open(path, timeout)
         if clone.origin_url != remote:
             raise SyncError(
-                f"the clone at {path} tracks {clone.origin_url}, not sync.remote {remote}; "
-                f"run `memctl sync init {remote}`"
+                f"the clone at {path} tracks {shown_remote(clone.origin_url)}, not "
+                f"sync.remote {shown_remote(remote)}; run `memctl sync init` with sync.remote"
             )
     else:
         clone = Clone.clone(remote, path, timeout)

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Callable
+from pathlib import Path
 
-from memctl.api.config import Context, Settings
+from memctl.api.config import Context, Settings, write_private
 from memctl.errors import UsageError
 from memctl.ui.app import build_app
 from memctl.ui.security import LOGIN_PATH, Keys, hosts_for
 
 LOOPBACK = "127.0.0.1"
+# ``--open``'s page: the browser opens this file, which sends it on to the sign-in URL, so
+# the token is never on a command line (a browser's is readable by every local user for as
+# long as it runs, as Jupyter found); 0600 in the data directory, gone when the viewer stops.
+SIGN_IN_PAGE = Path("ui") / "sign-in.html"
 BACKLOG = 128  # connections waiting to be accepted (the kernel's usual somaxconn)
 
 
@@ -29,6 +34,20 @@ def listen(port: int) -> socket.socket:
         ) from None
     sock.listen(BACKLOG)
     return sock
+
+
+def sign_in_page(home: Path, url: str) -> Path:
+    """The page that opens ``url`` (the sign-in URL), written 0600 under ``home``."""
+    from html import escape
+
+    path = home / SIGN_IN_PAGE  # its folder made 0700, as every one memctl makes
+    link = escape(url, quote=True)
+    write_private(
+        path,
+        f'<!doctype html><meta http-equiv="refresh" content="0;url={link}">'
+        f'<title>memctl</title><p><a href="{link}">Open the memctl viewer</a></p>\n',
+    )
+    return path
 
 
 def serve(settings: Settings, port: int, ready: Callable[[str], None]) -> None:
@@ -50,3 +69,4 @@ def serve(settings: Settings, port: int, ready: Callable[[str], None]) -> None:
     finally:
         viewer.close()
         sock.close()
+        (settings.home / SIGN_IN_PAGE).unlink(missing_ok=True)

@@ -327,7 +327,7 @@ def test_project_variants_write_at_the_git_root(home: Path, tmp_path: Path) -> N
     project_file = repo / ".memctl" / "config.yaml"
 
     assert run_cli("config", "init", "--project", cwd=subdir).returncode == 0
-    assert project_file.read_text(encoding="utf-8") == template()
+    assert project_file.read_text(encoding="utf-8") == template(project=True)
     done = run_cli("config", "set", "--project", "recall.limit", "7", cwd=subdir)
     assert done.returncode == 0, done.stderr
 
@@ -371,7 +371,9 @@ def test_ollama_host_loses_to_any_setting_of_the_key(home: Path, tmp_path: Path)
     with_env = environ(home, OLLAMA_HOST="gpu-box:11434")
     project = tmp_path / "project"
     write(project / PROJECT_CONFIG, "ollama:\n  host: http://project:1\n")
-    assert load_settings(environ=with_env).ollama_host == "http://project:1"
+    from_project = load_settings(environ=with_env)  # a cloned repository's server: left out
+    assert from_project.ollama_host == "http://gpu-box:11434"
+    assert from_project.refused == ("ollama.host",)
     home_file = write(home / "config.yaml", "ollama.host: http://home:2\n")
     (project / PROJECT_CONFIG).unlink()
     settings = load_settings(environ=with_env)

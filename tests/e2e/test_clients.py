@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -424,3 +426,37 @@ def test_codex_does_not_start_without_memctls_program_and_doctor_says_why(world:
     )
     programs = next(c for c in json.loads(checks.stdout) if c["name"] == "programs")
     assert programs["status"] == "fail" and gone in programs["detail"]
+
+
+def test_opencode_hands_a_session_to_memctl_through_a_file_only_its_user_reads(
+    world: World, tmp_path: Path
+) -> None:
+    """The plugin passes a whole session to ``memctl hook`` through a file in $TMPDIR
+    (the hook outlives OpenCode): made 0600 and new (never through a link planted at its
+    name), so another local user cannot read the session while the hook runs."""
+    opencode = client_or_skip("opencode")
+    config = world.home / ".config" / "opencode" / "opencode.json"
+    config.parent.mkdir(parents=True)
+    provider = {"options": {"baseURL": f"{world.model.url}/v1", "apiKey": "scripted"}}
+    settings = {"provider": {"anthropic": provider}, "model": "anthropic/claude-sonnet-4-5"}
+    config.write_text(json.dumps({**settings, "autoupdate": False, "share": "disabled"}))
+    world.memctl("install", "opencode")
+    (plugin,) = (world.home / ".config" / "opencode").rglob("memctl*.js")
+    text = plugin.read_text()
+    argv = json.loads(re.search(r"^const MEMCTL = (.*);$", text, re.M).group(1))  # type: ignore[union-attr]
+    modes = tmp_path / "modes"
+    shim = tmp_path / "memctl-shim"
+    shim.write_text(
+        '#!/bin/sh\nif [ "$3" = session.idle ]; then stat -L -c %a /dev/stdin >> '
+        f'"{modes}"; fi\nexec {" ".join(shlex.quote(a) for a in argv)} "$@"\n'
+    )
+    shim.chmod(0o755)
+    plugin.write_text(
+        text.replace(f"const MEMCTL = {json.dumps(argv)};", f'const MEMCTL = ["{shim}"];')
+    )
+    world.env["TMPDIR"] = str(tmp_path)
+    done = world.run(opencode, "run", FACTS)
+    assert done.returncode == 0, done.stderr
+    assert any("make release" in m for m in world.memories_soon("make release"))
+    assert set(modes.read_text().split()) == {"600"}
+    assert not list(tmp_path.glob("memctl-opencode-*"))  # each removed once handed over

@@ -4,6 +4,7 @@ answer the extraction against the scripted model server; memctl's own runs are n
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -52,8 +53,8 @@ def test_claude_code_headless_distils_and_its_own_run_is_not_captured(world: Wor
     assert len(sessions) == 1  # the ingested one; the headless claude -p was not captured
 
 
-def test_codex_headless_distils(world: World) -> None:
-    client_or_skip("codex")
+def _codex_config(world: World) -> None:
+    """Codex's config pointing it at the scripted model server."""
     config = world.home / ".codex" / "config.toml"
     config.parent.mkdir(parents=True)
     config.write_text(
@@ -61,6 +62,11 @@ def test_codex_headless_distils(world: World) -> None:
         f'name = "scripted"\nbase_url = "{world.model.url}/v1"\nwire_api = "responses"\n',
         encoding="utf-8",
     )
+
+
+def test_codex_headless_distils(world: World) -> None:
+    client_or_skip("codex")
+    _codex_config(world)
     run = distil_with(world, "codex")
     assert run["llm"] == "codex:default" and by_the_llm(run), run
     assert FACT in world.memories()
@@ -72,3 +78,33 @@ def test_a_missing_cli_falls_back_to_the_rules(world: World, tmp_path: Path) -> 
     run = distil_with(world, "claude-code")
     assert any("claude is not on PATH" in note for note in run["notes"]), run
     assert not by_the_llm(run)  # the rules ran instead
+
+
+def _recording(world: World, tmp_path: Path, name: str) -> Path:
+    """A ``name`` on PATH before the real one that writes its command line to a file, then
+    runs the real CLI with the same arguments and standard input."""
+    real = client_or_skip(name)
+    shims = tmp_path / "shims"
+    shims.mkdir()
+    seen = tmp_path / f"{name}.argv"
+    shim = shims / name
+    shim.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" >> "{seen}"\nexec "{real}" "$@"\n')
+    shim.chmod(0o755)
+    world.env["PATH"] = f"{shims}{os.pathsep}{world.env['PATH']}"
+    return seen
+
+
+@pytest.mark.parametrize(("llm", "name"), [("claude-code", "claude"), ("codex", "codex")])
+def test_a_headless_run_gets_the_session_on_stdin_never_in_its_command_line(
+    world: World, tmp_path: Path, llm: str, name: str
+) -> None:
+    """A process's command line is readable by every local user (``ps``, /proc/PID/cmdline)
+    for as long as it runs: the session's text goes through a pipe instead."""
+    if name == "codex":
+        _codex_config(world)
+    seen = _recording(world, tmp_path, name)
+    run = distil_with(world, llm)
+    assert by_the_llm(run), run
+    assert FACT in world.memories()
+    argv = seen.read_text(encoding="utf-8")
+    assert "heron" not in argv, argv

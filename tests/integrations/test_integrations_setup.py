@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from memctl.clients import codex
+from memctl.clients import codex, opencode
 from memctl.clients.base import Launcher, Where
 from memctl.integrations import setup
 from tests.conftest import run_cli
@@ -196,6 +196,8 @@ def test_opencode_plugin_and_cursor_hooks(user: Path) -> None:
     assert '"/opt/memctl/bin/memctl", "--home", "/data/memctl"' in plugin
     assert "session.idle" in plugin and "session.compacted" in plugin
     assert "import " not in plugin and "require(" not in plugin  # nothing to install
+    assert plugin.count("import(") == 1 and 'import("node:fs/promises")' in plugin  # built in
+    assert setup_problems(user) == []
     if shutil.which("node"):  # the module parses as JavaScript
         module = user.parent / "plugin.mjs"
         module.write_text(plugin)
@@ -205,6 +207,23 @@ def test_opencode_plugin_and_cursor_hooks(user: Path) -> None:
     cursor = json.loads((user / ".cursor" / "hooks.json").read_text())
     assert cursor["version"] == 1
     assert cursor["hooks"]["sessionStart"][0]["command"].endswith("hook cursor sessionStart")
+
+
+def setup_problems(user: Path) -> list[str]:
+    return [p for s in setup.status(place(user), user.parent / "data") for p in s.problems]
+
+
+def test_an_older_opencode_plugin_handing_sessions_over_readable_is_a_problem(
+    user: Path,
+) -> None:
+    install(user, "opencode")
+    plugin = user / ".config" / "opencode" / "plugin" / "memctl.js"
+    older = plugin.read_text().replace(opencode.PRIVATE_HANDOVER, "Bun.write(path, payload)")
+    plugin.write_text(older)
+    (problem,) = [p for p in setup_problems(user) if "other users can read" in p]
+    assert "run `memctl install opencode`" in problem
+    install(user, "opencode")
+    assert not [p for p in setup_problems(user) if "other users can read" in p]
 
 
 def test_uninstall_restores_bytes_or_takes_out_only_memctls_part(user: Path) -> None:

@@ -281,3 +281,17 @@ def test_purge_permanent_takes_the_quotes_out_too(home: Path) -> None:
     assert _files_holding(home, "heron-quokka-staging")
     _ok("purge", "--tag", "ops", "--permanent", "--yes")
     assert _files_holding(home, WORD) == [] and _files_holding(home, "heron-quokka") == []
+
+
+def test_redact_reads_the_value_from_stdin_to_keep_it_out_of_the_command_line(
+    home: Path,
+) -> None:
+    """A value typed as an argument stays in the shell's history and shows in `ps`: `-`
+    reads it from standard input instead; nothing there is one line of error."""
+    _ok("remember", f"the office dog is called {WORD}")
+    said = run_cli("redact", "-", input=f"{WORD}\n")
+    assert said.returncode == 0 and "1 memories" in said.stdout, said.stderr
+    assert _files_holding(home, WORD) == []
+    empty = run_cli("redact", "-", input="")
+    assert empty.returncode != 0 and len(empty.stderr.strip().splitlines()) == 1
+    assert "standard input" in empty.stderr

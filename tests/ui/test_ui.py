@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import re
+import signal
 import subprocess
 import sys
+import time
+import urllib.request
 from collections.abc import Iterator
-from html import escape
+from html import escape, unescape
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -400,3 +405,47 @@ def test_a_session_forgotten_in_the_viewer_leaves_no_byte_of_it(
     done = client.post("/sessions/here-1/forget", data={"csrf": keys.csrf})
     assert done.status_code == 303
     assert _files_holding(home, "flaky login") == []
+
+
+def test_ui_open_gives_the_browser_a_private_page_never_the_token_on_its_command_line(
+    home: Path, tmp_path: Path
+) -> None:
+    """A browser's command line is readable by every local user while it runs: `--open`
+    hands it a 0600 page that sends it on to the sign-in URL, removed when the viewer
+    stops (by Ctrl-C; a killed one leaves it, holding a token that died with it). The page
+    signs in; the browser's arguments hold no token."""
+    seen = tmp_path / "browser"
+    browser = tmp_path / "fake-browser"
+    browser.write_text(
+        f'#!/bin/sh\nprintf "%s\\n" "$@" > "{seen}.argv"\n'
+        f'cat "${{1#file://}}" > "{seen}.page"\nstat -c %a "${{1#file://}}" > "{seen}.mode"\n'
+        f'touch "{seen}.done"\n'
+    )
+    browser.chmod(0o755)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "memctl", "ui", "--port", "0", "--open"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "MEMCTL_EMBEDDER": "hash", "BROWSER": str(browser)},
+    )
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().split("open ", 1)[1].strip()
+        token = url.split("token=", 1)[1]
+        deadline = time.monotonic() + 60
+        while not Path(f"{seen}.done").is_file():
+            assert time.monotonic() < deadline, "the browser was never started"
+            time.sleep(0.1)
+        assert token not in Path(f"{seen}.argv").read_text()
+        assert Path(f"{seen}.mode").read_text().strip() == "600"
+        page = Path(f"{seen}.page").read_text()
+        sent_to = unescape(re.search(r'url=([^"]+)"', page).group(1))  # type: ignore[union-attr]
+        assert sent_to == url
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+        with opener.open(sent_to, timeout=30) as signed_in:
+            assert signed_in.url.endswith("/projects")
+        assert (home / "ui" / "sign-in.html").is_file()
+    finally:
+        process.send_signal(signal.SIGINT)  # Ctrl-C
+        process.wait(timeout=30)
+    assert not (home / "ui" / "sign-in.html").exists()

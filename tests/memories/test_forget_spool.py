@@ -1,0 +1,99 @@
+"""Forgetting reaches the spool: a hook that met a busy database keeps the transcript in
+``$MEMCTL_HOME/spool`` for the next ingest or maintain to store. ``memctl redact`` and the
+forget of one message must take the text out of those copies too, or it stays on disk and
+the next ``maintain`` stores it back. Real processes, a real write lock held by another
+process, a real SQLite file."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from tests.conftest import run_cli
+
+DOOR = "kumquat-harbour-1977"  # said in message 2 and again in message 3
+DOG = "lemonzest-otter-42"  # said only in message 3, which waits in the spool
+WAIT = ["-c", "ingest.lock_wait_ms=300"]
+
+
+def _say(path: Path, role: str, text: str) -> None:
+    with path.open("a", encoding="utf-8") as out:
+        out.write(json.dumps({"role": role, "content": text}) + "\n")
+
+
+def _ok(*args: str) -> str:
+    done = run_cli(*args)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+@contextmanager
+def _held(database: Path) -> Iterator[None]:
+    """Another process holding the database's write lock."""
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, sys; db = sqlite3.connect(sys.argv[1], isolation_level=None); "
+            "db.execute('BEGIN IMMEDIATE'); print('held', flush=True); sys.stdin.readline()",
+            str(database),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdin is not None
+    try:
+        assert holder.stdout.readline() == "held\n"
+        yield
+    finally:
+        holder.stdin.write("done\n")
+        holder.stdin.close()
+        holder.wait()
+
+
+def _files_holding(home: Path, needle: str) -> list[str]:
+    raw = needle.encode()
+    return sorted(
+        str(p.relative_to(home)) for p in home.rglob("*") if p.is_file() and raw in p.read_bytes()
+    )
+
+
+def _spooled(home: Path, tmp_path: Path) -> str:
+    """A session stored with messages 1-2; message 3 kept in the spool; the session's id."""
+    transcript = tmp_path / "t.jsonl"
+    _say(transcript, "user", "hello there, first message")
+    _say(transcript, "user", f"our office door code is {DOOR} ok")
+    _ok("ingest", "--transcript", str(transcript), "--wait")
+    _say(transcript, "assistant", f"noted: {DOOR} again, and the dog is {DOG}")
+    with _held(home / "memctl.db"):
+        assert "the database is busy" in _ok(*WAIT, "ingest", "--transcript", str(transcript))
+    assert [p.name for p in (home / "spool").iterdir()]
+    return str(json.loads(_ok("sessions", "list", "--all-scopes", "--json"))[0]["id"])
+
+
+def test_redact_takes_the_value_out_of_a_spooled_transcript(home: Path, tmp_path: Path) -> None:
+    _spooled(home, tmp_path)
+    assert "1 spooled transcripts rewritten" in _ok("redact", DOG)
+    assert _files_holding(home, DOG) == []  # the spooled copy too
+    _ok("maintain")  # stores the spooled message 3
+    assert DOG not in _ok("sessions", "grep", "dog", "--all-scopes")
+    assert "the dog is [REDACTED]" in _ok("sessions", "grep", "dog", "--all-scopes")
+    assert _files_holding(home, DOG) == []
+
+
+def test_forgetting_one_message_leaves_no_copy_in_the_spool(home: Path, tmp_path: Path) -> None:
+    """Held: a spooled copy holds only what came after what was stored (message 3), so a
+    stored message, the only kind one can forget, has no copy there."""
+    session = _spooled(home, tmp_path)
+    _ok("forget", f"{session}#2")
+    assert _files_holding(home, "our office door code") == []
+    _ok("maintain")
+    shown = _ok("sessions", "show", session)
+    assert "our office door code" not in shown and "[forgotten]" in shown
+    assert DOG in shown  # message 3 is stored all the same: nothing else is lost
+    assert _files_holding(home, "our office door code") == []

@@ -1,0 +1,60 @@
+"""A sync remote written with its credentials (``https://user:TOKEN@host/repo.git``, as
+git accepts it) is shown without them: not in what `memctl sync`, `sync init`, `sync
+status`, `doctor` and `maintain` print, nor in the runs `maintain` records in the
+database (cron mails or logs what they print). Only the home's config.yaml, where the
+person wrote it, keeps it. Real processes against a real port where nothing listens."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+from memctl.sync.repo import shown_remote
+from tests.conftest import run_cli
+
+TOKEN = "s3cr3tpassw0rd-for-sync"
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _files_holding(home: Path, needle: str) -> list[str]:
+    raw = needle.encode()
+    return sorted(
+        str(p.relative_to(home)) for p in home.rglob("*") if p.is_file() and raw in p.read_bytes()
+    )
+
+
+def test_a_remote_s_credentials_are_never_printed_nor_stored_but_in_the_config(
+    home: Path,
+) -> None:
+    remote = f"https://bob:{TOKEN}@127.0.0.1:{_closed_port()}/memories.git"
+    said = [run_cli("sync", "init", remote)]
+    assert said[0].returncode != 0
+    assert run_cli("config", "set", "sync.remote", remote).returncode == 0
+    said += [
+        run_cli("sync"),
+        run_cli("sync", "status"),
+        run_cli("sync", "status", "--json"),
+        run_cli("doctor"),
+        run_cli("-c", "sync.auto=true", "maintain"),
+        run_cli("runs", "--json"),
+    ]
+    for done in said:
+        assert TOKEN not in done.stdout + done.stderr, done.args
+    assert "https://bob:***@127.0.0.1" in said[2].stdout  # status still says which remote
+    assert _files_holding(home, TOKEN) == ["config.yaml"]
+
+
+def test_shown_remote_hides_a_password_or_a_token_given_as_the_user() -> None:
+    assert (
+        shown_remote("https://bob:tok@github.com/a/b.git") == "https://bob:***@github.com/a/b.git"
+    )
+    assert shown_remote("https://ghp_abc@github.com/a/b.git") == "https://***@github.com/a/b.git"
+    assert shown_remote("git@github.com:a/b.git") == "git@github.com:a/b.git"
+    assert shown_remote("ssh://git@host/a/b.git") == "ssh://git@host/a/b.git"
+    assert shown_remote("/srv/memories.git") == "/srv/memories.git"
