@@ -9,9 +9,9 @@ Each row of ``KINDS`` names the words a question uses for a kind and the WordNet
 senses ("lemma#sense") whose hyponyms (and instances: "Spain" of "European country"),
 to ``depth`` levels, are its instances. An instance is kept only where that sense is its
 lemma's most frequent noun sense in WordNet (so "head" is not a domestic animal, nor
-"Reading" a city), it is a lemma with no adjective or verb use ("Nice", "Mobile"), of at
-most two words, and the first ``limit`` of them by WordNet's tag count (its frequency in
-the tagged corpus), then alphabetically. ``WRITTEN`` adds instances WordNet files
+"Reading" a city), of at most two words and no abbreviation in capitals ("US", "OR": the full-text index
+finds "us" and "or"), and
+the first ``limit`` of them by ``_commonness``. ``WRITTEN`` adds instances WordNet files
 elsewhere ("hamster" is a rodent, not a pet). Nothing comes from a benchmark's text.
 """
 
@@ -237,7 +237,8 @@ def instances(wordnet: WordNet, kind: Kind, common: frozenset[str]) -> list[str]
             for lemma in wordnet.lemmas[offset]:
                 key = lemma.lower()
                 if (
-                    len(key.split("_")) > MAX_WORDS
+                    lemma.isupper()
+                    or len(key.split("_")) > MAX_WORDS
                     or not key.replace("_", "").replace("-", "").isalpha()
                 ):
                     continue
