@@ -51,6 +51,10 @@ NAME_AFTER = frozenset(
     sdk server service services stack syntax target targets test tests toolchain version
     versions workspace""".split()
 )
+# Words before a kind named in the singular that ask for one of its instances ("what sport",
+# "favorite hobby", "kind of dance"); "of" after SORT_OF.
+ASKS_WHICH = frozenset("what which favorite favourite favorites favourites any".split())
+SORT_OF = frozenset("kind kinds type types sort sorts".split())
 NAME_BEFORE = frozenset("using use uses used write writes wrote learn learning via".split())
 NAME_BEFORE_IN = frozenset(
     "written write writes wrote code coded built implemented rewrite rewritten port ported".split()
@@ -141,9 +145,22 @@ def kinds() -> Kinds:
     return parse_kinds(KINDS_FILE.read_text(encoding="utf-8"))
 
 
+def asks_for_instances(words: list[str], index: int, size: int) -> bool:
+    """Whether the kind named by ``words[index:index + size]`` asks for its instances: named
+    in the plural ("what pets", "his hobbies"), or in the singular right after a word that
+    asks which one ("what sport", "favorite hobby", "kind of dance"), not as a thing of
+    its own ("a good hobby", "Jon's dance")."""
+    if words[index + size - 1].lower().endswith("s"):
+        return True
+    before = words[index - 1].lower() if index > 0 else ""
+    return before in ASKS_WHICH or (
+        before == "of" and index > 1 and words[index - 2].lower() in SORT_OF
+    )
+
+
 def kind_instances(text: str, table: Kinds | None = None) -> dict[str, tuple[Phrase, ...]]:
-    """Each word of ``text`` that names a kind, alone or in a phrase ("pets", "martial
-    arts"), and the kind's instances."""
+    """Each word of ``text`` that names a kind and asks for its instances, alone or in a
+    phrase ("pets", "martial arts"; ``asks_for_instances``), and the kind's instances."""
     table = table or kinds()
     found: dict[str, dict[Phrase, None]] = {}
     for sentence in SENTENCE_END.split(text):
@@ -151,7 +168,7 @@ def kind_instances(text: str, table: Kinds | None = None) -> dict[str, tuple[Phr
         index = 0
         while index < len(words):
             match = _match(table.instances, table.longest, words, index)
-            if match is None:
+            if match is None or not asks_for_instances(words, index, match[1]):
                 index += 1
                 continue
             phrase, size = match

@@ -68,6 +68,15 @@ def test_a_kind_reaches_its_instances_one_way_only() -> None:
     assert arts.kinds == frozenset({"martial", "arts"})
 
 
+def test_a_kind_in_the_singular_asks_for_its_instances_only_when_asked_which() -> None:
+    assert ("basketball",) in kind_instances("What sport does John play?")["sport"]
+    assert ("pottery",) in kind_instances("Is knitting her favourite hobby?")["hobby"]
+    assert "writing" in kind_instances("What kind of writing does Tim do?")
+    # the kind as a thing of its own: nothing searched for it
+    assert kind_instances("Would painting make a good hobby for Tim?") == {}
+    assert kind_instances("How did the city council vote?") == {}
+
+
 def test_a_kind_line_reads_its_names_and_instances() -> None:
     table = parse_kinds("# a comment\n\nwn\tpet | pets\tdog | guinea pig\nmc\tpets\tcat\n")
     assert table.instances[("pets",)] == (("dog",), ("guinea", "pig"), ("cat",))
