@@ -101,6 +101,28 @@ KINDS = (
             "yoga",
         ),
     ),
+    Kind(
+        "activity | activities | outdoor activity | outdoor activities",
+        ("outdoor_sport#1",),
+        2,
+        written=(
+            "hiking", "camping", "swimming", "surfing", "skiing", "kayaking", "fishing",
+            "cycling", "biking", "climbing", "running", "painting", "pottery", "cooking",
+            "baking", "gardening", "photography", "dancing", "yoga", "reading",
+        ),
+    ),
+    Kind(
+        "animal | animals",
+        ("domestic_animal#1", "farm_animal#1"),
+        2,
+        written=(
+            "dog", "cat", "horse", "bird", "turtle", "fish", "rabbit", "cow", "pig", "sheep",
+            "goat", "chicken", "duck", "lion", "tiger", "bear", "elephant", "wolf", "fox",
+            "deer", "monkey", "dolphin", "whale", "owl", "eagle", "snake", "frog", "squirrel",
+        ),
+    ),
+    Kind("food | foods", ("food#2",), 2),
+    Kind("dish | dishes | meal | meals | recipe | recipes", ("dish#2",), 2),
     Kind("games | board game | board games", ("board_game#1",), 2),
     Kind("games | card game | card games", ("card_game#1",), 2, 30),
     Kind(
