@@ -7,12 +7,12 @@ their common instances ("dog", "violin", "basketball"), from WordNet's hyponyms.
 
 Each row of ``KINDS`` names the words a question uses for a kind and the WordNet noun
 senses ("lemma#sense") whose hyponyms (and instances: "Spain" of "European country"),
-to ``depth`` levels, are its instances. An instance is kept only where that sense is its
-lemma's most frequent noun sense in WordNet (so "head" is not a domestic animal, nor
-"Reading" a city), of at most two words and no abbreviation in capitals ("US", "OR": the full-text index
-finds "us" and "or"), and
-the first ``limit`` of them by ``_commonness``. ``WRITTEN`` adds instances WordNet files
-elsewhere ("hamster" is a rodent, not a pet). Nothing comes from a benchmark's text.
+to ``depth`` levels, are its instances. An instance is kept only where that sense is
+its lemma's most frequent noun sense in WordNet (so "head" is not a domestic animal, nor
+"Reading" a city), of at most two words and no abbreviation in capitals ("US", "OR":
+the full-text index would find "us" and "or"), the first ``limit`` of them by
+``_commonness``. A row's ``written`` instances come first: those WordNet files under
+another kind ("hamster" is a rodent, not a pet). Nothing comes from a benchmark's text.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ class Kind:
     senses: tuple[str, ...]  # WordNet noun senses, "lemma#n" (n: the sense number)
     depth: int = 2
     limit: int = LIMIT
-    written: tuple[str, ...] = ()  # instances written for memctl
+    written: str = ""  # instances written for memctl, "|"-separated
     names: bool = False  # WordNet's instances ("Spain" of "European country") too
 
 
@@ -44,61 +44,27 @@ KINDS = (
         ("domestic_animal#1", "house_cat#1"),
         2,
         written=(
-            "dog",
-            "cat",
-            "puppy",
-            "kitten",
-            "hamster",
-            "guinea pig",
-            "rabbit",
-            "bunny",
-            "turtle",
-            "tortoise",
-            "parrot",
-            "goldfish",
-            "fish",
-            "bird",
-            "snake",
-            "lizard",
-            "ferret",
-            "horse",
-            "pup",
+            "dog | cat | puppy | kitten | hamster | guinea pig | rabbit | bunny | turtle | "
+            "tortoise | parrot | goldfish | fish | bird | snake | lizard | ferret | horse | "
+            "pup"
         ),
     ),
     Kind("instrument | instruments | musical instrument", ("musical_instrument#1",), 3),
     Kind("sport | sports", ("sport#1",), 3, 50),
-    Kind("martial art | martial arts", ("martial_art#1",), 2, written=("kickboxing",)),
+    Kind("martial art | martial arts", ("martial_art#1",), 2, written="kickboxing"),
     Kind(
         "exercise | exercises | workout | workouts",
         ("exercise#1",),
         2,
-        written=("yoga", "pilates", "running", "swimming", "cycling", "weightlifting"),
+        written="yoga | pilates | running | swimming | cycling | weightlifting",
     ),
     Kind(
         "hobby | hobbies | pastime | pastimes",
         (),
         written=(
-            "painting",
-            "drawing",
-            "reading",
-            "writing",
-            "cooking",
-            "baking",
-            "gardening",
-            "hiking",
-            "camping",
-            "fishing",
-            "photography",
-            "knitting",
-            "pottery",
-            "dancing",
-            "singing",
-            "gaming",
-            "surfing",
-            "swimming",
-            "running",
-            "cycling",
-            "yoga",
+            "painting | drawing | reading | writing | cooking | baking | gardening | hiking | "
+            "camping | fishing | photography | knitting | pottery | dancing | singing | "
+            "gaming | surfing | swimming | running | cycling | yoga"
         ),
     ),
     Kind(
@@ -106,9 +72,9 @@ KINDS = (
         ("outdoor_sport#1",),
         2,
         written=(
-            "hiking", "camping", "swimming", "surfing", "skiing", "kayaking", "fishing",
-            "cycling", "biking", "climbing", "running", "painting", "pottery", "cooking",
-            "baking", "gardening", "photography", "dancing", "yoga", "reading",
+            "hiking | camping | swimming | surfing | skiing | kayaking | fishing | cycling | "
+            "biking | climbing | running | painting | pottery | cooking | baking | "
+            "gardening | photography | dancing | yoga | reading"
         ),
     ),
     Kind(
@@ -116,9 +82,9 @@ KINDS = (
         ("domestic_animal#1", "farm_animal#1"),
         2,
         written=(
-            "dog", "cat", "horse", "bird", "turtle", "fish", "rabbit", "cow", "pig", "sheep",
-            "goat", "chicken", "duck", "lion", "tiger", "bear", "elephant", "wolf", "fox",
-            "deer", "monkey", "dolphin", "whale", "owl", "eagle", "snake", "frog", "squirrel",
+            "dog | cat | horse | bird | turtle | fish | rabbit | cow | pig | sheep | goat | "
+            "chicken | duck | lion | tiger | bear | elephant | wolf | fox | deer | monkey | "
+            "dolphin | whale | owl | eagle | snake | frog | squirrel"
         ),
     ),
     Kind("food | foods", ("food#2",), 2),
@@ -157,7 +123,7 @@ KINDS = (
         "writings | kind of writing | type of writing",
         ("writing#2",),
         2,
-        written=("poem", "poetry", "novel", "story", "screenplay", "script", "essay", "blog"),
+        written="poem | poetry | novel | story | screenplay | script | essay | blog",
     ),
 )
 
@@ -269,7 +235,8 @@ def instances(wordnet: WordNet, kind: Kind, common: frozenset[str]) -> list[str]
                     scored.setdefault(lemma.replace("_", " "), rank)
     ranked = sorted(scored, key=lambda w: (scored[w], w.lower()))[: kind.limit]
     own = {w.lower() for w in kind.words.split(" | ")}
-    chosen = dict.fromkeys([*kind.written, *ranked])
+    written = [w.strip() for w in kind.written.split("|") if w.strip()]
+    chosen = dict.fromkeys([*written, *ranked])
     return [w for w in chosen if w.lower() not in own]
 
 
