@@ -270,6 +270,8 @@ HEADER = """\
 #       with Princeton University and LICENSEE agrees to preserve same.
 #   mc  instances written for memctl where WordNet files them under another kind (MIT,
 #       as the rest of memctl); a row's source is "wn" when WordNet gave any of it
+# A filter only: SCOWL's everyday words (memctl/ingest/common_words.txt, its header names
+# its licence) rank an untagged WordNet lemma made of them first.
 """
 
 
