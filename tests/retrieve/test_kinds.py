@@ -128,3 +128,15 @@ def test_an_unrelated_question_does_not_get_the_dog_clear(real_ctx: Context) -> 
     ):
         _, clear = _rank(real_ctx, question)
         assert not clear, question
+
+
+def test_a_capitalised_word_of_a_kind_is_no_stranger_where_the_store_names_an_instance(
+    ctx: Context,
+) -> None:
+    api.remember(ctx, api.RememberRequest("Maria: I took a solo trip to Portugal last year."))
+    known = recall(ctx, "What European countries has Maria been to?", touch=False)
+    assert known.run is not None and known.run.strangers == frozenset()
+    assert known.results and "Portugal" in known.results[0].memory.content
+    # the same question about a kind the store never names: "Asian" is a stranger
+    other = recall(ctx, "What Asian countries has Maria been to?", touch=False)
+    assert other.run is not None and other.run.strangers == frozenset({"Asian"})
