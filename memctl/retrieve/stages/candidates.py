@@ -59,7 +59,8 @@ def _bm25(
 ) -> list[tuple[str, float]]:
     """The query's own ``words`` (their ``counts`` spare scoring the memories that hold
     only a common one: store/pruned_bm25.py), and its vocabulary's at ``vocabulary_weight``
-    (vocabulary.py)."""
+    (vocabulary.py): synonyms as ``with_synonyms``, a kind's instances as
+    ``with_instances``."""
     own = fts_rank(reader, words, size, run.where, counts) if words else []
     weight = run.params.vocabulary_weight
     if weight <= 0:
@@ -378,7 +379,9 @@ def _unknown_terms(run: Run, documents: int, containing: dict[str, int]) -> froz
     memory holds in any of their spellings, in a store of at least ``TERMS_KNOWN_FROM``
     memories (nor, with session messages in the ranking, any message): a term a large store
     of a developer's notes never names says the question is about something it does not
-    keep, as a stranger's name does. A small store names few of the terms it could."""
+    keep, as a stranger's name does. A small store names few of the terms it could. A
+    word naming a kind ("pets") is no such term: a store without pets is not about
+    something else."""
     if documents < TERMS_KNOWN_FROM or not run.params.strangers_veto:
         return frozenset()
     unknown = set()
