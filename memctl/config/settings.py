@@ -166,7 +166,8 @@ RECALL_KEYS: tuple[Key, ...] = (
         "recall.vocabulary_weight",
         0.7,
         "Weight of the software vocabulary's synonyms of a query's words (PR: pull request), "
-        "against the query's own words (BM25 and word share); 0: no expansion.",
+        "and of the instances of a kind it names (pets: dog), against the query's own words "
+        "(BM25 and word share); 0: no expansion.",
     ),
     _unit(
         "recall.lead_floor",

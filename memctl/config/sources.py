@@ -44,7 +44,7 @@ SOURCES: dict[str, str] = {
     "recall.relevance_floor": RELEVANCE_2 + " (floors chosen on both benchmarks)",
     "recall.words_weight": RELEVANCE_1 + " (cosine + 0.3 x word share)",
     "recall.vocabulary_weight": "measured: benchmarks.md § Vocabulary (agentmemory weights "
-    "its synonym groups 0.7)",
+    "its synonym groups 0.7) and § Kinds",
     "recall.lead_floor": "measured: benchmarks.md § Paraphrases",
     "recall.lead_margin": "measured: benchmarks.md § Paraphrases",
     "recall.words_cosine": RELEVANCE_2 + " (words need meaning; floors on both benchmarks)",

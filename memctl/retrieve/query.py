@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from memctl.lazy_re import lazy
-from memctl.retrieve.vocabulary import expand
+from memctl.retrieve.vocabulary import expand, kind_instances
 from memctl.retrieve.when import Window, time_window
 
 QUOTED = lazy(r'"([^"]+)"|“([^”]+)”')
@@ -68,9 +68,11 @@ class Analysed:
     window: Window | None = None
     names: tuple[str, ...] = ()
     # the vocabulary's additions (vocabulary.py): phrases searched at recall.vocabulary_weight,
-    # and each query word's group-mates
+    # and each query word's group-mates, or the instances of the kind it names ("pets": dog)
     expansions: tuple[Phrase, ...] = ()
     synonyms: dict[str, tuple[Phrase, ...]] = field(default_factory=dict)
+    kinds: frozenset[str] = frozenset()  # the words of synonyms that name a kind
+    instances: tuple[Phrase, ...] = ()  # their kinds' instances, searched at that weight
 
     @property
     def english(self) -> bool:
@@ -195,15 +197,23 @@ def analyse(text: str, now: datetime) -> Analysed:
     if not alternatives and window:  # a query that is only a time: search its words too
         alternatives = lexical_alternatives(text)
     vocabulary = expand(lexical)
+    instances = {w: m for w, m in kind_instances(lexical).items() if w not in STOPWORDS}
     # a verb that is also a name, used as the verb ("go down"), is not searched
     kept = [p for p in alternatives if not (len(p) == 1 and p[0] in vocabulary.left_out)]
+    synonyms = {w: m for w, m in vocabulary.by_word.items() if w not in STOPWORDS}
+    for word, found in instances.items():
+        synonyms[word] = tuple(dict.fromkeys((*synonyms.get(word, ()), *found)))
     return Analysed(
         text=text,
         alternatives=kept or alternatives,
         window=window,
         names=names(lexical),
         expansions=tuple(p for p in vocabulary.phrases if p not in kept),
-        synonyms={w: m for w, m in vocabulary.by_word.items() if w not in STOPWORDS},
+        synonyms=synonyms,
+        kinds=frozenset(instances),
+        instances=tuple(
+            p for p in dict.fromkeys(p for m in instances.values() for p in m) if p not in kept
+        ),
     )
 
 

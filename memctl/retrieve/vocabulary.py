@@ -15,12 +15,19 @@ sentence would not capitalise it ("mostly Go"), or beside a word that says so
 words: "why did the API go down?" does not search the language, and its "go
 down" searches "outage" and "incident" instead.
 
+Kinds (``kinds.txt``, written from WordNet by ``scripts/gen_kinds.py``): a query word
+naming an everyday kind ("pets", "instruments", "sports", "cities") also searches the
+kind's common instances ("dog", "violin", "basketball", "Rome") at the same lower weight,
+one way only: "what pets does Nate have?" finds "this is Max, my dog", while "dog" does
+not search "pets" or "cat".
+
 Pure functions over the query text; nothing here is FTS syntax.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +36,7 @@ from memctl.lazy_re import lazy
 Phrase = tuple[str, ...]  # as retrieve/query.py's: words in a row, lower case
 
 VOCABULARY_FILE = Path(__file__).with_name("vocabulary.txt")
+KINDS_FILE = Path(__file__).with_name("kinds.txt")
 NAME_TAG, VERB_TAG = "name", "verb"
 WORD = lazy(r"[^\W_]+(?:'[^\W_]+)?")
 SENTENCE_END = lazy(r"[.!?]+(?:\s+|$)|\n+")
@@ -43,6 +51,10 @@ NAME_AFTER = frozenset(
     sdk server service services stack syntax target targets test tests toolchain version
     versions workspace""".split()
 )
+# Words before a kind named in the singular that ask for one of its instances ("what sport",
+# "favorite hobby", "kind of dance"); "of" after SORT_OF.
+ASKS_WHICH = frozenset("what which favorite favourite favorites favourites any".split())
+SORT_OF = frozenset("kind kinds type types sort sorts".split())
 NAME_BEFORE = frozenset("using use uses used write writes wrote learn learning via".split())
 NAME_BEFORE_IN = frozenset(
     "written write writes wrote code coded built implemented rewrite rewritten port ported".split()
@@ -103,6 +115,70 @@ def vocabulary() -> Vocabulary:
 
 
 @dataclass(frozen=True)
+class Kinds:
+    """Each way a question names a kind ("pets", "martial arts") -> the kind's instances."""
+
+    instances: dict[Phrase, tuple[Phrase, ...]]
+    longest: int
+
+
+def parse_kinds(text: str) -> Kinds:
+    """The kinds written in ``text`` (the format of ``kinds.txt``)."""
+    instances: dict[Phrase, dict[Phrase, None]] = {}
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        _, names, members = line.split("\t")
+        found = {p: None for m in members.split("|") if (p := phrase_of(m))}
+        for name in names.split("|"):
+            if phrase := phrase_of(name):
+                instances.setdefault(phrase, {}).update(found)
+    return Kinds(
+        {kind: tuple(found) for kind, found in instances.items()},
+        max((len(p) for p in instances), default=1),
+    )
+
+
+@functools.cache
+def kinds() -> Kinds:
+    """The shipped kinds (read once a process)."""
+    return parse_kinds(KINDS_FILE.read_text(encoding="utf-8"))
+
+
+def asks_for_instances(words: list[str], index: int, size: int) -> bool:
+    """Whether the kind named by ``words[index:index + size]`` asks for its instances: named
+    in the plural ("what pets", "his hobbies"), or in the singular right after a word that
+    asks which one ("what sport", "favorite hobby", "kind of dance"), not as a thing of
+    its own ("a good hobby", "Jon's dance")."""
+    if words[index + size - 1].lower().endswith("s"):
+        return True
+    before = words[index - 1].lower() if index > 0 else ""
+    return before in ASKS_WHICH or (
+        before == "of" and index > 1 and words[index - 2].lower() in SORT_OF
+    )
+
+
+def kind_instances(text: str, table: Kinds | None = None) -> dict[str, tuple[Phrase, ...]]:
+    """Each word of ``text`` that names a kind and asks for its instances, alone or in a
+    phrase ("pets", "martial arts"; ``asks_for_instances``), and the kind's instances."""
+    table = table or kinds()
+    found: dict[str, dict[Phrase, None]] = {}
+    for sentence in SENTENCE_END.split(text):
+        words = WORD.findall(sentence)
+        index = 0
+        while index < len(words):
+            match = _match(table.instances, table.longest, words, index)
+            if match is None or not asks_for_instances(words, index, match[1]):
+                index += 1
+                continue
+            phrase, size = match
+            for word in words[index : index + size]:
+                found.setdefault(word.lower(), {}).update(dict.fromkeys(table.instances[phrase]))
+            index += size
+    return {word: tuple(instances) for word, instances in found.items()}
+
+
+@dataclass(frozen=True)
 class Expansion:
     """What the vocabulary adds to one query.
 
@@ -151,13 +227,15 @@ def written_as_name(words: list[str], index: int) -> bool:
     return after in NAME_AFTER or before in NAME_BEFORE or before_in in NAME_BEFORE_IN
 
 
-def _match(vocab: Vocabulary, words: list[str], start: int) -> tuple[Phrase, int] | None:
-    """The longest vocabulary phrase at ``words[start]`` (its last word may be plural)."""
-    for size in range(min(vocab.longest, len(words) - start), 0, -1):
+def _match(
+    table: Mapping[Phrase, object], longest: int, words: list[str], start: int
+) -> tuple[Phrase, int] | None:
+    """The longest phrase of ``table`` at ``words[start]`` (its last word may be plural)."""
+    for size in range(min(longest, len(words) - start), 0, -1):
         head = tuple(w.lower() for w in words[start : start + size - 1])
         for last in forms(words[start + size - 1]):
             phrase = (*head, last)
-            if phrase in vocab.by_phrase:
+            if phrase in table:
                 return phrase, size
     return None
 
@@ -186,7 +264,7 @@ def expand(text: str, vocab: Vocabulary | None = None) -> Expansion:
         words = WORD.findall(sentence)
         index = 0
         while index < len(words):
-            found = _match(vocab, words, index)
+            found = _match(vocab.by_phrase, vocab.longest, words, index)
             if _ordinary(vocab, words, index, found):
                 ordinary.add(words[index].lower())
                 if found is None or found[1] == 1:

@@ -60,12 +60,17 @@ def _bm25(
 ) -> list[tuple[str, float]]:
     """The query's own ``words`` (their ``counts`` spare scoring the memories that hold
     only a common one: store/pruned_bm25.py), and its vocabulary's at ``vocabulary_weight``
-    (vocabulary.py)."""
+    (vocabulary.py): synonyms as ``with_synonyms``, a kind's instances as
+    ``with_instances``."""
     own = fts_rank(reader, words, size, run.where, counts) if words else []
     weight = run.params.vocabulary_weight
-    if not run.query.expansions or weight <= 0:
+    if weight <= 0:
         return own
-    return with_synonyms(own, fts_rank(reader, run.query.expansions, size, run.where), weight)
+    if run.query.expansions:
+        own = with_synonyms(own, fts_rank(reader, run.query.expansions, size, run.where), weight)
+    if run.query.instances:
+        own = with_instances(own, fts_rank(reader, run.query.instances, size, run.where), weight)
+    return own
 
 
 def with_synonyms(
@@ -82,6 +87,19 @@ def with_synonyms(
     weakest = max(scores.values(), default=0.0)
     for memory_id, score in synonyms:
         scores.setdefault(memory_id, min(weight * score, weakest) if own else weight * score)
+    return sorted(scores.items(), key=lambda hit: (hit[1], hit[0]))
+
+
+def with_instances(
+    own: list[tuple[str, float]], instances: list[tuple[str, float]], weight: float
+) -> list[tuple[str, float]]:
+    """(id, bm25) of both searches' hits, best first: a memory holding an instance of a
+    kind the query names ("pets": "dog") adds ``weight`` x its BM25 for the instances to
+    its own: it holds what the kind's word stands for, beside the query's other words
+    ("Nate"), as a synonym stands for a word the memory lacks."""
+    scores = dict(own)
+    for memory_id, score in instances:
+        scores[memory_id] = scores.get(memory_id, 0.0) + weight * score
     return sorted(scores.items(), key=lambda hit: (hit[1], hit[0]))
 
 
@@ -364,13 +382,17 @@ def _unknown_terms(run: Run, documents: int, containing: dict[str, int]) -> froz
     memory holds in any of their spellings, in a store of at least ``TERMS_KNOWN_FROM``
     memories (nor, with session messages in the ranking, any message): a term a large store
     of a developer's notes never names says the question is about something it does not
-    keep, as a stranger's name does. A small store names few of the terms it could."""
+    keep, as a stranger's name does. A small store names few of the terms it could. A
+    word naming a kind ("pets") is no such term: a store without pets is not about
+    something else."""
     if documents < TERMS_KNOWN_FROM or not run.params.strangers_veto:
         return frozenset()
     unknown = set()
     for word, found in run.query.synonyms.items():
         spellings = [(word,), *found]
-        if not found or containing.get(word) or holds_any(run.ctx.db, spellings):
+        if not found or word in run.query.kinds or containing.get(word):
+            continue
+        if holds_any(run.ctx.db, spellings):
             continue
         if not (run.sessions and phrases_said(run.ctx.db, spellings)):
             unknown.add(word)
