@@ -294,6 +294,23 @@ def lead(candidates: list[Candidate]) -> tuple[str | None, float]:
     return cosines[0][1], cosines[0][0] - cosines[1][0]
 
 
+# Where the crowd around a query is measured (``crowd_cosine``): its 10th closest memory,
+# recall's default limit (recall.limit): a near miss by meaning has that many about as close.
+CROWD_RANK = 10
+
+
+def crowd_cosine(run: Run) -> float | None:
+    """The cosine of the ``CROWD_RANK``th closest memory to the query among those it may
+    find (its scope and states: how crowded the store is around it, as the query sees it);
+    None without a query vector or where fewer memories may be found."""
+    if run.scores is None or run.index is None:
+        return None
+    from memctl.store.vector_query import nearest
+
+    hits = nearest(run.index, run.scores, CROWD_RANK, run.where)
+    return 1.0 - hits[-1][1] if len(hits) == CROWD_RANK else None
+
+
 def relevance_strength(run: Run, cosine: float | None, share: float) -> float:
     """What a candidate's own evidence weighs: its cosine + ``words_weight`` x its share of
     the query's words (the share counts from a cosine of ``words_cosine``); without a
@@ -341,6 +358,7 @@ def evidence(
     share: float,
     pairs: frozenset[tuple[str, str]] = frozenset(),
     margin: float | None = None,
+    crowd: float | None = None,
 ) -> tuple[str | None, str]:
     """(SHOWS, SUPPORTS or None, what the evidence is) for one candidate, on its own;
     ``share``: the share of the query's content words it holds (``coverage``); ``margin``:
@@ -367,12 +385,26 @@ def evidence(
     far = far_message(run, candidate)
     if far:
         seen = f"{seen}, {far}"
+    # in a store crowded around the query, the floor rises with the crowd (CROWD_RANK)
+    crowded = (
+        p.crowd_margin > 0
+        and cosine is not None
+        and crowd is not None
+        and strength < crowd + p.crowd_margin
+    )
     if stranger is None and strength >= p.relevance_floor and not far:
-        if run.anchors or legs_agree(candidate, p.agree_top):
+        if crowded:
+            seen = (
+                f"{seen}, not {p.crowd_margin} above the cosine of the {CROWD_RANK}th "
+                f"closest memory, {crowd:.3f}"
+            )
+        elif run.anchors or legs_agree(candidate, p.agree_top):
             return SHOWS, seen
-        seen = f"{seen}, not the closest in meaning, nor in both legs' top {p.agree_top}"
+        else:
+            seen = f"{seen}, not the closest in meaning, nor in both legs' top {p.agree_top}"
+    # meaning alone: the words a memory shares with the query are weighed by the rule above
     if stranger is None and margin is not None and margin >= p.lead_margin:
-        if strength >= p.lead_floor:
+        if cosine is not None and cosine >= p.lead_floor:
             return SHOWS, f"{seen}, closest in meaning, {margin:.3f} ahead of the next"
     if stranger is not None:
         seen = f"{seen}, the query names {stranger}, which no memory mentions"
@@ -445,8 +477,9 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     pairs = word_pairs(run.query.text)
     shares = {c.id: coverage(run, c, pattern) for c in candidates}
     leader, margin = lead(candidates)
+    crowd = crowd_cosine(run)
     judged = [
-        (c, *evidence(run, c, shares[c.id], pairs, margin if c.id == leader else None))
+        (c, *evidence(run, c, shares[c.id], pairs, margin if c.id == leader else None, crowd))
         for c in candidates
     ]
     # stored questions boost a memory and never alone make it clear (DESIGN.md, recall 4);
