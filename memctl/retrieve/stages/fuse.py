@@ -22,12 +22,19 @@ store), and whether it was created inside a time the query names.
   ``words_floor`` of the query's words (an exact identifier, a name), or when
   it lies inside a time the query names and holds one of its words ("lunch
   last Tuesday"), or, for a query that is only a time, when it lies inside
-  that time.
-- So does the candidate closest to the query in meaning when its strength reaches
-  ``lead_floor`` and its cosine leads the next closest by ``lead_margin``: a question in
+  that time. In a store crowded around the query, that floor rises with the
+  crowd: cosine + ``words_weight`` x word share must also reach the cosine of
+  the query's ``CROWD_RANK``th closest memory (in its scope) + ``crowd_margin``.
+  A near miss by meaning ("best time of year to visit patagonia?" beside a
+  thousand chat turns about holidays) has many memories about as close; an
+  answer stands above them (docs/benchmarks.md, "Near misses in a crowd").
+- So does the candidate closest to the query in meaning when its cosine reaches
+  ``lead_floor`` and leads the next closest by ``lead_margin``: a question in
   other words than its memory shares no word with it and may score only 0.3 to 0.45,
   but it stands out from the rest of the store, where an unrelated question scores
-  about the same against everything (docs/benchmarks.md, "Paraphrases").
+  about the same against everything (docs/benchmarks.md, "Paraphrases"). This rule
+  weighs the meaning alone: a word the memory shares with the query ("do we shard
+  the database by tenant?" beside the database note) is weighed by the rule above.
 - Neither of these two (evidence by meaning alone) counts when the query writes
   capitalised a name that no memory mentions, or, in a store of 200 memories or more,
   a software term none names (``strangers_veto``): "When is
@@ -385,9 +392,13 @@ def evidence(
     far = far_message(run, candidate)
     if far:
         seen = f"{seen}, {far}"
-    # in a store crowded around the query, the floor rises with the crowd (CROWD_RANK)
+    # in a store crowded around the query, the floor rises with the crowd (CROWD_RANK); not
+    # for a query naming a name the store knows, as for legs_agree: its memories are clear,
+    # and one strong on its own evidence that this made possible would rank below them all
+    # (LoCoMo adversarial R@10 -2.5: docs/benchmarks.md, "Near misses in a crowd")
     crowded = (
         p.crowd_margin > 0
+        and not run.anchors
         and cosine is not None
         and crowd is not None
         and strength < crowd + p.crowd_margin
