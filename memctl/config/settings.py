@@ -186,7 +186,7 @@ RECALL_KEYS: tuple[Key, ...] = (
         "Cosine + words_weight x word share by which a memory must exceed the cosine of the "
         "query's 10th closest memory for recall.relevance_floor to apply (in a store crowded "
         "around the query the floor rises with the crowd: a near miss by meaning has many "
-        "memories about as close); 0: off.",
+        "memories about as close; not for a query naming a name the store knows); 0: off.",
     ),
     _unit(
         "recall.words_cosine",

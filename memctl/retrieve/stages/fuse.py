@@ -27,7 +27,8 @@ store), and whether it was created inside a time the query names.
   the query's ``CROWD_RANK``th closest memory (in its scope) + ``crowd_margin``.
   A near miss by meaning ("best time of year to visit patagonia?" beside a
   thousand chat turns about holidays) has many memories about as close; an
-  answer stands above them (docs/benchmarks.md, "Near misses in a crowd").
+  answer stands above them (docs/benchmarks.md, "Near misses in a crowd"). Not for
+  a query naming a name the store knows: its memories are clear by the names rule.
 - So does the candidate closest to the query in meaning when its cosine reaches
   ``lead_floor`` and leads the next closest by ``lead_margin``: a question in
   other words than its memory shares no word with it and may score only 0.3 to 0.45,
