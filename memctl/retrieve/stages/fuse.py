@@ -315,8 +315,11 @@ def crowd_cosine(run: Run) -> float | None:
         return None
     from memctl.store.vector_query import nearest
 
-    hits = nearest(run.index, run.scores, CROWD_RANK, run.where)
-    return 1.0 - hits[-1][1] if len(hits) == CROWD_RANK else None
+    # as deep as the vector leg searched (candidates.py): its rows are scored already
+    hits = nearest(
+        run.index, run.scores, max(CROWD_RANK, run.limit * run.params.candidates), run.where
+    )
+    return 1.0 - hits[CROWD_RANK - 1][1] if len(hits) >= CROWD_RANK else None
 
 
 def relevance_strength(run: Run, cosine: float | None, share: float) -> float:
