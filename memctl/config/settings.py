@@ -172,14 +172,23 @@ RECALL_KEYS: tuple[Key, ...] = (
     _unit(
         "recall.lead_floor",
         0.36,
-        "Cosine + words_weight x word share at which the memory closest in meaning shows a "
-        "query is about it, when it leads the next closest by recall.lead_margin.",
+        "Cosine at which the memory closest in meaning shows a query is about it, when it "
+        "leads the next closest by recall.lead_margin (meaning alone: the words it shares are "
+        "weighed by recall.relevance_floor).",
     ),
     _unit(
         "recall.lead_margin",
         0.05,
         "Cosine by which the closest memory must lead the next for recall.lead_floor to apply "
         "(a question in other words stands out from the store; an unrelated one scores flat).",
+    ),
+    _unit(
+        "recall.crowd_margin",
+        0.15,
+        "Cosine + words_weight x word share by which a memory must exceed the cosine of the "
+        "query's 10th closest memory for recall.relevance_floor to apply (in a store crowded "
+        "around the query the floor rises with the crowd: a near miss by meaning has many "
+        "memories about as close; not for a query naming a name the store knows); 0: off.",
     ),
     _unit(
         "recall.words_cosine",

@@ -47,6 +47,7 @@ SOURCES: dict[str, str] = {
     "its synonym groups 0.7) and § Kinds",
     "recall.lead_floor": "measured: benchmarks.md § Paraphrases",
     "recall.lead_margin": "measured: benchmarks.md § Paraphrases",
+    "recall.crowd_margin": "measured: benchmarks.md § Near misses in a crowd",
     "recall.words_cosine": RELEVANCE_2 + " (words need meaning; floors on both benchmarks)",
     "recall.words_floor": RELEVANCE_1 + " (0.9 of the words)",
     "recall.anchor_memories": RELEVANCE_2 + " (names: 56 / 26 / 10 unrelated results at 1 / 2 / 3)",

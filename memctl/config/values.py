@@ -35,6 +35,7 @@ class Values:
     recall_vocabulary_weight: float
     recall_lead_floor: float
     recall_lead_margin: float
+    recall_crowd_margin: float
     recall_words_cosine: float
     recall_words_floor: float
     recall_anchor_memories: int
@@ -219,6 +220,7 @@ class RecallValues:
     vocabulary_weight: float
     lead_floor: float
     lead_margin: float
+    crowd_margin: float
     words_cosine: float
     words_floor: float
     anchor_memories: int

@@ -302,3 +302,69 @@ def test_a_software_term_a_large_store_never_names_leaves_no_clear_match(tmp_pat
     assert load and {match for _, match in load} == {"possible"}
     dates = matches(small, "what format should timestamps be in?")
     assert dates[0] == (TEAM_NOTES[1], "clear")
+
+
+def test_a_question_sharing_only_a_frame_word_with_the_closest_note_gets_no_clear_match(
+    tmp_path: Path,
+) -> None:
+    """Sharding by tenant is nowhere in 204 notes of a team: the database note is the closest
+    in meaning, and shares "database", but the lead rule weighs meaning alone, and that is
+    too little; the same note asked for in other words is a clear match."""
+    home = tmp_path / "home"
+    imported = run_cli("--home", str(home), "import", "-", input=team_notes(40), real_model=True)
+    assert imported.returncode == 0, imported.stderr
+
+    def matches(question: str) -> list[tuple[str, str]]:
+        asked = ("--home", str(home), "recall", question, "--json")
+        found = json.loads(run_cli(*asked, real_model=True).stdout)["results"]
+        return [(r["content"], r["match"]) for r in found]
+
+    shard = matches("do we shard the database by tenant?")
+    assert shard[0][0] == TEAM_NOTES[3]  # still offered first, for what it is
+    assert {match for _, match in shard} == {"possible"}
+    assert matches("which relational engine is our main store?")[0] == (TEAM_NOTES[3], "clear")
+
+
+CROWD = [
+    f"{('Melanie', 'Caroline', 'Jon', 'Gina')[i % 4]}: {said.format(place)}"
+    for i, (said, place) in enumerate(
+        (said, place)
+        for said in (
+            "Going to {} with the kids was the best time this year.",
+            "We spend a week at {} every year, it's the best.",
+        )
+        for place in (
+            "the beach",
+            "the lake",
+            "the mountains",
+            "the park",
+            "the museum",
+            "the zoo",
+            "the farm",
+            "the coast",
+            "the island",
+            "the cabin",
+        )
+    )
+]
+LAPTOP = "Uses macOS on an M2 MacBook Pro, and Linux on the home server."
+
+
+def test_a_near_miss_in_a_crowd_of_notes_as_close_is_no_clear_match(tmp_path: Path) -> None:
+    """Twenty chat lines about the best time of each year sit close to a question about
+    visiting Patagonia, which none of them answers: no line stands above the crowd around the
+    question, so none is clear (with recall.crowd_margin at 0, the absolute floor made the
+    closest ones clear). A question in other words than the laptop's note keeps it clear."""
+    home = ("--home", str(tmp_path / "home"))
+    lines = "".join(json.dumps({"content": text}) + "\n" for text in [*CROWD, LAPTOP])
+    assert run_cli(*home, "import", "-", input=lines, real_model=True).returncode == 0
+
+    def matches(question: str, *options: str) -> list[tuple[str, str]]:
+        asked = (*home, *options, "recall", question, "--json")
+        found = json.loads(run_cli(*asked, real_model=True).stdout)["results"]
+        return [(r["content"], r["match"]) for r in found]
+
+    visit = "best time of year to visit patagonia?"
+    assert {match for _, match in matches(visit)} == {"possible"}
+    assert "clear" in {match for _, match in matches(visit, "-c", "recall.crowd_margin=0")}
+    assert matches("which operating system is my laptop?")[0] == (LAPTOP, "clear")

@@ -22,12 +22,20 @@ store), and whether it was created inside a time the query names.
   ``words_floor`` of the query's words (an exact identifier, a name), or when
   it lies inside a time the query names and holds one of its words ("lunch
   last Tuesday"), or, for a query that is only a time, when it lies inside
-  that time.
-- So does the candidate closest to the query in meaning when its strength reaches
-  ``lead_floor`` and its cosine leads the next closest by ``lead_margin``: a question in
+  that time. In a store crowded around the query, that floor rises with the
+  crowd: cosine + ``words_weight`` x word share must also reach the cosine of
+  the query's ``CROWD_RANK``th closest memory (in its scope) + ``crowd_margin``.
+  A near miss by meaning ("best time of year to visit patagonia?" beside a
+  thousand chat turns about holidays) has many memories about as close; an
+  answer stands above them (docs/benchmarks.md, "Near misses in a crowd"). Not for
+  a query naming a name the store knows: its memories are clear by the names rule.
+- So does the candidate closest to the query in meaning when its cosine reaches
+  ``lead_floor`` and leads the next closest by ``lead_margin``: a question in
   other words than its memory shares no word with it and may score only 0.3 to 0.45,
   but it stands out from the rest of the store, where an unrelated question scores
-  about the same against everything (docs/benchmarks.md, "Paraphrases").
+  about the same against everything (docs/benchmarks.md, "Paraphrases"). This rule
+  weighs the meaning alone: a word the memory shares with the query ("do we shard
+  the database by tenant?" beside the database note) is weighed by the rule above.
 - Neither of these two (evidence by meaning alone) counts when the query writes
   capitalised a name that no memory mentions, or, in a store of 200 memories or more,
   a software term none names (``strangers_veto``): "When is
@@ -294,6 +302,26 @@ def lead(candidates: list[Candidate]) -> tuple[str | None, float]:
     return cosines[0][1], cosines[0][0] - cosines[1][0]
 
 
+# Where the crowd around a query is measured (``crowd_cosine``): its 10th closest memory,
+# recall's default limit (recall.limit): a near miss by meaning has that many about as close.
+CROWD_RANK = 10
+
+
+def crowd_cosine(run: Run) -> float | None:
+    """The cosine of the ``CROWD_RANK``th closest memory to the query among those it may
+    find (its scope and states: how crowded the store is around it, as the query sees it);
+    None without a query vector or where fewer memories may be found."""
+    if run.scores is None or run.index is None:
+        return None
+    from memctl.store.vector_query import nearest
+
+    # as deep as the vector leg searched (candidates.py): its rows are scored already
+    hits = nearest(
+        run.index, run.scores, max(CROWD_RANK, run.limit * run.params.candidates), run.where
+    )
+    return 1.0 - hits[CROWD_RANK - 1][1] if len(hits) >= CROWD_RANK else None
+
+
 def relevance_strength(run: Run, cosine: float | None, share: float) -> float:
     """What a candidate's own evidence weighs: its cosine + ``words_weight`` x its share of
     the query's words (the share counts from a cosine of ``words_cosine``); without a
@@ -341,6 +369,7 @@ def evidence(
     share: float,
     pairs: frozenset[tuple[str, str]] = frozenset(),
     margin: float | None = None,
+    crowd: float | None = None,
 ) -> tuple[str | None, str]:
     """(SHOWS, SUPPORTS or None, what the evidence is) for one candidate, on its own;
     ``share``: the share of the query's content words it holds (``coverage``); ``margin``:
@@ -367,12 +396,30 @@ def evidence(
     far = far_message(run, candidate)
     if far:
         seen = f"{seen}, {far}"
+    # in a store crowded around the query, the floor rises with the crowd (CROWD_RANK); not
+    # for a query naming a name the store knows, as for legs_agree: its memories are clear,
+    # and one strong on its own evidence that this made possible would rank below them all
+    # (LoCoMo adversarial R@10 -2.5: docs/benchmarks.md, "Near misses in a crowd")
+    crowded = (
+        p.crowd_margin > 0
+        and not run.anchors
+        and cosine is not None
+        and crowd is not None
+        and strength < crowd + p.crowd_margin
+    )
     if stranger is None and strength >= p.relevance_floor and not far:
-        if run.anchors or legs_agree(candidate, p.agree_top):
+        if crowded:
+            seen = (
+                f"{seen}, not {p.crowd_margin} above the cosine of the {CROWD_RANK}th "
+                f"closest memory, {crowd:.3f}"
+            )
+        elif run.anchors or legs_agree(candidate, p.agree_top):
             return SHOWS, seen
-        seen = f"{seen}, not the closest in meaning, nor in both legs' top {p.agree_top}"
+        else:
+            seen = f"{seen}, not the closest in meaning, nor in both legs' top {p.agree_top}"
+    # meaning alone: the words a memory shares with the query are weighed by the rule above
     if stranger is None and margin is not None and margin >= p.lead_margin:
-        if strength >= p.lead_floor:
+        if cosine is not None and cosine >= p.lead_floor:
             return SHOWS, f"{seen}, closest in meaning, {margin:.3f} ahead of the next"
     if stranger is not None:
         seen = f"{seen}, the query names {stranger}, which no memory mentions"
@@ -445,8 +492,9 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     pairs = word_pairs(run.query.text)
     shares = {c.id: coverage(run, c, pattern) for c in candidates}
     leader, margin = lead(candidates)
+    crowd = crowd_cosine(run)
     judged = [
-        (c, *evidence(run, c, shares[c.id], pairs, margin if c.id == leader else None))
+        (c, *evidence(run, c, shares[c.id], pairs, margin if c.id == leader else None, crowd))
         for c in candidates
     ]
     # stored questions boost a memory and never alone make it clear (DESIGN.md, recall 4);
