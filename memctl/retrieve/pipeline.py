@@ -286,7 +286,8 @@ def possible_results(run: Run, kept: list[Candidate], wanted: int) -> list[Candi
     found = [*beside, *run_stages_over(run, POSSIBLE_STAGES, aside)]
     for candidate in found:
         rank_possible(run, candidate)
-    best = distinct_texts(sessions_cover(run, by_score(found), clear=False))[:wanted]
+    best = few_tool_notes(distinct_texts(sessions_cover(run, by_score(found), clear=False)))
+    best = best[:wanted]
     if run.budget is None:
         return best
     left = run.budget - sum(item_tokens(c, run.params) for c in kept if c.clear)
@@ -297,6 +298,27 @@ def possible_results(run: Run, kept: list[Candidate], wanted: int) -> list[Candi
             break
         fits.append(candidate)
     return fits
+
+
+# Messages of tool notes only one session offers among the possible matches (reasoned:
+# the files one session wrote, each matching the question by its name, filled all ten
+# possible rows under that session's clear digest, which lists them).
+TOOL_NOTES_PER_SESSION = 2
+
+
+def few_tool_notes(ranked: list[Candidate]) -> list[Candidate]:
+    """``ranked`` without each session's messages of tool notes only past its first
+    ``TOOL_NOTES_PER_SESSION``."""
+    seen: dict[str, int] = {}
+    kept = []
+    for candidate in ranked:
+        if candidate.only_tool_notes:
+            session = candidate.memory.session_id or ""
+            seen[session] = seen.get(session, 0) + 1
+            if seen[session] > TOOL_NOTES_PER_SESSION:
+                continue
+        kept.append(candidate)
+    return kept
 
 
 def distinct_texts(ranked: list[Candidate]) -> list[Candidate]:

@@ -63,3 +63,24 @@ def test_narration_of_a_step_ranks_below_what_was_said(make_ctx: Any) -> None:
     assert len(narrated) >= 2 and answer < min(narrated)
     assert any(shown[i].startswith("Let's also run") for i in narrated)
     assert not any(r.clear for r in results if r.memory.content.endswith(":"))
+
+
+WROTE = "\n".join(
+    [
+        "user: make the shop's invoice export a module of its own",
+        *(f"assistant: [tool Write: /src/shop/invoice_export_{n}.py]" for n in range(8)),
+        "assistant: The invoice export now lives in its own package.",
+    ]
+)
+
+
+def test_one_sessions_tool_notes_take_at_most_two_possible_rows(make_ctx: Any) -> None:
+    """Eight files a session wrote, each named like the question: two of its notes are
+    offered, not eight, and the list still holds the prose that says what was done."""
+    ctx: Context = make_ctx()
+    ingest_text(ctx, WROTE, "wrote")
+    found = recall(ctx, RecallRequest("where is the invoice export code?", limit=10))
+    shown = [r.memory.content for r in found.result.results]
+    notes = [text for text in shown if text.startswith("[tool Write:")]
+    assert len(notes) == 2, shown
+    assert "The invoice export now lives in its own package." in shown
