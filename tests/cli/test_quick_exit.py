@@ -51,7 +51,6 @@ def test_a_recall_prints_all_it_found_and_exits_as_through_main(
         assert len(json.loads(quick.stdout)["results"]) == 200 and len(quick.stdout) > 100_000
 
 
-@pytest.mark.fresh
 @pytest.mark.parametrize(
     "asked",
     [("recall", " "), ("recall", "--mode", "sideways", "deploy"), ("recall", "--budget", "0", "x")],
