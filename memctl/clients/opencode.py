@@ -77,6 +77,7 @@ const FRESH_MS = __FRESH__;
 const TASKS = __TASKS__;
 
 export const MemctlPlugin = async ({ client, directory }) => {
+  const fs = await import("node:fs");
   const context = () => {
     try {
       const proc = Bun.spawn([...MEMCTL, "hook", "opencode", "session.created"], {
@@ -102,15 +103,16 @@ export const MemctlPlugin = async ({ client, directory }) => {
     });
     const dir = process.env.TMPDIR || "/tmp";
     const path = `${dir}/memctl-opencode-${process.pid}-${Date.now()}.json`;
-    // the session, for this user only: 0600, and new ("wx": never through a planted link)
-    const { open } = await import("node:fs/promises");
-    const file = await open(path, "wx", 0o600);
-    try { await file.writeFile(payload); } finally { await file.close(); }
+    // the session, for this user only: 0600, and new ("wx": never through a planted link);
+    // written and handed over with no await between, so an `opencode run` that exits as
+    // the session idles does not end it halfway (the file written, no hook started)
+    const fd = fs.openSync(path, "wx", 0o600);
+    try { fs.writeSync(fd, payload); } finally { fs.closeSync(fd); }
     const proc = Bun.spawn([...MEMCTL, "hook", "opencode", type], {
       stdin: Bun.file(path), stdout: "ignore", stderr: "ignore",
     });
     proc.unref();
-    await Bun.file(path).delete();
+    fs.unlinkSync(path);
   };
   return {
     event: async ({ event }) => {
@@ -253,7 +255,7 @@ def _plan_offline(plan: Plan, base: Path, remove: bool) -> None:
 
 
 # What a plugin that hands sessions over in a private file says (older ones wrote it 0644).
-PRIVATE_HANDOVER = 'open(path, "wx", 0o600)'
+PRIVATE_HANDOVER = 'openSync(path, "wx", 0o600)'
 
 
 def problems(where: Where) -> list[str]:

@@ -196,7 +196,7 @@ def test_opencode_plugin_and_cursor_hooks(user: Path) -> None:
     assert '"/opt/memctl/bin/memctl", "--home", "/data/memctl"' in plugin
     assert "session.idle" in plugin and "session.compacted" in plugin
     assert "import " not in plugin and "require(" not in plugin  # nothing to install
-    assert plugin.count("import(") == 1 and 'import("node:fs/promises")' in plugin  # built in
+    assert plugin.count("import(") == 1 and 'import("node:fs")' in plugin  # built in
     assert setup_problems(user) == []
     if shutil.which("node"):  # the module parses as JavaScript
         module = user.parent / "plugin.mjs"
