@@ -262,13 +262,19 @@ def test_codex_keeps_what_it_wrote_to_its_config_when_memctl_runs_again(world: W
     assert tomllib.loads(config.read_text())["features"] == {"undo": True}
 
 
-def test_opencode_starts_with_the_context_captures_and_searches(world: World) -> None:
-    opencode = client_or_skip("opencode")
+def opencode_talks_to_the_scripted_model(world: World) -> None:
+    """The user's OpenCode config: its Anthropic provider is the scripted model on loopback;
+    no update check, no sharing."""
     config = world.home / ".config" / "opencode" / "opencode.json"
     config.parent.mkdir(parents=True)
     provider = {"options": {"baseURL": f"{world.model.url}/v1", "apiKey": "scripted"}}
     settings = {"provider": {"anthropic": provider}, "model": "anthropic/claude-sonnet-4-5"}
     config.write_text(json.dumps({**settings, "autoupdate": False, "share": "disabled"}))
+
+
+def test_opencode_starts_with_the_context_captures_and_searches(world: World) -> None:
+    opencode = client_or_skip("opencode")
+    opencode_talks_to_the_scripted_model(world)
     world.memctl("init", "--tool", "opencode")
     world.memctl("install", "opencode")
 
@@ -324,11 +330,7 @@ def npm_registry(world: World) -> Iterator[list[str]]:
 
 def test_opencode_goes_to_no_registry_and_gives_titles_no_context(world: World) -> None:
     opencode = client_or_skip("opencode")
-    config = world.home / ".config" / "opencode" / "opencode.json"
-    config.parent.mkdir(parents=True)
-    provider = {"options": {"baseURL": f"{world.model.url}/v1", "apiKey": "scripted"}}
-    settings = {"provider": {"anthropic": provider}, "model": "anthropic/claude-sonnet-4-5"}
-    config.write_text(json.dumps({**settings, "autoupdate": False, "share": "disabled"}))
+    opencode_talks_to_the_scripted_model(world)
     world.memctl("install", "opencode")
     world.memctl("remember", "We deploy with make release from main.")
     with npm_registry(world) as asked:
@@ -435,11 +437,7 @@ def test_opencode_hands_a_session_to_memctl_through_a_file_only_its_user_reads(
     (the hook outlives OpenCode): made 0600 and new (never through a link planted at its
     name), so another local user cannot read the session while the hook runs."""
     opencode = client_or_skip("opencode")
-    config = world.home / ".config" / "opencode" / "opencode.json"
-    config.parent.mkdir(parents=True)
-    provider = {"options": {"baseURL": f"{world.model.url}/v1", "apiKey": "scripted"}}
-    settings = {"provider": {"anthropic": provider}, "model": "anthropic/claude-sonnet-4-5"}
-    config.write_text(json.dumps({**settings, "autoupdate": False, "share": "disabled"}))
+    opencode_talks_to_the_scripted_model(world)
     world.memctl("install", "opencode")
     (plugin,) = (world.home / ".config" / "opencode").rglob("memctl*.js")
     text = plugin.read_text()

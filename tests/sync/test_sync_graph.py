@@ -63,11 +63,17 @@ def _relations(home: Path, name: str) -> dict[str, set[str]]:
     }
 
 
-def test_junk_a_sender_took_back_leaves_the_receiver(tmp_path: Path) -> None:
+def _two_machines(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A bare repository on disk and two data directories, A and B, syncing with it."""
     remote = bare_repo(tmp_path)
     a, b = tmp_path / "a", tmp_path / "b"
     cli(a, "sync", "init", str(remote))
     cli(b, "sync", "init", str(remote))
+    return remote, a, b
+
+
+def test_junk_a_sender_took_back_leaves_the_receiver(tmp_path: Path) -> None:
+    remote, a, b = _two_machines(tmp_path)
     with machine(tmp_path, "a", remote) as ctx, ctx.db.atomic():
         memory_id = remember(ctx, RememberRequest(TEXT, scope="global")).memory.id
         # what older rules read in it, and what the host gave
@@ -116,10 +122,7 @@ def test_a_receivers_own_reread_sends_no_file(tmp_path: Path) -> None:
     """B's newer rules reading A's memory again change B's view (where B's model also gave
     it a triple A's file lacks), not A's file: only the host whose version won sends it
     again."""
-    remote = bare_repo(tmp_path)
-    a, b = tmp_path / "a", tmp_path / "b"
-    cli(a, "sync", "init", str(remote))
-    cli(b, "sync", "init", str(remote))
+    remote, a, b = _two_machines(tmp_path)
     with machine(tmp_path, "a", remote) as ctx:
         memory_id = remember(ctx, RememberRequest(TEXT, scope="global")).memory.id
     cli(a, "promote", memory_id)
@@ -176,10 +179,7 @@ def test_a_file_without_triples_takes_nothing_back_and_an_empty_list_takes_all(
 ) -> None:
     """A newer version of A's file from an older memctl (no `triples` key: it says nothing of
     the graph) leaves B's statements from A's earlier file; `triples: []` takes them back."""
-    remote = bare_repo(tmp_path)
-    a, b = tmp_path / "a", tmp_path / "b"
-    cli(a, "sync", "init", str(remote))
-    cli(b, "sync", "init", str(remote))
+    remote, a, b = _two_machines(tmp_path)
     with machine(tmp_path, "a", remote) as ctx, ctx.db.atomic():
         memory_id = remember(ctx, RememberRequest(TEXT, scope="global")).memory.id
         _state(ctx.db, "Dana", "maintains", "Deploy Runbook", memory_id, HOST)
