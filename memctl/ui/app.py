@@ -30,7 +30,7 @@ from starlette.staticfiles import StaticFiles
 from memctl.api.config import Context, Settings
 from memctl.errors import MemctlError, NotFoundError
 from memctl.ui import views
-from memctl.ui.security import COOKIE, CSRF_FIELD, HEADERS, LOGIN_PATH, Keys
+from memctl.ui.security import COOKIE, CSRF_FIELD, HEADERS, LOGIN_PATH, SAME_SITE, Keys
 
 HERE = Path(__file__).parent
 # The navigation bar, in order: (path, label). A new page adds its entry here.
@@ -166,11 +166,23 @@ def _refused(reason: str, status: int) -> Response:
     return HTMLResponse(f"<!doctype html><title>refused</title><p>{escape(reason)}</p>", status)
 
 
+SIGNED_IN_PAGE = (
+    '<!doctype html><meta http-equiv="refresh" content="0;url=/projects">'
+    '<title>memctl</title><p><a href="/projects">Signed in: open the projects</a></p>\n'
+)
+
+
 def _login(viewer: Viewer) -> Callable[[Request], Response]:
     def endpoint(request: Request) -> Response:
         if not viewer.keys.spend(request.query_params.get("token", "")):
             return _refused("this sign-in link was used already or is wrong: run `memctl ui`", 403)
-        response = RedirectResponse("/projects", 303)
+        # opened from another site (the file `ui --open` hands the browser), a redirect
+        # stays that site's navigation, along which the browser sends no SameSite=Strict
+        # cookie: a page of the viewer's own goes on instead, a navigation of its own
+        elsewhere = request.headers.get("sec-fetch-site") not in (None, *SAME_SITE)
+        response: Response = (
+            HTMLResponse(SIGNED_IN_PAGE) if elsewhere else RedirectResponse("/projects", 303)
+        )
         response.set_cookie(COOKIE, viewer.keys.session, httponly=True, samesite="strict")
         return response
 

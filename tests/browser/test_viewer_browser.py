@@ -89,6 +89,18 @@ def said_on(driver: Any) -> str:
     return str(driver.find_element(By.CSS_SELECTOR, "p.said").text)
 
 
+def test_the_page_ui_open_gives_the_browser_signs_in(viewer: str, browser: Any, home: Path) -> None:
+    """`memctl ui --open` hands the browser a private file that forwards to the sign-in URL
+    (its token out of the browser's command line): from that file, a page of its own, the
+    browser ends signed in on the projects page."""
+    from memctl.ui.server import sign_in_page
+
+    browser.get(sign_in_page(home, viewer).as_uri())
+    browser.find_element(By.TAG_NAME, "h1")  # waits for the forwarded page
+    assert browser.current_url == f"{viewer.split('/login', 1)[0]}/projects"
+    assert "Projects" in browser.title and "sign in with the link" not in text_of(browser)
+
+
 def test_sign_in_search_forget_and_undo_in_a_browser(viewer: str, browser: Any) -> None:
     base = viewer.split("/login", 1)[0]
     browser.get(f"{base}/projects")

@@ -74,6 +74,17 @@ def client(anonymous: TestClient, keys: Keys) -> TestClient:
     return anonymous
 
 
+def test_a_sign_in_link_opened_from_another_site_goes_on_by_a_page_of_its_own(
+    anonymous: TestClient, keys: Keys
+) -> None:
+    """From the file `ui --open` hands the browser (another site), a redirect would carry no
+    SameSite=Strict cookie: the viewer answers with its own page leading to the projects."""
+    signed = anonymous.get(f"/login?token={keys.token}", headers={"sec-fetch-site": "cross-site"})
+    assert signed.status_code == 200 and 'content="0;url=/projects"' in signed.text
+    assert "samesite=strict" in signed.headers["set-cookie"].lower()
+    assert anonymous.get("/projects").status_code == 200
+
+
 def test_the_sign_in_link_works_once_and_nothing_opens_without_it(
     anonymous: TestClient, keys: Keys
 ) -> None:
