@@ -131,6 +131,9 @@ class Run:
     scores: Scores | None = None
     # the query as asked, when ``scores`` is of it without its common names (candidates)
     asked: Scores | None = None
+    # the vector leg's search: how many rows it asked for, and its (id, distance) hits
+    # (fuse.crowd_cosine reads the same search's rows instead of running it again)
+    vector_leg: tuple[int, list[tuple[str, float]]] | None = None
     # the candidates the relevance gate did not label clear, best fused score first: a
     # recall offers the best of them as possible matches (pipeline.possible_results)
     possible: list[Candidate] = field(default_factory=list)

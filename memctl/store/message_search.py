@@ -10,7 +10,6 @@ from memctl.model import Category, Kind, Memory, Tier
 from memctl.store.database import Database
 from memctl.store.fts import fts_phrases
 from memctl.store.memories import MIN_PREFIX, MemoryFilter
-from memctl.store.transcripts import session_ids_like
 
 # A session message's id: <session id>#<message number>.
 MESSAGE_SEPARATOR = "#"
@@ -76,6 +75,10 @@ def get_message(db: Database, key: str) -> MessageHit:
     )
     rows = db.rows(query, (session_id, int(number)))
     if not rows and len(session_id) >= MIN_PREFIX:
+        # imported here: a recall, which searches messages, never needs the transcripts'
+        # module (its dataclasses cost ~1.5 ms of a recall process)
+        from memctl.store.transcripts import session_ids_like
+
         matches = session_ids_like(db, session_id)
         if len(matches) > 1:
             raise AmbiguousIdError(f"session prefix {_quoted(session_id)} matches several sessions")

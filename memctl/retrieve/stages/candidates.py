@@ -161,6 +161,7 @@ def _vector_legs(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
 
     index, scores = run.index, run.scores
     legs = {"vector": nearest(index, scores, size, run.where)}
+    run.vector_leg = (size, legs["vector"])
     window = run.query.window
     if window is not None:
         end = format_time(window.end)

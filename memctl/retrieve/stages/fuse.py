@@ -315,10 +315,13 @@ def crowd_cosine(run: Run) -> float | None:
         return None
     from memctl.store.vector_query import nearest
 
-    # as deep as the vector leg searched (candidates.py): its rows are scored already
-    hits = nearest(
-        run.index, run.scores, max(CROWD_RANK, run.limit * run.params.candidates), run.where
-    )
+    # as deep as the vector leg searched (candidates.py): its rows are scored already, and
+    # when it asked for as many rows, its hits are this search's (the same call)
+    rows = max(CROWD_RANK, run.limit * run.params.candidates)
+    if run.vector_leg is not None and run.vector_leg[0] == rows:
+        hits = run.vector_leg[1]
+    else:
+        hits = nearest(run.index, run.scores, rows, run.where)
     return 1.0 - hits[CROWD_RANK - 1][1] if len(hits) >= CROWD_RANK else None
 
 
