@@ -8,6 +8,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from memctl.config.settings import load_settings
@@ -16,11 +17,16 @@ from memctl.model import Kind, Memory, Relation, RelationType, State, Tier, form
 from memctl.retrieve.pipeline import Recalled, possible_results, start
 from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run
 from memctl.retrieve.stages.bm25_floor import bm25_floor
-from memctl.retrieve.stages.candidates import TERMS_KNOWN_FROM, could_be_stranger, word_weights
+from memctl.retrieve.stages.candidates import (
+    TERMS_KNOWN_FROM,
+    candidates,
+    could_be_stranger,
+    word_weights,
+)
 from memctl.retrieve.stages.cap import cap
 from memctl.retrieve.stages.cutoff import cutoff
 from memctl.retrieve.stages.decay import decay, recency
-from memctl.retrieve.stages.fuse import fuse
+from memctl.retrieve.stages.fuse import CROWD_RANK, crowd_cosine, fuse
 from memctl.retrieve.stages.importance import importance
 from memctl.retrieve.stages.intent import INTENT_BOOST, asks_for, intent
 from memctl.retrieve.stages.length import length
@@ -235,6 +241,30 @@ def test_cosine_and_words_make_a_clear_match_only_with_a_second_signal(ctx: Cont
     assert judged({"vector": 2, "bm25": 1}, agree_top=2)[0]
     # not asked when the query names a name the store knows
     assert judged(third, frozenset({"Caroline"}), agree_top=2)[0]
+
+
+def test_the_crowd_is_the_tenth_closest_memory_however_deep_the_vector_leg_searched(
+    ctx: Context,
+) -> None:
+    """fuse's crowd cosine reads the vector leg's own search when it asked for as many rows (a
+    plain recall) and searches again when it did not (``-n 3``): either way it is the cosine
+    of the query's tenth closest memory."""
+    texts = [f"the {word} service deploys on {day}" for word in "abcdefgh" for day in "xyz"]
+    vectors = ctx.vectors(texts)
+    with ctx.db.atomic():
+        for text, vector in zip(texts, vectors, strict=True):
+            insert_memory(ctx.db, Memory(content=text, scope="global"), vector)
+    query = "when does the billing service deploy?"
+    asked = np.frombuffer(ctx.vectors([query])[0], dtype=np.float32)
+    cosines = sorted(
+        (float(np.frombuffer(v, dtype=np.float32) @ asked) for v in vectors), reverse=True
+    )
+    for limit, reused in ((10, True), (3, False)):
+        run = start(ctx, query, limit)  # the clock's now: the notes exist
+        candidates(run, [])
+        assert run.vector_leg is not None
+        assert (run.vector_leg[0] == max(CROWD_RANK, limit * run.params.candidates)) is reused
+        assert crowd_cosine(run) == pytest.approx(cosines[CROWD_RANK - 1], abs=1e-5)
 
 
 def test_a_closed_gate_labels_every_candidate_possible_best_fused_first(ctx: Context) -> None:
