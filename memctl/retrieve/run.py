@@ -16,7 +16,7 @@ from memctl.memories.narration import without_filler
 from memctl.model import Memory
 from memctl.retrieve.params import Params
 from memctl.retrieve.query import Analysed
-from memctl.store.memories import MemoryFilter
+from memctl.store.memories import MemoryFilter, WordCounts
 
 if TYPE_CHECKING:
     from memctl.context import Context
@@ -120,6 +120,8 @@ class Run:
     failed_legs: set[str] = field(default_factory=set)
     translation: Analysed | None = None
     word_weights: dict[str, float] = field(default_factory=dict)  # query word -> rarity
+    # (about how many memories there are, how many hold each query word): its counts
+    word_counts: WordCounts = field(default_factory=lambda: (0, {}))
     # each text's share of the query's words, as fuse.coverage measured it (the possible
     # matches and provenance ask again for candidates fuse measured)
     shares: dict[str, float] = field(default_factory=dict)

@@ -48,7 +48,7 @@ from memctl.store.memories import (
     phrase_document_counts,
     word_document_counts,
 )
-from memctl.store.message_search import MessageHit, phrases_said, search_messages
+from memctl.store.message_search import MessageHit, Searched, phrases_said, search_and_count
 from memctl.store.questions import question_fts, question_vectors
 
 STAGE = "candidates"
@@ -185,6 +185,7 @@ def gather(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
     # matches
     weighed = word_weights(run)
     run.word_weights, run.anchors, run.strangers, run.common_names = weighed[:4]
+    run.word_counts = weighed.counts
     fts = _Background(
         lambda: _bm25(run, reader, size, weighed.bm25_words, weighed.counts),
         inline=reader is run.ctx.db,
@@ -337,8 +338,8 @@ def word_weights(run: Run) -> Weighed:
     meaning (the names rule and the vector leg find them)."""
     words = run.query.words
     documents, containing = word_document_counts(run.ctx.db, words)
-    weights = {w: idf(documents, containing.get(w, 0)) for w in words}
     held = (documents, {w: containing.get(w, 0) for w in words})
+    weights = rarity(words, held)
     terms = _unknown_terms(run, documents, containing)
     if not run.query.names:
         return Weighed(weights, frozenset(), terms, frozenset(), run.query.alternatives, held)
@@ -375,6 +376,16 @@ def word_weights(run: Run) -> Weighed:
     else:
         searched = run.query.alternatives
     return Weighed(weights, anchors, frozenset(unknown), common, searched, held)
+
+
+def rarity(words: list[str], *counts: WordCounts) -> dict[str, float]:
+    """Each word's rarity (idf) over everything counted: the memories and, with session
+    messages in the ranking, the messages (``with_messages``). Over the memories alone, a
+    store of messages only weighs every word alike: "how many rare items do I have in
+    total?" was as much about "total" as about "rare" (docs/benchmarks.md, "Rarity over
+    the messages")."""
+    documents = sum(n for n, _ in counts)
+    return {w: idf(documents, sum(held.get(w, 0) for _, held in counts)) for w in words}
 
 
 def _unknown_terms(run: Run, documents: int, containing: dict[str, int]) -> frozenset[str]:
@@ -468,24 +479,24 @@ def _stored_vectors(run: Run) -> _StoredMessageVectors | None:
 MESSAGES_LANE = 1
 
 
-def _message_words(run: Run, size: int) -> _Background[list[MessageHit]]:
-    """The messages' BM25 search, started in a thread of its own (at once, inside a
-    transaction)."""
+def _message_words(run: Run, size: int) -> _Background[Searched]:
+    """The messages' BM25 search and their counts of the query's words, started in a thread
+    of its own (at once, inside a transaction)."""
     reader = run.ctx.db.reader(MESSAGES_LANE)
+    query = run.query
     return _Background(
-        lambda: search_messages(reader, run.query.alternatives, size, run.where),
+        lambda: search_and_count(reader, query.alternatives, query.words, size, run.where),
         inline=reader is run.ctx.db,
     )
 
 
-def _session_candidates(
-    run: Run, size: int, words: _Background[list[MessageHit]]
-) -> list[Candidate]:
+def _session_candidates(run: Run, size: int, words: _Background[Searched]) -> list[Candidate]:
     """Raw session messages as candidates (episodic, peripheral, importance 0.5): those
     their ``words`` find (BM25, searched since the stage began) and those their stored
     vectors find (the closest part of each message), each with its rank on its leg; a
     message the words found has its stored vectors' distance too (or, with
-    ``session_vectors``, one embedded now)."""
+    ``session_vectors``, one embedded now). The query's words are weighed by their rarity
+    over the messages too (``rarity``)."""
     try:
         stored = _stored_vectors(run)
         close = stored.nearest(run, size) if stored else []
@@ -493,7 +504,8 @@ def _session_candidates(
         run.notes.append(f"session messages not compared by meaning: {exc}")
         stored, close = None, []
     try:
-        hits = words.join()
+        hits, counts = words.join()
+        run.word_weights = rarity(list(run.word_weights), run.word_counts, counts)
     except MemctlError as exc:
         run.notes.append(f"session search unavailable: {exc}")
         hits = []
