@@ -150,9 +150,10 @@ def test_a_name_most_memories_mention_leaves_the_query_vector_and_a_name_only_bm
 
 
 def test_in_a_store_of_messages_a_rare_word_outweighs_a_common_one(real_ctx: Context) -> None:
-    # No memory holds either word: their rarity is counted over the messages. Over the
-    # memories alone, every word weighed the same, and each message holding "appointment"
-    # alone shared half the query's words: as clear a match as the dentist's.
+    # A message's share of the query's words is weighed by their rarity among the
+    # messages. Over the memories alone (there are none), every word weighed the same, and
+    # each message holding "appointment" alone shared half the query's words: as clear a
+    # match as the dentist's.
     said_in_session(
         real_ctx,
         [
@@ -163,8 +164,8 @@ def test_in_a_store_of_messages_a_rare_word_outweighs_a_common_one(real_ctx: Con
     result = recall(real_ctx, "where is my dentist appointment?", touch=False, sessions=True)
     assert result.results[0].memory.content == "my dentist moved to the clinic on Elm Street"
     assert [r.clear for r in result.results] == [True] + [False] * len(TEAMS)
-    assert result.run is not None
-    weights = result.run.word_weights
+    assert result.run is not None and result.run.message_weights is not None
+    weights = result.run.message_weights
     assert weights["dentist"] > 5 * weights["appointment"]
 
 

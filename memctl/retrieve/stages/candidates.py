@@ -185,7 +185,6 @@ def gather(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
     # matches
     weighed = word_weights(run)
     run.word_weights, run.anchors, run.strangers, run.common_names = weighed[:4]
-    run.word_counts = weighed.counts
     fts = _Background(
         lambda: _bm25(run, reader, size, weighed.bm25_words, weighed.counts),
         inline=reader is run.ctx.db,
@@ -378,14 +377,14 @@ def word_weights(run: Run) -> Weighed:
     return Weighed(weights, anchors, frozenset(unknown), common, searched, held)
 
 
-def rarity(words: list[str], *counts: WordCounts) -> dict[str, float]:
-    """Each word's rarity (idf) over everything counted: the memories and, with session
-    messages in the ranking, the messages (``with_messages``). Over the memories alone, a
-    store of messages only weighs every word alike: "how many rare items do I have in
-    total?" was as much about "total" as about "rare" (docs/benchmarks.md, "Rarity over
-    the messages")."""
-    documents = sum(n for n, _ in counts)
-    return {w: idf(documents, sum(held.get(w, 0) for _, held in counts)) for w in words}
+def rarity(words: list[str], counts: WordCounts) -> dict[str, float]:
+    """Each word's rarity (idf) among what was counted: the memories, or the session
+    messages (a message's share of the query's words is weighed among its kind, as each
+    full-text leg weighs its own index's words: over the memories alone, a store of
+    messages only weighed every word alike; docs/benchmarks.md, "Rarity over the
+    messages")."""
+    documents, held = counts
+    return {w: idf(documents, held.get(w, 0)) for w in words}
 
 
 def _unknown_terms(run: Run, documents: int, containing: dict[str, int]) -> frozenset[str]:
@@ -495,8 +494,8 @@ def _session_candidates(run: Run, size: int, words: _Background[Searched]) -> li
     their ``words`` find (BM25, searched since the stage began) and those their stored
     vectors find (the closest part of each message), each with its rank on its leg; a
     message the words found has its stored vectors' distance too (or, with
-    ``session_vectors``, one embedded now). The query's words are weighed by their rarity
-    over the messages too (``rarity``)."""
+    ``session_vectors``, one embedded now). A message's share of the query's words is
+    weighed by their rarity among the messages (``rarity``)."""
     try:
         stored = _stored_vectors(run)
         close = stored.nearest(run, size) if stored else []
@@ -505,7 +504,7 @@ def _session_candidates(run: Run, size: int, words: _Background[Searched]) -> li
         stored, close = None, []
     try:
         hits, counts = words.join()
-        run.word_weights = rarity(list(run.word_weights), run.word_counts, counts)
+        run.message_weights = rarity(list(run.word_weights), counts)
     except MemctlError as exc:
         run.notes.append(f"session search unavailable: {exc}")
         hits = []
