@@ -120,13 +120,9 @@ class Run:
     failed_legs: set[str] = field(default_factory=set)
     translation: Analysed | None = None
     word_weights: dict[str, float] = field(default_factory=dict)  # query word -> rarity
-    # the same words' rarity among the session messages, with them in the ranking: a
-    # message's share of the query's words weighs them so (candidates.rarity)
-    message_weights: dict[str, float] | None = None
     # each text's share of the query's words, as fuse.coverage measured it (the possible
-    # matches and provenance ask again for candidates fuse measured), and whether by the
-    # memories' weights
-    shares: dict[tuple[str, bool], float] = field(default_factory=dict)
+    # matches and provenance ask again for candidates fuse measured)
+    shares: dict[str, float] = field(default_factory=dict)
     anchors: frozenset[str] = frozenset()  # the query's names the store knows well
     strangers: frozenset[str] = frozenset()  # the query's names no memory mentions
     # the query's names most memories mention: the vector legs embed the query without them
@@ -154,13 +150,6 @@ class Run:
 
     def steps_of(self, memory_id: str) -> list[Step]:
         return [step for step in self.trace if step.memory_id == memory_id]
-
-    def weights_for(self, candidate: Candidate) -> dict[str, float]:
-        """The query words' rarity a candidate's share of them is weighed by: among the
-        messages for a session message (when they were counted), else the memories."""
-        if candidate.is_message and self.message_weights is not None:
-            return self.message_weights
-        return self.word_weights
 
     @property
     def depth(self) -> int:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
 
 from memctl.errors import AmbiguousIdError, NotFoundError
 from memctl.model import Category, Kind, Memory, Tier
 from memctl.store.database import Database
 from memctl.store.fts import fts_phrases
-from memctl.store.memories import MIN_PREFIX, MemoryFilter, WordCounts, indexed_terms
+from memctl.store.memories import MIN_PREFIX, MemoryFilter
 from memctl.store.transcripts import session_ids_like
 
 # A session message's id: <session id>#<message number>.
@@ -127,15 +126,7 @@ COMMON_SHARE = 0.05
 
 def common_bound(db: Database) -> int:
     """How many messages a phrase must hold to be left out of the messages' BM25."""
-    return _bound(_messages(db))
-
-
-def _messages(db: Database) -> int:
-    """About how many messages there are: at least as many."""
-    return int(db.value("SELECT coalesce(max(rowid), 0) FROM messages"))
-
-
-def _bound(messages: int) -> int:
+    messages = int(db.value("SELECT coalesce(max(rowid), 0) FROM messages"))
     return max(COMMON_POSTINGS, int(COMMON_SHARE * messages))
 
 
@@ -146,59 +137,7 @@ def search_messages(
     ``before``), by the BM25 of the phrases fewer than ``common_bound`` messages hold;
     when every phrase is that common, the newest messages holding all of them (else any
     of them), scored 0."""
-    return _searched(db, phrase_kinds(db, phrases, common_bound(db)), limit, where)
-
-
-class Searched(NamedTuple):
-    """The messages a search found, and how rare the query's words are among them."""
-
-    hits: list[MessageHit]
-    # (about how many messages there are, how many hold each word: at most common_bound)
-    counts: WordCounts
-
-
-def search_and_count(
-    db: Database,
-    phrases: Sequence[Sequence[str]],
-    words: Sequence[str],
-    limit: int,
-    where: MemoryFilter,
-) -> Searched:
-    """``search_messages``, and how many messages hold each of ``words`` (recall weighs a
-    word by its rarity over all it searches), from the same look at each one's postings:
-    a word ``common_bound`` messages hold counts as that many (counting on would cost a
-    pass over all its postings); one fewer hold is counted through the messages'
-    vocabulary (about half the cost of stepping over its postings in a MATCH: 0.42 against
-    0.92 ms for 25,000 at 1,000,000 messages)."""
-    messages = _messages(db)
-    bound = _bound(messages)
-    kinds = phrase_kinds(db, [*phrases, *((w,) for w in words)], bound)
-    asked = {tuple(p) for p in phrases}
-    hits = _searched(db, {p: k for p, k in kinds.items() if p in asked}, limit, where)
-    rare = [w for w in words if kinds.get((w,)) == RARE]
-    held = {w: bound for w in words if kinds.get((w,)) == COMMON}
-    return Searched(hits, (messages, {**held, **_vocabulary_counts(db, rare)}))
-
-
-def _vocabulary_counts(db: Database, words: list[str]) -> dict[str, int]:
-    """How many messages hold each of ``words``, from the full-text index's vocabulary (each
-    word as the index holds it: ``indexed_terms``)."""
-    if not words:
-        return {}
-    terms = indexed_terms(db, words)
-    wanted = sorted(set(terms.values()))
-    rows = db.tuples(
-        f"SELECT term, doc FROM messages_vocab WHERE term IN ({', '.join('?' * len(wanted))})",
-        wanted,
-    )
-    counts = {term: int(doc) for term, doc in rows}
-    return {w: counts[t] for w, t in terms.items() if t in counts}
-
-
-def _searched(
-    db: Database, kinds: dict[tuple[str, ...], str], limit: int, where: MemoryFilter
-) -> list[MessageHit]:
-    """``search_messages`` over phrases ``phrase_kinds`` has weighed."""
+    kinds = phrase_kinds(db, phrases, common_bound(db))
     selective = [p for p, kind in kinds.items() if kind == RARE]
     if selective:
         return _ranked(db, fts_phrases(selective), limit, where)

@@ -570,13 +570,6 @@ def m020_graph_restated(db: Database) -> None:
     db.execute("CREATE INDEX graph_indexed_restated ON graph_indexed(restated) WHERE restated > 0")
 
 
-def m021_message_rarity(db: Database) -> None:
-    """The session messages' full-text vocabulary (how many messages hold each word): recall
-    weighs the query's words by their rarity over the messages too, when they are in its
-    ranking. A view of the index it reads: a store's existing messages count at once."""
-    db.execute("CREATE VIRTUAL TABLE messages_vocab USING fts5vocab(messages_fts, 'row')")
-
-
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -598,5 +591,4 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m018_message_vectors,
     m019_graph_origin,
     m020_graph_restated,
-    m021_message_rarity,
 ]

@@ -1,27 +1,14 @@
-"""The messages' BM25 leaves out the phrases too many messages hold, and counts the query's words
-(store/message_search.py)."""
+"""The messages' BM25 leaves out the phrases too many messages hold (store/message_search.py)."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pytest
 
 from memctl.context import Context
-from memctl.model import Message, Role, Session
-from memctl.store import message_search, sessions
-from memctl.store.database import Database
+from memctl.store import message_search
 from memctl.store.memories import MemoryFilter
-from memctl.store.message_search import (
-    ABSENT,
-    COMMON,
-    RARE,
-    phrase_kinds,
-    search_and_count,
-    search_messages,
-)
-from memctl.store.migrations import MIGRATIONS
-from tests.conftest import said_in_session, store_at_version
+from memctl.store.message_search import ABSENT, COMMON, RARE, phrase_kinds, search_messages
+from tests.conftest import said_in_session
 
 BOUND = 5  # the test's bound: a phrase this many messages hold is common
 EVERYWHERE = MemoryFilter()
@@ -79,28 +66,3 @@ def test_a_store_below_the_bound_ranks_every_phrase_by_bm25(ctx: Context) -> Non
     hits = search_messages(ctx.db, [("deploy",), ("billing",)], 3, EVERYWHERE)
     assert hits[0].key == "s1#9" and len(hits) == 3  # the others hold "deploy" alone
     assert hits[0].score < hits[1].score  # FTS5's BM25: lower is better
-
-
-@pytest.mark.usefixtures("bounded")
-def test_the_query_words_are_counted_up_to_the_bound_from_the_same_search(ctx: Context) -> None:
-    said_in_session(ctx, [*NOTES, "the billing job moved to fridays", "billing runs nightly"])
-    words = ["deploy", "billing", "friday", "kubernetes"]
-    searched = search_and_count(ctx.db, [("billing",), ("friday",)], words, 10, EVERYWHERE)
-    # "deploy" is in 8 messages, counted up to the bound; "friday" as the index stems it
-    assert searched.counts == (10, {"deploy": BOUND, "billing": 2, "friday": 1})
-    # a word counted is not searched: the hits are the phrases' own
-    assert {h.key for h in searched.hits} == {"s1#9", "s1#10"}
-    assert searched.hits == search_messages(ctx.db, [("billing",), ("friday",)], 10, EVERYWHERE)
-
-
-def test_an_older_store_counts_the_messages_it_holds(home: Path) -> None:
-    connection, old = store_at_version(home, len(MIGRATIONS) - 1)
-    texts = ["the dentist moved", "a standup appointment", "the dentist"]
-    sessions.save_session(old, Session(id="s1", client="generic", scope="global"))
-    sessions.insert_messages(
-        old, [Message(Role.USER, t, session_id="s1", seq=n) for n, t in enumerate(texts, 1)]
-    )
-    connection.close()
-    with Database.open(home / "memctl.db") as db:
-        searched = search_and_count(db, [("dentist",)], ["dentist", "appointment"], 5, EVERYWHERE)
-    assert searched.counts == (3, {"dentist": 2, "appointment": 1})

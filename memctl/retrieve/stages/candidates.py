@@ -48,7 +48,7 @@ from memctl.store.memories import (
     phrase_document_counts,
     word_document_counts,
 )
-from memctl.store.message_search import MessageHit, Searched, phrases_said, search_and_count
+from memctl.store.message_search import MessageHit, phrases_said, search_messages
 from memctl.store.questions import question_fts, question_vectors
 
 STAGE = "candidates"
@@ -337,8 +337,8 @@ def word_weights(run: Run) -> Weighed:
     meaning (the names rule and the vector leg find them)."""
     words = run.query.words
     documents, containing = word_document_counts(run.ctx.db, words)
+    weights = {w: idf(documents, containing.get(w, 0)) for w in words}
     held = (documents, {w: containing.get(w, 0) for w in words})
-    weights = rarity(words, held)
     terms = _unknown_terms(run, documents, containing)
     if not run.query.names:
         return Weighed(weights, frozenset(), terms, frozenset(), run.query.alternatives, held)
@@ -375,16 +375,6 @@ def word_weights(run: Run) -> Weighed:
     else:
         searched = run.query.alternatives
     return Weighed(weights, anchors, frozenset(unknown), common, searched, held)
-
-
-def rarity(words: list[str], counts: WordCounts) -> dict[str, float]:
-    """Each word's rarity (idf) among what was counted: the memories, or the session
-    messages (a message's share of the query's words is weighed among its kind, as each
-    full-text leg weighs its own index's words: over the memories alone, a store of
-    messages only weighed every word alike; docs/benchmarks.md, "Rarity over the
-    messages")."""
-    documents, held = counts
-    return {w: idf(documents, held.get(w, 0)) for w in words}
 
 
 def _unknown_terms(run: Run, documents: int, containing: dict[str, int]) -> frozenset[str]:
@@ -478,24 +468,24 @@ def _stored_vectors(run: Run) -> _StoredMessageVectors | None:
 MESSAGES_LANE = 1
 
 
-def _message_words(run: Run, size: int) -> _Background[Searched]:
-    """The messages' BM25 search and their counts of the query's words, started in a thread
-    of its own (at once, inside a transaction)."""
+def _message_words(run: Run, size: int) -> _Background[list[MessageHit]]:
+    """The messages' BM25 search, started in a thread of its own (at once, inside a
+    transaction)."""
     reader = run.ctx.db.reader(MESSAGES_LANE)
-    query = run.query
     return _Background(
-        lambda: search_and_count(reader, query.alternatives, query.words, size, run.where),
+        lambda: search_messages(reader, run.query.alternatives, size, run.where),
         inline=reader is run.ctx.db,
     )
 
 
-def _session_candidates(run: Run, size: int, words: _Background[Searched]) -> list[Candidate]:
+def _session_candidates(
+    run: Run, size: int, words: _Background[list[MessageHit]]
+) -> list[Candidate]:
     """Raw session messages as candidates (episodic, peripheral, importance 0.5): those
     their ``words`` find (BM25, searched since the stage began) and those their stored
     vectors find (the closest part of each message), each with its rank on its leg; a
     message the words found has its stored vectors' distance too (or, with
-    ``session_vectors``, one embedded now). A message's share of the query's words is
-    weighed by their rarity among the messages (``rarity``)."""
+    ``session_vectors``, one embedded now)."""
     try:
         stored = _stored_vectors(run)
         close = stored.nearest(run, size) if stored else []
@@ -503,8 +493,7 @@ def _session_candidates(run: Run, size: int, words: _Background[Searched]) -> li
         run.notes.append(f"session messages not compared by meaning: {exc}")
         stored, close = None, []
     try:
-        hits, counts = words.join()
-        run.message_weights = rarity(list(run.word_weights), counts)
+        hits = words.join()
     except MemctlError as exc:
         run.notes.append(f"session search unavailable: {exc}")
         hits = []

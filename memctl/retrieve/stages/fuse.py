@@ -190,23 +190,21 @@ def leg_weights(run: Run) -> tuple[float, float]:
 
 
 def coverage(run: Run, candidate: Candidate, pattern: re.Pattern[str] | None) -> float:
-    """The share of the query's content words (weighted by rarity) the candidate contains: a
-    session message's by their rarity among the messages (``Run.message_weights``), a
-    memory's among the memories."""
-    weights = run.weights_for(candidate)
+    """The share of the query's content words (weighted by rarity) the candidate contains."""
+    weights = run.word_weights
     total = sum(weights.values())
     if not total or pattern is None:
         return 0.0
     text = f"{candidate.memory.content} {candidate.memory.l0_abstract or ''}"
-    key = (text, weights is run.word_weights)
-    share = run.shares.get(key)
+    share = run.shares.get(text)
     if share is None:
-        share = run.shares[key] = _share(run, weights, text.lower(), total)
+        share = run.shares[text] = _share(run, text.lower(), total)
     return share
 
 
-def _share(run: Run, weights: dict[str, float], text: str, total: float) -> float:
-    """``coverage`` of one lower-cased text by ``weights``; ``total``: their sum."""
+def _share(run: Run, text: str, total: float) -> float:
+    """``coverage`` of one lower-cased text; ``total``: the weights' sum."""
+    weights = run.word_weights
     words = {stem(w) for w in set(WORD.findall(text))}
     # in the query's order: a sum over a set differs in its last bits between processes
     held = [word for word in weights if stem(word.lower()) in words]
