@@ -119,6 +119,67 @@ def _like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
+@dataclass(frozen=True)
+class TakenIn:
+    """A memory that took in forgotten text without being distilled from it: its texts
+    before the first merge that did (``before``), and every text it held since."""
+
+    memory_id: str
+    before: dict[str, str]
+    since: list[str]
+
+
+def taken_in(
+    db: Database, session_id: str | None, seqs: list[int] | None, memory_ids: list[str]
+) -> list[TakenIn]:
+    """The memories (other than ``memory_ids``, which go) a forgotten text was merged
+    into: a fact of the session (of a message numbered in ``seqs``) an ingest MERGE added
+    to a memory (its update event names the fact's ``source``), and a memory of
+    ``memory_ids`` a maintain merge folded into its survivor, whose text the same run
+    rewrote. Oldest first."""
+    first: dict[str, int] = {}
+    if session_id is not None:
+        rows = db.tuples(
+            "SELECT id, memory_id, json_extract(data, '$.source') FROM events "
+            "WHERE action = 'update' AND memory_id IS NOT NULL "
+            "AND (json_extract(data, '$.source') = ? "
+            "OR json_extract(data, '$.source') LIKE ? ESCAPE '\\')",
+            (f"session:{session_id}", _like(f"session:{session_id}#") + "%"),
+        )
+        for event_id, memory_id, source in rows:
+            span = _span(str(source), session_id)
+            if seqs is None or (span is not None and any(span[0] <= s <= span[1] for s in seqs)):
+                first[memory_id] = min(event_id, first.get(memory_id, event_id))
+    folds = db.tuples(
+        "SELECT e.id, e.memory_id FROM events f JOIN memories m ON m.id = f.memory_id "
+        "JOIN events e ON e.run_id = f.run_id AND e.memory_id = m.superseded_by "
+        "WHERE f.memory_id IN (SELECT value FROM json_each(?)) AND f.action = 'state' "
+        "AND json_extract(f.data, '$.to') = 'superseded' AND e.action = 'update' "
+        "AND json_extract(e.data, '$.before.content') IS NOT NULL",
+        (json.dumps(memory_ids),),
+    )
+    for event_id, memory_id in folds:
+        first[memory_id] = min(event_id, first.get(memory_id, event_id))
+    gone = set(memory_ids)
+    return [
+        _taken(db, memory_id, event_id)
+        for memory_id, event_id in sorted(first.items(), key=lambda item: item[1])
+        if memory_id not in gone and db.value("SELECT 1 FROM memories WHERE id = ?", (memory_id,))
+    ]
+
+
+def _taken(db: Database, memory_id: str, event_id: int) -> TakenIn:
+    data = json.loads(db.value("SELECT data FROM events WHERE id = ?", (event_id,)))
+    before = {k: v for k, v in data.get("before", {}).items() if k in MEMORY_TEXTS}
+    afters = db.tuples(
+        "SELECT json_extract(e.data, p.value) FROM events e, json_each(?) p "
+        "WHERE e.memory_id = ? AND e.action = 'update' AND e.id >= ?",
+        (json.dumps([f"$.after.{name}" for name in MEMORY_TEXTS]), memory_id, event_id),
+    )
+    since = {text for (text,) in afters if isinstance(text, str) and text}
+    return TakenIn(memory_id, before, sorted(since | set(memory_texts(db, [memory_id]))))
+
+
 def memory_texts(db: Database, memory_ids: list[str]) -> list[str]:
     """Every text field (``MEMORY_TEXTS``) of these memories."""
     rows = db.tuples(

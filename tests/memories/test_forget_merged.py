@@ -1,0 +1,58 @@
+"""A forgotten text merged into a memory it was not distilled from: an ingest MERGE adds a
+fact of one session to a memory of another, and a maintain merge writes a folded memory's
+text into its survivor. Forgetting the session (or deleting the folded memory for good)
+puts the survivor back as it was before that merge; the text is in no file of the data
+directory. Real SQLite files; real `memctl` processes, and a real HTTP server speaking the
+Ollama API for the merge a model writes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from memctl.api.memory import delete_for_good
+from tests.maintain.test_maintain import get, put, run
+from tests.memories.test_forget_everywhere import BACKUPS, _files_holding, _ok, _transcript
+from tests.ollama_server import FakeOllama
+
+WORD = "quokka7marmalade"
+KEPT = "I always use the vim editor for writing Python code at work."
+ADDED = f"I always use the vim editor for writing Python code at work, with the {WORD} plugin."
+
+
+def test_forgetting_a_session_takes_its_fact_out_of_the_memory_it_was_merged_into(
+    home: Path, tmp_path: Path
+) -> None:
+    first = _transcript(tmp_path / "a.jsonl", [("user", KEPT), ("assistant", "Noted.")])
+    second = _transcript(tmp_path / "b.jsonl", [("user", ADDED), ("assistant", "Noted.")])
+    _ok("ingest", str(first), "--session-id", "first", "--wait")
+    merged = json.loads(_ok("ingest", str(second), "--session-id", "second", "--wait", "--json"))
+    assert merged["runs"][0]["counts"] == {"merge": 1}  # the fact went into the first's memory
+    (memory,) = json.loads(_ok("list", "--json"))
+    assert WORD in memory["content"]
+    _ok(*BACKUPS, "maintain")
+
+    done = json.loads(_ok("sessions", "forget", "second", "--yes", "--json"))
+
+    assert json.loads(_ok("get", memory["id"], "--json"))["content"] == KEPT
+    assert _files_holding(home, WORD) == []  # nor in its events, the backup or the WAL
+    assert done["reverted"] == [memory["id"]] and done["memories"] == []
+
+
+def test_deleting_a_memory_for_good_takes_its_text_out_of_the_merge_that_folded_it(
+    make_ctx: Any, home: Path, ollama_server: FakeOllama
+) -> None:
+    ctx = make_ctx(llm_url=ollama_server.url, maintain__merge_similarity=0.7)
+    short = put(ctx, f"The deploy script lives in ops/deploy.sh next to {WORD}", 10)
+    full = put(ctx, "The deploy script lives in ops/deploy.sh and needs AWS credentials", 10)
+    ollama_server.script_chat({"content": f"Deploy with ops/deploy.sh ({WORD}); it needs AWS."})
+    run(ctx, only="consolidate")
+    assert WORD in get(ctx, full).content and get(ctx, short).superseded_by == full.id
+
+    _, done = delete_for_good(ctx, short.id)
+
+    assert get(ctx, full).content == full.content
+    ctx.db.close()
+    assert _files_holding(home, WORD) == []
+    assert done.reverted == [full.id]
