@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from memctl.api.memory import delete_for_good
+from tests.conftest import run_cli
 from tests.maintain.test_maintain import get, put, run
 from tests.memories.test_forget_everywhere import BACKUPS, _files_holding, _ok, _transcript
 from tests.ollama_server import FakeOllama
@@ -38,6 +39,10 @@ def test_forgetting_a_session_takes_its_fact_out_of_the_memory_it_was_merged_int
     assert json.loads(_ok("get", memory["id"], "--json"))["content"] == KEPT
     assert _files_holding(home, WORD) == []  # nor in its events, the backup or the WAL
     assert done["reverted"] == [memory["id"]] and done["memories"] == []
+    # the forget's run cannot be undone: it would write `[forgotten]` back as the text
+    undone = run_cli("undo")
+    assert undone.returncode == 2 and "forgot text for good" in undone.stderr, undone.stderr
+    assert json.loads(_ok("get", memory["id"], "--json"))["content"] == KEPT
 
 
 def test_deleting_a_memory_for_good_takes_its_text_out_of_the_merge_that_folded_it(
