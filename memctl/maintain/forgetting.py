@@ -168,7 +168,7 @@ def _forget_in(
             done.reverted = _revert(db, writer, taken, vectors, "sessions forget")
             done.messages = erase.forget_messages(db, target.session_id, target.seqs, now_iso())
             done.quotes = erase.erase_quotes(db, needles, erase.FORGOTTEN, EVERY_SESSION)
-            erase.erase_derived(db, needles, list(memories))
+            erase.erase_derived(db, needles, [*memories, *done.reverted])
             writer.forgotten(target.name, messages=done.messages, memories=len(memories))
         done.memories = sorted(memories)
 
@@ -205,7 +205,7 @@ def _memories_in(
                 writer.delete(memory, reason=verb)
             done.reverted = _revert(db, writer, taken, vectors, verb)
             done.quotes = erase.erase_quotes(db, needles, erase.FORGOTTEN, EVERY_SESSION)
-            erase.erase_derived(db, needles, found)
+            erase.erase_derived(db, needles, [*found, *done.reverted])
         done.memories = sorted(found)
 
 
