@@ -25,6 +25,7 @@ from memctl.config.safe_load import json_value
 from memctl.context import Context
 from memctl.errors import DatabaseBusyError, InputError, UsageError
 from memctl.ingest.capture import (
+    TITLE_CHARS,
     Captured,
     CaptureReport,
     IngestOptions,
@@ -36,6 +37,7 @@ from memctl.ingest.capture import (
 from memctl.ingest.parse import read_transcript
 from memctl.ingest.source import Input
 from memctl.memories.operations import resolve_scope
+from memctl.memories.privacy import safe_line
 
 SPOOL_DIR = "spool"
 SUFFIX = ".jsonl"
@@ -56,7 +58,7 @@ def spool(ctx: Context, source: Input, options: IngestOptions) -> Path:
     header = {
         "source": source.name,
         "client": transcript.client,
-        "title": tally.title,
+        "title": safe_line(tally.title, TITLE_CHARS),  # as the store keeps it: no secret
         "started_at": tally.started_at,
         "options": asdict(
             IngestOptions(

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tests.conftest import run_cli
+from tests.ingesting import claude_record
 
 DOOR = "kumquat-harbour-1977"  # said in message 2 and again in message 3
 DOG = "lemonzest-otter-42"  # said only in message 3, which waits in the spool
@@ -97,3 +98,24 @@ def test_forgetting_one_message_leaves_no_copy_in_the_spool(home: Path, tmp_path
     assert "our office door code" not in shown and "[forgotten]" in shown
     assert DOG in shown  # message 3 is stored all the same: nothing else is lost
     assert _files_holding(home, "our office door code") == []
+
+
+def test_a_spooled_transcript_keeps_no_secret_of_its_title(home: Path, tmp_path: Path) -> None:
+    """A Claude Code summary line titles the session; spooled while the database was busy,
+    the title was written to the spool as the transcript had it, token and all."""
+    token = "ghp_Qw8Er1Ty2Ui3Op4As5Df6Gh7Jk8Lz9Xc0Vb1N"
+    transcript = tmp_path / "t.jsonl"
+    lines = [
+        {**claude_record("user", "hello there, first message", 1), "uuid": "u1"},
+        {"type": "summary", "summary": f"Rotating deploy token {token}", "leafUuid": "u1"},
+    ]
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    _ok("status")  # the store exists, so another process can hold its lock
+    with _held(home / "memctl.db"):
+        said = _ok(*WAIT, "ingest", "--client", "claude-code", "--transcript", str(transcript))
+        assert "the database is busy" in said
+    assert _files_holding(home, token) == []  # the spool's copy neither
+    _ok("maintain")  # stores the spooled transcript
+    (session,) = json.loads(_ok("sessions", "list", "--all-scopes", "--json"))
+    assert session["title"].startswith("Rotating deploy token [REDACTED")
+    assert _files_holding(home, token) == []
