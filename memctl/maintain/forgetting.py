@@ -226,9 +226,9 @@ def _revert(
     db: Database, writer: Writer, taken: list[erase.TakenIn], vectors: Vectors, verb: str
 ) -> list[str]:
     """Each memory a forgotten text was merged into gets back its texts from before that
-    merge (what was merged into it after goes too: its messages stay in their sessions),
-    and leaves the knowledge graph until the next maintain reads it again; the ids of
-    those changed."""
+    merge (what was merged into it after goes too: its messages stay in their sessions, and
+    no longer count among its origins), and leaves the knowledge graph until the next
+    maintain reads it again; the ids of those changed."""
     memories = store.get_memories(db, [t.memory_id for t in taken])
     reverted = []
     for t in taken:
@@ -239,6 +239,7 @@ def _revert(
         if changes:
             writer.update(memory, changes, vectors.get(memory.id), reason=verb)
             forget_memory(db, memory.id)  # the next maintain reads its text into the graph again
+            erase.drop_merge_sources(db, t.merges)
             reverted.append(memory.id)
     return sorted(reverted)
 

@@ -127,6 +127,7 @@ class TakenIn:
     memory_id: str
     before: dict[str, str]
     since: list[str]
+    merges: list[int]  # the update events naming a source whose text goes with the revert
 
 
 def taken_in(
@@ -177,7 +178,33 @@ def _taken(db: Database, memory_id: str, event_id: int) -> TakenIn:
         (json.dumps([f"$.after.{name}" for name in MEMORY_TEXTS]), memory_id, event_id),
     )
     since = {text for (text,) in afters if isinstance(text, str) and text}
-    return TakenIn(memory_id, before, sorted(since | set(memory_texts(db, [memory_id]))))
+    merges = db.tuples(
+        "SELECT id FROM events WHERE memory_id = ? AND action = 'update' AND id >= ? "
+        "AND json_extract(data, '$.source') IS NOT NULL",
+        (memory_id, event_id),
+    )
+    return TakenIn(
+        memory_id,
+        before,
+        sorted(since | set(memory_texts(db, [memory_id]))),
+        [row[0] for row in merges],
+    )
+
+
+def drop_merge_sources(db: Database, event_ids: list[int]) -> None:
+    """Take the ``source`` (and when it was said) out of these merge events: the memory no
+    longer holds the text they merged, so it no longer came from there (``memctl get``
+    lists a merge's source among a memory's origins). Runs inside the caller's
+    transaction, as ``erase_quotes`` does."""
+    if not event_ids:
+        return
+    db.execute("DROP TRIGGER IF EXISTS events_append_only_update")
+    db.execute(
+        "UPDATE events SET data = json_remove(data, '$.source', '$.source_at') "
+        "WHERE id IN (SELECT value FROM json_each(?))",
+        (json.dumps(event_ids),),
+    )
+    db.execute(EVENTS_UPDATE_TRIGGER)
 
 
 def memory_texts(db: Database, memory_ids: list[str]) -> list[str]:

@@ -36,7 +36,9 @@ def test_forgetting_a_session_takes_its_fact_out_of_the_memory_it_was_merged_int
 
     done = json.loads(_ok("sessions", "forget", "second", "--yes", "--json"))
 
-    assert json.loads(_ok("get", memory["id"], "--json"))["content"] == KEPT
+    got = json.loads(_ok("get", memory["id"], "--json"))
+    assert got["content"] == KEPT
+    assert [o["session_id"] for o in got["origins"]] == ["first"]  # no more from "second"
     assert _files_holding(home, WORD) == []  # nor in its events, the backup or the WAL
     assert done["reverted"] == [memory["id"]] and done["memories"] == []
     # the forget's run cannot be undone: it would write `[forgotten]` back as the text
