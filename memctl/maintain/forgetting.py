@@ -5,8 +5,9 @@ of every place memctl keeps text (``memctl sessions forget``, ``memctl redact``,
 In the store, in one transaction: the messages (a whole session's rows go, its row and
 read marks stay, marked forgotten, so capture never stores it again; one message's text
 becomes ``[forgotten]`` in place), the memories distilled from them (deleted for good:
-a fact of the message, or a digest spanning it; a memory one of its facts was merged into
-gets back its text from before that merge), every quote of that text in the event
+a fact of the message, a digest spanning it, and a fact ``maintain`` consolidated from
+one of those; a memory one of its facts was merged into gets back its text from before
+that merge), every quote of that text in the event
 log, ingest runs and jobs, and what was derived from it: entities, questions, profile
 lines, learned noise (``store.forget``); a new event says what was forgotten, without
 the text. Then the vector indexes beside the file are made again without its vectors,

@@ -85,7 +85,8 @@ def ids_containing(db: Database, needle: str) -> list[str]:
 
 def memories_from(db: Database, session_id: str, seqs: list[int] | None) -> list[str]:
     """Ids of the memories distilled from a session (all of it, or from a message numbered
-    in ``seqs``: a fact of that message, or a digest spanning it)."""
+    in ``seqs``: a fact of that message, or a digest spanning it), and those ``maintain``
+    consolidated from them."""
     rows = db.tuples(
         "SELECT id, source, session_id FROM memories WHERE session_id = ? "
         "OR source = ? OR source LIKE ? ESCAPE '\\'",
@@ -101,6 +102,25 @@ def memories_from(db: Database, session_id: str, seqs: list[int] | None) -> list
             found.append(memory_id)
         elif span is None and own == session_id and source == f"session:{session_id}":
             found.append(memory_id)  # a fact of the session's tool calls, no message named
+    return found + consolidated_from(db, found)
+
+
+def consolidated_from(db: Database, memory_ids: list[str]) -> list[str]:
+    """Ids of the memories ``maintain`` consolidated from these (source ``memory:<id>``: a
+    fact an episode stated), and from those in turn."""
+    found: list[str] = []
+    wanted = memory_ids
+    while wanted:
+        wanted = [
+            row[0]
+            for row in db.tuples(
+                "SELECT id FROM memories WHERE source IN "
+                "(SELECT 'memory:' || value FROM json_each(?))",
+                (json.dumps(wanted),),
+            )
+            if row[0] not in found and row[0] not in memory_ids
+        ]
+        found += wanted
     return found
 
 
@@ -135,7 +155,8 @@ def taken_in(
 ) -> list[TakenIn]:
     """The memories (other than ``memory_ids``, which go) a forgotten text was merged
     into: a fact of the session (of a message numbered in ``seqs``) an ingest MERGE added
-    to a memory (its update event names the fact's ``source``), and a memory of
+    to a memory (its update event names the fact's ``source``), a fact maintain
+    consolidated from a memory of ``memory_ids`` and merged likewise, and a memory of
     ``memory_ids`` a maintain merge folded into its survivor, whose text the same run
     rewrote. Oldest first."""
     first: dict[str, int] = {}
@@ -151,6 +172,13 @@ def taken_in(
             span = _span(str(source), session_id)
             if seqs is None or (span is not None and any(span[0] <= s <= span[1] for s in seqs)):
                 first[memory_id] = min(event_id, first.get(memory_id, event_id))
+    merged = db.tuples(
+        "SELECT id, memory_id FROM events WHERE action = 'update' AND memory_id IS NOT NULL "
+        "AND json_extract(data, '$.source') IN (SELECT 'memory:' || value FROM json_each(?))",
+        (json.dumps(memory_ids),),
+    )
+    for event_id, memory_id in merged:  # a fact maintain consolidated from one of them
+        first[memory_id] = min(event_id, first.get(memory_id, event_id))
     folds = db.tuples(
         "SELECT e.id, e.memory_id FROM events f JOIN memories m ON m.id = f.memory_id "
         "JOIN events e ON e.run_id = f.run_id AND e.memory_id = m.superseded_by "

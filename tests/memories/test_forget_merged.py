@@ -1,9 +1,10 @@
-"""A forgotten text merged into a memory it was not distilled from: an ingest MERGE adds a
-fact of one session to a memory of another, and a maintain merge writes a folded memory's
-text into its survivor. Forgetting the session (or deleting the folded memory for good)
-puts the survivor back as it was before that merge; the text is in no file of the data
-directory. Real SQLite files; real `memctl` processes, and a real HTTP server speaking the
-Ollama API for the merge a model writes."""
+"""A forgotten text in a memory it was not distilled from: an ingest MERGE adds a fact of
+one session to a memory of another, a maintain merge writes a folded memory's text into
+its survivor, and maintain consolidates an episode into facts. Forgetting the session (or
+deleting the folded memory for good) puts the survivor back as it was before that merge
+and deletes the consolidated fact; the text is in no file of the data directory. Real
+SQLite files; real `memctl` processes, and a real HTTP server speaking the Ollama API for
+what a model writes."""
 
 from __future__ import annotations
 
@@ -12,7 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from memctl.api.memory import delete_for_good
-from tests.conftest import run_cli
+from memctl.maintain.forgetting import forget_session
+from memctl.model import Category, Kind
+from memctl.store import memories as store
+from tests.conftest import run_cli, said_in_session
 from tests.maintain.test_maintain import get, put, run
 from tests.memories.test_forget_everywhere import BACKUPS, _files_holding, _ok, _transcript
 from tests.ollama_server import FakeOllama
@@ -63,3 +67,23 @@ def test_deleting_a_memory_for_good_takes_its_text_out_of_the_merge_that_folded_
     ctx.db.close()
     assert _files_holding(home, WORD) == []
     assert done.reverted == [full.id]
+
+
+def test_forgetting_a_message_deletes_the_fact_maintain_consolidated_from_its_episode(
+    make_ctx: Any, home: Path, ollama_server: FakeOllama
+) -> None:
+    ctx = make_ctx(llm_url=ollama_server.url)
+    said = f"Yesterday we moved billing to the {WORD} cluster."
+    said_in_session(ctx, [said, "we deploy with make release"], "s9")
+    source = {"source": "session:s9#1:user", "session_id": "s9"}
+    put(ctx, said, 5, kind=Kind.EPISODIC, category=Category.EVENTS, **source)
+    fact = {"content": f"Billing runs on the {WORD} cluster.", "category": "entities"}
+    ollama_server.script_chat({"facts": [fact]}, {"decisions": []})
+    (change,) = run(ctx, only="consolidate").task("consolidate").changes
+    (made,) = change["memories"]
+
+    done = forget_session(ctx, "s9#1")
+
+    assert store.get_memory(ctx.db, made) is None and made in done.memories
+    ctx.db.close()
+    assert _files_holding(home, WORD) == []
