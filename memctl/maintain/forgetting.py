@@ -175,11 +175,12 @@ def _forget_in(
 
 
 def forget_memories(ctx: Context, memories: list[Memory], verb: str) -> Forgotten:
-    """Delete memories for good, with every quote of their text (``delete --permanent``,
-    ``purge --permanent``)."""
+    """Delete memories for good, with the facts ``maintain`` consolidated from them and
+    every quote of their text (``delete --permanent``, ``purge --permanent``)."""
     ids = [m.id for m in memories]
     done = Forgotten(ids[0] if len(ids) == 1 else f"{len(ids)} memories")
-    vectors = _reverted_vectors(ctx, erase.taken_in(ctx.db, None, None, ids))
+    found = ids + erase.consolidated_from(ctx.db, ids)
+    vectors = _reverted_vectors(ctx, erase.taken_in(ctx.db, None, None, found))
     _everywhere(ctx, done, lambda db, into, live: _memories_in(db, ids, into, live, verb, vectors))
     return done
 
@@ -193,10 +194,11 @@ def _memories_in(
     vectors: Vectors,
 ) -> None:
     with db.atomic():
-        memories = list(store.get_memories(db, memory_ids).values())
-        if not memories:
+        given = list(store.get_memories(db, memory_ids))
+        if not given:
             return
-        found = [m.id for m in memories]
+        found = given + erase.consolidated_from(db, given)  # the facts stating their text
+        memories = list(store.get_memories(db, found).values())
         taken = erase.taken_in(db, None, None, found)
         needles = erase.memory_texts(db, found) + erase.past_texts(db, found)
         needles += [text for t in taken for text in t.since]

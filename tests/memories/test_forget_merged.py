@@ -12,10 +12,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from memctl.api.memory import delete_for_good
 from memctl.maintain.forgetting import forget_session
 from memctl.model import Category, Kind
 from memctl.store import memories as store
+from memctl.store.memories import MemoryFilter
 from tests.conftest import run_cli, said_in_session
 from tests.maintain.test_maintain import get, put, run
 from tests.memories.test_forget_everywhere import BACKUPS, _files_holding, _ok, _transcript
@@ -69,21 +72,29 @@ def test_deleting_a_memory_for_good_takes_its_text_out_of_the_merge_that_folded_
     assert done.reverted == [full.id]
 
 
-def test_forgetting_a_message_deletes_the_fact_maintain_consolidated_from_its_episode(
-    make_ctx: Any, home: Path, ollama_server: FakeOllama
+@pytest.mark.parametrize("how", ["sessions forget", "delete --permanent"])
+def test_forgetting_an_episode_deletes_the_fact_maintain_consolidated_from_it(
+    make_ctx: Any, home: Path, ollama_server: FakeOllama, how: str
 ) -> None:
     ctx = make_ctx(llm_url=ollama_server.url)
     said = f"Yesterday we moved billing to the {WORD} cluster."
     said_in_session(ctx, [said, "we deploy with make release"], "s9")
     source = {"source": "session:s9#1:user", "session_id": "s9"}
-    put(ctx, said, 5, kind=Kind.EPISODIC, category=Category.EVENTS, **source)
+    episode = put(ctx, said, 5, kind=Kind.EPISODIC, category=Category.EVENTS, **source)
     fact = {"content": f"Billing runs on the {WORD} cluster.", "category": "entities"}
     ollama_server.script_chat({"facts": [fact]}, {"decisions": []})
     (change,) = run(ctx, only="consolidate").task("consolidate").changes
     (made,) = change["memories"]
 
-    done = forget_session(ctx, "s9#1")
+    if how == "sessions forget":
+        done = forget_session(ctx, "s9#1")
+    else:
+        done = delete_for_good(ctx, episode.id)[1]
 
     assert store.get_memory(ctx.db, made) is None and made in done.memories
+    if how == "delete --permanent":  # the session's message stays: it was not forgotten
+        left = store.list_memories(ctx.db, MemoryFilter(), None)
+        assert WORD not in " ".join(m.content for m in left)
+        return
     ctx.db.close()
     assert _files_holding(home, WORD) == []
