@@ -13,6 +13,7 @@ itself logged as a new event (by the caller, without the text).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -403,7 +404,39 @@ def erase_derived(db: Database, needles: list[str], memory_ids: list[str]) -> in
     gone += _deleted(
         db, "DELETE FROM noise_vectors WHERE memory_id IN (SELECT value FROM json_each(?))", (ids,)
     )
-    return gone + orphan_entities(db)
+    return gone + unsaid_aliases(db, needles) + orphan_entities(db)
+
+
+def unsaid_aliases(db: Database, needles: list[str]) -> int:
+    """Remove the aliases a forgotten text gave an entity ("PostgreSQL 16.9" of PostgreSQL,
+    which other memories name) that no memory left says, never the entity's own name; how
+    many went. An alias is whole words of the text (``entity_aliases.key``: case folded,
+    spaces collapsed)."""
+    folded = sorted({" ".join(n.casefold().split()) for n in needles if len(n) >= MIN_NEEDLE})
+    said: dict[str, str] = {}
+    for text in folded:
+        for alias_key, alias, name in db.tuples(
+            "SELECT a.key, a.alias, e.name FROM entity_aliases a JOIN entities e "
+            "ON e.id = a.entity_id WHERE instr(?, a.key)",
+            (text,),
+        ):
+            own = alias_key == " ".join(name.casefold().split())  # the entity's name: kept
+            if not own and re.search(rf"(?<!\w){re.escape(alias_key)}(?!\w)", text):
+                said[alias_key] = alias
+    gone = [
+        alias_key
+        for alias_key, alias in said.items()
+        if not db.value(
+            "SELECT 1 FROM memories WHERE instr(lower(content), ?) OR instr(content, ?) LIMIT 1",
+            (alias_key, alias),
+        )
+    ]
+    if gone:
+        db.execute(
+            "DELETE FROM entity_aliases WHERE key IN (SELECT value FROM json_each(?))",
+            (json.dumps(gone),),
+        )
+    return len(gone)
 
 
 def _deleted(db: Database, sql: str, params: tuple[str, ...]) -> int:

@@ -98,3 +98,25 @@ def test_forgetting_an_episode_deletes_the_fact_maintain_consolidated_from_it(
         return
     ctx.db.close()
     assert _files_holding(home, WORD) == []
+
+
+def test_forgetting_a_session_takes_out_the_alias_it_gave_an_entity_others_name(
+    home: Path, tmp_path: Path
+) -> None:
+    """ "PostgreSQL 16.9" became an alias of PostgreSQL, which another session names: the
+    entity stays, the alias only the forgotten session said goes."""
+    first = _transcript(
+        tmp_path / "a.jsonl", [("user", "We deploy the billing service on PostgreSQL.")]
+    )
+    second = _transcript(
+        tmp_path / "b.jsonl", [("user", "We upgraded billing to PostgreSQL 16.9 yesterday.")]
+    )
+    _ok("ingest", str(first), "--session-id", "first", "--wait")
+    _ok("ingest", str(second), "--session-id", "second", "--wait")
+    _ok("maintain")
+    assert _files_holding(home, "PostgreSQL 16.9")  # an alias of the entity
+
+    _ok("sessions", "forget", "second", "--yes")
+
+    assert _files_holding(home, "16.9") == []
+    assert "PostgreSQL" in _ok("graph", "postgresql")  # found by its own name still
