@@ -1,7 +1,8 @@
 """SQL for forgetting text everywhere one database file holds it (``memctl sessions forget``,
 ``memctl redact``): messages, their full-text index, the quotes of it in the event log,
-ingest runs and jobs, what was derived from it (noise vectors among them), and the file's
-free pages.
+ingest runs and jobs, what was derived from it (noise vectors, the facts consolidated from
+a memory, the aliases it gave an entity among them), the memories it was merged into (put
+back as they were before: ``taken_in``), and the file's free pages.
 
 The event log is append-only (m001's triggers refuse UPDATE and DELETE). Forgetting is
 the one exception: inside the forgetting transaction the UPDATE trigger is dropped, the
