@@ -129,13 +129,21 @@ def _store(ctx: Context, path: Path) -> Captured:
         return store_transcript(ctx, transcript, str(header["source"]), options)
 
 
+def _kept(folder: Path) -> list[Path]:
+    """Every spooled transcript: waiting ones (``*.jsonl``, and a copy half-written when
+    its writer was killed), and failed ones (``*.failed``, renamed by ``replay``)."""
+    if not folder.is_dir():
+        return []
+    return sorted({*folder.glob(f"*{SUFFIX}*"), *folder.glob(f"*{FAILED}")})
+
+
 def redact_spooled(ctx: Context, needle: str, mark: str) -> int:
     """Replace ``needle`` by ``mark`` in every string of every spooled transcript, stored
     ones and failed ones (``memctl redact``: else the next maintain stores the value back);
     how many files changed."""
     folder = spool_dir(ctx)
     changed = 0
-    for path in folder.glob(f"*{SUFFIX}*") if folder.is_dir() else []:
+    for path in _kept(folder):
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, ValueError):
@@ -173,7 +181,7 @@ def drop_session(ctx: Context, session_id: str) -> int:
     many."""
     folder = spool_dir(ctx)
     dropped = 0
-    for path in folder.glob(f"*{SUFFIX}*") if folder.is_dir() else []:
+    for path in _kept(folder):
         try:
             with path.open("rb") as file:
                 header = json_value(file.readline().decode("utf-8"))

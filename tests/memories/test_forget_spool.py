@@ -119,3 +119,28 @@ def test_a_spooled_transcript_keeps_no_secret_of_its_title(home: Path, tmp_path:
     (session,) = json.loads(_ok("sessions", "list", "--all-scopes", "--json"))
     assert session["title"].startswith("Rotating deploy token [REDACTED")
     assert _files_holding(home, token) == []
+
+
+def _failed(home: Path, tmp_path: Path) -> str:
+    """``_spooled``, then the spooled copy failed to be stored (kept as ``*.failed``)."""
+    session = _spooled(home, tmp_path)
+    (spooled,) = (home / "spool").iterdir()
+    header, *rest = spooled.read_text(encoding="utf-8").splitlines()
+    damaged = {k: v for k, v in json.loads(header).items() if k != "started_at"}
+    spooled.write_text("\n".join([json.dumps(damaged), *rest]) + "\n", encoding="utf-8")
+    _ok("maintain")
+    assert [p.suffix for p in (home / "spool").iterdir()] == [".failed"]
+    return session
+
+
+def test_redact_and_forget_reach_a_spooled_transcript_that_failed(
+    home: Path, tmp_path: Path
+) -> None:
+    """A spooled copy that could not be stored is kept as `*.failed`: neither `redact` nor
+    `sessions forget` looked at it (they read `*.jsonl*`)."""
+    session = _failed(home, tmp_path)
+    assert "1 spooled transcripts rewritten" in _ok("redact", DOG)
+    assert _files_holding(home, DOG) == []
+    _ok("sessions", "forget", session, "--yes")
+    assert list((home / "spool").iterdir()) == []
+    assert _files_holding(home, DOOR) == []
