@@ -33,7 +33,7 @@ from memctl.errors import NotFoundError, UsageError
 from memctl.maintain.backup import backups
 from memctl.memories.operations import edit
 from memctl.memories.privacy import REDACTED, safe_line
-from memctl.model import Memory, now_iso
+from memctl.model import Memory, State, now_iso
 from memctl.store import forget as erase
 from memctl.store import memories as store
 from memctl.store.database import Database
@@ -45,6 +45,8 @@ from memctl.store.sync import files_of
 from memctl.store.transcripts import session_ids_like
 from memctl.store.writes import Writer
 
+# A memory superseded by one a session forget deletes is current again.
+UNSUPERSEDED = {"superseded_by": None, "invalidated_at": None}
 # The columns ``redact`` also rewrites: the messages and titles of every session.
 EVERY_SESSION = ("messages.content", "sessions.title")
 REWRITING = ".forgetting"  # a backup being written anew
@@ -76,6 +78,7 @@ class Forgotten:
     wal_emptied: bool = True
     shared: list[str] = field(default_factory=list)  # of memories: those a sync published
     reverted: list[str] = field(default_factory=list)  # memories it had been merged into
+    revived: list[str] = field(default_factory=list)  # memories it alone had superseded
     spooled: int = 0  # transcripts waiting in the spool, rewritten
 
     def to_dict(self) -> dict[str, Any]:
@@ -88,6 +91,7 @@ class Forgotten:
             "wal_emptied": self.wal_emptied,
             "shared": self.shared,
             "reverted": self.reverted,
+            "revived": self.revived,
             "spooled_rewritten": self.spooled,
         }
 
@@ -159,13 +163,15 @@ def _forget_in(
         needles += erase.memory_texts(db, ids) + erase.past_texts(db, ids)
         needles += [text for t in taken for text in t.since]
         memories = store.get_memories(db, ids)
-        edited = [
-            *memories.values(),
-            *store.get_memories(db, [t.memory_id for t in taken]).values(),
-        ]
+        revived = store.get_memories(db, erase.superseded_by(db, ids))
+        changed = [t.memory_id for t in taken]
+        edited = [*memories.values(), *revived.values(), *store.get_memories(db, changed).values()]
         with _edit(db, live, "sessions forget", edited, target.name) as writer:
             for memory in memories.values():
                 writer.delete(memory, reason="sessions forget")
+            for memory in revived.values():  # what only the forgotten text replaced
+                writer.set_state(memory, State.ACTIVE, "sessions forget", dict(UNSUPERSEDED))
+            done.revived = sorted(revived)
             done.reverted = _revert(db, writer, taken, vectors, "sessions forget")
             done.messages = erase.forget_messages(db, target.session_id, target.seqs, now_iso())
             done.quotes = erase.erase_quotes(db, needles, erase.FORGOTTEN, EVERY_SESSION)

@@ -221,6 +221,19 @@ def _taken(db: Database, memory_id: str, event_id: int) -> TakenIn:
     )
 
 
+def superseded_by(db: Database, memory_ids: list[str]) -> list[str]:
+    """Ids of the memories (other than ``memory_ids``) one of these superseded, still
+    superseded."""
+    return [
+        row[0]
+        for row in db.tuples(
+            "SELECT id FROM memories WHERE state = 'superseded' AND superseded_by IN "
+            "(SELECT value FROM json_each(?)) AND id NOT IN (SELECT value FROM json_each(?))",
+            (json.dumps(memory_ids), json.dumps(memory_ids)),
+        )
+    ]
+
+
 def drop_merge_sources(db: Database, event_ids: list[int]) -> None:
     """Take the ``source`` (and when it was said) out of these merge events: the memory no
     longer holds the text they merged, so it no longer came from there (``memctl get``

@@ -15,10 +15,12 @@ from typing import Any
 import pytest
 
 from memctl.api.memory import delete_for_good
+from memctl.context import Context
 from memctl.maintain.forgetting import forget_session
-from memctl.model import Category, Kind
+from memctl.model import Category, Kind, Relation, RelationType, State
 from memctl.store import memories as store
 from memctl.store.memories import MemoryFilter
+from memctl.store.writes import Writer
 from tests.conftest import run_cli, said_in_session
 from tests.maintain.test_maintain import get, put, run
 from tests.memories.test_forget_everywhere import BACKUPS, _files_holding, _ok, _transcript
@@ -120,3 +122,25 @@ def test_forgetting_a_session_takes_out_the_alias_it_gave_an_entity_others_name(
 
     assert _files_holding(home, "16.9") == []
     assert "PostgreSQL" in _ok("graph", "postgresql")  # found by its own name still
+
+
+def test_forgetting_the_session_that_superseded_a_memory_makes_it_current_again(
+    ctx: Context,
+) -> None:
+    """ "I live in Porto now" (a SUPERSEDE of "I live in Lisbon") said in a session the user
+    then forgets: Lisbon was superseded by a memory that is gone, so recall never showed it
+    again. Nothing is lost: it is current again."""
+    said_in_session(ctx, ["I live in Lisbon."], "old")
+    said_in_session(ctx, ["I live in Porto now."], "new")
+    lisbon = put(ctx, "I live in Lisbon.", 10, source="session:old#1:user", session_id="old")
+    porto = put(ctx, "I live in Porto now.", 1, source="session:new#1:user", session_id="new")
+    writer = Writer(ctx.db)
+    with ctx.db.atomic():  # as ingest's SUPERSEDE writes it (ingest.apply)
+        writer.supersede(lisbon, porto.id, "supersede", superseded_by=porto.id)
+        writer.link(Relation(porto.id, lisbon.id, RelationType.SUPERSEDES))
+
+    done = forget_session(ctx, "new")
+
+    back = get(ctx, lisbon)
+    assert (back.state, back.superseded_by, back.invalidated_at) == (State.ACTIVE, None, None)
+    assert done.revived == [lisbon.id] and done.memories == [porto.id]
