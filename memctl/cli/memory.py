@@ -212,10 +212,20 @@ def delete(
     if permanent and not is_message_id(memory_id):
         memory, done = api.delete_for_good(open_context(ctx), memory_id)
         if as_json:
-            print_json({"id": memory.id, "permanent": True, "shared": done.shared})
+            print_json(
+                {
+                    "id": memory.id,
+                    "permanent": True,
+                    "shared": done.shared,
+                    "memories": done.memories,
+                    "reverted": done.reverted,
+                }
+            )
         else:
+            facts = len(done.memories) - 1
             console.print(
                 f"permanently deleted {memory.id}"
+                + (f" and {facts} fact(s) maintain consolidated from it" if facts > 0 else "")
                 + (f"; {done.history_note()}" if done.shared else "")
             )
         return

@@ -103,3 +103,30 @@ def read_untrusted(path: Path, limit: int) -> bytes:
         if info.st_uid != os.geteuid():
             raise NotOwned(errno.EPERM, f"owned by another user (uid {info.st_uid}): not read")
         return handle.read(limit)
+
+
+# A file made new where another user may have planted a link: never through one (at the
+# path, or at its folder), never over a file already there. Readable by others: it is
+# meant to be committed with the repository.
+NEW_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+SHARED_FILE_MODE = 0o644
+
+
+def create_new(path: Path, text: str) -> None:
+    """Write ``text`` to a new file at ``path`` in a folder of this user's (made when
+    missing). An OSError, whose ``strerror`` says why in words, when the file or its folder
+    is a symbolic link (a dangling link would have the file written where it points), the
+    folder is another user's, or a file is there already."""
+    folder = path.parent
+    if folder.is_symlink():
+        raise OSError(errno.ELOOP, f"{folder.name} is a symbolic link: nothing written")
+    folder.mkdir(parents=True, exist_ok=True)
+    if folder.stat().st_uid != os.geteuid():
+        raise NotOwned(errno.EPERM, f"{folder.name} is another user's: nothing written")
+    try:
+        descriptor = os.open(path, NEW_FLAGS, SHARED_FILE_MODE)
+    except FileExistsError:
+        reason = "a symbolic link" if path.is_symlink() else "already there"
+        raise OSError(errno.EEXIST, f"{reason}: nothing written") from None
+    with os.fdopen(descriptor, "w", encoding="utf-8") as out:
+        out.write(text)

@@ -32,11 +32,21 @@ from memctl.ingest.facts import Fact, Passage
 from memctl.ingest.parse.common import Tally
 from memctl.ingest.parse.generic import text_messages
 from memctl.ingest.run import Run
-from memctl.memories.privacy import Redactions, nothing_left, scrub, scrub_messages, scrub_stream
+from memctl.memories.privacy import (
+    Redactions,
+    nothing_left,
+    safe_line,
+    scrub,
+    scrub_messages,
+    scrub_stream,
+)
 from memctl.model import Role
 
 # A person's own notes, or memories another tool kept: surer than a rule's guess (0.6).
 KEPT_CONFIDENCE = 0.8
+# How much of a conversation's id (its title, when it has none) names it in a source: as
+# much as a session's title keeps (ingest.capture).
+ANCHOR_CHARS = 200
 
 
 @dataclass
@@ -129,7 +139,9 @@ def _chat_passages(plan: Plan, reading: Reading) -> Iterator[Passage]:
         said = ((m.content, (n, m)) for n, m in enumerate(conversation.messages, start=1))
         for text, (n, message) in scrub_messages(said, Redactions()):
             if not nothing_left(text):
-                anchor = f"{conversation.id or conversation.title}/{n}"
+                # the title is the export's text: a secret or private text in it stays out
+                named = safe_line(conversation.id or conversation.title, ANCHOR_CHARS)
+                anchor = f"{named}/{n}"
                 yield Passage(text.strip(), message.role, plan.source(anchor), message.created_at)
 
 

@@ -60,6 +60,7 @@ def queue_distillation(db: Database, session_id: str, problems: str | None = Non
 
 
 MAX_SESSION_ID = 200
+TITLE_CHARS = 200  # of a transcript's own title, as stored (and spooled)
 STDIN_NAME = "standard input"
 # How a transcript file read before is known to be the same file: the first and the last
 # this many bytes before the offset read to are hashed (with the offset).
@@ -496,7 +497,7 @@ def _update_session(
 ) -> None:
     tally = transcript.tally
     if tally.title:
-        session.title = safe_line(tally.title, 200)
+        session.title = safe_line(tally.title, TITLE_CHARS)
     session.started_at = session.started_at or tally.started_at
     session.cwd = session.cwd or tally.cwd or ""
     session.agent_id = options.agent_id or session.agent_id

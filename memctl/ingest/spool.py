@@ -25,6 +25,7 @@ from memctl.config.safe_load import json_value
 from memctl.context import Context
 from memctl.errors import DatabaseBusyError, InputError, UsageError
 from memctl.ingest.capture import (
+    TITLE_CHARS,
     Captured,
     CaptureReport,
     IngestOptions,
@@ -36,6 +37,7 @@ from memctl.ingest.capture import (
 from memctl.ingest.parse import read_transcript
 from memctl.ingest.source import Input
 from memctl.memories.operations import resolve_scope
+from memctl.memories.privacy import safe_line
 
 SPOOL_DIR = "spool"
 SUFFIX = ".jsonl"
@@ -56,7 +58,7 @@ def spool(ctx: Context, source: Input, options: IngestOptions) -> Path:
     header = {
         "source": source.name,
         "client": transcript.client,
-        "title": tally.title,
+        "title": safe_line(tally.title, TITLE_CHARS),  # as the store keeps it: no secret
         "started_at": tally.started_at,
         "options": asdict(
             IngestOptions(
@@ -127,13 +129,21 @@ def _store(ctx: Context, path: Path) -> Captured:
         return store_transcript(ctx, transcript, str(header["source"]), options)
 
 
+def _kept(folder: Path) -> list[Path]:
+    """Every spooled transcript: waiting ones (``*.jsonl``, and a copy half-written when
+    its writer was killed), and failed ones (``*.failed``, renamed by ``replay``)."""
+    if not folder.is_dir():
+        return []
+    return sorted({*folder.glob(f"*{SUFFIX}*"), *folder.glob(f"*{FAILED}")})
+
+
 def redact_spooled(ctx: Context, needle: str, mark: str) -> int:
     """Replace ``needle`` by ``mark`` in every string of every spooled transcript, stored
     ones and failed ones (``memctl redact``: else the next maintain stores the value back);
     how many files changed."""
     folder = spool_dir(ctx)
     changed = 0
-    for path in folder.glob(f"*{SUFFIX}*") if folder.is_dir() else []:
+    for path in _kept(folder):
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, ValueError):
@@ -171,7 +181,7 @@ def drop_session(ctx: Context, session_id: str) -> int:
     many."""
     folder = spool_dir(ctx)
     dropped = 0
-    for path in folder.glob(f"*{SUFFIX}*") if folder.is_dir() else []:
+    for path in _kept(folder):
         try:
             with path.open("rb") as file:
                 header = json_value(file.readline().decode("utf-8"))

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
-from memctl.model import new_id, now_iso
+from memctl.model import Action, new_id, now_iso
 from memctl.store.events import changed_since, run_events
 from memctl.store.runs import (
     EDIT_KIND,
@@ -61,6 +61,13 @@ def undo(
         raise UsageError(
             f"edit {run.id[:8]} ({'; '.join(run.notes)}) cannot be undone: nothing is left to "
             "put back; `memctl undo RUN_ID` takes back an earlier run (`memctl runs`)"
+        )
+    if any(e.action == Action.DELETE and e.data.get("permanent") for e in events):
+        # a forget's other changes (a memory put back as it was before a forgotten text was
+        # merged into it) hold `[forgotten]` where that text stood: undone, they would write it
+        raise UsageError(
+            f"{run.kind} {run.id[:8]} ({'; '.join(run.notes)}) forgot text for good and cannot "
+            "be undone; `memctl undo RUN_ID` takes back an earlier run (`memctl runs`)"
         )
     last_event = {e.memory_id: e.id for e in events if e.memory_id}
     changed = {

@@ -110,8 +110,11 @@ def init(request: InitRequest, place: Where, run: Launcher, home: Path) -> Outco
         _guarded(plan, module.plan_instructions, place)
     outcome = _finish(plan, chosen, notes + plan.notes, request.dry_run, home, "init")
     if not request.dry_run:  # the identity files every session starts with (retrieve.identity)
-        made = create_identity_files(home, place.project or Path.cwd(), place.project is not None)
-        outcome.notes += [f"created {path}: what every session should know" for path in made]
+        created = create_identity_files(
+            home, place.project or Path.cwd(), place.project is not None
+        )
+        outcome.notes += [f"created {p}: what every session should know" for p in created.made]
+        outcome.notes += created.refused
     offered = [n for n in chosen if n in HEADLESS_CLIENTS]
     if offered and request.llm in ("auto", "none"):  # offered, never switched on silently
         outcome.notes.append(

@@ -5,7 +5,9 @@ of every place memctl keeps text (``memctl sessions forget``, ``memctl redact``,
 In the store, in one transaction: the messages (a whole session's rows go, its row and
 read marks stay, marked forgotten, so capture never stores it again; one message's text
 becomes ``[forgotten]`` in place), the memories distilled from them (deleted for good:
-a fact of the message, or a digest spanning it), every quote of that text in the event
+a fact of the message, a digest spanning it, and a fact ``maintain`` consolidated from
+one of those; a memory one of its facts was merged into gets back its text from before
+that merge), every quote of that text in the event
 log, ingest runs and jobs, and what was derived from it: entities, questions, profile
 lines, learned noise (``store.forget``); a new event says what was forgotten, without
 the text. Then the vector indexes beside the file are made again without its vectors,
@@ -31,10 +33,11 @@ from memctl.errors import NotFoundError, UsageError
 from memctl.maintain.backup import backups
 from memctl.memories.operations import edit
 from memctl.memories.privacy import REDACTED, safe_line
-from memctl.model import Memory, now_iso
+from memctl.model import Memory, State, now_iso
 from memctl.store import forget as erase
 from memctl.store import memories as store
 from memctl.store.database import Database
+from memctl.store.graph import forget_memory
 from memctl.store.maintenance import vacuum_into
 from memctl.store.message_search import MESSAGE_SEPARATOR, get_message
 from memctl.store.sessions import get_session
@@ -42,6 +45,8 @@ from memctl.store.sync import files_of
 from memctl.store.transcripts import session_ids_like
 from memctl.store.writes import Writer
 
+# A memory superseded by one a session forget deletes is current again.
+UNSUPERSEDED = {"superseded_by": None, "invalidated_at": None}
 # The columns ``redact`` also rewrites: the messages and titles of every session.
 EVERY_SESSION = ("messages.content", "sessions.title")
 REWRITING = ".forgetting"  # a backup being written anew
@@ -72,6 +77,8 @@ class Forgotten:
     backups: list[str] = field(default_factory=list)  # rewritten
     wal_emptied: bool = True
     shared: list[str] = field(default_factory=list)  # of memories: those a sync published
+    reverted: list[str] = field(default_factory=list)  # memories it had been merged into
+    revived: list[str] = field(default_factory=list)  # memories it alone had superseded
     spooled: int = 0  # transcripts waiting in the spool, rewritten
 
     def to_dict(self) -> dict[str, Any]:
@@ -83,6 +90,8 @@ class Forgotten:
             "backups_rewritten": self.backups,
             "wal_emptied": self.wal_emptied,
             "shared": self.shared,
+            "reverted": self.reverted,
+            "revived": self.revived,
             "spooled_rewritten": self.spooled,
         }
 
@@ -133,7 +142,9 @@ def forget_session(ctx: Context, ref: str) -> Forgotten:
     if target.seqs is not None:
         get_message(ctx.db, f"{target.session_id}{MESSAGE_SEPARATOR}{target.seqs[0]}")
     done = Forgotten(target.name)
-    _everywhere(ctx, done, lambda db, into, live: _forget_in(db, target, into, live))
+    ids = erase.memories_from(ctx.db, target.session_id, target.seqs)
+    vectors = _reverted_vectors(ctx, erase.taken_in(ctx.db, target.session_id, target.seqs, ids))
+    _everywhere(ctx, done, lambda db, into, live: _forget_in(db, target, into, live, vectors))
     if target.seqs is None:
         from memctl.ingest.spool import drop_session  # ingest's parsers: only here
 
@@ -141,47 +152,105 @@ def forget_session(ctx: Context, ref: str) -> Forgotten:
     return done
 
 
-def _forget_in(db: Database, target: _Target, done: Forgotten, live: Context | None) -> None:
+def _forget_in(
+    db: Database, target: _Target, done: Forgotten, live: Context | None, vectors: Vectors
+) -> None:
     """Take the target's text out of one database file, in one transaction."""
     with db.atomic():
         ids = erase.memories_from(db, target.session_id, target.seqs)
+        taken = erase.taken_in(db, target.session_id, target.seqs, ids)
         needles = erase.message_texts(db, target.session_id, target.seqs)
         needles += erase.memory_texts(db, ids) + erase.past_texts(db, ids)
+        needles += [text for t in taken for text in t.since]
         memories = store.get_memories(db, ids)
-        with _edit(db, live, "sessions forget", list(memories.values()), target.name) as writer:
+        revived = store.get_memories(db, erase.superseded_by(db, ids))
+        changed = [t.memory_id for t in taken]
+        edited = [*memories.values(), *revived.values(), *store.get_memories(db, changed).values()]
+        with _edit(db, live, "sessions forget", edited, target.name) as writer:
             for memory in memories.values():
                 writer.delete(memory, reason="sessions forget")
+            for memory in revived.values():  # what only the forgotten text replaced
+                writer.set_state(memory, State.ACTIVE, "sessions forget", dict(UNSUPERSEDED))
+            done.revived = sorted(revived)
+            done.reverted = _revert(db, writer, taken, vectors, "sessions forget")
             done.messages = erase.forget_messages(db, target.session_id, target.seqs, now_iso())
             done.quotes = erase.erase_quotes(db, needles, erase.FORGOTTEN, EVERY_SESSION)
-            erase.erase_derived(db, needles, list(memories))
+            erase.erase_derived(db, needles, [*memories, *done.reverted])
             writer.forgotten(target.name, messages=done.messages, memories=len(memories))
         done.memories = sorted(memories)
 
 
 def forget_memories(ctx: Context, memories: list[Memory], verb: str) -> Forgotten:
-    """Delete memories for good, with every quote of their text (``delete --permanent``,
-    ``purge --permanent``)."""
+    """Delete memories for good, with the facts ``maintain`` consolidated from them and
+    every quote of their text (``delete --permanent``, ``purge --permanent``)."""
     ids = [m.id for m in memories]
     done = Forgotten(ids[0] if len(ids) == 1 else f"{len(ids)} memories")
-    _everywhere(ctx, done, lambda db, into, live: _memories_in(db, ids, into, live, verb))
+    found = ids + erase.consolidated_from(ctx.db, ids)
+    vectors = _reverted_vectors(ctx, erase.taken_in(ctx.db, None, None, found))
+    _everywhere(ctx, done, lambda db, into, live: _memories_in(db, ids, into, live, verb, vectors))
     return done
 
 
 def _memories_in(
-    db: Database, memory_ids: list[str], done: Forgotten, live: Context | None, verb: str
+    db: Database,
+    memory_ids: list[str],
+    done: Forgotten,
+    live: Context | None,
+    verb: str,
+    vectors: Vectors,
 ) -> None:
     with db.atomic():
-        memories = list(store.get_memories(db, memory_ids).values())
-        if not memories:
+        given = list(store.get_memories(db, memory_ids))
+        if not given:
             return
-        found = [m.id for m in memories]
+        found = given + erase.consolidated_from(db, given)  # the facts stating their text
+        memories = list(store.get_memories(db, found).values())
+        taken = erase.taken_in(db, None, None, found)
         needles = erase.memory_texts(db, found) + erase.past_texts(db, found)
-        with _edit(db, live, verb, memories) as writer:
+        needles += [text for t in taken for text in t.since]
+        edited = [*memories, *store.get_memories(db, [t.memory_id for t in taken]).values()]
+        with _edit(db, live, verb, edited) as writer:
             for memory in memories:
                 writer.delete(memory, reason=verb)
+            done.reverted = _revert(db, writer, taken, vectors, verb)
             done.quotes = erase.erase_quotes(db, needles, erase.FORGOTTEN, EVERY_SESSION)
-            erase.erase_derived(db, needles, found)
+            erase.erase_derived(db, needles, [*found, *done.reverted])
         done.memories = sorted(found)
+
+
+Vectors = dict[str, bytes]  # memory id -> the vector of the text it is reverted to
+
+
+def _reverted_vectors(ctx: Context, taken: list[erase.TakenIn]) -> Vectors:
+    """The vectors of the texts the memories that took in a forgotten text go back to,
+    embedded before the forget's transaction (an embedding can take seconds)."""
+    wanted = [t for t in taken if "content" in t.before]
+    texts = [t.before["content"] for t in wanted]
+    return dict(
+        zip([t.memory_id for t in wanted], ctx.vectors(texts) if texts else [], strict=True)
+    )
+
+
+def _revert(
+    db: Database, writer: Writer, taken: list[erase.TakenIn], vectors: Vectors, verb: str
+) -> list[str]:
+    """Each memory a forgotten text was merged into gets back its texts from before that
+    merge (what was merged into it after goes too: its messages stay in their sessions, and
+    no longer count among its origins), and leaves the knowledge graph until the next
+    maintain reads it again; the ids of those changed."""
+    memories = store.get_memories(db, [t.memory_id for t in taken])
+    reverted = []
+    for t in taken:
+        memory = memories.get(t.memory_id)
+        if memory is None:
+            continue
+        changes = {k: v for k, v in t.before.items() if getattr(memory, k) != v}
+        if changes:
+            writer.update(memory, changes, vectors.get(memory.id), reason=verb)
+            forget_memory(db, memory.id)  # the next maintain reads its text into the graph again
+            erase.drop_merge_sources(db, t.merges)
+            reverted.append(memory.id)
+    return sorted(reverted)
 
 
 def redact(ctx: Context, text: str) -> Forgotten:
@@ -267,8 +336,8 @@ def _no_sync(ctx: Context) -> Iterator[None]:
 
 def _apply_everywhere(ctx: Context, done: Forgotten, apply: Apply) -> None:
     _erased(ctx.db, lambda db: apply(db, done, ctx))
-    _indexes_rebuilt(ctx.db, bool(done.memories))
-    done.shared = _out_of_the_clone(ctx, done.memories)
+    _indexes_rebuilt(ctx.db, bool(done.memories or done.reverted))
+    done.shared = _out_of_the_clone(ctx, [*done.memories, *done.reverted])
     done.wal_emptied = erase.compact(ctx.db)
     for path in backups(ctx.settings):
         partial = path.with_name(path.name + REWRITING)

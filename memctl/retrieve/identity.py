@@ -25,7 +25,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from memctl.config.files import read_untrusted, write_private
+from memctl.config.files import create_new, read_untrusted, write_private
 from memctl.config.scope import project_root
 
 FILE_NAME = "identity.md"
@@ -155,10 +155,20 @@ def remove_project_template(project: Path) -> Path | None:
     return path
 
 
-def create_identity_files(home: Path, cwd: Path, project: bool) -> list[Path]:
+@dataclass(frozen=True)
+class Created:
+    """The identity files ``create_identity_files`` made, and why it left one alone."""
+
+    made: list[Path]
+    refused: list[str]  # one line each
+
+
+def create_identity_files(home: Path, cwd: Path, project: bool) -> Created:
     """Create the missing identity files (the project's only when ``project``), each
-    holding its explaining comment; the paths created."""
-    made = []
+    holding its explaining comment. The project's is made new, never through a symbolic
+    link another user planted in a shared checkout (a dangling ``.memctl/identity.md``
+    would have the file written where it points) nor in their ``.memctl`` folder."""
+    made, refused = [], []
     paths = identity_paths(home, cwd)
     for path, template in zip(paths, (GLOBAL_TEMPLATE, PROJECT_TEMPLATE), strict=True):
         if path.exists() or (path != paths[0] and not project):
@@ -166,7 +176,10 @@ def create_identity_files(home: Path, cwd: Path, project: bool) -> list[Path]:
         if path == paths[0]:  # in the data directory: private, as everything there
             write_private(path, template)
         else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(template, encoding="utf-8")
+            try:
+                create_new(path, template)
+            except OSError as exc:
+                refused.append(f"left {path} alone: {exc.strerror}")
+                continue
         made.append(path)
-    return made
+    return Created(made, refused)

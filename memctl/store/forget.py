@@ -1,7 +1,8 @@
 """SQL for forgetting text everywhere one database file holds it (``memctl sessions forget``,
 ``memctl redact``): messages, their full-text index, the quotes of it in the event log,
-ingest runs and jobs, what was derived from it (noise vectors among them), and the file's
-free pages.
+ingest runs and jobs, what was derived from it (noise vectors, the facts consolidated from
+a memory, the aliases it gave an entity among them), the memories it was merged into (put
+back as they were before: ``taken_in``), and the file's free pages.
 
 The event log is append-only (m001's triggers refuse UPDATE and DELETE). Forgetting is
 the one exception: inside the forgetting transaction the UPDATE trigger is dropped, the
@@ -13,6 +14,7 @@ itself logged as a new event (by the caller, without the text).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -85,7 +87,8 @@ def ids_containing(db: Database, needle: str) -> list[str]:
 
 def memories_from(db: Database, session_id: str, seqs: list[int] | None) -> list[str]:
     """Ids of the memories distilled from a session (all of it, or from a message numbered
-    in ``seqs``: a fact of that message, or a digest spanning it)."""
+    in ``seqs``: a fact of that message, or a digest spanning it), and those ``maintain``
+    consolidated from them."""
     rows = db.tuples(
         "SELECT id, source, session_id FROM memories WHERE session_id = ? "
         "OR source = ? OR source LIKE ? ESCAPE '\\'",
@@ -101,6 +104,25 @@ def memories_from(db: Database, session_id: str, seqs: list[int] | None) -> list
             found.append(memory_id)
         elif span is None and own == session_id and source == f"session:{session_id}":
             found.append(memory_id)  # a fact of the session's tool calls, no message named
+    return found + consolidated_from(db, found)
+
+
+def consolidated_from(db: Database, memory_ids: list[str]) -> list[str]:
+    """Ids of the memories ``maintain`` consolidated from these (source ``memory:<id>``: a
+    fact an episode stated), and from those in turn."""
+    found: list[str] = []
+    wanted = memory_ids
+    while wanted:
+        wanted = [
+            row[0]
+            for row in db.tuples(
+                "SELECT id FROM memories WHERE source IN "
+                "(SELECT 'memory:' || value FROM json_each(?))",
+                (json.dumps(wanted),),
+            )
+            if row[0] not in found and row[0] not in memory_ids
+        ]
+        found += wanted
     return found
 
 
@@ -117,6 +139,115 @@ def _span(source: str, session_id: str) -> tuple[int, int] | None:
 
 def _like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+@dataclass(frozen=True)
+class TakenIn:
+    """A memory that took in forgotten text without being distilled from it: its texts
+    before the first merge that did (``before``), and every text it held since."""
+
+    memory_id: str
+    before: dict[str, str]
+    since: list[str]
+    merges: list[int]  # the update events naming a source whose text goes with the revert
+
+
+def taken_in(
+    db: Database, session_id: str | None, seqs: list[int] | None, memory_ids: list[str]
+) -> list[TakenIn]:
+    """The memories (other than ``memory_ids``, which go) a forgotten text was merged
+    into: a fact of the session (of a message numbered in ``seqs``) an ingest MERGE added
+    to a memory (its update event names the fact's ``source``), a fact maintain
+    consolidated from a memory of ``memory_ids`` and merged likewise, and a memory of
+    ``memory_ids`` a maintain merge folded into its survivor, whose text the same run
+    rewrote. Oldest first."""
+    first: dict[str, int] = {}
+    if session_id is not None:
+        rows = db.tuples(
+            "SELECT id, memory_id, json_extract(data, '$.source') FROM events "
+            "WHERE action = 'update' AND memory_id IS NOT NULL "
+            "AND (json_extract(data, '$.source') = ? "
+            "OR json_extract(data, '$.source') LIKE ? ESCAPE '\\')",
+            (f"session:{session_id}", _like(f"session:{session_id}#") + "%"),
+        )
+        for event_id, memory_id, source in rows:
+            span = _span(str(source), session_id)
+            if seqs is None or (span is not None and any(span[0] <= s <= span[1] for s in seqs)):
+                first[memory_id] = min(event_id, first.get(memory_id, event_id))
+    merged = db.tuples(
+        "SELECT id, memory_id FROM events WHERE action = 'update' AND memory_id IS NOT NULL "
+        "AND json_extract(data, '$.source') IN (SELECT 'memory:' || value FROM json_each(?))",
+        (json.dumps(memory_ids),),
+    )
+    for event_id, memory_id in merged:  # a fact maintain consolidated from one of them
+        first[memory_id] = min(event_id, first.get(memory_id, event_id))
+    folds = db.tuples(
+        "SELECT e.id, e.memory_id FROM events f JOIN memories m ON m.id = f.memory_id "
+        "JOIN events e ON e.run_id = f.run_id AND e.memory_id = m.superseded_by "
+        "WHERE f.memory_id IN (SELECT value FROM json_each(?)) AND f.action = 'state' "
+        "AND json_extract(f.data, '$.to') = 'superseded' AND e.action = 'update' "
+        "AND json_extract(e.data, '$.before.content') IS NOT NULL",
+        (json.dumps(memory_ids),),
+    )
+    for event_id, memory_id in folds:
+        first[memory_id] = min(event_id, first.get(memory_id, event_id))
+    gone = set(memory_ids)
+    return [
+        _taken(db, memory_id, event_id)
+        for memory_id, event_id in sorted(first.items(), key=lambda item: item[1])
+        if memory_id not in gone and db.value("SELECT 1 FROM memories WHERE id = ?", (memory_id,))
+    ]
+
+
+def _taken(db: Database, memory_id: str, event_id: int) -> TakenIn:
+    data = json.loads(db.value("SELECT data FROM events WHERE id = ?", (event_id,)))
+    before = {k: v for k, v in data.get("before", {}).items() if k in MEMORY_TEXTS}
+    afters = db.tuples(
+        "SELECT json_extract(e.data, p.value) FROM events e, json_each(?) p "
+        "WHERE e.memory_id = ? AND e.action = 'update' AND e.id >= ?",
+        (json.dumps([f"$.after.{name}" for name in MEMORY_TEXTS]), memory_id, event_id),
+    )
+    since = {text for (text,) in afters if isinstance(text, str) and text}
+    merges = db.tuples(
+        "SELECT id FROM events WHERE memory_id = ? AND action = 'update' AND id >= ? "
+        "AND json_extract(data, '$.source') IS NOT NULL",
+        (memory_id, event_id),
+    )
+    return TakenIn(
+        memory_id,
+        before,
+        sorted(since | set(memory_texts(db, [memory_id]))),
+        [row[0] for row in merges],
+    )
+
+
+def superseded_by(db: Database, memory_ids: list[str]) -> list[str]:
+    """Ids of the memories (other than ``memory_ids``) one of these superseded, still
+    superseded."""
+    return [
+        row[0]
+        for row in db.tuples(
+            "SELECT id FROM memories WHERE state = 'superseded' AND superseded_by IN "
+            "(SELECT value FROM json_each(?)) AND id NOT IN (SELECT value FROM json_each(?))",
+            (json.dumps(memory_ids), json.dumps(memory_ids)),
+        )
+    ]
+
+
+def drop_merge_sources(db: Database, event_ids: list[int]) -> None:
+    """Take the ``source`` (and when it was said) out of these merge events: the memory no
+    longer holds the text they merged, so it no longer came from there (``memctl get``
+    lists a merge's source among a memory's origins). Runs inside the caller's
+    transaction, as ``erase_quotes`` does."""
+    if not event_ids:
+        return
+    db.execute("DROP TRIGGER IF EXISTS events_append_only_update")
+    db.execute(
+        "UPDATE events SET data = json_remove(data, '$.source', '$.source_at') "
+        "WHERE id IN (SELECT value FROM json_each(?))",
+        (json.dumps(event_ids),),
+    )
+    db.execute(EVENTS_UPDATE_TRIGGER)
 
 
 def memory_texts(db: Database, memory_ids: list[str]) -> list[str]:
@@ -287,7 +418,39 @@ def erase_derived(db: Database, needles: list[str], memory_ids: list[str]) -> in
     gone += _deleted(
         db, "DELETE FROM noise_vectors WHERE memory_id IN (SELECT value FROM json_each(?))", (ids,)
     )
-    return gone + orphan_entities(db)
+    return gone + unsaid_aliases(db, needles) + orphan_entities(db)
+
+
+def unsaid_aliases(db: Database, needles: list[str]) -> int:
+    """Remove the aliases a forgotten text gave an entity ("PostgreSQL 16.9" of PostgreSQL,
+    which other memories name) that no memory left says, never the entity's own name; how
+    many went. An alias is whole words of the text (``entity_aliases.key``: case folded,
+    spaces collapsed)."""
+    folded = sorted({" ".join(n.casefold().split()) for n in needles if len(n) >= MIN_NEEDLE})
+    said: dict[str, str] = {}
+    for text in folded:
+        for alias_key, alias, name in db.tuples(
+            "SELECT a.key, a.alias, e.name FROM entity_aliases a JOIN entities e "
+            "ON e.id = a.entity_id WHERE instr(?, a.key)",
+            (text,),
+        ):
+            own = alias_key == " ".join(name.casefold().split())  # the entity's name: kept
+            if not own and re.search(rf"(?<!\w){re.escape(alias_key)}(?!\w)", text):
+                said[alias_key] = alias
+    gone = [
+        alias_key
+        for alias_key, alias in said.items()
+        if not db.value(
+            "SELECT 1 FROM memories WHERE instr(lower(content), ?) OR instr(content, ?) LIMIT 1",
+            (alias_key, alias),
+        )
+    ]
+    if gone:
+        db.execute(
+            "DELETE FROM entity_aliases WHERE key IN (SELECT value FROM json_each(?))",
+            (json.dumps(gone),),
+        )
+    return len(gone)
 
 
 def _deleted(db: Database, sql: str, params: tuple[str, ...]) -> int:

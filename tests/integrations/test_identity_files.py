@@ -151,3 +151,55 @@ def test_a_config_file_another_user_owns_is_left_out_in_one_line(tmp_path: Path)
     assert json.loads(done.stdout)["recall.limit"]["value"] == 10
     assert "owned by another user" in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert "owned by another user" in run_cli("doctor", cwd=work).stdout
+
+
+# --- init --project in a checkout another user can write to
+
+
+def _init(tmp_path: Path, project: Path) -> str:
+    env = {"HOME": str(tmp_path / "user"), "PATH": "/usr/bin:/bin", "MEMCTL_HOME": ""}
+    done = run_cli("init", "--project", env=env, cwd=project)
+    assert done.returncode == 0, done.stderr
+    return " ".join((done.stdout + done.stderr).split())
+
+
+@pytest.mark.parametrize("planted", ["file", "folder"])
+def test_init_writes_no_identity_file_through_a_planted_link(tmp_path: Path, planted: str) -> None:
+    """A dangling link at `.memctl/identity.md` looked missing, and init wrote its file
+    where the link pointed; a link at `.memctl`, into that folder. Both are left alone."""
+    project = tmp_path / "shared-checkout"
+    (project / ".git").mkdir(parents=True)
+    target = tmp_path / "victim"
+    target.mkdir()
+    if planted == "file":
+        (project / ".memctl").mkdir()
+        (project / ".memctl" / "identity.md").symlink_to(target / "startup.sh")
+    else:
+        (project / ".memctl").symlink_to(target)
+    said = _init(tmp_path, project)
+    assert list(target.iterdir()) == []  # nothing written where the link points
+    assert "symbolic link: nothing written" in said, said
+    assert (tmp_path / "user" / ".local" / "share" / "memctl" / "identity.md").is_file()
+
+
+@only_root
+def test_init_writes_no_identity_file_into_another_user_s_memctl_folder(tmp_path: Path) -> None:
+    project = tmp_path / "shared-checkout"
+    (project / ".git").mkdir(parents=True)
+    theirs = project / ".memctl"
+    theirs.mkdir()
+    os.chown(theirs, NOBODY, NOBODY)
+    said = _init(tmp_path, project)
+    assert list(theirs.iterdir()) == []
+    assert "another user's: nothing written" in said, said
+
+
+def test_init_still_makes_the_project_identity_file_where_nothing_is_planted(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "repo"
+    (project / ".git").mkdir(parents=True)
+    said = _init(tmp_path, project)
+    made = project / ".memctl" / "identity.md"
+    assert made.is_file() and not made.is_symlink()
+    assert f"created {made}" in said

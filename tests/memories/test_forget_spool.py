@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tests.conftest import run_cli
+from tests.ingesting import claude_record
 
 DOOR = "kumquat-harbour-1977"  # said in message 2 and again in message 3
 DOG = "lemonzest-otter-42"  # said only in message 3, which waits in the spool
@@ -97,3 +98,49 @@ def test_forgetting_one_message_leaves_no_copy_in_the_spool(home: Path, tmp_path
     assert "our office door code" not in shown and "[forgotten]" in shown
     assert DOG in shown  # message 3 is stored all the same: nothing else is lost
     assert _files_holding(home, "our office door code") == []
+
+
+def test_a_spooled_transcript_keeps_no_secret_of_its_title(home: Path, tmp_path: Path) -> None:
+    """A Claude Code summary line titles the session; spooled while the database was busy,
+    the title was written to the spool as the transcript had it, token and all."""
+    token = "ghp_Qw8Er1Ty2Ui3Op4As5Df6Gh7Jk8Lz9Xc0Vb1N"
+    transcript = tmp_path / "t.jsonl"
+    lines = [
+        {**claude_record("user", "hello there, first message", 1), "uuid": "u1"},
+        {"type": "summary", "summary": f"Rotating deploy token {token}", "leafUuid": "u1"},
+    ]
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    _ok("status")  # the store exists, so another process can hold its lock
+    with _held(home / "memctl.db"):
+        said = _ok(*WAIT, "ingest", "--client", "claude-code", "--transcript", str(transcript))
+        assert "the database is busy" in said
+    assert _files_holding(home, token) == []  # the spool's copy neither
+    _ok("maintain")  # stores the spooled transcript
+    (session,) = json.loads(_ok("sessions", "list", "--all-scopes", "--json"))
+    assert session["title"].startswith("Rotating deploy token [REDACTED")
+    assert _files_holding(home, token) == []
+
+
+def _failed(home: Path, tmp_path: Path) -> str:
+    """``_spooled``, then the spooled copy failed to be stored (kept as ``*.failed``)."""
+    session = _spooled(home, tmp_path)
+    (spooled,) = (home / "spool").iterdir()
+    header, *rest = spooled.read_text(encoding="utf-8").splitlines()
+    damaged = {k: v for k, v in json.loads(header).items() if k != "started_at"}
+    spooled.write_text("\n".join([json.dumps(damaged), *rest]) + "\n", encoding="utf-8")
+    _ok("maintain")
+    assert [p.suffix for p in (home / "spool").iterdir()] == [".failed"]
+    return session
+
+
+def test_redact_and_forget_reach_a_spooled_transcript_that_failed(
+    home: Path, tmp_path: Path
+) -> None:
+    """A spooled copy that could not be stored is kept as `*.failed`: neither `redact` nor
+    `sessions forget` looked at it (they read `*.jsonl*`)."""
+    session = _failed(home, tmp_path)
+    assert "1 spooled transcripts rewritten" in _ok("redact", DOG)
+    assert _files_holding(home, DOG) == []
+    _ok("sessions", "forget", session, "--yes")
+    assert list((home / "spool").iterdir()) == []
+    assert _files_holding(home, DOOR) == []

@@ -147,7 +147,7 @@ def test_a_digest_does_not_repeat_a_fact_the_block_gives(project: Context) -> No
 
 def test_identity_files_are_injected_verbatim_without_comments(make_ctx: Any) -> None:
     ctx: Context = make_ctx()
-    made = create_identity_files(ctx.settings.home, ctx.settings.cwd, project=True)
+    made = create_identity_files(ctx.settings.home, ctx.settings.cwd, project=True).made
     assert [p.name for p in made] == ["identity.md", "identity.md"]
     assert made[0].read_text() == GLOBAL_TEMPLATE
     assert recall.session_start(ctx, SessionStartRequest()) == ""  # comments only: nothing
@@ -159,12 +159,12 @@ def test_identity_files_are_injected_verbatim_without_comments(make_ctx: Any) ->
     assert "Payments service.\n数据库用PostgreSQL。" in block
     assert "Your identity for memctl" not in block
     assert [i.why for i in found.items] == [f"from {made[0]}", f"from {made[1]}"]
-    assert create_identity_files(ctx.settings.home, ctx.settings.cwd, project=True) == []
+    assert create_identity_files(ctx.settings.home, ctx.settings.cwd, project=True).made == []
 
 
 def test_the_identity_file_of_a_new_data_directory_is_private(tmp_path: Path) -> None:
     """`memctl init` makes it first on a new machine: `memctl doctor`'s modes check passes."""
-    (made,) = create_identity_files(tmp_path / "data" / "memctl", tmp_path, project=False)
+    (made,) = create_identity_files(tmp_path / "data" / "memctl", tmp_path, project=False).made
     assert [oct(p.stat().st_mode & 0o777) for p in (made, made.parent)] == ["0o600", "0o700"]
 
 
@@ -172,7 +172,7 @@ def test_an_identity_file_over_budget_binary_or_huge_is_cut_with_a_note(make_ctx
     ctx: Context = make_ctx(context__identity_budget=40)
     home_file, project_file = create_identity_files(
         ctx.settings.home, ctx.settings.cwd, project=True
-    )
+    ).made
     home_file.write_bytes(b"\x00\x01binary\xff" * 100)
     project_file.write_text("".join(f"Rule {n}: keep it simple.\n" for n in range(400_000)))
     found = recall.layered(ctx, SessionStartRequest())
