@@ -1,7 +1,7 @@
 """The recall pipeline: a list of stages run in order over the candidate list.
 
-    candidates -> fuse -> provenance -> time -> intent -> cap -> neighbours -> rerank ->
-    bm25_floor -> decay -> importance -> length -> scope -> spread -> status -> cutoff ->
+    candidates -> fuse -> provenance -> time -> intent -> scope -> cap -> neighbours ->
+    rerank -> bm25_floor -> decay -> importance -> length -> spread -> status -> cutoff ->
     sessions -> mmr -> pack
 
 The candidates the relevance gate labels clear (fuse), and those with a path
@@ -69,6 +69,7 @@ def stages_for(params: Params) -> list[Stage]:
         provenance,
         time_boost,
         intent,
+        scope,
         cap,
         neighbours,
         graph,
@@ -76,7 +77,6 @@ def stages_for(params: Params) -> list[Stage]:
         decay,
         importance,
         length,
-        scope,
         spread,
         status,
         cutoff,

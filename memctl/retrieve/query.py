@@ -135,14 +135,23 @@ def without_names(text: str, left_out: frozenset[str]) -> str:
 ACRONYM_PLURAL = lazy(r"[A-Z]{2,}s")
 
 
+def mixed_case(parts: list[str]) -> bool:
+    """Whether a word's capitals split it into one letter and a word ("OTel", "iOS")."""
+    return len(parts) > 1 and len(parts[0]) == 1 and parts[1][0].isalpha()
+
+
 def split_identifier(token: str) -> list[str]:
-    """``parseUserId`` -> [parse, user, id]; ``parse_user_id``, ``a-b``, ``a.b`` likewise."""
+    """``parseUserId`` -> [parse, user, id]; ``parse_user_id``, ``a-b``, ``a.b`` likewise.
+    A name whose capitals would leave one letter first ("OTel", "iOS", "eBPF", "jQuery")
+    is a name spelled in mixed case, not an identifier: one word, as the index holds it
+    ("o" and "tel" are no words the store writes)."""
     parts: list[str] = []
     for piece in re.split(r"[_.\-]+", token):
-        if ACRONYM_PLURAL.fullmatch(piece):
+        found = CAMEL_PART.findall(piece)
+        if ACRONYM_PLURAL.fullmatch(piece) or mixed_case(found):
             parts.append(piece)
             continue
-        parts.extend(CAMEL_PART.findall(piece) or ([piece] if piece else []))
+        parts.extend(found or ([piece] if piece else []))
     return [p.lower() for p in parts if p]
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from memctl.lazy_re import lazy
 from memctl.memories.narration import without_filler
 from memctl.model import Memory
 from memctl.retrieve.params import Params
@@ -28,6 +29,7 @@ KEPT, RESCORED, DROPPED, ADDED = "kept", "rescored", "dropped", "added"
 QUESTION_LEGS = ("questions", "question_vector")
 TOOL_NOTE = "[tool "  # how the parsers write a tool call or result (ingest/parse/common.py)
 SUBAGENT = "[subagent] "  # how they mark a sub-agent's message (ingest/parse/common.py)
+CODE_SPAN = lazy(r"`[^`\n]+`")  # code an assistant names in Markdown: `tui.py`
 
 
 @dataclass
@@ -67,9 +69,11 @@ class Candidate:
     @property
     def only_narration(self) -> bool:
         """A session message that only opens or narrates a step ("Now let me run the
-        tests:"): it holds the question's words and answers nothing, like tool notes."""
+        tests:"): it holds the question's words and answers nothing, like tool notes. Not
+        one naming code in backticks ("the `action_export_selected` method"): it says where
+        the work is."""
         text = self.memory.content.lstrip().removeprefix(SUBAGENT)
-        return self.is_message and not without_filler(text)
+        return self.is_message and not without_filler(text) and not CODE_SPAN.search(text)
 
     @property
     def only_by_questions(self) -> bool:

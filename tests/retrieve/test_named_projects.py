@@ -95,3 +95,30 @@ def test_recall_from_elsewhere_answers_from_the_project_the_question_names(
     assert answers("how do I run the tests?") == []  # no project named: this one's alone
     explained = ok("recall", "how do I run the deep manifest tests?", "--explain", cwd=elsewhere)
     assert "scope: the project the question names" in explained
+
+
+def test_across_all_projects_the_named_one_keeps_its_answer(ctx: Context) -> None:
+    """Thirty other projects each say in fewer words how their spotter's tests run; across
+    all projects, the named project's own note comes first (the scope weighs the candidates
+    before the cap keeps the best twenty: it was cut at rank 27)."""
+    from memctl.api.recall import RecallRequest, recall
+    from memctl.memories.operations import remember
+
+    with ctx.db.atomic():
+        for n in range(30):
+            save_session(ctx.db, Session(id=f"s{n}", client="generic", scope=f"path:{n}"))
+        save_session(
+            ctx.db, Session(id="sp", client="generic", scope="path:sp", cwd="/src/spotter")
+        )
+    for n in range(30):
+        remember(ctx, f"spotter {n}: run the tests with `make t{n}`", scope=f"path:{n}")
+    answer = remember(
+        ctx,
+        "spotter: run the tests with `mix test`, from the umbrella app root directory once "
+        "deps are fetched",
+        scope="path:sp",
+    )
+    found = recall(
+        ctx, RecallRequest("how do I run spotter's tests?", all_scopes=True, touch=False)
+    )
+    assert found.result.results[0].memory.id == answer.id

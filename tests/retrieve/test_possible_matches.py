@@ -84,3 +84,26 @@ def test_one_sessions_tool_notes_take_at_most_two_possible_rows(make_ctx: Any) -
     notes = [text for text in shown if text.startswith("[tool Write:")]
     assert len(notes) == 2, shown
     assert "The invoice export now lives in its own package." in shown
+
+
+NAMED = "\n".join(
+    [
+        "user: the shop's order export is slow, make it faster",
+        "assistant: Now let me look at how the order export works:",
+        "assistant: [tool Read: /src/shop/app.py]",
+        "assistant: Now let me examine the `export_orders` method of the shop app:",
+        "assistant: [tool Edit: /src/shop/app.py]",
+    ]
+)
+
+
+def test_narration_naming_code_weighs_as_what_was_said(make_ctx: Any) -> None:
+    """ "Now let me examine the `export_orders` method:" says where the work is: it is
+    weighed as any message is, above narration that names nothing."""
+    ctx: Context = make_ctx()
+    ingest_text(ctx, NAMED, "named")
+    found = recall(ctx, RecallRequest("where is the order export implemented?", limit=10))
+    shown = [r.memory.content for r in found.result.results]
+    named = shown.index(NAMED.splitlines()[3].removeprefix("assistant: "))
+    plain = shown.index(NAMED.splitlines()[1].removeprefix("assistant: "))
+    assert named < plain, shown

@@ -257,12 +257,19 @@ def test_a_name_the_store_knows_shows_the_query_is_about_it(
         "Melanie: there is rust on the old bike chain",
         "Melanie: the rust on the fence needs paint",
         "Melanie: I scraped rust off the gate",
+        "the OTEL exporter batches spans for the collector",
+        "tracing starts in lib/spotter/otel.ex",
+        "otel spans carry the session id",
     ]
     with Context(load_settings(overrides=strict), embedder=local_embedder) as ctx:
         ids = [memories.remember(ctx, line).id for line in lines]
         found = recall(ctx, "What is Caroline's identity?")
         assert {r.memory.id for r in found.clear} == set(ids[:3])
         assert any("names Caroline" in step.why for step in found.steps_of(ids[0]))
+        # a name in mixed case is one word, and notes write it in any case
+        otel = recall(ctx, "what's the issue id for the OTel work?")
+        assert {r.memory.id for r in otel.clear} == set(ids[-3:])
+        assert any("names OTel" in step.why for step in otel.steps_of(ids[-1]))
         # lower case is a word, not a name: no sign the query is about the store
         assert recall(ctx, "what is caroline's identity?").clear == []
         # three memories say "rust", none writes it as a name

@@ -38,6 +38,8 @@ NOW = datetime(2026, 6, 10, 12, tzinfo=UTC)  # a Wednesday
         ("memctl.retrieve.pipeline", ["memctl", "retrieve", "pipeline"]),
         ("HTTPServerError", ["http", "server", "error"]),
         ("sha256sum", ["sha", "256", "sum"]),
+        ("OTel", ["otel"]),  # a name in mixed case is one word: "o" is none
+        ("iOS_version", ["ios", "version"]),
     ],
 )
 def test_identifiers_are_split(token: str, parts: list[str]) -> None:

@@ -245,9 +245,13 @@ def anchor_in(run: Run, candidate: Candidate) -> str | None:
 
 @functools.lru_cache(maxsize=256)
 def name_pattern(name: str) -> re.Pattern[str]:
-    """``name``'s words in a row, as written, as whole words."""
+    """``name``'s words in a row, as written, as whole words; in any case when a word of it
+    has a capital past its first letter ("OTel", "PostgreSQL", "GitHub"): such a name is
+    no ordinary word in lower case, and notes write it as they please ("OTEL", "otel.ex"),
+    as the store's count of it (any case) has it."""
     words = r"[\W_]+".join(re.escape(w) for w in name.split())
-    return re.compile(rf"(?<![^\W_]){words}(?![^\W_])")
+    coined = any(w[1:] != w[1:].lower() for w in name.split())
+    return re.compile(rf"(?<![^\W_]){words}(?![^\W_])", re.IGNORECASE if coined else 0)
 
 
 JOINED = re.compile(r"[_.\-]")
