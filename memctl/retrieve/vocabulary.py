@@ -36,7 +36,6 @@ from memctl.lazy_re import lazy
 Phrase = tuple[str, ...]  # as retrieve/query.py's: words in a row, lower case
 
 VOCABULARY_FILE = Path(__file__).with_name("vocabulary.txt")
-VERBS_FILE = Path(__file__).with_name("verbs.txt")  # a verb's irregular forms ("made": make)
 KINDS_FILE = Path(__file__).with_name("kinds.txt")
 NAME_TAG, VERB_TAG = "name", "verb"
 WORD = lazy(r"[^\W_]+(?:'[^\W_]+)?")
@@ -111,8 +110,8 @@ def parse(text: str) -> Vocabulary:
 
 @functools.cache
 def vocabulary() -> Vocabulary:
-    """The shipped vocabulary and verb forms (read once a process)."""
-    return parse("\n".join(f.read_text(encoding="utf-8") for f in (VOCABULARY_FILE, VERBS_FILE)))
+    """The shipped vocabulary (read once a process)."""
+    return parse(VOCABULARY_FILE.read_text(encoding="utf-8"))
 
 
 @dataclass(frozen=True)
