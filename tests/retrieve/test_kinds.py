@@ -15,6 +15,7 @@ from memctl.retrieve.pipeline import recall
 from memctl.retrieve.query import analyse
 from memctl.retrieve.stages.candidates import with_instances
 from memctl.retrieve.vocabulary import KINDS_FILE, kind_instances, kinds, parse_kinds
+from tests.conftest import said_in_session
 
 NOW = datetime(2026, 6, 10, 12, tzinfo=UTC)
 MAX = "Nate: Way to go! I just got a new addition to the family, this is Max, my dog."
@@ -140,3 +141,22 @@ def test_a_capitalised_word_of_a_kind_is_no_stranger_where_the_store_names_an_in
     # the same question about a kind the store never names: "Asian" is a stranger
     other = recall(ctx, "What Asian countries has Maria been to?", touch=False)
     assert other.run is not None and other.run.strangers == frozenset({"Asian"})
+
+
+def test_a_kind_reaches_its_instance_in_the_session_messages_too(ctx: Context) -> None:
+    said_in_session(ctx, list(STORE))  # the chat kept verbatim, nothing distilled from it
+
+    def max_rank(context: Context) -> int | None:
+        found = recall(context, "What pets does Nate have?", touch=False, sessions=True)
+        contents = [r.memory.content for r in found.results]
+        return contents.index(MAX) + 1 if MAX in contents else None
+
+    rank = max_rank(ctx)
+    assert rank is not None and rank <= 2
+    # without the kinds the three messages saying "pets" come first
+    off = Context(load_settings(overrides={"recall.vocabulary_weight": 0}), ctx.embedder)
+    try:
+        before = max_rank(off)
+    finally:
+        off.close()
+    assert before is None or before > 3

@@ -473,10 +473,22 @@ def _message_words(run: Run, size: int) -> _Background[list[MessageHit]]:
     """The messages' BM25 search, started in a thread of its own (at once, inside a
     transaction)."""
     reader = run.ctx.db.reader(MESSAGES_LANE)
-    return _Background(
-        lambda: search_messages(reader, run.query.alternatives, size, run.where),
-        inline=reader is run.ctx.db,
+    return _Background(lambda: _search_messages(run, reader, size), inline=reader is run.ctx.db)
+
+
+def _search_messages(run: Run, reader: Database, size: int) -> list[MessageHit]:
+    """The messages the query's words find and, as for the memories (``with_instances``),
+    those holding an instance of a kind it names ("pets": "this is Max, my dog")."""
+    hits = search_messages(reader, run.query.alternatives, size, run.where)
+    weight = run.params.vocabulary_weight
+    if weight <= 0 or not run.query.instances:
+        return hits
+    named = search_messages(reader, run.query.instances, size, run.where)
+    by_key = {h.key: h for h in (*named, *hits)}
+    scores = with_instances(
+        [(h.key, h.score) for h in hits], [(h.key, h.score) for h in named], weight
     )
+    return [replace(by_key[key], score=score) for key, score in scores[:size]]
 
 
 def _session_candidates(
