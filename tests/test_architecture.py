@@ -6,6 +6,7 @@ import ast
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from functools import cache
 from importlib.util import find_spec
 from pathlib import Path
@@ -36,6 +37,26 @@ def modules(outside: str | None = None) -> list[Path]:
     ]
 
 
+def every(paths: list[Path]) -> Callable[[Callable[[Path], None]], Callable[[], None]]:
+    """``check`` as one test over ``paths``, failing with every module that breaks its rule
+    (a test a module was ~1,850 tests, each paying pytest's own work for a few ms of it)."""
+
+    def one_test(check: Callable[[Path], None]) -> Callable[[], None]:
+        def test() -> None:
+            broken = []
+            for path in paths:
+                try:
+                    check(path)
+                except AssertionError as error:
+                    broken.append(f"{path.relative_to(PACKAGE).as_posix()}: {error}")
+            assert not broken, "\n".join(broken)
+
+        test.__name__, test.__doc__ = check.__name__, check.__doc__
+        return test
+
+    return one_test
+
+
 def imported_names(path: Path) -> set[str]:
     names = set()
     for node in ast.walk(parsed(path)):
@@ -48,12 +69,12 @@ def imported_names(path: Path) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("path", modules(outside="cli/"), ids=lambda p: p.name)
+@every(modules(outside="cli/"))
 def test_only_the_cli_imports_typer_and_rich(path: Path) -> None:
     assert not imported_names(path) & {"typer", "rich"}, path
 
 
-@pytest.mark.parametrize("path", modules(outside="store/"), ids=lambda p: p.name)
+@every(modules(outside="store/"))
 def test_only_the_store_speaks_sql(path: Path) -> None:
     for node in ast.walk(parsed(path)):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -61,7 +82,7 @@ def test_only_the_store_speaks_sql(path: Path) -> None:
     assert "apsw" not in imported_names(path), path
 
 
-@pytest.mark.parametrize("path", modules(), ids=lambda p: p.name)
+@every(modules())
 def test_nothing_below_the_cli_imports_it(path: Path) -> None:
     if path.relative_to(PACKAGE).parts[0] in ("cli", "__main__.py"):
         return
@@ -218,7 +239,7 @@ def test_the_documented_layers_are_these_layers() -> None:
     assert drawn == documented
 
 
-@pytest.mark.parametrize("path", modules(), ids=lambda p: p.relative_to(PACKAGE).as_posix())
+@every(modules())
 def test_imports_point_down_the_layers(path: Path) -> None:
     own = LAYER_OF[top_package(module_name(path))]
     upward = [
@@ -327,7 +348,7 @@ def test_the_write_module_names_every_store_write() -> None:
     assert store_writes_named(WRITE_MODULE) == STORE_WRITES
 
 
-@pytest.mark.parametrize("path", modules(), ids=lambda p: p.relative_to(PACKAGE).as_posix())
+@every(modules())
 def test_only_the_write_module_writes_memories_and_events(path: Path) -> None:
     """Outside store/ and inside it: a store module uses only its own write functions."""
     if path == WRITE_MODULE:
@@ -353,9 +374,7 @@ CLI_REACHES = ("memctl.cli", "memctl.api", "memctl.integrations", "memctl.client
 CLI_SHARES = ("memctl", "memctl.errors", "memctl.model")
 
 
-@pytest.mark.parametrize(
-    "path", sorted((PACKAGE / "cli").glob("*.py")), ids=lambda p: p.relative_to(PACKAGE).as_posix()
-)
+@every(sorted((PACKAGE / "cli").glob("*.py")))
 def test_the_cli_does_not_import_past_the_api(path: Path) -> None:
     past = sorted(
         name
@@ -372,9 +391,7 @@ def test_the_cli_does_not_import_past_the_api(path: Path) -> None:
 UI_REACHES = ("memctl.ui", "memctl.api", "memctl.integrations.doctor")
 
 
-@pytest.mark.parametrize(
-    "path", sorted((PACKAGE / "ui").glob("*.py")), ids=lambda p: p.relative_to(PACKAGE).as_posix()
-)
+@every(sorted((PACKAGE / "ui").glob("*.py")))
 def test_the_viewer_imports_only_the_api(path: Path) -> None:
     past = sorted(
         name
@@ -390,7 +407,7 @@ FLAG = re.compile(r"(?<![\w-])--[a-z][a-z-]+")
 COMMAND = re.compile(r"`memctl [^`]*`")  # a whole command to run, quoted, may hold its flags
 
 
-@pytest.mark.parametrize("path", modules(outside="cli/"), ids=lambda p: p.name)
+@every(modules(outside="cli/"))
 def test_errors_below_the_cli_name_no_command_line_flag(path: Path) -> None:
     """An error raised below the CLI is in the API's words (``budget``); the CLI shows its
     own spelling (``--budget``), MCP the tool's argument name."""
@@ -402,7 +419,7 @@ def test_errors_below_the_cli_name_no_command_line_flag(path: Path) -> None:
                     assert not FLAG.search(text), f"{path}:{node.lineno}: {part.value!r}"
 
 
-@pytest.mark.parametrize("path", modules(outside="config/"), ids=lambda p: p.name)
+@every(modules(outside="config/"))
 def test_only_the_config_package_builds_settings(path: Path) -> None:
     """Every door (Typer, the fast lane, hooks, the MCP server, the worker) gets its
     settings from ``config.settings_from_flags``: one reading of --home and -c."""

@@ -57,8 +57,9 @@ def serving() -> Iterator[str]:
         process.wait(timeout=30)
 
 
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[Any]:
+@pytest.fixture(scope="module")
+def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One headless chromium for the module's tests (each starts its own: ``browser``)."""
     options = webdriver.ChromeOptions()
     options.binary_location = str(CHROMIUM)
     for flag in (
@@ -67,7 +68,7 @@ def browser(tmp_path: Path) -> Iterator[Any]:
         "--disable-gpu",
         "--disable-background-networking",
         "--no-first-run",
-        f"--user-data-dir={tmp_path / 'chromium'}",
+        f"--user-data-dir={tmp_path_factory.mktemp('chromium')}",
     ):
         options.add_argument(flag)
     driver = webdriver.Chrome(
@@ -78,6 +79,15 @@ def browser(tmp_path: Path) -> Iterator[Any]:
         yield driver
     finally:
         driver.quit()
+
+
+@pytest.fixture
+def browser(chromium: Any) -> Any:
+    """The module's chromium as new: no cookie of an earlier test (every viewer is on
+    127.0.0.1, whatever its port), on a blank page."""
+    chromium.execute_cdp_cmd("Network.clearBrowserCookies", {})
+    chromium.get("about:blank")
+    return chromium
 
 
 def text_of(driver: Any) -> str:

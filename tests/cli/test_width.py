@@ -116,7 +116,6 @@ def test_install_status_fits_80_columns_with_every_word_whole(
     assert "just now" in fired  # each hook's last run on its own line
 
 
-@pytest.mark.fresh
 def test_every_command_fits_80_columns(store: tuple[Shared, dict[str, str]], home: Path) -> None:
     place, given = store
     mine = place.copy(home)  # recall touches what it finds

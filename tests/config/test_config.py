@@ -545,7 +545,6 @@ def test_about_25_settings_and_every_other_key_is_tuning() -> None:
     assert sum(key.tuning for key in KEYS) == len(KEYS) - len(USER_KEYS)
 
 
-@pytest.mark.fresh
 def test_config_show_lists_the_settings_and_the_tuning_keys_set(home: Path) -> None:
     """A tuning key still works everywhere a setting does (no config breaks); the table
     shows it once it is set, and --all shows every key."""

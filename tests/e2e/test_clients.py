@@ -272,34 +272,6 @@ def opencode_talks_to_the_scripted_model(world: World) -> None:
     config.write_text(json.dumps({**settings, "autoupdate": False, "share": "disabled"}))
 
 
-def test_opencode_starts_with_the_context_captures_and_searches(world: World) -> None:
-    opencode = client_or_skip("opencode")
-    opencode_talks_to_the_scripted_model(world)
-    world.memctl("init", "--tool", "opencode")
-    world.memctl("install", "opencode")
-
-    first = world.run(opencode, "run", FACTS)
-    assert first.returncode == 0, first.stderr
-    stored = world.memories_soon("make release")  # captured on idle
-    assert any("make release" in m for m in stored)
-    assert not any(m.startswith('"') for m in stored)  # `opencode run`'s quotes are not facts
-
-    seen = len(world.model.bodies("/v1/messages"))
-    search = world.run(opencode, "run", "SEARCH: how do we deploy")
-    assert search.returncode == 0, search.stderr
-    systems = [json.dumps(b.get("system")) for b in world.model.bodies("/v1/messages")[seen:]]
-    assert any("<memctl-context>" in s and "make release from main" in s for s in systems)
-    assert "Memory says:" in search.stdout and "make release from main" in search.stdout
-    status = json.loads(world.memctl("install", "status", "--json").stdout)
-    fired = next(s for s in status if s["client"] == "opencode")["fired"]
-    assert {"session.created", "session.idle"} <= set(fired)
-    # both sessions again, from OpenCode's own database: nothing unreadable, none twice
-    backfilled = json.loads(world.memctl("ingest", "--backfill", "--json").stdout)
-    assert backfilled["per_client"] == {"opencode": 2} and backfilled["failed"] == 0
-    listed = json.loads(world.memctl("sessions", "list", "--all-scopes", "--json").stdout)
-    assert sorted(s["client"] for s in listed) == ["opencode", "opencode"]
-
-
 @contextmanager
 def npm_registry(world: World) -> Iterator[list[str]]:
     """A package registry on loopback, named to npm in ``world`` (its environment and
@@ -326,32 +298,6 @@ def npm_registry(world: World) -> Iterator[list[str]]:
     finally:
         server.shutdown()
         server.server_close()
-
-
-def test_opencode_goes_to_no_registry_and_gives_titles_no_context(world: World) -> None:
-    opencode = client_or_skip("opencode")
-    opencode_talks_to_the_scripted_model(world)
-    world.memctl("install", "opencode")
-    world.memctl("remember", "We deploy with make release from main.")
-    with npm_registry(world) as asked:
-        done = world.run(opencode, "run", "How do we deploy?")
-        assert done.returncode == 0, done.stderr
-        assert asked == []  # OpenCode installed nothing: offline, nothing to wait for
-    systems = [json.dumps(b.get("system")) for b in world.model.bodies("/v1/messages")]
-    titles = [s for s in systems if "title generator" in s]
-    assert titles and not any("<memctl-context>" in s for s in titles)
-    assert any("<memctl-context>" in s and "make release" in s for s in systems)
-    status = json.loads(world.memctl("install", "status", "--json").stdout)
-    assert next(s for s in status if s["client"] == "opencode")["problems"] == []
-
-    # the same without memctl's lock: OpenCode asks the registry, and status says so
-    (world.home / ".config" / "opencode" / "package-lock.json").unlink()
-    with npm_registry(world) as asked:
-        assert world.run(opencode, "run", "hello").returncode == 0
-        assert asked  # the stall memctl's lock avoids
-    status = json.loads(world.memctl("install", "status", "--json").stdout)
-    (problem,) = next(s for s in status if s["client"] == "opencode")["problems"]
-    assert "@opencode-ai/plugin" in problem and "npm install" in problem
 
 
 def test_claude_code_per_prompt_hook_adds_a_stored_fact_once_and_nothing_unrelated(
@@ -430,15 +376,9 @@ def test_codex_does_not_start_without_memctls_program_and_doctor_says_why(world:
     assert programs["status"] == "fail" and gone in programs["detail"]
 
 
-def test_opencode_hands_a_session_to_memctl_through_a_file_only_its_user_reads(
-    world: World, tmp_path: Path
-) -> None:
-    """The plugin passes a whole session to ``memctl hook`` through a file in $TMPDIR
-    (the hook outlives OpenCode): made 0600 and new (never through a link planted at its
-    name), so another local user cannot read the session while the hook runs."""
-    opencode = client_or_skip("opencode")
-    opencode_talks_to_the_scripted_model(world)
-    world.memctl("install", "opencode")
+def memctl_through_a_shim(world: World, tmp_path: Path) -> Path:
+    """The plugin runs memctl through a shim that notes the mode of the file each
+    session.idle hook reads its session from, in the file returned."""
     (plugin,) = (world.home / ".config" / "opencode").rglob("memctl*.js")
     text = plugin.read_text()
     argv = json.loads(re.search(r"^const MEMCTL = (.*);$", text, re.M).group(1))  # type: ignore[union-attr]
@@ -452,9 +392,60 @@ def test_opencode_hands_a_session_to_memctl_through_a_file_only_its_user_reads(
     plugin.write_text(
         text.replace(f"const MEMCTL = {json.dumps(argv)};", f'const MEMCTL = ["{shim}"];')
     )
+    return modes
+
+
+def test_opencode_starts_with_the_context_captures_and_searches_offline(
+    world: World, tmp_path: Path
+) -> None:
+    """OpenCode with memctl installed: the first session is captured (through a 0600 file
+    of the user's own), the next starts with the context block and searches; OpenCode
+    goes to no package registry, its title requests get no context; without memctl's
+    lock it does, and install status says so."""
+    opencode = client_or_skip("opencode")
+    opencode_talks_to_the_scripted_model(world)
+    world.memctl("init", "--tool", "opencode")
+    world.memctl("install", "opencode")
+    # The plugin passes a whole session to ``memctl hook`` through a file in $TMPDIR (the
+    # hook outlives OpenCode): made 0600 and new (never through a link planted at its
+    # name), so another local user cannot read the session while the hook runs.
+    modes = memctl_through_a_shim(world, tmp_path)
     world.env["TMPDIR"] = str(tmp_path)
-    done = world.run(opencode, "run", FACTS)
-    assert done.returncode == 0, done.stderr
-    assert any("make release" in m for m in world.memories_soon("make release"))
+
+    with npm_registry(world) as asked:
+        first = world.run(opencode, "run", FACTS)
+        assert first.returncode == 0, first.stderr
+        assert asked == []  # OpenCode installed nothing: offline, nothing to wait for
+    stored = world.memories_soon("make release")  # captured on idle
+    assert any("make release" in m for m in stored)
+    assert not any(m.startswith('"') for m in stored)  # `opencode run`'s quotes are not facts
     assert set(modes.read_text().split()) == {"600"}
+
+    seen = len(world.model.bodies("/v1/messages"))
+    search = world.run(opencode, "run", "SEARCH: how do we deploy")
+    assert search.returncode == 0, search.stderr
+    systems = [json.dumps(b.get("system")) for b in world.model.bodies("/v1/messages")[seen:]]
+    assert any("<memctl-context>" in s and "make release from main" in s for s in systems)
+    assert "Memory says:" in search.stdout and "make release from main" in search.stdout
+    every = [json.dumps(b.get("system")) for b in world.model.bodies("/v1/messages")]
+    titles = [s for s in every if "title generator" in s]
+    assert titles and not any("<memctl-context>" in s for s in titles)
+    status = json.loads(world.memctl("install", "status", "--json").stdout)
+    opencode_status = next(s for s in status if s["client"] == "opencode")
+    assert {"session.created", "session.idle"} <= set(opencode_status["fired"])
+    assert opencode_status["problems"] == []
+    # both sessions again, from OpenCode's own database: nothing unreadable, none twice
+    backfilled = json.loads(world.memctl("ingest", "--backfill", "--json").stdout)
+    assert backfilled["per_client"] == {"opencode": 2} and backfilled["failed"] == 0
+    listed = json.loads(world.memctl("sessions", "list", "--all-scopes", "--json").stdout)
+    assert sorted(s["client"] for s in listed) == ["opencode", "opencode"]
     assert not list(tmp_path.glob("memctl-opencode-*"))  # each removed once handed over
+
+    # the same without memctl's lock: OpenCode asks the registry, and status says so
+    (world.home / ".config" / "opencode" / "package-lock.json").unlink()
+    with npm_registry(world) as asked:
+        assert world.run(opencode, "run", "hello").returncode == 0
+        assert asked  # the stall memctl's lock avoids
+    status = json.loads(world.memctl("install", "status", "--json").stdout)
+    (problem,) = next(s for s in status if s["client"] == "opencode")["problems"]
+    assert "@opencode-ai/plugin" in problem and "npm install" in problem

@@ -34,18 +34,38 @@ def distil_with(world: World, llm: str) -> dict[str, Any]:
     return next(r for r in runs if r["kind"] == "ingest")
 
 
+def _recording(world: World, tmp_path: Path, name: str) -> Path:
+    """A ``name`` on PATH before the real one that writes its command line to a file, then
+    runs the real CLI with the same arguments and standard input. A process's command line
+    is readable by every local user (``ps``, /proc/PID/cmdline) for as long as it runs: the
+    tests check the session's text went through a pipe instead."""
+    real = client_or_skip(name)
+    shims = tmp_path / "shims"
+    shims.mkdir()
+    seen = tmp_path / f"{name}.argv"
+    shim = shims / name
+    shim.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" >> "{seen}"\nexec "{real}" "$@"\n')
+    shim.chmod(0o755)
+    world.env["PATH"] = f"{shims}{os.pathsep}{world.env['PATH']}"
+    return seen
+
+
 def by_the_llm(run: dict[str, Any]) -> bool:
     """The run's facts came from the LLM, not the rules it falls back to."""
     return not any("rule-based" in note for note in run["notes"])
 
 
-def test_claude_code_headless_distils_and_its_own_run_is_not_captured(world: World) -> None:
-    client_or_skip("claude")
+def test_claude_code_headless_distils_and_its_own_run_is_not_captured(
+    world: World, tmp_path: Path
+) -> None:
+    seen = _recording(world, tmp_path, "claude")
     world.memctl("init", "--tool", "claude-code")
     world.memctl("-c", "hooks.timeout=120", "install", "claude-code")  # hooks that could loop
     run = distil_with(world, "claude-code")
     assert run["llm"] == "claude-code:default" and run["tokens"] > 0 and by_the_llm(run), run
     assert FACT in world.memories()
+    on_the_command_line = seen.read_text(encoding="utf-8")  # the shim ran it: not empty
+    assert on_the_command_line and "heron" not in on_the_command_line  # stdin had the session
     asked = world.requests_text("/v1/messages")
     assert "matching this JSON schema" in asked and "[1] user: The staging database" in asked
     assert "SessionStart hook additional context" not in asked  # memctl's hooks stood aside
@@ -64,12 +84,14 @@ def _codex_config(world: World) -> None:
     )
 
 
-def test_codex_headless_distils(world: World) -> None:
-    client_or_skip("codex")
+def test_codex_headless_distils(world: World, tmp_path: Path) -> None:
+    seen = _recording(world, tmp_path, "codex")
     _codex_config(world)
     run = distil_with(world, "codex")
     assert run["llm"] == "codex:default" and by_the_llm(run), run
     assert FACT in world.memories()
+    on_the_command_line = seen.read_text(encoding="utf-8")  # the shim ran it: not empty
+    assert on_the_command_line and "heron" not in on_the_command_line  # stdin had the session
     assert "matching this JSON schema" in world.requests_text("/v1/responses")
 
 
@@ -78,33 +100,3 @@ def test_a_missing_cli_falls_back_to_the_rules(world: World, tmp_path: Path) -> 
     run = distil_with(world, "claude-code")
     assert any("claude is not on PATH" in note for note in run["notes"]), run
     assert not by_the_llm(run)  # the rules ran instead
-
-
-def _recording(world: World, tmp_path: Path, name: str) -> Path:
-    """A ``name`` on PATH before the real one that writes its command line to a file, then
-    runs the real CLI with the same arguments and standard input."""
-    real = client_or_skip(name)
-    shims = tmp_path / "shims"
-    shims.mkdir()
-    seen = tmp_path / f"{name}.argv"
-    shim = shims / name
-    shim.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" >> "{seen}"\nexec "{real}" "$@"\n')
-    shim.chmod(0o755)
-    world.env["PATH"] = f"{shims}{os.pathsep}{world.env['PATH']}"
-    return seen
-
-
-@pytest.mark.parametrize(("llm", "name"), [("claude-code", "claude"), ("codex", "codex")])
-def test_a_headless_run_gets_the_session_on_stdin_never_in_its_command_line(
-    world: World, tmp_path: Path, llm: str, name: str
-) -> None:
-    """A process's command line is readable by every local user (``ps``, /proc/PID/cmdline)
-    for as long as it runs: the session's text goes through a pipe instead."""
-    if name == "codex":
-        _codex_config(world)
-    seen = _recording(world, tmp_path, name)
-    run = distil_with(world, llm)
-    assert by_the_llm(run), run
-    assert FACT in world.memories()
-    argv = seen.read_text(encoding="utf-8")
-    assert "heron" not in argv, argv

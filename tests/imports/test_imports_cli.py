@@ -6,8 +6,6 @@ import json
 import shutil
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import on_a_terminal, run_cli
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "imports"
@@ -31,7 +29,6 @@ def notes(tmp_path: Path) -> Path:
     return folder
 
 
-@pytest.mark.fresh
 def test_files_directories_globs_and_stdin(tmp_path: Path) -> None:
     folder = notes(tmp_path)
     shutil.copy(FIXTURES / "mem0-get-all.json", tmp_path / "mem0.json")

@@ -91,7 +91,6 @@ def test_detached_worker_distils_and_no_secret_reaches_the_files(home: Path) -> 
         watcher.close()
 
 
-@pytest.mark.fresh
 def test_wait_runs_undo_and_errors(home: Path) -> None:
     out = ok("ingest", "--transcript", str(TRANSCRIPTS / "codex.jsonl"), "--wait")
     assert "session 0199a3f1-5c2e-7a41-9b3d-2f6e8c1d4a57 (codex)" in out and "run " in out

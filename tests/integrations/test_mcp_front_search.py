@@ -158,29 +158,32 @@ def test_the_fronts_answer_is_the_sdks_in_both_protocols(stored: Path) -> None:
     assert FACT in early["result"]["structuredContent"]["context"]
 
 
-@pytest.mark.parametrize(
-    ("params", "said"),
-    [
-        (search("deploy", bogus=1), "memory_search: unknown argument 'bogus'"),
-        ({"name": "memory_search", "arguments": {}}, "missing argument 'query'"),
-        (search("deploy" * 1000), "query is 6,000 characters: at most 4,000"),
-        (
-            {"name": "session_search", "arguments": {"query": "deploy", "since": "soonish"}},
-            "cannot read the time 'soonish'",
-        ),
-    ],
-)
-def test_a_call_the_front_cannot_answer_gets_the_sdks_one_line(
-    stored: Path, params: dict[str, Any], said: str
-) -> None:
+# Calls the front cannot answer as the SDK would, and the SDK's one line for each
+REFUSED = [
+    (search("deploy", bogus=1), "memory_search: unknown argument 'bogus'"),
+    ({"name": "memory_search", "arguments": {}}, "missing argument 'query'"),
+    (search("deploy" * 1000), "query is 6,000 characters: at most 4,000"),
+    (
+        {"name": "session_search", "arguments": {"query": "deploy", "since": "soonish"}},
+        "cannot read the time 'soonish'",
+    ),
+]
+
+
+def test_a_call_the_front_cannot_answer_gets_the_sdks_one_line(stored: Path) -> None:
+    """Each call, sent while the SDK loads (one server for all: each is the SDK's to
+    answer), gets its own one-line error."""
     server = Server()
     try:
         server.send(0, "initialize", HANDSHAKE)
         server.send(None, "notifications/initialized")
-        server.send(1, "tools/call", params)  # while the SDK loads
-        result = server.answers(1)[1]["result"]
+        for ident, (params, _) in enumerate(REFUSED, start=1):
+            server.send(ident, "tools/call", params)
+        found = server.answers(*range(1, len(REFUSED) + 1))
     finally:
         server.stop()
-    assert result["isError"] is True
-    (line,) = [c["text"] for c in result["content"]]
-    assert said in line and "\n" not in line
+    for ident, (_, said) in enumerate(REFUSED, start=1):
+        result = found[ident]["result"]
+        assert result["isError"] is True, said
+        (line,) = [c["text"] for c in result["content"]]
+        assert said in line and "\n" not in line

@@ -423,7 +423,6 @@ def test_damaged_store_is_reported_with_exit_status_4(make_ctx: Any, home: Path)
     assert done.returncode == 4 and "damaged" in done.stderr
 
 
-@pytest.mark.fresh
 def test_cli_only_skip_json_and_crontab(home: Path) -> None:
     env = {"MEMCTL_LLM": "none"}
     data = json.loads(run_cli("maintain", "--only", "decay,archive", "--json", env=env).stdout)

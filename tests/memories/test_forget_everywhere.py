@@ -181,7 +181,6 @@ def test_delete_permanent_of_a_memory_takes_its_quotes_out_of_the_event_log(home
     assert _files_holding(home, "heron-quokka-staging") == []
 
 
-@pytest.mark.fresh
 def test_redact_takes_one_value_out_of_every_session_and_memory(
     home: Path, leaked: tuple[Shared, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
