@@ -201,6 +201,13 @@ RECALL_KEYS: tuple[Key, ...] = (
         0.9,
         "Share of the query's content words (by rarity) with which a memory alone shows it.",
     ),
+    _unit(
+        "recall.words_alone_cosine",
+        0.1,
+        "Cosine below which recall.words_floor of the query's words do not show a memory "
+        "(every word held, in another sense: 'run' in 'its HBO run', 'tests' in a "
+        "'testing-gitflows' path, is a coincidence when the meaning is unrelated).",
+    ),
     Key(
         "recall.anchor_memories",
         3,

@@ -50,6 +50,8 @@ SOURCES: dict[str, str] = {
     "recall.crowd_margin": "measured: benchmarks.md § Near misses in a crowd",
     "recall.words_cosine": RELEVANCE_2 + " (words need meaning; floors on both benchmarks)",
     "recall.words_floor": RELEVANCE_1 + " (0.9 of the words)",
+    "recall.words_alone_cosine": "measured: benchmarks.md § Words alone in another sense "
+    "(no benchmark figure moves from 0.1 to 0.15; a first-hour store's false clear goes)",
     "recall.anchor_memories": RELEVANCE_2 + " (names: 56 / 26 / 10 unrelated results at 1 / 2 / 3)",
     "recall.common_name_share": "measured: benchmarks.md § Names most memories mention "
     "(LoCoMo: the vector leg alone, a speaker's name left out of the query)",

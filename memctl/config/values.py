@@ -38,6 +38,7 @@ class Values:
     recall_crowd_margin: float
     recall_words_cosine: float
     recall_words_floor: float
+    recall_words_alone_cosine: float
     recall_anchor_memories: int
     recall_common_name_share: float
     recall_agree_top: int
@@ -223,6 +224,7 @@ class RecallValues:
     crowd_margin: float
     words_cosine: float
     words_floor: float
+    words_alone_cosine: float
     anchor_memories: int
     common_name_share: float
     agree_top: int

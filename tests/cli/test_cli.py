@@ -241,18 +241,26 @@ def test_text_that_looks_like_markup_is_shown_as_written() -> None:
 
 def test_an_undated_transcript_is_dated_when_its_file_was_written(tmp_path: Path) -> None:
     """A Cursor transcript keeps no times: its session is of the day its file was last
-    written, not of the day it is taken in; a reply takes its question's time."""
+    written, not of the day it is taken in; a reply takes its question's time. Asked
+    about tests, the store of that one session (HBO shows listed in a `testing-gitflows`
+    folder, "their HBO run") has no clear match: every word of the question is in its
+    digest, in another sense (recall.words_alone_cosine)."""
     copy = tmp_path / "agent-transcripts" / "3a031a7a.jsonl"
     copy.parent.mkdir()
     shutil.copy(TRANSCRIPTS / "real" / "cursor-gitai-hboshows.jsonl", copy)
     written = 1741089600  # 2025-03-04T12:00:00Z
     os.utime(copy, (written, written))
-    ok("ingest", str(copy))
+    ok("ingest", str(copy), "--wait", real_model=True)
     [session] = json.loads(ok("sessions", "list", "--all-scopes", "--json"))
     assert session["started_at"].startswith("2025-03-04")
     shown = ok("sessions", "show", session["id"][:8], "--json")
     times = {m["created_at"][:10] for m in json.loads(shown)["messages"]}
     assert times == {"2025-03-04"}
+    asked = ("recall", "how do I run the tests?", "--all-scopes", "--json")
+    recalled = json.loads(ok(*asked, real_model=True))
+    digest = [r for r in recalled["results"] if r.get("category") == "events"]
+    assert digest and "testing-gitflows" in digest[0]["content"]
+    assert {r["match"] for r in recalled["results"]} == {"possible"}
 
 
 def test_list_takes_all_scopes_as_recall_and_sessions_do(tmp_path: Path) -> None:

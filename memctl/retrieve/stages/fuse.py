@@ -19,7 +19,8 @@ store), and whether it was created inside a time the query names.
   from a cosine of ``words_cosine``: a shared topic is not an answer; with
   ``agree_top`` above 0, off by default, only when a second signal backs it:
   ``legs_agree``), or when it holds
-  ``words_floor`` of the query's words (an exact identifier, a name), or when
+  ``words_floor`` of the query's words (an exact identifier, a name; from a cosine of
+  ``words_alone_cosine``: all its words in another sense are a coincidence), or when
   it lies inside a time the query names and holds one of its words ("lunch
   last Tuesday"), or, for a query that is only a time, when it lies inside
   that time. In a store crowded around the query, that floor rises with the
@@ -398,8 +399,13 @@ def evidence(
     # in meaning, another name the store knows, or one word said in the query's time are
     # about another subject, not evidence of this one
     stranger = min(run.strangers, default=None) if p.strangers_veto else None
-    if share >= p.words_floor or (inside and share > 0 and stranger is None):
+    # every word held, far in meaning, is the words in another sense ("run" in "its HBO
+    # run", "tests" in a "testing-gitflows" path): a coincidence, not the subject
+    coincidence = cosine is not None and cosine < p.words_alone_cosine
+    if (share >= p.words_floor and not coincidence) or (inside and share > 0 and stranger is None):
         return SHOWS, seen
+    if coincidence and share >= p.words_floor:
+        seen = f"{seen}, its words in another sense (cosine below {p.words_alone_cosine})"
     far = far_message(run, candidate)
     if far:
         seen = f"{seen}, {far}"
