@@ -18,10 +18,12 @@ from urllib.parse import quote
 import pytest
 from starlette.testclient import TestClient
 
+from memctl.api import ingest as ingest_api
 from memctl.api import memory as memory_api
 from memctl.api.memory import RememberRequest
 from memctl.config.settings import load_settings
 from memctl.context import Context
+from memctl.errors import UsageError
 from memctl.imports.files import expand
 from memctl.imports.pipeline import ImportOptions, import_files
 from memctl.ingest.capture import IngestOptions, capture
@@ -380,6 +382,36 @@ def test_forgetting_a_session_asks_first_and_takes_it_out(
     recalled = client.get("/recall.json", params={"q": "flaky login test"}).json()
     assert not any("flaky" in r["content"] for r in recalled["results"])
     assert client.post("/sessions/nope/forget", data={"csrf": keys.csrf}).status_code == 404
+
+
+def test_runs_undo_refuses_offer_no_undo_button_and_a_forged_undo_changes_nothing(
+    client: TestClient, stored: Context, keys: Keys
+) -> None:
+    """A permanent delete and a forgotten session took text out for good: `memctl undo`
+    refuses them, so the Runs page says why instead of offering the button, and a POST
+    made anyway gets undo's own one-line refusal."""
+    gone = memory_api.remember(stored, RememberRequest("The VPN password rotates weekly"))
+    memory_api.delete(stored, gone.memory.id, permanent=True)
+    client.post("/sessions/here-1/forget", data={"csrf": keys.csrf})
+    runs = client.get("/runs.json").json()["runs"]
+    refused = [
+        r for r in runs if r["notes"][:1] and r["notes"][0].split()[0] in ("delete", "sessions")
+    ]
+    assert len(refused) == 2
+    page = client.get("/runs").text
+    for run in refused:
+        assert not run["undoable"] and run["why_not"] == "it forgot text for good"
+        assert f'action="/runs/{run["id"]}/undo"' not in page
+        with pytest.raises(UsageError) as undo_says:
+            ingest_api.undo(stored, run["id"])
+        events = stored.db.value("SELECT count(*) FROM events")
+        forged = client.post(f"/runs/{run['id']}/undo", data={"csrf": keys.csrf})
+        assert forged.status_code == 400 and escape(str(undo_says.value)) in forged.text
+        assert stored.db.value("SELECT count(*) FROM events") == events
+    assert page.count("cannot be undone: it forgot text for good") == 2
+    assert client.get("/runs.json").json()["runs"] == runs  # no undo run was made
+    remembered = next(r for r in runs if r["notes"][:1] and r["notes"][0].startswith("remember"))
+    assert remembered["undoable"] and f'action="/runs/{remembered["id"]}/undo"' in page
 
 
 def test_imported_files_are_left_out_of_the_sessions_page(
