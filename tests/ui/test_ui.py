@@ -414,6 +414,47 @@ def test_runs_undo_refuses_offer_no_undo_button_and_a_forged_undo_changes_nothin
     assert remembered["undoable"] and f'action="/runs/{remembered["id"]}/undo"' in page
 
 
+def test_a_memory_offers_only_changes_that_change_it_and_says_when_none_did(
+    client: TestClient, stored: Context, keys: Keys
+) -> None:
+    """A pinned memory has no Pin button, a forgotten one no Forget or Pin; a stale page's
+    button pressed anyway says nothing changed (no run), rather than claiming it did."""
+    pinned = memory_api.remember(stored, RememberRequest("Releases are cut on Mondays")).memory
+    base = f"/memories/{pinned.id}"
+    buttons = re.findall(r'action="[^"]*/(\w+)"', client.get(base).text)
+    assert "pin" not in buttons and {"forget", "delete"} <= set(buttons)
+    runs = len(client.get("/runs.json").json()["runs"])
+    said = client.get(client.post(f"{base}/pin", data={"csrf": keys.csrf}).headers["location"])
+    assert "was pinned already: nothing changed" in said.text
+    assert len(client.get("/runs.json").json()["runs"]) == runs
+    client.post(f"{base}/forget", data={"csrf": keys.csrf})
+    buttons = re.findall(r'action="[^"]*/(\w+)"', client.get(base).text)
+    assert "forget" not in buttons and "pin" not in buttons and "delete" in buttons
+    again = client.post(f"{base}/forget", data={"csrf": keys.csrf}).headers["location"]
+    assert "was forgotten already" in client.get(again).text
+    client.post(f"{base}/delete", data={"csrf": keys.csrf})
+    assert "delete" not in re.findall(r'action="[^"]*/(\w+)"', client.get(base).text)
+    again = client.post(f"{base}/delete", data={"csrf": keys.csrf}).headers["location"]
+    assert "was deleted already" in client.get(again).text
+
+
+def test_runs_say_what_each_did_and_unknown_addresses_get_a_page_with_links(
+    client: TestClient,
+) -> None:
+    """An ingest run shows its counts (not only its notes, which may be a warning); a
+    path no page has, or a link to a button's address, is answered by a viewer page."""
+    assert re.search(
+        r"<td>ingest</td>(.|\n)*?<td>[1-9][0-9]* create</td>", client.get("/runs").text
+    )
+    for path, status, said in (
+        ("/nothing", 404, "no such page"),
+        ("/runs/abc/undo", 405, "takes a form&#39;s button"),
+    ):
+        answer = client.get(path)
+        assert answer.status_code == status and said in answer.text
+        assert 'href="/recall"' in answer.text and ".json" not in answer.text
+
+
 def test_imported_files_are_left_out_of_the_sessions_page(
     client: TestClient, stored: Context, tmp_path: Path
 ) -> None:
