@@ -156,6 +156,14 @@ def test_recall_labels_and_explains(client: TestClient) -> None:
     assert "PostgreSQL 16" in first["content"] and first["label"] in ("clear", "possible")
     assert first["explain"]["legs"] and first["explain"]["factors"]
     assert client.get("/recall.json").json()["results"] == []
+    for question in ("staging database PostgreSQL", "which grass do goats prefer"):
+        labels = {
+            r["label"] for r in client.get("/recall.json", params={"q": question}).json()["results"]
+        }
+        page = client.get("/recall", params={"q": question}).text
+        assert labels  # each label is told what it means, or that no match was clear
+        assert ("No clear match" in page) == ("clear" not in labels), (question, labels)
+        assert "close in meaning only" in page or "clear" not in labels
 
 
 def test_a_session_message_found_by_recall_opens_in_its_session(client: TestClient) -> None:
@@ -444,7 +452,7 @@ def test_runs_say_what_each_did_and_unknown_addresses_get_a_page_with_links(
     """An ingest run shows its counts (not only its notes, which may be a warning); a
     path no page has, or a link to a button's address, is answered by a viewer page."""
     assert re.search(
-        r"<td>ingest</td>(.|\n)*?<td>[1-9][0-9]* create</td>", client.get("/runs").text
+        r'<td class="meta">ingest</td>(.|\n)*?<td>[1-9][0-9]* create</td>', client.get("/runs").text
     )
     for path, status, said in (
         ("/nothing", 404, "no such page"),
@@ -453,6 +461,15 @@ def test_runs_say_what_each_did_and_unknown_addresses_get_a_page_with_links(
         answer = client.get(path)
         assert answer.status_code == status and said in answer.text
         assert 'href="/recall"' in answer.text and ".json" not in answer.text
+
+
+def test_an_empty_store_says_it_has_no_runs_yet(make_ctx: Any, keys: Keys) -> None:
+    make_ctx()
+    app, viewer = build_app(load_settings(overrides={"embedder": "hash"}), keys, HashEmbedder())
+    with TestClient(app, base_url=f"http://{HOST}") as fresh:
+        fresh.get(f"/login?token={keys.token}")
+        assert "No runs yet" in fresh.get("/runs").text
+    viewer.close()
 
 
 def test_imported_files_are_left_out_of_the_sessions_page(
