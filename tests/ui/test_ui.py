@@ -156,6 +156,8 @@ def test_recall_labels_and_explains(client: TestClient) -> None:
     assert "PostgreSQL 16" in first["content"] and first["label"] in ("clear", "possible")
     assert first["explain"]["legs"] and first["explain"]["factors"]
     assert client.get("/recall.json").json()["results"] == []
+    elsewhere = client.get("/recall", params={"q": "staging database", "project": "nope"}).text
+    assert 'in other projects' in elsewhere and 'href="/recall?q=staging%20database"' in elsewhere
     for question in ("staging database PostgreSQL", "which grass do goats prefer"):
         labels = {
             r["label"] for r in client.get("/recall.json", params={"q": question}).json()["results"]
