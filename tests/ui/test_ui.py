@@ -20,7 +20,7 @@ from starlette.testclient import TestClient
 
 from memctl.api import ingest as ingest_api
 from memctl.api import memory as memory_api
-from memctl.api.memory import RememberRequest
+from memctl.api.memory import RememberRequest, UpdateRequest
 from memctl.config.settings import load_settings
 from memctl.context import Context
 from memctl.errors import UsageError
@@ -157,7 +157,7 @@ def test_recall_labels_and_explains(client: TestClient) -> None:
     assert first["explain"]["legs"] and first["explain"]["factors"]
     assert client.get("/recall.json").json()["results"] == []
     elsewhere = client.get("/recall", params={"q": "staging database", "project": "nope"}).text
-    assert 'in other projects' in elsewhere and 'href="/recall?q=staging%20database"' in elsewhere
+    assert "in other projects" in elsewhere and 'href="/recall?q=staging%20database"' in elsewhere
     for question in ("staging database PostgreSQL", "which grass do goats prefer"):
         labels = {
             r["label"] for r in client.get("/recall.json", params={"q": question}).json()["results"]
@@ -463,6 +463,20 @@ def test_runs_say_what_each_did_and_unknown_addresses_get_a_page_with_links(
         answer = client.get(path)
         assert answer.status_code == status and said in answer.text
         assert 'href="/recall"' in answer.text and ".json" not in answer.text
+
+
+def test_an_undo_says_which_memories_it_left_alone(
+    client: TestClient, stored: Context, keys: Keys
+) -> None:
+    """A memory changed after the run is left alone by undo (without --force): the page
+    the undo leads to says so, as `memctl undo` does, rather than only a count."""
+    made = memory_api.remember(stored, RememberRequest("Deploys need two approvals")).memory
+    first = client.get("/runs.json").json()["runs"][0]
+    memory_api.update(stored, UpdateRequest(made.id, text="Deploys need one approval"))
+    undone = client.post(f"/runs/{first['id']}/undo", data={"csrf": keys.csrf})
+    said = client.get(undone.headers["location"]).text
+    assert f"left alone ({made.id[:8]})" in said and "--force" in said
+    assert memory_api.get(stored, made.id).memory.content == "Deploys need one approval"
 
 
 def test_an_empty_store_says_it_has_no_runs_yet(make_ctx: Any, keys: Keys) -> None:
