@@ -265,6 +265,16 @@ def runs(ctx: Context, limit: int = 20, kind: str | None = None) -> list[RunReco
     return [one_run(batch_runs(ctx.db, r.batch)) if r.batch else r for r in heads]
 
 
+def undo_refusal(ctx: Context, record: RunRecord) -> str | None:
+    """Why ``undo`` refuses a run ``runs`` listed (an import's: any of its files'), in a
+    few words; None: it can be undone, if it was not already."""
+    from memctl.ingest.undo import why_not
+    from memctl.store.runs import batch_runs
+
+    members = batch_runs(ctx.db, record.batch) if record.batch else [record]
+    return next((why for m in members if not m.undone_by and (why := why_not(ctx.db, m))), None)
+
+
 def _settled(ctx: Context, records: list[RunRecord]) -> list[RunRecord]:
     """``records``, those still marked running whose process is gone (a ``kill -9``)
     marked failed, as the next ingest or maintain would mark them."""

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
-from memctl.model import Action, new_id, now_iso
+from memctl.model import Action, Event, new_id, now_iso
+from memctl.store.database import Database
 from memctl.store.events import changed_since, run_events
 from memctl.store.runs import (
     EDIT_KIND,
@@ -57,17 +58,11 @@ def undo(
     if run.undone_by:
         raise UsageError(f"run {run.id[:12]} was already undone by run {run.undone_by[:12]}")
     events = run_events(ctx.db, run.id)
-    if run.kind == EDIT_KIND and not any(e.action in REVERTED for e in events):
+    reason = refusal(run, events)
+    if reason is not None:
         raise UsageError(
-            f"edit {run.id[:8]} ({'; '.join(run.notes)}) cannot be undone: nothing is left to "
-            "put back; `memctl undo RUN_ID` takes back an earlier run (`memctl runs`)"
-        )
-    if any(e.action == Action.DELETE and e.data.get("permanent") for e in events):
-        # a forget's other changes (a memory put back as it was before a forgotten text was
-        # merged into it) hold `[forgotten]` where that text stood: undone, they would write it
-        raise UsageError(
-            f"{run.kind} {run.id[:8]} ({'; '.join(run.notes)}) forgot text for good and cannot "
-            "be undone; `memctl undo RUN_ID` takes back an earlier run (`memctl runs`)"
+            f"{run.kind} {run.id[:8]} ({'; '.join(run.notes)}) cannot be undone: {reason}; "
+            "`memctl undo RUN_ID` takes back an earlier run (`memctl runs`)"
         )
     last_event = {e.memory_id: e.id for e in events if e.memory_id}
     changed = {
@@ -105,3 +100,20 @@ def undo(
             redone.undone_by, redone.status = None, "done"
             save_run(ctx.db, redone)
     return report
+
+
+def refusal(run: RunRecord, events: list[Event]) -> str | None:
+    """Why undo refuses ``run`` (its ``events``), in a few words; None: it can be undone
+    (unless it was undone already)."""
+    if any(e.action == Action.DELETE and e.data.get("permanent") for e in events):
+        # a forget's other changes (a memory put back as it was before a forgotten text was
+        # merged into it) hold `[forgotten]` where that text stood: undone, they would write it
+        return "it forgot text for good"
+    if run.kind == EDIT_KIND and not any(e.action in REVERTED for e in events):
+        return "nothing is left to put back"
+    return None
+
+
+def why_not(db: Database, run: RunRecord) -> str | None:
+    """``refusal`` of a run read from the store (the viewer's Runs page)."""
+    return refusal(run, run_events(db, run.id))

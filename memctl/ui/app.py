@@ -45,6 +45,11 @@ NAV: list[tuple[str, str]] = [
 READ_SECONDS = 5.0  # a page's reads at most (the slowest page takes ~0.1 s on 100,000 memories)
 SAID_KEPT = 100  # messages of recent changes kept for the page each redirects to
 TEXT_FIELDS = ("text", "project")  # form fields a change reads besides its path's id
+# What a request no route takes is told (HTTP status: the line shown).
+NO_ROUTE = {
+    404: "no such page: the links above lead to every page",
+    405: "this address takes a form's button, not a link: use the button on its page",
+}
 
 
 class Viewer:
@@ -90,7 +95,7 @@ class Viewer:
             csrf=self.keys.csrf,
             csrf_field=CSRF_FIELD,
             said=self.said.get(request.query_params.get("said", "")),
-            json_url=_json_url(request),
+            json_url=_json_url(request) if data.get("as_json", True) else None,
         )
         return HTMLResponse(page, status)
 
@@ -155,6 +160,17 @@ def _failed(viewer: Viewer, error: MemctlError, request: Request, as_json: bool)
     if as_json:
         return JSONResponse({"error": str(error)}, status)
     return viewer.render("error.html", {"title": "Error", "error": str(error)}, request, status)
+
+
+def _no_route(viewer: Viewer) -> Callable[[Request, Exception], Response]:
+    """A path or method no route takes: said on a page of the viewer's, its links around."""
+
+    def handler(request: Request, error: Exception) -> Response:
+        status = getattr(error, "status_code", 404)
+        said = {"title": "Error", "error": NO_ROUTE.get(status, NO_ROUTE[404]), "as_json": False}
+        return viewer.render("error.html", said, request, status)
+
+    return handler
 
 
 def _text(value: Any) -> str | None:
@@ -261,4 +277,5 @@ def build_app(settings: Settings, keys: Keys, embedder: Any = None) -> tuple[Any
         Route(LOGIN_PATH, _login(viewer)),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]
-    return _guard(viewer, Starlette(routes=routes)), viewer
+    handlers = {status: _no_route(viewer) for status in NO_ROUTE}
+    return _guard(viewer, Starlette(routes=routes, exception_handlers=handlers)), viewer

@@ -30,6 +30,7 @@ from memctl.api.sessions import Where
 from memctl.api.sync import ShareRequest
 from memctl.errors import UsageError
 from memctl.integrations.doctor import doctor
+from memctl.model import Memory
 
 Values = Mapping[str, str]
 PAGE_SIZE = 50  # rows of a list page
@@ -237,13 +238,14 @@ def confirm_forget_session(ctx: Context, values: Values) -> dict[str, Any]:
 
 
 def runs(ctx: Context, values: Values) -> dict[str, Any]:
+    """The latest runs; each that undo takes back has its button, each it refuses says why."""
     found = ingest_api.runs(ctx, RUNS_SHOWN)
-    return {
-        "title": "Runs",
-        "runs": [
-            {**r.to_dict(), "undoable": r.status == "done" and not r.undone_by} for r in found
-        ],
-    }
+    shown = []
+    for run in found:
+        open_ = run.status == "done" and not run.undone_by
+        why = ingest_api.undo_refusal(ctx, run) if open_ else None
+        shown.append({**run.to_dict(), "undoable": open_ and why is None, "why_not": why})
+    return {"title": "Runs", "runs": shown}
 
 
 PAGES: dict[str, Page] = {
@@ -261,13 +263,24 @@ PAGES: dict[str, Page] = {
 
 
 # Changes: each returns (where to go next, what happened), after one edit run.
+def _before(ctx: Context, values: Values) -> Memory:
+    """The memory a change is asked of, as it is before (to say when nothing changed)."""
+    return memory_api.get(ctx, values["id"]).memory
+
+
 def forget(ctx: Context, values: Values) -> tuple[str, str]:
+    before = _before(ctx, values)
     done = memory_api.forget(ctx, values["id"])
+    if done.state == before.state:
+        return f"/memories/{done.id}", f"{done.id[:8]} was forgotten already: nothing changed"
     return f"/memories/{done.id}", f"forgot {done.id[:8]}: recall no longer returns it"
 
 
 def pin(ctx: Context, values: Values) -> tuple[str, str]:
+    before = _before(ctx, values)
     done = memory_api.pin(ctx, values["id"])
+    if (done.kind, done.tier) == (before.kind, before.tier):
+        return f"/memories/{done.id}", f"{done.id[:8]} was pinned already: nothing changed"
     return f"/memories/{done.id}", f"pinned {done.id[:8]}: it never fades"
 
 
@@ -287,7 +300,10 @@ def remember(ctx: Context, values: Values) -> tuple[str, str]:
 
 
 def delete(ctx: Context, values: Values) -> tuple[str, str]:
+    before = _before(ctx, values)
     done = memory_api.delete(ctx, values["id"])
+    if done.state == before.state:
+        return f"/memories/{done.id}", f"{done.id[:8]} was deleted already: nothing changed"
     return f"/memories/{done.id}", f"deleted {done.id[:8]}: undo it from Runs"
 
 
@@ -314,7 +330,13 @@ def forget_session(ctx: Context, values: Values) -> tuple[str, str]:
 
 def undo(ctx: Context, values: Values) -> tuple[str, str]:
     report = ingest_api.undo(ctx, values["id"])
-    return "/runs", f"undid run {report.run_id[:8]}: {report.reverted} change(s) put back"
+    left = (
+        f"; {len(report.skipped)} memory(ies) changed since left alone "
+        f"({', '.join(m[:8] for m in report.skipped)}): `memctl undo --force` reverts them too"
+        if report.skipped
+        else ""
+    )
+    return "/runs", f"undid run {report.run_id[:8]}: {report.reverted} change(s) put back{left}"
 
 
 CHANGES: dict[str, Callable[[Context, Values], tuple[str, str]]] = {

@@ -257,3 +257,17 @@ def test_every_page_and_every_edit_in_a_browser(with_session: str, browser: Any)
     assert "deploy the billing service" not in text_of(browser)
     browser.get(memory_url)
     assert "no memory" in text_of(browser).lower() or "not found" in text_of(browser).lower()
+
+    # its run cannot be undone: Runs says why in place of the button; in a narrow window
+    # a run's kind, status and door stay whole words
+    browser.set_window_size(480, 800)
+    browser.find_element(By.LINK_TEXT, "Runs").click()
+    forgot = browser.find_element(By.CSS_SELECTOR, "tbody tr")
+    assert "cannot be undone: it forgot text for good" in forgot.text
+    assert not forgot.find_elements(By.TAG_NAME, "button")
+    lines = browser.execute_script(
+        "return [...document.querySelectorAll('td.meta')].map(td => {"
+        " const r = document.createRange(); r.selectNodeContents(td);"
+        " return r.getClientRects().length; })"
+    )
+    assert 1 in lines and set(lines) <= {0, 1}, lines  # 0: an empty cell

@@ -18,10 +18,12 @@ from urllib.parse import quote
 import pytest
 from starlette.testclient import TestClient
 
+from memctl.api import ingest as ingest_api
 from memctl.api import memory as memory_api
-from memctl.api.memory import RememberRequest
+from memctl.api.memory import RememberRequest, UpdateRequest
 from memctl.config.settings import load_settings
 from memctl.context import Context
+from memctl.errors import UsageError
 from memctl.imports.files import expand
 from memctl.imports.pipeline import ImportOptions, import_files
 from memctl.ingest.capture import IngestOptions, capture
@@ -154,6 +156,16 @@ def test_recall_labels_and_explains(client: TestClient) -> None:
     assert "PostgreSQL 16" in first["content"] and first["label"] in ("clear", "possible")
     assert first["explain"]["legs"] and first["explain"]["factors"]
     assert client.get("/recall.json").json()["results"] == []
+    elsewhere = client.get("/recall", params={"q": "staging database", "project": "nope"}).text
+    assert "in other projects" in elsewhere and 'href="/recall?q=staging%20database"' in elsewhere
+    for question in ("staging database PostgreSQL", "which grass do goats prefer"):
+        labels = {
+            r["label"] for r in client.get("/recall.json", params={"q": question}).json()["results"]
+        }
+        page = client.get("/recall", params={"q": question}).text
+        assert labels  # each label is told what it means, or that no match was clear
+        assert ("No clear match" in page) == ("clear" not in labels), (question, labels)
+        assert "close in meaning only" in page or "clear" not in labels
 
 
 def test_a_session_message_found_by_recall_opens_in_its_session(client: TestClient) -> None:
@@ -380,6 +392,100 @@ def test_forgetting_a_session_asks_first_and_takes_it_out(
     recalled = client.get("/recall.json", params={"q": "flaky login test"}).json()
     assert not any("flaky" in r["content"] for r in recalled["results"])
     assert client.post("/sessions/nope/forget", data={"csrf": keys.csrf}).status_code == 404
+
+
+def test_runs_undo_refuses_offer_no_undo_button_and_a_forged_undo_changes_nothing(
+    client: TestClient, stored: Context, keys: Keys
+) -> None:
+    """A permanent delete and a forgotten session took text out for good: `memctl undo`
+    refuses them, so the Runs page says why instead of offering the button, and a POST
+    made anyway gets undo's own one-line refusal."""
+    gone = memory_api.remember(stored, RememberRequest("The VPN password rotates weekly"))
+    memory_api.delete(stored, gone.memory.id, permanent=True)
+    client.post("/sessions/here-1/forget", data={"csrf": keys.csrf})
+    runs = client.get("/runs.json").json()["runs"]
+    refused = [
+        r for r in runs if r["notes"][:1] and r["notes"][0].split()[0] in ("delete", "sessions")
+    ]
+    assert len(refused) == 2
+    page = client.get("/runs").text
+    for run in refused:
+        assert not run["undoable"] and run["why_not"] == "it forgot text for good"
+        assert f'action="/runs/{run["id"]}/undo"' not in page
+        with pytest.raises(UsageError) as undo_says:
+            ingest_api.undo(stored, run["id"])
+        events = stored.db.value("SELECT count(*) FROM events")
+        forged = client.post(f"/runs/{run['id']}/undo", data={"csrf": keys.csrf})
+        assert forged.status_code == 400 and escape(str(undo_says.value)) in forged.text
+        assert stored.db.value("SELECT count(*) FROM events") == events
+    assert page.count("cannot be undone: it forgot text for good") == 2
+    assert client.get("/runs.json").json()["runs"] == runs  # no undo run was made
+    remembered = next(r for r in runs if r["notes"][:1] and r["notes"][0].startswith("remember"))
+    assert remembered["undoable"] and f'action="/runs/{remembered["id"]}/undo"' in page
+
+
+def test_a_memory_offers_only_changes_that_change_it_and_says_when_none_did(
+    client: TestClient, stored: Context, keys: Keys
+) -> None:
+    """A pinned memory has no Pin button, a forgotten one no Forget or Pin; a stale page's
+    button pressed anyway says nothing changed (no run), rather than claiming it did."""
+    pinned = memory_api.remember(stored, RememberRequest("Releases are cut on Mondays")).memory
+    base = f"/memories/{pinned.id}"
+    buttons = re.findall(r'action="[^"]*/(\w+)"', client.get(base).text)
+    assert "pin" not in buttons and {"forget", "delete"} <= set(buttons)
+    runs = len(client.get("/runs.json").json()["runs"])
+    said = client.get(client.post(f"{base}/pin", data={"csrf": keys.csrf}).headers["location"])
+    assert "was pinned already: nothing changed" in said.text
+    assert len(client.get("/runs.json").json()["runs"]) == runs
+    client.post(f"{base}/forget", data={"csrf": keys.csrf})
+    buttons = re.findall(r'action="[^"]*/(\w+)"', client.get(base).text)
+    assert "forget" not in buttons and "pin" not in buttons and "delete" in buttons
+    again = client.post(f"{base}/forget", data={"csrf": keys.csrf}).headers["location"]
+    assert "was forgotten already" in client.get(again).text
+    client.post(f"{base}/delete", data={"csrf": keys.csrf})
+    assert "delete" not in re.findall(r'action="[^"]*/(\w+)"', client.get(base).text)
+    again = client.post(f"{base}/delete", data={"csrf": keys.csrf}).headers["location"]
+    assert "was deleted already" in client.get(again).text
+
+
+def test_runs_say_what_each_did_and_unknown_addresses_get_a_page_with_links(
+    client: TestClient,
+) -> None:
+    """An ingest run shows its counts (not only its notes, which may be a warning); a
+    path no page has, or a link to a button's address, is answered by a viewer page."""
+    assert re.search(
+        r'<td class="meta">ingest</td>(.|\n)*?<td>[1-9][0-9]* create</td>', client.get("/runs").text
+    )
+    for path, status, said in (
+        ("/nothing", 404, "no such page"),
+        ("/runs/abc/undo", 405, "takes a form&#39;s button"),
+    ):
+        answer = client.get(path)
+        assert answer.status_code == status and said in answer.text
+        assert 'href="/recall"' in answer.text and ".json" not in answer.text
+
+
+def test_an_undo_says_which_memories_it_left_alone(
+    client: TestClient, stored: Context, keys: Keys
+) -> None:
+    """A memory changed after the run is left alone by undo (without --force): the page
+    the undo leads to says so, as `memctl undo` does, rather than only a count."""
+    made = memory_api.remember(stored, RememberRequest("Deploys need two approvals")).memory
+    first = client.get("/runs.json").json()["runs"][0]
+    memory_api.update(stored, UpdateRequest(made.id, text="Deploys need one approval"))
+    undone = client.post(f"/runs/{first['id']}/undo", data={"csrf": keys.csrf})
+    said = client.get(undone.headers["location"]).text
+    assert f"left alone ({made.id[:8]})" in said and "--force" in said
+    assert memory_api.get(stored, made.id).memory.content == "Deploys need one approval"
+
+
+def test_an_empty_store_says_it_has_no_runs_yet(make_ctx: Any, keys: Keys) -> None:
+    make_ctx()
+    app, viewer = build_app(load_settings(overrides={"embedder": "hash"}), keys, HashEmbedder())
+    with TestClient(app, base_url=f"http://{HOST}") as fresh:
+        fresh.get(f"/login?token={keys.token}")
+        assert "No runs yet" in fresh.get("/runs").text
+    viewer.close()
 
 
 def test_imported_files_are_left_out_of_the_sessions_page(
