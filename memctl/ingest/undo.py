@@ -86,8 +86,7 @@ def undo(
         for event in reversed(events):
             if event.memory_id in changed or event.action not in REVERTED:
                 continue
-            writer.revert(event, vectors)
-            report.reverted += 1
+            report.reverted += writer.revert(event, vectors)
         record.status, record.finished_at = "done", now_iso()
         record.counts = {"reverted": report.reverted, "left_alone": len(changed)}
         record.notes = [f"left alone (changed since): {m}" for m in report.skipped]

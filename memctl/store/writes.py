@@ -266,9 +266,10 @@ class Writer:
         """Sync kept another version of a memory: the event holds the one that lost."""
         self._log(Action.CONFLICT, memory_id, data)
 
-    def revert(self, event: Event, vectors: Vectors) -> None:
+    def revert(self, event: Event, vectors: Vectors) -> bool:
         """Put back what ``event`` (one of the ``REVERTED`` actions) changed, as this
-        writer's change; nothing when the memory is gone or already as it was."""
+        writer's change; nothing when the memory is gone or already as it was. Whether
+        something changed (a memory a forget took for good comes back as nothing)."""
         memory = store.get_memory(self.db, event.memory_id) if event.memory_id else None
         data, undo = event.data, {"reason": "undo", "undo_of": event.run_id}
         if event.action == Action.LINK:
@@ -279,6 +280,8 @@ class Writer:
             elif data.get("weight_before") not in (None, data["weight"]):
                 old = Relation(data["src_id"], data["dst_id"], kind, data["weight_before"])
                 self.link(old, True, **undo)
+            else:
+                return False
         elif event.action == Action.UNLINK:
             edge = Relation(
                 data["src_id"],
@@ -289,10 +292,11 @@ class Writer:
             )
             self.link(edge, True, **undo)
         elif memory is None:
-            return
+            return False
         elif event.action in (Action.CREATE, Action.IMPORT):
-            if memory.state != State.DELETED:
-                self.set_state(memory, State.DELETED, "undo", undo_of=event.run_id)
+            if memory.state == State.DELETED:
+                return False
+            self.set_state(memory, State.DELETED, "undo", undo_of=event.run_id)
         elif event.action == Action.UPDATE and set(data.get("before") or ()) == {"visibility"}:
             shared = data["before"]["visibility"] == Visibility.SHARED  # a promote's
             self.set_shared([memory], shared, "undo")
@@ -305,6 +309,9 @@ class Writer:
             self.set_state(memory, State(data["from"]), "undo", fields, undo_of=event.run_id)
             if data.get("noise"):
                 remove_noise_vector(self.db, memory.id)
+        else:
+            return False
+        return True
 
 
 # The actions ``Writer.revert`` puts back; the others (access, a permanent delete, conflict,

@@ -144,3 +144,18 @@ def test_forgetting_the_session_that_superseded_a_memory_makes_it_current_again(
     back = get(ctx, lisbon)
     assert (back.state, back.superseded_by, back.invalidated_at) == (State.ACTIVE, None, None)
     assert done.revived == [lisbon.id] and done.memories == [porto.id]
+
+
+def test_undoing_the_ingest_of_a_forgotten_session_puts_back_nothing_and_says_so(
+    home: Path, tmp_path: Path
+) -> None:
+    """After `sessions forget`, the run that stored the session can still be undone with
+    --force, and has nothing left to put back: it says 0 changes, not one per memory the
+    forget took for good."""
+    said = _transcript(tmp_path / "a.jsonl", [("user", KEPT), ("assistant", "Noted.")])
+    stored = json.loads(_ok("ingest", str(said), "--session-id", "first", "--wait", "--json"))
+    assert stored["runs"][0]["counts"] == {"create": 1}
+    _ok("sessions", "forget", "first", "--yes")
+    undone = json.loads(_ok("undo", stored["runs"][0]["run"], "--force", "--json"))
+    assert undone["reverted"] == 0
+    assert json.loads(_ok("list", "--all-scopes", "--json")) == []
