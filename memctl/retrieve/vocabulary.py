@@ -287,3 +287,19 @@ def expand(text: str, vocab: Vocabulary | None = None) -> Expansion:
         frozenset(ordinary),
         frozenset(ordinary & vocab.verbs),
     )
+
+
+# The vocabulary's names a memory's vector is also made of, at most (docs/benchmarks.md,
+# "A memory's vector names what it mentions": 10, 16 and all gave the same paraphrases;
+# past MiniLM's 256 tokens the tail is cut anyway).
+NAMES_EMBEDDED = 16
+
+
+def document_text(content: str) -> str:
+    """What a memory's vector is made of: its content and, in brackets, the other names the
+    vocabulary gives what it mentions ("Retro is the last Friday of each sprint. (postmortem,
+    post-mortem, incident review, retrospective, …)"). MiniLM places a question put in other
+    words ("when do we look back on what went well?") near the names it knows; the memory
+    names one it may not. Only the vector sees this text: it is never stored or shown."""
+    names = [" ".join(phrase) for phrase in expand(content).phrases[:NAMES_EMBEDDED]]
+    return f"{content} ({', '.join(names)})" if names else content

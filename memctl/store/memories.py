@@ -136,6 +136,8 @@ def put_vector(db: Database, memory_id: str, vector: bytes) -> None:
     with db.atomic():
         db.execute("DELETE FROM memories_vec WHERE rowid = ?", (rowid,))
         db.execute("INSERT INTO memories_vec(rowid, embedding) VALUES (?, ?)", (rowid, vector))
+        # its content-alone vector was of the text the old vector was made of
+        db.execute("DELETE FROM memory_plain_vectors WHERE memory_rowid = ?", (rowid,))
         db.execute("DELETE FROM maintain_compared WHERE rowid = ?", (rowid,))
         db.note_vector_write(changed=rowid)
 

@@ -107,6 +107,12 @@ def similarity(
     return 1.0 - min(distances) if distances else None
 
 
+def own_similarity(candidate: Candidate) -> float | None:
+    """What the relevance gate weighs: the candidate's cosine to its content alone when its
+    searched vector also names what it mentions (store/meaning.py), else ``similarity``."""
+    return candidate.own if candidate.own is not None else similarity(candidate)
+
+
 def ranking_similarity(candidate: Candidate) -> float | None:
     """What ranks a candidate by meaning: its centred cosine when ``centre`` measured one,
     else its best cosine on the ranked vector legs (its stored questions' too)."""
@@ -293,7 +299,7 @@ def lead(candidates: list[Candidate]) -> tuple[str | None, float]:
         (
             (cosine, c.id)
             for c in candidates
-            if not c.is_message and (cosine := similarity(c)) is not None
+            if not c.is_message and (cosine := own_similarity(c)) is not None
         ),
         reverse=True,
     )
@@ -381,7 +387,7 @@ def evidence(
         return SHOWS, "inside the query's time"
     # a message's closeness in meaning ranks it and never labels it: assistants narrate
     # ("Let me look at the project structure") close to any question about the work
-    cosine = None if candidate.is_message else similarity(candidate)
+    cosine = None if candidate.is_message else own_similarity(candidate)
     named = anchor_in(run, candidate)
     seen = (f"cosine {cosine:.3f}, " if cosine is not None else "no vector, ") + (
         f"words {share:.2f}" + (", inside the query's time" if inside else "")

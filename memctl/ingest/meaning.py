@@ -1,0 +1,44 @@
+"""A memory's searched vector names what it mentions (retrieve/vocabulary.py
+``document_text``); the vector of its content alone is kept beside it for the relevance
+gate (store/meaning.py).
+
+``give_names`` turns memories written with the vector of their content alone (as every
+write path stores them) into that pair: one more embedding for each memory the vocabulary
+has names for, none for the others. ``remember``, distillation and imports call it for
+what they write; ``maintain`` for every memory it has not seen (upkeep, ``embed_meaning``):
+existing stores, synced memories, and those written by the other paths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from memctl.embed import Embedder
+from memctl.retrieve.vocabulary import document_text
+from memctl.store.database import Database
+from memctl.store.meaning import plain_vectors_for, put_plain_vectors
+from memctl.store.memories import put_vector, vectors_for
+
+
+def give_names(db: Database, embedder: Embedder, memories: Sequence[tuple[str, str]]) -> int:
+    """For each (id, content) the vocabulary has names for: its searched vector made of
+    ``document_text``, its content-alone vector kept (the one it had, or the one kept
+    already). Memories without a vector are left to ``maintain``. Returns how many
+    changed."""
+    texts = {i: text for i, content in memories if (text := document_text(content)) != content}
+    if not texts or db.vector_model() is None:
+        return 0
+    kept = plain_vectors_for(db, list(texts))
+    current = vectors_for(db, [i for i in texts if i not in kept])
+    plain = {**current, **kept}
+    ids = [i for i in texts if i in plain]
+    if not ids:
+        return 0
+    made = embedder.embed([texts[i] for i in ids])
+    with db.atomic():
+        for memory_id, vector in zip(ids, made, strict=True):
+            put_vector(db, memory_id, vector.astype(np.float32).tobytes())
+        put_plain_vectors(db, [(i, plain[i]) for i in ids])
+    return len(ids)
