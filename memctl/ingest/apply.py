@@ -32,6 +32,7 @@ from memctl.model import now_iso as _now
 from memctl.store import memories as store
 from memctl.store.graph import HOST as HOST_ORIGIN
 from memctl.store.graph import LLM as LLM_ORIGIN
+from memctl.store.meaning import put_plain_vectors
 
 EPISODIC = (Category.EVENTS, Category.CASES)
 DIGEST = "digest"  # Decision.by of a session digest (see pipeline.digest_decision)
@@ -66,9 +67,12 @@ def _create(run: Run, fact: Fact, decision: Decision) -> Memory:
     )
     vector = fact.vector.astype(np.float32).tobytes()
     found = _questions(run, fact.questions, vector)
+    searched = vector if fact.named is None else fact.named.astype(np.float32).tobytes()
     run.writer.create(
-        memory, vector, decision=str(decision.verdict), by=decision.by, questions=len(found)
+        memory, searched, decision=str(decision.verdict), by=decision.by, questions=len(found)
     )
+    if fact.named is not None:  # its own vector stays for the relevance gate
+        put_plain_vectors(run.db, [(memory.id, vector)])
     run.writer.add_questions(memory.id, found, run.ctx.embedder.name)
     decision.memory_id = memory.id
     return memory

@@ -65,6 +65,9 @@ class Fact:
     questions: list[str] = field(default_factory=list)  # the host's (memories/questions.py)
     # set by the stages: the embedding (a numpy row), the admission score and tier
     vector: Any = None
+    # the vector of its text and the names the vocabulary gives what it mentions, when it
+    # has any (ingest/meaning.py): what it is searched by once written
+    named: Any = None
     score: float | None = None
     tier: Tier = Tier.WORKING
     # what the fact states as graph triples, given by an LLM or the host (rules read the text)

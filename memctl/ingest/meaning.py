@@ -22,15 +22,19 @@ from memctl.store.meaning import plain_vectors_for, put_plain_vectors
 from memctl.store.memories import put_vector, vectors_for
 
 
-def give_names(db: Database, embedder: Embedder, memories: Sequence[tuple[str, str]]) -> int:
+def give_names(
+    db: Database, embedder: Embedder, memories: Sequence[tuple[str, str]], again: bool = False
+) -> int:
     """For each (id, content) the vocabulary has names for: its searched vector made of
     ``document_text``, its content-alone vector kept (the one it had, or the one kept
-    already). Memories without a vector are left to ``maintain``. Returns how many
-    changed."""
+    already). One named already is named ``again`` only when asked (a new vocabulary).
+    Memories without a vector are left to ``maintain``. Returns how many changed."""
     texts = {i: text for i, content in memories if (text := document_text(content)) != content}
     if not texts or db.vector_model() is None:
         return 0
     kept = plain_vectors_for(db, list(texts))
+    if not again:
+        texts = {i: text for i, text in texts.items() if i not in kept}
     current = vectors_for(db, [i for i in texts if i not in kept])
     plain = {**current, **kept}
     ids = [i for i in texts if i in plain]

@@ -31,8 +31,11 @@ def put_plain_vectors(db: Database, vectors: Sequence[tuple[str, bytes]]) -> Non
         )
 
 
-def drop_plain_vector(db: Database, rowid: int) -> None:
-    db.execute("DELETE FROM memory_plain_vectors WHERE memory_rowid = ?", (rowid,))
+def drop_plain_vectors(db: Database) -> None:
+    """Forget every content-alone vector and how far maintain named the memories (a new
+    model re-embeds the store: maintain names them again)."""
+    db.execute("DELETE FROM memory_plain_vectors")
+    db.execute("DELETE FROM meta WHERE key = ?", (MEANING_MARK,))
 
 
 def plain_vectors_for(db: Database, ids: list[str]) -> dict[str, bytes]:

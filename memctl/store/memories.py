@@ -452,13 +452,15 @@ def same_content(db: Database, digest: str, scope: str) -> Memory | None:
 
 
 def vectors_for_hashes(db: Database, digests: set[str]) -> dict[str, bytes]:
-    """The stored vector of a memory with each of these content hashes (those any memory
-    with a vector has), so that text the store holds is not embedded again."""
+    """The vector of the text of a memory with each of these content hashes (those any
+    memory with a vector has: its content-alone one when its searched vector also names what
+    it mentions, store/meaning.py), so that text the store holds is not embedded again."""
     if not digests or db.vector_model() is None:
         return {}
     rows = db.tuples(
-        "SELECT m.content_hash, v.embedding FROM memories m "
+        "SELECT m.content_hash, coalesce(p.embedding, v.embedding) FROM memories m "
         "JOIN memories_vec v ON v.rowid = m.rowid "
+        "LEFT JOIN memory_plain_vectors p ON p.memory_rowid = m.rowid "
         "WHERE m.content_hash IN (SELECT value FROM json_each(?))",
         (json.dumps(sorted(digests)),),
     )
