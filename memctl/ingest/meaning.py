@@ -19,7 +19,8 @@ from memctl.embed import Embedder
 from memctl.retrieve.vocabulary import document_text
 from memctl.store.database import Database
 from memctl.store.meaning import plain_vectors_for, put_plain_vectors
-from memctl.store.memories import put_vector, vectors_for
+from memctl.store.memories import vectors_for
+from memctl.store.writes import Writer
 
 
 def give_names(
@@ -42,7 +43,9 @@ def give_names(
         return 0
     made = embedder.embed([texts[i] for i in ids])
     with db.atomic():
-        for memory_id, vector in zip(ids, made, strict=True):
-            put_vector(db, memory_id, vector.astype(np.float32).tobytes())
+        Writer(db).put_vectors(
+            [(i, v.astype(np.float32).tobytes()) for i, v in zip(ids, made, strict=True)],
+            named=True,
+        )
         put_plain_vectors(db, [(i, plain[i]) for i in ids])
     return len(ids)

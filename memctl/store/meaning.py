@@ -53,6 +53,15 @@ def plain_vectors_for(db: Database, ids: list[str]) -> dict[str, bytes]:
     }
 
 
+def plain_vectors_by_rowid(db: Database) -> dict[int, bytes]:
+    """Every content-alone vector, by its memory's rowid (maintain compares memories by
+    what they say: maintain/similar.py)."""
+    return {
+        int(r): bytes(v)
+        for r, v in db.tuples("SELECT memory_rowid, embedding FROM memory_plain_vectors")
+    }
+
+
 def contents_after(db: Database, rowid: int, limit: int) -> list[tuple[int, str, str]]:
     """(rowid, id, content) of up to ``limit`` memories past ``rowid``, in rowid order."""
     return [

@@ -130,15 +130,17 @@ def insert_memory(db: Database, memory: Memory, vector: bytes | None) -> None:
             db.note_vector_write()
 
 
-def put_vector(db: Database, memory_id: str, vector: bytes) -> None:
-    """Set (or replace) the vector of a memory."""
+def put_vector(db: Database, memory_id: str, vector: bytes, same_text: bool = False) -> None:
+    """Set (or replace) the vector of a memory; ``same_text``: its text and content-alone
+    vector are unchanged (only the names its searched vector holds: store/meaning.py), so
+    maintain's comparisons of it stand."""
     rowid = db.value("SELECT rowid FROM memories WHERE id = ?", (memory_id,))
     with db.atomic():
         db.execute("DELETE FROM memories_vec WHERE rowid = ?", (rowid,))
         db.execute("INSERT INTO memories_vec(rowid, embedding) VALUES (?, ?)", (rowid, vector))
-        # its content-alone vector was of the text the old vector was made of
-        db.execute("DELETE FROM memory_plain_vectors WHERE memory_rowid = ?", (rowid,))
-        db.execute("DELETE FROM maintain_compared WHERE rowid = ?", (rowid,))
+        if not same_text:  # its content-alone vector was of the old vector's text
+            db.execute("DELETE FROM memory_plain_vectors WHERE memory_rowid = ?", (rowid,))
+            db.execute("DELETE FROM maintain_compared WHERE rowid = ?", (rowid,))
         db.note_vector_write(changed=rowid)
 
 
