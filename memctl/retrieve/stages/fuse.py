@@ -10,9 +10,10 @@ BM25 sums its words' weights, so one rare word can outweigh all the others;
 the share rewards a candidate that holds all of them.
 
 Relevance is read from each candidate's own evidence, never from how it
-compares with the others: its cosine similarity to the query, the share of the
-query's content words it contains (each word weighted by its rarity in the
-store), and whether it was created inside a time the query names.
+compares with the others: its cosine similarity to the query (to its content
+alone, when its searched vector also names what it mentions: ``own_similarity``),
+the share of the query's content words it contains (each word weighted by its
+rarity in the store), and whether it was created inside a time the query names.
 
 - A candidate *shows* the query is about something stored when cosine +
   ``words_weight`` x word share >= ``relevance_floor`` (the share counts only
