@@ -16,11 +16,36 @@ from collections.abc import Sequence
 import numpy as np
 
 from memctl.embed import Embedder
-from memctl.retrieve.vocabulary import document_text
+from memctl.ingest.entities import common_words
+from memctl.retrieve.vocabulary import expand
 from memctl.store.database import Database
 from memctl.store.meaning import plain_vectors_for, put_plain_vectors
 from memctl.store.memories import vectors_for
 from memctl.store.writes import Writer
+
+# The vocabulary's names a memory's vector is also made of, at most (docs/benchmarks.md,
+# "A memory's vector names what it mentions": 10, 16 and all gave the same paraphrases;
+# past MiniLM's 256 tokens the tail is cut anyway).
+NAMES_EMBEDDED = 16
+
+
+def document_text(content: str) -> str:
+    """What a memory's searched vector is made of: its content and, in brackets, the other
+    names the vocabulary gives the terms it mentions ("Retro is the last Friday of each
+    sprint. (postmortem, post-mortem, incident review, retrospective, ...)"). MiniLM places
+    a question put in other words ("when do we look back on what went well?") near the
+    names it knows; the memory names one it may not. A word of everyday English ("project",
+    "team", "history") names nothing: in a chat line it is the word, not the term. Only the
+    vector sees this text: it is never stored or shown."""
+    common = common_words()
+    found = expand(content)
+    added = set(found.phrases)  # not the phrases the memory writes itself
+    names: dict[str, None] = {}
+    for phrase, mates in found.by_phrase.items():
+        if len(phrase) > 1 or phrase[0] not in common:
+            names.update(dict.fromkeys(" ".join(mate) for mate in mates if mate in added))
+    shown = list(names)[:NAMES_EMBEDDED]
+    return f"{content} ({', '.join(shown)})" if shown else content
 
 
 def give_names(

@@ -31,6 +31,7 @@ from memctl.ingest.extract import extract
 from memctl.ingest.extract_actions import action_facts
 from memctl.ingest.facts import Decision, Fact, Passage, Verdict
 from memctl.ingest.injected import strip_injected
+from memctl.ingest.meaning import document_text
 from memctl.ingest.noise import drop_noise
 from memctl.ingest.parse.common import SUBAGENT
 from memctl.ingest.reconcile import decide
@@ -41,7 +42,6 @@ from memctl.memories.operations import personal_scope
 from memctl.memories.privacy import Redactions, scrub_messages
 from memctl.memories.provenance import DIGEST_TAG
 from memctl.model import Category, Message, Role, Session, now_iso, parse_time
-from memctl.retrieve.vocabulary import document_text
 from memctl.store import jobs
 from memctl.store.events import forgotten_since, last_event
 from memctl.store.memories import session_memory

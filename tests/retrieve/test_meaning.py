@@ -13,11 +13,11 @@ from memctl.api.maintain import MaintainRequest, maintain
 from memctl.api.memory import RememberRequest, UpdateRequest, remember, update
 from memctl.config import load_settings
 from memctl.context import Context
+from memctl.ingest.meaning import document_text
 from memctl.maintain.reembed import reembed
 from memctl.memories import operations
 from memctl.model import Category, Kind, Memory, Tier
 from memctl.retrieve.pipeline import recall
-from memctl.retrieve.vocabulary import document_text
 from memctl.store.meaning import MEANING_MARK, plain_vectors_for
 from memctl.store.memories import insert_memory, vectors_for
 
