@@ -35,6 +35,11 @@ def test_document_text_adds_the_vocabularys_names_and_nothing_else() -> None:
     assert document_text(PLAIN) == PLAIN
     named = document_text(NAMED)
     assert named.startswith(NAMED + " (") and "retrospective" in named
+    # a word of everyday English is the word in a chat line, not the term
+    chat = "We finished the project with the team, then I had to review my history notes."
+    assert document_text(chat) == chat
+    assert "pull request" in document_text("Open a PR for every change.")
+    assert "outage" in document_text("The API went down twice in March.")
 
 
 def test_remember_keeps_the_content_alone_vector_beside_the_searched_one(ctx: Context) -> None:
