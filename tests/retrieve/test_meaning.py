@@ -67,6 +67,19 @@ def test_the_content_alone_vector_goes_with_its_text(ctx: Context) -> None:
     assert plain_rows(ctx) == 0
 
 
+def test_a_redacted_value_leaves_no_vector_made_of_it(ctx: Context) -> None:
+    from memctl.maintain.forgetting import redact
+
+    secret = "hunter2-zebra-9931"
+    said = f"Retro is the last Friday of each sprint; the room code is {secret}."
+    memory = remember(ctx, RememberRequest(said)).memory
+    made_of_it = {ctx.embedder.embed([t])[0].tobytes() for t in (said, document_text(said))}
+    redact(ctx, secret)
+    left = [*plain_vectors_for(ctx.db, [memory.id]).values()]
+    left += vectors_for(ctx.db, [memory.id]).values()
+    assert left and not made_of_it & set(left)
+
+
 def memory_text(ctx: Context, memory: Memory) -> str:
     found = operations.get(ctx, memory.id)[0]
     return found.content
