@@ -95,6 +95,7 @@ class Decision:
     memory_id: str | None = None
     # A MERGE's text and its vector, embedded before the write transaction (prepare_merges)
     embedded: tuple[str, Any] | None = None
+    named: Any = None  # that text's vector with its names, when it has any (ingest/meaning.py)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -154,3 +154,27 @@ def test_a_reworded_question_finds_its_note(notes: Context, question: str, answe
 
 def test_the_names_never_make_an_unrelated_question_clear(notes: Context) -> None:
     assert top(notes, "who handles app store submissions for the ios build?", True) == []
+
+
+def test_distillation_names_what_it_writes_and_merges(ctx: Context) -> None:
+    from memctl.ingest.apply import apply, prepare_merges
+    from memctl.ingest.facts import Decision, Fact, Verdict
+    from memctl.ingest.pipeline import embed
+    from memctl.ingest.run import start_run
+    from tests.ingesting import distil
+
+    distil(ctx, "user: We deploy with make release once the CI passes.\n")
+    (made,) = operations.list_memories(ctx, operations.make_filter(ctx))
+    assert made.id in plain_vectors_for(ctx.db, [made.id])
+    pinned = remember(ctx, RememberRequest("We deploy the billing service on Fridays.")).memory
+    run = start_run(ctx, "ingest", None, pinned.scope)
+    fact = Fact("We deploy the billing service on Fridays, after the CI passes.", Category.EVENTS)
+    embed(run, [fact])
+    decisions = [Decision(Verdict.MERGE, fact, target_id=pinned.id)]
+    prepare_merges(run, decisions)
+    with ctx.db.atomic():
+        apply(run, decisions)
+    merged = memory_text(ctx, pinned)
+    assert "CI passes" in merged
+    kept = plain_vectors_for(ctx.db, [pinned.id])[pinned.id]
+    assert kept == ctx.embedder.embed([merged])[0].tobytes()
