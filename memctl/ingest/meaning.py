@@ -1,6 +1,6 @@
-"""A memory's searched vector names what it mentions (retrieve/vocabulary.py
-``document_text``); the vector of its content alone is kept beside it for the relevance
-gate (store/meaning.py).
+"""A memory's searched vector names what it mentions (``document_text``: the software
+vocabulary's other names for its terms, retrieve/vocabulary.py); the vector of its content
+alone is kept beside it for the relevance gate (store/meaning.py).
 
 ``give_names`` turns memories written with the vector of their content alone (as every
 write path stores them) into that pair: one more embedding for each memory the vocabulary
@@ -19,7 +19,7 @@ from memctl.embed import Embedder
 from memctl.ingest.entities import common_words
 from memctl.retrieve.vocabulary import expand
 from memctl.store.database import Database
-from memctl.store.meaning import plain_vectors_for, put_plain_vectors
+from memctl.store.meaning import drop_plain_vectors_of, plain_vectors_for, put_plain_vectors
 from memctl.store.memories import vectors_for
 from memctl.store.writes import Writer
 
@@ -56,7 +56,11 @@ def give_names(
     already). One named already is named ``again`` only when asked (a new vocabulary).
     Memories without a vector are left to ``maintain``. Returns how many changed."""
     texts = {i: text for i, content in memories if (text := document_text(content)) != content}
-    if not texts or db.vector_model() is None:
+    if db.vector_model() is None:
+        return 0
+    if again:  # one the vocabulary no longer names is searched by its content alone
+        _unname(db, [i for i, _ in memories if i not in texts])
+    if not texts:
         return 0
     kept = plain_vectors_for(db, list(texts))
     if not again:
@@ -74,3 +78,12 @@ def give_names(
         )
         put_plain_vectors(db, [(i, plain[i]) for i in ids])
     return len(ids)
+
+
+def _unname(db: Database, ids: list[str]) -> None:
+    """Their content-alone vectors become their searched ones again."""
+    kept = plain_vectors_for(db, ids)
+    if kept:
+        with db.atomic():
+            Writer(db).put_vectors(list(kept.items()), named=True)
+            drop_plain_vectors_of(db, list(kept))

@@ -7,6 +7,9 @@
   otherwise memories without a vector get one, and so do up to
   ``MESSAGES_PER_RUN`` session messages (a store from before message vectors,
   a session longer than its job embeds, one whose embedding failed).
+- names: memories written without the vocabulary's names in their searched vector (a store
+  from before m022, synced ones, an undo) get them, ``MEANING_PER_RUN`` a run
+  (ingest/meaning.py).
 - FTS5 ``optimize`` and vector index compaction, when something changed since
   the last time.
 - backup: ``VACUUM INTO`` (maintain/backup.py) when something changed since the

@@ -31,6 +31,15 @@ def put_plain_vectors(db: Database, vectors: Sequence[tuple[str, bytes]]) -> Non
         )
 
 
+def drop_plain_vectors_of(db: Database, ids: list[str]) -> None:
+    for memory_id in ids:
+        db.execute(
+            "DELETE FROM memory_plain_vectors WHERE memory_rowid = "
+            "(SELECT rowid FROM memories WHERE id = ?)",
+            (memory_id,),
+        )
+
+
 def drop_plain_vectors(db: Database) -> None:
     """Forget every content-alone vector and how far maintain named the memories (a new
     model re-embeds the store: maintain names them again)."""

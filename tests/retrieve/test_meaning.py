@@ -178,3 +178,15 @@ def test_distillation_names_what_it_writes_and_merges(ctx: Context) -> None:
     assert "CI passes" in merged
     kept = plain_vectors_for(ctx.db, [pinned.id])[pinned.id]
     assert kept == ctx.embedder.embed([merged])[0].tobytes()
+
+
+def test_a_new_vocabulary_names_again_and_unnames_what_it_no_longer_names(
+    ctx: Context,
+) -> None:
+    from memctl.ingest.meaning import give_names
+
+    memory = remember(ctx, RememberRequest(NAMED)).memory
+    plain = plain_vectors_for(ctx.db, [memory.id])[memory.id]
+    assert give_names(ctx.db, ctx.embedder, [(memory.id, PLAIN)], again=True) == 0
+    assert vectors_for(ctx.db, [memory.id])[memory.id] == plain
+    assert plain_rows(ctx) == 0
