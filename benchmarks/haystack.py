@@ -28,6 +28,7 @@ from benchmarks.embedcache import EmbeddingCache
 from memctl.config import Settings
 from memctl.context import Context
 from memctl.ingest.graph import index_pending
+from memctl.ingest.meaning import give_names
 from memctl.model import Category, Kind, Memory, Message, Role, Session, Tier, format_time
 from memctl.store.memories import insert_memory
 
@@ -110,6 +111,25 @@ class IngestStats:
         return self.memories / self.seconds if self.seconds else 0.0
 
 
+@dataclass(frozen=True)
+class CachedEmbedder:
+    """The run's embedder through its cache (an ``Embedder``)."""
+
+    cache: EmbeddingCache
+
+    @property
+    def name(self) -> str:
+        return self.cache.embedder.name
+
+    @property
+    def dim(self) -> int:
+        return self.cache.embedder.dim
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        rows = [np.frombuffer(v, dtype=np.float32) for v in self.cache.embed(texts)]
+        return np.stack(rows) if rows else np.zeros((0, self.dim), dtype=np.float32)
+
+
 class BenchStores:
     """Makes throwaway stores under one temporary directory, removed by ``close``."""
 
@@ -137,6 +157,7 @@ class BenchStores:
             with ctx.db.atomic():
                 for memory, vector in zip(batch, vectors, strict=True):
                     insert_memory(ctx.db, memory, vector)
+            give_names(ctx.db, CachedEmbedder(self.cache), [(m.id, m.content) for m in batch])
             count += len(batch)
         index_pending(ctx.db)
         self.stats.memories += count

@@ -58,6 +58,7 @@ def remember(ctx: Context, request: RememberRequest) -> Remembered:
     entities and triples enter the knowledge graph with it."""
     from memctl.ingest import graph
     from memctl.ingest.extract_rules import classify
+    from memctl.ingest.meaning import give_names
 
     category = request.category
     if category is None and ctx.settings.remember_category == AUTO:
@@ -78,6 +79,7 @@ def remember(ctx: Context, request: RememberRequest) -> Remembered:
                 ctx.db,
                 [graph.Written(memory.id, memory.content, memory.source, memory.content_hash)],
             )
+        give_names(ctx.db, ctx.embedder, [(memory.id, memory.content)])
     return Remembered(memory, existing, questions)
 
 
@@ -193,11 +195,17 @@ class UpdateRequest:
 
 
 def update(ctx: Context, request: UpdateRequest) -> Memory:
-    """Change a memory's content (re-embedded), tags, importance or category."""
+    """Change a memory's content (re-embedded, with the names the vocabulary gives what it
+    now mentions), tags, importance or category."""
+    from memctl.ingest.meaning import give_names
+
     tags = None if request.tags is None else list(request.tags)
-    return operations.update(
+    memory = operations.update(
         ctx, request.id, request.text, tags, request.importance, request.category
     )
+    if request.text is not None:
+        give_names(ctx.db, ctx.embedder, [(memory.id, memory.content)])
+    return memory
 
 
 def forget(ctx: Context, id_or_prefix: str, noise: bool = False) -> Memory:

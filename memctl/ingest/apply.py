@@ -24,6 +24,7 @@ import numpy as np
 from memctl.ingest import graph
 from memctl.ingest.extract_rules import sentences
 from memctl.ingest.facts import Decision, Fact, Verdict, abstract
+from memctl.ingest.meaning import document_text
 from memctl.ingest.run import Run
 from memctl.memories.operations import kept_tags
 from memctl.memories.questions import on_topic
@@ -32,6 +33,7 @@ from memctl.model import now_iso as _now
 from memctl.store import memories as store
 from memctl.store.graph import HOST as HOST_ORIGIN
 from memctl.store.graph import LLM as LLM_ORIGIN
+from memctl.store.meaning import put_plain_vectors
 
 EPISODIC = (Category.EVENTS, Category.CASES)
 DIGEST = "digest"  # Decision.by of a session digest (see pipeline.digest_decision)
@@ -66,9 +68,12 @@ def _create(run: Run, fact: Fact, decision: Decision) -> Memory:
     )
     vector = fact.vector.astype(np.float32).tobytes()
     found = _questions(run, fact.questions, vector)
+    searched = vector if fact.named is None else fact.named.astype(np.float32).tobytes()
     run.writer.create(
-        memory, vector, decision=str(decision.verdict), by=decision.by, questions=len(found)
+        memory, searched, decision=str(decision.verdict), by=decision.by, questions=len(found)
     )
+    if fact.named is not None:  # its own vector stays for the relevance gate
+        put_plain_vectors(run.db, [(memory.id, vector)])
     run.writer.add_questions(memory.id, found, run.ctx.embedder.name)
     decision.memory_id = memory.id
     return memory
@@ -86,9 +91,10 @@ def _questions(run: Run, questions: list[str], vector: bytes) -> list[tuple[str,
 def _merge(run: Run, decision: Decision, target: Memory) -> None:
     fact = decision.fact
     content = decision.merged or combine(target.content, fact.content)
+    named = None
     if decision.embedded is not None and decision.embedded[0] == content:
-        vector = decision.embedded[1]
-    else:  # the target changed since prepare_merges read it
+        vector, named = decision.embedded[1], decision.named
+    else:  # the target changed since prepare_merges read it (maintain names it later)
         (vector,) = run.ctx.embedder.embed([content])
     changes: dict[str, Any] = {
         "content": content,
@@ -105,14 +111,17 @@ def _merge(run: Run, decision: Decision, target: Memory) -> None:
         changes["source"] = fact.source
     elif fact.source and fact.source != target.source:  # the merged part's own origin
         evidence = {"source": fact.source, "source_at": fact.created_at or _now()}
+    plain = vector.astype(np.float32).tobytes()
     run.writer.update(
         target,
         changes,
-        vector.astype(np.float32).tobytes(),
+        plain if named is None else named.astype(np.float32).tobytes(),
         decision=str(decision.verdict),
         by=decision.by,
         **evidence,
     )
+    if named is not None:  # its own vector stays for the relevance gate
+        put_plain_vectors(run.db, [(target.id, plain)])
     decision.memory_id = target.id
 
 
@@ -168,12 +177,18 @@ def prepare_merges(run: Run, decisions: list[Decision]) -> None:
         texts[decision.target_id] = merged
         if merged == decision.fact.content and decision.fact.vector is not None:
             decision.embedded = (merged, decision.fact.vector)  # embedded already (a digest)
+            decision.named = decision.fact.named
         else:
             merges.append((decision, merged))
     if merges:
         vectors = run.ctx.embedder.embed([merged for _, merged in merges])
         for (decision, merged), vector in zip(merges, vectors, strict=True):
             decision.embedded = (merged, vector)
+        named = [(d, text) for d, merged in merges if (text := document_text(merged)) != merged]
+        if named:
+            made = run.ctx.embedder.embed([text for _, text in named])
+            for (decision, _), vector in zip(named, made, strict=True):
+                decision.named = vector
 
 
 def apply(run: Run, decisions: list[Decision]) -> None:

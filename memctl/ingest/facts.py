@@ -65,6 +65,9 @@ class Fact:
     questions: list[str] = field(default_factory=list)  # the host's (memories/questions.py)
     # set by the stages: the embedding (a numpy row), the admission score and tier
     vector: Any = None
+    # the vector of its text and the names the vocabulary gives what it mentions, when it
+    # has any (ingest/meaning.py): what it is searched by once written
+    named: Any = None
     score: float | None = None
     tier: Tier = Tier.WORKING
     # what the fact states as graph triples, given by an LLM or the host (rules read the text)
@@ -92,6 +95,7 @@ class Decision:
     memory_id: str | None = None
     # A MERGE's text and its vector, embedded before the write transaction (prepare_merges)
     embedded: tuple[str, Any] | None = None
+    named: Any = None  # that text's vector with its names, when it has any (ingest/meaning.py)
 
     def to_dict(self) -> dict[str, Any]:
         return {

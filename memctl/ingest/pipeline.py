@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from memctl.context import Context
+from memctl.embed import Embedder
 from memctl.errors import NotFoundError
 from memctl.ingest.admission import admit
 from memctl.ingest.apply import DIGEST, apply, prepare_merges
@@ -30,6 +31,7 @@ from memctl.ingest.extract import extract
 from memctl.ingest.extract_actions import action_facts
 from memctl.ingest.facts import Decision, Fact, Passage, Verdict
 from memctl.ingest.injected import strip_injected
+from memctl.ingest.meaning import document_text
 from memctl.ingest.noise import drop_noise
 from memctl.ingest.parse.common import SUBAGENT
 from memctl.ingest.reconcile import decide
@@ -108,6 +110,16 @@ def passages(messages: list[Message], run: Run | None = None) -> list[Passage]:
     return found
 
 
+def name_facts(embedder: Embedder, facts: list[Fact]) -> None:
+    """The vector each fact is searched by once written, when the vocabulary has names for
+    what it mentions (ingest/meaning.py); its own vector stays for every comparison."""
+    texts = {id(f): text for f in facts if (text := document_text(f.content)) != f.content}
+    named = [f for f in facts if id(f) in texts]
+    if named:
+        for fact, vector in zip(named, embedder.embed([texts[id(f)] for f in named]), strict=True):
+            fact.named = vector
+
+
 def embed(run: Run, facts: list[Fact]) -> None:
     """Give every fact its vector, in one batch; every later stage uses them. A store whose
     vectors another model made is refused here, in words, before a later stage compares
@@ -118,6 +130,7 @@ def embed(run: Run, facts: list[Fact]) -> None:
             run.db.ensure_vector_model(embedder.name, embedder.dim)
         for fact, vector in zip(facts, embedder.embed([f.content for f in facts]), strict=True):
             fact.vector = vector
+        name_facts(embedder, facts)
 
 
 def distil(run: Run, messages: list[Message]) -> list[Decision]:

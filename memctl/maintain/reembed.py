@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from memctl.context import Context
 from memctl.embed import BATCH_TEXTS
+from memctl.store.meaning import drop_plain_vectors
 from memctl.store.memories import all_contents
 from memctl.store.noise import noise_contents, set_noise_vector
 from memctl.store.writes import Writer
@@ -26,6 +27,7 @@ def reembed(ctx: Context, progress: Callable[[int, int], None] | None = None) ->
     writer = Writer(ctx.db)
     with ctx.db.atomic():
         ctx.db.create_vector_table(embedder.name, embedder.dim)
+        drop_plain_vectors(ctx.db)  # the next maintain names the memories again
         for start in range(0, len(rows), BATCH_TEXTS):
             batch = rows[start : start + BATCH_TEXTS]
             vectors = embedder.embed([content for _, content in batch])

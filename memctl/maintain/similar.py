@@ -27,6 +27,7 @@ import numpy as np
 from memctl.config import Settings
 from memctl.store.database import Database
 from memctl.store.maintenance import ids_of_rowids, mark_compared, similarity_rows
+from memctl.store.meaning import plain_vectors_by_rowid
 from memctl.store.vector_index import vector_index
 
 BLOCK = 256
@@ -50,6 +51,17 @@ class Vectors:
         return int(np.count_nonzero(self.fresh & self.alive))
 
 
+def _as_said(db: Database, rowids: np.ndarray, matrix: np.ndarray) -> None:
+    """A memory whose searched vector also names what it mentions (store/meaning.py) is
+    compared by its content-alone vector: two notes naming one tool are not one note."""
+    plain = plain_vectors_by_rowid(db)
+    if not plain:
+        return
+    for row, rowid in enumerate(rowids.tolist()):
+        if rowid in plain:
+            matrix[row] = np.frombuffer(plain[rowid], dtype=np.float32)
+
+
 def load_vectors(db: Database, task: str, keep: Callable[[Row], bool]) -> Vectors | None:
     """The vectors of the active, unpinned memories ``keep`` accepts, or None when none of
     them is fresh (nothing to compare)."""
@@ -64,6 +76,7 @@ def load_vectors(db: Database, task: str, keep: Callable[[Row], bool]) -> Vector
     index = vector_index(db)
     rowids, matrix = index.live_vectors(np.fromiter(group_of, dtype=np.int64))
     index.release_pages()  # the copy is all the search reads
+    _as_said(db, rowids, matrix)
     fresh = np.fromiter((int(r) not in compared for r in rowids), dtype=bool, count=len(rowids))
     if not fresh.any():  # the fresh ones have no vector (yet: upkeep embeds them)
         return None

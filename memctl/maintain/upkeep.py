@@ -7,6 +7,9 @@
   otherwise memories without a vector get one, and so do up to
   ``MESSAGES_PER_RUN`` session messages (a store from before message vectors,
   a session longer than its job embeds, one whose embedding failed).
+- names: memories written without the vocabulary's names in their searched vector (a store
+  from before m022, synced ones, an undo) get them, ``MEANING_PER_RUN`` a run
+  (ingest/meaning.py).
 - FTS5 ``optimize`` and vector index compaction, when something changed since
   the last time.
 - backup: ``VACUUM INTO`` (maintain/backup.py) when something changed since the
@@ -20,11 +23,13 @@ import numpy as np
 
 from memctl.embed import BATCH_TEXTS
 from memctl.errors import StoreError
+from memctl.ingest.meaning import give_names
 from memctl.ingest.message_vectors import drop_unkept, embed_messages
 from memctl.maintain.backup import backup_due, make_backup
 from memctl.maintain.plan import Maintenance, TaskReport
 from memctl.maintain.reembed import reembed
 from memctl.store.maintenance import change_mark, integrity_problems, optimize_fts
+from memctl.store.meaning import MEANING_MARK, contents_after
 from memctl.store.memories import get_memories, ids_without_vectors
 from memctl.store.message_vectors import unembedded_count
 from memctl.store.sessions import keeps_message_vectors
@@ -35,6 +40,12 @@ FTS_MARK, BACKUP_MARK = "maintain.fts_mark", "maintain.backup_mark"
 # characters a CPU-second here (docs/benchmarks.md, "Message vectors"), so a few CPU-minutes
 # at most; the rest waits for the next run.
 MESSAGES_PER_RUN = 5_000
+# Memories the meaning pass reads per maintain run (each costs ~0.2 ms of reading; about
+# two in five have names, each one embedding); the rest waits for the next run.
+MEANING_PER_RUN = 5_000
+# The vocabulary's names as a memory's searched vector holds them (ingest/meaning.py); a
+# new one names every memory again.
+MEANING_VERSION = "1"
 
 
 def check_integrity(m: Maintenance) -> None:
@@ -77,6 +88,26 @@ def embed_missing(m: Maintenance, report: TaskReport) -> None:
                 ]
             )
             m.writer.reembedded(len(batch))
+
+
+def embed_meaning(m: Maintenance, report: TaskReport) -> None:
+    """Up to ``MEANING_PER_RUN`` memories this pass has not seen (every memory of a store
+    from before m022, then each one written since, by any path) get their searched vector
+    of the names the vocabulary gives what they mention (ingest/meaning.py); a new
+    ``MEANING_VERSION`` (a new vocabulary) goes over them all again."""
+    if m.db.vector_model() != (m.ctx.embedder.name, m.ctx.embedder.dim):
+        return  # none yet, or re-embedded whole first (embed_missing)
+    version, _, done = (m.db.meta(MEANING_MARK) or "").partition(":")
+    after = int(done) if version == MEANING_VERSION and done.isdigit() else 0
+    rows = contents_after(m.db, after, MEANING_PER_RUN)
+    if not rows or m.dry_run:
+        return
+    memories = [(i, content) for _, i, content in rows]
+    named = give_names(m.db, m.ctx.embedder, memories, again=version != MEANING_VERSION)
+    with m.db.atomic():
+        m.db.set_meta(MEANING_MARK, f"{MEANING_VERSION}:{rows[-1][0]}")
+    if named:
+        report.count("memories_named", named)
 
 
 def embed_messages_left(m: Maintenance, report: TaskReport) -> None:
@@ -130,6 +161,7 @@ def backup(m: Maintenance, report: TaskReport) -> None:
 def upkeep(m: Maintenance) -> TaskReport:
     report = m.report("upkeep")
     embed_missing(m, report)
+    embed_meaning(m, report)
     embed_messages_left(m, report)
     compact(m, report)
     backup(m, report)

@@ -52,6 +52,9 @@ class Candidate:
     # its cosine less its neighbourhood's density, which ranks it as a possible match
     # (density.py)
     discounted: float | None = None
+    # its cosine to its content alone, when its searched vector also names what it mentions
+    # (store/meaning.py): what the relevance gate weighs
+    own: float | None = None
 
     @property
     def id(self) -> str:

@@ -196,6 +196,8 @@ class Expansion:
     by_word: dict[str, tuple[Phrase, ...]] = field(default_factory=dict)
     ordinary: frozenset[str] = frozenset()
     left_out: frozenset[str] = frozenset()
+    # each phrase of the text a group holds -> its group-mates
+    by_phrase: dict[Phrase, tuple[Phrase, ...]] = field(default_factory=dict)
 
 
 def forms(word: str) -> tuple[str, ...]:
@@ -259,6 +261,7 @@ def expand(text: str, vocab: Vocabulary | None = None) -> Expansion:
     own: dict[Phrase, None] = {}
     added: dict[Phrase, None] = {}
     by_word: dict[str, dict[Phrase, None]] = {}
+    by_phrase: dict[Phrase, dict[Phrase, None]] = {}
     ordinary: set[str] = set()
     for sentence in SENTENCE_END.split(text):
         words = WORD.findall(sentence)
@@ -278,6 +281,7 @@ def expand(text: str, vocab: Vocabulary | None = None) -> Expansion:
             mates = {m: None for g in vocab.by_phrase[phrase] for m in vocab.groups[g]}
             mates.pop(phrase, None)
             added.update(mates)
+            by_phrase.setdefault(phrase, {}).update(mates)
             for w in words[index : index + size]:
                 by_word.setdefault(w.lower(), {}).update(mates)
             index += size
@@ -286,4 +290,5 @@ def expand(text: str, vocab: Vocabulary | None = None) -> Expansion:
         {w: tuple(m) for w, m in by_word.items()},
         frozenset(ordinary),
         frozenset(ordinary & vocab.verbs),
+        {p: tuple(m) for p, m in by_phrase.items()},
     )

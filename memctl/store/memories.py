@@ -130,13 +130,17 @@ def insert_memory(db: Database, memory: Memory, vector: bytes | None) -> None:
             db.note_vector_write()
 
 
-def put_vector(db: Database, memory_id: str, vector: bytes) -> None:
-    """Set (or replace) the vector of a memory."""
+def put_vector(db: Database, memory_id: str, vector: bytes, same_text: bool = False) -> None:
+    """Set (or replace) the vector of a memory; ``same_text``: its text and content-alone
+    vector are unchanged (only the names its searched vector holds: store/meaning.py), so
+    maintain's comparisons of it stand."""
     rowid = db.value("SELECT rowid FROM memories WHERE id = ?", (memory_id,))
     with db.atomic():
         db.execute("DELETE FROM memories_vec WHERE rowid = ?", (rowid,))
         db.execute("INSERT INTO memories_vec(rowid, embedding) VALUES (?, ?)", (rowid, vector))
-        db.execute("DELETE FROM maintain_compared WHERE rowid = ?", (rowid,))
+        if not same_text:  # its content-alone vector was of the old vector's text
+            db.execute("DELETE FROM memory_plain_vectors WHERE memory_rowid = ?", (rowid,))
+            db.execute("DELETE FROM maintain_compared WHERE rowid = ?", (rowid,))
         db.note_vector_write(changed=rowid)
 
 
@@ -450,13 +454,15 @@ def same_content(db: Database, digest: str, scope: str) -> Memory | None:
 
 
 def vectors_for_hashes(db: Database, digests: set[str]) -> dict[str, bytes]:
-    """The stored vector of a memory with each of these content hashes (those any memory
-    with a vector has), so that text the store holds is not embedded again."""
+    """The vector of the text of a memory with each of these content hashes (those any
+    memory with a vector has: its content-alone one when its searched vector also names what
+    it mentions, store/meaning.py), so that text the store holds is not embedded again."""
     if not digests or db.vector_model() is None:
         return {}
     rows = db.tuples(
-        "SELECT m.content_hash, v.embedding FROM memories m "
+        "SELECT m.content_hash, coalesce(p.embedding, v.embedding) FROM memories m "
         "JOIN memories_vec v ON v.rowid = m.rowid "
+        "LEFT JOIN memory_plain_vectors p ON p.memory_rowid = m.rowid "
         "WHERE m.content_hash IN (SELECT value FROM json_each(?))",
         (json.dumps(sorted(digests)),),
     )

@@ -253,11 +253,12 @@ class Writer:
         set_withheld(self.db, ids, True)
         set_visibility(self.db, ids, Visibility.PRIVATE)
 
-    def put_vectors(self, vectors: list[tuple[str, bytes]]) -> None:
-        """Vectors of memories whose text did not change (a new model, a vector missing);
+    def put_vectors(self, vectors: list[tuple[str, bytes]], named: bool = False) -> None:
+        """Vectors of memories whose text did not change (a new model, a vector missing;
+        ``named``: the names the vocabulary gives what they mention, ingest/meaning.py);
         ``reembedded`` logs the event once the batch, or the whole store, is done."""
         for memory_id, vector in vectors:
-            store.put_vector(self.db, memory_id, vector)
+            store.put_vector(self.db, memory_id, vector, same_text=named)
 
     def reembedded(self, count: int, **data: Any) -> None:
         self._log(Action.REEMBED, None, {"count": count, **data})

@@ -40,6 +40,7 @@ from memctl.retrieve.run import ADDED, Candidate, Run
 from memctl.retrieve.stages.fuse import RANKED_VECTOR_LEGS, VECTOR_LEGS, idf, similarity
 from memctl.retrieve.when import MONTHS, WEEKDAYS
 from memctl.store.database import Database
+from memctl.store.meaning import plain_vectors_for
 from memctl.store.memories import (
     WordCounts,
     fts_rank,
@@ -269,6 +270,7 @@ def candidates(run: Run, _: list[Candidate]) -> list[Candidate]:
     found = list(by_id.values())
     _add_similarities(run, [c for c in found if not any(leg in c.raw for leg in VECTOR_LEGS)])
     _as_asked(run, found)
+    _own_meaning(run, found)
     if words is not None:
         found += _session_candidates(run, size, words)
     for candidate in found:
@@ -288,6 +290,23 @@ def _add_similarities(run: Run, unmeasured: list[Candidate]) -> None:
     for candidate in unmeasured:
         if candidate.id in found:
             candidate.raw["similarity"] = 1.0 - found[candidate.id]
+
+
+def _own_meaning(run: Run, found: list[Candidate]) -> None:
+    """The cosine of each memory whose searched vector also names what it mentions to its
+    content alone (store/meaning.py), the better of the query as ranked and as asked, as
+    ``_as_asked`` weighs them: the names find and rank it; whether it is what the query is
+    about is read from what it says."""
+    if run.scores is None or not found:
+        return
+    import numpy as np
+
+    plain = plain_vectors_for(run.ctx.db, [c.id for c in found])
+    queries = [run.scores.query, *([run.asked.query] if run.asked is not None else [])]
+    for candidate in found:
+        if candidate.id in plain:
+            vector = np.frombuffer(plain[candidate.id], dtype=np.float32)
+            candidate.own = max(float(vector @ query) for query in queries)
 
 
 class Weighed(NamedTuple):

@@ -10,9 +10,10 @@ BM25 sums its words' weights, so one rare word can outweigh all the others;
 the share rewards a candidate that holds all of them.
 
 Relevance is read from each candidate's own evidence, never from how it
-compares with the others: its cosine similarity to the query, the share of the
-query's content words it contains (each word weighted by its rarity in the
-store), and whether it was created inside a time the query names.
+compares with the others: its cosine similarity to the query (to its content
+alone, when its searched vector also names what it mentions: ``own_similarity``),
+the share of the query's content words it contains (each word weighted by its
+rarity in the store), and whether it was created inside a time the query names.
 
 - A candidate *shows* the query is about something stored when cosine +
   ``words_weight`` x word share >= ``relevance_floor`` (the share counts only
@@ -106,6 +107,12 @@ def similarity(
     candidate they did not find (None: unknown)."""
     distances = [candidate.raw[leg] for leg in legs if leg in candidate.raw]
     return 1.0 - min(distances) if distances else None
+
+
+def own_similarity(candidate: Candidate) -> float | None:
+    """What the relevance gate weighs: the candidate's cosine to its content alone when its
+    searched vector also names what it mentions (store/meaning.py), else ``similarity``."""
+    return candidate.own if candidate.own is not None else similarity(candidate)
 
 
 def ranking_similarity(candidate: Candidate) -> float | None:
@@ -298,7 +305,7 @@ def lead(candidates: list[Candidate]) -> tuple[str | None, float]:
         (
             (cosine, c.id)
             for c in candidates
-            if not c.is_message and (cosine := similarity(c)) is not None
+            if not c.is_message and (cosine := own_similarity(c)) is not None
         ),
         reverse=True,
     )
@@ -389,7 +396,7 @@ def evidence(
         return SHOWS, "inside the query's time"
     # a message's closeness in meaning ranks it and never labels it: assistants narrate
     # ("Let me look at the project structure") close to any question about the work
-    cosine = None if candidate.is_message else similarity(candidate)
+    cosine = None if candidate.is_message else own_similarity(candidate)
     named = anchor_in(run, candidate)
     seen = (f"cosine {cosine:.3f}, " if cosine is not None else "no vector, ") + (
         f"words {share:.2f}" + (", inside the query's time" if inside else "")
