@@ -8,7 +8,7 @@
   ``MESSAGES_PER_RUN`` session messages (a store from before message vectors,
   a session longer than its job embeds, one whose embedding failed).
 - names: memories written without the vocabulary's names in their searched vector (a store
-  from before m022, synced ones, an undo) get them, ``MEANING_PER_RUN`` a run
+  from before m021, synced ones, an undo) get them, ``MEANING_PER_RUN`` a run
   (ingest/meaning.py).
 - FTS5 ``optimize`` and vector index compaction, when something changed since
   the last time.
@@ -92,7 +92,7 @@ def embed_missing(m: Maintenance, report: TaskReport) -> None:
 
 def embed_meaning(m: Maintenance, report: TaskReport) -> None:
     """Up to ``MEANING_PER_RUN`` memories this pass has not seen (every memory of a store
-    from before m022, then each one written since, by any path) get their searched vector
+    from before m021, then each one written since, by any path) get their searched vector
     of the names the vocabulary gives what they mention (ingest/meaning.py); a new
     ``MEANING_VERSION`` (a new vocabulary) goes over them all again."""
     if m.db.vector_model() != (m.ctx.embedder.name, m.ctx.embedder.dim):

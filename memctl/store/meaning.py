@@ -1,4 +1,4 @@
-"""The vector of a memory's content alone (``memory_plain_vectors``, m022), kept beside its
+"""The vector of a memory's content alone (``memory_plain_vectors``, m021), kept beside its
 searched vector when that one also names what the memory mentions
 (retrieve/vocabulary.py ``document_text``).
 

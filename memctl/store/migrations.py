@@ -570,7 +570,7 @@ def m020_graph_restated(db: Database) -> None:
     db.execute("CREATE INDEX graph_indexed_restated ON graph_indexed(restated) WHERE restated > 0")
 
 
-def m022_meaning(db: Database) -> None:
+def m021_meaning(db: Database) -> None:
     """The vector of a memory's content alone, beside its searched vector when that one also
     names what the memory mentions (store/meaning.py); the relevance gate weighs it. Existing
     memories get their names from ``maintain`` (upkeep, ``embed_meaning``)."""
@@ -602,5 +602,5 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m018_message_vectors,
     m019_graph_origin,
     m020_graph_restated,
-    m022_meaning,
+    m021_meaning,
 ]
