@@ -31,6 +31,7 @@ from memctl.embed.hashed import HashEmbedder
 from memctl.imports.files import expand
 from memctl.imports.pipeline import ImportOptions, import_files
 from memctl.ingest.capture import IngestOptions, capture
+from memctl.ingest.meaning import document_text
 from memctl.ingest.pipeline import run_session
 from memctl.integrations import resident
 from memctl.retrieve.pipeline import Recalled, run_stages, stages_for, start
@@ -84,6 +85,12 @@ def _vector(text: str) -> bytes:
     return HashEmbedder().embed([text])[0].astype("float32").tobytes()
 
 
+def _vectors(text: str) -> tuple[bytes, bytes]:
+    """A memory's searched vector (its text and the other names of what it mentions) and
+    the vector of its text alone, which memory_plain_vectors keeps when they differ."""
+    return _vector(document_text(text)), _vector(text)
+
+
 def test_a_forgotten_memory_s_vector_leaves_the_index_files(home: Path) -> None:
     """The vector index beside the database kept a removed vector in its segment (marked
     dead) until a compaction: after `delete --permanent` and `redact`, the old vectors
@@ -95,12 +102,14 @@ def test_a_forgotten_memory_s_vector_leaves_the_index_files(home: Path) -> None:
     for n in range(6):
         _ok("remember", f"other fact number {n} about deployments")
     _ok("recall", "vault combination")  # the index files are written
-    assert ".vectors" in " ".join(_files_holding_bytes(home, _vector(secret)))
-    assert ".vectors" in " ".join(_files_holding_bytes(home, _vector(redacted)))
+    for text in (secret, redacted):
+        searched, plain = _vectors(text)
+        assert ".vectors" in " ".join(_files_holding_bytes(home, searched))
+        assert _files_holding_bytes(home, plain)
     _ok("delete", gone_id, "--permanent")
-    assert _files_holding_bytes(home, _vector(secret)) == []
+    assert [_files_holding_bytes(home, v) for v in _vectors(secret)] == [[], []]
     _ok("redact", f"{WORD}-staging")
-    assert _files_holding_bytes(home, _vector(redacted)) == []
+    assert [_files_holding_bytes(home, v) for v in _vectors(redacted)] == [[], []]
     assert "other fact number 3" in _ok("recall", "other fact number 3")  # the rest is found
 
 
