@@ -163,15 +163,13 @@ def _forget_in(
         needles += erase.memory_texts(db, ids) + erase.past_texts(db, ids)
         needles += [text for t in taken for text in t.since]
         memories = store.get_memories(db, ids)
-        revived = store.get_memories(db, erase.superseded_by(db, ids))
-        changed = [t.memory_id for t in taken]
-        edited = [*memories.values(), *revived.values(), *store.get_memories(db, changed).values()]
-        with _edit(db, live, "sessions forget", edited, target.name) as writer:
+        revived = _to_revive(db, ids, taken)
+        changed = store.get_memories(db, [t.memory_id for t in taken])
+        edited = {**memories, **revived, **changed}
+        with _edit(db, live, "sessions forget", list(edited.values()), target.name) as writer:
             for memory in memories.values():
                 writer.delete(memory, reason="sessions forget")
-            for memory in revived.values():  # what only the forgotten text replaced
-                writer.set_state(memory, State.ACTIVE, "sessions forget", dict(UNSUPERSEDED))
-            done.revived = sorted(revived)
+            done.revived = _revive(writer, revived, "sessions forget")
             done.reverted = _revert(db, writer, taken, vectors, "sessions forget")
             done.messages = erase.forget_messages(db, target.session_id, target.seqs, now_iso())
             done.quotes = erase.erase_quotes(db, needles, erase.FORGOTTEN, EVERY_SESSION)
@@ -208,14 +206,34 @@ def _memories_in(
         taken = erase.taken_in(db, None, None, found)
         needles = erase.memory_texts(db, found) + erase.past_texts(db, found)
         needles += [text for t in taken for text in t.since]
-        edited = [*memories, *store.get_memories(db, [t.memory_id for t in taken]).values()]
-        with _edit(db, live, verb, edited) as writer:
+        revived = _to_revive(db, found, taken, only_folded=True)
+        changed = store.get_memories(db, [t.memory_id for t in taken])
+        edited = {**{m.id: m for m in memories}, **revived, **changed}
+        with _edit(db, live, verb, list(edited.values())) as writer:
             for memory in memories:
                 writer.delete(memory, reason=verb)
+            done.revived = _revive(writer, revived, verb)
             done.reverted = _revert(db, writer, taken, vectors, verb)
             done.quotes = erase.erase_quotes(db, needles, erase.FORGOTTEN, EVERY_SESSION)
             erase.erase_derived(db, needles, [*found, *done.reverted])
         done.memories = sorted(found)
+
+
+def _to_revive(
+    db: Database, gone: list[str], taken: list[erase.TakenIn], only_folded: bool = False
+) -> dict[str, Memory]:
+    """The memories current again: those a forgotten memory alone superseded (unless
+    ``only_folded``), and those a merge folded into a memory that goes back to before it
+    (it no longer holds their text)."""
+    ids = [] if only_folded else erase.superseded_by(db, gone)
+    ids += [memory_id for t in taken for memory_id in t.folded if memory_id not in gone]
+    return store.get_memories(db, list(dict.fromkeys(ids)))
+
+
+def _revive(writer: Writer, revived: dict[str, Memory], verb: str) -> list[str]:
+    for memory in revived.values():
+        writer.set_state(memory, State.ACTIVE, verb, dict(UNSUPERSEDED))
+    return sorted(revived)
 
 
 Vectors = dict[str, bytes]  # memory id -> the vector of the text it is reverted to

@@ -150,6 +150,7 @@ class TakenIn:
     before: dict[str, str]
     since: list[str]
     merges: list[int]  # the update events naming a source whose text goes with the revert
+    folded: list[str]  # the memories a merge since folded into it: current again
 
 
 def taken_in(
@@ -181,21 +182,51 @@ def taken_in(
     )
     for event_id, memory_id in merged:  # a fact maintain consolidated from one of them
         first[memory_id] = min(event_id, first.get(memory_id, event_id))
-    folds = db.tuples(
-        "SELECT e.id, e.memory_id FROM events f JOIN memories m ON m.id = f.memory_id "
-        "JOIN events e ON e.run_id = f.run_id AND e.memory_id = m.superseded_by "
-        "WHERE f.memory_id IN (SELECT value FROM json_each(?)) AND f.action = 'state' "
-        "AND json_extract(f.data, '$.to') = 'superseded' AND e.action = 'update' "
-        "AND json_extract(e.data, '$.before.content') IS NOT NULL",
-        (json.dumps(memory_ids),),
-    )
-    for event_id, memory_id in folds:
+    for event_id, memory_id in _folds(db, {memory_id: 0 for memory_id in memory_ids}):
         first[memory_id] = min(event_id, first.get(memory_id, event_id))
+    while chained := [  # a memory that took it in, folded since into another: that one too
+        (event_id, memory_id)
+        for event_id, memory_id in _folds(db, first)
+        if event_id < first.get(memory_id, event_id + 1)
+    ]:
+        for event_id, memory_id in chained:
+            first[memory_id] = event_id
     gone = set(memory_ids)
     return [
         _taken(db, memory_id, event_id)
         for memory_id, event_id in sorted(first.items(), key=lambda item: item[1])
         if memory_id not in gone and db.value("SELECT 1 FROM memories WHERE id = ?", (memory_id,))
+    ]
+
+
+def _folds(db: Database, since: dict[str, int]) -> list[tuple[int, str]]:
+    """The maintain merges that folded one of these memories (id -> the event from which
+    it holds the text) into a survivor after that event, whose text the same run
+    rewrote: (the survivor's update event, the survivor's id)."""
+    return db.tuples(
+        "SELECT e.id, e.memory_id FROM events f JOIN memories m ON m.id = f.memory_id "
+        "JOIN json_each(?) w ON w.key = f.memory_id "
+        "JOIN events e ON e.run_id = f.run_id AND e.memory_id = m.superseded_by "
+        "WHERE f.action = 'state' AND f.id > w.value "
+        "AND json_extract(f.data, '$.to') = 'superseded' AND e.action = 'update' "
+        "AND json_extract(e.data, '$.before.content') IS NOT NULL",
+        (json.dumps(since),),
+    )
+
+
+def _folded_into(db: Database, memory_id: str, event_id: int) -> list[str]:
+    """The memories a maintain merge folded into this one from ``event_id`` on (still
+    superseded by it): reverted to before that event, it no longer holds their text."""
+    return [
+        row[0]
+        for row in db.tuples(
+            "SELECT DISTINCT f.memory_id FROM events f JOIN memories m ON m.id = f.memory_id "
+            "JOIN events e ON e.run_id = f.run_id AND e.memory_id = m.superseded_by "
+            "WHERE m.superseded_by = ? AND m.state = 'superseded' AND f.action = 'state' "
+            "AND json_extract(f.data, '$.to') = 'superseded' AND e.action = 'update' "
+            "AND e.id >= ?",
+            (memory_id, event_id),
+        )
     ]
 
 
@@ -218,6 +249,7 @@ def _taken(db: Database, memory_id: str, event_id: int) -> TakenIn:
         before,
         sorted(since | set(memory_texts(db, [memory_id]))),
         [row[0] for row in merges],
+        _folded_into(db, memory_id, event_id),
     )
 
 

@@ -330,7 +330,8 @@ def test_an_id_holding_a_secret_is_refused_and_nothing_stored(
 
 def test_uuid_and_hex_ids_are_stored_as_typed() -> None:
     uuid, hex_id = "b536a1c3-5b57-45f7-b3c1-40ae9a03f9cd", "2d7116" * 10 + "4881"
-    ok("ingest", "--mode", "raw", "--session-id", uuid, "--agent-id", hex_id, input="user: tea\n")
-    ok("ingest", "--mode", "raw", "--session-id", hex_id, "--agent-id", "my-agent", input="user: hi\n")
+    raw = ("ingest", "--mode", "raw")
+    ok(*raw, "--session-id", uuid, "--agent-id", hex_id, input="user: tea\n")
+    ok(*raw, "--session-id", hex_id, "--agent-id", "my-agent", input="user: hi\n")
     stored = {s["id"] for s in json.loads(ok("sessions", "list", "--json"))}
     assert stored == {uuid, hex_id}
