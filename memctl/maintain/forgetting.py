@@ -80,6 +80,8 @@ class Forgotten:
     reverted: list[str] = field(default_factory=list)  # memories it had been merged into
     revived: list[str] = field(default_factory=list)  # memories it alone had superseded
     spooled: int = 0  # transcripts waiting in the spool, rewritten
+    copies: dict[str, int] = field(default_factory=dict)  # other sessions -> messages copied
+    copies_forgotten: bool = False  # those copied messages were forgotten too
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -93,7 +95,18 @@ class Forgotten:
             "reverted": self.reverted,
             "revived": self.revived,
             "spooled_rewritten": self.spooled,
+            "copies": self.copies,
+            "copies_forgotten": self.copies_forgotten,
         }
+
+    def add(self, other: Forgotten) -> None:
+        """Count what another target's forget in the same run took out."""
+        self.messages += other.messages
+        self.memories = sorted({*self.memories, *other.memories})
+        for name, count in other.quotes.items():
+            self.quotes[name] = self.quotes.get(name, 0) + count
+        self.reverted = sorted({*self.reverted, *other.reverted})
+        self.revived = sorted({*self.revived, *other.revived})
 
     def history_note(self) -> str:
         """What a forget cannot reach, said when it matters: a memory a sync published
@@ -136,20 +149,48 @@ def _target(db: Database, ref: str) -> _Target:
     return _Target(session.id, [int(number)] if separator else None)
 
 
-def forget_session(ctx: Context, ref: str) -> Forgotten:
-    """Forget a session (``SESSION``) or one of its messages (``SESSION#N``) everywhere."""
+def copies(ctx: Context, ref: str) -> dict[str, int]:
+    """The other sessions holding verbatim copies of a session's (``SESSION``) or a
+    message's (``SESSION#N``) messages: session id -> how many."""
+    target = _target(ctx.db, ref)
+    found = erase.copies_of(ctx.db, target.session_id, target.seqs)
+    return {session_id: len(seqs) for session_id, seqs in found.items()}
+
+
+def forget_session(ctx: Context, ref: str, with_copies: bool = False) -> Forgotten:
+    """Forget a session (``SESSION``) or one of its messages (``SESSION#N``) everywhere;
+    with ``with_copies``, its messages' verbatim copies in other sessions too (a resume's or
+    a fork's: ``store.forget.copies_of``), else only say which sessions hold them."""
     target = _target(ctx.db, ref)
     if target.seqs is not None:
         get_message(ctx.db, f"{target.session_id}{MESSAGE_SEPARATOR}{target.seqs[0]}")
     done = Forgotten(target.name)
-    ids = erase.memories_from(ctx.db, target.session_id, target.seqs)
-    vectors = _reverted_vectors(ctx, erase.taken_in(ctx.db, target.session_id, target.seqs, ids))
-    _everywhere(ctx, done, lambda db, into, live: _forget_in(db, target, into, live, vectors))
+    copies = erase.copies_of(ctx.db, target.session_id, target.seqs)
+    done.copies = {session_id: len(seqs) for session_id, seqs in copies.items()}
+    done.copies_forgotten = with_copies and bool(copies)
+    targets = [target, *(_Target(s, seqs) for s, seqs in copies.items() if with_copies)]
+    vectors: Vectors = {}
+    for each in targets:
+        ids = erase.memories_from(ctx.db, each.session_id, each.seqs)
+        taken = erase.taken_in(ctx.db, each.session_id, each.seqs, ids)
+        vectors |= _reverted_vectors(ctx, taken)
+    _everywhere(ctx, done, lambda db, into, live: _forget_all_in(db, targets, into, live, vectors))
     if target.seqs is None:
         from memctl.ingest.spool import drop_session  # ingest's parsers: only here
 
         drop_session(ctx, target.session_id)  # a spooled copy would be stored no more anyway
     return done
+
+
+def _forget_all_in(
+    db: Database, targets: list[_Target], done: Forgotten, live: Context | None, vectors: Vectors
+) -> None:
+    """Forget each target in one database file, in one transaction."""
+    with db.atomic():
+        for target in targets:
+            part = Forgotten(target.name)
+            _forget_in(db, target, part, live, vectors)
+            done.add(part)
 
 
 def _forget_in(

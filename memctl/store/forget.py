@@ -42,6 +42,10 @@ QUOTING: tuple[tuple[str, str, str, bool], ...] = (
 # A needle shorter than this is too common to take out of every text (a one-word message
 # like "yes" would blank every "yes" of the store): only its own rows are forgotten.
 MIN_NEEDLE = 8
+# A message shorter than this is no copy of one in another session: "ok, go ahead" or
+# "please continue" is typed in many; a resumed conversation repeats whole requests and
+# answers.
+COPY_MIN_CHARS = 40
 # A memory's fields that hold text.
 MEMORY_TEXTS = ("content", "l0_abstract", "l1_overview", "l2_content")
 # Text derived from memories and messages, deleted (not rewritten) when it quotes a
@@ -77,6 +81,34 @@ def message_texts(db: Database, session_id: str, seqs: list[int] | None) -> list
             (session_id, json.dumps(seqs)),
         )
     return [r[0] for r in rows if r[0] != FORGOTTEN]
+
+
+def copies_of(db: Database, session_id: str, seqs: list[int] | None) -> dict[str, list[int]]:
+    """The other stored sessions holding one of a session's messages (all, or those
+    numbered ``seqs``) verbatim, by content hash: a client's resume or fork writes a new
+    session repeating the earlier conversation. Session id -> the numbers of its copied
+    messages. A message shorter than ``COPY_MIN_CHARS`` is no copy."""
+    rows = db.tuples(
+        "SELECT session_id, seq FROM messages WHERE session_id != ? AND content != ? "
+        "AND length(content) >= ? AND content_hash IN (SELECT content_hash FROM messages "
+        "WHERE session_id = ? AND length(content) >= ? AND content != ? "
+        "AND (? IS NULL OR seq IN (SELECT value FROM json_each(?)))) "
+        "ORDER BY session_id, seq",
+        (
+            session_id,
+            FORGOTTEN,
+            COPY_MIN_CHARS,
+            session_id,
+            COPY_MIN_CHARS,
+            FORGOTTEN,
+            None if seqs is None else 1,
+            json.dumps(seqs or []),
+        ),
+    )
+    copies: dict[str, list[int]] = {}
+    for copy, seq in rows:
+        copies.setdefault(copy, []).append(seq)
+    return copies
 
 
 def ids_containing(db: Database, needle: str) -> list[str]:
