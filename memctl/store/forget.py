@@ -89,20 +89,20 @@ def copies_of(db: Database, session_id: str, seqs: list[int] | None) -> dict[str
     session repeating the earlier conversation. Session id -> the numbers of its copied
     messages. A message shorter than ``COPY_MIN_CHARS`` is no copy."""
     rows = db.tuples(
-        "SELECT session_id, seq FROM messages WHERE session_id != ? AND content != ? "
-        "AND length(content) >= ? AND content_hash IN (SELECT content_hash FROM messages "
-        "WHERE session_id = ? AND length(content) >= ? AND content != ? "
+        "SELECT session_id, seq FROM messages WHERE content_hash IN (SELECT content_hash "
+        "FROM messages WHERE session_id = ? AND length(content) >= ? AND content != ? "
         "AND (? IS NULL OR seq IN (SELECT value FROM json_each(?)))) "
+        "AND session_id != ? AND length(content) >= ? AND content != ? "
         "ORDER BY session_id, seq",
         (
-            session_id,
-            FORGOTTEN,
-            COPY_MIN_CHARS,
             session_id,
             COPY_MIN_CHARS,
             FORGOTTEN,
             None if seqs is None else 1,
             json.dumps(seqs or []),
+            session_id,
+            COPY_MIN_CHARS,
+            FORGOTTEN,
         ),
     )
     copies: dict[str, list[int]] = {}
