@@ -55,3 +55,15 @@ def test_with_copies_forgets_them_everywhere_and_keeps_the_rest(home: Path, tmp_
     assert _files_holding(home, WORD) == []
     shown = json.loads(_ok("sessions", "show", "resumed", "--json"))["messages"]
     assert [m["content"] for m in shown] == ["[forgotten]", "[forgotten]", "ok", LATER[1]]
+
+
+def test_one_message_with_copies_and_a_bad_reference(tmp_path: Path) -> None:
+    _stored(tmp_path)
+    done = json.loads(_ok("sessions", "forget", "first#1", "--with-copies", "--yes", "--json"))
+    assert done["copies"] == {"resumed": 1} and done["messages"] == 2
+    shown = json.loads(_ok("sessions", "show", "resumed", "--json"))["messages"]
+    assert [m["content"] for m in shown][:2] == ["[forgotten]", SAID[1][1]]
+    bad = run_cli("sessions", "forget", "nope", "--with-copies", "--yes")
+    assert bad.returncode != 0 and bad.stderr.strip().splitlines() == [
+        "memctl: error: no stored session 'nope' (see `memctl sessions list`)"
+    ]
