@@ -142,7 +142,7 @@ _memctl_spec() {
             valopts="-C --context"
             ;;
         "sessions forget")
-            opts="-y --yes --json -h --help"
+            opts="--with-copies -y --yes --json -h --help"
             ;;
         "context")
             opts="--compact --explain -s --scope --budget --json -h --help"

@@ -259,7 +259,7 @@ complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand forget' -a 'show' -d 'A session\'s transcript as a person reads it: turns, tool notes, sub-agent threads.'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand forget' -a 'grep' -d 'Full-text search over every stored message, with the matching line and its neighbours.'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand forget' -a 'expand' -d 'The raw messages behind a memory or a range, with the turns around them (marked >); a memory distilled from several sessions\' messages opens each, in order.'
-complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand forget' -a 'forget' -d 'Forget a session, or one message, everywhere: its text, the memories distilled from it, every quote of it in the store, its free pages, the WAL and the backups. It is never captured again. Nothing can bring it back.'
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand forget' -a 'forget' -d 'Forget a session, or one message, everywhere: its text, the memories distilled from it, every quote of it in the store, its free pages, the WAL and the backups. It is never captured again. Nothing can bring it back. Other sessions holding its messages verbatim (a resume or a fork) are named; --with-copies forgets those messages there.'
 
 # memctl sessions list
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from list' -s s -l scope -x -d '\'project\' (the current one and global, default), a project\'s path or name, or a scope.'
@@ -296,6 +296,7 @@ complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_sub
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from expand' -s h -l help -d 'Show this message and exit.'
 
 # memctl sessions forget
+complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from forget' -l with-copies -d 'Also forget the verbatim copies of its messages in other sessions (a resumed or forked conversation repeats them).'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from forget' -s y -l yes -d 'Do not ask for confirmation.'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from forget' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from forget' -s h -l help -d 'Show this message and exit.'

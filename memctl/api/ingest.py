@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memctl.context import Context
-from memctl.errors import DatabaseBusyError, InputError, NotFoundError
+from memctl.errors import DatabaseBusyError, InputError, NotFoundError, UsageError
 from memctl.imports import STRATEGIES as STRATEGIES  # import --strategy
 from memctl.ingest.capture import (
     MODES,
@@ -28,6 +28,7 @@ from memctl.ingest.capture import (
     pass_over,
     unchanged,
 )
+from memctl.memories.privacy import secret_in_id
 
 if TYPE_CHECKING:
     from memctl.imports.report import ImportReport as ImportReport
@@ -71,6 +72,19 @@ class IngestResult:
         return any(item["job"] == self.report.job_id for item in runs)
 
 
+def _no_secret_ids(request: IngestRequest) -> None:
+    """Refuse an id given by hand that holds a secret: stored as typed, it would reach the
+    sessions, the memories and the sync repository (a scrubbed id would make different
+    sessions one)."""
+    for flag, value in (("--session-id", request.session_id), ("--agent-id", request.agent_id)):
+        kind = secret_in_id(value) if value else None
+        if kind:
+            raise UsageError(
+                f"{flag} holds what looks like a secret ({kind}): give another id; "
+                "nothing was stored"
+            )
+
+
 def ingest(ctx: Context, request: IngestRequest) -> IngestResult:
     """Store a transcript's new messages at once; distil them now, in a worker, or later.
 
@@ -81,6 +95,7 @@ def ingest(ctx: Context, request: IngestRequest) -> IngestResult:
     """
     from memctl.maintain.spawn import log_path, spawn
 
+    _no_secret_ids(request)
     options = IngestOptions(
         client=request.client,
         session_id=request.session_id,

@@ -17,6 +17,7 @@ from memctl.ingest.parse.common import SUBAGENT
 from memctl.ingest.title import stored_title
 from memctl.lazy_re import lazy
 from memctl.maintain.forgetting import Forgotten as Forgotten  # what a forget did
+from memctl.maintain.forgetting import copies as copies
 from memctl.maintain.forgetting import forget_session, no_session, quoted_ref
 from memctl.memories import operations
 from memctl.memories.timeparse import parse_since
@@ -123,10 +124,10 @@ def elsewhere(ctx: Context, where: Where) -> int:
     return max(0, total - transcripts.count_sessions_where(ctx.db, scoped, where.clock, total))
 
 
-def forget(ctx: Context, ref: str) -> Forgotten:
-    """Forget a session (``ID``) or one message (``ID#N``) everywhere
-    (``maintain.forgetting``)."""
-    return forget_session(ctx, ref)
+def forget(ctx: Context, ref: str, with_copies: bool = False) -> Forgotten:
+    """Forget a session (``ID``) or one message (``ID#N``) everywhere, and with
+    ``with_copies`` its messages' verbatim copies in other sessions (``maintain.forgetting``)."""
+    return forget_session(ctx, ref, with_copies)
 
 
 def find_session(ctx: Context, session_id: str) -> Session:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -13,6 +13,9 @@ from memctl.cli.common import JsonOption, new_typer, open_context
 from memctl.cli.render import console, fit, print_json
 from memctl.cli.sessions_out import show_passage, show_sessions
 from memctl.errors import UsageError
+
+if TYPE_CHECKING:
+    from memctl.api.config import Context as Store
 
 app = new_typer()
 group = new_typer()
@@ -144,20 +147,57 @@ def forget(
     ref: Annotated[
         str, typer.Argument(help="A session id (or unique prefix), or SESSION#N: one message.")
     ],
+    with_copies: Annotated[
+        bool,
+        typer.Option(
+            "--with-copies",
+            help="Also forget the verbatim copies of its messages in other sessions "
+            "(a resumed or forked conversation repeats them).",
+        ),
+    ] = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Forget a session, or one message, everywhere: its text, the memories distilled from
     it, every quote of it in the store, its free pages, the WAL and the backups. It is
-    never captured again. Nothing can bring it back."""
+    never captured again. Nothing can bring it back. Other sessions holding its messages
+    verbatim (a resume or a fork) are named; --with-copies forgets those messages there."""
     context = open_context(ctx)
-    if not yes and not typer.confirm(f"Forget {ref} everywhere, for good?", err=True):
+    if not yes and not typer.confirm(_forget_question(context, ref, with_copies), err=True):
         raise UsageError("forget cancelled; nothing was changed")
-    done = api.forget(context, ref)
+    done = api.forget(context, ref, with_copies)
     if as_json:
         print_json(done.to_dict())
         return
     console.print(fit(forgotten_line(done)), soft_wrap=True)
+    if done.copies:
+        console.print(fit(copies_line(done)), soft_wrap=True)
+
+
+def _forget_question(context: Store, ref: str, with_copies: bool) -> str:
+    copies = api.copies(context, ref)
+    if not copies:
+        return f"Forget {ref} everywhere, for good?"
+    named = ", ".join(copies)
+    if with_copies:
+        return f"Forget {ref} everywhere, and its copied messages in {named}, for good?"
+    return (
+        f"{named} also hold{'s' if len(copies) == 1 else ''} copies of its messages, which "
+        f"stay there unless you add --with-copies. Forget {ref} everywhere, for good?"
+    )
+
+
+def copies_line(done: Forgotten) -> str:
+    """The other sessions holding copies of the forgotten messages, in one line."""
+    named = ", ".join(f"{session_id} ({count})" for session_id, count in done.copies.items())
+    sessions = f"{len(done.copies)} other session{'s' if len(done.copies) > 1 else ''}"
+    if done.copies_forgotten:
+        return f"also forgot its messages copied in {sessions} (messages): {named}"
+    return (
+        f"{sessions} hold{'s' if len(done.copies) == 1 else ''} copies of its messages "
+        f"(a resume or fork; messages): {named}; "
+        "they stay there (`memctl sessions forget ID` forgets such a session whole)"
+    )
 
 
 def forgotten_line(done: Forgotten) -> str:

@@ -80,6 +80,8 @@ class Forgotten:
     reverted: list[str] = field(default_factory=list)  # memories it had been merged into
     revived: list[str] = field(default_factory=list)  # memories it alone had superseded
     spooled: int = 0  # transcripts waiting in the spool, rewritten
+    copies: dict[str, int] = field(default_factory=dict)  # other sessions -> messages copied
+    copies_forgotten: bool = False  # those copied messages were forgotten too
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -93,7 +95,18 @@ class Forgotten:
             "reverted": self.reverted,
             "revived": self.revived,
             "spooled_rewritten": self.spooled,
+            "copies": self.copies,
+            "copies_forgotten": self.copies_forgotten,
         }
+
+    def add(self, other: Forgotten) -> None:
+        """Count what another target's forget in the same run took out."""
+        self.messages += other.messages
+        self.memories = sorted({*self.memories, *other.memories})
+        for name, count in other.quotes.items():
+            self.quotes[name] = self.quotes.get(name, 0) + count
+        self.reverted = sorted({*self.reverted, *other.reverted})
+        self.revived = sorted({*self.revived, *other.revived})
 
     def history_note(self) -> str:
         """What a forget cannot reach, said when it matters: a memory a sync published
@@ -136,20 +149,48 @@ def _target(db: Database, ref: str) -> _Target:
     return _Target(session.id, [int(number)] if separator else None)
 
 
-def forget_session(ctx: Context, ref: str) -> Forgotten:
-    """Forget a session (``SESSION``) or one of its messages (``SESSION#N``) everywhere."""
+def copies(ctx: Context, ref: str) -> dict[str, int]:
+    """The other sessions holding verbatim copies of a session's (``SESSION``) or a
+    message's (``SESSION#N``) messages: session id -> how many."""
+    target = _target(ctx.db, ref)
+    found = erase.copies_of(ctx.db, target.session_id, target.seqs)
+    return {session_id: len(seqs) for session_id, seqs in found.items()}
+
+
+def forget_session(ctx: Context, ref: str, with_copies: bool = False) -> Forgotten:
+    """Forget a session (``SESSION``) or one of its messages (``SESSION#N``) everywhere;
+    with ``with_copies``, its messages' verbatim copies in other sessions too (a resume's or
+    a fork's: ``store.forget.copies_of``), else only say which sessions hold them."""
     target = _target(ctx.db, ref)
     if target.seqs is not None:
         get_message(ctx.db, f"{target.session_id}{MESSAGE_SEPARATOR}{target.seqs[0]}")
     done = Forgotten(target.name)
-    ids = erase.memories_from(ctx.db, target.session_id, target.seqs)
-    vectors = _reverted_vectors(ctx, erase.taken_in(ctx.db, target.session_id, target.seqs, ids))
-    _everywhere(ctx, done, lambda db, into, live: _forget_in(db, target, into, live, vectors))
+    copies = erase.copies_of(ctx.db, target.session_id, target.seqs)
+    done.copies = {session_id: len(seqs) for session_id, seqs in copies.items()}
+    done.copies_forgotten = with_copies and bool(copies)
+    targets = [target, *(_Target(s, seqs) for s, seqs in copies.items() if with_copies)]
+    vectors: Vectors = {}
+    for each in targets:
+        ids = erase.memories_from(ctx.db, each.session_id, each.seqs)
+        taken = erase.taken_in(ctx.db, each.session_id, each.seqs, ids)
+        vectors |= _reverted_vectors(ctx, taken)
+    _everywhere(ctx, done, lambda db, into, live: _forget_all_in(db, targets, into, live, vectors))
     if target.seqs is None:
         from memctl.ingest.spool import drop_session  # ingest's parsers: only here
 
         drop_session(ctx, target.session_id)  # a spooled copy would be stored no more anyway
     return done
+
+
+def _forget_all_in(
+    db: Database, targets: list[_Target], done: Forgotten, live: Context | None, vectors: Vectors
+) -> None:
+    """Forget each target in one database file, in one transaction."""
+    with db.atomic():
+        for target in targets:
+            part = Forgotten(target.name)
+            _forget_in(db, target, part, live, vectors)
+            done.add(part)
 
 
 def _forget_in(
@@ -163,15 +204,13 @@ def _forget_in(
         needles += erase.memory_texts(db, ids) + erase.past_texts(db, ids)
         needles += [text for t in taken for text in t.since]
         memories = store.get_memories(db, ids)
-        revived = store.get_memories(db, erase.superseded_by(db, ids))
-        changed = [t.memory_id for t in taken]
-        edited = [*memories.values(), *revived.values(), *store.get_memories(db, changed).values()]
-        with _edit(db, live, "sessions forget", edited, target.name) as writer:
+        revived = _to_revive(db, ids, taken)
+        changed = store.get_memories(db, [t.memory_id for t in taken])
+        edited = {**memories, **revived, **changed}
+        with _edit(db, live, "sessions forget", list(edited.values()), target.name) as writer:
             for memory in memories.values():
                 writer.delete(memory, reason="sessions forget")
-            for memory in revived.values():  # what only the forgotten text replaced
-                writer.set_state(memory, State.ACTIVE, "sessions forget", dict(UNSUPERSEDED))
-            done.revived = sorted(revived)
+            done.revived = _revive(writer, revived, "sessions forget")
             done.reverted = _revert(db, writer, taken, vectors, "sessions forget")
             done.messages = erase.forget_messages(db, target.session_id, target.seqs, now_iso())
             done.quotes = erase.erase_quotes(db, needles, erase.FORGOTTEN, EVERY_SESSION)
@@ -208,14 +247,34 @@ def _memories_in(
         taken = erase.taken_in(db, None, None, found)
         needles = erase.memory_texts(db, found) + erase.past_texts(db, found)
         needles += [text for t in taken for text in t.since]
-        edited = [*memories, *store.get_memories(db, [t.memory_id for t in taken]).values()]
-        with _edit(db, live, verb, edited) as writer:
+        revived = _to_revive(db, found, taken, only_folded=True)
+        changed = store.get_memories(db, [t.memory_id for t in taken])
+        edited = {**{m.id: m for m in memories}, **revived, **changed}
+        with _edit(db, live, verb, list(edited.values())) as writer:
             for memory in memories:
                 writer.delete(memory, reason=verb)
+            done.revived = _revive(writer, revived, verb)
             done.reverted = _revert(db, writer, taken, vectors, verb)
             done.quotes = erase.erase_quotes(db, needles, erase.FORGOTTEN, EVERY_SESSION)
             erase.erase_derived(db, needles, [*found, *done.reverted])
         done.memories = sorted(found)
+
+
+def _to_revive(
+    db: Database, gone: list[str], taken: list[erase.TakenIn], only_folded: bool = False
+) -> dict[str, Memory]:
+    """The memories current again: those a forgotten memory alone superseded (unless
+    ``only_folded``), and those a merge folded into a memory that goes back to before it
+    (it no longer holds their text)."""
+    ids = [] if only_folded else erase.superseded_by(db, gone)
+    ids += [memory_id for t in taken for memory_id in t.folded if memory_id not in gone]
+    return store.get_memories(db, list(dict.fromkeys(ids)))
+
+
+def _revive(writer: Writer, revived: dict[str, Memory], verb: str) -> list[str]:
+    for memory in revived.values():
+        writer.set_state(memory, State.ACTIVE, verb, dict(UNSUPERSEDED))
+    return sorted(revived)
 
 
 Vectors = dict[str, bytes]  # memory id -> the vector of the text it is reverted to

@@ -848,6 +848,16 @@ def model_text(value: object) -> str:
     return "" if nothing_left(kept) else kept.strip()
 
 
+def secret_in_id(value: str) -> str | None:
+    """What secret (its kind, or "private text") an id given by hand (``--session-id``,
+    ``--agent-id``) holds, None when none. It is read as an id is written, after the word
+    "id", so that a UUID or a 64-digit hex id, named an id, stays an id."""
+    _, found = scrub(f"id {value}")
+    if found.secrets:
+        return ", ".join(sorted(found.secrets))
+    return "private text" if found.private_blocks or found.context_blocks else None
+
+
 def safe_line(text: str, width: int = 300) -> str:
     """One line fit for a log or an error message: secrets and private text removed."""
     cleaned, _ = scrub(text)

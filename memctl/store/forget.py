@@ -42,6 +42,10 @@ QUOTING: tuple[tuple[str, str, str, bool], ...] = (
 # A needle shorter than this is too common to take out of every text (a one-word message
 # like "yes" would blank every "yes" of the store): only its own rows are forgotten.
 MIN_NEEDLE = 8
+# A message shorter than this is no copy of one in another session: "ok, go ahead" or
+# "please continue" is typed in many; a resumed conversation repeats whole requests and
+# answers.
+COPY_MIN_CHARS = 40
 # A memory's fields that hold text.
 MEMORY_TEXTS = ("content", "l0_abstract", "l1_overview", "l2_content")
 # Text derived from memories and messages, deleted (not rewritten) when it quotes a
@@ -77,6 +81,34 @@ def message_texts(db: Database, session_id: str, seqs: list[int] | None) -> list
             (session_id, json.dumps(seqs)),
         )
     return [r[0] for r in rows if r[0] != FORGOTTEN]
+
+
+def copies_of(db: Database, session_id: str, seqs: list[int] | None) -> dict[str, list[int]]:
+    """The other stored sessions holding one of a session's messages (all, or those
+    numbered ``seqs``) verbatim, by content hash: a client's resume or fork writes a new
+    session repeating the earlier conversation. Session id -> the numbers of its copied
+    messages. A message shorter than ``COPY_MIN_CHARS`` is no copy."""
+    rows = db.tuples(
+        "SELECT session_id, seq FROM messages WHERE content_hash IN (SELECT content_hash "
+        "FROM messages WHERE session_id = ? AND length(content) >= ? AND content != ? "
+        "AND (? IS NULL OR seq IN (SELECT value FROM json_each(?)))) "
+        "AND session_id != ? AND length(content) >= ? AND content != ? "
+        "ORDER BY session_id, seq",
+        (
+            session_id,
+            COPY_MIN_CHARS,
+            FORGOTTEN,
+            None if seqs is None else 1,
+            json.dumps(seqs or []),
+            session_id,
+            COPY_MIN_CHARS,
+            FORGOTTEN,
+        ),
+    )
+    copies: dict[str, list[int]] = {}
+    for copy, seq in rows:
+        copies.setdefault(copy, []).append(seq)
+    return copies
 
 
 def ids_containing(db: Database, needle: str) -> list[str]:
@@ -150,6 +182,7 @@ class TakenIn:
     before: dict[str, str]
     since: list[str]
     merges: list[int]  # the update events naming a source whose text goes with the revert
+    folded: list[str]  # the memories a merge since folded into it: current again
 
 
 def taken_in(
@@ -181,21 +214,51 @@ def taken_in(
     )
     for event_id, memory_id in merged:  # a fact maintain consolidated from one of them
         first[memory_id] = min(event_id, first.get(memory_id, event_id))
-    folds = db.tuples(
-        "SELECT e.id, e.memory_id FROM events f JOIN memories m ON m.id = f.memory_id "
-        "JOIN events e ON e.run_id = f.run_id AND e.memory_id = m.superseded_by "
-        "WHERE f.memory_id IN (SELECT value FROM json_each(?)) AND f.action = 'state' "
-        "AND json_extract(f.data, '$.to') = 'superseded' AND e.action = 'update' "
-        "AND json_extract(e.data, '$.before.content') IS NOT NULL",
-        (json.dumps(memory_ids),),
-    )
-    for event_id, memory_id in folds:
+    for event_id, memory_id in _folds(db, {memory_id: 0 for memory_id in memory_ids}):
         first[memory_id] = min(event_id, first.get(memory_id, event_id))
+    while chained := [  # a memory that took it in, folded since into another: that one too
+        (event_id, memory_id)
+        for event_id, memory_id in _folds(db, first)
+        if event_id < first.get(memory_id, event_id + 1)
+    ]:
+        for event_id, memory_id in chained:
+            first[memory_id] = event_id
     gone = set(memory_ids)
     return [
         _taken(db, memory_id, event_id)
         for memory_id, event_id in sorted(first.items(), key=lambda item: item[1])
         if memory_id not in gone and db.value("SELECT 1 FROM memories WHERE id = ?", (memory_id,))
+    ]
+
+
+def _folds(db: Database, since: dict[str, int]) -> list[tuple[int, str]]:
+    """The maintain merges that folded one of these memories (id -> the event from which
+    it holds the text) into a survivor after that event, whose text the same run
+    rewrote: (the survivor's update event, the survivor's id)."""
+    return db.tuples(
+        "SELECT e.id, e.memory_id FROM events f JOIN memories m ON m.id = f.memory_id "
+        "JOIN json_each(?) w ON w.key = f.memory_id "
+        "JOIN events e ON e.run_id = f.run_id AND e.memory_id = m.superseded_by "
+        "WHERE f.action = 'state' AND f.id > w.value "
+        "AND json_extract(f.data, '$.to') = 'superseded' AND e.action = 'update' "
+        "AND json_extract(e.data, '$.before.content') IS NOT NULL",
+        (json.dumps(since),),
+    )
+
+
+def _folded_into(db: Database, memory_id: str, event_id: int) -> list[str]:
+    """The memories a maintain merge folded into this one from ``event_id`` on (still
+    superseded by it): reverted to before that event, it no longer holds their text."""
+    return [
+        row[0]
+        for row in db.tuples(
+            "SELECT DISTINCT f.memory_id FROM events f JOIN memories m ON m.id = f.memory_id "
+            "JOIN events e ON e.run_id = f.run_id AND e.memory_id = m.superseded_by "
+            "WHERE m.superseded_by = ? AND m.state = 'superseded' AND f.action = 'state' "
+            "AND json_extract(f.data, '$.to') = 'superseded' AND e.action = 'update' "
+            "AND e.id >= ?",
+            (memory_id, event_id),
+        )
     ]
 
 
@@ -218,6 +281,7 @@ def _taken(db: Database, memory_id: str, event_id: int) -> TakenIn:
         before,
         sorted(since | set(memory_texts(db, [memory_id]))),
         [row[0] for row in merges],
+        _folded_into(db, memory_id, event_id),
     )
 
 

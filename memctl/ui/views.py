@@ -234,6 +234,7 @@ def confirm_forget_session(ctx: Context, values: Values) -> dict[str, Any]:
         "title": f"Forget session {found.id}?",
         "session": found.to_dict(),
         "project": project_labels(ctx, [found.scope])[found.scope],
+        "copies": sessions_api.copies(ctx, found.id),  # other sessions repeating its messages
     }
 
 
@@ -325,6 +326,12 @@ def forget_session(ctx: Context, values: Values) -> tuple[str, str]:
         f"forgot session {values['id']}: {done.messages} message(s) and "
         f"{len(done.memories)} memory(ies) taken out everywhere"
         + (f"; {done.history_note()}" if done.shared else "")
+        + (
+            f"; copies of its messages stay in {', '.join(done.copies)} "
+            "(`memctl sessions forget ID` forgets such a session)"
+            if done.copies
+            else ""
+        )
     )
 
 

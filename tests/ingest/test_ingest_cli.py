@@ -309,3 +309,29 @@ def test_the_transcript_is_given_as_a_file_argument_or_with_transcript_not_both(
     assert "not both" in one_error(
         2, "ingest", fixture_file, "--transcript", fixture_file, "--wait"
     )
+
+
+ID_TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+ID_KEY = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "kind"),
+    [("--session-id", ID_TOKEN, "github-token"), ("--agent-id", ID_KEY, "openai-key")],
+)
+def test_an_id_holding_a_secret_is_refused_and_nothing_stored(
+    home: Path, flag: str, value: str, kind: str
+) -> None:
+    line = one_error(2, "ingest", "--mode", "raw", flag, value, input="user: I prefer tea.\n")
+    assert kind in line and value not in line
+    assert json.loads(ok("status", "--json"))["sessions"] == 0
+    assert all(value.encode() not in p.read_bytes() for p in home.rglob("*") if p.is_file())
+
+
+def test_uuid_and_hex_ids_are_stored_as_typed() -> None:
+    uuid, hex_id = "b536a1c3-5b57-45f7-b3c1-40ae9a03f9cd", "2d7116" * 10 + "4881"
+    raw = ("ingest", "--mode", "raw")
+    ok(*raw, "--session-id", uuid, "--agent-id", hex_id, input="user: tea\n")
+    ok(*raw, "--session-id", hex_id, "--agent-id", "my-agent", input="user: hi\n")
+    stored = {s["id"] for s in json.loads(ok("sessions", "list", "--json"))}
+    assert stored == {uuid, hex_id}

@@ -159,3 +159,36 @@ def test_undoing_the_ingest_of_a_forgotten_session_puts_back_nothing_and_says_so
     undone = json.loads(_ok("undo", stored["runs"][0]["run"], "--force", "--json"))
     assert undone["reverted"] == 0
     assert json.loads(_ok("list", "--all-scopes", "--json")) == []
+
+
+def test_a_forgotten_fact_leaves_the_memory_its_merge_was_folded_into_next(
+    make_ctx: Any, home: Path, ollama_server: FakeOllama
+) -> None:
+    """Two steps: ingest merged session "second"'s fact into a memory of "first", then
+    maintain folded that memory into another and wrote their text anew. Forgetting
+    "second" puts both back as they were before, the folded one current again, and the
+    text is in no file (events, backup, WAL)."""
+    ctx = make_ctx(llm_url=ollama_server.url, maintain__merge_similarity=0.7)
+    said_in_session(ctx, ["The deploy script lives in ops/deploy.sh"], "first")
+    said_in_session(ctx, [f"The deploy script sits next to {WORD}"], "second")
+    short = put(ctx, "The deploy script lives in ops/deploy.sh", 10, source="session:first#1:user")
+    grown = f"The deploy script lives in ops/deploy.sh next to {WORD}"
+    with ctx.db.atomic():  # as ingest's MERGE writes it (ingest.apply)
+        Writer(ctx.db).update(
+            short, {"content": grown}, ctx.vectors([grown])[0], source="session:second#1:user"
+        )
+    full = put(ctx, "The deploy script lives in ops/deploy.sh and needs AWS credentials", 10)
+    ollama_server.script_chat({"content": f"Deploy with ops/deploy.sh ({WORD}); it needs AWS."})
+    run(ctx, only="consolidate")
+    assert WORD in get(ctx, full).content and get(ctx, short).superseded_by == full.id
+    ctx.db.close()
+    _ok(*BACKUPS, "maintain", "--only", "upkeep")
+
+    done = json.loads(_ok("sessions", "forget", "second", "--yes", "--json"))
+
+    assert _files_holding(home, WORD) == []
+    assert done["reverted"] == sorted([short.id, full.id]) and done["revived"] == [short.id]
+    assert len(done["backups_rewritten"]) == 1
+    back = json.loads(_ok("get", short.id, "--json"))
+    assert (back["content"], back["state"]) == (short.content, "active")
+    assert json.loads(_ok("get", full.id, "--json"))["content"] == full.content

@@ -394,6 +394,26 @@ def test_forgetting_a_session_asks_first_and_takes_it_out(
     assert client.post("/sessions/nope/forget", data={"csrf": keys.csrf}).status_code == 404
 
 
+def test_forgetting_a_session_names_the_sessions_holding_its_copies(
+    client: TestClient, stored: Context, keys: Keys
+) -> None:
+    """A resumed conversation repeats here-1's messages: the question and the answer name
+    it, and its copy stays."""
+    said = "user: please fix the flaky login test in the checkout service today\n"
+    ingest_text(stored, said, "here-2")
+    ingest_text(stored, said + "user: and then the signup one\n", "here-3")
+    asked = client.get("/sessions/here-2/forget").text
+    assert 'href="/sessions/here-3"' in asked and "word for word" in asked
+    done = client.post("/sessions/here-2/forget", data={"csrf": keys.csrf})
+    said_back = client.get(done.headers["location"]).text
+    assert "copies of its messages stay in here-3" in said_back
+    assert (
+        client.get("/sessions/here-3.json")
+        .json()["messages"][0]["content"]
+        .startswith("please fix")
+    )
+
+
 def test_runs_undo_refuses_offer_no_undo_button_and_a_forged_undo_changes_nothing(
     client: TestClient, stored: Context, keys: Keys
 ) -> None:
