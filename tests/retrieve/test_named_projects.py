@@ -122,3 +122,31 @@ def test_across_all_projects_the_named_one_keeps_its_answer(ctx: Context) -> Non
         ctx, RecallRequest("how do I run spotter's tests?", all_scopes=True, touch=False)
     )
     assert found.result.results[0].memory.id == answer.id
+
+
+def test_across_all_projects_another_projects_message_needs_more_of_the_words(
+    tmp_path: Path,
+) -> None:
+    """Asked with --all-scopes from inside a project, a session message of another project
+    holding its rarest word (a share of 0.38, by rarity) is a possible match, not a clear
+    one: its words weigh less than the asked project's. Asked from outside every project,
+    or from its own, it is clear."""
+    here, there = tmp_path / "invoices", tmp_path / "scheduler"
+    question = "which folder do the nightly invoice exports rotate into?"
+    said = "the nightly job is slow again"
+    for n, (cwd, request) in enumerate([(here, "add the invoice export"), (there, said)]):
+        cwd.mkdir()
+        path = tmp_path / f"s{n}.jsonl"
+        path.write_text(transcript(str(cwd), f"session-{n}", request))
+        ok("ingest", "--transcript", str(path), "--mode", "raw")
+    ok("remember", "invoice exports rotate into /srv/archive", "--category", "patterns", cwd=here)
+
+    def label(cwd: Path) -> str:
+        found = json.loads(ok("recall", question, "--all-scopes", "--json", cwd=cwd))
+        return next(r["match"] for r in found["results"] if r["content"] == said)
+
+    assert label(here) == "possible"
+    assert label(tmp_path) == "clear"  # outside every project: no project weighs less
+    assert label(there) == "clear"
+    explained = ok("recall", question, "--all-scopes", "--explain", cwd=here)
+    assert "a message of another project" in explained

@@ -58,7 +58,10 @@ rarity in the store), and whether it was created inside a time the query names.
   stands in for the cosine. A session message's cosine never labels it (the
   narration is close to any question about the work), but one below
   ``support_floor`` takes the word share's voice away: words a message far in
-  meaning shares with the query are a coincidence (``far_message``).
+  meaning shares with the query are a coincidence (``far_message``). Across all
+  projects, asked from inside one, a message of another project weighs its word share
+  x ``ABROAD_WORDS``: among many projects, many messages hold a third of a question's
+  words, and a clear label put them above the asked project's own answer.
 - When at least one candidate shows it, the others that have some evidence
   of their own join it: cosine >= ``support_floor``, at least one content word
   of the query, or the query's time.
@@ -82,6 +85,7 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from memctl.config.scope import GLOBAL_SCOPE
 from memctl.model import Kind, parse_time
 from memctl.retrieve.query import IDENTIFIER, STOPWORDS, split_identifier, words_pattern
 from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run, by_score
@@ -385,10 +389,12 @@ def evidence(
     pairs: frozenset[tuple[str, str]] = frozenset(),
     margin: float | None = None,
     crowd: float | None = None,
+    abroad: bool = False,
 ) -> tuple[str | None, str]:
     """(SHOWS, SUPPORTS or None, what the evidence is) for one candidate, on its own;
     ``share``: the share of the query's content words it holds (``coverage``); ``margin``:
-    how far it leads the next closest in meaning, when it is the closest."""
+    how far it leads the next closest in meaning, when it is the closest; ``abroad``: a
+    session message of another project than the one asked from (``abroad``)."""
     p = run.params
     window = run.query.window
     inside = window is not None and window.contains(parse_time(candidate.memory.created_at))
@@ -402,6 +408,9 @@ def evidence(
         f"words {share:.2f}" + (", inside the query's time" if inside else "")
     )
     strength = relevance_strength(run, cosine, share)
+    if abroad:  # words a message of another project shares with the query weigh less
+        strength *= ABROAD_WORDS
+        seen = f"{seen}, a message of another project (words x {ABROAD_WORDS})"
     # A name no memory mentions ("When is Ben's birthday?" beside the user's own): closeness
     # in meaning, another name the store knows, or one word said in the query's time are
     # about another subject, not evidence of this one
@@ -451,6 +460,27 @@ def evidence(
     if inside or share > 0 or (cosine is not None and cosine >= p.support_floor):
         return SUPPORTS, seen
     return None, seen
+
+
+# The weight of the word share of a session message from another project than the one
+# asked from, where the gate weighs it in its cosine's stead (share x 1.3 x this >=
+# relevance_floor: a share of 0.46, not 0.35). Recall across all projects (--all-scopes)
+# from inside one: among 39 projects many messages hold a third of a question's words,
+# and their clear label put them above the project's own answer, possible (measured:
+# docs/benchmarks.md, "Recall everywhere: evidence from another project"; 0.4, 0.6 and
+# 0.75 found the same, below 0.75 more questions had no clear match).
+ABROAD_WORDS = 0.75
+
+
+def abroad(run: Run, candidates: list[Candidate]) -> set[str]:
+    """The session messages of another project than the one asked from (not a project the
+    question names, nor global), when that project holds candidates: asked from outside
+    every project (or of a single project's store), no project's evidence weighs less."""
+    home = run.home_scope
+    if home is None or not any(c.memory.scope == home for c in candidates):
+        return set()
+    near = {home, GLOBAL_SCOPE, *run.named_projects}
+    return {c.id for c in candidates if c.is_message and c.memory.scope not in near}
 
 
 def far_message(run: Run, candidate: Candidate) -> str:
@@ -513,8 +543,20 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     shares = {c.id: coverage(run, c, pattern) for c in candidates}
     leader, margin = lead(candidates)
     crowd = crowd_cosine(run)
+    elsewhere = abroad(run, candidates)
     judged = [
-        (c, *evidence(run, c, shares[c.id], pairs, margin if c.id == leader else None, crowd))
+        (
+            c,
+            *evidence(
+                run,
+                c,
+                shares[c.id],
+                pairs,
+                margin if c.id == leader else None,
+                crowd,
+                c.id in elsewhere,
+            ),
+        )
         for c in candidates
     ]
     # stored questions boost a memory and never alone make it clear (DESIGN.md, recall 4);
