@@ -239,7 +239,7 @@ def recall(
     run.named_projects = named or {}
     if run.params.translate and not run.query.english:
         run.translation = translation_of(run)
-    found = label_added(run_stages(run, stages_for(run.params)))
+    found = label_added(run, run_stages(run, stages_for(run.params)))
     clear = [c for c in found if c.clear]
     if touch:
         touch_results(run, [Recalled.of(c) for c in clear])
@@ -255,16 +255,22 @@ def recall(
     return RecallResult(query=text, results=results, warnings=run.notes, run=run)
 
 
-def label_added(found: list[Candidate]) -> list[Candidate]:
-    """A candidate the graph or a session neighbour added (not judged by fuse) takes the label
-    of the candidate it was reached from."""
+def label_added(run: Run, found: list[Candidate]) -> list[Candidate]:
+    """A candidate the graph or a session neighbour added takes the label of the candidate
+    it was reached from, unless fuse judged it: then the gate's verdict on its own evidence
+    stands (the facts next to a clear one in its session are not clear by being near it)."""
     judged = {c.id: c for c in found if c.match_why}
+    aside = {c.id: c.match_why for c in (*run.possible, *run.beside) if c.match_why}
     for candidate in found:
         seed = judged.get(candidate.via[0]) if candidate.via else None
-        if not candidate.match_why and seed is not None:
-            candidate.clear = seed.clear
-            what = "clear" if seed.clear else "possible"
-            candidate.match_why = f"{what}: reached from {seed.id[:8]}, a {what} match"
+        if candidate.match_why or seed is None:
+            continue
+        own = aside.get(candidate.id)
+        candidate.clear = seed.clear and own is None
+        what = "clear" if candidate.clear else "possible"
+        candidate.match_why = f"{what}: reached from {seed.id[:8]}, a {what} match"
+        if own is not None:
+            candidate.match_why = f"{own}; reached from {seed.id[:8]}"
     return found
 
 

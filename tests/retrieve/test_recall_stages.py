@@ -14,7 +14,7 @@ import pytest
 from memctl.config.settings import load_settings
 from memctl.context import Context
 from memctl.model import Kind, Memory, Relation, RelationType, State, Tier, format_time
-from memctl.retrieve.pipeline import Recalled, possible_results, start
+from memctl.retrieve.pipeline import Recalled, label_added, possible_results, start
 from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run
 from memctl.retrieve.stages.bm25_floor import bm25_floor
 from memctl.retrieve.stages.candidates import (
@@ -525,6 +525,15 @@ def test_a_short_memory_inherits_from_its_session_neighbours(ctx: Context) -> No
     assert got[opener.memory.content].score == pytest.approx(0.3)
     assert got[answer.memory.content].via == (question.id, "next to", answer.id)
     assert far.memory.content not in got  # not a neighbour of the question
+    # reached from a clear match, a neighbour is clear too, unless the gate judged it on
+    # its own evidence: the fact next to "tests run with `mix test`" in its session
+    # ("type checks run with `mix dialyzer`") answers no question about tests
+    question.clear, question.match_why = True, "clear: shows relevance"
+    run.possible = [replace(opener, match_why="possible: no evidence of relevance of its own")]
+    labelled = {c.memory.content: c for c in label_added(run, list(got.values()))}
+    assert labelled[answer.memory.content].clear
+    assert not labelled[opener.memory.content].clear
+    assert labelled[opener.memory.content].match_why.startswith("possible: no evidence")
     statement = stored(ctx, "Oscar loves carrots", 1.0, session_id="t", created_at=times[0])
     after = cand("so do I", 0.0, session_id="t", created_at=times[1])
     insert_memory(ctx.db, after.memory, None)
@@ -783,14 +792,19 @@ def test_a_message_of_tool_notes_is_never_alone_a_clear_match(ctx: Context) -> N
     notes = "[tool Read: /src/app/tui.py]\n[tool Edit: /src/app/tui.py]"
     said = "I changed tui.py so the export uses the cached HTML."
     found = []
-    for text in (notes, said):
+    # a command's output its client wrapped in its own tag (a /compact's hook output) is
+    # no one's words either, however many of the query's it holds
+    wrapped = f"<local-command-stdout>Compacted\n{said}\n</local-command-stdout>"
+    for text in (notes, said, wrapped):
         message = Candidate(Memory(content=text, created_at=format_time(NOW)), is_message=True)
         message.ranks, message.raw = {"sessions": 1}, {"sessions": -4.0, "similarity": 0.5}
         found.append(message)
     fuse(run, found)
-    tool, prose = found
-    assert (tool.clear, prose.clear) == (False, True)
-    assert tool.score < prose.score
+    tool, prose, output = found
+    assert (tool.clear, prose.clear, output.clear) == (False, True, False)
+    assert tool.score < prose.score and output.score < prose.score
+    pasted = Candidate(Memory(content=f"<div>{said}</div>"), is_message=True)
+    assert not pasted.only_tool_notes  # HTML a person pastes: a tag of one word
     assert tool.only_tool_notes and not prose.only_tool_notes
     # a sub-agent's tool notes are marked [subagent] first, and are notes all the same
     for text, notes_only in ((f"[subagent] {notes}", True), (f"[subagent] {said}", False)):
