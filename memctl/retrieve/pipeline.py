@@ -40,7 +40,8 @@ from memctl.retrieve.stages.intent import STAGE as INTENT
 from memctl.retrieve.stages.intent import intent
 from memctl.retrieve.stages.length import length
 from memctl.retrieve.stages.mmr import mmr
-from memctl.retrieve.stages.neighbours import neighbours
+from memctl.retrieve.stages.neighbours import RELATION as NEXT_TO
+from memctl.retrieve.stages.neighbours import asks, neighbours
 from memctl.retrieve.stages.pack import item_tokens, pack
 from memctl.retrieve.stages.provenance import STAGE as PROVENANCE
 from memctl.retrieve.stages.provenance import provenance
@@ -257,15 +258,19 @@ def recall(
 
 def label_added(run: Run, found: list[Candidate]) -> list[Candidate]:
     """A candidate the graph or a session neighbour added takes the label of the candidate
-    it was reached from, unless fuse judged it: then the gate's verdict on its own evidence
-    stands (the facts next to a clear one in its session are not clear by being near it)."""
+    it was reached from. Not one that only lies next to it in their session, not as its
+    reply, and that fuse judged: the gate's verdict on its own evidence stands (the fact
+    distilled after "tests run with `mix test`", "type checks run with `mix dialyzer`",
+    is no answer to "how do I run the tests?"). A relation (depends_on, ...) or a reply to
+    a question is evidence of its own."""
     judged = {c.id: c for c in found if c.match_why}
     aside = {c.id: c.match_why for c in (*run.possible, *run.beside) if c.match_why}
     for candidate in found:
         seed = judged.get(candidate.via[0]) if candidate.via else None
         if candidate.match_why or seed is None:
             continue
-        own = aside.get(candidate.id)
+        beside = candidate.via[1:2] == (NEXT_TO,) and not asks(seed.memory.content)
+        own = aside.get(candidate.id) if beside else None
         candidate.clear = seed.clear and own is None
         what = "clear" if candidate.clear else "possible"
         candidate.match_why = f"{what}: reached from {seed.id[:8]}, a {what} match"

@@ -87,13 +87,14 @@ def test_of_two_equal_hits_the_one_holding_more_of_the_querys_words_ranks_first(
     run.word_weights = {"rotate": 1.0, "staging": 1.0, "password": 1.0}
     part = cand("the staging password is in the vault")
     whole = cand("we rotate the staging password monthly")
-    for candidate in (part, whole):
+    # an inflection of a word ending in a silent "e" is the word ("rotate" / "rotated")
+    inflected = cand("we rotated the staging passwords monthly")
+    for candidate in (part, whole, inflected):
         candidate.ranks, candidate.raw = {"vector": 1, "bm25": 1}, {"vector": 0.5, "bm25": -2.0}
-    assert [c.memory.content for c in fuse(run, [part, whole])] == [
-        whole.memory.content,
-        part.memory.content,
-    ]
+    ranked = [c.memory.content for c in fuse(run, [part, whole, inflected])]
+    assert ranked[-1] == part.memory.content
     assert whole.score - part.score == pytest.approx(run.params.weight_words / 3)
+    assert inflected.score == pytest.approx(whole.score)
 
 
 def test_fuse_drops_candidates_without_evidence_of_their_own_and_says_why(ctx: Context) -> None:
@@ -525,20 +526,24 @@ def test_a_short_memory_inherits_from_its_session_neighbours(ctx: Context) -> No
     assert got[opener.memory.content].score == pytest.approx(0.3)
     assert got[answer.memory.content].via == (question.id, "next to", answer.id)
     assert far.memory.content not in got  # not a neighbour of the question
-    # reached from a clear match, a neighbour is clear too, unless the gate judged it on
-    # its own evidence: the fact next to "tests run with `mix test`" in its session
-    # ("type checks run with `mix dialyzer`") answers no question about tests
-    question.clear, question.match_why = True, "clear: shows relevance"
-    run.possible = [replace(opener, match_why="possible: no evidence of relevance of its own")]
-    labelled = {c.memory.content: c for c in label_added(run, list(got.values()))}
-    assert labelled[answer.memory.content].clear
-    assert not labelled[opener.memory.content].clear
-    assert labelled[opener.memory.content].match_why.startswith("possible: no evidence")
+    reply = got[answer.memory.content]
     statement = stored(ctx, "Oscar loves carrots", 1.0, session_id="t", created_at=times[0])
     after = cand("so do I", 0.0, session_id="t", created_at=times[1])
     insert_memory(ctx.db, after.memory, None)
     got = {c.memory.content: c for c in neighbours(run, [statement])}
     assert got["so do I"].score == pytest.approx(0.3)  # no question, no reply share
+    # reached from a clear match, a neighbour is clear too, unless it only lies next to it
+    # and the gate judged it on its own evidence (the fact distilled after "tests run with
+    # `mix test`", "type checks run with `mix dialyzer`", answers no question about tests);
+    # the reply to a question stays clear: it most likely answers it
+    unjudged = "possible: no evidence of relevance of its own"
+    for seed, near in ((statement, got["so do I"]), (question, reply)):
+        seed.clear, seed.match_why = True, "clear: shows relevance"
+        run.possible = [replace(near, match_why=unjudged)]
+        near.match_why = ""
+        label_added(run, [seed, near])
+        assert near.clear is (seed is question), near.memory.content
+        assert near.match_why.startswith(unjudged) is (seed is statement)
 
 
 def test_a_question_gives_way_to_the_short_reply_that_inherits_from_it(ctx: Context) -> None:
