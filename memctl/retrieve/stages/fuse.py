@@ -233,21 +233,13 @@ WORD = re.compile(r"[^\W_]+")
 SUFFIXES = ("ing", "ed", "es", "s")
 
 
-# The stems an inflection leaves at least this long ("runs" -> "run").
-STEM_CHARS = 3
-
-
 @functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """``word`` without one common English inflection, when enough of it is left, and
-    without a final silent "e", which the inflection takes away ("create" / "created",
-    "file" / "files": one stem each)."""
-    base = word
+    """``word`` without one common English inflection, when enough of it is left."""
     for suffix in SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= STEM_CHARS:
-            base = word[: -len(suffix)]
-            break
-    return base[:-1] if base.endswith("e") and len(base) > STEM_CHARS else base
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
 
 
 def anchor_in(run: Run, candidate: Candidate) -> str | None:
