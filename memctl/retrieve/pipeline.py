@@ -40,8 +40,7 @@ from memctl.retrieve.stages.intent import STAGE as INTENT
 from memctl.retrieve.stages.intent import intent
 from memctl.retrieve.stages.length import length
 from memctl.retrieve.stages.mmr import mmr
-from memctl.retrieve.stages.neighbours import RELATION as NEXT_TO
-from memctl.retrieve.stages.neighbours import asks, neighbours
+from memctl.retrieve.stages.neighbours import neighbours
 from memctl.retrieve.stages.pack import item_tokens, pack
 from memctl.retrieve.stages.provenance import STAGE as PROVENANCE
 from memctl.retrieve.stages.provenance import provenance
@@ -240,7 +239,7 @@ def recall(
     run.named_projects = named or {}
     if run.params.translate and not run.query.english:
         run.translation = translation_of(run)
-    found = label_added(run, run_stages(run, stages_for(run.params)))
+    found = label_added(run_stages(run, stages_for(run.params)))
     clear = [c for c in found if c.clear]
     if touch:
         touch_results(run, [Recalled.of(c) for c in clear])
@@ -256,26 +255,16 @@ def recall(
     return RecallResult(query=text, results=results, warnings=run.notes, run=run)
 
 
-def label_added(run: Run, found: list[Candidate]) -> list[Candidate]:
-    """A candidate the graph or a session neighbour added takes the label of the candidate
-    it was reached from. Not one that only lies next to it in their session, not as its
-    reply, and that fuse judged: the gate's verdict on its own evidence stands (the fact
-    distilled after "tests run with `mix test`", "type checks run with `mix dialyzer`",
-    is no answer to "how do I run the tests?"). A relation (depends_on, ...) or a reply to
-    a question is evidence of its own."""
+def label_added(found: list[Candidate]) -> list[Candidate]:
+    """A candidate the graph or a session neighbour added (not judged by fuse) takes the label
+    of the candidate it was reached from."""
     judged = {c.id: c for c in found if c.match_why}
-    aside = {c.id: c.match_why for c in (*run.possible, *run.beside) if c.match_why}
     for candidate in found:
         seed = judged.get(candidate.via[0]) if candidate.via else None
-        if candidate.match_why or seed is None:
-            continue
-        beside = candidate.via[1:2] == (NEXT_TO,) and not asks(seed.memory.content)
-        own = aside.get(candidate.id) if beside else None
-        candidate.clear = seed.clear and own is None
-        what = "clear" if candidate.clear else "possible"
-        candidate.match_why = f"{what}: reached from {seed.id[:8]}, a {what} match"
-        if own is not None:
-            candidate.match_why = f"{own}; reached from {seed.id[:8]}"
+        if not candidate.match_why and seed is not None:
+            candidate.clear = seed.clear
+            what = "clear" if seed.clear else "possible"
+            candidate.match_why = f"{what}: reached from {seed.id[:8]}, a {what} match"
     return found
 
 

@@ -14,7 +14,7 @@ import pytest
 from memctl.config.settings import load_settings
 from memctl.context import Context
 from memctl.model import Kind, Memory, Relation, RelationType, State, Tier, format_time
-from memctl.retrieve.pipeline import Recalled, label_added, possible_results, start
+from memctl.retrieve.pipeline import Recalled, possible_results, start
 from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run
 from memctl.retrieve.stages.bm25_floor import bm25_floor
 from memctl.retrieve.stages.candidates import (
@@ -525,24 +525,11 @@ def test_a_short_memory_inherits_from_its_session_neighbours(ctx: Context) -> No
     assert got[opener.memory.content].score == pytest.approx(0.3)
     assert got[answer.memory.content].via == (question.id, "next to", answer.id)
     assert far.memory.content not in got  # not a neighbour of the question
-    reply = got[answer.memory.content]
     statement = stored(ctx, "Oscar loves carrots", 1.0, session_id="t", created_at=times[0])
     after = cand("so do I", 0.0, session_id="t", created_at=times[1])
     insert_memory(ctx.db, after.memory, None)
     got = {c.memory.content: c for c in neighbours(run, [statement])}
     assert got["so do I"].score == pytest.approx(0.3)  # no question, no reply share
-    # reached from a clear match, a neighbour is clear too, unless it only lies next to it
-    # and the gate judged it on its own evidence (the fact distilled after "tests run with
-    # `mix test`", "type checks run with `mix dialyzer`", answers no question about tests);
-    # the reply to a question stays clear: it most likely answers it
-    unjudged = "possible: no evidence of relevance of its own"
-    for seed, near in ((statement, got["so do I"]), (question, reply)):
-        seed.clear, seed.match_why = True, "clear: shows relevance"
-        run.possible = [replace(near, match_why=unjudged)]
-        near.match_why = ""
-        label_added(run, [seed, near])
-        assert near.clear is (seed is question), near.memory.content
-        assert near.match_why.startswith(unjudged) is (seed is statement)
 
 
 def test_a_question_gives_way_to_the_short_reply_that_inherits_from_it(ctx: Context) -> None:
