@@ -205,7 +205,7 @@ complete -c memctl -n '__fish_seen_subcommand_from ingest' -l transcript -r -F -
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -l client -x -a 'claude-code opencode codex cursor generic' -d 'Transcript format (default: guessed from the content); with --backfill, the assistant whose transcripts to read (default: every one).'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -l session-id -x -d 'Session id (default: the transcript\'s own).'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -l agent-id -x -d 'Agent id recorded on the session and its memories.'
-complete -c memctl -n '__fish_seen_subcommand_from ingest' -s s -l scope -x -d 'Scope of the memories: \'project\' (the current one, default), \'global\', or a name.'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -s s -l scope -x -d 'Scope of the session and its memories: \'project\' (default: the project of the directory the session ran in, else the current one), \'global\', or a name.'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -s t -l tag -x -d 'A tag for the memories made from this session; repeat or separate with commas.'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -l mode -x -a 'smart raw' -d 'smart: store the messages and distil memories; raw: only store the messages.'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -l wait -d 'Run the slow path in the foreground instead of a worker.'

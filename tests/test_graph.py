@@ -390,6 +390,10 @@ def test_cli_graph_lists_relations_with_sources_and_refuses_unknown_names(ctx: C
     assert "Alice → works at → Acme" in shown.stdout and source[:8] in shown.stdout
     listed = run_cli("graph")
     assert "entities" in listed.stdout and "Alice (person)" in listed.stdout
+    assert "--all-scopes" not in listed.stdout
+    # a project with no entity of its own says where the others are
+    empty = run_cli("graph", "-s", "/nowhere/else").stdout
+    assert empty.startswith("0 entities") and "--all-scopes looks everywhere" in empty
     missing = run_cli("graph", "Zanzibar")
     assert missing.returncode == 3
     assert missing.stderr.strip() == (

@@ -55,7 +55,8 @@ INGEST_OPTIONS: dict[str, Opt] = {
     "agent_id": Opt(("--agent-id",), "Agent id recorded on the session and its memories.", "ID"),
     "scope": Opt(
         ("--scope", "-s"),
-        "Scope of the memories: 'project' (the current one, default), 'global', or a name.",
+        "Scope of the session and its memories: 'project' (default: the project of the "
+        "directory the session ran in, else the current one), 'global', or a name.",
         "SCOPE",
     ),
     "tags": Opt(

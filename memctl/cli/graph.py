@@ -84,9 +84,10 @@ def graph(
             print_json(found.to_dict())
             return
         counts = found.counts
+        elsewhere = "" if counts["entities"] or all_scopes else "; --all-scopes looks everywhere"
         console.print(
             f"{counts['entities']} entities, {counts['triples']} relations "
-            f"({counts['superseded']} superseded)"
+            f"({counts['superseded']} superseded){elsewhere}"
         )
         for item in found.entities:
             console.print(fit(f"  {item.name} ({item.kind})"), soft_wrap=True)

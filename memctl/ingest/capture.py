@@ -25,7 +25,7 @@ from itertools import chain
 from pathlib import Path
 from typing import IO, Any
 
-from memctl.config.scope import project_scope
+from memctl.config.scope import project_root, project_scope
 from memctl.context import Context
 from memctl.errors import InputError, UsageError
 from memctl.ingest.parse import Transcript, read_transcript, shape_of
@@ -436,6 +436,10 @@ def store_transcript(
             report.messages_new += 1
             recent.append(message)
         _update_session(session, options, transcript, name)
+        if not session.cwd and not options.scope and session.scope == ctx.settings.project_scope:
+            # a transcript that names no directory is the current project's: say which,
+            # so that `memctl projects` names it from anywhere, not as ``path:<hash>``
+            session.cwd = str(project_root(ctx.settings.cwd))
         if not dry_run:
             if not session.title:
                 session.title = stored_title(db, session_id)

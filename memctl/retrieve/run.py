@@ -7,6 +7,7 @@ record is what ``--explain`` and ``--why-not`` show.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -30,6 +31,11 @@ QUESTION_LEGS = ("questions", "question_vector")
 TOOL_NOTE = "[tool "  # how the parsers write a tool call or result (ingest/parse/common.py)
 SUBAGENT = "[subagent] "  # how they mark a sub-agent's message (ingest/parse/common.py)
 CODE_SPAN = lazy(r"`[^`\n]+`")  # code an assistant names in Markdown: `tui.py`
+# A client's own wrapper around a message it wrote into the conversation: a tag of two
+# words or more, as clients name theirs (``<local-command-stdout>``, ``<system-reminder>``,
+# ``<task-notification>``, ``<environment_context>``: ingest/injected.py lists them); one a
+# person pastes (``<div>``) is a single word
+CLIENT_TAG = lazy(r"<([a-z]+[-_][a-z_-]+)\b[^>]*>", re.I)
 
 
 @dataclass
@@ -63,11 +69,14 @@ class Candidate:
     @property
     def only_tool_notes(self) -> bool:
         """A session message that only records tool calls and their results (``[tool Edit:
-        path]``): what the agent did, which the session's digest and facts say better. A
-        sub-agent's message is marked ``[subagent]`` first: its tool notes are notes too."""
+        path]``), or a command's or hook's output its client wrapped in its own tag
+        (``client_wrapped``): what the agent and the tools did, which the session's digest
+        and facts say better. A sub-agent's message is marked ``[subagent]`` first: its tool
+        notes are notes too."""
         text = self.memory.content.lstrip().removeprefix(SUBAGENT)
         lines = [line.strip() for line in text.splitlines() if line.strip()]
-        return self.is_message and bool(lines) and all(line.startswith(TOOL_NOTE) for line in lines)
+        notes = bool(lines) and all(line.startswith(TOOL_NOTE) for line in lines)
+        return self.is_message and (notes or client_wrapped(text))
 
     @property
     def only_narration(self) -> bool:
@@ -83,6 +92,16 @@ class Candidate:
         """Found only through the questions stored with it, by no leg of its own: they
         boost it, and never alone make it a clear match."""
         return bool(self.ranks) and all(leg in QUESTION_LEGS for leg in self.ranks)
+
+
+def client_wrapped(text: str) -> bool:
+    """Whether ``text`` is one block a client wrapped in its own tag, opening to closing
+    (``<local-command-stdout>...</local-command-stdout>``): a command's output, a hook's,
+    a reminder, none of it anyone's words. Long, such a block holds every word of many
+    questions (a /compact's hook output of 6 KB was a clear match for "which files did we
+    create?")."""
+    opening = CLIENT_TAG.match(text.strip())
+    return opening is not None and text.rstrip().endswith(f"</{opening.group(1)}>")
 
 
 class Step(NamedTuple):

@@ -261,6 +261,13 @@ def test_an_undated_transcript_is_dated_when_its_file_was_written(tmp_path: Path
     digest = [r for r in recalled["results"] if r.get("category") == "events"]
     assert digest and "testing-gitflows" in digest[0]["content"]
     assert {r["match"] for r in recalled["results"]} == {"possible"}
+    # out of Cursor's own folder the transcript names no directory: it is the project
+    # ingest ran in, and `projects` names it from anywhere (it showed only `path:<hash>`)
+    ok("ingest", str(TRANSCRIPTS / "real" / "cursor-gitai-hboshows.jsonl"), "--mode", "raw")
+    listed = json.loads(ok("projects", "--json", cwd=tmp_path))
+    assert {"path": str(Path.cwd()), "clients": ["cursor"]}.items() <= next(
+        p for p in listed if p["scope"] != session["scope"]
+    ).items()
 
 
 def test_list_takes_all_scopes_as_recall_and_sessions_do(tmp_path: Path) -> None:

@@ -783,14 +783,19 @@ def test_a_message_of_tool_notes_is_never_alone_a_clear_match(ctx: Context) -> N
     notes = "[tool Read: /src/app/tui.py]\n[tool Edit: /src/app/tui.py]"
     said = "I changed tui.py so the export uses the cached HTML."
     found = []
-    for text in (notes, said):
+    # a command's output its client wrapped in its own tag (a /compact's hook output) is
+    # no one's words either, however many of the query's it holds
+    wrapped = f"<local-command-stdout>Compacted\n{said}\n</local-command-stdout>"
+    for text in (notes, said, wrapped):
         message = Candidate(Memory(content=text, created_at=format_time(NOW)), is_message=True)
         message.ranks, message.raw = {"sessions": 1}, {"sessions": -4.0, "similarity": 0.5}
         found.append(message)
     fuse(run, found)
-    tool, prose = found
-    assert (tool.clear, prose.clear) == (False, True)
-    assert tool.score < prose.score
+    tool, prose, output = found
+    assert (tool.clear, prose.clear, output.clear) == (False, True, False)
+    assert tool.score < prose.score and output.score < prose.score
+    pasted = Candidate(Memory(content=f"<div>{said}</div>"), is_message=True)
+    assert not pasted.only_tool_notes  # HTML a person pastes: a tag of one word
     assert tool.only_tool_notes and not prose.only_tool_notes
     # a sub-agent's tool notes are marked [subagent] first, and are notes all the same
     for text, notes_only in ((f"[subagent] {notes}", True), (f"[subagent] {said}", False)):
