@@ -50,7 +50,8 @@ def warn(message: str) -> None:
 
 
 def age(iso: str | None, now: datetime | None = None) -> str:
-    """A short relative age: ``now``, ``5m``, ``3h``, ``2d``, ``7w``, ``4mo``, ``2y``."""
+    """A short relative age: ``now``, ``5min``, ``3h``, ``2d``, ``7w``, ``4mo``, ``2y`` (minutes
+    are ``min``: a table's ``2m`` beside ``9mo`` read as months)."""
     if not iso:
         return "-"
     seconds = max(0.0, ((now or datetime.now(UTC)) - parse_time(iso)).total_seconds())
@@ -60,7 +61,7 @@ def age(iso: str | None, now: datetime | None = None) -> str:
         ("w", 7 * 86400),
         ("d", 86400),
         ("h", 3600),
-        ("m", 60),
+        ("min", 60),
     ):
         if seconds >= size:
             return f"{int(seconds // size)}{unit}"

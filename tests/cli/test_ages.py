@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from memctl.cli.render import age
 from tests.conftest import run_cli
 
 OLD = "2025-03-01T10:00:00Z"
+AGES = (timedelta(seconds=20), timedelta(minutes=2), timedelta(hours=3), timedelta(days=280))
 
 
 def old_session(path: Path) -> Path:
@@ -40,3 +43,10 @@ def test_distilled_memories_show_the_age_of_their_session(tmp_path: Path) -> Non
 def test_remembered_memories_are_dated_by_their_creation() -> None:
     assert run_cli("remember", "the build uses make").returncode == 0
     assert "just now" in run_cli("recall", "build make", "--format", "context").stdout
+
+
+def test_minutes_and_months_read_apart() -> None:
+    """A table's age column wrote minutes as ``2m`` beside months as ``9mo``."""
+    now = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+    ages = [age((now - span).isoformat(), now) for span in AGES]
+    assert ages == ["now", "2min", "3h", "9mo"]
