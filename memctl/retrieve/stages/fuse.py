@@ -88,7 +88,15 @@ from typing import TYPE_CHECKING
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.model import Kind, parse_time
 from memctl.retrieve.query import IDENTIFIER, STOPWORDS, split_identifier, words_pattern
-from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run, by_score
+from memctl.retrieve.run import (
+    DROPPED,
+    KEPT,
+    SUBAGENT,
+    TOOL_NOTE,
+    Candidate,
+    Run,
+    by_score,
+)
 
 if TYPE_CHECKING:
     from memctl.retrieve.stages.rerank import Judge
@@ -217,16 +225,22 @@ def coverage(run: Run, candidate: Candidate, pattern: re.Pattern[str] | None) ->
 def _share(run: Run, text: str, total: float) -> float:
     """``coverage`` of one lower-cased text; ``total``: the weights' sum."""
     weights = run.word_weights
-    words = {stem(w) for w in set(WORD.findall(text))}
+    everywhere = {stem(w) for w in set(WORD.findall(text))}
+    plain = plain_words(text)
+    spelled = identifier_words(run.query.text)
     # in the query's order: a sum over a set differs in its last bits between processes
-    held = [word for word in weights if stem(word.lower()) in words]
+    held = [
+        word
+        for word in weights
+        if stem(word.lower()) in (everywhere if word.lower() in spelled else plain)
+    ]
     # a word the candidate writes in other words (the vocabulary's synonyms) counts less
     synonyms = run.query.synonyms
     written_otherwise = [
         w
         for word, w in weights.items()
         if word not in held
-        and any(all(stem(p) in words for p in phrase) for phrase in synonyms.get(word, ()))
+        and any(all(stem(p) in plain for p in phrase) for phrase in synonyms.get(word, ()))
     ]
     own = sum(weights[word] for word in held)
     return (own + run.params.vocabulary_weight * sum(written_otherwise)) / total
@@ -244,6 +258,52 @@ def stem(word: str) -> str:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             return word[: -len(suffix)]
     return word
+
+
+# What may stand around a token in a sentence: quotes, brackets, punctuation.
+TOKEN_EDGES = "\"'`()[]{}<>,;:!?."
+# How a path opens (``/src``, ``~/notes``, ``./app``, ``../lib``)
+PATH_OPENINGS = ("/", "~/", "./", "../")
+
+
+def is_path(token: str) -> bool:
+    """A path or an address (``/Users/x/testing-gitflows-git-ai/a.txt``, ``src/lib/app``,
+    ``C:\\x``, a URL): it opens as one, or holds two slashes or a backslash. One slash
+    between words is as often English ("CI/CD", "and/or")."""
+    token = token.strip(TOKEN_EDGES)
+    return token.startswith(PATH_OPENINGS) or token.count("/") >= 2 or "\\" in token
+
+
+def plain_words(text: str) -> set[str]:
+    """The stems of the words ``text`` says: not inside a tool call's note (``[tool
+    write_stdin: {"yield_time_ms": ...}]``, a line of its own) nor inside a path
+    (``is_path``). The query's plain words count only there: "time" in a tool call's
+    argument, or "tests" in a folder's name, is the word in another sense. An identifier
+    said in a sentence ("the `export_orders` method") is said: its words count."""
+    said = [
+        line
+        for line in text.splitlines()
+        if not line.strip().removeprefix(SUBAGENT).startswith(TOOL_NOTE)
+    ]
+    return {
+        stem(word)
+        for token in " ".join(said).split()
+        if not is_path(token)
+        for word in WORD.findall(token)
+    }
+
+
+@functools.lru_cache(maxsize=256)
+def identifier_words(query: str) -> frozenset[str]:
+    """The parts of the identifiers and paths a query writes (``math_utils``,
+    ``parseOrderId``, ``src/app.py``): the query names them as code, and they count
+    wherever a candidate holds them."""
+    return frozenset(
+        part
+        for token in query.split()
+        if is_path(token) or JOINED.search(token) or CAMEL.search(token)
+        for part in split_identifier(token.strip(TOKEN_EDGES))
+    )
 
 
 def anchor_in(run: Run, candidate: Candidate) -> str | None:
