@@ -88,15 +88,7 @@ from typing import TYPE_CHECKING
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.model import Kind, parse_time
 from memctl.retrieve.query import IDENTIFIER, STOPWORDS, split_identifier, words_pattern
-from memctl.retrieve.run import (
-    DROPPED,
-    KEPT,
-    SUBAGENT,
-    TOOL_NOTE,
-    Candidate,
-    Run,
-    by_score,
-)
+from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run, by_score
 
 if TYPE_CHECKING:
     from memctl.retrieve.stages.rerank import Judge
@@ -274,21 +266,20 @@ def is_path(token: str) -> bool:
     return token.startswith(PATH_OPENINGS) or token.count("/") >= 2 or "\\" in token
 
 
+# A JSON object's key, as a tool call's arguments write it (``{"yield_time_ms":``)
+JSON_KEY = re.compile(r'^[{\[,]*"[^"\s]+":')
+
+
 def plain_words(text: str) -> set[str]:
-    """The stems of the words ``text`` says: not inside a tool call's note (``[tool
-    write_stdin: {"yield_time_ms": ...}]``, a line of its own) nor inside a path
-    (``is_path``). The query's plain words count only there: "time" in a tool call's
-    argument, or "tests" in a folder's name, is the word in another sense. An identifier
-    said in a sentence ("the `export_orders` method") is said: its words count."""
-    said = [
-        line
-        for line in text.splitlines()
-        if not line.strip().removeprefix(SUBAGENT).startswith(TOOL_NOTE)
-    ]
+    """The stems of the words ``text`` writes as words: not inside a path (``is_path``) nor
+    a JSON key (``[tool write_stdin: {"yield_time_ms": 1000}]``). The query's plain words
+    count only there: "time" in a tool call's argument name, or "tests" in a folder's
+    name, is the word in another sense. A command (``pip install -r requirements.txt``) or
+    an identifier said in a sentence ("the `export_orders` method") says its words."""
     return {
         stem(word)
-        for token in " ".join(said).split()
-        if not is_path(token)
+        for token in text.split()
+        if not (is_path(token) or JSON_KEY.match(token))
         for word in WORD.findall(token)
     }
 
