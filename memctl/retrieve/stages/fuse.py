@@ -254,14 +254,15 @@ def stem(word: str) -> str:
 
 # What may stand around a token in a sentence: quotes, brackets, punctuation.
 TOKEN_EDGES = "\"'`()[]{}<>,;:!?."
-# How a path opens (``/src``, ``~/notes``, ``./app``, ``../lib``)
-PATH_OPENINGS = ("/", "~/", "./", "../")
+# How a path opens (``~/notes``, ``./app``, ``../lib``; one opening "/" is as often a
+# client's command: "/compact", "/clear")
+PATH_OPENINGS = ("~/", "./", "../")
 
 
 def is_path(token: str) -> bool:
     """A path or an address (``/Users/x/testing-gitflows-git-ai/a.txt``, ``src/lib/app``,
-    ``C:\\x``, a URL): it opens as one, or holds two slashes or a backslash. One slash
-    between words is as often English ("CI/CD", "and/or")."""
+    ``~/notes``, ``C:\\x``, a URL): it opens as one, or holds two slashes or a backslash.
+    One slash is as often English ("CI/CD", "and/or") or a command ("/compact")."""
     token = token.strip(TOKEN_EDGES)
     return token.startswith(PATH_OPENINGS) or token.count("/") >= 2 or "\\" in token
 
