@@ -218,7 +218,7 @@ def _share(run: Run, text: str, total: float) -> float:
     """``coverage`` of one lower-cased text; ``total``: the weights' sum."""
     weights = run.word_weights
     everywhere = {stem(w) for w in set(WORD.findall(text))}
-    plain = plain_words(text)
+    plain = plain_words(text) if any(mark in text for mark in MARKS) else everywhere
     spelled = identifier_words(run.query.text)
     # in the query's order: a sum over a set differs in its last bits between processes
     held = [
@@ -252,37 +252,26 @@ def stem(word: str) -> str:
     return word
 
 
-# What may stand around a token in a sentence: quotes, brackets, punctuation.
-TOKEN_EDGES = "\"'`()[]{}<>,;:!?."
-# How a path opens (``~/notes``, ``./app``, ``../lib``; one opening "/" is as often a
-# client's command: "/compact", "/clear")
-PATH_OPENINGS = ("~/", "./", "../")
-
-
-def is_path(token: str) -> bool:
-    """A path or an address (``/Users/x/testing-gitflows-git-ai/a.txt``, ``src/lib/app``,
-    ``~/notes``, ``C:\\x``, a URL): it opens as one, or holds two slashes or a backslash.
-    One slash is as often English ("CI/CD", "and/or") or a command ("/compact")."""
-    token = token.strip(TOKEN_EDGES)
-    return token.startswith(PATH_OPENINGS) or token.count("/") >= 2 or "\\" in token
-
-
-# A JSON object's key, as a tool call's arguments write it (``{"yield_time_ms":``)
-JSON_KEY = re.compile(r'^[{\[,]*"[^"\s]+":')
+# A token of markup, whose words are no words said: a path or an address, with two slashes
+# or more (``/Users/x/testing-gitflows-git-ai/a.txt``, ``src/lib/app``, a URL), a
+# backslash (``C:\\x``), or opening as one (``~/notes``, ``./app``, ``../lib``); one slash
+# is as often English ("CI/CD", "and/or") or a client's command ("/compact"). Or a JSON
+# object's key, as a tool call's arguments write it (``{"yield_time_ms":``).
+MARKUP = re.compile(
+    r"(?<!\S)(?:(?:[^\s/]*+/){2}|[^\s\\]*+\\|[\"'`(\[{<]*+(?:~|\.\.?)/"
+    r'|[{\[,]*+"[^"\s]++":)\S*'
+)
+# What every token of MARKUP holds: a text without them has none (a cheap test)
+MARKS = ("/", "\\", '":')
 
 
 def plain_words(text: str) -> set[str]:
-    """The stems of the words ``text`` writes as words: not inside a path (``is_path``) nor
-    a JSON key (``[tool write_stdin: {"yield_time_ms": 1000}]``). The query's plain words
-    count only there: "time" in a tool call's argument name, or "tests" in a folder's
-    name, is the word in another sense. A command (``pip install -r requirements.txt``) or
-    an identifier said in a sentence ("the `export_orders` method") says its words."""
-    return {
-        stem(word)
-        for token in text.split()
-        if not (is_path(token) or JSON_KEY.match(token))
-        for word in WORD.findall(token)
-    }
+    """The stems of the words ``text`` writes as words, not inside ``MARKUP``: a query's
+    plain word counts only there ("time" in a tool call's ``"yield_time_ms":``, or "tests"
+    in a folder's name, is the word in another sense). A command (``pip install -r
+    requirements.txt``) or an identifier said in a sentence ("the `export_orders`
+    method") says its words."""
+    return {stem(w) for w in set(WORD.findall(MARKUP.sub(" ", text)))}
 
 
 @functools.lru_cache(maxsize=256)
@@ -293,8 +282,9 @@ def identifier_words(query: str) -> frozenset[str]:
     return frozenset(
         part
         for token in query.split()
-        if is_path(token) or JOINED.search(token) or CAMEL.search(token)
-        for part in split_identifier(token.strip(TOKEN_EDGES))
+        if MARKUP.fullmatch(token) or JOINED.search(token) or CAMEL.search(token)
+        for piece in WORD.findall(token)
+        for part in split_identifier(piece)
     )
 
 
