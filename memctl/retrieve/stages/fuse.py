@@ -13,7 +13,9 @@ Relevance is read from each candidate's own evidence, never from how it
 compares with the others: its cosine similarity to the query (to its content
 alone, when its searched vector also names what it mentions: ``own_similarity``),
 the share of the query's content words it contains (each word weighted by its
-rarity in the store), and whether it was created inside a time the query names.
+rarity in the store; a word the query writes as a word counts only where the candidate
+writes it as one, not inside a path or a JSON key: ``plain_words``), and whether it was
+created inside a time the query names.
 
 - A candidate *shows* the query is about something stored when cosine +
   ``words_weight`` x word share >= ``relevance_floor`` (the share counts only
