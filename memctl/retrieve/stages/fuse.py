@@ -13,7 +13,9 @@ Relevance is read from each candidate's own evidence, never from how it
 compares with the others: its cosine similarity to the query (to its content
 alone, when its searched vector also names what it mentions: ``own_similarity``),
 the share of the query's content words it contains (each word weighted by its
-rarity in the store), and whether it was created inside a time the query names.
+rarity in the store; a word the query writes as a word counts only where the candidate
+writes it as one, not inside a path or a JSON key: ``plain_words``), and whether it was
+created inside a time the query names.
 
 - A candidate *shows* the query is about something stored when cosine +
   ``words_weight`` x word share >= ``relevance_floor`` (the share counts only
@@ -217,16 +219,22 @@ def coverage(run: Run, candidate: Candidate, pattern: re.Pattern[str] | None) ->
 def _share(run: Run, text: str, total: float) -> float:
     """``coverage`` of one lower-cased text; ``total``: the weights' sum."""
     weights = run.word_weights
-    words = {stem(w) for w in set(WORD.findall(text))}
+    everywhere = {stem(w) for w in set(WORD.findall(text))}
+    plain = plain_words(text) if any(mark in text for mark in MARKS) else everywhere
+    spelled = identifier_words(run.query.text)
     # in the query's order: a sum over a set differs in its last bits between processes
-    held = [word for word in weights if stem(word.lower()) in words]
+    held = [
+        word
+        for word in weights
+        if stem(word.lower()) in (everywhere if word.lower() in spelled else plain)
+    ]
     # a word the candidate writes in other words (the vocabulary's synonyms) counts less
     synonyms = run.query.synonyms
     written_otherwise = [
         w
         for word, w in weights.items()
         if word not in held
-        and any(all(stem(p) in words for p in phrase) for phrase in synonyms.get(word, ()))
+        and any(all(stem(p) in plain for p in phrase) for phrase in synonyms.get(word, ()))
     ]
     own = sum(weights[word] for word in held)
     return (own + run.params.vocabulary_weight * sum(written_otherwise)) / total
@@ -244,6 +252,42 @@ def stem(word: str) -> str:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             return word[: -len(suffix)]
     return word
+
+
+# A token of markup, whose words are no words said: a path or an address, with two slashes
+# or more (``/Users/x/testing-gitflows-git-ai/a.txt``, ``src/lib/app``, a URL), a
+# backslash (``C:\\x``), or opening as one (``~/notes``, ``./app``, ``../lib``); one slash
+# is as often English ("CI/CD", "and/or") or a client's command ("/compact"). Or a JSON
+# object's key, as a tool call's arguments write it (``{"yield_time_ms":``).
+MARKUP = re.compile(
+    r"(?<!\S)(?:(?:[^\s/]*+/){2}|[^\s\\]*+\\|[\"'`(\[{<]*+(?:~|\.\.?)/"
+    r'|[{\[,]*+"[^"\s]++":)\S*'
+)
+# What every token of MARKUP holds: a text without them has none (a cheap test)
+MARKS = ("/", "\\", '":')
+
+
+def plain_words(text: str) -> set[str]:
+    """The stems of the words ``text`` writes as words, not inside ``MARKUP``: a query's
+    plain word counts only there ("time" in a tool call's ``"yield_time_ms":``, or "tests"
+    in a folder's name, is the word in another sense). A command (``pip install -r
+    requirements.txt``) or an identifier said in a sentence ("the `export_orders`
+    method") says its words."""
+    return {stem(w) for w in set(WORD.findall(MARKUP.sub(" ", text)))}
+
+
+@functools.lru_cache(maxsize=256)
+def identifier_words(query: str) -> frozenset[str]:
+    """The parts of the identifiers and paths a query writes (``math_utils``,
+    ``parseOrderId``, ``src/app.py``): the query names them as code, and they count
+    wherever a candidate holds them."""
+    return frozenset(
+        part
+        for token in query.split()
+        if MARKUP.fullmatch(token) or JOINED.search(token) or CAMEL.search(token)
+        for piece in WORD.findall(token)
+        for part in split_identifier(piece)
+    )
 
 
 def anchor_in(run: Run, candidate: Candidate) -> str | None:
