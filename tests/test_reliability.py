@@ -28,6 +28,7 @@ from memctl.store.migrations import MIGRATIONS
 from memctl.store.runs import save_run
 from tests.conftest import run_cli
 from tests.fakes import HashEmbedder
+from tests.holding import held
 from tests.ingesting import distil
 
 NO_LLM = {"MEMCTL_LLM": "none"}
@@ -143,27 +144,9 @@ def test_a_hook_meeting_a_busy_database_spools_and_a_later_run_stores_it(
     with Database.open(home / "memctl.db"):
         pass
     path = transcript(tmp_path / "t.jsonl", 20, "busy day")
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sqlite3, sys; db = sqlite3.connect(sys.argv[1], isolation_level=None); "
-            "db.execute('BEGIN IMMEDIATE'); print('held', flush=True); sys.stdin.readline()",
-            str(home / "memctl.db"),
-        ],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert holder.stdout is not None and holder.stdin is not None
-    assert holder.stdout.readline() == "held\n"
-    try:
+    with held(home / "memctl.db"):
         hook = run_cli("-c", "ingest.lock_wait_ms=300", "ingest", "--transcript", str(path))
         again = run_cli("-c", "ingest.lock_wait_ms=300", "ingest", "--transcript", str(path))
-    finally:
-        holder.stdin.write("done\n")
-        holder.stdin.close()
-        holder.wait()
     for done in (hook, again):
         assert done.returncode == 0, done.stderr
         assert "the database is busy" in done.stdout

@@ -7,13 +7,10 @@ process, a real SQLite file."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from tests.conftest import run_cli
+from tests.holding import held
 from tests.ingesting import claude_record
 
 DOOR = "kumquat-harbour-1977"  # said in message 2 and again in message 3
@@ -32,31 +29,6 @@ def _ok(*args: str) -> str:
     return done.stdout
 
 
-@contextmanager
-def _held(database: Path) -> Iterator[None]:
-    """Another process holding the database's write lock."""
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sqlite3, sys; db = sqlite3.connect(sys.argv[1], isolation_level=None); "
-            "db.execute('BEGIN IMMEDIATE'); print('held', flush=True); sys.stdin.readline()",
-            str(database),
-        ],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert holder.stdout is not None and holder.stdin is not None
-    try:
-        assert holder.stdout.readline() == "held\n"
-        yield
-    finally:
-        holder.stdin.write("done\n")
-        holder.stdin.close()
-        holder.wait()
-
-
 def _files_holding(home: Path, needle: str) -> list[str]:
     raw = needle.encode()
     return sorted(
@@ -71,7 +43,7 @@ def _spooled(home: Path, tmp_path: Path) -> str:
     _say(transcript, "user", f"our office door code is {DOOR} ok")
     _ok("ingest", "--transcript", str(transcript), "--wait")
     _say(transcript, "assistant", f"noted: {DOOR} again, and the dog is {DOG}")
-    with _held(home / "memctl.db"):
+    with held(home / "memctl.db"):
         assert "the database is busy" in _ok(*WAIT, "ingest", "--transcript", str(transcript))
     assert [p.name for p in (home / "spool").iterdir()]
     return str(json.loads(_ok("sessions", "list", "--all-scopes", "--json"))[0]["id"])
@@ -111,7 +83,7 @@ def test_a_spooled_transcript_keeps_no_secret_of_its_title(home: Path, tmp_path:
     ]
     transcript.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     _ok("status")  # the store exists, so another process can hold its lock
-    with _held(home / "memctl.db"):
+    with held(home / "memctl.db"):
         said = _ok(*WAIT, "ingest", "--client", "claude-code", "--transcript", str(transcript))
         assert "the database is busy" in said
     assert _files_holding(home, token) == []  # the spool's copy neither

@@ -23,6 +23,7 @@ import pytest
 from memctl.ingest.message_vectors import parts
 from memctl.store.database import Database
 from tests.conftest import run_cli
+from tests.holding import FILE_LOCK, held
 from tests.memories.test_forget_everywhere import _published
 from tests.ollama_server import FakeOllama, _bypass_proxies, hashed_bag_of_words
 
@@ -212,26 +213,8 @@ def test_a_forget_waits_for_a_running_sync_and_says_so_when_it_cannot(tmp_path: 
     home = ctx.settings.home
     ctx.close()
     at_home = ("--home", str(home), "-c", f"sync.remote={remote}", "-c", "sync.lock_wait=0")
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import fcntl, sys; f = open(sys.argv[1], 'a'); fcntl.flock(f, fcntl.LOCK_EX); "
-            "print('held', flush=True); sys.stdin.readline()",
-            str(home / "sync" / "lock"),
-        ],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert holder.stdout is not None and holder.stdin is not None
-    try:
-        assert holder.stdout.readline() == "held\n"
+    with held(home / "sync" / "lock", FILE_LOCK):
         refused = run_cli(*at_home, "delete", memory.id, "--permanent")
-    finally:
-        holder.stdin.write("done\n")
-        holder.stdin.close()
-        holder.wait()
     assert refused.returncode != 0 and len(refused.stderr.strip().splitlines()) == 1
     assert "sync is running" in refused.stderr
     assert WORD in run_cli(*at_home, "get", memory.id).stdout  # nothing was forgotten
