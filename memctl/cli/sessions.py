@@ -15,7 +15,7 @@ from memctl.cli.sessions_out import show_passage, show_sessions
 from memctl.errors import UsageError
 
 if TYPE_CHECKING:
-    from memctl.api.config import Context as Store
+    from memctl.api.config import Context
 
 app = new_typer()
 group = new_typer()
@@ -174,7 +174,7 @@ def forget(
         console.print(fit(copies_line(done)), soft_wrap=True)
 
 
-def _forget_question(context: Store, ref: str, with_copies: bool) -> str:
+def _forget_question(context: Context, ref: str, with_copies: bool) -> str:
     copies = api.copies(context, ref)
     if not copies:
         return f"Forget {ref} everywhere, for good?"
