@@ -34,14 +34,12 @@ TURNS = [
 
 
 def environment(work: Path) -> dict[str, str]:
-    """The store's home, the hash embedder, and HOME in the work directory: the project
-    shows as ``~/tidepool``, not as a temporary path."""
-    return {
-        **os.environ,
-        "MEMCTL_HOME": str(work / "memctl"),
-        "MEMCTL_EMBEDDER": "hash",
-        "HOME": str(work),
-    }
+    """The store's home and HOME in the work directory: the project shows as
+    ``~/tidepool``, not as a temporary path. The default embedder, as a user has it: the
+    recall page's labels and order are those the real model gives."""
+    env = {**os.environ, "MEMCTL_HOME": str(work / "memctl"), "HOME": str(work)}
+    env.pop("MEMCTL_EMBEDDER", None)
+    return env
 
 
 def memctl(work: Path, *args: str) -> str:

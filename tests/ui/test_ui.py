@@ -165,7 +165,7 @@ def test_recall_labels_and_explains(client: TestClient) -> None:
         page = client.get("/recall", params={"q": question}).text
         assert labels  # each label is told what it means, or that no match was clear
         assert ("No clear match" in page) == ("clear" not in labels), (question, labels)
-        assert "close in meaning only" in page or "clear" not in labels
+        assert "its own words or meaning show" in page or "clear" not in labels
 
 
 def test_a_session_message_found_by_recall_opens_in_its_session(client: TestClient) -> None:
