@@ -47,8 +47,15 @@ from memctl.store.writes import Writer
 
 # A memory superseded by one a session forget deletes is current again.
 UNSUPERSEDED = {"superseded_by": None, "invalidated_at": None}
-# The columns ``redact`` also rewrites: the messages and titles of every session.
-EVERY_SESSION = ("messages.content", "sessions.title")
+# The columns ``redact`` also rewrites: the messages, titles, tags and sources (a
+# transcript's path) of every session, and the paths of imported files.
+EVERY_SESSION = (
+    "messages.content",
+    "sessions.title",
+    "sessions.tags",
+    "sessions.source",
+    "imports.path",
+)
 REWRITING = ".forgetting"  # a backup being written anew
 
 
@@ -321,7 +328,11 @@ def redact(ctx: Context, text: str) -> Forgotten:
             f"give the value to redact, {erase.MIN_NEEDLE} characters or more: a shorter one "
             "would rewrite common words"
         )
-    found = list(store.get_memories(ctx.db, erase.ids_containing(ctx.db, needle)).values())
+    found = [
+        m
+        for m in store.get_memories(ctx.db, erase.ids_containing(ctx.db, needle)).values()
+        if needle in m.content
+    ]
     texts = [m.content.replace(needle, REDACTED) for m in found]
     vectors = dict(zip([m.id for m in found], ctx.vectors(texts) if texts else [], strict=True))
     done = Forgotten(f"a value of {len(needle)} characters")
@@ -339,17 +350,27 @@ def _redact_in(
         memories = store.get_memories(db, erase.ids_containing(db, needle))
         with _edit(db, live, "redact", list(memories.values()), done.target) as writer:
             for memory in memories.values():
-                changes = {
-                    name: getattr(memory, name).replace(needle, REDACTED)
-                    for name in erase.MEMORY_TEXTS
-                    if needle in getattr(memory, name)
-                }
+                changes = redacted(memory, needle)
                 writer.update(memory, changes, vectors.get(memory.id), reason="redact")
             done.quotes = erase.erase_quotes(db, [needle], REDACTED)
             erase.erase_derived(db, [needle], [])
             writer.forgotten("a redacted value", rows=sum(done.quotes.values()))
         done.memories = sorted(memories)
         done.messages = done.quotes.get("messages.content", 0)
+
+
+def redacted(memory: Memory, needle: str) -> dict[str, Any]:
+    """A memory's fields that hold ``needle`` (its texts, its source, a tag), with the
+    value replaced by ``REDACTED``."""
+    changes: dict[str, Any] = {
+        name: getattr(memory, name).replace(needle, REDACTED)
+        for name in (*erase.MEMORY_TEXTS, "source")
+        if needle in getattr(memory, name)
+    }
+    tags = [tag.replace(needle, REDACTED) for tag in memory.tags]
+    if tags != memory.tags:
+        changes["tags"] = tags
+    return changes
 
 
 Apply = Callable[[Database, Forgotten, "Context | None"], None]

@@ -37,6 +37,9 @@ QUOTING: tuple[tuple[str, str, str, bool], ...] = (
     ("jobs", "id", "payload", True),
     ("jobs", "id", "error", False),
     ("sessions", "id", "title", False),
+    ("sessions", "id", "tags", True),
+    ("sessions", "id", "source", False),
+    ("imports", "id", "path", False),
     ("messages", "rowid", "content", False),
 )
 # A needle shorter than this is too common to take out of every text (a one-word message
@@ -112,9 +115,16 @@ def copies_of(db: Database, session_id: str, seqs: list[int] | None) -> dict[str
 
 
 def ids_containing(db: Database, needle: str) -> list[str]:
-    """Ids of the memories one of whose texts holds ``needle``."""
-    where = " OR ".join(f"instr({c}, ?)" for c in MEMORY_TEXTS)
-    return [r[0] for r in db.tuples(f"SELECT id FROM memories WHERE {where}", (needle,) * 4)]
+    """Ids of the memories one of whose texts, its source or one of its tags holds
+    ``needle``."""
+    where = " OR ".join(f"instr({c}, ?)" for c in (*MEMORY_TEXTS, "source"))
+    tags = "EXISTS (SELECT 1 FROM json_each(memories.tags) t WHERE instr(t.value, ?))"
+    return [
+        r[0]
+        for r in db.tuples(
+            f"SELECT id FROM memories WHERE {where} OR {tags}", (needle,) * (len(MEMORY_TEXTS) + 2)
+        )
+    ]
 
 
 def memories_from(db: Database, session_id: str, seqs: list[int] | None) -> list[str]:
