@@ -178,8 +178,8 @@ def forget_session(ctx: Context, ref: str, with_copies: bool = False) -> Forgott
     targets = [target, *(_Target(s, seqs) for s, seqs in copies.items() if with_copies)]
     vectors: Vectors = {}
     for each in targets:
-        ids = erase.memories_from(ctx.db, each.session_id, each.seqs)
-        taken = erase.taken_in(ctx.db, each.session_id, each.seqs, ids)
+        found = erase.memories_from(ctx.db, each.session_id, each.seqs)
+        _, taken = erase.going(ctx.db, each.session_id, each.seqs, found)
         vectors |= _reverted_vectors(ctx, taken)
     _everywhere(ctx, done, lambda db, into, live: _forget_all_in(db, targets, into, live, vectors))
     if target.seqs is None:
@@ -205,8 +205,8 @@ def _forget_in(
 ) -> None:
     """Take the target's text out of one database file, in one transaction."""
     with db.atomic():
-        ids = erase.memories_from(db, target.session_id, target.seqs)
-        taken = erase.taken_in(db, target.session_id, target.seqs, ids)
+        found = erase.memories_from(db, target.session_id, target.seqs)
+        ids, taken = erase.going(db, target.session_id, target.seqs, found)
         needles = erase.message_texts(db, target.session_id, target.seqs)
         needles += erase.memory_texts(db, ids) + erase.past_texts(db, ids)
         needles += [text for t in taken for text in t.since]
@@ -231,8 +231,8 @@ def forget_memories(ctx: Context, memories: list[Memory], verb: str) -> Forgotte
     every quote of their text (``delete --permanent``, ``purge --permanent``)."""
     ids = [m.id for m in memories]
     done = Forgotten(ids[0] if len(ids) == 1 else f"{len(ids)} memories")
-    found = ids + erase.consolidated_from(ctx.db, ids)
-    vectors = _reverted_vectors(ctx, erase.taken_in(ctx.db, None, None, found))
+    _, taken = erase.going(ctx.db, None, None, ids + erase.consolidated_from(ctx.db, ids))
+    vectors = _reverted_vectors(ctx, taken)
     _everywhere(ctx, done, lambda db, into, live: _memories_in(db, ids, into, live, verb, vectors))
     return done
 
@@ -249,9 +249,9 @@ def _memories_in(
         given = list(store.get_memories(db, memory_ids))
         if not given:
             return
-        found = given + erase.consolidated_from(db, given)  # the facts stating their text
+        stating = given + erase.consolidated_from(db, given)  # the facts stating their text
+        found, taken = erase.going(db, None, None, stating)
         memories = list(store.get_memories(db, found).values())
-        taken = erase.taken_in(db, None, None, found)
         needles = erase.memory_texts(db, found) + erase.past_texts(db, found)
         needles += [text for t in taken for text in t.since]
         revived = _to_revive(db, found, taken, only_folded=True)

@@ -193,6 +193,7 @@ class TakenIn:
     since: list[str]
     merges: list[int]  # the update events naming a source whose text goes with the revert
     folded: list[str]  # the memories a merge since folded into it: current again
+    first_event: int = 0  # the event from which it holds the text
 
 
 def taken_in(
@@ -292,7 +293,33 @@ def _taken(db: Database, memory_id: str, event_id: int) -> TakenIn:
         sorted(since | set(memory_texts(db, [memory_id]))),
         [row[0] for row in merges],
         _folded_into(db, memory_id, event_id),
+        event_id,
     )
+
+
+def going(
+    db: Database, session_id: str | None, seqs: list[int] | None, memory_ids: list[str]
+) -> tuple[list[str], list[TakenIn]]:
+    """``memory_ids`` (the memories a forget deletes) with the facts ``maintain``
+    consolidated from a memory after it took in the forgotten text (they may state it),
+    and those consolidated from them; and the memories that took it in (``taken_in``)."""
+    taken = taken_in(db, session_id, seqs, memory_ids)
+    while drawn := [d for d in _drawn_since(db, taken) if d not in memory_ids]:
+        memory_ids = memory_ids + drawn + consolidated_from(db, drawn)
+        taken = taken_in(db, session_id, seqs, memory_ids)
+    return memory_ids, taken
+
+
+def _drawn_since(db: Database, taken: list[TakenIn]) -> list[str]:
+    """The memories consolidated (source ``memory:<id>``) from one of ``taken`` after the
+    event from which it holds the forgotten text."""
+    rows = db.tuples(
+        "SELECT m.id FROM memories m JOIN json_each(?) t ON m.source = 'memory:' || t.key "
+        "WHERE EXISTS (SELECT 1 FROM events e WHERE e.memory_id = m.id "
+        "AND e.action = 'create' AND e.id > t.value)",
+        (json.dumps({t.memory_id: t.first_event for t in taken}),),
+    )
+    return [row[0] for row in rows]
 
 
 def superseded_by(db: Database, memory_ids: list[str]) -> list[str]:

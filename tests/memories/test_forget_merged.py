@@ -192,3 +192,34 @@ def test_a_forgotten_fact_leaves_the_memory_its_merge_was_folded_into_next(
     back = json.loads(_ok("get", short.id, "--json"))
     assert (back["content"], back["state"]) == (short.content, "active")
     assert json.loads(_ok("get", full.id, "--json"))["content"] == full.content
+
+
+
+def test_a_fact_maintain_drew_from_a_memory_after_it_took_in_the_text_goes_too(
+    make_ctx: Any, home: Path, ollama_server: FakeOllama
+) -> None:
+    """Ingest merged session "second"'s message into an episode of "first"; maintain then
+    consolidated the episode into a fact stating the merged part. Forgetting "second" puts
+    the episode back, and the fact goes with it: it was drawn from the text that goes."""
+    ctx = make_ctx(llm_url=ollama_server.url)
+    said = "Yesterday we moved billing to the new cluster."
+    said_in_session(ctx, [said], "first")
+    said_in_session(ctx, [f"The new cluster is called {WORD}."], "second")
+    source = {"source": "session:first#1:user", "session_id": "first"}
+    episode = put(ctx, said, 5, kind=Kind.EPISODIC, category=Category.EVENTS, **source)
+    grown = f"Yesterday we moved billing to the new cluster, called {WORD}."
+    with ctx.db.atomic():  # as ingest's MERGE writes it (ingest.apply)
+        Writer(ctx.db).update(
+            episode, {"content": grown}, ctx.vectors([grown])[0], source="session:second#1:user"
+        )
+    fact = {"content": f"Billing runs on the {WORD} cluster.", "category": "entities"}
+    ollama_server.script_chat({"facts": [fact]}, {"decisions": []})
+    (change,) = run(ctx, only="consolidate").task("consolidate").changes
+    (made,) = change["memories"]
+
+    done = forget_session(ctx, "second")
+
+    assert done.reverted == [episode.id] and get(ctx, episode).content == said
+    assert store.get_memory(ctx.db, made) is None and made in done.memories
+    ctx.db.close()
+    assert _files_holding(home, WORD) == []
