@@ -33,7 +33,7 @@ from memctl.errors import NotFoundError, UsageError
 from memctl.maintain.backup import backups
 from memctl.memories.operations import edit
 from memctl.memories.privacy import REDACTED, safe_line
-from memctl.model import Memory, State, now_iso
+from memctl.model import Memory, RelationType, State, now_iso
 from memctl.store import forget as erase
 from memctl.store import memories as store
 from memctl.store.database import Database
@@ -315,6 +315,8 @@ def _revert(
             writer.update(memory, changes, vectors.get(memory.id), reason=verb)
             forget_memory(db, memory.id)  # the next maintain reads its text into the graph again
             erase.drop_merge_sources(db, t.merges)
+            for src, dst, kind in t.links:
+                writer.unlink(src, dst, RelationType(kind), reason=verb)
             reverted.append(memory.id)
     return sorted(reverted)
 

@@ -194,6 +194,7 @@ class TakenIn:
     merges: list[int]  # the update events naming a source whose text goes with the revert
     folded: list[str]  # the memories a merge since folded into it: current again
     first_event: int = 0  # the event from which it holds the text
+    links: list[tuple[str, str, str]] = field(default_factory=list)  # a fold gave it: go
 
 
 def taken_in(
@@ -294,7 +295,25 @@ def _taken(db: Database, memory_id: str, event_id: int) -> TakenIn:
         [row[0] for row in merges],
         _folded_into(db, memory_id, event_id),
         event_id,
+        _fold_links(db, memory_id, event_id),
     )
+
+
+def _fold_links(db: Database, memory_id: str, event_id: int) -> list[tuple[str, str, str]]:
+    """(source, target, type) of the edges the maintain merges that folded memories into
+    this one from ``event_id`` on gave it (a folded memory's edges, copied: the folded one
+    keeps its own; and its ``supersedes`` edge to each): put back to before the first of
+    them, it no longer says what they said."""
+    rows = db.tuples(
+        "SELECT DISTINCT json_extract(l.data, '$.src_id'), json_extract(l.data, '$.dst_id'), "
+        "json_extract(l.data, '$.type') FROM events s JOIN events l ON l.run_id = s.run_id "
+        "WHERE s.memory_id = ? AND s.action = 'link' AND s.id >= ? "
+        "AND json_extract(s.data, '$.type') = 'supersedes' AND l.action = 'link' "
+        "AND NOT json_extract(l.data, '$.existed') "
+        "AND ? IN (json_extract(l.data, '$.src_id'), json_extract(l.data, '$.dst_id'))",
+        (memory_id, event_id, memory_id),
+    )
+    return [(str(src), str(dst), str(kind)) for src, dst, kind in rows]
 
 
 def going(

@@ -20,6 +20,7 @@ from memctl.maintain.forgetting import forget_session
 from memctl.model import Category, Kind, Relation, RelationType, State
 from memctl.store import memories as store
 from memctl.store.memories import MemoryFilter
+from memctl.store.relations import relations_of
 from memctl.store.writes import Writer
 from tests.conftest import run_cli, said_in_session
 from tests.maintain.test_maintain import get, put, run
@@ -178,9 +179,16 @@ def test_a_forgotten_fact_leaves_the_memory_its_merge_was_folded_into_next(
             short, {"content": grown}, ctx.vectors([grown])[0], source="session:second#1:user"
         )
     full = put(ctx, "The deploy script lives in ops/deploy.sh and needs AWS credentials", 10)
+    other = put(ctx, "Our cat Miso sleeps on the warm router all afternoon", 10)
+    with ctx.db.atomic():
+        Writer(ctx.db).link(Relation(short.id, other.id, RelationType.RELATED))
     ollama_server.script_chat({"content": f"Deploy with ops/deploy.sh ({WORD}); it needs AWS."})
     run(ctx, only="consolidate")
     assert WORD in get(ctx, full).content and get(ctx, short).superseded_by == full.id
+    assert {(r.dst_id, r.type) for r in relations_of(ctx.db, full.id)} == {
+        (other.id, RelationType.RELATED),  # the fold moved it
+        (short.id, RelationType.SUPERSEDES),
+    }
     ctx.db.close()
     _ok(*BACKUPS, "maintain", "--only", "upkeep")
 
@@ -191,7 +199,9 @@ def test_a_forgotten_fact_leaves_the_memory_its_merge_was_folded_into_next(
     assert len(done["backups_rewritten"]) == 1
     back = json.loads(_ok("get", short.id, "--json"))
     assert (back["content"], back["state"]) == (short.content, "active")
-    assert json.loads(_ok("get", full.id, "--json"))["content"] == full.content
+    got = json.loads(_ok("get", full.id, "--json"))
+    assert (got["content"], got["relations"]) == (full.content, [])  # the fold's links went
+    assert [(r["src_id"], r["dst_id"]) for r in back["relations"]] == [(short.id, other.id)]
 
 
 
