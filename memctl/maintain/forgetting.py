@@ -313,6 +313,7 @@ def _revert(
         changes = {k: v for k, v in t.before.items() if getattr(memory, k) != v}
         if changes:
             writer.update(memory, changes, vectors.get(memory.id), reason=verb)
+            erase.drop_tags(db, memory.id, t.first_event, t.tags)  # the update's "before" too
             forget_memory(db, memory.id)  # the next maintain reads its text into the graph again
             erase.drop_merge_sources(db, t.merges)
             for src, dst, kind in t.links:

@@ -195,6 +195,7 @@ class TakenIn:
     folded: list[str]  # the memories a merge since folded into it: current again
     first_event: int = 0  # the event from which it holds the text
     links: list[tuple[str, str, str]] = field(default_factory=list)  # a fold gave it: go
+    tags: list[str] = field(default_factory=list)  # a merge since gave it: they go
 
 
 def taken_in(
@@ -276,7 +277,7 @@ def _folded_into(db: Database, memory_id: str, event_id: int) -> list[str]:
 
 def _taken(db: Database, memory_id: str, event_id: int) -> TakenIn:
     data = json.loads(db.value("SELECT data FROM events WHERE id = ?", (event_id,)))
-    before = {k: v for k, v in data.get("before", {}).items() if k in MEMORY_TEXTS}
+    before = {k: v for k, v in data.get("before", {}).items() if k in (*MEMORY_TEXTS, "tags")}
     afters = db.tuples(
         "SELECT json_extract(e.data, p.value) FROM events e, json_each(?) p "
         "WHERE e.memory_id = ? AND e.action = 'update' AND e.id >= ?",
@@ -296,7 +297,45 @@ def _taken(db: Database, memory_id: str, event_id: int) -> TakenIn:
         _folded_into(db, memory_id, event_id),
         event_id,
         _fold_links(db, memory_id, event_id),
+        _tags_since(db, memory_id, event_id, before.get("tags")),
     )
+
+
+def _tags_since(db: Database, memory_id: str, event_id: int, before: Any) -> list[str]:
+    """The tags a memory got from ``event_id`` on (a merged fact's: a model's words for
+    it), when that event says the tags it had ``before``."""
+    if not isinstance(before, list):
+        return []
+    rows = db.tuples(
+        "SELECT t.value FROM events e, json_each(e.data, '$.after.tags') t "
+        "WHERE e.memory_id = ? AND e.action = 'update' AND e.id >= ? "
+        "UNION SELECT t.value FROM memories m, json_each(m.tags) t WHERE m.id = ?",
+        (memory_id, event_id, memory_id),
+    )
+    return sorted({str(row[0]) for row in rows} - set(before))
+
+
+def drop_tags(db: Database, memory_id: str, event_id: int, tags: list[str]) -> None:
+    """Take ``tags`` out of the tag lists of a memory's events from ``event_id`` on (a
+    merged fact's tags, gone with its text). Runs inside the caller's transaction, as
+    ``erase_quotes`` does."""
+    if not tags:
+        return
+    changed = []
+    for row_id, text in db.tuples(
+        "SELECT id, data FROM events WHERE memory_id = ? AND id >= ?", (memory_id, event_id)
+    ):
+        data = json.loads(text)
+        parts = [p for p in (data.get("before"), data.get("after")) if isinstance(p, dict)]
+        listed = [p for p in parts if isinstance(p.get("tags"), list)]
+        if any(set(p["tags"]) & set(tags) for p in listed):
+            for part in listed:
+                part["tags"] = [t for t in part["tags"] if t not in tags]
+            changed.append((json.dumps(data, ensure_ascii=False), row_id))
+    if changed:
+        db.execute("DROP TRIGGER IF EXISTS events_append_only_update")
+        db.executemany("UPDATE events SET data = ? WHERE id = ?", changed)
+        db.execute(EVENTS_UPDATE_TRIGGER)
 
 
 def _fold_links(db: Database, memory_id: str, event_id: int) -> list[tuple[str, str, str]]:

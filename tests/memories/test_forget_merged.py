@@ -28,6 +28,7 @@ from tests.memories.test_forget_everywhere import BACKUPS, _files_holding, _ok, 
 from tests.ollama_server import FakeOllama
 
 WORD = "quokka7marmalade"
+TAG = "heronbridge"  # a tag a model gave a forgotten fact
 KEPT = "I always use the vim editor for writing Python code at work."
 ADDED = f"I always use the vim editor for writing Python code at work, with the {WORD} plugin."
 
@@ -204,13 +205,13 @@ def test_a_forgotten_fact_leaves_the_memory_its_merge_was_folded_into_next(
     assert [(r["src_id"], r["dst_id"]) for r in back["relations"]] == [(short.id, other.id)]
 
 
-
 def test_a_fact_maintain_drew_from_a_memory_after_it_took_in_the_text_goes_too(
     make_ctx: Any, home: Path, ollama_server: FakeOllama
 ) -> None:
-    """Ingest merged session "second"'s message into an episode of "first"; maintain then
-    consolidated the episode into a fact stating the merged part. Forgetting "second" puts
-    the episode back, and the fact goes with it: it was drawn from the text that goes."""
+    """Ingest merged session "second"'s message into an episode of "first", with the tags
+    the model gave it; maintain then consolidated the episode into a fact stating the
+    merged part. Forgetting "second" puts the episode back, its tags too, and the fact goes
+    with it: it was drawn from the text that goes."""
     ctx = make_ctx(llm_url=ollama_server.url)
     said = "Yesterday we moved billing to the new cluster."
     said_in_session(ctx, [said], "first")
@@ -220,7 +221,10 @@ def test_a_fact_maintain_drew_from_a_memory_after_it_took_in_the_text_goes_too(
     grown = f"Yesterday we moved billing to the new cluster, called {WORD}."
     with ctx.db.atomic():  # as ingest's MERGE writes it (ingest.apply)
         Writer(ctx.db).update(
-            episode, {"content": grown}, ctx.vectors([grown])[0], source="session:second#1:user"
+            episode,
+            {"content": grown, "tags": ["billing", TAG]},  # the model tagged the merged fact
+            ctx.vectors([grown])[0],
+            source="session:second#1:user",
         )
     fact = {"content": f"Billing runs on the {WORD} cluster.", "category": "entities"}
     ollama_server.script_chat({"facts": [fact]}, {"decisions": []})
@@ -229,7 +233,8 @@ def test_a_fact_maintain_drew_from_a_memory_after_it_took_in_the_text_goes_too(
 
     done = forget_session(ctx, "second")
 
-    assert done.reverted == [episode.id] and get(ctx, episode).content == said
+    back = get(ctx, episode)
+    assert done.reverted == [episode.id] and (back.content, back.tags) == (said, [])
     assert store.get_memory(ctx.db, made) is None and made in done.memories
     ctx.db.close()
-    assert _files_holding(home, WORD) == []
+    assert _files_holding(home, WORD) == [] and _files_holding(home, TAG) == []
