@@ -134,7 +134,24 @@ def resolve_scope(ctx: Context, scope: str | None) -> str:
         return ctx.settings.project_scope
     if scope == GLOBAL_SCOPE:
         return scope
-    return scopes.resolve(ctx.db, scope_named(ctx, scope) or scope)
+    named = scope_named(ctx, scope)
+    if named is None:
+        _no_secret_scope(scope)
+    return scopes.resolve(ctx.db, named or scope)
+
+
+def _no_secret_scope(scope: str) -> None:
+    """Refuse a scope given by hand that holds a secret or private text: taken as typed,
+    it would name the memories, the sessions and the sync repository's files (scrubbed,
+    it would make different scopes one)."""
+    from memctl.memories.privacy import secret_in_id
+
+    kind = secret_in_id(scope)
+    if kind:
+        raise UsageError(
+            f"the scope holds what looks like a secret ({kind}): give a project's path or "
+            "name, global, or a scope (`memctl projects`); nothing was stored"
+        )
 
 
 # Facts about the person, not the project: global unless a scope is given.
