@@ -47,13 +47,14 @@ from memctl.store.writes import Writer
 
 # A memory superseded by one a session forget deletes is current again.
 UNSUPERSEDED = {"superseded_by": None, "invalidated_at": None}
-# The columns ``redact`` also rewrites: the messages, titles, tags and sources (a
-# transcript's path) of every session, and the paths of imported files.
+# The columns ``redact`` also rewrites: the messages, titles, tags, sources (a
+# transcript's path) and directories of every session, and the paths of imported files.
 EVERY_SESSION = (
     "messages.content",
     "sessions.title",
     "sessions.tags",
     "sessions.source",
+    "sessions.cwd",
     "imports.path",
 )
 REWRITING = ".forgetting"  # a backup being written anew

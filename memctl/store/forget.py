@@ -39,6 +39,7 @@ QUOTING: tuple[tuple[str, str, str, bool], ...] = (
     ("sessions", "id", "title", False),
     ("sessions", "id", "tags", True),
     ("sessions", "id", "source", False),
+    ("sessions", "id", "cwd", False),
     ("imports", "id", "path", False),
     ("messages", "rowid", "content", False),
 )

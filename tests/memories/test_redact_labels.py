@@ -1,5 +1,5 @@
 """A leaked value outside a memory's text: in its tags or its source (an imported file's
-path), in a session's tags or source, in an import's record. `redact` reaches each (recall
+path), in a session's tags, source or directory, in an import's record. `redact` reaches each (recall
 found the memory by its tag, and the next sync pushed the tag), and `import` never stores a
 secret its file's path holds. Real `memctl` processes, a real SQLite file, a real bare git
 repository."""
@@ -12,6 +12,7 @@ from pathlib import Path
 from memctl.api import memory as memory_api
 from memctl.api import sync as sync_api
 from memctl.api.memory import RememberRequest
+from tests.conftest import run_cli
 from tests.memories.test_forget_everywhere import _files_holding, _ok
 from tests.syncing import bare_repo, git, machine
 
@@ -45,14 +46,18 @@ def test_redact_takes_a_value_out_of_tags_sources_and_the_next_sync(tmp_path: Pa
     assert VALUE in git("--git-dir", str(remote), "grep", "-h", "-e", ".", "HEAD")
     at_home = ("--home", str(home), "-c", f"sync.remote={remote}", "-c", "llm=none")
     _ok(*at_home, "import", str(_note(tmp_path / f"{VALUE}-dir")))
+    said = {"cwd": f"/home/dana/{VALUE}-shop", "messages": [{"role": "user", "content": "hi"}]}
+    assert run_cli(*at_home, "ingest", "--mode", "raw", input=json.dumps(said)).returncode == 0
+    assert VALUE in _ok(*at_home, "projects")  # the session's directory
     assert "bm25" in _ranks(at_home, memory.id)  # recall finds it by its tag's word
 
     report = json.loads(_ok(*at_home, "redact", VALUE, "--json"))
 
     assert memory.id in report["memories"] and report["shared"] == [memory.id]
-    assert {"sessions.source", "imports.path"} <= set(report["quotes"])
+    assert {"sessions.source", "sessions.cwd", "imports.path"} <= set(report["quotes"])
     assert "bm25" not in _ranks(at_home, memory.id)
-    assert _files_holding(home, VALUE) == []  # tags, sources, the import's record, the index
+    assert _files_holding(home, VALUE) == []  # tags, sources, directories, the import's record
+    assert "[REDACTED]-shop" in _ok(*at_home, "projects")
     got = json.loads(_ok(*at_home, "get", memory.id, "--json"))
     assert got["tags"] == ["[REDACTED]"] and got["content"] == memory.content
     _ok(*at_home, "sync")
