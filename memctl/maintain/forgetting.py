@@ -214,10 +214,13 @@ def _forget_in(
         memories = store.get_memories(db, ids)
         revived = _to_revive(db, ids, taken)
         changed = store.get_memories(db, [t.memory_id for t in taken])
-        edited = {**memories, **revived, **changed}
+        weighed = erase.corrected_by(db, ids)
+        uncorrected = store.get_memories(db, list(weighed))
+        edited = {**memories, **revived, **changed, **uncorrected}
         with _edit(db, live, "sessions forget", list(edited.values()), target.name) as writer:
             for memory in memories.values():
                 writer.delete(memory, reason="sessions forget")
+            _uncorrect(writer, uncorrected, weighed, "sessions forget")
             done.revived = _revive(writer, revived, "sessions forget")
             done.reverted = _revert(db, writer, taken, vectors, "sessions forget")
             done.messages = erase.forget_messages(db, target.session_id, target.seqs, now_iso())
@@ -257,10 +260,13 @@ def _memories_in(
         needles += [text for t in taken for text in t.since]
         revived = _to_revive(db, found, taken, only_folded=True)
         changed = store.get_memories(db, [t.memory_id for t in taken])
-        edited = {**{m.id: m for m in memories}, **revived, **changed}
+        weighed = erase.corrected_by(db, found)
+        uncorrected = store.get_memories(db, list(weighed))
+        edited = {**{m.id: m for m in memories}, **revived, **changed, **uncorrected}
         with _edit(db, live, verb, list(edited.values())) as writer:
             for memory in memories:
                 writer.delete(memory, reason=verb)
+            _uncorrect(writer, uncorrected, weighed, verb)
             done.revived = _revive(writer, revived, verb)
             done.reverted = _revert(db, writer, taken, vectors, verb)
             done.quotes = erase.erase_quotes(db, needles, erase.FORGOTTEN, EVERY_SESSION)
@@ -277,6 +283,14 @@ def _to_revive(
     ids = [] if only_folded else erase.superseded_by(db, gone)
     ids += [memory_id for t in taken for memory_id in t.folded if memory_id not in gone]
     return store.get_memories(db, list(dict.fromkeys(ids)))
+
+
+def _uncorrect(
+    writer: Writer, memories: dict[str, Memory], before: dict[str, float], verb: str
+) -> None:
+    """Give the digests a forgotten memory alone corrected back their confidence."""
+    for memory in memories.values():
+        writer.update(memory, {"confidence": before[memory.id]}, reason=verb)
 
 
 def _revive(writer: Writer, revived: dict[str, Memory], verb: str) -> list[str]:

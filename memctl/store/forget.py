@@ -381,6 +381,28 @@ def _drawn_since(db: Database, taken: list[TakenIn]) -> list[str]:
     return [row[0] for row in rows]
 
 
+def corrected_by(db: Database, memory_ids: list[str]) -> dict[str, float]:
+    """The memories (an earlier session's digest) one of these corrected and no other
+    memory contradicts, whose confidence is still what the correction made it
+    (``ingest.corrections``): id -> its confidence before."""
+    ids = json.dumps(memory_ids)
+    rows = db.tuples(
+        "SELECT u.memory_id, json_extract(u.data, '$.before.confidence') FROM events u "
+        "JOIN memories m ON m.id = u.memory_id "
+        "AND m.confidence = json_extract(u.data, '$.after.confidence') "
+        "JOIN events l ON l.run_id = u.run_id AND l.action = 'link' "
+        "AND json_extract(l.data, '$.dst_id') = u.memory_id "
+        "AND json_extract(l.data, '$.type') = 'contradicts' "
+        "AND l.memory_id IN (SELECT value FROM json_each(?)) "
+        "WHERE u.action = 'update' AND json_extract(u.data, '$.decision') = 'corrected' "
+        "AND u.memory_id NOT IN (SELECT value FROM json_each(?)) "
+        "AND NOT EXISTS (SELECT 1 FROM relations r WHERE r.dst_id = u.memory_id "
+        "AND r.type = 'contradicts' AND r.src_id NOT IN (SELECT value FROM json_each(?)))",
+        (ids, ids, ids),
+    )
+    return {str(memory_id): float(before) for memory_id, before in rows if before is not None}
+
+
 def superseded_by(db: Database, memory_ids: list[str]) -> list[str]:
     """Ids of the memories (other than ``memory_ids``) one of these superseded, still
     superseded."""

@@ -16,13 +16,15 @@ import pytest
 
 from memctl.api.memory import delete_for_good
 from memctl.context import Context
+from memctl.ingest.corrections import CORRECTED_CONFIDENCE
 from memctl.maintain.forgetting import forget_session
 from memctl.model import Category, Kind, Relation, RelationType, State
 from memctl.store import memories as store
-from memctl.store.memories import MemoryFilter
+from memctl.store.memories import MemoryFilter, session_memories
 from memctl.store.relations import relations_of
 from memctl.store.writes import Writer
 from tests.conftest import run_cli, said_in_session
+from tests.ingest.test_ingest_corrections import first_session, ingested, second_session
 from tests.maintain.test_maintain import get, put, run
 from tests.memories.test_forget_everywhere import BACKUPS, _files_holding, _ok, _transcript
 from tests.ollama_server import FakeOllama
@@ -238,3 +240,21 @@ def test_a_fact_maintain_drew_from_a_memory_after_it_took_in_the_text_goes_too(
     assert store.get_memory(ctx.db, made) is None and made in done.memories
     ctx.db.close()
     assert _files_holding(home, WORD) == [] and _files_holding(home, TAG) == []
+
+
+def test_forgetting_the_session_that_corrected_a_digest_gives_it_back_its_weight(
+    make_ctx: Any,
+) -> None:
+    """A later session said the earlier one's claim was wrong ("/init did not create
+    CLAUDE.md"): the digest was linked and weighed less. Once the correcting session is
+    forgotten, nothing says so any more: the digest weighs as before."""
+    ctx = make_ctx()
+    first = ingested(ctx, first_session())
+    (old,) = [m for m in session_memories(ctx.db, first) if "digest" in m.tags]
+    second = ingested(ctx, second_session())
+    assert get(ctx, old).confidence == pytest.approx(CORRECTED_CONFIDENCE)
+
+    forget_session(ctx, second)
+
+    assert get(ctx, old).confidence == pytest.approx(old.confidence)
+    assert relations_of(ctx.db, old.id) == []
