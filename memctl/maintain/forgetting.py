@@ -30,7 +30,7 @@ from typing import Any
 
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
-from memctl.maintain.backup import backups
+from memctl.maintain.backup import backups, leftovers
 from memctl.memories.operations import edit
 from memctl.memories.privacy import REDACTED, safe_line
 from memctl.model import Memory, RelationType, State, now_iso
@@ -437,6 +437,8 @@ def _apply_everywhere(ctx: Context, done: Forgotten, apply: Apply) -> None:
     _indexes_rebuilt(ctx.db, bool(done.memories or done.reverted))
     done.shared = _out_of_the_clone(ctx, [*done.memories, *done.reverted])
     done.wal_emptied = erase.compact(ctx.db)
+    for left in leftovers(ctx.settings, REWRITING):  # a killed backup's or forget's copy
+        left.unlink(missing_ok=True)
     for path in backups(ctx.settings):
         partial = path.with_name(path.name + REWRITING)
         partial.unlink(missing_ok=True)
