@@ -1,8 +1,8 @@
 """A leaked value outside a memory's text: in its tags or its source (an imported file's
-path), in a session's tags, source or directory, in an import's record. `redact` reaches each (recall
-found the memory by its tag, and the next sync pushed the tag), and `import` never stores a
-secret its file's path holds. Real `memctl` processes, a real SQLite file, a real bare git
-repository."""
+path), in a session's tags, source or directory, in an import's record. `redact` reaches
+each (recall found the memory by its tag, and the next sync pushed the tag), and `import`
+never stores a secret its file's path holds. Real `memctl` processes, a real SQLite file,
+a real bare git repository."""
 
 from __future__ import annotations
 
