@@ -28,9 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memctl.config.files import write_private
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
 from memctl.maintain.backup import backups, leftovers
+from memctl.maintain.spawn import LOG_DIR
 from memctl.memories.operations import edit
 from memctl.memories.privacy import REDACTED, safe_line
 from memctl.model import Memory, RelationType, State, now_iso
@@ -88,6 +90,7 @@ class Forgotten:
     reverted: list[str] = field(default_factory=list)  # memories it had been merged into
     revived: list[str] = field(default_factory=list)  # memories it alone had superseded
     spooled: int = 0  # transcripts waiting in the spool, rewritten
+    logs: int = 0  # memctl's logs, rewritten (a path holding the value)
     copies: dict[str, int] = field(default_factory=dict)  # other sessions -> messages copied
     copies_forgotten: bool = False  # those copied messages were forgotten too
 
@@ -103,6 +106,7 @@ class Forgotten:
             "reverted": self.reverted,
             "revived": self.revived,
             "spooled_rewritten": self.spooled,
+            "logs_rewritten": self.logs,
             "copies": self.copies,
             "copies_forgotten": self.copies_forgotten,
         }
@@ -339,7 +343,7 @@ def _revert(
 
 def redact(ctx: Context, text: str) -> Forgotten:
     """Replace one leaked value by ``[REDACTED]`` everywhere: messages, memories (embedded
-    again), the event log, runs, jobs, backups."""
+    again), the event log, runs, jobs, backups, the spool and the logs."""
     needle = text.strip()
     if len(needle) < erase.MIN_NEEDLE:
         raise UsageError(
@@ -358,7 +362,23 @@ def redact(ctx: Context, text: str) -> Forgotten:
     from memctl.ingest.spool import redact_spooled  # ingest's parsers: only here
 
     done.spooled = redact_spooled(ctx, needle, REDACTED)  # else the next maintain stores it
+    done.logs = _redact_logs(ctx.settings.home / LOG_DIR, needle)
     return done
+
+
+def _redact_logs(folder: Path, needle: str) -> int:
+    """Replace ``needle`` in memctl's logs (the hooks', the worker's, the resident
+    process's: a transcript's path holding it, an error quoting it); how many changed."""
+    changed = 0
+    for path in sorted(folder.glob("*.log")):
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if needle in text:
+            write_private(path, text.replace(needle, REDACTED))
+            changed += 1
+    return changed
 
 
 def _redact_in(

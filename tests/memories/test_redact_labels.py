@@ -1,8 +1,8 @@
 """A leaked value outside a memory's text: in its tags or its source (an imported file's
-path), in a session's tags, source or directory, in an import's record. `redact` reaches
-each (recall found the memory by its tag, and the next sync pushed the tag), and `import`
-never stores a secret its file's path holds. Real `memctl` processes, a real SQLite file,
-a real bare git repository."""
+path), in a session's tags, source or directory, in an import's record, in a log.
+`redact` reaches each (recall found the memory by its tag, and the next sync pushed the
+tag), and `import` never stores a secret its file's path holds. Real `memctl` processes,
+a real SQLite file, a real bare git repository."""
 
 from __future__ import annotations
 
@@ -49,12 +49,18 @@ def test_redact_takes_a_value_out_of_tags_sources_and_the_next_sync(tmp_path: Pa
     said = {"cwd": f"/home/dana/{VALUE}-shop", "messages": [{"role": "user", "content": "hi"}]}
     assert run_cli(*at_home, "ingest", "--mode", "raw", input=json.dumps(said)).returncode == 0
     assert VALUE in _ok(*at_home, "projects")  # the session's directory
+    missing = {"transcript_path": f"/nonexistent/{VALUE}/t.jsonl"}
+    assert (
+        run_cli(*at_home, "hook", "claude-code", "Stop", input=json.dumps(missing)).returncode == 0
+    )
+    assert "logs/hooks.log" in _files_holding(home, VALUE)  # the hook's error names the path
     assert "bm25" in _ranks(at_home, memory.id)  # recall finds it by its tag's word
 
     report = json.loads(_ok(*at_home, "redact", VALUE, "--json"))
 
     assert memory.id in report["memories"] and report["shared"] == [memory.id]
     assert {"sessions.source", "sessions.cwd", "imports.path"} <= set(report["quotes"])
+    assert report["logs_rewritten"] == 1
     assert "bm25" not in _ranks(at_home, memory.id)
     assert _files_holding(home, VALUE) == []  # tags, sources, directories, the import's record
     assert "[REDACTED]-shop" in _ok(*at_home, "projects")
