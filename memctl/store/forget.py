@@ -341,17 +341,22 @@ def drop_tags(db: Database, memory_id: str, event_id: int, tags: list[str]) -> N
 
 def _fold_links(db: Database, memory_id: str, event_id: int) -> list[tuple[str, str, str]]:
     """(source, target, type) of the edges the maintain merges that folded memories into
-    this one from ``event_id`` on gave it (a folded memory's edges, copied: the folded one
-    keeps its own; and its ``supersedes`` edge to each): put back to before the first of
-    them, it no longer says what they said."""
+    this one from ``event_id`` on gave it: its ``supersedes`` edge to each, and each edge
+    a folded memory had, copied (the folded one keeps its own). Put back to before the
+    first of them, it no longer says what they said."""
     rows = db.tuples(
-        "SELECT DISTINCT json_extract(l.data, '$.src_id'), json_extract(l.data, '$.dst_id'), "
-        "json_extract(l.data, '$.type') FROM events s JOIN events l ON l.run_id = s.run_id "
-        "WHERE s.memory_id = ? AND s.action = 'link' AND s.id >= ? "
-        "AND json_extract(s.data, '$.type') = 'supersedes' AND l.action = 'link' "
-        "AND NOT json_extract(l.data, '$.existed') "
-        "AND ? IN (json_extract(l.data, '$.src_id'), json_extract(l.data, '$.dst_id'))",
-        (memory_id, event_id, memory_id),
+        "SELECT DISTINCT l.src, l.dst, l.type FROM events s "
+        "JOIN (SELECT run_id, json_extract(data, '$.src_id') AS src, "
+        "json_extract(data, '$.dst_id') AS dst, json_extract(data, '$.type') AS type "
+        "FROM events WHERE action = 'link' AND NOT json_extract(data, '$.existed')) l "
+        "ON l.run_id = s.run_id "
+        "WHERE s.memory_id = ?1 AND s.action = 'link' AND s.id >= ?2 "
+        "AND json_extract(s.data, '$.type') = 'supersedes' "
+        "AND ((l.type = 'supersedes' AND l.src = ?1 AND l.dst = json_extract(s.data, '$.dst_id')) "
+        "OR EXISTS (SELECT 1 FROM relations r WHERE r.type = l.type "
+        "AND ((l.src = ?1 AND r.src_id = json_extract(s.data, '$.dst_id') AND r.dst_id = l.dst) "
+        "OR (l.dst = ?1 AND r.dst_id = json_extract(s.data, '$.dst_id') AND r.src_id = l.src))))",
+        (memory_id, event_id),
     )
     return [(str(src), str(dst), str(kind)) for src, dst, kind in rows]
 
