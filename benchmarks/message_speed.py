@@ -25,6 +25,11 @@ are embedded by the real MiniLM. Prints:
   resident process's reaped children, a mean), its vectors off, on and auto
   (``--processes 0``: none of these, the in-process figures only).
 
+``--dump FILE`` also writes every recall's rows of each timed configuration (its
+configuration, query, row, id, ``repr(score)``, label), over the timed queries and
+``DUMP_QUERIES``, at the default limit and at ``DUMP_LIMIT``: two runs' files are the
+same when a change leaves the results as they were (``cmp``).
+
 The package is byte-compiled first and Python may write bytecode, as an installed
 memctl would (PYTHONDONTWRITEBYTECODE is removed for the processes).
 
@@ -42,7 +47,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one query at a time, as the CLI runs
@@ -51,12 +56,12 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from benchmarks.recall_speed import ms, percentiles, process_line  # noqa: E402
+from benchmarks.recall_speed import EXTRA_QUERIES, ms, percentiles, process_line  # noqa: E402
 from benchmarks.synthetic import QUERIES, synthetic_memories  # noqa: E402
 from memctl.config import load_settings  # noqa: E402
 from memctl.context import Context  # noqa: E402
 from memctl.ingest.message_vectors import drop_unkept  # noqa: E402
-from memctl.model import Memory, Message, Role, Session, now_iso  # noqa: E402
+from memctl.model import Memory, Message, Role, Session, now_iso, parse_time  # noqa: E402
 from memctl.store.memories import MemoryFilter, insert_memory  # noqa: E402
 from memctl.store.message_search import search_messages  # noqa: E402
 from memctl.store.message_vectors import (  # noqa: E402
@@ -77,6 +82,21 @@ CHOICES = ("off", "on", "auto")  # auto last: settling the store may drop its ve
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 NOW = datetime.now(UTC)
+# Questions only --dump asks, beside the timed ones: the vocabulary's words (expanded),
+# a kind ("pets"), names, a time, a common word alone, and a question about nothing stored.
+DUMP_QUERIES = [
+    *EXTRA_QUERIES,
+    "how big should my PRs be?",
+    "when do we release to customers?",
+    "what broke last time?",
+    "k8s config for the db",
+    "CI env settings for the repo",
+    "what pets does Nate have?",
+    "what did we decide last week about the gateway?",
+    "service",
+    "recipe for banana bread",
+]
+DUMP_LIMIT = 30  # a deeper recall than the default, for --dump
 
 
 def _memories(ctx: Context, count: int, rng: np.random.Generator) -> None:
@@ -209,10 +229,12 @@ def _took(samples: tuple[list[float], list[float]], began: float, began_cpu: flo
     samples[1].append(time.process_time() - began_cpu)
 
 
-def recall_figures(ctx: Context, repeat: int, choice: str) -> None:
+def recall_figures(ctx: Context, repeat: int, choice: str, dump: Path | None) -> None:
     from memctl.retrieve.pipeline import recall
 
     for sessions in (True, False) if choice == "on" else (True,):
+        if dump is not None:
+            _dump(ctx, dump, f"{choice} sessions={sessions}", sessions)
         recall(ctx, "warm up", touch=False, sessions=sessions)
         wall, cpu = [], []
         for _ in range(repeat):
@@ -229,6 +251,22 @@ def recall_figures(ctx: Context, repeat: int, choice: str) -> None:
             f"in-process recall, {label}: p50 {ms(p50)}, p95 {ms(p95)}; CPU time p50 "
             f"{ms(percentiles(cpu)[0])} ({len(wall)} recalls)"
         )
+
+
+def _dump(ctx: Context, path: Path, config: str, sessions: bool) -> None:
+    """Append each recall's rows (tab-separated) to ``path``, asked a day after the newest
+    memory (a fixed clock: a memory's age weighs in its score)."""
+    from memctl.retrieve.pipeline import recall
+
+    newest = parse_time(str(ctx.db.value("SELECT max(created_at) FROM memories")))
+    now = newest + timedelta(days=1)
+    with path.open("a") as out:
+        for limit in (None, DUMP_LIMIT):
+            for query in (*QUERIES, *DUMP_QUERIES):
+                result = recall(ctx, query, limit, touch=False, sessions=sessions, now=now)
+                for row, item in enumerate(result.results, start=1):
+                    fields = (config, limit, query, row, item.memory.id, repr(item.score))
+                    out.write("\t".join(map(str, (*fields, item.match))) + "\n")
 
 
 def process_figures(home: Path, runs: int) -> None:
@@ -289,12 +327,15 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=None)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--processes", type=int, default=10)
+    parser.add_argument("--dump", type=Path, default=None, help="write every recall's rows here")
     args = parser.parse_args()
     name = f"messages-{args.memories}-{args.messages}"
     cached = args.cache or Path(tempfile.gettempdir()) / "memctl-bench-cache" / name
     build(cached, args.memories, args.messages)
     database = cached / "memctl.db"
     print(f"database: {database.stat().st_size / 2**20:,.0f} MiB")
+    if args.dump is not None:
+        args.dump.write_text("")
     home = Path(tempfile.mkdtemp(prefix="memctl-bench-"))
     try:
         shutil.copy(database, home / "memctl.db")
@@ -306,7 +347,7 @@ def main() -> None:
                 if choice == "on":
                     index_figures(ctx)
                     part_figures(ctx, args.repeat)
-                recall_figures(ctx, args.repeat, choice)
+                recall_figures(ctx, args.repeat, choice, args.dump)
             finally:
                 ctx.close()
         if args.processes > 0:  # 0: the in-process figures only
