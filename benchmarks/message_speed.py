@@ -17,7 +17,8 @@ are embedded by the real MiniLM. Prints:
 - in-process recall p50/p95 with the messages in the ranking (as `memctl recall` runs
   by default), their vectors off, on and auto (``recall.message_vectors``; auto, the
   default, after the store is settled as the worker and maintain settle it: past
-  ``recall.message_vectors_up_to`` messages its vectors are dropped), and without them
+  ``recall.message_vectors_up_to`` messages its vectors are dropped, and both full-text
+  indexes are optimized into one segment), and without them
   (`--no-sessions`), query embedding included, touch off;
 - the whole `memctl recall` process, each one loading everything itself, then answered
   by the resident process (``recall.resident``, the default): the client's wall and CPU
@@ -62,6 +63,7 @@ from memctl.config import load_settings  # noqa: E402
 from memctl.context import Context  # noqa: E402
 from memctl.ingest.message_vectors import drop_unkept  # noqa: E402
 from memctl.model import Memory, Message, Role, Session, now_iso, parse_time  # noqa: E402
+from memctl.store.maintenance import MEMORIES_FTS, MESSAGES_FTS, optimize_fts  # noqa: E402
 from memctl.store.memories import MemoryFilter, insert_memory  # noqa: E402
 from memctl.store.message_search import search_messages  # noqa: E402
 from memctl.store.message_vectors import (  # noqa: E402
@@ -303,15 +305,21 @@ def process_figures(home: Path, runs: int) -> None:
 
 def _settle(home: Path) -> None:
     """The store as the worker and maintain leave it under auto (the default): past
-    ``recall.message_vectors_up_to`` messages, without message vectors."""
+    ``recall.message_vectors_up_to`` messages, without message vectors, and each full-text
+    index in one segment (maintain's upkeep)."""
     with Context(load_settings(home=home, overrides={MESSAGE_VECTORS: "auto"})) as ctx:
         began = time.perf_counter()
         dropped = drop_unkept(ctx.db, ctx.settings)
         up_to = ctx.settings.recall_message_vectors_up_to
-    print(
-        f"auto, at most {up_to:,} messages with vectors: {dropped:,} message vectors dropped "
-        f"({ms(time.perf_counter() - began)})"
-    )
+        print(
+            f"auto, at most {up_to:,} messages with vectors: {dropped:,} message vectors "
+            f"dropped ({ms(time.perf_counter() - began)})"
+        )
+        began = time.perf_counter()
+        for table in (MEMORIES_FTS, MESSAGES_FTS):
+            optimize_fts(ctx.db, table)
+        took = ms(time.perf_counter() - began)
+        print(f"both full-text indexes optimized, as maintain leaves them ({took})")
 
 
 def _children_cpu(pid: int) -> float:

@@ -158,10 +158,19 @@ def integrity_problems(db: Database, full: bool = True) -> list[str]:
     return [] if found == ["ok"] else found
 
 
-def optimize_fts(db: Database) -> None:
+MEMORIES_FTS, MESSAGES_FTS = "memories_fts", "messages_fts"
+
+
+def optimize_fts(db: Database, table: str = MEMORIES_FTS) -> None:
     """Merge the full-text index's segments into one."""
     with db.atomic():
-        db.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
+        db.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
+
+
+def fts_segments(db: Database, table: str) -> int:
+    """How many segments the full-text index ``table`` holds (FTS5's ``%_idx`` has a row for
+    each leaf page of each segment): one after an optimize, more after any write since."""
+    return int(db.value(f"SELECT count(DISTINCT segid) FROM {table}_idx"))
 
 
 def vacuum_into(db: Database, path: Path) -> None:
