@@ -179,12 +179,13 @@ def index_figures(ctx: Context) -> None:
     print(f"message index segments: {size / 2**20:,.0f} MiB for {len(index.rowids):,} vectors")
     rng = np.random.default_rng(9)
     last = int(ctx.db.value("SELECT max(rowid) FROM messages"))
+    at = _newest_memory(ctx)  # a fixed time: the recalls --dump writes weigh their age
     with ctx.db.atomic():
         save_session(ctx.db, Session(id="bench-new", client="generic", scope="global"))
         insert_messages(
             ctx.db,
             [
-                Message(Role.USER, f"new message {n}", session_id="bench-new", seq=n)
+                Message(Role.USER, f"new message {n}", at, session_id="bench-new", seq=n)
                 for n in range(1, 41)
             ],
         )
@@ -260,8 +261,7 @@ def _dump(ctx: Context, path: Path, config: str, sessions: bool) -> None:
     memory (a fixed clock: a memory's age weighs in its score)."""
     from memctl.retrieve.pipeline import recall
 
-    newest = parse_time(str(ctx.db.value("SELECT max(created_at) FROM memories")))
-    now = newest + timedelta(days=1)
+    now = parse_time(_newest_memory(ctx)) + timedelta(days=1)
     with path.open("a") as out:
         for limit in (None, DUMP_LIMIT):
             for query in (*QUERIES, *DUMP_QUERIES):
@@ -269,6 +269,11 @@ def _dump(ctx: Context, path: Path, config: str, sessions: bool) -> None:
                 for row, item in enumerate(result.results, start=1):
                     fields = (config, limit, query, row, item.memory.id, repr(item.score))
                     out.write("\t".join(map(str, (*fields, item.match))) + "\n")
+
+
+def _newest_memory(ctx: Context) -> str:
+    """When the cached store's newest memory was made (the same in every run)."""
+    return str(ctx.db.value("SELECT max(created_at) FROM memories"))
 
 
 def process_figures(home: Path, runs: int) -> None:
