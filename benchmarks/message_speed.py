@@ -237,7 +237,7 @@ def recall_figures(ctx: Context, repeat: int, choice: str, dump: Path | None) ->
 
     for sessions in (True, False) if choice == "on" else (True,):
         if dump is not None:
-            _dump(ctx, dump, f"{choice} sessions={sessions}", sessions)
+            dump_recalls(ctx, dump, f"{choice} sessions={sessions}", sessions)
         recall(ctx, "warm up", touch=False, sessions=sessions)
         wall, cpu = [], []
         for _ in range(repeat):
@@ -256,7 +256,7 @@ def recall_figures(ctx: Context, repeat: int, choice: str, dump: Path | None) ->
         )
 
 
-def _dump(ctx: Context, path: Path, config: str, sessions: bool) -> None:
+def dump_recalls(ctx: Context, path: Path, config: str, sessions: bool) -> None:
     """Append each recall's rows (tab-separated) to ``path``, asked a day after the newest
     memory (a fixed clock: a memory's age weighs in its score)."""
     from memctl.retrieve.pipeline import recall
