@@ -17,13 +17,19 @@ are embedded by the real MiniLM. Prints:
 - in-process recall p50/p95 with the messages in the ranking (as `memctl recall` runs
   by default), their vectors off, on and auto (``recall.message_vectors``; auto, the
   default, after the store is settled as the worker and maintain settle it: past
-  ``recall.message_vectors_up_to`` messages its vectors are dropped), and without them
+  ``recall.message_vectors_up_to`` messages its vectors are dropped, and both full-text
+  indexes are optimized into one segment), and without them
   (`--no-sessions`), query embedding included, touch off;
 - the whole `memctl recall` process, each one loading everything itself, then answered
   by the resident process (``recall.resident``, the default): the client's wall and CPU
   time, and the CPU time of the resident process's child that ran the recall (the
   resident process's reaped children, a mean), its vectors off, on and auto
   (``--processes 0``: none of these, the in-process figures only).
+
+``--dump FILE`` also writes every recall's rows of each timed configuration (its
+configuration, query, row, id, ``repr(score)``, label), over the timed queries and
+``DUMP_QUERIES``, at the default limit and at ``DUMP_LIMIT``: two runs' files are the
+same when a change leaves the results as they were (``cmp``).
 
 The package is byte-compiled first and Python may write bytecode, as an installed
 memctl would (PYTHONDONTWRITEBYTECODE is removed for the processes).
@@ -42,7 +48,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one query at a time, as the CLI runs
@@ -51,12 +57,13 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from benchmarks.recall_speed import ms, percentiles, process_line  # noqa: E402
+from benchmarks.recall_speed import EXTRA_QUERIES, ms, percentiles, process_line  # noqa: E402
 from benchmarks.synthetic import QUERIES, synthetic_memories  # noqa: E402
 from memctl.config import load_settings  # noqa: E402
 from memctl.context import Context  # noqa: E402
 from memctl.ingest.message_vectors import drop_unkept  # noqa: E402
-from memctl.model import Memory, Message, Role, Session, now_iso  # noqa: E402
+from memctl.model import Memory, Message, Role, Session, now_iso, parse_time  # noqa: E402
+from memctl.store.maintenance import MEMORIES_FTS, MESSAGES_FTS, optimize_fts  # noqa: E402
 from memctl.store.memories import MemoryFilter, insert_memory  # noqa: E402
 from memctl.store.message_search import search_messages  # noqa: E402
 from memctl.store.message_vectors import (  # noqa: E402
@@ -77,6 +84,21 @@ CHOICES = ("off", "on", "auto")  # auto last: settling the store may drop its ve
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 NOW = datetime.now(UTC)
+# Questions only --dump asks, beside the timed ones: the vocabulary's words (expanded),
+# a kind ("pets"), names, a time, a common word alone, and a question about nothing stored.
+DUMP_QUERIES = [
+    *EXTRA_QUERIES,
+    "how big should my PRs be?",
+    "when do we release to customers?",
+    "what broke last time?",
+    "k8s config for the db",
+    "CI env settings for the repo",
+    "what pets does Nate have?",
+    "what did we decide last week about the gateway?",
+    "service",
+    "recipe for banana bread",
+]
+DUMP_LIMIT = 30  # a deeper recall than the default, for --dump
 
 
 def _memories(ctx: Context, count: int, rng: np.random.Generator) -> None:
@@ -157,12 +179,13 @@ def index_figures(ctx: Context) -> None:
     print(f"message index segments: {size / 2**20:,.0f} MiB for {len(index.rowids):,} vectors")
     rng = np.random.default_rng(9)
     last = int(ctx.db.value("SELECT max(rowid) FROM messages"))
+    at = _newest_memory(ctx)  # a fixed time: the recalls --dump writes weigh their age
     with ctx.db.atomic():
         save_session(ctx.db, Session(id="bench-new", client="generic", scope="global"))
         insert_messages(
             ctx.db,
             [
-                Message(Role.USER, f"new message {n}", session_id="bench-new", seq=n)
+                Message(Role.USER, f"new message {n}", at, session_id="bench-new", seq=n)
                 for n in range(1, 41)
             ],
         )
@@ -209,10 +232,12 @@ def _took(samples: tuple[list[float], list[float]], began: float, began_cpu: flo
     samples[1].append(time.process_time() - began_cpu)
 
 
-def recall_figures(ctx: Context, repeat: int, choice: str) -> None:
+def recall_figures(ctx: Context, repeat: int, choice: str, dump: Path | None) -> None:
     from memctl.retrieve.pipeline import recall
 
     for sessions in (True, False) if choice == "on" else (True,):
+        if dump is not None:
+            dump_recalls(ctx, dump, f"{choice} sessions={sessions}", sessions)
         recall(ctx, "warm up", touch=False, sessions=sessions)
         wall, cpu = [], []
         for _ in range(repeat):
@@ -229,6 +254,26 @@ def recall_figures(ctx: Context, repeat: int, choice: str) -> None:
             f"in-process recall, {label}: p50 {ms(p50)}, p95 {ms(p95)}; CPU time p50 "
             f"{ms(percentiles(cpu)[0])} ({len(wall)} recalls)"
         )
+
+
+def dump_recalls(ctx: Context, path: Path, config: str, sessions: bool) -> None:
+    """Append each recall's rows (tab-separated) to ``path``, asked a day after the newest
+    memory (a fixed clock: a memory's age weighs in its score)."""
+    from memctl.retrieve.pipeline import recall
+
+    now = parse_time(_newest_memory(ctx)) + timedelta(days=1)
+    with path.open("a") as out:
+        for limit in (None, DUMP_LIMIT):
+            for query in (*QUERIES, *DUMP_QUERIES):
+                result = recall(ctx, query, limit, touch=False, sessions=sessions, now=now)
+                for row, item in enumerate(result.results, start=1):
+                    fields = (config, limit, query, row, item.memory.id, repr(item.score))
+                    out.write("\t".join(map(str, (*fields, item.match))) + "\n")
+
+
+def _newest_memory(ctx: Context) -> str:
+    """When the cached store's newest memory was made (the same in every run)."""
+    return str(ctx.db.value("SELECT max(created_at) FROM memories"))
 
 
 def process_figures(home: Path, runs: int) -> None:
@@ -265,15 +310,21 @@ def process_figures(home: Path, runs: int) -> None:
 
 def _settle(home: Path) -> None:
     """The store as the worker and maintain leave it under auto (the default): past
-    ``recall.message_vectors_up_to`` messages, without message vectors."""
+    ``recall.message_vectors_up_to`` messages, without message vectors, and each full-text
+    index in one segment (maintain's upkeep)."""
     with Context(load_settings(home=home, overrides={MESSAGE_VECTORS: "auto"})) as ctx:
         began = time.perf_counter()
         dropped = drop_unkept(ctx.db, ctx.settings)
         up_to = ctx.settings.recall_message_vectors_up_to
-    print(
-        f"auto, at most {up_to:,} messages with vectors: {dropped:,} message vectors dropped "
-        f"({ms(time.perf_counter() - began)})"
-    )
+        print(
+            f"auto, at most {up_to:,} messages with vectors: {dropped:,} message vectors "
+            f"dropped ({ms(time.perf_counter() - began)})"
+        )
+        began = time.perf_counter()
+        for table in (MEMORIES_FTS, MESSAGES_FTS):
+            optimize_fts(ctx.db, table)
+        took = ms(time.perf_counter() - began)
+        print(f"both full-text indexes optimized, as maintain leaves them ({took})")
 
 
 def _children_cpu(pid: int) -> float:
@@ -289,12 +340,15 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=None)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--processes", type=int, default=10)
+    parser.add_argument("--dump", type=Path, default=None, help="write every recall's rows here")
     args = parser.parse_args()
     name = f"messages-{args.memories}-{args.messages}"
     cached = args.cache or Path(tempfile.gettempdir()) / "memctl-bench-cache" / name
     build(cached, args.memories, args.messages)
     database = cached / "memctl.db"
     print(f"database: {database.stat().st_size / 2**20:,.0f} MiB")
+    if args.dump is not None:
+        args.dump.write_text("")
     home = Path(tempfile.mkdtemp(prefix="memctl-bench-"))
     try:
         shutil.copy(database, home / "memctl.db")
@@ -306,7 +360,7 @@ def main() -> None:
                 if choice == "on":
                     index_figures(ctx)
                     part_figures(ctx, args.repeat)
-                recall_figures(ctx, args.repeat, choice)
+                recall_figures(ctx, args.repeat, choice, args.dump)
             finally:
                 ctx.close()
         if args.processes > 0:  # 0: the in-process figures only

@@ -832,3 +832,42 @@ def test_real_questions_count_clear_matches_apart_when_recall_labels_them() -> N
     assert (row["nothing"], row["no clear match"]) == pytest.approx((33.3, 33.3))
     unlabelled = answer("q4", ("a.jsonl", "lint runs with ruff", None))
     assert "clear found@5 auto" not in figures([unlabelled])
+
+
+def test_message_speed_dump_writes_the_same_rows_in_every_run(
+    make_ctx: Any, tmp_path: Path
+) -> None:
+    """``message_speed --dump``: each recall's rows with their scores to the last bit and
+    labels, asked a day after the store's newest memory, not at the run's clock (an age
+    weighs in each score): a message written at the run's time is not there yet, and two
+    runs of unchanged code write the same file."""
+    from benchmarks.message_speed import dump_recalls
+    from memctl.model import Memory, Message, Session
+    from memctl.store.memories import insert_memory
+    from memctl.store.sessions import insert_messages, save_session
+
+    ctx = make_ctx()
+    texts = ["We deploy the billing service with Helm.", "Priya prefers small pull requests."]
+    for text, vector in zip(texts, ctx.vectors(texts), strict=True):
+        with ctx.db.atomic():
+            memory = Memory(content=text, created_at="2026-01-05T10:00:00.000Z")
+            insert_memory(ctx.db, memory, vector)
+    said = "the billing deploy failed on the gateway API rate limit"
+    with ctx.db.atomic():
+        save_session(ctx.db, Session(id="s-1", client="generic", scope="global"))
+        insert_messages(
+            ctx.db,
+            [
+                Message(Role.USER, said, "2026-01-04T09:00:00.000Z", "s-1", 1),
+                Message(Role.USER, said + " again", session_id="s-1", seq=2),  # dated now
+            ],
+        )
+    first, second = tmp_path / "first.tsv", tmp_path / "second.tsv"
+    for path in (first, second):
+        dump_recalls(ctx, path, "on sessions=True", sessions=True)
+    rows = [line.split("\t") for line in first.read_text().splitlines()]
+    assert first.read_text() == second.read_text()
+    deploy = [r for r in rows if r[2] == "how do we deploy the billing service?"]
+    assert "s-1#1" in {r[4] for r in deploy}
+    assert "s-1#2" not in {r[4] for r in rows}, "said after the dump's clock"
+    assert all(r[6] in ("clear", "possible") and float(r[5]) > 0 for r in deploy)

@@ -11,7 +11,9 @@
   from before m021, synced ones, an undo) get them, ``MEANING_PER_RUN`` a run
   (ingest/meaning.py).
 - FTS5 ``optimize`` and vector index compaction, when something changed since
-  the last time.
+  the last time; the session messages' index whenever it holds more than one segment
+  (any write since its last optimize: one at 1,000,000 messages took 0.6 s of CPU, and
+  a recall searches one segment faster than the ten a growing store leaves).
 - backup: ``VACUUM INTO`` (maintain/backup.py) when something changed since the
   last backup and it is ``maintain.backup_every_hours`` old, the newest
   ``maintain.backups`` kept.
@@ -28,7 +30,13 @@ from memctl.ingest.message_vectors import drop_unkept, embed_messages
 from memctl.maintain.backup import backup_due, make_backup
 from memctl.maintain.plan import Maintenance, TaskReport
 from memctl.maintain.reembed import reembed
-from memctl.store.maintenance import change_mark, integrity_problems, optimize_fts
+from memctl.store.maintenance import (
+    MESSAGES_FTS,
+    change_mark,
+    fts_segments,
+    integrity_problems,
+    optimize_fts,
+)
 from memctl.store.meaning import MEANING_MARK, contents_after
 from memctl.store.memories import get_memories, ids_without_vectors
 from memctl.store.message_vectors import unembedded_count
@@ -142,6 +150,10 @@ def compact(m: Maintenance, report: TaskReport) -> None:
             optimize_fts(m.db)
             with m.db.atomic():
                 m.db.set_meta(FTS_MARK, change_mark(m.db))
+    if fts_segments(m.db, MESSAGES_FTS) > 1:
+        report.count("messages_fts_optimized")
+        if not m.dry_run:
+            optimize_fts(m.db, MESSAGES_FTS)
     if m.db.vector_model() is not None and not m.dry_run and vector_index(m.db).compact():
         report.count("vectors_compacted")
 

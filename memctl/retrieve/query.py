@@ -159,15 +159,6 @@ def _words(text: str) -> list[str]:
     return [w.lower() for w in WORD.findall(text)]
 
 
-def words_pattern(words: list[str]) -> re.Pattern[str] | None:
-    """A pattern finding any of ``words`` as whole words, as the full-text index splits text
-    (an underscore separates words), ignoring case; None without words."""
-    if not words:
-        return None
-    alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-    return re.compile(rf"(?<![^\W_])(?:{alternatives})(?![^\W_])", re.IGNORECASE)
-
-
 def _identifier_alternatives(token: str) -> list[Phrase]:
     parts = split_identifier(token)
     if len(parts) < 2:

@@ -10,6 +10,7 @@ import apsw
 
 from memctl.model import Kind, State, Tier
 from memctl.store.database import VECTORS_GENERATION, Database
+from memctl.store.forget import FTS_TABLES
 from memctl.store.migrations import MIGRATIONS
 
 ACTIVE = str(State.ACTIVE)
@@ -153,15 +154,32 @@ def mark_runs(db: Database, run_ids: list[str], status: str) -> None:
 
 def integrity_problems(db: Database, full: bool = True) -> list[str]:
     """What ``PRAGMA integrity_check`` (or, not ``full``, ``quick_check``) finds wrong (empty
-    when the store is sound)."""
+    when the store is sound).
+
+    FTS5 keeps each index's structure per connection, and both checks read it as kept: once
+    another connection has optimized an index (another process's maintain), they report
+    "fts5: corruption found reading blob" for the segments it merged away, until a search of
+    that table reads the structure again (SQLite 3.54). So each index is searched first (a
+    row no index holds)."""
+    for table in FTS_TABLES:
+        db.tuples(f"SELECT rowid FROM {table} WHERE rowid = 0")
     found = [r[0] for r in db.tuples(f"PRAGMA {'integrity' if full else 'quick'}_check")]
     return [] if found == ["ok"] else found
 
 
-def optimize_fts(db: Database) -> None:
+MEMORIES_FTS, MESSAGES_FTS = "memories_fts", "messages_fts"
+
+
+def optimize_fts(db: Database, table: str = MEMORIES_FTS) -> None:
     """Merge the full-text index's segments into one."""
     with db.atomic():
-        db.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
+        db.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
+
+
+def fts_segments(db: Database, table: str) -> int:
+    """How many segments the full-text index ``table`` holds (FTS5's ``%_idx`` has a row for
+    each leaf page of each segment): one after an optimize, more after any write since."""
+    return int(db.value(f"SELECT count(DISTINCT segid) FROM {table}_idx"))
 
 
 def vacuum_into(db: Database, path: Path) -> None:

@@ -28,14 +28,28 @@ from memctl.maintain.backup import backups
 from memctl.maintain.pipeline import maintain_lock
 from memctl.memories.operations import update
 from memctl.memories.strength import current_strength
-from memctl.model import Category, Kind, Memory, Relation, RelationType, State, Tier, format_time
+from memctl.model import (
+    Category,
+    Kind,
+    Memory,
+    Message,
+    Relation,
+    RelationType,
+    Role,
+    Session,
+    State,
+    Tier,
+    format_time,
+)
 from memctl.store import memories as store
 from memctl.store.events import count_events
-from memctl.store.maintenance import vacuum_into
+from memctl.store.maintenance import MESSAGES_FTS, fts_segments, optimize_fts, vacuum_into
 from memctl.store.memories import MemoryFilter
+from memctl.store.message_search import search_messages
 from memctl.store.projects import project_rows
 from memctl.store.relations import add_relation, relations_of
 from memctl.store.runs import get_run
+from memctl.store.sessions import insert_messages, save_session
 from tests.conftest import run_cli
 from tests.fakes import HashEmbedder
 from tests.ingesting import source
@@ -596,3 +610,58 @@ def test_an_incremental_run_ends_where_a_full_run_does(make_ctx: Any, tmp_path: 
     # and a full run after the incremental one finds nothing more to fold
     again = run(ctx, now=later, full=True)
     assert [c for t in again.tasks for c in t.changes if c["action"] in ("dedup", "merge")] == []
+
+
+def captured_one_by_one(ctx: Context, sessions: int = 4) -> None:
+    """Sessions written as captures write them, each in a transaction of its own: each
+    leaves segments of its own in the messages' full-text index."""
+    for n in range(sessions):
+        with ctx.db.atomic():
+            save_session(ctx.db, Session(id=f"s-{n}", client="generic", scope="global"))
+            insert_messages(
+                ctx.db,
+                [
+                    Message(
+                        Role.USER,
+                        f"deploy {n}: billing restarts at noon",
+                        session_id=f"s-{n}",
+                        seq=1,
+                    ),
+                    Message(
+                        Role.ASSISTANT, f"noted, billing rollout {n}", session_id=f"s-{n}", seq=2
+                    ),
+                ],
+            )
+
+
+def test_upkeep_merges_the_session_messages_index_into_one_segment(make_ctx: Any) -> None:
+    """Each capture writes its messages in a transaction of its own, and each leaves a
+    segment in the messages' full-text index: maintain merges them into one (a recall
+    searches one segment faster), finds what it found before, and does it once."""
+    ctx = make_ctx()
+    captured_one_by_one(ctx)
+    found = search_messages(ctx.db, [("billing",)], 20, MemoryFilter())
+    segments = fts_segments(ctx.db, MESSAGES_FTS)
+    assert segments >= 4
+    assert run(ctx, dry_run=True).task("upkeep").counts["messages_fts_optimized"] == 1
+    assert fts_segments(ctx.db, MESSAGES_FTS) == segments, "a dry run writes nothing"
+    assert run(ctx).task("upkeep").counts["messages_fts_optimized"] == 1
+    assert fts_segments(ctx.db, MESSAGES_FTS) == 1
+    assert search_messages(ctx.db, [("billing",)], 20, MemoryFilter()) == found
+    assert len(found) == 8
+    assert "messages_fts_optimized" not in run(ctx).task("upkeep").counts
+
+
+def test_a_store_another_connection_optimized_is_not_called_damaged(make_ctx: Any) -> None:
+    """This connection read the messages' index, then another one merged it (as another
+    process's maintain does): SQLite's checks, run on this connection, read the index as it
+    last saw it and called the store damaged (exit status 4, nothing done); they no
+    longer do."""
+    ctx = make_ctx()
+    captured_one_by_one(ctx)
+    found = search_messages(ctx.db, [("billing",)], 20, MemoryFilter())
+    other = make_ctx()  # the same store, a connection of its own, optimizes as upkeep does
+    optimize_fts(other.db, MESSAGES_FTS)
+    assert fts_segments(ctx.db, MESSAGES_FTS) == 1
+    assert run(ctx, only="upkeep").task("upkeep").status == "done"
+    assert search_messages(ctx.db, [("billing",)], 20, MemoryFilter()) == found

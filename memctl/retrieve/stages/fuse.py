@@ -89,7 +89,7 @@ from typing import TYPE_CHECKING
 
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.model import Kind, parse_time
-from memctl.retrieve.query import IDENTIFIER, STOPWORDS, split_identifier, words_pattern
+from memctl.retrieve.query import IDENTIFIER, STOPWORDS, split_identifier
 from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run, by_score
 
 if TYPE_CHECKING:
@@ -203,11 +203,11 @@ def leg_weights(run: Run) -> tuple[float, float]:
     return vector, bm25
 
 
-def coverage(run: Run, candidate: Candidate, pattern: re.Pattern[str] | None) -> float:
+def coverage(run: Run, candidate: Candidate) -> float:
     """The share of the query's content words (weighted by rarity) the candidate contains."""
     weights = run.word_weights
     total = sum(weights.values())
-    if not total or pattern is None:
+    if not total:
         return 0.0
     text = f"{candidate.memory.content} {candidate.memory.l0_abstract or ''}"
     share = run.shares.get(text)
@@ -399,7 +399,7 @@ def strength_of(run: Run, candidate: Candidate) -> float:
     """``relevance_strength`` of one candidate for ``run``'s query, by its centred or its
     discounted cosine when it has one (this ranks the possible matches; the gate's
     ``evidence`` weighs the raw cosine)."""
-    share = coverage(run, candidate, words_pattern(list(run.word_weights)))
+    share = coverage(run, candidate)
     cosine = next(
         (c for c in (candidate.centred, candidate.discounted) if c is not None),
         similarity(candidate),
@@ -582,9 +582,8 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     discount(run, candidates)
     vector = leg_share(candidates, VECTOR_LEGS)
     bm25 = leg_share(candidates, BM25_LEGS)
-    pattern = words_pattern(list(run.word_weights))
     pairs = word_pairs(run.query.text)
-    shares = {c.id: coverage(run, c, pattern) for c in candidates}
+    shares = {c.id: coverage(run, c) for c in candidates}
     leader, margin = lead(candidates)
     crowd = crowd_cosine(run)
     elsewhere = abroad(run, candidates)

@@ -35,7 +35,6 @@ set aside as possible (``run.possible``); a group with a member kept is kept.
 from __future__ import annotations
 
 from memctl.memories.provenance import DIGEST_TAG
-from memctl.retrieve.query import words_pattern
 from memctl.retrieve.run import ADDED, DROPPED, RESCORED, Candidate, Run, by_score
 from memctl.retrieve.stages.fuse import coverage, evidence
 from memctl.store.memories import session_memories_tagged
@@ -143,7 +142,7 @@ def said_verbatim(candidates: list[Candidate], found: dict[tuple[str, int], Cand
 def states(run: Run, candidate: Candidate) -> float:
     """How much of what the query asks a candidate writes: its share of the query's words
     (weighted by rarity, fuse.coverage), the gate's own measure."""
-    return coverage(run, candidate, words_pattern(list(run.word_weights)))
+    return coverage(run, candidate)
 
 
 def join(run: Run, group: list[Candidate]) -> Candidate:
