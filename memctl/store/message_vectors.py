@@ -189,6 +189,35 @@ def message_distances(index: VectorIndex, scores: Scores, keys: list[str]) -> di
     return distances
 
 
+def session_closeness(index: VectorIndex, scores: Scores, sessions: list[str]) -> dict[str, float]:
+    """How close each of these sessions is to the query as a whole: the mean, over its
+    messages that have vectors, of each message's similarity (by its closest part). A
+    session none of whose messages has a vector is left out."""
+    if not sessions or scores.total == 0:
+        return {}
+    rows = index.db.tuples(
+        "SELECT v.rowid, msg.rowid, msg.session_id FROM json_each(?) AS wanted "
+        "CROSS JOIN messages msg ON msg.session_id = wanted.value "
+        "JOIN message_vectors v ON v.message_rowid = msg.rowid",
+        [json.dumps(sessions)],
+    )
+    message_of = {int(part): (int(message), str(session)) for part, message, session in rows}
+    if not message_of:
+        return {}
+    positions = index.positions_of(np.fromiter(message_of, dtype=np.int64, count=len(message_of)))
+    best: dict[int, tuple[str, float]] = {}
+    for rowid, similarity in zip(
+        index.rowids[positions].tolist(), scores.of(positions).tolist(), strict=True
+    ):
+        message, session = message_of[rowid]
+        if message not in best or similarity > best[message][1]:
+            best[message] = (session, similarity)
+    closeness: dict[str, list[float]] = {}
+    for session, similarity in best.values():
+        closeness.setdefault(session, []).append(similarity)
+    return {session: sum(values) / len(values) for session, values in closeness.items()}
+
+
 def message_vector_index(db: Database) -> VectorIndex:
     """The index of the messages' vectors, brought up to date."""
     return vector_index(db, MESSAGE_VECTORS)
