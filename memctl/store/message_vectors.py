@@ -196,26 +196,33 @@ def session_closeness(index: VectorIndex, scores: Scores, sessions: list[str]) -
     if not sessions or scores.total == 0:
         return {}
     rows = index.db.tuples(
-        "SELECT v.rowid, msg.rowid, msg.session_id FROM json_each(?) AS wanted "
+        "SELECT v.rowid, msg.rowid, wanted.key FROM json_each(?) AS wanted "
         "CROSS JOIN messages msg ON msg.session_id = wanted.value "
         "JOIN message_vectors v ON v.message_rowid = msg.rowid",
         [json.dumps(sessions)],
     )
-    message_of = {int(part): (int(message), str(session)) for part, message, session in rows}
-    if not message_of:
+    if not rows:
         return {}
-    positions = index.positions_of(np.fromiter(message_of, dtype=np.int64, count=len(message_of)))
-    best: dict[int, tuple[str, float]] = {}
-    for rowid, similarity in zip(
-        index.rowids[positions].tolist(), scores.of(positions).tolist(), strict=True
-    ):
-        message, session = message_of[rowid]
-        if message not in best or similarity > best[message][1]:
-            best[message] = (session, similarity)
-    closeness: dict[str, list[float]] = {}
-    for session, similarity in best.values():
-        closeness.setdefault(session, []).append(similarity)
-    return {session: sum(values) / len(values) for session, values in closeness.items()}
+    table = np.asarray(rows, dtype=np.int64)
+    parts, messages, owners = table[np.argsort(table[:, 0])].T
+    positions = index.positions_of(parts)
+    live = np.searchsorted(parts, index.rowids[positions])  # the rows in the index now
+    similarities = scores.of(positions).astype(np.float64)
+    # each message's closest part: its parts in a row, the closest first
+    order = np.lexsort((-similarities, messages[live]))
+    message, first = distinct_first(messages[live][order])
+    best, owner = similarities[order][first], owners[live][order][first]
+    counts = np.bincount(owner, minlength=len(sessions))
+    sums = np.bincount(owner, weights=best, minlength=len(sessions))
+    return {s: float(sums[n] / counts[n]) for n, s in enumerate(sessions) if counts[n]}
+
+
+def distinct_first(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of a sorted array and the position of each one's first."""
+    if not len(values):
+        return values, np.zeros(0, dtype=np.int64)
+    first = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
+    return values[first], first
 
 
 def message_vector_index(db: Database) -> VectorIndex:

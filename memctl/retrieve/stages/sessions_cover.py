@@ -109,7 +109,9 @@ def whole_sessions(run: Run, candidates: list[Candidate], clear: bool) -> None:
     """The sessions of the session messages with the label ``clear`` ranked by reciprocal
     rank fusion of their best message's rank and their closeness to the question as a
     whole (``closeness``); their best scores handed out again in that order, each
-    session's messages multiplied by its new best over its old one."""
+    session's messages multiplied by its new best over its old one. How many sessions
+    that reads is bounded by the candidates the stage is given: the cap stage's (limit x
+    ``recall.cap``) and the possible matches' (``POSSIBLE_DEPTH`` x those wanted)."""
     best: dict[str, float] = {}
     for candidate in by_score(candidates):
         session = candidate.memory.session_id
