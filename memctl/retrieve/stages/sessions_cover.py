@@ -100,7 +100,8 @@ def sessions_cover(run: Run, candidates: list[Candidate], clear: bool = True) ->
 
 
 # Reciprocal rank fusion's constant (Cormack, Clarke and Buettcher, SIGIR 2009; the
-# agentmemory peer's too): 1, 10, 60 and 1,000 ranked LongMemEval's sessions alike.
+# agentmemory peer's too): 1, 10, 60 and 1,000 give the same LongMemEval figures on both
+# halves (docs/benchmarks.md, "Whole sessions for counting questions").
 RRF_K = 60
 WHOLE = "whole sessions"
 
