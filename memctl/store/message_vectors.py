@@ -189,6 +189,42 @@ def message_distances(index: VectorIndex, scores: Scores, keys: list[str]) -> di
     return distances
 
 
+def session_closeness(index: VectorIndex, scores: Scores, sessions: list[str]) -> dict[str, float]:
+    """How close each of these sessions is to the query as a whole: the mean, over its
+    messages that have vectors, of each message's similarity (by its closest part). A
+    session none of whose messages has a vector is left out."""
+    if not sessions or scores.total == 0:
+        return {}
+    rows = index.db.tuples(
+        "SELECT v.rowid, msg.rowid, wanted.key FROM json_each(?) AS wanted "
+        "CROSS JOIN messages msg ON msg.session_id = wanted.value "
+        "JOIN message_vectors v ON v.message_rowid = msg.rowid",
+        [json.dumps(sessions)],
+    )
+    if not rows:
+        return {}
+    table = np.asarray(rows, dtype=np.int64)
+    parts, messages, owners = table[np.argsort(table[:, 0])].T
+    positions = index.positions_of(parts)
+    live = np.searchsorted(parts, index.rowids[positions])  # the rows in the index now
+    similarities = scores.of(positions).astype(np.float64)
+    # each message's closest part: its parts in a row, the closest first
+    order = np.lexsort((-similarities, messages[live]))
+    message, first = distinct_first(messages[live][order])
+    best, owner = similarities[order][first], owners[live][order][first]
+    counts = np.bincount(owner, minlength=len(sessions))
+    sums = np.bincount(owner, weights=best, minlength=len(sessions))
+    return {s: float(sums[n] / counts[n]) for n, s in enumerate(sessions) if counts[n]}
+
+
+def distinct_first(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of a sorted array and the position of each one's first."""
+    if not len(values):
+        return values, np.zeros(0, dtype=np.int64)
+    first = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
+    return values[first], first
+
+
 def message_vector_index(db: Database) -> VectorIndex:
     """The index of the messages' vectors, brought up to date."""
     return vector_index(db, MESSAGE_VECTORS)

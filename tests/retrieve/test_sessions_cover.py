@@ -1,25 +1,32 @@
 """Session messages in the ranking (issue 33, LongMemEval with sessions): a message far in
 meaning is no clear match by its words alone; a question that counts over time gets one
-message from each session first."""
+message from each session first, its sessions ranked as wholes (the real model)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from memctl.config.settings import load_settings
 from memctl.context import Context
+from memctl.embed import Embedder
+from memctl.ingest.message_vectors import embed_messages
 from memctl.model import Memory, format_time
+from memctl.retrieve.pipeline import recall
 from memctl.retrieve.run import Candidate
 from memctl.retrieve.stages.fuse import fuse
 from memctl.retrieve.stages.sessions_cover import (
     COVERAGE_FACTOR,
+    WHOLE,
     compares_events,
     counts_over_time,
     sessions_cover,
 )
 from tests.cli.test_cli import ok
+from tests.conftest import said_in_session
 from tests.retrieve.test_recall_stages import NOW, make_run
 
 
@@ -152,3 +159,98 @@ def test_recall_answers_a_how_many_times_question_from_distinct_sessions(tmp_pat
     plain = ("recall", "what did the dentist say about my gums?", "-n", "3", "--json")
     first = json.loads(ok(*home, *plain))["results"][0]
     assert first["id"] == "d1#3"
+
+
+# Three sessions about the user's hikes, and a chat about taxes whose one line holds most of
+# the question's words ("how many times a year").
+HIKES = {
+    "dipsea": [
+        "I went hiking on the Dipsea trail with my sister, the best day of the year so far",
+        "my boots gave me blisters on the way down to Stinson Beach",
+        "we saw deer near the summit and ate sandwiches at the top",
+    ],
+    "tam": [
+        "Another weekend of hiking: Mount Tamalpais, my favourite trail this year",
+        "the fog burned off by noon and the views of the bay were great",
+        "next time I'll pack more water, two liters was not enough on the ridge",
+    ],
+    "reyes": [
+        "I have been hiking at Point Reyes three times now, this time to see the tule elk",
+        "it was windy on the bluffs but the wildflowers were out",
+        "the trail along the cliffs was muddy after the rain",
+    ],
+    "taxes": [
+        "How many times a year do I have to pay estimated taxes?",
+        "my accountant charges a flat fee for the quarterly payments",
+        "the IRS portal keeps logging me out",
+        "should I set up a separate savings account for tax money?",
+    ],
+}
+COUNTING = "How many times did I go hiking this year?"
+
+
+@pytest.fixture
+def hikes(home: Path, local_embedder: Embedder) -> Iterator[Context]:
+    """A store of the four sessions, their messages embedded as the slow path embeds them."""
+    on = load_settings(overrides={"recall.message_vectors": True})
+    with Context(on, embedder=local_embedder) as context:
+        for session, said in HIKES.items():
+            said_in_session(context, said, session)
+        assert embed_messages(context.db, context.embedder, 100) == 13
+        yield context
+
+
+def sessions_of(ctx: Context, question: str, limit: int = 3) -> list[str]:
+    found = recall(ctx, question, limit, touch=False, sessions=True)
+    return [r.memory.session_id or "" for r in found.results]
+
+
+def test_a_session_about_the_subject_as_a_whole_ranks_above_one_that_says_its_words_once(
+    hikes: Context,
+) -> None:
+    """ "How many times did I go hiking?" was answered first by the taxes chat, whose one line
+    holds "how many times a year"; the hikes, each a session about the walk as a whole, now
+    come first, and the taxes line stays in the list (a lean, never a filter)."""
+    first = sessions_of(hikes, COUNTING)
+    assert first[:2] != ["taxes"] and set(first[:2]) <= {"dipsea", "tam", "reyes"}
+    assert "taxes" in sessions_of(hikes, COUNTING, limit=6)
+    found = recall(hikes, COUNTING, 6, touch=False, sessions=True)
+    moved = next(r for r in found.results if r.memory.session_id == "taxes")
+    assert moved.factors[WHOLE] < 1.0
+    assert any(
+        "closeness to the question as a whole" in s.why for s in found.steps_of(moved.memory.id)
+    )
+
+
+def test_a_question_about_one_occasion_keeps_its_best_message_first(hikes: Context) -> None:
+    """Only a question that counts over time is answered by whole sessions: "how many times a
+    year do I pay estimated taxes?" is one fact, said in one line."""
+    assert sessions_of(hikes, "How often per year are estimated taxes due?")[0] == "taxes"
+
+
+def test_without_stored_vectors_the_sessions_keep_their_order(
+    home: Path, local_embedder: Embedder
+) -> None:
+    off = load_settings(overrides={"recall.message_vectors": False})
+    with Context(off, embedder=local_embedder) as words_only:
+        for session, said in HIKES.items():
+            said_in_session(words_only, said, session)
+        found = recall(words_only, COUNTING, 6, touch=False, sessions=True)
+    assert found.results[0].memory.session_id == "taxes"
+    assert all(WHOLE not in r.factors for r in found.results)
+
+
+def test_a_sessions_closeness_is_the_mean_of_its_messages_best_parts(
+    hikes: Context,
+) -> None:
+    from memctl.store.message_vectors import message_vector_index, session_closeness
+    from memctl.store.vector_query import Scores
+
+    (query,) = hikes.embedder.embed([COUNTING])
+    index = message_vector_index(hikes.db)
+    close = session_closeness(index, Scores(index, query), ["dipsea", "taxes", "nowhere"])
+    assert set(close) == {"dipsea", "taxes"}  # a session with no vectors is left out
+    said = HIKES["dipsea"]
+    expected = sum(float(v @ query) for v in hikes.embedder.embed(said)) / len(said)
+    assert close["dipsea"] == pytest.approx(expected, abs=0.02)  # int8 as stored
+    assert close["dipsea"] > close["taxes"]

@@ -9,8 +9,19 @@ session more than several from one: past its session's best, each
 further message of the session (by score, with its label: the clear ones in
 the pipeline, the possible ones once ranked as possible matches) is multiplied by
 ``COVERAGE_FACTOR`` once more, so the next session's best comes before a
-session's second. A lean, never a filter: every message stays, and the order
-of the sessions by their best message is unchanged.
+session's second. A lean, never a filter: every message stays.
+
+A question that counts over time is answered by several sessions, each about the
+subject as a whole ("how many rare items do I have?": the records in one, the coins in
+another), beside sessions that say the question's words once in passing. So first
+its sessions are ranked as wholes (``whole_sessions``): by reciprocal rank fusion of
+their best message's rank and their closeness to the question as a whole (the mean
+similarity of all their messages, from their stored vectors), and the sessions' best
+scores are handed out again in that order, each session's messages scaled with its
+best. The scores stay the ones the stages gave, only which session holds which one
+changes, so a memory keeps its place among them. Without stored vectors nothing
+changes. Not for a question comparing two events: its answer is one message in each
+of two sessions (measured: docs/benchmarks.md, "Whole sessions for counting questions").
 """
 
 from __future__ import annotations
@@ -67,8 +78,11 @@ def sessions_cover(run: Run, candidates: list[Candidate], clear: bool = True) ->
     with the label ``clear`` past its session's best x COVERAGE_FACTOR per message of its
     session above it, re-sorted. In the pipeline the clear matches; the possible ones once ranked as
     possible matches (pipeline.possible_results), by that rank, not the pipeline's."""
-    if not (counts_over_time(run.query.text) or compares_events(run.query.text)):
+    counting = counts_over_time(run.query.text)
+    if not (counting or compares_events(run.query.text)):
         return candidates
+    if counting:
+        whole_sessions(run, candidates, clear)
     above: dict[str, int] = defaultdict(int)
     for candidate in by_score(candidates):
         session = candidate.memory.session_id
@@ -83,3 +97,55 @@ def sessions_cover(run: Run, candidates: list[Candidate], clear: bool = True) ->
             why = f"x {factor:g}: the question counts over time; {shown} of its session above"
             run.record(STAGE, candidate, RESCORED, factor, why)
     return by_score(candidates)
+
+
+# Reciprocal rank fusion's constant (Cormack, Clarke and Buettcher, SIGIR 2009; the
+# agentmemory peer's too): 1, 10, 60 and 1,000 give the same LongMemEval figures on both
+# halves (docs/benchmarks.md, "Whole sessions for counting questions").
+RRF_K = 60
+WHOLE = "whole sessions"
+
+
+def whole_sessions(run: Run, candidates: list[Candidate], clear: bool) -> None:
+    """The sessions of the session messages with the label ``clear`` ranked by reciprocal
+    rank fusion of their best message's rank and their closeness to the question as a
+    whole (``closeness``); their best scores handed out again in that order, each
+    session's messages multiplied by its new best over its old one. How many sessions
+    that reads is bounded by the candidates the stage is given: the cap stage's (limit x
+    ``recall.cap``) and the possible matches' (``POSSIBLE_DEPTH`` x those wanted)."""
+    best: dict[str, float] = {}
+    for candidate in by_score(candidates):
+        session = candidate.memory.session_id
+        if candidate.is_message and session and candidate.clear == clear:
+            best.setdefault(session, candidate.score)
+    if len(best) < 2 or min(best.values()) <= 0:
+        return
+    close = closeness(run, list(best))
+    if len(close) < len(best):  # one ranking never mixes sessions measured and not
+        return
+    by_meaning = {s: rank for rank, s in enumerate(sorted(best, key=lambda s: -close[s]), 1)}
+    fused = {s: 1 / (RRF_K + rank) + 1 / (RRF_K + by_meaning[s]) for rank, s in enumerate(best, 1)}
+    ranked = sorted(best, key=lambda s: -fused[s])  # a stable sort: ties keep their order
+    factors = {s: score / best[s] for s, score in zip(ranked, best.values(), strict=True)}
+    for candidate in candidates:
+        session = candidate.memory.session_id or ""
+        factor = factors.get(session, 1.0)
+        if not candidate.is_message or candidate.clear != clear or factor == 1.0:
+            continue
+        candidate.score *= factor
+        candidate.factors[WHOLE] = factor
+        whole = close[session]
+        why = f"x {factor:.3g}: its session's closeness to the question as a whole, {whole:.3f}"
+        run.record(STAGE, candidate, RESCORED, factor, why)
+
+
+def closeness(run: Run, sessions: list[str]) -> dict[str, float]:
+    """Each session's closeness to the query as a whole, from its messages' stored vectors
+    (store/message_vectors.py); none without a query vector or stored vectors."""
+    if run.params.message_vectors == "off" or run.scores is None:
+        return {}
+    from memctl.store.message_vectors import message_vector_index, session_closeness
+    from memctl.store.vector_query import Scores
+
+    index = message_vector_index(run.ctx.db)
+    return session_closeness(index, Scores(index, run.scores.query), sessions)
