@@ -18,6 +18,7 @@ from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
 from memctl.memories.projects import scope_named
+from memctl.memories.search_scopes import recall_scopes as recall_scopes
 from memctl.memories.timeparse import parse_since
 from memctl.model import (
     HIDDEN_STATES,
@@ -457,17 +458,6 @@ def make_filter(
         tag=tag,
         since=parse_since(since) if since else None,
     )
-
-
-def recall_scopes(
-    ctx: Context, scope: str | None, all_scopes: bool = False
-) -> tuple[str, ...] | None:
-    """Scopes a search covers: by default the current project and global."""
-    if all_scopes:
-        return None
-    if scope in (None, "", "project"):
-        return (ctx.settings.project_scope, GLOBAL_SCOPE)
-    return (resolve_scope(ctx, scope),)
 
 
 # The relation types people set by hand; `supersedes` is set by ingest's reconciliation.
