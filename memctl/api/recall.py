@@ -11,7 +11,7 @@ from memctl.config import Settings
 from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.memories.provenance import start_refusal, trusted_hosts
-from memctl.memories.search_scopes import recall_scopes
+from memctl.memories.search_scopes import recall_scopes, resolve_scope
 from memctl.memories.timeparse import parse_since
 from memctl.model import parse_time
 from memctl.retrieve.excerpt import excerpt as excerpt  # a long result's answering part
@@ -229,7 +229,6 @@ def layered(ctx: Context, request: SessionStartRequest) -> Layered:
     """The layered context a new session here starts with, each item with why it is there
     and each memory left out with why (``memctl context --explain``). Nothing is touched."""
     from memctl.config.scope import project_root
-    from memctl.memories import operations
     from memctl.memories.projects import labels
     from memctl.retrieve.session_start import layered_context
 
@@ -237,7 +236,7 @@ def layered(ctx: Context, request: SessionStartRequest) -> Layered:
         raise UsageError(
             f"budget takes a number of tokens (1 or more), not {request.budget}", ["budget"]
         )
-    scope = operations.resolve_scope(ctx, request.scope)
+    scope = resolve_scope(ctx, request.scope)
     budget = request.budget or ctx.settings.recall_context_budget or SESSION_START_TOKENS
     if request.scope in (None, "project"):
         title = project_root(ctx.settings.cwd).name

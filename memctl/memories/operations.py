@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
-from memctl.memories.projects import scope_named
 from memctl.memories.search_scopes import recall_scopes as recall_scopes
+from memctl.memories.search_scopes import resolve_scope as resolve_scope
 from memctl.memories.timeparse import parse_since
 from memctl.model import (
     HIDDEN_STATES,
@@ -36,7 +36,6 @@ from memctl.model import (
     parse_choice,
 )
 from memctl.store import memories as store
-from memctl.store import scopes
 from memctl.store.events import count_events, list_events
 from memctl.store.memories import MemoryFilter
 from memctl.store.message_search import get_message, is_message_id
@@ -125,17 +124,6 @@ def kept_tags(tags: list[str]) -> list[str]:
     from memctl.memories.privacy import nothing_left, scrub
 
     return clean_tags([t for t in (scrub(t)[0] for t in clean_tags(tags)) if not nothing_left(t)])
-
-
-def resolve_scope(ctx: Context, scope: str | None) -> str:
-    """``project`` (or nothing) is the current project; ``global`` stays; a directory or a
-    project's name is that project's scope (``memories.projects``); another name stays, or
-    is the scope it became (an old ``path:`` scope of a project that got a remote)."""
-    if scope in (None, "", "project"):
-        return ctx.settings.project_scope
-    if scope == GLOBAL_SCOPE:
-        return scope
-    return scopes.resolve(ctx.db, scope_named(ctx, scope) or scope)
 
 
 # Facts about the person, not the project: global unless a scope is given.

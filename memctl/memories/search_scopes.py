@@ -1,11 +1,13 @@
 """The scopes a search covers, apart from the memory operations (``memctl.memories.
-operations``, which brings the writer and its SQL): a `memctl recall` over the default
-scopes, or every scope, loads only this."""
+operations``, which brings the writer and its SQL, and re-exports these): a `memctl
+recall` loads only this."""
 
 from __future__ import annotations
 
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
+from memctl.memories.projects import scope_named
+from memctl.store import scopes
 
 
 def recall_scopes(
@@ -16,6 +18,15 @@ def recall_scopes(
         return None
     if scope in (None, "", "project"):
         return (ctx.settings.project_scope, GLOBAL_SCOPE)
-    from memctl.memories.operations import resolve_scope
-
     return (resolve_scope(ctx, scope),)
+
+
+def resolve_scope(ctx: Context, scope: str | None) -> str:
+    """``project`` (or nothing) is the current project; ``global`` stays; a directory or a
+    project's name is that project's scope (``memories.projects``); another name stays, or
+    is the scope it became (an old ``path:`` scope of a project that got a remote)."""
+    if scope in (None, "", "project"):
+        return ctx.settings.project_scope
+    if scope == GLOBAL_SCOPE:
+        return scope
+    return scopes.resolve(ctx.db, scope_named(ctx, scope) or scope)
