@@ -121,15 +121,33 @@ def test_the_console_is_rich_s(environ: dict[str, str], monkeypatch: pytest.Monk
     assert ("\x1b[1m" in ours) == (made.color_system is not None)
 
 
-def test_a_recall_prints_its_table_without_rich(home: object) -> None:
-    """The whole `memctl recall` process: a table, as before, and no rich module loaded."""
+# What a recall printing its table never uses: rich and Typer (~25 ms of a process), the
+# explanations and the context block (--explain, --why-not, --format context), the memory
+# operations (their writer: `remember`, `update`...) and forget's SQL.
+UNUSED = (
+    "rich",
+    "typer",
+    "click",
+    "memctl.retrieve.explain",
+    "memctl.retrieve.context_block",
+    "memctl.memories.operations",
+    "memctl.store.forget",
+)
+
+
+def test_a_recall_prints_its_table_without_what_it_does_not_use(home: object) -> None:
+    """The whole `memctl recall` process: its table, and none of ``UNUSED`` loaded; asked
+    with --explain, it explains (and loads the explanations)."""
     assert run_cli("remember", "We deploy with make release from the main branch.").returncode == 0
     probe = (
-        "import sys\nsys.argv = ['memctl', 'recall', 'how do we deploy?']\n"
+        "import sys\nsys.argv = ['memctl', 'recall', *sys.argv[1:], 'how do we deploy?']\n"
         "from memctl.cli.entry import main\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "print('RICH', sorted(m for m in sys.modules if m.split('.')[0] in ('rich', 'typer')))"
+        f"print('LOADED', sorted(m for m in sys.modules if m.startswith({UNUSED!r})))"
     )
     done = python_c(probe, env={"MEMCTL_EMBEDDER": "hash"})
     assert "make release" in done.stdout and "┏━" in done.stdout
-    assert done.stdout.splitlines()[-1] == "RICH []"
+    assert done.stdout.splitlines()[-1] == "LOADED []"
+    explained = python_c(probe, "--explain", env={"MEMCTL_EMBEDDER": "hash"})
+    assert "found by:" in explained.stdout
+    assert "memctl.retrieve.explain" in explained.stdout.splitlines()[-1]
