@@ -10,9 +10,9 @@ into a fresh store at ``--home`` with ``ingest.host_distil`` on, then starts
 the MCP SDK's client, as an assistant would; it writes the instructions, the
 schema and the tasks (each with its session's file name) to ``--out``. It
 never reads the gold lists. ``apply`` sends each recorded answer back with
-``memory_distill_apply`` and prints what each call answered (a refusal names
-its reasons). ``benchmarks/session_quality.py --host-answers ANSWERS.json``
-replays the recorded answers into a fresh store and scores them.
+``memory_distill_apply`` (with the stamp the task has now) and prints what each call
+answered (a refusal names its reasons). ``benchmarks/session_quality.py --host-answers
+ANSWERS.json`` replays the recorded answers into a fresh store and scores them.
 
 ANSWERS.json: ``{"about": ..., "answers": [{"file", "first_seq", "through_seq",
 "facts": [...]}]}``, one entry a task, a session's tasks in order.
@@ -86,6 +86,9 @@ def fetch(gold: Path, home: Path, out: Path) -> None:
     print(f"{len(answer['tasks'])} tasks of {len(files)} sessions written to {out}")
 
 
+ALL_TASKS = 10_000  # of memory_distill_tasks: every task waiting in the gold set's store
+
+
 def apply(home: Path, answers: Path) -> None:
     sessions = {file: sid for sid, file in files_by_session(home).items()}
     recorded = json.loads(answers.read_text(encoding="utf-8"))["answers"]
@@ -93,9 +96,16 @@ def apply(home: Path, answers: Path) -> None:
     async def send() -> None:
         async with Client(server(home)) as client:
             for entry in recorded:
+                waiting = await client.call_tool("memory_distill_tasks", {"limit": ALL_TASKS})
+                stamps = {
+                    (t["session_id"], t["through_seq"]): t["stamp"]
+                    for t in (waiting.structured_content or {}).get("tasks", [])
+                }
+                where = (sessions[entry["file"]], entry["through_seq"])
                 arguments = {
-                    "session_id": sessions[entry["file"]],
-                    "through_seq": entry["through_seq"],
+                    "session_id": where[0],
+                    "through_seq": where[1],
+                    "stamp": stamps.get(where, ""),  # the task as it is now
                     "answer": {"facts": entry["facts"]},
                 }
                 result = await client.call_tool("memory_distill_apply", arguments)

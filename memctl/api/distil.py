@@ -40,6 +40,7 @@ class DistilRequest:
     session_id: str
     through_seq: int  # the batch's last message, as ``pending`` gave it
     answer: Any  # the host's JSON answer: {"facts": [...]} matching the batch's schema
+    stamp: str | None = None  # the task's, as ``pending`` gave it: refused when it changed
 
 
 @dataclass
@@ -56,7 +57,9 @@ def pending(ctx: Context, request: PendingRequest) -> PendingResult:
 
 def distil(ctx: Context, request: DistilRequest) -> DistilResult:
     """Apply the host model's answer for one batch; the run it made is returned."""
-    return DistilResult(apply_answer(ctx, request.session_id, request.through_seq, request.answer))
+    return DistilResult(
+        apply_answer(ctx, request.session_id, request.through_seq, request.answer, request.stamp)
+    )
 
 
 @dataclass(frozen=True)

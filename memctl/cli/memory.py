@@ -262,8 +262,8 @@ def redact(
     as_json: JsonOption = False,
 ) -> None:
     """Replace one leaked value (a password, a token) by [REDACTED] everywhere: every
-    session's messages, memories, the event log, runs, the WAL, the backups and the
-    transcripts waiting in the spool."""
+    session's messages, memories, the event log, runs, the WAL, the backups, the
+    transcripts waiting in the spool and memctl's logs."""
     done = api.redact(open_context(ctx), read_value(text))
     if as_json:
         print_json(done.to_dict())
@@ -273,6 +273,7 @@ def redact(
         f"redacted {done.target}: {quotes} rows, {len(done.memories)} memories, "
         f"{len(done.backups)} backups"
         + (f", {done.spooled} spooled transcripts" if done.spooled else "")
+        + (f", {done.logs} logs" if done.logs else "")
         + " rewritten"
         + ("" if done.wal_emptied else "; the WAL still holds old pages (a reader has it open)")
         + (f"; {done.history_note()}" if done.shared else "")

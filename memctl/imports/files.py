@@ -43,10 +43,14 @@ class Target:
 
     @property
     def source(self) -> str:
-        """How memories name where they came from: the absolute path, or ``stdin``."""
+        """How memories, the import's record and its session name where they came from:
+        the absolute path, or ``stdin``; a secret or ``<private>`` text in the path (a
+        folder named after a token) is scrubbed, as the file's text is."""
         if self.path is None:
             return "stdin"
-        return str(resolved(self.path) or self.path.absolute())
+        from memctl.memories.privacy import scrub  # its patterns: only when a file is named
+
+        return scrub(str(resolved(self.path) or self.path.absolute()))[0]
 
     @property
     def size(self) -> int:

@@ -19,6 +19,7 @@ nothing is written twice or out of order.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
@@ -78,11 +79,12 @@ the fact rests on. triples (optional): the [subject, predicate, object] a fact s
 that the fact answers, in other words than the fact (they make it findable and are never \
 shown). At most {max_facts} facts a task; an empty list is a good answer when nothing is \
 worth keeping.
-Answer each task with memory_distill_apply(session_id, through_seq, {{"facts": [...]}}) \
-following the schema. An answer with an unusable fact is refused with the reason; fix it \
-and send it again."""
+Answer each task with memory_distill_apply(session_id, through_seq, stamp, \
+{{"facts": [...]}}) following the schema. An answer with an unusable fact is refused with \
+the reason; fix it and send it again."""
 
 HOST = "host"
+STAMP_DIGITS = 16  # of a task's stamp: a hex SHA-256 prefix, 64 bits
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,7 @@ class PendingBatch:
     first_seq: int
     through_seq: int  # give this back with the answer
     conversation: str  # the numbered lines
+    stamp: str  # give this back too: the task's text, hashed (``task_stamp``)
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -154,7 +157,14 @@ def _task(ctx: Context, session: Session, batch: HostBatch) -> PendingBatch:
         first_seq=batch.messages[0].seq,
         through_seq=batch.messages[-1].seq,
         conversation="\n".join(lines),
+        stamp=task_stamp(lines),
     )
+
+
+def task_stamp(lines: list[str]) -> str:
+    """What names a task's text: an answer to a task whose text changed since it was
+    given (a forget or a redact of one of its messages) may quote what is gone."""
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:STAMP_DIGITS]
 
 
 def instructions(ctx: Context) -> str:
@@ -164,8 +174,11 @@ def instructions(ctx: Context) -> str:
     )
 
 
-def apply_answer(ctx: Context, session_id: str, through_seq: int, answer: Any) -> RunRecord:
-    """Write the host's answer for the batch of ``session_id`` ending at ``through_seq``."""
+def apply_answer(
+    ctx: Context, session_id: str, through_seq: int, answer: Any, stamp: str | None = None
+) -> RunRecord:
+    """Write the host's answer for the batch of ``session_id`` ending at ``through_seq``
+    (with ``stamp``, only when the batch's text is still what the task gave)."""
     session = get_session(ctx.db, session_id)
     if session is None:
         raise NotFoundError(f"no session {session_id}")
@@ -180,6 +193,12 @@ def apply_answer(ctx: Context, session_id: str, through_seq: int, answer: Any) -
         )
         raise UsageError(
             f"session {session_id} has no task ending at message {through_seq} ({expected})"
+        )
+    lines = numbered_chunks(batch.passages, ctx.settings.extract_chunk_chars)
+    if stamp is not None and stamp != task_stamp(lines):
+        raise UsageError(
+            f"session {session_id}'s task ending at message {through_seq} changed since it "
+            "was given (a forget or a redact): nothing written; ask memory_distill_tasks again"
         )
     try:
         facts, problems = parse_facts(answer, batch.passages)

@@ -132,9 +132,12 @@ def _home(options: dict[str, Any]) -> Path:
 
 
 def log_error(home: Path, client: str, event: str, text: str) -> bool:
-    """Append to the hooks' log; False when it could not be written (a full disk)."""
+    """Append to the hooks' log, secrets and private text taken out (a transcript's path,
+    an exception's message); False when it could not be written (a full disk)."""
     from memctl.config.files import open_private
+    from memctl.memories.privacy import scrub  # its patterns: only when there is an error
 
+    text = scrub(text)[0]
     try:
         descriptor = open_private(home / "logs" / LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         stamp = datetime.now(UTC).isoformat(timespec="seconds")

@@ -407,7 +407,7 @@ def _capture_tools(door: Door) -> None:
         instructions and the JSON schema of an answer once, and the tasks: each is part
         of one session (its project, title, and numbered lines: what the user and the
         assistant said, and each command, file change or sub-agent report with its
-        outcome), with session_id and through_seq to give back; up to `limit` tasks, a
+        outcome), with session_id, through_seq and stamp to give back; up to `limit` tasks, a
         session's consecutive tasks together. Answer each task with memory_distill_apply,
         a session's tasks in order. An empty list means nothing is waiting."""
         request = distil_api.PendingRequest(limit=limit)
@@ -420,15 +420,16 @@ def _capture_tools(door: Door) -> None:
 
     @tool
     def memory_distill_apply(
-        session_id: str, through_seq: int, answer: dict[str, Any]
+        session_id: str, through_seq: int, stamp: str, answer: dict[str, Any]
     ) -> dict[str, Any]:
-        """Apply your extraction for a task of memory_distill_tasks: its session_id and
-        through_seq, and your answer {"facts": [...]}. The facts go through memctl's usual
+        """Apply your extraction for a task of memory_distill_tasks: its session_id,
+        through_seq and stamp, and your answer {"facts": [...]}. The facts go through memctl's usual
         noise filter, admission and reconciliation (duplicates merge, updates supersede);
         returns the run (its id, decisions and counts; `memctl undo RUN_ID` reverts it).
         An answer with an unusable fact is an error naming each problem, and nothing of
-        it is written: fix it and send it again."""
-        request = distil_api.DistilRequest(session_id, through_seq, answer)
+        it is written: fix it and send it again. A task whose messages changed since it
+        was given (forgotten or redacted) is refused: ask memory_distill_tasks again."""
+        request = distil_api.DistilRequest(session_id, through_seq, answer, stamp)
         record = call(lambda: distil_api.distil(ctx, request)).run
         return {
             "run_id": record.id,

@@ -37,6 +37,13 @@ def backups(settings: Settings) -> list[Path]:
     return sorted(backup_dir(settings).glob(f"{PREFIX}*{SUFFIX}"))
 
 
+def leftovers(settings: Settings, *suffixes: str) -> list[Path]:
+    """Copies a killed run left beside the backups (a backup's ``PARTIAL``, and the names
+    ``suffixes`` add): no backup, but they hold the store's text."""
+    folder = backup_dir(settings)
+    return sorted(p for s in (PARTIAL, *suffixes) for p in folder.glob(f"{PREFIX}*{SUFFIX}{s}"))
+
+
 def backup_due(settings: Settings) -> bool:
     """Whether the newest backup is ``maintain.backup_every_hours`` old (or there is none)."""
     if settings.maintain_backups <= 0:
@@ -51,7 +58,7 @@ def backup_due(settings: Settings) -> bool:
 def make_backup(settings: Settings, db: Database) -> Path:
     """A consistent copy of the store, 0600; older ones beyond ``maintain.backups`` go."""
     folder = private_dir(backup_dir(settings))
-    for left in folder.glob(f"{PREFIX}*{SUFFIX}{PARTIAL}"):  # of a backup killed midway
+    for left in leftovers(settings):  # of a backup killed midway
         left.unlink(missing_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     path = folder / f"{PREFIX}{stamp}{SUFFIX}"
@@ -85,7 +92,7 @@ def _copied(db: Database, partial: Path) -> None:
         vacuum_into(db, partial)
         if not forgotten_since(db, since):
             return
-        partial.unlink()
+        partial.unlink(missing_ok=True)  # that forget may have removed it
     raise StoreError("no backup: forgets kept landing while it was copied; the next maintain")
 
 

@@ -28,12 +28,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memctl.config.files import write_private
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
-from memctl.maintain.backup import backups
+from memctl.maintain.backup import backups, leftovers
+from memctl.maintain.spawn import LOG_DIR
 from memctl.memories.operations import edit
 from memctl.memories.privacy import REDACTED, safe_line
-from memctl.model import Memory, State, now_iso
+from memctl.model import Memory, RelationType, State, now_iso
 from memctl.store import forget as erase
 from memctl.store import memories as store
 from memctl.store.database import Database
@@ -47,8 +49,16 @@ from memctl.store.writes import Writer
 
 # A memory superseded by one a session forget deletes is current again.
 UNSUPERSEDED = {"superseded_by": None, "invalidated_at": None}
-# The columns ``redact`` also rewrites: the messages and titles of every session.
-EVERY_SESSION = ("messages.content", "sessions.title")
+# The columns ``redact`` also rewrites: the messages, titles, tags, sources (a
+# transcript's path) and directories of every session, and the paths of imported files.
+EVERY_SESSION = (
+    "messages.content",
+    "sessions.title",
+    "sessions.tags",
+    "sessions.source",
+    "sessions.cwd",
+    "imports.path",
+)
 REWRITING = ".forgetting"  # a backup being written anew
 
 
@@ -80,6 +90,7 @@ class Forgotten:
     reverted: list[str] = field(default_factory=list)  # memories it had been merged into
     revived: list[str] = field(default_factory=list)  # memories it alone had superseded
     spooled: int = 0  # transcripts waiting in the spool, rewritten
+    logs: int = 0  # memctl's logs, rewritten (a path holding the value)
     copies: dict[str, int] = field(default_factory=dict)  # other sessions -> messages copied
     copies_forgotten: bool = False  # those copied messages were forgotten too
 
@@ -95,6 +106,7 @@ class Forgotten:
             "reverted": self.reverted,
             "revived": self.revived,
             "spooled_rewritten": self.spooled,
+            "logs_rewritten": self.logs,
             "copies": self.copies,
             "copies_forgotten": self.copies_forgotten,
         }
@@ -171,8 +183,8 @@ def forget_session(ctx: Context, ref: str, with_copies: bool = False) -> Forgott
     targets = [target, *(_Target(s, seqs) for s, seqs in copies.items() if with_copies)]
     vectors: Vectors = {}
     for each in targets:
-        ids = erase.memories_from(ctx.db, each.session_id, each.seqs)
-        taken = erase.taken_in(ctx.db, each.session_id, each.seqs, ids)
+        found = erase.memories_from(ctx.db, each.session_id, each.seqs)
+        _, taken = erase.going(ctx.db, each.session_id, each.seqs, found)
         vectors |= _reverted_vectors(ctx, taken)
     _everywhere(ctx, done, lambda db, into, live: _forget_all_in(db, targets, into, live, vectors))
     if target.seqs is None:
@@ -198,18 +210,21 @@ def _forget_in(
 ) -> None:
     """Take the target's text out of one database file, in one transaction."""
     with db.atomic():
-        ids = erase.memories_from(db, target.session_id, target.seqs)
-        taken = erase.taken_in(db, target.session_id, target.seqs, ids)
+        found = erase.memories_from(db, target.session_id, target.seqs)
+        ids, taken = erase.going(db, target.session_id, target.seqs, found)
         needles = erase.message_texts(db, target.session_id, target.seqs)
         needles += erase.memory_texts(db, ids) + erase.past_texts(db, ids)
         needles += [text for t in taken for text in t.since]
         memories = store.get_memories(db, ids)
         revived = _to_revive(db, ids, taken)
         changed = store.get_memories(db, [t.memory_id for t in taken])
-        edited = {**memories, **revived, **changed}
+        weighed = erase.corrected_by(db, ids)
+        uncorrected = store.get_memories(db, list(weighed))
+        edited = {**memories, **revived, **changed, **uncorrected}
         with _edit(db, live, "sessions forget", list(edited.values()), target.name) as writer:
             for memory in memories.values():
                 writer.delete(memory, reason="sessions forget")
+            _uncorrect(writer, uncorrected, weighed, "sessions forget")
             done.revived = _revive(writer, revived, "sessions forget")
             done.reverted = _revert(db, writer, taken, vectors, "sessions forget")
             done.messages = erase.forget_messages(db, target.session_id, target.seqs, now_iso())
@@ -224,8 +239,8 @@ def forget_memories(ctx: Context, memories: list[Memory], verb: str) -> Forgotte
     every quote of their text (``delete --permanent``, ``purge --permanent``)."""
     ids = [m.id for m in memories]
     done = Forgotten(ids[0] if len(ids) == 1 else f"{len(ids)} memories")
-    found = ids + erase.consolidated_from(ctx.db, ids)
-    vectors = _reverted_vectors(ctx, erase.taken_in(ctx.db, None, None, found))
+    _, taken = erase.going(ctx.db, None, None, ids + erase.consolidated_from(ctx.db, ids))
+    vectors = _reverted_vectors(ctx, taken)
     _everywhere(ctx, done, lambda db, into, live: _memories_in(db, ids, into, live, verb, vectors))
     return done
 
@@ -242,17 +257,20 @@ def _memories_in(
         given = list(store.get_memories(db, memory_ids))
         if not given:
             return
-        found = given + erase.consolidated_from(db, given)  # the facts stating their text
+        stating = given + erase.consolidated_from(db, given)  # the facts stating their text
+        found, taken = erase.going(db, None, None, stating)
         memories = list(store.get_memories(db, found).values())
-        taken = erase.taken_in(db, None, None, found)
         needles = erase.memory_texts(db, found) + erase.past_texts(db, found)
         needles += [text for t in taken for text in t.since]
         revived = _to_revive(db, found, taken, only_folded=True)
         changed = store.get_memories(db, [t.memory_id for t in taken])
-        edited = {**{m.id: m for m in memories}, **revived, **changed}
+        weighed = erase.corrected_by(db, found)
+        uncorrected = store.get_memories(db, list(weighed))
+        edited = {**{m.id: m for m in memories}, **revived, **changed, **uncorrected}
         with _edit(db, live, verb, list(edited.values())) as writer:
             for memory in memories:
                 writer.delete(memory, reason=verb)
+            _uncorrect(writer, uncorrected, weighed, verb)
             done.revived = _revive(writer, revived, verb)
             done.reverted = _revert(db, writer, taken, vectors, verb)
             done.quotes = erase.erase_quotes(db, needles, erase.FORGOTTEN, EVERY_SESSION)
@@ -269,6 +287,14 @@ def _to_revive(
     ids = [] if only_folded else erase.superseded_by(db, gone)
     ids += [memory_id for t in taken for memory_id in t.folded if memory_id not in gone]
     return store.get_memories(db, list(dict.fromkeys(ids)))
+
+
+def _uncorrect(
+    writer: Writer, memories: dict[str, Memory], before: dict[str, float], verb: str
+) -> None:
+    """Give the digests a forgotten memory alone corrected back their confidence."""
+    for memory in memories.values():
+        writer.update(memory, {"confidence": before[memory.id]}, reason=verb)
 
 
 def _revive(writer: Writer, revived: dict[str, Memory], verb: str) -> list[str]:
@@ -306,22 +332,29 @@ def _revert(
         changes = {k: v for k, v in t.before.items() if getattr(memory, k) != v}
         if changes:
             writer.update(memory, changes, vectors.get(memory.id), reason=verb)
+            erase.drop_tags(db, memory.id, t.first_event, t.tags)  # the update's "before" too
             forget_memory(db, memory.id)  # the next maintain reads its text into the graph again
             erase.drop_merge_sources(db, t.merges)
+            for src, dst, kind in t.links:
+                writer.unlink(src, dst, RelationType(kind), reason=verb)
             reverted.append(memory.id)
     return sorted(reverted)
 
 
 def redact(ctx: Context, text: str) -> Forgotten:
     """Replace one leaked value by ``[REDACTED]`` everywhere: messages, memories (embedded
-    again), the event log, runs, jobs, backups."""
+    again), the event log, runs, jobs, backups, the spool and the logs."""
     needle = text.strip()
     if len(needle) < erase.MIN_NEEDLE:
         raise UsageError(
             f"give the value to redact, {erase.MIN_NEEDLE} characters or more: a shorter one "
             "would rewrite common words"
         )
-    found = list(store.get_memories(ctx.db, erase.ids_containing(ctx.db, needle)).values())
+    found = [
+        m
+        for m in store.get_memories(ctx.db, erase.ids_containing(ctx.db, needle)).values()
+        if needle in m.content
+    ]
     texts = [m.content.replace(needle, REDACTED) for m in found]
     vectors = dict(zip([m.id for m in found], ctx.vectors(texts) if texts else [], strict=True))
     done = Forgotten(f"a value of {len(needle)} characters")
@@ -329,7 +362,23 @@ def redact(ctx: Context, text: str) -> Forgotten:
     from memctl.ingest.spool import redact_spooled  # ingest's parsers: only here
 
     done.spooled = redact_spooled(ctx, needle, REDACTED)  # else the next maintain stores it
+    done.logs = _redact_logs(ctx.settings.home / LOG_DIR, needle)
     return done
+
+
+def _redact_logs(folder: Path, needle: str) -> int:
+    """Replace ``needle`` in memctl's logs (the hooks', the worker's, the resident
+    process's: a transcript's path holding it, an error quoting it); how many changed."""
+    changed = 0
+    for path in sorted(folder.glob("*.log")):
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if needle in text:
+            write_private(path, text.replace(needle, REDACTED))
+            changed += 1
+    return changed
 
 
 def _redact_in(
@@ -339,17 +388,27 @@ def _redact_in(
         memories = store.get_memories(db, erase.ids_containing(db, needle))
         with _edit(db, live, "redact", list(memories.values()), done.target) as writer:
             for memory in memories.values():
-                changes = {
-                    name: getattr(memory, name).replace(needle, REDACTED)
-                    for name in erase.MEMORY_TEXTS
-                    if needle in getattr(memory, name)
-                }
+                changes = redacted(memory, needle)
                 writer.update(memory, changes, vectors.get(memory.id), reason="redact")
             done.quotes = erase.erase_quotes(db, [needle], REDACTED)
             erase.erase_derived(db, [needle], [])
             writer.forgotten("a redacted value", rows=sum(done.quotes.values()))
         done.memories = sorted(memories)
         done.messages = done.quotes.get("messages.content", 0)
+
+
+def redacted(memory: Memory, needle: str) -> dict[str, Any]:
+    """A memory's fields that hold ``needle`` (its texts, its source, a tag), with the
+    value replaced by ``REDACTED``."""
+    changes: dict[str, Any] = {
+        name: getattr(memory, name).replace(needle, REDACTED)
+        for name in (*erase.MEMORY_TEXTS, "source")
+        if needle in getattr(memory, name)
+    }
+    tags = [tag.replace(needle, REDACTED) for tag in memory.tags]
+    if tags != memory.tags:
+        changes["tags"] = tags
+    return changes
 
 
 Apply = Callable[[Database, Forgotten, "Context | None"], None]
@@ -398,6 +457,8 @@ def _apply_everywhere(ctx: Context, done: Forgotten, apply: Apply) -> None:
     _indexes_rebuilt(ctx.db, bool(done.memories or done.reverted))
     done.shared = _out_of_the_clone(ctx, [*done.memories, *done.reverted])
     done.wal_emptied = erase.compact(ctx.db)
+    for left in leftovers(ctx.settings, REWRITING):  # a killed backup's or forget's copy
+        left.unlink(missing_ok=True)
     for path in backups(ctx.settings):
         partial = path.with_name(path.name + REWRITING)
         partial.unlink(missing_ok=True)

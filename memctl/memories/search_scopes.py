@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
+from memctl.errors import UsageError
 from memctl.memories.projects import scope_named
 from memctl.store import scopes
 
@@ -29,4 +30,21 @@ def resolve_scope(ctx: Context, scope: str | None) -> str:
         return ctx.settings.project_scope
     if scope == GLOBAL_SCOPE:
         return scope
-    return scopes.resolve(ctx.db, scope_named(ctx, scope) or scope)
+    named = scope_named(ctx, scope)
+    if named is None:
+        _no_secret_scope(scope)
+    return scopes.resolve(ctx.db, named or scope)
+
+
+def _no_secret_scope(scope: str) -> None:
+    """Refuse a scope given by hand that holds a secret or private text: taken as typed,
+    it would name the memories, the sessions and the sync repository's files (scrubbed,
+    it would make different scopes one)."""
+    from memctl.memories.privacy import secret_in_id
+
+    kind = secret_in_id(scope)
+    if kind:
+        raise UsageError(
+            f"the scope holds what looks like a secret ({kind}): give a project's path or "
+            "name, global, or a scope (`memctl projects`); nothing was stored"
+        )

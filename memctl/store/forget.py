@@ -37,6 +37,10 @@ QUOTING: tuple[tuple[str, str, str, bool], ...] = (
     ("jobs", "id", "payload", True),
     ("jobs", "id", "error", False),
     ("sessions", "id", "title", False),
+    ("sessions", "id", "tags", True),
+    ("sessions", "id", "source", False),
+    ("sessions", "id", "cwd", False),
+    ("imports", "id", "path", False),
     ("messages", "rowid", "content", False),
 )
 # A needle shorter than this is too common to take out of every text (a one-word message
@@ -112,9 +116,16 @@ def copies_of(db: Database, session_id: str, seqs: list[int] | None) -> dict[str
 
 
 def ids_containing(db: Database, needle: str) -> list[str]:
-    """Ids of the memories one of whose texts holds ``needle``."""
-    where = " OR ".join(f"instr({c}, ?)" for c in MEMORY_TEXTS)
-    return [r[0] for r in db.tuples(f"SELECT id FROM memories WHERE {where}", (needle,) * 4)]
+    """Ids of the memories one of whose texts, its source or one of its tags holds
+    ``needle``."""
+    where = " OR ".join(f"instr({c}, ?)" for c in (*MEMORY_TEXTS, "source"))
+    tags = "EXISTS (SELECT 1 FROM json_each(memories.tags) t WHERE instr(t.value, ?))"
+    return [
+        r[0]
+        for r in db.tuples(
+            f"SELECT id FROM memories WHERE {where} OR {tags}", (needle,) * (len(MEMORY_TEXTS) + 2)
+        )
+    ]
 
 
 def memories_from(db: Database, session_id: str, seqs: list[int] | None) -> list[str]:
@@ -183,6 +194,9 @@ class TakenIn:
     since: list[str]
     merges: list[int]  # the update events naming a source whose text goes with the revert
     folded: list[str]  # the memories a merge since folded into it: current again
+    first_event: int = 0  # the event from which it holds the text
+    links: list[tuple[str, str, str]] = field(default_factory=list)  # a fold gave it: go
+    tags: list[str] = field(default_factory=list)  # a merge since gave it: they go
 
 
 def taken_in(
@@ -264,7 +278,7 @@ def _folded_into(db: Database, memory_id: str, event_id: int) -> list[str]:
 
 def _taken(db: Database, memory_id: str, event_id: int) -> TakenIn:
     data = json.loads(db.value("SELECT data FROM events WHERE id = ?", (event_id,)))
-    before = {k: v for k, v in data.get("before", {}).items() if k in MEMORY_TEXTS}
+    before = {k: v for k, v in data.get("before", {}).items() if k in (*MEMORY_TEXTS, "tags")}
     afters = db.tuples(
         "SELECT json_extract(e.data, p.value) FROM events e, json_each(?) p "
         "WHERE e.memory_id = ? AND e.action = 'update' AND e.id >= ?",
@@ -282,7 +296,116 @@ def _taken(db: Database, memory_id: str, event_id: int) -> TakenIn:
         sorted(since | set(memory_texts(db, [memory_id]))),
         [row[0] for row in merges],
         _folded_into(db, memory_id, event_id),
+        event_id,
+        _fold_links(db, memory_id, event_id),
+        _tags_since(db, memory_id, event_id, before.get("tags")),
     )
+
+
+def _tags_since(db: Database, memory_id: str, event_id: int, before: Any) -> list[str]:
+    """The tags a memory got from ``event_id`` on (a merged fact's: a model's words for
+    it), when that event says the tags it had ``before``."""
+    if not isinstance(before, list):
+        return []
+    rows = db.tuples(
+        "SELECT t.value FROM events e, json_each(e.data, '$.after.tags') t "
+        "WHERE e.memory_id = ? AND e.action = 'update' AND e.id >= ? "
+        "UNION SELECT t.value FROM memories m, json_each(m.tags) t WHERE m.id = ?",
+        (memory_id, event_id, memory_id),
+    )
+    return sorted({str(row[0]) for row in rows} - set(before))
+
+
+def drop_tags(db: Database, memory_id: str, event_id: int, tags: list[str]) -> None:
+    """Take ``tags`` out of the tag lists of a memory's events from ``event_id`` on (a
+    merged fact's tags, gone with its text). Runs inside the caller's transaction, as
+    ``erase_quotes`` does."""
+    if not tags:
+        return
+    changed = []
+    for row_id, text in db.tuples(
+        "SELECT id, data FROM events WHERE memory_id = ? AND id >= ?", (memory_id, event_id)
+    ):
+        data = json.loads(text)
+        parts = [p for p in (data.get("before"), data.get("after")) if isinstance(p, dict)]
+        listed = [p for p in parts if isinstance(p.get("tags"), list)]
+        if any(set(p["tags"]) & set(tags) for p in listed):
+            for part in listed:
+                part["tags"] = [t for t in part["tags"] if t not in tags]
+            changed.append((json.dumps(data, ensure_ascii=False), row_id))
+    if changed:
+        db.execute("DROP TRIGGER IF EXISTS events_append_only_update")
+        db.executemany("UPDATE events SET data = ? WHERE id = ?", changed)
+        db.execute(EVENTS_UPDATE_TRIGGER)
+
+
+def _fold_links(db: Database, memory_id: str, event_id: int) -> list[tuple[str, str, str]]:
+    """(source, target, type) of the edges the maintain merges that folded memories into
+    this one from ``event_id`` on gave it: its ``supersedes`` edge to each, and each edge
+    a folded memory had, copied (the folded one keeps its own). Put back to before the
+    first of them, it no longer says what they said."""
+    rows = db.tuples(
+        "SELECT DISTINCT l.src, l.dst, l.type FROM events s "
+        "JOIN (SELECT run_id, json_extract(data, '$.src_id') AS src, "
+        "json_extract(data, '$.dst_id') AS dst, json_extract(data, '$.type') AS type "
+        "FROM events WHERE action = 'link' AND NOT json_extract(data, '$.existed')) l "
+        "ON l.run_id = s.run_id "
+        "WHERE s.memory_id = ?1 AND s.action = 'link' AND s.id >= ?2 "
+        "AND json_extract(s.data, '$.type') = 'supersedes' "
+        "AND ((l.type = 'supersedes' AND l.src = ?1 AND l.dst = json_extract(s.data, '$.dst_id')) "
+        "OR EXISTS (SELECT 1 FROM relations r WHERE r.type = l.type "
+        "AND ((l.src = ?1 AND r.src_id = json_extract(s.data, '$.dst_id') AND r.dst_id = l.dst) "
+        "OR (l.dst = ?1 AND r.dst_id = json_extract(s.data, '$.dst_id') AND r.src_id = l.src))))",
+        (memory_id, event_id),
+    )
+    return [(str(src), str(dst), str(kind)) for src, dst, kind in rows]
+
+
+def going(
+    db: Database, session_id: str | None, seqs: list[int] | None, memory_ids: list[str]
+) -> tuple[list[str], list[TakenIn]]:
+    """``memory_ids`` (the memories a forget deletes) with the facts ``maintain``
+    consolidated from a memory after it took in the forgotten text (they may state it),
+    and those consolidated from them; and the memories that took it in (``taken_in``)."""
+    taken = taken_in(db, session_id, seqs, memory_ids)
+    while drawn := [d for d in _drawn_since(db, taken) if d not in memory_ids]:
+        memory_ids = memory_ids + drawn + consolidated_from(db, drawn)
+        taken = taken_in(db, session_id, seqs, memory_ids)
+    return memory_ids, taken
+
+
+def _drawn_since(db: Database, taken: list[TakenIn]) -> list[str]:
+    """The memories consolidated (source ``memory:<id>``) from one of ``taken`` after the
+    event from which it holds the forgotten text."""
+    rows = db.tuples(
+        "SELECT m.id FROM memories m JOIN json_each(?) t ON m.source = 'memory:' || t.key "
+        "WHERE EXISTS (SELECT 1 FROM events e WHERE e.memory_id = m.id "
+        "AND e.action = 'create' AND e.id > t.value)",
+        (json.dumps({t.memory_id: t.first_event for t in taken}),),
+    )
+    return [row[0] for row in rows]
+
+
+def corrected_by(db: Database, memory_ids: list[str]) -> dict[str, float]:
+    """The memories (an earlier session's digest) one of these corrected and no other
+    memory contradicts, whose confidence is still what the correction made it
+    (``ingest.corrections``): id -> its confidence before."""
+    ids = json.dumps(memory_ids)
+    rows = db.tuples(
+        "SELECT u.memory_id, json_extract(u.data, '$.before.confidence') FROM events u "
+        "JOIN memories m ON m.id = u.memory_id "
+        "AND m.confidence = json_extract(u.data, '$.after.confidence') "
+        "JOIN events l ON l.run_id = u.run_id AND l.action = 'link' "
+        "AND json_extract(l.data, '$.dst_id') = u.memory_id "
+        "AND json_extract(l.data, '$.type') = 'contradicts' "
+        "AND l.memory_id IN (SELECT value FROM json_each(?)) "
+        "WHERE u.action = 'update' AND json_extract(u.data, '$.decision') = 'corrected' "
+        "AND u.memory_id NOT IN (SELECT value FROM json_each(?)) "
+        "AND NOT EXISTS (SELECT 1 FROM relations r WHERE r.dst_id = u.memory_id "
+        "AND r.type = 'contradicts' AND r.src_id NOT IN (SELECT value FROM json_each(?)))",
+        (ids, ids, ids),
+    )
+    return {str(memory_id): float(before) for memory_id, before in rows if before is not None}
 
 
 def superseded_by(db: Database, memory_ids: list[str]) -> list[str]:

@@ -245,13 +245,17 @@ def _open_clone(ctx: Context, remote: str) -> Clone:
 
 def adopt(ctx: Context, remote: str) -> None:
     """A new repository: forget the old one's index, so that everything is read and
-    everything shareable is written again."""
+    everything shareable is written again. The remote is recorded as shown (a token in
+    its URL as ***: the database holds no credentials); one recorded whole is the same."""
+    recorded = shown_remote(remote)
     with ctx.db.atomic():
-        if ctx.db.meta(META_REMOTE) != remote:
+        was = ctx.db.meta(META_REMOTE)
+        if was not in (recorded, remote):
             clear_index(ctx.db)
             ctx.db.set_meta(META_MARK, "0")
             ctx.db.set_meta(META_INDEX_FORMAT, str(FORMAT_MAJOR))
-            ctx.db.set_meta(META_REMOTE, remote)
+        if was != recorded:
+            ctx.db.set_meta(META_REMOTE, recorded)
 
 
 def _import(

@@ -317,7 +317,11 @@ ID_KEY = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
 
 @pytest.mark.parametrize(
     ("flag", "value", "kind"),
-    [("--session-id", ID_TOKEN, "github-token"), ("--agent-id", ID_KEY, "openai-key")],
+    [
+        ("--session-id", ID_TOKEN, "github-token"),
+        ("--agent-id", ID_KEY, "openai-key"),
+        ("--scope", ID_TOKEN, "github-token"),  # taken as typed: a scope no project has
+    ],
 )
 def test_an_id_holding_a_secret_is_refused_and_nothing_stored(
     home: Path, flag: str, value: str, kind: str
@@ -326,6 +330,12 @@ def test_an_id_holding_a_secret_is_refused_and_nothing_stored(
     assert kind in line and value not in line
     assert json.loads(ok("status", "--json"))["sessions"] == 0
     assert all(value.encode() not in p.read_bytes() for p in home.rglob("*") if p.is_file())
+
+
+def test_a_scope_holding_private_text_is_refused_and_nothing_stored(home: Path) -> None:
+    line = one_error(2, "remember", "we ship on Fridays", "-s", "acme/<private>falcon</private>")
+    assert "private text" in line and "falcon" not in line
+    assert all(b"falcon" not in p.read_bytes() for p in home.rglob("*") if p.is_file())
 
 
 def test_uuid_and_hex_ids_are_stored_as_typed() -> None:

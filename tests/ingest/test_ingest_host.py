@@ -21,6 +21,7 @@ from memctl.context import Context
 from memctl.errors import InputError, UsageError
 from memctl.ingest.capture import IngestOptions, capture
 from memctl.ingest.pipeline import run_session
+from memctl.maintain.forgetting import redact
 from memctl.store.memories import MemoryFilter, list_memories
 from tests.ingesting import claude_record as record
 from tests.ingesting import claude_work_session as session
@@ -117,6 +118,27 @@ def test_an_answer_with_a_bad_fact_is_refused_with_reasons_and_the_task_stays_op
     with pytest.raises(UsageError):  # already distilled: nothing is written twice
         distil(ctx, DistilRequest(session_id, task.through_seq, {"facts": [FACT]}))
     assert pending(ctx, PendingRequest()).batches == []
+
+
+def test_an_answer_to_a_task_a_redact_changed_since_is_refused(
+    make_ctx: Callable[..., Context],
+) -> None:
+    """The host read the task, then the person redacted a value it holds: the host's
+    answer, which may quote the value, is refused whole; the task given again has the
+    value redacted, and its answer is taken."""
+    ctx = make_ctx(ingest__host_distil=True)
+    session_id = captured(ctx, session())
+    (task,) = pending(ctx, PendingRequest()).batches
+    assert "make ship" in task.conversation
+    redact(ctx, "make ship")
+    quoting = {"facts": [FACT]}  # written from the task as it was: it says "make ship"
+    with pytest.raises(UsageError, match="changed since it was given"):
+        distil(ctx, DistilRequest(session_id, task.through_seq, quoting, task.stamp))
+    assert not any("make ship" in m.content for m in list_memories(ctx.db, MemoryFilter(), None))
+    (again,) = pending(ctx, PendingRequest()).batches
+    assert "make ship" not in again.conversation and again.stamp != task.stamp
+    done = distil(ctx, DistilRequest(session_id, again.through_seq, {"facts": []}, again.stamp))
+    assert done.run.status == "done"
 
 
 def test_one_call_hands_out_a_sessions_consecutive_tasks_answered_in_order(

@@ -83,12 +83,15 @@ def test_session_start_brings_the_identity_file_before_any_memory(
     assert not (home / "memctl.db").exists()
 
 
+TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # a folder named after a token
+
+
 @pytest.mark.parametrize(
     "argv, stdin",
     [
         (["claude-code", "Stop"], "this is not JSON"),
         (["claude-code", "Stop"], '["a list"]'),
-        (["claude-code", "Stop"], '{"transcript_path": "/nonexistent/t.jsonl"}'),
+        (["claude-code", "Stop"], json.dumps({"transcript_path": f"/nonexistent/{TOKEN}/t.jsonl"})),
     ],
 )
 def test_bad_input_exits_zero_prints_nothing_and_is_logged(
@@ -96,7 +99,8 @@ def test_bad_input_exits_zero_prints_nothing_and_is_logged(
 ) -> None:
     done = run_cli("hook", *argv, input=stdin)
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
-    assert (home / "logs" / "hooks.log").read_text().strip()
+    logged = (home / "logs" / "hooks.log").read_text()
+    assert logged.strip() and TOKEN not in logged  # a secret in a path is scrubbed
 
 
 def test_a_broken_config_does_not_fail_the_session(home: Path) -> None:

@@ -97,6 +97,7 @@ async def session(home: Path, project: Path) -> dict[str, Any]:
             {
                 "session_id": task["session_id"],
                 "through_seq": task["through_seq"],
+                "stamp": task["stamp"],
                 "answer": {"facts": [fact]},
             },
         )
@@ -170,7 +171,7 @@ async def hosting(home: Path, project: Path) -> dict[str, Any]:
             "category": "cases",
             "source_message": 5,
         }
-        where = {"session_id": task["session_id"], "through_seq": task["through_seq"]}
+        where = {k: task[k] for k in ("session_id", "through_seq", "stamp")}
         wrong = {"facts": [fact, {**fact, "category": "decision"}]}
         seen["wrong"] = await client.call_tool("memory_distill_apply", {**where, "answer": wrong})
         seen["waiting"] = (await client.call_tool("memory_distill_tasks", {})).structured_content

@@ -6,6 +6,7 @@ WAL or the backups `maintain` made. Real processes on a real SQLite file."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -103,6 +104,8 @@ def test_sessions_forget_takes_the_text_out_of_every_place(home: Path, tmp_path:
     assert WORD in json.dumps(before["results"])
     vector = _message_vector(f"remember this: {LEAK}")  # stored by the worker, indexed
     assert "memctl.db.message-vectors" in " ".join(_files_holding_bytes(home, vector))
+    (backup,) = (home / "backups").glob("memctl-*.db")  # and one a killed maintain left
+    shutil.copyfile(backup, backup.with_name("memctl-20260101T000000000000Z.db.partial"))
 
     done = run_cli("sessions", "forget", session, "--yes", "--json")
     assert done.returncode == 0, done.stderr

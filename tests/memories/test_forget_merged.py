@@ -16,17 +16,21 @@ import pytest
 
 from memctl.api.memory import delete_for_good
 from memctl.context import Context
+from memctl.ingest.corrections import CORRECTED_CONFIDENCE
 from memctl.maintain.forgetting import forget_session
 from memctl.model import Category, Kind, Relation, RelationType, State
 from memctl.store import memories as store
-from memctl.store.memories import MemoryFilter
+from memctl.store.memories import MemoryFilter, session_memories
+from memctl.store.relations import relations_of
 from memctl.store.writes import Writer
 from tests.conftest import run_cli, said_in_session
+from tests.ingest.test_ingest_corrections import first_session, ingested, second_session
 from tests.maintain.test_maintain import get, put, run
 from tests.memories.test_forget_everywhere import BACKUPS, _files_holding, _ok, _transcript
 from tests.ollama_server import FakeOllama
 
 WORD = "quokka7marmalade"
+TAG = "heronbridge"  # a tag a model gave a forgotten fact
 KEPT = "I always use the vim editor for writing Python code at work."
 ADDED = f"I always use the vim editor for writing Python code at work, with the {WORD} plugin."
 
@@ -178,9 +182,16 @@ def test_a_forgotten_fact_leaves_the_memory_its_merge_was_folded_into_next(
             short, {"content": grown}, ctx.vectors([grown])[0], source="session:second#1:user"
         )
     full = put(ctx, "The deploy script lives in ops/deploy.sh and needs AWS credentials", 10)
+    other = put(ctx, "Our cat Miso sleeps on the warm router all afternoon", 10)
+    with ctx.db.atomic():
+        Writer(ctx.db).link(Relation(short.id, other.id, RelationType.RELATED))
     ollama_server.script_chat({"content": f"Deploy with ops/deploy.sh ({WORD}); it needs AWS."})
     run(ctx, only="consolidate")
     assert WORD in get(ctx, full).content and get(ctx, short).superseded_by == full.id
+    assert {(r.dst_id, r.type) for r in relations_of(ctx.db, full.id)} == {
+        (other.id, RelationType.RELATED),  # the fold moved it
+        (short.id, RelationType.SUPERSEDES),
+    }
     ctx.db.close()
     _ok(*BACKUPS, "maintain", "--only", "upkeep")
 
@@ -191,4 +202,59 @@ def test_a_forgotten_fact_leaves_the_memory_its_merge_was_folded_into_next(
     assert len(done["backups_rewritten"]) == 1
     back = json.loads(_ok("get", short.id, "--json"))
     assert (back["content"], back["state"]) == (short.content, "active")
-    assert json.loads(_ok("get", full.id, "--json"))["content"] == full.content
+    got = json.loads(_ok("get", full.id, "--json"))
+    assert (got["content"], got["relations"]) == (full.content, [])  # the fold's links went
+    assert [(r["src_id"], r["dst_id"]) for r in back["relations"]] == [(short.id, other.id)]
+
+
+def test_a_fact_maintain_drew_from_a_memory_after_it_took_in_the_text_goes_too(
+    make_ctx: Any, home: Path, ollama_server: FakeOllama
+) -> None:
+    """Ingest merged session "second"'s message into an episode of "first", with the tags
+    the model gave it; maintain then consolidated the episode into a fact stating the
+    merged part. Forgetting "second" puts the episode back, its tags too, and the fact goes
+    with it: it was drawn from the text that goes."""
+    ctx = make_ctx(llm_url=ollama_server.url)
+    said = "Yesterday we moved billing to the new cluster."
+    said_in_session(ctx, [said], "first")
+    said_in_session(ctx, [f"The new cluster is called {WORD}."], "second")
+    source = {"source": "session:first#1:user", "session_id": "first"}
+    episode = put(ctx, said, 5, kind=Kind.EPISODIC, category=Category.EVENTS, **source)
+    grown = f"Yesterday we moved billing to the new cluster, called {WORD}."
+    with ctx.db.atomic():  # as ingest's MERGE writes it (ingest.apply)
+        Writer(ctx.db).update(
+            episode,
+            {"content": grown, "tags": ["billing", TAG]},  # the model tagged the merged fact
+            ctx.vectors([grown])[0],
+            source="session:second#1:user",
+        )
+    fact = {"content": f"Billing runs on the {WORD} cluster.", "category": "entities"}
+    ollama_server.script_chat({"facts": [fact]}, {"decisions": []})
+    (change,) = run(ctx, only="consolidate").task("consolidate").changes
+    (made,) = change["memories"]
+
+    done = forget_session(ctx, "second")
+
+    back = get(ctx, episode)
+    assert done.reverted == [episode.id] and (back.content, back.tags) == (said, [])
+    assert store.get_memory(ctx.db, made) is None and made in done.memories
+    ctx.db.close()
+    assert _files_holding(home, WORD) == [] and _files_holding(home, TAG) == []
+
+
+def test_forgetting_the_session_that_corrected_a_digest_gives_it_back_its_weight(
+    make_ctx: Any,
+) -> None:
+    """A later session said the earlier one's claim was wrong ("/init did not create
+    CLAUDE.md"): the digest was linked and weighed less. Once the correcting session is
+    forgotten, nothing says so any more: the digest weighs as before."""
+    ctx = make_ctx()
+    first = ingested(ctx, first_session())
+    (old,) = [m for m in session_memories(ctx.db, first) if "digest" in m.tags]
+    second = ingested(ctx, second_session())
+    assert get(ctx, old).confidence == pytest.approx(CORRECTED_CONFIDENCE)
+
+    forget_session(ctx, second)
+
+    assert get(ctx, old).confidence == pytest.approx(old.confidence)
+    assert relations_of(ctx.db, old.id) == []

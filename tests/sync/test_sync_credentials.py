@@ -11,6 +11,7 @@ from pathlib import Path
 
 from memctl.sync.repo import shown_remote
 from tests.conftest import run_cli
+from tests.syncing import bare_repo
 
 TOKEN = "s3cr3tpassw0rd-for-sync"
 
@@ -48,6 +49,27 @@ def test_a_remote_s_credentials_are_never_printed_nor_stored_but_in_the_config(
         assert TOKEN not in done.stdout + done.stderr, done.args
     assert "https://bob:***@127.0.0.1" in said[2].stdout  # status still says which remote
     assert _files_holding(home, TOKEN) == ["config.yaml"]
+
+
+def test_a_remote_s_token_stays_out_of_the_database_when_the_sync_works(
+    home: Path, tmp_path: Path
+) -> None:
+    """The same, against a real bare repository that git reaches by the credentialed URL
+    (git's own ``url.<base>.insteadOf``): the sync runs, and the database (which backups
+    copy) does not record the token; git's config files keep it, as git does."""
+    remote = bare_repo(tmp_path)
+    url = f"https://bob:{TOKEN}@git.example.invalid/memories.git"
+    config = tmp_path / "gitconfig"
+    config.write_text(f'[url "{remote}"]\n\tinsteadOf = {url}\n')
+    env = {"GIT_CONFIG_GLOBAL": str(config)}
+    assert run_cli("config", "set", "sync.remote", url).returncode == 0
+    assert run_cli("remember", "we deploy on Fridays", "-s", "global").returncode == 0
+    done = run_cli("sync", env=env)
+    assert done.returncode == 0 and "pushed" in done.stdout, done.stdout + done.stderr
+    backup = ("-c", "maintain.backups=1", "-c", "maintain.backup_every_hours=0")
+    assert run_cli(*backup, "maintain", "--only", "upkeep", env=env).returncode == 0
+    assert list(home.glob("backups/*"))
+    assert _files_holding(home, TOKEN) == ["config.yaml", "sync/repo/.git/config"]
 
 
 def test_shown_remote_hides_a_password_or_a_token_given_as_the_user() -> None:
