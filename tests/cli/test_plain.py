@@ -43,6 +43,7 @@ def rich_table(rows: list[list[str]], texts: list[str], width: int, styled: bool
 def a_text(chance: random.Random) -> str:
     words = [chance.choice(WORDS) for _ in range(chance.randint(0, 40))]
     text = "".join(word + " " * chance.choice((1, 1, 1, 2, 3)) for word in words)
+    text = " " * chance.choice((0, 0, 0, 1, 4)) + text  # sometimes indented
     return text if chance.random() < 0.5 else text.strip()
 
 
@@ -50,7 +51,7 @@ def a_text(chance: random.Random) -> str:
 def test_a_table_is_rich_s_own_bytes(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     chance = random.Random(seed)
     made = 0
-    for _ in range(40):
+    for _ in range(50):
         width = chance.choice((40, 57, 60, 80, 81, 100, 133, 200))
         styled = chance.random() < 0.5
         rows = [
