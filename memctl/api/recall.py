@@ -10,14 +10,11 @@ from typing import TYPE_CHECKING
 from memctl.config import Settings
 from memctl.context import Context
 from memctl.errors import UsageError
-from memctl.memories import operations
 from memctl.memories.provenance import start_refusal, trusted_hosts
+from memctl.memories.search_scopes import recall_scopes, resolve_scope
 from memctl.memories.timeparse import parse_since
 from memctl.model import parse_time
-from memctl.retrieve.context_block import prompt_items, render_context
 from memctl.retrieve.excerpt import excerpt as excerpt  # a long result's answering part
-from memctl.retrieve.explain import WhyNot, why_not
-from memctl.retrieve.explain import explain as explain  # the CLI renders --explain
 from memctl.retrieve.named_projects import projects_named_in
 from memctl.retrieve.params import MODES
 from memctl.retrieve.pipeline import Recalled as Recalled  # the CLI renders results
@@ -27,7 +24,11 @@ from memctl.store.message_search import is_message_id as is_message_id  # a SESS
 from memctl.store.sync import foreign_hosts
 
 if TYPE_CHECKING:
+    from typing import Any
+
+    from memctl.retrieve.explain import WhyNot
     from memctl.retrieve.profile import Profile
+    from memctl.retrieve.run import Step
     from memctl.retrieve.session_start import Layered
 
 
@@ -124,11 +125,13 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
     moment = _as_of(request.as_of)
     target = request.why_not
     if target is not None:  # an unknown id fails before the search, not after
-        target = operations.get(ctx, target)[0].id
+        from memctl.memories.operations import get
+
+        target = get(ctx, target)[0].id
     budget = request.budget
     if request.context and budget is None and ctx.settings.recall_context_budget:
         budget = ctx.settings.recall_context_budget
-    searched = operations.recall_scopes(ctx, request.scope, request.all_scopes)
+    searched = recall_scopes(ctx, request.scope, request.all_scopes)
     named = _named_projects(ctx, request)
     if searched is not None:  # the default scopes, and the projects the question names
         searched = (*searched, *(s for s in named if s not in searched))
@@ -151,12 +154,26 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
         result.results.sort(key=lambda item: (not item.clear, item.memory.id in hosts))
     block = None
     if request.context and result.run is not None:
+        from memctl.retrieve.context_block import render_context
+
         block = render_context(result.query, result.clear, result.run.now, hosts=hosts)
-    report = why_not(ctx, result, target) if target is not None else None
+    report = None
+    if target is not None:
+        from memctl.retrieve.explain import why_not
+
+        report = why_not(ctx, result, target)
     elsewhere = 0
     if not result.results and searched is not None and target is None and not request.context:
         elsewhere = _found_elsewhere(ctx, request, moment)
     return RecallResponse(result, block, report, elsewhere, hosts)
+
+
+def explain(item: Recalled, steps: list[Step]) -> dict[str, Any]:
+    """Why ``item`` was recalled, stage by stage (``memctl.retrieve.explain``; loaded for
+    --explain only, as the context block is for a block: a recall's table needs neither)."""
+    from memctl.retrieve.explain import explain as explained
+
+    return explained(item, steps)
 
 
 def _named_projects(ctx: Context, request: RecallRequest) -> dict[str, str]:
@@ -193,7 +210,7 @@ def profile(ctx: Context, request: ProfileRequest) -> Profile:
     """The user's profile and preferences memories, most important first."""
     from memctl.retrieve.profile import build_profile  # not a recall's: ~2 ms
 
-    scopes = operations.recall_scopes(ctx, request.scope, request.all_scopes)
+    scopes = recall_scopes(ctx, request.scope, request.all_scopes)
     return build_profile(ctx, scopes, request.limit)
 
 
@@ -219,7 +236,7 @@ def layered(ctx: Context, request: SessionStartRequest) -> Layered:
         raise UsageError(
             f"budget takes a number of tokens (1 or more), not {request.budget}", ["budget"]
         )
-    scope = operations.resolve_scope(ctx, request.scope)
+    scope = resolve_scope(ctx, request.scope)
     budget = request.budget or ctx.settings.recall_context_budget or SESSION_START_TOKENS
     if request.scope in (None, "project"):
         title = project_root(ctx.settings.cwd).name
@@ -259,6 +276,8 @@ def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
     """L3: what memory knows about this prompt, when recall's relevance gate lets anything
     through and one memory weighs enough for a block nobody asked for (``prompt_items``),
     less what the session was already given, within the prompt budget."""
+    from memctl.retrieve.context_block import prompt_items, render_context
+
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as recall: set before numpy loads
     text = request.prompt.strip()[:PROMPT_CHARS]
     if not text or not ctx.settings.db_path.exists():
@@ -267,7 +286,7 @@ def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
         ctx,
         text,
         None,
-        operations.recall_scopes(ctx, request.scope),
+        recall_scopes(ctx, request.scope),
         now=request.now,
         touch=False,  # given unasked is not recalled, as at session start
         budget=request.budget or ctx.settings.context_prompt_budget,

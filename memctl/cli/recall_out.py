@@ -16,12 +16,10 @@ from memctl.api.recall import (
 )
 from memctl.api.recall import recall as api_recall
 from memctl.cli import render as out
-from memctl.cli.render import age, print_json, short_id, warn, with_memory_column
+from memctl.cli.render import MemoryTable, age, print_json, short_id, warn
 from memctl.errors import UsageError
 
 if TYPE_CHECKING:
-    from rich.table import Table
-
     from memctl.api.config import Context
     from memctl.api.sessions import Origin
 
@@ -116,13 +114,9 @@ def render(
     elif fmt == "ids":
         sys.stdout.writelines(item.memory.id + "\n" for item in result.results)
     elif not result.results:
-        out.console.print("no memories found")
-        if hint:
-            out.console.print(hint)
+        out.print_blocks(["no memories found", *([hint] if hint else [])])
     else:
-        print_tables(result)
-        if hint and not result.clear:
-            out.console.print(hint)
+        out.print_blocks([*tables(result), *([hint] if hint and not result.clear else [])])
         if with_explain:
             print_explain(result, came)
 
@@ -130,15 +124,17 @@ def render(
 NO_CLEAR, ALSO = "no clear match; possible:", "also possible:"
 
 
-def print_tables(result: RecallResult) -> None:
+def tables(result: RecallResult) -> list[str | MemoryTable]:
     """The clear matches, then a line saying what follows, then the possible ones."""
     clear = result.clear
     possible = [r for r in result.results if not r.clear]
+    blocks: list[str | MemoryTable] = []
     if clear:
-        out.console.print(results_table(clear, 1, result.query))
+        blocks.append(results_table(clear, 1, result.query))
     if possible:
-        out.console.print(ALSO if clear else NO_CLEAR)
-        out.console.print(results_table(possible, len(clear) + 1, result.query, POSSIBLE_SCORE))
+        blocks.append(ALSO if clear else NO_CLEAR)
+        blocks.append(results_table(possible, len(clear) + 1, result.query, POSSIBLE_SCORE))
+    return blocks
 
 
 # A possible match is ranked by its relevance, on another scale than the clear matches'
@@ -148,12 +144,9 @@ CLEAR_SCORE, POSSIBLE_SCORE = "score", "relevance"
 
 def results_table(
     items: list[Recalled], first: int, query: str, scored: str = CLEAR_SCORE
-) -> Table:
+) -> MemoryTable:
     """Results numbered from ``first``; a session message shows its ``SESSION#N``; a long
     memory, its part that answers ``query`` (``excerpt``)."""
-    from rich.table import Table
-
-    table = Table(header_style="bold")
     headers = ("#", scored, "id", "age", "category")
     rows = [
         [
@@ -166,7 +159,7 @@ def results_table(
         for rank, item in enumerate(items, start=first)
     ]
     summaries = [excerpt(i.memory.summary, i.memory.content, query, LINE) for i in items]
-    return with_memory_column(table, headers, rows, summaries)
+    return headers, rows, summaries
 
 
 def print_explain(result: RecallResult, came: dict[str, list[Origin]]) -> None:

@@ -2,7 +2,8 @@
 
 rich is imported when a console or a table is first needed, not with this
 module: ``recall --format context|json|ids`` (a session-start hook) never
-loads it (about 25 ms).
+loads it (about 25 ms), and a recall's tables print without it whenever
+``memctl.cli.plain`` can make rich's very bytes (``print_blocks``).
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ import json
 import re
 import sys
 from datetime import UTC, datetime
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from memctl.cli import plain
 from memctl.model import Memory, parse_time
 
 if TYPE_CHECKING:
@@ -25,13 +26,17 @@ if TYPE_CHECKING:
     err_console: Console
 
 
-@cache
-def _console(stderr: bool) -> Console:
-    from rich.console import Console
+_CONSOLES: dict[bool, Console] = {}  # by stderr: made on first use
 
-    # emoji off: text is shown as stored (":rocket:" stays itself), and rich does not load
-    # its emoji table (7 ms of every process that prints)
-    return Console(stderr=stderr, highlight=False, markup=False, emoji=False)
+
+def _console(stderr: bool) -> Console:
+    if stderr not in _CONSOLES:
+        from rich.console import Console
+
+        # emoji off: text is shown as stored (":rocket:" stays itself), and rich does not
+        # load its emoji table (7 ms of every process that prints)
+        _CONSOLES[stderr] = Console(stderr=stderr, highlight=False, markup=False, emoji=False)
+    return _CONSOLES[stderr]
 
 
 def __getattr__(name: str) -> Console:
@@ -118,12 +123,15 @@ def middle(text: str, width: int) -> str:
     return text[:head] + "…" + text[len(text) - (width - 1 - head) :]
 
 
-def unbroken(texts: list[str], others: list[list[str]]) -> tuple[list[str], int]:
+def unbroken(
+    texts: list[str], others: list[list[str]], width: int | None = None
+) -> tuple[list[str], int]:
     """The texts of a table's last column, each word longer than the room the other columns
-    (each its header and cells) leave cut in the middle, and the column's width: one that
-    breaks none of their words. A rich table with borders takes 3 characters a column + 1."""
+    (each its header and cells) leave on a console ``width`` wide (the console's) cut in the
+    middle, and the column's width: one that breaks none of their words. A rich table with
+    borders takes 3 characters a column + 1."""
     used = sum(max(map(len, column)) + 3 for column in others) + 1
-    room = max(TEXT_MIN_WIDTH, _console(False).width - used - 3)
+    room = max(TEXT_MIN_WIDTH, (width or _console(False).width) - used - 3)
     cut = [" ".join(middle(word, room) for word in text.split(" ")) for text in texts]
     longest = max((len(word) for text in cut for word in text.split()), default=0)
     return cut, max(TEXT_MIN_WIDTH, longest)
@@ -164,6 +172,43 @@ def with_memory_column(
     for row, text in zip(rows, texts, strict=True):
         table.add_row(*row, text)
     return table
+
+
+# A table ``with_memory_column`` draws: its headers but the text column's, its rows, its texts.
+MemoryTable = tuple[tuple[str, ...], list[list[str]], list[str]]
+
+
+def print_blocks(blocks: list[str | MemoryTable]) -> None:
+    """Lines and memory tables on stdout as rich prints them (a table: header "bold"): made
+    by ``memctl.cli.plain`` when it can make each (rich's console not made yet: it keeps
+    what it read at its start), else printed by rich."""
+    shape = None if False in _CONSOLES else plain.console()
+    if shape is not None:
+        width, styled = shape
+        made = [
+            plain.line(block, width)
+            if isinstance(block, str)
+            else _plain_table(*block, width=width, styled=styled)
+            for block in blocks
+        ]
+        if all(part is not None for part in made):
+            sys.stdout.write("".join(part for part in made if part is not None))
+            return
+    from rich.table import Table
+
+    for block in blocks:
+        if isinstance(block, str):
+            _console(False).print(block)
+        else:
+            _console(False).print(with_memory_column(Table(header_style="bold"), *block))
+
+
+def _plain_table(
+    headers: tuple[str, ...], rows: list[list[str]], summaries: list[str], width: int, styled: bool
+) -> str | None:
+    columns = [[header, *(row[i] for row in rows)] for i, header in enumerate(headers)]
+    texts, text_min = unbroken(summaries, columns, width)
+    return plain.table((*headers, "memory"), rows, texts, text_min, width, styled)
 
 
 def counts_table(title: str, counts: dict[str, int]) -> Table:

@@ -9,7 +9,8 @@ standard streams (passed over the socket), environment, working directory and um
 runs the command line as ``memctl`` would, so the output is the same by construction;
 the child opens the database itself, so it sees every write made before it.
 
-Client (``forward``): imports socket, json and os (and select, time, stat: built in).
+Client (``forward``): imports json and os, and socket once a resident process is wanted
+(and select, time, stat: built in).
 It talks only to its own user's process: ``$MEMCTL_HOME/resident`` must be a directory
 (not a symbolic link) and ``socket`` in it a socket, both the user's and written by no
 one else, and after connecting the kernel must say the listener is the user's
@@ -40,7 +41,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -49,6 +49,7 @@ import memctl
 
 TYPE_CHECKING = False  # typing itself is not imported: the client stays small
 if TYPE_CHECKING:
+    import socket  # loaded when a resident process is asked: not by a recall with it off
     from pathlib import Path
     from typing import Any
 
@@ -179,6 +180,8 @@ def peer(conn: socket.socket) -> tuple[int, int]:
     """(process id, user id) of the process at the other end of ``conn``, as the kernel
     recorded them (SO_PEERCRED); PermissionError where the kernel cannot say (not Linux):
     then no request goes out and none is served."""
+    import socket
+
     option = getattr(socket, "SO_PEERCRED", None)
     if option is None:
         raise PermissionError("this system cannot say who is at the other end of a socket")
@@ -208,6 +211,7 @@ def connected(home: str) -> Iterator[socket.socket]:
     and kept only when the process listening is this user's (the kernel's word, not the
     file's). PermissionError otherwise, before a byte is sent: a listener of another user
     (root running ``--home`` of someone's home) hears nothing."""
+    import socket
     import stat
 
     where = os.path.join(home, DIRECTORY)
@@ -377,6 +381,7 @@ def _run(
     """The command's exit code, or None when it is to run here: the server did not take it
     within HANDSHAKE_SECONDS (then the child runs nothing: it is never told to go), or the
     child died before it wrote a byte."""
+    import socket
     import time
 
     cwd = os.open(".", os.O_RDONLY | os.O_DIRECTORY)

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
-from memctl.memories.projects import scope_named
+from memctl.memories.search_scopes import recall_scopes as recall_scopes
+from memctl.memories.search_scopes import resolve_scope as resolve_scope
 from memctl.memories.timeparse import parse_since
 from memctl.model import (
     HIDDEN_STATES,
@@ -35,7 +36,6 @@ from memctl.model import (
     parse_choice,
 )
 from memctl.store import memories as store
-from memctl.store import scopes
 from memctl.store.events import count_events, list_events
 from memctl.store.memories import MemoryFilter
 from memctl.store.message_search import get_message, is_message_id
@@ -124,34 +124,6 @@ def kept_tags(tags: list[str]) -> list[str]:
     from memctl.memories.privacy import nothing_left, scrub
 
     return clean_tags([t for t in (scrub(t)[0] for t in clean_tags(tags)) if not nothing_left(t)])
-
-
-def resolve_scope(ctx: Context, scope: str | None) -> str:
-    """``project`` (or nothing) is the current project; ``global`` stays; a directory or a
-    project's name is that project's scope (``memories.projects``); another name stays, or
-    is the scope it became (an old ``path:`` scope of a project that got a remote)."""
-    if scope in (None, "", "project"):
-        return ctx.settings.project_scope
-    if scope == GLOBAL_SCOPE:
-        return scope
-    named = scope_named(ctx, scope)
-    if named is None:
-        _no_secret_scope(scope)
-    return scopes.resolve(ctx.db, named or scope)
-
-
-def _no_secret_scope(scope: str) -> None:
-    """Refuse a scope given by hand that holds a secret or private text: taken as typed,
-    it would name the memories, the sessions and the sync repository's files (scrubbed,
-    it would make different scopes one)."""
-    from memctl.memories.privacy import secret_in_id
-
-    kind = secret_in_id(scope)
-    if kind:
-        raise UsageError(
-            f"the scope holds what looks like a secret ({kind}): give a project's path or "
-            "name, global, or a scope (`memctl projects`); nothing was stored"
-        )
 
 
 # Facts about the person, not the project: global unless a scope is given.
@@ -474,17 +446,6 @@ def make_filter(
         tag=tag,
         since=parse_since(since) if since else None,
     )
-
-
-def recall_scopes(
-    ctx: Context, scope: str | None, all_scopes: bool = False
-) -> tuple[str, ...] | None:
-    """Scopes a search covers: by default the current project and global."""
-    if all_scopes:
-        return None
-    if scope in (None, "", "project"):
-        return (ctx.settings.project_scope, GLOBAL_SCOPE)
-    return (resolve_scope(ctx, scope),)
 
 
 # The relation types people set by hand; `supersedes` is set by ingest's reconciliation.

@@ -216,10 +216,29 @@ RANGE = lazy(r"\s*(?:and|to|until|till|through|-|–)\s*", re.I)
 OPENING = lazy(r"\b(?:between|from)\s+$", re.I)  # part of the range's phrase
 
 
+# What every rule needs one of in an ASCII text, lower-cased, besides a digit: a month's
+# first three letters, the "day" of a weekday, yesterday and today, and the other rules'
+# own words. A text without any names no time: its rules are neither compiled nor tried.
+NEEDED = (
+    *(month[:3] for month in MONTHS),
+    *("day", "week", "month", "year", "ago", "tonight", "morning", "recent", "lately"),
+)
+
+
+def may_name_time(text: str) -> bool:
+    """Whether a rule could match ``text`` (any text not in ASCII may)."""
+    if not text.isascii() or any(c.isdigit() for c in text):
+        return True
+    lowered = text.lower()
+    return any(word in lowered for word in NEEDED)
+
+
 def time_window(text: str, now: datetime) -> Window | None:
     """The window of time ``text`` names, if it names one: the first rule that matches wins,
     except that two dates joined as a range ("between May 3 and May 9 2024", "from
     2024-05-03 to 2024-05-09") name the whole range."""
+    if not may_name_time(text):
+        return None
     return _range(text, now) or next(
         (
             Window(span[0], span[1], match.group(0))

@@ -18,7 +18,6 @@ import json
 import numpy as np
 
 from memctl.store.database import Database
-from memctl.store.forget import FORGOTTEN
 from memctl.store.memories import MemoryFilter
 from memctl.store.message_search import MessageHit, message_clauses
 from memctl.store.vector_index import MESSAGE_VECTORS, VectorIndex, vector_index
@@ -58,6 +57,8 @@ def unembedded(db: Database, limit: int, session_id: str | None = None) -> list[
     """(rowid, text) of up to ``limit`` messages (of one session, or any) that should have
     vectors and have none, newest first (a store backfilled over several maintain runs has
     its latest sessions' first)."""
+    from memctl.store.forget import FORGOTTEN  # forget's SQL: not a recall's
+
     condition, params = "1", [FORGOTTEN]
     if session_id is not None:
         condition, params = "m.session_id = ?", [session_id, FORGOTTEN]
@@ -73,6 +74,8 @@ def unembedded(db: Database, limit: int, session_id: str | None = None) -> list[
 
 def unembedded_count(db: Database) -> int:
     """How many messages wait for their vectors."""
+    from memctl.store.forget import FORGOTTEN
+
     return int(db.value(f"SELECT count(*) FROM messages m WHERE {_WAITING}", [FORGOTTEN]) or 0)
 
 

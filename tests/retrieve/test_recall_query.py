@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from memctl.config.settings import load_settings
 from memctl.context import Context
 from memctl.memories import operations as memories
+from memctl.retrieve import when
 from memctl.retrieve.pipeline import recall
 from memctl.retrieve.query import (
     analyse,
@@ -197,3 +198,30 @@ def test_a_non_english_query_is_also_searched_in_english(ollama_server: FakeOlla
     assert recall(ctx, "deploy billing", touch=False).results  # English: no translation asked
     assert len(ollama_server.requests_to("/api/chat")) == 2
     ctx.close()
+
+
+# Words near the time rules' own (and some of them), in any case, with ordinary words.
+NEAR_TIME = (
+    "May", "MAY", "mayor", "Mon", "monday", "Sept", "dec.", "decade", "Jan", "june", "augur",
+    "ago", "agog", "a few", "several", "two", "weeks", "Month", "YEAR", "daylight", "today",
+    "tonight", "this morning", "recently", "lately", "last", "this", "past", "in", "on", "of",
+    "between", "from", "and", "to", "-", "the", "deploy", "release", "octopus", "marching",
+    "2024", "3rd", "11", "x9", ".", ",",
+)  # fmt: skip
+
+
+@given(st.lists(st.sampled_from(NEAR_TIME), max_size=8), st.sampled_from((" ", "  ", "\n")))
+def test_a_text_passed_over_names_no_time(words: list[str], space: str) -> None:
+    """A text ``may_name_time`` passes over (its rules neither compiled nor tried) is one
+    that no rule matches."""
+    text = space.join(words)
+    if not when.may_name_time(text):
+        assert not any(pattern.search(text) for pattern, _ in when.RULES), text
+        assert time_window(text, datetime(2024, 6, 1, tzinfo=UTC)) is None
+
+
+def test_the_time_rules_are_tried_only_where_they_could_match() -> None:
+    for text in ("how do we deploy to production?", "who owns the billing service"):
+        assert not when.may_name_time(text)
+    for text in ("what did we decide in May?", "two weeks ago", "on 3 March", "昨天的会议"):
+        assert when.may_name_time(text) and time_window(text, datetime.now(UTC)) is not None
