@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from memctl.store.database import Database
+from memctl.store.database import FTS_TABLES, Database
 from memctl.store.graph import orphan_entities
 
 FORGOTTEN = "[forgotten]"
@@ -59,8 +59,6 @@ DERIVED_TEXTS = (
     ("memory_questions", "text"),
     ("noise_vectors", "content"),
 )
-# The full-text indexes: a deleted row leaves its terms in old segments until they merge.
-FTS_TABLES = ("messages_fts", "memories_fts", "memory_questions_fts")
 
 
 @dataclass

@@ -9,8 +9,7 @@ from typing import Any
 import apsw
 
 from memctl.model import Kind, State, Tier
-from memctl.store.database import VECTORS_GENERATION, Database
-from memctl.store.forget import FTS_TABLES
+from memctl.store.database import FTS_TABLES, VECTORS_GENERATION, Database
 from memctl.store.migrations import MIGRATIONS
 
 ACTIVE = str(State.ACTIVE)
