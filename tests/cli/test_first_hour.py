@@ -173,6 +173,8 @@ def test_a_moved_clones_launcher_says_what_to_run_in_one_line(tmp_path: Path) ->
     user = tmp_path / "user"
     env = {"HOME": str(user), "PATH": "/usr/bin:/bin", "MEMCTL_HOME": ""}
     assert run_cli("install", "completions", env=env).returncode == 0
+    checks = json.loads(run_cli("doctor", "--json", env=env).stdout)  # the man page's prose
+    assert next(c for c in checks if c["name"] == "programs")["status"] == "ok"  # runs nothing
     launcher = user / ".local" / "bin" / "memctl"
     program = launcher.read_text().split("exec ", 1)[1].split()[0]
     gone = str(tmp_path / "moved-away" / ".venv" / "bin" / "memctl")
