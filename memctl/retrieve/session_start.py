@@ -90,6 +90,7 @@ class Item:
     tokens: int
     why: str
     memory_id: str | None = None
+    refused: bool = False  # left out for who said it (sync.trust, fetched code), not its size
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -191,7 +192,7 @@ class _Builder:
         refused = start_refusal(memory, host, self.trust)
         item = self._item(layer, section, shown, why, origin(memory, host), cap)
         if refused:
-            item.why = f"left out: {refused}"
+            item.why, item.refused = f"left out: {refused}", True
             self.out.dropped.append(item)
             return
         if self.add(item):  # given: a later digest need not repeat it

@@ -14,12 +14,17 @@ from memctl.config.files import open_private
 from memctl.errors import SyncError
 
 POLL_SECONDS = 0.1
+# What git writes into the clone while a sync holds the lock (its checkout, objects,
+# index): private to the owner, as everything under the data directory (`memctl doctor`)
+PRIVATE_UMASK = 0o077
 
 
 @contextmanager
 def sync_lock(path: Path, wait_seconds: float) -> Iterator[None]:
-    """Hold the lock file ``path``, waiting up to ``wait_seconds`` for another holder."""
+    """Hold the lock file ``path``, waiting up to ``wait_seconds`` for another holder;
+    meanwhile, the files this process and its git children create are private."""
     fd = open_private(path, os.O_RDWR | os.O_CREAT)
+    umask = os.umask(PRIVATE_UMASK)
     try:
         deadline = time.monotonic() + wait_seconds
         while True:
@@ -37,4 +42,5 @@ def sync_lock(path: Path, wait_seconds: float) -> Iterator[None]:
         os.pwrite(fd, str(os.getpid()).encode(), 0)
         yield
     finally:
+        os.umask(umask)
         os.close(fd)
