@@ -96,6 +96,8 @@ def test_the_sign_in_link_works_once_and_nothing_opens_without_it(
     assert anonymous.get("/login?token=wrong").status_code == 403
     assert anonymous.get(f"/login?token={token}").status_code == 303
     assert anonymous.get("/projects").status_code == 200
+    again = anonymous.get(f"/login?token={token}")  # the link opened again, signed in
+    assert again.status_code == 303 and again.headers["location"] == "/projects"
     anonymous.cookies.clear()
     assert anonymous.get(f"/login?token={token}").status_code == 403  # spent
     assert anonymous.get("/projects").status_code == 401
