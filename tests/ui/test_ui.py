@@ -476,7 +476,9 @@ def test_runs_say_what_each_did_and_unknown_addresses_get_a_page_with_links(
     """An ingest run shows its counts (not only its notes, which may be a warning); a
     path no page has, or a link to a button's address, is answered by a viewer page."""
     assert re.search(
-        r'<td class="meta">ingest</td>(.|\n)*?<td>[1-9][0-9]* create</td>', client.get("/runs").text
+        r'<td class="meta" data-label="Kind">ingest</td>(.|\n)*?'
+        r'<td data-label="What">[1-9][0-9]* create</td>',
+        client.get("/runs").text,
     )
     for path, status, said in (
         ("/nothing", 404, "no such page"),
