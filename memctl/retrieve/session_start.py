@@ -117,8 +117,9 @@ class Layered:
     sessions_stored: int = 0
 
     def text(self) -> str:
-        """The ``<memctl-context>`` block; '' when there is nothing to say."""
-        if not self.items:
+        """The ``<memctl-context>`` block; '' when there is nothing to say (no memory,
+        and no earlier session whose words the session tools would find)."""
+        if not self.items and not (self.sessions_stored and any(self.budgets.values())):
             return ""
         lines = [f"<{CONTEXT_TAG}>", f"Context for: {escape_tags(' '.join(self.title.split()))}"]
         section = None

@@ -36,6 +36,16 @@ def test_an_empty_context_says_whether_the_budgets_or_the_memory_are_empty() -> 
     assert "did not fit the budgets" in small and "--explain" in small
 
 
+def test_a_first_session_that_left_no_memory_is_named_to_the_next_one() -> None:
+    """Nothing distilled from it (no LLM, no rule matched): the next session is still told
+    that its words are stored and how to search them, unless every budget is 0."""
+    said = "user: Our staging database is called pelican-stage.\nassistant: ok\n"
+    assert run_cli("-c", "llm=none", "ingest", "--wait", "-", input=said).returncode == 0
+    block = run_cli("context").stdout
+    assert block.startswith("<memctl-context>") and "session_search" in block, block
+    assert "every context budget is 0" in run_cli(*ZERO_BUDGETS, "context").stdout
+
+
 def test_oversize_queries_and_memories_are_refused_at_once_with_the_limit() -> None:
     megabyte = "x" * (1 << 20)
     done = run_cli("remember", "-", input=megabyte)
