@@ -191,7 +191,8 @@ def test_sync_trust_lists_other_machines_and_lets_one_open_sessions(tmp_path: Pa
         host = str(ctx.db.meta("host_id"))
     cli(a, "promote", theirs.id)
     cli(a, "sync")
-    cli(b, "sync")
+    said = cli(b, "sync")  # the memories came in: why they open no session, and the fix
+    assert f"not in sync.trust ({host[:8]}: 1)" in said and f"sync trust {host[:8]}`" in said
     listed = json.loads(cli(b, "sync", "trust", "--json"))
     assert listed == {"trust": "", "hosts": [{"id": host, "memories": 1, "trusted": False}]}
     start = ("hook", "claude-code", "SessionStart")
