@@ -10,7 +10,7 @@ from memctl.cli.common import JsonOption, new_typer, open_context
 from memctl.cli.render import console, item_progress, print_json, update_items, warn
 
 if TYPE_CHECKING:
-    from memctl.sync.trust import Host
+    from memctl.api.sync import Trust
 
 app = new_typer(invoke_without_command=True)
 share = new_typer()
@@ -74,13 +74,13 @@ def sync(
         + (f" (run {result.run_id[:12]})" if result.run_id and not dry_run else "")
     )
     if came.get("created") and not dry_run:
-        untrusted(api.trust(memctl, [], []).hosts)
+        untrusted(api.trust(memctl, [], []))
 
 
-def untrusted(hosts: list[Host]) -> None:
+def untrusted(found: Trust) -> None:
     """Say, once memories came in, that those of a machine not in sync.trust open no
     session (a person syncing their own second machine expects them at the next start)."""
-    waiting = [h for h in hosts if not h.trusted and h.memories]
+    waiting = [h for h in found.hosts if not h.trusted and h.memories]
     if waiting:
         named = ", ".join(f"{h.id[:8]}: {h.memories}" for h in waiting)
         console.print(
