@@ -46,6 +46,27 @@ def test_a_first_session_that_left_no_memory_is_named_to_the_next_one() -> None:
     assert "every context budget is 0" in run_cli(*ZERO_BUDGETS, "context").stdout
 
 
+def test_a_recalled_message_of_two_codex_sessions_begun_together_opens_as_shown() -> None:
+    """Codex's session ids (UUIDv7) open with their start time: two begun within a minute
+    share their first 8 digits, so the id recall shows must say more of it."""
+    for session, said in (
+        ("01a227b0-2f48-7e23-b391-096c24bd7bb7", "the nightly restore runs at 03:30 UTC"),
+        ("01a227b0-1cea-7dd1-8915-16493432fd59", "the CI image is ghcr.io/reef/ci:24"),
+    ):
+        text = f"user: {said}\nassistant: ok\n"
+        done = run_cli("-c", "llm=none", "ingest", "--session-id", session, "-", input=text)
+        assert done.returncode == 0, done.stderr
+    shown = run_cli("recall", "--explain", "-n", "1", "when does the nightly restore run").stdout
+    (line,) = [ln for ln in shown.splitlines() if "open it:" in ln]
+    command = line.split("memctl ", 1)[1].split()
+    opened = run_cli(*command)
+    assert opened.returncode == 0, opened.stderr
+    assert "03:30 UTC" in opened.stdout
+    both = run_cli("sessions", "show", "01a227b0")  # the candidates, as for a memory's id
+    assert both.returncode != 0 and len(both.stderr.strip().splitlines()) == 1
+    assert "01a227b0-2f48-" in both.stderr and "01a227b0-1cea-" in both.stderr
+
+
 def test_oversize_queries_and_memories_are_refused_at_once_with_the_limit() -> None:
     megabyte = "x" * (1 << 20)
     done = run_cli("remember", "-", input=megabyte)
