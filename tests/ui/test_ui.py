@@ -168,6 +168,10 @@ def test_recall_labels_and_explains(client: TestClient) -> None:
         assert labels  # each label is told what it means, or that no match was clear
         assert ("No clear match" in page) == ("clear" not in labels), (question, labels)
         assert "its own words or meaning show" in page or "clear" not in labels
+        # a possible match's number is its relevance, on another scale than a clear one's
+        # score (as recall's table says): never read as a better score
+        assert ("Why (relevance " in page) == ("possible" in labels), (question, labels)
+        assert ("Why (score " in page) == ("clear" in labels), (question, labels)
 
 
 def test_a_session_message_found_by_recall_opens_in_its_session(client: TestClient) -> None:
