@@ -33,7 +33,15 @@ FALLBACK_NAME, FALLBACK_EMAIL = "memctl", "memctl@{host}.invalid"
 # A push refused because the remote moved meanwhile (fetch and retry): another push won
 # the race ("[rejected] ... (fetch first)", a ref another push held locked). Any other
 # refusal ("[remote rejected] ... (branch is currently checked out)", a hook's) says why.
-RACES = ("[rejected]", "non-fast-forward", "fetch first", "cannot lock ref", "but expected")
+RACES = (
+    "[rejected]",
+    "non-fast-forward",
+    "fetch first",
+    "cannot lock ref",
+    "failed to lock",
+    "failed to update ref",
+    "but expected",
+)
 PATHS_AT_ONCE = 1000  # paths on one git command line (well under the OS's argument limit)
 # A killed sync's git child lives on and finishes its write of the index (well under a
 # second for thousands of files); an index.lock older than this was left by a dead git.
