@@ -5,6 +5,7 @@ refused at once with the limit, and a purge that leaves nothing behind."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import tempfile
@@ -65,6 +66,14 @@ def test_a_recalled_message_of_two_codex_sessions_begun_together_opens_as_shown(
     both = run_cli("sessions", "show", "01a227b0")  # the candidates, as for a memory's id
     assert both.returncode != 0 and len(both.stderr.strip().splitlines()) == 1
     assert "01a227b0-2f48-" in both.stderr and "01a227b0-1cea-" in both.stderr
+
+
+def test_remember_says_when_the_text_it_stored_lost_private_or_secret_parts() -> None:
+    done = run_cli("remember", "key AKIAIOSFODNN7EXAMPLE and <private>my pin 4321</private> ok")
+    assert done.returncode == 0 and re.fullmatch(r"[0-9a-f]{32}\n", done.stdout)
+    assert "stored without 2 private or secret part(s)" in done.stderr, done.stderr
+    mine = run_cli("remember", "the log shows [REDACTED] where the token was")  # as typed
+    assert mine.returncode == 0 and mine.stderr == "", mine.stderr
 
 
 def test_oversize_queries_and_memories_are_refused_at_once_with_the_limit() -> None:
