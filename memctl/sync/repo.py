@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from memctl.config.files import private_dir
 from memctl.errors import StoreError, SyncError
 from memctl.sync.layout import MEMORIES
+from memctl.sync.lock import outside_umask
 from memctl.sync.untrusted import path_problem, shown
 
 if TYPE_CHECKING:
@@ -199,8 +200,14 @@ class Clone:
         runner = git.Git(str(path.parent))
         runner.update_environment(**_env())
         try:
-            runner.clone(
-                "--quiet", "--no-checkout", "--", remote, str(partial), kill_after_timeout=timeout
+            runner.clone(  # a local remote's files copied, not linked: their modes are ours
+                "--quiet",
+                "--no-checkout",
+                "--no-hardlinks",
+                "--",
+                remote,
+                str(partial),
+                kill_after_timeout=timeout,
             )
         except git.exc.GitCommandError as exc:
             shutil.rmtree(partial, ignore_errors=True)
@@ -516,14 +523,15 @@ class Clone:
     def push(self) -> bool:
         """Push this branch; False when the remote moved meanwhile (fetch and retry)."""
         try:
-            self.repo.git.push(
-                "--quiet",
-                "--no-verify",
-                "--porcelain",
-                "origin",
-                f"HEAD:refs/heads/{self.branch}",
-                kill_after_timeout=self.timeout,
-            )
+            with outside_umask():  # the remote's files: as its other users expect them
+                self.repo.git.push(
+                    "--quiet",
+                    "--no-verify",
+                    "--porcelain",
+                    "origin",
+                    f"HEAD:refs/heads/{self.branch}",
+                    kill_after_timeout=self.timeout,
+                )
         except self._errors() as exc:
             text = f"{getattr(exc, 'stdout', '')}\n{getattr(exc, 'stderr', '')}"
             if any(mark in text for mark in RACES):

@@ -191,6 +191,11 @@ def test_sync_trust_lists_other_machines_and_lets_one_open_sessions(tmp_path: Pa
         host = str(ctx.db.meta("host_id"))
     cli(a, "promote", theirs.id)
     cli(a, "sync")
+    umask = os.umask(0)
+    os.umask(umask)
+    pushed = [p for p in (remote / "objects").rglob("*") if p.is_file() and len(p.name) == 38]
+    assert pushed  # the shared repository's files: as readable as the pusher's umask says
+    assert all(bool(p.stat().st_mode & 0o004) == (not umask & 0o004) for p in pushed)
     said = cli(b, "sync")  # the memories came in: why they open no session, and the fix
     assert f"not in sync.trust ({host[:8]}: 1)" in said and f"sync trust {host[:8]}`" in said
     listed = json.loads(cli(b, "sync", "trust", "--json"))
