@@ -254,12 +254,8 @@ def remember_text(
     found = api_remember(ctx, RememberRequest(text, category, tuple(tags or ()), importance, scope))
     if found.existing:
         warn(f"already remembered in this scope: {found.memory.id} (not stored again)")
-    elif "[REDACTED" in found.memory.content:  # the text as stored is not the text given
-        from memctl.memories.privacy import MARK
-
-        left_out = len(MARK.findall(found.memory.content)) - len(MARK.findall(text))
-        if left_out > 0:
-            warn(f"stored without {left_out} private or secret part(s): [REDACTED] in their place")
+    elif found.redacted:  # the text as stored is not the text given
+        warn(f"stored without {found.redacted} private or secret part(s): [REDACTED] instead")
     if as_json:
         print_json({**found.memory.to_dict(), "existing": found.existing})
     else:
