@@ -48,6 +48,7 @@ class Remembered:
     memory: Memory
     existing: bool  # the text was already stored in the scope: this is that memory
     questions: Questions = field(default_factory=Questions)
+    redacted: int = 0  # private or secret parts of the text given, stored as [REDACTED]
 
 
 def remember(ctx: Context, request: RememberRequest) -> Remembered:
@@ -80,7 +81,16 @@ def remember(ctx: Context, request: RememberRequest) -> Remembered:
                 [graph.Written(memory.id, memory.content, memory.source, memory.content_hash)],
             )
         give_names(ctx.db, ctx.embedder, [(memory.id, memory.content)])
-    return Remembered(memory, existing, questions)
+    return Remembered(memory, existing, questions, _redacted(request.text, memory.content))
+
+
+def _redacted(given: str, stored: str) -> int:
+    """How many more ``[REDACTED]`` marks the stored text holds than the text given."""
+    if "[REDACTED" not in stored:
+        return 0
+    from memctl.memories.privacy import MARK
+
+    return max(0, len(MARK.findall(stored)) - len(MARK.findall(given)))
 
 
 def source_times(ctx: Context, memories: list[Memory]) -> dict[str, str]:

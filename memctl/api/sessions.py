@@ -138,7 +138,8 @@ def find_session(ctx: Context, session_id: str) -> Session:
         matches = transcripts.session_ids_like(ctx.db, wanted)
         if len(matches) == 2:
             raise UsageError(
-                f"session prefix {quoted_ref(wanted)} is ambiguous: give more of the id"
+                f"session prefix {quoted_ref(wanted)} is ambiguous ({' and '.join(matches)} "
+                "match it, at least): give more of the id"
             )
         session = get_session(ctx.db, matches[0]) if matches else None
     if session is None:

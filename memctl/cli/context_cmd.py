@@ -49,11 +49,20 @@ def context(
 
 
 def why_empty(found: Layered) -> str:
-    """Why a context block is empty: its budgets, what did not fit, or an empty memory."""
+    """Why a context block is empty: its budgets, what did not fit, what may not open a
+    session (another machine's, untrusted), or an empty memory."""
     if not any(found.budgets.values()):
         return "every context budget is 0 (context.*_budget, recall.context_budget, --budget)"
-    if found.dropped:
-        return f"{len(found.dropped)} item(s) did not fit the budgets; --explain names them"
+    refused = sum(item.refused for item in found.dropped)
+    over = len(found.dropped) - refused
+    reasons = [f"{over} item(s) did not fit the budgets"] if over else []
+    if refused:
+        reasons.append(
+            f"{refused} item(s) may not open a session (another machine's, not in sync.trust:"
+            " `memctl sync trust`; or telling to run fetched code)"
+        )
+    if reasons:
+        return "; ".join(reasons) + "; --explain names them"
     return "memory holds nothing for this project"
 
 

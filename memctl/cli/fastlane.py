@@ -254,6 +254,8 @@ def remember_text(
     found = api_remember(ctx, RememberRequest(text, category, tuple(tags or ()), importance, scope))
     if found.existing:
         warn(f"already remembered in this scope: {found.memory.id} (not stored again)")
+    elif found.redacted:  # the text as stored is not the text given
+        warn(f"stored without {found.redacted} private or secret part(s): [REDACTED] instead")
     if as_json:
         print_json({**found.memory.to_dict(), "existing": found.existing})
     else:

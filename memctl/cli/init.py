@@ -106,6 +106,13 @@ def init(
         show_status(setup.status(place, home, last_captured(open_context(ctx))), as_json)
         return
     if undo:
+        if dry_run:  # no preview of an undo: refused rather than done for real
+            from memctl.errors import UsageError
+
+            raise UsageError(
+                "--undo takes no --dry-run (nothing was changed): `memctl init --list-tools` "
+                "shows what is set up"
+            )
         show_removal(setup.uninstall("init", names, place, run, home, force), as_json)
         return
     llm = settings_for(ctx).llm

@@ -75,14 +75,18 @@ def age(iso: str | None, now: datetime | None = None) -> str:
 
 # Digits of an id a table shows (every command takes a unique prefix; --json has the whole id).
 ID_WIDTH = 8
+# ... and of a session's id: Codex's (UUIDv7) open with their start time, so two sessions
+# begun within a minute share their first 8 digits ("01a227b0-2f48-…", "01a227b0-1cea-…")
+SESSION_ID_WIDTH = 12
 # The narrowest a table's text column is squeezed to before the others give way.
 TEXT_MIN_WIDTH = 20
 
 
 def short_id(full: str) -> str:
-    """An id as a table shows it: its first 8 digits; a session message keeps its ``#N``."""
+    """An id as a table shows it: its first 8 digits; a session message its session's
+    first 12 and its ``#N``."""
     session, separator, number = full.rpartition("#")
-    return f"{session[:ID_WIDTH]}#{number}" if separator else full[:ID_WIDTH]
+    return f"{session[:SESSION_ID_WIDTH]}#{number}" if separator else full[:ID_WIDTH]
 
 
 def one_line(text: str, width: int = 100) -> str:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from memctl.api import sessions as api
 from memctl.cli.fastlane import Parser, Refused, settings
-from memctl.cli.render import fit, middle, print_json
+from memctl.cli.render import SESSION_ID_WIDTH, fit, middle, print_json
 
 if TYPE_CHECKING:
     from memctl.api.config import Context
@@ -54,7 +54,8 @@ def show_sessions(context: Context, where: Where, limit: int, as_json: bool) -> 
 def _session_line(row: SessionRow, project: str) -> str:
     """``id  date time  client  N msgs  project``: 80 columns at most."""
     when = row.at[:16].replace("T", " ")
-    line = f"{row.id[:12]:<12}  {when}  {row.client}  {row.message_count} msgs"
+    shown = row.id[:SESSION_ID_WIDTH]
+    line = f"{shown:<{SESSION_ID_WIDTH}}  {when}  {row.client}  {row.message_count} msgs"
     # a project is cut in the middle: its directory's name shows
     return f"{line}  {middle(' '.join(project.split()), 78 - len(line))}" if project else line
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from memctl.cli.common import JsonOption, new_typer, open_context
 from memctl.cli.render import console, item_progress, print_json, update_items, warn
+
+if TYPE_CHECKING:
+    from memctl.api.sync import Trust
 
 app = new_typer(invoke_without_command=True)
 share = new_typer()
@@ -40,7 +43,8 @@ def sync(
             if total:
                 update_items(bar, task, done, total, stage.split()[-1])
 
-        result = api.sync(open_context(ctx), api.SyncRequest(dry_run=dry_run), show)
+        memctl = open_context(ctx)
+        result = api.sync(memctl, api.SyncRequest(dry_run=dry_run), show)
     if as_json:
         print_json(result.to_dict())
         return
@@ -69,6 +73,20 @@ def sync(
         + ("" if dry_run or result.readonly else (", pushed" if result.pushed else ""))
         + (f" (run {result.run_id[:12]})" if result.run_id and not dry_run else "")
     )
+    if came.get("created") and not dry_run:
+        untrusted(api.trust(memctl, [], []))
+
+
+def untrusted(found: Trust) -> None:
+    """Say, once memories came in, that those of a machine not in sync.trust open no
+    session (a person syncing their own second machine expects them at the next start)."""
+    waiting = [h for h in found.hosts if not h.trusted and h.memories]
+    if waiting:
+        named = ", ".join(f"{h.id[:8]}: {h.memories}" for h in waiting)
+        console.print(
+            f"memories of machines not in sync.trust ({named}) are recalled when asked, never "
+            f"at session start; yours? `memctl sync trust {waiting[0].id[:8]}`"
+        )
 
 
 @app.command()

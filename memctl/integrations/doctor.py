@@ -129,8 +129,10 @@ def hook_checks(home: Path, captured: dict[str, str] | None = None) -> list[Chec
     return checks or [Check("hooks", WARN, "no assistant found", "install one, then `memctl init`")]
 
 
-# The program a hook, MCP entry or launcher memctl wrote runs: its absolute path.
-PROGRAM = re.compile(r"""(/[^\s"',;\\]+/bin/(?:memctl|python[0-9.]*))(?=[\s"',;\\]|$)""")
+# The program a hook, MCP entry or launcher memctl wrote runs: its absolute path, not
+# one inside a word or after "~" (the man page's "~/.local/bin/memctl" is prose, not
+# the path "/.local/bin/memctl")
+PROGRAM = re.compile(r"""(?<![\w~.])(/[^\s"',;\\]+/bin/(?:memctl|python[0-9.]*))(?=[\s"',;\\]|$)""")
 
 
 PROSE = (".md", ".mdc")  # the instruction files memctl writes a block into

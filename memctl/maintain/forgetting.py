@@ -153,7 +153,8 @@ def _target(db: Database, ref: str) -> _Target:
         matches = session_ids_like(db, wanted)
         if len(matches) > 1:
             raise UsageError(
-                f"session prefix {quoted_ref(wanted)} is ambiguous: give more of the id"
+                f"session prefix {quoted_ref(wanted)} is ambiguous ({' and '.join(matches)} "
+                "match it, at least): give more of the id"
             )
         session = get_session(db, matches[0]) if matches else None
     if session is None:

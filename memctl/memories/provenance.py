@@ -60,6 +60,8 @@ def origin(memory: Memory, host: str | None = None) -> str:
         return f"host {host[:8]}"
     source = memory.source
     if source.startswith("session:"):
+        if "#" not in source:  # the whole session (maintain's consolidation names it so)
+            return "session"
         seqs, _, role = source.rpartition("#")[2].partition(":")
         if "-" in seqs:
             return "session digest"

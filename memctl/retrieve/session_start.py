@@ -90,6 +90,7 @@ class Item:
     tokens: int
     why: str
     memory_id: str | None = None
+    refused: bool = False  # left out for who said it (sync.trust, fetched code), not its size
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -116,8 +117,9 @@ class Layered:
     sessions_stored: int = 0
 
     def text(self) -> str:
-        """The ``<memctl-context>`` block; '' when there is nothing to say."""
-        if not self.items:
+        """The ``<memctl-context>`` block; '' when there is nothing to say (no memory,
+        and no earlier session whose words the session tools would find)."""
+        if not self.items and not (self.sessions_stored and any(self.budgets.values())):
             return ""
         lines = [f"<{CONTEXT_TAG}>", f"Context for: {escape_tags(' '.join(self.title.split()))}"]
         section = None
@@ -191,7 +193,7 @@ class _Builder:
         refused = start_refusal(memory, host, self.trust)
         item = self._item(layer, section, shown, why, origin(memory, host), cap)
         if refused:
-            item.why = f"left out: {refused}"
+            item.why, item.refused = f"left out: {refused}", True
             self.out.dropped.append(item)
             return
         if self.add(item):  # given: a later digest need not repeat it

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from memctl.config.files import private_dir
 from memctl.errors import StoreError, SyncError
 from memctl.sync.layout import MEMORIES
+from memctl.sync.lock import outside_umask
 from memctl.sync.untrusted import path_problem, shown
 
 if TYPE_CHECKING:
@@ -30,7 +31,18 @@ if TYPE_CHECKING:
 ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true", "LC_ALL": "C"}
 SSH = "ssh -o BatchMode=yes -o ConnectTimeout=20"
 FALLBACK_NAME, FALLBACK_EMAIL = "memctl", "memctl@{host}.invalid"
-REJECTED = ("[rejected]", "non-fast-forward", "fetch first", "[remote rejected]")
+# A push refused because the remote moved meanwhile (fetch and retry): another push won
+# the race ("[rejected] ... (fetch first)", a ref another push held locked). Any other
+# refusal ("[remote rejected] ... (branch is currently checked out)", a hook's) says why.
+RACES = (
+    "[rejected]",
+    "non-fast-forward",
+    "fetch first",
+    "cannot lock ref",
+    "failed to lock",
+    "failed to update ref",
+    "but expected",
+)
 PATHS_AT_ONCE = 1000  # paths on one git command line (well under the OS's argument limit)
 # A killed sync's git child lives on and finishes its write of the index (well under a
 # second for thousands of files); an index.lock older than this was left by a dead git.
@@ -75,6 +87,16 @@ def git_errors(root: Path) -> Iterator[None]:
 
 def _env() -> dict[str, str]:
     return {**ENV, "GIT_SSH_COMMAND": os.environ.get("GIT_SSH_COMMAND", SSH)}
+
+
+def refusal(porcelain: str) -> str:
+    """The reason of a refused ref in ``git push --porcelain``'s output ("!<TAB>from:to<TAB>
+    [remote rejected] (why)"), or ''."""
+    for line in porcelain.splitlines():
+        fields = line.strip().removeprefix("stdout:").strip().strip("'").split("\t")
+        if len(fields) == 3 and fields[0] == "!":
+            return fields[2]
+    return ""
 
 
 def one_line(error: Exception) -> str:
@@ -178,8 +200,14 @@ class Clone:
         runner = git.Git(str(path.parent))
         runner.update_environment(**_env())
         try:
-            runner.clone(
-                "--quiet", "--no-checkout", "--", remote, str(partial), kill_after_timeout=timeout
+            runner.clone(  # a local remote's files copied, not linked: their modes are ours
+                "--quiet",
+                "--no-checkout",
+                "--no-hardlinks",
+                "--",
+                remote,
+                str(partial),
+                kill_after_timeout=timeout,
             )
         except git.exc.GitCommandError as exc:
             shutil.rmtree(partial, ignore_errors=True)
@@ -495,19 +523,22 @@ class Clone:
     def push(self) -> bool:
         """Push this branch; False when the remote moved meanwhile (fetch and retry)."""
         try:
-            self.repo.git.push(
-                "--quiet",
-                "--no-verify",
-                "--porcelain",
-                "origin",
-                f"HEAD:refs/heads/{self.branch}",
-                kill_after_timeout=self.timeout,
-            )
+            with outside_umask():  # the remote's files: as its other users expect them
+                self.repo.git.push(
+                    "--quiet",
+                    "--no-verify",
+                    "--porcelain",
+                    "origin",
+                    f"HEAD:refs/heads/{self.branch}",
+                    kill_after_timeout=self.timeout,
+                )
         except self._errors() as exc:
             text = f"{getattr(exc, 'stdout', '')}\n{getattr(exc, 'stderr', '')}"
-            if any(mark in text for mark in REJECTED):
+            if any(mark in text for mark in RACES):
                 return False
-            raise SyncError(f"cannot push to {self.origin_url}: {one_line(exc)}") from None
+            raise SyncError(
+                f"cannot push to {shown_remote(self.origin_url)}: {refusal(text) or one_line(exc)}"
+            ) from None
         self.repo.git.update_ref(f"refs/remotes/{self.upstream}", "HEAD")
         return True
 

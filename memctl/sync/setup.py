@@ -46,6 +46,8 @@ class InitResult:
 def init(ctx: Context, remote: str) -> InitResult:
     """Clone ``remote`` into the data directory (creating the layout in an empty
     repository) and record it as ``sync.remote`` in the home config."""
+    if not remote.strip():  # not the current directory, as git would take it
+        raise SyncError("give the repository to sync with: a URL or a path")
     remote = normal_remote(remote)
     require_git()
     settings = ctx.settings

@@ -190,6 +190,8 @@ SIGNED_IN_PAGE = (
 
 def _login(viewer: Viewer) -> Callable[[Request], Response]:
     def endpoint(request: Request) -> Response:
+        if viewer.keys.signed_in(request.cookies.get(COOKIE)):  # the link opened again
+            return RedirectResponse("/projects", 303)
         if not viewer.keys.spend(request.query_params.get("token", "")):
             return _refused("this sign-in link was used already or is wrong: run `memctl ui`", 403)
         # opened from another site (the file `ui --open` hands the browser), a redirect

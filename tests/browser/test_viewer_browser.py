@@ -271,3 +271,15 @@ def test_every_page_and_every_edit_in_a_browser(with_session: str, browser: Any)
         " return r.getClientRects().length; })"
     )
     assert 1 in lines and set(lines) <= {0, 1}, lines  # 0: an empty cell
+    # nor does any page scroll sideways there: each row a block of its cells, each named
+    for page in ("projects", "sessions", "memories", "runs", "health"):
+        browser.get(f"{base}/{page}")
+        wide, seen = browser.execute_script(
+            "return [document.documentElement.scrollWidth, window.innerWidth]"
+        )
+        assert wide <= seen, (page, wide, seen)
+    named = browser.execute_script(  # health: the column's name before each value
+        "const td = document.querySelector('td[data-label]');"
+        "return [td.dataset.label, getComputedStyle(td, '::before').content]"
+    )
+    assert named[0] == "Status" and "Status" in named[1], named

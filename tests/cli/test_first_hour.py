@@ -5,6 +5,7 @@ refused at once with the limit, and a purge that leaves nothing behind."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import tempfile
@@ -34,6 +35,45 @@ def test_an_empty_context_says_whether_the_budgets_or_the_memory_are_empty() -> 
     assert "holds nothing" not in done.stdout
     small = run_cli("context", "--budget", "3").stdout
     assert "did not fit the budgets" in small and "--explain" in small
+
+
+def test_a_first_session_that_left_no_memory_is_named_to_the_next_one() -> None:
+    """Nothing distilled from it (no LLM, no rule matched): the next session is still told
+    that its words are stored and how to search them, unless every budget is 0."""
+    said = "user: Our staging database is called pelican-stage.\nassistant: ok\n"
+    assert run_cli("-c", "llm=none", "ingest", "--wait", "-", input=said).returncode == 0
+    block = run_cli("context").stdout
+    assert block.startswith("<memctl-context>") and "session_search" in block, block
+    assert "every context budget is 0" in run_cli(*ZERO_BUDGETS, "context").stdout
+
+
+def test_a_recalled_message_of_two_codex_sessions_begun_together_opens_as_shown() -> None:
+    """Codex's session ids (UUIDv7) open with their start time: two begun within a minute
+    share their first 8 digits, so the id recall shows must say more of it."""
+    for session, said in (
+        ("01a227b0-2f48-7e23-b391-096c24bd7bb7", "the nightly restore runs at 03:30 UTC"),
+        ("01a227b0-1cea-7dd1-8915-16493432fd59", "the CI image is ghcr.io/reef/ci:24"),
+    ):
+        text = f"user: {said}\nassistant: ok\n"
+        done = run_cli("-c", "llm=none", "ingest", "--session-id", session, "-", input=text)
+        assert done.returncode == 0, done.stderr
+    shown = run_cli("recall", "--explain", "-n", "1", "when does the nightly restore run").stdout
+    (line,) = [ln for ln in shown.splitlines() if "open it:" in ln]
+    command = line.split("memctl ", 1)[1].split()
+    opened = run_cli(*command)
+    assert opened.returncode == 0, opened.stderr
+    assert "03:30 UTC" in opened.stdout
+    both = run_cli("sessions", "show", "01a227b0")  # the candidates, as for a memory's id
+    assert both.returncode != 0 and len(both.stderr.strip().splitlines()) == 1
+    assert "01a227b0-2f48-" in both.stderr and "01a227b0-1cea-" in both.stderr
+
+
+def test_remember_says_when_the_text_it_stored_lost_private_or_secret_parts() -> None:
+    done = run_cli("remember", "key AKIAIOSFODNN7EXAMPLE and <private>my pin 4321</private> ok")
+    assert done.returncode == 0 and re.fullmatch(r"[0-9a-f]{32}\n", done.stdout)
+    assert "stored without 2 private or secret part(s)" in done.stderr, done.stderr
+    mine = run_cli("remember", "the log shows [REDACTED] where the token was")  # as typed
+    assert mine.returncode == 0 and mine.stderr == "", mine.stderr
 
 
 def test_oversize_queries_and_memories_are_refused_at_once_with_the_limit() -> None:
@@ -173,6 +213,8 @@ def test_a_moved_clones_launcher_says_what_to_run_in_one_line(tmp_path: Path) ->
     user = tmp_path / "user"
     env = {"HOME": str(user), "PATH": "/usr/bin:/bin", "MEMCTL_HOME": ""}
     assert run_cli("install", "completions", env=env).returncode == 0
+    checks = json.loads(run_cli("doctor", "--json", env=env).stdout)  # the man page's prose
+    assert next(c for c in checks if c["name"] == "programs")["status"] == "ok"  # runs nothing
     launcher = user / ".local" / "bin" / "memctl"
     program = launcher.read_text().split("exec ", 1)[1].split()[0]
     gone = str(tmp_path / "moved-away" / ".venv" / "bin" / "memctl")

@@ -44,6 +44,7 @@ def same(fast: str, slow: str) -> None:
         [("--category", "nonsense", "some text")],
         [("-",)],  # no text on stdin: one line, nothing stored
         [("-c", "no-such-key=1", "remember", "some text")],
+        [("key AKIAIOSFODNN7EXAMPLE, <private>pin 4321</private>",)],  # said: left out
     ],
 )
 def test_the_fast_lane_does_what_the_typer_command_does(

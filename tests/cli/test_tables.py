@@ -110,7 +110,7 @@ def test_what_a_person_reads_fits_80_columns_whole(tmp_path: Path) -> None:
     assert text_column_width(lines) >= 20
     lines = narrow("recall", "noted", env=env)  # a message no fact was distilled from
     assert text_column_width(lines) >= 20
-    assert re.search(r"│ [0-9a-f]{8}#2 +│", "\n".join(lines))  # the message's short id
+    assert re.search(r"│ [0-9a-f-]{12}#2 +│", "\n".join(lines))  # the message's short id
 
     runs = narrow("runs", env=env)
     for kind in ("maintain", "ingest"):

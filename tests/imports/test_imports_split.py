@@ -183,6 +183,8 @@ def test_detection_by_content_and_refusals(tmp_path: Path) -> None:
     transcript = '{"role": "user", "content": "hi"}\n'
     with pytest.raises(InputError, match="not a format memctl imports"):
         survey(write(tmp_path, "chat.jsonl", transcript))
+    with pytest.raises(InputError, match="looks like JSON"):  # not "is JSON": it is cut off
+        survey(write(tmp_path, "notes.json", '{"broken": '))
     with pytest.raises(InputError, match="binary"):
         survey(Target("pdf", _bytes(tmp_path, b"%PDF-1.7\n" + bytes(range(128, 256)) * 40)))
     with pytest.raises(InputError, match="binary"):

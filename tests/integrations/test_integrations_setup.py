@@ -130,6 +130,12 @@ def test_dry_run_prints_a_diff_and_writes_nothing(user: Path, tmp_path: Path) ->
         f"+++ b{user}/.claude/CLAUDE.md" in done.stdout and "+[mcp_servers.memctl]" in done.stdout
     )
     assert snapshot(user) == before
+    env = {"HOME": str(user), "PATH": ""}
+    assert run_cli("init", env=env, cwd=tmp_path).returncode == 0
+    set_up = snapshot(user)
+    undo = run_cli("init", "--undo", "--dry-run", env=env, cwd=tmp_path)  # no preview: refused
+    assert undo.returncode == 2 and "--undo takes no --dry-run" in undo.stderr
+    assert snapshot(user) == set_up  # not undone for real
 
 
 @pytest.mark.fresh

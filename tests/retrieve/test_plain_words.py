@@ -11,6 +11,7 @@ import pytest
 
 from memctl.api.recall import RecallRequest, recall
 from memctl.context import Context
+from memctl.retrieve.stages.fuse import plain_words
 from tests.ingest.test_compaction import ingest_file
 from tests.ingesting import REAL_SESSIONS
 
@@ -50,3 +51,10 @@ def test_a_question_writing_the_path_finds_it(codex: Context) -> None:
     results = shown(codex, "what changed in __tests__/codemie-code-reasoning.test.ts")
     assert any(text.startswith("[tool result write_stdin:") for _, text in results), results
     assert sum(clear for clear, _ in results) >= 3, results
+
+
+def test_a_date_written_with_slashes_says_its_words_and_a_path_does_not() -> None:
+    said = plain_words("We shipped it on 8/15/2023 (or 2023/08/15) after the audit.")
+    assert {"15", "2023", "08", "audit"} <= said, said
+    path = plain_words("it lives in src/lib/app.py and 1/2/3/setup.cfg")
+    assert not {"lib", "app", "setup"} & path, path

@@ -162,6 +162,22 @@ def test_sync_on_a_nearly_full_disk_says_so_and_loses_nothing(tmp_path: Path) ->
         assert sum(name.startswith("memories/") for name in files.splitlines()) == 30
 
 
+def test_a_blank_or_unpushable_remote_is_refused_in_one_line(tmp_path: Path) -> None:
+    """`sync init ""` is not the current directory; a working copy's checked-out branch
+    refuses pushes: said at once with git's reason, not retried as a race, nothing kept."""
+    home = tmp_path / "home"
+    blank = run_cli("--home", str(home), "sync", "init", "", env=NO_LLM)
+    assert blank.returncode != 0 and "give the repository" in blank.stderr
+    work = tmp_path / "work"
+    git("init", "--quiet", str(work))
+    done = run_cli("--home", str(home), "sync", "init", str(work), env=NO_LLM)
+    assert done.returncode != 0 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert f"cannot push to {work}" in done.stderr and "checked out" in done.stderr
+    shown = json.loads(cli(home, "config", "show", "--json"))
+    assert shown["sync.remote"]["value"] == ""  # nothing recorded
+    assert git("-C", str(work), "branch", "--list") == ""  # the working copy is untouched
+
+
 @pytest.mark.fresh
 def test_sync_trust_lists_other_machines_and_lets_one_open_sessions(tmp_path: Path) -> None:
     remote = bare_repo(tmp_path)
@@ -175,11 +191,23 @@ def test_sync_trust_lists_other_machines_and_lets_one_open_sessions(tmp_path: Pa
         host = str(ctx.db.meta("host_id"))
     cli(a, "promote", theirs.id)
     cli(a, "sync")
-    cli(b, "sync")
+    umask = os.umask(0)
+    os.umask(umask)
+    pushed = [p for p in (remote / "objects").rglob("*") if p.is_file() and len(p.name) == 38]
+    assert pushed  # the shared repository's files: as readable as the pusher's umask says
+    assert all(bool(p.stat().st_mode & 0o004) == (not umask & 0o004) for p in pushed)
+    said = cli(b, "sync")  # the memories came in: why they open no session, and the fix
+    assert f"not in sync.trust ({host[:8]}: 1)" in said and f"sync trust {host[:8]}`" in said
     listed = json.loads(cli(b, "sync", "trust", "--json"))
     assert listed == {"trust": "", "hosts": [{"id": host, "memories": 1, "trusted": False}]}
     start = ("hook", "claude-code", "SessionStart")
     assert "tabs over spaces" not in cli(b, *start)
+    untrusted = cli(b, "context")  # why the block is empty: who said it, not its size
+    assert "may not open a session" in untrusted and "`memctl sync trust`" in untrusted
+    assert "did not fit the budgets" not in untrusted
+    checks = json.loads(run_cli("--home", str(b), "doctor", "--json").stdout)
+    modes = next(c for c in checks if c["name"] == "modes")  # the clone's files: private
+    assert modes["status"] == "ok", modes["detail"]
     assert f"sync.trust is now {host[:8]}" in cli(b, "sync", "trust", host[:8])
     assert f"host {host[:8]}) I prefer tabs over spaces" in cli(b, *start)
     assert "sync.trust is now empty" in cli(b, "sync", "trust", "--remove", host[:8])

@@ -96,6 +96,8 @@ def test_the_sign_in_link_works_once_and_nothing_opens_without_it(
     assert anonymous.get("/login?token=wrong").status_code == 403
     assert anonymous.get(f"/login?token={token}").status_code == 303
     assert anonymous.get("/projects").status_code == 200
+    again = anonymous.get(f"/login?token={token}")  # the link opened again, signed in
+    assert again.status_code == 303 and again.headers["location"] == "/projects"
     anonymous.cookies.clear()
     assert anonymous.get(f"/login?token={token}").status_code == 403  # spent
     assert anonymous.get("/projects").status_code == 401
@@ -166,6 +168,10 @@ def test_recall_labels_and_explains(client: TestClient) -> None:
         assert labels  # each label is told what it means, or that no match was clear
         assert ("No clear match" in page) == ("clear" not in labels), (question, labels)
         assert "its own words or meaning show" in page or "clear" not in labels
+        # a possible match's number is its relevance, on another scale than a clear one's
+        # score (as recall's table says): never read as a better score
+        assert ("Why (relevance " in page) == ("possible" in labels), (question, labels)
+        assert ("Why (score " in page) == ("clear" in labels), (question, labels)
 
 
 def test_a_session_message_found_by_recall_opens_in_its_session(client: TestClient) -> None:
@@ -474,7 +480,9 @@ def test_runs_say_what_each_did_and_unknown_addresses_get_a_page_with_links(
     """An ingest run shows its counts (not only its notes, which may be a warning); a
     path no page has, or a link to a button's address, is answered by a viewer page."""
     assert re.search(
-        r'<td class="meta">ingest</td>(.|\n)*?<td>[1-9][0-9]* create</td>', client.get("/runs").text
+        r'<td class="meta" data-label="Kind">ingest</td>(.|\n)*?'
+        r'<td data-label="What">[1-9][0-9]* create</td>',
+        client.get("/runs").text,
     )
     for path, status, said in (
         ("/nothing", 404, "no such page"),

@@ -42,7 +42,7 @@ def detect(name: str, head: str) -> ModuleType:
     if found is markdown and looks_like_json(name, head):
         known = ", ".join(m.NAME for m in JSON_FORMATS)
         raise InputError(
-            f"{name} is JSON, but not a format memctl imports ({known}); "
+            f"{name} looks like JSON, but is not a format memctl imports ({known}); "
             "a conversation transcript goes to `memctl ingest`"
         )
     return found

@@ -257,10 +257,12 @@ def stem(word: str) -> str:
 # A token of markup, whose words are no words said: a path or an address, with two slashes
 # or more (``/Users/x/testing-gitflows-git-ai/a.txt``, ``src/lib/app``, a URL), a
 # backslash (``C:\\x``), or opening as one (``~/notes``, ``./app``, ``../lib``); one slash
-# is as often English ("CI/CD", "and/or") or a client's command ("/compact"). Or a JSON
-# object's key, as a tool call's arguments write it (``{"yield_time_ms":``).
+# is as often English ("CI/CD", "and/or") or a client's command ("/compact"), and a date
+# (``8/15/2023``, ``2023/08/15``) says its words. Or a JSON object's key, as a tool call's
+# arguments write it (``{"yield_time_ms":``).
 MARKUP = re.compile(
-    r"(?<!\S)(?:(?:[^\s/]*+/){2}|[^\s\\]*+\\|[\"'`(\[{<]*+(?:~|\.\.?)/"
+    r"(?<!\S)(?:(?![(\[]?(?:\d{1,4}/){2}\d{1,4}(?![\w/]))(?:[^\s/]*+/){2}"
+    r"|[^\s\\]*+\\|[\"'`(\[{<]*+(?:~|\.\.?)/"
     r'|[{\[,]*+"[^"\s]++":)\S*'
 )
 # What every token of MARKUP holds: a text without them has none (a cheap test)
