@@ -6,7 +6,8 @@ For a fact and its most similar stored memory (cosine similarity ``sim``):
 - ``sim >= reconcile.duplicate_similarity``, or the same text: SKIP;
 - events and cases: CREATE (they are records, never rewritten);
 - about the same thing (``sim >= reconcile.match_similarity``, or the same
-  slot, e.g. "my editor is vim" / "my editor is helix"):
+  slot, e.g. "my editor is vim" / "my editor is helix", "we deploy with make" /
+  "we deploy with fly"):
   a profile fact MERGEs; opposite polarity ("I like X" / "I don't like X") or
   the same slot with another value CONTRADICTs (for temporal categories the
   caller turns that into SUPERSEDE); a fact holding every word of the memory
@@ -40,10 +41,19 @@ QUALIFIER = lazy(
     r"|但是|除了|如果|只有|只在|因为|不过",
     re.I,
 )
+# Workflow verbs whose means is one choice at a time; "also", "too" add one beside it.
+TOOL_VERBS = (
+    r"(deploy|release|ship|build|test|lint|format|host|package|publish|bundle|compile|"
+    r"migrate|monitor|provision|back up)(?:s|ed)? (?:\w+ )?(with|using|via|through) "
+    r"(?!.*\b(?:also|too|as well)\b)(.+)"
+)
 SLOTS = (
     (lazy(r"\bmy name is\s+(.+)", re.I), "name"),
     (lazy(r"\b(?:I|we)(?: currently)? (?:live|am based|are based) in\s+(.+)", re.I), "home"),
     (lazy(r"\b(?:I|we) work (?:at|for)\s+(.+)", re.I), "employer"),
+    # how the team does a piece of its work, by what means: "we deploy with make release",
+    # then "we deploy with fly deploy" is another value; where (to, on) may be several
+    (lazy(r"\b(?:I|we)(?: (?:now|currently|usually|always|normally))? " + TOOL_VERBS, re.I), ""),
     (lazy(r"我(?:住在|来自)(.+)"), "home"),
     (lazy(r"我叫(.+)|我的名字(?:是|叫)(.+)"), "name"),
 )
@@ -80,6 +90,9 @@ def slot(text: str) -> tuple[str, str] | None:
     """(slot, value) a text sets, e.g. ("editor", "vim") for "My editor is vim"."""
     for pattern, name in SLOTS:
         found = pattern.search(text)
+        if found and not name:  # the slot is named by the text: its verb, by what means
+            verb, _means, value = found.groups()
+            return f"{verb.lower()} with", normalised(value)
         if found:
             value = next(g for g in found.groups() if g)
             return name, normalised(value)

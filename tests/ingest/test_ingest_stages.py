@@ -190,6 +190,17 @@ def memory(
         ("Alice lives in Porto", Category.PROFILE, "Alice is an engineer", 0.75, Verdict.MERGE),
         ("I don't like tabs", Category.PREFERENCES, "I like tabs", 0.8, Verdict.CONTRADICT),
         ("My editor is helix", Category.PREFERENCES, "My editor is vim", 0.6, Verdict.CONTRADICT),
+        (
+            "We deploy with fly deploy from the release branch",
+            Category.PATTERNS,
+            "We deploy with make release from main",
+            0.6,
+            Verdict.CONTRADICT,
+        ),
+        ("We now test using tox", Category.PATTERNS, "We test with nox", 0.6, Verdict.CONTRADICT),
+        ("We also deploy with Helm", Category.PATTERNS, "We deploy with make", 0.6, Verdict.CREATE),
+        ("We deploy with Helm too", Category.PATTERNS, "We deploy with make", 0.6, Verdict.CREATE),
+        ("We deploy to staging first", Category.PATTERNS, "We deploy to prod", 0.6, Verdict.CREATE),
         ("I prefer tabs in Go code", Category.PREFERENCES, "I prefer tabs", 0.8, Verdict.MERGE),
         ("Tabs are my preference", Category.PREFERENCES, "I prefer tabs", 0.9, Verdict.SUPPORT),
         (
