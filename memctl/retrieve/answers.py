@@ -38,10 +38,13 @@ CAPITALISED_PAIR = lazy(r"\b([A-Z][^\W\d_A-Z]+)\s([A-Z][^\W\d_A-Z]+)\b")
 _DAYS = "|".join(f"{day.title()}s?" for day in WEEKDAYS)
 _MONTHS = "|".join(month.title() for month in MONTHS)
 _OFTEN = "every|daily|weekly|fortnightly|monthly|quarterly|yearly|annually|nightly"
-# A time: a weekday or a month as written, a clock time, a date, how often, a part of a day.
+# What a time is said against: an event ("after the smoke tests pass", "before pushing").
+_AGAINST = "after|before|until|whenever|during|within"
+# A time: a weekday or a month as written, a clock time, a date, how often, a part of a
+# day, or a time said against an event.
 TIME_WORDS = lazy(
     rf"\b(?:{_DAYS}|{_MONTHS})\b|\b\d{{1,2}}:\d{{2}}\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b"
-    rf"|\b(?:{_OFTEN}|mornings?|afternoons?|evenings?)\b"
+    rf"|\b(?:{_OFTEN}|mornings?|afternoons?|evenings?|{_AGAINST})\b"
 )
 # A place: a host name (``staging.acme.example``), a path (``tests/``, ``/ecs/api``), or a
 # name after "in", "at" or "under" ("in Notion", "at 41 Harbour Street").

@@ -57,6 +57,7 @@ def test_what_kind_of_answer_a_question_asks_for(question: str, kind: str | None
         (TIME, "Retro is the last Friday of each sprint.", True),
         (TIME, "Standup at 9:30, 15 minutes.", True),
         (TIME, "Releases go out every second week.", True),
+        (TIME, "Deploys run only after the smoke tests pass.", True),
         (TIME, "We use Postgres for orders.", False),
         (PLACE, "Staging server: staging.acme.example.", True),
         (PLACE, "Tests go in tests/ beside the code.", True),
