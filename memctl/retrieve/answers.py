@@ -20,6 +20,7 @@ import functools
 import re
 
 from memctl.lazy_re import lazy
+from memctl.retrieve.vocabulary import is_term
 from memctl.retrieve.when import MONTHS, WEEKDAYS
 
 PERSON, TIME, PLACE, COMMAND = "a person", "a time", "a place", "a command"
@@ -32,8 +33,10 @@ ASKS = (
     (COMMAND, lazy(r"\bhow (?:do|can|should|would) (?:i|we)\b|\bhow to\b|\bcommands?\b", re.I)),
 )
 
-# A person: two capitalised words in a row, neither of them everyday English ("Marcus
-# Lindqvist", "Mei Chen"; not "Confluent Cloud", "GitHub Actions", "Solarized Dark").
+# A person: two capitalised words in a row ("Marcus Lindqvist", "Mei Chen"), neither of them
+# a software term of the vocabulary ("Apache Kafka"); a name written with a capital inside
+# ("GitHub Actions") is none. It cannot tell "Confluent Cloud" from a person: a nudge, as
+# the intent stage weighs it, never a label.
 CAPITALISED_PAIR = lazy(r"\b([A-Z][^\W\d_A-Z]+)\s([A-Z][^\W\d_A-Z]+)\b")
 _DAYS = "|".join(f"{day.title()}s?" for day in WEEKDAYS)
 _MONTHS = "|".join(month.title() for month in MONTHS)
@@ -68,10 +71,5 @@ def states(kind: str, text: str) -> bool:
 
 
 def _named(pair: tuple[str, str]) -> bool:
-    """Whether two capitalised words may be a person's names: neither is an everyday word
-    (SCOWL's, less given names: ingest/common_words.txt, read only for a "who" question
-    whose candidate holds such a pair)."""
-    from memctl.ingest.entities import common_words
-
-    everyday = common_words()
-    return not any(word.lower() in everyday for word in pair)
+    """Whether two capitalised words may be a person's names: neither is a software term."""
+    return not any(is_term(word) for word in pair)
