@@ -7,8 +7,14 @@ a filter.
 - "do I prefer tabs", "what do I like", "my preference for reviews": preferences.
 
 A memory of a category the question asks for x ``INTENT_BOOST``; the others, and
-session messages (which have no category of their own), x 1.0. Runs beside the
-time boost, before the cap, and on possible matches too.
+session messages (which have no category of their own), x 1.0.
+
+The kind of answer, read from the memory's text (retrieve/answers.py): "who" asks for a
+person named, "when" for a time stated, "where" for a place, "how do I" for a command. A
+memory stating one x ``INTENT_BOOST`` too (the two multiply); a session message x 1.0, as
+for categories.
+
+Runs beside the time boost, before the cap, and on possible matches too.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import functools
 import re
 
 from memctl.model import Category
+from memctl.retrieve.answers import asked_kind, states
 from memctl.retrieve.run import Candidate, Run, rescore
 
 STAGE = "intent"
@@ -65,14 +72,22 @@ def asks_for(text: str) -> tuple[str, frozenset[Category]] | None:
 
 def intent(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     asked = asks_for(run.query.text)
-    if asked is None:
+    kind = asked_kind(run.query.text)
+    if asked is None and kind is None:
         return candidates
-    name, wanted = asked
+    name, wanted = asked or ("", frozenset())
     listed = ", ".join(sorted(str(c) for c in wanted))
 
     def factor(candidate: Candidate) -> tuple[float, str]:
+        boost, why = 1.0, [f"the question asks {name}"] if name else []
         if not candidate.is_message and candidate.memory.category in wanted:
-            return INTENT_BOOST, f"the question asks {name}: {listed}"
-        return 1.0, f"the question asks {name}"
+            boost, why = INTENT_BOOST, [f"the question asks {name}: {listed}"]
+        if kind is not None:
+            if not candidate.is_message and states(kind, candidate.memory.content):
+                boost *= INTENT_BOOST
+                why.append(f"it asks for {kind}, which this states")
+            else:
+                why.append(f"it asks for {kind}")
+        return boost, "; ".join(why)
 
     return rescore(run, STAGE, candidates, factor)

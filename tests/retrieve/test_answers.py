@@ -1,0 +1,113 @@
+"""What kind of answer a question asks for lifts the memories that state one
+(retrieve/answers.py, the intent stage): a boost between near neighbours in meaning,
+never a filter, never a clear label."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memctl.api.memory import RememberRequest, remember
+from memctl.config import load_settings
+from memctl.context import Context
+from memctl.retrieve.answers import COMMAND, PERSON, PLACE, TIME, asked_kind, states
+from memctl.retrieve.pipeline import recall
+from memctl.retrieve.stages.intent import INTENT_BOOST, intent
+from tests.retrieve.test_recall_stages import cand, make_run
+
+# The first 30 notes of benchmarks/paraphrase/facts.jsonl (a new user's store), and notes
+# written for this test with questions in other words (none of the benchmark's).
+FACTS = Path(__file__).parents[2] / "benchmarks" / "paraphrase" / "facts.jsonl"
+OWN = (
+    "Load tests: `k6 run perf/smoke.js` against staging.",
+    "The team offsite is every October in Porto.",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("who owns the billing service?", PERSON),
+        ("Whose turn is it on call?", PERSON),
+        ("when is the retro?", TIME),
+        ("how often do we release?", TIME),
+        ("where are the dashboards?", PLACE),
+        ("how do I run the tests?", COMMAND),
+        ("command for the linter?", COMMAND),
+        ("which database do we use?", None),
+        ("why did the deploy fail?", None),
+    ],
+)
+def test_what_kind_of_answer_a_question_asks_for(question: str, kind: str | None) -> None:
+    assert asked_kind(question) == kind
+
+
+@pytest.mark.parametrize(
+    ("kind", "text", "stated"),
+    [
+        (PERSON, "Tech lead: Marcus Lindqvist.", True),
+        (PERSON, "Our designer is Tomás Ferreira.", True),
+        (PERSON, "CI runs on GitHub Actions.", False),  # a capital inside: a product
+        (PERSON, "Messages go through Apache Kafka.", False),  # a software term
+        (TIME, "Retro is the last Friday of each sprint.", True),
+        (TIME, "Standup at 9:30, 15 minutes.", True),
+        (TIME, "Releases go out every second week.", True),
+        (TIME, "Deploys run only after the smoke tests pass.", True),
+        (TIME, "We use Postgres for orders.", False),
+        (PLACE, "Staging server: staging.acme.example.", True),
+        (PLACE, "Tests go in tests/ beside the code.", True),
+        (PLACE, "Design docs live in Notion.", True),
+        (PLACE, "Prefer httpx over requests.", False),
+        (COMMAND, "Lint with `ruff check .` first.", True),
+        (COMMAND, "Lint before pushing.", False),
+    ],
+)
+def test_what_a_memory_states(kind: str, text: str, stated: bool) -> None:
+    assert states(kind, text) is stated
+
+
+def test_the_kind_asked_for_lifts_a_memory_and_drops_nothing(ctx: Context) -> None:
+    owner = cand("Accessibility audits are owned by Kofi Mensah.", 0.5, category="entities")
+    schedule = cand("Accessibility audits run each quarter.", 0.52, category="entities")
+    said = cand("Kofi Mensah said the audit passed.", 0.51, id="s1#2")
+    said.is_message = True
+    ranked = intent(make_run(ctx, "who checks that screen readers work?"), [schedule, said, owner])
+    assert ranked[0] is owner and math.isclose(owner.score, 0.5 * INTENT_BOOST)
+    # a boost, never a filter; a session message is weighed as for categories (not at all)
+    assert len(ranked) == 3 and math.isclose(said.score, 0.51)
+    assert math.isclose(schedule.score, 0.52)
+
+
+@pytest.fixture(scope="module")
+def notes(tmp_path_factory: pytest.TempPathFactory, local_embedder) -> Iterator[Context]:  # type: ignore[no-untyped-def]
+    """The 30 notes and this test's own, remembered with the real model."""
+    home = tmp_path_factory.mktemp("answers-home")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MEMCTL_HOME", str(home))
+        context = Context(load_settings(), embedder=local_embedder)
+        facts = [json.loads(line)["fact"] for line in FACTS.read_text("utf-8").splitlines()]
+        for text in (*facts[:30], *OWN):
+            remember(context, RememberRequest(text, scope="global"))
+        yield context
+    context.close()
+
+
+def top(ctx: Context, question: str, clear_only: bool = False) -> list[str]:
+    found = recall(ctx, question, 10, touch=False, possible=0 if clear_only else None)
+    return [r.memory.content for r in found.results]
+
+
+def test_a_question_for_a_command_finds_the_note_that_gives_one(notes: Context) -> None:
+    """No word in common with the note; the notes sharing "service" with the question, or
+    close in meaning, came first without the kind of answer (6th and 2nd)."""
+    assert OWN[0] in top(notes, "how do I check the service copes with heavy traffic?")[:5]
+    assert top(notes, "how can I stress the service before launch?")[0] == OWN[0]
+
+
+def test_an_unrelated_question_still_gets_no_clear_match(notes: Context) -> None:
+    assert top(notes, "who won the football world cup in 1998?", True) == []
+    assert top(notes, "when does the bakery on the corner open?", True) == []
