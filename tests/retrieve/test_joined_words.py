@@ -50,4 +50,5 @@ def test_a_question_spelling_an_identifier_out_still_names_it(ledger: Context) -
     """Written apart, two words name the identifier joining them: the message that writes
     "billing address" only as ``customer.billingAddress`` is clear."""
     clear = clear_texts(ledger, "where is billing address read?")
-    assert any(text.startswith("The route dereferences `customer.billingAddress`") for text in clear)
+    opening = "The route dereferences `customer.billingAddress`"
+    assert any(text.startswith(opening) for text in clear), clear
