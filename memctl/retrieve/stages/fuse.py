@@ -334,12 +334,14 @@ def spelled_identifier(text: str, pairs: frozenset[tuple[str, str]]) -> str | No
 
 
 def word_pairs(text: str) -> frozenset[tuple[str, str]]:
-    """The query's content words two by two, as written in a row (lower case)."""
-    words = [w.lower() for w in WORD.findall(text)]
+    """The query's content words two by two, as written in a row (lower case) as words
+    apart: a query writing them joined ("sub-agent", ``math_utils``) spells out no
+    identifier; it writes the word itself, which counts in its share of the words."""
+    tokens = [[w.lower() for w in WORD.findall(token)] for token in text.split()]
     return frozenset(
-        (first, second)
-        for first, second in zip(words, words[1:], strict=False)
-        if first not in STOPWORDS and second not in STOPWORDS
+        (before[-1], after[0])
+        for before, after in zip(tokens, tokens[1:], strict=False)
+        if before and after and before[-1] not in STOPWORDS and after[0] not in STOPWORDS
     )
 
 
