@@ -15,7 +15,7 @@ from memctl.api.memory import EventsRequest, RememberRequest, UpdateRequest
 from memctl.api.recall import RecallRequest, recall
 from memctl.context import Context
 from memctl.errors import SyncError, UsageError
-from memctl.model import Action, State, Visibility, content_hash, now_iso
+from memctl.model import Action, Memory, State, Visibility, content_hash, now_iso
 from memctl.store import memories as store
 from memctl.store.relations import relations_of
 from memctl.store.writes import Writer
@@ -66,6 +66,31 @@ def test_remember_on_a_is_recalled_on_b(pair: tuple[Context, Context], remote: P
     # Nothing more to do on either side.
     assert sync_api.sync(a, SYNC).went_out["written"] == 0
     assert sync_api.sync(b, SYNC).came_in["created"] == 0
+
+
+def test_an_imported_files_path_goes_out_as_its_name_only(
+    pair: tuple[Context, Context], remote: Path, tmp_path: Path
+) -> None:
+    a, b = pair
+    where = tmp_path / "bob" / "clients-acme" / "notes.md"
+    with a.db.atomic():
+        made = Writer(a.db).create(
+            Memory(content="the acme invoices go out on the 3rd", source=f"file:{where}#chunk-2"),
+            None,
+        )
+    sync_api.promote(a, sync_api.ShareRequest((made.id,)))
+    assert sync_api.sync(a, SYNC).went_out["written"] == 1
+    sent = history(remote)
+    assert "source: file:notes.md#chunk-2" in sent and "clients-acme" not in sent
+    assert str(tmp_path) not in sent
+    assert store.get_memory(a.db, made.id).source == f"file:{where}#chunk-2"  # type: ignore[union-attr]
+    assert sync_api.sync(b, SYNC).came_in["created"] == 1
+    assert store.get_memory(b.db, made.id).source == "file:notes.md#chunk-2"  # type: ignore[union-attr]
+    # Round trip: nothing to write again, nothing taken back, no conflict on either side.
+    again_a, again_b = sync_api.sync(a, SYNC), sync_api.sync(b, SYNC)
+    assert again_a.went_out["written"] == 0 and again_b.went_out["written"] == 0
+    assert not again_a.incoming and not again_b.incoming
+    assert history(remote).count("source: file:notes.md") == 1
 
 
 def test_scope_of_a_project_is_its_remote(pair: tuple[Context, Context], remote: Path) -> None:
