@@ -61,7 +61,7 @@ from memctl.sync.migrate import (
     move_index,
 )
 from memctl.sync.outgoing import Outgoing, plan_export
-from memctl.sync.repo import Clone, git_errors, require_git, shown_remote
+from memctl.sync.repo import Clone, git_errors, require_git, shown_url
 
 META_REMOTE, META_MARK, META_LAST = "sync_remote", "sync_exported_event", "sync_last"
 META_GRAPH_MARK = "sync_exported_graph"  # the graph's generation at the last export
@@ -136,7 +136,7 @@ def _sync_in(
     ctx: Context, clone: Clone, remote: str, dry_run: bool, progress: Progress
 ) -> SyncResult:
     clone.recover()
-    result = SyncResult(shown_remote(remote), host_id(ctx.db), dry_run, ctx.settings.sync_readonly)
+    result = SyncResult(shown_url(remote), host_id(ctx.db), dry_run, ctx.settings.sync_readonly)
     if dry_run:
         return _preview(ctx, clone, result, progress)
     run = RunRecord(id=new_id(), kind=SYNC_KIND)
@@ -234,8 +234,8 @@ def _open_clone(ctx: Context, remote: str) -> Clone:
         clone = Clone.open(path, timeout)
         if clone.origin_url != remote:
             raise SyncError(
-                f"the clone at {path} tracks {shown_remote(clone.origin_url)}, not "
-                f"sync.remote {shown_remote(remote)}; run `memctl sync init` with sync.remote"
+                f"the clone at {path} tracks {shown_url(clone.origin_url)}, not "
+                f"sync.remote {shown_url(remote)}; run `memctl sync init` with sync.remote"
             )
     else:
         clone = Clone.clone(remote, path, timeout)
@@ -247,7 +247,7 @@ def adopt(ctx: Context, remote: str) -> None:
     """A new repository: forget the old one's index, so that everything is read and
     everything shareable is written again. The remote is recorded as shown (a token in
     its URL as ***: the database holds no credentials); one recorded whole is the same."""
-    recorded = shown_remote(remote)
+    recorded = shown_url(remote)
     with ctx.db.atomic():
         was = ctx.db.meta(META_REMOTE)
         if was not in (recorded, remote):
