@@ -6,6 +6,7 @@ import dataclasses
 import json
 import math
 import os
+import shutil
 import signal
 import sqlite3
 import stat
@@ -366,9 +367,14 @@ def test_a_backup_a_day_when_something_changed(make_ctx: Any) -> None:
     assert run(ctx, only="upkeep").task("upkeep").changes[-1]["action"] == "backup"
     put(ctx, "Second.", 0)
     assert len(backups(ctx.settings)) == 1  # the newest is younger than a day
+    (first,) = backups(ctx.settings)
+    killed = [ctx.settings.db_path.with_name("memctl.db.restoring"), Path(f"{first}.partial")]
+    for left in killed:  # what a killed restore and a killed backup leave
+        shutil.copyfile(first, left)
     assert not [
         c for c in run(ctx, only="upkeep").task("upkeep").changes if c["action"] == "backup"
     ]
+    assert not any(left.exists() for left in killed)  # removed though no backup was due
     (newest,) = backups(ctx.settings)
     day_ago = time.time() - 25 * 3600
     os.utime(newest, (day_ago, day_ago))
