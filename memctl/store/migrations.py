@@ -11,9 +11,11 @@ from typing import Any, Protocol
 
 
 class Database(Protocol):
-    """What a migration needs of the store's connection: statements, nothing else."""
+    """What a migration needs of the store's connection: statements, and rows to rewrite."""
 
     def execute(self, sql: str, params: Any = ()) -> None: ...
+
+    def tuples(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]: ...
 
 
 def _in(column: str, values: tuple[str, ...]) -> str:
@@ -581,6 +583,18 @@ def m021_meaning(db: Database) -> None:
         )""")
 
 
+def m022_paths(db: Database) -> None:
+    """A transcript's read mark is kept under a digest of its path (``sessions.path_key``),
+    not the path, which may name a folder after a token."""
+    from memctl.store.sessions import PATH_KEY, path_key
+
+    for (path,) in db.tuples("SELECT path FROM transcript_reads"):
+        if not path.startswith(PATH_KEY):
+            db.execute(
+                "UPDATE transcript_reads SET path = ? WHERE path = ?", (path_key(path), path)
+            )
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -603,4 +617,5 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m019_graph_origin,
     m020_graph_restated,
     m021_meaning,
+    m022_paths,
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable
 
@@ -62,11 +63,21 @@ def message_hashes(db: Database, session_id: str, after: int = 0) -> list[str]:
     ]
 
 
+# A transcript's read mark is kept under a digest of its path, not the path: a folder named
+# after a token stays out of the database (m022_paths turned the older marks' paths into it).
+PATH_KEY = "sha256:"
+
+
+def path_key(path: str) -> str:
+    """The key the read mark of the transcript at ``path`` (absolute) is kept under."""
+    return PATH_KEY + hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()
+
+
 def read_mark(db: Database, path: str) -> tuple[str, str, int, str, int] | None:
     """(session id, client, offset, digest, messages) of how far ``path`` was read."""
     rows = db.tuples(
         "SELECT session_id, client, offset, digest, messages FROM transcript_reads WHERE path = ?",
-        (path,),
+        (path_key(path),),
     )
     if not rows:
         return None
@@ -80,7 +91,7 @@ def save_read_mark(
     db.upsert(
         "transcript_reads",
         {
-            "path": path,
+            "path": path_key(path),
             "session_id": session_id,
             "client": client,
             "offset": offset,
@@ -92,7 +103,7 @@ def save_read_mark(
 
 
 def forget_read_mark(db: Database, path: str) -> None:
-    db.execute("DELETE FROM transcript_reads WHERE path = ?", (path,))
+    db.execute("DELETE FROM transcript_reads WHERE path = ?", (path_key(path),))
 
 
 def insert_messages(db: Database, messages: Iterable[Message]) -> None:
