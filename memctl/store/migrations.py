@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from memctl.model import PATH_KEY, path_key
+
 
 class Database(Protocol):
     """What a migration needs of the store's connection: statements, and rows to rewrite."""
@@ -584,10 +586,8 @@ def m021_meaning(db: Database) -> None:
 
 
 def m022_paths(db: Database) -> None:
-    """A transcript's read mark is kept under a digest of its path (``sessions.path_key``),
+    """A transcript's read mark is kept under a digest of its path (``model.path_key``),
     not the path, which may name a folder after a token."""
-    from memctl.store.sessions import PATH_KEY, path_key
-
     for (path,) in db.tuples("SELECT path FROM transcript_reads"):
         if not path.startswith(PATH_KEY):
             db.execute(

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterable
 
 from memctl.config import Settings
 from memctl.lazy_re import lazy
-from memctl.model import Memory, Message, Role, Session
+from memctl.model import Memory, Message, Role, Session, path_key
 from memctl.store.database import Database, Row
 
 # A memory distilled from a session message names it and who said it:
@@ -61,16 +60,6 @@ def message_hashes(db: Database, session_id: str, after: int = 0) -> list[str]:
             (session_id, after),
         )
     ]
-
-
-# A transcript's read mark is kept under a digest of its path, not the path: a folder named
-# after a token stays out of the database (m022_paths turned the older marks' paths into it).
-PATH_KEY = "sha256:"
-
-
-def path_key(path: str) -> str:
-    """The key the read mark of the transcript at ``path`` (absolute) is kept under."""
-    return PATH_KEY + hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def read_mark(db: Database, path: str) -> tuple[str, str, int, str, int] | None:
