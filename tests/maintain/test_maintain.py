@@ -397,6 +397,21 @@ def test_a_backup_killed_midway_is_never_the_newest(make_ctx: Any, home: Path) -
     assert run_cli("restore", str(made)).returncode == 0
 
 
+def test_a_forget_removes_a_killed_restore_s_copy_not_one_being_made(make_ctx: Any) -> None:
+    from memctl.api.memory import delete_for_good
+
+    ctx = make_ctx()
+    one, two = put(ctx, "First.", 0), put(ctx, "Second.", 0)
+    copy = ctx.settings.db_path.with_name("memctl.db.restoring")
+    copy.write_bytes(b"SQLite format 3\x00")
+    with maintain_lock(ctx.settings) as holder:  # a restore holds it while it copies
+        assert holder is None
+        delete_for_good(ctx, one.id)
+    assert copy.exists()
+    delete_for_good(ctx, two.id)  # a killed restore's lock went with it
+    assert not copy.exists()
+
+
 def test_backup_and_restore_round_trip(make_ctx: Any, home: Path) -> None:
     ctx = make_ctx(maintain__backups=2, maintain__backup_every_hours=0)
     kept = put(ctx, "Kept in the backup.", 0)
