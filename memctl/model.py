@@ -124,6 +124,16 @@ def content_hash(content: str) -> str:
     return hashlib.sha256(content.encode("utf-8")).hexdigest()
 
 
+# A transcript's read mark is kept under a digest of its path, not the path: a folder named
+# after a token stays out of the database (store.migrations.m022_paths digests older marks).
+PATH_KEY = "sha256:"
+
+
+def path_key(path: str) -> str:
+    """The key the read mark of the transcript at ``path`` (absolute) is kept under."""
+    return PATH_KEY + hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()
+
+
 @dataclass
 class Memory:
     """One durable memory. ``content`` is the original text and the ground truth."""

@@ -570,3 +570,40 @@ def test_the_resident_process_answers_from_the_client_s_project_only(
     assert "heron-release" in _ok("recall", "heron-release", cwd=a)
     assert json.loads(_ok("recall", "heron-release", "--json", cwd=b))["results"] == []
     assert int((resident.tell(home, "status") or {})["served"]) >= served + 2  # both through it
+
+
+# --- a transcript's path: a folder named after a token stays out of the store
+
+TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+TRANSCRIPTS = Path(__file__).resolve().parent / "fixtures" / "transcripts"
+
+
+def test_a_token_in_a_transcript_s_folder_stays_out_of_the_store(
+    home: Path, tmp_path: Path
+) -> None:
+    import re
+    import sqlite3
+
+    folder = tmp_path / TOKEN
+    folder.mkdir()
+    transcript = folder / "t.jsonl"
+    text = (TRANSCRIPTS / "claude-code.jsonl").read_text(encoding="utf-8")
+    transcript.write_text(re.sub(r'"cwd": ?"[^"]*"', f'"cwd": "{folder}"', text))
+    assert " 9 new" in " ".join(_ok("ingest", "--transcript", str(transcript)).split())
+    shown = json.loads(_ok("sessions", "show", "3d1c9f2e", "--json"))["session"]
+    assert shown["source"] == f"{tmp_path}/[REDACTED:github-token]/t.jsonl"
+    assert shown["cwd"] == f"{tmp_path}/[REDACTED:github-token]"
+    assert _files_holding(home, TOKEN) == []
+    # the read mark still finds its transcript: only what was added is read
+    again = " ".join(_ok("ingest", "--transcript", str(transcript)).split())
+    assert "0 messages read, 0 new, 9 stored in all" in again
+    # a store an older memctl left, its mark under the path itself: m022_paths digests it
+    with sqlite3.connect(home / "memctl.db") as old:
+        old.execute("UPDATE transcript_reads SET path = ?", (str(transcript),))
+        old.execute("PRAGMA user_version = 21")
+    old.close()
+    assert _files_holding(home, TOKEN) != []  # the test sees it before
+    again = " ".join(_ok("ingest", "--transcript", str(transcript)).split())
+    assert "0 messages read, 0 new, 9 stored in all" in again
+    _ok("maintain", "--only", "upkeep")  # the old rows' pages and WAL rewritten
+    assert _files_holding(home, TOKEN) == []

@@ -177,6 +177,7 @@ def _show_import(report: ImportReport) -> None:
         f"{_count(report.total('imported'), 'memory', 'memories')} {verb}imported, "
         f"{report.total('merged')} {verb}merged, {report.total('skipped')} skipped; "
         f"{_count(len(report.failed), 'file')} failed"
+        + (f"; {report.unchanged}" if report.unchanged else "")
     )
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from memctl.config.urls import shown_url
 from memctl.errors import ModelError
 
 if TYPE_CHECKING:
@@ -25,6 +26,7 @@ class OllamaEmbedder:
 
     def __init__(self, host: str, model: str, timeout: float, batch_size: int = 32) -> None:
         self._host = host
+        self._shown = shown_url(host)  # in messages, which runs keep: no credentials
         self._model = model
         self._timeout = timeout
         self._batch_size = batch_size
@@ -86,18 +88,18 @@ class OllamaEmbedder:
             raise self._response_error(error) from error
         except ConnectionError as error:
             raise ModelError(
-                f"cannot reach Ollama at {self._host}: is `ollama serve` running? "
+                f"cannot reach Ollama at {self._shown}: is `ollama serve` running? "
                 "(set OLLAMA_HOST or `memctl config set ollama.host URL`)"
             ) from error
         except httpx.TimeoutException as error:
             raise ModelError(
-                f"Ollama at {self._host} did not answer within {self._timeout:g} s"
+                f"Ollama at {self._shown} did not answer within {self._timeout:g} s"
             ) from error
         except httpx.TransportError as error:
             detail = _one_line(str(error))
-            raise ModelError(f"lost connection to Ollama at {self._host}: {detail}") from error
+            raise ModelError(f"lost connection to Ollama at {self._shown}: {detail}") from error
         except ValueError as error:  # invalid JSON, or JSON without the embeddings
-            raise ModelError(f"Ollama at {self._host} sent an unreadable answer") from error
+            raise ModelError(f"Ollama at {self._shown} sent an unreadable answer") from error
         return answer.embeddings
 
     def _response_error(self, error: ollama.ResponseError) -> ModelError:

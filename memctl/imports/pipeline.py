@@ -38,7 +38,15 @@ from memctl.imports.distil import Plan, distil
 from memctl.imports.files import Target
 from memctl.imports.formats.base import Kind
 from memctl.imports.raw import session_id, store_raw
-from memctl.imports.report import DRY_RUN, IMPORTED, SKIPPED, UNCHANGED, FileReport, ImportReport
+from memctl.imports.report import (
+    DRY_RUN,
+    FORCE_AGAIN,
+    IMPORTED,
+    SKIPPED,
+    UNCHANGED,
+    FileReport,
+    ImportReport,
+)
 from memctl.ingest.apply import apply, prepare_merges
 from memctl.ingest.facts import Decision, Fact
 from memctl.ingest.pipeline import FACT_STAGES, embed, record_decisions
@@ -171,7 +179,10 @@ class _Importer:
         if already_imported(self.ctx.db, record) and not self.options.force:
             assert record is not None
             file.status, file.run_id, file.session_id = UNCHANGED, record.run_id, record.session_id
-            file.why = f"imported before ({record.updated_at[:10]}); --force imports it again"
+            session = get_session(self.ctx.db, record.session_id) if record.session_id else None
+            file.forgotten = (session.forgotten_at or "")[:10] if session else ""
+            when = f"its import was forgotten on {file.forgotten}" if file.forgotten else ""
+            file.why = f"{when or f'imported before ({record.updated_at[:10]})'}; {FORCE_AGAIN}"
             return True
         return False
 

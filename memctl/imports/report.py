@@ -24,6 +24,7 @@ IMPORTED, UNCHANGED, SKIPPED, FAILED, DRY_RUN = (
     "failed",
     "dry-run",
 )
+FORCE_AGAIN = "--force imports it again"
 
 
 @dataclass
@@ -47,6 +48,7 @@ class FileReport:
     problems: list[str] = field(default_factory=list)  # e.g. malformed lines passed over
     redactions: dict[str, Any] = field(default_factory=dict)
     llm_note: str | None = None  # why no LLM took part, and how to set one up
+    forgotten: str = ""  # unchanged: the day `sessions forget` forgot its import
 
     def fail(self, error: BaseException | str) -> None:
         self.status = FAILED
@@ -89,6 +91,19 @@ class ImportReport:
     def llm_notes(self) -> list[str]:
         """Each file's note on the missing LLM, once."""
         return list(dict.fromkeys(f.llm_note for f in self.files if f.llm_note))
+
+    @property
+    def unchanged(self) -> str:
+        """Why files imported nothing, for the summary line ('' when every file did)."""
+        same = [f for f in self.files if f.status == UNCHANGED]
+        forgotten = sum(bool(f.forgotten) for f in same)
+        parts = [
+            f"{forgotten} file whose import was forgotten" if forgotten == 1 else "",
+            f"{forgotten} files whose imports were forgotten" if forgotten > 1 else "",
+            f"{len(same) - forgotten} imported before" if len(same) > forgotten else "",
+        ]
+        again = FORCE_AGAIN if len(same) == 1 else FORCE_AGAIN.replace(" it ", " them ")
+        return f"{' and '.join(p for p in parts if p)} ({again})" if same else ""
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -33,7 +33,7 @@ from memctl.ingest.parse.common import Parsed
 from memctl.ingest.source import Input
 from memctl.ingest.title import stored_title
 from memctl.memories.operations import kept_tags, resolve_scope
-from memctl.memories.privacy import Redactions, nothing_left, safe_line, scrub_messages
+from memctl.memories.privacy import Redactions, nothing_left, safe_line, scrub, scrub_messages
 from memctl.model import Message, Session, format_time, now_iso
 from memctl.store import jobs
 from memctl.store.database import Database
@@ -439,7 +439,7 @@ def store_transcript(
         if not session.cwd and not options.scope and session.scope == ctx.settings.project_scope:
             # a transcript that names no directory is the current project's: say which,
             # so that `memctl projects` names it from anywhere, not as ``path:<hash>``
-            session.cwd = str(project_root(ctx.settings.cwd))
+            session.cwd = kept_path(str(project_root(ctx.settings.cwd)))
         if not dry_run:
             if not session.title:
                 session.title = stored_title(db, session_id)
@@ -496,6 +496,12 @@ def _new_messages(
         insert_messages(db, batch)
 
 
+def kept_path(path: str) -> str:
+    """A transcript's path or directory as the session keeps it: a secret or ``<private>``
+    text in it (a folder named after a token) scrubbed, as the messages are."""
+    return scrub(path)[0]
+
+
 def _update_session(
     session: Session, options: IngestOptions, transcript: Transcript, name: str
 ) -> None:
@@ -503,8 +509,8 @@ def _update_session(
     if tally.title:
         session.title = safe_line(tally.title, TITLE_CHARS)
     session.started_at = session.started_at or tally.started_at
-    session.cwd = session.cwd or tally.cwd or ""
+    session.cwd = session.cwd or kept_path(tally.cwd or "")
     session.agent_id = options.agent_id or session.agent_id
     session.tags = kept_tags([*session.tags, *options.tags])
-    session.source = name
+    session.source = kept_path(name)
     session.updated_at = now_iso()

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from memctl.clients.codex import TRUST_FIX
 from memctl.config import Settings
+from memctl.config.urls import shown_url
 from memctl.context import Context
 from memctl.errors import MemctlError
 
@@ -65,8 +66,8 @@ def model_check(settings: Settings) -> Check:
     if settings.embedder == "ollama":
         from memctl.llm.probe import reachable
 
-        host = settings.ollama_host
-        if reachable(host, settings.ollama_connect_timeout, settings.home, 0):
+        host = shown_url(settings.ollama_host)
+        if reachable(settings.ollama_host, settings.ollama_connect_timeout, settings.home, 0):
             return Check("model", OK, f"Ollama at {host} ({settings.ollama_embed_model})")
         return Check("model", FAIL, f"no Ollama at {host}", "`ollama serve`, or set embedder local")
     from memctl.embed.local import resolve_model_dir
@@ -267,8 +268,8 @@ def llm_check(settings: Settings) -> Check:
     from memctl.llm import setup_hint
     from memctl.llm.probe import reachable
 
-    host = settings.ollama_host
-    if reachable(host, settings.ollama_connect_timeout, settings.home, 0):
+    host = shown_url(settings.ollama_host)
+    if reachable(settings.ollama_host, settings.ollama_connect_timeout, settings.home, 0):
         return Check("llm", OK, f"Ollama at {host} ({settings.ollama_chat_model})")
     status = WARN if settings.llm == "auto" else FAIL
     return Check("llm", status, f"no Ollama at {host}", setup_hint(settings.ollama_chat_model))
@@ -278,11 +279,11 @@ def sync_check(settings: Settings) -> Check:
     """The sync remote answers, when one is configured."""
     if not settings.sync_remote:
         return Check("sync", OK, "off (no sync.remote)")
-    from memctl.sync.repo import shown_remote, unreachable
+    from memctl.sync.repo import unreachable
 
     why = unreachable(settings.sync_remote, settings.sync_git_timeout)
     if why is None:
-        return Check("sync", OK, f"{shown_remote(settings.sync_remote)} answers")
+        return Check("sync", OK, f"{shown_url(settings.sync_remote)} answers")
     return Check("sync", FAIL, why, "check the URL and your access (`git ls-remote URL`)")
 
 

@@ -71,8 +71,10 @@ def estimate_tokens(*texts: str) -> int:
 def unreachable_hint(host: str) -> str:
     """What a person reads when no Ollama answers, in one line: what happened, and the two
     ways out (``memctl doctor`` says how to set Ollama up)."""
+    from memctl.config.urls import shown_url
+
     return (
-        f"cannot reach Ollama at {host}: rules used (fix: `memctl doctor`; "
+        f"cannot reach Ollama at {shown_url(host)}: rules used (fix: `memctl doctor`; "
         "silence: `memctl config set llm none`)"
     )
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from memctl.config.urls import shown_url
 from memctl.llm import Completion, LLMError, unreachable_hint
 from memctl.llm.retry import Answer, Retryable, complete_with_retries
 
@@ -38,6 +39,7 @@ class OllamaLLM:
         connect_timeout: float = 2.0,
     ) -> None:
         self._host = host
+        self._shown = shown_url(host)  # in messages, which runs keep: no credentials
         self._connect_timeout = min(connect_timeout, timeout)
         self._model = model
         self._timeout = timeout
@@ -91,13 +93,13 @@ class OllamaLLM:
             raise LLMError(unreachable_hint(self._host), "unreachable") from None
         except httpx.TimeoutException:
             raise Retryable(
-                "timeout", f"Ollama at {self._host} did not answer within {self._timeout:g} s"
+                "timeout", f"Ollama at {self._shown} did not answer within {self._timeout:g} s"
             ) from None
         except httpx.TransportError as error:
             raise Retryable("unreachable", f"lost connection to Ollama: {error}") from None
         except ValueError:  # a body that is not JSON, or not a chat answer
             raise Retryable(
-                "invalid", f"Ollama at {self._host} sent an unreadable answer"
+                "invalid", f"Ollama at {self._shown} sent an unreadable answer"
             ) from None
 
     def _get_client(self) -> ollama.Client:

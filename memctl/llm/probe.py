@@ -4,7 +4,8 @@
 loopback fails in well under a millisecond; a host that does not answer costs
 up to ``ollama.connect_timeout``, so the answer is kept in a small JSON file
 in the data directory for ``llm.probe_cache_seconds`` (a hook's worker and
-the next ``--wait`` do not ask again), and in memory for the process.
+the next ``--wait`` do not ask again), and in memory for the process. The file
+names a host without its credentials (``http://user:***@host``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from memctl.config.files import open_private
+from memctl.config.urls import shown_url
 
 PROBE_FILE = "ollama-probe.json"
 
@@ -63,7 +65,7 @@ def reachable(host: str, timeout: float, cache_dir: Path, ttl: float) -> bool:
     seen = _seen.get((cache_dir, host))
     path = cache_dir / PROBE_FILE
     if seen is None and ttl > 0:
-        entry = _read(path).get(host)
+        entry = _read(path).get(shown_url(host))
         if isinstance(entry, list) and len(entry) == 2:
             seen = (bool(entry[0]), float(entry[1]))
     if seen is not None and 0 <= now - seen[1] < ttl:
@@ -71,7 +73,7 @@ def reachable(host: str, timeout: float, cache_dir: Path, ttl: float) -> bool:
     found = answers(host, timeout)
     _seen[(cache_dir, host)] = (found, now)
     if ttl > 0 and cache_dir.is_dir():
-        data = _read(path)
-        data[host] = [found, now]
+        data = {name: seen for name, seen in _read(path).items() if shown_url(name) == name}
+        data[shown_url(host)] = [found, now]  # an older memctl's key with credentials goes
         _write(path, data)
     return found

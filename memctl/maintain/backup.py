@@ -26,6 +26,7 @@ from memctl.store.maintenance import backup_problems, checkpoint, vacuum_into
 
 BACKUP_DIR = "backups"
 PREFIX, SUFFIX, PARTIAL = "memctl-", ".db", ".partial"
+RESTORING = ".restoring"  # a backup being copied beside the store, to take its place
 
 
 def backup_dir(settings: Settings) -> Path:
@@ -37,11 +38,18 @@ def backups(settings: Settings) -> list[Path]:
     return sorted(backup_dir(settings).glob(f"{PREFIX}*{SUFFIX}"))
 
 
+def restoring(settings: Settings) -> Path:
+    """Where ``restore`` copies a backup before it takes the store's place."""
+    return settings.db_path.with_name(settings.db_path.name + RESTORING)
+
+
 def leftovers(settings: Settings, *suffixes: str) -> list[Path]:
     """Copies a killed run left beside the backups (a backup's ``PARTIAL``, and the names
-    ``suffixes`` add): no backup, but they hold the store's text."""
+    ``suffixes`` add) and a killed restore's beside the store: no backup, but they hold
+    the store's text (forgotten text too)."""
     folder = backup_dir(settings)
-    return sorted(p for s in (PARTIAL, *suffixes) for p in folder.glob(f"{PREFIX}*{SUFFIX}{s}"))
+    found = [p for s in (PARTIAL, *suffixes) for p in folder.glob(f"{PREFIX}*{SUFFIX}{s}")]
+    return sorted([*found, *filter(Path.exists, [restoring(settings)])])
 
 
 def backup_due(settings: Settings) -> bool:
@@ -119,9 +127,7 @@ def restore(settings: Settings, db: Database, source: Path) -> Path:
         raise InputError(f"{source} is not a sound memctl store: {problems[0]}")
     saved = make_backup(settings, db)
     checkpoint(db)
-    target = settings.db_path
-    partial = target.with_name(target.name + ".restoring")
-    partial.unlink(missing_ok=True)
+    target, partial = settings.db_path, restoring(settings)  # a killed one's went above
     os.close(os.open(partial, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
     shutil.copyfile(source, partial)
     with open(partial, "rb") as handle:

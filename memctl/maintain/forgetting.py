@@ -31,7 +31,7 @@ from typing import Any
 from memctl.config.files import write_private
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
-from memctl.maintain.backup import backups, leftovers
+from memctl.maintain.backup import backups, leftovers, restoring
 from memctl.maintain.spawn import LOG_DIR
 from memctl.memories.operations import edit
 from memctl.memories.privacy import REDACTED, safe_line
@@ -458,8 +458,7 @@ def _apply_everywhere(ctx: Context, done: Forgotten, apply: Apply) -> None:
     _indexes_rebuilt(ctx.db, bool(done.memories or done.reverted))
     done.shared = _out_of_the_clone(ctx, [*done.memories, *done.reverted])
     done.wal_emptied = erase.compact(ctx.db)
-    for left in leftovers(ctx.settings, REWRITING):  # a killed backup's or forget's copy
-        left.unlink(missing_ok=True)
+    _leftovers_removed(ctx)
     for path in backups(ctx.settings):
         partial = path.with_name(path.name + REWRITING)
         partial.unlink(missing_ok=True)
@@ -474,6 +473,17 @@ def _apply_everywhere(ctx: Context, done: Forgotten, apply: Apply) -> None:
         for extra in ("-wal", "-shm"):
             Path(str(path) + extra).unlink(missing_ok=True)
         done.backups.append(path.name)
+
+
+def _leftovers_removed(ctx: Context) -> None:
+    """Remove the copies a killed backup, forget or restore left; a restore under way (it
+    holds the maintain lock) keeps the copy it is making."""
+    from memctl.maintain.pipeline import maintain_lock  # the pipeline imports this module
+
+    with maintain_lock(ctx.settings) as holder:
+        for left in leftovers(ctx.settings, REWRITING):
+            if holder is None or left != restoring(ctx.settings):
+                left.unlink(missing_ok=True)
 
 
 def _out_of_the_clone(ctx: Context, memory_ids: list[str]) -> list[str]:

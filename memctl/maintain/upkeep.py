@@ -16,7 +16,8 @@
   a recall searches one segment faster than the ten a growing store leaves).
 - backup: ``VACUUM INTO`` (maintain/backup.py) when something changed since the
   last backup and it is ``maintain.backup_every_hours`` old, the newest
-  ``maintain.backups`` kept.
+  ``maintain.backups`` kept; every run first removes the copies a killed backup or
+  ``restore`` left (they hold the store's text, forgotten text too).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from memctl.embed import BATCH_TEXTS
 from memctl.errors import StoreError
 from memctl.ingest.meaning import give_names
 from memctl.ingest.message_vectors import drop_unkept, embed_messages
-from memctl.maintain.backup import backup_due, make_backup
+from memctl.maintain.backup import backup_due, leftovers, make_backup
 from memctl.maintain.plan import Maintenance, TaskReport
 from memctl.maintain.reembed import reembed
 from memctl.store.maintenance import (
@@ -159,6 +160,9 @@ def compact(m: Maintenance, report: TaskReport) -> None:
 
 
 def backup(m: Maintenance, report: TaskReport) -> None:
+    if not m.dry_run:
+        for left in leftovers(m.settings):  # a killed backup's or restore's copy
+            left.unlink(missing_ok=True)
     if not backup_due(m.settings) or m.db.meta(BACKUP_MARK) == change_mark(m.db):
         return
     if m.dry_run:

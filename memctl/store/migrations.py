@@ -9,11 +9,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from memctl.model import PATH_KEY, path_key
+
 
 class Database(Protocol):
-    """What a migration needs of the store's connection: statements, nothing else."""
+    """What a migration needs of the store's connection: statements, and rows to rewrite."""
 
     def execute(self, sql: str, params: Any = ()) -> None: ...
+
+    def tuples(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]: ...
 
 
 def _in(column: str, values: tuple[str, ...]) -> str:
@@ -581,6 +585,16 @@ def m021_meaning(db: Database) -> None:
         )""")
 
 
+def m022_paths(db: Database) -> None:
+    """A transcript's read mark is kept under a digest of its path (``model.path_key``),
+    not the path, which may name a folder after a token."""
+    for (path,) in db.tuples("SELECT path FROM transcript_reads"):
+        if not path.startswith(PATH_KEY):
+            db.execute(
+                "UPDATE transcript_reads SET path = ? WHERE path = ?", (path_key(path), path)
+            )
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -603,4 +617,5 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m019_graph_origin,
     m020_graph_restated,
     m021_meaning,
+    m022_paths,
 ]

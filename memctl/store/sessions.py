@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from memctl.config import Settings
 from memctl.lazy_re import lazy
-from memctl.model import Memory, Message, Role, Session
+from memctl.model import Memory, Message, Role, Session, path_key
 from memctl.store.database import Database, Row
 
 # A memory distilled from a session message names it and who said it:
@@ -66,7 +66,7 @@ def read_mark(db: Database, path: str) -> tuple[str, str, int, str, int] | None:
     """(session id, client, offset, digest, messages) of how far ``path`` was read."""
     rows = db.tuples(
         "SELECT session_id, client, offset, digest, messages FROM transcript_reads WHERE path = ?",
-        (path,),
+        (path_key(path),),
     )
     if not rows:
         return None
@@ -80,7 +80,7 @@ def save_read_mark(
     db.upsert(
         "transcript_reads",
         {
-            "path": path,
+            "path": path_key(path),
             "session_id": session_id,
             "client": client,
             "offset": offset,
@@ -92,7 +92,7 @@ def save_read_mark(
 
 
 def forget_read_mark(db: Database, path: str) -> None:
-    db.execute("DELETE FROM transcript_reads WHERE path = ?", (path,))
+    db.execute("DELETE FROM transcript_reads WHERE path = ?", (path_key(path),))
 
 
 def insert_messages(db: Database, messages: Iterable[Message]) -> None:

@@ -248,6 +248,19 @@ def restated_here(db: Database, own_host: str, after_generation: int) -> set[str
     return {r[0] for r in rows}
 
 
+def paths_here(db: Database, own_host: str) -> set[str]:
+    """Memories whose source names a path (an imported file's) and whose winning file this
+    host wrote: sent once more by a memctl whose files name the file, not its path
+    (sync/memfile.py ``shared_source``), so the path leaves the repository's head."""
+    rows = db.tuples(
+        "SELECT m.id FROM memories m WHERE m.source LIKE '%/%' AND ? = (SELECT f.host_id "
+        "FROM sync_files f WHERE f.memory_id = m.id "
+        "ORDER BY f.updated_at DESC, f.host_id DESC LIMIT 1)",
+        (own_host,),
+    )
+    return {r[0] for r in rows}
+
+
 def undone_sync_imports(db: Database, memory_ids: Iterable[str]) -> set[str]:
     """Of these memories, those whose latest change is the undo of a sync run."""
     rows = db.tuples(

@@ -12,6 +12,7 @@ import hashlib
 from dataclasses import MISSING, dataclass, field, fields
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
+from pathlib import PurePosixPath
 from typing import Any
 
 import yaml
@@ -32,6 +33,7 @@ from memctl.model import (
     parse_time,
 )
 from memctl.sync.layout import MEMORY_ID
+from memctl.sync.records import IMPORT_SOURCE
 from memctl.sync.untrusted import MAX_RELATIONS, MAX_TRIPLE_CHARS, MAX_TRIPLES, yaml_problem
 
 TEXTS = ("content", "l0_abstract", "l1_overview", "l2_content", "source")
@@ -104,10 +106,25 @@ def synced_values(memory: Memory, keys: tuple[str, ...] | None = None) -> dict[s
     if keys is None:
         keys = TOMBSTONE_KEYS if memory.state == State.DELETED else KEYS
     values = {k: data[k] for k in keys if k != "id"}
+    if "source" in values:
+        values["source"] = shared_source(values["source"])
     for name in TIMES:
         if values.get(name):
             values[name] = normal_time(values[name])
     return values
+
+
+def shared_source(source: str) -> str:
+    """``source`` as the repository holds it: an absolute path (an imported file's,
+    ``file:/home/bob/clients/acme/notes.md#chunk-2``) reduced to the file's name
+    (``file:notes.md#chunk-2``), so no user name or folder goes to teammates; the rest
+    as it is. A pure function of the source: the same file each sync, no churn."""
+    prefix = IMPORT_SOURCE if source.startswith(IMPORT_SOURCE) else ""
+    rest = source[len(prefix) :]
+    path, mark, anchor = rest.partition("#")  # the anchor: a section, chunk or message
+    if not path.startswith(("/", "~")):
+        return source
+    return f"{prefix}{PurePosixPath(path).name}{mark}{anchor}"
 
 
 def normal_time(value: str | datetime) -> str:

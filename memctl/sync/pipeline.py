@@ -33,6 +33,7 @@ from memctl.store.sync import (
     host_id,
     indexed_files,
     last_event_id,
+    paths_here,
     put_files,
     read_commit,
     restated_here,
@@ -61,10 +62,11 @@ from memctl.sync.migrate import (
     move_index,
 )
 from memctl.sync.outgoing import Outgoing, plan_export
-from memctl.sync.repo import Clone, git_errors, require_git, shown_remote
+from memctl.sync.repo import Clone, git_errors, require_git, shown_url
 
 META_REMOTE, META_MARK, META_LAST = "sync_remote", "sync_exported_event", "sync_last"
 META_GRAPH_MARK = "sync_exported_graph"  # the graph's generation at the last export
+META_SOURCES = "sync_sources_shared"  # set once this host's files name no path in a source
 # Before retrying a refused push, wait a random time up to this doubled per retry, at most
 # PUSH_BACKOFF_CAP ("full jitter", Brooker, AWS Architecture Blog 2015): syncs that raced
 # stop racing in step. benchmarks/team_sync.py (50 hosts, 4 syncs at once): 145 refused
@@ -136,7 +138,7 @@ def _sync_in(
     ctx: Context, clone: Clone, remote: str, dry_run: bool, progress: Progress
 ) -> SyncResult:
     clone.recover()
-    result = SyncResult(shown_remote(remote), host_id(ctx.db), dry_run, ctx.settings.sync_readonly)
+    result = SyncResult(shown_url(remote), host_id(ctx.db), dry_run, ctx.settings.sync_readonly)
     if dry_run:
         return _preview(ctx, clone, result, progress)
     run = RunRecord(id=new_id(), kind=SYNC_KIND)
@@ -234,8 +236,8 @@ def _open_clone(ctx: Context, remote: str) -> Clone:
         clone = Clone.open(path, timeout)
         if clone.origin_url != remote:
             raise SyncError(
-                f"the clone at {path} tracks {shown_remote(clone.origin_url)}, not "
-                f"sync.remote {shown_remote(remote)}; run `memctl sync init` with sync.remote"
+                f"the clone at {path} tracks {shown_url(clone.origin_url)}, not "
+                f"sync.remote {shown_url(remote)}; run `memctl sync init` with sync.remote"
             )
     else:
         clone = Clone.clone(remote, path, timeout)
@@ -247,7 +249,7 @@ def adopt(ctx: Context, remote: str) -> None:
     """A new repository: forget the old one's index, so that everything is read and
     everything shareable is written again. The remote is recorded as shown (a token in
     its URL as ***: the database holds no credentials); one recorded whole is the same."""
-    recorded = shown_remote(remote)
+    recorded = shown_url(remote)
     with ctx.db.atomic():
         was = ctx.db.meta(META_REMOTE)
         if was not in (recorded, remote):
@@ -299,9 +301,11 @@ def _read(
 
 def candidates(ctx: Context) -> set[str]:
     """The memories to export: changed here since the last export, and those whose triples
-    newer entity rules changed since then, when this host wrote their winning file."""
+    newer entity rules changed since then, when this host wrote their winning file (once:
+    those whose source names a path, which an older memctl sent whole)."""
     db = ctx.db
     changed = changed_since(db, int(db.meta(META_MARK) or 0))
+    changed |= set() if db.meta(META_SOURCES) else paths_here(db, host_id(db))
     return changed | restated_here(db, host_id(db), int(db.meta(META_GRAPH_MARK) or 0))
 
 
@@ -338,6 +342,7 @@ def _export(
         set_read_commit(ctx.db, clone.resolve("HEAD") if read else None, bad)
         ctx.db.set_meta(META_MARK, str(mark))
         ctx.db.set_meta(META_GRAPH_MARK, str(graph_mark))
+        ctx.db.set_meta(META_SOURCES, "1")
     result.went_out["written"] = result.went_out.get("written", 0) + len(written)
     result.went_out["removed"] = result.went_out.get("removed", 0) + len(out.removes)
 

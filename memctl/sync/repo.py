@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memctl.config.files import private_dir
+from memctl.config.urls import shown_url
 from memctl.errors import StoreError, SyncError
 from memctl.sync.layout import MEMORIES
 from memctl.sync.lock import outside_umask
@@ -123,7 +124,7 @@ def unreachable(remote: str, timeout: float) -> str | None:
     except SyncError as exc:
         return str(exc)
     except Exception as exc:  # GitCommandError, a timeout: git's telling line
-        return f"cannot reach {shown_remote(remote)}: {one_line(exc)}"
+        return f"cannot reach {shown_url(remote)}: {one_line(exc)}"
     return None
 
 
@@ -141,27 +142,6 @@ class Entry:
     @property
     def symlink(self) -> bool:
         return self.mode == "120000"
-
-
-def shown_remote(remote: str) -> str:
-    """``remote`` as memctl prints and records it: a URL's password (``user:TOKEN@``), or
-    an http(s) user name standing for a token (``TOKEN@``, as GitHub takes one), as ***.
-    Git keeps the credentials (the remote works as written); output, logs and runs never
-    hold them."""
-    from urllib.parse import urlsplit
-
-    if "://" not in remote:
-        return remote  # a path, or scp-like ``git@host:path``: no password
-    try:
-        parts = urlsplit(remote)
-        password, user = parts.password, parts.username
-    except ValueError:
-        return remote
-    if password is None and not (user and parts.scheme in ("http", "https")):
-        return remote
-    shown_user = f"{user}:***" if password is not None else "***"
-    host = parts.netloc.rpartition("@")[2]
-    return parts._replace(netloc=f"{shown_user}@{host}").geturl()
 
 
 def normal_remote(remote: str) -> str:
@@ -211,7 +191,7 @@ class Clone:
             )
         except git.exc.GitCommandError as exc:
             shutil.rmtree(partial, ignore_errors=True)
-            raise SyncError(f"cannot clone {shown_remote(remote)}: {one_line(exc)}") from None
+            raise SyncError(f"cannot clone {shown_url(remote)}: {one_line(exc)}") from None
         os.chmod(partial, 0o700)  # git made it 0777 minus the umask: the memories are private
         partial.rename(path)
         clone = cls.open(path, timeout)

@@ -33,7 +33,7 @@ from memctl.sync.pipeline import (
     configured_remote,
     lock_path,
 )
-from memctl.sync.repo import Clone, normal_remote, require_git, shown_remote
+from memctl.sync.repo import Clone, normal_remote, require_git, shown_url
 
 
 @dataclass(frozen=True)
@@ -71,24 +71,22 @@ def init(ctx: Context, remote: str) -> InitResult:
             clone.close()
         adopt(ctx, remote)
     write_config_value(settings.home_config, "sync.remote", remote)
-    return InitResult(shown_remote(remote), str(path), created)
+    return InitResult(shown_url(remote), str(path), created)
 
 
 def _layout(clone: Clone, remote: str, host: str, readonly: bool, max_bytes: int) -> bool:
     text = clone.read_file("HEAD", FORMAT_FILE, max_bytes)
     if text is not None:
-        read_format(text, shown_remote(remote))
+        read_format(text, shown_url(remote))
         return False
     if clone.has("HEAD"):
         shutil.rmtree(clone.root, ignore_errors=True)
         raise SyncError(
-            f"{shown_remote(remote)} is neither empty nor a memctl sync repository (it has no "
+            f"{shown_url(remote)} is neither empty nor a memctl sync repository (it has no "
             f"{FORMAT_FILE})"
         )
     if readonly:
-        raise SyncError(
-            f"{shown_remote(remote)} is empty, and sync.readonly is on: nothing to read"
-        )
+        raise SyncError(f"{shown_url(remote)} is empty, and sync.readonly is on: nothing to read")
     clone.write(FORMAT_FILE, format_text())
     clone.write(README_FILE, README_TEXT)
     clone.commit(f"memctl: a sync repository (format {FORMAT_VERSION})", host)
@@ -130,7 +128,7 @@ def status(ctx: Context) -> SyncStatus:
             ahead, behind = clone.ahead_behind()
             ref = clone.upstream if clone.has(clone.upstream) else "HEAD"
             text = clone.read_file(ref, FORMAT_FILE, settings.sync_max_file_bytes)
-            major = read_format(text, shown_remote(remote)) or FORMAT_MAJOR
+            major = read_format(text, shown_url(remote)) or FORMAT_MAJOR
             waiting_in = _changed_files(ctx, clone, ref, major)
             moment = clone.last_fetch()
         finally:
@@ -138,7 +136,7 @@ def status(ctx: Context) -> SyncStatus:
         fetched = format_time(datetime.fromtimestamp(moment, UTC)) if moment else None
     out = plan_export(ctx, host, candidates(ctx), settings.sync_include == "all")
     return SyncStatus(
-        remote=shown_remote(remote),
+        remote=shown_url(remote),
         clone=str(path),
         host=host,
         readonly=settings.sync_readonly,

@@ -184,9 +184,11 @@ def test_a_changed_dimension_is_an_error(ollama_server: FakeOllama) -> None:
 def test_malformed_answer_is_an_error(ollama_server: FakeOllama) -> None:
     ollama_server.intercept_next(Malformed())
 
-    message = embed_error(embedder(ollama_server.url), ["hello"])
+    host = ollama_server.url.replace("://", "://bob:tok-s3cret@")  # shown without the token
+    message = embed_error(embedder(host), ["hello"])
 
-    assert message == f"Ollama at {ollama_server.url} sent an unreadable answer"
+    shown = ollama_server.url.replace("://", "://bob:***@")
+    assert message == f"Ollama at {shown} sent an unreadable answer"
 
 
 def test_fake_server_serves_added_models_with_custom_vectors(ollama_server: FakeOllama) -> None:

@@ -57,6 +57,13 @@ def test_files_directories_globs_and_stdin(tmp_path: Path) -> None:
     assert any(m["source"] == "file:stdin#message-3" for m in listed)
     out, _ = memctl("import", str(folder), str(tmp_path / "*.json"))
     assert out.count("unchanged") == 3 and "0 memories imported" in out
+    assert "; 3 imported before (--force imports them again)" in " ".join(out.split())
+    # a forgotten import is not imported again unasked: the summary says why, and how
+    memctl("sessions", "forget", files["coffee.md"]["session_id"], "--yes")
+    out, _ = memctl("import", str(folder / "coffee.md"))
+    said = " ".join(out.split())
+    assert "0 memories imported" in said and "its import was forgotten on" in said
+    assert said.endswith("; 1 file whose import was forgotten (--force imports it again)")
 
 
 def test_dry_run_shows_strategy_and_counts_and_writes_nothing(tmp_path: Path) -> None:

@@ -73,9 +73,11 @@ def test_a_server_error_is_retried(ollama_server: FakeOllama) -> None:
 
 def test_timeouts(ollama_server: FakeOllama) -> None:
     ollama_server.script_chat(Delay(2.0, {"n": 1}), Delay(2.0, {"n": 1}))
+    host = ollama_server.url.replace("://", "://bob:tok-s3cret@")  # a run keeps the message
     with pytest.raises(LLMError, match="did not answer within 0.2 s") as caught:
-        llm(ollama_server.url, timeout=0.2, retries=1).complete_json("s", "p", SCHEMA, number)
-    assert caught.value.reason == "timeout"
+        llm(host, timeout=0.2, retries=1).complete_json("s", "p", SCHEMA, number)
+    assert caught.value.reason == "timeout" and "tok-s3cret" not in str(caught.value)
+    assert ollama_server.url.replace("://", "://bob:***@") in str(caught.value)
 
 
 def test_server_down(dead_ollama_url: str) -> None:

@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from unittest.mock import ANY
 
 import pytest
 
@@ -69,6 +70,21 @@ def test_the_check_is_remembered_for_a_while(home: Path) -> None:
     assert (home / PROBE_FILE).stat().st_mode & 0o777 == 0o600
 
 
+def test_the_remembered_check_keeps_no_credentials(home: Path) -> None:
+    home.mkdir()
+    (home / PROBE_FILE).write_text(json.dumps({"http://old:tok-0ld@h:1": [True, 1.0]}))
+    with FakeOllama() as server:
+        url = server.url.replace("://", "://bob:tok-s3cret@")
+        assert reachable(url, 1.0, home, ttl=60)
+    text = (home / PROBE_FILE).read_text()
+    assert "tok-s3cret" not in text and "tok-0ld" not in text  # an older memctl's key goes
+    assert json.loads(text) == {server.url.replace("://", "://bob:***@"): [True, ANY]}
+    from memctl.llm import probe
+
+    probe._seen.clear()  # a new process: the answer comes from the file
+    assert reachable(url, 1.0, home, ttl=60)
+
+
 def test_a_refused_connection_is_not_retried(
     dead_ollama_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -107,11 +123,14 @@ def test_ingest_wait_without_ollama_warns_once(
 ) -> None:
     transcript = tmp_path / "t.txt"
     transcript.write_text(TRANSCRIPT * 3)
-    done = _ingest_wait(transcript, f"llm={llm}", f"ollama.host={dead_ollama_url}")
+    host = dead_ollama_url.replace("://", "://bob:tok-s3cret@")  # shown without the token
+    done = _ingest_wait(transcript, f"llm={llm}", f"ollama.host={host}")
     assert done.returncode == 0, done.stderr
     hints = [line for line in done.stderr.splitlines() if "memctl doctor" in line]
-    assert len(hints) == 1 and dead_ollama_url in hints[0] and len(hints[0]) <= 160
+    shown = dead_ollama_url.replace("://", "://bob:***@")
+    assert len(hints) == 1 and shown in hints[0] and len(hints[0]) <= 160
     runs = json.loads(run_cli("runs", "--json").stdout)
+    assert "tok-s3cret" not in json.dumps(runs) + done.stderr
     expected = "rules" if llm == "auto" else "ollama:llama3.2 -> rules"
     assert [r["llm"] for r in runs] == [expected]
 

@@ -6,6 +6,7 @@ import dataclasses
 import json
 import math
 import os
+import shutil
 import signal
 import sqlite3
 import stat
@@ -366,9 +367,14 @@ def test_a_backup_a_day_when_something_changed(make_ctx: Any) -> None:
     assert run(ctx, only="upkeep").task("upkeep").changes[-1]["action"] == "backup"
     put(ctx, "Second.", 0)
     assert len(backups(ctx.settings)) == 1  # the newest is younger than a day
+    (first,) = backups(ctx.settings)
+    killed = [ctx.settings.db_path.with_name("memctl.db.restoring"), Path(f"{first}.partial")]
+    for left in killed:  # what a killed restore and a killed backup leave
+        shutil.copyfile(first, left)
     assert not [
         c for c in run(ctx, only="upkeep").task("upkeep").changes if c["action"] == "backup"
     ]
+    assert not any(left.exists() for left in killed)  # removed though no backup was due
     (newest,) = backups(ctx.settings)
     day_ago = time.time() - 25 * 3600
     os.utime(newest, (day_ago, day_ago))
@@ -389,6 +395,21 @@ def test_a_backup_killed_midway_is_never_the_newest(make_ctx: Any, home: Path) -
     (made,) = backups(ctx.settings)
     assert not left.exists() and stat.S_IMODE(made.stat().st_mode) == 0o600
     assert run_cli("restore", str(made)).returncode == 0
+
+
+def test_a_forget_removes_a_killed_restore_s_copy_not_one_being_made(make_ctx: Any) -> None:
+    from memctl.api.memory import delete_for_good
+
+    ctx = make_ctx()
+    one, two = put(ctx, "First.", 0), put(ctx, "Second.", 0)
+    copy = ctx.settings.db_path.with_name("memctl.db.restoring")
+    copy.write_bytes(b"SQLite format 3\x00")
+    with maintain_lock(ctx.settings) as holder:  # a restore holds it while it copies
+        assert holder is None
+        delete_for_good(ctx, one.id)
+    assert copy.exists()
+    delete_for_good(ctx, two.id)  # a killed restore's lock went with it
+    assert not copy.exists()
 
 
 def test_backup_and_restore_round_trip(make_ctx: Any, home: Path) -> None:

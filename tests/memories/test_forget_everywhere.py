@@ -106,6 +106,7 @@ def test_sessions_forget_takes_the_text_out_of_every_place(home: Path, tmp_path:
     assert "memctl.db.message-vectors" in " ".join(_files_holding_bytes(home, vector))
     (backup,) = (home / "backups").glob("memctl-*.db")  # and one a killed maintain left
     shutil.copyfile(backup, backup.with_name("memctl-20260101T000000000000Z.db.partial"))
+    shutil.copyfile(backup, home / "memctl.db.restoring")  # and one a killed restore left
 
     done = run_cli("sessions", "forget", session, "--yes", "--json")
     assert done.returncode == 0, done.stderr

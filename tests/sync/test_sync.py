@@ -15,11 +15,11 @@ from memctl.api.memory import EventsRequest, RememberRequest, UpdateRequest
 from memctl.api.recall import RecallRequest, recall
 from memctl.context import Context
 from memctl.errors import SyncError, UsageError
-from memctl.model import Action, State, Visibility, content_hash, now_iso
+from memctl.model import Action, Memory, State, Visibility, content_hash, now_iso
 from memctl.store import memories as store
 from memctl.store.relations import relations_of
 from memctl.store.writes import Writer
-from memctl.sync import pipeline
+from memctl.sync import memfile, pipeline
 from memctl.sync.lock import sync_lock
 from memctl.sync.repo import Clone
 from tests.conftest import on_a_terminal, run_cli
@@ -66,6 +66,52 @@ def test_remember_on_a_is_recalled_on_b(pair: tuple[Context, Context], remote: P
     # Nothing more to do on either side.
     assert sync_api.sync(a, SYNC).went_out["written"] == 0
     assert sync_api.sync(b, SYNC).came_in["created"] == 0
+
+
+def test_an_imported_files_path_goes_out_as_its_name_only(
+    pair: tuple[Context, Context], remote: Path, tmp_path: Path
+) -> None:
+    a, b = pair
+    where = tmp_path / "bob" / "clients-acme" / "notes.md"
+    with a.db.atomic():
+        made = Writer(a.db).create(
+            Memory(content="the acme invoices go out on the 3rd", source=f"file:{where}#chunk-2"),
+            None,
+        )
+    sync_api.promote(a, sync_api.ShareRequest((made.id,)))
+    assert sync_api.sync(a, SYNC).went_out["written"] == 1
+    sent = history(remote)
+    assert "source: file:notes.md#chunk-2" in sent and "clients-acme" not in sent
+    assert str(tmp_path) not in sent
+    assert store.get_memory(a.db, made.id).source == f"file:{where}#chunk-2"  # type: ignore[union-attr]
+    assert sync_api.sync(b, SYNC).came_in["created"] == 1
+    assert store.get_memory(b.db, made.id).source == "file:notes.md#chunk-2"  # type: ignore[union-attr]
+    # Round trip: nothing to write again, nothing taken back, no conflict on either side.
+    again_a, again_b = sync_api.sync(a, SYNC), sync_api.sync(b, SYNC)
+    assert again_a.went_out["written"] == 0 and again_b.went_out["written"] == 0
+    assert not again_a.incoming and not again_b.incoming
+    assert history(remote).count("source: file:notes.md") == 1
+
+
+def test_a_path_an_older_memctl_sent_leaves_the_head_at_the_next_sync(
+    pair: tuple[Context, Context], remote: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, b = pair
+    where = f"file:{tmp_path}/bob/clients-acme/notes.md"
+    with a.db.atomic():
+        made = Writer(a.db).create(Memory(content="acme pays net 30", source=where), None)
+    sync_api.promote(a, sync_api.ShareRequest((made.id,)))
+    with monkeypatch.context() as older:  # as memctl sent it before
+        older.setattr(memfile, "shared_source", lambda source: source)
+        sync_api.sync(a, SYNC)
+    with a.db.atomic():
+        a.db.set_meta(pipeline.META_SOURCES, "")  # nor did it mark that it sends none
+    assert "clients-acme" in git("--git-dir", str(remote), "grep", "-h", "source:", "HEAD")
+    assert sync_api.sync(a, SYNC).went_out["written"] == 1  # once
+    assert "clients-acme" not in git("--git-dir", str(remote), "grep", "-h", "source:", "HEAD")
+    assert sync_api.sync(a, SYNC).went_out["written"] == 0
+    assert sync_api.sync(b, SYNC).came_in["created"] == 1
+    assert store.get_memory(b.db, made.id).source == "file:notes.md"  # type: ignore[union-attr]
 
 
 def test_scope_of_a_project_is_its_remote(pair: tuple[Context, Context], remote: Path) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import socket
 from pathlib import Path
 
-from memctl.sync.repo import shown_remote
+from memctl.config.urls import shown_url
 from tests.conftest import run_cli
 from tests.syncing import bare_repo
 
@@ -72,11 +72,9 @@ def test_a_remote_s_token_stays_out_of_the_database_when_the_sync_works(
     assert _files_holding(home, TOKEN) == ["config.yaml", "sync/repo/.git/config"]
 
 
-def test_shown_remote_hides_a_password_or_a_token_given_as_the_user() -> None:
-    assert (
-        shown_remote("https://bob:tok@github.com/a/b.git") == "https://bob:***@github.com/a/b.git"
-    )
-    assert shown_remote("https://ghp_abc@github.com/a/b.git") == "https://***@github.com/a/b.git"
-    assert shown_remote("git@github.com:a/b.git") == "git@github.com:a/b.git"
-    assert shown_remote("ssh://git@host/a/b.git") == "ssh://git@host/a/b.git"
-    assert shown_remote("/srv/memories.git") == "/srv/memories.git"
+def test_shown_url_hides_a_password_or_a_token_given_as_the_user() -> None:
+    assert shown_url("https://bob:tok@github.com/a/b.git") == "https://bob:***@github.com/a/b.git"
+    assert shown_url("https://ghp_abc@github.com/a/b.git") == "https://***@github.com/a/b.git"
+    assert shown_url("git@github.com:a/b.git") == "git@github.com:a/b.git"
+    assert shown_url("ssh://git@host/a/b.git") == "ssh://git@host/a/b.git"
+    assert shown_url("/srv/memories.git") == "/srv/memories.git"
