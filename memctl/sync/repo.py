@@ -517,7 +517,7 @@ class Clone:
             if any(mark in text for mark in RACES):
                 return False
             raise SyncError(
-                f"cannot push to {shown_remote(self.origin_url)}: {refusal(text) or one_line(exc)}"
+                f"cannot push to {shown_url(self.origin_url)}: {refusal(text) or one_line(exc)}"
             ) from None
         self.repo.git.update_ref(f"refs/remotes/{self.upstream}", "HEAD")
         return True
