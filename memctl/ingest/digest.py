@@ -56,6 +56,7 @@ from memctl.ingest.extract_rules import (
     QUESTION,
     match,
     sentences,
+    without_lead_in,
 )
 from memctl.ingest.injected import strip_injected
 from memctl.ingest.noise import noise_kind
@@ -207,7 +208,7 @@ def _decisions(text: str, role: Role) -> list[str]:
             continue
         pattern = match(sentence, patterns)
         if pattern is not None and pattern.kind in DECISION_KINDS:
-            found.append(_cut(sentence))
+            found.append(_cut(without_lead_in(sentence)))
     return found
 
 
