@@ -187,8 +187,8 @@ ENGLISH = (
         "project",
         E,
         0.7,
-        r"\b(?:our|the|this|my) (?:[\w-]+ ){1,3}?(?:lives?|(?:is|are) (?:hosted|located|kept|stored)) "
-        r"(?:at|in|on|under) [`\"']?(?:[~/.$]|\w+://|\w*[\d./:@]|(?-i:[A-Z]))",
+        r"\b(?:our|the|this|my) (?:[\w-]+ ){1,3}?(?:lives?|(?:is|are) "
+        r"(?:hosted|located|kept|stored)) (?:at|in|on|under) [`\"']?(?:[~/.$]|\w+://|\w*[\d./:@]|(?-i:[A-Z]))",
     ),
     # when something runs: "the nightly restore job runs at 03:30 UTC", "backups run every 6
     # hours", "the report goes out on Mondays" (not "a run on Sundays")
