@@ -91,7 +91,7 @@ def test_memctls_own_search_results_are_never_distilled_back(
     """A session that only asked memctl leaves no memory (its answer is memctl's memories
     told back: distilled, it would come back as "recent work" and sync to teammates); one
     that then worked keeps its request and its own outcome, not the echo."""
-    assert memctl_tool("mcp__memctl__memory_search") and memctl_tool("memctl.session_search")
+    assert memctl_tool("mcp__memctl__memory_search") and memctl_tool("memctl_session_search")
     assert not memctl_tool("Bash") and not memctl_tool("mcp__notes__search")
     ctx = make_ctx()
     assert memories_of(ctx, ingest(ctx, searched_memctl())) == []
