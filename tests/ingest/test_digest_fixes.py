@@ -11,7 +11,14 @@ from typing import Any
 from memctl.context import Context
 from memctl.ingest.tools import memctl_tool, shell_command
 from tests.ingest.test_compaction import ingest_file
-from tests.ingest.test_ingest_sessions import claude_record, digest_of, ingest, memories_of
+from tests.ingest.test_ingest_sessions import (
+    claude_record,
+    codex_line,
+    codex_message,
+    digest_of,
+    ingest,
+    memories_of,
+)
 
 REAL = Path(__file__).resolve().parents[2] / "benchmarks" / "sessions" / "real"
 
@@ -61,6 +68,7 @@ def test_a_piped_test_run_whose_summary_counts_failures_failed(
     assert not any("tests run with" in m.content for m in memories_of(ctx, session))
 
 
+AT = "2026-11-29T10:00:00Z"
 MEMCTL_ANSWER = (
     '{"query": "how do we deploy", "warnings": [], "results": [{"id": "m1", "content": '
     '"Deploys go through ./deploy.sh on the bastion host, never from a laptop."}]}'
@@ -95,6 +103,23 @@ def test_memctls_own_search_results_are_never_distilled_back(
     assert not memctl_tool("Bash") and not memctl_tool("mcp__notes__search")
     ctx = make_ctx()
     assert memories_of(ctx, ingest(ctx, searched_memctl())) == []
+    search = {"type": "function_call", "name": "mcp__memctl__memory_search", "call_id": "c1"}
+    codex = [
+        codex_line("session_meta", {"id": "019a-codex-9", "cwd": "/home/ann/shop"}, AT),
+        codex_message("user", "How do we deploy the shop to production?", at=AT),
+        codex_line("response_item", {**search, "arguments": '{"query": "deploy"}'}, AT),
+        codex_line(
+            "response_item",
+            {"type": "function_call_output", "call_id": "c1", "output": MEMCTL_ANSWER},
+            AT,
+        ),
+        codex_message(
+            "assistant",
+            "Deploys go through ./deploy.sh on the bastion host, never a laptop.",
+            at=AT,
+        ),
+    ]
+    assert memories_of(ctx, ingest(ctx, codex)) == []
 
     edit = {"type": "tool_use", "id": "t2", "name": "Edit"}
     edit["input"] = {"file_path": "/home/ann/shop/deploy.sh", "old_string": "a", "new_string": "b"}
