@@ -178,7 +178,7 @@ ENGLISH = (
         "project",
         E,
         0.7,
-        r"\b(?:our|the|this|my) (?:[\w-]+ ){1,3}?(?:is|are) (?:called|named|known as) "
+        r"\b(?:our|the|this|my) (?:[\w-]+ ){1,3}?(?:is|are) (?:called|named|known as)\s"
         r"(?!(?:once|twice|again|only|when|whenever|if|by|from|in|inside|on|at|after|before|"
         r"during|every|each|for|with|multiple|several|many|repeatedly|directly|the|a|an|"
         r"\w+ times)\b)[`\"']?[\w@./:-]",
@@ -188,7 +188,8 @@ ENGLISH = (
         E,
         0.7,
         r"\b(?:our|the|this|my) (?:[\w-]+ ){1,3}?(?:lives?|(?:is|are) "
-        r"(?:hosted|located|kept|stored)) (?:at|in|on|under) [`\"']?(?:[~/.$]|\w+://|\w*[\d./:@]|(?-i:[A-Z]))",
+        r"(?:hosted|located|kept|stored))\s(?:at|in|on|under) "
+        r"[`\"']?(?:[~/.$]|\w+://|\w*[\d./:@]|(?-i:[A-Z]))",
     ),
     # when something runs: "the nightly restore job runs at 03:30 UTC", "backups run every 6
     # hours", "the report goes out on Mondays" (not "a run on Sundays")
@@ -197,9 +198,8 @@ ENGLISH = (
         E,
         0.7,
         r"(?<!\ba )(?<!\bthe )(?<!\bmy )\b(?:runs?|fires|happens|kicks off|goes out|is scheduled|"
-        r"are scheduled)"
-        r"(?: (?:daily|nightly|weekly|hourly|monthly))?"
-        r" (?:at (?:\d{1,2}(?::\d{2}|\s*(?:am|pm|a\.m\.|p\.m\.|o'clock|utc))|midnight|noon)|"
+        r"are scheduled)\b(?: [a-z]+ly)?\s(?:at (?:\d{1,2}(?::\d{2}|\s*(?:am|pm|a\.m\.|p\.m\.|"
+        r"o'clock|utc))|midnight|noon)|"
         r"(?:every|each|once an?|twice an?) (?:\d+ )?(?:minute|hour|day|night|week|month|"
         r"morning|evening|weekday|weekend|monday|tuesday|wednesday|thursday|friday|saturday|"
         r"sunday)s?\b|(?:daily|nightly|weekly|hourly|monthly)\b|on (?:mondays|tuesdays|"
