@@ -56,6 +56,7 @@ from memctl.ingest.extract_rules import (
     QUESTION,
     match,
     sentences,
+    without_lead_in,
 )
 from memctl.ingest.injected import strip_injected
 from memctl.ingest.noise import noise_kind
@@ -67,6 +68,7 @@ from memctl.ingest.tools import (
     Call,
     command_purpose,
     condense,
+    memctl_tool,
     read_calls,
     shell_command,
     tool_kind,
@@ -206,7 +208,7 @@ def _decisions(text: str, role: Role) -> list[str]:
             continue
         pattern = match(sentence, patterns)
         if pattern is not None and pattern.kind in DECISION_KINDS:
-            found.append(_cut(sentence))
+            found.append(_cut(without_lead_in(sentence)))
     return found
 
 
@@ -225,6 +227,13 @@ class _Reading:
     sidechain_report: str = ""
     user_words: list[str] = field(default_factory=list)  # the user's prose, flattened
     scanned: int = 0  # characters of said text read for decisions
+    turn_start: int = 0  # the first call since the user last spoke
+
+    def echoes(self) -> bool:
+        """The calls since the user last spoke are all memctl's own (a ``memory_search``):
+        an answer now tells memctl's memories back, no work of the session's."""
+        turn = self.calls[self.turn_start :]
+        return bool(turn) and all(memctl_tool(call.name) for call in turn)
 
 
 def _read(messages: list[Message], digest: SessionDigest, limit: int) -> _Reading:
@@ -256,11 +265,15 @@ def _read(messages: list[Message], digest: SessionDigest, limit: int) -> _Readin
         if not prose or message.role == Role.TOOL:
             continue
         if message.role == Role.USER:
+            reading.turn_start = len(reading.calls)
             reading.user_words.append(_flat(prose))
             request = _request(prose)
             if request:
                 _add(digest.requests, request, limit)
                 reading.last_user = request
+        elif reading.echoes():  # memctl's results told back: no outcome, no decision
+            reading.last_user = ""
+            continue
         else:
             # a short last word ("Committed 5b56300.") keeps the answer before it
             if len(prose) < OUTCOME_MIN_CHARS and len(digest.outcome) >= OUTCOME_MIN_CHARS:

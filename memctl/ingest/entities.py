@@ -37,8 +37,8 @@ from memctl.retrieve.vocabulary import is_term
 # ("Next Steps: ...", "Log Levels") names no one; "Dr. Smith: ..." is a speaker; 5: an
 # alias that is an everyday word ("react", "node", "cursor") names a tool only when
 # written as a name (capitalised, or in code); 6: a command the digest cut short ("…")
-# names nothing.
-RULES_VERSION = 6
+# names nothing; 7: a digest's heading (its day, its client) names nothing.
+RULES_VERSION = 7
 
 # Canonical name -> (kind, aliases): the tools and services whose several spellings name
 # one thing. Versions are stripped before the look-up ("PostgreSQL 16" -> postgresql).
@@ -89,8 +89,8 @@ VOCABULARY: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 ALIASES = {alias: name for name, (_, aliases) in VOCABULARY.items() for alias in aliases}
 # An alias in code, lower case (``{0}`` is the alias): after a backtick (a code span, a
-# fence's language) or a slash (a program's path, "/bin/bash"), alone in parentheses (a
-# digest's client, "(cursor)"), joined to a package or file name ("react-dom",
+# fence's language) or a slash (a program's path, "/bin/bash"), alone in parentheses
+# ("(cursor)"), joined to a package or file name ("react-dom",
 # "react@18", "react/jsx-runtime"), before a version ("react 18"), a flag ("python -m")
 # or a file ("node index.js").
 CODE_NAME = (
@@ -200,8 +200,10 @@ DIGEST_KINDS = {"Created": "file", "Edited": "file", "Ran": "command"}
 DIGEST_LABELS = frozenset(
     {*DIGEST_KINDS, "Asked", "Decided", "Fixed", "Found", "Left open", "Not done", "Outcome"}
 )
-# A digest's heading (ingest/pipeline.py): "Session of 2026-02-12 (claude-code) — …".
-DIGEST_DAY = lazy(r"^Session of (\d{4}-\d{2}-\d{2}) \(", re.M)
+# A digest's heading (ingest/pipeline.py): "Session of 2026-02-12 (claude-code) — …". Its
+# day and client are memctl's template, not what the session said: they name nothing (the
+# title after the dash is the session's first request, and is read).
+DIGEST_HEAD = lazy(r"^Session of \d{4}-\d{2}-\d{2} \([^)\n]*\)(?: — )?", re.M)
 CUT = "…"  # an item or a command shortened by the digest names nothing whole
 BETWEEN = lazy(rf"^\s*(?:is |are |was )?({PREDICATES})(?: (?:a|an|the))?\s*$")
 ARTICLES = lazy(r"^(?:a|an|the|my|our|some|this|that|these|those|his|her|their)\s+", re.I)
@@ -460,10 +462,11 @@ def _cjk(text: str) -> list[Entity]:
 
 def entities(text: str) -> list[Entity]:
     """Every entity ``text`` names, once each (by key), in the order of the rules."""
+    who = speaker(text)  # a digest's heading is no speaker, nor its title once bare
+    text = DIGEST_HEAD.sub("", text)
     if cjk_count(text):
         text = SCRIPT_EDGE.sub(" ", text)
     found: list[Entity] = []
-    who = speaker(text)
     if who:
         found.append(Entity(who, "person"))
     found += [Entity(m.group(1), "repository") for m in REPOSITORY.finditer(text)]
@@ -515,8 +518,7 @@ def project_triples(text: str, project: str) -> list[Triple]:
     """What a distilled coding fact says of its project: "tests run with `mix test`" ->
     project → tests run with → mix test; "`cmd` failed: … → fixed by editing a.ex and
     `mix format`" -> cmd → fixed by → a.ex, cmd → fixed by → mix format; a digest's
-    "Edited: a.ex; b.ex" -> project → edited → a.ex, project → edited → b.ex, and its
-    heading's day -> project → had a session on → 2026-02-12."""
+    "Edited: a.ex; b.ex" -> project → edited → a.ex, project → edited → b.ex."""
     found: list[Triple] = []
     owner = Entity(project, "project")
     for match in RUNS_WITH.finditer(text):
@@ -535,8 +537,6 @@ def project_triples(text: str, project: str) -> list[Triple]:
             if not m.group(1).strip().endswith(CUT)
         ]
         found += [Triple(failed, "fixed by", e) for e in fixes if e.name != failed.name]
-    for match in DIGEST_DAY.finditer(text):
-        found.append(Triple(owner, "had a session on", Entity(match.group(1), "date")))
     for match in DIGEST_WORK.finditer(text):
         kind, predicate = DIGEST_KINDS[match.group(1)], match.group(1).lower()
         for item in match.group(2).split("; "):

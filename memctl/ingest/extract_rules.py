@@ -171,6 +171,40 @@ ENGLISH = (
         r"limit|version|region) (?:is|are|for)\b",
     ),
     _en("project", E, 0.7, r"\b(?:has |was |were )?(?:moved|renamed|relocated) to\b"),
+    # what a thing of the project is called and where it lives: "our staging database is called
+    # pelican-stage", "the deploy key lives in 1Password"; a call of code ("the hook is called
+    # twice") is no name, and a place that names nothing ("is stored on a server") no fact
+    _en(
+        "project",
+        E,
+        0.7,
+        r"\b(?:our|the|this|my) (?:[\w-]+ ){1,3}?(?:is|are) (?:called|named|known as)\s"
+        r"(?!(?:once|twice|again|only|when|whenever|if|by|from|in|inside|on|at|after|before|"
+        r"during|every|each|for|with|multiple|several|many|repeatedly|directly|the|a|an|"
+        r"\w+ times)\b)[`\"']?[\w@./:-]",
+    ),
+    _en(
+        "project",
+        E,
+        0.7,
+        r"\b(?:our|the|this|my) (?:[\w-]+ ){1,3}?(?:lives?|(?:is|are) "
+        r"(?:hosted|located|kept|stored))\s(?:at|in|on|under) "
+        r"[`\"']?(?:[~/.$]|\w+://|\w*[\d./:@]|(?-i:[A-Z]))",
+    ),
+    # when something runs: "the nightly restore job runs at 03:30 UTC", "backups run every 6
+    # hours", "the report goes out on Mondays" (not "a run on Sundays")
+    _en(
+        "project",
+        E,
+        0.7,
+        r"(?<!\ba )(?<!\bthe )(?<!\bmy )\b(?:runs?|fires|happens|kicks off|goes out|is scheduled|"
+        r"are scheduled)\b(?: [a-z]+ly)?\s(?:at (?:\d{1,2}(?::\d{2}|\s*(?:am|pm|a\.m\.|p\.m\.|"
+        r"o'clock|utc))|midnight|noon)|"
+        r"(?:every|each|once an?|twice an?) (?:\d+ )?(?:minute|hour|day|night|week|month|"
+        r"morning|evening|weekday|weekend|monday|tuesday|wednesday|thursday|friday|saturday|"
+        r"sunday)s?\b|(?:daily|nightly|weekly|hourly|monthly)\b|on (?:mondays|tuesdays|"
+        r"wednesdays|thursdays|fridays|saturdays|sundays|weekdays|weekends)\b)",
+    ),
     # rules to follow
     _en("rule", PA, 0.8, r"\bremember (?:that|to)\b"),
     _en("rule", PA, 0.8, r"\b(?:must not|mustn't|must never|should never)\b"),
@@ -409,10 +443,28 @@ DANGLING = lazy(
     re.I,
 )
 BULLET = lazy(r"^\s*(?:[-*•]|\d+[.)])\s+")
+# The instruction to the assistant a fact may open with ("Remember that the bucket is ...",
+# "FYI: ...", "Keep in mind that ..."): the stored fact is what follows. "Remember to run
+# X" keeps its words: without them it would be an order, not a fact.
+LEAD_IN = lazy(
+    r"^\W*(?:please\s+)?(?:(?:remember|note|keep in mind|bear in mind|don't forget|do not forget|"
+    r"be aware|just so you know)\s+that\b|fyi\b|just so you know\b|for your information\b|"
+    r"(?:please\s+)?note\s*:)[\s,:-]*",
+    re.I,
+)
 # assistant sentences that are only a tool note, or narrate the next step
 NARRATION = lazy(
     r"^\s*(?:\[tool\b|let me\b|now (?:let me|I'll)\b|I'll (?:start|now|first)\b)", re.I
 )
+
+
+def without_lead_in(sentence: str) -> str:
+    """``sentence`` without a leading instruction to the assistant (``LEAD_IN``), its first
+    letter raised; the sentence as it is when nothing (or nothing after it) is left."""
+    rest = LEAD_IN.sub("", sentence, count=1)
+    if rest == sentence or len(rest) < MIN_CHARS:
+        return sentence
+    return rest[0].upper() + rest[1:]
 
 
 def sentences(text: str) -> list[str]:
@@ -503,12 +555,17 @@ def extract_rules(passages: list[Passage], max_facts: int) -> list[Fact]:
     facts: list[Fact] = []
     for passage in passages:
         for sentence, patterns in _candidates(passage):
-            pattern = match(sentence, patterns)
+            stated = without_lead_in(sentence)
+            # what is left says what it is ("the staging bucket is ...": a project fact);
+            # else the instruction's own pattern ("remember that": a rule) keeps it
+            pattern = (match(stated, patterns) if stated != sentence else None) or match(
+                sentence, patterns
+            )
             if pattern is None:
                 continue
             facts.append(
                 Fact(
-                    content=sentence,
+                    content=stated,
                     category=pattern.category,
                     tags=[pattern.kind],
                     importance=pattern.importance,

@@ -6,11 +6,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from memctl.context import Context
-from memctl.ingest.tools import shell_command
+from memctl.ingest.tools import memctl_tool, shell_command
 from tests.ingest.test_compaction import ingest_file
-from tests.ingest.test_ingest_sessions import claude_record, digest_of, ingest, memories_of
+from tests.ingest.test_ingest_sessions import (
+    claude_record,
+    codex_line,
+    codex_message,
+    digest_of,
+    ingest,
+    memories_of,
+)
 
 REAL = Path(__file__).resolve().parents[2] / "benchmarks" / "sessions" / "real"
 
@@ -58,3 +66,78 @@ def test_a_piped_test_run_whose_summary_counts_failures_failed(
     digest = digest_of(ctx, session).content
     assert "still failing: 2 failed, 6 passed in 0.41s" in digest
     assert not any("tests run with" in m.content for m in memories_of(ctx, session))
+
+
+AT = "2026-11-29T10:00:00Z"
+MEMCTL_ANSWER = (
+    '{"query": "how do we deploy", "warnings": [], "results": [{"id": "m1", "content": '
+    '"Deploys go through ./deploy.sh on the bastion host, never from a laptop."}]}'
+)
+
+
+def searched_memctl(*then: dict[str, Any]) -> list[dict[str, Any]]:
+    """A Claude Code session whose user asks and whose assistant looks in memctl first."""
+    search = {"type": "tool_use", "id": "t1", "name": "mcp__memctl__memory_search"}
+    search["input"] = {"query": "how do we deploy"}
+    found = [{"type": "tool_result", "tool_use_id": "t1", "content": MEMCTL_ANSWER}]
+    return [
+        claude_record("user", "How do we deploy the shop to production?", "2026-11-29T10:00:00Z"),
+        claude_record("assistant", [search], "2026-11-29T10:00:01Z"),
+        claude_record("user", found, "2026-11-29T10:00:02Z"),
+        claude_record(
+            "assistant",
+            "From memory: deploys go through ./deploy.sh on the bastion host, never from a laptop.",
+            "2026-11-29T10:00:03Z",
+        ),
+        *then,
+    ]
+
+
+def test_memctls_own_search_results_are_never_distilled_back(
+    make_ctx: Callable[..., Context],
+) -> None:
+    """A session that only asked memctl leaves no memory (its answer is memctl's memories
+    told back: distilled, it would come back as "recent work" and sync to teammates); one
+    that then worked keeps its request and its own outcome, not the echo."""
+    assert memctl_tool("mcp__memctl__memory_search") and memctl_tool("memctl_session_search")
+    assert not memctl_tool("Bash") and not memctl_tool("mcp__notes__search")
+    ctx = make_ctx()
+    assert memories_of(ctx, ingest(ctx, searched_memctl())) == []
+    search = {"type": "function_call", "name": "mcp__memctl__memory_search", "call_id": "c1"}
+    codex = [
+        codex_line("session_meta", {"id": "019a-codex-9", "cwd": "/home/ann/shop"}, AT),
+        codex_message("user", "How do we deploy the shop to production?", at=AT),
+        codex_line("response_item", {**search, "arguments": '{"query": "deploy"}'}, AT),
+        codex_line(
+            "response_item",
+            {"type": "function_call_output", "call_id": "c1", "output": MEMCTL_ANSWER},
+            AT,
+        ),
+        codex_message(
+            "assistant",
+            "Deploys go through ./deploy.sh on the bastion host, never a laptop.",
+            at=AT,
+        ),
+    ]
+    assert memories_of(ctx, ingest(ctx, codex)) == []
+
+    edit = {"type": "tool_use", "id": "t2", "name": "Edit"}
+    edit["input"] = {"file_path": "/home/ann/shop/deploy.sh", "old_string": "a", "new_string": "b"}
+    worked = searched_memctl(
+        claude_record("user", "Make deploy.sh refuse to run on a laptop", "2026-11-29T10:01:00Z"),
+        claude_record("assistant", [edit], "2026-11-29T10:01:01Z"),
+        claude_record(
+            "user",
+            [{"type": "tool_result", "tool_use_id": "t2", "content": "The file has been updated."}],
+            "2026-11-29T10:01:02Z",
+        ),
+        claude_record(
+            "assistant",
+            "deploy.sh now stops with an error unless it runs on the bastion host.",
+            "2026-11-29T10:01:03Z",
+        ),
+    )
+    digest = digest_of(ctx, ingest(ctx, [{**r, "sessionId": "cc-2"} for r in worked])).content
+    assert "Asked: How do we deploy the shop to production?" in digest
+    assert "Outcome: deploy.sh now stops with an error" in digest
+    assert "From memory" not in digest

@@ -78,6 +78,39 @@ def test_rule_patterns_find_durable_facts(sentence: str, category: Category, kin
     assert fact.source == "session:s#1"
 
 
+def test_names_places_and_schedules_are_facts_and_a_call_of_code_is_not() -> None:
+    said = (
+        "Our staging database is called pelican-stage and the nightly restore job runs at "
+        "03:30 UTC. The deploy key lives in 1Password. Backups run every 6 hours. "
+        "The hook is called twice when the page loads. The data is stored on a server. "
+        "I'm inviting friends for a run on Sundays."
+    )
+    facts = extract_rules.extract_rules([Passage(said, source="session:s#1")], 50)
+    assert [(f.content, f.category) for f in facts] == [
+        (
+            "Our staging database is called pelican-stage and the nightly restore job runs at "
+            "03:30 UTC.",
+            Category.ENTITIES,
+        ),
+        ("The deploy key lives in 1Password.", Category.ENTITIES),
+        ("Backups run every 6 hours.", Category.ENTITIES),
+    ]
+
+
+def test_a_fact_is_stored_without_the_instruction_to_remember_it() -> None:
+    said = (
+        "Remember that the staging bucket is s3://shop-stage. FYI: we deploy with `make ship`. "
+        "Keep in mind that prod is read-only on Fridays. Remember to run `mix format` first."
+    )
+    facts = extract_rules.extract_rules([Passage(said, source="session:s#1")], 50)
+    assert [(f.content, f.tags) for f in facts] == [
+        ("The staging bucket is s3://shop-stage.", ["project"]),
+        ("We deploy with `make ship`.", ["project"]),
+        ("Prod is read-only on Fridays.", ["rule"]),
+        ("Remember to run `mix format` first.", ["rule"]),  # without it, an order
+    ]
+
+
 def test_rules_skip_chatter_assistant_turns_and_keep_identifiers_whole() -> None:
     passages = [
         Passage("Can you fix the failing test? Thanks!"),
