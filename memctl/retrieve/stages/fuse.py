@@ -624,7 +624,7 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
         candidate.lexical = words / score if score > 0 else 0.0
         if candidate.memory.kind == Kind.PINNED:
             score *= run.params.pinned_boost
-        if candidate.only_tool_notes or candidate.only_narration:
+        if candidate.says_nothing:
             score *= TOOL_NOTES_FACTOR
         candidate.score = score
         candidate.factors[STAGE] = score
@@ -647,8 +647,8 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
 
 def second_hand(candidate: Candidate) -> bool:
     """Evidence that never alone makes a clear match: found only through its stored
-    questions, or a session message of tool notes only."""
-    return candidate.only_by_questions or candidate.only_tool_notes or candidate.only_narration
+    questions, or a session message of tool notes, narration or a question only."""
+    return candidate.only_by_questions or candidate.says_nothing
 
 
 def label_why(level: str | None, shown: bool, why: str) -> str:
