@@ -44,3 +44,12 @@ def only_asks(role: str, text: str) -> bool:
         return False
     parts = [part for line in text.splitlines() for part in sentences(line) if part.strip()]
     return bool(parts) and all(asks(part) for part in parts)
+
+
+ECHO_WHY = "a user's question only: asked again, it answers nothing"
+
+
+def echo_why(asks: bool) -> str:
+    """What ``--explain`` adds to the label of a user's question only (``asks``; "" for any
+    other message)."""
+    return f", {ECHO_WHY}" if asks else ""

@@ -180,6 +180,8 @@ def test_a_question_asked_before_is_no_clear_answer_to_itself(tmp_path: Path) ->
     # the answer leads, clear; the question asked before points at its session, possible
     assert (found[0]["id"], found[0]["match"]) == ("said#1", "clear")
     assert [r["match"] for r in found if r["id"] == "asked#1"] == ["possible"]
+    explained = run_cli(*home, *query[:2], "--explain", real_model=True).stdout
+    assert "a user's question only" in " ".join(explained.split())
 
 
 OLIVER = [

@@ -89,6 +89,7 @@ from typing import TYPE_CHECKING
 
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.model import Kind, parse_time
+from memctl.retrieve.echo import echo_why
 from memctl.retrieve.query import IDENTIFIER, STOPWORDS, split_identifier
 from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run, by_score
 
@@ -607,7 +608,7 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     # stored questions boost a memory and never alone make it clear (DESIGN.md, recall 4);
     # nor does a message that only records tool calls (a path's words match it)
     judged = [
-        (c, SUPPORTS if level == SHOWS and second_hand(c) else level, why)
+        (c, SUPPORTS if level == SHOWS and second_hand(c) else level, why + echo_why(c.only_asks))
         for c, level, why in judged
     ]
     shown = any(level == SHOWS for _, level, _ in judged)
