@@ -40,10 +40,12 @@ def asks(sentence: str) -> bool:
 def only_asks(role: str, text: str) -> bool:
     """Whether a session message of ``role`` is a user's question and nothing else: every
     sentence of its text asks."""
-    if role != Role.USER:
+    text = text.strip()
+    # a message holding no "?" nor opening with a question asks nothing (most: no split)
+    if role != Role.USER or ("?" not in text and ASKING.match(text) is None):
         return False
-    parts = [part for line in text.splitlines() for part in sentences(line) if part.strip()]
-    return bool(parts) and all(asks(part) for part in parts)
+    # line by line: a pasted log or code stops at its first line, which asks nothing
+    return all(asks(part) for line in text.splitlines() for part in sentences(line) if part.strip())
 
 
 ECHO_WHY = "a user's question only: asked again, it answers nothing"

@@ -7,6 +7,7 @@ record is what ``--explain`` and ``--why-not`` show.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -89,7 +90,7 @@ class Candidate:
         text = self.memory.content.lstrip().removeprefix(SUBAGENT)
         return self.is_message and not without_filler(text) and not CODE_SPAN.search(text)
 
-    @property
+    @functools.cached_property
     def only_asks(self) -> bool:
         """A user's session message that only asks a question: asked again, it finds itself
         and answers nothing (echo.py)."""
