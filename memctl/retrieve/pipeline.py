@@ -348,11 +348,11 @@ POSSIBLE_SCORE_WEIGHT = 0.25
 
 def rank_possible(run: Run, candidate: Candidate) -> None:
     """A possible match's score becomes (its relevance strength (cosine + words, as the gate
-    weighs it; x TOOL_NOTES_FACTOR for a message of tool notes or narration only) +
+    weighs it; x TOOL_NOTES_FACTOR for a message of tool notes, narration or a question only) +
     POSSIBLE_SCORE_WEIGHT x its pipeline score) x what the question asks for (the intent
     stage's factor, which the strength alone would not carry)."""
     strength = strength_of(run, candidate)
-    if candidate.only_tool_notes or candidate.only_narration:  # as fuse weighs them
+    if candidate.says_nothing:  # as fuse weighs them
         strength *= TOOL_NOTES_FACTOR
     asked = candidate.factors.get(INTENT, 1.0)
     candidate.score = (strength + POSSIBLE_SCORE_WEIGHT * candidate.score) * asked

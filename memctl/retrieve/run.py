@@ -7,6 +7,7 @@ record is what ``--explain`` and ``--why-not`` show.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -16,9 +17,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from memctl.lazy_re import lazy
 from memctl.memories.narration import without_filler
 from memctl.model import Memory
+from memctl.retrieve.echo import only_asks
 from memctl.retrieve.params import Params
 from memctl.retrieve.query import Analysed
 from memctl.store.memories import MemoryFilter
+from memctl.store.message_search import message_role
 
 if TYPE_CHECKING:
     from memctl.context import Context
@@ -86,6 +89,18 @@ class Candidate:
         the work is."""
         text = self.memory.content.lstrip().removeprefix(SUBAGENT)
         return self.is_message and not without_filler(text) and not CODE_SPAN.search(text)
+
+    @functools.cached_property
+    def only_asks(self) -> bool:
+        """A user's session message that only asks a question: asked again, it finds itself
+        and answers nothing (echo.py)."""
+        return self.is_message and only_asks(message_role(self.memory), self.memory.content)
+
+    @property
+    def says_nothing(self) -> bool:
+        """A session message of tool notes, narration or a question only: it weighs
+        TOOL_NOTES_FACTOR of its score (fuse), and never alone makes a clear match."""
+        return self.only_tool_notes or self.only_narration or self.only_asks
 
     @property
     def only_by_questions(self) -> bool:

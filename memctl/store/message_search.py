@@ -48,6 +48,13 @@ class MessageHit:
         )
 
 
+def message_role(memory: Memory) -> str:
+    """The role of a session message made a memory record (``as_memory`` writes it last in
+    its source, in brackets): "user", "assistant"; "" for any other memory."""
+    head, _, role = memory.source.rpartition(" (")
+    return role.removesuffix(")") if head.startswith("session ") and role.endswith(")") else ""
+
+
 def is_message_id(text: str) -> bool:
     return MESSAGE_SEPARATOR in text
 

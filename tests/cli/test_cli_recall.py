@@ -168,6 +168,22 @@ def test_a_name_only_the_session_messages_say_is_no_stranger(tmp_path: Path) -> 
     assert {r["match"] for r in without["results"]} == {"possible"}
 
 
+def test_a_question_asked_before_is_no_clear_answer_to_itself(tmp_path: Path) -> None:
+    home = ("--home", str(tmp_path / "home"))
+    raw = ("ingest", "--mode", "raw", "--session-id")
+    asked = "user: which reverse proxy sits in front of the app?\nassistant: let me check\n"
+    said = "user: we use Caddy in front of the app; it renews the certificates\nassistant: ok\n"
+    for session, text in (("asked", asked), ("said", said)):
+        assert run_cli(*home, *raw, session, input=text, env={"MEMCTL_LLM": "none"}).returncode == 0
+    query = ("recall", "which reverse proxy sits in front of the app?", "--json")
+    found = json.loads(run_cli(*home, *query, real_model=True).stdout)["results"]
+    # the answer leads, clear; the question asked before points at its session, possible
+    assert (found[0]["id"], found[0]["match"]) == ("said#1", "clear")
+    assert [r["match"] for r in found if r["id"] == "asked#1"] == ["possible"]
+    explained = run_cli(*home, *query[:2], "--explain", real_model=True).stdout
+    assert "a user's question only" in " ".join(explained.split())
+
+
 OLIVER = [
     {
         "content": "Oliver is our cat; he hides his bones under the sofa.",

@@ -162,7 +162,8 @@ def test_recall_answers_a_how_many_times_question_from_distinct_sessions(tmp_pat
 
 
 # Three sessions about the user's hikes, and a chat about taxes whose one line holds most of
-# the question's words ("how many times a year").
+# the question's words ("how many times a year"; said, not asked: a user's question alone is
+# no clear match, retrieve/echo.py).
 HIKES = {
     "dipsea": [
         "I went hiking on the Dipsea trail with my sister, the best day of the year so far",
@@ -180,7 +181,7 @@ HIKES = {
         "the trail along the cliffs was muddy after the rain",
     ],
     "taxes": [
-        "How many times a year do I have to pay estimated taxes?",
+        "my accountant told me how many times a year I have to pay estimated taxes: four",
         "my accountant charges a flat fee for the quarterly payments",
         "the IRS portal keeps logging me out",
         "should I set up a separate savings account for tax money?",

@@ -89,6 +89,7 @@ from typing import TYPE_CHECKING
 
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.model import Kind, parse_time
+from memctl.retrieve.echo import echo_why
 from memctl.retrieve.query import IDENTIFIER, STOPWORDS, split_identifier
 from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run, by_score
 
@@ -609,7 +610,7 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     # stored questions boost a memory and never alone make it clear (DESIGN.md, recall 4);
     # nor does a message that only records tool calls (a path's words match it)
     judged = [
-        (c, SUPPORTS if level == SHOWS and second_hand(c) else level, why)
+        (c, SUPPORTS if level == SHOWS and second_hand(c) else level, why + echo_why(c.only_asks))
         for c, level, why in judged
     ]
     shown = any(level == SHOWS for _, level, _ in judged)
@@ -626,7 +627,7 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
         candidate.lexical = words / score if score > 0 else 0.0
         if candidate.memory.kind == Kind.PINNED:
             score *= run.params.pinned_boost
-        if candidate.only_tool_notes or candidate.only_narration:
+        if candidate.says_nothing:
             score *= TOOL_NOTES_FACTOR
         candidate.score = score
         candidate.factors[STAGE] = score
@@ -649,8 +650,8 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
 
 def second_hand(candidate: Candidate) -> bool:
     """Evidence that never alone makes a clear match: found only through its stored
-    questions, or a session message of tool notes only."""
-    return candidate.only_by_questions or candidate.only_tool_notes or candidate.only_narration
+    questions, or a session message of tool notes, narration or a question only."""
+    return candidate.only_by_questions or candidate.says_nothing
 
 
 def label_why(level: str | None, shown: bool, why: str) -> str:
