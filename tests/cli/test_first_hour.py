@@ -51,7 +51,7 @@ def test_a_recalled_message_of_two_codex_sessions_begun_together_opens_as_shown(
     """Codex's session ids (UUIDv7) open with their start time: two begun within a minute
     share their first 8 digits, so the id recall shows must say more of it."""
     for session, said in (
-        ("01a227b0-2f48-7e23-b391-096c24bd7bb7", "the nightly restore runs at 03:30 UTC"),
+        ("01a227b0-2f48-7e23-b391-096c24bd7bb7", "nightly restore: 03:30 UTC"),
         ("01a227b0-1cea-7dd1-8915-16493432fd59", "the CI image is ghcr.io/reef/ci:24"),
     ):
         text = f"user: {said}\nassistant: ok\n"
