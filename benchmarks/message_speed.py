@@ -65,7 +65,7 @@ from memctl.ingest.message_vectors import drop_unkept  # noqa: E402
 from memctl.model import Memory, Message, Role, Session, now_iso, parse_time  # noqa: E402
 from memctl.store.maintenance import MEMORIES_FTS, MESSAGES_FTS, optimize_fts  # noqa: E402
 from memctl.store.memories import MemoryFilter, insert_memory  # noqa: E402
-from memctl.store.message_search import search_messages  # noqa: E402
+from memctl.store.message_search import count_message_terms, search_messages  # noqa: E402
 from memctl.store.message_vectors import (  # noqa: E402
     add_message_vectors,
     message_vector_index,
@@ -325,6 +325,10 @@ def _settle(home: Path) -> None:
             optimize_fts(ctx.db, table)
         took = ms(time.perf_counter() - began)
         print(f"both full-text indexes optimized, as maintain leaves them ({took})")
+        began = time.perf_counter()
+        words = count_message_terms(ctx.db)
+        took = ms(time.perf_counter() - began)
+        print(f"{words:,} words' messages counted, as maintain leaves them ({took})")
 
 
 def _children_cpu(pid: int) -> float:

@@ -40,6 +40,7 @@ from memctl.store.maintenance import (
 )
 from memctl.store.meaning import MEANING_MARK, contents_after
 from memctl.store.memories import get_memories, ids_without_vectors
+from memctl.store.message_search import count_message_terms, counts_stale
 from memctl.store.message_vectors import unembedded_count
 from memctl.store.sessions import keeps_message_vectors
 from memctl.store.vector_index import vector_index
@@ -155,6 +156,10 @@ def compact(m: Maintenance, report: TaskReport) -> None:
         report.count("messages_fts_optimized")
         if not m.dry_run:
             optimize_fts(m.db, MESSAGES_FTS)
+    if counts_stale(m.db):
+        report.count("message_words_counted")
+        if not m.dry_run:
+            count_message_terms(m.db)
     if m.db.vector_model() is not None and not m.dry_run and vector_index(m.db).compact():
         report.count("vectors_compacted")
 

@@ -321,8 +321,15 @@ def word_document_counts(db: Database, words: list[str]) -> WordCounts:
 
 def indexed_terms(db: Database, words: list[str]) -> dict[str, str]:
     """Each word as the full-text index holds it (lower-cased, stemmed: "Recipes" ->
-    "recip"), by the index's own tokenizer, through a scratch table in the connection's
-    temporary schema (the store itself is not written)."""
+    "recip"): its first token."""
+    tokens = indexed_tokens(db, words)
+    return {word: found[0] for word, found in zip(words, tokens, strict=True) if found}
+
+
+def indexed_tokens(db: Database, texts: list[str]) -> list[tuple[str, ...]]:
+    """Each text's tokens as the full-text indexes hold them, in order, by the indexes' own
+    tokenizer, through a scratch table in the connection's temporary schema (the store
+    itself is not written)."""
     db.execute(
         "CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_words "
         f"USING fts5(word, tokenize='{STEMMED}')"
@@ -333,10 +340,12 @@ def indexed_terms(db: Database, words: list[str]) -> dict[str, str]:
     )
     db.execute("DELETE FROM temp.query_words")
     db.executemany(
-        "INSERT INTO temp.query_words(rowid, word) VALUES (?, ?)", list(enumerate(words))
+        "INSERT INTO temp.query_words(rowid, word) VALUES (?, ?)", list(enumerate(texts))
     )
-    found = db.tuples("SELECT doc, term FROM temp.query_terms WHERE offset = 0")
-    return {words[doc]: term for doc, term in found}
+    tokens: list[list[tuple[int, str]]] = [[] for _ in texts]
+    for doc, offset, term in db.tuples("SELECT doc, offset, term FROM temp.query_terms"):
+        tokens[doc].append((offset, term))
+    return [tuple(term for _, term in sorted(found)) for found in tokens]
 
 
 def phrase_document_counts(db: Database, phrases: list[tuple[str, ...]]) -> dict[str, int]:

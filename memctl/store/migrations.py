@@ -595,6 +595,34 @@ def m022_paths(db: Database) -> None:
             )
 
 
+def m023_counts(db: Database) -> None:
+    """How many session messages held each indexed word when ``maintain`` last counted them
+    (``message_term_counts``, from the ``messages_vocab`` table), and how many messages were
+    written and taken away since (``message_counts_drift``, kept by triggers): recall tells
+    a common word from a rare one by these bounds, and steps over its postings only when
+    they do not decide (store/message_search.py). No row in the drift table: not counted."""
+    db.execute("CREATE VIRTUAL TABLE messages_vocab USING fts5vocab(messages_fts, 'row')")
+    db.execute("""
+        CREATE TABLE message_term_counts (
+            term TEXT PRIMARY KEY,
+            messages INTEGER NOT NULL
+        ) WITHOUT ROWID""")
+    db.execute("""
+        CREATE TABLE message_counts_drift (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            added INTEGER NOT NULL,
+            removed INTEGER NOT NULL
+        )""")
+    add = "UPDATE message_counts_drift SET added = added + 1;"
+    take = "UPDATE message_counts_drift SET removed = removed + 1;"
+    db.execute(f"CREATE TRIGGER message_counts_insert AFTER INSERT ON messages BEGIN {add} END")
+    db.execute(f"CREATE TRIGGER message_counts_delete AFTER DELETE ON messages BEGIN {take} END")
+    db.execute(
+        "CREATE TRIGGER message_counts_update AFTER UPDATE OF content ON messages "
+        f"BEGIN {take} {add} END"
+    )
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -618,4 +646,5 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m020_graph_restated,
     m021_meaning,
     m022_paths,
+    m023_counts,
 ]

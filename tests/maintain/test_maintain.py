@@ -41,12 +41,14 @@ from memctl.model import (
     State,
     Tier,
     format_time,
+    now_iso,
 )
 from memctl.store import memories as store
 from memctl.store.events import count_events
+from memctl.store.forget import forget_messages
 from memctl.store.maintenance import MESSAGES_FTS, fts_segments, optimize_fts, vacuum_into
 from memctl.store.memories import MemoryFilter
-from memctl.store.message_search import search_messages
+from memctl.store.message_search import counts_stale, search_messages, stored_bounds
 from memctl.store.projects import project_rows
 from memctl.store.relations import add_relation, relations_of
 from memctl.store.runs import get_run
@@ -671,6 +673,23 @@ def test_upkeep_merges_the_session_messages_index_into_one_segment(make_ctx: Any
     assert search_messages(ctx.db, [("billing",)], 20, MemoryFilter()) == found
     assert len(found) == 8
     assert "messages_fts_optimized" not in run(ctx).task("upkeep").counts
+
+
+def test_upkeep_counts_each_words_messages_after_any_message_write(make_ctx: Any) -> None:
+    """maintain counts how many messages hold each word (a recall tells common words from
+    rare ones by it), once after any message was written or taken away, not again until
+    the next; a dry run counts nothing."""
+    ctx = make_ctx()
+    captured_one_by_one(ctx)
+    assert run(ctx, dry_run=True).task("upkeep").counts["message_words_counted"] == 1
+    assert counts_stale(ctx.db), "a dry run writes nothing"
+    assert run(ctx).task("upkeep").counts["message_words_counted"] == 1
+    assert stored_bounds(ctx.db, [("billing",)]) == {("billing",): (8, 8)}
+    assert "message_words_counted" not in run(ctx).task("upkeep").counts
+    with ctx.db.atomic():
+        forget_messages(ctx.db, "s-0", None, now_iso())
+    assert run(ctx).task("upkeep").counts["message_words_counted"] == 1
+    assert stored_bounds(ctx.db, [("billing",)]) == {("billing",): (6, 6)}
 
 
 def test_a_store_another_connection_optimized_is_not_called_damaged(make_ctx: Any) -> None:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from memctl.context import Context
+from memctl.model import now_iso
 from memctl.store import message_search
+from memctl.store.forget import forget_messages
 from memctl.store.memories import MemoryFilter
 from memctl.store.message_search import ABSENT, COMMON, RARE, phrase_kinds, search_messages
 from tests.conftest import said_in_session
@@ -66,3 +68,49 @@ def test_a_store_below_the_bound_ranks_every_phrase_by_bm25(ctx: Context) -> Non
     hits = search_messages(ctx.db, [("deploy",), ("billing",)], 3, EVERYWHERE)
     assert hits[0].key == "s1#9" and len(hits) == 3  # the others hold "deploy" alone
     assert hits[0].score < hits[1].score  # FTS5's BM25: lower is better
+
+
+def test_counted_words_keep_their_kinds_through_writes_and_forgetting(ctx: Context) -> None:
+    """maintain counts each word's messages; a recall then tells a common word from a rare
+    one by the counts, widened by the messages written and taken away since, and steps over
+    postings only when those bounds do not decide: every kind stays what the postings say."""
+    said_in_session(ctx, [*NOTES, "the billing job moved to fridays"])
+    asked = [("deploy",), ("billing",), ("kubernetes",), ("notes", "for"), ("the", "billing")]
+    before = {bound: phrase_kinds(ctx.db, asked, bound) for bound in (1, 2, 8, 9)}
+    assert message_search.stored_bounds(ctx.db, asked) == {}, "never counted"
+    assert message_search.count_message_terms(ctx.db) > 0
+    assert not message_search.counts_stale(ctx.db)
+    bounds = message_search.stored_bounds(ctx.db, asked)
+    assert bounds[("deploy",)] == (8, 8) and bounds[("kubernetes",)] == (0, 0)
+    assert bounds[("notes", "for")] == (0, 8)  # a phrase: at most its rarer word's count
+    assert {bound: phrase_kinds(ctx.db, asked, bound) for bound in (1, 2, 8, 9)} == before
+
+    said_in_session(ctx, ["kubernetes runs the deploy"], "s2")
+    assert message_search.counts_stale(ctx.db)
+    assert message_search.stored_bounds(ctx.db, [("deploy",)]) == {("deploy",): (8, 9)}
+    assert phrase_kinds(ctx.db, [("deploy",), ("kubernetes",)], 9) == {
+        ("deploy",): COMMON,
+        ("kubernetes",): RARE,
+    }
+
+
+def test_forgetting_a_session_takes_its_messages_out_of_the_counted_kinds(ctx: Context) -> None:
+    """A word counted common while a session held it is no longer common, nor said at all,
+    once that session is forgotten: the count no longer includes its messages."""
+    said_in_session(ctx, NOTES)
+    said_in_session(ctx, ["billing moved"], "s2")
+    message_search.count_message_terms(ctx.db)
+    assert phrase_kinds(ctx.db, [("deploy",)], 8) == {("deploy",): COMMON}
+    with ctx.db.atomic():
+        forget_messages(ctx.db, "s1", [1], now_iso())  # one message redacted in place
+    assert message_search.stored_bounds(ctx.db, [("deploy",)]) == {("deploy",): (7, 9)}
+    assert phrase_kinds(ctx.db, [("deploy",)], 8) == {("deploy",): RARE}
+    with ctx.db.atomic():
+        forget_messages(ctx.db, "s1", None, now_iso())
+    assert phrase_kinds(ctx.db, [("deploy",)], 1) == {("deploy",): ABSENT}
+    assert search_messages(ctx.db, [("deploy",)], 5, EVERYWHERE) == []
+    message_search.count_message_terms(ctx.db)  # maintain counts again
+    assert message_search.stored_bounds(ctx.db, [("deploy",), ("billing",)]) == {
+        ("deploy",): (0, 0),
+        ("billing",): (1, 1),
+    }
