@@ -502,11 +502,13 @@ def _out_of_the_clone(ctx: Context, memory_ids: list[str]) -> list[str]:
 
 def _erased(db: Database, apply: Callable[[Database], None]) -> None:
     """``apply`` while SQLite zeroes what is deleted, then the full-text indexes merged (a
-    deleted row's terms linger in old segments until they are)."""
+    deleted row's terms linger in old segments until they are) and the words' message
+    counts taken again (a word is a key there)."""
     erase.secure_delete(db, True)
     try:
         apply(db)
         erase.merge_indexes(db)
+        erase.recount_message_terms(db)
     finally:
         erase.secure_delete(db, False)
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from memctl.store.database import FTS_TABLES, Database
 from memctl.store.graph import orphan_entities
+from memctl.store.message_search import count_message_terms
 
 FORGOTTEN = "[forgotten]"
 # m001_initial's trigger, created again after the forgetting transaction's own UPDATEs.
@@ -559,6 +560,14 @@ def merge_indexes(db: Database) -> None:
     with db.atomic():
         for table in FTS_TABLES:
             db.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
+
+
+def recount_message_terms(db: Database) -> None:
+    """The words' message counts taken afresh, after the indexes merged: a forgotten or
+    redacted word is no key of ``message_term_counts`` any more (a backup made before
+    m023_counts has no such table)."""
+    if db.value("SELECT 1 FROM sqlite_master WHERE name = 'message_term_counts'"):
+        count_message_terms(db)
 
 
 def secure_delete(db: Database, on: bool) -> None:

@@ -601,26 +601,26 @@ def m023_counts(db: Database) -> None:
     written and taken away since (``message_counts_drift``, kept by triggers): recall tells
     a common word from a rare one by these bounds, and steps over its postings only when
     they do not decide (store/message_search.py). No row in the drift table: not counted."""
-    db.execute("CREATE VIRTUAL TABLE messages_vocab USING fts5vocab(messages_fts, 'row')")
+    db.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS messages_vocab USING fts5vocab(messages_fts, 'row')"
+    )
     db.execute("""
-        CREATE TABLE message_term_counts (
+        CREATE TABLE IF NOT EXISTS message_term_counts (
             term TEXT PRIMARY KEY,
             messages INTEGER NOT NULL
         ) WITHOUT ROWID""")
     db.execute("""
-        CREATE TABLE message_counts_drift (
+        CREATE TABLE IF NOT EXISTS message_counts_drift (
             id INTEGER PRIMARY KEY CHECK (id = 1),
             added INTEGER NOT NULL,
             removed INTEGER NOT NULL
         )""")
     add = "UPDATE message_counts_drift SET added = added + 1;"
     take = "UPDATE message_counts_drift SET removed = removed + 1;"
-    db.execute(f"CREATE TRIGGER message_counts_insert AFTER INSERT ON messages BEGIN {add} END")
-    db.execute(f"CREATE TRIGGER message_counts_delete AFTER DELETE ON messages BEGIN {take} END")
-    db.execute(
-        "CREATE TRIGGER message_counts_update AFTER UPDATE OF content ON messages "
-        f"BEGIN {take} {add} END"
-    )
+    on = "CREATE TRIGGER IF NOT EXISTS message_counts"
+    db.execute(f"{on}_insert AFTER INSERT ON messages BEGIN {add} END")
+    db.execute(f"{on}_delete AFTER DELETE ON messages BEGIN {take} END")
+    db.execute(f"{on}_update AFTER UPDATE OF content ON messages BEGIN {take} {add} END")
 
 
 MIGRATIONS: list[Callable[[Database], None]] = [
