@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from memctl.api import ingest as ingest_api
@@ -30,7 +30,10 @@ from memctl.api.sessions import Where
 from memctl.api.sync import ShareRequest
 from memctl.errors import UsageError
 from memctl.integrations.doctor import doctor
-from memctl.model import Memory
+from memctl.model import Event, Memory
+
+if TYPE_CHECKING:
+    from memctl.api.ingest import RunRecord
 
 Values = Mapping[str, str]
 PAGE_SIZE = 50  # rows of a list page
@@ -38,6 +41,7 @@ MESSAGES_PAGE = 100  # messages of a session page
 RUNS_SHOWN = 50
 RESULT_LINE = 300  # characters of a recall result shown (its part that answers: excerpt)
 KEY_SEPARATOR = "|"  # a keyset cursor: time|id
+UNSHOWN_FIELDS = frozenset({"content_hash"})  # an update's fields its history leaves out
 
 
 @dataclass(frozen=True)
@@ -127,11 +131,31 @@ def memory(ctx: Context, values: Values) -> dict[str, Any]:
     its relations and its history."""
     found = memory_api.get(ctx, values["id"])
     history = memory_api.events(ctx, EventsRequest(found.memory.id, PAGE_SIZE))
+    made_by = {
+        run_id: ingest_api.run(ctx, run_id) for run_id in {e.run_id for e in history if e.run_id}
+    }
     return {
         "title": f"Memory {found.memory.id[:8]}",
         **found.to_dict(),
         "project": project_labels(ctx, [found.memory.scope])[found.memory.scope],
-        "events": [e.to_dict() for e in history],
+        "events": [told(e, made_by.get(e.run_id or "")) for e in history],
+    }
+
+
+def told(event: Event, run: RunRecord | None) -> dict[str, Any]:
+    """One line of a memory's history: what changed, and which run did it (its kind, the
+    door of an edit, the session of an ingest), as ``memctl events`` and ``memctl runs``
+    hold them."""
+    data = event.data
+    before, after = data.get("before") or {}, data.get("after") or {}
+    changed = sorted(k for k in after if k not in UNSHOWN_FIELDS and before.get(k) != after[k])
+    return {
+        **event.to_dict(),
+        "changed": changed,
+        "was": before.get("content") if "content" in changed else None,
+        "run": None
+        if run is None
+        else {"id": run.id, "kind": run.kind, "door": run.door, "session_id": run.session_id},
     }
 
 

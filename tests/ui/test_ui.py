@@ -152,6 +152,27 @@ def test_memories_memory_and_its_sources(client: TestClient, stored: Context) ->
     assert f"/sessions/{SESSION}?from={origin['first']}&amp;to={origin['last']}" in page
 
 
+def test_a_memory_history_says_what_changed_and_which_run_did_it(
+    client: TestClient, stored: Context, keys: Keys
+) -> None:
+    listed = client.get("/memories.json").json()["memories"]
+    distilled = next(m for m in listed if m["source"].startswith("session:"))
+    made = client.get(f"/memories/{distilled['id']}").text
+    assert f'of <a href="/sessions/{SESSION}">session {SESSION[:12]}</a>' in made
+    assert "create by rules" in made
+    memory = memory_api.remember(stored, RememberRequest("Releases are cut on Mondays")).memory
+    client.post(
+        f"/memories/{memory.id}/edit",
+        data={"csrf": keys.csrf, "text": "Releases are cut on Tuesdays"},
+    )
+    history = client.get(f"/memories/{memory.id}.json").json()["events"]
+    assert history[0]["changed"] == ["content"] and history[0]["run"]["door"] == "ui"
+    page = unescape(client.get(f"/memories/{memory.id}").text)
+    assert "update: content" in page and "edit from ui" in page
+    assert "it was: Releases are cut on Mondays" in page
+    assert "content_hash" not in page
+
+
 def test_recall_labels_and_explains(client: TestClient) -> None:
     data = client.get("/recall.json", params={"q": "staging database PostgreSQL"}).json()
     first = data["results"][0]
