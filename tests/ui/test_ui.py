@@ -20,6 +20,7 @@ from starlette.testclient import TestClient
 
 from memctl.api import ingest as ingest_api
 from memctl.api import memory as memory_api
+from memctl.api.maintain import MaintainRequest, maintain
 from memctl.api.memory import RememberRequest, UpdateRequest
 from memctl.config.settings import load_settings
 from memctl.context import Context
@@ -171,6 +172,20 @@ def test_a_memory_history_says_what_changed_and_which_run_did_it(
     assert "update: content" in page and "edit from ui" in page
     assert "it was: Releases are cut on Mondays" in page
     assert "content_hash" not in page
+
+
+def test_a_consolidated_memory_links_the_memory_and_session_it_came_from(
+    client: TestClient, stored: Context
+) -> None:
+    maintain(stored, MaintainRequest(only="consolidate"))
+    listed = client.get("/memories.json").json()["memories"]
+    made = next(m for m in listed if m["source"].startswith("memory:"))
+    page = client.get(f"/memories/{made['id']}").text
+    episode = made["source"].removeprefix("memory:")
+    assert f'Consolidated from <a href="/memories/{episode}">memory {episode[:8]}</a>' in page
+    assert f'<a href="/sessions/{made["session_id"]}">' in page
+    assert "Not distilled from a session" not in page
+    assert "(weight 1.0)" in page  # the relation to its episode: a number named
 
 
 def test_recall_labels_and_explains(client: TestClient) -> None:
