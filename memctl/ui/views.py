@@ -170,10 +170,13 @@ def recall_page(ctx: Context, values: Values) -> dict[str, Any]:
     request = RecallRequest(query, scope=scope, all_scopes=scope is None, touch=False)
     response = recall(ctx, request)
     result = response.result
+    labels = project_labels(ctx, [item.memory.scope for item in result.results])
     data["results"] = [
         {
             **item.to_dict(),
             "label": item.match,
+            "project": labels.get(item.memory.scope, item.memory.scope),
+            "dated": item.dated_at,
             "line": excerpt(item.memory.summary, item.memory.content, query, RESULT_LINE),
             "href": result_href(item.memory.id, item.memory.session_id, item.is_message),
             "explain": explain(item, result.steps_of(item.memory.id)),

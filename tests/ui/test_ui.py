@@ -218,6 +218,14 @@ def test_a_session_message_found_by_recall_opens_in_its_session(client: TestClie
     assert messages[0]["href"] == f"/sessions/{session}?from={seq}&to={seq}"
     page = client.get(messages[0]["href"]).text  # the page the link opens
     assert "flaky login test" in page
+    # each result says what it is, as `memctl recall` does: a message of a session, or a
+    # memory with its category; its project and its date
+    listed = client.get("/recall", params={"q": "flaky login test"}).text
+    day = messages[0]["dated"][:10]
+    assert f"message {seq} of session {session[:12]} · {messages[0]['project']} · {day}" in listed
+    memories = [r for r in data["results"] if not r["from_session_messages"]]
+    assert memories, data["results"]
+    assert f"memory {memories[0]['id'][:8]}, {memories[0]['category']} · " in listed
 
 
 def test_hostile_text_is_shown_as_text(client: TestClient, stored: Context) -> None:
