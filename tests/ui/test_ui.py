@@ -378,6 +378,13 @@ def test_the_health_page_shows_doctor_checks(client: TestClient) -> None:
     checked = client.get("/health.json", params={"check": "store"}).json()["checks"]
     store = next(c for c in checked if c["name"] == "store")
     assert (store["status"], store["detail"].endswith("passes the quick check")) == ("ok", True)
+    # doctor's `command` quoting is for a terminal: here each command is code, no backtick
+    fixes = [c["fix"] for c in data["checks"] if "`" in (c["fix"] or "")]
+    assert fixes, data["checks"]
+    command = fixes[0].split("`")[1]
+    assert f"<code>{escape(command)}</code>" in page and "`" not in page
+    failing = sum(c["status"] == "fail" for c in data["checks"])
+    assert "check(s)" not in page and (failing != 1 or "1 check failing" in page)
 
 
 def test_remember_delete_promote_and_unpromote_are_runs(
