@@ -364,13 +364,10 @@ def forget_session(ctx: Context, values: Values) -> tuple[str, str]:
 
 def undo(ctx: Context, values: Values) -> tuple[str, str]:
     report = ingest_api.undo(ctx, values["id"])
-    left = (
-        f"; {len(report.skipped)} memory(ies) changed since left alone "
-        f"({', '.join(m[:8] for m in report.skipped)}): `memctl undo --force` reverts them too"
-        if report.skipped
-        else ""
-    )
-    return "/runs", f"undid run {report.run_id[:8]}: {report.reverted} change(s) put back{left}"
+    left = f"; {report.left_alone()}" if report.skipped else ""
+    n = report.reverted
+    put_back = f"{n} change{'' if n == 1 else 's'} put back"
+    return "/runs", f"undid run {report.run_id[:8]}: {put_back}{left}"
 
 
 CHANGES: dict[str, Callable[[Context, Values], tuple[str, str]]] = {

@@ -553,9 +553,19 @@ def test_an_undo_says_which_memories_it_left_alone(
     first = client.get("/runs.json").json()["runs"][0]
     memory_api.update(stored, UpdateRequest(made.id, text="Deploys need one approval"))
     undone = client.post(f"/runs/{first['id']}/undo", data={"csrf": keys.csrf})
-    said = client.get(undone.headers["location"]).text
-    assert f"left alone ({made.id[:8]})" in said and "--force" in said
+    said = unescape(client.get(undone.headers["location"]).text)
+    assert f"left 1 memory alone, changed since the run ({made.id[:8]})" in said
     assert memory_api.get(stored, made.id).memory.content == "Deploys need one approval"
+    # what it says to do reverts that memory too (the run is undone: `undo RUN --force`
+    # alone is refused)
+    undo_run = client.get("/runs.json").json()["runs"][0]["id"]
+    told = f"to revert them too: `memctl undo {undo_run[:12]}`, then "
+    assert told + f"`memctl undo {first['id'][:12]} --force`" in said
+    with pytest.raises(UsageError, match="already undone"):
+        ingest_api.undo(stored, first["id"], force=True)
+    ingest_api.undo(stored, undo_run[:12])
+    ingest_api.undo(stored, first["id"][:12], force=True)
+    assert memory_api.get(stored, made.id).memory.state == "deleted"
 
 
 def test_an_empty_store_says_it_has_no_runs_yet(make_ctx: Any, keys: Keys) -> None:
