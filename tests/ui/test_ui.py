@@ -520,7 +520,10 @@ def test_a_memory_offers_only_changes_that_change_it_and_says_when_none_did(
     again = client.post(f"{base}/forget", data={"csrf": keys.csrf}).headers["location"]
     assert "was forgotten already" in client.get(again).text
     client.post(f"{base}/delete", data={"csrf": keys.csrf})
-    assert "delete" not in re.findall(r'action="[^"]*/(\w+)"', client.get(base).text)
+    # a deleted memory offers no change: not shared, not edited; its run's undo brings it back
+    deleted = client.get(base).text
+    assert re.findall(r'action="[^"]*/(\w+)"', deleted) == ["recall"]  # the search box
+    assert "undoing the run that deleted it" in deleted
     again = client.post(f"{base}/delete", data={"csrf": keys.csrf}).headers["location"]
     assert "was deleted already" in client.get(again).text
 
