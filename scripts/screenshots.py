@@ -122,6 +122,7 @@ def shoot(out: Path) -> list[Path]:
                 "memories": "/memories",
                 "memory": f"/memories/{distilled['id']}",
                 "recall": "/recall?q=how+do+we+deploy",
+                "profile": "/profile",
                 "runs": "/runs",
                 "health": "/health",
                 "forget-session": f"/sessions/{SESSION}/forget",

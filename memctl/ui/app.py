@@ -39,6 +39,7 @@ NAV: list[tuple[str, str]] = [
     ("/sessions", "Sessions"),
     ("/memories", "Memories"),
     ("/recall", "Recall"),
+    ("/profile", "Profile"),
     ("/runs", "Runs"),
     ("/health", "Health"),
 ]
@@ -257,6 +258,7 @@ def build_app(settings: Settings, keys: Keys, embedder: Any = None) -> tuple[Any
         ("/memories", "memories"),
         ("/memories/{id}", "memory"),
         ("/recall", "recall"),
+        ("/profile", "profile"),
         ("/runs", "runs"),
         ("/timeline", "timeline"),
         ("/health", "health"),

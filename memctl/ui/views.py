@@ -25,7 +25,8 @@ from memctl.api.memory import (
     UpdateRequest,
 )
 from memctl.api.projects import list_projects, project_labels
-from memctl.api.recall import RecallRequest, excerpt, explain, recall
+from memctl.api.recall import ProfileRequest, RecallRequest, excerpt, explain, recall
+from memctl.api.recall import profile as profile_of
 from memctl.api.sessions import Where
 from memctl.api.sync import ShareRequest
 from memctl.errors import UsageError
@@ -187,6 +188,23 @@ def recall_page(ctx: Context, values: Values) -> dict[str, Any]:
     return data
 
 
+def profile(ctx: Context, values: Values) -> dict[str, Any]:
+    """``memctl profile --all-scopes``: the profile maintain wrote, a heading per project and
+    section, each line linking the memories it rests on; then the profile and preferences
+    memories themselves."""
+    found = profile_of(ctx, ProfileRequest(all_scopes=True))
+    return {
+        "title": "Profile",
+        "written": [
+            {**line.to_dict(), "project": found.labels.get(line.scope, line.scope)}
+            for line in found.written
+        ],
+        "sections": {
+            name: [m.to_dict() for m in items] for name, items in found.sections.items() if items
+        },
+    }
+
+
 def result_href(item_id: str, session_id: str | None, is_message: bool) -> str:
     """Where a recall result opens: a memory's page, or a session message marked in its
     session (its id is ``SESSION#N``)."""
@@ -283,6 +301,7 @@ PAGES: dict[str, Page] = {
     "memories": Page("memories.html", memories),
     "memory": Page("memory.html", memory),
     "recall": Page("recall.html", recall_page),
+    "profile": Page("profile.html", profile),
     "runs": Page("runs.html", runs),
     "timeline": Page("timeline.html", timeline),
     "health": Page("health.html", health),

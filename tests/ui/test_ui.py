@@ -151,6 +151,9 @@ def test_memories_memory_and_its_sources(client: TestClient, stored: Context) ->
     page = client.get(f"/memories/{distilled['id']}").text
     origin = one["origins"][0]
     assert f"/sessions/{SESSION}?from={origin['first']}&amp;to={origin['last']}" in page
+    first, last = origin["first"], origin["last"]
+    said = f"message {first}<" if first == last else f"messages {first}–{last}<"
+    assert said in page and f"messages {first}–{first}<" not in page
 
 
 def test_a_memory_history_says_what_changed_and_which_run_did_it(
@@ -186,6 +189,22 @@ def test_a_consolidated_memory_links_the_memory_and_session_it_came_from(
     assert f'<a href="/sessions/{made["session_id"]}">' in page
     assert "Not distilled from a session" not in page
     assert "(weight 1.0)" in page  # the relation to its episode: a number named
+
+
+def test_the_profile_page_shows_what_memctl_profile_does(
+    client: TestClient, stored: Context
+) -> None:
+    memory_api.remember(stored, RememberRequest("I prefer answers that show the command first"))
+    before = client.get("/profile").text  # before maintain wrote one: the memories only
+    assert "Written by" not in before and "show the command first" in before
+    maintain(stored, MaintainRequest(only="profile"))
+    data = client.get("/profile.json").json()
+    assert data["written"], data
+    line = data["written"][0]
+    page = unescape(client.get("/profile").text)
+    assert f"<h2>{line['section'].capitalize()} <small>({line['project']})</small></h2>" in page
+    assert line["text"] in page and f'<a href="/memories/{line["sources"][0]}">' in page
+    assert 'href="/profile" aria-current="page"' in page  # in the navigation bar
 
 
 def test_recall_labels_and_explains(client: TestClient) -> None:
@@ -577,6 +596,7 @@ def test_an_empty_store_says_it_has_no_runs_yet(make_ctx: Any, keys: Keys) -> No
     with TestClient(app, base_url=f"http://{HOST}") as fresh:
         fresh.get(f"/login?token={keys.token}")
         assert "No runs yet" in fresh.get("/runs").text
+        assert "No profile yet" in fresh.get("/profile").text
     viewer.close()
 
 
