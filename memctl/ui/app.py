@@ -40,6 +40,7 @@ NAV: list[tuple[str, str]] = [
     ("/memories", "Memories"),
     ("/recall", "Recall"),
     ("/profile", "Profile"),
+    ("/graph", "Graph"),
     ("/runs", "Runs"),
     ("/health", "Health"),
 ]
@@ -259,6 +260,7 @@ def build_app(settings: Settings, keys: Keys, embedder: Any = None) -> tuple[Any
         ("/memories/{id}", "memory"),
         ("/recall", "recall"),
         ("/profile", "profile"),
+        ("/graph", "graph"),
         ("/runs", "runs"),
         ("/timeline", "timeline"),
         ("/health", "health"),

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from memctl.api import graph as graph_api
 from memctl.api import ingest as ingest_api
 from memctl.api import memory as memory_api
 from memctl.api import sessions as sessions_api
@@ -205,6 +206,19 @@ def profile(ctx: Context, values: Values) -> dict[str, Any]:
     }
 
 
+def graph(ctx: Context, values: Values) -> dict[str, Any]:
+    """``memctl graph --all-scopes``: without ``entity``, the counts and the most mentioned
+    entities; with it, its relations (live, then history), each with the memories that
+    state it."""
+    name = (values.get("entity") or "").strip()
+    request = graph_api.GraphRequest(name or None, all_scopes=True)
+    if not name:
+        found = graph_api.summary(ctx, request)
+        return {"title": "Graph", "entity": None, **found.to_dict()}
+    shown = graph_api.entity_graph(ctx, request)
+    return {"title": f"Graph: {shown.entity.name}", **shown.to_dict()}
+
+
 def result_href(item_id: str, session_id: str | None, is_message: bool) -> str:
     """Where a recall result opens: a memory's page, or a session message marked in its
     session (its id is ``SESSION#N``)."""
@@ -302,6 +316,7 @@ PAGES: dict[str, Page] = {
     "memory": Page("memory.html", memory),
     "recall": Page("recall.html", recall_page),
     "profile": Page("profile.html", profile),
+    "graph": Page("graph.html", graph),
     "runs": Page("runs.html", runs),
     "timeline": Page("timeline.html", timeline),
     "health": Page("health.html", health),

@@ -287,7 +287,7 @@ def test_every_page_and_every_edit_in_a_browser(with_session: str, browser: Any)
     )
     assert 1 in lines and set(lines) <= {0, 1}, lines  # 0: an empty cell
     # nor does any page scroll sideways there: each row a block of its cells, each named
-    for page in ("projects", "sessions", "memories", "profile", "runs", "health"):
+    for page in ("projects", "sessions", "memories", "profile", "graph", "runs", "health"):
         browser.get(f"{base}/{page}")
         assert sideways(browser) == 0, page
     named = browser.execute_script(  # health: the column's name before each value

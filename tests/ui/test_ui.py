@@ -207,6 +207,29 @@ def test_the_profile_page_shows_what_memctl_profile_does(
     assert 'href="/profile" aria-current="page"' in page  # in the navigation bar
 
 
+def test_the_graph_page_shows_what_memctl_graph_does(client: TestClient, stored: Context) -> None:
+    memory_api.remember(stored, RememberRequest("The billing service uses PostgreSQL 16"))
+    maintain(stored, MaintainRequest(only="graph"))
+    listed = client.get("/graph.json").json()
+    assert listed["counts"]["triples"] >= 1 and listed["entities"], listed
+    page = unescape(client.get("/graph").text)
+    counts = listed["counts"]
+    assert f"{counts['entities']} entities, {counts['triples']} relations" in page
+    first = listed["entities"][0]["name"]
+    assert f'<a href="/graph?entity={quote(first)}">{first}</a>' in page
+    related = next(
+        shown
+        for e in listed["entities"]
+        if (shown := client.get("/graph.json", params={"entity": e["name"]}).json())["relations"]
+    )
+    one = related["relations"][0]
+    page = unescape(client.get("/graph", params={"entity": related["entity"]["name"]}).text)
+    assert f"→ {one['predicate']} →" in page
+    assert f'<a href="/memories/{one["sources"][0]["memory_id"]}">' in page
+    missing = client.get("/graph", params={"entity": "no such thing at all"})
+    assert missing.status_code == 404 and "no entity named" in missing.text
+
+
 def test_recall_labels_and_explains(client: TestClient) -> None:
     data = client.get("/recall.json", params={"q": "staging database PostgreSQL"}).json()
     first = data["results"][0]
