@@ -573,11 +573,13 @@ def test_a_memory_offers_only_changes_that_change_it_and_says_when_none_did(
 def test_runs_say_what_each_did_and_unknown_addresses_get_a_page_with_links(
     client: TestClient,
 ) -> None:
-    """An ingest run shows its counts (not only its notes, which may be a warning); a
-    path no page has, or a link to a button's address, is answered by a viewer page."""
+    """An ingest run shows its counts (not only its notes, which may be a warning) and the
+    session it read (five ingests are told apart); a path no page has, or a link to a
+    button's address, is answered by a viewer page."""
     assert re.search(
         r'<td class="meta" data-label="Kind">ingest</td>(.|\n)*?'
-        r'<td data-label="What">[1-9][0-9]* create</td>',
+        r'<td data-label="What">[1-9][0-9]* create from '
+        rf'<a href="/sessions/{SESSION}">session {SESSION[:12]}</a></td>',
         client.get("/runs").text,
     )
     for path, status, said in (
