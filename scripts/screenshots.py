@@ -2,9 +2,10 @@
 
     .venv/bin/python scripts/screenshots.py [--out docs/ui]
 
-A store of its own in a temporary home (the example memories, and one captured
-session distilled by the rules), `memctl ui` on a free port, and Debian's headless
-chromium (scripts/install-browser) driven through its chromedriver with Selenium.
+A store of its own in a temporary home (the example memories, one captured session
+distilled by the rules, maintain's graph and profile of them), `memctl ui` on a free
+port, and Debian's headless chromium (scripts/install-browser) driven through its
+chromedriver with Selenium.
 """
 
 from __future__ import annotations
@@ -71,6 +72,7 @@ def fill(work: Path) -> None:
     transcript = work / "session.jsonl"
     transcript.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     memctl(work, "ingest", "--transcript", str(transcript), "--client", "claude-code", "--wait")
+    memctl(work, "maintain", "--only", "graph,profile")  # what the graph and profile pages show
 
 
 def shoot(out: Path) -> list[Path]:
@@ -122,6 +124,8 @@ def shoot(out: Path) -> list[Path]:
                 "memories": "/memories",
                 "memory": f"/memories/{distilled['id']}",
                 "recall": "/recall?q=how+do+we+deploy",
+                "profile": "/profile",
+                "graph": "/graph",
                 "runs": "/runs",
                 "health": "/health",
                 "forget-session": f"/sessions/{SESSION}/forget",

@@ -344,7 +344,4 @@ def undo(
         f"{report.reverted} change{'' if report.reverted == 1 else 's'} reverted"
     )
     if report.skipped:
-        warn(
-            f"left {len(report.skipped)} memories alone, changed since the run "
-            f"({', '.join(m[:8] for m in report.skipped)}); --force reverts them too"
-        )
+        warn(report.left_alone())

@@ -41,6 +41,19 @@ class UndoReport:
     reverted: int = 0
     skipped: list[str] = field(default_factory=list)  # memory ids changed since
 
+    def left_alone(self) -> str:
+        """What it left alone and how to revert that too, in one line ('' when nothing):
+        the run is undone now, so its undo is undone first (which puts back what it
+        reverted), then the run again with force."""
+        if not self.skipped:
+            return ""
+        n = len(self.skipped)
+        return (
+            f"left {n} {'memory' if n == 1 else 'memories'} alone, changed since the run "
+            f"({', '.join(m[:8] for m in self.skipped)}); to revert them too: "
+            f"`memctl undo {self.undo_run_id[:12]}`, then `memctl undo {self.run_id[:12]} --force`"
+        )
+
 
 def undo(
     ctx: Context, run_prefix: str | None = None, force: bool = False, batch: str | None = None

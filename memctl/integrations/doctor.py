@@ -302,6 +302,6 @@ def modes_check(home: Path) -> Check:
     return Check(
         "modes",
         FAIL,
-        f"{len(set(loose))} files others can read, e.g. {loose[0]}",
+        f"{len(set(loose))} of its files and directories others can read, e.g. {loose[0]}",
         f"`chmod -R go-rwx {home}`",
     )

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from memctl.model import Role
 from memctl.store.database import FTS_TABLES, Database
 from memctl.store.graph import orphan_entities
 from memctl.store.message_search import count_message_terms
@@ -90,9 +91,12 @@ def copies_of(db: Database, session_id: str, seqs: list[int] | None) -> dict[str
     """The other stored sessions holding one of a session's messages (all, or those
     numbered ``seqs``) verbatim, by content hash: a client's resume or fork writes a new
     session repeating the earlier conversation. Session id -> the numbers of its copied
-    messages. A message shorter than ``COPY_MIN_CHARS`` is no copy."""
+    messages. A message shorter than ``COPY_MIN_CHARS`` is no copy. A whole session's
+    copies are in sessions repeating one of its user's or assistant's messages: unrelated
+    sessions share a client's stock tool results ("Todos have been modified
+    successfully..."), and are no resume of each other."""
     rows = db.tuples(
-        "SELECT session_id, seq FROM messages WHERE content_hash IN (SELECT content_hash "
+        "SELECT session_id, seq, role FROM messages WHERE content_hash IN (SELECT content_hash "
         "FROM messages WHERE session_id = ? AND length(content) >= ? AND content != ? "
         "AND (? IS NULL OR seq IN (SELECT value FROM json_each(?)))) "
         "AND session_id != ? AND length(content) >= ? AND content != ? "
@@ -109,9 +113,12 @@ def copies_of(db: Database, session_id: str, seqs: list[int] | None) -> dict[str
         ),
     )
     copies: dict[str, list[int]] = {}
-    for copy, seq in rows:
+    said = set()  # the sessions repeating one of its user's or assistant's messages
+    for copy, seq, role in rows:
         copies.setdefault(copy, []).append(seq)
-    return copies
+        if role != Role.TOOL:
+            said.add(copy)
+    return copies if seqs is not None else {k: v for k, v in copies.items() if k in said}
 
 
 def ids_containing(db: Database, needle: str) -> list[str]:

@@ -39,6 +39,8 @@ NAV: list[tuple[str, str]] = [
     ("/sessions", "Sessions"),
     ("/memories", "Memories"),
     ("/recall", "Recall"),
+    ("/profile", "Profile"),
+    ("/graph", "Graph"),
     ("/runs", "Runs"),
     ("/health", "Health"),
 ]
@@ -257,6 +259,8 @@ def build_app(settings: Settings, keys: Keys, embedder: Any = None) -> tuple[Any
         ("/memories", "memories"),
         ("/memories/{id}", "memory"),
         ("/recall", "recall"),
+        ("/profile", "profile"),
+        ("/graph", "graph"),
         ("/runs", "runs"),
         ("/timeline", "timeline"),
         ("/health", "health"),

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from memctl.api import graph as graph_api
 from memctl.api import ingest as ingest_api
 from memctl.api import memory as memory_api
 from memctl.api import sessions as sessions_api
@@ -25,12 +26,16 @@ from memctl.api.memory import (
     UpdateRequest,
 )
 from memctl.api.projects import list_projects, project_labels
-from memctl.api.recall import RecallRequest, excerpt, explain, recall
+from memctl.api.recall import ProfileRequest, RecallRequest, excerpt, explain, recall
+from memctl.api.recall import profile as profile_of
 from memctl.api.sessions import Where
 from memctl.api.sync import ShareRequest
 from memctl.errors import UsageError
 from memctl.integrations.doctor import doctor
-from memctl.model import Memory
+from memctl.model import Event, Memory
+
+if TYPE_CHECKING:
+    from memctl.api.ingest import RunRecord
 
 Values = Mapping[str, str]
 PAGE_SIZE = 50  # rows of a list page
@@ -38,6 +43,7 @@ MESSAGES_PAGE = 100  # messages of a session page
 RUNS_SHOWN = 50
 RESULT_LINE = 300  # characters of a recall result shown (its part that answers: excerpt)
 KEY_SEPARATOR = "|"  # a keyset cursor: time|id
+UNSHOWN_FIELDS = frozenset({"content_hash"})  # an update's fields its history leaves out
 
 
 @dataclass(frozen=True)
@@ -127,11 +133,31 @@ def memory(ctx: Context, values: Values) -> dict[str, Any]:
     its relations and its history."""
     found = memory_api.get(ctx, values["id"])
     history = memory_api.events(ctx, EventsRequest(found.memory.id, PAGE_SIZE))
+    made_by = {
+        run_id: ingest_api.run(ctx, run_id) for run_id in {e.run_id for e in history if e.run_id}
+    }
     return {
         "title": f"Memory {found.memory.id[:8]}",
         **found.to_dict(),
         "project": project_labels(ctx, [found.memory.scope])[found.memory.scope],
-        "events": [e.to_dict() for e in history],
+        "events": [told(e, made_by.get(e.run_id or "")) for e in history],
+    }
+
+
+def told(event: Event, run: RunRecord | None) -> dict[str, Any]:
+    """One line of a memory's history: what changed, and which run did it (its kind, the
+    door of an edit, the session of an ingest), as ``memctl events`` and ``memctl runs``
+    hold them."""
+    data = event.data
+    before, after = data.get("before") or {}, data.get("after") or {}
+    changed = sorted(k for k in after if k not in UNSHOWN_FIELDS and before.get(k) != after[k])
+    return {
+        **event.to_dict(),
+        "changed": changed,
+        "was": before.get("content") if "content" in changed else None,
+        "run": None
+        if run is None
+        else {"id": run.id, "kind": run.kind, "door": run.door, "session_id": run.session_id},
     }
 
 
@@ -146,10 +172,13 @@ def recall_page(ctx: Context, values: Values) -> dict[str, Any]:
     request = RecallRequest(query, scope=scope, all_scopes=scope is None, touch=False)
     response = recall(ctx, request)
     result = response.result
+    labels = project_labels(ctx, [item.memory.scope for item in result.results])
     data["results"] = [
         {
             **item.to_dict(),
             "label": item.match,
+            "project": labels.get(item.memory.scope, item.memory.scope),
+            "dated": item.dated_at,
             "line": excerpt(item.memory.summary, item.memory.content, query, RESULT_LINE),
             "href": result_href(item.memory.id, item.memory.session_id, item.is_message),
             "explain": explain(item, result.steps_of(item.memory.id)),
@@ -158,6 +187,36 @@ def recall_page(ctx: Context, values: Values) -> dict[str, Any]:
     ]
     data["elsewhere"] = response.elsewhere
     return data
+
+
+def profile(ctx: Context, values: Values) -> dict[str, Any]:
+    """``memctl profile --all-scopes``: the profile maintain wrote, a heading per project and
+    section, each line linking the memories it rests on; then the profile and preferences
+    memories themselves."""
+    found = profile_of(ctx, ProfileRequest(all_scopes=True))
+    return {
+        "title": "Profile",
+        "written": [
+            {**line.to_dict(), "project": found.labels.get(line.scope, line.scope)}
+            for line in found.written
+        ],
+        "sections": {
+            name: [m.to_dict() for m in items] for name, items in found.sections.items() if items
+        },
+    }
+
+
+def graph(ctx: Context, values: Values) -> dict[str, Any]:
+    """``memctl graph --all-scopes``: without ``entity``, the counts and the most mentioned
+    entities; with it, its relations (live, then history), each with the memories that
+    state it."""
+    name = (values.get("entity") or "").strip()
+    request = graph_api.GraphRequest(name or None, all_scopes=True)
+    if not name:
+        found = graph_api.summary(ctx, request)
+        return {"title": "Graph", "entity": None, **found.to_dict()}
+    shown = graph_api.entity_graph(ctx, request)
+    return {"title": f"Graph: {shown.entity.name}", **shown.to_dict()}
 
 
 def result_href(item_id: str, session_id: str | None, is_message: bool) -> str:
@@ -256,6 +315,8 @@ PAGES: dict[str, Page] = {
     "memories": Page("memories.html", memories),
     "memory": Page("memory.html", memory),
     "recall": Page("recall.html", recall_page),
+    "profile": Page("profile.html", profile),
+    "graph": Page("graph.html", graph),
     "runs": Page("runs.html", runs),
     "timeline": Page("timeline.html", timeline),
     "health": Page("health.html", health),
@@ -337,13 +398,10 @@ def forget_session(ctx: Context, values: Values) -> tuple[str, str]:
 
 def undo(ctx: Context, values: Values) -> tuple[str, str]:
     report = ingest_api.undo(ctx, values["id"])
-    left = (
-        f"; {len(report.skipped)} memory(ies) changed since left alone "
-        f"({', '.join(m[:8] for m in report.skipped)}): `memctl undo --force` reverts them too"
-        if report.skipped
-        else ""
-    )
-    return "/runs", f"undid run {report.run_id[:8]}: {report.reverted} change(s) put back{left}"
+    left = f"; {report.left_alone()}" if report.skipped else ""
+    n = report.reverted
+    put_back = f"{n} change{'' if n == 1 else 's'} put back"
+    return "/runs", f"undid run {report.run_id[:8]}: {put_back}{left}"
 
 
 CHANGES: dict[str, Callable[[Context, Values], tuple[str, str]]] = {

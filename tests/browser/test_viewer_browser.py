@@ -27,6 +27,7 @@ webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.common.by import By  # noqa: E402
 
 HOSTILE = "Build note <script>document.title='pwned'</script><img src=x onerror=alert(1)>"
+NARROW = 420  # a phone's window width, in CSS pixels
 WAIT_SECONDS = 10  # for the browser to load a page (the driver waits this long at most)
 
 
@@ -192,6 +193,14 @@ def with_session(home: Path, tmp_path: Path) -> Iterator[str]:
     yield from serving()
 
 
+def sideways(driver: Any) -> int:
+    """How many pixels the page is wider than the window (0: it never scrolls sideways)."""
+    wide, seen = driver.execute_script(
+        "return [document.documentElement.scrollWidth, window.innerWidth]"
+    )
+    return max(0, int(wide) - int(seen))
+
+
 def click(driver: Any, text: str) -> None:
     """Press the button labelled ``text`` and wait for the page it leads to."""
     from selenium.webdriver.support import expected_conditions
@@ -216,6 +225,12 @@ def test_every_page_and_every_edit_in_a_browser(with_session: str, browser: Any)
     assert marked and "Fridays" in " ".join(m.text for m in marked)
     browser.back()
     memory_url = browser.current_url
+    # a phone's width: its long source and ids wrap, the page never scrolls sideways
+    wide_as = browser.get_window_size()
+    browser.set_window_size(NARROW, 800)
+    browser.refresh()
+    assert sideways(browser) == 0
+    browser.set_window_size(wide_as["width"], wide_as["height"])
 
     click(browser, "Promote")
     assert "shared" in said_on(browser) and "Unpromote" in text_of(browser)
@@ -260,7 +275,7 @@ def test_every_page_and_every_edit_in_a_browser(with_session: str, browser: Any)
 
     # its run cannot be undone: Runs says why in place of the button; in a narrow window
     # a run's kind, status and door stay whole words
-    browser.set_window_size(480, 800)
+    browser.set_window_size(NARROW, 800)
     browser.find_element(By.LINK_TEXT, "Runs").click()
     forgot = browser.find_element(By.CSS_SELECTOR, "tbody tr")
     assert "cannot be undone: it forgot text for good" in forgot.text
@@ -272,12 +287,9 @@ def test_every_page_and_every_edit_in_a_browser(with_session: str, browser: Any)
     )
     assert 1 in lines and set(lines) <= {0, 1}, lines  # 0: an empty cell
     # nor does any page scroll sideways there: each row a block of its cells, each named
-    for page in ("projects", "sessions", "memories", "runs", "health"):
+    for page in ("projects", "sessions", "memories", "profile", "graph", "runs", "health"):
         browser.get(f"{base}/{page}")
-        wide, seen = browser.execute_script(
-            "return [document.documentElement.scrollWidth, window.innerWidth]"
-        )
-        assert wide <= seen, (page, wide, seen)
+        assert sideways(browser) == 0, page
     named = browser.execute_script(  # health: the column's name before each value
         "const td = document.querySelector('td[data-label]');"
         "return [td.dataset.label, getComputedStyle(td, '::before').content]"

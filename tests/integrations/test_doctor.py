@@ -67,6 +67,7 @@ def test_what_is_wrong_fails_with_its_fix(
     assert checks["sync"].status == FAIL and str(tmp_path / "no") in checks["sync"].detail
     assert checks["modes"].status == FAIL and "chmod -R go-rwx" in checks["modes"].fix
     assert "loose.txt" in checks["modes"].detail
+    assert checks["modes"].detail.startswith("1 of its files and directories others can read")
 
 
 def test_vectors_of_another_model_and_a_missing_store(

@@ -67,3 +67,17 @@ def test_one_message_with_copies_and_a_bad_reference(tmp_path: Path) -> None:
     assert bad.returncode != 0 and bad.stderr.strip().splitlines() == [
         "memctl: error: no stored session 'nope' (see `memctl sessions list`)"
     ]
+
+
+def test_a_stock_tool_result_shared_by_unrelated_sessions_is_no_copy(
+    home: Path, tmp_path: Path
+) -> None:
+    stock = ("tool", "Todos have been modified successfully. Ensure that you continue.")
+    one = _transcript(tmp_path / "a.jsonl", [SAID[0], stock])
+    other = _transcript(tmp_path / "b.jsonl", [LATER, stock])
+    _ok("ingest", str(one), "--session-id", "first", "--wait")
+    _ok("ingest", str(other), "--session-id", "other", "--wait")
+    done = json.loads(_ok("sessions", "forget", "first", "--with-copies", "--yes", "--json"))
+    assert done["copies"] == {}
+    shown = json.loads(_ok("sessions", "show", "other", "--json"))["messages"]
+    assert [m["content"] for m in shown] == [LATER[1], stock[1]]

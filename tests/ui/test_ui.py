@@ -20,6 +20,7 @@ from starlette.testclient import TestClient
 
 from memctl.api import ingest as ingest_api
 from memctl.api import memory as memory_api
+from memctl.api.maintain import MaintainRequest, maintain
 from memctl.api.memory import RememberRequest, UpdateRequest
 from memctl.config.settings import load_settings
 from memctl.context import Context
@@ -150,6 +151,83 @@ def test_memories_memory_and_its_sources(client: TestClient, stored: Context) ->
     page = client.get(f"/memories/{distilled['id']}").text
     origin = one["origins"][0]
     assert f"/sessions/{SESSION}?from={origin['first']}&amp;to={origin['last']}" in page
+    first, last = origin["first"], origin["last"]
+    said = f"message {first}<" if first == last else f"messages {first}–{last}<"
+    assert said in page and f"messages {first}–{first}<" not in page
+
+
+def test_a_memory_history_says_what_changed_and_which_run_did_it(
+    client: TestClient, stored: Context, keys: Keys
+) -> None:
+    listed = client.get("/memories.json").json()["memories"]
+    distilled = next(m for m in listed if m["source"].startswith("session:"))
+    made = client.get(f"/memories/{distilled['id']}").text
+    assert f'of <a href="/sessions/{SESSION}">session {SESSION[:12]}</a>' in made
+    assert "create by rules" in made
+    memory = memory_api.remember(stored, RememberRequest("Releases are cut on Mondays")).memory
+    client.post(
+        f"/memories/{memory.id}/edit",
+        data={"csrf": keys.csrf, "text": "Releases are cut on Tuesdays"},
+    )
+    history = client.get(f"/memories/{memory.id}.json").json()["events"]
+    assert history[0]["changed"] == ["content"] and history[0]["run"]["door"] == "ui"
+    page = unescape(client.get(f"/memories/{memory.id}").text)
+    assert "update: content" in page and "edit from ui" in page
+    assert "it was: Releases are cut on Mondays" in page
+    assert "content_hash" not in page
+
+
+def test_a_consolidated_memory_links_the_memory_and_session_it_came_from(
+    client: TestClient, stored: Context
+) -> None:
+    maintain(stored, MaintainRequest(only="consolidate"))
+    listed = client.get("/memories.json").json()["memories"]
+    made = next(m for m in listed if m["source"].startswith("memory:"))
+    page = client.get(f"/memories/{made['id']}").text
+    episode = made["source"].removeprefix("memory:")
+    assert f'Consolidated from <a href="/memories/{episode}">memory {episode[:8]}</a>' in page
+    assert f'<a href="/sessions/{made["session_id"]}">' in page
+    assert "Not distilled from a session" not in page
+    assert "(weight 1.0)" in page  # the relation to its episode: a number named
+
+
+def test_the_profile_page_shows_what_memctl_profile_does(
+    client: TestClient, stored: Context
+) -> None:
+    memory_api.remember(stored, RememberRequest("I prefer answers that show the command first"))
+    before = client.get("/profile").text  # before maintain wrote one: the memories only
+    assert "Written by" not in before and "show the command first" in before
+    maintain(stored, MaintainRequest(only="profile"))
+    data = client.get("/profile.json").json()
+    assert data["written"], data
+    line = data["written"][0]
+    page = unescape(client.get("/profile").text)
+    assert f"<h2>{line['section'].capitalize()} <small>({line['project']})</small></h2>" in page
+    assert line["text"] in page and f'<a href="/memories/{line["sources"][0]}">' in page
+    assert 'href="/profile" aria-current="page"' in page  # in the navigation bar
+
+
+def test_the_graph_page_shows_what_memctl_graph_does(client: TestClient, stored: Context) -> None:
+    memory_api.remember(stored, RememberRequest("The billing service uses PostgreSQL 16"))
+    maintain(stored, MaintainRequest(only="graph"))
+    listed = client.get("/graph.json").json()
+    assert listed["counts"]["triples"] >= 1 and listed["entities"], listed
+    page = unescape(client.get("/graph").text)
+    counts = listed["counts"]
+    assert f"{counts['entities']} entities, {counts['triples']} relations" in page
+    first = listed["entities"][0]["name"]
+    assert f'<a href="/graph?entity={quote(first)}">{first}</a>' in page
+    related = next(
+        shown
+        for e in listed["entities"]
+        if (shown := client.get("/graph.json", params={"entity": e["name"]}).json())["relations"]
+    )
+    one = related["relations"][0]
+    page = unescape(client.get("/graph", params={"entity": related["entity"]["name"]}).text)
+    assert f"→ {one['predicate']} →" in page
+    assert f'<a href="/memories/{one["sources"][0]["memory_id"]}">' in page
+    missing = client.get("/graph", params={"entity": "no such thing at all"})
+    assert missing.status_code == 404 and "no entity named" in missing.text
 
 
 def test_recall_labels_and_explains(client: TestClient) -> None:
@@ -182,6 +260,14 @@ def test_a_session_message_found_by_recall_opens_in_its_session(client: TestClie
     assert messages[0]["href"] == f"/sessions/{session}?from={seq}&to={seq}"
     page = client.get(messages[0]["href"]).text  # the page the link opens
     assert "flaky login test" in page
+    # each result says what it is, as `memctl recall` does: a message of a session, or a
+    # memory with its category; its project and its date
+    listed = client.get("/recall", params={"q": "flaky login test"}).text
+    day = messages[0]["dated"][:10]
+    assert f"message {seq} of session {session[:12]} · {messages[0]['project']} · {day}" in listed
+    memories = [r for r in data["results"] if not r["from_session_messages"]]
+    assert memories, data["results"]
+    assert f"memory {memories[0]['id'][:8]}, {memories[0]['category']} · " in listed
 
 
 def test_hostile_text_is_shown_as_text(client: TestClient, stored: Context) -> None:
@@ -334,6 +420,13 @@ def test_the_health_page_shows_doctor_checks(client: TestClient) -> None:
     checked = client.get("/health.json", params={"check": "store"}).json()["checks"]
     store = next(c for c in checked if c["name"] == "store")
     assert (store["status"], store["detail"].endswith("passes the quick check")) == ("ok", True)
+    # doctor's `command` quoting is for a terminal: here each command is code, no backtick
+    fixes = [c["fix"] for c in data["checks"] if "`" in (c["fix"] or "")]
+    assert fixes, data["checks"]
+    command = fixes[0].split("`")[1]
+    assert f"<code>{escape(command)}</code>" in page and "`" not in page
+    failing = sum(c["status"] == "fail" for c in data["checks"])
+    assert "check(s)" not in page and (failing != 1 or "1 check failing" in page)
 
 
 def test_remember_delete_promote_and_unpromote_are_runs(
@@ -469,7 +562,10 @@ def test_a_memory_offers_only_changes_that_change_it_and_says_when_none_did(
     again = client.post(f"{base}/forget", data={"csrf": keys.csrf}).headers["location"]
     assert "was forgotten already" in client.get(again).text
     client.post(f"{base}/delete", data={"csrf": keys.csrf})
-    assert "delete" not in re.findall(r'action="[^"]*/(\w+)"', client.get(base).text)
+    # a deleted memory offers no change: not shared, not edited; its run's undo brings it back
+    deleted = client.get(base).text
+    assert re.findall(r'action="[^"]*/(\w+)"', deleted) == ["recall"]  # the search box
+    assert "undoing the run that deleted it" in deleted
     again = client.post(f"{base}/delete", data={"csrf": keys.csrf}).headers["location"]
     assert "was deleted already" in client.get(again).text
 
@@ -477,11 +573,13 @@ def test_a_memory_offers_only_changes_that_change_it_and_says_when_none_did(
 def test_runs_say_what_each_did_and_unknown_addresses_get_a_page_with_links(
     client: TestClient,
 ) -> None:
-    """An ingest run shows its counts (not only its notes, which may be a warning); a
-    path no page has, or a link to a button's address, is answered by a viewer page."""
+    """An ingest run shows its counts (not only its notes, which may be a warning) and the
+    session it read (five ingests are told apart); a path no page has, or a link to a
+    button's address, is answered by a viewer page."""
     assert re.search(
         r'<td class="meta" data-label="Kind">ingest</td>(.|\n)*?'
-        r'<td data-label="What">[1-9][0-9]* create</td>',
+        r'<td data-label="What">[1-9][0-9]* create from '
+        rf'<a href="/sessions/{SESSION}">session {SESSION[:12]}</a></td>',
         client.get("/runs").text,
     )
     for path, status, said in (
@@ -502,9 +600,19 @@ def test_an_undo_says_which_memories_it_left_alone(
     first = client.get("/runs.json").json()["runs"][0]
     memory_api.update(stored, UpdateRequest(made.id, text="Deploys need one approval"))
     undone = client.post(f"/runs/{first['id']}/undo", data={"csrf": keys.csrf})
-    said = client.get(undone.headers["location"]).text
-    assert f"left alone ({made.id[:8]})" in said and "--force" in said
+    said = unescape(client.get(undone.headers["location"]).text)
+    assert f"left 1 memory alone, changed since the run ({made.id[:8]})" in said
     assert memory_api.get(stored, made.id).memory.content == "Deploys need one approval"
+    # what it says to do reverts that memory too (the run is undone: `undo RUN --force`
+    # alone is refused)
+    undo_run = client.get("/runs.json").json()["runs"][0]["id"]
+    told = f"to revert them too: `memctl undo {undo_run[:12]}`, then "
+    assert told + f"`memctl undo {first['id'][:12]} --force`" in said
+    with pytest.raises(UsageError, match="already undone"):
+        ingest_api.undo(stored, first["id"], force=True)
+    ingest_api.undo(stored, undo_run[:12])
+    ingest_api.undo(stored, first["id"][:12], force=True)
+    assert memory_api.get(stored, made.id).memory.state == "deleted"
 
 
 def test_an_empty_store_says_it_has_no_runs_yet(make_ctx: Any, keys: Keys) -> None:
@@ -513,6 +621,7 @@ def test_an_empty_store_says_it_has_no_runs_yet(make_ctx: Any, keys: Keys) -> No
     with TestClient(app, base_url=f"http://{HOST}") as fresh:
         fresh.get(f"/login?token={keys.token}")
         assert "No runs yet" in fresh.get("/runs").text
+        assert "No profile yet" in fresh.get("/profile").text
     viewer.close()
 
 
