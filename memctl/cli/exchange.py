@@ -23,7 +23,15 @@ from memctl.cli.common import (
     open_context,
     tags_given,
 )
-from memctl.cli.render import console, item_progress, middle, print_json, update_items, warn
+from memctl.cli.render import (
+    console,
+    counted,
+    item_progress,
+    middle,
+    print_json,
+    update_items,
+    warn,
+)
 from memctl.errors import InputError, UsageError
 
 if TYPE_CHECKING:
@@ -173,13 +181,9 @@ def _show_import(report: ImportReport) -> None:
         warn(note)
     verb = "would be " if report.dry_run else ""
     console.print(
-        f"{_count(len(report.files), 'file')}: "
-        f"{_count(report.total('imported'), 'memory', 'memories')} {verb}imported, "
+        f"{counted(len(report.files), 'file')}: "
+        f"{counted(report.total('imported'), 'memory', 'memories')} {verb}imported, "
         f"{report.total('merged')} {verb}merged, {report.total('skipped')} skipped; "
-        f"{_count(len(report.failed), 'file')} failed"
+        f"{counted(len(report.failed), 'file')} failed"
         + (f"; {report.unchanged}" if report.unchanged else "")
     )
-
-
-def _count(n: int, one: str, many: str | None = None) -> str:
-    return f"{n} {one if n == 1 else many or one + 's'}"

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from memctl.cli.common import JsonOption, new_typer, open_context
-from memctl.cli.render import console, item_progress, print_json, update_items, warn
+from memctl.cli.render import console, counted, item_progress, print_json, update_items, warn
 
 if TYPE_CHECKING:
     from memctl.api.sync import Trust
@@ -177,7 +177,7 @@ def promote(
     if as_json:
         print_json([m.id for m in changed])
     else:
-        console.print(f"promoted {len(changed)} memories")
+        console.print(f"promoted {counted(len(changed), 'memory', 'memories')}")
 
 
 @share.command()
@@ -189,4 +189,4 @@ def unpromote(ctx: typer.Context, ids: IdsArgument = None, as_json: JsonOption =
     if as_json:
         print_json([m.id for m in changed])
     else:
-        console.print(f"unpromoted {len(changed)} memories")
+        console.print(f"unpromoted {counted(len(changed), 'memory', 'memories')}")

@@ -33,7 +33,13 @@ def select(ctx: Context, ids: list[str], every: bool, scope: str | None) -> list
 
 def set_shared(ctx: Context, memories: list[Memory], shared: bool) -> list[Memory]:
     """Promote (``shared``) or unpromote memories, as one run that undo reverts; the ones
-    that changed (none: no run)."""
+    that changed (none: no run). A deleted memory is never promoted: nothing changes."""
+    deleted = [m for m in memories if m.state == State.DELETED]
+    if shared and deleted:
+        raise UsageError(
+            f"memory {deleted[0].id[:8]} is deleted: a deleted memory is not shared "
+            "(undo the run that deleted it to bring it back)"
+        )
     target = Visibility.SHARED if shared else Visibility.PRIVATE
     ids = [m.id for m in memories]
     held = withheld(ctx.db, ids)

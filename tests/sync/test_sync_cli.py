@@ -37,8 +37,12 @@ def test_init_promote_sync_status_and_two_syncs_at_once(tmp_path: Path) -> None:
         memory_id = remember(
             ctx, RememberRequest("rebase before merging", scope="global")
         ).memory.id
-        remember(ctx, RememberRequest("not shared", scope="global"))
-    assert "promoted 1 memories" in cli(a, "promote", memory_id[:8])
+        other = remember(ctx, RememberRequest("not shared", scope="global")).memory.id
+    assert "promoted 1 memory\n" in cli(a, "promote", memory_id[:8])
+    cli(a, "delete", other)
+    refused = run_cli("--home", str(a), "promote", other, env=NO_LLM)
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+    assert "is deleted: a deleted memory is not shared" in refused.stderr
     assert "would write 1 files" in cli(a, "sync", "--dry-run")
     status = json.loads(cli(a, "sync", "status", "--json"))
     assert status["waiting_out"] == 1 and status["remote"] == str(remote)
@@ -55,7 +59,7 @@ def test_init_promote_sync_status_and_two_syncs_at_once(tmp_path: Path) -> None:
     cli(b, "sync", "init", str(remote))
     assert "import 1 new" in cli(b, "sync")
     assert memory_id in cli(b, "list", "--json")
-    assert "unpromoted 1 memories" in cli(a, "unpromote", memory_id)
+    assert "unpromoted 1 memory\n" in cli(a, "unpromote", memory_id)
     assert "remove 1" in cli(a, "sync")
 
 
