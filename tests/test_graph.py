@@ -624,6 +624,21 @@ def test_a_digest_relates_its_project_to_its_files_and_commands_not_its_heading(
     assert not {k for _, k in named} & {"date"} and ("Codex", "tool") not in named
 
 
+def test_a_checks_day_and_a_bare_flag_are_no_entities() -> None:
+    """The day memctl saw a check pass is its template, and `--no-verify` is no command:
+    on the real sessions both were among the graph's most named entities."""
+    fact = "tests run with `mix test` (passed on 2026-02-12); never commit with `--no-verify`"
+    named = {(e.name, e.kind) for e in entities(fact)}
+    assert ("mix test", "command") in named
+    assert not {k for _, k in named} & {"date"}
+    assert "--no-verify" not in {n for n, _ in named}
+    assert ("2026-02-12", "date") in names_kinds("The release is on 2026-02-12 (passed on QA)")
+
+
+def names_kinds(text: str) -> set[tuple[str, str]]:
+    return {(e.name, e.kind) for e in entities(text)}
+
+
 def said_of(text: str, project: str) -> set[tuple[str, str, str]]:
     return {(t.subject.name, t.predicate, t.object.name) for t in triples(text, project=project)}
 

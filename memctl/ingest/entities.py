@@ -37,8 +37,10 @@ from memctl.retrieve.vocabulary import is_term
 # ("Next Steps: ...", "Log Levels") names no one; "Dr. Smith: ..." is a speaker; 5: an
 # alias that is an everyday word ("react", "node", "cursor") names a tool only when
 # written as a name (capitalised, or in code); 6: a command the digest cut short ("…")
-# names nothing; 7: a digest's heading (its day, its client) names nothing.
-RULES_VERSION = 7
+# names nothing; 7: a digest's heading (its day, its client) names nothing; 8: the day of a
+# check's template ("(passed on 2026-02-12)") names nothing, nor a code span that is only
+# a flag (`--no-verify`).
+RULES_VERSION = 8
 
 # Canonical name -> (kind, aliases): the tools and services whose several spellings name
 # one thing. Versions are stripped before the look-up ("PostgreSQL 16" -> postgresql).
@@ -204,6 +206,9 @@ DIGEST_LABELS = frozenset(
 # day and client are memctl's template, not what the session said: they name nothing (the
 # title after the dash is the session's first request, and is read).
 DIGEST_HEAD = lazy(r"^Session of \d{4}-\d{2}-\d{2} \([^)\n]*\)(?: — )?", re.M)
+# The day a check fact's template adds (ingest/extract_actions.py: "tests run with `mix
+# test` (passed on 2026-02-12)"): when memctl saw it pass, not a date the session named.
+CHECK_DAY = lazy(r" \((?:passed|succeeded) on \d{4}-\d{2}-\d{2}\)")
 CUT = "…"  # an item or a command shortened by the digest names nothing whole
 BETWEEN = lazy(rf"^\s*(?:is |are |was )?({PREDICATES})(?: (?:a|an|the))?\s*$")
 ARTICLES = lazy(r"^(?:a|an|the|my|our|some|this|that|these|those|his|her|their)\s+", re.I)
@@ -463,7 +468,7 @@ def _cjk(text: str) -> list[Entity]:
 def entities(text: str) -> list[Entity]:
     """Every entity ``text`` names, once each (by key), in the order of the rules."""
     who = speaker(text)  # a digest's heading is no speaker, nor its title once bare
-    text = DIGEST_HEAD.sub("", text)
+    text = CHECK_DAY.sub("", DIGEST_HEAD.sub("", text))
     if cjk_count(text):
         text = SCRIPT_EDGE.sub(" ", text)
     found: list[Entity] = []
@@ -472,7 +477,8 @@ def entities(text: str) -> list[Entity]:
     found += [Entity(m.group(1), "repository") for m in REPOSITORY.finditer(text)]
     found += [Entity(m.group(0), "file") for m in FILE.finditer(text)]
     commands = ((m.group(1) or m.group(2)).strip() for m in COMMAND.finditer(text))
-    found += [Entity(c, "command") for c in commands if not c.endswith(CUT)]
+    # a code span that is only a flag (`--no-verify`, `-v`) is part of a command, not one
+    found += [Entity(c, "command") for c in commands if not c.endswith(CUT) and c[0] != "-"]
     found += [Entity(m.group(1) or m.group(2), "project") for m in PROJECT.finditer(text)]
     found += [Entity(m.group(0), "date") for m in DATE.finditer(text)]
     found += _vocabulary(text)
