@@ -485,6 +485,35 @@ def test_profile_dynamic_lines_come_from_the_latest_digests(ctx: Context) -> Non
     assert State.ACTIVE == memory.state
 
 
+def test_focus_is_what_was_asked_once_not_a_command_a_paste_or_a_go_ahead(ctx: Context) -> None:
+    """Lines the real sessions' profiles had: a go-ahead, a command typed into the prompt,
+    a pasted shell prompt, and a request repeated as its open problem or its convention."""
+    digest = (
+        "Session of 2024-05-01 (claude-code) — port\n"
+        "Asked: port the parser to Rust; continue implementation; python bench.py --rows 10; "
+        "(venv) jim@box:/mnt/c/app$ claude -c No conversation found; "
+        "Good. From now on, never log a token in plain text; "
+        "scrolling in the viewer still does not work under tmux\n"
+        "Left open: unanswered: scrolling in the viewer still does not work under tmux"
+    )
+    memory = remember(ctx, RememberRequest(digest, category="events", tags=("digest",))).memory
+    rule = remember(
+        ctx,
+        RememberRequest(
+            "Never log a token in plain text.", category="preferences", scope=memory.scope
+        ),
+    )
+    with ctx.db.atomic():
+        replace_profile(ctx.db, memory.scope, written(ctx.db, memory.scope, "2024-05-02T00:00Z"))
+    lines = {(x.section, x.text) for x in profile_lines(ctx.db, (memory.scope,))}
+    assert {t for s, t in lines if s == "focus"} == {"port the parser to Rust"}
+    assert (
+        "open problems",
+        "unanswered: scrolling in the viewer still does not work under tmux",
+    ) in lines
+    assert ("conventions", rule.memory.content) in lines
+
+
 def test_index_is_idempotent(ctx: Context) -> None:
     memory_id = remembered(ctx, "Erin works at Umbrella.")
     item = Written(memory_id, "Erin works at Umbrella.")
