@@ -101,6 +101,11 @@ def test_chinese_all_and_all_capital_words_are_no_place_or_person(
         ("1. Key Methods Involved in ZIP Processing", {"Methods Involved", "ZIP Processing"}),
         ("The SessionLive module renders the transcript", {"SessionLive"}),
         ("We run the linter and the Format step; format runs first", {"Format"}),
+        # from the real sessions' graph: a software name inside, capitals only, everyday words
+        ("Hey Claude, can you please add a Github Action to run the tests", {"Github Action"}),
+        ("Use the Explore task with the Haiku Model to read the Python CLI", {"Haiku Model"}),
+        ("spotter-fum.3 (IN PROGRESS): integrate highlight.js", {"PROGRESS", "IN PROGRESS"}),
+        ("Put the helpers in Always, and the rest in Never", {"Always", "Never"}),
     ],
 )
 def test_developer_text_names_no_person_by_its_capitals(text: str, not_person: set[str]) -> None:
@@ -651,6 +656,14 @@ def test_a_digest_relates_its_project_to_its_files_and_commands_not_its_heading(
     # the heading's day and client are memctl's template: the graph lists neither
     named = {(e.name, e.kind) for e in entities(digest.replace("claude-code", "codex"))}
     assert not {k for _, k in named} & {"date"} and ("Codex", "tool") not in named
+
+
+def test_the_assistant_a_message_greets_is_no_tool_of_the_work() -> None:
+    """ "Hey Claude, ..." put Claude in a project's stack; a person greeted stays a person."""
+    assert "Claude" not in names("Hey Claude, can you add a CI workflow for pytest?")
+    assert "Codex" not in names("thanks Codex! now build it with Docker")
+    assert names("We review with Claude before merging")["Claude"] == "tool"
+    assert names("Hey Mel, how are you?") == {"Mel": "person"}
 
 
 def test_a_checks_day_and_a_bare_flag_are_no_entities() -> None:

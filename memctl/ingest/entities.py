@@ -39,7 +39,9 @@ from memctl.retrieve.vocabulary import is_term
 # written as a name (capitalised, or in code); 6: a command the digest cut short ("…")
 # names nothing; 7: a digest's heading (its day, its client) names nothing; 8: the day of a
 # check's template ("(passed on 2026-02-12)") names nothing, nor a code span that is only
-# a flag (`--no-verify`).
+# a flag (`--no-verify`), nor the assistant a message greets ("Hey Claude"); a capitalised
+# run holding a software name ("Github Action", "Python CLI") is a thing, not a person; a
+# place is never everyday words or capitals only ("Always", "IN PROGRESS").
 RULES_VERSION = 8
 
 # Canonical name -> (kind, aliases): the tools and services whose several spellings name
@@ -209,6 +211,9 @@ DIGEST_HEAD = lazy(r"^Session of \d{4}-\d{2}-\d{2} \([^)\n]*\)(?: — )?", re.M)
 # The day a check fact's template adds (ingest/extract_actions.py: "tests run with `mix
 # test` (passed on 2026-02-12)"): when memctl saw it pass, not a date the session named.
 CHECK_DAY = lazy(r" \((?:passed|succeeded) on \d{4}-\d{2}-\d{2}\)")
+# A greeting or thanks before a name: the one spoken to. When that name is software, it is
+# the assistant the user talks to ("Hey Claude, can you ..."), not a tool the work uses.
+ADDRESSED = lazy(r"\b(?:hey|hi|hello|thanks|thank you),?\s+([A-Z][\w-]*)\b", re.I)
 CUT = "…"  # an item or a command shortened by the digest names nothing whole
 BETWEEN = lazy(rf"^\s*(?:is |are |was )?({PREDICATES})(?: (?:a|an|the))?\s*$")
 ARTICLES = lazy(r"^(?:a|an|the|my|our|some|this|that|these|those|his|her|their)\s+", re.I)
@@ -437,8 +442,10 @@ def _capitalised(text: str, skip: set[str]) -> list[Entity]:
             continue
         if INNER_CAPITAL.search(name):  # "SessionLive", "GoT"
             kind = "thing"
-        if kind == "person" and _everyday(name):  # "Log Levels", "Entry Points", "Usage"
-            continue
+        if kind != "organisation" and any(canonical(w) for w in words):
+            kind = "thing"  # "Github Action", "Python CLI": a part of the software named
+        if kind in ("person", "place") and (_everyday(name) or name.isupper()):
+            continue  # "Log Levels", "Usage"; "in Always", "IN PROGRESS"
         found.append(Entity(name, kind))
     found += [
         Entity(m.group(1), "person")
@@ -465,10 +472,15 @@ def _cjk(text: str) -> list[Entity]:
     return found
 
 
+def _unless_person(match: re.Match[str]) -> str:
+    """A greeting of software ("Hey Claude") without the name; of anyone else, as is."""
+    return match.group(0) if canonical(match.group(1)) is None else ""
+
+
 def entities(text: str) -> list[Entity]:
     """Every entity ``text`` names, once each (by key), in the order of the rules."""
     who = speaker(text)  # a digest's heading is no speaker, nor its title once bare
-    text = CHECK_DAY.sub("", DIGEST_HEAD.sub("", text))
+    text = ADDRESSED.sub(_unless_person, CHECK_DAY.sub("", DIGEST_HEAD.sub("", text)))
     if cjk_count(text):
         text = SCRIPT_EDGE.sub(" ", text)
     found: list[Entity] = []
