@@ -653,6 +653,12 @@ def test_a_digest_relates_its_project_to_its_files_and_commands_not_its_heading(
         ("spotter", "edited", "lib/app.ex"),
         ("spotter", "ran", "mix test"),
     }
+    # a path inside the project is the file its relative paths name: one entity, not two
+    absolute = "Edited: /home/ann/src/spotter/lib/app.ex; /tmp/spotter-notes/x.md\n"
+    assert said_of(absolute, "spotter") == {
+        ("spotter", "edited", "lib/app.ex"),
+        ("spotter", "edited", "/tmp/spotter-notes/x.md"),
+    }
     # the heading's day and client are memctl's template: the graph lists neither
     named = {(e.name, e.kind) for e in entities(digest.replace("claude-code", "codex"))}
     assert not {k for _, k in named} & {"date"} and ("Codex", "tool") not in named

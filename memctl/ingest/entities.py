@@ -41,7 +41,8 @@ from memctl.retrieve.vocabulary import is_term
 # check's template ("(passed on 2026-02-12)") names nothing, nor a code span that is only
 # a flag (`--no-verify`), nor the assistant a message greets ("Hey Claude"); a capitalised
 # run holding a software name ("Github Action", "Python CLI") is a thing, not a person; a
-# place is never everyday words or capitals only ("Always", "IN PROGRESS").
+# place is never everyday words or capitals only ("Always", "IN PROGRESS"); a digest's
+# absolute path inside its project is the project's relative path.
 RULES_VERSION = 8
 
 # Canonical name -> (kind, aliases): the tools and services whose several spellings name
@@ -559,8 +560,16 @@ def project_triples(text: str, project: str) -> list[Triple]:
         kind, predicate = DIGEST_KINDS[match.group(1)], match.group(1).lower()
         for item in match.group(2).split("; "):
             if item.strip() and not item.endswith(CUT):
-                found.append(Triple(owner, predicate, Entity(item.strip(), kind)))
+                name = _in_project(item.strip(), project) if kind == "file" else item.strip()
+                found.append(Triple(owner, predicate, Entity(name, kind)))
     return found
+
+
+def _in_project(path: str, project: str) -> str:
+    """A file of the project by its path in it: "/home/ann/src/shop/app/main.py" of shop is
+    "app/main.py", the name its sessions' relative paths give it (one entity, not two)."""
+    inside = path.partition(f"/{project}/")[2]
+    return inside if path.startswith(("/", "~")) and inside else path
 
 
 def triples(text: str, user: str = "user", project: str | None = None) -> list[Triple]:
