@@ -42,7 +42,8 @@ from memctl.retrieve.vocabulary import is_term
 # a flag (`--no-verify`), nor the assistant a message greets ("Hey Claude"); a capitalised
 # run holding a software name ("Github Action", "Python CLI") is a thing, not a person; a
 # place is never everyday words or capitals only ("Always", "IN PROGRESS"); a digest's
-# absolute path inside its project is the project's relative path.
+# absolute path inside its project is the project's relative path; a word the digest cut
+# ("Musi…") or one after a log level ("[ERROR] Cowardly refusing") names no one.
 RULES_VERSION = 8
 
 # Canonical name -> (kind, aliases): the tools and services whose several spellings name
@@ -147,7 +148,7 @@ NOT_NAMES = frozenset(
 # Where a clause starts, so its first capital marks no name: a label's colon ("Key
 # points: Uses ..."), a list's bullet or number, a heading's mark, an emoji.
 CLAUSE_START = lazy(
-    r"(?::|(?<![\w.])\d+[.)]|[-*#>|•·▪–—\u2190-\u21ff\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff])\s+"
+    r"(?::|\[[A-Z]{2,}\]|(?<![\w.])\d+[.)]|[-*#>|•·▪–—\u2190-\u21ff\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff])\s+"
 )
 # A capital inside a word: a code identifier ("SessionLive") or a brand ("YouTube"), a
 # thing rather than a person or a place.
@@ -430,7 +431,10 @@ def _capitalised(text: str, skip: set[str]) -> list[Entity]:
             continue
         if len(name) < 2 or not _written_as_name(name, text):
             continue
-        before = text[: text.find(name)]
+        at = text.find(name)
+        if text.startswith(CUT, at + len(name)):  # "composer = Musi…": cut, names no one
+            continue
+        before = text[:at]
         kind = "place" if PLACE_BEFORE.search(before) else "person"
         kind = "organisation" if ORGANISATION_BEFORE.search(before) else kind
         if name.isupper() and (kind == "person" or is_term(name)):  # "CI", "YYYY MM DD"
