@@ -431,10 +431,9 @@ def _capitalised(text: str, skip: set[str]) -> list[Entity]:
             continue
         if len(name) < 2 or not _written_as_name(name, text):
             continue
-        at = text.find(name)
-        if text.startswith(CUT, at + len(name)):  # "composer = Musi…": cut, names no one
+        if re.search(rf"(?<!\w){re.escape(name)}{CUT}", text):  # "= Musi…": cut, no one
             continue
-        before = text[:at]
+        before = text[: text.find(name)]
         kind = "place" if PLACE_BEFORE.search(before) else "person"
         kind = "organisation" if ORGANISATION_BEFORE.search(before) else kind
         if name.isupper() and (kind == "person" or is_term(name)):  # "CI", "YYYY MM DD"
