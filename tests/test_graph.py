@@ -101,6 +101,13 @@ def test_chinese_all_and_all_capital_words_are_no_place_or_person(
         ("1. Key Methods Involved in ZIP Processing", {"Methods Involved", "ZIP Processing"}),
         ("The SessionLive module renders the transcript", {"SessionLive"}),
         ("We run the linter and the Format step; format runs first", {"Format"}),
+        # from the real sessions' graph: a software name inside, capitals only, everyday words
+        ("Hey Claude, can you please add a Github Action to run the tests", {"Github Action"}),
+        ("Use the Explore task with the Haiku Model to read the Python CLI", {"Haiku Model"}),
+        ("spotter-fum.3 (IN PROGRESS): integrate highlight.js", {"PROGRESS", "IN PROGRESS"}),
+        ("Put the helpers in Always, and the rest in Never", {"Always", "Never"}),
+        ("`mix test` failed: [ERROR] Cowardly refusing to install hooks", {"Cowardly"}),
+        ("import MusicalEmbedding; composer = Musi…; assert 'zip' in 'Er…", {"Musi", "Er"}),
     ],
 )
 def test_developer_text_names_no_person_by_its_capitals(text: str, not_person: set[str]) -> None:
@@ -485,6 +492,35 @@ def test_profile_dynamic_lines_come_from_the_latest_digests(ctx: Context) -> Non
     assert State.ACTIVE == memory.state
 
 
+def test_focus_is_what_was_asked_once_not_a_command_a_paste_or_a_go_ahead(ctx: Context) -> None:
+    """Lines the real sessions' profiles had: a go-ahead, a command typed into the prompt,
+    a pasted shell prompt, and a request repeated as its open problem or its convention."""
+    digest = (
+        "Session of 2024-05-01 (claude-code) — port\n"
+        "Asked: port the parser to Rust; continue implementation; python bench.py --rows 10; "
+        "(venv) jim@box:/mnt/c/app$ claude -c No conversation found; "
+        "Good. From now on, never log a token in plain text; "
+        "scrolling in the viewer still does not work under tmux\n"
+        "Left open: unanswered: scrolling in the viewer still does not work under tmux"
+    )
+    memory = remember(ctx, RememberRequest(digest, category="events", tags=("digest",))).memory
+    rule = remember(
+        ctx,
+        RememberRequest(
+            "Never log a token in plain text.", category="preferences", scope=memory.scope
+        ),
+    )
+    with ctx.db.atomic():
+        replace_profile(ctx.db, memory.scope, written(ctx.db, memory.scope, "2024-05-02T00:00Z"))
+    lines = {(x.section, x.text) for x in profile_lines(ctx.db, (memory.scope,))}
+    assert {t for s, t in lines if s == "focus"} == {"port the parser to Rust"}
+    assert (
+        "open problems",
+        "unanswered: scrolling in the viewer still does not work under tmux",
+    ) in lines
+    assert ("conventions", rule.memory.content) in lines
+
+
 def test_index_is_idempotent(ctx: Context) -> None:
     memory_id = remembered(ctx, "Erin works at Umbrella.")
     item = Written(memory_id, "Erin works at Umbrella.")
@@ -619,9 +655,38 @@ def test_a_digest_relates_its_project_to_its_files_and_commands_not_its_heading(
         ("spotter", "edited", "lib/app.ex"),
         ("spotter", "ran", "mix test"),
     }
+    # a path inside the project is the file its relative paths name: one entity, not two
+    absolute = "Edited: /home/ann/src/spotter/lib/app.ex; /tmp/spotter-notes/x.md\n"
+    assert said_of(absolute, "spotter") == {
+        ("spotter", "edited", "lib/app.ex"),
+        ("spotter", "edited", "/tmp/spotter-notes/x.md"),
+    }
     # the heading's day and client are memctl's template: the graph lists neither
     named = {(e.name, e.kind) for e in entities(digest.replace("claude-code", "codex"))}
     assert not {k for _, k in named} & {"date"} and ("Codex", "tool") not in named
+
+
+def test_the_assistant_a_message_greets_is_no_tool_of_the_work() -> None:
+    """ "Hey Claude, ..." put Claude in a project's stack; a person greeted stays a person."""
+    assert "Claude" not in names("Hey Claude, can you add a CI workflow for pytest?")
+    assert "Codex" not in names("thanks Codex! now build it with Docker")
+    assert names("We review with Claude before merging")["Claude"] == "tool"
+    assert names("Hey Mel, how are you?") == {"Mel": "person"}
+
+
+def test_a_checks_day_and_a_bare_flag_are_no_entities() -> None:
+    """The day memctl saw a check pass is its template, and `--no-verify` is no command:
+    on the real sessions both were among the graph's most named entities."""
+    fact = "tests run with `mix test` (passed on 2026-02-12); never commit with `--no-verify`"
+    named = {(e.name, e.kind) for e in entities(fact)}
+    assert ("mix test", "command") in named
+    assert not {k for _, k in named} & {"date"}
+    assert "--no-verify" not in {n for n, _ in named}
+    assert ("2026-02-12", "date") in names_kinds("The release is on 2026-02-12 (passed on QA)")
+
+
+def names_kinds(text: str) -> set[tuple[str, str]]:
+    return {(e.name, e.kind) for e in entities(text)}
 
 
 def said_of(text: str, project: str) -> set[tuple[str, str, str]]:

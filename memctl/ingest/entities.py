@@ -37,8 +37,14 @@ from memctl.retrieve.vocabulary import is_term
 # ("Next Steps: ...", "Log Levels") names no one; "Dr. Smith: ..." is a speaker; 5: an
 # alias that is an everyday word ("react", "node", "cursor") names a tool only when
 # written as a name (capitalised, or in code); 6: a command the digest cut short ("…")
-# names nothing; 7: a digest's heading (its day, its client) names nothing.
-RULES_VERSION = 7
+# names nothing; 7: a digest's heading (its day, its client) names nothing; 8: the day of a
+# check's template ("(passed on 2026-02-12)") names nothing, nor a code span that is only
+# a flag (`--no-verify`), nor the assistant a message greets ("Hey Claude"); a capitalised
+# run holding a software name ("Github Action", "Python CLI") is a thing, not a person; a
+# place is never everyday words or capitals only ("Always", "IN PROGRESS"); a digest's
+# absolute path inside its project is the project's relative path; a word the digest cut
+# ("Musi…") or one after a log level ("[ERROR] Cowardly refusing") names no one.
+RULES_VERSION = 8
 
 # Canonical name -> (kind, aliases): the tools and services whose several spellings name
 # one thing. Versions are stripped before the look-up ("PostgreSQL 16" -> postgresql).
@@ -142,7 +148,7 @@ NOT_NAMES = frozenset(
 # Where a clause starts, so its first capital marks no name: a label's colon ("Key
 # points: Uses ..."), a list's bullet or number, a heading's mark, an emoji.
 CLAUSE_START = lazy(
-    r"(?::|(?<![\w.])\d+[.)]|[-*#>|•·▪–—\u2190-\u21ff\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff])\s+"
+    r"(?::|\[[A-Z]{2,}\]|(?<![\w.])\d+[.)]|[-*#>|•·▪–—\u2190-\u21ff\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff])\s+"
 )
 # A capital inside a word: a code identifier ("SessionLive") or a brand ("YouTube"), a
 # thing rather than a person or a place.
@@ -204,6 +210,12 @@ DIGEST_LABELS = frozenset(
 # day and client are memctl's template, not what the session said: they name nothing (the
 # title after the dash is the session's first request, and is read).
 DIGEST_HEAD = lazy(r"^Session of \d{4}-\d{2}-\d{2} \([^)\n]*\)(?: — )?", re.M)
+# The day a check fact's template adds (ingest/extract_actions.py: "tests run with `mix
+# test` (passed on 2026-02-12)"): when memctl saw it pass, not a date the session named.
+CHECK_DAY = lazy(r" \((?:passed|succeeded) on \d{4}-\d{2}-\d{2}\)")
+# A greeting or thanks before a name: the one spoken to. When that name is software, it is
+# the assistant the user talks to ("Hey Claude, can you ..."), not a tool the work uses.
+ADDRESSED = lazy(r"\b(?:hey|hi|hello|thanks|thank you),?\s+([A-Z][\w-]*)\b", re.I)
 CUT = "…"  # an item or a command shortened by the digest names nothing whole
 BETWEEN = lazy(rf"^\s*(?:is |are |was )?({PREDICATES})(?: (?:a|an|the))?\s*$")
 ARTICLES = lazy(r"^(?:a|an|the|my|our|some|this|that|these|those|his|her|their)\s+", re.I)
@@ -419,6 +431,8 @@ def _capitalised(text: str, skip: set[str]) -> list[Entity]:
             continue
         if len(name) < 2 or not _written_as_name(name, text):
             continue
+        if re.search(rf"(?<!\w){re.escape(name)}{CUT}", text):  # "= Musi…": cut, no one
+            continue
         before = text[: text.find(name)]
         kind = "place" if PLACE_BEFORE.search(before) else "person"
         kind = "organisation" if ORGANISATION_BEFORE.search(before) else kind
@@ -432,8 +446,10 @@ def _capitalised(text: str, skip: set[str]) -> list[Entity]:
             continue
         if INNER_CAPITAL.search(name):  # "SessionLive", "GoT"
             kind = "thing"
-        if kind == "person" and _everyday(name):  # "Log Levels", "Entry Points", "Usage"
-            continue
+        if kind != "organisation" and any(canonical(w) for w in words):
+            kind = "thing"  # "Github Action", "Python CLI": a part of the software named
+        if kind in ("person", "place") and (_everyday(name) or name.isupper()):
+            continue  # "Log Levels", "Usage"; "in Always", "IN PROGRESS"
         found.append(Entity(name, kind))
     found += [
         Entity(m.group(1), "person")
@@ -460,10 +476,15 @@ def _cjk(text: str) -> list[Entity]:
     return found
 
 
+def _unless_person(match: re.Match[str]) -> str:
+    """A greeting of software ("Hey Claude") without the name; of anyone else, as is."""
+    return match.group(0) if canonical(match.group(1)) is None else ""
+
+
 def entities(text: str) -> list[Entity]:
     """Every entity ``text`` names, once each (by key), in the order of the rules."""
     who = speaker(text)  # a digest's heading is no speaker, nor its title once bare
-    text = DIGEST_HEAD.sub("", text)
+    text = ADDRESSED.sub(_unless_person, CHECK_DAY.sub("", DIGEST_HEAD.sub("", text)))
     if cjk_count(text):
         text = SCRIPT_EDGE.sub(" ", text)
     found: list[Entity] = []
@@ -472,7 +493,8 @@ def entities(text: str) -> list[Entity]:
     found += [Entity(m.group(1), "repository") for m in REPOSITORY.finditer(text)]
     found += [Entity(m.group(0), "file") for m in FILE.finditer(text)]
     commands = ((m.group(1) or m.group(2)).strip() for m in COMMAND.finditer(text))
-    found += [Entity(c, "command") for c in commands if not c.endswith(CUT)]
+    # a code span that is only a flag (`--no-verify`, `-v`) is part of a command, not one
+    found += [Entity(c, "command") for c in commands if not c.endswith(CUT) and c[0] != "-"]
     found += [Entity(m.group(1) or m.group(2), "project") for m in PROJECT.finditer(text)]
     found += [Entity(m.group(0), "date") for m in DATE.finditer(text)]
     found += _vocabulary(text)
@@ -541,8 +563,16 @@ def project_triples(text: str, project: str) -> list[Triple]:
         kind, predicate = DIGEST_KINDS[match.group(1)], match.group(1).lower()
         for item in match.group(2).split("; "):
             if item.strip() and not item.endswith(CUT):
-                found.append(Triple(owner, predicate, Entity(item.strip(), kind)))
+                name = _in_project(item.strip(), project) if kind == "file" else item.strip()
+                found.append(Triple(owner, predicate, Entity(name, kind)))
     return found
+
+
+def _in_project(path: str, project: str) -> str:
+    """A file of the project by its path in it: "/home/ann/src/shop/app/main.py" of shop is
+    "app/main.py", the name its sessions' relative paths give it (one entity, not two)."""
+    inside = path.partition(f"/{project}/")[2]
+    return inside if path.startswith(("/", "~")) and inside else path
 
 
 def triples(text: str, user: str = "user", project: str | None = None) -> list[Triple]:

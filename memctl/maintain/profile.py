@@ -6,8 +6,13 @@ By rules, from what the store holds (no model):
   mention most, from the knowledge graph; a brand only simple-icons lists, only where a
   memory names it beside a file, a command or a repository), ``conventions``
   (preferences and patterns);
-- dynamic: ``focus`` (what the latest sessions asked), ``open problems`` (what their
-  digests left open), ``decisions`` (what they decided, newest first).
+- dynamic: ``focus`` (what the latest sessions asked: a request, not a command typed
+  into the prompt, a pasted terminal line or a two-word go-ahead), ``open problems`` (what
+  their digests left open), ``decisions`` (what they decided, newest first).
+
+A line saying what a line of another section says (most of its words in it) is said once:
+a request that is still open, or became a convention or a decision, is said there, not in
+focus.
 
 With an LLM configured, the model rewrites each profile from the rules' lines (numbered,
 with their sections): short lines, each citing the numbers of the lines it rests on,
@@ -37,12 +42,16 @@ from typing import Any
 
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.errors import InputError
-from memctl.ingest.entities import brand_only
+from memctl.ingest.entities import ALIASES, brand_only
 from memctl.ingest.facts import abstract
+from memctl.ingest.tools import READ_ONLY
+from memctl.lazy_re import lazy
 from memctl.maintain.plan import Maintenance, TaskReport
 from memctl.memories.privacy import scrub
 from memctl.memories.provenance import DIGEST_TAG
 from memctl.model import Category, Memory, State, now_iso
+from memctl.retrieve.query import cjk_count
+from memctl.retrieve.stages.mmr import words
 from memctl.store.database import Database
 from memctl.store.events import last_event
 from memctl.store.memories import MemoryFilter, get_memories, list_memories
@@ -69,6 +78,17 @@ CODE_KINDS = ("file", "command", "repository")
 STACK_CANDIDATES = 4  # the most named tools read a line of the stack may come from, per line
 # Digest lines (ingest/digest.py render) and the section each feeds.
 DIGEST_LINES = {"Asked: ": "focus", "Left open: ": "open problems", "Decided: ": "decisions"}
+# The order lines are kept in when two say the same thing: focus (what was asked) last.
+PRECEDENCE = ("role", "stack", "conventions", "decisions", "open problems", "focus")
+# A line with at least this many words, this share of them in an earlier line, repeats it
+# ("unanswered: X" after the focus "X"; "Good. From now on, Y" after the convention "Y").
+REPEAT_MIN_WORDS = 3
+REPEAT_SHARE = 0.8
+# A focus line of fewer words asks nothing a colleague can read ("continue implementation");
+# a line in Chinese, Japanese or Korean is not counted so (its words are not spaced).
+FOCUS_MIN_WORDS = 3
+# A shell prompt pasted into a request ("jim@host:/mnt/c/app$ claude -c"): terminal output.
+TERMINAL_PROMPT = lazy(r"\S+@[\w.-]+:[~/]\S*\$\s")
 WRITER = "rules"
 LLM_WRITER = "llm"
 HOST_WRITER = "host"
@@ -132,6 +152,43 @@ def _stack(db: Database, scopes: tuple[str, ...], at: str, scope: str) -> list[P
     return lines[:PER_SECTION]
 
 
+def _typed_command(text: str) -> bool:
+    """A command typed into the prompt ("python train.py --epochs 3"): a program's name as
+    a shell writes it, then only arguments (a path, a flag, a file, a number; no word)."""
+    first, *rest = text.split() or [""]
+    program = first in ALIASES or first in READ_ONLY
+    return program and all(w.isdigit() or any(c in w for c in "./-_=~") for w in rest)
+
+
+def _request(text: str) -> bool:
+    """Whether a digest's "Asked:" item says what the session was about."""
+    short = not cjk_count(text) and len(words(text)) < FOCUS_MIN_WORDS
+    return not (short or _typed_command(text) or TERMINAL_PROMPT.search(text))
+
+
+def _said_once(lines: dict[str, list[ProfileLine]]) -> list[ProfileLine]:
+    """At most ``PER_SECTION`` lines a section, each said once (``PRECEDENCE``), in the
+    order of ``SECTIONS``."""
+    seen: set[str] = set()
+    said: list[frozenset[str]] = []  # the words of the earlier sections' lines
+    kept: dict[str, list[ProfileLine]] = {}
+    for section in PRECEDENCE:
+        kept[section] = []
+        for line in lines[section]:
+            if line.text.casefold() in seen or any(_repeats(words(line.text), x) for x in said):
+                continue
+            if len(kept[section]) < PER_SECTION:
+                kept[section].append(line)
+                seen.add(line.text.casefold())
+        said += [words(x.text) for x in kept[section]]
+    return [x for section in SECTIONS for x in kept[section]]
+
+
+def _repeats(a: frozenset[str], b: frozenset[str]) -> bool:
+    small = min(len(a), len(b))
+    return small >= REPEAT_MIN_WORDS and len(a & b) >= REPEAT_SHARE * small
+
+
 def written(db: Database, scope: str, at: str) -> list[ProfileLine]:
     """The profile of ``scope``, from its own memories, section by section."""
     scopes = (scope,)
@@ -151,14 +208,9 @@ def written(db: Database, scope: str, at: str) -> list[ProfileLine]:
             for prefix, section in DIGEST_LINES.items():
                 if text.startswith(prefix):
                     for part in text.removeprefix(prefix).split("; "):
-                        lines[section].append(_line(section, part, [memory.id], at, scope))
-    seen: set[str] = set()
-    kept: list[ProfileLine] = []
-    for section in SECTIONS:
-        fresh = [x for x in lines[section] if x.text.casefold() not in seen]
-        seen |= {x.text.casefold() for x in fresh}
-        kept += fresh[:PER_SECTION]
-    return kept
+                        if section != "focus" or _request(part):
+                            lines[section].append(_line(section, part, [memory.id], at, scope))
+    return _said_once(lines)
 
 
 def _rewritten(answer: Any, ruled: list[ProfileLine]) -> list[ProfileLine]:
