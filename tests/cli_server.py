@@ -216,11 +216,13 @@ class Server:
                     outputs[fd] = stream.read()
 
             def feed() -> None:
-                with os.fdopen(stdin_write, "wb") as stream:
-                    try:
+                # the command need not read it all, as subprocess allows: the pipe may
+                # break on the write or on the flush that closing the stream does
+                try:
+                    with os.fdopen(stdin_write, "wb") as stream:
                         stream.write(data or b"")
-                    except BrokenPipeError:
-                        pass  # the command did not read it all, as subprocess allows
+                except BrokenPipeError:
+                    pass
 
             threads = [threading.Thread(target=drain, args=(fd,)) for fd in (out_read, err_read)]
             if data is not None:
