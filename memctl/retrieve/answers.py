@@ -9,9 +9,10 @@ apart, as question answering has long done (the expected answer type: Li and Rot
 "Learning Question Classifiers", COLING 2002): of the two, one names a person. The intent
 stage weighs it (a boost, never a filter).
 
-Pure functions over the texts. A memory's text is read as written: a stored chat turn
-whose text opens with its date states a time, as every such turn does ("when" lifts
-them alike).
+Pure functions over the texts. A memory's text is read as written, but for the date
+stamp a stored chat turn opens with (``[8 May 2023] Caroline: ...``): that is when it was
+said, as every turn of its session was, not a time it states. A time said relative to
+when it was said ("yesterday", "last week", "two weeks ago", "tomorrow") is one.
 """
 
 from __future__ import annotations
@@ -49,6 +50,14 @@ TIME_WORDS = lazy(
     rf"\b(?:{_DAYS}|{_MONTHS})\b|\b\d{{1,2}}:\d{{2}}\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b"
     rf"|\b(?:{_OFTEN}|mornings?|afternoons?|evenings?|{_AGAINST})\b"
 )
+# A time said against the day it was said, in lower case: the query's relative times (when.py)
+# and those to come. Apart from TIME_WORDS: a pattern that ignores case is twice as slow.
+RELATIVE_TIME = lazy(
+    r"\b(?:yesterday|today|tonight|tomorrow|last night|recently|lately|weekends?"
+    r"|(?:last|this|past|next|coming)\s+(?:week|month|year)|(?:day|week|month|year)s?\s+ago)\b"
+)
+# A date stamp opening the text: a bracket holding a digit ("[8 May 2023]").
+STAMP = lazy(r"^\s*\[(?=[^\]\n]*\d)[^\]\n]{1,40}\]")
 # A place: a host name (``staging.acme.example``), a path (``tests/``, ``/ecs/api``), or a
 # name after "in", "at" or "under" ("in Notion", "at 41 Harbour Street").
 PLACE_WORDS = lazy(r"\b[\w-]+\.[\w-]+\.[a-z]{2,}\b|\w/|/\w|\b(?:in|at|under)\s+(?:\d+\s+)?[A-Z]")
@@ -66,6 +75,9 @@ def states(kind: str, text: str) -> bool:
     """Whether ``text`` states an answer of ``kind``."""
     if kind == PERSON:
         return any(_named(pair) for pair in CAPITALISED_PAIR.findall(text))
+    if kind == TIME:
+        text = STAMP.sub("", text, count=1)
+        return TIME_WORDS.search(text) is not None or RELATIVE_TIME.search(text.lower()) is not None
     pattern = {TIME: TIME_WORDS, PLACE: PLACE_WORDS, COMMAND: COMMAND_WORDS}[kind]
     return pattern.search(text) is not None
 

@@ -58,6 +58,11 @@ def test_what_kind_of_answer_a_question_asks_for(question: str, kind: str | None
         (TIME, "Releases go out every second week.", True),
         (TIME, "Deploys run only after the smoke tests pass.", True),
         (TIME, "We use Postgres for orders.", False),
+        (TIME, "I got mentored by a business coach yesterday!", True),
+        (TIME, "We switched to Postgres two years ago.", True),
+        (TIME, "I'll come over tomorrow if that's fine.", True),
+        (TIME, "[4 November 2022] Joanna: I'll come over tomorrow.", True),
+        (TIME, "[16 June 2023] Jon: I love dancing.", False),  # when said, not what is
         (PLACE, "Staging server: staging.acme.example.", True),
         (PLACE, "Tests go in tests/ beside the code.", True),
         (PLACE, "Design docs live in Notion.", True),
@@ -80,6 +85,16 @@ def test_the_kind_asked_for_lifts_a_memory_and_drops_nothing(ctx: Context) -> No
     # a boost, never a filter; a session message is weighed as for categories (not at all)
     assert len(ranked) == 3 and math.isclose(said.score, 0.51)
     assert math.isclose(schedule.score, 0.52)
+
+
+def test_when_lifts_the_turn_that_says_when_not_every_dated_turn(ctx: Context) -> None:
+    """Every stored chat turn opens with its date: the one that says when the thing
+    happened ("yesterday") is lifted; the others, near in meaning, are not."""
+    told = cand("[16 June 2023] Jon: I got mentored by a business coach yesterday!", 0.5)
+    asked = cand("[16 June 2023] Gina: How is the business coach working out?", 0.52)
+    ranked = intent(make_run(ctx, "when did Jon get mentoring for his business?"), [asked, told])
+    assert ranked[0] is told and math.isclose(told.score, 0.5 * INTENT_BOOST)
+    assert math.isclose(asked.score, 0.52)
 
 
 @pytest.fixture(scope="module")
