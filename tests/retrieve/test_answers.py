@@ -97,6 +97,17 @@ def test_when_lifts_the_turn_that_says_when_not_every_dated_turn(ctx: Context) -
     assert math.isclose(asked.score, 0.52)
 
 
+def test_when_lifts_a_session_message_that_says_when(ctx: Context) -> None:
+    """A chat turn kept as a session message is weighed for a time, as a memory is; for a
+    person it is not (Kofi's message above)."""
+    told = cand("Jon: I got mentored by a business coach yesterday!", 0.5, id="s1#4")
+    asked = cand("Gina: How is the business coach working out?", 0.52, id="s1#5")
+    told.is_message = asked.is_message = True
+    ranked = intent(make_run(ctx, "when did Jon get mentoring for his business?"), [asked, told])
+    assert ranked[0] is told and math.isclose(told.score, 0.5 * INTENT_BOOST)
+    assert math.isclose(asked.score, 0.52)
+
+
 @pytest.fixture(scope="module")
 def notes(tmp_path_factory: pytest.TempPathFactory, local_embedder) -> Iterator[Context]:  # type: ignore[no-untyped-def]
     """The 30 notes and this test's own, remembered with the real model."""

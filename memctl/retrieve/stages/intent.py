@@ -11,8 +11,9 @@ session messages (which have no category of their own), x 1.0.
 
 The kind of answer, read from the memory's text (retrieve/answers.py): "who" asks for a
 person named, "when" for a time stated, "where" for a place, "how do I" for a command. A
-memory stating one x ``INTENT_BOOST`` too (the two multiply); a session message x 1.0, as
-for categories.
+memory stating one x ``INTENT_BOOST`` too (the two multiply). A session message stating a
+time x ``INTENT_BOOST`` too ("yesterday", "last week" in a chat turn say when); for the
+other kinds a message x 1.0, as for categories (docs/benchmarks.md, s22-locomo).
 
 Runs beside the time boost, before the cap, and on possible matches too.
 """
@@ -23,7 +24,7 @@ import functools
 import re
 
 from memctl.model import Category
-from memctl.retrieve.answers import asked_kind, states
+from memctl.retrieve.answers import TIME, asked_kind, states
 from memctl.retrieve.run import Candidate, Run, rescore
 
 STAGE = "intent"
@@ -70,6 +71,12 @@ def asks_for(text: str) -> tuple[str, frozenset[Category]] | None:
     return None
 
 
+def weighs(candidate: Candidate, kind: str) -> bool:
+    """Whether the kind of answer asked for weighs ``candidate``: a memory for any kind, a
+    session message for a time only."""
+    return not candidate.is_message or kind == TIME
+
+
 def intent(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     asked = asks_for(run.query.text)
     kind = asked_kind(run.query.text)
@@ -83,7 +90,7 @@ def intent(run: Run, candidates: list[Candidate]) -> list[Candidate]:
         if not candidate.is_message and candidate.memory.category in wanted:
             boost, why = INTENT_BOOST, [f"the question asks {name}: {listed}"]
         if kind is not None:
-            if not candidate.is_message and states(kind, candidate.memory.content):
+            if weighs(candidate, kind) and states(kind, candidate.memory.content):
                 boost *= INTENT_BOOST
                 why.append(f"it asks for {kind}, which this states")
             else:
