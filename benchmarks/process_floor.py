@@ -172,10 +172,8 @@ def main() -> None:
             times[name].append(timed(command, command_env))
             if command_env["MEMCTL_RECALL_RESIDENT"] == "on":
                 stop_resident(command_env)
-        done = subprocess.run(
-            [sys.executable, "-c", STEPS, json.dumps(modules)],
-            env=env, capture_output=True, text=True, check=True,
-        )  # fmt: skip
+        step = [sys.executable, "-c", STEPS, json.dumps(modules)]
+        done = subprocess.run(step, env=env, capture_output=True, text=True, check=True)
         steps.append(json.loads(done.stdout))
     previous = 0.0
     print(f"{'process':45} {'wall p50':>9} {'CPU p50':>8} {'+CPU':>8}")

@@ -9,8 +9,8 @@ standard streams (passed over the socket), environment, working directory and um
 runs the command line as ``memctl`` would, so the output is the same by construction;
 the child opens the database itself, so it sees every write made before it.
 
-Client (``forward``): imports json and os, and socket once a resident process is wanted
-(and select, time, stat: built in).
+Client (``forward``): imports json and os, and socket once a resident process's socket is
+there (and select, time, stat: built in).
 It talks only to its own user's process: ``$MEMCTL_HOME/resident`` must be a directory
 (not a symbolic link) and ``socket`` in it a socket, both the user's and written by no
 one else, and after connecting the kernel must say the listener is the user's
