@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class RecallRequest:
+    """A question for ``recall``, with the options of `memctl recall`."""
+
     query: str
     limit: int | None = None  # default: recall.limit (by mode)
     scope: str | None = None  # None or 'project': the current project and global
@@ -51,6 +53,8 @@ class RecallRequest:
 
 @dataclass(frozen=True)
 class RecallResponse:
+    """What ``recall`` answers: the results and what the request asked for besides."""
+
     result: RecallResult
     context: str | None = None  # the rendered block, when asked for
     why_not: WhyNot | None = None
@@ -201,6 +205,8 @@ def _found_elsewhere(ctx: Context, request: RecallRequest, moment: datetime | No
 
 @dataclass(frozen=True)
 class ProfileRequest:
+    """Whose profile ``profile`` gathers: the scopes, and how many memories a section."""
+
     scope: str | None = None
     all_scopes: bool = False
     limit: int = 20  # per section
@@ -220,6 +226,8 @@ SESSION_START_TOKENS = 1500
 
 @dataclass(frozen=True)
 class SessionStartRequest:
+    """The context a session starting here is given: its scope and budget."""
+
     scope: str | None = None  # None or 'project': the current project
     budget: int | None = None  # tokens in all; default: recall.context_budget
     compact: bool | None = None  # half L1, no L2; None: context.compact
@@ -258,6 +266,8 @@ PROMPT_CHARS = 2000
 
 @dataclass(frozen=True)
 class PromptRequest:
+    """A prompt of a running session, for the memories its prompt hook adds."""
+
     prompt: str
     shown: frozenset[str] = frozenset()  # memories this session already has
     budget: int | None = None  # tokens; default: context.prompt_budget
@@ -268,6 +278,8 @@ class PromptRequest:
 
 @dataclass(frozen=True)
 class PromptContext:
+    """The block a prompt hook adds, and the memories in it."""
+
     block: str  # '' when nothing relevant and new was found
     ids: list[str]
 

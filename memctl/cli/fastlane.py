@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Opt:
+    """One option of `memctl ingest`, as both its parsers take it."""
+
     flags: tuple[str, ...]
     help: str
     metavar: str | None = None  # None: a flag without a value

@@ -24,6 +24,8 @@ PATH_STARTS = ("/", "~", ".")  # a scope given as a directory
 
 @dataclass(frozen=True)
 class Project:
+    """A project memctl knows of: its scope, name, place, what it holds and when it last ran."""
+
     scope: str  # the stable id
     name: str  # the repository's name, else the directory's; '' when unknown
     path: str  # the directory, ~ for home; '' when no session said where it ran

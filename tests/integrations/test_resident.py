@@ -325,3 +325,25 @@ def test_a_child_of_the_resident_process_loads_nothing_a_recall_needs(ctx: Conte
     found, _, new = done.stdout.strip().partition(" ")
     assert int(found) >= 1  # the recall ran, and answered
     assert new == "[]"
+
+
+@pytest.mark.parametrize("made", [(), ("resident",), ("resident", "resident/socket")])
+def test_a_recall_with_no_resident_process_asks_it_nothing_and_loads_no_socket(
+    home: Path, made: tuple[str, ...]
+) -> None:
+    """No resident process (no directory, or one holding no socket, as a server that exited
+    leaves it; or a plain file where the socket was): the command runs in its own process,
+    without loading ``socket`` (~4 ms of every such recall)."""
+    for name in made:
+        path = home / name
+        if name.endswith("socket"):
+            path.write_text("")
+        else:
+            path.mkdir(mode=0o700, parents=True)
+    probe = (
+        "import sys\n"
+        "from memctl.integrations.resident import forward\n"
+        "print(forward(['recall', 'how do we deploy?']), 'socket' in sys.modules)\n"
+    )
+    done = python_c(probe, check=True, env={"MEMCTL_RECALL_RESIDENT": "on"}, input="")
+    assert done.stdout.split() == ["None", "False"]
