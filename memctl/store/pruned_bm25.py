@@ -47,6 +47,7 @@ SEARCH = (
     "SELECT rowid, bm25(memories_fts) AS score FROM memories_fts "
     "WHERE memories_fts MATCH ? ORDER BY score LIMIT ?"
 )
+MESSAGES_SEARCH = SEARCH.replace("memories_fts", "messages_fts")
 
 Phrase = tuple[str, ...]
 Hits = list[tuple[int, float]]
@@ -58,19 +59,22 @@ def best_matches(
     fetch: int,
     counts: Mapping[str, int] | None = None,
     rows: int = 0,
+    search: str = SEARCH,
 ) -> Hits:
     """(rowid, bm25) of the ``fetch`` best memories matching any of ``phrases``, best first:
-    FTS5's own answer. ``counts`` (a word -> how many memories hold it) and ``rows`` (at
-    least as many as the memories) let the rows holding one common phrase alone be pruned."""
+    FTS5's own answer. ``counts`` (a word -> how many memories hold it, or fewer) and
+    ``rows`` (at least as many as the memories) let the rows holding one common phrase alone
+    be pruned. ``search``: the same statement over another full-text table (the session
+    messages', MESSAGES_SEARCH)."""
     match = fts_phrases(phrases)
     if match is None:
         return []
     distinct, held = _distinct(phrases), counts or {}
     if _countable(distinct, held, rows):
-        pruned = _pruned(db, distinct, [held[p[0]] for p in distinct], fetch, rows)
+        pruned = _pruned(db, search, distinct, [held[p[0]] for p in distinct], fetch, rows)
         if pruned is not None:
             return pruned
-    return _search(db, match, fetch)
+    return db.tuples(search, (match, fetch))
 
 
 def _distinct(phrases: Sequence[Sequence[str]]) -> list[Phrase]:
@@ -97,14 +101,15 @@ def _bound(held: int, rows: int) -> float:
 
 
 def _pruned(
-    db: Database, phrases: list[Phrase], held: list[int], fetch: int, rows: int
+    db: Database, search: str, phrases: list[Phrase], held: list[int], fetch: int, rows: int
 ) -> Hits | None:
     """The full search's answer from its parts, or None when it cannot be shown to be."""
     quoted = [fts_phrases([p]) or "" for p in phrases]
     found: Hits = []
     for i in range(len(quoted) - 1):  # phrase i and a later one, none before it
         both = f"{quoted[i]} AND ({' OR '.join(quoted[i + 1 :])})"
-        found += _search(db, f"({both}) NOT ({' OR '.join(quoted[:i])})" if i else both, fetch)
+        match = f"({both}) NOT ({' OR '.join(quoted[:i])})" if i else both
+        found += db.tuples(search, (match, fetch))
     bounds = [_bound(n, rows) for n in held]
     floor = _floor(found, fetch)
     alone = [i for i, bound in enumerate(bounds) if bound >= floor]
@@ -112,16 +117,12 @@ def _pruned(
         return None
     for i in alone:
         others = " OR ".join(quoted[:i] + quoted[i + 1 :])
-        found += _search(db, f"{quoted[i]} NOT ({others})", fetch)
+        found += db.tuples(search, (f"{quoted[i]} NOT ({others})", fetch))
     best = sorted(found, key=lambda hit: (hit[1], hit[0]))[:fetch]
     rest = [bound for i, bound in enumerate(bounds) if i not in alone]
     if rest and _floor(best, fetch) <= max(rest):
         return None
     return best
-
-
-def _search(db: Database, match: str, fetch: int) -> Hits:
-    return db.tuples(SEARCH, (match, fetch))
 
 
 def _floor(found: Hits, fetch: int) -> float:
