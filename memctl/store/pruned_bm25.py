@@ -1,5 +1,6 @@
-"""The best full-text matches of the memories, without scoring every row that holds only one
-of the query's words (a MaxScore-style pruning, Turtle & Flood 1995).
+"""The best full-text matches of the memories (or the session messages), without scoring
+every row that holds only one of the query's words (a MaxScore-style pruning, Turtle & Flood
+1995).
 
 FTS5's ``bm25()`` scores every row its query matches before ``ORDER BY ... LIMIT`` keeps
 the best: at 100,000 memories a query of four words each in 7 % of them scores some 25,000
@@ -35,8 +36,8 @@ IDF_FLOOR = 1e-6
 # The bound is compared with a margin far above the rounding of a sum of a few doubles.
 MARGIN = 1e-9
 # The phrases searched alone may hold at most this share of the query's postings: past it the
-# parts score about as many rows as the full search, and the searches of two phrases or more
-# were spent for nothing (docs/benchmarks.md, "The memories' BM25 pruned to rows of two words").
+# parts score about as many rows as the full search, after a first pass spent for nothing
+# (reasoned, not tuned; docs/benchmarks.md, "The BM25 legs searched in parts").
 ALONE_SHARE = 0.5
 
 # A word FTS5's tokenizer keeps as one token whatever it is (unicode61 splits at anything
