@@ -230,6 +230,7 @@ def _forget_in(
             done.reverted = _revert(db, writer, taken, vectors, "sessions forget")
             done.messages = erase.forget_messages(db, target.session_id, target.seqs, now_iso())
             done.quotes = erase.erase_quotes(db, needles, erase.FORGOTTEN, EVERY_SESSION)
+            erase.drop_all_tags(db, list(memories))
             erase.erase_derived(db, needles, [*memories, *done.reverted])
             writer.forgotten(target.name, messages=done.messages, memories=len(memories))
         done.memories = sorted(memories)
@@ -275,6 +276,7 @@ def _memories_in(
             done.revived = _revive(writer, revived, verb)
             done.reverted = _revert(db, writer, taken, vectors, verb)
             done.quotes = erase.erase_quotes(db, needles, erase.FORGOTTEN, EVERY_SESSION)
+            erase.drop_all_tags(db, found)
             erase.erase_derived(db, needles, [*found, *done.reverted])
         done.memories = sorted(found)
 
