@@ -7,8 +7,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from memctl.api import memory as memory_api
+from memctl.api import sync as sync_api
+from memctl.api.memory import RememberRequest
+from memctl.context import Context
+from memctl.sync import layout, pipeline
 from tests.conftest import run_cli
 from tests.memories.test_forget_everywhere import _files_holding
+from tests.syncing import bare_repo, git, history, machine, shared
 from tests.test_secret_doors import CORPUS
 
 TAG = "acme-layoffs-q3"  # a tag naming what the memory was about
@@ -64,3 +72,81 @@ def test_an_import_line_with_a_secret_in_an_id_scope_or_date_is_refused(
     assert _files_holding(home, secret) == []
     listed = _ok("list", "--json")  # every memory's dates read back
     assert "linter" in listed and "release train" not in listed and "last week" not in listed
+
+
+def test_a_project_whose_remote_is_a_folder_reaches_teammates_without_its_path(
+    tmp_path: Path,
+) -> None:
+    """A project cloned from a folder (``git clone ~/clients/acme.git``) has the scope
+    ``file:<that path>``; sync named its directory in the team's repository after it, so
+    every teammate saw the user's name and folders. The repository names it by a digest;
+    a machine with the same project takes its files back into it."""
+    remote = bare_repo(tmp_path)
+    scope = f"file:{tmp_path}/home/alice/clients-acme/app.git"
+    laptop, desk, teammate = (machine(tmp_path, n, remote) for n in ("laptop", "desk", "bob"))
+    for ctx in (laptop, desk, teammate):
+        sync_api.init(ctx, str(remote))
+    memory = shared(laptop, "the acme invoice job runs weekly", scope=scope)
+    memory_api.remember(desk, RememberRequest("the acme repo uses tabs", scope=scope))
+    for ctx in (laptop, desk, teammate):
+        sync_api.sync(ctx, sync_api.SyncRequest())
+    assert "clients-acme" not in history(remote) + _paths(remote)
+    assert _scope_of(desk, memory.id) == scope  # the same project on another machine
+    assert _scope_of(teammate, memory.id).startswith("local:")
+    memory_api.update(desk, memory_api.UpdateRequest(memory.id, "the acme invoice job runs daily"))
+    sync_api.sync(desk, sync_api.SyncRequest())
+    sync_api.sync(laptop, sync_api.SyncRequest())
+    assert _scope_of(laptop, memory.id) == scope  # a teammate's edit leaves it in place
+    assert "clients-acme" not in history(remote)
+    for ctx in (laptop, desk, teammate):
+        ctx.close()
+
+
+def _scope_of(ctx: Context, memory_id: str) -> str:
+    return memory_api.get(ctx, memory_id).memory.scope
+
+
+def _paths(remote: Path) -> str:
+    return git("--git-dir", str(remote), "ls-tree", "-r", "--name-only", "HEAD")
+
+
+def test_a_folder_an_older_memctl_named_leaves_the_head_at_the_next_sync(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    remote = bare_repo(tmp_path)
+    laptop = machine(tmp_path, "laptop", remote)
+    sync_api.init(laptop, str(remote))
+    scope = f"file:{tmp_path}/home/alice/clients-acme/app.git"
+    shared(laptop, "the acme invoice job runs weekly", scope=scope)
+    with monkeypatch.context() as older:  # as memctl sent it before
+        older.setattr(layout, "shared_scope", lambda scope: scope)
+        sync_api.sync(laptop, sync_api.SyncRequest())
+    with laptop.db.atomic():
+        laptop.db.set_meta(pipeline.META_SCOPES, "")  # nor did it mark that it names none
+    assert "clients-acme" in _paths(remote)
+    assert sync_api.sync(laptop, sync_api.SyncRequest()).went_out["written"] == 1  # once
+    assert "clients-acme" not in _paths(remote)
+    assert sync_api.sync(laptop, sync_api.SyncRequest()).went_out["written"] == 0
+    laptop.close()
+
+
+def test_a_password_in_a_model_url_is_shown_by_no_command(home: Path, tmp_path: Path) -> None:
+    """The Ollama host's credentials were masked in every output; an OpenAI-compatible
+    endpoint's were printed whole by every error about it, and both by `config set` and
+    `config show` (a bug report's paste)."""
+    password = "Velvet-Harbor-91"
+    url = f"http://bob:{password}@127.0.0.1:9/v1"
+    said = run_cli("config", "set", "openai.base_url", url)
+    said2 = run_cli("config", "set", "ollama.host", f"http://bob:{password}@127.0.0.1:9")
+    _ok("config", "set", "llm", "openai")
+    shown = [run_cli("config", "show"), run_cli("config", "show", "--json")]
+    transcript = tmp_path / "t.txt"
+    transcript.write_text("user: we deploy with make release\nassistant: noted\n")
+    ingested = run_cli("ingest", str(transcript), "--wait")
+    assert ingested.returncode == 0, ingested.stderr
+    assert "cannot reach an OpenAI-compatible server at http://bob:***@" in ingested.stderr
+    for done in (said, said2, *shown, ingested):
+        assert done.returncode == 0 and password not in done.stdout + done.stderr
+    assert "bob:***@127.0.0.1:9/v1" in shown[0].stdout + shown[1].stdout
+    assert password in (home / "config.yaml").read_text()  # the setting works as written
+    assert _files_holding(home, password) == ["config.yaml"]

@@ -16,6 +16,7 @@ from memctl.config import (
     write_config_value,
 )
 from memctl.config.files import write_private
+from memctl.config.urls import shown_url
 from memctl.config.settings import DEFAULT_SOURCE, check_project_key
 from memctl.context import Context
 
@@ -27,11 +28,19 @@ __all__ = [
     "check_project_key",
     "load_settings",
     "settings_from_flags",
+    "shown_value",
     "split_assignments",
     "write_config_value",
     "write_private",
     "write_template",
 ]
+
+
+def shown_value(value: object) -> object:
+    """A setting's value as ``memctl config`` prints it: a URL (``ollama.host``,
+    ``openai.base_url``, ``sync.remote``) without its credentials, as every other output
+    shows one (``config.urls.shown_url``); the file keeps them."""
+    return shown_url(value) if isinstance(value, str) else value
 
 
 def write_template(target: Path, project: bool = False) -> None:
