@@ -16,8 +16,8 @@ from memctl.config import (
     write_config_value,
 )
 from memctl.config.files import write_private
-from memctl.config.urls import shown_url
 from memctl.config.settings import DEFAULT_SOURCE, check_project_key
+from memctl.config.urls import shown_url
 from memctl.context import Context
 
 __all__ = [

@@ -117,7 +117,9 @@ class OpenAILLM:
                 "auth",
             )
         if status == 404:
-            raise LLMError(f"{self._shown} has no model '{self._model}' (HTTP 404)", "missing-model")
+            raise LLMError(
+                f"{self._shown} has no model '{self._model}' (HTTP 404)", "missing-model"
+            )
         if status in RETRIED_STATUS or status >= 500:
             raise Retryable("server", f"{self._shown} failed (HTTP {status})")
         if status >= 400:
