@@ -5,6 +5,7 @@ ids, scope and dates hold no secret. Real SQLite files and real `memctl` process
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from memctl.api.memory import RememberRequest
 from memctl.context import Context
 from memctl.sync import layout, pipeline
 from tests.conftest import run_cli
+from tests.ingesting import claude_record
 from tests.memories.test_forget_everywhere import _files_holding
 from tests.syncing import bare_repo, git, history, machine, shared
 from tests.test_secret_doors import CORPUS
@@ -150,3 +152,70 @@ def test_a_password_in_a_model_url_is_shown_by_no_command(home: Path, tmp_path: 
     assert "bob:***@127.0.0.1:9/v1" in shown[0].stdout + shown[1].stdout
     assert password in (home / "config.yaml").read_text()  # the setting works as written
     assert _files_holding(home, password) == ["config.yaml"]
+
+
+def _captured_by_the_hook(tmp_path: Path, folder: str, session_id: str) -> Path:
+    """A Claude Code session in ``folder`` captured by the real SessionEnd hook."""
+    where = tmp_path / folder / "app"
+    where.mkdir(parents=True)
+    transcript = where / "t.jsonl"
+    lines = [claude_record("user", "we deploy the shop with make release", 0, session_id)]
+    lines.append(claude_record("assistant", "Noted: make release.", 1, session_id))
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    payload = {"session_id": session_id, "transcript_path": str(transcript), "cwd": str(where)}
+    payload["hook_event_name"] = "SessionEnd"
+    done = run_cli(
+        "-c",
+        "ingest.spawn_worker=false",
+        "hook",
+        "claude-code",
+        "SessionEnd",
+        input=json.dumps(payload),
+    )
+    assert done.returncode == 0, done.stderr
+    return where
+
+
+def test_the_hooks_pending_mark_goes_with_a_forgotten_session_and_a_redacted_value(
+    home: Path, tmp_path: Path
+) -> None:
+    """A capture hook keeps a mark of each transcript it read (``hooks/pending``), with
+    its path and directory as given, to capture it again when it grows. It stayed after
+    `sessions forget` (the directory the forgotten session ran in) and `redact` (a token
+    in a folder's name)."""
+    _captured_by_the_hook(tmp_path, "client-quokkaville", "cc-forgotten")
+    token = f"ghp_{next(row['secret'] for row in CORPUS if row['name'] == 'github')}"
+    _captured_by_the_hook(tmp_path, f"work-{token}", "cc-token")
+    assert _files_holding(home, "quokkaville") and _files_holding(home, token)
+    forgot = json.loads(_ok("sessions", "forget", "cc-forgotten", "--yes", "--json"))
+    assert forgot["pending_dropped"] == 1
+    assert _files_holding(home, "quokkaville") == []
+    said = _ok("redact", token)
+    assert "1 pending transcript marks removed" in said
+    assert _files_holding(home, token) == []
+
+
+def test_a_project_s_shared_files_name_no_path_of_the_user(tmp_path: Path) -> None:
+    """`init --project` and `install --project` write files a team commits (`.mcp.json`,
+    `opencode.json`, `.cursor/mcp.json`, `.codex/config.toml`, `.claude/settings.json`);
+    each named memctl by its absolute path (`/home/alice/.local/bin/memctl`): the user's
+    name for every teammate, and a command that is not theirs. With memctl on PATH they
+    name `memctl`; uninstall still finds what it wrote."""
+    user, project = tmp_path / "alice", tmp_path / "repo"
+    (project / ".git").mkdir(parents=True)
+    bin_dir = str(Path(sys.executable).parent)
+    env = {"HOME": str(user), "PATH": f"{bin_dir}:/usr/bin:/bin", "MEMCTL_HOME": ""}
+    for args in (("init", "--project"), ("install", "claude-code", "--project")):
+        done = run_cli(*args, "--force", env=env, cwd=project)
+        assert done.returncode == 0, done.stderr
+    written = [p for p in project.rglob("*") if p.is_file() and ".git" not in p.parts]
+    assert len(written) >= 6
+    for path in written:
+        assert bin_dir not in path.read_text() and str(user) not in path.read_text(), path
+    assert (
+        '"command": "memctl hook claude-code SessionStart"'
+        in (project / ".claude" / "settings.json").read_text()
+    )
+    done = run_cli("uninstall", "--project", "--yes", env=env, cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in project.iterdir()) == [".git"]

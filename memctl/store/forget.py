@@ -496,7 +496,8 @@ def past_texts(db: Database, memory_ids: list[str]) -> list[str]:
 
 def forget_messages(db: Database, session_id: str, seqs: list[int] | None, at: str) -> int:
     """Take a session's text out: every message (its row goes; the session row stays,
-    marked forgotten, with its read marks, so capture never stores it again), or the
+    marked forgotten, with its read marks, so capture never stores it again; its title,
+    tags, transcript path and directory go), or the
     messages numbered ``seqs`` (their text becomes ``FORGOTTEN`` in place and the title is
     made again; their content hash stays, so a capture knows them and does not store them
     again). The messages forgotten."""
@@ -504,7 +505,8 @@ def forget_messages(db: Database, session_id: str, seqs: list[int] | None, at: s
         count = db.value("SELECT count(*) FROM messages WHERE session_id = ?", (session_id,))
         db.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
         db.execute(
-            "UPDATE sessions SET forgotten_at = ?, title = '', tags = '[]' WHERE id = ?",
+            "UPDATE sessions SET forgotten_at = ?, title = '', tags = '[]', source = '', "
+            "cwd = '' WHERE id = ?",
             (at, session_id),
         )
         db.execute("DELETE FROM jobs WHERE session_id = ?", (session_id,))
