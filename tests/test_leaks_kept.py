@@ -8,7 +8,9 @@ import json
 import sys
 from pathlib import Path
 
+import anyio
 import pytest
+from mcp import Client
 
 from memctl.api import memory as memory_api
 from memctl.api import sync as sync_api
@@ -17,11 +19,13 @@ from memctl.context import Context
 from memctl.sync import layout, pipeline
 from tests.conftest import run_cli
 from tests.ingesting import claude_record
+from tests.integrations.test_integrations_mcp import stdio
 from tests.memories.test_forget_everywhere import _files_holding
 from tests.syncing import bare_repo, git, history, machine, shared
 from tests.test_secret_doors import CORPUS
 
 TAG = "acme-layoffs-q3"  # a tag naming what the memory was about
+PRIVATE = "zebrafinch-private-plan"
 
 
 def _ok(*args: str) -> str:
@@ -219,3 +223,38 @@ def test_a_project_s_shared_files_name_no_path_of_the_user(tmp_path: Path) -> No
     done = run_cli("uninstall", "--project", "--yes", env=env, cwd=project)
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in project.iterdir()) == [".git"]
+
+
+def test_an_error_never_repeats_a_secret_it_was_given(home: Path) -> None:
+    """An error quoting what it was given (a category, an id, a setting's value) printed a
+    token or private text whole on stderr, which hooks, cron's log and bug reports keep."""
+    token = f"ghp_{next(row['secret'] for row in CORPUS if row['name'] == 'github')}"
+    for args in (
+        ("remember", "the build runs nightly", "--category", token),
+        ("get", token),
+        ("-c", f"recall.limit={token}", "recall", "build"),
+        ("remember", "the build runs nightly", "--category", f"<private>{PRIVATE}</private>"),
+    ):
+        done = run_cli(*args)
+        assert done.returncode != 0 and "memctl: error: " in done.stderr, args
+        assert token not in done.stderr and PRIVATE not in done.stderr, done.stderr
+        assert "[REDACTED" in done.stderr
+
+
+def test_an_mcp_tool_s_error_never_repeats_a_secret_it_was_given(home: Path) -> None:
+    """A tool's error goes to the assistant, whose transcript and logs keep it."""
+    token = f"ghp_{next(row['secret'] for row in CORPUS if row['name'] == 'github')}"
+    said = anyio.run(_tool_errors, home, token)
+    assert len(said) == 2 and all("[REDACTED" in s for s in said), said
+    assert [s for s in said if token.lower() in s.lower() or PRIVATE in s] == []
+
+
+async def _tool_errors(home: Path, token: str) -> list[str]:
+    params = stdio(home, Path.cwd(), "llm=none", "embedder=hash")
+    said = []
+    async with Client(params) as client:
+        for arguments in ({"id": token}, {"id": f"<private>{PRIVATE}</private>"}):
+            answer = await client.call_tool("memory_get", arguments)
+            assert answer.is_error
+            said.append(str(answer.content))
+    return said
