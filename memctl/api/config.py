@@ -27,6 +27,7 @@ __all__ = [
     "Settings",
     "check_project_key",
     "load_settings",
+    "scrubbed",
     "settings_from_flags",
     "shown_value",
     "split_assignments",
@@ -34,6 +35,14 @@ __all__ = [
     "write_private",
     "write_template",
 ]
+
+
+def scrubbed(line: str) -> str:
+    """A line memctl prints (an error quoting a value it was given) without the secrets
+    or private text in it (``memories.privacy.scrub``, loaded only when called)."""
+    from memctl.memories.privacy import scrub
+
+    return scrub(line)[0]
 
 
 def shown_value(value: object) -> object:

@@ -114,9 +114,9 @@ def _error(message: str) -> None:
 def _scrubbed(message: str) -> str:
     """An error line without the secrets or private text it may quote (a value typed or
     read: stderr goes to logs, cron's among them, and to bug reports)."""
-    from memctl.memories.privacy import scrub  # only when there is an error to say
+    from memctl.api.config import scrubbed  # only when there is an error to say
 
-    return scrub(message)[0]
+    return scrubbed(message)
 
 
 def readable(argv: list[str]) -> list[str]:
