@@ -26,6 +26,11 @@ are embedded by the real MiniLM. Prints:
   resident process's reaped children, a mean), its vectors off, on and auto
   (``--processes 0``: none of these, the in-process figures only).
 
+``--questions N`` first gives every memory of the cached store N stored questions (once;
+random float32 vectors, each near its memory's, and a short question naming the memory's
+first words), as a store written through MCP holds them (its tool description asks for 2-3
+a memory): recall searches them on two legs of their own (store/questions.py).
+
 ``--dump FILE`` also writes every recall's rows of each timed configuration (its
 configuration, query, row, id, ``repr(score)``, label), over the timed queries and
 ``DUMP_QUERIES``, at the default limit and at ``DUMP_LIMIT``: two runs' files are the
@@ -66,6 +71,7 @@ from memctl.model import Memory, Message, Role, Session, now_iso, parse_time  # 
 from memctl.store.maintenance import MEMORIES_FTS, MESSAGES_FTS, optimize_fts  # noqa: E402
 from memctl.store.memories import MemoryFilter, insert_memory  # noqa: E402
 from memctl.store.message_search import count_message_terms, search_messages  # noqa: E402
+from memctl.store.questions import add_questions  # noqa: E402
 from memctl.store.message_vectors import (  # noqa: E402
     add_message_vectors,
     message_vector_index,
@@ -169,6 +175,57 @@ def build(home: Path, memories: int, messages: int) -> None:
         f"{messages:,} messages with vectors at {messages / message_seconds:,.0f}/s"
     )
     building.rename(home)
+
+
+def add_questions_to(home: Path, per_memory: int) -> None:
+    """Give every memory of the store at ``home`` ``per_memory`` questions (timed), unless
+    it holds some already."""
+    if per_memory <= 0:
+        return
+    ctx = Context(load_settings(home=home))
+    try:
+        if ctx.db.value("SELECT count(*) FROM memory_questions"):
+            return
+        rng = np.random.default_rng(17)
+        rows = ctx.db.tuples(
+            "SELECT m.id, m.content, v.embedding FROM memories m "
+            "JOIN memories_vec v ON v.rowid = m.rowid"
+        )
+        began = time.perf_counter()
+        with ctx.db.without_fsync():
+            for start in range(0, len(rows), BATCH):
+                with ctx.db.atomic():
+                    for memory_id, content, vector in rows[start : start + BATCH]:
+                        add_questions(
+                            ctx.db,
+                            memory_id,
+                            _questions(content, vector, per_memory, rng),
+                            ctx.embedder.name,
+                        )
+        took = time.perf_counter() - began
+        print(f"questions: {per_memory} for each of {len(rows):,} memories ({took:,.0f} s)")
+    finally:
+        ctx.close()
+
+
+def _questions(
+    content: str, vector: bytes, count: int, rng: np.random.Generator
+) -> list[tuple[str, bytes]]:
+    """``count`` (text, vector) questions of one memory: each vector its memory's plus as
+    much random noise (normalised)."""
+    words = " ".join(content.split()[:4])
+    own = np.frombuffer(vector, dtype=np.float32)
+    out = []
+    for n in range(count):
+        noise = rng.normal(size=DIM).astype(np.float32)
+        mixed = own + noise / np.linalg.norm(noise)
+        out.append(
+            (
+                f"what did we note about {words} ({n + 1})?",
+                (mixed / np.linalg.norm(mixed)).tobytes(),
+            )
+        )
+    return out
 
 
 def index_figures(ctx: Context) -> None:
@@ -345,10 +402,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--processes", type=int, default=10)
     parser.add_argument("--dump", type=Path, default=None, help="write every recall's rows here")
+    parser.add_argument("--questions", type=int, default=0, help="stored questions a memory")
     args = parser.parse_args()
     name = f"messages-{args.memories}-{args.messages}"
     cached = args.cache or Path(tempfile.gettempdir()) / "memctl-bench-cache" / name
     build(cached, args.memories, args.messages)
+    add_questions_to(cached, args.questions)
     database = cached / "memctl.db"
     print(f"database: {database.stat().st_size / 2**20:,.0f} MiB")
     if args.dump is not None:

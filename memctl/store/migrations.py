@@ -623,6 +623,38 @@ def m023_counts(db: Database) -> None:
     db.execute(f"{on}_update AFTER UPDATE OF content ON messages BEGIN {take} {add} END")
 
 
+# The stored questions' vector generation and the last one that removed or replaced a
+# question's vector (meta keys; the vector index reads them, store/vector_index.py
+# QUESTION_VECTORS).
+QUESTION_VECTORS_GENERATION = "question_vectors_generation"
+QUESTION_VECTORS_REWRITTEN = "question_vectors_rewritten"
+
+
+def m025_question_index(db: Database) -> None:
+    """The stored questions' vectors as the vector index reads them (the view
+    ``memory_question_vectors``: those of the store's model), kept in step by triggers: each
+    write moves the questions' vector generation on, and a removal or a change (a redaction) marks
+    every one rewritten, so the index (store/vector_index.py) is made again from the table and
+    keeps nothing of a question that went (as the messages' vectors, m018)."""
+    db.execute("""
+        CREATE VIEW IF NOT EXISTS memory_question_vectors AS
+        SELECT q.rowid AS rowid, q.embedding AS embedding FROM memory_questions q
+        WHERE q.embedding IS NOT NULL
+          AND q.model = (SELECT value FROM meta WHERE key = 'embed_model')""")
+    moved_on = (
+        f"INSERT INTO meta (key, value) VALUES ('{QUESTION_VECTORS_GENERATION}', '1') "
+        "ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;"
+    )
+    rewritten = f"""
+        INSERT INTO meta (key, value) SELECT '{QUESTION_VECTORS_REWRITTEN}', value FROM meta
+        WHERE key = '{QUESTION_VECTORS_GENERATION}'
+        ON CONFLICT (key) DO UPDATE SET value = excluded.value;"""
+    on = "CREATE TRIGGER IF NOT EXISTS memory_question_vectors"
+    db.execute(f"{on}_ai AFTER INSERT ON memory_questions BEGIN {moved_on} END")
+    db.execute(f"{on}_ad AFTER DELETE ON memory_questions BEGIN {moved_on} {rewritten} END")
+    db.execute(f"{on}_au AFTER UPDATE ON memory_questions BEGIN {moved_on} {rewritten} END")
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -647,4 +679,5 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m021_meaning,
     m022_paths,
     m023_counts,
+    m025_question_index,
 ]
