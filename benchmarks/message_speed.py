@@ -24,7 +24,9 @@ are embedded by the real MiniLM. Prints:
   by the resident process (``recall.resident``, the default): the client's wall and CPU
   time, and the CPU time of the resident process's child that ran the recall (the
   resident process's reaped children, a mean), its vectors off, on and auto
-  (``--processes 0``: none of these, the in-process figures only).
+  (``--processes 0``: none of these, the in-process figures only);
+- with ``--questions``, last: the stored questions' vector index, its first build from
+  SQLite and its rebuild after a memory is deleted.
 
 ``--questions N`` first gives every memory of the cached store N stored questions (once;
 random float32 vectors, each near its memory's, and a short question naming the memory's
@@ -67,17 +69,18 @@ from benchmarks.synthetic import QUERIES, synthetic_memories  # noqa: E402
 from memctl.config import load_settings  # noqa: E402
 from memctl.context import Context  # noqa: E402
 from memctl.ingest.message_vectors import drop_unkept  # noqa: E402
-from memctl.model import Memory, Message, Role, Session, now_iso, parse_time  # noqa: E402
+from memctl.model import Memory, Message, Role, Session, State, now_iso, parse_time  # noqa: E402
 from memctl.store.maintenance import MEMORIES_FTS, MESSAGES_FTS, optimize_fts  # noqa: E402
-from memctl.store.memories import MemoryFilter, insert_memory  # noqa: E402
+from memctl.store.memories import MemoryFilter, get_memories, insert_memory  # noqa: E402
 from memctl.store.message_search import count_message_terms, search_messages  # noqa: E402
-from memctl.store.questions import add_questions  # noqa: E402
 from memctl.store.message_vectors import (  # noqa: E402
     add_message_vectors,
     message_vector_index,
     nearest_messages,
 )
+from memctl.store.questions import add_questions  # noqa: E402
 from memctl.store.sessions import insert_messages, save_session  # noqa: E402
+from memctl.store.vector_index import VectorIndex  # noqa: E402
 from memctl.store.vector_query import Scores  # noqa: E402
 
 SESSION_MESSAGES = 40  # messages a synthetic session holds
@@ -226,6 +229,30 @@ def _questions(
             )
         )
     return out
+
+
+def question_index_figures(home: Path) -> None:
+    """The questions' vector index (store/vector_index.py QUESTION_VECTORS): its first build
+    from SQLite, and its rebuild after a memory is deleted (a removed question has it made
+    again, so its files keep nothing of it). Last: the deletion changes the store."""
+    from memctl.store.vector_index import QUESTION_VECTORS, vector_index
+    from memctl.store.writes import Writer
+
+    with Context(load_settings(home=home)) as ctx:
+        index = vector_index(ctx.db, QUESTION_VECTORS)
+        shutil.rmtree(index.directory)
+        began = time.perf_counter()
+        index = VectorIndex(ctx.db, QUESTION_VECTORS)
+        index.refresh()
+        took = ms(time.perf_counter() - began)
+        print(f"question index, first build from SQLite: {took} ({len(index.rowids):,} vectors)")
+        memory = get_memories(ctx.db, [str(ctx.db.value("SELECT min(id) FROM memories"))])
+        with ctx.db.atomic():
+            Writer(ctx.db).set_state(next(iter(memory.values())), State.DELETED, "bench")
+        began = time.perf_counter()
+        index.refresh()
+        took = ms(time.perf_counter() - began)
+        print(f"question index, made again after a memory is deleted: {took}")
 
 
 def index_figures(ctx: Context) -> None:
@@ -432,6 +459,8 @@ def main() -> None:
                 message_vector_index(ctx.db)  # made again, as the first run of `on` left it
             compileall.compile_dir(ROOT / "memctl", quiet=1)
             process_figures(home, args.processes)
+        if args.questions > 0:
+            question_index_figures(home)
     finally:
         shutil.rmtree(home, ignore_errors=True)  # a copy of the store: 1.5 GB at 1,000,000
 

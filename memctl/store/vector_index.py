@@ -1,8 +1,8 @@
 """A memory-mapped copy of the store's vectors, for fast nearest-neighbour search.
 
 The vectors live in SQLite (``memories_vec``; session messages' in
-``message_vectors``, as int8; stored questions' in ``memory_questions``): that is the truth. sqlite-vec's
-PyPI build has no SIMD, so its exact KNN over 100,000 384-d vectors takes
+``message_vectors``, as int8; stored questions' in ``memory_questions``): that is the
+truth. sqlite-vec's PyPI build has no SIMD, so its exact KNN over 100,000 384-d vectors takes
 ~75 ms, while numpy over the same rows takes a few. This module keeps the
 vectors, and one sign bit per dimension of each, as immutable segment files
 beside the database (``memctl.db.vectors/``, ``memctl.db.message-vectors/``, the
