@@ -16,6 +16,11 @@ from memctl.model import now_iso
 from memctl.store.database import Database
 from memctl.store.fts import fts_phrases
 from memctl.store.memories import MemoryFilter
+from memctl.store.migrations import (
+    QUESTION_VECTORS_CHANGES,
+    QUESTION_VECTORS_GENERATION,
+    QUESTION_VECTORS_REWRITTEN,
+)
 
 QUESTIONS_PER_MEMORY = 3  # memories/questions.py MAX_QUESTIONS: how deep to read the hits
 
@@ -73,6 +78,16 @@ def delete_questions(db: Database, memory_ids: Iterable[str]) -> int:
             (memory_id,),
         )
     return removed
+
+
+def all_questions_rewritten(db: Database) -> None:
+    """Mark every question's vector rewritten, so that the questions' vector index
+    (store/vector_index.py QUESTION_VECTORS) is made again from the table: its files then
+    keep nothing of a removed question (a removal alone only marks its row dead, m025)."""
+    at = int(db.meta(QUESTION_VECTORS_GENERATION) or 0) + 1
+    db.set_meta(QUESTION_VECTORS_GENERATION, str(at))
+    db.set_meta(QUESTION_VECTORS_REWRITTEN, str(at))
+    db.set_meta(QUESTION_VECTORS_CHANGES, "[]")
 
 
 def question_fts(

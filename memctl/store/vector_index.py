@@ -43,6 +43,7 @@ from memctl.store.database import VECTORS_CHANGES, VECTORS_GENERATION, VECTORS_R
 from memctl.store.migrations import (
     MESSAGE_VECTORS_GENERATION,
     MESSAGE_VECTORS_REWRITTEN,
+    QUESTION_VECTORS_CHANGES,
     QUESTION_VECTORS_GENERATION,
     QUESTION_VECTORS_REWRITTEN,
 )
@@ -82,13 +83,13 @@ MESSAGE_VECTORS = VectorSource(
     "i1",
 )
 # The questions stored with memories (store/questions.py), as the store's model made them
-# (the view of m025); a removed one rewrites the index, as a message's does.
+# (the view of m025); a removed one is journaled, as a memory's vector is.
 QUESTION_VECTORS = VectorSource(
     "memory_question_vectors",
     ".question-vectors",
     QUESTION_VECTORS_GENERATION,
     QUESTION_VECTORS_REWRITTEN,
-    None,
+    QUESTION_VECTORS_CHANGES,
     "<f4",
 )
 

@@ -5,6 +5,7 @@ questions leave its files. On a real SQLite file with the real model."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pytest
 
 from memctl.api import memory as api
 from memctl.api.ingest import undo
+from memctl.api.maintain import MaintainRequest, maintain
 from memctl.config import load_settings
 from memctl.context import Context
 from memctl.maintain.forgetting import forget_memories
@@ -131,26 +133,42 @@ def test_an_edited_memory_keeps_its_questions_in_the_index(real: Context) -> Non
     assert _question_rank(real, MEANING, memory_id) == 1
 
 
-@pytest.mark.parametrize("how", ["delete", "delete for good", "forget everywhere", "undo"])
-def test_a_removed_memory_s_questions_leave_the_index_files(real: Context, how: str) -> None:
+@pytest.mark.parametrize("how", ["delete", "undo"])
+def test_a_deleted_memory_s_questions_are_no_longer_searched(real: Context, how: str) -> None:
     memory_id = _remember(real)
     assert _question_rank(real, MEANING, memory_id) == 1
     vectors = _question_vectors(real, memory_id)
+    rewritten = real.db.meta("question_vectors_rewritten")
     if how == "delete":
         api.delete(real, memory_id)
-        vector_index(real.db, QUESTION_VECTORS)  # the next recall's catch-up
-    elif how == "delete for good":
-        api.delete_for_good(real, memory_id)
-    elif how == "forget everywhere":
-        forget_memories(real, [api.get(real, memory_id).memory], "forget")
     else:
         undo(real)
-        vector_index(real.db, QUESTION_VECTORS)
+    # their rowids are journaled, so the index marks them dead instead of being made again
+    journal = json.loads(real.db.meta("question_vectors_changes") or "[]")
+    assert len(journal) == 2 and real.db.meta("question_vectors_rewritten") == rewritten
+    assert _question_rank(real, MEANING, memory_id) is None
+    assert memory_id not in [r.memory.id for r in recall(real, MEANING).results]
+    # maintain's upkeep compacts the index: the files keep nothing of them
+    maintain(real, MaintainRequest(only="upkeep"))
+    kept = _index_bytes(real)
+    assert kept and not any(vector in kept for vector in vectors)
+
+
+@pytest.mark.parametrize("how", ["delete for good", "forget everywhere"])
+def test_a_forgotten_memory_s_questions_leave_the_index_files_at_once(
+    real: Context, how: str
+) -> None:
+    memory_id = _remember(real)
+    assert _question_rank(real, MEANING, memory_id) == 1
+    vectors = _question_vectors(real, memory_id)
+    if how == "delete for good":
+        api.delete_for_good(real, memory_id)
+    else:
+        forget_memories(real, [api.get(real, memory_id).memory], "forget")
     kept = _index_bytes(real)
     assert kept  # the other memories' questions are still there
     assert not any(vector in kept for vector in vectors)
     assert _question_rank(real, MEANING, memory_id) is None
-    assert memory_id not in [r.memory.id for r in recall(real, MEANING).results]
 
 
 def test_a_redacted_question_leaves_the_index_files(real: Context) -> None:
