@@ -20,7 +20,7 @@ from memctl.context import Context
 from memctl.maintain.forgetting import forget_memories
 from memctl.retrieve.pipeline import recall, start
 from memctl.retrieve.stages.candidates import candidates
-from memctl.store.vector_index import QUESTION_VECTORS, vector_index
+from memctl.store.vector_index import QUESTION_VECTORS
 
 WEBHOOKS = "The billing service retries Stripe webhooks three times with exponential backoff."
 ASKED = (
