@@ -26,7 +26,7 @@ are embedded by the real MiniLM. Prints:
   resident process's reaped children, a mean), its vectors off, on and auto
   (``--processes 0``: none of these, the in-process figures only);
 - with ``--questions``, last: the stored questions' vector index, its first build from
-  SQLite and its rebuild after a memory is deleted.
+  SQLite and its catch-up after a memory is deleted.
 
 ``--questions N`` first gives every memory of the cached store N stored questions (once;
 random float32 vectors, each near its memory's, and a short question naming the memory's
@@ -233,8 +233,8 @@ def _questions(
 
 def question_index_figures(home: Path) -> None:
     """The questions' vector index (store/vector_index.py QUESTION_VECTORS): its first build
-    from SQLite, and its rebuild after a memory is deleted (a removed question has it made
-    again, so its files keep nothing of it). Last: the deletion changes the store."""
+    from SQLite, and its catch-up after a memory is deleted (its questions' rows marked
+    dead). Last: the deletion changes the store."""
     from memctl.store.vector_index import QUESTION_VECTORS, vector_index
     from memctl.store.writes import Writer
 
@@ -252,7 +252,7 @@ def question_index_figures(home: Path) -> None:
         began = time.perf_counter()
         index.refresh()
         took = ms(time.perf_counter() - began)
-        print(f"question index, made again after a memory is deleted: {took}")
+        print(f"question index, catch-up after a memory is deleted: {took}")
 
 
 def index_figures(ctx: Context) -> None:
