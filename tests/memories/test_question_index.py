@@ -29,6 +29,7 @@ ASKED = (
 )
 # the questions' meaning, none of their words or the memory's
 MEANING = "is a lost charge message tried again?"
+WORDS = "resend failed payment events"  # the question's words, none of the memory's
 OTHERS = {
     "Staging is rebuilt from scratch every night at 01:00 UTC.": (
         "when is the test environment reset?",
@@ -55,11 +56,14 @@ def _remember(ctx: Context) -> str:
     return api.remember(ctx, api.RememberRequest(WEBHOOKS, questions=ASKED)).memory.id
 
 
-def _question_rank(ctx: Context, query: str, memory_id: str) -> int | None:
-    """The memory's rank on the question-vector leg of a recall of ``query``."""
+def _question_rank(
+    ctx: Context, query: str, memory_id: str, leg: str = "question_vector"
+) -> int | None:
+    """The memory's rank on a question leg (by meaning, or ``questions``: by words) of a
+    recall of ``query``."""
     run = start(ctx, query)
     found = {c.id: c for c in candidates(run, [])}
-    return found[memory_id].ranks.get("question_vector") if memory_id in found else None
+    return found[memory_id].ranks.get(leg) if memory_id in found else None
 
 
 def _index_bytes(ctx: Context) -> bytes:
@@ -83,6 +87,7 @@ def _question_vectors(ctx: Context, memory_id: str) -> list[bytes]:
 def test_a_memory_is_found_by_its_question_s_meaning_through_the_index(real: Context) -> None:
     memory_id = _remember(real)
     assert _question_rank(real, MEANING, memory_id) == 1
+    assert _question_rank(real, WORDS, memory_id, "questions") == 1
     assert all(vector in _index_bytes(real) for vector in _question_vectors(real, memory_id))
     result = recall(real, MEANING)
     assert memory_id in [r.memory.id for r in result.results]
@@ -122,6 +127,7 @@ def test_questions_added_to_a_stored_memory_reach_the_index(real: Context) -> No
     again = api.remember(real, api.RememberRequest(WEBHOOKS, questions=ASKED))
     assert again.existing
     assert _question_rank(real, MEANING, stored.memory.id) == 1
+    assert _question_rank(real, WORDS, stored.memory.id, "questions") == 1
 
 
 def test_an_edited_memory_keeps_its_questions_in_the_index(real: Context) -> None:
