@@ -431,17 +431,22 @@ Apply = Callable[[Database, Forgotten, "Context | None"], None]
 
 def _indexes_rebuilt(db: Database, memories: bool) -> None:
     """The vector indexes made again now, so their files keep no copy of a forgotten
-    vector: the messages' (a removed message vector marks it rewritten, m018) and, when
-    memories were deleted or rewritten, the memories' (a replaced or removed vector is
-    otherwise kept, marked dead, in its segment until a compaction)."""
+    vector: the messages' (a removed message vector marks it rewritten, m018), the stored
+    questions' and, when memories were deleted or rewritten, the memories' (a replaced or
+    removed vector of either is otherwise kept, marked dead, in its segment until a
+    compaction)."""
     from memctl.store.message_vectors import message_vector_index
-    from memctl.store.vector_index import vector_index
+    from memctl.store.questions import all_questions_rewritten
+    from memctl.store.vector_index import QUESTION_VECTORS, vector_index
 
-    if memories:
-        with db.atomic():
+    with db.atomic():
+        all_questions_rewritten(db)
+        if memories:
             db.note_vector_write(everything=True)
+    if memories:
         vector_index(db)
     message_vector_index(db)
+    vector_index(db, QUESTION_VECTORS)
 
 
 def _everywhere(ctx: Context, done: Forgotten, apply: Apply) -> None:

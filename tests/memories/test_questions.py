@@ -166,5 +166,9 @@ def test_the_host_distillation_stores_a_fact_s_questions(home: Path, local_embed
         distil(ctx, DistilRequest(task.session_id, task.through_seq, {"facts": [fact]}))
         memory_id = ctx.db.value("SELECT id FROM memories WHERE content = ?", (fact["content"],))
         assert questions_of(ctx.db, str(memory_id)) == ["how do we release the shop?"]
+        # recall reaches it through the question's vector index (store/vector_index.py)
+        run = start(ctx, "how is the store shipped to customers?")
+        by_id = {c.id: c for c in candidates(run, [])}
+        assert by_id[str(memory_id)].ranks.get("question_vector") == 1
     finally:
         ctx.close()

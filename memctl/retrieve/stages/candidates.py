@@ -56,7 +56,7 @@ from memctl.store.memories import (
     word_document_counts,
 )
 from memctl.store.message_search import MessageHit, phrases_said, search_messages
-from memctl.store.questions import question_fts, question_vectors
+from memctl.store.questions import question_fts, question_owners
 
 STAGE = "candidates"
 T = TypeVar("T")
@@ -234,7 +234,8 @@ def _bm25_found(
 def _question_legs(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
     """The questions stored with memories (store/questions.py), as hits of their memories:
     by BM25 (the query's words, its vocabulary at ``vocabulary_weight``) and by cosine
-    (the best of each memory's questions)."""
+    (the best of each memory's questions, searched in their own vector index as the
+    memories' own vectors are: store/vector_index.py QUESTION_VECTORS)."""
     legs: dict[str, list[tuple[str, float]]] = {}
     db, where = run.ctx.db, run.where
     own = question_fts(db, run.query.alternatives, size, where)
@@ -243,19 +244,14 @@ def _question_legs(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
         own = with_synonyms(own, question_fts(db, run.query.expansions, size, where), weight)
     if own:
         legs["questions"] = own
-    model = run.index.manifest if run.index is not None else None
-    if run.scores is not None and model is not None:
-        import numpy as np
+    if run.scores is not None and run.index is not None:
+        from memctl.store.vector_index import QUESTION_VECTORS, vector_index
+        from memctl.store.vector_query import Scores, nearest
 
-        stored = question_vectors(db, model.model, where)
-        if stored:
-            matrix = np.frombuffer(b"".join(v for _, v in stored), dtype=np.float32)
-            cosines = matrix.reshape(len(stored), -1) @ run.scores.query
-            best: dict[str, float] = {}
-            for (memory_id, _), cosine in zip(stored, cosines.tolist(), strict=True):
-                best[memory_id] = max(best.get(memory_id, -1.0), cosine)
-            nearest = sorted(best.items(), key=lambda hit: (-hit[1], hit[0]))[:size]
-            legs["question_vector"] = [(i, 1.0 - cosine) for i, cosine in nearest]
+        index = vector_index(db, QUESTION_VECTORS)
+        hits = nearest(index, Scores(index, run.scores.query), size, where, question_owners)
+        if hits:  # ties by id, whichever question row came first
+            legs["question_vector"] = sorted(hits, key=lambda hit: (hit[1], hit[0]))
     return legs
 
 
