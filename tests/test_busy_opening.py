@@ -4,12 +4,17 @@ new one. Another real process holds the write lock; the hook spools, never exits
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
+from memctl.ingest import pending
+from memctl.integrations import hooks
 from memctl.store.database import Database
 from tests.conftest import run_cli
 from tests.holding import WRITE_LOCK, held
+from tests.ingesting import SESSION
+from tests.integrations.test_integrations_hooks import big_transcript
 from tests.test_reliability import NO_LLM, stored, transcript
 
 WAIT = ("-c", "ingest.lock_wait_ms=300", "-c", "ingest.spawn_worker=false")
@@ -76,3 +81,22 @@ def test_a_busy_opening_with_scope_by_name_leaves_the_file_unread(
     later = run_cli(*WAIT, "ingest", "--scope", "team-app", "--transcript", str(path))
     assert later.returncode == 0, later.stderr
     assert stored(home, "SELECT count(*) FROM messages") == 4
+
+
+def test_a_session_end_hook_on_a_busy_new_store_leaves_a_big_transcript_to_maintain(
+    home: Path, tmp_path: Path
+) -> None:
+    """Too big for the hook to spool within the client's timeout: the file stays unread and
+    pending, with no error; maintain captures every message once the store is free."""
+    home.mkdir(parents=True, exist_ok=True)
+    path = big_transcript(tmp_path / "huge.jsonl", tmp_path, 400, 1, 6000)
+    assert path.stat().st_size > hooks.INLINE_BYTES
+    event = {"session_id": SESSION, "transcript_path": str(path), "cwd": str(tmp_path)}
+    with held(home / "memctl.db", NEW_WAL_LOCK):
+        hook = run_cli(*WAIT, "hook", "claude-code", "SessionEnd", input=json.dumps(event))
+    assert (hook.returncode, hook.stdout) == (0, "")
+    (mark,) = pending.grown(home, "", 24, 10)
+    assert (mark.path, mark.size, mark.error) == (str(path), -1, "")
+    later = run_cli("-c", "ingest.spawn_worker=false", "maintain", env=NO_LLM)
+    assert later.returncode == 0, later.stderr
+    assert stored(home, "SELECT count(*) FROM messages") == 400
