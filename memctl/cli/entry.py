@@ -148,7 +148,28 @@ def run_memctl(forward: bool = True) -> int:
         if code is not None:
             return code
     code = run_fast(argv, forward) if command in FAST_COMMANDS else None
-    return run_typer(command) if code is None else code
+    if code is not None:
+        return code
+    code = run_typer(command)
+    if forward and command == "recall" and code == 0:
+        _start_resident(argv)
+    return code
+
+
+def _start_resident(argv: list[str]) -> None:
+    """A recall the fast lane does not take (``--explain``, ``--why-not``) that no resident
+    process answered starts one for the next, as the fast lane's recall does, unless
+    ``recall.resident`` is off."""
+    from memctl.integrations.resident import split_globals, start, wanted
+
+    if not wanted(argv):
+        return
+    from memctl.api.config import settings_from_flags
+
+    home, config, _ = split_globals(argv)
+    settings = settings_from_flags(home, config)
+    if settings.recall_resident:
+        start(settings.home)
 
 
 def _did_you_mean(message: str) -> str:
