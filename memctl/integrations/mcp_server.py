@@ -227,7 +227,8 @@ def _recall_tools(door: Door) -> None:
         or be unrelated; use one only if it answers the question, else say nothing is
         stored). No clear result means nothing clearly relevant is stored. A result with
         is_message true is a session message (id SESSION#N; session_expand opens it).
-        scope: "project" (default: this project and global), "global" or a scope name."""
+        scope: "project" (default: this project and global; every project from a
+        directory outside any project that holds nothing), "global" or a scope name."""
         return call(
             lambda: mcp_search.memory_search(
                 ctx, query, limit, scope, all_scopes, mode, budget, format
