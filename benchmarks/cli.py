@@ -333,6 +333,14 @@ def real_questions(
     no_others: Annotated[
         bool, typer.Option("--no-others", help="Only the sessions the questions are about.")
     ] = False,
+    heldout: Annotated[
+        bool,
+        typer.Option(
+            "--heldout",
+            help="The held-out split's questions (benchmarks/sessions/heldout), its sessions "
+            "in one store with the dev set's; never tune on it.",
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Questions about real sessions taken in by the default path: found@5, two ways."""
@@ -341,9 +349,10 @@ def real_questions(
     with err_console.status("") as status:
         report = bench.run(
             settings_for(ctx),
-            data or bench.GOLD,
+            data or (bench.HELDOUT if heldout else bench.GOLD),
             None if no_others else (others or bench.SESSIONS),
             note=status.update,
+            beside=bench.GOLD if heldout else None,
         )
     if as_json:
         print_json(report.to_dict())

@@ -24,7 +24,14 @@ are embedded by the real MiniLM. Prints:
   by the resident process (``recall.resident``, the default): the client's wall and CPU
   time, and the CPU time of the resident process's child that ran the recall (the
   resident process's reaped children, a mean), its vectors off, on and auto
-  (``--processes 0``: none of these, the in-process figures only).
+  (``--processes 0``: none of these, the in-process figures only);
+- with ``--questions``, last: the stored questions' vector index, its first build from
+  SQLite and its catch-up after a memory is deleted.
+
+``--questions N`` first gives every memory of the cached store N stored questions (once;
+random float32 vectors, each near its memory's, and a short question naming the memory's
+first words), as a store written through MCP holds them (its tool description asks for 2-3
+a memory): recall searches them on two legs of their own (store/questions.py).
 
 ``--dump FILE`` also writes every recall's rows of each timed configuration (its
 configuration, query, row, id, ``repr(score)``, label), over the timed queries and
@@ -62,16 +69,18 @@ from benchmarks.synthetic import QUERIES, synthetic_memories  # noqa: E402
 from memctl.config import load_settings  # noqa: E402
 from memctl.context import Context  # noqa: E402
 from memctl.ingest.message_vectors import drop_unkept  # noqa: E402
-from memctl.model import Memory, Message, Role, Session, now_iso, parse_time  # noqa: E402
+from memctl.model import Memory, Message, Role, Session, State, now_iso, parse_time  # noqa: E402
 from memctl.store.maintenance import MEMORIES_FTS, MESSAGES_FTS, optimize_fts  # noqa: E402
-from memctl.store.memories import MemoryFilter, insert_memory  # noqa: E402
+from memctl.store.memories import MemoryFilter, get_memories, insert_memory  # noqa: E402
 from memctl.store.message_search import count_message_terms, search_messages  # noqa: E402
 from memctl.store.message_vectors import (  # noqa: E402
     add_message_vectors,
     message_vector_index,
     nearest_messages,
 )
+from memctl.store.questions import add_questions  # noqa: E402
 from memctl.store.sessions import insert_messages, save_session  # noqa: E402
+from memctl.store.vector_index import VectorIndex  # noqa: E402
 from memctl.store.vector_query import Scores  # noqa: E402
 
 SESSION_MESSAGES = 40  # messages a synthetic session holds
@@ -169,6 +178,81 @@ def build(home: Path, memories: int, messages: int) -> None:
         f"{messages:,} messages with vectors at {messages / message_seconds:,.0f}/s"
     )
     building.rename(home)
+
+
+def add_questions_to(home: Path, per_memory: int) -> None:
+    """Give every memory of the store at ``home`` ``per_memory`` questions (timed), unless
+    it holds some already."""
+    if per_memory <= 0:
+        return
+    ctx = Context(load_settings(home=home))
+    try:
+        if ctx.db.value("SELECT count(*) FROM memory_questions"):
+            return
+        rng = np.random.default_rng(17)
+        rows = ctx.db.tuples(
+            "SELECT m.id, m.content, v.embedding FROM memories m "
+            "JOIN memories_vec v ON v.rowid = m.rowid"
+        )
+        began = time.perf_counter()
+        with ctx.db.without_fsync():
+            for start in range(0, len(rows), BATCH):
+                with ctx.db.atomic():
+                    for memory_id, content, vector in rows[start : start + BATCH]:
+                        add_questions(
+                            ctx.db,
+                            memory_id,
+                            _questions(content, vector, per_memory, rng),
+                            ctx.embedder.name,
+                        )
+        took = time.perf_counter() - began
+        print(f"questions: {per_memory} for each of {len(rows):,} memories ({took:,.0f} s)")
+    finally:
+        ctx.close()
+
+
+def _questions(
+    content: str, vector: bytes, count: int, rng: np.random.Generator
+) -> list[tuple[str, bytes]]:
+    """``count`` (text, vector) questions of one memory: each vector its memory's plus as
+    much random noise (normalised)."""
+    words = " ".join(content.split()[:4])
+    own = np.frombuffer(vector, dtype=np.float32)
+    out = []
+    for n in range(count):
+        noise = rng.normal(size=DIM).astype(np.float32)
+        mixed = own + noise / np.linalg.norm(noise)
+        out.append(
+            (
+                f"what did we note about {words} ({n + 1})?",
+                (mixed / np.linalg.norm(mixed)).tobytes(),
+            )
+        )
+    return out
+
+
+def question_index_figures(home: Path) -> None:
+    """The questions' vector index (store/vector_index.py QUESTION_VECTORS): its first build
+    from SQLite, and its catch-up after a memory is deleted (its questions' rows marked
+    dead). Last: the deletion changes the store."""
+    from memctl.store.vector_index import QUESTION_VECTORS, vector_index
+    from memctl.store.writes import Writer
+
+    with Context(load_settings(home=home)) as ctx:
+        index = vector_index(ctx.db, QUESTION_VECTORS)
+        shutil.rmtree(index.directory)
+        began = time.perf_counter()
+        index = VectorIndex(ctx.db, QUESTION_VECTORS)
+        index.refresh()
+        took = ms(time.perf_counter() - began)
+        print(f"question index, first build from SQLite: {took} ({len(index.rowids):,} vectors)")
+        memory = get_memories(ctx.db, [str(ctx.db.value("SELECT min(id) FROM memories"))])
+        with ctx.db.atomic():
+            Writer(ctx.db).set_state(next(iter(memory.values())), State.DELETED, "bench")
+        began = time.perf_counter()
+        index.refresh()
+        took = ms(time.perf_counter() - began)
+        print(f"question index, catch-up after a memory is deleted: {took}")
 
 
 def index_figures(ctx: Context) -> None:
@@ -345,10 +429,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--processes", type=int, default=10)
     parser.add_argument("--dump", type=Path, default=None, help="write every recall's rows here")
+    parser.add_argument("--questions", type=int, default=0, help="stored questions a memory")
     args = parser.parse_args()
     name = f"messages-{args.memories}-{args.messages}"
     cached = args.cache or Path(tempfile.gettempdir()) / "memctl-bench-cache" / name
     build(cached, args.memories, args.messages)
+    add_questions_to(cached, args.questions)
     database = cached / "memctl.db"
     print(f"database: {database.stat().st_size / 2**20:,.0f} MiB")
     if args.dump is not None:
@@ -373,6 +459,8 @@ def main() -> None:
                 message_vector_index(ctx.db)  # made again, as the first run of `on` left it
             compileall.compile_dir(ROOT / "memctl", quiet=1)
             process_figures(home, args.processes)
+        if args.questions > 0:
+            question_index_figures(home)
     finally:
         shutil.rmtree(home, ignore_errors=True)  # a copy of the store: 1.5 GB at 1,000,000
 

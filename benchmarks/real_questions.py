@@ -21,6 +21,11 @@ in two ways:
 - ``everywhere``: ``--all-scopes`` from outside every project (each project
   counts the same), the harder of the two.
 
+``--heldout`` asks the held-out split instead (``benchmarks/sessions/heldout/``:
+nine more real sessions and 46 questions written before memctl ran on them),
+in a store holding its sessions, the dev set's and the others; its figures are
+the ``heldout`` half. Nobody tunes on it.
+
 Per half and in total it reports, on the top 5 results:
 
 - found@5 auto: a result comes from the question's session (its session id,
@@ -55,8 +60,9 @@ from memctl.errors import InputError
 from memctl.retrieve.pipeline import Recalled
 from memctl.store.memories import counts_by
 
+HELDOUT = SESSIONS / "heldout"  # the held-out split: its sessions join GOLD's in one store
 TOP = 5  # found "in the top 5"
-HALVES = ("tune", "check")
+HALVES = ("tune", "check", "heldout")  # heldout: benchmarks/sessions/heldout, never tuned on
 ALL = "all"
 SCOPINGS = ("project", "everywhere")
 CLEAR = "clear"  # the label of a clear match (results without labels count as unlabelled)
@@ -153,10 +159,19 @@ def load_questions(directory: Path) -> tuple[list[dict[str, Any]], list[Question
 
 
 def take_in(
-    ctx: Context, directory: Path, sessions: list[dict[str, Any]], others: Path | None
+    ctx: Context,
+    directory: Path,
+    sessions: list[dict[str, Any]],
+    others: Path | None,
+    beside: Path | None = None,
 ) -> dict[str, str]:
-    """Ingest every session by the default path; session id -> session file."""
+    """Ingest every session by the default path; session id -> session file. ``beside``:
+    another split's sessions, in their own projects, in the same store."""
     entries = [(directory, s, s["project"]) for s in sessions]
+    if beside is not None:
+        entries += [
+            (beside, s, s["project"]) for s in read_json(beside / "manifest.json")["sessions"]
+        ]
     if others is not None:
         more = read_json(others / "manifest.json")["sessions"]
         entries += [(others, s, Path(s["file"]).stem) for s in more]
@@ -234,9 +249,10 @@ def run(
     others: Path | None = SESSIONS,
     embedder: Embedder | None = None,
     note: Callable[[str], None] = lambda _: None,
+    beside: Path | None = None,
 ) -> Report:
     """Take every session in by the default path, into one fresh store, and ask each
-    question both ways."""
+    question both ways (``beside``: another split's sessions, in the store too)."""
     sessions, questions = load_questions(directory)
     scope = {s["file"]: s["project"] for s in sessions}
     with tempfile.TemporaryDirectory(prefix="memctl-realq-") as home:
@@ -245,7 +261,7 @@ def run(
         with Context(fresh, embedder) as ctx:
             note("taking the sessions in")
             began, cpu = time.perf_counter(), time.process_time()
-            files = take_in(ctx, directory, sessions, others)
+            files = take_in(ctx, directory, sessions, others, beside)
             load = {
                 "sessions": len(files),
                 "memories": counts_by(ctx.db, "state").get("active", 0),

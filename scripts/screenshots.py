@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 WINDOW = (1200, 800)
+LOAD_SECONDS = 10  # for a page and its stylesheet to load (the driver waits this long at most)
 PROJECT = "tidepool"  # the project directory, in the work directory (HOME there)
 SESSION = "5f0c2d7e-0000-4000-8000-000000000001"
 # A short Claude Code session: what the viewer's session and memory pages show.
@@ -79,6 +80,7 @@ def shoot(out: Path) -> list[Path]:
     """Every page's screenshot under ``out``; the files written."""
     from selenium import webdriver
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.wait import WebDriverWait
 
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
@@ -132,6 +134,10 @@ def shoot(out: Path) -> list[Path]:
             }
             for name, path in pages.items():
                 driver.get(base + path)
+                # chromedriver can return while the page is "interactive", unstyled
+                WebDriverWait(driver, LOAD_SECONDS).until(
+                    lambda d: d.execute_script("return document.readyState") == "complete"
+                )
                 driver.find_element(By.TAG_NAME, "h1")
                 target = out / f"{name}.png"
                 driver.save_screenshot(str(target))

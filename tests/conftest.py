@@ -161,6 +161,17 @@ def real_ctx(home: Path, local_embedder) -> Iterator[Context]:  # type: ignore[n
     context.close()
 
 
+@pytest.fixture(scope="module")
+def real_store(tmp_path_factory: pytest.TempPathFactory, local_embedder) -> Iterator[Context]:  # type: ignore[no-untyped-def]
+    """A Context on the real model in a home of the module's own, for a module's tests to
+    share: the module's fixture fills it once, its tests read it."""
+    home = tmp_path_factory.mktemp("real-store")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MEMCTL_HOME", str(home))
+        with Context(load_settings(), embedder=local_embedder) as context:
+            yield context
+
+
 def options_both_ways(
     command: str, parser: argparse.ArgumentParser
 ) -> tuple[tuple[set[str], list[str]], tuple[set[str], list[str]]]:

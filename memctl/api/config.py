@@ -17,6 +17,7 @@ from memctl.config import (
 )
 from memctl.config.files import write_private
 from memctl.config.settings import DEFAULT_SOURCE, check_project_key
+from memctl.config.urls import shown_url
 from memctl.context import Context
 
 __all__ = [
@@ -26,12 +27,29 @@ __all__ = [
     "Settings",
     "check_project_key",
     "load_settings",
+    "scrubbed",
     "settings_from_flags",
+    "shown_value",
     "split_assignments",
     "write_config_value",
     "write_private",
     "write_template",
 ]
+
+
+def scrubbed(line: str) -> str:
+    """A line memctl prints (an error quoting a value it was given) without the secrets
+    or private text in it (``memories.privacy.scrub``, loaded only when called)."""
+    from memctl.memories.privacy import scrub
+
+    return scrub(line)[0]
+
+
+def shown_value(value: object) -> object:
+    """A setting's value as ``memctl config`` prints it: a URL (``ollama.host``,
+    ``openai.base_url``, ``sync.remote``) without its credentials, as every other output
+    shows one (``config.urls.shown_url``); the file keeps them."""
+    return shown_url(value) if isinstance(value, str) else value
 
 
 def write_template(target: Path, project: bool = False) -> None:

@@ -66,6 +66,7 @@ class IngestResult:
     replayed: int = 0  # spooled transcripts of earlier runs stored by this one
     released: list[int] = field(default_factory=list)  # jobs of dead workers queued again
     deferred: bool = False  # too big for ``inline_bytes``: nothing stored here
+    left: bool = False  # the database was busy before the transcript was read: nothing read
 
     def ran_own_job(self) -> bool:
         runs = [] if self.drained is None else [*self.drained.done, *self.drained.failed]
@@ -109,7 +110,14 @@ def ingest(ctx: Context, request: IngestRequest) -> IngestResult:
     whole = request.dry_run or options.mode not in MODES
     captured: Captured | None = None
     name = str(request.transcript)
-    with open_transcript(ctx, request.transcript, request.stdin, options, whole) as opened:
+    try:
+        with _budget(ctx, hook):
+            opened = open_transcript(ctx, request.transcript, request.stdin, options, whole)
+    except DatabaseBusyError:
+        if not hook:
+            raise
+        return _busy_before_reading(ctx, request, options, log)
+    with opened:
         source = opened.source
         if _too_big(opened, request.inline_bytes):
             return IngestResult(unchanged(ctx, opened, name), log, deferred=True)
@@ -140,6 +148,30 @@ def ingest(ctx: Context, request: IngestRequest) -> IngestResult:
     elif (queued or report.job_id is not None) and ctx.settings.ingest_spawn_worker:
         result.report.worker_pid = spawn(ctx.settings, request.worker_overrides)
     return result
+
+
+def _busy_before_reading(
+    ctx: Context, request: IngestRequest, options: IngestOptions, log: Path
+) -> IngestResult:
+    """A hook met a busy database before it read the transcript (opening the store, or
+    reading how far the file was read): the whole transcript goes to the spool, as when
+    the capture meets it busy. A file over ``inline_bytes``, or a spool that needs the
+    database too (a scope given by name), is left as it is, read for the next run
+    (``left``)."""
+    from memctl.ingest.spool import spool
+
+    name = str(request.transcript)
+    left = IngestResult(CaptureReport(source=name), log, deferred=True, left=True)
+    if request.inline_bytes is not None and request.transcript not in (None, "-"):
+        if os.stat(name).st_size > request.inline_bytes:
+            return left
+    with open_transcript(ctx, request.transcript, request.stdin, options, whole=True) as opened:
+        assert opened.source is not None
+        try:
+            path = spool(ctx, opened.source, opened.options)
+        except DatabaseBusyError:
+            return left
+    return IngestResult(CaptureReport(source=opened.source.name), log, spooled=path)
 
 
 def _capture(ctx: Context, opened: Opened, request: IngestRequest) -> Captured | None:

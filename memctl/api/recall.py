@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from memctl.config import Settings
+from memctl.config.scope import find_git_dir
 from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.memories.provenance import start_refusal, trusted_hosts
@@ -20,7 +21,9 @@ from memctl.retrieve.params import MODES
 from memctl.retrieve.pipeline import Recalled as Recalled  # the CLI renders results
 from memctl.retrieve.pipeline import RecallResult
 from memctl.retrieve.pipeline import recall as run_recall
+from memctl.store import scopes
 from memctl.store.message_search import is_message_id as is_message_id  # a SESSION#N id
+from memctl.store.projects import scope_known
 from memctl.store.sync import foreign_hosts
 
 if TYPE_CHECKING:
@@ -34,6 +37,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class RecallRequest:
+    """A question for ``recall``, with the options of `memctl recall`."""
+
     query: str
     limit: int | None = None  # default: recall.limit (by mode)
     scope: str | None = None  # None or 'project': the current project and global
@@ -51,6 +56,8 @@ class RecallRequest:
 
 @dataclass(frozen=True)
 class RecallResponse:
+    """What ``recall`` answers: the results and what the request asked for besides."""
+
     result: RecallResult
     context: str | None = None  # the rendered block, when asked for
     why_not: WhyNot | None = None
@@ -58,6 +65,10 @@ class RecallResponse:
     # (else 0; not asked when possible matches were found here: it would cost a second recall)
     elsewhere: int = 0
     hosts: dict[str, str] = field(default_factory=dict)  # results another machine pushed
+
+
+# Said when a default search outside any project found nothing stored there.
+WIDENED = "this directory is in no project and holds nothing: every project searched"
 
 
 # What ``warm`` asks, so that the patterns compiled on first use are compiled before the
@@ -132,6 +143,9 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
     if request.context and budget is None and ctx.settings.recall_context_budget:
         budget = ctx.settings.recall_context_budget
     searched = recall_scopes(ctx, request.scope, request.all_scopes)
+    widened = searched is not None and _nothing_here(ctx, request)
+    if widened:  # a directory in no project, holding nothing: the question is about one
+        searched = None
     named = _named_projects(ctx, request)
     if searched is not None:  # the default scopes, and the projects the question names
         searched = (*searched, *(s for s in named if s not in searched))
@@ -149,6 +163,8 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
         possible=0 if request.clear_only or request.context else None,
         named=named,
     )
+    if widened:
+        result.warnings.append(WIDENED)
     hosts = foreign_hosts(ctx.db, [item.memory.id for item in result.results])
     if hosts:  # another machine's memories never outrank the user's own of the same label
         result.results.sort(key=lambda item: (not item.clear, item.memory.id in hosts))
@@ -176,6 +192,18 @@ def explain(item: Recalled, steps: list[Step]) -> dict[str, Any]:
     return explained(item, steps)
 
 
+def _nothing_here(ctx: Context, request: RecallRequest) -> bool:
+    """Whether a search with no scope given is asked outside any project (no git work
+    tree: a home directory, a scratch folder) where nothing is stored: its own scopes
+    would answer an explicit question with nothing, however much the store holds. A
+    project's directory stays the project's own, empty or not (a project's memories
+    never reach another project's assistant), as do ``--scope project`` and a context
+    block (the hooks)."""
+    if request.context or request.scope is not None or find_git_dir(ctx.settings.cwd):
+        return False
+    return not scope_known(ctx.db, scopes.resolve(ctx.db, ctx.settings.project_scope))
+
+
 def _named_projects(ctx: Context, request: RecallRequest) -> dict[str, str]:
     """The projects the question names (scope -> name), when the search is not narrowed to
     one by hand (``--scope``): what a context block pastes stays the current project's."""
@@ -201,6 +229,8 @@ def _found_elsewhere(ctx: Context, request: RecallRequest, moment: datetime | No
 
 @dataclass(frozen=True)
 class ProfileRequest:
+    """Whose profile ``profile`` gathers: the scopes, and how many memories a section."""
+
     scope: str | None = None
     all_scopes: bool = False
     limit: int = 20  # per section
@@ -220,6 +250,8 @@ SESSION_START_TOKENS = 1500
 
 @dataclass(frozen=True)
 class SessionStartRequest:
+    """The context a session starting here is given: its scope and budget."""
+
     scope: str | None = None  # None or 'project': the current project
     budget: int | None = None  # tokens in all; default: recall.context_budget
     compact: bool | None = None  # half L1, no L2; None: context.compact
@@ -258,6 +290,8 @@ PROMPT_CHARS = 2000
 
 @dataclass(frozen=True)
 class PromptRequest:
+    """A prompt of a running session, for the memories its prompt hook adds."""
+
     prompt: str
     shown: frozenset[str] = frozenset()  # memories this session already has
     budget: int | None = None  # tokens; default: context.prompt_budget
@@ -268,6 +302,8 @@ class PromptRequest:
 
 @dataclass(frozen=True)
 class PromptContext:
+    """The block a prompt hook adds, and the memories in it."""
+
     block: str  # '' when nothing relevant and new was found
     ids: list[str]
 

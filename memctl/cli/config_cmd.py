@@ -11,6 +11,7 @@ from memctl.api.config import (
     DEFAULT_SOURCE,
     KEYS,
     check_project_key,
+    shown_value,
     write_config_value,
     write_template,
 )
@@ -37,7 +38,10 @@ def show(
     if as_json:
         print_json(
             {
-                key.name: {"value": settings.values[key.name], "source": settings.sources[key.name]}
+                key.name: {
+                    "value": shown_value(settings.values[key.name]),
+                    "source": settings.sources[key.name],
+                }
                 for key in KEYS
             }
         )
@@ -51,7 +55,8 @@ def show(
     for column in ("key", "value", "source"):
         table.add_column(column)
     for key in shown:
-        table.add_row(key.name, str(settings.values[key.name]), settings.sources[key.name])
+        value = shown_value(settings.values[key.name])
+        table.add_row(key.name, str(value), settings.sources[key.name])
     console.print(table)
     if not every:
         left = len(KEYS) - len(shown)
@@ -98,4 +103,4 @@ def set_(
     if project:
         check_project_key(key)
     parsed = write_config_value(target, key, value)
-    console.print(f"{key} = {parsed!r} in {target}")
+    console.print(f"{key} = {shown_value(parsed)!r} in {target}")

@@ -111,6 +111,14 @@ def _error(message: str) -> None:
     sys.stderr.write(f"\x1b[31m{message}\x1b[0m\n" if red else message + "\n")
 
 
+def _scrubbed(message: str) -> str:
+    """An error line without the secrets or private text it may quote (a value typed or
+    read: stderr goes to logs, cron's among them, and to bug reports)."""
+    from memctl.api.config import scrubbed  # only when there is an error to say
+
+    return scrubbed(message)
+
+
 def readable(argv: list[str]) -> list[str]:
     """Arguments that are not UTF-8 (Python keeps their bytes as lone surrogates, which
     SQLite and the tokenizer refuse) with U+FFFD in place of the bad bytes; an existing
@@ -140,7 +148,28 @@ def run_memctl(forward: bool = True) -> int:
         if code is not None:
             return code
     code = run_fast(argv, forward) if command in FAST_COMMANDS else None
-    return run_typer(command) if code is None else code
+    if code is not None:
+        return code
+    code = run_typer(command)
+    if forward and command == "recall" and code == 0:
+        _start_resident(argv)
+    return code
+
+
+def _start_resident(argv: list[str]) -> None:
+    """A recall the fast lane does not take (``--explain``, ``--why-not``) that no resident
+    process answered starts one for the next, as the fast lane's recall does, unless
+    ``recall.resident`` is off."""
+    from memctl.integrations.resident import split_globals, start, wanted
+
+    if not wanted(argv):
+        return
+    from memctl.api.config import settings_from_flags
+
+    home, config, _ = split_globals(argv)
+    settings = settings_from_flags(home, config)
+    if settings.recall_resident:
+        start(settings.home)
 
 
 def _did_you_mean(message: str) -> str:
@@ -204,7 +233,7 @@ def main(run: Callable[[], int] = run_memctl, prog: str = "memctl") -> None:
     except MemctlError as exc:
         if os.environ.get("MEMCTL_DEBUG"):
             raise
-        _error(f"{prog}: error: {' '.join(exc.worded(flag).split())}")
+        _error(_scrubbed(f"{prog}: error: {' '.join(exc.worded(flag).split())}"))
         code = exc.exit_code
     except KeyboardInterrupt:
         _error(f"{prog}: interrupted")
@@ -213,8 +242,8 @@ def main(run: Callable[[], int] = run_memctl, prog: str = "memctl") -> None:
         if os.environ.get("MEMCTL_DEBUG"):
             raise
         _error(
-            f"{prog}: internal error: {type(exc).__name__}: {exc} "
-            "(set MEMCTL_DEBUG=1 for the traceback)"
+            _scrubbed(f"{prog}: internal error: {type(exc).__name__}: {exc}")
+            + " (set MEMCTL_DEBUG=1 for the traceback)"
         )
         code = 70
     sys.exit(code)

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Opt:
+    """One option of `memctl ingest`, as both its parsers take it."""
+
     flags: tuple[str, ...]
     help: str
     metavar: str | None = None  # None: a flag without a value
@@ -309,6 +311,11 @@ def capture_lines(report: dict[str, Any], log: str | None, waited: bool = False)
             f"the database is busy: {report['source']} was kept in {report['spooled']}; "
             "the next `memctl ingest` or `memctl maintain` stores it"
         ]
+    if report.get("left"):
+        return [
+            f"the database is busy: {report['source']} was not read; ingest it again later "
+            "(a hook's transcript: the next hook, the worker or `memctl maintain` does)"
+        ]
     if report.get("forgotten_at"):
         return [
             f"session {report['session_id']} ({report['client']}) was forgotten on "
@@ -364,10 +371,13 @@ def ingest(options: dict[str, Any], args: argparse.Namespace) -> int:
 
 def result_data(result: IngestResult) -> dict[str, Any]:
     """The capture report as data (shared with the Typer command); ``spooled`` when the
-    database was busy and the transcript went to the spool."""
+    database was busy and the transcript went to the spool, ``left`` when it was busy
+    before the transcript was read."""
     data = result.report.to_dict()
     if result.spooled is not None:
         data["spooled"] = str(result.spooled)
+    if result.left:
+        data["left"] = True
     return data
 
 

@@ -275,6 +275,7 @@ def redact(
         + (f", {done.spooled} spooled transcripts" if done.spooled else "")
         + (f", {done.logs} logs" if done.logs else "")
         + " rewritten"
+        + (f", {done.pending} pending transcript marks removed" if done.pending else "")
         + ("" if done.wal_emptied else "; the WAL still holds old pages (a reader has it open)")
         + (f"; {done.history_note()}" if done.shared else "")
     )

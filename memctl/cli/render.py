@@ -51,7 +51,11 @@ def print_json(data: Any) -> None:
 
 
 def warn(message: str) -> None:
-    _console(True).print(f"memctl: warning: {message}", style="yellow", soft_wrap=True)
+    """A warning line on stderr, scrubbed as an error line is (``memctl.cli.entry``): it may
+    quote a value read or typed, and stderr reaches logs, cron's ``maintain.log`` among them."""
+    from memctl.api.config import scrubbed
+
+    _console(True).print(scrubbed(f"memctl: warning: {message}"), style="yellow", soft_wrap=True)
 
 
 def age(iso: str | None, now: datetime | None = None) -> str:

@@ -26,6 +26,9 @@ class Where:
         return Path(self.env.get("XDG_CONFIG_HOME") or self.home / ".config")
 
 
+PROGRAM = "memctl"  # the installed script's name
+
+
 @dataclass(frozen=True)
 class Launcher:
     """The command line that starts this memctl: its absolute path and its data directory."""
@@ -42,11 +45,22 @@ class Launcher:
 def launcher(home: Path | None) -> Launcher:
     """The memctl next to this Python (else ``python -m memctl``), with ``--home`` when the
     data directory is not the default one, so hooks and MCP use the same store."""
-    script = Path(sys.executable).parent / "memctl"
+    script = Path(sys.executable).parent / PROGRAM
     argv: list[str] = [str(script)] if script.is_file() else [sys.executable, "-m", "memctl"]
     if home is not None:
         argv += ["--home", str(Path(home).resolve())]
     return Launcher(tuple(argv))
+
+
+def portable(run: Launcher, env: dict[str, str]) -> Launcher:
+    """``run`` as a project's shared files name it (``.mcp.json``, ``opencode.json``, ...,
+    which a team commits): ``memctl`` when the one on ``PATH`` is this one, since its
+    absolute path (``/home/alice/.local/bin/memctl``) names the user to every teammate
+    and is not where theirs is; else ``run`` as it is (it must start)."""
+    found = find_binary(PROGRAM, env)
+    if found and os.path.realpath(found) == os.path.realpath(run.argv[0]):
+        return Launcher((PROGRAM, *run.argv[1:]))
+    return run
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 GLOBAL_SCOPE = "global"
+LOCAL_REMOTE = "file:"  # the scope of a project whose remote is a directory: "file:<path>"
 
 
 def find_git_dir(start: Path) -> tuple[Path, Path] | None:
@@ -68,14 +69,14 @@ def normalise_remote(url: str) -> str:
     url = re.sub(r"\.git$", "", url.strip().rstrip("/"), flags=re.I).rstrip("/")
     local = re.match(r"^file://(/.*)$", url, re.I)
     if local:  # file:///srv/x is the same repository as /srv/x
-        return "file:" + local.group(1)
+        return LOCAL_REMOTE + local.group(1)
     scp = re.match(r"^(?:[^@/]+@)?([^:/]+):(?!//)(.+)$", url)
     if scp:
         return f"{scp.group(1)}/{scp.group(2).lstrip('/')}".lower()
     full = re.match(r"^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?([^/:]+)(?::\d+)?(/.*)?$", url, re.I)
     if full:
         return f"{full.group(1)}{full.group(2) or ''}".lower()
-    return "file:" + url
+    return LOCAL_REMOTE + url
 
 
 def project_scope(cwd: Path) -> str:

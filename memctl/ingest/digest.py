@@ -60,7 +60,13 @@ from memctl.ingest.extract_rules import (
 )
 from memctl.ingest.injected import strip_injected
 from memctl.ingest.noise import noise_kind
-from memctl.ingest.parse.common import SESSION_SUMMARY, SUBAGENT, SUBAGENT_REPORT
+from memctl.ingest.parse.common import (
+    LONG_PATH,
+    SESSION_SUMMARY,
+    SHORT_PATH,
+    SUBAGENT,
+    SUBAGENT_REPORT,
+)
 from memctl.ingest.summary import read_summary
 from memctl.ingest.tools import (
     CHECKS,
@@ -114,8 +120,6 @@ URL = lazy(r"\b(?:https?|ftp)://([^/\s:'\"`)]+)", re.I)
 # tools that bring a page from the network into the session
 FETCH_TOOLS = lazy(r"fetch|web|browse|url|http", re.I)
 DOWNLOADS = lazy(r"\b(?:curl|wget|http|xh|iwr|invoke-webrequest)\b", re.I)
-# an absolute path of three parts or more, shown by its last part in a command
-LONG_PATH = lazy(r"(?<![\w.~])/(?:[\w.@+-]+/){2,}([\w.@+-]+)")
 # files an assistant writes for itself, not for the project (Claude Code's plan mode)
 OWN_FILES = lazy(r"/\.claude/plans/")
 # the order in which sections lose items when the digest is too long, least useful first:
@@ -332,7 +336,7 @@ def _provenance(calls: list[Call], user_words: list[str]) -> None:
 def _short(command: str) -> str:
     """A command as a digest line shows it: absolute paths by their last part, so that the
     width goes to what was run ("git -C …/repiq commit --no-verify")."""
-    return LONG_PATH.sub(r"…/\1", command)
+    return LONG_PATH.sub(SHORT_PATH, command)
 
 
 def _error(call: Call) -> str:

@@ -116,6 +116,26 @@ def forget(home: Path, transcript: str) -> None:
         (spare / _name(transcript)).unlink(missing_ok=True)
 
 
+def drop_marks(home: Path, wanted: Callable[[Pending], bool]) -> int:
+    """Remove the pending marks ``wanted`` picks, in the data directory and the spare one
+    (a forgotten session's, one whose path holds a redacted value: a mark keeps the
+    transcript's path and directory as given, to open it again); how many transcripts'
+    marks went. Capture marks a transcript again when its session's next hook runs."""
+    dropped: set[str] = set()
+    for folder in (pending_dir(home), spare_dir(home)):
+        if folder is None or not folder.is_dir():
+            continue
+        for path in folder.glob("*.json"):
+            try:
+                entry = Pending(**json.loads(path.read_text(encoding="utf-8")))
+            except (OSError, ValueError, TypeError):
+                continue
+            if wanted(entry):
+                path.unlink(missing_ok=True)
+                dropped.add(entry.path)
+    return len(dropped)
+
+
 def _entries(home: Path) -> Iterator[tuple[Path, Pending]]:
     """Every pending mark (the data directory's, then the spare directory's), once per
     transcript; an unreadable one is removed."""

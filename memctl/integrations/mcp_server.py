@@ -43,6 +43,7 @@ from memctl.context import Context
 from memctl.errors import MemctlError, UsageError, did_you_mean
 from memctl.integrations import mcp_search
 from memctl.integrations.mcp_search import SERVER_NAME, brief
+from memctl.memories.privacy import scrub
 from memctl.model import Memory
 
 T = TypeVar("T")
@@ -195,8 +196,9 @@ class Door:
         try:
             with self._one_at_a_time:
                 return work()
-        except MemctlError as exc:
-            raise ToolError(" ".join(exc.worded(tool_word).split())) from exc
+        except MemctlError as exc:  # it may quote a value given: the host keeps its words
+            said = " ".join(exc.worded(tool_word).split())
+            raise ToolError(scrub(said)[0]) from exc
 
 
 def _recall_tools(door: Door) -> None:
@@ -225,7 +227,8 @@ def _recall_tools(door: Door) -> None:
         or be unrelated; use one only if it answers the question, else say nothing is
         stored). No clear result means nothing clearly relevant is stored. A result with
         is_message true is a session message (id SESSION#N; session_expand opens it).
-        scope: "project" (default: this project and global), "global" or a scope name."""
+        scope: "project" (default: this project and global; every project from a
+        directory outside any project that holds nothing), "global" or a scope name."""
         return call(
             lambda: mcp_search.memory_search(
                 ctx, query, limit, scope, all_scopes, mode, budget, format

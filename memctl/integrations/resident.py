@@ -9,8 +9,8 @@ standard streams (passed over the socket), environment, working directory and um
 runs the command line as ``memctl`` would, so the output is the same by construction;
 the child opens the database itself, so it sees every write made before it.
 
-Client (``forward``): imports json and os, and socket once a resident process is wanted
-(and select, time, stat: built in).
+Client (``forward``): imports json and os, and socket once a resident process's socket is
+there (and select, time, stat: built in).
 It talks only to its own user's process: ``$MEMCTL_HOME/resident`` must be a directory
 (not a symbolic link) and ``socket`` in it a socket, both the user's and written by no
 one else, and after connecting the kernel must say the listener is the user's
@@ -210,8 +210,8 @@ def connected(home: str) -> Iterator[socket.socket]:
     (never a symbolic link) and its socket are this user's and written by no one else,
     and kept only when the process listening is this user's (the kernel's word, not the
     file's). PermissionError otherwise, before a byte is sent: a listener of another user
-    (root running ``--home`` of someone's home) hears nothing."""
-    import socket
+    (root running ``--home`` of someone's home) hears nothing. With no socket (none runs:
+    the recall of a process of its own) nothing more is loaded: ``socket`` costs ~4 ms."""
     import stat
 
     where = os.path.join(home, DIRECTORY)
@@ -219,6 +219,8 @@ def connected(home: str) -> Iterator[socket.socket]:
     try:
         _owned(os.fstat(directory), stat.S_IFDIR, where)
         _owned(os.stat(SOCKET, dir_fd=directory, follow_symlinks=False), stat.S_IFSOCK, SOCKET)
+        import socket
+
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
             conn.settimeout(HANDSHAKE_SECONDS)
             conn.connect(f"/proc/self/fd/{directory}/{SOCKET}")  # the directory checked

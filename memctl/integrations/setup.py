@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from memctl.clients import REGISTRY, Client, claude_code, codex, files, formats, opencode
-from memctl.clients.base import Found, Launcher, Where
+from memctl.clients.base import Found, Launcher, Where, portable
 from memctl.config.scope import project_root
 from memctl.errors import UsageError
 from memctl.integrations import cron, shell
@@ -100,6 +100,7 @@ def _guarded(plan: files.Plan, step: Any, *args: Any) -> None:
 
 def init(request: InitRequest, place: Where, run: Launcher, home: Path) -> Outcome:
     """Register the MCP server and write the instructions for each chosen client."""
+    run = _shared(place, run)
     notes: list[str] = []
     chosen = _chosen(place, request.tools, request.force, notes)
     plan = files.Plan()
@@ -124,6 +125,12 @@ def init(request: InitRequest, place: Where, run: Launcher, home: Path) -> Outco
     return outcome
 
 
+def _shared(place: Where, run: Launcher) -> Launcher:
+    """The command line the files of ``place`` name: a project's are shared with the team
+    (``clients.base.portable``)."""
+    return run if place.project is None else portable(run, place.env)
+
+
 def _finish(
     plan: files.Plan, chosen: list[str], notes: list[str], dry: bool, home: Path, command: str
 ) -> Outcome:
@@ -146,6 +153,7 @@ class InstallRequest:
 
 def install(request: InstallRequest, place: Where, run: Launcher, home: Path) -> Outcome:
     """Write the client's capture hooks (or plugin)."""
+    run = _shared(place, run)
     notes: list[str] = []
     chosen = _chosen(place, (request.client,), request.force, notes)
     plan = files.Plan()
@@ -203,6 +211,7 @@ def uninstall(
     byte; from a file changed since memctl wrote it, take out only memctl's parts (unless
     ``force``, which puts back the old bytes anyway)."""
     clients = set(check_names(names, (*CLIENTS, cron.NAME, shell.NAME))) if names else None
+    run = _shared(place, run)
     undone = files.undo(home, (command,), clients, force)
     notes = [
         f"{path}: changed since memctl wrote it; left alone (--force puts back what was there)"

@@ -16,6 +16,7 @@ import os
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from memctl.config.urls import shown_url
 from memctl.llm import Completion, LLMError
 from memctl.llm.retry import Answer, Retryable, complete_with_retries
 
@@ -38,6 +39,7 @@ class OpenAILLM:
         connect_timeout: float = 2.0,
     ) -> None:
         self._url = base_url.rstrip("/") + "/chat/completions"
+        self._shown = shown_url(self._url)  # in messages, which runs keep: no credentials
         self._model = model
         self._key_env = api_key_env
         self._timeout = timeout
@@ -93,39 +95,41 @@ class OpenAILLM:
             )
         except httpx.ConnectError:
             raise LLMError(
-                f"cannot reach an OpenAI-compatible server at {self._url} (openai.base_url)",
+                f"cannot reach an OpenAI-compatible server at {self._shown} (openai.base_url)",
                 "unreachable",
             ) from None
         except httpx.ConnectTimeout:
-            raise LLMError(f"no connection to {self._url} in time", "unreachable") from None
+            raise LLMError(f"no connection to {self._shown} in time", "unreachable") from None
         except httpx.TimeoutException:
             raise Retryable(
-                "timeout", f"{self._url} did not answer within {self._timeout:g} s"
+                "timeout", f"{self._shown} did not answer within {self._timeout:g} s"
             ) from None
         except httpx.TransportError as error:
-            raise Retryable("unreachable", f"lost connection to {self._url}: {error}") from None
+            raise Retryable("unreachable", f"lost connection to {self._shown}: {error}") from None
         return self._answer(response)
 
     def _answer(self, response: Any) -> dict[str, Any]:
         status = response.status_code
         if status in (401, 403):
             raise LLMError(
-                f"{self._url} refused the key (HTTP {status}): set the environment variable "
+                f"{self._shown} refused the key (HTTP {status}): set the environment variable "
                 f"{self._key_env} (openai.api_key_env)",
                 "auth",
             )
         if status == 404:
-            raise LLMError(f"{self._url} has no model '{self._model}' (HTTP 404)", "missing-model")
+            raise LLMError(
+                f"{self._shown} has no model '{self._model}' (HTTP 404)", "missing-model"
+            )
         if status in RETRIED_STATUS or status >= 500:
-            raise Retryable("server", f"{self._url} failed (HTTP {status})")
+            raise Retryable("server", f"{self._shown} failed (HTTP {status})")
         if status >= 400:
-            raise LLMError(f"{self._url} rejected the request (HTTP {status})", "rejected")
+            raise LLMError(f"{self._shown} rejected the request (HTTP {status})", "rejected")
         try:
             answer = response.json()
         except ValueError:
-            raise Retryable("invalid", f"{self._url} sent an unreadable answer") from None
+            raise Retryable("invalid", f"{self._shown} sent an unreadable answer") from None
         if not isinstance(answer, dict):
-            raise Retryable("invalid", f"{self._url} sent an unreadable answer")
+            raise Retryable("invalid", f"{self._shown} sent an unreadable answer")
         return answer
 
 

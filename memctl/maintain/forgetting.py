@@ -91,6 +91,7 @@ class Forgotten:
     revived: list[str] = field(default_factory=list)  # memories it alone had superseded
     spooled: int = 0  # transcripts waiting in the spool, rewritten
     logs: int = 0  # memctl's logs, rewritten (a path holding the value)
+    pending: int = 0  # transcripts' pending marks removed (their path or session went)
     copies: dict[str, int] = field(default_factory=dict)  # other sessions -> messages copied
     copies_forgotten: bool = False  # those copied messages were forgotten too
 
@@ -107,6 +108,7 @@ class Forgotten:
             "revived": self.revived,
             "spooled_rewritten": self.spooled,
             "logs_rewritten": self.logs,
+            "pending_dropped": self.pending,
             "copies": self.copies,
             "copies_forgotten": self.copies_forgotten,
         }
@@ -189,9 +191,13 @@ def forget_session(ctx: Context, ref: str, with_copies: bool = False) -> Forgott
         vectors |= _reverted_vectors(ctx, taken)
     _everywhere(ctx, done, lambda db, into, live: _forget_all_in(db, targets, into, live, vectors))
     if target.seqs is None:
+        from memctl.ingest.pending import drop_marks
         from memctl.ingest.spool import drop_session  # ingest's parsers: only here
 
         drop_session(ctx, target.session_id)  # a spooled copy would be stored no more anyway
+        done.pending = drop_marks(  # its transcript's path and directory: stored no more
+            ctx.settings.home, lambda entry: entry.session_id == target.session_id
+        )
     return done
 
 
@@ -230,6 +236,7 @@ def _forget_in(
             done.reverted = _revert(db, writer, taken, vectors, "sessions forget")
             done.messages = erase.forget_messages(db, target.session_id, target.seqs, now_iso())
             done.quotes = erase.erase_quotes(db, needles, erase.FORGOTTEN, EVERY_SESSION)
+            erase.drop_all_tags(db, list(memories))
             erase.erase_derived(db, needles, [*memories, *done.reverted])
             writer.forgotten(target.name, messages=done.messages, memories=len(memories))
         done.memories = sorted(memories)
@@ -275,6 +282,7 @@ def _memories_in(
             done.revived = _revive(writer, revived, verb)
             done.reverted = _revert(db, writer, taken, vectors, verb)
             done.quotes = erase.erase_quotes(db, needles, erase.FORGOTTEN, EVERY_SESSION)
+            erase.drop_all_tags(db, found)
             erase.erase_derived(db, needles, [*found, *done.reverted])
         done.memories = sorted(found)
 
@@ -364,6 +372,12 @@ def redact(ctx: Context, text: str) -> Forgotten:
 
     done.spooled = redact_spooled(ctx, needle, REDACTED)  # else the next maintain stores it
     done.logs = _redact_logs(ctx.settings.home / LOG_DIR, needle)
+    from memctl.ingest.pending import drop_marks
+
+    done.pending = drop_marks(
+        ctx.settings.home,
+        lambda e: any(needle in part for part in (e.path, e.cwd, e.error, e.session_id or "")),
+    )
     return done
 
 
@@ -417,17 +431,22 @@ Apply = Callable[[Database, Forgotten, "Context | None"], None]
 
 def _indexes_rebuilt(db: Database, memories: bool) -> None:
     """The vector indexes made again now, so their files keep no copy of a forgotten
-    vector: the messages' (a removed message vector marks it rewritten, m018) and, when
-    memories were deleted or rewritten, the memories' (a replaced or removed vector is
-    otherwise kept, marked dead, in its segment until a compaction)."""
+    vector: the messages' (a removed message vector marks it rewritten, m018), the stored
+    questions' and, when memories were deleted or rewritten, the memories' (a replaced or
+    removed vector of either is otherwise kept, marked dead, in its segment until a
+    compaction)."""
     from memctl.store.message_vectors import message_vector_index
-    from memctl.store.vector_index import vector_index
+    from memctl.store.questions import all_questions_rewritten
+    from memctl.store.vector_index import QUESTION_VECTORS, vector_index
 
-    if memories:
-        with db.atomic():
+    with db.atomic():
+        all_questions_rewritten(db)
+        if memories:
             db.note_vector_write(everything=True)
+    if memories:
         vector_index(db)
     message_vector_index(db)
+    vector_index(db, QUESTION_VECTORS)
 
 
 def _everywhere(ctx: Context, done: Forgotten, apply: Apply) -> None:

@@ -43,7 +43,9 @@ from memctl.store.memories import get_memories, ids_without_vectors
 from memctl.store.message_search import count_message_terms, counts_stale
 from memctl.store.message_vectors import unembedded_count
 from memctl.store.sessions import keeps_message_vectors
-from memctl.store.vector_index import vector_index
+from memctl.store.vector_index import MEMORY_VECTORS, QUESTION_VECTORS, vector_index
+
+VECTOR_SOURCES = (MEMORY_VECTORS, QUESTION_VECTORS)  # compacted by upkeep
 
 FTS_MARK, BACKUP_MARK = "maintain.fts_mark", "maintain.backup_mark"
 # Session messages embedded per maintain run: MiniLM made about 26 parts of up to 800
@@ -160,8 +162,11 @@ def compact(m: Maintenance, report: TaskReport) -> None:
         report.count("message_words_counted")
         if not m.dry_run:
             count_message_terms(m.db)
-    if m.db.vector_model() is not None and not m.dry_run and vector_index(m.db).compact():
-        report.count("vectors_compacted")
+    if m.db.vector_model() is not None and not m.dry_run:
+        # the memories' and the stored questions' (a deleted memory's stay dead till now)
+        compacted = [vector_index(m.db, source).compact() for source in VECTOR_SOURCES]
+        if any(compacted):
+            report.count("vectors_compacted")
 
 
 def backup(m: Maintenance, report: TaskReport) -> None:

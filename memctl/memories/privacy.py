@@ -43,6 +43,8 @@ PEM_END = r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
 MARK = lazy(r"\[REDACTED(?::[a-z0-9-]+)?\]")
 # Values already redacted are not redacted (and counted) again.
 _NOT_REDACTED = r"(?!\[REDACTED)"
+# A URL's password as memctl shows it (``config.urls.shown_url``): masked already.
+_NOT_MASKED = r"(?!\*\*\*@)"
 
 # --- labelled secrets ------------------------------------------------------------------
 # A label's telling word must stand whole in a name: `DB_PASSWORD`, `apiKey`, `auth-token`
@@ -393,7 +395,8 @@ DETECTORS: tuple[Detector, ...] = (
     _d(
         "connection-string",
         "://",
-        rf"\b[a-z][a-z0-9+.-]{{1,20}}://[^\s:/@\"'<>]*:{_NOT_REDACTED}(?P<v>[^\s@/\"'<>]+)@",
+        rf"\b[a-z][a-z0-9+.-]{{1,20}}://[^\s:/@\"'<>]*:{_NOT_REDACTED}{_NOT_MASKED}"
+        r"(?P<v>[^\s@/\"'<>]+)@",
         flags=re.I,
     ),
     _d(

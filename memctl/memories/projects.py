@@ -11,19 +11,20 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from memctl.config.scope import GLOBAL_SCOPE, project_root, project_scope
+from memctl.config.scope import GLOBAL_SCOPE, LOCAL_REMOTE, project_root, project_scope
 from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.model import HIDDEN_STATES
 from memctl.store.projects import ProjectRow, project_dirs, project_rows, scope_known
 
 PATH_SCOPE = "path:"
-LOCAL_REMOTE = "file:"  # a remote that is a directory (config.scope.normalise_remote)
 PATH_STARTS = ("/", "~", ".")  # a scope given as a directory
 
 
 @dataclass(frozen=True)
 class Project:
+    """A project memctl knows of: its scope, name, place, what it holds and when it last ran."""
+
     scope: str  # the stable id
     name: str  # the repository's name, else the directory's; '' when unknown
     path: str  # the directory, ~ for home; '' when no session said where it ran

@@ -160,6 +160,8 @@ class Recalled:
 
 @dataclass
 class RecallResult:
+    """What one recall found, the warnings to show with it, and its run (for --explain)."""
+
     query: str
     results: list[Recalled]  # the clear matches, then the possible ones
     warnings: list[str] = field(default_factory=list)

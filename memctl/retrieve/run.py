@@ -69,7 +69,7 @@ class Candidate:
     def id(self) -> str:
         return self.memory.id
 
-    @property
+    @functools.cached_property
     def only_tool_notes(self) -> bool:
         """A session message that only records tool calls and their results (``[tool Edit:
         path]``), or a command's or hook's output its client wrapped in its own tag
@@ -81,7 +81,7 @@ class Candidate:
         notes = bool(lines) and all(line.startswith(TOOL_NOTE) for line in lines)
         return self.is_message and (notes or client_wrapped(text))
 
-    @property
+    @functools.cached_property
     def only_narration(self) -> bool:
         """A session message that only opens or narrates a step ("Now let me run the
         tests:"): it holds the question's words and answers nothing, like tool notes. Not

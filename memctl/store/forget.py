@@ -54,6 +54,8 @@ MIN_NEEDLE = 8
 COPY_MIN_CHARS = 40
 # A memory's fields that hold text.
 MEMORY_TEXTS = ("content", "l0_abstract", "l1_overview", "l2_content")
+# The parts of a memory's event that hold a version of it: an edit's, a sync conflict's.
+PAST_PARTS = ("before", "after", "lost")
 # Text derived from memories and messages, deleted (not rewritten) when it quotes a
 # forgotten text: a profile line, a question, a learned noise (its vector is of that text).
 DERIVED_TEXTS = (
@@ -339,6 +341,33 @@ def drop_tags(db: Database, memory_id: str, event_id: int, tags: list[str]) -> N
             for part in listed:
                 part["tags"] = [t for t in part["tags"] if t not in tags]
             changed.append((json.dumps(data, ensure_ascii=False), row_id))
+    _rewrite_events(db, changed)
+
+
+def drop_all_tags(db: Database, memory_ids: list[str]) -> int:
+    """Empty the tag lists in the events of memories deleted for good (an edit's
+    ``before`` and ``after``, a sync conflict's ``lost`` version): a tag names what the
+    memory was about. Runs inside the caller's transaction; the events rewritten."""
+    changed = []
+    for row_id, text in db.tuples(
+        "SELECT id, data FROM events WHERE memory_id IN (SELECT value FROM json_each(?)) "
+        "AND instr(data, '\"tags\"')",
+        (json.dumps(memory_ids),),
+    ):
+        data = json.loads(text)
+        parts = [data.get(part) for part in PAST_PARTS]
+        listed = [p for p in parts if isinstance(p, dict) and p.get("tags")]
+        for part in listed:
+            part["tags"] = []
+        if listed:
+            changed.append((json.dumps(data, ensure_ascii=False), row_id))
+    _rewrite_events(db, changed)
+    return len(changed)
+
+
+def _rewrite_events(db: Database, changed: list[tuple[str, int]]) -> None:
+    """Write events' new data (``(data, id)`` pairs): the append-only trigger is lifted
+    for these updates alone."""
     if changed:
         db.execute("DROP TRIGGER IF EXISTS events_append_only_update")
         db.executemany("UPDATE events SET data = ? WHERE id = ?", changed)
@@ -456,7 +485,7 @@ def memory_texts(db: Database, memory_ids: list[str]) -> list[str]:
 def past_texts(db: Database, memory_ids: list[str]) -> list[str]:
     """The texts these memories held before (their update events' ``before`` and
     ``after``, a sync conflict's ``lost`` version)."""
-    paths = [f"$.{part}.{name}" for part in ("before", "after", "lost") for name in MEMORY_TEXTS]
+    paths = [f"$.{part}.{name}" for part in PAST_PARTS for name in MEMORY_TEXTS]
     rows = db.tuples(
         "SELECT p.value, json_extract(e.data, p.value) FROM events e, json_each(?) p "
         "WHERE e.memory_id IN (SELECT value FROM json_each(?))",
@@ -467,7 +496,8 @@ def past_texts(db: Database, memory_ids: list[str]) -> list[str]:
 
 def forget_messages(db: Database, session_id: str, seqs: list[int] | None, at: str) -> int:
     """Take a session's text out: every message (its row goes; the session row stays,
-    marked forgotten, with its read marks, so capture never stores it again), or the
+    marked forgotten, with its read marks, so capture never stores it again; its title,
+    tags, transcript path and directory go), or the
     messages numbered ``seqs`` (their text becomes ``FORGOTTEN`` in place and the title is
     made again; their content hash stays, so a capture knows them and does not store them
     again). The messages forgotten."""
@@ -475,7 +505,8 @@ def forget_messages(db: Database, session_id: str, seqs: list[int] | None, at: s
         count = db.value("SELECT count(*) FROM messages WHERE session_id = ?", (session_id,))
         db.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
         db.execute(
-            "UPDATE sessions SET forgotten_at = ?, title = '', tags = '[]' WHERE id = ?",
+            "UPDATE sessions SET forgotten_at = ?, title = '', tags = '[]', source = '', "
+            "cwd = '' WHERE id = ?",
             (at, session_id),
         )
         db.execute("DELETE FROM jobs WHERE session_id = ?", (session_id,))

@@ -27,6 +27,8 @@ LIVE_STATES = ("active",)
 
 @dataclass(frozen=True)
 class GraphEntity:
+    """A person, place, project or thing the knowledge graph names, and its other names."""
+
     id: int
     name: str
     kind: str
@@ -35,6 +37,8 @@ class GraphEntity:
 
 @dataclass(frozen=True)
 class Source:
+    """Where a triple was stated: a memory, its message and who stated it."""
+
     memory_id: str
     message: str
     state: str  # the memory's state
@@ -43,6 +47,8 @@ class Source:
 
 @dataclass
 class GraphTriple:
+    """A (subject, predicate, object) fact of the graph, with the memories that state it."""
+
     id: int
     subject: GraphEntity
     predicate: str

@@ -11,6 +11,7 @@ from memctl.model import Category, Kind, Memory, Tier
 from memctl.store.database import Database
 from memctl.store.fts import fts_phrases
 from memctl.store.memories import MIN_PREFIX, MemoryFilter, indexed_tokens
+from memctl.store.pruned_bm25 import MESSAGES_SEARCH, best_matches
 
 # A session message's id: <session id>#<message number>.
 MESSAGE_SEPARATOR = "#"
@@ -135,10 +136,16 @@ COMMON_POSTINGS = 20_000
 COMMON_SHARE = 0.05
 
 
-def common_bound(db: Database) -> int:
-    """How many messages a phrase must hold to be left out of the messages' BM25."""
-    messages = int(db.value("SELECT coalesce(max(rowid), 0) FROM messages"))
+def common_bound(db: Database, rows: int | None = None) -> int:
+    """How many messages a phrase must hold to be left out of the messages' BM25 (``rows``:
+    ``_rows``, when known)."""
+    messages = _rows(db) if rows is None else rows
     return max(COMMON_POSTINGS, int(COMMON_SHARE * messages))
+
+
+def _rows(db: Database) -> int:
+    """At least as many as the messages (their largest rowid)."""
+    return int(db.value("SELECT coalesce(max(rowid), 0) FROM messages"))
 
 
 def search_messages(
@@ -148,10 +155,17 @@ def search_messages(
     ``before``), by the BM25 of the phrases fewer than ``common_bound`` messages hold;
     when every phrase is that common, the newest messages holding all of them (else any
     of them), scored 0."""
-    kinds = phrase_kinds(db, phrases, common_bound(db))
+    unique = list(dict.fromkeys(tuple(p) for p in phrases))
+    known = stored_bounds(db, unique)
+    rows = _rows(db)
+    kinds = phrase_kinds(db, unique, common_bound(db, rows), known)
     selective = [p for p, kind in kinds.items() if kind == RARE]
     if selective:
-        return _ranked(db, fts_phrases(selective), limit, where)
+        # at least how many messages hold each one-word phrase, for the pruned search
+        held = {p[0]: low for p, (low, _) in known.items() if len(p) == 1}
+        return _ranked(
+            db, best_matches(db, selective, limit * 4, held, rows, MESSAGES_SEARCH), limit, where
+        )
     common = [p for p, kind in kinds.items() if kind == COMMON]
     if not common:
         return []
@@ -164,15 +178,19 @@ ABSENT, RARE, COMMON = "absent", "rare", "common"
 
 
 def phrase_kinds(
-    db: Database, phrases: Iterable[Sequence[str]], bound: int
+    db: Database,
+    phrases: Iterable[Sequence[str]],
+    bound: int,
+    known: dict[tuple[str, ...], tuple[int, int]] | None = None,
 ) -> dict[tuple[str, ...], str]:
     """Whether no message holds each phrase (ABSENT), fewer than ``bound`` do (RARE) or at
     least ``bound`` (COMMON): decided by the counts maintain keeps (``stored_bounds``) when
     they settle it, else by stepping over at most ``bound`` of its postings (an OFFSET,
     which costs a third less than counting them: 1.9 against 2.8 ms for 50,000), scoring
-    none."""
+    none. ``known``: ``stored_bounds`` of the phrases, when read already."""
     unique = list(dict.fromkeys(tuple(p) for p in phrases))
-    known = stored_bounds(db, unique)
+    if known is None:
+        known = stored_bounds(db, unique)
     kinds = {}
     for phrase in unique:
         match = fts_phrases([phrase])
@@ -247,44 +265,43 @@ def _holds_at_least(db: Database, match: str, count: int) -> bool:
     )
 
 
-# Two ways to pick the messages matching an FTS5 expression, before the filter's join:
-# (its SELECT over messages_fts, how the picked rows are ordered).
-RANKED = (
-    "SELECT rowid, bm25(messages_fts) AS score FROM messages_fts "
-    "WHERE messages_fts MATCH ? ORDER BY score LIMIT ?",
-    "f.score",
-)
-# the index walked backwards, stopping early
-NEWEST = (
-    "SELECT rowid, 0.0 AS score FROM messages_fts WHERE messages_fts MATCH ? "
-    "ORDER BY rowid DESC LIMIT ?",
-    "f.rowid DESC",
+# The columns of a MessageHit, of a message (alias ``msg``) and its session (``s``).
+HIT_COLUMNS = (
+    "msg.session_id AS session_id, msg.seq AS seq, msg.role AS role, "
+    "msg.content AS content, msg.created_at AS created_at, s.scope AS scope"
 )
 
 
-def _ranked(db: Database, match: str | None, limit: int, where: MemoryFilter) -> list[MessageHit]:
-    return _picked(db, RANKED, match, limit, where)
+def _ranked(
+    db: Database, best: list[tuple[int, float]], limit: int, where: MemoryFilter
+) -> list[MessageHit]:
+    """The first ``limit`` of the ``best`` (rowid, bm25) matches, in their order, that pass
+    ``where``."""
+    if not best:
+        return []
+    clauses, params = message_clauses(where)
+    rows = db.rows(
+        f"SELECT msg.rowid AS id, {HIT_COLUMNS} FROM messages msg "
+        "JOIN sessions s ON s.id = msg.session_id "
+        f"WHERE msg.rowid IN (SELECT value FROM json_each(?)) AND {clauses}",
+        [json.dumps([rowid for rowid, _ in best]), *params],
+    )
+    passing = {row.pop("id"): row for row in rows}
+    kept = [(passing[rowid], score) for rowid, score in best if rowid in passing]
+    return [MessageHit(**row, score=score) for row, score in kept[:limit]]
 
 
 def _newest(db: Database, match: str | None, limit: int, where: MemoryFilter) -> list[MessageHit]:
-    return _picked(db, NEWEST, match, limit, where)
-
-
-def _picked(
-    db: Database, how: tuple[str, str], match: str | None, limit: int, where: MemoryFilter
-) -> list[MessageHit]:
-    """The first ``limit`` messages matching ``match`` that pass ``where``, picked ``how``
-    (``RANKED`` or ``NEWEST``) among ``limit`` x 4 matches."""
+    """The newest ``limit`` messages matching ``match`` that pass ``where``, among its newest
+    ``limit`` x 4 matches (the index walked backwards, stopping early), scored 0."""
     if match is None:
         return []
     clauses, params = message_clauses(where)
-    found, order = how
     rows = db.rows(
-        "SELECT msg.session_id AS session_id, msg.seq AS seq, msg.role AS role, "
-        "msg.content AS content, msg.created_at AS created_at, s.scope AS scope, "
-        f"f.score AS score FROM ({found}) f "
+        f"SELECT {HIT_COLUMNS}, 0.0 AS score FROM (SELECT rowid FROM messages_fts "
+        "WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?) f "
         "JOIN messages msg ON msg.rowid = f.rowid JOIN sessions s ON s.id = msg.session_id "
-        f"WHERE {clauses} ORDER BY {order} LIMIT ?",
+        f"WHERE {clauses} ORDER BY f.rowid DESC LIMIT ?",
         [match, limit * 4, *params, limit],
     )
     return [MessageHit(**row) for row in rows]

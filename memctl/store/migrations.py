@@ -623,6 +623,60 @@ def m023_counts(db: Database) -> None:
     db.execute(f"{on}_update AFTER UPDATE OF content ON messages BEGIN {take} {add} END")
 
 
+# The stored questions' vector generation, the last one that rewrote them all, and the
+# journal of removed questions' rowids ([generation, rowid], at most QUESTION_JOURNAL; meta
+# keys; the vector index reads them, store/vector_index.py QUESTION_VECTORS).
+QUESTION_VECTORS_GENERATION = "question_vectors_generation"
+QUESTION_VECTORS_REWRITTEN = "question_vectors_rewritten"
+QUESTION_VECTORS_CHANGES = "question_vectors_changes"
+QUESTION_JOURNAL = 256  # as the memories' vectors' journal (database.py VECTORS_JOURNAL)
+
+
+def m024_question_index(db: Database) -> None:
+    """The stored questions' vectors as the vector index reads them (the view
+    ``memory_question_vectors``: those of the store's model), kept in step by triggers, as
+    the memories' vectors are by Database.note_vector_write: each write moves the
+    questions' vector generation on; a removed question's rowid is journaled, so the index
+    (store/vector_index.py) marks its row dead instead of being made again (a full journal
+    marks every one rewritten); a changed one marks every one rewritten. Forgetting and
+    redacting make the index again at once (maintain/forgetting.py), so its files keep
+    nothing of a forgotten question."""
+    generation, rewritten, changes = (
+        QUESTION_VECTORS_GENERATION,
+        QUESTION_VECTORS_REWRITTEN,
+        QUESTION_VECTORS_CHANGES,
+    )
+    db.execute("""
+        CREATE VIEW IF NOT EXISTS memory_question_vectors AS
+        SELECT q.rowid AS rowid, q.embedding AS embedding FROM memory_questions q
+        WHERE q.embedding IS NOT NULL
+          AND q.model = (SELECT value FROM meta WHERE key = 'embed_model')""")
+    moved_on = (
+        f"INSERT INTO meta (key, value) VALUES ('{generation}', '1') "
+        "ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + 1;"
+    )
+    all_rewritten = f"""
+        INSERT INTO meta (key, value) SELECT '{rewritten}', value FROM meta
+        WHERE key = '{generation}' ON CONFLICT (key) DO UPDATE SET value = excluded.value;
+        INSERT INTO meta (key, value) VALUES ('{changes}', '[]')
+        ON CONFLICT (key) DO UPDATE SET value = '[]';"""
+    journaled = f"""
+        INSERT INTO meta (key, value) VALUES ('{changes}', '[]') ON CONFLICT (key) DO NOTHING;
+        UPDATE meta SET value = json_insert(value, '$[#]', json_array(
+            (SELECT CAST(value AS INTEGER) FROM meta WHERE key = '{generation}'), old.rowid))
+        WHERE key = '{changes}';
+        INSERT INTO meta (key, value) SELECT '{rewritten}', value FROM meta
+        WHERE key = '{generation}' AND (SELECT json_array_length(value) FROM meta
+            WHERE key = '{changes}') > {QUESTION_JOURNAL}
+        ON CONFLICT (key) DO UPDATE SET value = excluded.value;
+        UPDATE meta SET value = '[]'
+        WHERE key = '{changes}' AND json_array_length(value) > {QUESTION_JOURNAL};"""
+    on = "CREATE TRIGGER IF NOT EXISTS memory_question_vectors"
+    db.execute(f"{on}_ai AFTER INSERT ON memory_questions BEGIN {moved_on} END")
+    db.execute(f"{on}_ad AFTER DELETE ON memory_questions BEGIN {moved_on} {journaled} END")
+    db.execute(f"{on}_au AFTER UPDATE ON memory_questions BEGIN {moved_on} {all_rewritten} END")
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -647,4 +701,5 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m021_meaning,
     m022_paths,
     m023_counts,
+    m024_question_index,
 ]

@@ -9,12 +9,18 @@ while it is not recallable (the memory filter applies to the memory they point a
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 
 from memctl.model import now_iso
 from memctl.store.database import Database
 from memctl.store.fts import fts_phrases
 from memctl.store.memories import MemoryFilter
+from memctl.store.migrations import (
+    QUESTION_VECTORS_CHANGES,
+    QUESTION_VECTORS_GENERATION,
+    QUESTION_VECTORS_REWRITTEN,
+)
 
 QUESTIONS_PER_MEMORY = 3  # memories/questions.py MAX_QUESTIONS: how deep to read the hits
 
@@ -74,6 +80,16 @@ def delete_questions(db: Database, memory_ids: Iterable[str]) -> int:
     return removed
 
 
+def all_questions_rewritten(db: Database) -> None:
+    """Mark every question's vector rewritten, so that the questions' vector index
+    (store/vector_index.py QUESTION_VECTORS) is made again from the table: its files then
+    keep nothing of a removed question (a removal alone only marks its row dead, m024)."""
+    at = int(db.meta(QUESTION_VECTORS_GENERATION) or 0) + 1
+    db.set_meta(QUESTION_VECTORS_GENERATION, str(at))
+    db.set_meta(QUESTION_VECTORS_REWRITTEN, str(at))
+    db.set_meta(QUESTION_VECTORS_CHANGES, "[]")
+
+
 def question_fts(
     db: Database, phrases: Iterable[Sequence[str]], limit: int, where: MemoryFilter
 ) -> list[tuple[str, float]]:
@@ -105,18 +121,20 @@ def question_fts(
     return list(best.items())[:limit]
 
 
-def question_vectors(db: Database, model: str, where: MemoryFilter) -> list[tuple[str, bytes]]:
-    """(memory id, vector) of every question made by ``model`` whose memory passes
-    ``where``."""
+def question_owners(db: Database, rowids: list[int] | None, where: MemoryFilter) -> dict[int, str]:
+    """question rowid -> its memory's id, of the questions (among ``rowids``, or all) whose
+    memory passes ``where`` (store/vector_query.py ``nearest``'s owners)."""
     condition, params = where.where()
-    # CROSS JOIN keeps the questions the outer loop: with few or none stored, the planner
-    # would otherwise walk every memory of the recallable states (4.8 ms at 100,000)
-    return [
-        (str(memory_id), bytes(vector))
-        for memory_id, vector in db.tuples(
-            "SELECT m.id, q.embedding FROM memory_questions q "
-            "CROSS JOIN memories m ON m.rowid = q.memory_rowid "
-            f"WHERE q.embedding IS NOT NULL AND q.model = ? AND {condition}",
-            [model, *params],
+    if rowids is None:
+        sql = (
+            "SELECT q.rowid, m.id FROM memory_questions q "
+            f"CROSS JOIN memories m ON m.rowid = q.memory_rowid WHERE {condition}"
         )
-    ]
+    else:
+        sql = (
+            "SELECT q.rowid, m.id FROM json_each(?) AS wanted "
+            "CROSS JOIN memory_questions q ON q.rowid = wanted.value "
+            f"CROSS JOIN memories m ON m.rowid = q.memory_rowid WHERE {condition}"
+        )
+        params = [json.dumps(rowids), *params]
+    return {int(rowid): str(memory_id) for rowid, memory_id in db.tuples(sql, params)}

@@ -261,6 +261,16 @@ def paths_here(db: Database, own_host: str) -> set[str]:
     return {r[0] for r in rows}
 
 
+def own_files_under(db: Database, own_host: str, prefix: str) -> set[str]:
+    """Memories with a file of this host's whose path begins with ``prefix`` (a scope's
+    directory an older memctl named otherwise: ``sync.layout.shared_scope``)."""
+    rows = db.tuples(
+        "SELECT DISTINCT memory_id FROM sync_files WHERE host_id = ? AND substr(path, 1, ?) = ?",
+        (own_host, len(prefix), prefix),
+    )
+    return {r[0] for r in rows}
+
+
 def undone_sync_imports(db: Database, memory_ids: Iterable[str]) -> set[str]:
     """Of these memories, those whose latest change is the undo of a sync run."""
     rows = db.tuples(

@@ -1,11 +1,12 @@
 """A memory-mapped copy of the store's vectors, for fast nearest-neighbour search.
 
 The vectors live in SQLite (``memories_vec``; session messages' in
-``message_vectors``, as int8): that is the truth. sqlite-vec's
-PyPI build has no SIMD, so its exact KNN over 100,000 384-d vectors takes
+``message_vectors``, as int8; stored questions' in ``memory_questions``): that is the
+truth. sqlite-vec's PyPI build has no SIMD, so its exact KNN over 100,000 384-d vectors takes
 ~75 ms, while numpy over the same rows takes a few. This module keeps the
 vectors, and one sign bit per dimension of each, as immutable segment files
-beside the database (``memctl.db.vectors/``, ``memctl.db.message-vectors/``);
+beside the database (``memctl.db.vectors/``, ``memctl.db.message-vectors/``, the
+stored questions' ``memctl.db.question-vectors/``);
 store/vector_query.py searches them. A ``VectorSource`` names the table, the
 directory, the ``meta`` keys and the stored type of one such set of vectors.
 
@@ -39,7 +40,13 @@ import numpy as np
 
 from memctl.config.files import create_private, open_private, write_private
 from memctl.store.database import VECTORS_CHANGES, VECTORS_GENERATION, VECTORS_REWRITTEN, Database
-from memctl.store.migrations import MESSAGE_VECTORS_GENERATION, MESSAGE_VECTORS_REWRITTEN
+from memctl.store.migrations import (
+    MESSAGE_VECTORS_GENERATION,
+    MESSAGE_VECTORS_REWRITTEN,
+    QUESTION_VECTORS_CHANGES,
+    QUESTION_VECTORS_GENERATION,
+    QUESTION_VECTORS_REWRITTEN,
+)
 
 MAGIC = b"MCTLVEC2"
 HEADER = 64
@@ -74,6 +81,16 @@ MESSAGE_VECTORS = VectorSource(
     MESSAGE_VECTORS_REWRITTEN,
     None,
     "i1",
+)
+# The questions stored with memories (store/questions.py), as the store's model made them
+# (the view of m024); a removed one is journaled, as a memory's vector is.
+QUESTION_VECTORS = VectorSource(
+    "memory_question_vectors",
+    ".question-vectors",
+    QUESTION_VECTORS_GENERATION,
+    QUESTION_VECTORS_REWRITTEN,
+    QUESTION_VECTORS_CHANGES,
+    "<f4",
 )
 
 

@@ -17,6 +17,7 @@ for: over-fetching could not find enough).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import cached_property
 
 import numpy as np
@@ -155,31 +156,47 @@ def first_fetch(scores: Scores, limit: int) -> int:
     return min(scores.total, limit * OVERFETCH + 64)
 
 
+Owners = Callable[[Database, list[int] | None, MemoryFilter], dict[int, str]]
+
+
 def nearest(
-    index: VectorIndex, scores: Scores, limit: int, where: MemoryFilter
+    index: VectorIndex,
+    scores: Scores,
+    limit: int,
+    where: MemoryFilter,
+    owners: Owners | None = None,
 ) -> list[tuple[str, float]]:
-    """(id, cosine distance) of the ``limit`` most similar memories passing ``where``."""
+    """(id, cosine distance) of the ``limit`` most similar memories passing ``where``;
+    with ``owners`` (rowid -> memory id of the index's rows passing ``where``: several rows
+    may be one memory's, as its stored questions are), a memory by its best row."""
+    passing = owners or _passing
     if scores.total == 0 or limit <= 0:
         return []
     if where.since is not None and _window_holds_fewer(index.db, where, limit):
         # fewer than ``limit`` can pass: the loop below would end there, after fetching
         # thousands of rows for nothing
-        return _nearest_filtered(index, scores, limit, where)
+        return _nearest_filtered(index, scores, limit, where, passing)
     fetch = first_fetch(scores, limit)
     while True:
         positions, similarities = scores.best(fetch)
         rowids = index.rowids[positions].tolist()
-        passing = _passing(index, rowids, where)
-        hits = [
-            (passing[r], 1.0 - s)
-            for r, s in zip(rowids, similarities.tolist(), strict=True)
-            if r in passing
-        ]
+        hits = _best_of_each(rowids, similarities, passing(index.db, rowids, where))
         if len(hits) >= limit or fetch >= scores.total:
             return hits[:limit]
         fetch = min(scores.total, fetch * OVERFETCH)
         if fetch >= FILTER_ALL:
-            return _nearest_filtered(index, scores, limit, where)
+            return _nearest_filtered(index, scores, limit, where, passing)
+
+
+def _best_of_each(
+    rowids: list[int], similarities: np.ndarray, owners: dict[int, str]
+) -> list[tuple[str, float]]:
+    """(id, cosine distance) of each owner of these rows (best first), by its best row."""
+    best: dict[str, float] = {}
+    for rowid, similarity in zip(rowids, similarities.tolist(), strict=True):
+        if rowid in owners:
+            best.setdefault(owners[rowid], 1.0 - similarity)
+    return list(best.items())
 
 
 def nearest_in_store(
@@ -196,16 +213,18 @@ def nearest_in_store(
 
 
 def _nearest_filtered(
-    index: VectorIndex, scores: Scores, limit: int, where: MemoryFilter
+    index: VectorIndex, scores: Scores, limit: int, where: MemoryFilter, passing: Owners
 ) -> list[tuple[str, float]]:
     """Apply the filter to every row first, for filters that keep few memories."""
-    allowed = _passing(index, None, where)
-    wanted = np.fromiter(allowed, dtype=np.int64, count=len(allowed))
-    positions, similarities = scores.best(limit, index.positions_of(wanted))
-    return [
-        (allowed[r], 1.0 - s)
-        for r, s in zip(index.rowids[positions].tolist(), similarities.tolist(), strict=True)
-    ]
+    allowed = passing(index.db, None, where)
+    pool = index.positions_of(np.fromiter(allowed, dtype=np.int64, count=len(allowed)))
+    fetch = limit
+    while True:
+        positions, similarities = scores.best(fetch, pool)
+        hits = _best_of_each(index.rowids[positions].tolist(), similarities, allowed)
+        if len(hits) >= limit or fetch >= len(pool):
+            return hits[:limit]
+        fetch = min(len(pool), fetch * OVERFETCH)
 
 
 def _window_holds_fewer(db: Database, where: MemoryFilter, count: int) -> bool:
@@ -221,7 +240,7 @@ def _window_holds_fewer(db: Database, where: MemoryFilter, count: int) -> bool:
     return int(inside) < count
 
 
-def _passing(index: VectorIndex, rowids: list[int] | None, where: MemoryFilter) -> dict[int, str]:
+def _passing(db: Database, rowids: list[int] | None, where: MemoryFilter) -> dict[int, str]:
     """rowid -> id of the memories (among ``rowids``, or all) that pass ``where``."""
     condition, params = where.where()
     if rowids is None:
@@ -231,7 +250,7 @@ def _passing(index: VectorIndex, rowids: list[int] | None, where: MemoryFilter) 
             f"SELECT m.rowid, m.id FROM {BY_ID_LIST} m ON m.rowid = wanted.value WHERE {condition}"
         )
         params = [json.dumps(rowids), *params]
-    return dict(index.db.tuples(sql, params))
+    return dict(db.tuples(sql, params))
 
 
 def similarities_of(index: VectorIndex, scores: Scores, ids: list[str]) -> dict[str, float]:

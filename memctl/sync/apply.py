@@ -11,15 +11,17 @@ stays, private and withheld from sync. Vectors are made only for new text.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from memctl.config.scope import GLOBAL_SCOPE, LOCAL_REMOTE
 from memctl.context import Context
 from memctl.embed import BATCH_TEXTS
 from memctl.ingest.graph import Indexed, Reading, Written, parse_triples, read
 from memctl.model import Memory, State, Visibility, now_iso
 from memctl.store import memories as store
 from memctl.store.graph import SYNC as SYNC_ORIGIN
+from memctl.store.projects import scope_dirs
 from memctl.store.relations import has_relation
 from memctl.store.runs import RunRecord, save_run
 from memctl.store.sync import (
@@ -33,6 +35,7 @@ from memctl.store.sync import (
 )
 from memctl.store.writes import Writer
 from memctl.sync.incoming import Incoming, Progress, quiet
+from memctl.sync.layout import shared_scope
 from memctl.sync.memfile import Version, normal_time, synced_values
 
 
@@ -58,7 +61,9 @@ class ImportPlan:
 def plan_import(ctx: Context, incoming: Incoming, own_host: str) -> ImportPlan:
     plan = ImportPlan()
     changed: dict[str, list[Version]] = {}
+    here = _local_scopes(ctx)
     for version in incoming.versions:
+        version = replace(version, scope=here.get(version.scope, version.scope))
         changed.setdefault(version.id, []).append(version)
     ids = set(changed) | {f.memory_id for f in incoming.removed}
     before = files_of(ctx.db, ids)
@@ -81,6 +86,16 @@ def plan_import(ctx: Context, incoming: Incoming, own_host: str) -> ImportPlan:
                 own_host,
             )
     return plan
+
+
+def _local_scopes(ctx: Context) -> dict[str, str]:
+    """The repository's name (``layout.shared_scope``) of each project of this store whose
+    remote is a directory -> its scope here: a file of it comes back into that project."""
+    return {
+        shared_scope(scope): scope
+        for scope in scope_dirs(ctx.db, GLOBAL_SCOPE)
+        if scope.startswith(LOCAL_REMOTE)
+    }
 
 
 def _resolve(

@@ -4,7 +4,9 @@ Format 2: ``memories/<scope>/<shard>/<memory-id>_<host-id>.yaml``, the shard bei
 the memory id's first two digits. The scope is the project's normalised git
 remote (``github.com/acme/app``) or ``global``, with every character but
 letters, digits and ``/ . _ - ~`` percent-encoded (``path:ab12`` is
-``path%3Aab12``), so the same project is the same directory on every machine.
+``path%3Aab12``), so the same project is the same directory on every machine; a
+project whose remote is a directory of its machine is named by a digest of that path
+(``local:ab12...``), never the path.
 Format 1 had no shard (``memories/<scope>/<memory-id>_<host-id>.yaml``): every
 commit rewrote a tree listing the whole scope, so a team's year of history was
 ~310 MiB against 34 MiB sharded (docs/benchmarks.md). A 2.0 memctl reads format
@@ -14,9 +16,11 @@ not match its format exactly is refused, never interpreted.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from urllib.parse import quote, unquote
 
+from memctl.config.scope import LOCAL_REMOTE
 from memctl.errors import SyncError
 from memctl.sync.untrusted import yaml_problem
 
@@ -31,6 +35,10 @@ SEGMENT = re.compile(r"^[A-Za-z0-9._~%-]{1,200}$")
 FILE_NAME = re.compile(r"^(?P<id>[0-9a-f]{32})_(?P<host>[0-9a-f]{16})\.yaml$")
 MEMORY_ID = re.compile(r"^[0-9a-f]{32}$")
 MAX_SCOPE_CHARS = 400
+SHARED_LOCAL = "local:"  # such a project's scope as the repository names it
+LOCAL_DIGITS = 16  # hexadecimal digits of its path's digest, as ``path:`` scopes have
+# Where an older memctl put such a project's files: under its folder's path.
+FOLDER_SCOPES = f"{MEMORIES}/{quote(LOCAL_REMOTE)}"
 
 
 def scope_dir(scope: str) -> str:
@@ -44,12 +52,24 @@ def scope_dir(scope: str) -> str:
     return encoded
 
 
+def shared_scope(scope: str) -> str:
+    """``scope`` as the repository names it: a project whose git remote is a directory
+    (``file:/home/bob/clients/acme.git``, ``config.scope.normalise_remote``) by a digest
+    of it (``local:`` and 16 hexadecimal digits), so no user name or folder of this
+    machine goes to teammates; any other scope as it is. A pure function, and
+    ``shared_scope(shared_scope(s)) == shared_scope(s)``: the same directory each sync."""
+    if not scope.startswith(LOCAL_REMOTE):
+        return scope
+    return SHARED_LOCAL + hashlib.sha256(scope.encode()).hexdigest()[:LOCAL_DIGITS]
+
+
 def memory_path(scope: str, memory_id: str, host: str, major: int = FORMAT_MAJOR) -> str:
-    """The path of a memory's file in format ``major``; ValueError when it cannot have one."""
+    """The path of a memory's file in format ``major`` (its scope as ``shared_scope``
+    names it); ValueError when it cannot have one."""
     if not MEMORY_ID.match(memory_id):
         raise ValueError(f"memory id {memory_id!r} is not 32 hexadecimal digits")
     shard = "" if major == FLAT_MAJOR else memory_id[:SHARD_DIGITS] + "/"
-    return f"{MEMORIES}/{scope_dir(scope)}/{shard}{memory_id}_{host}.yaml"
+    return f"{MEMORIES}/{scope_dir(shared_scope(scope))}/{shard}{memory_id}_{host}.yaml"
 
 
 def parse_path(path: str, major: int = FORMAT_MAJOR) -> tuple[str, str, str]:

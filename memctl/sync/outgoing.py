@@ -131,7 +131,8 @@ def _export_one(
         out.refused.append((memory.id, problem))
         return
     text = render(memory, relations, triples)
-    if winner is not None and winner.blob == blob_id(text):
+    moved = winner is not None and winner.host_id == own_host and winner.path != path
+    if winner is not None and winner.blob == blob_id(text) and not moved:
         out.removes += [f for f in mine if f.path != winner.path]
         return
     if winner is not None and (normal_time(memory.updated_at), own_host) <= winner.key:

@@ -33,6 +33,7 @@ from memctl.store.sync import (
     host_id,
     indexed_files,
     last_event_id,
+    own_files_under,
     paths_here,
     put_files,
     read_commit,
@@ -44,6 +45,7 @@ from memctl.sync.apply import apply_import, plan_import
 from memctl.sync.incoming import Incoming, Progress, quiet, read_incoming
 from memctl.sync.layout import (
     FLAT_MAJOR,
+    FOLDER_SCOPES,
     FORMAT_FILE,
     FORMAT_MAJOR,
     README_FILE,
@@ -67,6 +69,7 @@ from memctl.sync.repo import Clone, git_errors, require_git, shown_url
 META_REMOTE, META_MARK, META_LAST = "sync_remote", "sync_exported_event", "sync_last"
 META_GRAPH_MARK = "sync_exported_graph"  # the graph's generation at the last export
 META_SOURCES = "sync_sources_shared"  # set once this host's files name no path in a source
+META_SCOPES = "sync_local_scopes_shared"  # set once no file of this host's names a folder
 # Before retrying a refused push, wait a random time up to this doubled per retry, at most
 # PUSH_BACKOFF_CAP ("full jitter", Brooker, AWS Architecture Blog 2015): syncs that raced
 # stop racing in step. benchmarks/team_sync.py (50 hosts, 4 syncs at once): 145 refused
@@ -302,10 +305,12 @@ def _read(
 def candidates(ctx: Context) -> set[str]:
     """The memories to export: changed here since the last export, and those whose triples
     newer entity rules changed since then, when this host wrote their winning file (once:
-    those whose source names a path, which an older memctl sent whole)."""
+    those whose source names a path, or whose project's folder names their directory,
+    which an older memctl sent whole)."""
     db = ctx.db
     changed = changed_since(db, int(db.meta(META_MARK) or 0))
     changed |= set() if db.meta(META_SOURCES) else paths_here(db, host_id(db))
+    changed |= set() if db.meta(META_SCOPES) else own_files_under(db, host_id(db), FOLDER_SCOPES)
     return changed | restated_here(db, host_id(db), int(db.meta(META_GRAPH_MARK) or 0))
 
 
@@ -343,6 +348,7 @@ def _export(
         ctx.db.set_meta(META_MARK, str(mark))
         ctx.db.set_meta(META_GRAPH_MARK, str(graph_mark))
         ctx.db.set_meta(META_SOURCES, "1")
+        ctx.db.set_meta(META_SCOPES, "1")
     result.went_out["written"] = result.went_out.get("written", 0) + len(written)
     result.went_out["removed"] = result.went_out.get("removed", 0) + len(out.removes)
 

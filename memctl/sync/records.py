@@ -17,8 +17,18 @@ from memctl.config.safe_load import json_value
 from memctl.context import Context
 from memctl.errors import InputError, MemctlError
 from memctl.memories.operations import kept_content, kept_tags
-from memctl.memories.privacy import safe_line, scrub
-from memctl.model import Action, Memory, Relation, RelationType, content_hash, now_iso, parse_choice
+from memctl.memories.privacy import safe_line, scrub, secret_in_id
+from memctl.model import (
+    Action,
+    Memory,
+    Relation,
+    RelationType,
+    content_hash,
+    format_time,
+    now_iso,
+    parse_choice,
+    parse_time,
+)
 from memctl.store import memories as store
 from memctl.store.memories import ENUMS, MemoryFilter
 from memctl.store.relations import relations_of
@@ -28,6 +38,11 @@ from memctl.store.writes import Writer
 MEMORY_FIELDS = {f.name for f in fields(Memory)} - {"stored_at"}
 # Free text besides the content: scrubbed on the way in and out like the content.
 TEXT_FIELDS = ("l0_abstract", "l1_overview", "l2_content", "source", "agent_id", "session_id")
+# An id or a scope is taken as written: one holding a secret or private text refuses its
+# line (scrubbed, different ids would become one).
+ID_FIELDS = ("id", "scope", "superseded_by", "session_id", "agent_id")
+# Read by every listing, recall and decay: a line with another value in one is refused.
+TIME_FIELDS = ("created_at", "updated_at", "invalidated_at", "last_accessed_at")
 IMPORT_BATCH = 64
 NUMBER_FIELDS = ("importance", "confidence", "strength")
 
@@ -80,6 +95,10 @@ def parse_record(line: str, default_scope: str) -> tuple[Memory, list[dict[str, 
         raise ValueError('no "content" string')
     relations = record.pop("relations", None) or []
     values = {k: v for k, v in record.items() if k in MEMORY_FIELDS and v is not None}
+    _check_ids(values)
+    for name in TIME_FIELDS:
+        if name in values:
+            values[name] = record_time(name, values[name])
     values["content"] = kept_content(values["content"])
     for name in TEXT_FIELDS:
         if isinstance(values.get(name), str):
@@ -97,6 +116,28 @@ def parse_record(line: str, default_scope: str) -> tuple[Memory, list[dict[str, 
     values["content_hash"] = content_hash(values["content"])
     values.setdefault("id", stable_id(values["scope"], values["content"]))
     return Memory(**values), relations
+
+
+def _check_ids(values: dict[str, Any]) -> None:
+    """ValueError when an id or scope of a record is no string or holds a secret or
+    private text (the message names the field, never its value)."""
+    for name in ID_FIELDS:
+        if name not in values:
+            continue
+        if not isinstance(values[name], str):
+            raise ValueError(f'"{name}" must be a string')
+        kind = secret_in_id(values[name])
+        if kind:
+            raise ValueError(f'"{name}" holds what looks like a secret ({kind})')
+
+
+def record_time(name: str, value: Any) -> str:
+    """A record's timestamp as the store keeps one; ValueError (naming the field, never
+    its value) unless it is an ISO 8601 date and time."""
+    try:
+        return format_time(parse_time(value))
+    except (ValueError, TypeError, AttributeError, OverflowError):
+        raise ValueError(f'"{name}" must be an ISO 8601 date and time') from None
 
 
 def _finite(value: Any) -> bool:
@@ -220,7 +261,7 @@ def _import_relations(
                     dst_id=str(raw["dst_id"]),
                     type=RelationType(raw["type"]),
                     weight=float(raw.get("weight", 1.0)),
-                    created_at=str(raw.get("created_at") or now_iso()),
+                    created_at=record_time("created_at", raw.get("created_at") or now_iso()),
                 )
             except (KeyError, ValueError, TypeError):
                 report.errors.append(

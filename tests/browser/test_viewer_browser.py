@@ -193,8 +193,20 @@ def with_session(home: Path, tmp_path: Path) -> Iterator[str]:
     yield from serving()
 
 
+def loaded(driver: Any) -> None:
+    """Wait until the page and its stylesheet have loaded: chromedriver's navigation
+    sometimes returns while the document is still "interactive", the stylesheet not yet
+    applied (an unstyled table is wider than a phone's window)."""
+    from selenium.webdriver.support.wait import WebDriverWait
+
+    WebDriverWait(driver, WAIT_SECONDS).until(
+        lambda d: d.execute_script("return document.readyState") == "complete"
+    )
+
+
 def sideways(driver: Any) -> int:
     """How many pixels the page is wider than the window (0: it never scrolls sideways)."""
+    loaded(driver)
     wide, seen = driver.execute_script(
         "return [document.documentElement.scrollWidth, window.innerWidth]"
     )
@@ -280,6 +292,7 @@ def test_every_page_and_every_edit_in_a_browser(with_session: str, browser: Any)
     forgot = browser.find_element(By.CSS_SELECTOR, "tbody tr")
     assert "cannot be undone: it forgot text for good" in forgot.text
     assert not forgot.find_elements(By.TAG_NAME, "button")
+    loaded(browser)
     lines = browser.execute_script(
         "return [...document.querySelectorAll('td.meta')].map(td => {"
         " const r = document.createRange(); r.selectNodeContents(td);"

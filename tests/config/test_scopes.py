@@ -171,17 +171,41 @@ def test_recall_says_when_other_scopes_have_matches(tmp_path: Path) -> None:
     here.mkdir(), there.mkdir()
     made = run_cli("remember", "--category", "entities", "the invoice job runs hourly", cwd=there)
     assert made.returncode == 0
-    table = run_cli("recall", "invoice job", cwd=here)
+    table = run_cli("recall", "invoice job", "--scope", "project", cwd=here)
     assert table.stdout.splitlines() == [
         "no memories found",
         "1 memory matches in other scopes: add --all-scopes to see them",
     ]
-    as_json = json.loads(run_cli("recall", "invoice job", "--json", cwd=here).stdout)
+    asked = ("recall", "invoice job", "--scope", "project")
+    as_json = json.loads(run_cli(*asked, "--json", cwd=here).stdout)
     assert as_json["results"] == [] and any("--all-scopes" in w for w in as_json["warnings"])
-    assert run_cli("recall", "invoice job", "--format", "ids", cwd=here).stdout == ""
+    assert run_cli(*asked, "--format", "ids", cwd=here).stdout == ""
     context = run_cli("recall", "invoice job", "--format", "context", cwd=here).stdout
-    assert "--all-scopes" not in context
+    assert "--all-scopes" not in context and "hourly" not in context
     wide = run_cli("recall", "invoice job", "--all-scopes", "--format", "ids", cwd=here)
     assert len(wide.stdout.split()) == 1
     nowhere = run_cli("--home", str(tmp_path / "empty"), "recall", "invoice job", cwd=here)
     assert nowhere.stdout.splitlines() == ["no memories found"]
+
+
+def test_recall_from_a_directory_holding_nothing_searches_every_project(
+    tmp_path: Path,
+) -> None:
+    """Sessions taken in from the directories they ran in, asked about from a home
+    directory: recall answered every question with "no memories found" while the
+    answers sat in the store."""
+    home, there = tmp_path / "home", make_repo(tmp_path / "shop")
+    home.mkdir()
+    made = run_cli("remember", "--category", "entities", "the invoice job runs hourly", cwd=there)
+    assert made.returncode == 0
+    found = run_cli("recall", "when does the invoice job run?", "--json", cwd=home)
+    answer = json.loads(found.stdout)
+    assert [r["content"] for r in answer["results"]][:1] == ["the invoice job runs hourly"]
+    assert "in no project and holds nothing" in " ".join(answer["warnings"])
+    table = run_cli("recall", "when does the invoice job run?", cwd=home)
+    assert "invoice job runs hourly" in table.stdout and "every project" in table.stderr
+    empty_repo = make_repo(tmp_path / "new-repo")  # a project: its own, even empty
+    assert run_cli("recall", "invoice job", cwd=empty_repo).stdout.startswith("no memories")
+    run_cli("remember", "Bea prefers tea", "--scope", "project", cwd=home)
+    kept = json.loads(run_cli("recall", "invoice job", "--json", cwd=home).stdout)
+    assert [r["content"] for r in kept["results"]] == ["Bea prefers tea"]  # here's own

@@ -18,7 +18,7 @@ from benchmarks.transcripts import claude_code_lines
 from memctl.cli.entry import run_fast
 from memctl.cli.fastlane import INGEST_OPTIONS, ingest_parser, split_command
 from memctl.context import Context
-from memctl.ingest.capture import IngestOptions, capture
+from memctl.ingest.capture import INSERT_BATCH, IngestOptions, capture
 from memctl.ingest.pipeline import run_session
 from memctl.ingest.source import Input
 from memctl.store.database import Database
@@ -230,19 +230,26 @@ def test_global_options_before_the_command() -> None:
     assert split_command(argv) == ({"home": "/y", "config": ["a=b", "c=d"]}, "ingest", ["-t", "x"])
 
 
-@pytest.mark.slow  # 2,000 messages through the slow path
-def test_two_thousand_messages_are_stored_and_the_slow_path_reads_them_all_in_batches(
+# Capture writes INSERT_BATCH messages at a time and the slow path reads `select.messages`
+# (20) a batch: a session past one insert batch crosses both kinds of boundary (2,000
+# messages, the old size, showed nothing more for four times the CPU).
+BIG_SESSION = INSERT_BATCH + 100
+
+
+@pytest.mark.slow  # hundreds of messages through the slow path
+def test_a_long_session_is_stored_and_the_slow_path_reads_it_all_in_batches(
     make_ctx: Callable[..., Context], tmp_path: Path
 ) -> None:
     path = tmp_path / "big.jsonl"
-    path.write_text("\n".join(claude_code_lines(2000)) + "\n")
+    path.write_text("\n".join(claude_code_lines(BIG_SESSION)) + "\n")
     ctx = make_ctx()
     report = capture(ctx, Input(path.open("rb"), str(path)), IngestOptions()).report
-    assert report.messages_new == 2000
+    assert report.messages_new == BIG_SESSION
     run = run_session(ctx, "big-session", report.job_id)
-    assert run.record.messages == 2000 and run.record.status == "done"
-    assert sum(entry.stage == "select" for entry in run.trace) == 100  # 20 a batch
-    assert ctx.db.value("SELECT extracted_through FROM sessions") == 2000
+    assert run.record.messages == BIG_SESSION and run.record.status == "done"
+    batches = -(-BIG_SESSION // ctx.settings.select_messages)
+    assert sum(entry.stage == "select" for entry in run.trace) == batches
+    assert ctx.db.value("SELECT extracted_through FROM sessions") == BIG_SESSION
 
 
 def test_a_50_mb_transcript_is_streamed_not_loaded(tmp_path: Path, home: Path) -> None:
@@ -256,7 +263,7 @@ def test_a_50_mb_transcript_is_streamed_not_loaded(tmp_path: Path, home: Path) -
     code = (
         "from memctl.config import load_settings\n"
         "from memctl.context import Context\n"
-        "from memctl.ingest.capture import IngestOptions, capture\n"
+        "from memctl.ingest.capture import INSERT_BATCH, IngestOptions, capture\n"
         "from memctl.ingest.source import Input\n"
         f"stream = Input(open({str(path)!r}, 'rb'), 'huge')\n"
         "with Context(load_settings()) as ctx:\n"

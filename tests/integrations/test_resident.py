@@ -325,3 +325,57 @@ def test_a_child_of_the_resident_process_loads_nothing_a_recall_needs(ctx: Conte
     found, _, new = done.stdout.strip().partition(" ")
     assert int(found) >= 1  # the recall ran, and answered
     assert new == "[]"
+
+
+@pytest.mark.parametrize("made", [(), ("resident",), ("resident", "resident/socket")])
+def test_a_recall_with_no_resident_process_asks_it_nothing_and_loads_no_socket(
+    home: Path, made: tuple[str, ...]
+) -> None:
+    """No resident process (no directory, or one holding no socket, as a server that exited
+    leaves it; or a plain file where the socket was): the command runs in its own process,
+    without loading ``socket`` (~4 ms of every such recall)."""
+    for name in made:
+        path = home / name
+        if name.endswith("socket"):
+            path.write_text("")
+        else:
+            path.mkdir(mode=0o700, parents=True)
+    probe = (
+        "import sys\n"
+        "from memctl.integrations.resident import forward\n"
+        "print(forward(['recall', 'how do we deploy?']), 'socket' in sys.modules)\n"
+    )
+    done = python_c(probe, check=True, env={"MEMCTL_RECALL_RESIDENT": "on"}, input="")
+    assert done.stdout.split() == ["None", "False"]
+
+
+def _serving(home: Path) -> list[int]:
+    """The resident processes of ``home`` (started or loading)."""
+    return [
+        int(entry.name)
+        for entry in Path("/proc").iterdir()
+        if entry.name.isdigit() and _serves(entry / "cmdline", home)
+    ]
+
+
+def test_a_cold_recall_with_explain_or_why_not_starts_one_for_the_next(
+    home: Path, ctx: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """They run in Typer, not the fast lane; a plain recall starts a resident process when
+    none answered, and these now do too (unless recall.resident is off)."""
+    ids = [remember(ctx, RememberRequest(fact)).memory.id for fact in FACTS]
+    ctx.close()
+    off = run_cli("recall", "--no-touch", "--explain", "deploy", env=OFF)
+    assert off.returncode == 0, off.stderr
+    assert _serving(home) == []  # the start is a Popen before the command returns
+    for name, value in ON.items():
+        monkeypatch.setenv(name, value)
+    try:
+        for args in (("--explain", "deploy"), ("--why-not", ids[1], "deploy")):
+            done = run_cli("recall", "--no-touch", *args)
+            assert done.returncode == 0, done.stderr
+            pid = started(home)
+            resident.tell(home, "stop")
+            assert gone(pid)
+    finally:
+        stop_every_daemon(home)

@@ -5,7 +5,6 @@ floor is a cosine of MiniLM)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -43,37 +42,30 @@ RECALLABLE = MemoryFilter(states=(State.ACTIVE,))
 ANY_STATE = MemoryFilter(states=tuple(State))
 
 
-@pytest.fixture
-def real(home: Path, local_embedder) -> Iterator[Context]:  # type: ignore[no-untyped-def]
-    context = Context(load_settings(), embedder=local_embedder)
-    yield context
-    context.close()
-
-
 def _store(ctx: Context, questions: tuple[str, ...] = (*ASKED, OFF_TOPIC)) -> api.Remembered:
     return api.remember(ctx, api.RememberRequest(WEBHOOKS, questions=questions))
 
 
 def test_questions_about_their_memory_are_kept_and_an_off_topic_one_is_dropped(
-    real: Context,
+    real_ctx: Context,
 ) -> None:
-    stored = _store(real)
+    stored = _store(real_ctx)
     assert stored.questions.to_dict() == {"kept": list(ASKED), "dropped": [OFF_TOPIC]}
-    assert questions_of(real.db, stored.memory.id) == list(ASKED)
+    assert questions_of(real_ctx.db, stored.memory.id) == list(ASKED)
     # the same text again adds its new questions to the memory that holds it, once
     retried = "why do payment callbacks get retried?"
-    again = _store(real, (ASKED[0], retried))
+    again = _store(real_ctx, (ASKED[0], retried))
     assert again.existing and again.memory.id == stored.memory.id
-    assert questions_of(real.db, stored.memory.id) == [*ASKED, retried]
+    assert questions_of(real_ctx.db, stored.memory.id) == [*ASKED, retried]
 
 
-def test_a_question_finds_its_memory_and_is_never_shown(real: Context) -> None:
-    stored = _store(real)
+def test_a_question_finds_its_memory_and_is_never_shown(real_ctx: Context) -> None:
+    stored = _store(real_ctx)
     for text in OTHERS:
-        api.remember(real, api.RememberRequest(text))
+        api.remember(real_ctx, api.RememberRequest(text))
     # the question's words, none of the memory's: BM25 finds it through its question
     query = "resend failed payment events"
-    result = recall(real, query)
+    result = recall(real_ctx, query)
     assert result.run is not None
     found = [s.why for s in result.run.steps_of(stored.memory.id) if s.stage == "candidates"]
     assert found and "questions #1" in found[0]
@@ -81,63 +73,63 @@ def test_a_question_finds_its_memory_and_is_never_shown(real: Context) -> None:
     assert stored.memory.id in shown
     assert not any(question in shown for question in ASKED)  # content is the memory's own
     # both question legs name it first: its questions' words and their meaning
-    run = start(real, "payment notification fails", limit=1)
+    run = start(real_ctx, "payment notification fails", limit=1)
     by_id = {c.id: c for c in candidates(run, [])}
     ranks = by_id[stored.memory.id].ranks
     assert ranks["questions"] == 1 and ranks["question_vector"] == 1
 
 
-def test_a_candidate_found_only_by_questions_says_so(real: Context) -> None:
-    memory = _store(real).memory
+def test_a_candidate_found_only_by_questions_says_so(real_ctx: Context) -> None:
+    memory = _store(real_ctx).memory
     assert Candidate(memory, {"questions": 1, "question_vector": 2}).only_by_questions
     assert not Candidate(memory, {"questions": 1, "bm25": 4}).only_by_questions
     assert not Candidate(memory).only_by_questions
 
 
 def test_a_deleted_memory_loses_its_questions_and_a_forgotten_one_is_not_reached(
-    real: Context,
+    real_ctx: Context,
 ) -> None:
     deleted, archived = (
-        api.remember(real, api.RememberRequest(f"{WEBHOOKS} ({n})", questions=ASKED)).memory
+        api.remember(real_ctx, api.RememberRequest(f"{WEBHOOKS} ({n})", questions=ASKED)).memory
         for n in range(2)
     )
-    api.delete(real, deleted.id)
-    api.forget(real, archived.id)
-    assert questions_of(real.db, deleted.id) == []
+    api.delete(real_ctx, deleted.id)
+    api.forget(real_ctx, archived.id)
+    assert questions_of(real_ctx.db, deleted.id) == []
     # an archived memory keeps its questions (forget is undone by undo), unreachable meanwhile
-    assert questions_of(real.db, archived.id) == list(ASKED)
-    hits = question_fts(real.db, [("payment",)], 10, RECALLABLE)
+    assert questions_of(real_ctx.db, archived.id) == list(ASKED)
+    hits = question_fts(real_ctx.db, [("payment",)], 10, RECALLABLE)
     assert hits == []
-    assert [i for i, _ in question_fts(real.db, [("payment",)], 10, ANY_STATE)] == [archived.id]
+    assert [i for i, _ in question_fts(real_ctx.db, [("payment",)], 10, ANY_STATE)] == [archived.id]
 
 
-def test_undoing_a_remember_removes_its_questions(real: Context) -> None:
-    memory = _store(real).memory
-    undo(real)
-    assert real.db.value("SELECT state FROM memories WHERE id = ?", (memory.id,)) == "deleted"
-    assert questions_of(real.db, memory.id) == []
-    assert question_fts(real.db, [("payment",)], 10, ANY_STATE) == []
+def test_undoing_a_remember_removes_its_questions(real_ctx: Context) -> None:
+    memory = _store(real_ctx).memory
+    undo(real_ctx)
+    assert real_ctx.db.value("SELECT state FROM memories WHERE id = ?", (memory.id,)) == "deleted"
+    assert questions_of(real_ctx.db, memory.id) == []
+    assert question_fts(real_ctx.db, [("payment",)], 10, ANY_STATE) == []
 
 
-def test_a_permanent_delete_removes_the_rows_and_their_index(real: Context) -> None:
-    memory = _store(real).memory
-    api.delete(real, memory.id, permanent=True)
-    assert real.db.value("SELECT count(*) FROM memory_questions") == 0
-    assert question_fts(real.db, [("payment",)], 10, ANY_STATE) == []
+def test_a_permanent_delete_removes_the_rows_and_their_index(real_ctx: Context) -> None:
+    memory = _store(real_ctx).memory
+    api.delete(real_ctx, memory.id, permanent=True)
+    assert real_ctx.db.value("SELECT count(*) FROM memory_questions") == 0
+    assert question_fts(real_ctx.db, [("payment",)], 10, ANY_STATE) == []
 
 
-def test_bad_questions_get_one_line_and_nothing_is_stored(real: Context) -> None:
+def test_bad_questions_get_one_line_and_nothing_is_stored(real_ctx: Context) -> None:
     too_many = (*ASKED, OFF_TOPIC, "one more?")
     with pytest.raises(UsageError, match="^questions: at most 3, got 4$"):
-        _store(real, too_many)
+        _store(real_ctx, too_many)
     with pytest.raises(UsageError, match="one line of at most 300 characters"):
-        _store(real, ("why " * 100,))
-    assert real.db.value("SELECT count(*) FROM memories") == 0
+        _store(real_ctx, ("why " * 100,))
+    assert real_ctx.db.value("SELECT count(*) FROM memories") == 0
 
 
-def test_private_text_in_a_question_is_taken_out(real: Context) -> None:
-    stored = _store(real, ("what happens when a <private>Acme Corp</private> payment fails?",))
-    (kept,) = questions_of(real.db, stored.memory.id)
+def test_private_text_in_a_question_is_taken_out(real_ctx: Context) -> None:
+    stored = _store(real_ctx, ("what happens when a <private>Acme Corp</private> payment fails?",))
+    (kept,) = questions_of(real_ctx.db, stored.memory.id)
     assert "Acme" not in kept and "payment fails" in kept
 
 
@@ -166,5 +158,9 @@ def test_the_host_distillation_stores_a_fact_s_questions(home: Path, local_embed
         distil(ctx, DistilRequest(task.session_id, task.through_seq, {"facts": [fact]}))
         memory_id = ctx.db.value("SELECT id FROM memories WHERE content = ?", (fact["content"],))
         assert questions_of(ctx.db, str(memory_id)) == ["how do we release the shop?"]
+        # recall reaches it through the question's vector index (store/vector_index.py)
+        run = start(ctx, "how is the store shipped to customers?")
+        by_id = {c.id: c for c in candidates(run, [])}
+        assert by_id[str(memory_id)].ranks.get("question_vector") == 1
     finally:
         ctx.close()

@@ -4,24 +4,19 @@ never a filter, never a clear label."""
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from memctl.api.memory import RememberRequest, remember
-from memctl.config import load_settings
 from memctl.context import Context
 from memctl.retrieve.answers import COMMAND, PERSON, PLACE, TIME, asked_kind, states
-from memctl.retrieve.pipeline import recall
 from memctl.retrieve.stages.intent import INTENT_BOOST, intent
+from tests.retrieve.test_meaning import paraphrase_facts, top
 from tests.retrieve.test_recall_stages import cand, make_run
 
 # The first 30 notes of benchmarks/paraphrase/facts.jsonl (a new user's store), and notes
 # written for this test with questions in other words (none of the benchmark's).
-FACTS = Path(__file__).parents[2] / "benchmarks" / "paraphrase" / "facts.jsonl"
 OWN = (
     "Load tests: `k6 run perf/smoke.js` against staging.",
     "The team offsite is every October in Porto.",
@@ -109,22 +104,11 @@ def test_when_lifts_a_session_message_that_says_when(ctx: Context) -> None:
 
 
 @pytest.fixture(scope="module")
-def notes(tmp_path_factory: pytest.TempPathFactory, local_embedder) -> Iterator[Context]:  # type: ignore[no-untyped-def]
+def notes(real_store: Context) -> Context:
     """The 30 notes and this test's own, remembered with the real model."""
-    home = tmp_path_factory.mktemp("answers-home")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("MEMCTL_HOME", str(home))
-        context = Context(load_settings(), embedder=local_embedder)
-        facts = [json.loads(line)["fact"] for line in FACTS.read_text("utf-8").splitlines()]
-        for text in (*facts[:30], *OWN):
-            remember(context, RememberRequest(text, scope="global"))
-        yield context
-    context.close()
-
-
-def top(ctx: Context, question: str, clear_only: bool = False) -> list[str]:
-    found = recall(ctx, question, 10, touch=False, possible=0 if clear_only else None)
-    return [r.memory.content for r in found.results]
+    for text in (*paraphrase_facts()[:30], *OWN):
+        remember(real_store, RememberRequest(text, scope="global"))
+    return real_store
 
 
 def test_a_question_for_a_command_finds_the_note_that_gives_one(notes: Context) -> None:

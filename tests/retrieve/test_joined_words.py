@@ -5,12 +5,9 @@ clear by its share of the question's words. The real model, a real OpenCode sess
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from memctl.api.recall import RecallRequest, recall
-from memctl.config import load_settings
 from memctl.context import Context
 from tests.ingest.test_compaction import ingest_file
 from tests.ingesting import REAL_SESSIONS
@@ -19,14 +16,9 @@ LEDGER = REAL_SESSIONS / "opencode-written-ledger.json"  # a session that runs a
 
 
 @pytest.fixture(scope="module")
-def ledger(tmp_path_factory: pytest.TempPathFactory, local_embedder) -> Iterator[Context]:  # type: ignore[no-untyped-def]
-    home = tmp_path_factory.mktemp("joined-home")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("MEMCTL_HOME", str(home))
-        context = Context(load_settings(), embedder=local_embedder)
-        ingest_file(context, LEDGER)
-        yield context
-    context.close()
+def ledger(real_store: Context) -> Context:
+    ingest_file(real_store, LEDGER)
+    return real_store
 
 
 def clear_texts(ctx: Context, question: str) -> list[str]:

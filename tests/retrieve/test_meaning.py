@@ -4,14 +4,13 @@ beside it for the relevance gate, and goes wherever the memory's text goes
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
 from pathlib import Path
 
 import pytest
 
 from memctl.api.maintain import MaintainRequest, maintain
 from memctl.api.memory import RememberRequest, UpdateRequest, remember, update
-from memctl.config import load_settings
 from memctl.context import Context
 from memctl.ingest.meaning import document_text
 from memctl.maintain.reembed import reembed
@@ -120,18 +119,15 @@ def test_a_new_model_drops_the_old_models_vectors_and_maintain_names_again(
 
 
 @pytest.fixture(scope="module")
-def notes(tmp_path_factory: pytest.TempPathFactory, local_embedder) -> Iterator[Context]:  # type: ignore[no-untyped-def]
+def notes(real_store: Context) -> Context:
     """The first 30 notes, remembered with the real model (one store for the module)."""
-    import json
+    for text in paraphrase_facts()[:30]:
+        remember(real_store, RememberRequest(text, scope="global"))
+    return real_store
 
-    home = tmp_path_factory.mktemp("meaning-home")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("MEMCTL_HOME", str(home))
-        context = Context(load_settings(), embedder=local_embedder)
-        for line in FACTS.read_text("utf-8").splitlines()[:30]:
-            remember(context, RememberRequest(json.loads(line)["fact"], scope="global"))
-        yield context
-    context.close()
+
+def paraphrase_facts() -> list[str]:
+    return [json.loads(line)["fact"] for line in FACTS.read_text("utf-8").splitlines()]
 
 
 def top(ctx: Context, question: str, clear_only: bool = False) -> list[str]:

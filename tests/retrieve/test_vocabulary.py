@@ -8,13 +8,22 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memctl.config import load_settings
 from memctl.context import Context
 from memctl.retrieve.pipeline import recall
 from memctl.retrieve.query import analyse
 from memctl.retrieve.stages.candidates import with_synonyms
-from memctl.retrieve.vocabulary import VOCABULARY_FILE, expand, parse, vocabulary
+from memctl.retrieve.vocabulary import (
+    VOCABULARY_FILE,
+    WORD,
+    expand,
+    parse,
+    phrase_of,
+    vocabulary,
+)
 from tests.conftest import run_cli
 
 NOW = datetime(2026, 6, 10, 12, tzinfo=UTC)
@@ -179,3 +188,10 @@ def test_a_name_the_store_writes_in_other_words_is_no_stranger(ctx: Context) -> 
     assert known.run is not None and known.run.strangers == frozenset()
     unknown = recall(ctx, "Which linters does the Haskell project run?")
     assert unknown.run is not None and unknown.run.strangers == frozenset({"Haskell"})
+
+
+@given(st.text(alphabet="".join(map(chr, range(128))), max_size=60) | st.text(max_size=30))
+def test_an_entry_s_words_are_its_words_lowered_one_by_one(text: str) -> None:
+    """ASCII entries are lowered whole before they are split (faster); any text gives the
+    words the split-then-lower reading gives."""
+    assert phrase_of(text) == tuple(w.lower() for w in WORD.findall(text))

@@ -114,3 +114,74 @@ def test_forgetting_a_session_takes_its_messages_out_of_the_counted_kinds(ctx: C
         ("deploy",): (0, 0),
         ("billing",): (1, 1),
     }
+
+
+# The messages' ranked search as one statement, before it was searched in parts: FTS5's best
+# matches, then the filter (the reference the parts must reproduce, ties included).
+ONE_STATEMENT = (
+    "SELECT msg.session_id AS session_id, msg.seq AS seq, f.score AS score FROM ("
+    "SELECT rowid, bm25(messages_fts) AS score FROM messages_fts WHERE messages_fts MATCH ? "
+    "ORDER BY score LIMIT ?) f JOIN messages msg ON msg.rowid = f.rowid "
+    "JOIN sessions s ON s.id = msg.session_id WHERE {clauses} ORDER BY f.score LIMIT ?"
+)
+
+
+def _sessions_in_two_scopes(ctx: Context) -> None:
+    """400 messages over two scopes, of a few lengths, some texts repeated (tied scores):
+    "priya" in every 3rd, "prefers" in every 4th, "tools" in every 7th."""
+    import random
+
+    from memctl.model import Message, Role, Session
+    from memctl.store import sessions
+
+    rng = random.Random(3)
+    filler = ["the", "queue", "worker", "nightly", "config", "owner", "alerts", "retries"]
+    with ctx.db.atomic():
+        for number, scope in enumerate(("alpha", "beta")):
+            session = f"s{number}"
+            sessions.save_session(ctx.db, Session(id=session, client="generic", scope=scope))
+            texts = []
+            for n in range(200):
+                words = rng.sample(filler, rng.randint(1, 6))
+                words += ["priya"] * (n % 3 == 0) + ["prefers"] * (n % 4 == 0)
+                words += ["tools"] * (n % 7 == 0)
+                texts.append(" ".join(words) if n % 9 else "priya prefers tools")
+            sessions.insert_messages(
+                ctx.db,
+                [Message(Role.USER, t, session_id=session, seq=n) for n, t in enumerate(texts, 1)],
+            )
+
+
+@pytest.mark.parametrize("scopes", [None, ("beta",)])
+def test_rare_words_searched_in_parts_rank_as_the_one_statement_did(
+    ctx: Context, monkeypatch: pytest.MonkeyPatch, scopes: tuple[str, ...] | None
+) -> None:
+    from memctl.store import pruned_bm25
+    from memctl.store.fts import fts_phrases
+    from memctl.store.message_search import count_message_terms, message_clauses
+
+    monkeypatch.setattr(message_search, "COMMON_POSTINGS", 10_000)  # every word is rare
+    _sessions_in_two_scopes(ctx)
+    count_message_terms(ctx.db)
+    answered: list[object] = []
+    pruned = pruned_bm25._pruned
+    monkeypatch.setattr(
+        pruned_bm25, "_pruned", lambda *a: answered.append(pruned(*a)) or answered[-1]
+    )
+    where = MemoryFilter(scopes=scopes)
+    clauses, params = message_clauses(where)
+    shown: list[str] = []
+    for phrases in ([("priya",), ("prefers",)], [("tools",), ("priya",), ("prefers",)]):
+        for limit in (3, 10, 40):
+            hits = search_messages(ctx.db, phrases, limit, where)
+            expected = ctx.db.tuples(
+                ONE_STATEMENT.format(clauses=clauses),
+                [fts_phrases(phrases), limit * 4, *params, limit],
+            )
+            assert [(h.session_id, h.seq, h.score) for h in hits] == expected
+            # the filter applies after the ranking, among limit x 4 matches, as it did
+            assert len(hits) == limit or scopes
+            shown.extend(h.session_id for h in hits)
+    assert set(shown) == ({"s0", "s1"} if scopes is None else {"s1"})
+    # the parts answered (their bound held) at least once
+    assert any(found is not None for found in answered)

@@ -1,4 +1,5 @@
-"""The memories' BM25 with a common word pruned gives FTS5's own answer (store/pruned_bm25.py)."""
+"""The memories' BM25 searched in parts, without scoring every row that holds one common word
+alone, gives FTS5's own answer (store/pruned_bm25.py)."""
 
 from __future__ import annotations
 
@@ -42,47 +43,61 @@ def _counted(ctx: Context, words: list[str]) -> tuple[int, dict[str, int]]:
     return rows, {w: held.get(w, 0) for w in words}
 
 
+def _spy(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """What each search in parts answered (None: the full search ran instead)."""
+    taken: list[object] = []
+    pruned = pruned_bm25._pruned
+    monkeypatch.setattr(pruned_bm25, "_pruned", lambda *a: taken.append(pruned(*a)) or taken[-1])
+    return taken
+
+
 @pytest.mark.parametrize("share", [0.4, 0.8])
 @pytest.mark.parametrize(
-    "words", [["deploy", "billing", "service"], ["service", "deploy"], ["billing", "service"]]
+    "words",
+    [
+        ["deploy", "billing", "service"],
+        ["deploy", "service", "billing"],  # the common word between the others
+        ["service", "deploy"],
+        ["billing", "service"],
+        ["billing", "nowhere", "service"],  # a word no memory holds
+    ],
 )
-def test_pruning_the_common_word_gives_the_full_searchs_rows_scores_and_order(
+def test_the_search_in_parts_gives_the_full_searchs_rows_scores_and_order(
     ctx: Context, monkeypatch: pytest.MonkeyPatch, share: float, words: list[str]
 ) -> None:
     _store(ctx, 400, share)
     rows, held = _counted(ctx, words)
     phrases = [(w,) for w in words]
-    taken = []
-    pruned = pruned_bm25._pruned
-    monkeypatch.setattr(pruned_bm25, "_pruned", lambda *a: taken.append(pruned(*a)) or taken[-1])
+    taken = _spy(monkeypatch)
     for fetch in (5, 20, 60):
         assert best_matches(ctx.db, phrases, fetch, held, rows) == _full(ctx, phrases, fetch)
-    # the two searches answered (the bound held) at least at the shallowest depth
+    # the parts answered (the bound held) at least at the shallowest depth
     assert taken and taken[0] is not None
 
 
-def test_when_the_bound_does_not_hold_the_full_search_answers(ctx: Context) -> None:
+def test_when_the_bound_does_not_hold_the_full_search_answers(
+    ctx: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _store(ctx, 400, 0.3)
     rows, held = _counted(ctx, ["billing", "service"])
     phrases = [("billing",), ("service",)]
-    bound = pruned_bm25._bound(held, ("service",), rows)
-    # as deep as the memories holding "billing": the weakest of them scores below what a row
-    # holding only "service" may score; deeper, such rows must fill in
-    for fetch in (held["billing"], held["billing"] + 20):
-        assert pruned_bm25._pruned(ctx.db, phrases, ("service",), fetch, bound) is None
-        found = best_matches(ctx.db, phrases, fetch, held, rows)
-        assert found == _full(ctx, phrases, fetch)
-        assert len(found) == fetch
+    taken = _spy(monkeypatch)
+    # deeper than the memories holding both words, rows holding "service" alone must fill in
+    fetch = held["billing"] + 20
+    found = best_matches(ctx.db, phrases, fetch, held, rows)
+    assert found == _full(ctx, phrases, fetch)
+    assert len(found) == fetch
+    assert taken == [None]
 
 
-def test_a_common_word_between_two_others_is_not_pruned(ctx: Context) -> None:
-    """Its score would be summed in another order than FTS5's: the full search runs."""
+def test_phrases_of_several_words_or_uncounted_are_searched_whole(ctx: Context) -> None:
     _store(ctx, 200, 0.8)
-    rows, held = _counted(ctx, ["deploy", "service", "billing"])
-    assert pruned_bm25._common([("deploy",), ("service",), ("billing",)], held, rows) is None
-    assert pruned_bm25._common([("deploy",), ("billing",), ("service",)], held, rows) == (
-        "service",
-    )
+    rows, held = _counted(ctx, ["deploy", "service"])
+    assert not pruned_bm25._countable([("deploy",), ("billing", "service")], held, rows)
+    assert not pruned_bm25._countable([("deploy",), ("billing",)], held, rows)  # not counted
+    assert pruned_bm25._countable([("deploy",), ("service",)], held, rows)
+    phrases = [("deploy",), ("billing", "service")]
+    assert best_matches(ctx.db, phrases, 10, held, rows) == _full(ctx, phrases, 10)
 
 
 def test_recall_s_bm25_leg_is_the_same_with_the_counts(ctx: Context) -> None:

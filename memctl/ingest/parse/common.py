@@ -15,6 +15,12 @@ from memctl.memories.privacy import scrub
 from memctl.model import Role, format_time, parse_time
 
 NOTE_WIDTH = 160
+# An absolute path of three parts or more: a call's note too long for NOTE_WIDTH shows it
+# by its last part, so that the width goes to the command and the file it acts on (Codex's
+# `sed -n '1,320p' /Users/…/components/ProjectBudgetCard.tsx` lost the file's name), as
+# the digest shows commands ("git -C …/repiq commit --no-verify").
+LONG_PATH = lazy(r"(?<![\w.~])/(?:[\w.@+-]+/){2,}([\w.@+-]+)")
+SHORT_PATH = r"…/\1"  # LONG_PATH's replacement
 # Marks a sub-agent's (Claude Code "sidechain") message: its own thread within the session.
 SUBAGENT = "[subagent] "
 # Opens a tool message holding a sub-agent's final report (the Agent / Task tool's result).
@@ -237,7 +243,10 @@ def called(tally: Tally, call_id: Any, name: str, arguments: Any) -> None:
 def tool_use_note(name: str, arguments: Any) -> str:
     """A tool call reduced to one line: ``[tool Bash: git status]``."""
     detail = tool_detail(arguments)
-    return one_line(f"[tool {name or '?'}: {detail}]" if detail else f"[tool {name or '?'}]")
+    note = one_line(f"[tool {name or '?'}: {detail}]" if detail else f"[tool {name or '?'}]")
+    if not note.endswith("…"):
+        return note
+    return one_line(f"[tool {name or '?'}: {LONG_PATH.sub(SHORT_PATH, detail)}]")
 
 
 # A test run's closing summary that counts failures: pytest's "==== 5 failed, 6 passed in

@@ -33,11 +33,17 @@ from dataclasses import replace
 from typing import Generic, NamedTuple, TypeVar
 
 from memctl.errors import MemctlError, ModelError
-from memctl.model import format_time
+from memctl.model import Memory, format_time
 from memctl.retrieve.named_projects import named_words
 from memctl.retrieve.query import Analysed, Phrase, without_names
 from memctl.retrieve.run import ADDED, Candidate, Run
-from memctl.retrieve.stages.fuse import RANKED_VECTOR_LEGS, VECTOR_LEGS, idf, similarity
+from memctl.retrieve.stages.fuse import (
+    RANKED_VECTOR_LEGS,
+    VECTOR_LEGS,
+    idf,
+    memory_coverage,
+    similarity,
+)
 from memctl.retrieve.when import MONTHS, WEEKDAYS
 from memctl.store.database import Database
 from memctl.store.meaning import plain_vectors_for
@@ -50,7 +56,7 @@ from memctl.store.memories import (
     word_document_counts,
 )
 from memctl.store.message_search import MessageHit, phrases_said, search_messages
-from memctl.store.questions import question_fts, question_vectors
+from memctl.store.questions import question_fts, question_owners
 
 STAGE = "candidates"
 T = TypeVar("T")
@@ -172,9 +178,9 @@ def _vector_legs(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
     return legs
 
 
-def gather(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
-    """Every leg's ranked (id, raw score) hits, and the query's word weights; failures
-    become notes."""
+def gather(run: Run, size: int) -> tuple[dict[str, list[tuple[str, float]]], dict[str, Memory]]:
+    """Every leg's ranked (id, raw score) hits, the memories the BM25 leg found, and the
+    query's word weights; failures become notes."""
     legs: dict[str, list[tuple[str, float]]] = {}
     # inside a transaction the reader is the store's own connection, which serves one
     # thread at a time (apsw raises ThreadingViolationError): search before, not beside.
@@ -187,10 +193,7 @@ def gather(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
     # matches
     weighed = word_weights(run)
     run.word_weights, run.anchors, run.strangers, run.common_names = weighed[:4]
-    fts = _Background(
-        lambda: _bm25(run, reader, size, weighed.bm25_words, weighed.counts),
-        inline=reader is run.ctx.db,
-    )
+    fts = _Background(lambda: _bm25_found(run, reader, size, weighed), inline=reader is run.ctx.db)
     # numpy, imported by the vector legs, loads while the full-text searches run (a
     # process of its own: ~50 ms of CPU)
     from memctl.store.vector_index import vector_index
@@ -202,8 +205,9 @@ def gather(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
         run.failed_legs.add("vector")
         run.notes.append(f"vector search unavailable, results from BM25 alone: {exc}")
     vector_legs = _vector_legs(run, size)
+    found: dict[str, Memory] = {}
     try:
-        legs["bm25"] = fts.join()
+        legs["bm25"], found = fts.join()
     except MemctlError as exc:
         run.failed_legs.add("bm25")
         run.notes.append(f"full-text search unavailable, results from vectors alone: {exc}")
@@ -211,13 +215,27 @@ def gather(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
     legs.update(_question_legs(run, size))
     if run.translation is not None:
         legs.update(_translated_legs(run, run.translation, size))
-    return legs
+    return legs, found
+
+
+def _bm25_found(
+    run: Run, reader: Database, size: int, weighed: Weighed
+) -> tuple[list[tuple[str, float]], dict[str, Memory]]:
+    """The BM25 leg's hits and their memories, each measured for the query's words it holds
+    (fuse.memory_coverage): work done in the search's thread, beside the query's
+    embedding, not after it."""
+    hits = _bm25(run, reader, size, weighed.bm25_words, weighed.counts)
+    memories = get_memories(reader, [memory_id for memory_id, _ in hits])
+    for memory in memories.values():
+        memory_coverage(run, memory)
+    return hits, memories
 
 
 def _question_legs(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
     """The questions stored with memories (store/questions.py), as hits of their memories:
     by BM25 (the query's words, its vocabulary at ``vocabulary_weight``) and by cosine
-    (the best of each memory's questions)."""
+    (the best of each memory's questions, searched in their own vector index as the
+    memories' own vectors are: store/vector_index.py QUESTION_VECTORS)."""
     legs: dict[str, list[tuple[str, float]]] = {}
     db, where = run.ctx.db, run.where
     own = question_fts(db, run.query.alternatives, size, where)
@@ -226,19 +244,14 @@ def _question_legs(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
         own = with_synonyms(own, question_fts(db, run.query.expansions, size, where), weight)
     if own:
         legs["questions"] = own
-    model = run.index.manifest if run.index is not None else None
-    if run.scores is not None and model is not None:
-        import numpy as np
+    if run.scores is not None and run.index is not None:
+        from memctl.store.vector_index import QUESTION_VECTORS, vector_index
+        from memctl.store.vector_query import Scores, nearest
 
-        stored = question_vectors(db, model.model, where)
-        if stored:
-            matrix = np.frombuffer(b"".join(v for _, v in stored), dtype=np.float32)
-            cosines = matrix.reshape(len(stored), -1) @ run.scores.query
-            best: dict[str, float] = {}
-            for (memory_id, _), cosine in zip(stored, cosines.tolist(), strict=True):
-                best[memory_id] = max(best.get(memory_id, -1.0), cosine)
-            nearest = sorted(best.items(), key=lambda hit: (-hit[1], hit[0]))[:size]
-            legs["question_vector"] = [(i, 1.0 - cosine) for i, cosine in nearest]
+        index = vector_index(db, QUESTION_VECTORS)
+        hits = nearest(index, Scores(index, run.scores.query), size, where, question_owners)
+        if hits:  # ties by id, whichever question row came first
+            legs["question_vector"] = sorted(hits, key=lambda hit: (hit[1], hit[0]))
     return legs
 
 
@@ -257,9 +270,10 @@ def candidates(run: Run, _: list[Candidate]) -> list[Candidate]:
     """Stage 1: the union of the legs' hits, with each leg's rank and raw score."""
     size = run.depth * run.params.candidates
     words = _message_words(run, size) if run.sessions else None
-    legs = gather(run, size)
+    legs, memories = gather(run, size)
     by_id: dict[str, Candidate] = {}
-    memories = get_memories(run.ctx.db, list({i for hits in legs.values() for i, _ in hits}))
+    rest = {i for hits in legs.values() for i, _ in hits if i not in memories}
+    memories = {**memories, **get_memories(run.ctx.db, list(rest))}
     for leg, hits in legs.items():
         for rank, (memory_id, raw) in enumerate(hits, start=1):
             if memory_id not in memories:
@@ -500,14 +514,16 @@ def _search_messages(run: Run, reader: Database, size: int) -> list[MessageHit]:
     those holding an instance of a kind it names ("pets": "this is Max, my dog")."""
     hits = search_messages(reader, run.query.alternatives, size, run.where)
     weight = run.params.vocabulary_weight
-    if weight <= 0 or not run.query.instances:
-        return hits
-    named = search_messages(reader, run.query.instances, size, run.where)
-    by_key = {h.key: h for h in (*named, *hits)}
-    scores = with_instances(
-        [(h.key, h.score) for h in hits], [(h.key, h.score) for h in named], weight
-    )
-    return [replace(by_key[key], score=score) for key, score in scores[:size]]
+    if weight > 0 and run.query.instances:
+        named = search_messages(reader, run.query.instances, size, run.where)
+        by_key = {h.key: h for h in (*named, *hits)}
+        scores = with_instances(
+            [(h.key, h.score) for h in hits], [(h.key, h.score) for h in named], weight
+        )
+        hits = [replace(by_key[key], score=score) for key, score in scores[:size]]
+    for hit in hits:  # as for the memories' (_bm25_found), when the words are weighed by now
+        memory_coverage(run, hit.as_memory())
+    return hits
 
 
 def _session_candidates(

@@ -88,7 +88,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from memctl.config.scope import GLOBAL_SCOPE
-from memctl.model import Kind, parse_time
+from memctl.model import Kind, Memory, parse_time
 from memctl.retrieve.echo import echo_why
 from memctl.retrieve.query import IDENTIFIER, STOPWORDS, split_identifier
 from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run, by_score
@@ -206,11 +206,18 @@ def leg_weights(run: Run) -> tuple[float, float]:
 
 def coverage(run: Run, candidate: Candidate) -> float:
     """The share of the query's content words (weighted by rarity) the candidate contains."""
+    return memory_coverage(run, candidate.memory)
+
+
+def memory_coverage(run: Run, memory: Memory) -> float:
+    """``coverage`` of one memory (or session message), kept by its text in ``run.shares``:
+    the searches' threads measure what they find while the query is embedded (candidates),
+    and fuse reads it there. 0 while the query's words are not weighed yet (not kept)."""
     weights = run.word_weights
     total = sum(weights.values())
     if not total:
         return 0.0
-    text = f"{candidate.memory.content} {candidate.memory.l0_abstract or ''}"
+    text = f"{memory.content} {memory.l0_abstract or ''}"
     share = run.shares.get(text)
     if share is None:
         share = run.shares[text] = _share(run, text.lower(), total)

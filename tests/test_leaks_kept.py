@@ -1,0 +1,275 @@
+"""What memctl kept after the user took it out (a third pass over the surfaces the brief
+says leak): a memory deleted for good leaves no tag in its event log; an imported line's
+ids, scope and dates hold no secret. Real SQLite files and real `memctl` processes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client
+
+from memctl.api import memory as memory_api
+from memctl.api import sync as sync_api
+from memctl.api.memory import RememberRequest
+from memctl.context import Context
+from memctl.sync import layout, pipeline
+from tests.conftest import run_cli
+from tests.ingesting import claude_record
+from tests.integrations.test_integrations_mcp import stdio
+from tests.memories.test_forget_everywhere import _files_holding
+from tests.syncing import bare_repo, git, history, machine, shared
+from tests.test_secret_doors import CORPUS
+
+TAG = "acme-layoffs-q3"  # a tag naming what the memory was about
+PRIVATE = "zebrafinch-private-plan"
+
+
+def _ok(*args: str) -> str:
+    done = run_cli(*args)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def test_a_memory_deleted_for_good_leaves_no_tag_in_its_events(home: Path) -> None:
+    """An edit's event records the tags before and after; a permanent delete blanked the
+    texts there and left the tags, so the database and every backup kept them."""
+    memory = _ok("remember", "Talk to HR before Friday about the reorg.", "-t", TAG).strip()
+    _ok("update", memory, "-t", "hr")
+    _ok("maintain")  # a backup holding the edit
+    assert _files_holding(home, TAG)
+    _ok("delete", memory, "--permanent")
+    assert _files_holding(home, TAG) == []
+    assert TAG not in _ok("events", "--json")
+
+
+def test_an_import_line_with_a_secret_in_an_id_scope_or_date_is_refused(
+    home: Path, tmp_path: Path
+) -> None:
+    """memctl's own JSONL keeps a record's ids, scope and dates as written: a secret in
+    one reached the store (and its scope counts, relations, events), and a date that was
+    none made `memctl list` and `recall` fail with the value in the error."""
+    secret = next(row["secret"] for row in CORPUS if row["name"] == "github")
+    token = f"ghp_{secret}"
+    lines = [
+        {"content": "the billing cron runs nightly", "scope": f"team-{token}"},
+        {"content": "the staging host is blue", "id": token},
+        {"content": "the release train leaves on Tuesdays", "created_at": f"2024 {token}"},
+        {"content": "the old deploy path", "superseded_by": token, "state": "superseded"},
+        {"content": "the API is versioned in the path", "updated_at": "last week"},
+        {"content": "the linter runs before every commit"},
+    ]
+    given = tmp_path / "memories.jsonl"
+    given.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    done = run_cli("import", str(given), "--json")
+    assert done.returncode == 0, done.stderr
+    errors = json.loads(done.stdout)["errors"]
+    assert [e.split(": ", 1)[1] for e in errors] == [
+        'line 1: "scope" holds what looks like a secret (github-token)',
+        'line 2: "id" holds what looks like a secret (github-token)',
+        'line 3: "created_at" must be an ISO 8601 date and time',
+        'line 4: "superseded_by" holds what looks like a secret (github-token)',
+        'line 5: "updated_at" must be an ISO 8601 date and time',
+    ]
+    assert secret not in done.stdout + done.stderr
+    assert _files_holding(home, secret) == []
+    listed = _ok("list", "--json")  # every memory's dates read back
+    assert "linter" in listed and "release train" not in listed and "last week" not in listed
+
+
+def test_a_project_whose_remote_is_a_folder_reaches_teammates_without_its_path(
+    tmp_path: Path,
+) -> None:
+    """A project cloned from a folder (``git clone ~/clients/acme.git``) has the scope
+    ``file:<that path>``; sync named its directory in the team's repository after it, so
+    every teammate saw the user's name and folders. The repository names it by a digest;
+    a machine with the same project takes its files back into it."""
+    remote = bare_repo(tmp_path)
+    scope = f"file:{tmp_path}/home/alice/clients-acme/app.git"
+    laptop, desk, teammate = (machine(tmp_path, n, remote) for n in ("laptop", "desk", "bob"))
+    for ctx in (laptop, desk, teammate):
+        sync_api.init(ctx, str(remote))
+    memory = shared(laptop, "the acme invoice job runs weekly", scope=scope)
+    memory_api.remember(desk, RememberRequest("the acme repo uses tabs", scope=scope))
+    for ctx in (laptop, desk, teammate):
+        sync_api.sync(ctx, sync_api.SyncRequest())
+    assert "clients-acme" not in history(remote) + _paths(remote)
+    assert _scope_of(desk, memory.id) == scope  # the same project on another machine
+    assert _scope_of(teammate, memory.id).startswith("local:")
+    memory_api.update(desk, memory_api.UpdateRequest(memory.id, "the acme invoice job runs daily"))
+    sync_api.sync(desk, sync_api.SyncRequest())
+    sync_api.sync(laptop, sync_api.SyncRequest())
+    assert _scope_of(laptop, memory.id) == scope  # a teammate's edit leaves it in place
+    assert "clients-acme" not in history(remote)
+    for ctx in (laptop, desk, teammate):
+        ctx.close()
+
+
+def _scope_of(ctx: Context, memory_id: str) -> str:
+    return memory_api.get(ctx, memory_id).memory.scope
+
+
+def _paths(remote: Path) -> str:
+    return git("--git-dir", str(remote), "ls-tree", "-r", "--name-only", "HEAD")
+
+
+def test_a_folder_an_older_memctl_named_leaves_the_head_at_the_next_sync(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    remote = bare_repo(tmp_path)
+    laptop = machine(tmp_path, "laptop", remote)
+    sync_api.init(laptop, str(remote))
+    scope = f"file:{tmp_path}/home/alice/clients-acme/app.git"
+    shared(laptop, "the acme invoice job runs weekly", scope=scope)
+    with monkeypatch.context() as older:  # as memctl sent it before
+        older.setattr(layout, "shared_scope", lambda scope: scope)
+        sync_api.sync(laptop, sync_api.SyncRequest())
+    with laptop.db.atomic():
+        laptop.db.set_meta(pipeline.META_SCOPES, "")  # nor did it mark that it names none
+    assert "clients-acme" in _paths(remote)
+    assert sync_api.sync(laptop, sync_api.SyncRequest()).went_out["written"] == 1  # once
+    assert "clients-acme" not in _paths(remote)
+    assert sync_api.sync(laptop, sync_api.SyncRequest()).went_out["written"] == 0
+    laptop.close()
+
+
+def test_a_password_in_a_model_url_is_shown_by_no_command(home: Path, tmp_path: Path) -> None:
+    """The Ollama host's credentials were masked in every output; an OpenAI-compatible
+    endpoint's were printed whole by every error about it, and both by `config set` and
+    `config show` (a bug report's paste)."""
+    password = "Velvet-Harbor-91"
+    url = f"http://bob:{password}@127.0.0.1:9/v1"
+    said = run_cli("config", "set", "openai.base_url", url)
+    said2 = run_cli("config", "set", "ollama.host", f"http://bob:{password}@127.0.0.1:9")
+    _ok("config", "set", "llm", "openai")
+    shown = [run_cli("config", "show"), run_cli("config", "show", "--json")]
+    transcript = tmp_path / "t.txt"
+    transcript.write_text("user: we deploy with make release\nassistant: noted\n")
+    ingested = run_cli("ingest", str(transcript), "--wait")
+    assert ingested.returncode == 0, ingested.stderr
+    assert "cannot reach an OpenAI-compatible server at http://bob:***@" in ingested.stderr
+    for done in (said, said2, *shown, ingested):
+        assert done.returncode == 0 and password not in done.stdout + done.stderr
+    assert "bob:***@127.0.0.1:9/v1" in shown[0].stdout + shown[1].stdout
+    assert password in (home / "config.yaml").read_text()  # the setting works as written
+    assert _files_holding(home, password) == ["config.yaml"]
+
+
+def _captured_by_the_hook(tmp_path: Path, folder: str, session_id: str) -> Path:
+    """A Claude Code session in ``folder`` captured by the real SessionEnd hook."""
+    where = tmp_path / folder / "app"
+    where.mkdir(parents=True)
+    transcript = where / "t.jsonl"
+    lines = [claude_record("user", "we deploy the shop with make release", 0, session_id)]
+    lines.append(claude_record("assistant", "Noted: make release.", 1, session_id))
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    payload = {"session_id": session_id, "transcript_path": str(transcript), "cwd": str(where)}
+    payload["hook_event_name"] = "SessionEnd"
+    done = run_cli(
+        "-c",
+        "ingest.spawn_worker=false",
+        "hook",
+        "claude-code",
+        "SessionEnd",
+        input=json.dumps(payload),
+    )
+    assert done.returncode == 0, done.stderr
+    return where
+
+
+def test_the_hooks_pending_mark_goes_with_a_forgotten_session_and_a_redacted_value(
+    home: Path, tmp_path: Path
+) -> None:
+    """A capture hook keeps a mark of each transcript it read (``hooks/pending``), with
+    its path and directory as given, to capture it again when it grows. It stayed after
+    `sessions forget` (the directory the forgotten session ran in) and `redact` (a token
+    in a folder's name)."""
+    _captured_by_the_hook(tmp_path, "client-quokkaville", "cc-forgotten")
+    token = f"ghp_{next(row['secret'] for row in CORPUS if row['name'] == 'github')}"
+    _captured_by_the_hook(tmp_path, f"work-{token}", "cc-token")
+    assert _files_holding(home, "quokkaville") and _files_holding(home, token)
+    forgot = json.loads(_ok("sessions", "forget", "cc-forgotten", "--yes", "--json"))
+    assert forgot["pending_dropped"] == 1
+    assert _files_holding(home, "quokkaville") == []
+    said = _ok("redact", token)
+    assert "1 pending transcript marks removed" in said
+    assert _files_holding(home, token) == []
+
+
+def test_a_project_s_shared_files_name_no_path_of_the_user(tmp_path: Path) -> None:
+    """`init --project` and `install --project` write files a team commits (`.mcp.json`,
+    `opencode.json`, `.cursor/mcp.json`, `.codex/config.toml`, `.claude/settings.json`);
+    each named memctl by its absolute path (`/home/alice/.local/bin/memctl`): the user's
+    name for every teammate, and a command that is not theirs. With memctl on PATH they
+    name `memctl`; uninstall still finds what it wrote."""
+    user, project = tmp_path / "alice", tmp_path / "repo"
+    (project / ".git").mkdir(parents=True)
+    bin_dir = str(Path(sys.executable).parent)
+    env = {"HOME": str(user), "PATH": f"{bin_dir}:/usr/bin:/bin", "MEMCTL_HOME": ""}
+    for args in (("init", "--project"), ("install", "claude-code", "--project")):
+        done = run_cli(*args, "--force", env=env, cwd=project)
+        assert done.returncode == 0, done.stderr
+    written = [p for p in project.rglob("*") if p.is_file() and ".git" not in p.parts]
+    assert len(written) >= 6
+    for path in written:
+        assert bin_dir not in path.read_text() and str(user) not in path.read_text(), path
+    assert (
+        '"command": "memctl hook claude-code SessionStart"'
+        in (project / ".claude" / "settings.json").read_text()
+    )
+    done = run_cli("uninstall", "--project", "--yes", env=env, cwd=project)
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in project.iterdir()) == [".git"]
+
+
+def test_an_error_never_repeats_a_secret_it_was_given(home: Path) -> None:
+    """An error quoting what it was given (a category, an id, a setting's value) printed a
+    token or private text whole on stderr, which hooks, cron's log and bug reports keep."""
+    token = f"ghp_{next(row['secret'] for row in CORPUS if row['name'] == 'github')}"
+    for args in (
+        ("remember", "the build runs nightly", "--category", token),
+        ("get", token),
+        ("-c", f"recall.limit={token}", "recall", "build"),
+        ("remember", "the build runs nightly", "--category", f"<private>{PRIVATE}</private>"),
+    ):
+        done = run_cli(*args)
+        assert done.returncode != 0 and "memctl: error: " in done.stderr, args
+        assert token not in done.stderr and PRIVATE not in done.stderr, done.stderr
+        assert "[REDACTED" in done.stderr
+
+
+def test_an_mcp_tool_s_error_never_repeats_a_secret_it_was_given(home: Path) -> None:
+    """A tool's error goes to the assistant, whose transcript and logs keep it."""
+    token = f"ghp_{next(row['secret'] for row in CORPUS if row['name'] == 'github')}"
+    said = anyio.run(_tool_errors, home, token)
+    assert len(said) == 2 and all("[REDACTED" in s for s in said), said
+    assert [s for s in said if token.lower() in s.lower() or PRIVATE in s] == []
+
+
+async def _tool_errors(home: Path, token: str) -> list[str]:
+    params = stdio(home, Path.cwd(), "llm=none", "embedder=hash")
+    said = []
+    async with Client(params) as client:
+        for arguments in ({"id": token}, {"id": f"<private>{PRIVATE}</private>"}):
+            answer = await client.call_tool("memory_get", arguments)
+            assert answer.is_error
+            said.append(str(answer.content))
+    return said
+
+
+def test_a_warning_never_repeats_a_secret_it_quotes(home: Path, tmp_path: Path) -> None:
+    """A warning quoting a file's name and a link's target (an import passing over a
+    broken link) printed a token or private text whole on stderr, which cron's log keeps."""
+    token = f"ghp_{next(row['secret'] for row in CORPUS if row['name'] == 'github')}"
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "build.md").write_text("the build runs nightly on the ci box\n", encoding="utf-8")
+    (notes / f"{token}.md").symlink_to(f"/nowhere/<private>{PRIVATE}</private>")
+    done = run_cli("-c", "llm=none", "import", str(notes))
+    assert done.returncode == 0, done.stderr
+    assert "memctl: warning: " in done.stderr and "left out" in done.stderr
+    assert token not in done.stderr and PRIVATE not in done.stderr, done.stderr
+    assert "[REDACTED" in done.stderr
