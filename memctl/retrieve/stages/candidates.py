@@ -88,7 +88,7 @@ def with_synonyms(
     weakest = max(scores.values(), default=0.0)
     for memory_id, score in synonyms:
         scores.setdefault(memory_id, min(weight * score, weakest) if own else weight * score)
-    return sorted(scores.items(), key=lambda hit: (hit[1], hit[0]))
+    return sorted(scores.items(), key=lambda hit: hit[1])  # stable: ties keep the search's order
 
 
 def with_instances(
@@ -101,7 +101,7 @@ def with_instances(
     scores = dict(own)
     for memory_id, score in instances:
         scores[memory_id] = scores.get(memory_id, 0.0) + weight * score
-    return sorted(scores.items(), key=lambda hit: (hit[1], hit[0]))
+    return sorted(scores.items(), key=lambda hit: hit[1])  # stable: ties keep the search's order
 
 
 class _Background(Generic[T]):
@@ -237,7 +237,7 @@ def _question_legs(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
             best: dict[str, float] = {}
             for (memory_id, _), cosine in zip(stored, cosines.tolist(), strict=True):
                 best[memory_id] = max(best.get(memory_id, -1.0), cosine)
-            nearest = sorted(best.items(), key=lambda hit: (-hit[1], hit[0]))[:size]
+            nearest = sorted(best.items(), key=lambda hit: -hit[1])[:size]  # ties: stored order
             legs["question_vector"] = [(i, 1.0 - cosine) for i, cosine in nearest]
     return legs
 
