@@ -79,7 +79,7 @@ def test_a_kind_in_the_singular_asks_for_its_instances_only_when_asked_which() -
 
 
 def test_a_kind_in_the_possessive_asks_for_its_instances() -> None:
-    """"my pet's name" asks of the pet: its owner's word is "pet", not a plural "pet's"."""
+    """ "my pet's name" asks of the pet: its owner's word is "pet", not a plural "pet's"."""
     assert ("dog",) in analyse("What's my pet's name?", NOW).synonyms["pet"]
     assert ("dog",) in kind_instances("Where does my pet's bed go?")["pet"]
     # a name's possessive before a kind is still no question of which one
