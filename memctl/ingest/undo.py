@@ -20,6 +20,7 @@ from memctl.errors import NotFoundError, UsageError
 from memctl.model import Action, Event, new_id, now_iso
 from memctl.store.database import Database
 from memctl.store.events import changed_since, run_events
+from memctl.store.memories import get_memory
 from memctl.store.runs import (
     EDIT_KIND,
     RunRecord,
@@ -99,7 +100,8 @@ def undo(
     with ctx.db.atomic():
         for event in wanted:
             report.reverted += writer.revert(event, vectors)
-        if changed and not report.reverted:  # what it did stands: it is not undone
+        stands = [m for m in changed if get_memory(ctx.db, m) is not None]  # not gone for good
+        if stands and not report.reverted:  # what it did stands: it is not undone
             if batch is not None:  # one run of several: the others are undone, this one stands
                 return report
             raise UsageError(nothing_reverted(run, report))
