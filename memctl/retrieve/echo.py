@@ -12,9 +12,7 @@ answer, when it holds the query's words or meaning, is found on its own.
 
 Only a user's message: an assistant's question ("Shall I run the tests?") closes a
 reply that states things. A message with one statement among its questions ("We use
-nginx today. Should we move to Caddy?") is not one, when that statement holds a word of
-the query; one holding none ("How do we deploy billing? I always forget the order.")
-says nothing the query asks about.
+nginx today. Should we move to Caddy?") is not one.
 """
 
 from __future__ import annotations

@@ -184,24 +184,6 @@ def test_a_question_asked_before_is_no_clear_answer_to_itself(tmp_path: Path) ->
     assert "a user's question only" in " ".join(explained.split())
 
 
-def test_a_question_asked_before_with_an_aside_is_no_clear_answer_either(tmp_path: Path) -> None:
-    """ "I always forget the order" states nothing the query asks about: the message still
-    only asks, for this query."""
-    home = ("--home", str(tmp_path / "home"))
-    raw = ("ingest", "--mode", "raw", "--session-id")
-    asked = (
-        "user: How do we deploy the billing service? I always forget the order.\n"
-        "assistant: let me check\n"
-    )
-    said = "user: the billing service deploys with make release from main\nassistant: ok\n"
-    for session, text in (("asked", asked), ("said", said)):
-        assert run_cli(*home, *raw, session, input=text, env={"MEMCTL_LLM": "none"}).returncode == 0
-    query = ("recall", "how do we deploy the billing service?", "--json")
-    found = json.loads(run_cli(*home, *query, real_model=True).stdout)["results"]
-    assert (found[0]["id"], found[0]["match"]) == ("said#1", "clear")
-    assert [r["match"] for r in found if r["id"] == "asked#1"] == ["possible"]
-
-
 OLIVER = [
     {
         "content": "Oliver is our cat; he hides his bones under the sofa.",
