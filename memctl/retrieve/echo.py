@@ -37,32 +37,15 @@ def asks(sentence: str) -> bool:
     return text.endswith("?") or ASKING.match(text) is not None
 
 
-WORD = re.compile(r"\w+")
-# A statement's word stands for a query word it begins with from this length on
-# ("deploys" for "deploy"); shorter ones must be the same word.
-STEM_CHARS = 4
-
-
-def only_asks(role: str, text: str, query: frozenset[str] = frozenset()) -> bool:
+def only_asks(role: str, text: str) -> bool:
     """Whether a session message of ``role`` is a user's question and nothing else: every
-    sentence of its text asks, or, given the ``query``'s words, every sentence holding one
-    of them asks ("How do we deploy billing? I always forget the order." states nothing
-    the query asks about)."""
+    sentence of its text asks."""
     text = text.strip()
     # a message holding no "?" nor opening with a question asks nothing (most: no split)
     if role != Role.USER or ("?" not in text and ASKING.match(text) is None):
         return False
     # line by line: a pasted log or code stops at its first line, which asks nothing
-    parts = [part for line in text.splitlines() for part in sentences(line) if part.strip()]
-    return all(asks(part) or (query and not _names(part, query)) for part in parts)
-
-
-def _names(sentence: str, query: frozenset[str]) -> bool:
-    """Whether ``sentence`` holds a word of ``query`` (lower case)."""
-    for word in WORD.findall(sentence.lower()):
-        if word in query or any(word.startswith(q) for q in query if len(q) >= STEM_CHARS):
-            return True
-    return False
+    return all(asks(part) for line in text.splitlines() for part in sentences(line) if part.strip())
 
 
 ECHO_WHY = "a user's question only: asked again, it answers nothing"

@@ -64,9 +64,6 @@ class Candidate:
     # its cosine to its content alone, when its searched vector also names what it mentions
     # (store/meaning.py): what the relevance gate weighs
     own: float | None = None
-    # the query's content words, for a session message: a statement holding none of them
-    # does not stop it from only asking (echo.only_asks)
-    query_words: frozenset[str] = frozenset()
 
     @property
     def id(self) -> str:
@@ -97,8 +94,7 @@ class Candidate:
     def only_asks(self) -> bool:
         """A user's session message that only asks a question: asked again, it finds itself
         and answers nothing (echo.py)."""
-        role, text = message_role(self.memory), self.memory.content
-        return self.is_message and only_asks(role, text, self.query_words)
+        return self.is_message and only_asks(message_role(self.memory), self.memory.content)
 
     @property
     def says_nothing(self) -> bool:

@@ -545,9 +545,6 @@ def _session_candidates(
         candidate.ranks["session_vector"] = rank
         candidate.raw["session_vector"] = distance
     _embed_now(run, [c for c in found.values() if not _measured(c)])
-    asked = frozenset(w.lower() for phrase in run.query.alternatives for w in phrase)
-    for candidate in found.values():
-        candidate.query_words = asked
     return list(found.values())
 
 
