@@ -217,6 +217,10 @@ def paraphrase(
             "written to FILE.missing.json (a file that does not exist records them all).",
         ),
     ] = None,
+    details: Annotated[
+        Path | None,
+        typer.Option("--details", help="Write one JSON line per question: each retriever's top 5."),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Questions in other words than their fact, and unrelated ones: found@5 and silence."""
@@ -225,8 +229,12 @@ def paraphrase(
 
     chosen = choose(retriever or ["memctl", "memctl-clear", "vector"])
     settings, embed_cache = _open_cache(ctx, cache)
+    records: list[dict[str, object]] = []
     with err_console.status("paraphrase stores"):
-        rows = run(settings, embed_cache, _counts(n), distractors or [], chosen)
+        rows = run(settings, embed_cache, _counts(n), distractors or [], chosen, details=records)
+    if details is not None:
+        with details.open("w", encoding="utf-8") as out:
+            out.writelines(json.dumps(record) + "\n" for record in records)
     if llm_answers is not None:
         from benchmarks import llm_replay
         from memctl.config import settings_from_flags

@@ -136,6 +136,8 @@ class Tally:
     empty: dict[tuple[str, str], int] = field(default_factory=dict)
     unrelated: dict[tuple[str, str], int] = field(default_factory=dict)
     answered: dict[tuple[str, str], int] = field(default_factory=dict)
+    # one record per question asked: what each retriever's top K were (``--details``)
+    per_question: list[dict[str, object]] = field(default_factory=list)
 
     def add(self, counts: dict[tuple[str, str], int], key: tuple[str, str], n: int = 1) -> None:
         counts[key] = counts.get(key, 0) + n
@@ -182,6 +184,9 @@ def ask(
     ctx = stores.new()
     stores.fill(ctx, memories, chunk=1000)
     wanted = {m.id: f.id for m, f in zip(memories, facts, strict=False)}
+    # each stored memory by a name identical runs share (its memory id is new each run)
+    named = {m.id: wanted.get(m.id, f"distractor:{i - start}") for i, m in enumerate(memories)}
+    size = len(memories)
     try:
         for name, retriever in retrievers.items():
             for fact in facts:
@@ -190,12 +195,21 @@ def ask(
                 tally.add(tally.asked, key)
                 tally.add(tally.empty, key, not found)
                 tally.add(tally.found, key, fact.id in {wanted.get(i) for i in found[:K]})
+                top = [named.get(i, i) for i in found[:K]]
+                tally.per_question.append(_detail(size, name, fact.id, top))
             for identifier, question in unrelated:
                 key = (name, half_of(identifier))
+                found = retriever(ctx, Question(question, now), DEPTH)
                 tally.add(tally.unrelated, key)
-                tally.add(tally.answered, key, bool(retriever(ctx, Question(question, now), DEPTH)))
+                tally.add(tally.answered, key, bool(found))
+                top = [named.get(i, i) for i in found[:K]]
+                tally.per_question.append(_detail(size, name, identifier, top))
     finally:
         stores.discard(ctx)
+
+
+def _detail(size: int, retriever: str, question: str, top: list[str]) -> dict[str, object]:
+    return {"store": size, "retriever": retriever, "question": question, f"top{K}": top}
 
 
 def run(
@@ -205,8 +219,9 @@ def run(
     distractor_files: list[Path],
     retrievers: dict[str, Retriever],
     data: Path = DATA,
+    details: list[dict[str, object]] | None = None,
 ) -> list[dict[str, object]]:
-    """One row per store size, retriever and half."""
+    """One row per store size, retriever and half; ``details`` gets a record per question."""
     facts = load_facts(data / "facts.jsonl")
     unrelated = load_unrelated(data / "unrelated.jsonl")
     largest = max(sizes) - len(facts)
@@ -230,4 +245,6 @@ def run(
                     )
                 ask(stores, facts, pool[:needed], unrelated, retrievers, tally)
             rows += tally.rows(size)
+            if details is not None:
+                details += tally.per_question
     return rows

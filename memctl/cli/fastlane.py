@@ -326,6 +326,12 @@ def capture_lines(report: dict[str, Any], log: str | None, waited: bool = False)
         f"session {report['session_id']} ({report['client']}): {report['messages_read']} "
         f"messages read, {report['messages_new']} new, {report['messages_total']} stored in all"
     ]
+    if report.get("scope_from") == "here":
+        lines.append(
+            f"filed under the project memctl ran in, {report['here']} ({report['scope']}): the "
+            "transcript names no directory (ingest it with `-s SCOPE`, or from the project's "
+            "directory, to file it under another)"
+        )
     if redacted["secrets"] or redacted["private_blocks"] or redacted["memctl_context_blocks"]:
         kinds = ", ".join(redacted["secrets_by_kind"])
         lines.append(

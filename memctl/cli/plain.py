@@ -30,6 +30,8 @@ TOP, HEAD, UNDER = ("┏", "━", "┳", "┓"), ("┃", " ", "┃", "┃"), ("�
 ROW, BOTTOM = ("│", " ", "│", "│"), ("└", "─", "┴", "┘")
 Box = tuple[str, str, str, str]  # left, fill, between, right
 MIN_WIDTH = 20  # a console narrower than this goes to rich
+# The rich release whose bytes this module makes (major.minor): pyproject pins rich to it
+RICH_DRAWN = "15.0"
 
 
 def console() -> tuple[int, bool] | None:

@@ -96,6 +96,10 @@ class CaptureReport:
     nul_bytes: int = 0
     lines: dict[str, int] = field(default_factory=dict)  # kept / passed over, per kind
     cwd: str | None = None
+    # where its project came from: "scope" (given), "transcript" (the directory it names),
+    # "here" (it names none: the project memctl ran in); "" when nothing was stored
+    scope_from: str = ""
+    here: str = ""  # with "here": the project's directory
     problems: list[str] = field(default_factory=list)
     redactions: Redactions = field(default_factory=Redactions)
     job_id: int | None = None
@@ -414,7 +418,8 @@ def store_transcript(
         first = first_message(messages, transcript, name)
         session_id = session_id_of(options, transcript, name, first.content)
         cwd = transcript.tally.cwd
-        session = get_session(db, session_id) or Session(
+        stored = get_session(db, session_id)
+        session = stored or Session(
             id=session_id, client=transcript.client, scope=session_scope(ctx, options.scope, cwd)
         )
         if session.forgotten_at:  # `memctl sessions forget`: read past, never stored again
@@ -436,10 +441,15 @@ def store_transcript(
             report.messages_new += 1
             recent.append(message)
         _update_session(session, options, transcript, name)
+        if stored is None and cwd is None and transcript.tally.cwd and not options.scope:
+            # its directory named further on (a Cursor transcript's tool paths): its project
+            session.scope = session_scope(ctx, None, transcript.tally.cwd)
         if not session.cwd and not options.scope and session.scope == ctx.settings.project_scope:
             # a transcript that names no directory is the current project's: say which,
             # so that `memctl projects` names it from anywhere, not as ``path:<hash>``
             session.cwd = kept_path(str(project_root(ctx.settings.cwd)))
+            report.scope_from, report.here = "here", session.cwd
+        report.scope_from = report.scope_from or ("scope" if options.scope else "transcript")
         if not dry_run:
             if not session.title:
                 session.title = stored_title(db, session_id)

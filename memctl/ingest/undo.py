@@ -20,6 +20,7 @@ from memctl.errors import NotFoundError, UsageError
 from memctl.model import Action, Event, new_id, now_iso
 from memctl.store.database import Database
 from memctl.store.events import changed_since, run_events
+from memctl.store.memories import get_memory
 from memctl.store.runs import (
     EDIT_KIND,
     RunRecord,
@@ -95,11 +96,15 @@ def undo(
     )
     report = UndoReport(run.id, record.id, run.kind, run.counts, run.notes, skipped=sorted(changed))
     writer = Writer(ctx.db, record.id)
+    wanted = [e for e in reversed(events) if e.memory_id not in changed and e.action in REVERTED]
     with ctx.db.atomic():
-        for event in reversed(events):
-            if event.memory_id in changed or event.action not in REVERTED:
-                continue
+        for event in wanted:
             report.reverted += writer.revert(event, vectors)
+        stands = [m for m in changed if get_memory(ctx.db, m) is not None]  # not gone for good
+        if stands and not report.reverted:  # what it did stands: it is not undone
+            if batch is not None:  # one run of several: the others are undone, this one stands
+                return report
+            raise UsageError(nothing_reverted(run, report))
         record.status, record.finished_at = "done", now_iso()
         record.counts = {"reverted": report.reverted, "left_alone": len(changed)}
         record.notes = [f"left alone (changed since): {m}" for m in report.skipped]
@@ -112,6 +117,17 @@ def undo(
             redone.undone_by, redone.status = None, "done"
             save_run(ctx.db, redone)
     return report
+
+
+def nothing_reverted(run: RunRecord, report: UndoReport) -> str:
+    """Why an undo that would put nothing back, every memory its run changed having been
+    changed since, leaves ``run`` as it is (not undone)."""
+    n, ids = len(report.skipped), ", ".join(m[:8] for m in report.skipped)
+    what = "the memory it changed was" if n == 1 else f"all {n} memories it changed were"
+    return (
+        f"{run.kind} {run.id[:8]} is left as it is: {what} changed since ({ids}); "
+        f"`memctl undo {run.id[:12]} --force` reverts anyway"
+    )
 
 
 def refusal(run: RunRecord, events: list[Event]) -> str | None:

@@ -275,7 +275,9 @@ def _recall_tools(door: Door) -> None:
         rests on, under `written`), then profile facts and preferences, most important
         first. Read it when a task depends on how the user likes things done."""
         request = recall_api.ProfileRequest(scope=scope)
-        return call(lambda: recall_api.profile(ctx, request)).to_dict()
+        found = call(lambda: recall_api.profile(ctx, request)).to_dict()
+        found.pop("elsewhere")  # other projects' names: not for a session in this one
+        return found
 
     @tool
     def memory_stats() -> dict[str, Any]:

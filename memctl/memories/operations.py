@@ -249,6 +249,17 @@ def list_memories(
     return store.list_memories(ctx.db, where, limit, sort)
 
 
+def refuse_deleted(memories: Sequence[Memory], doing: str) -> None:
+    """UsageError naming the first deleted one: a deleted memory is not edited or shared
+    (``doing``: "updated", "shared"), since the edit would show it again, or share it."""
+    deleted = [m for m in memories if m.state == State.DELETED]
+    if deleted:
+        raise UsageError(
+            f"memory {deleted[0].id[:8]} is deleted: a deleted memory is not {doing} "
+            "(undo the run that deleted it to bring it back)"
+        )
+
+
 def update(
     ctx: Context,
     id_or_prefix: str,
@@ -259,6 +270,7 @@ def update(
 ) -> Memory:
     """Change a memory; new content is re-embedded. Logs what changed, old and new."""
     memory, _ = get(ctx, id_or_prefix)
+    refuse_deleted([memory], "updated")
     check_unit("importance", importance)
     changes: dict[str, Any] = {}
     kept = kept_content(content) if content is not None else memory.content

@@ -27,7 +27,7 @@ from memctl.errors import MemctlError
 from memctl.model import Memory, State, format_time
 from memctl.retrieve.params import Params, recall_params
 from memctl.retrieve.query import Analysed, analyse
-from memctl.retrieve.run import DROPPED, RESCORED, Candidate, Run, Stage, Step, by_score
+from memctl.retrieve.run import DROPPED, RESCORED, Candidate, Run, Stage, Step, by_score, tie_key
 from memctl.retrieve.stages.bm25_floor import bm25_floor
 from memctl.retrieve.stages.candidates import candidates
 from memctl.retrieve.stages.cap import cap
@@ -283,7 +283,9 @@ def possible_results(run: Run, kept: list[Candidate], wanted: int) -> list[Candi
     # (not a session message provenance folded into a memory: it counts once)
     left_out = shown | folded_ids(run)
     pool = [c for c in (*run.possible, *run.beside) if c.id not in left_out]
-    pool.sort(key=lambda c: (-(strength_of(run, c) + POSSIBLE_SCORE_WEIGHT * c.score), c.id))
+    pool.sort(
+        key=lambda c: (-(strength_of(run, c) + POSSIBLE_SCORE_WEIGHT * c.score), *tie_key(c.memory))
+    )
     aside = pool[: wanted * POSSIBLE_DEPTH]
     found = [*beside, *run_stages_over(run, POSSIBLE_STAGES, aside)]
     for candidate in found:

@@ -9,7 +9,8 @@ themselves, most important first (all there is before maintain has run).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass, field, replace
 
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
@@ -30,12 +31,17 @@ class Profile:
     written: list[ProfileLine] = field(default_factory=list)
     # scope -> how a person reads it (a project's path or name), for the headings
     labels: dict[str, str] = field(default_factory=dict)
+    # when the global profile shows nothing: the projects' written profiles it leaves out,
+    # how a person reads each project -> its lines (a project's memories never fill the
+    # global profile: it starts every project's sessions)
+    elsewhere: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
         found: dict[str, object] = {
             name: [m.to_dict() for m in items] for name, items in self.sections.items()
         }
-        return {**found, "written": [line.to_dict() for line in self.written]}
+        written = [line.to_dict() for line in self.written]
+        return {**found, "written": written, "elsewhere": self.elsewhere}
 
     def written_text(self) -> str:
         """The written profile, a heading per scope and section, each line with its sources."""
@@ -56,7 +62,16 @@ class Profile:
             if items:
                 lines.append(name.capitalize())
                 lines += [f"- {' '.join(m.content.split())}" for m in items]
-        return "\n".join(lines) if lines else "no profile or preferences memories yet"
+        if lines:
+            return "\n".join(lines)
+        if not self.elsewhere:
+            return "no profile or preferences memories yet"
+        projects = ", ".join(f"{where} ({n})" for where, n in self.elsewhere.items())
+        return (
+            f"the global profile is empty: every profile line is a project's: {projects}; "
+            "`memctl profile --all-scopes` shows them, and `memctl remember -s global "
+            '--category profile "..."` writes what every project\'s sessions start with'
+        )
 
 
 def _distinct(memories: list[Memory]) -> list[Memory]:
@@ -75,14 +90,22 @@ def build_profile(ctx: Context, scopes: tuple[str, ...] | None, limit: int) -> P
     found = list_memories(ctx.db, where, None, sort="importance")
     found.sort(key=lambda m: (-m.importance, -m.confidence))  # stable: newest first within
     written = written_profile(ctx, scopes)
-    return Profile(
-        {
-            str(section): _distinct([m for m in found if m.category == section])[:limit]
-            for section in SECTIONS
-        },
-        written,
-        labels(ctx, [line.scope for line in written]),
-    )
+    sections = {
+        str(section): _distinct([m for m in found if m.category == section])[:limit]
+        for section in SECTIONS
+    }
+    shown = Profile(sections, written, labels(ctx, [line.scope for line in written]))
+    if written or any(sections.values()) or scopes != (GLOBAL_SCOPE,):
+        return shown
+    return replace(shown, elsewhere=elsewhere(ctx))
+
+
+def elsewhere(ctx: Context) -> dict[str, int]:
+    """Each project's written profile, as a person reads the project -> its lines."""
+    counts = Counter(line.scope for line in profile_lines(ctx.db, None))
+    counts.pop(GLOBAL_SCOPE, None)
+    named = labels(ctx, list(counts))
+    return {named.get(scope, scope): n for scope, n in counts.most_common()}
 
 
 def written_profile(ctx: Context, scopes: tuple[str, ...] | None) -> list[ProfileLine]:

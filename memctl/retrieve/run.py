@@ -208,9 +208,20 @@ class Run:
 Stage = Callable[[Run, list[Candidate]], list[Candidate]]
 
 
+TieKey = tuple[str, str, str]
+
+
+def tie_key(memory: Memory) -> TieKey:
+    """What orders two results whose scores tie exactly (the neighbours stage's inherited
+    scores often do): the older first (a session's earlier message), then by text, then by
+    id. A memory's id is random (uuid4), so by id alone two identical runs could rank the
+    same memories apart."""
+    return (memory.created_at, memory.content_hash, memory.id)
+
+
 def by_score(candidates: list[Candidate]) -> list[Candidate]:
-    """Best first; ties broken by id so that results are stable."""
-    return sorted(candidates, key=lambda c: (-c.score, c.id))
+    """Best first; ties broken by ``tie_key`` so that results are stable."""
+    return sorted(candidates, key=lambda c: (-c.score, *tie_key(c.memory)))
 
 
 def by_label(candidates: list[Candidate]) -> list[Candidate]:
@@ -225,11 +236,14 @@ def clear_ids(candidates: list[Candidate]) -> frozenset[str]:
     return frozenset(c.id for c in candidates if c.clear)
 
 
-def label_key(candidate: Candidate, clear: frozenset[str]) -> tuple[bool, float, str]:
-    """(possible?, -score, id): a candidate a later stage added (neighbours, graph, spread;
+LabelKey = tuple[bool, float, str, str, str]
+
+
+def label_key(candidate: Candidate, clear: frozenset[str]) -> LabelKey:
+    """(possible?, -score, *tie_key): a candidate a later stage added (neighbours, graph, spread;
     fuse has not judged it) counts as clear when it was reached from a clear one."""
     reached = not candidate.match_why and bool(candidate.via) and candidate.via[0] in clear
-    return (not (candidate.clear or reached), -candidate.score, candidate.id)
+    return (not (candidate.clear or reached), -candidate.score, *tie_key(candidate.memory))
 
 
 def rescore(

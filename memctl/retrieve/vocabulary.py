@@ -40,6 +40,7 @@ KINDS_FILE = Path(__file__).with_name("kinds.txt")
 NAME_TAG, VERB_TAG = "name", "verb"
 WORD = lazy(r"[^\W_]+(?:'[^\W_]+)?")
 SENTENCE_END = lazy(r"[.!?]+(?:\s+|$)|\n+")
+POSSESSIVE = "'s"  # the only apostrophe WORD keeps inside a word
 
 # Words after an ordinary-looking word that make it a language or tool ("go modules",
 # "rust crate", "make test"), and words before it ("using rust", "written in go").
@@ -169,11 +170,14 @@ def kind_instances(text: str, table: Kinds | None = None) -> dict[str, tuple[Phr
     table = table or kinds()
     found: dict[str, dict[Phrase, None]] = {}
     for sentence in SENTENCE_END.split(text):
-        words = WORD.findall(sentence)
+        said = WORD.findall(sentence)
+        # a possessive names its owner ("my pet's name" asks of the pet, "pet" to search):
+        # matched without its "'s", which then reads as a plural does (it asks which one)
+        words = [w[:-2] if w.lower().endswith(POSSESSIVE) else w for w in said]
         index = 0
         while index < len(words):
             match = _match(table.instances, table.longest, words, index)
-            if match is None or not asks_for_instances(words, index, match[1]):
+            if match is None or not asks_for_instances(said, index, match[1]):
                 index += 1
                 continue
             phrase, size = match

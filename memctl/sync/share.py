@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from memctl.context import Context
 from memctl.errors import UsageError
-from memctl.memories.operations import edit, get, resolve_scope
+from memctl.memories.operations import edit, get, refuse_deleted, resolve_scope
 from memctl.model import Memory, State, Visibility
 from memctl.store import memories as store
 from memctl.store.memories import MemoryFilter
@@ -34,12 +34,8 @@ def select(ctx: Context, ids: list[str], every: bool, scope: str | None) -> list
 def set_shared(ctx: Context, memories: list[Memory], shared: bool) -> list[Memory]:
     """Promote (``shared``) or unpromote memories, as one run that undo reverts; the ones
     that changed (none: no run). A deleted memory is never promoted: nothing changes."""
-    deleted = [m for m in memories if m.state == State.DELETED]
-    if shared and deleted:
-        raise UsageError(
-            f"memory {deleted[0].id[:8]} is deleted: a deleted memory is not shared "
-            "(undo the run that deleted it to bring it back)"
-        )
+    if shared:
+        refuse_deleted(memories, "shared")
     target = Visibility.SHARED if shared else Visibility.PRIVATE
     ids = [m.id for m in memories]
     held = withheld(ctx.db, ids)

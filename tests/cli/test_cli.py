@@ -261,13 +261,23 @@ def test_an_undated_transcript_is_dated_when_its_file_was_written(tmp_path: Path
     digest = [r for r in recalled["results"] if r.get("category") == "events"]
     assert digest and "testing-gitflows" in digest[0]["content"]
     assert {r["match"] for r in recalled["results"]} == {"possible"}
-    # out of Cursor's own folder the transcript names no directory: it is the project
-    # ingest ran in, and `projects` names it from anywhere (it showed only `path:<hash>`)
+    # out of Cursor's own folder, the paths its tools read name the workspace (Cursor's
+    # own folder for it, ~/.cursor/projects/<slug>/, and a file in it): its project
     ok("ingest", str(TRANSCRIPTS / "real" / "cursor-gitai-hboshows.jsonl"), "--mode", "raw")
     listed = json.loads(ok("projects", "--json", cwd=tmp_path))
-    assert {"path": str(Path.cwd()), "clients": ["cursor"]}.items() <= next(
+    workspace = "/Users/aidancunniffe/Desktop/testing-gitflows-git-ai"
+    assert {"path": workspace, "clients": ["cursor"]}.items() <= next(
         p for p in listed if p["scope"] != session["scope"]
     ).items()
+    # one that names no directory at all is the project ingest ran in, and ingest says so;
+    # `projects` names it from anywhere (it showed only `path:<hash>`)
+    first = tmp_path / "first-line.jsonl"
+    first.write_text((TRANSCRIPTS / "real" / "cursor-gitai-hboshows.jsonl").open().readline())
+    said = ok("ingest", str(first), "--client", "cursor", "--mode", "raw")
+    assert f"filed under the project memctl ran in, {Path.cwd()} (" in said
+    assert "ingest it with `-s SCOPE`" in said
+    listed = json.loads(ok("projects", "--json", cwd=tmp_path))
+    assert any(p["path"] == str(Path.cwd()) for p in listed)
 
 
 def test_list_takes_all_scopes_as_recall_and_sessions_do(tmp_path: Path) -> None:

@@ -152,3 +152,18 @@ def test_a_recall_prints_its_table_without_what_it_does_not_use(home: object) ->
     explained = python_c(probe, "--explain", env={"MEMCTL_EMBEDDER": "hash"})
     assert "found by:" in explained.stdout
     assert "memctl.retrieve.explain" in explained.stdout.splitlines()[-1]
+
+
+def test_rich_is_pinned_to_the_release_this_module_draws() -> None:
+    """plain.py re-draws one rich release's table: pyproject pins rich to that minor
+    version, so a rich release that draws otherwise never reaches an install unseen (a new
+    one is taken by moving the pin and RICH_DRAWN together, with this file passing)."""
+    import tomllib
+    from importlib.metadata import version
+
+    from tests.conftest import ROOT
+
+    wanted = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+    major, minor = (int(part) for part in plain.RICH_DRAWN.split("."))
+    assert f"rich>={major}.{minor},<{major}.{minor + 1}" in wanted["dependencies"]
+    assert version("rich").split(".")[:2] == [str(major), str(minor)]

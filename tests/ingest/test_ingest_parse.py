@@ -221,3 +221,18 @@ def test_a_failed_commands_note_gives_the_line_that_says_why() -> None:
     assert tool_result_note("===== ok =====\n3 passed", tool="Bash") == (
         "[tool result Bash: ===== ok =====]"  # a command that worked keeps its first line
     )
+
+
+def test_a_cursor_transcript_kept_elsewhere_names_its_workspace_by_its_tools_paths() -> None:
+    """Cursor writes no directory into a transcript; the paths its tools read do: its own
+    folder for the workspace (``~/.cursor/projects/<slug>/``) and files in it."""
+    from memctl.ingest.parse.cursor import workspace_named
+
+    slug = "/home/ada/.cursor/projects/home-ada-src-shop-api/agent-tools/1.txt"
+    assert workspace_named(["/home/ada/src/shop-api/README.md", slug]) == "/home/ada/src/shop-api"
+    # no file of the workspace named: its slug, a project of its own (not looked up here)
+    assert workspace_named([slug]) == "home-ada-src-shop-api"
+    assert workspace_named(["/home/ada/src/shop-api/README.md"]) is None
+    transcript = read_transcript(fixture("real/cursor-gitai-hboshows.jsonl"), None)
+    assert len(list(transcript.messages)) == 11
+    assert transcript.tally.cwd == "/Users/aidancunniffe/Desktop/testing-gitflows-git-ai"

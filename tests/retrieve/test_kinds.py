@@ -78,6 +78,21 @@ def test_a_kind_in_the_singular_asks_for_its_instances_only_when_asked_which() -
     assert kind_instances("How did the city council vote?") == {}
 
 
+def test_a_kind_in_the_possessive_asks_for_its_instances() -> None:
+    """ "my pet's name" asks of the pet: its owner's word is "pet", not a plural "pet's"."""
+    assert ("dog",) in analyse("What's my pet's name?", NOW).synonyms["pet"]
+    assert ("dog",) in kind_instances("Where does my pet's bed go?")["pet"]
+    # a name's possessive before a kind is still no question of which one
+    assert kind_instances("How is Caroline's hobby going?") == {}
+    assert kind_instances("What's music like there?") == {}
+
+
+def test_what_is_nates_pets_name_recalls_his_dog(real_ctx: Context) -> None:
+    _store(real_ctx)
+    rank, _ = _rank(real_ctx, "What is Nate's pet's name?")
+    assert rank == 1
+
+
 def test_a_kind_line_reads_its_names_and_instances() -> None:
     table = parse_kinds("# a comment\n\nwn\tpet | pets\tdog | guinea pig\nmc\tpets\tcat\n")
     assert table.instances[("pets",)] == (("dog",), ("guinea", "pig"), ("cat",))

@@ -72,6 +72,10 @@ def test_a_message_far_in_meaning_is_no_clear_match_by_its_words_alone(ctx: Cont
         ("Which restaurants have I ever been to?", True),
         ("How many days ago did I watch the match?", False),
         ("How many weeks passed between the two trips?", False),
+        # a span asked before "how many": one answer, not a count over sessions
+        ("After how many weeks did Tim reconnect with his friend?", False),
+        ("Within how many hours did the vendor reply?", False),
+        ("In how many cities did I run a marathon?", True),
         ("what broke in the last deploy?", False),
         ("how do we release to customers?", False),
     ],

@@ -29,6 +29,7 @@ from memctl.imports.files import expand
 from memctl.imports.pipeline import ImportOptions, import_files
 from memctl.ingest.capture import IngestOptions, capture
 from memctl.ingest.pipeline import run_session
+from memctl.store.events import run_events
 from memctl.ui.app import build_app
 from memctl.ui.security import COOKIE, Keys
 from memctl.ui.views import PAGE_SIZE
@@ -596,10 +597,10 @@ def test_an_undo_says_which_memories_it_left_alone(
 ) -> None:
     """A memory changed after the run is left alone by undo (without --force): the page
     the undo leads to says so, as `memctl undo` does, rather than only a count."""
-    made = memory_api.remember(stored, RememberRequest("Deploys need two approvals")).memory
-    first = client.get("/runs.json").json()["runs"][0]
+    first = next(r for r in ingest_api.runs(stored) if r.counts.get("create", 0) >= 2)
+    made = memory_api.get(stored, run_events(stored.db, first.id)[0].memory_id or "").memory
     memory_api.update(stored, UpdateRequest(made.id, text="Deploys need one approval"))
-    undone = client.post(f"/runs/{first['id']}/undo", data={"csrf": keys.csrf})
+    undone = client.post(f"/runs/{first.id}/undo", data={"csrf": keys.csrf})
     said = unescape(client.get(undone.headers["location"]).text)
     assert f"left 1 memory alone, changed since the run ({made.id[:8]})" in said
     assert memory_api.get(stored, made.id).memory.content == "Deploys need one approval"
@@ -607,11 +608,31 @@ def test_an_undo_says_which_memories_it_left_alone(
     # alone is refused)
     undo_run = client.get("/runs.json").json()["runs"][0]["id"]
     told = f"to revert them too: `memctl undo {undo_run[:12]}`, then "
-    assert told + f"`memctl undo {first['id'][:12]} --force`" in said
+    assert told + f"`memctl undo {first.id[:12]} --force`" in said
     with pytest.raises(UsageError, match="already undone"):
-        ingest_api.undo(stored, first["id"], force=True)
+        ingest_api.undo(stored, first.id, force=True)
     ingest_api.undo(stored, undo_run[:12])
-    ingest_api.undo(stored, first["id"][:12], force=True)
+    ingest_api.undo(stored, first.id[:12], force=True)
+    assert memory_api.get(stored, made.id).memory.state == "deleted"
+
+
+def test_an_undo_that_would_revert_nothing_leaves_its_run_as_it_is(
+    client: TestClient, stored: Context, keys: Keys
+) -> None:
+    """Every memory the run changed was changed since: undo puts nothing back, so the run
+    is not marked undone; the page says how to revert it anyway, and that advice works."""
+    made = memory_api.remember(stored, RememberRequest("Deploys need two approvals")).memory
+    first = client.get("/runs.json").json()["runs"][0]
+    memory_api.update(stored, UpdateRequest(made.id, text="Deploys need one approval"))
+    undone = client.post(f"/runs/{first['id']}/undo", data={"csrf": keys.csrf})
+    said = unescape(undone.text)
+    assert undone.status_code == 400
+    assert f"left as it is: the memory it changed was changed since ({made.id[:8]})" in said
+    assert f"`memctl undo {first['id'][:12]} --force` reverts anyway" in said
+    assert memory_api.get(stored, made.id).memory.content == "Deploys need one approval"
+    shown = {run["id"]: run for run in client.get("/runs.json").json()["runs"]}
+    assert shown[first["id"]]["status"] == "done" and shown[first["id"]]["undoable"]
+    ingest_api.undo(stored, first["id"][:12], force=True)  # what it says to do
     assert memory_api.get(stored, made.id).memory.state == "deleted"
 
 

@@ -103,15 +103,54 @@ def workspace(slug: str, root: Path = Path("/")) -> str | None:
 
 def parser(name: str, tally: Tally) -> Callable[[dict[str, Any], Tally], list[Parsed]]:
     """The record parser for the transcript at ``name``; the tally learns its session and
-    directory from the file's place."""
+    directory from the file's place, else from the paths its tool calls name (a copy kept
+    elsewhere: ``tool_paths``)."""
     found = origin(name)
     tally.session_id = tally.session_id or found.session_id
     tally.saw_cwd(found.cwd)
+    seen: list[str] = []  # the absolute paths its tool calls named, until a slug turns up
 
     def parse(record: dict[str, Any], tally: Tally) -> list[Parsed]:
+        if not tally.cwd:
+            seen.extend(tool_paths(record)[:MAX_PATHS])
+            tally.saw_cwd(workspace_named(seen[-MAX_PATHS:]))
         return messages(record, tally, found.subagent)
 
     return parse
+
+
+# Cursor's own files for a workspace, which its tools read (``agent-tools/<id>.txt``)
+PROJECT_PATH = lazy(r"[/\\]\.cursor[/\\]projects[/\\]([^/\\]+)[/\\]")
+MAX_PATHS = 50  # paths kept while looking: a transcript names its workspace early or not at all
+
+
+def tool_paths(record: dict[str, Any]) -> list[str]:
+    """The absolute paths a record's tool calls name (``{"path": "/Users/..."}``)."""
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    found = []
+    for block in content if isinstance(content, list) else []:
+        given = block.get("input") if isinstance(block, dict) else None
+        for value in given.values() if isinstance(given, dict) else ():
+            if isinstance(value, str) and PurePath(value).is_absolute():
+                found.append(value)
+    return found
+
+
+def workspace_named(paths: list[str]) -> str | None:
+    """The workspace a transcript's tool calls show, once one names Cursor's folder for it
+    (``~/.cursor/projects/<slug>/``): the folder of a path it named whose name Cursor writes
+    as ``slug`` (the real path, though not on this machine), else that folder here
+    (``workspace``), else the slug itself; None while no path names the slug."""
+    slugs = [m.group(1) for p in paths if (m := PROJECT_PATH.search(p))]
+    if not slugs:
+        return None
+    slug = slugs[0]
+    for path in paths:
+        for folder in PurePath(path).parents:
+            if SLUG_GAP.sub("-", str(folder)).strip("-") == slug:
+                return str(folder)
+    return workspace(slug) or slug
 
 
 def messages(record: dict[str, Any], tally: Tally, subagent: bool = False) -> list[Parsed]:

@@ -94,7 +94,7 @@ def with_synonyms(
     weakest = max(scores.values(), default=0.0)
     for memory_id, score in synonyms:
         scores.setdefault(memory_id, min(weight * score, weakest) if own else weight * score)
-    return sorted(scores.items(), key=lambda hit: (hit[1], hit[0]))
+    return sorted(scores.items(), key=lambda hit: hit[1])  # stable: ties keep the search's order
 
 
 def with_instances(
@@ -107,7 +107,7 @@ def with_instances(
     scores = dict(own)
     for memory_id, score in instances:
         scores[memory_id] = scores.get(memory_id, 0.0) + weight * score
-    return sorted(scores.items(), key=lambda hit: (hit[1], hit[0]))
+    return sorted(scores.items(), key=lambda hit: hit[1])  # stable: ties keep the search's order
 
 
 class _Background(Generic[T]):
@@ -250,8 +250,8 @@ def _question_legs(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
 
         index = vector_index(db, QUESTION_VECTORS)
         hits = nearest(index, Scores(index, run.scores.query), size, where, question_owners)
-        if hits:  # ties by id, whichever question row came first
-            legs["question_vector"] = sorted(hits, key=lambda hit: (hit[1], hit[0]))
+        if hits:  # a stable sort: ties keep the index's (rowid) order, never a random id's
+            legs["question_vector"] = sorted(hits, key=lambda hit: hit[1])
     return legs
 
 

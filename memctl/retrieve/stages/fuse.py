@@ -91,7 +91,7 @@ from memctl.config.scope import GLOBAL_SCOPE
 from memctl.model import Kind, Memory, parse_time
 from memctl.retrieve.echo import echo_why
 from memctl.retrieve.query import IDENTIFIER, STOPWORDS, split_identifier
-from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run, by_score
+from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run, by_score, tie_key
 
 if TYPE_CHECKING:
     from memctl.retrieve.stages.rerank import Judge
@@ -363,15 +363,15 @@ def lead(candidates: list[Candidate]) -> tuple[str | None, float]:
     a memory was distilled from is as close as the memory."""
     cosines = sorted(
         (
-            (cosine, c.id)
+            (cosine, c)
             for c in candidates
             if not c.is_message and (cosine := own_similarity(c)) is not None
         ),
-        reverse=True,
+        key=lambda item: (-item[0], *tie_key(item[1].memory)),
     )
     if len(cosines) < 2:
         return None, 0.0
-    return cosines[0][1], cosines[0][0] - cosines[1][0]
+    return cosines[0][1].id, cosines[0][0] - cosines[1][0]
 
 
 # Where the crowd around a query is measured (``crowd_cosine``): its 10th closest memory,

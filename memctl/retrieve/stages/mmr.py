@@ -18,6 +18,7 @@ from memctl.retrieve.run import (
     KEPT,
     RESCORED,
     Candidate,
+    LabelKey,
     Run,
     by_label,
     clear_ids,
@@ -46,7 +47,7 @@ def may_exceed(a: frozenset[str], b: frozenset[str], threshold: float) -> bool:
 def mmr(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     p = run.params
     above: list[tuple[Candidate, frozenset[str]]] = []
-    untouched: list[tuple[bool, float, str]] = []  # label_key of each untouched result
+    untouched: list[LabelKey] = []  # label_key of each untouched result
     clear = clear_ids(candidates)
     for candidate in by_label(candidates):
         if len(untouched) >= run.limit and label_key(candidate, clear) >= untouched[run.limit - 1]:

@@ -39,7 +39,9 @@ STAGE = "sessions"
 # (docs/benchmarks.md, "Far messages and counting questions").
 COVERAGE_FACTOR = 0.5
 COUNTING = (
-    # not a span of time ("how many days ago", "how many weeks between"): one answer
+    # not a span of time ("how many days ago", "how many weeks between", "after how many
+    # weeks did ..."): one answer
+    r"(?<!\bafter )(?<!\bbefore )(?<!\bwithin )(?<!\buntil )"
     r"\bhow many\b(?![^?.!]*\b(?:ago|since|until|before|after|between|left)\b)",
     r"\bhow often\b",
     r"\bhow much (?:time|money)\b",

@@ -1,0 +1,73 @@
+"""The global profile when every memory is a project's: it says where the profile lines
+are and how to write a global one, through the real CLI; the MCP tool names no other
+project."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from memctl.api.recall import ProfileRequest, profile
+from memctl.config.settings import load_settings
+from memctl.context import Context
+from tests.conftest import run_cli
+from tests.fakes import HashEmbedder
+
+
+def _ok(*args: str, cwd: Path | None = None) -> str:
+    done = run_cli(*args, cwd=cwd)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_an_empty_global_profile_says_where_the_projects_profiles_are(
+    home: Path, tmp_path: Path
+) -> None:
+    shop = tmp_path / "shop"
+    shop.mkdir()
+    _ok(
+        "remember",
+        "We deploy with make release",
+        "-s",
+        "project",
+        "--category",
+        "patterns",
+        cwd=shop,
+    )
+    _ok("maintain", "--only", "profile", cwd=shop)
+    said = " ".join(_ok("profile", "-s", "global", cwd=shop).split())
+    assert f"the global profile is empty: every profile line is a project's: {shop} (1)" in said
+    assert '`memctl remember -s global --category profile "..."`' in said
+    shown = json.loads(_ok("profile", "-s", "global", "--json", cwd=shop))
+    assert shown["written"] == [] and shown["elsewhere"] == {str(shop): 1}
+    # what the line says to do fills it
+    _ok("remember", "I am a backend developer", "-s", "global", "--category", "profile")
+    _ok("maintain", "--only", "profile", cwd=shop)
+    said = _ok("profile", "-s", "global", cwd=shop)
+    assert "I am a backend developer" in said and "is empty" not in said
+    # the project's own view is as before: its lines and the global ones
+    assert "We deploy with make release" in _ok("profile", cwd=shop)
+
+
+def test_the_project_view_names_no_other_project(home: Path, tmp_path: Path) -> None:
+    shop = tmp_path / "shop"
+    shop.mkdir()
+    _ok(
+        "remember",
+        "We deploy with make release",
+        "-s",
+        "project",
+        "--category",
+        "patterns",
+        cwd=shop,
+    )
+    _ok("maintain", "--only", "profile", cwd=shop)
+    elsewhere = tmp_path / "blog"
+    elsewhere.mkdir()
+    said = _ok("profile", cwd=elsewhere)
+    assert str(shop) not in said
+    ctx = Context(load_settings(), embedder=HashEmbedder())
+    try:
+        assert profile(ctx, ProfileRequest()).elsewhere == {}
+    finally:
+        ctx.close()
