@@ -143,10 +143,10 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
     if request.context and budget is None and ctx.settings.recall_context_budget:
         budget = ctx.settings.recall_context_budget
     searched = recall_scopes(ctx, request.scope, request.all_scopes)
-    widened = searched is not None and _nothing_here(ctx, request)
+    named = _named_projects(ctx, request)
+    widened = searched is not None and not named and _nothing_here(ctx, request)
     if widened:  # a directory in no project, holding nothing: the question is about one
         searched = None
-    named = _named_projects(ctx, request)
     if searched is not None:  # the default scopes, and the projects the question names
         searched = (*searched, *(s for s in named if s not in searched))
     result = run_recall(

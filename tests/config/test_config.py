@@ -515,9 +515,18 @@ def test_a_memory_remembered_in_one_clone_is_recalled_in_another(tmp_path: Path)
     assert results and results[0]["id"] == memory["id"]
     assert results[0]["content"] == text
 
-    done = run_cli("recall", "--json", "how are release builds signed?", cwd=tmp_path / "project")
+    # another project never sees it; a directory in no project, holding nothing, asks
+    # every project and says so
+    other = make_repo(tmp_path / "gadget", "git@github.com:acme/gadget.git")
+    done = run_cli("recall", "--json", "how are release builds signed?", cwd=other)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["results"] == []
+    (tmp_path / "scratch").mkdir()
+    done = run_cli("recall", "--json", "how are release builds signed?", cwd=tmp_path / "scratch")
+    assert done.returncode == 0, done.stderr
+    widened = json.loads(done.stdout)
+    assert widened["results"][0]["id"] == memory["id"]
+    assert any("every project searched" in w for w in widened["warnings"])
 
 
 def test_config_set_keeps_the_template_comments(home: Path) -> None:

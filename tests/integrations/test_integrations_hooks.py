@@ -357,7 +357,7 @@ def test_a_capture_that_cannot_store_is_done_again_by_the_next_hook(
     """The disk fills (a file size limit: writes fail as on a full disk) while SessionEnd
     stores a big transcript: the hook exits 0; the next hook, on the still full disk, fails
     to store it too and keeps it pending; once there is room, the next hook stores it."""
-    transcript = big_transcript(tmp_path / "big.jsonl", tmp_path, 600, 4)
+    transcript = big_transcript(tmp_path / "big.jsonl", tmp_path, 600, 8)
     assert run_cli("status").returncode == 0  # the store exists, small
     limit = (home / "memctl.db").stat().st_size + 64 * 1024
     other = tmp_path / "other.jsonl"
