@@ -208,6 +208,12 @@ def forgotten_line(done: Forgotten) -> str:
         f"forgot {done.target}: {done.messages} messages, {len(done.memories)} memories, "
         f"{quotes} quotes, {len(done.backups)} backups rewritten"
     )
+    if done.kept:
+        named = ", ".join(f"{m[:8]} ({s[:8]})" for m, s in done.kept.items())
+        line += (
+            f"; kept {len(done.kept)} memor{'y' if len(done.kept) == 1 else 'ies'} another "
+            f"session also states, now its source: {named}"
+        )
     if not done.wal_emptied:
         line += (
             "; another process is reading the store, so its WAL still holds old pages until "
