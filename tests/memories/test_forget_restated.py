@@ -123,3 +123,15 @@ def test_a_fact_merged_into_a_forgotten_session_s_memory_keeps_it(
 
     assert done["memories"] == [memory["id"]]
     assert _files_holding(home, "vim editor") == []
+
+
+def test_an_undone_restatement_no_longer_keeps_the_memory(home: Path, tmp_path: Path) -> None:
+    memory_id = _two_sessions(tmp_path)
+    (run,) = [r["id"] for r in json.loads(_ok("runs", "--json")) if r["session_id"] == "b"]
+    _ok("undo", run)
+    assert _origins(memory_id) == ["a"]
+
+    done = json.loads(_ok("sessions", "forget", "a", "--yes", "--json"))
+
+    assert done["memories"] == [memory_id] and done["kept"] == {}
+    assert run_cli("get", memory_id).returncode != 0
