@@ -311,17 +311,14 @@ def _to_revive(
 
 
 def _kept(
-    writer: Writer, memories: dict[str, Memory], sources: dict[str, str], verb: str
+    writer: Writer, memories: dict[str, Memory], sources: dict[str, tuple[str, str]], verb: str
 ) -> dict[str, str]:
     """The memories another session states too keep their text, with that session's
     message as their source: memory id -> that session."""
-    kept = {}
     for memory in memories.values():
-        session_id = sources[memory.id].removeprefix("session:").partition(MESSAGE_SEPARATOR)[0]
-        changes = {"source": sources[memory.id], "session_id": session_id}
-        writer.update(memory, changes, reason=verb)
-        kept[memory.id] = session_id
-    return dict(sorted(kept.items()))
+        session_id, source = sources[memory.id]
+        writer.update(memory, {"source": source, "session_id": session_id}, reason=verb)
+    return {memory_id: sources[memory_id][0] for memory_id in sorted(memories)}
 
 
 def _uncorrect(

@@ -22,7 +22,8 @@ from typing import Any
 from memctl.model import Role
 from memctl.store.database import FTS_TABLES, Database
 from memctl.store.graph import orphan_entities
-from memctl.store.message_search import MESSAGE_SEPARATOR, count_message_terms
+from memctl.store.message_search import count_message_terms
+from memctl.store.sessions import source_range
 
 FORGOTTEN = "[forgotten]"
 # m001_initial's trigger, created again after the forgetting transaction's own UPDATEs.
@@ -161,11 +162,11 @@ def memories_from(db: Database, session_id: str, seqs: list[int] | None) -> list
     return found + consolidated_from(db, found)
 
 
-def restated(db: Database, session_id: str, seqs: list[int] | None) -> dict[str, str]:
+def restated(db: Database, session_id: str, seqs: list[int] | None) -> dict[str, tuple[str, str]]:
     """The facts of one message of the session (one numbered in ``seqs``) that a message
     of another session, not forgotten, states too (its fact was skipped as their duplicate,
-    or merged into them; a run undone no longer counts): memory id -> the first such
-    message's source. A forget keeps them, with that source."""
+    or merged into them; a run undone no longer counts): memory id -> (that session, the
+    first such message's source). A forget keeps them, with that source."""
     rows = db.tuples(
         "SELECT m.id, m.source, json_extract(e.data, '$.source') FROM memories m "
         "JOIN events e ON e.memory_id = m.id AND e.action = 'update' "
@@ -175,14 +176,14 @@ def restated(db: Database, session_id: str, seqs: list[int] | None) -> dict[str,
         "WHERE m.source LIKE ? ESCAPE '\\' ORDER BY e.id",
         (_like(f"session:{session_id}#") + "%",),
     )
-    found: dict[str, str] = {}
+    found: dict[str, tuple[str, str]] = {}
     for memory_id, own, other in rows:
         span = _span(str(own), session_id)
         if span is None or span[0] != span[1] or (seqs is not None and span[0] not in seqs):
             continue  # a digest holds the session's own words: it goes
-        elsewhere = str(other).removeprefix("session:").partition(MESSAGE_SEPARATOR)[0]
+        elsewhere = (source_range(str(other)) or (session_id,))[0]
         if elsewhere != session_id and memory_id not in found and _live(db, elsewhere):
-            found[memory_id] = str(other)
+            found[memory_id] = (elsewhere, str(other))
     return found
 
 
