@@ -135,3 +135,15 @@ def test_an_undone_restatement_no_longer_keeps_the_memory(home: Path, tmp_path: 
 
     assert done["memories"] == [memory_id] and done["kept"] == {}
     assert run_cli("get", memory_id).returncode != 0
+
+
+def test_forgetting_the_one_message_keeps_the_fact_another_session_states(
+    tmp_path: Path,
+) -> None:
+    memory_id = _two_sessions(tmp_path)
+
+    done = json.loads(_ok("sessions", "forget", "a#1", "--yes", "--json"))
+
+    assert done["kept"] == {memory_id: "b"} and done["memories"] == []
+    assert _origins(memory_id) == ["b"]
+    assert WORD in _ok("sessions", "grep", WORD, "--all-scopes")  # a's other message stays
