@@ -160,7 +160,8 @@ def forget(
 ) -> None:
     """Forget a session, or one message, everywhere: its text, the memories distilled from
     it, every quote of it in the store, its free pages, the WAL and the backups. It is
-    never captured again. Nothing can bring it back. Other sessions holding its messages
+    never captured again. Nothing can bring it back. A fact another session states too
+    stays, that session its source (named). Other sessions holding its messages
     verbatim (a resume or a fork) are named; --with-copies forgets those messages there."""
     context = open_context(ctx)
     if not yes and not typer.confirm(_forget_question(context, ref, with_copies), err=True):
@@ -208,6 +209,12 @@ def forgotten_line(done: Forgotten) -> str:
         f"forgot {done.target}: {done.messages} messages, {len(done.memories)} memories, "
         f"{quotes} quotes, {len(done.backups)} backups rewritten"
     )
+    if done.kept:
+        named = ", ".join(f"{m[:8]} ({s[:8]})" for m, s in done.kept.items())
+        line += (
+            f"; kept {len(done.kept)} memor{'y' if len(done.kept) == 1 else 'ies'} another "
+            f"session also states, now its source: {named}"
+        )
     if not done.wal_emptied:
         line += (
             "; another process is reading the store, so its WAL still holds old pages until "

@@ -4,8 +4,10 @@ CREATE inserts a memory. MERGE combines the fact into its target (the LLM's
 merged text, else the target's text plus the sentences of the fact it lacks)
 and re-embeds it; its event names the fact's ``source`` (and when it was said),
 so the memory keeps every message it was distilled from (``api.sessions.origins``).
-SKIP writes nothing. SUPERSEDE inserts the fact and marks the target superseded
-(invalidated_at, superseded_by; the row stays).
+SKIP changes nothing; its event names the fact's ``source`` as one more source of
+the memory it duplicates (so forgetting that memory's session keeps it).
+SUPERSEDE inserts the fact and marks the target superseded (invalidated_at,
+superseded_by; the row stays).
 SUPPORT inserts the fact, links it ``supports`` to the target and raises the
 target's confidence by ``reconcile.support_boost`` (at most 1).
 CONTEXTUALIZE inserts the fact and links it ``contextualizes`` to the target.
@@ -125,6 +127,15 @@ def _merge(run: Run, decision: Decision, target: Memory) -> None:
     decision.memory_id = target.id
 
 
+def _stated_again(run: Run, decision: Decision, target: Memory) -> None:
+    """A fact skipped as a duplicate of ``target``: its message is one more source of it
+    (not a grown digest's range: its own digest already names the session)."""
+    fact = decision.fact
+    if decision.by != DIGEST and fact.source and fact.source != target.source:
+        at = fact.created_at or _now()
+        run.writer.stated_again(target, fact.source, at, decision=str(decision.verdict))
+
+
 def _supersede(run: Run, decision: Decision, target: Memory) -> None:
     new = _create(run, decision.fact, decision)
     run.writer.supersede(target, new.id, "supersede", superseded_by=new.id)
@@ -208,6 +219,8 @@ def apply(run: Run, decisions: list[Decision]) -> None:
         run.count(str(decision.verdict))
         if decision.verdict == Verdict.SKIP:
             decision.memory_id = decision.target_id
+            if target is not None:
+                _stated_again(run, decision, target)
         elif decision.verdict == Verdict.CREATE or target is None:
             _create(run, decision.fact, decision)
         else:

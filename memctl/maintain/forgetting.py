@@ -7,7 +7,9 @@ read marks stay, marked forgotten, so capture never stores it again; one message
 becomes ``[forgotten]`` in place), the memories distilled from them (deleted for good:
 a fact of the message, a digest spanning it, and a fact ``maintain`` consolidated from
 one of those; a memory one of its facts was merged into gets back its text from before
-that merge), every quote of that text in the event
+that merge; a fact another session not forgotten states too, its fact skipped as a
+duplicate or merged in, stays, that session's message now its source: ``kept``), every
+quote of that text in the event
 log, ingest runs and jobs, and what was derived from it: entities, questions, profile
 lines, learned noise (``store.forget``); a new event says what was forgotten, without
 the text. Then the vector indexes beside the file are made again without its vectors,
@@ -94,6 +96,8 @@ class Forgotten:
     pending: int = 0  # transcripts' pending marks removed (their path or session went)
     copies: dict[str, int] = field(default_factory=dict)  # other sessions -> messages copied
     copies_forgotten: bool = False  # those copied messages were forgotten too
+    kept: dict[str, str] = field(default_factory=dict)  # of its memories: id -> a session
+    # stating it too (``store.forget.restated``), now its source
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -111,6 +115,7 @@ class Forgotten:
             "pending_dropped": self.pending,
             "copies": self.copies,
             "copies_forgotten": self.copies_forgotten,
+            "kept": self.kept,
         }
 
     def add(self, other: Forgotten) -> None:
@@ -121,6 +126,7 @@ class Forgotten:
             self.quotes[name] = self.quotes.get(name, 0) + count
         self.reverted = sorted({*self.reverted, *other.reverted})
         self.revived = sorted({*self.revived, *other.revived})
+        self.kept = {k: v for k, v in {**self.kept, **other.kept}.items() if k not in self.memories}
 
     def history_note(self) -> str:
         """What a forget cannot reach, said when it matters: a memory a sync published
@@ -219,18 +225,24 @@ def _forget_in(
     with db.atomic():
         found = erase.memories_from(db, target.session_id, target.seqs)
         ids, taken = erase.going(db, target.session_id, target.seqs, found)
+        kept = erase.restated(db, target.session_id, target.seqs)
+        stated = erase.memory_texts(db, list(kept))
         needles = erase.message_texts(db, target.session_id, target.seqs)
+        needles = [n for n in needles if not any(n in text for text in stated)]
         needles += erase.memory_texts(db, ids) + erase.past_texts(db, ids)
         needles += [text for t in taken for text in t.since]
         memories = store.get_memories(db, ids)
+        restating = store.get_memories(db, list(kept))
         revived = _to_revive(db, ids, taken)
         changed = store.get_memories(db, [t.memory_id for t in taken])
         weighed = erase.corrected_by(db, ids)
         uncorrected = store.get_memories(db, list(weighed))
-        edited = {**memories, **revived, **changed, **uncorrected}
+        edited = {**memories, **revived, **changed, **uncorrected, **restating}
         with _edit(db, live, "sessions forget", list(edited.values()), target.name) as writer:
             for memory in memories.values():
                 writer.delete(memory, reason="sessions forget")
+            done.kept = _kept(writer, restating, kept, "sessions forget")
+            erase.drop_merge_sources(db, erase.skips_naming(db, target.session_id, target.seqs))
             _uncorrect(writer, uncorrected, weighed, "sessions forget")
             done.revived = _revive(writer, revived, "sessions forget")
             done.reverted = _revert(db, writer, taken, vectors, "sessions forget")
@@ -296,6 +308,17 @@ def _to_revive(
     ids = [] if only_folded else erase.superseded_by(db, gone)
     ids += [memory_id for t in taken for memory_id in t.folded if memory_id not in gone]
     return store.get_memories(db, list(dict.fromkeys(ids)))
+
+
+def _kept(
+    writer: Writer, memories: dict[str, Memory], sources: dict[str, tuple[str, str]], verb: str
+) -> dict[str, str]:
+    """The memories another session states too keep their text, with that session's
+    message as their source: memory id -> that session."""
+    for memory in memories.values():
+        session_id, source = sources[memory.id]
+        writer.update(memory, {"source": source, "session_id": session_id}, reason=verb)
+    return {memory_id: sources[memory_id][0] for memory_id in sorted(memories)}
 
 
 def _uncorrect(

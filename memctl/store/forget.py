@@ -23,6 +23,7 @@ from memctl.model import Role
 from memctl.store.database import FTS_TABLES, Database
 from memctl.store.graph import orphan_entities
 from memctl.store.message_search import count_message_terms
+from memctl.store.sessions import source_range
 
 FORGOTTEN = "[forgotten]"
 # m001_initial's trigger, created again after the forgetting transaction's own UPDATEs.
@@ -139,14 +140,17 @@ def ids_containing(db: Database, needle: str) -> list[str]:
 def memories_from(db: Database, session_id: str, seqs: list[int] | None) -> list[str]:
     """Ids of the memories distilled from a session (all of it, or from a message numbered
     in ``seqs``: a fact of that message, or a digest spanning it), and those ``maintain``
-    consolidated from them."""
+    consolidated from them; not those another session states too (``restated``)."""
     rows = db.tuples(
         "SELECT id, source, session_id FROM memories WHERE session_id = ? "
         "OR source = ? OR source LIKE ? ESCAPE '\\'",
         (session_id, f"session:{session_id}", _like(f"session:{session_id}#") + "%"),
     )
+    kept = restated(db, session_id, seqs)
     found = []
     for memory_id, source, own in rows:
+        if memory_id in kept:
+            continue
         if seqs is None:
             found.append(memory_id)
             continue
@@ -156,6 +160,56 @@ def memories_from(db: Database, session_id: str, seqs: list[int] | None) -> list
         elif span is None and own == session_id and source == f"session:{session_id}":
             found.append(memory_id)  # a fact of the session's tool calls, no message named
     return found + consolidated_from(db, found)
+
+
+def restated(db: Database, session_id: str, seqs: list[int] | None) -> dict[str, tuple[str, str]]:
+    """The facts of one message of the session (one numbered in ``seqs``) that a message
+    of another session, not forgotten, states too (its fact was skipped as their duplicate,
+    or merged into them; a run undone no longer counts): memory id -> (that session, the
+    first such message's source). A forget keeps them, with that source."""
+    rows = db.tuples(
+        "SELECT m.id, m.source, json_extract(e.data, '$.source') FROM memories m "
+        "JOIN events e ON e.memory_id = m.id AND e.action = 'update' "
+        "AND json_extract(e.data, '$.source') LIKE 'session:%' "
+        "AND (e.run_id IS NULL OR e.run_id NOT IN "
+        "(SELECT id FROM runs WHERE undone_by IS NOT NULL)) "
+        "WHERE m.source LIKE ? ESCAPE '\\' ORDER BY e.id",
+        (_like(f"session:{session_id}#") + "%",),
+    )
+    found: dict[str, tuple[str, str]] = {}
+    for memory_id, own, other in rows:
+        span = _span(str(own), session_id)
+        if span is None or span[0] != span[1] or (seqs is not None and span[0] not in seqs):
+            continue  # a digest holds the session's own words: it goes
+        elsewhere = (source_range(str(other)) or (session_id,))[0]
+        if elsewhere != session_id and memory_id not in found and _live(db, elsewhere):
+            found[memory_id] = (elsewhere, str(other))
+    return found
+
+
+def _live(db: Database, session_id: str) -> bool:
+    """Whether the session is stored and not forgotten."""
+    return bool(
+        db.value("SELECT 1 FROM sessions WHERE id = ? AND forgotten_at IS NULL", (session_id,))
+    )
+
+
+def skips_naming(db: Database, session_id: str, seqs: list[int] | None) -> list[int]:
+    """The events naming a message of the session (one numbered in ``seqs``) as one more
+    source of a memory its fact was skipped as a duplicate of (``Writer.stated_again``):
+    a forget takes that source out of them."""
+    rows = db.tuples(
+        "SELECT id, json_extract(data, '$.source') FROM events WHERE action = 'update' "
+        "AND json_extract(data, '$.decision') = 'skip' "
+        "AND json_extract(data, '$.source') LIKE ? ESCAPE '\\'",
+        (_like(f"session:{session_id}#") + "%",),
+    )
+    return [
+        event_id
+        for event_id, source in rows
+        if seqs is None
+        or ((span := _span(str(source), session_id)) and any(span[0] <= s <= span[1] for s in seqs))
+    ]
 
 
 def consolidated_from(db: Database, memory_ids: list[str]) -> list[str]:
@@ -221,6 +275,7 @@ def taken_in(
         rows = db.tuples(
             "SELECT id, memory_id, json_extract(data, '$.source') FROM events "
             "WHERE action = 'update' AND memory_id IS NOT NULL "
+            "AND json_extract(data, '$.decision') IS NOT 'skip' "  # nothing taken in
             "AND (json_extract(data, '$.source') = ? "
             "OR json_extract(data, '$.source') LIKE ? ESCAPE '\\')",
             (f"session:{session_id}", _like(f"session:{session_id}#") + "%"),

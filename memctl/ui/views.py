@@ -388,6 +388,12 @@ def forget_session(ctx: Context, values: Values) -> tuple[str, str]:
         f"{len(done.memories)} memory(ies) taken out everywhere"
         + (f"; {done.history_note()}" if done.shared else "")
         + (
+            f"; {len(done.kept)} memory(ies) another session also states stay, "
+            "that session now their source"
+            if done.kept
+            else ""
+        )
+        + (
             f"; copies of its messages stay in {', '.join(done.copies)} "
             "(`memctl sessions forget ID` forgets such a session)"
             if done.copies

@@ -201,7 +201,11 @@ def test_each_llm_decision_is_applied_and_undone(
         assert after.content == "Alice: Go, tabs, backend" and not new
         assert store.vectors_for(ctx.db, [old.id])[old.id] != old_vector  # re-embedded
     elif action == "SKIP":
-        assert after == old and not new and not run_events(ctx.db, run.id)
+        assert after == old and not new
+        # nothing changed; the one event names the message as one more source of the memory
+        (named,) = run_events(ctx.db, run.id)
+        assert (named.data["before"], named.data["after"]) == ({}, {})
+        assert named.data["source"] == "session:s1#1:user"
     else:
         assert [m.content for m in new] == [new_text]
     if action == "SUPERSEDE":
@@ -237,7 +241,8 @@ def test_each_llm_decision_is_applied_and_undone(
     assert [
         m.id for m in memories.list_memories(ctx, memories.make_filter(ctx, states=["active"]))
     ] == [old.id]
-    assert undone.reverted == len(run_events(ctx.db, run.id))
+    # a skip's event changed nothing, so nothing is reverted (its run undone, it names no source)
+    assert undone.reverted == (0 if action == "SKIP" else len(run_events(ctx.db, run.id)))
 
 
 @pytest.mark.parametrize("failure", ["invalid", "timeout", "down"])

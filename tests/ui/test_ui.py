@@ -35,7 +35,7 @@ from memctl.ui.security import COOKIE, Keys
 from memctl.ui.views import PAGE_SIZE
 from tests.conftest import ROOT, run_cli
 from tests.fakes import HashEmbedder
-from tests.ingesting import SESSION, fixture, ingest_text
+from tests.ingesting import SESSION, distil, fixture, ingest_text
 from tests.memories.test_forget_everywhere import _files_holding
 
 HOSTILE = (
@@ -512,6 +512,21 @@ def test_forgetting_a_session_names_the_sessions_holding_its_copies(
         .json()["messages"][0]["content"]
         .startswith("please fix")
     )
+
+
+def test_forgetting_a_session_names_the_memories_another_session_keeps(
+    client: TestClient, stored: Context, keys: Keys
+) -> None:
+    """here-2 states here-1's rule again (its fact skipped as a duplicate): the rule stays,
+    and the answer says so."""
+    rule = "We always deploy the shop with make ship, never by hand."
+    distil(stored, f"user: {rule}\n", "here-1")
+    distil(stored, f"user: Remember that {rule[0].lower()}{rule[1:]}\n", "here-2")
+    done = client.post("/sessions/here-1/forget", data={"csrf": keys.csrf})
+    said_back = client.get(done.headers["location"]).text
+    assert "1 memory(ies) another session also states stay" in said_back
+    recalled = client.get("/recall.json", params={"q": "how do we deploy the shop"}).json()
+    assert any("make ship" in r["content"] for r in recalled["results"])
 
 
 def test_runs_undo_refuses_offer_no_undo_button_and_a_forged_undo_changes_nothing(
