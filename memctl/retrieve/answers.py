@@ -67,8 +67,11 @@ COMMAND_WORDS = lazy(r"`[^`\n]+`|^\s*\$ \S", re.M)
 
 @functools.lru_cache(maxsize=256)
 def asked_kind(question: str) -> str | None:
-    """The kind of answer ``question`` asks for (PERSON, TIME, PLACE, COMMAND), or None."""
-    return next((kind for kind, words in ASKS if words.search(question)), None)
+    """The kind of answer ``question`` asks for (PERSON, TIME, PLACE, COMMAND), or None: the
+    one whose words come first ("where's the spec for detecting when a session starts?"
+    asks for a place, not a time)."""
+    found = [(match.start(), kind) for kind, words in ASKS if (match := words.search(question))]
+    return min(found)[1] if found else None
 
 
 def states(kind: str, text: str) -> bool:

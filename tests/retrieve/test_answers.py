@@ -35,6 +35,9 @@ OWN = (
         ("command for the linter?", COMMAND),
         ("which database do we use?", None),
         ("why did the deploy fail?", None),
+        # the kind asked first wins: a place, though "when" comes later
+        ("where's the spec for detecting when a session starts?", PLACE),
+        ("when did the person who owns billing leave?", TIME),
     ],
 )
 def test_what_kind_of_answer_a_question_asks_for(question: str, kind: str | None) -> None:
