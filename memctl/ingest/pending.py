@@ -122,17 +122,10 @@ def drop_marks(home: Path, wanted: Callable[[Pending], bool]) -> int:
     transcript's path and directory as given, to open it again); how many transcripts'
     marks went. Capture marks a transcript again when its session's next hook runs."""
     dropped: set[str] = set()
-    for folder in (pending_dir(home), spare_dir(home)):
-        if folder is None or not folder.is_dir():
-            continue
-        for path in folder.glob("*.json"):
-            try:
-                entry = Pending(**json.loads(path.read_text(encoding="utf-8")))
-            except (OSError, ValueError, TypeError):
-                continue
-            if wanted(entry):
-                path.unlink(missing_ok=True)
-                dropped.add(entry.path)
+    for path, entry in _marks(home):
+        if entry is not None and wanted(entry):
+            path.unlink(missing_ok=True)
+            dropped.add(entry.path)
     return len(dropped)
 
 
@@ -140,19 +133,25 @@ def _entries(home: Path) -> Iterator[tuple[Path, Pending]]:
     """Every pending mark (the data directory's, then the spare directory's), once per
     transcript; an unreadable one is removed."""
     seen = set()
-    spare = spare_dir(home)
-    for folder in (pending_dir(home), spare):
+    for path, entry in _marks(home):
+        if entry is None:
+            path.unlink(missing_ok=True)
+        elif entry.path not in seen:
+            seen.add(entry.path)
+            yield path, entry
+
+
+def _marks(home: Path) -> Iterator[tuple[Path, Pending | None]]:
+    """Every mark file, the data directory's then the spare directory's, with its entry
+    (None: a file that cannot be read as one)."""
+    for folder in (pending_dir(home), spare_dir(home)):
         if folder is None or not folder.is_dir():
             continue
         for path in folder.glob("*.json"):
             try:
-                entry = Pending(**json.loads(path.read_text(encoding="utf-8")))
+                yield path, Pending(**json.loads(path.read_text(encoding="utf-8")))
             except (OSError, ValueError, TypeError):
-                path.unlink(missing_ok=True)
-                continue
-            if entry.path not in seen:
-                seen.add(entry.path)
-                yield path, entry
+                yield path, None
 
 
 def uncaptured(home: Path, older_than: float) -> list[Pending]:

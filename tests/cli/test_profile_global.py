@@ -20,9 +20,8 @@ def _ok(*args: str, cwd: Path | None = None) -> str:
     return done.stdout
 
 
-def test_an_empty_global_profile_says_where_the_projects_profiles_are(
-    home: Path, tmp_path: Path
-) -> None:
+def a_project_with_a_profile_line(tmp_path: Path) -> Path:
+    """A project directory whose one memory makes its profile's one line."""
     shop = tmp_path / "shop"
     shop.mkdir()
     _ok(
@@ -35,6 +34,13 @@ def test_an_empty_global_profile_says_where_the_projects_profiles_are(
         cwd=shop,
     )
     _ok("maintain", "--only", "profile", cwd=shop)
+    return shop
+
+
+def test_an_empty_global_profile_says_where_the_projects_profiles_are(
+    home: Path, tmp_path: Path
+) -> None:
+    shop = a_project_with_a_profile_line(tmp_path)
     said = " ".join(_ok("profile", "-s", "global", cwd=shop).split())
     assert f"the global profile is empty: every profile line is a project's: {shop} (1)" in said
     assert '`memctl remember -s global --category profile "..."`' in said
@@ -50,18 +56,7 @@ def test_an_empty_global_profile_says_where_the_projects_profiles_are(
 
 
 def test_the_project_view_names_no_other_project(home: Path, tmp_path: Path) -> None:
-    shop = tmp_path / "shop"
-    shop.mkdir()
-    _ok(
-        "remember",
-        "We deploy with make release",
-        "-s",
-        "project",
-        "--category",
-        "patterns",
-        cwd=shop,
-    )
-    _ok("maintain", "--only", "profile", cwd=shop)
+    shop = a_project_with_a_profile_line(tmp_path)
     elsewhere = tmp_path / "blog"
     elsewhere.mkdir()
     said = _ok("profile", cwd=elsewhere)
