@@ -326,6 +326,11 @@ def capture_lines(report: dict[str, Any], log: str | None, waited: bool = False)
         f"session {report['session_id']} ({report['client']}): {report['messages_read']} "
         f"messages read, {report['messages_new']} new, {report['messages_total']} stored in all"
     ]
+    if report.get("scope_unchanged"):
+        lines.append(
+            f"nothing new: the session stays filed under {report['scope_unchanged']} (-s files "
+            "only a transcript with new messages)"
+        )
     if report.get("scope_from") == "here":
         lines.append(
             f"filed under the project memctl ran in, {report['here']} ({report['scope']}): the "

@@ -105,6 +105,8 @@ class CaptureReport:
     job_id: int | None = None
     worker_pid: int | None = None
     forgotten_at: str | None = None  # `memctl sessions forget` took it: nothing is stored
+    # --scope given for a session stored already with nothing new: the scope it keeps
+    scope_unchanged: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "redactions": self.redactions.to_dict()}
@@ -270,6 +272,9 @@ def unchanged(ctx: Context, opened: Opened, name: str) -> CaptureReport:
         report.scope, report.forgotten_at = session.scope, session.forgotten_at
     elif session is not None:
         report.scope, report.messages_total = session.scope, session.message_count
+        given = opened.options.scope
+        if given and resolve_scope(ctx, given) != session.scope:
+            report.scope_unchanged = session.scope
     return report
 
 

@@ -305,12 +305,16 @@ def test_the_transcript_is_given_as_a_file_argument_or_with_transcript_not_both(
     tmp_path: Path,
 ) -> None:
     """`memctl ingest FILE`, as a person types it, stores the session as --transcript does,
-    on the fast lane and through Typer (--wait); both at once is one clear error."""
+    on the fast lane and through Typer (--wait); both at once is one clear error; a scope
+    given again with nothing new is said to change nothing."""
     fixture_file = str(TRANSCRIPTS / "claude-code.jsonl")
     stored = json.loads(ok("ingest", fixture_file, "--mode", "raw", "--json"))
     assert stored["session_id"] == SESSION and stored["messages_new"] == 9
     again = json.loads(ok("ingest", fixture_file, "--wait", "--json"))
     assert again["session_id"] == SESSION and again["messages_new"] == 0  # nothing new
+    # -s on a stored session with nothing new files nothing elsewhere, and says so
+    moved = ok("ingest", fixture_file, "-s", "global")
+    assert f"the session stays filed under {stored['scope']}" in moved
     error = one_error(2, "ingest", fixture_file, "--transcript", fixture_file)
     assert "as FILE or with --transcript, not both" in error
     assert "not both" in one_error(
