@@ -262,14 +262,22 @@ async def _tool_errors(home: Path, token: str) -> list[str]:
 
 def test_a_warning_never_repeats_a_secret_it_quotes(home: Path, tmp_path: Path) -> None:
     """A warning quoting a file's name and a link's target (an import passing over a
-    broken link) printed a token or private text whole on stderr, which cron's log keeps."""
+    broken link) printed a token or private text whole on stderr, which cron's log keeps;
+    the import's table and its JSON named each file as found (a token in its name)."""
     token = f"ghp_{next(row['secret'] for row in CORPUS if row['name'] == 'github')}"
     notes = tmp_path / "notes"
     notes.mkdir()
     (notes / "build.md").write_text("the build runs nightly on the ci box\n", encoding="utf-8")
     (notes / f"{token}.md").symlink_to(f"/nowhere/<private>{PRIVATE}</private>")
+    (notes / f"deploy-{token}.md").write_text("we deploy with make ship\n", encoding="utf-8")
     done = run_cli("-c", "llm=none", "import", str(notes))
     assert done.returncode == 0, done.stderr
     assert "memctl: warning: " in done.stderr and "left out" in done.stderr
     assert token not in done.stderr and PRIVATE not in done.stderr, done.stderr
     assert "[REDACTED" in done.stderr
+    assert "2 memories imported" in done.stdout and "[REDACTED" in done.stdout
+    again = run_cli("-c", "llm=none", "import", str(notes), "--json")
+    statuses = [f["status"] for f in json.loads(again.stdout)["files"]]
+    assert statuses == ["unchanged", "unchanged", "skipped"]
+    for said in (done.stdout, again.stdout, again.stderr):
+        assert token not in said and PRIVATE not in said, said
