@@ -48,6 +48,7 @@ class Target:
 
         self.name = scrub(self.name)[0]
         self.problem = self.problem and scrub(self.problem)[0]
+        self.passed_over = self.passed_over and scrub(self.passed_over)[0]  # a link's target
 
     @property
     def source(self) -> str:
