@@ -186,14 +186,22 @@ def test_the_hooks_pending_mark_goes_with_a_forgotten_session_and_a_redacted_val
     """A capture hook keeps a mark of each transcript it read (``hooks/pending``), with
     its path and directory as given, to capture it again when it grows. It stayed after
     `sessions forget` (the directory the forgotten session ran in) and `redact` (a token
-    in a folder's name)."""
-    _captured_by_the_hook(tmp_path, "client-quokkaville", "cc-forgotten")
+    in a folder's name); so did the record of the memories the session was given
+    (``hooks/injected``), for a week."""
+    where = _captured_by_the_hook(tmp_path, "client-quokkaville", "cc-forgotten")
     token = f"ghp_{next(row['secret'] for row in CORPUS if row['name'] == 'github')}"
     _captured_by_the_hook(tmp_path, f"work-{token}", "cc-token")
     assert _files_holding(home, "quokkaville") and _files_holding(home, token)
+    memory = run_cli("remember", "the shop's staging host is blue", "--json", cwd=where)
+    start = {"session_id": "cc-forgotten", "cwd": str(where), "hook_event_name": "SessionStart"}
+    given = run_cli("hook", "claude-code", "SessionStart", input=json.dumps(start))
+    assert "staging host is blue" in given.stdout, given.stderr
+    given_to = "hooks/injected/session.cc-forgotten"
+    assert given_to in _files_holding(home, json.loads(memory.stdout)["id"])
     forgot = json.loads(_ok("sessions", "forget", "cc-forgotten", "--yes", "--json"))
     assert forgot["pending_dropped"] == 1
     assert _files_holding(home, "quokkaville") == []
+    assert not (home / given_to).exists()
     said = _ok("redact", token)
     assert "1 pending transcript marks removed" in said
     assert _files_holding(home, token) == []

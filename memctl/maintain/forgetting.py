@@ -33,6 +33,7 @@ from typing import Any
 from memctl.config.files import write_private
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
+from memctl.home import injected_file
 from memctl.maintain.backup import backups, leftovers, restoring
 from memctl.maintain.spawn import LOG_DIR
 from memctl.memories.operations import edit
@@ -209,6 +210,7 @@ def forget_session(ctx: Context, ref: str, with_copies: bool = False) -> Forgott
         done.pending = drop_marks(  # its transcript's path and directory: stored no more
             ctx.settings.home, lambda entry: entry.session_id == target.session_id
         )
+        injected_file(ctx.settings.home, target.session_id).unlink(missing_ok=True)
     return done
 
 
