@@ -28,8 +28,8 @@ TAG = "acme-layoffs-q3"  # a tag naming what the memory was about
 PRIVATE = "zebrafinch-private-plan"
 
 
-def _ok(*args: str) -> str:
-    done = run_cli(*args)
+def _ok(*args: str, input: str | None = None) -> str:
+    done = run_cli(*args, input=input)
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
 
@@ -187,7 +187,11 @@ def test_the_hooks_pending_mark_goes_with_a_forgotten_session_and_a_redacted_val
     its path and directory as given, to capture it again when it grows. It stayed after
     `sessions forget` (the directory the forgotten session ran in) and `redact` (a token
     in a folder's name); so did the record of the memories the session was given
-    (``hooks/injected``), for a week."""
+    (``hooks/injected``), for a week, and the hooks' log naming its transcript."""
+    early = tmp_path / "client-quokkaville" / "app" / "t.jsonl"  # the hook before the file
+    ended = {"session_id": "cc-forgotten", "transcript_path": str(early)}
+    _ok("hook", "claude-code", "SessionEnd", input=json.dumps(ended))
+    assert "does not exist" in (home / "logs" / "hooks.log").read_text()
     where = _captured_by_the_hook(tmp_path, "client-quokkaville", "cc-forgotten")
     token = f"ghp_{next(row['secret'] for row in CORPUS if row['name'] == 'github')}"
     _captured_by_the_hook(tmp_path, f"work-{token}", "cc-token")

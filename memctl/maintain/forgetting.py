@@ -191,6 +191,7 @@ def forget_session(ctx: Context, ref: str, with_copies: bool = False) -> Forgott
     if target.seqs is not None:
         get_message(ctx.db, f"{target.session_id}{MESSAGE_SEPARATOR}{target.seqs[0]}")
     done = Forgotten(target.name)
+    session = get_session(ctx.db, target.session_id)  # its transcript's path: blanked below
     copies = erase.copies_of(ctx.db, target.session_id, target.seqs)
     done.copies = {session_id: len(seqs) for session_id, seqs in copies.items()}
     done.copies_forgotten = with_copies and bool(copies)
@@ -211,6 +212,9 @@ def forget_session(ctx: Context, ref: str, with_copies: bool = False) -> Forgott
             ctx.settings.home, lambda entry: entry.session_id == target.session_id
         )
         injected_file(ctx.settings.home, target.session_id).unlink(missing_ok=True)
+        if session is not None and len(session.source) >= erase.MIN_NEEDLE:
+            # a hook's line on it ("transcript ... does not exist (yet)") names it
+            done.logs = _redact_logs(ctx.settings.home / LOG_DIR, session.source, erase.FORGOTTEN)
     return done
 
 
@@ -448,7 +452,7 @@ def redact(ctx: Context, text: str) -> Forgotten:
     from memctl.ingest.spool import redact_spooled  # ingest's parsers: only here
 
     done.spooled = redact_spooled(ctx, needle, REDACTED)  # else the next maintain stores it
-    done.logs = _redact_logs(ctx.settings.home / LOG_DIR, needle)
+    done.logs = _redact_logs(ctx.settings.home / LOG_DIR, needle, REDACTED)
     from memctl.ingest.pending import drop_marks
 
     done.pending = drop_marks(
@@ -458,9 +462,10 @@ def redact(ctx: Context, text: str) -> Forgotten:
     return done
 
 
-def _redact_logs(folder: Path, needle: str) -> int:
-    """Replace ``needle`` in memctl's logs (the hooks', the worker's, the resident
-    process's: a transcript's path holding it, an error quoting it); how many changed."""
+def _redact_logs(folder: Path, needle: str, mark: str) -> int:
+    """Replace ``needle`` by ``mark`` in memctl's logs (the hooks', the worker's, the
+    resident process's: a transcript's path holding it, an error quoting it); how many
+    changed."""
     changed = 0
     for path in sorted(folder.glob("*.log")):
         try:
@@ -468,7 +473,7 @@ def _redact_logs(folder: Path, needle: str) -> int:
         except OSError:
             continue
         if needle in text:
-            write_private(path, text.replace(needle, REDACTED))
+            write_private(path, text.replace(needle, mark))
             changed += 1
     return changed
 
