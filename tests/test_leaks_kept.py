@@ -293,3 +293,19 @@ def test_a_warning_never_repeats_a_secret_it_quotes(home: Path, tmp_path: Path) 
     assert statuses == ["unchanged", "unchanged", "skipped"]
     for said in (done.stdout, again.stdout, again.stderr):
         assert token not in said and PRIVATE not in said, said
+
+
+def test_a_forgotten_import_leaves_no_path_of_its_file(home: Path, tmp_path: Path) -> None:
+    """`sessions forget` of an import blanked its session's source, and kept its file's
+    path in the import's record and the events of what it made (``file:<path>``): a file
+    named after what it held ("merger-with-globex.md") stayed named."""
+    notes = tmp_path / "merger-with-globex.md"
+    notes.write_text("# Plan\nwe move the billing cluster to the new region\n", "utf-8")
+    _ok("-c", "llm=none", "import", str(notes))
+    (session,) = [r["session_id"] for r in json.loads(_ok("runs", "--json"))]
+    assert _files_holding(home, "globex") == ["memctl.db"]
+    forgot = json.loads(_ok("sessions", "forget", session, "--yes", "--json"))
+    assert len(forgot["memories"]) == 1
+    assert _files_holding(home, "globex") == []
+    again = json.loads(_ok("-c", "llm=none", "import", str(notes), "--json"))["files"]
+    assert [f["status"] for f in again] == ["unchanged"] and again[0]["forgotten"]

@@ -239,6 +239,7 @@ def _forget_in(
         kept = erase.restated(db, target.session_id, target.seqs)
         restating = store.get_memories(db, list(kept))
         needles = _unstated(db, target, restating, kept)
+        needles += erase.read_from(db, target.session_id) if target.seqs is None else []
         needles += erase.memory_texts(db, ids) + erase.past_texts(db, ids)
         needles += [text for t in taken for text in t.since]
         memories = store.get_memories(db, ids)

@@ -562,10 +562,23 @@ def past_texts(db: Database, memory_ids: list[str]) -> list[str]:
     return sorted({str(text) for _, text in rows if isinstance(text, str) and text})
 
 
+def read_from(db: Database, session_id: str) -> list[str]:
+    """The path a session was read from (a transcript's, an imported file's: ``file:``
+    sources and an import's events quote it), unless another session not forgotten was
+    read from it too; none when too short to be a quote (``MIN_NEEDLE``)."""
+    source = str(db.value("SELECT source FROM sessions WHERE id = ?", (session_id,)) or "")
+    shared = db.value(
+        "SELECT 1 FROM sessions WHERE source = ? AND id != ? AND forgotten_at IS NULL",
+        (source, session_id),
+    )
+    return [source] if len(source) >= MIN_NEEDLE and not shared else []
+
+
 def forget_messages(db: Database, session_id: str, seqs: list[int] | None, at: str) -> int:
     """Take a session's text out: every message (its row goes; the session row stays,
     marked forgotten, with its read marks, so capture never stores it again; its title,
-    tags, transcript path and directory go), or the
+    tags, transcript path and directory go, and an imported file's path from the import's
+    record, which still knows the file by its digest), or the
     messages numbered ``seqs`` (their text becomes ``FORGOTTEN`` in place and the title is
     made again; their content hash stays, so a capture knows them and does not store them
     again). The messages forgotten."""
@@ -578,6 +591,7 @@ def forget_messages(db: Database, session_id: str, seqs: list[int] | None, at: s
             (at, session_id),
         )
         db.execute("DELETE FROM jobs WHERE session_id = ?", (session_id,))
+        db.execute("UPDATE imports SET path = '' WHERE session_id = ?", (session_id,))
         db.execute(
             "UPDATE runs SET decisions = '[]', notes = '[]' WHERE session_id = ?", (session_id,)
         )
