@@ -309,3 +309,20 @@ def test_a_forgotten_import_leaves_no_path_of_its_file(home: Path, tmp_path: Pat
     assert _files_holding(home, "globex") == []
     again = json.loads(_ok("-c", "llm=none", "import", str(notes), "--json"))["files"]
     assert [f["status"] for f in again] == ["unchanged"] and again[0]["forgotten"]
+
+
+def test_a_pending_transcript_that_fails_is_named_without_the_token_in_its_path(
+    home: Path, tmp_path: Path
+) -> None:
+    """`maintain` captures what the hooks left pending; a failure named the transcript's
+    path whole in its notes, which its run keeps in the store and prints (the worker's
+    log, too)."""
+    token = f"ghp_{next(row['secret'] for row in CORPUS if row['name'] == 'github')}"
+    where = _captured_by_the_hook(tmp_path, f"work-{token}", "cc-token")
+    (where / "t.jsonl").unlink()
+    (where / "t.jsonl").mkdir()  # it "grew", and cannot be read
+    done = run_cli("maintain", "--only", "jobs", "--json")
+    assert done.returncode == 0 and "failed" in done.stdout, done.stderr
+    assert token not in done.stdout + done.stderr
+    holding = _files_holding(home, token)  # the mark keeps the path, to find the transcript
+    assert len(holding) == 1 and holding[0].startswith("hooks/pending/"), holding

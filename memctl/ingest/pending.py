@@ -282,7 +282,7 @@ def capture_grown(ctx: Context, log: Callable[[str], None]) -> list[tuple[Pendin
             done = capture_entry(ctx, entry)
         except Exception as exc:  # one transcript's failure stops none of the others
             why = safe_line(f"{type(exc).__name__}: {exc}", 300)
-            log(f"capture of {entry.path} failed: {why}")
+            log(f"capture of {safe_line(entry.path)} failed: {why}")
             results.append((entry, why))
             continue
         if done is not None:
