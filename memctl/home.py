@@ -18,6 +18,21 @@ def default_home() -> Path:
     return Path(xdg).expanduser() / "memctl"
 
 
+HOOKS = "hooks"  # what the hooks remember between runs (integrations/hooks_state.py)
+
+
+def hook_file(home: Path, kind: str, name: str) -> Path:
+    """One of the files the hooks keep, ``hooks/<kind>/<name>``, its name made safe."""
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+    return home / HOOKS / kind / safe
+
+
+def injected_file(home: Path, session_id: str) -> Path:
+    """The record of the memories a session was given (``hooks_state.add_injected``):
+    a forget of the session takes it out."""
+    return hook_file(home, "injected", f"session.{session_id}")
+
+
 def user_cache_dir() -> Path:
     """What memctl keeps per user, not per data directory (the model, its packed weights):
     ``$XDG_CACHE_HOME/memctl``, else ``~/.cache/memctl``."""

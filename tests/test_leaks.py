@@ -597,6 +597,8 @@ def test_a_token_in_a_transcript_s_folder_stays_out_of_the_store(
     # the read mark still finds its transcript: only what was added is read
     again = " ".join(_ok("ingest", "--transcript", str(transcript)).split())
     assert "0 messages read, 0 new, 9 stored in all" in again
+    said = _ok("ingest", "--transcript", str(transcript), "--json")
+    assert json.loads(said)["source"] == shown["source"] and TOKEN not in said  # as stored
     # a store an older memctl left, its mark under the path itself: m022_paths digests it
     with sqlite3.connect(home / "memctl.db") as old:
         old.execute("UPDATE transcript_reads SET path = ?", (str(transcript),))

@@ -28,8 +28,8 @@ TAG = "acme-layoffs-q3"  # a tag naming what the memory was about
 PRIVATE = "zebrafinch-private-plan"
 
 
-def _ok(*args: str) -> str:
-    done = run_cli(*args)
+def _ok(*args: str, input: str | None = None) -> str:
+    done = run_cli(*args, input=input)
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
 
@@ -186,14 +186,26 @@ def test_the_hooks_pending_mark_goes_with_a_forgotten_session_and_a_redacted_val
     """A capture hook keeps a mark of each transcript it read (``hooks/pending``), with
     its path and directory as given, to capture it again when it grows. It stayed after
     `sessions forget` (the directory the forgotten session ran in) and `redact` (a token
-    in a folder's name)."""
-    _captured_by_the_hook(tmp_path, "client-quokkaville", "cc-forgotten")
+    in a folder's name); so did the record of the memories the session was given
+    (``hooks/injected``), for a week, and the hooks' log naming its transcript."""
+    early = tmp_path / "client-quokkaville" / "app" / "t.jsonl"  # the hook before the file
+    ended = {"session_id": "cc-forgotten", "transcript_path": str(early)}
+    _ok("hook", "claude-code", "SessionEnd", input=json.dumps(ended))
+    assert "does not exist" in (home / "logs" / "hooks.log").read_text()
+    where = _captured_by_the_hook(tmp_path, "client-quokkaville", "cc-forgotten")
     token = f"ghp_{next(row['secret'] for row in CORPUS if row['name'] == 'github')}"
     _captured_by_the_hook(tmp_path, f"work-{token}", "cc-token")
     assert _files_holding(home, "quokkaville") and _files_holding(home, token)
+    memory = run_cli("remember", "the shop's staging host is blue", "--json", cwd=where)
+    start = {"session_id": "cc-forgotten", "cwd": str(where), "hook_event_name": "SessionStart"}
+    given = run_cli("hook", "claude-code", "SessionStart", input=json.dumps(start))
+    assert "staging host is blue" in given.stdout, given.stderr
+    given_to = "hooks/injected/session.cc-forgotten"
+    assert given_to in _files_holding(home, json.loads(memory.stdout)["id"])
     forgot = json.loads(_ok("sessions", "forget", "cc-forgotten", "--yes", "--json"))
     assert forgot["pending_dropped"] == 1
     assert _files_holding(home, "quokkaville") == []
+    assert not (home / given_to).exists()
     said = _ok("redact", token)
     assert "1 pending transcript marks removed" in said
     assert _files_holding(home, token) == []
@@ -262,14 +274,55 @@ async def _tool_errors(home: Path, token: str) -> list[str]:
 
 def test_a_warning_never_repeats_a_secret_it_quotes(home: Path, tmp_path: Path) -> None:
     """A warning quoting a file's name and a link's target (an import passing over a
-    broken link) printed a token or private text whole on stderr, which cron's log keeps."""
+    broken link) printed a token or private text whole on stderr, which cron's log keeps;
+    the import's table and its JSON named each file as found (a token in its name)."""
     token = f"ghp_{next(row['secret'] for row in CORPUS if row['name'] == 'github')}"
     notes = tmp_path / "notes"
     notes.mkdir()
     (notes / "build.md").write_text("the build runs nightly on the ci box\n", encoding="utf-8")
     (notes / f"{token}.md").symlink_to(f"/nowhere/<private>{PRIVATE}</private>")
+    (notes / f"deploy-{token}.md").write_text("we deploy with make ship\n", encoding="utf-8")
     done = run_cli("-c", "llm=none", "import", str(notes))
     assert done.returncode == 0, done.stderr
     assert "memctl: warning: " in done.stderr and "left out" in done.stderr
     assert token not in done.stderr and PRIVATE not in done.stderr, done.stderr
     assert "[REDACTED" in done.stderr
+    assert "2 memories imported" in done.stdout and "[REDACTED" in done.stdout
+    again = run_cli("-c", "llm=none", "import", str(notes), "--json")
+    statuses = [f["status"] for f in json.loads(again.stdout)["files"]]
+    assert statuses == ["unchanged", "unchanged", "skipped"]
+    for said in (done.stdout, again.stdout, again.stderr):
+        assert token not in said and PRIVATE not in said, said
+
+
+def test_a_forgotten_import_leaves_no_path_of_its_file(home: Path, tmp_path: Path) -> None:
+    """`sessions forget` of an import blanked its session's source, and kept its file's
+    path in the import's record and the events of what it made (``file:<path>``): a file
+    named after what it held ("merger-with-globex.md") stayed named."""
+    notes = tmp_path / "merger-with-globex.md"
+    notes.write_text("# Plan\nwe move the billing cluster to the new region\n", "utf-8")
+    _ok("-c", "llm=none", "import", str(notes))
+    (session,) = [r["session_id"] for r in json.loads(_ok("runs", "--json"))]
+    assert _files_holding(home, "globex") == ["memctl.db"]
+    forgot = json.loads(_ok("sessions", "forget", session, "--yes", "--json"))
+    assert len(forgot["memories"]) == 1
+    assert _files_holding(home, "globex") == []
+    again = json.loads(_ok("-c", "llm=none", "import", str(notes), "--json"))["files"]
+    assert [f["status"] for f in again] == ["unchanged"] and again[0]["forgotten"]
+
+
+def test_a_pending_transcript_that_fails_is_named_without_the_token_in_its_path(
+    home: Path, tmp_path: Path
+) -> None:
+    """`maintain` captures what the hooks left pending; a failure named the transcript's
+    path whole in its notes, which its run keeps in the store and prints (the worker's
+    log, too)."""
+    token = f"ghp_{next(row['secret'] for row in CORPUS if row['name'] == 'github')}"
+    where = _captured_by_the_hook(tmp_path, f"work-{token}", "cc-token")
+    (where / "t.jsonl").unlink()
+    (where / "t.jsonl").mkdir()  # it "grew", and cannot be read
+    done = run_cli("maintain", "--only", "jobs", "--json")
+    assert done.returncode == 0 and "failed" in done.stdout, done.stderr
+    assert token not in done.stdout + done.stderr
+    holding = _files_holding(home, token)  # the mark keeps the path, to find the transcript
+    assert len(holding) == 1 and holding[0].startswith("hooks/pending/"), holding

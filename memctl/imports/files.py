@@ -41,6 +41,15 @@ class Target:
     problem: str | None = None  # why it cannot be read at all
     passed_over: str | None = None  # why a file found in a directory is left out
 
+    def __post_init__(self) -> None:
+        """What people see (the import's table and JSON, its errors and warnings) holds no
+        secret or ``<private>`` text a file's path holds, as ``source`` does not."""
+        from memctl.memories.privacy import scrub  # its patterns: only when a file is named
+
+        self.name = scrub(self.name)[0]
+        self.problem = self.problem and scrub(self.problem)[0]
+        self.passed_over = self.passed_over and scrub(self.passed_over)[0]  # a link's target
+
     @property
     def source(self) -> str:
         """How memories, the import's record and its session name where they came from:

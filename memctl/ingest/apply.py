@@ -129,11 +129,19 @@ def _merge(run: Run, decision: Decision, target: Memory) -> None:
 
 def _stated_again(run: Run, decision: Decision, target: Memory) -> None:
     """A fact skipped as a duplicate of ``target``: its message is one more source of it
-    (not a grown digest's range: its own digest already names the session)."""
+    (not a grown digest's range: its own digest already names the session), in its own
+    wording and scope where they differ (a forget of ``target``'s session keeps the memory
+    as this message states it: ``store.forget.restated``)."""
     fact = decision.fact
     if decision.by != DIGEST and fact.source and fact.source != target.source:
         at = fact.created_at or _now()
-        run.writer.stated_again(target, fact.source, at, decision=str(decision.verdict))
+        own = {
+            "content": fact.content,
+            "l0_abstract": fact.l0_abstract,
+            "scope": run.scope_of(fact.category),
+        }
+        stated = {k: v for k, v in own.items() if v != getattr(target, k)}
+        run.writer.stated_again(target, fact.source, at, stated, decision=str(decision.verdict))
 
 
 def _supersede(run: Run, decision: Decision, target: Memory) -> None:

@@ -109,7 +109,10 @@ class CaptureReport:
     scope_unchanged: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "redactions": self.redactions.to_dict()}
+        """As every door shows it: its paths as the session keeps them (``kept_path``)."""
+        paths: dict[str, str | None] = {"source": kept_path(self.source)}
+        paths |= {"here": kept_path(self.here), "cwd": self.cwd and kept_path(self.cwd)}
+        return {**asdict(self), **paths, "redactions": self.redactions.to_dict()}
 
 
 @dataclass

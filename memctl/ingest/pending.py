@@ -35,10 +35,10 @@ from memctl.config import Settings, settings_from_flags
 from memctl.config.files import open_private, write_private
 from memctl.context import Context
 from memctl.errors import InputError
+from memctl.home import HOOKS
 from memctl.ingest.capture import IngestOptions, capture, open_transcript, pass_over
 from memctl.memories.privacy import safe_line
 
-DIR = "hooks"  # the hooks' state folder (integrations/hooks_state.py), pending/ inside it
 # One transaction's share of a big transcript: about a second of capture (a first capture
 # ran at ~1.1 MB per CPU second, i22b's note), so other writers wait no longer than that.
 CHUNK_BYTES = 1 << 20
@@ -57,7 +57,7 @@ class Pending:
 
 
 def pending_dir(home: Path) -> Path:
-    return home / DIR / "pending"
+    return home / HOOKS / "pending"
 
 
 def _name(transcript: str, suffix: str = ".json") -> str:
@@ -282,7 +282,7 @@ def capture_grown(ctx: Context, log: Callable[[str], None]) -> list[tuple[Pendin
             done = capture_entry(ctx, entry)
         except Exception as exc:  # one transcript's failure stops none of the others
             why = safe_line(f"{type(exc).__name__}: {exc}", 300)
-            log(f"capture of {entry.path} failed: {why}")
+            log(f"capture of {safe_line(entry.path)} failed: {why}")
             results.append((entry, why))
             continue
         if done is not None:

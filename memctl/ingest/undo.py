@@ -29,6 +29,7 @@ from memctl.store.runs import (
     resolve_run_id,
     save_run,
 )
+from memctl.store.sessions import get_session
 from memctl.store.writes import REVERTED, Writer, restored_texts
 
 
@@ -104,7 +105,7 @@ def undo(
         if stands and not report.reverted:  # what it did stands: it is not undone
             if batch is not None:  # one run of several: the others are undone, this one stands
                 return report
-            raise UsageError(nothing_reverted(run, report))
+            raise UsageError(nothing_reverted(run, report, _handed_over(ctx.db, run, stands)))
         record.status, record.finished_at = "done", now_iso()
         record.counts = {"reverted": report.reverted, "left_alone": len(changed)}
         record.notes = [f"left alone (changed since): {m}" for m in report.skipped]
@@ -119,10 +120,32 @@ def undo(
     return report
 
 
-def nothing_reverted(run: RunRecord, report: UndoReport) -> str:
+def _handed_over(db: Database, run: RunRecord, memory_ids: list[str]) -> dict[str, str]:
+    """Of these memories, those another session now states, the run's session forgotten
+    (``sessions forget`` kept them as that session's): memory id -> that session."""
+    session = get_session(db, run.session_id) if run.session_id else None
+    if session is None or session.forgotten_at is None:
+        return {}
+    now = {m: get_memory(db, m) for m in memory_ids}
+    return {
+        m: memory.session_id
+        for m, memory in now.items()
+        if memory and memory.session_id and memory.session_id != run.session_id
+    }
+
+
+def nothing_reverted(run: RunRecord, report: UndoReport, handed: dict[str, str]) -> str:
     """Why an undo that would put nothing back, every memory its run changed having been
-    changed since, leaves ``run`` as it is (not undone)."""
+    changed since (or, its session forgotten, kept as another session's: ``handed``),
+    leaves ``run`` as it is (not undone)."""
     n, ids = len(report.skipped), ", ".join(m[:8] for m in report.skipped)
+    if handed and len(handed) == n:
+        owners = ", ".join(f"{m[:8]} ({s})" for m, s in sorted(handed.items()))
+        return (
+            f"{run.kind} {run.id[:8]} is left as it is: its session {run.session_id} was "
+            f"forgotten, and what it stored that another session states too is that "
+            f"session's now: {owners}; `memctl delete ID` deletes one"
+        )
     what = "the memory it changed was" if n == 1 else f"all {n} memories it changed were"
     return (
         f"{run.kind} {run.id[:8]} is left as it is: {what} changed since ({ids}); "

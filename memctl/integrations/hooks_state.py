@@ -8,7 +8,7 @@
   Cursor stop without a transcript), until a later run captures.
 - ``injected/session.<session id>``: the memories a session was given (at its start and by
   the per-prompt hook), one id a line, so that no memory is given twice; files of
-  sessions idle for ``INJECTED_DAYS`` are removed.
+  sessions idle for ``INJECTED_DAYS`` are removed, a forgotten session's at once.
 - ``pending/<hash>.json``: a transcript a capture hook read, with its size then
   (``memctl.ingest.pending``: the next hook, the worker or maintain captures it again
   when it grew or was never captured whole).
@@ -26,16 +26,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from memctl.config.files import DIR_MODE, open_private, write_private
+from memctl.home import HOOKS, hook_file, injected_file
 
-DIR = "hooks"
 TIMINGS_KEPT = 200  # durations kept per hook: enough for a stable 95th percentile
 INJECTED_DAYS = 7  # a session idle this long will not prompt again
 SLOW_MS = 300  # a hook the client waits on longer than this is flagged (issue 23's budget)
 
 
 def _hook_path(home: Path, kind: str, client: str, event: str) -> Path:
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in f"{client}.{event}")
-    return home / DIR / kind / safe
+    return hook_file(home, kind, f"{client}.{event}")
 
 
 def _fired_path(home: Path, client: str, event: str) -> Path:
@@ -46,7 +45,7 @@ def mark_fired(home: Path, client: str, event: str) -> None:
     path = _fired_path(home, client, event)
     os.close(open_private(path, os.O_WRONLY | os.O_CREAT))
     os.utime(path)
-    os.chmod(home / DIR, DIR_MODE)  # made 0755 by versions before 0700 was enforced
+    os.chmod(home / HOOKS, DIR_MODE)  # made 0755 by versions before 0700 was enforced
 
 
 def last_fired(home: Path, client: str, event: str) -> datetime | None:
@@ -110,7 +109,7 @@ def missed(home: Path, client: str, event: str) -> str | None:
 def injected(home: Path, session_id: str) -> set[str]:
     """The ids of the memories this session was given."""
     try:
-        return set(_hook_path(home, "injected", "session", session_id).read_text("utf-8").split())
+        return set(injected_file(home, session_id).read_text("utf-8").split())
     except OSError:
         return set()
 
@@ -119,7 +118,7 @@ def add_injected(home: Path, session_id: str, ids: list[str]) -> None:
     """Record memories given to this session; drop the records of long-idle sessions."""
     if not ids or not session_id:
         return
-    path = _hook_path(home, "injected", "session", session_id)
+    path = injected_file(home, session_id)
     descriptor = open_private(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
     with os.fdopen(descriptor, "a", encoding="utf-8") as out:
         out.write("".join(f"{memory_id}\n" for memory_id in ids))

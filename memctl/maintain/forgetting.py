@@ -33,6 +33,7 @@ from typing import Any
 from memctl.config.files import write_private
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
+from memctl.home import injected_file
 from memctl.maintain.backup import backups, leftovers, restoring
 from memctl.maintain.spawn import LOG_DIR
 from memctl.memories.operations import edit
@@ -44,6 +45,7 @@ from memctl.store.database import Database
 from memctl.store.graph import forget_memory
 from memctl.store.maintenance import vacuum_into
 from memctl.store.message_search import MESSAGE_SEPARATOR, get_message
+from memctl.store.questions import delete_questions
 from memctl.store.sessions import get_session
 from memctl.store.sync import files_of
 from memctl.store.transcripts import session_ids_like
@@ -98,6 +100,7 @@ class Forgotten:
     copies_forgotten: bool = False  # those copied messages were forgotten too
     kept: dict[str, str] = field(default_factory=dict)  # of its memories: id -> a session
     # stating it too (``store.forget.restated``), now its source
+    reworded: list[str] = field(default_factory=list)  # of those kept: now in its words
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -116,6 +119,7 @@ class Forgotten:
             "copies": self.copies,
             "copies_forgotten": self.copies_forgotten,
             "kept": self.kept,
+            "reworded": self.reworded,
         }
 
     def add(self, other: Forgotten) -> None:
@@ -127,6 +131,7 @@ class Forgotten:
         self.reverted = sorted({*self.reverted, *other.reverted})
         self.revived = sorted({*self.revived, *other.revived})
         self.kept = {k: v for k, v in {**self.kept, **other.kept}.items() if k not in self.memories}
+        self.reworded = sorted({*self.reworded, *other.reworded} & set(self.kept))
 
     def history_note(self) -> str:
         """What a forget cannot reach, said when it matters: a memory a sync published
@@ -186,6 +191,7 @@ def forget_session(ctx: Context, ref: str, with_copies: bool = False) -> Forgott
     if target.seqs is not None:
         get_message(ctx.db, f"{target.session_id}{MESSAGE_SEPARATOR}{target.seqs[0]}")
     done = Forgotten(target.name)
+    session = get_session(ctx.db, target.session_id)  # its transcript's path: blanked below
     copies = erase.copies_of(ctx.db, target.session_id, target.seqs)
     done.copies = {session_id: len(seqs) for session_id, seqs in copies.items()}
     done.copies_forgotten = with_copies and bool(copies)
@@ -194,6 +200,7 @@ def forget_session(ctx: Context, ref: str, with_copies: bool = False) -> Forgott
     for each in targets:
         found = erase.memories_from(ctx.db, each.session_id, each.seqs)
         _, taken = erase.going(ctx.db, each.session_id, each.seqs, found)
+        vectors |= _kept_vectors(ctx, erase.restated(ctx.db, each.session_id, each.seqs))
         vectors |= _reverted_vectors(ctx, taken)
     _everywhere(ctx, done, lambda db, into, live: _forget_all_in(db, targets, into, live, vectors))
     if target.seqs is None:
@@ -204,6 +211,10 @@ def forget_session(ctx: Context, ref: str, with_copies: bool = False) -> Forgott
         done.pending = drop_marks(  # its transcript's path and directory: stored no more
             ctx.settings.home, lambda entry: entry.session_id == target.session_id
         )
+        injected_file(ctx.settings.home, target.session_id).unlink(missing_ok=True)
+        if session is not None and len(session.source) >= erase.MIN_NEEDLE:
+            # a hook's line on it ("transcript ... does not exist (yet)") names it
+            done.logs = _redact_logs(ctx.settings.home / LOG_DIR, session.source, erase.FORGOTTEN)
     return done
 
 
@@ -226,13 +237,12 @@ def _forget_in(
         found = erase.memories_from(db, target.session_id, target.seqs)
         ids, taken = erase.going(db, target.session_id, target.seqs, found)
         kept = erase.restated(db, target.session_id, target.seqs)
-        stated = erase.memory_texts(db, list(kept))
-        needles = erase.message_texts(db, target.session_id, target.seqs)
-        needles = [n for n in needles if not any(n in text for text in stated)]
+        restating = store.get_memories(db, list(kept))
+        needles = _unstated(db, target, restating, kept)
+        needles += erase.read_from(db, target.session_id) if target.seqs is None else []
         needles += erase.memory_texts(db, ids) + erase.past_texts(db, ids)
         needles += [text for t in taken for text in t.since]
         memories = store.get_memories(db, ids)
-        restating = store.get_memories(db, list(kept))
         revived = _to_revive(db, ids, taken)
         changed = store.get_memories(db, [t.memory_id for t in taken])
         weighed = erase.corrected_by(db, ids)
@@ -241,7 +251,7 @@ def _forget_in(
         with _edit(db, live, "sessions forget", list(edited.values()), target.name) as writer:
             for memory in memories.values():
                 writer.delete(memory, reason="sessions forget")
-            done.kept = _kept(writer, restating, kept, "sessions forget")
+            done.kept, done.reworded = _kept(writer, restating, kept, vectors, "sessions forget")
             erase.drop_merge_sources(db, erase.skips_naming(db, target.session_id, target.seqs))
             _uncorrect(writer, uncorrected, weighed, "sessions forget")
             done.revived = _revive(writer, revived, "sessions forget")
@@ -310,15 +320,64 @@ def _to_revive(
     return store.get_memories(db, list(dict.fromkeys(ids)))
 
 
+def _unstated(
+    db: Database, target: _Target, kept: dict[str, Memory], by: dict[str, erase.Restated]
+) -> list[str]:
+    """The texts of the target's messages, and the wording of the memories it alone gave
+    words to, that no memory kept states in the words it keeps (``_kept``)."""
+    stated = [t for m in kept.values() for t in _kept_texts(m, by[m.id]).values() if t]
+    needles = erase.message_texts(db, target.session_id, target.seqs)
+    needles += erase.memory_texts(db, [m for m in kept if "content" in by[m].stated])
+    return [n for n in needles if not any(n in text for text in stated)]
+
+
+def _kept_texts(memory: Memory, by: erase.Restated) -> dict[str, str]:
+    """A kept memory's texts as the other session's message states it (its own when that
+    message's fact was worded the same)."""
+    if "content" not in by.stated:
+        return {name: getattr(memory, name) for name in erase.MEMORY_TEXTS}
+    content = by.stated["content"]
+    abstract = by.stated.get("l0_abstract", memory.l0_abstract)
+    return {
+        "content": content,
+        "l0_abstract": abstract,
+        "l1_overview": content,
+        "l2_content": content,
+    }
+
+
+def _kept_vectors(ctx: Context, kept: dict[str, erase.Restated]) -> Vectors:
+    """The vectors of the kept memories the other session words differently, embedded
+    before the forget's transaction (as ``_reverted_vectors``)."""
+    worded = {m: by.stated["content"] for m, by in kept.items() if "content" in by.stated}
+    return dict(zip(worded, ctx.vectors(list(worded.values())) if worded else [], strict=True))
+
+
 def _kept(
-    writer: Writer, memories: dict[str, Memory], sources: dict[str, tuple[str, str]], verb: str
-) -> dict[str, str]:
-    """The memories another session states too keep their text, with that session's
-    message as their source: memory id -> that session."""
+    writer: Writer,
+    memories: dict[str, Memory],
+    by: dict[str, erase.Restated],
+    vectors: Vectors,
+    verb: str,
+) -> tuple[dict[str, str], list[str]]:
+    """The memories another session states too stay as its message states them: that
+    message their source, its time their creation, its wording and scope theirs (what the
+    forgotten session alone worded, dated or scoped goes). Memory id -> that session, and
+    the ids of those reworded (out of the graph until the next maintain reads them again,
+    their questions, asked of the old wording, gone)."""
+    reworded = []
     for memory in memories.values():
-        session_id, source = sources[memory.id]
-        writer.update(memory, {"source": source, "session_id": session_id}, reason=verb)
-    return {memory_id: sources[memory_id][0] for memory_id in sorted(memories)}
+        said = by[memory.id]
+        changes: dict[str, Any] = {"source": said.source, "session_id": said.session_id}
+        changes |= {"created_at": said.at} if said.at else {}
+        changes |= {"scope": said.stated["scope"]} if "scope" in said.stated else {}
+        if "content" in said.stated:
+            changes |= _kept_texts(memory, said)
+            forget_memory(writer.db, memory.id)
+            delete_questions(writer.db, [memory.id])
+            reworded.append(memory.id)
+        writer.update(memory, changes, vectors.get(memory.id), reason=verb)
+    return {memory_id: by[memory_id].session_id for memory_id in sorted(memories)}, sorted(reworded)
 
 
 def _uncorrect(
@@ -394,7 +453,7 @@ def redact(ctx: Context, text: str) -> Forgotten:
     from memctl.ingest.spool import redact_spooled  # ingest's parsers: only here
 
     done.spooled = redact_spooled(ctx, needle, REDACTED)  # else the next maintain stores it
-    done.logs = _redact_logs(ctx.settings.home / LOG_DIR, needle)
+    done.logs = _redact_logs(ctx.settings.home / LOG_DIR, needle, REDACTED)
     from memctl.ingest.pending import drop_marks
 
     done.pending = drop_marks(
@@ -404,9 +463,10 @@ def redact(ctx: Context, text: str) -> Forgotten:
     return done
 
 
-def _redact_logs(folder: Path, needle: str) -> int:
-    """Replace ``needle`` in memctl's logs (the hooks', the worker's, the resident
-    process's: a transcript's path holding it, an error quoting it); how many changed."""
+def _redact_logs(folder: Path, needle: str, mark: str) -> int:
+    """Replace ``needle`` by ``mark`` in memctl's logs (the hooks', the worker's, the
+    resident process's: a transcript's path holding it, an error quoting it); how many
+    changed."""
     changed = 0
     for path in sorted(folder.glob("*.log")):
         try:
@@ -414,7 +474,7 @@ def _redact_logs(folder: Path, needle: str) -> int:
         except OSError:
             continue
         if needle in text:
-            write_private(path, text.replace(needle, REDACTED))
+            write_private(path, text.replace(needle, mark))
             changed += 1
     return changed
 
@@ -497,8 +557,8 @@ def _no_sync(ctx: Context) -> Iterator[None]:
 
 def _apply_everywhere(ctx: Context, done: Forgotten, apply: Apply) -> None:
     _erased(ctx.db, lambda db: apply(db, done, ctx))
-    _indexes_rebuilt(ctx.db, bool(done.memories or done.reverted))
-    done.shared = _out_of_the_clone(ctx, [*done.memories, *done.reverted])
+    _indexes_rebuilt(ctx.db, bool(done.memories or done.reverted or done.reworded))
+    done.shared = _out_of_the_clone(ctx, [*done.memories, *done.reverted, *done.reworded])
     done.wal_emptied = erase.compact(ctx.db)
     _leftovers_removed(ctx)
     for path in backups(ctx.settings):

@@ -9,13 +9,15 @@ from memctl.ingest.spool import replay
 from memctl.maintain.claims import release_orphans, worker_name
 from memctl.maintain.plan import Maintenance, TaskReport
 from memctl.maintain.queue import drain
+from memctl.memories.privacy import safe_line
 
 
 def jobs(m: Maintenance) -> TaskReport:
     report = m.report("jobs")
     for entry, done in capture_grown(m.ctx, report.notes.append):  # hooks left them pending
         if isinstance(done, Chunked):
-            report.change("captured", done.session_id or entry.path, messages=done.messages_new)
+            named = done.session_id or safe_line(entry.path)
+            report.change("captured", named, messages=done.messages_new)
     try:  # a hook's spooled transcripts, and the jobs of workers that died
         replayed = replay(m.ctx)
         released = release_orphans(m.db, m.ctx.settings.ingest_job_max_attempts)

@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
         with Context(settings) as ctx:
             for entry, done in capture_grown(ctx, _log):  # hooks left them (too big, killed)
                 if isinstance(done, Chunked):
-                    _log(f"captured {entry.path}: {done.messages_new} new messages")
+                    _log(f"captured {safe_line(entry.path)}: {done.messages_new} new messages")
             report = drain(ctx, name, _log)
     except Exception as error:
         _log(f"worker {name} stopped: {safe_line(f'{type(error).__name__}: {error}')}")

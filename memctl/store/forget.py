@@ -55,8 +55,9 @@ MIN_NEEDLE = 8
 COPY_MIN_CHARS = 40
 # A memory's fields that hold text.
 MEMORY_TEXTS = ("content", "l0_abstract", "l1_overview", "l2_content")
-# The parts of a memory's event that hold a version of it: an edit's, a sync conflict's.
-PAST_PARTS = ("before", "after", "lost")
+# The parts of a memory's event that hold a version of it: an edit's, a sync conflict's,
+# another message's wording of it (``Writer.stated_again``).
+PAST_PARTS = ("before", "after", "lost", "stated")
 # Text derived from memories and messages, deleted (not rewritten) when it quotes a
 # forgotten text: a profile line, a question, a learned noise (its vector is of that text).
 DERIVED_TEXTS = (
@@ -162,13 +163,25 @@ def memories_from(db: Database, session_id: str, seqs: list[int] | None) -> list
     return found + consolidated_from(db, found)
 
 
-def restated(db: Database, session_id: str, seqs: list[int] | None) -> dict[str, tuple[str, str]]:
+@dataclass(frozen=True)
+class Restated:
+    """Another session's message stating a memory too: the memory a forget keeps, as
+    that message has it."""
+
+    session_id: str
+    source: str
+    at: str | None  # when it was said
+    stated: dict[str, str]  # its wording and scope where they differ from the memory's
+
+
+def restated(db: Database, session_id: str, seqs: list[int] | None) -> dict[str, Restated]:
     """The facts of one message of the session (one numbered in ``seqs``) that a message
     of another session, not forgotten, states too (its fact was skipped as their duplicate,
-    or merged into them; a run undone no longer counts): memory id -> (that session, the
-    first such message's source). A forget keeps them, with that source."""
+    or merged into them; a run undone no longer counts): memory id -> the first such
+    message. A forget keeps them, as that message states them."""
     rows = db.tuples(
-        "SELECT m.id, m.source, json_extract(e.data, '$.source') FROM memories m "
+        "SELECT m.id, m.source, json_extract(e.data, '$.source'), "
+        "json_extract(e.data, '$.source_at'), json_extract(e.data, '$.stated') FROM memories m "
         "JOIN events e ON e.memory_id = m.id AND e.action = 'update' "
         "AND json_extract(e.data, '$.source') LIKE 'session:%' "
         "AND (e.run_id IS NULL OR e.run_id NOT IN "
@@ -176,14 +189,14 @@ def restated(db: Database, session_id: str, seqs: list[int] | None) -> dict[str,
         "WHERE m.source LIKE ? ESCAPE '\\' ORDER BY e.id",
         (_like(f"session:{session_id}#") + "%",),
     )
-    found: dict[str, tuple[str, str]] = {}
-    for memory_id, own, other in rows:
+    found: dict[str, Restated] = {}
+    for memory_id, own, other, at, stated in rows:
         span = _span(str(own), session_id)
         if span is None or span[0] != span[1] or (seqs is not None and span[0] not in seqs):
             continue  # a digest holds the session's own words: it goes
         elsewhere = (source_range(str(other)) or (session_id,))[0]
         if elsewhere != session_id and memory_id not in found and _live(db, elsewhere):
-            found[memory_id] = (elsewhere, str(other))
+            found[memory_id] = Restated(elsewhere, str(other), at, json.loads(stated or "{}"))
     return found
 
 
@@ -512,15 +525,15 @@ def superseded_by(db: Database, memory_ids: list[str]) -> list[str]:
 
 
 def drop_merge_sources(db: Database, event_ids: list[int]) -> None:
-    """Take the ``source`` (and when it was said) out of these merge events: the memory no
-    longer holds the text they merged, so it no longer came from there (``memctl get``
-    lists a merge's source among a memory's origins). Runs inside the caller's
-    transaction, as ``erase_quotes`` does."""
+    """Take the ``source`` (when it was said, and how: a skip's ``stated``) out of these
+    merge events: the memory no longer holds the text they merged, so it no longer came
+    from there (``memctl get`` lists a merge's source among a memory's origins). Runs
+    inside the caller's transaction, as ``erase_quotes`` does."""
     if not event_ids:
         return
     db.execute("DROP TRIGGER IF EXISTS events_append_only_update")
     db.execute(
-        "UPDATE events SET data = json_remove(data, '$.source', '$.source_at') "
+        "UPDATE events SET data = json_remove(data, '$.source', '$.source_at', '$.stated') "
         "WHERE id IN (SELECT value FROM json_each(?))",
         (json.dumps(event_ids),),
     )
@@ -549,10 +562,23 @@ def past_texts(db: Database, memory_ids: list[str]) -> list[str]:
     return sorted({str(text) for _, text in rows if isinstance(text, str) and text})
 
 
+def read_from(db: Database, session_id: str) -> list[str]:
+    """The path a session was read from (a transcript's, an imported file's: ``file:``
+    sources and an import's events quote it), unless another session not forgotten was
+    read from it too; none when too short to be a quote (``MIN_NEEDLE``)."""
+    source = str(db.value("SELECT source FROM sessions WHERE id = ?", (session_id,)) or "")
+    shared = db.value(
+        "SELECT 1 FROM sessions WHERE source = ? AND id != ? AND forgotten_at IS NULL",
+        (source, session_id),
+    )
+    return [source] if len(source) >= MIN_NEEDLE and not shared else []
+
+
 def forget_messages(db: Database, session_id: str, seqs: list[int] | None, at: str) -> int:
     """Take a session's text out: every message (its row goes; the session row stays,
     marked forgotten, with its read marks, so capture never stores it again; its title,
-    tags, transcript path and directory go), or the
+    tags, transcript path and directory go, and an imported file's path from the import's
+    record, which still knows the file by its digest), or the
     messages numbered ``seqs`` (their text becomes ``FORGOTTEN`` in place and the title is
     made again; their content hash stays, so a capture knows them and does not store them
     again). The messages forgotten."""
@@ -565,6 +591,7 @@ def forget_messages(db: Database, session_id: str, seqs: list[int] | None, at: s
             (at, session_id),
         )
         db.execute("DELETE FROM jobs WHERE session_id = ?", (session_id,))
+        db.execute("UPDATE imports SET path = '' WHERE session_id = ?", (session_id,))
         db.execute(
             "UPDATE runs SET decisions = '[]', notes = '[]' WHERE session_id = ?", (session_id,)
         )

@@ -115,12 +115,17 @@ class Writer:
             store.put_vector(self.db, memory.id, vector)
         self._log(Action.UPDATE, memory.id, {"before": before, "after": changes, **data})
 
-    def stated_again(self, memory: Memory, source: str, at: str, **data: Any) -> None:
+    def stated_again(
+        self, memory: Memory, source: str, at: str, stated: dict[str, str], **data: Any
+    ) -> None:
         """Another message states ``memory`` too (reconcile skipped its fact as a
         duplicate): an update event changing nothing that names the message as one more
         source of it (``memctl get`` lists it among its origins; a forget of the memory's
-        own session keeps it while that message's session stays: ``store.forget.restated``)."""
+        own session keeps it while that message's session stays, in the message's wording
+        and scope, ``stated`` where they differ: ``store.forget.restated``)."""
         data = {"before": {}, "after": {}, "source": source, "source_at": at, **data}
+        if stated:
+            data["stated"] = stated
         self._log(Action.UPDATE, memory.id, data)
 
     def set_state(

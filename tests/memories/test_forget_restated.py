@@ -10,7 +10,12 @@ import json
 from pathlib import Path
 
 from tests.conftest import run_cli
-from tests.memories.test_forget_everywhere import _files_holding, _ok, _transcript
+from tests.memories.test_forget_everywhere import (
+    _files_holding,
+    _files_holding_bytes,
+    _ok,
+    _transcript,
+)
 from tests.memories.test_forget_merged import ADDED, KEPT
 
 WORD = "wombat3lanyard"  # a word only session A says
@@ -147,3 +152,60 @@ def test_forgetting_the_one_message_keeps_the_fact_another_session_states(
     assert done["kept"] == {memory_id: "b"} and done["memories"] == []
     assert _origins(memory_id) == ["b"]
     assert WORD in _ok("sessions", "grep", WORD, "--all-scopes")  # a's other message stays
+
+
+def _vectors(text: str) -> list[bytes]:
+    """A memory's searched vector and that of its text alone, as the CLI's test embedder
+    makes them."""
+    from memctl.embed.hashed import HashEmbedder
+    from memctl.ingest.meaning import document_text
+
+    made = HashEmbedder().embed([document_text(text), text])
+    return [row.astype("float32").tobytes() for row in made]
+
+
+def _said(path: Path, text: str, at: str) -> Path:
+    lines = [{"role": "user", "content": text, "timestamp": at}]
+    lines.append({"role": "assistant", "content": "Noted.", "timestamp": at})
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def test_a_memory_kept_by_a_forget_is_worded_and_dated_as_the_other_session_states_it(
+    home: Path, tmp_path: Path
+) -> None:
+    """A fact skipped as a duplicate in other words (an LLM's judgement; the rules' here,
+    with their bar lowered) kept session a's wording and date when a was forgotten: a's
+    own words stayed in the memory, its events and its vectors, and undoing a's ingest
+    said the memory was "changed since"."""
+    a_says = f"We always deploy the shop with make ship from the {WORD} branch, never by hand."
+    _ok(
+        "ingest",
+        str(_said(tmp_path / "a.jsonl", a_says, "2026-03-02T09:00:00Z")),
+        "--session-id",
+        "a",
+        "--wait",
+    )
+    b_file = _said(tmp_path / "b.jsonl", B_SAYS[0][1], "2026-05-04T10:00:00Z")
+    lowered = ("-c", "reconcile.duplicate_similarity=0.5")
+    ran = json.loads(_ok(*lowered, "ingest", str(b_file), "--session-id", "b", "--wait", "--json"))
+    assert ran["runs"][0]["counts"] == {"skip": 1}
+    (memory,) = json.loads(_ok("list", "--json"))
+    assert WORD in memory["content"] and memory["created_at"].startswith("2026-03-02")
+    assert "memctl.db" in _files_holding_bytes(home, _vectors(a_says)[1])  # the test sees it
+
+    done = json.loads(_ok("sessions", "forget", "a", "--yes", "--json"))
+
+    assert done["kept"] == {memory["id"]: "b"} and done["reworded"] == [memory["id"]]
+    got = json.loads(_ok("get", memory["id"], "--json"))
+    assert got["content"] == RULE and got["created_at"].startswith("2026-05-04")
+    assert _origins(memory["id"]) == ["b"]
+    assert _files_holding(home, WORD) == []
+    assert [_files_holding_bytes(home, v) for v in _vectors(a_says)] == [[], []]
+    (a_run,) = [r["id"] for r in json.loads(_ok("runs", "--json")) if r["session_id"] == "a"]
+    undone = run_cli("undo", a_run)
+    assert undone.returncode != 0 and "changed since" not in undone.stderr
+    assert (
+        "its session a was forgotten" in undone.stderr
+        and f"{memory['id'][:8]} (b)" in undone.stderr
+    )
