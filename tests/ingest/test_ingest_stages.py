@@ -140,10 +140,27 @@ def test_rules_skip_chatter_assistant_turns_and_keep_identifiers_whole() -> None
         "谢谢你",
         "抱歉，我无法回答",
         "好的",
+        "Please remember that.",  # a walk's session: its fact was the sentence before
+        "remember this for later",
+        "Note that, please!",
+        "请记住这一点。",
     ],
 )
 def test_noise_patterns(text: str) -> None:
     assert noise.noise_kind(text) is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Remember that deploys need the VPN.",
+        "Please note the staging port is 5433.",
+        "Keep in mind: we squash-merge.",
+        "请记住我们用 pnpm。",
+    ],
+)
+def test_a_request_to_remember_with_its_fact_is_not_noise(text: str) -> None:
+    assert noise.noise_kind(text) is None
 
 
 def test_noise_drops_patterns_prototypes_and_learned_noise(
