@@ -291,8 +291,9 @@ def grep(
     if not terms:
         raise UsageError(f"nothing to search for in {query!r}: give a word")
     scope = _filter(ctx, where)
+    some: list[GrepHit] = []  # holding only some of the words
     if CJK.search(query):
-        hits, some = transcripts.grep_substrings(ctx.db, terms, scope, limit), []
+        hits = transcripts.grep_substrings(ctx.db, terms, scope, limit)
     else:
         words = [t for t in terms if t not in STOPWORDS] or terms
         hits, some = _search(ctx, words, scope, limit)
