@@ -111,6 +111,23 @@ def test_a_fact_is_stored_without_the_instruction_to_remember_it() -> None:
     ]
 
 
+def test_a_sentence_the_user_asks_to_keep_is_kept_when_no_pattern_knows_it() -> None:
+    """A walk's sessions said "Remember: ..." and "Note for later: ..." and kept nothing
+    of either; an ask before nothing of its own ("it", "this") still keeps nothing."""
+    said = (
+        "Remember: our release train leaves every second Thursday. "
+        "Note for later: the staging postgres listens on port 5433. "
+        "For the record: Jonas owns the billing cron. Remember: it is broken. "
+        "FYI: the office plants look sad."
+    )
+    facts = extract_rules.extract_rules([Passage(said, source="session:s#1")], 50)
+    assert [(f.content, f.category, f.tags) for f in facts] == [
+        ("Our release train leaves every second Thursday.", Category.ENTITIES, ["project"]),
+        ("The staging postgres listens on port 5433.", Category.ENTITIES, ["project"]),
+        ("Jonas owns the billing cron.", Category.ENTITIES, ["project"]),
+    ]
+
+
 def test_rules_skip_chatter_assistant_turns_and_keep_identifiers_whole() -> None:
     passages = [
         Passage("Can you fix the failing test? Thanks!"),
