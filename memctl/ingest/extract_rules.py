@@ -455,8 +455,10 @@ LEAD_IN = lazy(
 # Asked in so many words to keep it ("Remember: the release train leaves every second
 # Thursday", "Note for later: staging listens on port 5433"): the user's own choice of a
 # fact, kept when no pattern knows its words (a walk's two sessions lost theirs), as
-# ``classify`` files a text no pattern knows: a fact about the project
-ASKED_SOURCE = r"^\W*(?:please\s+)?(?:remember|note(?: for later| to self)?|for the record)\s*:"
+# ``classify`` files a text no pattern knows: a fact about the project. Not a bare
+# "Note:", nor one after a comment's or a list's marks: code and docs pasted in a user
+# turn are full of those (102 in the real transcripts, none a request)
+ASKED_SOURCE = r"^(?:please\s+)?(?:remember|note (?:for later|to self)|for the record)\s*:"
 ASKED_TO_KEEP = lazy(ASKED_SOURCE, re.I)
 KEPT_AS_ASKED = Pattern("project", Category.ENTITIES, 0.7, ASKED_SOURCE, re.I)
 # assistant sentences that are only a tool note, or narrate the next step
