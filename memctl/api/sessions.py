@@ -241,6 +241,7 @@ class GrepMatch:
     lines: list[str]
     before: list[Message] = field(default_factory=list)
     after: list[Message] = field(default_factory=list)
+    every_word: bool = True  # False: it holds only some of the query's words
 
     @property
     def ref(self) -> str:
@@ -258,6 +259,7 @@ class GrepMatch:
             "title": hit.title,
             "created_at": hit.created_at,
             "lines": self.lines,
+            "every_word": self.every_word,
             "before": [_brief(m) for m in self.before],
             "after": [_brief(m) for m in self.after],
         }
@@ -289,39 +291,49 @@ def grep(
     if not terms:
         raise UsageError(f"nothing to search for in {query!r}: give a word")
     scope = _filter(ctx, where)
+    some: list[GrepHit] = []  # holding only some of the words
     if CJK.search(query):
         hits = transcripts.grep_substrings(ctx.db, terms, scope, limit)
     else:
-        hits = _search(ctx, [t for t in terms if t not in STOPWORDS] or terms, scope, limit)
-    return [_with_neighbours(ctx, hit, terms, around) for hit in hits]
+        words = [t for t in terms if t not in STOPWORDS] or terms
+        hits, some = _search(ctx, words, scope, limit)
+    return [_with_neighbours(ctx, hit, terms, around) for hit in hits] + [
+        _with_neighbours(ctx, hit, terms, around, every_word=False) for hit in some
+    ]
 
 
-def _search(ctx: Context, words: list[str], scope: SessionFilter, limit: int) -> list[GrepHit]:
-    """Every word, ranked when few enough messages match (else newest first); then any
-    word that is rare enough to rank (a word in more messages selects nothing)."""
+def _search(
+    ctx: Context, words: list[str], scope: SessionFilter, limit: int
+) -> tuple[list[GrepHit], list[GrepHit]]:
+    """The messages holding every word, ranked when few enough match (else newest first);
+    then, to fill ``limit``, those holding any word rare enough to rank (a word in more
+    messages selects nothing)."""
     db = ctx.db
     every = fts_query(" ".join(words), "AND") or ""
     ranked = transcripts.fts_count(db, every, RANK_AT_MOST + 1) <= RANK_AT_MOST
     hits = transcripts.grep_fts(db, every, scope, limit, ranked)
     if len(hits) >= limit or len(words) < 2:
-        return hits
+        return hits, []
     counts = {w: transcripts.fts_count(db, fts_query(w) or "", RANK_AT_MOST + 1) for w in words}
     telling = [w for w, n in counts.items() if 0 < n <= RANK_AT_MOST]
     wider = fts_query(" ".join(telling or [w for w, n in counts.items() if n])) or ""
     if not wider:
-        return hits
+        return hits, []
     seen = {(h.session_id, h.seq) for h in hits}
     more = transcripts.grep_fts(db, wider, scope, limit + len(hits), bool(telling))
-    return hits + [h for h in more if (h.session_id, h.seq) not in seen][: limit - len(hits)]
+    return hits, [h for h in more if (h.session_id, h.seq) not in seen][: limit - len(hits)]
 
 
-def _with_neighbours(ctx: Context, hit: GrepHit, terms: list[str], around: int) -> GrepMatch:
+def _with_neighbours(
+    ctx: Context, hit: GrepHit, terms: list[str], around: int, every_word: bool = True
+) -> GrepMatch:
     near = transcripts.message_range(ctx.db, hit.session_id, hit.seq - around, hit.seq + around)
     return GrepMatch(
         hit,
         matching_lines(hit.content, terms),
         [m for m in near if m.seq < hit.seq],
         [m for m in near if m.seq > hit.seq],
+        every_word,
     )
 
 

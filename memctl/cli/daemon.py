@@ -44,11 +44,12 @@ def stop(ctx: typer.Context) -> None:
     """Stop the resident recall process of this home (recalls run in their own process
     until the next session start or recall starts it again)."""
     home = settings_for(ctx).home
-    answer = resident.tell(home, "stop")
-    if answer is None:
-        typer.echo(f"no resident recall process serves {home}")
-    else:
+    if resident.tell(home, "stop") is not None:
         typer.echo(f"stopped the resident recall process of {home}")
+    elif (pid := resident.stop_starting(home)) is not None:
+        typer.echo(f"stopped the resident recall process of {home} (process {pid}, starting)")
+    else:
+        typer.echo(f"no resident recall process serves {home}")
 
 
 @group.command("status")

@@ -66,12 +66,18 @@ def show(outcome: setup.Outcome, dry_run: bool, as_json: bool) -> None:
         sys.stdout.write(outcome.diff)
     elif changed:
         for path in changed:
-            console.print(f"wrote {path}")
-        console.print(f"backups in {outcome.backup}")
+            say(f"wrote {path}")
+        say(f"backups in {outcome.backup}")
     for note in outcome.notes:
-        console.print(note)
+        say(note)
     if not changed:
-        console.print("nothing to change" if outcome.clients else "no assistant found")
+        say("nothing to change" if outcome.clients else "no assistant found")
+
+
+def say(line: str) -> None:
+    """One line as it is, the terminal folding it: rich broke a path, or a command to copy,
+    at its width, even into a pipe (a walk got "export" and "PATH=..." on two lines)."""
+    console.print(line, soft_wrap=True)
 
 
 @app.command()
@@ -193,15 +199,15 @@ def show_removal(removal: setup.Removal, as_json: bool) -> None:
         )
         return
     for path in undone.restored:
-        console.print(f"restored {path}")
+        say(f"restored {path}")
     for path in undone.removed:
-        console.print(f"removed {path}")
+        say(f"removed {path}")
     for path in cleaned:
-        console.print(f"took memctl's part out of {path} (changed since memctl wrote it)")
+        say(f"took memctl's part out of {path} (changed since memctl wrote it)")
     for note in removal.notes:
-        console.print(note)
+        say(note)
     if not (undone.restored or undone.removed or cleaned):
-        console.print("nothing to undo")
+        say("nothing to undo")
 
 
 @app.command()

@@ -125,7 +125,10 @@ def list_(
     since: SinceFilter = None,
     stored: StoredClock = False,
     all_scopes: Annotated[
-        bool, typer.Option("--all-scopes", help="Every scope (the default, as for recall).")
+        bool,
+        typer.Option(
+            "--all-scopes", help="Every scope: list's default already (recall's is the project)."
+        ),
     ] = False,
     limit: Annotated[
         int | None, typer.Option("--limit", "-n", min=1, help="How many (default list.limit).")

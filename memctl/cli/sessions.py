@@ -105,7 +105,14 @@ def grep(
         return
     if not matches:
         console.print("no stored message matches (--all-scopes looks everywhere)")
+    partial = next((m for m in matches if not m.every_word), None)
     for match in matches:  # its heading on one line, the title cut by cells; the rest folded
+        if match is partial:  # not to be read as the words found: after a forget, above all
+            console.print(
+                "messages holding only some of the words:"
+                if matches[0].every_word
+                else "no stored message holds every word; messages holding some of them:"
+            )
         heading, _, messages = _grep_text(match).partition("\n")
         console.print(heading, no_wrap=True, overflow="ellipsis")
         console.print(fit(messages), soft_wrap=True)

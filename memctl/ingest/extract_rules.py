@@ -449,9 +449,18 @@ BULLET = lazy(r"^\s*(?:[-*•]|\d+[.)])\s+")
 LEAD_IN = lazy(
     r"^\W*(?:please\s+)?(?:(?:remember|note|keep in mind|bear in mind|don't forget|do not forget|"
     r"be aware|just so you know)\s+that\b|fyi\b|just so you know\b|for your information\b|"
-    r"(?:please\s+)?note\s*:)[\s,:-]*",
+    r"(?:please\s+)?(?:note|remember|note (?:for later|to self)|for the record)\s*:)[\s,:-]*",
     re.I,
 )
+# Asked in so many words to keep it ("Remember: the release train leaves every second
+# Thursday", "Note for later: staging listens on port 5433"): the user's own choice of a
+# fact, kept when no pattern knows its words (a walk's two sessions lost theirs), as
+# ``classify`` files a text no pattern knows: a fact about the project. Not a bare
+# "Note:", nor one after a comment's or a list's marks: code and docs pasted in a user
+# turn are full of those (102 in the real transcripts, none a request)
+ASKED_SOURCE = r"^(?:please\s+)?(?:remember|note (?:for later|to self)|for the record)\s*:"
+ASKED_TO_KEEP = lazy(ASKED_SOURCE, re.I)
+KEPT_AS_ASKED = Pattern("project", Category.ENTITIES, 0.7, ASKED_SOURCE, re.I)
 # assistant sentences that are only a tool note, or narrate the next step
 NARRATION = lazy(
     r"^\s*(?:\[tool\b|let me\b|now (?:let me|I'll)\b|I'll (?:start|now|first)\b)", re.I
@@ -465,6 +474,14 @@ def without_lead_in(sentence: str) -> str:
     if rest == sentence or len(rest) < MIN_CHARS:
         return sentence
     return rest[0].upper() + rest[1:]
+
+
+def asked_to_keep(sentence: str, stated: str) -> bool:
+    """The user asked to keep this sentence (``ASKED_TO_KEEP``), and what follows the ask
+    says something of its own (not "it" or "this")."""
+    return (
+        stated != sentence and bool(ASKED_TO_KEEP.match(sentence)) and not DANGLING.search(stated)
+    )
 
 
 def sentences(text: str) -> list[str]:
@@ -561,6 +578,8 @@ def extract_rules(passages: list[Passage], max_facts: int) -> list[Fact]:
             pattern = (match(stated, patterns) if stated != sentence else None) or match(
                 sentence, patterns
             )
+            if pattern is None and asked_to_keep(sentence, stated):
+                pattern = KEPT_AS_ASKED
             if pattern is None:
                 continue
             facts.append(

@@ -1,9 +1,10 @@
 """Stage: drop facts that are noise, not memories.
 
 Three filters, in order: regular expressions for greetings, thanks,
-meta-questions and refusals (English and Chinese); vector prototypes of such
-noise, at cosine similarity >= ``noise.similarity``; and learned noise
-vectors, from memories a person marked with ``memctl forget --noise``.
+meta-questions, refusals and a bare request to remember (English and
+Chinese); vector prototypes of such noise, at cosine similarity >=
+``noise.similarity``; and learned noise vectors, from memories a person
+marked with ``memctl forget --noise``.
 """
 
 from __future__ import annotations
@@ -51,6 +52,12 @@ NOISE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"cool|nice|perfect|lgtm)\W*$",
             _EN,
         ),
+        (  # the request alone, its fact in the sentence before ("Please remember that.")
+            "request to remember",
+            r"^\W*(?:please,? )?(?:remember|note|keep in mind|don't forget|make a note of)"
+            r"(?: (?:that|this|it))?(?: for (?:later|me|next time))?,?(?: please)?\W*$",
+            _EN,
+        ),
         ("greeting", r"^\W*(?:你好|您好|嗨|哈喽|早上好|晚上好|再见|拜拜)", _ZH),
         ("thanks", r"^\W*(?:谢谢|多谢|感谢|辛苦了)", _ZH),
         (
@@ -60,6 +67,7 @@ NOISE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         ("refusal", r"^\W*(?:抱歉|对不起|很遗憾)|我(?:无法|不能)(?:帮|回答)", _ZH),
         ("acknowledgement", r"^\W*(?:好的|好|行|可以|没问题|收到|明白了?)\W*$", _ZH),
+        ("request to remember", r"^\W*请?(?:记住|记下)(?:这个|这一点|这些)?吧?\W*$", _ZH),
     )
 )
 PROTOTYPES = (

@@ -461,6 +461,33 @@ def starting(home: Path) -> bool:
     return False
 
 
+def stop_starting(home: Path) -> int | None:
+    """End the resident process of ``home`` that is still loading the model (it holds the
+    lock and wrote its id there, but has no socket to be told through): its id, or None.
+    A recall starts one detached, so a `memctl daemon stop` right after met it."""
+    import signal
+
+    if not starting(home):
+        return None
+    try:
+        lock = os.open(os.path.join(home, DIRECTORY, LOCK), os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        pid = int(os.read(lock, 32).strip() or 0)
+    except (OSError, ValueError):
+        return None
+    finally:
+        os.close(lock)
+    if pid <= 0 or not starting(home):  # not written yet, or it went meanwhile
+        return None
+    try:
+        os.kill(pid, signal.SIGTERM)  # its handler exits through its clean-up
+    except OSError:
+        return None
+    return pid
+
+
 def start(home: Path) -> bool:
     """Start a resident process for ``home``, detached (it exits at once when one runs);
     none when its directory is ``unsafe`` (``memctl doctor`` says why): whether started."""

@@ -48,6 +48,10 @@ PATHS_AT_ONCE = 1000  # paths on one git command line (well under the OS's argum
 # A killed sync's git child lives on and finishes its write of the index (well under a
 # second for thousands of files); an index.lock older than this was left by a dead git.
 INDEX_LOCK_SECONDS = 10.0
+# The clone's own files whatever the umask (git-config(1), core.sharedRepository "0xxx"):
+# a push runs under the user's umask for the remote's sake, and git then writes the
+# clone's remote-tracking ref and its log with it (a walk's `memctl doctor` failed "modes")
+CLONE_MODE = "0600"
 
 
 def require_git() -> None:
@@ -502,6 +506,8 @@ class Clone:
 
     def push(self) -> bool:
         """Push this branch; False when the remote moved meanwhile (fetch and retry)."""
+        if self._config("core.sharedRepository") != CLONE_MODE:  # a clone made before
+            self.repo.git.config("core.sharedRepository", CLONE_MODE)
         try:
             with outside_umask():  # the remote's files: as its other users expect them
                 self.repo.git.push(

@@ -95,6 +95,18 @@ def test_grep_finds_cjk_words_inside_longer_runs(stored: Context) -> None:
     assert [m.hit.seq for m in api.grep(stored, "pnpm 测试", EVERYWHERE)] == [3]
 
 
+def test_grep_says_which_messages_hold_only_some_words(stored: Context) -> None:
+    """A walk grepped a forgotten session's words and read messages holding one of them
+    as matches: each says whether it holds every word (the CLI heads those that do not)."""
+    whole = api.grep(stored, "Fridays release.sh", EVERYWHERE)
+    assert whole[0].every_word and "fridays" in whole[0].hit.content.lower()
+    assert whole[0].to_dict()["every_word"] is True
+    some = api.grep(stored, "Fridays quokka", EVERYWHERE)
+    assert some and not any(m.every_word for m in some)
+    assert all("fridays" in m.hit.content.lower() for m in some)
+    assert {m.to_dict()["every_word"] for m in some} == {False}
+
+
 @pytest.mark.parametrize(
     "query",
     ['"release', "release AND NOT", "release*", "(make OR) NEAR(x", "col:release", "^release -x"],
@@ -171,6 +183,10 @@ def test_the_commands_as_a_person_runs_them(stored: Context, tmp_path: Path) -> 
     grep = run_cli("sessions", "grep", "Fridays", "--all-scopes", "-C", "0")
     assert grep.returncode == 0, grep.stderr
     assert f"{SESSION}#8" in grep.stdout and "  >[8] user: " in grep.stdout
+    assert "some of" not in grep.stdout
+    some = run_cli("sessions", "grep", "Fridays quokka", "--all-scopes", "-C", "0")
+    said = "no stored message holds every word; messages holding some of them:"
+    assert some.stdout.startswith(said) and f"{SESSION}#8" in some.stdout, some.stdout
     for args, said in (
         (("sessions", "expand", f"{SESSION}#4-12"), "out of bounds"),
         (("sessions", "expand", "nothing-here"), "no memory or session message"),

@@ -116,9 +116,12 @@ def test_completions_put_memctl_on_path_and_purge_leaves_nothing(tmp_path: Path)
         "XDG_CACHE_HOME": str(user / ".cache"),  # the model cache a purge removes
         "MEMCTL_HOME": "",
     }
-    done = run_cli("install", "completions", env=env)
+    done = run_cli("install", "completions", env={**env, "COLUMNS": "80"})  # a narrow terminal
     assert done.returncode == 0, done.stderr
     assert "not on PATH" in done.stdout and "$HOME/.local/bin:$PATH" in done.stdout
+    # each note a line of its own, whole (the terminal folds it): the command to copy too
+    assert 'add `export PATH="$HOME/.local/bin:$PATH"` to' in done.stdout
+    assert f"backups in {user / '.local/share/memctl/backups'}" in done.stdout
     shell = {**env, "PATH": f"{user / '.local' / 'bin'}:/usr/bin:/bin"}
     found = subprocess.run(["sh", "-c", "memctl --version"], env=shell, capture_output=True)
     assert found.returncode == 0 and b"memctl" in found.stdout

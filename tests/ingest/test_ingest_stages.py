@@ -111,6 +111,23 @@ def test_a_fact_is_stored_without_the_instruction_to_remember_it() -> None:
     ]
 
 
+def test_a_sentence_the_user_asks_to_keep_is_kept_when_no_pattern_knows_it() -> None:
+    """A walk's sessions said "Remember: ..." and "Note for later: ..." and kept nothing
+    of either; an ask before nothing of its own ("it", "this") still keeps nothing."""
+    said = (
+        "Remember: our release train leaves every second Thursday. "
+        "Note for later: the staging postgres listens on port 5433. "
+        "For the record: Jonas owns the billing cron. Remember: it is broken. "
+        "FYI: the office plants look sad."
+    )
+    facts = extract_rules.extract_rules([Passage(said, source="session:s#1")], 50)
+    assert [(f.content, f.category, f.tags) for f in facts] == [
+        ("Our release train leaves every second Thursday.", Category.ENTITIES, ["project"]),
+        ("The staging postgres listens on port 5433.", Category.ENTITIES, ["project"]),
+        ("Jonas owns the billing cron.", Category.ENTITIES, ["project"]),
+    ]
+
+
 def test_rules_skip_chatter_assistant_turns_and_keep_identifiers_whole() -> None:
     passages = [
         Passage("Can you fix the failing test? Thanks!"),
@@ -140,10 +157,27 @@ def test_rules_skip_chatter_assistant_turns_and_keep_identifiers_whole() -> None
         "谢谢你",
         "抱歉，我无法回答",
         "好的",
+        "Please remember that.",  # a walk's session: its fact was the sentence before
+        "remember this for later",
+        "Note that, please!",
+        "请记住这一点。",
     ],
 )
 def test_noise_patterns(text: str) -> None:
     assert noise.noise_kind(text) is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Remember that deploys need the VPN.",
+        "Please note the staging port is 5433.",
+        "Keep in mind: we squash-merge.",
+        "请记住我们用 pnpm。",
+    ],
+)
+def test_a_request_to_remember_with_its_fact_is_not_noise(text: str) -> None:
+    assert noise.noise_kind(text) is None
 
 
 def test_noise_drops_patterns_prototypes_and_learned_noise(

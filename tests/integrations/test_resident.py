@@ -111,6 +111,37 @@ def test_daemon_stop_ends_the_process_and_recall_answers_in_its_own(
     assert "make release" in answered.stdout
 
 
+# What a resident process does before it answers: take the lock, write its id, load the
+# model (here: wait to be ended)
+LOADING = """
+import fcntl, os, sys, time
+lock = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)
+fcntl.flock(lock, fcntl.LOCK_EX)
+os.write(lock, f"{os.getpid()}\\n".encode())
+print("locked", flush=True)
+time.sleep(60)
+"""
+
+
+def test_daemon_stop_ends_one_still_loading_the_model(home: Path) -> None:
+    """A recall starts the resident process detached: a walk's `daemon stop` right after
+    met it loading the model (no socket yet), said none served the home and left it."""
+    directory = home / resident.DIRECTORY
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    argv = [sys.executable, "-c", LOADING, str(directory / resident.LOCK)]
+    loading = subprocess.Popen(argv, stdout=subprocess.PIPE)
+    try:
+        assert loading.stdout is not None and loading.stdout.readline() == b"locked\n"
+        done = run_cli("daemon", "stop")
+        assert done.returncode == 0, done.stderr
+        said = f"stopped the resident recall process of {home} (process {loading.pid}, starting)"
+        assert done.stdout.strip() == said
+        assert loading.wait(timeout=10) == -signal.SIGTERM
+    finally:
+        loading.kill()
+        loading.wait()
+
+
 @pytest.mark.fresh
 def test_doctor_names_the_running_resident_process(daemon: int) -> None:
     done = run_cli("doctor")

@@ -328,6 +328,24 @@ def test_a_newer_format_is_refused(pair: tuple[Context, Context], remote: Path, 
         sync_api.sync(a, SYNC)
 
 
+def test_a_push_under_a_loose_umask_leaves_the_clone_private(tmp_path: Path, remote: Path) -> None:
+    """git updates the clone's remote-tracking ref as it pushes (under the user's umask, as
+    the remote wants): a walk's `memctl doctor` failed "modes" after the first sync."""
+    from memctl.integrations.doctor import OK, modes_check
+
+    loose = os.umask(0o022)
+    try:
+        a = machine(tmp_path, "a", remote)
+        sync_api.init(a, str(remote))  # an empty remote: the layout is pushed
+        shared(a, "the release train leaves every second Thursday")
+        assert sync_api.sync(a, SYNC).pushed
+        check = modes_check(a.settings.home)
+        a.close()
+    finally:
+        os.umask(loose)
+    assert check.status == OK, check.detail
+
+
 def test_readonly_never_pushes(tmp_path: Path, remote: Path) -> None:
     a = machine(tmp_path, "a", remote)
     sync_api.init(a, str(remote))
