@@ -1,6 +1,6 @@
-"""The best full-text matches of the memories (or the session messages), without scoring
-every row that holds only one of the query's words (a MaxScore-style pruning, Turtle & Flood
-1995).
+"""The best full-text matches of the memories (or the session messages, or the questions
+stored with memories: any FTS5 table whose words' counts are known), without scoring every row
+that holds only one of the query's words (a MaxScore-style pruning, Turtle & Flood 1995).
 
 FTS5's ``bm25()`` scores every row its query matches before ``ORDER BY ... LIMIT`` keeps
 the best: at 100,000 memories a query of four words each in 7 % of them scores some 25,000
@@ -44,11 +44,19 @@ ALONE_SHARE = 0.5
 # else): its count is the count of the one-word phrase.
 ONE_TOKEN = lazy(r"[a-z0-9]+")
 
-SEARCH = (
-    "SELECT rowid, bm25(memories_fts) AS score FROM memories_fts "
-    "WHERE memories_fts MATCH ? ORDER BY score LIMIT ?"
-)
-MESSAGES_SEARCH = SEARCH.replace("memories_fts", "messages_fts")
+
+def search_of(table: str) -> str:
+    """The full search of the FTS5 table ``table``: (rowid, bm25) of the best rows matching
+    an expression, best first, at most a number of them."""
+    return (
+        f"SELECT rowid, bm25({table}) AS score FROM {table} "
+        f"WHERE {table} MATCH ? ORDER BY score LIMIT ?"
+    )
+
+
+SEARCH = search_of("memories_fts")
+MESSAGES_SEARCH = search_of("messages_fts")
+QUESTIONS_SEARCH = search_of("memory_questions_fts")
 
 Phrase = tuple[str, ...]
 Hits = list[tuple[int, float]]
@@ -65,8 +73,9 @@ def best_matches(
     """(rowid, bm25) of the ``fetch`` best memories matching any of ``phrases``, best first:
     FTS5's own answer. ``counts`` (a word -> how many memories hold it, or fewer) and
     ``rows`` (at least as many as the memories) let the rows holding one common phrase alone
-    be pruned. ``search``: the same statement over another full-text table (the session
-    messages', MESSAGES_SEARCH)."""
+    be pruned. ``search``: the same statement over another full-text table (``search_of``:
+    the session messages', MESSAGES_SEARCH; the stored questions', QUESTIONS_SEARCH), the
+    counts and rows then its own."""
     match = fts_phrases(phrases)
     if match is None:
         return []
