@@ -13,14 +13,14 @@ import json
 from collections.abc import Iterable, Sequence
 
 from memctl.model import now_iso
-from memctl.store.database import Database
+from memctl.store.database import QUESTIONS_FTS, Database
 from memctl.store.memories import MemoryFilter, WordCounts, word_document_counts
 from memctl.store.migrations import (
     QUESTION_VECTORS_CHANGES,
     QUESTION_VECTORS_GENERATION,
     QUESTION_VECTORS_REWRITTEN,
 )
-from memctl.store.pruned_bm25 import QUESTIONS_SEARCH, best_matches
+from memctl.store.pruned_bm25 import best_matches
 
 QUESTIONS_PER_MEMORY = 3  # memories/questions.py MAX_QUESTIONS: how deep to read the hits
 QUESTIONS = "memory_questions"  # their table, whose words word_document_counts counts
@@ -121,7 +121,7 @@ def question_fts(
     first = limit * QUESTIONS_PER_MEMORY
     best: dict[str, float] = {}
     for fetch in (first, first * QUESTIONS_READ) if limit > 0 else ():
-        hits = best_matches(db, wanted, fetch, held, rows, QUESTIONS_SEARCH)
+        hits = best_matches(db, wanted, fetch, held, rows, QUESTIONS_FTS)
         owners = question_owners(db, [rowid for rowid, _ in hits], where) if hits else {}
         best = {}
         for rowid, score in hits:  # best first: a memory keeps its best question's score

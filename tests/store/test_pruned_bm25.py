@@ -10,9 +10,10 @@ import pytest
 from memctl.context import Context
 from memctl.model import Memory
 from memctl.store import pruned_bm25
+from memctl.store.database import QUESTIONS_FTS
 from memctl.store.fts import fts_phrases
 from memctl.store.memories import MemoryFilter, fts_rank, insert_memory, word_document_counts
-from memctl.store.pruned_bm25 import QUESTIONS_SEARCH, SEARCH, best_matches
+from memctl.store.pruned_bm25 import best_matches, search_of
 from memctl.store.questions import add_questions, delete_questions, question_fts
 from memctl.store.questions import question_word_counts as question_counts
 
@@ -60,7 +61,7 @@ def _asked(ctx: Context, count: int, common_share: float) -> list[str]:
 
 
 def _full(ctx: Context, phrases: list[tuple[str, ...]], fetch: int) -> list[tuple[int, float]]:
-    return ctx.db.tuples(SEARCH, (fts_phrases(phrases), fetch))
+    return ctx.db.tuples(search_of("memories_fts"), (fts_phrases(phrases), fetch))
 
 
 def _counted(ctx: Context, words: list[str]) -> tuple[int, dict[str, int]]:
@@ -145,9 +146,9 @@ def test_the_stored_questions_searched_in_parts_give_the_full_search(
 
     def same(fetch: int) -> None:
         counts = question_counts(ctx.db, words)
-        full = ctx.db.tuples(QUESTIONS_SEARCH, (fts_phrases(phrases), fetch))
+        full = ctx.db.tuples(search_of(QUESTIONS_FTS), (fts_phrases(phrases), fetch))
         rows, held = counts
-        assert best_matches(ctx.db, phrases, fetch, held, rows, QUESTIONS_SEARCH) == full
+        assert best_matches(ctx.db, phrases, fetch, held, rows, QUESTIONS_FTS) == full
         everywhere = MemoryFilter()
         limit = fetch // 12  # question_fts reads 12 questions a memory asked for
         found = question_fts(ctx.db, phrases, limit, everywhere, counts)
@@ -157,8 +158,14 @@ def test_the_stored_questions_searched_in_parts_give_the_full_search(
     for fetch in (12, 60, 240):
         same(fetch)
     assert taken[0] is not None  # the bound held at the shallowest depth
-    # deeper than the questions holding two of the words: one that fails the bound
+    # the questions' average length as bm25() reads it: every token of the index, a row each
+    average = pruned_bm25.average_length(ctx.db, QUESTIONS_FTS)
+    tokens = ctx.db.value("SELECT sum(cnt) FROM memory_questions_vocab")
+    assert average == pytest.approx(tokens / (2 * len(ids)))
     rows, held = question_counts(ctx.db, words)
+    alone = ctx.db.tuples(search_of(QUESTIONS_FTS), ('"service" NOT ("deploy" OR "billing")', 1))
+    assert 0 < -alone[0][1] < pruned_bm25._bound(held["service"], rows, average)
+    # deeper than the questions holding two of the words: one that fails the bound
     assert held["service"] > held["deploy"] + held["billing"]
     taken.clear()
     same(12 * (held["deploy"] + held["billing"]))
