@@ -83,7 +83,8 @@ def best_matches(
         return []
     distinct, held, search = _distinct(phrases), counts or {}, search_of(table)
     if _countable(distinct, held, rows):
-        bounds = [_bound(held[p[0]], rows, average_length(db, table)) for p in distinct]
+        average = average_length(db, table)
+        bounds = [_bound(held[p[0]], rows, average) for p in distinct]
         pruned = _pruned(db, search, distinct, [held[p[0]] for p in distinct], bounds, fetch)
         if pruned is not None:
             return pruned
@@ -116,7 +117,10 @@ def _bound(held: int, rows: int, average: float) -> float:
 def average_length(db: Database, table: str) -> float:
     """The average length in tokens of the rows of the full-text table ``table``, as its
     bm25() reads it from its averages record (varints: the rows, then each column's tokens);
-    infinite when it has none (the bound is then idf x (K1 + 1))."""
+    infinite (the bound is then idf x (K1 + 1)) when it has none, or inside a transaction:
+    FTS5 keeps a transaction's changes to it in memory and writes them at its commit."""
+    if db.connection.in_transaction:
+        return math.inf
     record = db.value(f"SELECT block FROM {table}_data WHERE id = ?", (AVERAGES,))
     counts = _varints(bytes(record or b""))
     if len(counts) < 2 or counts[0] <= 0:

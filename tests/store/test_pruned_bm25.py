@@ -162,6 +162,8 @@ def test_the_stored_questions_searched_in_parts_give_the_full_search(
     average = pruned_bm25.average_length(ctx.db, QUESTIONS_FTS)
     tokens = ctx.db.value("SELECT sum(cnt) FROM memory_questions_vocab")
     assert average == pytest.approx(tokens / (2 * len(ids)))
+    with ctx.db.atomic():  # its record is written at the commit: not read before
+        assert pruned_bm25.average_length(ctx.db, QUESTIONS_FTS) == float("inf")
     rows, held = question_counts(ctx.db, words)
     alone = ctx.db.tuples(search_of(QUESTIONS_FTS), ('"service" NOT ("deploy" OR "billing")', 1))
     assert 0 < -alone[0][1] < pruned_bm25._bound(held["service"], rows, average)
