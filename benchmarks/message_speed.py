@@ -70,7 +70,8 @@ from memctl.config import load_settings  # noqa: E402
 from memctl.context import Context  # noqa: E402
 from memctl.ingest.message_vectors import drop_unkept  # noqa: E402
 from memctl.model import Memory, Message, Role, Session, State, now_iso, parse_time  # noqa: E402
-from memctl.store.maintenance import MEMORIES_FTS, MESSAGES_FTS, optimize_fts  # noqa: E402
+from memctl.store.database import MEMORIES_FTS, MESSAGES_FTS  # noqa: E402
+from memctl.store.maintenance import optimize_fts  # noqa: E402
 from memctl.store.memories import MemoryFilter, get_memories, insert_memory  # noqa: E402
 from memctl.store.message_search import count_message_terms, search_messages  # noqa: E402
 from memctl.store.message_vectors import (  # noqa: E402

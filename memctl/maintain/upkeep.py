@@ -31,8 +31,8 @@ from memctl.ingest.message_vectors import drop_unkept, embed_messages
 from memctl.maintain.backup import backup_due, leftovers, make_backup
 from memctl.maintain.plan import Maintenance, TaskReport
 from memctl.maintain.reembed import reembed
+from memctl.store.database import MESSAGES_FTS
 from memctl.store.maintenance import (
-    MESSAGES_FTS,
     change_mark,
     fts_segments,
     integrity_problems,

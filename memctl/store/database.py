@@ -30,7 +30,8 @@ Row = dict[str, Any]
 # generation up to which changes are not journaled one by one, and the journal.
 VECTORS_GENERATION, VECTORS_REWRITTEN = "vectors_generation", "vectors_rewritten"
 # The full-text indexes: a deleted row leaves its terms in old segments until they merge.
-FTS_TABLES = ("messages_fts", "memories_fts", "memory_questions_fts")
+MEMORIES_FTS, MESSAGES_FTS, QUESTIONS_FTS = "memories_fts", "messages_fts", "memory_questions_fts"
+FTS_TABLES = (MESSAGES_FTS, MEMORIES_FTS, QUESTIONS_FTS)
 VECTORS_CHANGES, VECTORS_JOURNAL = "vectors_changes", 256
 # Less free space than this on the database's disk when SQLite fails to write: disk full.
 DISK_FULL_BYTES = 1 << 20

@@ -9,7 +9,12 @@ from typing import Any
 import apsw
 
 from memctl.model import Kind, State, Tier
-from memctl.store.database import FTS_TABLES, VECTORS_GENERATION, Database
+from memctl.store.database import (
+    FTS_TABLES,
+    MEMORIES_FTS,
+    VECTORS_GENERATION,
+    Database,
+)
 from memctl.store.migrations import MIGRATIONS
 
 ACTIVE = str(State.ACTIVE)
@@ -164,9 +169,6 @@ def integrity_problems(db: Database, full: bool = True) -> list[str]:
         db.tuples(f"SELECT rowid FROM {table} WHERE rowid = 0")
     found = [r[0] for r in db.tuples(f"PRAGMA {'integrity' if full else 'quick'}_check")]
     return [] if found == ["ok"] else found
-
-
-MEMORIES_FTS, MESSAGES_FTS = "memories_fts", "messages_fts"
 
 
 def optimize_fts(db: Database, table: str = MEMORIES_FTS) -> None:

@@ -34,6 +34,7 @@ MIN_PREFIX = 4
 BY_ID_LIST = "json_each(?) AS wanted CROSS JOIN memories"
 # (at least as many as the memories, how many memories hold each word): word_document_counts
 WordCounts = tuple[int, dict[str, int]]
+MEMORIES = "memories"  # the table word_document_counts counts in, unless told another
 
 
 @dataclass(frozen=True)
@@ -302,17 +303,18 @@ def fts_rank(
         fetch *= 8
 
 
-def word_document_counts(db: Database, words: list[str]) -> WordCounts:
+def word_document_counts(db: Database, words: list[str], words_of: str = MEMORIES) -> WordCounts:
     """(about how many memories there are: at least as many, how many contain each of
     ``words``) from the full-text index's vocabulary (every state counts: it is only a
-    word's rarity)."""
-    if not words:
+    word's rarity). ``words_of``: another table whose full-text index has a vocabulary
+    table (``<table>_vocab``, an fts5vocab 'row' one): the stored questions'."""
+    total = db.value(f"SELECT max(rowid) FROM {words_of}") or 0
+    if not words or not total:  # an empty table (no question stored): nothing to look up
         return 0, {}
-    total = db.value("SELECT max(rowid) FROM memories") or 0
     terms = indexed_terms(db, words)
     wanted = sorted(set(terms.values()))
     rows = db.tuples(
-        f"SELECT term, doc FROM memories_vocab WHERE term IN ({', '.join('?' * len(wanted))})",
+        f"SELECT term, doc FROM {words_of}_vocab WHERE term IN ({', '.join('?' * len(wanted))})",
         wanted,
     )
     counts = {term: int(doc) for term, doc in rows}

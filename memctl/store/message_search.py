@@ -8,10 +8,10 @@ from dataclasses import dataclass
 
 from memctl.errors import AmbiguousIdError, NotFoundError
 from memctl.model import Category, Kind, Memory, Tier
-from memctl.store.database import Database
+from memctl.store.database import MESSAGES_FTS, Database
 from memctl.store.fts import fts_phrases
 from memctl.store.memories import MIN_PREFIX, MemoryFilter, indexed_tokens
-from memctl.store.pruned_bm25 import MESSAGES_SEARCH, best_matches
+from memctl.store.pruned_bm25 import best_matches
 
 # A session message's id: <session id>#<message number>.
 MESSAGE_SEPARATOR = "#"
@@ -164,7 +164,7 @@ def search_messages(
         # at least how many messages hold each one-word phrase, for the pruned search
         held = {p[0]: low for p, (low, _) in known.items() if len(p) == 1}
         return _ranked(
-            db, best_matches(db, selective, limit * 4, held, rows, MESSAGES_SEARCH), limit, where
+            db, best_matches(db, selective, limit * 4, held, rows, MESSAGES_FTS), limit, where
         )
     common = [p for p, kind in kinds.items() if kind == COMMON]
     if not common:

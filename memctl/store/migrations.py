@@ -677,6 +677,17 @@ def m024_question_index(db: Database) -> None:
     db.execute(f"{on}_au AFTER UPDATE ON memory_questions BEGIN {moved_on} {all_rewritten} END")
 
 
+def m025_question_vocab(db: Database) -> None:
+    """How many stored questions hold each indexed word, read from their full-text index
+    (``memory_questions_vocab``, as ``memories_vocab`` reads the memories'): recall's
+    questions' BM25 then spares the questions that hold only a common word of the query
+    (store/pruned_bm25.py). The index keeps the counts itself: nothing to maintain."""
+    db.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS memory_questions_vocab "
+        "USING fts5vocab(memory_questions_fts, 'row')"
+    )
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -702,4 +713,5 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m022_paths,
     m023_counts,
     m024_question_index,
+    m025_question_vocab,
 ]

@@ -1,14 +1,16 @@
-"""The best full-text matches of the memories (or the session messages), without scoring
-every row that holds only one of the query's words (a MaxScore-style pruning, Turtle & Flood
-1995).
+"""The best full-text matches of the memories (or the session messages, or the questions
+stored with memories: any FTS5 table whose words' counts are known), without scoring every row
+that holds only one of the query's words (a MaxScore-style pruning, Turtle & Flood 1995).
 
 FTS5's ``bm25()`` scores every row its query matches before ``ORDER BY ... LIMIT`` keeps
 the best: at 100,000 memories a query of four words each in 7 % of them scores some 25,000
 rows. A row's BM25 is the sum of each phrase's idf x f(k1 + 1) / (f + k1 x (1 - b + b x
-length / average)), and each term of that sum is below idf x (k1 + 1): a row that holds only
-one phrase scores below that phrase's bound. So the rows are searched in parts that do not
-overlap: those holding two phrases or more (phrase i and a later one, none before it: one
-search for each phrase but the last), then, alone, each phrase whose bound is not below the
+length / average)), and as a row is at least as long as f, each term of that sum is below
+idf x (k1 + 1) / (1 + k1 x b / average): a row that holds only one phrase scores below that
+phrase's bound (in stored questions of 10 words, 2.0 x idf where idf x (k1 + 1) alone pruned
+almost no query: docs/benchmarks.md). So the rows are searched in parts that do not overlap:
+those holding two phrases or more (phrase i and a later one, none before it: one search for
+each phrase but the last), then, alone, each phrase whose bound is not below the
 weakest of the best rows so far (a rare word's rows are few). Every search names every phrase
 once, in the order of the full one: FTS5 adds each row's phrase terms in that order and a
 phrase the row lacks adds exactly 0.0, so each row scores exactly as in the full search.
@@ -25,12 +27,14 @@ import math
 from collections.abc import Mapping, Sequence
 
 from memctl.lazy_re import lazy
-from memctl.store.database import Database
+from memctl.store.database import MEMORIES_FTS, Database
 from memctl.store.fts import fts_phrases
 
-# FTS5's bm25() constants (sqlite's ext/fts5/fts5_aux.c): a phrase's weight in a row is
-# below idf x (K1 + 1) whatever its frequency and the row's length.
+# FTS5's bm25() constants (sqlite's ext/fts5/fts5_aux.c): a phrase found f times in a row of
+# D tokens weighs idf x f(K1 + 1) / (f + K1 x (1 - B + B x D / the average D)); as D >= f, that
+# is below idf x (K1 + 1) / (1 + K1 x B / the average D) whatever f and D (``_bound``).
 K1 = 1.2
+B = 0.75
 # idf floor in bm25(): a phrase most rows hold weighs this much
 IDF_FLOOR = 1e-6
 # The bound is compared with a margin far above the rounding of a sum of a few doubles.
@@ -44,11 +48,18 @@ ALONE_SHARE = 0.5
 # else): its count is the count of the one-word phrase.
 ONE_TOKEN = lazy(r"[a-z0-9]+")
 
-SEARCH = (
-    "SELECT rowid, bm25(memories_fts) AS score FROM memories_fts "
-    "WHERE memories_fts MATCH ? ORDER BY score LIMIT ?"
-)
-MESSAGES_SEARCH = SEARCH.replace("memories_fts", "messages_fts")
+
+def search_of(table: str) -> str:
+    """The full search of the FTS5 table ``table``: (rowid, bm25) of the best rows matching
+    an expression, best first, at most a number of them."""
+    return (
+        f"SELECT rowid, bm25({table}) AS score FROM {table} "
+        f"WHERE {table} MATCH ? ORDER BY score LIMIT ?"
+    )
+
+
+# FTS5's averages record: the rowid of the row of its %_data table holding it (fts5Int.h)
+AVERAGES = 1
 
 Phrase = tuple[str, ...]
 Hits = list[tuple[int, float]]
@@ -60,19 +71,21 @@ def best_matches(
     fetch: int,
     counts: Mapping[str, int] | None = None,
     rows: int = 0,
-    search: str = SEARCH,
+    table: str = MEMORIES_FTS,
 ) -> Hits:
     """(rowid, bm25) of the ``fetch`` best memories matching any of ``phrases``, best first:
     FTS5's own answer. ``counts`` (a word -> how many memories hold it, or fewer) and
     ``rows`` (at least as many as the memories) let the rows holding one common phrase alone
-    be pruned. ``search``: the same statement over another full-text table (the session
-    messages', MESSAGES_SEARCH)."""
+    be pruned. ``table``: another full-text table (the session messages', MESSAGES_FTS; the
+    stored questions', QUESTIONS_FTS), the counts and rows then its own."""
     match = fts_phrases(phrases)
     if match is None:
         return []
-    distinct, held = _distinct(phrases), counts or {}
+    distinct, held, search = _distinct(phrases), counts or {}, search_of(table)
     if _countable(distinct, held, rows):
-        pruned = _pruned(db, search, distinct, [held[p[0]] for p in distinct], fetch, rows)
+        average = average_length(db, table)
+        bounds = [_bound(held[p[0]], rows, average) for p in distinct]
+        pruned = _pruned(db, search, distinct, [held[p[0]] for p in distinct], bounds, fetch)
         if pruned is not None:
             return pruned
     return db.tuples(search, (match, fetch))
@@ -93,16 +106,50 @@ def _countable(phrases: list[Phrase], counts: Mapping[str, int], rows: int) -> b
     )
 
 
-def _bound(held: int, rows: int) -> float:
+def _bound(held: int, rows: int, average: float) -> float:
     """Above any BM25 of a row holding only a phrase ``held`` memories hold: its idf (with
-    ``rows``, at least the memories' count, the idf is at least FTS5's) x (K1 + 1), with
-    MARGIN."""
+    ``rows``, at least the memories' count, the idf is at least FTS5's) x (K1 + 1) / (1 + K1
+    x B / ``average``, the rows' average length), with MARGIN."""
     idf = max(math.log((rows - held + 0.5) / (held + 0.5)), IDF_FLOOR)
-    return idf * (K1 + 1.0) * (1.0 + MARGIN)
+    return idf * (K1 + 1.0) / (1.0 + K1 * B / average) * (1.0 + MARGIN)
+
+
+def average_length(db: Database, table: str) -> float:
+    """The average length in tokens of the rows of the full-text table ``table``, as its
+    bm25() reads it from its averages record (varints: the rows, then each column's tokens);
+    infinite (the bound is then idf x (K1 + 1)) when it has none, or inside a transaction:
+    FTS5 keeps a transaction's changes to it in memory and writes them at its commit."""
+    if db.connection.in_transaction:
+        return math.inf
+    record = db.value(f"SELECT block FROM {table}_data WHERE id = ?", (AVERAGES,))
+    counts = _varints(bytes(record or b""))
+    if len(counts) < 2 or counts[0] <= 0:
+        return math.inf
+    return sum(counts[1:]) / counts[0]
+
+
+def _varints(data: bytes) -> list[int]:
+    """SQLite's varints (sqlite3GetVarint): big-endian, seven bits a byte while its top bit is
+    set, all eight of a ninth."""
+    values, at = [], 0
+    while at < len(data):
+        value = 0
+        for size in range(1, 10):
+            byte, at = data[at], at + 1
+            value = (value << 8 | byte) if size == 9 else (value << 7 | byte & 0x7F)
+            if byte < 0x80 or size == 9 or at == len(data):
+                break
+        values.append(value)
+    return values
 
 
 def _pruned(
-    db: Database, search: str, phrases: list[Phrase], held: list[int], fetch: int, rows: int
+    db: Database,
+    search: str,
+    phrases: list[Phrase],
+    held: list[int],
+    bounds: list[float],
+    fetch: int,
 ) -> Hits | None:
     """The full search's answer from its parts, or None when it cannot be shown to be."""
     quoted = [fts_phrases([p]) or "" for p in phrases]
@@ -111,7 +158,6 @@ def _pruned(
         both = f"{quoted[i]} AND ({' OR '.join(quoted[i + 1 :])})"
         match = f"({both}) NOT ({' OR '.join(quoted[:i])})" if i else both
         found += db.tuples(search, (match, fetch))
-    bounds = [_bound(n, rows) for n in held]
     floor = _floor(found, fetch)
     alone = [i for i, bound in enumerate(bounds) if bound >= floor]
     if sum(held[i] for i in alone) > ALONE_SHARE * sum(held):

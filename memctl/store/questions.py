@@ -13,16 +13,20 @@ import json
 from collections.abc import Iterable, Sequence
 
 from memctl.model import now_iso
-from memctl.store.database import Database
-from memctl.store.fts import fts_phrases
-from memctl.store.memories import MemoryFilter
+from memctl.store.database import QUESTIONS_FTS, Database
+from memctl.store.memories import MemoryFilter, WordCounts, word_document_counts
 from memctl.store.migrations import (
     QUESTION_VECTORS_CHANGES,
     QUESTION_VECTORS_GENERATION,
     QUESTION_VECTORS_REWRITTEN,
 )
+from memctl.store.pruned_bm25 import best_matches
 
 QUESTIONS_PER_MEMORY = 3  # memories/questions.py MAX_QUESTIONS: how deep to read the hits
+QUESTIONS = "memory_questions"  # their table, whose words word_document_counts counts
+# question_fts reads at most this many times limit x QUESTIONS_PER_MEMORY of the best questions:
+# the filter (scope, state, time) may pass few of their memories (its depth since m016)
+QUESTIONS_READ = 4
 
 
 def add_questions(
@@ -90,40 +94,47 @@ def all_questions_rewritten(db: Database) -> None:
     db.set_meta(QUESTION_VECTORS_CHANGES, "[]")
 
 
+def question_word_counts(db: Database, words: list[str]) -> WordCounts:
+    """(at least as many as the stored questions, how many questions hold each of ``words``:
+    0 for a word none holds): ``question_fts``'s counts."""
+    rows, held = word_document_counts(db, words, QUESTIONS)
+    return rows, {w: held.get(w, 0) for w in words if rows}
+
+
 def question_fts(
-    db: Database, phrases: Iterable[Sequence[str]], limit: int, where: MemoryFilter
+    db: Database,
+    phrases: Iterable[Sequence[str]],
+    limit: int,
+    where: MemoryFilter,
+    counts: WordCounts | None = None,
 ) -> list[tuple[str, float]]:
     """(memory id, bm25 of its best matching question) of the memories passing ``where``
-    whose questions match any of ``phrases``, best first."""
-    match = fts_phrases(phrases)
-    if match is None or limit <= 0:
-        return []
-    condition, params = where.where()
-    hits = db.tuples(
-        "SELECT rowid, bm25(memory_questions_fts) AS score FROM memory_questions_fts "
-        "WHERE memory_questions_fts MATCH ? ORDER BY score LIMIT ?",
-        (match, limit * QUESTIONS_PER_MEMORY * 4),
-    )
-    if not hits:
-        return []
-    owners = dict(
-        db.tuples(
-            "SELECT q.rowid, m.id FROM memory_questions q "
-            "JOIN memories m ON m.rowid = q.memory_rowid "
-            f"WHERE q.rowid IN ({', '.join('?' * len(hits))}) AND {condition}",
-            [*(rowid for rowid, _ in hits), *params],
-        )
-    )
+    whose questions match any of ``phrases``, best first, among the best ``limit`` x
+    QUESTIONS_PER_MEMORY x QUESTIONS_READ questions. The best ``limit`` x
+    QUESTIONS_PER_MEMORY are read first, and the rest only when those name fewer than
+    ``limit`` such memories: FTS5 ranks tied questions in rowid order, so the shorter ranking
+    is the start of the longer one, and the same memories come first. ``counts``
+    (``question_word_counts`` of the phrases' words) spares scoring the questions that hold
+    only a common word (store/pruned_bm25.py): the same answer, the sooner the shallower."""
+    wanted = [tuple(p) for p in phrases]
+    rows, held = counts if counts is not None else (0, {})
+    first = limit * QUESTIONS_PER_MEMORY
     best: dict[str, float] = {}
-    for rowid, score in hits:  # best first: a memory keeps its best question's score
-        if rowid in owners:
-            best.setdefault(str(owners[rowid]), float(score))
+    for fetch in (first, first * QUESTIONS_READ) if limit > 0 else ():
+        hits = best_matches(db, wanted, fetch, held, rows, QUESTIONS_FTS)
+        owners = question_owners(db, [rowid for rowid, _ in hits], where) if hits else {}
+        best = {}
+        for rowid, score in hits:  # best first: a memory keeps its best question's score
+            if rowid in owners:
+                best.setdefault(owners[rowid], float(score))
+        if len(best) >= limit or len(hits) < fetch:
+            break
     return list(best.items())[:limit]
 
 
 def question_owners(db: Database, rowids: list[int] | None, where: MemoryFilter) -> dict[int, str]:
     """question rowid -> its memory's id, of the questions (among ``rowids``, or all) whose
-    memory passes ``where`` (store/vector_query.py ``nearest``'s owners)."""
+    memory passes ``where`` (``question_fts``'s owners, and store/vector_query.py ``nearest``'s)."""
     condition, params = where.where()
     if rowids is None:
         sql = (

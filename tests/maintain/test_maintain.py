@@ -44,9 +44,10 @@ from memctl.model import (
     now_iso,
 )
 from memctl.store import memories as store
+from memctl.store.database import MESSAGES_FTS
 from memctl.store.events import count_events
 from memctl.store.forget import forget_messages
-from memctl.store.maintenance import MESSAGES_FTS, fts_segments, optimize_fts, vacuum_into
+from memctl.store.maintenance import fts_segments, optimize_fts, vacuum_into
 from memctl.store.memories import MemoryFilter
 from memctl.store.message_search import counts_stale, search_messages, stored_bounds
 from memctl.store.projects import project_rows

@@ -1,5 +1,5 @@
-"""The memories' BM25 searched in parts, without scoring every row that holds one common word
-alone, gives FTS5's own answer (store/pruned_bm25.py)."""
+"""The memories' (and the stored questions') BM25 searched in parts, without scoring every row
+that holds one common word alone, gives FTS5's own answer (store/pruned_bm25.py)."""
 
 from __future__ import annotations
 
@@ -10,32 +10,58 @@ import pytest
 from memctl.context import Context
 from memctl.model import Memory
 from memctl.store import pruned_bm25
+from memctl.store.database import QUESTIONS_FTS
 from memctl.store.fts import fts_phrases
 from memctl.store.memories import MemoryFilter, fts_rank, insert_memory, word_document_counts
-from memctl.store.pruned_bm25 import SEARCH, best_matches
+from memctl.store.pruned_bm25 import best_matches, search_of
+from memctl.store.questions import add_questions, delete_questions, question_fts
+from memctl.store.questions import question_word_counts as question_counts
 
 FILLER = ["the", "queue", "worker", "retries", "nightly", "config", "owner", "alerts"]
 
 
-def _store(ctx: Context, count: int, common_share: float) -> None:
-    """``count`` memories of several lengths (some texts twice: tied scores): "service" in
+def _texts(count: int, common_share: float) -> list[str]:
+    """``count`` texts of several lengths (some twice: tied scores): "service" in
     ``common_share`` of them, "deploy" in every 10th, "billing" in every 13th."""
     rng = random.Random(7)
+    texts = []
+    for n in range(count):
+        words = rng.sample(FILLER, rng.randint(1, 6))
+        if rng.random() < common_share:
+            words += ["service"] * rng.randint(1, 2)
+        if n % 10 == 0:
+            words.append("deploy")
+        if n % 13 == 0:
+            words.append("billing")
+        texts.append(" ".join(words) if n % 11 else "deploy the billing service")
+    return texts
+
+
+def _store(ctx: Context, count: int, common_share: float) -> None:
+    """``count`` memories, ``_texts``."""
     with ctx.db.atomic():
-        for n in range(count):
-            words = rng.sample(FILLER, rng.randint(1, 6))
-            if rng.random() < common_share:
-                words += ["service"] * rng.randint(1, 2)
-            if n % 10 == 0:
-                words.append("deploy")
-            if n % 13 == 0:
-                words.append("billing")
-            text = " ".join(words) if n % 11 else "deploy the billing service"
+        for text in _texts(count, common_share):
             insert_memory(ctx.db, Memory(content=text, scope="global"), None)
 
 
+def _asked(ctx: Context, count: int, common_share: float) -> list[str]:
+    """``count`` memories, each with two stored questions: ``_texts`` and its words in
+    the other order; their ids."""
+    vector = bytes(4 * ctx.embedder.dim)
+    ids = []
+    with ctx.db.atomic():
+        for n, text in enumerate(_texts(count, common_share)):
+            memory = Memory(content=f"note {n}", scope="global")
+            insert_memory(ctx.db, memory, None)
+            backwards = " ".join(reversed(text.split()))
+            asked = [(f"{text}?", vector), (f"why {backwards}?", vector)]
+            add_questions(ctx.db, memory.id, asked, ctx.embedder.name)
+            ids.append(memory.id)
+    return ids
+
+
 def _full(ctx: Context, phrases: list[tuple[str, ...]], fetch: int) -> list[tuple[int, float]]:
-    return ctx.db.tuples(SEARCH, (fts_phrases(phrases), fetch))
+    return ctx.db.tuples(search_of("memories_fts"), (fts_phrases(phrases), fetch))
 
 
 def _counted(ctx: Context, words: list[str]) -> tuple[int, dict[str, int]]:
@@ -108,3 +134,47 @@ def test_recall_s_bm25_leg_is_the_same_with_the_counts(ctx: Context) -> None:
     assert fts_rank(ctx.db, phrases, 10, everywhere, counted) == fts_rank(
         ctx.db, phrases, 10, everywhere
     )
+
+
+def test_the_stored_questions_searched_in_parts_give_the_full_search(
+    ctx: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ids = _asked(ctx, 300, 0.6)
+    words = ["deploy", "service", "billing"]
+    phrases = [(w,) for w in words]
+    taken = _spy(monkeypatch)
+
+    def same(fetch: int) -> None:
+        counts = question_counts(ctx.db, words)
+        full = ctx.db.tuples(search_of(QUESTIONS_FTS), (fts_phrases(phrases), fetch))
+        rows, held = counts
+        assert best_matches(ctx.db, phrases, fetch, held, rows, QUESTIONS_FTS) == full
+        everywhere = MemoryFilter()
+        limit = fetch // 12  # question_fts reads 12 questions a memory asked for
+        found = question_fts(ctx.db, phrases, limit, everywhere, counts)
+        assert found == question_fts(ctx.db, phrases, limit, everywhere)
+        assert found
+
+    for fetch in (12, 60, 240):
+        same(fetch)
+    assert taken[0] is not None  # the bound held at the shallowest depth
+    # the questions' average length as bm25() reads it: every token of the index, a row each
+    average = pruned_bm25.average_length(ctx.db, QUESTIONS_FTS)
+    tokens = ctx.db.value("SELECT sum(cnt) FROM memory_questions_vocab")
+    assert average == pytest.approx(tokens / (2 * len(ids)))
+    with ctx.db.atomic():  # its record is written at the commit: not read before
+        assert pruned_bm25.average_length(ctx.db, QUESTIONS_FTS) == float("inf")
+    rows, held = question_counts(ctx.db, words)
+    alone = ctx.db.tuples(search_of(QUESTIONS_FTS), ('"service" NOT ("deploy" OR "billing")', 1))
+    assert 0 < -alone[0][1] < pruned_bm25._bound(held["service"], rows, average)
+    # deeper than the questions holding two of the words: one that fails the bound
+    assert held["service"] > held["deploy"] + held["billing"]
+    taken.clear()
+    same(12 * (held["deploy"] + held["billing"]))
+    assert None in taken
+    # the counts are the index's own after questions go: fewer, and the same answer
+    delete_questions(ctx.db, ids[::3])
+    assert question_counts(ctx.db, words)[1]["service"] < held["service"]
+    taken.clear()
+    same(60)
+    assert taken[0] is not None

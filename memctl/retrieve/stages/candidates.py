@@ -56,7 +56,7 @@ from memctl.store.memories import (
     word_document_counts,
 )
 from memctl.store.message_search import MessageHit, phrases_said, search_messages
-from memctl.store.questions import question_fts, question_owners
+from memctl.store.questions import question_fts, question_owners, question_word_counts
 
 STAGE = "candidates"
 T = TypeVar("T")
@@ -233,12 +233,14 @@ def _bm25_found(
 
 def _question_legs(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
     """The questions stored with memories (store/questions.py), as hits of their memories:
-    by BM25 (the query's words, its vocabulary at ``vocabulary_weight``) and by cosine
+    by BM25 (the query's words, sparing the questions that hold only a common one, its
+    vocabulary at ``vocabulary_weight``) and by cosine
     (the best of each memory's questions, searched in their own vector index as the
     memories' own vectors are: store/vector_index.py QUESTION_VECTORS)."""
     legs: dict[str, list[tuple[str, float]]] = {}
     db, where = run.ctx.db, run.where
-    own = question_fts(db, run.query.alternatives, size, where)
+    counts = question_word_counts(db, run.query.words)
+    own = question_fts(db, run.query.alternatives, size, where, counts)
     weight = run.params.vocabulary_weight
     if run.query.expansions and weight > 0:
         own = with_synonyms(own, question_fts(db, run.query.expansions, size, where), weight)
