@@ -179,8 +179,8 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
 
         report = why_not(ctx, result, target)
     elsewhere = 0
-    if not result.results and searched is not None and target is None and not request.context:
-        elsewhere = _found_elsewhere(ctx, request, moment)
+    if not result.clear and searched is not None and target is None and not request.context:
+        elsewhere = _found_elsewhere(ctx, request, moment, searched)
     return RecallResponse(result, block, report, elsewhere, hosts)
 
 
@@ -212,8 +212,11 @@ def _named_projects(ctx: Context, request: RecallRequest) -> dict[str, str]:
     return projects_named_in(ctx, request.query)
 
 
-def _found_elsewhere(ctx: Context, request: RecallRequest, moment: datetime | None) -> int:
-    """How many memories the same recall over every scope returns (none touched)."""
+def _found_elsewhere(
+    ctx: Context, request: RecallRequest, moment: datetime | None, searched: tuple[str, ...]
+) -> int:
+    """How many clear matches of other scopes than ``searched`` the same recall over every
+    scope finds (none touched): a recall here with no clear match says where to look."""
     wider = run_recall(
         ctx,
         request.query,
@@ -224,7 +227,16 @@ def _found_elsewhere(ctx: Context, request: RecallRequest, moment: datetime | No
         touch=False,
         history=request.history,
     )
-    return len([r for r in wider.clear if not r.is_message])
+    return len([r for r in wider.clear if r.memory.scope not in searched])
+
+
+def elsewhere_hint(elsewhere: int, how: str) -> str | None:
+    """The line saying that other scopes have clear matches, when they do; ``how`` says
+    how to search them (the CLI's flag, the MCP tool's argument)."""
+    if not elsewhere:
+        return None
+    many = "clear match" if elsewhere == 1 else "clear matches"
+    return f"{elsewhere} {many} in other scopes: {how} to see them"
 
 
 @dataclass(frozen=True)

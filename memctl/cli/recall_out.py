@@ -10,6 +10,7 @@ from memctl.api.recall import (
     Recalled,
     RecallRequest,
     RecallResult,
+    elsewhere_hint,
     excerpt,
     explain,
     is_message_id,
@@ -65,15 +66,8 @@ def show(context: Context, request: RecallRequest, fmt: str, with_explain: bool)
         from memctl.api.sessions import origins
 
         came = origins(context, [r.memory for r in response.result.results])
-    render(response.result, fmt, with_explain, elsewhere_hint(response.elsewhere), came)
-
-
-def elsewhere_hint(elsewhere: int) -> str | None:
-    """The line saying that other scopes have matches, when they do."""
-    if not elsewhere:
-        return None
-    many = "memory matches" if elsewhere == 1 else "memories match"
-    return f"{elsewhere} {many} in other scopes: add --all-scopes to see them"
+    hint = elsewhere_hint(response.elsewhere, "add --all-scopes")
+    render(response.result, fmt, with_explain, hint, came)
 
 
 def render(

@@ -81,7 +81,11 @@ def memory_search(
     )
     response = recall_api.recall(ctx, request)
     result = response.result
-    answer: dict[str, Any] = {"query": query, "warnings": result.warnings}
+    hint = recall_api.elsewhere_hint(response.elsewhere, "call again with all_scopes true")
+    answer: dict[str, Any] = {
+        "query": query,
+        "warnings": [*result.warnings, *([hint] if hint else [])],
+    }
     if format == "context":
         answer["context"] = response.context or ""
     else:

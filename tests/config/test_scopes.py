@@ -174,7 +174,7 @@ def test_recall_says_when_other_scopes_have_matches(tmp_path: Path) -> None:
     table = run_cli("recall", "invoice job", "--scope", "project", cwd=here)
     assert table.stdout.splitlines() == [
         "no memories found",
-        "1 memory matches in other scopes: add --all-scopes to see them",
+        "1 clear match in other scopes: add --all-scopes to see them",
     ]
     asked = ("recall", "invoice job", "--scope", "project")
     as_json = json.loads(run_cli(*asked, "--json", cwd=here).stdout)
@@ -186,6 +186,13 @@ def test_recall_says_when_other_scopes_have_matches(tmp_path: Path) -> None:
     assert len(wide.stdout.split()) == 1
     nowhere = run_cli("--home", str(tmp_path / "empty"), "recall", "invoice job", cwd=here)
     assert nowhere.stdout.splitlines() == ["no memories found"]
+    # something here, but no clear match: the table's possible rows, then the same line
+    made = run_cli("remember", "--category", "entities", "the job board lists open roles", cwd=here)
+    assert made.returncode == 0
+    asked = ("recall", "how often does the invoice job run?", "--scope", "project", "--json")
+    possible = json.loads(run_cli(*asked, cwd=here).stdout)
+    assert [r["match"] for r in possible["results"]] == ["possible"]
+    assert "1 clear match in other scopes: add --all-scopes to see them" in possible["warnings"]
 
 
 def test_recall_from_a_directory_holding_nothing_searches_every_project(
