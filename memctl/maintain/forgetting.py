@@ -580,7 +580,7 @@ def _apply_everywhere(ctx: Context, done: Forgotten, apply: Apply) -> None:
 def _leftovers_removed(ctx: Context) -> None:
     """Remove the copies a killed backup, forget or restore left; a restore under way (it
     holds the maintain lock) keeps the copy it is making."""
-    from memctl.maintain.pipeline import maintain_lock  # the pipeline imports this module
+    from memctl.maintain.lock import maintain_lock
 
     with maintain_lock(ctx.settings) as holder:
         for left in leftovers(ctx.settings, REWRITING):
