@@ -45,7 +45,7 @@ class RestoreResult:
 def restore(ctx: Context, request: RestoreRequest) -> RestoreResult:
     """Put a backup in the store's place, after backing up the current store."""
     from memctl.maintain.backup import restore as put_back
-    from memctl.maintain.pipeline import maintain_lock
+    from memctl.maintain.lock import maintain_lock
 
     with maintain_lock(ctx.settings) as holder:
         if holder is not None:

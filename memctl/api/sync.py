@@ -1,7 +1,7 @@
 """Sharing memories through a git repository: sync, init, status, promote, unpromote.
 
-``memctl.sync.pipeline.sync_now`` is the same sync for callers below this layer
-(``memctl maintain`` with ``sync.auto``).
+``memctl.maintain.sync_hook.synced`` is the same sync, with the forget here of what
+another machine forgot, for ``memctl maintain`` with ``sync.auto``.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from memctl.context import Context
 from memctl.model import Memory
-from memctl.sync import pipeline, setup, share
+from memctl.sync import setup, share
 from memctl.sync import trust as trusting
 from memctl.sync.incoming import Progress, quiet
 from memctl.sync.pipeline import SyncRequest, SyncResult, bad_file_lines
@@ -35,10 +35,13 @@ __all__ = [
 
 
 def sync(ctx: Context, request: SyncRequest, progress: Progress = quiet) -> SyncResult:
-    """Pull, import, export and push; with ``dry_run`` only say what would move.
+    """Pull, import, export and push, then forget here what another machine removed for
+    good (``came_in["forgotten"]``); with ``dry_run`` only say what would move.
     ``progress(stage, done, total)`` hears how far each long step is (total 0: a git
     step that cannot count)."""
-    return pipeline.sync_now(ctx, request, progress)
+    from memctl.maintain.sync_hook import synced
+
+    return synced(ctx, request, progress)
 
 
 def init(ctx: Context, remote: str) -> InitResult:

@@ -67,7 +67,13 @@ def sync(
     console.print(
         f"{result.remote}: {verb}import {came.get('created', 0)} new, "
         f"{came.get('updated', 0)} updated, {came.get('conflicts', 0)} conflicts kept as "
-        f"events, {came.get('unshared', 0)} no longer shared; {verb}write "
+        f"events, {came.get('unshared', 0)} no longer shared"
+        + (
+            f", {came['forgotten']} forgotten as another machine forgot them"
+            if "forgotten" in came
+            else ""
+        )
+        + f"; {verb}write "
         f"{went.get('written', 0)} files, remove {went.get('removed', 0)}; "
         f"{len(result.bad_files)} bad files skipped"
         + ("" if dry_run or result.readonly else (", pushed" if result.pushed else ""))

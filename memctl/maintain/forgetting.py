@@ -17,8 +17,9 @@ and the file itself: SQLite overwrites deleted content with zeros (``secure_dele
 the full-text indexes merge (a deleted row's terms linger in old segments until then),
 ``VACUUM`` rewrites the file without free pages and the WAL is emptied into it. Each
 backup ``maintain`` made is rewritten the same way. The sync repository gets a tombstone
-for each deleted memory that was shared, at the next sync (its history and other
-machines' copies keep what they had: see docs/privacy.md).
+for each deleted memory that was shared, at the next sync (other
+machines forget it when they pull it: ``forget_pulled``; the history keeps what it had:
+see docs/privacy.md).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ from memctl.store.maintenance import vacuum_into
 from memctl.store.message_search import MESSAGE_SEPARATOR, get_message
 from memctl.store.questions import delete_questions
 from memctl.store.sessions import get_session
-from memctl.store.sync import files_of
+from memctl.store.sync import files_of, forgotten_by_sync
 from memctl.store.transcripts import session_ids_like
 from memctl.store.writes import Writer
 
@@ -273,6 +274,21 @@ def forget_memories(ctx: Context, memories: list[Memory], verb: str) -> Forgotte
     vectors = _reverted_vectors(ctx, taken)
     _everywhere(ctx, done, lambda db, into, live: _memories_in(db, ids, into, live, verb, vectors))
     return done
+
+
+# The verb of the run that forgets what another machine forgot (``forget_pulled``).
+PULLED = "sync forget"
+
+
+def forget_pulled(ctx: Context) -> Forgotten | None:
+    """Forget here, as ``delete --permanent`` does, each memory a sync marked deleted from
+    another machine's tombstone of a memory it removed for good (``store.sync.
+    forgotten_by_sync``); None when there is none. Run after a sync (outside its lock: the
+    forget takes it), so one a crash interrupted is done by the next."""
+    ids = forgotten_by_sync(ctx.db)
+    if not ids:
+        return None
+    return forget_memories(ctx, list(store.get_memories(ctx.db, ids).values()), PULLED)
 
 
 def _memories_in(
@@ -580,7 +596,7 @@ def _apply_everywhere(ctx: Context, done: Forgotten, apply: Apply) -> None:
 def _leftovers_removed(ctx: Context) -> None:
     """Remove the copies a killed backup, forget or restore left; a restore under way (it
     holds the maintain lock) keeps the copy it is making."""
-    from memctl.maintain.pipeline import maintain_lock  # the pipeline imports this module
+    from memctl.maintain.lock import maintain_lock
 
     with maintain_lock(ctx.settings) as holder:
         for left in leftovers(ctx.settings, REWRITING):

@@ -13,19 +13,15 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import fcntl
-import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO
 
 from threadpoolctl import threadpool_limits
 
 from memctl.config import Settings
-from memctl.config.files import open_private, private_dir
 from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.ingest.pending import pending_dir
@@ -38,6 +34,7 @@ from memctl.maintain.decay import decay
 from memctl.maintain.dedup import dedup
 from memctl.maintain.graph import graph
 from memctl.maintain.jobs import jobs
+from memctl.maintain.lock import maintain_lock
 from memctl.maintain.plan import Maintenance
 from memctl.maintain.profile import profile
 from memctl.maintain.report import MaintainReport, TaskReport
@@ -65,7 +62,6 @@ TASKS: dict[str, Task] = {
     "sync": sync,
 }
 KIND = "maintain"
-LOCK_FILE = "maintain.lock"
 # Decay's changes are too many to list on the run; its events hold them.
 UNLISTED = ("decay",)
 # The tasks that change nothing but the store: a dry run runs them on a copy of it.
@@ -91,30 +87,6 @@ def chosen_tasks(settings: Settings, only: str | None, skip: str | None) -> list
     if skip:
         names = [n for n in names if n not in set(_names(skip))]
     return names
-
-
-@contextlib.contextmanager
-def maintain_lock(settings: Settings) -> Iterator[str | None]:
-    """Hold the maintain lock; yields None, or the holder's pid when another has it."""
-    path: Path = settings.home / LOCK_FILE
-    private_dir(path.parent)
-    handle: IO[str] = open(  # noqa: SIM115 (held across the yield); private, as every file
-        path, "a+", encoding="utf-8", opener=lambda name, flags: open_private(Path(name), flags)
-    )
-    try:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            yield handle.read().strip() or "unknown"
-            return
-        handle.seek(0)
-        handle.truncate()
-        handle.write(str(os.getpid()))
-        handle.flush()
-        yield None
-    finally:
-        handle.close()
 
 
 def _record(m: Maintenance) -> None:

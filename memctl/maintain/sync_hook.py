@@ -1,5 +1,6 @@
 """Task sync: pull and push the team's sync repository when ``sync.auto`` is on and a
-repository is configured (``memctl sync init REMOTE``), through ``memctl.sync.sync_now``.
+repository is configured (``memctl sync init REMOTE``), through ``synced``: the sync, then
+the forget here of what another machine forgot (``memctl sync`` runs it too).
 
 A dry run asks sync for its own dry run (what would come in and go out). A
 sync failure (git missing, remote unreachable) is noted on the task and does
@@ -8,9 +9,16 @@ not fail the other tasks' work.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from memctl.context import Context
 from memctl.errors import MemctlError
 from memctl.maintain.plan import Maintenance
 from memctl.maintain.report import TaskReport
+
+if TYPE_CHECKING:
+    from memctl.sync import SyncRequest, SyncResult
+    from memctl.sync.incoming import Progress
 
 
 def sync(m: Maintenance) -> TaskReport:
@@ -19,11 +27,31 @@ def sync(m: Maintenance) -> TaskReport:
         return report.skip("sync.auto is off")
     if not m.settings.sync_remote:
         return report.skip("no sync repository configured (memctl sync init REMOTE)")
-    from memctl.sync import SyncRequest, sync_now
+    from memctl.sync import SyncRequest
 
     try:
-        result = sync_now(m.ctx, SyncRequest(dry_run=m.dry_run))
+        result = synced(m.ctx, SyncRequest(dry_run=m.dry_run))
     except MemctlError as error:
         return report.skip(f"sync failed: {error}")
     report.change("sync", result.run_id or "-", remote=result.remote)
     return report
+
+
+def synced(ctx: Context, request: SyncRequest, progress: Progress | None = None) -> SyncResult:
+    """One sync (``memctl.sync.sync_now``), then, unless a dry run, the forget here of each
+    memory another machine removed for good (``forgetting.forget_pulled``: outside the
+    sync's lock, which the forget takes; after a sync that failed past its import too);
+    ``came_in["forgotten"]`` counts the memories it took out."""
+    from memctl.maintain.forgetting import forget_pulled
+    from memctl.sync import sync_now
+    from memctl.sync.incoming import quiet
+
+    if request.dry_run:
+        return sync_now(ctx, request, progress or quiet)
+    try:
+        result = sync_now(ctx, request, progress or quiet)
+    finally:
+        forgotten = forget_pulled(ctx)
+    if forgotten is not None:
+        result.came_in["forgotten"] = len(forgotten.memories)
+    return result

@@ -17,6 +17,10 @@ SYNC_KIND = "sync"
 # The word a sync's writes log as their source (a create) or reason (an update) (sync/apply.py).
 SYNC_SOURCE = "sync"
 READ_COMMIT = "sync_read_commit"
+# The key of the update event a sync logs when another machine's tombstone of a memory it
+# removed for good marks one deleted here (its value: that host): the text is to be
+# forgotten here too (``maintain.forgetting.forget_pulled``).
+FORGOTTEN_BY = "forgotten_by"
 
 
 @dataclass(frozen=True)
@@ -281,3 +285,16 @@ def undone_sync_imports(db: Database, memory_ids: Iterable[str]) -> set[str]:
         (json.dumps(list(memory_ids)), SYNC_KIND),
     )
     return {r[0] for r in rows}
+
+
+def forgotten_by_sync(db: Database) -> list[str]:
+    """The memories still here that a sync marked deleted from another machine's tombstone
+    of a memory removed for good: deleted, their last change the update saying
+    ``FORGOTTEN_BY`` (a restore since is a change)."""
+    rows = db.tuples(
+        "SELECT m.id FROM memories m WHERE m.state = 'deleted' AND json_extract((SELECT "
+        "e.data FROM events e WHERE e.memory_id = m.id AND e.action IN ('update', 'state') "
+        "ORDER BY e.id DESC LIMIT 1), ?) IS NOT NULL",
+        (f"$.{FORGOTTEN_BY}",),
+    )
+    return sorted(row[0] for row in rows)

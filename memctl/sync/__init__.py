@@ -1,8 +1,9 @@
 """Moving memories between stores: the record format (``records``) used by export and
 import, and the git repository of YAML files that ``memctl sync`` shares.
 
-``memctl.sync.sync_now(ctx, request=None)`` runs one sync (``memctl maintain``
-calls it when ``sync.auto`` is on); it is loaded on first use, so importing
+``memctl.sync.sync_now(ctx, request=None)`` runs one sync (``memctl sync`` and
+``memctl maintain`` with ``sync.auto`` call it through ``maintain.sync_hook.synced``,
+which then forgets what another machine forgot); it is loaded on first use, so importing
 ``memctl.sync.records`` does not load git or the sync stages.
 """
 

@@ -25,6 +25,7 @@ from memctl.store.projects import scope_dirs
 from memctl.store.relations import has_relation
 from memctl.store.runs import RunRecord, save_run
 from memctl.store.sync import (
+    FORGOTTEN_BY,
     SYNC_SOURCE,
     SyncFile,
     drop_files,
@@ -219,7 +220,8 @@ def _update(
     written = {"updated_at": memory.updated_at, **changes}  # the winner's time, not now
     if version.scope != memory.scope:
         written["scope"] = version.scope
-    writer.update(memory, written, vector, reason=SYNC_SOURCE, host=version.host)
+    forgotten = {FORGOTTEN_BY: version.host} if version.forgotten else {}
+    writer.update(memory, written, vector, reason=SYNC_SOURCE, host=version.host, **forgotten)
 
 
 def _graph(ctx: Context, plan: ImportPlan) -> Indexed:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from memctl.store.sync import SyncFile
 from memctl.sync.layout import FORMAT_MAJOR, parse_path
-from memctl.sync.memfile import BadFile, Version, parse
+from memctl.sync.memfile import FORGOTTEN, BadFile, Version, parse
 from memctl.sync.repo import Clone, Entry
 
 # A long sync's stages tell how far they are: (what, e.g. "reading files", done, total);
@@ -92,7 +92,7 @@ def read_incoming(
                 version.id,
                 version.host,
                 version.updated_at,
-                str(version.values["state"]),
+                FORGOTTEN if version.forgotten else str(version.values["state"]),
                 entry.blob,
             )
         )

@@ -161,7 +161,9 @@ memories of AI assistants, shared between machines and people.
   `l0_abstract`, `l1_overview`, `l2_content`, `relations` (a list of
   `dst_id`, `type`, `weight`, `created_at`). No vectors: each machine makes
   its own. A deleted memory is a tombstone: `id`, `state: deleted` and its
-  timestamps, no content.
+  timestamps, no content; `forgotten: true` when it was removed for good
+  (`delete --permanent`, `sessions forget`): each machine that reads it forgets
+  the text too. Without it the memory is only marked deleted (restorable).
 - When several files hold one memory, the newest `updated_at` wins (ties:
   the greater host id); the losing version is kept in the memory's event log.
 

@@ -59,6 +59,12 @@ KEYS = (
     "l2_content",
 )
 TOMBSTONE_KEYS = ("id", "state", "created_at", "updated_at")
+# The key a tombstone carries (``forgotten: true``) when the memory was removed for good
+# (``delete --permanent``, ``sessions forget``): a machine that pulls it forgets the text
+# as a local forget does. Without it (a soft ``delete``, or a tombstone an older memctl
+# wrote, which cannot tell) the memory is only marked deleted there, restorable. It is
+# also the state the index of read files (``sync_files.state``) records for such a file.
+FORGOTTEN = "forgotten"
 ENUMS: dict[str, Any] = {"state": State, "kind": Kind, "category": Category, "tier": Tier}
 MAX_TAG_CHARS = 200
 # What a key a file leaves out stands for: a new memory's default.
@@ -84,6 +90,7 @@ class Version:
     relations: list[Relation] = field(default_factory=list)
     # what it states; None: the file has no `triples` key (an older memctl's: it says nothing)
     triples: list[tuple[str, str, str]] | None = field(default_factory=list)
+    forgotten: bool = False  # a tombstone of a memory removed for good (``FORGOTTEN``)
 
     @property
     def updated_at(self) -> str:
@@ -145,12 +152,18 @@ _Dumper.add_representer(str, _str)
 
 
 def render(
-    memory: Memory, relations: list[Relation], triples: list[tuple[str, str, str]] | None = None
+    memory: Memory,
+    relations: list[Relation],
+    triples: list[tuple[str, str, str]] | None = None,
+    forgotten: bool = False,
 ) -> str:
-    """The file of a memory; a deleted memory is a tombstone (no content). ``triples``:
-    the knowledge-graph triples it states, listed even when none (a file without the key,
-    an older memctl's, takes nothing back)."""
+    """The file of a memory; a deleted memory is a tombstone (no content), saying
+    ``forgotten: true`` when ``forgotten`` (removed for good). ``triples``: the
+    knowledge-graph triples it states, listed even when none (a file without the key, an
+    older memctl's, takes nothing back)."""
     record: dict[str, Any] = {"id": memory.id, **synced_values(memory)}
+    if memory.state == State.DELETED and forgotten:
+        record[FORGOTTEN] = True
     if memory.state != State.DELETED:
         record["relations"] = [
             {
@@ -225,12 +238,22 @@ def parse(text: str, memory_id: str, host: str, scope: str) -> Version:
             raise TypeError(f"more than {MAX_RELATIONS:,} relations")
         relations = [_relation(memory_id, r) for r in raw_relations]
         triples = _triples(record["triples"]) if "triples" in record else None
+        forgotten = _forgotten(record, values)
     except (MemctlError, ValueError, TypeError, OverflowError) as exc:
         raise BadFile(str(exc).splitlines()[0]) from None
     problem = privacy_problem(values) or triples_problem(triples or [])
     if problem:
         raise BadFile(problem)
-    return Version(memory_id, host, scope, values, relations, triples)
+    return Version(memory_id, host, scope, values, relations, triples, forgotten)
+
+
+def _forgotten(record: dict[str, Any], values: dict[str, Any]) -> bool:
+    """Whether a file is a tombstone of a memory removed for good (``FORGOTTEN``); the key
+    on a file that holds text means nothing."""
+    flag = record.get(FORGOTTEN, False)
+    if not isinstance(flag, bool):
+        raise TypeError(f"{FORGOTTEN} must be true or false")
+    return flag and values["state"] == State.DELETED and "content" not in values
 
 
 def triples_problem(triples: list[tuple[str, str, str]]) -> str | None:

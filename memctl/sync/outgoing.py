@@ -32,6 +32,7 @@ from memctl.store.sync import (
 from memctl.sync.incoming import Progress, quiet
 from memctl.sync.layout import FLAT_MAJOR, memory_path, parse_path
 from memctl.sync.memfile import (
+    FORGOTTEN,
     blob_id,
     normal_time,
     privacy_problem,
@@ -84,6 +85,7 @@ def plan_export(
         mine = [f for f in files.get(memory_id, []) if f.host_id == own_host]
         winner = max(files[memory_id], key=lambda f: f.key) if files.get(memory_id) else None
         memory = memories.get(memory_id)
+        forgotten = memory is None
         if memory is None:
             memory = _tombstone(memory_id, winner)
             if memory is None:
@@ -94,14 +96,15 @@ def plan_export(
         elif memory.state == State.DELETED and winner is None:
             continue  # deleted before it was ever shared
         edges = (relations.get(memory_id, []), triples.get(memory_id, []))
-        _export_one(out, memory, edges, mine, winner, own_host)
+        _export_one(out, memory, edges, mine, winner, own_host, forgotten)
     _stale(out, ctx, own_host, arrived)
     return out
 
 
 def _tombstone(memory_id: str, winner: SyncFile | None) -> Memory | None:
-    """A memory removed from this store for good that the repository still holds alive."""
-    if winner is None or winner.state == State.DELETED:
+    """A memory removed from this store for good that the repository holds alive or only
+    deleted (restorable: a soft delete's tombstone, written before the permanent one)."""
+    if winner is None or winner.state == FORGOTTEN:
         return None
     try:
         scope = parse_path(winner.path)[0]
@@ -117,6 +120,7 @@ def _export_one(
     mine: list[SyncFile],
     winner: SyncFile | None,
     own_host: str,
+    forgotten: bool,
 ) -> None:
     try:
         path = memory_path(memory.scope, memory.id, own_host)
@@ -130,7 +134,7 @@ def _export_one(
     if problem:
         out.refused.append((memory.id, problem))
         return
-    text = render(memory, relations, triples)
+    text = render(memory, relations, triples, forgotten)
     moved = winner is not None and winner.host_id == own_host and winner.path != path
     if winner is not None and winner.blob == blob_id(text) and not moved:
         out.removes += [f for f in mine if f.path != winner.path]
@@ -139,13 +143,13 @@ def _export_one(
         later = format_time(parse_time(winner.updated_at) + TICK)
         memory = replace(memory, updated_at=max(now_iso(), later))
         out.bumps[memory.id] = memory.updated_at
-        text = render(memory, relations, triples)
+        text = render(memory, relations, triples, forgotten)
     row = SyncFile(
         path,
         memory.id,
         own_host,
         normal_time(memory.updated_at),
-        str(memory.state),
+        FORGOTTEN if forgotten else str(memory.state),
         blob_id(text),
     )
     out.writes.append((row, text))

@@ -26,7 +26,7 @@ from memctl.ingest.capture import IngestOptions, capture
 from memctl.ingest.pipeline import run_session
 from memctl.ingest.undo import undo
 from memctl.maintain.backup import backups
-from memctl.maintain.pipeline import maintain_lock
+from memctl.maintain.lock import maintain_lock
 from memctl.memories.operations import update
 from memctl.memories.strength import current_strength
 from memctl.model import (

@@ -222,7 +222,8 @@ def test_state_changes_travel(pair: tuple[Context, Context], remote: Path) -> No
         return copy.state
 
     assert state(forgotten.id) == State.ARCHIVED
-    assert state(deleted.id) == State.DELETED and state(gone.id) == State.DELETED
+    assert state(deleted.id) == State.DELETED
+    assert store.get_memory(b.db, gone.id) is None  # removed for good there too
     assert state(old.id) == State.SUPERSEDED
     assert store.get_memory(b.db, old.id).superseded_by == new.id  # type: ignore[union-attr]
     # A tombstone keeps no content.
@@ -230,6 +231,35 @@ def test_state_changes_travel(pair: tuple[Context, Context], remote: Path) -> No
     tomb = next(p for p in path if gone.id in p)
     text = git("--git-dir", str(remote), "show", f"HEAD:{tomb}")
     assert "state: deleted" in text and "bx-9" not in text and "content" not in text
+
+
+def test_a_forget_takes_the_text_off_every_machine_and_a_soft_delete_stays_restorable(
+    pair: tuple[Context, Context], remote: Path, tmp_path: Path
+) -> None:
+    a, b = pair
+    kept = shared(a, "the coffee machine sits on floor qz3 by the lifts")
+    gone = shared(a, "the nightly backups land in vault-qx81 on the old box")
+    sync_api.sync(a, SYNC)
+    sync_api.sync(b, SYNC)
+    assert store.get_memory(b.db, gone.id) is not None
+    memory_api.delete(a, gone.id, permanent=True)
+    memory_api.delete(a, kept.id)  # the newest edit: undo takes it back below
+    sync_api.sync(a, SYNC)
+    head = git("--git-dir", str(remote), "grep", "-h", "forgotten", "HEAD", "--", "memories")
+    assert head.splitlines() == ["forgotten: true"]  # the permanent one's tombstone only
+    assert sync_api.sync(b, SYNC).came_in["forgotten"] == 1
+    assert store.get_memory(b.db, gone.id) is None
+    # Not a byte under B's data directory (database, WAL, vector indexes, the clone's
+    # work tree) holds the forgotten text any more; the soft-deleted one keeps its own.
+    files = [p for p in (tmp_path / "b").rglob("*") if p.is_file()]
+    assert not [p for p in files if b"vault-qx81" in p.read_bytes()]
+    copy = store.get_memory(b.db, kept.id)
+    assert copy is not None and copy.state == State.DELETED and "qz3" in copy.content
+    # A's undo of its soft delete brings the memory back on B.
+    ingest_api.undo(a)
+    sync_api.sync(a, SYNC)
+    assert "forgotten" not in sync_api.sync(b, SYNC).came_in
+    assert store.get_memory(b.db, kept.id).state == State.ACTIVE  # type: ignore[union-attr]
 
 
 def test_relations_travel(pair: tuple[Context, Context]) -> None:

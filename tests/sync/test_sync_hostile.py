@@ -88,6 +88,16 @@ def test_a_date_out_of_range_is_refused(moment: str) -> None:
         parse(text, _id(1), HOST, "global")
 
 
+def test_only_a_tombstone_is_forgotten_and_the_flag_is_a_boolean() -> None:
+    tomb = f"id: {_id(1)}\nstate: deleted\nupdated_at: '2026-01-01T00:00:00Z'\n"
+    assert parse(tomb + "forgotten: true\n", _id(1), HOST, "global").forgotten
+    assert not parse(tomb, _id(1), HOST, "global").forgotten  # an older memctl's: soft
+    # A file with text is no tombstone: the flag cannot make a machine forget it.
+    assert not parse(tomb + "forgotten: true\ncontent: x\n", _id(1), HOST, "global").forgotten
+    with pytest.raises(BadFile, match="forgotten must be true or false"):
+        parse(tomb + "forgotten: 'yes'\n", _id(1), HOST, "global")
+
+
 def _plant_everything(remote: Path, tmp_path: Path) -> None:
     """Plant every hostile file at once, after both machines cloned."""
     files = dict(_file(n, "content: x\n" + HOSTILE[name]) for n, name in enumerate(HOSTILE))
