@@ -76,16 +76,17 @@ class World:
             "ANTHROPIC_BASE_URL": model.url,
             "ANTHROPIC_API_KEY": "scripted",
             "MCP_TIMEOUT": "120000",  # ms Claude Code gives an MCP server to start
+            "MCP_CONNECT_TIMEOUT_MS": "120000",  # and to connect (alwaysLoad waits this long)
             "CODEX_HOME": str(self.home / ".codex"),
             "NO_COLOR": "1",
             "OPENCODE_DISABLE_MODELS_FETCH": "1",  # its bundled model list: no network
             "OPENCODE_DISABLE_AUTOUPDATE": "1",
         }
 
-    def memctl(self, *args: str) -> subprocess.CompletedProcess[str]:
+    def memctl(self, *args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
         """``memctl ARGS`` in this world, forked from the worker's fork server: the hooks and
         the MCP server the clients start are fresh processes, as a user's are."""
-        done = run_memctl(list(args), self.env, cwd=self.project)
+        done = run_memctl(list(args), self.env, input=input, cwd=self.project)
         assert done.returncode == 0, done.stderr
         return done
 
@@ -321,7 +322,12 @@ def test_claude_code_per_prompt_hook_adds_a_stored_fact_once_and_nothing_unrelat
     second = "Which job rebuilds the staging cluster on Mondays?"
     resumed = ask(second, "--resume", session)
     assert f"Memories relevant to: {second}" not in resumed
-    assert f"Memories relevant to: {second}" in ask(second)  # a new session gets it
+    # a new session gets it: the hook as Claude Code calls it (a third claude run, ~3 s of
+    # CPU, for what memctl answers)
+    payload = {"session_id": "a-new-session", "hook_event_name": "UserPromptSubmit"}
+    payload |= {"prompt": second, "cwd": str(world.project)}
+    new = world.memctl("hook", "claude-code", "UserPromptSubmit", input=json.dumps(payload))
+    assert f"Memories relevant to: {second}" in new.stdout and fact in new.stdout
     assert hooked not in ask("Write a haiku about autumn leaves falling")
     log = world.data / "logs" / "hooks.log"  # nothing above was silent by failing
     assert "UserPromptSubmit" not in (log.read_text() if log.exists() else "")
