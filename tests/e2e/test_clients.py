@@ -76,7 +76,9 @@ class World:
             "ANTHROPIC_BASE_URL": model.url,
             "ANTHROPIC_API_KEY": "scripted",
             "MCP_TIMEOUT": "120000",  # ms Claude Code gives an MCP server to start
-            "MCP_CONNECT_TIMEOUT_MS": "120000",  # and to connect (alwaysLoad waits this long)
+            # and to connect, if Claude Code applies it to alwaysLoad servers (unproven: at load
+            # 25-30 their tools missed the first request 3 runs in 3 without it)
+            "MCP_CONNECT_TIMEOUT_MS": "120000",
             "CODEX_HOME": str(self.home / ".codex"),
             "NO_COLOR": "1",
             "OPENCODE_DISABLE_MODELS_FETCH": "1",  # its bundled model list: no network
