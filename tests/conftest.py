@@ -305,18 +305,30 @@ def run_cli(
     command in its own process, without Python's start-up and memctl's imports. Each command
     keeps at least one test in a fresh ``python -m memctl`` (the README's commands all do).
     """
-    data = input.encode() if isinstance(input, str) else input
     fast = {} if real_model else {"MEMCTL_EMBEDDER": "hash"}
     full = {**os.environ, "COLUMNS": "200", **fast, **(env or {})}
+    return run_memctl(list(args), full, input=input, cwd=cwd, timeout=timeout)
+
+
+def run_memctl(
+    args: list[str],
+    env: dict[str, str],
+    input: str | bytes | None = None,
+    cwd: Path | None = None,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess[str]:
+    """``memctl ARGS`` as a real process with exactly ``env`` (``run_cli`` adds the test's
+    environment to its own): forked from the fork server unless the test is marked fresh."""
+    data = input.encode() if isinstance(input, str) else input
     command = [sys.executable, "-m", "memctl", *args]
-    server = None if FRESH or _fresh_test[0] else cli_server(full)
+    server = None if FRESH or _fresh_test[0] else cli_server(env)
     if server is not None:
-        code, out, err = server.run(list(args), data, full, str(cwd or os.getcwd()), timeout)
+        code, out, err = server.run(args, data, env, str(cwd or os.getcwd()), timeout)
         return subprocess.CompletedProcess(
             command, code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
         )
     done = subprocess.run(
-        command, input=data, capture_output=True, env=full, cwd=cwd, timeout=timeout
+        command, input=data, capture_output=True, env=env, cwd=cwd, timeout=timeout
     )
     return subprocess.CompletedProcess(
         done.args,

@@ -29,7 +29,7 @@ from memctl.api.memory import ListRequest, list_memories, status
 from memctl.config import load_settings
 from memctl.config.files import write_private
 from memctl.context import Context
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run_memctl
 from tests.e2e.model_server import ScriptedModel, scripted_model
 
 CLIENTS = Path(os.environ.get("MEMCTL_CLIENTS_DIR") or ROOT / ".cache" / "clients")
@@ -76,21 +76,19 @@ class World:
             "ANTHROPIC_BASE_URL": model.url,
             "ANTHROPIC_API_KEY": "scripted",
             "MCP_TIMEOUT": "120000",  # ms Claude Code gives an MCP server to start
+            # and to connect, if Claude Code applies it to alwaysLoad servers (unproven: at load
+            # 25-30 their tools missed the first request 3 runs in 3 without it)
+            "MCP_CONNECT_TIMEOUT_MS": "120000",
             "CODEX_HOME": str(self.home / ".codex"),
             "NO_COLOR": "1",
             "OPENCODE_DISABLE_MODELS_FETCH": "1",  # its bundled model list: no network
             "OPENCODE_DISABLE_AUTOUPDATE": "1",
         }
 
-    def memctl(self, *args: str) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run(
-            [sys.executable, "-m", "memctl", *args],
-            env=self.env,
-            cwd=self.project,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+    def memctl(self, *args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
+        """``memctl ARGS`` in this world, forked from the worker's fork server: the hooks and
+        the MCP server the clients start are fresh processes, as a user's are."""
+        done = run_memctl(list(args), self.env, input=input, cwd=self.project)
         assert done.returncode == 0, done.stderr
         return done
 
@@ -326,7 +324,12 @@ def test_claude_code_per_prompt_hook_adds_a_stored_fact_once_and_nothing_unrelat
     second = "Which job rebuilds the staging cluster on Mondays?"
     resumed = ask(second, "--resume", session)
     assert f"Memories relevant to: {second}" not in resumed
-    assert f"Memories relevant to: {second}" in ask(second)  # a new session gets it
+    # a new session gets it: the hook as Claude Code calls it (a third claude run, ~3 s of
+    # CPU, for what memctl answers)
+    payload = {"session_id": "a-new-session", "hook_event_name": "UserPromptSubmit"}
+    payload |= {"prompt": second, "cwd": str(world.project)}
+    new = world.memctl("hook", "claude-code", "UserPromptSubmit", input=json.dumps(payload))
+    assert f"Memories relevant to: {second}" in new.stdout and fact in new.stdout
     assert hooked not in ask("Write a haiku about autumn leaves falling")
     log = world.data / "logs" / "hooks.log"  # nothing above was silent by failing
     assert "UserPromptSubmit" not in (log.read_text() if log.exists() else "")
@@ -399,9 +402,9 @@ def test_opencode_starts_with_the_context_captures_and_searches_offline(
     world: World, tmp_path: Path
 ) -> None:
     """OpenCode with memctl installed: the first session is captured (through a 0600 file
-    of the user's own), the next starts with the context block and searches; OpenCode
-    goes to no package registry, its title requests get no context; without memctl's
-    lock it does, and install status says so."""
+    of the user's own) and OpenCode goes to no package registry; the next, without memctl's
+    lock, asks the registry (install status says so), starts with the context block and
+    searches; its title requests get no context."""
     opencode = client_or_skip("opencode")
     opencode_talks_to_the_scripted_model(world)
     world.memctl("init", "--tool", "opencode")
@@ -420,10 +423,20 @@ def test_opencode_starts_with_the_context_captures_and_searches_offline(
     assert any("make release" in m for m in stored)
     assert not any(m.startswith('"') for m in stored)  # `opencode run`'s quotes are not facts
     assert set(modes.read_text().split()) == {"600"}
+    status = json.loads(world.memctl("install", "status", "--json").stdout)
+    opencode_status = next(s for s in status if s["client"] == "opencode")
+    assert {"session.created", "session.idle"} <= set(opencode_status["fired"])
+    assert opencode_status["problems"] == []
 
+    # the next session without memctl's lock: OpenCode asks the registry (the stall the
+    # lock avoids: the first session's empty list was no registry left unasked), and
+    # status says so; one session, not a third, to spare CI the client's start-up
+    (world.home / ".config" / "opencode" / "package-lock.json").unlink()
     seen = len(world.model.bodies("/v1/messages"))
-    search = world.run(opencode, "run", "SEARCH: how do we deploy")
-    assert search.returncode == 0, search.stderr
+    with npm_registry(world) as asked:
+        search = world.run(opencode, "run", "SEARCH: how do we deploy")
+        assert search.returncode == 0, search.stderr
+        assert asked
     systems = [json.dumps(b.get("system")) for b in world.model.bodies("/v1/messages")[seen:]]
     assert any("<memctl-context>" in s and "make release from main" in s for s in systems)
     assert "Memory says:" in search.stdout and "make release from main" in search.stdout
@@ -431,21 +444,11 @@ def test_opencode_starts_with_the_context_captures_and_searches_offline(
     titles = [s for s in every if "title generator" in s]
     assert titles and not any("<memctl-context>" in s for s in titles)
     status = json.loads(world.memctl("install", "status", "--json").stdout)
-    opencode_status = next(s for s in status if s["client"] == "opencode")
-    assert {"session.created", "session.idle"} <= set(opencode_status["fired"])
-    assert opencode_status["problems"] == []
+    (problem,) = next(s for s in status if s["client"] == "opencode")["problems"]
+    assert "@opencode-ai/plugin" in problem and "npm install" in problem
     # both sessions again, from OpenCode's own database: nothing unreadable, none twice
     backfilled = json.loads(world.memctl("ingest", "--backfill", "--json").stdout)
     assert backfilled["per_client"] == {"opencode": 2} and backfilled["failed"] == 0
     listed = json.loads(world.memctl("sessions", "list", "--all-scopes", "--json").stdout)
     assert sorted(s["client"] for s in listed) == ["opencode", "opencode"]
     assert not list(tmp_path.glob("memctl-opencode-*"))  # each removed once handed over
-
-    # the same without memctl's lock: OpenCode asks the registry, and status says so
-    (world.home / ".config" / "opencode" / "package-lock.json").unlink()
-    with npm_registry(world) as asked:
-        assert world.run(opencode, "run", "hello").returncode == 0
-        assert asked  # the stall memctl's lock avoids
-    status = json.loads(world.memctl("install", "status", "--json").stdout)
-    (problem,) = next(s for s in status if s["client"] == "opencode")["problems"]
-    assert "@opencode-ai/plugin" in problem and "npm install" in problem
