@@ -42,6 +42,7 @@ Phrase = tuple[str, ...]  # as retrieve/query.py's: words in a row, lower case
 VOCABULARY_FILE = Path(__file__).with_name("vocabulary.txt")
 KINDS_FILE = Path(__file__).with_name("kinds.txt")
 VERBS_FILE = Path(__file__).with_name("verbs.txt")
+SPELLINGS_FILE = Path(__file__).with_name("spellings.txt")
 NOUN_FORM = "-"  # verbs.txt's mark for an -ing form that is mostly a noun
 NAME_TAG, VERB_TAG = "name", "verb"
 WORD = lazy(r"[^\W_]+(?:'[^\W_]+)?")
@@ -190,6 +191,31 @@ def verb_forms(
     table = verbs() if table is None else table
     said = dict.fromkeys(w.lower() for w in WORD.findall(text))
     return {word: table[word] for word in said if word in table}
+
+
+def parse_spellings(text: str) -> dict[str, tuple[Phrase, ...]]:
+    """Each word of ``text``'s pairs (the format of ``spellings.txt``) -> its other
+    spelling: "colours" -> colors, "colors" -> colours."""
+    others: dict[str, dict[Phrase, None]] = {}
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        british, american = line.split("\t")
+        others.setdefault(british, {})[(american,)] = None
+        others.setdefault(american, {})[(british,)] = None
+    return {word: tuple(found) for word, found in others.items()}
+
+
+@functools.cache
+def spellings() -> dict[str, tuple[Phrase, ...]]:
+    """The shipped British / American spellings (read once a process)."""
+    return parse_spellings(SPELLINGS_FILE.read_text(encoding="utf-8"))
+
+
+def spelling_forms(text: str) -> dict[str, tuple[Phrase, ...]]:
+    """Each word of ``text`` spelt the British or the American way, and its other spelling
+    (``spellings.txt``): searched as a verb's other forms are."""
+    return verb_forms(text, spellings())
 
 
 def asks_for_instances(words: list[str], index: int, size: int) -> bool:
