@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from memctl.lazy_re import lazy
-from memctl.retrieve.vocabulary import expand, kind_instances
+from memctl.retrieve.vocabulary import expand, kind_instances, spelling_forms, verb_forms
 from memctl.retrieve.when import Window, time_window
 
 QUOTED = lazy(r'"([^"]+)"|“([^”]+)”')
@@ -72,7 +72,11 @@ class Analysed:
     expansions: tuple[Phrase, ...] = ()
     synonyms: dict[str, tuple[Phrase, ...]] = field(default_factory=dict)
     kinds: frozenset[str] = frozenset()  # the words of synonyms that name a kind
-    instances: tuple[Phrase, ...] = ()  # their kinds' instances, searched at that weight
+    # the words of synonyms that are a verb's forms or a word spelt the British or the
+    # American way
+    verbs: frozenset[str] = frozenset()
+    # their kinds' instances and their verbs' other forms, searched at that weight
+    instances: tuple[Phrase, ...] = ()
 
     @property
     def english(self) -> bool:
@@ -201,7 +205,11 @@ def analyse(text: str, now: datetime) -> Analysed:
     # a verb that is also a name, used as the verb ("go down"), is not searched
     kept = [p for p in alternatives if not (len(p) == 1 and p[0] in vocabulary.left_out)]
     synonyms = {w: m for w, m in vocabulary.by_word.items() if w not in STOPWORDS}
-    for word, found in instances.items():
+    # a verb's forms of another stem and a word's other spelling: the same word, so neither
+    # is a software term no memory holds (candidates.py, the unknown-term veto)
+    forms = {**verb_forms(lexical), **spelling_forms(lexical)}
+    verbs = {w: f for w, f in forms.items() if w not in STOPWORDS}
+    for word, found in (*instances.items(), *verbs.items()):
         synonyms[word] = tuple(dict.fromkeys((*synonyms.get(word, ()), *found)))
     return Analysed(
         text=text,
@@ -211,8 +219,11 @@ def analyse(text: str, now: datetime) -> Analysed:
         expansions=tuple(p for p in vocabulary.phrases if p not in kept),
         synonyms=synonyms,
         kinds=frozenset(instances),
+        verbs=frozenset(verbs),
         instances=tuple(
-            p for p in dict.fromkeys(p for m in instances.values() for p in m) if p not in kept
+            p
+            for p in dict.fromkeys(p for m in (*instances.values(), *verbs.values()) for p in m)
+            if p not in kept
         ),
     )
 

@@ -21,6 +21,10 @@ kind's common instances ("dog", "violin", "basketball", "Rome") at the same lowe
 one way only: "what pets does Nate have?" finds "this is Max, my dog", while "dog" does
 not search "pets" or "cat".
 
+Verbs (``verbs.txt``): a query word that is a form of an irregular verb also searches the
+verb's forms the stemmer does not join to it, at the same lower weight: "how long did I
+spend driving?" finds "I drove for five hours", "what did the team win?" finds "we won".
+
 Pure functions over the query text; nothing here is FTS syntax.
 """
 
@@ -37,6 +41,9 @@ Phrase = tuple[str, ...]  # as retrieve/query.py's: words in a row, lower case
 
 VOCABULARY_FILE = Path(__file__).with_name("vocabulary.txt")
 KINDS_FILE = Path(__file__).with_name("kinds.txt")
+VERBS_FILE = Path(__file__).with_name("verbs.txt")
+SPELLINGS_FILE = Path(__file__).with_name("spellings.txt")
+NOUN_FORM = "-"  # verbs.txt's mark for an -ing form that is mostly a noun
 NAME_TAG, VERB_TAG = "name", "verb"
 WORD = lazy(r"[^\W_]+(?:'[^\W_]+)?")
 SENTENCE_END = lazy(r"[.!?]+(?:\s+|$)|\n+")
@@ -149,6 +156,66 @@ def parse_kinds(text: str) -> Kinds:
 def kinds() -> Kinds:
     """The shipped kinds (read once a process)."""
     return parse_kinds(KINDS_FILE.read_text(encoding="utf-8"))
+
+
+def parse_verbs(text: str) -> dict[str, tuple[Phrase, ...]]:
+    """Each form of a verb of ``text`` (the format of ``verbs.txt``) -> the verb's forms of
+    another stem: "driving" -> drove, driven; "drove" -> drive, driven. A past the stemmer
+    joins to the verb ("showed") is none."""
+    others: dict[str, dict[Phrase, None]] = {}
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        verb, doing, *pasts = line.split()
+        irregular = [p for p in dict.fromkeys(pasts) if p not in (verb, f"{verb}d", f"{verb}ed")]
+        own = [f for f in (verb, f"{verb}s", f"{verb}es", doing) if f != NOUN_FORM]
+        for form in own:
+            others.setdefault(form, {}).update(dict.fromkeys((p,) for p in irregular))
+        for form in irregular:
+            mates = (w for w in (verb, *irregular) if w != form)
+            others.setdefault(form, {}).update(dict.fromkeys((w,) for w in mates))
+    return {form: tuple(found) for form, found in others.items() if found}
+
+
+@functools.cache
+def verbs() -> dict[str, tuple[Phrase, ...]]:
+    """The shipped verbs (read once a process)."""
+    return parse_verbs(VERBS_FILE.read_text(encoding="utf-8"))
+
+
+def verb_forms(
+    text: str, table: Mapping[str, tuple[Phrase, ...]] | None = None
+) -> dict[str, tuple[Phrase, ...]]:
+    """Each word of ``text`` that is a form of a verb of ``verbs.txt``, and the verb's forms
+    of another stem."""
+    table = verbs() if table is None else table
+    said = dict.fromkeys(w.lower() for w in WORD.findall(text))
+    return {word: table[word] for word in said if word in table}
+
+
+def parse_spellings(text: str) -> dict[str, tuple[Phrase, ...]]:
+    """Each word of ``text``'s pairs (the format of ``spellings.txt``) -> its other
+    spelling: "colours" -> colors, "colors" -> colours."""
+    others: dict[str, dict[Phrase, None]] = {}
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        british, american = line.split("\t")
+        others.setdefault(british, {})[(american,)] = None
+        others.setdefault(american, {})[(british,)] = None
+    return {word: tuple(found) for word, found in others.items()}
+
+
+@functools.cache
+def spellings() -> dict[str, tuple[Phrase, ...]]:
+    """The shipped British / American spellings (read once a process)."""
+    return parse_spellings(SPELLINGS_FILE.read_text(encoding="utf-8"))
+
+
+def spelling_forms(text: str) -> dict[str, tuple[Phrase, ...]]:
+    """Each word of ``text`` spelt the British or the American way, and its other spelling
+    (``spellings.txt``): searched as a verb's other forms are."""
+    return verb_forms(text, spellings())
 
 
 def asks_for_instances(words: list[str], index: int, size: int) -> bool:

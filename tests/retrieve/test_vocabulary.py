@@ -20,8 +20,10 @@ from memctl.retrieve.vocabulary import (
     VOCABULARY_FILE,
     WORD,
     expand,
+    is_term,
     parse,
     phrase_of,
+    spellings,
     vocabulary,
 )
 from tests.conftest import run_cli
@@ -110,7 +112,7 @@ def test_go_down_searches_the_outage_words_and_prs_the_pull_requests() -> None:
 
 
 def test_a_query_without_vocabulary_words_is_searched_as_before() -> None:
-    analysed = analyse("lunch with Caroline at the harbour", NOW)
+    analysed = analyse("lunch with Caroline at the pier", NOW)
     assert analysed.expansions == () and analysed.synonyms == {}
 
 
@@ -195,3 +197,20 @@ def test_an_entry_s_words_are_its_words_lowered_one_by_one(text: str) -> None:
     """ASCII entries are lowered whole before they are split (faster); any text gives the
     words the split-then-lower reading gives."""
     assert phrase_of(text) == tuple(w.lower() for w in WORD.findall(text))
+
+
+def test_a_word_spelt_the_other_way_finds_its_memory(ctx: Context) -> None:
+    # a walk's question: "colours" found two clear rows about another session, "colors" the
+    # right one, which no word of the question matched; the spellings stay out of the
+    # vocabulary's terms (is_term: software words)
+    from memctl.api import memory as api
+
+    api.remember(ctx, api.RememberRequest("Make the colors green and yellow in the header."))
+    api.remember(ctx, api.RememberRequest("The tokenizer display uses HTML ruby elements now."))
+    found = recall(ctx, "what colours did we switch the stylesheet to?", touch=False)
+    (colors,) = [r for r in found.results if r.memory.content.startswith("Make the colors")]
+    assert "bm25" in colors.ranks  # found by its words: "colours" searched "colors"
+    assert not is_term("colours") and not is_term("behaviour")
+    pairs = spellings()
+    assert len(pairs) > 3000 and pairs["colour"] == (("color",),)
+    assert pairs["colors"] == (("colours",),)  # both ways

@@ -419,14 +419,14 @@ def _unknown_terms(run: Run, documents: int, containing: dict[str, int]) -> froz
     memories (nor, with session messages in the ranking, any message): a term a large store
     of a developer's notes never names says the question is about something it does not
     keep, as a stranger's name does. A small store names few of the terms it could. A
-    word naming a kind ("pets") is no such term: a store without pets is not about
-    something else."""
+    word naming a kind ("pets") is no such term, nor is a verb ("drive"): a store without
+    pets is not about something else."""
     if documents < TERMS_KNOWN_FROM or not run.params.strangers_veto:
         return frozenset()
     unknown = set()
     for word, found in run.query.synonyms.items():
         spellings = [(word,), *found]
-        if not found or word in run.query.kinds or containing.get(word):
+        if not found or word in run.query.kinds | run.query.verbs or containing.get(word):
             continue
         if holds_any(run.ctx.db, spellings):
             continue
