@@ -12,6 +12,8 @@ from memctl.store.database import Database
 from memctl.store.scopes import adopt
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from memctl.embed import Embedder
 
 
@@ -25,6 +27,9 @@ class Context:
         self._embedder = embedder
         self.door = door  # cli, mcp, hook or ui: the runs of its edits and undos name it
         self._busy_timeout_ms: int = settings.store_busy_timeout_ms
+        # the texts of the last query embedded and their vectors: a recall over other scopes
+        # right after this one's (the hint that they hold clear matches) embeds nothing again
+        self._last_query: tuple[tuple[str, ...], np.ndarray] | None = None
 
     @cached_property
     def db(self) -> Database:
@@ -63,6 +68,13 @@ class Context:
 
             self._embedder = get_embedder(self.settings)
         return self._embedder
+
+    def query_vectors(self, texts: list[str]) -> np.ndarray:
+        """The embedder's vectors of a query's texts; the same texts as the last query's
+        again take its vectors."""
+        if self._last_query is None or self._last_query[0] != tuple(texts):
+            self._last_query = (tuple(texts), self.embedder.embed(texts))
+        return self._last_query[1]
 
     def vectors(self, texts: list[str]) -> list[bytes]:
         """Embed texts as sqlite-vec blobs, refusing to mix models within one store. Text a

@@ -148,7 +148,7 @@ def _embed_query(run: Run, size: int) -> None:
     embedder = run.ctx.embedder
     ranked = without_names(run.query.text, run.common_names)
     texts = [ranked] if ranked == run.query.text else [ranked, run.query.text]
-    vector, *asked = embedder.embed(texts)
+    vector, *asked = run.ctx.query_vectors(texts)
     if (embedder.name, len(vector)) != (model.model, model.dim):
         raise ModelError(
             f"this store's vectors were made by {model.model} ({model.dim}-d), not the "
