@@ -8,8 +8,8 @@ mentions and what each is, for the text a memory's vector is made of
 (``ingest/meaning.document_text``).
 
 A name that is also an English word ("Celery", "Docker") counts only where it is written
-as the name: in the file's spelling and not opening its sentence, where any word is
-capitalised.
+as the name: in the file's spelling and not opening its sentence or what follows a colon
+("Caroline: Hey Mel!", "Note: ..."), where any word is capitalised.
 
 Pure functions over text; read once a process.
 """
@@ -20,10 +20,14 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
-from memctl.retrieve.vocabulary import SENTENCE_END, WORD, Phrase, phrase_of
+from memctl.lazy_re import lazy
+from memctl.retrieve.vocabulary import WORD, Phrase, phrase_of
 
 KINDS_FILE = Path(__file__).with_name("software_kinds.txt")
 AS_WRITTEN = "="  # the file's mark of a name found only as written
+# Where a capitalised word says nothing: a sentence's start, and what follows a colon (a
+# speaker's line, "Note: ...").
+CLAUSE_END = lazy(r"[.!?]+(?:\s+|$)|\n+|:\s+")
 
 
 @dataclass(frozen=True)
@@ -64,7 +68,7 @@ def kinds_named(text: str, table: SoftwareKinds | None = None) -> dict[str, tupl
     """Each name of software ``text`` mentions (as written there) -> what it is."""
     table = table or software_kinds()
     found: dict[str, tuple[str, ...]] = {}
-    for sentence in SENTENCE_END.split(text):
+    for sentence in CLAUSE_END.split(text):
         words = WORD.findall(sentence)
         index = 0
         while index < len(words):

@@ -27,6 +27,7 @@ def test_a_name_that_is_a_word_counts_only_written_as_the_name() -> None:
     }
     assert kinds_named("Add celery to the soup.", TABLE) == {}
     assert kinds_named("Celery soup again.", TABLE) == {}  # any word opens a sentence so
+    assert kinds_named("Mel: Celery soup again.", TABLE) == {}  # or a speaker's line
 
 
 def test_the_shipped_table_is_broad_and_read_once() -> None:
