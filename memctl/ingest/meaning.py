@@ -17,6 +17,7 @@ import numpy as np
 
 from memctl.embed import Embedder
 from memctl.ingest.entities import common_words
+from memctl.retrieve.software_kinds import kinds_named
 from memctl.retrieve.vocabulary import expand
 from memctl.store.database import Database
 from memctl.store.meaning import drop_plain_vectors_of, plain_vectors_for, put_plain_vectors
@@ -40,7 +41,10 @@ def document_text(content: str) -> str:
     common = common_words()
     found = expand(content)
     added = set(found.phrases)  # not the phrases the memory writes itself
-    names: dict[str, None] = {}
+    lower = content.lower()
+    names = {
+        kind: None for kinds in kinds_named(content).values() for kind in kinds if kind not in lower
+    }
     for phrase, mates in found.by_phrase.items():
         if len(phrase) > 1 or phrase[0] not in common:
             names.update(dict.fromkeys(" ".join(mate) for mate in mates if mate in added))

@@ -56,8 +56,9 @@ MESSAGES_PER_RUN = 5_000
 # two in five have names, each one embedding); the rest waits for the next run.
 MEANING_PER_RUN = 5_000
 # The vocabulary's names as a memory's searched vector holds them (ingest/meaning.py); a
-# new one names every memory again.
-MEANING_VERSION = "1"
+# new one names every memory again. 2: and what the software it names is
+# (retrieve/software_kinds.txt).
+MEANING_VERSION = "2"
 
 
 def check_integrity(m: Maintenance) -> None:
