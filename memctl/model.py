@@ -120,6 +120,12 @@ def new_id() -> str:
     return uuid.uuid4().hex
 
 
+def counted(n: int, one: str, many: str | None = None) -> str:
+    """``n`` and its noun: "1 file", "3 files", "1 memory", "2 memories" (``many``): every
+    door (the CLI, the viewer) counts in these words."""
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
 def content_hash(content: str) -> str:
     return hashlib.sha256(content.encode("utf-8")).hexdigest()
 

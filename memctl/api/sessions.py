@@ -130,8 +130,16 @@ def forget(ctx: Context, ref: str, with_copies: bool = False) -> Forgotten:
     return forget_session(ctx, ref, with_copies)
 
 
-def find_session(ctx: Context, session_id: str) -> Session:
-    """A session by id or unique prefix; NotFoundError with one clear line otherwise."""
+def forget_target(ctx: Context, ref: str) -> tuple[Session, int | None]:
+    """The session a forget's ``ref`` names (forgotten already or not), and the message's
+    number when it names one (``SESSION#N``)."""
+    wanted, separator, number = ref.strip().partition(MESSAGE_SEPARATOR)
+    return find_session(ctx, wanted, True), int(number) if number.isdigit() else None
+
+
+def find_session(ctx: Context, session_id: str, forgotten_too: bool = False) -> Session:
+    """A session by id or unique prefix; NotFoundError with one clear line otherwise, and
+    for a forgotten one unless ``forgotten_too`` (a forget names it before doing it again)."""
     wanted = session_id.strip()
     session = get_session(ctx.db, wanted) if wanted else None
     if session is None and len(wanted) >= 4:
@@ -144,7 +152,7 @@ def find_session(ctx: Context, session_id: str) -> Session:
         session = get_session(ctx.db, matches[0]) if matches else None
     if session is None:
         raise no_session(wanted)
-    if session.forgotten_at:
+    if session.forgotten_at and not forgotten_too:
         raise NotFoundError(
             f"session {session.id} was forgotten on {session.forgotten_at[:10]}: its text is gone"
         )

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from typer.core import TyperArgument, TyperCommand
 
 from memctl.api.config import Context, Settings, settings_from_flags
 from memctl.cli.fastlane import tags_given as tags_given  # shared with the fast lane
@@ -29,9 +30,46 @@ ScopeOption = Annotated[
 ]
 
 
+class Command(TyperCommand):
+    """A command whose arguments read as the man page and the docs spell them: ``REF`` in
+    its help and errors, ``memctl sessions forget [OPTIONS] REF`` in its usage line (Typer
+    writes a required argument ``{ref}``, an optional one ``[ref]``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            if isinstance(param, TyperArgument) and param.metavar is None:
+                param.metavar = (param.name or "").upper()
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:  # click's Context (typer vendors it)
+        pieces = [self.options_metavar] if self.options_metavar else []
+        return pieces + [
+            usage_word(p) for p in self.get_params(ctx) if isinstance(p, TyperArgument)
+        ]
+
+
+def usage_word(argument: TyperArgument) -> str:
+    """An argument as a usage line names it, as click does: ``ID``, ``[ID]``, ``[ID]...``;
+    a metavar written bracketed (``[FILE]``) as it is."""
+    word = argument.metavar or (argument.name or "").upper()
+    if word.startswith("["):
+        return word
+    word = word if argument.required else f"[{word}]"
+    return f"{word}..." if argument.nargs != 1 else word
+
+
+class MemctlTyper(typer.Typer):
+    """A Typer app whose commands are ``Command``s."""
+
+    def command(
+        self, name: str | None = None, *, cls: type[TyperCommand] | None = None, **kwargs: Any
+    ) -> Any:
+        return super().command(name, cls=cls or Command, **kwargs)
+
+
 def new_typer(**kwargs: Any) -> typer.Typer:
     """A Typer app that leaves error display to memctl's one error wrapper."""
-    return typer.Typer(
+    return MemctlTyper(
         add_completion=False,
         pretty_exceptions_enable=False,
         no_args_is_help=True,

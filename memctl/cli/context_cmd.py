@@ -10,6 +10,7 @@ import typer
 from memctl.api.recall import SessionStartRequest, layered
 from memctl.cli.common import JsonOption, ScopeOption, new_typer, open_context
 from memctl.cli.render import console, fit, print_json, warn
+from memctl.model import counted
 
 if TYPE_CHECKING:
     from memctl.api.recall import Layered
@@ -55,10 +56,11 @@ def why_empty(found: Layered) -> str:
         return "every context budget is 0 (context.*_budget, recall.context_budget, --budget)"
     refused = sum(item.refused for item in found.dropped)
     over = len(found.dropped) - refused
-    reasons = [f"{over} item(s) did not fit the budgets"] if over else []
+    reasons = [f"{counted(over, 'item')} did not fit the budgets"] if over else []
     if refused:
         reasons.append(
-            f"{refused} item(s) may not open a session (another machine's, not in sync.trust:"
+            f"{counted(refused, 'item')} may not open a session (another machine's, not in "
+            "sync.trust:"
             " `memctl sync trust`; or telling to run fetched code)"
         )
     if reasons:
@@ -81,7 +83,8 @@ def _explain(found: Layered) -> None:
                 console.print(fit(f"  - {_label(item.memory_id)}{item.why}"), soft_wrap=True)
     if found.sessions_stored:
         console.print(
-            f"{found.sessions_stored} earlier session(s) stored: the block names the session tools"
+            f"{counted(found.sessions_stored, 'earlier session')} stored: the block names the "
+            "session tools"
         )
 
 

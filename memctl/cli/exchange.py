@@ -25,7 +25,6 @@ from memctl.cli.common import (
 )
 from memctl.cli.render import (
     console,
-    counted,
     item_progress,
     middle,
     print_json,
@@ -33,6 +32,7 @@ from memctl.cli.render import (
     warn,
 )
 from memctl.errors import InputError, UsageError
+from memctl.model import counted
 
 if TYPE_CHECKING:
     from rich.progress import TaskID
@@ -70,7 +70,7 @@ def export(
             stream.write(line + "\n")
             count += 1
     partial.replace(output)
-    console.print(f"exported {count} memories to {output}", highlight=False)
+    console.print(f"exported {counted(count, 'memory', 'memories')} to {output}", highlight=False)
 
 
 Strategy = StrEnum("Strategy", [(s, s) for s in STRATEGIES])  # type: ignore[misc]
@@ -144,7 +144,9 @@ def import_(
     else:
         _show_import(report)
     if failed:
-        raise InputError(f"{len(failed)} of {len(report.files)} files could not be imported")
+        raise InputError(
+            f"{len(failed)} of {counted(len(report.files), 'file')} could not be imported"
+        )
 
 
 # Columns beside the file name: status, new, merged, skipped, and the padding between.

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from memctl.errors import InputError, UsageError
 from memctl.integrations.resident import split_globals
-from memctl.model import TRANSCRIPT_CLIENTS
+from memctl.model import TRANSCRIPT_CLIENTS, counted
 
 if TYPE_CHECKING:
     from memctl.api.config import Context
@@ -257,7 +257,10 @@ def remember_text(
     if found.existing:
         warn(f"already remembered in this scope: {found.memory.id} (not stored again)")
     elif found.redacted:  # the text as stored is not the text given
-        warn(f"stored without {found.redacted} private or secret part(s): [REDACTED] instead")
+        warn(
+            f"stored without {counted(found.redacted, 'private or secret part')}: "
+            "[REDACTED] instead"
+        )
     if as_json:
         print_json({**found.memory.to_dict(), "existing": found.existing})
     else:
@@ -323,8 +326,9 @@ def capture_lines(report: dict[str, Any], log: str | None, waited: bool = False)
         ]
     redacted = report["redactions"]
     lines = [
-        f"session {report['session_id']} ({report['client']}): {report['messages_read']} "
-        f"messages read, {report['messages_new']} new, {report['messages_total']} stored in all"
+        f"session {report['session_id']} ({report['client']}): "
+        f"{counted(report['messages_read'], 'message')} read, {report['messages_new']} new, "
+        f"{report['messages_total']} stored in all"
     ]
     if report.get("scope_unchanged"):
         lines.append(
@@ -340,10 +344,10 @@ def capture_lines(report: dict[str, Any], log: str | None, waited: bool = False)
     if redacted["secrets"] or redacted["private_blocks"] or redacted["memctl_context_blocks"]:
         kinds = ", ".join(redacted["secrets_by_kind"])
         lines.append(
-            f"redacted: {redacted['secrets']} secrets{f' ({kinds})' if kinds else ''}, "
-            f"{redacted['private_blocks']} private blocks, "
-            f"{report['private_messages_dropped']} all-private messages dropped, "
-            f"{redacted['memctl_context_blocks']} memctl-context blocks removed"
+            f"redacted: {counted(redacted['secrets'], 'secret')}{f' ({kinds})' if kinds else ''}, "
+            f"{counted(redacted['private_blocks'], 'private block')}, "
+            f"{counted(report['private_messages_dropped'], 'all-private message')} dropped, "
+            f"{counted(redacted['memctl_context_blocks'], 'memctl-context block')} removed"
         )
     if report["malformed"] or report["passed_over"] or report["nul_bytes"]:
         lines.append(

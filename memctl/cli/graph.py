@@ -14,6 +14,7 @@ from memctl.api.memory import LINK_TYPES as TYPES
 from memctl.api.memory import LinkRequest
 from memctl.cli.common import JsonOption, ScopeOption, new_typer, open_context
 from memctl.cli.render import console, fit, print_json
+from memctl.model import counted
 
 app = new_typer()
 
@@ -86,7 +87,8 @@ def graph(
         counts = found.counts
         elsewhere = "" if counts["entities"] or all_scopes else "; --all-scopes looks everywhere"
         console.print(
-            f"{counts['entities']} entities, {counts['triples']} relations "
+            f"{counted(counts['entities'], 'entity', 'entities')}, "
+            f"{counted(counts['triples'], 'relation')} "
             f"({counts['superseded']} superseded){elsewhere}"
         )
         for item in found.entities:

@@ -42,6 +42,7 @@ from memctl.cli.render import (
 from memctl.clients import REGISTRY
 from memctl.errors import UsageError
 from memctl.integrations.backfill import find_transcripts, since_time
+from memctl.model import counted
 
 if TYPE_CHECKING:
     from memctl.api.ingest import CaptureReport, RunRecord
@@ -154,22 +155,28 @@ def _backfill(
         print_json(report.to_dict())
         return
     found = ", ".join(f"{n} {name}" for name, n in report.per_client.items()) or "none"
-    console.print(f"found {report.transcripts} transcripts ({found})")
+    console.print(f"found {counted(report.transcripts, 'transcript')} ({found})")
     verb = "would store" if dry else "stored"
     console.print(
-        f"{verb} {report.messages} new messages of {report.sessions} sessions"
-        f" ({human_size(report.bytes)} read); {report.unchanged} transcripts had nothing new"
+        f"{verb} {counted(report.messages, 'new message')} of "
+        f"{counted(report.sessions, 'session')} ({human_size(report.bytes)} read); "
+        f"{counted(report.unchanged, 'transcript')} had nothing new"
     )
     if report.malformed:
-        warn(f"{report.malformed} lines or records did not parse and were passed over")
+        warn(
+            f"{counted(report.malformed, 'line or record', 'lines or records')} did not parse "
+            "(passed over)"
+        )
     if report.failed:
-        warn(f"{report.failed} transcripts could not be read (passed over):")
+        warn(f"{counted(report.failed, 'transcript')} could not be read (passed over):")
         for line in report.failures:
             warn(line)
     if dry:
         console.print("dry run: nothing written")
     elif report.jobs:
-        console.print(f"{report.jobs} sessions queued for distillation in the background")
+        console.print(
+            f"{counted(report.jobs, 'session')} queued for distillation in the background"
+        )
 
 
 def _warn_llm_notes(drained: Any) -> None:
@@ -195,7 +202,10 @@ def _show_preview(report: CaptureReport, record: RunRecord, as_json: bool) -> No
         return
     for line in capture_lines(report.to_dict(), None)[:3]:
         console.print(line)
-    console.print(f"dry run: {record.messages} messages, {record.facts} facts, nothing written")
+    console.print(
+        f"dry run: {counted(record.messages, 'message')}, {counted(record.facts, 'fact')}, "
+        "nothing written"
+    )
     console.print(_decisions_table(record))
     for note in record.notes:
         warn(note)

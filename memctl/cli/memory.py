@@ -30,6 +30,7 @@ from memctl.cli.fastlane import remember_text
 from memctl.cli.memory_out import LIST_FORMATS, show_list, show_memory
 from memctl.cli.render import console, memory_table, print_json
 from memctl.errors import UsageError
+from memctl.model import counted
 
 app = new_typer()
 
@@ -228,7 +229,11 @@ def delete(
             facts = len(done.memories) - 1
             console.print(
                 f"permanently deleted {memory.id}"
-                + (f" and {facts} fact(s) maintain consolidated from it" if facts > 0 else "")
+                + (
+                    f" and {counted(facts, 'fact')} maintain consolidated from it"
+                    if facts > 0
+                    else ""
+                )
                 + (f"; {done.history_note()}" if done.shared else "")
             )
         return
@@ -273,12 +278,13 @@ def redact(
         return
     quotes = sum(done.quotes.values())
     console.print(
-        f"redacted {done.target}: {quotes} rows, {len(done.memories)} memories, "
-        f"{len(done.backups)} backups"
-        + (f", {done.spooled} spooled transcripts" if done.spooled else "")
-        + (f", {done.logs} logs" if done.logs else "")
+        f"redacted {done.target}: {counted(quotes, 'row')}, "
+        f"{counted(len(done.memories), 'memory', 'memories')}, "
+        f"{counted(len(done.backups), 'backup')}"
+        + (f", {counted(done.spooled, 'spooled transcript')}" if done.spooled else "")
+        + (f", {counted(done.logs, 'log')}" if done.logs else "")
         + " rewritten"
-        + (f", {done.pending} pending transcript marks removed" if done.pending else "")
+        + (f", {counted(done.pending, 'pending transcript mark')} removed" if done.pending else "")
         + ("" if done.wal_emptied else "; the WAL still holds old pages (a reader has it open)")
         + (f"; {done.history_note()}" if done.shared else "")
     )
@@ -304,7 +310,9 @@ def purge(
     victims = api.purge(context, PurgeRequest(filters, dry_run=True))
     if not dry_run and victims and not yes:
         if not typer.confirm(
-            f"{'Permanently delete' if permanent else 'Delete'} {len(victims)} memories?", err=True
+            f"{'Permanently delete' if permanent else 'Delete'} "
+            f"{counted(len(victims), 'memory', 'memories')}?",
+            err=True,
         ):
             raise UsageError("purge cancelled; nothing was deleted")
     if not dry_run:
@@ -321,4 +329,6 @@ def purge(
         return
     if victims:
         console.print(memory_table(victims, title="would delete" if dry_run else "deleted"))
-    console.print(f"{len(victims)} memories {'would be ' if dry_run else ''}deleted")
+    console.print(
+        f"{counted(len(victims), 'memory', 'memories')} {'would be ' if dry_run else ''}deleted"
+    )

@@ -10,6 +10,7 @@ import typer
 from memctl.api import model as model_api
 from memctl.cli.common import JsonOption, new_typer, open_context
 from memctl.cli.render import console, item_progress, print_json, update_items
+from memctl.model import counted
 
 app = new_typer()
 
@@ -52,4 +53,6 @@ def reembed(ctx: typer.Context, as_json: JsonOption = False) -> None:
     if as_json:
         print_json({"reembedded": count, "model": context.embedder.name})
     else:
-        console.print(f"re-embedded {count} memories with {context.embedder.name}")
+        console.print(
+            f"re-embedded {counted(count, 'memory', 'memories')} with {context.embedder.name}"
+        )

@@ -230,11 +230,6 @@ def counts_table(title: str, counts: dict[str, int]) -> Table:
     return table
 
 
-def counted(n: int, one: str, many: str | None = None) -> str:
-    """``n`` and its noun: "1 file", "3 files", "1 memory", "2 memories" (``many``)."""
-    return f"{n} {one if n == 1 else many or one + 's'}"
-
-
 def human_size(size: int) -> str:
     value = float(size)
     for unit in ("B", "KiB", "MiB", "GiB"):

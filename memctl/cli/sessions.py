@@ -13,12 +13,14 @@ from memctl.cli.common import JsonOption, new_typer, open_context
 from memctl.cli.render import console, fit, print_json
 from memctl.cli.sessions_out import show_passage, show_sessions
 from memctl.errors import UsageError
+from memctl.model import counted
 
 if TYPE_CHECKING:
     from memctl.api.config import Context
 
 app = new_typer()
 group = new_typer()
+FORGET_TITLE = 50  # characters of its title a forget's question names a session by
 app.add_typer(
     group, name="sessions", help="The stored sessions: list, show, grep, expand and forget them."
 )
@@ -183,22 +185,36 @@ def forget(
 
 
 def _forget_question(context: Context, ref: str, with_copies: bool) -> str:
-    copies = api.copies(context, ref)
+    copies = api.copies(context, ref)  # first: it refuses a malformed SESSION#N
+    what = f"Forget {_forget_subject(context, ref)} everywhere"
     if not copies:
-        return f"Forget {ref} everywhere, for good?"
+        return f"{what}, for good?"
     named = ", ".join(copies)
     if with_copies:
-        return f"Forget {ref} everywhere, and its copied messages in {named}, for good?"
+        return f"{what}, and its copied messages in {named}, for good?"
     return (
         f"{named} also hold{'s' if len(copies) == 1 else ''} copies of its messages, which "
-        f"stay there unless you add --with-copies. Forget {ref} everywhere, for good?"
+        f"stay there unless you add --with-copies. {what}, for good?"
     )
+
+
+def _forget_subject(context: Context, ref: str) -> str:
+    """The session (or message) a forget would take, as found, not as typed: its id,
+    client, day, messages and title ("Forget 0514" named nothing a person could check)."""
+    session, seq = api.forget_target(context, ref)
+    if session.forgotten_at:
+        about = f"forgotten on {session.forgotten_at[:10]} already"
+    else:
+        about = counted(session.message_count, "message")
+        about += f': "{api.one_line(session.title, FORGET_TITLE)}"' if session.title else ""
+    subject = f"{api.heading(session)} ({about})"
+    return subject if seq is None else f"message {seq} of {subject}"
 
 
 def copies_line(done: Forgotten) -> str:
     """The other sessions holding copies of the forgotten messages, in one line."""
     named = ", ".join(f"{session_id} ({count})" for session_id, count in done.copies.items())
-    sessions = f"{len(done.copies)} other session{'s' if len(done.copies) > 1 else ''}"
+    sessions = counted(len(done.copies), "other session")
     if done.copies_forgotten:
         return f"also forgot its messages copied in {sessions} (messages): {named}"
     return (
@@ -213,14 +229,15 @@ def forgotten_line(done: Forgotten) -> str:
     emptied, or a memory had been shared through sync)."""
     quotes = sum(done.quotes.values())
     line = (
-        f"forgot {done.target}: {done.messages} messages, {len(done.memories)} memories, "
-        f"{quotes} quotes, {len(done.backups)} backups rewritten"
+        f"forgot {done.target}: {counted(done.messages, 'message')}, "
+        f"{counted(len(done.memories), 'memory', 'memories')}, {counted(quotes, 'quote')}, "
+        f"{counted(len(done.backups), 'backup')} rewritten"
     )
     if done.kept:
         named = ", ".join(f"{m[:8]} ({s[:8]})" for m, s in done.kept.items())
         line += (
-            f"; kept {len(done.kept)} memor{'y' if len(done.kept) == 1 else 'ies'} another "
-            f"session also states, now its source: {named}"
+            f"; kept {counted(len(done.kept), 'memory', 'memories')} another session also "
+            f"states, now its source: {named}"
         )
     if not done.wal_emptied:
         line += (

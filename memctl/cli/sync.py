@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from memctl.cli.common import JsonOption, new_typer, open_context
-from memctl.cli.render import console, counted, item_progress, print_json, update_items, warn
+from memctl.cli.render import console, item_progress, print_json, update_items, warn
+from memctl.model import counted
 
 if TYPE_CHECKING:
     from memctl.api.sync import Trust
@@ -53,7 +54,10 @@ def sync(
     for memory_id, why in result.refused:
         warn(f"refused {memory_id[:12]}: {why}")
     if result.withheld:
-        warn(f"withheld {len(result.withheld)} memories whose sync import was undone here")
+        warn(
+            f"withheld {counted(len(result.withheld), 'memory', 'memories')} whose sync "
+            "import was undone here"
+        )
     came, went = result.came_in, result.went_out
     if result.migrated:
         moved = "would move" if dry_run else "moved"
@@ -66,16 +70,16 @@ def sync(
     verb = "would " if dry_run else ""
     console.print(
         f"{result.remote}: {verb}import {came.get('created', 0)} new, "
-        f"{came.get('updated', 0)} updated, {came.get('conflicts', 0)} conflicts kept as "
-        f"events, {came.get('unshared', 0)} no longer shared"
+        f"{came.get('updated', 0)} updated, {counted(came.get('conflicts', 0), 'conflict')} "
+        f"kept as events, {came.get('unshared', 0)} no longer shared"
         + (
             f", {came['forgotten']} forgotten as another machine forgot them"
             if "forgotten" in came
             else ""
         )
         + f"; {verb}write "
-        f"{went.get('written', 0)} files, remove {went.get('removed', 0)}; "
-        f"{len(result.bad_files)} bad files skipped"
+        f"{counted(went.get('written', 0), 'file')}, remove {went.get('removed', 0)}; "
+        f"{counted(len(result.bad_files), 'bad file')} skipped"
         + ("" if dry_run or result.readonly else (", pushed" if result.pushed else ""))
         + (f" (run {result.run_id[:12]})" if result.run_id and not dry_run else "")
     )
@@ -128,8 +132,8 @@ def status(ctx: typer.Context, as_json: JsonOption = False) -> None:
     console.print(f"host id       {report.host}")
     pushed = "" if report.last_pushed is None else (" (pushed)" if report.last_pushed else "")
     console.print(f"last sync     {report.last_sync or 'never'}{pushed}")
-    console.print(f"to go out     {report.waiting_out} files")
-    console.print(f"to come in    {report.waiting_in} files (as of the last fetch)")
+    console.print(f"to go out     {counted(report.waiting_out, 'file')}")
+    console.print(f"to come in    {counted(report.waiting_in, 'file')} (as of the last fetch)")
     console.print(f"last fetch    {report.last_fetch or 'never'}")
     console.print(f"ahead/behind  {report.ahead}/{report.behind} commits")
 
@@ -158,7 +162,7 @@ def trust_(
         return
     for host in found.hosts:
         state = "trusted" if host.trusted else "recalled when asked, never at session start"
-        console.print(f"{host.id}  {host.memories:>5} memories  {state}")
+        console.print(f"{host.id}  {counted(host.memories, 'memory', 'memories'):>14}  {state}")
     if not found.hosts:
         console.print("no other machine's memories have come in through sync yet")
     verb = "now " if found.changed else ""

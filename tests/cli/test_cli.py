@@ -187,7 +187,7 @@ def test_another_embedding_model_is_refused_until_reembed(home: Path) -> None:
         ollama = ("-c", "embedder=ollama", "-c", f"ollama.host={server.url}")
         line = fails(4, *ollama, "remember", "would mix models")
         assert "test:hash" in line and "memctl reembed" in line
-        assert "re-embedded 1 memories" in ok(*ollama, "reembed")
+        assert "re-embedded 1 memory" in ok(*ollama, "reembed")
         ok(*ollama, "remember", "made by ollama")
         found = json.loads(ok(*ollama, "recall", "vectors first model", "--json"))
         assert found["results"][0]["content"] == "vectors made by the first model"

@@ -71,7 +71,7 @@ def test_a_recalled_message_of_two_codex_sessions_begun_together_opens_as_shown(
 def test_remember_says_when_the_text_it_stored_lost_private_or_secret_parts() -> None:
     done = run_cli("remember", "key AKIAIOSFODNN7EXAMPLE and <private>my pin 4321</private> ok")
     assert done.returncode == 0 and re.fullmatch(r"[0-9a-f]{32}\n", done.stdout)
-    assert "stored without 2 private or secret part(s)" in done.stderr, done.stderr
+    assert "stored without 2 private or secret parts" in done.stderr, done.stderr
     mine = run_cli("remember", "the log shows [REDACTED] where the token was")  # as typed
     assert mine.returncode == 0 and mine.stderr == "", mine.stderr
 

@@ -41,8 +41,12 @@ def test_forget_names_the_sessions_holding_copies_and_leaves_them(
 
 def test_the_line_names_the_copies_and_the_prompt_warns(tmp_path: Path) -> None:
     _stored(tmp_path)
-    asked = run_cli("sessions", "forget", "first", input="n\n")
+    asked = run_cli("sessions", "forget", "firs", input="n\n")
     assert asked.returncode != 0 and "resumed also holds copies" in asked.stderr
+    # the session found, not the prefix typed: its id, client, day, messages and title
+    question = asked.stderr.split("--with-copies. ")[1]
+    assert question.startswith("Forget session first · generic · 20")
+    assert '(3 messages: "My staging database password rotation uses the…")' in question
     lines = _ok("sessions", "forget", "first", "--yes").strip().splitlines()
     assert len(lines) == 2 and lines[1].startswith("1 other session holds copies")
     assert "resumed (2)" in lines[1]

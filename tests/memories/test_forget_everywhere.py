@@ -293,7 +293,7 @@ def test_redact_reads_the_value_from_stdin_to_keep_it_out_of_the_command_line(
     reads it from standard input instead; nothing there is one line of error."""
     _ok("remember", f"the office dog is called {WORD}")
     said = run_cli("redact", "-", input=f"{WORD}\n")
-    assert said.returncode == 0 and "1 memories" in said.stdout, said.stderr
+    assert said.returncode == 0 and "1 memory," in said.stdout, said.stderr
     assert _files_holding(home, WORD) == []
     empty = run_cli("redact", "-", input="")
     assert empty.returncode != 0 and len(empty.stderr.strip().splitlines()) == 1

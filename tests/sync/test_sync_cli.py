@@ -43,7 +43,7 @@ def test_init_promote_sync_status_and_two_syncs_at_once(tmp_path: Path) -> None:
     refused = run_cli("--home", str(a), "promote", other, env=NO_LLM)
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
     assert "is deleted: a deleted memory is not shared" in refused.stderr
-    assert "would write 1 files" in cli(a, "sync", "--dry-run")
+    assert "would write 1 file," in cli(a, "sync", "--dry-run")
     status = json.loads(cli(a, "sync", "status", "--json"))
     assert status["waiting_out"] == 1 and status["remote"] == str(remote)
     command = [sys.executable, "-m", "memctl", "--home", str(a), "sync", "--json"]
