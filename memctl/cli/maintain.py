@@ -11,14 +11,58 @@ from rich.table import Table
 from memctl.api import maintain as api
 from memctl.cli.common import JsonOption, open_context
 from memctl.cli.render import console, print_json
+from memctl.model import counted
 
 SHOWN_IDS = 5
+# A task's counts as a person reads them ("6 episodes consolidated, 1 fact", not "6
+# consolidate, 1 facts"): the noun, one and many; --json keeps the keys. A key not here
+# reads as its words.
+COUNT_WORDS: dict[str, tuple[str, str]] = {
+    "captured": ("transcript captured", "transcripts captured"),
+    "spooled": ("spooled transcript stored", "spooled transcripts stored"),
+    "job": ("job done", "jobs done"),
+    "job_failed": ("job failed", "jobs failed"),
+    "requeued": ("job requeued", "jobs requeued"),
+    "consolidate": ("episode consolidated", "episodes consolidated"),
+    "facts": ("fact", "facts"),
+    "merge": ("merge", "merges"),
+    "merge_compared": ("compared for a merge", "compared for a merge"),
+    "dedup": ("duplicate superseded", "duplicates superseded"),
+    "archive": ("archived", "archived"),
+    "triples": ("triple", "triples"),
+    "orphans": ("orphan entity removed", "orphan entities removed"),
+    "lines": ("line", "lines"),
+    "profiles": ("profile", "profiles"),
+    "embed": ("memory embedded", "memories embedded"),
+    "memories_named": ("memory named", "memories named"),
+    "messages_embedded": ("message embedded", "messages embedded"),
+    "message_vectors_dropped": ("message vector dropped", "message vectors dropped"),
+    "backup": ("backup", "backups"),
+    "sync": ("sync", "syncs"),
+}
+# What a task does at most once a run: its words, no number.
+ONCE_WORDS = {
+    "reembed_all": "every memory re-embedded",
+    "fts_optimized": "memory index optimized",
+    "messages_fts_optimized": "message index optimized",
+    "message_words_counted": "message word counts redone",
+    "vectors_compacted": "vector index compacted",
+}
 if TYPE_CHECKING:
     from memctl.api.maintain import MaintainReport, TaskReport
 
 
+def _count(key: str, n: int) -> str:
+    if key in ONCE_WORDS:
+        return ONCE_WORDS[key]
+    one, many = COUNT_WORDS.get(key, (key.replace("_", " "),) * 2)
+    return counted(n, one, many)
+
+
 def _detail(task: TaskReport) -> str:
-    counts = ", ".join(f"{n} {k}" for k, n in sorted(task.counts.items())) or "nothing to do"
+    if task.status == "skipped" and not task.counts:
+        return task.notes[0] if task.notes else "skipped"  # why, once: not again as a note
+    counts = ", ".join(_count(k, n) for k, n in sorted(task.counts.items())) or "nothing to do"
     ids = [c["id"][:8] for c in task.changes if c.get("id") and c["id"] != "*"]
     if ids:
         more = f" +{len(ids) - SHOWN_IDS}" if len(ids) > SHOWN_IDS else ""
@@ -26,7 +70,7 @@ def _detail(task: TaskReport) -> str:
     return counts
 
 
-def _show(report: MaintainReport) -> None:
+def show_report(report: MaintainReport) -> None:
     if report.locked_by is not None:
         console.print(f"another maintain is running (pid {report.locked_by}); nothing done")
         return
@@ -37,7 +81,8 @@ def _show(report: MaintainReport) -> None:
         table.add_row(task.task, task.status, _detail(task))
     console.print(table)
     for task in report.tasks:
-        for note in task.notes:
+        shown = task.notes[1:] if task.status == "skipped" and not task.counts else task.notes
+        for note in shown:
             console.print(f"{task.task}: {note}")
     run = report.run
     if report.dry_run:
@@ -90,7 +135,7 @@ def maintain(
     if as_json:
         print_json(report.to_dict())
         return
-    _show(report)
+    show_report(report)
 
 
 def restore(

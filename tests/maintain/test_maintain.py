@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from memctl.api.maintain import MaintainRequest, RestoreRequest, maintain, restore
+from memctl.cli.maintain import show_report
 from memctl.context import Context
 from memctl.errors import InputError, StoreError, UsageError
 from memctl.ingest.capture import IngestOptions, capture
@@ -133,6 +134,19 @@ def test_consolidate_turns_old_episodes_into_linked_facts(make_ctx: Any) -> None
     assert get(ctx, recent).consolidated_at is None
     again = run(ctx, only="consolidate").task("consolidate")
     assert again.changes == []
+
+
+def test_the_report_reads_as_a_person_would_say_it(
+    make_ctx: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """"1 episode consolidated, 1 fact", not "1 consolidate, 1 facts"; a skipped task says
+    why once, in its row."""
+    ctx = make_ctx()
+    put(ctx, "Long debugging session. I prefer pytest over unittest.", 5, kind=Kind.EPISODIC)
+    show_report(run(ctx, only="consolidate,sync"))
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "consolidate done 1 episode consolidated, 1 fact (" in shown, shown
+    assert "sync skipped sync.auto is off" in shown and shown.count("sync.auto is off") == 1
 
 
 def test_merge_old_similar_semantic_memories_carries_relations(make_ctx: Any) -> None:
