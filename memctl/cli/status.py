@@ -16,7 +16,10 @@ from memctl.cli.render import age, console, counts_table, human_size, middle, pr
 
 app = new_typer()
 CLIENTS_WIDTH = 24  # the clients column of `projects` at most (a long list ends in …)
-OTHER_COLUMNS = 46  # what the columns after the project take at 80 columns, with their gaps
+# What the sessions, memories and last columns of `projects` take, with the four gaps
+# between its five columns (two spaces each): the project gets the rest, less the clients.
+COUNT_COLUMNS = len("sessions") + len("memories") + len("YYYY-MM-DD") + 4 * 2
+PROJECT_LEAST = 12  # a narrow terminal: the project column keeps this, the clients end in …
 
 
 @app.command()
@@ -84,8 +87,12 @@ def projects(ctx: typer.Context, as_json: JsonOption = False) -> None:
         console.print("no projects yet: nothing is stored")
         return
     table = Table(box=None, pad_edge=False)
-    # the project takes what the counts, the date and a client or two leave of the width
-    room = console.width - OTHER_COLUMNS
+    # the project takes what the counts, the date and the clients leave of the width: a
+    # row wider than the terminal is cropped by rich, mid-word and without "…"
+    widest = max(len(",".join(p.clients)) for p in found)
+    shown = min(CLIENTS_WIDTH, widest, console.width - COUNT_COLUMNS - PROJECT_LEAST)
+    shown = max(len("clients"), shown)
+    room = max(PROJECT_LEAST, console.width - COUNT_COLUMNS - shown)
     table.add_column("project", overflow="ellipsis", no_wrap=True, max_width=room)
     for column in ("sessions", "memories"):
         table.add_column(column, justify="right", no_wrap=True, min_width=len(column))
@@ -95,7 +102,7 @@ def projects(ctx: typer.Context, as_json: JsonOption = False) -> None:
         overflow="ellipsis",
         no_wrap=True,
         min_width=len("clients"),
-        max_width=CLIENTS_WIDTH,
+        max_width=shown,
     )
     for project in found:
         mark = "*" if project.current else " "

@@ -168,12 +168,17 @@ def test_forgetting_a_deleted_memory_refuses_and_keeps_it_deleted(ctx: Context) 
 
 
 def test_the_cli_lists_projects_and_sessions_in_80_columns(stored: Context, home: Path) -> None:
+    here = IngestOptions(session_id="here-cc", scope="project")  # the current one: a long path
+    capture(stored, fixture("claude-code.jsonl"), here)
     stored.close()
     narrow = {"COLUMNS": "80"}
     projects = run_cli("projects", env=narrow)
     assert projects.returncode == 0, projects.stderr
     assert "/home/alice/src/widget" in projects.stdout and "*" in projects.stdout
     assert max(len(line) for line in projects.stdout.splitlines()) <= 80
+    # every client whole: the project's path gives way (rich cropped the row, not it)
+    assert "claude-code,generic" in projects.stdout, projects.stdout
+    assert projects.stdout.splitlines()[1].count("…") == 1  # cut once, in the middle
     listed = run_cli("sessions", "list", env=narrow)
     lines = listed.stdout.splitlines()
     assert "please fix the flaky login test" in listed.stdout
