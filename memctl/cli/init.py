@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from memctl.cli.common import JsonOption, new_typer, open_context, settings_for
-from memctl.cli.render import console, fit, middle, print_json
+from memctl.cli.render import console, fit, middle, print_json, say
 from memctl.clients.base import Launcher, launcher
 from memctl.integrations import setup
 from memctl.integrations.hooks_state import SLOW_MS
@@ -72,12 +72,6 @@ def show(outcome: setup.Outcome, dry_run: bool, as_json: bool) -> None:
         say(note)
     if not changed:
         say("nothing to change" if outcome.clients else "no assistant found")
-
-
-def say(line: str) -> None:
-    """One line as it is, the terminal folding it: rich broke a path, or a command to copy,
-    at its width, even into a pipe (a walk got "export" and "PATH=..." on two lines)."""
-    console.print(line, soft_wrap=True)
 
 
 @app.command()
@@ -247,7 +241,7 @@ def uninstall(
         if stopped:
             console.print("stopped the resident recall process")
         for path in removed:
-            console.print(f"removed {path}")
+            say(f"removed {path}")
 
 
 def _confirm_purge(home: Path, tool: list[str] | None, yes: bool) -> None:

@@ -50,6 +50,12 @@ def print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
 
 
+def say(line: str) -> None:
+    """One line as it is, the terminal folding it: rich broke a path, or a command to copy,
+    at its width, even into a pipe (a walk got "export" and "PATH=..." on two lines)."""
+    _console(False).print(line, soft_wrap=True)
+
+
 def warn(message: str) -> None:
     """A warning line on stderr, scrubbed as an error line is (``memctl.cli.entry``): it may
     quote a value read or typed, and stderr reaches logs, cron's ``maintain.log`` among them."""

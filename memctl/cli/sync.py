@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from memctl.cli.common import JsonOption, new_typer, open_context
-from memctl.cli.render import console, item_progress, print_json, update_items, warn
+from memctl.cli.render import console, item_progress, print_json, say, update_items, warn
 from memctl.model import counted
 
 if TYPE_CHECKING:
@@ -61,14 +61,14 @@ def sync(
     came, went = result.came_in, result.went_out
     if result.migrated:
         moved = "would move" if dry_run else "moved"
-        console.print(f"{moved} the repository from sync format 1.0 to 2.0 (one commit)")
+        say(f"{moved} the repository from sync format 1.0 to 2.0 (one commit)")
     if dry_run:
         for what, memory_id in result.incoming:
-            console.print(f"in   {what:<8} {memory_id}")
+            say(f"in   {what:<8} {memory_id}")
         for what, path in result.outgoing:
-            console.print(f"out  {what:<8} {path}")
+            say(f"out  {what:<8} {path}")
     verb = "would " if dry_run else ""
-    console.print(
+    say(
         f"{result.remote}: {verb}import {came.get('created', 0)} new, "
         f"{came.get('updated', 0)} updated, {counted(came.get('conflicts', 0), 'conflict')} "
         f"kept as events, {came.get('unshared', 0)} no longer shared"
@@ -93,7 +93,7 @@ def untrusted(found: Trust) -> None:
     waiting = [h for h in found.hosts if not h.trusted and h.memories]
     if waiting:
         named = ", ".join(f"{h.id[:8]}: {h.memories}" for h in waiting)
-        console.print(
+        say(
             f"memories of machines not in sync.trust ({named}) are recalled when asked, never "
             f"at session start; yours? `memctl sync trust {waiting[0].id[:8]}`"
         )
@@ -114,7 +114,7 @@ def init(
         print_json(result.__dict__)
         return
     made = "laid out the empty repository and " if result.created else ""
-    console.print(f"{made}cloned {result.remote} into {result.clone}")
+    say(f"{made}cloned {result.remote} into {result.clone}")
 
 
 @app.command()
@@ -127,15 +127,15 @@ def status(ctx: typer.Context, as_json: JsonOption = False) -> None:
         print_json(report.to_dict())
         return
     mode = "read-only" if report.readonly else f"publishes {report.include}"
-    console.print(f"remote        {report.remote} ({mode})")
-    console.print(f"clone         {report.clone}")
-    console.print(f"host id       {report.host}")
+    say(f"remote        {report.remote} ({mode})")
+    say(f"clone         {report.clone}")
+    say(f"host id       {report.host}")
     pushed = "" if report.last_pushed is None else (" (pushed)" if report.last_pushed else "")
-    console.print(f"last sync     {report.last_sync or 'never'}{pushed}")
-    console.print(f"to go out     {counted(report.waiting_out, 'file')}")
-    console.print(f"to come in    {counted(report.waiting_in, 'file')} (as of the last fetch)")
-    console.print(f"last fetch    {report.last_fetch or 'never'}")
-    console.print(f"ahead/behind  {report.ahead}/{report.behind} commits")
+    say(f"last sync     {report.last_sync or 'never'}{pushed}")
+    say(f"to go out     {counted(report.waiting_out, 'file')}")
+    say(f"to come in    {counted(report.waiting_in, 'file')} (as of the last fetch)")
+    say(f"last fetch    {report.last_fetch or 'never'}")
+    say(f"ahead/behind  {report.ahead}/{report.behind} commits")
 
 
 @app.command("trust")
@@ -162,11 +162,11 @@ def trust_(
         return
     for host in found.hosts:
         state = "trusted" if host.trusted else "recalled when asked, never at session start"
-        console.print(f"{host.id}  {counted(host.memories, 'memory', 'memories'):>14}  {state}")
+        say(f"{host.id}  {counted(host.memories, 'memory', 'memories'):>14}  {state}")
     if not found.hosts:
-        console.print("no other machine's memories have come in through sync yet")
+        say("no other machine's memories have come in through sync yet")
     verb = "now " if found.changed else ""
-    console.print(f"sync.trust is {verb}{found.setting or 'empty: no other machine'}")
+    say(f"sync.trust is {verb}{found.setting or 'empty: no other machine'}")
 
 
 @share.command()
@@ -187,7 +187,7 @@ def promote(
     if as_json:
         print_json([m.id for m in changed])
     else:
-        console.print(f"promoted {counted(len(changed), 'memory', 'memories')}")
+        say(f"promoted {counted(len(changed), 'memory', 'memories')}")
 
 
 @share.command()
@@ -199,4 +199,4 @@ def unpromote(ctx: typer.Context, ids: IdsArgument = None, as_json: JsonOption =
     if as_json:
         print_json([m.id for m in changed])
     else:
-        console.print(f"unpromoted {counted(len(changed), 'memory', 'memories')}")
+        say(f"unpromoted {counted(len(changed), 'memory', 'memories')}")

@@ -32,7 +32,10 @@ def cli(home: Path, *args: str, env: dict[str, str] | None = None) -> str:
 def test_init_promote_sync_status_and_two_syncs_at_once(tmp_path: Path) -> None:
     remote = bare_repo(tmp_path)
     a, b = tmp_path / "a", tmp_path / "b"
-    assert "laid out the empty repository" in cli(a, "sync", "init", str(remote))
+    narrow = {"COLUMNS": "80"}  # each line whole, the terminal folding it: paths unbroken
+    assert cli(a, "sync", "init", str(remote), env=narrow).splitlines() == [
+        f"laid out the empty repository and cloned {remote} into {a / 'sync' / 'repo'}"
+    ]
     with machine(tmp_path, "a", remote) as ctx:  # in-process: no model to load
         memory_id = remember(
             ctx, RememberRequest("rebase before merging", scope="global")
@@ -43,7 +46,9 @@ def test_init_promote_sync_status_and_two_syncs_at_once(tmp_path: Path) -> None:
     refused = run_cli("--home", str(a), "promote", other, env=NO_LLM)
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
     assert "is deleted: a deleted memory is not shared" in refused.stderr
-    assert "would write 1 file," in cli(a, "sync", "--dry-run")
+    said = cli(a, "sync", "--dry-run", env=narrow).splitlines()[-1]
+    assert said.startswith(f"{remote}: would import 0 new, 0 updated, 0 conflicts kept")
+    assert "would write 1 file," in said and said.endswith("; 0 bad files skipped")
     status = json.loads(cli(a, "sync", "status", "--json"))
     assert status["waiting_out"] == 1 and status["remote"] == str(remote)
     command = [sys.executable, "-m", "memctl", "--home", str(a), "sync", "--json"]
