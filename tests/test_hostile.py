@@ -161,7 +161,7 @@ def test_every_file_is_0600_and_every_directory_0700_under_umask_000(
         ("config", "init", "--project"),
         ("remember", "We deploy the billing service on Fridays."),
         ("-c", "ingest.spawn_worker=false", "ingest", "--transcript", str(transcript)),
-        ("-c", "ingest.spawn_worker=true", "ingest", "--transcript", str(note)),
+        ("-c", "ingest.spawn_worker=true", "ingest", "--client", "generic", str(note)),
         ("import", str(note)),
         ("recall", "deploy"),
         ("export", "--output", str(tmp_path / "out.jsonl")),

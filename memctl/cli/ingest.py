@@ -35,6 +35,7 @@ from memctl.cli.render import (
     human_size,
     item_progress,
     print_json,
+    say,
     short_id,
     update_items,
     warn,
@@ -201,7 +202,7 @@ def _show_preview(report: CaptureReport, record: RunRecord, as_json: bool) -> No
         print_json({**report.to_dict(), "dry_run": True, "run": record.to_dict()})
         return
     for line in capture_lines(report.to_dict(), None)[:3]:
-        console.print(line)
+        say(line)
     console.print(
         f"dry run: {counted(record.messages, 'message')}, {counted(record.facts, 'fact')}, "
         "nothing written"

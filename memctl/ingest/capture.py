@@ -392,14 +392,22 @@ def capture(
 
 
 def first_message(messages: Iterator[Parsed], transcript: Transcript, name: str) -> Parsed:
-    """The first message; an InputError when the transcript holds none."""
+    """The first message; an InputError when the transcript holds none, a UsageError when
+    it is text in which nobody speaks (a note or a README given to ingest, not import)."""
     first = next(messages, None)
+    tally = transcript.tally
     if first is None:
-        tally = transcript.tally
         first_note = f": {tally.notes[0]}" if tally.notes else ""
         raise InputError(
             f"found no messages in {name} ({tally.skipped} records passed over, "
             f"{tally.malformed} malformed{first_note})"
+        )
+    if transcript.shape == "text" and transcript.guessed and not tally.speakers:
+        # read to its end by now (one message, no turn): refused before anything is written
+        raise UsageError(
+            f"{name} is not a conversation (no line starts with user:, assistant: ...): "
+            "`memctl import FILE` keeps a document; "
+            "`memctl ingest --client generic FILE` stores it as one message anyway"
         )
     return first
 

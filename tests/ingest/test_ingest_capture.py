@@ -112,6 +112,22 @@ def test_a_transcript_without_messages_is_an_error_and_stores_nothing(
     assert ctx.db.value("SELECT count(*) FROM sessions") == 0
 
 
+def test_a_document_is_no_conversation_unless_its_client_is_given(
+    make_ctx: Callable[..., Context],
+) -> None:
+    """A Markdown note given to ingest (not import) is refused, naming import; stored as
+    one message only when the person says it is a generic transcript."""
+    ctx = make_ctx()
+    note = "# Payments on-call\n\nMaria carries the pager.\n\n## Runbook\n\nRestart it.\n"
+    with pytest.raises(UsageError, match=r"^NOTES.md is not a conversation .*`memctl import"):
+        capture(ctx, source(note, "NOTES.md"), IngestOptions())
+    assert ctx.db.value("SELECT count(*) FROM sessions") == 0
+    given = capture(ctx, source(note, "NOTES.md"), IngestOptions(client="generic"))
+    assert given.report.messages_new == 1
+    talk = capture(ctx, source("A preamble.\nuser: and a turn\n"), IngestOptions())
+    assert talk.report.messages_new == 2  # someone speaks: a transcript, its preamble kept
+
+
 def test_a_dry_run_writes_nothing(make_ctx: Callable[..., Context]) -> None:
     ctx = make_ctx()
     captured = capture(ctx, fixture("generic.txt"), IngestOptions(), dry_run=True)

@@ -51,7 +51,7 @@ def _spooled(home: Path, tmp_path: Path) -> str:
 
 def test_redact_takes_the_value_out_of_a_spooled_transcript(home: Path, tmp_path: Path) -> None:
     _spooled(home, tmp_path)
-    assert "1 spooled transcripts rewritten" in _ok("redact", DOG)
+    assert "1 spooled transcript rewritten" in _ok("redact", DOG)
     assert _files_holding(home, DOG) == []  # the spooled copy too
     _ok("maintain")  # stores the spooled message 3
     assert DOG not in _ok("sessions", "grep", "dog", "--all-scopes")
@@ -111,7 +111,7 @@ def test_redact_and_forget_reach_a_spooled_transcript_that_failed(
     """A spooled copy that could not be stored is kept as `*.failed`: neither `redact` nor
     `sessions forget` looked at it (they read `*.jsonl*`)."""
     session = _failed(home, tmp_path)
-    assert "1 spooled transcripts rewritten" in _ok("redact", DOG)
+    assert "1 spooled transcript rewritten" in _ok("redact", DOG)
     assert _files_holding(home, DOG) == []
     _ok("sessions", "forget", session, "--yes")
     assert list((home / "spool").iterdir()) == []

@@ -36,6 +36,7 @@ class Transcript:
     shape: str  # jsonl, json or text
     messages: Iterator[Parsed]
     tally: Tally
+    guessed: bool = False  # its client was guessed from its content, not given
 
 
 def shape_of(source: Input) -> str:
@@ -189,6 +190,7 @@ def read_transcript(source: Input, client: str | None) -> Transcript:
     if client is not None and client not in CLIENTS:
         raise UsageError(f"unknown client {client!r}: expected one of {', '.join(CLIENTS)}")
     shape = shape_of(source)
+    guessed = client is None
     client = client or guess_client(source, shape)
     tally = Tally()
     messages: Iterator[Parsed]
@@ -206,7 +208,7 @@ def read_transcript(source: Input, client: str | None) -> Transcript:
         messages = _jsonl(source, tally, generic.jsonl_record)
     else:
         messages = generic.text_messages(source.lines(), tally)
-    return Transcript(client, shape, _counting(messages, source, tally), tally)
+    return Transcript(client, shape, _counting(messages, source, tally), tally, guessed)
 
 
 def _counting(messages: Iterator[Parsed], source: Input, tally: Tally) -> Iterator[Parsed]:

@@ -152,6 +152,7 @@ class Tally:
     skipped: int = 0
     nul_bytes: int = 0  # NUL bytes left out of the text (a crashed append, a stray byte)
     cut: int = 0  # sub-agent reports cut to REPORT_KEEP characters
+    speakers: int = 0  # lines of a plain-text transcript naming who speaks ("user: ...")
     notes: list[str] = field(default_factory=list)
     # lines kept and passed over, per kind: "kept user", "passed over system", ...
     lines: Counter[str] = field(default_factory=Counter)

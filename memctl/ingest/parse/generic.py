@@ -78,6 +78,7 @@ def text_messages(lines: Iterator[str], tally: Tally) -> Iterator[Parsed]:
     for line in lines:
         speaker = SPEAKER.match(line)
         if speaker:
+            tally.speakers += 1
             if "".join(body).strip():
                 yield Parsed(role, "".join(body).strip())
             role, body = ROLE_NAMES[speaker.group(1).lower()], [speaker.group(2)]
