@@ -21,7 +21,7 @@ from memctl.maintain.forgetting import copies as copies
 from memctl.maintain.forgetting import forget_session, no_session, quoted_ref
 from memctl.memories import operations
 from memctl.memories.timeparse import parse_since
-from memctl.model import IMPORTED, Memory, Message, Session
+from memctl.model import IMPORTED, Memory, Message, Session, counted
 from memctl.retrieve.query import STOPWORDS
 from memctl.store import transcripts
 from memctl.store.fts import fts_query, fts_terms
@@ -235,7 +235,9 @@ def show(ctx: Context, session_id: str, page: int = 1, page_size: int = 50) -> P
     first = (page - 1) * page_size + 1
     if first > max(total, 1):
         pages = max(1, -(-total // page_size))
-        raise UsageError(f"session {session.id} has {pages} page(s) of {page_size}, not {page}")
+        raise UsageError(
+            f"session {session.id} has {counted(pages, 'page')} of {page_size}, not {page}"
+        )
     last = min(total, first + page_size - 1)
     messages = transcripts.message_range(ctx.db, session.id, first, last)
     return Passage(session, messages, first, last, total, marked=False)

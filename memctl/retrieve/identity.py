@@ -27,6 +27,7 @@ from pathlib import Path
 
 from memctl.config.files import create_new, read_untrusted, write_private
 from memctl.config.scope import project_root
+from memctl.model import counted
 
 FILE_NAME = "identity.md"
 PROJECT_DIR = ".memctl"
@@ -127,7 +128,7 @@ def _text(path: Path, data: bytes, size: int) -> IdentityFile | None:
         fetching = len(lines) - len(text.splitlines())
         if fetching:
             notes.append(
-                f"{path}: {fetching} line(s) telling to run code fetched from the network "
+                f"{path}: {counted(fetching, 'line')} telling to run code fetched from the network "
                 "left out (the file came with the repository)"
             )
     if size > READ_LIMIT:

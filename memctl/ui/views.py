@@ -32,7 +32,7 @@ from memctl.api.sessions import Where
 from memctl.api.sync import ShareRequest
 from memctl.errors import UsageError
 from memctl.integrations.doctor import doctor
-from memctl.model import Event, Memory
+from memctl.model import Event, Memory, counted
 
 if TYPE_CHECKING:
     from memctl.api.ingest import RunRecord
@@ -384,12 +384,12 @@ def unpromote(ctx: Context, values: Values) -> tuple[str, str]:
 def forget_session(ctx: Context, values: Values) -> tuple[str, str]:
     done = sessions_api.forget(ctx, values["id"])
     return "/sessions", (
-        f"forgot session {values['id']}: {done.messages} message(s) and "
-        f"{len(done.memories)} memory(ies) taken out everywhere"
+        f"forgot session {values['id']}: {counted(done.messages, 'message')} and "
+        f"{counted(len(done.memories), 'memory', 'memories')} taken out everywhere"
         + (f"; {done.history_note()}" if done.shared else "")
         + (
-            f"; {len(done.kept)} memory(ies) another session also states stay, "
-            "that session now their source"
+            f"; kept {counted(len(done.kept), 'memory', 'memories')} another session also "
+            "states, now its source"
             if done.kept
             else ""
         )

@@ -439,6 +439,8 @@ def test_remember_delete_promote_and_unpromote_are_runs(
     assert made.status_code == 303
     memory_id = made.headers["location"].split("?")[0].rsplit("/", 1)[1]
     assert memory_api.get(stored, memory_id).memory.content == form["text"]
+    asked = client.get("/memories").text  # the field and its button say different things
+    assert '<label for="text">Something to remember</label>' in asked
     again = client.post("/memories", data=form)  # the same text: the same memory
     assert "already remembered" in client.get(again.headers["location"]).text
     empty = client.post("/memories", data={"csrf": keys.csrf, "text": " "})
@@ -524,7 +526,7 @@ def test_forgetting_a_session_names_the_memories_another_session_keeps(
     distil(stored, f"user: Remember that {rule[0].lower()}{rule[1:]}\n", "here-2")
     done = client.post("/sessions/here-1/forget", data={"csrf": keys.csrf})
     said_back = client.get(done.headers["location"]).text
-    assert "1 memory(ies) another session also states stay" in said_back
+    assert "kept 1 memory another session also states, now its source" in said_back
     recalled = client.get("/recall.json", params={"q": "how do we deploy the shop"}).json()
     assert any("make ship" in r["content"] for r in recalled["results"])
 
@@ -670,7 +672,8 @@ def test_imported_files_are_left_out_of_the_sessions_page(
     data = client.get("/sessions.json").json()
     clients = {s["client"] for s in data["sessions"]}
     assert data["imported"] == 1 and clients == {"claude-code", "generic"}
-    assert 'href="?client=import"' in client.get("/sessions").text
+    page = client.get("/sessions").text
+    assert 'href="?client=import">1 imported file</a> is left out.' in page
     files = client.get("/sessions.json", params={"client": "import"}).json()["sessions"]
     assert [s["title"] for s in files] == ["Deploys"]
 
