@@ -28,7 +28,8 @@ from memctl.errors import InputError
 from memctl.imports import STRATEGIES, formats
 from memctl.imports.files import WHAT, Progress, Target
 from memctl.imports.formats.base import Kind, lines
-from memctl.imports.sections import SECTION_LEVEL, Headings
+from memctl.imports.sections import SECTION_LEVEL
+from memctl.memories.markdown import Headings
 from memctl.memories.privacy import safe_line
 
 AUTO, ATOMIC, SECTION, DOCUMENT = STRATEGIES

@@ -9,14 +9,12 @@ headings. A section longer than the split limit is smart-split into parts
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from memctl.imports.split import Splitter
+from memctl.memories.markdown import HEADING, Headings
 
-HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
-FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 SECTION_LEVEL = 2
 
 
@@ -29,28 +27,6 @@ class Section:
     @property
     def anchor(self) -> str:
         return f"{self.heading} (part {self.part})" if self.part else self.heading
-
-
-class Headings:
-    """Reads lines in order and tells which are headings, minding fenced code."""
-
-    def __init__(self) -> None:
-        self._fence: str | None = None
-
-    def heading(self, line: str) -> tuple[int, str] | None:
-        """(level, text) when ``line`` is a heading outside fenced code."""
-        fence = FENCE.match(line)
-        if fence:
-            mark = fence.group(1)[0]
-            if self._fence is None:
-                self._fence = mark
-            elif self._fence == mark:
-                self._fence = None
-            return None
-        found = None if self._fence else HEADING.match(line.rstrip("\r\n"))
-        if found is None or not found.group(2).strip():
-            return None
-        return len(found.group(1)), found.group(2).strip()
 
 
 def _has_body(text: str) -> bool:

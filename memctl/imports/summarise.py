@@ -18,10 +18,10 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from memctl.imports.sections import HEADING
 from memctl.ingest.extract_rules import match, sentences
 from memctl.ingest.facts import abstract
 from memctl.ingest.run import Run
+from memctl.memories.markdown import HEADING
 from memctl.memories.privacy import model_text
 from memctl.model import Category
 

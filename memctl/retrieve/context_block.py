@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
+from memctl.memories.markdown import Headings
 from memctl.memories.provenance import YOU, origin
 from memctl.model import parse_time
 from memctl.retrieve.pipeline import Recalled, RecallResult
@@ -33,6 +34,8 @@ COMPACT_PROMPT_LIMIT = 3
 # recall may answer on weaker evidence, a block nobody asked for must not be noise. Chosen
 # on the tune half of `python -m benchmarks injection` (docs/benchmarks.md).
 PROMPT_FLOOR = 0.55
+# A heading ending in one of these reads on as it is ("Why?", "Setup:"), without a colon.
+LABEL_ENDS = ".:!?"
 AGES = (("y", 365 * 86400), ("mo", 30 * 86400), ("w", 7 * 86400), ("d", 86400), ("h", 3600))
 
 
@@ -59,9 +62,25 @@ def memory_line(item: Recalled, now: datetime, said_by: str = YOU) -> str:
     """One memory as a line of a block: ``- (3d ago) text``, and who said it when it was
     not the user: ``- (3d ago; assistant) text``, ``- (1d ago; host 4f2a9c1e) text``. Tags
     in the text are escaped (``escape_tags``)."""
-    text = escape_tags(" ".join(item.memory.content.split()))
+    text = escape_tags(flattened(item.memory.content))
     marker = "" if said_by == YOU else f"; {said_by}"
     return f"- ({relative_age(item.dated_at, now)}{marker}) {text}"
+
+
+def flattened(text: str) -> str:
+    """``text`` on one line, a Markdown heading as a label: "# Runbook" then its text reads
+    "Runbook: Restart ...", not "# Runbook Restart ..." (and no "##" of a memory's reads as
+    one of the block's own group headings)."""
+    headings = Headings()
+    parts = []
+    for line in text.splitlines():
+        found = headings.heading(line)
+        parts.append(line if found is None else _label(found[1]))
+    return " ".join(" ".join(parts).split())
+
+
+def _label(heading: str) -> str:
+    return heading if heading[-1] in LABEL_ENDS else f"{heading}:"
 
 
 def prompt_items(

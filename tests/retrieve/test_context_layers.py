@@ -136,6 +136,20 @@ def test_each_fact_once(project: Context) -> None:
     assert block.count("I prefer short answers.") == 1
 
 
+def test_an_imported_notes_headings_read_as_labels_on_its_line(project: Context) -> None:
+    note = (
+        "# Payments on-call\n\nMaria carries the pager.\n\n## Runbook\n\n```sh\n"
+        "# restart it\nsystemctl restart settle\n```\n\n### Why?\nIt wedges."
+    )
+    put(project, note, Category.ENTITIES, Kind.SEMANTIC, importance=0.9)
+    block = recall.session_start(project, SessionStartRequest())
+    (line,) = [x for x in sections(block)["project facts and conventions"] if "Maria" in x]
+    assert line.endswith(
+        ") Payments on-call: Maria carries the pager. Runbook: ```sh # restart it "
+        "systemctl restart settle ``` Why? It wedges."
+    )  # a comment in fenced code is no heading
+
+
 def test_a_digest_does_not_repeat_a_fact_the_block_gives(project: Context) -> None:
     fact = "Releases are cut with make release."
     digest = f"Session of 2026-03-02 (opencode) Asked: {fact} Run it. Outcome: ran it. {fact}"
