@@ -139,8 +139,8 @@ def test_consolidate_turns_old_episodes_into_linked_facts(make_ctx: Any) -> None
 def test_the_report_reads_as_a_person_would_say_it(
     make_ctx: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """"1 episode consolidated, 1 fact", not "1 consolidate, 1 facts"; a skipped task says
-    why once, in its row."""
+    """The table says "1 episode consolidated, 1 fact", not "1 consolidate, 1 facts"; a
+    skipped task says why once, in its row."""
     ctx = make_ctx()
     put(ctx, "Long debugging session. I prefer pytest over unittest.", 5, kind=Kind.EPISODIC)
     show_report(run(ctx, only="consolidate,sync"))
