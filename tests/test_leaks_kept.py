@@ -207,7 +207,7 @@ def test_the_hooks_pending_mark_goes_with_a_forgotten_session_and_a_redacted_val
     assert _files_holding(home, "quokkaville") == []
     assert not (home / given_to).exists()
     said = _ok("redact", token)
-    assert "1 pending transcript marks removed" in said
+    assert "1 pending transcript mark removed" in said
     assert _files_holding(home, token) == []
 
 

@@ -30,9 +30,9 @@ from memctl.memories.provenance import DIGEST_TAG
 from memctl.model import Category, Kind, Memory, State, now_iso
 from memctl.store.memories import (
     MemoryFilter,
+    content_vectors_for,
     fts_search,
     get_memories,
-    vectors_for,
 )
 from memctl.store.vector_query import nearest_in_store
 
@@ -76,7 +76,8 @@ def gather(run: Run, facts: list[Fact]) -> Candidates:
         hits_per_fact.append(kept)
     memories = get_memories(run.db, list(ids))
     vectors = {
-        k: np.frombuffer(v, dtype=np.float32) for k, v in vectors_for(run.db, list(ids)).items()
+        k: np.frombuffer(v, dtype=np.float32)
+        for k, v in content_vectors_for(run.db, list(ids)).items()
     }
     per_fact = []
     for fact, hits in zip(facts, hits_per_fact, strict=True):

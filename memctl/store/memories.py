@@ -480,6 +480,22 @@ def vectors_for_hashes(db: Database, digests: set[str]) -> dict[str, bytes]:
     return {digest: vector for digest, vector in rows}
 
 
+def content_vectors_for(db: Database, ids: list[str]) -> dict[str, bytes]:
+    """The vector of each of these memories' text alone (those that have a vector): the
+    content-alone one when its searched vector also names what it mentions (store/meaning.py),
+    so that two memories of the same words compare as the same."""
+    if not ids or db.vector_model() is None:
+        return {}
+    rows = db.tuples(
+        "SELECT m.id, coalesce(p.embedding, v.embedding) FROM memories m "
+        "JOIN memories_vec v ON v.rowid = m.rowid "
+        "LEFT JOIN memory_plain_vectors p ON p.memory_rowid = m.rowid "
+        "WHERE m.id IN (SELECT value FROM json_each(?))",
+        (json.dumps(ids),),
+    )
+    return {memory_id: vector for memory_id, vector in rows}
+
+
 def vectors_for(db: Database, ids: list[str]) -> dict[str, bytes]:
     """The stored vectors of these memories (those that have one)."""
     if not ids or db.vector_model() is None:
