@@ -77,6 +77,11 @@ def sync(
             if "forgotten" in came
             else ""
         )
+        + (
+            f", {counted(came['redacted'], 'text')} another machine redacted taken out here"
+            if "redacted" in came
+            else ""
+        )
         + f"; {verb}write "
         f"{counted(went.get('written', 0), 'file')}, remove {went.get('removed', 0)}; "
         f"{counted(len(result.bad_files), 'bad file')} skipped"

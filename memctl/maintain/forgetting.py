@@ -19,7 +19,8 @@ the full-text indexes merge (a deleted row's terms linger in old segments until 
 backup ``maintain`` made is rewritten the same way. The sync repository gets a tombstone
 for each deleted memory that was shared, at the next sync (other
 machines forget it when they pull it: ``forget_pulled``; the history keeps what it had:
-see docs/privacy.md).
+see docs/privacy.md); a memory whose text a redact or a revert changed gets its new text
+saying so, and the machines that pull it take the old text out too (``redact_pulled``).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ from memctl.store.maintenance import vacuum_into
 from memctl.store.message_search import MESSAGE_SEPARATOR, get_message
 from memctl.store.questions import delete_questions
 from memctl.store.sessions import get_session
-from memctl.store.sync import files_of, forgotten_by_sync
+from memctl.store.sync import TEXT_WITHDRAWN, files_of, forgotten_by_sync, redacted_by_sync
 from memctl.store.transcripts import session_ids_like
 from memctl.store.writes import Writer
 
@@ -65,6 +66,9 @@ EVERY_SESSION = (
     "imports.path",
 )
 REWRITING = ".forgetting"  # a backup being written anew
+# What an update that takes text out of a memory logs: its next file says it was redacted,
+# so the machines that pull it take the old text out too (``sync.outgoing``).
+WITHDRAWS = {TEXT_WITHDRAWN: True}
 
 
 # How much of a session reference an error quotes (a REF of 50,000 characters was echoed whole).
@@ -392,7 +396,8 @@ def _kept(
             forget_memory(writer.db, memory.id)
             delete_questions(writer.db, [memory.id])
             reworded.append(memory.id)
-        writer.update(memory, changes, vectors.get(memory.id), reason=verb)
+        withdraws = WITHDRAWS if "content" in said.stated else {}
+        writer.update(memory, changes, vectors.get(memory.id), reason=verb, **withdraws)
     return {memory_id: by[memory_id].session_id for memory_id in sorted(memories)}, sorted(reworded)
 
 
@@ -438,7 +443,7 @@ def _revert(
             continue
         changes = {k: v for k, v in t.before.items() if getattr(memory, k) != v}
         if changes:
-            writer.update(memory, changes, vectors.get(memory.id), reason=verb)
+            writer.update(memory, changes, vectors.get(memory.id), reason=verb, **WITHDRAWS)
             erase.drop_tags(db, memory.id, t.first_event, t.tags)  # the update's "before" too
             forget_memory(db, memory.id)  # the next maintain reads its text into the graph again
             erase.drop_merge_sources(db, t.merges)
@@ -457,26 +462,103 @@ def redact(ctx: Context, text: str) -> Forgotten:
             f"give the value to redact, {erase.MIN_NEEDLE} characters or more: a shorter one "
             "would rewrite common words"
         )
+    return _redact_values(ctx, [needle], [], f"a value of {len(needle)} characters")
+
+
+# The verb of the run that redacts what another machine redacted (``redact_pulled``).
+PULLED_REDACT = "sync redact"
+
+
+def redact_pulled(ctx: Context) -> int:
+    """Take out here the text another machine took out of a memory (its file said
+    ``redacted: true``, and a sync applied its new text: ``store.sync.redacted_by_sync``):
+    each value its redaction replaced by ``[REDACTED]`` (``replaced_values``), everywhere
+    as ``memctl redact`` does; a text put back otherwise (a forget's revert of a merge),
+    the old text whole, out of the event log, runs and jobs. How many values and texts it
+    took out (0: none left); the taken-out ``before`` equals its ``after`` (or is ``[REDACTED]``),
+    so one a crash interrupted is done by the next sync and a done one not again."""
+    values: set[str] = set()
+    texts: set[str] = set()
+    for before, after in redacted_by_sync(ctx.db):
+        for name in erase.MEMORY_TEXTS:
+            old, new = before.get(name), after.get(name)
+            if not isinstance(old, str) or not isinstance(new, str) or old in new:
+                continue  # no text went (a field that only grew, or one taken out already)
+            found = replaced_values(old, new)
+            if found is not None:
+                values.update(found)
+            elif REDACTED not in old:  # a redacted text keeps nothing to take out
+                texts.add(old)
+    values = {v for v in values if len(v) >= erase.MIN_NEEDLE and REDACTED not in v}
+    texts = {t for t in texts if len(t) >= erase.MIN_NEEDLE}
+    if values or texts:
+        what = f"{len(values) + len(texts)} texts another machine redacted"
+        _redact_values(ctx, sorted(values), sorted(texts), what, PULLED_REDACT)
+    return len(values) + len(texts)
+
+
+def replaced_values(before: str, after: str) -> list[str] | None:
+    """The values of ``before`` that ``after`` has ``[REDACTED]`` in place of (each
+    mark's text, the shortest from the left); None when ``after`` is not ``before`` with
+    values so replaced (a mark of ``before`` kept reads as itself)."""
+    parts = after.split(REDACTED)
+    if len(parts) == 1 or not before.startswith(parts[0]) or not before.endswith(parts[-1]):
+        return None
+    values, start, end = [], len(parts[0]), len(before) - len(parts[-1])
+    for part in parts[1:-1]:
+        found = before.find(part, start + 1, end)
+        if found < 0:
+            return None
+        values.append(before[start:found])
+        start = found + len(part)
+    if end <= start:
+        return None
+    return [*values, before[start:end]]
+
+
+def _redact_values(
+    ctx: Context, values: list[str], texts: list[str], what: str, verb: str = "redact"
+) -> Forgotten:
+    """Replace ``values`` by ``[REDACTED]`` everywhere (memories embedded again, messages,
+    events, backups, the spool, the logs), and ``texts`` (a memory's old text whole) in
+    what quotes a memory (events, runs, jobs; not the sessions)."""
     found = [
         m
-        for m in store.get_memories(ctx.db, erase.ids_containing(ctx.db, needle)).values()
-        if needle in m.content
+        for m in store.get_memories(ctx.db, _holding(ctx.db, values)).values()
+        if any(v in m.content for v in values)
     ]
-    texts = [m.content.replace(needle, REDACTED) for m in found]
-    vectors = dict(zip([m.id for m in found], ctx.vectors(texts) if texts else [], strict=True))
-    done = Forgotten(f"a value of {len(needle)} characters")
-    _everywhere(ctx, done, lambda db, into, live: _redact_in(db, needle, into, live, vectors))
+    contents = [_replaced(m.content, values) for m in found]
+    vectors = dict(
+        zip([m.id for m in found], ctx.vectors(contents) if contents else [], strict=True)
+    )
+    done = Forgotten(what)
+    _everywhere(
+        ctx, done, lambda db, into, live: _redact_in(db, (values, texts), into, live, vectors, verb)
+    )
+    from memctl.ingest.pending import drop_marks
     from memctl.ingest.spool import redact_spooled  # ingest's parsers: only here
 
-    done.spooled = redact_spooled(ctx, needle, REDACTED)  # else the next maintain stores it
-    done.logs = _redact_logs(ctx.settings.home / LOG_DIR, needle, REDACTED)
-    from memctl.ingest.pending import drop_marks
-
+    for needle in values:
+        done.spooled += redact_spooled(ctx, needle, REDACTED)  # else the next maintain stores it
+        done.logs += _redact_logs(ctx.settings.home / LOG_DIR, needle, REDACTED)
     done.pending = drop_marks(
         ctx.settings.home,
-        lambda e: any(needle in part for part in (e.path, e.cwd, e.error, e.session_id or "")),
+        lambda e: any(n in p for n in values for p in (e.path, e.cwd, e.error, e.session_id or "")),
     )
     return done
+
+
+def _holding(db: Database, values: list[str]) -> list[str]:
+    """The memories holding one of ``values`` (``store.forget.ids_containing``)."""
+    return sorted({memory_id for v in values for memory_id in erase.ids_containing(db, v)})
+
+
+def _replaced(text: str, values: list[str]) -> str:
+    """``text`` with each of ``values`` replaced by ``REDACTED``, the longer first (one
+    may hold a shorter)."""
+    for value in sorted(values, key=len, reverse=True):
+        text = text.replace(value, REDACTED)
+    return text
 
 
 def _redact_logs(folder: Path, needle: str, mark: str) -> int:
@@ -496,30 +578,38 @@ def _redact_logs(folder: Path, needle: str, mark: str) -> int:
 
 
 def _redact_in(
-    db: Database, needle: str, done: Forgotten, live: Context | None, vectors: dict[str, bytes]
+    db: Database,
+    needles: tuple[list[str], list[str]],
+    done: Forgotten,
+    live: Context | None,
+    vectors: dict[str, bytes],
+    verb: str,
 ) -> None:
+    values, texts = needles
     with db.atomic():
-        memories = store.get_memories(db, erase.ids_containing(db, needle))
-        with _edit(db, live, "redact", list(memories.values()), done.target) as writer:
+        memories = store.get_memories(db, _holding(db, values))
+        with _edit(db, live, verb, list(memories.values()), done.target) as writer:
             for memory in memories.values():
-                changes = redacted(memory, needle)
-                writer.update(memory, changes, vectors.get(memory.id), reason="redact")
-            done.quotes = erase.erase_quotes(db, [needle], REDACTED)
-            erase.erase_derived(db, [needle], [])
+                changes = redacted(memory, values)
+                writer.update(memory, changes, vectors.get(memory.id), reason=verb, **WITHDRAWS)
+            done.quotes = erase.erase_quotes(db, values, REDACTED)
+            for name, count in erase.erase_quotes(db, texts, REDACTED, EVERY_SESSION).items():
+                done.quotes[name] = done.quotes.get(name, 0) + count
+            erase.erase_derived(db, values + texts, [])
             writer.forgotten("a redacted value", rows=sum(done.quotes.values()))
         done.memories = sorted(memories)
         done.messages = done.quotes.get("messages.content", 0)
 
 
-def redacted(memory: Memory, needle: str) -> dict[str, Any]:
-    """A memory's fields that hold ``needle`` (its texts, its source, a tag), with the
-    value replaced by ``REDACTED``."""
+def redacted(memory: Memory, values: list[str]) -> dict[str, Any]:
+    """A memory's fields that hold one of ``values`` (its texts, its source, a tag), with
+    each replaced by ``REDACTED``."""
     changes: dict[str, Any] = {
-        name: getattr(memory, name).replace(needle, REDACTED)
+        name: _replaced(getattr(memory, name), values)
         for name in (*erase.MEMORY_TEXTS, "source")
-        if needle in getattr(memory, name)
+        if any(v in getattr(memory, name) for v in values)
     }
-    tags = [tag.replace(needle, REDACTED) for tag in memory.tags]
+    tags = [_replaced(tag, values) for tag in memory.tags]
     if tags != memory.tags:
         changes["tags"] = tags
     return changes

@@ -39,10 +39,12 @@ def sync(m: Maintenance) -> TaskReport:
 
 def synced(ctx: Context, request: SyncRequest, progress: Progress | None = None) -> SyncResult:
     """One sync (``memctl.sync.sync_now``), then, unless a dry run, the forget here of each
-    memory another machine removed for good (``forgetting.forget_pulled``: outside the
-    sync's lock, which the forget takes; after a sync that failed past its import too);
-    ``came_in["forgotten"]`` counts the memories it took out."""
-    from memctl.maintain.forgetting import forget_pulled
+    memory another machine removed for good (``forgetting.forget_pulled``) and the
+    redaction here of the text another machine redacted (``forgetting.redact_pulled``):
+    outside the sync's lock, which they take; after a sync that failed past its import
+    too. ``came_in["forgotten"]`` counts the memories taken out, ``came_in["redacted"]``
+    the values and texts."""
+    from memctl.maintain.forgetting import forget_pulled, redact_pulled
     from memctl.sync import sync_now
     from memctl.sync.incoming import quiet
 
@@ -52,6 +54,9 @@ def synced(ctx: Context, request: SyncRequest, progress: Progress | None = None)
         result = sync_now(ctx, request, progress or quiet)
     finally:
         forgotten = forget_pulled(ctx)
+        redacted = redact_pulled(ctx)
     if forgotten is not None:
         result.came_in["forgotten"] = len(forgotten.memories)
+    if redacted:
+        result.came_in["redacted"] = redacted
     return result

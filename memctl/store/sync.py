@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import astuple, dataclass
+from typing import Any
 
 from memctl.model import Visibility, new_id, now_iso
 from memctl.store.database import Database
@@ -21,6 +22,13 @@ READ_COMMIT = "sync_read_commit"
 # removed for good marks one deleted here (its value: that host): the text is to be
 # forgotten here too (``maintain.forgetting.forget_pulled``).
 FORGOTTEN_BY = "forgotten_by"
+# The key of the update event a sync logs when another machine's version that took text
+# out (a redaction: ``redacted: true`` in its file) replaces the text here (its value: that
+# host): the old text is to be taken out here too (``maintain.forgetting.redact_pulled``).
+REDACTED_BY = "redacted_by"
+# The key of an update event of this machine that took text out of a memory (a redaction,
+# a forget putting a merged memory back): its next file says so (``sync.outgoing``).
+TEXT_WITHDRAWN = "text_withdrawn"
 
 
 @dataclass(frozen=True)
@@ -298,3 +306,27 @@ def forgotten_by_sync(db: Database) -> list[str]:
         (f"$.{FORGOTTEN_BY}",),
     )
     return sorted(row[0] for row in rows)
+
+
+def withdrawn_at(db: Database, memory_ids: Iterable[str]) -> dict[str, str]:
+    """Memory id -> when its text was last taken out here (``TEXT_WITHDRAWN``), for those
+    of ``memory_ids`` it ever was."""
+    rows = db.tuples(
+        "SELECT memory_id, max(at) FROM events WHERE action = 'update' AND memory_id IN "
+        "(SELECT value FROM json_each(?)) AND json_extract(data, ?) IS NOT NULL "
+        "GROUP BY memory_id",
+        (json.dumps(list(memory_ids)), f"$.{TEXT_WITHDRAWN}"),
+    )
+    return {row[0]: row[1] for row in rows}
+
+
+def redacted_by_sync(db: Database) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """The ``before`` and ``after`` of each update a sync made from another machine's
+    version that took text out (``REDACTED_BY``); only the sync runs' events are read."""
+    rows = db.tuples(
+        "SELECT json_extract(data, '$.before'), json_extract(data, '$.after') FROM events "
+        "WHERE run_id IN (SELECT id FROM runs WHERE kind = ?) AND action = 'update' "
+        "AND json_extract(data, ?) IS NOT NULL ORDER BY id",
+        (SYNC_KIND, f"$.{REDACTED_BY}"),
+    )
+    return [(json.loads(before or "{}"), json.loads(after or "{}")) for before, after in rows]

@@ -26,6 +26,7 @@ from memctl.store.relations import has_relation
 from memctl.store.runs import RunRecord, save_run
 from memctl.store.sync import (
     FORGOTTEN_BY,
+    REDACTED_BY,
     SYNC_SOURCE,
     SyncFile,
     drop_files,
@@ -220,8 +221,9 @@ def _update(
     written = {"updated_at": memory.updated_at, **changes}  # the winner's time, not now
     if version.scope != memory.scope:
         written["scope"] = version.scope
-    forgotten = {FORGOTTEN_BY: version.host} if version.forgotten else {}
-    writer.update(memory, written, vector, reason=SYNC_SOURCE, host=version.host, **forgotten)
+    marks = {FORGOTTEN_BY: version.host} if version.forgotten else {}
+    marks |= {REDACTED_BY: version.host} if version.redacted else {}
+    writer.update(memory, written, vector, reason=SYNC_SOURCE, host=version.host, **marks)
 
 
 def _graph(ctx: Context, plan: ImportPlan) -> Indexed:

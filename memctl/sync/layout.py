@@ -164,6 +164,9 @@ memories of AI assistants, shared between machines and people.
   timestamps, no content; `forgotten: true` when it was removed for good
   (`delete --permanent`, `sessions forget`): each machine that reads it forgets
   the text too. Without it the memory is only marked deleted (restorable).
+  A live memory's file says `redacted: true` when it took text out of the
+  version before (`memctl redact`): each machine that reads it takes the old
+  text out of its history too.
 - When several files hold one memory, the newest `updated_at` wins (ties:
   the greater host id); the losing version is kept in the memory's event log.
 

@@ -65,6 +65,12 @@ TOMBSTONE_KEYS = ("id", "state", "created_at", "updated_at")
 # wrote, which cannot tell) the memory is only marked deleted there, restorable. It is
 # also the state the index of read files (``sync_files.state``) records for such a file.
 FORGOTTEN = "forgotten"
+# The key a live memory's file carries (``redacted: true``) when this version took text
+# out of the one before (``memctl redact``, or a forget that put a merged memory back to
+# its text from before the merge): a machine that pulls it takes the old text out of its
+# event log, backups and file as a local ``memctl redact`` does. Without it (any other
+# edit, or a file an older memctl wrote) the old text stays in the update's ``before``.
+REDACTED_KEY = "redacted"
 ENUMS: dict[str, Any] = {"state": State, "kind": Kind, "category": Category, "tier": Tier}
 MAX_TAG_CHARS = 200
 # What a key a file leaves out stands for: a new memory's default.
@@ -91,6 +97,7 @@ class Version:
     # what it states; None: the file has no `triples` key (an older memctl's: it says nothing)
     triples: list[tuple[str, str, str]] | None = field(default_factory=list)
     forgotten: bool = False  # a tombstone of a memory removed for good (``FORGOTTEN``)
+    redacted: bool = False  # a version that took text out of the one before (``REDACTED_KEY``)
 
     @property
     def updated_at(self) -> str:
@@ -156,14 +163,18 @@ def render(
     relations: list[Relation],
     triples: list[tuple[str, str, str]] | None = None,
     forgotten: bool = False,
+    redacted: bool = False,
 ) -> str:
     """The file of a memory; a deleted memory is a tombstone (no content), saying
-    ``forgotten: true`` when ``forgotten`` (removed for good). ``triples``: the
+    ``forgotten: true`` when ``forgotten`` (removed for good); a live one says
+    ``redacted: true`` when ``redacted`` (it took text out). ``triples``: the
     knowledge-graph triples it states, listed even when none (a file without the key, an
     older memctl's, takes nothing back)."""
     record: dict[str, Any] = {"id": memory.id, **synced_values(memory)}
     if memory.state == State.DELETED and forgotten:
         record[FORGOTTEN] = True
+    if memory.state != State.DELETED and redacted:
+        record[REDACTED_KEY] = True
     if memory.state != State.DELETED:
         record["relations"] = [
             {
@@ -239,21 +250,27 @@ def parse(text: str, memory_id: str, host: str, scope: str) -> Version:
         relations = [_relation(memory_id, r) for r in raw_relations]
         triples = _triples(record["triples"]) if "triples" in record else None
         forgotten = _forgotten(record, values)
+        redacted = _flag(record, REDACTED_KEY) and "content" in values
     except (MemctlError, ValueError, TypeError, OverflowError) as exc:
         raise BadFile(str(exc).splitlines()[0]) from None
     problem = privacy_problem(values) or triples_problem(triples or [])
     if problem:
         raise BadFile(problem)
-    return Version(memory_id, host, scope, values, relations, triples, forgotten)
+    return Version(memory_id, host, scope, values, relations, triples, forgotten, redacted)
 
 
 def _forgotten(record: dict[str, Any], values: dict[str, Any]) -> bool:
     """Whether a file is a tombstone of a memory removed for good (``FORGOTTEN``); the key
     on a file that holds text means nothing."""
-    flag = record.get(FORGOTTEN, False)
+    return _flag(record, FORGOTTEN) and values["state"] == State.DELETED and "content" not in values
+
+
+def _flag(record: dict[str, Any], key: str) -> bool:
+    """A file's true-or-false key (absent: false)."""
+    flag = record.get(key, False)
     if not isinstance(flag, bool):
-        raise TypeError(f"{FORGOTTEN} must be true or false")
-    return flag and values["state"] == State.DELETED and "content" not in values
+        raise TypeError(f"{key} must be true or false")
+    return flag
 
 
 def triples_problem(triples: list[tuple[str, str, str]]) -> str | None:

@@ -28,6 +28,7 @@ from memctl.store.sync import (
     indexed_files,
     shareable_ids,
     undone_sync_imports,
+    withdrawn_at,
 )
 from memctl.sync.incoming import Progress, quiet
 from memctl.sync.layout import FLAT_MAJOR, memory_path, parse_path
@@ -80,6 +81,7 @@ def plan_export(
     for relation in relations_touching(ctx.db, ids):
         relations.setdefault(relation.src_id, []).append(relation)
     triples = stated_by(ctx.db, ids)
+    withdrawn = withdrawn_at(ctx.db, ids)
     for done, memory_id in enumerate(ids):
         progress("preparing memories", done, len(ids))
         mine = [f for f in files.get(memory_id, []) if f.host_id == own_host]
@@ -96,7 +98,8 @@ def plan_export(
         elif memory.state == State.DELETED and winner is None:
             continue  # deleted before it was ever shared
         edges = (relations.get(memory_id, []), triples.get(memory_id, []))
-        _export_one(out, memory, edges, mine, winner, own_host, forgotten)
+        redacted = _redacted_since(withdrawn.get(memory_id), winner)
+        _export_one(out, memory, edges, mine, winner, own_host, (forgotten, redacted))
     _stale(out, ctx, own_host, arrived)
     return out
 
@@ -113,6 +116,16 @@ def _tombstone(memory_id: str, winner: SyncFile | None) -> Memory | None:
     return Memory(content="-", id=memory_id, state=State.DELETED, scope=scope)
 
 
+def _redacted_since(withdrawn: str | None, winner: SyncFile | None) -> bool:
+    """Whether text was taken out of a memory here (at ``withdrawn``) since the version the
+    repository holds: its file says so (``redacted: true``), so the other machines take
+    the old text out too. At the winner's own time too: the redaction that wrote it (its
+    event is logged after the memory's time is set), so its file keeps saying so."""
+    return (
+        withdrawn is not None and winner is not None and normal_time(withdrawn) >= winner.updated_at
+    )
+
+
 def _export_one(
     out: Outgoing,
     memory: Memory,
@@ -120,7 +133,7 @@ def _export_one(
     mine: list[SyncFile],
     winner: SyncFile | None,
     own_host: str,
-    forgotten: bool,
+    flags: tuple[bool, bool],  # (forgotten, redacted): ``render``'s
 ) -> None:
     try:
         path = memory_path(memory.scope, memory.id, own_host)
@@ -134,7 +147,8 @@ def _export_one(
     if problem:
         out.refused.append((memory.id, problem))
         return
-    text = render(memory, relations, triples, forgotten)
+    forgotten, redacted = flags
+    text = render(memory, relations, triples, forgotten, redacted)
     moved = winner is not None and winner.host_id == own_host and winner.path != path
     if winner is not None and winner.blob == blob_id(text) and not moved:
         out.removes += [f for f in mine if f.path != winner.path]
@@ -143,7 +157,7 @@ def _export_one(
         later = format_time(parse_time(winner.updated_at) + TICK)
         memory = replace(memory, updated_at=max(now_iso(), later))
         out.bumps[memory.id] = memory.updated_at
-        text = render(memory, relations, triples, forgotten)
+        text = render(memory, relations, triples, forgotten, redacted)
     row = SyncFile(
         path,
         memory.id,

@@ -262,6 +262,32 @@ def test_a_forget_takes_the_text_off_every_machine_and_a_soft_delete_stays_resto
     assert store.get_memory(b.db, kept.id).state == State.ACTIVE  # type: ignore[union-attr]
 
 
+def test_a_redaction_takes_the_value_off_every_machine(
+    pair: tuple[Context, Context], remote: Path, tmp_path: Path
+) -> None:
+    a, b = pair
+    value = "qx81-7734-zeta"
+    memory = shared(a, f"the lab door code is {value}, Maria changes it each quarter")
+    sync_api.sync(a, SYNC)
+    sync_api.sync(b, SYNC)
+    assert value in store.get_memory(b.db, memory.id).content  # type: ignore[union-attr]
+    memory_api.redact(a, value)
+    sync_api.sync(a, SYNC)
+    head = git("--git-dir", str(remote), "grep", "-h", "redacted", "HEAD", "--", "memories")
+    assert "redacted: true" in head.splitlines()
+    assert sync_api.sync(b, SYNC).came_in["redacted"] == 1
+    copy = store.get_memory(b.db, memory.id)
+    assert copy is not None and copy.content.startswith("the lab door code is [REDACTED],")
+    # Not a byte under B's data directory (database, WAL, vector indexes, the clone) holds
+    # the value: the update's "before" lost it as a local redact's does.
+    files = [p for p in (tmp_path / "b").rglob("*") if p.is_file()]
+    assert not [p for p in files if value.encode() in p.read_bytes()]
+    # Done once: the next syncs both ways take nothing more out and move nothing.
+    assert "redacted" not in sync_api.sync(a, SYNC).came_in
+    again = sync_api.sync(b, SYNC)
+    assert "redacted" not in again.came_in and again.came_in["updated"] == 0
+
+
 def test_relations_travel(pair: tuple[Context, Context]) -> None:
     a, b = pair
     one, two = shared(a, "service a calls service b"), shared(a, "service b owns the queue")

@@ -14,6 +14,7 @@ import pytest
 from memctl.api import sync as sync_api
 from memctl.context import Context
 from memctl.errors import SyncError
+from memctl.maintain.forgetting import replaced_values
 from memctl.store import memories as store
 from memctl.store.sync import set_read_commit
 from memctl.sync.memfile import BadFile, parse
@@ -96,6 +97,33 @@ def test_only_a_tombstone_is_forgotten_and_the_flag_is_a_boolean() -> None:
     assert not parse(tomb + "forgotten: true\ncontent: x\n", _id(1), HOST, "global").forgotten
     with pytest.raises(BadFile, match="forgotten must be true or false"):
         parse(tomb + "forgotten: 'yes'\n", _id(1), HOST, "global")
+
+
+def test_only_a_live_file_is_redacted_and_the_flag_is_a_boolean() -> None:
+    live = f"id: {_id(1)}\nupdated_at: '2026-01-01T00:00:00Z'\ncontent: x [REDACTED] y\n"
+    assert parse(live + "redacted: true\n", _id(1), HOST, "global").redacted
+    assert not parse(live, _id(1), HOST, "global").redacted  # an older memctl's: as before
+    tomb = f"id: {_id(1)}\nstate: deleted\nupdated_at: '2026-01-01T00:00:00Z'\n"
+    assert not parse(tomb + "redacted: true\n", _id(1), HOST, "global").redacted
+    with pytest.raises(BadFile, match="redacted must be true or false"):
+        parse(live + "redacted: 1\n", _id(1), HOST, "global")
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "values"),
+    [
+        ("code qx81-7734 and qx81-7734.", "code [REDACTED] and [REDACTED].", ["qx81-7734"] * 2),
+        (
+            "[REDACTED] then zeta-99-key",
+            "[REDACTED] then [REDACTED]",
+            ["[REDACTED]", "zeta-99-key"],
+        ),
+        ("the old merged text", "the old text", None),  # a revert: no mark
+        ("a b c", "a b c [REDACTED]", None),  # text added, none taken out
+    ],
+)
+def test_the_values_a_redaction_replaced(before: str, after: str, values: list[str] | None) -> None:
+    assert replaced_values(before, after) == values
 
 
 def _plant_everything(remote: Path, tmp_path: Path) -> None:
