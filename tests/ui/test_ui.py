@@ -179,9 +179,11 @@ def test_a_memory_history_says_what_changed_and_which_run_did_it(
 
 
 def test_a_consolidated_memory_links_the_memory_and_session_it_came_from(
-    client: TestClient, stored: Context
+    client: TestClient, stored: Context, make_ctx: Any
 ) -> None:
-    maintain(stored, MaintainRequest(only="consolidate"))
+    # the episode's facts consolidated as a memory of their own, not merged into the one
+    # whose words they repeat (reconcile compares the texts alone)
+    maintain(make_ctx(reconcile__match_similarity=0.99), MaintainRequest(only="consolidate"))
     listed = client.get("/memories.json").json()["memories"]
     made = next(m for m in listed if m["source"].startswith("memory:"))
     page = client.get(f"/memories/{made['id']}").text
