@@ -326,3 +326,16 @@ def test_a_pending_transcript_that_fails_is_named_without_the_token_in_its_path(
     assert token not in done.stdout + done.stderr
     holding = _files_holding(home, token)  # the mark keeps the path, to find the transcript
     assert len(holding) == 1 and holding[0].startswith("hooks/pending/"), holding
+
+
+def test_a_hook_that_finds_no_transcript_keeps_no_token_its_session_id_held(home: Path) -> None:
+    # `install status` reads why a hook captured nothing from hooks/missed/: the reason
+    # quoted the session id the client sent, a token in it whole
+    from memctl.config import load_settings
+    from memctl.integrations.hooks import NothingToCapture, capture_event
+
+    token = "ghp_" + "Zx8Yq1Wv2Ut3Sr4Qp5On6Ml7Kj8Ih9Gf0Ed1C"
+    with pytest.raises(NothingToCapture):
+        capture_event(load_settings(), "claude-code", "Stop", {"session_id": f"run-{token}"})
+    held = [p for p in home.rglob("*") if p.is_file() and token.encode() in p.read_bytes()]
+    assert held == [] and (home / "hooks" / "missed").is_dir()

@@ -253,7 +253,9 @@ def capture_event(settings: Any, client: str, event: str, payload: dict[str, Any
     transcript = agent or payload.get("transcript_path")
     transcript = transcript or REGISTRY[client].find_transcript(str(session_id or ""))
     if not transcript:
-        reason = f"no transcript_path and no transcript of session {session_id!r} found"
+        from memctl.memories.privacy import scrub  # a session id is the client's to choose
+
+        reason = scrub(f"no transcript_path and no transcript of session {session_id!r} found")[0]
         hooks_state.mark_missed(settings.home, client, event, reason)
         raise NothingToCapture(f"{reason} where {client} keeps them: nothing captured")
     hooks_state.clear_missed(settings.home, client, event)
