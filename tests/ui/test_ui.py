@@ -241,6 +241,19 @@ def test_recall_labels_and_explains(client: TestClient) -> None:
     assert client.get("/recall.json").json()["results"] == []
     elsewhere = client.get("/recall", params={"q": "staging database", "project": "nope"}).text
     assert "in other projects" in elsewhere and 'href="/recall?q=staging%20database"' in elsewhere
+
+
+def test_recall_with_only_possible_rows_names_the_clear_ones_of_other_projects(
+    client: TestClient, stored: Context
+) -> None:
+    # the CLI's hint ("1 clear match in other scopes"), on the page a project was chosen for
+    memory_api.remember(stored, RememberRequest("the job board lists open roles", scope="shop"))
+    memory_api.remember(stored, RememberRequest("the invoice job runs hourly", scope="billing"))
+    asked = {"q": "how often does the invoice job run?", "project": "shop"}
+    found = client.get("/recall.json", params=asked).json()
+    assert [r["label"] for r in found["results"]] == ["possible"] and found["elsewhere"] == 1
+    page = unescape(client.get("/recall", params=asked).text)
+    assert "No clear match" in page and "1 clear in other projects" in page
     for question in ("staging database PostgreSQL", "which grass do goats prefer"):
         labels = {
             r["label"] for r in client.get("/recall.json", params={"q": question}).json()["results"]
