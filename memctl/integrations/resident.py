@@ -446,11 +446,8 @@ def starting(home: Path) -> bool:
     (it is loading the model). Only a safe directory's lock, never through a link."""
     import fcntl
 
-    if unsafe(home) is not None:
-        return False
-    try:
-        lock = os.open(os.path.join(home, DIRECTORY, LOCK), os.O_RDONLY | os.O_NOFOLLOW)
-    except OSError:
+    lock = None if unsafe(home) is not None else _lock_file(home)
+    if lock is None:
         return False
     try:
         fcntl.flock(lock, fcntl.LOCK_SH | fcntl.LOCK_NB)
@@ -461,17 +458,23 @@ def starting(home: Path) -> bool:
     return False
 
 
+def _lock_file(home: Path) -> int | None:
+    """The resident process's lock file of ``home``, opened to read (never through a link),
+    or None when there is none."""
+    try:
+        return os.open(os.path.join(home, DIRECTORY, LOCK), os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+
+
 def stop_starting(home: Path) -> int | None:
     """End the resident process of ``home`` that is still loading the model (it holds the
     lock and wrote its id there, but has no socket to be told through): its id, or None.
     A recall starts one detached, so a `memctl daemon stop` right after met it."""
     import signal
 
-    if not starting(home):
-        return None
-    try:
-        lock = os.open(os.path.join(home, DIRECTORY, LOCK), os.O_RDONLY | os.O_NOFOLLOW)
-    except OSError:
+    lock = _lock_file(home) if starting(home) else None
+    if lock is None:
         return None
     try:
         pid = int(os.read(lock, 32).strip() or 0)

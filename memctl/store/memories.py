@@ -468,32 +468,28 @@ def vectors_for_hashes(db: Database, digests: set[str]) -> dict[str, bytes]:
     """The vector of the text of a memory with each of these content hashes (those any
     memory with a vector has: its content-alone one when its searched vector also names what
     it mentions, store/meaning.py), so that text the store holds is not embedded again."""
-    if not digests or db.vector_model() is None:
-        return {}
-    rows = db.tuples(
-        "SELECT m.content_hash, coalesce(p.embedding, v.embedding) FROM memories m "
-        "JOIN memories_vec v ON v.rowid = m.rowid "
-        "LEFT JOIN memory_plain_vectors p ON p.memory_rowid = m.rowid "
-        "WHERE m.content_hash IN (SELECT value FROM json_each(?))",
-        (json.dumps(sorted(digests)),),
-    )
-    return {digest: vector for digest, vector in rows}
+    return _content_vectors(db, "content_hash", sorted(digests))
 
 
 def content_vectors_for(db: Database, ids: list[str]) -> dict[str, bytes]:
     """The vector of each of these memories' text alone (those that have a vector): the
     content-alone one when its searched vector also names what it mentions (store/meaning.py),
     so that two memories of the same words compare as the same."""
-    if not ids or db.vector_model() is None:
+    return _content_vectors(db, "id", ids)
+
+
+def _content_vectors(db: Database, column: str, keys: list[str]) -> dict[str, bytes]:
+    """Each memory's ``column`` (id or content_hash, among ``keys``) -> its text's vector."""
+    if not keys or db.vector_model() is None:
         return {}
     rows = db.tuples(
-        "SELECT m.id, coalesce(p.embedding, v.embedding) FROM memories m "
+        f"SELECT m.{column}, coalesce(p.embedding, v.embedding) FROM memories m "
         "JOIN memories_vec v ON v.rowid = m.rowid "
         "LEFT JOIN memory_plain_vectors p ON p.memory_rowid = m.rowid "
-        "WHERE m.id IN (SELECT value FROM json_each(?))",
-        (json.dumps(ids),),
+        f"WHERE m.{column} IN (SELECT value FROM json_each(?))",
+        (json.dumps(keys),),
     )
-    return {memory_id: vector for memory_id, vector in rows}
+    return {key: vector for key, vector in rows}
 
 
 def vectors_for(db: Database, ids: list[str]) -> dict[str, bytes]:
