@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from starlette.testclient import TestClient
 
 from memctl.api import ingest as ingest_api
 from memctl.api import memory as memory_api
@@ -34,6 +35,8 @@ from memctl.store.writes import Writer
 from memctl.sync import memfile, pipeline
 from memctl.sync.lock import sync_lock
 from memctl.sync.repo import Clone
+from memctl.ui.app import build_app
+from memctl.ui.security import Keys
 from tests.conftest import on_a_terminal, run_cli
 from tests.fakes import HashEmbedder
 from tests.syncing import bare_repo, git, history, machine, push_files, shared, work_clone
@@ -724,3 +727,11 @@ def test_a_memory_from_another_machine_names_the_host_that_keeps_its_session(
     assert f"on host {there.host[:8]}" in there.text() and "no longer" not in there.text()
     with pytest.raises(NotFoundError, match=f"on host {there.host[:8]}.*sessions do not sync"):
         sessions_api.expand(b, fact.id[:8])
+    assert memory_api.get(b, fact.id).host == there.host and not memory_api.get(a, fact.id).host
+    keys = Keys(frozenset({"testserver"}))
+    app, viewer = build_app(b.settings, keys, HashEmbedder())
+    with TestClient(app, base_url="http://testserver") as client:
+        client.get(f"/login?token={keys.token}")
+        page = client.get(f"/memories/{fact.id}").text
+    viewer.close()
+    assert f"host {there.host[:8]}, through sync" in page and "no longer stored" not in page
