@@ -140,6 +140,13 @@ def path_key(path: str) -> str:
     return PATH_KEY + hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()
 
 
+# Memory fields that say what this store did with a memory, not what it says: a change to
+# them alone is no new version of it (``updated_at`` stays, and a sync sends no file), so
+# a teammate's maintain consolidating an episode another machine shared does not make
+# that memory theirs (issue 33, s24-walk).
+BOOKKEEPING = frozenset({"consolidated_at"})
+
+
 @dataclass
 class Memory:
     """One durable memory. ``content`` is the original text and the ground truth."""

@@ -155,9 +155,10 @@ def set_extracted_through(db: Database, session_id: str, seq: int) -> None:
 
 
 def count_sessions(db: Database) -> tuple[int, int]:
-    """(sessions, messages) stored."""
+    """(sessions, messages) stored: a forgotten session's row, kept so that a capture does
+    not store it again, is none."""
     return (
-        db.value("SELECT count(*) FROM sessions"),
+        db.value("SELECT count(*) FROM sessions WHERE forgotten_at IS NULL"),
         db.value("SELECT count(*) FROM messages"),
     )
 

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memctl.model import (
+    BOOKKEEPING,
     Action,
     Event,
     Memory,
@@ -105,12 +106,14 @@ class Writer:
         vector: bytes | None = None,
         **data: Any,
     ) -> None:
-        """Write ``changes`` (new ``content`` brings its hash; ``vector`` its embedding)."""
+        """Write ``changes`` (new ``content`` brings its hash; ``vector`` its embedding),
+        at a new ``updated_at`` unless they are ``BOOKKEEPING`` alone."""
         changes = dict(changes)
         if "content" in changes:
             changes["content_hash"] = content_hash(changes["content"])
         before = {k: getattr(memory, k) for k in changes}
-        store.update_memory(self.db, memory.id, {"updated_at": self.now(), **changes})
+        stamp = {} if changes.keys() <= BOOKKEEPING else {"updated_at": self.now()}
+        store.update_memory(self.db, memory.id, {**stamp, **changes})
         if vector is not None:
             store.put_vector(self.db, memory.id, vector)
         self._log(Action.UPDATE, memory.id, {"before": before, "after": changes, **data})

@@ -6,6 +6,7 @@ import dataclasses
 import json
 import math
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -147,6 +148,7 @@ def test_the_report_reads_as_a_person_would_say_it(
     shown = " ".join(capsys.readouterr().out.split())
     assert "consolidate done 1 episode consolidated, 1 fact (" in shown, shown
     assert "sync skipped sync.auto is off" in shown and shown.count("sync.auto is off") == 1
+    assert re.search(r"run \w{12} of \d{4}-\d\d-\d\d \d\d:\d\d UTC: 0/\d+ LLM tokens", shown)
 
 
 def test_merge_old_similar_semantic_memories_carries_relations(make_ctx: Any) -> None:
