@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memctl.config.safe_load import json_value
+from memctl.ingest.tools import memctl_tool
 from memctl.lazy_re import lazy
 from memctl.memories.privacy import scrub
 from memctl.model import Role, format_time, parse_time
@@ -264,7 +265,13 @@ def tool_result_note(output: Any, is_error: bool = False, tool: str = "") -> str
     """A tool's output reduced to one line with its outcome: ``[tool result: 3 files
     changed]``, ``[tool error Bash: exit 1: pytest: command not found]`` or ``[tool
     refused ...]`` when the person said no at the permission prompt; named by its ``tool``
-    when the client ties results to calls. A shell's exit code decides."""
+    when the client ties results to calls. A shell's exit code decides. What one of
+    memctl's own tools answered is memctl's memories read back: like its
+    ``<memctl-context>`` block (memories/privacy.py), never stored again, so a memory
+    deleted for good leaves no copy in the session that read it, and recall does not
+    answer with its own echo."""
+    if tool and not is_error and memctl_tool(tool):
+        return f"[tool result {tool}]"
     whole = block_text(output) if not isinstance(output, str) else output
     text = TOOL_USE_ERROR.sub("", whole[:NOTE_SCAN])
     code = EXIT_CODE.search(text)
