@@ -67,10 +67,14 @@ METADATA_KINDS = frozenset(
         "user message",
         "assistant message",
         "turn_ended",
+        "info notice",  # Gemini CLI's own notices (generic.NOTICES)
+        "error notice",
+        "warning notice",
     }
 )
-# A tool call is a sub-agent's when its client names it so, or its input has a sub-agent type.
-SUBAGENT_TOOLS = frozenset({"task", "agent", "spawn_agent"})
+# A tool call is a sub-agent's when its client names it so, or its input has a sub-agent type
+# (Gemini CLI's is delegate_to_agent).
+SUBAGENT_TOOLS = frozenset({"task", "agent", "spawn_agent", "delegate_to_agent"})
 # Claude Code's answer when the person refuses a tool call at the permission prompt.
 # Claude Code (2.1.330) runs a sub-agent in the background: its call's result only says it
 # started; its report comes later, as a user turn, in a <task-notification>'s <result>
