@@ -462,6 +462,7 @@ def test_a_message_found_by_its_meaning_lends_its_clear_label_only_to_a_memory_w
     if clear:
         assert [r.memory.id for r in clear_ones] == [digest.id]
         assert "s2#2" in clear_ones[0].members
-        assert "words 1.00" in clear_ones[0].match_why  # the message's evidence, lent
+        # its own evidence beside its session's clear message (fuse.corroborated)
+        assert "a message of its session shows it" in clear_ones[0].match_why
     else:
         assert clear_ones == []
