@@ -73,6 +73,29 @@ def write_private(path: Path, text: str) -> None:
         raise
 
 
+# The key of the digests a forgotten or redacted message keeps (``model.keyed_hash``):
+# beside the database, never in it, so that a copy of the database (a backup sent on, a
+# file attached to a bug report) cannot have its forgotten texts guessed.
+FORGET_KEY = "forget.key"
+FORGET_KEY_BYTES = 32  # HMAC-SHA256's block of strength (RFC 2104: at least the output)
+
+
+def forget_key(home: Path) -> bytes:
+    """The home's key for forgotten messages' digests, made (0600) when there is none."""
+    path = home / FORGET_KEY
+    try:
+        descriptor = open_private(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+    except FileExistsError:
+        with os.fdopen(open_private(path, os.O_RDONLY), "rb") as handle:
+            return bytes.fromhex(handle.read().decode("ascii"))
+    key = os.urandom(FORGET_KEY_BYTES)
+    with os.fdopen(descriptor, "wb") as out:
+        out.write(key.hex().encode("ascii"))
+        out.flush()
+        os.fsync(out.fileno())
+    return key
+
+
 class NotOwned(OSError):
     """A file that came with a repository and belongs to another user: never read."""
 

@@ -1,0 +1,81 @@
+"""A forgotten or redacted text leaves no plain SHA-256 of itself: a short secret's hash is
+found by trying every value (a PIN, a dictionary password in the text around the
+[REDACTED] mark). Real SQLite files; every byte of the home searched."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memctl.api import ingest as ingest_api
+from memctl.api import memory as memory_api
+from memctl.api import sessions as sessions_api
+from memctl.api.ingest import IngestRequest
+from memctl.api.memory import RememberRequest, UpdateRequest
+from memctl.context import Context
+from memctl.model import content_hash
+from tests.memories.test_forget_everywhere import _files_holding
+
+PASSWORD = "hunter2024"  # one a dictionary holds: the scanner leaves it (no label)
+SAID = f"the lab wifi works with {PASSWORD} for the night shift"
+ANSWER = "noted, I will keep that in mind for the night shift"
+LATER = "also the staging deploy uses make ship from the tools folder"
+
+
+def _message_hash(role: str, text: str) -> str:
+    return content_hash(f"{role}\n{text}")
+
+
+def _ingest(ctx: Context, transcript: Path) -> int:
+    """Ingest (store only) the whole transcript again; how many messages were new."""
+    done = ingest_api.ingest(ctx, IngestRequest(str(transcript), session_id="s1", mode="raw"))
+    return done.report.messages_new
+
+
+def _session(tmp_path: Path) -> Path:
+    transcript = tmp_path / "night.txt"
+    transcript.write_text(f"user: {SAID}\nassistant: {ANSWER}\nuser: {LATER}\n")
+    return transcript
+
+
+def test_a_memory_deleted_for_good_leaves_no_hash_of_any_of_its_texts(
+    ctx: Context, home: Path
+) -> None:
+    first, second = "the door code is 4417 for the lab", "the door code is 5521 for the lab"
+    memory = memory_api.remember(ctx, RememberRequest(first)).memory
+    memory_api.update(ctx, UpdateRequest(memory.id, second))
+    assert _files_holding(home, content_hash(first))  # the edit's event
+    memory_api.delete_for_good(ctx, memory.id)
+    ctx.close()
+    assert _files_holding(home, content_hash(first)) == []
+    assert _files_holding(home, content_hash(second)) == []
+
+
+def test_a_redacted_message_keeps_no_hash_of_its_text_and_is_not_stored_again(
+    ctx: Context, home: Path, tmp_path: Path
+) -> None:
+    transcript = _session(tmp_path)
+    assert _ingest(ctx, transcript) == 3
+    memory = memory_api.remember(ctx, RememberRequest(f"the lab wifi takes {PASSWORD}")).memory
+    memory_api.update(ctx, UpdateRequest(memory.id, f"the lab wifi takes {PASSWORD} at night"))
+    memory_api.redact(ctx, PASSWORD)
+    assert _ingest(ctx, transcript) == 0  # the transcript read whole again: nothing new
+    ctx.close()
+    assert _files_holding(home, PASSWORD) == []
+    assert _files_holding(home, _message_hash("user", SAID)) == []
+    assert _files_holding(home, content_hash(f"the lab wifi takes {PASSWORD}")) == []
+    assert _files_holding(home, content_hash(f"the lab wifi takes {PASSWORD} at night")) == []
+    assert _files_holding(home, _message_hash("user", LATER))  # the rest as it was
+
+
+def test_a_forgotten_message_keeps_no_hash_of_its_text_and_is_not_stored_again(
+    ctx: Context, home: Path, tmp_path: Path
+) -> None:
+    transcript = _session(tmp_path)
+    _ingest(ctx, transcript)
+    sessions_api.forget(ctx, "s1#1")
+    assert _ingest(ctx, transcript) == 0
+    ctx.close()
+    assert _files_holding(home, SAID) == []
+    assert _files_holding(home, _message_hash("user", SAID)) == []
+    key = home / "forget.key"
+    assert key.stat().st_mode & 0o077 == 0  # the key is the user's alone
