@@ -41,6 +41,7 @@ from memctl.maintain.spawn import LOG_DIR
 from memctl.memories.operations import edit
 from memctl.memories.privacy import REDACTED, safe_line
 from memctl.model import Memory, RelationType, State, now_iso
+from memctl.retrieve.identity import redact_identity
 from memctl.store import forget as erase
 from memctl.store import memories as store
 from memctl.store.database import Database
@@ -99,6 +100,8 @@ class Forgotten:
     reverted: list[str] = field(default_factory=list)  # memories it had been merged into
     revived: list[str] = field(default_factory=list)  # memories it alone had superseded
     spooled: int = 0  # transcripts waiting in the spool, rewritten
+    identity: list[str] = field(default_factory=list)  # identity files rewritten
+    identity_left: list[str] = field(default_factory=list)  # a project's, holding it still
     logs: int = 0  # memctl's logs, rewritten (a path holding the value)
     pending: int = 0  # transcripts' pending marks removed (their path or session went)
     copies: dict[str, int] = field(default_factory=dict)  # other sessions -> messages copied
@@ -119,6 +122,8 @@ class Forgotten:
             "reverted": self.reverted,
             "revived": self.revived,
             "spooled_rewritten": self.spooled,
+            "identity_rewritten": self.identity,
+            "identity_left": self.identity_left,
             "logs_rewritten": self.logs,
             "pending_dropped": self.pending,
             "copies": self.copies,
@@ -559,6 +564,9 @@ def _redact_values(
     for needle in values:
         done.spooled += redact_spooled(ctx, needle, REDACTED)  # else the next maintain stores it
         done.logs += _redact_logs(ctx.settings.home / LOG_DIR, needle, REDACTED)
+    identity = redact_identity(ctx.settings.home, ctx.settings.cwd, values, REDACTED)
+    done.identity = [str(path) for path in identity.rewritten]
+    done.identity_left = [str(path) for path in identity.left]
     done.pending = drop_marks(
         ctx.settings.home,
         lambda e: any(n in p for n in values for p in (e.path, e.cwd, e.error, e.session_id or "")),
