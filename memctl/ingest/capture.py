@@ -25,7 +25,7 @@ from itertools import chain
 from pathlib import Path
 from typing import IO, Any
 
-from memctl.config.files import forget_key
+from memctl.config.files import known_forget_key
 from memctl.config.scope import project_root, project_scope
 from memctl.context import Context
 from memctl.errors import InputError, UsageError
@@ -237,7 +237,7 @@ def open_transcript(
         return Opened(open_input(path, stdin), options)
     stream = _open_file(str(path))
     key = os.path.abspath(str(path))
-    mark = read_mark(ctx.db, key)
+    mark = read_mark(ctx.db, key, known_forget_key(ctx.settings.home))
     start, after, resumed = 0, 0, options
     if mark is not None:
         session_id, client, offset, digest, count = mark
@@ -271,7 +271,16 @@ def pass_over(ctx: Context, opened: Opened) -> bool:
         return False
     digest, count = tracked.digest(), opened.after
     with ctx.db.atomic():
-        save_read_mark(ctx.db, tracked.path, session_id, client, tracked.read_to, digest, count)
+        save_read_mark(
+            ctx.db,
+            tracked.path,
+            session_id,
+            client,
+            tracked.read_to,
+            digest,
+            count,
+            known_forget_key(ctx.settings.home),
+        )
     return True
 
 
@@ -355,7 +364,7 @@ class _Known:
     parsed message's keyed digest too, taken only when the session holds one.
     """
 
-    def __init__(self, stored: list[str], key: Callable[[], bytes]) -> None:
+    def __init__(self, stored: list[str], key: Callable[[], bytes | None]) -> None:
         self._stored = stored
         self._index = 0
         self._rest: Counter[str] | None = None
@@ -459,7 +468,7 @@ def store_transcript(
             for _ in messages:
                 pass
             if opened and opened.tracked and not dry_run:
-                _mark(db, opened.tracked, transcript, session)
+                _mark(db, opened.tracked, transcript, session, known_forget_key(ctx.settings.home))
             report.session_id, report.scope = session_id, session.scope
             report.forgotten_at = session.forgotten_at
             return Captured(report, session, [])
@@ -468,7 +477,9 @@ def store_transcript(
         if not dry_run:
             save_session(db, session)  # before its messages, which refer to it
         after = opened.after if opened else 0
-        known = _Known(message_hashes(db, session_id, after), lambda: forget_key(ctx.settings.home))
+        known = _Known(
+            message_hashes(db, session_id, after), lambda: known_forget_key(ctx.settings.home)
+        )
         new = _new_messages(db, chain([first], messages), known, session, write=not dry_run)
         for message in new:
             report.messages_new += 1
@@ -488,7 +499,7 @@ def store_transcript(
                 session.title = stored_title(db, session_id)
             save_session(db, session)
             if opened and opened.tracked:
-                _mark(db, opened.tracked, transcript, session)
+                _mark(db, opened.tracked, transcript, session, known_forget_key(ctx.settings.home))
         if report.messages_new and options.mode == "smart" and not dry_run:
             report.job_id = queue_distillation(db, session_id, transcript.tally.problems())
     tally = transcript.tally
@@ -504,16 +515,18 @@ def store_transcript(
     return Captured(report, session, list(recent))
 
 
-def _mark(db: Database, tracked: Tracked, transcript: Transcript, session: Session) -> None:
+def _mark(
+    db: Database, tracked: Tracked, transcript: Transcript, session: Session, key: bytes | None
+) -> None:
     """Remember how far a file of JSON lines was read, when its last line was whole (a cut
     last line, still being written: the mark stays where this read began)."""
     if transcript.shape != "jsonl":
-        forget_read_mark(db, tracked.path)
+        forget_read_mark(db, tracked.path, key)
     elif tracked.ends_line:
         digest = tracked.digest()
         count = session.message_count
         save_read_mark(
-            db, tracked.path, session.id, transcript.client, tracked.read_to, digest, count
+            db, tracked.path, session.id, transcript.client, tracked.read_to, digest, count, key
         )
 
 

@@ -23,7 +23,7 @@ from memctl.model import KEYED, Role, content_hash, keyed_hash, message_digest_t
 from memctl.store.database import FTS_TABLES, Database
 from memctl.store.graph import orphan_entities
 from memctl.store.message_search import count_message_terms
-from memctl.store.sessions import source_range
+from memctl.store.sessions import key_read_marks, source_range
 
 FORGOTTEN = "[forgotten]"
 # m001_initial's trigger, created again after the forgetting transaction's own UPDATEs.
@@ -578,7 +578,8 @@ def forget_messages(
     db: Database, session_id: str, seqs: list[int] | None, at: str, key: bytes
 ) -> int:
     """Take a session's text out: every message (its row goes; the session row stays,
-    marked forgotten, with its read marks, so capture never stores it again; its title,
+    marked forgotten, with its read marks, keyed with ``key`` as its messages' digests
+    are, so capture never stores it again; its title,
     tags, transcript path and directory go, and an imported file's path from the import's
     record, which still knows the file by its digest), or the
     messages numbered ``seqs`` (their text becomes ``FORGOTTEN`` in place and the title is
@@ -593,6 +594,7 @@ def forget_messages(
             (at, session_id),
         )
         db.execute("DELETE FROM jobs WHERE session_id = ?", (session_id,))
+        key_read_marks(db, session_id, key)
         db.execute("UPDATE imports SET path = '' WHERE session_id = ?", (session_id,))
         db.execute(
             "UPDATE runs SET decisions = '[]', notes = '[]' WHERE session_id = ?", (session_id,)

@@ -4,6 +4,7 @@ found by trying every value (a PIN, a dictionary password in the text around the
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from memctl.api import ingest as ingest_api
@@ -12,7 +13,8 @@ from memctl.api import sessions as sessions_api
 from memctl.api.ingest import IngestRequest
 from memctl.api.memory import RememberRequest, UpdateRequest
 from memctl.context import Context
-from memctl.model import content_hash
+from memctl.model import content_hash, path_key
+from tests.ingesting import claude_record
 from tests.memories.test_forget_everywhere import _files_holding
 
 PASSWORD = "hunter2024"  # one a dictionary holds: the scanner leaves it (no label)
@@ -79,3 +81,27 @@ def test_a_forgotten_message_keeps_no_hash_of_its_text_and_is_not_stored_again(
     assert _files_holding(home, _message_hash("user", SAID)) == []
     key = home / "forget.key"
     assert key.stat().st_mode & 0o077 == 0  # the key is the user's alone
+
+
+def test_a_forgotten_session_s_read_mark_keeps_no_plain_digest_of_its_path(
+    ctx: Context, home: Path, tmp_path: Path
+) -> None:
+    """The read mark is kept under a SHA-256 of the transcript's path, and a Claude Code
+    transcript's path names the project's folder (the forget blanks the session's
+    directory): a digest anyone holding the database tries guessed folders against."""
+    folder = tmp_path / "claude" / "-home-ann-acme-layoffs"
+    folder.mkdir(parents=True)
+    transcript = folder / "cc-host.jsonl"
+    lines = [claude_record("user", "plan the acme layoffs memo", 1)]
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    request = IngestRequest(str(transcript), mode="raw")
+    assert ingest_api.ingest(ctx, request).report.messages_new == 1
+    sessions_api.forget(ctx, "cc-host")
+    assert _files_holding(home, path_key(str(transcript))) == []
+    lines.append(claude_record("assistant", "drafted the acme layoffs memo", 2))
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    again = ingest_api.ingest(ctx, request).report
+    assert again.messages_new == 0 and again.forgotten_at
+    ctx.close()
+    assert _files_holding(home, path_key(str(transcript))) == []
+    assert _files_holding(home, "acme") == []
