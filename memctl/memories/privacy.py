@@ -178,10 +178,17 @@ def high_entropy(token: str) -> bool:
 # A piece of a folder's or file's name in a path: `srv`, `Users`, `v2`, `x86`, `64`. Lower
 # case or capitalised only: a random part upper case alone is as likely as any.
 _PATH_WORD = lazy(r"[A-Z]?[a-z]+[0-9]{0,4}|[0-9]{1,4}")
+_NAME_PARTS = lazy(r"[-_.]+")  # not base64's `+` and `=`: they join no names
+# A folder's name shorter than this is kept hidden: random base64 holds `/` one character
+# in 64, so a short run of letters before one is as likely as a word.
+PATH_WORD_MIN = 3
 
 
 def _path_word(segment: str) -> bool:
-    return all(_PATH_WORD.fullmatch(part) for part in _PARTS.split(segment) if part)
+    """A folder's or file's name of words (`srv`, `my-app`, `cfg.yaml`): kept in sight."""
+    return len(segment) >= PATH_WORD_MIN and all(
+        _PATH_WORD.fullmatch(part) for part in _NAME_PARTS.split(segment) if part
+    )
 
 
 def _random_part(token: str) -> Cut:
@@ -189,7 +196,8 @@ def _random_part(token: str) -> Cut:
     after it are taken off (`/srv/app/<random>/cfg`): base64 holds `/`, so the match ran
     over a whole path, and the path was hidden with the token."""
     segments = token.split("/")
-    first, last = 0, len(segments)
+    last = len(segments)
+    first = 1 if segments[0] == "" and last > 1 else 0  # the root of an absolute path
     while first < last - 1 and _path_word(segments[first]):
         first += 1
     while last - 1 > first and _path_word(segments[last - 1]):
@@ -567,10 +575,9 @@ def find_secrets(text: str) -> list[Hit]:
                     continue
                 if detector.unless_before and _named_before(text, first, detector.unless_before):
                     continue
-                kind = _kind(detector, value)
                 if detector.narrow:
                     first, last = (first + at for at in detector.narrow(value))
-                hits.append(Hit(first, last, kind, match.span()))
+                hits.append(Hit(first, last, _kind(detector, text[first:last]), match.span()))
     return _disjoint(hits)
 
 

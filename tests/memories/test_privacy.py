@@ -200,8 +200,12 @@ RANDOM = "jBy2RvgEx9QQeh8WrSm7g07VkhENCfwf9BXn"
         (f"notes/ghp_{RANDOM}.md", "notes/[REDACTED:github-token].md"),
         (f"see /home/bob/ghp_{RANDOM} now", "see /home/bob/[REDACTED:github-token] now"),
         (f"at /srv/app/{RANDOM}/cfg.yaml", "at /srv/app/[REDACTED:high-entropy]/cfg.yaml"),
-        (f"https://example.com/a/{RANDOM}", "https://example.com/a/[REDACTED:high-entropy]"),
-        (f"/Users/bob/x86_64/{RANDOM}/v2", "/Users/bob/x86_64/[REDACTED:high-entropy]/v2"),
+        (f"https://example.com/{RANDOM}", "https://example.com/[REDACTED:high-entropy]"),
+        (
+            f"/Users/bob/x86_64/{RANDOM}/main.py",
+            "/Users/bob/x86_64/[REDACTED:high-entropy]/main.py",
+        ),
+        (f"/srv/ab/{RANDOM}", "/srv/[REDACTED:high-entropy]"),  # 2 letters: as likely random
         (AWS_SECRET, "[REDACTED:aws-secret]"),  # base64's own '/' is no folder
     ],
 )
