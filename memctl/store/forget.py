@@ -595,6 +595,14 @@ def forget_messages(
         )
         db.execute("DELETE FROM jobs WHERE session_id = ?", (session_id,))
         key_read_marks(db, session_id, key)
+        rows = db.tuples(
+            "SELECT id, sha256 FROM imports WHERE session_id = ? AND sha256 NOT LIKE ?",
+            (session_id, KEYED + "%"),
+        )
+        db.executemany(  # the file's digest: a short file of guessable words is confirmed
+            "UPDATE imports SET path = '', sha256 = ? WHERE id = ?",
+            [(keyed_hash(key, digest), record) for record, digest in rows],
+        )
         db.execute("UPDATE imports SET path = '' WHERE session_id = ?", (session_id,))
         db.execute(
             "UPDATE runs SET decisions = '[]', notes = '[]' WHERE session_id = ?", (session_id,)

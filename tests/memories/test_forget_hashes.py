@@ -4,15 +4,17 @@ found by trying every value (a PIN, a dictionary password in the text around the
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
 from memctl.api import ingest as ingest_api
 from memctl.api import memory as memory_api
 from memctl.api import sessions as sessions_api
-from memctl.api.ingest import IngestRequest
+from memctl.api.ingest import ImportRequest, IngestRequest
 from memctl.api.memory import RememberRequest, UpdateRequest
 from memctl.context import Context
+from memctl.imports.report import FileReport
 from memctl.model import content_hash, path_key
 from tests.ingesting import claude_record
 from tests.memories.test_forget_everywhere import _files_holding
@@ -105,3 +107,25 @@ def test_a_forgotten_session_s_read_mark_keeps_no_plain_digest_of_its_path(
     ctx.close()
     assert _files_holding(home, path_key(str(transcript))) == []
     assert _files_holding(home, "acme") == []
+
+
+def test_a_forgotten_import_keeps_no_plain_digest_of_its_file(
+    ctx: Context, home: Path, tmp_path: Path
+) -> None:
+    """The import's record knows the file by its SHA-256, so that it is not imported
+    again: a short note's digest confirms a guess of all it said."""
+    note = tmp_path / "note.md"
+    note.write_text("# Reorg\n\nThe acme layoffs are on Friday.\n")
+    digest = hashlib.sha256(note.read_bytes()).hexdigest()
+    imported = _import(ctx, note)
+    assert imported.status == "imported" and imported.sha256 == digest
+    sessions_api.forget(ctx, str(imported.session_id))
+    assert "forgotten" in _import(ctx, note).why  # known still: not imported again
+    ctx.close()
+    assert _files_holding(home, digest) == []
+
+
+def _import(ctx: Context, path: Path) -> FileReport:
+    return ingest_api.import_files(ctx, ingest_api.plan_import(ImportRequest((str(path),)))).files[
+        0
+    ]
