@@ -13,9 +13,12 @@ from memctl.api import memory as memory_api
 from memctl.api import sessions as sessions_api
 from memctl.api.ingest import ImportRequest, IngestRequest
 from memctl.api.memory import RememberRequest, UpdateRequest
+from memctl.config import load_settings
 from memctl.context import Context
+from memctl.embed.hashed import HashEmbedder
 from memctl.imports.report import FileReport
 from memctl.model import content_hash, path_key
+from tests.conftest import store_at_version
 from tests.ingesting import claude_record
 from tests.memories.test_forget_everywhere import _files_holding
 
@@ -129,3 +132,27 @@ def _import(ctx: Context, path: Path) -> FileReport:
     return ingest_api.import_files(ctx, ingest_api.plan_import(ImportRequest((str(path),)))).files[
         0
     ]
+
+
+def test_an_older_store_s_events_lose_the_hashes_of_texts_taken_out(home: Path) -> None:
+    """Events an older memctl wrote: an edit whose texts a forget or a redact rewrote
+    (their hashes kept), a permanent delete's hash; m026 takes those out, and leaves the
+    hash of a text still there."""
+    connection, old = store_at_version(home, 25)
+    said, kept = "the door code is 4417 for the lab", "the lab opens at nine"
+    events = [
+        {"before": {"content": "[forgotten]", "content_hash": content_hash(said)}},
+        {"permanent": True, "content_hash": content_hash(said), "reason": "delete --permanent"},
+        {"after": {"content": kept, "content_hash": content_hash(kept)}},
+    ]
+    for data in events:
+        old.execute(
+            "INSERT INTO events(at, action, data) VALUES ('2026-01-01', 'update', ?)",
+            (json.dumps(data),),
+        )
+    connection.close()
+    ctx = Context(load_settings(), embedder=HashEmbedder())
+    assert ctx.db.value("SELECT count(*) FROM events") == 3  # opened: migrated
+    ctx.close()
+    assert _files_holding(home, content_hash(said)) == []
+    assert _files_holding(home, content_hash(kept)) == ["memctl.db"]
