@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memctl.config.files import write_private
+from memctl.config.files import forget_key, write_private
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
 from memctl.home import injected_file
@@ -41,6 +41,7 @@ from memctl.maintain.spawn import LOG_DIR
 from memctl.memories.operations import edit
 from memctl.memories.privacy import REDACTED, safe_line
 from memctl.model import Memory, RelationType, State, now_iso
+from memctl.retrieve.identity import redact_identity
 from memctl.store import forget as erase
 from memctl.store import memories as store
 from memctl.store.database import Database
@@ -99,6 +100,8 @@ class Forgotten:
     reverted: list[str] = field(default_factory=list)  # memories it had been merged into
     revived: list[str] = field(default_factory=list)  # memories it alone had superseded
     spooled: int = 0  # transcripts waiting in the spool, rewritten
+    identity: list[str] = field(default_factory=list)  # identity files rewritten
+    identity_left: list[str] = field(default_factory=list)  # a project's, holding it still
     logs: int = 0  # memctl's logs, rewritten (a path holding the value)
     pending: int = 0  # transcripts' pending marks removed (their path or session went)
     copies: dict[str, int] = field(default_factory=dict)  # other sessions -> messages copied
@@ -119,6 +122,8 @@ class Forgotten:
             "reverted": self.reverted,
             "revived": self.revived,
             "spooled_rewritten": self.spooled,
+            "identity_rewritten": self.identity,
+            "identity_left": self.identity_left,
             "logs_rewritten": self.logs,
             "pending_dropped": self.pending,
             "copies": self.copies,
@@ -207,7 +212,10 @@ def forget_session(ctx: Context, ref: str, with_copies: bool = False) -> Forgott
         _, taken = erase.going(ctx.db, each.session_id, each.seqs, found)
         vectors |= _kept_vectors(ctx, erase.restated(ctx.db, each.session_id, each.seqs))
         vectors |= _reverted_vectors(ctx, taken)
-    _everywhere(ctx, done, lambda db, into, live: _forget_all_in(db, targets, into, live, vectors))
+    key = forget_key(ctx.settings.home)
+    _everywhere(
+        ctx, done, lambda db, into, live: _forget_all_in(db, targets, into, live, vectors, key)
+    )
     if target.seqs is None:
         from memctl.ingest.pending import drop_marks
         from memctl.ingest.spool import drop_session  # ingest's parsers: only here
@@ -224,18 +232,28 @@ def forget_session(ctx: Context, ref: str, with_copies: bool = False) -> Forgott
 
 
 def _forget_all_in(
-    db: Database, targets: list[_Target], done: Forgotten, live: Context | None, vectors: Vectors
+    db: Database,
+    targets: list[_Target],
+    done: Forgotten,
+    live: Context | None,
+    vectors: Vectors,
+    key: bytes,
 ) -> None:
     """Forget each target in one database file, in one transaction."""
     with db.atomic():
         for target in targets:
             part = Forgotten(target.name)
-            _forget_in(db, target, part, live, vectors)
+            _forget_in(db, target, part, live, vectors, key)
             done.add(part)
 
 
 def _forget_in(
-    db: Database, target: _Target, done: Forgotten, live: Context | None, vectors: Vectors
+    db: Database,
+    target: _Target,
+    done: Forgotten,
+    live: Context | None,
+    vectors: Vectors,
+    key: bytes,
 ) -> None:
     """Take the target's text out of one database file, in one transaction."""
     with db.atomic():
@@ -261,7 +279,9 @@ def _forget_in(
             _uncorrect(writer, uncorrected, weighed, "sessions forget")
             done.revived = _revive(writer, revived, "sessions forget")
             done.reverted = _revert(db, writer, taken, vectors, "sessions forget")
-            done.messages = erase.forget_messages(db, target.session_id, target.seqs, now_iso())
+            done.messages = erase.forget_messages(
+                db, target.session_id, target.seqs, now_iso(), key
+            )
             done.quotes = erase.erase_quotes(db, needles, erase.FORGOTTEN, EVERY_SESSION)
             erase.drop_all_tags(db, list(memories))
             erase.erase_derived(db, needles, [*memories, *done.reverted])
@@ -532,8 +552,11 @@ def _redact_values(
         zip([m.id for m in found], ctx.vectors(contents) if contents else [], strict=True)
     )
     done = Forgotten(what)
+    key = forget_key(ctx.settings.home)
     _everywhere(
-        ctx, done, lambda db, into, live: _redact_in(db, (values, texts), into, live, vectors, verb)
+        ctx,
+        done,
+        lambda db, into, live: _redact_in(db, (values, texts), into, live, vectors, verb, key),
     )
     from memctl.ingest.pending import drop_marks
     from memctl.ingest.spool import redact_spooled  # ingest's parsers: only here
@@ -541,6 +564,9 @@ def _redact_values(
     for needle in values:
         done.spooled += redact_spooled(ctx, needle, REDACTED)  # else the next maintain stores it
         done.logs += _redact_logs(ctx.settings.home / LOG_DIR, needle, REDACTED)
+    identity = redact_identity(ctx.settings.home, ctx.settings.cwd, values, REDACTED)
+    done.identity = [str(path) for path in identity.rewritten]
+    done.identity_left = [str(path) for path in identity.left]
     done.pending = drop_marks(
         ctx.settings.home,
         lambda e: any(n in p for n in values for p in (e.path, e.cwd, e.error, e.session_id or "")),
@@ -584,6 +610,7 @@ def _redact_in(
     live: Context | None,
     vectors: dict[str, bytes],
     verb: str,
+    key: bytes,
 ) -> None:
     values, texts = needles
     with db.atomic():
@@ -592,7 +619,7 @@ def _redact_in(
             for memory in memories.values():
                 changes = redacted(memory, values)
                 writer.update(memory, changes, vectors.get(memory.id), reason=verb, **WITHDRAWS)
-            done.quotes = erase.erase_quotes(db, values, REDACTED)
+            done.quotes = erase.erase_quotes(db, values, REDACTED, key=key)
             for name, count in erase.erase_quotes(db, texts, REDACTED, EVERY_SESSION).items():
                 done.quotes[name] = done.quotes.get(name, 0) + count
             erase.erase_derived(db, values + texts, [])

@@ -50,7 +50,7 @@ from memctl.model import (
 from memctl.store import memories as store
 from memctl.store.database import Database
 from memctl.store.events import log_event, log_events, log_run_events
-from memctl.store.graph import forget_memory
+from memctl.store.graph import forget_memory, mark_unread
 from memctl.store.maintenance import set_strengths, supersede_many
 from memctl.store.noise import remove_noise_vector
 from memctl.store.questions import add_questions, delete_questions
@@ -111,6 +111,7 @@ class Writer:
         changes = dict(changes)
         if "content" in changes:
             changes["content_hash"] = content_hash(changes["content"])
+            mark_unread(self.db, memory.id)
         before = {k: getattr(memory, k) for k in changes}
         stamp = {} if changes.keys() <= BOOKKEEPING else {"updated_at": self.now()}
         store.update_memory(self.db, memory.id, {**stamp, **changes})

@@ -704,7 +704,7 @@ def test_upkeep_counts_each_words_messages_after_any_message_write(make_ctx: Any
     assert stored_bounds(ctx.db, [("billing",)]) == {("billing",): (8, 8)}
     assert "message_words_counted" not in run(ctx).task("upkeep").counts
     with ctx.db.atomic():
-        forget_messages(ctx.db, "s-0", None, now_iso())
+        forget_messages(ctx.db, "s-0", None, now_iso(), bytes(32))
     assert run(ctx).task("upkeep").counts["message_words_counted"] == 1
     assert stored_bounds(ctx.db, [("billing",)]) == {("billing",): (6, 6)}
 
