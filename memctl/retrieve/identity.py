@@ -27,6 +27,7 @@ from pathlib import Path
 
 from memctl.config.files import create_new, read_untrusted, write_private
 from memctl.config.scope import project_root
+from memctl.lazy_re import lazy
 from memctl.model import counted
 
 FILE_NAME = "identity.md"
@@ -34,7 +35,7 @@ PROJECT_DIR = ".memctl"
 # More than any budget can hold (a 3000-token layer is ~12 KB): a 10 MB file costs a read
 # of its start, never the whole file.
 READ_LIMIT = 64 * 1024
-COMMENT = re.compile(r"<!--.*?-->", re.S)
+COMMENT = lazy(r"<!--.*?-->", re.S)
 GLOBAL_TEMPLATE = """<!--
 Your identity for memctl: every assistant session starts with this file, verbatim
 (comments like this one are left out). Write who you are and how you like to work,
