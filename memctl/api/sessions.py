@@ -16,7 +16,7 @@ from memctl.errors import NotFoundError, UsageError
 from memctl.ingest.parse.common import SUBAGENT
 from memctl.ingest.title import stored_title
 from memctl.lazy_re import lazy
-from memctl.maintain.forgetting import Forgotten as Forgotten  # what a forget did
+from memctl.maintain.everywhere import Forgotten as Forgotten  # what a forget did
 from memctl.maintain.forgetting import copies as copies
 from memctl.maintain.forgetting import forget_session, no_session, quoted_ref
 from memctl.memories import operations
