@@ -67,17 +67,6 @@ DERIVED_TEXTS = (
 )
 
 
-@dataclass
-class Erased:
-    """What one database file gave up."""
-
-    messages: int = 0
-    quotes: dict[str, int] = field(default_factory=dict)  # "table.column" -> rows rewritten
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"messages": self.messages, "quotes": dict(sorted(self.quotes.items()))}
-
-
 def message_texts(db: Database, session_id: str, seqs: list[int] | None) -> list[str]:
     """The text of a session's messages (all, or those numbered ``seqs``)."""
     if seqs is None:
