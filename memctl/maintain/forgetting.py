@@ -47,6 +47,7 @@ from memctl.store.message_search import MESSAGE_SEPARATOR, get_message
 from memctl.store.questions import delete_questions
 from memctl.store.sessions import get_session
 from memctl.store.sync import forgotten_by_sync
+from memctl.store.taken_in import TakenIn, drop_tags, going
 from memctl.store.transcripts import session_ids_like
 from memctl.store.writes import Writer
 
@@ -121,7 +122,7 @@ def forget_session(ctx: Context, ref: str, with_copies: bool = False) -> Forgott
     vectors: Vectors = {}
     for each in targets:
         found = erase.memories_from(ctx.db, each.session_id, each.seqs)
-        _, taken = erase.going(ctx.db, each.session_id, each.seqs, found)
+        _, taken = going(ctx.db, each.session_id, each.seqs, found)
         vectors |= _kept_vectors(ctx, erase.restated(ctx.db, each.session_id, each.seqs))
         vectors |= _reverted_vectors(ctx, taken)
     apply_everywhere(
@@ -159,7 +160,7 @@ def _forget_in(
     """Take the target's text out of one database file, in one transaction."""
     with db.atomic():
         found = erase.memories_from(db, target.session_id, target.seqs)
-        ids, taken = erase.going(db, target.session_id, target.seqs, found)
+        ids, taken = going(db, target.session_id, target.seqs, found)
         kept = erase.restated(db, target.session_id, target.seqs)
         restating = store.get_memories(db, list(kept))
         needles = _unstated(db, target, restating, kept)
@@ -193,7 +194,7 @@ def forget_memories(ctx: Context, memories: list[Memory], verb: str) -> Forgotte
     every quote of their text (``delete --permanent``, ``purge --permanent``)."""
     ids = [m.id for m in memories]
     done = Forgotten(ids[0] if len(ids) == 1 else f"{len(ids)} memories")
-    _, taken = erase.going(ctx.db, None, None, ids + erase.consolidated_from(ctx.db, ids))
+    _, taken = going(ctx.db, None, None, ids + erase.consolidated_from(ctx.db, ids))
     vectors = _reverted_vectors(ctx, taken)
     apply_everywhere(
         ctx, done, lambda db, into, live: _memories_in(db, ids, into, live, verb, vectors)
@@ -229,7 +230,7 @@ def _memories_in(
         if not given:
             return
         stating = given + erase.consolidated_from(db, given)  # the facts stating their text
-        found, taken = erase.going(db, None, None, stating)
+        found, taken = going(db, None, None, stating)
         memories = list(store.get_memories(db, found).values())
         needles = erase.memory_texts(db, found) + erase.past_texts(db, found)
         needles += [text for t in taken for text in t.since]
@@ -251,7 +252,7 @@ def _memories_in(
 
 
 def _to_revive(
-    db: Database, gone: list[str], taken: list[erase.TakenIn], only_folded: bool = False
+    db: Database, gone: list[str], taken: list[TakenIn], only_folded: bool = False
 ) -> dict[str, Memory]:
     """The memories current again: those a forgotten memory alone superseded (unless
     ``only_folded``), and those a merge folded into a memory that goes back to before it
@@ -336,7 +337,7 @@ def _revive(writer: Writer, revived: dict[str, Memory], verb: str) -> list[str]:
     return sorted(revived)
 
 
-def _reverted_vectors(ctx: Context, taken: list[erase.TakenIn]) -> Vectors:
+def _reverted_vectors(ctx: Context, taken: list[TakenIn]) -> Vectors:
     """The vectors of the texts the memories that took in a forgotten text go back to,
     embedded before the forget's transaction (an embedding can take seconds)."""
     wanted = [t for t in taken if "content" in t.before]
@@ -347,7 +348,7 @@ def _reverted_vectors(ctx: Context, taken: list[erase.TakenIn]) -> Vectors:
 
 
 def _revert(
-    db: Database, writer: Writer, taken: list[erase.TakenIn], vectors: Vectors, verb: str
+    db: Database, writer: Writer, taken: list[TakenIn], vectors: Vectors, verb: str
 ) -> list[str]:
     """Each memory a forgotten text was merged into gets back its texts from before that
     merge (what was merged into it after goes too: its messages stay in their sessions, and
@@ -362,7 +363,7 @@ def _revert(
         changes = {k: v for k, v in t.before.items() if getattr(memory, k) != v}
         if changes:
             writer.update(memory, changes, vectors.get(memory.id), reason=verb, **WITHDRAWS)
-            erase.drop_tags(db, memory.id, t.first_event, t.tags)  # the update's "before" too
+            drop_tags(db, memory.id, t.first_event, t.tags)  # the update's "before" too
             forget_memory(db, memory.id)  # the next maintain reads its text into the graph again
             erase.drop_merge_sources(db, t.merges)
             for src, dst, kind in t.links:
