@@ -33,7 +33,8 @@ from memctl.ingest.parse.common import Parsed
 from memctl.ingest.source import Input
 from memctl.ingest.title import stored_title
 from memctl.memories.operations import kept_tags, resolve_scope
-from memctl.memories.privacy import Redactions, nothing_left, safe_line, scrub, scrub_messages
+from memctl.memories.privacy import Redactions, nothing_left, safe_line, scrub
+from memctl.memories.scrubber import scrub_messages
 from memctl.model import Message, Session, format_time, now_iso
 from memctl.store import jobs
 from memctl.store.database import Database
