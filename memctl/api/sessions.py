@@ -21,7 +21,7 @@ from memctl.maintain.forgetting import copies as copies
 from memctl.maintain.forgetting import forget_session, no_session, quoted_ref
 from memctl.memories import operations
 from memctl.memories.timeparse import parse_since
-from memctl.model import IMPORTED, Memory, Message, Session, counted
+from memctl.model import IMPORTED, ROLES, Memory, Message, Session, counted
 from memctl.retrieve.query import STOPWORDS
 from memctl.store import transcripts
 from memctl.store.fts import fts_query, fts_terms
@@ -59,7 +59,6 @@ class Where:
     clock: str = "session"  # since/until of a listing: the session's own time, or 'stored'
 
 
-ROLES = ("user", "assistant", "tool", "system")
 # Sessions counted elsewhere at most (a hint's number, not a census).
 COUNT_AT_MOST = 10_000
 
