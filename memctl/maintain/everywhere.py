@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memctl.config.files import write_private
+from memctl.config.files import FILE_MODE, write_private
 from memctl.context import Context
 from memctl.maintain.backup import backups, leftovers, restoring
 from memctl.memories.operations import edit
@@ -174,7 +174,7 @@ def _apply_to_every_copy(ctx: Context, done: Forgotten, apply: Apply) -> None:
             vacuum_into(db, partial)
         finally:
             db.close()
-        os.chmod(partial, 0o600)
+        os.chmod(partial, FILE_MODE)
         partial.replace(path)
         for extra in ("-wal", "-shm"):
             Path(str(path) + extra).unlink(missing_ok=True)
