@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memctl.embed import local, model_files
+from memctl.embed import bert, local, model_files
 from memctl.embed.local import LocalEmbedder
 from memctl.errors import ModelError
 from tests.conftest import python_c
@@ -195,10 +195,10 @@ def test_embedding_imports_no_torch() -> None:
 
 def test_batches_respect_count_and_token_budget() -> None:
     lengths = [2] * 10 + [100] * 300 + [256] * 200
-    batches = list(local._batches(lengths, batch_size=4096))
+    batches = list(bert.batches(lengths, batch_size=4096))
     assert [i for b in batches for i in range(len(lengths))[b]] == list(range(len(lengths)))
-    assert all(len(lengths[b]) * max(lengths[b]) <= local.MAX_BATCH_TOKENS for b in batches)
-    assert all(len(lengths[b]) <= 3 for b in local._batches(lengths, batch_size=3))
+    assert all(len(lengths[b]) * max(lengths[b]) <= bert.MAX_BATCH_TOKENS for b in batches)
+    assert all(len(lengths[b]) <= 3 for b in bert.batches(lengths, batch_size=3))
 
 
 def test_packed_weights_cache_gives_the_same_vectors(tmp_path: Path) -> None:
@@ -304,8 +304,8 @@ def test_attention_weights_cover_only_each_sentences_tokens(scale: float) -> Non
     q = rng.standard_normal((3, 2, 7, 8), dtype=np.float32) * np.float32(scale)
     k_t = rng.standard_normal((3, 2, 8, 7), dtype=np.float32)
     expected = reference_softmax(q @ k_t, lengths)
-    weights = local._softmax(q, k_t, np.array(lengths))
-    assert (q @ k_t).max() > local.EXP_SAFE or scale == 1.0
+    weights = bert.softmax(q, k_t, np.array(lengths))
+    assert (q @ k_t).max() > bert.EXP_SAFE or scale == 1.0
     np.testing.assert_allclose(weights, expected, rtol=0, atol=1e-6)
     assert not weights[0, :, :, 5:].any()
 
@@ -315,7 +315,7 @@ def test_a_row_whose_every_term_vanishes_is_redone_shifted() -> None:
     lengths = [4]
     q = np.full((1, 1, 4, 2), -30.0, dtype=np.float32)
     k_t = np.full((1, 1, 2, 4), 2.0, dtype=np.float32)  # every score is -120
-    weights = local._softmax(q, k_t, np.array(lengths))
+    weights = bert.softmax(q, k_t, np.array(lengths))
     np.testing.assert_allclose(weights, 0.25, rtol=0, atol=1e-6)
 
 
