@@ -350,18 +350,29 @@ def real_questions(
             "in one store with the dev set's; never tune on it.",
         ),
     ] = False,
+    fresh: Annotated[
+        bool,
+        typer.Option(
+            "--fresh",
+            help="The fresh split's questions (benchmarks/sessions/fresh), its sessions in "
+            "one store with the dev set's; tune on its fresh-tune half only.",
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Questions about real sessions taken in by the default path: found@5, two ways."""
     from benchmarks import real_questions as bench
 
+    if heldout and fresh:
+        raise UsageError("--heldout and --fresh each name a split: give one")
+    directory, beside = bench.SPLITS["heldout" if heldout else "fresh" if fresh else "dev"]
     with err_console.status("") as status:
         report = bench.run(
             settings_for(ctx),
-            data or (bench.HELDOUT if heldout else bench.GOLD),
+            data or directory,
             None if no_others else (others or bench.SESSIONS),
             note=status.update,
-            beside=bench.GOLD if heldout else None,
+            beside=beside,
         )
     if as_json:
         print_json(report.to_dict())

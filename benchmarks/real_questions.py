@@ -24,7 +24,10 @@ in two ways:
 ``--heldout`` asks the held-out split instead (``benchmarks/sessions/heldout/``:
 nine more real sessions and 46 questions written before memctl ran on them),
 in a store holding its sessions, the dev set's and the others; its figures are
-the ``heldout`` half. Nobody tunes on it.
+the ``heldout`` half. Nobody tunes on it. ``--fresh`` asks the fresh split
+(``benchmarks/sessions/fresh/``: eleven more real sessions, Claude Code and Gemini
+CLI, and 48 questions written before memctl ran on them) in the same kind of store;
+its halves, ``fresh-tune`` and ``fresh-check``, are fixed by session in its manifest.
 
 Per half and in total it reports, on the top 5 results:
 
@@ -61,8 +64,16 @@ from memctl.retrieve.pipeline import Recalled
 from memctl.store.memories import counts_by
 
 HELDOUT = SESSIONS / "heldout"  # the held-out split: its sessions join GOLD's in one store
+FRESH = SESSIONS / "fresh"  # the fresh split (s24): likewise, halves of its own
+# A split's questions, and the split whose sessions share their store (None: no other).
+SPLITS: dict[str, tuple[Path, Path | None]] = {
+    "dev": (GOLD, None),
+    "heldout": (HELDOUT, GOLD),
+    "fresh": (FRESH, GOLD),
+}
 TOP = 5  # found "in the top 5"
-HALVES = ("tune", "check", "heldout")  # heldout: benchmarks/sessions/heldout, never tuned on
+# heldout: benchmarks/sessions/heldout, never tuned on; fresh-check: never tuned on either
+HALVES = ("tune", "check", "heldout", "fresh-tune", "fresh-check")
 ALL = "all"
 SCOPINGS = ("project", "everywhere")
 CLEAR = "clear"  # the label of a clear match (results without labels count as unlabelled)
@@ -164,9 +175,10 @@ def take_in(
     sessions: list[dict[str, Any]],
     others: Path | None,
     beside: Path | None = None,
-) -> dict[str, str]:
-    """Ingest every session by the default path; session id -> session file. ``beside``:
-    another split's sessions, in their own projects, in the same store."""
+) -> tuple[dict[str, str], list[str]]:
+    """Ingest every session by the default path: session id -> session file, and the
+    sessions memctl could not read, each with why. ``beside``: another split's sessions,
+    in their own projects, in the same store."""
     entries = [(directory, s, s["project"]) for s in sessions]
     if beside is not None:
         entries += [
@@ -175,14 +187,20 @@ def take_in(
     if others is not None:
         more = read_json(others / "manifest.json")["sessions"]
         entries += [(others, s, Path(s["file"]).stem) for s in more]
-    files = {}
+    files, unread = {}, []
     for where, entry, project in entries:
         request = IngestRequest(
             transcript=str(where / entry["file"]), client=entry["client"], scope=project, wait=True
         )
-        report = ingest(ctx, request).report
+        try:
+            report = ingest(ctx, request).report
+        except InputError as error:
+            # memctl cannot read it (a client it has no parser for): nothing of it can be
+            # recalled, as for a user; its questions count as asked and not found
+            unread.append(f"{entry['file']}: {error}")
+            continue
         files[report.session_id] = entry["file"]
-    return files
+    return files, unread
 
 
 def hits_of(ctx: Context, results: list[Recalled], files: dict[str, str]) -> list[Hit]:
@@ -261,9 +279,10 @@ def run(
         with Context(fresh, embedder) as ctx:
             note("taking the sessions in")
             began, cpu = time.perf_counter(), time.process_time()
-            files = take_in(ctx, directory, sessions, others, beside)
-            load = {
+            files, unread = take_in(ctx, directory, sessions, others, beside)
+            load: dict[str, Any] = {
                 "sessions": len(files),
+                "not_read": unread,
                 "memories": counts_by(ctx.db, "state").get("active", 0),
                 "ingest_s": round(time.perf_counter() - began, 1),
                 "ingest_cpu_s": round(time.process_time() - cpu, 1),

@@ -4,6 +4,7 @@ with their vocabularies."""
 from __future__ import annotations
 
 import hashlib
+import hmac
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -134,6 +135,21 @@ def content_hash(content: str) -> str:
     return hashlib.sha256(content.encode("utf-8")).hexdigest()
 
 
+# A forgotten or redacted message's digest: keyed (HMAC-SHA256 under the home's
+# ``forget.key``), so it still tells a capture the message is stored, and no one holding
+# the database alone can try values against it (a PIN, a dictionary password).
+KEYED = "hmac:"
+
+
+def keyed_hash(key: bytes, text: str) -> str:
+    return KEYED + hmac.new(key, text.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def message_digest_text(role: str, content: str) -> str:
+    """What a message's content hash is taken of: its role and its text."""
+    return f"{role}\n{content}"
+
+
 # A transcript's read mark is kept under a digest of its path, not the path: a folder named
 # after a token stays out of the database (store.migrations.m022_paths digests older marks).
 PATH_KEY = "sha256:"
@@ -142,6 +158,13 @@ PATH_KEY = "sha256:"
 def path_key(path: str) -> str:
     """The key the read mark of the transcript at ``path`` (absolute) is kept under."""
     return PATH_KEY + hashlib.sha256(path.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+# Memory fields that say what this store did with a memory, not what it says: a change to
+# them alone is no new version of it (``updated_at`` stays, and a sync sends no file), so
+# a teammate's maintain consolidating an episode another machine shared does not make
+# that memory theirs (issue 33, s24-walk).
+BOOKKEEPING = frozenset({"consolidated_at"})
 
 
 @dataclass
@@ -236,7 +259,9 @@ class Message:
     content_hash: str = ""
 
     def __post_init__(self) -> None:
-        self.content_hash = self.content_hash or content_hash(f"{self.role}\n{self.content}")
+        self.content_hash = self.content_hash or content_hash(
+            message_digest_text(str(self.role), self.content)
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "role": str(self.role)}

@@ -618,6 +618,7 @@ def test_bench_commands_run_end_to_end_on_tiny_files(tmp_path: Path) -> None:
         (["locomo", "--data", "bad.json", "-r", "nope"], 2, "unknown retriever nope"),
         (["chart", "bad.json"], 6, "cannot read results from bad.json"),
         (["real-questions", "--data", "."], 6, "no manifest.json in ."),
+        (["real-questions", "--heldout", "--fresh"], 2, "each name a split: give one"),
         (["injection", "--data", "missing.json"], 6, "no LoCoMo file at missing.json"),
         (
             ["injection", "--data", "bad.json", "--unrelated", "bad.json"],
@@ -855,15 +856,34 @@ def test_the_held_out_split_stands_alone_and_joins_the_dev_store(
     held.mkdir()
     ask = next(s for s in sessions if s["file"] == "cc2-cclogme-5ed31c36.jsonl")
     (held / ask["file"]).write_bytes((real_questions.HELDOUT / ask["file"]).read_bytes())
-    (held / "manifest.json").write_text(json.dumps({"sessions": [ask]}))
+    # a session memctl cannot read is named in the load, not fatal: its questions go unfound
+    (held / "unread.json").write_text(json.dumps({"messages": [{"speaker": "x"}]}))
+    unread = {"file": "unread.json", "client": "generic", "project": "naya"}
+    (held / "manifest.json").write_text(json.dumps({"sessions": [ask, unread]}))
     asked = [r for r in rows if r["session"] == ask["file"]]
     (held / "questions.json").write_text(json.dumps({"questions": asked}))
     settings, cache = fast
     report = real_questions.run(settings, held, None, cache.embedder, beside=dev)
     assert report.load["sessions"] == 2
+    assert [line.split(":")[0] for line in report.load["not_read"]] == ["unread.json"]
     assert {(r["scoping"], r["half"]) for r in report.rows} == {
         (s, h) for s in ("project", "everywhere") for h in ("heldout", "all")
     }
+
+
+def test_the_fresh_split_lists_its_sources_and_halves_fixed_by_session() -> None:
+    """The fresh split: every question about a listed session, its half the session's, the
+    halves alternating over the sessions sorted by file name; licence texts beside them."""
+    from benchmarks import real_questions
+
+    sessions, questions = real_questions.load_questions(real_questions.FRESH)
+    ordered = sorted(s["file"] for s in sessions)
+    halves = {name: ("fresh-tune", "fresh-check")[i % 2] for i, name in enumerate(ordered)}
+    assert all(s["half"] == halves[s["file"]] for s in sessions)
+    assert len(questions) >= 40 and all(q.half == halves[q.session] for q in questions)
+    assert {s["client"] for s in sessions} == {"claude-code", "generic"}
+    for licence in {s["source"]["licence"] for s in sessions}:
+        assert list((real_questions.FRESH / "licences").glob(f"*-{licence}.txt")), licence
 
 
 def test_real_questions_count_clear_matches_apart_when_recall_labels_them() -> None:

@@ -68,7 +68,7 @@ def test_an_import_killed_midway_and_run_again_makes_no_duplicates(
     # What kill -9 leaves: the file's record not done, its run running in a dead process.
     (record,) = [
         r
-        for r in (find_import(ctx.db, s, ctx.settings.project_scope) for s in _hashes(ctx))
+        for r in (find_import(ctx.db, s, ctx.settings.project_scope, None) for s in _hashes(ctx))
         if r is not None
     ]
     run = get_run(ctx.db, record.run_id or "")

@@ -20,6 +20,7 @@ from memctl.store.memories import SORTS as SORTS  # list --sort
 from memctl.store.memories import MemoryFilter
 from memctl.store.message_search import is_message_id as is_message_id  # a SESSION#N id
 from memctl.store.projects import scope_known
+from memctl.store.sync import foreign_hosts
 
 if TYPE_CHECKING:
     from memctl.api.sessions import Origin
@@ -103,6 +104,7 @@ class GetResult:
     memory: Memory
     relations: list[Relation]
     origins: list[Origin] = field(default_factory=list)  # every session range it came from
+    host: str = ""  # another machine's memory (its text came in by sync): that machine's id
 
     @property
     def origin(self) -> Origin | None:
@@ -115,6 +117,7 @@ class GetResult:
             "relations": [r.to_dict() for r in self.relations],
             "origin": self.origin.to_dict() if self.origin else None,
             "origins": [o.to_dict() for o in self.origins],
+            "host": self.host,
         }
 
 
@@ -123,7 +126,8 @@ def get(ctx: Context, id_or_prefix: str) -> GetResult:
     from memctl.api.sessions import origins
 
     memory, relations = operations.get(ctx, id_or_prefix)
-    return GetResult(memory, relations, origins(ctx, [memory]).get(memory.id, []))
+    host = foreign_hosts(ctx.db, [memory.id]).get(memory.id, "")
+    return GetResult(memory, relations, origins(ctx, [memory]).get(memory.id, []), host)
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ from memctl.store.sessions import (
     source_range,
     source_session,
 )
+from memctl.store.sync import foreign_hosts
 from memctl.store.transcripts import CLOCKS, GrepHit, SessionFilter, SessionRow
 
 # CJK ideographs, kana and hangul: the tokenizer keeps their runs whole (store.transcripts).
@@ -410,6 +411,7 @@ class Origin:
     started_at: str | None = None
     stored: bool = False  # the session is still stored (expand can open it)
     by_time: bool = False  # a fact the session's tool calls show: the message said then
+    host: str = ""  # not stored: the machine whose memory came in by sync (it has the session)
 
     def text(self) -> str:
         if not self.first:
@@ -421,10 +423,17 @@ class Origin:
         if self.by_time and self.first:
             span += " (the action's time)"
         if not self.stored:
-            return f"session {self.session_id}, {span} (the session is no longer stored)"
+            return f"session {self.session_id}, {span} ({self.unstored()})"
         day = (self.started_at or "")[:10]
         about = ", ".join(p for p in (self.client, day, self.title and f'"{self.title}"') if p)
         return f"session {self.session_id} ({about}), {span}"
+
+    def unstored(self) -> str:
+        """Why the session cannot be opened here: sessions never sync, so a memory from
+        another machine names a session that machine keeps, not one forgotten here."""
+        if self.host:
+            return f"on host {self.host[:8]}, where it was stored: sessions do not sync"
+        return "the session is no longer stored"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -435,6 +444,7 @@ class Origin:
             "title": self.title,
             "stored": self.stored,
             "by_time": self.by_time,
+            "host": self.host,
         }
 
 
@@ -465,6 +475,7 @@ def origins(ctx: Context, memories: list[Memory]) -> dict[str, list[Origin]]:
     spans = {m: [s for source, at in refs if (s := _span(source, at))] for m, refs in named.items()}
     sessions = sorted({s[0] for named_spans in spans.values() for s in named_spans})
     rows = transcripts.memory_session_rows(ctx.db, sessions)
+    hosts = foreign_hosts(ctx.db, [m.id for m in memories])
     result: dict[str, list[Origin]] = {}
     for memory_id, found in spans.items():
         kept: list[Origin] = []
@@ -484,7 +495,9 @@ def origins(ctx: Context, memories: list[Memory]) -> dict[str, list[Origin]]:
                     when is not None,
                 )
                 if row and first
-                else Origin(session_id, first, last, by_time=when is not None)
+                else Origin(
+                    session_id, first, last, by_time=when is not None, host=hosts.get(memory_id, "")
+                )
             )
             if origin not in kept:
                 kept.append(origin)

@@ -88,7 +88,11 @@ def show_report(report: MaintainReport) -> None:
     if report.dry_run:
         console.print("dry run: nothing written")
     elif run is not None:
-        console.print(f"run {run.id[:12]}: {run.tokens}/{run.token_budget} LLM tokens")
+        # cron appends each run to one log: its start says which hour it was
+        started = run.started_at[:16].replace("T", " ")
+        console.print(
+            f"run {run.id[:12]} of {started} UTC: {run.tokens}/{run.token_budget} LLM tokens"
+        )
 
 
 def maintain(

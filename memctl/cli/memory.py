@@ -271,7 +271,7 @@ def redact(
 ) -> None:
     """Replace one leaked value (a password, a token) by [REDACTED] everywhere: every
     session's messages, memories, the event log, runs, the WAL, the backups, the
-    transcripts waiting in the spool and memctl's logs."""
+    transcripts waiting in the spool, memctl's logs and your identity file."""
     done = api.redact(open_context(ctx), read_value(text))
     if as_json:
         print_json(done.to_dict())
@@ -283,10 +283,15 @@ def redact(
         f"{counted(len(done.backups), 'backup')}"
         + (f", {counted(done.spooled, 'spooled transcript')}" if done.spooled else "")
         + (f", {counted(done.logs, 'log')}" if done.logs else "")
+        + (", your identity file" if done.identity else "")
         + " rewritten"
         + (f", {counted(done.pending, 'pending transcript mark')} removed" if done.pending else "")
         + ("" if done.wal_emptied else "; the WAL still holds old pages (a reader has it open)")
         + (f"; {done.history_note()}" if done.shared else "")
+        + "".join(
+            f"; {path} holds it still: it came with the repository, edit it there"
+            for path in done.identity_left
+        )
     )
 
 

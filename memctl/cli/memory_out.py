@@ -53,6 +53,8 @@ def show_memory(context: Context, memory_id: str, as_json: bool) -> None:
     from memctl.cli.render import console
 
     console.print(_memory_panel(found.memory, found.relations))
+    if found.host:
+        console.print(f"from host {found.host[:8]}, through sync")
     for origin in found.origins:
         console.print(fit(f"from {origin.text()}"), soft_wrap=True)
     if any(origin.stored for origin in found.origins):

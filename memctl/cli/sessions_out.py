@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from memctl.api import sessions as api
 from memctl.cli.fastlane import Parser, Refused, settings
 from memctl.cli.render import SESSION_ID_WIDTH, fit, middle, print_json
+from memctl.model import counted
 
 if TYPE_CHECKING:
     from memctl.api.config import Context
@@ -43,7 +44,7 @@ def show_sessions(context: Context, where: Where, limit: int, as_json: bool) -> 
     if not rows:
         console.print("no sessions " + ("match" if where.all_scopes else "stored in this project"))
     if files:
-        console.print(f"{files:,} imported files left out: --client import lists them")
+        console.print(f"{counted(files, 'imported file')} left out: --client import lists them")
     if more:
         console.print(f"{more:,} more in other projects: --all-scopes lists them")
     elif not rows and (where.since or where.until):

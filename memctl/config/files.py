@@ -73,6 +73,48 @@ def write_private(path: Path, text: str) -> None:
         raise
 
 
+# The key of the digests a forgotten or redacted message keeps (``model.keyed_hash``):
+# beside the database, never in it, so that a copy of the database (a backup sent on, a
+# file attached to a bug report) cannot have its forgotten texts guessed.
+FORGET_KEY = "forget.key"
+FORGET_KEY_BYTES = 32  # RFC 2104: a key no shorter than the hash's output (SHA-256's)
+
+
+def known_forget_key(home: Path) -> bytes | None:
+    """The home's key for forgotten text's digests; None when no forget made one (a
+    capture reads it, and makes no file) or the file holds no key."""
+    try:
+        with os.fdopen(open_private(home / FORGET_KEY, os.O_RDONLY), "rb") as handle:
+            key = bytes.fromhex(handle.read(4 * FORGET_KEY_BYTES).decode("ascii"))
+    except (FileNotFoundError, ValueError):
+        return None
+    return key if len(key) == FORGET_KEY_BYTES else None
+
+
+def forget_key(home: Path) -> bytes:
+    """The home's key for forgotten text's digests, made (0600) when there is none, or
+    made again when the file holds none. Made whole, then linked in place: a process
+    reading it meanwhile never sees it half written."""
+    path = home / FORGET_KEY
+    found = known_forget_key(home)
+    if found is not None:
+        return found
+    key = os.urandom(FORGET_KEY_BYTES)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    write_private(partial, key.hex())
+    try:
+        os.link(partial, path)
+    except FileExistsError:  # another process made it meanwhile, or it holds no key
+        found = known_forget_key(home)
+        if found is None:
+            os.replace(partial, path)
+            return key
+        return found
+    finally:
+        partial.unlink(missing_ok=True)
+    return key
+
+
 class NotOwned(OSError):
     """A file that came with a repository and belongs to another user: never read."""
 

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
+from memctl.config.files import known_forget_key
 from memctl.context import Context
 from memctl.embed import BATCH_TEXTS
 from memctl.errors import InputError, UsageError
@@ -137,6 +138,7 @@ class _Importer:
         self.scope = resolve_scope(ctx, options.scope)
         self.tags = kept_tags(list(options.tags))
         self.seen: dict[str, str] = {}  # content hash -> the first file of this import with it
+        self.key = known_forget_key(ctx.settings.home)  # a forgotten import's digest is keyed
         self.batch = new_id()  # every file's run carries it: the import is one run
 
     def start(self, target: Target, file: FileReport) -> _Job | None:
@@ -175,7 +177,7 @@ class _Importer:
         if first != target.name:
             file.status, file.why = SKIPPED, f"the same content as {first}"
             return True
-        record = find_import(self.ctx.db, found.sha256, self.scope)
+        record = find_import(self.ctx.db, found.sha256, self.scope, self.key)
         if already_imported(self.ctx.db, record) and not self.options.force:
             assert record is not None
             file.status, file.run_id, file.session_id = UNCHANGED, record.run_id, record.session_id
@@ -190,7 +192,7 @@ class _Importer:
         ctx, survey = self.ctx, plan.survey
         record = None
         if not self.options.dry_run:
-            record = find_import(ctx.db, survey.sha256, self.scope) or ImportRecord(
+            record = find_import(ctx.db, survey.sha256, self.scope, self.key) or ImportRecord(
                 id=new_id(),
                 sha256=survey.sha256,
                 scope=self.scope,
@@ -275,7 +277,7 @@ class _Importer:
 
     def record_native(self, target: Target, found: Survey, file: FileReport) -> None:
         db = self.ctx.db
-        record = find_import(db, found.sha256, self.scope) or ImportRecord(
+        record = find_import(db, found.sha256, self.scope, self.key) or ImportRecord(
             id=new_id(),
             sha256=found.sha256,
             scope=self.scope,

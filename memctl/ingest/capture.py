@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections import Counter, deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
@@ -25,6 +25,7 @@ from itertools import chain
 from pathlib import Path
 from typing import IO, Any
 
+from memctl.config.files import known_forget_key
 from memctl.config.scope import project_root, project_scope
 from memctl.context import Context
 from memctl.errors import InputError, UsageError
@@ -35,7 +36,15 @@ from memctl.ingest.title import stored_title
 from memctl.memories.operations import kept_tags, resolve_scope
 from memctl.memories.privacy import Redactions, nothing_left, safe_line, scrub
 from memctl.memories.scrubber import scrub_messages
-from memctl.model import Message, Session, format_time, now_iso
+from memctl.model import (
+    KEYED,
+    Message,
+    Session,
+    format_time,
+    keyed_hash,
+    message_digest_text,
+    now_iso,
+)
 from memctl.store import jobs
 from memctl.store.database import Database
 from memctl.store.sessions import (
@@ -229,7 +238,7 @@ def open_transcript(
         return Opened(open_input(path, stdin), options)
     stream = _open_file(str(path))
     key = os.path.abspath(str(path))
-    mark = read_mark(ctx.db, key)
+    mark = read_mark(ctx.db, key, known_forget_key(ctx.settings.home))
     start, after, resumed = 0, 0, options
     if mark is not None:
         session_id, client, offset, digest, count = mark
@@ -263,7 +272,16 @@ def pass_over(ctx: Context, opened: Opened) -> bool:
         return False
     digest, count = tracked.digest(), opened.after
     with ctx.db.atomic():
-        save_read_mark(ctx.db, tracked.path, session_id, client, tracked.read_to, digest, count)
+        save_read_mark(
+            ctx.db,
+            tracked.path,
+            session_id,
+            client,
+            tracked.read_to,
+            digest,
+            count,
+            known_forget_key(ctx.settings.home),
+        )
     return True
 
 
@@ -342,25 +360,33 @@ class _Known:
     """Which parsed messages a session already holds: its stored prefix, matched in order.
 
     Past the first difference (a rewritten transcript), a message counts as
-    known while the rest of the stored messages still holds one like it.
+    known while the rest of the stored messages still holds one like it. A forgotten or
+    redacted message's digest is keyed (``store.forget.key_digests``): ``key`` gives a
+    parsed message's keyed digest too, taken only when the session holds one.
     """
 
-    def __init__(self, stored: list[str]) -> None:
+    def __init__(self, stored: list[str], key: Callable[[], bytes | None]) -> None:
         self._stored = stored
         self._index = 0
         self._rest: Counter[str] | None = None
+        self._key = key() if any(d.startswith(KEYED) for d in stored) else None
 
-    def seen(self, digest: str) -> bool:
+    def seen(self, message: Message) -> bool:
+        digests = {message.content_hash}
+        if self._key is not None:
+            text = message_digest_text(str(message.role), message.content)
+            digests.add(keyed_hash(self._key, text))
         if self._rest is None:
-            if self._index < len(self._stored) and self._stored[self._index] == digest:
+            if self._index < len(self._stored) and self._stored[self._index] in digests:
                 self._index += 1
                 return True
             if self._index >= len(self._stored):
                 return False
             self._rest = Counter(self._stored[self._index :])
-        if self._rest[digest] > 0:
-            self._rest[digest] -= 1
-            return True
+        for digest in digests:
+            if self._rest[digest] > 0:
+                self._rest[digest] -= 1
+                return True
         return False
 
 
@@ -443,7 +469,7 @@ def store_transcript(
             for _ in messages:
                 pass
             if opened and opened.tracked and not dry_run:
-                _mark(db, opened.tracked, transcript, session)
+                _mark(db, opened.tracked, transcript, session, known_forget_key(ctx.settings.home))
             report.session_id, report.scope = session_id, session.scope
             report.forgotten_at = session.forgotten_at
             return Captured(report, session, [])
@@ -452,7 +478,9 @@ def store_transcript(
         if not dry_run:
             save_session(db, session)  # before its messages, which refer to it
         after = opened.after if opened else 0
-        known = _Known(message_hashes(db, session_id, after))
+        known = _Known(
+            message_hashes(db, session_id, after), lambda: known_forget_key(ctx.settings.home)
+        )
         new = _new_messages(db, chain([first], messages), known, session, write=not dry_run)
         for message in new:
             report.messages_new += 1
@@ -472,7 +500,7 @@ def store_transcript(
                 session.title = stored_title(db, session_id)
             save_session(db, session)
             if opened and opened.tracked:
-                _mark(db, opened.tracked, transcript, session)
+                _mark(db, opened.tracked, transcript, session, known_forget_key(ctx.settings.home))
         if report.messages_new and options.mode == "smart" and not dry_run:
             report.job_id = queue_distillation(db, session_id, transcript.tally.problems())
     tally = transcript.tally
@@ -488,16 +516,18 @@ def store_transcript(
     return Captured(report, session, list(recent))
 
 
-def _mark(db: Database, tracked: Tracked, transcript: Transcript, session: Session) -> None:
+def _mark(
+    db: Database, tracked: Tracked, transcript: Transcript, session: Session, key: bytes | None
+) -> None:
     """Remember how far a file of JSON lines was read, when its last line was whole (a cut
     last line, still being written: the mark stays where this read began)."""
     if transcript.shape != "jsonl":
-        forget_read_mark(db, tracked.path)
+        forget_read_mark(db, tracked.path, key)
     elif tracked.ends_line:
         digest = tracked.digest()
         count = session.message_count
         save_read_mark(
-            db, tracked.path, session.id, transcript.client, tracked.read_to, digest, count
+            db, tracked.path, session.id, transcript.client, tracked.read_to, digest, count, key
         )
 
 
@@ -509,7 +539,7 @@ def _new_messages(
     batch: list[Message] = []
     for item in parsed:
         message = Message(item.role, item.content, item.created_at or now_iso())
-        if known.seen(message.content_hash):
+        if known.seen(message):
             continue
         session.message_count += 1
         message.session_id, message.seq = session.id, session.message_count

@@ -76,6 +76,13 @@ ENGLISH = (
     _en("decision", PA, 0.7, r"\b(?:I|we) (?:have )?(?:decided|chose|agreed|settled) (?:to|on)\b"),
     _en("decision", PA, 0.7, r"\blet's (?:go with|use|stick with|switch to)\b"),
     _en("decision", PA, 0.7, r"\bwe(?:'re| are) (?:switching|moving|migrating) (?:to|from)\b"),
+    # ... and done: "we switched from Poetry to uv" (a team's tool changed; s24-walk)
+    _en(
+        "decision",
+        PA,
+        0.7,
+        r"\bwe(?:'ve| have)? (?:just )?(?:switched|migrated) (?:over )?(?:to|from)\b",
+    ),
     _en("decision", PA, 0.7, r"\b(?:from now on|going forward|in the future),?"),
     _en(
         "decision",

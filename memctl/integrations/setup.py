@@ -27,6 +27,11 @@ CLIENTS: dict[str, Client] = REGISTRY
 # A transcript untouched this long has had its session's end (its capture hook's turn):
 # changed after the client's last capture, it was not captured.
 QUIET_SECONDS = 600
+# A client may write its turn's closing records after its capture hook returned: Codex's
+# task_complete came 0.3 s after memctl stored the session (s24-walk, codex-cli as pinned
+# by scripts/install-clients), and a busy machine delays it more. A transcript changed
+# this soon after the last capture is that capture's.
+CLOSING_SECONDS = 30
 
 
 def where(project: bool, cwd: Path, env: dict[str, str] | None = None) -> Where:
@@ -354,7 +359,7 @@ def _uncaptured(name: str, last: str | None) -> list[str]:
     now = datetime.now(UTC)
     if newest is None or newest > now.timestamp() - QUIET_SECONDS:
         return []
-    if last is not None and datetime.fromisoformat(last).timestamp() >= newest:
+    if last is not None and datetime.fromisoformat(last).timestamp() + CLOSING_SECONDS >= newest:
         return []
     changed = age(datetime.fromtimestamp(newest, UTC).isoformat(), now)
     since = f"last capture {age(last, now)}" if last else "none captured yet"

@@ -60,6 +60,8 @@ class Forgotten:
     reverted: list[str] = field(default_factory=list)  # memories it had been merged into
     revived: list[str] = field(default_factory=list)  # memories it alone had superseded
     spooled: int = 0  # transcripts waiting in the spool, rewritten
+    identity: list[str] = field(default_factory=list)  # identity files rewritten
+    identity_left: list[str] = field(default_factory=list)  # a project's, holding it still
     logs: int = 0  # memctl's logs, rewritten (a path holding the value)
     pending: int = 0  # transcripts' pending marks removed (their path or session went)
     copies: dict[str, int] = field(default_factory=dict)  # other sessions -> messages copied
@@ -80,6 +82,8 @@ class Forgotten:
             "reverted": self.reverted,
             "revived": self.revived,
             "spooled_rewritten": self.spooled,
+            "identity_rewritten": self.identity,
+            "identity_left": self.identity_left,
             "logs_rewritten": self.logs,
             "pending_dropped": self.pending,
             "copies": self.copies,

@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from memctl.config.files import forget_key
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
 from memctl.home import injected_file
@@ -125,8 +126,9 @@ def forget_session(ctx: Context, ref: str, with_copies: bool = False) -> Forgott
         _, taken = going(ctx.db, each.session_id, each.seqs, found)
         vectors |= _kept_vectors(ctx, erase.restated(ctx.db, each.session_id, each.seqs))
         vectors |= _reverted_vectors(ctx, taken)
+    key = forget_key(ctx.settings.home)
     apply_everywhere(
-        ctx, done, lambda db, into, live: _forget_all_in(db, targets, into, live, vectors)
+        ctx, done, lambda db, into, live: _forget_all_in(db, targets, into, live, vectors, key)
     )
     if target.seqs is None:
         from memctl.ingest.pending import drop_marks
@@ -144,18 +146,28 @@ def forget_session(ctx: Context, ref: str, with_copies: bool = False) -> Forgott
 
 
 def _forget_all_in(
-    db: Database, targets: list[_Target], done: Forgotten, live: Context | None, vectors: Vectors
+    db: Database,
+    targets: list[_Target],
+    done: Forgotten,
+    live: Context | None,
+    vectors: Vectors,
+    key: bytes,
 ) -> None:
     """Forget each target in one database file, in one transaction."""
     with db.atomic():
         for target in targets:
             part = Forgotten(target.name)
-            _forget_in(db, target, part, live, vectors)
+            _forget_in(db, target, part, live, vectors, key)
             done.add(part)
 
 
 def _forget_in(
-    db: Database, target: _Target, done: Forgotten, live: Context | None, vectors: Vectors
+    db: Database,
+    target: _Target,
+    done: Forgotten,
+    live: Context | None,
+    vectors: Vectors,
+    key: bytes,
 ) -> None:
     """Take the target's text out of one database file, in one transaction."""
     with db.atomic():
@@ -181,7 +193,9 @@ def _forget_in(
             _uncorrect(writer, uncorrected, weighed, "sessions forget")
             done.revived = _revive(writer, revived, "sessions forget")
             done.reverted = _revert(db, writer, taken, vectors, "sessions forget")
-            done.messages = erase.forget_messages(db, target.session_id, target.seqs, now_iso())
+            done.messages = erase.forget_messages(
+                db, target.session_id, target.seqs, now_iso(), key
+            )
             done.quotes = erase.erase_quotes(db, needles, erase.FORGOTTEN, EVERY_SESSION)
             erase.drop_all_tags(db, list(memories))
             erase.erase_derived(db, needles, [*memories, *done.reverted])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from memctl.config.files import forget_key
 from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.maintain.everywhere import (
@@ -24,6 +25,7 @@ from memctl.maintain.everywhere import (
 from memctl.maintain.spawn import LOG_DIR
 from memctl.memories.privacy import REDACTED
 from memctl.model import Memory
+from memctl.retrieve.identity import redact_identity
 from memctl.store import forget as erase
 from memctl.store import memories as store
 from memctl.store.database import Database
@@ -109,8 +111,11 @@ def _redact_values(
         zip([m.id for m in found], ctx.vectors(contents) if contents else [], strict=True)
     )
     done = Forgotten(what)
+    key = forget_key(ctx.settings.home)
     apply_everywhere(
-        ctx, done, lambda db, into, live: _redact_in(db, (values, texts), into, live, vectors, verb)
+        ctx,
+        done,
+        lambda db, into, live: _redact_in(db, (values, texts), into, live, vectors, verb, key),
     )
     from memctl.ingest.pending import drop_marks
     from memctl.ingest.spool import redact_spooled  # ingest's parsers: only here
@@ -118,6 +123,9 @@ def _redact_values(
     for needle in values:
         done.spooled += redact_spooled(ctx, needle, REDACTED)  # else the next maintain stores it
         done.logs += rewrite_logs(ctx.settings.home / LOG_DIR, needle, REDACTED)
+    identity = redact_identity(ctx.settings.home, ctx.settings.cwd, values, REDACTED)
+    done.identity = [str(path) for path in identity.rewritten]
+    done.identity_left = [str(path) for path in identity.left]
     done.pending = drop_marks(
         ctx.settings.home,
         lambda e: any(n in p for n in values for p in (e.path, e.cwd, e.error, e.session_id or "")),
@@ -145,6 +153,7 @@ def _redact_in(
     live: Context | None,
     vectors: Vectors,
     verb: str,
+    key: bytes,
 ) -> None:
     values, texts = needles
     with db.atomic():
@@ -153,7 +162,7 @@ def _redact_in(
             for memory in memories.values():
                 changes = redacted(memory, values)
                 writer.update(memory, changes, vectors.get(memory.id), reason=verb, **WITHDRAWS)
-            done.quotes = erase.erase_quotes(db, values, REDACTED)
+            done.quotes = erase.erase_quotes(db, values, REDACTED, key=key)
             for name, count in erase.erase_quotes(db, texts, REDACTED, EVERY_SESSION).items():
                 done.quotes[name] = done.quotes.get(name, 0) + count
             erase.erase_derived(db, values + texts, [])

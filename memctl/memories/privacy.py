@@ -124,6 +124,8 @@ def _secretish(value: str) -> bool:
     )
 
 
+Cut = tuple[int, int]
+
 # --- unlabelled high-entropy strings --------------------------------------------------
 ENTROPY_MIN_CHARS = 20
 # Random base64 of n characters has a Shannon entropy above 0.8 * log2(min(n, 64)) bits a
@@ -172,6 +174,37 @@ def high_entropy(token: str) -> bool:
     return shannon_entropy(core) >= ENTROPY_RATIO * math.log2(min(len(core), 64))
 
 
+# A piece of a folder's or file's name in a path: `srv`, `Users`, `v2`, `x86`, `64`. Lower
+# case or capitalised only: a random part upper case alone is as likely as any.
+_PATH_WORD = lazy(r"[A-Z]?[a-z]+[0-9]{0,4}|[0-9]{1,4}")
+_NAME_PARTS = lazy(r"[-_.]+")  # not base64's `+` and `=`: they join no names
+# A folder's name shorter than this is kept hidden: random base64 holds `/` one character
+# in 64, so a short run of letters before one is as likely as a word.
+PATH_WORD_MIN = 3
+
+
+def _path_word(segment: str) -> bool:
+    """A folder's or file's name of words (`srv`, `my-app`, `cfg.yaml`): kept in sight."""
+    return len(segment) >= PATH_WORD_MIN and all(
+        _PATH_WORD.fullmatch(part) for part in _NAME_PARTS.split(segment) if part
+    )
+
+
+def _random_part(token: str) -> Cut:
+    """The span of ``token`` left once the folders and file names of words before and
+    after it are taken off (`/srv/app/<random>/cfg`): base64 holds `/`, so the match ran
+    over a whole path, and the path was hidden with the token."""
+    segments = token.split("/")
+    last = len(segments)
+    first = 1 if segments[0] == "" and last > 1 else 0  # the root of an absolute path
+    while first < last - 1 and _path_word(segments[first]):
+        first += 1
+    while last - 1 > first and _path_word(segments[last - 1]):
+        last -= 1
+    start = sum(len(s) + 1 for s in segments[:first])
+    return start, start + len("/".join(segments[first:last]))
+
+
 @dataclass(frozen=True)
 class Detector:
     """A kind of secret. The pattern runs only on text holding one of its ``anchors``
@@ -189,6 +222,8 @@ class Detector:
     multiline: bool = False
     # a match is dropped when this is found earlier on its line (within UNLESS_CHARS)
     unless_before: re.Pattern[str] | None = None
+    # the part of a vetted value that is replaced (its span within the value)
+    narrow: Callable[[str], Cut] | None = None
 
     @cached_property
     def pattern(self) -> re.Pattern[str]:
@@ -205,6 +240,7 @@ def _d(
     flags: int = 0,
     multiline: bool = False,
     unless_before: re.Pattern[str] | None = None,
+    narrow: Callable[[str], Cut] | None = None,
 ) -> Detector:
     return Detector(
         kind,
@@ -214,6 +250,7 @@ def _d(
         check,
         multiline or bool(flags & re.S),
         unless_before,
+        narrow,
     )
 
 
@@ -442,11 +479,8 @@ DETECTORS: tuple[Detector, ...] = (
         _any_value,
     ),
     # a random 40-character base64 string is taken for an AWS secret key (see _kind)
-    _d("high-entropy", "", r"[A-Za-z0-9+/_-]{20,}={0,2}", high_entropy),
+    _d("high-entropy", "", r"[A-Za-z0-9+/_-]{20,}={0,2}", high_entropy, narrow=_random_part),
 )
-
-
-Cut = tuple[int, int]
 
 
 @dataclass(frozen=True)
@@ -540,7 +574,9 @@ def find_secrets(text: str) -> list[Hit]:
                     continue
                 if detector.unless_before and _named_before(text, first, detector.unless_before):
                     continue
-                hits.append(Hit(first, last, _kind(detector, value), match.span()))
+                if detector.narrow:
+                    first, last = (first + at for at in detector.narrow(value))
+                hits.append(Hit(first, last, _kind(detector, text[first:last]), match.span()))
     return _disjoint(hits)
 
 

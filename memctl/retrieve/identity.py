@@ -139,6 +139,40 @@ def _text(path: Path, data: bytes, size: int) -> IdentityFile | None:
     return IdentityFile(path, text.strip(), "; ".join(notes))
 
 
+@dataclass(frozen=True)
+class Redacted:
+    """What ``redact_identity`` did: the files it rewrote, and those holding a value it
+    left (a project's, which is the repository's to change)."""
+
+    rewritten: list[Path]
+    left: list[Path]
+
+
+def redact_identity(home: Path, cwd: Path, values: list[str], mark: str) -> Redacted:
+    """Replace each of ``values`` by ``mark`` in the home's identity file (every session
+    starts with it: ``memctl redact`` left the value there, sent to the assistant at each
+    session start), and name the current project's file when it holds one."""
+    rewritten, left = [], []
+    for path in identity_paths(home, cwd):
+        if _not_plain(path):
+            continue
+        try:
+            text = read_untrusted(path, READ_LIMIT).decode("utf-8", errors="replace")
+        except OSError:
+            continue
+        if not any(v in text for v in values):
+            continue
+        if path.parent.name == PROJECT_DIR:
+            left.append(path)
+            continue
+        whole = path.read_text(encoding="utf-8", errors="replace")
+        for value in sorted(values, key=len, reverse=True):
+            whole = whole.replace(value, mark)
+        write_private(path, whole)
+        rewritten.append(path)
+    return Redacted(rewritten, left)
+
+
 def remove_project_template(project: Path) -> Path | None:
     """Remove the project's identity file when it still holds only the template ``memctl
     init`` wrote (and its ``.memctl`` folder, when that leaves it empty); the path removed.

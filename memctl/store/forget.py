@@ -19,11 +19,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from memctl.model import Role
+from memctl.model import KEYED, Role, content_hash, keyed_hash, message_digest_text
 from memctl.store.database import FTS_TABLES, Database
 from memctl.store.graph import orphan_entities
 from memctl.store.message_search import count_message_terms
-from memctl.store.sessions import source_range
+from memctl.store.sessions import key_read_marks, source_range
 
 FORGOTTEN = "[forgotten]"
 # m001_initial's trigger, created again after the forgetting transaction's own UPDATEs.
@@ -370,14 +370,17 @@ def read_from(db: Database, session_id: str) -> list[str]:
     return [source] if len(source) >= MIN_NEEDLE and not shared else []
 
 
-def forget_messages(db: Database, session_id: str, seqs: list[int] | None, at: str) -> int:
+def forget_messages(
+    db: Database, session_id: str, seqs: list[int] | None, at: str, key: bytes
+) -> int:
     """Take a session's text out: every message (its row goes; the session row stays,
-    marked forgotten, with its read marks, so capture never stores it again; its title,
+    marked forgotten, with its read marks, keyed with ``key`` as its messages' digests
+    are, so capture never stores it again; its title,
     tags, transcript path and directory go, and an imported file's path from the import's
     record, which still knows the file by its digest), or the
     messages numbered ``seqs`` (their text becomes ``FORGOTTEN`` in place and the title is
-    made again; their content hash stays, so a capture knows them and does not store them
-    again). The messages forgotten."""
+    made again; their content hash is keyed with ``key``, so a capture still knows them
+    and does not store them again: ``key_digests``). The messages forgotten."""
     if seqs is None:
         count = db.value("SELECT count(*) FROM messages WHERE session_id = ?", (session_id,))
         db.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
@@ -387,12 +390,27 @@ def forget_messages(db: Database, session_id: str, seqs: list[int] | None, at: s
             (at, session_id),
         )
         db.execute("DELETE FROM jobs WHERE session_id = ?", (session_id,))
+        key_read_marks(db, session_id, key)
+        rows = db.tuples(
+            "SELECT id, sha256 FROM imports WHERE session_id = ? AND sha256 NOT LIKE ?",
+            (session_id, KEYED + "%"),
+        )
+        db.executemany(  # the file's digest: a short file of guessable words is confirmed
+            "UPDATE imports SET path = '', sha256 = ? WHERE id = ?",
+            [(keyed_hash(key, digest), record) for record, digest in rows],
+        )
         db.execute("UPDATE imports SET path = '' WHERE session_id = ?", (session_id,))
         db.execute(
             "UPDATE runs SET decisions = '[]', notes = '[]' WHERE session_id = ?", (session_id,)
         )
         return int(count)
     wanted = json.dumps(seqs)
+    rows = db.tuples(
+        "SELECT rowid FROM messages WHERE session_id = ? "
+        "AND seq IN (SELECT value FROM json_each(?))",
+        (session_id, wanted),
+    )
+    key_digests(db, key, [rowid for (rowid,) in rows])
     count = db.value(
         "SELECT count(*) FROM messages WHERE session_id = ? AND content != ? "
         "AND seq IN (SELECT value FROM json_each(?))",
@@ -410,23 +428,31 @@ def forget_messages(db: Database, session_id: str, seqs: list[int] | None, at: s
 
 
 def erase_quotes(
-    db: Database, needles: Iterable[str], mark: str, exclude: tuple[str, ...] = ()
+    db: Database,
+    needles: Iterable[str],
+    mark: str,
+    exclude: tuple[str, ...] = (),
+    key: bytes | None = None,
 ) -> dict[str, int]:
     """Replace every quote of ``needles`` (each at least ``MIN_NEEDLE`` characters) in
     the columns that may hold one (``QUOTING``, less the ``table.column`` names in
-    ``exclude``) by ``mark``; the rows rewritten per column. Runs inside the caller's
-    transaction."""
-    wanted = sorted({n for n in needles if len(n) >= MIN_NEEDLE}, key=len, reverse=True)
+    ``exclude``) by ``mark``; the rows rewritten per column. A needle's content hash is a
+    quote of it too (an event's: it would confirm a guess of the text), and so is the hash
+    beside a ``content`` rewritten in an event. A message rewritten has its digest keyed
+    with ``key`` (``key_digests``). Runs inside the caller's transaction."""
+    texts = {n for n in needles if len(n) >= MIN_NEEDLE}
+    texts |= {content_hash(n) for n in texts}
+    wanted = sorted(texts, key=len, reverse=True)
     done: dict[str, int] = {}
     if not wanted:
         return done
     db.execute("DROP TRIGGER IF EXISTS events_append_only_update")
-    for table, key, column, is_json in QUOTING:
+    for table, row_key, column, is_json in QUOTING:
         if f"{table}.{column}" in exclude:
             continue
         forms = wanted + ([_escaped(n) for n in wanted] if is_json else [])
         rows = db.tuples(
-            f"SELECT {key}, {column} FROM {table} WHERE {column} IS NOT NULL AND EXISTS "
+            f"SELECT {row_key}, {column} FROM {table} WHERE {column} IS NOT NULL AND EXISTS "
             f"(SELECT 1 FROM json_each(?) AS n WHERE instr({table}.{column}, n.value))",
             (json.dumps(sorted(set(forms))),),
         )
@@ -436,7 +462,9 @@ def erase_quotes(
             for (new, row_id), (_, old) in zip(cleaned, rows, strict=True)
             if new != old
         ]
-        db.executemany(f"UPDATE {table} SET {column} = ? WHERE {key} = ?", changed)
+        if table == "messages" and key is not None:
+            key_digests(db, key, [row_id for _, row_id in changed])
+        db.executemany(f"UPDATE {table} SET {column} = ? WHERE {row_key} = ?", changed)
         if changed:
             done[f"{table}.{column}"] = len(changed)
     db.execute(EVENTS_UPDATE_TRIGGER)
@@ -466,8 +494,32 @@ def _walk(value: Any, needles: list[str], mark: str) -> Any:
     if isinstance(value, list):
         return [_walk(v, needles, mark) for v in value]
     if isinstance(value, dict):
-        return {_walk(k, needles, mark): _walk(v, needles, mark) for k, v in value.items()}
+        walked = {_walk(k, needles, mark): _walk(v, needles, mark) for k, v in value.items()}
+        if "content_hash" in walked and walked.get("content") != value.get("content"):
+            walked["content_hash"] = mark  # the hash of the text before: it confirms a guess
+        return walked
     return value
+
+
+def key_digests(db: Database, key: bytes, rowids: list[int]) -> None:
+    """Key the content hash of each of these messages whose text is still the one hashed
+    (before a forget or a redact changes it): an HMAC under the home's key in place of a
+    plain SHA-256, which anyone holding the database could test guesses against. One
+    already keyed, or changed before memctl keyed digests, is left as it is."""
+    rows = db.tuples(
+        "SELECT rowid, role, content, content_hash FROM messages "
+        "WHERE rowid IN (SELECT value FROM json_each(?))",
+        (json.dumps(rowids),),
+    )
+    db.executemany(
+        "UPDATE messages SET content_hash = ? WHERE rowid = ?",
+        [
+            (keyed_hash(key, message_digest_text(role, text)), rowid)
+            for rowid, role, text, digest in rows
+            if not digest.startswith(KEYED)
+            and digest == content_hash(message_digest_text(role, text))
+        ],
+    )
 
 
 def merge_indexes(db: Database) -> None:

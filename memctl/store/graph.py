@@ -221,6 +221,13 @@ def forget_memory(db: Database, memory_id: str) -> None:
     db.execute("DELETE FROM graph_indexed WHERE memory_id = ?", (memory_id,))
 
 
+def mark_unread(db: Database, memory_id: str) -> None:
+    """``memory_id``'s text changed: the graph reads it again at the next ``maintain`` (as
+    it would by the hash), and keeps no hash of the text before, which may have been
+    forgotten or redacted (a short secret's hash is found by trying values)."""
+    db.execute("UPDATE graph_indexed SET content_hash = '' WHERE memory_id = ?", (memory_id,))
+
+
 def mark_indexed(db: Database, memory_id: str, digest: str, rules: int) -> None:
     """``memory_id`` was read as its text ``digest`` is, by the rules of version ``rules``."""
     db.execute(

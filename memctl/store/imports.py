@@ -6,7 +6,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from memctl.model import now_iso
+from memctl.model import keyed_hash, now_iso
 from memctl.store.database import Database, Row
 
 STORED, DONE, FAILED = "stored", "done", "failed"
@@ -43,8 +43,11 @@ def _record(row: Row) -> ImportRecord:
     return ImportRecord(**{**row, "counts": json.loads(row["counts"])})
 
 
-def find_import(db: Database, sha256: str, scope: str) -> ImportRecord | None:
-    rows = db.rows("SELECT * FROM imports WHERE sha256 = ? AND scope = ?", (sha256, scope))
+def find_import(db: Database, sha256: str, scope: str, key: bytes | None) -> ImportRecord | None:
+    """The record of the file whose content has the digest ``sha256``: kept so, or keyed
+    with ``key`` once its import was forgotten (``store.forget.forget_messages``)."""
+    known = (sha256, sha256 if key is None else keyed_hash(key, sha256))
+    rows = db.rows("SELECT * FROM imports WHERE sha256 IN (?, ?) AND scope = ?", (*known, scope))
     return _record(rows[0]) if rows else None
 
 

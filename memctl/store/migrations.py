@@ -6,10 +6,11 @@ released migration; add the next one.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from memctl.model import PATH_KEY, path_key
+from memctl.model import PATH_KEY, content_hash, path_key
 
 
 class Database(Protocol):
@@ -688,6 +689,59 @@ def m025_question_vocab(db: Database) -> None:
     )
 
 
+# What stands in the events for a hash of a text taken out (store.forget.FORGOTTEN: this
+# module loads before store.forget, which imports the database).
+HASH_TAKEN_OUT = "[forgotten]"
+
+
+def m026_forgotten_hashes(db: Database) -> None:
+    """The events keep no SHA-256 of a text forgotten or redacted before forget and
+    redact took those out (``store.forget.erase_quotes``): a ``content_hash`` beside a
+    ``content`` it is not the hash of (the text was rewritten), and a permanent delete's
+    (its memory is gone for good). A short secret's hash is found by trying values."""
+    rows = db.tuples("SELECT id, data FROM events WHERE instr(data, '\"content_hash\"')")
+    changed = []
+    for event_id, data in rows:
+        value = json.loads(data)
+        if _unhash(value) | _unhash_deleted(value):
+            changed.append((json.dumps(value, ensure_ascii=False), event_id))
+    if changed:
+        db.execute("DROP TRIGGER IF EXISTS events_append_only_update")
+        for data, event_id in changed:
+            db.execute("UPDATE events SET data = ? WHERE id = ?", (data, event_id))
+        db.execute(
+            "CREATE TRIGGER events_append_only_update BEFORE UPDATE ON events BEGIN "
+            "SELECT RAISE(ABORT, 'events are append-only'); END"
+        )
+
+
+def _unhash(value: Any) -> bool:
+    """Mark each ``content_hash`` in ``value`` that is not its ``content``'s; whether any."""
+    if isinstance(value, list):
+        return any([_unhash(v) for v in value])
+    if not isinstance(value, dict):
+        return False
+    found = any([_unhash(v) for v in value.values()])
+    text, digest = value.get("content"), value.get("content_hash")
+    if (
+        isinstance(text, str)
+        and digest not in (None, HASH_TAKEN_OUT)
+        and digest != content_hash(text)
+    ):
+        value["content_hash"] = HASH_TAKEN_OUT
+        return True
+    return found
+
+
+def _unhash_deleted(value: Any) -> bool:
+    """Mark a permanent delete's ``content_hash`` (its memory is gone); whether it was."""
+    if isinstance(value, dict) and value.get("permanent") and "content" not in value:
+        if value.get("content_hash") not in (None, HASH_TAKEN_OUT):
+            value["content_hash"] = HASH_TAKEN_OUT
+            return True
+    return False
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -714,4 +768,5 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m023_counts,
     m024_question_index,
     m025_question_vocab,
+    m026_forgotten_hashes,
 ]

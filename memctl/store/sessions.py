@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from memctl.config import Settings
 from memctl.lazy_re import lazy
-from memctl.model import Memory, Message, Role, Session, path_key
+from memctl.model import KEYED, Memory, Message, Role, Session, keyed_hash, path_key
 from memctl.store.database import Database, Row
 
 # A memory distilled from a session message names it and who said it:
@@ -62,11 +62,20 @@ def message_hashes(db: Database, session_id: str, after: int = 0) -> list[str]:
     ]
 
 
-def read_mark(db: Database, path: str) -> tuple[str, str, int, str, int] | None:
+def _mark_keys(path: str, key: bytes | None) -> tuple[str, str]:
+    """The keys a transcript's read mark may be kept under: the digest of its path, and
+    for a forgotten session's transcript that digest keyed (``key_read_marks``; the
+    plain one again when the home has no key)."""
+    plain = path_key(path)
+    return plain, plain if key is None else keyed_hash(key, plain)
+
+
+def read_mark(db: Database, path: str, key: bytes | None) -> tuple[str, str, int, str, int] | None:
     """(session id, client, offset, digest, messages) of how far ``path`` was read."""
     rows = db.tuples(
-        "SELECT session_id, client, offset, digest, messages FROM transcript_reads WHERE path = ?",
-        (path_key(path),),
+        "SELECT session_id, client, offset, digest, messages FROM transcript_reads "
+        "WHERE path IN (?, ?)",
+        _mark_keys(path, key),
     )
     if not rows:
         return None
@@ -75,12 +84,25 @@ def read_mark(db: Database, path: str) -> tuple[str, str, int, str, int] | None:
 
 
 def save_read_mark(
-    db: Database, path: str, session_id: str, client: str, offset: int, digest: str, count: int
+    db: Database,
+    path: str,
+    session_id: str,
+    client: str,
+    offset: int,
+    digest: str,
+    count: int,
+    key: bytes | None,
 ) -> None:
+    """Remember how far ``path`` was read; a forgotten session's mark under the keyed
+    digest of its path."""
+    plain, keyed = _mark_keys(path, key)
+    forgotten = db.value("SELECT forgotten_at FROM sessions WHERE id = ?", (session_id,))
+    kept, other = (keyed, plain) if forgotten else (plain, keyed)
+    db.execute("DELETE FROM transcript_reads WHERE path = ?", (other,))
     db.upsert(
         "transcript_reads",
         {
-            "path": path_key(path),
+            "path": kept,
             "session_id": session_id,
             "client": client,
             "offset": offset,
@@ -91,8 +113,22 @@ def save_read_mark(
     )
 
 
-def forget_read_mark(db: Database, path: str) -> None:
-    db.execute("DELETE FROM transcript_reads WHERE path = ?", (path_key(path),))
+def forget_read_mark(db: Database, path: str, key: bytes | None) -> None:
+    db.execute("DELETE FROM transcript_reads WHERE path IN (?, ?)", _mark_keys(path, key))
+
+
+def key_read_marks(db: Database, session_id: str, key: bytes) -> None:
+    """A forgotten session's read marks kept under the keyed digest of their transcript's
+    path: the plain digest is tried against guessed paths (the project's folder is in a
+    Claude Code transcript's path) by anyone holding the database."""
+    rows = db.tuples(
+        "SELECT path FROM transcript_reads WHERE session_id = ? AND path NOT LIKE ?",
+        (session_id, KEYED + "%"),
+    )
+    db.executemany(
+        "UPDATE transcript_reads SET path = ? WHERE path = ?",
+        [(keyed_hash(key, path), path) for (path,) in rows],
+    )
 
 
 def insert_messages(db: Database, messages: Iterable[Message]) -> None:
@@ -155,9 +191,10 @@ def set_extracted_through(db: Database, session_id: str, seq: int) -> None:
 
 
 def count_sessions(db: Database) -> tuple[int, int]:
-    """(sessions, messages) stored."""
+    """(sessions, messages) stored: a forgotten session's row, kept so that a capture does
+    not store it again, is none."""
     return (
-        db.value("SELECT count(*) FROM sessions"),
+        db.value("SELECT count(*) FROM sessions WHERE forgotten_at IS NULL"),
         db.value("SELECT count(*) FROM messages"),
     )
 

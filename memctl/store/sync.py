@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import astuple, dataclass
 from typing import Any
 
-from memctl.model import Visibility, new_id, now_iso
+from memctl.model import BOOKKEEPING, Visibility, new_id, now_iso
 from memctl.store.database import Database
 
 HOST_ID = "host_id"
@@ -236,13 +236,26 @@ def last_event_id(db: Database) -> int:
     return int(db.value("SELECT coalesce(max(id), 0) FROM events"))
 
 
+# Events that change nothing a sync file holds: an update of ``BOOKKEEPING`` fields alone
+# (maintain marking an episode consolidated), a link that found its edge there at that
+# weight (maintain consolidating again an episode another machine consolidated).
+UNSENT = (
+    "(action = 'update' AND EXISTS (SELECT 1 FROM json_each(data, '$.after')) "
+    "AND NOT EXISTS (SELECT 1 FROM json_each(data, '$.after') "
+    "WHERE key NOT IN (SELECT value FROM json_each(?)))) "
+    "OR (action = 'link' AND json_extract(data, '$.existed') "
+    "AND json_extract(data, '$.weight_before') = json_extract(data, '$.weight'))"
+)
+
+
 def changed_since(db: Database, after_event: int) -> set[str]:
-    """Memories something other than a sync changed (or linked) after an event."""
+    """Memories something other than a sync changed (or linked) after an event: a change
+    no file holds (``UNSENT``) is none, so this machine sends no version of it."""
     rows = db.tuples(
         "SELECT DISTINCT memory_id FROM events WHERE id > ? AND memory_id IS NOT NULL "
         "AND action != 'access' AND (run_id IS NULL OR run_id NOT IN "
-        "(SELECT id FROM runs WHERE kind = ?))",
-        (after_event, SYNC_KIND),
+        f"(SELECT id FROM runs WHERE kind = ?)) AND NOT ({UNSENT})",
+        (after_event, SYNC_KIND, json.dumps(sorted(BOOKKEEPING))),
     )
     return {r[0] for r in rows}
 

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memctl.model import (
+    BOOKKEEPING,
     Action,
     Event,
     Memory,
@@ -49,7 +50,7 @@ from memctl.model import (
 from memctl.store import memories as store
 from memctl.store.database import Database
 from memctl.store.events import log_event, log_events, log_run_events
-from memctl.store.graph import forget_memory
+from memctl.store.graph import forget_memory, mark_unread
 from memctl.store.maintenance import set_strengths, supersede_many
 from memctl.store.noise import remove_noise_vector
 from memctl.store.questions import add_questions, delete_questions
@@ -105,12 +106,15 @@ class Writer:
         vector: bytes | None = None,
         **data: Any,
     ) -> None:
-        """Write ``changes`` (new ``content`` brings its hash; ``vector`` its embedding)."""
+        """Write ``changes`` (new ``content`` brings its hash; ``vector`` its embedding),
+        at a new ``updated_at`` unless they are ``BOOKKEEPING`` alone."""
         changes = dict(changes)
         if "content" in changes:
             changes["content_hash"] = content_hash(changes["content"])
+            mark_unread(self.db, memory.id)
         before = {k: getattr(memory, k) for k in changes}
-        store.update_memory(self.db, memory.id, {"updated_at": self.now(), **changes})
+        stamp = {} if changes.keys() <= BOOKKEEPING else {"updated_at": self.now()}
+        store.update_memory(self.db, memory.id, {**stamp, **changes})
         if vector is not None:
             store.put_vector(self.db, memory.id, vector)
         self._log(Action.UPDATE, memory.id, {"before": before, "after": changes, **data})

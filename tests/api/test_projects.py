@@ -258,3 +258,19 @@ def test_a_cursor_session_whose_workspace_is_gone_is_not_filed_here(
     assert [r.title for r in api.list_sessions(ctx, Where(scope="home-ann-src-gone-app"))] == [
         "fix the build"
     ]
+
+
+def test_sessions_list_says_one_imported_file_in_the_singular(
+    make_ctx: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from memctl.cli.sessions_out import show_sessions
+    from memctl.model import IMPORTED, Session
+    from memctl.store.sessions import save_session
+
+    ctx = make_ctx()
+    with ctx.db.atomic():
+        save_session(ctx.db, Session(id="file-1", client=IMPORTED, scope="global"))
+    show_sessions(ctx, Where(all_scopes=True), 20, False)
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "1 imported file left out: --client import lists them"
+    )

@@ -234,7 +234,7 @@ def test_one_bad_file_does_not_stop_the_rest(make_ctx: Callable[..., Context], f
         "I prefer tabs over spaces.",
         "We deploy with make release.",
     ]
-    assert find_import(ctx.db, report.files[1].sha256, ctx.settings.project_scope) is None
+    assert find_import(ctx.db, report.files[1].sha256, ctx.settings.project_scope, None) is None
     named = run_import(ctx, files / "c-picture.png").files[0]
     assert named.status == "failed" and "binary" in (named.error or "")  # asked for by name
 
@@ -252,7 +252,7 @@ def test_the_raw_text_is_kept_when_distilling_fails(
     monkeypatch.setattr(pipeline, "distil", broken)
     (file,) = run_import(ctx, files / "notes.md").files
     assert (file.status, file.error) == ("failed", "disk gone")
-    record = find_import(ctx.db, file.sha256, ctx.settings.project_scope)
+    record = find_import(ctx.db, file.sha256, ctx.settings.project_scope, None)
     assert record is not None and (record.status, record.error) == ("failed", "disk gone")
     (raw,) = latest_messages(ctx.db, record.session_id or "", 0, 10)
     assert raw.content == text.replace("<private>my diary</private>", "[REDACTED]")

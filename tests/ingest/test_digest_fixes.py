@@ -141,3 +141,19 @@ def test_memctls_own_search_results_are_never_distilled_back(
     assert "Asked: How do we deploy the shop to production?" in digest
     assert "Outcome: deploy.sh now stops with an error" in digest
     assert "From memory" not in digest
+
+
+def test_memctls_own_answers_are_not_kept_in_the_session(
+    make_ctx: Callable[..., Context],
+) -> None:
+    """The session keeps that memctl was asked and what, not the memories it answered with:
+    a memory deleted for good would stay quoted there, and recall would offer the echo."""
+    ctx = make_ctx()
+    ingest(ctx, searched_memctl())
+    said = " ".join(
+        str(content)
+        for (content,) in ctx.db.tuples("SELECT content FROM messages ORDER BY session_id, seq", ())
+    )
+    assert "[tool mcp__memctl__memory_search: how do we deploy]" in said
+    assert "[tool result mcp__memctl__memory_search]" in said
+    assert "bastion host, never from a laptop" not in said.split("From memory:")[0]

@@ -23,7 +23,7 @@ from memctl.ingest.pipeline import run_session
 from memctl.ingest.source import Input
 from memctl.store.database import Database
 from tests.conftest import python_c, run_cli
-from tests.ingesting import SESSION, TRANSCRIPTS, ingest_text
+from tests.ingesting import FRESH_SESSIONS, SESSION, TRANSCRIPTS, ingest_text
 
 NO_LLM = {"MEMCTL_LLM": "none"}
 SECRETS = (b"hunter2secret", b"ghp_Zx8Yq1Wv2Ut3Sr4Qp5On6Ml7Kj8Ih9Gf0Ed1C", b"salary", b"140k")
@@ -356,3 +356,16 @@ def test_uuid_and_hex_ids_are_stored_as_typed() -> None:
     ok(*raw, "--session-id", hex_id, "--agent-id", "my-agent", input="user: hi\n")
     stored = {s["id"] for s in json.loads(ok("sessions", "list", "--json"))}
     assert stored == {uuid, hex_id}
+
+
+def test_every_fresh_real_session_is_read_whole_by_memctl_ingest() -> None:
+    """The fresh split's real sessions (benchmarks/sessions/fresh: Claude Code 1.x and 2.x,
+    Gemini CLI) through `memctl ingest` as a user runs it, their client guessed: each is
+    stored with no malformed record and no record of an unknown kind, its turns kept."""
+    for path in sorted(FRESH_SESSIONS.glob("*.json*")):
+        if path.name in ("manifest.json", "questions.json"):
+            continue
+        report = json.loads(ok("ingest", str(path), "--mode", "raw", "--json", "-s", "fresh"))
+        assert report["malformed"] == 0 and report["problems"] == [], (path.name, report)
+        kept = report["lines"]
+        assert kept["kept user"] > 0 and kept["kept assistant"] > 0, (path.name, kept)

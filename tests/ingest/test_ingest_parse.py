@@ -12,7 +12,7 @@ from memctl.ingest.parse import read_transcript
 from memctl.ingest.parse.common import tool_result_note
 from memctl.ingest.source import Input, json_members
 from memctl.model import Role
-from tests.ingesting import SESSION, fixture, source
+from tests.ingesting import FRESH_SESSIONS, SESSION, fixture, source
 
 
 def parsed(name: str, client: str | None = None) -> tuple[list[tuple[Role, str]], object]:
@@ -144,6 +144,42 @@ def test_a_one_line_messages_document_and_a_bare_array() -> None:
     assert [m.content for m in read_transcript(source(doc), None).messages] == ["one line"]
     array = json.dumps([{"role": "assistant", "content": [{"type": "text", "text": "hi"}]}])
     assert [m.role for m in read_transcript(source(array), None).messages] == [Role.ASSISTANT]
+
+
+def test_a_gemini_cli_session_names_its_speaker_in_type_and_keeps_its_tool_calls() -> None:
+    """A real Gemini CLI session file: the model's turns are ``gemini``, a turn's tool calls
+    become notes and their results a tool message, a sub-agent's report is kept whole;
+    the CLI's own notices are passed over and a failed call is an error."""
+    path = FRESH_SESSIONS / "gemini-codemie-37b7abef.json"
+    transcript = read_transcript(Input(path.open("rb"), str(path)), None)
+    messages = [(m.role, m.content) for m in transcript.messages]
+    assert transcript.client == "generic" and transcript.tally.malformed == 0
+    assert transcript.tally.session_id == "37b7abef-713d-4522-85f0-8ff15a4e6d17"
+    assert messages[0] == (Role.USER, "show tools")
+    assert messages[1][0] == Role.ASSISTANT and "`save_memory`" in messages[1][1]
+    assert (Role.ASSISTANT, "[tool write_file: hello.md]") in messages
+    reports = [text for role, text in messages if role == Role.TOOL and "[subagent report]" in text]
+    assert len(reports) == 1 and "codebase_investigator" in reports[0]
+    notice = {"type": "info", "content": "Request cancelled."}
+    failed = {
+        "type": "gemini",
+        "content": "",
+        "toolCalls": [
+            {
+                "name": "run_shell_command",
+                "args": {"command": "make"},
+                "status": "error",
+                "result": [{"functionResponse": {"response": {"output": "make: no rule"}}}],
+            }
+        ],
+    }
+    doc = json.dumps({"sessionId": "g1", "messages": [notice, failed]})
+    transcript = read_transcript(source(doc), None)
+    assert [(m.role, m.content) for m in transcript.messages] == [
+        (Role.ASSISTANT, "[tool run_shell_command: make]"),
+        (Role.TOOL, "[tool error run_shell_command: make: no rule]"),
+    ]
+    assert transcript.tally.lines["passed over info notice"] == 1
 
 
 def test_a_client_that_does_not_fit_finds_nothing_and_unknown_clients_are_refused() -> None:

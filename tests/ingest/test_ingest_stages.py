@@ -56,6 +56,7 @@ def test_there_are_enough_rule_patterns_and_the_docs_count_them() -> None:
         ("I usually review PRs in the morning.", Category.PATTERNS, "habit"),
         ("I want to learn Rust this year.", Category.PROFILE, "goal"),
         ("We decided to use SQLite instead of Postgres.", Category.PATTERNS, "decision"),
+        ("We switched from Poetry to uv last week.", Category.PATTERNS, "decision"),
         ("My name is Alice and I work at Acme.", Category.PROFILE, "biography"),
         ("I'm a backend engineer.", Category.PROFILE, "biography"),
         ("Our API uses Redis for caching.", Category.ENTITIES, "project"),

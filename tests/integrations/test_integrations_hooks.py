@@ -544,3 +544,22 @@ def test_memctls_own_headless_runs_are_not_sessions(
     monkeypatch.delenv("MEMCTL_HEADLESS")
     hook(["claude-code", "SessionEnd"], ended, capsys)
     assert stored(SESSION) > 0  # the same hook, in a person's session, captures
+
+
+def test_a_transcript_the_client_closed_just_after_its_capture_was_captured(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Codex writes its turn's task_complete after its Stop hook returned (0.3 s after the
+    capture, s24-walk): `install status` and `doctor` said of every captured Codex session
+    that it was not captured. A change minutes after the last capture still is named."""
+    from datetime import UTC, datetime, timedelta
+
+    from memctl.integrations import setup
+
+    captured = datetime.now(UTC) - timedelta(hours=1)
+    closed = captured.timestamp() + 0.3
+    monkeypatch.setattr(setup, "newest_transcript", lambda name: closed)
+    assert setup._uncaptured("codex", captured.isoformat()) == []
+    monkeypatch.setattr(setup, "newest_transcript", lambda name: closed + 300)
+    (problem,) = setup._uncaptured("codex", captured.isoformat())
+    assert problem.startswith("codex: a transcript changed 5") and "is not captured" in problem

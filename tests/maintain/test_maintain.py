@@ -6,6 +6,7 @@ import dataclasses
 import json
 import math
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -147,6 +148,7 @@ def test_the_report_reads_as_a_person_would_say_it(
     shown = " ".join(capsys.readouterr().out.split())
     assert "consolidate done 1 episode consolidated, 1 fact (" in shown, shown
     assert "sync skipped sync.auto is off" in shown and shown.count("sync.auto is off") == 1
+    assert re.search(r"run \w{12} of \d{4}-\d\d-\d\d \d\d:\d\d UTC: 0/\d+ LLM tokens", shown)
 
 
 def test_merge_old_similar_semantic_memories_carries_relations(make_ctx: Any) -> None:
@@ -702,7 +704,7 @@ def test_upkeep_counts_each_words_messages_after_any_message_write(make_ctx: Any
     assert stored_bounds(ctx.db, [("billing",)]) == {("billing",): (8, 8)}
     assert "message_words_counted" not in run(ctx).task("upkeep").counts
     with ctx.db.atomic():
-        forget_messages(ctx.db, "s-0", None, now_iso())
+        forget_messages(ctx.db, "s-0", None, now_iso(), bytes(32))
     assert run(ctx).task("upkeep").counts["message_words_counted"] == 1
     assert stored_bounds(ctx.db, [("billing",)]) == {("billing",): (6, 6)}
 

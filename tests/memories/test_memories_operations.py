@@ -7,13 +7,15 @@ import pytest
 
 from memctl.context import Context
 from memctl.errors import UsageError
+from memctl.maintain.forgetting import forget_session
 from memctl.memories import operations as memories
-from memctl.model import Action, Kind, Relation, RelationType, State
+from memctl.model import Action, Kind, Message, Relation, RelationType, Role, Session, State
 from memctl.retrieve.pipeline import recall
 from memctl.store import memories as store
 from memctl.store.events import list_events
 from memctl.store.memories import MemoryFilter
 from memctl.store.relations import add_relation
+from memctl.store.sessions import insert_messages, save_session
 from memctl.sync.records import export_lines, import_lines
 
 
@@ -139,6 +141,18 @@ def test_status_counts(ctx: Context) -> None:
     assert report.total == 2
     assert report.by_state == {"active": 1, "archived": 1}
     assert report.embed_model == "test:hash" and report.events == 3
+
+
+def test_status_counts_no_forgotten_session(ctx: Context) -> None:
+    """A forgotten session keeps a row (its id, so a capture does not store it again):
+    status counts the sessions a person can list, as `sessions list` and `projects` do."""
+    for name in ("kept", "gone"):
+        with ctx.db.atomic():
+            save_session(ctx.db, Session(id=name, client="generic", scope="global"))
+            insert_messages(ctx.db, [Message(Role.USER, f"{name} note", session_id=name, seq=1)])
+    forget_session(ctx, "gone")
+    report = memories.status(ctx)
+    assert (report.sessions, report.messages) == (1, 1)
 
 
 def test_recall_searches_the_project_and_global_scopes_only(home) -> None:  # type: ignore[no-untyped-def]

@@ -185,6 +185,30 @@ def test_ordinary_code_and_prose_is_left_alone(text: str) -> None:
     assert scrub(text) == (text, Redactions())
 
 
+RANDOM = "jBy2RvgEx9QQeh8WrSm7g07VkhENCfwf9BXn"
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        (f"notes/ghp_{RANDOM}.md", "notes/[REDACTED:github-token].md"),
+        (f"see /home/bob/ghp_{RANDOM} now", "see /home/bob/[REDACTED:github-token] now"),
+        (f"at /srv/app/{RANDOM}/cfg.yaml", "at /srv/app/[REDACTED:high-entropy]/cfg.yaml"),
+        (f"https://example.com/{RANDOM}", "https://example.com/[REDACTED:high-entropy]"),
+        (
+            f"/Users/bob/x86_64/{RANDOM}/main.py",
+            "/Users/bob/x86_64/[REDACTED:high-entropy]/main.py",
+        ),
+        (f"/srv/ab/{RANDOM}", "/srv/[REDACTED:high-entropy]"),  # 2 letters: as likely random
+        (AWS_SECRET, "[REDACTED:aws-secret]"),  # base64's own '/' is no folder
+    ],
+)
+def test_a_token_in_a_path_is_redacted_without_the_folders_around_it(text: str, shown: str) -> None:
+    """base64 holds '/': the unlabelled token's match ran over the whole path, and the
+    folders before it (and a file name after) were hidden with it."""
+    assert scrub(text)[0] == shown
+
+
 def test_a_long_hex_part_ending_in_a_letter_is_scanned_at_once() -> None:
     """The word test backtracked exponentially on such a part: a line of a real
     transcript (a 60-digit hex part) kept the scanner busy for hours. Run in a child with

@@ -409,14 +409,14 @@ def test_forgotten_messages_take_their_vectors_with_them(ctx: Context) -> None:
     index = message_vector_index(ctx.db)
     assert len(index.rowids) == 5
     with ctx.db.atomic():
-        forget_messages(ctx.db, "s1", [2], "2026-01-01T00:00:00Z")  # one message
+        forget_messages(ctx.db, "s1", [2], "2026-01-01T00:00:00Z", bytes(32))  # one message
     assert _vector_rows(ctx.db) == 4
     with ctx.db.atomic():
         erase_quotes(ctx.db, ["integration suite"], "[REDACTED]")  # a redaction
     assert _vector_rows(ctx.db) == 3
     assert embed_messages(ctx.db, ctx.embedder, 100) == 1  # the redacted text, made again
     with ctx.db.atomic():
-        forget_messages(ctx.db, "s1", None, "2026-01-01T00:00:00Z")  # the whole session
+        forget_messages(ctx.db, "s1", None, "2026-01-01T00:00:00Z", bytes(32))  # the whole session
     assert _vector_rows(ctx.db) == 1
     rebuilt = message_vector_index(ctx.db)  # made again from the table: no copy stays
     assert len(rebuilt.rowids) == 1 and not rebuilt.dead.any()
@@ -462,6 +462,7 @@ def test_a_message_found_by_its_meaning_lends_its_clear_label_only_to_a_memory_w
     if clear:
         assert [r.memory.id for r in clear_ones] == [digest.id]
         assert "s2#2" in clear_ones[0].members
-        assert "words 1.00" in clear_ones[0].match_why  # the message's evidence, lent
+        # its own evidence beside its session's clear message (fuse.corroborated)
+        assert "a message of its session shows it" in clear_ones[0].match_why
     else:
         assert clear_ones == []

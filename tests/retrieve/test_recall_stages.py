@@ -801,3 +801,29 @@ def test_a_message_of_tool_notes_is_never_alone_a_clear_match(ctx: Context) -> N
     for text, notes_only in ((f"[subagent] {notes}", True), (f"[subagent] {said}", False)):
         marked = Candidate(Memory(content=text, created_at=format_time(NOW)), is_message=True)
         assert marked.only_tool_notes is notes_only
+
+
+def test_a_memory_of_a_session_whose_message_shows_the_query_is_clear_too(ctx: Context) -> None:
+    run = make_run(ctx, "where are the theme colours defined?")
+    run.word_weights = {"theme": 1.0, "colours": 1.0, "defined": 1.0}
+    said = "The theme colours are defined as CSS variables, blue and red for now."
+    message = Candidate(
+        Memory(content=said, created_at=format_time(NOW), session_id="s1"), is_message=True
+    )
+    message.ranks, message.raw = {"sessions": 1}, {"sessions": -4.0}
+
+    def memory(content: str, session: str, distance: float) -> Candidate:
+        made = cand(content, session_id=session)
+        made.raw = {"vector": distance}
+        return made
+
+    # each holds one word of three: cosine 0.3 + 0.3 x 0.33 is short of the floor
+    digest = memory("Session: make the theme green and yellow in globals.css", "s1", 0.7)
+    elsewhere = memory("the theme of the retro was speed", "s2", 0.7)
+    far = memory("the theme file moved", "s1", 0.9)  # cosine 0.1: no meaning of its own
+    lone = make_run(ctx, run.query.text)
+    lone.word_weights = run.word_weights
+    assert fuse(lone, [digest]) == [] and not digest.clear  # no clear message beside it
+    fuse(run, [message, digest, elsewhere, far])
+    assert (message.clear, digest.clear, elsewhere.clear, far.clear) == (True, True, False, False)
+    assert digest.match_why.endswith("and a message of its session shows it: shows relevance")

@@ -102,11 +102,11 @@ def test_forgetting_a_session_takes_its_messages_out_of_the_counted_kinds(ctx: C
     message_search.count_message_terms(ctx.db)
     assert phrase_kinds(ctx.db, [("deploy",)], 8) == {("deploy",): COMMON}
     with ctx.db.atomic():
-        forget_messages(ctx.db, "s1", [1], now_iso())  # one message redacted in place
+        forget_messages(ctx.db, "s1", [1], now_iso(), bytes(32))  # one message redacted in place
     assert message_search.stored_bounds(ctx.db, [("deploy",)]) == {("deploy",): (7, 9)}
     assert phrase_kinds(ctx.db, [("deploy",)], 8) == {("deploy",): RARE}
     with ctx.db.atomic():
-        forget_messages(ctx.db, "s1", None, now_iso())
+        forget_messages(ctx.db, "s1", None, now_iso(), bytes(32))
     assert phrase_kinds(ctx.db, [("deploy",)], 1) == {("deploy",): ABSENT}
     assert search_messages(ctx.db, [("deploy",)], 5, EVERYWHERE) == []
     message_search.count_message_terms(ctx.db)  # maintain counts again

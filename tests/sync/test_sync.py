@@ -4,24 +4,39 @@ from __future__ import annotations
 
 import os
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from starlette.testclient import TestClient
 
 from memctl.api import ingest as ingest_api
 from memctl.api import memory as memory_api
+from memctl.api import sessions as sessions_api
 from memctl.api import sync as sync_api
+from memctl.api.maintain import MaintainRequest, maintain
 from memctl.api.memory import EventsRequest, RememberRequest, UpdateRequest
 from memctl.api.recall import RecallRequest, recall
 from memctl.context import Context
-from memctl.errors import SyncError, UsageError
-from memctl.model import Action, Memory, State, Visibility, content_hash, now_iso
+from memctl.errors import NotFoundError, SyncError, UsageError
+from memctl.model import (
+    Action,
+    Kind,
+    Memory,
+    State,
+    Visibility,
+    content_hash,
+    format_time,
+    now_iso,
+)
 from memctl.store import memories as store
 from memctl.store.relations import relations_of
 from memctl.store.writes import Writer
 from memctl.sync import memfile, pipeline
 from memctl.sync.lock import sync_lock
 from memctl.sync.repo import Clone
+from memctl.ui.app import build_app
+from memctl.ui.security import Keys
 from tests.conftest import on_a_terminal, run_cli
 from tests.fakes import HashEmbedder
 from tests.syncing import bare_repo, git, history, machine, push_files, shared, work_clone
@@ -663,3 +678,60 @@ def test_an_import_embeds_only_text_the_store_does_not_hold(pair: tuple[Context,
     embedded = [text for call in embedder.calls for text in call]
     assert sorted(embedded) == sorted(["the release train leaves on tuesdays", known.upper()])
     assert store.vectors_for_hashes(b.db, {content_hash(known.upper())})  # every one has one
+
+
+def test_a_teammates_maintain_keeps_an_episode_it_consolidates_the_senders(
+    pair: tuple[Context, Context],
+) -> None:
+    """A consolidated an episode and shared it with its fact; B's maintain consolidates
+    it again (the mark is not in the file): the mark is B's bookkeeping, not a new
+    version, so B sends no file of it (B's would win: A's memory would become B's,
+    withheld from A's own sessions as an untrusted host's) and the episode keeps its time
+    for a later edit of A's to win on B."""
+    a, b = pair
+    said = format_time(datetime.now(UTC) - timedelta(days=30))
+    text = "Long session today. We prefer pytest over unittest for every project."
+    episode = Memory(text, kind=Kind.EPISODIC, created_at=said, stored_at=said)
+    with a.db.atomic():
+        store.insert_memory(a.db, episode, a.vectors([text])[0])
+    maintain(a, MaintainRequest(only="consolidate"))
+    sync_api.promote(a, sync_api.ShareRequest(every=True))
+    sync_api.sync(a, SYNC)
+    assert sync_api.sync(b, SYNC).came_in["created"] == 2  # the episode and its fact
+    before = store.get_memory(b.db, episode.id)
+    maintain(b, MaintainRequest(only="consolidate"))
+    after = store.get_memory(b.db, episode.id)
+    assert before is not None and after is not None and after.consolidated_at
+    assert after.updated_at == before.updated_at
+    assert sync_api.sync(b, SYNC).went_out["written"] == 0
+    assert sync_api.sync(a, SYNC).came_in["updated"] == 0
+
+
+def test_a_memory_from_another_machine_names_the_host_that_keeps_its_session(
+    pair: tuple[Context, Context],
+) -> None:
+    """Sessions never sync: on B, a memory A distilled from A's session says that session is
+    on A's host, not that it was forgotten ("no longer stored")."""
+    a, b = pair
+    text = "The staging database is called heron-stage."
+    fact = Memory(text, source="session:9f2c-a-session#3:user")
+    with a.db.atomic():
+        store.insert_memory(a.db, fact, a.vectors([text])[0])
+    sync_api.promote(a, sync_api.ShareRequest((fact.id,)))
+    sync_api.sync(a, SYNC)
+    sync_api.sync(b, SYNC)
+    (here,) = memory_api.get(a, fact.id).origins
+    assert not here.host and "no longer stored" in here.text()
+    (there,) = memory_api.get(b, fact.id).origins
+    assert there.host == a.db.meta("host_id") and not there.stored
+    assert f"on host {there.host[:8]}" in there.text() and "no longer" not in there.text()
+    with pytest.raises(NotFoundError, match=f"on host {there.host[:8]}.*sessions do not sync"):
+        sessions_api.expand(b, fact.id[:8])
+    assert memory_api.get(b, fact.id).host == there.host and not memory_api.get(a, fact.id).host
+    keys = Keys(frozenset({"testserver"}))
+    app, viewer = build_app(b.settings, keys, HashEmbedder())
+    with TestClient(app, base_url="http://testserver") as client:
+        client.get(f"/login?token={keys.token}")
+        page = client.get(f"/memories/{fact.id}").text
+    viewer.close()
+    assert f"host {there.host[:8]}, through sync" in page and "no longer stored" not in page

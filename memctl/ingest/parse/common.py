@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memctl.config.safe_load import json_value
+from memctl.ingest.tools import memctl_tool
 from memctl.lazy_re import lazy
 from memctl.memories.privacy import scrub
 from memctl.model import Role, format_time, parse_time
@@ -66,10 +67,14 @@ METADATA_KINDS = frozenset(
         "user message",
         "assistant message",
         "turn_ended",
+        "info notice",  # Gemini CLI's own notices (generic.NOTICES)
+        "error notice",
+        "warning notice",
     }
 )
-# A tool call is a sub-agent's when its client names it so, or its input has a sub-agent type.
-SUBAGENT_TOOLS = frozenset({"task", "agent", "spawn_agent"})
+# A tool call is a sub-agent's when its client names it so, or its input has a sub-agent type
+# (Gemini CLI's is delegate_to_agent).
+SUBAGENT_TOOLS = frozenset({"task", "agent", "spawn_agent", "delegate_to_agent"})
 # Claude Code's answer when the person refuses a tool call at the permission prompt.
 # Claude Code (2.1.330) runs a sub-agent in the background: its call's result only says it
 # started; its report comes later, as a user turn, in a <task-notification>'s <result>
@@ -264,7 +269,13 @@ def tool_result_note(output: Any, is_error: bool = False, tool: str = "") -> str
     """A tool's output reduced to one line with its outcome: ``[tool result: 3 files
     changed]``, ``[tool error Bash: exit 1: pytest: command not found]`` or ``[tool
     refused ...]`` when the person said no at the permission prompt; named by its ``tool``
-    when the client ties results to calls. A shell's exit code decides."""
+    when the client ties results to calls. A shell's exit code decides. What one of
+    memctl's own tools answered is memctl's memories read back: like its
+    ``<memctl-context>`` block (memories/privacy.py), never stored again, so a memory
+    deleted for good leaves no copy in the session that read it, and recall does not
+    answer with its own echo."""
+    if tool and not is_error and memctl_tool(tool):
+        return f"[tool result {tool}]"
     whole = block_text(output) if not isinstance(output, str) else output
     text = TOOL_USE_ERROR.sub("", whole[:NOTE_SCAN])
     code = EXIT_CODE.search(text)

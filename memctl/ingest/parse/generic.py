@@ -4,6 +4,10 @@ JSONL of ``{"role", "content"}`` lines, or plain text with ``user:`` / ``assista
 ``content`` may be a string or a list of ``{"type": "text", "text": ...}``
 blocks. In plain text a line starting with a role name opens a message and the
 lines after it continue it; text before the first such line is the user's.
+
+A Gemini CLI session file is such a document too: its messages name their speaker in
+``type`` (``user``, ``gemini``; ``info``, ``error`` and ``warning`` are the CLI's own
+notices) and carry their tool calls in ``toolCalls``, each with its ``result``.
 """
 
 from __future__ import annotations
@@ -12,7 +16,16 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from memctl.ingest.parse.common import Parsed, Tally, block_text, timestamp
+from memctl.ingest.parse.common import (
+    Parsed,
+    Tally,
+    block_text,
+    is_subagent_call,
+    subagent_report,
+    timestamp,
+    tool_result_note,
+    tool_use_note,
+)
 from memctl.lazy_re import lazy
 from memctl.model import Role
 
@@ -22,28 +35,65 @@ ROLE_NAMES = {
     "assistant": Role.ASSISTANT,
     "ai": Role.ASSISTANT,
     "model": Role.ASSISTANT,
+    "gemini": Role.ASSISTANT,  # Gemini CLI's sessions name the model's turns so
     "system": Role.SYSTEM,
     "tool": Role.TOOL,
 }
+# Gemini CLI's notices in a session (a cancelled request, a quota message): no one said them.
+NOTICES = frozenset({"info", "error", "warning"})
+FAILED = "error"  # the status of a Gemini CLI tool call that failed
 SPEAKER = lazy(r"^\s*(user|human|assistant|ai|model|system)\s*:\s?(.*)$", re.I | re.S)
 
 
 def record(value: Any, tally: Tally) -> list[Parsed]:
-    """One ``{"role", "content"}`` object as a message."""
+    """One ``{"role", "content"}`` object as a message (the speaker in ``type`` when it has
+    no ``role``), and its tool calls' results as a tool message after it."""
     if not isinstance(value, dict):
         tally.bad("message that is not an object")
         return []
-    role = ROLE_NAMES.get(str(value.get("role", "")).lower())
+    speaker = str(value.get("role") or value.get("type") or "").lower()
+    if speaker in NOTICES:
+        tally.pass_over(f"{speaker} notice")
+        return []
+    role = ROLE_NAMES.get(speaker)
     if role is None or "content" not in value:
         tally.bad("message without a known role and content")
         return []
-    text = block_text(value["content"]).strip()
+    calls = [call for call in value.get("toolCalls") or [] if isinstance(call, dict)]
+    said = block_text(value["content"]).strip()
+    text = "\n".join(part for part in [said, *map(call_note, calls)] if part)
     if not text:
         tally.pass_over(f"{role} without text")
         return []
     tally.keep(str(role))
     created = timestamp(value.get("created_at") or value.get("timestamp") or value.get("time"))
-    return [Parsed(role, text, created)]
+    found = [Parsed(role, text, created)]
+    results = [result_note(call) for call in calls]
+    if results:
+        tally.keep(str(Role.TOOL))
+        found.append(Parsed(Role.TOOL, "\n".join(results), created))
+    return found
+
+
+def call_note(call: dict[str, Any]) -> str:
+    """A Gemini CLI tool call as a one-line note: ``[tool read_file: src/app.ts]``."""
+    return tool_use_note(str(call.get("name") or ""), call.get("args"))
+
+
+def result_note(call: dict[str, Any]) -> str:
+    """A Gemini CLI tool call's result as a note (a sub-agent's report kept whole)."""
+    name, failed = str(call.get("name") or ""), call.get("status") == FAILED
+    outputs = [
+        part["functionResponse"].get("response", {}).get("output") or ""
+        for part in call.get("result") or []
+        if isinstance(part, dict) and isinstance(part.get("functionResponse"), dict)
+    ]
+    output = "\n".join(o for o in outputs if isinstance(o, str)) or str(
+        call.get("resultDisplay") or ""
+    )
+    if is_subagent_call(name, call.get("args")):
+        return subagent_report(output, failed, name)
+    return tool_result_note(output, failed, name)
 
 
 def member(key: str | None, value: Any, tally: Tally) -> list[Parsed]:

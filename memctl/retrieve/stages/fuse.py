@@ -64,6 +64,8 @@ created inside a time the query names.
   projects, asked from inside one, a message of another project weighs its word share
   x ``ABROAD_WORDS``: among many projects, many messages hold a third of a question's
   words, and a clear label put them above the asked project's own answer.
+- So does a memory (a session's digest, a fact) with a word of the query and a cosine of
+  ``support_floor``, when a message of its own session shows it (``corroborated``).
 - When at least one candidate shows it, the others that have some evidence
   of their own join it: cosine >= ``support_floor``, at least one content word
   of the query, or the query's time.
@@ -620,6 +622,7 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
         (c, SUPPORTS if level == SHOWS and second_hand(c) else level, why + echo_why(c.only_asks))
         for c, level, why in judged
     ]
+    judged = corroborated(run, judged)
     shown = any(level == SHOWS for _, level, _ in judged)
     if not shown and run.params.llm_gate:
         judged = second_opinion(run, judged)
@@ -653,6 +656,36 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
         if not c.clear
     ]
     return by_score(kept)
+
+
+def corroborated(run: Run, judged: Judged) -> Judged:
+    """A memory of a session whose own message shows the query is about it (by its words,
+    as said) shows it too, when it has both kinds of evidence of its own: one of the
+    query's words and a cosine of ``support_floor``. The record said and the record
+    distilled from it agree; a session's digest or fact is long, or in other words, and
+    falls short of the floor beside the message that is clear ("where are the theme
+    colours defined?": the message naming the colours was clear, the digest naming
+    ``globals.css`` possible). It never makes a query clear that has no clear match, so
+    an unrelated question is as often answered clear as before (docs/benchmarks.md, "A
+    memory of a session whose message is clear")."""
+    sessions = {
+        c.memory.session_id
+        for c, level, _ in judged
+        if level == SHOWS and c.is_message and c.memory.session_id
+    }
+    if not sessions:
+        return judged
+    return [
+        (c, SHOWS, f"{why}, and a message of its session shows it")
+        if level == SUPPORTS
+        and not c.is_message
+        and not second_hand(c)
+        and c.memory.session_id in sessions
+        and coverage(run, c) > 0
+        and (own_similarity(c) or 0.0) >= run.params.support_floor
+        else (c, level, why)
+        for c, level, why in judged
+    ]
 
 
 def second_hand(candidate: Candidate) -> bool:
