@@ -106,7 +106,7 @@ def _quality(
     **layout: object,
 ) -> None:
     from benchmarks import locomo, longmemeval
-    from benchmarks.retrievers import choose
+    from benchmarks.registry import choose
 
     module = {"locomo": locomo, "longmemeval": longmemeval}[benchmark]
     chosen = choose(retrievers)
@@ -225,7 +225,8 @@ def paraphrase(
 ) -> None:
     """Questions in other words than their fact, and unrelated ones: found@5 and silence."""
     from benchmarks.paraphrase import run
-    from benchmarks.retrievers import choose, memctl_recall
+    from benchmarks.registry import choose
+    from benchmarks.retrievers import memctl_recall
 
     chosen = choose(retriever or ["memctl", "memctl-clear", "vector"])
     settings, embed_cache = _open_cache(ctx, cache)

@@ -11,7 +11,7 @@ Without them it compares memctl's numpy embedders alone (today's, and REV's).
 
 The ONNX graph is built here from memctl's own laid-out weights with the `onnx`
 package's helper API (no torch, no download): the same BERT layers as
-memctl/embed/local.py, GELU as erf, mean pooling and L2 norm done in numpy.
+memctl/embed/bert.py, GELU as erf, mean pooling and L2 norm done in numpy.
 ONNX Runtime runs it on one intra-op thread: fp32, and the reduced-precision
 variants of ``VARIANTS`` (int8 dynamic per tensor and per channel, with the
 feed-forward output product left in fp32, static QDQ, 8-bit weight blocks
@@ -40,6 +40,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from types import ModuleType
 
 if "--default-blas-threads" not in sys.argv:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -49,28 +50,43 @@ import numpy as np  # noqa: E402
 
 from benchmarks import locomo  # noqa: E402
 from benchmarks.embed_speed import sentences  # noqa: E402
-from memctl.embed import local  # noqa: E402
+from memctl.embed import bert, local  # noqa: E402
 
 BATCH = 32
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def embedder_at(revision: str, scratch: Path) -> local.LocalEmbedder:
-    """memctl/embed/local.py as it was at ``revision``, loaded beside today's."""
-    source = subprocess.run(
-        ["git", "show", f"{revision}:memctl/embed/local.py"],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    path = scratch / "local_then.py"
-    path.write_text(source, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("local_then", path)
+def _module_at(revision: str, path: str, name: str, scratch: Path) -> ModuleType | None:
+    """The module at ``path`` as it was at ``revision``, loaded as ``name``; None when the
+    revision has no such file."""
+    shown = subprocess.run(
+        ["git", "show", f"{revision}:{path}"], cwd=ROOT, capture_output=True, text=True
+    )
+    if shown.returncode != 0:
+        return None
+    file = scratch / f"{name}.py"
+    file.write_text(shown.stdout, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(name, file)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules["local_then"] = module  # dataclasses look their module up
+    sys.modules[name] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
+    return module
+
+
+def embedder_at(revision: str, scratch: Path) -> local.LocalEmbedder:
+    """memctl/embed/local.py as it was at ``revision``, loaded beside today's, with that
+    revision's forward pass (memctl/embed/bert.py, where it has one)."""
+    import memctl.embed
+
+    then_bert = _module_at(revision, "memctl/embed/bert.py", "bert_then", scratch)
+    if then_bert is not None:  # REV's local.py reads REV's forward pass, not today's
+        sys.modules["memctl.embed.bert"] = memctl.embed.bert = then_bert
+    try:
+        module = _module_at(revision, "memctl/embed/local.py", "local_then", scratch)
+    finally:
+        sys.modules["memctl.embed.bert"] = memctl.embed.bert = bert
+    assert module is not None, f"no memctl/embed/local.py at {revision}"
     then: local.LocalEmbedder = module.LocalEmbedder(batch_size=BATCH, cache_dir=None)
     return then
 
@@ -89,7 +105,7 @@ def texts_of(chars: int, count: int) -> list[str]:
     return out
 
 
-def build_graph(weights: local._Weights) -> bytes:
+def build_graph(weights: bert.Weights) -> bytes:
     """An ONNX model: token ids (batch, tokens) and mask -> last hidden states."""
     from onnx import TensorProto, helper, numpy_helper
 
@@ -112,8 +128,8 @@ def build_graph(weights: local._Weights) -> bytes:
     const("zero", np.array([0], np.int64))
     const("one", np.array([1], np.int64))
     const("axes12", np.array([1, 2], np.int64))
-    const("qkv_shape", np.array([0, 0, 3, local.HEADS, local.HEAD_DIM], np.int64))
-    const("hidden_shape", np.array([0, 0, local.DIM], np.int64))
+    const("qkv_shape", np.array([0, 0, 3, bert.HEADS, bert.HEAD_DIM], np.int64))
+    const("hidden_shape", np.array([0, 0, bert.DIM], np.int64))
     const("masked", np.array(-1e9, f32))
     const("onef", np.array(1.0, f32))
     const("halff", np.array(0.5, f32))
@@ -124,7 +140,7 @@ def build_graph(weights: local._Weights) -> bytes:
     x = node(
         "LayerNormalization",
         [x, const("norm_g", weights.norm_g), const("norm_b", weights.norm_b)],
-        epsilon=local.LAYER_NORM_EPS,
+        epsilon=bert.LAYER_NORM_EPS,
     )
     bias = node("Mul", [node("Sub", ["onef", "mask"]), "masked"])
     bias = node("Unsqueeze", [bias, "axes12"])  # (batch, 1, 1, tokens)
@@ -145,7 +161,7 @@ def build_graph(weights: local._Weights) -> bytes:
         x = node(
             "LayerNormalization",
             [node("Add", [out, x]), w["attn_norm_g"], w["attn_norm_b"]],
-            epsilon=local.LAYER_NORM_EPS,
+            epsilon=bert.LAYER_NORM_EPS,
         )
         hidden = node("Add", [node("MatMul", [x, w["inter_w"]]), w["inter_b"]])
         phi = node("Erf", [node("Mul", [hidden, "inv_sqrt2"])])
@@ -154,7 +170,7 @@ def build_graph(weights: local._Weights) -> bytes:
         x = node(
             "LayerNormalization",
             [node("Add", [out, x]), w["out_norm_g"], w["out_norm_b"]],
-            epsilon=local.LAYER_NORM_EPS,
+            epsilon=bert.LAYER_NORM_EPS,
         )
     nodes.append(helper.make_node("Identity", [x], ["hidden"]))
     graph = helper.make_graph(
@@ -193,16 +209,16 @@ def onnx_embedder(
         encodings = tokenizer.encode_batch(texts)
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         rows = [encodings[i].ids for i in order]
-        out = np.empty((len(texts), local.DIM), dtype=np.float32)
+        out = np.empty((len(texts), bert.DIM), dtype=np.float32)
 
         def forward(batch: slice) -> None:
-            ids, mask = local._pad(rows[batch])
+            ids, mask = bert.pad(rows[batch])
             hidden = runner.run(None, {"ids": ids, "mask": mask})[0]  # type: ignore[attr-defined]
             pooled = np.einsum("btd,bt->bd", hidden, mask) / mask.sum(axis=1, keepdims=True)
             out[order[batch]] = pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
 
         with ThreadPoolExecutor(threads) as pool:
-            list(pool.map(forward, local._batches([len(row) for row in rows], BATCH)))
+            list(pool.map(forward, bert.batches([len(row) for row in rows], BATCH)))
         return out
 
     return embed
@@ -354,7 +370,7 @@ class Calibration:
         rows = [encoding.ids for encoding in tokenizer.encode_batch(texts)]
         feeds = []
         for start in range(0, len(rows), 16):
-            ids, mask = local._pad(rows[start : start + 16])
+            ids, mask = bert.pad(rows[start : start + 16])
             feeds.append({"ids": ids, "mask": mask})
         self.feeds = iter(feeds)
 
@@ -376,14 +392,14 @@ VARIANTS: dict[str, dict[str, object]] = {
     "int8 dynamic, per channel, FFN out fp32": {
         "op_types_to_quantize": ["MatMul"],
         "per_channel": True,
-        "nodes_to_exclude": [f"MatMul_{i}.out_w" for i in range(local.LAYERS)],
+        "nodes_to_exclude": [f"MatMul_{i}.out_w" for i in range(bert.LAYERS)],
     },
     "int8 dynamic, per channel, layers 1-4": {
         "op_types_to_quantize": ["MatMul"],
         "per_channel": True,
         "nodes_to_exclude": [
             f"MatMul_{i}.{w}"
-            for i in (0, local.LAYERS - 1)
+            for i in (0, bert.LAYERS - 1)
             for w in ("qkv_w", "attn_out_w", "inter_w", "out_w")
         ],
     },

@@ -16,7 +16,6 @@ from datetime import datetime
 from benchmarks.haystack import BENCH_SCOPE
 from memctl.api.recall import PromptRequest, prompt_context
 from memctl.context import Context
-from memctl.errors import UsageError
 from memctl.model import State
 from memctl.retrieve.pipeline import recall
 from memctl.store.memories import MemoryFilter, fts_search, vector_search
@@ -79,30 +78,3 @@ BASELINES: dict[str, Retriever] = {
     "bm25": bm25_only,
     "vector": vector_only,
 }
-
-
-def choose(names: list[str] | None) -> dict[str, Retriever]:
-    """The named retrievers (default: the three baselines); unknown names are a UsageError.
-
-    ``memctl-search`` is what MCP memory_search reads, ``memctl-clear`` the clear matches
-    alone, ``memctl-prompt`` what the per-prompt hook adds, ``memctl-sessions`` recall with
-    the session messages fused in (the CLI's default); ``exp-*`` names are the
-    experiments of benchmarks.experiments.
-    """
-    from benchmarks.experiments import EXPERIMENTS
-
-    if not names:
-        return dict(BASELINES)
-    views = {
-        "memctl-search": memctl_recall,  # memory_search reads what `memctl recall` shows
-        "memctl-clear": memctl_clear,
-        "memctl-prompt": memctl_prompt,
-        "memctl-sessions": memctl_sessions,
-    }
-    available = {**BASELINES, **views, **EXPERIMENTS}
-    unknown = [n for n in names if n not in available]
-    if unknown:
-        raise UsageError(
-            f"unknown retriever {', '.join(unknown)}: expected one of {', '.join(available)}"
-        )
-    return {name: available[name] for name in dict.fromkeys(names)}

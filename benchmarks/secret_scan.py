@@ -32,7 +32,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from memctl.memories.privacy import Redactions, find_secrets, scrub, scrub_messages  # noqa: E402
+from memctl.memories.privacy import Redactions, find_secrets, scrub  # noqa: E402
+from memctl.memories.scrubber import scrub_messages  # noqa: E402
 
 ENTROPY_KINDS = {"high-entropy", "aws-secret"}
 B64 = string.ascii_letters + string.digits + "+/"

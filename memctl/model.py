@@ -67,6 +67,10 @@ class Role(StrEnum):
     TOOL = "tool"
 
 
+# The roles as a person or an assistant names one in a filter, in the order the errors list them.
+ROLES = ("user", "assistant", "tool", "system")
+
+
 class Action(StrEnum):
     """What an event records."""
 

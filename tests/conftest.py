@@ -310,6 +310,22 @@ def run_cli(
     return run_memctl(list(args), full, input=input, cwd=cwd, timeout=timeout)
 
 
+def cli_ok(*args: str, input: str | None = None, cwd: Path | None = None) -> str:
+    """``run_cli``'s standard output, the command having succeeded (else its output and
+    errors are the failure's message)."""
+    done = run_cli(*args, input=input, cwd=cwd)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def files_holding(home: Path, needle: str | bytes) -> list[str]:
+    """Every file under ``home`` whose bytes hold ``needle``, relative to it."""
+    raw = needle.encode() if isinstance(needle, str) else needle
+    return sorted(
+        str(p.relative_to(home)) for p in home.rglob("*") if p.is_file() and raw in p.read_bytes()
+    )
+
+
 def run_memctl(
     args: list[str],
     env: dict[str, str],

@@ -109,7 +109,7 @@ def test_commands_without_vectors_load_no_model_code(home: Path) -> None:
     code = (
         "from memctl.cli.main import app\n"
         "for args in (['list'], ['status'], ['events'], ['config', 'show'], ['runs'],\n"
-        "             ['sessions', 'list']):\n"
+        "             ['sessions', 'list'], ['model', 'info'], ['doctor']):\n"
         "    app(args, standalone_mode=False)"
     )
     assert loaded_after(code) == set()

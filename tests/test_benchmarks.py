@@ -23,7 +23,8 @@ from benchmarks import locomo, longmemeval
 from benchmarks.embedcache import EmbeddingCache
 from benchmarks.haystack import BenchStores, Turn
 from benchmarks.metrics import Tally, distinct, ndcg_at, percentile, recall_all_at, recall_at
-from benchmarks.retrievers import BASELINES, Question, choose, memctl_sessions
+from benchmarks.registry import choose
+from benchmarks.retrievers import BASELINES, Question, memctl_sessions
 from benchmarks.unrelated import QUERIES
 from memctl.config.settings import load_settings
 from memctl.context import Context

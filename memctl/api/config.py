@@ -12,12 +12,11 @@ from memctl.config import (
     load_settings,
     settings_from_flags,
     split_assignments,
-    template,
-    write_config_value,
 )
 from memctl.config.files import write_private
-from memctl.config.settings import DEFAULT_SOURCE, check_project_key
+from memctl.config.settings import DEFAULT_SOURCE
 from memctl.config.urls import shown_url
+from memctl.config.writing import check_project_key, template, write_config_value
 from memctl.context import Context
 
 __all__ = [
@@ -53,6 +52,6 @@ def shown_value(value: object) -> object:
 
 
 def write_template(target: Path, project: bool = False) -> None:
-    """A commented config file listing every key at its default (``settings.template``),
+    """A commented config file listing every key at its default (``config.writing.template``),
     readable by its owner only."""
     write_private(target, template(project))

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memctl.config.files import FILE_MODE
 from memctl.context import Context
 from memctl.errors import DatabaseBusyError, InputError, NotFoundError, UsageError
 from memctl.imports import STRATEGIES as STRATEGIES  # import --strategy
@@ -299,6 +300,25 @@ def export(ctx: Context, scope: str | None = None) -> Iterator[str]:
     from memctl.sync.records import export_lines
 
     return export_lines(ctx, make_filter(ctx, scope, states=[s.value for s in State]))
+
+
+def export_to(ctx: Context, output: Path, scope: str | None = None) -> int:
+    """``export`` written to the file ``output`` (0600); how many memories. Written beside
+    it and renamed, so a failed export never leaves half a file."""
+    if output.is_dir() or not output.name or not output.parent.is_dir():
+        raise UsageError(f"cannot write the export to {output}: not a file in a directory")
+    partial = output.with_name(output.name + ".partial")
+    count = 0
+    with os.fdopen(
+        os.open(partial, os.O_CREAT | os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW, FILE_MODE),
+        "w",
+        encoding="utf-8",
+    ) as stream:
+        for line in export(ctx, scope):
+            stream.write(line + "\n")
+            count += 1
+    partial.replace(output)
+    return count
 
 
 def runs(ctx: Context, limit: int = 20, kind: str | None = None) -> list[RunRecord]:

@@ -24,7 +24,7 @@ from memctl.store.sync import foreign_hosts
 
 if TYPE_CHECKING:
     from memctl.api.sessions import Origin
-    from memctl.maintain.forgetting import Forgotten
+    from memctl.maintain.everywhere import Forgotten
 
 # Imported where used: the session listing (get's origins), the rules and the graph
 # (remember), and forgetting everywhere (sessions, backups, the sync clone) took a command
@@ -274,7 +274,7 @@ def delete_for_good(ctx: Context, id_or_prefix: str) -> tuple[Memory, Forgotten]
 
 def redact(ctx: Context, text: str) -> Forgotten:
     """Replace one leaked value by [REDACTED] everywhere memctl keeps text."""
-    from memctl.maintain.forgetting import redact as redact_value
+    from memctl.maintain.redaction import redact as redact_value
 
     return redact_value(ctx, text)
 

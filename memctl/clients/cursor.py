@@ -108,10 +108,6 @@ def hooks_installed(where: Where) -> list[str]:
     return [event for event, entries in hooks.items() if any(is_ours(e) for e in entries or [])]
 
 
-def hook_files(where: Where) -> list[Path]:
-    return [hooks_path(where)]
-
-
 def start_output(context: str) -> str:
     return json.dumps({"additional_context": context}) + "\n"
 

@@ -131,14 +131,6 @@ def load_toml(path: Path, data: bytes | None) -> dict[str, Any]:
         raise MalformedConfig(f"{path}: not valid TOML ({exc}); left untouched") from None
 
 
-def toml_string(value: str) -> str:
-    return json.dumps(value)  # a JSON string is a valid TOML basic string
-
-
-def toml_array(values: list[str]) -> str:
-    return "[" + ", ".join(toml_string(v) for v in values) + "]"
-
-
 def _toml_text(path: Path, data: bytes | None) -> str:
     """The file's text without the marker lines older versions of memctl wrote (the
     lines alone: whatever a client wrote between them stays), ending in a newline."""

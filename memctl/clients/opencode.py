@@ -289,10 +289,6 @@ def hooks_installed(where: Where) -> list[str]:
     return [event for event in EVENTS if f'"{event}"' in text]  # older plugins: no context
 
 
-def hook_files(where: Where) -> list[Path]:
-    return [plugin_path(where)]
-
-
 def start_output(context: str) -> str:
     return context  # the plugin adds the text to the system prompt as it is
 

@@ -1,8 +1,8 @@
 """Configuration: the keys and their defaults, typed settings, the files that set them.
 
 ``settings`` holds the key registry and the layering (defaults < home config <
-project config < ``MEMCTL_*`` < ``-c KEY=VALUE``); ``scope`` names the project
-a directory belongs to.
+project config < ``MEMCTL_*`` < ``-c KEY=VALUE``); ``writing`` sets a key in a config
+file and writes the template; ``scope`` names the project a directory belongs to.
 """
 
 from memctl.config.settings import (
@@ -14,9 +14,8 @@ from memctl.config.settings import (
     load_settings,
     settings_from_flags,
     split_assignments,
-    template,
-    write_config_value,
 )
+from memctl.config.writing import template, write_config_value
 from memctl.home import default_home, user_cache_dir
 
 __all__ = [

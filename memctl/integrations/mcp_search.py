@@ -19,13 +19,12 @@ from memctl.api import recall as recall_api
 from memctl.config import Settings
 from memctl.context import Context
 from memctl.memories.provenance import origin
-from memctl.model import Memory
+from memctl.model import ROLES, Memory
 from memctl.retrieve.pipeline import Recalled
 
 SERVER_NAME = "memctl"  # the server's name, as mcp_server.Door gives it to the SDK
 MODES = ("smart", "focused", "deep", "working")
 FORMATS = ("json", "context")
-ROLES = ("user", "assistant", "tool", "system")
 QUERY_CHARS = 4000  # mcp_server.LIMITS["query"]
 WORD_CHARS = 1000  # mcp_server.MAX_CHARS: any other string argument
 MAX_NUMBER = 1_000_000_000  # mcp_server.MAX_NUMBER

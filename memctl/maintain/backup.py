@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from memctl.config import Settings
-from memctl.config.files import private_dir
+from memctl.config.files import FILE_MODE, private_dir
 from memctl.errors import InputError, NotFoundError, StoreError
 from memctl.store.database import Database
 from memctl.store.events import forgotten_since, last_event
@@ -96,7 +96,7 @@ def _copied(db: Database, partial: Path) -> None:
     the backups (it is no backup yet), so that copy is made again, or refused."""
     for _ in range(COPY_TRIES):
         since = last_event(db)
-        os.close(os.open(partial, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        os.close(os.open(partial, os.O_CREAT | os.O_EXCL | os.O_WRONLY, FILE_MODE))
         vacuum_into(db, partial)
         if not forgotten_since(db, since):
             return
@@ -128,7 +128,7 @@ def restore(settings: Settings, db: Database, source: Path) -> Path:
     saved = make_backup(settings, db)
     checkpoint(db)
     target, partial = settings.db_path, restoring(settings)  # a killed one's went above
-    os.close(os.open(partial, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    os.close(os.open(partial, os.O_CREAT | os.O_EXCL | os.O_WRONLY, FILE_MODE))
     shutil.copyfile(source, partial)
     with open(partial, "rb") as handle:
         os.fsync(handle.fileno())

@@ -1,6 +1,6 @@
-"""Forgetting that forgets: a session, one message, a memory or one leaked value, taken out
-of every place memctl keeps text (``memctl sessions forget``, ``memctl redact``, and
-``delete --permanent`` / ``forget`` of a session message).
+"""Forgetting that forgets: a session, one message or a memory, taken out of every place
+memctl keeps text (``memctl sessions forget``, and ``delete --permanent`` / ``forget`` of
+a session message; one leaked value: ``maintain.redaction``).
 
 In the store, in one transaction: the messages (a whole session's rows go, its row and
 read marks stay, marked forgotten, so capture never stores it again; one message's text
@@ -9,67 +9,51 @@ a fact of the message, a digest spanning it, and a fact ``maintain`` consolidate
 one of those; a memory one of its facts was merged into gets back its text from before
 that merge; a fact another session not forgotten states too, its fact skipped as a
 duplicate or merged in, stays, that session's message now its source: ``kept``), every
-quote of that text in the event
-log, ingest runs and jobs, and what was derived from it: entities, questions, profile
-lines, learned noise (``store.forget``); a new event says what was forgotten, without
-the text. Then the vector indexes beside the file are made again without its vectors,
-and the file itself: SQLite overwrites deleted content with zeros (``secure_delete``),
-the full-text indexes merge (a deleted row's terms linger in old segments until then),
-``VACUUM`` rewrites the file without free pages and the WAL is emptied into it. Each
-backup ``maintain`` made is rewritten the same way. The sync repository gets a tombstone
-for each deleted memory that was shared, at the next sync (other
-machines forget it when they pull it: ``forget_pulled``; the history keeps what it had:
-see docs/privacy.md); a memory whose text a redact or a revert changed gets its new text
-saying so, and the machines that pull it take the old text out too (``redact_pulled``).
+quote of that text in the event log, ingest runs and jobs, and what was derived from it:
+entities, questions, profile lines, learned noise (``store.forget``); a new event says
+what was forgotten, without the text. Then the file, its vector indexes and each backup
+are rewritten without it (``maintain.everywhere``). The sync repository gets a tombstone
+for each deleted memory that was shared, at the next sync (other machines forget it when
+they pull it: ``forget_pulled``; the history keeps what it had: see docs/privacy.md); a
+memory whose text a revert changed gets its new text saying so, and the machines that
+pull it take the old text out too (``redaction.redact_pulled``).
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
-from memctl.config.files import forget_key, write_private
+from memctl.config.files import forget_key
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
 from memctl.home import injected_file
-from memctl.maintain.backup import backups, leftovers, restoring
+from memctl.maintain.everywhere import (
+    EVERY_SESSION,
+    WITHDRAWS,
+    Forgotten,
+    Vectors,
+    apply_everywhere,
+    edit_run,
+    rewrite_logs,
+)
 from memctl.maintain.spawn import LOG_DIR
-from memctl.memories.operations import edit
-from memctl.memories.privacy import REDACTED, safe_line
+from memctl.memories.privacy import safe_line
 from memctl.model import Memory, RelationType, State, now_iso
-from memctl.retrieve.identity import redact_identity
 from memctl.store import forget as erase
 from memctl.store import memories as store
 from memctl.store.database import Database
 from memctl.store.graph import forget_memory
-from memctl.store.maintenance import vacuum_into
 from memctl.store.message_search import MESSAGE_SEPARATOR, get_message
 from memctl.store.questions import delete_questions
 from memctl.store.sessions import get_session
-from memctl.store.sync import TEXT_WITHDRAWN, files_of, forgotten_by_sync, redacted_by_sync
+from memctl.store.sync import forgotten_by_sync
+from memctl.store.taken_in import TakenIn, drop_tags, going
 from memctl.store.transcripts import session_ids_like
 from memctl.store.writes import Writer
 
 # A memory superseded by one a session forget deletes is current again.
 UNSUPERSEDED = {"superseded_by": None, "invalidated_at": None}
-# The columns ``redact`` also rewrites: the messages, titles, tags, sources (a
-# transcript's path) and directories of every session, and the paths of imported files.
-EVERY_SESSION = (
-    "messages.content",
-    "sessions.title",
-    "sessions.tags",
-    "sessions.source",
-    "sessions.cwd",
-    "imports.path",
-)
-REWRITING = ".forgetting"  # a backup being written anew
-# What an update that takes text out of a memory logs: its next file says it was redacted,
-# so the machines that pull it take the old text out too (``sync.outgoing``).
-WITHDRAWS = {TEXT_WITHDRAWN: True}
 
 
 # How much of a session reference an error quotes (a REF of 50,000 characters was echoed whole).
@@ -84,76 +68,6 @@ def quoted_ref(ref: str) -> str:
 def no_session(wanted: str) -> NotFoundError:
     """The one-line error for a session reference that names no stored session."""
     return NotFoundError(f"no stored session {quoted_ref(wanted)} (see `memctl sessions list`)")
-
-
-@dataclass
-class Forgotten:
-    """What a forget removed, and where."""
-
-    target: str
-    messages: int = 0
-    memories: list[str] = field(default_factory=list)
-    quotes: dict[str, int] = field(default_factory=dict)
-    backups: list[str] = field(default_factory=list)  # rewritten
-    wal_emptied: bool = True
-    shared: list[str] = field(default_factory=list)  # of memories: those a sync published
-    reverted: list[str] = field(default_factory=list)  # memories it had been merged into
-    revived: list[str] = field(default_factory=list)  # memories it alone had superseded
-    spooled: int = 0  # transcripts waiting in the spool, rewritten
-    identity: list[str] = field(default_factory=list)  # identity files rewritten
-    identity_left: list[str] = field(default_factory=list)  # a project's, holding it still
-    logs: int = 0  # memctl's logs, rewritten (a path holding the value)
-    pending: int = 0  # transcripts' pending marks removed (their path or session went)
-    copies: dict[str, int] = field(default_factory=dict)  # other sessions -> messages copied
-    copies_forgotten: bool = False  # those copied messages were forgotten too
-    kept: dict[str, str] = field(default_factory=dict)  # of its memories: id -> a session
-    # stating it too (``store.forget.restated``), now its source
-    reworded: list[str] = field(default_factory=list)  # of those kept: now in its words
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "target": self.target,
-            "messages": self.messages,
-            "memories": self.memories,
-            "quotes": self.quotes,
-            "backups_rewritten": self.backups,
-            "wal_emptied": self.wal_emptied,
-            "shared": self.shared,
-            "reverted": self.reverted,
-            "revived": self.revived,
-            "spooled_rewritten": self.spooled,
-            "identity_rewritten": self.identity,
-            "identity_left": self.identity_left,
-            "logs_rewritten": self.logs,
-            "pending_dropped": self.pending,
-            "copies": self.copies,
-            "copies_forgotten": self.copies_forgotten,
-            "kept": self.kept,
-            "reworded": self.reworded,
-        }
-
-    def add(self, other: Forgotten) -> None:
-        """Count what another target's forget in the same run took out."""
-        self.messages += other.messages
-        self.memories = sorted({*self.memories, *other.memories})
-        for name, count in other.quotes.items():
-            self.quotes[name] = self.quotes.get(name, 0) + count
-        self.reverted = sorted({*self.reverted, *other.reverted})
-        self.revived = sorted({*self.revived, *other.revived})
-        self.kept = {k: v for k, v in {**self.kept, **other.kept}.items() if k not in self.memories}
-        self.reworded = sorted({*self.reworded, *other.reworded} & set(self.kept))
-
-    def history_note(self) -> str:
-        """What a forget cannot reach, said when it matters: a memory a sync published
-        leaves its old text in the repository's git history ("" when none was shared)."""
-        if not self.shared:
-            return ""
-        count = len(self.shared)
-        return (
-            f"{count} of these memories {'was' if count == 1 else 'were'} shared through sync: "
-            "the next `memctl sync` replaces the text, but the repository's git history (the "
-            "remote's and the clone in the data directory) keeps it; rotate a secret it held"
-        )
 
 
 @dataclass(frozen=True)
@@ -209,11 +123,11 @@ def forget_session(ctx: Context, ref: str, with_copies: bool = False) -> Forgott
     vectors: Vectors = {}
     for each in targets:
         found = erase.memories_from(ctx.db, each.session_id, each.seqs)
-        _, taken = erase.going(ctx.db, each.session_id, each.seqs, found)
+        _, taken = going(ctx.db, each.session_id, each.seqs, found)
         vectors |= _kept_vectors(ctx, erase.restated(ctx.db, each.session_id, each.seqs))
         vectors |= _reverted_vectors(ctx, taken)
     key = forget_key(ctx.settings.home)
-    _everywhere(
+    apply_everywhere(
         ctx, done, lambda db, into, live: _forget_all_in(db, targets, into, live, vectors, key)
     )
     if target.seqs is None:
@@ -227,7 +141,7 @@ def forget_session(ctx: Context, ref: str, with_copies: bool = False) -> Forgott
         injected_file(ctx.settings.home, target.session_id).unlink(missing_ok=True)
         if session is not None and len(session.source) >= erase.MIN_NEEDLE:
             # a hook's line on it ("transcript ... does not exist (yet)") names it
-            done.logs = _redact_logs(ctx.settings.home / LOG_DIR, session.source, erase.FORGOTTEN)
+            done.logs = rewrite_logs(ctx.settings.home / LOG_DIR, session.source, erase.FORGOTTEN)
     return done
 
 
@@ -258,7 +172,7 @@ def _forget_in(
     """Take the target's text out of one database file, in one transaction."""
     with db.atomic():
         found = erase.memories_from(db, target.session_id, target.seqs)
-        ids, taken = erase.going(db, target.session_id, target.seqs, found)
+        ids, taken = going(db, target.session_id, target.seqs, found)
         kept = erase.restated(db, target.session_id, target.seqs)
         restating = store.get_memories(db, list(kept))
         needles = _unstated(db, target, restating, kept)
@@ -271,7 +185,7 @@ def _forget_in(
         weighed = erase.corrected_by(db, ids)
         uncorrected = store.get_memories(db, list(weighed))
         edited = {**memories, **revived, **changed, **uncorrected, **restating}
-        with _edit(db, live, "sessions forget", list(edited.values()), target.name) as writer:
+        with edit_run(db, live, "sessions forget", list(edited.values()), target.name) as writer:
             for memory in memories.values():
                 writer.delete(memory, reason="sessions forget")
             done.kept, done.reworded = _kept(writer, restating, kept, vectors, "sessions forget")
@@ -294,9 +208,11 @@ def forget_memories(ctx: Context, memories: list[Memory], verb: str) -> Forgotte
     every quote of their text (``delete --permanent``, ``purge --permanent``)."""
     ids = [m.id for m in memories]
     done = Forgotten(ids[0] if len(ids) == 1 else f"{len(ids)} memories")
-    _, taken = erase.going(ctx.db, None, None, ids + erase.consolidated_from(ctx.db, ids))
+    _, taken = going(ctx.db, None, None, ids + erase.consolidated_from(ctx.db, ids))
     vectors = _reverted_vectors(ctx, taken)
-    _everywhere(ctx, done, lambda db, into, live: _memories_in(db, ids, into, live, verb, vectors))
+    apply_everywhere(
+        ctx, done, lambda db, into, live: _memories_in(db, ids, into, live, verb, vectors)
+    )
     return done
 
 
@@ -328,7 +244,7 @@ def _memories_in(
         if not given:
             return
         stating = given + erase.consolidated_from(db, given)  # the facts stating their text
-        found, taken = erase.going(db, None, None, stating)
+        found, taken = going(db, None, None, stating)
         memories = list(store.get_memories(db, found).values())
         needles = erase.memory_texts(db, found) + erase.past_texts(db, found)
         needles += [text for t in taken for text in t.since]
@@ -337,7 +253,7 @@ def _memories_in(
         weighed = erase.corrected_by(db, found)
         uncorrected = store.get_memories(db, list(weighed))
         edited = {**{m.id: m for m in memories}, **revived, **changed, **uncorrected}
-        with _edit(db, live, verb, list(edited.values())) as writer:
+        with edit_run(db, live, verb, list(edited.values())) as writer:
             for memory in memories:
                 writer.delete(memory, reason=verb)
             _uncorrect(writer, uncorrected, weighed, verb)
@@ -350,7 +266,7 @@ def _memories_in(
 
 
 def _to_revive(
-    db: Database, gone: list[str], taken: list[erase.TakenIn], only_folded: bool = False
+    db: Database, gone: list[str], taken: list[TakenIn], only_folded: bool = False
 ) -> dict[str, Memory]:
     """The memories current again: those a forgotten memory alone superseded (unless
     ``only_folded``), and those a merge folded into a memory that goes back to before it
@@ -435,10 +351,7 @@ def _revive(writer: Writer, revived: dict[str, Memory], verb: str) -> list[str]:
     return sorted(revived)
 
 
-Vectors = dict[str, bytes]  # memory id -> the vector of the text it is reverted to
-
-
-def _reverted_vectors(ctx: Context, taken: list[erase.TakenIn]) -> Vectors:
+def _reverted_vectors(ctx: Context, taken: list[TakenIn]) -> Vectors:
     """The vectors of the texts the memories that took in a forgotten text go back to,
     embedded before the forget's transaction (an embedding can take seconds)."""
     wanted = [t for t in taken if "content" in t.before]
@@ -449,7 +362,7 @@ def _reverted_vectors(ctx: Context, taken: list[erase.TakenIn]) -> Vectors:
 
 
 def _revert(
-    db: Database, writer: Writer, taken: list[erase.TakenIn], vectors: Vectors, verb: str
+    db: Database, writer: Writer, taken: list[TakenIn], vectors: Vectors, verb: str
 ) -> list[str]:
     """Each memory a forgotten text was merged into gets back its texts from before that
     merge (what was merged into it after goes too: its messages stay in their sessions, and
@@ -464,298 +377,10 @@ def _revert(
         changes = {k: v for k, v in t.before.items() if getattr(memory, k) != v}
         if changes:
             writer.update(memory, changes, vectors.get(memory.id), reason=verb, **WITHDRAWS)
-            erase.drop_tags(db, memory.id, t.first_event, t.tags)  # the update's "before" too
+            drop_tags(db, memory.id, t.first_event, t.tags)  # the update's "before" too
             forget_memory(db, memory.id)  # the next maintain reads its text into the graph again
             erase.drop_merge_sources(db, t.merges)
             for src, dst, kind in t.links:
                 writer.unlink(src, dst, RelationType(kind), reason=verb)
             reverted.append(memory.id)
     return sorted(reverted)
-
-
-def redact(ctx: Context, text: str) -> Forgotten:
-    """Replace one leaked value by ``[REDACTED]`` everywhere: messages, memories (embedded
-    again), the event log, runs, jobs, backups, the spool and the logs."""
-    needle = text.strip()
-    if len(needle) < erase.MIN_NEEDLE:
-        raise UsageError(
-            f"give the value to redact, {erase.MIN_NEEDLE} characters or more: a shorter one "
-            "would rewrite common words"
-        )
-    return _redact_values(ctx, [needle], [], f"a value of {len(needle)} characters")
-
-
-# The verb of the run that redacts what another machine redacted (``redact_pulled``).
-PULLED_REDACT = "sync redact"
-
-
-def redact_pulled(ctx: Context) -> int:
-    """Take out here the text another machine took out of a memory (its file said
-    ``redacted: true``, and a sync applied its new text: ``store.sync.redacted_by_sync``):
-    each value its redaction replaced by ``[REDACTED]`` (``replaced_values``), everywhere
-    as ``memctl redact`` does; a text put back otherwise (a forget's revert of a merge),
-    the old text whole, out of the event log, runs and jobs. How many values and texts it
-    took out (0: none left); the taken-out ``before`` equals its ``after`` (or is ``[REDACTED]``),
-    so one a crash interrupted is done by the next sync and a done one not again."""
-    values: set[str] = set()
-    texts: set[str] = set()
-    for before, after in redacted_by_sync(ctx.db):
-        for name in erase.MEMORY_TEXTS:
-            old, new = before.get(name), after.get(name)
-            if not isinstance(old, str) or not isinstance(new, str) or old in new:
-                continue  # no text went (a field that only grew, or one taken out already)
-            found = replaced_values(old, new)
-            if found is not None:
-                values.update(found)
-            elif REDACTED not in old:  # a redacted text keeps nothing to take out
-                texts.add(old)
-    values = {v for v in values if len(v) >= erase.MIN_NEEDLE and REDACTED not in v}
-    texts = {t for t in texts if len(t) >= erase.MIN_NEEDLE}
-    if values or texts:
-        what = f"{len(values) + len(texts)} texts another machine redacted"
-        _redact_values(ctx, sorted(values), sorted(texts), what, PULLED_REDACT)
-    return len(values) + len(texts)
-
-
-def replaced_values(before: str, after: str) -> list[str] | None:
-    """The values of ``before`` that ``after`` has ``[REDACTED]`` in place of (each
-    mark's text, the shortest from the left); None when ``after`` is not ``before`` with
-    values so replaced (a mark of ``before`` kept reads as itself)."""
-    parts = after.split(REDACTED)
-    if len(parts) == 1 or not before.startswith(parts[0]) or not before.endswith(parts[-1]):
-        return None
-    values, start, end = [], len(parts[0]), len(before) - len(parts[-1])
-    for part in parts[1:-1]:
-        found = before.find(part, start + 1, end)
-        if found < 0:
-            return None
-        values.append(before[start:found])
-        start = found + len(part)
-    if end <= start:
-        return None
-    return [*values, before[start:end]]
-
-
-def _redact_values(
-    ctx: Context, values: list[str], texts: list[str], what: str, verb: str = "redact"
-) -> Forgotten:
-    """Replace ``values`` by ``[REDACTED]`` everywhere (memories embedded again, messages,
-    events, backups, the spool, the logs), and ``texts`` (a memory's old text whole) in
-    what quotes a memory (events, runs, jobs; not the sessions)."""
-    found = [
-        m
-        for m in store.get_memories(ctx.db, _holding(ctx.db, values)).values()
-        if any(v in m.content for v in values)
-    ]
-    contents = [_replaced(m.content, values) for m in found]
-    vectors = dict(
-        zip([m.id for m in found], ctx.vectors(contents) if contents else [], strict=True)
-    )
-    done = Forgotten(what)
-    key = forget_key(ctx.settings.home)
-    _everywhere(
-        ctx,
-        done,
-        lambda db, into, live: _redact_in(db, (values, texts), into, live, vectors, verb, key),
-    )
-    from memctl.ingest.pending import drop_marks
-    from memctl.ingest.spool import redact_spooled  # ingest's parsers: only here
-
-    for needle in values:
-        done.spooled += redact_spooled(ctx, needle, REDACTED)  # else the next maintain stores it
-        done.logs += _redact_logs(ctx.settings.home / LOG_DIR, needle, REDACTED)
-    identity = redact_identity(ctx.settings.home, ctx.settings.cwd, values, REDACTED)
-    done.identity = [str(path) for path in identity.rewritten]
-    done.identity_left = [str(path) for path in identity.left]
-    done.pending = drop_marks(
-        ctx.settings.home,
-        lambda e: any(n in p for n in values for p in (e.path, e.cwd, e.error, e.session_id or "")),
-    )
-    return done
-
-
-def _holding(db: Database, values: list[str]) -> list[str]:
-    """The memories holding one of ``values`` (``store.forget.ids_containing``)."""
-    return sorted({memory_id for v in values for memory_id in erase.ids_containing(db, v)})
-
-
-def _replaced(text: str, values: list[str]) -> str:
-    """``text`` with each of ``values`` replaced by ``REDACTED``, the longer first (one
-    may hold a shorter)."""
-    for value in sorted(values, key=len, reverse=True):
-        text = text.replace(value, REDACTED)
-    return text
-
-
-def _redact_logs(folder: Path, needle: str, mark: str) -> int:
-    """Replace ``needle`` by ``mark`` in memctl's logs (the hooks', the worker's, the
-    resident process's: a transcript's path holding it, an error quoting it); how many
-    changed."""
-    changed = 0
-    for path in sorted(folder.glob("*.log")):
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        if needle in text:
-            write_private(path, text.replace(needle, mark))
-            changed += 1
-    return changed
-
-
-def _redact_in(
-    db: Database,
-    needles: tuple[list[str], list[str]],
-    done: Forgotten,
-    live: Context | None,
-    vectors: dict[str, bytes],
-    verb: str,
-    key: bytes,
-) -> None:
-    values, texts = needles
-    with db.atomic():
-        memories = store.get_memories(db, _holding(db, values))
-        with _edit(db, live, verb, list(memories.values()), done.target) as writer:
-            for memory in memories.values():
-                changes = redacted(memory, values)
-                writer.update(memory, changes, vectors.get(memory.id), reason=verb, **WITHDRAWS)
-            done.quotes = erase.erase_quotes(db, values, REDACTED, key=key)
-            for name, count in erase.erase_quotes(db, texts, REDACTED, EVERY_SESSION).items():
-                done.quotes[name] = done.quotes.get(name, 0) + count
-            erase.erase_derived(db, values + texts, [])
-            writer.forgotten("a redacted value", rows=sum(done.quotes.values()))
-        done.memories = sorted(memories)
-        done.messages = done.quotes.get("messages.content", 0)
-
-
-def redacted(memory: Memory, values: list[str]) -> dict[str, Any]:
-    """A memory's fields that hold one of ``values`` (its texts, its source, a tag), with
-    each replaced by ``REDACTED``."""
-    changes: dict[str, Any] = {
-        name: _replaced(getattr(memory, name), values)
-        for name in (*erase.MEMORY_TEXTS, "source")
-        if any(v in getattr(memory, name) for v in values)
-    }
-    tags = [_replaced(tag, values) for tag in memory.tags]
-    if tags != memory.tags:
-        changes["tags"] = tags
-    return changes
-
-
-Apply = Callable[[Database, Forgotten, "Context | None"], None]
-
-
-def _indexes_rebuilt(db: Database, memories: bool) -> None:
-    """The vector indexes made again now, so their files keep no copy of a forgotten
-    vector: the messages' (a removed message vector marks it rewritten, m018), the stored
-    questions' and, when memories were deleted or rewritten, the memories' (a replaced or
-    removed vector of either is otherwise kept, marked dead, in its segment until a
-    compaction)."""
-    from memctl.store.message_vectors import message_vector_index
-    from memctl.store.questions import all_questions_rewritten
-    from memctl.store.vector_index import QUESTION_VECTORS, vector_index
-
-    with db.atomic():
-        all_questions_rewritten(db)
-        if memories:
-            db.note_vector_write(everything=True)
-    if memories:
-        vector_index(db)
-    message_vector_index(db)
-    vector_index(db, QUESTION_VECTORS)
-
-
-def _everywhere(ctx: Context, done: Forgotten, apply: Apply) -> None:
-    """``apply`` to the store, then to its file (zeroed, merged, compacted, the WAL
-    emptied), then to every backup; never while a sync runs (``_no_sync``)."""
-    with _no_sync(ctx):
-        _apply_everywhere(ctx, done, apply)
-
-
-@contextlib.contextmanager
-def _no_sync(ctx: Context) -> Iterator[None]:
-    """The sync lock, when there is a sync clone: a sync that read a memory before the
-    forget would otherwise write its file, and push it, after (and the forget could not
-    say so). A SyncError when a sync holds it past ``sync.lock_wait``: nothing forgotten."""
-    from memctl.sync.pipeline import clone_path, lock_path  # sync's YAML and git: only here
-
-    if not (clone_path(ctx.settings) / ".git").exists():
-        yield
-        return
-    from memctl.sync.lock import sync_lock
-
-    with sync_lock(lock_path(ctx.settings), ctx.settings.sync_lock_wait):
-        yield
-
-
-def _apply_everywhere(ctx: Context, done: Forgotten, apply: Apply) -> None:
-    _erased(ctx.db, lambda db: apply(db, done, ctx))
-    _indexes_rebuilt(ctx.db, bool(done.memories or done.reverted or done.reworded))
-    done.shared = _out_of_the_clone(ctx, [*done.memories, *done.reverted, *done.reworded])
-    done.wal_emptied = erase.compact(ctx.db)
-    _leftovers_removed(ctx)
-    for path in backups(ctx.settings):
-        partial = path.with_name(path.name + REWRITING)
-        partial.unlink(missing_ok=True)
-        db = Database.open(path)
-        try:
-            _erased(db, lambda db: apply(db, Forgotten(""), None))
-            vacuum_into(db, partial)
-        finally:
-            db.close()
-        os.chmod(partial, 0o600)
-        partial.replace(path)
-        for extra in ("-wal", "-shm"):
-            Path(str(path) + extra).unlink(missing_ok=True)
-        done.backups.append(path.name)
-
-
-def _leftovers_removed(ctx: Context) -> None:
-    """Remove the copies a killed backup, forget or restore left; a restore under way (it
-    holds the maintain lock) keeps the copy it is making."""
-    from memctl.maintain.lock import maintain_lock
-
-    with maintain_lock(ctx.settings) as holder:
-        for left in leftovers(ctx.settings, REWRITING):
-            if holder is None or left != restoring(ctx.settings):
-                left.unlink(missing_ok=True)
-
-
-def _out_of_the_clone(ctx: Context, memory_ids: list[str]) -> list[str]:
-    """Remove the memories' files from the work tree of the sync clone in the data
-    directory (the next sync writes their tombstones or new text: ``sync.outgoing``); the
-    memories that had one, whose old text the repository's history keeps."""
-    from memctl.sync.pipeline import clone_path  # sync's YAML and git: only here
-
-    clone = clone_path(ctx.settings)
-    shared = files_of(ctx.db, memory_ids)
-    for files in shared.values():
-        for file in files:
-            (clone / file.path).unlink(missing_ok=True)
-    return sorted(shared)
-
-
-def _erased(db: Database, apply: Callable[[Database], None]) -> None:
-    """``apply`` while SQLite zeroes what is deleted, then the full-text indexes merged (a
-    deleted row's terms linger in old segments until they are) and the words' message
-    counts taken again (a word is a key there)."""
-    erase.secure_delete(db, True)
-    try:
-        apply(db)
-        erase.merge_indexes(db)
-        erase.recount_message_terms(db)
-    finally:
-        erase.secure_delete(db, False)
-
-
-@contextlib.contextmanager
-def _edit(
-    db: Database, live: Context | None, verb: str, memories: list[Memory], what: str = ""
-) -> Any:
-    """The live store's edit run (``memctl runs`` lists it, naming ``what``: never text),
-    or a bare writer for a backup."""
-    if live is None:
-        yield Writer(db)
-        return
-    with edit(live, verb, memories, what) as writer:
-        yield writer

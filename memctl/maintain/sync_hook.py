@@ -40,11 +40,12 @@ def sync(m: Maintenance) -> TaskReport:
 def synced(ctx: Context, request: SyncRequest, progress: Progress | None = None) -> SyncResult:
     """One sync (``memctl.sync.sync_now``), then, unless a dry run, the forget here of each
     memory another machine removed for good (``forgetting.forget_pulled``) and the
-    redaction here of the text another machine redacted (``forgetting.redact_pulled``):
+    redaction here of the text another machine redacted (``redaction.redact_pulled``):
     outside the sync's lock, which they take; after a sync that failed past its import
     too. ``came_in["forgotten"]`` counts the memories taken out, ``came_in["redacted"]``
     the values and texts."""
-    from memctl.maintain.forgetting import forget_pulled, redact_pulled
+    from memctl.maintain.forgetting import forget_pulled
+    from memctl.maintain.redaction import redact_pulled
     from memctl.sync import sync_now
     from memctl.sync.incoming import quiet
 

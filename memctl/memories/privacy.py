@@ -9,7 +9,7 @@ memctl's JSONL and YAML import), and again on export (it is idempotent):
    ingested again.
 2. ``<private>...</private>`` becomes ``[REDACTED]``; an unclosed tag hides
    the rest of the text, and in a conversation or a document read in pieces
-   every later part up to the closing tag (``Scrubber``).
+   every later part up to the closing tag (``memories.scrubber``).
 3. A secret scanner replaces API keys, tokens, private keys, passwords and
    unlabelled high-entropy strings with ``[REDACTED:<kind>]`` and counts them
    by kind (``DETECTORS``; the provider formats follow detect-secrets' plugins,
@@ -23,11 +23,10 @@ from __future__ import annotations
 import math
 import re
 import string
-from collections import Counter, deque
-from collections.abc import Callable, Iterable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Generic, TypeVar
 
 from memctl.lazy_re import lazy
 
@@ -660,7 +659,9 @@ def open_block(text: str) -> re.Pattern[str] | None:
     return None
 
 
-def _without_blocks(text: str, found: Redactions) -> str:
+def without_blocks(text: str, found: Redactions) -> str:
+    """``text`` without injected context blocks and with each private block ``REDACTED``,
+    counted in ``found``."""
     text, context = CONTEXT_BLOCK.subn("", text)
     text, private = PRIVATE_BLOCK.subn(REDACTED, text)
     found.context_blocks += context
@@ -671,207 +672,18 @@ def _without_blocks(text: str, found: Redactions) -> str:
 def scrub(text: str) -> tuple[str, Redactions]:
     """The text as memctl may keep it, and what was taken out."""
     found = Redactions()
-    return redact_secrets(_without_blocks(text, found), found.secrets), found
+    return redact_secrets(without_blocks(text, found), found.secrets), found
 
 
-T = TypeVar("T")
-# How far either side of a seam between two parts is searched for a secret cut in two.
-SEAM_CHARS = 1024
-# Parts of a document are joined as they were cut; messages as if one ran on into the next
-# (a secret whole in one message is not run on into the next one's first word).
-DOCUMENT_JOINS = ("",)
-MESSAGE_JOINS = ("", " ")
+def has_label(text: str) -> bool:
+    """Whether ``text`` holds a label's telling word (``password``, ``token``, ...)."""
+    return bool(_anchors_in(text.translate(_ASCII_LOWER)))
 
 
-_RUN_END = lazy(r"[A-Za-z0-9+/_=-]+\Z")
-# A part ending in a closing bracket ended its value there (`"max_output_tokens": 4000}]`):
-# run on into the next part with no space, it would make one value of both
-_CLOSED_END = lazy(r"[\]})]\Z")
-_RUN_START = lazy(r"[A-Za-z0-9+/_=-]+")
-# Half of the shortest unlabelled secret: a secret cut in two leaves at least this much
-# of itself on one side.
-HALF_TOKEN = 8
-
-
-def _may_join(tail: str, head: str) -> bool:
-    """Whether the run of token characters ending ``tail`` and the one starting ``head``
-    could be one secret cut in two (a label in ``tail`` is checked apart)."""
-    before, after = _RUN_END.search(tail), _RUN_START.match(head)
-    if before is None or after is None:
-        return False
-    return max(len(before.group()), len(after.group())) >= HALF_TOKEN
-
-
-# Tokens whose maker fixes their length after the prefix (GitHub's, Hugging Face's, GitLab's,
-# npm's, AWS key ids): one ending a message shorter than that was cut, and its rest is the
-# first token-like word among the next message's first few ("...the rest: STUV0123").
-FIXED_LENGTHS = {
-    "ghp_": ("github-token", 36),
-    "gho_": ("github-token", 36),
-    "ghu_": ("github-token", 36),
-    "ghs_": ("github-token", 36),
-    "ghr_": ("github-token", 36),
-    "github_pat_": ("github-token", 82),
-    "hf_": ("huggingface-token", 34),
-    "glpat-": ("gitlab-token", 20),
-    "npm_": ("npm-token", 36),
-    "AKIA": ("aws-access-key", 16),
-    "ASIA": ("aws-access-key", 16),
-}
-_CUT_TOKEN = lazy(
-    r"(?<![\w-])(?P<p>" + "|".join(map(re.escape, FIXED_LENGTHS)) + r")(?P<t>[A-Za-z0-9_-]*)"
-    r"[^\w\s]{0,3}\s*\Z"
-)
-_REST = lazy(r"[A-Za-z0-9_-]{4,}")
-CONTINUATION_WORDS = 12
-
-
-def _continuation(left: str, right: str) -> tuple[list[Hit], list[Hit]]:
-    """A fixed-length token cut at the end of ``left``, and its rest early in ``right``."""
-    shift = max(0, len(left) - SEAM_CHARS)
-    cut = _CUT_TOKEN.search(left, shift)
-    if cut is None:
-        return [], []
-    kind, length = FIXED_LENGTHS[cut["p"]]
-    missing = length - len(cut["t"])
-    if missing <= 0:
-        return [], []
-    before = [Hit(cut.start(), cut.end("t"), kind, cut.span())]
-    for word in re.finditer(r"\S+", right[:SEAM_CHARS]):
-        if word.start() and right[: word.start()].count(" ") >= CONTINUATION_WORDS:
-            break
-        rest = _REST.search(word.group())
-        if rest is None or MARK.search(word.group()):
-            continue
-        value = rest.group()
-        if len(value) >= min(missing, 4) and (
-            any(c.isdigit() or c.isupper() for c in value) or len(value) >= missing
-        ):
-            at = word.start() + rest.start()
-            return before, [Hit(at, at + len(value), kind, (at, at + len(value)))]
-    return before, []
-
-
-def _covered(cut: Cut, kind: str, hits: list[Hit]) -> bool:
-    """True when a hit of the same kind holds all of ``cut``."""
-    return any(h.kind == kind and h.start <= cut[0] and cut[1] <= h.end for h in hits)
-
-
-class Scrubber(Generic[T]):
-    """Scrubs the parts of one text or conversation in order, one part behind.
-
-    Each part is scrubbed alone, and the seam with the next part is searched too: a
-    token, a password after its label, or a random string cut in two is redacted on
-    both sides. A ``<private>`` block, injected context or private key left open in
-    one part hides every later part (each then scrubbed to nothing) up to its close.
-    ``push`` takes a part with a payload (its message's role and time, say) and yields
-    the previous part, scrubbed, with its payload; ``close`` yields the last one.
-    """
-
-    def __init__(self, found: Redactions, joins: tuple[str, ...] = DOCUMENT_JOINS) -> None:
-        self.found, self.joins = found, joins
-        self._hiding: re.Pattern[str] | None = None
-        self._held: deque[tuple[str, list[Hit], T]] = deque()
-
-    def push(self, part: str, payload: T) -> Iterator[tuple[str, T]]:
-        text = self._unblock(part)
-        cuts: list[Hit] = []
-        if self._held:
-            previous, previous_cuts, _ = self._held[-1]
-            before, after = self._seam(previous, text)
-            if self.joins == MESSAGE_JOINS and not after:
-                cut_before, cut_after = _continuation(previous, text)
-                self.found.secrets.update(h.kind for h in cut_before)
-                before, after = before + cut_before, after + cut_after
-            previous_cuts += before
-            cuts += after
-        self._held.append((text, cuts, payload))
-        while len(self._held) > 1:
-            yield self._finish(*self._held.popleft())
-
-    def close(self) -> Iterator[tuple[str, T]]:
-        while self._held:
-            yield self._finish(*self._held.popleft())
-        self._hiding = None
-
-    def _unblock(self, part: str) -> str:
-        if self._hiding is not None:
-            end = self._hiding.search(part)
-            if end is None:
-                return ""
-            part, self._hiding = part[end.end() :], None
-        self._hiding = open_block(part)
-        if self._hiding is not None and self._hiding.pattern.startswith("-----END"):
-            self.found.secrets["private-key"] += 1
-            begin = re.compile(PEM_BEGIN).search(part)
-            assert begin is not None
-            return _without_blocks(part[: begin.start()], self.found) + "[REDACTED:private-key]"
-        return _without_blocks(part, self.found)
-
-    def _seam(self, left: str, right: str) -> tuple[list[Hit], list[Hit]]:
-        """Secrets crossing the seam between two parts, as cuts in each."""
-        if not left or not right:
-            return [], []
-        # every detector a seam can cut runs within a line (a block left open is hidden)
-        tail = left[max(left.rfind("\n") + 1, len(left) - SEAM_CHARS) :]
-        newline = right.find("\n")
-        head = right[: min(SEAM_CHARS, len(right) if newline == -1 else newline)]
-        labelled = bool(_anchors_in(tail.translate(_ASCII_LOWER)))
-        if not labelled and not _may_join(tail, head):
-            return [], []
-        shift, seam = len(left) - len(tail), len(tail)
-        messages = self.joins != DOCUMENT_JOINS
-        alone: tuple[list[Hit], list[Hit]] | None = None
-        # (cut in left, cut in right) -> kind; the same secret seen through two joins is one
-        crossing: dict[tuple[Cut | None, Cut | None], str] = {}
-        for join in self.joins:
-            if join and not labelled:
-                continue  # only a label (or a command) runs on over a space
-            if not join and _CLOSED_END.search(tail):
-                continue
-            after = seam + len(join)  # where ``right`` starts in the joined text
-            for hit in find_secrets(tail + join + head):
-                if not (hit.outer[0] < seam and hit.outer[1] > after):
-                    continue
-                cut_left = (hit.start, min(hit.end, seam)) if hit.start < seam else None
-                cut_right = (
-                    (max(hit.start - after, 0), hit.end - after) if hit.end > after else None
-                )
-                # a message's secret found whole on one side is not run on into the other
-                if messages:
-                    alone = alone or (find_secrets(tail), find_secrets(head))
-                    if (cut_left and _covered(cut_left, hit.kind, alone[0])) or (
-                        cut_right and _covered(cut_right, hit.kind, alone[1])
-                    ):
-                        continue
-                crossing.setdefault((cut_left, cut_right), hit.kind)
-        if crossing:
-            self.found.secrets.update(crossing.values())
-        before = [Hit(shift + c[0], shift + c[1], k, c) for (c, _), k in crossing.items() if c]
-        after_cuts = [Hit(c[0], c[1], k, c) for (_, c), k in crossing.items() if c]
-        return before, after_cuts
-
-    def _finish(self, text: str, cuts: list[Hit], payload: T) -> tuple[str, T]:
-        cut = _replace(text, _disjoint(cuts), None) if cuts else text
-        return redact_secrets(cut, self.found.secrets), payload
-
-
-def scrub_stream(pieces: Iterable[str], found: Redactions) -> Iterator[str]:
-    """Scrub a text that arrives in pieces (as it was cut), adding to ``found``."""
-    scrubber: Scrubber[None] = Scrubber(found)
-    for piece in pieces:
-        for text, _ in scrubber.push(piece, None):
-            yield text
-    for text, _ in scrubber.close():
-        yield text
-
-
-def scrub_messages(texts: Iterable[tuple[str, T]], found: Redactions) -> Iterator[tuple[str, T]]:
-    """Scrub the messages of one conversation in order, each with its payload."""
-    scrubber: Scrubber[T] = Scrubber(found, MESSAGE_JOINS)
-    for text, payload in texts:
-        yield from scrubber.push(text, payload)
-    yield from scrubber.close()
+def redact_cuts(text: str, cuts: list[Hit]) -> str:
+    """``text`` with each of ``cuts`` (the parts of secrets found across a seam, overlapping
+    ones merged) replaced by its kind's mark, not counted again."""
+    return _replace(text, _disjoint(cuts), None)
 
 
 def nothing_left(text: str) -> bool:

@@ -22,7 +22,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from memctl.lazy_re import lazy
-from memctl.retrieve.vocabulary import expand, kind_instances, spelling_forms, verb_forms
+from memctl.retrieve.vocabulary import (
+    SENTENCE_END,
+    expand,
+    kind_instances,
+    spelling_forms,
+    verb_forms,
+)
 from memctl.retrieve.when import Window, time_window
 
 QUOTED = lazy(r'"([^"]+)"|“([^”]+)”')
@@ -94,9 +100,6 @@ class Analysed:
             if w not in STOPWORDS and w not in joined
         }
         return list(seen)
-
-
-SENTENCE_END = lazy(r"[.!?]+(?:\s+|$)|\n+")
 
 
 def names(text: str) -> tuple[str, ...]:

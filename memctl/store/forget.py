@@ -2,7 +2,7 @@
 ``memctl redact``): messages, their full-text index, the quotes of it in the event log,
 ingest runs and jobs, what was derived from it (noise vectors, the facts consolidated from
 a memory, the aliases it gave an entity among them), the memories it was merged into (put
-back as they were before: ``taken_in``), and the file's free pages.
+back as they were before: ``store.taken_in``), and the file's free pages.
 
 The event log is append-only (m001's triggers refuse UPDATE and DELETE). Forgetting is
 the one exception: inside the forgetting transaction the UPDATE trigger is dropped, the
@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from memctl.model import KEYED, Role, content_hash, keyed_hash, message_digest_text
@@ -65,17 +65,6 @@ DERIVED_TEXTS = (
     ("memory_questions", "text"),
     ("noise_vectors", "content"),
 )
-
-
-@dataclass
-class Erased:
-    """What one database file gave up."""
-
-    messages: int = 0
-    quotes: dict[str, int] = field(default_factory=dict)  # "table.column" -> rows rewritten
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"messages": self.messages, "quotes": dict(sorted(self.quotes.items()))}
 
 
 def message_texts(db: Database, session_id: str, seqs: list[int] | None) -> list[str]:
@@ -145,7 +134,7 @@ def memories_from(db: Database, session_id: str, seqs: list[int] | None) -> list
     rows = db.tuples(
         "SELECT id, source, session_id FROM memories WHERE session_id = ? "
         "OR source = ? OR source LIKE ? ESCAPE '\\'",
-        (session_id, f"session:{session_id}", _like(f"session:{session_id}#") + "%"),
+        (session_id, f"session:{session_id}", like_escaped(f"session:{session_id}#") + "%"),
     )
     kept = restated(db, session_id, seqs)
     found = []
@@ -155,10 +144,9 @@ def memories_from(db: Database, session_id: str, seqs: list[int] | None) -> list
         if seqs is None:
             found.append(memory_id)
             continue
-        span = _span(str(source), session_id)
-        if span is not None and any(span[0] <= seq <= span[1] for seq in seqs):
+        if spans_one_of(str(source), session_id, seqs):
             found.append(memory_id)
-        elif span is None and own == session_id and source == f"session:{session_id}":
+        elif own == session_id and source == f"session:{session_id}":
             found.append(memory_id)  # a fact of the session's tool calls, no message named
     return found + consolidated_from(db, found)
 
@@ -187,11 +175,11 @@ def restated(db: Database, session_id: str, seqs: list[int] | None) -> dict[str,
         "AND (e.run_id IS NULL OR e.run_id NOT IN "
         "(SELECT id FROM runs WHERE undone_by IS NOT NULL)) "
         "WHERE m.source LIKE ? ESCAPE '\\' ORDER BY e.id",
-        (_like(f"session:{session_id}#") + "%",),
+        (like_escaped(f"session:{session_id}#") + "%",),
     )
     found: dict[str, Restated] = {}
     for memory_id, own, other, at, stated in rows:
-        span = _span(str(own), session_id)
+        span = session_span(str(own), session_id)
         if span is None or span[0] != span[1] or (seqs is not None and span[0] not in seqs):
             continue  # a digest holds the session's own words: it goes
         elsewhere = (source_range(str(other)) or (session_id,))[0]
@@ -215,13 +203,12 @@ def skips_naming(db: Database, session_id: str, seqs: list[int] | None) -> list[
         "SELECT id, json_extract(data, '$.source') FROM events WHERE action = 'update' "
         "AND json_extract(data, '$.decision') = 'skip' "
         "AND json_extract(data, '$.source') LIKE ? ESCAPE '\\'",
-        (_like(f"session:{session_id}#") + "%",),
+        (like_escaped(f"session:{session_id}#") + "%",),
     )
     return [
         event_id
         for event_id, source in rows
-        if seqs is None
-        or ((span := _span(str(source), session_id)) and any(span[0] <= s <= span[1] for s in seqs))
+        if seqs is None or spans_one_of(str(source), session_id, seqs)
     ]
 
 
@@ -244,7 +231,9 @@ def consolidated_from(db: Database, memory_ids: list[str]) -> list[str]:
     return found
 
 
-def _span(source: str, session_id: str) -> tuple[int, int] | None:
+def session_span(source: str, session_id: str) -> tuple[int, int] | None:
+    """The first and last message numbers a ``session:ID#N[-M]`` source names in this
+    session; None for another source."""
     head = f"session:{session_id}#"
     if not source.startswith(head):
         return None
@@ -255,161 +244,15 @@ def _span(source: str, session_id: str) -> tuple[int, int] | None:
     return int(first), int(last or first)
 
 
-def _like(text: str) -> str:
+def spans_one_of(source: str, session_id: str, seqs: list[int]) -> bool:
+    """Whether ``source`` names a span of this session's messages holding one of ``seqs``."""
+    span = session_span(source, session_id)
+    return span is not None and any(span[0] <= seq <= span[1] for seq in seqs)
+
+
+def like_escaped(text: str) -> str:
+    """``text`` matched as itself in a LIKE pattern (``ESCAPE '\\'``)."""
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-@dataclass(frozen=True)
-class TakenIn:
-    """A memory that took in forgotten text without being distilled from it: its texts
-    before the first merge that did (``before``), and every text it held since."""
-
-    memory_id: str
-    before: dict[str, str]
-    since: list[str]
-    merges: list[int]  # the update events naming a source whose text goes with the revert
-    folded: list[str]  # the memories a merge since folded into it: current again
-    first_event: int = 0  # the event from which it holds the text
-    links: list[tuple[str, str, str]] = field(default_factory=list)  # a fold gave it: go
-    tags: list[str] = field(default_factory=list)  # a merge since gave it: they go
-
-
-def taken_in(
-    db: Database, session_id: str | None, seqs: list[int] | None, memory_ids: list[str]
-) -> list[TakenIn]:
-    """The memories (other than ``memory_ids``, which go) a forgotten text was merged
-    into: a fact of the session (of a message numbered in ``seqs``) an ingest MERGE added
-    to a memory (its update event names the fact's ``source``), a fact maintain
-    consolidated from a memory of ``memory_ids`` and merged likewise, and a memory of
-    ``memory_ids`` a maintain merge folded into its survivor, whose text the same run
-    rewrote. Oldest first."""
-    first: dict[str, int] = {}
-    if session_id is not None:
-        rows = db.tuples(
-            "SELECT id, memory_id, json_extract(data, '$.source') FROM events "
-            "WHERE action = 'update' AND memory_id IS NOT NULL "
-            "AND json_extract(data, '$.decision') IS NOT 'skip' "  # nothing taken in
-            "AND (json_extract(data, '$.source') = ? "
-            "OR json_extract(data, '$.source') LIKE ? ESCAPE '\\')",
-            (f"session:{session_id}", _like(f"session:{session_id}#") + "%"),
-        )
-        for event_id, memory_id, source in rows:
-            span = _span(str(source), session_id)
-            if seqs is None or (span is not None and any(span[0] <= s <= span[1] for s in seqs)):
-                first[memory_id] = min(event_id, first.get(memory_id, event_id))
-    merged = db.tuples(
-        "SELECT id, memory_id FROM events WHERE action = 'update' AND memory_id IS NOT NULL "
-        "AND json_extract(data, '$.source') IN (SELECT 'memory:' || value FROM json_each(?))",
-        (json.dumps(memory_ids),),
-    )
-    for event_id, memory_id in merged:  # a fact maintain consolidated from one of them
-        first[memory_id] = min(event_id, first.get(memory_id, event_id))
-    for event_id, memory_id in _folds(db, {memory_id: 0 for memory_id in memory_ids}):
-        first[memory_id] = min(event_id, first.get(memory_id, event_id))
-    while chained := [  # a memory that took it in, folded since into another: that one too
-        (event_id, memory_id)
-        for event_id, memory_id in _folds(db, first)
-        if event_id < first.get(memory_id, event_id + 1)
-    ]:
-        for event_id, memory_id in chained:
-            first[memory_id] = event_id
-    gone = set(memory_ids)
-    return [
-        _taken(db, memory_id, event_id)
-        for memory_id, event_id in sorted(first.items(), key=lambda item: item[1])
-        if memory_id not in gone and db.value("SELECT 1 FROM memories WHERE id = ?", (memory_id,))
-    ]
-
-
-def _folds(db: Database, since: dict[str, int]) -> list[tuple[int, str]]:
-    """The maintain merges that folded one of these memories (id -> the event from which
-    it holds the text) into a survivor after that event, whose text the same run
-    rewrote: (the survivor's update event, the survivor's id)."""
-    return db.tuples(
-        "SELECT e.id, e.memory_id FROM events f JOIN memories m ON m.id = f.memory_id "
-        "JOIN json_each(?) w ON w.key = f.memory_id "
-        "JOIN events e ON e.run_id = f.run_id AND e.memory_id = m.superseded_by "
-        "WHERE f.action = 'state' AND f.id > w.value "
-        "AND json_extract(f.data, '$.to') = 'superseded' AND e.action = 'update' "
-        "AND json_extract(e.data, '$.before.content') IS NOT NULL",
-        (json.dumps(since),),
-    )
-
-
-def _folded_into(db: Database, memory_id: str, event_id: int) -> list[str]:
-    """The memories a maintain merge folded into this one from ``event_id`` on (still
-    superseded by it): reverted to before that event, it no longer holds their text."""
-    return [
-        row[0]
-        for row in db.tuples(
-            "SELECT DISTINCT f.memory_id FROM events f JOIN memories m ON m.id = f.memory_id "
-            "JOIN events e ON e.run_id = f.run_id AND e.memory_id = m.superseded_by "
-            "WHERE m.superseded_by = ? AND m.state = 'superseded' AND f.action = 'state' "
-            "AND json_extract(f.data, '$.to') = 'superseded' AND e.action = 'update' "
-            "AND e.id >= ?",
-            (memory_id, event_id),
-        )
-    ]
-
-
-def _taken(db: Database, memory_id: str, event_id: int) -> TakenIn:
-    data = json.loads(db.value("SELECT data FROM events WHERE id = ?", (event_id,)))
-    before = {k: v for k, v in data.get("before", {}).items() if k in (*MEMORY_TEXTS, "tags")}
-    afters = db.tuples(
-        "SELECT json_extract(e.data, p.value) FROM events e, json_each(?) p "
-        "WHERE e.memory_id = ? AND e.action = 'update' AND e.id >= ?",
-        (json.dumps([f"$.after.{name}" for name in MEMORY_TEXTS]), memory_id, event_id),
-    )
-    since = {text for (text,) in afters if isinstance(text, str) and text}
-    merges = db.tuples(
-        "SELECT id FROM events WHERE memory_id = ? AND action = 'update' AND id >= ? "
-        "AND json_extract(data, '$.source') IS NOT NULL",
-        (memory_id, event_id),
-    )
-    return TakenIn(
-        memory_id,
-        before,
-        sorted(since | set(memory_texts(db, [memory_id]))),
-        [row[0] for row in merges],
-        _folded_into(db, memory_id, event_id),
-        event_id,
-        _fold_links(db, memory_id, event_id),
-        _tags_since(db, memory_id, event_id, before.get("tags")),
-    )
-
-
-def _tags_since(db: Database, memory_id: str, event_id: int, before: Any) -> list[str]:
-    """The tags a memory got from ``event_id`` on (a merged fact's: a model's words for
-    it), when that event says the tags it had ``before``."""
-    if not isinstance(before, list):
-        return []
-    rows = db.tuples(
-        "SELECT t.value FROM events e, json_each(e.data, '$.after.tags') t "
-        "WHERE e.memory_id = ? AND e.action = 'update' AND e.id >= ? "
-        "UNION SELECT t.value FROM memories m, json_each(m.tags) t WHERE m.id = ?",
-        (memory_id, event_id, memory_id),
-    )
-    return sorted({str(row[0]) for row in rows} - set(before))
-
-
-def drop_tags(db: Database, memory_id: str, event_id: int, tags: list[str]) -> None:
-    """Take ``tags`` out of the tag lists of a memory's events from ``event_id`` on (a
-    merged fact's tags, gone with its text). Runs inside the caller's transaction, as
-    ``erase_quotes`` does."""
-    if not tags:
-        return
-    changed = []
-    for row_id, text in db.tuples(
-        "SELECT id, data FROM events WHERE memory_id = ? AND id >= ?", (memory_id, event_id)
-    ):
-        data = json.loads(text)
-        parts = [p for p in (data.get("before"), data.get("after")) if isinstance(p, dict)]
-        listed = [p for p in parts if isinstance(p.get("tags"), list)]
-        if any(set(p["tags"]) & set(tags) for p in listed):
-            for part in listed:
-                part["tags"] = [t for t in part["tags"] if t not in tags]
-            changed.append((json.dumps(data, ensure_ascii=False), row_id))
-    _rewrite_events(db, changed)
 
 
 def drop_all_tags(db: Database, memory_ids: list[str]) -> int:
@@ -429,64 +272,17 @@ def drop_all_tags(db: Database, memory_ids: list[str]) -> int:
             part["tags"] = []
         if listed:
             changed.append((json.dumps(data, ensure_ascii=False), row_id))
-    _rewrite_events(db, changed)
+    rewrite_events(db, changed)
     return len(changed)
 
 
-def _rewrite_events(db: Database, changed: list[tuple[str, int]]) -> None:
+def rewrite_events(db: Database, changed: list[tuple[str, int]]) -> None:
     """Write events' new data (``(data, id)`` pairs): the append-only trigger is lifted
     for these updates alone."""
     if changed:
         db.execute("DROP TRIGGER IF EXISTS events_append_only_update")
         db.executemany("UPDATE events SET data = ? WHERE id = ?", changed)
         db.execute(EVENTS_UPDATE_TRIGGER)
-
-
-def _fold_links(db: Database, memory_id: str, event_id: int) -> list[tuple[str, str, str]]:
-    """(source, target, type) of the edges the maintain merges that folded memories into
-    this one from ``event_id`` on gave it: its ``supersedes`` edge to each, and each edge
-    a folded memory had, copied (the folded one keeps its own). Put back to before the
-    first of them, it no longer says what they said."""
-    rows = db.tuples(
-        "SELECT DISTINCT l.src, l.dst, l.type FROM events s "
-        "JOIN (SELECT run_id, json_extract(data, '$.src_id') AS src, "
-        "json_extract(data, '$.dst_id') AS dst, json_extract(data, '$.type') AS type "
-        "FROM events WHERE action = 'link' AND NOT json_extract(data, '$.existed')) l "
-        "ON l.run_id = s.run_id "
-        "WHERE s.memory_id = ?1 AND s.action = 'link' AND s.id >= ?2 "
-        "AND json_extract(s.data, '$.type') = 'supersedes' "
-        "AND ((l.type = 'supersedes' AND l.src = ?1 AND l.dst = json_extract(s.data, '$.dst_id')) "
-        "OR EXISTS (SELECT 1 FROM relations r WHERE r.type = l.type "
-        "AND ((l.src = ?1 AND r.src_id = json_extract(s.data, '$.dst_id') AND r.dst_id = l.dst) "
-        "OR (l.dst = ?1 AND r.dst_id = json_extract(s.data, '$.dst_id') AND r.src_id = l.src))))",
-        (memory_id, event_id),
-    )
-    return [(str(src), str(dst), str(kind)) for src, dst, kind in rows]
-
-
-def going(
-    db: Database, session_id: str | None, seqs: list[int] | None, memory_ids: list[str]
-) -> tuple[list[str], list[TakenIn]]:
-    """``memory_ids`` (the memories a forget deletes) with the facts ``maintain``
-    consolidated from a memory after it took in the forgotten text (they may state it),
-    and those consolidated from them; and the memories that took it in (``taken_in``)."""
-    taken = taken_in(db, session_id, seqs, memory_ids)
-    while drawn := [d for d in _drawn_since(db, taken) if d not in memory_ids]:
-        memory_ids = memory_ids + drawn + consolidated_from(db, drawn)
-        taken = taken_in(db, session_id, seqs, memory_ids)
-    return memory_ids, taken
-
-
-def _drawn_since(db: Database, taken: list[TakenIn]) -> list[str]:
-    """The memories consolidated (source ``memory:<id>``) from one of ``taken`` after the
-    event from which it holds the forgotten text."""
-    rows = db.tuples(
-        "SELECT m.id FROM memories m JOIN json_each(?) t ON m.source = 'memory:' || t.key "
-        "WHERE EXISTS (SELECT 1 FROM events e WHERE e.memory_id = m.id "
-        "AND e.action = 'create' AND e.id > t.value)",
-        (json.dumps({t.memory_id: t.first_event for t in taken}),),
-    )
-    return [row[0] for row in rows]
 
 
 def corrected_by(db: Database, memory_ids: list[str]) -> dict[str, float]:
@@ -765,7 +561,7 @@ def erase_derived(db: Database, needles: list[str], memory_ids: list[str]) -> in
     many rows went."""
     gone = 0
     for needle in sorted({n for n in needles if len(n) >= MIN_NEEDLE}):
-        like = f"%{_like(needle)}%"
+        like = f"%{like_escaped(needle)}%"
         gone += _deleted(
             db,
             "DELETE FROM entities WHERE name LIKE ? ESCAPE '\\' OR id IN "

@@ -264,12 +264,6 @@ def mark_restated(db: Database, memory_id: str, at_generation: int) -> None:
     )
 
 
-def restated_since(db: Database, after_generation: int) -> set[str]:
-    """Memories whose statements a re-read changed after ``after_generation``."""
-    rows = db.tuples("SELECT memory_id FROM graph_indexed WHERE restated > ?", (after_generation,))
-    return {str(r[0]) for r in rows}
-
-
 # An active memory whose text the graph has not read as it is now (new, or changed).
 _TEXT_UNREAD = "m.state = 'active' AND (g.content_hash IS NULL OR g.content_hash != m.content_hash)"
 

@@ -640,7 +640,7 @@ def m024_question_index(db: Database) -> None:
     questions' vector generation on; a removed question's rowid is journaled, so the index
     (store/vector_index.py) marks its row dead instead of being made again (a full journal
     marks every one rewritten); a changed one marks every one rewritten. Forgetting and
-    redacting make the index again at once (maintain/forgetting.py), so its files keep
+    redacting make the index again at once (maintain/everywhere.py), so its files keep
     nothing of a forgotten question."""
     generation, rewritten, changes = (
         QUESTION_VECTORS_GENERATION,

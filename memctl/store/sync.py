@@ -24,7 +24,7 @@ READ_COMMIT = "sync_read_commit"
 FORGOTTEN_BY = "forgotten_by"
 # The key of the update event a sync logs when another machine's version that took text
 # out (a redaction: ``redacted: true`` in its file) replaces the text here (its value: that
-# host): the old text is to be taken out here too (``maintain.forgetting.redact_pulled``).
+# host): the old text is to be taken out here too (``maintain.redaction.redact_pulled``).
 REDACTED_BY = "redacted_by"
 # The key of an update event of this machine that took text out of a memory (a redaction,
 # a forget putting a merged memory back): its next file says so (``sync.outgoing``).

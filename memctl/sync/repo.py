@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memctl.config.files import private_dir
+from memctl.config.files import DIR_MODE, private_dir
 from memctl.config.urls import shown_url
 from memctl.errors import StoreError, SyncError
 from memctl.sync.layout import MEMORIES
@@ -196,7 +196,7 @@ class Clone:
         except git.exc.GitCommandError as exc:
             shutil.rmtree(partial, ignore_errors=True)
             raise SyncError(f"cannot clone {shown_url(remote)}: {one_line(exc)}") from None
-        os.chmod(partial, 0o700)  # git made it 0777 minus the umask: the memories are private
+        os.chmod(partial, DIR_MODE)  # git made it 0777 minus the umask: the memories are private
         partial.rename(path)
         clone = cls.open(path, timeout)
         if clone.has("HEAD"):

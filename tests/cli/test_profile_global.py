@@ -10,21 +10,15 @@ from pathlib import Path
 from memctl.api.recall import ProfileRequest, profile
 from memctl.config.settings import load_settings
 from memctl.context import Context
-from tests.conftest import run_cli
+from tests.conftest import cli_ok
 from tests.fakes import HashEmbedder
-
-
-def _ok(*args: str, cwd: Path | None = None) -> str:
-    done = run_cli(*args, cwd=cwd)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
 
 
 def a_project_with_a_profile_line(tmp_path: Path) -> Path:
     """A project directory whose one memory makes its profile's one line."""
     shop = tmp_path / "shop"
     shop.mkdir()
-    _ok(
+    cli_ok(
         "remember",
         "We deploy with make release",
         "-s",
@@ -33,7 +27,7 @@ def a_project_with_a_profile_line(tmp_path: Path) -> Path:
         "patterns",
         cwd=shop,
     )
-    _ok("maintain", "--only", "profile", cwd=shop)
+    cli_ok("maintain", "--only", "profile", cwd=shop)
     return shop
 
 
@@ -41,25 +35,25 @@ def test_an_empty_global_profile_says_where_the_projects_profiles_are(
     home: Path, tmp_path: Path
 ) -> None:
     shop = a_project_with_a_profile_line(tmp_path)
-    said = " ".join(_ok("profile", "-s", "global", cwd=shop).split())
+    said = " ".join(cli_ok("profile", "-s", "global", cwd=shop).split())
     assert f"the global profile is empty: every profile line is a project's: {shop} (1)" in said
     assert '`memctl remember -s global --category profile "..."`' in said
-    shown = json.loads(_ok("profile", "-s", "global", "--json", cwd=shop))
+    shown = json.loads(cli_ok("profile", "-s", "global", "--json", cwd=shop))
     assert shown["written"] == [] and shown["elsewhere"] == {str(shop): 1}
     # what the line says to do fills it
-    _ok("remember", "I am a backend developer", "-s", "global", "--category", "profile")
-    _ok("maintain", "--only", "profile", cwd=shop)
-    said = _ok("profile", "-s", "global", cwd=shop)
+    cli_ok("remember", "I am a backend developer", "-s", "global", "--category", "profile")
+    cli_ok("maintain", "--only", "profile", cwd=shop)
+    said = cli_ok("profile", "-s", "global", cwd=shop)
     assert "I am a backend developer" in said and "is empty" not in said
     # the project's own view is as before: its lines and the global ones
-    assert "We deploy with make release" in _ok("profile", cwd=shop)
+    assert "We deploy with make release" in cli_ok("profile", cwd=shop)
 
 
 def test_the_project_view_names_no_other_project(home: Path, tmp_path: Path) -> None:
     shop = a_project_with_a_profile_line(tmp_path)
     elsewhere = tmp_path / "blog"
     elsewhere.mkdir()
-    said = _ok("profile", cwd=elsewhere)
+    said = cli_ok("profile", cwd=elsewhere)
     assert str(shop) not in said
     ctx = Context(load_settings(), embedder=HashEmbedder())
     try:

@@ -22,9 +22,8 @@ from memctl.config.settings import (
     key_named,
     load_settings,
     read_config_file,
-    template,
-    write_config_value,
 )
+from memctl.config.writing import template, write_config_value
 from memctl.errors import ConfigError
 from tests.conftest import run_cli
 

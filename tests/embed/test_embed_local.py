@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memctl.embed import local
+from memctl.embed import bert, local, model_files
 from memctl.embed.local import LocalEmbedder
 from memctl.errors import ModelError
 from tests.conftest import python_c
@@ -118,9 +118,9 @@ def test_explicit_dir_missing_one_file_is_an_error(tmp_path: Path) -> None:
 
 
 def test_explicit_dir_with_model_is_used(tmp_path: Path) -> None:
-    wheel_dir = local.wheel_model_dir()
+    wheel_dir = model_files.wheel_model_dir()
     assert wheel_dir is not None
-    for name in local.MODEL_FILES:
+    for name in model_files.MODEL_FILES:
         (tmp_path / name).symlink_to(wheel_dir / name)
     vector = LocalEmbedder(model_dir=str(tmp_path)).embed([TEXTS[0]])
     assert cosines(vector, VECTORS[:1])[0] >= 0.999
@@ -129,20 +129,20 @@ def test_explicit_dir_with_model_is_used(tmp_path: Path) -> None:
 def test_finds_the_per_user_copy_then_one_in_memctl_home(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    wheel_dir = local.wheel_model_dir()
+    wheel_dir = model_files.wheel_model_dir()
     assert wheel_dir is not None
-    monkeypatch.setattr(local, "wheel_model_dir", lambda: None)
+    monkeypatch.setattr(model_files, "wheel_model_dir", lambda: None)
     monkeypatch.setenv("MEMCTL_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     with pytest.raises(ModelError, match="^the local embedding model is not installed: run `memc"):
-        local.resolve_model_dir(None)
+        model_files.resolve_model_dir(None)
     older = tmp_path / "home" / "models" / "all-MiniLM-L6-v2"
     per_user = tmp_path / "cache" / "memctl" / "models" / "all-MiniLM-L6-v2"
     for directory in (older, per_user):
         directory.mkdir(parents=True)
-        for name in local.MODEL_FILES:
+        for name in model_files.MODEL_FILES:
             (directory / name).symlink_to(wheel_dir / name)
-        assert local.resolve_model_dir(None) == directory
+        assert model_files.resolve_model_dir(None) == directory
 
 
 def test_the_model_and_its_packed_weights_are_per_user(
@@ -150,9 +150,9 @@ def test_the_model_and_its_packed_weights_are_per_user(
 ) -> None:
     monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))
-    assert local.default_model_dir() == tmp_path / ".cache" / "memctl" / "models" / MODEL
+    assert model_files.default_model_dir() == tmp_path / ".cache" / "memctl" / "models" / MODEL
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert local.packed_cache_dir() == tmp_path / "xdg" / "memctl" / "models"
+    assert model_files.packed_cache_dir() == tmp_path / "xdg" / "memctl" / "models"
 
 
 def test_two_data_directories_share_one_packed_cache(tmp_path: Path) -> None:
@@ -195,10 +195,10 @@ def test_embedding_imports_no_torch() -> None:
 
 def test_batches_respect_count_and_token_budget() -> None:
     lengths = [2] * 10 + [100] * 300 + [256] * 200
-    batches = list(local._batches(lengths, batch_size=4096))
+    batches = list(bert.batches(lengths, batch_size=4096))
     assert [i for b in batches for i in range(len(lengths))[b]] == list(range(len(lengths)))
-    assert all(len(lengths[b]) * max(lengths[b]) <= local.MAX_BATCH_TOKENS for b in batches)
-    assert all(len(lengths[b]) <= 3 for b in local._batches(lengths, batch_size=3))
+    assert all(len(lengths[b]) * max(lengths[b]) <= bert.MAX_BATCH_TOKENS for b in batches)
+    assert all(len(lengths[b]) <= 3 for b in bert.batches(lengths, batch_size=3))
 
 
 def test_packed_weights_cache_gives_the_same_vectors(tmp_path: Path) -> None:
@@ -220,11 +220,11 @@ def test_each_copy_of_the_model_has_its_own_pack_and_gone_copies_are_pruned(
 ) -> None:
     """Two installs used to share one file and rewrite it in turn (about 1 s and 87 MB
     each time the other one embedded); a pack whose model is gone is removed."""
-    directory = local.resolve_model_dir(None)
+    directory = model_files.resolve_model_dir(None)
 
     def install(copy: Path) -> Path:  # hard links: copies in other places, no 87 MB each
         copy.mkdir()
-        for name in local.MODEL_FILES:
+        for name in model_files.MODEL_FILES:
             try:
                 os.link(directory / name, copy / name)
             except OSError:
@@ -244,7 +244,7 @@ def test_each_copy_of_the_model_has_its_own_pack_and_gone_copies_are_pruned(
         assert np.array_equal(LocalEmbedder(copy, cache_dir=cache).embed([TEXTS[0]]), first)
     assert [p.stat().st_mtime_ns for p in packs] == stamps
     LocalEmbedder(install(tmp_path / "gone"), cache_dir=cache).embed([TEXTS[0]])
-    for name in local.MODEL_FILES:
+    for name in model_files.MODEL_FILES:
         (tmp_path / "gone" / name).unlink()
     LocalEmbedder(copies[0], cache_dir=cache).embed([TEXTS[0]])  # reads: nothing pruned
     assert len(list(cache.glob("*.f32pack"))) == 3
@@ -265,7 +265,7 @@ def test_the_tokenizer_built_from_the_vocabulary_equals_tokenizer_json() -> None
 
     from benchmarks.synthetic import synthetic_memories
 
-    directory = local.resolve_model_dir(None)
+    directory = model_files.resolve_model_dir(None)
     fast = local._load_tokenizer(directory / "tokenizer.json")
     reference = Tokenizer.from_file(str(directory / "tokenizer.json"))
     reference.enable_truncation(max_length=local.MAX_TOKENS)
@@ -304,8 +304,8 @@ def test_attention_weights_cover_only_each_sentences_tokens(scale: float) -> Non
     q = rng.standard_normal((3, 2, 7, 8), dtype=np.float32) * np.float32(scale)
     k_t = rng.standard_normal((3, 2, 8, 7), dtype=np.float32)
     expected = reference_softmax(q @ k_t, lengths)
-    weights = local._softmax(q, k_t, np.array(lengths))
-    assert (q @ k_t).max() > local.EXP_SAFE or scale == 1.0
+    weights = bert.softmax(q, k_t, np.array(lengths))
+    assert (q @ k_t).max() > bert.EXP_SAFE or scale == 1.0
     np.testing.assert_allclose(weights, expected, rtol=0, atol=1e-6)
     assert not weights[0, :, :, 5:].any()
 
@@ -315,7 +315,7 @@ def test_a_row_whose_every_term_vanishes_is_redone_shifted() -> None:
     lengths = [4]
     q = np.full((1, 1, 4, 2), -30.0, dtype=np.float32)
     k_t = np.full((1, 1, 2, 4), 2.0, dtype=np.float32)  # every score is -120
-    weights = local._softmax(q, k_t, np.array(lengths))
+    weights = bert.softmax(q, k_t, np.array(lengths))
     np.testing.assert_allclose(weights, 0.25, rtol=0, atol=1e-6)
 
 

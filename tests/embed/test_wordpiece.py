@@ -12,13 +12,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from tokenizers import Tokenizer
 
-from memctl.embed import local
+from memctl.embed import local, model_files
 from memctl.embed.local import LocalEmbedder
 from memctl.embed.wordpiece import WordPiece
 from memctl.errors import ModelError
 from tests.conftest import python_c
 
-DIRECTORY = local.resolve_model_dir(None)
+DIRECTORY = model_files.resolve_model_dir(None)
 PLAIN = WordPiece.from_file(DIRECTORY / "vocab.txt", local.MAX_TOKENS)
 REFERENCE = Tokenizer.from_file(str(DIRECTORY / "tokenizer.json"))
 REFERENCE.enable_truncation(max_length=local.MAX_TOKENS)
@@ -69,7 +69,7 @@ def test_a_batch_mixing_ascii_and_other_text_equals_each_text_alone() -> None:
 
 
 def test_a_model_without_vocab_txt_gives_the_same_vectors(tmp_path: Path) -> None:
-    for name in local.MODEL_FILES:  # tokenizer.json and the weights only
+    for name in model_files.MODEL_FILES:  # tokenizer.json and the weights only
         (tmp_path / name).symlink_to(DIRECTORY / name)
     texts = ["how do we deploy the billing service?", "who owns payments?"]
     without = LocalEmbedder(model_dir=tmp_path).embed(texts)
@@ -77,7 +77,7 @@ def test_a_model_without_vocab_txt_gives_the_same_vectors(tmp_path: Path) -> Non
 
 
 def test_a_vocabulary_without_its_special_tokens_is_a_one_line_error(tmp_path: Path) -> None:
-    for name in local.MODEL_FILES:
+    for name in model_files.MODEL_FILES:
         (tmp_path / name).symlink_to(DIRECTORY / name)
     (tmp_path / "vocab.txt").write_text("[PAD]\nhello\n", encoding="utf-8")
     with pytest.raises(ModelError, match="cannot load the local model") as caught:

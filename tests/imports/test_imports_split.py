@@ -21,6 +21,7 @@ from memctl.imports.sections import sections
 from memctl.imports.split import Splitter, cut_point, split
 from memctl.ingest.source import Input
 from memctl.memories import privacy
+from memctl.memories.scrubber import scrub_stream
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "imports"
 LIMIT, OVERLAP = 100, 10
@@ -210,7 +211,7 @@ def test_pieces_end_at_line_breaks_and_skip_front_matter() -> None:
 def test_a_private_block_over_many_pieces_is_hidden_to_its_close() -> None:
     found = privacy.Redactions()
     pieces_ = ["a\n", "<private>\n", "x" * 60 + "\n", "y" * 60 + "\n", "z</private> seen\n"]
-    assert "".join(privacy.scrub_stream(pieces_, found)) == "a\n[REDACTED] seen\n"
+    assert "".join(scrub_stream(pieces_, found)) == "a\n[REDACTED] seen\n"
     assert found.private_blocks == 1
     key = ["-----BEGIN RSA PRIVATE KEY-----\n", "abc\n", "-----END RSA PRIVATE KEY-----\nok\n"]
-    assert "".join(privacy.scrub_stream(key, found)) == "[REDACTED:private-key]\nok\n"
+    assert "".join(scrub_stream(key, found)) == "[REDACTED:private-key]\nok\n"

@@ -21,7 +21,7 @@ from memctl.context import Context
 from memctl.errors import InputError, UsageError
 from memctl.ingest.capture import IngestOptions, capture
 from memctl.ingest.pipeline import run_session
-from memctl.maintain.forgetting import redact
+from memctl.maintain.redaction import redact
 from memctl.store.memories import MemoryFilter, list_memories
 from tests.ingesting import claude_record as record
 from tests.ingesting import claude_work_session as session

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import run_cli
+from tests.conftest import cli_ok, files_holding
 from tests.holding import held
 from tests.ingesting import claude_record
 
@@ -23,53 +23,40 @@ def _say(path: Path, role: str, text: str) -> None:
         out.write(json.dumps({"role": role, "content": text}) + "\n")
 
 
-def _ok(*args: str) -> str:
-    done = run_cli(*args)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return done.stdout
-
-
-def _files_holding(home: Path, needle: str) -> list[str]:
-    raw = needle.encode()
-    return sorted(
-        str(p.relative_to(home)) for p in home.rglob("*") if p.is_file() and raw in p.read_bytes()
-    )
-
-
 def _spooled(home: Path, tmp_path: Path) -> str:
     """A session stored with messages 1-2; message 3 kept in the spool; the session's id."""
     transcript = tmp_path / "t.jsonl"
     _say(transcript, "user", "hello there, first message")
     _say(transcript, "user", f"our office door code is {DOOR} ok")
-    _ok("ingest", "--transcript", str(transcript), "--wait")
+    cli_ok("ingest", "--transcript", str(transcript), "--wait")
     _say(transcript, "assistant", f"noted: {DOOR} again, and the dog is {DOG}")
     with held(home / "memctl.db"):
-        assert "the database is busy" in _ok(*WAIT, "ingest", "--transcript", str(transcript))
+        assert "the database is busy" in cli_ok(*WAIT, "ingest", "--transcript", str(transcript))
     assert [p.name for p in (home / "spool").iterdir()]
-    return str(json.loads(_ok("sessions", "list", "--all-scopes", "--json"))[0]["id"])
+    return str(json.loads(cli_ok("sessions", "list", "--all-scopes", "--json"))[0]["id"])
 
 
 def test_redact_takes_the_value_out_of_a_spooled_transcript(home: Path, tmp_path: Path) -> None:
     _spooled(home, tmp_path)
-    assert "1 spooled transcript rewritten" in _ok("redact", DOG)
-    assert _files_holding(home, DOG) == []  # the spooled copy too
-    _ok("maintain")  # stores the spooled message 3
-    assert DOG not in _ok("sessions", "grep", "dog", "--all-scopes")
-    assert "the dog is [REDACTED]" in _ok("sessions", "grep", "dog", "--all-scopes")
-    assert _files_holding(home, DOG) == []
+    assert "1 spooled transcript rewritten" in cli_ok("redact", DOG)
+    assert files_holding(home, DOG) == []  # the spooled copy too
+    cli_ok("maintain")  # stores the spooled message 3
+    assert DOG not in cli_ok("sessions", "grep", "dog", "--all-scopes")
+    assert "the dog is [REDACTED]" in cli_ok("sessions", "grep", "dog", "--all-scopes")
+    assert files_holding(home, DOG) == []
 
 
 def test_forgetting_one_message_leaves_no_copy_in_the_spool(home: Path, tmp_path: Path) -> None:
     """Held: a spooled copy holds only what came after what was stored (message 3), so a
     stored message, the only kind one can forget, has no copy there."""
     session = _spooled(home, tmp_path)
-    _ok("forget", f"{session}#2")
-    assert _files_holding(home, "our office door code") == []
-    _ok("maintain")
-    shown = _ok("sessions", "show", session)
+    cli_ok("forget", f"{session}#2")
+    assert files_holding(home, "our office door code") == []
+    cli_ok("maintain")
+    shown = cli_ok("sessions", "show", session)
     assert "our office door code" not in shown and "[forgotten]" in shown
     assert DOG in shown  # message 3 is stored all the same: nothing else is lost
-    assert _files_holding(home, "our office door code") == []
+    assert files_holding(home, "our office door code") == []
 
 
 def test_a_spooled_transcript_keeps_no_secret_of_its_title(home: Path, tmp_path: Path) -> None:
@@ -82,15 +69,15 @@ def test_a_spooled_transcript_keeps_no_secret_of_its_title(home: Path, tmp_path:
         {"type": "summary", "summary": f"Rotating deploy token {token}", "leafUuid": "u1"},
     ]
     transcript.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    _ok("status")  # the store exists, so another process can hold its lock
+    cli_ok("status")  # the store exists, so another process can hold its lock
     with held(home / "memctl.db"):
-        said = _ok(*WAIT, "ingest", "--client", "claude-code", "--transcript", str(transcript))
+        said = cli_ok(*WAIT, "ingest", "--client", "claude-code", "--transcript", str(transcript))
         assert "the database is busy" in said
-    assert _files_holding(home, token) == []  # the spool's copy neither
-    _ok("maintain")  # stores the spooled transcript
-    (session,) = json.loads(_ok("sessions", "list", "--all-scopes", "--json"))
+    assert files_holding(home, token) == []  # the spool's copy neither
+    cli_ok("maintain")  # stores the spooled transcript
+    (session,) = json.loads(cli_ok("sessions", "list", "--all-scopes", "--json"))
     assert session["title"].startswith("Rotating deploy token [REDACTED")
-    assert _files_holding(home, token) == []
+    assert files_holding(home, token) == []
 
 
 def _failed(home: Path, tmp_path: Path) -> str:
@@ -100,7 +87,7 @@ def _failed(home: Path, tmp_path: Path) -> str:
     header, *rest = spooled.read_text(encoding="utf-8").splitlines()
     damaged = {k: v for k, v in json.loads(header).items() if k != "started_at"}
     spooled.write_text("\n".join([json.dumps(damaged), *rest]) + "\n", encoding="utf-8")
-    _ok("maintain")
+    cli_ok("maintain")
     assert [p.suffix for p in (home / "spool").iterdir()] == [".failed"]
     return session
 
@@ -111,8 +98,8 @@ def test_redact_and_forget_reach_a_spooled_transcript_that_failed(
     """A spooled copy that could not be stored is kept as `*.failed`: neither `redact` nor
     `sessions forget` looked at it (they read `*.jsonl*`)."""
     session = _failed(home, tmp_path)
-    assert "1 spooled transcript rewritten" in _ok("redact", DOG)
-    assert _files_holding(home, DOG) == []
-    _ok("sessions", "forget", session, "--yes")
+    assert "1 spooled transcript rewritten" in cli_ok("redact", DOG)
+    assert files_holding(home, DOG) == []
+    cli_ok("sessions", "forget", session, "--yes")
     assert list((home / "spool").iterdir()) == []
-    assert _files_holding(home, DOOR) == []
+    assert files_holding(home, DOOR) == []

@@ -22,7 +22,7 @@ import pytest
 
 from memctl.ingest.message_vectors import parts
 from memctl.store.database import Database
-from tests.conftest import run_cli
+from tests.conftest import files_holding, run_cli
 from tests.holding import FILE_LOCK, held
 from tests.memories.test_forget_everywhere import _published
 from tests.ollama_server import FakeOllama, _bypass_proxies, hashed_bag_of_words
@@ -72,13 +72,6 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOllama]:
         yield fake
 
 
-def _files_holding(home: Path, needle: str) -> list[str]:
-    raw = needle.encode()
-    return sorted(
-        str(p.relative_to(home)) for p in home.rglob("*") if p.is_file() and raw in p.read_bytes()
-    )
-
-
 def _ingesting(home: Path, tmp_path: Path, settings: list[str]) -> subprocess.Popen[str]:
     transcript = tmp_path / "t.jsonl"
     lines = [("user", f"remember this: {SAID}"), ("assistant", "Noted.")]
@@ -109,7 +102,7 @@ def test_a_session_forgotten_while_it_is_distilled_leaves_nothing(
     ingest = _ingesting(home, tmp_path, ["llm: ollama", f"ollama.host: {server.url}"])
     _meanwhile(held, ingest, "sessions", "forget", "SESSION", "--yes")
     assert WORD not in run_cli("list", "--all-scopes").stdout
-    assert _files_holding(home, WORD) == []
+    assert files_holding(home, WORD) == []
 
 
 def test_a_value_redacted_while_it_is_distilled_is_not_written_back(
@@ -118,7 +111,7 @@ def test_a_value_redacted_while_it_is_distilled_is_not_written_back(
     held = Held(server, hold_embedding=False)
     ingest = _ingesting(home, tmp_path, ["llm: ollama", f"ollama.host: {server.url}"])
     _meanwhile(held, ingest, "redact", WORD)
-    assert _files_holding(home, WORD) == []
+    assert files_holding(home, WORD) == []
     assert "blue heron" in run_cli("sessions", "grep", "heron", "--all-scopes").stdout  # kept
 
 
@@ -167,7 +160,7 @@ def test_a_memory_deleted_while_maintain_merges_it_is_not_written_back(
         worker.join(120)
     assert done, "maintain did not finish"  # it crashed: FOREIGN KEY constraint failed
     ctx.close()
-    assert _files_holding(home, WORD) == []
+    assert files_holding(home, WORD) == []
     notes = done[0].task("consolidate").notes
     assert any("a forget or redact meanwhile" in n for n in notes), notes
 
@@ -201,7 +194,7 @@ def test_a_backup_taken_while_a_session_is_forgotten_keeps_none_of_it(
         backup.make_backup(ctx.settings, ctx.db)
     made = list((home / "backups").iterdir())
     assert [p.stat().st_mode & 0o777 for p in made] == [0o600]  # made all the same, private
-    assert _files_holding(home, WORD) == []
+    assert files_holding(home, WORD) == []
 
 
 def test_a_forget_waits_for_a_running_sync_and_says_so_when_it_cannot(tmp_path: Path) -> None:
@@ -220,4 +213,4 @@ def test_a_forget_waits_for_a_running_sync_and_says_so_when_it_cannot(tmp_path: 
     assert WORD in run_cli(*at_home, "get", memory.id).stdout  # nothing was forgotten
     gone = run_cli(*at_home, "delete", memory.id, "--permanent")
     assert gone.returncode == 0 and "shared through sync" in gone.stdout
-    assert _files_holding(home, WORD) == []
+    assert files_holding(home, WORD) == []

@@ -20,14 +20,8 @@ from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.imports.formats.base import PIECE_CHARS
 from memctl.memories import privacy
-from memctl.memories.privacy import (
-    Redactions,
-    high_entropy,
-    nothing_left,
-    scrub,
-    scrub_messages,
-    scrub_stream,
-)
+from memctl.memories.privacy import Redactions, high_entropy, nothing_left, scrub
+from memctl.memories.scrubber import scrub_messages, scrub_stream
 from memctl.model import Memory
 from memctl.retrieve.pipeline import Recalled
 from tests.conftest import python_c

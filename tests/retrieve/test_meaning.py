@@ -67,7 +67,7 @@ def test_the_content_alone_vector_goes_with_its_text(ctx: Context) -> None:
 
 
 def test_a_redacted_value_leaves_no_vector_made_of_it(ctx: Context) -> None:
-    from memctl.maintain.forgetting import redact
+    from memctl.maintain.redaction import redact
 
     secret = "hunter2-zebra-9931"
     said = f"Retro is the last Friday of each sprint; the room code is {secret}."

@@ -10,7 +10,7 @@ import socket
 from pathlib import Path
 
 from memctl.config.urls import shown_url
-from tests.conftest import run_cli
+from tests.conftest import files_holding, run_cli
 from tests.syncing import bare_repo
 
 TOKEN = "s3cr3tpassw0rd-for-sync"
@@ -21,13 +21,6 @@ def _closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
-
-
-def _files_holding(home: Path, needle: str) -> list[str]:
-    raw = needle.encode()
-    return sorted(
-        str(p.relative_to(home)) for p in home.rglob("*") if p.is_file() and raw in p.read_bytes()
-    )
 
 
 def test_a_remote_s_credentials_are_never_printed_nor_stored_but_in_the_config(
@@ -48,7 +41,7 @@ def test_a_remote_s_credentials_are_never_printed_nor_stored_but_in_the_config(
     for done in said:
         assert TOKEN not in done.stdout + done.stderr, done.args
     assert "https://bob:***@127.0.0.1" in said[2].stdout  # status still says which remote
-    assert _files_holding(home, TOKEN) == ["config.yaml"]
+    assert files_holding(home, TOKEN) == ["config.yaml"]
 
 
 def test_a_remote_s_token_stays_out_of_the_database_when_the_sync_works(
@@ -69,7 +62,7 @@ def test_a_remote_s_token_stays_out_of_the_database_when_the_sync_works(
     backup = ("-c", "maintain.backups=1", "-c", "maintain.backup_every_hours=0")
     assert run_cli(*backup, "maintain", "--only", "upkeep", env=env).returncode == 0
     assert list(home.glob("backups/*"))
-    assert _files_holding(home, TOKEN) == ["config.yaml", "sync/repo/.git/config"]
+    assert files_holding(home, TOKEN) == ["config.yaml", "sync/repo/.git/config"]
 
 
 def test_shown_url_hides_a_password_or_a_token_given_as_the_user() -> None:

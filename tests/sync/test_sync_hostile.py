@@ -14,7 +14,7 @@ import pytest
 from memctl.api import sync as sync_api
 from memctl.context import Context
 from memctl.errors import SyncError
-from memctl.maintain.forgetting import replaced_values
+from memctl.maintain.redaction import replaced_values
 from memctl.store import memories as store
 from memctl.store.sync import set_read_commit
 from memctl.sync.memfile import BadFile, parse

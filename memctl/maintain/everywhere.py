@@ -1,0 +1,252 @@
+"""Taking text out of every copy memctl keeps, for a forget (``maintain.forgetting``) and a
+redact (``maintain.redaction``): a change applied in one transaction to the store, then to
+its file (SQLite overwrites deleted content with zeros: ``secure_delete``; the full-text
+indexes merge, as a deleted row's terms linger in old segments until then; the vector
+indexes are made again without the old vectors; ``VACUUM`` rewrites the file without free
+pages and the WAL is emptied into it), then to each backup ``maintain`` made, rewritten
+the same way; the memories changed leave the work tree of the sync clone (the next sync
+writes their tombstones or new text), and memctl's logs are rewritten without the text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memctl.config.files import FILE_MODE, write_private
+from memctl.context import Context
+from memctl.maintain.backup import backups, leftovers, restoring
+from memctl.memories.operations import edit
+from memctl.model import Memory
+from memctl.store import forget as erase
+from memctl.store.database import Database
+from memctl.store.maintenance import vacuum_into
+from memctl.store.sync import TEXT_WITHDRAWN, files_of
+from memctl.store.writes import Writer
+
+# The columns a forget and ``redact`` also rewrite: the messages, titles, tags, sources (a
+# transcript's path) and directories of every session, and the paths of imported files.
+EVERY_SESSION = (
+    "messages.content",
+    "sessions.title",
+    "sessions.tags",
+    "sessions.source",
+    "sessions.cwd",
+    "imports.path",
+)
+REWRITING = ".forgetting"  # a backup being written anew
+# What an update that takes text out of a memory logs: its next file says it was redacted,
+# so the machines that pull it take the old text out too (``sync.outgoing``).
+WITHDRAWS = {TEXT_WITHDRAWN: True}
+
+Vectors = dict[str, bytes]  # memory id -> the vector of its new text, embedded beforehand
+
+
+@dataclass
+class Forgotten:
+    """What a forget removed, and where."""
+
+    target: str
+    messages: int = 0
+    memories: list[str] = field(default_factory=list)
+    quotes: dict[str, int] = field(default_factory=dict)
+    backups: list[str] = field(default_factory=list)  # rewritten
+    wal_emptied: bool = True
+    shared: list[str] = field(default_factory=list)  # of memories: those a sync published
+    reverted: list[str] = field(default_factory=list)  # memories it had been merged into
+    revived: list[str] = field(default_factory=list)  # memories it alone had superseded
+    spooled: int = 0  # transcripts waiting in the spool, rewritten
+    identity: list[str] = field(default_factory=list)  # identity files rewritten
+    identity_left: list[str] = field(default_factory=list)  # a project's, holding it still
+    logs: int = 0  # memctl's logs, rewritten (a path holding the value)
+    pending: int = 0  # transcripts' pending marks removed (their path or session went)
+    copies: dict[str, int] = field(default_factory=dict)  # other sessions -> messages copied
+    copies_forgotten: bool = False  # those copied messages were forgotten too
+    kept: dict[str, str] = field(default_factory=dict)  # of its memories: id -> a session
+    # stating it too (``store.forget.restated``), now its source
+    reworded: list[str] = field(default_factory=list)  # of those kept: now in its words
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "target": self.target,
+            "messages": self.messages,
+            "memories": self.memories,
+            "quotes": self.quotes,
+            "backups_rewritten": self.backups,
+            "wal_emptied": self.wal_emptied,
+            "shared": self.shared,
+            "reverted": self.reverted,
+            "revived": self.revived,
+            "spooled_rewritten": self.spooled,
+            "identity_rewritten": self.identity,
+            "identity_left": self.identity_left,
+            "logs_rewritten": self.logs,
+            "pending_dropped": self.pending,
+            "copies": self.copies,
+            "copies_forgotten": self.copies_forgotten,
+            "kept": self.kept,
+            "reworded": self.reworded,
+        }
+
+    def add(self, other: Forgotten) -> None:
+        """Count what another target's forget in the same run took out."""
+        self.messages += other.messages
+        self.memories = sorted({*self.memories, *other.memories})
+        for name, count in other.quotes.items():
+            self.quotes[name] = self.quotes.get(name, 0) + count
+        self.reverted = sorted({*self.reverted, *other.reverted})
+        self.revived = sorted({*self.revived, *other.revived})
+        self.kept = {k: v for k, v in {**self.kept, **other.kept}.items() if k not in self.memories}
+        self.reworded = sorted({*self.reworded, *other.reworded} & set(self.kept))
+
+    def history_note(self) -> str:
+        """What a forget cannot reach, said when it matters: a memory a sync published
+        leaves its old text in the repository's git history ("" when none was shared)."""
+        if not self.shared:
+            return ""
+        count = len(self.shared)
+        return (
+            f"{count} of these memories {'was' if count == 1 else 'were'} shared through sync: "
+            "the next `memctl sync` replaces the text, but the repository's git history (the "
+            "remote's and the clone in the data directory) keeps it; rotate a secret it held"
+        )
+
+
+Apply = Callable[[Database, Forgotten, "Context | None"], None]
+
+
+def _indexes_rebuilt(db: Database, memories: bool) -> None:
+    """The vector indexes made again now, so their files keep no copy of a forgotten
+    vector: the messages' (a removed message vector marks it rewritten, m018), the stored
+    questions' and, when memories were deleted or rewritten, the memories' (a replaced or
+    removed vector of either is otherwise kept, marked dead, in its segment until a
+    compaction)."""
+    from memctl.store.message_vectors import message_vector_index
+    from memctl.store.questions import all_questions_rewritten
+    from memctl.store.vector_index import QUESTION_VECTORS, vector_index
+
+    with db.atomic():
+        all_questions_rewritten(db)
+        if memories:
+            db.note_vector_write(everything=True)
+    if memories:
+        vector_index(db)
+    message_vector_index(db)
+    vector_index(db, QUESTION_VECTORS)
+
+
+def apply_everywhere(ctx: Context, done: Forgotten, apply: Apply) -> None:
+    """``apply`` to the store, then to its file (zeroed, merged, compacted, the WAL
+    emptied), then to every backup; never while a sync runs (``_no_sync``)."""
+    with _no_sync(ctx):
+        _apply_to_every_copy(ctx, done, apply)
+
+
+@contextlib.contextmanager
+def _no_sync(ctx: Context) -> Iterator[None]:
+    """The sync lock, when there is a sync clone: a sync that read a memory before the
+    forget would otherwise write its file, and push it, after (and the forget could not
+    say so). A SyncError when a sync holds it past ``sync.lock_wait``: nothing forgotten."""
+    from memctl.sync.pipeline import clone_path, lock_path  # sync's YAML and git: only here
+
+    if not (clone_path(ctx.settings) / ".git").exists():
+        yield
+        return
+    from memctl.sync.lock import sync_lock
+
+    with sync_lock(lock_path(ctx.settings), ctx.settings.sync_lock_wait):
+        yield
+
+
+def _apply_to_every_copy(ctx: Context, done: Forgotten, apply: Apply) -> None:
+    """``apply`` to the store and its file, then to each backup, rewritten in place."""
+    _erased(ctx.db, lambda db: apply(db, done, ctx))
+    _indexes_rebuilt(ctx.db, bool(done.memories or done.reverted or done.reworded))
+    done.shared = _out_of_the_clone(ctx, [*done.memories, *done.reverted, *done.reworded])
+    done.wal_emptied = erase.compact(ctx.db)
+    _leftovers_removed(ctx)
+    for path in backups(ctx.settings):
+        partial = path.with_name(path.name + REWRITING)
+        partial.unlink(missing_ok=True)
+        db = Database.open(path)
+        try:
+            _erased(db, lambda db: apply(db, Forgotten(""), None))
+            vacuum_into(db, partial)
+        finally:
+            db.close()
+        os.chmod(partial, FILE_MODE)
+        partial.replace(path)
+        for extra in ("-wal", "-shm"):
+            Path(str(path) + extra).unlink(missing_ok=True)
+        done.backups.append(path.name)
+
+
+def _leftovers_removed(ctx: Context) -> None:
+    """Remove the copies a killed backup, forget or restore left; a restore under way (it
+    holds the maintain lock) keeps the copy it is making."""
+    from memctl.maintain.lock import maintain_lock
+
+    with maintain_lock(ctx.settings) as holder:
+        for left in leftovers(ctx.settings, REWRITING):
+            if holder is None or left != restoring(ctx.settings):
+                left.unlink(missing_ok=True)
+
+
+def _out_of_the_clone(ctx: Context, memory_ids: list[str]) -> list[str]:
+    """Remove the memories' files from the work tree of the sync clone in the data
+    directory (the next sync writes their tombstones or new text: ``sync.outgoing``); the
+    memories that had one, whose old text the repository's history keeps."""
+    from memctl.sync.pipeline import clone_path  # sync's YAML and git: only here
+
+    clone = clone_path(ctx.settings)
+    shared = files_of(ctx.db, memory_ids)
+    for files in shared.values():
+        for file in files:
+            (clone / file.path).unlink(missing_ok=True)
+    return sorted(shared)
+
+
+def _erased(db: Database, apply: Callable[[Database], None]) -> None:
+    """``apply`` while SQLite zeroes what is deleted, then the full-text indexes merged (a
+    deleted row's terms linger in old segments until they are) and the words' message
+    counts taken again (a word is a key there)."""
+    erase.secure_delete(db, True)
+    try:
+        apply(db)
+        erase.merge_indexes(db)
+        erase.recount_message_terms(db)
+    finally:
+        erase.secure_delete(db, False)
+
+
+@contextlib.contextmanager
+def edit_run(
+    db: Database, live: Context | None, verb: str, memories: list[Memory], what: str = ""
+) -> Any:
+    """The live store's edit run (``memctl runs`` lists it, naming ``what``: never text),
+    or a bare writer for a backup."""
+    if live is None:
+        yield Writer(db)
+        return
+    with edit(live, verb, memories, what) as writer:
+        yield writer
+
+
+def rewrite_logs(folder: Path, needle: str, mark: str) -> int:
+    """Replace ``needle`` by ``mark`` in memctl's logs (the hooks', the worker's, the
+    resident process's: a transcript's path holding it, an error quoting it); how many
+    changed."""
+    changed = 0
+    for path in sorted(folder.glob("*.log")):
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if needle in text:
+            write_private(path, text.replace(needle, mark))
+            changed += 1
+    return changed
