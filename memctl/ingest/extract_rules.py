@@ -518,8 +518,9 @@ def live(patterns: tuple[Pattern, ...], text: str) -> tuple[Pattern, ...]:
 
 def _candidates(passage: Passage) -> list[tuple[str, tuple[Pattern, ...]]]:
     """(sentence, the patterns that may match it) for one passage: every pattern for what
-    the user said, only commitments for what the assistant said."""
-    if passage.role not in (Role.USER, Role.ASSISTANT):
+    the user said, only commitments for what the assistant said; none of a turn the user
+    pasted (a manual's "Format JSON output using a Go template" is no rule of theirs)."""
+    if passage.role not in (Role.USER, Role.ASSISTANT) or passage.pasted:
         return []
     kept = []
     for raw in sentences(passage.text):

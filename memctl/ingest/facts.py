@@ -46,6 +46,9 @@ class Passage:
     role: Role = Role.USER
     source: str = ""  # e.g. session:<id>#<seq> or file:<path>#<chunk>
     created_at: str | None = None
+    # a user turn the user pasted (a manual, a log, a docs page: ingest/pasted.py), not
+    # wrote: the rules read no fact from it
+    pasted: bool = False
 
 
 @dataclass

@@ -34,6 +34,7 @@ from memctl.ingest.injected import strip_injected
 from memctl.ingest.meaning import document_text
 from memctl.ingest.noise import drop_noise
 from memctl.ingest.parse.common import SUBAGENT
+from memctl.ingest.pasted import looks_pasted
 from memctl.ingest.reconcile import decide
 from memctl.ingest.refuted import drop_refuted
 from memctl.ingest.run import Run, start_run
@@ -92,7 +93,8 @@ def _spoken(text: str) -> str:
 
 def passages(messages: list[Message], run: Run | None = None) -> list[Passage]:
     """What extraction reads: each message without injected text and tool notes; a
-    sub-agent's lines (its prompt included) count as the assistant's, never the user's."""
+    sub-agent's lines (its prompt included) count as the assistant's, never the user's; a
+    user turn shaped as a pasted document is marked (``ingest/pasted.py``)."""
     found: list[Passage] = []
     removed: Counter[str] = Counter()
     for m in messages:
@@ -103,11 +105,14 @@ def passages(messages: list[Message], run: Run | None = None) -> list[Passage]:
         text = _spoken(text.removeprefix(SUBAGENT)).strip()
         if text and role != Role.TOOL:
             source = f"session:{m.session_id}#{m.seq}:{role}"  # who said it: provenance
-            found.append(Passage(text, role, source, m.created_at))
+            pasted = role == Role.USER and looks_pasted(text)
+            found.append(Passage(text, role, source, m.created_at, pasted))
     if run is not None:
         trace = run.stage("injected")
         trace.kept = len(found)
         trace.notes += [f"{n} {kind} left out" for kind, n in sorted(removed.items())]
+        if pasted_turns := sum(p.pasted for p in found):
+            trace.notes.append(f"{pasted_turns} pasted user turns read for no rule")
     return found
 
 
