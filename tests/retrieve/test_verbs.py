@@ -29,6 +29,7 @@ def test_the_table_names_its_source_and_joins_only_what_the_stemmer_does_not() -
     assert table["drove"] == (("drive",), ("driven",))
     assert table["won"] == (("win",),)
     assert "go" not in table and "went" not in table  # the vocabulary's empty verbs stay out
+    assert "get" not in table and "got" not in table  # as empty as "have"
     assert "meeting" not in table and table["met"] == (("meet",),)  # a noun in -ing: out
 
 
