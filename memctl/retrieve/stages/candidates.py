@@ -17,9 +17,9 @@ fuse stage asks how much of the query a candidate contains).
 The full-text searches run in threads, each on a connection of its own to the
 store (``Database.reader``): the messages' (started first: at a million messages it
 is the longest) while the query's word weights are read, then the memories' (the
-weights' counts spare it the memories that hold only a common word) and after it the
-stored questions', while the query is embedded and compared and the vector legs are
-searched, so that all three overlap: none waits for another's connection. A leg that fails leaves a
+weights' counts spare it the memories that hold only a common word), while the
+query is embedded and compared and the vector legs are searched, so that all three
+overlap: none waits for another's connection. A leg that fails leaves a
 warning and the others still answer. The vector modules bring numpy, so they
 are imported where they are used: loading the CLI stays light
 (tests/test_architecture.py).
@@ -193,10 +193,7 @@ def gather(run: Run, size: int) -> tuple[dict[str, list[tuple[str, float]]], dic
     # matches
     weighed = word_weights(run)
     run.word_weights, run.anchors, run.strangers, run.common_names = weighed[:4]
-    fts = _Background(
-        lambda: (_bm25_found(run, reader, size, weighed), _question_bm25(run, reader, size)),
-        inline=reader is run.ctx.db,
-    )
+    fts = _Background(lambda: _bm25_found(run, reader, size, weighed), inline=reader is run.ctx.db)
     # numpy, imported by the vector legs, loads while the full-text searches run (a
     # process of its own: ~50 ms of CPU)
     from memctl.store.vector_index import vector_index
@@ -210,14 +207,12 @@ def gather(run: Run, size: int) -> tuple[dict[str, list[tuple[str, float]]], dic
     vector_legs = _vector_legs(run, size)
     found: dict[str, Memory] = {}
     try:
-        (legs["bm25"], found), questions = fts.join()
-        if questions:
-            legs["questions"] = questions
+        legs["bm25"], found = fts.join()
     except MemctlError as exc:
         run.failed_legs.add("bm25")
         run.notes.append(f"full-text search unavailable, results from vectors alone: {exc}")
     legs.update(vector_legs)
-    legs.update(_question_vector(run, size))
+    legs.update(_question_legs(run, size))
     if run.translation is not None:
         legs.update(_translated_legs(run, run.translation, size))
     return legs, found
@@ -236,36 +231,30 @@ def _bm25_found(
     return hits, memories
 
 
-def _question_bm25(run: Run, reader: Database, size: int) -> list[tuple[str, float]]:
-    """The questions stored with memories (store/questions.py) found by BM25, as hits of their
-    memories: the query's words (sparing the questions that hold only a common one), its
-    vocabulary at ``vocabulary_weight``. Searched in the BM25 leg's thread: on 200,000
-    stored questions it costs as much as the memories' own search (benchmarks/message_speed.py
-    --questions 2), which the query's embedding hides there."""
-    where, counts = run.where, question_word_counts(reader, run.query.words)
-    own = question_fts(reader, run.query.alternatives, size, where, counts)
+def _question_legs(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
+    """The questions stored with memories (store/questions.py), as hits of their memories:
+    by BM25 (the query's words, sparing the questions that hold only a common one, its
+    vocabulary at ``vocabulary_weight``) and by cosine
+    (the best of each memory's questions, searched in their own vector index as the
+    memories' own vectors are: store/vector_index.py QUESTION_VECTORS)."""
+    legs: dict[str, list[tuple[str, float]]] = {}
+    db, where = run.ctx.db, run.where
+    counts = question_word_counts(db, run.query.words)
+    own = question_fts(db, run.query.alternatives, size, where, counts)
     weight = run.params.vocabulary_weight
     if run.query.expansions and weight > 0:
-        own = with_synonyms(own, question_fts(reader, run.query.expansions, size, where), weight)
-    return own
+        own = with_synonyms(own, question_fts(db, run.query.expansions, size, where), weight)
+    if own:
+        legs["questions"] = own
+    if run.scores is not None and run.index is not None:
+        from memctl.store.vector_index import QUESTION_VECTORS, vector_index
+        from memctl.store.vector_query import Scores, nearest
 
-
-def _question_vector(run: Run, size: int) -> dict[str, list[tuple[str, float]]]:
-    """The stored questions by cosine, as hits of their memories: the best of each memory's
-    questions, searched in their own vector index as the memories' own vectors are
-    (store/vector_index.py QUESTION_VECTORS)."""
-    if run.scores is None or run.index is None:
-        return {}
-    from memctl.store.vector_index import QUESTION_VECTORS, vector_index
-    from memctl.store.vector_query import Scores, nearest
-
-    db = run.ctx.db
-    index = vector_index(db, QUESTION_VECTORS)
-    hits = nearest(index, Scores(index, run.scores.query), size, run.where, question_owners)
-    if not hits:
-        return {}
-    # a stable sort: ties keep the index's (rowid) order, never a random id's
-    return {"question_vector": sorted(hits, key=lambda hit: hit[1])}
+        index = vector_index(db, QUESTION_VECTORS)
+        hits = nearest(index, Scores(index, run.scores.query), size, where, question_owners)
+        if hits:  # a stable sort: ties keep the index's (rowid) order, never a random id's
+            legs["question_vector"] = sorted(hits, key=lambda hit: hit[1])
+    return legs
 
 
 def _translated_legs(run: Run, english: Analysed, size: int) -> dict[str, list[tuple[str, float]]]:
