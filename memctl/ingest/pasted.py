@@ -12,8 +12,6 @@ typed prose is paragraphs of whole sentences.
 
 from __future__ import annotations
 
-import re
-
 from memctl.lazy_re import lazy
 
 # A typed request is shorter: in the 59 sessions of benchmarks/sessions the longest user
@@ -46,7 +44,7 @@ LAID_OUT = lazy(
 )
 BULLET = lazy(r"^\s*(?:[-*•]|\d+[.)])\s+\S")
 HEADING = lazy(r"^\s{0,3}#{1,6}\s|^[A-Z]")
-SENTENCE_END = re.compile(r"[.!?:;,。！？)\]\"'`]\s*$")
+SENTENCE_END = lazy(r"[.!?:;,。！？)\]\"'`]\s*$")
 
 
 def laid_out(line: str) -> bool:
