@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from memctl.lazy_re import lazy
+from memctl.model import Role
 
 # A typed request is shorter: in the 59 sessions of benchmarks/sessions the longest user
 # turn a rule was read from is 1,103 characters (the user's own plan), and the pasted
@@ -78,3 +79,23 @@ def looks_pasted(text: str) -> bool:
     lines = [line for line in text.splitlines() if line.strip()]
     shaped = sum(map(laid_out, lines)) >= MIN_LAID_OUT_SHARE * len(lines)
     return shaped or sections(lines) >= MIN_SECTIONS
+
+
+def pasted_by_user(role: Role, text: str) -> bool:
+    """A user turn (a session's or a chat export's) that ``looks_pasted``."""
+    return role == Role.USER and looks_pasted(text)
+
+
+def own_words(text: str) -> str:
+    """What the user wrote of a pasted turn: its first paragraph, up to the line where
+    the paste starts ("From now on we deploy with `make ship`. Here is the error I
+    get:" over a traceback). Nothing after: a paste's end is no clear line (a pytest run
+    ends in summary lines, a docs page in paragraphs, both shaped as prose), nor is a
+    second paragraph before its first laid-out line (a docs page's first paragraph sits
+    above its first title)."""
+    kept: list[str] = []
+    for line in text.strip().splitlines():
+        if not line.strip() or laid_out(line):
+            break
+        kept.append(line)
+    return "\n".join(kept)
