@@ -13,6 +13,7 @@ typed prose is paragraphs of whole sentences.
 from __future__ import annotations
 
 import re
+from itertools import dropwhile
 
 from memctl.lazy_re import lazy
 from memctl.model import Role
@@ -45,6 +46,8 @@ LAID_OUT = lazy(
     r"|^\s*[\w.-]+\s*=\s*\S|^\s*\[[\w.-]+\]\s*$"  # an ini / toml / env line
     r"|^\s*[\[\]{}(),;]+\s*$"  # brackets alone
 )
+# the line a model reads above a paste (extract.py's and host.py's prompts say what it is)
+PASTE_MARK = "[pasted by the user: {lines} lines]"
 BULLET = lazy(r"^\s*(?:[-*•]|\d+[.)])\s+\S")
 HEADING = lazy(r"^\s{0,3}#{1,6}\s|^[A-Z]")
 SENTENCE_END = re.compile(r"[.!?:;,。！？)\]\"'`]\s*$")
@@ -86,16 +89,30 @@ def pasted_by_user(role: Role, text: str) -> bool:
     return role == Role.USER and looks_pasted(text)
 
 
-def own_words(text: str) -> str:
-    """What the user wrote of a pasted turn: its first paragraph, up to the line where
-    the paste starts ("From now on we deploy with `make ship`. Here is the error I
-    get:" over a traceback). Nothing after: a paste's end is no clear line (a pytest run
-    ends in summary lines, a docs page in paragraphs, both shaped as prose), nor is a
-    second paragraph before its first laid-out line (a docs page's first paragraph sits
-    above its first title)."""
-    kept: list[str] = []
-    for line in text.strip().splitlines():
+def paste_start(text: str) -> int:
+    """Where the paste starts in a pasted turn: after the user's first paragraph, or at
+    its first laid-out line if sooner ("From now on we deploy with `make ship`. Here is
+    the error I get:" over a traceback). What follows is all the paste's: its end is no
+    clear line (a pytest run ends in summary lines, a docs page in paragraphs, both shaped
+    as prose), nor is a second paragraph above its first laid-out line (a docs page's
+    first paragraph sits over its first title)."""
+    offset = len(text) - len(text.lstrip())
+    for line in text[offset:].splitlines(keepends=True):
         if not line.strip() or laid_out(line):
             break
-        kept.append(line)
-    return "\n".join(kept)
+        offset += len(line)
+    return offset
+
+
+def own_words(text: str) -> str:
+    """What the user wrote of a pasted turn: the words above ``paste_start``."""
+    return text[: paste_start(text)].strip()
+
+
+def marked(text: str) -> str:
+    """A pasted turn as a model reads it: the user's words, then the paste under a line
+    naming it, so the model knows where what they wrote ends."""
+    start = paste_start(text)
+    paste = list(dropwhile(lambda line: not line.strip(), text[start:].rstrip().splitlines()))
+    own = text[:start].strip()
+    return "\n".join([*([own] if own else []), PASTE_MARK.format(lines=len(paste)), *paste])

@@ -13,8 +13,10 @@ from typing import Any
 import pytest
 
 from memctl.context import Context
+from memctl.ingest.extract import numbered_chunks
 from memctl.ingest.extract_rules import extract_rules
 from memctl.ingest.facts import Passage
+from memctl.ingest.host_view import host_batch
 from memctl.ingest.pasted import looks_pasted, own_words
 from memctl.ingest.pipeline import passages
 from memctl.model import Message, Role
@@ -184,3 +186,15 @@ def test_a_mixed_turn_keeps_the_users_rule_and_reads_nothing_of_the_paste() -> N
 def test_a_paste_first_or_alone_leaves_no_words_of_the_user() -> None:
     assert own_words(f"{TRACEBACK}\n\n{OWN_RULE}") == ""  # a paste's end is no clear line
     assert own_words(f"{OWN_RULE}\n\nThe docs say:\n{TRACEBACK}") == OWN_RULE
+
+
+def test_a_model_reads_where_the_users_words_end_and_the_paste_starts() -> None:
+    said = Message(Role.USER, MIXED, None, "s", 1)
+    shown = Message(Role.USER, OWN_PROSE, None, "s", 2)  # typed, however long: as it was
+    (llm_view,) = numbered_chunks(passages([said, shown]), 100_000)
+    (host_view,) = numbered_chunks(host_batch([said, shown], 100_000).passages, 100_000)
+    for view in (llm_view, host_view):
+        pasted, typed = view.split("\n[2] user: ")
+        assert pasted.startswith(f"[1] user: {OWN_RULE} Here is the error I get:\n")
+        assert "\n[pasted by the user: 63 lines]\nTraceback (most recent call last):\n" in pasted
+        assert typed == OWN_PROSE
