@@ -31,6 +31,7 @@ from memctl.ingest.extract import extract
 from memctl.ingest.facts import Fact, Passage
 from memctl.ingest.parse.common import Tally
 from memctl.ingest.parse.generic import text_messages
+from memctl.ingest.pasted import pasted_by_user
 from memctl.ingest.run import Run
 from memctl.memories.privacy import Redactions, nothing_left, safe_line, scrub
 from memctl.memories.scrubber import scrub_messages, scrub_stream
@@ -84,7 +85,12 @@ def _units(run: Run, plan: Plan, clean: Iterator[str]) -> Iterator[list[Passage]
     if plan.survey.counts.role_lines >= s.import_conversation_lines:
         messages = text_messages(lines(clean), Tally())
         said = (
-            Passage(m.content, m.role, plan.source(f"message-{n}"))
+            Passage(
+                m.content,
+                m.role,
+                plan.source(f"message-{n}"),
+                pasted=pasted_by_user(m.role, m.content),
+            )
             for n, m in enumerate(messages, start=1)
         )
         yield from _groups(said, run)
@@ -136,7 +142,11 @@ def _chat_passages(plan: Plan, reading: Reading) -> Iterator[Passage]:
                 # the title is the export's text: a secret or private text in it stays out
                 named = safe_line(conversation.id or conversation.title, ANCHOR_CHARS)
                 anchor = f"{named}/{n}"
-                yield Passage(text.strip(), message.role, plan.source(anchor), message.created_at)
+                content = text.strip()
+                pasted = pasted_by_user(message.role, content)
+                yield Passage(
+                    content, message.role, plan.source(anchor), message.created_at, pasted
+                )
 
 
 def _groups(passages: Iterable[Passage], run: Run) -> Iterator[list[Passage]]:

@@ -15,6 +15,7 @@ from typing import Any
 from memctl.ingest.extract_rules import extract_rules
 from memctl.ingest.facts import Fact, Passage
 from memctl.ingest.graph import parse_triples
+from memctl.ingest.pasted import marked
 from memctl.ingest.run import Run
 from memctl.memories.privacy import model_text
 from memctl.model import Category
@@ -23,6 +24,8 @@ CATEGORIES = [c.value for c in Category]
 SYSTEM = """You extract durable facts for a long-term memory from a conversation between a \
 user and an AI assistant. Lines are numbered [n] and marked user or assistant.
 - Extract only what the user said or confirmed; assistant lines are context.
+- Text under "[pasted by the user: N lines]" is what the user pasted (a log, a manual, a \
+docs page), not what they said: it is context for their own words above it.
 - One atomic, self-contained fact per item: name its subject, no dangling pronouns.
 - Keep what will still matter in later conversations: who the user is, preferences, \
 habits, goals, decisions, project facts, problems and their solutions. Leave out \
@@ -94,13 +97,15 @@ HOST_SCHEMA: dict[str, Any] = {
 
 def numbered_chunks(passages: list[Passage], limit: int) -> list[str]:
     """The passages as ``[n] role: text`` lines, packed into chunks of at most ``limit``
-    characters; a passage longer than that is cut into several lines with the same n."""
+    characters; a passage longer than that is cut into several lines with the same n. A
+    pasted user turn's paste sits under a line naming it (``pasted.marked``)."""
     lines = []
     for number, passage in enumerate(passages, start=1):
         prefix = f"[{number}] {passage.role}: "
         room = max(1, limit - len(prefix))
-        for start in range(0, len(passage.text), room):
-            lines.append(prefix + passage.text[start : start + room])
+        text = marked(passage.text) if passage.pasted else passage.text
+        for start in range(0, len(text), room):
+            lines.append(prefix + text[start : start + room])
     chunks, current = [], ""
     for line in lines:
         if current and len(current) + 1 + len(line) > limit:

@@ -24,6 +24,7 @@ from functools import cached_property
 from typing import NamedTuple
 
 from memctl.ingest.facts import Fact, Passage
+from memctl.ingest.pasted import own_words
 from memctl.ingest.regex_needs import fold, holds, source_needs
 from memctl.lazy_re import lazy
 from memctl.model import Category, Role
@@ -518,12 +519,14 @@ def live(patterns: tuple[Pattern, ...], text: str) -> tuple[Pattern, ...]:
 
 def _candidates(passage: Passage) -> list[tuple[str, tuple[Pattern, ...]]]:
     """(sentence, the patterns that may match it) for one passage: every pattern for what
-    the user said, only commitments for what the assistant said; none of a turn the user
-    pasted (a manual's "Format JSON output using a Go template" is no rule of theirs)."""
-    if passage.role not in (Role.USER, Role.ASSISTANT) or passage.pasted:
+    the user said, only commitments for what the assistant said; of a turn the user
+    pasted, only the words they wrote above the paste (a manual's "Format JSON output
+    using a Go template" is no rule of theirs)."""
+    if passage.role not in (Role.USER, Role.ASSISTANT):
         return []
+    text = own_words(passage.text) if passage.pasted else passage.text
     kept = []
-    for raw in sentences(passage.text):
+    for raw in sentences(text):
         sentence = BULLET.sub("", raw).strip()
         if not MIN_CHARS <= len(sentence) <= MAX_CHARS or NARRATION.match(sentence):
             continue
@@ -533,9 +536,9 @@ def _candidates(passage: Passage) -> list[tuple[str, tuple[Pattern, ...]]]:
     if not kept:
         return []
     if passage.role == Role.ASSISTANT:
-        commitments = live(COMMITMENTS, passage.text)
+        commitments = live(COMMITMENTS, text)
         return [(s, commitments) for s in kept] if commitments else []
-    scripts = Scripts(*(live(script, passage.text) for script in EVERY_SCRIPT))
+    scripts = Scripts(*(live(script, text) for script in EVERY_SCRIPT))
     found = [(s, patterns_for(s, scripts)) for s in kept]
     return [(s, patterns) for s, patterns in found if patterns]
 

@@ -51,7 +51,9 @@ from memctl.store.sessions import (
 
 INSTRUCTIONS = """You distil coding sessions into a long-term memory that later sessions of \
 the same project and the same user start with. Each task is part of one session: its project, \
-and its lines numbered [n]: `user` (what the person typed; `/name args` is a slash command), \
+and its lines numbered [n]: `user` (what the person typed; `/name args` is a slash command; \
+text under "[pasted by the user: N lines]" is what they pasted, a log, a manual or a docs \
+page, not their words), \
 `assistant` (what the assistant said), `tool` (a command run, a file changed or a sub-agent's \
 report, with its outcome: ok, error or refused).
 Keep what a colleague joining the project later would want to know, one self-contained fact \

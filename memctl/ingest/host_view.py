@@ -7,7 +7,8 @@ CLAUDE.md" means nothing without the permission error that stopped the write.
 So the lines it gets are:
 
 - ``user`` / ``assistant``: what was said, injected text (instruction files,
-  reminders, command wrappers) left out; a slash command stays as ``/name args``;
+  reminders, command wrappers) left out; a slash command stays as ``/name args``; a
+  pasted user turn's paste under a line naming it (``ingest/pasted.py``);
   a long assistant message (a plan full of code) is condensed like a report, so
   that it neither fills a task alone nor loses its conclusions to a cut;
 - ``tool``: one line per call that changed something or failed, with its
@@ -31,6 +32,7 @@ from dataclasses import dataclass
 from memctl.ingest.facts import Passage
 from memctl.ingest.injected import strip_injected
 from memctl.ingest.parse.common import ANSWERED, SUBAGENT, SUBAGENT_REPORT
+from memctl.ingest.pasted import pasted_by_user
 from memctl.ingest.tools import Call, condense, read_calls, shell_command, tool_kind
 from memctl.model import Message, Role
 
@@ -130,6 +132,7 @@ def host_batch(messages: list[Message], limit: int) -> HostBatch:
         text = text if len(text) <= limit else text[: limit - 1] + "…"
         room -= len(text) + LINE_OVERHEAD
         source = f"session:{line.message.session_id}#{seq}:{line.role}"
-        chosen.append((seq, Passage(text, line.role, source, line.message.created_at)))
+        pasted = pasted_by_user(line.role, text)
+        chosen.append((seq, Passage(text, line.role, source, line.message.created_at, pasted)))
     covered = [m for m in messages if m.seq <= last] or messages[:1]
     return HostBatch(covered, [passage for _, passage in chosen])

@@ -12,7 +12,10 @@ typed prose is paragraphs of whole sentences.
 
 from __future__ import annotations
 
+from itertools import dropwhile
+
 from memctl.lazy_re import lazy
+from memctl.model import Role
 
 # A typed request is shorter: in the 59 sessions of benchmarks/sessions the longest user
 # turn a rule was read from is 1,103 characters (the user's own plan), and the pasted
@@ -42,6 +45,8 @@ LAID_OUT = lazy(
     r"|^\s*[\w.-]+\s*=\s*\S|^\s*\[[\w.-]+\]\s*$"  # an ini / toml / env line
     r"|^\s*[\[\]{}(),;]+\s*$"  # brackets alone
 )
+# the line a model reads above a paste (extract.py's and host.py's prompts say what it is)
+PASTE_MARK = "[pasted by the user: {lines} lines]"
 BULLET = lazy(r"^\s*(?:[-*•]|\d+[.)])\s+\S")
 HEADING = lazy(r"^\s{0,3}#{1,6}\s|^[A-Z]")
 SENTENCE_END = lazy(r"[.!?:;,。！？)\]\"'`]\s*$")
@@ -76,3 +81,37 @@ def looks_pasted(text: str) -> bool:
     lines = [line for line in text.splitlines() if line.strip()]
     shaped = sum(map(laid_out, lines)) >= MIN_LAID_OUT_SHARE * len(lines)
     return shaped or sections(lines) >= MIN_SECTIONS
+
+
+def pasted_by_user(role: Role, text: str) -> bool:
+    """A user turn (a session's or a chat export's) that ``looks_pasted``."""
+    return role == Role.USER and looks_pasted(text)
+
+
+def paste_start(text: str) -> int:
+    """Where the paste starts in a pasted turn: after the user's first paragraph, or at
+    its first laid-out line if sooner ("From now on we deploy with `make ship`. Here is
+    the error I get:" over a traceback). What follows is all the paste's: its end is no
+    clear line (a pytest run ends in summary lines, a docs page in paragraphs, both shaped
+    as prose), nor is a second paragraph above its first laid-out line (a docs page's
+    first paragraph sits over its first title)."""
+    offset = len(text) - len(text.lstrip())
+    for line in text[offset:].splitlines(keepends=True):
+        if not line.strip() or laid_out(line):
+            break
+        offset += len(line)
+    return offset
+
+
+def own_words(text: str) -> str:
+    """What the user wrote of a pasted turn: the words above ``paste_start``."""
+    return text[: paste_start(text)].strip()
+
+
+def marked(text: str) -> str:
+    """A pasted turn as a model reads it: the user's words, then the paste under a line
+    naming it, so the model knows where what they wrote ends."""
+    start = paste_start(text)
+    paste = list(dropwhile(lambda line: not line.strip(), text[start:].rstrip().splitlines()))
+    own = text[:start].strip()
+    return "\n".join([*([own] if own else []), PASTE_MARK.format(lines=len(paste)), *paste])

@@ -34,7 +34,7 @@ from memctl.ingest.injected import strip_injected
 from memctl.ingest.meaning import document_text
 from memctl.ingest.noise import drop_noise
 from memctl.ingest.parse.common import SUBAGENT
-from memctl.ingest.pasted import looks_pasted
+from memctl.ingest.pasted import pasted_by_user
 from memctl.ingest.reconcile import decide
 from memctl.ingest.refuted import drop_refuted
 from memctl.ingest.run import Run, start_run
@@ -105,14 +105,15 @@ def passages(messages: list[Message], run: Run | None = None) -> list[Passage]:
         text = _spoken(text.removeprefix(SUBAGENT)).strip()
         if text and role != Role.TOOL:
             source = f"session:{m.session_id}#{m.seq}:{role}"  # who said it: provenance
-            pasted = role == Role.USER and looks_pasted(text)
-            found.append(Passage(text, role, source, m.created_at, pasted))
+            found.append(Passage(text, role, source, m.created_at, pasted_by_user(role, text)))
     if run is not None:
         trace = run.stage("injected")
         trace.kept = len(found)
         trace.notes += [f"{n} {kind} left out" for kind, n in sorted(removed.items())]
         if pasted_turns := sum(p.pasted for p in found):
-            trace.notes.append(f"{pasted_turns} pasted user turns read for no rule")
+            trace.notes.append(
+                f"{pasted_turns} pasted user turns read for rules above the paste only"
+            )
     return found
 
 

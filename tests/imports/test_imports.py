@@ -4,6 +4,7 @@ concurrency."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import threading
 from collections.abc import Callable
@@ -26,6 +27,7 @@ from memctl.model import Category, Kind, Memory, State
 from memctl.store.imports import find_import
 from memctl.store.runs import list_runs
 from memctl.store.sessions import count_sessions, latest_messages
+from tests.ingest.test_ingest_pasted import TRACEBACK
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "imports"
 
@@ -72,6 +74,30 @@ def test_chatgpt_export(make_ctx: Callable[..., Context], files: Path) -> None:
     )
     assert not any("regenerated" in text for text in raw)  # not on the current branch
     assert len(raw) == 8  # 2 conversation lines, 6 messages
+
+
+def test_a_pasted_traceback_in_a_chat_export_gives_no_rule(
+    make_ctx: Callable[..., Context], files: Path
+) -> None:
+    ctx = make_ctx()
+    path = fixture(files, "chatgpt-conversations.json")
+    export = json.loads(path.read_text(encoding="utf-8"))
+    (turn,) = (
+        node["message"]["content"]
+        for node in export[0]["mapping"].values()
+        if "make release" in str(node["message"] and node["message"]["content"])
+    )
+    turn["parts"] = [
+        f"We deploy Tidepool with `make release`. Here is the error I get:\n{TRACEBACK}"
+    ]
+    path.write_text(json.dumps(export), encoding="utf-8")
+    run_import(ctx, path)
+    assert sorted(m.content for m in stored(ctx)) == [
+        "I prefer helix over vim these days.",
+        "I'm a backend engineer at Tidepool.",
+        "Never deploy on Fridays.",
+        "We deploy Tidepool with `make release`.",  # the user's words above the paste
+    ]
 
 
 def test_claude_ai_export_keeps_secrets_out(make_ctx: Callable[..., Context], files: Path) -> None:

@@ -13,9 +13,13 @@ from typing import Any
 import pytest
 
 from memctl.context import Context
+from memctl.ingest.extract import numbered_chunks
 from memctl.ingest.extract_rules import extract_rules
 from memctl.ingest.facts import Passage
-from memctl.ingest.pasted import looks_pasted
+from memctl.ingest.host_view import host_batch
+from memctl.ingest.pasted import looks_pasted, own_words
+from memctl.ingest.pipeline import passages
+from memctl.model import Message, Role
 from memctl.store.sessions import messages_after
 from tests.ingest.test_ingest_digest import cc
 from tests.ingest.test_ingest_sessions import ingest, memories_of
@@ -104,3 +108,93 @@ def test_a_pasted_manual_yields_no_rule_and_stays_in_the_session(
     made = [m for m in memories_of(ctx, session) if "digest" not in m.tags]
     assert [m.content for m in made if "Go template" in m.content or "PATH" in m.content] == []
     assert any(m.content.startswith("We always run the exporter") for m in made)
+
+
+# A deploy that failed, in CPython's traceback shape (written for this test): 63 lines,
+# chained, its last line a rule-shaped message of the tool's, not of the user's.
+INNER_FRAMES = [
+    ("urllib3/connection.py", 198, "_new_conn", "sock = connection.create_connection("),
+    ("urllib3/util/connection.py", 85, "create_connection", "raise err"),
+    ("urllib3/util/connection.py", 73, "create_connection", "sock.connect(sa)"),
+    ("urllib3/connectionpool.py", 793, "urlopen", "response = self._make_request("),
+    ("urllib3/connectionpool.py", 491, "_make_request", "raise new_e"),
+    ("urllib3/connectionpool.py", 467, "_make_request", "self._validate_conn(conn)"),
+    ("urllib3/connectionpool.py", 1099, "_validate_conn", "conn.connect()"),
+    ("urllib3/connection.py", 616, "connect", "self.sock = sock = self._new_conn()"),
+    ("urllib3/connection.py", 213, "_new_conn", "raise NewConnectionError("),
+    ("requests/adapters.py", 486, "send", "resp = conn.urlopen("),
+    ("urllib3/connectionpool.py", 847, "urlopen", "retries = retries.increment("),
+    (
+        "urllib3/util/retry.py",
+        515,
+        "increment",
+        "raise MaxRetryError(_pool, url, reason) from reason",
+    ),
+]
+OUTER_FRAMES = [
+    ("../bin/ship", 8, "<module>", "sys.exit(main())"),
+    ("click/core.py", 1157, "__call__", "return self.main(*args, **kwargs)"),
+    ("click/core.py", 1078, "main", "rv = self.invoke(ctx)"),
+    ("click/core.py", 1688, "invoke", "return _process_result(sub_ctx.command.invoke(sub_ctx))"),
+    ("click/core.py", 1434, "invoke", "return ctx.invoke(self.callback, **ctx.params)"),
+    ("click/core.py", 783, "invoke", "return __callback(*args, **kwargs)"),
+    ("../../../../tools/ship/cli.py", 41, "release", "plan = build_plan(target)"),
+    ("../../../../tools/ship/plan.py", 88, "build_plan", "steps = [step_for(s) for s in services]"),
+    ("../../../../tools/ship/plan.py", 112, "step_for", "image = resolve_image(service, registry)"),
+    ("../../../../tools/ship/images.py", 57, "resolve_image", "return registry.digest(image, tag)"),
+    ("../../../../tools/ship/registry.py", 133, "digest", "response = self._session.head(url)"),
+    ("requests/sessions.py", 624, "head", 'return self.request("HEAD", url, **kwargs)'),
+    ("requests/sessions.py", 589, "request", "resp = self.send(prep, **send_kwargs)"),
+    ("requests/sessions.py", 703, "send", "r = adapter.send(request, **kwargs)"),
+    ("requests/adapters.py", 519, "send", "raise ConnectionError(e, request=request)"),
+    ("../../../../tools/ship/registry.py", 140, "digest", "raise ShipError(RULE_SHAPED)"),
+]
+SITE = "/home/dev/tidepool/.venv/lib/python3.12/site-packages/"
+RULE_SHAPED = "We always push images to registry.internal before a release is tagged."
+
+
+def traceback_text(frames: list[tuple[str, int, str, str]], error: str) -> str:
+    shown = (f'  File "{SITE}{f}", line {n}, in {fn}\n    {code}' for f, n, fn, code in frames)
+    return "\n".join(["Traceback (most recent call last):", *shown, error])
+
+
+TRACEBACK = "\n\n".join(
+    [
+        traceback_text(
+            INNER_FRAMES,
+            "urllib3.exceptions.MaxRetryError: HTTPSConnectionPool("
+            "host='registry.internal', port=443): Max retries exceeded with url: /v2/",
+        ),
+        "During handling of the above exception, another exception occurred:",
+        traceback_text(OUTER_FRAMES, f"ship.errors.ShipError: {RULE_SHAPED}"),
+    ]
+)
+OWN_RULE = "From now on we deploy with `make ship`."
+MIXED = f"{OWN_RULE} Here is the error I get:\n{TRACEBACK}"
+
+
+def test_a_mixed_turn_keeps_the_users_rule_and_reads_nothing_of_the_paste() -> None:
+    assert len(TRACEBACK.splitlines()) >= 60 and looks_pasted(MIXED)
+    # unmarked, the stack frames and the tool's message are read as the user's rules
+    unmarked = {f.content for f in extract_rules([Passage(MIXED)], 99)}
+    assert OWN_RULE in unmarked and any(RULE_SHAPED in fact for fact in unmarked)
+    (turn,) = passages([Message(Role.USER, MIXED, None, "s", 1)])
+    assert turn.pasted and own_words(turn.text) == f"{OWN_RULE} Here is the error I get:"
+    assert [f.content for f in extract_rules([turn], 99)] == [OWN_RULE]
+
+
+def test_a_paste_first_or_alone_leaves_no_words_of_the_user() -> None:
+    assert own_words(f"{TRACEBACK}\n\n{OWN_RULE}") == ""  # a paste's end is no clear line
+    assert own_words(f"{OWN_RULE}\n\nThe docs say:\n{TRACEBACK}") == OWN_RULE
+
+
+def test_a_model_reads_where_the_users_words_end_and_the_paste_starts() -> None:
+    said = Message(Role.USER, MIXED, None, "s", 1)
+    shown = Message(Role.USER, OWN_PROSE, None, "s", 2)  # typed, however long: as it was
+    (llm_view,) = numbered_chunks(passages([said, shown]), 100_000)
+    (host_view,) = numbered_chunks(host_batch([said, shown], 100_000).passages, 100_000)
+    for view in (llm_view, host_view):
+        pasted, typed = view.split("\n[2] user: ")
+        assert pasted.startswith(f"[1] user: {OWN_RULE} Here is the error I get:\n")
+        assert "\n[pasted by the user: 63 lines]\nTraceback (most recent call last):\n" in pasted
+        assert typed == OWN_PROSE
