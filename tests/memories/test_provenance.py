@@ -135,6 +135,9 @@ def test_another_host_s_memories_open_a_session_only_when_trusted(tmp_path: Path
     )
     trusted = session_start(trusting, SessionStartRequest(scope="global"))
     assert f"host {host[:8]}) I prefer tabs over spaces" in trusted
+    # b holds no session: the block says where they are, not to search them here
+    assert f"earlier sessions are on host {host[:8]}, not on this machine" in trusted
+    assert "session_expand" not in trusted
     for ctx in (a, b, trusting):
         ctx.close()
 
