@@ -91,28 +91,32 @@ def test_nothing_below_the_cli_imports_it(path: Path) -> None:
 
 
 HEAVY = ("numpy", "sqlite_vec", "ollama", "tokenizers", "safetensors", "git", "httpx")
+# Forgetting everywhere (the store, its vector indexes, each backup, the sync clone): only
+# a forget or a redact needs it, and a command reading sessions back loaded it (s24-walk).
+FORGETTING = ("memctl.maintain.forgetting", "memctl.maintain.everywhere", "memctl.maintain.backup")
 
 
-def loaded_after(code: str) -> set[str]:
-    """Heavy modules loaded by ``code``, read from a last line the commands' output cannot fake."""
+def loaded_after(code: str, watched: tuple[str, ...] = HEAVY) -> set[str]:
+    """The ``watched`` modules loaded by ``code``, read from a last line the commands'
+    output cannot fake."""
     probe = f"import sys\n{code}\nprint('\\nMODULES: ' + ' '.join(sorted(sys.modules)))"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     modules = done.stdout.rpartition("MODULES: ")[2]
-    return set(modules.split()) & set(HEAVY)
+    return set(modules.split()) & set(watched)
 
 
 def test_importing_the_cli_loads_no_heavy_module() -> None:
     assert loaded_after("import memctl.cli.main") == set()
 
 
-def test_commands_without_vectors_load_no_model_code(home: Path) -> None:
+def test_commands_without_vectors_load_no_model_code_and_no_forgetting(home: Path) -> None:
     code = (
         "from memctl.cli.main import app\n"
         "for args in (['list'], ['status'], ['events'], ['config', 'show'], ['runs'],\n"
         "             ['sessions', 'list'], ['model', 'info'], ['doctor']):\n"
         "    app(args, standalone_mode=False)"
     )
-    assert loaded_after(code) == set()
+    assert loaded_after(code, HEAVY + FORGETTING) == set()
 
 
 def test_recall_loads_no_transcript_parser() -> None:

@@ -9,17 +9,15 @@ around them. The same functions serve ``memctl sessions`` and the MCP tools.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
 from memctl.ingest.parse.common import SUBAGENT
 from memctl.ingest.title import stored_title
 from memctl.lazy_re import lazy
-from memctl.maintain.everywhere import Forgotten as Forgotten  # what a forget did
-from memctl.maintain.forgetting import copies as copies
-from memctl.maintain.forgetting import forget_session, no_session, quoted_ref
 from memctl.memories import operations
+from memctl.memories.privacy import no_session, quoted_ref
 from memctl.memories.timeparse import parse_since
 from memctl.model import IMPORTED, ROLES, Memory, Message, Session, counted
 from memctl.retrieve.query import STOPWORDS
@@ -35,6 +33,12 @@ from memctl.store.sessions import (
 )
 from memctl.store.sync import foreign_hosts
 from memctl.store.transcripts import CLOCKS, GrepHit, SessionFilter, SessionRow
+
+if TYPE_CHECKING:
+    from memctl.maintain.everywhere import Forgotten as Forgotten  # what a forget did
+
+# maintain.forgetting (and through it everywhere and backup) is imported where a forget
+# runs: reading sessions back (`sessions list`, grep, expand) never needs it.
 
 # CJK ideographs, kana and hangul: the tokenizer keeps their runs whole (store.transcripts).
 CJK = lazy(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
@@ -127,7 +131,17 @@ def elsewhere(ctx: Context, where: Where) -> int:
 def forget(ctx: Context, ref: str, with_copies: bool = False) -> Forgotten:
     """Forget a session (``ID``) or one message (``ID#N``) everywhere, and with
     ``with_copies`` its messages' verbatim copies in other sessions (``maintain.forgetting``)."""
+    from memctl.maintain.forgetting import forget_session
+
     return forget_session(ctx, ref, with_copies)
+
+
+def copies(ctx: Context, ref: str) -> dict[str, int]:
+    """The other sessions holding verbatim copies of a session's or a message's messages:
+    session id -> how many (``maintain.forgetting``)."""
+    from memctl.maintain.forgetting import copies as copies_of
+
+    return copies_of(ctx, ref)
 
 
 def forget_target(ctx: Context, ref: str) -> tuple[Session, int | None]:

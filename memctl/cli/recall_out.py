@@ -67,7 +67,7 @@ def show(context: Context, request: RecallRequest, fmt: str, with_explain: bool)
 
         came = origins(context, [r.memory for r in response.result.results])
     hint = elsewhere_hint(response.elsewhere, "add --all-scopes")
-    render(response.result, fmt, with_explain, hint, came)
+    render(response.result, fmt, with_explain, hint, came, response.hosts)
 
 
 def render(
@@ -76,10 +76,12 @@ def render(
     with_explain: bool,
     hint: str | None = None,
     came: dict[str, list[Origin]] | None = None,
+    hosts: dict[str, str] | None = None,
 ) -> None:
     """Print the results; ``hint`` (matches in other scopes) is a line of the table output
     and a warning of the JSON, never part of the results; ``came`` (by memory id) the
-    session ranges each was distilled from, for --explain."""
+    session ranges each was distilled from, for --explain; ``hosts`` (by memory id) the
+    results another machine pushed."""
     came = came or {}
     if fmt == "json":
         print_json(
@@ -110,7 +112,9 @@ def render(
     elif not result.results:
         out.print_blocks(["no memories found", *([hint] if hint else [])])
     else:
-        out.print_blocks([*tables(result), *([hint] if hint and not result.clear else [])])
+        out.print_blocks(
+            [*tables(result, hosts or {}), *([hint] if hint and not result.clear else [])]
+        )
         if with_explain:
             print_explain(result, came)
 
@@ -118,17 +122,41 @@ def render(
 NO_CLEAR, ALSO = "no clear match; possible:", "also possible:"
 
 
-def tables(result: RecallResult) -> list[str | MemoryTable]:
-    """The clear matches, then a line saying what follows, then the possible ones."""
+def tables(result: RecallResult, hosts: dict[str, str]) -> list[str | MemoryTable]:
+    """The clear matches, then a line saying what follows, then the possible ones. Of each
+    label, another machine's results (``hosts``: memory id -> host) follow the user's own
+    whatever their score (``api.recall``), under a line saying so: each table is in the
+    order of the score it shows."""
     clear = result.clear
     possible = [r for r in result.results if not r.clear]
     blocks: list[str | MemoryTable] = []
     if clear:
-        blocks.append(results_table(clear, 1, result.query))
+        blocks += _own_then_synced(clear, 1, result.query, CLEAR_SCORE, hosts)
     if possible:
         blocks.append(ALSO if clear else NO_CLEAR)
-        blocks.append(results_table(possible, len(clear) + 1, result.query, POSSIBLE_SCORE))
+        blocks += _own_then_synced(possible, len(clear) + 1, result.query, POSSIBLE_SCORE, hosts)
     return blocks
+
+
+def _own_then_synced(
+    items: list[Recalled], first: int, query: str, scored: str, hosts: dict[str, str]
+) -> list[str | MemoryTable]:
+    """The user's own results, then the line naming the other machines and their results."""
+    own = [i for i in items if i.memory.id not in hosts]
+    synced = [i for i in items if i.memory.id in hosts]
+    blocks: list[str | MemoryTable] = []
+    if own:
+        blocks.append(results_table(own, first, query, scored))
+    if synced:
+        blocks.append(synced_line(sorted({hosts[i.memory.id] for i in synced}), bool(own)))
+        blocks.append(results_table(synced, first + len(own), query, scored))
+    return blocks
+
+
+def synced_line(hosts: list[str], after_own: bool) -> str:
+    """The line above another machine's results: whose, and why they follow the user's own."""
+    named = ", ".join(f"host {short_id(h)}" for h in hosts)
+    return f"from {named} (sync)" + (", after your own:" if after_own else ":")
 
 
 # A possible match is ranked by its relevance, on another scale than the clear matches'

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from memctl.api import sessions as api
-from memctl.api.sessions import Forgotten, GrepMatch, Where
+from memctl.api.sessions import GrepMatch, Where
 from memctl.cli.common import JsonOption, new_typer, open_context
 from memctl.cli.render import console, fit, print_json
 from memctl.cli.sessions_out import show_passage, show_sessions
@@ -17,6 +17,7 @@ from memctl.model import counted
 
 if TYPE_CHECKING:
     from memctl.api.config import Context
+    from memctl.api.sessions import Forgotten
 
 app = new_typer()
 group = new_typer()

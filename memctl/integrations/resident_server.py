@@ -108,6 +108,7 @@ READ_SECONDS = HANDSHAKE_SECONDS
 MAX_WAITING = 64  # connections still sending their request; past it: busy, run it yourself
 MAX_CHILDREN = 32  # requests running at once; past it: busy
 HUNG_UP = select.POLLHUP | select.POLLRDHUP | select.POLLERR | select.POLLNVAL
+TERMINATED = "terminated (SIGTERM)"  # why it stopped, in the log
 
 
 @dataclass(frozen=True)
@@ -521,10 +522,14 @@ def serve(home: Path, idle: float, warm: Callable[[], None], handlers: Handlers)
         server.bind()
         say(f"serving {home} (pid {os.getpid()}, ready in {time.monotonic() - began:.2f} s)")
         server.loop()
+    except SystemExit:
+        server.stopping = server.stopping or TERMINATED
+        raise
     finally:
         server.close()
         os.close(lock)
-    say(f"exiting: {server.stopping or 'interrupted'}; {server.served} requests served")
+        # in the clean-up: a SIGTERM's SystemExit passes by any line after it
+        say(f"exiting: {server.stopping or 'interrupted'}; {server.served} requests served")
     return 0
 
 

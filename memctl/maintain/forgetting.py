@@ -26,7 +26,7 @@ from typing import Any
 
 from memctl.config.files import forget_key
 from memctl.context import Context
-from memctl.errors import NotFoundError, UsageError
+from memctl.errors import UsageError
 from memctl.home import injected_file
 from memctl.maintain.everywhere import (
     EVERY_SESSION,
@@ -38,7 +38,7 @@ from memctl.maintain.everywhere import (
     rewrite_logs,
 )
 from memctl.maintain.spawn import LOG_DIR
-from memctl.memories.privacy import safe_line
+from memctl.memories.privacy import no_session, quoted_ref
 from memctl.model import Memory, RelationType, State, now_iso
 from memctl.store import forget as erase
 from memctl.store import memories as store
@@ -54,20 +54,6 @@ from memctl.store.writes import Writer
 
 # A memory superseded by one a session forget deletes is current again.
 UNSUPERSEDED = {"superseded_by": None, "invalidated_at": None}
-
-
-# How much of a session reference an error quotes (a REF of 50,000 characters was echoed whole).
-QUOTED_REF_CHARS = 60
-
-
-def quoted_ref(ref: str) -> str:
-    """A reference as an error quotes it: one line, its start only, secrets hidden."""
-    return repr(safe_line(ref, QUOTED_REF_CHARS))
-
-
-def no_session(wanted: str) -> NotFoundError:
-    """The one-line error for a session reference that names no stored session."""
-    return NotFoundError(f"no stored session {quoted_ref(wanted)} (see `memctl sessions list`)")
 
 
 @dataclass(frozen=True)

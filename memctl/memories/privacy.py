@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from memctl.errors import NotFoundError
 from memctl.lazy_re import lazy
 
 REDACTED = "[REDACTED]"
@@ -714,3 +715,17 @@ def safe_line(text: str, width: int = 300) -> str:
     cleaned, _ = scrub(text)
     flat = " ".join(cleaned.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+# How much of a session reference an error quotes (a REF of 50,000 characters was echoed whole).
+QUOTED_REF_CHARS = 60
+
+
+def quoted_ref(ref: str) -> str:
+    """A reference as an error quotes it: one line, its start only, secrets hidden."""
+    return repr(safe_line(ref, QUOTED_REF_CHARS))
+
+
+def no_session(wanted: str) -> NotFoundError:
+    """The one-line error for a session reference that names no stored session."""
+    return NotFoundError(f"no stored session {quoted_ref(wanted)} (see `memctl sessions list`)")

@@ -66,6 +66,11 @@ SESSION_TOOLS = (
     "or wording, search them (MCP session_search, or `memctl sessions grep`) and open the "
     "messages behind a memory (session_expand, `memctl sessions expand ID`)."
 )
+# Sessions never sync (docs/sync.md): a memory another machine pushed was said there.
+SYNCED_SESSIONS = "Memories marked {hosts} came by sync: their sessions are on the machine named."
+SESSIONS_ELSEWHERE = (
+    "This project's earlier sessions are on {hosts}, not on this machine (sessions do not sync)."
+)
 
 
 class Tokens:
@@ -115,6 +120,8 @@ class Layered:
     budgets: dict[str, int] = field(default_factory=dict)
     used: dict[str, int] = field(default_factory=dict)
     sessions_stored: int = 0
+    # the other machines whose memories the block gives (their sessions are there)
+    hosts: list[str] = field(default_factory=list)
 
     def text(self) -> str:
         """The ``<memctl-context>`` block; '' when there is nothing to say (no memory,
@@ -128,10 +135,17 @@ class Layered:
                 section = item.section
                 lines.append(f"## {section}")
             lines.append(item.text)
-        if self.sessions_stored:
-            lines.append(SESSION_TOOLS)
+        lines += self.where_sessions_are()
         lines.append(f"</{CONTEXT_TAG}>")
         return "\n".join(lines)
+
+    def where_sessions_are(self) -> list[str]:
+        """The session tools when this machine holds sessions of the project (and which
+        memories' sessions are elsewhere), else the machines that hold them, else nothing."""
+        hosts = " and ".join(f"host {host[:8]}" for host in self.hosts)
+        if self.sessions_stored:
+            return [SESSION_TOOLS] + ([SYNCED_SESSIONS.format(hosts=hosts)] if hosts else [])
+        return [SESSIONS_ELSEWHERE.format(hosts=hosts)] if hosts else []
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -142,6 +156,7 @@ class Layered:
             "dropped": [i.to_dict() for i in self.dropped],
             "notes": self.notes,
             "sessions_stored": self.sessions_stored,
+            "hosts": self.hosts,
             "block": self.text(),
         }
 
@@ -198,6 +213,8 @@ class _Builder:
             return
         if self.add(item):  # given: a later digest need not repeat it
             self.said.append(memory.content)
+            if host and host not in self.out.hosts:
+                self.out.hosts.append(host)
 
     def _item(
         self, layer: str, section: str, memory: Memory, why: str, said_by: str, cap: int | None

@@ -246,5 +246,7 @@ def memory_session_rows(db: Database, session_ids: list[str]) -> dict[str, Row]:
 
 
 def count_scope_sessions(db: Database, scope: str) -> int:
-    """How many sessions of ``scope`` are stored."""
-    return int(db.value("SELECT count(*) FROM sessions WHERE scope = ?", (scope,)))
+    """How many sessions of ``scope`` are stored (a forgotten one's row is not a session)."""
+    return int(
+        db.value("SELECT count(*) FROM sessions WHERE scope = ? AND forgotten_at IS NULL", (scope,))
+    )

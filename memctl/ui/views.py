@@ -182,6 +182,8 @@ def recall_page(ctx: Context, values: Values) -> dict[str, Any]:
             "line": excerpt(item.memory.summary, item.memory.content, query, RESULT_LINE),
             "href": result_href(item.memory.id, item.memory.session_id, item.is_message),
             "explain": explain(item, result.steps_of(item.memory.id)),
+            # another machine's result follows the user's own of its label, whatever its score
+            "host": response.hosts.get(item.memory.id),
         }
         for item in result.results
     ]

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 
 import typer
 
-from memctl.api.sessions import Forgotten
 from memctl.cli.main import build_app
 from memctl.cli.sessions import copies_line, forgotten_line
+from memctl.maintain.everywhere import Forgotten
 
 
 def test_one_of_each_is_said_in_the_singular() -> None:

@@ -612,3 +612,27 @@ def test_a_condensed_report_keeps_where_its_lines_ended() -> None:
     assert not {"Removes", "Simplifies", "Changes"} & {
         e.name for e in entities(condense(report, 400))
     }
+
+
+# Records Claude Code 2.1.330 (as scripts/install-clients pins it) writes beside the turns, as the
+# walk of s24-walk captured them (shortened): none holds a message of the session.
+CLAUDE_CODE_2_1_RECORDS = [
+    {"type": "attachment", "attachment": {"type": "environment"}, "cwd": "/src/shop"},
+    {"type": "attachment", "attachment": {"type": "prompt_snapshot", "systemPrompt": ["You"]}},
+    {"type": "atis-latch", "atis": "", "sessionId": "s1"},
+    {"type": "api-request-shape", "sessionId": "s1", "shape": {}, "shapeHash": "0254"},
+    {"type": "api-request-blob", "hash": "9f1c", "message": {"role": "user"}, "sessionId": "s1"},
+    {"type": "api-request", "sessionId": "s1", "id": "e70f", "params": {"model": "claude"}},
+    {"type": "tools-used", "tools": ["mcp__memctl__memory_search"], "sessionId": "s1"},
+    {"type": "last-prompt", "lastPrompt": "Who do I page?", "leafUuid": "u2", "sessionId": "s1"},
+    {"type": "cost-state", "sessionId": "s1", "totalCostUSD": 0.01},
+]
+
+
+def test_claude_code_2_1_s_own_records_are_passed_over_as_metadata_counted_by_kind() -> None:
+    records = [cc("user", "Who do I page?", 1), *CLAUDE_CODE_2_1_RECORDS]
+    messages, tally = parse([*records, cc("assistant", "Priya, on the payments pager.", 2)])
+    assert [m.content for m in messages] == ["Who do I page?", "Priya, on the payments pager."]
+    assert tally.malformed == 0 and tally.lines["passed over attachment"] == 2
+    assert tally.skipped == len(CLAUDE_CODE_2_1_RECORDS) and tally.lines["passed over cost-state"]
+    assert tally.problems() is None  # no "records of kinds not read yet" in the run's notes

@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +24,7 @@ import pytest
 from benchmarks.synthetic import synthetic_memories
 from memctl.api.memory import RememberRequest, remember
 from memctl.context import Context
-from memctl.integrations import resident
+from memctl.integrations import resident, resident_server
 from memctl.model import Memory
 from memctl.retrieve.density import LOCAL_ROWS
 from memctl.store.memories import insert_memory
@@ -265,6 +266,31 @@ def test_an_idle_daemon_exits_by_itself(home: Path) -> None:
     )
     assert done.returncode == 0
     assert "exiting: idle for 1 s; 0 requests served" in done.stderr
+    assert not (home / resident.DIRECTORY / resident.SOCKET).exists()
+
+
+def test_a_daemon_stopped_by_sigterm_logs_why_it_exits(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # in this process: serve() takes SIGTERM as `kill PID` (or systemd) sends it
+    def terminate_once_listening() -> None:
+        while not (home / resident.DIRECTORY / resident.SOCKET).exists():
+            time.sleep(0.01)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    unused = resident_server.Handlers(
+        run=lambda *_: 0, needs=lambda _: [], embed=lambda _: ("", 0, b"")
+    )
+    before = signal.getsignal(signal.SIGTERM)
+    killer = threading.Thread(target=terminate_once_listening)
+    try:
+        killer.start()
+        with pytest.raises(SystemExit):
+            resident_server.serve(home, 30.0, lambda: None, unused)
+    finally:
+        killer.join()
+        signal.signal(signal.SIGTERM, before)
+    assert "exiting: terminated (SIGTERM); 0 requests served" in capsys.readouterr().err
     assert not (home / resident.DIRECTORY / resident.SOCKET).exists()
 
 

@@ -10,6 +10,8 @@ import pytest
 
 from memctl.api import sync as sync_api
 from memctl.api.recall import RecallRequest, SessionStartRequest, recall, session_start
+from memctl.cli.recall_out import tables
+from memctl.cli.render import MemoryTable
 from memctl.config.settings import load_settings
 from memctl.context import Context
 from memctl.ingest.pipeline import run_session
@@ -17,6 +19,7 @@ from memctl.memories.provenance import fetches_and_runs, origin
 from memctl.model import Memory
 from memctl.retrieve.session_start import layered_context
 from memctl.store.memories import MemoryFilter, list_memories
+from memctl.ui.views import recall_page
 from tests.fakes import HashEmbedder
 from tests.ingesting import ingest_text
 from tests.syncing import bare_repo, machine, shared
@@ -122,11 +125,34 @@ def test_another_host_s_memories_open_a_session_only_when_trusted(tmp_path: Path
     assert found[-1] == theirs.id and "; host " in (asked.context or "")
     host = a.db.meta("host_id")
     assert host
+    shown = recall(b, RecallRequest("tabs over spaces", all_scopes=True))
+    _each_table_by_its_score(tables(shown.result, shown.hosts), theirs.id, host)
+    page = recall_page(b, {"q": "tabs over spaces"})["results"]
+    assert [r["host"] for r in page if r["id"] == theirs.id] == [host]
     trusting = Context(
         load_settings(home=b.settings.home, overrides={"llm": "none", "sync.trust": host[:6]}),
         embedder=HashEmbedder(),
     )
     trusted = session_start(trusting, SessionStartRequest(scope="global"))
     assert f"host {host[:8]}) I prefer tabs over spaces" in trusted
+    # b holds no session: the block says where they are, not to search them here
+    assert f"earlier sessions are on host {host[:8]}, not on this machine" in trusted
+    assert "session_expand" not in trusted
     for ctx in (a, b, trusting):
         ctx.close()
+
+
+def _each_table_by_its_score(blocks: list[str | MemoryTable], theirs: str, host: str) -> None:
+    """Another machine's result sits under a line naming its host, after the user's own,
+    and every table lists its rows in the order of the score it shows (s24-walk saw a clear
+    table read 0.2119, 0.1660, 0.5630: the last a teammate's, ranked after the user's own)."""
+    line = blocks.index(f"from host {host[:8]} (sync), after your own:")
+    below = blocks[line + 1]
+    assert not isinstance(below, str) and [row[2] for row in below[1]] == [theirs[:8]]
+    numbers = []
+    for block in blocks:
+        if not isinstance(block, str):
+            scores = [float(row[1]) for row in block[1]]
+            assert scores == sorted(scores, reverse=True)
+            numbers += [int(row[0]) for row in block[1]]
+    assert numbers == list(range(1, len(numbers) + 1))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,9 +13,10 @@ from memctl.api import recall
 from memctl.api.recall import SessionStartRequest
 from memctl.context import Context
 from memctl.errors import UsageError
+from memctl.maintain.forgetting import forget_session
 from memctl.model import Category, Kind, Memory
 from memctl.retrieve.identity import GLOBAL_TEMPLATE, create_identity_files
-from memctl.retrieve.session_start import Tokens
+from memctl.retrieve.session_start import Item, Layered, Tokens
 from memctl.store.memories import insert_memory
 from tests.conftest import ROOT, run_cli
 from tests.ingesting import ingest_text
@@ -220,6 +222,22 @@ def test_the_block_names_the_session_tools_once_sessions_are_stored(project: Con
     assert "session_search" not in recall.session_start(project, SessionStartRequest())
     ingest_text(project, "user: We use make release.\nassistant: Noted.\n")
     assert "session_search" in recall.session_start(project, SessionStartRequest())
+    forget_session(project, "s1")  # its row stays, marked forgotten: no session to search
+    assert "session_search" not in recall.session_start(project, SessionStartRequest())
+
+
+def test_the_block_says_where_the_sessions_of_a_synced_memory_are() -> None:
+    item = Item("L1", "Conventions", "- (2d ago; host 4f2a9c1e) We deploy with make.", 12, "")
+    theirs = Layered("t", items=[item], hosts=["4f2a9c1e77aa0b3c"])
+    assert theirs.text().splitlines()[-2:] == [
+        "This project's earlier sessions are on host 4f2a9c1e, not on this machine "
+        "(sessions do not sync).",
+        "</memctl-context>",
+    ]
+    both = replace(theirs, sessions_stored=2).text()
+    assert "stored verbatim" in both
+    assert "Memories marked host 4f2a9c1e came by sync: their sessions are on the machine" in both
+    assert "host" not in replace(theirs, hosts=[], sessions_stored=2).where_sessions_are()[-1]
 
 
 def test_memctl_context_prints_the_block_and_why(project: Context) -> None:

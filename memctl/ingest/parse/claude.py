@@ -9,8 +9,9 @@ sub-agent call (Agent, Task) keeps the sub-agent's report (see
 sub-agent's. A ``summary`` line titles the session only when the
 message it summarises (``leafUuid``) is one of this file's: Claude Code also
 writes the summaries of *other* sessions into a resumed one. ``system``,
-``file-history-snapshot``, ``queue-operation`` and meta lines (``isMeta``)
-are passed over, each counted by kind. Sub-agent lines
+``file-history-snapshot``, ``queue-operation``, meta lines (``isMeta``) and
+2.1's records of its own (``attachment``, ``api-request``, ``last-prompt``, …:
+``METADATA_KINDS``) are passed over, each counted by kind. Sub-agent lines
 (``isSidechain``) are kept as the sub-agent's own thread: their text starts
 with ``[subagent]``. A compaction summary (the ``isCompactSummary`` turn, and the answer
 of the compaction sub-agent, whose prompt is passed over) is kept as one

@@ -70,6 +70,17 @@ METADATA_KINDS = frozenset(
         "info notice",  # Gemini CLI's own notices (generic.NOTICES)
         "error notice",
         "warning notice",
+        # Claude Code 2.1.330's: the context it attached to a turn (environment, date,
+        # instructions, skill and tool listings, the system prompt's snapshot), its API
+        # requests as sent, the tools used, the last prompt again, its costs
+        "attachment",
+        "api-request",
+        "api-request-blob",
+        "api-request-shape",
+        "atis-latch",
+        "tools-used",
+        "last-prompt",
+        "cost-state",
     }
 )
 # A tool call is a sub-agent's when its client names it so, or its input has a sub-agent type
