@@ -84,29 +84,7 @@ def render(
     results another machine pushed."""
     came = came or {}
     if fmt == "json":
-        print_json(
-            {
-                "query": result.query,
-                "mode": result.run.params.mode if result.run else None,
-                "results": [
-                    {
-                        **r.to_dict(),
-                        **(
-                            {
-                                "explain": {
-                                    **explain(r, result.steps_of(r.memory.id)),
-                                    "sources": [o.to_dict() for o in came.get(r.memory.id, [])],
-                                }
-                            }
-                            if with_explain
-                            else {}
-                        ),
-                    }
-                    for r in result.results
-                ],
-                "warnings": [*result.warnings, *([hint] if hint else [])],
-            }
-        )
+        print_json(json_answer(result, with_explain, hint, came, hosts or {}))
     elif fmt == "ids":
         sys.stdout.writelines(item.memory.id + "\n" for item in result.results)
     elif not result.results:
@@ -117,6 +95,40 @@ def render(
         )
         if with_explain:
             print_explain(result, came)
+
+
+def json_answer(
+    result: RecallResult,
+    with_explain: bool,
+    hint: str | None,
+    came: dict[str, list[Origin]],
+    hosts: dict[str, str],
+) -> dict[str, object]:
+    """``--format json``'s answer. Each result's ``host``: the id of the machine a synced
+    memory came from, null for the user's own and for session messages; it says why such
+    a result follows the user's own of its label whatever its score (``api.recall``)."""
+    return {
+        "query": result.query,
+        "mode": result.run.params.mode if result.run else None,
+        "results": [
+            {
+                **r.to_dict(),
+                "host": hosts.get(r.memory.id),
+                **(
+                    {
+                        "explain": {
+                            **explain(r, result.steps_of(r.memory.id)),
+                            "sources": [o.to_dict() for o in came.get(r.memory.id, [])],
+                        }
+                    }
+                    if with_explain
+                    else {}
+                ),
+            }
+            for r in result.results
+        ],
+        "warnings": [*result.warnings, *([hint] if hint else [])],
+    }
 
 
 NO_CLEAR, ALSO = "no clear match; possible:", "also possible:"

@@ -9,12 +9,19 @@ from pathlib import Path
 import pytest
 
 from memctl.api import sync as sync_api
-from memctl.api.recall import RecallRequest, SessionStartRequest, recall, session_start
-from memctl.cli.recall_out import tables
+from memctl.api.recall import (
+    RecallRequest,
+    RecallResponse,
+    SessionStartRequest,
+    recall,
+    session_start,
+)
+from memctl.cli.recall_out import json_answer, tables
 from memctl.cli.render import MemoryTable
 from memctl.config.settings import load_settings
 from memctl.context import Context
 from memctl.ingest.pipeline import run_session
+from memctl.integrations.mcp_search import memory_search
 from memctl.memories.provenance import fetches_and_runs, origin
 from memctl.model import Memory
 from memctl.retrieve.session_start import layered_context
@@ -129,6 +136,7 @@ def test_another_host_s_memories_open_a_session_only_when_trusted(tmp_path: Path
     _each_table_by_its_score(tables(shown.result, shown.hosts), theirs.id, host)
     page = recall_page(b, {"q": "tabs over spaces"})["results"]
     assert [r["host"] for r in page if r["id"] == theirs.id] == [host]
+    _host_says_why_in_json(b, shown, theirs.id, host)
     trusting = Context(
         load_settings(home=b.settings.home, overrides={"llm": "none", "sync.trust": host[:6]}),
         embedder=HashEmbedder(),
@@ -140,6 +148,17 @@ def test_another_host_s_memories_open_a_session_only_when_trusted(tmp_path: Path
     assert "session_expand" not in trusted
     for ctx in (a, b, trusting):
         ctx.close()
+
+
+def _host_says_why_in_json(b: Context, shown: RecallResponse, theirs: str, host: str) -> None:
+    """``recall --format json`` and MCP ``memory_search`` name the machine of the result
+    that follows the user's own out of score order, and no machine for the user's own."""
+    as_json = json_answer(shown.result, False, None, {}, shown.hosts)["results"]
+    searched = memory_search(b, "tabs over spaces", all_scopes=True)["results"]
+    for results in (as_json, searched):
+        assert [(r["id"], r["host"]) for r in results if r["host"]] == [(theirs, host)]
+        assert len(results) > 1 and results[-1]["id"] == theirs
+        assert all(r["host"] is None for r in results[:-1])  # present, null: the user's own
 
 
 def _each_table_by_its_score(blocks: list[str | MemoryTable], theirs: str, host: str) -> None:
