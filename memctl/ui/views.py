@@ -187,6 +187,9 @@ def recall_page(ctx: Context, values: Values) -> dict[str, Any]:
         }
         for item in result.results
     ]
+    own_labels = {row["label"] for row in data["results"] if not row["host"]}
+    for row in data["results"]:
+        row["after_own"] = bool(row["host"]) and row["label"] in own_labels
     data["elsewhere"] = response.elsewhere
     return data
 

@@ -120,6 +120,8 @@ def test_another_host_s_memories_open_a_session_only_when_trusted(tmp_path: Path
     a.db.execute("UPDATE memories SET category = 'preferences' WHERE id = ?", (theirs.id,))
     sync_api.sync(a, sync_api.SyncRequest())
     sync_api.sync(b, sync_api.SyncRequest())
+    alone = recall_page(b, {"q": "tabs over spaces"})["results"]
+    assert alone and all(r["host"] and not r["after_own"] for r in alone)  # no own row to follow
     remember(b, RememberRequest("I prefer spaces over tabs", category="preferences"))
     block = session_start(b, SessionStartRequest(scope="global"))
     assert "spaces over tabs" in block and "tabs over spaces" not in block
@@ -135,7 +137,7 @@ def test_another_host_s_memories_open_a_session_only_when_trusted(tmp_path: Path
     shown = recall(b, RecallRequest("tabs over spaces", all_scopes=True))
     _each_table_by_its_score(tables(shown.result, shown.hosts), theirs.id, host)
     page = recall_page(b, {"q": "tabs over spaces"})["results"]
-    assert [r["host"] for r in page if r["id"] == theirs.id] == [host]
+    assert [(r["host"], r["after_own"]) for r in page if r["id"] == theirs.id] == [(host, True)]
     _host_says_why_in_json(b, shown, theirs.id, host)
     trusting = Context(
         load_settings(home=b.settings.home, overrides={"llm": "none", "sync.trust": host[:6]}),
