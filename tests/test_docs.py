@@ -208,7 +208,7 @@ def test_man_page_documents_every_command_key_and_exit_code(
     rendered: dict[str, str], tree: Any
 ) -> None:
     from memctl import errors
-    from memctl.config.settings import KEYS
+    from memctl.config.keys import KEYS
 
     man = rendered[gen_docs.MAN]
     for path in command_paths(tree):
@@ -287,7 +287,7 @@ def test_the_command_reference_has_a_row_for_every_command(tree: Any) -> None:
 
 
 def test_the_generated_tables_hold_every_config_key_and_mcp_tool(rendered: dict[str, str]) -> None:
-    from memctl.config.settings import KEYS
+    from memctl.config.keys import KEYS
 
     config = rendered[gen_docs.CONFIG_DOC]
     assert all(f"| `{key.name}` |" in config for key in KEYS)
@@ -303,7 +303,7 @@ def test_the_generated_tables_hold_every_config_key_and_mcp_tool(rendered: dict[
 def test_every_tuning_key_has_a_source_whose_section_exists() -> None:
     """memctl/config/sources.py names a source for each tuning key and no other name; a
     "PAGE § SECTION" it cites is the start of a heading of docs/PAGE."""
-    from memctl.config.settings import KEYS
+    from memctl.config.keys import KEYS
     from memctl.config.sources import SOURCES
 
     assert set(SOURCES) == {key.name for key in KEYS if key.tuning}

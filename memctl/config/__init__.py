@@ -1,15 +1,14 @@
 """Configuration: the keys and their defaults, typed settings, the files that set them.
 
-``settings`` holds the key registry and the layering (defaults < home config <
+``keys`` holds the key registry, ``settings`` the layering (defaults < home config <
 project config < ``MEMCTL_*`` < ``-c KEY=VALUE``); ``writing`` sets a key in a config
 file and writes the template; ``scope`` names the project a directory belongs to.
 """
 
+from memctl.config.keys import KEYS, USER_KEYS
 from memctl.config.settings import (
     ENV_NOT_KEYS,
-    KEYS,
     PROJECT_CONFIG,
-    USER_KEYS,
     Settings,
     load_settings,
     settings_from_flags,

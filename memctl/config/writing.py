@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from memctl.config.files import write_private
-from memctl.config.settings import KEYS, PERSONAL_KEYS, key_named
+from memctl.config.keys import KEYS, PERSONAL_KEYS, key_named
 from memctl.errors import ConfigError
 
 

@@ -14,15 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from memctl.config.keys import KEYS, USER_KEYS, key_named
 from memctl.config.scope import normalise_remote, project_root, project_scope
-from memctl.config.settings import (
-    KEYS,
-    PROJECT_CONFIG,
-    USER_KEYS,
-    key_named,
-    load_settings,
-    read_config_file,
-)
+from memctl.config.settings import PROJECT_CONFIG, load_settings, read_config_file
 from memctl.config.writing import template, write_config_value
 from memctl.errors import ConfigError
 from tests.conftest import run_cli
