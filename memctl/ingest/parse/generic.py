@@ -14,6 +14,10 @@ So is a session VS Code's GitHub Copilot Chat keeps (``chatSessions/<id>.json``)
 typed in ``message.text`` and the answer in ``response``, a list of parts: Markdown
 (``value``), a file named in it (``inlineReference``), a tool it ran
 (``toolInvocationSerialized``) and the edits and markers around them (not text).
+Newer versions keep it as ``chatSessions/<id>.jsonl``, a log of changes to that
+document: the first line ``{"kind": 0, "v": <document>}``, then ``kind`` 1 sets ``v`` at
+the key path ``k``, 2 pushes the items of ``v`` onto the array there (cut to ``i`` items
+first when ``i`` is given) and 3 deletes it; replayed, the log is the document.
 """
 
 from __future__ import annotations
@@ -52,7 +56,10 @@ FAILED = "error"  # the status of a Gemini CLI tool call that failed
 SPEAKER = lazy(r"^\s*(user|human|assistant|ai|model|system)\s*:\s?(.*)$", re.I | re.S)
 REQUESTS = "requests"  # the member of a Copilot Chat session holding its turns
 # A code fence left empty where Copilot's answer had an edit (its textEditGroup part)
-EMPTY_FENCE = lazy(r"\n?```\s*```\n?")
+EMPTY_FENCE = lazy(r"\n?(`{3,})\s*\1\n?")
+# The first line of a Copilot Chat session log: the whole document as it began
+COPILOT_LOG = lazy(r'\A\s*\{\s*"kind"\s*:\s*0\s*,\s*"v"\s*:\s*\{')
+SET, PUSH, DELETE = 1, 2, 3  # the kinds of change after the first (VS Code's MutationKind)
 
 
 def record(value: Any, tally: Tally) -> list[Parsed]:
@@ -141,6 +148,35 @@ def answer_part(part: Any) -> str:
         detail = said.get("value") if isinstance(said, dict) else said
         return "\n" + tool_use_note(str(part.get("toolId") or ""), detail) + "\n"
     return ""
+
+
+def replay(entries: Iterator[tuple[int, Any]], tally: Tally) -> dict[str, Any]:
+    """The document a Copilot Chat session log ends with: each (line number, entry)
+    applied in order; an entry that does not fit the document so far is malformed."""
+    document: dict[str, Any] = {}
+    for number, entry in entries:
+        kind, path, value = entry.get("kind"), entry.get("k"), entry.get("v")
+        try:
+            if kind == 0 and isinstance(value, dict):
+                document = value
+                continue
+            *parents, last = path
+            target: Any = document
+            for step in parents:
+                target = target[step]
+            if kind == SET:
+                target[last] = value
+            elif kind == PUSH:
+                items = target[last]
+                del items[entry.get("i", len(items)) :]
+                items.extend(value)
+            elif kind == DELETE:
+                del target[last]
+            else:
+                tally.bad(f"line {number}: a change of unknown kind")
+        except (TypeError, ValueError, KeyError, IndexError):
+            tally.bad(f"line {number}: a change that does not fit the session")
+    return document
 
 
 def member(key: str | None, value: Any, tally: Tally) -> list[Parsed]:
