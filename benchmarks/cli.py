@@ -358,14 +358,27 @@ def real_questions(
             "one store with the dev set's; tune on its fresh-tune half only.",
         ),
     ] = False,
+    fresh2: Annotated[
+        bool,
+        typer.Option(
+            "--fresh2",
+            help="The second fresh split's questions (benchmarks/sessions/fresh2), its "
+            "sessions in one store with the dev set's; blind: tune on neither half.",
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Questions about real sessions taken in by the default path: found@5, two ways."""
     from benchmarks import real_questions as bench
 
-    if heldout and fresh:
-        raise UsageError("--heldout and --fresh each name a split: give one")
-    directory, beside = bench.SPLITS["heldout" if heldout else "fresh" if fresh else "dev"]
+    named = [
+        name
+        for name, given in (("heldout", heldout), ("fresh", fresh), ("fresh2", fresh2))
+        if given
+    ]
+    if len(named) > 1:
+        raise UsageError("--heldout, --fresh and --fresh2 each name a split: give one")
+    directory, beside = bench.SPLITS[named[0] if named else "dev"]
     with err_console.status("") as status:
         report = bench.run(
             settings_for(ctx),

@@ -28,6 +28,9 @@ the ``heldout`` half. Nobody tunes on it. ``--fresh`` asks the fresh split
 (``benchmarks/sessions/fresh/``: eleven more real sessions, Claude Code and Gemini
 CLI, and 48 questions written before memctl ran on them) in the same kind of store;
 its halves, ``fresh-tune`` and ``fresh-check``, are fixed by session in its manifest.
+``--fresh2`` asks the second fresh split (``benchmarks/sessions/fresh2/``: eleven more
+real sessions, Claude Code, Amp and Copilot Chat, and 43 questions written before memctl
+ran on them) likewise, halves ``fresh2-tune`` and ``fresh2-check``; nobody tunes on it.
 
 Per half and in total it reports, on the top 5 results:
 
@@ -65,15 +68,26 @@ from memctl.store.memories import counts_by
 
 HELDOUT = SESSIONS / "heldout"  # the held-out split: its sessions join GOLD's in one store
 FRESH = SESSIONS / "fresh"  # the fresh split (s24): likewise, halves of its own
+FRESH2 = SESSIONS / "fresh2"  # the second fresh split (s25), blind: tuned on by nobody
 # A split's questions, and the split whose sessions share their store (None: no other).
 SPLITS: dict[str, tuple[Path, Path | None]] = {
     "dev": (GOLD, None),
     "heldout": (HELDOUT, GOLD),
     "fresh": (FRESH, GOLD),
+    "fresh2": (FRESH2, GOLD),
 }
 TOP = 5  # found "in the top 5"
-# heldout: benchmarks/sessions/heldout, never tuned on; fresh-check: never tuned on either
-HALVES = ("tune", "check", "heldout", "fresh-tune", "fresh-check")
+# heldout: benchmarks/sessions/heldout, never tuned on; fresh-check: never tuned on either;
+# fresh2: neither half tuned on
+HALVES = (
+    "tune",
+    "check",
+    "heldout",
+    "fresh-tune",
+    "fresh-check",
+    "fresh2-tune",
+    "fresh2-check",
+)
 ALL = "all"
 SCOPINGS = ("project", "everywhere")
 CLEAR = "clear"  # the label of a clear match (results without labels count as unlabelled)

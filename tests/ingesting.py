@@ -16,6 +16,8 @@ TRANSCRIPTS = Path(__file__).resolve().parent / "fixtures" / "transcripts"
 REAL_SESSIONS = Path(__file__).resolve().parents[1] / "benchmarks" / "sessions" / "real"
 # Real sessions of clients and versions the other sets lack (SOURCES.md there): Gemini CLI
 FRESH_SESSIONS = REAL_SESSIONS.parent / "fresh"
+# Likewise, the second fresh split: Amp and GitHub Copilot Chat among them
+FRESH2_SESSIONS = REAL_SESSIONS.parent / "fresh2"
 # A real Claude Code 2.x session and its sub-agent (tests/fixtures/transcripts/real/SOURCES.md)
 PAIR_SESSION = "e9fb405b-169f-40eb-9396-7e75076f045d"
 

@@ -23,7 +23,7 @@ from memctl.ingest.pipeline import run_session
 from memctl.ingest.source import Input
 from memctl.store.database import Database
 from tests.conftest import python_c, run_cli
-from tests.ingesting import FRESH_SESSIONS, SESSION, TRANSCRIPTS, ingest_text
+from tests.ingesting import FRESH2_SESSIONS, FRESH_SESSIONS, SESSION, TRANSCRIPTS, ingest_text
 
 NO_LLM = {"MEMCTL_LLM": "none"}
 SECRETS = (b"hunter2secret", b"ghp_Zx8Yq1Wv2Ut3Sr4Qp5On6Ml7Kj8Ih9Gf0Ed1C", b"salary", b"140k")
@@ -359,10 +359,11 @@ def test_uuid_and_hex_ids_are_stored_as_typed() -> None:
 
 
 def test_every_fresh_real_session_is_read_whole_by_memctl_ingest() -> None:
-    """The fresh split's real sessions (benchmarks/sessions/fresh: Claude Code 1.x and 2.x,
-    Gemini CLI) through `memctl ingest` as a user runs it, their client guessed: each is
-    stored with no malformed record and no record of an unknown kind, its turns kept."""
-    for path in sorted(FRESH_SESSIONS.glob("*.json*")):
+    """The fresh splits' real sessions (benchmarks/sessions/fresh and fresh2: Claude Code
+    1.x and 2.x, Gemini CLI, Amp, Copilot Chat) through `memctl ingest` as a user runs it,
+    their client guessed: each is stored with no malformed record and no record of an
+    unknown kind, its turns kept."""
+    for path in sorted([*FRESH_SESSIONS.glob("*.json*"), *FRESH2_SESSIONS.glob("*.json*")]):
         if path.name in ("manifest.json", "questions.json"):
             continue
         report = json.loads(ok("ingest", str(path), "--mode", "raw", "--json", "-s", "fresh"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from typing import Any
 
 import pytest
 
@@ -12,7 +13,7 @@ from memctl.ingest.parse import read_transcript
 from memctl.ingest.parse.common import tool_result_note
 from memctl.ingest.source import Input, json_members
 from memctl.model import Role
-from tests.ingesting import FRESH_SESSIONS, SESSION, fixture, source
+from tests.ingesting import FRESH2_SESSIONS, FRESH_SESSIONS, SESSION, TRANSCRIPTS, fixture, source
 
 
 def parsed(name: str, client: str | None = None) -> tuple[list[tuple[Role, str]], object]:
@@ -180,6 +181,56 @@ def test_a_gemini_cli_session_names_its_speaker_in_type_and_keeps_its_tool_calls
         (Role.TOOL, "[tool error run_shell_command: make: no rule]"),
     ]
     assert transcript.tally.lines["passed over info notice"] == 1
+
+
+def test_a_copilot_chat_session_keeps_each_request_and_its_answer() -> None:
+    """A real VS Code Copilot Chat session (``requests``, each a message and the parts of
+    its answer): what the person typed, the answer's Markdown with the file it names and
+    a note for the tool it ran; an edit's text and its empty fence are left out."""
+    path = FRESH2_SESSIONS / "copilot-gitai-simple.json"
+    transcript = read_transcript(Input(path.open("rb"), str(path)), None)
+    messages = [(m.role, m.content) for m in transcript.messages]
+    assert transcript.client == "generic" and transcript.tally.malformed == 0
+    assert transcript.tally.session_id == "331fed7f-cfd6-409c-8502-06a56322b636"
+    assert transcript.tally.title == "Assistance with TypeScript project tasks"
+    assert [role for role, _ in messages] == [Role.USER, Role.ASSISTANT] * 3
+    assert messages[2] == (Role.USER, "Change Bonjour World to hello world")
+    renamed = messages[3][1]
+    assert "[tool copilot_replaceString: " in renamed and "of your `index.ts` file" in renamed
+    assert "```" not in renamed and "for (let i" not in renamed
+    assert "console.log('Bonjour');" in messages[5][1]
+    broken = json.dumps({"requests": [{"response": []}, "turn"]})
+    assert list(read_transcript(source(broken), "generic").messages) == []
+
+
+def test_a_copilot_chat_session_log_is_replayed_into_its_session() -> None:
+    """Newer Copilot Chat keeps a session as a JSONL log of changes to the document (a real
+    one: the document, then a request pushed onto ``requests``): replayed, it is read as
+    the document is. A set, a push cut to ``i`` items and a delete apply in order; a line
+    that is no JSON or a change that does not fit is malformed, the rest still read."""
+    path = TRANSCRIPTS / "real" / "copilot-gitai-multiline.jsonl"
+    transcript = read_transcript(Input(path.open("rb"), str(path)), None)
+    messages = [(m.role, m.content) for m in transcript.messages]
+    assert transcript.client == "generic" and transcript.tally.malformed == 0
+    assert transcript.tally.title == "Adding a joke to jokes.csv file"
+    assert [role for role, _ in messages] == [Role.USER, Role.ASSISTANT] * 2
+    assert messages[2] == (Role.USER, "follow up message")
+    assert "[tool copilot_readFile: " in messages[1][1] and "````" not in messages[1][1]
+
+    def turn(text: str) -> dict[str, Any]:
+        return {"message": {"text": text}, "response": [{"value": f"ok: {text}"}]}
+
+    log = [
+        {"kind": 0, "v": {"sessionId": "c1", "requests": [turn("one"), turn("two")]}},
+        {"kind": 2, "k": ["requests"], "v": [turn("three")], "i": 1},
+        {"kind": 1, "k": ["requests", 1, "message", "text"], "v": "three, reworded"},
+        {"kind": 3, "k": ["requests", 0, "response"]},
+        {"kind": 1, "k": ["requests", 9, "message"], "v": {}},
+    ]
+    text = "\n".join(json.dumps(entry) for entry in log) + "\nnot json\n"
+    replayed = read_transcript(source(text), None)
+    assert [m.content for m in replayed.messages] == ["one", "three, reworded", "ok: three"]
+    assert replayed.tally.session_id == "c1" and replayed.tally.malformed == 2
 
 
 def test_a_client_that_does_not_fit_finds_nothing_and_unknown_clients_are_refused() -> None:

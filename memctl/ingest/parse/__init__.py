@@ -133,6 +133,22 @@ def _jsonl(source: Input, tally: Tally, parse: RecordParser) -> Iterator[Parsed]
         yield from parsed
 
 
+def _copilot_log(source: Input, tally: Tally) -> Iterator[Parsed]:
+    """A Copilot Chat session log, replayed whole (a later line may change any turn),
+    then read as the session document it describes."""
+    entries = []
+    for number, line in enumerate(source.lines(), start=1):
+        try:
+            entry = json_value(line) if line.strip() else None
+        except ValueError:
+            tally.bad(f"line {number}: not JSON")
+            continue
+        if isinstance(entry, dict):
+            entries.append((number, entry))
+    for key, value in generic.replay(iter(entries), tally).items():
+        yield from generic.member(key, value, tally)
+
+
 def _shape(error: Exception) -> str:
     return TOO_DEEP if isinstance(error, RecursionError) else "not the expected shape"
 
@@ -204,6 +220,8 @@ def read_transcript(source: Input, client: str | None) -> Transcript:
         messages = _jsonl(source, tally, codex.messages)
     elif client == "cursor":
         messages = _jsonl(source, tally, cursor.parser(source.name, tally))
+    elif shape == "jsonl" and generic.COPILOT_LOG.match(source.head_text):
+        messages = _copilot_log(source, tally)
     elif shape == "jsonl":
         messages = _jsonl(source, tally, generic.jsonl_record)
     else:

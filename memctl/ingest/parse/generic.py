@@ -8,12 +8,23 @@ lines after it continue it; text before the first such line is the user's.
 A Gemini CLI session file is such a document too: its messages name their speaker in
 ``type`` (``user``, ``gemini``; ``info``, ``error`` and ``warning`` are the CLI's own
 notices) and carry their tool calls in ``toolCalls``, each with its ``result``.
+
+So is a session VS Code's GitHub Copilot Chat keeps (``chatSessions/<id>.json``):
+``{"sessionId", "customTitle", "requests": [...]}``, a request a turn: what the person
+typed in ``message.text`` and the answer in ``response``, a list of parts: Markdown
+(``value``), a file named in it (``inlineReference``), a tool it ran
+(``toolInvocationSerialized``) and the edits and markers around them (not text).
+Newer versions keep it as ``chatSessions/<id>.jsonl``, a log of changes to that
+document: the first line ``{"kind": 0, "v": <document>}``, then ``kind`` 1 sets ``v`` at
+the key path ``k``, 2 pushes the items of ``v`` onto the array there (cut to ``i`` items
+first when ``i`` is given) and 3 deletes it; replayed, the log is the document.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from pathlib import PurePosixPath
 from typing import Any
 
 from memctl.ingest.parse.common import (
@@ -43,6 +54,12 @@ ROLE_NAMES = {
 NOTICES = frozenset({"info", "error", "warning"})
 FAILED = "error"  # the status of a Gemini CLI tool call that failed
 SPEAKER = lazy(r"^\s*(user|human|assistant|ai|model|system)\s*:\s?(.*)$", re.I | re.S)
+REQUESTS = "requests"  # the member of a Copilot Chat session holding its turns
+# A code fence left empty where Copilot's answer had an edit (its textEditGroup part)
+EMPTY_FENCE = lazy(r"\n?(`{3,})\s*\1\n?")
+# The first line of a Copilot Chat session log: the whole document as it began
+COPILOT_LOG = lazy(r'\A\s*\{\s*"kind"\s*:\s*0\s*,\s*"v"\s*:\s*\{')
+SET, PUSH, DELETE = 1, 2, 3  # the kinds of change after the first (VS Code's MutationKind)
 
 
 def record(value: Any, tally: Tally) -> list[Parsed]:
@@ -96,13 +113,82 @@ def result_note(call: dict[str, Any]) -> str:
     return tool_result_note(output, failed, name)
 
 
+def copilot_turn(request: Any, tally: Tally) -> list[Parsed]:
+    """One request of a Copilot Chat session: the person's message and Copilot's answer."""
+    if not isinstance(request, dict) or not isinstance(request.get("message"), dict):
+        tally.bad("Copilot request without a message")
+        return []
+    created = timestamp(request.get("timestamp"))
+    asked = str(request["message"].get("text") or "").strip()
+    parts = request.get("response")
+    said = "".join(map(answer_part, parts)) if isinstance(parts, list) else ""
+    answer = EMPTY_FENCE.sub("\n", said).strip()
+    found = []
+    for role, text in ((Role.USER, asked), (Role.ASSISTANT, answer)):
+        if text:
+            tally.keep(str(role))
+            found.append(Parsed(role, text, created))
+    return found
+
+
+def answer_part(part: Any) -> str:
+    """A part of a Copilot answer as text: Markdown as written, a file by its name, a tool
+    call as a note on a line of its own; an edit's text is not kept (as Claude Code's)."""
+    if not isinstance(part, dict):
+        return ""
+    kind = part.get("kind")
+    if kind is None and isinstance(part.get("value"), str):
+        return part["value"]
+    if kind == "inlineReference" and isinstance(part.get("inlineReference"), dict):
+        named = part["inlineReference"]
+        path = str(named.get("path") or named.get("fsPath") or "")
+        return f"`{named.get('name') or PurePosixPath(path).name}`"
+    if kind == "toolInvocationSerialized":
+        said = part.get("pastTenseMessage") or part.get("invocationMessage")
+        detail = said.get("value") if isinstance(said, dict) else said
+        return "\n" + tool_use_note(str(part.get("toolId") or ""), detail) + "\n"
+    return ""
+
+
+def replay(entries: Iterator[tuple[int, Any]], tally: Tally) -> dict[str, Any]:
+    """The document a Copilot Chat session log ends with: each (line number, entry)
+    applied in order; an entry that does not fit the document so far is malformed."""
+    document: dict[str, Any] = {}
+    for number, entry in entries:
+        kind, path, value = entry.get("kind"), entry.get("k"), entry.get("v")
+        try:
+            if kind == 0 and isinstance(value, dict):
+                document = value
+                continue
+            *parents, last = path
+            target: Any = document
+            for step in parents:
+                target = target[step]
+            if kind == SET:
+                target[last] = value
+            elif kind == PUSH:
+                items = target[last]
+                del items[entry.get("i", len(items)) :]
+                items.extend(value)
+            elif kind == DELETE:
+                del target[last]
+            else:
+                tally.bad(f"line {number}: a change of unknown kind")
+        except (TypeError, ValueError, KeyError, IndexError):
+            tally.bad(f"line {number}: a change that does not fit the session")
+    return document
+
+
 def member(key: str | None, value: Any, tally: Tally) -> list[Parsed]:
-    """One member of a JSON document: messages, or the session's id and title."""
+    """One member of a JSON document: messages, Copilot Chat's requests, or the session's
+    id and title."""
     if key in ("messages", None):
         return record(value, tally)
+    if key == REQUESTS and isinstance(value, list):
+        return [message for request in value for message in copilot_turn(request, tally)]
     if key in ("session_id", "sessionId", "id") and isinstance(value, str):
         tally.session_id = tally.session_id or value
-    elif key == "title" and isinstance(value, str):
+    elif key in ("title", "customTitle") and isinstance(value, str):
         tally.title = value
     elif key == "cwd":
         tally.saw_cwd(value)
