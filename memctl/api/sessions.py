@@ -425,7 +425,8 @@ class Origin:
     started_at: str | None = None
     stored: bool = False  # the session is still stored (expand can open it)
     by_time: bool = False  # a fact the session's tool calls show: the message said then
-    host: str = ""  # not stored: the machine whose memory came in by sync (it has the session)
+    # not stored: the machine whose memory came in by sync (it has the session); None: this one
+    host: str | None = None
 
     def text(self) -> str:
         if not self.first:
@@ -510,7 +511,7 @@ def origins(ctx: Context, memories: list[Memory]) -> dict[str, list[Origin]]:
                 )
                 if row and first
                 else Origin(
-                    session_id, first, last, by_time=when is not None, host=hosts.get(memory_id, "")
+                    session_id, first, last, by_time=when is not None, host=hosts.get(memory_id)
                 )
             )
             if origin not in kept:

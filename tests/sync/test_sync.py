@@ -728,6 +728,10 @@ def test_a_memory_from_another_machine_names_the_host_that_keeps_its_session(
     with pytest.raises(NotFoundError, match=f"on host {there.host[:8]}.*sessions do not sync"):
         sessions_api.expand(b, fact.id[:8])
     assert memory_api.get(b, fact.id).host == there.host and not memory_api.get(a, fact.id).host
+    # this machine's own: null in `memctl get --json` and memory_get, as recall's JSON says
+    own = memory_api.get(a, fact.id).to_dict()
+    assert own["host"] is None and own["origin"]["host"] is None
+    assert memory_api.get(b, fact.id).to_dict()["origin"]["host"] == there.host
     keys = Keys(frozenset({"testserver"}))
     app, viewer = build_app(b.settings, keys, HashEmbedder())
     with TestClient(app, base_url="http://testserver") as client:
