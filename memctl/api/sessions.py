@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from memctl.config.files import known_forget_key
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
 from memctl.ingest.parse.common import SUBAGENT
@@ -26,8 +27,10 @@ from memctl.store.fts import fts_query, fts_terms
 from memctl.store.message_search import MESSAGE_SEPARATOR
 from memctl.store.sessions import (
     folded_sources,
+    forgotten_id,
     get_session,
     last_stored_by_client,
+    session_known_as,
     source_range,
     source_session,
 )
@@ -155,7 +158,8 @@ def find_session(ctx: Context, session_id: str, forgotten_too: bool = False) -> 
     """A session by id or unique prefix; NotFoundError with one clear line otherwise, and
     for a forgotten one unless ``forgotten_too`` (a forget names it before doing it again)."""
     wanted = session_id.strip()
-    session = get_session(ctx.db, wanted) if wanted else None
+    key = known_forget_key(ctx.settings.home)
+    session = session_known_as(ctx.db, wanted, key) if wanted else None
     if session is None and len(wanted) >= 4:
         matches = transcripts.session_ids_like(ctx.db, wanted)
         if len(matches) == 2:
@@ -167,8 +171,10 @@ def find_session(ctx: Context, session_id: str, forgotten_too: bool = False) -> 
     if session is None:
         raise no_session(wanted)
     if session.forgotten_at and not forgotten_too:
+        keyed = key is not None and session.id == forgotten_id(key, wanted)
+        named = wanted if keyed else session.id  # the id asked for, not the one kept
         raise NotFoundError(
-            f"session {session.id} was forgotten on {session.forgotten_at[:10]}: its text is gone"
+            f"session {named} was forgotten on {session.forgotten_at[:10]}: its text is gone"
         )
     session.title = session.title or title_of(ctx, session.id)
     return session

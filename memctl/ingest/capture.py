@@ -49,12 +49,12 @@ from memctl.store import jobs
 from memctl.store.database import Database
 from memctl.store.sessions import (
     forget_read_mark,
-    get_session,
     insert_messages,
     message_hashes,
     read_mark,
     save_read_mark,
     save_session,
+    session_known_as,
 )
 
 MODES = ("smart", "raw")
@@ -287,7 +287,8 @@ def pass_over(ctx: Context, opened: Opened) -> bool:
 
 def unchanged(ctx: Context, opened: Opened, name: str) -> CaptureReport:
     """What capturing a transcript file with nothing new since its last capture did."""
-    session = get_session(ctx.db, opened.options.session_id or "")
+    key = known_forget_key(ctx.settings.home)
+    session = session_known_as(ctx.db, opened.options.session_id or "", key)
     report = CaptureReport(opened.options.session_id or "", opened.options.client or "")
     report.source = name
     if session is not None and session.forgotten_at:
@@ -461,7 +462,7 @@ def store_transcript(
         first = first_message(messages, transcript, name)
         session_id = session_id_of(options, transcript, name, first.content)
         cwd = transcript.tally.cwd
-        stored = get_session(db, session_id)
+        stored = session_known_as(db, session_id, known_forget_key(ctx.settings.home))
         session = stored or Session(
             id=session_id, client=transcript.client, scope=session_scope(ctx, options.scope, cwd)
         )

@@ -23,7 +23,13 @@ from memctl.model import KEYED, Role, content_hash, keyed_hash, message_digest_t
 from memctl.store.database import FTS_TABLES, Database
 from memctl.store.graph import orphan_entities
 from memctl.store.message_search import count_message_terms
-from memctl.store.sessions import key_read_marks, source_range
+from memctl.store.sessions import (
+    FORGOTTEN_ID,
+    SESSION_COLUMNS,
+    forgotten_id,
+    key_read_marks,
+    source_range,
+)
 
 FORGOTTEN = "[forgotten]"
 # m001_initial's trigger, created again after the forgetting transaction's own UPDATEs.
@@ -46,6 +52,8 @@ QUOTING: tuple[tuple[str, str, str, bool], ...] = (
     ("imports", "id", "path", False),
     ("messages", "rowid", "content", False),
 )
+# Tables naming a session in their ``session_id`` (messages go with a forgotten session).
+SESSION_ID_TABLES = ("transcript_reads", "runs", "jobs", "imports", "memories")
 # A needle shorter than this is too common to take out of every text (a one-word message
 # like "yes" would blank every "yes" of the store): only its own rows are forgotten.
 MIN_NEEDLE = 8
@@ -425,6 +433,38 @@ def forget_messages(
     # without being a verbatim copy; it is made again from what remains when shown.
     db.execute("UPDATE sessions SET title = '' WHERE id = ?", (session_id,))
     return int(count)
+
+
+def unkeyed_forgotten(db: Database) -> list[str]:
+    """The forgotten sessions still under the id they had (``key_session_ids``)."""
+    rows = db.tuples(
+        "SELECT id FROM sessions WHERE forgotten_at IS NOT NULL AND id NOT LIKE ?",
+        (FORGOTTEN_ID + "%",),
+    )
+    return [session_id for (session_id,) in rows]
+
+
+def key_session_ids(db: Database, key: bytes) -> dict[str, str]:
+    """Every forgotten session still under the id it had (this forget's, or one an older
+    memctl forgot) moved under that id keyed (``forgotten_id``), with every row and quote
+    naming it; old id -> new. A message of another session quoting the id is the user's
+    text and stays. Runs inside the caller's transaction."""
+    renamed = {old: forgotten_id(key, old) for old in unkeyed_forgotten(db)}
+    rest = ", ".join(c for c in SESSION_COLUMNS if c != "id")
+    for old, new in renamed.items():
+        db.execute(
+            f"INSERT INTO sessions (id, {rest}) SELECT ?, {rest} FROM sessions WHERE id = ?",
+            (new, old),
+        )
+        for table in SESSION_ID_TABLES:
+            db.execute(f"UPDATE {table} SET session_id = ? WHERE session_id = ?", (new, old))
+        db.execute(
+            "UPDATE memories SET source = replace(source, ?, ?) WHERE instr(source, ?)",
+            (old, new, old),
+        )
+        db.execute("DELETE FROM sessions WHERE id = ?", (old,))
+        erase_quotes(db, [old], new, ("messages.content",))
+    return renamed
 
 
 def erase_quotes(
