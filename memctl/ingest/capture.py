@@ -34,7 +34,7 @@ from memctl.ingest.parse.common import Parsed
 from memctl.ingest.source import Input
 from memctl.ingest.title import stored_title
 from memctl.memories.operations import kept_tags, resolve_scope
-from memctl.memories.privacy import Redactions, nothing_left, safe_line, scrub
+from memctl.memories.privacy import Redactions, nothing_left, safe_line, scrub, secret_in_id
 from memctl.memories.scrubber import scrub_messages
 from memctl.model import (
     KEYED,
@@ -348,7 +348,13 @@ def _read(transcript: Transcript, report: CaptureReport) -> Iterator[tuple[str, 
 def session_id_of(options: IngestOptions, transcript: Transcript, name: str, first: str) -> str:
     """--session-id, else the transcript's own, else one derived from the file or first message."""
     given = options.session_id or transcript.tally.session_id
-    if given:
+    kind = secret_in_id(str(given)) if given and not options.session_id else None
+    if kind:  # the transcript's own (one given by hand is refused: api.ingest)
+        transcript.tally.notes.append(
+            f"the transcript's session id looks like a secret ({kind}): named by its "
+            "file or first message instead"
+        )
+    elif given:
         given = str(given).strip()
         if not given or len(given) > MAX_SESSION_ID or not given.isprintable():
             raise UsageError(f"unusable session id {safe_line(given, 60)!r}")
