@@ -27,8 +27,8 @@ from memctl.store.fts import fts_query, fts_terms
 from memctl.store.message_search import MESSAGE_SEPARATOR
 from memctl.store.sessions import (
     folded_sources,
-    forgotten_id,
     get_session,
+    keyed_session_id,
     last_stored_by_client,
     session_known_as,
     source_range,
@@ -171,7 +171,7 @@ def find_session(ctx: Context, session_id: str, forgotten_too: bool = False) -> 
     if session is None:
         raise no_session(wanted)
     if session.forgotten_at and not forgotten_too:
-        keyed = key is not None and session.id == forgotten_id(key, wanted)
+        keyed = key is not None and session.id == keyed_session_id(key, wanted)
         named = wanted if keyed else session.id  # the id asked for, not the one kept
         raise NotFoundError(
             f"session {named} was forgotten on {session.forgotten_at[:10]}: its text is gone"

@@ -40,6 +40,7 @@ from memctl.model import (
     KEYED,
     Message,
     Session,
+    derived_session_id,
     format_time,
     keyed_hash,
     message_digest_text,
@@ -360,7 +361,7 @@ def session_id_of(options: IngestOptions, transcript: Transcript, name: str, fir
             raise UsageError(f"unusable session id {safe_line(given, 60)!r}")
         return given
     origin = os.path.abspath(name) if name != STDIN_NAME else first
-    return hashlib.sha256(f"{transcript.client}\0{origin}".encode()).hexdigest()[:32]
+    return derived_session_id(transcript.client, origin)
 
 
 class _Known:
@@ -480,6 +481,7 @@ def store_transcript(
             report.session_id, report.scope = session_id, session.scope
             report.forgotten_at = session.forgotten_at
             return Captured(report, session, [])
+        session_id = session.id  # kept keyed once its name, a digest, quoted what went
         if options.scope:
             session.scope = resolve_scope(ctx, options.scope)
         if not dry_run:

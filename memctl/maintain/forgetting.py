@@ -47,7 +47,7 @@ from memctl.store.database import Database
 from memctl.store.graph import forget_memory
 from memctl.store.message_search import MESSAGE_SEPARATOR, get_message
 from memctl.store.questions import delete_questions
-from memctl.store.sessions import forgotten_id, get_session, session_known_as
+from memctl.store.sessions import get_session, keyed_session_id, session_known_as
 from memctl.store.sync import forgotten_by_sync
 from memctl.store.taken_in import TakenIn, drop_tags, going
 from memctl.store.transcripts import session_ids_like
@@ -114,14 +114,14 @@ def forget_session(ctx: Context, ref: str, with_copies: bool = False) -> Forgott
         vectors |= _kept_vectors(ctx, erase.restated(ctx.db, each.session_id, each.seqs))
         vectors |= _reverted_vectors(ctx, taken)
     key = forget_key(ctx.settings.home)
-    unkeyed = erase.unkeyed_forgotten(ctx.db)
+    unkeyed = erase.unkeyed_forgotten(ctx.db) + [i for t in targets for i in _opened(ctx.db, t)]
     if target.seqs is None and session is not None and not session.forgotten_at:
         unkeyed.append(target.session_id)
     apply_everywhere(
         ctx, done, lambda db, into, live: _forget_all_in(db, targets, into, live, vectors, key)
     )
     for old in unkeyed:  # the worker's log names the session it distilled
-        done.logs += rewrite_logs(ctx.settings.home / LOG_DIR, old, forgotten_id(key, old))
+        done.logs += rewrite_logs(ctx.settings.home / LOG_DIR, old, keyed_session_id(key, old))
     if target.seqs is None:
         from memctl.ingest.pending import drop_marks
         from memctl.ingest.spool import drop_session  # ingest's parsers: only here
@@ -136,6 +136,13 @@ def forget_session(ctx: Context, ref: str, with_copies: bool = False) -> Forgott
             folder = ctx.settings.home / LOG_DIR
             done.logs += rewrite_logs(folder, session.source, erase.FORGOTTEN)
     return done
+
+
+def _opened(db: Database, target: _Target) -> list[str]:
+    """The target's session, when named by its first message and the target takes it."""
+    if target.seqs is None or 1 not in target.seqs:
+        return []
+    return erase.named_by_opening(db, [target.session_id])
 
 
 def _forget_all_in(
@@ -164,6 +171,7 @@ def _forget_in(
 ) -> None:
     """Take the target's text out of one database file, in one transaction."""
     with db.atomic():
+        opened = _opened(db, target)
         found = erase.memories_from(db, target.session_id, target.seqs)
         ids, taken = going(db, target.session_id, target.seqs, found)
         kept = erase.restated(db, target.session_id, target.seqs)
@@ -193,7 +201,7 @@ def _forget_in(
             erase.drop_all_tags(db, list(memories))
             erase.erase_derived(db, needles, [*memories, *done.reverted])
             writer.forgotten(target.name, messages=done.messages, memories=len(memories))
-        erase.key_session_ids(db, key)  # after the run, whose record names it
+        erase.key_session_ids(db, key, opened)  # after the run, whose record names it
         done.memories = sorted(memories)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from memctl.api import ingest as ingest_api
+from memctl.api import memory as memory_api
 from memctl.api import sessions as sessions_api
 from memctl.api.ingest import IngestRequest
 from memctl.context import Context
@@ -96,3 +97,25 @@ def test_a_session_an_older_memctl_forgot_loses_its_derived_id_at_the_next_forge
     assert (again.session_id, again.messages_new) == (old, 0) and again.forgotten_at
     ctx.close()
     assert _files_holding(home, old) == []
+
+
+def test_a_session_named_by_its_first_message_loses_that_name_when_the_message_goes(
+    ctx: Context, home: Path
+) -> None:
+    """Read from standard input, a session is named by a SHA-256 of its first message: once
+    a value in it is redacted, or the message forgotten, the name would confirm a guess of
+    it (a dictionary's password tried in the words around ``[REDACTED]``)."""
+    said = "user: the lab wifi works with hunter2024 tonight\nassistant: noted\n"
+    redacted = _stdin(ctx, said).session_id
+    forgotten = _stdin(ctx, "user: we let the berlin team go\nassistant: noted\n").session_id
+    assert redacted == _derived("the lab wifi works with hunter2024 tonight")
+    memory_api.redact(ctx, "hunter2024")
+    sessions_api.forget(ctx, f"{forgotten}#1")
+    assert _files_holding(home, redacted) == [] and _files_holding(home, forgotten) == []
+    kept = sessions_api.show(ctx, redacted)  # still stored, under its name keyed
+    assert [m.content for m in kept.messages][1] == "noted"
+    again = _stdin(ctx, said)
+    assert (again.session_id, again.messages_new) == (kept.session.id, 0)
+    assert _stdin(ctx, "user: we let the berlin team go\nassistant: noted\n").messages_new == 0
+    ctx.close()
+    assert _files_holding(home, redacted) == [] and _files_holding(home, forgotten) == []
