@@ -35,6 +35,7 @@ from memctl.model import (
     parse_choice,
     parse_time,
 )
+from memctl.store.sessions import KEYED_ID
 from memctl.sync.layout import MEMORY_ID
 from memctl.sync.records import IMPORT_SOURCE
 from memctl.sync.untrusted import MAX_RELATIONS, MAX_TRIPLE_CHARS, MAX_TRIPLES, yaml_problem
@@ -45,7 +46,9 @@ TEXTS = ("content", "l0_abstract", "l1_overview", "l2_content", "source")
 # path or first message (``ingest.capture.session_id_of``), which a teammate tries guessed
 # paths and openings against. It goes to the repository as ``local-`` and 32 hex digits
 # of an HMAC-SHA256 under the home's ``forget.key``: stable from sync to sync, known to
-# nobody else. A client's id (a UUID, ``ses_...``) or one given by hand goes as it is.
+# nobody else; an id this machine keyed since (``store.sessions.keyed_session_id``, the
+# same digest) goes so too. A client's id (a UUID, ``ses_...``) or one given by hand goes
+# as it is.
 DERIVED_SESSION = lazy(r"^session:([0-9a-f]{32})(?=#|$)")
 SHARED_SESSION = "local-"
 SESSION_DIGITS = 32
@@ -152,6 +155,8 @@ def shared_source(source: str, home_key: bytes) -> str:
     if derived:
         digest = keyed_hash(home_key, derived.group(1)).removeprefix(KEYED)
         return f"session:{SHARED_SESSION}{digest[:SESSION_DIGITS]}{source[derived.end() :]}"
+    if source.startswith(f"session:{KEYED_ID}"):  # the same digest, keyed here since
+        return f"session:{SHARED_SESSION}{source.removeprefix(f'session:{KEYED_ID}')}"
     prefix = IMPORT_SOURCE if source.startswith(IMPORT_SOURCE) else ""
     rest = source[len(prefix) :]
     path, mark, anchor = rest.partition("#")  # the anchor: a section, chunk or message

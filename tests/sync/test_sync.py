@@ -33,6 +33,7 @@ from memctl.model import (
 )
 from memctl.store import memories as store
 from memctl.store.relations import relations_of
+from memctl.store.sessions import keyed_session_id
 from memctl.store.writes import Writer
 from memctl.sync import memfile, pipeline
 from memctl.sync.lock import sync_lock
@@ -158,6 +159,11 @@ def test_a_session_id_derived_from_a_path_goes_keyed_and_leaves_the_head_an_olde
     assert sync_api.sync(b, SYNC).came_in["created"] == 1
     there = store.get_memory(b.db, made.id)
     assert there is not None and re.fullmatch(r"session:local-[0-9a-f]{32}#1:user", there.source)
+    # keyed here since (its first message forgotten): the same name goes, no churn
+    since = f"session:{keyed_session_id(b'k', derived)}#1:user"
+    assert memfile.shared_source(since, b"k") == memfile.shared_source(
+        f"session:{derived}#1:user", b"k"
+    )
     again_a, again_b = sync_api.sync(a, SYNC), sync_api.sync(b, SYNC)  # no churn either way
     assert again_a.went_out["written"] == 0 and again_b.went_out["written"] == 0
     assert not again_a.incoming and not again_b.incoming
