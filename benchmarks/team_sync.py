@@ -362,7 +362,10 @@ def _commit(
         b"data %d" % len(message),
         message,
     ]
-    blobs = [(memory_path(m.scope, m.id, host, major), render(m, [])) for m in changed]
+    key = host.encode()  # each simulated host's own key for a session id in a source
+    blobs = [
+        (memory_path(m.scope, m.id, host, major), render(m, [], home_key=key)) for m in changed
+    ]
     if first:
         blobs += [(FORMAT_FILE, format_text(f"{major}.0")), (README_FILE, README_TEXT)]
     for name, text in blobs:

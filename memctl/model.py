@@ -131,6 +131,12 @@ def counted(n: int, one: str, many: str | None = None) -> str:
     return f"{n} {one if n == 1 else many or one + 's'}"
 
 
+def derived_session_id(client: str, origin: str) -> str:
+    """The id of a session stored without one of its own: a digest of its client and the
+    absolute path of its file, or its first message (standard input)."""
+    return hashlib.sha256(f"{client}\0{origin}".encode()).hexdigest()[:32]
+
+
 def content_hash(content: str) -> str:
     return hashlib.sha256(content.encode("utf-8")).hexdigest()
 

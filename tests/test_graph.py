@@ -549,7 +549,7 @@ def test_triples_travel_with_their_memory_and_bad_ones_are_refused(tmp_path: Pat
     finally:
         a.close()
         b.close()
-    text = render(Memory(content="fine", id="a" * 32), [], [("api", "uses", "x")])
+    text = render(Memory(content="fine", id="a" * 32), [], [("api", "uses", "x")], home_key=b"k")
     assert "triples:\n- - api\n  - uses\n  - x" in text
     assert parse(text, "a" * 32, "h", "global").triples == [("api", "uses", "x")]
     for bad, why in (

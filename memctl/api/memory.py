@@ -104,7 +104,9 @@ class GetResult:
     memory: Memory
     relations: list[Relation]
     origins: list[Origin] = field(default_factory=list)  # every session range it came from
-    host: str = ""  # another machine's memory (its text came in by sync): that machine's id
+    # another machine's memory (its text came in by sync): that machine's id; None for this
+    # machine's own (null in JSON, as recall's and memory_search's ``host`` say)
+    host: str | None = None
 
     @property
     def origin(self) -> Origin | None:
@@ -126,7 +128,7 @@ def get(ctx: Context, id_or_prefix: str) -> GetResult:
     from memctl.api.sessions import origins
 
     memory, relations = operations.get(ctx, id_or_prefix)
-    host = foreign_hosts(ctx.db, [memory.id]).get(memory.id, "")
+    host = foreign_hosts(ctx.db, [memory.id]).get(memory.id)
     return GetResult(memory, relations, origins(ctx, [memory]).get(memory.id, []), host)
 
 

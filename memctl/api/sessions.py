@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from memctl.config.files import known_forget_key
 from memctl.context import Context
 from memctl.errors import NotFoundError, UsageError
 from memctl.ingest.parse.common import SUBAGENT
@@ -27,7 +28,9 @@ from memctl.store.message_search import MESSAGE_SEPARATOR
 from memctl.store.sessions import (
     folded_sources,
     get_session,
+    keyed_session_id,
     last_stored_by_client,
+    session_known_as,
     source_range,
     source_session,
 )
@@ -155,7 +158,8 @@ def find_session(ctx: Context, session_id: str, forgotten_too: bool = False) -> 
     """A session by id or unique prefix; NotFoundError with one clear line otherwise, and
     for a forgotten one unless ``forgotten_too`` (a forget names it before doing it again)."""
     wanted = session_id.strip()
-    session = get_session(ctx.db, wanted) if wanted else None
+    key = known_forget_key(ctx.settings.home)
+    session = session_known_as(ctx.db, wanted, key) if wanted else None
     if session is None and len(wanted) >= 4:
         matches = transcripts.session_ids_like(ctx.db, wanted)
         if len(matches) == 2:
@@ -167,8 +171,10 @@ def find_session(ctx: Context, session_id: str, forgotten_too: bool = False) -> 
     if session is None:
         raise no_session(wanted)
     if session.forgotten_at and not forgotten_too:
+        keyed = key is not None and session.id == keyed_session_id(key, wanted)
+        named = wanted if keyed else session.id  # the id asked for, not the one kept
         raise NotFoundError(
-            f"session {session.id} was forgotten on {session.forgotten_at[:10]}: its text is gone"
+            f"session {named} was forgotten on {session.forgotten_at[:10]}: its text is gone"
         )
     session.title = session.title or title_of(ctx, session.id)
     return session
@@ -425,7 +431,8 @@ class Origin:
     started_at: str | None = None
     stored: bool = False  # the session is still stored (expand can open it)
     by_time: bool = False  # a fact the session's tool calls show: the message said then
-    host: str = ""  # not stored: the machine whose memory came in by sync (it has the session)
+    # not stored: the machine whose memory came in by sync (it has the session); None: this one
+    host: str | None = None
 
     def text(self) -> str:
         if not self.first:
@@ -510,7 +517,7 @@ def origins(ctx: Context, memories: list[Memory]) -> dict[str, list[Origin]]:
                 )
                 if row and first
                 else Origin(
-                    session_id, first, last, by_time=when is not None, host=hosts.get(memory_id, "")
+                    session_id, first, last, by_time=when is not None, host=hosts.get(memory_id)
                 )
             )
             if origin not in kept:

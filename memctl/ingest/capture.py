@@ -34,12 +34,13 @@ from memctl.ingest.parse.common import Parsed
 from memctl.ingest.source import Input
 from memctl.ingest.title import stored_title
 from memctl.memories.operations import kept_tags, resolve_scope
-from memctl.memories.privacy import Redactions, nothing_left, safe_line, scrub
+from memctl.memories.privacy import Redactions, nothing_left, safe_line, scrub, secret_in_id
 from memctl.memories.scrubber import scrub_messages
 from memctl.model import (
     KEYED,
     Message,
     Session,
+    derived_session_id,
     format_time,
     keyed_hash,
     message_digest_text,
@@ -49,12 +50,12 @@ from memctl.store import jobs
 from memctl.store.database import Database
 from memctl.store.sessions import (
     forget_read_mark,
-    get_session,
     insert_messages,
     message_hashes,
     read_mark,
     save_read_mark,
     save_session,
+    session_known_as,
 )
 
 MODES = ("smart", "raw")
@@ -287,7 +288,8 @@ def pass_over(ctx: Context, opened: Opened) -> bool:
 
 def unchanged(ctx: Context, opened: Opened, name: str) -> CaptureReport:
     """What capturing a transcript file with nothing new since its last capture did."""
-    session = get_session(ctx.db, opened.options.session_id or "")
+    key = known_forget_key(ctx.settings.home)
+    session = session_known_as(ctx.db, opened.options.session_id or "", key)
     report = CaptureReport(opened.options.session_id or "", opened.options.client or "")
     report.source = name
     if session is not None and session.forgotten_at:
@@ -347,13 +349,19 @@ def _read(transcript: Transcript, report: CaptureReport) -> Iterator[tuple[str, 
 def session_id_of(options: IngestOptions, transcript: Transcript, name: str, first: str) -> str:
     """--session-id, else the transcript's own, else one derived from the file or first message."""
     given = options.session_id or transcript.tally.session_id
-    if given:
+    kind = secret_in_id(str(given)) if given and not options.session_id else None
+    if kind:  # the transcript's own (one given by hand is refused: api.ingest)
+        transcript.tally.notes.append(
+            f"the transcript's session id looks like a secret ({kind}): named by its "
+            "file or first message instead"
+        )
+    elif given:
         given = str(given).strip()
         if not given or len(given) > MAX_SESSION_ID or not given.isprintable():
             raise UsageError(f"unusable session id {safe_line(given, 60)!r}")
         return given
     origin = os.path.abspath(name) if name != STDIN_NAME else first
-    return hashlib.sha256(f"{transcript.client}\0{origin}".encode()).hexdigest()[:32]
+    return derived_session_id(transcript.client, origin)
 
 
 class _Known:
@@ -461,7 +469,7 @@ def store_transcript(
         first = first_message(messages, transcript, name)
         session_id = session_id_of(options, transcript, name, first.content)
         cwd = transcript.tally.cwd
-        stored = get_session(db, session_id)
+        stored = session_known_as(db, session_id, known_forget_key(ctx.settings.home))
         session = stored or Session(
             id=session_id, client=transcript.client, scope=session_scope(ctx, options.scope, cwd)
         )
@@ -473,6 +481,7 @@ def store_transcript(
             report.session_id, report.scope = session_id, session.scope
             report.forgotten_at = session.forgotten_at
             return Captured(report, session, [])
+        session_id = session.id  # kept keyed once its name, a digest, quoted what went
         if options.scope:
             session.scope = resolve_scope(ctx, options.scope)
         if not dry_run:

@@ -142,7 +142,7 @@ def nothing_reverted(run: RunRecord, report: UndoReport, handed: dict[str, str])
     if handed and len(handed) == n:
         owners = ", ".join(f"{m[:8]} ({s})" for m, s in sorted(handed.items()))
         return (
-            f"{run.kind} {run.id[:8]} is left as it is: its session {run.session_id} was "
+            f"{run.kind} {run.id[:8]} is left as it is: its session was "  # kept keyed
             f"forgotten, and what it stored that another session states too is that "
             f"session's now: {owners}; `memctl delete ID` deletes one"
         )

@@ -200,7 +200,17 @@ def _start_resident(settings: Any) -> None:
 
 
 def _session_id(payload: dict[str, Any]) -> str:
-    return str(payload.get("session_id") or payload.get("conversation_id") or "")
+    return _kept_id(str(payload.get("session_id") or payload.get("conversation_id") or ""))
+
+
+def _kept_id(session_id: Any) -> Any:
+    """The client's session id, or None when it holds what looks like a secret: kept, it
+    would name a session, its hooks' marks and its log lines (capture names the session
+    by its transcript then, as one without an id of its own). Refused whole, a session
+    would never be captured."""
+    from memctl.memories.privacy import secret_in_id
+
+    return None if session_id and secret_in_id(str(session_id)) else session_id
 
 
 def session_context(settings: Any, session_id: str = "") -> str:
@@ -242,7 +252,7 @@ def capture_event(settings: Any, client: str, event: str, payload: dict[str, Any
     session_id = session_id or payload.get("thread-id")
     export = payload.get("export")  # OpenCode's plugin sends the session itself
     if isinstance(export, dict):
-        _capture_text(settings, client, json.dumps(export), session_id)
+        _capture_text(settings, client, json.dumps(export), _kept_id(session_id))
         return
     # A sub-agent's end (SubagentStop): its own transcript, stored with its parent
     # session. The session's own waits for its turn's end, which brings the sub-agent's
@@ -262,7 +272,7 @@ def capture_event(settings: Any, client: str, event: str, payload: dict[str, Any
     path = str(transcript)
     if not Path(path).is_file():
         raise NothingToCapture(f"transcript {path} does not exist (yet)")
-    _capture_file(settings, client, path, session_id)
+    _capture_file(settings, client, path, _kept_id(session_id))
     if not agent:  # at a sub-agent's end, the session's own transcript is mid-turn too
         _recapture(settings, skip=path)
 

@@ -22,9 +22,10 @@ pull it take the old text out too (``redaction.redact_pulled``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from memctl.config.files import forget_key
+from memctl.config.files import forget_key, known_forget_key
 from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.home import injected_file
@@ -46,7 +47,7 @@ from memctl.store.database import Database
 from memctl.store.graph import forget_memory
 from memctl.store.message_search import MESSAGE_SEPARATOR, get_message
 from memctl.store.questions import delete_questions
-from memctl.store.sessions import get_session
+from memctl.store.sessions import get_session, keyed_session_id, session_known_as
 from memctl.store.sync import forgotten_by_sync
 from memctl.store.taken_in import TakenIn, drop_tags, going
 from memctl.store.transcripts import session_ids_like
@@ -66,12 +67,12 @@ class _Target:
         return self.session_id if self.seqs is None else f"{self.session_id}#{self.seqs[0]}"
 
 
-def _target(db: Database, ref: str) -> _Target:
+def _target(db: Database, home: Path, ref: str) -> _Target:
     """``SESSION`` (an id or unique prefix) or ``SESSION#N``."""
     wanted, separator, number = ref.strip().partition(MESSAGE_SEPARATOR)
     if separator and not number.isdigit():
         raise UsageError(f"{quoted_ref(ref)}: give SESSION-ID or SESSION-ID#N, a message's number")
-    session = get_session(db, wanted) if wanted else None
+    session = session_known_as(db, wanted, known_forget_key(home)) if wanted else None
     if session is None and len(wanted) >= 4:
         matches = session_ids_like(db, wanted)
         if len(matches) > 1:
@@ -88,7 +89,7 @@ def _target(db: Database, ref: str) -> _Target:
 def copies(ctx: Context, ref: str) -> dict[str, int]:
     """The other sessions holding verbatim copies of a session's (``SESSION``) or a
     message's (``SESSION#N``) messages: session id -> how many."""
-    target = _target(ctx.db, ref)
+    target = _target(ctx.db, ctx.settings.home, ref)
     found = erase.copies_of(ctx.db, target.session_id, target.seqs)
     return {session_id: len(seqs) for session_id, seqs in found.items()}
 
@@ -97,7 +98,7 @@ def forget_session(ctx: Context, ref: str, with_copies: bool = False) -> Forgott
     """Forget a session (``SESSION``) or one of its messages (``SESSION#N``) everywhere;
     with ``with_copies``, its messages' verbatim copies in other sessions too (a resume's or
     a fork's: ``store.forget.copies_of``), else only say which sessions hold them."""
-    target = _target(ctx.db, ref)
+    target = _target(ctx.db, ctx.settings.home, ref)
     if target.seqs is not None:
         get_message(ctx.db, f"{target.session_id}{MESSAGE_SEPARATOR}{target.seqs[0]}")
     done = Forgotten(target.name)
@@ -113,9 +114,14 @@ def forget_session(ctx: Context, ref: str, with_copies: bool = False) -> Forgott
         vectors |= _kept_vectors(ctx, erase.restated(ctx.db, each.session_id, each.seqs))
         vectors |= _reverted_vectors(ctx, taken)
     key = forget_key(ctx.settings.home)
+    unkeyed = erase.unkeyed_forgotten(ctx.db) + [i for t in targets for i in _opened(ctx.db, t)]
+    if target.seqs is None and session is not None and not session.forgotten_at:
+        unkeyed.append(target.session_id)
     apply_everywhere(
         ctx, done, lambda db, into, live: _forget_all_in(db, targets, into, live, vectors, key)
     )
+    for old in unkeyed:  # the worker's log names the session it distilled
+        done.logs += rewrite_logs(ctx.settings.home / LOG_DIR, old, keyed_session_id(key, old))
     if target.seqs is None:
         from memctl.ingest.pending import drop_marks
         from memctl.ingest.spool import drop_session  # ingest's parsers: only here
@@ -127,8 +133,16 @@ def forget_session(ctx: Context, ref: str, with_copies: bool = False) -> Forgott
         injected_file(ctx.settings.home, target.session_id).unlink(missing_ok=True)
         if session is not None and len(session.source) >= erase.MIN_NEEDLE:
             # a hook's line on it ("transcript ... does not exist (yet)") names it
-            done.logs = rewrite_logs(ctx.settings.home / LOG_DIR, session.source, erase.FORGOTTEN)
+            folder = ctx.settings.home / LOG_DIR
+            done.logs += rewrite_logs(folder, session.source, erase.FORGOTTEN)
     return done
+
+
+def _opened(db: Database, target: _Target) -> list[str]:
+    """The target's session, when named by its first message and the target takes it."""
+    if target.seqs is None or 1 not in target.seqs:
+        return []
+    return erase.named_by_opening(db, [target.session_id])
 
 
 def _forget_all_in(
@@ -157,6 +171,7 @@ def _forget_in(
 ) -> None:
     """Take the target's text out of one database file, in one transaction."""
     with db.atomic():
+        opened = _opened(db, target)
         found = erase.memories_from(db, target.session_id, target.seqs)
         ids, taken = going(db, target.session_id, target.seqs, found)
         kept = erase.restated(db, target.session_id, target.seqs)
@@ -186,6 +201,7 @@ def _forget_in(
             erase.drop_all_tags(db, list(memories))
             erase.erase_derived(db, needles, [*memories, *done.reverted])
             writer.forgotten(target.name, messages=done.messages, memories=len(memories))
+        erase.key_session_ids(db, key, opened)  # after the run, whose record names it
         done.memories = sorted(memories)
 
 

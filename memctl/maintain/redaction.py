@@ -29,6 +29,7 @@ from memctl.retrieve.identity import redact_identity
 from memctl.store import forget as erase
 from memctl.store import memories as store
 from memctl.store.database import Database
+from memctl.store.sessions import keyed_session_id
 from memctl.store.sync import redacted_by_sync
 
 
@@ -112,6 +113,7 @@ def _redact_values(
     )
     done = Forgotten(what)
     key = forget_key(ctx.settings.home)
+    opened = erase.named_by_opening(ctx.db, erase.openings_holding(ctx.db, values))
     apply_everywhere(
         ctx,
         done,
@@ -123,6 +125,8 @@ def _redact_values(
     for needle in values:
         done.spooled += redact_spooled(ctx, needle, REDACTED)  # else the next maintain stores it
         done.logs += rewrite_logs(ctx.settings.home / LOG_DIR, needle, REDACTED)
+    for old in opened:  # the worker's log names the session by a digest of the value
+        done.logs += rewrite_logs(ctx.settings.home / LOG_DIR, old, keyed_session_id(key, old))
     identity = redact_identity(ctx.settings.home, ctx.settings.cwd, values, REDACTED)
     done.identity = [str(path) for path in identity.rewritten]
     done.identity_left = [str(path) for path in identity.left]
@@ -157,6 +161,7 @@ def _redact_in(
 ) -> None:
     values, texts = needles
     with db.atomic():
+        opened = erase.named_by_opening(db, erase.openings_holding(db, values))
         memories = store.get_memories(db, _holding(db, values))
         with edit_run(db, live, verb, list(memories.values()), done.target) as writer:
             for memory in memories.values():
@@ -167,6 +172,7 @@ def _redact_in(
                 done.quotes[name] = done.quotes.get(name, 0) + count
             erase.erase_derived(db, values + texts, [])
             writer.forgotten("a redacted value", rows=sum(done.quotes.values()))
+        erase.key_session_ids(db, key, opened)  # named by a digest of a redacted value
         done.memories = sorted(memories)
         done.messages = done.quotes.get("messages.content", 0)
 

@@ -19,11 +19,24 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from memctl.model import KEYED, Role, content_hash, keyed_hash, message_digest_text
+from memctl.model import (
+    KEYED,
+    Role,
+    content_hash,
+    derived_session_id,
+    keyed_hash,
+    message_digest_text,
+)
 from memctl.store.database import FTS_TABLES, Database
 from memctl.store.graph import orphan_entities
 from memctl.store.message_search import count_message_terms
-from memctl.store.sessions import key_read_marks, source_range
+from memctl.store.sessions import (
+    KEYED_ID,
+    SESSION_COLUMNS,
+    key_read_marks,
+    keyed_session_id,
+    source_range,
+)
 
 FORGOTTEN = "[forgotten]"
 # m001_initial's trigger, created again after the forgetting transaction's own UPDATEs.
@@ -46,6 +59,10 @@ QUOTING: tuple[tuple[str, str, str, bool], ...] = (
     ("imports", "id", "path", False),
     ("messages", "rowid", "content", False),
 )
+# Tables naming a session in their ``session_id`` (messages go with a forgotten session).
+SESSION_ID_TABLES = ("messages", "transcript_reads", "runs", "jobs", "imports", "memories")
+# Columns naming a session in a source (``session:<id>#3:user``).
+SESSION_SOURCES = (("memories", "source"), ("triple_sources", "message"))
 # A needle shorter than this is too common to take out of every text (a one-word message
 # like "yes" would blank every "yes" of the store): only its own rows are forgotten.
 MIN_NEEDLE = 8
@@ -425,6 +442,63 @@ def forget_messages(
     # without being a verbatim copy; it is made again from what remains when shown.
     db.execute("UPDATE sessions SET title = '' WHERE id = ?", (session_id,))
     return int(count)
+
+
+def unkeyed_forgotten(db: Database) -> list[str]:
+    """The forgotten sessions still under the id they had (``key_session_ids``)."""
+    rows = db.tuples(
+        "SELECT id FROM sessions WHERE forgotten_at IS NOT NULL AND id NOT LIKE ?",
+        (KEYED_ID + "%",),
+    )
+    return [session_id for (session_id,) in rows]
+
+
+def named_by_opening(db: Database, session_ids: Iterable[str]) -> list[str]:
+    """Of these sessions, those named by a digest of their first message (read from
+    standard input without an id of their own: ``model.derived_session_id``)."""
+    rows = db.tuples(
+        "SELECT s.id, s.client, m.content FROM sessions s JOIN messages m "
+        "ON m.session_id = s.id AND m.seq = 1 WHERE s.id IN (SELECT value FROM json_each(?))",
+        (json.dumps(sorted(set(session_ids))),),
+    )
+    return [sid for sid, client, text in rows if sid == derived_session_id(client, text)]
+
+
+def openings_holding(db: Database, values: list[str]) -> list[str]:
+    """The sessions whose first message holds one of ``values``."""
+    rows = db.tuples(
+        "SELECT DISTINCT m.session_id FROM messages m, json_each(?) AS v "
+        "WHERE m.seq = 1 AND instr(m.content, v.value)",
+        (json.dumps(values),),
+    )
+    return [session_id for (session_id,) in rows]
+
+
+def key_session_ids(db: Database, key: bytes, opened: Iterable[str] = ()) -> dict[str, str]:
+    """Every forgotten session still under the id it had (this forget's, or one an older
+    memctl forgot), and the ``opened`` ones (named by their first message, which a forget
+    or a redact takes out: ``named_by_opening``, asked before), moved under that id keyed
+    (``keyed_session_id``), with every row and quote naming it; old id -> new. A message
+    of another session quoting the id is the user's text and stays. Runs inside the
+    caller's transaction."""
+    olds = sorted({*unkeyed_forgotten(db), *opened})
+    renamed = {old: keyed_session_id(key, old) for old in olds}
+    rest = ", ".join(c for c in SESSION_COLUMNS if c != "id")
+    for old, new in renamed.items():
+        db.execute(
+            f"INSERT INTO sessions (id, {rest}) SELECT ?, {rest} FROM sessions WHERE id = ?",
+            (new, old),
+        )
+        for table in SESSION_ID_TABLES:
+            db.execute(f"UPDATE {table} SET session_id = ? WHERE session_id = ?", (new, old))
+        for table, column in SESSION_SOURCES:
+            db.execute(
+                f"UPDATE {table} SET {column} = replace({column}, ?, ?) WHERE instr({column}, ?)",
+                (old, new, old),
+            )
+        db.execute("DELETE FROM sessions WHERE id = ?", (old,))
+        erase_quotes(db, [old], new, ("messages.content",))
+    return renamed
 
 
 def erase_quotes(

@@ -45,6 +45,31 @@ def get_session(db: Database, session_id: str) -> Session | None:
     return _session(rows[0]) if rows else None
 
 
+# A forgotten session is kept under its id keyed: HMAC-SHA256 under the home's
+# ``forget.key``, its first 32 hex digits (a derived id's length). A session stored without
+# an id of its own is named by a SHA-256 of its client and its file's path or its first
+# message (``model.derived_session_id``), which anyone holding the database tries
+# guessed paths and openings against; a hand-given id may name what it was about. So is a
+# session named by its first message once that message is forgotten or redacted.
+KEYED_ID = "keyed-"
+KEYED_ID_DIGITS = 32
+
+
+def keyed_session_id(key: bytes, session_id: str) -> str:
+    """The id the session once known as ``session_id`` is kept under."""
+    digest = keyed_hash(key, session_id).removeprefix(KEYED)
+    return KEYED_ID + digest[:KEYED_ID_DIGITS]
+
+
+def session_known_as(db: Database, session_id: str, key: bytes | None) -> Session | None:
+    """The session with this id, or the one that had it (kept keyed with ``key``: capture
+    still knows it, and stores nothing of it again)."""
+    found = get_session(db, session_id)
+    if found is None and key is not None and session_id:
+        found = get_session(db, keyed_session_id(key, session_id))
+    return found
+
+
 def save_session(db: Database, session: Session) -> None:
     """Insert a session, or update every column of the one with its id."""
     values = {**session.to_dict(), "tags": json.dumps(session.tags, ensure_ascii=False)}

@@ -286,6 +286,24 @@ def paths_here(db: Database, own_host: str) -> set[str]:
     return {r[0] for r in rows}
 
 
+# A memory's source naming a session by 32 hex digits (sync/memfile.py ``DERIVED_SESSION``).
+DERIVED_SOURCE_GLOB = "session:" + "[0-9a-f]" * 32 + "*"
+
+
+def session_ids_here(db: Database, own_host: str) -> set[str]:
+    """Memories whose source names a session by 32 hex digits (capture's SHA-256 of a
+    file's path or first message) and whose winning file this host wrote: sent once more
+    by a memctl whose files name it keyed (sync/memfile.py ``shared_source``), so the
+    digest leaves the repository's head."""
+    rows = db.tuples(
+        "SELECT m.id FROM memories m WHERE m.source GLOB ? AND ? = (SELECT f.host_id "
+        "FROM sync_files f WHERE f.memory_id = m.id "
+        "ORDER BY f.updated_at DESC, f.host_id DESC LIMIT 1)",
+        (DERIVED_SOURCE_GLOB, own_host),
+    )
+    return {r[0] for r in rows}
+
+
 def own_files_under(db: Database, own_host: str, prefix: str) -> set[str]:
     """Memories with a file of this host's whose path begins with ``prefix`` (a scope's
     directory an older memctl named otherwise: ``sync.layout.shared_scope``)."""

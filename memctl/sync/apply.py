@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from memctl.config.files import forget_key
 from memctl.config.scope import GLOBAL_SCOPE, LOCAL_REMOTE
 from memctl.context import Context
 from memctl.embed import BATCH_TEXTS
@@ -62,6 +63,7 @@ class ImportPlan:
 
 def plan_import(ctx: Context, incoming: Incoming, own_host: str) -> ImportPlan:
     plan = ImportPlan()
+    home_key = forget_key(ctx.settings.home)  # how this machine's sources went out
     changed: dict[str, list[Version]] = {}
     here = _local_scopes(ctx)
     for version in incoming.versions:
@@ -77,7 +79,8 @@ def plan_import(ctx: Context, incoming: Incoming, own_host: str) -> ImportPlan:
     for memory_id in sorted(ids):
         versions = changed.get(memory_id)
         if versions:
-            _resolve(plan, local.get(memory_id), versions, after[memory_id], own_host)
+            mine = (local.get(memory_id), versions, after[memory_id])
+            _resolve(plan, *mine, own_host, home_key)
         else:
             _check_unshared(
                 plan,
@@ -106,6 +109,7 @@ def _resolve(
     versions: list[Version],
     files: list[SyncFile],
     own_host: str,
+    home_key: bytes,
 ) -> None:
     best = max(files, key=lambda f: f.key)
     winner = next((v for v in versions if v.key == best.key), None)
@@ -115,7 +119,7 @@ def _resolve(
             plan.creates.append(winner)
             final = winner.values
     elif winner is not None and memory is not None:
-        mine = synced_values(memory, tuple(winner.values))
+        mine = synced_values(memory, home_key, tuple(winner.values))
         changes = {k: v for k, v in winner.values.items() if mine.get(k) != v}
         if not changes:
             final = winner.values
@@ -126,7 +130,7 @@ def _resolve(
             plan.conflicts.append(winner)
             plan.local_won.add(memory.id)
     if final is None and memory is not None:
-        final = synced_values(memory)
+        final = synced_values(memory, home_key)
     for version in versions:
         if version is not winner and final is not None and _differs(version.values, final):
             plan.conflicts.append(version)

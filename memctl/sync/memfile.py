@@ -18,9 +18,11 @@ from typing import Any
 import yaml
 
 from memctl.errors import MemctlError
+from memctl.lazy_re import lazy
 from memctl.memories.operations import clean_content, clean_tags
 from memctl.memories.privacy import scrub
 from memctl.model import (
+    KEYED,
     Category,
     Kind,
     Memory,
@@ -29,14 +31,27 @@ from memctl.model import (
     State,
     Tier,
     format_time,
+    keyed_hash,
     parse_choice,
     parse_time,
 )
+from memctl.store.sessions import KEYED_ID
 from memctl.sync.layout import MEMORY_ID
 from memctl.sync.records import IMPORT_SOURCE
 from memctl.sync.untrusted import MAX_RELATIONS, MAX_TRIPLE_CHARS, MAX_TRIPLES, yaml_problem
 
 TEXTS = ("content", "l0_abstract", "l1_overview", "l2_content", "source")
+# A session id of 32 hex digits in a memory's source (``session:<id>#3:user``): capture
+# names a session stored without an id of its own by a SHA-256 of its client and its file's
+# path or first message (``ingest.capture.session_id_of``), which a teammate tries guessed
+# paths and openings against. It goes to the repository as ``local-`` and 32 hex digits
+# of an HMAC-SHA256 under the home's ``forget.key``: stable from sync to sync, known to
+# nobody else; an id this machine keyed since (``store.sessions.keyed_session_id``, the
+# same digest) goes so too. A client's id (a UUID, ``ses_...``) or one given by hand goes
+# as it is.
+DERIVED_SESSION = lazy(r"^session:([0-9a-f]{32})(?=#|$)")
+SHARED_SESSION = "local-"
+SESSION_DIGITS = 32
 TIMES = ("created_at", "updated_at", "invalidated_at")
 # The order of the keys in a file; ``relations`` comes last.
 KEYS = (
@@ -113,26 +128,35 @@ class Version:
         return self.values["state"] == State.DELETED and "content" not in self.values
 
 
-def synced_values(memory: Memory, keys: tuple[str, ...] | None = None) -> dict[str, Any]:
+def synced_values(
+    memory: Memory, home_key: bytes, keys: tuple[str, ...] | None = None
+) -> dict[str, Any]:
     """The fields of a memory that travel (``keys``, by default those of its file),
-    normalised as ``parse`` returns them."""
+    normalised as ``parse`` returns them; ``home_key``: ``shared_source``'s."""
     data = memory.to_dict()
     if keys is None:
         keys = TOMBSTONE_KEYS if memory.state == State.DELETED else KEYS
     values = {k: data[k] for k in keys if k != "id"}
     if "source" in values:
-        values["source"] = shared_source(values["source"])
+        values["source"] = shared_source(values["source"], home_key)
     for name in TIMES:
         if values.get(name):
             values[name] = normal_time(values[name])
     return values
 
 
-def shared_source(source: str) -> str:
+def shared_source(source: str, home_key: bytes) -> str:
     """``source`` as the repository holds it: an absolute path (an imported file's,
     ``file:/home/bob/clients/acme/notes.md#chunk-2``) reduced to the file's name
-    (``file:notes.md#chunk-2``), so no user name or folder goes to teammates; the rest
-    as it is. A pure function of the source: the same file each sync, no churn."""
+    (``file:notes.md#chunk-2``), so no user name or folder goes to teammates; a session
+    id of 32 hex digits keyed with ``home_key`` (``SHARED_SESSION``); the rest as it is.
+    A pure function of the source and the key: the same file each sync, no churn."""
+    derived = DERIVED_SESSION.match(source)
+    if derived:
+        digest = keyed_hash(home_key, derived.group(1)).removeprefix(KEYED)
+        return f"session:{SHARED_SESSION}{digest[:SESSION_DIGITS]}{source[derived.end() :]}"
+    if source.startswith(f"session:{KEYED_ID}"):  # the same digest, keyed here since
+        return f"session:{SHARED_SESSION}{source.removeprefix(f'session:{KEYED_ID}')}"
     prefix = IMPORT_SOURCE if source.startswith(IMPORT_SOURCE) else ""
     rest = source[len(prefix) :]
     path, mark, anchor = rest.partition("#")  # the anchor: a section, chunk or message
@@ -164,13 +188,15 @@ def render(
     triples: list[tuple[str, str, str]] | None = None,
     forgotten: bool = False,
     redacted: bool = False,
+    *,
+    home_key: bytes,
 ) -> str:
-    """The file of a memory; a deleted memory is a tombstone (no content), saying
-    ``forgotten: true`` when ``forgotten`` (removed for good); a live one says
-    ``redacted: true`` when ``redacted`` (it took text out). ``triples``: the
-    knowledge-graph triples it states, listed even when none (a file without the key, an
-    older memctl's, takes nothing back)."""
-    record: dict[str, Any] = {"id": memory.id, **synced_values(memory)}
+    """The file of a memory (``home_key``: ``shared_source``'s); a deleted memory is a
+    tombstone (no content), saying ``forgotten: true`` when ``forgotten`` (removed for
+    good); a live one says ``redacted: true`` when ``redacted`` (it took text out).
+    ``triples``: the knowledge-graph triples it states, listed even when none (a file
+    without the key, an older memctl's, takes nothing back)."""
+    record: dict[str, Any] = {"id": memory.id, **synced_values(memory, home_key)}
     if memory.state == State.DELETED and forgotten:
         record[FORGOTTEN] = True
     if memory.state != State.DELETED and redacted:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 
+from memctl.config.files import forget_key
 from memctl.context import Context
 from memctl.model import Memory, Relation, State, format_time, now_iso, parse_time
 from memctl.store import memories as store
@@ -72,6 +73,7 @@ def plan_export(
     files came in since the last export (only their other files can supersede this
     host's; None: look at every memory of the index)."""
     out = Outgoing()
+    home_key = forget_key(ctx.settings.home)  # a session id in a source goes keyed
     ids = sorted(candidates)
     out.withheld = sorted(undone_sync_imports(ctx.db, ids))
     eligible = shareable_ids(ctx.db, include_all, ids) - set(out.withheld)
@@ -99,7 +101,8 @@ def plan_export(
             continue  # deleted before it was ever shared
         edges = (relations.get(memory_id, []), triples.get(memory_id, []))
         redacted = _redacted_since(withdrawn.get(memory_id), winner)
-        _export_one(out, memory, edges, mine, winner, own_host, (forgotten, redacted))
+        flags = (forgotten, redacted)
+        _export_one(out, memory, edges, mine, winner, own_host, flags, home_key)
     _stale(out, ctx, own_host, arrived)
     return out
 
@@ -134,6 +137,7 @@ def _export_one(
     winner: SyncFile | None,
     own_host: str,
     flags: tuple[bool, bool],  # (forgotten, redacted): ``render``'s
+    home_key: bytes,
 ) -> None:
     try:
         path = memory_path(memory.scope, memory.id, own_host)
@@ -143,12 +147,12 @@ def _export_one(
     relations, triples = edges
     problem = None
     if memory.state != State.DELETED:
-        problem = privacy_problem(synced_values(memory)) or triples_problem(triples)
+        problem = privacy_problem(synced_values(memory, home_key)) or triples_problem(triples)
     if problem:
         out.refused.append((memory.id, problem))
         return
     forgotten, redacted = flags
-    text = render(memory, relations, triples, forgotten, redacted)
+    text = render(memory, relations, triples, forgotten, redacted, home_key=home_key)
     moved = winner is not None and winner.host_id == own_host and winner.path != path
     if winner is not None and winner.blob == blob_id(text) and not moved:
         out.removes += [f for f in mine if f.path != winner.path]
@@ -157,7 +161,7 @@ def _export_one(
         later = format_time(parse_time(winner.updated_at) + TICK)
         memory = replace(memory, updated_at=max(now_iso(), later))
         out.bumps[memory.id] = memory.updated_at
-        text = render(memory, relations, triples, forgotten, redacted)
+        text = render(memory, relations, triples, forgotten, redacted, home_key=home_key)
     row = SyncFile(
         path,
         memory.id,

@@ -38,6 +38,7 @@ from memctl.store.sync import (
     put_files,
     read_commit,
     restated_here,
+    session_ids_here,
     set_read_commit,
 )
 from memctl.store.writes import Writer
@@ -70,6 +71,7 @@ META_REMOTE, META_MARK, META_LAST = "sync_remote", "sync_exported_event", "sync_
 META_GRAPH_MARK = "sync_exported_graph"  # the graph's generation at the last export
 META_SOURCES = "sync_sources_shared"  # set once this host's files name no path in a source
 META_SCOPES = "sync_local_scopes_shared"  # set once no file of this host's names a folder
+META_SESSIONS = "sync_session_ids_keyed"  # set once no file of this host's names a derived id
 # Before retrying a refused push, wait a random time up to this doubled per retry, at most
 # PUSH_BACKOFF_CAP ("full jitter", Brooker, AWS Architecture Blog 2015): syncs that raced
 # stop racing in step. benchmarks/team_sync.py (50 hosts, 4 syncs at once): 145 refused
@@ -311,6 +313,7 @@ def candidates(ctx: Context) -> set[str]:
     changed = changed_since(db, int(db.meta(META_MARK) or 0))
     changed |= set() if db.meta(META_SOURCES) else paths_here(db, host_id(db))
     changed |= set() if db.meta(META_SCOPES) else own_files_under(db, host_id(db), FOLDER_SCOPES)
+    changed |= set() if db.meta(META_SESSIONS) else session_ids_here(db, host_id(db))
     return changed | restated_here(db, host_id(db), int(db.meta(META_GRAPH_MARK) or 0))
 
 
@@ -349,6 +352,7 @@ def _export(
         ctx.db.set_meta(META_GRAPH_MARK, str(graph_mark))
         ctx.db.set_meta(META_SOURCES, "1")
         ctx.db.set_meta(META_SCOPES, "1")
+        ctx.db.set_meta(META_SESSIONS, "1")
     result.went_out["written"] = result.went_out.get("written", 0) + len(written)
     result.went_out["removed"] = result.went_out.get("removed", 0) + len(out.removes)
 

@@ -65,7 +65,8 @@ def test_a_sync_file_naming_this_machines_own_host_id_is_not_you(tmp_path: Path)
         PLANTED, id=new_id(), category="preferences", scope="global", source="cli"
     )  # what the attacker writes: the victim's id in the name, "cli" as the source
     hand = work_clone(tmp_path, remote)
-    push_files(hand, {memory_path("global", forged.id, own): render(forged, [])})
+    planted = render(forged, [], home_key=b"attacker")
+    push_files(hand, {memory_path("global", forged.id, own): planted})
     sync_api.sync(victim, sync_api.SyncRequest())
     assert foreign_hosts(victim.db, [forged.id]) == {forged.id: own}
     block = session_start(victim, SessionStartRequest(scope="global"))

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -31,6 +33,7 @@ from memctl.model import (
 )
 from memctl.store import memories as store
 from memctl.store.relations import relations_of
+from memctl.store.sessions import keyed_session_id
 from memctl.store.writes import Writer
 from memctl.sync import memfile, pipeline
 from memctl.sync.lock import sync_lock
@@ -117,7 +120,7 @@ def test_a_path_an_older_memctl_sent_leaves_the_head_at_the_next_sync(
         made = Writer(a.db).create(Memory(content="acme pays net 30", source=where), None)
     sync_api.promote(a, sync_api.ShareRequest((made.id,)))
     with monkeypatch.context() as older:  # as memctl sent it before
-        older.setattr(memfile, "shared_source", lambda source: source)
+        older.setattr(memfile, "shared_source", lambda source, key: source)
         sync_api.sync(a, SYNC)
     with a.db.atomic():
         a.db.set_meta(pipeline.META_SOURCES, "")  # nor did it mark that it sends none
@@ -127,6 +130,43 @@ def test_a_path_an_older_memctl_sent_leaves_the_head_at_the_next_sync(
     assert sync_api.sync(a, SYNC).went_out["written"] == 0
     assert sync_api.sync(b, SYNC).came_in["created"] == 1
     assert store.get_memory(b.db, made.id).source == "file:notes.md"  # type: ignore[union-attr]
+
+
+def test_a_session_id_derived_from_a_path_goes_keyed_and_leaves_the_head_an_older_memctl_wrote(
+    pair: tuple[Context, Context], remote: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session stored without an id of its own is named by a SHA-256 of its client and
+    its file's path: a teammate tries guessed paths against it. It goes keyed, and a
+    file an older memctl sent with it is sent again once."""
+    a, b = pair
+    path = f"{tmp_path}/ann/acme-layoffs/plan.txt"
+    derived = hashlib.sha256(f"generic\0{path}".encode()).hexdigest()[:32]
+    with a.db.atomic():
+        made = Writer(a.db).create(
+            Memory(content="Ann prefers tabs in Go code", source=f"session:{derived}#1:user"),
+            None,
+        )
+    sync_api.promote(a, sync_api.ShareRequest((made.id,)))
+    with monkeypatch.context() as older:  # as memctl sent it before
+        older.setattr(memfile, "shared_source", lambda source, key: source)
+        sync_api.sync(a, SYNC)
+    with a.db.atomic():
+        a.db.set_meta(pipeline.META_SESSIONS, "")  # nor did it mark that it sends none
+    assert derived in git("--git-dir", str(remote), "grep", "-h", "source:", "HEAD")
+    assert sync_api.sync(a, SYNC).went_out["written"] == 1  # once
+    assert derived not in git("--git-dir", str(remote), "grep", "-h", "source:", "HEAD")
+    assert sync_api.sync(a, SYNC).went_out["written"] == 0
+    assert sync_api.sync(b, SYNC).came_in["created"] == 1
+    there = store.get_memory(b.db, made.id)
+    assert there is not None and re.fullmatch(r"session:local-[0-9a-f]{32}#1:user", there.source)
+    # keyed here since (its first message forgotten): the same name goes, no churn
+    since = f"session:{keyed_session_id(b'k', derived)}#1:user"
+    assert memfile.shared_source(since, b"k") == memfile.shared_source(
+        f"session:{derived}#1:user", b"k"
+    )
+    again_a, again_b = sync_api.sync(a, SYNC), sync_api.sync(b, SYNC)  # no churn either way
+    assert again_a.went_out["written"] == 0 and again_b.went_out["written"] == 0
+    assert not again_a.incoming and not again_b.incoming
 
 
 def test_scope_of_a_project_is_its_remote(pair: tuple[Context, Context], remote: Path) -> None:
@@ -728,6 +768,10 @@ def test_a_memory_from_another_machine_names_the_host_that_keeps_its_session(
     with pytest.raises(NotFoundError, match=f"on host {there.host[:8]}.*sessions do not sync"):
         sessions_api.expand(b, fact.id[:8])
     assert memory_api.get(b, fact.id).host == there.host and not memory_api.get(a, fact.id).host
+    # this machine's own: null in `memctl get --json` and memory_get, as recall's JSON says
+    own = memory_api.get(a, fact.id).to_dict()
+    assert own["host"] is None and own["origin"]["host"] is None
+    assert memory_api.get(b, fact.id).to_dict()["origin"]["host"] == there.host
     keys = Keys(frozenset({"testserver"}))
     app, viewer = build_app(b.settings, keys, HashEmbedder())
     with TestClient(app, base_url="http://testserver") as client:
