@@ -469,6 +469,45 @@ LEAD_IN = lazy(
 ASKED_SOURCE = r"^(?:please\s+)?(?:remember|note (?:for later|to self)|for the record)\s*:"
 ASKED_TO_KEEP = lazy(ASKED_SOURCE, re.I)
 KEPT_AS_ASKED = Pattern("project", Category.ENTITIES, 0.7, ASKED_SOURCE, re.I)
+# One-off instructions: what a user tells the assistant about the task at hand, not a rule
+# for the next session. By the shape of the sentence, not its topic:
+# - a reply to the assistant's proposal: an assessment of it, then what to change ("great,
+#   but ...", "the main idea is fine, however ...", "looks good, now ...");
+# - a pointer into the work in front of them: "this file", "the new file", "those tests",
+#   "step 3", "the final step", "we should support those". "This project" and "the tests"
+#   name no one piece of work, nor does "the new export files" (a kind of thing).
+# Such a sentence is still kept, as a record of its session (``ONE_OFF``), not a convention.
+REPLY = lazy(
+    r"^\W*(?:(?:ok(?:ay)?|great|good|nice|fine|perfect|cool|excellent|awesome|thanks?|"
+    r"thank you|yes|yeah|yep|sure|lgtm|agreed|alright|all right|looks good|sounds good|"
+    r"makes sense)(?: \w+){0,2}|(?:(?:it|this|that)(?:'s| is| looks| seems| sounds)|"
+    r"(?:the )?(?:main )?(?:idea|plan|approach|design|direction|proposal) (?:is|looks|seems|"
+    r"sounds)) (?:\w+ )?(?:good|fine|ok(?:ay)?|great|nice|right|correct|reasonable))"
+    r"\s*(?:[,;:\u2014-]|\b(?:but|however|though)\b)",
+    re.I,
+)
+DEICTIC = lazy(
+    r"(?:\b(?:this|these|those)\s+(?:[\w-]+\s+)?|"
+    r"\bthe (?:new|old|same|current|previous|above|following|attached)\s+)"
+    r"(?:files?|folders?|director(?:y|ies)|functions?|methods?|class(?:es)?|components?|"
+    r"modules?|scripts?|tests?|pages?|screens?|prs?|pull requests?|branch(?:es)?|commits?|"
+    r"changes?|diffs?|patch(?:es)?|steps?|plan|tasks?|tickets?|issues?|bugs?|specs?|docs?|"
+    r"documents?|sections?|lines?|code|implementation|versions?|one|approach|solution|"
+    r"options?)\b|\b(?:step|phase|option|stage)\s+#?\d+\b|"
+    r"\b(?:final|next|last|first|previous) (?:step|phase|stage)\b|"
+    r"\b(?:should|must|to|will|'ll|can)\s+\w+\s+(?:this|that|these|those)\b(?!\s*[\w-])",
+    re.I,
+)
+# ... unless it says in so many words that it holds beyond this task
+STANDING = lazy(
+    r"\b(?:always|never|from now on|going forward|in (?:the )?future|every time|whenever|"
+    r"each time|by default|as a rule)\b",
+    re.I,
+)
+# The categories a rule, a convention, a decision or a taste is filed in (maintain/profile.py
+# offers them as the user's conventions at every session start).
+STANDING_CATEGORIES = (Category.PATTERNS, Category.PREFERENCES)
+ONE_OFF = Pattern("instruction", Category.EVENTS, 0.5, r"")
 # assistant sentences that are only a tool note, or narrate the next step
 NARRATION = lazy(
     r"^\s*(?:\[tool\b|let me\b|now (?:let me|I'll)\b|I'll (?:start|now|first)\b)", re.I
@@ -482,6 +521,13 @@ def without_lead_in(sentence: str) -> str:
     if rest == sentence or len(rest) < MIN_CHARS:
         return sentence
     return rest[0].upper() + rest[1:]
+
+
+def one_off(sentence: str) -> bool:
+    """A one-off instruction about the task at hand (``REPLY`` or ``DEICTIC``) that does not
+    say it holds beyond it (``STANDING``)."""
+    shaped = REPLY.search(sentence) or DEICTIC.search(sentence)
+    return bool(shaped) and not STANDING.search(sentence)
 
 
 def asked_to_keep(sentence: str, stated: str) -> bool:
@@ -593,6 +639,8 @@ def extract_rules(passages: list[Passage], max_facts: int) -> list[Fact]:
                 pattern = KEPT_AS_ASKED
             if pattern is None:
                 continue
+            if pattern.category in STANDING_CATEGORIES and one_off(sentence):
+                pattern = ONE_OFF
             facts.append(
                 Fact(
                     content=stated,
