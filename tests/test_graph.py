@@ -521,6 +521,51 @@ def test_focus_is_what_was_asked_once_not_a_command_a_paste_or_a_go_ahead(ctx: C
     assert ("conventions", rule.memory.content) in lines
 
 
+def _digest(ctx: Context, scope: str, day: str, asked: str, decided: str) -> Memory:
+    text = f"Session of {day} (claude-code) — work\nAsked: {asked}\nDecided: {decided}"
+    memory = Memory(
+        content=text,
+        category="events",
+        kind="episodic",
+        tags=["digest"],
+        scope=scope,
+        created_at=f"{day}T10:00:00.000Z",
+    )
+    with ctx.db.atomic():
+        return Writer(ctx.db).create(memory, None)
+
+
+def test_focus_is_the_current_work_and_a_one_off_instruction_no_convention(ctx: Context) -> None:
+    """A walk's project: a six-month-old request was focus, and replies to the assistant's
+    plan ("great, but ...") and pointers into the task ("the new file") were conventions."""
+    scope = "github.com/acme/shop"
+    old = _digest(
+        ctx,
+        scope,
+        "2026-05-11",
+        "raise the default context limit to 90 in the env var",
+        "we always use uv for Python dependencies",
+    )
+    new = _digest(
+        ctx,
+        scope,
+        "2026-11-29",
+        "write a file listing the HBO shows of the 90s",
+        "great, but keep in mind that the new file goes in the same folder as the old one",
+    )
+    for text in ("never log a token in plain text", "don't touch this file until step 3"):
+        with ctx.db.atomic():
+            Writer(ctx.db).create(Memory(content=text, category="patterns", scope=scope), None)
+    with ctx.db.atomic():
+        replace_profile(ctx.db, scope, written(ctx.db, scope, "2026-11-30T00:00:00.000Z"))
+    lines = {(x.section, x.text): x.sources for x in profile_lines(ctx.db, (scope,))}
+    focus = {(t, sources) for (s, t), sources in lines.items() if s == "focus"}
+    assert focus == {("write a file listing the HBO shows of the 90s", (new.id,))}
+    assert lines[("decisions", "we always use uv for Python dependencies")] == (old.id,)
+    assert not any("new file" in t for _, t in lines)
+    assert {t for s, t in lines if s == "conventions"} == {"never log a token in plain text"}
+
+
 def test_index_is_idempotent(ctx: Context) -> None:
     memory_id = remembered(ctx, "Erin works at Umbrella.")
     item = Written(memory_id, "Erin works at Umbrella.")
