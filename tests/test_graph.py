@@ -21,6 +21,7 @@ from memctl.memories.projects import short_path
 from memctl.memories.provenance import origin
 from memctl.model import Memory, State
 from memctl.retrieve.pipeline import recall, run_stages, stages_for, start
+from memctl.retrieve.session_start import layered_context
 from memctl.retrieve.run import Candidate
 from memctl.retrieve.stages.graph import graph, is_synthetic
 from memctl.store import graph as store
@@ -564,6 +565,8 @@ def test_focus_is_the_current_work_and_a_one_off_instruction_no_convention(ctx: 
     assert lines[("decisions", "we always use uv for Python dependencies")] == (old.id,)
     assert not any("new file" in t for _, t in lines)
     assert {t for s, t in lines if s == "conventions"} == {"never log a token in plain text"}
+    block = layered_context(ctx, scope, "shop", 2000).text()
+    assert "never log a token" in block and "this file" not in block  # nor as a project fact
 
 
 def test_index_is_idempotent(ctx: Context) -> None:

@@ -27,6 +27,7 @@ from memctl.ingest.facts import Fact, Passage
 from memctl.ingest.pasted import own_words
 from memctl.ingest.regex_needs import fold, holds, source_needs
 from memctl.lazy_re import lazy
+from memctl.memories.one_off import one_off
 from memctl.model import Category, Role
 
 MIN_CHARS = 4
@@ -469,44 +470,12 @@ LEAD_IN = lazy(
 ASKED_SOURCE = r"^(?:please\s+)?(?:remember|note (?:for later|to self)|for the record)\s*:"
 ASKED_TO_KEEP = lazy(ASKED_SOURCE, re.I)
 KEPT_AS_ASKED = Pattern("project", Category.ENTITIES, 0.7, ASKED_SOURCE, re.I)
-# One-off instructions: what a user tells the assistant about the task at hand, not a rule
-# for the next session. By the shape of the sentence, not its topic:
-# - a reply to the assistant's proposal: an assessment of it, then what to change ("great,
-#   but ...", "the main idea is fine, however ...", "looks good, now ...");
-# - a pointer into the work in front of them: "this file", "the new file", "those tests",
-#   "step 3", "the final step", "we should support those". "This project" and "the tests"
-#   name no one piece of work, nor does "the new export files" (a kind of thing).
-# Such a sentence is still kept, as a record of its session (``ONE_OFF``), not a convention.
-REPLY = lazy(
-    r"^\W*(?:(?:ok(?:ay)?|great|good|nice|fine|perfect|cool|excellent|awesome|thanks?|"
-    r"thank you|yes|yeah|yep|sure|lgtm|agreed|alright|all right|looks good|sounds good|"
-    r"makes sense)(?: \w+){0,2}|(?:(?:it|this|that)(?:'s| is| looks| seems| sounds)|"
-    r"(?:the )?(?:main )?(?:idea|plan|approach|design|direction|proposal) (?:is|looks|seems|"
-    r"sounds)) (?:\w+ )?(?:good|fine|ok(?:ay)?|great|nice|right|correct|reasonable))"
-    r"\s*(?:[,;:\u2014-]|\b(?:but|however|though)\b)",
-    re.I,
-)
-DEICTIC = lazy(
-    r"(?:\b(?:this|these|those)\s+(?:[\w-]+\s+)?|"
-    r"\bthe (?:new|old|same|current|previous|above|following|attached)\s+)"
-    r"(?:files?|folders?|director(?:y|ies)|functions?|methods?|class(?:es)?|components?|"
-    r"modules?|scripts?|tests?|pages?|screens?|prs?|pull requests?|branch(?:es)?|commits?|"
-    r"changes?|diffs?|patch(?:es)?|steps?|plan|tasks?|tickets?|issues?|bugs?|specs?|docs?|"
-    r"documents?|sections?|lines?|code|implementation|versions?|one|approach|solution|"
-    r"options?)\b|\b(?:step|phase|option|stage)\s+#?\d+\b|"
-    r"\b(?:final|next|last|first|previous) (?:step|phase|stage)\b|"
-    r"\b(?:should|must|to|will|'ll|can)\s+\w+\s+(?:this|that|these|those)\b(?!\s*[\w-])",
-    re.I,
-)
-# ... unless it says in so many words that it holds beyond this task
-STANDING = lazy(
-    r"\b(?:always|never|from now on|going forward|in (?:the )?future|every time|whenever|"
-    r"each time|by default|as a rule)\b",
-    re.I,
-)
 # The categories a rule, a convention, a decision or a taste is filed in (maintain/profile.py
 # offers them as the user's conventions at every session start).
 STANDING_CATEGORIES = (Category.PATTERNS, Category.PREFERENCES)
+# What one of them becomes when it is a one-off instruction about the task at hand
+# (``memories.one_off``): a record of its session (an event, at an event's importance), kept
+# and searchable, not a convention offered at every session start.
 ONE_OFF = Pattern("instruction", Category.EVENTS, 0.5, r"")
 # assistant sentences that are only a tool note, or narrate the next step
 NARRATION = lazy(
@@ -521,13 +490,6 @@ def without_lead_in(sentence: str) -> str:
     if rest == sentence or len(rest) < MIN_CHARS:
         return sentence
     return rest[0].upper() + rest[1:]
-
-
-def one_off(sentence: str) -> bool:
-    """A one-off instruction about the task at hand (``REPLY`` or ``DEICTIC``) that does not
-    say it holds beyond it (``STANDING``)."""
-    shaped = REPLY.search(sentence) or DEICTIC.search(sentence)
-    return bool(shaped) and not STANDING.search(sentence)
 
 
 def asked_to_keep(sentence: str, stated: str) -> bool:

@@ -44,11 +44,11 @@ from typing import Any
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.errors import InputError
 from memctl.ingest.entities import ALIASES, brand_only
-from memctl.ingest.extract_rules import REPLY, one_off
 from memctl.ingest.facts import abstract
 from memctl.ingest.tools import READ_ONLY
 from memctl.lazy_re import lazy
 from memctl.maintain.plan import Maintenance, TaskReport
+from memctl.memories.one_off import REPLY, one_off
 from memctl.memories.privacy import scrub
 from memctl.memories.provenance import DIGEST_TAG
 from memctl.model import Category, Kind, Memory, State, now_iso, parse_time
