@@ -551,7 +551,7 @@ def test_focus_is_the_current_work_and_a_one_off_instruction_no_convention(ctx: 
         ctx,
         scope,
         "2026-11-29",
-        "write a file listing the HBO shows of the 90s",
+        "OK, write a file listing the HBO shows of the 90s; great, but sort them by year",
         "great, but keep in mind that the new file goes in the same folder as the old one",
     )
     for text in ("never log a token in plain text", "don't touch this file until step 3"):
@@ -561,7 +561,8 @@ def test_focus_is_the_current_work_and_a_one_off_instruction_no_convention(ctx: 
         replace_profile(ctx.db, scope, written(ctx.db, scope, "2026-11-30T00:00:00.000Z"))
     lines = {(x.section, x.text): x.sources for x in profile_lines(ctx.db, (scope,))}
     focus = {(t, sources) for (s, t), sources in lines.items() if s == "focus"}
-    assert focus == {("write a file listing the HBO shows of the 90s", (new.id,))}
+    # the first request opens the session however it starts; a later "great, but" replies
+    assert focus == {("OK, write a file listing the HBO shows of the 90s", (new.id,))}
     assert lines[("decisions", "we always use uv for Python dependencies")] == (old.id,)
     assert not any("new file" in t for _, t in lines)
     assert {t for s, t in lines if s == "conventions"} == {"never log a token in plain text"}

@@ -169,12 +169,13 @@ def _typed_command(text: str) -> bool:
     return program and all(w.isdigit() or any(c in w for c in "./-_=~") for w in rest)
 
 
-def _request(text: str) -> bool:
+def _request(text: str, replies: bool) -> bool:
     """Whether a digest's "Asked:" item says what the session was about: not a reply to
-    the assistant's last answer ("it's good, but ...", ``REPLY``) either."""
+    the assistant's last answer either ("it's good, but ...", ``REPLY``), when it ``replies``
+    to one (any request but a session's first)."""
     short = not cjk_count(text) and len(words(text)) < FOCUS_MIN_WORDS
-    followed = _typed_command(text) or TERMINAL_PROMPT.search(text) or REPLY.search(text)
-    return not (short or followed)
+    replied = replies and REPLY.search(text)
+    return not (short or _typed_command(text) or TERMINAL_PROMPT.search(text) or replied)
 
 
 def _said_once(lines: dict[str, list[ProfileLine]]) -> list[ProfileLine]:
@@ -224,8 +225,8 @@ def written(db: Database, scope: str, at: str) -> list[ProfileLine]:
         for text in memory.content.splitlines():
             for prefix, section in DIGEST_LINES.items():
                 if text.startswith(prefix) and (current or section not in CURRENT_ONLY):
-                    for part in text.removeprefix(prefix).split("; "):
-                        if _belongs(section, part):
+                    for n, part in enumerate(text.removeprefix(prefix).split("; ")):
+                        if _belongs(section, part, opens=n == 0):
                             lines[section].append(_line(section, part, [memory.id], at, scope))
     return _said_once(lines)
 
@@ -236,12 +237,13 @@ def _current(digest: Memory, newest: Memory) -> bool:
     return gap <= timedelta(days=CURRENT_DAYS)
 
 
-def _belongs(section: str, part: str) -> bool:
+def _belongs(section: str, part: str, opens: bool) -> bool:
     """Whether a digest item is a line of ``section``: a focus item says what was asked
-    (``_request``); a decision item is no instruction about that session's task alone
-    (``one_off``: it stays in the digest and the session)."""
+    (``_request``; the first request of a session replies to nothing, however it opens); a
+    decision item is no instruction about that session's task alone (``one_off``: it stays
+    in the digest and the session)."""
     if section == "focus":
-        return _request(part)
+        return _request(part, replies=not opens)
     return section != "decisions" or not one_off(part)
 
 
