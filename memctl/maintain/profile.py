@@ -5,10 +5,13 @@ By rules, from what the store holds (no model):
 - static: ``role`` (profile memories), ``stack`` (the tools and services the memories
   mention most, from the knowledge graph; a brand only simple-icons lists, only where a
   memory names it beside a file, a command or a repository), ``conventions``
-  (preferences and patterns);
-- dynamic: ``focus`` (what the latest sessions asked: a request, not a command typed
-  into the prompt, a pasted terminal line or a two-word go-ahead), ``open problems`` (what
-  their digests left open), ``decisions`` (what they decided, newest first).
+  (preferences and patterns, not a one-off instruction about the task at hand:
+  ``memories.one_off``);
+- dynamic: ``focus`` (what the latest sessions asked, of those within ``CURRENT_DAYS`` of
+  the newest: a request, not a command typed into the prompt, a pasted terminal line, a
+  two-word go-ahead or a later reply to the assistant), ``open problems`` (what those
+  digests left open), ``decisions`` (what the latest decided, newest first, no one-off
+  instruction).
 
 A line saying what a line of another section says (most of its words in it) is said once:
 a request that is still open, or became a convention or a decision, is said there, not in
