@@ -21,8 +21,8 @@ from memctl.memories.projects import short_path
 from memctl.memories.provenance import origin
 from memctl.model import Memory, State
 from memctl.retrieve.pipeline import recall, run_stages, stages_for, start
-from memctl.retrieve.session_start import layered_context
 from memctl.retrieve.run import Candidate
+from memctl.retrieve.session_start import layered_context
 from memctl.retrieve.stages.graph import graph, is_synthetic
 from memctl.store import graph as store
 from memctl.store import memories as memory_store
