@@ -22,6 +22,7 @@ from memctl.memories.provenance import origin
 from memctl.model import Memory, State
 from memctl.retrieve.pipeline import recall, run_stages, stages_for, start
 from memctl.retrieve.run import Candidate
+from memctl.retrieve.session_start import layered_context
 from memctl.retrieve.stages.graph import graph, is_synthetic
 from memctl.store import graph as store
 from memctl.store import memories as memory_store
@@ -519,6 +520,54 @@ def test_focus_is_what_was_asked_once_not_a_command_a_paste_or_a_go_ahead(ctx: C
         "unanswered: scrolling in the viewer still does not work under tmux",
     ) in lines
     assert ("conventions", rule.memory.content) in lines
+
+
+def _digest(ctx: Context, scope: str, day: str, asked: str, decided: str) -> Memory:
+    text = f"Session of {day} (claude-code) — work\nAsked: {asked}\nDecided: {decided}"
+    memory = Memory(
+        content=text,
+        category="events",
+        kind="episodic",
+        tags=["digest"],
+        scope=scope,
+        created_at=f"{day}T10:00:00.000Z",
+    )
+    with ctx.db.atomic():
+        return Writer(ctx.db).create(memory, None)
+
+
+def test_focus_is_the_current_work_and_a_one_off_instruction_no_convention(ctx: Context) -> None:
+    """A walk's project: a six-month-old request was focus, and replies to the assistant's
+    plan ("great, but ...") and pointers into the task ("the new file") were conventions."""
+    scope = "github.com/acme/shop"
+    old = _digest(
+        ctx,
+        scope,
+        "2026-05-11",
+        "raise the default context limit to 90 in the env var",
+        "we always use uv for Python dependencies",
+    )
+    new = _digest(
+        ctx,
+        scope,
+        "2026-11-29",
+        "OK, write a file listing the HBO shows of the 90s; great, but sort them by year",
+        "great, but keep in mind that the new file goes in the same folder as the old one",
+    )
+    for text in ("never log a token in plain text", "don't touch this file until step 3"):
+        with ctx.db.atomic():
+            Writer(ctx.db).create(Memory(content=text, category="patterns", scope=scope), None)
+    with ctx.db.atomic():
+        replace_profile(ctx.db, scope, written(ctx.db, scope, "2026-11-30T00:00:00.000Z"))
+    lines = {(x.section, x.text): x.sources for x in profile_lines(ctx.db, (scope,))}
+    focus = {(t, sources) for (s, t), sources in lines.items() if s == "focus"}
+    # the first request opens the session however it starts; a later "great, but" replies
+    assert focus == {("OK, write a file listing the HBO shows of the 90s", (new.id,))}
+    assert lines[("decisions", "we always use uv for Python dependencies")] == (old.id,)
+    assert not any("new file" in t for _, t in lines)
+    assert {t for s, t in lines if s == "conventions"} == {"never log a token in plain text"}
+    block = layered_context(ctx, scope, "shop", 2000).text()
+    assert "never log a token" in block and "this file" not in block  # nor as a project fact
 
 
 def test_index_is_idempotent(ctx: Context) -> None:

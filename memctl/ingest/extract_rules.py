@@ -27,6 +27,7 @@ from memctl.ingest.facts import Fact, Passage
 from memctl.ingest.pasted import own_words
 from memctl.ingest.regex_needs import fold, holds, source_needs
 from memctl.lazy_re import lazy
+from memctl.memories.one_off import one_off
 from memctl.model import Category, Role
 
 MIN_CHARS = 4
@@ -469,6 +470,13 @@ LEAD_IN = lazy(
 ASKED_SOURCE = r"^(?:please\s+)?(?:remember|note (?:for later|to self)|for the record)\s*:"
 ASKED_TO_KEEP = lazy(ASKED_SOURCE, re.I)
 KEPT_AS_ASKED = Pattern("project", Category.ENTITIES, 0.7, ASKED_SOURCE, re.I)
+# The categories a rule, a convention, a decision or a taste is filed in (maintain/profile.py
+# offers them as the user's conventions at every session start).
+STANDING_CATEGORIES = (Category.PATTERNS, Category.PREFERENCES)
+# What one of them becomes when it is a one-off instruction about the task at hand
+# (``memories.one_off``): a record of its session (an event, at an event's importance), kept
+# and searchable, not a convention offered at every session start.
+ONE_OFF = Pattern("instruction", Category.EVENTS, 0.5, r"")
 # assistant sentences that are only a tool note, or narrate the next step
 NARRATION = lazy(
     r"^\s*(?:\[tool\b|let me\b|now (?:let me|I'll)\b|I'll (?:start|now|first)\b)", re.I
@@ -593,6 +601,8 @@ def extract_rules(passages: list[Passage], max_facts: int) -> list[Fact]:
                 pattern = KEPT_AS_ASKED
             if pattern is None:
                 continue
+            if pattern.category in STANDING_CATEGORIES and one_off(sentence):
+                pattern = ONE_OFF
             facts.append(
                 Fact(
                     content=stated,

@@ -30,12 +30,18 @@ from memctl.maintain import changes
 from memctl.maintain.plan import Maintenance, TaskReport
 from memctl.maintain.similar import cluster_ids, load_vectors, settle, star_clusters
 from memctl.memories.privacy import model_text
+from memctl.memories.provenance import DIGEST_TAG
 from memctl.model import Kind, Memory, Relation, RelationType, Role, State
 from memctl.store.events import last_event
 from memctl.store.maintenance import episodes_to_consolidate
 from memctl.store.memories import MemoryFilter, get_memories
 
 ACTIVE = MemoryFilter(states=(State.ACTIVE,))
+# A session digest's lines that quote its user's turns, cut and joined by "; "
+# (ingest/digest.py): ingest read those turns whole, and read again they glue two turns into
+# one fact (a walk's "Decided: don't produce code, design solution first; the main idea is
+# fine, however ..." offered as a convention beside the two it joined).
+QUOTED_LINES = ("Asked: ", "Decided: ")
 TASK = "merge"
 
 MERGE_SYSTEM = """You merge near-duplicate notes of a long-term memory into one note. \
@@ -48,11 +54,20 @@ MERGE_SCHEMA: dict[str, Any] = {
 }
 
 
+def _unread(episode: Memory) -> str:
+    """The text of ``episode`` ingest has not read already: a digest without its heading
+    (the first request, cut) and the lines quoting its user's turns (``QUOTED_LINES``)."""
+    if DIGEST_TAG not in episode.tags:
+        return episode.content
+    _heading, *lines = episode.content.splitlines()
+    return "\n".join(line for line in lines if not line.startswith(QUOTED_LINES))
+
+
 def distil(m: Maintenance, episode: Memory) -> list[Decision]:
     """The decisions ingest's stages make on one episode's text (semantic facts only)."""
     run = m.run
     run.scope, run.session_id, run.agent_id = episode.scope, episode.session_id, episode.agent_id
-    passage = Passage(episode.content, Role.USER, f"memory:{episode.id}", None)
+    passage = Passage(_unread(episode), Role.USER, f"memory:{episode.id}", None)
     facts = [f for f in extract(run, [passage]) if f.category not in RECORDS]
     for fact in facts:
         fact.source = passage.source

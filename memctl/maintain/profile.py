@@ -5,10 +5,13 @@ By rules, from what the store holds (no model):
 - static: ``role`` (profile memories), ``stack`` (the tools and services the memories
   mention most, from the knowledge graph; a brand only simple-icons lists, only where a
   memory names it beside a file, a command or a repository), ``conventions``
-  (preferences and patterns);
-- dynamic: ``focus`` (what the latest sessions asked: a request, not a command typed
-  into the prompt, a pasted terminal line or a two-word go-ahead), ``open problems`` (what
-  their digests left open), ``decisions`` (what they decided, newest first).
+  (preferences and patterns, not a one-off instruction about the task at hand:
+  ``memories.one_off``);
+- dynamic: ``focus`` (what the latest sessions asked, of those within ``CURRENT_DAYS`` of
+  the newest: a request, not a command typed into the prompt, a pasted terminal line, a
+  two-word go-ahead or a later reply to the assistant), ``open problems`` (what those
+  digests left open), ``decisions`` (what the latest decided, newest first, no one-off
+  instruction).
 
 A line saying what a line of another section says (most of its words in it) is said once:
 a request that is still open, or became a convention or a decision, is said there, not in
@@ -38,6 +41,7 @@ within the session start's L1 budget.
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import timedelta
 from typing import Any
 
 from memctl.config.scope import GLOBAL_SCOPE
@@ -47,9 +51,10 @@ from memctl.ingest.facts import abstract
 from memctl.ingest.tools import READ_ONLY
 from memctl.lazy_re import lazy
 from memctl.maintain.plan import Maintenance, TaskReport
+from memctl.memories.one_off import REPLY, one_off
 from memctl.memories.privacy import scrub
 from memctl.memories.provenance import DIGEST_TAG
-from memctl.model import Category, Memory, State, now_iso
+from memctl.model import Category, Kind, Memory, State, now_iso, parse_time
 from memctl.retrieve.query import cjk_count
 from memctl.retrieve.stages.mmr import words
 from memctl.store.database import Database
@@ -70,6 +75,13 @@ SECTIONS = (*STATIC, *DYNAMIC)
 PER_SECTION = 5
 LINE_CHARS = 160
 DIGESTS = 3  # the latest session digests the dynamic sections read
+# Focus and open problems come only from digests of sessions within this many days of the
+# scope's latest: a request of a session months before the last one is not what the work
+# is about now (a walk's project showed a six-month-old request as focus). A week: the
+# sessions a person coming back on Monday still counts as last week's work.
+CURRENT_DAYS = 7
+# The dynamic sections whose lines hold only while the work is current (decisions hold on).
+CURRENT_ONLY = ("focus", "open problems")
 STACK_KINDS = ("tool", "service")
 STACK_SOURCES = 3  # memories cited for a stack line
 # Entities that make a memory naming a brand a developer's (``_stack``): the rules' kinds
@@ -160,10 +172,13 @@ def _typed_command(text: str) -> bool:
     return program and all(w.isdigit() or any(c in w for c in "./-_=~") for w in rest)
 
 
-def _request(text: str) -> bool:
-    """Whether a digest's "Asked:" item says what the session was about."""
+def _request(text: str, replies: bool) -> bool:
+    """Whether a digest's "Asked:" item says what the session was about: not a reply to
+    the assistant's last answer either ("it's good, but ...", ``REPLY``), when it ``replies``
+    to one (any request but a session's first)."""
     short = not cjk_count(text) and len(words(text)) < FOCUS_MIN_WORDS
-    return not (short or _typed_command(text) or TERMINAL_PROMPT.search(text))
+    replied = replies and REPLY.search(text)
+    return not (short or _typed_command(text) or TERMINAL_PROMPT.search(text) or replied)
 
 
 def _said_once(lines: dict[str, list[ProfileLine]]) -> list[ProfileLine]:
@@ -197,20 +212,42 @@ def written(db: Database, scope: str, at: str) -> list[ProfileLine]:
         lines["role"].append(_line("role", memory.content, [memory.id], at, scope))
     kinds = (Category.PREFERENCES, Category.PATTERNS)
     for memory in _memories(db, scopes, kinds):
-        if DIGEST_TAG not in memory.tags:
+        # a one-off instruction an older rules run filed as a rule is no convention either;
+        # what the user stored by hand (pinned) is theirs to word
+        if DIGEST_TAG not in memory.tags and (
+            memory.kind == Kind.PINNED or not one_off(memory.content)
+        ):
             lines["conventions"].append(
                 _line("conventions", memory.content, [memory.id], at, scope)
             )
     lines["stack"] = _stack(db, scopes, at, scope)
     digests = MemoryFilter(scopes=scopes, tag=DIGEST_TAG, states=(State.ACTIVE,))
-    for memory in list_memories(db, digests, DIGESTS, "created"):
+    latest = list_memories(db, digests, DIGESTS, "created")
+    for memory in latest:
+        current = _current(memory, latest[0])
         for text in memory.content.splitlines():
             for prefix, section in DIGEST_LINES.items():
-                if text.startswith(prefix):
-                    for part in text.removeprefix(prefix).split("; "):
-                        if section != "focus" or _request(part):
+                if text.startswith(prefix) and (current or section not in CURRENT_ONLY):
+                    for n, part in enumerate(text.removeprefix(prefix).split("; ")):
+                        if _belongs(section, part, opens=n == 0):
                             lines[section].append(_line(section, part, [memory.id], at, scope))
     return _said_once(lines)
+
+
+def _current(digest: Memory, newest: Memory) -> bool:
+    """Whether ``digest``'s session is within ``CURRENT_DAYS`` of the scope's newest."""
+    gap = parse_time(newest.created_at) - parse_time(digest.created_at)
+    return gap <= timedelta(days=CURRENT_DAYS)
+
+
+def _belongs(section: str, part: str, opens: bool) -> bool:
+    """Whether a digest item is a line of ``section``: a focus item says what was asked
+    (``_request``; the first request of a session replies to nothing, however it opens); a
+    decision item is no instruction about that session's task alone (``one_off``: it stays
+    in the digest and the session)."""
+    if section == "focus":
+        return _request(part, replies=not opens)
+    return section != "decisions" or not one_off(part)
 
 
 def _rewritten(answer: Any, ruled: list[ProfileLine]) -> list[ProfileLine]:

@@ -32,6 +32,7 @@ from typing import Any
 from memctl.config import Settings
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
+from memctl.memories.one_off import one_off
 from memctl.memories.provenance import DIGEST_TAG, origin, start_refusal, trusted_hosts
 from memctl.model import Category, Kind, Memory, RelationType, State
 from memctl.retrieve.context_block import CONTEXT_TAG, escape_tags, memory_line
@@ -316,6 +317,8 @@ def _essentials(builder: _Builder, ctx: Context, scope: str) -> None:
     for memory in list_memories(db, facts, 2 * PER_SECTION, "importance"):
         if memory.category in PERSONAL or (memory.category in RECENT and memory.kind != "pinned"):
             continue  # personal above; cases and events are recent work (L2) unless pinned
+        if memory.kind != Kind.PINNED and one_off(memory.content):
+            continue  # an instruction about an old task an older rules run filed as a rule
         why = f"L1 project {memory.kind} {memory.category}: importance {memory.importance:.2f}"
         builder.memory("L1", "project facts and conventions", memory, why)
 

@@ -22,28 +22,30 @@ from tests.ingest.test_ingest_sessions import ingest, memories_of
 KEPT = [
     # codemie-ai/codemie-code, session 196820da
     ("don't produce code, design solution first", "rule"),
+    # ... and replies to the assistant's plan, pointers into the task at hand: kept as the
+    # session's record, not as a rule (a walk's session start offered them as conventions)
     (
         "the main idea is fine, however sessionOrchecstrator must not be agent specific and "
         "don't refer to agent specific path/folder.",
-        "rule",
+        "instruction",
     ),
     (
         "great, prepare focused step by step plan with clear action items for tracking. "
         "important not to commit changes until final step.",
-        "rule",
+        "instruction",
     ),
-    ("great, but keep in mind that new file will be at the same folder as old one", "rule"),
+    ("great, but keep in mind that new file will be at the same folder as old one", "instruction"),
     # jimmc414/cctrace, session 132b2f66
     (
         "i think for now we should continue to create all of the export files that the older "
         "version did for backwards compatibility in addition to adding the new export files",
         "decision",
     ),
-    # YANGPuxu/claude-code-log, session a7da6a22
+    # YANGPuxu/claude-code-log, session a7da6a22: "those" points at what the assistant said
     (
         "We should support those (.tar, .tar.gz) as well, in a similar way to the .zip "
         "embedded archives.",
-        "decision",
+        "instruction",
     ),
     # a rule written as one comma-joined Chinese sentence that ends in a question mark
     ("代码注释统一用中文，提交信息用英文，可以吗？", "convention"),
@@ -95,6 +97,28 @@ def test_a_korean_paragraph_is_cut_into_its_sentences() -> None:
 def test_real_rules_plans_and_decisions_are_kept(sentence: str, kind: str) -> None:
     facts = extract_rules([Passage(sentence)], 10)
     assert [f.tags[0] for f in facts] == [kind]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kind"),
+    [
+        ("Looks good, but don't add a new dependency for the parser.", "instruction"),
+        ("Don't touch this file until step 3 is done.", "instruction"),
+        ("Only change the functions in those tests.", "instruction"),
+        ("OK, from now on always run the linter before a commit.", "decision"),
+        ("Never edit these generated files by hand.", "rule"),
+        ("We always name branches after the ticket.", "convention"),
+        ("Great, but never push to main without a review.", "rule"),
+    ],
+)
+def test_a_one_off_instruction_is_no_rule_unless_it_says_it_stands(
+    sentence: str, kind: str
+) -> None:
+    """A reply to the assistant's proposal or a pointer into the work at hand is about the
+    task; "always", "never", "from now on" make it a rule again."""
+    (fact,) = extract_rules([Passage(sentence)], 10)
+    assert fact.tags == [kind]
+    assert (fact.category == Category.EVENTS) == (kind == "instruction")
 
 
 @pytest.mark.parametrize("sentence", DROPPED)

@@ -137,6 +137,26 @@ def test_consolidate_turns_old_episodes_into_linked_facts(make_ctx: Any) -> None
     assert again.changes == []
 
 
+def test_a_digest_gives_no_fact_of_the_turns_it_quotes(make_ctx: Any) -> None:
+    """Its Asked and Decided lines join cut user turns by "; ": ingest read those turns
+    whole, and read again they would make one glued fact of two rules."""
+    ctx = make_ctx()
+    digest = put(
+        ctx,
+        "Session of 2026-01-08 (claude-code) — we always use uv for Python dependencies\n"
+        "Asked: we always use uv for Python dependencies\n"
+        "Decided: never push to main without a review; I prefer pytest over unittest\n"
+        "Found: the staging database is called pelican-stage",
+        5,
+        kind=Kind.EPISODIC,
+        category=Category.EVENTS,
+        tags=["digest", "session"],
+    )
+    change = run(ctx, only="consolidate").task("consolidate").changes[0]
+    assert change["id"] == digest.id
+    assert change["facts"] == ["Found: the staging database is called pelican-stage"]
+
+
 def test_the_report_reads_as_a_person_would_say_it(
     make_ctx: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1,0 +1,55 @@
+"""One-off instructions: what a user tells the assistant about the task at hand, not a rule
+for the next session, told by the shape of the sentence, not its topic.
+
+Distillation keeps such a sentence as an event of its session, not as a rule
+(ingest/extract_rules.py); the profile offers none as a convention or a decision
+(maintain/profile.py), nor the session start as a project fact (retrieve/session_start.py),
+so a store distilled before this rule does not offer them either.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memctl.lazy_re import lazy
+
+# The shapes:
+# - a reply to the assistant's proposal: an assessment of it, then what to change ("great,
+#   but ...", "the main idea is fine, however ...", "looks good, now ...");
+# - a pointer into the work in front of them: "this file", "the new file", "those tests",
+#   "step 3", "the final step", "we should support those". "This project" and "the tests"
+#   name no one piece of work, nor does "the new export files" (a kind of thing).
+REPLY = lazy(
+    r"^\W*(?:(?:ok(?:ay)?|great|good|nice|fine|perfect|cool|excellent|awesome|thanks?|"
+    r"thank you|yes|yeah|yep|sure|lgtm|agreed|alright|all right|looks good|sounds good|"
+    r"makes sense)(?: \w+){0,2}|(?:(?:it|this|that)(?:'s| is| looks| seems| sounds)|"
+    r"(?:the )?(?:main )?(?:idea|plan|approach|design|direction|proposal) (?:is|looks|seems|"
+    r"sounds)) (?:\w+ )?(?:good|fine|ok(?:ay)?|great|nice|right|correct|reasonable))"
+    r"\s*(?:[,;:\u2014-]|\b(?:but|however|though)\b)",
+    re.I,
+)
+DEICTIC = lazy(
+    r"(?:\b(?:this|these|those)\s+(?:[\w-]+\s+)?|"
+    r"\bthe (?:new|old|same|current|previous|above|following|attached)\s+)"
+    r"(?:files?|folders?|director(?:y|ies)|functions?|methods?|class(?:es)?|components?|"
+    r"modules?|scripts?|tests?|pages?|screens?|prs?|pull requests?|branch(?:es)?|commits?|"
+    r"changes?|diffs?|patch(?:es)?|steps?|plan|tasks?|tickets?|issues?|bugs?|specs?|docs?|"
+    r"documents?|sections?|lines?|code|implementation|versions?|one|approach|solution|"
+    r"options?)\b|\b(?:step|phase|option|stage)\s+#?\d+\b|"
+    r"\b(?:final|next|last|first|previous) (?:step|phase|stage)\b|"
+    r"\b(?:should|must|to|will|'ll|can)\s+\w+\s+(?:this|that|these|those)\b(?!\s*[\w-])",
+    re.I,
+)
+# ... unless it says in so many words that it holds beyond this task
+STANDING = lazy(
+    r"\b(?:always|never|from now on|going forward|in (?:the )?future|every time|whenever|"
+    r"each time|by default|as a rule)\b",
+    re.I,
+)
+
+
+def one_off(sentence: str) -> bool:
+    """A one-off instruction about the task at hand (``REPLY`` or ``DEICTIC``) that does not
+    say it holds beyond it (``STANDING``)."""
+    shaped = REPLY.search(sentence) or DEICTIC.search(sentence)
+    return bool(shaped) and not STANDING.search(sentence)
