@@ -242,9 +242,9 @@ def test_cosine_and_words_make_a_clear_match_only_with_a_second_signal(ctx: Cont
 def test_the_crowd_is_the_tenth_closest_memory_however_deep_the_vector_leg_searched(
     ctx: Context,
 ) -> None:
-    """fuse's crowd cosine reads the vector leg's own search when it asked for as many rows (a
-    plain recall) and searches again when it did not (``-n 3``): either way it is the cosine
-    of the query's tenth closest memory."""
+    """fuse's crowd cosine reads the vector leg's own search when it asked for as many rows
+    (any limit: ``Run.depth``) and searches again when it did not (a search 3 rows deep):
+    either way it is the cosine of the query's tenth closest memory."""
     texts = [f"the {word} service deploys on {day}" for word in "abcdefgh" for day in "xyz"]
     vectors = ctx.vectors(texts)
     with ctx.db.atomic():
@@ -255,11 +255,12 @@ def test_the_crowd_is_the_tenth_closest_memory_however_deep_the_vector_leg_searc
     cosines = sorted(
         (float(np.frombuffer(v, dtype=np.float32) @ asked) for v in vectors), reverse=True
     )
-    for limit, reused in ((10, True), (3, False)):
-        run = start(ctx, query, limit)  # the clock's now: the notes exist
+    for depth, reused in ((None, True), (3, False)):
+        run = start(ctx, query, 3, depth=depth)  # the clock's now: the notes exist
         candidates(run, [])
         assert run.vector_leg is not None
-        assert (run.vector_leg[0] == max(CROWD_RANK, limit * run.params.candidates)) is reused
+        rows = max(CROWD_RANK, run.depth * run.params.candidates)
+        assert (run.vector_leg[0] == rows) is reused
         assert crowd_cosine(run) == pytest.approx(cosines[CROWD_RANK - 1], abs=1e-5)
 
 
