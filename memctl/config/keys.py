@@ -296,7 +296,7 @@ RECALL_KEYS: tuple[Key, ...] = (
     Key(
         "recall.cap",
         2,
-        "Keep limit (at least recall.limit) x this many relevant candidates.",
+        "Keep recall.limit x this many relevant candidates (deeper only to fill a larger limit).",
         minimum=1,
     ),
     Key("recall.rerank", False, "Rerank candidates with an LLM through Ollama."),
@@ -473,7 +473,8 @@ KEYS: tuple[Key, ...] = (
     Key(
         "recall.candidates",
         3,
-        "Each retrieval leg fetches limit (at least recall.limit) x this many candidates.",
+        "Each retrieval leg fetches recall.limit x this many candidates (deeper only to fill a "
+        "larger limit).",
         minimum=1,
         maximum=50,
     ),

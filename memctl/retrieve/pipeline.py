@@ -17,7 +17,7 @@ its result carries the trace that ``--explain`` and ``--why-not`` read.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -191,8 +191,10 @@ def start(
     scopes: tuple[str, ...] | None = None,
     now: datetime | None = None,
     mode: str | None = None,
+    depth: int | None = None,
 ) -> Run:
-    """A run ready for the stages: the query analysed against ``now`` (default: the clock)."""
+    """A run ready for the stages: the query analysed against ``now`` (default: the clock),
+    searching ``depth`` rows (default ``recall.limit``: ``Run.depth``)."""
     params = recall_params(ctx.settings, mode)
     moment = now or datetime.now(UTC)
     # memories created up to and including "now"; timestamps have millisecond resolution
@@ -203,6 +205,7 @@ def start(
         params=params,
         limit=limit or params.limit,
         now=moment,
+        depth=depth or params.limit,
         where=MemoryFilter(scopes=scopes, states=RECALLABLE_STATES, before=as_of),
         home_scope=home_scope_of(ctx, scopes),
     )
@@ -241,33 +244,52 @@ def recall(
     run.named_projects = named or {}
     if run.params.translate and not run.query.english:
         run.translation = translation_of(run)
-    found = label_added(run_stages(run, stages_for(run.params)))
-    clear = [c for c in found if c.clear]
-    if touch:
-        touch_results(run, [Recalled.of(c) for c in clear])
     wanted = run.params.possible if possible is None else possible
-    # the limit counts every row, clear ones first (`-n 2` shows two): possible matches
-    # fill the rows the clear ones leave, at most ``wanted``
-    room = min(wanted, max(0, run.limit - len(clear)))
-    offered = possible_results(run, found, room)
-    results = [Recalled.of(c) for c in (*clear, *offered)]
+    rows = ranked(run, wanted)
+    if len(rows) < run.limit and not run.searched_out and budget is None:
+        rows += deeper_rows(run, rows, wanted)
+    if touch:
+        touch_results(run, [Recalled.of(c) for c in rows if c.clear])
+    results = [Recalled.of(c) for c in rows]
     times = source_times(ctx.db, [r.memory for r in results if not r.is_message])
     for item in results:
         item.source_time = times.get(item.memory.id)
     return RecallResult(query=text, results=results, warnings=run.notes, run=run)
 
 
-def label_added(found: list[Candidate]) -> list[Candidate]:
-    """A candidate the graph or a session neighbour added (not judged by fuse) takes the label
-    of the candidate it was reached from."""
-    judged = {c.id: c for c in found if c.match_why}
-    for candidate in found:
-        seed = judged.get(candidate.via[0]) if candidate.via else None
-        if not candidate.match_why and seed is not None:
-            candidate.clear = seed.clear
-            what = "clear" if seed.clear else "possible"
-            candidate.match_why = f"{what}: reached from {seed.id[:8]}, a {what} match"
-    return found
+def ranked(run: Run, wanted: int) -> list[Candidate]:
+    """The pipeline's rows for ``run``: its clear matches, then at most ``wanted`` possible
+    ones. Nothing before the last cut depends on the limit (``Run.depth``), so the first
+    rows of a larger limit are a smaller one's rows."""
+    found = run_stages(run, stages_for(run.params))
+    clear = [c for c in found if c.clear]
+    # the limit counts every row, clear ones first (`-n 2` shows two): possible matches
+    # fill the rows the clear ones leave, at most ``wanted``
+    room = min(wanted, max(0, run.limit - len(clear)))
+    return [*clear, *possible_results(run, found, room)]
+
+
+# How much deeper than ``recall.limit`` the search for the rows past all a plain recall
+# ranks goes (reasoned: the same for every limit up to twice the default, so that `-n 5`
+# and `-n 20` agree on those rows too; a larger limit searches as deep as it asks).
+DEEPER = 2
+
+
+def deeper_rows(run: Run, shown: list[Candidate], wanted: int) -> list[Candidate]:
+    """Rows past all that ``run``'s search ranks, for a limit it cannot fill: a search
+    DEEPER x ``recall.limit`` rows deep (or the limit's, when larger), its rows not shown
+    yet, after those shown, whatever their label (a deeper search ranks otherwise; the first
+    rows stay a smaller limit's). Their steps join ``run``'s trace, for --explain."""
+    depth = max(run.limit, DEEPER * run.params.limit)
+    deeper = replace(run, depth=depth, trace=[], notes=[], failed_legs=set(), shares={})
+    deeper.possible, deeper.beside = [], []
+    # nor a session message ``run`` folded into a memory it shows: that memory stands for it
+    seen = {c.id for c in shown} | {m for c in shown for m in c.members} | folded_ids(run)
+    more = [c for c in ranked(deeper, wanted) if c.id not in seen][: run.limit - len(shown)]
+    filled = {c.id for c in more}
+    run.trace += [step for step in deeper.trace if step.memory_id in filled]
+    run.notes += [note for note in deeper.notes if note not in run.notes]
+    return more
 
 
 def possible_results(run: Run, kept: list[Candidate], wanted: int) -> list[Candidate]:
@@ -286,7 +308,7 @@ def possible_results(run: Run, kept: list[Candidate], wanted: int) -> list[Candi
     pool.sort(
         key=lambda c: (-(strength_of(run, c) + POSSIBLE_SCORE_WEIGHT * c.score), *tie_key(c.memory))
     )
-    aside = pool[: wanted * POSSIBLE_DEPTH]
+    aside = pool[: run.depth * POSSIBLE_DEPTH]
     found = [*beside, *run_stages_over(run, POSSIBLE_STAGES, aside)]
     for candidate in found:
         rank_possible(run, candidate)
@@ -367,7 +389,8 @@ def rank_possible(run: Run, candidate: Candidate) -> None:
     run.record(POSSIBLE, candidate, RESCORED, why=why)
 
 
-# How many possible matches, per one wanted, the rescoring stages see.
+# How many possible matches, per row of ``Run.depth``, the rescoring stages see: as many
+# whatever the limit, so that a larger limit ranks its first possible rows alike.
 POSSIBLE_DEPTH = 3
 
 

@@ -149,6 +149,12 @@ class Run:
     params: Params
     limit: int
     now: datetime
+    # the rows the legs' depth and the cap are counted in: ``recall.limit``, whatever the
+    # limit asked for, so that every limit ranks the same candidates and shows the first
+    # rows of one ranking (pipeline.recall); deeper only for the rows past what that
+    # ranking holds. The legs' depth sets the range fuse maps each leg's scores over: a
+    # deeper search ranks its first rows otherwise.
+    depth: int
     where: MemoryFilter
     home_scope: str | None = None
     # the projects the question names (named_projects): scope -> the name it is called by
@@ -175,6 +181,7 @@ class Run:
     # the vector leg's search: how many rows it asked for, and its (id, distance) hits
     # (fuse.crowd_cosine reads the same search's rows instead of running it again)
     vector_leg: tuple[int, list[tuple[str, float]]] | None = None
+    searched_out: bool = False  # every leg found fewer rows than ``depth`` asked of it
     # the candidates the relevance gate did not label clear, best fused score first: a
     # recall offers the best of them as possible matches (pipeline.possible_results)
     possible: list[Candidate] = field(default_factory=list)
@@ -194,15 +201,6 @@ class Run:
 
     def steps_of(self, memory_id: str) -> list[Step]:
         return [step for step in self.trace if step.memory_id == memory_id]
-
-    @property
-    def depth(self) -> int:
-        """The rows the legs' depth and the cap are counted in: the limit, and never fewer
-        than a plain recall's (``recall.limit``). The legs' depth sets the range fuse maps
-        each leg's scores over, so a search of fewer rows would rank its first ones
-        otherwise: ``-n 3`` shows the first three rows of a plain recall, and the MCP tool's
-        smaller limit the CLI's first rows."""
-        return max(self.limit, self.params.limit)
 
 
 Stage = Callable[[Run, list[Candidate]], list[Candidate]]
@@ -234,6 +232,24 @@ def by_label(candidates: list[Candidate]) -> list[Candidate]:
 
 def clear_ids(candidates: list[Candidate]) -> frozenset[str]:
     return frozenset(c.id for c in candidates if c.clear)
+
+
+def label_added(found: list[Candidate]) -> list[Candidate]:
+    """A candidate the graph or a session neighbour added (not judged by fuse) takes the label
+    of the candidate fuse judged that it was reached from; one reached from another added
+    one (a neighbour of a graph result) is a possible match. Run before the mmr stage cuts
+    by label, so that the cut counts the clear rows recall shows (a seed cut there would
+    take its label with it)."""
+    judged = {c.id: c for c in found if c.match_why}
+    for candidate in found:
+        if candidate.match_why or not candidate.via:
+            continue
+        seed = judged.get(candidate.via[0])
+        candidate.clear = seed is not None and seed.clear
+        what = "clear" if candidate.clear else "possible"
+        how = f"a {what} match" if seed is not None else "a result reached from another"
+        candidate.match_why = f"{what}: reached from {candidate.via[0][:8]}, {how}"
+    return found
 
 
 LabelKey = tuple[bool, float, str, str, str]

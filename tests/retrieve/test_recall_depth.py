@@ -1,35 +1,67 @@
-"""How deep a recall searches does not depend on how many rows it is asked for, below a
-plain recall's: ``-n 3`` shows the first three rows ``memctl recall`` shows (Run.depth)."""
+"""The same question, the same first rows: a recall's first k rows are the rows of a recall
+limited to k, whatever the limit (Run.depth; docs/recall.md, "The limit").
+
+A property over many questions on a real store: the paraphrase benchmark's notes and
+questions (reworded, and unrelated to every note), beside a session's messages, with the
+real model. Before the depth was fixed, a limit of 20 ranked otherwise the first rows of
+most of these questions (the legs' depth sets the range fuse maps their scores over;
+the cap, the possible pool and the cut counted in the limit).
+"""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from tests.conftest import run_cli
+import pytest
 
-FACTS = Path(__file__).resolve().parents[2] / "benchmarks" / "paraphrase" / "facts.jsonl"
-# Paraphrases of the facts whose first three rows a 9-deep search (3 x 3) ranked otherwise
-# than the plain recall's 30-deep one (fuse maps each leg's scores over the hits it got).
-ASKED = (
-    "why did the site go down on Valentine's day?",
-    "which event-streaming platform do we publish to?",
-    "who can grant me cloud account permissions?",
+from memctl.api.memory import RememberRequest, remember
+from memctl.context import Context
+from memctl.retrieve.pipeline import recall
+from tests.ingesting import ingest_text
+
+PARAPHRASE = Path(__file__).resolve().parents[2] / "benchmarks" / "paraphrase"
+LIMITS = (3, 5, 10, 20)  # every limit up to twice recall.limit searches alike
+SESSION = "\n".join(
+    [
+        "user: the deploy to staging failed again, the smoke tests timed out",
+        "assistant: I'll look at the staging logs first.",
+        "assistant: [tool Bash: kubectl logs deploy/api -n staging]",
+        "assistant: The smoke tests wait 30 seconds for the API; it needs 45 after a migration.",
+        "user: raise it to 60 and note that migrations slow the first boot",
+        "assistant: Done: the smoke test timeout is 60 seconds now.",
+        "user: ok",
+    ]
 )
 
 
-def rows(*args: str) -> list[str]:
-    done = run_cli("recall", *args, "--json", "--no-touch", real_model=True)
-    assert done.returncode == 0, done.stderr
-    return [r["content"] for r in json.loads(done.stdout)["results"]]
+def lines(name: str) -> list[dict[str, str]]:
+    text = (PARAPHRASE / name).read_text("utf-8")
+    return [json.loads(line) for line in text.splitlines()]
 
 
-def test_fewer_rows_are_the_first_rows_of_a_plain_recall(tmp_path: Path) -> None:
-    lines = [json.loads(line) for line in FACTS.read_text(encoding="utf-8").splitlines()]
-    memories = tmp_path / "facts.jsonl"
-    memories.write_text("".join(json.dumps({"content": f["fact"]}) + "\n" for f in lines))
-    assert run_cli("import", str(memories), real_model=True).returncode == 0
-    for question in ASKED:
-        plain = rows(question)
-        assert len(plain) >= 3
-        assert rows(question, "-n", "3") == plain[:3], question
+@pytest.fixture(scope="module")
+def store(real_store: Context) -> Context:
+    """Half the paraphrase benchmark's notes (60: more than a leg's 30 rows) and one
+    session's messages, on the real model."""
+    for fact in lines("facts.jsonl")[::2]:
+        remember(real_store, RememberRequest(fact["fact"], scope="global"))
+    ingest_text(real_store, SESSION, "staging")
+    return real_store
+
+
+def rows(ctx: Context, question: str, limit: int) -> list[tuple[str, str]]:
+    found = recall(ctx, question, limit, touch=False, sessions=True)
+    return [(r.memory.id, r.match) for r in found.results]
+
+
+def test_a_larger_limit_shows_a_smaller_ones_rows_first(store: Context) -> None:
+    asked = [f["question"] for f in lines("facts.jsonl")[::6]]  # half of them asked of it
+    asked += [u["question"] for u in lines("unrelated.jsonl")[::10]]
+    asked += ["why did the staging smoke tests time out?", "ok"]
+    differ = []
+    for question in asked:
+        longest = rows(store, question, LIMITS[-1])
+        assert longest, question
+        differ += [(question, k) for k in LIMITS[:-1] if rows(store, question, k) != longest[:k]]
+    assert differ == []

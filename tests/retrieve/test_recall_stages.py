@@ -140,17 +140,13 @@ def test_a_memory_inside_the_named_time_with_a_word_of_the_query_shows_it(
     assert any("inside the query's time: shows" in s.why for s in run.steps_of(answer.id))
 
 
-def test_cap_keeps_limit_times_cap(ctx: Context) -> None:
-    run = make_run(ctx, limit=12)
-    assert len(cap(run, [cand(str(i), 1 - i / 100) for i in range(30)])) == 24
-
-
-def test_a_smaller_limit_is_capped_as_a_plain_recall(ctx: Context) -> None:
-    """``-n 2`` keeps what a plain recall keeps (recall.limit x cap): its rows are a plain
-    recall's first ones (Run.depth)."""
-    run = make_run(ctx, limit=2, cap=2)
-    assert run.params.limit == 10
-    assert len(cap(run, [cand(str(i), 1 - i / 100) for i in range(30)])) == 20
+def test_the_cap_keeps_a_plain_recalls_depth_whatever_the_limit(ctx: Context) -> None:
+    """``-n 2`` and ``-n 12`` keep what a plain recall keeps (recall.limit x cap): their
+    rows are the first of one ranking (Run.depth)."""
+    for limit in (2, 12):
+        run = make_run(ctx, limit=limit, cap=2)
+        assert run.params.limit == 10
+        assert len(cap(run, [cand(str(i), 1 - i / 100) for i in range(30)])) == 20
 
 
 class ScriptedJudge:
@@ -246,9 +242,9 @@ def test_cosine_and_words_make_a_clear_match_only_with_a_second_signal(ctx: Cont
 def test_the_crowd_is_the_tenth_closest_memory_however_deep_the_vector_leg_searched(
     ctx: Context,
 ) -> None:
-    """fuse's crowd cosine reads the vector leg's own search when it asked for as many rows (a
-    plain recall) and searches again when it did not (``-n 3``): either way it is the cosine
-    of the query's tenth closest memory."""
+    """fuse's crowd cosine reads the vector leg's own search when it asked for as many rows
+    (any limit: ``Run.depth``) and searches again when it did not (a search 3 rows deep):
+    either way it is the cosine of the query's tenth closest memory."""
     texts = [f"the {word} service deploys on {day}" for word in "abcdefgh" for day in "xyz"]
     vectors = ctx.vectors(texts)
     with ctx.db.atomic():
@@ -259,11 +255,12 @@ def test_the_crowd_is_the_tenth_closest_memory_however_deep_the_vector_leg_searc
     cosines = sorted(
         (float(np.frombuffer(v, dtype=np.float32) @ asked) for v in vectors), reverse=True
     )
-    for limit, reused in ((10, True), (3, False)):
-        run = start(ctx, query, limit)  # the clock's now: the notes exist
+    for depth, reused in ((None, True), (3, False)):
+        run = start(ctx, query, 3, depth=depth)  # the clock's now: the notes exist
         candidates(run, [])
         assert run.vector_leg is not None
-        assert (run.vector_leg[0] == max(CROWD_RANK, limit * run.params.candidates)) is reused
+        rows = max(CROWD_RANK, run.depth * run.params.candidates)
+        assert (run.vector_leg[0] == rows) is reused
         assert crowd_cosine(run) == pytest.approx(cosines[CROWD_RANK - 1], abs=1e-5)
 
 
@@ -436,6 +433,8 @@ def test_mmr_demotes_a_near_duplicate_then_truncates(ctx: Context) -> None:
     first = cand("we deploy the billing service with helm every friday", 0.9)
     twin = cand("we deploy the billing service with helm every friday!", 0.8)
     other = cand("billing alerts go to the payments channel", 0.5)
+    for clear in (first, twin, other):
+        clear.clear, clear.match_why = True, "clear: cosine 0.6"
     out = mmr(run, [first, twin, other])
     assert out == [first, other] and twin.score == pytest.approx(0.4)
     assert "near duplicate of" in [s for s in run.steps_of(twin.id) if s.why][0].why
@@ -450,11 +449,12 @@ def test_a_clear_match_is_never_cut_to_keep_possible_ones(ctx: Context) -> None:
     for other in loud:
         other.match_why = "possible: words 0.3: supports another's relevance"
     out = mmr(run, [*loud, answer])
-    assert out == [answer, loud[0]]
-    assert run.steps_of(loud[1].id)[-1].action == DROPPED
+    # the possible ones all go on, however many: recall ranks them (possible_results)
+    assert out == [answer, *loud]
+    assert all(s.action != DROPPED for c in loud for s in run.steps_of(c.id))
 
 
-def test_a_cut_possible_match_goes_back_to_the_possible_pool(ctx: Context) -> None:
+def test_the_limit_never_cuts_a_possible_match_before_recall_ranks_them(ctx: Context) -> None:
     question = "how do we ship to production?"
     answer = stored(ctx, "Deploy with make ship from main, behind the VPN")
     answer.ranks, answer.raw = {"vector": 1}, {"vector": 0.4}  # cosine 0.6: clear
@@ -464,9 +464,10 @@ def test_a_cut_possible_match_goes_back_to_the_possible_pool(ctx: Context) -> No
     run = make_run(ctx, question, limit=1)
     kept = fuse(run, [answer, *beside])
     assert answer.clear and not any(c.clear for c in beside) and len(kept) == 4
-    assert mmr(run, kept) == [answer]  # the limit of 1 cut the possible ones
-    # ... and recall still offers them after the clear one
-    offered = possible_results(run, [answer], 2)
+    kept = mmr(run, kept)
+    assert kept[0] == answer and len(kept) == 4  # the limit of 1 cut none of them
+    # ... and recall offers the best of them after the clear one
+    offered = possible_results(run, kept, 2)
     assert len(offered) == 2 and {c.id for c in offered} <= {c.id for c in beside}
 
 
@@ -593,7 +594,7 @@ def test_a_memory_from_the_time_the_query_names_is_boosted_before_the_cap(ctx: C
     from memctl.retrieve.pipeline import stages_for
 
     run = make_run(ctx, "what did we deploy last week", limit=1, cap=2, time_boost=2.0)
-    run = replace(run, params=replace(run.params, limit=1))  # the cap keeps 1 x 2
+    run = replace(run, depth=1)  # the cap keeps 1 x 2
     long_ago = format_time(NOW - timedelta(days=60))
     older = [cand(f"deploy notes {n}", 0.9 - n / 100, created_at=long_ago) for n in range(3)]
     last_week = cand("shipped the billing service", 0.5, created_at=format_time(NOW - 4 * DAY))

@@ -1,5 +1,4 @@
-"""Stage 1, candidates: the retrieval legs, each ``limit x recall.candidates`` deep (the
-limit never below ``recall.limit``: ``Run.depth``).
+"""Stage 1, candidates: the retrieval legs, each ``Run.depth`` x recall.candidates deep.
 
 - vector: cosine nearest neighbours (store/vector_index.py, store/vector_query.py);
 - bm25: FTS5 over content, abstract and tags, with the query's alternatives;
@@ -289,6 +288,8 @@ def candidates(run: Run, _: list[Candidate]) -> list[Candidate]:
     _own_meaning(run, found)
     if words is not None:
         found += _session_candidates(run, size, words)
+    # every leg found fewer rows than it asked for: a deeper search would find no more
+    run.searched_out = max((r for c in found for r in c.ranks.values()), default=0) < size
     for candidate in found:
         legs_found = ", ".join(f"{leg} #{rank}" for leg, rank in candidate.ranks.items())
         run.record(STAGE, candidate, ADDED, why=f"found by {legs_found}")

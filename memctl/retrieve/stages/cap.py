@@ -1,5 +1,4 @@
-"""Stage 5, cap: keep the best limit x recall.cap candidates (``Run.depth``: the limit,
-never below ``recall.limit``)."""
+"""Stage 5, cap: keep the best ``Run.depth`` x recall.cap candidates."""
 
 from __future__ import annotations
 

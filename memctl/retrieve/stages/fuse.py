@@ -391,7 +391,7 @@ def crowd_cosine(run: Run) -> float | None:
 
     # as deep as the vector leg searched (candidates.py): its rows are scored already, and
     # when it asked for as many rows, its hits are this search's (the same call)
-    rows = max(CROWD_RANK, run.limit * run.params.candidates)
+    rows = max(CROWD_RANK, run.depth * run.params.candidates)
     if run.vector_leg is not None and run.vector_leg[0] == rows:
         hits = run.vector_leg[1]
     else:

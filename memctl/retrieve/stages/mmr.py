@@ -1,12 +1,17 @@
-"""Stage 14, mmr: near duplicates give way, then the results are cut to the limit.
+"""Stage 14, mmr: near duplicates give way, then the clear matches are cut to the limit.
 
 A result whose words overlap a higher-ranked result's by Jaccard above
 mmr_threshold is multiplied by mmr_factor; the list is re-sorted (clear matches
-first: a possible one never pushes a clear one out) and cut.
+first: a possible one never pushes a clear one out; a result the graph or a
+neighbour added takes its seed's label first, ``label_added``) and the clear ones
+past the limit are cut. The possible ones all go on: recall ranks them as possible matches
+(pipeline.possible_results), and which of them it sees must not hang on the limit,
+or a larger limit would rank its first possible rows otherwise.
 
-Once ``limit`` results are left untouched, nothing below them can climb into
-the results (the factor only lowers a score), so the comparisons stop there:
-the cost follows the limit, not the number of candidates.
+Once ``Run.depth`` results are left untouched, nothing below them can climb into
+a plain recall's rows (the factor only lowers a score), so the comparisons stop
+there: the cost follows the depth, not the number of candidates, and the same
+comparisons are made whatever the limit.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from memctl.retrieve.run import (
     Run,
     by_label,
     clear_ids,
+    label_added,
     label_key,
 )
 
@@ -48,9 +54,9 @@ def mmr(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     p = run.params
     above: list[tuple[Candidate, frozenset[str]]] = []
     untouched: list[LabelKey] = []  # label_key of each untouched result
-    clear = clear_ids(candidates)
+    clear = clear_ids(label_added(candidates))
     for candidate in by_label(candidates):
-        if len(untouched) >= run.limit and label_key(candidate, clear) >= untouched[run.limit - 1]:
+        if len(untouched) >= run.depth and label_key(candidate, clear) >= untouched[run.depth - 1]:
             candidate.factors[STAGE] = 1.0
             continue
         mine = words(candidate.memory.content)
@@ -65,12 +71,14 @@ def mmr(run: Run, candidates: list[Candidate]) -> list[Candidate]:
             why = f"near duplicate of {twin[0].id[:8]} (word overlap {twin[1]:.2f})"
             run.record(STAGE, candidate, RESCORED, p.mmr_factor, why)
         above.append((candidate, mine))
-    ordered = by_label(candidates)
-    for rank, candidate in enumerate(ordered, start=1):
-        if rank > run.limit:
+    kept = []
+    for rank, candidate in enumerate(by_label(candidates), start=1):
+        if rank > run.limit and not label_key(candidate, clear)[0]:
             run.record(
                 STAGE, candidate, DROPPED, why=f"rank {rank} beyond the limit of {run.limit}"
             )
-        elif STAGE not in candidate.factors or candidate.factors[STAGE] == 1.0:
+            continue
+        if STAGE not in candidate.factors or candidate.factors[STAGE] == 1.0:
             run.record(STAGE, candidate, KEPT, 1.0)
-    return ordered[: run.limit]
+        kept.append(candidate)
+    return kept
