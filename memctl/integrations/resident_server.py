@@ -153,6 +153,7 @@ class Server:
         self.code_files = _code_files()
         self.code = _code_seen(self.code_files)
         self.lock = -1  # the lock file's descriptor, closed in children
+        self.socket_id: tuple[int, int] | None = None  # (device, inode) once bound
 
     def bind(self) -> None:
         """Listen on the socket, replacing one a dead server left."""
@@ -164,12 +165,12 @@ class Server:
             mask = os.umask(0o177)
             try:
                 self.listener.bind(where)
+                self.socket_id = _file_id(self.directory / SOCKET)
             finally:
                 os.umask(mask)
         self.listener.listen(64)
         self.listener.setblocking(False)
         self.poll.register(self.listener, select.POLLIN)
-        self.socket_id = _file_id(self.directory / SOCKET)
 
     def bound(self) -> bool:
         """Whether the home's socket is still this server's: a home deleted, moved or
@@ -382,12 +383,14 @@ class Server:
         return 0
 
     def close(self) -> None:
-        """Stop listening; the socket is removed when it is still this server's."""
+        """Stop listening; the socket is removed when it is still this server's, or when
+        a SIGTERM came before its bind was recorded: the lock this server holds says no
+        other serves the home, so the file there is this server's or a dead one's."""
         self.listener.close()
         try:
-            if self.bound():
+            if self.socket_id is None or self.bound():
                 os.unlink(self.directory / SOCKET)
-        except (OSError, AttributeError):
+        except OSError:
             pass
 
 
