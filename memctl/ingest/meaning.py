@@ -1,8 +1,7 @@
 """A memory's searched vector names what it mentions (``document_text``: the software
 vocabulary's other names for its terms, retrieve/vocabulary.py; what its software is and
 what its technical terms mean, retrieve/software_kinds.py and retrieve/glossary.py); the
-vector of its content
-alone is kept beside it for the relevance gate (store/meaning.py).
+vector of its content alone is kept beside it for the relevance gate (store/meaning.py).
 
 ``give_names`` turns memories written with the vector of their content alone (as every
 write path stores them) into that pair: one more embedding for each memory the vocabulary
@@ -31,8 +30,8 @@ from memctl.store.writes import Writer
 # "A memory's vector names what it mentions": 10, 16 and all gave the same paraphrases;
 # past MiniLM's 256 tokens the tail is cut anyway).
 NAMES_EMBEDDED = 16
-# What the terms a memory writes mean, at most (a gloss is a clause, not a word: three
-# fill a fifth of MiniLM's 256 word pieces).
+# What the terms a memory writes mean, at most: a cap, not tuned (a gloss is a clause of up
+# to 14 words, scripts/gen_glossary.py: three fill a fifth of MiniLM's 256 word pieces).
 GLOSSES_EMBEDDED = 3
 
 
