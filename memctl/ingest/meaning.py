@@ -1,6 +1,7 @@
 """A memory's searched vector names what it mentions (``document_text``: the software
-vocabulary's other names for its terms, retrieve/vocabulary.py); the vector of its content
-alone is kept beside it for the relevance gate (store/meaning.py).
+vocabulary's other names for its terms, retrieve/vocabulary.py; what its software is and
+what its technical terms mean, retrieve/software_kinds.py and retrieve/glossary.py); the
+vector of its content alone is kept beside it for the relevance gate (store/meaning.py).
 
 ``give_names`` turns memories written with the vector of their content alone (as every
 write path stores them) into that pair: one more embedding for each memory the vocabulary
@@ -17,6 +18,7 @@ import numpy as np
 
 from memctl.embed import Embedder
 from memctl.ingest.entities import common_words
+from memctl.retrieve.glossary import glosses_named
 from memctl.retrieve.software_kinds import kinds_named
 from memctl.retrieve.vocabulary import expand
 from memctl.store.database import Database
@@ -28,6 +30,9 @@ from memctl.store.writes import Writer
 # "A memory's vector names what it mentions": 10, 16 and all gave the same paraphrases;
 # past MiniLM's 256 tokens the tail is cut anyway).
 NAMES_EMBEDDED = 16
+# What the terms a memory writes mean, at most: a cap, not tuned (a gloss is a clause of up
+# to 14 words, scripts/gen_glossary.py: three fill a fifth of MiniLM's 256 word pieces).
+GLOSSES_EMBEDDED = 3
 
 
 def document_text(content: str) -> str:
@@ -49,6 +54,7 @@ def document_text(content: str) -> str:
         if len(phrase) > 1 or phrase[0] not in common:
             names.update(dict.fromkeys(" ".join(mate) for mate in mates if mate in added))
     shown = list(names)[:NAMES_EMBEDDED]
+    shown += list(dict.fromkeys(glosses_named(content).values()))[:GLOSSES_EMBEDDED]
     return f"{content} ({', '.join(shown)})" if shown else content
 
 

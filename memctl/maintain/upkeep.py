@@ -57,8 +57,9 @@ MESSAGES_PER_RUN = 5_000
 MEANING_PER_RUN = 5_000
 # The vocabulary's names as a memory's searched vector holds them (ingest/meaning.py); a
 # new one names every memory again. 2: and what the software it names is
-# (retrieve/software_kinds.txt).
-MEANING_VERSION = "2"
+# (retrieve/software_kinds.txt); 3: and what the technical terms it writes mean
+# (retrieve/glossary.txt).
+MEANING_VERSION = "3"
 
 
 def check_integrity(m: Maintenance) -> None:
