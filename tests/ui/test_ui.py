@@ -29,6 +29,7 @@ from memctl.imports.files import expand
 from memctl.imports.pipeline import ImportOptions, import_files
 from memctl.ingest.capture import IngestOptions, capture
 from memctl.ingest.pipeline import run_session
+from memctl.model import Category, Kind
 from memctl.store.events import run_events
 from memctl.ui.app import build_app
 from memctl.ui.security import COOKIE, Keys
@@ -36,6 +37,7 @@ from memctl.ui.views import PAGE_SIZE
 from tests.conftest import ROOT, run_cli
 from tests.fakes import HashEmbedder
 from tests.ingesting import SESSION, distil, fixture, ingest_text
+from tests.maintain.test_maintain import put
 from tests.memories.test_forget_everywhere import _files_holding
 
 HOSTILE = (
@@ -181,8 +183,19 @@ def test_a_memory_history_says_what_changed_and_which_run_did_it(
 def test_a_consolidated_memory_links_the_memory_and_session_it_came_from(
     client: TestClient, stored: Context, make_ctx: Any
 ) -> None:
-    # the episode's facts consolidated as a memory of their own, not merged into the one
-    # whose words they repeat (reconcile compares the texts alone)
+    # an old episode of the stored session whose finding no turn of it said (a digest's
+    # Asked / Decided lines quote turns ingest read already: consolidate skips them), its
+    # fact consolidated as a memory of its own, not merged into one whose words it repeats
+    put(
+        stored,
+        "Session of 2025-09-14 (claude-code) — the staging database\n"
+        "Found: the staging database is called pelican-stage",
+        30,
+        kind=Kind.EPISODIC,
+        category=Category.EVENTS,
+        tags=["digest", "session"],
+        session_id=SESSION,
+    )
     maintain(make_ctx(reconcile__match_similarity=0.99), MaintainRequest(only="consolidate"))
     listed = client.get("/memories.json").json()["memories"]
     made = next(m for m in listed if m["source"].startswith("memory:"))
