@@ -157,7 +157,10 @@ def test_a_gemini_cli_session_names_its_speaker_in_type_and_keeps_its_tool_calls
     assert transcript.tally.session_id == "37b7abef-713d-4522-85f0-8ff15a4e6d17"
     assert messages[0] == (Role.USER, "show tools")
     assert messages[1][0] == Role.ASSISTANT and "`save_memory`" in messages[1][1]
-    assert (Role.ASSISTANT, "[tool write_file: hello.md]") in messages
+    # a write keeps what it wrote: the file's last state is the answer to "what is left in it"
+    assert (Role.ASSISTANT, "[tool write_file: hello.md + # Hello World]") in messages
+    last = "# Hello World Sphinx of black quartz, judge my vow. Pack my box with five dozen"
+    assert any(last in text for role, text in messages if role == Role.ASSISTANT)
     reports = [text for role, text in messages if role == Role.TOOL and "[subagent report]" in text]
     assert len(reports) == 1 and "codebase_investigator" in reports[0]
     notice = {"type": "info", "content": "Request cancelled."}
