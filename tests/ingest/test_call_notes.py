@@ -4,6 +4,7 @@ and every note was cut before the file's name, so no search could find them."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -62,6 +63,18 @@ def test_a_file_tools_note_keeps_the_start_of_the_lines_it_wrote() -> None:
     assert len(whole) <= len("[tool Write: /src/b.py + ]") + WRITTEN_WIDTH
     todo = {"todos": [{"content": "rename the flag", "status": "pending"}]}
     assert tool_use_note("TodoWrite", todo).startswith('[tool TodoWrite: {"todos"')  # no file
+
+
+def test_a_codex_patch_is_noted_by_its_files_and_the_lines_it_added() -> None:
+    patch = "*** Begin Patch\n*** Update File: src/db.rs\n@@\n fn open() {\n-use postgres;\n"
+    patch += "+use rusqlite::Connection;\n*** Add File: src/new.rs\n+pub fn x() {}\n*** End Patch"
+    note = tool_use_note("apply_patch", patch)
+    assert note == (
+        "[tool apply_patch: *** Update File: src/db.rs *** Add File: src/new.rs"
+        " + use rusqlite::Connection; pub fn x() {}]"
+    )
+    assert tool_use_note("apply_patch", json.dumps({"input": patch})) == note
+    assert read_back(note) == [("apply_patch", "src/db.rs")]  # the digest's files
 
 
 def test_what_a_tool_wrote_loses_its_secrets_and_private_blocks() -> None:

@@ -115,7 +115,8 @@ def test_codex_rollouts_new_and_old(name: str) -> None:
         assert messages[0][1].startswith("We decided to use SQLite")
         assert "[tool shell: bash -lc rg -n postgres src]" in text
         assert "[tool result shell: src/db.rs:12: use postgres::Client;]" in text
-        assert "[tool apply_patch: *** Begin Patch" in text
+        # a patch by its file and the lines it added
+        assert "[tool apply_patch: *** Update File: src/db.rs + use rusqlite::Connection;]" in text
         assert "[tool shell: git status --short]" in text
         assert "Inspecting the schema" not in text  # reasoning
         assert text.count("We decided to use SQLite") == 1  # event_msg repeats it

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memctl.config.safe_load import json_value
-from memctl.ingest.tools import NOTE_START, memctl_tool, writes_files
+from memctl.ingest.tools import NOTE_START, PATCH_FILE, memctl_tool, writes_files
 from memctl.lazy_re import lazy
 from memctl.memories.privacy import scrub
 from memctl.model import Role, format_time, parse_time
@@ -156,6 +156,7 @@ REPLACED_KEYS = ("old_string", "oldString")
 # message stays one of tool notes only, so it weighs TOOL_NOTES_FACTOR and is never alone
 # a clear match (retrieve/run.py).
 WRITTEN_WIDTH = 2 * NOTE_WIDTH
+PATCH_START = "*** Begin Patch"  # Codex's apply_patch format
 
 
 @dataclass
@@ -270,9 +271,14 @@ def called(tally: Tally, call_id: Any, name: str, arguments: Any) -> None:
 
 def tool_use_note(name: str, arguments: Any) -> str:
     """A tool call reduced to one line: ``[tool Bash: git status]``; a file tool's with
-    the start of what it wrote: ``[tool Edit: src/app.py + retries = 3]``."""
-    note = _call_note(name, tool_detail(arguments))
-    wrote = written(name, arguments)
+    the start of what it wrote: ``[tool Edit: src/app.py + retries = 3]``; a patch's
+    (Codex's ``apply_patch``) by its files and its added lines."""
+    patch = _patch_of(name, arguments)
+    if patch:
+        files = " ".join(found.group(0) for found in PATCH_FILE.finditer(patch))
+        note, wrote = _call_note(name, files or patch), _added(patch)
+    else:
+        note, wrote = _call_note(name, tool_detail(arguments)), written(name, arguments)
     if not wrote or note.endswith("…"):
         return note
     # another note's opening inside the text would split this one (tools.read_calls)
@@ -298,6 +304,26 @@ def written(name: str, arguments: Any) -> str:
             new = _text_of(edit, WRITTEN_KEYS).splitlines()
             lines += [line for line in new if line.strip() and line not in old]
     return "\n".join(lines)
+
+
+def _patch_of(name: str, arguments: Any) -> str:
+    """The patch a file tool's call applies (its input, or its input's one text that is a
+    patch), '' for any other call."""
+    if not writes_files(name):
+        return ""
+    if isinstance(arguments, str):
+        try:
+            arguments = json_value(arguments)
+        except ValueError:
+            pass
+    texts = arguments.values() if isinstance(arguments, dict) else [arguments]
+    return next((t for t in texts if isinstance(t, str) and PATCH_START in t), "")
+
+
+def _added(patch: str) -> str:
+    """A patch's added lines (scrubbed first, as ``_text_of``), without their ``+``."""
+    lines = scrub(patch[:NOTE_SCAN])[0].splitlines()
+    return "\n".join(line[1:] for line in lines if line.startswith("+") and line[1:].strip())
 
 
 def _text_of(arguments: dict[str, Any], keys: tuple[str, ...]) -> str:
