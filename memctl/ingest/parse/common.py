@@ -278,7 +278,7 @@ def tool_use_note(name: str, arguments: Any) -> str:
         files = " ".join(found.group(0) for found in PATCH_FILE.finditer(patch))
         note, wrote = _call_note(name, files or patch), _added(patch)
     else:
-        note, wrote = _call_note(name, tool_detail(arguments)), written(name, arguments)
+        note, wrote = _call_note(name, tool_detail(arguments)), _written(name, arguments)
     if not wrote or note.endswith("…"):
         return note
     # another note's opening inside the text would split this one (tools.read_calls)
@@ -292,7 +292,7 @@ def _call_note(name: str, detail: str) -> str:
     return one_line(f"[tool {name or '?'}: {LONG_PATH.sub(SHORT_PATH, detail)}]")
 
 
-def written(name: str, arguments: Any) -> str:
+def _written(name: str, arguments: Any) -> str:
     """The lines a file tool's call writes that the text it replaces did not hold."""
     if not isinstance(arguments, dict) or not writes_files(name):
         return ""
