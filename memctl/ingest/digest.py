@@ -111,6 +111,11 @@ OUTCOME_CHARS = 400
 FINDINGS_CHARS = 900
 FINDINGS_MIN_ITEMS = 2
 ERROR_WIDTH = 70
+# A case fact keeps the error's telling line as its tool note does (parse.common.NOTE_WIDTH):
+# what was missing or wrong is said last ("missing 1 required positional argument:
+# 'library_version'", "No module named 'extract_coderabbit_feedback'"), and a cut at
+# ERROR_WIDTH, right for the digest's short lines, loses it from the fact that answers.
+CASE_ERROR_WIDTH = 160
 COMMAND_WIDTH = 50
 AGAIN = "running it again"  # a failure whose fix was only a retry: no case to learn
 # kinds of rule match that say what was decided or set right
@@ -339,8 +344,8 @@ def _short(command: str) -> str:
     return LONG_PATH.sub(SHORT_PATH, command)
 
 
-def _error(call: Call) -> str:
-    return _cut((call.error or "an error").replace("\\n", " "), ERROR_WIDTH)
+def _error(call: Call, width: int = ERROR_WIDTH) -> str:
+    return _cut((call.error or "an error").replace("\\n", " "), width)
 
 
 def _changes(digest: SessionDigest, calls: list[Call], limit: int) -> None:
@@ -368,10 +373,11 @@ def _changes(digest: SessionDigest, calls: list[Call], limit: int) -> None:
                 failed, since = failing.pop(done)
                 fix = _fix(calls[since + 1 : n], call, shell_command(failed.detail).text)
                 text = _cut(_short(shell_command(failed.detail).text), COMMAND_WIDTH)
-                line = f"`{text}` failed: {_error(failed)}"
-                _add(digest.fixed, f"{line} → fixed by {fix}", limit)
+                line = f"`{text}` failed: "
+                _add(digest.fixed, f"{line}{_error(failed)} → fixed by {fix}", limit)
                 if fix != AGAIN and not call.fetched_from:
-                    digest.fixes.append((f"{line} → fixed by {fix}", call))
+                    case = f"{line}{_error(failed, CASE_ERROR_WIDTH)} → fixed by {fix}"
+                    digest.fixes.append((case, call))
             elif call.succeeded and not command.read_only:
                 mark = f" (from {call.fetched_from})" if call.fetched_from else ""
                 _add(digest.commands, _cut(command.text, 100) + mark, limit)

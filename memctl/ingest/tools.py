@@ -197,9 +197,14 @@ def tool_kind(name: str, detail: str) -> str:
         return "file"
     if SHELL_NAMES.search(name):
         return "shell"
-    if FILE_NAMES.search(name) and not NOT_FILE_NAMES.search(name):
+    if writes_files(name):
         return "file"
     return "other"
+
+
+def writes_files(name: str) -> bool:
+    """A tool that writes, edits or patches files, by its name (not a todo list's "write")."""
+    return bool(FILE_NAMES.search(name)) and not NOT_FILE_NAMES.search(name)
 
 
 def _program(words: list[str]) -> list[str]:

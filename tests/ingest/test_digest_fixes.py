@@ -157,3 +157,46 @@ def test_memctls_own_answers_are_not_kept_in_the_session(
     assert "[tool mcp__memctl__memory_search: how do we deploy]" in said
     assert "[tool result mcp__memctl__memory_search]" in said
     assert "bastion host, never from a laptop" not in said.split("From memory:")[0]
+
+
+def test_a_case_keeps_the_end_of_its_error_where_the_missing_name_is(
+    make_ctx: Callable[..., Context],
+) -> None:
+    """A real fresh session's failure (cc1-cclog-37f83ec9): what was missing is said last."""
+    error = (
+        "E TypeError: CacheManager.__init__() missing 1 required positional argument: "
+        "'library_version'"
+    )
+    pytest = {"command": "uv run pytest -x"}
+    run = {"type": "tool_use", "id": "t1", "name": "Bash", "input": pytest}
+    again = {"type": "tool_use", "id": "t2", "name": "Bash", "input": pytest}
+    edit = {"type": "tool_use", "id": "t3", "name": "Edit"}
+    edit["input"] = {"file_path": "/src/test_link.py", "old_string": "a", "new_string": "b"}
+    lines = [
+        claude_record("user", "Make the link tests pass again please", "2025-07-14T10:00:00Z"),
+        claude_record("assistant", [run], "2025-07-14T10:01:00Z"),
+        claude_record(
+            "user",
+            [{"type": "tool_result", "tool_use_id": "t1", "content": error, "is_error": True}],
+            "2025-07-14T10:02:00Z",
+        ),
+        claude_record("assistant", [edit], "2025-07-14T10:03:00Z"),
+        claude_record(
+            "user",
+            [{"type": "tool_result", "tool_use_id": "t3", "content": "ok"}],
+            "2025-07-14T10:03:30Z",
+        ),
+        claude_record("assistant", [again], "2025-07-14T10:04:00Z"),
+        claude_record(
+            "user",
+            [{"type": "tool_result", "tool_use_id": "t2", "content": "3 passed in 0.2s"}],
+            "2025-07-14T10:05:00Z",
+        ),
+    ]
+    ctx = make_ctx()
+    session = ingest(ctx, lines)
+    (case,) = [m for m in memories_of(ctx, session) if m.category == "cases"]
+    assert "argument: 'library_version' → fixed by editing test_link.py" in case.content
+    digest = digest_of(ctx, session).content
+    assert "'library_version'" not in digest  # the digest's line stays short
+    assert "CacheManager.__init__() missing 1 required" in digest

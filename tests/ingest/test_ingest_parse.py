@@ -116,7 +116,8 @@ def test_codex_rollouts_new_and_old(name: str) -> None:
         assert messages[0][1].startswith("We decided to use SQLite")
         assert "[tool shell: bash -lc rg -n postgres src]" in text
         assert "[tool result shell: src/db.rs:12: use postgres::Client;]" in text
-        assert "[tool apply_patch: *** Begin Patch" in text
+        # a patch by its file and the lines it added
+        assert "[tool apply_patch: *** Update File: src/db.rs + use rusqlite::Connection;]" in text
         assert "[tool shell: git status --short]" in text
         assert "Inspecting the schema" not in text  # reasoning
         assert text.count("We decided to use SQLite") == 1  # event_msg repeats it
@@ -158,7 +159,10 @@ def test_a_gemini_cli_session_names_its_speaker_in_type_and_keeps_its_tool_calls
     assert transcript.tally.session_id == "37b7abef-713d-4522-85f0-8ff15a4e6d17"
     assert messages[0] == (Role.USER, "show tools")
     assert messages[1][0] == Role.ASSISTANT and "`save_memory`" in messages[1][1]
-    assert (Role.ASSISTANT, "[tool write_file: hello.md]") in messages
+    # a write keeps what it wrote: the file's last state is the answer to "what is left in it"
+    assert (Role.ASSISTANT, "[tool write_file: hello.md + # Hello World]") in messages
+    last = "# Hello World Sphinx of black quartz, judge my vow. Pack my box with five dozen"
+    assert any(last in text for role, text in messages if role == Role.ASSISTANT)
     reports = [text for role, text in messages if role == Role.TOOL and "[subagent report]" in text]
     assert len(reports) == 1 and "codebase_investigator" in reports[0]
     notice = {"type": "info", "content": "Request cancelled."}

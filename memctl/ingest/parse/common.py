@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memctl.config.safe_load import json_value
-from memctl.ingest.tools import memctl_tool
+from memctl.ingest.tools import NOTE_START, PATCH_FILE, memctl_tool, writes_files
 from memctl.lazy_re import lazy
 from memctl.memories.privacy import scrub
 from memctl.model import Role, format_time, parse_time
@@ -145,6 +145,18 @@ TOOL_DETAIL_KEYS = (
     "description",
     "prompt",
 )
+# The keys of a file tool's input that hold the text it writes, and the text it replaces:
+# Claude Code's Write / Edit / MultiEdit (``edits``) / NotebookEdit, Gemini CLI's
+# write_file / replace, OpenCode's write / edit.
+WRITTEN_KEYS = ("new_string", "newString", "content", "new_source")
+REPLACED_KEYS = ("old_string", "oldString")
+# A file tool's note keeps the start of the lines it wrote that were not there before (what
+# a rename or a new setting says: "store as `Summary_[YYYY-MM]`"), at most this many
+# characters after its path: twice a note's width, a few lines, never the whole file; the
+# message stays one of tool notes only, so it weighs TOOL_NOTES_FACTOR and is never alone
+# a clear match (retrieve/run.py).
+WRITTEN_WIDTH = 2 * NOTE_WIDTH
+PATCH_START = "*** Begin Patch"  # Codex's apply_patch format
 
 
 @dataclass
@@ -258,12 +270,67 @@ def called(tally: Tally, call_id: Any, name: str, arguments: Any) -> None:
 
 
 def tool_use_note(name: str, arguments: Any) -> str:
-    """A tool call reduced to one line: ``[tool Bash: git status]``."""
-    detail = tool_detail(arguments)
+    """A tool call reduced to one line: ``[tool Bash: git status]``; a file tool's with
+    the start of what it wrote: ``[tool Edit: src/app.py + retries = 3]``; a patch's
+    (Codex's ``apply_patch``) by its files and its added lines."""
+    patch = _patch_of(name, arguments)
+    if patch:
+        files = " ".join(found.group(0) for found in PATCH_FILE.finditer(patch))
+        note, wrote = _call_note(name, files or patch), _added(patch)
+    else:
+        note, wrote = _call_note(name, tool_detail(arguments)), _written(name, arguments)
+    if not wrote or note.endswith("…"):
+        return note
+    # another note's opening inside the text would split this one (tools.read_calls)
+    return f"{note[:-1]} + {NOTE_START.sub('(tool ', one_line(wrote, WRITTEN_WIDTH))}]"
+
+
+def _call_note(name: str, detail: str) -> str:
     note = one_line(f"[tool {name or '?'}: {detail}]" if detail else f"[tool {name or '?'}]")
     if not note.endswith("…"):
         return note
     return one_line(f"[tool {name or '?'}: {LONG_PATH.sub(SHORT_PATH, detail)}]")
+
+
+def _written(name: str, arguments: Any) -> str:
+    """The lines a file tool's call writes that the text it replaces did not hold."""
+    if not isinstance(arguments, dict) or not writes_files(name):
+        return ""
+    edits = arguments.get("edits")
+    lines: list[str] = []
+    for edit in edits if isinstance(edits, list) else [arguments]:
+        if isinstance(edit, dict):
+            old = set(_text_of(edit, REPLACED_KEYS).splitlines())
+            new = _text_of(edit, WRITTEN_KEYS).splitlines()
+            lines += [line for line in new if line.strip() and line not in old]
+    return "\n".join(lines)
+
+
+def _patch_of(name: str, arguments: Any) -> str:
+    """The patch a file tool's call applies (its input, or its input's one text that is a
+    patch), '' for any other call."""
+    if not writes_files(name):
+        return ""
+    if isinstance(arguments, str):
+        try:
+            arguments = json_value(arguments)
+        except ValueError:
+            pass
+    texts = arguments.values() if isinstance(arguments, dict) else [arguments]
+    return next((t for t in texts if isinstance(t, str) and PATCH_START in t), "")
+
+
+def _added(patch: str) -> str:
+    """A patch's added lines (scrubbed first, as ``_text_of``), without their ``+``."""
+    lines = scrub(patch[:NOTE_SCAN])[0].splitlines()
+    return "\n".join(line[1:] for line in lines if line.startswith("+") and line[1:].strip())
+
+
+def _text_of(arguments: dict[str, Any], keys: tuple[str, ...]) -> str:
+    """The first of ``keys`` that holds text, scrubbed *before* its lines are compared: a
+    private block whose tags the old text holds too must not leave its inside behind."""
+    text = next((arguments[k] for k in keys if isinstance(arguments.get(k), str)), "")
+    return scrub(text[:NOTE_SCAN])[0]
 
 
 # A test run's closing summary that counts failures: pytest's "==== 5 failed, 6 passed in
