@@ -294,9 +294,17 @@ RECALL_KEYS: tuple[Key, ...] = (
         minimum=0,
     ),
     Key(
+        "recall.depth",
+        10,
+        "Rows the retrieval legs, the cap and the possible pool are counted in, whatever the "
+        "limit asked for: the first k rows of any limit are the rows of limit k.",
+        minimum=1,
+        maximum=1000,
+    ),
+    Key(
         "recall.cap",
         2,
-        "Keep recall.limit x this many relevant candidates (deeper only to fill a larger limit).",
+        "Keep recall.depth x this many relevant candidates (deeper only to fill a larger limit).",
         minimum=1,
     ),
     Key("recall.rerank", False, "Rerank candidates with an LLM through Ollama."),
@@ -473,7 +481,7 @@ KEYS: tuple[Key, ...] = (
     Key(
         "recall.candidates",
         3,
-        "Each retrieval leg fetches recall.limit x this many candidates (deeper only to fill a "
+        "Each retrieval leg fetches recall.depth x this many candidates (deeper only to fill a "
         "larger limit).",
         minimum=1,
         maximum=50,

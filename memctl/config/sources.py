@@ -79,6 +79,9 @@ SOURCES: dict[str, str] = {
     "store's size (100,000 messages with vectors recall at about the cost of 1,000,000 "
     "without)",
     "recall.cap": RECALL + ": keep limit x 2",
+    "recall.depth": "measured: depths 10, 15, 20 and 30 on every benchmark; deeper lifts "
+    "LoCoMo and LongMemEval's check half and loses real questions, held-out and fresh ones "
+    "too (benchmarks.md § How deep recall searches)",
     "recall.llm_gate_candidates": "reasoned: the 5 closest memories, as many as a found@5 "
     "counts (benchmarks.md § Clear and possible matches)",
     "recall.llm_gate_floor": "reasoned: the rerank blend's own midpoint and above; not "

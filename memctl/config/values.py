@@ -54,6 +54,7 @@ class Values:
     recall_session_vectors: int
     recall_message_vectors: str
     recall_message_vectors_up_to: int
+    recall_depth: int
     recall_cap: int
     recall_rerank: bool
     recall_llm_gate: bool
@@ -240,6 +241,7 @@ class RecallValues:
     session_vectors: int
     message_vectors: str
     message_vectors_up_to: int
+    depth: int
     cap: int
     rerank: bool
     llm_gate: bool

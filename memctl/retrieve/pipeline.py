@@ -194,7 +194,7 @@ def start(
     depth: int | None = None,
 ) -> Run:
     """A run ready for the stages: the query analysed against ``now`` (default: the clock),
-    searching ``depth`` rows (default ``recall.limit``: ``Run.depth``)."""
+    searching ``depth`` rows (default ``recall.depth``: ``Run.depth``)."""
     params = recall_params(ctx.settings, mode)
     moment = now or datetime.now(UTC)
     # memories created up to and including "now"; timestamps have millisecond resolution
@@ -205,7 +205,7 @@ def start(
         params=params,
         limit=limit or params.limit,
         now=moment,
-        depth=depth or params.limit,
+        depth=depth or params.depth,
         where=MemoryFilter(scopes=scopes, states=RECALLABLE_STATES, before=as_of),
         home_scope=home_scope_of(ctx, scopes),
     )
@@ -269,7 +269,7 @@ def ranked(run: Run, wanted: int) -> list[Candidate]:
     return [*clear, *possible_results(run, found, room)]
 
 
-# How much deeper than ``recall.limit`` the search for the rows past all a plain recall
+# How much deeper than ``recall.depth`` the search for the rows past all a plain recall
 # ranks goes (reasoned: the same for every limit up to twice the default, so that `-n 5`
 # and `-n 20` agree on those rows too; a larger limit searches as deep as it asks).
 DEEPER = 2
@@ -277,10 +277,10 @@ DEEPER = 2
 
 def deeper_rows(run: Run, shown: list[Candidate], wanted: int) -> list[Candidate]:
     """Rows past all that ``run``'s search ranks, for a limit it cannot fill: a search
-    DEEPER x ``recall.limit`` rows deep (or the limit's, when larger), its rows not shown
+    DEEPER x ``recall.depth`` rows deep (or the limit's, when larger), its rows not shown
     yet, after those shown, whatever their label (a deeper search ranks otherwise; the first
     rows stay a smaller limit's). Their steps join ``run``'s trace, for --explain."""
-    depth = max(run.limit, DEEPER * run.params.limit)
+    depth = max(run.limit, DEEPER * run.params.depth)
     deeper = replace(run, depth=depth, trace=[], notes=[], failed_legs=set(), shares={})
     deeper.possible, deeper.beside = [], []
     # nor a session message ``run`` folded into a memory it shows: that memory stands for it

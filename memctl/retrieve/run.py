@@ -149,7 +149,7 @@ class Run:
     params: Params
     limit: int
     now: datetime
-    # the rows the legs' depth and the cap are counted in: ``recall.limit``, whatever the
+    # the rows the legs' depth and the cap are counted in: ``recall.depth``, whatever the
     # limit asked for, so that every limit ranks the same candidates and shows the first
     # rows of one ranking (pipeline.recall); deeper only for the rows past what that
     # ranking holds. The legs' depth sets the range fuse maps each leg's scores over: a

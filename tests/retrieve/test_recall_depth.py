@@ -21,7 +21,7 @@ from memctl.retrieve.pipeline import recall
 from tests.ingesting import ingest_text
 
 PARAPHRASE = Path(__file__).resolve().parents[2] / "benchmarks" / "paraphrase"
-LIMITS = (3, 5, 10, 20)  # every limit up to twice recall.limit searches alike
+LIMITS = (3, 5, 10, 20)  # every limit up to twice recall.depth searches alike
 SESSION = "\n".join(
     [
         "user: the deploy to staging failed again, the smoke tests timed out",

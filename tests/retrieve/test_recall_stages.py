@@ -4,6 +4,7 @@ real store)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -141,12 +142,22 @@ def test_a_memory_inside_the_named_time_with_a_word_of_the_query_shows_it(
 
 
 def test_the_cap_keeps_a_plain_recalls_depth_whatever_the_limit(ctx: Context) -> None:
-    """``-n 2`` and ``-n 12`` keep what a plain recall keeps (recall.limit x cap): their
+    """``-n 2`` and ``-n 12`` keep what a plain recall keeps (recall.depth x cap): their
     rows are the first of one ranking (Run.depth)."""
     for limit in (2, 12):
         run = make_run(ctx, limit=limit, cap=2)
-        assert run.params.limit == 10
+        assert run.depth == 10
         assert len(cap(run, [cand(str(i), 1 - i / 100) for i in range(30)])) == 20
+
+
+def test_the_depth_is_a_key_of_its_own_not_the_limit_a_person_sets(
+    make_ctx: Callable[..., Context],
+) -> None:
+    """A person's recall.limit says how many rows recall shows, not how deep it searches:
+    the legs, the cap and the possible pool count in recall.depth."""
+    run = start(make_ctx(**{"recall.limit": 3, "recall.depth": 4}), "query", now=NOW)
+    assert (run.limit, run.depth) == (3, 4)
+    assert len(cap(run, [cand(str(i), 1 - i / 100) for i in range(30)])) == 8
 
 
 class ScriptedJudge:
