@@ -18,6 +18,8 @@ Newer versions keep it as ``chatSessions/<id>.jsonl``, a log of changes to that
 document: the first line ``{"kind": 0, "v": <document>}``, then ``kind`` 1 sets ``v`` at
 the key path ``k``, 2 pushes the items of ``v`` onto the array there (cut to ``i`` items
 first when ``i`` is given) and 3 deletes it; replayed, the log is the document.
+
+So is an Amp thread: its messages, numbered in ``messageId``, are read by ``amp``.
 """
 
 from __future__ import annotations
