@@ -207,6 +207,97 @@ def test_a_copilot_chat_session_keeps_each_request_and_its_answer() -> None:
     assert list(read_transcript(source(broken), "generic").messages) == []
 
 
+def amp_thread(name: str) -> tuple[list[Any], Any]:
+    path = FRESH2_SESSIONS / name
+    transcript = read_transcript(Input(path.open("rb"), str(path)), None)
+    return list(transcript.messages), transcript.tally
+
+
+def test_an_amp_thread_keeps_its_tool_calls_their_results_and_its_times() -> None:
+    """A real Amp thread: tool calls are notes (an edit's with the line it wrote), their
+    results a tool message named by the tool, thinking left out; each message dated by
+    the thread (a person's ``meta.sentAt``, the model's ``usage.timestamp``, a result by
+    the call before it); the folder from the thread's workspace tree; nothing passed over."""
+    messages, tally = amp_thread("amp-gitai-019ca1f6.json")
+    turns = [Role.USER, Role.ASSISTANT, Role.TOOL, Role.ASSISTANT, Role.TOOL, Role.ASSISTANT]
+    assert [m.role for m in messages] == turns
+    edit = messages[3].content
+    assert edit.startswith("[tool edit_file: ") and "+ 14,Why do programmers hate nature?" in edit
+    assert messages[4].content.startswith("[tool result edit_file: Index: ")
+    assert [m.created_at for m in messages[:3]] == [
+        "2026-02-28T01:56:52.139Z",
+        "2026-02-28T01:56:54.783Z",
+        "2026-02-28T01:56:54.783Z",
+    ]
+    assert (
+        tally.started_at == messages[0].created_at and messages[-1].created_at > "2026-02-28T01:57"
+    )
+    assert tally.session_id == "T-019ca1f6-7f21-77b5-a308-65416ebbdf48"
+    assert tally.cwd == "/Users/svarlamov/projects/testing-git-amp"
+    assert (tally.malformed, tally.skipped, tally.problems()) == (0, 0, None)
+    messages, tally = amp_thread("amp-gitai-019ca1ce.json")
+    text = "\n".join(m.content for m in messages)
+    assert text.count("[tool Read: ") == 4 and text.count("[tool result Read: ") == 4
+    assert "The user wants me to create a plan" not in text and tally.problems() is None
+
+
+def test_a_malformed_amp_thread_is_counted_and_keeps_the_rest() -> None:
+    """An Amp thread's failed, refused and failing-shell runs are error notes; its
+    compaction summary is kept; a message of no known role, a block that is no object
+    and one of a kind not read yet are counted in one line; the rest is kept. A thread
+    broken before its first message is a one-line error."""
+
+    def turn(number: int, role: str, *blocks: Any) -> dict[str, Any]:
+        return {"role": role, "messageId": number, "content": list(blocks)}
+
+    def ran(call: str, run: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "tool_result", "toolUseID": call, "run": run}
+
+    def use(call: str, name: str, **given: Any) -> dict[str, Any]:
+        return {"type": "tool_use", "id": call, "name": name, "input": given}
+
+    thread = {
+        "id": "T-1",
+        "messages": [
+            turn(0, "user", {"type": "text", "text": "run the tests"}, "stray"),
+            turn(1, "assistant", use("a", "Bash", cmd="pytest"), use("b", "edit_file", path="x")),
+            turn(
+                2,
+                "user",
+                ran("a", {"status": "done", "result": {"output": "no tests ran", "exitCode": 5}}),
+                ran("b", {"status": "rejected-by-user", "reason": "not now"}),
+            ),
+            turn(3, "assistant", use("c", "Read", path="y"), {"type": "hologram"}),
+            turn(4, "user", ran("c", {"status": "error", "error": {"message": "no such file"}})),
+            turn(5, "robot", {"type": "text", "text": "beep"}),
+            turn(6, "info", {"type": "summary", "summary": {"type": "message", "summary": "S"}}),
+        ],
+    }
+    transcript = read_transcript(source(json.dumps(thread)), None)
+    said = [(m.role, m.content) for m in transcript.messages]
+    assert said == [
+        (Role.USER, "run the tests"),
+        (Role.ASSISTANT, "[tool Bash: pytest]\n[tool edit_file: x]"),
+        (
+            Role.TOOL,
+            "[tool error Bash: exit 5: no tests ran]\n[tool refused edit_file: "
+            "The user doesn't want to proceed with this tool use: not now]",
+        ),
+        (Role.ASSISTANT, "[tool Read: y]"),
+        (Role.TOOL, "[tool error Read: no such file]"),
+        (Role.ASSISTANT, "[session summary] S"),
+    ]
+    problems = transcript.tally.problems()
+    assert problems is not None and "\n" not in problems
+    assert "2 malformed records" in problems and "Amp hologram block ×1" in problems
+    with pytest.raises(InputError, match="not a valid JSON transcript"):
+        list(
+            read_transcript(
+                source('{"id": "T-2", "messages": [{"role": "user", "mess'), None
+            ).messages
+        )
+
+
 def test_a_copilot_chat_session_log_is_replayed_into_its_session() -> None:
     """Newer Copilot Chat keeps a session as a JSONL log of changes to the document (a real
     one: the document, then a request pushed onto ``requests``): replayed, it is read as

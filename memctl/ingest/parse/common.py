@@ -147,9 +147,9 @@ TOOL_DETAIL_KEYS = (
 )
 # The keys of a file tool's input that hold the text it writes, and the text it replaces:
 # Claude Code's Write / Edit / MultiEdit (``edits``) / NotebookEdit, Gemini CLI's
-# write_file / replace, OpenCode's write / edit.
-WRITTEN_KEYS = ("new_string", "newString", "content", "new_source")
-REPLACED_KEYS = ("old_string", "oldString")
+# write_file / replace, OpenCode's write / edit, Amp's create_file / edit_file.
+WRITTEN_KEYS = ("new_string", "newString", "new_str", "content", "new_source")
+REPLACED_KEYS = ("old_string", "oldString", "old_str")
 # A file tool's note keeps the start of the lines it wrote that were not there before (what
 # a rename or a new setting says: "store as `Summary_[YYYY-MM]`"), at most this many
 # characters after its path: twice a note's width, a few lines, never the whole file; the

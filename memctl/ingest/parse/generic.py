@@ -18,6 +18,8 @@ Newer versions keep it as ``chatSessions/<id>.jsonl``, a log of changes to that
 document: the first line ``{"kind": 0, "v": <document>}``, then ``kind`` 1 sets ``v`` at
 the key path ``k``, 2 pushes the items of ``v`` onto the array there (cut to ``i`` items
 first when ``i`` is given) and 3 deletes it; replayed, the log is the document.
+
+So is an Amp thread: its messages, numbered in ``messageId``, are read by ``amp``.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from collections.abc import Iterator
 from pathlib import PurePosixPath
 from typing import Any
 
+from memctl.ingest.parse import amp
 from memctl.ingest.parse.common import (
     Parsed,
     Tally,
@@ -180,10 +183,10 @@ def replay(entries: Iterator[tuple[int, Any]], tally: Tally) -> dict[str, Any]:
 
 
 def member(key: str | None, value: Any, tally: Tally) -> list[Parsed]:
-    """One member of a JSON document: messages, Copilot Chat's requests, or the session's
-    id and title."""
+    """One member of a JSON document: messages (an Amp thread's read by ``amp``), Copilot
+    Chat's requests, or the session's id, title and folder."""
     if key in ("messages", None):
-        return record(value, tally)
+        return amp.message(value, tally) if amp.looks_like(value) else record(value, tally)
     if key == REQUESTS and isinstance(value, list):
         return [message for request in value for message in copilot_turn(request, tally)]
     if key in ("session_id", "sessionId", "id") and isinstance(value, str):
@@ -192,6 +195,8 @@ def member(key: str | None, value: Any, tally: Tally) -> list[Parsed]:
         tally.title = value
     elif key == "cwd":
         tally.saw_cwd(value)
+    elif key == amp.ENV:
+        tally.saw_cwd(amp.workspace(value))
     return []
 
 
