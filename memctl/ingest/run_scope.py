@@ -5,8 +5,10 @@ the whole project: ``npm test``, ``uv run pytest``, ``go test ./...``, ``ruff ch
 A run that names a source file or a glob of files (``npm test -- --run src/a.test.ts``,
 ``ruff format app/x.py``), a test id (``tests/test_a.py::test_b``, ``spec/a_spec.rb:12``)
 or a filter by name (``pytest -k retry``, ``go test -run TestRetry``, ``jest -t retries``)
-ran on a part of it, whatever the runner. A directory names no part by its shape
-(``pytest tests`` is the suite), nor does a configuration file (``tsc -p tsconfig.json``).
+ran on a part of it, whatever the runner; so did one that picks pytest markers (``-m
+browser``). A directory names no part by its shape (``pytest tests`` is the suite), nor
+does a configuration file (``tsc -p tsconfig.json``) or a marker expression that only
+leaves tests out (``pytest -m "not slow"``).
 """
 
 from __future__ import annotations
@@ -43,6 +45,10 @@ FILTERS = frozenset(
         "--example",
     }
 )
+# pytest's marker expression: a part of the suite ("-m browser"), unless it only leaves some
+# out ("-m 'not slow'", the suite a project runs every time)
+MARKERS = "-m"
+LEAVES_OUT = "not"
 # options whose value is a configuration or project file or a directory to run in
 CONFIG_OPTIONS = frozenset(
     {"-c", "--config", "--config-file", "-p", "--project", "--manifest-path", "-f", "--file"}
@@ -79,6 +85,8 @@ def run_scope(step: str) -> str:
     files = 0
     for n, word in enumerate(words):
         if word.partition("=")[0] in FILTERS:
+            return SELECTED_TESTS
+        if word == MARKERS and words[n + 1 : n + 2] not in ([], [LEAVES_OUT]):
             return SELECTED_TESTS
         if word.startswith("-") or (n and words[n - 1] in CONFIG_OPTIONS):
             continue

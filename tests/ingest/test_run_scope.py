@@ -47,6 +47,7 @@ from tests.ingest.test_ingest_digest import cc, parse, result, use
         ("go test -run=TestRetry ./...", SELECTED_TESTS),
         ("yarn jest --testNamePattern retries", SELECTED_TESTS),
         ("mvn test -Dtest=CheckoutTest", SELECTED_TESTS),
+        ("uv run pytest -m browser -v", SELECTED_TESTS),
     ],
 )
 def test_a_runs_scope_by_the_shape_of_its_arguments(step: str, scope: str) -> None:
