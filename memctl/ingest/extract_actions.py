@@ -31,7 +31,15 @@ from memctl.ingest.extract_rules import BULLET, QUESTION, sentences
 from memctl.ingest.facts import Fact
 from memctl.ingest.file_roles import file_roles
 from memctl.ingest.run_scope import only_informs, run_scope
-from memctl.ingest.tools import CHECKS, QUOTED, Call, command_purpose, shell_command, tool_kind
+from memctl.ingest.tools import (
+    CHECKS,
+    QUOTED,
+    Call,
+    command_purpose,
+    program_words,
+    shell_command,
+    tool_kind,
+)
 from memctl.lazy_re import lazy
 from memctl.model import Category
 from memctl.retrieve.query import cjk_count
@@ -51,6 +59,8 @@ FINDING = lazy(
 # A finding in a CJK language says as much in fewer characters (MemCC's CJK-aware bounds).
 MIN_FINDING_CHARS = 30
 MIN_CJK_FINDING_CHARS = 12
+# programs that move files about: their arguments name what they touch ("rm -rf build dist")
+FILE_CHORES = frozenset("rm rmdir mv cp mkdir touch chmod chown ln".split())
 STEPS = lazy(r"\s*(?:&&|;)\s*")  # the steps of a command line run one after another
 
 
@@ -85,10 +95,12 @@ class CheckRun:
 def _working_step(command: str) -> str:
     """The step of a command line that has a purpose, after the setting-up steps before it:
     ``source .venv/bin/activate && pytest && git commit -m x`` -> ``source
-    .venv/bin/activate && pytest``; "" when no step has one."""
+    .venv/bin/activate && pytest``; "" when no step has one. A step that moves files about
+    has none: ``rm -rf build`` names what it removes, it builds nothing."""
     steps = _steps(command)
     for n, step in enumerate(steps):
-        if command_purpose(step):
+        words = program_words(step.split())
+        if command_purpose(step) and words and words[0] not in FILE_CHORES:
             setup = [s for s in steps[:n] if shell_command(s).read_only]
             return " && ".join([*setup, step])
     return ""

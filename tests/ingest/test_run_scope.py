@@ -85,7 +85,13 @@ def test_the_suite_run_is_the_projects_command_not_a_shorter_one_file_run() -> N
 
 
 def test_a_one_file_run_alone_is_kept_and_says_so() -> None:
-    facts = _command_facts("uv run pytest tests/test_export.py -q", "uv run pytest --markers")
+    """And neither a run that prints the runner's markers nor a clean-up of the build's
+    directories (a real fresh session's) says how the project runs."""
+    facts = _command_facts(
+        "uv run pytest tests/test_export.py -q",
+        "uv run pytest --markers",
+        "rm -rf .venv build dist *.egg-info",
+    )
     assert facts == [
         "tests run, on one file only, with `uv run pytest tests/test_export.py -q` "
         "(passed on 2026-03-13)"
