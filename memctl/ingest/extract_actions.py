@@ -10,7 +10,8 @@ shows counts:
   a session ran on the whole project; a run on one file or on selected tests
   (``run_scope``) only when the session ran no other, and said so: "tests run, on one
   file only, with `npm test -- --run src/a.test.ts` (passed on …)"; a run that only
-  printed something about its runner, ``pytest --markers``, is none);
+  printed something about its runner, ``pytest --markers``, or a step that moved files,
+  ``rm -rf build``, is none);
 - a command that failed and succeeded after a change: the digest's "`X`
   failed: … → fixed by …" line, as a case (a retry alone teaches nothing);
 - what the closing answer and the reports say each file the session touched is for
