@@ -67,6 +67,7 @@ from memctl.ingest.parse.common import (
     SUBAGENT,
     SUBAGENT_REPORT,
 )
+from memctl.ingest.run_scope import SOURCE_FILE
 from memctl.ingest.summary import read_summary
 from memctl.ingest.tools import (
     CHECKS,
@@ -117,6 +118,10 @@ ERROR_WIDTH = 70
 # ERROR_WIDTH, right for the digest's short lines, loses it from the fact that answers.
 CASE_ERROR_WIDTH = 160
 COMMAND_WIDTH = 50
+# A case fact keeps a path argument the cut at COMMAND_WIDTH falls in whole: the failing
+# run's file is what a question names ("`uv run pytest test/test_combined_transcript_link.…`"
+# lost it), up to the longest command a command fact keeps (extract_actions.MAX_COMMAND).
+CASE_COMMAND_WIDTH = 120
 AGAIN = "running it again"  # a failure whose fix was only a retry: no case to learn
 # kinds of rule match that say what was decided or set right
 DECISION_KINDS = frozenset({"decision", "correction", "convention", "rule", "commitment"})
@@ -344,6 +349,21 @@ def _short(command: str) -> str:
     return LONG_PATH.sub(SHORT_PATH, command)
 
 
+def _case_command(command: str) -> str:
+    """A failing command as its case shows it: cut at COMMAND_WIDTH, or after the path
+    argument that cut falls in (see CASE_COMMAND_WIDTH)."""
+    flat = " ".join(command.split())
+    if len(flat) <= COMMAND_WIDTH:
+        return flat
+    start = flat.rfind(" ", 0, COMMAND_WIDTH - 1) + 1
+    end = flat.find(" ", COMMAND_WIDTH - 1)
+    end = len(flat) if end < 0 else end
+    word = flat[start:end]
+    if end > CASE_COMMAND_WIDTH or not ("/" in word or SOURCE_FILE.search(word)):
+        return _cut(flat, COMMAND_WIDTH)
+    return flat[:end] + (" …" if end < len(flat) else "")
+
+
 def _error(call: Call, width: int = ERROR_WIDTH) -> str:
     return _cut((call.error or "an error").replace("\\n", " "), width)
 
@@ -372,12 +392,12 @@ def _changes(digest: SessionDigest, calls: list[Call], limit: int) -> None:
             elif call.succeeded and (done := _retried(command.keys, failing)):
                 failed, since = failing.pop(done)
                 fix = _fix(calls[since + 1 : n], call, shell_command(failed.detail).text)
-                text = _cut(_short(shell_command(failed.detail).text), COMMAND_WIDTH)
-                line = f"`{text}` failed: "
+                text = _short(shell_command(failed.detail).text)
+                line = f"`{_cut(text, COMMAND_WIDTH)}` failed: "
                 _add(digest.fixed, f"{line}{_error(failed)} → fixed by {fix}", limit)
                 if fix != AGAIN and not call.fetched_from:
-                    case = f"{line}{_error(failed, CASE_ERROR_WIDTH)} → fixed by {fix}"
-                    digest.fixes.append((case, call))
+                    case = f"`{_case_command(text)}` failed: {_error(failed, CASE_ERROR_WIDTH)}"
+                    digest.fixes.append((f"{case} → fixed by {fix}", call))
             elif call.succeeded and not command.read_only:
                 mark = f" (from {call.fetched_from})" if call.fetched_from else ""
                 _add(digest.commands, _cut(command.text, 100) + mark, limit)

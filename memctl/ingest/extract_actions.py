@@ -6,8 +6,12 @@ shows counts:
 
 - a command that ran a project's tests, lint, formatting, type checks or build
   and succeeded (not one that came from fetched content, see ``digest``): "tests run
-  with `pnpm test` (passed on 2026-03-13)" (the shortest such command a session ran,
-  one per purpose);
+  with `pnpm test` (passed on 2026-03-13)" (one per purpose: the shortest such command
+  a session ran on the whole project; a run on one file or on selected tests
+  (``run_scope``) only when the session ran no other, and said so: "tests run, on one
+  file only, with `npm test -- --run src/a.test.ts` (passed on …)"; a run that only
+  printed something about its runner, ``pytest --markers``, or a step that moved files,
+  ``rm -rf build``, is none);
 - a command that failed and succeeded after a change: the digest's "`X`
   failed: … → fixed by …" line, as a case (a retry alone teaches nothing);
 - what the closing answer and the reports say each file the session touched is for
@@ -21,12 +25,22 @@ shows counts:
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from memctl.ingest.digest import SessionDigest
 from memctl.ingest.extract_rules import BULLET, QUESTION, sentences
 from memctl.ingest.facts import Fact
 from memctl.ingest.file_roles import file_roles
-from memctl.ingest.tools import CHECKS, QUOTED, Call, command_purpose, shell_command, tool_kind
+from memctl.ingest.run_scope import only_informs, run_scope
+from memctl.ingest.tools import (
+    CHECKS,
+    QUOTED,
+    Call,
+    command_purpose,
+    program_words,
+    shell_command,
+    tool_kind,
+)
 from memctl.lazy_re import lazy
 from memctl.model import Category
 from memctl.retrieve.query import cjk_count
@@ -46,6 +60,8 @@ FINDING = lazy(
 # A finding in a CJK language says as much in fewer characters (MemCC's CJK-aware bounds).
 MIN_FINDING_CHARS = 30
 MIN_CJK_FINDING_CHARS = 12
+# programs that move files about: their arguments name what they touch ("rm -rf build dist")
+FILE_CHORES = frozenset("rm rmdir mv cp mkdir touch chmod chown ln".split())
 STEPS = lazy(r"\s*(?:&&|;)\s*")  # the steps of a command line run one after another
 
 
@@ -57,13 +73,35 @@ def _steps(command: str) -> list[str]:
     return [command[a:b] for a, b in zip(starts, ends, strict=True)]
 
 
+@dataclass(frozen=True)
+class CheckRun:
+    """A command that did what a purpose says, and succeeded."""
+
+    command: str
+    verb: str  # of its evidence: "passed", "succeeded"
+    call: Call
+    scope: str  # "" on the whole project, else the part it ran on (``run_scope``)
+
+    def rank(self) -> tuple[bool, int]:
+        """Lower is the better example of the project's command: the whole project first,
+        then the shortest."""
+        return bool(self.scope), len(self.command)
+
+    def text(self, purpose: str) -> str:
+        part = f", on {self.scope} only," if self.scope else ""
+        day = f" ({self.verb} on {self.call.at[:10]})" if self.call.at else ""
+        return f"{purpose}{part} with `{self.command}`{day}"
+
+
 def _working_step(command: str) -> str:
     """The step of a command line that has a purpose, after the setting-up steps before it:
     ``source .venv/bin/activate && pytest && git commit -m x`` -> ``source
-    .venv/bin/activate && pytest``; "" when no step has one."""
+    .venv/bin/activate && pytest``; "" when no step has one. A step that moves files about
+    has none: ``rm -rf build`` names what it removes, it builds nothing."""
     steps = _steps(command)
     for n, step in enumerate(steps):
-        if command_purpose(step):
+        words = program_words(step.split())
+        if command_purpose(step) and words and words[0] not in FILE_CHORES:
             setup = [s for s in steps[:n] if shell_command(s).read_only]
             return " && ".join([*setup, step])
     return ""
@@ -81,9 +119,9 @@ def _fact(content: str, category: Category, tag: str, source: str, at: str) -> F
     )
 
 
-def _commands(calls: list[Call]) -> dict[str, tuple[str, str, Call]]:
-    """Per purpose: (the shortest command that succeeded, its verb, its call)."""
-    found: dict[str, tuple[str, str, Call]] = {}
+def _commands(calls: list[Call]) -> dict[str, CheckRun]:
+    """Per purpose: the run that best shows the project's command (``CheckRun.rank``)."""
+    found: dict[str, CheckRun] = {}
     for call in calls:
         shell = tool_kind(call.name, call.detail) == "shell"
         if not shell or call.outcome != "ok" or call.fetched_from:  # not from fetched content
@@ -93,11 +131,13 @@ def _commands(calls: list[Call]) -> dict[str, tuple[str, str, Call]]:
             continue
         core = _working_step(command.core)
         purpose = command_purpose(core) if core and len(core) <= MAX_COMMAND else None
-        if purpose is None or "…" in core:
+        step = _steps(core)[-1]
+        if purpose is None or "…" in core or only_informs(step):
             continue
+        run = CheckRun(core, purpose[1], call, run_scope(step))
         best = found.get(purpose[0])
-        if best is None or len(core) < len(best[0]):
-            found[purpose[0]] = (core, purpose[1], call)
+        if best is None or run.rank() < best.rank():
+            found[purpose[0]] = run
     return found
 
 
@@ -115,16 +155,8 @@ def _last_check_passed(calls: list[Call]) -> bool:
 def action_facts(digest: SessionDigest, source: str) -> list[Fact]:
     """The facts a session's tool calls show (see the module's docstring)."""
     facts = [
-        _fact(
-            f"{purpose} with `{core}` ({verb} on {call.at[:10]})"
-            if call.at
-            else f"{purpose} with `{core}`",
-            Category.PATTERNS,
-            "command",
-            source,
-            call.at,
-        )
-        for purpose, (core, verb, call) in _commands(digest.calls).items()
+        _fact(run.text(purpose), Category.PATTERNS, "command", source, run.call.at)
+        for purpose, run in _commands(digest.calls).items()
     ]
     facts += [_fact(line, Category.CASES, "case", source, call.at) for line, call in digest.fixes]
     if _last_check_passed(digest.calls):

@@ -207,13 +207,13 @@ def writes_files(name: str) -> bool:
     return bool(FILE_NAMES.search(name)) and not NOT_FILE_NAMES.search(name)
 
 
-def _program(words: list[str]) -> list[str]:
+def program_words(words: list[str]) -> list[str]:
     """The words from the program that does the work on (runners and settings skipped)."""
     while words and ENV_ASSIGNMENT.match(words[0]):
         words = words[1:]
     for runner in RUNNERS:
         if tuple(words[: len(runner)]) == runner:
-            return _program(words[len(runner) :])
+            return program_words(words[len(runner) :])
     if len(words) >= 3 and words[0].startswith("python") and words[1] == "-m":
         return words[2:]
     return words
@@ -221,7 +221,7 @@ def _program(words: list[str]) -> list[str]:
 
 def _segment_key(segment: str) -> tuple[str, bool]:
     """(key, read-only) of one segment of a command line."""
-    words = _program(segment.split())
+    words = program_words(segment.split())
     if not words:
         return "", True
     program = words[0].rsplit("/", 1)[-1]

@@ -42,6 +42,10 @@ ACTIVE = MemoryFilter(states=(State.ACTIVE,))
 # one fact (a walk's "Decided: don't produce code, design solution first; the main idea is
 # fine, however ..." offered as a convention beside the two it joined).
 QUOTED_LINES = ("Asked: ", "Decided: ")
+# A digest's last section, the assistant's closing answer: read as the assistant's words,
+# or the user-rule patterns take what it said ("Coverage: Tests on Python 3.12 and 3.13")
+# as what the user stated.
+OUTCOME = "Outcome: "
 TASK = "merge"
 
 MERGE_SYSTEM = """You merge near-duplicate notes of a long-term memory into one note. \
@@ -54,23 +58,29 @@ MERGE_SCHEMA: dict[str, Any] = {
 }
 
 
-def _unread(episode: Memory) -> str:
+def _unread(episode: Memory) -> list[Passage]:
     """The text of ``episode`` ingest has not read already: a digest without its heading
-    (the first request, cut) and the lines quoting its user's turns (``QUOTED_LINES``)."""
+    (the first request, cut) and the lines quoting its user's turns (``QUOTED_LINES``), its
+    closing answer (``OUTCOME`` to the end) the assistant's."""
+    source = f"memory:{episode.id}"
     if DIGEST_TAG not in episode.tags:
-        return episode.content
+        return [Passage(episode.content, Role.USER, source, None)]
     _heading, *lines = episode.content.splitlines()
-    return "\n".join(line for line in lines if not line.startswith(QUOTED_LINES))
+    closing = next((n for n, line in enumerate(lines) if line.startswith(OUTCOME)), len(lines))
+    record = [line for line in lines[:closing] if not line.startswith(QUOTED_LINES)]
+    answer = "\n".join(lines[closing:]).removeprefix(OUTCOME)
+    passages = [("\n".join(record), Role.USER), (answer, Role.ASSISTANT)]
+    return [Passage(text, role, source, None) for text, role in passages if text]
 
 
 def distil(m: Maintenance, episode: Memory) -> list[Decision]:
     """The decisions ingest's stages make on one episode's text (semantic facts only)."""
     run = m.run
     run.scope, run.session_id, run.agent_id = episode.scope, episode.session_id, episode.agent_id
-    passage = Passage(_unread(episode), Role.USER, f"memory:{episode.id}", None)
-    facts = [f for f in extract(run, [passage]) if f.category not in RECORDS]
+    passages = _unread(episode)
+    facts = [f for f in extract(run, passages) if f.category not in RECORDS]
     for fact in facts:
-        fact.source = passage.source
+        fact.source = f"memory:{episode.id}"
     embed(run, facts)
     for stage in FACT_STAGES:
         facts = stage(run, facts)

@@ -162,12 +162,13 @@ def test_memctls_own_answers_are_not_kept_in_the_session(
 def test_a_case_keeps_the_end_of_its_error_where_the_missing_name_is(
     make_ctx: Callable[..., Context],
 ) -> None:
-    """A real fresh session's failure (cc1-cclog-37f83ec9): what was missing is said last."""
+    """A real fresh session's failure (cc1-cclog-37f83ec9): what was missing is said last,
+    and the file the failing run named is kept whole where the digest's line cuts it."""
     error = (
         "E TypeError: CacheManager.__init__() missing 1 required positional argument: "
         "'library_version'"
     )
-    pytest = {"command": "uv run pytest -x"}
+    pytest = {"command": "uv run pytest test/test_combined_transcript_link.py -x --tb=short"}
     run = {"type": "tool_use", "id": "t1", "name": "Bash", "input": pytest}
     again = {"type": "tool_use", "id": "t2", "name": "Bash", "input": pytest}
     edit = {"type": "tool_use", "id": "t3", "name": "Edit"}
@@ -197,6 +198,8 @@ def test_a_case_keeps_the_end_of_its_error_where_the_missing_name_is(
     session = ingest(ctx, lines)
     (case,) = [m for m in memories_of(ctx, session) if m.category == "cases"]
     assert "argument: 'library_version' → fixed by editing test_link.py" in case.content
+    assert case.content.startswith("`uv run pytest test/test_combined_transcript_link.py …`")
     digest = digest_of(ctx, session).content
     assert "'library_version'" not in digest  # the digest's line stays short
+    assert "`uv run pytest test/test_combined_transcript_link.…` failed" in digest
     assert "CacheManager.__init__() missing 1 required" in digest

@@ -531,7 +531,9 @@ def test_a_command_the_person_ran_with_shell_mode_is_a_tool_call_and_its_result(
     ctx = make_ctx()
     session_id = ingest(ctx, lines, "claude-code")
     said = [m.content for m in memories_of(ctx, session_id)]
-    assert any(m.startswith("tests run with `uv run pytest -m fast`") for m in said), said
+    # a marker picks a part of the suite (ingest.run_scope)
+    only = "tests run, on selected tests only, with `uv run pytest -m fast`"
+    assert any(m.startswith(only) for m in said), said
     assert any("failed: 1 failed, 11 passed" in m and "fixed by editing cart.py" in m for m in said)
     assert "`uv run pytest -m fast` failed" in digest_of(ctx, session_id).content
 

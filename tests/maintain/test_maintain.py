@@ -139,14 +139,17 @@ def test_consolidate_turns_old_episodes_into_linked_facts(make_ctx: Any) -> None
 
 def test_a_digest_gives_no_fact_of_the_turns_it_quotes(make_ctx: Any) -> None:
     """Its Asked and Decided lines join cut user turns by "; ": ingest read those turns
-    whole, and read again they would make one glued fact of two rules."""
+    whole, and read again they would make one glued fact of two rules. Its Outcome is the
+    assistant's closing answer: no rule of the user's."""
     ctx = make_ctx()
     digest = put(
         ctx,
         "Session of 2026-01-08 (claude-code) — we always use uv for Python dependencies\n"
         "Asked: we always use uv for Python dependencies\n"
         "Decided: never push to main without a review; I prefer pytest over unittest\n"
-        "Found: the staging database is called pelican-stage",
+        "Found: the staging database is called pelican-stage\n"
+        "Outcome: Done, the lock file is regenerated.\n\n"
+        "Then: From now on we use uv instead of Poetry.",
         5,
         kind=Kind.EPISODIC,
         category=Category.EVENTS,
