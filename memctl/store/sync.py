@@ -277,13 +277,7 @@ def paths_here(db: Database, own_host: str) -> set[str]:
     """Memories whose source names a path (an imported file's) and whose winning file this
     host wrote: sent once more by a memctl whose files name the file, not its path
     (sync/memfile.py ``shared_source``), so the path leaves the repository's head."""
-    rows = db.tuples(
-        "SELECT m.id FROM memories m WHERE m.source LIKE '%/%' AND ? = (SELECT f.host_id "
-        "FROM sync_files f WHERE f.memory_id = m.id "
-        "ORDER BY f.updated_at DESC, f.host_id DESC LIMIT 1)",
-        (own_host,),
-    )
-    return {r[0] for r in rows}
+    return _won_here(db, own_host, "m.source LIKE '%/%'", ())
 
 
 # A memory's source naming a session by 32 hex digits (sync/memfile.py ``DERIVED_SESSION``).
@@ -295,11 +289,17 @@ def session_ids_here(db: Database, own_host: str) -> set[str]:
     file's path or first message) and whose winning file this host wrote: sent once more
     by a memctl whose files name it keyed (sync/memfile.py ``shared_source``), so the
     digest leaves the repository's head."""
+    return _won_here(db, own_host, "m.source GLOB ?", (DERIVED_SOURCE_GLOB,))
+
+
+def _won_here(db: Database, own_host: str, condition: str, params: tuple[str, ...]) -> set[str]:
+    """Memories meeting ``condition`` (over ``memories m``) whose winning file, the latest
+    of their sync files, ``own_host`` wrote."""
     rows = db.tuples(
-        "SELECT m.id FROM memories m WHERE m.source GLOB ? AND ? = (SELECT f.host_id "
+        f"SELECT m.id FROM memories m WHERE {condition} AND ? = (SELECT f.host_id "
         "FROM sync_files f WHERE f.memory_id = m.id "
         "ORDER BY f.updated_at DESC, f.host_id DESC LIMIT 1)",
-        (DERIVED_SOURCE_GLOB, own_host),
+        (*params, own_host),
     )
     return {r[0] for r in rows}
 
