@@ -377,7 +377,8 @@ def lead(candidates: list[Candidate]) -> tuple[str | None, float]:
 
 
 # Where the crowd around a query is measured (``crowd_cosine``): its 10th closest memory,
-# recall's default limit (recall.limit): a near miss by meaning has that many about as close.
+# the rows a recall shows by default (recall.limit; it follows neither that setting nor
+# recall.depth): a near miss by meaning has that many about as close.
 CROWD_RANK = 10
 
 
