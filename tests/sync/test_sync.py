@@ -116,18 +116,14 @@ def test_a_path_an_older_memctl_sent_leaves_the_head_at_the_next_sync(
 ) -> None:
     a, b = pair
     where = f"file:{tmp_path}/bob/clients-acme/notes.md"
-    with a.db.atomic():
-        made = Writer(a.db).create(Memory(content="acme pays net 30", source=where), None)
-    sync_api.promote(a, sync_api.ShareRequest((made.id,)))
-    with monkeypatch.context() as older:  # as memctl sent it before
-        older.setattr(memfile, "shared_source", lambda source, key: source)
-        sync_api.sync(a, SYNC)
-    with a.db.atomic():
-        a.db.set_meta(pipeline.META_SOURCES, "")  # nor did it mark that it sends none
-    assert "clients-acme" in git("--git-dir", str(remote), "grep", "-h", "source:", "HEAD")
-    assert sync_api.sync(a, SYNC).went_out["written"] == 1  # once
-    assert "clients-acme" not in git("--git-dir", str(remote), "grep", "-h", "source:", "HEAD")
-    assert sync_api.sync(a, SYNC).went_out["written"] == 0
+    made = _sent_by_an_older_memctl(
+        a,
+        remote,
+        monkeypatch,
+        Memory(content="acme pays net 30", source=where),
+        pipeline.META_SOURCES,
+        "clients-acme",
+    )
     assert sync_api.sync(b, SYNC).came_in["created"] == 1
     assert store.get_memory(b.db, made.id).source == "file:notes.md"  # type: ignore[union-attr]
 
@@ -141,21 +137,8 @@ def test_a_session_id_derived_from_a_path_goes_keyed_and_leaves_the_head_an_olde
     a, b = pair
     path = f"{tmp_path}/ann/acme-layoffs/plan.txt"
     derived = hashlib.sha256(f"generic\0{path}".encode()).hexdigest()[:32]
-    with a.db.atomic():
-        made = Writer(a.db).create(
-            Memory(content="Ann prefers tabs in Go code", source=f"session:{derived}#1:user"),
-            None,
-        )
-    sync_api.promote(a, sync_api.ShareRequest((made.id,)))
-    with monkeypatch.context() as older:  # as memctl sent it before
-        older.setattr(memfile, "shared_source", lambda source, key: source)
-        sync_api.sync(a, SYNC)
-    with a.db.atomic():
-        a.db.set_meta(pipeline.META_SESSIONS, "")  # nor did it mark that it sends none
-    assert derived in git("--git-dir", str(remote), "grep", "-h", "source:", "HEAD")
-    assert sync_api.sync(a, SYNC).went_out["written"] == 1  # once
-    assert derived not in git("--git-dir", str(remote), "grep", "-h", "source:", "HEAD")
-    assert sync_api.sync(a, SYNC).went_out["written"] == 0
+    memory = Memory(content="Ann prefers tabs in Go code", source=f"session:{derived}#1:user")
+    made = _sent_by_an_older_memctl(a, remote, monkeypatch, memory, pipeline.META_SESSIONS, derived)
     assert sync_api.sync(b, SYNC).came_in["created"] == 1
     there = store.get_memory(b.db, made.id)
     assert there is not None and re.fullmatch(r"session:local-[0-9a-f]{32}#1:user", there.source)
@@ -167,6 +150,32 @@ def test_a_session_id_derived_from_a_path_goes_keyed_and_leaves_the_head_an_olde
     again_a, again_b = sync_api.sync(a, SYNC), sync_api.sync(b, SYNC)  # no churn either way
     assert again_a.went_out["written"] == 0 and again_b.went_out["written"] == 0
     assert not again_a.incoming and not again_b.incoming
+
+
+def _sent_by_an_older_memctl(
+    a: Context,
+    remote: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    memory: Memory,
+    mark: str,
+    leaked: str,
+) -> Memory:
+    """``memory`` shared and synced as a memctl before the fix sent it (``leaked`` in its
+    file's source, ``mark`` not set): the next sync sends its file once more, without
+    ``leaked``, and the one after sends nothing."""
+    with a.db.atomic():
+        made = Writer(a.db).create(memory, None)
+    sync_api.promote(a, sync_api.ShareRequest((made.id,)))
+    with monkeypatch.context() as older:
+        older.setattr(memfile, "shared_source", lambda source, key: source)
+        sync_api.sync(a, SYNC)
+    with a.db.atomic():
+        a.db.set_meta(mark, "")  # nor did it mark that it sends none
+    assert leaked in git("--git-dir", str(remote), "grep", "-h", "source:", "HEAD")
+    assert sync_api.sync(a, SYNC).went_out["written"] == 1  # once
+    assert leaked not in git("--git-dir", str(remote), "grep", "-h", "source:", "HEAD")
+    assert sync_api.sync(a, SYNC).went_out["written"] == 0
+    return made
 
 
 def test_scope_of_a_project_is_its_remote(pair: tuple[Context, Context], remote: Path) -> None:
