@@ -24,6 +24,7 @@ from memctl.ingest.parse.claude import content_block as claude_block
 from memctl.ingest.parse.common import (
     Parsed,
     Tally,
+    call_result_note,
     session_summary,
     subagent_report,
     timestamp,
@@ -111,11 +112,11 @@ def content_block(block: Any, tally: Tally) -> tuple[str, bool] | None:
     if status in FAILED:
         error = run.get("error")
         said = error.get("message") if isinstance(error, dict) else run.get("reason")
-        return tool_result_note(str(said or status), True, tool), True
+        return call_result_note(tally, call, str(said or status), True), True
     output = result_text(run.get("result"))
     if call in tally.subagent_calls:
         return subagent_report(output, False, tool), True
-    return tool_result_note(output, False, tool), True
+    return call_result_note(tally, call, output), True
 
 
 def _why(run: dict[str, Any]) -> str:

@@ -33,11 +33,11 @@ from memctl.ingest.parse.common import (
     TASK_RESULT,
     Parsed,
     Tally,
+    call_result_note,
     called,
     session_summary,
     subagent_report,
     timestamp,
-    tool_result_note,
     tool_use_note,
     without_reminders,
 )
@@ -57,6 +57,8 @@ SHELL_OUTPUT = lazy(
     r"\A\s*<bash-stdout>(.*?)</bash-stdout>\s*(?:<bash-stderr>(.*?)</bash-stderr>)?\s*\Z", re.S
 )
 SHELL_TOOL = "Bash"  # Claude Code's shell tool: a note as its calls are written
+# A shell-mode command and its output come as two turns without an id: this one ties them
+SHELL_CALL = "shell mode"
 SLUG_GAP = lazy(r"[^A-Za-z0-9]")
 
 
@@ -120,7 +122,7 @@ def content_block(block: Any, tally: Tally) -> tuple[str, bool] | None:
         call = str(block.get("tool_use_id"))
         if call in tally.subagent_calls:
             return subagent_report(content, failed, tally.calls[call]), True
-        return tool_result_note(content, failed, tally.calls.get(call, "")), True
+        return call_result_note(tally, call, content, failed), True
     if kind == "image":
         return "[image]", False
     return None  # thinking, redacted_thinking, and kinds yet unknown
@@ -166,7 +168,7 @@ def messages(record: dict[str, Any], tally: Tally) -> list[Parsed]:
     if not text.strip():
         tally.pass_over("subagent without text" if sidechain else f"{kind} without text")
         return []
-    shell = _shell_mode(text) if kind == "user" else None
+    shell = _shell_mode(text, tally) if kind == "user" else None
     if shell is not None:
         tally.keep(str(Role.TOOL))
         return [Parsed(Role.TOOL, (SUBAGENT if sidechain else "") + shell, created)]
@@ -182,15 +184,18 @@ def messages(record: dict[str, Any], tally: Tally) -> list[Parsed]:
     return [Parsed(role, (SUBAGENT if sidechain else "") + text.strip(), created)]
 
 
-def _shell_mode(text: str) -> str | None:
+def _shell_mode(text: str, tally: Tally) -> str | None:
     """A shell-mode turn as a tool note: the command the person ran, or its output."""
     ran = SHELL_INPUT.match(text)
     if ran:
-        return tool_use_note(SHELL_TOOL, {"command": ran.group(1).strip()})
+        command = {"command": ran.group(1).strip()}
+        tally.withheld_calls.discard(SHELL_CALL)
+        called(tally, SHELL_CALL, SHELL_TOOL, command)
+        return tool_use_note(SHELL_TOOL, command)
     output = SHELL_OUTPUT.match(text)
     if output:
         said = "\n".join(part for part in output.groups() if part and part.strip())
-        return tool_result_note(said, tool=SHELL_TOOL)
+        return call_result_note(tally, SHELL_CALL, said)
     return None
 
 

@@ -29,10 +29,10 @@ from memctl.ingest.parse.common import (
     Parsed,
     Tally,
     block_text,
+    call_result_note,
     called,
     session_summary,
     timestamp,
-    tool_result_note,
     tool_use_note,
 )
 from memctl.lazy_re import lazy
@@ -74,13 +74,20 @@ def _json_output(text: str) -> Any:
 
 def _tool_call(item: dict[str, Any], tally: Tally) -> str:
     kind = item.get("type")
-    called(tally, item.get("call_id"), _name(item), None)
+    called(tally, item.get("call_id"), _name(item), _arguments(item))
     if kind == "local_shell_call":
         action = item.get("action") or {}
         return tool_use_note("shell", {"command": action.get("command") or ""})
     if kind == "web_search_call":
         return tool_use_note("web_search", item.get("action") or {})
     return tool_use_note(_name(item), item.get("arguments") or item.get("input"))
+
+
+def _arguments(item: dict[str, Any]) -> Any:
+    """A call's input: a shell's command, a function's arguments (JSON text) or input."""
+    if item.get("type") == "local_shell_call":
+        return {"command": (item.get("action") or {}).get("command") or ""}
+    return item.get("arguments") or item.get("input") or item.get("action")
 
 
 def _name(item: dict[str, Any]) -> str:
@@ -139,14 +146,14 @@ def _item(item: dict[str, Any], created: str | None, tally: Tally) -> list[Parse
         return [Parsed(Role.ASSISTANT, _tool_call(item, tally), created)]
     if kind in TOOL_OUTPUTS:
         tally.keep("tool output")
-        output, tool = item.get("output"), tally.calls.get(str(item.get("call_id")), "")
+        output, call = item.get("output"), item.get("call_id")
         if isinstance(output, str) and output.startswith("{"):
             output = _json_output(output)
         if isinstance(output, dict):  # {"content": ..., "success": bool}
             failed = output.get("success") is False
-            note = tool_result_note(output.get("content") or "", failed, tool)
+            note = call_result_note(tally, call, output.get("content") or "", failed)
             return [Parsed(Role.TOOL, note, created)]
-        return [Parsed(Role.TOOL, tool_result_note(output or "", tool=tool), created)]
+        return [Parsed(Role.TOOL, call_result_note(tally, call, output or ""), created)]
     if kind is None:
         tally.bad("response item without a type")
     else:

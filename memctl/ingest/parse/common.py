@@ -157,6 +157,26 @@ REPLACED_KEYS = ("old_string", "oldString", "old_str")
 # a clear match (retrieve/run.py).
 WRITTEN_WIDTH = 2 * NOTE_WIDTH
 PATCH_START = "*** Begin Patch"  # Codex's apply_patch format
+# A file whose name says it holds credentials, as the tools that keep them document it:
+# dotenv files (their templates, ``.env.example`` and the like, hold none), direnv's
+# ``.envrc``, SSH and TLS private keys and key stores, npm's, PyPI's, netrc's, PostgreSQL's,
+# git's, htpasswd's, Docker's, Vault's, AWS's, RubyGems' and kubectl's credential files,
+# Terraform's variables and state, and ``*credentials.json`` / ``client_secret*.json`` /
+# ``secrets.yaml``. A file tool's note keeps such a file's path and not what it wrote, and
+# the result of a call naming one keeps no line of its output: the scanner knows a secret
+# by its shape or its label, and a line such as ``SIGNING=tr0ub4dor-horse-battery`` has
+# neither, where the file's name says what it is.
+SECRET_FILE = lazy(
+    r"(?<![^\s/\\'\"`=:<>(])(?:"
+    r"\.env(?:\.(?!(?:example|sample|template|dist|defaults?)\b)[\w.-]+)?|[\w-]+\.env|\.envrc|"
+    r"id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?|"
+    r"[\w.-]+\.(?:pem|key|p12|pfx|ppk|jks|keystore|tfvars|tfstate)|"
+    r"\.npmrc|\.pypirc|[._]netrc|\.pgpass|\.git-credentials|\.htpasswd|\.dockercfg|"
+    r"\.vault-token|(?:\.aws|\.gem)/credentials|\.docker/config\.json|\.kube/config|"
+    r"kubeconfig[\w.-]*|[\w.-]*credentials\.(?:json|ya?ml|xml|toml)|"
+    r"client_secrets?[\w.-]*\.json|[\w.-]*secrets?\.(?:ya?ml|json|toml)"
+    r")(?![^\s'\"`;|&)<>,])"
+)
 
 
 @dataclass
@@ -185,9 +205,10 @@ class Tally:
     # lines kept and passed over, per kind: "kept user", "passed over system", ...
     lines: Counter[str] = field(default_factory=Counter)
     # tool calls by id, when the client gives results an id: their tool's name, and the
-    # ids of those that start a sub-agent
+    # ids of those that start a sub-agent, and of those that name a credentials file
     calls: dict[str, str] = field(default_factory=dict)
     subagent_calls: set[str] = field(default_factory=set)
+    withheld_calls: set[str] = field(default_factory=set)
     # titles waiting for a message of this session: {the message's uuid: title}
     summaries: dict[str, str] = field(default_factory=dict)
     uuids: set[str] = field(default_factory=set)
@@ -262,11 +283,28 @@ def tool_detail(arguments: Any) -> str:
 
 
 def called(tally: Tally, call_id: Any, name: str, arguments: Any) -> None:
-    """Remember a call's tool by its id, so its result can say whose it is."""
+    """Remember a call's tool by its id, so its result can say whose it is (and keep no
+    line of a credentials file it read)."""
     if isinstance(call_id, str) and call_id:
         tally.calls[call_id] = name
         if is_subagent_call(name, arguments):
             tally.subagent_calls.add(call_id)
+        if names_secret_file(arguments):
+            tally.withheld_calls.add(call_id)
+
+
+def names_secret_file(arguments: Any) -> bool:
+    """A call whose input (its command, its file, a patch's files) names a credentials
+    file (``SECRET_FILE``)."""
+    return bool(SECRET_FILE.search(tool_detail(arguments)))
+
+
+def call_result_note(tally: Tally, call_id: Any, output: Any, is_error: bool = False) -> str:
+    """The result of the call ``call_id`` as a note, named by its tool, without a line of
+    its output when the call named a credentials file."""
+    call = str(call_id)
+    withheld = call in tally.withheld_calls
+    return tool_result_note(output, is_error, tally.calls.get(call, ""), withheld)
 
 
 def tool_use_note(name: str, arguments: Any) -> str:
@@ -278,7 +316,9 @@ def tool_use_note(name: str, arguments: Any) -> str:
         files = " ".join(found.group(0) for found in PATCH_FILE.finditer(patch))
         note, wrote = _call_note(name, files or patch), _added(patch)
     else:
-        note, wrote = _call_note(name, tool_detail(arguments)), _written(name, arguments)
+        detail = tool_detail(arguments)
+        note = _call_note(name, detail)
+        wrote = "" if SECRET_FILE.search(detail) else _written(name, arguments)
     if not wrote or note.endswith("…"):
         return note
     # another note's opening inside the text would split this one (tools.read_calls)
@@ -321,9 +361,16 @@ def _patch_of(name: str, arguments: Any) -> str:
 
 
 def _added(patch: str) -> str:
-    """A patch's added lines (scrubbed first, as ``_text_of``), without their ``+``."""
-    lines = scrub(patch[:NOTE_SCAN])[0].splitlines()
-    return "\n".join(line[1:] for line in lines if line.startswith("+") and line[1:].strip())
+    """A patch's added lines (scrubbed first, as ``_text_of``), without their ``+``; none
+    of a credentials file's (``SECRET_FILE``)."""
+    added, secret = [], False
+    for line in scrub(patch[:NOTE_SCAN])[0].splitlines():
+        header = PATCH_FILE.match(line)
+        if header:
+            secret = bool(SECRET_FILE.search(header.group(2)))
+        elif line.startswith("+") and line[1:].strip() and not secret:
+            added.append(line[1:])
+    return "\n".join(added)
 
 
 def _text_of(arguments: dict[str, Any], keys: tuple[str, ...]) -> str:
@@ -343,7 +390,9 @@ TESTS_FAILED = lazy(
 )
 
 
-def tool_result_note(output: Any, is_error: bool = False, tool: str = "") -> str:
+def tool_result_note(
+    output: Any, is_error: bool = False, tool: str = "", withheld: bool = False
+) -> str:
     """A tool's output reduced to one line with its outcome: ``[tool result: 3 files
     changed]``, ``[tool error Bash: exit 1: pytest: command not found]`` or ``[tool
     refused ...]`` when the person said no at the permission prompt; named by its ``tool``
@@ -351,7 +400,8 @@ def tool_result_note(output: Any, is_error: bool = False, tool: str = "") -> str
     memctl's own tools answered is memctl's memories read back: like its
     ``<memctl-context>`` block (memories/privacy.py), never stored again, so a memory
     deleted for good leaves no copy in the session that read it, and recall does not
-    answer with its own echo."""
+    answer with its own echo. A ``withheld`` output (a credentials file's, by the call's
+    ``SECRET_FILE``) keeps its outcome and exit code, and no line of it."""
     if tool and not is_error and memctl_tool(tool):
         return f"[tool result {tool}]"
     whole = block_text(output) if not isinstance(output, str) else output
@@ -367,6 +417,8 @@ def tool_result_note(output: Any, is_error: bool = False, tool: str = "") -> str
         is_error, first = True, summary.group(0).strip("= ")
     elif is_error and not REFUSED.match(first):
         first = _telling(text, whole)
+    if withheld and not REFUSED.match(first):
+        first = ""
     if code and code.group(1) != "0":
         first = f"exit {code.group(1)}: {first}" if first else f"exit {code.group(1)}"
     label = "tool refused" if REFUSED.match(first) else "tool error" if is_error else "tool result"

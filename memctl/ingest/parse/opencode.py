@@ -20,6 +20,7 @@ from memctl.ingest.parse.common import (
     Parsed,
     Tally,
     is_subagent_call,
+    names_secret_file,
     one_line,
     session_summary,
     subagent_report,
@@ -40,13 +41,13 @@ def _object(value: Any) -> dict[str, Any]:
 
 def _tool(part: dict[str, Any]) -> str:
     state, name = _object(part.get("state")), str(part.get("tool") or "")
-    call = tool_use_note(name, state.get("input"))
+    call, withheld = tool_use_note(name, state.get("input")), names_secret_file(state.get("input"))
     if state.get("status") == "error":
-        return call + " " + tool_result_note(state.get("error") or "", True, name)
+        return call + " " + tool_result_note(state.get("error") or "", True, name, withheld)
     if state.get("output") and is_subagent_call(name, state.get("input")):
         return call + "\n" + subagent_report(state["output"], False, name)
     if state.get("output"):
-        return call + " " + tool_result_note(state["output"], tool=name)
+        return call + " " + tool_result_note(state["output"], False, name, withheld)
     return call
 
 

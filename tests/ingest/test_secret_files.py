@@ -1,0 +1,99 @@
+"""A file whose name says it holds credentials (``.env``, ``~/.kube/config``, ``.npmrc``,
+``id_rsa``...) keeps its path and not its content: a file tool's note kept up to 320
+characters of what it wrote, scrubbed, and a read's result its first line, and a dotenv
+line with no telling name (``SIGNING=...``), a ``SESSION_COOKIE=``, a kubeconfig's token
+of no known shape passed the scanner into the messages, recall and ``sessions show``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from memctl.context import Context
+from memctl.ingest.parse.common import names_secret_file, tool_result_note, tool_use_note
+from memctl.ingest.tools import read_calls
+from tests.conftest import files_holding
+from tests.ingest.test_compaction import ingest_file
+from tests.ingesting import claude_record
+
+# values the scanner cannot tell by shape or label; only the file's name says what they are
+UNTOLD = ("tr0ub4dor-horse-battery", "c00kie-otter-secret", "kubeadmtoken.q7w8e9r0t1y2u3i4")
+DOTENV = f"DEBUG=true\nSIGNING={UNTOLD[0]}\n"
+
+
+def _call(n: int, name: str, **arguments: str) -> dict[str, object]:
+    block = {"type": "tool_use", "id": f"t{n}", "name": name, "input": arguments}
+    return claude_record("assistant", [block], n, "leak-files")
+
+
+def _result(n: int, text: str) -> dict[str, object]:
+    block = {"type": "tool_result", "tool_use_id": f"t{n}", "content": text}
+    return claude_record("user", [block], n, "leak-files")
+
+
+def test_a_credentials_file_keeps_its_path_and_none_of_what_was_written_or_read(
+    make_ctx: Callable[..., Context], home: Path, tmp_path: Path
+) -> None:
+    kube = f"users:\n- name: admin\n  user:\n    token: {UNTOLD[2]}\n"
+    lines = [
+        claude_record("user", "Write the app's .env and the kubeconfig.", 0, "leak-files"),
+        _call(1, "Write", file_path="/home/ann/app/.env", content=DOTENV),
+        _result(1, "File created successfully at: /home/ann/app/.env"),
+        _call(2, "Edit", file_path="/home/ann/app/.env", old_string="DEBUG=true",
+              new_string=f"SESSION_COOKIE={UNTOLD[1]}"),  # fmt: skip
+        _result(2, "The file /home/ann/app/.env has been updated."),
+        _call(3, "Write", file_path="/home/ann/.kube/config", content=kube),
+        _result(3, "File created successfully at: /home/ann/.kube/config"),
+        _call(4, "Read", file_path="/home/ann/app/.env"),
+        _result(4, f"     1→SIGNING={UNTOLD[0]}\n     2→DEBUG=true"),
+        _call(5, "Bash", command="grep token ~/.kube/config"),
+        _result(5, f"    token: {UNTOLD[2]}"),
+        _call(6, "Write", file_path="/home/ann/app/retry.py", content="RETRIES = 5\n"),
+        claude_record("assistant", "Both are written; the deploy reads them.", 7, "leak-files"),
+    ]
+    transcript = tmp_path / "leak-files.jsonl"
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    ctx = make_ctx()
+    ingest_file(ctx, transcript)
+    ctx.close()
+    assert [files_holding(home, value) for value in UNTOLD] == [[], [], []]
+    assert files_holding(home, "RETRIES = 5")  # any other file's text is kept, as before
+    assert files_holding(home, "[tool Write: /home/ann/.kube/config]")  # and every path
+
+
+def test_which_names_say_a_file_holds_credentials() -> None:
+    secret = [
+        "/app/.env", ".env.production", "prod.env", ".envrc", "~/.ssh/id_ed25519", "tls.key",
+        "certs/server.pem", "~/.npmrc", "~/.pypirc", "~/.netrc", "~/.pgpass",
+        "~/.git-credentials", "~/.aws/credentials", "~/.docker/config.json", "~/.kube/config",
+        "gcp-credentials.json", "client_secret_123.apps.json", "k8s/secrets.yaml",
+        "prod.tfvars", "terraform.tfstate", "cat .env | grep KEY", "source .env && make",
+    ]  # fmt: skip
+    plain = [
+        ".env.example", ".env.sample", "~/.ssh/id_rsa.pub", "src/env.py", "config.yaml",
+        "settings.py", "environment.ts", "docs/credentials.md", "keys.py", "git status",
+    ]  # fmt: skip
+    assert [p for p in secret if not names_secret_file({"file_path": p})] == []
+    assert [p for p in plain if names_secret_file({"file_path": p})] == []
+    assert names_secret_file({"command": "kubectl --kubeconfig ~/.kube/config get pods"})
+
+
+def test_a_patch_keeps_the_added_lines_of_its_other_files_only() -> None:
+    patch = "*** Begin Patch\n*** Add File: .env\n+SIGNING=tr0ub4dor\n"
+    patch += "*** Update File: src/app.py\n@@\n+RETRIES = 5\n*** End Patch"
+    note = tool_use_note("apply_patch", patch)
+    assert "tr0ub4dor" not in note and note.endswith("+ RETRIES = 5]")
+    assert [c.name for c in _read(note)] == ["apply_patch"]
+
+
+def test_a_withheld_result_keeps_its_outcome_and_exit_code() -> None:
+    assert tool_result_note("SIGNING=x", tool="Read", withheld=True) == "[tool result Read]"
+    failed = tool_result_note(f"Exit code 2\nSIGNING={UNTOLD[0]}", tool="Bash", withheld=True)
+    assert failed == "[tool error Bash: exit 2]"
+
+
+def _read(note: str) -> list:  # type: ignore[type-arg]
+    calls: list = []  # type: ignore[type-arg]
+    read_calls(note, calls)
+    return calls
