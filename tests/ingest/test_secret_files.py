@@ -40,8 +40,13 @@ def test_a_credentials_file_keeps_its_path_and_none_of_what_was_written_or_read(
         claude_record("user", "Write the app's .env and the kubeconfig.", 0, "leak-files"),
         _call(1, "Write", file_path="/home/ann/app/.env", content=DOTENV),
         _result(1, "File created successfully at: /home/ann/app/.env"),
-        _call(2, "Edit", file_path="/home/ann/app/.env", old_string="DEBUG=true",
-              new_string=f"SESSION_COOKIE={UNTOLD[1]}"),  # fmt: skip
+        _call(
+            2,
+            "Edit",
+            file_path="/home/ann/app/.env",
+            old_string="DEBUG=true",
+            new_string=f"SESSION_COOKIE={UNTOLD[1]}",
+        ),
         _result(2, "The file /home/ann/app/.env has been updated."),
         _call(3, "Write", file_path="/home/ann/.kube/config", content=kube),
         _result(3, "File created successfully at: /home/ann/.kube/config"),
