@@ -4,9 +4,13 @@ ids, scope and dates hold no secret. Real SQLite files and real `memctl` process
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import quote
 
 import anyio
 import pytest
@@ -14,9 +18,8 @@ from mcp import Client
 
 from memctl.api import memory as memory_api
 from memctl.api import sync as sync_api
-from memctl.api.memory import RememberRequest
 from memctl.context import Context
-from memctl.sync import layout, pipeline
+from memctl.sync import layout, outgoing, pipeline
 from tests.conftest import run_cli
 from tests.ingesting import claude_record
 from tests.integrations.test_integrations_mcp import stdio
@@ -80,30 +83,55 @@ def test_an_import_line_with_a_secret_in_an_id_scope_or_date_is_refused(
     assert "linter" in listed and "release train" not in listed and "last week" not in listed
 
 
-def test_a_project_whose_remote_is_a_folder_reaches_teammates_without_its_path(
-    tmp_path: Path,
+def _plain(scope: str) -> str:
+    """A folder's scope as an older memctl named it in the repository: in clear, as a
+    plain digest (``local:`` and 16 digits) or, with no remote, its ``path:`` digest."""
+    return layout.plain_shared_scope(scope) if scope.startswith("file:") else scope
+
+
+def _folder_scopes(tmp_path: Path) -> tuple[str, str]:
+    """A project cloned from a folder, and one with no remote (``config.scope.path_scope``:
+    a plain SHA-256 of its folder)."""
+    folder = f"{tmp_path}/home/alice/acme-layoffs"
+    digest = hashlib.sha256(folder.encode()).hexdigest()[: layout.LOCAL_DIGITS]
+    return f"file:{tmp_path}/home/alice/clients-acme/app.git", f"path:{digest}"
+
+
+def test_a_project_named_by_a_folder_reaches_teammates_by_no_name_a_path_can_be_tried_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A project cloned from a folder (``git clone ~/clients/acme.git``) has the scope
-    ``file:<that path>``; sync named its directory in the team's repository after it, so
-    every teammate saw the user's name and folders. The repository names it by a digest;
-    a machine with the same project takes its files back into it."""
+    """A project cloned from a folder (``git clone ~/clients/acme.git``: the scope
+    ``file:<that path>``) went to the team's repository as a plain SHA-256 of that
+    scope, and one with no remote as its ``path:`` scope, a plain SHA-256 of its folder:
+    a teammate confirmed a guessed folder (``/home/alice/acme-layoffs``) by hashing it.
+    Both go as an HMAC under the home's key; a file of such a project comes back into it
+    here, one a teammate's older memctl writes under the plain name too."""
     remote = bare_repo(tmp_path)
-    scope = f"file:{tmp_path}/home/alice/clients-acme/app.git"
+    scopes = _folder_scopes(tmp_path)
     laptop, desk, teammate = (machine(tmp_path, n, remote) for n in ("laptop", "desk", "bob"))
     for ctx in (laptop, desk, teammate):
         sync_api.init(ctx, str(remote))
-    memory = shared(laptop, "the acme invoice job runs weekly", scope=scope)
-    memory_api.remember(desk, RememberRequest("the acme repo uses tabs", scope=scope))
+    memories = [
+        shared(laptop, f"the acme job {n} runs weekly", scope=s) for n, s in enumerate(scopes)
+    ]
     for ctx in (laptop, desk, teammate):
         sync_api.sync(ctx, sync_api.SyncRequest())
-    assert "clients-acme" not in history(remote) + _paths(remote)
-    assert _scope_of(desk, memory.id) == scope  # the same project on another machine
-    assert _scope_of(teammate, memory.id).startswith("local:")
-    memory_api.update(desk, memory_api.UpdateRequest(memory.id, "the acme invoice job runs daily"))
+    said = history(remote) + _paths(remote)
+    assert [quote(_plain(s)) in said for s in scopes] == [False, False]
+    assert "clients-acme" not in said
+    for memory in memories:  # another home's key: the project is not known there by name
+        assert re.fullmatch(r"local:[0-9a-f]{32}", _scope_of(teammate, memory.id))
+        assert _scope_of(desk, memory.id) == _scope_of(teammate, memory.id)
+    memory_api.update(desk, memory_api.UpdateRequest(memories[0].id, "the acme job runs daily"))
     sync_api.sync(desk, sync_api.SyncRequest())
     sync_api.sync(laptop, sync_api.SyncRequest())
-    assert _scope_of(laptop, memory.id) == scope  # a teammate's edit leaves it in place
-    assert "clients-acme" not in history(remote)
+    assert [_scope_of(laptop, m.id) for m in memories] == list(scopes)  # left in place
+    with monkeypatch.context() as older:  # a teammate's older memctl, the project its own
+        older.setattr(outgoing, "shared_scope", lambda scope, key: _plain(scope))
+        theirs = shared(desk, "the acme repo uses tabs", scope=scopes[0])
+        sync_api.sync(desk, sync_api.SyncRequest())
+    sync_api.sync(laptop, sync_api.SyncRequest())
+    assert _scope_of(laptop, theirs.id) == scopes[0]
     for ctx in (laptop, desk, teammate):
         ctx.close()
 
@@ -116,22 +144,26 @@ def _paths(remote: Path) -> str:
     return git("--git-dir", str(remote), "ls-tree", "-r", "--name-only", "HEAD")
 
 
+@pytest.mark.parametrize("name", [lambda scope, key: scope, lambda scope, key: _plain(scope)])
 def test_a_folder_an_older_memctl_named_leaves_the_head_at_the_next_sync(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: Callable[[str, bytes], str]
 ) -> None:
+    """In clear (before s23) or by a plain digest (before this stop): sent once more."""
     remote = bare_repo(tmp_path)
     laptop = machine(tmp_path, "laptop", remote)
     sync_api.init(laptop, str(remote))
-    scope = f"file:{tmp_path}/home/alice/clients-acme/app.git"
-    shared(laptop, "the acme invoice job runs weekly", scope=scope)
+    scopes = _folder_scopes(tmp_path)
+    for n, scope in enumerate(scopes):
+        shared(laptop, f"the acme job {n} runs weekly", scope=scope)
     with monkeypatch.context() as older:  # as memctl sent it before
-        older.setattr(layout, "shared_scope", lambda scope: scope)
+        older.setattr(outgoing, "shared_scope", name)
         sync_api.sync(laptop, sync_api.SyncRequest())
     with laptop.db.atomic():
         laptop.db.set_meta(pipeline.META_SCOPES, "")  # nor did it mark that it names none
-    assert "clients-acme" in _paths(remote)
-    assert sync_api.sync(laptop, sync_api.SyncRequest()).went_out["written"] == 1  # once
-    assert "clients-acme" not in _paths(remote)
+    olds = [quote(name(s, b""), safe="/") for s in scopes]
+    assert [old in _paths(remote) for old in olds] == [True, True]
+    assert sync_api.sync(laptop, sync_api.SyncRequest()).went_out["written"] == 2  # once
+    assert [old in _paths(remote) for old in olds] == [False, False]
     assert sync_api.sync(laptop, sync_api.SyncRequest()).went_out["written"] == 0
     laptop.close()
 

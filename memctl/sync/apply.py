@@ -38,7 +38,7 @@ from memctl.store.sync import (
 )
 from memctl.store.writes import Writer
 from memctl.sync.incoming import Incoming, Progress, quiet
-from memctl.sync.layout import shared_scope
+from memctl.sync.layout import plain_shared_scope, shared_scope
 from memctl.sync.memfile import Version, normal_time, synced_values
 
 
@@ -65,7 +65,7 @@ def plan_import(ctx: Context, incoming: Incoming, own_host: str) -> ImportPlan:
     plan = ImportPlan()
     home_key = forget_key(ctx.settings.home)  # how this machine's sources went out
     changed: dict[str, list[Version]] = {}
-    here = _local_scopes(ctx)
+    here = _local_scopes(ctx, home_key)
     for version in incoming.versions:
         version = replace(version, scope=here.get(version.scope, version.scope))
         changed.setdefault(version.id, []).append(version)
@@ -93,14 +93,16 @@ def plan_import(ctx: Context, incoming: Incoming, own_host: str) -> ImportPlan:
     return plan
 
 
-def _local_scopes(ctx: Context) -> dict[str, str]:
-    """The repository's name (``layout.shared_scope``) of each project of this store whose
-    remote is a directory -> its scope here: a file of it comes back into that project."""
-    return {
-        shared_scope(scope): scope
-        for scope in scope_dirs(ctx.db, GLOBAL_SCOPE)
-        if scope.startswith(LOCAL_REMOTE)
-    }
+def _local_scopes(ctx: Context, home_key: bytes) -> dict[str, str]:
+    """The repository's names (``layout.shared_scope``'s, and the plain digest an older
+    memctl gave a remote that is a directory) of each project of this store named by a
+    folder -> its scope here: a file of it comes back into that project."""
+    here: dict[str, str] = {}
+    for scope in scope_dirs(ctx.db, GLOBAL_SCOPE):
+        if scope.startswith(LOCAL_REMOTE):
+            here[plain_shared_scope(scope)] = scope
+        here[shared_scope(scope, home_key)] = scope
+    return here
 
 
 def _resolve(

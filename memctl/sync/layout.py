@@ -5,8 +5,9 @@ the memory id's first two digits. The scope is the project's normalised git
 remote (``github.com/acme/app``) or ``global``, with every character but
 letters, digits and ``/ . _ - ~`` percent-encoded (``path:ab12`` is
 ``path%3Aab12``), so the same project is the same directory on every machine; a
-project whose remote is a directory of its machine is named by a digest of that path
-(``local:ab12...``), never the path.
+project named by a folder of its machine (a remote that is a directory, ``file:...``, or
+none, ``path:...``) is named by a digest of that scope keyed with the home's key
+(``local:`` and 32 hex digits), never the path nor a digest anyone can try paths against.
 Format 1 had no shard (``memories/<scope>/<memory-id>_<host-id>.yaml``): every
 commit rewrote a tree listing the whole scope, so a team's year of history was
 ~310 MiB against 34 MiB sharded (docs/benchmarks.md). A 2.0 memctl reads format
@@ -17,6 +18,7 @@ not match its format exactly is refused, never interpreted.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import re
 from urllib.parse import quote, unquote
 
@@ -36,9 +38,17 @@ FILE_NAME = re.compile(r"^(?P<id>[0-9a-f]{32})_(?P<host>[0-9a-f]{16})\.yaml$")
 MEMORY_ID = re.compile(r"^[0-9a-f]{32}$")
 MAX_SCOPE_CHARS = 400
 SHARED_LOCAL = "local:"  # such a project's scope as the repository names it
-LOCAL_DIGITS = 16  # hexadecimal digits of its path's digest, as ``path:`` scopes have
-# Where an older memctl put such a project's files: under its folder's path.
-FOLDER_SCOPES = f"{MEMORIES}/{quote(LOCAL_REMOTE)}"
+# hexadecimal digits of the plain digest an older memctl named a ``file:`` scope by, as
+# ``path:`` scopes have
+LOCAL_DIGITS = 16
+# hexadecimal digits of the keyed digest: twice the plain one's, so the two never meet
+KEYED_DIGITS = 32
+PATH_SCOPE = "path:"  # a project with no remote: a digest of its folder (config/scope.py)
+# Where an older memctl put such a project's files: under its folder's path, under a
+# plain digest of it, under its ``path:`` scope.
+FOLDER_SCOPES = tuple(
+    f"{MEMORIES}/{quote(prefix)}" for prefix in (LOCAL_REMOTE, SHARED_LOCAL, PATH_SCOPE)
+)
 
 
 def scope_dir(scope: str) -> str:
@@ -52,24 +62,36 @@ def scope_dir(scope: str) -> str:
     return encoded
 
 
-def shared_scope(scope: str) -> str:
-    """``scope`` as the repository names it: a project whose git remote is a directory
-    (``file:/home/bob/clients/acme.git``, ``config.scope.normalise_remote``) by a digest
-    of it (``local:`` and 16 hexadecimal digits), so no user name or folder of this
-    machine goes to teammates; any other scope as it is. A pure function, and
-    ``shared_scope(shared_scope(s)) == shared_scope(s)``: the same directory each sync."""
-    if not scope.startswith(LOCAL_REMOTE):
+def shared_scope(scope: str, home_key: bytes) -> str:
+    """``scope`` as the repository names it: a project named by a folder of this machine,
+    its git remote a directory (``file:/home/bob/clients/acme.git``,
+    ``config.scope.normalise_remote``) or none (``path:`` and a plain digest of its
+    folder), by an HMAC-SHA256 of the scope under ``home_key`` (``local:`` and 32
+    hexadecimal digits), so no user name or folder goes to teammates and none can be
+    guessed and tried against the name; any other scope as it is. A pure function of the
+    scope and the key, and ``shared_scope(shared_scope(s, k), k) == shared_scope(s, k)``:
+    the same directory each sync."""
+    if not scope.startswith((LOCAL_REMOTE, PATH_SCOPE)):
         return scope
+    digest = hmac.new(home_key, scope.encode(), hashlib.sha256).hexdigest()
+    return SHARED_LOCAL + digest[:KEYED_DIGITS]
+
+
+def plain_shared_scope(scope: str) -> str:
+    """The name an older memctl gave a ``file:`` scope in the repository (``local:`` and
+    16 digits of its plain SHA-256): a teammate's older memctl still writes a file of it
+    there, which comes back into its project here."""
     return SHARED_LOCAL + hashlib.sha256(scope.encode()).hexdigest()[:LOCAL_DIGITS]
 
 
 def memory_path(scope: str, memory_id: str, host: str, major: int = FORMAT_MAJOR) -> str:
-    """The path of a memory's file in format ``major`` (its scope as ``shared_scope``
-    names it); ValueError when it cannot have one."""
+    """The path of a memory's file in format ``major`` under the repository's name of
+    its scope (``shared_scope``'s, for this machine's own memories); ValueError when it
+    cannot have one."""
     if not MEMORY_ID.match(memory_id):
         raise ValueError(f"memory id {memory_id!r} is not 32 hexadecimal digits")
     shard = "" if major == FLAT_MAJOR else memory_id[:SHARD_DIGITS] + "/"
-    return f"{MEMORIES}/{scope_dir(shared_scope(scope))}/{shard}{memory_id}_{host}.yaml"
+    return f"{MEMORIES}/{scope_dir(scope)}/{shard}{memory_id}_{host}.yaml"
 
 
 def parse_path(path: str, major: int = FORMAT_MAJOR) -> tuple[str, str, str]:

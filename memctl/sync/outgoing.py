@@ -32,7 +32,7 @@ from memctl.store.sync import (
     withdrawn_at,
 )
 from memctl.sync.incoming import Progress, quiet
-from memctl.sync.layout import FLAT_MAJOR, memory_path, parse_path
+from memctl.sync.layout import FLAT_MAJOR, memory_path, parse_path, shared_scope
 from memctl.sync.memfile import (
     FORGOTTEN,
     blob_id,
@@ -140,7 +140,7 @@ def _export_one(
     home_key: bytes,
 ) -> None:
     try:
-        path = memory_path(memory.scope, memory.id, own_host)
+        path = memory_path(shared_scope(memory.scope, home_key), memory.id, own_host)
     except ValueError as why:
         out.refused.append((memory.id, str(why)))
         return

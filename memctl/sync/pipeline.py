@@ -70,7 +70,8 @@ from memctl.sync.repo import Clone, git_errors, require_git, shown_url
 META_REMOTE, META_MARK, META_LAST = "sync_remote", "sync_exported_event", "sync_last"
 META_GRAPH_MARK = "sync_exported_graph"  # the graph's generation at the last export
 META_SOURCES = "sync_sources_shared"  # set once this host's files name no path in a source
-META_SCOPES = "sync_local_scopes_shared"  # set once no file of this host's names a folder
+# set once no file of this host's names a folder, nor a plain digest of one
+META_SCOPES = "sync_local_scopes_keyed"
 META_SESSIONS = "sync_session_ids_keyed"  # set once no file of this host's names a derived id
 # Before retrying a refused push, wait a random time up to this doubled per retry, at most
 # PUSH_BACKOFF_CAP ("full jitter", Brooker, AWS Architecture Blog 2015): syncs that raced
@@ -312,7 +313,8 @@ def candidates(ctx: Context) -> set[str]:
     db = ctx.db
     changed = changed_since(db, int(db.meta(META_MARK) or 0))
     changed |= set() if db.meta(META_SOURCES) else paths_here(db, host_id(db))
-    changed |= set() if db.meta(META_SCOPES) else own_files_under(db, host_id(db), FOLDER_SCOPES)
+    if not db.meta(META_SCOPES):
+        changed.update(*(own_files_under(db, host_id(db), at) for at in FOLDER_SCOPES))
     changed |= set() if db.meta(META_SESSIONS) else session_ids_here(db, host_id(db))
     return changed | restated_here(db, host_id(db), int(db.meta(META_GRAPH_MARK) or 0))
 
