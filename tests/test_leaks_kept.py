@@ -8,7 +8,6 @@ import hashlib
 import json
 import re
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote
 
@@ -136,6 +135,33 @@ def test_a_project_named_by_a_folder_reaches_teammates_by_no_name_a_path_can_be_
         ctx.close()
 
 
+def test_a_teammate_edits_a_project_an_older_memctl_sent_under_its_path_scope_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``path:`` scope an older memctl sent is the other machine's folder: a teammate who
+    took it in under that name and edits it writes the file there, not under a name of
+    their own key's (the memory would leave the sender's project)."""
+    remote = bare_repo(tmp_path)
+    laptop, bob = (machine(tmp_path, n, remote) for n in ("laptop", "bob"))
+    for ctx in (laptop, bob):
+        sync_api.init(ctx, str(remote))
+    scope = _folder_scopes(tmp_path)[1]
+    with monkeypatch.context() as older:
+        older.setattr(outgoing, "shared_scope", lambda scope, key: scope)
+        memory = shared(laptop, "the acme job runs weekly", scope=scope)
+        sync_api.sync(laptop, sync_api.SyncRequest())
+    sync_api.sync(bob, sync_api.SyncRequest())
+    assert _scope_of(bob, memory.id) == scope
+    memory_api.update(bob, memory_api.UpdateRequest(memory.id, "the acme job runs daily"))
+    sync_api.sync(bob, sync_api.SyncRequest())
+    assert [p for p in _paths(remote).split() if memory.id in p and quote(scope) not in p] == []
+    sync_api.sync(laptop, sync_api.SyncRequest())
+    assert memory_api.get(laptop, memory.id).memory.content == "the acme job runs daily"
+    assert _scope_of(laptop, memory.id) == scope
+    for ctx in (laptop, bob):
+        ctx.close()
+
+
 def _scope_of(ctx: Context, memory_id: str) -> str:
     return memory_api.get(ctx, memory_id).memory.scope
 
@@ -144,11 +170,11 @@ def _paths(remote: Path) -> str:
     return git("--git-dir", str(remote), "ls-tree", "-r", "--name-only", "HEAD")
 
 
-@pytest.mark.parametrize("name", [lambda scope, key: scope, lambda scope, key: _plain(scope)])
 def test_a_folder_an_older_memctl_named_leaves_the_head_at_the_next_sync(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: Callable[[str, bytes], str]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """In clear (before s23) or by a plain digest (before this stop): sent once more."""
+    """By a plain digest, or its ``path:`` scope (in clear before s23: the same prefix
+    test, ``layout.FOLDER_SCOPES``): sent once more, under the keyed name."""
     remote = bare_repo(tmp_path)
     laptop = machine(tmp_path, "laptop", remote)
     sync_api.init(laptop, str(remote))
@@ -156,11 +182,11 @@ def test_a_folder_an_older_memctl_named_leaves_the_head_at_the_next_sync(
     for n, scope in enumerate(scopes):
         shared(laptop, f"the acme job {n} runs weekly", scope=scope)
     with monkeypatch.context() as older:  # as memctl sent it before
-        older.setattr(outgoing, "shared_scope", name)
+        older.setattr(outgoing, "shared_scope", lambda scope, key: _plain(scope))
         sync_api.sync(laptop, sync_api.SyncRequest())
     with laptop.db.atomic():
         laptop.db.set_meta(pipeline.META_SCOPES, "")  # nor did it mark that it names none
-    olds = [quote(name(s, b""), safe="/") for s in scopes]
+    olds = [quote(_plain(s)) for s in scopes]
     assert [old in _paths(remote) for old in olds] == [True, True]
     assert sync_api.sync(laptop, sync_api.SyncRequest()).went_out["written"] == 2  # once
     assert [old in _paths(remote) for old in olds] == [False, False]

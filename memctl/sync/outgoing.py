@@ -107,6 +107,20 @@ def plan_export(
     return out
 
 
+def _shared_name(memory: Memory, winner: SyncFile | None, own_host: str, home_key: bytes) -> str:
+    """The repository's name of the memory's scope: ``layout.shared_scope``'s, unless
+    another machine's winning file names the scope as it is (a ``path:`` scope an older
+    memctl sent, which this machine took in under that name: the other machine's folder,
+    whose name here is not this home's to key)."""
+    if winner is not None and winner.host_id != own_host:
+        try:
+            if parse_path(winner.path)[0] == memory.scope:
+                return memory.scope
+        except ValueError:
+            pass
+    return shared_scope(memory.scope, home_key)
+
+
 def _tombstone(memory_id: str, winner: SyncFile | None) -> Memory | None:
     """A memory removed from this store for good that the repository holds alive or only
     deleted (restorable: a soft delete's tombstone, written before the permanent one)."""
@@ -140,7 +154,7 @@ def _export_one(
     home_key: bytes,
 ) -> None:
     try:
-        path = memory_path(shared_scope(memory.scope, home_key), memory.id, own_host)
+        path = memory_path(_shared_name(memory, winner, own_host, home_key), memory.id, own_host)
     except ValueError as why:
         out.refused.append((memory.id, str(why)))
         return
