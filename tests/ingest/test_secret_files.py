@@ -82,6 +82,10 @@ def test_which_names_say_a_file_holds_credentials() -> None:
     assert [p for p in secret if not names_secret_file({"file_path": p})] == []
     assert [p for p in plain if names_secret_file({"file_path": p})] == []
     assert names_secret_file({"command": "kubectl --kubeconfig ~/.kube/config get pods"})
+    # a commit's message, a heredoc's body: text (a real session's commit, whose pre-commit
+    # error line is the case's cause)
+    assert not names_secret_file({"command": 'git commit -m "add .envrc to .gitignore"'})
+    assert not names_secret_file({"command": "git commit -F - <<'EOF'\nignore .env\nEOF"})
 
 
 def test_a_patch_keeps_the_added_lines_of_its_other_files_only() -> None:

@@ -166,6 +166,8 @@ PATCH_START = "*** Begin Patch"  # Codex's apply_patch format
 # the result of a call naming one keeps no line of its output: the scanner knows a secret
 # by its shape or its label, and a line such as ``SIGNING=tr0ub4dor-horse-battery`` has
 # neither, where the file's name says what it is.
+# A quoted string holding a blank: words, not a path a command acts on
+QUOTED_PROSE = lazy(r"(['\"])[^'\"\n]*\s[^'\"\n]*\1")
 SECRET_FILE = lazy(
     r"(?<![^\s/\\'\"`=:<>(])(?:"
     r"\.env(?:\.(?!(?:example|sample|template|dist|defaults?)\b)[\w.-]+)?|[\w-]+\.env|\.envrc|"
@@ -294,9 +296,12 @@ def called(tally: Tally, call_id: Any, name: str, arguments: Any) -> None:
 
 
 def names_secret_file(arguments: Any) -> bool:
-    """A call whose input (its command, its file, a patch's files) names a credentials
-    file (``SECRET_FILE``)."""
-    return bool(SECRET_FILE.search(tool_detail(arguments)))
+    """A call whose input (its file, a patch's files, its command) names a credentials
+    file (``SECRET_FILE``); of a command, its first line without quoted prose: a
+    heredoc's body and a commit's message ("add .envrc to .gitignore") are text, not
+    files the call reads."""
+    detail = tool_detail(arguments).split("\n", 1)[0]
+    return bool(SECRET_FILE.search(QUOTED_PROSE.sub("", detail)))
 
 
 def call_result_note(tally: Tally, call_id: Any, output: Any, is_error: bool = False) -> str:
