@@ -106,3 +106,11 @@ def _read(note: str) -> list:  # type: ignore[type-arg]
     calls: list = []  # type: ignore[type-arg]
     read_calls(note, calls)
     return calls
+
+
+def test_a_command_writing_a_credentials_file_keeps_no_value_it_sets() -> None:
+    echo = tool_use_note("Bash", {"command": f'echo "SIGNING={UNTOLD[0]}" >> .env'})
+    assert echo == '[tool Bash: echo "SIGNING=[REDACTED:secret]" >> .env]'
+    heredoc = tool_use_note("Bash", {"command": f"cat > .env <<'EOF'\n{DOTENV}EOF"})
+    assert heredoc == "[tool Bash: cat > .env <<'EOF']"
+    assert tool_use_note("Bash", {"command": "FOO=bar make"}) == "[tool Bash: FOO=bar make]"

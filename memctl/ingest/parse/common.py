@@ -166,6 +166,10 @@ PATCH_START = "*** Begin Patch"  # Codex's apply_patch format
 # the result of a call naming one keeps no line of its output: the scanner knows a secret
 # by its shape or its label, and a line such as ``SIGNING=tr0ub4dor-horse-battery`` has
 # neither, where the file's name says what it is.
+# A value set in a command naming a credentials file (``echo "SIGNING=x" >> .env``), and
+# what it becomes: the scanner's mark for a labelled secret
+ASSIGNED_VALUE = lazy(r"(?<![\w-])([A-Za-z_]\w*)=(?!\[REDACTED)[^\s'\"`;|&)]+")
+WITHHELD_VALUE = r"\1=[REDACTED:secret]"
 # A quoted string holding a blank: words, not a path a command acts on
 QUOTED_PROSE = lazy(r"(['\"])[^'\"\n]*\s[^'\"\n]*\1")
 SECRET_FILE = lazy(
@@ -320,10 +324,11 @@ def tool_use_note(name: str, arguments: Any) -> str:
     if patch:
         files = " ".join(found.group(0) for found in PATCH_FILE.finditer(patch))
         note, wrote = _call_note(name, files or patch), _added(patch)
+    elif names_secret_file(arguments):  # its path, a command's first line, no value
+        detail = tool_detail(arguments).split("\n", 1)[0]
+        note, wrote = _call_note(name, ASSIGNED_VALUE.sub(WITHHELD_VALUE, detail)), ""
     else:
-        detail = tool_detail(arguments)
-        note = _call_note(name, detail)
-        wrote = "" if SECRET_FILE.search(detail) else _written(name, arguments)
+        note, wrote = _call_note(name, tool_detail(arguments)), _written(name, arguments)
     if not wrote or note.endswith("…"):
         return note
     # another note's opening inside the text would split this one (tools.read_calls)
