@@ -179,7 +179,7 @@ SECRET_FILE = lazy(
     r"[\w.-]+\.(?:pem|key|p12|pfx|ppk|jks|keystore|tfvars|tfstate)|"
     r"\.npmrc|\.pypirc|[._]netrc|\.pgpass|\.git-credentials|\.htpasswd|\.dockercfg|"
     r"\.vault-token|(?:\.aws|\.gem)/credentials|\.docker/config\.json|\.kube/config|"
-    r"kubeconfig[\w.-]*|[\w.-]*credentials\.(?:json|ya?ml|xml|toml)|"
+    r"kubeconfig(?:\.ya?ml)?|[\w.-]*credentials\.(?:json|ya?ml|xml|toml)|"
     r"client_secrets?[\w.-]*\.json|[\w.-]*secrets?\.(?:ya?ml|json|toml)"
     r")(?![^\s'\"`;|&)<>,])"
 )
