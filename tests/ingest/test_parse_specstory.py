@@ -16,6 +16,7 @@ from memctl.ingest.parse.specstory import heading_time, looks_like
 from memctl.ingest.source import Input
 from memctl.model import Role
 from memctl.store.sessions import count_sessions, get_session
+from tests.conftest import files_holding
 from tests.ingesting import FRESH3_SESSIONS, source
 
 # The first form (2025-03): a "## SpecStory" heading, a local US time, "_****_" between the
@@ -238,6 +239,8 @@ def test_known_by_content_whatever_the_name_or_client_and_not_from_a_quote() -> 
     for name, client in (("chat.txt", None), ("h.md", "generic"), ("h.md", "claude-code")):
         messages, _ = read(CLAUDE_V21, client, name)
         assert messages[0][1] == "Explain the resume commit"
+    assert read(CLAUDE_V21.replace("\n", "\r\n"))[0] == read(CLAUDE_V21)[0]  # saved on Windows
+    assert read(FIRST_FORM.replace("\n", "\r\n"))[0] == read(FIRST_FORM)[0]
     assert detect("notes.md", CURSOR_V20).NAME == "specstory"
     quoted = "# How SpecStory writes a turn\n\nEach opens with a line\n\n_**User**_\n\nthen text."
     assert not looks_like(quoted) and detect("notes.md", quoted).NAME == "markdown"
@@ -273,6 +276,22 @@ def test_a_history_with_no_turns_is_refused_in_one_line_and_nothing_is_stored(
     assert "\n" not in str(refused.value) and "no turns" in str(refused.value)
     assert count_sessions(ctx.db)[0] == 1
     assert get_session(ctx.db, "fa6ea856-ac09-4701-8cd0-5f266e44839f") is not None
+
+
+def test_private_text_and_secrets_of_a_history_never_reach_the_store(
+    ctx: Context, home: Path, tmp_path: Path
+) -> None:
+    """Through the same privacy filter as every transcript: a ``<private>`` block a person
+    wrote and a token in a tool's output are kept out of every file memctl writes."""
+    token = "ghp_Zx8Yq1Wv2Ut3Sr4Qp5On6Ml7Kj8Ih9Gf0Ed1C"
+    leaky = CLAUDE_V21.replace(
+        "Explain the resume commit", "Explain it <private>my salary is 140k</private>"
+    ).replace("fatal: unrecognized argument", f"fatal: GH_TOKEN={token} rejected")
+    path = tmp_path / "leaky.md"
+    path.write_text(leaky)
+    ingest(ctx, IngestRequest(transcript=str(path), scope="p", mode="raw"))
+    assert count_sessions(ctx.db)[1] == 4
+    assert files_holding(home, "140k") == [] and files_holding(home, token) == []
 
 
 def test_every_fresh3_history_is_read_whole() -> None:
