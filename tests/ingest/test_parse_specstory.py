@@ -12,7 +12,7 @@ from memctl.context import Context
 from memctl.errors import InputError
 from memctl.imports.formats import detect
 from memctl.ingest.parse import read_transcript
-from memctl.ingest.parse.specstory import heading_time, looks_like
+from memctl.ingest.parse.specstory import export_time, heading_time, looks_like
 from memctl.ingest.source import Input
 from memctl.model import Role
 from memctl.store.sessions import count_sessions, get_session
@@ -178,6 +178,31 @@ Done: one glob loader with a custom `generateId`.
 """
 
 
+# Cursor's own "Export Chat" (written here in its shape): no SpecStory marker, "**User**" and
+# "**Cursor**" speaker lines, a local time with its offset
+CURSOR_EXPORT = """# Retry the flaky upload
+_Exported on 2026/2/28 at GMT+8 10:28:33 from Cursor (2.4.27)_
+
+---
+
+**User**
+
+Why does the upload test fail one run in ten?
+
+---
+
+**Cursor**
+
+The test shares a temp bucket with the cleanup job; it now makes its own.
+
+---
+
+**User**
+
+Good, keep that.
+"""
+
+
 def read(text: str, client: str | None = None, name: str = "h.md") -> tuple[list, object]:
     transcript = read_transcript(source(text, name), client)
     return [(m.role, m.content, m.created_at) for m in transcript.messages], transcript
@@ -246,6 +271,32 @@ def test_known_by_content_whatever_the_name_or_client_and_not_from_a_quote() -> 
     assert not looks_like(quoted) and detect("notes.md", quoted).NAME == "markdown"
     _, plain = read(quoted)  # plain text where nobody speaks: ingest refuses it
     assert plain.tally.speakers == 0  # type: ignore[attr-defined]
+
+
+def test_cursors_own_export_is_read_as_a_chat_with_its_time() -> None:
+    messages, transcript = read(CURSOR_EXPORT, name="cursor_retry_the_flaky_upload.md")
+    tally = transcript.tally  # type: ignore[attr-defined]
+    assert tally.title == "Retry the flaky upload"
+    assert [role for role, _, _ in messages] == [Role.USER, Role.ASSISTANT, Role.USER]
+    assert all(created == "2026-02-28T02:28:33.000Z" for _, _, created in messages)
+    assert messages[1][1].startswith("The test shares a temp bucket")
+    assert detect("export.md", CURSOR_EXPORT).NAME == "specstory"
+    # in a SpecStory history, a bold "**User**" line is a turn's text, not a speaker
+    quoting = CLAUDE_V21.replace("Explain the resume commit", "Explain it\n\n**User**\n\nthanks")
+    assert [r for r, _, _ in read(quoting)[0]] == [r for r, _, _ in read(CLAUDE_V21)[0]]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("5/15/2025 at 17:47:04 PDT", "2025-05-15T17:47:04.000Z"),
+        ("10/7/2026 at 17:09:40 GMT+5:30", "2026-10-07T11:39:40.000Z"),
+        ("13/45/2025 at 17:47:04", None),
+        ("yesterday", None),
+    ],
+)
+def test_export_times(text: str, expected: str | None) -> None:
+    assert export_time(text) == expected
 
 
 @pytest.mark.parametrize(

@@ -212,7 +212,8 @@ def read_transcript(source: Input, client: str | None) -> Transcript:
     messages: Iterator[Parsed]
     if shape == "text" and specstory.looks_like(source.head_text):
         # whatever client wrote the chat: SpecStory's Markdown is read alike
-        messages = specstory.messages(source.lines(), source.name, tally)
+        speaker = specstory.speaker_pattern(source.head_text)
+        messages = specstory.messages(source.lines(), source.name, tally, speaker)
     elif client == "opencode":
         messages = _document(source, tally, opencode.member)
     elif shape == "json":  # any client's: a document, or an array of records or payloads
