@@ -366,6 +366,14 @@ def real_questions(
             "sessions in one store with the dev set's; blind: tune on neither half.",
         ),
     ] = False,
+    fresh3: Annotated[
+        bool,
+        typer.Option(
+            "--fresh3",
+            help="The third fresh split's questions (benchmarks/sessions/fresh3: SpecStory "
+            "histories), its sessions in one store with the dev set's; blind likewise.",
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Questions about real sessions taken in by the default path: found@5, two ways."""
@@ -373,11 +381,16 @@ def real_questions(
 
     named = [
         name
-        for name, given in (("heldout", heldout), ("fresh", fresh), ("fresh2", fresh2))
+        for name, given in (
+            ("heldout", heldout),
+            ("fresh", fresh),
+            ("fresh2", fresh2),
+            ("fresh3", fresh3),
+        )
         if given
     ]
     if len(named) > 1:
-        raise UsageError("--heldout, --fresh and --fresh2 each name a split: give one")
+        raise UsageError("--heldout, --fresh, --fresh2 and --fresh3 each name a split: give one")
     directory, beside = bench.SPLITS[named[0] if named else "dev"]
     with err_console.status("") as status:
         report = bench.run(

@@ -31,6 +31,9 @@ its halves, ``fresh-tune`` and ``fresh-check``, are fixed by session in its mani
 ``--fresh2`` asks the second fresh split (``benchmarks/sessions/fresh2/``: eleven more
 real sessions, Claude Code, Amp and Copilot Chat, and 43 questions written before memctl
 ran on them) likewise, halves ``fresh2-tune`` and ``fresh2-check``; nobody tunes on it.
+``--fresh3`` asks the third (``benchmarks/sessions/fresh3/``: twelve SpecStory Markdown
+histories of Cursor, Copilot Chat, Claude Code and Codex CLI sessions, and 35 questions
+written before memctl ran on them), halves ``fresh3-tune`` and ``fresh3-check``; blind too.
 
 Per half and in total it reports, on the top 5 results:
 
@@ -69,16 +72,18 @@ from memctl.store.memories import counts_by
 HELDOUT = SESSIONS / "heldout"  # the held-out split: its sessions join GOLD's in one store
 FRESH = SESSIONS / "fresh"  # the fresh split (s24): likewise, halves of its own
 FRESH2 = SESSIONS / "fresh2"  # the second fresh split (s25), blind: tuned on by nobody
+FRESH3 = SESSIONS / "fresh3"  # the third (s27): SpecStory histories, blind likewise
 # A split's questions, and the split whose sessions share their store (None: no other).
 SPLITS: dict[str, tuple[Path, Path | None]] = {
     "dev": (GOLD, None),
     "heldout": (HELDOUT, GOLD),
     "fresh": (FRESH, GOLD),
     "fresh2": (FRESH2, GOLD),
+    "fresh3": (FRESH3, GOLD),
 }
 TOP = 5  # found "in the top 5"
 # heldout: benchmarks/sessions/heldout, never tuned on; fresh-check: never tuned on either;
-# fresh2: neither half tuned on
+# fresh2, fresh3: neither half tuned on
 HALVES = (
     "tune",
     "check",
@@ -87,6 +92,8 @@ HALVES = (
     "fresh-check",
     "fresh2-tune",
     "fresh2-check",
+    "fresh3-tune",
+    "fresh3-check",
 )
 ALL = "all"
 SCOPINGS = ("project", "everywhere")

@@ -30,7 +30,7 @@ complete -c memctl -n '__fish_use_subcommand' -a 'status' -d 'Counts by kind, ca
 complete -c memctl -n '__fish_use_subcommand' -a 'projects' -d 'Every project with sessions or memories: where it is, its sessions, memories, last activity and the clients seen; the current one marked *.'
 complete -c memctl -n '__fish_use_subcommand' -a 'events' -d 'The event log, newest first, a page at a time.'
 complete -c memctl -n '__fish_use_subcommand' -a 'export' -d 'Write every memory as JSONL: every field and its relations, no vectors.'
-complete -c memctl -n '__fish_use_subcommand' -a 'import' -d 'Import notes, documents, chat exports (ChatGPT, Claude.ai) and memory exports (mem0, memctl JSONL and sync YAML) as memories.'
+complete -c memctl -n '__fish_use_subcommand' -a 'import' -d 'Import notes, documents, chat exports (ChatGPT, Claude.ai, Cursor, SpecStory histories) and memory exports (mem0, memctl JSONL and sync YAML) as memories.'
 complete -c memctl -n '__fish_use_subcommand' -a 'ingest' -d 'Store a conversation verbatim at once; distil memories from it in the background.'
 complete -c memctl -n '__fish_use_subcommand' -a 'runs' -d 'Runs (ingest, import, maintain, sync, undo, and each edit), newest first, with their counts and tokens, and the LLM tokens used today against llm.daily_token_budget (or one run in full).'
 complete -c memctl -n '__fish_use_subcommand' -a 'undo' -d 'Revert every memory change of one run (created memories become deleted); without RUN_ID, the newest edit (remember, update, forget, delete, link, unlink, purge) not undone yet.'

@@ -18,6 +18,8 @@ REAL_SESSIONS = Path(__file__).resolve().parents[1] / "benchmarks" / "sessions" 
 FRESH_SESSIONS = REAL_SESSIONS.parent / "fresh"
 # Likewise, the second fresh split: Amp and GitHub Copilot Chat among them
 FRESH2_SESSIONS = REAL_SESSIONS.parent / "fresh2"
+# And the third: SpecStory Markdown histories of Cursor, Copilot Chat, Claude Code and Codex
+FRESH3_SESSIONS = REAL_SESSIONS.parent / "fresh3"
 # A real Claude Code 2.x session and its sub-agent (tests/fixtures/transcripts/real/SOURCES.md)
 PAIR_SESSION = "e9fb405b-169f-40eb-9396-7e75076f045d"
 

@@ -8,7 +8,9 @@ or a filter by name (``pytest -k retry``, ``go test -run TestRetry``, ``jest -t 
 ran on a part of it, whatever the runner; so did one that picks pytest markers (``-m
 browser``). A directory names no part by its shape (``pytest tests`` is the suite), nor
 does a configuration file (``tsc -p tsconfig.json``) or a marker expression that only
-leaves tests out (``pytest -m "not slow"``).
+leaves tests out (``pytest -m "not slow"``). Runners that read a bare argument as a
+pattern of test names or test files (``cargo test expiry``, ``jest retries``, ``vitest run
+cart``) ran on a part of it when given one.
 """
 
 from __future__ import annotations
@@ -61,6 +63,13 @@ INFORMATION = frozenset(
     {"--help", "-h", "--version", "-V", "--markers", "--fixtures", "--collect-only", "--co"}
     | {"--listTests", "--list"}
 )
+# runners whose bare argument is a pattern of test names (cargo's filter) or of test files
+# (jest's and vitest's), not a path to run in; their own subcommands ("cargo test", "vitest
+# run") and the words after an option (its value, perhaps) are no pattern
+PATTERN_RUNNERS = frozenset({"cargo", "jest", "vitest"})
+PATTERN_RUNNER_SUBCOMMANDS = frozenset({"test", "run", "watch", "related"})
+OPTIONS_END = "--"
+REDIRECTION = lazy(r"^\d*[<>]")  # "2>&1", ">log.txt": the shell's, not the runner's
 ONE_FILE = "one file"
 SELECTED_FILES = "selected files"
 SELECTED_TESTS = "selected tests"
@@ -76,6 +85,26 @@ def _arguments(step: str) -> list[str]:
         return words[1:]
     script = next((n for n, w in enumerate(words) if n and not w.startswith("-")), len(words))
     return words[script + 1 :]
+
+
+def _names_a_pattern(step: str) -> bool:
+    """A pattern runner (``PATTERN_RUNNERS``), run directly or through a package manager
+    (``yarn jest``), was given a bare pattern argument."""
+    words = [w.strip("'\"") for w in program_words(step.split())]
+    runner = next(
+        (n for n, w in enumerate(words[:2]) if w.rsplit("/", 1)[-1] in PATTERN_RUNNERS), None
+    )
+    if runner is None:
+        return False
+    after = words[runner + 1 :]
+    while after and after[0] in PATTERN_RUNNER_SUBCOMMANDS:
+        after = after[1:]
+    return any(
+        not word.startswith("-")
+        and not REDIRECTION.match(word)
+        and not (n and after[n - 1].startswith("-") and after[n - 1] != OPTIONS_END)
+        for n, word in enumerate(after)
+    )
 
 
 def run_scope(step: str) -> str:
@@ -96,7 +125,9 @@ def run_scope(step: str) -> str:
             files += 2  # a glob names several
         elif SOURCE_FILE.search(word):
             files += 1
-    return "" if not files else ONE_FILE if files == 1 else SELECTED_FILES
+    if not files:
+        return SELECTED_TESTS if _names_a_pattern(step) else ""
+    return ONE_FILE if files == 1 else SELECTED_FILES
 
 
 def only_informs(step: str) -> bool:

@@ -28,6 +28,10 @@ from tests.ingest.test_ingest_digest import cc, parse, result, use
         ("python -m pytest tests", ""),
         ("go test ./...", ""),
         ("cargo test --workspace", ""),
+        ("cargo test --release -- --nocapture", ""),
+        ("cargo test 2>&1", ""),  # the shell's redirection
+        ("cargo test --features postgres", ""),  # an option's value is no pattern
+        ("npx vitest run --reporter dot", ""),
         ("mix test", ""),
         ("ruff check src tests", ""),
         ("npx tsc -p tsconfig.app.json", ""),  # a configuration file names no part
@@ -43,6 +47,10 @@ from tests.ingest.test_ingest_digest import cc, parse, result, use
         ("pytest 'tests/test_*.py'", SELECTED_FILES),
         ("pytest tests/test_cache.py::test_expiry", SELECTED_TESTS),
         ("cargo test store::tests::expiry", SELECTED_TESTS),
+        ("cargo test expiry", SELECTED_TESTS),  # a bare name is cargo's filter
+        ("cargo test -- expiry --nocapture", SELECTED_TESTS),
+        ("yarn jest retries", SELECTED_TESTS),
+        ("npx vitest run cart", SELECTED_TESTS),
         ("pytest -k 'retry and not slow'", SELECTED_TESTS),
         ("go test -run=TestRetry ./...", SELECTED_TESTS),
         ("yarn jest --testNamePattern retries", SELECTED_TESTS),

@@ -21,6 +21,7 @@ from memctl.imports.formats import (
     mem0,
     memctl_jsonl,
     memctl_yaml,
+    specstory,
 )
 from memctl.imports.formats.base import Kind, looks_like_json
 
@@ -30,6 +31,7 @@ ORDER: tuple[ModuleType, ...] = (
     mem0,
     memctl_jsonl,
     memctl_yaml,
+    specstory,
     frontmatter,
     markdown,
 )

@@ -13,7 +13,7 @@ from typing import Any
 
 from memctl.config.safe_load import TOO_DEEP, json_value
 from memctl.errors import InputError, UsageError
-from memctl.ingest.parse import claude, codex, cursor, generic, opencode
+from memctl.ingest.parse import claude, codex, cursor, generic, opencode, specstory
 from memctl.ingest.parse.common import REPORT_CUT, Parsed, Tally, one_line
 from memctl.ingest.source import SNIFF_BYTES, Input, json_members
 from memctl.model import TRANSCRIPT_CLIENTS
@@ -210,7 +210,11 @@ def read_transcript(source: Input, client: str | None) -> Transcript:
     client = client or guess_client(source, shape)
     tally = Tally()
     messages: Iterator[Parsed]
-    if client == "opencode":
+    if shape == "text" and specstory.looks_like(source.head_text):
+        # whatever client wrote the chat: SpecStory's Markdown is read alike
+        speaker = specstory.speaker_pattern(source.head_text)
+        messages = specstory.messages(source.lines(), source.name, tally, speaker)
+    elif client == "opencode":
         messages = _document(source, tally, opencode.member)
     elif shape == "json":  # any client's: a document, or an array of records or payloads
         messages = _document(source, tally, array_member)
