@@ -15,6 +15,7 @@ from memctl.ingest.parse.common import names_secret_file, tool_result_note, tool
 from memctl.ingest.tools import read_calls
 from tests.conftest import files_holding
 from tests.ingest.test_compaction import ingest_file
+from tests.ingest.test_parse_specstory import CLAUDE_V21, read
 from tests.ingesting import claude_record
 
 # values the scanner cannot tell by shape or label; only the file's name says what they are
@@ -116,3 +117,11 @@ def test_a_command_writing_a_credentials_file_keeps_no_value_it_sets() -> None:
     heredoc = tool_use_note("Bash", {"command": f"cat > .env <<'EOF'\n{DOTENV}EOF"})
     assert heredoc == "[tool Bash: cat > .env <<'EOF']"
     assert tool_use_note("Bash", {"command": "FOO=bar make"}) == "[tool Bash: FOO=bar make]"
+
+
+def test_a_specstory_history_keeps_no_line_a_credentials_file_showed() -> None:
+    history = CLAUDE_V21.replace("git show 0381a52 --no-stat", "cat .env").replace(
+        "Exit code 128\nfatal: unrecognized argument: --no-stat", f"SIGNING={UNTOLD[0]}"
+    )
+    notes = [text for _, text, _ in read(history)[0]]
+    assert notes[1:3] == ["[tool Bash: cat .env]", "[tool result Bash]"]

@@ -36,12 +36,14 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from memctl.errors import InputError
 from memctl.ingest.parse.common import (
     PATCH_START,
     Parsed,
     Tally,
+    names_secret_file,
     one_line,
     timestamp,
     tool_result_note,
@@ -275,13 +277,14 @@ def _turn_messages(turn: Turn, tally: Tally) -> Iterator[Parsed]:
         if isinstance(part, str):
             said.append(part)
             continue
-        said.append(_call_note(part))
+        name, arguments = _call(part)
+        said.append(tool_use_note(name, arguments))
         output = _output(part)
         if output is not None:
             found += _message(turn.role, said, created)
-            found.append(
-                Parsed(Role.TOOL, tool_result_note(output, tool=_tool_name(part)), created)
-            )
+            withheld = names_secret_file(arguments)  # a credentials file's: no line of it
+            note = tool_result_note(output, False, _tool_name(part), withheld)
+            found.append(Parsed(Role.TOOL, note, created))
             said = []
     found += _message(turn.role, said, created)
     for message in found:
@@ -396,9 +399,9 @@ def _tool_name(block: Block) -> str:
     return shown.group(1) if shown else ""
 
 
-def _call_note(block: Block) -> str:
-    """A tool block as a one-line note: ``[tool Bash: git status]``; a patch's note keeps
-    the lines it adds."""
+def _call(block: Block) -> tuple[str, Any]:
+    """A tool block's tool and input, as ``tool_use_note`` reads them (``[tool Bash: git
+    status]``; a patch's note keeps the lines it adds)."""
     name = _tool_name(block) or "?"
     summary = SUMMARY.search(block.head)
     shown = html.unescape(summary.group(1).strip()) if summary else ""
@@ -410,11 +413,11 @@ def _call_note(block: Block) -> str:
     if writes_files(name) and given is not None:
         patch = given
         if PATCH_START in patch:
-            return tool_use_note(name, {"patch": patch})
+            return name, {"patch": patch}
         added = "\n".join(line[1:] for line in patch.splitlines() if line.startswith("+ "))
-        return tool_use_note(name, {"path": detail.strip(), "content": added})
+        return name, {"path": detail.strip(), "content": added}
     what = command or (given.strip() if given is not None else detail.strip())
-    return tool_use_note(name, {"command": what} if what else None)
+    return name, {"command": what} if what else None
 
 
 def _input(block: Block) -> int | None:
