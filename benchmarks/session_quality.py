@@ -87,8 +87,8 @@ from memctl.config import load_settings  # noqa: E402
 from memctl.context import Context  # noqa: E402
 from memctl.ingest.claims import evidence, refuted  # noqa: E402
 from memctl.ingest.digest import build_digest  # noqa: E402
-from memctl.ingest.injected import INJECTIONS  # noqa: E402
 from memctl.ingest.tools import Call, read_calls, tool_kind  # noqa: E402
+from memctl.memories.injected import INJECTIONS  # noqa: E402
 from memctl.store.memories import MemoryFilter, list_memories  # noqa: E402
 from memctl.store.runs import list_runs  # noqa: E402
 from memctl.store.sessions import get_session, messages_after  # noqa: E402

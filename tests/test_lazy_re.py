@@ -11,7 +11,7 @@ from tests.conftest import python_c
 RULE_MODULES = (
     "memctl.ingest.entities",
     "memctl.ingest.tools",
-    "memctl.ingest.injected",
+    "memctl.memories.injected",
     "memctl.ingest.reconcile_rules",
     "memctl.ingest.extract_rules",
     "memctl.ingest.noise",

@@ -12,7 +12,7 @@ of its own, how each is read). ``integrations/``
 assistant itself. Adding an assistant is one module here, its fixtures and its tests.
 
 Still outside: the transcript parsers (``ingest/parse/``, one module per format,
-named by ``TRANSCRIPT_FORMAT``) and the injected-text rules (``ingest/injected.py``).
+named by ``TRANSCRIPT_FORMAT``) and the injected-text rules (``memories/injected.py``).
 """
 
 from __future__ import annotations

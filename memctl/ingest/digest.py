@@ -58,7 +58,6 @@ from memctl.ingest.extract_rules import (
     sentences,
     without_lead_in,
 )
-from memctl.ingest.injected import strip_injected
 from memctl.ingest.noise import noise_kind
 from memctl.ingest.parse.common import (
     LONG_PATH,
@@ -81,6 +80,7 @@ from memctl.ingest.tools import (
     tool_kind,
 )
 from memctl.lazy_re import lazy
+from memctl.memories.injected import strip_injected
 from memctl.memories.provenance import fetches_and_runs
 from memctl.model import Message, Role
 

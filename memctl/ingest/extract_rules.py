@@ -291,6 +291,9 @@ ENGLISH = (
         r"\b(?:it|this|that) (?:broke|fails|failed|crashed|crashes) "
         r"(?:because|when|if)\b",
     ),
+    # a failure and its cause, whatever failed ("The staging deploy failed this morning
+    # because REDIS_URL pointed at port 6380; …": the rules kept nothing of it, s27-walk)
+    _en("case", C, 0.7, r"\b(?:broke|fails|failed|crashed|crashes)\b[^.;?!\n]{0,40}?\bbecause\b"),
     _en(
         "event",
         EV,

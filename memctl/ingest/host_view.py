@@ -30,10 +30,10 @@ import re
 from dataclasses import dataclass
 
 from memctl.ingest.facts import Passage
-from memctl.ingest.injected import strip_injected
 from memctl.ingest.parse.common import ANSWERED, SUBAGENT, SUBAGENT_REPORT
 from memctl.ingest.pasted import pasted_by_user
 from memctl.ingest.tools import Call, condense, read_calls, shell_command, tool_kind
+from memctl.memories.injected import strip_injected
 from memctl.model import Message, Role
 
 REPORT_CHARS = 1500  # of a sub-agent's report in a task (the digest keeps less)

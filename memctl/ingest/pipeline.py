@@ -30,7 +30,6 @@ from memctl.ingest.digest import SessionDigest, build_digest, render
 from memctl.ingest.extract import extract
 from memctl.ingest.extract_actions import action_facts
 from memctl.ingest.facts import Decision, Fact, Passage, Verdict
-from memctl.ingest.injected import strip_injected
 from memctl.ingest.meaning import document_text
 from memctl.ingest.noise import drop_noise
 from memctl.ingest.parse.common import SUBAGENT
@@ -39,6 +38,7 @@ from memctl.ingest.reconcile import decide
 from memctl.ingest.refuted import drop_refuted
 from memctl.ingest.run import Run, start_run
 from memctl.llm import choose_llm
+from memctl.memories.injected import strip_injected
 from memctl.memories.operations import personal_scope
 from memctl.memories.privacy import Redactions
 from memctl.memories.provenance import DIGEST_TAG

@@ -1,7 +1,7 @@
 """A session's title when its transcript gives none: its first request, condensed.
 
 What a client injected (instructions, reminders, command wrappers) is not the request
-(``ingest.injected``); a slash command is named by itself and its arguments
+(``memories.injected``); a slash command is named by itself and its arguments
 (``/review the auth module``). A session of only client commands (``/clear``) is named
 by the first of them. A session with no request of its own (a client's compaction
 sub-agent: its prompt is the client's) is named by the request its summary states.
@@ -9,9 +9,9 @@ sub-agent: its prompt is the client's) is named by the request its summary state
 
 from __future__ import annotations
 
-from memctl.ingest.injected import COMMAND_NAME, strip_injected
 from memctl.ingest.parse.common import SESSION_SUMMARY
 from memctl.ingest.summary import read_summary
+from memctl.memories.injected import COMMAND_NAME, strip_injected
 from memctl.store.database import Database
 from memctl.store.sessions import first_message_starting, first_requests
 

@@ -20,6 +20,8 @@ from memctl.maintain.spawn import NICENESS
 NAME = "cron"
 SERVICE, TIMER = "memctl-maintain.service", "memctl-maintain.timer"
 MINUTE = 17  # hourly, at a quiet minute
+# The log a crontab line appends to is the shell's to create: 0600, as memctl's own files
+PRIVATE_UMASK = "077"
 ENABLE = "systemctl --user daemon-reload && systemctl --user enable --now " + TIMER
 
 
@@ -29,8 +31,10 @@ def units_dir(where: Where) -> Path:
 
 def crontab(run: Launcher, log: Path) -> str:
     """Hourly, at a lower CPU priority; output goes to ``log`` (cron would mail it
-    otherwise). ``%`` is special to cron, so it is escaped."""
-    command = f"nice -n {NICENESS} {run.shell('maintain')}"
+    otherwise), made under ``PRIVATE_UMASK``: cron's shell would create it readable by
+    others (umask 022), inside a data directory ``memctl doctor`` keeps private. ``%`` is
+    special to cron, so it is escaped."""
+    command = f"umask {PRIVATE_UMASK} && nice -n {NICENESS} {run.shell('maintain')}"
     line = f"{MINUTE} * * * * {command} >> {shlex.quote(str(log))} 2>&1"
     return line.replace("%", "\\%")
 

@@ -36,7 +36,7 @@ SUBAGENT = "[subagent] "  # how they mark a sub-agent's message (ingest/parse/co
 CODE_SPAN = lazy(r"`[^`\n]+`")  # code an assistant names in Markdown: `tui.py`
 # A client's own wrapper around a message it wrote into the conversation: a tag of two
 # words or more, as clients name theirs (``<local-command-stdout>``, ``<system-reminder>``,
-# ``<task-notification>``, ``<environment_context>``: ingest/injected.py lists them); one a
+# ``<task-notification>``, ``<environment_context>``: memories/injected.py lists them); one a
 # person pastes (``<div>``) is a single word
 CLIENT_TAG = lazy(r"<([a-z]+[-_][a-z_-]+)\b[^>]*>", re.I)
 

@@ -636,3 +636,18 @@ def test_claude_code_2_1_s_own_records_are_passed_over_as_metadata_counted_by_ki
     assert tally.malformed == 0 and tally.lines["passed over attachment"] == 2
     assert tally.skipped == len(CLAUDE_CODE_2_1_RECORDS) and tally.lines["passed over cost-state"]
     assert tally.problems() is None  # no "records of kinds not read yet" in the run's notes
+
+
+def test_codex_s_own_state_and_token_records_are_passed_over_as_metadata() -> None:
+    """Every session of the pinned Codex said "records of kinds not read yet passed over:
+    token_usage_record ×1, world_state ×1" in its run (s27-walk)."""
+    user = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}
+    rollout = [
+        {"type": "session_meta", "payload": {"id": "r1", "timestamp": "2026-11-30T02:34:14Z"}},
+        {"type": "response_item", "payload": user},
+        {"type": "world_state", "payload": {"full": True, "state": {"agents_md": {"text": "x"}}}},
+        {"type": "token_usage_record", "payload": {"thread_id": "r1", "turn_id": "t1"}},
+    ]
+    messages, tally = parse(rollout)
+    assert [m.content for m in messages] == ["hi"]
+    assert tally.lines["passed over world_state"] and tally.problems() is None

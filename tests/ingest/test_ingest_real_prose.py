@@ -99,6 +99,19 @@ def test_real_rules_plans_and_decisions_are_kept(sentence: str, kind: str) -> No
     assert [f.tags[0] for f in facts] == [kind]
 
 
+def test_a_failure_and_its_cause_in_the_users_words_is_a_case() -> None:
+    """s27-walk's Codex session: the rules kept nothing of it, and sessions do not sync, so
+    the other machine never learnt why the deploy failed. A question about it is no fact."""
+    said = (
+        "The staging deploy failed this morning because REDIS_URL in deploy/staging.env "
+        "pointed at port 6380; the cache listens on 6379, so we changed it to "
+        "redis://cache.internal:6379 and the deploy went through."
+    )
+    (fact,) = extract_rules([Passage(said)], 10)
+    assert fact.content == said and fact.category == Category.CASES
+    assert extract_rules([Passage("Did the build fail because of the cache?")], 10) == []
+
+
 @pytest.mark.parametrize(
     ("sentence", "kind"),
     [

@@ -21,9 +21,9 @@ from memctl.context import Context
 from memctl.ingest import extract_rules
 from memctl.ingest.capture import IngestOptions, capture
 from memctl.ingest.facts import Passage
-from memctl.ingest.injected import strip_injected
 from memctl.ingest.pipeline import run_session
 from memctl.ingest.tools import command_purpose
+from memctl.memories.injected import strip_injected
 from memctl.model import Category, Memory, Role
 from memctl.store.memories import MemoryFilter, list_memories
 from memctl.store.sessions import get_session

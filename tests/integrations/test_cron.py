@@ -3,6 +3,7 @@ written (backed up) and taken out again."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -21,8 +22,14 @@ def test_install_cron_prints_what_maintain_prints_and_writes_nothing(tmp_path: P
     assert printed.returncode == 0, printed.stderr
     assert printed.stdout == run_cli("maintain", "--print-crontab", env=env(user)).stdout
     line = printed.stdout.splitlines()[1]
-    assert line.split()[:8] == ["17", "*", "*", "*", "*", "nice", "-n", "10"]
+    assert line.split()[:11] == ["17", "*", "*", "*", "*", "umask", "077", "&&", "nice", "-n", "10"]
     assert "--home" in line and " maintain >> " in line and line.endswith("maintain.log 2>&1")
+    # the line as cron's shell runs it (umask 022), with `true` for memctl: the log it
+    # makes is the user's alone, so `memctl doctor`'s modes check stays ok
+    before_memctl = line.split(" ", 5)[5].split("nice -n")[0]
+    log = user / "maintain.log"
+    ran = subprocess.run(["sh", "-c", f"umask 022; {before_memctl}true >> {log} 2>&1"])
+    assert ran.returncode == 0 and log.stat().st_mode & 0o777 == 0o600
     assert "ExecStart=" in printed.stdout and "OnCalendar=hourly" in printed.stdout
     assert not (user / ".config").exists()
 

@@ -15,7 +15,7 @@ import pytest
 from memctl.config.settings import load_settings
 from memctl.context import Context
 from memctl.model import Kind, Memory, Relation, RelationType, State, Tier, format_time
-from memctl.retrieve.pipeline import Recalled, possible_results, start
+from memctl.retrieve.pipeline import Recalled, possible_results, recall, start
 from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run
 from memctl.retrieve.stages.bm25_floor import bm25_floor
 from memctl.retrieve.stages.candidates import (
@@ -42,6 +42,7 @@ from memctl.retrieve.stages.status import status
 from memctl.retrieve.stages.time_boost import time_boost
 from memctl.store.memories import insert_memory
 from memctl.store.relations import add_relation
+from tests.conftest import said_in_session
 from tests.fakes import HashEmbedder
 from tests.ollama_server import FakeOllama
 
@@ -813,6 +814,31 @@ def test_a_message_of_tool_notes_is_never_alone_a_clear_match(ctx: Context) -> N
     for text, notes_only in ((f"[subagent] {notes}", True), (f"[subagent] {said}", False)):
         marked = Candidate(Memory(content=text, created_at=format_time(NOW)), is_message=True)
         assert marked.only_tool_notes is notes_only
+
+
+# What Codex sends as the first user message of every session once `memctl init` wrote
+# ~/.codex/AGENTS.md (its block, shortened)
+CODEX_AGENTS_MD = (
+    "# AGENTS.md instructions\n\n<INSTRUCTIONS>\n<!-- memctl:begin -->\n"
+    "## Long-term memory (memctl)\n\nYou have a long-term memory through the `memctl` MCP "
+    "server.\n- Store (`memory_store`) durable facts worth keeping across sessions: "
+    "decisions and their reasons, conventions, preferences the user states.\n"
+    "<!-- memctl:end -->\n</INSTRUCTIONS>"
+)
+
+
+def test_a_message_of_injected_text_only_is_never_recalled(ctx: Context) -> None:
+    """Codex's AGENTS.md message held every word of "which facts should be stored across
+    sessions?" and came back clear, in memory_search's answers too: nobody said it."""
+    said = "We decided to store the session tokens in Redis across restarts."
+    said_in_session(ctx, [CODEX_AGENTS_MD, said])
+    found = recall(ctx, "which facts should be stored across sessions?", touch=False, sessions=True)
+    contents = [r.memory.content for r in found.results]
+    assert said in contents and CODEX_AGENTS_MD not in contents
+    # the same block with the user's own words after it is a message of theirs
+    said_in_session(ctx, [f"{CODEX_AGENTS_MD}\nwhich facts are stored across sessions?"], "s2")
+    again = recall(ctx, "which facts should be stored across sessions?", touch=False, sessions=True)
+    assert any(r.memory.session_id == "s2" for r in again.results)
 
 
 def test_a_memory_of_a_session_whose_message_shows_the_query_is_clear_too(ctx: Context) -> None:

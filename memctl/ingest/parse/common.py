@@ -81,6 +81,10 @@ METADATA_KINDS = frozenset(
         "tools-used",
         "last-prompt",
         "cost-state",
+        # Codex's (as scripts/install-clients pins it): the state it loaded (the AGENTS.md
+        # text, its settings) and a turn's token counts
+        "world_state",
+        "token_usage_record",
     }
 )
 # A tool call is a sub-agent's when its client names it so, or its input has a sub-agent type

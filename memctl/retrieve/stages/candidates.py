@@ -32,6 +32,7 @@ from dataclasses import replace
 from typing import Generic, NamedTuple, TypeVar
 
 from memctl.errors import MemctlError, ModelError
+from memctl.memories.injected import all_injected
 from memctl.model import Memory, format_time
 from memctl.retrieve.named_projects import named_words
 from memctl.retrieve.query import Analysed, Phrase, without_names
@@ -536,7 +537,7 @@ def _session_candidates(
     their ``words`` find (BM25, searched since the stage began) and those their stored
     vectors find (the closest part of each message), each with its rank on its leg; a
     message the words found has its stored vectors' distance too (or, with
-    ``session_vectors``, one embedded now)."""
+    ``session_vectors``, one embedded now). Not a message of injected text only."""
     try:
         stored = _stored_vectors(run)
         close = stored.nearest(run, size) if stored else []
@@ -563,8 +564,12 @@ def _session_candidates(
         candidate = found.setdefault(hit.key, Candidate(hit.as_memory(), {}, {}, is_message=True))
         candidate.ranks["session_vector"] = rank
         candidate.raw["session_vector"] = distance
-    _embed_now(run, [c for c in found.values() if not _measured(c)])
-    return list(found.values())
+    # a message that is only what its client injected (Codex sends AGENTS.md, memctl's own
+    # instructions, as a user message in every session) answers nothing: it goes, and the
+    # others keep their ranks
+    kept = [c for c in found.values() if not all_injected(c.memory.content)]
+    _embed_now(run, [c for c in kept if not _measured(c)])
+    return kept
 
 
 def _measured(candidate: Candidate) -> bool:

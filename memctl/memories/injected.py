@@ -12,6 +12,7 @@ run can say what it left out.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -156,3 +157,23 @@ def strip_injected(text: str) -> Stripped:
             removed[injection.kind] += count
     text = f"{request}\n{text}" if request else text
     return Stripped(re.sub(r"\n{3,}", "\n\n", text).strip(), removed)
+
+
+def all_injected(text: str) -> bool:
+    """Whether ``text`` is only what clients injected (Codex's AGENTS.md message, which
+    holds memctl's own instructions; an ``<environment_context>`` block): nobody's words.
+    Such a text opens with an injection, so every other is told by one anchored try of each
+    text (``_opening``: about a microsecond) before the whole strip (about 100 for 2 KB):
+    recall asks it of every session message it finds."""
+    if _opening().match(text.lstrip()) is None:
+        return False
+    return strip_injected(text).all_injected
+
+
+@functools.cache
+def _opening() -> re.Pattern[str]:
+    """Any injection, or a built-in command's prompt, as one pattern: anchored, it tells
+    a text that opens with none of them in one try."""
+    patterns = [injection.regex.pattern for injection in INJECTIONS]
+    patterns.append(COMMAND_PROMPTS.pattern)
+    return re.compile("|".join(f"(?:{pattern})" for pattern in patterns), re.S | re.I)
