@@ -101,5 +101,7 @@ def neighbours(run: Run, candidates: list[Candidate]) -> list[Candidate]:
 def lent_clear(candidate: Candidate, origin: Candidate, gain: float) -> bool:
     """Whether a possible match the gate judged becomes clear through its neighbour: the
     neighbour passing it the most is clear, and all it inherits outweighs its own score
-    (its relevance is mostly its neighbour's, as a neighbour's that joins here is)."""
+    (its relevance is mostly its neighbour's, as a neighbour's that joins here is). A
+    possible match reaches this stage only with evidence of its own (fuse keeps it beside
+    the clear ones for it), which a lent clear label needs (provenance)."""
     return not candidate.clear and origin.clear and gain > candidate.score
