@@ -39,6 +39,8 @@ SUMMARY = {
     "captures each session on session.idle and session.compacted.",
     "cursor": "hooks.json: sessionStart prints the context block; stop, sessionEnd and "
     "subagentStop capture the transcript.",
+    "gemini": "settings.json: SessionStart prints the context block; AfterAgent, PreCompress "
+    "and SessionEnd capture the session file.",
 }
 
 
@@ -85,7 +87,7 @@ def _command(client: str) -> None:
     app.command(client)(command)
 
 
-for _client in ("opencode", "cursor"):
+for _client in ("opencode", "cursor", "gemini"):
     _command(_client)
 
 
@@ -182,7 +184,8 @@ def uninstall(
     client: Annotated[
         str,
         typer.Argument(
-            metavar="CLIENT", help="claude-code, codex, opencode, cursor, cron or completions."
+            metavar="CLIENT",
+            help="claude-code, codex, opencode, cursor, gemini, cron or completions.",
         ),
     ],
     project: ProjectOption = False,

@@ -13,7 +13,7 @@ from typing import Any
 
 from memctl.config.safe_load import TOO_DEEP, json_value
 from memctl.errors import InputError, UsageError
-from memctl.ingest.parse import claude, codex, cursor, generic, opencode, specstory
+from memctl.ingest.parse import claude, codex, cursor, gemini, generic, opencode, specstory
 from memctl.ingest.parse.common import REPORT_CUT, Parsed, Tally, one_line
 from memctl.ingest.source import SNIFF_BYTES, Input, json_members
 from memctl.model import TRANSCRIPT_CLIENTS
@@ -97,6 +97,8 @@ def guess_client(source: Input, shape: str) -> str:
                         return "codex"
                     if isinstance(one, dict) and cursor.looks_like(one):
                         return "cursor"
+                    if isinstance(one, dict) and gemini.looks_like(one):
+                        return "gemini"
                 except SHAPE_ERRORS:
                     continue
     return "generic"
@@ -209,6 +211,8 @@ def read_transcript(source: Input, client: str | None) -> Transcript:
     guessed = client is None
     client = client or guess_client(source, shape)
     tally = Tally()
+    if client == "gemini":  # its files name no folder: the one beside them does
+        tally.saw_cwd(gemini.project_root(source.name))
     messages: Iterator[Parsed]
     if shape == "text" and specstory.looks_like(source.head_text):
         # whatever client wrote the chat: SpecStory's Markdown is read alike
@@ -216,6 +220,8 @@ def read_transcript(source: Input, client: str | None) -> Transcript:
         messages = specstory.messages(source.lines(), source.name, tally, speaker)
     elif client == "opencode":
         messages = _document(source, tally, opencode.member)
+    elif client == "gemini" and shape == "jsonl":  # its older sessions: one JSON document
+        messages = gemini.messages(source.lines(), tally)
     elif shape == "json":  # any client's: a document, or an array of records or payloads
         messages = _document(source, tally, array_member)
     elif client == "claude-code":

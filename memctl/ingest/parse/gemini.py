@@ -1,0 +1,114 @@
+"""Gemini CLI's session files of JSON lines (``chats/session-<time>-<id[:8]>.jsonl``,
+version 0.61; older versions wrote one ``.json`` document, read by ``generic``).
+
+The first line is the session's metadata (``sessionId``, ``projectHash``, ``startTime``;
+a sub-agent's ``directories``). Then each line is one of:
+
+- a message (``id``, ``timestamp``, ``type``: ``user``, ``gemini``, or the CLI's own
+  ``info`` / ``error`` / ``warning``; ``content``; ``toolCalls``), read as ``generic``
+  reads the messages of the older document. A message is written again, whole, each
+  time it changes (its tokens counted, its tool calls' results in): the last line of an
+  ``id`` is the message, at the place of its first;
+- ``{"$set": {...}}``: metadata changed (``summary``, or ``messages``: all of them anew);
+- ``{"$rewindTo": id}``: the user rewound the session to before that message, which and
+  every message after it are dropped (an id not seen: all of them).
+
+So the file is replayed whole before its messages are read (Gemini CLI's
+``loadConversationRecord``). The session's folder is in ``.project_root`` beside its
+``chats`` folder (``~/.gemini/tmp/<project>/``): ``project_root``, for either format.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from memctl.config.safe_load import json_value
+from memctl.ingest.parse import generic
+from memctl.ingest.parse.common import Parsed, Tally
+
+REWIND = "$rewindTo"
+SET = "$set"
+PROJECT_ROOT = ".project_root"  # the project folder, written by Gemini CLI's ProjectRegistry
+CHATS = "chats"
+MAX_ROOT_BYTES = 4096  # a path, not a file to read whole
+
+
+def looks_like(record: dict[str, Any]) -> bool:
+    """A session file's first line: its metadata."""
+    return isinstance(record.get("sessionId"), str) and isinstance(record.get("projectHash"), str)
+
+
+def messages(lines: Iterator[str], tally: Tally) -> Iterator[Parsed]:
+    """The session's messages once its lines are replayed."""
+    for record in replay(lines, tally).values():
+        yield from generic.record(record, tally)
+
+
+def replay(lines: Iterator[str], tally: Tally) -> dict[str, dict[str, Any]]:
+    """The session's messages by id, in the order they first came, as its lines leave
+    them; the tally learns its id, title and folder."""
+    kept: dict[str, dict[str, Any]] = {}
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json_value(line)
+        except ValueError:
+            tally.bad(f"line {number}: not JSON")
+            continue
+        if not isinstance(record, dict):
+            tally.bad(f"line {number}: not a JSON object")
+        elif isinstance(record.get(REWIND), str):
+            _rewind(kept, record[REWIND])
+        elif isinstance(record.get("id"), str):
+            kept[record["id"]] = record  # a changed message keeps its place
+        elif isinstance(record.get(SET), dict):
+            _set(kept, record[SET], tally)
+        elif looks_like(record):
+            _metadata(record, tally)
+        else:
+            tally.pass_over("record of no known kind")
+    return kept
+
+
+def _rewind(kept: dict[str, dict[str, Any]], to: str) -> None:
+    ids = list(kept)
+    for gone in ids[ids.index(to) :] if to in kept else ids:
+        del kept[gone]
+
+
+def _set(kept: dict[str, dict[str, Any]], changes: dict[str, Any], tally: Tally) -> None:
+    if isinstance(changes.get("messages"), list):
+        kept.clear()
+        for message in changes["messages"]:
+            if isinstance(message, dict) and isinstance(message.get("id"), str):
+                kept[message["id"]] = message
+    if isinstance(changes.get("summary"), str) and changes["summary"].strip():
+        tally.title = changes["summary"].strip()
+    _metadata(changes, tally)
+
+
+def _metadata(record: dict[str, Any], tally: Tally) -> None:
+    if isinstance(record.get("sessionId"), str):
+        tally.session_id = tally.session_id or record["sessionId"]
+    folders = record.get("directories")
+    if isinstance(folders, list) and folders:
+        tally.saw_cwd(folders[0])
+
+
+def project_root(name: str) -> str | None:
+    """The project folder Gemini CLI wrote beside the ``chats`` folder holding ``name``
+    (a sub-agent's file is one folder deeper); None when there is none."""
+    path = Path(name)
+    for folder in path.parents[:2]:
+        if folder.name == CHATS:
+            marker = folder.parent / PROJECT_ROOT
+            try:
+                with marker.open("rb") as handle:
+                    text = handle.read(MAX_ROOT_BYTES).decode("utf-8").strip()
+            except (OSError, UnicodeError):
+                return None
+            return text if Path(text).is_absolute() else None
+    return None
