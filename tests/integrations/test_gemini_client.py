@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -141,9 +143,10 @@ def stored_text(session_id: str) -> tuple[int, str, str]:
 
 
 def test_hooks_capture_the_session_file_and_backfill_adds_nothing_twice(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """AfterAgent stores the session file Gemini CLI names, scoped by the payload's cwd; a
+    """`install status` names a session file not captured, with `--backfill`; AfterAgent
+    stores the session file Gemini CLI names, scoped by the payload's cwd; a
     SessionEnd without transcript_path finds the file by the session id; a later turn
     (a message written again as it changed, a rewind) adds only what is new; backfill
     finds the earlier sessions under ~/.gemini/tmp and scopes one by its .project_root."""
@@ -157,6 +160,10 @@ def test_hooks_capture_the_session_file_and_backfill_adds_nothing_twice(
     session = chats / "session-2026-11-30T03-11-72a4c9e0.jsonl"
     lines = (TRANSCRIPTS / "gemini-0.61.jsonl").read_text().splitlines()
     session.write_text("\n".join(lines) + "\n")
+    os.utime(session, (time.time() - 3600,) * 2)  # a session that ended an hour ago
+    where = setup.where(False, tmp_path, {"HOME": str(user), "PATH": ""})
+    (problem,) = {s.client: s.problems for s in setup.status(where, home, {})}["gemini"]
+    assert "not captured (none captured yet)" in problem and "--backfill" in problem
 
     payload = {"session_id": SESSION, "transcript_path": str(session), "cwd": str(workspace)}
     assert (
