@@ -187,11 +187,12 @@ def test_a_gemini_cli_session_names_its_speaker_in_type_and_keeps_its_tool_calls
     assert transcript.tally.lines["passed over info notice"] == 1
 
 
-def test_a_gemini_cli_jsonl_session_is_replayed_as_it_stands(tmp_path: Any) -> None:
+def test_a_gemini_cli_jsonl_session_is_replayed_losing_nothing_said(tmp_path: Any) -> None:
     """Gemini CLI 0.61's session file, known by its first line: a message written again as
-    it changed stands once, with its last text, where it first came; a rewind drops the
-    messages from the one it names; ``$set`` may replace every message and name the
-    summary; the folder beside ``chats`` names the project; a broken line is counted."""
+    it changed stands once, with its last text, where it first came; what a rewind or a
+    compression (``$set`` of the messages) leaves behind is kept, as the hooks stored it;
+    ``$set`` names the summary; the folder beside ``chats`` names the project; a broken
+    line is counted."""
     records = [
         {"sessionId": "g-61", "projectHash": "ab12", "startTime": "2026-11-30T03:00:00Z"},
         {"$set": {"messages": [{"id": "env", "type": "user", "content": [{"text": "setup"}]}]}},
@@ -216,6 +217,7 @@ def test_a_gemini_cli_jsonl_session_is_replayed_as_it_stands(tmp_path: Any) -> N
         (Role.USER, "setup"),
         (Role.USER, "Use pnpm."),
         (Role.ASSISTANT, "Noted: pnpm."),
+        (Role.USER, "No, forget that."),
     ]
     tally = transcript.tally
     assert (tally.session_id, tally.title, tally.cwd) == (
@@ -224,9 +226,10 @@ def test_a_gemini_cli_jsonl_session_is_replayed_as_it_stands(tmp_path: Any) -> N
         "/home/dana/shop",
     )
     assert tally.malformed == 1 and tally.lines["passed over info notice"] == 1
-    redone = [*records[:3], {"$set": {"messages": [records[2]]}}, {"$rewindTo": "gone"}]
-    again = read_transcript(source("\n".join(map(json.dumps, redone))), "gemini")
-    assert list(again.messages) == []  # a rewind to a message never seen: all of them
+    summary = {"id": "s1", "type": "user", "content": [{"text": "Summary: pnpm chosen."}]}
+    compressed = [*records[:3], {"$set": {"messages": [summary, records[2]]}}]
+    again = read_transcript(source("\n".join(map(json.dumps, compressed))), "gemini")
+    assert [m.content for m in again.messages] == ["setup", "Use pnpm.", "Summary: pnpm chosen."]
 
 
 def test_a_copilot_chat_session_keeps_each_request_and_its_answer() -> None:

@@ -148,7 +148,7 @@ def test_hooks_capture_the_session_file_and_backfill_adds_nothing_twice(
     """`install status` names a session file not captured, with `--backfill`; AfterAgent
     stores the session file Gemini CLI names, scoped by the payload's cwd; a
     SessionEnd without transcript_path finds the file by the session id; a later turn
-    (a message written again as it changed, a rewind) adds only what is new; backfill
+    (a message written again as it changed, a rewind) adds only what is new, once; backfill
     finds the earlier sessions under ~/.gemini/tmp and scopes one by its .project_root."""
     user, workspace = tmp_path / "user", tmp_path / "work" / "proj"
     workspace.mkdir(parents=True)
@@ -200,8 +200,8 @@ def test_hooks_capture_the_session_file_and_backfill_adds_nothing_twice(
         out.writelines(json.dumps(record) + "\n" for record in turn)
     hook(["gemini", "SessionEnd"], {"session_id": SESSION, "cwd": str(workspace)}, capsys)
     count, _, text = stored_text(SESSION)
-    assert count == 7 and "Wrong way" not in text
-    assert text.endswith("We ship on Fridays.\nNoted: Fridays.")
+    assert count == 8  # the rewound message too: it was said
+    assert text.endswith("Wrong way\nWe ship on Fridays.\nNoted: Fridays.")
 
     older = chats / "session-2026-11-29T10-00-0a0b0c0d.json"  # a version before JSONL
     messages = [{"id": "m1", "type": "user", "content": "Use pnpm, not npm."}]

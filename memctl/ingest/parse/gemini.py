@@ -9,13 +9,17 @@ a sub-agent's ``directories``). Then each line is one of:
   reads the messages of the older document. A message is written again, whole, each
   time it changes (its tokens counted, its tool calls' results in): the last line of an
   ``id`` is the message, at the place of its first;
-- ``{"$set": {...}}``: metadata changed (``summary``, or ``messages``: all of them anew);
-- ``{"$rewindTo": id}``: the user rewound the session to before that message, which and
-  every message after it are dropped (an id not seen: all of them).
+- ``{"$set": {...}}``: metadata changed (``summary``; ``messages``: the history anew, as
+  after a compression, where Gemini CLI drops what it summarised);
+- ``{"$rewindTo": id}``: the user rewound the session to before that message (Gemini CLI
+  drops it and every later one).
 
-So the file is replayed whole before its messages are read (Gemini CLI's
-``loadConversationRecord``). The session's folder is in ``.project_root`` beside its
-``chats`` folder (``~/.gemini/tmp/<project>/``): ``project_root``, for either format.
+So the file is replayed whole before its messages are read, as Gemini CLI's
+``loadConversationRecord`` does, but nothing said is dropped: a message a rewind or a
+compression left behind was said, and the hooks stored it as it came (a backfill reads
+the session as its capture did); ``$set`` messages are read as messages written again.
+The session's folder is in ``.project_root`` beside its ``chats`` folder
+(``~/.gemini/tmp/<project>/``): ``project_root``, for either format.
 """
 
 from __future__ import annotations
@@ -47,8 +51,8 @@ def messages(lines: Iterator[str], tally: Tally) -> Iterator[Parsed]:
 
 
 def replay(lines: Iterator[str], tally: Tally) -> dict[str, dict[str, Any]]:
-    """The session's messages by id, in the order they first came, as its lines leave
-    them; the tally learns its id, title and folder."""
+    """Every message of the session by id, in the order they first came, each as its last
+    line has it; the tally learns the session's id, title and folder."""
     kept: dict[str, dict[str, Any]] = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -61,7 +65,7 @@ def replay(lines: Iterator[str], tally: Tally) -> dict[str, dict[str, Any]]:
         if not isinstance(record, dict):
             tally.bad(f"line {number}: not a JSON object")
         elif isinstance(record.get(REWIND), str):
-            _rewind(kept, record[REWIND])
+            tally.pass_over("rewind")  # what came before it was said all the same
         elif isinstance(record.get("id"), str):
             kept[record["id"]] = record  # a changed message keeps its place
         elif isinstance(record.get(SET), dict):
@@ -73,15 +77,8 @@ def replay(lines: Iterator[str], tally: Tally) -> dict[str, dict[str, Any]]:
     return kept
 
 
-def _rewind(kept: dict[str, dict[str, Any]], to: str) -> None:
-    ids = list(kept)
-    for gone in ids[ids.index(to) :] if to in kept else ids:
-        del kept[gone]
-
-
 def _set(kept: dict[str, dict[str, Any]], changes: dict[str, Any], tally: Tally) -> None:
     if isinstance(changes.get("messages"), list):
-        kept.clear()
         for message in changes["messages"]:
             if isinstance(message, dict) and isinstance(message.get("id"), str):
                 kept[message["id"]] = message
