@@ -173,6 +173,7 @@ def test_hooks_capture_the_session_file_and_backfill_adds_nothing_twice(
     assert count == 5 and scope == project_scope(workspace)
     assert text.count("[tool mcp_memctl_memory_search: deploy shop]") == 1  # written twice there
     assert "How do we ship it? SEARCH: deploy shop" in text
+    assert "memctl-context" not in text  # its own block, HTML-escaped by Gemini CLI: not kept
 
     turn = [
         {
