@@ -39,8 +39,6 @@ SUMMARY = {
     "captures each session on session.idle and session.compacted.",
     "cursor": "hooks.json: sessionStart prints the context block; stop, sessionEnd and "
     "subagentStop capture the transcript.",
-    "gemini": "settings.json: SessionStart prints the context block; AfterAgent, PreCompress "
-    "and SessionEnd capture the session file.",
 }
 
 
@@ -48,8 +46,9 @@ PerPromptOption = Annotated[
     bool,
     typer.Option(
         "--per-prompt",
-        help="Also UserPromptSubmit: add the memories relevant to each prompt "
-        "(context.prompt_budget tokens, none twice a session). Install without it to stop.",
+        help="Also UserPromptSubmit (Gemini CLI: BeforeAgent): add the memories relevant to "
+        "each prompt (context.prompt_budget tokens, none twice a session). Install without "
+        "it to stop.",
     ),
 ]
 
@@ -87,7 +86,7 @@ def _command(client: str) -> None:
     app.command(client)(command)
 
 
-for _client in ("opencode", "cursor", "gemini"):
+for _client in ("opencode", "cursor"):
     _command(_client)
 
 
@@ -103,6 +102,21 @@ def claude_code(
     """Install Claude Code's hooks (settings.json): SessionStart prints the context block;
     Stop, SubagentStop, SessionEnd and PreCompact capture the transcript."""
     _install(ctx, "claude-code", project, dry_run, force, False, as_json, per_prompt)
+
+
+@app.command("gemini")
+def gemini(
+    ctx: typer.Context,
+    project: ProjectOption = False,
+    dry_run: DryRunOption = False,
+    force: ForceOption = False,
+    per_prompt: PerPromptOption = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Install Gemini CLI's hooks (settings.json): SessionStart prints the context block;
+    AfterAgent, PreCompress and SessionEnd capture the session file (--per-prompt: also
+    BeforeAgent)."""
+    _install(ctx, "gemini", project, dry_run, force, False, as_json, per_prompt)
 
 
 @app.command("codex")

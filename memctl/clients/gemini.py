@@ -6,7 +6,8 @@ milliseconds (Gemini CLI 0.61, docs/hooks/reference.md of its package): SessionS
 (on startup, resume and /clear: a lifecycle matcher is an exact string, so none is set)
 prints the context block as ``hookSpecificOutput.additionalContext``; AfterAgent (each
 turn's end), PreCompress and SessionEnd capture the session file ``transcript_path``
-names. A hook that prints nothing is read as no answer.
+names; with ``--per-prompt``, BeforeAgent answers a prompt with the memories relevant to
+it (``additionalContext`` too). A hook that prints nothing is read as no answer.
 
 It keeps a session in ``<gemini dir>/tmp/<project>/chats/session-<time>-<id[:8]>.jsonl``
 (older versions: one ``.json`` document), ``<gemini dir>`` being ``~/.gemini`` or
@@ -40,8 +41,7 @@ BINARY = "gemini"
 EVENTS = ("SessionStart", "AfterAgent", "PreCompress", "SessionEnd")
 START_EVENTS = ("SessionStart",)
 CAPTURE_EVENTS = ("AfterAgent", "PreCompress", "SessionEnd")
-# BeforeAgent could add to a prompt (its additionalContext); not installed yet
-PROMPT_EVENTS: tuple[str, ...] = ()
+PROMPT_EVENTS = ("BeforeAgent",)  # installed with --per-prompt: its additionalContext
 TRANSCRIPT_FORMAT = "gemini"
 TRANSCRIPT_GLOBS = (
     "*/chats/session-*.jsonl",
@@ -99,8 +99,11 @@ def plan_instructions(plan: Plan, where: Where, remove: bool = False) -> None:
     plan_instructions_block(plan, instructions_path(where), NAME, remove)
 
 
-def hook_groups(run: Launcher, timeout: int) -> dict[str, list[dict[str, Any]]]:
-    """One group an event, each running ``memctl hook gemini EVENT`` (``timeout`` seconds)."""
+def hook_groups(
+    run: Launcher, timeout: int, per_prompt: bool = False
+) -> dict[str, list[dict[str, Any]]]:
+    """One group an event, each running ``memctl hook gemini EVENT`` (``timeout`` seconds);
+    BeforeAgent only ``per_prompt``."""
     return {
         event: [
             {
@@ -114,7 +117,7 @@ def hook_groups(run: Launcher, timeout: int) -> dict[str, list[dict[str, Any]]]:
                 ]
             }
         ]
-        for event in EVENTS
+        for event in EVENTS + (PROMPT_EVENTS if per_prompt else ())
     }
 
 
@@ -122,13 +125,15 @@ def is_ours(group: Any) -> bool:
     return runs_hook_of(NAME, group)
 
 
-def plan_hooks(plan: Plan, where: Where, run: Launcher, timeout: int, remove: bool) -> None:
+def plan_hooks(
+    plan: Plan, where: Where, run: Launcher, timeout: int, remove: bool, per_prompt: bool = False
+) -> None:
     path = settings_path(where)
     data = plan.read(path)
     if remove and data is None:
         return
     doc = formats.load_json(path, data)
-    merged = merge_hooks(doc, {} if remove else hook_groups(run, timeout), is_ours)
+    merged = merge_hooks(doc, {} if remove else hook_groups(run, timeout, per_prompt), is_ours)
     plan.write(path, data if merged == doc else formats.dump_json(merged, data), NAME, "hooks")
 
 

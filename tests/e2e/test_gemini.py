@@ -57,7 +57,7 @@ def test_gemini_connects_to_memctl_then_starts_with_its_context_and_is_captured(
     gemini = gemini_or_skip()
     assert world.run(gemini, "--version").stdout.strip() == VERSION
     world.memctl("init", "--tool", "gemini")
-    world.memctl("install", "gemini")
+    world.memctl("install", "gemini", "--per-prompt")
     world.memctl("remember", FACTS)
     settings = json.loads((world.home / ".gemini" / "settings.json").read_text())
     assert settings["security"]["auth"]["selectedType"] == "gemini-api-key"  # kept
@@ -84,5 +84,5 @@ def test_gemini_connects_to_memctl_then_starts_with_its_context_and_is_captured(
     )  # its environment, the prompt, the call, its result, the answer
     fired = json.loads(world.memctl("install", "status", "--json").stdout)
     (status,) = [s for s in fired if s["client"] == "gemini"]
-    assert {"SessionStart", "AfterAgent", "SessionEnd"} <= set(status["fired"])
+    assert {"SessionStart", "BeforeAgent", "AfterAgent", "SessionEnd"} <= set(status["fired"])
     assert status["problems"] == []

@@ -94,6 +94,10 @@ def test_init_and_install_join_the_users_settings_and_uninstall_puts_back_every_
     assert set(status.hooks) == set(gemini.EVENTS)
     again = setup.install(setup.InstallRequest("gemini", timeout=7), where, RUN, data)
     assert again.plan.files() == []  # idempotent
+    setup.install(setup.InstallRequest("gemini", timeout=7, per_prompt=True), where, RUN, data)
+    assert "BeforeAgent" in gemini.hooks_installed(where)
+    setup.install(setup.InstallRequest("gemini", timeout=7), where, RUN, data)
+    assert "BeforeAgent" not in gemini.hooks_installed(where)
 
     setup.uninstall("install", ("gemini",), where, RUN, data, False)
     setup.uninstall("init", ("gemini",), where, RUN, data, False)
