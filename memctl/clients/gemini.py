@@ -144,6 +144,25 @@ def hooks_installed(where: Where) -> list[str]:
     return [event for event, groups in hooks.items() if any(is_ours(g) for g in groups or [])]
 
 
+def problems(where: Where) -> list[str]:
+    """What keeps Gemini CLI from running memctl's hooks: its hooks switched off
+    (``hooksConfig.enabled`` false) or memctl's among those it skips by name."""
+    path = settings_path(where)
+    data = path.read_bytes() if path.is_file() else None
+    try:
+        config = formats.load_json(path, data).get("hooksConfig")
+    except formats.MalformedConfig:
+        return []  # named once already, by the hooks check
+    if not isinstance(config, dict) or not hooks_installed(where):
+        return []
+    if config.get("enabled") is False:
+        return [f"gemini: {path} switches hooks off (hooksConfig.enabled): none of memctl's runs"]
+    skipped = config.get("disabled")
+    if isinstance(skipped, list) and HOOK_NAME in skipped:
+        return [f"gemini: {path} skips memctl's hooks (hooksConfig.disabled names {HOOK_NAME!r})"]
+    return []
+
+
 def find_transcript(session_id: str) -> str | None:
     """A session's file, by the first 8 characters of its id in the file's name (every
     payload names its ``transcript_path``; this is for one that does not)."""

@@ -328,6 +328,7 @@ def status(place: Where, home: Path, captured: dict[str, str] | None = None) -> 
         timings = {e: t for e in events if (t := timing(home, name, e)) is not None}
         problems += [f"{name} {e}: {why}" for e in events if (why := missed(home, name, e))]
         problems += opencode.problems(place) if name == opencode.NAME else []
+        problems += gemini.problems(place) if name == gemini.NAME else []
         last = (captured or {}).get(name)
         problems += _uncaptured(name, last) if captured is not None else []
         result.append(

@@ -114,9 +114,15 @@ def test_uninstall_after_the_user_changed_the_file_takes_out_only_memctls_hooks(
     doc = json.loads(path.read_text())
     doc["model"] = {"name": "gemini-2.5-pro"}  # Gemini CLI's /settings writes here too
     path.write_text(json.dumps(doc))
+    assert gemini.problems(Where(home, None, {"PATH": ""})) == []
+    doc["hooksConfig"] = {"disabled": ["memctl"]}  # /hooks disable memctl
+    path.write_text(json.dumps(doc))
+    (problem,) = [p for s in setup.status(where, data) if s.client == "gemini" for p in s.problems]
+    assert "skips memctl's hooks" in problem
     removal = setup.uninstall("install", ("gemini",), where, RUN, data, False)
     assert removal.cleaned == [str(path)]
-    assert json.loads(path.read_text()) == {**USERS, "model": {"name": "gemini-2.5-pro"}}
+    left = {**USERS, "model": {"name": "gemini-2.5-pro"}, "hooksConfig": {"disabled": ["memctl"]}}
+    assert json.loads(path.read_text()) == left
 
 
 def test_gemini_cli_home_and_project_level_files(tmp_path: Path) -> None:
