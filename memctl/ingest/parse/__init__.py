@@ -113,7 +113,8 @@ def hook_payload(record: dict[str, Any]) -> bool:
     )
 
 
-def _jsonl(source: Input, tally: Tally, parse: RecordParser) -> Iterator[Parsed]:
+def _objects(source: Input, tally: Tally) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Each line's JSON object, with its number; a line that is not one is counted."""
     for number, line in enumerate(source.lines(), start=1):
         if not line.strip():
             continue
@@ -125,6 +126,11 @@ def _jsonl(source: Input, tally: Tally, parse: RecordParser) -> Iterator[Parsed]
         if not isinstance(record, dict):
             tally.bad(f"line {number}: not a JSON object")
             continue
+        yield number, record
+
+
+def _jsonl(source: Input, tally: Tally, parse: RecordParser) -> Iterator[Parsed]:
+    for number, record in _objects(source, tally):
         try:
             parsed = (
                 array_member(None, record, tally) if hook_payload(record) else parse(record, tally)
@@ -221,7 +227,7 @@ def read_transcript(source: Input, client: str | None) -> Transcript:
     elif client == "opencode":
         messages = _document(source, tally, opencode.member)
     elif client == "gemini" and shape == "jsonl":  # its older sessions: one JSON document
-        messages = gemini.messages(source.lines(), tally)
+        messages = gemini.messages((r for _, r in _objects(source, tally)), tally)
     elif shape == "json":  # any client's: a document, or an array of records or payloads
         messages = _document(source, tally, array_member)
     elif client == "claude-code":

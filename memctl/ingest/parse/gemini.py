@@ -28,7 +28,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from memctl.config.safe_load import json_value
 from memctl.ingest.parse import generic
 from memctl.ingest.parse.common import Parsed, Tally
 
@@ -44,27 +43,18 @@ def looks_like(record: dict[str, Any]) -> bool:
     return isinstance(record.get("sessionId"), str) and isinstance(record.get("projectHash"), str)
 
 
-def messages(lines: Iterator[str], tally: Tally) -> Iterator[Parsed]:
-    """The session's messages once its lines are replayed."""
-    for record in replay(lines, tally).values():
+def messages(records: Iterator[dict[str, Any]], tally: Tally) -> Iterator[Parsed]:
+    """The session's messages once its records (each line's object) are replayed."""
+    for record in replay(records, tally).values():
         yield from generic.record(record, tally)
 
 
-def replay(lines: Iterator[str], tally: Tally) -> dict[str, dict[str, Any]]:
+def replay(records: Iterator[dict[str, Any]], tally: Tally) -> dict[str, dict[str, Any]]:
     """Every message of the session by id, in the order they first came, each as its last
     line has it; the tally learns the session's id, title and folder."""
     kept: dict[str, dict[str, Any]] = {}
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json_value(line)
-        except ValueError:
-            tally.bad(f"line {number}: not JSON")
-            continue
-        if not isinstance(record, dict):
-            tally.bad(f"line {number}: not a JSON object")
-        elif isinstance(record.get(REWIND), str):
+    for record in records:
+        if isinstance(record.get(REWIND), str):
             tally.pass_over("rewind")  # what came before it was said all the same
         elif isinstance(record.get("id"), str):
             kept[record["id"]] = record  # a changed message keeps its place
