@@ -172,7 +172,7 @@ _memctl_spec() {
             valopts="--port"
             ;;
         "install")
-            cmds="opencode cursor claude-code codex cron completions status uninstall"
+            cmds="opencode cursor claude-code gemini codex cron completions status uninstall"
             opts="-h --help"
             ;;
         "install opencode")
@@ -182,6 +182,9 @@ _memctl_spec() {
             opts="--project --dry-run --force --json -h --help"
             ;;
         "install claude-code")
+            opts="--project --dry-run --force --per-prompt --json -h --help"
+            ;;
+        "install gemini")
             opts="--project --dry-run --force --per-prompt --json -h --help"
             ;;
         "install codex")
@@ -257,7 +260,7 @@ _memctl_choices() {
     case "$1|$2" in
         "list|-f"|"list|--format") choices="table json ids" ;;
         "import|--strategy") choices="auto atomic section document" ;;
-        "ingest|--client") choices="claude-code opencode codex cursor generic" ;;
+        "ingest|--client") choices="claude-code opencode codex cursor gemini generic" ;;
         "ingest|--mode") choices="smart raw" ;;
     esac
 }

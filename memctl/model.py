@@ -98,7 +98,7 @@ def parse_choice(enum: type[E], value: str, what: str) -> E:
 # States that recall and list leave out unless asked for.
 HIDDEN_STATES = (State.ARCHIVED, State.DELETED)
 # The transcript formats ingest reads, by the client that writes them.
-TRANSCRIPT_CLIENTS = ("claude-code", "opencode", "codex", "cursor", "generic")
+TRANSCRIPT_CLIENTS = ("claude-code", "opencode", "codex", "cursor", "gemini", "generic")
 
 
 def now_iso() -> str:

@@ -18,7 +18,8 @@ app = new_typer()
 def hook(
     ctx: typer.Context,
     client: Annotated[
-        str, typer.Argument(metavar="CLIENT", help="claude-code, codex, opencode or cursor.")
+        str,
+        typer.Argument(metavar="CLIENT", help="claude-code, codex, opencode, cursor or gemini."),
     ],
     event: Annotated[
         str, typer.Argument(metavar="EVENT", help="The client's event (SessionStart, Stop, ...).")

@@ -19,7 +19,8 @@ app = new_typer()
 ToolOption = Annotated[
     list[str] | None,
     typer.Option(
-        "--tool", help="Only this assistant (claude-code, codex, opencode, cursor); repeatable."
+        "--tool",
+        help="Only this assistant (claude-code, codex, opencode, cursor, gemini); repeatable.",
     ),
 ]
 RestoreForceOption = Annotated[

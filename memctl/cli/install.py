@@ -46,8 +46,9 @@ PerPromptOption = Annotated[
     bool,
     typer.Option(
         "--per-prompt",
-        help="Also UserPromptSubmit: add the memories relevant to each prompt "
-        "(context.prompt_budget tokens, none twice a session). Install without it to stop.",
+        help="Also UserPromptSubmit (Gemini CLI: BeforeAgent): add the memories relevant to "
+        "each prompt (context.prompt_budget tokens, none twice a session). Install without "
+        "it to stop.",
     ),
 ]
 
@@ -101,6 +102,21 @@ def claude_code(
     """Install Claude Code's hooks (settings.json): SessionStart prints the context block;
     Stop, SubagentStop, SessionEnd and PreCompact capture the transcript."""
     _install(ctx, "claude-code", project, dry_run, force, False, as_json, per_prompt)
+
+
+@app.command("gemini")
+def gemini(
+    ctx: typer.Context,
+    project: ProjectOption = False,
+    dry_run: DryRunOption = False,
+    force: ForceOption = False,
+    per_prompt: PerPromptOption = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Install Gemini CLI's hooks (settings.json): SessionStart prints the context block;
+    AfterAgent, PreCompress and SessionEnd capture the session file (--per-prompt: also
+    BeforeAgent)."""
+    _install(ctx, "gemini", project, dry_run, force, False, as_json, per_prompt)
 
 
 @app.command("codex")
@@ -182,7 +198,8 @@ def uninstall(
     client: Annotated[
         str,
         typer.Argument(
-            metavar="CLIENT", help="claude-code, codex, opencode, cursor, cron or completions."
+            metavar="CLIENT",
+            help="claude-code, codex, opencode, cursor, gemini, cron or completions.",
         ),
     ],
     project: ProjectOption = False,

@@ -53,7 +53,7 @@ INSTRUCTIONS = (
     "memctl is the user's long-term memory. Search it before answering questions about "
     "past work, project conventions, decisions or the user's preferences; store durable "
     "facts (one per memory, a full sentence) when the user states them or a decision is "
-    "made. Never store secrets or text marked <private>."
+    "made. Never store secrets or text marked `<private>`."
 )
 
 

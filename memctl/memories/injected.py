@@ -1,7 +1,8 @@
 """Text a client injects into a conversation: instructions, environment, wrappers.
 
 Assistants put configuration into the transcript as if someone had said it:
-Codex sends AGENTS.md and ``<environment_context>`` as a *user* message,
+Codex sends AGENTS.md and ``<environment_context>`` as a *user* message (Gemini CLI its
+``<session_context>``, and a hook's context in ``<hook_context>`` before the prompt),
 Claude Code wraps slash commands and ``<system-reminder>`` blocks (CLAUDE.md
 contents among them) into user turns, and memctl's own ``<memctl-context>``
 block comes back in the next session. None of it is the user's words, so
@@ -90,6 +91,10 @@ INJECTIONS: tuple[Injection, ...] = (
     _rule("cursor", "attachments", _block("image_files")),
     _rule("cursor", "system-reminder", _block("system_reminder")),
     _rule("cursor", "notification", _block("system_notification")),
+    # Gemini CLI (0.61): its environment as a session's first user message, and the
+    # context a hook added (memctl's block among it, HTML-escaped) before a prompt
+    _rule("gemini", "environment", _block("session_context")),
+    _rule("gemini", "hook", _block("hook_context")),
     # skill listings any client may paste in
     _rule(
         ANY,

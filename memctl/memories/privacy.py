@@ -34,9 +34,11 @@ from memctl.lazy_re import lazy
 REDACTED = "[REDACTED]"
 # A tag quoted in backticks is prose about the tag ("mark it `<private>`"), not a block.
 PROSE_TAG = "(?<!`)"
-CONTEXT_BLOCK = lazy(
-    PROSE_TAG + r"<memctl-context\b[^>]*>.*?(?:</memctl-context\s*>|\Z)", re.S | re.I
-)
+# memctl's context block as a client hands it back: as written, or HTML-escaped (Gemini CLI
+# 0.61 escapes a hook's additionalContext before it puts it in the prompt it records)
+_CONTEXT_OPEN = r"(?:<memctl-context\b[^>]*>|&lt;memctl-context&gt;)"
+_CONTEXT_CLOSE = r"(?:</memctl-context\s*>|&lt;/memctl-context&gt;)"
+CONTEXT_BLOCK = lazy(PROSE_TAG + _CONTEXT_OPEN + r".*?(?:" + _CONTEXT_CLOSE + r"|\Z)", re.S | re.I)
 PRIVATE_BLOCK = lazy(PROSE_TAG + r"<private\s*>.*?(?:</private\s*>|\Z)", re.S | re.I)
 PEM_BEGIN = r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
 PEM_END = r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
@@ -642,10 +644,7 @@ class Redactions:
 
 # Blocks a part may open and a later part close: (opening, closing, what replaces it).
 _BLOCKS = (
-    (
-        lazy(PROSE_TAG + r"<memctl-context\b[^>]*>", re.I),
-        lazy(r"</memctl-context\s*>", re.I),
-    ),
+    (lazy(PROSE_TAG + _CONTEXT_OPEN, re.I), lazy(_CONTEXT_CLOSE, re.I)),
     (lazy(PROSE_TAG + r"<private\s*>", re.I), lazy(r"</private\s*>", re.I)),
     (lazy(PEM_BEGIN), lazy(PEM_END)),
 )

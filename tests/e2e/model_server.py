@@ -1,5 +1,6 @@
-"""A scripted model on loopback for the real clients: Anthropic Messages (Claude Code) and
-OpenAI Responses (Codex), both streamed as server-sent events.
+"""A scripted model on loopback for the real clients: Anthropic Messages (Claude Code),
+OpenAI Responses (Codex) and Gemini's generateContent (Gemini CLI), streamed as
+server-sent events.
 
 The model's script is simple and deterministic:
 - a request whose latest user turn holds a tool result gets a text answer quoting it;
@@ -259,6 +260,40 @@ def responses_stream(body: dict[str, Any]) -> Iterator[bytes]:
     yield sse("response.completed", {"type": "response.completed", "response": done})
 
 
+# -- Gemini generateContent ------------------------------------------------------------
+
+
+def gemini_plan(body: dict[str, Any]) -> dict[str, Any]:
+    """The model's turn (``{"parts": [...]}``) for a Gemini request: a function's result
+    is quoted; ``SEARCH:`` calls the offered function named ``mcp_<server>_memory_search``."""
+    contents = body.get("contents") or []
+    parts = (contents[-1].get("parts") or []) if contents else []
+    results = [
+        p["functionResponse"] for p in parts if isinstance(p, dict) and "functionResponse" in p
+    ]
+    if results:
+        return {"parts": [{"text": "Memory says: " + _texts(results[-1])[:2000]}]}
+    names = [
+        d.get("name", "")
+        for tool in body.get("tools") or []
+        for d in tool.get("functionDeclarations") or []
+    ]
+    search = next((n for n in names if n.endswith("memory_search")), None)
+    found = SEARCH.search(_texts(contents[-1]) if contents else "")
+    if found and search:
+        return {"parts": [{"functionCall": {"name": search, "args": {"query": found.group(1)}}}]}
+    return {"parts": [{"text": "ok"}]}
+
+
+def gemini_answer(body: dict[str, Any]) -> dict[str, Any]:
+    content = {"role": "model", **gemini_plan(body)}
+    usage = {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}
+    return {
+        "candidates": [{"content": content, "finishReason": "STOP", "index": 0}],
+        "usageMetadata": usage,
+    }
+
+
 # -- the server ----------------------------------------------------------------------
 
 
@@ -316,6 +351,12 @@ class Handler(BaseHTTPRequestHandler):
                 self._json(anthropic_message(body))
         elif path.endswith("/responses"):
             self._stream(responses_stream(body))
+        elif path.endswith(":countTokens"):
+            self._json({"totalTokens": 10})
+        elif path.endswith(":streamGenerateContent"):
+            self._stream(iter([f"data: {json.dumps(gemini_answer(body))}\r\n\r\n".encode()]))
+        elif path.endswith(":generateContent"):
+            self._json(gemini_answer(body))
         else:
             self._json({})
         times[1] = time.monotonic()

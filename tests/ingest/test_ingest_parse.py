@@ -187,6 +187,51 @@ def test_a_gemini_cli_session_names_its_speaker_in_type_and_keeps_its_tool_calls
     assert transcript.tally.lines["passed over info notice"] == 1
 
 
+def test_a_gemini_cli_jsonl_session_is_replayed_losing_nothing_said(tmp_path: Any) -> None:
+    """Gemini CLI 0.61's session file, known by its first line: a message written again as
+    it changed stands once, with its last text, where it first came; what a rewind or a
+    compression (``$set`` of the messages) leaves behind is kept, as the hooks stored it;
+    ``$set`` names the summary; the folder beside ``chats`` names the project; a broken
+    line is counted."""
+    records = [
+        {"sessionId": "g-61", "projectHash": "ab12", "startTime": "2026-11-30T03:00:00Z"},
+        {"$set": {"messages": [{"id": "env", "type": "user", "content": [{"text": "setup"}]}]}},
+        {"id": "u1", "type": "user", "content": [{"text": "Use pnpm."}]},
+        {"id": "g1", "type": "gemini", "content": ""},
+        {"id": "u2", "type": "user", "content": [{"text": "No, forget that."}]},
+        {"id": "g1", "type": "gemini", "content": "Noted: pnpm."},
+        {"$rewindTo": "u2"},
+        {"id": "i1", "type": "info", "content": "Request cancelled."},
+        {"$set": {"summary": "Package manager choice", "lastUpdated": "2026-11-30T03:01:00Z"}},
+    ]
+    text = "\n".join(map(json.dumps, records)) + "\n{not json\n"
+    chats = tmp_path / ".gemini" / "tmp" / "shop" / "chats"
+    chats.mkdir(parents=True)
+    (chats.parent / ".project_root").write_text("/home/dana/shop\n")
+    path = chats / "session-2026-11-30T03-00-g61aaaaa.jsonl"
+    path.write_text(text)
+    transcript = read_transcript(Input(path.open("rb"), str(path)), None)
+    messages = [(m.role, m.content) for m in transcript.messages]
+    assert transcript.client == "gemini" and transcript.shape == "jsonl"
+    assert messages == [
+        (Role.USER, "setup"),
+        (Role.USER, "Use pnpm."),
+        (Role.ASSISTANT, "Noted: pnpm."),
+        (Role.USER, "No, forget that."),
+    ]
+    tally = transcript.tally
+    assert (tally.session_id, tally.title, tally.cwd) == (
+        "g-61",
+        "Package manager choice",
+        "/home/dana/shop",
+    )
+    assert tally.malformed == 1 and tally.lines["passed over info notice"] == 1
+    summary = {"id": "s1", "type": "user", "content": [{"text": "Summary: pnpm chosen."}]}
+    compressed = [*records[:3], {"$set": {"messages": [summary, records[2]]}}]
+    again = read_transcript(source("\n".join(map(json.dumps, compressed))), "gemini")
+    assert [m.content for m in again.messages] == ["setup", "Use pnpm.", "Summary: pnpm chosen."]
+
+
 def test_a_copilot_chat_session_keeps_each_request_and_its_answer() -> None:
     """A real VS Code Copilot Chat session (``requests``, each a message and the parts of
     its answer): what the person typed, the answer's Markdown with the file it names and

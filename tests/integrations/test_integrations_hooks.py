@@ -186,7 +186,10 @@ def test_event_names_in_any_spelling(
     "argv, said",
     [
         (["claude-code", "NoSuchEvent"], "claude-code has no event 'NoSuchEvent'; known: "),
-        (["vim", "Stop"], "unknown client 'vim'; known: claude-code, codex, cursor, opencode"),
+        (
+            ["vim", "Stop"],
+            "unknown client 'vim'; known: claude-code, codex, cursor, gemini, opencode",
+        ),
         ([], "unknown client ''"),
     ],
 )

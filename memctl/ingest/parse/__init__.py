@@ -13,7 +13,7 @@ from typing import Any
 
 from memctl.config.safe_load import TOO_DEEP, json_value
 from memctl.errors import InputError, UsageError
-from memctl.ingest.parse import claude, codex, cursor, generic, opencode, specstory
+from memctl.ingest.parse import claude, codex, cursor, gemini, generic, opencode, specstory
 from memctl.ingest.parse.common import REPORT_CUT, Parsed, Tally, one_line
 from memctl.ingest.source import SNIFF_BYTES, Input, json_members
 from memctl.model import TRANSCRIPT_CLIENTS
@@ -97,6 +97,8 @@ def guess_client(source: Input, shape: str) -> str:
                         return "codex"
                     if isinstance(one, dict) and cursor.looks_like(one):
                         return "cursor"
+                    if isinstance(one, dict) and gemini.looks_like(one):
+                        return "gemini"
                 except SHAPE_ERRORS:
                     continue
     return "generic"
@@ -111,7 +113,8 @@ def hook_payload(record: dict[str, Any]) -> bool:
     )
 
 
-def _jsonl(source: Input, tally: Tally, parse: RecordParser) -> Iterator[Parsed]:
+def _objects(source: Input, tally: Tally) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Each line's JSON object, with its number; a line that is not one is counted."""
     for number, line in enumerate(source.lines(), start=1):
         if not line.strip():
             continue
@@ -123,6 +126,11 @@ def _jsonl(source: Input, tally: Tally, parse: RecordParser) -> Iterator[Parsed]
         if not isinstance(record, dict):
             tally.bad(f"line {number}: not a JSON object")
             continue
+        yield number, record
+
+
+def _jsonl(source: Input, tally: Tally, parse: RecordParser) -> Iterator[Parsed]:
+    for number, record in _objects(source, tally):
         try:
             parsed = (
                 array_member(None, record, tally) if hook_payload(record) else parse(record, tally)
@@ -209,6 +217,8 @@ def read_transcript(source: Input, client: str | None) -> Transcript:
     guessed = client is None
     client = client or guess_client(source, shape)
     tally = Tally()
+    if client == "gemini":  # its files name no folder: the one beside them does
+        tally.saw_cwd(gemini.project_root(source.name))
     messages: Iterator[Parsed]
     if shape == "text" and specstory.looks_like(source.head_text):
         # whatever client wrote the chat: SpecStory's Markdown is read alike
@@ -216,6 +226,8 @@ def read_transcript(source: Input, client: str | None) -> Transcript:
         messages = specstory.messages(source.lines(), source.name, tally, speaker)
     elif client == "opencode":
         messages = _document(source, tally, opencode.member)
+    elif client == "gemini" and shape == "jsonl":  # its older sessions: one JSON document
+        messages = gemini.messages((r for _, r in _objects(source, tally)), tally)
     elif shape == "json":  # any client's: a document, or an array of records or payloads
         messages = _document(source, tally, array_member)
     elif client == "claude-code":
