@@ -312,6 +312,9 @@ def possible_results(run: Run, kept: list[Candidate], wanted: int) -> list[Candi
     found = [*beside, *run_stages_over(run, POSSIBLE_STAGES, aside)]
     for candidate in found:
         rank_possible(run, candidate)
+    # a row whose relevance and score come to nothing or less has no evidence at all (a
+    # vector pointing away from the question's, no word in common): no possible match
+    found = [c for c in found if c.score > 0]
     best = few_tool_notes(distinct_texts(sessions_cover(run, by_score(found), clear=False)))
     best = best[:wanted]
     if run.budget is None:

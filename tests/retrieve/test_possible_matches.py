@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from memctl.api.memory import RememberRequest, remember
 from memctl.api.recall import RecallRequest, recall
 from memctl.context import Context
 from tests.ingesting import ingest_text
@@ -107,3 +108,26 @@ def test_narration_naming_code_weighs_as_what_was_said(make_ctx: Any) -> None:
     named = shown.index(NAMED.splitlines()[3].removeprefix("assistant: "))
     plain = shown.index(NAMED.splitlines()[1].removeprefix("assistant: "))
     assert named < plain, shown
+
+
+UNRELATED = (
+    "Sam prefers small pull requests.",
+    "The staging database is called pelican-stage.",
+    "Releases go out on Thursdays after the freeze.",
+    "The on-call rota lives in the ops wiki.",
+    "We pin node to 20 in every service.",
+    "Invoices are exported nightly to the finance bucket.",
+)
+
+
+def test_a_row_with_no_evidence_is_no_possible_match(make_ctx: Any) -> None:
+    """A memory whose vector points away from the question's and shares none of its words
+    ("ok" at relevance -0.006, offered by MCP in a walk) is offered as nothing."""
+    ctx: Context = make_ctx()
+    for text in UNRELATED:
+        remember(ctx, RememberRequest(text))
+    found = recall(ctx, RecallRequest("quantum chromodynamics lattice gauge", limit=10))
+    results = found.result.results
+    shown = [(r.score, r.memory.content) for r in results]
+    assert results and len(results) < len(UNRELATED), shown  # some are offered, not all
+    assert all(r.score > 0 for r in results), shown
