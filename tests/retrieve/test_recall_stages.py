@@ -562,29 +562,6 @@ def test_a_question_gives_way_to_the_short_reply_that_inherits_from_it(ctx: Cont
     assert asks_long.score == pytest.approx(1.0)
 
 
-def test_a_possible_reply_a_clear_question_lifts_is_clear(ctx: Context) -> None:
-    run = make_run(ctx, context_share=0.3, reply_share=0.6, question_factor=0.8)
-    times = [format_time(NOW - timedelta(minutes=m)) for m in (2, 1)]
-
-    def pair(
-        session: str, first: str, second: str, scores: tuple[float, float], clear: bool
-    ) -> tuple[Candidate, Candidate]:
-        before = stored(ctx, first, scores[0], session_id=session, created_at=times[0])
-        after = stored(ctx, second, scores[1], session_id=session, created_at=times[1])
-        before.clear, after.match_why = clear, "possible: cosine 0.30"
-        return before, after
-
-    asked = pair("s", "how long have you been married?", "5 years already!", (1.0, 0.2), True)
-    said = pair("t", "such a view", "we hiked all day", (0.5, 0.2), True)
-    unasked = pair("u", "how old is your dog?", "3 this spring", (1.0, 0.2), False)
-    reply, told, unlent = asked[1], said[1], unasked[1]
-    neighbours(run, [*asked, *said, *unasked])
-    assert reply.clear  # 0.6 inherited from a clear question against 0.2 of its own
-    assert "a clear match next to it" in reply.match_why
-    assert not told.clear  # 0.15 inherited against 0.2
-    assert not unlent.clear  # its neighbour is no clear match
-
-
 def test_a_digest_passes_nothing_to_its_neighbours_in_its_session(ctx: Context) -> None:
     run = make_run(ctx, context_share=0.3, reply_share=0.6, question_factor=0.8)
     times = [format_time(NOW - timedelta(minutes=m)) for m in (3, 2)]

@@ -15,13 +15,6 @@ and pass nothing on (a digest's neighbour in its session is no reply to it).
 The question itself then gives way to its reply (x ``question_factor``): a
 question resembles the query, being one, but holds no answer. Only when the
 reply inherits (it is short), so the question's relevance is passed on, not lost.
-
-A neighbour the gate judged a possible match takes the clear label when a clear
-match passes it the largest share and what it inherits outweighs its own score:
-a neighbour with no evidence of its own that joins here is clear already (reached
-from a clear one, run.label_added), and one with some evidence must not rank
-below it ("5 years already!" answering "How long have you been married?" stood
-under every clear row, its score the question's own).
 """
 
 from __future__ import annotations
@@ -81,12 +74,6 @@ def neighbours(run: Run, candidates: list[Candidate]) -> list[Candidate]:
                 run.record(STAGE, candidate, KEPT, 1.0)
             continue
         before = candidate.score
-        if gain > 0 and candidate.id not in fresh and lent_clear(candidate, by_id[origin], gain):
-            candidate.clear = True
-            candidate.match_why = (
-                f"clear: {origin[:8]}, a clear match next to it in its session, passes it "
-                f"more than its own score ({candidate.match_why})"
-            )
         candidate.score = (before + gain) * (p.question_factor if gives_way else 1.0)
         candidate.factors[STAGE] = candidate.score / before if before else candidate.score
         reasons = [f"next to {origin[:8]} in its session"] if gain > 0 else []
@@ -96,12 +83,3 @@ def neighbours(run: Run, candidates: list[Candidate]) -> list[Candidate]:
         run.record(STAGE, candidate, action, gain, ", ".join(reasons))
     kept = [c for c in candidates if c.id not in fresh or c.score > 0]
     return by_score(kept)
-
-
-def lent_clear(candidate: Candidate, origin: Candidate, gain: float) -> bool:
-    """Whether a possible match the gate judged becomes clear through its neighbour: the
-    neighbour passing it the most is clear, and all it inherits outweighs its own score
-    (its relevance is mostly its neighbour's, as a neighbour's that joins here is). A
-    possible match reaches this stage only with evidence of its own (fuse keeps it beside
-    the clear ones for it), which a lent clear label needs (provenance)."""
-    return not candidate.clear and origin.clear and gain > candidate.score
