@@ -13,7 +13,7 @@ from memctl.ingest.digest import DECISION_SCAN_CHARS, build_digest, render
 from memctl.ingest.entities import entities
 from memctl.ingest.extract_actions import action_facts
 from memctl.ingest.parse import read_transcript
-from memctl.ingest.parse.common import REPORT_CUT, REPORT_KEEP, SUBAGENT_REPORT
+from memctl.ingest.parse.common import REPORT_CUT, REPORT_KEEP, RESULT_WIDTH, SUBAGENT_REPORT
 from memctl.ingest.source import Input
 from memctl.ingest.tools import condense, shell_command
 from memctl.memories.provenance import fetches_and_runs
@@ -259,7 +259,7 @@ def test_a_huge_tool_result_a_newer_format_and_an_unknown_language_are_stored_no
     ]
     messages, tally = parse(records)
     assert len(messages[2].content) <= REPORT_KEEP + len(SUBAGENT_REPORT) + len(REPORT_CUT) + 2
-    assert messages[2].content.endswith(REPORT_CUT) and len(messages[4].content) < 200
+    assert messages[2].content.endswith(REPORT_CUT) and len(messages[4].content) <= RESULT_WIDTH
     assert tally.lines["passed over future-record"] == 1 and tally.malformed == 0
     assert tally.problems() == (  # one line in the run's notes
         "input: 1 sub-agent reports cut to 32000 characters, "

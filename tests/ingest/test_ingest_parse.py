@@ -38,7 +38,8 @@ def test_claude_code_keeps_text_notes_tools_and_sidechains_drops_thinking_and_me
     assert tally.lines["passed over meta"] == tally.lines["passed over system"] == 1
     text = "\n".join(content for _, content in messages)
     assert "[tool Read: /home/alice/src/widget/.editorconfig]" in text
-    assert "[tool result Read: 1→root = true]" in text
+    # a read keeps its lines, without their numbers
+    assert "[tool result Read: root = true · [*.go] · indent_style = tab]" in text
     assert "[tool error Bash: make: *** No rule to make target 'release'. Stop.]" in text
     assert "should look at .editorconfig" not in text  # thinking
     assert "TodoWrite" not in text  # system reminder
@@ -124,7 +125,7 @@ def test_codex_rollouts_new_and_old(name: str) -> None:
         assert transcript.tally.malformed == 1
     else:
         assert transcript.tally.session_id == "6f0b8f5c-1d2e-4c3b-9a8f-7e6d5c4b3a21"
-        assert "[tool result shell: Cargo.toml]" in text
+        assert "[tool result shell: Cargo.toml · src]" in text
 
 
 def test_generic_json_jsonl_and_text() -> None:
@@ -446,7 +447,7 @@ def test_a_failed_commands_note_gives_the_line_that_says_why() -> None:
             f"[tool error Bash: exit 1: {telling}]"
         )
     assert tool_result_note("===== ok =====\n3 passed", tool="Bash") == (
-        "[tool result Bash: ===== ok =====]"  # a command that worked keeps its first line
+        "[tool result Bash: ok · 3 passed]"  # a command that worked keeps its lines
     )
 
 

@@ -105,8 +105,9 @@ REFUSED = lazy(
 # Exit-code lines of shell tools: Claude Code's Bash ("Exit code 1"), Codex's exec_command
 # ("Process exited with code 1") and shell_command ("Exit code: 1").
 EXIT_CODE = lazy(r"^(?:Exit code:? |Process exited with code )(-?\d+)[ \t]*(?:\n|\Z)", re.M)
-# Codex's shell output header ("Chunk ID: ...", "Wall time: ...") ends at a line "Output:".
-OUTPUT_HEADER = lazy(r"\A(?:[A-Z][\w ]*: [^\n]*\n)*?Output:\n")
+# Codex's shell output header ("Chunk ID: ...", "Wall time: ...", "Process running with
+# session ID 1444") ends at a line "Output:", the last of a result with no output yet.
+OUTPUT_HEADER = lazy(r"\A(?:[A-Z][\w ]*(?:: [^\n]*)?\n)*?Output:(?:\n|\Z)")
 TOOL_USE_ERROR = lazy(r"</?tool_use_error>")
 # Claude Code's result of AskUserQuestion: the person's answers to the assistant's questions
 # (their decisions, in their words), kept up to ANSWER_WIDTH: at NOTE_WIDTH a long question
@@ -396,12 +397,44 @@ def _text_of(arguments: dict[str, Any], keys: tuple[str, ...]) -> str:
 
 # A test run's closing summary that counts failures: pytest's "==== 5 failed, 6 passed in
 # 0.37s ====", Jest's and Vitest's "Tests: 2 failed, 40 passed", unittest's "FAILED
-# (failures=2)". A run piped through `tail` exits 0; its summary still says it failed.
+# (failures=2)", bun's " 1 fail" (a line of its own). A run piped through `tail` exits 0;
+# its summary still says it failed.
 TESTS_FAILED = lazy(
     r"^=*\s*(?:\d+ passed, )?\d+ failed\b[^\n]*\bin [\d.]+s\b[^\n]*$|"
-    r"^\s*Tests:?\s+\d+ failed\b[^\n]*$|^FAILED \((?:failures|errors)=\d+[^\n]*$",
+    r"^\s*Tests:?\s+\d+ failed\b[^\n]*$|^FAILED \((?:failures|errors)=\d+[^\n]*$|"
+    r"^\s*[1-9]\d* fail[ \t]*$",
     re.M,
 )
+
+
+# A test run's closing summary that counts what passed: pytest's "==== 12 passed, 1 skipped
+# in 0.37s ====", Jest's and Vitest's "Tests: 40 passed", cargo's "test result: ok. 12
+# passed", unittest's and bun's "Ran 48 tests ...", RSpec's and ExUnit's "12 examples, 0
+# failures": what the run found, where its first line is a banner.
+TESTS_PASSED = lazy(
+    r"^=*\s*\d+ passed\b[^\n]*\bin [\d.]+s\b[^\n]*$|^\s*Tests:?\s+\d+ passed\b[^\n]*$|"
+    r"^test result: \w+\. \d+ passed\b[^\n]*$|^Ran \d+ tests?\b[^\n]*$|"
+    r"^\d+ (?:tests?|examples?), \d+ failures?\b[^\n]*$",
+    re.M,
+)
+# A successful result keeps its telling lines up to this many characters: what a search
+# found, what a read showed, a run's output (a file's one line "Sphinx of black quartz"
+# was past a read's first line, s25-miss's f44). Twice a note's width, as the text a file
+# tool wrote (WRITTEN_WIDTH): a few lines, never a whole file; the message stays one of
+# tool notes only, so it weighs TOOL_NOTES_FACTOR and is never alone a clear match.
+RESULT_WIDTH = 2 * NOTE_WIDTH
+RESULT_LINES = " · "  # joins a result's lines, which one line of text would run together
+# Tools whose result is their own receipt ("The file … has been updated. Here's the result
+# of running `cat -n` on a snippet", "Todos have been modified"): their first line says it;
+# what they wrote is their call's note (``tool_use_note``).
+RECEIPT_TOOLS = lazy(r"todo|plan", re.I)
+# A read's line numbers: Claude Code's Read ("    12→text", cat -n), OpenCode's read
+# ("00040| text").
+LINE_NUMBER = lazy(r"^\s*\d+(?:→|\| |\t)")
+BANNER = "= \t\r"  # what a line of output is wrapped in: "===== 3 passed in 0.02s ====="
+# A line that says nothing on its own: punctuation only ("{", "=====", "```"), a lone tag
+# ("<file>").
+BARE_LINE = lazy(r"^(?:[^\w]*|</?[\w-]+>)$")
 
 
 def tool_result_note(
@@ -431,14 +464,44 @@ def tool_result_note(
         is_error, first = True, summary.group(0).strip("= ")
     elif is_error and not REFUSED.match(first):
         first = _telling(text, whole)
+    width = ANSWER_WIDTH if ANSWERED.match(first) else NOTE_WIDTH
+    if width == NOTE_WIDTH and not is_error and _keeps_lines(tool) and not REFUSED.match(first):
+        first, width = _result_lines(text, whole), RESULT_WIDTH
     if withheld and not REFUSED.match(first):
         first = ""
     if code and code.group(1) != "0":
         first = f"exit {code.group(1)}: {first}" if first else f"exit {code.group(1)}"
     label = "tool refused" if REFUSED.match(first) else "tool error" if is_error else "tool result"
     label += f" {tool}" if tool and ":" not in tool and "]" not in tool else ""
-    width = ANSWER_WIDTH if ANSWERED.match(first) else NOTE_WIDTH
     return one_line(f"[{label}: {first}]" if first else f"[{label}]", width)
+
+
+def _keeps_lines(tool: str) -> bool:
+    """A named tool whose result is more than its receipt (not a file tool's or a todo
+    list's), so its telling lines are kept, not its first line only."""
+    return bool(tool) and not writes_files(tool) and not RECEIPT_TOOLS.search(tool)
+
+
+def _result_lines(head: str, whole: str) -> str:
+    """A successful result's lines on one line, scrubbed of secrets and private blocks
+    first: a test run's closing summary first, then its lines in order, without a read's
+    line numbers, reminders, lines that say nothing (``BARE_LINE``) or a note's opening
+    (which would split it, as ``tool_use_note``); absolute paths by their last parts when
+    the lines run past ``RESULT_WIDTH``."""
+    lines = [
+        LINE_NUMBER.sub("", line).strip(BANNER)
+        for line in without_reminders(scrub(head)[0]).splitlines()
+    ]
+    kept = [NOTE_START.sub("(tool ", line) for line in lines if not BARE_LINE.match(line)]
+    if TESTS_PASSED.search(whole[-NOTE_SCAN:]):  # scrubbed only when there is one to find
+        summary = TESTS_PASSED.search(scrub(whole[-NOTE_SCAN:])[0])
+        said = summary.group(0).strip(BANNER) if summary else ""
+        kept = [said, *(line for line in kept if line != said)] if said else kept
+    text = " ".join(RESULT_LINES.join(kept).split())
+    if len(text) > RESULT_WIDTH:
+        text = LONG_PATH.sub(SHORT_PATH, text)
+    # cut past the width (one_line cuts it to the width): one_line scrubs it again, short
+    return text[: RESULT_WIDTH + 1]
 
 
 def _telling(head: str, whole: str) -> str:
