@@ -12,6 +12,7 @@ import os
 os.environ["OPENBLAS_NUM_THREADS"] = "1"
 
 import argparse
+import gc
 import inspect
 import shutil
 import subprocess
@@ -434,6 +435,13 @@ def _is_slow(item: pytest.Function) -> bool:
         _starts_processes(inspect.unwrap(f).__code__, inspect.unwrap(f).__globals__, seen)
         for f in functions
     )
+
+
+def pytest_collection_finish() -> None:
+    """What collection built (every test module, item and fixture definition: most of a
+    worker's heap) lives to the end: frozen, the cyclic collector no longer walks it at each
+    full collection (621 in-process tests, `-n0`: 1-4 % less CPU)."""
+    gc.freeze()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
