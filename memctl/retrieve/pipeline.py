@@ -314,6 +314,9 @@ def possible_results(run: Run, kept: list[Candidate], wanted: int) -> list[Candi
         rank_possible(run, candidate)
     # a row whose relevance and score come to nothing or less has no evidence at all (a
     # vector pointing away from the question's, no word in common): no possible match
+    for candidate in found:
+        if candidate.score <= 0:
+            run.record(POSSIBLE, candidate, DROPPED, why=NO_EVIDENCE)
     found = [c for c in found if c.score > 0]
     best = few_tool_notes(distinct_texts(sessions_cover(run, by_score(found), clear=False)))
     best = best[:wanted]
@@ -368,6 +371,7 @@ def folded_ids(run: Run) -> set[str]:
     return {s.memory_id for s in run.trace if s.stage == PROVENANCE and s.action == DROPPED}
 
 
+NO_EVIDENCE = "no evidence at all (relevance and score 0 or less): not offered"
 # The weight of the pipeline's score in a possible match's rank, beside its own relevance
 # strength (cosine + words): measured on the paraphrase benchmark's tune half (docs/
 # benchmarks.md, "Clear and possible matches"): the pipeline's score alone ranks a shared

@@ -75,10 +75,13 @@ def test_link_why_not_and_profile(loaded: None) -> None:
     found = json.loads(ok("recall", "main branch", "--json", "--explain", "--no-touch"))
     graph = [r for r in found["results"] if r["graph_path"]]
     assert graph and graph[0]["graph_path"] == "aaaaaaaa --depends_on--> bbbbbbbb"
-    why = json.loads(ok("recall", "make release", "--why-not", C[:8], "--json"))
+    why = json.loads(ok("recall", "make release", "--why-not", B[:8], "--json"))
     # shown, but not as a clear match: the gate says why
     assert why["recalled"] is True and why["stage"] == "fuse"
     assert why["reason"].startswith(f"recalled at rank {why['rank']} as a possible: ")
+    # no word of the question, a vector no closer than an unrelated one's: not offered
+    why = json.loads(ok("recall", "make release", "--why-not", C[:8], "--json"))
+    assert why["recalled"] is False and "no evidence at all" in why["reason"], why
     assert "unlinked" in ok("unlink", A[:6], B[:6])
     profile = json.loads(ok("profile", "--json"))
     assert [m["id"] for m in profile["profile"]] == [D]
