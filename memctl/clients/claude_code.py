@@ -148,19 +148,34 @@ def plan_hooks(
     plan: Plan, where: Where, run: Launcher, timeout: int, remove: bool, per_prompt: bool = False
 ) -> None:
     """memctl's hook groups in settings.json (UserPromptSubmit only ``per_prompt``)."""
-    path = settings_path(where)
+    groups = {} if remove else hook_groups(run, timeout, per_prompt)
+    plan_hook_groups(plan, settings_path(where), NAME, groups, is_ours)
+
+
+def plan_hook_groups(
+    plan: Plan, path: Path, client: str, groups: dict[str, list[dict[str, Any]]], is_mine: Any
+) -> None:
+    """``groups`` (none: memctl's removed) in the ``hooks`` of the settings file at
+    ``path``, the user's own groups kept (Claude Code's shape, which Gemini CLI shares);
+    a file that is not there is not made to remove nothing from it."""
     data = plan.read(path)
+    if not groups and data is None:
+        return
     doc = formats.load_json(path, data)
-    merged = merge_hooks(doc, {} if remove else hook_groups(run, timeout, per_prompt), is_ours)
-    plan.write(path, data if merged == doc else formats.dump_json(merged, data), NAME, "hooks")
+    merged = merge_hooks(doc, groups, is_mine)
+    plan.write(path, data if merged == doc else formats.dump_json(merged, data), client, "hooks")
 
 
 def hooks_installed(where: Where) -> list[str]:
     """The events with a memctl hook in settings.json."""
-    path = settings_path(where)
+    return hooked_events(settings_path(where), is_ours)
+
+
+def hooked_events(path: Path, is_mine: Any) -> list[str]:
+    """The events with a memctl hook group in the settings file at ``path``."""
     data = path.read_bytes() if path.is_file() else None
     hooks = formats.load_json(path, data).get("hooks") or {}
-    return [event for event, groups in hooks.items() if any(is_ours(g) for g in groups or [])]
+    return [event for event, groups in hooks.items() if any(is_mine(g) for g in groups or [])]
 
 
 def start_output(context: str) -> str:

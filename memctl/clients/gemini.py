@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from memctl.clients import formats
 from memctl.clients.base import Found, Launcher, Where, existing, find_binary
-from memctl.clients.claude_code import merge_hooks, runs_hook_of
+from memctl.clients.claude_code import hooked_events, plan_hook_groups, runs_hook_of
 from memctl.clients.claude_code import start_output as start_output
 from memctl.clients.files import Plan
 from memctl.clients.instructions import plan_instructions_block
@@ -128,20 +128,12 @@ def is_ours(group: Any) -> bool:
 def plan_hooks(
     plan: Plan, where: Where, run: Launcher, timeout: int, remove: bool, per_prompt: bool = False
 ) -> None:
-    path = settings_path(where)
-    data = plan.read(path)
-    if remove and data is None:
-        return
-    doc = formats.load_json(path, data)
-    merged = merge_hooks(doc, {} if remove else hook_groups(run, timeout, per_prompt), is_ours)
-    plan.write(path, data if merged == doc else formats.dump_json(merged, data), NAME, "hooks")
+    groups = {} if remove else hook_groups(run, timeout, per_prompt)
+    plan_hook_groups(plan, settings_path(where), NAME, groups, is_ours)
 
 
 def hooks_installed(where: Where) -> list[str]:
-    path = settings_path(where)
-    data = path.read_bytes() if path.is_file() else None
-    hooks = formats.load_json(path, data).get("hooks") or {}
-    return [event for event, groups in hooks.items() if any(is_ours(g) for g in groups or [])]
+    return hooked_events(settings_path(where), is_ours)
 
 
 def problems(where: Where) -> list[str]:
