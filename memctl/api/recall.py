@@ -11,7 +11,7 @@ from memctl.config import Settings
 from memctl.config.scope import find_git_dir
 from memctl.context import Context
 from memctl.errors import UsageError
-from memctl.memories.provenance import start_refusal, trusted_hosts
+from memctl.memories.provenance import start_refusal, trusted_hosts, trusts
 from memctl.memories.search_scopes import recall_scopes, resolve_scope
 from memctl.memories.timeparse import parse_since
 from memctl.model import parse_time
@@ -65,6 +65,8 @@ class RecallResponse:
     # (else 0; not asked when possible matches were found here: it would cost a second recall)
     elsewhere: int = 0
     hosts: dict[str, str] = field(default_factory=dict)  # results another machine pushed
+    # Of ``hosts``, the results whose machine is not in sync.trust: they follow the user's own
+    following: frozenset[str] = frozenset()
 
 
 # Said when a default search outside any project found nothing stored there.
@@ -166,8 +168,9 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
     if widened:
         result.warnings.append(WIDENED)
     hosts = foreign_hosts(ctx.db, [item.memory.id for item in result.results])
-    if hosts:  # another machine's memories never outrank the user's own of the same label
-        result.results.sort(key=lambda item: (not item.clear, item.memory.id in hosts))
+    following = _untrusted(hosts, ctx.settings.sync_trust)
+    if following:  # an untrusted machine's memories never outrank the user's own of a label
+        result.results.sort(key=lambda item: (not item.clear, item.memory.id in following))
     block = None
     if request.context and result.run is not None:
         from memctl.retrieve.context_block import render_context
@@ -181,7 +184,15 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
     elsewhere = 0
     if not result.clear and searched is not None and target is None and not request.context:
         elsewhere = _found_elsewhere(ctx, request, moment, searched)
-    return RecallResponse(result, block, report, elsewhere, hosts)
+    return RecallResponse(result, block, report, elsewhere, hosts, following)
+
+
+def _untrusted(hosts: dict[str, str], setting: str) -> frozenset[str]:
+    """The memory ids of ``hosts`` (memory id -> host) whose host ``sync.trust`` leaves out.
+    A trusted host's memories rank among the user's own by their score: the user named that
+    machine as theirs, as they do for it to open a session."""
+    trust = trusted_hosts(setting)
+    return frozenset(memory_id for memory_id, host in hosts.items() if not trusts(trust, host))
 
 
 def explain(item: Recalled, steps: list[Step]) -> dict[str, Any]:

@@ -67,7 +67,7 @@ def show(context: Context, request: RecallRequest, fmt: str, with_explain: bool)
 
         came = origins(context, [r.memory for r in response.result.results])
     hint = elsewhere_hint(response.elsewhere, "add --all-scopes")
-    render(response.result, fmt, with_explain, hint, came, response.hosts)
+    render(response.result, fmt, with_explain, hint, came, response.hosts, response.following)
 
 
 def render(
@@ -77,11 +77,13 @@ def render(
     hint: str | None = None,
     came: dict[str, list[Origin]] | None = None,
     hosts: dict[str, str] | None = None,
+    following: frozenset[str] = frozenset(),
 ) -> None:
     """Print the results; ``hint`` (matches in other scopes) is a line of the table output
     and a warning of the JSON, never part of the results; ``came`` (by memory id) the
     session ranges each was distilled from, for --explain; ``hosts`` (by memory id) the
-    results another machine pushed."""
+    results another machine pushed; ``following``, those of them that follow the user's
+    own (their host not in sync.trust)."""
     came = came or {}
     if fmt == "json":
         print_json(json_answer(result, with_explain, hint, came, hosts or {}))
@@ -91,7 +93,10 @@ def render(
         out.print_blocks(["no memories found", *([hint] if hint else [])])
     else:
         out.print_blocks(
-            [*tables(result, hosts or {}), *([hint] if hint and not result.clear else [])]
+            [
+                *tables(result, hosts or {}, following),
+                *([hint] if hint and not result.clear else []),
+            ]
         )
         if with_explain:
             print_explain(result, came)
@@ -105,8 +110,9 @@ def json_answer(
     hosts: dict[str, str],
 ) -> dict[str, object]:
     """``--format json``'s answer. Each result's ``host``: the id of the machine a synced
-    memory came from, null for the user's own and for session messages; it says why such
-    a result follows the user's own of its label whatever its score (``api.recall``)."""
+    memory came from, null for the user's own and for session messages; a host not in
+    sync.trust is why such a result follows the user's own of its label whatever its
+    score (``api.recall``)."""
     return {
         "query": result.query,
         "mode": result.run.params.mode if result.run else None,
@@ -134,31 +140,41 @@ def json_answer(
 NO_CLEAR, ALSO = "no clear match; possible:", "also possible:"
 
 
-def tables(result: RecallResult, hosts: dict[str, str]) -> list[str | MemoryTable]:
+def tables(
+    result: RecallResult, hosts: dict[str, str], following: frozenset[str]
+) -> list[str | MemoryTable]:
     """The clear matches, then a line saying what follows, then the possible ones. Of each
-    label, another machine's results (``hosts``: memory id -> host) follow the user's own
-    whatever their score (``api.recall``), under a line saying so: each table is in the
-    order of the score it shows."""
+    label, the results of a machine not in sync.trust (``following``; ``hosts``: memory
+    id -> host) follow the user's own whatever their score (``api.recall``), under a line
+    saying so: each table is in the order of the score it shows. A trusted machine's rank
+    among the user's own, their text led by their host."""
     clear = result.clear
     possible = [r for r in result.results if not r.clear]
     blocks: list[str | MemoryTable] = []
     if clear:
-        blocks += _own_then_synced(clear, 1, result.query, CLEAR_SCORE, hosts)
+        blocks += _own_then_synced(clear, 1, result.query, CLEAR_SCORE, hosts, following)
     if possible:
         blocks.append(ALSO if clear else NO_CLEAR)
-        blocks += _own_then_synced(possible, len(clear) + 1, result.query, POSSIBLE_SCORE, hosts)
+        first = len(clear) + 1
+        blocks += _own_then_synced(possible, first, result.query, POSSIBLE_SCORE, hosts, following)
     return blocks
 
 
 def _own_then_synced(
-    items: list[Recalled], first: int, query: str, scored: str, hosts: dict[str, str]
+    items: list[Recalled],
+    first: int,
+    query: str,
+    scored: str,
+    hosts: dict[str, str],
+    following: frozenset[str],
 ) -> list[str | MemoryTable]:
-    """The user's own results, then the line naming the other machines and their results."""
-    own = [i for i in items if i.memory.id not in hosts]
-    synced = [i for i in items if i.memory.id in hosts]
+    """The user's own results (and trusted machines'), then the line naming the untrusted
+    machines and their results."""
+    own = [i for i in items if i.memory.id not in following]
+    synced = [i for i in items if i.memory.id in following]
     blocks: list[str | MemoryTable] = []
     if own:
-        blocks.append(results_table(own, first, query, scored))
+        blocks.append(results_table(own, first, query, scored, hosts))
     if synced:
         blocks.append(synced_line(sorted({hosts[i.memory.id] for i in synced}), bool(own)))
         blocks.append(results_table(synced, first + len(own), query, scored))
@@ -177,10 +193,15 @@ CLEAR_SCORE, POSSIBLE_SCORE = "score", "relevance"
 
 
 def results_table(
-    items: list[Recalled], first: int, query: str, scored: str = CLEAR_SCORE
+    items: list[Recalled],
+    first: int,
+    query: str,
+    scored: str = CLEAR_SCORE,
+    hosts: dict[str, str] | None = None,
 ) -> MemoryTable:
     """Results numbered from ``first``; a session message shows its ``SESSION#N``; a long
-    memory, its part that answers ``query`` (``excerpt``)."""
+    memory, its part that answers ``query`` (``excerpt``), led by ``(host ID)`` when another
+    machine pushed it (``hosts``: a trusted machine's, among the user's own)."""
     headers = ("#", scored, "id", "age", "category")
     rows = [
         [
@@ -192,8 +213,17 @@ def results_table(
         ]
         for rank, item in enumerate(items, start=first)
     ]
-    summaries = [excerpt(i.memory.summary, i.memory.content, query, LINE) for i in items]
+    hosts = hosts or {}
+    summaries = [
+        host_mark(hosts.get(i.memory.id)) + excerpt(i.memory.summary, i.memory.content, query, LINE)
+        for i in items
+    ]
     return headers, rows, summaries
+
+
+def host_mark(host: str | None) -> str:
+    """What leads a trusted machine's result among the user's own: where it came from."""
+    return f"(host {short_id(host)}) " if host else ""
 
 
 def print_explain(result: RecallResult, came: dict[str, list[Origin]]) -> None:

@@ -894,7 +894,8 @@ KEYS: tuple[Key, ...] = (
         "sync.trust",
         "",
         "Machines (host ids or their first characters, separated by spaces, or `all`) whose "
-        "memories may open a session's start block; others' are recalled when asked for.",
+        "memories may open a session's start block and rank among your own in recall; "
+        "others' are recalled when asked for, after your own.",
     ),
     Key(
         "sync.max_file_bytes",
@@ -965,9 +966,9 @@ USER_KEYS = frozenset(
 # a model server or provider would receive every session's text (``ollama.host``,
 # ``openai.base_url``, ``llm``), the variable holding an API key would send that variable
 # (``openai.api_key_env: GITHUB_TOKEN``), a sync remote would receive the shared memories,
-# ``sync.trust`` would open sessions with anyone's memories, ``mcp.ingest_paths`` would
-# let MCP read more of the disk, and the store's embedder is the whole store's. The
-# person sets them in the home's config.yaml, the environment or a flag.
+# ``sync.trust`` would open sessions with anyone's memories and rank them as the person's,
+# ``mcp.ingest_paths`` would let MCP read more of the disk, and the store's embedder is the
+# whole store's. The person sets them in the home's config.yaml, the environment or a flag.
 PERSONAL_KEYS = frozenset(
     {
         "embedder",

@@ -49,7 +49,8 @@ def brief(memory: Memory) -> dict[str, Any]:
 def hit(item: Recalled, host: str | None = None) -> dict[str, Any]:
     """A search result; ``said_by``: who said it (``you``, ``assistant``, ``host ...``);
     ``host``: the id of the machine a synced memory came from (null for the user's own and
-    for session messages), why it follows the user's own of its label whatever its score."""
+    for session messages); one not in sync.trust is why it follows the user's own of its
+    label whatever its score."""
     said_by = "session message" if item.is_message else origin(item.memory, host)
     return {
         **brief(item.memory),

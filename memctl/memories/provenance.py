@@ -86,9 +86,15 @@ def trusted_hosts(setting: str) -> frozenset[str] | None:
     return None if "all" in names else names
 
 
+def trusts(trust: frozenset[str] | None, host: str) -> bool:
+    """True when ``host`` is in ``sync.trust`` (``trusted_hosts``: an id's first characters
+    name it; None, ``all``, trusts every host)."""
+    return trust is None or any(host.startswith(t) for t in trust)
+
+
 def start_refusal(memory: Memory, host: str | None, trust: frozenset[str] | None) -> str | None:
     """Why ``memory`` must not enter a session-start block, or None when it may."""
-    if host and trust is not None and not any(host.startswith(t) for t in trust):
+    if host and not trusts(trust, host):
         return f"from host {host[:8]}, not in sync.trust"
     said_by = origin(memory, host)
     if said_by != YOU and fetches_and_runs(memory.content):

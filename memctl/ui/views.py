@@ -182,14 +182,15 @@ def recall_page(ctx: Context, values: Values) -> dict[str, Any]:
             "line": excerpt(item.memory.summary, item.memory.content, query, RESULT_LINE),
             "href": result_href(item.memory.id, item.memory.session_id, item.is_message),
             "explain": explain(item, result.steps_of(item.memory.id)),
-            # another machine's result follows the user's own of its label, whatever its score
             "host": response.hosts.get(item.memory.id),
+            # a machine not in sync.trust: follows the user's own of its label, whatever its score
+            "following": item.memory.id in response.following,
         }
         for item in result.results
     ]
-    own_labels = {row["label"] for row in data["results"] if not row["host"]}
+    own_labels = {row["label"] for row in data["results"] if not row["following"]}
     for row in data["results"]:
-        row["after_own"] = bool(row["host"]) and row["label"] in own_labels
+        row["after_own"] = row["following"] and row["label"] in own_labels
     data["elsewhere"] = response.elsewhere
     return data
 

@@ -135,7 +135,7 @@ def test_another_host_s_memories_open_a_session_only_when_trusted(tmp_path: Path
     host = a.db.meta("host_id")
     assert host
     shown = recall(b, RecallRequest("tabs over spaces", all_scopes=True))
-    _each_table_by_its_score(tables(shown.result, shown.hosts), theirs.id, host)
+    _each_table_by_its_score(tables(shown.result, shown.hosts, shown.following), theirs.id, host)
     page = recall_page(b, {"q": "tabs over spaces"})["results"]
     assert [(r["host"], r["after_own"]) for r in page if r["id"] == theirs.id] == [(host, True)]
     _host_says_why_in_json(b, shown, theirs.id, host)
@@ -177,3 +177,48 @@ def _each_table_by_its_score(blocks: list[str | MemoryTable], theirs: str, host:
             assert scores == sorted(scores, reverse=True)
             numbers += [int(row[0]) for row in block[1]]
     assert numbers == list(range(1, len(numbers) + 1))
+
+
+def test_a_trusted_host_s_memories_rank_among_the_user_s_own(tmp_path: Path) -> None:
+    """A machine in sync.trust is the user's own (s27-walk: a memory made on A and edited
+    on B followed A's own there): its result ranks by its score, still naming its host in
+    every door; an untrusted machine's keeps following the user's own of its label."""
+    from memctl.api.memory import RememberRequest, remember
+
+    remote = bare_repo(tmp_path)
+    a, c = machine(tmp_path, "a", remote), machine(tmp_path, "c", remote)
+    trusted = shared(a, "We release the shop with make release from the main branch")
+    stranger = shared(c, "We release the shop with make release after the tests pass")
+    for ctx in (a, c):
+        sync_api.init(ctx, str(remote))
+        sync_api.sync(ctx, sync_api.SyncRequest())
+    host, other = a.db.meta("host_id"), c.db.meta("host_id")
+    assert host and other
+    b = machine(tmp_path, "b", remote, sync__trust=host[:6])
+    sync_api.init(b, str(remote))
+    sync_api.sync(b, sync_api.SyncRequest())
+    own = remember(b, RememberRequest("The shop release notes go in CHANGES.md")).memory
+    question = "how do we release the shop with make release"
+    shown = recall(b, RecallRequest(question, all_scopes=True))
+    order = [r.memory.id for r in shown.result.results if r.clear]
+    assert order == [trusted.id, own.id, stranger.id]  # the trusted one by its score
+    assert shown.following == {stranger.id}
+    blocks = tables(shown.result, shown.hosts, shown.following)
+    assert blocks[1] == f"from host {other[:8]} (sync), after your own:"  # c alone named
+    first = blocks[0]
+    assert not isinstance(first, str)
+    assert [row[2] for row in first[1]] == [trusted.id[:8], own.id[:8]]
+    assert first[2][0].startswith(f"(host {host[:8]}) We release") and "(host" not in first[2][1]
+    _each_table_by_its_score(blocks, stranger.id, other)
+    page = recall_page(b, {"q": question})["results"]
+    marks = {r["id"]: (r["host"], r["after_own"]) for r in page}
+    assert marks[trusted.id] == (host, False) and marks[stranger.id] == (other, True)
+    as_json = json_answer(shown.result, False, None, {}, shown.hosts)["results"]
+    searched = memory_search(b, question, all_scopes=True)["results"]
+    for results in (as_json, searched):
+        hosts = [(r["id"], r["host"]) for r in results if r["match"] == "clear"]
+        assert hosts == [(trusted.id, host), (own.id, None), (stranger.id, other)]
+    block = recall(b, RecallRequest(question, all_scopes=True, context=True)).context or ""
+    assert block.index(f"host {host[:8]})") < block.index("CHANGES.md") < block.index(other[:8])
+    for ctx in (a, b, c):
+        ctx.close()
