@@ -281,6 +281,9 @@ def test_cursors_own_export_is_read_as_a_chat_with_its_time() -> None:
     assert all(created == "2026-02-28T02:28:33.000Z" for _, _, created in messages)
     assert messages[1][1].startswith("The test shares a temp bucket")
     assert detect("export.md", CURSOR_EXPORT).NAME == "specstory"
+    empty = CURSOR_EXPORT.split("---")[0] + "---\n\nnothing said\n"
+    with pytest.raises(InputError, match=r"a Cursor chat export but has no turns \(no \*\*User"):
+        read(empty)
     # in a SpecStory history, a bold "**User**" line is a turn's text, not a speaker
     quoting = CLAUDE_V21.replace("Explain the resume commit", "Explain it\n\n**User**\n\nthanks")
     assert [r for r, _, _ in read(quoting)[0]] == [r for r, _, _ in read(CLAUDE_V21)[0]]

@@ -156,9 +156,13 @@ def messages(
         else:
             _header(text, tally)
     if turn is None:
+        kind, lines_named = (
+            ("a Cursor chat export", "**User** or **Cursor**")
+            if speaker is CURSOR_SPEAKER
+            else ("a SpecStory history", "_**User**_ or _**Agent**_")
+        )
         raise InputError(
-            f"{name} looks like a SpecStory history but has no turns "
-            "(no _**User**_ or _**Agent**_ line): nothing was stored"
+            f"{name} looks like {kind} but has no turns (no {lines_named} line): nothing was stored"
         )
     yield from _turn_messages(turn, tally)
 
