@@ -90,33 +90,34 @@ for _client in ("opencode", "cursor"):
     _command(_client)
 
 
-@app.command("claude-code")
-def claude_code(
-    ctx: typer.Context,
-    project: ProjectOption = False,
-    dry_run: DryRunOption = False,
-    force: ForceOption = False,
-    per_prompt: PerPromptOption = False,
-    as_json: JsonOption = False,
-) -> None:
+def _per_prompt_command(client: str, doc: str) -> None:
+    """``install CLIENT`` for a client whose hooks can add memories to each prompt."""
+
+    def command(
+        ctx: typer.Context,
+        project: ProjectOption = False,
+        dry_run: DryRunOption = False,
+        force: ForceOption = False,
+        per_prompt: PerPromptOption = False,
+        as_json: JsonOption = False,
+    ) -> None:
+        _install(ctx, client, project, dry_run, force, False, as_json, per_prompt)
+
+    command.__doc__ = doc
+    app.command(client)(command)
+
+
+_per_prompt_command(
+    "claude-code",
     """Install Claude Code's hooks (settings.json): SessionStart prints the context block;
-    Stop, SubagentStop, SessionEnd and PreCompact capture the transcript."""
-    _install(ctx, "claude-code", project, dry_run, force, False, as_json, per_prompt)
-
-
-@app.command("gemini")
-def gemini(
-    ctx: typer.Context,
-    project: ProjectOption = False,
-    dry_run: DryRunOption = False,
-    force: ForceOption = False,
-    per_prompt: PerPromptOption = False,
-    as_json: JsonOption = False,
-) -> None:
+    Stop, SubagentStop, SessionEnd and PreCompact capture the transcript.""",
+)
+_per_prompt_command(
+    "gemini",
     """Install Gemini CLI's hooks (settings.json): SessionStart prints the context block;
     AfterAgent, PreCompress and SessionEnd capture the session file (--per-prompt: also
-    BeforeAgent)."""
-    _install(ctx, "gemini", project, dry_run, force, False, as_json, per_prompt)
+    BeforeAgent).""",
+)
 
 
 @app.command("codex")
