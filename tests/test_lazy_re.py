@@ -12,6 +12,7 @@ RULE_MODULES = (
     "memctl.ingest.entities",
     "memctl.ingest.tools",
     "memctl.memories.injected",
+    "memctl.memories.told_back",
     "memctl.ingest.reconcile_rules",
     "memctl.ingest.extract_rules",
     "memctl.ingest.noise",

@@ -74,7 +74,6 @@ from memctl.ingest.tools import (
     Call,
     command_purpose,
     condense,
-    memctl_tool,
     read_calls,
     shell_command,
     tool_kind,
@@ -82,6 +81,7 @@ from memctl.ingest.tools import (
 from memctl.lazy_re import lazy
 from memctl.memories.injected import strip_injected
 from memctl.memories.provenance import fetches_and_runs
+from memctl.memories.told_back import memctl_read
 from memctl.model import Message, Role
 
 ITEM_WIDTH = 160
@@ -244,10 +244,11 @@ class _Reading:
     turn_start: int = 0  # the first call since the user last spoke
 
     def echoes(self) -> bool:
-        """The calls since the user last spoke are all memctl's own (a ``memory_search``):
-        an answer now tells memctl's memories back, no work of the session's."""
+        """The calls since the user last spoke are all memctl's own reads (a
+        ``memory_search``, a ``memctl recall`` in a shell): an answer now tells memctl's
+        memories back, no work of the session's."""
         turn = self.calls[self.turn_start :]
-        return bool(turn) and all(memctl_tool(call.name) for call in turn)
+        return bool(turn) and all(memctl_read(call.name, call.detail) for call in turn)
 
 
 def _read(messages: list[Message], digest: SessionDigest, limit: int) -> _Reading:
@@ -373,6 +374,8 @@ def _changes(digest: SessionDigest, calls: list[Call], limit: int) -> None:
     failing: dict[str, tuple[Call, int]] = {}  # a failing command's key: it, and where
     for n, call in enumerate(calls):
         kind = tool_kind(call.name, call.detail)
+        if memctl_read(call.name, call.detail):  # memctl's store read back: no work done
+            continue
         if kind == "file" and call.succeeded:
             digest.acted += 1
             for created, path in call.files():

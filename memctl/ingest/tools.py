@@ -96,15 +96,6 @@ PURPOSES = (
     ("the build runs", "succeeded", r"(?:build|compile)"),
 )
 CHECKS = ("tests run", "the build runs", "type checks run")
-# memctl's own MCP tools (integrations/mcp_server.py), as a client names them: bare, or behind
-# its server's prefix ("mcp__memctl__memory_search" in Claude Code and Codex,
-# "memctl_memory_search" in OpenCode). Their results are memctl's memories read back:
-# distilled again they would echo.
-MEMCTL_TOOL = lazy(
-    r"(?:^|_|[.:/])(?:memory_(?:search|get|list|profile|stats|store|update|forget|link|ingest|"
-    r"distill_tasks|distill_apply|profile_task|profile_write)|session_search)$",
-    re.I,
-)
 LINE_CHARS = 200
 MIN_LINE_CHARS = 40
 
@@ -184,11 +175,6 @@ def _settle(calls: list[Call], outcome: str, tool: str, detail: str) -> None:
     named = [c for c in open_calls if c.name.lower() == tool.lower()] if tool else []
     for call in (named or open_calls)[:1]:
         call.outcome, call.error = outcome, detail
-
-
-def memctl_tool(name: str) -> bool:
-    """A call of one of memctl's own tools, whose result is memctl's memories read back."""
-    return bool(MEMCTL_TOOL.search(name.strip()))
 
 
 def tool_kind(name: str, detail: str) -> str:

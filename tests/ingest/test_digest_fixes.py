@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from memctl.context import Context
-from memctl.ingest.tools import memctl_tool, shell_command
+from memctl.ingest.tools import shell_command
+from memctl.memories.told_back import memctl_tool
 from tests.ingest.test_compaction import ingest_file
 from tests.ingest.test_ingest_sessions import (
     claude_record,

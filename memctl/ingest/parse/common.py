@@ -10,9 +10,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memctl.config.safe_load import json_value
-from memctl.ingest.tools import NOTE_START, PATCH_FILE, memctl_tool, writes_files
+from memctl.ingest.tools import NOTE_START, PATCH_FILE, writes_files
 from memctl.lazy_re import lazy
 from memctl.memories.privacy import scrub
+from memctl.memories.told_back import memctl_tool, reads_memctl
 from memctl.model import Role, format_time, parse_time
 
 NOTE_WIDTH = 160
@@ -295,13 +296,21 @@ def tool_detail(arguments: Any) -> str:
 
 def called(tally: Tally, call_id: Any, name: str, arguments: Any) -> None:
     """Remember a call's tool by its id, so its result can say whose it is (and keep no
-    line of a credentials file it read)."""
+    line of a credentials file it read, nor of memctl's answer: ``withholds``)."""
     if isinstance(call_id, str) and call_id:
         tally.calls[call_id] = name
         if is_subagent_call(name, arguments):
             tally.subagent_calls.add(call_id)
-        if names_secret_file(arguments):
+        if withholds(arguments):
             tally.withheld_calls.add(call_id)
+
+
+def withholds(arguments: Any) -> bool:
+    """A call whose result keeps its outcome and no line of its output: one naming a
+    credentials file (``names_secret_file``), or a command line running memctl's own
+    ``recall`` (and the like: memories/told_back.py), whose output is memctl's memories
+    read back, kept out as its MCP tools' answers are (``tool_result_note``)."""
+    return names_secret_file(arguments) or reads_memctl(tool_detail(arguments).split("\n", 1)[0])
 
 
 def names_secret_file(arguments: Any) -> bool:

@@ -35,11 +35,11 @@ from memctl.ingest.parse.common import (
     Tally,
     block_text,
     is_subagent_call,
-    names_secret_file,
     subagent_report,
     timestamp,
     tool_result_note,
     tool_use_note,
+    withholds,
 )
 from memctl.lazy_re import lazy
 from memctl.model import Role
@@ -114,7 +114,7 @@ def result_note(call: dict[str, Any]) -> str:
     )
     if is_subagent_call(name, call.get("args")):
         return subagent_report(output, failed, name)
-    return tool_result_note(output, failed, name, names_secret_file(call.get("args")))
+    return tool_result_note(output, failed, name, withholds(call.get("args")))
 
 
 def copilot_turn(request: Any, tally: Tally) -> list[Parsed]:

@@ -20,13 +20,13 @@ from memctl.ingest.parse.common import (
     Parsed,
     Tally,
     is_subagent_call,
-    names_secret_file,
     one_line,
     session_summary,
     subagent_report,
     timestamp,
     tool_result_note,
     tool_use_note,
+    withholds,
 )
 from memctl.lazy_re import lazy
 from memctl.model import Role
@@ -41,7 +41,7 @@ def _object(value: Any) -> dict[str, Any]:
 
 def _tool(part: dict[str, Any]) -> str:
     state, name = _object(part.get("state")), str(part.get("tool") or "")
-    call, withheld = tool_use_note(name, state.get("input")), names_secret_file(state.get("input"))
+    call, withheld = tool_use_note(name, state.get("input")), withholds(state.get("input"))
     if state.get("status") == "error":
         return call + " " + tool_result_note(state.get("error") or "", True, name, withheld)
     if state.get("output") and is_subagent_call(name, state.get("input")):

@@ -43,11 +43,11 @@ from memctl.ingest.parse.common import (
     PATCH_START,
     Parsed,
     Tally,
-    names_secret_file,
     one_line,
     timestamp,
     tool_result_note,
     tool_use_note,
+    withholds,
 )
 from memctl.ingest.tools import writes_files
 from memctl.lazy_re import lazy
@@ -286,7 +286,7 @@ def _turn_messages(turn: Turn, tally: Tally) -> Iterator[Parsed]:
         output = _output(part)
         if output is not None:
             found += _message(turn.role, said, created)
-            withheld = names_secret_file(arguments)  # a credentials file's: no line of it
+            withheld = withholds(arguments)  # a credentials file's, memctl's answer: no line
             note = tool_result_note(output, False, _tool_name(part), withheld)
             found.append(Parsed(Role.TOOL, note, created))
             said = []
