@@ -49,9 +49,10 @@ def only_asks(role: str, text: str) -> bool:
 
 
 ECHO_WHY = "a user's question only: asked again, it answers nothing"
+TOLD_BACK_WHY = "memctl's own answer told back: no new evidence"
 
 
-def echo_why(asks: bool) -> str:
-    """What ``--explain`` adds to the label of a user's question only (``asks``; "" for any
-    other message)."""
-    return f", {ECHO_WHY}" if asks else ""
+def echo_why(asks: bool, told_back: bool = False) -> str:
+    """What ``--explain`` adds to the label of a user's question only (``asks``) or of a
+    reply telling memctl's answer back (``told_back``); "" for any other message."""
+    return f", {ECHO_WHY}" if asks else f", {TOLD_BACK_WHY}" if told_back else ""

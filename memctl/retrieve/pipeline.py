@@ -1,6 +1,6 @@
 """The recall pipeline: a list of stages run in order over the candidate list.
 
-    candidates -> fuse -> provenance -> time -> intent -> scope -> cap -> neighbours ->
+    candidates -> fuse -> provenance -> copies -> time -> intent -> scope -> cap -> neighbours ->
     rerank -> bm25_floor -> decay -> importance -> length -> spread -> status -> cutoff ->
     sessions -> mmr -> pack
 
@@ -31,6 +31,8 @@ from memctl.retrieve.run import DROPPED, RESCORED, Candidate, Run, Stage, Step, 
 from memctl.retrieve.stages.bm25_floor import bm25_floor
 from memctl.retrieve.stages.candidates import candidates
 from memctl.retrieve.stages.cap import cap
+from memctl.retrieve.stages.copies import STAGE as COPIES
+from memctl.retrieve.stages.copies import copies
 from memctl.retrieve.stages.cutoff import cutoff
 from memctl.retrieve.stages.decay import decay
 from memctl.retrieve.stages.fuse import TOOL_NOTES_FACTOR, fuse, strength_of
@@ -67,6 +69,7 @@ def stages_for(params: Params) -> list[Stage]:
         candidates,
         fuse,
         provenance,
+        copies,
         time_boost,
         intent,
         scope,
@@ -302,7 +305,7 @@ def possible_results(run: Run, kept: list[Candidate], wanted: int) -> list[Candi
     shown = {c.id for c in kept}
     # those fuse set aside, and those it kept beside the clear ones that a later stage cut;
     # a few more than wanted, best by what rank_possible weighs: the stages may drop some
-    # (not a session message provenance folded into a memory: it counts once)
+    # (not a session message provenance folded into a memory, nor a copy: it counts once)
     left_out = shown | folded_ids(run)
     pool = [c for c in (*run.possible, *run.beside) if c.id not in left_out]
     pool.sort(
@@ -367,8 +370,11 @@ def distinct_texts(ranked: list[Candidate]) -> list[Candidate]:
 
 
 def folded_ids(run: Run) -> set[str]:
-    """The session messages provenance folded into a memory."""
-    return {s.memory_id for s in run.trace if s.stage == PROVENANCE and s.action == DROPPED}
+    """The session messages provenance folded into a memory, and the copies that count
+    once (copies.py)."""
+    return {
+        s.memory_id for s in run.trace if s.stage in (PROVENANCE, COPIES) and s.action == DROPPED
+    }
 
 
 NO_EVIDENCE = "no evidence at all (relevance and score 0 or less): not offered"

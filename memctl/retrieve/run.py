@@ -64,6 +64,9 @@ class Candidate:
     # its cosine to its content alone, when its searched vector also names what it mentions
     # (store/meaning.py): what the relevance gate weighs
     own: float | None = None
+    # a reply telling memctl's own answer back (memories/told_back.py; the candidates stage
+    # reads its turn): second-hand, as a message of tool notes
+    told_back: bool = False
 
     @property
     def id(self) -> str:
@@ -98,9 +101,10 @@ class Candidate:
 
     @property
     def says_nothing(self) -> bool:
-        """A session message of tool notes, narration or a question only: it weighs
-        TOOL_NOTES_FACTOR of its score (fuse), and never alone makes a clear match."""
-        return self.only_tool_notes or self.only_narration or self.only_asks
+        """A session message of tool notes, narration or a question only, or one telling
+        memctl's answer back: it weighs TOOL_NOTES_FACTOR of its score (fuse), and never
+        alone makes a clear match."""
+        return self.only_tool_notes or self.only_narration or self.only_asks or self.told_back
 
     @property
     def only_by_questions(self) -> bool:

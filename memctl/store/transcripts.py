@@ -250,3 +250,22 @@ def count_scope_sessions(db: Database, scope: str) -> int:
     return int(
         db.value("SELECT count(*) FROM sessions WHERE scope = ? AND forgotten_at IS NULL", (scope,))
     )
+
+
+def turns_before(
+    db: Database, keys: list[tuple[str, int]], span: int
+) -> dict[tuple[str, int], list[tuple[str, str]]]:
+    """For each (session id, message number) of ``keys``: (role, content) of the message
+    and of the ``span`` before it in its session, in order (one query for them all)."""
+    if not keys:
+        return {}
+    clause = " OR ".join("(session_id = ? AND seq BETWEEN ? AND ?)" for _ in keys)
+    params = [value for session, seq in keys for value in (session, seq - span, seq)]
+    rows = db.tuples(f"SELECT session_id, seq, role, content FROM messages WHERE {clause}", params)
+    said = {(session, seq): (role, content) for session, seq, role, content in rows}
+    return {
+        (session, seq): [
+            said[(session, n)] for n in range(seq - span, seq + 1) if (session, n) in said
+        ]
+        for session, seq in keys
+    }

@@ -33,7 +33,8 @@ from typing import Generic, NamedTuple, TypeVar
 
 from memctl.errors import MemctlError, ModelError
 from memctl.memories.injected import all_injected
-from memctl.model import Memory, format_time
+from memctl.memories.told_back import TURN_SPAN, tells_back
+from memctl.model import Memory, Role, format_time
 from memctl.retrieve.named_projects import named_words
 from memctl.retrieve.query import Analysed, Phrase, without_names
 from memctl.retrieve.run import ADDED, Candidate, Run
@@ -44,6 +45,7 @@ from memctl.retrieve.stages.fuse import (
     memory_coverage,
     similarity,
 )
+from memctl.retrieve.stages.provenance import message_key
 from memctl.retrieve.when import MONTHS, WEEKDAYS
 from memctl.store.database import Database
 from memctl.store.meaning import plain_vectors_for
@@ -55,8 +57,9 @@ from memctl.store.memories import (
     phrase_document_counts,
     word_document_counts,
 )
-from memctl.store.message_search import MessageHit, phrases_said, search_messages
+from memctl.store.message_search import MessageHit, message_role, phrases_said, search_messages
 from memctl.store.questions import question_fts, question_owners, question_word_counts
+from memctl.store.transcripts import turns_before
 
 STAGE = "candidates"
 T = TypeVar("T")
@@ -569,7 +572,23 @@ def _session_candidates(
     # others keep their ranks
     kept = [c for c in found.values() if not all_injected(c.memory.content)]
     _embed_now(run, [c for c in kept if not _measured(c)])
+    _mark_told_back(run, kept)
     return kept
+
+
+def _mark_told_back(run: Run, messages: list[Candidate]) -> None:
+    """Mark each assistant's reply (or tool's result) that tells memctl's own answer back,
+    by the turn before it (memories/told_back.py): one query for them all."""
+    keys = {
+        c.id: key
+        for c in messages
+        if message_role(c.memory) in (Role.ASSISTANT, Role.TOOL)
+        and (key := message_key(c)) is not None
+    }
+    turns = turns_before(run.ctx.db, list(keys.values()), TURN_SPAN)
+    for candidate in messages:
+        key = keys.get(candidate.id)
+        candidate.told_back = key is not None and tells_back(turns.get(key, []))
 
 
 def _measured(candidate: Candidate) -> bool:

@@ -620,7 +620,11 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     # stored questions boost a memory and never alone make it clear (DESIGN.md, recall 4);
     # nor does a message that only records tool calls (a path's words match it)
     judged = [
-        (c, SUPPORTS if level == SHOWS and second_hand(c) else level, why + echo_why(c.only_asks))
+        (
+            c,
+            SUPPORTS if level == SHOWS and second_hand(c) else level,
+            why + echo_why(c.only_asks, c.told_back),
+        )
         for c, level, why in judged
     ]
     judged = corroborated(run, judged)
