@@ -68,9 +68,12 @@ def tells_back(turn: Sequence[tuple[str, str]]) -> bool:
     read of memctl's (``memctl_read``). A turn whose opening is not in ``turn`` did more."""
     if not turn or turn[-1][0] not in (Role.ASSISTANT, Role.TOOL):
         return False
-    calls: list[tuple[str, str]] = []
+    called = False
     for role, text in reversed(turn):
         if role == Role.USER:
-            return bool(calls) and all(memctl_read(name, detail) for name, detail in calls)
-        calls.extend(CALL_NOTE.findall(text))
+            return called
+        for name, detail in CALL_NOTE.findall(text) if "[tool " in text else ():
+            if not memctl_read(name, detail):  # it did work of its own (most turns): no echo
+                return False
+            called = True
     return False

@@ -192,6 +192,9 @@ class Run:
     # the possible matches the gate kept beside the clear ones, as fuse scored them: one a
     # later stage cuts (cap, cutoff, mmr, pack) goes back to the possible pool
     beside: list[Candidate] = field(default_factory=list)
+    # the session messages provenance folded into another candidate, by id: what each
+    # result says as said (stages/copies.py reads their texts)
+    folded: dict[str, Candidate] = field(default_factory=dict)
 
     def record(
         self,

@@ -9,6 +9,7 @@ only for queries that hold CJK text.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from memctl.model import Message
@@ -252,17 +253,29 @@ def count_scope_sessions(db: Database, scope: str) -> int:
     )
 
 
+# The text of a message that holds a tool call's note ('[tool ', as the parsers write one)
+NOTES_ONLY = (
+    "CASE WHEN m.role = 'assistant' AND instr(m.content, '[tool ') THEN m.content ELSE '' END"
+)
+
+
 def turns_before(
     db: Database, keys: list[tuple[str, int]], span: int
 ) -> dict[tuple[str, int], list[tuple[str, str]]]:
-    """For each (session id, message number) of ``keys``: (role, content) of the message
-    and of the ``span`` before it in its session, in order (one query for them all)."""
+    """For each (session id, message number) of ``keys``: the message and the ``span``
+    before it in its session, in order, as (role, text): the text of an assistant's message
+    that holds a tool call's note (``NOTES_ONLY``: what memories/told_back.py reads), "" for
+    any other. One statement whatever the number of keys: SQLite keeps it prepared (an OR
+    of N terms was prepared anew for each N)."""
     if not keys:
         return {}
-    clause = " OR ".join("(session_id = ? AND seq BETWEEN ? AND ?)" for _ in keys)
-    params = [value for session, seq in keys for value in (session, seq - span, seq)]
-    rows = db.tuples(f"SELECT session_id, seq, role, content FROM messages WHERE {clause}", params)
-    said = {(session, seq): (role, content) for session, seq, role, content in rows}
+    rows = db.tuples(
+        f"SELECT m.session_id, m.seq, m.role, {NOTES_ONLY} FROM json_each(?) AS k"
+        " JOIN messages AS m ON m.session_id = k.value ->> 0"
+        " AND m.seq BETWEEN (k.value ->> 1) - ? AND k.value ->> 1",
+        (json.dumps(keys), span),
+    )
+    said = {(session, seq): (role, text) for session, seq, role, text in rows}
     return {
         (session, seq): [
             said[(session, n)] for n in range(seq - span, seq + 1) if (session, n) in said

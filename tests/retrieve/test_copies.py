@@ -91,3 +91,23 @@ def test_a_specstory_history_beside_the_clients_transcript_is_offered_once(
     assert len(sessions) == 2
     notes = json.dumps(ctx.db.tuples("SELECT content FROM messages WHERE role = 'tool'", ()))
     assert "export/config.py" in notes
+
+
+def test_one_task_asked_in_two_sessions_is_two_conversations(
+    make_ctx: Callable[..., Context],
+) -> None:
+    """Two sessions that share only their prompt (the same task run twice: two of the dev
+    set's sessions) each keep their results: neither is a copy of the other."""
+    ctx = make_ctx()
+    for n, done in enumerate((DONE, "The export already wrote to reports-eu: nothing to do.")):
+        at = f"2026-01-2{n}T10:00:0{{}}Z"
+        lines = [
+            claude_record("user", ASKED, at.format(1)),
+            claude_record("assistant", f"Checking the export settings, run {n}.", at.format(2)),
+            claude_record("assistant", done, at.format(3)),
+        ]
+        ingest(ctx, [{**line, "sessionId": f"run-{n}"} for line in lines])
+    found = recall(ctx, QUESTION, touch=False, sessions=True)
+    assert {r.memory.session_id for r in found.results} >= {"run-0", "run-1"}
+    assert found.run is not None
+    assert not [step for step in found.run.trace if step.stage == "copies"]

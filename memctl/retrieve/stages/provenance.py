@@ -240,6 +240,7 @@ def provenance(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     for group in groups.values():
         best = join(run, group)
         folded |= {c.id for c in group if c is not best}
+        run.folded |= {c.id: c for c in group if c is not best and c.is_message}
         if best.id not in kept_ids and any(c.id in kept_ids for c in group):
             promoted.append(best)
             kept_ids.add(best.id)
