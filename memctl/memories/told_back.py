@@ -63,10 +63,10 @@ def memctl_read(name: str, detail: str) -> bool:
 
 def tells_back(turn: Sequence[tuple[str, str]]) -> bool:
     """Whether the last of ``turn`` ((role, text) of a session's messages in order, up to
-    the one asked about) tells memctl's own answer back: an assistant's reply (or a tool's
-    result) after which, since the user last spoke, the assistant called tools, each one a
-    read of memctl's (``memctl_read``). A turn whose opening is not in ``turn`` did more."""
-    if not turn or turn[-1][0] not in (Role.ASSISTANT, Role.TOOL):
+    the one asked about) tells memctl's own answer back: an assistant's reply after which,
+    since the user last spoke, the assistant called tools, each one a read of memctl's
+    (``memctl_read``). A turn whose opening is not in ``turn`` did more."""
+    if not turn or turn[-1][0] != Role.ASSISTANT:
         return False
     called = False
     for role, text in reversed(turn):

@@ -577,12 +577,14 @@ def _session_candidates(
 
 
 def _mark_told_back(run: Run, messages: list[Candidate]) -> None:
-    """Mark each assistant's reply (or tool's result) that tells memctl's own answer back,
-    by the turn before it (memories/told_back.py): one query for them all."""
+    """Mark each assistant's reply that tells memctl's own answer back, by the turn before
+    it (memories/told_back.py): one query for them all. A message of tool notes only is
+    second-hand already (``Candidate.says_nothing``): its turn is not read."""
     keys = {
         c.id: key
         for c in messages
-        if message_role(c.memory) in (Role.ASSISTANT, Role.TOOL)
+        if message_role(c.memory) == Role.ASSISTANT
+        and not c.only_tool_notes
         and (key := message_key(c)) is not None
     }
     turns = turns_before(run.ctx.db, list(keys.values()), TURN_SPAN)
