@@ -56,8 +56,9 @@ created inside a time the query names.
   phrased ("What is Caroline's identity?" shares no other word with the answer).
 - So does an identifier the query spells out in words ("the math utils
   project" names ``math_utils``; "parse user id" names ``parseUserId``).
-- Without a vector (no embedder, a message not embedded), the word share
-  stands in for the cosine. A session message's cosine never labels it (the
+- Without a vector (no embedder, a message not embedded, an untranslated query
+  in a script the embedding model does not read: ``query.in_unread_script``), the
+  word share stands in for the cosine. A session message's cosine never labels it (the
   narration is close to any question about the work), but one below
   ``support_floor`` takes the word share's voice away: words a message far in
   meaning shares with the query are a coincidence (``far_message``). Across all
