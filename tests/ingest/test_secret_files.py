@@ -150,6 +150,8 @@ def test_a_call_naming_a_credentials_file_another_way_keeps_no_line_of_it() -> N
     script = f"python3 - <<'EOF'\nopen('.env', 'w').write('SIGNING={UNTOLD[0]}')\nEOF"
     for command in (script, f"cd app &&\n  echo SIGNING={UNTOLD[0]} >> .env"):
         assert UNTOLD[0] not in tool_use_note("Bash", {"command": command})
+    moved = "*** Begin Patch\n*** Update File: app.yml\n*** Move to: .env\n@@\n-a: 1\n"
+    assert UNTOLD[0] not in tool_use_note("apply_patch", f"{moved}+SIGNING={UNTOLD[0]}\n")
 
 
 def test_output_showing_a_credentials_file_keeps_none_of_its_lines() -> None:

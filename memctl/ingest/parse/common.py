@@ -162,6 +162,7 @@ REPLACED_KEYS = ("old_string", "oldString", "old_str")
 # a clear match (retrieve/run.py).
 WRITTEN_WIDTH = 2 * NOTE_WIDTH
 PATCH_START = "*** Begin Patch"  # Codex's apply_patch format
+PATCH_MOVE = lazy(r"^\*\*\* Move to: (\S+)")  # Codex's patch: the file an update moves to
 # A file whose name says it holds credentials, as the tools that keep them document it:
 # dotenv files (their templates, ``.env.example`` and the like, hold none), direnv's
 # ``.envrc``, SSH and TLS private keys and key stores, npm's, PyPI's, netrc's, PostgreSQL's,
@@ -414,12 +415,14 @@ def _patch_of(name: str, arguments: Any) -> str:
 
 def _added(patch: str) -> str:
     """A patch's added lines (scrubbed first, as ``_text_of``), without their ``+``; none
-    of a credentials file's (``SECRET_FILE``)."""
+    of a credentials file's (``SECRET_FILE``), nor of a file moved to one."""
     added, secret = [], False
     for line in scrub(patch[:NOTE_SCAN])[0].splitlines():
-        header = PATCH_FILE.match(line)
+        header, moved = PATCH_FILE.match(line), PATCH_MOVE.match(line)
         if header:
             secret = bool(SECRET_FILE.search(header.group(2)))
+        elif moved:  # an update's lines go to the file it moves to
+            secret = secret or bool(SECRET_FILE.search(moved.group(1)))
         elif line.startswith("+") and line[1:].strip() and not secret:
             added.append(line[1:])
     return "\n".join(added)
@@ -495,6 +498,8 @@ def without_secret_lines(text: str) -> str:
     for at, line in enumerate(lines):
         if DIFF_HEADER.match("\n".join(lines[at : at + 2])):
             diff = bool(SECRET_FILE.search(line))
+        elif PATCH_MOVE.match(line):
+            diff = diff or bool(SECRET_FILE.search(line))
         elif diff or _search_hit_in_secret_file(line):
             continue
         elif len(line.split()) == 1 and SECRET_FILE.search(line):  # ``rg --heading``'s path
