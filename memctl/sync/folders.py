@@ -21,7 +21,6 @@ from memctl.model import Memory
 from memctl.sync.layout import PATH_SCOPE
 
 Triple = tuple[str, str, str]
-TEXT_FIELDS = ("content", "l0_abstract", "l1_overview", "l2_content")
 # what stands for the session's folder in a file's text, as a shell names where it is
 HERE = "."
 # how a note shortens an absolute path (``parse.common.SHORT_PATH``): "…/acme-layoffs"
@@ -54,7 +53,7 @@ def folder_names(scope: str, session_scope: str, cwd: str) -> set[str]:
 def relative_to_folder(memory: Memory, cwd: str) -> Memory:
     """``memory`` with its text naming the folder its session ran in (``cwd``) as ``.``
     and a path under it relative to it: "/home/alice/acme-layoffs/src/app.py" and
-    "…/acme-layoffs/src/app.py" -> "src/app.py"; itself when it names none."""
+    "…/acme-layoffs/src/app.py" -> "src/app.py"."""
     folder = cwd.rstrip("/")
     if not folder.startswith("/") or folder.count("/") < 2:
         return memory  # no folder, or one of no name to hide (``/srv``)
@@ -62,9 +61,11 @@ def relative_to_folder(memory: Memory, cwd: str) -> Memory:
         f"(?:{re.escape(folder)}|{re.escape(SHORTENED + PurePath(folder).name)})"
         f"(/|(?!{NAME_CHARS}))"
     )
-    texts = {f: getattr(memory, f) for f in TEXT_FIELDS}
-    changed = {f: named.sub(_relative, t) for f, t in texts.items() if t and named.search(t)}
-    return replace(memory, **changed) if changed else memory
+    content, l0, l1, l2 = (
+        named.sub(_relative, text)
+        for text in (memory.content, memory.l0_abstract, memory.l1_overview, memory.l2_content)
+    )
+    return replace(memory, content=content, l0_abstract=l0, l1_overview=l1, l2_content=l2)
 
 
 def _relative(found: re.Match[str]) -> str:
