@@ -192,6 +192,7 @@ SECRET_FILE = lazy(
     r"client_secrets?[\w.-]*\.json|[\w.-]*secrets?\.(?:ya?ml|json|toml)"
     r")(?![^\s'\"`;|&)<>,:*?{\[])"
 )
+PATH_MAX = 4096  # Linux's longest path (limits.h): a longer value is no path
 # A credentials file named as a string of code (``open('.env')``, ``readFileSync(".env")``):
 # a script names the files it reads so, inside a quoted ``-c`` argument or a heredoc's
 # body, where prose names them bare ("ignore .env").
@@ -332,10 +333,15 @@ def names_secret_file(arguments: Any) -> bool:
     return any(
         SECRET_FILE.search(word)
         for key, value in values
-        if key not in WRITTEN_KEYS
+        if key not in WRITTEN_KEYS + REPLACED_KEYS
         for word in (value if isinstance(value, list) else [value])
-        if isinstance(word, str) and word.strip() and len(word.split()) == 1
+        if isinstance(word, str) and _one_word(word)
     )
+
+
+def _one_word(text: str) -> bool:
+    """A path or a glob: one word, no longer than a path may be."""
+    return len(text) <= PATH_MAX and len(text.split()) == 1
 
 
 def _command_lines(command: str) -> list[str]:
