@@ -20,6 +20,7 @@ from memctl.api import memory as memory_api
 from memctl.api import sync as sync_api
 from memctl.context import Context
 from memctl.ingest.graph import index_pending
+from memctl.model import Memory
 from memctl.store.graph import stated_by
 from memctl.sync import folders, layout, outgoing, pipeline
 from tests.conftest import run_cli
@@ -447,3 +448,22 @@ def test_a_project_named_by_a_folder_goes_out_with_no_triple_naming_the_folder(
 
 def _tool(n: int, name: str, **arguments: str) -> dict[str, object]:
     return {"type": "tool_use", "id": f"t{n}", "name": name, "input": arguments}
+
+
+def test_a_file_s_text_names_the_session_s_folder_by_no_path() -> None:
+    """``folders.relative_to_folder``: the folder, a path under it and a note's shortened
+    form of it; a folder whose name only starts the same is another folder."""
+    text = (
+        "Edited: /home/alice/acme-layoffs/src/app.py; /home/alice/acme-layoffs-old/x.py\n"
+        "Ran: git -C …/acme-layoffs status; cd /home/alice/acme-layoffs && make"
+    )
+    shown = folders.relative_to_folder(Memory(text, l0_abstract=text), "/home/alice/acme-layoffs")
+    assert (
+        shown.content
+        == shown.l0_abstract
+        == (
+            "Edited: src/app.py; /home/alice/acme-layoffs-old/x.py\n"
+            "Ran: git -C . status; cd . && make"
+        )
+    )
+    assert folders.relative_to_folder(Memory(text), "").content == text
