@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import quote
 
 from memctl.api import graph as graph_api
@@ -32,10 +32,8 @@ from memctl.api.sessions import Where
 from memctl.api.sync import ShareRequest
 from memctl.errors import UsageError
 from memctl.integrations.doctor import doctor
-from memctl.model import Event, Memory, counted
-
-if TYPE_CHECKING:
-    from memctl.api.ingest import RunRecord
+from memctl.model import Memory, counted
+from memctl.ui.history import about, folded, named_in, related, told
 
 Values = Mapping[str, str]
 PAGE_SIZE = 50  # rows of a list page
@@ -43,7 +41,6 @@ MESSAGES_PAGE = 100  # messages of a session page
 RUNS_SHOWN = 50
 RESULT_LINE = 300  # characters of a recall result shown (its part that answers: excerpt)
 KEY_SEPARATOR = "|"  # a keyset cursor: time|id
-UNSHOWN_FIELDS = frozenset({"content_hash"})  # an update's fields its history leaves out
 
 
 @dataclass(frozen=True)
@@ -90,15 +87,18 @@ def sessions(ctx: Context, values: Values) -> dict[str, Any]:
 
 def session(ctx: Context, values: Values) -> dict[str, Any]:
     """One session's messages, a page at a time; ``from``-``to``: the messages a memory
-    came from, marked, with the turns around them."""
+    came from, marked, with the turns around them, and the page that holds them
+    (``holding``: the whole session opens there, at the first of them)."""
     if values.get("from"):
         ref = f"{values['id']}#{values['from']}-{values.get('to') or values['from']}"
         passage = sessions_api.expand(ctx, ref, around=2)[0]
         page, pages = 0, 0
+        holding = (passage.first - 1) // MESSAGES_PAGE + 1
     else:
         page = _number(values, "page", 1)
         passage = sessions_api.show(ctx, values["id"], page, MESSAGES_PAGE)
         pages = max(1, -(-passage.total // MESSAGES_PAGE))
+        holding = page
     marked = passage.marked and not page
     return {
         "title": passage.session.title or f"Session {passage.session.id}",
@@ -111,6 +111,8 @@ def session(ctx: Context, values: Values) -> dict[str, Any]:
         "total": passage.total,
         "page": page,
         "pages": pages,
+        "first": passage.first,
+        "holding": holding,
     }
 
 
@@ -130,34 +132,25 @@ def memories(ctx: Context, values: Values) -> dict[str, Any]:
 
 def memory(ctx: Context, values: Values) -> dict[str, Any]:
     """One memory: every field, where it came from (each source opens its session lines),
-    its relations and its history."""
+    its relations (each naming the other memory) and its history, a page at a time
+    (``history``: its number), newest first."""
     found = memory_api.get(ctx, values["id"])
-    history = memory_api.events(ctx, EventsRequest(found.memory.id, PAGE_SIZE))
+    page = _number(values, "history", 1)
+    history = memory_api.events(ctx, EventsRequest(found.memory.id, PAGE_SIZE, page))
     made_by = {
         run_id: ingest_api.run(ctx, run_id) for run_id in {e.run_id for e in history if e.run_id}
     }
+    own = found.memory.id
+    others = memory_api.by_ids(ctx, named_in(found.memory, found.relations, history))
     return {
-        "title": f"Memory {found.memory.id[:8]}",
+        "title": f"Memory {own[:8]}",
         **found.to_dict(),
         "project": project_labels(ctx, [found.memory.scope])[found.memory.scope],
-        "events": [told(e, made_by.get(e.run_id or "")) for e in history],
-    }
-
-
-def told(event: Event, run: RunRecord | None) -> dict[str, Any]:
-    """One line of a memory's history: what changed, and which run did it (its kind, the
-    door of an edit, the session of an ingest), as ``memctl events`` and ``memctl runs``
-    hold them."""
-    data = event.data
-    before, after = data.get("before") or {}, data.get("after") or {}
-    changed = sorted(k for k in after if k not in UNSHOWN_FIELDS and before.get(k) != after[k])
-    return {
-        **event.to_dict(),
-        "changed": changed,
-        "was": before.get("content") if "content" in changed else None,
-        "run": None
-        if run is None
-        else {"id": run.id, "kind": run.kind, "door": run.door, "session_id": run.session_id},
+        "related": related(own, found.relations, others),
+        "superseded": about(others.get(found.memory.superseded_by or "")),
+        "events": folded([told(own, e, made_by.get(e.run_id or ""), others) for e in history]),
+        "history_page": page,
+        "older_history": page + 1 if len(history) == PAGE_SIZE else None,
     }
 
 
@@ -182,6 +175,7 @@ def recall_page(ctx: Context, values: Values) -> dict[str, Any]:
             "line": excerpt(item.memory.summary, item.memory.content, query, RESULT_LINE),
             "href": result_href(item.memory.id, item.memory.session_id, item.is_message),
             "explain": explain(item, result.steps_of(item.memory.id)),
+            "why": item.match_why or item.match,  # the evidence its label rests on
             "host": response.hosts.get(item.memory.id),
             # a machine not in sync.trust: follows the user's own of its label, whatever its score
             "following": item.memory.id in response.following,
