@@ -30,7 +30,7 @@ from memctl.api.recall import ProfileRequest, RecallRequest, excerpt, explain, r
 from memctl.api.recall import profile as profile_of
 from memctl.api.sessions import Where
 from memctl.api.sync import ShareRequest
-from memctl.errors import UsageError
+from memctl.errors import NotFoundError, UsageError
 from memctl.integrations.doctor import doctor
 from memctl.model import Memory, counted
 from memctl.ui.history import about, folded, named_in, related, told
@@ -65,12 +65,21 @@ def _number(values: Values, name: str, default: int) -> int:
     return int(text)
 
 
+def _project(ctx: Context, values: Values) -> str | None:
+    """The project a page is asked of (``project``), or None for every one; a name no
+    project or stored row carries (a stale link, a typo) is said, not shown as empty."""
+    scope = values.get("project") or None
+    if scope is not None and memory_api.unknown_scope(ctx, Filters(scope)):
+        raise NotFoundError(f"no project or scope is named {scope!r}: Projects lists them")
+    return scope
+
+
 def projects(ctx: Context, values: Values) -> dict[str, Any]:
     return {"title": "Projects", "projects": [p.to_dict() for p in list_projects(ctx)]}
 
 
 def sessions(ctx: Context, values: Values) -> dict[str, Any]:
-    scope, client = values.get("project") or None, values.get("client") or None
+    scope, client = _project(ctx, values), values.get("client") or None
     where = Where(scope, all_scopes=scope is None, client=client)
     rows = sessions_api.list_sessions(ctx, where, PAGE_SIZE, _cursor(values.get("before")))
     labels = project_labels(ctx, [r.scope for r in rows] + ([scope] if scope else []))
@@ -117,7 +126,7 @@ def session(ctx: Context, values: Values) -> dict[str, Any]:
 
 
 def memories(ctx: Context, values: Values) -> dict[str, Any]:
-    scope = values.get("project") or None
+    scope = _project(ctx, values)
     request = ListRequest(Filters(scope), PAGE_SIZE, after=_cursor(values.get("after")))
     found = memory_api.list_memories(ctx, request)
     labels = project_labels(ctx, [m.scope for m in found] + ([scope] if scope else []))
@@ -161,7 +170,7 @@ def recall_page(ctx: Context, values: Values) -> dict[str, Any]:
     data: dict[str, Any] = {"title": "Recall", "q": query, "results": [], "elsewhere": 0}
     if not query:
         return data
-    scope = values.get("project") or None
+    scope = values.get("project") or None  # none named: said with the other projects' count
     request = RecallRequest(query, scope=scope, all_scopes=scope is None, touch=False)
     response = recall(ctx, request)
     result = response.result
@@ -176,6 +185,7 @@ def recall_page(ctx: Context, values: Values) -> dict[str, Any]:
             "href": result_href(item.memory.id, item.memory.session_id, item.is_message),
             "explain": explain(item, result.steps_of(item.memory.id)),
             "why": item.match_why or item.match,  # the evidence its label rests on
+            "same": [same_as(key) for key in item.members],
             "host": response.hosts.get(item.memory.id),
             # a machine not in sync.trust: follows the user's own of its label, whatever its score
             "following": item.memory.id in response.following,
@@ -228,10 +238,20 @@ def result_href(item_id: str, session_id: str | None, is_message: bool) -> str:
     return f"/sessions/{quote(session_id)}?from={seq}&to={seq}"
 
 
+def same_as(key: str) -> dict[str, str]:
+    """A row folded into a recall result as the same thing (said in a session, or
+    distilled from it), as ``recall --explain`` lists it: what it is and where it opens."""
+    if memory_api.is_message_id(key):
+        session_id, _, seq = key.rpartition("#")
+        label = f"message {seq} of session {session_id[:12]}"
+        return {"label": label, "href": result_href(key, session_id, True)}
+    return {"label": f"memory {key[:8]}", "href": result_href(key, None, False)}
+
+
 def timeline(ctx: Context, values: Values) -> dict[str, Any]:
     """A project's memories and sessions in one list, newest first (a memory by when it was
     created, a session by its own time); ``before``: the page after that (time, id)."""
-    scope = values.get("project")
+    scope = _project(ctx, values)
     if not scope:
         raise UsageError("the timeline is of one project: open it from Projects", ["project"])
     before = _cursor(values.get("before"))

@@ -367,6 +367,7 @@ def test_a_changed_preference_walked_from_recall_to_its_history(walked: str, bro
     why = row.find_element(By.CSS_SELECTOR, "dl.factors").text
     label = row.find_element(By.CSS_SELECTOR, "span.label").text
     assert f"match\n{label}: " in why and "found by\n" in why, why
+    assert "the same as\nmessage 1 of session pref-2" in why, why  # its own words, said
     assert found.text == "I don't like long commit messages."
     found.click()
     relation = browser.find_element(By.CSS_SELECTOR, "ul.related li")
@@ -389,6 +390,9 @@ def test_a_changed_preference_walked_from_recall_to_its_history(walked: str, bro
     assert browser.current_url.endswith("?page=2#m120"), browser.current_url
     assert browser.execute_script("return document.querySelector(':target').id") == "m120"
     assert "step 59 of the migration" in browser.find_element(By.ID, "m119").text
+    assert "Earlier" in browser.find_element(By.CSS_SELECTOR, "p.pager").text  # at its foot
+    browser.get(f"{base}/memories?project=no-such-project")  # a stale link: said, not empty
+    assert "no project or scope is named 'no-such-project'" in text_of(browser)
 
     browser.set_window_size(NARROW, 800)
     browser.get(f"{base}/projects")
