@@ -147,6 +147,14 @@ def copies(ctx: Context, ref: str) -> dict[str, int]:
     return copies_of(ctx, ref)
 
 
+def gone(ctx: Context, session_ids: set[str]) -> set[str]:
+    """Those of ``session_ids`` no longer stored: forgotten (a run keeps the id it is kept
+    under), or never here (a run of another machine's); a page names them without a link."""
+    return {
+        i for i in session_ids if (found := get_session(ctx.db, i)) is None or found.forgotten_at
+    }
+
+
 def forget_target(ctx: Context, ref: str) -> tuple[Session, int | None]:
     """The session a forget's ``ref`` names (forgotten already or not), and the message's
     number when it names one (``SESSION#N``)."""

@@ -151,6 +151,7 @@ def memory(ctx: Context, values: Values) -> dict[str, Any]:
     }
     own = found.memory.id
     others = memory_api.by_ids(ctx, named_in(found.memory, found.relations, history))
+    ran_in = {r.session_id for r in made_by.values() if r is not None and r.session_id}
     return {
         "title": f"Memory {own[:8]}",
         **found.to_dict(),
@@ -158,6 +159,7 @@ def memory(ctx: Context, values: Values) -> dict[str, Any]:
         "related": related(own, found.relations, others),
         "superseded": about(others.get(found.memory.superseded_by or "")),
         "events": folded([told(own, e, made_by.get(e.run_id or ""), others) for e in history]),
+        "gone": sorted(sessions_api.gone(ctx, ran_in)),  # sessions its runs name, forgotten
         "history_page": page,
         "older_history": page + 1 if len(history) == PAGE_SIZE else None,
     }
@@ -325,7 +327,8 @@ def runs(ctx: Context, values: Values) -> dict[str, Any]:
         open_ = run.status == "done" and not run.undone_by
         why = ingest_api.undo_refusal(ctx, run) if open_ else None
         shown.append({**run.to_dict(), "undoable": open_ and why is None, "why_not": why})
-    return {"title": "Runs", "runs": shown}
+    named = {run.session_id for run in found if run.session_id}
+    return {"title": "Runs", "runs": shown, "gone": sorted(sessions_api.gone(ctx, named))}
 
 
 PAGES: dict[str, Page] = {

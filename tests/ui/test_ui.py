@@ -556,7 +556,12 @@ def test_forgetting_a_session_names_the_memories_another_session_keeps(
     said_back = client.get(done.headers["location"]).text
     assert "kept 1 memory another session also states, now its source" in said_back
     recalled = client.get("/recall.json", params={"q": "how do we deploy the shop"}).json()
-    assert any("make ship" in r["content"] for r in recalled["results"])
+    kept = next(r for r in recalled["results"] if "make ship" in r["content"])
+    # the runs that made it name the forgotten session without a link to a page saying so
+    for page in (client.get(kept["href"]).text, client.get("/runs").text):
+        assert "a session forgotten since" in page
+        for link in re.findall(r'href="(/sessions/[^"]+)"', page):
+            assert client.get(unescape(link)).status_code == 200, link
 
 
 def test_runs_undo_refuses_offer_no_undo_button_and_a_forged_undo_changes_nothing(
