@@ -166,13 +166,20 @@ def memory(ctx: Context, values: Values) -> dict[str, Any]:
 
 
 def recall_page(ctx: Context, values: Values) -> dict[str, Any]:
-    """Search: the clear matches, then the possible ones, each with the factors that scored
-    it (``recall --explain``)."""
+    """Search every project, or one (``project``: as `memctl recall` in it): the clear
+    matches, then the possible ones, each with why (``recall --explain``)."""
     query = (values.get("q") or "").strip()
-    data: dict[str, Any] = {"title": "Recall", "q": query, "results": [], "elsewhere": 0}
+    scope = values.get("project") or None  # unknown: nothing found, the others' count said
+    data: dict[str, Any] = {
+        "title": "Recall",
+        "q": query,
+        "results": [],
+        "elsewhere": 0,
+        "project": scope,
+        "project_label": project_labels(ctx, [scope])[scope] if scope else None,
+    }
     if not query:
         return data
-    scope = values.get("project") or None  # none named: said with the other projects' count
     request = RecallRequest(query, scope=scope, all_scopes=scope is None, touch=False)
     response = recall(ctx, request)
     result = response.result

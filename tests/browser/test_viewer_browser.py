@@ -102,6 +102,11 @@ def text_of(driver: Any) -> str:
     return str(driver.find_element(By.TAG_NAME, "body").text)
 
 
+def said_above(driver: Any) -> str:
+    """The first paragraph of the page's main part (waiting for the page to load)."""
+    return str(driver.find_element(By.CSS_SELECTOR, "main p").text)
+
+
 def said_on(driver: Any) -> str:
     """What the page a change led to says happened (waiting for that page to load)."""
     return str(driver.find_element(By.CSS_SELECTOR, "p.said").text)
@@ -236,6 +241,13 @@ def test_every_page_and_every_edit_in_a_browser(with_session: str, browser: Any)
     # projects -> the project's timeline -> a memory distilled from the session
     browser.find_element(By.CSS_SELECTOR, "a.name").click()
     assert browser.title.startswith("Timeline of")
+    timeline = browser.current_url
+    search = browser.find_element(By.ID, "pq")  # recall in this project, as the CLI's here
+    search.send_keys("which day do we never deploy")
+    search.submit()
+    assert "only (as memctl recall --scope it)" in said_above(browser)
+    assert "Fridays" in browser.find_element(By.CSS_SELECTOR, "ol.results").text
+    browser.get(timeline)
     browser.find_element(By.PARTIAL_LINK_TEXT, "Fridays").click()
     assert browser.title.startswith("Memory")
     # its source opens the session's lines, marked
