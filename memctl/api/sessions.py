@@ -24,6 +24,7 @@ from memctl.model import IMPORTED, ROLES, Memory, Message, Session, counted
 from memctl.retrieve.query import STOPWORDS
 from memctl.store import transcripts
 from memctl.store.fts import fts_query, fts_terms
+from memctl.store.memories import of_session
 from memctl.store.message_search import MESSAGE_SEPARATOR
 from memctl.store.sessions import (
     folded_sources,
@@ -145,6 +146,12 @@ def copies(ctx: Context, ref: str) -> dict[str, int]:
     from memctl.maintain.forgetting import copies as copies_of
 
     return copies_of(ctx, ref)
+
+
+def kept_from(ctx: Context, session_id: str, limit: int) -> list[Memory]:
+    """What memctl keeps of a session besides its messages: the memories distilled from
+    it, oldest first, at most ``limit`` (forgetting it takes them out too)."""
+    return of_session(ctx.db, session_id, limit)
 
 
 def gone(ctx: Context, session_ids: set[str]) -> set[str]:

@@ -122,6 +122,8 @@ def session(ctx: Context, values: Values) -> dict[str, Any]:
         "pages": pages,
         "first": passage.first,
         "holding": holding,
+        "kept": [about(m) for m in sessions_api.kept_from(ctx, passage.session.id, PAGE_SIZE)],
+        "kept_all": PAGE_SIZE,  # shown at most: a session distilled into more says so
     }
 
 
@@ -323,6 +325,8 @@ def confirm_forget_session(ctx: Context, values: Values) -> dict[str, Any]:
         "session": found.to_dict(),
         "project": project_labels(ctx, [found.scope])[found.scope],
         "copies": sessions_api.copies(ctx, found.id),  # other sessions repeating its messages
+        "kept": [about(m) for m in sessions_api.kept_from(ctx, found.id, PAGE_SIZE)],
+        "kept_all": PAGE_SIZE,
     }
 
 

@@ -296,8 +296,13 @@ def test_every_page_and_every_edit_in_a_browser(with_session: str, browser: Any)
 
     # forget the session: asked first, then gone with what was made from it
     browser.get(f"{base}/sessions/{SESSION}")
+    kept = browser.find_element(By.CSS_SELECTOR, "details.kept")  # what memctl keeps of it
+    kept.find_element(By.TAG_NAME, "summary").click()
+    assert "Kept from it: " in kept.text and "or on holidays." in kept.text, kept.text
     browser.find_element(By.PARTIAL_LINK_TEXT, "Forget this session").click()
     assert "cannot be undone" in text_of(browser)
+    asked = text_of(browser)
+    assert "The memories made from it:" in asked and "on Fridays or on holidays." in asked
     click(browser, "Forget this session")
     assert f"forgot session {SESSION}" in said_on(browser)
     assert "deploy the billing service" not in text_of(browser)
