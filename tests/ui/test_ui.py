@@ -733,6 +733,33 @@ def test_a_session_forgotten_in_the_viewer_leaves_no_byte_of_it(
     assert _files_holding(home, "flaky login") == []
 
 
+CRAWLED_AT_MOST = 400  # pages: the stored fixture's store has fewer
+
+
+def test_every_link_of_every_page_opens_a_page_after_a_session_is_forgotten(
+    client: TestClient, stored: Context, keys: Keys
+) -> None:
+    """From the projects page, every link the viewer's pages hold, followed: each opens a
+    page (a session forgotten since is named, never linked to a page saying so)."""
+    rule = "We always deploy the shop with make ship, never by hand."
+    distil(stored, f"user: {rule}\n", "here-1")
+    distil(stored, f"user: Remember that {rule[0].lower()}{rule[1:]}\n", "here-2")
+    assert client.post("/sessions/here-1/forget", data={"csrf": keys.csrf}).status_code == 303
+    seen: set[str] = set()
+    waiting = ["/projects"]
+    while waiting and len(seen) < CRAWLED_AT_MOST:
+        path = waiting.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        page = client.get(path)
+        assert page.status_code == 200, (path, page.text[-300:])
+        for link in re.findall(r'href="(/[^"#]*)', page.text):
+            if not link.startswith("/static/") and ".json" not in link:
+                waiting.append(unescape(link))
+    assert len(seen) > 20 and not waiting or len(seen) == CRAWLED_AT_MOST, len(seen)
+
+
 def test_ui_open_gives_the_browser_a_private_page_never_the_token_on_its_command_line(
     home: Path, tmp_path: Path
 ) -> None:
