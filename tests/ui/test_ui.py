@@ -130,6 +130,7 @@ def test_projects_page(client: TestClient, stored: Context) -> None:
     assert here["scope"] == stored.settings.project_scope and here["sessions"] == 1
     html = client.get("/").text
     assert "/home/alice/src/widget" in html and 'aria-current="page"' in html
+    assert "Times are UTC." in html  # every time shown is stored UTC, not the reader's
 
 
 def test_sessions_and_one_session(client: TestClient, stored: Context) -> None:
