@@ -8,13 +8,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from memctl.model import Action, Event, Memory, Relation
+from memctl.model import Action, Event, Memory, Relation, RelationType
 
 if TYPE_CHECKING:
     from memctl.api.ingest import RunRecord
 
 UNSHOWN_FIELDS = frozenset({"content_hash"})  # an update's fields its history leaves out
 OTHER_LINE = 120  # characters of another memory's text a relation or an event shows
+RELATIONS_SHOWN = 50  # a memory's relations a page lists (a hub may have hundreds)
 # A relation read from its target's side: "A supersedes B" shown on B as "superseded by A".
 PASSIVE = {
     "supports": "supported by",
@@ -24,6 +25,14 @@ PASSIVE = {
     "depends_on": "needed by",
     "related": "related to",
 }
+
+
+def first_relations(relations: list[Relation]) -> list[Relation]:
+    """The relations a page lists: those that change what the memory means (supersedes,
+    contradicts, ...) before plain "related" ones, the heaviest first, at most
+    ``RELATIONS_SHOWN``."""
+    ranked = sorted(relations, key=lambda r: (r.type == RelationType.RELATED, -r.weight))
+    return ranked[:RELATIONS_SHOWN]
 
 
 def named_in(memory: Memory, relations: Iterable[Relation], history: Iterable[Event]) -> set[str]:

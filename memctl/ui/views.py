@@ -33,7 +33,7 @@ from memctl.api.sync import ShareRequest
 from memctl.errors import NotFoundError, UsageError
 from memctl.integrations.doctor import doctor
 from memctl.model import Memory, counted
-from memctl.ui.history import about, folded, named_in, related, told
+from memctl.ui.history import about, first_relations, folded, named_in, related, told
 
 Values = Mapping[str, str]
 PAGE_SIZE = 50  # rows of a list page
@@ -151,14 +151,15 @@ def memory(ctx: Context, values: Values) -> dict[str, Any]:
     made_by = {
         run_id: ingest_api.run(ctx, run_id) for run_id in {e.run_id for e in history if e.run_id}
     }
-    own = found.memory.id
-    others = memory_api.by_ids(ctx, named_in(found.memory, found.relations, history))
+    own, shown = found.memory.id, first_relations(found.relations)
+    others = memory_api.by_ids(ctx, named_in(found.memory, shown, history))
     ran_in = {r.session_id for r in made_by.values() if r is not None and r.session_id}
     return {
         "title": f"Memory {own[:8]}",
         **found.to_dict(),
         "project": project_labels(ctx, [found.memory.scope])[found.memory.scope],
-        "related": related(own, found.relations, others),
+        "related": related(own, shown, others),
+        "relations_left": len(found.relations) - len(shown),  # `memctl get` lists them all
         "superseded": about(others.get(found.memory.superseded_by or "")),
         "events": folded([told(own, e, made_by.get(e.run_id or ""), others) for e in history]),
         "gone": sorted(sessions_api.gone(ctx, ran_in)),  # sessions its runs name, forgotten

@@ -21,7 +21,7 @@ from starlette.testclient import TestClient
 from memctl.api import ingest as ingest_api
 from memctl.api import memory as memory_api
 from memctl.api.maintain import MaintainRequest, maintain
-from memctl.api.memory import RememberRequest, UpdateRequest
+from memctl.api.memory import LinkRequest, RememberRequest, UpdateRequest
 from memctl.config.settings import load_settings
 from memctl.context import Context
 from memctl.errors import UsageError
@@ -31,6 +31,7 @@ from memctl.ingest.capture import IngestOptions, capture
 from memctl.ingest.pipeline import run_session
 from memctl.model import Category, Kind
 from memctl.store.events import run_events
+from memctl.ui import history
 from memctl.ui.app import build_app
 from memctl.ui.security import COOKIE, Keys
 from memctl.ui.views import PAGE_SIZE
@@ -179,6 +180,27 @@ def test_a_memory_history_says_what_changed_and_which_run_did_it(
     assert "update: content" in page and "edit from ui" in page
     assert "it was: Releases are cut on Mondays" in page
     assert "content_hash" not in page
+
+
+def test_a_memory_lists_its_weightiest_relations_and_counts_the_rest(
+    client: TestClient, stored: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hub's relations are not all listed: those saying more than "related" first (a
+    support, however light), then the heaviest, and how many more `memctl get` lists."""
+    monkeypatch.setattr(history, "RELATIONS_SHOWN", 2)
+    made = [
+        memory_api.remember(stored, RememberRequest(text)).memory.id
+        for text in ("Invoices are sent hourly", "Billing runs on Fridays", "Tax is added")
+    ]
+    newer = memory_api.remember(stored, RememberRequest("Invoices go out every hour")).memory.id
+    for other, weight in zip(made[1:], (0.3, 0.9), strict=True):
+        memory_api.link(stored, LinkRequest(made[0], other, "related", weight))
+    memory_api.link(stored, LinkRequest(newer, made[0], "supports", 0.2))
+    page = unescape(client.get(f"/memories/{made[0]}").text)
+    listed = page[page.index('<ul class="related">') : page.index("<h2>Change it</h2>")]
+    assert "Supported by <a" in listed and "Invoices go out every hour</a>" in listed
+    assert "Tax is added</a> (weight 0.9)" in listed and "Billing runs" not in listed
+    assert f"And 1 more: <code>memctl get {made[0][:8]}</code>" in listed
 
 
 def test_a_consolidated_memory_links_the_memory_and_session_it_came_from(
