@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from memctl.api.sessions import one_line
 from memctl.model import Action, Event, Memory, Relation, RelationType
 
 if TYPE_CHECKING:
@@ -50,9 +51,11 @@ def about(memory: Memory | None) -> dict[str, Any] | None:
     gone for good (its id alone, no link to a page that would say "not found")."""
     if memory is None:
         return None
-    text = " ".join(memory.content.split())
-    cut = text if len(text) <= OTHER_LINE else text[: OTHER_LINE - 1].rstrip() + "…"
-    return {"id": memory.id, "text": cut, "state": str(memory.state)}
+    return {
+        "id": memory.id,
+        "text": one_line(memory.content, OTHER_LINE),
+        "state": str(memory.state),
+    }
 
 
 def related(
