@@ -34,6 +34,10 @@ ran on them) likewise, halves ``fresh2-tune`` and ``fresh2-check``; nobody tunes
 ``--fresh3`` asks the third (``benchmarks/sessions/fresh3/``: twelve SpecStory Markdown
 histories of Cursor, Copilot Chat, Claude Code and Codex CLI sessions, and 35 questions
 written before memctl ran on them), halves ``fresh3-tune`` and ``fresh3-check``; blind too.
+``--fresh4`` asks the fourth (``benchmarks/sessions/fresh4/``: 24 SpecStory histories, eight
+of each of three projects, so a question from its project meets seven other sessions of
+it, and 37 questions written before memctl ran on them), halves ``fresh4-tune`` and
+``fresh4-check``; blind too.
 
 Per half and in total it reports, on the top 5 results:
 
@@ -73,6 +77,7 @@ HELDOUT = SESSIONS / "heldout"  # the held-out split: its sessions join GOLD's i
 FRESH = SESSIONS / "fresh"  # the fresh split (s24): likewise, halves of its own
 FRESH2 = SESSIONS / "fresh2"  # the second fresh split (s25), blind: tuned on by nobody
 FRESH3 = SESSIONS / "fresh3"  # the third (s27): SpecStory histories, blind likewise
+FRESH4 = SESSIONS / "fresh4"  # the fourth (s28): eight sessions a project, blind likewise
 # A split's questions, and the split whose sessions share their store (None: no other).
 SPLITS: dict[str, tuple[Path, Path | None]] = {
     "dev": (GOLD, None),
@@ -80,10 +85,11 @@ SPLITS: dict[str, tuple[Path, Path | None]] = {
     "fresh": (FRESH, GOLD),
     "fresh2": (FRESH2, GOLD),
     "fresh3": (FRESH3, GOLD),
+    "fresh4": (FRESH4, GOLD),
 }
 TOP = 5  # found "in the top 5"
 # heldout: benchmarks/sessions/heldout, never tuned on; fresh-check: never tuned on either;
-# fresh2, fresh3: neither half tuned on
+# fresh2, fresh3, fresh4: neither half tuned on
 HALVES = (
     "tune",
     "check",
@@ -94,6 +100,8 @@ HALVES = (
     "fresh2-check",
     "fresh3-tune",
     "fresh3-check",
+    "fresh4-tune",
+    "fresh4-check",
 )
 ALL = "all"
 SCOPINGS = ("project", "everywhere")

@@ -460,8 +460,10 @@ def evidence(
     if inside and not run.word_weights:  # the query is only a time: its memories answer it
         return SHOWS, "inside the query's time"
     # a message's closeness in meaning ranks it and never labels it: assistants narrate
-    # ("Let me look at the project structure") close to any question about the work
-    cosine = None if candidate.is_message else own_similarity(candidate)
+    # ("Let me look at the project structure") close to any question about the work; nor
+    # does any closeness to an untranslated query in a script the model does not read
+    unread = run.query.unread_script and run.translation is None
+    cosine = None if candidate.is_message or unread else own_similarity(candidate)
     named = anchor_in(run, candidate)
     seen = (f"cosine {cosine:.3f}, " if cosine is not None else "no vector, ") + (
         f"words {share:.2f}" + (", inside the query's time" if inside else "")
