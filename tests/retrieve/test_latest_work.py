@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from memctl.context import Context
 from memctl.memories import operations as memories
 from memctl.model import Message, Role, Session
-from memctl.retrieve.pipeline import start
+from memctl.retrieve.pipeline import recall, start
 from memctl.store import sessions
 
 NOW = datetime(2026, 6, 10, 12, tzinfo=UTC)
@@ -41,6 +41,9 @@ def test_last_time_is_the_latest_session_of_the_scopes_before_now(ctx: Context) 
     assert window.start == datetime(2026, 6, 8, tzinfo=UTC) and window.contains(NOW)
     anywhere = start(ctx, "where did I leave off?", now=NOW).query.window
     assert anywhere is not None and anywhere.start == datetime(2026, 6, 9, tzinfo=UTC)
+    found = recall(ctx, "what did we do last time?", scopes=("shop",), now=NOW, touch=False)
+    assert found.results and found.results[0].memory.session_id == "new"
+    assert found.results[0].clear
 
 
 def test_no_session_before_now_names_no_window(ctx: Context) -> None:
