@@ -898,7 +898,7 @@ def test_the_fresh_splits_list_their_sources_and_halves_fixed_by_session(
         assert list((directory / "licences").glob(f"*-{licence}.txt")), licence
 
 
-def test_the_plain_split_asks_of_other_splits_sessions_at_a_time_after_each() -> None:
+def test_the_plain_split_asks_of_other_splits_sessions_each_at_its_own_time() -> None:
     """The plain split: its sessions are the heldout and fresh3 splits' (by path), every
     keyword is in its session's file, each question has a "now" in its session's year and
     its halves split the projects; a digest of the question's session answers a question
