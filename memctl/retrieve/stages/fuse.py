@@ -102,6 +102,10 @@ if TYPE_CHECKING:
 STAGE = "fuse"
 VECTOR_LEGS = ("vector", "vector_en", "time", "session_vector")
 BM25_LEGS = ("bm25", "bm25_en", "sessions", "questions")
+# A query that is only a time ("what was I working on yesterday?"): no word to weigh, so its
+# words' part goes to the nearest in meaning inside the time (the time leg), or the weakest
+# of its own memories would score nothing beside closer ones from any time.
+TIME_LEGS = ("time",)
 # ranking counts a memory's stored questions' closeness; its relevance, its own (similarity)
 RANKED_VECTOR_LEGS = (*VECTOR_LEGS, "question_vector")
 # A session message of tool notes only ("[tool Read: src/app.py]") weighs this share of
@@ -599,7 +603,8 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     centre(run, candidates)
     discount(run, candidates)
     vector = leg_share(candidates, VECTOR_LEGS)
-    bm25 = leg_share(candidates, BM25_LEGS)
+    only_time = run.query.window is not None and not run.word_weights
+    bm25 = leg_share(candidates, TIME_LEGS if only_time else BM25_LEGS)
     pairs = word_pairs(run.query.text)
     shares = {c.id: coverage(run, c) for c in candidates}
     leader, margin = lead(candidates)
