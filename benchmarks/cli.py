@@ -374,6 +374,23 @@ def real_questions(
             "histories), its sessions in one store with the dev set's; blind likewise.",
         ),
     ] = False,
+    fresh4: Annotated[
+        bool,
+        typer.Option(
+            "--fresh4",
+            help="The fourth fresh split's questions (benchmarks/sessions/fresh4: eight "
+            "sessions of each of three projects), its sessions in one store with the dev "
+            "set's; blind likewise.",
+        ),
+    ] = False,
+    plain: Annotated[
+        bool,
+        typer.Option(
+            "--plain",
+            help="Plain questions of the heldout and fresh3 sessions (benchmarks/sessions/"
+            "plain: 'what did we do last time?'), each at its own time; tune on plain-tune.",
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Questions about real sessions taken in by the default path: found@5, two ways."""
@@ -386,11 +403,16 @@ def real_questions(
             ("fresh", fresh),
             ("fresh2", fresh2),
             ("fresh3", fresh3),
+            ("fresh4", fresh4),
+            ("plain", plain),
         )
         if given
     ]
     if len(named) > 1:
-        raise UsageError("--heldout, --fresh, --fresh2 and --fresh3 each name a split: give one")
+        raise UsageError(
+            "--heldout, --fresh, --fresh2, --fresh3, --fresh4 and --plain each name a split: "
+            "give one"
+        )
     directory, beside = bench.SPLITS[named[0] if named else "dev"]
     with err_console.status("") as status:
         report = bench.run(

@@ -34,6 +34,16 @@ ran on them) likewise, halves ``fresh2-tune`` and ``fresh2-check``; nobody tunes
 ``--fresh3`` asks the third (``benchmarks/sessions/fresh3/``: twelve SpecStory Markdown
 histories of Cursor, Copilot Chat, Claude Code and Codex CLI sessions, and 35 questions
 written before memctl ran on them), halves ``fresh3-tune`` and ``fresh3-check``; blind too.
+``--fresh4`` asks the fourth (``benchmarks/sessions/fresh4/``: 24 SpecStory histories, eight
+of each of three projects, so a question from its project meets seven other sessions of
+it, and 37 questions written before memctl ran on them), halves ``fresh4-tune`` and
+``fresh4-check``; blind too.
+``--plain`` asks plain questions of the heldout and fresh3 sessions
+(``benchmarks/sessions/plain/``: "what did we do last time?", "what was I working on
+yesterday?", "did we ever get X working?"), each at its own ``now`` (recall's
+``--as-of``), halves ``plain-tune`` and ``plain-check`` by project; a question whose
+answer is a whole session also counts as judged found when that session's digest is in
+the top 5.
 
 Per half and in total it reports, on the top 5 results:
 
@@ -66,6 +76,7 @@ from memctl.config import Settings
 from memctl.context import Context
 from memctl.embed import Embedder
 from memctl.errors import InputError
+from memctl.memories.provenance import DIGEST_TAG
 from memctl.retrieve.pipeline import Recalled
 from memctl.store.memories import counts_by
 
@@ -73,6 +84,8 @@ HELDOUT = SESSIONS / "heldout"  # the held-out split: its sessions join GOLD's i
 FRESH = SESSIONS / "fresh"  # the fresh split (s24): likewise, halves of its own
 FRESH2 = SESSIONS / "fresh2"  # the second fresh split (s25), blind: tuned on by nobody
 FRESH3 = SESSIONS / "fresh3"  # the third (s27): SpecStory histories, blind likewise
+FRESH4 = SESSIONS / "fresh4"  # the fourth (s28): eight sessions a project, blind likewise
+PLAIN = SESSIONS / "plain"  # plain questions (s28) of the heldout and fresh3 sessions
 # A split's questions, and the split whose sessions share their store (None: no other).
 SPLITS: dict[str, tuple[Path, Path | None]] = {
     "dev": (GOLD, None),
@@ -80,10 +93,12 @@ SPLITS: dict[str, tuple[Path, Path | None]] = {
     "fresh": (FRESH, GOLD),
     "fresh2": (FRESH2, GOLD),
     "fresh3": (FRESH3, GOLD),
+    "fresh4": (FRESH4, GOLD),
+    "plain": (PLAIN, GOLD),
 }
 TOP = 5  # found "in the top 5"
 # heldout: benchmarks/sessions/heldout, never tuned on; fresh-check: never tuned on either;
-# fresh2, fresh3: neither half tuned on
+# fresh2, fresh3, fresh4: neither half tuned on
 HALVES = (
     "tune",
     "check",
@@ -94,6 +109,10 @@ HALVES = (
     "fresh2-check",
     "fresh3-tune",
     "fresh3-check",
+    "fresh4-tune",
+    "fresh4-check",
+    "plain-tune",
+    "plain-check",
 )
 ALL = "all"
 SCOPINGS = ("project", "everywhere")
@@ -109,10 +128,20 @@ class Question:
     session: str  # the session file it asks about
     half: str
     keywords: tuple[str, ...]
+    now: str | None = None  # when it is asked (recall's --as-of); None: the clock
+    digest_answers: bool = False  # its session's digest answers it (a whole session asked)
 
     @classmethod
     def of(cls, row: dict[str, Any]) -> Question:
-        return cls(row["id"], row["q"], row["session"], row["half"], tuple(row["keywords"]))
+        return cls(
+            row["id"],
+            row["q"],
+            row["session"],
+            row["half"],
+            tuple(row["keywords"]),
+            row.get("now"),
+            bool(row.get("digest_answers")),
+        )
 
 
 @dataclass(frozen=True)
@@ -122,6 +151,7 @@ class Hit:
     sessions: frozenset[str]  # the session files it comes from
     text: str
     match: str | None  # "clear" / "possible", when recall labels its results
+    digest: bool = False  # a session's digest (a memory tagged so)
 
 
 @dataclass
@@ -134,20 +164,30 @@ class Answer:
         """(from the question's session, states the gold item) within the top results."""
         hits = [h for h in self.hits if h.match == CLEAR] if clear_only else self.hits
         gold = {"keywords": self.question.keywords}
+        session = self.question.session
+        digest = self.question.digest_answers
         return (
-            any(self.question.session in h.sessions for h in hits),
-            any(holds(h.text, gold) for h in hits),
+            any(session in h.sessions for h in hits),
+            any(
+                holds(h.text, gold) or (digest and h.digest and session in h.sessions) for h in hits
+            ),
         )
 
     def to_dict(self) -> dict[str, Any]:
         auto, judged = self.found(clear_only=False)
         return {
             "id": self.question.id,
+            "half": self.question.half,
             "scoping": self.scoping,
             "found_auto": auto,
             "found_judged": judged,
             "top": [
-                {"sessions": sorted(h.sessions), "match": h.match, "text": h.text[:200]}
+                {
+                    "sessions": sorted(h.sessions),
+                    "match": h.match,
+                    "digest": h.digest,
+                    "text": h.text[:200],
+                }
                 for h in self.hits
             ],
         }
@@ -176,9 +216,20 @@ def read_json(path: Path) -> Any:
         raise InputError(f"cannot read {path}: {exc}") from None
 
 
+def listed_sessions(directory: Path) -> list[dict[str, Any]]:
+    """The manifest's sessions; for a manifest naming other splits' (``sessions_of``),
+    theirs, each file by its path from ``directory``."""
+    manifest = read_json(directory / "manifest.json")
+    sessions = list(manifest.get("sessions", []))
+    for split in manifest.get("sessions_of", []):
+        for entry in read_json(directory.parent / split / "manifest.json")["sessions"]:
+            sessions.append({**entry, "file": f"../{split}/{entry['file']}"})
+    return sessions
+
+
 def load_questions(directory: Path) -> tuple[list[dict[str, Any]], list[Question]]:
     """The manifest's sessions and the questions, each asking about one of them."""
-    sessions = read_json(directory / "manifest.json").get("sessions", [])
+    sessions = listed_sessions(directory)
     try:
         questions = [Question.of(q) for q in read_json(directory / "questions.json")["questions"]]
     except (KeyError, TypeError) as exc:
@@ -233,7 +284,8 @@ def hits_of(ctx: Context, results: list[Recalled], files: dict[str, str]) -> lis
         row = result.to_dict()
         ids = {row.get("session_id")} | {o.session_id for o in came.get(result.memory.id, [])}
         sessions = frozenset(files[i] for i in ids if i in files)
-        hits.append(Hit(sessions, str(row.get("content") or ""), row.get("match")))
+        digest = not result.is_message and DIGEST_TAG in result.memory.tags
+        hits.append(Hit(sessions, str(row.get("content") or ""), row.get("match"), digest))
     return hits
 
 
@@ -242,7 +294,11 @@ def ask(
 ) -> Answer:
     everywhere = scoping == "everywhere"
     request = RecallRequest(
-        question.q, scope=None if everywhere else scope, all_scopes=everywhere, touch=False
+        question.q,
+        scope=None if everywhere else scope,
+        all_scopes=everywhere,
+        touch=False,
+        as_of=question.now,
     )
     results = recall(ctx, request).result.results[:TOP]
     return Answer(question, scoping, hits_of(ctx, results, files))

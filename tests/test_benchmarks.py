@@ -877,6 +877,7 @@ def test_the_held_out_split_stands_alone_and_joins_the_dev_store(
         ("fresh", 40, {"claude-code", "generic"}),
         ("fresh2", 40, {"claude-code", "generic"}),
         ("fresh3", 30, {"generic"}),  # SpecStory histories: no client of memctl's own
+        ("fresh4", 30, {"generic"}),  # likewise, eight sessions of each of three projects
     ],
 )
 def test_the_fresh_splits_list_their_sources_and_halves_fixed_by_session(
@@ -896,6 +897,37 @@ def test_the_fresh_splits_list_their_sources_and_halves_fixed_by_session(
     assert {s["client"] for s in sessions} == clients
     for licence in {s["source"]["licence"] for s in sessions}:
         assert list((directory / "licences").glob(f"*-{licence}.txt")), licence
+
+
+def test_the_plain_split_asks_of_other_splits_sessions_each_at_its_own_time() -> None:
+    """The plain split: its sessions are the heldout and fresh3 splits' (by path), every
+    keyword is in its session's file, each question has a "now" in its session's year and
+    its halves split the projects; a digest of the question's session answers a question
+    asking for a whole session, and only of that session."""
+    from benchmarks import real_questions
+    from benchmarks.real_questions import Answer, Hit
+
+    directory, beside = real_questions.SPLITS["plain"]
+    sessions, questions = real_questions.load_questions(directory)
+    assert beside == real_questions.GOLD and len(questions) >= 30
+    assert (
+        {q.half for q in questions} == {"plain-tune", "plain-check"} <= set(real_questions.HALVES)
+    )
+    project = {s["file"]: s["project"] for s in sessions}
+    by_half = {
+        h: {project[q.session] for q in questions if q.half == h}
+        for h in ("plain-tune", "plain-check")
+    }
+    assert not by_half["plain-tune"] & by_half["plain-check"]
+    for question in questions:
+        text = (directory / question.session).read_text(encoding="utf-8").lower()
+        assert all(k.lower() in text for k in question.keywords), question.id
+        assert question.now is not None and question.now[:4] in text, question.id
+    asked = next(q for q in questions if q.digest_answers)
+    digest = Hit(frozenset({asked.session}), "Asked: something else", "clear", digest=True)
+    elsewhere = Hit(frozenset({"other.jsonl"}), "Asked: something else", "clear", digest=True)
+    assert Answer(asked, "project", [digest]).found(clear_only=True) == (True, True)
+    assert Answer(asked, "project", [elsewhere]).found(clear_only=True) == (False, False)
 
 
 def test_real_questions_count_clear_matches_apart_when_recall_labels_them() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 from urllib.parse import quote
@@ -18,8 +19,12 @@ from mcp import Client
 from memctl.api import memory as memory_api
 from memctl.api import sync as sync_api
 from memctl.context import Context
-from memctl.sync import layout, outgoing, pipeline
+from memctl.ingest.graph import index_pending
+from memctl.model import Memory
+from memctl.store.graph import stated_by
+from memctl.sync import folders, layout, outgoing, pipeline
 from tests.conftest import run_cli
+from tests.ingest.test_compaction import ingest_file
 from tests.ingesting import claude_record
 from tests.integrations.test_integrations_mcp import stdio
 from tests.memories.test_forget_everywhere import _files_holding
@@ -397,3 +402,68 @@ def test_a_hook_that_finds_no_transcript_keeps_no_token_its_session_id_held(home
         capture_event(load_settings(), "claude-code", "Stop", {"session_id": f"run-{token}"})
     held = [p for p in home.rglob("*") if p.is_file() and token.encode() in p.read_bytes()]
     assert held == [] and (home / "hooks" / "missed").is_dir()
+
+
+def test_a_project_named_by_a_folder_goes_out_with_no_triple_naming_the_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its memories went out under the keyed name, and their files named the folder the
+    key hides: the graph's triples ("acme-layoffs edited src/app.py") and a digest's paths
+    ("Edited: /home/alice/acme-layoffs/src/app.py"). Both stay here; a file names the
+    folder ``.`` and a path under it relative to it; a file an older memctl sent goes
+    once more."""
+    remote = bare_repo(tmp_path)
+    folder = tmp_path / "acme-layoffs"
+    git("init", "--quiet", str(folder))  # no remote: a ``path:`` scope
+    laptop = machine(tmp_path, "laptop", remote)
+    sync_api.init(laptop, str(remote))
+    lines = [
+        claude_record("user", "Add retries to the app and run the tests.", 0, "s-folder"),
+        claude_record("assistant", [_tool(1, "Edit", file_path=f"{folder}/src/app.py")], 1),
+        claude_record("assistant", [_tool(2, "Bash", command="mix test")], 2),
+        claude_record("assistant", "Done: retries added, the tests pass.", 3, "s-folder"),
+    ]
+    transcript = tmp_path / "s-folder.jsonl"
+    text = "".join(json.dumps({**line, "cwd": str(folder)}) + "\n" for line in lines)
+    transcript.write_text(text)
+    ingest_file(laptop, transcript)
+    index_pending(laptop.db)
+    ids = [m.id for m in memory_api.list_memories(laptop, memory_api.ListRequest())]
+    sync_api.promote(laptop, sync_api.ShareRequest(tuple(ids)))
+    assert any("acme-layoffs" in t for ts in stated_by(laptop.db, ids).values() for t in ts)
+    with monkeypatch.context() as older:  # as memctl sent it before
+        older.setattr(folders, "without_folder_names", lambda triples, origins: triples)
+        older.setattr(folders, "relative_to_folder", lambda memory, cwd: memory)
+        sync_api.sync(laptop, sync_api.SyncRequest())
+    with laptop.db.atomic():
+        laptop.db.set_meta(pipeline.META_TRIPLES, "")  # nor did it mark that it sent none
+    head = ["--git-dir", str(remote), "grep", "-c", "acme-layoffs", "HEAD"]
+    assert git(*head).strip()
+    sync_api.sync(laptop, sync_api.SyncRequest())
+    assert subprocess.run(["git", *head], capture_output=True).returncode == 1  # none left
+    assert "Edited: src/app.py" in git("--git-dir", str(remote), "grep", "-h", "Edited", "HEAD")
+    assert sync_api.sync(laptop, sync_api.SyncRequest()).went_out["written"] == 0
+    laptop.close()
+
+
+def _tool(n: int, name: str, **arguments: str) -> dict[str, object]:
+    return {"type": "tool_use", "id": f"t{n}", "name": name, "input": arguments}
+
+
+def test_a_file_s_text_names_the_session_s_folder_by_no_path() -> None:
+    """``folders.relative_to_folder``: the folder, a path under it and a note's shortened
+    form of it; a folder whose name only starts the same is another folder."""
+    text = (
+        "Edited: /home/alice/acme-layoffs/src/app.py; /home/alice/acme-layoffs-old/x.py\n"
+        "Ran: git -C …/acme-layoffs status; cd /home/alice/acme-layoffs && make"
+    )
+    shown = folders.relative_to_folder(Memory(text, l0_abstract=text), "/home/alice/acme-layoffs")
+    assert (
+        shown.content
+        == shown.l0_abstract
+        == (
+            "Edited: src/app.py; /home/alice/acme-layoffs-old/x.py\n"
+            "Ran: git -C . status; cd . && make"
+        )
+    )
+    assert folders.relative_to_folder(Memory(text), "").content == text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -130,6 +131,12 @@ def get(ctx: Context, id_or_prefix: str) -> GetResult:
     memory, relations = operations.get(ctx, id_or_prefix)
     host = foreign_hosts(ctx.db, [memory.id]).get(memory.id)
     return GetResult(memory, relations, origins(ctx, [memory]).get(memory.id, []), host)
+
+
+def by_ids(ctx: Context, ids: Iterable[str]) -> dict[str, Memory]:
+    """The memories still stored of ``ids`` (full ids), by id, in one read: those a page
+    names beside the one it shows."""
+    return store_memories.get_memories(ctx.db, list(ids))
 
 
 @dataclass(frozen=True)

@@ -187,6 +187,12 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
     return RecallResponse(result, block, report, elsewhere, hosts, following)
 
 
+def host_fields(host: str | None, following: bool) -> dict[str, object]:
+    """A result's ``host`` and ``trusted``, as recall's JSON and MCP ``memory_search``
+    give them: ``trusted`` says why a synced result ranks where it does."""
+    return {"host": host, "trusted": None if host is None else not following}
+
+
 def _untrusted(hosts: dict[str, str], setting: str) -> frozenset[str]:
     """The memory ids of ``hosts`` (memory id -> host) whose host ``sync.trust`` leaves out.
     A trusted host's memories rank among the user's own by their score: the user named that

@@ -24,6 +24,7 @@ from memctl.model import IMPORTED, ROLES, Memory, Message, Session, counted
 from memctl.retrieve.query import STOPWORDS
 from memctl.store import transcripts
 from memctl.store.fts import fts_query, fts_terms
+from memctl.store.memories import of_session
 from memctl.store.message_search import MESSAGE_SEPARATOR
 from memctl.store.sessions import (
     folded_sources,
@@ -145,6 +146,20 @@ def copies(ctx: Context, ref: str) -> dict[str, int]:
     from memctl.maintain.forgetting import copies as copies_of
 
     return copies_of(ctx, ref)
+
+
+def kept_from(ctx: Context, session_id: str, limit: int) -> list[Memory]:
+    """What memctl keeps of a session besides its messages: the memories distilled from
+    it, oldest first, at most ``limit`` (forgetting it takes them out too)."""
+    return of_session(ctx.db, session_id, limit)
+
+
+def gone(ctx: Context, session_ids: set[str]) -> set[str]:
+    """Those of ``session_ids`` no longer stored: forgotten (a run keeps the id it is kept
+    under), or never here (a run of another machine's); a page names them without a link."""
+    return {
+        i for i in session_ids if (found := get_session(ctx.db, i)) is None or found.forgotten_at
+    }
 
 
 def forget_target(ctx: Context, ref: str) -> tuple[Session, int | None]:

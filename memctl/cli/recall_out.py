@@ -13,6 +13,7 @@ from memctl.api.recall import (
     elsewhere_hint,
     excerpt,
     explain,
+    host_fields,
     is_message_id,
 )
 from memctl.api.recall import recall as api_recall
@@ -86,7 +87,7 @@ def render(
     own (their host not in sync.trust)."""
     came = came or {}
     if fmt == "json":
-        print_json(json_answer(result, with_explain, hint, came, hosts or {}))
+        print_json(json_answer(result, with_explain, hint, came, hosts or {}, following))
     elif fmt == "ids":
         sys.stdout.writelines(item.memory.id + "\n" for item in result.results)
     elif not result.results:
@@ -108,18 +109,19 @@ def json_answer(
     hint: str | None,
     came: dict[str, list[Origin]],
     hosts: dict[str, str],
+    following: frozenset[str] = frozenset(),
 ) -> dict[str, object]:
     """``--format json``'s answer. Each result's ``host``: the id of the machine a synced
-    memory came from, null for the user's own and for session messages; a host not in
-    sync.trust is why such a result follows the user's own of its label whatever its
-    score (``api.recall``)."""
+    memory came from, null for the user's own and for session messages; ``trusted``:
+    whether that host is in sync.trust (null without a host). An untrusted host's result
+    follows the user's own of its label whatever its score (``api.recall``)."""
     return {
         "query": result.query,
         "mode": result.run.params.mode if result.run else None,
         "results": [
             {
                 **r.to_dict(),
-                "host": hosts.get(r.memory.id),
+                **host_fields(hosts.get(r.memory.id), r.memory.id in following),
                 **(
                     {
                         "explain": {

@@ -46,11 +46,11 @@ def brief(memory: Memory) -> dict[str, Any]:
     }
 
 
-def hit(item: Recalled, host: str | None = None) -> dict[str, Any]:
+def hit(item: Recalled, host: str | None = None, following: bool = False) -> dict[str, Any]:
     """A search result; ``said_by``: who said it (``you``, ``assistant``, ``host ...``);
     ``host``: the id of the machine a synced memory came from (null for the user's own and
-    for session messages); one not in sync.trust is why it follows the user's own of its
-    label whatever its score."""
+    for session messages), ``trusted`` whether it is in sync.trust: one that is not is why
+    the result follows the user's own of its label whatever its score."""
     said_by = "session message" if item.is_message else origin(item.memory, host)
     return {
         **brief(item.memory),
@@ -58,7 +58,7 @@ def hit(item: Recalled, host: str | None = None) -> dict[str, Any]:
         "score": round(item.score, 4),
         "is_message": item.is_message,
         "match": item.match,
-        "host": host,
+        **recall_api.host_fields(host, following),
     }
 
 
@@ -93,7 +93,8 @@ def memory_search(
         answer["context"] = response.context or ""
     else:
         answer["results"] = [
-            hit(item, response.hosts.get(item.memory.id)) for item in result.results
+            hit(item, response.hosts.get(item.memory.id), item.memory.id in response.following)
+            for item in result.results
         ]
     return answer
 

@@ -39,7 +39,12 @@ PROSE_TAG = "(?<!`)"
 _CONTEXT_OPEN = r"(?:<memctl-context\b[^>]*>|&lt;memctl-context&gt;)"
 _CONTEXT_CLOSE = r"(?:</memctl-context\s*>|&lt;/memctl-context&gt;)"
 CONTEXT_BLOCK = lazy(PROSE_TAG + _CONTEXT_OPEN + r".*?(?:" + _CONTEXT_CLOSE + r"|\Z)", re.S | re.I)
-PRIVATE_BLOCK = lazy(PROSE_TAG + r"<private\s*>.*?(?:</private\s*>|\Z)", re.S | re.I)
+# A private block as written, or HTML-escaped as a client or an export hands it back
+# (Cursor's and SpecStory's Markdown escape a tag, Gemini CLI a hook's context): the user
+# marked it private either way.
+_PRIVATE_OPEN = r"(?:<private\s*>|&lt;private\s*&gt;)"
+_PRIVATE_CLOSE = r"(?:</private\s*>|&lt;/private\s*&gt;)"
+PRIVATE_BLOCK = lazy(PROSE_TAG + _PRIVATE_OPEN + r".*?(?:" + _PRIVATE_CLOSE + r"|\Z)", re.S | re.I)
 PEM_BEGIN = r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
 PEM_END = r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
 MARK = lazy(r"\[REDACTED(?::[a-z0-9-]+)?\]")
@@ -80,8 +85,16 @@ NOT_VALUES = frozenset(
     from if then this that it be when via as see redacted yes no on off enabled disabled
     pwd passwd passphrase key keys tokens secrets api_key apikey value""".split()
 )
+# An attribute path's part is a name: letters, digits at its end, words joined by
+# underscores (``settings.db_password``, ``self.token_v2``, ``hashlib.sha256``), where a
+# made value mixes them (kubeadm's ``kubeadmtoken.q7w8e9r0t1y2u3i4``, s27-leak's miss)
+_ATTRIBUTE = r"_*[a-z]+[0-9]*(?:_[a-z0-9_]*)?"
 REFERENCE = lazy(
-    r"^(?:\$\{?\w+\}?|%\(\w+\)s|\{\{.*\}\}|<[\w-]+>|[A-Za-z_][\w.]*[(\[].*|[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]+)+)$"
+    r"^(?:\$\{?\w+\}?|%\(\w+\)s|\{\{.*\}\}|<[\w-]+>|[A-Za-z_][\w.]*[(\[].*|"
+    + _ATTRIBUTE
+    + r"(?:\."
+    + _ATTRIBUTE
+    + r")+)$"
 )
 IDENTIFIER = lazy(r"[A-Za-z][a-z_]*")
 FORMAT = lazy(r"%[sdr]|\{\w*\}")
@@ -645,7 +658,7 @@ class Redactions:
 # Blocks a part may open and a later part close: (opening, closing, what replaces it).
 _BLOCKS = (
     (lazy(PROSE_TAG + _CONTEXT_OPEN, re.I), lazy(_CONTEXT_CLOSE, re.I)),
-    (lazy(PROSE_TAG + r"<private\s*>", re.I), lazy(r"</private\s*>", re.I)),
+    (lazy(PROSE_TAG + _PRIVATE_OPEN, re.I), lazy(_PRIVATE_CLOSE, re.I)),
     (lazy(PEM_BEGIN), lazy(PEM_END)),
 )
 

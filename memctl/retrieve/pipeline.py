@@ -24,7 +24,7 @@ from typing import Any
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.errors import MemctlError
-from memctl.model import Memory, State, format_time
+from memctl.model import Memory, State, format_time, parse_time
 from memctl.retrieve.params import Params, recall_params
 from memctl.retrieve.query import Analysed, analyse
 from memctl.retrieve.run import DROPPED, RESCORED, Candidate, Run, Stage, Step, by_score, tie_key
@@ -52,9 +52,11 @@ from memctl.retrieve.stages.sessions_cover import sessions_cover
 from memctl.retrieve.stages.spread import describe, spread
 from memctl.retrieve.stages.status import status
 from memctl.retrieve.stages.time_boost import time_boost
+from memctl.retrieve.when import since_latest
 from memctl.store.memories import MemoryFilter
 from memctl.store.message_search import is_message_id
 from memctl.store.sessions import source_times
+from memctl.store.transcripts import SessionFilter, latest_session_start
 from memctl.store.writes import Writer
 
 # Recall never returns archived or deleted memories; superseded ones reach the status
@@ -204,7 +206,7 @@ def start(
     as_of = format_time(moment + timedelta(milliseconds=1)) if now is not None else None
     return Run(
         ctx=ctx,
-        query=analyse(text, moment),
+        query=with_latest(ctx, analyse(text, moment), scopes, moment),
         params=params,
         limit=limit or params.limit,
         now=moment,
@@ -212,6 +214,20 @@ def start(
         where=MemoryFilter(scopes=scopes, states=RECALLABLE_STATES, before=as_of),
         home_scope=home_scope_of(ctx, scopes),
     )
+
+
+def with_latest(
+    ctx: Context, query: Analysed, scopes: tuple[str, ...] | None, now: datetime
+) -> Analysed:
+    """``query`` with the window its words asking for the latest work name: from the day
+    the latest session of ``scopes`` began before ``now`` (no session: no window)."""
+    if query.latest is None:
+        return query
+    until = format_time(now + timedelta(milliseconds=1))
+    started = latest_session_start(ctx.db, SessionFilter(scopes=scopes, until=until))
+    if started is None:
+        return query
+    return replace(query, window=since_latest(parse_time(started), now, query.latest))
 
 
 def run_stages(run: Run, stages: list[Stage]) -> list[Candidate]:

@@ -7,7 +7,10 @@
 - File paths and quoted phrases stay whole, as phrases.
 - Common English function words are left out of the full-text search when the
   query has other words (they match most memories and carry no weight in BM25).
-- A time expression becomes a window (``when.py``) and leaves the full-text search.
+- A time expression becomes a window (``when.py``) and leaves the full-text search; so do
+  words asking for the latest work ("last time", "where did I leave off"), whose window
+  the run reads from the store, and, in a question naming either, the words that only
+  say it asks about work done ("working on", "get done").
 - Names: words the query writes capitalised where a sentence would not (``Caroline``,
   ``PostgreSQL``, ``New York``; not a sentence's first word); recall takes a name
   the store writes the same way as a sign the query is about it.
@@ -18,6 +21,7 @@ Nothing here is FTS syntax: ``store/fts.py`` quotes every alternative.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -29,7 +33,7 @@ from memctl.retrieve.vocabulary import (
     spelling_forms,
     verb_forms,
 )
-from memctl.retrieve.when import Window, time_window
+from memctl.retrieve.when import Window, latest_phrase, time_window
 
 QUOTED = lazy(r'"([^"]+)"|“([^”]+)”')
 PATH = lazy(r"(?:~|\.{1,2})?/?(?:[\w.-]+/)+[\w.-]+")
@@ -57,6 +61,15 @@ STOPWORDS = frozenset(
     that the their them then there these they this those through to too under until up ve
     very was we were what when where which while who whom why will with would you your""".split()
 )
+# In a question naming a time or the latest work, the words that say it asks what was done
+# then ("what was I working on yesterday?", "what did I get done last night?"): they name no
+# subject, and searched they find any turn that says "working" or "done".
+WORK_FRAME = lazy(
+    r"\b(?:working|worked|work) on\b(?=\s*(?:[?.!,]|$))|\b(?:get|got|gotten) done\b"
+    r"|\b(?:leave|left) off\b|\bbeen up to\b"
+    r"|\b(?:in|on|for) this (?:project|repo|repository|codebase)\b",
+    re.I,
+)
 FOREIGN_HINTS = frozenset(
     """le la les des est une dans pour avec der die das und ist nicht ein eine mit el los las
     una por para con que como il lo gli della sono het een niet voor""".split()
@@ -72,6 +85,8 @@ class Analysed:
     text: str
     alternatives: list[Phrase] = field(default_factory=list)
     window: Window | None = None
+    # the words asking for the latest work, when no time is named: the run gives the window
+    latest: str | None = None
     names: tuple[str, ...] = ()
     # the vocabulary's additions (vocabulary.py): phrases searched at recall.vocabulary_weight,
     # and each query word's group-mates, or the instances of the kind it names ("pets": dog)
@@ -87,6 +102,10 @@ class Analysed:
     @property
     def english(self) -> bool:
         return is_english(self.text)
+
+    @property
+    def unread_script(self) -> bool:
+        return in_unread_script(self.text)
 
     @property
     def words(self) -> list[str]:
@@ -199,7 +218,9 @@ def lexical_alternatives(text: str) -> list[Phrase]:
 def analyse(text: str, now: datetime) -> Analysed:
     """The query's full-text alternatives and its time window, read against ``now``."""
     window = time_window(text, now)
-    lexical = text.replace(window.phrase, " ") if window else text
+    latest = None if window else latest_phrase(text)
+    named = window.phrase if window else latest
+    lexical = WORK_FRAME.sub(" ", text.replace(named, " ")) if named else text
     alternatives = lexical_alternatives(lexical)
     if not alternatives and window:  # a query that is only a time: search its words too
         alternatives = lexical_alternatives(text)
@@ -218,6 +239,7 @@ def analyse(text: str, now: datetime) -> Analysed:
         text=text,
         alternatives=kept or alternatives,
         window=window,
+        latest=latest,
         names=names(lexical),
         expansions=tuple(p for p in vocabulary.phrases if p not in kept),
         synonyms=synonyms,
@@ -269,3 +291,18 @@ def is_english(text: str) -> bool:
         return False
     words = set(_words(text))
     return bool(words & STOPWORDS) or not words & FOREIGN_HINTS
+
+
+def in_unread_script(text: str) -> bool:
+    """Whether most of ``text``'s letters are of a script other than Latin (Chinese,
+    Japanese, Korean, Cyrillic, ...). The embedding model (all-MiniLM-L6-v2) learnt from
+    English: two texts in such a script lie close whatever they say. Measured on Chinese:
+    unrelated questions ("明天北京的天气怎么样") reach cosines of 0.44-0.75 to a project's
+    Chinese memories, and a real question reaches its answer at 0.18-0.54, below its cosine
+    to everyday sentences (docs/benchmarks.md, "A question in a script the model does not
+    read")."""
+    if text.isascii():
+        return False
+    letters = [c for c in text if c.isalpha()]
+    latin = sum(c.isascii() or unicodedata.name(c, "").startswith("LATIN") for c in letters)
+    return latin * 2 < len(letters)

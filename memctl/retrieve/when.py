@@ -1,6 +1,7 @@
 """Time expressions in a query ("yesterday", "last week", "in May", "9 November, 2022", "in
 2023", "two years ago", ISO dates, "between August 11 and August 15 2023") as the window of
-time they name.
+time they name; and the words that ask for the latest work ("what did we do last time?",
+"where did I leave off?"), whose window the store's latest session gives (``since_latest``).
 
 The window boosts memories created inside it; it never filters. Everything is
 in UTC, like the timestamps memctl stores. Relative expressions are read
@@ -162,6 +163,12 @@ def _recently(match: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
     return now - 14 * DAY, now + DAY
 
 
+def _last_night(match: re.Match[str], now: datetime) -> tuple[datetime, datetime]:
+    """Yesterday's evening and the small hours after it: from yesterday's start to now
+    (stored times are UTC, and the user's evening may fall on either UTC day)."""
+    return _day_start(now) - DAY, now + timedelta(seconds=1)
+
+
 _DAY_YEAR = r"(?:\s+(?P<day>[0-3]?\d)(?:st|nd|rd|th)?\b)?(?:,?\s+(?P<year>(?:19|20)\d\d))?"
 # (pattern, window maker); the first rule that matches wins. A bare month name needs
 # a preposition, a day or a year ("in May", "May 3", "May 2024"): "may" is also a verb.
@@ -199,6 +206,7 @@ RULES: list[tuple[re.Pattern[str], Maker]] = [
         _weekday,
     ),
     (lazy(r"\bday before yesterday\b|前天", re.I), _days_back(2)),
+    (lazy(r"\blast night\b|昨晚|昨天晚上", re.I), _last_night),
     (lazy(r"\byesterday\b|昨天", re.I), _days_back(1)),
     (lazy(r"\b(?:today|tonight|this morning)\b|今天", re.I), _days_back(0)),
     (lazy(r"\b(?:recently|lately)\b|最近", re.I), _recently),
@@ -221,7 +229,20 @@ OPENING = lazy(r"\b(?:between|from)\s+$", re.I)  # part of the range's phrase
 # own words. A text without any names no time: its rules are neither compiled nor tried.
 NEEDED = (
     *(month[:3] for month in MONTHS),
-    *("day", "week", "month", "year", "ago", "tonight", "morning", "recent", "lately"),
+    *("day", "week", "month", "year", "ago", "tonight", "morning", "recent", "lately", "night"),
+)
+
+# Words that ask for the latest work of the user (or the project asked from): its latest
+# session. "last time" as an adverb ("what did we do last time?"), not "the last time X
+# happened" (the latest time of an event, which the event's words find); "where did I leave
+# off"; "what was I working on?" with nothing after it. Not "our previous conversation about
+# X": LongMemEval's users say so of any earlier chat, named by its subject.
+LATEST = lazy(
+    r"(?<!\bthe )\blast time\b"
+    r"|\b(?:leave|left) off\b"
+    r"|\b(?:was|were|am|are) (?:i|we) (?:working on|doing|up to)(?=\s*(?:[?.!]|$))"
+    r"|上次|上一次",
+    re.I,
 )
 
 
@@ -248,6 +269,18 @@ def time_window(text: str, now: datetime) -> Window | None:
         ),
         None,
     )
+
+
+def latest_phrase(text: str) -> str | None:
+    """The words of ``text`` that ask for the latest work, if it has them."""
+    match = LATEST.search(text)
+    return match.group(0) if match else None
+
+
+def since_latest(started: datetime, now: datetime, phrase: str) -> Window:
+    """The window "last time" names: from the start of the day the latest session began
+    (``started``) to ``now``: that session, and anything later the same day."""
+    return Window(_day_start(started), now + timedelta(seconds=1), phrase)
 
 
 def _range(text: str, now: datetime) -> Window | None:

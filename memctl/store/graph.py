@@ -303,6 +303,18 @@ def memory_places(db: Database, memory_ids: list[str]) -> dict[str, tuple[str, s
     return {str(i): (str(scope), str(cwd)) for i, scope, cwd in rows}
 
 
+def memory_origins(db: Database, memory_ids: list[str]) -> dict[str, tuple[str, str, str]]:
+    """Each memory's scope, its session's scope and the directory its session ran in
+    ('' when it has none)."""
+    rows = db.tuples(
+        "SELECT m.id, m.scope, coalesce(s.scope, ''), coalesce(s.cwd, '') FROM memories m "
+        "LEFT JOIN sessions s ON s.id = m.session_id "
+        "WHERE m.id IN (SELECT value FROM json_each(?))",
+        (json.dumps(memory_ids),),
+    )
+    return {str(i): (str(scope), str(session), str(cwd)) for i, scope, session, cwd in rows}
+
+
 def entities_by_keys(db: Database, keys: list[str]) -> dict[str, GraphEntity]:
     """The entities these alias keys name, by key, in one query."""
     if not keys:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from memctl.errors import AmbiguousIdError, NotFoundError, UsageError
-from memctl.model import Category, Kind, Memory, State, Tier, Visibility
+from memctl.model import HIDDEN_STATES, Category, Kind, Memory, State, Tier, Visibility
 from memctl.store.database import Database
 from memctl.store.fts import fts_phrases, fts_terms
 from memctl.store.migrations import STEMMED
@@ -205,6 +205,18 @@ def list_memories(
         sql += " LIMIT ? OFFSET ?"
         params += [limit, offset]
     return read_memories(db, sql, params)
+
+
+def of_session(db: Database, session_id: str, limit: int) -> list[Memory]:
+    """The memories a session was distilled into (its facts, its digest, and what maintain
+    consolidated from them: their ``session_id``), oldest first, at most ``limit``;
+    archived and deleted ones left out. The (session_id, created_at) index reads them."""
+    hidden = ", ".join("?" * len(HIDDEN_STATES))
+    sql = (
+        f"SELECT {memory_columns()} FROM memories m WHERE m.session_id = ? "
+        f"AND m.state NOT IN ({hidden}) ORDER BY m.created_at, m.id LIMIT ?"
+    )
+    return read_memories(db, sql, [session_id, *map(str, HIDDEN_STATES), limit])
 
 
 def count_stored_earlier(db: Database, where: MemoryFilter, cap: int) -> int:

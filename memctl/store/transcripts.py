@@ -117,6 +117,15 @@ def list_sessions(
     return [SessionRow(**row) for row in rows]
 
 
+def latest_session_start(db: Database, where: SessionFilter) -> str | None:
+    """When the newest session ``where`` covers began (its own time), or None."""
+    clauses, params = _session_clauses(where, SESSION_TIME)
+    value = db.value(
+        f"SELECT max({SESSION_TIME}) FROM sessions s WHERE {' AND '.join(clauses)}", params
+    )
+    return str(value) if value else None
+
+
 def count_sessions_where(db: Database, where: SessionFilter, clock: str, cap: int) -> int:
     """How many sessions ``where`` covers, counted up to ``cap``."""
     clauses, params = _session_clauses(where, CLOCKS[clock])

@@ -21,7 +21,7 @@ from memctl.config.files import forget_key
 from memctl.context import Context
 from memctl.model import Memory, Relation, State, format_time, now_iso, parse_time
 from memctl.store import memories as store
-from memctl.store.graph import stated_by
+from memctl.store.graph import memory_origins, stated_by
 from memctl.store.relations import relations_touching
 from memctl.store.sync import (
     SyncFile,
@@ -31,6 +31,7 @@ from memctl.store.sync import (
     undone_sync_imports,
     withdrawn_at,
 )
+from memctl.sync import folders
 from memctl.sync.incoming import Progress, quiet
 from memctl.sync.layout import FLAT_MAJOR, memory_path, parse_path, shared_scope
 from memctl.sync.memfile import (
@@ -82,7 +83,8 @@ def plan_export(
     relations: dict[str, list[Relation]] = {}
     for relation in relations_touching(ctx.db, ids):
         relations.setdefault(relation.src_id, []).append(relation)
-    triples = stated_by(ctx.db, ids)
+    origins = memory_origins(ctx.db, ids)
+    triples = folders.without_folder_names(stated_by(ctx.db, ids), origins)
     withdrawn = withdrawn_at(ctx.db, ids)
     for done, memory_id in enumerate(ids):
         progress("preparing memories", done, len(ids))
@@ -102,6 +104,7 @@ def plan_export(
         edges = (relations.get(memory_id, []), triples.get(memory_id, []))
         redacted = _redacted_since(withdrawn.get(memory_id), winner)
         flags = (forgotten, redacted)
+        memory = folders.relative_to_folder(memory, origins.get(memory_id, ("", "", ""))[2])
         _export_one(out, memory, edges, mine, winner, own_host, flags, home_key)
     _stale(out, ctx, own_host, arrived)
     return out

@@ -73,6 +73,9 @@ META_SOURCES = "sync_sources_shared"  # set once this host's files name no path 
 # set once no file of this host's names a folder, nor a plain digest of one
 META_SCOPES = "sync_local_scopes_keyed"
 META_SESSIONS = "sync_session_ids_keyed"  # set once no file of this host's names a derived id
+# set once no file of this host's names a folder in a triple (outgoing._without_folder_names)
+META_TRIPLES = "sync_folder_triples_hidden"
+EVERY_GENERATION = -1  # restated_here's generation before any: every memory the graph read
 # Before retrying a refused push, wait a random time up to this doubled per retry, at most
 # PUSH_BACKOFF_CAP ("full jitter", Brooker, AWS Architecture Blog 2015): syncs that raced
 # stop racing in step. benchmarks/team_sync.py (50 hosts, 4 syncs at once): 145 refused
@@ -309,14 +312,16 @@ def candidates(ctx: Context) -> set[str]:
     """The memories to export: changed here since the last export, and those whose triples
     newer entity rules changed since then, when this host wrote their winning file (once:
     those whose source names a path, or whose project's folder names their directory,
-    which an older memctl sent whole)."""
+    which an older memctl sent whole, and every one the graph read, whose triples an older
+    memctl sent with a folder's name in them)."""
     db = ctx.db
     changed = changed_since(db, int(db.meta(META_MARK) or 0))
     changed |= set() if db.meta(META_SOURCES) else paths_here(db, host_id(db))
     if not db.meta(META_SCOPES):
         changed.update(*(own_files_under(db, host_id(db), at) for at in FOLDER_SCOPES))
     changed |= set() if db.meta(META_SESSIONS) else session_ids_here(db, host_id(db))
-    return changed | restated_here(db, host_id(db), int(db.meta(META_GRAPH_MARK) or 0))
+    since = int(db.meta(META_GRAPH_MARK) or 0) if db.meta(META_TRIPLES) else EVERY_GENERATION
+    return changed | restated_here(db, host_id(db), since)
 
 
 def _export(
@@ -355,6 +360,7 @@ def _export(
         ctx.db.set_meta(META_SOURCES, "1")
         ctx.db.set_meta(META_SCOPES, "1")
         ctx.db.set_meta(META_SESSIONS, "1")
+        ctx.db.set_meta(META_TRIPLES, "1")
     result.went_out["written"] = result.went_out.get("written", 0) + len(written)
     result.went_out["removed"] = result.went_out.get("removed", 0) + len(out.removes)
 

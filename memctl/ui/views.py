@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import quote
 
 from memctl.api import graph as graph_api
@@ -30,12 +30,10 @@ from memctl.api.recall import ProfileRequest, RecallRequest, excerpt, explain, r
 from memctl.api.recall import profile as profile_of
 from memctl.api.sessions import Where
 from memctl.api.sync import ShareRequest
-from memctl.errors import UsageError
+from memctl.errors import NotFoundError, UsageError
 from memctl.integrations.doctor import doctor
-from memctl.model import Event, Memory, counted
-
-if TYPE_CHECKING:
-    from memctl.api.ingest import RunRecord
+from memctl.model import Memory, counted
+from memctl.ui.history import about, first_relations, folded, named_in, related, told
 
 Values = Mapping[str, str]
 PAGE_SIZE = 50  # rows of a list page
@@ -43,7 +41,6 @@ MESSAGES_PAGE = 100  # messages of a session page
 RUNS_SHOWN = 50
 RESULT_LINE = 300  # characters of a recall result shown (its part that answers: excerpt)
 KEY_SEPARATOR = "|"  # a keyset cursor: time|id
-UNSHOWN_FIELDS = frozenset({"content_hash"})  # an update's fields its history leaves out
 
 
 @dataclass(frozen=True)
@@ -68,12 +65,21 @@ def _number(values: Values, name: str, default: int) -> int:
     return int(text)
 
 
+def _project(ctx: Context, values: Values) -> str | None:
+    """The project a page is asked of (``project``), or None for every one; a name no
+    project or stored row carries (a stale link, a typo) is said, not shown as empty."""
+    scope = values.get("project") or None
+    if scope is not None and memory_api.unknown_scope(ctx, Filters(scope)):
+        raise NotFoundError(f"no project or scope is named {scope!r}: Projects lists them")
+    return scope
+
+
 def projects(ctx: Context, values: Values) -> dict[str, Any]:
     return {"title": "Projects", "projects": [p.to_dict() for p in list_projects(ctx)]}
 
 
 def sessions(ctx: Context, values: Values) -> dict[str, Any]:
-    scope, client = values.get("project") or None, values.get("client") or None
+    scope, client = _project(ctx, values), values.get("client") or None
     where = Where(scope, all_scopes=scope is None, client=client)
     rows = sessions_api.list_sessions(ctx, where, PAGE_SIZE, _cursor(values.get("before")))
     labels = project_labels(ctx, [r.scope for r in rows] + ([scope] if scope else []))
@@ -90,15 +96,18 @@ def sessions(ctx: Context, values: Values) -> dict[str, Any]:
 
 def session(ctx: Context, values: Values) -> dict[str, Any]:
     """One session's messages, a page at a time; ``from``-``to``: the messages a memory
-    came from, marked, with the turns around them."""
+    came from, marked, with the turns around them, and the page that holds them
+    (``holding``: the whole session opens there, at the first of them)."""
     if values.get("from"):
         ref = f"{values['id']}#{values['from']}-{values.get('to') or values['from']}"
         passage = sessions_api.expand(ctx, ref, around=2)[0]
         page, pages = 0, 0
+        holding = (passage.first - 1) // MESSAGES_PAGE + 1
     else:
         page = _number(values, "page", 1)
         passage = sessions_api.show(ctx, values["id"], page, MESSAGES_PAGE)
         pages = max(1, -(-passage.total // MESSAGES_PAGE))
+        holding = page
     marked = passage.marked and not page
     return {
         "title": passage.session.title or f"Session {passage.session.id}",
@@ -111,11 +120,15 @@ def session(ctx: Context, values: Values) -> dict[str, Any]:
         "total": passage.total,
         "page": page,
         "pages": pages,
+        "first": passage.first,
+        "holding": holding,
+        "kept": [about(m) for m in sessions_api.kept_from(ctx, passage.session.id, PAGE_SIZE)],
+        "kept_all": PAGE_SIZE,  # shown at most: a session distilled into more says so
     }
 
 
 def memories(ctx: Context, values: Values) -> dict[str, Any]:
-    scope = values.get("project") or None
+    scope = _project(ctx, values)
     request = ListRequest(Filters(scope), PAGE_SIZE, after=_cursor(values.get("after")))
     found = memory_api.list_memories(ctx, request)
     labels = project_labels(ctx, [m.scope for m in found] + ([scope] if scope else []))
@@ -130,45 +143,46 @@ def memories(ctx: Context, values: Values) -> dict[str, Any]:
 
 def memory(ctx: Context, values: Values) -> dict[str, Any]:
     """One memory: every field, where it came from (each source opens its session lines),
-    its relations and its history."""
+    its relations (each naming the other memory) and its history, a page at a time
+    (``history``: its number), newest first."""
     found = memory_api.get(ctx, values["id"])
-    history = memory_api.events(ctx, EventsRequest(found.memory.id, PAGE_SIZE))
+    page = _number(values, "history", 1)
+    history = memory_api.events(ctx, EventsRequest(found.memory.id, PAGE_SIZE, page))
     made_by = {
         run_id: ingest_api.run(ctx, run_id) for run_id in {e.run_id for e in history if e.run_id}
     }
+    own, shown = found.memory.id, first_relations(found.relations)
+    others = memory_api.by_ids(ctx, named_in(found.memory, shown, history))
+    ran_in = {r.session_id for r in made_by.values() if r is not None and r.session_id}
     return {
-        "title": f"Memory {found.memory.id[:8]}",
+        "title": f"Memory {own[:8]}",
         **found.to_dict(),
         "project": project_labels(ctx, [found.memory.scope])[found.memory.scope],
-        "events": [told(e, made_by.get(e.run_id or "")) for e in history],
-    }
-
-
-def told(event: Event, run: RunRecord | None) -> dict[str, Any]:
-    """One line of a memory's history: what changed, and which run did it (its kind, the
-    door of an edit, the session of an ingest), as ``memctl events`` and ``memctl runs``
-    hold them."""
-    data = event.data
-    before, after = data.get("before") or {}, data.get("after") or {}
-    changed = sorted(k for k in after if k not in UNSHOWN_FIELDS and before.get(k) != after[k])
-    return {
-        **event.to_dict(),
-        "changed": changed,
-        "was": before.get("content") if "content" in changed else None,
-        "run": None
-        if run is None
-        else {"id": run.id, "kind": run.kind, "door": run.door, "session_id": run.session_id},
+        "related": related(own, shown, others),
+        "relations_left": len(found.relations) - len(shown),  # `memctl get` lists them all
+        "superseded": about(others.get(found.memory.superseded_by or "")),
+        "events": folded([told(own, e, made_by.get(e.run_id or ""), others) for e in history]),
+        "gone": sorted(sessions_api.gone(ctx, ran_in)),  # sessions its runs name, forgotten
+        "history_page": page,
+        "older_history": page + 1 if len(history) == PAGE_SIZE else None,
     }
 
 
 def recall_page(ctx: Context, values: Values) -> dict[str, Any]:
-    """Search: the clear matches, then the possible ones, each with the factors that scored
-    it (``recall --explain``)."""
+    """Search every project, or one (``project``: as `memctl recall` in it): the clear
+    matches, then the possible ones, each with why (``recall --explain``)."""
     query = (values.get("q") or "").strip()
-    data: dict[str, Any] = {"title": "Recall", "q": query, "results": [], "elsewhere": 0}
+    scope = values.get("project") or None  # unknown: nothing found, the others' count said
+    data: dict[str, Any] = {
+        "title": "Recall",
+        "q": query,
+        "results": [],
+        "elsewhere": 0,
+        "project": scope,
+        "project_label": project_labels(ctx, [scope])[scope] if scope else None,
+    }
     if not query:
         return data
-    scope = values.get("project") or None
     request = RecallRequest(query, scope=scope, all_scopes=scope is None, touch=False)
     response = recall(ctx, request)
     result = response.result
@@ -182,6 +196,8 @@ def recall_page(ctx: Context, values: Values) -> dict[str, Any]:
             "line": excerpt(item.memory.summary, item.memory.content, query, RESULT_LINE),
             "href": result_href(item.memory.id, item.memory.session_id, item.is_message),
             "explain": explain(item, result.steps_of(item.memory.id)),
+            "why": item.match_why or item.match,  # the evidence its label rests on
+            "same": [same_as(key) for key in item.members],
             "host": response.hosts.get(item.memory.id),
             # a machine not in sync.trust: follows the user's own of its label, whatever its score
             "following": item.memory.id in response.following,
@@ -234,10 +250,20 @@ def result_href(item_id: str, session_id: str | None, is_message: bool) -> str:
     return f"/sessions/{quote(session_id)}?from={seq}&to={seq}"
 
 
+def same_as(key: str) -> dict[str, str]:
+    """A row folded into a recall result as the same thing (said in a session, or
+    distilled from it), as ``recall --explain`` lists it: what it is and where it opens."""
+    if memory_api.is_message_id(key):
+        session_id, _, seq = key.rpartition("#")
+        label = f"message {seq} of session {session_id[:12]}"
+        return {"label": label, "href": result_href(key, session_id, True)}
+    return {"label": f"memory {key[:8]}", "href": result_href(key, None, False)}
+
+
 def timeline(ctx: Context, values: Values) -> dict[str, Any]:
     """A project's memories and sessions in one list, newest first (a memory by when it was
     created, a session by its own time); ``before``: the page after that (time, id)."""
-    scope = values.get("project")
+    scope = _project(ctx, values)
     if not scope:
         raise UsageError("the timeline is of one project: open it from Projects", ["project"])
     before = _cursor(values.get("before"))
@@ -300,6 +326,8 @@ def confirm_forget_session(ctx: Context, values: Values) -> dict[str, Any]:
         "session": found.to_dict(),
         "project": project_labels(ctx, [found.scope])[found.scope],
         "copies": sessions_api.copies(ctx, found.id),  # other sessions repeating its messages
+        "kept": [about(m) for m in sessions_api.kept_from(ctx, found.id, PAGE_SIZE)],
+        "kept_all": PAGE_SIZE,
     }
 
 
@@ -311,7 +339,8 @@ def runs(ctx: Context, values: Values) -> dict[str, Any]:
         open_ = run.status == "done" and not run.undone_by
         why = ingest_api.undo_refusal(ctx, run) if open_ else None
         shown.append({**run.to_dict(), "undoable": open_ and why is None, "why_not": why})
-    return {"title": "Runs", "runs": shown}
+    named = {run.session_id for run in found if run.session_id}
+    return {"title": "Runs", "runs": shown, "gone": sorted(sessions_api.gone(ctx, named))}
 
 
 PAGES: dict[str, Page] = {

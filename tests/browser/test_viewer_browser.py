@@ -14,7 +14,14 @@ from typing import Any
 
 import pytest
 
+from memctl.api import memory as memory_api
+from memctl.api.memory import ListRequest
+from memctl.ingest.capture import IngestOptions, capture
+from memctl.ingest.source import Input
+from memctl.model import State
+from memctl.store.writes import Writer
 from tests.conftest import ROOT, run_cli
+from tests.ingesting import distil
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -93,6 +100,11 @@ def browser(chromium: Any) -> Any:
 
 def text_of(driver: Any) -> str:
     return str(driver.find_element(By.TAG_NAME, "body").text)
+
+
+def said_above(driver: Any) -> str:
+    """The first paragraph of the page's main part (waiting for the page to load)."""
+    return str(driver.find_element(By.CSS_SELECTOR, "main p").text)
 
 
 def said_on(driver: Any) -> str:
@@ -229,6 +241,13 @@ def test_every_page_and_every_edit_in_a_browser(with_session: str, browser: Any)
     # projects -> the project's timeline -> a memory distilled from the session
     browser.find_element(By.CSS_SELECTOR, "a.name").click()
     assert browser.title.startswith("Timeline of")
+    timeline = browser.current_url
+    search = browser.find_element(By.ID, "pq")  # recall in this project, as the CLI's here
+    search.send_keys("which day do we never deploy")
+    search.submit()
+    assert "only (as memctl recall --scope it)" in said_above(browser)
+    assert "Fridays" in browser.find_element(By.CSS_SELECTOR, "ol.results").text
+    browser.get(timeline)
     browser.find_element(By.PARTIAL_LINK_TEXT, "Fridays").click()
     assert browser.title.startswith("Memory")
     # its source opens the session's lines, marked
@@ -277,8 +296,13 @@ def test_every_page_and_every_edit_in_a_browser(with_session: str, browser: Any)
 
     # forget the session: asked first, then gone with what was made from it
     browser.get(f"{base}/sessions/{SESSION}")
+    kept = browser.find_element(By.CSS_SELECTOR, "details.kept")  # what memctl keeps of it
+    kept.find_element(By.TAG_NAME, "summary").click()
+    assert "Kept from it: " in kept.text and "or on holidays." in kept.text, kept.text
     browser.find_element(By.PARTIAL_LINK_TEXT, "Forget this session").click()
     assert "cannot be undone" in text_of(browser)
+    asked = text_of(browser)
+    assert "The memories made from it:" in asked and "on Fridays or on holidays." in asked
     click(browser, "Forget this session")
     assert f"forgot session {SESSION}" in said_on(browser)
     assert "deploy the billing service" not in text_of(browser)
@@ -308,3 +332,85 @@ def test_every_page_and_every_edit_in_a_browser(with_session: str, browser: Any)
         "return [td.dataset.label, getComputedStyle(td, '::before').content]"
     )
     assert named[0] == "Status" and "Status" in named[1], named
+
+
+# A project whose path has no place a line may break (a slash is none): it must still wrap
+LONG_PATH = "/home/ann/ghq/github.com/averyverylongorganisationname/averyverylongrepositoryname"
+LONG_SESSION = "5f0c2d7e-0000-4000-8000-000000000003"
+ACCESSES = 60  # recalls of one memory: more than a page of its history (views.PAGE_SIZE)
+
+
+@pytest.fixture
+def walked(make_ctx: Any, tmp_path: Path) -> Iterator[str]:
+    """A preference the user changed (its rules supersede the first), recalled often; a
+    session of more than one page, in a project with a long path: `memctl ui` serving it."""
+    ctx = make_ctx()
+    distil(ctx, "user: I like long commit messages.\nassistant: Noted.\n", "pref-1")
+    distil(ctx, "user: I don't like long commit messages.\nassistant: Noted.\n", "pref-2")
+    lines = [
+        {
+            "type": role,
+            "sessionId": LONG_SESSION,
+            "cwd": LONG_PATH,
+            "timestamp": f"2026-11-03T{n // 60:02d}:{n % 60:02d}:00Z",
+            "message": {"role": role, "content": f"step {n // 2} of the migration"},
+        }
+        for n, role in enumerate(["user", "assistant"] * 65)
+    ]
+    transcript = tmp_path / "long.jsonl"
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    with transcript.open("rb") as raw:
+        capture(ctx, Input(raw, str(transcript)), IngestOptions("claude-code"))
+    now = [m.id for m in memory_api.list_memories(ctx, ListRequest()) if m.state == State.ACTIVE]
+    with ctx.db.atomic():  # as recall records them
+        for _ in range(ACCESSES):
+            Writer(ctx.db).accessed(now, 0.0, by="recall")
+    ctx.close()
+    yield from serving()
+
+
+def test_a_changed_preference_walked_from_recall_to_its_history(walked: str, browser: Any) -> None:
+    """Recall says why a result is clear or possible (`recall --explain`'s match line); a
+    relation names the other memory and leads to it; a superseded memory names the one
+    that took its place; a history longer than a page pages back to the memory's creation,
+    its accesses folded; a marked message's whole session opens at that message; a long
+    project path wraps in a narrow window."""
+    base = walked.split("/login", 1)[0]
+    browser.get(walked)
+    browser.get(f"{base}/recall?q=long+commit+messages")
+    found = browser.find_element(By.CSS_SELECTOR, "a[href^='/memories/']")
+    row = found.find_element(By.XPATH, "ancestor::li")
+    row.find_element(By.TAG_NAME, "summary").click()
+    why = row.find_element(By.CSS_SELECTOR, "dl.factors").text
+    label = row.find_element(By.CSS_SELECTOR, "span.label").text
+    assert f"match\n{label}: " in why and "found by\n" in why, why
+    assert "the same as\nmessage 1 of session pref-2" in why, why  # its own words, said
+    assert found.text == "I don't like long commit messages."
+    found.click()
+    relation = browser.find_element(By.CSS_SELECTOR, "ul.related li")
+    assert relation.text.startswith("Supersedes I like long commit messages. (superseded)")
+    assert "access ×50 by recall" in text_of(browser)  # a page of accesses: one line
+    browser.find_element(By.LINK_TEXT, "Older history").click()
+    older = browser.find_element(By.CSS_SELECTOR, "ol.events").text
+    assert f"access ×{ACCESSES - 50}" in older and "create (supersede)" in older, older
+    assert "link: supersedes I like long commit messages." in older, older
+
+    browser.find_element(By.PARTIAL_LINK_TEXT, "I like long commit messages").click()
+    fields = browser.find_element(By.CSS_SELECTOR, "dl.fields").text
+    assert "superseded, by I don't like long commit messages." in fields, fields
+    history = browser.find_element(By.CSS_SELECTOR, "ol.events").text
+    assert "state (supersede) → superseded by I don't like long commit messages." in history
+
+    browser.get(f"{base}/sessions/{LONG_SESSION}?from=120&to=120")
+    browser.find_element(By.LINK_TEXT, "the whole session").click()
+    loaded(browser)
+    assert browser.current_url.endswith("?page=2#m120"), browser.current_url
+    assert browser.execute_script("return document.querySelector(':target').id") == "m120"
+    assert "step 59 of the migration" in browser.find_element(By.ID, "m119").text
+    assert "Earlier" in browser.find_element(By.CSS_SELECTOR, "p.pager").text  # at its foot
+    browser.get(f"{base}/memories?project=no-such-project")  # a stale link: said, not empty
+    assert "no project or scope is named 'no-such-project'" in text_of(browser)
+
+    browser.set_window_size(NARROW, 800)
+    browser.get(f"{base}/projects")
+    assert LONG_PATH in text_of(browser).replace("\n", "") and sideways(browser) == 0

@@ -155,8 +155,11 @@ def test_a_gemini_cli_session_names_its_speaker_in_type_and_keeps_its_tool_calls
     the CLI's own notices are passed over and a failed call is an error."""
     path = FRESH_SESSIONS / "gemini-codemie-37b7abef.json"
     transcript = read_transcript(Input(path.open("rb"), str(path)), None)
-    messages = [(m.role, m.content) for m in transcript.messages]
+    read = list(transcript.messages)
+    messages = [(m.role, m.content) for m in read]
     assert transcript.client == "generic" and transcript.tally.malformed == 0
+    # dated by its first request (the session list showed the time it was taken in)
+    assert transcript.tally.started_at == read[0].created_at is not None
     assert transcript.tally.session_id == "37b7abef-713d-4522-85f0-8ff15a4e6d17"
     assert messages[0] == (Role.USER, "show tools")
     assert messages[1][0] == Role.ASSISTANT and "`save_memory`" in messages[1][1]
@@ -239,8 +242,11 @@ def test_a_copilot_chat_session_keeps_each_request_and_its_answer() -> None:
     a note for the tool it ran; an edit's text and its empty fence are left out."""
     path = FRESH2_SESSIONS / "copilot-gitai-simple.json"
     transcript = read_transcript(Input(path.open("rb"), str(path)), None)
-    messages = [(m.role, m.content) for m in transcript.messages]
+    read = list(transcript.messages)
+    messages = [(m.role, m.content) for m in read]
     assert transcript.client == "generic" and transcript.tally.malformed == 0
+    # dated by its first request (the session list showed the time it was taken in)
+    assert transcript.tally.started_at == read[0].created_at is not None
     assert transcript.tally.session_id == "331fed7f-cfd6-409c-8502-06a56322b636"
     assert transcript.tally.title == "Assistance with TypeScript project tasks"
     assert [role for role, _ in messages] == [Role.USER, Role.ASSISTANT] * 3
@@ -249,6 +255,9 @@ def test_a_copilot_chat_session_keeps_each_request_and_its_answer() -> None:
     assert "[tool copilot_replaceString: " in renamed and "of your `index.ts` file" in renamed
     assert "```" not in renamed and "for (let i" not in renamed
     assert "console.log('Bonjour');" in messages[5][1]
+    one_line = json.dumps(json.loads(path.read_text(encoding="utf-8")))  # as a tool saves it
+    again = read_transcript(source(one_line), None)
+    assert [(m.role, m.content) for m in again.messages] == messages  # was refused: no role
     broken = json.dumps({"requests": [{"response": []}, "turn"]})
     assert list(read_transcript(source(broken), "generic").messages) == []
 
@@ -351,8 +360,11 @@ def test_a_copilot_chat_session_log_is_replayed_into_its_session() -> None:
     that is no JSON or a change that does not fit is malformed, the rest still read."""
     path = TRANSCRIPTS / "real" / "copilot-gitai-multiline.jsonl"
     transcript = read_transcript(Input(path.open("rb"), str(path)), None)
-    messages = [(m.role, m.content) for m in transcript.messages]
+    read = list(transcript.messages)
+    messages = [(m.role, m.content) for m in read]
     assert transcript.client == "generic" and transcript.tally.malformed == 0
+    # dated by its first request (the session list showed the time it was taken in)
+    assert transcript.tally.started_at == read[0].created_at is not None
     assert transcript.tally.title == "Adding a joke to jokes.csv file"
     assert [role for role, _ in messages] == [Role.USER, Role.ASSISTANT] * 2
     assert messages[2] == (Role.USER, "follow up message")

@@ -15,7 +15,7 @@ from memctl.ingest.parse.common import names_secret_file, tool_result_note, tool
 from memctl.ingest.tools import read_calls
 from tests.conftest import files_holding
 from tests.ingest.test_compaction import ingest_file
-from tests.ingest.test_parse_specstory import CLAUDE_V21, read
+from tests.ingest.test_parse_specstory import CLAUDE_V21, CURSOR_EXPORT, read
 from tests.ingesting import claude_record
 
 # values the scanner cannot tell by shape or label; only the file's name says what they are
@@ -125,3 +125,67 @@ def test_a_specstory_history_keeps_no_line_a_credentials_file_showed() -> None:
     )
     notes = [text for _, text, _ in read(history)[0]]
     assert notes[1:3] == ["[tool Bash: cat .env]", "[tool result Bash]"]
+
+
+def test_a_call_naming_a_credentials_file_another_way_keeps_no_line_of_it() -> None:
+    """Ways round s27-leak's rule: a dotenv variant, a glob, a file a script's code names,
+    a command naming the file on its second line, a path in another field of the input
+    (Gemini CLI's read_many_files, Grep's glob); a heredoc writing one kept its value in the
+    note, as did a script's."""
+    named = [
+        {"file_path": "app/.env_prod"}, {"file_path": "app/.env-local"},
+        {"command": "cat .env*"}, {"command": "cat .env{,.local}"},
+        {"command": "node -e 'console.log(require(\"fs\").readFileSync(\".env\", \"utf8\"))'"},
+        {"command": "python3 - <<'EOF'\nprint(open('.env').read())\nEOF"},
+        {"command": "cd app &&\n  grep -h TOKEN .env"},
+        {"paths": [".env.production"]}, {"pattern": "SIGNING", "glob": ".env*"},
+    ]  # fmt: skip
+    assert [a for a in named if not names_secret_file(a)] == []
+    text = [  # a heredoc's body, what a file tool writes: text, not a file it reads
+        {"command": "cat >> .gitignore <<'EOF'\n.env\nEOF"},
+        {"file_path": ".gitignore", "content": ".env"},
+        {"description": "Check how the app loads .env files", "command": "rg load_dotenv"},
+    ]
+    assert [a for a in text if names_secret_file(a)] == []
+    script = f"python3 - <<'EOF'\nopen('.env', 'w').write('SIGNING={UNTOLD[0]}')\nEOF"
+    for command in (script, f"cd app &&\n  echo SIGNING={UNTOLD[0]} >> .env"):
+        assert UNTOLD[0] not in tool_use_note("Bash", {"command": command})
+    moved = "*** Begin Patch\n*** Update File: app.yml\n*** Move to: .env\n@@\n-a: 1\n"
+    assert UNTOLD[0] not in tool_use_note("apply_patch", f"{moved}+SIGNING={UNTOLD[0]}\n")
+
+
+def test_output_showing_a_credentials_file_keeps_none_of_its_lines() -> None:
+    """A call naming no credentials file may show one's lines: `git diff` (`git show`,
+    `git log -p`), `grep -rn`'s hits, `rg`'s under a heading; the other files' lines stay."""
+    diff = (
+        "diff --git a/.env b/.env\n--- a/.env\n+++ b/.env\n@@ -1 +1,2 @@\n DEBUG=1\n"
+        f"+SIGNING={UNTOLD[0]}\ndiff --git a/src/app.py b/src/app.py\n+RETRIES = 5"
+    )
+    grep = f"app/.env:3:SIGNING={UNTOLD[0]}\nsrc/app.py:1:RETRIES = 5"
+    rg = f"app/.env\n3:SIGNING={UNTOLD[0]}\n\nsrc/app.py\n1:RETRIES = 5"
+    for output in (diff, grep, rg):
+        note = tool_result_note(output, tool="Bash")
+        assert UNTOLD[0] not in note and "RETRIES = 5" in note
+    failed = tool_result_note(f"Exit code 1\n{'.' * 5000}\n{grep}\nError: boom", tool="Bash")
+    assert UNTOLD[0] not in failed
+
+
+def test_a_specstory_history_and_a_cursor_export_leave_no_credential_or_private_text(
+    make_ctx: Callable[..., Context], tmp_path: Path
+) -> None:
+    """Through the store: a SpecStory history's `git diff` and Grep showed a `.env`'s lines,
+    and a Cursor export's escaped `<private>` block was kept (messages, digest, index)."""
+    shown = "```text\ndiff --git a/.env b/.env\n+++ b/.env\n+SIGNING=" + UNTOLD[0] + "\n```"
+    history = CLAUDE_V21.replace("git show 0381a52 --no-stat", "git diff").replace(
+        "```text\nExit code 128\nfatal: unrecognized argument: --no-stat\n```", shown
+    )
+    export = CURSOR_EXPORT.replace(
+        "one run in ten?", f"one run in ten? &lt;private&gt;{UNTOLD[1]}&lt;/private&gt;"
+    )
+    ctx = make_ctx()
+    for name, text in (("h.md", history), ("export.md", export)):
+        (tmp_path / name).write_text(text)
+        ingest_file(ctx, tmp_path / name)
+    ctx.close()
+    assert [files_holding(ctx.settings.home, v) for v in UNTOLD[:2]] == [[], []]
+    assert files_holding(ctx.settings.home, "[tool Bash: git diff]")

@@ -20,7 +20,7 @@ from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.imports.formats.base import PIECE_CHARS
 from memctl.memories import privacy
-from memctl.memories.privacy import Redactions, high_entropy, nothing_left, scrub
+from memctl.memories.privacy import Redactions, high_entropy, nothing_left, open_block, scrub
 from memctl.memories.scrubber import scrub_messages, scrub_stream
 from memctl.model import Memory
 from memctl.retrieve.pipeline import Recalled
@@ -224,6 +224,23 @@ def test_private_blocks_are_dropped_and_counted() -> None:
     cleaned, found = scrub("a <PRIVATE>x\ny</private> b <private>unclosed tail")
     assert cleaned == "a [REDACTED] b [REDACTED]" and found.private_blocks == 2
     assert nothing_left(scrub("<private>all</private> ")[0])
+
+
+def test_a_private_block_a_client_escaped_is_still_private() -> None:
+    """Cursor's and SpecStory's Markdown and Gemini CLI's recorded prompts escape a tag:
+    `&lt;private&gt;` kept its inside in the messages, a digest and the sync repository."""
+    cleaned, found = scrub("keep &lt;private&gt;my salary\nis 90k&lt;/private&gt; out")
+    assert cleaned == "keep [REDACTED] out" and found.private_blocks == 1
+    assert open_block("a &lt;private&gt;opened here") is not None
+
+
+def test_a_dotted_value_after_a_label_is_a_secret_unless_its_parts_are_names() -> None:
+    """s27-leak's miss: kubeadm's token (``abcdef.0123456789abcdef``) read as an attribute
+    path; an attribute's parts are names (letters, digits at a part's end)."""
+    for value in ("kubeadmtoken.q7w8e9r0t1y2u3i4", "a1b2c3.d4e5f6g7h8i9j0"):
+        assert scrub(f"token: {value}")[0] == "token: [REDACTED:secret]"
+    for reference in ("settings.api_token", "self.token_v2", "hashlib.sha256", "os.environ.pwd"):
+        assert scrub(f"token: {reference}")[0] == f"token: {reference}"
 
 
 def _messages(*texts: str) -> tuple[list[str], Redactions]:

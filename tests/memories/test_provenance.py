@@ -213,11 +213,16 @@ def test_a_trusted_host_s_memories_rank_among_the_user_s_own(tmp_path: Path) -> 
     page = recall_page(b, {"q": question})["results"]
     marks = {r["id"]: (r["host"], r["after_own"]) for r in page}
     assert marks[trusted.id] == (host, False) and marks[stranger.id] == (other, True)
-    as_json = json_answer(shown.result, False, None, {}, shown.hosts)["results"]
+    as_json = json_answer(shown.result, False, None, {}, shown.hosts, shown.following)
     searched = memory_search(b, question, all_scopes=True)["results"]
-    for results in (as_json, searched):
-        hosts = [(r["id"], r["host"]) for r in results if r["match"] == "clear"]
-        assert hosts == [(trusted.id, host), (own.id, None), (stranger.id, other)]
+    for results in (as_json["results"], searched):
+        hosts = [(r["id"], r["host"], r["trusted"]) for r in results if r["match"] == "clear"]
+        # ``trusted`` says why the stranger's follows: null for the user's own
+        assert hosts == [
+            (trusted.id, host, True),
+            (own.id, None, None),
+            (stranger.id, other, False),
+        ]
     block = recall(b, RecallRequest(question, all_scopes=True, context=True)).context or ""
     assert block.index(f"host {host[:8]})") < block.index("CHANGES.md") < block.index(other[:8])
     for ctx in (a, b, c):

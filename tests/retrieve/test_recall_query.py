@@ -114,6 +114,8 @@ def test_an_identifier_query_finds_the_snake_case_memory(ctx: Context) -> None:
     ("text", "start", "end"),
     [
         ("what did we change yesterday?", "2026-06-09", "2026-06-10"),
+        ("what did I get done last night?", "2026-06-09", "2026-06-10"),
+        ("昨晚改了什么", "2026-06-09", "2026-06-10"),
         ("deploys last week", "2026-06-01", "2026-06-08"),
         ("the outage in May", "2026-05-01", "2026-06-01"),
         ("in July", "2025-07-01", "2025-08-01"),
@@ -171,6 +173,34 @@ def test_the_time_phrase_leaves_the_full_text_search() -> None:
     ranged = analyse("what did we do between May 3 and May 9 2026?", NOW)
     assert ranged.window is not None and ranged.window.phrase == "between May 3 and May 9 2026"
     assert ranged.words == []  # nothing but the time: its memories answer it
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase"),
+    [
+        ("what did we do last time?", "last time"),
+        ("Where did I leave off?", "leave off"),
+        ("what was I working on?", "was I working on"),
+        ("in our previous conversation about omelettes, how many eggs?", None),
+        # the latest time of an event, which the event's words find; another "last"
+        ("When was the last time Caroline went hiking?", None),
+        ("What gift did I buy for Rebecca last Christmas?", None),
+        ("what was I working on in the parser?", None),
+    ],
+)
+def test_words_asking_for_the_latest_work(text: str, phrase: str | None) -> None:
+    assert when.latest_phrase(text) == phrase
+
+
+def test_the_words_that_only_say_work_was_done_leave_a_timed_question() -> None:
+    """With a time or the latest work named, "working on", "get done", "leave off" and "in
+    this project" name no subject: nothing is left to search, its memories answer it."""
+    assert analyse("what was I working on yesterday?", NOW).words == []
+    assert analyse("what did I get done last night?", NOW).words == []
+    latest = analyse("what did we do last time in this project?", NOW)
+    assert (latest.latest, latest.window, latest.words) == ("last time", None, [])
+    assert analyse("what did we work on in the parser last week?", NOW).words == ["work", "parser"]
+    assert analyse("what was I working on in the parser?", NOW).words == ["working", "parser"]
 
 
 def test_language_guess() -> None:

@@ -142,6 +142,26 @@ def test_a_memory_inside_the_named_time_with_a_word_of_the_query_shows_it(
     assert any("inside the query's time: shows" in s.why for s in run.steps_of(answer.id))
 
 
+def test_a_question_that_is_only_a_time_scores_its_memories_by_the_time_leg(
+    ctx: Context,
+) -> None:
+    """ "What was I working on yesterday?" has no word to weigh: yesterday's memory furthest
+    in meaning (a session in another language) still scores, by the time leg, beside
+    closer ones from any time."""
+    run = make_run(ctx, "what was I working on yesterday?")
+    assert run.query.window is not None and not run.word_weights
+    yesterday = format_time(NOW - DAY)
+    theirs = cand("修复 TypeScript 项目根目录问题", created_at=yesterday)
+    theirs.ranks, theirs.raw = {"time": 1, "vector": 3}, {"time": 0.95, "vector": 0.95}
+    older = [
+        cand(f"we were working on thing {n}", created_at=format_time(NOW - 9 * DAY)) for n in (1, 2)
+    ]
+    for n, memory in enumerate(older, start=1):
+        memory.ranks, memory.raw = {"vector": n}, {"vector": 0.5 + n / 100}
+    fused = {c.id: c for c in fuse(run, [*older, theirs])}
+    assert fused[theirs.id].clear and fused[theirs.id].score > max(c.score for c in older)
+
+
 def test_the_cap_keeps_a_plain_recalls_depth_whatever_the_limit(ctx: Context) -> None:
     """``-n 2`` and ``-n 12`` keep what a plain recall keeps (recall.depth x cap): their
     rows are the first of one ranking (Run.depth)."""

@@ -21,7 +21,7 @@ from starlette.testclient import TestClient
 from memctl.api import ingest as ingest_api
 from memctl.api import memory as memory_api
 from memctl.api.maintain import MaintainRequest, maintain
-from memctl.api.memory import RememberRequest, UpdateRequest
+from memctl.api.memory import LinkRequest, RememberRequest, UpdateRequest
 from memctl.config.settings import load_settings
 from memctl.context import Context
 from memctl.errors import UsageError
@@ -31,6 +31,7 @@ from memctl.ingest.capture import IngestOptions, capture
 from memctl.ingest.pipeline import run_session
 from memctl.model import Category, Kind
 from memctl.store.events import run_events
+from memctl.ui import history
 from memctl.ui.app import build_app
 from memctl.ui.security import COOKIE, Keys
 from memctl.ui.views import PAGE_SIZE
@@ -130,6 +131,7 @@ def test_projects_page(client: TestClient, stored: Context) -> None:
     assert here["scope"] == stored.settings.project_scope and here["sessions"] == 1
     html = client.get("/").text
     assert "/home/alice/src/widget" in html and 'aria-current="page"' in html
+    assert "Times are UTC." in html  # every time shown is stored UTC, not the reader's
 
 
 def test_sessions_and_one_session(client: TestClient, stored: Context) -> None:
@@ -178,6 +180,27 @@ def test_a_memory_history_says_what_changed_and_which_run_did_it(
     assert "update: content" in page and "edit from ui" in page
     assert "it was: Releases are cut on Mondays" in page
     assert "content_hash" not in page
+
+
+def test_a_memory_lists_its_weightiest_relations_and_counts_the_rest(
+    client: TestClient, stored: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hub's relations are not all listed: those saying more than "related" first (a
+    support, however light), then the heaviest, and how many more `memctl get` lists."""
+    monkeypatch.setattr(history, "RELATIONS_SHOWN", 2)
+    made = [
+        memory_api.remember(stored, RememberRequest(text)).memory.id
+        for text in ("Invoices are sent hourly", "Billing runs on Fridays", "Tax is added")
+    ]
+    newer = memory_api.remember(stored, RememberRequest("Invoices go out every hour")).memory.id
+    for other, weight in zip(made[1:], (0.3, 0.9), strict=True):
+        memory_api.link(stored, LinkRequest(made[0], other, "related", weight))
+    memory_api.link(stored, LinkRequest(newer, made[0], "supports", 0.2))
+    page = unescape(client.get(f"/memories/{made[0]}").text)
+    listed = page[page.index('<ul class="related">') : page.index("<h2>Change it</h2>")]
+    assert "Supported by <a" in listed and "Invoices go out every hour</a>" in listed
+    assert "Tax is added</a> (weight 0.9)" in listed and "Billing runs" not in listed
+    assert f"And 1 more: <code>memctl get {made[0][:8]}</code>" in listed
 
 
 def test_a_consolidated_memory_links_the_memory_and_session_it_came_from(
@@ -556,7 +579,12 @@ def test_forgetting_a_session_names_the_memories_another_session_keeps(
     said_back = client.get(done.headers["location"]).text
     assert "kept 1 memory another session also states, now its source" in said_back
     recalled = client.get("/recall.json", params={"q": "how do we deploy the shop"}).json()
-    assert any("make ship" in r["content"] for r in recalled["results"])
+    kept = next(r for r in recalled["results"] if "make ship" in r["content"])
+    # the runs that made it name the forgotten session without a link to a page saying so
+    for page in (client.get(kept["href"]).text, client.get("/runs").text):
+        assert "a session forgotten since" in page
+        for link in re.findall(r'href="(/sessions/[^"]+)"', page):
+            assert client.get(unescape(link)).status_code == 200, link
 
 
 def test_runs_undo_refuses_offer_no_undo_button_and_a_forged_undo_changes_nothing(
@@ -726,6 +754,33 @@ def test_a_session_forgotten_in_the_viewer_leaves_no_byte_of_it(
     done = client.post("/sessions/here-1/forget", data={"csrf": keys.csrf})
     assert done.status_code == 303
     assert _files_holding(home, "flaky login") == []
+
+
+CRAWLED_AT_MOST = 400  # pages: the stored fixture's store has fewer
+
+
+def test_every_link_of_every_page_opens_a_page_after_a_session_is_forgotten(
+    client: TestClient, stored: Context, keys: Keys
+) -> None:
+    """From the projects page, every link the viewer's pages hold, followed: each opens a
+    page (a session forgotten since is named, never linked to a page saying so)."""
+    rule = "We always deploy the shop with make ship, never by hand."
+    distil(stored, f"user: {rule}\n", "here-1")
+    distil(stored, f"user: Remember that {rule[0].lower()}{rule[1:]}\n", "here-2")
+    assert client.post("/sessions/here-1/forget", data={"csrf": keys.csrf}).status_code == 303
+    seen: set[str] = set()
+    waiting = ["/projects"]
+    while waiting and len(seen) < CRAWLED_AT_MOST:
+        path = waiting.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        page = client.get(path)
+        assert page.status_code == 200, (path, page.text[-300:])
+        for link in re.findall(r'href="(/[^"#]*)', page.text):
+            if not link.startswith("/static/") and ".json" not in link:
+                waiting.append(unescape(link))
+    assert len(seen) > 20 and not waiting or len(seen) == CRAWLED_AT_MOST, len(seen)
 
 
 def test_ui_open_gives_the_browser_a_private_page_never_the_token_on_its_command_line(

@@ -247,15 +247,16 @@ def read_transcript(source: Input, client: str | None) -> Transcript:
 
 def _counting(messages: Iterator[Parsed], source: Input, tally: Tally) -> Iterator[Parsed]:
     """The messages; one the transcript leaves undated takes the time of the message
-    before it, else the time its file was last written (not the time it is read). The
-    tally counts the reports cut among them and, once they are read, the NUL bytes left
-    out of them."""
+    before it, else the time its file was last written (not the time it is read). A
+    session its reader found no start time for (a Copilot Chat document dates its turns
+    only) started at its first message's. The tally counts the reports cut among them
+    and, once they are read, the NUL bytes left out of them."""
     last_time = None
     for message in messages:
         tally.cut += message.content.count(REPORT_CUT)
         if message.created_at is None and (last_time or source.written_at):
             message.created_at = last_time or source.written_at
-            tally.started_at = tally.started_at or message.created_at
+        tally.started_at = tally.started_at or message.created_at
         last_time = message.created_at
         yield message
     tally.nul_bytes = source.nul_bytes

@@ -163,6 +163,7 @@ REPLACED_KEYS = ("old_string", "oldString", "old_str")
 # a clear match (retrieve/run.py).
 WRITTEN_WIDTH = 2 * NOTE_WIDTH
 PATCH_START = "*** Begin Patch"  # Codex's apply_patch format
+PATCH_MOVE = lazy(r"^\*\*\* Move to: (\S+)")  # Codex's patch: the file an update moves to
 # A file whose name says it holds credentials, as the tools that keep them document it:
 # dotenv files (their templates, ``.env.example`` and the like, hold none), direnv's
 # ``.envrc``, SSH and TLS private keys and key stores, npm's, PyPI's, netrc's, PostgreSQL's,
@@ -178,17 +179,28 @@ ASSIGNED_VALUE = lazy(r"(?<![\w-])([A-Za-z_]\w*)=(?!\[REDACTED)[^\s'\"`;|&)]+")
 WITHHELD_VALUE = r"\1=[REDACTED:secret]"
 # A quoted string holding a blank: words, not a path a command acts on
 QUOTED_PROSE = lazy(r"(['\"])[^'\"\n]*\s[^'\"\n]*\1")
+# The name of such a file: dotenv's ``.env`` and its variants (``.env.production``,
+# ``.env_prod``, ``.env-local``; not its templates) and ``prod.env``; then the files named
+# above. A glob of one (``.env*``, ``.env{,.local}``) names it too: a shell reads what matches.
 SECRET_FILE = lazy(
     r"(?<![^\s/\\'\"`=:<>(])(?:"
-    r"\.env(?:\.(?!(?:example|sample|template|dist|defaults?)\b)[\w.-]+)?|[\w-]+\.env|\.envrc|"
+    r"\.env(?:[._-](?!(?:example|sample|template|dist|defaults?)\b)[\w.-]+)?|[\w-]+\.env|\.envrc|"
     r"id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?|"
     r"[\w.-]+\.(?:pem|key|p12|pfx|ppk|jks|keystore|tfvars|tfstate)|"
     r"\.npmrc|\.pypirc|[._]netrc|\.pgpass|\.git-credentials|\.htpasswd|\.dockercfg|"
     r"\.vault-token|(?:\.aws|\.gem)/credentials|\.docker/config\.json|\.kube/config|"
     r"kubeconfig(?:\.ya?ml)?|[\w.-]*credentials\.(?:json|ya?ml|xml|toml)|"
     r"client_secrets?[\w.-]*\.json|[\w.-]*secrets?\.(?:ya?ml|json|toml)"
-    r")(?![^\s'\"`;|&)<>,])"
+    r")(?![^\s'\"`;|&)<>,:*?{\[])"
 )
+PATH_MAX = 4096  # Linux's longest path (limits.h): a longer value is no path
+# A credentials file named as a string of code (``open('.env')``, ``readFileSync(".env")``):
+# a script names the files it reads so, inside a quoted ``-c`` argument or a heredoc's
+# body, where prose names them bare ("ignore .env").
+QUOTED_SECRET_FILE = lazy(r"(['\"])[^'\"\s]*?" + SECRET_FILE.pattern + r"\1")
+# The line opening a heredoc (``<<EOF``, ``<<-'EOF'``; not a here-string's ``<<<``): the
+# lines up to its word are its body, a file's text or a script's, not the command's words.
+HEREDOC = lazy(r"(?<!<)<<-?[ \t]*(['\"]?)(\w+)\1")
 
 
 @dataclass
@@ -314,12 +326,44 @@ def withholds(arguments: Any) -> bool:
 
 
 def names_secret_file(arguments: Any) -> bool:
-    """A call whose input (its file, a patch's files, its command) names a credentials
-    file (``SECRET_FILE``); of a command, its first line without quoted prose: a
-    heredoc's body and a commit's message ("add .envrc to .gitignore") are text, not
-    files the call reads."""
-    detail = tool_detail(arguments).split("\n", 1)[0]
-    return bool(SECRET_FILE.search(QUOTED_PROSE.sub("", detail)))
+    """A call whose input names a credentials file (``SECRET_FILE``): its most telling part
+    (its file, a patch's files, its command), any other value that is a path or a glob
+    (one word: ``{"include": [".env"]}``, ``"glob": ".env*"``) but the text a file tool
+    writes, or a file a script's code names in quotes. Of a command, each line but a
+    heredoc's body, without quoted prose: a heredoc's body and a commit's message ("add
+    .envrc to .gitignore") are text, not files the call reads; a command may name the
+    file on its second line (``cd app &&`` / ``echo X=1 >> .env``)."""
+    detail = tool_detail(arguments)
+    if QUOTED_SECRET_FILE.search(detail[:NOTE_SCAN]) or any(
+        SECRET_FILE.search(QUOTED_PROSE.sub("", line)) for line in _command_lines(detail)
+    ):
+        return True
+    values = arguments.items() if isinstance(arguments, dict) else []
+    return any(
+        SECRET_FILE.search(word)
+        for key, value in values
+        if key not in WRITTEN_KEYS + REPLACED_KEYS
+        for word in (value if isinstance(value, list) else [value])
+        if isinstance(word, str) and _one_word(word)
+    )
+
+
+def _one_word(text: str) -> bool:
+    """A path or a glob: one word, no longer than a path may be."""
+    return len(text) <= PATH_MAX and len(text.split()) == 1
+
+
+def _command_lines(command: str) -> list[str]:
+    """The lines of a command (its first ``NOTE_SCAN`` characters) but its heredocs' bodies."""
+    lines, ends = [], ""
+    for line in command[:NOTE_SCAN].splitlines():
+        if ends:
+            ends = "" if line.strip() == ends else ends
+            continue
+        lines.append(line)
+        opened = HEREDOC.search(line)
+        ends = opened.group(2) if opened else ""
+    return lines
 
 
 def call_result_note(tally: Tally, call_id: Any, output: Any, is_error: bool = False) -> str:
@@ -386,12 +430,14 @@ def _patch_of(name: str, arguments: Any) -> str:
 
 def _added(patch: str) -> str:
     """A patch's added lines (scrubbed first, as ``_text_of``), without their ``+``; none
-    of a credentials file's (``SECRET_FILE``)."""
+    of a credentials file's (``SECRET_FILE``), nor of a file moved to one."""
     added, secret = [], False
     for line in scrub(patch[:NOTE_SCAN])[0].splitlines():
-        header = PATCH_FILE.match(line)
+        header, moved = PATCH_FILE.match(line), PATCH_MOVE.match(line)
         if header:
             secret = bool(SECRET_FILE.search(header.group(2)))
+        elif moved:  # an update's lines go to the file it moves to
+            secret = secret or bool(SECRET_FILE.search(moved.group(1)))
         elif line.startswith("+") and line[1:].strip() and not secret:
             added.append(line[1:])
     return "\n".join(added)
@@ -446,6 +492,46 @@ BANNER = "= \t\r"  # what a line of output is wrapped in: "===== 3 passed in 0.0
 BARE_LINE = lazy(r"^(?:[^\w]*|</?[\w-]+>)$")
 
 
+# Output that shows a credentials file's lines though the call named none: a diff's section
+# of one (``git diff``, ``git show``, ``git log -p``, ``diff -u``, a Codex patch), opened by
+# a header naming it and closed by the next header; a search's hit in one, its path before
+# its first colon (``grep -rn``: ``app/.env:3:SIGNING=...``), or under its path on a line
+# of its own (``rg --heading``: ``3:SIGNING=...``).
+DIFF_HEADER = lazy(r"^(?:diff |Index: |\*\*\* (?:Add|Update|Delete) File: |--- \S.*\n\+\+\+ )")
+SEARCH_PATH = lazy(r"^([^\s:]+):")
+NUMBERED_HIT = lazy(r"^\d+[:-]")
+
+
+def without_secret_lines(text: str) -> str:
+    """``text`` without the lines it shows of a credentials file (``DIFF_HEADER``,
+    ``SEARCH_PATH``, ``NUMBERED_HIT``), their headers and paths kept."""
+    if not SECRET_FILE.search(text):
+        return text
+    lines = text.split("\n")
+    kept: list[str] = []
+    diff = heading = False
+    for at, line in enumerate(lines):
+        if DIFF_HEADER.match("\n".join(lines[at : at + 2])):
+            diff = bool(SECRET_FILE.search(line))
+        elif PATCH_MOVE.match(line):
+            diff = diff or bool(SECRET_FILE.search(line))
+        elif diff or _search_hit_in_secret_file(line):
+            continue
+        elif len(line.split()) == 1 and SECRET_FILE.search(line):  # ``rg --heading``'s path
+            heading = True
+        elif not line.strip():
+            heading = False
+        elif heading and NUMBERED_HIT.match(line):
+            continue
+        kept.append(line)
+    return "\n".join(kept)
+
+
+def _search_hit_in_secret_file(line: str) -> bool:
+    found = SEARCH_PATH.match(line)
+    return found is not None and bool(SECRET_FILE.search(found.group(1)))
+
+
 def tool_result_note(
     output: Any, is_error: bool = False, tool: str = "", withheld: bool = False
 ) -> str:
@@ -466,7 +552,7 @@ def tool_result_note(
     if code:
         is_error = is_error or code.group(1) != "0"
         text = EXIT_CODE.sub("", text)
-    text = OUTPUT_HEADER.sub("", text.lstrip())
+    text = without_secret_lines(OUTPUT_HEADER.sub("", text.lstrip()))
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
     summary = None if is_error else TESTS_FAILED.search(whole[-NOTE_SCAN:])
     if summary is not None:  # the tests failed, whatever the pipe's exit code says
@@ -522,6 +608,7 @@ def _telling(head: str, whole: str) -> str:
     if not lines or not UNTELLING.search(lines[0]):
         return lines[0] if lines else ""
     tail = TOOL_USE_ERROR.sub("", whole[-NOTE_SCAN:]) if len(whole) > NOTE_SCAN else ""
+    tail = without_secret_lines(tail)
     lines += [line.strip() for line in tail.splitlines() if line.strip()]
     exceptions = [line for line in lines if EXCEPTION_LINE.match(line)]
     if exceptions:

@@ -59,6 +59,7 @@ NOTICES = frozenset({"info", "error", "warning"})
 FAILED = "error"  # the status of a Gemini CLI tool call that failed
 SPEAKER = lazy(r"^\s*(user|human|assistant|ai|model|system)\s*:\s?(.*)$", re.I | re.S)
 REQUESTS = "requests"  # the member of a Copilot Chat session holding its turns
+WHOLE = ("messages", REQUESTS)  # the members that make a JSONL line a whole document
 # A code fence left empty where Copilot's answer had an edit (its textEditGroup part)
 EMPTY_FENCE = lazy(r"\n?(`{3,})\s*\1\n?")
 # The first line of a Copilot Chat session log: the whole document as it began
@@ -202,8 +203,9 @@ def member(key: str | None, value: Any, tally: Tally) -> list[Parsed]:
 
 
 def jsonl_record(value: Any, tally: Tally) -> list[Parsed]:
-    """A JSONL line: a message, or a whole ``{"messages": [...]}`` document on one line."""
-    if isinstance(value, dict) and isinstance(value.get("messages"), list):
+    """A JSONL line: a message, or a whole document on one line (``{"messages": [...]}``,
+    a Copilot Chat session's ``{"requests": [...]}``)."""
+    if isinstance(value, dict) and any(isinstance(value.get(k), list) for k in WHOLE):
         found: list[Parsed] = []
         for key, item in value.items():
             items = item if key == "messages" else [item]

@@ -56,8 +56,9 @@ created inside a time the query names.
   phrased ("What is Caroline's identity?" shares no other word with the answer).
 - So does an identifier the query spells out in words ("the math utils
   project" names ``math_utils``; "parse user id" names ``parseUserId``).
-- Without a vector (no embedder, a message not embedded), the word share
-  stands in for the cosine. A session message's cosine never labels it (the
+- Without a vector (no embedder, a message not embedded, an untranslated query
+  in a script the embedding model does not read: ``query.in_unread_script``), the
+  word share stands in for the cosine. A session message's cosine never labels it (the
   narration is close to any question about the work), but one below
   ``support_floor`` takes the word share's voice away: words a message far in
   meaning shares with the query are a coincidence (``far_message``). Across all
@@ -101,6 +102,10 @@ if TYPE_CHECKING:
 STAGE = "fuse"
 VECTOR_LEGS = ("vector", "vector_en", "time", "session_vector")
 BM25_LEGS = ("bm25", "bm25_en", "sessions", "questions")
+# A query that is only a time ("what was I working on yesterday?"): no word to weigh, so its
+# words' part goes to the nearest in meaning inside the time (the time leg), or the weakest
+# of its own memories would score nothing beside closer ones from any time.
+TIME_LEGS = ("time",)
 # ranking counts a memory's stored questions' closeness; its relevance, its own (similarity)
 RANKED_VECTOR_LEGS = (*VECTOR_LEGS, "question_vector")
 # A session message of tool notes only ("[tool Read: src/app.py]") weighs this share of
@@ -460,8 +465,10 @@ def evidence(
     if inside and not run.word_weights:  # the query is only a time: its memories answer it
         return SHOWS, "inside the query's time"
     # a message's closeness in meaning ranks it and never labels it: assistants narrate
-    # ("Let me look at the project structure") close to any question about the work
-    cosine = None if candidate.is_message else own_similarity(candidate)
+    # ("Let me look at the project structure") close to any question about the work; nor
+    # does any closeness to an untranslated query in a script the model does not read
+    unread = run.query.unread_script and run.translation is None
+    cosine = None if candidate.is_message or unread else own_similarity(candidate)
     named = anchor_in(run, candidate)
     seen = (f"cosine {cosine:.3f}, " if cosine is not None else "no vector, ") + (
         f"words {share:.2f}" + (", inside the query's time" if inside else "")
@@ -596,7 +603,8 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     centre(run, candidates)
     discount(run, candidates)
     vector = leg_share(candidates, VECTOR_LEGS)
-    bm25 = leg_share(candidates, BM25_LEGS)
+    only_time = run.query.window is not None and not run.word_weights
+    bm25 = leg_share(candidates, TIME_LEGS if only_time else BM25_LEGS)
     pairs = word_pairs(run.query.text)
     shares = {c.id: coverage(run, c) for c in candidates}
     leader, margin = lead(candidates)

@@ -1,0 +1,72 @@
+"""What a memory's file keeps of the folder its session ran in: nothing.
+
+A project named by a folder goes to the repository under a keyed name
+(``layout.shared_scope``); the folder's name must not reach teammates another way. The
+graph names such a project by its folder ("acme-layoffs edited src/app.py"), and a digest
+names the files a session touched by their absolute paths ("Edited:
+/home/alice/acme-layoffs/src/app.py"): the user's name and the folder's. A file's text
+names the session's folder as ``.`` and a path in it relative to it, as a teammate would
+name it in their own copy; the memory here keeps its text as it is.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import PurePath
+
+from memctl.config.scope import LOCAL_REMOTE
+from memctl.memories.projects import repo_name
+from memctl.model import Memory
+from memctl.sync.layout import PATH_SCOPE
+
+Triple = tuple[str, str, str]
+# what stands for the session's folder in a file's text, as a shell names where it is
+HERE = "."
+# how a note shortens an absolute path (``parse.common.SHORT_PATH``): "…/acme-layoffs"
+SHORTENED = "…/"
+NAME_CHARS = r"[\w.@+-]"  # what a path's part is made of (``parse.common.LONG_PATH``)
+
+
+def without_folder_names(
+    triples: dict[str, list[Triple]], origins: dict[str, tuple[str, str, str]]
+) -> dict[str, list[Triple]]:
+    """Each memory's triples but those naming a project by its folder: the project of a
+    memory made in a project named by a folder (its scope or its session's; ``origins``:
+    ``store.graph.memory_origins``), which the graph names by the folder's last part."""
+    kept = {}
+    for memory_id, stated in triples.items():
+        names = folder_names(*origins.get(memory_id, ("", "", "")))
+        kept[memory_id] = [t for t in stated if not names & {t[0].lower(), t[2].lower()}]
+    return kept
+
+
+def folder_names(scope: str, session_scope: str, cwd: str) -> set[str]:
+    """The names the graph may give a project named by a folder (``ingest.graph``): the
+    folder its session ran in and the last part of such a scope; none for another."""
+    named = [s for s in (scope, session_scope) if s.startswith((LOCAL_REMOTE, PATH_SCOPE))]
+    if not named:
+        return set()
+    return {n.lower() for n in (PurePath(cwd).name, *map(repo_name, named)) if n}
+
+
+def relative_to_folder(memory: Memory, cwd: str) -> Memory:
+    """``memory`` with its text naming the folder its session ran in (``cwd``) as ``.``
+    and a path under it relative to it: "/home/alice/acme-layoffs/src/app.py" and
+    "…/acme-layoffs/src/app.py" -> "src/app.py"."""
+    folder = cwd.rstrip("/")
+    if not folder.startswith("/") or folder.count("/") < 2:
+        return memory  # no folder, or one of no name to hide (``/srv``)
+    named = re.compile(
+        f"(?:{re.escape(folder)}|{re.escape(SHORTENED + PurePath(folder).name)})"
+        f"(/|(?!{NAME_CHARS}))"
+    )
+    content, l0, l1, l2 = (
+        named.sub(_relative, text)
+        for text in (memory.content, memory.l0_abstract, memory.l1_overview, memory.l2_content)
+    )
+    return replace(memory, content=content, l0_abstract=l0, l1_overview=l1, l2_content=l2)
+
+
+def _relative(found: re.Match[str]) -> str:
+    return "" if found.group(1) else HERE

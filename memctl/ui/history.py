@@ -1,0 +1,129 @@
+"""A memory page's relations and history, as a person reads them: each relation names the
+other memory (its words, its state) in the direction it runs, and each event says what it
+did and to whom (the memory a link or a supersede names), accesses in a row folded to one
+line so a memory recalled often keeps its changes in sight."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from memctl.api.sessions import one_line
+from memctl.model import Action, Event, Memory, Relation, RelationType
+
+if TYPE_CHECKING:
+    from memctl.api.ingest import RunRecord
+
+UNSHOWN_FIELDS = frozenset({"content_hash"})  # an update's fields its history leaves out
+OTHER_LINE = 120  # characters of another memory's text a relation or an event shows
+RELATIONS_SHOWN = 50  # a memory's relations a page lists (a hub may have hundreds)
+# A relation read from its target's side: "A supersedes B" shown on B as "superseded by A".
+PASSIVE = {
+    "supports": "supported by",
+    "contradicts": "contradicted by",
+    "contextualizes": "put in context by",
+    "supersedes": "superseded by",
+    "depends_on": "needed by",
+    "related": "related to",
+}
+
+
+def first_relations(relations: list[Relation]) -> list[Relation]:
+    """The relations a page lists: those that change what the memory means (supersedes,
+    contradicts, ...) before plain "related" ones, the heaviest first, at most
+    ``RELATIONS_SHOWN``."""
+    ranked = sorted(relations, key=lambda r: (r.type == RelationType.RELATED, -r.weight))
+    return ranked[:RELATIONS_SHOWN]
+
+
+def named_in(memory: Memory, relations: Iterable[Relation], history: Iterable[Event]) -> set[str]:
+    """The other memories a memory's page names: the one superseding it, and those its
+    relations and events point at."""
+    ids = {i for r in relations for i in (r.src_id, r.dst_id)} | {memory.superseded_by or ""}
+    for event in history:
+        data = event.data
+        ids.update(str(data[k]) for k in ("src_id", "dst_id", "superseded_by") if data.get(k))
+    return ids - {memory.id, ""}
+
+
+def about(memory: Memory | None) -> dict[str, Any] | None:
+    """Another memory as a page names it: its words (cut) and its state; None once it is
+    gone for good (its id alone, no link to a page that would say "not found")."""
+    if memory is None:
+        return None
+    return {
+        "id": memory.id,
+        "text": one_line(memory.content, OTHER_LINE),
+        "state": str(memory.state),
+    }
+
+
+def related(
+    memory_id: str, relations: list[Relation], others: dict[str, Memory]
+) -> list[dict[str, Any]]:
+    """One row per other memory and type: "supersedes X" or "superseded by X"; a relation
+    stored both ways (a contradiction) is one row."""
+    pairs = {(r.src_id, r.dst_id, str(r.type)) for r in relations}
+    rows, seen = [], set()
+    for r in relations:
+        outgoing = r.src_id == memory_id
+        other, kind = (r.dst_id if outgoing else r.src_id), str(r.type)
+        if (other, kind) in seen:
+            continue
+        seen.add((other, kind))
+        both = (r.dst_id, r.src_id, kind) in pairs
+        rows.append(
+            {
+                "type": kind,
+                "says": kind if outgoing or both else PASSIVE.get(kind, kind),
+                "id": other,
+                "weight": r.weight,
+                "other": about(others.get(other)),
+            }
+        )
+    return rows
+
+
+def told(
+    memory_id: str, event: Event, run: RunRecord | None, others: dict[str, Memory]
+) -> dict[str, Any]:
+    """One line of a memory's history: what changed, the decision that changed it (a merge,
+    a supersede), the memory it names, and which run did it (its kind, the door of an
+    edit, the session of an ingest), as ``memctl events`` and ``memctl runs`` hold them."""
+    data = event.data
+    before, after = data.get("before") or {}, data.get("after") or {}
+    changed = sorted(k for k in after if k not in UNSHOWN_FIELDS and before.get(k) != after[k])
+    named = data.get("superseded_by") or next(
+        (data[k] for k in ("dst_id", "src_id") if data.get(k) and data[k] != memory_id), None
+    )
+    decision = data.get("decision")
+    return {
+        **event.to_dict(),
+        "changed": changed,
+        "was": before.get("content") if "content" in changed else None,
+        # what decided a create or an update, when it was more than that (merge, supersede)
+        "decision": decision if decision and decision != str(event.action) else None,
+        "names": None if named is None else {"id": named, "other": about(others.get(named))},
+        "count": 1,
+        "run": None
+        if run is None
+        else {"id": run.id, "kind": run.kind, "door": run.door, "session_id": run.session_id},
+    }
+
+
+def folded(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Accesses in a row (newest first), by the same door, as one line: its count and the
+    first one's time (``since``)."""
+    out: list[dict[str, Any]] = []
+    for line in lines:
+        last = out[-1] if out else None
+        if (
+            last is not None
+            and line["action"] == str(Action.ACCESS) == last["action"]
+            and line["data"].get("by") == last["data"].get("by")
+        ):
+            last["count"] += 1
+            last["since"] = line["at"]
+            continue
+        out.append(line)
+    return out

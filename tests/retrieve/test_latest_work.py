@@ -1,0 +1,54 @@
+""" "What did we do last time?": the latest session of the scopes searched, as a window of
+time from the day it began, read from the store at the start of a run."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from memctl.context import Context
+from memctl.memories import operations as memories
+from memctl.model import Message, Role, Session
+from memctl.retrieve.pipeline import recall, start
+from memctl.store import sessions
+
+NOW = datetime(2026, 6, 10, 12, tzinfo=UTC)
+TOLD = {  # session id: (scope, when it began, what it says)
+    "old": ("shop", "2026-06-01T09:00:00.000Z", "we tuned the parser cache for the importer"),
+    "new": ("shop", "2026-06-08T15:00:00.000Z", "we renamed the billing flag to --invoice"),
+    "elsewhere": ("blog", "2026-06-09T10:00:00.000Z", "we fixed the theme's dark mode"),
+    "later": ("shop", "2026-06-11T10:00:00.000Z", "we deleted the importer"),  # after now
+}
+
+
+def told(ctx: Context) -> None:
+    """Each session, its one message and a memory of it, dated by the session."""
+    for sid, (scope, began, text) in TOLD.items():
+        with ctx.db.atomic():
+            sessions.save_session(ctx.db, Session(sid, "generic", scope, started_at=began))
+            message = Message(Role.ASSISTANT, text, began, session_id=sid, seq=1)
+            sessions.insert_messages(ctx.db, [message])
+        memory = memories.remember(ctx, text.replace("we ", "the team "), scope=scope)
+        ctx.db.execute(
+            "UPDATE memories SET created_at = ?, session_id = ? WHERE id = ?",
+            (began, sid, memory.id),
+        )
+
+
+def test_last_time_is_the_latest_session_of_the_scopes_before_now(ctx: Context) -> None:
+    told(ctx)
+    window = start(ctx, "what did we do last time?", scopes=("shop",), now=NOW).query.window
+    assert window is not None and window.phrase == "last time"
+    assert window.start == datetime(2026, 6, 8, tzinfo=UTC) and window.contains(NOW)
+    anywhere = start(ctx, "where did I leave off?", now=NOW).query.window
+    assert anywhere is not None and anywhere.start == datetime(2026, 6, 9, tzinfo=UTC)
+    found = recall(ctx, "what did we do last time?", scopes=("shop",), now=NOW, touch=False)
+    assert found.results and found.results[0].memory.session_id == "new"
+    assert found.results[0].clear
+
+
+def test_no_session_before_now_names_no_window(ctx: Context) -> None:
+    told(ctx)
+    before = datetime(2026, 5, 1, tzinfo=UTC)
+    assert (
+        start(ctx, "what did we do last time?", scopes=("shop",), now=before).query.window is None
+    )
