@@ -360,7 +360,7 @@ def test_decay_follows_the_weibull_curve_with_tier_floors(ctx: Context) -> None:
 
 
 def test_importance_length_and_scope_factors(ctx: Context) -> None:
-    run = make_run(ctx)
+    run = make_run(ctx, length_norm=500)
     (c,) = importance(run, [cand("x", 1.0, importance=0.5)])
     assert c.score == pytest.approx(0.85)
     short, wordy, meant = cand("s" * 400, 1.0), cand("l" * 2000, 1.0), cand("m" * 2000, 1.0)

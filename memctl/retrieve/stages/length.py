@@ -1,9 +1,12 @@
-"""Stage 10, length: the part of a long memory's score that its words earned is damped by
-1 / max(1, 1 + log2(length / length_norm)).
+"""Stage 10, length (off by default: ``recall.length_norm`` 0): the part of a long memory's
+score that its words earned is damped by 1 / max(1, 1 + log2(length / length_norm)).
 
 BM25 favours a long text for the number of words it happens to share with the
 query; its meaning (the cosine) has no such bias, so the part of the score the
-vector leg earned stands: a long, complete answer is not sunk for its length.
+vector leg earned stands. Off, because a long text's share of the query's words is its
+best passage's (fuse.passage_coverage) and FTS5's BM25 weighs a text's length itself:
+damped besides, a long answer (a closing summary, a sub-agent's report) ranked under its
+own session's short turns (docs/benchmarks.md, "A long answer found by its best passage").
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ STAGE = "length"
 
 def length(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     norm = run.params.length_norm
+    if not norm:
+        return candidates
 
     def factor(candidate: Candidate) -> tuple[float, str]:
         size = max(1, len(candidate.memory.content))
