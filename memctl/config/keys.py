@@ -359,8 +359,7 @@ RECALL_KEYS: tuple[Key, ...] = (
         "recall.length_norm",
         0,
         "Content length (characters) above which the part of a longer memory's score its "
-        "words earned is damped; 0: off (a long text's share of the query's words is its "
-        "best passage's).",
+        "words earned is damped; 0: off.",
         minimum=0,
     ),
     _unit("recall.scope_global", 0.8, "Score multiplier of global memories."),

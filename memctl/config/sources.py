@@ -107,8 +107,8 @@ SOURCES: dict[str, str] = {
     "recall.decay_base": RECALL + "; measured (benchmarks.md § Relevance and measured "
     "defaults): no change on LoCoMo at 1",
     "recall.importance_base": RECALL,
-    "recall.length_norm": RECALL + " (500); measured (benchmarks.md § A long answer found by "
-    "its best passage): off, long answers rose on every real-questions set; LoCoMo and "
+    "recall.length_norm": RECALL + " (500); measured (benchmarks.md § A long answer and the "
+    "length stage): off, long answers rose on every real-questions set; LoCoMo and "
     "LongMemEval held",
     "recall.scope_global": RECALL + ": scopes",
     "recall.scope_other": RECALL + ": scopes",

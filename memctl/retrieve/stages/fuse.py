@@ -92,7 +92,6 @@ from typing import TYPE_CHECKING
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.model import Kind, Memory, parse_time
 from memctl.retrieve.echo import echo_why
-from memctl.retrieve.passages import PASSAGE_CHARS, passages
 from memctl.retrieve.query import IDENTIFIER, STOPWORDS, split_identifier
 from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run, by_score, tie_key
 
@@ -208,32 +207,8 @@ def leg_weights(run: Run) -> tuple[float, float]:
 
 
 def coverage(run: Run, candidate: Candidate) -> float:
-    """The share of the query's content words (weighted by rarity) the candidate contains;
-    a text longer than a passage, by its best passage (``passage_coverage``)."""
-    return passage_coverage(run, candidate.memory)
-
-
-def passage_coverage(run: Run, memory: Memory) -> float:
-    """``memory_coverage`` of a memory (or session message) by its best passage
-    (passages.py; its abstract is one more): a long text holds many of a query's words by
-    its length alone, scattered through it; an answer holds them in one place. A text
-    that fits in one passage is its own."""
-    whole = memory_coverage(run, memory)
-    if not whole or len(memory.content) <= PASSAGE_CHARS:
-        return whole
-    total = sum(run.word_weights.values())
-    best = 0.0
-    for window in (
-        *passages(memory.content),
-        *([memory.l0_abstract] if memory.l0_abstract else []),
-    ):
-        share = run.shares.get(window)
-        if share is None:
-            share = run.shares[window] = _share(run, window.lower(), total)
-        best = max(best, share)
-        if best >= whole:  # no passage holds more than the whole
-            break
-    return best
+    """The share of the query's content words (weighted by rarity) the candidate contains."""
+    return memory_coverage(run, candidate.memory)
 
 
 def memory_coverage(run: Run, memory: Memory) -> float:

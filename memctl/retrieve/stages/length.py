@@ -3,10 +3,11 @@ score that its words earned is damped by 1 / max(1, 1 + log2(length / length_nor
 
 BM25 favours a long text for the number of words it happens to share with the
 query; its meaning (the cosine) has no such bias, so the part of the score the
-vector leg earned stands. Off, because a long text's share of the query's words is its
-best passage's (fuse.passage_coverage) and FTS5's BM25 weighs a text's length itself:
-damped besides, a long answer (a closing summary, a sub-agent's report) ranked under its
-own session's short turns (docs/benchmarks.md, "A long answer found by its best passage").
+vector leg earned stands. Off, because FTS5's BM25 weighs a text's length itself: damped
+besides (at 500), a long answer (a closing summary, a sub-agent's report) ranked under its
+own session's short turns; off, such answers rose on every set of real questions, and
+scoring a long text's words by its best passage instead added nothing (docs/benchmarks.md,
+"A long answer and the length stage").
 """
 
 from __future__ import annotations
