@@ -357,9 +357,10 @@ RECALL_KEYS: tuple[Key, ...] = (
     ),
     Key(
         "recall.length_norm",
-        500,
-        "Content length (characters) above which longer memories are damped.",
-        minimum=1,
+        0,
+        "Content length (characters) above which the part of a longer memory's score its "
+        "words earned is damped; 0: off.",
+        minimum=0,
     ),
     _unit("recall.scope_global", 0.8, "Score multiplier of global memories."),
     _unit("recall.scope_other", 0.4, "Score multiplier of other projects' memories."),

@@ -107,8 +107,9 @@ SOURCES: dict[str, str] = {
     "recall.decay_base": RECALL + "; measured (benchmarks.md § Relevance and measured "
     "defaults): no change on LoCoMo at 1",
     "recall.importance_base": RECALL,
-    "recall.length_norm": RECALL + "; measured (benchmarks.md § Relevance and measured "
-    "defaults): no change on LoCoMo at 100,000",
+    "recall.length_norm": RECALL + " (500); measured (benchmarks.md § A long answer and the "
+    "length stage): off, long answers rose on every real-questions set; LoCoMo and "
+    "LongMemEval held",
     "recall.scope_global": RECALL + ": scopes",
     "recall.scope_other": RECALL + ": scopes",
     "recall.time_boost": "reasoned: a memory from the time the query names ranks as a pinned "

@@ -380,7 +380,7 @@ def test_decay_follows_the_weibull_curve_with_tier_floors(ctx: Context) -> None:
 
 
 def test_importance_length_and_scope_factors(ctx: Context) -> None:
-    run = make_run(ctx)
+    run = make_run(ctx, length_norm=500)
     (c,) = importance(run, [cand("x", 1.0, importance=0.5)])
     assert c.score == pytest.approx(0.85)
     short, wordy, meant = cand("s" * 400, 1.0), cand("l" * 2000, 1.0), cand("m" * 2000, 1.0)
@@ -393,6 +393,12 @@ def test_importance_length_and_scope_factors(ctx: Context) -> None:
     half.lexical = 0.5
     length(run, [half])
     assert half.score == pytest.approx(0.5 + 0.5 / 3)
+    # off by default (recall.length_norm 0): a long text found by its words stands
+    default = make_run(ctx)
+    long = cand("l" * 8000, 1.0)
+    long.lexical = 1.0
+    length(default, [long])
+    assert default.params.length_norm == 0 and long.score == 1.0
     here = cand("here", 1.0, scope=run.home_scope)
     everywhere = cand("global", 1.0, scope="global")
     elsewhere = cand("other", 1.0, scope="github.com/x/other")
