@@ -182,7 +182,8 @@ QUOTED_PROSE = lazy(r"(['\"])[^'\"\n]*\s[^'\"\n]*\1")
 # The name of such a file: dotenv's ``.env`` and its variants (``.env.production``,
 # ``.env_prod``, ``.env-local``; not its templates) and ``prod.env``; then the files named
 # above. A glob of one (``.env*``, ``.env{,.local}``) names it too: a shell reads what matches.
-SECRET_FILE = lazy(
+# Kept as a string: QUOTED_SECRET_FILE is built from it without compiling it at import.
+SECRET_FILE_NAME = (
     r"(?<![^\s/\\'\"`=:<>(])(?:"
     r"\.env(?:[._-](?!(?:example|sample|template|dist|defaults?)\b)[\w.-]+)?|[\w-]+\.env|\.envrc|"
     r"id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?|"
@@ -193,11 +194,12 @@ SECRET_FILE = lazy(
     r"client_secrets?[\w.-]*\.json|[\w.-]*secrets?\.(?:ya?ml|json|toml)"
     r")(?![^\s'\"`;|&)<>,:*?{\[])"
 )
+SECRET_FILE = lazy(SECRET_FILE_NAME)
 PATH_MAX = 4096  # Linux's longest path (limits.h): a longer value is no path
 # A credentials file named as a string of code (``open('.env')``, ``readFileSync(".env")``):
 # a script names the files it reads so, inside a quoted ``-c`` argument or a heredoc's
 # body, where prose names them bare ("ignore .env").
-QUOTED_SECRET_FILE = lazy(r"(['\"])[^'\"\s]*?" + SECRET_FILE.pattern + r"\1")
+QUOTED_SECRET_FILE = lazy(r"(['\"])[^'\"\s]*?" + SECRET_FILE_NAME + r"\1")
 # The line opening a heredoc (``<<EOF``, ``<<-'EOF'``; not a here-string's ``<<<``): the
 # lines up to its word are its body, a file's text or a script's, not the command's words.
 HEREDOC = lazy(r"(?<!<)<<-?[ \t]*(['\"]?)(\w+)\1")
