@@ -120,7 +120,17 @@ def enforce(
     if decision.verdict in NEEDS_TARGET and target is None:
         return becomes(Verdict.CREATE, "no such memory to act on")
     profile_match = best is not None and best[1] >= match and best[0].category == Category.PROFILE
-    if fact.category == Category.PROFILE and profile_match and decision.verdict != Verdict.SKIP:
+    # another value for the slot the memory sets ("I live in Porto" after "I live in Lisbon")
+    # replaces it: merging would keep both as one
+    replaces = decision.verdict in (Verdict.CONTRADICT, Verdict.SUPERSEDE) and best is not None
+    if replaces and best is not None:
+        replaces = reconcile_rules.another_value(fact.content, best[0].content)
+    if (
+        fact.category == Category.PROFILE
+        and profile_match
+        and decision.verdict != Verdict.SKIP
+        and not replaces
+    ):
         if decision.verdict != Verdict.MERGE and best is not None:
             becomes(Verdict.MERGE, "profile facts always merge when matched", best[0])
             target = best[0]
