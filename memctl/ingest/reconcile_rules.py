@@ -252,3 +252,18 @@ def another_value(fact: str, memory: str) -> bool:
     """Both texts set one slot, to different values."""
     a, b = slot(fact), slot(memory)
     return a is not None and b is not None and a[0] == b[0] and a[1] != b[1]
+
+
+def replaces(fact: str, memory: str) -> bool:
+    """By the slot rules alone, with no similarity: the fact sets another value of the slot
+    the memory sets, or names the memory's value as what it replaces (``remember``'s test,
+    where the user states the fact in so many words)."""
+    new, old = slot(fact), slot(memory)
+    if old is None or negated(fact) != negated(memory) and not replaced(fact):
+        return False
+    said = replaced(fact)
+    if said and words(said) <= words(old[1]) and not replaced(memory):
+        return True
+    if new is None or new[0] != old[0] or new[0] == PREFER:
+        return False
+    return new[1] != old[1] and not extends(new[1], old[1])
