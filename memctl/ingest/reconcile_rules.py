@@ -125,13 +125,13 @@ def slot(text: str) -> tuple[str, str] | None:
         if found:
             value = next(g for g in found.groups() if g)
             return name, normalised(value)
-    found = ATTRIBUTE_OF.search(text)
-    if found:
-        return normalised(f"{found.group(1)} {found.group(2)}"), normalised(found.group(3))
     for pattern in (ATTRIBUTE, ATTRIBUTE_ZH):
         found = pattern.search(text)
         if found:
             return normalised(found.group(1)), normalised(found.group(2))
+    found = ATTRIBUTE_OF.search(text)
+    if found:
+        return normalised(f"{found.group(1)} {found.group(2)}"), normalised(found.group(3))
     return preferred(text)
 
 
@@ -140,7 +140,10 @@ def preferred(text: str) -> tuple[str, str] | None:
     found = PREFERRED.search(text)
     if not found:
         return None
-    choice, *clauses = (c for c in CLAUSE.split(found.group(1)) if c)
+    parts = [c for c in CLAUSE.split(found.group(1)) if c]
+    if not parts:
+        return None
+    choice, *clauses = parts
     purpose = []
     for clause in clauses:
         if not PURPOSE.match(clause):

@@ -368,6 +368,23 @@ def test_rule_based_reconcile(
     assert decision.target_id == (target.id if target and verdict != Verdict.CREATE else None)
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("The user's editor is vim", ("editor", "vim")),
+        ("The shop's database is PostgreSQL 15.", ("shop database", "postgresql 15")),
+        ("We test it with pytest", ("test with", "pytest")),
+        ("We deploy the shop with fly", ("deploy shop with", "fly")),
+        ("I prefer spaces over tabs, because diffs", ("prefer", "spaces")),
+        ("I prefer tabs for indentation in Go", ("prefer for indentation in go", "tabs")),
+        ("Here's the config: a", None),
+        ("We prefer :)", None),
+    ],
+)
+def test_the_slot_a_text_sets(text: str, expected: tuple[str, str] | None) -> None:
+    assert reconcile_rules.slot(text) == expected
+
+
 def test_the_preference_slot_guard() -> None:
     assert reconcile_rules.slot_guard("I like Starbucks americano", "Alice likes Starbucks latte")
     assert reconcile_rules.slot_guard("我喜欢星巴克美式", "我喜欢星巴克拿铁")
