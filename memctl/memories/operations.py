@@ -226,13 +226,14 @@ def _replaced(
     ctx: Context, memory: Memory, blob: bytes, replaces: Callable[[str, str], bool]
 ) -> list[Memory]:
     """The active memories of ``memory``'s scope nearest it (as reconcile gathers them) that
-    ``replaces`` says the new text replaces."""
+    ``replaces`` says the new text replaces; never an event, a case or a session's digest:
+    records of what happened stay as they were."""
     import numpy as np
 
+    from memctl.memories.provenance import DIGEST_TAG
     from memctl.store.vector_query import nearest_in_store
 
     vector = np.frombuffer(blob, dtype=np.float32)
-
     s = ctx.settings
     where = MemoryFilter(scopes=(memory.scope,), states=(State.ACTIVE,))
     near = [
@@ -241,7 +242,13 @@ def _replaced(
         if 1.0 - distance >= s.reconcile_min_similarity
     ]
     found = store.get_memories(ctx.db, near)
-    return [m for m in found.values() if replaces(memory.content, m.content)]
+    return [
+        m
+        for m in found.values()
+        if m.category not in (Category.EVENTS, Category.CASES)
+        and DIGEST_TAG not in m.tags
+        and replaces(memory.content, m.content)
+    ]
 
 
 def get(ctx: Context, id_or_prefix: str) -> tuple[Memory, list[Relation]]:

@@ -411,6 +411,8 @@ def test_the_preference_slot_guard() -> None:
             Verdict.CONTRADICT,
         ),
         (Verdict.MERGE, Category.EVENTS, Kind.EPISODIC, Category.EVENTS, Verdict.CREATE),
+        # a record is not rewritten by a later fact (s28-reconcile)
+        (Verdict.SUPERSEDE, Category.ENTITIES, Kind.EPISODIC, Category.EVENTS, Verdict.CREATE),
         (Verdict.SUPPORT, Category.CASES, Kind.EPISODIC, Category.CASES, Verdict.CREATE),
         (Verdict.MERGE, Category.PREFERENCES, Kind.PINNED, Category.PREFERENCES, Verdict.CREATE),
         (
