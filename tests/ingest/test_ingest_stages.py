@@ -83,7 +83,10 @@ def test_rule_patterns_find_durable_facts(sentence: str, category: Category, kin
 
 
 def test_a_tool_used_for_the_task_is_no_setup() -> None:
-    said = "I use this helper to parse the file. My question is why it fails."
+    said = (
+        "I use this helper to parse the file. My question is why it fails. As a writer, "
+        "my laptop is like half of my lifeline."
+    )
     assert extract_rules.extract_rules([Passage(said, source="session:s#1")], 50) == []
 
 
