@@ -51,6 +51,8 @@ class Remembered:
     existing: bool  # the text was already stored in the scope: this is that memory
     questions: Questions = field(default_factory=Questions)
     redacted: int = 0  # private or secret parts of the text given, stored as [REDACTED]
+    # the memories it replaced ("my editor is helix" after "my editor is vim"), now superseded
+    replaced: tuple[Memory, ...] = ()
 
 
 def remember(ctx: Context, request: RememberRequest) -> Remembered:
@@ -58,15 +60,17 @@ def remember(ctx: Context, request: RememberRequest) -> Remembered:
     stored in the scope returns the memory that holds it. Without a category (and with
     ``remember.category: auto``) the extraction rules classify the text, so a profile or
     preference goes to the global scope and a project fact stays in its project. Its
-    entities and triples enter the knowledge graph with it."""
+    entities and triples enter the knowledge graph with it. A text that sets another value
+    of a slot a memory of its scope sets (ingest/reconcile_rules.py) supersedes it."""
     from memctl.ingest import graph
     from memctl.ingest.extract_rules import classify
     from memctl.ingest.meaning import give_names
+    from memctl.ingest.reconcile_rules import replaces
 
     category = request.category
     if category is None and ctx.settings.remember_category == AUTO:
         category = str(classify(request.text))
-    memory, existing, questions = operations.remember_once(
+    memory, existing, questions, replaced = operations.remember_once(
         ctx,
         request.text,
         category,
@@ -75,6 +79,7 @@ def remember(ctx: Context, request: RememberRequest) -> Remembered:
         request.scope,
         request.source,
         request.questions,
+        replaces,
     )
     if not existing:  # its entities and triples, at once (maintain would read it later)
         with ctx.db.atomic():
@@ -83,7 +88,8 @@ def remember(ctx: Context, request: RememberRequest) -> Remembered:
                 [graph.Written(memory.id, memory.content, memory.source, memory.content_hash)],
             )
         give_names(ctx.db, ctx.embedder, [(memory.id, memory.content)])
-    return Remembered(memory, existing, questions, _redacted(request.text, memory.content))
+    redacted = _redacted(request.text, memory.content)
+    return Remembered(memory, existing, questions, redacted, tuple(replaced))
 
 
 def _redacted(given: str, stored: str) -> int:

@@ -261,8 +261,11 @@ def remember_text(
             f"stored without {counted(found.redacted, 'private or secret part')}: "
             "[REDACTED] instead"
         )
+    for old in found.replaced:
+        warn(f"replaces {old.id} (now superseded): {old.content[:80]}")
     if as_json:
-        print_json({**found.memory.to_dict(), "existing": found.existing})
+        replaced = [old.id for old in found.replaced]
+        print_json({**found.memory.to_dict(), "existing": found.existing, "replaced": replaced})
     else:
         sys.stdout.write(found.memory.id + "\n")
 

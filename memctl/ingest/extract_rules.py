@@ -126,6 +126,25 @@ ENGLISH = (
     _en("preference", PR, 0.7, r"\bmy (?:favou?rite|preferred)\b"),
     _en("preference", PR, 0.7, r"\bI(?:'d| would) rather\b"),
     _en("preference", PR, 0.7, r"\b(?:prefer|use) [\w.+#/-]+ (?:over|instead of|rather than)\b"),
+    # the user's own setup, a durable fact of theirs: "My editor is vim", "I use fish." (the
+    # whole sentence, so "I use this helper to parse it" is no setup); what the thing is
+    # like or doing ("my laptop is like half my lifeline", LoCoMo conv-42) is no setup
+    _en(
+        "preference",
+        PR,
+        0.7,
+        r"\bmy (?:[\w-]+ )?(?:editor|ide|shell|terminal|os|operating system|distro|browser|"
+        r"keyboard(?: layout)?|font|theme|colou?r ?scheme|laptop|machine|computer|"
+        r"window manager|package manager|version manager|multiplexer|prompt) (?:is|are)\b"
+        r"(?! (?:like|so|too|very|really|kind of|sort of|still|not|being|getting|acting)\b)",
+    ),
+    _en(
+        "preference",
+        PR,
+        0.7,
+        r"^\W*I(?: mainly| mostly| now| usually)? use `?[\w.+#/-]+`?"
+        r"(?: (?:as my|for(?: my)?) [\w -]{1,40})?\W*$",
+    ),
     # habits
     _en("habit", PA, 0.6, r"\bI (?:usually|always|normally|typically|often|generally)\b"),
     _en("habit", PA, 0.6, r"\bevery (?:day|morning|evening|night|week|month|time I)\b"),

@@ -10,8 +10,8 @@
 3. Enforce the rules no decision may break: profile facts MERGE into a
    matching profile memory; events and cases are only CREATEd or SKIPped; a
    CONTRADICT in a temporal category (profile, preferences, entities) is a
-   SUPERSEDE; pinned memories are never merged or superseded, and a session's
-   digest is never merged, superseded or contradicted by a fact (CREATE instead).
+   SUPERSEDE; pinned memories, events and cases are never merged or superseded, and a
+   session's digest is never merged, superseded or contradicted by a fact (CREATE instead).
 
 ``apply`` (in ``memctl.ingest.apply``) then writes the decisions.
 """
@@ -120,7 +120,19 @@ def enforce(
     if decision.verdict in NEEDS_TARGET and target is None:
         return becomes(Verdict.CREATE, "no such memory to act on")
     profile_match = best is not None and best[1] >= match and best[0].category == Category.PROFILE
-    if fact.category == Category.PROFILE and profile_match and decision.verdict != Verdict.SKIP:
+    # another value for the slot the memory sets ("I live in Porto" after "I live in Lisbon")
+    # replaces it: merging would keep both as one
+    replaces = (
+        best is not None
+        and decision.verdict in (Verdict.CONTRADICT, Verdict.SUPERSEDE)
+        and reconcile_rules.another_value(fact.content, best[0].content)
+    )
+    if (
+        fact.category == Category.PROFILE
+        and profile_match
+        and decision.verdict != Verdict.SKIP
+        and not replaces
+    ):
         if decision.verdict != Verdict.MERGE and best is not None:
             becomes(Verdict.MERGE, "profile facts always merge when matched", best[0])
             target = best[0]
@@ -128,6 +140,13 @@ def enforce(
         return becomes(Verdict.CREATE, f"{fact.category} are only created or skipped")
     if decision.verdict == Verdict.CONTRADICT and fact.category in TEMPORAL:
         becomes(Verdict.SUPERSEDE, f"{fact.category} change over time: the newer holds")
+    if (
+        target is not None
+        and target.category in RECORDS
+        and decision.verdict in (Verdict.MERGE, Verdict.SUPERSEDE)
+    ):
+        # what happened stays as it was said: a later fact stands beside it
+        return becomes(Verdict.CREATE, f"{target.category} are records, never rewritten")
     if (
         target is not None
         and target.kind == Kind.PINNED

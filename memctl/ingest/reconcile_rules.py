@@ -42,11 +42,14 @@ QUALIFIER = lazy(
     re.I,
 )
 # Workflow verbs whose means is one choice at a time; "also", "too" add one beside it.
+# What it is done to ("we deploy the shop with ...") names the slot with the verb.
 TOOL_VERBS = (
     r"(deploy|release|ship|build|test|lint|format|host|package|publish|bundle|compile|"
-    r"migrate|monitor|provision|back up)(?:s|ed)? (?:\w+ )?(with|using|via|through) "
+    r"migrate|monitor|provision|back up)(?:s|ed)? ((?:[\w'-]+ ){0,3}?)(with|using|via|through) "
     r"(?!.*\b(?:also|too|as well)\b)(.+)"
 )
+# Words that name no object of their own: "we deploy it with", "we test everything with".
+NO_OBJECT = frozenset({"the", "a", "an", "it", "this", "that", "them", "everything", "all"})
 SLOTS = (
     (lazy(r"\bmy name is\s+(.+)", re.I), "name"),
     (lazy(r"\b(?:I|we)(?: currently)? (?:live|am based|are based) in\s+(.+)", re.I), "home"),
@@ -62,7 +65,32 @@ ATTRIBUTE = lazy(
     r"(?:is|are|was|=|:) (.+)",
     re.I,
 )
+# a thing's attribute: "The shop's database is PostgreSQL 15" (its owner names the slot too)
+ATTRIBUTE_OF = lazy(
+    r"\b(?!(?:it|that|what|there|here|he|she|who|where|let|one)'s\b)([a-z][\w-]*)'s "
+    r"([a-z][\w-]*(?: [a-z][\w-]*){0,2}) (?:is|are|was|=|:) (.+)",
+    re.I,
+)
 ATTRIBUTE_ZH = lazy(r"我的(.{1,10}?)是(.+)")
+# A preference of one choice ("I prefer tabs for indentation"): what it is for names the slot;
+# a clause naming what it replaces ("over spaces") or why ("because ...") is no part of it.
+PREFERRED = lazy(r"\b(?:I|we)(?: \w+)? prefers? (.+)", re.I)
+CLAUSE = lazy(
+    r"\s+(?=(?:for|in|on|with|when|while|over|than|to|instead|rather|because|since|as)\b)"
+    r"|\s*[,.;!:()]\s*",
+    re.I,
+)
+PURPOSE = lazy(r"(?:for|in|on|with|when|while)\b", re.I)
+PREFER = "prefer"  # the slot of a preference that says nothing of what it is for
+# Statements that name the value they replace: "switched from make to fly", "fly now, not
+# make", "instead of make", "no longer make" (group 1: the old value).
+REPLACED = lazy(
+    r"\b(?:switched|moved|migrated|changed|went) (?:over )?from (.+?) to\b"
+    r"|\bnow,? not (.+?)(?:\s*[,.;!]|$)"
+    r"|\b(?:instead of|rather than) (.+?)(?:\s*[,.;!]|$)"
+    r"|\bno longer (?:use |uses |using )?(.+?)(?:\s*[,.;!]|$)",
+    re.I,
+)
 PREFERENCE = lazy(
     r"\b(?:like|likes|love|loves|prefer|prefers|enjoy|enjoys|favou?rite \w+ is)\s+(.+?)"
     r"(?:\s+(?:over|than|because|when|for|instead)\b|[.,;!]|$)",
@@ -90,9 +118,10 @@ def slot(text: str) -> tuple[str, str] | None:
     """(slot, value) a text sets, e.g. ("editor", "vim") for "My editor is vim"."""
     for pattern, name in SLOTS:
         found = pattern.search(text)
-        if found and not name:  # the slot is named by the text: its verb, by what means
-            verb, _means, value = found.groups()
-            return f"{verb.lower()} with", normalised(value)
+        if found and not name:  # the slot is named by the text: its verb, on what, by what
+            verb, done_to, _means, value = found.groups()
+            object_ = [w for w in normalised(done_to).split() if w not in NO_OBJECT]
+            return " ".join([verb.lower(), *object_, "with"]), normalised(value)
         if found:
             value = next(g for g in found.groups() if g)
             return name, normalised(value)
@@ -100,7 +129,40 @@ def slot(text: str) -> tuple[str, str] | None:
         found = pattern.search(text)
         if found:
             return normalised(found.group(1)), normalised(found.group(2))
-    return None
+    found = ATTRIBUTE_OF.search(text)
+    if found:
+        return normalised(f"{found.group(1)} {found.group(2)}"), normalised(found.group(3))
+    return preferred(text)
+
+
+def preferred(text: str) -> tuple[str, str] | None:
+    """("prefer" and what for, the choice) of "I prefer tabs for indentation, not spaces"."""
+    found = PREFERRED.search(text)
+    if not found:
+        return None
+    parts = [c for c in CLAUSE.split(found.group(1)) if c]
+    if not parts:
+        return None
+    choice, *clauses = parts
+    purpose = []
+    for clause in clauses:
+        if not PURPOSE.match(clause):
+            break
+        purpose.append(normalised(clause))
+    return " ".join([PREFER, *purpose]), normalised(choice)
+
+
+def replaced(text: str) -> str | None:
+    """The old value a statement says it replaces ("make" of "switched from make to fly")."""
+    found = REPLACED.search(text)
+    if not found:
+        return None
+    return normalised(next(g for g in found.groups() if g)) or None
+
+
+def extends(value: str, old: str) -> bool:
+    """The new value is the old with more detail ("make release from main" of "make release")."""
+    return value.split()[: len(old.split())] == old.split()
 
 
 def preference_object(text: str) -> list[str] | None:
@@ -141,17 +203,22 @@ def decide(fact: Fact, memory: Memory | None, similarity: float, s: Settings) ->
         return verdict(Verdict.SKIP, f"already stored (similarity {similarity:.2f})")
     if fact.category in (Category.EVENTS, Category.CASES):
         return verdict(Verdict.CREATE, f"{fact.category} are only created or skipped")
-    fact_slot, memory_slot = slot(fact.content), slot(memory.content)
-    slot_name = (
-        fact_slot[0] if fact_slot and memory_slot and fact_slot[0] == memory_slot[0] else None
-    )
-    if similarity >= s.reconcile_match_similarity or slot_name:
+    matched = similarity >= s.reconcile_match_similarity
+    memory_slot = slot(memory.content)
+    old = replaced(fact.content)
+    # what it replaces is what the memory says: its slot's value, or a memory about the same
+    if old and words(old) <= words(memory_slot[1] if memory_slot else memory.content):
+        if (memory_slot or matched) and not replaced(memory.content):
+            return verdict(Verdict.SUPERSEDE, f"says it replaces '{old}'")
+    slot_name = same_slot(slot(fact.content), memory_slot, matched)
+    if matched or slot_name:
+        changed = slot_name and slot_verdict(slot_name, fact, memory)
+        if changed:
+            return verdict(*changed)
         if fact.category == Category.PROFILE and memory.category == Category.PROFILE:
             return verdict(Verdict.MERGE, "profile facts about the same thing merge")
         if negated(fact.content) != negated(memory.content):
             return verdict(Verdict.CONTRADICT, "same subject, opposite polarity")
-        if slot_name and fact_slot != memory_slot:
-            return verdict(Verdict.CONTRADICT, f"another value for '{slot_name}'")
         if words(memory.content) < words(fact.content):
             return verdict(Verdict.MERGE, "adds detail to the memory")
         if similarity >= s.reconcile_support_similarity:
@@ -159,3 +226,47 @@ def decide(fact: Fact, memory: Memory | None, similarity: float, s: Settings) ->
     if QUALIFIER.search(fact.content):
         return verdict(Verdict.CONTEXTUALIZE, "qualifies a related memory")
     return verdict(Verdict.CREATE, f"related but distinct (similarity {similarity:.2f})")
+
+
+def same_slot(
+    fact: tuple[str, str] | None, memory: tuple[str, str] | None, matched: bool
+) -> str | None:
+    """The slot both texts set, if any; a bare "I prefer X" names none of its own, so it
+    counts only between texts about the same thing (``matched``)."""
+    if fact is None or memory is None or fact[0] != memory[0]:
+        return None
+    return fact[0] if fact[0] != PREFER or matched else None
+
+
+def slot_verdict(name: str, fact: Fact, memory: Memory) -> tuple[Verdict, str] | None:
+    """Two texts setting one slot: another value replaces, a longer one ("make release from
+    main" after "make release") adds detail; the same value is left to the other rules."""
+    (_, value), (_, old) = slot(fact.content) or ("", ""), slot(memory.content) or ("", "")
+    if negated(fact.content) != negated(memory.content):
+        return Verdict.CONTRADICT, "same subject, opposite polarity"
+    if value == old:
+        return None
+    if extends(value, old):
+        return Verdict.MERGE, f"adds detail to '{name}'"
+    return Verdict.CONTRADICT, f"another value for '{name}'"
+
+
+def another_value(fact: str, memory: str) -> bool:
+    """Both texts set one slot, to different values."""
+    a, b = slot(fact), slot(memory)
+    return a is not None and b is not None and a[0] == b[0] and a[1] != b[1]
+
+
+def replaces(fact: str, memory: str) -> bool:
+    """By the slot rules alone, with no similarity: the fact sets another value of the slot
+    the memory sets, or names the memory's value as what it replaces (``remember``'s test,
+    where the user states the fact in so many words)."""
+    new, old = slot(fact), slot(memory)
+    if old is None or negated(fact) != negated(memory) and not replaced(fact):
+        return False
+    said = replaced(fact)
+    if said and words(said) <= words(old[1]) and not replaced(memory):
+        return True
+    if new is None or new[0] != old[0] or new[0] == PREFER:
+        return False
+    return new[1] != old[1] and not extends(new[1], old[1])

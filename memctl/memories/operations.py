@@ -9,7 +9,7 @@ edit too, which undo refuses by name (nothing can put it back) rather than pass 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -180,10 +180,12 @@ def remember_once(
     scope: str | None = None,
     source: str = "cli",
     questions: Sequence[str] = (),
-) -> tuple[Memory, bool, Questions]:
-    """(memory, already stored, its questions): a text already stored in the scope is not
-    stored twice (the questions given are added to it); questions not about the memory are
-    dropped (memories/questions.py)."""
+    replaces: Callable[[str, str], bool] | None = None,
+) -> tuple[Memory, bool, Questions, list[Memory]]:
+    """(memory, already stored, its questions, the memories it superseded): a text already
+    stored in the scope is not stored twice (the questions given are added to it); questions
+    not about the memory are dropped (memories/questions.py); the active memories of its
+    scope near it that ``replaces(text, theirs)`` says it replaces are superseded by it."""
     from memctl.memories.questions import Questions, clean_questions, on_topic
 
     check_unit("importance", importance)
@@ -200,7 +202,7 @@ def remember_once(
     asked = clean_questions(questions)
     existing = store.same_content(ctx.db, memory.content_hash, memory.scope)
     if existing is not None and not asked:
-        return existing, True, Questions()
+        return existing, True, Questions(), []
     target = existing or memory
     vector, *question_vectors = ctx.vectors([target.content, *asked])
     found = on_topic(asked, question_vectors, vector, ctx.settings.remember_question_floor)
@@ -209,11 +211,44 @@ def remember_once(
         if found.kept:
             with ctx.db.atomic():
                 Writer(ctx.db).add_questions(existing.id, found.kept, model)
-        return existing, True, found
+        return existing, True, found, []
+    stale = _replaced(ctx, memory, vector, replaces) if replaces is not None else []
     with edit(ctx, "remember", [memory]) as writer:
         writer.create(memory, vector, questions=len(found.kept))
         writer.add_questions(memory.id, found.kept, model)
-    return memory, False, found
+        for old in stale:
+            writer.supersede(old, memory.id, "supersede", superseded_by=memory.id)
+            writer.link(Relation(memory.id, old.id, RelationType.SUPERSEDES))
+    return memory, False, found, stale
+
+
+def _replaced(
+    ctx: Context, memory: Memory, blob: bytes, replaces: Callable[[str, str], bool]
+) -> list[Memory]:
+    """The active memories of ``memory``'s scope nearest it (as reconcile gathers them) that
+    ``replaces`` says the new text replaces; never an event, a case or a session's digest:
+    records of what happened stay as they were."""
+    import numpy as np
+
+    from memctl.memories.provenance import DIGEST_TAG
+    from memctl.store.vector_query import nearest_in_store
+
+    vector = np.frombuffer(blob, dtype=np.float32)
+    s = ctx.settings
+    where = MemoryFilter(scopes=(memory.scope,), states=(State.ACTIVE,))
+    near = [
+        memory_id
+        for memory_id, distance in nearest_in_store(ctx.db, vector, s.reconcile_vector_top, where)
+        if 1.0 - distance >= s.reconcile_min_similarity
+    ]
+    found = store.get_memories(ctx.db, near)
+    return [
+        m
+        for m in found.values()
+        if m.category not in (Category.EVENTS, Category.CASES)
+        and DIGEST_TAG not in m.tags
+        and replaces(memory.content, m.content)
+    ]
 
 
 def get(ctx: Context, id_or_prefix: str) -> tuple[Memory, list[Relation]]:

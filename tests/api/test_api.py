@@ -13,6 +13,7 @@ from memctl.api import memory, recall
 from memctl.api.maintain import MaintainRequest, maintain
 from memctl.context import Context
 from memctl.errors import InputError, NotFoundError, UsageError
+from memctl.model import State
 from tests.ingesting import TRANSCRIPTS
 
 
@@ -167,6 +168,27 @@ def test_remember_without_a_category_classifies_by_the_rules(
     ctx = make_ctx()
     stored = memory.remember(ctx, memory.RememberRequest(text, source="mcp")).memory
     assert str(stored.category) == category and (stored.scope == "global") == is_global
+
+
+def test_remembering_another_value_supersedes_the_old_and_another_fact_stays(
+    make_ctx: Any,
+) -> None:
+    """s28-reconcile: "My editor is helix" after "My editor is vim" left both active, the
+    stale one ranked first; what the user states again replaces it, and undo brings it back."""
+    ctx = make_ctx()
+
+    def said(text: str) -> memory.Remembered:
+        return memory.remember(ctx, memory.RememberRequest(text))
+
+    vim, fridays = said("My editor is vim.").memory, said("We deploy on Fridays.").memory
+    helix = said("My editor is helix.")
+    assert [m.id for m in helix.replaced] == [vim.id]
+    assert said("We deploy with fly.").replaced == ()
+    states = {k: m.state for k, m in memory.by_ids(ctx, [vim.id, fridays.id]).items()}
+    assert states == {vim.id: State.SUPERSEDED, fridays.id: State.ACTIVE}
+    ingest_api.undo(ctx)  # the last edit: "We deploy with fly." replaced nothing
+    ingest_api.undo(ctx)
+    assert memory.by_ids(ctx, [vim.id])[vim.id].state == State.ACTIVE
 
 
 def test_an_explicit_category_or_scope_wins_over_the_rules(make_ctx: Any) -> None:

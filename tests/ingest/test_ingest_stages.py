@@ -65,6 +65,9 @@ def test_there_are_enough_rule_patterns_and_the_docs_count_them() -> None:
         ("Never push to prod on Fridays.", Category.PATTERNS, "rule"),
         ("The fix was to pin numpy to 1.26.", Category.CASES, "case"),
         ("We just migrated the ledger to rusqlite.", Category.EVENTS, "event"),
+        # the user's own setup (s28-reconcile: no memory before)
+        ("My editor is vim.", Category.PREFERENCES, "preference"),
+        ("I use fish as my shell.", Category.PREFERENCES, "preference"),
         ("我喜欢喝星巴克拿铁", Category.PREFERENCES, "preference"),
         ("我通常早上七点开始工作", Category.PATTERNS, "habit"),
         ("我叫李雷", Category.PROFILE, "biography"),
@@ -77,6 +80,14 @@ def test_rule_patterns_find_durable_facts(sentence: str, category: Category, kin
     (fact,) = extract_rules.extract_rules([Passage(sentence, source="session:s#1")], 50)
     assert (fact.category, fact.tags, fact.content) == (category, [kind], sentence)
     assert fact.source == "session:s#1"
+
+
+def test_a_tool_used_for_the_task_is_no_setup() -> None:
+    said = (
+        "I use this helper to parse the file. My question is why it fails. As a writer, "
+        "my laptop is like half of my lifeline."
+    )
+    assert extract_rules.extract_rules([Passage(said, source="session:s#1")], 50) == []
 
 
 def test_names_places_and_schedules_are_facts_and_a_call_of_code_is_not() -> None:
@@ -279,6 +290,67 @@ def memory(
             Verdict.CONTEXTUALIZE,
         ),
         ("Spaces in YAML files", Category.PREFERENCES, "I prefer tabs", 0.55, Verdict.CREATE),
+        # a changed fact replaces the old one (s28-reconcile: each was CREATEd before)
+        (
+            "Change of plan: we deploy the shop with `fly deploy` now, not make release.",
+            Category.ENTITIES,
+            "We deploy the shop with `make release` from main.",
+            0.69,
+            Verdict.SUPERSEDE,
+        ),
+        (
+            "I prefer spaces for indentation in every project.",
+            Category.PREFERENCES,
+            "I prefer tabs for indentation in every project.",
+            0.78,
+            Verdict.CONTRADICT,
+        ),
+        (
+            "I prefer spaces over tabs",
+            Category.PREFERENCES,
+            "I prefer tabs",
+            0.75,
+            Verdict.CONTRADICT,
+        ),
+        (
+            "The shop's database is PostgreSQL 16 since the upgrade.",
+            Category.ENTITIES,
+            "The shop's database is PostgreSQL 15.",
+            0.93,
+            Verdict.CONTRADICT,
+        ),
+        (
+            "We switched from nox to tox",
+            Category.PATTERNS,
+            "We test with nox",
+            0.6,
+            Verdict.SUPERSEDE,
+        ),
+        ("I live in Porto", Category.PROFILE, "I live in Lisbon", 0.8, Verdict.CONTRADICT),
+        # ... and two facts of one subject both stay
+        ("We deploy on Fridays", Category.ENTITIES, "We deploy with fly", 0.6, Verdict.CREATE),
+        ("I prefer dark mode", Category.PREFERENCES, "I prefer tabs", 0.55, Verdict.CREATE),
+        (
+            "I prefer tabs for indentation",
+            Category.PREFERENCES,
+            "I prefer pytest for tests",
+            0.6,
+            Verdict.CREATE,
+        ),
+        (
+            "We deploy the docs with mkdocs",
+            Category.ENTITIES,
+            "We deploy the shop with fly",
+            0.6,
+            Verdict.CREATE,
+        ),
+        (
+            "We deploy with make release from main",
+            Category.ENTITIES,
+            "We deploy with make release",
+            0.8,
+            Verdict.MERGE,
+        ),
     ],
 )
 def test_rule_based_reconcile(
@@ -297,6 +369,23 @@ def test_rule_based_reconcile(
     )
     assert decision.verdict == verdict, decision.reason
     assert decision.target_id == (target.id if target and verdict != Verdict.CREATE else None)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("The user's editor is vim", ("editor", "vim")),
+        ("The shop's database is PostgreSQL 15.", ("shop database", "postgresql 15")),
+        ("We test it with pytest", ("test with", "pytest")),
+        ("We deploy the shop with fly", ("deploy shop with", "fly")),
+        ("I prefer spaces over tabs, because diffs", ("prefer", "spaces")),
+        ("I prefer tabs for indentation in Go", ("prefer for indentation in go", "tabs")),
+        ("Here's the config: a", None),
+        ("We prefer :)", None),
+    ],
+)
+def test_the_slot_a_text_sets(text: str, expected: tuple[str, str] | None) -> None:
+    assert reconcile_rules.slot(text) == expected
 
 
 def test_the_preference_slot_guard() -> None:
@@ -325,6 +414,8 @@ def test_the_preference_slot_guard() -> None:
             Verdict.CONTRADICT,
         ),
         (Verdict.MERGE, Category.EVENTS, Kind.EPISODIC, Category.EVENTS, Verdict.CREATE),
+        # a record is not rewritten by a later fact (s28-reconcile)
+        (Verdict.SUPERSEDE, Category.ENTITIES, Kind.EPISODIC, Category.EVENTS, Verdict.CREATE),
         (Verdict.SUPPORT, Category.CASES, Kind.EPISODIC, Category.CASES, Verdict.CREATE),
         (Verdict.MERGE, Category.PREFERENCES, Kind.PINNED, Category.PREFERENCES, Verdict.CREATE),
         (
@@ -352,6 +443,17 @@ def test_rules_every_decision_keeps(
     )
     decided = reconcile.enforce(decision, (target, 0.9), {target.id: target}, 0.7)
     assert decided.verdict == expected
+
+
+def test_a_profile_fact_with_another_value_supersedes_rather_than_merges() -> None:
+    """Profile facts merge when matched, but "I live in Porto" after "I live in Lisbon"
+    would keep both as one."""
+    target = memory("I live in Lisbon", Category.PROFILE)
+    fact = Fact("I live in Porto", Category.PROFILE)
+    decided = reconcile.enforce(
+        Decision(Verdict.CONTRADICT, fact, target.id), (target, 0.8), {target.id: target}, 0.7
+    )
+    assert (decided.verdict, decided.target_id) == (Verdict.SUPERSEDE, target.id)
 
 
 @pytest.mark.parametrize("verdict", [Verdict.MERGE, Verdict.SUPERSEDE, Verdict.CONTRADICT])
