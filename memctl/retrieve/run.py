@@ -33,6 +33,7 @@ KEPT, RESCORED, DROPPED, ADDED = "kept", "rescored", "dropped", "added"
 QUESTION_LEGS = ("questions", "question_vector")
 TOOL_NOTE = "[tool "  # how the parsers write a tool call or result (ingest/parse/common.py)
 SUBAGENT = "[subagent] "  # how they mark a sub-agent's message (ingest/parse/common.py)
+SUBAGENT_REPORT = "[subagent report]"  # how they open its report (the same)
 CODE_SPAN = lazy(r"`[^`\n]+`")  # code an assistant names in Markdown: `tui.py`
 # A client's own wrapper around a message it wrote into the conversation: a tag of two
 # words or more, as clients name theirs (``<local-command-stdout>``, ``<system-reminder>``,
