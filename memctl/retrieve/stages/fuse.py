@@ -93,6 +93,7 @@ from typing import TYPE_CHECKING
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.model import Kind, Memory, parse_time
 from memctl.retrieve.echo import echo_why
+from memctl.retrieve.passages import PASSAGE_CHARS, passages
 from memctl.retrieve.query import IDENTIFIER, STOPWORDS, split_identifier
 from memctl.retrieve.run import (
     DROPPED,
@@ -238,6 +239,24 @@ def memory_coverage(run: Run, memory: Memory) -> float:
     if share is None:
         share = run.shares[text] = _share(run, text.lower(), total)
     return share
+
+
+def gate_share(run: Run, candidate: Candidate, share: float) -> float:
+    """The share of the query's words by which the gate labels a candidate (``evidence``):
+    ``share`` (``coverage``), and for a session message longer than a passage, the share
+    its best passage holds (passages.py). A message is labelled by its words alone (its
+    cosine never labels it), and a long one (a sub-agent's 7-13 KB report) holds a third
+    of an unrelated question's words by chance, scattered through it. Ranking keeps the
+    whole text's share: a best passage there lost rows (s28-long)."""
+    if not share or not candidate.is_message or len(candidate.memory.content) <= PASSAGE_CHARS:
+        return share
+    total = sum(run.word_weights.values())
+    best = 0.0
+    for window in passages(own_words(candidate.memory.content)):
+        best = max(best, _share(run, window.lower(), total))
+        if best >= share:  # no passage holds more than the whole
+            return share
+    return best
 
 
 def own_words(content: str) -> str:
@@ -634,7 +653,7 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
             *evidence(
                 run,
                 c,
-                shares[c.id],
+                gate_share(run, c, shares[c.id]),
                 pairs,
                 margin if c.id == leader else None,
                 crowd,

@@ -1,0 +1,51 @@
+"""The relevance gate counts a long session message's words by its best passage
+(passages.py, fuse.gate_share); ranking counts the whole text's."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memctl.context import Context
+from memctl.model import Memory, format_time
+from memctl.retrieve.passages import PASSAGE_CHARS, passages
+from memctl.retrieve.pipeline import start
+from memctl.retrieve.run import Candidate
+from memctl.retrieve.stages.fuse import coverage, fuse
+
+NOW = datetime(2026, 6, 10, 12, tzinfo=UTC)
+FILLER = "the quick brown fox jumps over a lazy dog near the river bank "
+
+
+def message(text: str) -> Candidate:
+    made = Candidate(Memory(content=text, created_at=format_time(NOW)), is_message=True)
+    made.ranks, made.raw = {"sessions": 1}, {"sessions": -4.0}
+    return made
+
+
+def test_a_long_texts_windows_overlap_by_half_and_hold_every_word() -> None:
+    assert passages("a short message") == ["a short message"]
+    text = " ".join(f"w{i}" for i in range(2000))
+    windows = passages(text)
+    assert all(len(w) <= PASSAGE_CHARS for w in windows)
+    for before, after in zip(windows, windows[1:], strict=False):
+        assert after.split()[0] in before.split()  # each begins inside the one before
+    assert {word for w in windows for word in w.split()} == set(text.split())
+    assert all(len(w) <= PASSAGE_CHARS for w in passages("x" * 2000))
+
+
+def test_a_long_message_is_clear_by_the_words_one_passage_holds(ctx: Context) -> None:
+    """A sub-agent's report held every word of "which java version does the reporting
+    service use?", scattered through 3 KB, and was a clear match to that unrelated ask."""
+    run = start(ctx, "which java version does the reporting service use?", 10, now=NOW)
+    run.word_weights = {"java": 1.0, "version": 1.0, "reporting": 1.0, "service": 1.0}
+    pad = FILLER * 28  # ~1,740 characters between the words: a passage holds one of them
+    scattered = message(f"java {pad} version {pad} reporting {pad} service")
+    together = message(f"{pad} the reporting service runs on java version 21 {pad}")
+    short = message("the reporting service runs on java version 21")
+    # ranking still counts the whole text's words
+    assert coverage(run, scattered) == pytest.approx(1.0)
+    fuse(run, [scattered, together, short])
+    assert (scattered.clear, together.clear, short.clear) == (False, True, True)
+    assert scattered.score == pytest.approx(together.score)
