@@ -391,10 +391,12 @@ def real_questions(
             "plain: 'what did we do last time?'), each at its own time; tune on plain-tune.",
         ),
     ] = False,
+    cache: CacheOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Questions about real sessions taken in by the default path: found@5, two ways."""
     from benchmarks import real_questions as bench
+    from benchmarks.haystack import CachedEmbedder
 
     named = [
         name
@@ -414,11 +416,15 @@ def real_questions(
             "give one"
         )
     directory, beside = bench.SPLITS[named[0] if named else "dev"]
+    settings = settings_for(ctx)
+    # the sessions' texts embedded once: a rerun embeds only what changed (~70 CPU-s a run)
+    embedder = CachedEmbedder(_open_cache(ctx, cache)[1]) if cache else None
     with err_console.status("") as status:
         report = bench.run(
-            settings_for(ctx),
+            settings,
             data or directory,
             None if no_others else (others or bench.SESSIONS),
+            embedder=embedder,
             note=status.update,
             beside=beside,
         )

@@ -829,6 +829,38 @@ def test_real_questions_report_found_at_5_both_ways_per_half_and_scoping(
         real_questions.run(settings, tmp_path, None, cache.embedder)
 
 
+def test_real_questions_keeps_its_embeddings_with_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """``real-questions --cache DIR``: the sessions' texts are embedded once, and a rerun
+    reads them from DIR with the same figures (a run embedded ~70 CPU-s each time)."""
+    from benchmarks.__main__ import main, run
+    from benchmarks.session_quality import GOLD
+
+    name = "cc2-cclog-256ba646.jsonl"
+    (tmp_path / name).write_bytes((GOLD / name).read_bytes())
+    session = {"file": name, "client": "claude-code", "project": "claude_p"}
+    (tmp_path / "manifest.json").write_text(json.dumps({"sessions": [session]}))
+    asked = {"id": "q1", "q": "can claude -p use WebSearch?", "session": name, "half": "check"}
+    (tmp_path / "questions.json").write_text(
+        json.dumps({"questions": [{**asked, "keywords": ["allowedtools"]}]})
+    )
+    monkeypatch.setenv("MEMCTL_EMBEDDER", "hash")
+    cache = tmp_path / "cache"
+    args = ["real-questions", "--data", str(tmp_path), "--no-others", "--cache", str(cache)]
+    monkeypatch.setattr(sys, "argv", ["python -m benchmarks", *args, "--json"])
+    answers, sizes = [], []
+    for _ in range(2):
+        with pytest.raises(SystemExit) as exited:
+            main(run, prog="python -m benchmarks")
+        assert exited.value.code in (0, None)
+        answers.append(json.loads(capfd.readouterr().out))
+        sizes.append([f.stat().st_size for f in cache.iterdir()])
+    assert len(sizes[0]) == 1 and sizes[0][0] > 0  # one file of vectors, by the first run
+    assert sizes[1] == sizes[0]  # the rerun embedded nothing
+    assert answers[0]["rows"] == answers[1]["rows"] and answers[0]["rows"]
+
+
 def test_the_held_out_split_stands_alone_and_joins_the_dev_store(
     tmp_path: Path, fast: tuple[Any, EmbeddingCache]
 ) -> None:
