@@ -167,6 +167,18 @@ def get_memories(
     return {memory.id: memory for memory in found}
 
 
+def replaced_of_sessions(db: Database, session_ids: list[str]) -> list[Memory]:
+    """The superseded and contradicted memories distilled from these sessions (their
+    ``session_id``), in one query over the (session_id, created_at) index."""
+    if not session_ids:
+        return []
+    sql = (
+        f"SELECT {memory_columns()} FROM json_each(?) AS wanted CROSS JOIN memories m "
+        "ON m.session_id = wanted.value WHERE m.state IN (?, ?)"
+    )
+    return read_memories(db, sql, [json.dumps(session_ids), State.SUPERSEDED, State.CONTRADICTED])
+
+
 def resolve_prefix(db: Database, table: str, prefix: str, noun: str) -> str:
     """The full id of the ``table`` row a unique id prefix names; never a guess."""
     prefix = prefix.strip().lower()
