@@ -9,7 +9,7 @@ from typing import Any
 from memctl.api import ingest as ingest_api
 from memctl.context import Context
 from memctl.model import State
-from memctl.retrieve.pipeline import recall
+from memctl.retrieve.pipeline import Recalled, recall
 from memctl.store.memories import MemoryFilter, list_memories
 from tests.ingesting import claude_record
 
@@ -44,3 +44,24 @@ def test_the_superseded_facts_message_ranks_below_its_replacement_labelled_older
     assert not older.clear and f"superseded by {helix.id[:8]}" in older.match_why
     assert ids.index(helix.id) < ids.index(older.memory.id)
     assert vim.id not in ids  # the superseded memory itself still needs --history
+
+
+def test_a_message_holding_a_standing_fact_too_is_older_only_for_the_replaced_one(
+    make_ctx: Any, tmp_path: Path
+) -> None:
+    """One message, two facts, one of them replaced later: asked about the replaced one, the
+    message is an older statement; asked about the other, it still says what holds."""
+    ctx = make_ctx()
+    told(ctx, tmp_path, "both", "My editor is vim. We always deploy with make ship.", 0)
+    told(ctx, tmp_path, "helix-session", "My editor is helix.", 100)
+    states = {m.content: m.state for m in list_memories(ctx.db, MemoryFilter(), None)}
+    assert states["My editor is vim."] == State.SUPERSEDED
+    assert State.ACTIVE in {s for text, s in states.items() if "make ship" in text}
+
+    def row(question: str) -> Recalled:
+        results = recall(ctx, question, sessions=True, touch=False).results
+        return next(r for r in results if "make ship" in r.memory.content)
+
+    assert "older statement" in row(QUESTION).match_why
+    deploy = row("how do we deploy?")
+    assert deploy.clear and "older statement" not in deploy.match_why
