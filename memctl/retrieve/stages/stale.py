@@ -83,7 +83,9 @@ def replaced_why(memory: Memory, newer: dict[str, str]) -> str:
 def stale(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     if not run.sessions:
         return candidates
-    messages = [c for c in (*candidates, *run.possible) if c.is_message]
+    # the gate's possible ones too, and the copies of those it kept beside the clear ones
+    # (a later cut hands them back to the possible pool)
+    messages = [c for c in (*candidates, *run.possible, *run.beside) if c.is_message]
     if not messages:
         return candidates
     older = older_sources(run, messages)
