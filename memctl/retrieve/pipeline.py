@@ -1,8 +1,8 @@
 """The recall pipeline: a list of stages run in order over the candidate list.
 
-    candidates -> fuse -> provenance -> copies -> time -> intent -> scope -> cap -> neighbours ->
-    rerank -> bm25_floor -> decay -> importance -> length -> spread -> status -> cutoff ->
-    sessions -> mmr -> pack
+    candidates -> fuse -> provenance -> stale -> copies -> time -> intent -> scope -> cap ->
+    neighbours -> rerank -> bm25_floor -> decay -> importance -> length -> spread -> status ->
+    cutoff -> sessions -> mmr -> pack
 
 The candidates the relevance gate labels clear (fuse), and those with a path
 from one (neighbours, spread), go through every stage: they are the clear
@@ -50,6 +50,7 @@ from memctl.retrieve.stages.rerank import rerank
 from memctl.retrieve.stages.scope import scope
 from memctl.retrieve.stages.sessions_cover import sessions_cover
 from memctl.retrieve.stages.spread import describe, spread
+from memctl.retrieve.stages.stale import stale
 from memctl.retrieve.stages.status import status
 from memctl.retrieve.stages.time_boost import time_boost
 from memctl.retrieve.when import since_latest
@@ -71,6 +72,7 @@ def stages_for(params: Params) -> list[Stage]:
         candidates,
         fuse,
         provenance,
+        stale,
         copies,
         time_boost,
         intent,

@@ -167,6 +167,19 @@ def get_memories(
     return {memory.id: memory for memory in found}
 
 
+def of_sessions_in(db: Database, session_ids: list[str], states: tuple[State, ...]) -> list[Memory]:
+    """The memories in ``states`` distilled from these sessions (their ``session_id``), in
+    one query over the (session_id, created_at) index."""
+    if not session_ids or not states:
+        return []
+    marks = ", ".join("?" * len(states))
+    sql = (
+        f"SELECT {memory_columns()} FROM json_each(?) AS wanted CROSS JOIN memories m "
+        f"ON m.session_id = wanted.value WHERE m.state IN ({marks})"
+    )
+    return read_memories(db, sql, [json.dumps(session_ids), *map(str, states)])
+
+
 def resolve_prefix(db: Database, table: str, prefix: str, noun: str) -> str:
     """The full id of the ``table`` row a unique id prefix names; never a guess."""
     prefix = prefix.strip().lower()

@@ -35,8 +35,10 @@ set aside as possible (``run.possible``); a group with a member kept is kept.
 from __future__ import annotations
 
 from memctl.memories.provenance import DIGEST_TAG
+from memctl.model import State
 from memctl.retrieve.run import ADDED, DROPPED, RESCORED, Candidate, Run, by_score
 from memctl.retrieve.stages.fuse import coverage, evidence
+from memctl.retrieve.stages.status import state_as_of
 from memctl.store.memories import session_memories_tagged
 from memctl.store.message_search import MESSAGE_SEPARATOR
 from memctl.store.sessions import source_range
@@ -217,13 +219,22 @@ def provenance_of(candidate: Candidate) -> str:
     return "distilled from it" if candidate.is_message else "said in it, stated better there"
 
 
+def hidden_by_status(run: Run, candidate: Candidate) -> bool:
+    """A superseded memory, which the status stage leaves out unless ``--history``: its
+    messages are not folded into it, to go with it (stages/stale.py labels them older
+    statements)."""
+    superseded = state_as_of(candidate.memory, run) == State.SUPERSEDED
+    return not candidate.is_message and superseded and not run.history
+
+
 def provenance(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     if not run.sessions:
         return candidates
     everyone = [*candidates, *run.possible]
-    sources = sources_of(everyone)
-    said_verbatim(everyone, sources)
-    fetched = session_stand_ins(run, everyone, sources)
+    shown = [c for c in everyone if not hidden_by_status(run, c)]
+    sources = sources_of(shown)
+    said_verbatim(shown, sources)
+    fetched = session_stand_ins(run, shown, sources)
     for digest in fetched:
         run.record(STAGE, digest, ADDED, why=STAND_IN_WHY)
     if not sources:
