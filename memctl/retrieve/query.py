@@ -20,6 +20,7 @@ Nothing here is FTS syntax: ``store/fts.py`` quotes every alternative.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -293,6 +294,7 @@ def is_english(text: str) -> bool:
     return bool(words & STOPWORDS) or not words & FOREIGN_HINTS
 
 
+@functools.lru_cache(maxsize=256)  # the gate asks it of the same query for every candidate
 def in_unread_script(text: str) -> bool:
     """Whether most of ``text``'s letters are of a script other than Latin (Chinese,
     Japanese, Korean, Cyrillic, ...). The embedding model (all-MiniLM-L6-v2) learnt from
