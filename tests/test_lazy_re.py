@@ -13,6 +13,7 @@ RULE_MODULES = (
     "memctl.ingest.tools",
     "memctl.memories.injected",
     "memctl.memories.told_back",
+    "memctl.memories.statements",
     "memctl.ingest.reconcile_rules",
     "memctl.ingest.extract_rules",
     "memctl.ingest.noise",

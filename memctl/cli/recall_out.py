@@ -217,7 +217,9 @@ def results_table(
     ]
     hosts = hosts or {}
     summaries = [
-        host_mark(hosts.get(i.memory.id)) + excerpt(i.memory.summary, i.memory.content, query, LINE)
+        host_mark(hosts.get(i.memory.id))
+        + replaced_mark(i)
+        + excerpt(i.memory.summary, i.memory.content, query, LINE)
         for i in items
     ]
     return headers, rows, summaries
@@ -226,6 +228,15 @@ def results_table(
 def host_mark(host: str | None) -> str:
     """What leads a trusted machine's result among the user's own: where it came from."""
     return f"(host {short_id(host)}) " if host else ""
+
+
+def replaced_mark(item: Recalled) -> str:
+    """What leads a result no longer true: what superseded or contradicts it ("(superseded
+    by 3f897797) My editor is vim."); its row follows the clear matches."""
+    if not item.no_longer_true:
+        return ""
+    by = f" by {short_id(item.replaced_by)}" if item.replaced_by else ""
+    return f"({item.match_reason}{by}) "
 
 
 def print_explain(result: RecallResult, came: dict[str, list[Origin]]) -> None:

@@ -29,13 +29,9 @@ import re
 from memctl.config import Settings
 from memctl.ingest.facts import Decision, Fact, Verdict
 from memctl.lazy_re import lazy
+from memctl.memories.statements import negated, normalised, replaced
 from memctl.model import Category, Memory
 
-NEGATION = lazy(
-    r"\b(?:not|never|no longer|nobody|none|stop(?:ped)?|hate|dislike|avoid|without)\b|n't\b"
-    r"|不|没|别|讨厌",
-    re.I,
-)
 QUALIFIER = lazy(
     r"\b(?:when|whenever|unless|except|only|but|if|while|during|because|although)\b"
     r"|但是|除了|如果|只有|只在|因为|不过",
@@ -82,15 +78,6 @@ CLAUSE = lazy(
 )
 PURPOSE = lazy(r"(?:for|in|on|with|when|while)\b", re.I)
 PREFER = "prefer"  # the slot of a preference that says nothing of what it is for
-# Statements that name the value they replace: "switched from make to fly", "fly now, not
-# make", "instead of make", "no longer make" (group 1: the old value).
-REPLACED = lazy(
-    r"\b(?:switched|moved|migrated|changed|went) (?:over )?from (.+?) to\b"
-    r"|\bnow,? not (.+?)(?:\s*[,.;!]|$)"
-    r"|\b(?:instead of|rather than) (.+?)(?:\s*[,.;!]|$)"
-    r"|\bno longer (?:use |uses |using )?(.+?)(?:\s*[,.;!]|$)",
-    re.I,
-)
 PREFERENCE = lazy(
     r"\b(?:like|likes|love|loves|prefer|prefers|enjoy|enjoys|favou?rite \w+ is)\s+(.+?)"
     r"(?:\s+(?:over|than|because|when|for|instead)\b|[.,;!]|$)",
@@ -100,18 +87,10 @@ PREFERENCE_ZH = lazy(r"(?:喜欢|爱喝|爱吃|偏爱|偏好)(.+?)(?:[，。,.!�
 CJK = lazy(r"[\u3400-\u9fff]")
 
 
-def normalised(text: str) -> str:
-    return " ".join(re.findall(r"\w+", text.lower()))
-
-
 def words(text: str) -> set[str]:
     """Lower-cased words; each CJK character counts as a word."""
     found = set(re.findall(r"[^\W\u3400-\u9fff]+", text.lower()))
     return found | set(CJK.findall(text))
-
-
-def negated(text: str) -> bool:
-    return bool(NEGATION.search(text))
 
 
 def slot(text: str) -> tuple[str, str] | None:
@@ -150,14 +129,6 @@ def preferred(text: str) -> tuple[str, str] | None:
             break
         purpose.append(normalised(clause))
     return " ".join([PREFER, *purpose]), normalised(choice)
-
-
-def replaced(text: str) -> str | None:
-    """The old value a statement says it replaces ("make" of "switched from make to fly")."""
-    found = REPLACED.search(text)
-    if not found:
-        return None
-    return normalised(next(g for g in found.groups() if g)) or None
 
 
 def extends(value: str, old: str) -> bool:

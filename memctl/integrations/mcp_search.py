@@ -48,6 +48,8 @@ def brief(memory: Memory) -> dict[str, Any]:
 
 def hit(item: Recalled, host: str | None = None, following: bool = False) -> dict[str, Any]:
     """A search result; ``said_by``: who said it (``you``, ``assistant``, ``host ...``);
+    ``match_reason``: why it is clear or possible, in a word (``replaced_by``: the memory
+    that superseded or contradicts what it says);
     ``host``: the id of the machine a synced memory came from (null for the user's own and
     for session messages), ``trusted`` whether it is in sync.trust: one that is not is why
     the result follows the user's own of its label whatever its score."""
@@ -58,6 +60,8 @@ def hit(item: Recalled, host: str | None = None, following: bool = False) -> dic
         "score": round(item.score, 4),
         "is_message": item.is_message,
         "match": item.match,
+        "match_reason": item.match_reason,
+        "replaced_by": item.replaced_by,
         **recall_api.host_fields(host, following),
     }
 

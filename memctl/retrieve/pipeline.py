@@ -27,12 +27,21 @@ from memctl.errors import MemctlError
 from memctl.model import Memory, State, format_time, parse_time
 from memctl.retrieve.params import Params, recall_params
 from memctl.retrieve.query import Analysed, analyse
-from memctl.retrieve.run import DROPPED, RESCORED, Candidate, Run, Stage, Step, by_score, tie_key
+from memctl.retrieve.run import (
+    DROPPED,
+    RESCORED,
+    Candidate,
+    Reason,
+    Run,
+    Stage,
+    Step,
+    by_score,
+    tie_key,
+)
 from memctl.retrieve.stages.bm25_floor import bm25_floor
 from memctl.retrieve.stages.candidates import candidates
 from memctl.retrieve.stages.cap import cap
-from memctl.retrieve.stages.copies import STAGE as COPIES
-from memctl.retrieve.stages.copies import copies
+from memctl.retrieve.stages.copies import copies, folded_ids
 from memctl.retrieve.stages.cutoff import cutoff
 from memctl.retrieve.stages.decay import decay
 from memctl.retrieve.stages.fuse import TOOL_NOTES_FACTOR, fuse, strength_of
@@ -44,7 +53,6 @@ from memctl.retrieve.stages.length import length
 from memctl.retrieve.stages.mmr import mmr
 from memctl.retrieve.stages.neighbours import neighbours
 from memctl.retrieve.stages.pack import item_tokens, pack
-from memctl.retrieve.stages.provenance import STAGE as PROVENANCE
 from memctl.retrieve.stages.provenance import provenance
 from memctl.retrieve.stages.rerank import rerank
 from memctl.retrieve.stages.scope import scope
@@ -115,6 +123,8 @@ class Recalled:
     source_time: str | None = None  # when its source message was said, if known
     clear: bool = True  # the relevance gate's label; False: a possible match
     match_why: str = ""  # why it is clear or possible (the gate's evidence)
+    match_reason: str = ""  # the same in one word (run.Reason)
+    replaced_by: str | None = None  # what replaced or contradicts what it says
     # what provenance folded into it: session messages, and the memory distilled from a
     # message that states the query's words better than it does
     members: tuple[str, ...] = ()
@@ -122,6 +132,11 @@ class Recalled:
     @property
     def match(self) -> str:
         return CLEAR if self.clear else POSSIBLE
+
+    @property
+    def no_longer_true(self) -> bool:
+        """Superseded or contradicted: what it says, or the fact it was distilled into."""
+        return self.match_reason in (Reason.SUPERSEDED, Reason.CONTRADICTED)
 
     @property
     def dated_at(self) -> str:
@@ -140,6 +155,8 @@ class Recalled:
             candidate.is_message,
             clear=candidate.clear,
             match_why=candidate.match_why,
+            match_reason=candidate.match_reason,
+            replaced_by=candidate.replaced_by,
             members=candidate.members,
         )
 
@@ -160,6 +177,9 @@ class Recalled:
             "from_session_messages": self.is_message,
             "source_time": self.source_time,
             "match": self.match,
+            "match_reason": self.match_reason,
+            "match_why": self.match_why,
+            "replaced_by": self.replaced_by,
             "messages": [m for m in self.members if is_message_id(m)],
             "distilled": [m for m in self.members if not is_message_id(m)],
         }
@@ -385,14 +405,6 @@ def distinct_texts(ranked: list[Candidate]) -> list[Candidate]:
             seen.add(text)
             kept.append(candidate)
     return kept
-
-
-def folded_ids(run: Run) -> set[str]:
-    """The session messages provenance folded into a memory, and the copies that count
-    once (copies.py)."""
-    return {
-        s.memory_id for s in run.trace if s.stage in (PROVENANCE, COPIES) and s.action == DROPPED
-    }
 
 
 NO_EVIDENCE = "no evidence at all (relevance and score 0 or less): not offered"

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memctl.lazy_re import lazy
@@ -42,6 +43,20 @@ CODE_SPAN = lazy(r"`[^`\n]+`")  # code an assistant names in Markdown: `tui.py`
 CLIENT_TAG = lazy(r"<([a-z]+[-_][a-z_-]+)\b[^>]*>", re.I)
 
 
+class Reason(StrEnum):
+    """Why a row is clear or possible, in one word for scripts (``match_reason`` in recall's
+    JSON and MCP answers; ``match_why`` says it in words)."""
+
+    EVIDENCE = "evidence"  # its own evidence shows it is about the query: clear
+    SUPPORTS = "supports"  # supports another's relevance, shows none of its own
+    NO_EVIDENCE = "no_evidence"  # no evidence of relevance of its own
+    NOTHING_SHOWN = "nothing_shown"  # no candidate shows the query is about anything stored
+    REACHED = "reached"  # the graph or a session neighbour reached it from a match
+    STAND_IN = "stand_in"  # a session's digest standing for its messages close in meaning
+    SUPERSEDED = "superseded"  # what it says was replaced by a later fact (``replaced_by``)
+    CONTRADICTED = "contradicted"  # a stronger memory contradicts what it says
+
+
 @dataclass
 class Candidate:
     """A memory (or a raw session message) on its way through the stages."""
@@ -57,6 +72,10 @@ class Candidate:
     lexical: float = 0.0  # the part of its fused score its words (BM25) earned, 0 to 1
     clear: bool = False  # the relevance gate's label: a clear match, else a possible one
     match_why: str = ""  # the evidence the label rests on, for --explain
+    match_reason: str = ""  # the same in one word (``Reason``)
+    # the memory that replaced or contradicts what it says (``Reason.SUPERSEDED``,
+    # ``Reason.CONTRADICTED``)
+    replaced_by: str | None = None
     members: tuple[str, ...] = ()  # session messages folded into it (provenance)
     centred: float | None = None  # its cosine after centring, which ranks it (centre.py)
     # its cosine less its neighbourhood's density, which ranks it as a possible match
@@ -257,6 +276,7 @@ def label_added(found: list[Candidate]) -> list[Candidate]:
         what = "clear" if candidate.clear else "possible"
         how = f"a {what} match" if seed is not None else "a result reached from another"
         candidate.match_why = f"{what}: reached from {candidate.via[0][:8]}, {how}"
+        candidate.match_reason = Reason.REACHED
     return found
 
 

@@ -105,3 +105,18 @@ def remove_relation(db: Database, src_id: str, dst_id: str, type: RelationType) 
         "DELETE FROM relations WHERE src_id = ? AND dst_id = ? AND type = ?",
         (src_id, dst_id, str(type)),
     )
+
+
+def contradictions_in(db: Database, session_ids: list[str]) -> list[Relation]:
+    """Every ``contradicts`` edge with either end a memory distilled from one of these
+    sessions (its ``session_id``), in one query over the (session_id) index."""
+    if not session_ids:
+        return []
+    rows = db.rows(
+        "SELECT DISTINCT r.* FROM json_each(?) AS wanted CROSS JOIN memories m"
+        " ON m.session_id = wanted.value JOIN relations r"
+        " ON (r.src_id = m.id OR r.dst_id = m.id) AND r.type = ?"
+        " ORDER BY r.src_id, r.dst_id",
+        (json.dumps(session_ids), str(RelationType.CONTRADICTS)),
+    )
+    return [_relation(r) for r in rows]

@@ -291,3 +291,21 @@ def turns_before(
         ]
         for session, seq in keys
     }
+
+
+def turn_openings(
+    db: Database, keys: list[tuple[str, int]], span: int
+) -> dict[tuple[str, int], int]:
+    """For each (session id, message number) of ``keys``: the number of the user's message
+    that opens its turn (the last user message before it, at most ``span`` back); a key
+    with none that close is left out. One statement whatever the number of keys."""
+    if not keys:
+        return {}
+    rows = db.tuples(
+        "SELECT k.value ->> 0, k.value ->> 1, max(m.seq) FROM json_each(?) AS k"
+        " JOIN messages AS m ON m.session_id = k.value ->> 0 AND m.role = 'user'"
+        " AND m.seq BETWEEN (k.value ->> 1) - ? AND (k.value ->> 1) - 1"
+        " GROUP BY k.value ->> 0, k.value ->> 1",
+        (json.dumps(keys), span),
+    )
+    return {(session, seq): opening for session, seq, opening in rows}

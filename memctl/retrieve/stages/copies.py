@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from memctl.memories.provenance import DIGEST_TAG
 from memctl.retrieve.run import DROPPED, RESCORED, Candidate, Run, by_score
 from memctl.retrieve.stages.fuse import plain_words
+from memctl.retrieve.stages.provenance import STAGE as PROVENANCE
 from memctl.retrieve.stages.provenance import VERBATIM_CHARS, flat
 from memctl.store.database import Database
 from memctl.store.message_search import message_role
@@ -162,3 +163,12 @@ def copies(run: Run, candidates: list[Candidate]) -> list[Candidate]:
             gone.add(reply.id)
     run.possible = [c for c in run.possible if c.id not in gone]
     return by_score([c for c in candidates if c.id not in gone])
+
+
+def folded_ids(run: Run) -> set[str]:
+    """The session messages provenance folded into a memory (and the memories it folded
+    into a message stating them better), and the copies that count once: each stands
+    for the candidate it was folded into."""
+    return {
+        s.memory_id for s in run.trace if s.stage in (PROVENANCE, STAGE) and s.action == DROPPED
+    }

@@ -101,6 +101,7 @@ from memctl.retrieve.run import (
     SUBAGENT,
     SUBAGENT_REPORT,
     Candidate,
+    Reason,
     Run,
     by_score,
     tie_key,
@@ -692,7 +693,7 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
         candidate.score = score
         candidate.factors[STAGE] = score
         candidate.clear = level == SHOWS
-        candidate.match_why = label_why(level, shown, why)
+        candidate.match_reason, candidate.match_why = label_why(level, shown, why)
         if level is not None and shown:
             kept.append(candidate)
             run.record(STAGE, candidate, KEPT, score, candidate.match_why)
@@ -744,17 +745,23 @@ def second_hand(candidate: Candidate) -> bool:
     return candidate.only_by_questions or candidate.says_nothing
 
 
-def label_why(level: str | None, shown: bool, why: str) -> str:
-    """Why a candidate is a clear or a possible match, from its evidence (``why``), its own
-    level (SHOWS, SUPPORTS or None) and whether any candidate shows the query is about
-    the store."""
+def label_why(level: str | None, shown: bool, why: str) -> tuple[Reason, str]:
+    """Why a candidate is a clear or a possible match (in a word, and in words), from its
+    evidence (``why``), its own level (SHOWS, SUPPORTS or None) and whether any candidate
+    shows the query is about the store."""
     if level == SHOWS:
-        return f"clear: {why}: shows relevance"
+        return Reason.EVIDENCE, f"clear: {why}: shows relevance"
     if level == SUPPORTS and shown:
-        return f"possible: {why}: supports another's relevance, shows none of its own"
+        return (
+            Reason.SUPPORTS,
+            f"possible: {why}: supports another's relevance, shows none of its own",
+        )
     if level is None:
-        return f"possible: no evidence of relevance of its own: {why}"
-    return f"possible: {why}: no candidate shows the query is about anything stored"
+        return Reason.NO_EVIDENCE, f"possible: no evidence of relevance of its own: {why}"
+    return (
+        Reason.NOTHING_SHOWN,
+        f"possible: {why}: no candidate shows the query is about anything stored",
+    )
 
 
 def idf(documents: int, containing: int) -> float:

@@ -20,6 +20,7 @@ reply inherits (it is short), so the question's relevance is passed on, not lost
 from __future__ import annotations
 
 from memctl.retrieve.run import ADDED, KEPT, RESCORED, Candidate, Run, by_score
+from memctl.retrieve.stages.copies import folded_ids
 from memctl.store.memories import get_memories, session_neighbours
 
 STAGE = "neighbours"
@@ -56,7 +57,10 @@ def neighbours(run: Run, candidates: list[Candidate]) -> list[Candidate]:
             share = part * source.score
             gains[other] = (value + share, source.id if share > value else best)
     by_id = {c.id: c for c in candidates}
-    fresh = get_memories(run.ctx.db, [i for i in gains if i not in by_id], run.where)
+    # not a memory folded into another candidate (provenance, copies): that one stands for it
+    folded = folded_ids(run)
+    wanted = [i for i in gains if i not in by_id and i not in folded]
+    fresh = get_memories(run.ctx.db, wanted, run.where)
     for memory_id, memory in fresh.items():
         added = Candidate(memory, via=(gains[memory_id][1], RELATION, memory_id))
         by_id[memory_id] = added

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from memctl.memories.provenance import DIGEST_TAG
 from memctl.model import State
-from memctl.retrieve.run import ADDED, DROPPED, RESCORED, Candidate, Run, by_score
+from memctl.retrieve.run import ADDED, DROPPED, RESCORED, Candidate, Reason, Run, by_score
 from memctl.retrieve.stages.fuse import coverage, evidence
 from memctl.retrieve.stages.status import state_as_of
 from memctl.store.memories import session_memories_tagged
@@ -164,9 +164,9 @@ def join(run: Run, group: list[Candidate]) -> Candidate:
     best.score = max(c.score for c in group) * factor
     clear = next((c for c in group if c.clear and lends_label(run, best, c)), None)
     if clear is not None and not best.clear:
-        best.clear, best.match_why = True, clear.match_why
+        best.clear, best.match_why, best.match_reason = True, clear.match_why, clear.match_reason
     elif not best.match_why:  # a digest fetched for the group: no evidence of its own
-        best.match_why = f"possible: {STAND_IN_WHY}"
+        best.match_why, best.match_reason = f"possible: {STAND_IN_WHY}", Reason.STAND_IN
     best.members = (*best.members, *(c.id for c in others if said_in(best, c)))
     best.factors[STAGE] = factor
     same = [c.id if c.is_message else c.id[:8] for c in others if said_in(best, c)]
