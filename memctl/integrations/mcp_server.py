@@ -225,7 +225,9 @@ def _recall_tools(door: Door) -> None:
         Each result's "match" is "clear" (its own evidence shows it is about the question)
         or "possible" (the best of the rest: it may answer a question asked in other words,
         or be unrelated; use one only if it answers the question, else say nothing is
-        stored). No clear result means nothing clearly relevant is stored. A result with
+        stored). "match_reason" says why in a word; "superseded" or "contradicted": no
+        longer true, "replaced_by" naming the memory that says what holds now. No clear
+        result means nothing clearly relevant is stored. A result with
         is_message true is a session message (id SESSION#N; session_expand opens it).
         scope: "project" (default: this project and global; every project from a
         directory outside any project that holds nothing), "global" or a scope name."""

@@ -148,8 +148,14 @@ def test_superseded_facts_only_with_history_and_as_they_were(
     ctx, ids = shop
     current = top(ctx, "where does continuous integration run?")
     assert current[0] == ids["ci_new"] and ids["ci_old"] not in current
-    with_history = top(ctx, "where does continuous integration run?", 10, history=True)
+    # with --history it follows what replaced it, a possible match naming it (s29-stale)
+    asked = recall(
+        ctx, "where does continuous integration run?", 10, now=NOW, touch=False, history=True
+    )
+    with_history = [r.memory.id for r in asked.results]
     assert with_history.index(ids["ci_new"]) < with_history.index(ids["ci_old"])
+    old = asked.results[with_history.index(ids["ci_old"])]
+    assert (old.clear, old.match_reason, old.replaced_by) == (False, "superseded", ids["ci_new"])
     back_then = recall(
         ctx, "where does continuous integration run?", 5, now=NOW - timedelta(days=100), touch=False
     )
