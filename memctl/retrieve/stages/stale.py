@@ -84,8 +84,9 @@ def no_longer_true(run: Run, sessions: list[str]) -> list[Older]:
     ]
     edges = contradictions_in(run.ctx.db, sessions)
     ends = {i for e in edges for i in (e.src_id, e.dst_id)}
+    # as of the run's "now", in its scopes (``run.where``)
     newer = get_memories(
-        run.ctx.db, sorted(ends | {m.superseded_by for m in found if m.superseded_by})
+        run.ctx.db, sorted(ends | {m.superseded_by for m in found if m.superseded_by}), run.where
     )
     older = [
         Older(m, Reason.SUPERSEDED, newer.get(m.superseded_by or ""), p.superseded_factor)
@@ -94,9 +95,10 @@ def no_longer_true(run: Run, sessions: list[str]) -> list[Older]:
         for m in found
     ]
     known = {i: m for i, m in newer.items() if state_as_of(m, run) == State.ACTIVE}
+    asked = set(sessions)
     for weak, strong in weaker_of(run, edges, known).items():
         memory = known[weak]
-        if memory.session_id in sessions:
+        if memory.session_id in asked:
             older.append(Older(memory, Reason.CONTRADICTED, known[strong], p.conflict_factor))
     return older
 
