@@ -109,14 +109,15 @@ def remove_relation(db: Database, src_id: str, dst_id: str, type: RelationType) 
 
 def contradictions_in(db: Database, session_ids: list[str]) -> list[Relation]:
     """Every ``contradicts`` edge with either end a memory distilled from one of these
-    sessions (its ``session_id``), in one query over the (session_id) index."""
+    sessions (its ``session_id``), in one query: the memories by the (session_id) index,
+    their edges by the primary key (from) and ``relations_dst`` (to)."""
     if not session_ids:
         return []
-    rows = db.rows(
-        "SELECT DISTINCT r.* FROM json_each(?) AS wanted CROSS JOIN memories m"
-        " ON m.session_id = wanted.value JOIN relations r"
-        " ON (r.src_id = m.id OR r.dst_id = m.id) AND r.type = ?"
-        " ORDER BY r.src_id, r.dst_id",
-        (json.dumps(session_ids), str(RelationType.CONTRADICTS)),
+    mine = (
+        "SELECT r.* FROM json_each(?) AS wanted CROSS JOIN memories m"
+        " ON m.session_id = wanted.value CROSS JOIN relations r ON r.{end} = m.id AND r.type = ?"
     )
+    sql = f"{mine.format(end='src_id')} UNION {mine.format(end='dst_id')} ORDER BY 1, 2"
+    kind = str(RelationType.CONTRADICTS)
+    rows = db.rows(sql, (json.dumps(session_ids), kind, json.dumps(session_ids), kind))
     return [_relation(r) for r in rows]

@@ -52,9 +52,13 @@ def weaker_of(run: Run, edges: Iterable[Relation], known: dict[str, Memory]) -> 
     """memory id -> id of the stronger memory it contradicts (when it is the weaker), of
     ``edges`` whose two ends ``known`` holds."""
 
+    strengths: dict[str, float] = {}
+
     def strength(memory: Memory) -> float:
-        fading = current_strength(memory, run.now, run.ctx.settings)
-        return fading * memory.confidence * recency(memory, run.now, run.params)
+        if memory.id not in strengths:
+            fading = current_strength(memory, run.now, run.ctx.settings)
+            strengths[memory.id] = fading * memory.confidence * recency(memory, run.now, run.params)
+        return strengths[memory.id]
 
     weaker: dict[str, str] = {}
     for edge in edges:
