@@ -52,6 +52,7 @@ class RecallRequest:
     clear_only: bool = False  # no possible matches (--clear-only)
     touch: bool = True  # record the access on each clear match
     why_not: str | None = None  # a memory id: say which stage dropped it
+    session: str | None = None  # the session asking ("last time": the one before it)
 
 
 @dataclass(frozen=True)
@@ -164,6 +165,7 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
         budget=budget,
         possible=0 if request.clear_only or request.context else None,
         named=named,
+        asking=request.session,
     )
     if widened:
         result.warnings.append(WIDENED)
@@ -243,6 +245,7 @@ def _found_elsewhere(
         mode=request.mode,
         touch=False,
         history=request.history,
+        asking=request.session,
     )
     return len([r for r in wider.clear if r.memory.scope not in searched])
 
@@ -327,6 +330,7 @@ class PromptRequest:
     scope: str | None = None  # None or 'project': the current project (and global)
     now: datetime | None = None  # when the prompt is said (default: the clock)
     compact: bool | None = None  # at most 3 memories; None: context.compact
+    session: str | None = None  # the session's id ("last time": the one before it)
 
 
 @dataclass(frozen=True)
@@ -356,6 +360,7 @@ def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
         touch=False,  # given unasked is not recalled, as at session start
         budget=request.budget or ctx.settings.context_prompt_budget,
         possible=0,  # a block nobody asked for holds clear matches only
+        asking=request.session,
     )
     compact = ctx.settings.context_compact if request.compact is None else request.compact
     fresh = prompt_items(result, request.shown, compact)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Annotated
 
 import typer
@@ -12,6 +13,7 @@ from memctl.cli import render as out
 from memctl.cli.common import JsonOption, ScopeOption, new_typer, open_context, text_argument
 from memctl.cli.recall_out import FORMATS, parse_budget, show
 from memctl.cli.render import print_json
+from memctl.config.settings import asking_session
 
 app = new_typer()
 
@@ -92,6 +94,7 @@ def recall(
         clear_only=clear_only,
         touch=not no_touch,
         why_not=why_not_id,
+        session=asking_session(os.environ),
     )
     show(context, request, fmt, explain_)
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from memctl.api import recall as recall_api
 from memctl.config import Settings
+from memctl.config.settings import asking_session
 from memctl.context import Context
 from memctl.memories.provenance import origin
 from memctl.model import ROLES, Memory
@@ -81,6 +82,8 @@ def memory_search(
         mode=mode,
         budget=budget,
         context=format == "context",
+        # the session the server serves, when its client says (Claude Code does)
+        session=asking_session(os.environ),
     )
     response = recall_api.recall(ctx, request)
     result = response.result

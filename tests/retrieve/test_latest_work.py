@@ -52,3 +52,33 @@ def test_no_session_before_now_names_no_window(ctx: Context) -> None:
     assert (
         start(ctx, "what did we do last time?", scopes=("shop",), now=before).query.window is None
     )
+
+
+def test_asked_from_a_session_already_stored_last_time_is_the_one_before_it(
+    ctx: Context,
+) -> None:
+    """The clients capture a session at each turn's end: asked on its second turn, "last
+    time" is the session before the one asking (its client names it), not itself."""
+    told(ctx)
+    began = "2026-06-10T11:30:00.000Z"
+    with ctx.db.atomic():
+        sessions.save_session(ctx.db, Session("asking", "generic", "shop", started_at=began))
+        said = ("we are adding the export button", "what did we do last time?")
+        sessions.insert_messages(
+            ctx.db,
+            [
+                Message(Role.USER, text, began, session_id="asking", seq=n + 1)
+                for n, text in enumerate(said)
+            ],
+        )
+    question = "what did we do last time?"
+    own = start(ctx, question, scopes=("shop",), now=NOW).query.window
+    assert own is not None and own.start == datetime(2026, 6, 10, tzinfo=UTC)  # itself
+    window = start(ctx, question, scopes=("shop",), now=NOW, asking="asking").query.window
+    assert window is not None and window.start == datetime(2026, 6, 8, tzinfo=UTC)
+    assert window.end == datetime(2026, 6, 10, 11, 30, tzinfo=UTC)  # where it began
+    found = recall(ctx, question, scopes=("shop",), now=NOW, touch=False, asking="asking")
+    assert found.results[0].memory.session_id == "new" and found.results[0].clear
+    assert not any(r.clear and r.memory.session_id == "asking" for r in found.results)
+    # a session memctl does not hold: the latest session stored, as without one
+    assert start(ctx, question, scopes=("shop",), now=NOW, asking="gone").query.window == own
