@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -175,6 +176,7 @@ def recall(options: dict[str, Any], args: argparse.Namespace) -> int:
     from memctl.api.config import Context
     from memctl.api.recall import RecallRequest, check_choice
     from memctl.cli.recall_out import FORMATS, parse_budget, show
+    from memctl.config.settings import asking_session
 
     fmt = "json" if args.as_json else check_choice(args.output, FORMATS, "format")
     tokens = parse_budget(args.budget)
@@ -192,6 +194,7 @@ def recall(options: dict[str, Any], args: argparse.Namespace) -> int:
             sessions=args.sessions,
             clear_only=args.clear_only,
             touch=not args.no_touch,
+            session=asking_session(os.environ),
         )
         show(ctx, request, fmt, False)
     if options.get("start_resident") and ctx.settings.recall_resident:
