@@ -38,8 +38,8 @@ DELEGATE = re.compile(r"DELEGATE: ([^\n\"]+)")
 RUN = re.compile(r"RUN: ([^\n\"]+)")
 SHELL_TOOLS = ("Bash", "bash")  # Claude Code's and OpenCode's shell tool
 RUN_ID = "toolu_run"
-# Each answer its own message id: Claude Code rebuilds a resumed session's history by them
-# (answers sharing one id lose their turns on --resume)
+# Each answer its own message id, each tool call its own id: Claude Code rebuilds a resumed
+# session's history by them (answers sharing one id lose their turns on --resume)
 MESSAGE_IDS = itertools.count(1)
 AGENT_TOOLS = ("Agent", "Task")  # Claude Code's sub-agent tool, by version
 EXTRACTION = "matching this JSON schema"
@@ -95,9 +95,10 @@ def anthropic_plan(body: dict[str, Any]) -> dict[str, Any]:
     search = next((t for t in tools if t.endswith("memory_search")), None)
     said = "\n".join(_texts(u) for u in users)
     again = AGAIN.search(said)
-    if results and results[-1].get("tool_use_id") == SEARCH_ID and again and search:
+    answered = str(results[-1].get("tool_use_id")) if results else ""
+    if answered.startswith(SEARCH_ID) and again and search:
         return {"tool": search, "input": {"query": again.group(1).strip()}, "id": AGAIN_ID}
-    if results and results[-1].get("tool_use_id") != WAIT_ID:
+    if results and not answered.startswith(WAIT_ID):
         return {"text": "Memory says: " + _texts(results[-1])[:2000]}
     answer = extraction(_texts(last))
     if answer is not None:
@@ -135,7 +136,10 @@ def anthropic_stream(body: dict[str, Any]) -> Iterator[bytes]:
     }
     yield sse("message_start", {"type": "message_start", "message": message})
     if "tool" in plan:
-        block = {"type": "tool_use", "id": plan["id"], "name": plan["tool"], "input": {}}
+        # each call its own id (the plan's kind of call, numbered): a resumed session
+        # holding two calls of one id never ended (Claude Code 2.1.332)
+        ident = f"{plan['id']}_{next(MESSAGE_IDS)}"
+        block = {"type": "tool_use", "id": ident, "name": plan["tool"], "input": {}}
         delta = {"type": "input_json_delta", "partial_json": json.dumps(plan["input"])}
         stop = "tool_use"
     else:
