@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from memctl.config import Settings
 from memctl.config.scope import find_git_dir
+from memctl.config.settings import asking_session as asking_session  # a door's session
 from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.memories.provenance import start_refusal, trusted_hosts, trusts

@@ -174,9 +174,8 @@ RECALL_LIMITS = (1, 1000)  # --limit's range (the Typer command's min and max)
 def recall(options: dict[str, Any], args: argparse.Namespace) -> int:
     """``memctl recall`` with the options of ``recall_parser``, as the Typer command runs it."""
     from memctl.api.config import Context
-    from memctl.api.recall import RecallRequest, check_choice
+    from memctl.api.recall import RecallRequest, asking_session, check_choice
     from memctl.cli.recall_out import FORMATS, parse_budget, show
-    from memctl.config.settings import asking_session
 
     fmt = "json" if args.as_json else check_choice(args.output, FORMATS, "format")
     tokens = parse_budget(args.budget)

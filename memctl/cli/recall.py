@@ -7,13 +7,12 @@ from typing import Annotated
 
 import typer
 
-from memctl.api.recall import ProfileRequest, RecallRequest, check_choice
+from memctl.api.recall import ProfileRequest, RecallRequest, asking_session, check_choice
 from memctl.api.recall import profile as api_profile
 from memctl.cli import render as out
 from memctl.cli.common import JsonOption, ScopeOption, new_typer, open_context, text_argument
 from memctl.cli.recall_out import FORMATS, parse_budget, show
 from memctl.cli.render import print_json
-from memctl.config.settings import asking_session
 
 app = new_typer()
 
