@@ -82,6 +82,11 @@ METADATA_KINDS = frozenset(
         "tools-used",
         "last-prompt",
         "cost-state",
+        # Claude Code 2.1.2xx's (its desktop app, JanDeDobbeleer/oh-my-posh's sessions): the
+        # session's title (read: custom-title), its permission mode, the PR it opened
+        "custom-title",
+        "mode",
+        "pr-link",
         # Codex's (as scripts/install-clients pins it): the state it loaded (the AGENTS.md
         # text, its settings) and a turn's token counts
         "world_state",
@@ -237,6 +242,7 @@ class Tally:
     withheld_calls: set[str] = field(default_factory=set)
     # titles waiting for a message of this session: {the message's uuid: title}
     summaries: dict[str, str] = field(default_factory=dict)
+    named: bool = False  # the title is the one the session was given, not a summary
     uuids: set[str] = field(default_factory=set)
     # the last turn said, "role: words", so that a client writing each turn twice (Codex:
     # a response item and an event) keeps it once
