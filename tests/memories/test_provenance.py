@@ -301,3 +301,29 @@ def test_a_file_naming_a_keyed_host_is_that_host_s_only_when_its_key_signed_it(
     assert "from any branch at all" in texts[genuine.id] and genuine.id in replayed.following
     for ctx in (a, b):
         ctx.close()
+
+
+def test_an_older_memctl_s_unsigned_files_go_out_once_more_signed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first sync of a memctl that signs sends every winning file of this machine an
+    older memctl wrote unsigned once more, signed (else a machine trusting it by its key
+    would take them as a teammate's); then nothing."""
+    from memctl.sync import outgoing, pipeline
+    from memctl.sync.layout import memory_path
+
+    remote = bare_repo(tmp_path)
+    a = machine(tmp_path, "a", remote)
+    sync_api.init(a, str(remote))
+    mine = shared(a, "We release the shop with make release from the main branch")
+    path = memory_path("global", mine.id, str(a.db.meta("host_id")))
+    with monkeypatch.context() as older:
+        older.setattr(outgoing, "signed", lambda text, path, key: text)
+        sync_api.sync(a, sync_api.SyncRequest())
+    with a.db.atomic():
+        a.db.set_meta(pipeline.META_SIGNED, "")  # nor did it mark that it signed them
+    assert "mac: " not in git("--git-dir", str(remote), "show", f"HEAD:{path}")
+    assert sync_api.sync(a, sync_api.SyncRequest()).went_out["written"] == 1
+    assert git("--git-dir", str(remote), "show", f"HEAD:{path}").splitlines()[-1][:5] == "mac: "
+    assert sync_api.sync(a, sync_api.SyncRequest()).went_out["written"] == 0
+    a.close()
