@@ -101,7 +101,13 @@ def _print_sync(result: SyncResult, dry_run: bool) -> None:
 
 def untrusted(found: Trust) -> None:
     """Say, once memories came in, that those of a machine not in sync.trust open no
-    session (a person syncing their own second machine expects them at the next start)."""
+    session (a person syncing their own second machine expects them at the next start),
+    and that files naming a machine whose key is held here came in unsigned by it."""
+    for host in (h for h in found.hosts if h.unsigned):
+        say(
+            f"{counted(host.unsigned, 'file')} naming host {host.id[:8]} its key did not sign: "
+            "kept as a teammate's (or that machine's memctl signs no files yet)"
+        )
     waiting = [h for h in found.hosts if not h.trusted and h.memories]
     if waiting:
         named = ", ".join(f"{h.id[:8]}: {h.memories}" for h in waiting)
@@ -183,6 +189,8 @@ def trust_(
                 if host.signed
                 else " by its id alone: anyone who can push can name it (give HOST:KEY)"
             )
+        if host.unsigned:
+            state += f"; {counted(host.unsigned, 'file')} naming it its key did not sign"
         say(f"{host.id}  {counted(host.memories, 'memory', 'memories'):>14}  {state}")
     if not found.hosts:
         say("no other machine's memories have come in through sync yet")

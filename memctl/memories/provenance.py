@@ -32,7 +32,7 @@ from memctl.config.files import host_keys
 from memctl.lazy_re import lazy
 from memctl.model import Memory, format_time, parse_time
 from memctl.store.database import Database
-from memctl.store.sync import claimed_files
+from memctl.store.sync import SyncFile, claimed_files
 
 YOU = "you"
 _DOWNLOAD = r"\b(?:curl|wget|iwr|invoke-webrequest|irm|invoke-restmethod|fetch|aria2c|scp)\b"
@@ -148,14 +148,19 @@ def unproven(db: Database, hosts: dict[str, str], keys: dict[str, bytes]) -> fro
         file, updated_at = files.get(memory_id, (None, None))
         if not (
             file is not None
-            and file.digest
-            and file.mac
             and updated_at is not None
             and format_time(parse_time(updated_at)) == file.updated_at
-            and hmac.compare_digest(file_mac(keys[host], file.digest), file.mac)
+            and signs(keys[host], file)
         ):
             found.add(memory_id)
     return frozenset(found)
+
+
+def signs(key: bytes, file: SyncFile) -> bool:
+    """Whether ``key`` made the MAC of the sync file ``file``."""
+    return bool(file.digest and file.mac) and hmac.compare_digest(
+        file_mac(key, str(file.digest)), str(file.mac)
+    )
 
 
 def forged(db: Database, hosts: dict[str, str], home: Path) -> frozenset[str]:

@@ -13,14 +13,15 @@ which anyone who can push can write.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from memctl.config import write_config_value
 from memctl.config.files import FORGET_KEY_BYTES, host_keys, sync_key, write_host_keys
 from memctl.context import Context
 from memctl.errors import UsageError
-from memctl.memories.provenance import trusted_hosts
-from memctl.store.sync import HOST_ID_CHARS, host_id, hosts
+from memctl.memories.provenance import signs, trusted_hosts
+from memctl.store.sync import HOST_ID_CHARS, host_id, hosts, indexed_files
 
 KEY = "sync.trust"
 EVERY = "all"
@@ -37,6 +38,7 @@ class Host:
     memories: int  # memories whose files it wrote
     trusted: bool
     signed: bool  # its key is held here: only the files it signed are its
+    unsigned: int = 0  # files naming it that its key (held here) did not sign: a teammate's
 
 
 @dataclass(frozen=True)
@@ -90,9 +92,17 @@ def trust(ctx: Context, add: list[str], remove: list[str]) -> Trust:
         write_config_value(ctx.settings.home_config, KEY, setting)
     allowed = trusted_hosts(setting)
     own = host_id(ctx.db)
+    index = indexed_files(ctx.db).values() if given else ()
+    unsigned = Counter(
+        f.host_id for f in index if f.host_id in given and not signs(given[f.host_id], f)
+    )
     rows = [
         Host(
-            host, count, allowed is None or any(host.startswith(t) for t in allowed), host in given
+            host,
+            count,
+            allowed is None or any(host.startswith(t) for t in allowed),
+            host in given,
+            unsigned[host],
         )
         for host, count in hosts(ctx.db).items()
         if host != own

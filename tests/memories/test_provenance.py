@@ -269,7 +269,10 @@ def test_a_file_naming_a_keyed_host_is_that_host_s_only_when_its_key_signed_it(
     key = sync_api.key(a)
     assert key.startswith(f"{host}:") and len(key) == len(host) + 65
     listed = sync_api.trust(b, [key], [])
-    assert [(h.id, h.trusted, h.signed) for h in listed.hosts] == [(host, True, True)]
+    # the forged file and the copy: named at each sync and in `sync trust`
+    assert [(h.id, h.trusted, h.signed, h.unsigned) for h in listed.hosts] == [
+        (host, True, True, 2)
+    ]
     assert (
         listed.setting == host
         and key.split(":")[1] not in (tmp_path / "b" / "config.yaml").read_text()
