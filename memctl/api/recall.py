@@ -12,7 +12,7 @@ from memctl.config.scope import find_git_dir
 from memctl.config.settings import asking_session as asking_session  # a door's session
 from memctl.context import Context
 from memctl.errors import UsageError
-from memctl.memories.provenance import start_refusal, trusted_hosts, trusts
+from memctl.memories.provenance import forged, start_refusal, trusted_hosts, trusts
 from memctl.memories.search_scopes import recall_scopes, resolve_scope
 from memctl.memories.timeparse import parse_since
 from memctl.model import parse_time
@@ -171,7 +171,7 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
     if widened:
         result.warnings.append(WIDENED)
     hosts = foreign_hosts(ctx.db, [item.memory.id for item in result.results])
-    following = _untrusted(hosts, ctx.settings.sync_trust)
+    following = _untrusted(hosts, ctx.settings.sync_trust, forged(ctx.db, hosts, ctx.settings.home))
     if following:  # an untrusted machine's memories never outrank the user's own of a label
         result.results.sort(key=lambda item: (not item.clear, item.memory.id in following))
     block = None
@@ -196,12 +196,13 @@ def host_fields(host: str | None, following: bool) -> dict[str, object]:
     return {"host": host, "trusted": None if host is None else not following}
 
 
-def _untrusted(hosts: dict[str, str], setting: str) -> frozenset[str]:
-    """The memory ids of ``hosts`` (memory id -> host) whose host ``sync.trust`` leaves out.
-    A trusted host's memories rank among the user's own by their score: the user named that
-    machine as theirs, as they do for it to open a session."""
+def _untrusted(hosts: dict[str, str], setting: str, unsigned: frozenset[str]) -> frozenset[str]:
+    """The memory ids of ``hosts`` (memory id -> host) whose host ``sync.trust`` leaves out,
+    or whose file that host's key did not sign (``unsigned``). A trusted host's memories
+    rank among the user's own by their score: the user named that machine as theirs, as
+    they do for it to open a session."""
     trust = trusted_hosts(setting)
-    return frozenset(memory_id for memory_id, host in hosts.items() if not trusts(trust, host))
+    return unsigned | {m for m, host in hosts.items() if not trusts(trust, host)}
 
 
 def explain(item: Recalled, steps: list[Step]) -> dict[str, Any]:
@@ -367,7 +368,12 @@ def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
     fresh = prompt_items(result, request.shown, compact)
     hosts = foreign_hosts(ctx.db, [r.memory.id for r in fresh])
     trust = trusted_hosts(ctx.settings.sync_trust)  # as at session start: unasked, so gated
-    fresh = [r for r in fresh if not start_refusal(r.memory, hosts.get(r.memory.id), trust)]
+    unsigned = forged(ctx.db, hosts, ctx.settings.home)
+    fresh = [
+        r
+        for r in fresh
+        if not start_refusal(r.memory, hosts.get(r.memory.id), trust, r.memory.id in unsigned)
+    ]
     if not fresh or result.run is None:
         return PromptContext("", [])
     block = render_context(text, fresh, result.run.now, hosts=hosts)
