@@ -383,6 +383,15 @@ def real_questions(
             "set's; blind likewise.",
         ),
     ] = False,
+    fresh5: Annotated[
+        bool,
+        typer.Option(
+            "--fresh5",
+            help="The fifth fresh split's questions (benchmarks/sessions/fresh5: Claude Code "
+            "transcripts of three projects), its sessions in one store with the dev set's; "
+            "blind likewise.",
+        ),
+    ] = False,
     plain: Annotated[
         bool,
         typer.Option(
@@ -406,14 +415,15 @@ def real_questions(
             ("fresh2", fresh2),
             ("fresh3", fresh3),
             ("fresh4", fresh4),
+            ("fresh5", fresh5),
             ("plain", plain),
         )
         if given
     ]
     if len(named) > 1:
         raise UsageError(
-            "--heldout, --fresh, --fresh2, --fresh3, --fresh4 and --plain each name a split: "
-            "give one"
+            "--heldout, --fresh, --fresh2, --fresh3, --fresh4, --fresh5 and --plain each name a "
+            "split: give one"
         )
     directory, beside = bench.SPLITS[named[0] if named else "dev"]
     settings = settings_for(ctx)

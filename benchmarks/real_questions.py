@@ -38,6 +38,10 @@ written before memctl ran on them), halves ``fresh3-tune`` and ``fresh3-check``;
 of each of three projects, so a question from its project meets seven other sessions of
 it, and 37 questions written before memctl ran on them), halves ``fresh4-tune`` and
 ``fresh4-check``; blind too.
+``--fresh5`` asks the fifth (``benchmarks/sessions/fresh5/``: 26 Claude Code transcripts
+of three projects, seven to eleven sessions each, as Claude Code writes them, and 43
+questions written before memctl ran on them), halves ``fresh5-tune`` and ``fresh5-check``;
+blind too.
 ``--plain`` asks plain questions of the heldout and fresh3 sessions
 (``benchmarks/sessions/plain/``: "what did we do last time?", "what was I working on
 yesterday?", "did we ever get X working?"), each at its own ``now`` (recall's
@@ -85,6 +89,7 @@ FRESH = SESSIONS / "fresh"  # the fresh split (s24): likewise, halves of its own
 FRESH2 = SESSIONS / "fresh2"  # the second fresh split (s25), blind: tuned on by nobody
 FRESH3 = SESSIONS / "fresh3"  # the third (s27): SpecStory histories, blind likewise
 FRESH4 = SESSIONS / "fresh4"  # the fourth (s28): eight sessions a project, blind likewise
+FRESH5 = SESSIONS / "fresh5"  # the fifth (s29): Claude Code JSONL of three projects, likewise
 PLAIN = SESSIONS / "plain"  # plain questions (s28) of the heldout and fresh3 sessions
 # A split's questions, and the split whose sessions share their store (None: no other).
 SPLITS: dict[str, tuple[Path, Path | None]] = {
@@ -94,11 +99,12 @@ SPLITS: dict[str, tuple[Path, Path | None]] = {
     "fresh2": (FRESH2, GOLD),
     "fresh3": (FRESH3, GOLD),
     "fresh4": (FRESH4, GOLD),
+    "fresh5": (FRESH5, GOLD),
     "plain": (PLAIN, GOLD),
 }
 TOP = 5  # found "in the top 5"
 # heldout: benchmarks/sessions/heldout, never tuned on; fresh-check: never tuned on either;
-# fresh2, fresh3, fresh4: neither half tuned on
+# fresh2, fresh3, fresh4, fresh5: neither half tuned on
 HALVES = (
     "tune",
     "check",
@@ -111,6 +117,8 @@ HALVES = (
     "fresh3-check",
     "fresh4-tune",
     "fresh4-check",
+    "fresh5-tune",
+    "fresh5-check",
     "plain-tune",
     "plain-check",
 )

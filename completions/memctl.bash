@@ -210,7 +210,7 @@ _memctl_spec() {
             opts="--json -h --help"
             ;;
         "sync")
-            cmds="init status trust"
+            cmds="init status trust key"
             opts="--dry-run --json -h --help"
             ;;
         "sync init")
@@ -222,6 +222,9 @@ _memctl_spec() {
         "sync trust")
             opts="--remove --json -h --help"
             valopts="--remove"
+            ;;
+        "sync key")
+            opts="--json -h --help"
             ;;
         "config")
             cmds="show path init set"

@@ -422,12 +422,13 @@ complete -c memctl -n '__fish_seen_subcommand_from unpromote' -l json -d 'Print 
 complete -c memctl -n '__fish_seen_subcommand_from unpromote' -s h -l help -d 'Show this message and exit.'
 
 # memctl sync
-complete -c memctl -n '__fish_seen_subcommand_from sync; and not __fish_seen_subcommand_from init status trust' -l dry-run -d 'Show what would come in and go out; change nothing.'
-complete -c memctl -n '__fish_seen_subcommand_from sync; and not __fish_seen_subcommand_from init status trust' -l json -d 'Print JSON (stable field names).'
-complete -c memctl -n '__fish_seen_subcommand_from sync; and not __fish_seen_subcommand_from init status trust' -s h -l help -d 'Show this message and exit.'
-complete -c memctl -n '__fish_seen_subcommand_from sync; and not __fish_seen_subcommand_from init status trust' -a 'init' -d 'Clone a repository into the data directory (laying it out if it is empty) and record it as sync.remote.'
-complete -c memctl -n '__fish_seen_subcommand_from sync; and not __fish_seen_subcommand_from init status trust' -a 'status' -d 'The remote, the last sync, what waits to go out and to come in, ahead/behind.'
-complete -c memctl -n '__fish_seen_subcommand_from sync; and not __fish_seen_subcommand_from init status trust' -a 'trust' -d 'Whose memories may open a session: the other machines, trusted or not (sync.trust).'
+complete -c memctl -n '__fish_seen_subcommand_from sync; and not __fish_seen_subcommand_from init status trust key' -l dry-run -d 'Show what would come in and go out; change nothing.'
+complete -c memctl -n '__fish_seen_subcommand_from sync; and not __fish_seen_subcommand_from init status trust key' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from sync; and not __fish_seen_subcommand_from init status trust key' -s h -l help -d 'Show this message and exit.'
+complete -c memctl -n '__fish_seen_subcommand_from sync; and not __fish_seen_subcommand_from init status trust key' -a 'init' -d 'Clone a repository into the data directory (laying it out if it is empty) and record it as sync.remote.'
+complete -c memctl -n '__fish_seen_subcommand_from sync; and not __fish_seen_subcommand_from init status trust key' -a 'status' -d 'The remote, the last sync, what waits to go out and to come in, ahead/behind.'
+complete -c memctl -n '__fish_seen_subcommand_from sync; and not __fish_seen_subcommand_from init status trust key' -a 'trust' -d 'Whose memories may open a session: the other machines, trusted or not (sync.trust).'
+complete -c memctl -n '__fish_seen_subcommand_from sync; and not __fish_seen_subcommand_from init status trust key' -a 'key' -d 'This machine\'s HOST:KEY, to give to `memctl sync trust` on your other machines.'
 
 # memctl sync init
 complete -c memctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from init' -l json -d 'Print JSON (stable field names).'
@@ -441,6 +442,10 @@ complete -c memctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcomm
 complete -c memctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from trust' -l remove -x -d 'Stop trusting this host (repeatable).'
 complete -c memctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from trust' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from trust' -s h -l help -d 'Show this message and exit.'
+
+# memctl sync key
+complete -c memctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from key' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from key' -s h -l help -d 'Show this message and exit.'
 
 # memctl config
 complete -c memctl -n '__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from show path init set' -s h -l help -d 'Show this message and exit.'

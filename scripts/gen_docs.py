@@ -45,6 +45,9 @@ OTHER_ENV = {
     "tests drive (default: .cache/clients); not a config key.",
     "MEMCTL_HEADLESS": "Set by memctl in the assistant CLI it runs headless (llm claude-code "
     "or codex): memctl's hooks then do nothing, so its own runs are never sessions.",
+    "MEMCTL_SESSION_ID": 'The assistant session a command runs in: asked from it, "what did '
+    'we do last time?" means the session before it (CLAUDE_CODE_SESSION_ID and '
+    "CODEX_THREAD_ID are read after it); not a config key.",
     "OLLAMA_HOST": "The Ollama server (host:port or a URL), used when the ollama.host key "
     "is not set in a config file, MEMCTL_OLLAMA_HOST or --config.",
 }

@@ -16,6 +16,8 @@ from typing import Annotated, Any
 import pytest
 import typer
 
+from memctl.memories.told_back import memctl_tool
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -297,6 +299,9 @@ def test_the_generated_tables_hold_every_config_key_and_mcp_tool(rendered: dict[
         row = next(line for line in mcp.splitlines() if line.startswith(f"| `{tool.name}` |"))
         assert all(f"`{name}` (" in row for name in tool.input_schema.get("properties", {}))
     assert {"memory_search", "memory_store", "session_search"} <= {tool.name for tool in tools}
+    # every tool's result is memctl's store read back: ingest keeps no line of it (s29-leak:
+    # session_expand's raw messages outlived their session's forget in the session asking)
+    assert all(memctl_tool(f"mcp__memctl__{tool.name}") for tool in tools)
     assert all(f"| `{resource.uri}` |" in mcp for resource in resources)
 
 

@@ -450,6 +450,31 @@ def _tool(n: int, name: str, **arguments: str) -> dict[str, object]:
     return {"type": "tool_use", "id": f"t{n}", "name": name, "input": arguments}
 
 
+def test_the_session_s_folder_spelt_from_the_home_or_a_folder_above_goes_as_no_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """s29-leak: "cd ~/acme-layoffs" (a command, a rule the user wrote), ``$HOME/...``, and
+    a digest's "Edited: acme-layoffs/src/app.py; notes/list.md" (relative to the folder
+    it shares with a file outside the project) named the folder in the sync repository;
+    another path of the home named the user."""
+    monkeypatch.setenv("HOME", "/home/alice")
+    text = (
+        "Edited: acme-layoffs/src/app.py; notes/list.md\n"
+        "Ran: cd ~/acme-layoffs && mix test; cat $HOME/acme-layoffs/mix.exs ${HOME}/acme-layoffs\n"
+        "Read /home/alice/notes/list.md and docs/acme-layoffs/x; /home/alicea/y"
+    )
+    shown = folders.relative_to_folder(Memory(text, l2_content=text), "/home/alice/acme-layoffs")
+    assert (
+        shown.content
+        == shown.l2_content
+        == (
+            "Edited: src/app.py; notes/list.md\n"
+            "Ran: cd . && mix test; cat mix.exs .\n"
+            "Read ~/notes/list.md and docs/acme-layoffs/x; /home/alicea/y"
+        )
+    )
+
+
 def test_a_file_s_text_names_the_session_s_folder_by_no_path() -> None:
     """``folders.relative_to_folder``: the folder, a path under it and a note's shortened
     form of it; a folder whose name only starts the same is another folder."""

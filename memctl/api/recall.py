@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING
 
 from memctl.config import Settings
 from memctl.config.scope import find_git_dir
+from memctl.config.settings import asking_session as asking_session  # a door's session
 from memctl.context import Context
 from memctl.errors import UsageError
-from memctl.memories.provenance import start_refusal, trusted_hosts, trusts
+from memctl.memories.provenance import forged, start_refusal, trusted_hosts, trusts
 from memctl.memories.search_scopes import recall_scopes, resolve_scope
 from memctl.memories.timeparse import parse_since
 from memctl.model import parse_time
@@ -52,6 +53,7 @@ class RecallRequest:
     clear_only: bool = False  # no possible matches (--clear-only)
     touch: bool = True  # record the access on each clear match
     why_not: str | None = None  # a memory id: say which stage dropped it
+    session: str | None = None  # the session asking ("last time": the one before it)
 
 
 @dataclass(frozen=True)
@@ -164,11 +166,12 @@ def recall(ctx: Context, request: RecallRequest) -> RecallResponse:
         budget=budget,
         possible=0 if request.clear_only or request.context else None,
         named=named,
+        asking=request.session,
     )
     if widened:
         result.warnings.append(WIDENED)
     hosts = foreign_hosts(ctx.db, [item.memory.id for item in result.results])
-    following = _untrusted(hosts, ctx.settings.sync_trust)
+    following = _untrusted(hosts, ctx.settings.sync_trust, forged(ctx.db, hosts, ctx.settings.home))
     if following:  # an untrusted machine's memories never outrank the user's own of a label
         result.results.sort(key=lambda item: (not item.clear, item.memory.id in following))
     block = None
@@ -193,12 +196,13 @@ def host_fields(host: str | None, following: bool) -> dict[str, object]:
     return {"host": host, "trusted": None if host is None else not following}
 
 
-def _untrusted(hosts: dict[str, str], setting: str) -> frozenset[str]:
-    """The memory ids of ``hosts`` (memory id -> host) whose host ``sync.trust`` leaves out.
-    A trusted host's memories rank among the user's own by their score: the user named that
-    machine as theirs, as they do for it to open a session."""
+def _untrusted(hosts: dict[str, str], setting: str, unsigned: frozenset[str]) -> frozenset[str]:
+    """The memory ids of ``hosts`` (memory id -> host) whose host ``sync.trust`` leaves out,
+    or whose file that host's key did not sign (``unsigned``). A trusted host's memories
+    rank among the user's own by their score: the user named that machine as theirs, as
+    they do for it to open a session."""
     trust = trusted_hosts(setting)
-    return frozenset(memory_id for memory_id, host in hosts.items() if not trusts(trust, host))
+    return unsigned | {m for m, host in hosts.items() if not trusts(trust, host)}
 
 
 def explain(item: Recalled, steps: list[Step]) -> dict[str, Any]:
@@ -243,6 +247,7 @@ def _found_elsewhere(
         mode=request.mode,
         touch=False,
         history=request.history,
+        asking=request.session,
     )
     return len([r for r in wider.clear if r.memory.scope not in searched])
 
@@ -327,6 +332,7 @@ class PromptRequest:
     scope: str | None = None  # None or 'project': the current project (and global)
     now: datetime | None = None  # when the prompt is said (default: the clock)
     compact: bool | None = None  # at most 3 memories; None: context.compact
+    session: str | None = None  # the session's id ("last time": the one before it)
 
 
 @dataclass(frozen=True)
@@ -356,12 +362,18 @@ def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
         touch=False,  # given unasked is not recalled, as at session start
         budget=request.budget or ctx.settings.context_prompt_budget,
         possible=0,  # a block nobody asked for holds clear matches only
+        asking=request.session,
     )
     compact = ctx.settings.context_compact if request.compact is None else request.compact
     fresh = prompt_items(result, request.shown, compact)
     hosts = foreign_hosts(ctx.db, [r.memory.id for r in fresh])
     trust = trusted_hosts(ctx.settings.sync_trust)  # as at session start: unasked, so gated
-    fresh = [r for r in fresh if not start_refusal(r.memory, hosts.get(r.memory.id), trust)]
+    unsigned = forged(ctx.db, hosts, ctx.settings.home)
+    fresh = [
+        r
+        for r in fresh
+        if not start_refusal(r.memory, hosts.get(r.memory.id), trust, r.memory.id in unsigned)
+    ]
     if not fresh or result.run is None:
         return PromptContext("", [])
     block = render_context(text, fresh, result.run.now, hosts=hosts)

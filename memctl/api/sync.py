@@ -76,3 +76,9 @@ def unpromote(ctx: Context, request: ShareRequest) -> list[Memory]:
 def trust(ctx: Context, add: list[str], remove: list[str]) -> Trust:
     """Add hosts to ``sync.trust`` and remove others; the machines known, each trusted or not."""
     return trusting.trust(ctx, add, remove)
+
+
+def key(ctx: Context) -> str:
+    """This machine's ``HOST:KEY``: given to ``memctl sync trust`` on the user's other
+    machines, it lets them tell this machine's files from any other naming its id."""
+    return trusting.own_key(ctx)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -173,7 +174,7 @@ RECALL_LIMITS = (1, 1000)  # --limit's range (the Typer command's min and max)
 def recall(options: dict[str, Any], args: argparse.Namespace) -> int:
     """``memctl recall`` with the options of ``recall_parser``, as the Typer command runs it."""
     from memctl.api.config import Context
-    from memctl.api.recall import RecallRequest, check_choice
+    from memctl.api.recall import RecallRequest, asking_session, check_choice
     from memctl.cli.recall_out import FORMATS, parse_budget, show
 
     fmt = "json" if args.as_json else check_choice(args.output, FORMATS, "format")
@@ -192,6 +193,7 @@ def recall(options: dict[str, Any], args: argparse.Namespace) -> int:
             sessions=args.sessions,
             clear_only=args.clear_only,
             touch=not args.no_touch,
+            session=asking_session(os.environ),
         )
         show(ctx, request, fmt, False)
     if options.get("start_resident") and ctx.settings.recall_resident:

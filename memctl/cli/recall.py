@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from typing import Annotated
 
 import typer
 
-from memctl.api.recall import ProfileRequest, RecallRequest, check_choice
+from memctl.api.recall import ProfileRequest, RecallRequest, asking_session, check_choice
 from memctl.api.recall import profile as api_profile
 from memctl.cli import render as out
 from memctl.cli.common import JsonOption, ScopeOption, new_typer, open_context, text_argument
@@ -92,6 +93,7 @@ def recall(
         clear_only=clear_only,
         touch=not no_touch,
         why_not=why_not_id,
+        session=asking_session(os.environ),
     )
     show(context, request, fmt, explain_)
 

@@ -101,13 +101,20 @@ def _print_sync(result: SyncResult, dry_run: bool) -> None:
 
 def untrusted(found: Trust) -> None:
     """Say, once memories came in, that those of a machine not in sync.trust open no
-    session (a person syncing their own second machine expects them at the next start)."""
+    session (a person syncing their own second machine expects them at the next start),
+    and that files naming a machine whose key is held here came in unsigned by it."""
+    for host in (h for h in found.hosts if h.unsigned):
+        say(
+            f"{counted(host.unsigned, 'file')} naming host {host.id[:8]} its key did not sign: "
+            "kept as a teammate's (or that machine's memctl signs no files yet)"
+        )
     waiting = [h for h in found.hosts if not h.trusted and h.memories]
     if waiting:
         named = ", ".join(f"{h.id[:8]}: {h.memories}" for h in waiting)
         say(
             f"memories of machines not in sync.trust ({named}) are recalled when asked, never "
-            f"at session start; yours? `memctl sync trust {waiting[0].id[:8]}`"
+            "at session start; yours? run `memctl sync key` there and give what it prints to "
+            "`memctl sync trust` here"
         )
 
 
@@ -156,7 +163,9 @@ def trust_(
     hosts: Annotated[
         list[str] | None,
         typer.Argument(
-            help="Host ids (or their first characters) to trust, or 'all'.", metavar="HOST"
+            help="Host ids (or their first characters), HOST:KEY as `memctl sync key` "
+            "prints it, or 'all'.",
+            metavar="HOST",
         ),
     ] = None,
     remove: Annotated[
@@ -174,11 +183,32 @@ def trust_(
         return
     for host in found.hosts:
         state = "trusted" if host.trusted else "recalled when asked, never at session start"
+        if host.trusted:
+            state += (
+                ": the files its key signed"
+                if host.signed
+                else " by its id alone: anyone who can push can name it (give HOST:KEY)"
+            )
+        if host.unsigned:
+            state += f"; {counted(host.unsigned, 'file')} naming it its key did not sign"
         say(f"{host.id}  {counted(host.memories, 'memory', 'memories'):>14}  {state}")
     if not found.hosts:
         say("no other machine's memories have come in through sync yet")
     verb = "now " if found.changed else ""
     say(f"sync.trust is {verb}{found.setting or 'empty: no other machine'}")
+
+
+@app.command("key")
+def key_(ctx: typer.Context, as_json: JsonOption = False) -> None:
+    """This machine's HOST:KEY, to give to `memctl sync trust` on your other machines."""
+    from memctl.api import sync as api
+
+    found = api.key(open_context(ctx))
+    if as_json:
+        print_json({"key": found})
+        return
+    say(found)
+    say("on your other machines: `memctl sync trust HOST:KEY` with the line above; keep it secret")
 
 
 @share.command()

@@ -38,6 +38,7 @@ from memctl.clients.base import Found, Launcher, Where, existing, find_binary
 from memctl.clients.files import Plan
 from memctl.clients.instructions import plan_instructions_block
 from memctl.config.safe_load import json_value
+from memctl.config.settings import ASKING_ENV
 from memctl.errors import InputError
 from memctl.store import foreign
 
@@ -75,6 +76,7 @@ const MEMCTL = __ARGV__;
 const WAIT_MS = __WAIT__;
 const FRESH_MS = __FRESH__;
 const TASKS = __TASKS__;
+const SESSION_ENV = __SESSION_ENV__;
 
 export const MemctlPlugin = async ({ client, directory }) => {
   const fs = await import("node:fs");
@@ -127,6 +129,11 @@ export const MemctlPlugin = async ({ client, directory }) => {
       } catch (_) {
         // memctl never fails a session: the hook logs its own errors
       }
+    },
+    // the session a command of the shell tool runs in: a `memctl recall` there asking
+    // about "last time" means the session before this one
+    "shell.env": async (input, output) => {
+      if (input?.sessionID && output?.env) output.env[SESSION_ENV] = input.sessionID;
     },
     "experimental.chat.system.transform": async (input, output) => {
       if (!input?.sessionID || !Array.isArray(output?.system)) return;  // summaries
@@ -193,6 +200,7 @@ def plan_hooks(plan: Plan, where: Where, run: Launcher, timeout: int, remove: bo
     text = text.replace("__WAIT__", str(CONTEXT_WAIT_MS))
     text = text.replace("__FRESH__", str(CONTEXT_FRESH_MS))
     text = text.replace("__TASKS__", json.dumps(list(TASK_PROMPTS)))
+    text = text.replace("__SESSION_ENV__", json.dumps(ASKING_ENV))
     plan.write(path, None if remove else text.encode(), NAME, "plugin")
     _plan_offline(plan, path.parent.parent, remove)
 

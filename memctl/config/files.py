@@ -83,20 +83,67 @@ FORGET_KEY_BYTES = 32  # RFC 2104: a key no shorter than the hash's output (SHA-
 def known_forget_key(home: Path) -> bytes | None:
     """The home's key for forgotten text's digests; None when no forget made one (a
     capture reads it, and makes no file) or the file holds no key."""
+    return _known_key(home / FORGET_KEY)
+
+
+def forget_key(home: Path) -> bytes:
+    """The home's key for forgotten text's digests, made (0600) when there is none."""
+    return _home_key(home / FORGET_KEY)
+
+
+# This machine's key for the files it writes into the sync repository (``sync.signing``):
+# beside ``forget.key``, never in the database, an export or the repository. Another
+# machine holds it only when the user gives it there (``memctl sync trust HOST:KEY``).
+SYNC_KEY = "sync.key"
+# The keys of the other machines the user trusts, one ``HOST KEY`` a line (hex).
+HOST_KEYS = "sync-hosts.keys"
+
+
+def sync_key(home: Path) -> bytes:
+    """This machine's key for its sync files, made (0600) when there is none."""
+    return _home_key(home / SYNC_KEY)
+
+
+def host_keys(home: Path) -> dict[str, bytes]:
+    """The other machines' sync keys the user gave (host id -> key); lines that are not a
+    host and a key are skipped."""
     try:
-        with os.fdopen(open_private(home / FORGET_KEY, os.O_RDONLY), "rb") as handle:
+        with os.fdopen(open_private(home / HOST_KEYS, os.O_RDONLY), "rb") as handle:
+            text = handle.read(1 << 20).decode("ascii", "replace")
+    except FileNotFoundError:
+        return {}
+    found: dict[str, bytes] = {}
+    for line in text.splitlines():
+        host, _, key = line.strip().partition(" ")
+        try:
+            value = bytes.fromhex(key.strip())
+        except ValueError:
+            continue
+        if host and len(value) == FORGET_KEY_BYTES:
+            found[host] = value
+    return found
+
+
+def write_host_keys(home: Path, keys: dict[str, bytes]) -> None:
+    """Keep ``keys`` (host id -> key) as the other machines' sync keys (0600)."""
+    write_private(home / HOST_KEYS, "".join(f"{h} {k.hex()}\n" for h, k in sorted(keys.items())))
+
+
+def _known_key(path: Path) -> bytes | None:
+    """The key a home file holds; None when there is none or it holds no key."""
+    try:
+        with os.fdopen(open_private(path, os.O_RDONLY), "rb") as handle:
             key = bytes.fromhex(handle.read(4 * FORGET_KEY_BYTES).decode("ascii"))
     except (FileNotFoundError, ValueError):
         return None
     return key if len(key) == FORGET_KEY_BYTES else None
 
 
-def forget_key(home: Path) -> bytes:
-    """The home's key for forgotten text's digests, made (0600) when there is none, or
-    made again when the file holds none. Made whole, then linked in place: a process
-    reading it meanwhile never sees it half written."""
-    path = home / FORGET_KEY
-    found = known_forget_key(home)
+def _home_key(path: Path) -> bytes:
+    """The key a home file holds, made (0600) when there is none, or made again when the
+    file holds none. Made whole, then linked in place: a process reading it meanwhile
+    never sees it half written."""
+    found = _known_key(path)
     if found is not None:
         return found
     key = os.urandom(FORGET_KEY_BYTES)
@@ -105,7 +152,7 @@ def forget_key(home: Path) -> bytes:
     try:
         os.link(partial, path)
     except FileExistsError:  # another process made it meanwhile, or it holds no key
-        found = known_forget_key(home)
+        found = _known_key(path)
         if found is None:
             os.replace(partial, path)
             return key

@@ -896,7 +896,9 @@ KEYS: tuple[Key, ...] = (
         "",
         "Machines (host ids or their first characters, separated by spaces, or `all`) whose "
         "memories may open a session's start block and rank among your own in recall; "
-        "others' are recalled when asked for, after your own.",
+        "others' are recalled when asked for, after your own. A host whose key "
+        "`memctl sync trust HOST:KEY` gave (kept in `sync-hosts.keys`, not here) is "
+        "trusted only in the files its key signed (docs/sync.md).",
     ),
     Key(
         "sync.max_file_bytes",

@@ -6,7 +6,7 @@ The keys themselves, their defaults and documentation, are ``config.keys``.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -33,9 +33,30 @@ DEFAULT_SOURCE = "default"  # Settings.sources of a key no file, variable or fla
 # Set in the environment of memctl's own headless assistant runs (``llm: claude-code`` /
 # ``codex``, llm/headless.py): memctl's hooks do nothing there, so they are never sessions.
 HEADLESS_ENV = "MEMCTL_HEADLESS"
+# Names the assistant session a command runs in ("last time" is the one before it), for a
+# client with no variable of its own (memctl's OpenCode plugin sets it for OpenCode's
+# shell tool) and for scripts; then the clients' own: Claude Code's, in its hooks', MCP
+# servers' and shell tool's environment (2.1.332); Codex's, in its shell tool's only
+# (0.171.0: its MCP servers and hooks start without it). The resident process forwards
+# each (integrations/resident.py ENV_NAMES).
+ASKING_ENV = "MEMCTL_SESSION_ID"
+SESSION_VARIABLES = (ASKING_ENV, "CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID")
 ENV_NOT_KEYS = frozenset(
-    {"MEMCTL_HOME", "MEMCTL_DEBUG", "MEMCTL_DEBUG_SQL", "MEMCTL_CLIENTS_DIR", HEADLESS_ENV}
+    {
+        "MEMCTL_HOME",
+        "MEMCTL_DEBUG",
+        "MEMCTL_DEBUG_SQL",
+        "MEMCTL_CLIENTS_DIR",
+        HEADLESS_ENV,
+        ASKING_ENV,
+    }
 )
+
+
+def asking_session(environ: Mapping[str, str]) -> str | None:
+    """The id of the assistant session a command runs in, as its environment names it
+    (``SESSION_VARIABLES``, the first set); None outside any."""
+    return next((environ[name] for name in SESSION_VARIABLES if environ.get(name)), None)
 
 
 @dataclass(frozen=True)

@@ -238,7 +238,7 @@ def prompt_output(settings: Any, prompt: str, session_id: str) -> str:
         frozenset(hooks_state.injected(settings.home, session_id)) if session_id else frozenset()
     )
     with Context(settings, door="hook") as ctx:
-        found = prompt_context(ctx, PromptRequest(prompt, shown))
+        found = prompt_context(ctx, PromptRequest(prompt, shown, session=session_id or None))
     if not found.block:
         return ""
     hooks_state.add_injected(settings.home, session_id, found.ids)

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any
 
 from memctl.api import recall as recall_api
 from memctl.config import Settings
+from memctl.config.settings import asking_session
 from memctl.context import Context
 from memctl.memories.provenance import origin
 from memctl.model import ROLES, Memory
@@ -66,6 +68,21 @@ def hit(item: Recalled, host: str | None = None, following: bool = False) -> dic
     }
 
 
+# Where a tools/call's ``_meta`` names the client's session: Codex sends its thread's id
+# (0.171.0: threadId, and sessionId the same); Claude Code and OpenCode send none.
+META_SESSION_KEYS = ("threadId", "sessionId")
+# The session the SDK's call being answered names (set by the server for the call)
+CALL_SESSION: ContextVar[str | None] = ContextVar("memctl_call_session", default=None)
+
+
+def meta_session(meta: Any) -> str | None:
+    """The session a tools/call's ``_meta`` names (``META_SESSION_KEYS``), if any."""
+    if not isinstance(meta, dict):
+        return None
+    named = (meta.get(key) for key in META_SESSION_KEYS)
+    return next((value for value in named if isinstance(value, str) and value), None)
+
+
 def memory_search(
     ctx: Context,
     query: str,
@@ -75,8 +92,10 @@ def memory_search(
     mode: str | None = None,
     budget: int | None = None,
     format: str = "json",
+    session: str | None = None,
 ) -> dict[str, Any]:
-    """The ``memory_search`` tool's answer (its description is the server's)."""
+    """The ``memory_search`` tool's answer (its description is the server's), asked from
+    ``session`` (else the one the call or the server's environment names)."""
     request = recall_api.RecallRequest(
         query=query,
         limit=limit or ctx.settings.mcp_search_limit,
@@ -85,6 +104,9 @@ def memory_search(
         mode=mode,
         budget=budget,
         context=format == "context",
+        # the session asking: named by the call (Codex), else by the server's environment
+        # (Claude Code's, which names the session that started the server)
+        session=session or CALL_SESSION.get() or asking_session(os.environ),
     )
     response = recall_api.recall(ctx, request)
     result = response.result

@@ -150,6 +150,14 @@ def arguments_error(tool: str, parameters: dict[str, bool], given: dict[str, Any
     return f"{tool}: missing argument {missing[0]!r}" if missing else None
 
 
+def call_meta(context: Any) -> Any:
+    """A tool call's ``_meta`` (None outside a request)."""
+    try:
+        return context.request_context.meta
+    except (AttributeError, ValueError):  # no context, or none of a request
+        return None
+
+
 class Server(MCPServer):
     """The SDK's server; a call's mistakes (an unknown or missing argument, a value of the
     wrong type) answer one line, not pydantic's report."""
@@ -160,6 +168,7 @@ class Server(MCPServer):
         problem = arguments_error(name, self.parameters.get(name, {}), arguments)
         if name in self.parameters and problem:
             raise ToolError(problem)
+        mcp_search.CALL_SESSION.set(mcp_search.meta_session(call_meta(context)))
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:

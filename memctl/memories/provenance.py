@@ -13,14 +13,26 @@ unasked, so there a memory is left out when it came from another host not in
 ``chmod +x f``, ``python f``) and the user did not say it: text from tools, web pages or
 other machines never becomes an instruction by itself. Asked for, such
 memories are still recalled, marked with where they came from.
+
+A host id is only a name in a repository everyone with push access writes, so a
+machine signs each file it writes (HMAC-SHA256 under its ``sync.key``, the file's
+``mac`` line) and a host whose key the user gave here (``memctl sync trust HOST:KEY``)
+is that host only in a file its key signs: any other file naming it is ``unproven``,
+a teammate's.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
+from pathlib import Path
 
+from memctl.config.files import host_keys
 from memctl.lazy_re import lazy
-from memctl.model import Memory
+from memctl.model import Memory, format_time, parse_time
+from memctl.store.database import Database
+from memctl.store.sync import SyncFile, claimed_files
 
 YOU = "you"
 _DOWNLOAD = r"\b(?:curl|wget|iwr|invoke-webrequest|irm|invoke-restmethod|fetch|aria2c|scp)\b"
@@ -92,11 +104,66 @@ def trusts(trust: frozenset[str] | None, host: str) -> bool:
     return trust is None or any(host.startswith(t) for t in trust)
 
 
-def start_refusal(memory: Memory, host: str | None, trust: frozenset[str] | None) -> str | None:
-    """Why ``memory`` must not enter a session-start block, or None when it may."""
+def start_refusal(
+    memory: Memory, host: str | None, trust: frozenset[str] | None, forged: bool = False
+) -> str | None:
+    """Why ``memory`` must not enter a session-start block, or None when it may;
+    ``forged``: its file names a host whose key did not sign it (``unproven``)."""
+    if host and forged:
+        return f"names host {host[:8]}, whose key did not sign it"
     if host and not trusts(trust, host):
         return f"from host {host[:8]}, not in sync.trust"
     said_by = origin(memory, host)
     if said_by != YOU and fetches_and_runs(memory.content):
         return f"tells to run fetched code, and {said_by} said it, not you"
     return None
+
+
+# What a sync file's MAC signs: this label, the file's path in the repository (so a signed
+# file copied to another memory, scope or host's name does not verify) and its text above
+# the ``mac`` line, hashed (so the index keeps the digest and checks it against a key
+# given later).
+FILE_LABEL = b"memctl sync file\0"
+
+
+def file_digest(path: str, body: str) -> str:
+    """The SHA-256 of what a sync file's MAC signs (``FILE_LABEL``)."""
+    return hashlib.sha256(FILE_LABEL + path.encode() + b"\0" + body.encode()).hexdigest()
+
+
+def file_mac(key: bytes, digest: str) -> str:
+    """The MAC of a sync file whose ``file_digest`` is ``digest``, under ``key``."""
+    return hmac.new(key, bytes.fromhex(digest), hashlib.sha256).hexdigest()
+
+
+def unproven(db: Database, hosts: dict[str, str], keys: dict[str, bytes]) -> frozenset[str]:
+    """The memory ids of ``hosts`` (memory id -> host) whose host has a key here (``keys``)
+    that did not sign the file their text came from: the host's newest file of the memory
+    has no MAC, a MAC the key did not make, or is not the version the memory holds (an
+    older signed file pushed again over a forged one)."""
+    keyed = {m: h for m, h in hosts.items() if h in keys}
+    files = claimed_files(db, keyed)
+    found = set()
+    for memory_id, host in keyed.items():
+        file, updated_at = files.get(memory_id, (None, None))
+        if not (
+            file is not None
+            and updated_at is not None
+            and format_time(parse_time(updated_at)) == file.updated_at
+            and signs(keys[host], file)
+        ):
+            found.add(memory_id)
+    return frozenset(found)
+
+
+def signs(key: bytes, file: SyncFile) -> bool:
+    """Whether ``key`` made the MAC of the sync file ``file``."""
+    return bool(file.digest and file.mac) and hmac.compare_digest(
+        file_mac(key, str(file.digest)), str(file.mac)
+    )
+
+
+def forged(db: Database, hosts: dict[str, str], home: Path) -> frozenset[str]:
+    """``unproven`` under the keys the user gave this home (none read when no memory of
+    ``hosts`` came from another machine)."""
+    return unproven(db, hosts, host_keys(home)) if hosts else frozenset()

@@ -26,7 +26,7 @@ from memctl.model import Role
 # distilled again they would echo.
 MEMCTL_TOOL = lazy(
     r"(?:^|_|[.:/])(?:memory_(?:search|get|list|profile|stats|store|update|forget|link|ingest|"
-    r"distill_tasks|distill_apply|profile_task|profile_write)|session_search)$",
+    r"distill_tasks|distill_apply|profile_task|profile_write)|session_(?:search|expand))$",
     re.I,
 )
 # A command line running one of memctl's commands that print what it keeps (memories,

@@ -64,7 +64,7 @@ from memctl.retrieve.stages.time_boost import time_boost
 from memctl.retrieve.when import since_latest
 from memctl.store.memories import MemoryFilter
 from memctl.store.message_search import is_message_id
-from memctl.store.sessions import source_times
+from memctl.store.sessions import get_session, source_times
 from memctl.store.transcripts import SessionFilter, latest_session_start
 from memctl.store.writes import Writer
 
@@ -219,16 +219,18 @@ def start(
     now: datetime | None = None,
     mode: str | None = None,
     depth: int | None = None,
+    asking: str | None = None,
 ) -> Run:
     """A run ready for the stages: the query analysed against ``now`` (default: the clock),
-    searching ``depth`` rows (default ``recall.depth``: ``Run.depth``)."""
+    searching ``depth`` rows (default ``recall.depth``: ``Run.depth``), asked from the
+    session ``asking`` (its id, when the client names it)."""
     params = recall_params(ctx.settings, mode)
     moment = now or datetime.now(UTC)
     # memories created up to and including "now"; timestamps have millisecond resolution
     as_of = format_time(moment + timedelta(milliseconds=1)) if now is not None else None
     return Run(
         ctx=ctx,
-        query=with_latest(ctx, analyse(text, moment), scopes, moment),
+        query=with_latest(ctx, analyse(text, moment), scopes, moment, asking),
         params=params,
         limit=limit or params.limit,
         now=moment,
@@ -239,17 +241,28 @@ def start(
 
 
 def with_latest(
-    ctx: Context, query: Analysed, scopes: tuple[str, ...] | None, now: datetime
+    ctx: Context,
+    query: Analysed,
+    scopes: tuple[str, ...] | None,
+    now: datetime,
+    asking: str | None = None,
 ) -> Analysed:
     """``query`` with the window its words asking for the latest work name: from the day
-    the latest session of ``scopes`` began before ``now`` (no session: no window)."""
+    the latest session of ``scopes`` began before ``now`` (no session: no window). Asked
+    from a session memctl holds already (``asking``: the clients capture a session at each
+    turn's end), "last time" is the one before it, and the window ends where it began:
+    the question's own session is not what it asks for."""
     if query.latest is None:
         return query
-    until = format_time(now + timedelta(milliseconds=1))
-    started = latest_session_start(ctx.db, SessionFilter(scopes=scopes, until=until))
+    until, end = now + timedelta(milliseconds=1), now + timedelta(seconds=1)
+    current = get_session(ctx.db, asking) if asking else None
+    if current is not None:
+        until = end = min(end, parse_time(current.started_at or current.created_at))
+    latest = SessionFilter(scopes=scopes, until=format_time(until))
+    started = latest_session_start(ctx.db, latest)
     if started is None:
         return query
-    return replace(query, window=since_latest(parse_time(started), now, query.latest))
+    return replace(query, window=since_latest(parse_time(started), end, query.latest))
 
 
 def run_stages(run: Run, stages: list[Stage]) -> list[Candidate]:
@@ -270,6 +283,7 @@ def recall(
     budget: int | None = None,
     possible: int | None = None,
     named: dict[str, str] | None = None,
+    asking: str | None = None,
 ) -> RecallResult:
     """The best ``limit`` memories for ``text``: the clear matches, then possible ones in the
     rows they leave, at most ``possible`` (default ``recall.possible``).
@@ -278,9 +292,10 @@ def recall(
     back: memories created after it do not exist yet. ``touch`` records the access
     on each clear match (count, time, strength, an event) in one transaction: a possible
     one was offered, not confirmed. ``named``: the projects the question names (scope ->
-    name), weighed as the current project's.
+    name), weighed as the current project's. ``asking``: the session the question comes
+    from (``with_latest``).
     """
-    run = start(ctx, text, limit, scopes, now, mode)
+    run = start(ctx, text, limit, scopes, now, mode, asking=asking)
     run.history, run.sessions, run.budget = history, sessions, budget
     run.named_projects = named or {}
     if run.params.translate and not run.query.english:

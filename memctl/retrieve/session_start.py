@@ -33,7 +33,13 @@ from memctl.config import Settings
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.context import Context
 from memctl.memories.one_off import one_off
-from memctl.memories.provenance import DIGEST_TAG, origin, start_refusal, trusted_hosts
+from memctl.memories.provenance import (
+    DIGEST_TAG,
+    forged,
+    origin,
+    start_refusal,
+    trusted_hosts,
+)
 from memctl.model import Category, Kind, Memory, RelationType, State
 from memctl.retrieve.context_block import CONTEXT_TAG, escape_tags, memory_line
 from memctl.retrieve.fit import shorten
@@ -175,6 +181,8 @@ class _Builder:
     # the host that pushed a memory, when another machine did; the hosts of ``sync.trust``
     host_of: Callable[[str], str | None] = lambda _memory_id: None
     trust: frozenset[str] | None = frozenset()
+    # whether a memory's file names a host whose key did not sign it (``provenance.forged``)
+    forged: Callable[[str, str | None], bool] = lambda _memory_id, _host: False
 
     def left(self, layer: str) -> int:
         spent = sum(self.out.used.values())
@@ -199,19 +207,20 @@ class _Builder:
         key = " ".join(memory.content.lower().split())
         if memory.id in self.seen or key in self.seen:
             return  # each fact once
-        self.seen |= {memory.id, key}
+        self.seen.add(memory.id)
         shown = memory
         if DIGEST_TAG in memory.tags:  # without the facts the block gives already
             shown = replace(memory, content=unsaid(memory.content, self.said))
             if not shown.content:
                 return
         host = self.host_of(memory.id)
-        refused = start_refusal(memory, host, self.trust)
+        refused = start_refusal(memory, host, self.trust, self.forged(memory.id, host))
         item = self._item(layer, section, shown, why, origin(memory, host), cap)
-        if refused:
+        if refused:  # its text may still come from a memory that may open a session
             item.why, item.refused = f"left out: {refused}", True
             self.out.dropped.append(item)
             return
+        self.seen.add(key)
         if self.add(item):  # given: a later digest need not repeat it
             self.said.append(memory.content)
             if host and host not in self.out.hosts:
@@ -407,6 +416,9 @@ def layered_context(
     _identity(builder, settings.home, settings.cwd)
     if settings.db_path.exists():
         builder.host_of = lambda memory_id: foreign_hosts(ctx.db, (memory_id,)).get(memory_id)
+        builder.forged = lambda memory_id, host: bool(
+            host and forged(ctx.db, {memory_id: host}, settings.home)
+        )
         _essentials(builder, ctx, scope)
         if out.budgets["L2"]:
             _recent(builder, ctx, scope)

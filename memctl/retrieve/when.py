@@ -277,10 +277,11 @@ def latest_phrase(text: str) -> str | None:
     return match.group(0) if match else None
 
 
-def since_latest(started: datetime, now: datetime, phrase: str) -> Window:
+def since_latest(started: datetime, end: datetime, phrase: str) -> Window:
     """The window "last time" names: from the start of the day the latest session began
-    (``started``) to ``now``: that session, and anything later the same day."""
-    return Window(_day_start(started), now + timedelta(seconds=1), phrase)
+    (``started``) to ``end`` (now, or when the session asking began): that session, and
+    anything later the same day."""
+    return Window(_day_start(started), end, phrase)
 
 
 def _range(text: str, now: datetime) -> Window | None:

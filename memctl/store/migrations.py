@@ -742,6 +742,15 @@ def _unhash_deleted(value: Any) -> bool:
     return False
 
 
+def m027_sync_file_macs(db: Database) -> None:
+    """What each sync file's ``mac`` line signs and that MAC: whether the machine it names
+    wrote it is checked against that machine's key when trust is decided."""
+    have = {str(row[1]) for row in db.tuples("PRAGMA table_info(sync_files)")}
+    for column in ("digest", "mac"):  # a store set back to an older version has them
+        if column not in have:
+            db.execute(f"ALTER TABLE sync_files ADD COLUMN {column} TEXT")
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -769,4 +778,5 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m024_question_index,
     m025_question_vocab,
     m026_forgotten_hashes,
+    m027_sync_file_macs,
 ]

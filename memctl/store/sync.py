@@ -41,11 +41,19 @@ class SyncFile:
     updated_at: str
     state: str
     blob: str  # the git blob id of the file's content
+    # What its ``mac`` line signs (``provenance.file_digest``) and that line's MAC, None in
+    # a file without one (an older memctl's, or a hand-made one): checked against the key
+    # of the host it names when trust is decided (``provenance.unproven``).
+    digest: str | None = None
+    mac: str | None = None
 
     @property
     def key(self) -> tuple[str, str]:
         """The order versions are resolved in: newest ``updated_at``, ties by host id."""
         return self.updated_at, self.host_id
+
+
+_COLUMNS = "path, memory_id, host_id, updated_at, state, blob, digest, mac"
 
 
 def host_id(db: Database) -> str:
@@ -60,19 +68,13 @@ def host_id(db: Database) -> str:
 
 def indexed_files(db: Database) -> dict[str, SyncFile]:
     """Every file of the index, by path."""
-    return {
-        row[0]: SyncFile(*row)
-        for row in db.tuples(
-            "SELECT path, memory_id, host_id, updated_at, state, blob FROM sync_files"
-        )
-    }
+    return {row[0]: SyncFile(*row) for row in db.tuples(f"SELECT {_COLUMNS} FROM sync_files")}
 
 
 def files_at(db: Database, paths: Iterable[str]) -> dict[str, SyncFile]:
     """The indexed files at these paths, by path."""
     rows = db.tuples(
-        "SELECT path, memory_id, host_id, updated_at, state, blob FROM sync_files "
-        "WHERE path IN (SELECT value FROM json_each(?))",
+        f"SELECT {_COLUMNS} FROM sync_files WHERE path IN (SELECT value FROM json_each(?))",
         (json.dumps(list(paths)),),
     )
     return {row[0]: SyncFile(*row) for row in rows}
@@ -82,8 +84,7 @@ def files_of(db: Database, memory_ids: Iterable[str]) -> dict[str, list[SyncFile
     """The indexed files of these memories, by memory id."""
     found: dict[str, list[SyncFile]] = {}
     rows = db.tuples(
-        "SELECT path, memory_id, host_id, updated_at, state, blob FROM sync_files "
-        "WHERE memory_id IN (SELECT value FROM json_each(?))",
+        f"SELECT {_COLUMNS} FROM sync_files WHERE memory_id IN (SELECT value FROM json_each(?))",
         (json.dumps(list(memory_ids)),),
     )
     for row in rows:
@@ -123,6 +124,18 @@ def synced_texts(db: Database, memory_ids: list[str]) -> dict[str, str]:
     return {str(memory_id): str(host) for memory_id, host in rows}
 
 
+def claimed_files(db: Database, hosts: dict[str, str]) -> dict[str, tuple[SyncFile, str | None]]:
+    """memory id -> the newest indexed file of the host ``hosts`` names for it, and the
+    memory's ``updated_at`` here (None when it is not here)."""
+    rows = db.tuples(
+        f"SELECT {', '.join(f'f.{c}' for c in _COLUMNS.split(', '))}, m.updated_at "
+        "FROM sync_files f JOIN json_each(?) j ON f.memory_id = j.key AND f.host_id = j.value "
+        "LEFT JOIN memories m ON m.id = f.memory_id ORDER BY f.updated_at",
+        (json.dumps(hosts),),
+    )
+    return {row[1]: (SyncFile(*row[:-1]), row[-1]) for row in rows}
+
+
 def hosts(db: Database) -> dict[str, int]:
     """Every machine whose files the repository brought in (this one too), with how many
     memories its files hold."""
@@ -132,8 +145,7 @@ def hosts(db: Database) -> dict[str, int]:
 
 def put_files(db: Database, files: Iterable[SyncFile]) -> None:
     db.executemany(
-        "INSERT OR REPLACE INTO sync_files(path, memory_id, host_id, updated_at, state, blob) "
-        "VALUES (?, ?, ?, ?, ?, ?)",
+        f"INSERT OR REPLACE INTO sync_files({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         [astuple(f) for f in files],
     )
 
@@ -290,6 +302,14 @@ def session_ids_here(db: Database, own_host: str) -> set[str]:
     by a memctl whose files name it keyed (sync/memfile.py ``shared_source``), so the
     digest leaves the repository's head."""
     return _won_here(db, own_host, "m.source GLOB ?", (DERIVED_SOURCE_GLOB,))
+
+
+def unsigned_here(db: Database, own_host: str) -> set[str]:
+    """Memories whose winning file this host wrote without a MAC (an older memctl): sent
+    once more, signed, by the first sync of a memctl that signs its files."""
+    return _won_here(
+        db, own_host, "m.id IN (SELECT memory_id FROM sync_files WHERE mac IS NULL)", ()
+    )
 
 
 def _won_here(db: Database, own_host: str, condition: str, params: tuple[str, ...]) -> set[str]:

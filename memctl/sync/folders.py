@@ -11,7 +11,9 @@ name it in their own copy; the memory here keeps its text as it is.
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import PurePath
 
@@ -26,6 +28,9 @@ HERE = "."
 # how a note shortens an absolute path (``parse.common.SHORT_PATH``): "…/acme-layoffs"
 SHORTENED = "…/"
 NAME_CHARS = r"[\w.@+-]"  # what a path's part is made of (``parse.common.LONG_PATH``)
+# how a shell command or a person names the home folder in a path
+HOME_SPELLINGS = ("~", "$HOME", "${HOME}")
+Rule = tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]  # (pattern, replacement)
 
 
 def without_folder_names(
@@ -52,20 +57,36 @@ def folder_names(scope: str, session_scope: str, cwd: str) -> set[str]:
 
 def relative_to_folder(memory: Memory, cwd: str) -> Memory:
     """``memory`` with its text naming the folder its session ran in (``cwd``) as ``.``
-    and a path under it relative to it: "/home/alice/acme-layoffs/src/app.py" and
-    "…/acme-layoffs/src/app.py" -> "src/app.py"."""
+    and a path under it relative to it, however it is spelt: "/home/alice/acme-layoffs/
+    src/app.py", "…/acme-layoffs/src/app.py", "~/acme-layoffs/src/app.py" (or ``$HOME``),
+    and "acme-layoffs/src/app.py" as a digest names it relative to a folder above it
+    (the one it shares with a file outside the project) -> "src/app.py". Any other path
+    in the home goes as ``~/...``: no user name."""
     folder = cwd.rstrip("/")
     if not folder.startswith("/") or folder.count("/") < 2:
         return memory  # no folder, or one of no name to hide (``/srv``)
-    named = re.compile(
-        f"(?:{re.escape(folder)}|{re.escape(SHORTENED + PurePath(folder).name)})"
-        f"(/|(?!{NAME_CHARS}))"
-    )
-    content, l0, l1, l2 = (
-        named.sub(_relative, text)
-        for text in (memory.content, memory.l0_abstract, memory.l1_overview, memory.l2_content)
-    )
+    home = os.path.expanduser("~").rstrip("/")
+    spellings = [folder, SHORTENED + PurePath(folder).name]
+    if home and folder.startswith(f"{home}/"):
+        under = folder.removeprefix(f"{home}/")
+        spellings += [f"{prefix}/{under}" for prefix in HOME_SPELLINGS]
+    parts = folder.strip("/").split("/")
+    above = ["/".join(parts[-k:]) for k in range(len(parts) - 1, 0, -1)]
+    rules: list[Rule] = [
+        (_either(spellings, f"(/|(?!{NAME_CHARS}))"), _relative),
+        (_either(above, "/", before=r"(?<![\w.@+/~$}-])"), ""),  # not inside another path
+    ]
+    if home.count("/") > 1:  # ``/home/alice``; not ``/root``, which names nobody
+        rules.append((_either([home], f"(/|(?!{NAME_CHARS}))"), r"~\1"))
+    texts = [memory.content, memory.l0_abstract, memory.l1_overview, memory.l2_content]
+    for pattern, replacement in rules:
+        texts = [pattern.sub(replacement, text) for text in texts]
+    content, l0, l1, l2 = texts
     return replace(memory, content=content, l0_abstract=l0, l1_overview=l1, l2_content=l2)
+
+
+def _either(texts: list[str], after: str, before: str = "") -> re.Pattern[str]:
+    return re.compile(f"{before}(?:{'|'.join(map(re.escape, texts))}){after}")
 
 
 def _relative(found: re.Match[str]) -> str:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from memctl.store.sync import SyncFile
 from memctl.sync.layout import FORMAT_MAJOR, parse_path
-from memctl.sync.memfile import FORGOTTEN, BadFile, Version, parse
+from memctl.sync.memfile import FORGOTTEN, BadFile, Version, parse, signature
 from memctl.sync.repo import Clone, Entry
 
 # A long sync's stages tell how far they are: (what, e.g. "reading files", done, total);
@@ -79,7 +79,7 @@ def read_incoming(
     for done, (entry, known) in enumerate(changed):
         progress("reading files", done, len(changed))
         try:
-            version = _read(clone, entry, max_bytes, major)
+            version, (digest, mac) = _read(clone, entry, max_bytes, major)
         except BadFile as why:
             incoming.bad.append((entry.path, str(why)))
             if known is not None:
@@ -94,6 +94,8 @@ def read_incoming(
                 version.updated_at,
                 FORGOTTEN if version.forgotten else str(version.values["state"]),
                 entry.blob,
+                digest,
+                mac,
             )
         )
     for path in sorted(gone):
@@ -104,7 +106,10 @@ def read_incoming(
     return incoming
 
 
-def _read(clone: Clone, entry: Entry, max_bytes: int, major: int) -> Version:
+def _read(
+    clone: Clone, entry: Entry, max_bytes: int, major: int
+) -> tuple[Version, tuple[str, str | None]]:
+    """The version a file holds, and its ``signature``."""
     if not entry.utf8:
         raise BadFile("its name is not UTF-8")
     if entry.symlink:
@@ -123,4 +128,4 @@ def _read(clone: Clone, entry: Entry, max_bytes: int, major: int) -> Version:
         text = clone.read_blob(entry.blob).decode("utf-8")
     except UnicodeDecodeError:
         raise BadFile("not UTF-8 text") from None
-    return parse(text, memory_id, host, scope)
+    return parse(text, memory_id, host, scope), signature(text, entry.path)

@@ -188,7 +188,10 @@ memories of AI assistants, shared between machines and people.
   the text too. Without it the memory is only marked deleted (restorable).
   A live memory's file says `redacted: true` when it took text out of the
   version before (`memctl redact`): each machine that reads it takes the old
-  text out of its history too.
+  text out of its history too. The last line, `mac: ...`, signs the rest
+  with a key of the machine that wrote it: a machine that trusts that host
+  by its key (`memctl sync trust HOST:KEY`) takes a file it did not sign
+  (edited by hand, or naming a host it was not written by) as a teammate's.
 - When several files hold one memory, the newest `updated_at` wins (ties:
   the greater host id); the losing version is kept in the memory's event log.
 

@@ -21,6 +21,7 @@ from memctl.errors import MemctlError
 from memctl.lazy_re import lazy
 from memctl.memories.operations import clean_content, clean_tags
 from memctl.memories.privacy import scrub
+from memctl.memories.provenance import file_digest, file_mac
 from memctl.model import (
     KEYED,
     Category,
@@ -221,6 +222,27 @@ def render(
         allow_unicode=True,
         width=1 << 20,
     )
+
+
+# The last line of a file this memctl writes: the MAC of the rest under the writing
+# machine's ``sync.key`` (``provenance.file_digest``). A memctl before it reads the key as
+# any key it does not know: ignored.
+MAC_KEY = "mac"
+MAC_LINE = lazy(r"mac: ([0-9a-f]{64})")
+
+
+def signed(text: str, path: str, key: bytes) -> str:
+    """A rendered file with its ``mac`` line, for ``path`` in the repository."""
+    return f"{text}{MAC_KEY}: {file_mac(key, file_digest(path, text))}\n"
+
+
+def signature(text: str, path: str) -> tuple[str, str | None]:
+    """What a file's MAC signs (its digest) and the MAC its last line gives (None)."""
+    head, _, last = text.removesuffix("\n").rpartition("\n")
+    found = MAC_LINE.fullmatch(last)
+    if found is None:
+        return file_digest(path, text), None
+    return file_digest(path, f"{head}\n"), found.group(1)
 
 
 def blob_id(text: str) -> str:

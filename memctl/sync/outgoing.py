@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 
-from memctl.config.files import forget_key
+from memctl.config.files import forget_key, sync_key
 from memctl.context import Context
 from memctl.model import Memory, Relation, State, format_time, now_iso, parse_time
 from memctl.store import memories as store
@@ -40,6 +40,8 @@ from memctl.sync.memfile import (
     normal_time,
     privacy_problem,
     render,
+    signature,
+    signed,
     synced_values,
     triples_problem,
 )
@@ -75,6 +77,7 @@ def plan_export(
     host's; None: look at every memory of the index)."""
     out = Outgoing()
     home_key = forget_key(ctx.settings.home)  # a session id in a source goes keyed
+    keys = (home_key, sync_key(ctx.settings.home))  # and each file is signed
     ids = sorted(candidates)
     out.withheld = sorted(undone_sync_imports(ctx.db, ids))
     eligible = shareable_ids(ctx.db, include_all, ids) - set(out.withheld)
@@ -105,7 +108,7 @@ def plan_export(
         redacted = _redacted_since(withdrawn.get(memory_id), winner)
         flags = (forgotten, redacted)
         memory = folders.relative_to_folder(memory, origins.get(memory_id, ("", "", ""))[2])
-        _export_one(out, memory, edges, mine, winner, own_host, flags, home_key)
+        _export_one(out, memory, edges, mine, winner, own_host, flags, keys)
     _stale(out, ctx, own_host, arrived)
     return out
 
@@ -154,8 +157,9 @@ def _export_one(
     winner: SyncFile | None,
     own_host: str,
     flags: tuple[bool, bool],  # (forgotten, redacted): ``render``'s
-    home_key: bytes,
+    keys: tuple[bytes, bytes],  # (``render``'s home key, the key that signs the file)
 ) -> None:
+    home_key, sign_key = keys
     try:
         path = memory_path(_shared_name(memory, winner, own_host, home_key), memory.id, own_host)
     except ValueError as why:
@@ -168,8 +172,8 @@ def _export_one(
     if problem:
         out.refused.append((memory.id, problem))
         return
-    forgotten, redacted = flags
-    text = render(memory, relations, triples, forgotten, redacted, home_key=home_key)
+    forgotten = flags[0]
+    text = signed(render(memory, relations, triples, *flags, home_key=home_key), path, sign_key)
     moved = winner is not None and winner.host_id == own_host and winner.path != path
     if winner is not None and winner.blob == blob_id(text) and not moved:
         out.removes += [f for f in mine if f.path != winner.path]
@@ -178,7 +182,8 @@ def _export_one(
         later = format_time(parse_time(winner.updated_at) + TICK)
         memory = replace(memory, updated_at=max(now_iso(), later))
         out.bumps[memory.id] = memory.updated_at
-        text = render(memory, relations, triples, forgotten, redacted, home_key=home_key)
+        text = render(memory, relations, triples, *flags, home_key=home_key)
+        text = signed(text, path, sign_key)
     row = SyncFile(
         path,
         memory.id,
@@ -186,6 +191,7 @@ def _export_one(
         normal_time(memory.updated_at),
         FORGOTTEN if forgotten else str(memory.state),
         blob_id(text),
+        *signature(text, path),
     )
     out.writes.append((row, text))
     out.removes += [f for f in mine if f.path != path]

@@ -40,6 +40,7 @@ from memctl.store.sync import (
     restated_here,
     session_ids_here,
     set_read_commit,
+    unsigned_here,
 )
 from memctl.store.writes import Writer
 from memctl.sync.apply import apply_import, plan_import
@@ -75,6 +76,7 @@ META_SCOPES = "sync_local_scopes_keyed"
 META_SESSIONS = "sync_session_ids_keyed"  # set once no file of this host's names a derived id
 # set once no file of this host's names a folder in a triple (outgoing._without_folder_names)
 META_TRIPLES = "sync_folder_triples_hidden"
+META_SIGNED = "sync_files_signed"  # set once every winning file of this host's has a MAC
 EVERY_GENERATION = -1  # restated_here's generation before any: every memory the graph read
 # Before retrying a refused push, wait a random time up to this doubled per retry, at most
 # PUSH_BACKOFF_CAP ("full jitter", Brooker, AWS Architecture Blog 2015): syncs that raced
@@ -312,14 +314,15 @@ def candidates(ctx: Context) -> set[str]:
     """The memories to export: changed here since the last export, and those whose triples
     newer entity rules changed since then, when this host wrote their winning file (once:
     those whose source names a path, or whose project's folder names their directory,
-    which an older memctl sent whole, and every one the graph read, whose triples an older
-    memctl sent with a folder's name in them)."""
+    which an older memctl sent whole, every one the graph read, whose triples an older
+    memctl sent with a folder's name in them, and every one an older memctl sent unsigned)."""
     db = ctx.db
     changed = changed_since(db, int(db.meta(META_MARK) or 0))
     changed |= set() if db.meta(META_SOURCES) else paths_here(db, host_id(db))
     if not db.meta(META_SCOPES):
         changed.update(*(own_files_under(db, host_id(db), at) for at in FOLDER_SCOPES))
     changed |= set() if db.meta(META_SESSIONS) else session_ids_here(db, host_id(db))
+    changed |= set() if db.meta(META_SIGNED) else unsigned_here(db, host_id(db))
     since = int(db.meta(META_GRAPH_MARK) or 0) if db.meta(META_TRIPLES) else EVERY_GENERATION
     return changed | restated_here(db, host_id(db), since)
 
@@ -361,6 +364,7 @@ def _export(
         ctx.db.set_meta(META_SCOPES, "1")
         ctx.db.set_meta(META_SESSIONS, "1")
         ctx.db.set_meta(META_TRIPLES, "1")
+        ctx.db.set_meta(META_SIGNED, "1")
     result.went_out["written"] = result.went_out.get("written", 0) + len(written)
     result.went_out["removed"] = result.went_out.get("removed", 0) + len(out.removes)
 

@@ -7,6 +7,9 @@ The model's script is simple and deterministic:
 - a prompt containing ``SEARCH: <query>`` makes the model call the first offered tool
   whose name ends in ``memory_search`` with that query; with ``AGAIN: <query>`` too, it
   calls it a second time, with that query, once the first result is in;
+- a prompt containing ``RUN: <command>`` makes the model run that shell command with the
+  client's own shell tool (Claude Code's ``Bash``, OpenCode's ``bash``, Codex's
+  ``exec_command`` or ``shell``), then quote its output;
 - a prompt containing ``DELEGATE: <task>`` makes the model start a sub-agent (Claude
   Code's Agent tool) with that task, which the sub-agent answers ``ok``;
 - a prompt asking for JSON matching a schema with numbered ``[n] user: ...`` lines (memctl's
@@ -19,6 +22,7 @@ benchmarks.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import threading
@@ -31,6 +35,12 @@ from typing import Any
 SEARCH = re.compile(r"SEARCH: ([^\n\"]+?)(?= AGAIN:|$|\n|\")")
 AGAIN = re.compile(r"AGAIN: ([^\n\"]+)")
 DELEGATE = re.compile(r"DELEGATE: ([^\n\"]+)")
+RUN = re.compile(r"RUN: ([^\n\"]+)")
+SHELL_TOOLS = ("Bash", "bash")  # Claude Code's and OpenCode's shell tool
+RUN_ID = "toolu_run"
+# Each answer its own message id, each tool call its own id: Claude Code rebuilds a resumed
+# session's history by them (answers sharing one id lose their turns on --resume)
+MESSAGE_IDS = itertools.count(1)
 AGENT_TOOLS = ("Agent", "Task")  # Claude Code's sub-agent tool, by version
 EXTRACTION = "matching this JSON schema"
 USER_LINE = re.compile(r"^\[(\d+)\] user: (.+)$", re.M)
@@ -85,9 +95,10 @@ def anthropic_plan(body: dict[str, Any]) -> dict[str, Any]:
     search = next((t for t in tools if t.endswith("memory_search")), None)
     said = "\n".join(_texts(u) for u in users)
     again = AGAIN.search(said)
-    if results and results[-1].get("tool_use_id") == SEARCH_ID and again and search:
+    answered = str(results[-1].get("tool_use_id")) if results else ""
+    if answered.startswith(SEARCH_ID) and again and search:
         return {"tool": search, "input": {"query": again.group(1).strip()}, "id": AGAIN_ID}
-    if results and results[-1].get("tool_use_id") != WAIT_ID:
+    if results and not answered.startswith(WAIT_ID):
         return {"text": "Memory says: " + _texts(results[-1])[:2000]}
     answer = extraction(_texts(last))
     if answer is not None:
@@ -99,6 +110,11 @@ def anthropic_plan(body: dict[str, Any]) -> dict[str, Any]:
         job = {"description": "a task", "prompt": task.group(1), "subagent_type": "general-purpose"}
         job["run_in_background"] = False  # the session waits for it (2.1.330 would not)
         return {"tool": agent, "input": job, "id": "toolu_agent"}
+    command = RUN.search(_texts(last))
+    shell = next((t for t in tools if t in SHELL_TOOLS), None)
+    if command and shell and not results:
+        job = {"command": command.group(1).strip(), "description": "a command"}
+        return {"tool": shell, "input": job, "id": RUN_ID}
     if found and search:
         return {"tool": search, "input": {"query": found.group(1).strip()}, "id": SEARCH_ID}
     if found and WAIT_TOOL in tools and not results:
@@ -109,7 +125,7 @@ def anthropic_plan(body: dict[str, Any]) -> dict[str, Any]:
 def anthropic_stream(body: dict[str, Any]) -> Iterator[bytes]:
     plan = anthropic_plan(body)
     message = {
-        "id": "msg_scripted",
+        "id": f"msg_scripted{next(MESSAGE_IDS)}",
         "type": "message",
         "role": "assistant",
         "model": body.get("model", "scripted"),
@@ -120,7 +136,10 @@ def anthropic_stream(body: dict[str, Any]) -> Iterator[bytes]:
     }
     yield sse("message_start", {"type": "message_start", "message": message})
     if "tool" in plan:
-        block = {"type": "tool_use", "id": plan["id"], "name": plan["tool"], "input": {}}
+        # each call its own id (the plan's kind of call, numbered): a resumed session
+        # holding two calls of one id never ended (Claude Code 2.1.332)
+        ident = f"{plan['id']}_{next(MESSAGE_IDS)}"
+        block = {"type": "tool_use", "id": ident, "name": plan["tool"], "input": {}}
         delta = {"type": "input_json_delta", "partial_json": json.dumps(plan["input"])}
         stop = "tool_use"
     else:
@@ -146,7 +165,7 @@ def anthropic_stream(body: dict[str, Any]) -> Iterator[bytes]:
 def anthropic_message(body: dict[str, Any]) -> dict[str, Any]:
     plan = anthropic_plan(body)
     return {
-        "id": "msg_scripted",
+        "id": f"msg_scripted{next(MESSAGE_IDS)}",
         "type": "message",
         "role": "assistant",
         "model": body.get("model", "scripted"),
@@ -161,9 +180,11 @@ def anthropic_message(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def responses_plan(body: dict[str, Any]) -> dict[str, Any]:
-    items = body.get("input") or []
-    outputs = [i for i in items if isinstance(i, dict) and i.get("type") == "function_call_output"]
-    users = [i for i in items if isinstance(i, dict) and i.get("role") == "user"]
+    items = [i for i in body.get("input") or [] if isinstance(i, dict)]
+    users = [i for i in items if i.get("role") == "user"]
+    # this turn's tool results: a resumed session's input holds every earlier turn's too
+    turn = max((n for n, i in enumerate(items) if i.get("role") == "user"), default=-1)
+    outputs = [i for i in items[turn + 1 :] if i.get("type") == "function_call_output"]
     prompt = _texts(users[-1]) if users else ""
     search = next(
         (name for name in responses_tools(body.get("tools") or []) if name[1] == "memory_search"),
@@ -180,7 +201,23 @@ def responses_plan(body: dict[str, Any]) -> dict[str, Any]:
     found = SEARCH.search(prompt)
     if found and search:
         return {"tool": search, "input": {"query": found.group(1).strip()}, "call": 1}
+    command = RUN.search(prompt)
+    shell = shell_call(body)
+    if command and shell:
+        return {"tool": (None, shell[0]), "input": shell[1](command.group(1).strip()), "call": 1}
     return {"text": "ok"}
+
+
+def shell_call(body: dict[str, Any]) -> tuple[str, Any] | None:
+    """Codex's shell tool, by version, and how it takes a command line."""
+    names = {name for _, name in responses_tools(body.get("tools") or [])}
+    if "exec_command" in names:
+        return "exec_command", lambda line: {"cmd": line}
+    if "shell_command" in names:
+        return "shell_command", lambda line: {"command": line}
+    if "shell" in names:
+        return "shell", lambda line: {"command": ["bash", "-lc", line]}
+    return None
 
 
 def responses_tools(tools: list[Any]) -> Iterator[tuple[str | None, str]]:
@@ -213,7 +250,7 @@ def responses_stream(body: dict[str, Any]) -> Iterator[bytes]:
     else:
         item = {
             "type": "message",
-            "id": "msg_scripted",
+            "id": f"msg_scripted{next(MESSAGE_IDS)}",
             "role": "assistant",
             "status": "completed",
             "content": [{"type": "output_text", "text": plan["text"], "annotations": []}],

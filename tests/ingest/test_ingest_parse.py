@@ -47,6 +47,36 @@ def test_claude_code_keeps_text_notes_tools_and_sidechains_drops_thinking_and_me
     assert "init is analyzing" not in text  # meta
 
 
+def test_claude_code_2_1_2xx_names_its_session_with_a_custom_title_line() -> None:
+    """Claude Code 2.1.2xx (its desktop app) writes the session's name as ``custom-title``
+    lines, the last one standing, and no summary (fresh5's oh-my-posh sessions): the name
+    titles the session over a summary of its own; another session's name does not; its
+    ``mode`` and ``pr-link`` lines hold no message and are no kind left unread."""
+
+    def said(kind: str, uuid: str, text: str) -> dict[str, Any]:
+        message = {"role": kind, "content": [{"type": "text", "text": text}]}
+        return {"type": kind, "uuid": uuid, "sessionId": "s2", "message": message}
+
+    lines = [
+        {"type": "custom-title", "customTitle": "Zsh job notice", "sessionId": "s2"},
+        said("user", "u1", "why does zsh print [4] 15713 at the first prompt?"),
+        said("assistant", "a1", "The coproc's job notice: setopt no_monitor silences it."),
+        {"type": "summary", "summary": "Prompt daemon analysis", "leafUuid": "a1"},
+        {"type": "mode", "mode": "normal", "sessionId": "s2"},
+        {"type": "custom-title", "customTitle": "Issue #7660 analysis", "sessionId": "s2"},
+        {"type": "custom-title", "customTitle": "Another session's", "sessionId": "s1"},
+        {"type": "pr-link", "sessionId": "s2", "prNumber": 7360, "prUrl": "https://x/7360"},
+    ]
+    transcript = read_transcript(source("\n".join(map(json.dumps, lines))), "claude-code")
+    assert [m.role for m in transcript.messages] == [Role.USER, Role.ASSISTANT]
+    tally = transcript.tally
+    assert (tally.session_id, tally.title) == ("s2", "Issue #7660 analysis")
+    assert tally.problems() is None
+    untitled = read_transcript(source("\n".join(map(json.dumps, lines[1:4]))), "claude-code")
+    assert [m.role for m in untitled.messages] == [Role.USER, Role.ASSISTANT]
+    assert untitled.tally.title == "Prompt daemon analysis"  # a summary, when nothing named it
+
+
 def test_cursor_transcripts_real_and_with_the_wrappers_its_later_versions_write() -> None:
     messages, transcript = parsed("real/cursor-gitai-hboshows.jsonl")
     assert transcript.client == "cursor" and transcript.tally.malformed == 0

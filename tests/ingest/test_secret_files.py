@@ -75,12 +75,14 @@ def test_which_names_say_a_file_holds_credentials() -> None:
         "~/.git-credentials", "~/.aws/credentials", "~/.docker/config.json", "~/.kube/config",
         "gcp-credentials.json", "client_secret_123.apps.json", "k8s/secrets.yaml",
         "prod.tfvars", "terraform.tfstate", "cat .env | grep KEY", "source .env && make",
-        "~/kubeconfig.yaml",
+        "~/kubeconfig.yaml", ".dev.vars", "act/.secrets", "~/.s3cfg", "~/.boto", "~/.my.cnf",
+        "~/.terraformrc", "~/.config/gh/hosts.yml", "keys/my-proj-service-account-key.json",
     ]  # fmt: skip
     plain = [
         ".env.example", ".env.sample", "~/.ssh/id_rsa.pub", "src/env.py", "config.yaml",
         "settings.py", "environment.ts", "docs/credentials.md", "keys.py", "git status",
-        "pkg/kubeconfig.go", "kubeconfig_test.go",
+        "pkg/kubeconfig.go", "kubeconfig_test.go", ".dev.vars.example", "docs/service-account.md",
+        "src/secrets_test.py",
     ]  # fmt: skip
     assert [p for p in secret if not names_secret_file({"file_path": p})] == []
     assert [p for p in plain if names_secret_file({"file_path": p})] == []

@@ -13,6 +13,7 @@ import pytest
 
 from memctl.clients import codex, opencode
 from memctl.clients.base import Launcher, Where
+from memctl.config.settings import ASKING_ENV
 from memctl.integrations import setup
 from tests.conftest import run_cli
 
@@ -204,11 +205,21 @@ def test_opencode_plugin_and_cursor_hooks(user: Path) -> None:
     assert "import " not in plugin and "require(" not in plugin  # nothing to install
     assert plugin.count("import(") == 1 and 'import("node:fs")' in plugin  # built in
     assert setup_problems(user) == []
-    if shutil.which("node"):  # the module parses as JavaScript
+    if shutil.which("node"):  # the module loads, and names the session to its shell tool
         module = user.parent / "plugin.mjs"
         module.write_text(plugin)
-        checked = subprocess.run(["node", "--check", str(module)], capture_output=True, text=True)
+        shell = (
+            f"const {{ MemctlPlugin }} = await import({json.dumps(str(module))});\n"
+            "const hooks = await MemctlPlugin({ client: {}, directory: '/' });\n"
+            "const output = { env: {} };\n"
+            "await hooks['shell.env']({ cwd: '/', sessionID: 'ses_1' }, output);\n"
+            "console.log(JSON.stringify(output.env));"
+        )
+        checked = subprocess.run(
+            ["node", "--input-type=module", "-e", shell], capture_output=True, text=True
+        )
         assert checked.returncode == 0, checked.stderr
+        assert json.loads(checked.stdout) == {ASKING_ENV: "ses_1"}
     install(user, "cursor")
     cursor = json.loads((user / ".cursor" / "hooks.json").read_text())
     assert cursor["version"] == 1

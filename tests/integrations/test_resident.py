@@ -347,6 +347,19 @@ def test_the_forwarded_hook_events_are_the_start_and_prompt_events() -> None:
     assert set(resident.HOOK_EVENTS) == {_spelling(event) for _, event in START | PROMPT}
 
 
+def test_the_variables_naming_the_asking_session_reach_the_resident_process() -> None:
+    """`memctl recall` run by an assistant's shell tool forwards the session it runs in:
+    "last time" is the session before it (each variable alone: the resident process's
+    child reads its environment as the client's)."""
+    from memctl.config.settings import SESSION_VARIABLES, asking_session
+
+    for name in SESSION_VARIABLES:
+        assert resident.environment({name: "s1", "SECRET_TOKEN": "x"}) == {name: "s1"}
+        assert asking_session({name: "s1"}) == "s1"
+    assert asking_session({"CODEX_THREAD_ID": "t1", "CLAUDE_CODE_SESSION_ID": ""}) == "t1"
+    assert asking_session({"HOME": "/home/a"}) is None
+
+
 def test_a_child_of_the_resident_process_loads_nothing_a_recall_needs(ctx: Context) -> None:
     """The resident process loads, before it forks, every module a recall loads: a child
     spends its time on the question (each used to load argparse's locale module again, and

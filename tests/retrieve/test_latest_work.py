@@ -6,10 +6,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from memctl.context import Context
+from memctl.integrations import mcp_search
+from memctl.integrations.mcp_front import search_call
 from memctl.memories import operations as memories
 from memctl.model import Message, Role, Session
 from memctl.retrieve.pipeline import recall, start
 from memctl.store import sessions
+from tests.conftest import run_cli
 
 NOW = datetime(2026, 6, 10, 12, tzinfo=UTC)
 TOLD = {  # session id: (scope, when it began, what it says)
@@ -52,3 +55,82 @@ def test_no_session_before_now_names_no_window(ctx: Context) -> None:
     assert (
         start(ctx, "what did we do last time?", scopes=("shop",), now=before).query.window is None
     )
+
+
+def asking(ctx: Context) -> None:
+    """The session asking, begun at 11:30 on the day of ``NOW``, stored at its turn's end."""
+    began = "2026-06-10T11:30:00.000Z"
+    with ctx.db.atomic():
+        sessions.save_session(ctx.db, Session("asking", "generic", "shop", started_at=began))
+        said = ("we are adding the export button", "what did we do last time?")
+        sessions.insert_messages(
+            ctx.db,
+            [
+                Message(Role.USER, text, began, session_id="asking", seq=n + 1)
+                for n, text in enumerate(said)
+            ],
+        )
+
+
+def test_asked_from_a_session_already_stored_last_time_is_the_one_before_it(
+    ctx: Context,
+) -> None:
+    """The clients capture a session at each turn's end: asked on its second turn, "last
+    time" is the session before the one asking (its client names it), not itself."""
+    told(ctx)
+    asking(ctx)
+    question = "what did we do last time?"
+    own = start(ctx, question, scopes=("shop",), now=NOW).query.window
+    assert own is not None and own.start == datetime(2026, 6, 10, tzinfo=UTC)  # itself
+    window = start(ctx, question, scopes=("shop",), now=NOW, asking="asking").query.window
+    assert window is not None and window.start == datetime(2026, 6, 8, tzinfo=UTC)
+    assert window.end == datetime(2026, 6, 10, 11, 30, tzinfo=UTC)  # where it began
+    found = recall(ctx, question, scopes=("shop",), now=NOW, touch=False, asking="asking")
+    assert found.results[0].memory.session_id == "new" and found.results[0].clear
+    assert not any(r.clear and r.memory.session_id == "asking" for r in found.results)
+    # a session memctl does not hold: the latest session stored, as without one
+    assert start(ctx, question, scopes=("shop",), now=NOW, asking="gone").query.window == own
+
+
+def test_a_recall_run_in_an_assistant_s_session_is_told_its_session(ctx: Context) -> None:
+    """`memctl recall` as an assistant's shell tool runs it: its session in the
+    environment (Claude Code's variable; each variable: test_resident)."""
+    told(ctx)
+    asking(ctx)
+    before = ctx.db.value("SELECT id FROM memories WHERE session_id = 'elsewhere'")
+    question = ("--all-scopes", "--as-of", "2026-06-10T12:00:00Z", "what did we do last time?")
+    off = {"MEMCTL_RECALL_RESIDENT": "off"}
+    for variable in ("MEMCTL_SESSION_ID", "CLAUDE_CODE_SESSION_ID"):
+        done = run_cli(
+            "recall", "-f", "ids", "--no-touch", *question, env={variable: "asking", **off}
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.split()[0] == before  # the session before the one asking
+
+
+def test_memory_search_is_told_its_session_by_the_call(ctx: Context) -> None:
+    """Codex names its thread in each tools/call's ``_meta``: the front and the SDK's
+    server take the session from there (the environment of Codex's MCP server names none)."""
+    told(ctx)
+    asking(ctx)
+    codex_meta = {"progressToken": 1, "threadId": "asking", "sessionId": "asking"}
+    assert mcp_search.meta_session(codex_meta) == "asking"
+    assert mcp_search.meta_session({"progressToken": 1}) is None
+    question = {"query": "what did we do last time?"}
+    params = {"name": "memory_search", "arguments": question, "_meta": codex_meta}
+    call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}
+    work = search_call(call, handshaken=True)
+    assert work is not None and work[2]["session"] == "asking"
+    before = ctx.db.value("SELECT id FROM memories WHERE session_id = 'elsewhere'")
+
+    def first(**told: str) -> str:
+        found = mcp_search.memory_search(ctx, "what did we do last time?", all_scopes=True, **told)
+        return str(found["results"][0]["id"])
+
+    assert first() != before  # the latest session of all: the one that began after it
+    assert first(session="asking") == before  # as the front calls it
+    token = mcp_search.CALL_SESSION.set("asking")  # as the SDK's server sets it for a call
+    try:
+        assert first() == before
+    finally:
+        mcp_search.CALL_SESSION.reset(token)

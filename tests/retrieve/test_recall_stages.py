@@ -14,6 +14,7 @@ import pytest
 
 from memctl.config.settings import load_settings
 from memctl.context import Context
+from memctl.memories.provenance import DIGEST_TAG
 from memctl.model import Kind, Memory, Relation, RelationType, State, Tier, format_time
 from memctl.retrieve.pipeline import Recalled, possible_results, recall, start
 from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run
@@ -599,6 +600,23 @@ def test_a_digest_passes_nothing_to_its_neighbours_in_its_session(ctx: Context) 
     insert_memory(ctx.db, after.memory, None)
     got = {c.memory.content: c for c in neighbours(run, [long])}
     assert list(got) == [digest] and long.score == pytest.approx(1.0)
+
+
+def test_a_short_sessions_digest_is_no_turn_asking_its_question(ctx: Context) -> None:
+    run = make_run(ctx, context_share=0.3, reply_share=0.6, question_factor=0.8)
+    times = [format_time(NOW - timedelta(minutes=m)) for m in (3, 2)]
+    # the digest of a four-turn session quotes its opening question; the rule distilled
+    # after it answers another one
+    digest = "Session of 2026-11-02 — How do we deploy? … Outcome: Run `make release`."
+    short = stored(ctx, digest, 1.0, session_id="s", created_at=times[0], tags=[DIGEST_TAG])
+    rule = stored(ctx, "We never deploy on Fridays.", 0.5, session_id="s", created_at=times[1])
+    ranked = neighbours(run, [short, rule])
+    assert [c.score for c in ranked] == [pytest.approx(1.0), pytest.approx(0.5)]
+    # the same text, said as a turn, is a question its reply inherits from
+    turn = stored(ctx, digest, 1.0, session_id="t", created_at=times[0])
+    reply = stored(ctx, "We never deploy on Fridays.", 0.5, session_id="t", created_at=times[1])
+    neighbours(run, [turn, reply])
+    assert reply.score == pytest.approx(0.5 + 0.6 * 1.0)
 
 
 def test_session_messages_are_candidates_when_the_store_has_them(home: Path) -> None:

@@ -117,6 +117,7 @@ def test_memctls_answer_told_back_counts_with_the_memory(
     ("name", "detail", "reads"),
     [
         ("mcp__memctl__memory_search", "cache port", True),
+        ("mcp__memctl__session_expand", "s1#2", True),  # s29-leak: a session's text read back
         ("Bash", 'memctl recall "cache port"', True),
         ("exec_command", "uv run memctl --home /tmp/h sessions show s1", True),
         ("Bash", "~/.local/bin/memctl -c recall.limit=3 recall deploy", True),

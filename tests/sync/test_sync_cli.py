@@ -206,9 +206,10 @@ def test_sync_trust_lists_other_machines_and_lets_one_open_sessions(tmp_path: Pa
     assert pushed  # the shared repository's files: as readable as the pusher's umask says
     assert all(bool(p.stat().st_mode & 0o004) == (not umask & 0o004) for p in pushed)
     said = cli(b, "sync")  # the memories came in: why they open no session, and the fix
-    assert f"not in sync.trust ({host[:8]}: 1)" in said and f"sync trust {host[:8]}`" in said
+    assert f"not in sync.trust ({host[:8]}: 1)" in said and "`memctl sync key` there" in said
     listed = json.loads(cli(b, "sync", "trust", "--json"))
-    assert listed == {"trust": "", "hosts": [{"id": host, "memories": 1, "trusted": False}]}
+    shown = {"id": host, "memories": 1, "trusted": False, "signed": False, "unsigned": 0}
+    assert listed == {"trust": "", "hosts": [shown]}
     start = ("hook", "claude-code", "SessionStart")
     assert "tabs over spaces" not in cli(b, *start)
     untrusted = cli(b, "context")  # why the block is empty: who said it, not its size
@@ -217,7 +218,10 @@ def test_sync_trust_lists_other_machines_and_lets_one_open_sessions(tmp_path: Pa
     checks = json.loads(run_cli("--home", str(b), "doctor", "--json").stdout)
     modes = next(c for c in checks if c["name"] == "modes")  # the clone's files: private
     assert modes["status"] == "ok", modes["detail"]
-    assert f"sync.trust is now {host[:8]}" in cli(b, "sync", "trust", host[:8])
+    key = cli(a, "sync", "key").splitlines()[0]  # the machine's id and its key, to copy
+    trusted = cli(b, "sync", "trust", key)
+    assert f"sync.trust is now {host}" in trusted and "the files its key signed" in trusted
+    assert key.partition(":")[2] not in trusted + (b / "config.yaml").read_text()
     assert f"host {host[:8]}) I prefer tabs over spaces" in cli(b, *start)
     assert "sync.trust is now empty" in cli(b, "sync", "trust", "--remove", host[:8])
     assert "tabs over spaces" not in cli(b, *start)

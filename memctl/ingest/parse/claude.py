@@ -8,7 +8,9 @@ sub-agent call (Agent, Task) keeps the sub-agent's report (see
 ``subagent_report``), as does the ``<task-notification>`` turn that brings a background
 sub-agent's. A ``summary`` line titles the session only when the
 message it summarises (``leafUuid``) is one of this file's: Claude Code also
-writes the summaries of *other* sessions into a resumed one. ``system``,
+writes the summaries of *other* sessions into a resumed one. A ``custom-title`` line
+(2.1.2xx: the name the person or the app gave the session) titles it over any summary,
+the last one winning, unless it names another session. ``system``,
 ``file-history-snapshot``, ``queue-operation``, meta lines (``isMeta``) and
 2.1's records of its own (``attachment``, ``api-request``, ``last-prompt``, …:
 ``METADATA_KINDS``) are passed over, each counted by kind. Sub-agent lines
@@ -136,6 +138,10 @@ def messages(record: dict[str, Any], tally: Tally) -> list[Parsed]:
         _summary(record, tally)
         tally.pass_over("summary")
         return []
+    if kind == "custom-title":
+        _custom_title(record, tally)
+        tally.pass_over("custom-title")
+        return []
     _titled(record, tally)
     if kind not in ROLES:
         tally.pass_over(str(kind or "untyped"))
@@ -205,9 +211,19 @@ def _summary(record: dict[str, Any], tally: Tally) -> None:
     if not summary:
         return
     if leaf in tally.uuids:
-        tally.title = summary
+        tally.title = tally.title if tally.named else summary
     else:
         tally.summaries[leaf] = summary
+
+
+def _custom_title(record: dict[str, Any], tally: Tally) -> None:
+    """The name the session was given: its title, unless the line names another session."""
+    title, session = record.get("customTitle"), record.get("sessionId")
+    if not isinstance(title, str) or not title.strip():
+        return
+    if tally.session_id and isinstance(session, str) and session != tally.session_id:
+        return
+    tally.title, tally.named = title.strip(), True
 
 
 def _titled(record: dict[str, Any], tally: Tally) -> None:
@@ -216,4 +232,5 @@ def _titled(record: dict[str, Any], tally: Tally) -> None:
     if isinstance(uuid, str) and uuid:
         tally.uuids.add(uuid)
         if uuid in tally.summaries:
-            tally.title = tally.summaries.pop(uuid)
+            summary = tally.summaries.pop(uuid)
+            tally.title = tally.title if tally.named else summary

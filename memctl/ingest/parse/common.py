@@ -82,6 +82,11 @@ METADATA_KINDS = frozenset(
         "tools-used",
         "last-prompt",
         "cost-state",
+        # Claude Code 2.1.2xx's (its desktop app, JanDeDobbeleer/oh-my-posh's sessions): the
+        # session's title (read: custom-title), its permission mode, the PR it opened
+        "custom-title",
+        "mode",
+        "pr-link",
         # Codex's (as scripts/install-clients pins it): the state it loaded (the AGENTS.md
         # text, its settings) and a turn's token counts
         "world_state",
@@ -169,10 +174,13 @@ PATCH_MOVE = lazy(r"^\*\*\* Move to: (\S+)")  # Codex's patch: the file an updat
 # ``.envrc``, SSH and TLS private keys and key stores, npm's, PyPI's, netrc's, PostgreSQL's,
 # git's, htpasswd's, Docker's, Vault's, AWS's, RubyGems' and kubectl's credential files,
 # Terraform's variables and state, and ``*credentials.json`` / ``client_secret*.json`` /
-# ``secrets.yaml``. A file tool's note keeps such a file's path and not what it wrote, and
-# the result of a call naming one keeps no line of its output: the scanner knows a secret
-# by its shape or its label, and a line such as ``SIGNING=tr0ub4dor-horse-battery`` has
-# neither, where the file's name says what it is.
+# ``secrets.yaml``; Cloudflare Wrangler's ``.dev.vars`` and act's ``.secrets`` (dotenv
+# files by other names), s3cmd's ``.s3cfg``, boto's ``.boto``, MySQL's ``.my.cnf``,
+# Terraform's ``.terraformrc``, GitHub CLI's ``gh/hosts.yml`` and a Google Cloud service
+# account's key file (``*service-account*.json``). A file tool's note keeps such a file's
+# path and not what it wrote, and the result of a call naming one keeps no line of its
+# output: the scanner knows a secret by its shape or its label, and a line such as
+# ``SIGNING=tr0ub4dor-horse-battery`` has neither, where the file's name says what it is.
 # A value set in a command naming a credentials file (``echo "SIGNING=x" >> .env``), and
 # what it becomes: the scanner's mark for a labelled secret
 ASSIGNED_VALUE = lazy(r"(?<![\w-])([A-Za-z_]\w*)=(?!\[REDACTED)[^\s'\"`;|&)]+")
@@ -191,7 +199,9 @@ SECRET_FILE_NAME = (
     r"\.npmrc|\.pypirc|[._]netrc|\.pgpass|\.git-credentials|\.htpasswd|\.dockercfg|"
     r"\.vault-token|(?:\.aws|\.gem)/credentials|\.docker/config\.json|\.kube/config|"
     r"kubeconfig(?:\.ya?ml)?|[\w.-]*credentials\.(?:json|ya?ml|xml|toml)|"
-    r"client_secrets?[\w.-]*\.json|[\w.-]*secrets?\.(?:ya?ml|json|toml)"
+    r"client_secrets?[\w.-]*\.json|[\w.-]*secrets?\.(?:ya?ml|json|toml)|"
+    r"\.dev\.vars|\.secrets|\.s3cfg|\.boto|\.my\.cnf|\.terraformrc|gh/hosts\.ya?ml|"
+    r"[\w.-]*service[_-]account[\w.-]*\.json"
     r")(?![^\s'\"`;|&)<>,:*?{\[])"
 )
 SECRET_FILE = lazy(SECRET_FILE_NAME)
@@ -237,6 +247,7 @@ class Tally:
     withheld_calls: set[str] = field(default_factory=set)
     # titles waiting for a message of this session: {the message's uuid: title}
     summaries: dict[str, str] = field(default_factory=dict)
+    named: bool = False  # the title is the one the session was given, not a summary
     uuids: set[str] = field(default_factory=set)
     # the last turn said, "role: words", so that a client writing each turn twice (Codex:
     # a response item and an event) keeps it once

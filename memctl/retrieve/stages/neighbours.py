@@ -10,7 +10,12 @@ candidate that asks a question passes ``reply_share`` to the memory after it
 docs/benchmarks.md); a
 neighbour not yet a candidate joins the results through that path (it is
 relevant through a relevant seed). Long memories stand alone: they inherit nothing
-and pass nothing on (a digest's neighbour in its session is no reply to it).
+and pass nothing on. So does a session's digest, however short: it sums many turns, is
+no turn itself, and its neighbour in its session is no reply to it. A short session's
+digest ("Session of ... — How do we deploy the billing service? ... Outcome: Run `make
+release` ...") quoted its opening question, and passed x 0.6 of its score to the rule
+distilled next ("We never deploy on Fridays.": x 1.54, above the release steps;
+docs/benchmarks.md, "The row that states the answer").
 
 The question itself then gives way to its reply (x ``question_factor``): a
 question resembles the query, being one, but holds no answer. Only when the
@@ -19,6 +24,8 @@ reply inherits (it is short), so the question's relevance is passed on, not lost
 
 from __future__ import annotations
 
+from memctl.memories.provenance import DIGEST_TAG
+from memctl.model import Memory
 from memctl.retrieve.run import ADDED, KEPT, RESCORED, Candidate, Run, by_score
 from memctl.retrieve.stages.copies import folded_ids
 from memctl.store.memories import get_memories, session_neighbours
@@ -32,15 +39,19 @@ def asks(text: str) -> bool:
     return "?" in text
 
 
+def a_turn(memory: Memory, longest: int) -> bool:
+    """Whether ``memory`` may be one turn of its session: at most ``longest`` characters,
+    and no session's digest."""
+    return len(memory.content) <= longest and DIGEST_TAG not in memory.tags
+
+
 def neighbours(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     p = run.params
     if p.context_share <= 0 or not candidates:
         return candidates
-    # a turn passes its score on; a long memory (a session's digest spans many turns, and
-    # a "?" in it is not a question it asks) neither gives nor inherits
-    sources = [
-        c for c in candidates if not c.is_message and len(c.memory.content) <= p.context_max_chars
-    ]
+    # a turn passes its score on; a long memory or a digest (it spans many turns, and a
+    # "?" in it is not a question it asks) neither gives nor inherits
+    sources = [c for c in candidates if not c.is_message and a_turn(c.memory, p.context_max_chars)]
     near = session_neighbours(run.ctx.db, [c.memory for c in sources], run.where)
     gains: dict[str, tuple[float, str]] = {}
     replies: dict[str, str] = {}  # a candidate that asks a question -> the memory after it
@@ -65,7 +76,7 @@ def neighbours(run: Run, candidates: list[Candidate]) -> list[Candidate]:
         added = Candidate(memory, via=(gains[memory_id][1], RELATION, memory_id))
         by_id[memory_id] = added
         candidates.append(added)
-    inherits = {i for i, c in by_id.items() if len(c.memory.content) <= p.context_max_chars}
+    inherits = {i for i, c in by_id.items() if a_turn(c.memory, p.context_max_chars)}
     for candidate in candidates:
         gain, origin = gains.get(candidate.id, (0.0, ""))
         answer = replies.get(candidate.id)
