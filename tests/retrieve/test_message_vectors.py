@@ -117,13 +117,11 @@ def test_of_the_tool_messages_only_a_sub_agents_report_waits_for_vectors(ctx: Co
     from memctl.model import Message, Role
     from memctl.store import sessions
 
-    said_in_session(ctx, ["how is the zip error handled?"])
-    report = f"{SUBAGENT_REPORT}\nCorrupted archives are skipped with a warning."
+    _report_in_session(ctx, f"{SUBAGENT_REPORT}\nCorrupted archives are skipped with a warning.")
     with ctx.db.atomic():
         sessions.insert_messages(
             ctx.db,
             [
-                Message(Role.TOOL, report, session_id="s1", seq=2),
                 Message(Role.TOOL, "[tool result Bash: 40 passed]", session_id="s1", seq=3),
                 Message(Role.TOOL, "Corrupted archives are skipped.", session_id="s1", seq=4),
             ],
@@ -133,6 +131,41 @@ def test_of_the_tool_messages_only_a_sub_agents_report_waits_for_vectors(ctx: Co
         "SELECT m.seq FROM message_vectors v JOIN messages m ON m.rowid = v.message_rowid"
     )
     assert sorted(int(seq) for (seq,) in embedded) == [1, 2]
+
+
+def _report_in_session(ctx: Context, report: str) -> None:
+    from memctl.model import Message, Role
+    from memctl.store import sessions
+
+    said_in_session(ctx, ["review the manifest generator"])
+    with ctx.db.atomic():
+        sessions.insert_messages(ctx.db, [Message(Role.TOOL, report, session_id="s1", seq=2)])
+
+
+def test_a_reports_vectors_take_the_clear_label_from_its_words_said_in_another_sense(
+    real_ctx: Context,
+) -> None:
+    modules = ("archive", "reader", "writer", "index", "cache", "checksum", "timestamp", "path")
+    report = (
+        f"{SUBAGENT_REPORT}\nI reviewed the manifest generator.\n\n"
+        + " ".join(
+            f"The {m} module reads its settings from the flat config file and writes the "
+            "manifest entries in sorted order."
+            for m in modules
+        )
+        + "\n\nOne change is needed: the nested archive reader must close its handles."
+    )
+    _report_in_session(real_ctx, report)
+    unrelated = "how do I change a flat tyre"  # two of its three words, in another sense
+
+    def label(query: str) -> bool | None:
+        found = recall(real_ctx, query, touch=False, sessions=True).results
+        return next((r.clear for r in found if r.memory.id == "s1#2"), None)
+
+    assert label(unrelated) is True  # by its words alone, without a vector
+    assert embed_messages(real_ctx.db, real_ctx.embedder, 100) == 2
+    assert label(unrelated) is not True  # far in meaning: its words are no evidence alone
+    assert label("which module writes the manifest entries in sorted order?") is True
 
 
 def test_a_message_said_in_other_words_is_found_through_its_stored_vector(
