@@ -35,6 +35,7 @@ from memctl.retrieve.vocabulary import (
     verb_forms,
 )
 from memctl.retrieve.when import Window, latest_phrase, time_window
+from memctl.store import cjk
 
 QUOTED = lazy(r'"([^"]+)"|“([^”]+)”')
 PATH = lazy(r"(?:~|\.{1,2})?/?(?:[\w.-]+/)+[\w.-]+")
@@ -117,7 +118,7 @@ class Analysed:
             w: None
             for phrase in self.alternatives
             for w in phrase
-            if w not in STOPWORDS and w not in joined
+            if not function_word(w) and w not in joined
         }
         return list(seen)
 
@@ -183,7 +184,14 @@ def split_identifier(token: str) -> list[str]:
 
 
 def _words(text: str) -> list[str]:
-    return [w.lower() for w in WORD.findall(text)]
+    """The words of ``text``, lower-cased, a run of CJK letters as its bigrams, in order."""
+    return [g for w in WORD.findall(text.lower()) for g in cjk.split_word(w)]
+
+
+def function_word(word: str) -> bool:
+    """An English function word (``STOPWORDS``), or a CJK bigram of function letters or a
+    lone CJK letter (``cjk.function_gram``)."""
+    return word in STOPWORDS or cjk.function_gram(word)
 
 
 def _identifier_alternatives(token: str) -> list[Phrase]:
@@ -208,9 +216,12 @@ def lexical_alternatives(text: str) -> list[Phrase]:
     rest = PATH.sub(" ", rest)
     plain: list[Phrase] = []
     for match in IDENTIFIER.finditer(rest):
-        for phrase in _identifier_alternatives(match.group(0)):
-            plain.append(phrase)
-    content = [p for p in plain if not (len(p) == 1 and p[0] in STOPWORDS)]
+        for piece in cjk.split_word(match.group(0)):
+            if cjk.is_gram(piece):  # each bigram is a word of its own
+                plain.append((piece,))
+            else:
+                plain.extend(_identifier_alternatives(piece))
+    content = [p for p in plain if not (len(p) == 1 and function_word(p[0]))]
     for phrase in content if content or found else plain:
         found.setdefault(phrase, None)
     return [phrase for phrase in found if phrase]

@@ -105,6 +105,7 @@ from memctl.retrieve.run import (
     by_score,
     tie_key,
 )
+from memctl.store import cjk
 
 if TYPE_CHECKING:
     from memctl.retrieve.stages.rerank import Judge
@@ -271,7 +272,7 @@ def own_words(content: str) -> str:
 def _share(run: Run, text: str, total: float) -> float:
     """``coverage`` of one lower-cased text; ``total``: the weights' sum."""
     weights = run.word_weights
-    everywhere = {stem(w) for w in set(WORD.findall(text))}
+    everywhere = {stem(w) for w in text_words(text)}
     plain = plain_words(text) if any(mark in text for mark in MARKS) else everywhere
     spelled = identifier_words(run.query.text)
     # in the query's order: a sum over a set differs in its last bits between processes
@@ -327,7 +328,16 @@ def plain_words(text: str) -> set[str]:
     in a folder's name, is the word in another sense). A command (``pip install -r
     requirements.txt``) or an identifier said in a sentence ("the `export_orders`
     method") says its words."""
-    return {stem(w) for w in set(WORD.findall(MARKUP.sub(" ", text)))}
+    return {stem(w) for w in text_words(MARKUP.sub(" ", text))}
+
+
+def text_words(text: str) -> set[str]:
+    """The distinct words of ``text``, a run of CJK letters as its bigrams, as the full-text
+    index holds them (store/cjk.py): a query's bigram counts where the text holds it."""
+    words = set(WORD.findall(text))
+    if text.isascii():
+        return words
+    return {g for w in words for g in cjk.split_word(w)}
 
 
 @functools.lru_cache(maxsize=256)

@@ -1,0 +1,130 @@
+"""Chinese, Japanese and Korean text as words: each run of their letters as its overlapping
+character bigrams ("部署配置" -> 部署 署配 配置), a lone letter as itself.
+
+These scripts write no space between words, and FTS5's unicode61 tokenizer keeps a run of
+their letters as one token: a question shared no word with its answer unless it wrote the
+whole run. Bigrams are how Lucene's CJKAnalyzer (CJKBigramFilter) and Elasticsearch's
+``cjk_bigram`` filter index them: a two-letter word (most Chinese words) is one bigram, a
+longer one its bigrams in a row, found as a phrase. The full-text indexes tokenize with
+``TOKENIZER`` (registered on every connection by ``register``): the runs as bigrams, every
+other part of a text by the tokenizer named after it (``porter unicode61 ...``), as before;
+recall counts a text's words the same way (``split_word``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, cast
+
+import apsw
+
+from memctl.lazy_re import lazy
+
+# The letters bigrammed: 々 〆 〇, hiragana and katakana (not the middle dot ・, a
+# separator), the CJK ideographs (extension A, the unified block, the compatibility ones),
+# hangul syllables.
+LETTERS = (
+    "\u3005-\u3007\u3041-\u30fa\u30fc-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+)
+RUN = lazy(f"([{LETTERS}]+)")
+# Every letter of LETTERS is three bytes in UTF-8 (all lie in U+0800-U+FFFF).
+LETTER_BYTES = 3
+TOKENIZER = "cjk_bigrams"
+
+# Letters that make up a language's function words: particles, pronouns, auxiliaries,
+# question words (Chinese 的 了 是 我们 什么 怎么 一个; Japanese: every hiragana letter,
+# which write particles and endings, です ます; Korean 은 는 이 가 을 를 에서 습니다 어떻게).
+# A bigram of two of them is a function word or spans two: it says nothing of a subject,
+# as English "the" or "what" (query.STOPWORDS). Chosen from the grammars, not from any
+# question set.
+FUNCTION_LETTERS = frozenset(
+    "的地得之了着过是在有和与及或也都就还又很把被对从给向以于而并且但吗呢吧啊呀嘛么"
+    "我你您他她它们这那哪什怎样个一些其此每各不没会能要可想请让如何为所"
+    "이가은는을를에의도로으와과서다요니까하고게지나한할해했있없습것수어아면며기저제그무뭐엇왜떻디"
+) | frozenset(chr(c) for c in range(0x3041, 0x309F))
+
+
+def has_letters(text: str) -> bool:
+    """Whether ``text`` holds a letter of a CJK script."""
+    return not text.isascii() and RUN.search(text) is not None
+
+
+def bigrams(run: str) -> list[str]:
+    """A run's overlapping bigrams, in order; a lone letter as itself."""
+    if len(run) < 2:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def split_word(word: str) -> list[str]:
+    """A word as the full-text index holds it, in order: its CJK runs as their bigrams, its
+    other parts as they are ("用python写代码" -> 用, python, 写代, 代码)."""
+    if word.isascii():
+        return [word]
+    pieces = RUN.split(word)
+    if len(pieces) == 1:
+        return [word]
+    found: list[str] = []
+    for i, piece in enumerate(pieces):
+        if i % 2:
+            found.extend(bigrams(piece))
+        elif piece:
+            found.append(piece)
+    return found
+
+
+def is_gram(word: str) -> bool:
+    """Whether ``word`` is a bigram (or a lone letter) of a CJK run."""
+    return not word.isascii() and RUN.fullmatch(word) is not None
+
+
+def function_gram(word: str) -> bool:
+    """Whether ``word`` is a lone CJK letter or a bigram of two ``FUNCTION_LETTERS``: a
+    lone letter inside a run is no token of the index, and such a bigram names nothing."""
+    return is_gram(word) and (len(word) < 2 or all(c in FUNCTION_LETTERS for c in word))
+
+
+Tokens = list[tuple[Any, ...]]
+Tokenize = Callable[[bytes, int, str | None], Tokens]
+
+
+def _tokenizer(connection: apsw.Connection, args: list[str]) -> Tokenize:
+    """FTS5's tokenizer ``cjk_bigrams <inner tokenizer and its arguments>``: CJK runs as
+    bigrams (each with the run's byte offsets of its two letters), the text between them by
+    the inner one."""
+    if not args:
+        raise ValueError(f"{TOKENIZER} needs a tokenizer to wrap")
+    wrapped = connection.fts5_tokenizer(args[0], args[1:])
+
+    def inner(utf8: bytes, flags: int, locale: str | None) -> Tokens:
+        return cast(Tokens, wrapped(utf8, flags, locale))
+
+    def tokenize(utf8: bytes, flags: int, locale: str | None) -> Tokens:
+        if utf8.isascii():
+            return inner(utf8, flags, locale)
+        text = utf8.decode("utf-8", "replace")
+        pieces = RUN.split(text)
+        if len(pieces) == 1:
+            return inner(utf8, flags, locale)
+        tokens: Tokens = []
+        at = 0
+        for i, piece in enumerate(pieces):
+            if i % 2:
+                size = LETTER_BYTES * len(piece)
+                width = min(len(piece), 2) * LETTER_BYTES
+                for n, gram in enumerate(bigrams(piece)):
+                    start = at + n * LETTER_BYTES
+                    tokens.append((start, start + width, gram))
+                at += size
+            elif piece:
+                data = piece.encode()
+                tokens.extend((at + t[0], at + t[1], *t[2:]) for t in inner(data, flags, locale))
+                at += len(data)
+        return tokens
+
+    return tokenize
+
+
+def register(connection: apsw.Connection) -> None:
+    """Make ``TOKENIZER`` known to ``connection`` (before it touches a full-text index)."""
+    connection.register_fts5_tokenizer(TOKENIZER, _tokenizer)
