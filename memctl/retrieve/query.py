@@ -184,8 +184,7 @@ def split_identifier(token: str) -> list[str]:
 
 
 def _words(text: str) -> list[str]:
-    """The words of ``text``, lower-cased, a run of CJK letters as its bigrams, in order."""
-    return [g for w in WORD.findall(text.lower()) for g in cjk.split_word(w)]
+    return [w.lower() for w in WORD.findall(text)]
 
 
 def function_word(word: str) -> bool:

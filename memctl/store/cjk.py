@@ -27,8 +27,6 @@ LETTERS = (
     "\u3005-\u3007\u3041-\u30fa\u30fc-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 )
 RUN = lazy(f"([{LETTERS}]+)")
-# Every letter of LETTERS is three bytes in UTF-8 (all lie in U+0800-U+FFFF).
-LETTER_BYTES = 3
 TOKENIZER = "cjk_bigrams"
 
 # Letters that make up a language's function words: particles, pronouns, auxiliaries,
@@ -89,9 +87,13 @@ Tokenize = Callable[[bytes, int, str | None], Tokens]
 
 
 def _tokenizer(connection: apsw.Connection, args: list[str]) -> Tokenize:
-    """FTS5's tokenizer ``cjk_bigrams <inner tokenizer and its arguments>``: CJK runs as
-    bigrams (each with the run's byte offsets of its two letters), the text between them by
-    the inner one."""
+    """FTS5's tokenizer ``cjk_bigrams <inner tokenizer and its arguments>``: a text's tokens
+    as the inner one gives them, and with a token that holds CJK letters, colocated with it
+    (at its place, FTS5_TOKEN_COLOCATED, as a synonym is), its runs' bigrams and its other
+    parts as the inner one gives them alone. Colocated tokens add nothing to a row's length:
+    every row's BM25 for words of other scripts is what it was. A query is tokenized by the
+    inner one alone: recall asks for a question's bigrams each as a word of its own
+    (retrieve/query.py), and a run it writes whole is found written whole, as before."""
     if not args:
         raise ValueError(f"{TOKENIZER} needs a tokenizer to wrap")
     wrapped = connection.fts5_tokenizer(args[0], args[1:])
@@ -99,28 +101,21 @@ def _tokenizer(connection: apsw.Connection, args: list[str]) -> Tokenize:
     def inner(utf8: bytes, flags: int, locale: str | None) -> Tokens:
         return cast(Tokens, wrapped(utf8, flags, locale))
 
+    def parts(token: str, flags: int, locale: str | None) -> list[str]:
+        found: dict[str, None] = {}
+        for piece in split_word(token):
+            if is_gram(piece):
+                found[piece] = None
+            else:
+                found.update((t[2], None) for t in inner(piece.encode(), flags, locale))
+        found.pop(token, None)
+        return list(found)
+
     def tokenize(utf8: bytes, flags: int, locale: str | None) -> Tokens:
-        if utf8.isascii():
-            return inner(utf8, flags, locale)
-        text = utf8.decode("utf-8", "replace")
-        pieces = RUN.split(text)
-        if len(pieces) == 1:
-            return inner(utf8, flags, locale)
-        tokens: Tokens = []
-        at = 0
-        for i, piece in enumerate(pieces):
-            if i % 2:
-                size = LETTER_BYTES * len(piece)
-                width = min(len(piece), 2) * LETTER_BYTES
-                for n, gram in enumerate(bigrams(piece)):
-                    start = at + n * LETTER_BYTES
-                    tokens.append((start, start + width, gram))
-                at += size
-            elif piece:
-                data = piece.encode()
-                tokens.extend((at + t[0], at + t[1], *t[2:]) for t in inner(data, flags, locale))
-                at += len(data)
-        return tokens
+        tokens = inner(utf8, flags, locale)
+        if utf8.isascii() or flags & apsw.FTS5_TOKENIZE_QUERY:
+            return tokens
+        return [(*t, *parts(t[2], flags, locale)) if has_letters(t[2]) else t for t in tokens]
 
     return tokenize
 

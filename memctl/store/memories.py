@@ -11,7 +11,7 @@ from memctl.errors import AmbiguousIdError, NotFoundError, UsageError
 from memctl.model import HIDDEN_STATES, Category, Kind, Memory, State, Tier, Visibility
 from memctl.store.database import Database
 from memctl.store.fts import fts_phrases, fts_terms
-from memctl.store.migrations import BIGRAMS_STEMMED
+from memctl.store.migrations import STEMMED
 from memctl.store.pruned_bm25 import best_matches
 
 COLUMNS = [f.name for f in fields(Memory)]
@@ -359,7 +359,7 @@ def indexed_tokens(db: Database, texts: list[str]) -> list[tuple[str, ...]]:
     itself is not written)."""
     db.execute(
         "CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_words "
-        f"USING fts5(word, tokenize='{BIGRAMS_STEMMED}')"
+        f"USING fts5(word, tokenize='{STEMMED}')"
     )
     db.execute(
         "CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_terms "

@@ -332,12 +332,13 @@ def plain_words(text: str) -> set[str]:
 
 
 def text_words(text: str) -> set[str]:
-    """The distinct words of ``text``, a run of CJK letters as its bigrams, as the full-text
-    index holds them (store/cjk.py): a query's bigram counts where the text holds it."""
+    """The distinct words of ``text`` and, of a word holding CJK letters, its runs' bigrams
+    and its other parts, as the full-text index holds them (store/cjk.py): a query's bigram
+    counts where the text holds it."""
     words = set(WORD.findall(text))
     if text.isascii():
         return words
-    return {g for w in words for g in cjk.split_word(w)}
+    return words.union(*(cjk.split_word(w) for w in words if not w.isascii()))
 
 
 @functools.lru_cache(maxsize=256)
