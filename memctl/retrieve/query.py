@@ -100,6 +100,8 @@ class Analysed:
     verbs: frozenset[str] = frozenset()
     # their kinds' instances and their verbs' other forms, searched at that weight
     instances: tuple[Phrase, ...] = ()
+    # each run of CJK letters it writes, as its bigrams in order (fuse weighs their letters)
+    runs: tuple[tuple[str, ...], ...] = ()
 
     @property
     def english(self) -> bool:
@@ -261,6 +263,7 @@ def analyse(text: str, now: datetime) -> Analysed:
             for p in dict.fromkeys(p for m in (*instances.values(), *verbs.values()) for p in m)
             if p not in kept
         ),
+        runs=tuple(tuple(cjk.bigrams(run)) for run in cjk.runs(lexical.lower())),
     )
 
 

@@ -42,9 +42,24 @@ FUNCTION_LETTERS = frozenset(
 ) | frozenset(chr(c) for c in range(0x3041, 0x309F))
 
 
+# Chinese function words of content letters, as English writes them among query.STOPWORDS
+# ("about", "after", "because", "before", "now", "should", "then", "when", "where", "very",
+# "other", "own", "same", "only", "already", "in the end", ...): no subject of their own.
+FUNCTION_WORDS = frozenset(
+    """关于 之后 以后 之前 以前 再次 全部 期间 曾经 这里 那里 哪里 哪儿 如果 要是 刚才 更多
+    现在 一旦 只是 只有 其他 别的 自己 同样 一样 应该 有些 然后 通过 直到 非常 时候 同时
+    因为 已经 还是 或者 而且 并且 一下 最后 能够 不过 可是""".split()
+)
+
+
 def has_letters(text: str) -> bool:
     """Whether ``text`` holds a letter of a CJK script."""
     return not text.isascii() and RUN.search(text) is not None
+
+
+def runs(text: str) -> list[str]:
+    """The runs of CJK letters of ``text``, in order."""
+    return [] if text.isascii() else RUN.findall(text)
 
 
 def bigrams(run: str) -> list[str]:
@@ -77,9 +92,12 @@ def is_gram(word: str) -> bool:
 
 
 def function_gram(word: str) -> bool:
-    """Whether ``word`` is a lone CJK letter or a bigram of two ``FUNCTION_LETTERS``: a
-    lone letter inside a run is no token of the index, and such a bigram names nothing."""
-    return is_gram(word) and (len(word) < 2 or all(c in FUNCTION_LETTERS for c in word))
+    """Whether ``word`` is a lone CJK letter, a bigram of two ``FUNCTION_LETTERS`` or one of
+    ``FUNCTION_WORDS``: a lone letter inside a run is no token of the index, and such a
+    bigram names nothing."""
+    return is_gram(word) and (
+        len(word) < 2 or word in FUNCTION_WORDS or all(c in FUNCTION_LETTERS for c in word)
+    )
 
 
 Tokens = list[tuple[Any, ...]]

@@ -93,6 +93,7 @@ from typing import TYPE_CHECKING
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.model import Kind, Memory, parse_time
 from memctl.retrieve.echo import echo_why
+from memctl.retrieve.letters import letters_between
 from memctl.retrieve.passages import PASSAGE_CHARS, passages
 from memctl.retrieve.query import IDENTIFIER, STOPWORDS, split_identifier
 from memctl.retrieve.run import (
@@ -290,6 +291,8 @@ def _share(run: Run, text: str, total: float) -> float:
         and any(all(stem(p) in plain for p in phrase) for phrase in synonyms.get(word, ()))
     ]
     own = sum(weights[word] for word in held)
+    if run.query.runs:
+        own += letters_between(run.query.runs, weights, set(held))
     return (own + run.params.vocabulary_weight * sum(written_otherwise)) / total
 
 
