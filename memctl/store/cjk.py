@@ -42,6 +42,10 @@ FUNCTION_LETTERS = frozenset(
 ) | frozenset(chr(c) for c in range(0x3041, 0x309F))
 
 
+# Particles: a bigram holding one is a word and the particle after it, or a particle and the
+# word after it ("查到的原因是": 到的, 的原, 因是), rarely a word of its own (目的, 了解): Chinese
+# 的 了 吗 呢 吧 啊 呀 嘛 么 们 是, Japanese case particles の が を に は へ で と も や.
+PARTICLES = frozenset("的了吗呢吧啊呀嘛么们是のがをにはへでとも")
 # Chinese function words of content letters, as English writes them among query.STOPWORDS
 # ("about", "after", "because", "before", "now", "should", "then", "when", "where", "very",
 # "other", "own", "same", "only", "already", "in the end", ...): no subject of their own.
@@ -92,11 +96,14 @@ def is_gram(word: str) -> bool:
 
 
 def function_gram(word: str) -> bool:
-    """Whether ``word`` is a lone CJK letter, a bigram of two ``FUNCTION_LETTERS`` or one of
-    ``FUNCTION_WORDS``: a lone letter inside a run is no token of the index, and such a
-    bigram names nothing."""
+    """Whether ``word`` is a lone CJK letter, a bigram of two ``FUNCTION_LETTERS``, one
+    holding a particle (``PARTICLES``) or one of ``FUNCTION_WORDS``: a lone letter inside a
+    run is no token of the index, and such a bigram names nothing."""
     return is_gram(word) and (
-        len(word) < 2 or word in FUNCTION_WORDS or all(c in FUNCTION_LETTERS for c in word)
+        len(word) < 2
+        or word in FUNCTION_WORDS
+        or any(c in PARTICLES for c in word)
+        or all(c in FUNCTION_LETTERS for c in word)
     )
 
 

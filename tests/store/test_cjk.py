@@ -43,14 +43,8 @@ def test_a_run_is_its_bigrams_beside_it_and_every_other_word_is_as_before(ctx: C
     # recall reads a text's words the same way
     assert split_word("用python写代码") == ["用", "python", "写代", "代码"]
     assert split_word("deployed") == ["deployed"]
-    assert [function_gram(w) for w in ("我们", "什么", "部署", "的服", "用", "です")] == [
-        True,
-        True,
-        False,
-        False,
-        True,
-        True,
-    ]
+    said = ("我们", "什么", "部署", "的服", "现在", "用", "です", "服务")
+    assert [function_gram(w) for w in said] == [True, True, False, True, True, True, True, False]
 
 
 def test_a_two_letter_word_finds_its_message_and_a_run_is_found_as_written(ctx: Context) -> None:
