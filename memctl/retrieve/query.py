@@ -7,6 +7,9 @@
 - File paths and quoted phrases stay whole, as phrases.
 - Common English function words are left out of the full-text search when the
   query has other words (they match most memories and carry no weight in BM25).
+- A run of Chinese, Japanese or Korean letters is searched as its overlapping bigrams, each
+  a word of its own (store/cjk.py, which indexes them so); bigrams of function letters or
+  holding a particle (我们, 什么, 的原, です) are function words.
 - A time expression becomes a window (``when.py``) and leaves the full-text search; so do
   words asking for the latest work ("last time", "where did I leave off"), whose window
   the run reads from the store, and, in a question naming either, the words that only
