@@ -15,13 +15,15 @@ exchanges of up to 800 characters the same way. Past ``MAX_PARTS`` parts the res
 a message is not embedded (its words are still searched): a long message's opening
 says what it is about, and its later parts cost the slow path most of its CPU. Tool
 calls' notes are not embedded: a message opening with one is not, and such lines are
-left out of the others.
+left out of the others. Of the tool messages, only a sub-agent's report is: it is what
+the sub-agent said, often its session's longest answer (``REPORT_PARTS``).
 """
 
 from __future__ import annotations
 
 from memctl.config import Settings
 from memctl.embed import BATCH_TEXTS, Embedder
+from memctl.ingest.parse.common import SUBAGENT_REPORT
 from memctl.ingest.tools import NOTE_START
 from memctl.store.database import Database
 from memctl.store.sessions import keeps_message_vectors, message_vector_count
@@ -32,6 +34,13 @@ CHUNK_CHARS = 800  # MemPalace's exchange chunks; under MiniLM's 256-token windo
 # and the real questions found as much or more (docs/benchmarks.md, "Message vectors by
 # the store's size")
 MAX_PARTS = 2
+# A sub-agent's report (a tool message opening ``SUBAGENT_REPORT``) in up to this many parts
+# (6,400 characters: whole for 27 of the dev store's 32 reports): a report answers what its
+# task asked in sections, and the one a question is about is rarely its opening (q57's
+# "Error handling for corrupted ZIP files" starts 3,300 characters in). Reports are about 1 %
+# of a store's messages: their parts add ~12 % to the parts of the real-questions stores.
+# Measured 4, 8 and 16 (docs/benchmarks.md, "A sub-agent's report found by meaning").
+REPORT_PARTS = 8
 
 
 def said(text: str) -> str:
@@ -43,10 +52,14 @@ def said(text: str) -> str:
 
 def parts(text: str) -> list[str]:
     """The text said (``said``) in pieces of at most CHUNK_CHARS characters, cut at
-    whitespace (a word longer than a piece is cut inside), at most MAX_PARTS of them;
-    never none."""
+    whitespace (a word longer than a piece is cut inside), at most MAX_PARTS of them (a
+    sub-agent's report: REPORT_PARTS, without memctl's mark, which no one said); never
+    none."""
     pieces: list[str] = []
     current = ""
+    most = MAX_PARTS
+    if text.startswith(SUBAGENT_REPORT):
+        text, most = text.removeprefix(SUBAGENT_REPORT), REPORT_PARTS
     for word in said(text).split():
         while len(word) > CHUNK_CHARS:
             if current:
@@ -59,11 +72,11 @@ def parts(text: str) -> list[str]:
             current = word
         else:
             current = f"{current} {word}" if current else word
-        if len(pieces) >= MAX_PARTS:
-            return pieces[:MAX_PARTS]
+        if len(pieces) >= most:
+            return pieces[:most]
     if current:
         pieces.append(current)
-    return pieces[:MAX_PARTS] or [text[:CHUNK_CHARS]]  # no word: the text as it is
+    return pieces[:most] or [text[:CHUNK_CHARS]]  # no word: the text as it is
 
 
 def embed_messages(

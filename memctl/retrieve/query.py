@@ -7,6 +7,9 @@
 - File paths and quoted phrases stay whole, as phrases.
 - Common English function words are left out of the full-text search when the
   query has other words (they match most memories and carry no weight in BM25).
+- A run of Chinese, Japanese or Korean letters is searched as its overlapping bigrams, each
+  a word of its own (store/cjk.py, which indexes them so); bigrams of function letters or
+  holding a particle (我们, 什么, 的原, です) are function words.
 - A time expression becomes a window (``when.py``) and leaves the full-text search; so do
   words asking for the latest work ("last time", "where did I leave off"), whose window
   the run reads from the store, and, in a question naming either, the words that only
@@ -35,6 +38,7 @@ from memctl.retrieve.vocabulary import (
     verb_forms,
 )
 from memctl.retrieve.when import Window, latest_phrase, time_window
+from memctl.store import cjk
 
 QUOTED = lazy(r'"([^"]+)"|“([^”]+)”')
 PATH = lazy(r"(?:~|\.{1,2})?/?(?:[\w.-]+/)+[\w.-]+")
@@ -99,6 +103,8 @@ class Analysed:
     verbs: frozenset[str] = frozenset()
     # their kinds' instances and their verbs' other forms, searched at that weight
     instances: tuple[Phrase, ...] = ()
+    # each run of CJK letters it writes, as its bigrams in order (fuse weighs their letters)
+    runs: tuple[tuple[str, ...], ...] = ()
 
     @property
     def english(self) -> bool:
@@ -117,7 +123,7 @@ class Analysed:
             w: None
             for phrase in self.alternatives
             for w in phrase
-            if w not in STOPWORDS and w not in joined
+            if not function_word(w) and w not in joined
         }
         return list(seen)
 
@@ -186,6 +192,12 @@ def _words(text: str) -> list[str]:
     return [w.lower() for w in WORD.findall(text)]
 
 
+def function_word(word: str) -> bool:
+    """An English function word (``STOPWORDS``), or a CJK bigram of function letters or a
+    lone CJK letter (``cjk.function_gram``)."""
+    return word in STOPWORDS or cjk.function_gram(word)
+
+
 def _identifier_alternatives(token: str) -> list[Phrase]:
     parts = split_identifier(token)
     if len(parts) < 2:
@@ -208,9 +220,12 @@ def lexical_alternatives(text: str) -> list[Phrase]:
     rest = PATH.sub(" ", rest)
     plain: list[Phrase] = []
     for match in IDENTIFIER.finditer(rest):
-        for phrase in _identifier_alternatives(match.group(0)):
-            plain.append(phrase)
-    content = [p for p in plain if not (len(p) == 1 and p[0] in STOPWORDS)]
+        for piece in cjk.split_word(match.group(0)):
+            if cjk.is_gram(piece):  # each bigram is a word of its own
+                plain.append((piece,))
+            else:
+                plain.extend(_identifier_alternatives(piece))
+    content = [p for p in plain if not (len(p) == 1 and function_word(p[0]))]
     for phrase in content if content or found else plain:
         found.setdefault(phrase, None)
     return [phrase for phrase in found if phrase]
@@ -251,6 +266,7 @@ def analyse(text: str, now: datetime) -> Analysed:
             for p in dict.fromkeys(p for m in (*instances.values(), *verbs.values()) for p in m)
             if p not in kept
         ),
+        runs=tuple(tuple(cjk.bigrams(run)) for run in cjk.runs(lexical.lower())),
     )
 
 

@@ -23,6 +23,7 @@ import apsw
 
 from memctl.config.files import open_private
 from memctl.errors import DatabaseBusyError, EmbedderMismatchError, StoreError
+from memctl.store import cjk
 from memctl.store.migrations import MIGRATIONS
 
 Row = dict[str, Any]
@@ -124,6 +125,8 @@ class Database:
             connection.execute("PRAGMA foreign_keys = ON")
             connection.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
             _use_wal(connection, busy_timeout_ms)
+            # after the first read: on a file that is no database, it fails less clearly
+            cjk.register(connection)
             db.migrate()
         return db
 
@@ -139,6 +142,7 @@ class Database:
             with translated_errors(self.path):
                 connection = apsw.Connection(str(self.path))
                 connection.setbusytimeout(self._busy_timeout_ms)
+                cjk.register(connection)
                 connection.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
             if os.environ.get("MEMCTL_DEBUG_SQL"):
                 connection.exec_trace = _sql_tracer

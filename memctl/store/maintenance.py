@@ -9,6 +9,7 @@ from typing import Any
 import apsw
 
 from memctl.model import Kind, State, Tier
+from memctl.store import cjk
 from memctl.store.database import (
     FTS_TABLES,
     MEMORIES_FTS,
@@ -206,8 +207,9 @@ def backup_problems(path: Path) -> list[str]:
     try:
         connection = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
         try:
-            found = [r[0] for r in connection.execute("PRAGMA integrity_check")]
             version = next(iter(connection.execute("PRAGMA user_version")))[0]
+            cjk.register(connection)  # the check reads the full-text indexes
+            found = [r[0] for r in connection.execute("PRAGMA integrity_check")]
             tables = {r[0] for r in connection.execute("SELECT name FROM sqlite_master")}
         finally:
             connection.close()

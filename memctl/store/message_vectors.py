@@ -46,9 +46,15 @@ _ROLES = ", ".join(f"'{r}'" for r in EMBEDDED_ROLES)
 # questions about the files they name and pushed the answers out of the top 5 (docs/
 # benchmarks.md, "Message vectors").
 TOOL_NOTE = "[tool %"
+# A sub-agent's report, the one tool message embedded: memctl's readers open it with this
+# mark (SUBAGENT_REPORT, ingest/parse/common.py). It is what a sub-agent said; without a
+# vector it competed on its words alone (docs/benchmarks.md, "A sub-agent's report found by
+# meaning").
+REPORT_MARK = "[subagent report]"
 # Messages that should have vectors and have none (table alias m; FORGOTTEN as parameter).
 _WAITING = (
-    f"m.role IN ({_ROLES}) AND m.content NOT IN (?, '') AND m.content NOT LIKE '{TOOL_NOTE}' "
+    f"(m.role IN ({_ROLES}) OR (m.role = 'tool' AND m.content LIKE '{REPORT_MARK}%')) "
+    f"AND m.content NOT IN (?, '') AND m.content NOT LIKE '{TOOL_NOTE}' "
     "AND NOT EXISTS (SELECT 1 FROM message_vectors v WHERE v.message_rowid = m.rowid)"
 )
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from memctl.model import PATH_KEY, content_hash, path_key
+from memctl.store.cjk import TOKENIZER
 
 
 class Database(Protocol):
@@ -751,6 +752,37 @@ def m027_sync_file_macs(db: Database) -> None:
             db.execute(f"ALTER TABLE sync_files ADD COLUMN {column} TEXT")
 
 
+# The full-text indexes' tokenizer from m028 on: runs of Chinese, Japanese and Korean letters
+# as their bigrams (store/cjk.py), every other word as STEMMED makes it.
+BIGRAMS_STEMMED = f"{TOKENIZER} {STEMMED}"
+# Each full-text index: its table (whose rowids and columns it indexes) and columns.
+FULL_TEXT = (
+    ("memories", "content, l0_abstract, tags"),
+    ("messages", "content"),
+    ("memory_questions", "text"),
+)
+
+
+def m028_cjk_bigrams(db: Database) -> None:
+    """The three full-text indexes again, a run of CJK letters as its bigrams
+    (``BIGRAMS_STEMMED``), rebuilt from their tables; the messages' word counts (m023), when
+    they were taken, taken again from the new index (the old ones count whole runs)."""
+    for table, columns in FULL_TEXT:
+        db.execute(f"DROP TABLE IF EXISTS {table}_vocab")
+        db.execute(f"DROP TABLE {table}_fts")
+        db.execute(f"""
+            CREATE VIRTUAL TABLE {table}_fts USING fts5(
+                {columns}, content='{table}', content_rowid='rowid',
+                tokenize='{BIGRAMS_STEMMED}'
+            )""")
+        db.execute(f"INSERT INTO {table}_fts({table}_fts) VALUES ('rebuild')")
+        db.execute(f"CREATE VIRTUAL TABLE {table}_vocab USING fts5vocab({table}_fts, 'row')")
+    if db.tuples("SELECT 1 FROM message_counts_drift"):
+        db.execute("DELETE FROM message_term_counts")
+        db.execute("INSERT INTO message_term_counts SELECT term, doc FROM messages_vocab")
+        db.execute("UPDATE message_counts_drift SET added = 0, removed = 0")
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -779,4 +811,5 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m025_question_vocab,
     m026_forgotten_hashes,
     m027_sync_file_macs,
+    m028_cjk_bigrams,
 ]

@@ -14,7 +14,14 @@ import pytest
 from memctl.config.settings import load_settings
 from memctl.context import Context
 from memctl.embed import Embedder
-from memctl.ingest.message_vectors import CHUNK_CHARS, MAX_PARTS, embed_messages, parts
+from memctl.ingest.message_vectors import (
+    CHUNK_CHARS,
+    MAX_PARTS,
+    REPORT_PARTS,
+    embed_messages,
+    parts,
+)
+from memctl.ingest.parse.common import SUBAGENT_REPORT
 from memctl.model import Category, Kind, Memory
 from memctl.retrieve.pipeline import recall
 from memctl.store.database import Database
@@ -92,6 +99,73 @@ def test_a_long_message_is_embedded_in_parts_cut_between_words() -> None:
     assert parts("short and sweet") == ["short and sweet"]
     assert parts("[tool Edit: app.py]\nfixed the race in app.py") == ["fixed the race in app.py"]
     assert parts("x" * (CHUNK_CHARS + 5)) == ["x" * CHUNK_CHARS, "xxxxx"]
+
+
+def test_a_sub_agents_report_is_embedded_in_more_parts_without_its_mark() -> None:
+    sections = [
+        f"## Section {n}\n" + " ".join(f"finding{n}x{k}" for k in range(90)) for n in range(12)
+    ]
+    report = f"{SUBAGENT_REPORT}\n" + "\n\n".join(sections)  # about 12,000 characters
+    pieces = parts(report)
+    assert len(pieces) == REPORT_PARTS > MAX_PARTS
+    assert pieces[0].startswith("## Section 0") and "subagent" not in " ".join(pieces)
+    assert any("finding5x0" in p for p in pieces)  # a section far past a message's two parts
+    assert parts(f"{SUBAGENT_REPORT}\nAll 40 tests pass.") == ["All 40 tests pass."]
+
+
+def test_of_the_tool_messages_only_a_sub_agents_report_waits_for_vectors(ctx: Context) -> None:
+    from memctl.model import Message, Role
+    from memctl.store import sessions
+
+    _report_in_session(ctx, f"{SUBAGENT_REPORT}\nCorrupted archives are skipped with a warning.")
+    with ctx.db.atomic():
+        sessions.insert_messages(
+            ctx.db,
+            [
+                Message(Role.TOOL, "[tool result Bash: 40 passed]", session_id="s1", seq=3),
+                Message(Role.TOOL, "Corrupted archives are skipped.", session_id="s1", seq=4),
+            ],
+        )
+    assert embed_messages(ctx.db, ctx.embedder, 100) == 2  # the user's message and the report
+    embedded = ctx.db.tuples(
+        "SELECT m.seq FROM message_vectors v JOIN messages m ON m.rowid = v.message_rowid"
+    )
+    assert sorted(int(seq) for (seq,) in embedded) == [1, 2]
+
+
+def _report_in_session(ctx: Context, report: str) -> None:
+    from memctl.model import Message, Role
+    from memctl.store import sessions
+
+    said_in_session(ctx, ["review the manifest generator"])
+    with ctx.db.atomic():
+        sessions.insert_messages(ctx.db, [Message(Role.TOOL, report, session_id="s1", seq=2)])
+
+
+def test_a_reports_vectors_take_the_clear_label_from_its_words_said_in_another_sense(
+    real_ctx: Context,
+) -> None:
+    modules = ("archive", "reader", "writer", "index", "cache", "checksum", "timestamp", "path")
+    report = (
+        f"{SUBAGENT_REPORT}\nI reviewed the manifest generator.\n\n"
+        + " ".join(
+            f"The {m} module reads its settings from the flat config file and writes the "
+            "manifest entries in sorted order."
+            for m in modules
+        )
+        + "\n\nOne change is needed: the nested archive reader must close its handles."
+    )
+    _report_in_session(real_ctx, report)
+    unrelated = "how do I change a flat tyre"  # two of its three words, in another sense
+
+    def label(query: str) -> bool | None:
+        found = recall(real_ctx, query, touch=False, sessions=True).results
+        return next((r.clear for r in found if r.memory.id == "s1#2"), None)
+
+    assert label(unrelated) is True  # by its words alone, without a vector
+    assert embed_messages(real_ctx.db, real_ctx.embedder, 100) == 2
+    assert label(unrelated) is not True  # far in meaning: its words are no evidence alone
+    assert label("which module writes the manifest entries in sorted order?") is True
 
 
 def test_a_message_said_in_other_words_is_found_through_its_stored_vector(

@@ -47,9 +47,26 @@ def test_an_unrelated_chinese_question_gets_no_clear_match_and_no_block(
         results = recall(real_ctx, RecallRequest(question, limit=5)).result.results
         assert results and not any(r.clear for r in results)  # still offered, as possible
         assert prompt_context(real_ctx, PromptRequest(prompt=question)).block == ""
-    # its words still find it: a Latin identifier the memory holds (a run of Chinese is
-    # one word to the full-text search, so the share of its words stays low: possible)
+    # its words still find it: a Latin identifier the memory holds, and its Chinese words
+    # (a run's bigrams, store/cjk.py)
     asked = "selectinload 用来预加载数据库的关联吗？为什么要用它"
     assert in_unread_script(asked)
     found = recall(real_ctx, RecallRequest(asked, limit=5)).result.results
-    assert "selectinload" in found[0].memory.content
+    assert "selectinload" in found[0].memory.content and found[0].clear
+
+
+def test_a_chinese_question_is_clear_by_its_words_and_not_by_function_words(
+    real_ctx: Context,
+) -> None:
+    """A run of Chinese was one word to the full-text search: a question shared no word with
+    its answer unless it wrote the whole run. Its bigrams are its words now; bigrams of
+    function letters (我们, 什么, 这个) are not, as English "we" and "what" are not."""
+    for text in RULES:
+        remember(real_ctx, RememberRequest(text))
+    asked = "导出文件的日期格式应该用哪种？"
+    found = recall(real_ctx, RecallRequest(asked, limit=5)).result.results
+    assert "YYYY-MM-DD" in found[0].memory.content and found[0].clear
+    assert "YYYY-MM-DD" in prompt_context(real_ctx, PromptRequest(prompt=asked)).block
+    for unrelated in ("我们现在是不是应该去吃饭了？", "这个是什么？"):
+        results = recall(real_ctx, RecallRequest(unrelated, limit=5)).result.results
+        assert not any(r.clear for r in results)

@@ -93,6 +93,7 @@ from typing import TYPE_CHECKING
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.model import Kind, Memory, parse_time
 from memctl.retrieve.echo import echo_why
+from memctl.retrieve.letters import letters_between
 from memctl.retrieve.passages import PASSAGE_CHARS, passages
 from memctl.retrieve.query import IDENTIFIER, STOPWORDS, split_identifier
 from memctl.retrieve.run import (
@@ -106,6 +107,7 @@ from memctl.retrieve.run import (
     by_score,
     tie_key,
 )
+from memctl.store import cjk
 
 if TYPE_CHECKING:
     from memctl.retrieve.stages.rerank import Judge
@@ -272,7 +274,7 @@ def own_words(content: str) -> str:
 def _share(run: Run, text: str, total: float) -> float:
     """``coverage`` of one lower-cased text; ``total``: the weights' sum."""
     weights = run.word_weights
-    everywhere = {stem(w) for w in set(WORD.findall(text))}
+    everywhere = {stem(w) for w in text_words(text)}
     plain = plain_words(text) if any(mark in text for mark in MARKS) else everywhere
     spelled = identifier_words(run.query.text)
     # in the query's order: a sum over a set differs in its last bits between processes
@@ -290,6 +292,8 @@ def _share(run: Run, text: str, total: float) -> float:
         and any(all(stem(p) in plain for p in phrase) for phrase in synonyms.get(word, ()))
     ]
     own = sum(weights[word] for word in held)
+    if run.query.runs:
+        own += letters_between(run.query.runs, weights, set(held))
     return (own + run.params.vocabulary_weight * sum(written_otherwise)) / total
 
 
@@ -328,7 +332,17 @@ def plain_words(text: str) -> set[str]:
     in a folder's name, is the word in another sense). A command (``pip install -r
     requirements.txt``) or an identifier said in a sentence ("the `export_orders`
     method") says its words."""
-    return {stem(w) for w in set(WORD.findall(MARKUP.sub(" ", text)))}
+    return {stem(w) for w in text_words(MARKUP.sub(" ", text))}
+
+
+def text_words(text: str) -> set[str]:
+    """The distinct words of ``text`` and, of a word holding CJK letters, its runs' bigrams
+    and its other parts, as the full-text index holds them (store/cjk.py): a query's bigram
+    counts where the text holds it."""
+    words = set(WORD.findall(text))
+    if text.isascii():
+        return words
+    return words.union(*(cjk.split_word(w) for w in words if not w.isascii()))
 
 
 @functools.lru_cache(maxsize=256)
