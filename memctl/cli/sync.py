@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from memctl.cli.common import JsonOption, new_typer, open_context
 from memctl.cli.render import console, item_progress, print_json, say, update_items, warn
+from memctl.errors import UsageError
 from memctl.model import counted
 
 if TYPE_CHECKING:
@@ -164,7 +166,8 @@ def trust_(
         list[str] | None,
         typer.Argument(
             help="Host ids (or their first characters), HOST:KEY as `memctl sync key` "
-            "prints it, or 'all'.",
+            "prints it, or 'all'; '-' reads them from standard input (a key given there "
+            "stays out of the shell's history).",
             metavar="HOST",
         ),
     ] = None,
@@ -177,7 +180,8 @@ def trust_(
     """Whose memories may open a session: the other machines, trusted or not (sync.trust)."""
     from memctl.api import sync as api
 
-    found = api.trust(open_context(ctx), list(hosts or ()), list(remove or ()))
+    given = [word for host in hosts or () for word in _stdin_words(host)]
+    found = api.trust(open_context(ctx), given, list(remove or ()))
     if as_json:
         print_json({"trust": found.setting, "hosts": [h.__dict__ for h in found.hosts]})
         return
@@ -196,6 +200,17 @@ def trust_(
         say("no other machine's memories have come in through sync yet")
     verb = "now " if found.changed else ""
     say(f"sync.trust is {verb}{found.setting or 'empty: no other machine'}")
+
+
+def _stdin_words(host: str) -> list[str]:
+    """``host`` itself, or for '-' the words on standard input: a HOST:KEY pasted there, not
+    typed as an argument, is kept by no shell history."""
+    if host != "-":
+        return [host]
+    words = sys.stdin.read().split()
+    if not words:
+        raise UsageError("nothing on standard input: paste HOST:KEY as `memctl sync key` prints it")
+    return words
 
 
 @app.command("key")

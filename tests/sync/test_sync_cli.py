@@ -219,11 +219,16 @@ def test_sync_trust_lists_other_machines_and_lets_one_open_sessions(tmp_path: Pa
     modes = next(c for c in checks if c["name"] == "modes")  # the clone's files: private
     assert modes["status"] == "ok", modes["detail"]
     key = cli(a, "sync", "key").splitlines()[0]  # the machine's id and its key, to copy
-    trusted = cli(b, "sync", "trust", key)
+    pasted = run_cli("--home", str(b), "sync", "trust", "-", input=f"{key}\n", env=NO_LLM)
+    trusted = pasted.stdout  # the key pasted, not typed: no shell history keeps it
     assert f"sync.trust is now {host}" in trusted and "the files its key signed" in trusted
     assert key.partition(":")[2] not in trusted + (b / "config.yaml").read_text()
     assert f"host {host[:8]}) I prefer tabs over spaces" in cli(b, *start)
     assert "sync.trust is now empty" in cli(b, "sync", "trust", "--remove", host[:8])
     assert "tabs over spaces" not in cli(b, *start)
+    assert "the files its key signed" in cli(b, "sync", "trust", key)  # as an argument too
+    cli(b, "sync", "trust", "--remove", host[:8])
+    empty = run_cli("--home", str(b), "sync", "trust", "-", input="", env=NO_LLM)
+    assert empty.returncode == 2 and "nothing on standard input" in empty.stderr
     bad = run_cli("--home", str(b), "sync", "trust", "../evil")
     assert bad.returncode == 2 and "is not a host id" in bad.stderr
