@@ -30,11 +30,12 @@ MEMCTL_TOOL = lazy(
     re.I,
 )
 # A command line running one of memctl's commands that print what it keeps (memories,
-# sessions, the context block: `memctl -h`), after its global options (``--home DIR``,
-# ``-c key=value``): ``memctl recall "cache port"``, ``uv run memctl sessions show s1``.
+# sessions, the context block, a run's memories, a hook's block: `memctl -h`), after its
+# global options (``--home DIR``, ``-c key=value``): ``memctl recall "cache port"``,
+# ``uv run memctl sessions show s1``.
 MEMCTL_READ = lazy(
     r"(?:^|[\s;&|(/])memctl(?:\s+-{1,2}[\w-]+(?:[= ](?!-)\S+)?)*\s+"
-    r"(?:recall|get|list|profile|context|graph|export|events|sessions)\b"
+    r"(?:recall|get|list|profile|context|graph|export|events|sessions|runs|hook)\b"
 )
 # A tool call's note as the parsers write it (ingest/parse/common.py): ``[tool NAME:
 # detail]``; not a result's (``[tool result NAME: ...]``, ``error``, ``refused``)

@@ -121,6 +121,8 @@ def test_memctls_answer_told_back_counts_with_the_memory(
         ("Bash", 'memctl recall "cache port"', True),
         ("exec_command", "uv run memctl --home /tmp/h sessions show s1", True),
         ("Bash", "~/.local/bin/memctl -c recall.limit=3 recall deploy", True),
+        ("Bash", "memctl runs 4f2a9c1e", True),  # a run's memories, read back
+        ("Bash", "echo '{}' | memctl hook claude-code SessionStart", True),  # its block
         ("Bash", "memctl remember 'we deploy with helm'", False),
         ("Bash", "grep -rn recall src/memctl", False),
         ("mcp__notes__search", "cache port", False),
