@@ -51,11 +51,13 @@ PRELOAD = (
     "rich.table",
     "rich.progress",
 )
-# What commands load besides (a remember, an ingest, an import, a maintain), for ``warm``:
-# the rules' patterns of every module loaded by then are compiled once.
+# What commands load besides (a remember, an ingest, an import, a maintain, a sync), for
+# ``warm``: the rules' patterns of every module loaded by then are compiled once. No
+# ``memctl.cli`` module: some make their console on import, at the server's width.
 WARMED = (
     "memctl.api.maintain",
     "memctl.api.projects",
+    "memctl.api.sync",
     "memctl.embed.hashed",
     "memctl.imports.pipeline",
     "memctl.ingest.graph",
@@ -67,6 +69,7 @@ WARMED = (
     "memctl.maintain.pipeline",
     "memctl.store.vector_index",
     "memctl.store.vector_query",
+    "memctl.sync.pipeline",
     "memctl.sync.records",
 )
 MAX_REQUEST = 1 << 22  # bytes of one request line (the environment is most of it)
