@@ -7,8 +7,9 @@ working directory and umask, and ``sys.argv``, ``sys.path[0]`` and ``__main__`` 
 sets them; the child then runs the ``memctl`` module (``runpy``) and leaves with its code
 (``leave``). A command is the same process it would be, without Python's start-up and
 memctl's imports (about 0.15-0.25 s of CPU each, for the ~1,000 memctl processes of the
-suite). Each child is forked from a server that has imported modules and run nothing, so
-no test's state reaches another's.
+suite). Each child is forked from a server that has imported modules and read memctl's own
+patterns and word lists (``warm``: ~15-85 ms of CPU less a command that uses them), and
+nothing of a home, so no test's state reaches another's.
 
 The request is one JSON line (args, env, cwd, umask) with the three descriptors; the server
 answers the child's pid, then its return code (``subprocess``'s: minus the signal), one line
@@ -50,6 +51,27 @@ PRELOAD = (
     "rich.table",
     "rich.progress",
 )
+# What commands load besides (a remember, an ingest, an import, a maintain, a sync), for
+# ``warm``: the rules' patterns of every module loaded by then are compiled once. No
+# ``memctl.cli`` module: some make their console on import, at the server's width.
+WARMED = (
+    "memctl.api.maintain",
+    "memctl.api.projects",
+    "memctl.api.sync",
+    "memctl.embed.hashed",
+    "memctl.imports.pipeline",
+    "memctl.ingest.graph",
+    "memctl.ingest.meaning",
+    "memctl.ingest.pipeline",
+    "memctl.ingest.reconcile_rules",
+    "memctl.ingest.run",
+    "memctl.llm.probe",
+    "memctl.maintain.pipeline",
+    "memctl.store.vector_index",
+    "memctl.store.vector_query",
+    "memctl.sync.pipeline",
+    "memctl.sync.records",
+)
 MAX_REQUEST = 1 << 22  # bytes of one request line (the environment is most of it)
 
 
@@ -67,6 +89,38 @@ def preload() -> None:
 
     for name in PRELOAD:
         importlib.import_module(name)
+
+
+def warm() -> None:
+    """Read now what commands read from memctl's package on first use and never change:
+    the rules' patterns and the word lists. Each child starts with them, as the resident
+    recall process's children do (``memctl.api.recall.warm``); nothing of a home is read."""
+    import importlib
+
+    from memctl.ingest import entities, extract_rules
+    from memctl.lazy_re import compile_loaded
+    from memctl.memories import privacy
+    from memctl.retrieve import glossary, software_kinds, vocabulary
+
+    for name in WARMED:
+        importlib.import_module(name)
+    for pattern in extract_rules.PATTERNS:
+        pattern.regex  # noqa: B018 - compiled on first read
+    for detector in privacy.DETECTORS:
+        detector.pattern  # noqa: B018 - compiled on first read
+    for word_list in (
+        vocabulary.vocabulary,
+        vocabulary.kinds,
+        vocabulary.verbs,
+        vocabulary.spellings,
+        glossary.glossary,
+        software_kinds.software_kinds,
+        entities.software,
+        entities.common_words,
+        entities.everyday_aliases,
+    ):
+        word_list()
+    compile_loaded()
 
 
 def read_request(conn: socket.socket) -> Request:
@@ -271,6 +325,7 @@ class Server:
 
 if __name__ == "__main__":
     preload()
+    warm()
     gc.freeze()  # what the server loaded is never collected: each child's pages stay shared
     request = serve(sys.argv[1])
     try:
