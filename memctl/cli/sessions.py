@@ -242,7 +242,7 @@ def forgotten_line(done: Forgotten) -> str:
         )
     if not done.wal_emptied:
         line += (
-            "; another process is reading the store, so its WAL still holds old pages until "
-            "it closes (run `memctl maintain` then)"
+            "; another process is reading the store, so its WAL still holds old pages "
+            "until the next `memctl maintain`"
         )
     return "; ".join(filter(None, [line, done.history_note()]))

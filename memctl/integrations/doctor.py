@@ -44,6 +44,7 @@ def doctor(
     return [
         model_check(settings),
         store_check(ctx, quick_check),
+        *forgotten_check(ctx),
         *hook_checks(settings.home, captured),
         programs_check(settings.home),
         *capture_checks(settings.home),
@@ -104,6 +105,30 @@ def store_check(ctx: Context, quick_check: bool = True) -> Check:
     if not quick_check:
         return Check("store", OK, f"{path} opens (quick check not run)")
     return Check("store", OK, f"{path} opens and passes the quick check")
+
+
+def forgotten_check(ctx: Context) -> list[Check]:
+    """A warning while the store's file may still hold forgotten text: a forget's
+    compaction that a reader kept from emptying the WAL (store/forget.py ``compact``)."""
+    if not ctx.settings.db_path.exists():
+        return []
+    from memctl.store.forget import forgotten_in_file
+
+    try:
+        since = forgotten_in_file(ctx.db)
+    except MemctlError:
+        return []  # the store check says why it does not open
+    if since is None:
+        return []
+    return [
+        Check(
+            "forgotten",
+            WARN,
+            f"the store's file may still hold text forgotten at {since[:19]}: another process "
+            "was reading it",
+            "`memctl maintain --only upkeep` once nothing else reads the store",
+        )
+    ]
 
 
 def hook_checks(home: Path, captured: dict[str, str] | None = None) -> list[Check]:

@@ -3,7 +3,8 @@ redact (``maintain.redaction``): a change applied in one transaction to the stor
 its file (SQLite overwrites deleted content with zeros: ``secure_delete``; the full-text
 indexes merge, as a deleted row's terms linger in old segments until then; the vector
 indexes are made again without the old vectors; ``VACUUM`` rewrites the file without free
-pages and the WAL is emptied into it), then to each backup ``maintain`` made, rewritten
+pages and the WAL is emptied into it; when a reader keeps the WAL, ``maintain`` does it
+later: ``store.forget.compact``), then to each backup ``maintain`` made, rewritten
 the same way; the memories changed leave the work tree of the sync clone (the next sync
 writes their tombstones or new text), and memctl's logs are rewritten without the text.
 """
@@ -164,6 +165,7 @@ def _no_sync(ctx: Context) -> Iterator[None]:
 
 def _apply_to_every_copy(ctx: Context, done: Forgotten, apply: Apply) -> None:
     """``apply`` to the store and its file, then to each backup, rewritten in place."""
+    erase.mark_forgotten_in_file(ctx.db)  # until compacted: a later maintain finishes it
     _erased(ctx.db, lambda db: apply(db, done, ctx))
     _indexes_rebuilt(ctx.db, bool(done.memories or done.reverted or done.reworded))
     done.shared = _out_of_the_clone(ctx, [*done.memories, *done.reverted, *done.reworded])

@@ -14,6 +14,10 @@
   the last time; the session messages' index whenever it holds more than one segment
   (any write since its last optimize: one at 1,000,000 messages took 0.6 s of CPU, and
   a recall searches one segment faster than the ten a growing store leaves).
+- forgotten text: while the file may hold some (a forget or redact whose compaction a
+  reader kept from emptying the WAL, a migration that took a path out: ``meta``'s
+  ``forgotten_in_file``), ``VACUUM`` and the WAL emptied again (store/forget.py
+  ``compact``); a reader still there leaves it for the next run, and the report says so.
 - backup: ``VACUUM INTO`` (maintain/backup.py) when something changed since the
   last backup and it is ``maintain.backup_every_hours`` old, the newest
   ``maintain.backups`` kept; every run first removes the copies a killed backup or
@@ -32,6 +36,7 @@ from memctl.maintain.backup import backup_due, leftovers, make_backup
 from memctl.maintain.plan import Maintenance, TaskReport
 from memctl.maintain.reembed import reembed
 from memctl.store.database import MESSAGES_FTS
+from memctl.store.forget import compact, forgotten_in_file
 from memctl.store.maintenance import (
     change_mark,
     fts_segments,
@@ -148,7 +153,7 @@ def embed_messages_left(m: Maintenance, report: TaskReport) -> None:
         report.notes.append(f"{left} session messages wait for their vectors (next maintain)")
 
 
-def compact(m: Maintenance, report: TaskReport) -> None:
+def compact_indexes(m: Maintenance, report: TaskReport) -> None:
     mark = change_mark(m.db)
     if m.db.meta(FTS_MARK) != mark:
         report.count("fts_optimized")
@@ -171,6 +176,19 @@ def compact(m: Maintenance, report: TaskReport) -> None:
             report.count("vectors_compacted")
 
 
+def compact_forgotten(m: Maintenance, report: TaskReport) -> None:
+    """Finish what a forget's compaction left: the file rewritten and its WAL emptied."""
+    if forgotten_in_file(m.db) is None:
+        return
+    if not m.dry_run and not compact(m.db):
+        report.notes.append(
+            "the store's file still holds forgotten text: another process is reading it "
+            "(the next maintain tries again)"
+        )
+        return
+    report.count("forgotten_compacted")
+
+
 def backup(m: Maintenance, report: TaskReport) -> None:
     if not m.dry_run:
         for left in leftovers(m.settings):  # a killed backup's or restore's copy
@@ -191,6 +209,7 @@ def upkeep(m: Maintenance) -> TaskReport:
     embed_missing(m, report)
     embed_meaning(m, report)
     embed_messages_left(m, report)
-    compact(m, report)
+    compact_indexes(m, report)
+    compact_forgotten(m, report)
     backup(m, report)
     return report

@@ -26,10 +26,12 @@ from memctl.model import (
     derived_session_id,
     keyed_hash,
     message_digest_text,
+    now_iso,
 )
 from memctl.store.database import FTS_TABLES, Database
 from memctl.store.graph import orphan_entities
 from memctl.store.message_search import count_message_terms
+from memctl.store.migrations import FORGOTTEN_IN_FILE
 from memctl.store.sessions import (
     KEYED_ID,
     SESSION_COLUMNS,
@@ -617,10 +619,39 @@ def secure_delete(db: Database, on: bool) -> None:
     db.execute(f"PRAGMA secure_delete = {'ON' if on else 'OFF'}")
 
 
+def mark_forgotten_in_file(db: Database) -> None:
+    """Say in ``meta`` that the file may hold forgotten text in its free pages or its WAL
+    until ``compact`` succeeds: a forget, before it takes anything out (a forget killed
+    half-way leaves the mark), and a migration that rewrites text (m022)."""
+    with db.atomic():
+        db.set_meta(FORGOTTEN_IN_FILE, now_iso())
+
+
+def forgotten_in_file(db: Database) -> str | None:
+    """When text was forgotten that the file may hold still (``compact`` has not emptied
+    the WAL since); None when it holds none."""
+    return db.meta(FORGOTTEN_IN_FILE)
+
+
 def compact(db: Database) -> bool:
-    """Rewrite the file without free pages (``VACUUM``), then empty the WAL into it; False
-    when a reader kept the WAL from being emptied (it still holds old pages)."""
+    """Rewrite the file without free pages (``VACUUM``), then empty the WAL into it and cut
+    it to nothing; the mark of forgotten text in the file removed. False, the mark kept,
+    when a reader (another process in a read transaction) kept the WAL from being emptied:
+    SQLite's checkpoint waits for readers up to the store's busy timeout
+    (``store.busy_timeout_ms``), then gives up; the file and its WAL may hold old pages
+    until a later compaction (``maintain``'s upkeep runs one while the mark is there)."""
     db.execute("VACUUM")
+    if not _wal_emptied(db):
+        return False
+    if forgotten_in_file(db) is not None:
+        with db.atomic():
+            db.execute("DELETE FROM meta WHERE key = ?", (FORGOTTEN_IN_FILE,))
+        _wal_emptied(db)  # the mark's removal alone: nothing forgotten is in it
+    return True
+
+
+def _wal_emptied(db: Database) -> bool:
+    """Copy the WAL into the file and truncate it; False when a reader kept it."""
     busy, log, done = db.tuples("PRAGMA wal_checkpoint(TRUNCATE)")[0]
     return not busy and (log in (0, -1) or log == done)
 

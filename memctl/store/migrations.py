@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from memctl.model import PATH_KEY, content_hash, path_key
+from memctl.model import PATH_KEY, content_hash, now_iso, path_key
 from memctl.store.cjk import TOKENIZER
 
 
@@ -587,13 +587,23 @@ def m021_meaning(db: Database) -> None:
         )""")
 
 
+# When text was taken out that the file may still hold in its free pages or its WAL (a meta
+# key: set by a forget and by m022, removed once store/forget.py ``compact`` empties them).
+FORGOTTEN_IN_FILE = "forgotten_in_file"
+
+
 def m022_paths(db: Database) -> None:
     """A transcript's read mark is kept under a digest of its path (``model.path_key``),
-    not the path, which may name a folder after a token."""
+    not the path, which may name a folder after a token: the old paths' pages are the
+    next compaction's to rewrite (``FORGOTTEN_IN_FILE``)."""
     for (path,) in db.tuples("SELECT path FROM transcript_reads"):
         if not path.startswith(PATH_KEY):
             db.execute(
                 "UPDATE transcript_reads SET path = ? WHERE path = ?", (path_key(path), path)
+            )
+            db.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
+                (FORGOTTEN_IN_FILE, now_iso()),
             )
 
 
