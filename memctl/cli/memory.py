@@ -286,12 +286,7 @@ def redact(
         + (", your identity file" if done.identity else "")
         + " rewritten"
         + (f", {counted(done.pending, 'pending transcript mark')} removed" if done.pending else "")
-        + (
-            ""
-            if done.wal_emptied
-            else "; another process is reading the store, so its WAL still holds old pages "
-            "until the next `memctl maintain`"
-        )
+        + ("" if done.wal_emptied else f"; {done.file_note()}")
         + (f"; {done.history_note()}" if done.shared else "")
         + "".join(
             f"; {path} holds it still: it came with the repository, edit it there"

@@ -240,9 +240,4 @@ def forgotten_line(done: Forgotten) -> str:
             f"; kept {counted(len(done.kept), 'memory', 'memories')} another session also "
             f"states, now its source: {named}"
         )
-    if not done.wal_emptied:
-        line += (
-            "; another process is reading the store, so its WAL still holds old pages "
-            "until the next `memctl maintain`"
-        )
-    return "; ".join(filter(None, [line, done.history_note()]))
+    return "; ".join(filter(None, [line, done.file_note(), done.history_note()]))

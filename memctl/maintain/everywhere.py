@@ -104,6 +104,16 @@ class Forgotten:
         self.kept = {k: v for k, v in {**self.kept, **other.kept}.items() if k not in self.memories}
         self.reworded = sorted({*self.reworded, *other.reworded} & set(self.kept))
 
+    def file_note(self) -> str:
+        """What a reader kept in the file, said when it did ("" when the WAL was emptied):
+        the next maintain finishes the compaction (``upkeep.compact_forgotten``)."""
+        if self.wal_emptied:
+            return ""
+        return (
+            "another process is reading the store, so its WAL still holds old pages until "
+            "the next `memctl maintain`"
+        )
+
     def history_note(self) -> str:
         """What a forget cannot reach, said when it matters: a memory a sync published
         leaves its old text in the repository's git history ("" when none was shared)."""

@@ -421,6 +421,7 @@ def forget_session(ctx: Context, values: Values) -> tuple[str, str]:
     return "/sessions", (
         f"forgot session {values['id']}: {counted(done.messages, 'message')} and "
         f"{counted(len(done.memories), 'memory', 'memories')} taken out everywhere"
+        + (f"; {done.file_note()}" if not done.wal_emptied else "")
         + (f"; {done.history_note()}" if done.shared else "")
         + (
             f"; kept {counted(len(done.kept), 'memory', 'memories')} another session also "
