@@ -16,6 +16,13 @@ NEGATION = lazy(
     r"|不|没|别|讨厌",
     re.I,
 )
+# Code, not prose: a fenced block (to its closing fence, or the end when left open), a span
+# in backticks, a shell line ("$ pytest"). Its words are a command's arguments (`pytest -m
+# "not (tui or browser)"`), never the speaker denying anything.
+CODE = lazy(
+    r"^[ \t]{0,3}(`{3,}|~{3,}).*?(?:^[ \t]{0,3}\1[ \t]*$|\Z)|`[^`\n]+`|^[ \t]*\$ [^\n]*",
+    re.M | re.S,
+)
 # Statements that name the value they replace: "switched from make to fly", "fly now, not
 # make", "instead of make", "no longer make" (group 1: the old value).
 REPLACED = lazy(
@@ -31,8 +38,14 @@ def normalised(text: str) -> str:
     return " ".join(re.findall(r"\w+", text.lower()))
 
 
+def prose(text: str) -> str:
+    """The text without its code (``CODE``)."""
+    return CODE.sub(" ", text)
+
+
 def negated(text: str) -> bool:
-    return bool(NEGATION.search(text))
+    """Whether the text denies something in its own words (its code does not count)."""
+    return bool(NEGATION.search(prose(text)))
 
 
 def replaced(text: str) -> str | None:

@@ -351,6 +351,22 @@ def memory(
             0.8,
             Verdict.MERGE,
         ),
+        # a "not" in a command is its argument, not a denial: the held-out store's two test
+        # runs were a contradiction before s29-contra
+        (
+            'tests run with `uv run pytest -m "not (tui or browser)" -v` (passed on 2025-07-19)',
+            Category.PATTERNS,
+            "tests run, with `uv run pytest -m browser -v` (passed on 2025-07-20)",
+            0.75,
+            Verdict.CREATE,
+        ),
+        (
+            "We deploy with `make ship`",
+            Category.PATTERNS,
+            "We don't deploy with `make ship`",
+            0.75,
+            Verdict.CONTRADICT,
+        ),
     ],
 )
 def test_rule_based_reconcile(
@@ -386,6 +402,22 @@ def test_rule_based_reconcile(
 )
 def test_the_slot_a_text_sets(text: str, expected: tuple[str, str] | None) -> None:
     assert reconcile_rules.slot(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "denies"),
+    [
+        ('Run the fast suite: `pytest -m "not slow"`', False),
+        ('Run the fast suite:\n```sh\npytest -m "not slow"\n```\nIt takes a minute.', False),
+        ("Run the fast suite:\n~~~\npytest -m 'not slow'", False),  # a fence left open
+        ('Run the fast suite:\n$ pytest -m "not slow"\nIt takes a minute.', False),
+        ("We never run `pytest -m slow` in CI", True),
+        ("`make ship` isn't how we deploy", True),
+        ("Costs $ 5, not 10", True),
+    ],
+)
+def test_code_never_denies(text: str, denies: bool) -> None:
+    assert reconcile_rules.negated(text) is denies
 
 
 def test_the_preference_slot_guard() -> None:
