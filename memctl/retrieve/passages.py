@@ -18,7 +18,8 @@ from itertools import accumulate
 # 800 characters, ingest/message_vectors.py), so that its words and its meaning are weighed
 # over the same span. Measured 400, 800 and 1,600 (docs/benchmarks.md, "A long message is
 # clear by one passage"): below 1,600 answers spread over 1,000-2,000 characters (a
-# closing summary) lost their clear label.
+# closing summary) lost their clear label. Latin characters: another script's are counted by
+# tokens (``widths``), as 1,600 Chinese characters hold about three times the words.
 PASSAGE_CHARS = 1600
 
 

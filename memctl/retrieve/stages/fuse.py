@@ -251,7 +251,8 @@ def gate_share(run: Run, candidate: Candidate, share: float) -> float:
     its best passage holds (passages.py). A message is labelled by its words alone (its
     cosine never labels it), and a long one (a sub-agent's 7-13 KB report) holds a third
     of an unrelated question's words by chance, scattered through it. Ranking keeps the
-    whole text's share: a best passage there lost rows (s28-long)."""
+    whole text's share: a best passage there lost rows (s28-long). Length is counted in
+    tokens (``pack.latin_widths``): a Chinese passage is about 470 characters."""
     if not share or not candidate.is_message:
         return share
     content = candidate.memory.content
