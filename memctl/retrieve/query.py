@@ -281,21 +281,31 @@ KANA = (0x3040, 0x30FF)
 HANGUL = (0xAC00, 0xD7AF)
 
 
+OTHER, HAN, KANA_SCRIPT, HANGUL_SCRIPT = range(4)
+
+
+def script(letter: str) -> int:
+    """Which of ``script_counts``' scripts ``letter`` is written in."""
+    code = ord(letter)
+    if code < CJK_RANGES[0][0]:
+        return OTHER
+    if KANA[0] <= code <= KANA[1]:
+        return KANA_SCRIPT
+    if HANGUL[0] <= code <= HANGUL[1]:
+        return HANGUL_SCRIPT
+    return HAN if any(low <= code <= high for low, high in CJK_RANGES) else OTHER
+
+
 def script_counts(text: str) -> tuple[int, int, int, int]:
     """How many characters of ``text`` are not CJK, Chinese (and other CJK: punctuation,
     full-width forms), Japanese kana, and Korean hangul."""
     if text.isascii():
         return len(text), 0, 0, 0
-    kana = hangul = cjk = 0
-    for c in text:
-        code = ord(c)
-        if KANA[0] <= code <= KANA[1]:
-            kana += 1
-        elif HANGUL[0] <= code <= HANGUL[1]:
-            hangul += 1
-        elif any(low <= code <= high for low, high in CJK_RANGES):
-            cjk += 1
-    return len(text) - cjk - kana - hangul, cjk, kana, hangul
+    counts = [0, 0, 0, 0]
+    for letter in text:
+        counts[script(letter)] += 1
+    other, han, kana, hangul = counts
+    return other, han, kana, hangul
 
 
 def is_english(text: str) -> bool:

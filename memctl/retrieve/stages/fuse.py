@@ -94,7 +94,7 @@ from memctl.config.scope import GLOBAL_SCOPE
 from memctl.model import Kind, Memory, parse_time
 from memctl.retrieve.echo import echo_why
 from memctl.retrieve.letters import letters_between
-from memctl.retrieve.passages import PASSAGE_CHARS, passages
+from memctl.retrieve.passages import PASSAGE_CHARS, measured, passages
 from memctl.retrieve.query import IDENTIFIER, STOPWORDS, split_identifier
 from memctl.retrieve.run import (
     DROPPED,
@@ -107,6 +107,7 @@ from memctl.retrieve.run import (
     by_score,
     tie_key,
 )
+from memctl.retrieve.stages.pack import latin_widths
 from memctl.store import cjk
 
 if TYPE_CHECKING:
@@ -250,12 +251,20 @@ def gate_share(run: Run, candidate: Candidate, share: float) -> float:
     its best passage holds (passages.py). A message is labelled by its words alone (its
     cosine never labels it), and a long one (a sub-agent's 7-13 KB report) holds a third
     of an unrelated question's words by chance, scattered through it. Ranking keeps the
-    whole text's share: a best passage there lost rows (s28-long)."""
-    if not share or not candidate.is_message or len(candidate.memory.content) <= PASSAGE_CHARS:
+    whole text's share: a best passage there lost rows (s28-long). Length is counted in
+    tokens (``pack.latin_widths``): a Chinese passage is about 470 characters."""
+    if not share or not candidate.is_message:
         return share
+    content = candidate.memory.content
+    widths = latin_widths(content, run.params)
+    if measured(content, widths) <= PASSAGE_CHARS:
+        return share
+    text = own_words(content)
+    if widths is not None:
+        widths = widths[len(content) - len(text) :]
     total = sum(run.word_weights.values())
     best = 0.0
-    for window in passages(own_words(candidate.memory.content)):
+    for window in passages(text, widths=widths):
         best = max(best, _share(run, window.lower(), total))
         if best >= share:  # no passage holds more than the whole
             return share

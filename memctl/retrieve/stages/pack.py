@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 
+from memctl.lazy_re import lazy
 from memctl.retrieve.params import Params
-from memctl.retrieve.query import script_counts
+from memctl.retrieve.query import script, script_counts
 from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run
 
 STAGE = "pack"
@@ -21,16 +22,31 @@ ITEM_TOKENS = 4
 # (docs/benchmarks.md, "token estimate"); cl100k_base splits them finer (1.06 and 0.97).
 KANA_CHARS_PER_TOKEN = 1.5
 HANGUL_CHARS_PER_TOKEN = 1.6
+# From the first code point of query.CJK_RANGES: a character below it is Latin (or other).
+BEYOND_LATIN = lazy(r"[\u3000-\U0010ffff]")
+
+
+def chars_per_token(p: Params) -> tuple[float, float, float, float]:
+    """Characters a token in each of ``query.script_counts``' scripts, in its order."""
+    return p.chars_per_token, p.cjk_chars_per_token, KANA_CHARS_PER_TOKEN, HANGUL_CHARS_PER_TOKEN
 
 
 def estimate_tokens(text: str, p: Params) -> int:
-    other, han, kana, hangul = script_counts(text)
-    return math.ceil(
-        other / p.chars_per_token
-        + han / p.cjk_chars_per_token
-        + kana / KANA_CHARS_PER_TOKEN
-        + hangul / HANGUL_CHARS_PER_TOKEN
-    )
+    rates = chars_per_token(p)
+    return math.ceil(sum(n / rate for n, rate in zip(script_counts(text), rates, strict=True)))
+
+
+def latin_widths(text: str, p: Params) -> list[float] | None:
+    """Each character of ``text`` as the Latin characters that make as many tokens (a
+    Chinese character about 3.4 of them); None when every character is one."""
+    found = [] if text.isascii() else [m.start() for m in BEYOND_LATIN.finditer(text)]
+    if not found:
+        return None
+    width = [p.chars_per_token / rate for rate in chars_per_token(p)]
+    widths = [1.0] * len(text)
+    for at in found:
+        widths[at] = width[script(text[at])]
+    return widths
 
 
 def item_tokens(candidate: Candidate, p: Params) -> int:
