@@ -96,13 +96,12 @@ METADATA_KINDS = frozenset(
 # A tool call is a sub-agent's when its client names it so, or its input has a sub-agent type
 # (Gemini CLI's is delegate_to_agent).
 SUBAGENT_TOOLS = frozenset({"task", "agent", "spawn_agent", "delegate_to_agent"})
-# Claude Code's answer when the person refuses a tool call at the permission prompt.
 # Claude Code (2.1.330) runs a sub-agent in the background: its call's result only says it
 # started; its report comes later, as a user turn, in a <task-notification>'s <result>
 LAUNCHED = lazy(r"\AAsync agent launched successfully")
 TASK_RESULT = lazy(r"\A\s*<task-notification>.*?<result>(.*?)</result>", re.S)
-# The person said no at the permission prompt, or (Claude Code 1.0 without a prompt, as in
-# print mode) the permission was never granted.
+# Claude Code's answer when the person said no at the permission prompt, or (Claude Code 1.0
+# without a prompt, as in print mode) the permission was never granted.
 REFUSED = lazy(
     r"^(?:The user doesn't want to proceed with this tool use|"
     r"Claude requested permissions? to .{0,300}?but you haven't granted it yet)",
