@@ -12,7 +12,7 @@ import math
 
 from memctl.lazy_re import lazy
 from memctl.retrieve.params import Params
-from memctl.retrieve.query import script, script_counts
+from memctl.retrieve.query import CJK_RANGES, script, script_counts
 from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run
 
 STAGE = "pack"
@@ -23,7 +23,7 @@ ITEM_TOKENS = 4
 KANA_CHARS_PER_TOKEN = 1.5
 HANGUL_CHARS_PER_TOKEN = 1.6
 # From the first code point of query.CJK_RANGES: a character below it is Latin (or other).
-BEYOND_LATIN = lazy(r"[\u3000-\U0010ffff]")
+BEYOND_LATIN = lazy(f"[{chr(CJK_RANGES[0][0])}-\U0010ffff]")
 
 
 def chars_per_token(p: Params) -> tuple[float, float, float, float]:
