@@ -38,7 +38,7 @@ from memctl.clients.base import Found, Launcher, Where, existing, find_binary
 from memctl.clients.files import Plan
 from memctl.clients.instructions import plan_instructions_block
 from memctl.config.safe_load import json_value
-from memctl.config.settings import ASKING_ENV
+from memctl.config.settings import ASKING_ENV, SESSION_ARGUMENT
 from memctl.errors import InputError
 from memctl.store import foreign
 
@@ -60,6 +60,9 @@ STORAGE = (
     "storage"  # older versions: session/<project>/<id>.json, message/<session>/, part/<message>/
 )
 PLUGIN_MARK = "// memctl plugin"
+# memctl's memory_search as OpenCode names an MCP server's tool: the server's name in
+# opencode.json, "_", the tool's (1.18.33: each with [^a-zA-Z0-9_-] made "_").
+SEARCH_TOOL = "memctl_memory_search"
 # The longest a session's first model call waits for its context: the hook takes 1.5-2 s
 # on a loaded 2-core machine (tests/e2e), and OpenCode offline no longer gives it 70 s.
 CONTEXT_WAIT_MS = 3000
@@ -77,6 +80,8 @@ const WAIT_MS = __WAIT__;
 const FRESH_MS = __FRESH__;
 const TASKS = __TASKS__;
 const SESSION_ENV = __SESSION_ENV__;
+const SEARCH_TOOL = __SEARCH_TOOL__;
+const SESSION_ARGUMENT = __SESSION_ARGUMENT__;
 
 export const MemctlPlugin = async ({ client, directory }) => {
   const fs = await import("node:fs");
@@ -134,6 +139,14 @@ export const MemctlPlugin = async ({ client, directory }) => {
     // about "last time" means the session before this one
     "shell.env": async (input, output) => {
       if (input?.sessionID && output?.env) output.env[SESSION_ENV] = input.sessionID;
+    },
+    // the session a call of memctl's memory_search comes from (OpenCode tells an MCP
+    // server nothing of it, and one server answers all its sessions): named in the
+    // call's arguments, which memctl's server takes out before it reads them
+    "tool.execute.before": async (input, output) => {
+      if (input?.tool === SEARCH_TOOL && input.sessionID && output?.args) {
+        output.args[SESSION_ARGUMENT] = input.sessionID;
+      }
     },
     "experimental.chat.system.transform": async (input, output) => {
       if (!input?.sessionID || !Array.isArray(output?.system)) return;  // summaries
@@ -201,6 +214,8 @@ def plan_hooks(plan: Plan, where: Where, run: Launcher, timeout: int, remove: bo
     text = text.replace("__FRESH__", str(CONTEXT_FRESH_MS))
     text = text.replace("__TASKS__", json.dumps(list(TASK_PROMPTS)))
     text = text.replace("__SESSION_ENV__", json.dumps(ASKING_ENV))
+    text = text.replace("__SEARCH_TOOL__", json.dumps(SEARCH_TOOL))
+    text = text.replace("__SESSION_ARGUMENT__", json.dumps(SESSION_ARGUMENT))
     plan.write(path, None if remove else text.encode(), NAME, "plugin")
     _plan_offline(plan, path.parent.parent, remove)
 

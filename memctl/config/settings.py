@@ -41,6 +41,12 @@ HEADLESS_ENV = "MEMCTL_HEADLESS"
 # each (integrations/resident.py ENV_NAMES).
 ASKING_ENV = "MEMCTL_SESSION_ID"
 SESSION_VARIABLES = (ASKING_ENV, "CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID")
+# Where memctl's OpenCode plugin names the session in a memory_search call's arguments:
+# OpenCode (1.18.33) sends an MCP server no ``_meta`` and starts one for all its sessions,
+# but a plugin's ``tool.execute.before`` hook may add to a call's arguments before they
+# are sent. No tool takes this name: the server takes it out before it checks the call
+# (integrations/mcp_search.call_session).
+SESSION_ARGUMENT = "memctl_session"
 ENV_NOT_KEYS = frozenset(
     {
         "MEMCTL_HOME",

@@ -355,7 +355,7 @@ def search_call(message: Any, handshaken: bool) -> tuple[Any, str, dict[str, Any
     of ``mcp_search.early_call``'s, after the handshake, or in a whole 2026-07-28
     envelope on a connection without one: the SDK refuses the other era's requests);
     None for any other message."""
-    from memctl.integrations.mcp_search import early_call, meta_session
+    from memctl.integrations.mcp_search import call_session, early_call
 
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
         return None
@@ -370,8 +370,8 @@ def search_call(message: Any, handshaken: bool) -> tuple[Any, str, dict[str, Any
     if not isinstance(ident, str | int) or modern == handshaken:  # one era a connection
         return None
     name = params.get("name")
-    arguments = early_call(name, params.get("arguments"))
-    session = meta_session(meta)
+    given, session = call_session(params.get("arguments"), meta)
+    arguments = early_call(name, given)
     if arguments is not None and session is not None and name == "memory_search":
         arguments["session"] = session  # the session asking, as the call names it
     return None if arguments is None else (ident, str(name), arguments, modern)

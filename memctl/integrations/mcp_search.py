@@ -18,7 +18,7 @@ from typing import Any
 
 from memctl.api import recall as recall_api
 from memctl.config import Settings
-from memctl.config.settings import asking_session
+from memctl.config.settings import SESSION_ARGUMENT, asking_session
 from memctl.context import Context
 from memctl.memories.provenance import origin
 from memctl.model import ROLES, Memory
@@ -69,7 +69,8 @@ def hit(item: Recalled, host: str | None = None, following: bool = False) -> dic
 
 
 # Where a tools/call's ``_meta`` names the client's session: Codex sends its thread's id
-# (0.171.0: threadId, and sessionId the same); Claude Code and OpenCode send none.
+# (0.171.0: threadId, and sessionId the same); Claude Code and OpenCode send none
+# (memctl's OpenCode plugin names it in the arguments: settings.SESSION_ARGUMENT).
 META_SESSION_KEYS = ("threadId", "sessionId")
 # The session the SDK's call being answered names (set by the server for the call)
 CALL_SESSION: ContextVar[str | None] = ContextVar("memctl_call_session", default=None)
@@ -81,6 +82,16 @@ def meta_session(meta: Any) -> str | None:
         return None
     named = (meta.get(key) for key in META_SESSION_KEYS)
     return next((value for value in named if isinstance(value, str) and value), None)
+
+
+def call_session(arguments: Any, meta: Any) -> tuple[Any, str | None]:
+    """A tools/call's ``arguments`` without ``SESSION_ARGUMENT``, and the session asking:
+    the one the arguments name (memctl's OpenCode plugin), else the ``_meta``'s (Codex)."""
+    if not isinstance(arguments, dict) or SESSION_ARGUMENT not in arguments:
+        return arguments, meta_session(meta)
+    rest = {k: v for k, v in arguments.items() if k != SESSION_ARGUMENT}
+    named = arguments[SESSION_ARGUMENT]
+    return rest, named if isinstance(named, str) and named else meta_session(meta)
 
 
 def memory_search(

@@ -165,10 +165,11 @@ class Server(MCPServer):
     parameters: dict[str, dict[str, bool]]
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        arguments, session = mcp_search.call_session(arguments, call_meta(context))
         problem = arguments_error(name, self.parameters.get(name, {}), arguments)
         if name in self.parameters and problem:
             raise ToolError(problem)
-        mcp_search.CALL_SESSION.set(mcp_search.meta_session(call_meta(context)))
+        mcp_search.CALL_SESSION.set(session)
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:

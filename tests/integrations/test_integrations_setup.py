@@ -13,7 +13,7 @@ import pytest
 
 from memctl.clients import codex, opencode
 from memctl.clients.base import Launcher, Where
-from memctl.config.settings import ASKING_ENV
+from memctl.config.settings import ASKING_ENV, SESSION_ARGUMENT
 from memctl.integrations import setup
 from tests.conftest import run_cli
 
@@ -206,20 +206,28 @@ def test_opencode_plugin_and_cursor_hooks(user: Path) -> None:
     assert plugin.count("import(") == 1 and 'import("node:fs")' in plugin  # built in
     assert setup_problems(user) == []
     if shutil.which("node"):  # the module loads, and names the session to its shell tool
-        module = user.parent / "plugin.mjs"
+        module = user.parent / "plugin.mjs"  # and to memctl's memory_search, no other tool
         module.write_text(plugin)
         shell = (
             f"const {{ MemctlPlugin }} = await import({json.dumps(str(module))});\n"
             "const hooks = await MemctlPlugin({ client: {}, directory: '/' });\n"
             "const output = { env: {} };\n"
             "await hooks['shell.env']({ cwd: '/', sessionID: 'ses_1' }, output);\n"
-            "console.log(JSON.stringify(output.env));"
+            "const said = [output.env];\n"
+            "for (const tool of ['memctl_memory_search', 'other_memory_search']) {\n"
+            "  const call = { args: { query: 'q' } };\n"
+            "  await hooks['tool.execute.before']({ tool, sessionID: 'ses_1' }, call);\n"
+            "  said.push(call.args);\n"
+            "}\n"
+            "console.log(JSON.stringify(said));"
         )
         checked = subprocess.run(
             ["node", "--input-type=module", "-e", shell], capture_output=True, text=True
         )
         assert checked.returncode == 0, checked.stderr
-        assert json.loads(checked.stdout) == {ASKING_ENV: "ses_1"}
+        env, search, other = json.loads(checked.stdout)
+        assert env == {ASKING_ENV: "ses_1"} and other == {"query": "q"}
+        assert search == {"query": "q", SESSION_ARGUMENT: "ses_1"}
     install(user, "cursor")
     cursor = json.loads((user / ".cursor" / "hooks.json").read_text())
     assert cursor["version"] == 1

@@ -4,10 +4,15 @@ time from the day it began, read from the store at the start of a run."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
+import anyio
+
+from memctl.config.settings import SESSION_ARGUMENT
 from memctl.context import Context
 from memctl.integrations import mcp_search
 from memctl.integrations.mcp_front import search_call
+from memctl.integrations.mcp_server import build
 from memctl.memories import operations as memories
 from memctl.model import Message, Role, Session
 from memctl.retrieve.pipeline import recall, start
@@ -134,3 +139,26 @@ def test_memory_search_is_told_its_session_by_the_call(ctx: Context) -> None:
         assert first() == before
     finally:
         mcp_search.CALL_SESSION.reset(token)
+
+
+def test_memory_search_in_opencode_is_told_its_session_by_memctl_s_plugin(ctx: Context) -> None:
+    """OpenCode sends no ``_meta``: memctl's plugin names the session in the call's
+    arguments (``SESSION_ARGUMENT``), which the front and the SDK's server take out; an
+    empty name leaves the call without one."""
+    told(ctx)
+    asking(ctx)
+    question = {"query": "what did we do last time?", "all_scopes": True}
+    named = {**question, SESSION_ARGUMENT: "asking"}
+    params = {"name": "memory_search", "arguments": named}
+    call = {"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": params}
+    work = search_call(call, handshaken=True)
+    assert work is not None and work[2] == {**question, "session": "asking"}
+    assert mcp_search.call_session({**question, SESSION_ARGUMENT: ""}, None) == (question, None)
+    before = ctx.db.value("SELECT id FROM memories WHERE session_id = 'elsewhere'")
+
+    async def first(arguments: dict[str, Any]) -> Any:
+        answer = await build(ctx).call_tool("memory_search", arguments)
+        return answer.structured_content["results"][0]["id"]
+
+    assert anyio.run(first, named) == before  # the session before the one asking
+    assert anyio.run(first, question) != before
