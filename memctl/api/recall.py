@@ -289,6 +289,9 @@ class SessionStartRequest:
     scope: str | None = None  # None or 'project': the current project
     budget: int | None = None  # tokens in all; default: recall.context_budget
     compact: bool | None = None  # half L1, no L2; None: context.compact
+    # the session starting, as its client names it: resumed (Claude Code --resume, Codex
+    # resume), its own digest and facts are not given to it again as recent work
+    session: str | None = None
 
 
 def layered(ctx: Context, request: SessionStartRequest) -> Layered:
@@ -309,7 +312,7 @@ def layered(ctx: Context, request: SessionStartRequest) -> Layered:
     else:  # a project named by hand: as a person reads it, not its scope's hash
         title = labels(ctx, [scope])[scope]
     compact = ctx.settings.context_compact if request.compact is None else request.compact
-    return layered_context(ctx, scope, title, budget, compact)
+    return layered_context(ctx, scope, title, budget, compact, session=request.session)
 
 
 def session_start(ctx: Context, request: SessionStartRequest) -> str:

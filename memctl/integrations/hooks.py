@@ -214,14 +214,14 @@ def _kept_id(session_id: Any) -> Any:
 
 
 def session_context(settings: Any, session_id: str = "") -> str:
-    """The layered context block for a new session in this project (empty when neither
-    memory nor the identity files hold anything for it); its memories are recorded as
-    given to the session."""
+    """The layered context block for a session starting (or resumed) in this project
+    (empty when neither memory nor the identity files hold anything for it); its memories
+    are recorded as given to the session."""
     from memctl.api.recall import SessionStartRequest, layered
     from memctl.context import Context
 
     with Context(settings, door="hook") as ctx:
-        found = layered(ctx, SessionStartRequest())
+        found = layered(ctx, SessionStartRequest(session=session_id or None))
     hooks_state.add_injected(
         settings.home, session_id, [i.memory_id for i in found.items if i.memory_id]
     )

@@ -183,6 +183,19 @@ class _Builder:
     trust: frozenset[str] | None = frozenset()
     # whether a memory's file names a host whose key did not sign it (``provenance.forged``)
     forged: Callable[[str, str | None], bool] = lambda _memory_id, _host: False
+    # the session the block is for, when the client names it: resumed, it holds its own
+    # words already, so its digest and facts are not recent work to give it again
+    session: str | None = None
+
+    def its_own(self, memory: Memory) -> bool:
+        """Whether ``memory`` comes from the session the block is for (then left out of
+        L2, and the explanation says so)."""
+        if not self.session or memory.session_id != self.session:
+            return False
+        item = self._item("L2", "recent sessions", memory, "", origin(memory), None)
+        item.why = "left out: from the session this block is for (resumed: it holds it)"
+        self.out.dropped.append(item)
+        return True
 
     def left(self, layer: str) -> int:
         spent = sum(self.out.used.values())
@@ -365,10 +378,13 @@ def _recent(builder: _Builder, ctx: Context, scope: str) -> None:
     correct it) and sharing the layer fairly with the others, then the project's other
     recent cases and events."""
     latest = MemoryFilter(scopes=(scope,), tag=DIGEST_TAG, states=ACTIVE)
-    digests = list_memories(ctx.db, latest, DIGESTS, "created")
+    read = list_memories(ctx.db, latest, DIGESTS + 1, "created")  # one may be its own
+    digests = [d for d in read if not builder.its_own(d)][:DIGESTS]
     recent = MemoryFilter(scopes=(scope,), categories=RECENT, states=ACTIVE)
     facts = [
-        m for m in list_memories(ctx.db, recent, PER_SECTION, "created") if DIGEST_TAG not in m.tags
+        m
+        for m in list_memories(ctx.db, recent, PER_SECTION, "created")
+        if DIGEST_TAG not in m.tags and not builder.its_own(m)
     ]
     correcting = corrections(ctx, digests)
     for index, digest in enumerate(digests):
@@ -395,8 +411,10 @@ def layered_context(
     total: int,
     compact: bool = False,
     now: datetime | None = None,
+    session: str | None = None,
 ) -> Layered:
-    """The layers of a new session's context in ``scope``, within ``total`` tokens."""
+    """The layers of a new session's context in ``scope``, within ``total`` tokens;
+    ``session``: the one starting, when the client names it (``_Builder.session``)."""
     settings = ctx.settings
     essentials = settings.context_essentials_budget
     out = Layered(
@@ -409,7 +427,7 @@ def layered_context(
         used={"L0": 0, "L1": 0, "L2": 0},
     )
     tokens = Tokens(settings)
-    builder = _Builder(out, total, tokens, now or datetime.now(UTC))
+    builder = _Builder(out, total, tokens, now or datetime.now(UTC), session=session)
     builder.trust = trusted_hosts(settings.sync_trust)
     if settings.refused_note:
         out.notes.append(settings.refused_note)

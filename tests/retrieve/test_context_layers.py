@@ -318,3 +318,22 @@ def test_no_room_at_all_still_leaves_a_memory_out_with_the_reason(make_ctx: Any)
     digest(ctx, KOREAN_DIGEST, "s1")
     found = recall.layered(ctx, SessionStartRequest())
     assert not found.items and found.dropped[0].why.startswith("left out: over the L2 budget")
+
+
+def test_a_resumed_session_is_not_given_its_own_digest_and_facts(make_ctx: Any) -> None:
+    """Claude Code's --resume starts the session again (SessionStart, its own id): it holds
+    its own words, so the block's recent work is the sessions before it, each left out
+    saying why; a new session (another id) still gets the latest."""
+    ctx: Context = make_ctx()
+    for n in range(4):
+        day = f"2026-05-0{n + 1}T10:00:00.000Z"
+        digest(ctx, f"Session of 2026-05-0{n + 1} Asked: task {n}.", f"s{n}", created_at=day)
+    fact = "The resumed session found the cache key missed the locale."
+    put(ctx, fact, Category.CASES, Kind.SEMANTIC, session_id="s3")
+    resumed = recall.layered(ctx, SessionStartRequest(session="s3"))
+    assert [n for n in range(4) if f"task {n}." in resumed.text()] == [0, 1, 2]
+    assert fact not in resumed.text()
+    own = [i for i in resumed.dropped if "from the session this block is for" in i.why]
+    assert len(own) == 2 and all("task 3." in i.text or fact in i.text for i in own)
+    new = recall.layered(ctx, SessionStartRequest(session="s4")).text()
+    assert [n for n in range(4) if f"task {n}." in new] == [1, 2, 3] and fact in new
