@@ -10,6 +10,7 @@ from memctl.cli.common import JsonOption, new_typer, settings_for
 from memctl.cli.render import print_json
 from memctl.errors import ConfigError
 from memctl.integrations import resident
+from memctl.model import counted
 
 app = new_typer()
 group = new_typer()
@@ -63,7 +64,7 @@ def status(ctx: typer.Context, as_json: JsonOption = False) -> None:
         print_json({"running": running, "home": str(home), **answer})
     elif running:
         typer.echo(
-            f"running: process {answer['pid']}, {answer['served']} requests served,"
+            f"running: process {answer['pid']}, {counted(answer['served'], 'request')} served,"
             f" exits after {answer['idle']:g} s idle"
         )
     elif "stale" in answer:

@@ -18,6 +18,7 @@ from memctl.config import Settings
 from memctl.config.urls import shown_url
 from memctl.context import Context
 from memctl.errors import MemctlError
+from memctl.model import counted
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 # Files memctl makes are private to their owner (docs/architecture.md, "Store"): no group
@@ -257,8 +258,8 @@ def resident_check(settings: Settings) -> Check:
 
     answer = resident.tell(settings.home, "status") or {}
     if "pid" in answer:
-        served = answer.get("served", 0)
-        return Check("resident", OK, f"process {answer['pid']} serves, {served} requests so far")
+        served = counted(answer.get("served", 0), "request")
+        return Check("resident", OK, f"process {answer['pid']} serves, {served} so far")
     if "stale" in answer:
         return Check(
             "resident",

@@ -38,6 +38,7 @@ from memctl.integrations.resident import (
     stamp,
     wanted,
 )
+from memctl.model import counted
 
 
 @dataclass(frozen=True)
@@ -532,7 +533,8 @@ def serve(home: Path, idle: float, warm: Callable[[], None], handlers: Handlers)
         server.close()
         os.close(lock)
         # in the clean-up: a SIGTERM's SystemExit passes by any line after it
-        say(f"exiting: {server.stopping or 'interrupted'}; {server.served} requests served")
+        served = counted(server.served, "request")
+        say(f"exiting: {server.stopping or 'interrupted'}; {served} served")
     return 0
 
 

@@ -307,7 +307,7 @@ def test_after_an_upgrade_not_one_command_runs_on_the_old_code(
     assert run_cli("daemon", "start", env=from_copy).returncode == 0
     before = run_cli("recall", "--no-touch", "-f", "ids", "deploy", env=from_copy)
     status = run_cli("daemon", "status", env=from_copy).stdout  # asked by the copy's client
-    assert before.returncode == 0 and "1 requests served" in status, status
+    assert before.returncode == 0 and "1 request served" in status, status
     pid = int(status.split("process ")[1].split(",")[0])
     printing = copy / "memctl" / "cli" / "recall_out.py"
     text = printing.read_text(encoding="utf-8")
