@@ -368,7 +368,7 @@ def prompt_context(ctx: Context, request: PromptRequest) -> PromptContext:
         asking=request.session,
     )
     compact = ctx.settings.context_compact if request.compact is None else request.compact
-    fresh = prompt_items(result, request.shown, compact)
+    fresh = prompt_items(result, request.shown, compact, request.session)
     hosts = foreign_hosts(ctx.db, [r.memory.id for r in fresh])
     trust = trusted_hosts(ctx.settings.sync_trust)  # as at session start: unasked, so gated
     unsigned = forged(ctx.db, hosts, ctx.settings.home)

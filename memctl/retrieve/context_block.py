@@ -84,14 +84,21 @@ def _label(heading: str) -> str:
 
 
 def prompt_items(
-    result: RecallResult, shown: frozenset[str], compact: bool = False
+    result: RecallResult, shown: frozenset[str], compact: bool = False, session: str | None = None
 ) -> list[Recalled]:
     """What the per-prompt hook adds for ``result``'s prompt: the memories recalled that the
-    session does not have (``shown``), at most PROMPT_LIMIT (COMPACT_PROMPT_LIMIT when
-    ``compact``), when one weighs PROMPT_FLOOR."""
+    session does not have (``shown``, and those distilled from ``session`` itself: its
+    digest and facts say what it holds already), at most PROMPT_LIMIT
+    (COMPACT_PROMPT_LIMIT when ``compact``), when one weighs PROMPT_FLOOR."""
     if result.run is None:
         return []
-    fresh = [r for r in result.clear if not r.is_message and r.memory.id not in shown]
+    fresh = [
+        r
+        for r in result.clear
+        if not r.is_message
+        and r.memory.id not in shown
+        and not (session and r.memory.session_id == session)
+    ]
     fresh = fresh[: COMPACT_PROMPT_LIMIT if compact else PROMPT_LIMIT]
     weights = (strength_of(result.run, Candidate(r.memory, raw=r.raw)) for r in fresh)
     return fresh if max(weights, default=0.0) >= PROMPT_FLOOR else []

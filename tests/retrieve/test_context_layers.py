@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 
 from memctl.api import recall
-from memctl.api.recall import SessionStartRequest
+from memctl.api.recall import PromptRequest, SessionStartRequest
 from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.maintain.forgetting import forget_session
+from memctl.memories.operations import remember
 from memctl.model import Category, Kind, Memory
 from memctl.retrieve.identity import GLOBAL_TEMPLATE, create_identity_files
 from memctl.retrieve.session_start import Item, Layered, Tokens
@@ -337,3 +338,14 @@ def test_a_resumed_session_is_not_given_its_own_digest_and_facts(make_ctx: Any) 
     assert len(own) == 2 and all("task 3." in i.text or fact in i.text for i in own)
     new = recall.layered(ctx, SessionStartRequest(session="s4")).text()
     assert [n for n in range(4) if f"task {n}." in new] == [1, 2, 3] and fact in new
+
+
+def test_the_per_prompt_block_leaves_out_what_the_asking_session_said(ctx: Context) -> None:
+    """A memory distilled from the session asking (a turn captured earlier) is in its
+    conversation already: the per-prompt hook gives it to other sessions only."""
+    fact = "The staging database runs PostgreSQL 16 on db.internal."
+    memory = remember(ctx, fact, category="entities")
+    ctx.db.execute("UPDATE memories SET session_id = 's1' WHERE id = ?", (memory.id,))
+    prompt = "Which PostgreSQL does the staging database run on db.internal?"
+    assert fact in recall.prompt_context(ctx, PromptRequest(prompt, session="s2")).block
+    assert recall.prompt_context(ctx, PromptRequest(prompt, session="s1")).block == ""
