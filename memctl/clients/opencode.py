@@ -6,7 +6,9 @@ The plugin (``plugin/memctl.js``) is a plain module importing only node's built-
 ``CONTEXT_FRESH_MS`` later) it starts ``memctl hook opencode session.created`` for the
 project's context block, and adds the block to the system prompt of each model call
 (``experimental.chat.system.transform``); a first call that comes before memctl has
-answered waits at most ``CONTEXT_WAIT_MS``, later calls not at all. On ``session.idle``
+answered waits at most ``CONTEXT_WAIT_MS``, later calls not at all. A session that was
+not created while this OpenCode runs is resumed: it gets a block asked for with its id
+(without its own digest and facts), once, waited for as long at most. On ``session.idle``
 and ``session.compacted`` it reads the session through OpenCode's own client and hands
 it, as ``opencode export`` prints it, to ``memctl hook opencode EVENT`` through a file
 that it unlinks at once (the process keeps it open): a new file of mode 0600 in
@@ -85,10 +87,10 @@ const SESSION_ARGUMENT = __SESSION_ARGUMENT__;
 
 export const MemctlPlugin = async ({ client, directory }) => {
   const fs = await import("node:fs");
-  const context = () => {
+  const context = (session) => {
     try {
       const proc = Bun.spawn([...MEMCTL, "hook", "opencode", "session.created"], {
-        stdin: new Blob([JSON.stringify({ cwd: directory })]),
+        stdin: new Blob([JSON.stringify({ cwd: directory, session_id: session })]),
         stdout: "pipe",
         stderr: "ignore",
       });
@@ -100,6 +102,11 @@ export const MemctlPlugin = async ({ client, directory }) => {
   };
   let block = context();
   let asked = Date.now();
+  // the sessions started while this OpenCode runs; any other is resumed (`--session`,
+  // `--continue`, picked from the list): it gets a block of its own, without its own
+  // digest and facts (it holds them), asked for once
+  const started = new Set();
+  const resumed = new Map();
   const capture = async (type, id) => {
     const info = await client.session.get({ path: { id } });
     const messages = await client.session.messages({ path: { id } });
@@ -124,6 +131,9 @@ export const MemctlPlugin = async ({ client, directory }) => {
   return {
     event: async ({ event }) => {
       try {
+        if (event.type === "session.created") {
+          started.add(event.properties?.sessionID ?? event.properties?.info?.id);
+        }
         if (event.type === "session.created" && Date.now() - asked > FRESH_MS) {
           block = context();  // a later session in a long-running OpenCode: ask again
           asked = Date.now();
@@ -152,9 +162,11 @@ export const MemctlPlugin = async ({ client, directory }) => {
       if (!input?.sessionID || !Array.isArray(output?.system)) return;  // summaries
       const first = String(output.system[0] ?? "");
       if (TASKS.some((task) => first.startsWith(task))) return;  // titles
+      const id = input.sessionID;
+      if (!started.has(id) && !resumed.has(id)) resumed.set(id, context(id));
       let timer;
       const late = new Promise((done) => { timer = setTimeout(() => done(""), WAIT_MS); });
-      const text = await Promise.race([block, late]);
+      const text = await Promise.race([resumed.get(id) ?? block, late]);
       clearTimeout(timer);
       if (text) output.system.push(text);
     },

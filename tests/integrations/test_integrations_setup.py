@@ -208,7 +208,12 @@ def test_opencode_plugin_and_cursor_hooks(user: Path) -> None:
     if shutil.which("node"):  # the module loads, and names the session to its shell tool
         module = user.parent / "plugin.mjs"  # and to memctl's memory_search, no other tool
         module.write_text(plugin)
-        shell = (
+        shell = (  # Bun's spawn, as memctl's hook answers it: what each run was given
+            "const asked = [];\n"
+            "globalThis.Bun = { spawn: (argv, options) => {\n"
+            "  asked.push(options.stdin.text());\n"
+            "  return { unref() {}, stdout: 'block' };\n"
+            "} };\n"
             f"const {{ MemctlPlugin }} = await import({json.dumps(str(module))});\n"
             "const hooks = await MemctlPlugin({ client: {}, directory: '/' });\n"
             "const output = { env: {} };\n"
@@ -219,15 +224,30 @@ def test_opencode_plugin_and_cursor_hooks(user: Path) -> None:
             "  await hooks['tool.execute.before']({ tool, sessionID: 'ses_1' }, call);\n"
             "  said.push(call.args);\n"
             "}\n"
-            "console.log(JSON.stringify(said));"
+            "const created = { sessionID: 'ses_new', info: { id: 'ses_new' } };\n"
+            "await hooks.event({ event: { type: 'session.created', properties: created } });\n"
+            "const system = (sessionID) => {\n"
+            "  const prompt = { system: ['You are OpenCode'] };\n"
+            "  const transform = hooks['experimental.chat.system.transform'];\n"
+            "  return transform({ sessionID }, prompt).then(() => prompt.system[1]);\n"
+            "};\n"
+            "for (const id of ['ses_new', 'ses_old', 'ses_old']) said.push(await system(id));\n"
+            "console.log(JSON.stringify([...said, ...(await Promise.all(asked))]));"
         )
         checked = subprocess.run(
             ["node", "--input-type=module", "-e", shell], capture_output=True, text=True
         )
         assert checked.returncode == 0, checked.stderr
-        env, search, other = json.loads(checked.stdout)
+        env, search, other, *blocks = json.loads(checked.stdout)
         assert env == {ASKING_ENV: "ses_1"} and other == {"query": "q"}
         assert search == {"query": "q", SESSION_ARGUMENT: "ses_1"}
+        # a session created while OpenCode runs gets the block asked for at its start; a
+        # resumed one a block asked for with its id (without its own digest), once
+        assert blocks[:3] == ["block"] * 3
+        assert [json.loads(b) for b in blocks[3:]] == [
+            {"cwd": "/"},
+            {"cwd": "/", "session_id": "ses_old"},
+        ]
     install(user, "cursor")
     cursor = json.loads((user / ".cursor" / "hooks.json").read_text())
     assert cursor["version"] == 1
