@@ -26,9 +26,12 @@ from pathlib import Path
 import pytest
 
 from memctl.api.memory import ListRequest, list_memories, status
+from memctl.clients import opencode as opencode_client
 from memctl.config import load_settings
 from memctl.config.files import write_private
+from memctl.config.settings import SESSION_ARGUMENT
 from memctl.context import Context
+from memctl.store import foreign
 from tests.conftest import ROOT, run_memctl
 from tests.e2e.model_server import ScriptedModel, scripted_model
 
@@ -317,13 +320,18 @@ def test_claude_code_per_prompt_hook_adds_a_stored_fact_once_and_nothing_unrelat
         return world.requests_text("/v1/messages", seen)
 
     session = "4f0c2a52-9d1e-4c3b-8a6f-2b7e5d1c9a00"
-    first = ask("When is the staging cluster rebuilt?", "--session-id", session)
+    checked = ("--session-id", session, "--allowedTools", "Bash")  # a command: a digest
+    first = ask("When is the staging cluster rebuilt? RUN: echo rota-checked", *checked)
     assert hooked in first and fact in first
     assert "SessionStart hook additional context" not in first
-    # later in the same session, another prompt about it: the session has it already
+    assert any("rota-checked" in m for m in world.memories())  # the turn's digest
+    # later in the same session, another prompt about it: the session has it already, and
+    # resumed, its start block gives it the other sessions' work, not its own digest
     second = "Which job rebuilds the staging cluster on Mondays?"
     resumed = ask(second, "--resume", session)
     assert f"Memories relevant to: {second}" not in resumed
+    assert "SessionStart hook additional context: <memctl-context>" in resumed
+    assert "(session digest)" not in resumed
     # a new session gets it: the hook as Claude Code calls it (a third claude run, ~3 s of
     # CPU, for what memctl answers)
     payload = {"session_id": "a-new-session", "hook_event_name": "UserPromptSubmit"}
@@ -440,6 +448,17 @@ def test_opencode_starts_with_the_context_captures_and_searches_offline(
     systems = [json.dumps(b.get("system")) for b in world.model.bodies("/v1/messages")[seen:]]
     assert any("<memctl-context>" in s and "make release from main" in s for s in systems)
     assert "Memory says:" in search.stdout and "make release from main" in search.stdout
+    # the plugin named the session to memory_search (OpenCode keeps the call as sent)
+    database = world.home / ".local" / "share" / "opencode" / opencode_client.DATABASE
+    searched = [
+        (s.id, part["state"]["input"])
+        for s in foreign.opencode_sessions(database)
+        for message in foreign.opencode_export(database, s.id)["messages"]
+        for part in message["parts"]
+        if part.get("tool") == opencode_client.SEARCH_TOOL
+    ]
+    ((asking, arguments),) = searched
+    assert arguments == {"query": "how do we deploy", SESSION_ARGUMENT: asking}
     every = [json.dumps(b.get("system")) for b in world.model.bodies("/v1/messages")]
     titles = [s for s in every if "title generator" in s]
     assert titles and not any("<memctl-context>" in s for s in titles)
