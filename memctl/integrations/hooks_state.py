@@ -9,6 +9,11 @@
 - ``injected/session.<session id>``: the memories a session was given (at its start and by
   the per-prompt hook), one id a line, so that no memory is given twice; files of
   sessions idle for ``INJECTED_DAYS`` are removed, a forgotten session's at once.
+- ``started/<pid>``: the sessions a client process (its pid, as the client names it to
+  its hooks: ``settings.PROCESS_VARIABLES``) started, one a line, in order: its MCP
+  server, started with the first session's id, answers for the latest (Claude Code's
+  ``/clear`` starts a new session in the same process); removed, like ``injected/``,
+  once idle for ``INJECTED_DAYS``.
 - ``pending/<hash>.json``: a transcript a capture hook read, with its size then
   (``memctl.ingest.pending``: the next hook, the worker or maintain captures it again
   when it grew or was never captured whole).
@@ -118,11 +123,34 @@ def add_injected(home: Path, session_id: str, ids: list[str]) -> None:
     """Record memories given to this session; drop the records of long-idle sessions."""
     if not ids or not session_id:
         return
-    path = injected_file(home, session_id)
+    _append(injected_file(home, session_id), ids)
+
+
+def _append(path: Path, lines: list[str]) -> None:
+    """Add ``lines`` to ``path``; drop the files beside it idle for ``INJECTED_DAYS``."""
     descriptor = open_private(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
     with os.fdopen(descriptor, "a", encoding="utf-8") as out:
-        out.write("".join(f"{memory_id}\n" for memory_id in ids))
+        out.write("".join(f"{line}\n" for line in lines))
     stale = time.time() - INJECTED_DAYS * 86400
     for other in path.parent.iterdir():
         if other.stat().st_mtime < stale:
             other.unlink(missing_ok=True)
+
+
+def add_started(home: Path, process: str, session_id: str) -> None:
+    """Record that client process ``process`` (a pid) has started ``session_id``."""
+    if process.isdigit() and session_id:
+        _append(hook_file(home, "started", process), [session_id])
+
+
+def running_session(home: Path, process: int, named: str | None) -> str | None:
+    """The latest session client process ``process`` started, when its record holds
+    ``named`` (the session it ran when the caller, its child, started); else ``named``
+    (a record without it is of an earlier process of the same pid, or of none)."""
+    if not named:
+        return None
+    try:
+        started = hook_file(home, "started", str(process)).read_text("utf-8").split()
+    except OSError:
+        return named
+    return started[-1] if named in started else named

@@ -20,6 +20,7 @@ from memctl.api import recall as recall_api
 from memctl.config import Settings
 from memctl.config.settings import SESSION_ARGUMENT, asking_session
 from memctl.context import Context
+from memctl.integrations.hooks_state import running_session
 from memctl.memories.provenance import origin
 from memctl.model import ROLES, Memory
 from memctl.retrieve.pipeline import Recalled
@@ -115,9 +116,12 @@ def memory_search(
         mode=mode,
         budget=budget,
         context=format == "context",
-        # the session asking: named by the call (Codex), else by the server's environment
-        # (Claude Code's, which names the session that started the server)
-        session=session or CALL_SESSION.get() or asking_session(os.environ),
+        # the session asking: named by the call (Codex, memctl's OpenCode plugin), else by
+        # the server's environment (Claude Code's, which names the session that started
+        # the server) or the later one its client started since (after a /clear)
+        session=session
+        or CALL_SESSION.get()
+        or running_session(ctx.settings.home, os.getppid(), asking_session(os.environ)),
     )
     response = recall_api.recall(ctx, request)
     result = response.result

@@ -3,14 +3,18 @@ time from the day it began, read from the store at the start of a run."""
 
 from __future__ import annotations
 
+import io
+import json
+import os
 from datetime import UTC, datetime
 from typing import Any
 
 import anyio
+import pytest
 
 from memctl.config.settings import SESSION_ARGUMENT
 from memctl.context import Context
-from memctl.integrations import mcp_search
+from memctl.integrations import hooks, hooks_state, mcp_search
 from memctl.integrations.mcp_front import search_call
 from memctl.integrations.mcp_server import build
 from memctl.memories import operations as memories
@@ -162,3 +166,26 @@ def test_memory_search_in_opencode_is_told_its_session_by_memctl_s_plugin(ctx: C
 
     assert anyio.run(first, named) == before  # the session before the one asking
     assert anyio.run(first, question) != before
+
+
+def test_after_a_clear_memory_search_asks_from_the_session_its_client_started_since(
+    ctx: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code keeps its MCP server through /clear, whose environment names the
+    session it started with: the session-start hook records each session the client's
+    process (CLAUDE_PID) starts, and the server, its child, answers for the latest."""
+    told(ctx)
+    asking(ctx)
+    home = ctx.settings.home
+    monkeypatch.setenv("CLAUDE_PID", str(os.getppid()))
+    for session in ("new", "asking"):  # startup, then /clear: as Claude Code calls the hook
+        payload = json.dumps({"session_id": session, "source": "clear", "cwd": "/"})
+        options = {"home": str(home), "config": ["embedder=hash"]}
+        assert hooks.main(options, ["claude-code", "SessionStart"], io.StringIO(payload)) == 0
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "new")  # the server's, from its start
+    before = ctx.db.value("SELECT id FROM memories WHERE session_id = 'elsewhere'")
+    found = mcp_search.memory_search(ctx, "what did we do last time?", all_scopes=True)
+    assert found["results"][0]["id"] == before  # the session before "asking"
+    # a record without the server's own session is another process's of the same pid
+    assert hooks_state.running_session(home, os.getppid(), "other") == "other"
+    assert hooks_state.running_session(home, os.getppid() + 1, "new") == "new"
