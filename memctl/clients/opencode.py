@@ -291,20 +291,29 @@ def _plan_offline(plan: Plan, base: Path, remove: bool) -> None:
 
 # What a plugin that hands sessions over in a private file says (older ones wrote it 0644).
 PRIVATE_HANDOVER = 'openSync(path, "wx", 0o600)'
+# What each older memctl plugin lacks, found by what the current one says.
+OLDER_PLUGINS = (
+    (PRIVATE_HANDOVER, "hands each session over in a file other users can read"),
+    (
+        "const SESSION_ARGUMENT",
+        "does not name its session to memory_search nor leave a resumed session's own "
+        "digest out of its block",
+    ),
+)
 
 
 def problems(where: Where) -> list[str]:
-    """What keeps memctl's plugin from working well: an older plugin's handover that other
-    users could read, OpenCode going to npm at each start."""
+    """What keeps memctl's plugin from working well: what an older plugin lacks
+    (``OLDER_PLUGINS``: a handover other users could read, ...), OpenCode going to npm at
+    each start."""
     path = plugin_path(where)
     base = path.parent.parent
-    found = []
     text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
-    if text.startswith(PLUGIN_MARK) and PRIVATE_HANDOVER not in text:
-        found.append(
-            f"opencode: {path} (an older memctl's) hands each session over in a file other "
-            "users can read: run `memctl install opencode`"
-        )
+    found = [
+        f"opencode: {path} (an older memctl's) {lacks}: run `memctl install opencode`"
+        for says, lacks in OLDER_PLUGINS
+        if text.startswith(PLUGIN_MARK) and says not in text
+    ]
     if not path.is_file() or not offline_stall(base):
         return found
     online = f"run `npm install {PLUGIN_PACKAGE}` there once online"

@@ -269,6 +269,10 @@ def test_an_older_opencode_plugin_handing_sessions_over_readable_is_a_problem(
     assert "run `memctl install opencode`" in problem
     install(user, "opencode")
     assert not [p for p in setup_problems(user) if "other users can read" in p]
+    older = plugin.read_text().replace("const SESSION_ARGUMENT", "const OTHER")
+    plugin.write_text(older)
+    (problem,) = setup_problems(user)
+    assert "memory_search" in problem and "run `memctl install opencode`" in problem
 
 
 def test_uninstall_restores_bytes_or_takes_out_only_memctls_part(user: Path) -> None:
