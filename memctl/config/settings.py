@@ -41,9 +41,10 @@ HEADLESS_ENV = "MEMCTL_HEADLESS"
 # each (integrations/resident.py ENV_NAMES).
 ASKING_ENV = "MEMCTL_SESSION_ID"
 SESSION_VARIABLES = (ASKING_ENV, "CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID")
-# Names the client's own process to its hooks: Claude Code's (2.1.330; its MCP servers are
-# its children, and keep the session id they started with after a /clear).
-PROCESS_VARIABLES = ("CLAUDE_PID",)
+# Names the client's own process to its hooks, by client: Claude Code's (2.1.330; its MCP
+# servers are its children, and keep the session id they started with after a /clear).
+# Read for that client's hooks only: another client started from its shell tool inherits it.
+PROCESS_VARIABLES = {"claude-code": "CLAUDE_PID"}
 # Where memctl's OpenCode plugin names the session in a memory_search call's arguments:
 # OpenCode (1.18.33) sends an MCP server no ``_meta`` and starts one for all its sessions,
 # but a plugin's ``tool.execute.before`` hook may add to a call's arguments before they

@@ -179,7 +179,7 @@ def handle(options: dict[str, Any], client: str, event: str, payload: dict[str, 
     hooks_state.mark_fired(settings.home, client, event)
     if (client, event) in START | PROMPT:
         if (client, event) in START:
-            _note_started(settings, _session_id(payload))
+            _note_started(settings, client, _session_id(payload))
             context = session_context(settings, _session_id(payload))
             output = REGISTRY[client].start_output(context) if context else ""
         else:
@@ -191,14 +191,14 @@ def handle(options: dict[str, Any], client: str, event: str, payload: dict[str, 
     return ""
 
 
-def _note_started(settings: Any, session_id: str | None) -> None:
+def _note_started(settings: Any, client: str, session_id: str | None) -> None:
     """Record the session a client process starts, for its MCP server
     (``hooks_state.running_session``)."""
     from memctl.config.settings import PROCESS_VARIABLES
 
-    for name in PROCESS_VARIABLES:
-        if os.environ.get(name) and session_id:
-            hooks_state.add_started(settings.home, os.environ[name], session_id)
+    process = os.environ.get(PROCESS_VARIABLES.get(client, ""))
+    if process and session_id:
+        hooks_state.add_started(settings.home, process, session_id)
 
 
 def _start_resident(settings: Any) -> None:

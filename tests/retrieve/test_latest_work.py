@@ -186,6 +186,11 @@ def test_after_a_clear_memory_search_asks_from_the_session_its_client_started_si
     before = ctx.db.value("SELECT id FROM memories WHERE session_id = 'elsewhere'")
     found = mcp_search.memory_search(ctx, "what did we do last time?", all_scopes=True)
     assert found["results"][0]["id"] == before  # the session before "asking"
+    # Codex started from Claude Code's shell inherits CLAUDE_PID: its sessions are not
+    # Claude Code's
+    payload = json.dumps({"session_id": "codex-thread", "cwd": "/"})
+    assert hooks.main(options, ["codex", "SessionStart"], io.StringIO(payload)) == 0
+    assert hooks_state.running_session(home, os.getppid(), "new") == "asking"
     # a record without the server's own session is another process's of the same pid
     assert hooks_state.running_session(home, os.getppid(), "other") == "other"
     assert hooks_state.running_session(home, os.getppid() + 1, "new") == "new"
