@@ -82,15 +82,16 @@ GROUP_OTHER_WRITE = 0o022  # mode bits that would let another user replace the s
 # COLORTERM, NO_COLOR, FORCE_COLOR, COLUMNS, LINES), the locale and time zone, what the
 # embedder, git and Ollama read, and how HTTP reaches a model server (proxies and CA
 # certificates, as httpx reads them), and the assistants' variables naming the session a
-# command runs in (config.settings.SESSION_VARIABLES: recall's "last time"). Nothing else
-# leaves the client.
+# command runs in (config.settings.SESSION_VARIABLES: recall's "last time") and the
+# client's own process (PROCESS_VARIABLES: the session-start hook's record of the sessions
+# it started). Nothing else leaves the client.
 ENV_NAMES = frozenset(
     {
         "HOME", "USER", "LOGNAME", "PATH", "TMPDIR", "LANG", "LANGUAGE", "TZ",
         "TERM", "COLORTERM", "TERM_PROGRAM", "NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES",
         "TTY_COMPATIBLE", "TTY_INTERACTIVE", "OLLAMA_HOST", "OPENBLAS_NUM_THREADS",
         "GIT_PYTHON_GIT_EXECUTABLE", "CODEX_HOME", "CLAUDE_CONFIG_DIR",
-        "CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID",
+        "CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID", "CLAUDE_PID",
         "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY",
         "http_proxy", "https_proxy", "all_proxy", "no_proxy", "SSL_CERT_FILE", "SSL_CERT_DIR",
     }

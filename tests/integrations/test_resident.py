@@ -351,10 +351,11 @@ def test_the_variables_naming_the_asking_session_reach_the_resident_process() ->
     """`memctl recall` run by an assistant's shell tool forwards the session it runs in:
     "last time" is the session before it (each variable alone: the resident process's
     child reads its environment as the client's)."""
-    from memctl.config.settings import SESSION_VARIABLES, asking_session
+    from memctl.config.settings import PROCESS_VARIABLES, SESSION_VARIABLES, asking_session
 
-    for name in SESSION_VARIABLES:
+    for name in (*SESSION_VARIABLES, *PROCESS_VARIABLES.values()):  # the hook's record too
         assert resident.environment({name: "s1", "SECRET_TOKEN": "x"}) == {name: "s1"}
+    for name in SESSION_VARIABLES:
         assert asking_session({name: "s1"}) == "s1"
     assert asking_session({"CODEX_THREAD_ID": "t1", "CLAUDE_CODE_SESSION_ID": ""}) == "t1"
     assert asking_session({"HOME": "/home/a"}) is None
