@@ -135,6 +135,29 @@ def test_opencode_run_quotes_around_a_prompt_are_not_the_users_words() -> None:
     ]
 
 
+def test_opencode_a_command_run_in_a_sub_agent_is_the_users_message_not_nothing() -> None:
+    """OpenCode 1.2's `/review` (fresh6's nimbus sessions): the user's message holds only a
+    ``subtask`` part, whose prompt is the command's template; the command is named."""
+    review = {
+        "type": "subtask",
+        "prompt": "You are a code reviewer.\n\nInput: main...security-audit\n\n## Determining",
+        "description": "review changes [commit|branch|pr], defaults to uncommitted",
+        "agent": "build",
+        "command": "review",
+    }
+    messages = [
+        {"info": {"role": "user"}, "parts": [review]},
+        {"info": {"role": "user"}, "parts": [{**review, "command": None, "description": ""}]},
+    ]
+    transcript = read_transcript(source(json.dumps({"messages": messages})), "opencode")
+    named = "[command /review: review changes [commit|branch|pr], defaults to uncommitted]"
+    assert [(m.role, m.content) for m in transcript.messages] == [
+        (Role.USER, named),
+        (Role.USER, "[sub-agent task: build]"),
+    ]
+    assert transcript.tally.skipped == 0 and transcript.tally.problems() is None
+
+
 @pytest.mark.parametrize("name", ["codex.jsonl", "codex-legacy.jsonl"])
 def test_codex_rollouts_new_and_old(name: str) -> None:
     messages, transcript = parsed(name)

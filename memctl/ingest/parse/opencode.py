@@ -3,7 +3,9 @@
 ``{"info": {id, title, time: {created, ...}}, "messages": [{"info": {role,
 time}, "parts": [...]}], "todos": [...]}``. Of the parts, ``text`` is kept
 (``synthetic`` text, which OpenCode itself inserts, is not), ``tool`` becomes a
-one-line note, ``file`` a mention of the file, and ``reasoning``,
+one-line note, ``file`` a mention of the file, ``subtask`` (a command such as ``/review``
+that runs in a sub-agent: the user's message holds only this part) a mention of the
+command, and ``reasoning``,
 ``step-start``, ``step-finish``, ``snapshot``, ``patch`` are dropped. A ``task``
 tool's output is its sub-agent's report, kept as such. When OpenCode compacts its
 context, its ``compaction`` agent writes the summary of the conversation so far as an
@@ -66,7 +68,17 @@ def _part(part: Any) -> str:
         return _tool(part)
     if kind == "file":
         return one_line(f"[file: {part.get('filename') or part.get('url') or '?'}]")
+    if kind == "subtask":
+        return _subtask(part)
     return ""
+
+
+def _subtask(part: dict[str, Any]) -> str:
+    """The command a user's message started in a sub-agent, in one line: its expanded
+    prompt is the command's template, kept with the sub-agent's report on the ``task`` call
+    that answers it."""
+    command, what = part.get("command"), part.get("description") or part.get("agent") or "?"
+    return one_line(f"[command /{command}: {what}]" if command else f"[sub-agent task: {what}]")
 
 
 # `opencode run "a prompt"` sends the prompt as it joins its arguments: one holding a
