@@ -181,6 +181,37 @@ def test_codex_rollouts_new_and_old(name: str) -> None:
         assert "[tool result shell: Cargo.toml · src]" in text
 
 
+def test_a_codex_or_opencode_sub_agents_own_file_marks_its_turns_as_a_sidechains() -> None:
+    """fresh6's Codex 0.125 worker and reviewer threads (``session_meta`` ``source``
+    ``{"subagent": ...}``) and OpenCode 1.2's review sessions (``info.parentID``): the
+    "user" is the parent agent, so its orders are not the user's words; a session with
+    neither is read as before."""
+    spawned = {"subagent": {"thread_spawn": {"parent_thread_id": "019d-parent", "depth": 1}}}
+
+    def rollout(source: object) -> str:
+        meta = {"id": "019d-child", "cwd": "/w/skills", "source": source}
+        turns = [("user_message", "Review Task 1. Do not edit files."), ("agent_message", "OK")]
+        lines = [{"type": "session_meta", "payload": meta}] + [
+            {"type": "event_msg", "payload": {"type": kind, "message": said}}
+            for kind, said in turns
+        ]
+        return "\n".join(map(json.dumps, lines))
+
+    def export(parent: str | None) -> str:
+        said = [("user", "/review Verify the fix. Blocking issues only."), ("assistant", "None.")]
+        messages = [{"info": {"role": r}, "parts": [{"type": "text", "text": t}]} for r, t in said]
+        return json.dumps({"info": {"id": "ses_2", "parentID": parent}, "messages": messages})
+
+    for text, client in ((rollout(spawned), "codex"), (export("ses_1"), "opencode")):
+        transcript = read_transcript(source(text), client)
+        contents = [m.content for m in transcript.messages]
+        assert len(contents) == 2 and all(c.startswith("[subagent] ") for c in contents)
+        assert transcript.tally.lines["kept subagent user"] == 1
+    for text, client in ((rollout("cli"), "codex"), (export(None), "opencode")):
+        transcript = read_transcript(source(text), client)
+        assert not any(m.content.startswith("[subagent]") for m in transcript.messages)
+
+
 def test_generic_json_jsonl_and_text() -> None:
     messages, transcript = parsed("generic.json")
     assert transcript.tally.session_id == "generic-json-1" and transcript.tally.malformed == 1

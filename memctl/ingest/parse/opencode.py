@@ -11,7 +11,9 @@ tool's output is its sub-agent's report, kept as such. When OpenCode compacts it
 context, its ``compaction`` agent writes the summary of the conversation so far as an
 assistant message (``"summary": true``; ``"mode"`` or ``"agent"`` ``compaction``), after
 a user message holding only a ``compaction`` part: the summary is kept as one
-``[session summary]`` message, as Claude Code's and Codex's are.
+``[session summary]`` message, as Claude Code's and Codex's are. A sub-agent's session
+(its ``info`` names a ``parentID``: the session whose ``task`` call started it) marks its
+messages ``[subagent]``, as Claude Code's sidechain turns are.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from memctl.ingest.parse.common import (
+    SUBAGENT,
     Parsed,
     Tally,
     is_subagent_call,
@@ -98,6 +101,7 @@ def member(key: str | None, value: Any, tally: Tally) -> list[Parsed]:
         tally.session_id = tally.session_id or value.get("id")
         tally.title = str(value.get("title") or tally.title)
         tally.saw_cwd(value.get("directory"))
+        tally.subagent = tally.subagent or bool(value.get("parentID"))
         times = _object(value.get("time"))
         tally.started_at = tally.started_at or timestamp(times.get("created"))
         return []
@@ -121,6 +125,7 @@ def member(key: str | None, value: Any, tally: Tally) -> list[Parsed]:
         tally.keep("session summary")
         text = session_summary(text)
     else:
-        tally.keep(str(role))
+        tally.keep(f"subagent {role}" if tally.subagent else str(role))
+        text = (SUBAGENT if tally.subagent else "") + text
     times = _object(info.get("time"))
     return [Parsed(role, text, timestamp(times.get("created")))]
