@@ -392,6 +392,15 @@ def real_questions(
             "blind likewise.",
         ),
     ] = False,
+    fresh6: Annotated[
+        bool,
+        typer.Option(
+            "--fresh6",
+            help="The sixth fresh split's questions (benchmarks/sessions/fresh6: Claude Code, "
+            "Codex and OpenCode sessions of three projects), its sessions in one store with "
+            "the dev set's; blind likewise.",
+        ),
+    ] = False,
     plain: Annotated[
         bool,
         typer.Option(
@@ -416,14 +425,15 @@ def real_questions(
             ("fresh3", fresh3),
             ("fresh4", fresh4),
             ("fresh5", fresh5),
+            ("fresh6", fresh6),
             ("plain", plain),
         )
         if given
     ]
     if len(named) > 1:
         raise UsageError(
-            "--heldout, --fresh, --fresh2, --fresh3, --fresh4, --fresh5 and --plain each name a "
-            "split: give one"
+            "--heldout, --fresh, --fresh2, --fresh3, --fresh4, --fresh5, --fresh6 and --plain "
+            "each name a split: give one"
         )
     directory, beside = bench.SPLITS[named[0] if named else "dev"]
     settings = settings_for(ctx)

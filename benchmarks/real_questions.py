@@ -42,6 +42,10 @@ it, and 37 questions written before memctl ran on them), halves ``fresh4-tune`` 
 of three projects, seven to eleven sessions each, as Claude Code writes them, and 43
 questions written before memctl ran on them), halves ``fresh5-tune`` and ``fresh5-check``;
 blind too.
+``--fresh6`` asks the sixth (``benchmarks/sessions/fresh6/``: 24 sessions of three projects
+and three clients, Claude Code JSONL, Codex rollouts and OpenCode exports, sub-agents among
+them, and 45 questions written before memctl ran on them), halves ``fresh6-tune`` and
+``fresh6-check``; blind too.
 ``--plain`` asks plain questions of the heldout and fresh3 sessions
 (``benchmarks/sessions/plain/``: "what did we do last time?", "what was I working on
 yesterday?", "did we ever get X working?"), each at its own ``now`` (recall's
@@ -90,6 +94,7 @@ FRESH2 = SESSIONS / "fresh2"  # the second fresh split (s25), blind: tuned on by
 FRESH3 = SESSIONS / "fresh3"  # the third (s27): SpecStory histories, blind likewise
 FRESH4 = SESSIONS / "fresh4"  # the fourth (s28): eight sessions a project, blind likewise
 FRESH5 = SESSIONS / "fresh5"  # the fifth (s29): Claude Code JSONL of three projects, likewise
+FRESH6 = SESSIONS / "fresh6"  # the sixth (s30): Claude Code, Codex and OpenCode, likewise
 PLAIN = SESSIONS / "plain"  # plain questions (s28) of the heldout and fresh3 sessions
 # A split's questions, and the split whose sessions share their store (None: no other).
 SPLITS: dict[str, tuple[Path, Path | None]] = {
@@ -100,11 +105,12 @@ SPLITS: dict[str, tuple[Path, Path | None]] = {
     "fresh3": (FRESH3, GOLD),
     "fresh4": (FRESH4, GOLD),
     "fresh5": (FRESH5, GOLD),
+    "fresh6": (FRESH6, GOLD),
     "plain": (PLAIN, GOLD),
 }
 TOP = 5  # found "in the top 5"
 # heldout: benchmarks/sessions/heldout, never tuned on; fresh-check: never tuned on either;
-# fresh2, fresh3, fresh4, fresh5: neither half tuned on
+# fresh2, fresh3, fresh4, fresh5, fresh6: neither half tuned on
 HALVES = (
     "tune",
     "check",
@@ -119,6 +125,8 @@ HALVES = (
     "fresh4-check",
     "fresh5-tune",
     "fresh5-check",
+    "fresh6-tune",
+    "fresh6-check",
     "plain-tune",
     "plain-check",
 )

@@ -911,6 +911,7 @@ def test_the_held_out_split_stands_alone_and_joins_the_dev_store(
         ("fresh3", 30, {"generic"}),  # SpecStory histories: no client of memctl's own
         ("fresh4", 30, {"generic"}),  # likewise, eight sessions of each of three projects
         ("fresh5", 40, {"claude-code"}),  # Claude Code's own JSONL, three projects
+        ("fresh6", 40, {"claude-code", "codex", "opencode"}),  # three clients' own formats
     ],
 )
 def test_the_fresh_splits_list_their_sources_and_halves_fixed_by_session(

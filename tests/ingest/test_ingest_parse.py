@@ -135,6 +135,29 @@ def test_opencode_run_quotes_around_a_prompt_are_not_the_users_words() -> None:
     ]
 
 
+def test_opencode_a_command_run_in_a_sub_agent_is_the_users_message_not_nothing() -> None:
+    """OpenCode 1.2's `/review` (fresh6's nimbus sessions): the user's message holds only a
+    ``subtask`` part, whose prompt is the command's template; the command is named."""
+    review = {
+        "type": "subtask",
+        "prompt": "You are a code reviewer.\n\nInput: main...security-audit\n\n## Determining",
+        "description": "review changes [commit|branch|pr], defaults to uncommitted",
+        "agent": "build",
+        "command": "review",
+    }
+    messages = [
+        {"info": {"role": "user"}, "parts": [review]},
+        {"info": {"role": "user"}, "parts": [{**review, "command": None, "description": ""}]},
+    ]
+    transcript = read_transcript(source(json.dumps({"messages": messages})), "opencode")
+    named = "[command /review: review changes [commit|branch|pr], defaults to uncommitted]"
+    assert [(m.role, m.content) for m in transcript.messages] == [
+        (Role.USER, named),
+        (Role.USER, "[sub-agent task: build]"),
+    ]
+    assert transcript.tally.skipped == 0 and transcript.tally.problems() is None
+
+
 @pytest.mark.parametrize("name", ["codex.jsonl", "codex-legacy.jsonl"])
 def test_codex_rollouts_new_and_old(name: str) -> None:
     messages, transcript = parsed(name)
@@ -156,6 +179,37 @@ def test_codex_rollouts_new_and_old(name: str) -> None:
     else:
         assert transcript.tally.session_id == "6f0b8f5c-1d2e-4c3b-9a8f-7e6d5c4b3a21"
         assert "[tool result shell: Cargo.toml · src]" in text
+
+
+def test_a_codex_or_opencode_sub_agents_own_file_marks_its_turns_as_a_sidechains() -> None:
+    """fresh6's Codex 0.125 worker and reviewer threads (``session_meta`` ``source``
+    ``{"subagent": ...}``) and OpenCode 1.2's review sessions (``info.parentID``): the
+    "user" is the parent agent, so its orders are not the user's words; a session with
+    neither is read as before."""
+    spawned = {"subagent": {"thread_spawn": {"parent_thread_id": "019d-parent", "depth": 1}}}
+
+    def rollout(source: object) -> str:
+        meta = {"id": "019d-child", "cwd": "/w/skills", "source": source}
+        turns = [("user_message", "Review Task 1. Do not edit files."), ("agent_message", "OK")]
+        lines = [{"type": "session_meta", "payload": meta}] + [
+            {"type": "event_msg", "payload": {"type": kind, "message": said}}
+            for kind, said in turns
+        ]
+        return "\n".join(map(json.dumps, lines))
+
+    def export(parent: str | None) -> str:
+        said = [("user", "/review Verify the fix. Blocking issues only."), ("assistant", "None.")]
+        messages = [{"info": {"role": r}, "parts": [{"type": "text", "text": t}]} for r, t in said]
+        return json.dumps({"info": {"id": "ses_2", "parentID": parent}, "messages": messages})
+
+    for text, client in ((rollout(spawned), "codex"), (export("ses_1"), "opencode")):
+        transcript = read_transcript(source(text), client)
+        contents = [m.content for m in transcript.messages]
+        assert len(contents) == 2 and all(c.startswith("[subagent] ") for c in contents)
+        assert transcript.tally.lines["kept subagent user"] == 1
+    for text, client in ((rollout("cli"), "codex"), (export(None), "opencode")):
+        transcript = read_transcript(source(text), client)
+        assert not any(m.content.startswith("[subagent]") for m in transcript.messages)
 
 
 def test_generic_json_jsonl_and_text() -> None:

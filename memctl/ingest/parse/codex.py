@@ -11,6 +11,9 @@ dropped. ``event_msg`` repeats the turns (``user_message``, then the response it
 as its event: each turn is kept once, from whichever comes first (the same words of
 the same role said again at once are passed over; a tool call between makes them new).
 ``task_complete`` repeats the last answer and is passed over.
+A sub-agent's rollout (``session_meta`` ``source`` ``{"subagent": ...}``: a thread the
+parent agent spawned, whose "user" is that agent) marks its turns ``[subagent]``, as
+Claude Code's sidechain turns are.
 ``compacted`` holds the summary Codex wrote when it compacted its context: kept as one
 ``[session summary]`` message. ``turn_context`` is configuration, passed over. The
 session's directory is the first ``cwd`` met: in ``session_meta``, ``turn_context`` or
@@ -26,6 +29,7 @@ from typing import Any
 
 from memctl.config.safe_load import json_value
 from memctl.ingest.parse.common import (
+    SUBAGENT,
     Parsed,
     Tally,
     block_text,
@@ -107,8 +111,8 @@ def _said(role: Role, text: str, created: str | None, tally: Tally) -> list[Pars
         tally.pass_over("turn said twice")  # Codex: an event and a response item
         return []
     tally.last_said = same
-    tally.keep(str(role))
-    return [Parsed(role, text, created)]
+    tally.keep(f"subagent {role}" if tally.subagent else str(role))
+    return [Parsed(role, (SUBAGENT if tally.subagent else "") + text, created)]
 
 
 def _event(payload: Any, created: str | None, tally: Tally) -> list[Parsed]:
@@ -171,6 +175,8 @@ def messages(record: dict[str, Any], tally: Tally) -> list[Parsed]:
         if isinstance(meta, dict):
             tally.saw_cwd(meta.get("cwd"))
             tally.session_id = tally.session_id or meta.get("id")
+            source = meta.get("source")
+            tally.subagent = tally.subagent or (isinstance(source, dict) and "subagent" in source)
             tally.started_at = tally.started_at or timestamp(meta.get("timestamp")) or created
         return []
     if kind == "response_item":

@@ -252,6 +252,9 @@ class Tally:
     # a response item and an event) keeps it once
     last_said: str = ""
     compacting: bool = False  # the transcript is a compaction sub-agent's
+    # the whole transcript is a sub-agent's own thread (a Codex or OpenCode sub-agent's
+    # file): its turns are marked as Claude Code's sidechain turns are
+    subagent: bool = False
 
     def keep(self, kind: str) -> None:
         self.lines[f"kept {kind}"] += 1

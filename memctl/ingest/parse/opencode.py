@@ -3,13 +3,17 @@
 ``{"info": {id, title, time: {created, ...}}, "messages": [{"info": {role,
 time}, "parts": [...]}], "todos": [...]}``. Of the parts, ``text`` is kept
 (``synthetic`` text, which OpenCode itself inserts, is not), ``tool`` becomes a
-one-line note, ``file`` a mention of the file, and ``reasoning``,
+one-line note, ``file`` a mention of the file, ``subtask`` (a command such as ``/review``
+that runs in a sub-agent: the user's message holds only this part) a mention of the
+command, and ``reasoning``,
 ``step-start``, ``step-finish``, ``snapshot``, ``patch`` are dropped. A ``task``
 tool's output is its sub-agent's report, kept as such. When OpenCode compacts its
 context, its ``compaction`` agent writes the summary of the conversation so far as an
 assistant message (``"summary": true``; ``"mode"`` or ``"agent"`` ``compaction``), after
 a user message holding only a ``compaction`` part: the summary is kept as one
-``[session summary]`` message, as Claude Code's and Codex's are.
+``[session summary]`` message, as Claude Code's and Codex's are. A sub-agent's session
+(its ``info`` names a ``parentID``: the session whose ``task`` call started it) marks its
+messages ``[subagent]``, as Claude Code's sidechain turns are.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from memctl.ingest.parse.common import (
+    SUBAGENT,
     Parsed,
     Tally,
     is_subagent_call,
@@ -66,7 +71,17 @@ def _part(part: Any) -> str:
         return _tool(part)
     if kind == "file":
         return one_line(f"[file: {part.get('filename') or part.get('url') or '?'}]")
+    if kind == "subtask":
+        return _subtask(part)
     return ""
+
+
+def _subtask(part: dict[str, Any]) -> str:
+    """The command a user's message started in a sub-agent, in one line: its expanded
+    prompt is the command's template, kept with the sub-agent's report on the ``task`` call
+    that answers it."""
+    command, what = part.get("command"), part.get("description") or part.get("agent") or "?"
+    return one_line(f"[command /{command}: {what}]" if command else f"[sub-agent task: {what}]")
 
 
 # `opencode run "a prompt"` sends the prompt as it joins its arguments: one holding a
@@ -86,6 +101,7 @@ def member(key: str | None, value: Any, tally: Tally) -> list[Parsed]:
         tally.session_id = tally.session_id or value.get("id")
         tally.title = str(value.get("title") or tally.title)
         tally.saw_cwd(value.get("directory"))
+        tally.subagent = tally.subagent or bool(value.get("parentID"))
         times = _object(value.get("time"))
         tally.started_at = tally.started_at or timestamp(times.get("created"))
         return []
@@ -109,6 +125,7 @@ def member(key: str | None, value: Any, tally: Tally) -> list[Parsed]:
         tally.keep("session summary")
         text = session_summary(text)
     else:
-        tally.keep(str(role))
+        tally.keep(f"subagent {role}" if tally.subagent else str(role))
+        text = (SUBAGENT if tally.subagent else "") + text
     times = _object(info.get("time"))
     return [Parsed(role, text, timestamp(times.get("created")))]
