@@ -130,9 +130,10 @@ def test_what_only_forbids_the_asked_work(text: str, forbids: bool) -> None:
 def test_a_rule_forbidding_the_asked_work_leaves_the_first_place_to_the_way(
     ctx: Context,
 ) -> None:
-    """"We never deploy on Fridays." shares "deploy" with "how do we deploy?" and, short
-    and named, outscored the steps (the quick start's store): it states no way to deploy,
-    the mirror of the steps' command. Asked whether we deploy on Fridays, it is the answer."""
+    """In the quick start's store the rule "We never deploy on Fridays." shares "deploy"
+    with "how do we deploy?" and, short and named, outscored the steps: it states no way to
+    deploy, the mirror of the steps' command. Asked whether we deploy on Fridays, it is the
+    answer."""
     rule = cand("We never deploy on Fridays.", 1.2, category="patterns")
     steps = cand("We deploy with `make release` from main.", 1.0, category="patterns")
     run = make_run(ctx, "how do we deploy?")
