@@ -119,10 +119,11 @@ def test_when_lifts_a_session_message_that_says_when(ctx: Context) -> None:
         ("We use bun test here, not jest.", False),
         ("Friday afternoons are frozen.", False),  # holds none of the words
         ("We never deploy.", False),  # nothing more: the answer, a no
+        ("Stop the deploy with `make halt` before editing.", False),  # a way to stop it
     ],
 )
 def test_what_only_forbids_the_asked_work(text: str, forbids: bool) -> None:
-    assert only_forbids(text, frozenset({"deploy", "jest", "test"})) is forbids
+    assert only_forbids(text, frozenset({"deploy", "jest", "test", "stop"})) is forbids
     # asked of the case it forbids, it is the answer
     assert not only_forbids(text, frozenset({"deploy", "friday", "4", "pm", "after"}))
 

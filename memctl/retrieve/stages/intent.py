@@ -91,7 +91,9 @@ def weighs(candidate: Candidate, kind: str) -> bool:
 # read as NegEx reads a clinical note (Chapman et al., "A Simple Algorithm for Identifying
 # Negated Findings and Diseases in Discharge Summaries", 2001): a trigger, then at most
 # ``DENIED_WINDOW`` words after it, up to a clause's end or a word turning it ("but").
-DENIES = lazy(r"never|not|no|avoid|stop|\w+n['’]t", re.IGNORECASE)
+# Narrower than ``memories.statements.NEGATION``: "deploy without downtime" is a way to
+# deploy, "stop the server" one to stop it, and "I hate deploying" forbids nothing.
+DENIES = lazy(r"never|not|no|avoid|\w+n['’]t", re.IGNORECASE)
 TOKEN = lazy(r"[^\W_]+(?:['’][^\W_]+)?")  # a word, "don't" one word
 CLAUSE_END = lazy(r"[,;:.!?()\n]|\b(?:but|instead|rather|unless|except)\b", re.IGNORECASE)
 # NegEx's window: a trigger denies the five words after it
@@ -111,12 +113,12 @@ def only_forbids(text: str, words: frozenset[str]) -> bool:
         denied = -1 - DENIED_WINDOW  # where the clause's last trigger so far stands
         for at, token in enumerate(tokens):
             lower = token.lower()
-            if DENIES.fullmatch(lower):
-                denied = at
-            elif lower in words or stem(lower) in words:
+            if lower in words or stem(lower) in words:  # the question's word, whatever it is
                 held = True
                 if at - denied > DENIED_WINDOW:
                     return False
+            elif DENIES.fullmatch(lower):
+                denied = at
             elif lower not in STOPWORDS:
                 more = True
     return held and more
