@@ -11,7 +11,7 @@ import pytest
 from memctl.api.memory import RememberRequest, remember
 from memctl.context import Context
 from memctl.retrieve.answers import COMMAND, PERSON, PLACE, TIME, asked_kind, states
-from memctl.retrieve.stages.intent import INTENT_BOOST, intent
+from memctl.retrieve.stages.intent import INTENT_BOOST, intent, only_forbids
 from tests.retrieve.test_meaning import paraphrase_facts, top
 from tests.retrieve.test_recall_stages import cand, make_run
 
@@ -104,6 +104,49 @@ def test_when_lifts_a_session_message_that_says_when(ctx: Context) -> None:
     ranked = intent(make_run(ctx, "when did Jon get mentoring for his business?"), [asked, told])
     assert ranked[0] is told and math.isclose(told.score, 0.5 * INTENT_BOOST)
     assert math.isclose(asked.score, 0.52)
+
+
+@pytest.mark.parametrize(
+    ("text", "forbids"),
+    [
+        ("We never deploy on Fridays.", True),
+        ("Don't deploy on Fridays.", True),
+        ("No deploys after 4 pm.", True),
+        ("We deploy with make ship; never on Fridays.", False),  # a way, then a rule
+        ("Never deploy without tests, deploy with `make ship`.", False),
+        ("We do not, under any circumstances, deploy on Fridays.", False),  # NegEx: a clause
+        ("Run `deploy --no-cache`, never by hand.", False),  # code denies nothing
+        ("We use bun test here, not jest.", False),
+        ("Friday afternoons are frozen.", False),  # holds none of the words
+        ("We never deploy.", False),  # nothing more: the answer, a no
+        ("Stop the deploy with `make halt` before editing.", False),  # a way to stop it
+    ],
+)
+def test_what_only_forbids_the_asked_work(text: str, forbids: bool) -> None:
+    assert only_forbids(text, frozenset({"deploy", "jest", "test", "stop"})) is forbids
+    # asked of the case it forbids, it is the answer
+    assert not only_forbids(text, frozenset({"deploy", "friday", "4", "pm", "after"}))
+
+
+def test_a_rule_forbidding_the_asked_work_leaves_the_first_place_to_the_way(
+    ctx: Context,
+) -> None:
+    """In the quick start's store the rule "We never deploy on Fridays." shares "deploy"
+    with "how do we deploy?" and, short and named, outscored the steps: it states no way to
+    deploy, the mirror of the steps' command. Asked whether we deploy on Fridays, it is the
+    answer."""
+    rule = cand("We never deploy on Fridays.", 1.2, category="patterns")
+    steps = cand("We deploy with `make release` from main.", 1.0, category="patterns")
+    run = make_run(ctx, "how do we deploy?")
+    run.word_weights = {"deploy": 1.0}
+    ranked = intent(run, [rule, steps])
+    assert ranked == [steps, rule]
+    assert math.isclose(rule.score, 1.2 / INTENT_BOOST**2)
+    assert math.isclose(steps.score, INTENT_BOOST**2)
+    rule.score = 1.2
+    run = make_run(ctx, "do we deploy on Fridays?")
+    run.word_weights = {"deploy": 1.0, "fridays": 1.0}
+    assert math.isclose(intent(run, [rule])[0].score, 1.2)
 
 
 @pytest.fixture(scope="module")

@@ -15,6 +15,12 @@ memory stating one x ``INTENT_BOOST`` too (the two multiply). A session message 
 time x ``INTENT_BOOST`` too ("yesterday", "last week" in a chat turn say when); for the
 other kinds a message x 1.0, as for categories (docs/benchmarks.md, s22-locomo).
 
+A memory that only forbids what a "how do we" question asks how to do ("We never deploy
+on Fridays." for "how do we deploy?": every word of the question it holds is denied,
+``only_forbids``) states no way to do it: the mirror of a memory of its category stating a
+command, x 1 / (its category's boost x ``INTENT_BOOST``). It keeps its label (a rule on the
+asked work is worth seeing beside the answer) and leaves the first places to the ways.
+
 Runs beside the time boost, before the cap, and on possible matches too.
 """
 
@@ -23,9 +29,13 @@ from __future__ import annotations
 import functools
 import re
 
+from memctl.lazy_re import lazy
+from memctl.memories.statements import prose
 from memctl.model import Category
-from memctl.retrieve.answers import TIME, asked_kind, states
+from memctl.retrieve.answers import COMMAND, TIME, asked_kind, states
+from memctl.retrieve.query import STOPWORDS
 from memctl.retrieve.run import Candidate, Run, rescore
+from memctl.retrieve.stages.fuse import stem
 
 STAGE = "intent"
 # Reasoned: a nudge between near ties, well under the time boost; measured on the
@@ -77,6 +87,43 @@ def weighs(candidate: Candidate, kind: str) -> bool:
     return not candidate.is_message or kind == TIME
 
 
+# A word denying what follows it in its clause ("never deploy", "don't push", "no deploys"),
+# read as NegEx reads a clinical note (Chapman et al., "A Simple Algorithm for Identifying
+# Negated Findings and Diseases in Discharge Summaries", 2001): a trigger, then at most
+# ``DENIED_WINDOW`` words after it, up to a clause's end or a word turning it ("but").
+# Narrower than ``memories.statements.NEGATION``: "deploy without downtime" is a way to
+# deploy, "stop the server" one to stop it, and "I hate deploying" forbids nothing.
+DENIES = lazy(r"never|not|no|avoid|\w+n['’]t", re.IGNORECASE)
+TOKEN = lazy(r"[^\W_]+(?:['’][^\W_]+)?")  # a word, "don't" one word
+CLAUSE_END = lazy(r"[,;:.!?()\n]|\b(?:but|instead|rather|unless|except)\b", re.IGNORECASE)
+# NegEx's window: a trigger denies the five words after it
+DENIED_WINDOW = 5
+
+
+def only_forbids(text: str, words: frozenset[str]) -> bool:
+    """Whether ``text`` forbids what ``words`` (a question's, stems: ``fuse.stem``) name in a
+    case they do not name: it holds some of them, denies each where it holds it
+    (``DENIES``), and says more ("We never deploy on Fridays." for "how do we deploy?").
+    Holding nothing more, it answers the question ("We never deploy on Fridays." for "how
+    do we deploy on Fridays?"). Its code does not count (``memories.statements.prose``):
+    `pytest -m "not slow"` denies nothing."""
+    held = more = False
+    for clause in CLAUSE_END.split(prose(text)):
+        tokens = TOKEN.findall(clause)
+        denied = -1 - DENIED_WINDOW  # where the clause's last trigger so far stands
+        for at, token in enumerate(tokens):
+            lower = token.lower()
+            if lower in words or stem(lower) in words:  # the question's word, whatever it is
+                held = True
+                if at - denied > DENIED_WINDOW:
+                    return False
+            elif DENIES.fullmatch(lower):
+                denied = at
+            elif lower not in STOPWORDS:
+                more = True
+    return held and more
+
+
 def intent(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     asked = asks_for(run.query.text)
     kind = asked_kind(run.query.text)
@@ -84,12 +131,17 @@ def intent(run: Run, candidates: list[Candidate]) -> list[Candidate]:
         return candidates
     name, wanted = asked or ("", frozenset())
     listed = ", ".join(sorted(str(c) for c in wanted))
+    words = frozenset(stem(w.lower()) for w in run.word_weights) if kind == COMMAND else None
 
     def factor(candidate: Candidate) -> tuple[float, str]:
         boost, why = 1.0, [f"the question asks {name}"] if name else []
         if not candidate.is_message and candidate.memory.category in wanted:
             boost, why = INTENT_BOOST, [f"the question asks {name}: {listed}"]
         if kind is not None:
+            if words and not candidate.is_message and only_forbids(candidate.memory.content, words):
+                # the mirror of a memory of its category stating the kind asked for
+                why.append(f"it asks for {kind}; this only says not to do what it asks how to")
+                return 1 / (boost * INTENT_BOOST), "; ".join(why)
             if weighs(candidate, kind) and states(kind, candidate.memory.content):
                 boost *= INTENT_BOOST
                 why.append(f"it asks for {kind}, which this states")
