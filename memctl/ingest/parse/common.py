@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memctl.config.safe_load import json_value
+from memctl.ingest.parse.secret_commands import prints_secret
 from memctl.ingest.tools import NOTE_START, PATCH_FILE, writes_files
 from memctl.lazy_re import lazy
 from memctl.memories.privacy import scrub
@@ -176,7 +177,10 @@ PATCH_MOVE = lazy(r"^\*\*\* Move to: (\S+)")  # Codex's patch: the file an updat
 # ``secrets.yaml``; Cloudflare Wrangler's ``.dev.vars`` and act's ``.secrets`` (dotenv
 # files by other names), s3cmd's ``.s3cfg``, boto's ``.boto``, MySQL's ``.my.cnf``,
 # Terraform's ``.terraformrc``, GitHub CLI's ``gh/hosts.yml`` and a Google Cloud service
-# account's key file (``*service-account*.json``). A file tool's note keeps such a file's
+# account's key file (``*service-account*.json``), the Azure CLI's token caches
+# (``~/.azure/accessTokens.json``, ``msal_token_cache.json``), hub's ``~/.config/hub``, a
+# secret Docker or Kubernetes mounts (``/run/secrets/``, a service account's token under
+# ``/var/run/secrets/``). A file tool's note keeps such a file's
 # path and not what it wrote, and the result of a call naming one keeps no line of its
 # output: the scanner knows a secret by its shape or its label, and a line such as
 # ``SIGNING=tr0ub4dor-horse-battery`` has neither, where the file's name says what it is.
@@ -188,19 +192,21 @@ WITHHELD_VALUE = r"\1=[REDACTED:secret]"
 QUOTED_PROSE = lazy(r"(['\"])[^'\"\n]*\s[^'\"\n]*\1")
 # The name of such a file: dotenv's ``.env`` and its variants (``.env.production``,
 # ``.env_prod``, ``.env-local``; not its templates) and ``prod.env``; then the files named
-# above. A glob of one (``.env*``, ``.env{,.local}``) names it too: a shell reads what matches.
+# above. A glob of one (``.env*``, ``.env{,.local}``, ``*.pem``) names it too: a shell reads
+# what matches.
 # Kept as a string: QUOTED_SECRET_FILE is built from it without compiling it at import.
 SECRET_FILE_NAME = (
     r"(?<![^\s/\\'\"`=:<>(])(?:"
     r"\.env(?:[._-](?!(?:example|sample|template|dist|defaults?)\b)[\w.-]+)?|[\w-]+\.env|\.envrc|"
     r"id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?|"
-    r"[\w.-]+\.(?:pem|key|p12|pfx|ppk|jks|keystore|tfvars|tfstate)|"
+    r"[\w.*?-]+\.(?:pem|key|p12|pfx|ppk|jks|keystore|tfvars|tfstate)|"
     r"\.npmrc|\.pypirc|[._]netrc|\.pgpass|\.git-credentials|\.htpasswd|\.dockercfg|"
     r"\.vault-token|(?:\.aws|\.gem)/credentials|\.docker/config\.json|\.kube/config|"
     r"kubeconfig(?:\.ya?ml)?|[\w.-]*credentials\.(?:json|ya?ml|xml|toml)|"
     r"client_secrets?[\w.-]*\.json|[\w.-]*secrets?\.(?:ya?ml|json|toml)|"
     r"\.dev\.vars|\.secrets|\.s3cfg|\.boto|\.my\.cnf|\.terraformrc|gh/hosts\.ya?ml|"
-    r"[\w.-]*service[_-]account[\w.-]*\.json"
+    r"[\w.-]*service[_-]account[\w.-]*\.json|\.azure/(?:accessTokens|msal_token_cache)\.json|"
+    r"\.config/hub|(?:/var)?/run/secrets/[\w./-]+"
     r")(?![^\s'\"`;|&)<>,:*?{\[])"
 )
 SECRET_FILE = lazy(SECRET_FILE_NAME)
@@ -331,10 +337,17 @@ def called(tally: Tally, call_id: Any, name: str, arguments: Any) -> None:
 
 def withholds(arguments: Any) -> bool:
     """A call whose result keeps its outcome and no line of its output: one naming a
-    credentials file (``names_secret_file``), or a command line running memctl's own
-    ``recall`` (and the like: memories/told_back.py), whose output is memctl's memories
-    read back, kept out as its MCP tools' answers are (``tool_result_note``)."""
-    return names_secret_file(arguments) or reads_memctl(tool_detail(arguments).split("\n", 1)[0])
+    credentials file (``names_secret_file``), one running a command that prints a
+    credential (``secret_commands.prints_secret``: ``gh auth token``, ``op read``), or a
+    command line running memctl's own ``recall`` (and the like: memories/told_back.py),
+    whose output is memctl's memories read back, kept out as its MCP tools' answers are
+    (``tool_result_note``)."""
+    detail = tool_detail(arguments)
+    return (
+        names_secret_file(arguments)
+        or any(prints_secret(line) for line in _command_lines(detail))
+        or reads_memctl(detail.split("\n", 1)[0])
+    )
 
 
 def names_secret_file(arguments: Any) -> bool:

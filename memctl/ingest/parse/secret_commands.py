@@ -1,0 +1,79 @@
+"""Commands whose output is a credential: their result keeps its outcome, no line of it.
+
+A credentials file is known by its name (``common.SECRET_FILE``); some commands print a
+credential with no file named: a password manager's or a vault's read (``op read``,
+``vault kv get``, ``pass show``), a cloud CLI's token or secret (``gh auth token``,
+``aws configure export-credentials``, ``gcloud auth print-access-token``, ``az keyvault
+secret show``), a Kubernetes secret's data (``kubectl get secret -o yaml``), a shell
+printing a variable whose name says it holds one (``echo $GITHUB_TOKEN``). The scanner
+knows a secret by its shape or its label, and such output is often neither: ``op read``
+prints the bare password, ``vault kv get`` a table (``password    tr0ub4dor``), ``kubectl``
+the base64 of the values, ``echo $DB_PASSWORD`` the value alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memctl.lazy_re import lazy
+
+# Where a command starts on a line: its beginning, after a separator or a pipe, inside
+# ``$(...)`` or backquotes, after ``sudo`` or ``env`` and variables set for it, or a
+# shell's ``-c`` (Codex runs each command as ``bash -lc "..."``).
+_START = (
+    r"(?:^|[;&|({`]|\$\(|\b(?:ba|z|da)?sh\s+-[a-z]*c\s+['\"]?)\s*"
+    r"(?:(?:sudo|env|command|exec)\s+(?:-\S+\s+)*)*(?:[A-Za-z_]\w*=\S*\s+)*"
+)
+# The rest of the same command (no separator or pipe): where an option stands.
+_ARGS = r"[^\n;&|]*?"
+# An environment variable's name that says it holds a credential (the words of the
+# scanner's dotenv rule, memories/privacy.py ``_ENV_TELLS``), as a shell expands it.
+_CREDENTIAL_VARIABLE = (
+    r"\$\{?[A-Za-z0-9_]*(?i:pass(?:word|wd|phrase)?|secret|token|api_?key|private_?key|"
+    r"access_?key|credentials?)[A-Za-z0-9_]*\b"
+)
+# The commands, from their makers' documentation of what each prints.
+_PRINTS = (
+    # GitHub CLI: the token, or the status with the token shown
+    r"gh\s+auth\s+token\b|gh\s+auth\s+status\b" + _ARGS + r"\s(?:-t|--show-token)\b",
+    # kubectl: a secret's data (any output format but the table), a kubeconfig with its
+    # keys (``--raw``), a service account's token
+    r"kubectl\b"
+    + _ARGS
+    + r"\s(?:get\s+(?:[\w.-]+,)*secrets?\b(?:/\S+)?"
+    + _ARGS
+    + r"\s(?:-o|--output)\b|describe\s+secrets?\b|view-secret\b|create\s+token\b"
+    r"|config\s+view\b" + _ARGS + r"\s--(?:raw|flatten)\b)",
+    # AWS CLI: the profile's keys, temporary credentials, a registry password, a secret
+    r"aws\b" + _ARGS + r"\s(?:configure\s+(?:export-credentials|get)\b|sts\s+(?:"
+    r"get-session-token|assume-role[\w-]*|get-federation-token)\b|ecr(?:-public)?\s+"
+    r"get-login-password\b|secretsmanager\s+get-secret-value\b|ssm\s+get-parameters?(?:-by-path)?"
+    r"\b" + _ARGS + r"\s--with-decryption\b|codeartifact\s+get-authorization-token\b|"
+    r"iam\s+create-access-key\b)",
+    # 1Password (``signin`` prints a session token), HashiCorp Vault, pass / gopass,
+    # macOS's keychain (``-w``: the password)
+    r"op\s+(?:read|inject|signin|item\s+get|document\s+get)\b",
+    r"vault\s+(?:kv\s+get|read|login|token\s+create)\b",
+    r"(?:pass|gopass)\s+(?:show|cat)\b",
+    r"security\s+find-(?:generic|internet)-password\b" + _ARGS + r"\s-[a-z]*w",
+    # Google Cloud, Azure CLI
+    r"gcloud\b" + _ARGS + r"\s(?:auth\s+(?:application-default\s+)?print-(?:access|identity)"
+    r"-token|secrets\s+versions\s+access)\b",
+    r"az\b" + _ARGS + r"\s(?:account\s+get-access-token|keyvault\s+secret\s+(?:show|download)"
+    r"|ad\s+sp\s+(?:create-for-rbac|credential\s+reset)|storage\s+account\s+keys\s+list)\b",
+    # Heroku's token and its apps' config vars, Doppler's secrets, Terraform's outputs
+    # with their sensitive values (``-raw``, ``-json``), git's credential helper, npm's
+    r"heroku\s+(?:auth:token|config(?::get)?(?=\s|$))",
+    r"doppler\s+secrets\b(?!\s+(?:set|delete|upload)\b)",
+    r"terraform\s+output\b" + _ARGS + r"\s-(?:raw|json)\b",
+    r"git\s+credential\s+fill\b|npm\s+token\s+create\b",
+    # a shell printing a variable named for a credential
+    r"(?:echo|printf)\b" + _ARGS + r"[\s\"']" + _CREDENTIAL_VARIABLE,
+    r"printenv\s+[A-Za-z0-9_]*(?i:pass|secret|token|key|credential)",
+)
+SECRET_COMMAND = lazy(_START + "(?:" + "|".join(_PRINTS) + ")", re.M)
+
+
+def prints_secret(line: str) -> bool:
+    """Whether a command line runs a command that prints a credential (``SECRET_COMMAND``)."""
+    return SECRET_COMMAND.search(line) is not None
