@@ -268,3 +268,34 @@ def test_what_a_credential_command_printed_is_not_stored(
     assert [files_holding(home, value) for value in told] == [[], [], [], [], []]
     assert files_holding(home, "RETRIES.md")  # any other command's output is kept
     assert files_holding(home, "[tool Bash: op read op://prod/db/signing]")  # and every command
+
+
+def test_a_command_storing_a_credential_keeps_where_it_went_and_no_value() -> None:
+    """A value stored by a command holds no label the scanner knows (``signing``, a bare
+    argument, a value piped in): the note keeps the words naming where it went, and the
+    names it set; another command keeps its line."""
+    value = UNTOLD[0]
+    stored = {
+        f"gh secret set SIGNING --body {value}": "gh secret set SIGNING [REDACTED:secret]",
+        f"vault kv put secret/app signing={value} debug=1": (
+            "vault kv put secret/app signing=[REDACTED:secret] debug=[REDACTED:secret]"
+        ),
+        f"kubectl -n prod create secret generic app --from-literal=signing={value}": (
+            "kubectl -n prod create secret generic app signing=[REDACTED:secret]"
+        ),
+        f"heroku config:set SIGNING={value} -a shop": "heroku config:set SIGNING=[REDACTED:secret]",
+        f"echo -n {value} | npx wrangler secret put SIGNING": (
+            "npx wrangler secret put SIGNING [REDACTED:secret]"
+        ),
+        f"aws secretsmanager put-secret-value --secret-id db --secret-string {value}": (
+            "aws secretsmanager put-secret-value [REDACTED:secret]"
+        ),
+        f"cd infra &&\n  printf {value} | docker secret create signing -": (
+            "docker secret create signing [REDACTED:secret]"
+        ),
+    }
+    assert {c: tool_use_note("Bash", {"command": c}) for c in stored} == {
+        c: f"[tool Bash: {note}]" for c, note in stored.items()
+    }
+    for kept in ("gh secret list", "vault kv get secret/app", "heroku config:get SIGNING"):
+        assert tool_use_note("Bash", {"command": kept}) == f"[tool Bash: {kept}]"

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memctl.config.safe_load import json_value
-from memctl.ingest.parse.secret_commands import prints_secret
+from memctl.ingest.parse.secret_commands import prints_secret, stores_secret
 from memctl.ingest.tools import NOTE_START, PATCH_FILE, writes_files
 from memctl.lazy_re import lazy
 from memctl.memories.privacy import scrub
@@ -187,7 +187,8 @@ PATCH_MOVE = lazy(r"^\*\*\* Move to: (\S+)")  # Codex's patch: the file an updat
 # A value set in a command naming a credentials file (``echo "SIGNING=x" >> .env``), and
 # what it becomes: the scanner's mark for a labelled secret
 ASSIGNED_VALUE = lazy(r"(?<![\w-])([A-Za-z_]\w*)=(?!\[REDACTED)[^\s'\"`;|&)]+")
-WITHHELD_VALUE = r"\1=[REDACTED:secret]"
+WITHHELD = "[REDACTED:secret]"  # the scanner's mark for a labelled secret
+WITHHELD_VALUE = rf"\1={WITHHELD}"
 # A quoted string holding a blank: words, not a path a command acts on
 QUOTED_PROSE = lazy(r"(['\"])[^'\"\n]*\s[^'\"\n]*\1")
 # The name of such a file: dotenv's ``.env`` and its variants (``.env.production``,
@@ -407,6 +408,8 @@ def tool_use_note(name: str, arguments: Any) -> str:
     if patch:
         files = " ".join(found.group(0) for found in PATCH_FILE.finditer(patch))
         note, wrote = _call_note(name, files or patch), _added(patch)
+    elif (stored := _stored_secret(arguments)) is not None:  # where it went, not what
+        note, wrote = _call_note(name, stored), ""
     elif names_secret_file(arguments):  # its path, a command's first line, no value
         detail = tool_detail(arguments).split("\n", 1)[0]
         note, wrote = _call_note(name, ASSIGNED_VALUE.sub(WITHHELD_VALUE, detail)), ""
@@ -416,6 +419,18 @@ def tool_use_note(name: str, arguments: Any) -> str:
         return note
     # another note's opening inside the text would split this one (tools.read_calls)
     return f"{note[:-1]} + {NOTE_START.sub('(tool ', one_line(wrote, WRITTEN_WIDTH))}]"
+
+
+def _stored_secret(arguments: Any) -> str | None:
+    """A command line of the call storing a credential (``secret_commands.stores_secret``)
+    as the words naming where it goes and the names it sets, no value: ``vault kv put
+    secret/app signing=[REDACTED:secret]``; None when no line stores one."""
+    for line in _command_lines(tool_detail(arguments)):
+        stored = stores_secret(line)
+        if stored is not None:
+            named = [f"{m.group(1)}={WITHHELD}" for m in ASSIGNED_VALUE.finditer(stored[1])]
+            return " ".join([stored[0], *(named or [WITHHELD])])
+    return None
 
 
 def _call_note(name: str, detail: str) -> str:

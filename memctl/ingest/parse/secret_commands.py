@@ -1,4 +1,7 @@
-"""Commands whose output is a credential: their result keeps its outcome, no line of it.
+"""Commands whose output is a credential, and commands that store one.
+
+A command printing a credential keeps its outcome, no line of its output; one storing a
+credential keeps the words naming where it went, never the value it stored.
 
 A credentials file is known by its name (``common.SECRET_FILE``); some commands print a
 credential with no file named: a password manager's or a vault's read (``op read``,
@@ -8,7 +11,10 @@ secret show``), a Kubernetes secret's data (``kubectl get secret -o yaml``), a s
 printing a variable whose name says it holds one (``echo $GITHUB_TOKEN``). The scanner
 knows a secret by its shape or its label, and such output is often neither: ``op read``
 prints the bare password, ``vault kv get`` a table (``password    tr0ub4dor``), ``kubectl``
-the base64 of the values, ``echo $DB_PASSWORD`` the value alone.
+the base64 of the values, ``echo $DB_PASSWORD`` the value alone. And a command storing a
+credential holds it on its own line, where no label the scanner knows says what it is:
+``gh secret set SIGNING --body tr0ub4dor``, ``vault kv put secret/app signing=tr0ub4dor``,
+``echo -n tr0ub4dor | wrangler secret put SIGNING``.
 """
 
 from __future__ import annotations
@@ -77,3 +83,37 @@ SECRET_COMMAND = lazy(_START + "(?:" + "|".join(_PRINTS) + ")", re.M)
 def prints_secret(line: str) -> bool:
     """Whether a command line runs a command that prints a credential (``SECRET_COMMAND``)."""
     return SECRET_COMMAND.search(line) is not None
+
+
+# The commands that store a credential, from their makers' documentation, up to the words
+# naming where it goes (the secret's name or path): the value follows them, in an
+# argument, an option, an assignment, standard input or a here-string.
+_STORES = (
+    r"gh\s+secret\s+set\s+[\w-]+",
+    r"vault\s+(?:kv\s+(?:put|patch)|write)\s+[\w./-]+",
+    r"kubectl\b" + _ARGS + r"\screate\s+secret\s+[\w-]+\s+[\w.-]+",
+    r"heroku\s+config:set\b",
+    r"(?:fly|flyctl)\s+secrets\s+(?:set|import)\b",
+    r"doppler\s+secrets\s+(?:set|upload)\b",
+    r"aws\b" + _ARGS + r"\s(?:secretsmanager\s+(?:put-secret-value|create-secret|update-secret)"
+    r"|ssm\s+put-parameter)\b",
+    r"(?:npx\s+)?wrangler\s+(?:pages\s+)?secret\s+put\s+[\w-]+",
+    r"docker\s+secret\s+create\s+[\w.-]+",
+    r"op\s+item\s+(?:create|edit)\b",
+    r"gcloud\b" + _ARGS + r"\ssecrets\s+(?:create|versions\s+add)\s+[\w-]+",
+    r"az\b" + _ARGS + r"\skeyvault\s+secret\s+set\b",
+    r"vercel\s+env\s+add\s+[\w-]+",
+    r"(?:pass|gopass)\s+insert\b",
+    r"railway\s+variables\s+(?:--)?set\b|supabase\s+secrets\s+set\b|netlify\s+env:set\s+[\w-]+",
+    r"firebase\s+functions:secrets:set\s+[\w-]+",
+)
+# A call running one is noted by these words alone: the rest of its line goes, what
+# stands before them too (the value piped in: ``echo -n tr0ub4dor | wrangler ...``).
+SECRET_STORE = lazy(_START + "(" + "|".join(_STORES) + ")", re.M)
+
+
+def stores_secret(line: str) -> tuple[str, str] | None:
+    """The words naming where a command storing a credential puts it (``SECRET_STORE``)
+    and the rest of the line after them, or None when the line runs no such command."""
+    found = SECRET_STORE.search(line)
+    return (found.group(1), line[found.end() :]) if found else None
