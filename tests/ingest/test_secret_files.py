@@ -299,3 +299,11 @@ def test_a_command_storing_a_credential_keeps_where_it_went_and_no_value() -> No
     }
     for kept in ("gh secret list", "vault kv get secret/app", "heroku config:get SIGNING"):
         assert tool_use_note("Bash", {"command": kept}) == f"[tool Bash: {kept}]"
+
+
+def test_a_note_ending_in_a_secret_keeps_its_closing_bracket() -> None:
+    """A bare value runs to a blank: scrubbed with its note's ``]``, it took the bracket."""
+    note = tool_use_note("Bash", {"command": "helm repo add r https://x --password Kestrel-Plum"})
+    assert note == "[tool Bash: helm repo add r https://x --password [REDACTED:password]]"
+    result = tool_result_note("export TOKEN=ghp_" + "a1B2" * 9, tool="Bash")
+    assert result.endswith("[REDACTED:github-token]]")

@@ -300,13 +300,14 @@ class Tally:
             self.notes.append(where)
 
 
-def one_line(text: str, width: int = NOTE_WIDTH) -> str:
+def one_line(text: str, width: int = NOTE_WIDTH, close: str = "") -> str:
     """``text`` as one line of at most ``width`` characters, secrets removed *before* cutting.
 
-    Cutting first could leave a secret too short for the scanner to recognise.
+    Cutting first could leave a secret too short for the scanner to recognise. ``close``
+    (a note's ``]``) is added after the scan: a bare secret ending the text would take it.
     """
     cleaned, _ = scrub(text[:NOTE_SCAN])
-    flat = " ".join(cleaned.split())
+    flat = " ".join(cleaned.split()) + close
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
@@ -434,10 +435,12 @@ def _stored_secret(arguments: Any) -> str | None:
 
 
 def _call_note(name: str, detail: str) -> str:
-    note = one_line(f"[tool {name or '?'}: {detail}]" if detail else f"[tool {name or '?'}]")
+    note = one_line(
+        f"[tool {name or '?'}: {detail}" if detail else f"[tool {name or '?'}", close="]"
+    )
     if not note.endswith("…"):
         return note
-    return one_line(f"[tool {name or '?'}: {LONG_PATH.sub(SHORT_PATH, detail)}]")
+    return one_line(f"[tool {name or '?'}: {LONG_PATH.sub(SHORT_PATH, detail)}", close="]")
 
 
 def _written(name: str, arguments: Any) -> str:
@@ -608,7 +611,7 @@ def tool_result_note(
         first = f"exit {code.group(1)}: {first}" if first else f"exit {code.group(1)}"
     label = "tool refused" if REFUSED.match(first) else "tool error" if is_error else "tool result"
     label += f" {tool}" if tool and ":" not in tool and "]" not in tool else ""
-    return one_line(f"[{label}: {first}]" if first else f"[{label}]", width)
+    return one_line(f"[{label}: {first}" if first else f"[{label}", width, close="]")
 
 
 def _keeps_lines(tool: str) -> bool:
