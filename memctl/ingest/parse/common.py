@@ -307,7 +307,7 @@ def one_line(text: str, width: int = NOTE_WIDTH, close: str = "") -> str:
     (a note's ``]``) is added after the scan: a bare secret ending the text would take it.
     """
     cleaned, _ = scrub(text[:NOTE_SCAN])
-    flat = " ".join(cleaned.split()) + close
+    flat = " ".join((cleaned + close).split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
