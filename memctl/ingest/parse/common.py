@@ -340,14 +340,16 @@ def called(tally: Tally, call_id: Any, name: str, arguments: Any) -> None:
 def withholds(arguments: Any) -> bool:
     """A call whose result keeps its outcome and no line of its output: one naming a
     credentials file (``names_secret_file``), one running a command that prints a
-    credential (``secret_commands.prints_secret``: ``gh auth token``, ``op read``), or a
+    credential (``secret_commands.prints_secret``: ``gh auth token``, ``op read``) or stores
+    one (``stores_secret``: ``heroku config:set`` and ``doppler secrets set`` print what
+    they set), or a
     command line running memctl's own ``recall`` (and the like: memories/told_back.py),
     whose output is memctl's memories read back, kept out as its MCP tools' answers are
     (``tool_result_note``)."""
     detail = tool_detail(arguments)
     return (
         names_secret_file(arguments)
-        or any(prints_secret(line) for line in _command_lines(detail))
+        or any(prints_secret(line) or stores_secret(line) for line in _command_lines(detail))
         or reads_memctl(detail.split("\n", 1)[0])
     )
 
