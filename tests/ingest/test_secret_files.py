@@ -221,6 +221,7 @@ PRINTS_SECRET = [
     "git credential fill", "echo $GITHUB_TOKEN", 'echo "key: ${OPENAI_API_KEY}"',
     "printenv DB_PASSWORD", "cd infra &&\n  vault kv get -field=password secret/db",
     "export TOKEN=$(gh auth token) && sudo -E op read op://x/y/z",
+    "ssh -p 2222 deploy@prod 'vault kv get secret/db'",
 ]  # fmt: skip
 PRINTS_NO_SECRET = [
     "gh auth status", "gh pr list", "kubectl get secrets", "kubectl get pods -o yaml",

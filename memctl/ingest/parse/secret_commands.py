@@ -23,13 +23,18 @@ import re
 
 from memctl.lazy_re import lazy
 
-# Where a command starts on a line: its beginning, after a separator or a pipe, inside
-# ``$(...)`` or backquotes, after ``sudo`` or ``env`` and variables set for it, or a
-# shell's ``-c`` (Codex runs each command as ``bash -lc "..."``).
-_START = (
-    r"(?:^|[;&|({`]|\$\(|\b(?:ba|z|da)?sh\s+-[a-z]*c\s+['\"]?)\s*"
-    r"(?:(?:sudo|env|command|exec)\s+(?:-\S+\s+)*)*(?:[A-Za-z_]\w*=\S*\s+)*"
-)
+
+def _start(opens: str) -> str:
+    """Where a command starts on a line: its beginning, after one of ``opens`` (a separator,
+    a pipe, backquotes), inside ``$(...)``, after ``sudo`` or ``env`` and variables set for
+    it, or a shell's ``-c`` (Codex runs each command as ``bash -lc "..."``)."""
+    return (
+        rf"(?:^|{opens}|\$\(|\b(?:ba|z|da)?sh\s+-[a-z]*c\s+['\"]?)\s*"
+        r"(?:(?:sudo|env|command|exec)\s+(?:-\S+\s+)*)*(?:[A-Za-z_]\w*=\S*\s+)*"
+    )
+
+
+_OPENS = r"[;&|({`]"  # what a command follows on its line
 # The rest of the same command (no separator or pipe): where an option stands.
 _ARGS = r"[^\n;&|]*?"
 # An environment variable's name that says it holds a credential (the words of the
@@ -77,7 +82,11 @@ _PRINTS = (
     r"(?:echo|printf)\b" + _ARGS + r"[\s\"']" + _CREDENTIAL_VARIABLE,
     r"printenv\s+[A-Za-z0-9_]*(?i:pass|secret|token|key|credential)",
 )
-SECRET_COMMAND = lazy(_START + "(?:" + "|".join(_PRINTS) + ")", re.M)
+# A command printing one may also run on another machine, quoted (``ssh prod 'vault kv
+# get secret/db'``).
+SECRET_COMMAND = lazy(
+    _start(_OPENS + r"|\bssh\b[^\n'\"]*['\"]") + "(?:" + "|".join(_PRINTS) + ")", re.M
+)
 
 
 def prints_secret(line: str) -> bool:
@@ -109,7 +118,7 @@ _STORES = (
 )
 # A call running one is noted by these words alone: the rest of its line goes, what
 # stands before them too (the value piped in: ``echo -n tr0ub4dor | wrangler ...``).
-SECRET_STORE = lazy(_START + "(" + "|".join(_STORES) + ")", re.M)
+SECRET_STORE = lazy(_start(_OPENS) + "(" + "|".join(_STORES) + ")", re.M)
 
 
 def stores_secret(line: str) -> tuple[str, str] | None:
