@@ -57,8 +57,9 @@ def sync(
         print_json(result.to_dict())
         return
     _print_sync(result, dry_run)
-    if (result.came_in.get("created") or result.came_in.get("updated")) and not dry_run:
-        untrusted(api.trust(memctl, [], []))
+    came = result.came_in
+    if (came.get("created") or came.get("updated")) and not dry_run:
+        untrusted(api.trust(memctl, [], []), waiting=bool(came.get("created")))
 
 
 def _print_sync(result: SyncResult, dry_run: bool) -> None:
@@ -106,11 +107,11 @@ def _print_sync(result: SyncResult, dry_run: bool) -> None:
     )
 
 
-def untrusted(found: Trust) -> None:
-    """Say, once memories came in, that those of a machine not in sync.trust open no
-    session (a person syncing their own second machine expects them at the next start),
-    and that files naming a machine whose key is held here (this one's own too) came in
-    unsigned by it."""
+def untrusted(found: Trust, waiting: bool = True) -> None:
+    """Say, once memories came in (``waiting``: new ones), that those of a machine not in
+    sync.trust open no session (a person syncing their own second machine expects them at
+    the next start), and, once memories came in or changed, that files naming a machine
+    whose key is held here (this one's own too) came in unsigned by it."""
     if found.unsigned_own:
         say(f"{counted(found.unsigned_own, 'file')} naming this machine {UNSIGNED_OWN}")
     for host in (h for h in found.hosts if h.unsigned):
@@ -118,9 +119,9 @@ def untrusted(found: Trust) -> None:
             f"{counted(host.unsigned, 'file')} naming host {host.id[:8]} its key did not sign: "
             "kept as a teammate's (or that machine's memctl signs no files yet)"
         )
-    waiting = [h for h in found.hosts if not h.trusted and h.memories]
-    if waiting:
-        named = ", ".join(f"{h.id[:8]}: {h.memories}" for h in waiting)
+    untrusting = [h for h in found.hosts if not h.trusted and h.memories] if waiting else []
+    if untrusting:
+        named = ", ".join(f"{h.id[:8]}: {h.memories}" for h in untrusting)
         say(
             f"memories of machines not in sync.trust ({named}) are recalled when asked, never "
             "at session start; yours? run `memctl sync key` there and give what it prints to "

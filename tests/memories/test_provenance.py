@@ -371,7 +371,7 @@ def test_a_file_naming_this_machine_is_its_own_only_when_its_own_key_signed_it(
     sync_api.sync(a, sync_api.SyncRequest())
     from memctl.cli.sync import untrusted
 
-    untrusted(sync_api.trust(a, [], []))  # what `memctl sync` says after it, and `sync trust`
+    untrusted(sync_api.trust(a, [], []), waiting=False)  # what `memctl sync` says after it
     assert "2 files naming this machine its key did not sign" in capsys.readouterr().out
     shown = recall(a, RecallRequest("how do we release the shop", all_scopes=True))
     texts = {r.memory.id: r.memory.content for r in shown.result.results}
