@@ -275,7 +275,8 @@ def _d(
 # ``-u USER:PASSWORD``, a registry login's ``-p`` (docker, podman, buildah, skopeo, nerdctl,
 # oras, helm, oc, az), redis-cli's ``-a``, OpenSSL's ``pass:PASSWORD``, zip's ``-P`` and
 # 7-Zip's ``-pPASSWORD``, keytool's ``-storepass`` / ``-keypass``, ssh-keygen's ``-N`` /
-# ``-P``, Samba's ``-U USER%PASSWORD``, the OpenLDAP tools' ``-w``, and a value piped into a
+# ``-P``, Samba's ``-U USER%PASSWORD``, the OpenLDAP tools' ``-w``, the MongoDB tools' ``-p``,
+# sqlcmd's and bcp's ``-P``, ``htpasswd -b FILE USER PASSWORD``, and a value piped into a
 # ``--password-stdin``. Nothing labels the value as a password.
 _VALUE = rf"(?:{_QUOTED}|{_BARE})"
 _PASSWORD_OPTIONS = (
@@ -307,6 +308,15 @@ _PASSWORD_OPTIONS = (
         _any_value,
     ),
     _d("password", "ldap", rf"\bldap\w*\b[^\n]*?[ \t]-w[ \t]*{_VALUE}", _any_value),
+    _d("password", "mongo", rf"\bmongo\w*\b[^\n]*?[ \t]-p[ \t]+{_VALUE}", _any_value),
+    _d("password", "sqlcmd bcp", rf"\b(?:sqlcmd|bcp)\b[^\n]*?[ \t]-P[ \t]*{_VALUE}", _any_value),
+    _d(
+        "password",
+        "htpasswd",
+        r"\bhtpasswd\b(?:[ \t]+-[a-zA-Z]+)*[ \t]+-[a-zA-Z]*b[a-zA-Z]*(?:[ \t]+-[a-zA-Z]+)*"
+        rf"[ \t]+\S+[ \t]+\S+[ \t]+{_VALUE}",
+        _any_value,
+    ),
     _d(
         "password",
         "password-stdin",

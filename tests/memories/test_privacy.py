@@ -130,6 +130,9 @@ SHAPES = [
         "Kestrel-Plum-5521",
         "password",
     ),
+    ("mongosh -u admin -p Kestrel-Plum-5521 --host db", "Kestrel-Plum-5521", "password"),
+    ("sqlcmd -S db -U sa -P Kestrel-Plum-5521 -Q 'select 1'", "Kestrel-Plum-5521", "password"),
+    ("htpasswd -bc .htpasswd ann Kestrel-Plum-5521", "Kestrel-Plum-5521", "password"),
     # issue 34's shapes
     (f"doctl auth init -t dop_v1_{'a1' * 32}", "a1" * 32, "digitalocean-token"),
     ("vault login hvs.CAESIJ3xv8Vq2mXlR7tZpWk4NbH3sYcQ9dF", "CAESIJ3xv8Vq2mXlR7tZ", "vault-token"),
@@ -180,6 +183,7 @@ ORDINARY = [
     "echo $REGISTRY_PASSWORD | docker login -u me --password-stdin",
     "ssh-keygen -t ed25519 -N '' -f key",
     "zip -r notes.zip notes",
+    "htpasswd -c .htpasswd ann",
     "spin: 5",
     # OpenCode's ids of sessions and messages name things; they open nothing
     "opened ses_6a1f3c2b9ffeQ2mXlR7tZpWk4N and msg_95e0c3d4a001Vb2kq8H1nM3pLz",
