@@ -295,14 +295,19 @@ _PASSWORD_OPTIONS = (
         _any_value,
     ),
     _d("password", "redis-cli", rf"\bredis-cli\b[^\n]*?[ \t]-a[ \t]+{_VALUE}", _any_value),
-    _d("password", "pass:", rf"[ \t]-pass(?:in|out)?[ \t]+pass:{_VALUE}", _any_value),
+    _d("password", "pass", rf"[ \t]-pass(?:in|out)?[ \t]+pass:{_VALUE}", _any_value),
     _d("password", "zip", rf"\b(?:un)?zip\b[^\n]*?[ \t]-P[ \t]*{_VALUE}", _any_value),
     _d("password", "7z", rf"\b7z[az]?\b[^\n]*?[ \t]-p{_VALUE}", _any_value),
-    _d("password", "pass", rf"[ \t]-(?:src|dest)?(?:store|key)pass[ \t]+{_VALUE}", _any_value),
+    _d(
+        "password",
+        "pass",
+        rf"[ \t]-(?:src|dest)?(?:store|key)pass[ \t]+{_VALUE}",
+        _any_value,
+    ),
     _d("password", "ssh-keygen", rf"\bssh-keygen\b[^\n]*?[ \t]-[NP][ \t]*{_VALUE}", _any_value),
     _d(
         "password",
-        "%",
+        "smb rpcclient cifs",
         r"\b(?:smbclient|rpcclient|smbmap|smbcacls|mount\.cifs)\b[^\n]*?[ \t](?:-U|--user=?)"
         rf"[ \t]*[\"']?[^\s%\"']+%{_NOT_REDACTED}(?P<v>[^\s\"']{{1,300}})",
         _any_value,
@@ -312,14 +317,14 @@ _PASSWORD_OPTIONS = (
     _d("password", "sqlcmd bcp", rf"\b(?:sqlcmd|bcp)\b[^\n]*?[ \t]-P[ \t]*{_VALUE}", _any_value),
     _d(
         "password",
-        "htpasswd",
+        "pass",
         r"\bhtpasswd\b(?:[ \t]+-[a-zA-Z]+)*[ \t]+-[a-zA-Z]*b[a-zA-Z]*(?:[ \t]+-[a-zA-Z]+)*"
         rf"[ \t]+\S+[ \t]+\S+[ \t]+{_VALUE}",
         _any_value,
     ),
     _d(
         "password",
-        "password-stdin",
+        "pass",
         rf"\b(?:echo|printf)[ \t]+(?:-n[ \t]+)?{_VALUE}[ \t]*\|[^\n]*--password-stdin\b",
         _any_value,
     ),
