@@ -791,7 +791,27 @@ def test_a_possible_memory_whose_message_is_clear_is_kept_clear_in_its_place(
     run = make_run(ctx, "when can we deploy?")
     run.sessions, run.possible = True, [fact]
     assert provenance(run, [said]) == [fact]
-    assert fact.clear and fact.match_why == "clear: cosine 0.6" and run.possible == []
+    assert fact.clear and run.possible == []
+    assert fact.match_why == "clear: by s2#5, folded into it: cosine 0.6"  # the evidence's row
+
+
+def test_a_message_found_by_its_meaning_alone_lends_its_score_and_never_its_label(
+    ctx: Context,
+) -> None:
+    """A long report of the fact's session, clear by a passage's words and found by its
+    vector alone, lifts the fact's score; the fact, about something else, stays possible."""
+    fact = cand("Include every source of a session", 0.1, source="session:s6#276:user")
+    fact.memory.session_id = "s6"
+    fact.raw = {"vector": 0.892}  # cosine 0.108, and one word of the query: some evidence
+    fact.match_why = "possible: cosine 0.108, words 0.33: supports another's relevance"
+    report = message("s6#11", "[subagent report] an overview of the codebase", 0.5, clear=True)
+    report.ranks, report.match_why = {"session_vector": 23}, "clear: words 0.35"
+    run = make_run(ctx, "where did the session path bug come from?")
+    run.word_weights = {"session": 1.0, "path": 1.0, "bug": 1.0}
+    run.sessions, run.possible = True, [fact]
+    assert provenance(run, [report]) == [fact]
+    assert not fact.clear and fact.match_why.startswith("possible: cosine 0.108")
+    assert math.isclose(fact.score, 0.5 * AGREE_BONUS) and fact.members == ()
 
 
 def test_a_digest_of_a_whole_session_does_not_swallow_its_messages(ctx: Context) -> None:

@@ -17,10 +17,10 @@ others it was said in (``Candidate.members``) so that ``--explain`` and
 A message its stored vector found and its words did not (``recall.message_vectors``:
 ``by_meaning_alone``) joins its session's memory whatever the source says: the
 session's best-scored memory among the candidates, else its digest (fetched).
-Such a message never stands for a group: it lends the memory its score, its clear
-label only when the memory has some evidence of its own (``lends_label``), and is
-named among the messages the memory was said in only when its source holds it
-(``said_in``).
+Such a message never stands for a group: it lends the memory its score, never its
+clear label (``lends_label``), and is named among the messages the memory was said
+in only when its source holds it (``said_in``). A label lent by a member its words
+found says so (``lent_why``): the evidence is that member's text, not the result's.
 Close in meaning to a question about the work, a session's messages ("Now let me
 run the tests once more") took the top places from the digest and facts that
 state the answer, and the digest states it more often than the message
@@ -37,7 +37,7 @@ from __future__ import annotations
 from memctl.memories.provenance import DIGEST_TAG
 from memctl.model import State
 from memctl.retrieve.run import ADDED, DROPPED, RESCORED, Candidate, Reason, Run, by_score
-from memctl.retrieve.stages.fuse import coverage, evidence
+from memctl.retrieve.stages.fuse import coverage
 from memctl.retrieve.stages.status import state_as_of
 from memctl.store.memories import session_memories_tagged
 from memctl.store.message_search import MESSAGE_SEPARATOR
@@ -152,8 +152,8 @@ def join(run: Run, group: list[Candidate]) -> Candidate:
     the answer best (the most of the query's words; the memory on a tie: distilled, it is
     the shorter), with the best score and label of them all, x ``AGREE_BONUS`` when two
     or more had evidence of their own (the distilled words and the words said agree). A
-    message found by its meaning alone never stands for the group, and lends its clear
-    label only as ``lends_label`` says."""
+    message found by its meaning alone never stands for the group, nor lends its clear
+    label (``lends_label``)."""
     best = max(
         (c for c in group if not by_meaning_alone(c)),
         key=lambda c: (states(run, c), not c.is_message),
@@ -162,9 +162,9 @@ def join(run: Run, group: list[Candidate]) -> Candidate:
     agree = sum(1 for c in group if c.score > 0) >= 2
     factor = AGREE_BONUS if agree else 1.0
     best.score = max(c.score for c in group) * factor
-    clear = next((c for c in group if c.clear and lends_label(run, best, c)), None)
+    clear = next((c for c in group if c.clear and lends_label(c)), None)
     if clear is not None and not best.clear:
-        best.clear, best.match_why, best.match_reason = True, clear.match_why, clear.match_reason
+        best.clear, best.match_why, best.match_reason = True, lent_why(clear), clear.match_reason
     elif not best.match_why:  # a digest fetched for the group: no evidence of its own
         best.match_why, best.match_reason = f"possible: {STAND_IN_WHY}", Reason.STAND_IN
     best.members = (*best.members, *(c.id for c in others if said_in(best, c)))
@@ -185,19 +185,25 @@ def join(run: Run, group: list[Candidate]) -> Candidate:
     return best
 
 
-def lends_label(run: Run, memory: Candidate, member: Candidate) -> bool:
-    """Whether ``member``'s clear label passes to ``memory``, the one standing for their
-    group: always from a member its words found, and from a message found by its meaning
-    alone only when the memory has some evidence of its own by the gate's rule
-    (``fuse.evidence``: the query's words, a cosine above ``support_floor``, ...).
-    Without it, the message's words lift another text: a session's digest clear by a
-    message close in meaning to the query took the places of the right session's
-    possible match (docs/benchmarks.md, "A lent clear label needs evidence of the
-    memory's own")."""
-    if not by_meaning_alone(member):
-        return True
-    level, _ = evidence(run, memory, states(run, memory))
-    return level is not None
+def lends_label(member: Candidate) -> bool:
+    """Whether ``member``'s clear label passes to the one standing for its group: from a
+    member its words found (a memory and the message it was distilled from, or that says
+    it word for word, say one thing), never from a message found by its meaning alone.
+    That message's label rests on its own text, which the memory (its session's best
+    fact, or its digest) does not state: a sub-agent's 7-13 KB report, clear by chance by
+    a passage's words, made its session's best fact clear (cosine 0.11-0.17, words 0.15:
+    another subject), which took the clear places of q62 and f28 (docs/benchmarks.md, "A
+    memory's clear label is its own"). A memory with evidence of its own beside its
+    session's clear message is clear by the gate already (``fuse.corroborated``); the
+    message still lends its score."""
+    return not by_meaning_alone(member)
+
+
+def lent_why(member: Candidate) -> str:
+    """Why a result is clear by the label ``member``, folded into it, lent it: that
+    member's evidence, named as its (``--explain``, JSON ``match_why``)."""
+    name = member.id if member.is_message else f"memory {member.id[:8]}"
+    return f"clear: by {name}, folded into it: {member.match_why.removeprefix('clear: ')}"
 
 
 def said_in(memory: Candidate, message: Candidate) -> bool:
