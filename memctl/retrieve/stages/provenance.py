@@ -17,10 +17,11 @@ others it was said in (``Candidate.members``) so that ``--explain`` and
 A message its stored vector found and its words did not (``recall.message_vectors``:
 ``by_meaning_alone``) joins its session's memory whatever the source says: the
 session's best-scored memory among the candidates, else its digest (fetched).
-Such a message never stands for a group: it lends the memory its score, its clear
-label only when the memory has some evidence of its own (``lends_label``), and is
+Such a message never stands for a group: it lends the memory its score, and is
 named among the messages the memory was said in only when its source holds it
-(``said_in``).
+(``said_in``); its clear label passes only to a memory that names it so and has some
+evidence of its own (``lends_label``). A lent label says which member lent it
+(``lent_why``): the evidence is that member's text, not the result's.
 Close in meaning to a question about the work, a session's messages ("Now let me
 run the tests once more") took the top places from the digest and facts that
 state the answer, and the digest states it more often than the message
@@ -164,7 +165,7 @@ def join(run: Run, group: list[Candidate]) -> Candidate:
     best.score = max(c.score for c in group) * factor
     clear = next((c for c in group if c.clear and lends_label(run, best, c)), None)
     if clear is not None and not best.clear:
-        best.clear, best.match_why, best.match_reason = True, clear.match_why, clear.match_reason
+        best.clear, best.match_why, best.match_reason = True, lent_why(clear), clear.match_reason
     elif not best.match_why:  # a digest fetched for the group: no evidence of its own
         best.match_why, best.match_reason = f"possible: {STAND_IN_WHY}", Reason.STAND_IN
     best.members = (*best.members, *(c.id for c in others if said_in(best, c)))
@@ -187,17 +188,32 @@ def join(run: Run, group: list[Candidate]) -> Candidate:
 
 def lends_label(run: Run, memory: Candidate, member: Candidate) -> bool:
     """Whether ``member``'s clear label passes to ``memory``, the one standing for their
-    group: always from a member its words found, and from a message found by its meaning
-    alone only when the memory has some evidence of its own by the gate's rule
-    (``fuse.evidence``: the query's words, a cosine above ``support_floor``, ...).
-    Without it, the message's words lift another text: a session's digest clear by a
-    message close in meaning to the query took the places of the right session's
-    possible match (docs/benchmarks.md, "A lent clear label needs evidence of the
-    memory's own")."""
+    group: always from a member its words found (a memory and the message it was
+    distilled from, or that says it word for word, say one thing); from a message found
+    by its meaning alone only when the memory names it among the messages it was said in
+    (``said_in``: its source holds it, as a digest's holds its whole session) and has some
+    evidence of its own by the gate's rule (``fuse.evidence``: the query's words, a cosine
+    above ``support_floor``, ...). A result carries no label from a row it does not name:
+    a sub-agent's 7-13 KB report, clear by chance by a passage's words, made its session's
+    best fact clear (from another turn; cosine 0.11-0.17, words 0.15: another subject),
+    which took the clear places of q62 and f28 (docs/benchmarks.md, "A memory's clear
+    label is its own"). Without evidence of the memory's own, a session's digest clear by
+    a message close in meaning took the places of the right session's possible match
+    ("A lent clear label needs evidence of the memory's own"). Such a message still lends
+    its score."""
     if not by_meaning_alone(member):
         return True
+    if not said_in(memory, member):
+        return False
     level, _ = evidence(run, memory, states(run, memory))
     return level is not None
+
+
+def lent_why(member: Candidate) -> str:
+    """Why a result is clear by the label ``member``, folded into it, lent it: that
+    member's evidence, named as its (``--explain``, JSON ``match_why``)."""
+    name = member.id if member.is_message else f"memory {member.id[:8]}"
+    return f"clear: by {name}, folded into it: {member.match_why.removeprefix('clear: ')}"
 
 
 def said_in(memory: Candidate, message: Candidate) -> bool:
