@@ -53,6 +53,10 @@ VERBATIM_CHARS = 40
 # A memory whose source message matched too (reasoned: a small bonus, as the design asks;
 # it reorders near ties and never lifts a weak pair over a strong single).
 AGREE_BONUS = 1.1
+# The messages' vector leg's first rows from which a message clear by its words stands for
+# itself (``leads_by_meaning``). Reasoned, from the design's "BM25 and vectors agreeing in
+# their top 3" (DESIGN.md, recall 3); measured at 3 against any rank in docs/benchmarks.md.
+MEANING_LEADS = 3
 # Why a session's digest, fetched for its messages found by meaning alone, is offered
 STAND_IN_WHY = "the session's digest, whose messages are close in meaning to the query"
 
@@ -82,12 +86,27 @@ def sources_of(candidates: list[Candidate]) -> dict[tuple[str, int], Candidate]:
 
 def by_meaning_alone(candidate: Candidate) -> bool:
     """A session message its stored vector found (candidates.py's ``session_vector`` leg)
-    and its words (the messages' BM25, ``sessions``) did not."""
+    and its words (the messages' BM25, ``sessions``) did not, unless it ``leads_by_meaning``:
+    then the BM25 leg missed it only for its depth."""
     return (
         candidate.is_message
         and "session_vector" in candidate.ranks
         and "sessions" not in candidate.ranks
+        and not leads_by_meaning(candidate)
     )
+
+
+def leads_by_meaning(candidate: Candidate) -> bool:
+    """A message clear by its own words (the gate's label: a message's cosine never labels
+    it) and among the ``MEANING_LEADS`` closest messages: two signals of its own. The
+    messages' BM25 leg is ``recall.depth`` x ``recall.candidates`` deep, so in a store of
+    many sessions it misses a message holding the query's words among hundreds that hold
+    a common one; such a message, closest in meaning, is the answer said in other words
+    than the question's ("how many cache tests pass now?": "27 tests pass"), which its
+    session's digest, standing for it, does not hold (docs/benchmarks.md, "Answers said in
+    other words")."""
+    rank = candidate.ranks.get("session_vector")
+    return candidate.clear and rank is not None and rank <= MEANING_LEADS
 
 
 def session_stand_ins(
