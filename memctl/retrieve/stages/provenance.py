@@ -15,7 +15,8 @@ others it was said in (``Candidate.members``) so that ``--explain`` and
 ``sessions expand`` open them.
 
 A message its stored vector found and its words did not (``recall.message_vectors``:
-``by_meaning_alone``) joins its session's memory whatever the source says: the
+``by_meaning_alone``; not one clear among the closest in meaning: ``leads_by_meaning``)
+joins its session's memory whatever the source says: the
 session's best-scored memory among the candidates, else its digest (fetched).
 Such a message never stands for a group: it lends the memory its score, its clear
 label only when the memory has some evidence of its own (``lends_label``), and is
@@ -97,14 +98,14 @@ def by_meaning_alone(candidate: Candidate) -> bool:
 
 
 def leads_by_meaning(candidate: Candidate) -> bool:
-    """A message clear by its own words (the gate's label: a message's cosine never labels
-    it) and among the ``MEANING_LEADS`` closest messages: two signals of its own. The
-    messages' BM25 leg is ``recall.depth`` x ``recall.candidates`` deep, so in a store of
-    many sessions it misses a message holding the query's words among hundreds that hold
-    a common one; such a message, closest in meaning, is the answer said in other words
-    than the question's ("how many cache tests pass now?": "27 tests pass"), which its
-    session's digest, standing for it, does not hold (docs/benchmarks.md, "Answers said in
-    other words")."""
+    """A message the gate labels clear (by its words, a name it holds or the time the query
+    names: a message's cosine never labels it) and among the ``MEANING_LEADS`` closest
+    messages: two signals of its own. The messages' BM25 leg is ``recall.depth`` x
+    ``recall.candidates`` deep, so in a store of many sessions it misses a message holding
+    the query's words among hundreds that hold a common one; such a message, closest in
+    meaning, is the answer said in other words than the question's ("how many cache tests
+    pass now?": "All 27 tests pass successfully"), which its session's digest, standing for
+    it, does not hold (docs/benchmarks.md, "Answers said in other words")."""
     rank = candidate.ranks.get("session_vector")
     return candidate.clear and rank is not None and rank <= MEANING_LEADS
 
