@@ -536,6 +536,21 @@ def test_a_message_clear_by_its_words_and_closest_in_meaning_stands_for_itself(
     assert first.memory.id == "s2#2" and first.is_message
 
 
+def test_a_short_sessions_digest_is_not_folded_into_its_message(
+    make_ctx: Callable[..., Context],
+) -> None:
+    """A session of two messages: its digest's source spans no more than a fact's may, yet
+    it sums up the whole session and stands beside the message that holds more of the
+    question's words, not folded into it (provenance.distilled_from)."""
+    ctx = make_ctx()
+    said_in_session(ctx, [QUESTION, "ok, doing it now"], "s3")
+    digest = _digest(ctx, "Session: vault write -f database/rotate-root/staging", "s3")
+    found = recall(ctx, QUESTION, touch=False, sessions=True)
+    shown = [r.memory.id for r in found.results]
+    assert "s3#1" in shown and digest.id in shown
+    assert not any(digest.id in r.members for r in found.results)
+
+
 @pytest.mark.parametrize(
     ("digest_says", "clear"),
     [

@@ -4,7 +4,8 @@ With session messages in the ranking, a fact and the message it was said in
 often both match: shown apart, they fill two of the results with one thing.
 A memory and the message candidates it came from are one group: those whose
 message lies in the memory's source (a few messages at most: ``FOLD_SPAN``; a
-session's digest sums up too many to stand for any one of them), and those
+session's digest sums up a whole session, however short, and stands for none of its
+messages: ``distilled_from``), and those
 that say, word for word, a memory of their session no source range names
 (``said_verbatim``). Each group becomes the one of its members that states
 the answer best: the most of the query's words, by rarity (the memory on a
@@ -70,13 +71,25 @@ def message_key(candidate: Candidate) -> tuple[str, int] | None:
     return (session_id, int(number)) if number.isdigit() else None
 
 
+def distilled_from(candidate: Candidate) -> tuple[str, int, int] | None:
+    """(session id, first, last message) a memory was distilled from, as its source names
+    them; None for a message, and for a session's digest: however short its session, it
+    sums up the whole: folded with its messages, the one with more of the query's words
+    stood for it, and the digest saying the answer in other words went ("how did the
+    component docs get into the docs site?": a message announcing its next steps, not the
+    digest saying ``generateId``; docs/benchmarks.md, "Answers said in other words")."""
+    if candidate.is_message or DIGEST_TAG in candidate.memory.tags:
+        return None
+    return source_range(candidate.memory.source)
+
+
 def sources_of(candidates: list[Candidate]) -> dict[tuple[str, int], Candidate]:
     """(session id, message number) -> the memory distilled from it, among ``candidates``
     (the narrowest source first: a fact's message is the fact's, not the digest's)."""
     found: dict[tuple[str, int], Candidate] = {}
     ranges = []
     for candidate in candidates:
-        named = None if candidate.is_message else source_range(candidate.memory.source)
+        named = distilled_from(candidate)
         if named is not None and named[2] - named[1] + 1 <= FOLD_SPAN:
             ranges.append((named[2] - named[1], named, candidate))
     for _, (session_id, first, last), candidate in sorted(ranges, key=lambda r: r[0]):
