@@ -66,7 +66,7 @@ from memctl.ingest.parse.common import (
     SUBAGENT,
     SUBAGENT_REPORT,
 )
-from memctl.ingest.run_scope import SOURCE_FILE
+from memctl.ingest.run_scope import SOURCE_FILE, only_informs
 from memctl.ingest.summary import read_summary
 from memctl.ingest.tools import (
     CHECKS,
@@ -123,6 +123,8 @@ COMMAND_WIDTH = 50
 # lost it), up to the longest command a command fact keeps (extract_actions.MAX_COMMAND).
 CASE_COMMAND_WIDTH = 120
 AGAIN = "running it again"  # a failure whose fix was only a retry: no case to learn
+# the steps of a command line that only change directory before it runs ("cd test && pytest")
+OWN_CD = lazy(r"^(?:\s*cd\s+\S+\s*(?:&&|;))+\s*")
 # kinds of rule match that say what was decided or set right
 DECISION_KINDS = frozenset({"decision", "correction", "convention", "rule", "commitment"})
 # an address in a command or a tool's input: its host
@@ -458,13 +460,30 @@ def _fix(between: list[Call], success: Call, failed: str) -> str:
         names = dict.fromkeys(p.rsplit("/", 1)[-1] for p in files)
         parts.insert(0, "editing " + ", ".join(list(names)[:3]))
     final = shell_command(success.detail).text
+    if only_informs(final):  # "pytest --markers" ran: it printed, the failure stands
+        return AGAIN
     added = [w for w in final.split() if w.startswith("-") and w not in failed.split()]
     if added and _same_head([w for w in final.split() if w not in added], failed.split()):
         # the same command with a flag more: the flag is the fix
         parts.insert(0, "adding " + " ".join(f"`{_cut(w, COMMAND_WIDTH)}`" for w in added[:3]))
-    elif not parts and final != failed:
+    elif not parts and final != failed and not _elsewhere(final, failed):
         parts.append(f"`{_cut(_short(final), COMMAND_WIDTH)}`")
     return " and ".join(parts) if parts else AGAIN
+
+
+def _elsewhere(final: str, failed: str) -> bool:
+    """The final command is the failed one run from another place: without the failed
+    one's own ``cd``, its paths written from elsewhere (``pytest test/a.py`` failed, ``pytest
+    /repo/test/a.py`` ran). Where the shell stood is no lesson of the project (the fresh
+    set's case memories: 4 of 37 were such retries, s30-distill)."""
+    one, other = _base_names(final), _base_names(OWN_CD.sub("", failed))
+    quoted = any(w[:1] in "\"'" or "$(" in w for w in one + other)
+    return _same_head(one, other) if quoted else one == other
+
+
+def _base_names(command: str) -> list[str]:
+    """The command's words, a path reduced to its last part."""
+    return [word.rstrip("/").rsplit("/", 1)[-1] for word in command.split()]
 
 
 def _place(key: str) -> str:
