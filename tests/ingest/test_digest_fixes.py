@@ -15,7 +15,7 @@ from memctl.ingest.extract_actions import action_facts
 from memctl.ingest.tools import shell_command
 from memctl.memories.told_back import memctl_tool
 from tests.ingest.test_compaction import ingest_file
-from tests.ingest.test_ingest_digest import parse
+from tests.ingest.test_ingest_digest import cc, parse, result, use
 from tests.ingest.test_ingest_sessions import (
     claude_record,
     codex_line,
@@ -225,5 +225,23 @@ def test_a_retry_from_another_place_or_a_runners_help_is_no_case() -> None:
     assert any("no such file or directory: test" in line for line in again)
     assert any("`ruff check claude_code_log/renderer.py` failed" in line for line in again)
     cases = [f.content for f in action_facts(digest, "session:s1") if f.tags == ["case"]]
-    assert len(cases) == 2, cases
-    assert all("→ fixed by editing test_combined_transcript_link.py" in c for c in cases)
+    assert not any(f"{line.split(' failed: ')[0]} failed" in c for line in again for c in cases)
+    edited = [c for c in cases if "→ fixed by editing test_combined_transcript_link.py" in c]
+    assert len(edited) == 2 and len(cases) == 3, cases  # and an inline script rewritten
+
+
+def test_a_help_run_that_failed_and_then_worked_keeps_its_fix() -> None:
+    """A real coderabbit-review-helper session: the installed tool's `--help` failed, the
+    package's pyproject.toml was edited, and `--help` worked: the edit is its fix."""
+    failed = "exit 1: ModuleNotFoundError: No module named 'extract_coderabbit_feedback'"
+    records = [
+        cc("user", "Install it as a uv tool", 1),
+        cc("assistant", use(2, "Bash", command="cd /tmp && coderabbit-extract --help"), 2),
+        cc("user", result(2, failed, True), 3),
+        cc("assistant", use(4, "Edit", file_path="/repo/pyproject.toml"), 4),
+        cc("user", result(4, "updated"), 5),
+        cc("assistant", use(6, "Bash", command="cd /tmp && coderabbit-extract --help"), 6),
+        cc("user", result(6, "usage: coderabbit-extract [-h]"), 7),
+    ]
+    digest = build_digest(parse(records)[0], 6, 500)
+    assert digest.fixed and digest.fixed[0].endswith("→ fixed by editing pyproject.toml")
