@@ -245,3 +245,19 @@ def test_a_help_run_that_failed_and_then_worked_keeps_its_fix() -> None:
     ]
     digest = build_digest(parse(records)[0], 6, 500)
     assert digest.fixed and digest.fixed[0].endswith("→ fixed by editing pyproject.toml")
+
+
+def test_a_command_given_what_it_lacked_after_its_cd_keeps_its_fix() -> None:
+    """The same session: `cd /tmp && coderabbit-extract` failed for want of a pull request,
+    not of a place; run with one, its fix is the command as it ran."""
+    records = [
+        cc("user", "Try it on the PR", 1),
+        cc("assistant", use(2, "Bash", command="cd /tmp && coderabbit-extract"), 2),
+        cc("user", result(2, "exit 1: ❌ No PR found for the current branch.", True), 3),
+        cc("assistant", use(4, "Bash", command="coderabbit-extract obra/helper/pull/1"), 4),
+        cc("user", result(4, "3 comments extracted"), 5),
+    ]
+    digest = build_digest(parse(records)[0], 6, 500)
+    assert digest.fixed and digest.fixed[0].endswith(
+        "fixed by `coderabbit-extract obra/helper/pull/1`"
+    )
