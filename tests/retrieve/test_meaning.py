@@ -199,16 +199,3 @@ def test_memctls_own_jsonl_import_names_what_it_writes(ctx: Context, tmp_path: P
     assert kept["m0"] == ctx.embedder.embed([NAMED])[0].tobytes()
     searched = vectors_for(ctx.db, ["m0"])["m0"]
     assert searched == ctx.embedder.embed([document_text(NAMED)])[0].tobytes()
-
-
-def test_the_names_never_take_from_a_possible_matchs_own_meaning() -> None:
-    from memctl.retrieve.run import Candidate
-    from memctl.retrieve.stages.fuse import meaning_similarity
-
-    named_away = Candidate(Memory(content=NAMED), raw={"vector": 1 - 0.18}, own=0.22)
-    named_near = Candidate(Memory(content=NAMED), raw={"vector": 1 - 0.29}, own=0.26)
-    unnamed = Candidate(Memory(content=PLAIN), raw={"vector": 1 - 0.2})
-    assert meaning_similarity(named_away) == pytest.approx(0.22)
-    assert meaning_similarity(named_near) == pytest.approx(0.29)
-    assert meaning_similarity(unnamed) == pytest.approx(0.2)
-    assert meaning_similarity(Candidate(Memory(content=PLAIN))) is None

@@ -143,16 +143,6 @@ def own_similarity(candidate: Candidate) -> float | None:
     return candidate.own if candidate.own is not None else similarity(candidate)
 
 
-def meaning_similarity(candidate: Candidate) -> float | None:
-    """What ranks the possible matches by meaning: the better of ``similarity`` and the
-    cosine to its content alone. The names a memory's searched vector adds help a question
-    in other words reach it, and never take from its own meaning: sixteen names of its
-    terms move a memory's vector off what it says ("when do we release to customers?": the
-    deploy steps 0.217 -> 0.182, below an outage the names "incident, downtime" lift)."""
-    cosines = [c for c in (similarity(candidate), candidate.own) if c is not None]
-    return max(cosines) if cosines else None
-
-
 def ranking_similarity(candidate: Candidate) -> float | None:
     """What ranks a candidate by meaning: its centred cosine when ``centre`` measured one,
     else its best cosine on the ranked vector legs (its stored questions' too)."""
@@ -200,7 +190,7 @@ def discount(run: Run, candidates: list[Candidate]) -> None:
 
     if not crowded(run.index):
         return
-    raw = {c.id: cosine for c in candidates if (cosine := meaning_similarity(c)) is not None}
+    raw = {c.id: cosine for c in candidates if (cosine := similarity(c)) is not None}
     vectors = vectors_of(run.index, [c.id for c in candidates if c.id in raw and not c.is_message])
     cosines = discounted(raw, densities(run.index, vectors), weight)
     for candidate in candidates:
@@ -493,7 +483,7 @@ def strength_of(run: Run, candidate: Candidate) -> float:
     share = coverage(run, candidate)
     cosine = next(
         (c for c in (candidate.centred, candidate.discounted) if c is not None),
-        meaning_similarity(candidate),
+        similarity(candidate),
     )
     return relevance_strength(run, cosine, share)
 
