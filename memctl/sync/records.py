@@ -240,9 +240,20 @@ def _import_batch(
         for (memory, claimed), vector in zip(fresh, vectors, strict=True):
             extra = {"claimed_source": claimed} if claimed else {}
             writer.create(memory, vector, Action.IMPORT, format="memctl-jsonl", **extra)
+    name(ctx, [memory for memory, _ in fresh])
     report.imported += len(fresh)
     if progress:
         progress(len(batch))
+
+
+def name(ctx: Context, memories: list[Memory]) -> None:
+    """The vocabulary's names in the searched vectors of memories just written, as every
+    other write path gives them (ingest/meaning.py): ranked by their content alone until
+    ``maintain`` ran, a fresh store answered a reworded question otherwise than it would
+    after (docs/benchmarks.md, "Imported memories named at once")."""
+    from memctl.ingest.meaning import give_names
+
+    give_names(ctx.db, ctx.embedder, [(m.id, m.content) for m in memories])
 
 
 def _import_relations(

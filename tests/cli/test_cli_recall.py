@@ -80,7 +80,7 @@ def test_link_why_not_and_profile(loaded: None) -> None:
     assert why["recalled"] is True and why["stage"] == "fuse"
     assert why["reason"].startswith(f"recalled at rank {why['rank']} as a possible: ")
     # no word of the question, a vector no closer than an unrelated one's: not offered
-    why = json.loads(ok("recall", "make release", "--why-not", C[:8], "--json"))
+    why = json.loads(ok("recall", "make release", "--why-not", D[:8], "--json"))
     assert why["recalled"] is False and "no evidence at all" in why["reason"], why
     assert "unlinked" in ok("unlink", A[:6], B[:6])
     profile = json.loads(ok("profile", "--json"))

@@ -102,8 +102,8 @@ def test_the_typical_density_is_numpys_median(count: int) -> None:
 def test_a_reworded_question_reaches_its_note_among_two_hundred(tmp_path: Path, home: Path) -> None:
     # a developer's 120 notes (the paraphrase benchmark's) and 80 more of the same kinds,
     # imported through the CLI: a store large enough to have crowds. The question shares no
-    # word with its note (the tune half's f119); by raw cosine the notes about the
-    # developer's code and login crowd it out of the top 5, less their crowd it is 5th
+    # word with its note (the tune half's f119); unnamed, by raw cosine the notes about the
+    # developer's code and login crowded it out of the top 5, less their crowd it was 5th
     notes = [json.loads(line)["fact"] for line in FACTS.read_text("utf-8").splitlines()]
     notes += list(dict.fromkeys(synthetic_memories(81)))
     assert len(notes) >= LOCAL_ROWS
@@ -118,8 +118,12 @@ def test_a_reworded_question_reaches_its_note_among_two_hundred(tmp_path: Path, 
         done = run_cli("-c", setting, "recall", question, "-n", "5", "--json", real_model=True)
         assert done.returncode == 0, done.stderr
         top[weight] = [(r["content"], r["match"]) for r in json.loads(done.stdout)["results"]]
-    assert ("GitHub handle: @anovak-dev.", "possible") in top["0.25"]
-    assert all(content != "GitHub handle: @anovak-dev." for content, _ in top["0"])
+    note = ("GitHub handle: @anovak-dev.", "possible")
+    # named at import ("GitHub (code management, ...)"), it is found without the discount
+    # too (2nd either way, docs/benchmarks.md, "Imported memories named at once"); the
+    # discount must not lose it
+    assert note in top["0"] and note in top["0.25"]
+    assert top["0.25"].index(note) <= top["0"].index(note)
 
 
 def test_the_sample_is_drawn_again_once_the_store_changes(ctx: Context) -> None:

@@ -186,3 +186,16 @@ def test_a_new_vocabulary_names_again_and_unnames_what_it_no_longer_names(
     assert give_names(ctx.db, ctx.embedder, [(memory.id, PLAIN)], again=True) == 0
     assert vectors_for(ctx.db, [memory.id])[memory.id] == plain
     assert plain_rows(ctx) == 0
+
+
+def test_memctls_own_jsonl_import_names_what_it_writes(ctx: Context, tmp_path: Path) -> None:
+    from memctl.sync.records import import_lines
+
+    lines = [json.dumps({"id": f"m{i}", "content": text}) for i, text in enumerate([NAMED, PLAIN])]
+    report = import_lines(ctx, enumerate(lines, 1))
+    assert report.imported == 2 and not report.errors
+    kept = plain_vectors_for(ctx.db, ["m0", "m1"])
+    assert list(kept) == ["m0"]  # the vocabulary names nothing in the other
+    assert kept["m0"] == ctx.embedder.embed([NAMED])[0].tobytes()
+    searched = vectors_for(ctx.db, ["m0"])["m0"]
+    assert searched == ctx.embedder.embed([document_text(NAMED)])[0].tobytes()
