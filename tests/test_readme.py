@@ -132,8 +132,9 @@ def test_the_quick_start_recalls_the_deploy_procedure_first(
 def test_the_quick_start_question_in_other_words_is_answered_as_the_readme_shows(
     quick_start: subprocess.CompletedProcess[str], user_cache: Path, tmp_path: Path
 ) -> None:
-    """The reworded question, run where the Quick start ran, prints the README's table: the
-    deploy procedure, labelled possible (the score may differ in its last digits)."""
+    """The reworded question, run where the Quick start ran, prints the README's table: Sam's
+    preference for small pull requests, labelled possible (the score may differ in its last
+    digits)."""
     quick = section("Quick start")
     (block,) = shell_blocks(quick)[1:2]
     (shown,) = re.findall(r"```text\n(.*?)```", quick, flags=re.S)
@@ -149,7 +150,8 @@ def test_the_question_in_other_words_is_answered_alike_after_maintain(
 ) -> None:
     """The README tells a user to run ``memctl maintain`` from cron: over a copy of the
     Quick start's store, maintain changes nothing of the reworded question's answer (it
-    once named the imported memories, and the TLS outage came first)."""
+    once named the imported memories, and "when do we release to customers?" then put the TLS
+    outage first)."""
     quick = section("Quick start")
     (block,) = shell_blocks(quick)[1:2]
     (shown,) = re.findall(r"```text\n(.*?)```", quick, flags=re.S)
