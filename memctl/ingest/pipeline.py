@@ -102,11 +102,11 @@ def passages(messages: list[Message], run: Run | None = None) -> list[Passage]:
     found: list[Passage] = []
     removed: Counter[str] = Counter()
     for m in messages:
-        stripped = strip_injected(m.content)
+        # the mark first: a marked turn of injected text alone strips to "[subagent]"
+        stripped = strip_injected(m.content.removeprefix(SUBAGENT))
         removed.update(stripped.removed)
-        text = stripped.text
-        role = Role.ASSISTANT if text.startswith(SUBAGENT) else m.role
-        text = _spoken(text.removeprefix(SUBAGENT)).strip()
+        role = Role.ASSISTANT if m.content.startswith(SUBAGENT) else m.role
+        text = _spoken(stripped.text).strip()
         if text and role != Role.TOOL:
             source = f"session:{m.session_id}#{m.seq}:{role}"  # who said it: provenance
             found.append(Passage(text, role, source, m.created_at, pasted_by_user(role, text)))
