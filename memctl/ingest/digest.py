@@ -31,8 +31,9 @@ the session fetched (and the user did not write) is marked "(from HOST)". Neithe
 becomes a fact (``extract_actions``).
 
 A sub-agent's own file (``own_thread``: every turn marked ``[subagent]``) is read as a
-session of its own: its calls, its requests (the parent agent's orders, never read as the
-person's rules) and its last answer as the outcome, and the digest says it is a sub-agent's.
+session of its own: its calls, and its last answer as the outcome; its "user" is the
+parent agent, whose orders are neither requests (the parent's session holds them) nor the
+person's rules. The session's title (its first order) and heading say whose it is.
 
 Tool calls are read from the parsers' notes by their shape (a command line, a
 file write or patch, a sub-agent), each with the outcome its result note gives.
@@ -181,7 +182,8 @@ class SessionDigest:
         report), or answered a request at some length; chit-chat makes no digest."""
         if self.acted or self.reports or self.fixed:
             return True
-        return bool(self.requests) and len(self.outcome) >= OUTCOME_MIN_CHARS
+        asked = bool(self.requests) or self.subagent  # a sub-agent is always asked
+        return asked and len(self.outcome) >= OUTCOME_MIN_CHARS
 
 
 def _cut(text: str, width: int = ITEM_WIDTH) -> str:
@@ -259,9 +261,9 @@ class _Reading:
 def own_thread(messages: list[Message]) -> bool:
     """The messages are a sub-agent's own file (a Claude Code or Cursor ``subagents/`` file,
     a Codex sub-agent rollout, an OpenCode session with a parent): every turn that says
-    something is marked ``[subagent]``. Its calls are its own, its requests are the parent
-    agent's orders, and its last answer is its outcome; in a session of its own, marked
-    turns are a sub-agent's thread inside it (they end in a report)."""
+    something is marked ``[subagent]``. Its calls are its own, its "user" is the parent
+    agent, and its last answer is its outcome; in a session of its own, marked turns are a
+    sub-agent's thread inside it (they end in a report)."""
     said = [
         m.content.startswith(SUBAGENT)
         for m in messages
@@ -306,7 +308,9 @@ def _read(messages: list[Message], digest: SessionDigest, limit: int) -> _Readin
         if message.role == Role.USER:
             reading.turn_start = len(reading.calls)
             reading.user_words.append(_flat(prose))
-            request = _request(prose)
+            # a sub-agent's orders are its parent's words, kept in the parent's session (its
+            # call): listed here they make its digest answer for the parent's work
+            request = None if digest.subagent else _request(prose)
             if request:
                 _add(digest.requests, request, limit)
                 reading.last_user = request

@@ -1,7 +1,7 @@
 """A sub-agent's own file (fresh6's real Codex and OpenCode sub-agent sessions, every turn
 marked ``[subagent]``) distilled as a session of its own whose "user" is the parent agent:
-its calls read, its orders asked but never the person's rules, its title unmarked, its
-digest weighing less than its parent's."""
+its calls read, its orders neither requests nor the person's rules, its title unmarked,
+its digest weighing less than its parent's."""
 
 from __future__ import annotations
 
@@ -38,9 +38,8 @@ def test_a_sub_agents_own_file_is_read_as_a_session_whose_user_is_its_parent() -
     reviewer = messages_of(REVIEWER, "codex")
     digest = build_digest(reviewer, 6, 500)
     assert own_thread(reviewer) and digest.subagent
-    assert digest.requests[0].startswith("Review Task 1 for code quality only.")
-    assert "CHANGES REQUIRED" in digest.outcome and not digest.reports
-    assert not any("edit files" in line for line in digest.decisions)  # an order, not a rule
+    assert "CHANGES REQUIRED" in digest.outcome and not digest.reports and digest.useful()
+    assert not digest.requests and not any("edit files" in d for d in digest.decisions)
     assert session_title([m.content for m in reviewer if m.role == Role.USER]).startswith(
         "Review Task 1"
     )
