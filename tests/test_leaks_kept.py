@@ -456,12 +456,16 @@ def test_the_session_s_folder_spelt_from_the_home_or_a_folder_above_goes_as_no_n
     """s29-leak: "cd ~/acme-layoffs" (a command, a rule the user wrote), ``$HOME/...``, and
     a digest's "Edited: acme-layoffs/src/app.py; notes/list.md" (relative to the folder
     it shares with a file outside the project) named the folder in the sync repository;
-    another path of the home named the user."""
+    another path of the home named the user. s30-leak: a sibling folder whose name starts
+    with the folder's ("~/acme-layoffs-old") named it too; the sibling stays another
+    folder, and a word that is no path ("acme-layoffs-api is down") is the user's text."""
     monkeypatch.setenv("HOME", "/home/alice")
     text = (
         "Edited: acme-layoffs/src/app.py; notes/list.md\n"
         "Ran: cd ~/acme-layoffs && mix test; cat $HOME/acme-layoffs/mix.exs ${HOME}/acme-layoffs\n"
-        "Read /home/alice/notes/list.md and docs/acme-layoffs/x; /home/alicea/y"
+        "Read /home/alice/notes/list.md and docs/acme-layoffs/x; /home/alicea/y\n"
+        "Compared ~/acme-layoffs-old/mix.exs, ../acme-layoffs_v2/mix.exs, "
+        "acme-layoffs.bak/mix.exs, …/acme-layoffs2 and ~/apps/mix.exs; acme-layoffs-api is down"
     )
     shown = folders.relative_to_folder(Memory(text, l2_content=text), "/home/alice/acme-layoffs")
     assert (
@@ -470,14 +474,17 @@ def test_the_session_s_folder_spelt_from_the_home_or_a_folder_above_goes_as_no_n
         == (
             "Edited: src/app.py; notes/list.md\n"
             "Ran: cd . && mix test; cat mix.exs .\n"
-            "Read ~/notes/list.md and docs/acme-layoffs/x; /home/alicea/y"
+            "Read ~/notes/list.md and docs/acme-layoffs/x; /home/alicea/y\n"
+            "Compared ~/…-old/mix.exs, ../…_v2/mix.exs, ….bak/mix.exs, …/…2 and "
+            "~/apps/mix.exs; acme-layoffs-api is down"
         )
     )
 
 
 def test_a_file_s_text_names_the_session_s_folder_by_no_path() -> None:
     """``folders.relative_to_folder``: the folder, a path under it and a note's shortened
-    form of it; a folder whose name only starts the same is another folder."""
+    form of it; a folder whose name only starts the same is another folder (its name
+    without the folder's)."""
     text = (
         "Edited: /home/alice/acme-layoffs/src/app.py; /home/alice/acme-layoffs-old/x.py\n"
         "Ran: git -C …/acme-layoffs status; cd /home/alice/acme-layoffs && make"
@@ -486,9 +493,6 @@ def test_a_file_s_text_names_the_session_s_folder_by_no_path() -> None:
     assert (
         shown.content
         == shown.l0_abstract
-        == (
-            "Edited: src/app.py; /home/alice/acme-layoffs-old/x.py\n"
-            "Ran: git -C . status; cd . && make"
-        )
+        == ("Edited: src/app.py; /home/alice/…-old/x.py\nRan: git -C . status; cd . && make")
     )
     assert folders.relative_to_folder(Memory(text), "").content == text

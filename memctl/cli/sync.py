@@ -16,6 +16,11 @@ if TYPE_CHECKING:
     from memctl.api.sync import SyncResult, Trust
 
 app = new_typer(invoke_without_command=True)
+# What a file naming this machine that its own key did not sign is (sync/trust.py)
+UNSIGNED_OWN = (
+    "its key did not sign: a teammate's, pushed under this machine's id (kept, recalled "
+    "when asked, never at session start)"
+)
 share = new_typer()
 IdsArgument = Annotated[
     list[str] | None, typer.Argument(help="Memory ids (full or unique prefixes).", metavar="ID")
@@ -52,8 +57,9 @@ def sync(
         print_json(result.to_dict())
         return
     _print_sync(result, dry_run)
-    if result.came_in.get("created") and not dry_run:
-        untrusted(api.trust(memctl, [], []))
+    came = result.came_in
+    if (came.get("created") or came.get("updated")) and not dry_run:
+        untrusted(api.trust(memctl, [], []), waiting=bool(came.get("created")))
 
 
 def _print_sync(result: SyncResult, dry_run: bool) -> None:
@@ -101,18 +107,21 @@ def _print_sync(result: SyncResult, dry_run: bool) -> None:
     )
 
 
-def untrusted(found: Trust) -> None:
-    """Say, once memories came in, that those of a machine not in sync.trust open no
-    session (a person syncing their own second machine expects them at the next start),
-    and that files naming a machine whose key is held here came in unsigned by it."""
+def untrusted(found: Trust, waiting: bool = True) -> None:
+    """Say, once memories came in (``waiting``: new ones), that those of a machine not in
+    sync.trust open no session (a person syncing their own second machine expects them at
+    the next start), and, once memories came in or changed, that files naming a machine
+    whose key is held here (this one's own too) came in unsigned by it."""
+    if found.unsigned_own:
+        say(f"{counted(found.unsigned_own, 'file')} naming this machine {UNSIGNED_OWN}")
     for host in (h for h in found.hosts if h.unsigned):
         say(
             f"{counted(host.unsigned, 'file')} naming host {host.id[:8]} its key did not sign: "
             "kept as a teammate's (or that machine's memctl signs no files yet)"
         )
-    waiting = [h for h in found.hosts if not h.trusted and h.memories]
-    if waiting:
-        named = ", ".join(f"{h.id[:8]}: {h.memories}" for h in waiting)
+    untrusting = [h for h in found.hosts if not h.trusted and h.memories] if waiting else []
+    if untrusting:
+        named = ", ".join(f"{h.id[:8]}: {h.memories}" for h in untrusting)
         say(
             f"memories of machines not in sync.trust ({named}) are recalled when asked, never "
             "at session start; yours? run `memctl sync key` there and give what it prints to "
@@ -183,7 +192,8 @@ def trust_(
     given = [word for host in hosts or () for word in _stdin_words(host)]
     found = api.trust(open_context(ctx), given, list(remove or ()))
     if as_json:
-        print_json({"trust": found.setting, "hosts": [h.__dict__ for h in found.hosts]})
+        listed = [h.__dict__ for h in found.hosts]
+        print_json({"trust": found.setting, "hosts": listed, "unsigned_own": found.unsigned_own})
         return
     for host in found.hosts:
         state = "trusted" if host.trusted else "recalled when asked, never at session start"
@@ -196,6 +206,8 @@ def trust_(
         if host.unsigned:
             state += f"; {counted(host.unsigned, 'file')} naming it its key did not sign"
         say(f"{host.id}  {counted(host.memories, 'memory', 'memories'):>14}  {state}")
+    if found.unsigned_own:
+        say(f"{counted(found.unsigned_own, 'file')} naming this machine {UNSIGNED_OWN}")
     if not found.hosts:
         say("no other machine's memories have come in through sync yet")
     verb = "now " if found.changed else ""

@@ -5,7 +5,9 @@ A digest records what its session claimed ("Created: CLAUDE.md", "Fixed: `npm ru
 user says "/init did NOT create CLAUDE.md" or "the build still fails", or its own digest
 says a command is still failing. Such a memory corrects the earlier digest when one of its
 sentences says something was not done or does not work (``CORRECTING``) and names a file
-or a command (``names``) that a claim of the earlier digest names, said without a negation.
+or a command (``names``) that a claim of the earlier digest names, said without a negation. A
+question corrects nothing ("Would I be able to redirect so the old URL doesn't break?"):
+nor does one of the asks a later digest's "Asked:" line joins with "; ".
 
 The correcting memory is linked ``contradicts`` to the digest (recall ranks the weaker side
 of a contradiction lower, ``retrieve.stages.status``), the digest's confidence falls to
@@ -18,7 +20,7 @@ from __future__ import annotations
 import re
 
 from memctl.ingest.claims import NOT_A_CLAIM
-from memctl.ingest.extract_rules import sentences
+from memctl.ingest.extract_rules import QUESTION, sentences
 from memctl.ingest.run import Run
 from memctl.lazy_re import lazy
 from memctl.memories.provenance import DIGEST_TAG
@@ -46,6 +48,8 @@ CLAIM_LINES = ("Created:", "Edited:", "Ran:", "Fixed:", "Found:", "Decided:", "O
 # a command in backticks, or a file name with an extension (CLAUDE.md, src/app.ts)
 NAME = lazy(r"`([^`\n]{2,80})`|((?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5})\b")
 SHORTEST_NAME = 4
+# where a digest's "Asked:" line joins one ask to the next
+ASKS = lazy(r"[;；]\s+")
 
 
 def names(text: str) -> set[str]:
@@ -85,7 +89,9 @@ def correcting(text: str, claims: str) -> list[str]:
         for line in text.splitlines()
         if not line.startswith(CLAIM_LINES[:4])  # its own claims correct nothing
         for s in sentences(line)
-        if CORRECTING.search(s) and any(name in claims for name in names(s))
+        if CORRECTING.search(s)
+        and any(name in claims for name in names(s))
+        and not all(QUESTION.search(part) for part in ASKS.split(s) if CORRECTING.search(part))
     ]
 
 

@@ -71,7 +71,7 @@ from memctl.ingest.parse.common import (
     SUBAGENT,
     SUBAGENT_REPORT,
 )
-from memctl.ingest.run_scope import SOURCE_FILE
+from memctl.ingest.run_scope import SOURCE_FILE, only_informs
 from memctl.ingest.summary import read_summary
 from memctl.ingest.tools import (
     CHECKS,
@@ -128,6 +128,12 @@ COMMAND_WIDTH = 50
 # lost it), up to the longest command a command fact keeps (extract_actions.MAX_COMMAND).
 CASE_COMMAND_WIDTH = 120
 AGAIN = "running it again"  # a failure whose fix was only a retry: no case to learn
+# the steps of a command line that only change directory before it runs ("cd test && pytest")
+OWN_CD = lazy(r"^(?:\s*cd\s+\S+\s*(?:&&|;))+\s*")
+# a failure that says a file or directory is not where the command looked
+NOT_THERE = lazy(
+    r"no such file or directory|file or directory not found|cannot find the path", re.I
+)
 # kinds of rule match that say what was decided or set right
 DECISION_KINDS = frozenset({"decision", "correction", "convention", "rule", "commitment"})
 # an address in a command or a tool's input: its host
@@ -423,7 +429,7 @@ def _changes(digest: SessionDigest, calls: list[Call], limit: int) -> None:
                 failing[command.key] = failing.get(command.key, (call, n))
             elif call.succeeded and (done := _retried(command.keys, failing)):
                 failed, since = failing.pop(done)
-                fix = _fix(calls[since + 1 : n], call, shell_command(failed.detail).text)
+                fix = _fix(calls[since + 1 : n], call, failed)
                 text = _short(shell_command(failed.detail).text)
                 line = f"`{_cut(text, COMMAND_WIDTH)}` failed: "
                 _add(digest.fixed, f"{line}{_error(failed)} → fixed by {fix}", limit)
@@ -458,11 +464,12 @@ def _checks(command: str) -> bool:
     return lint or purpose is not None and purpose[0] in CHECKS
 
 
-def _fix(between: list[Call], success: Call, failed: str) -> str:
+def _fix(between: list[Call], success: Call, failure: Call) -> str:
     """What came between a failure and the success of its command: the files changed and
     other commands run in the same place (not ``git -C`` another repository), else the flags
     it finally ran with and had not ("adding `--no-verify`"), else the command as it
     finally ran."""
+    failed = shell_command(failure.detail).text
     files = [
         p
         for c in between
@@ -487,13 +494,34 @@ def _fix(between: list[Call], success: Call, failed: str) -> str:
         names = dict.fromkeys(p.rsplit("/", 1)[-1] for p in files)
         parts.insert(0, "editing " + ", ".join(list(names)[:3]))
     final = shell_command(success.detail).text
+    if only_informs(final) and not only_informs(failed):  # "pytest --markers" printed
+        return AGAIN
     added = [w for w in final.split() if w.startswith("-") and w not in failed.split()]
     if added and _same_head([w for w in final.split() if w not in added], failed.split()):
         # the same command with a flag more: the flag is the fix
         parts.insert(0, "adding " + " ".join(f"`{_cut(w, COMMAND_WIDTH)}`" for w in added[:3]))
-    elif not parts and final != failed:
+    elif not parts and final != failed and not _elsewhere(final, failed, failure.error or ""):
         parts.append(f"`{_cut(_short(final), COMMAND_WIDTH)}`")
     return " and ".join(parts) if parts else AGAIN
+
+
+def _elsewhere(final: str, failed: str, error: str) -> bool:
+    """The final command is the failed one run from another place, and what failed was
+    where it stood (``NOT_THERE``): without the failed one's own ``cd``, its paths written
+    from elsewhere (``pytest test/a.py`` failed, ``pytest /repo/test/a.py`` ran), or, when it
+    never got past its ``cd``, an inline script written anew. Where the shell stood is no
+    lesson of the project (4 of the 121 facts of the studied sessions, s30-distill)."""
+    if not NOT_THERE.search(error):
+        return False
+    moved = OWN_CD.sub("", failed)
+    one, other = _base_names(final), _base_names(moved)
+    quoted = any(w[:1] in "\"'" or "$(" in w for w in one + other)
+    return one == other or moved != failed and quoted and _same_head(one, other)
+
+
+def _base_names(command: str) -> list[str]:
+    """The command's words, a path reduced to its last part."""
+    return [word.rstrip("/").rsplit("/", 1)[-1] for word in command.split()]
 
 
 def _place(key: str) -> str:

@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass
 
 from memctl.ingest.digest import SessionDigest
-from memctl.ingest.extract_rules import BULLET, QUESTION, sentences
+from memctl.ingest.extract_rules import BULLET, INTRODUCES, QUESTION, sentences
 from memctl.ingest.facts import Fact
 from memctl.ingest.file_roles import file_roles
 from memctl.ingest.run_scope import only_informs, run_scope
@@ -164,7 +164,9 @@ def action_facts(digest: SessionDigest, source: str) -> list[Fact]:
         for raw in sentences(digest.outcome):
             sentence = BULLET.sub("", raw).strip()
             shortest = MIN_CJK_FINDING_CHARS if cjk_count(sentence) else MIN_FINDING_CHARS
-            if FINDING.search(sentence) and not QUESTION.search(sentence):
+            if FINDING.search(sentence) and not (
+                QUESTION.search(sentence) or INTRODUCES.search(sentence)
+            ):
                 if len(sentence) > shortest:
                     facts.append(_fact(sentence, Category.CASES, "finding", source, at))
     last = next((c.at for c in reversed(digest.calls) if c.at), "")

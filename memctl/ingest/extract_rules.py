@@ -325,7 +325,10 @@ ENGLISH = (
         E,
         0.7,
         r"\b(?:python|node|go|rust|java|ruby|php|postgres(?:ql)?|mysql|redis|django|"
-        r"fastapi|flask|react|next\.js|vue|typescript)\s*v?\d+(?:\.\d+)*\b",
+        r"fastapi|flask|react|next\.js|vue|typescript)(?:\s*v|\s+)\d+(?:\.\d+)*\b|"
+        # the version glued to the name only with its dot: "python3.12" is a version,
+        # "python3" the program's name ("python3 top.py": a command, s29-walk)
+        r"\b(?:python|node|ruby|php)\d+\.\d+(?:\.\d+)*\b",
     ),
     # the language a kind of text is written in: "commit messages in English"
     _en(
@@ -503,6 +506,16 @@ ONE_OFF = Pattern("instruction", Category.EVENTS, 0.5, r"")
 NARRATION = lazy(
     r"^\s*(?:\[tool\b|let me\b|now (?:let me|I'll)\b|I'll (?:start|now|first)\b)", re.I
 )
+# A command line typed as a line of its own, after a prompt sign or a label ("$ make ship",
+# "RUN: ~/.venv/bin/memctl recall --json ... | python3 top.py"): a command to run, no fact
+# (the s29-walk's prompt lines were kept as project facts: "python3" read as a version)
+TYPED_COMMAND = lazy(
+    r"^\s*(?:[$%]|[A-Z]{2,}:)\s*(?:[~./]\S*|\w[\w.-]*/\S*|[\w.-]+(?:\s+[\w.:-]+)?\s+(?:-|\||&&))"
+)
+# A sentence that ends in a colon introduces what follows it (a list, a paste, a code
+# block): cut from it, it is half a sentence ("The refactoring broke some functionality
+# because:"; 3 of the 121 facts of the studied sessions, s30-distill)
+INTRODUCES = lazy(r"[:：]\s*$")
 
 
 def without_lead_in(sentence: str) -> str:
@@ -559,6 +572,8 @@ def _candidates(passage: Passage) -> list[tuple[str, tuple[Pattern, ...]]]:
     for raw in sentences(text):
         sentence = BULLET.sub("", raw).strip()
         if not MIN_CHARS <= len(sentence) <= MAX_CHARS or NARRATION.match(sentence):
+            continue
+        if TYPED_COMMAND.match(sentence) or INTRODUCES.search(sentence):
             continue
         asks = QUESTION.search(sentence) and not ASSERTIVE.search(sentence)
         if not (asks or DANGLING.search(sentence)):

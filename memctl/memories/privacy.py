@@ -270,6 +270,67 @@ def _d(
     )
 
 
+# --- a password given on a command line ----------------------------------------------------
+# Programs whose password option has a name of its own, from their manuals: curl's
+# ``-u USER:PASSWORD``, a registry login's ``-p`` (docker, podman, buildah, skopeo, nerdctl,
+# oras, helm, oc, az), redis-cli's ``-a``, OpenSSL's ``pass:PASSWORD``, zip's ``-P`` and
+# 7-Zip's ``-pPASSWORD``, keytool's ``-storepass`` / ``-keypass``, ssh-keygen's ``-N`` /
+# ``-P``, Samba's ``-U USER%PASSWORD``, the OpenLDAP tools' ``-w``, the MongoDB tools' ``-p``,
+# sqlcmd's and bcp's ``-P``, ``htpasswd -b FILE USER PASSWORD``, and a value piped into a
+# ``--password-stdin``. Nothing labels the value as a password.
+_VALUE = rf"(?:{_QUOTED}|{_BARE})"
+_PASSWORD_OPTIONS = (
+    _d(
+        "password",
+        "curl",
+        r"\bcurl\b[^\n]*?[ \t](?:-u|--user|--proxy-user)[ \t]*[\"']?[^\s:\"'$]+:"
+        rf"{_NOT_REDACTED}(?P<v>[^\s\"']{{1,300}})",
+        _any_value,
+    ),
+    _d(
+        "password",
+        "login",
+        r"\b(?:docker|podman|buildah|skopeo|nerdctl|oras|helm|oc|az)\b[^\n]*?\blogin\b(?!-)[^\n]*?"
+        rf"[ \t]-p[ \t]*{_VALUE}",
+        _any_value,
+    ),
+    _d("password", "redis-cli", rf"\bredis-cli\b[^\n]*?[ \t]-a[ \t]+{_VALUE}", _any_value),
+    _d("password", "pass", rf"[ \t]-pass(?:in|out)?[ \t]+pass:{_VALUE}", _any_value),
+    _d("password", "zip", rf"\b(?:un)?zip\b[^\n]*?[ \t]-P[ \t]*{_VALUE}", _any_value),
+    _d("password", "7z", rf"\b7z[az]?\b[^\n]*?[ \t]-p{_VALUE}", _any_value),
+    _d(
+        "password",
+        "pass",
+        rf"[ \t]-(?:src|dest)?(?:store|key)pass[ \t]+{_VALUE}",
+        _any_value,
+    ),
+    _d("password", "ssh-keygen", rf"\bssh-keygen\b[^\n]*?[ \t]-[NP][ \t]*{_VALUE}", _any_value),
+    _d(
+        "password",
+        "smb rpcclient cifs",
+        r"\b(?:smbclient|rpcclient|smbmap|smbcacls|mount\.cifs)\b[^\n]*?[ \t](?:-U|--user=?)"
+        rf"[ \t]*[\"']?[^\s%\"']+%{_NOT_REDACTED}(?P<v>[^\s\"']{{1,300}})",
+        _any_value,
+    ),
+    _d("password", "ldap", rf"\bldap\w*\b[^\n]*?[ \t]-w[ \t]*{_VALUE}", _any_value),
+    _d("password", "mongo", rf"\bmongo\w*\b[^\n]*?[ \t]-p[ \t]+{_VALUE}", _any_value),
+    _d("password", "sqlcmd bcp", rf"\b(?:sqlcmd|bcp)\b[^\n]*?[ \t]-P[ \t]*{_VALUE}", _any_value),
+    _d(
+        "password",
+        "pass",
+        r"\bhtpasswd\b(?:[ \t]+-[a-zA-Z]+)*[ \t]+-[a-zA-Z]*b[a-zA-Z]*(?:[ \t]+-[a-zA-Z]+)*"
+        rf"[ \t]+\S+[ \t]+\S+[ \t]+{_VALUE}",
+        _any_value,
+    ),
+    _d(
+        "password",
+        "pass",
+        rf"\b(?:echo|printf)[ \t]+(?:-n[ \t]+)?{_VALUE}[ \t]*\|[^\n]*--password-stdin\b",
+        _any_value,
+    ),
+)
+
+
 # --- credential files by their format ----------------------------------------------------
 # A `.env` line: an upper-case name whose last word (or any word, for SECRET / PASSWORD)
 # tells a secret, `=`, a value: `SMTP_PASS=`, `SESSION_SALT=`, `DJANGO_SECRET_KEY=`.
@@ -468,10 +529,11 @@ DETECTORS: tuple[Detector, ...] = (
     _d(
         "password",
         "--pass --token --secret --api-key --apikey --access-key --auth",
-        r"(?<![\w-])--(?:password|passwd|pass|token|secret|api-key|apikey|access-key|"
-        rf"secret-key|auth-token)(?:=|[ \t]+)(?:{_QUOTED}|{_BARE})",
+        r"(?<![\w-])--(?:password|passwd|pass|passphrase|token|secret|api-key|apikey|"
+        rf"access-key|secret-key|auth-token)(?:=|[ \t]+)(?:{_QUOTED}|{_BARE})",
         _any_value,
     ),
+    *_PASSWORD_OPTIONS,
     _d(
         "password",
         _PASSWORD_ANCHORS,

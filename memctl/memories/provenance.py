@@ -28,11 +28,11 @@ import hmac
 import re
 from pathlib import Path
 
-from memctl.config.files import host_keys
+from memctl.config.files import host_keys, sync_key
 from memctl.lazy_re import lazy
 from memctl.model import Memory, format_time, parse_time
 from memctl.store.database import Database
-from memctl.store.sync import SyncFile, claimed_files
+from memctl.store.sync import HOST_ID, SyncFile, claimed_files
 
 YOU = "you"
 _DOWNLOAD = r"\b(?:curl|wget|iwr|invoke-webrequest|irm|invoke-restmethod|fetch|aria2c|scp)\b"
@@ -164,6 +164,15 @@ def signs(key: bytes, file: SyncFile) -> bool:
 
 
 def forged(db: Database, hosts: dict[str, str], home: Path) -> frozenset[str]:
-    """``unproven`` under the keys the user gave this home (none read when no memory of
-    ``hosts`` came from another machine)."""
-    return unproven(db, hosts, host_keys(home)) if hosts else frozenset()
+    """``unproven`` under the keys the user gave this home and this machine's own key for
+    a file naming this machine (none read when no memory of ``hosts`` came from another
+    machine). This machine never reads its own words back, so such a file is another's
+    unless its own key signed it (a store restored from a backup reads back what it wrote
+    since); a config shared between the user's machines lists this one in ``sync.trust``."""
+    if not hosts:
+        return frozenset()
+    keys = host_keys(home)
+    own = db.meta(HOST_ID)
+    if own and own in hosts.values():
+        keys[own] = sync_key(home)
+    return unproven(db, hosts, keys)

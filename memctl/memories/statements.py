@@ -17,10 +17,13 @@ NEGATION = lazy(
     re.I,
 )
 # Code, not prose: a fenced block (to its closing fence, or the end when left open), a span
-# in backticks, a shell line ("$ pytest"). Its words are a command's arguments (`pytest -m
-# "not (tui or browser)"`), never the speaker denying anything.
+# in backticks, a shell line ("$ pytest"), and a command-line option's quoted value written
+# bare (pytest -m "not slow", -k 'not flaky', --filter="not e2e"). Its words are a
+# command's arguments (`pytest -m "not (tui or browser)"`), never the speaker denying
+# anything.
 CODE = lazy(
-    r"^[ \t]{0,3}(`{3,}|~{3,}).*?(?:^[ \t]{0,3}\1[ \t]*$|\Z)|`[^`\n]+`|^[ \t]*\$ [^\n]*",
+    r"^[ \t]{0,3}(`{3,}|~{3,}).*?(?:^[ \t]{0,3}\1[ \t]*$|\Z)|`[^`\n]+`|^[ \t]*\$ [^\n]*"
+    r"|(?<![^\s(])--?[A-Za-z][\w-]*(?:=|[ \t]+)(?:\"[^\"\n]*\"|'[^'\n]*')",
     re.M | re.S,
 )
 # Statements that name the value they replace: "switched from make to fly", "fly now, not

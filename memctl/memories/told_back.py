@@ -32,10 +32,13 @@ MEMCTL_TOOL = lazy(
 # A command line running one of memctl's commands that print what it keeps (memories,
 # sessions, the context block, a run's memories, a hook's block: `memctl -h`), after its
 # global options (``--home DIR``, ``-c key=value``): ``memctl recall "cache port"``,
-# ``uv run memctl sessions show s1``.
+# ``uv run memctl sessions show s1``; or any command naming its database, which prints
+# what it holds as it is (``sqlite3 ~/.local/share/memctl/memctl.db "SELECT content FROM
+# memories"``).
 MEMCTL_READ = lazy(
     r"(?:^|[\s;&|(/])memctl(?:\s+-{1,2}[\w-]+(?:[= ](?!-)\S+)?)*\s+"
     r"(?:recall|get|list|profile|context|graph|export|events|sessions|runs|hook)\b"
+    r"|(?:^|[\s;&|(/'\"=])memctl\.db\b"
 )
 # A tool call's note as the parsers write it (ingest/parse/common.py): ``[tool NAME:
 # detail]``; not a result's (``[tool result NAME: ...]``, ``error``, ``refused``)

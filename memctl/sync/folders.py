@@ -30,6 +30,13 @@ SHORTENED = "…/"
 NAME_CHARS = r"[\w.@+-]"  # what a path's part is made of (``parse.common.LONG_PATH``)
 # how a shell command or a person names the home folder in a path
 HOME_SPELLINGS = ("~", "$HOME", "${HOME}")
+# what stands for the session's folder's name where a sibling folder's name repeats it
+# ("~/acme-layoffs-old", "../acme-layoffs_v2" -> "~/…-old", "../…_v2"): the sibling is
+# another folder, kept as one, but its name says the project's
+SIBLING = "…"
+# what follows the folder's name in a sibling's: a separator or a digit, not a letter
+# ("apps" beside "app" is no copy of it)
+SIBLING_TAIL = r"[-_.@+\d]"
 Rule = tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]  # (pattern, replacement)
 
 
@@ -60,8 +67,9 @@ def relative_to_folder(memory: Memory, cwd: str) -> Memory:
     and a path under it relative to it, however it is spelt: "/home/alice/acme-layoffs/
     src/app.py", "…/acme-layoffs/src/app.py", "~/acme-layoffs/src/app.py" (or ``$HOME``),
     and "acme-layoffs/src/app.py" as a digest names it relative to a folder above it
-    (the one it shares with a file outside the project) -> "src/app.py". Any other path
-    in the home goes as ``~/...``: no user name."""
+    (the one it shares with a file outside the project) -> "src/app.py"; a sibling folder
+    whose name starts with the folder's keeps the rest of its name ("~/…-old",
+    ``SIBLING``). Any other path in the home goes as ``~/...``: no user name."""
     folder = cwd.rstrip("/")
     if not folder.startswith("/") or folder.count("/") < 2:
         return memory  # no folder, or one of no name to hide (``/srv``)
@@ -75,6 +83,7 @@ def relative_to_folder(memory: Memory, cwd: str) -> Memory:
     rules: list[Rule] = [
         (_either(spellings, f"(/|(?!{NAME_CHARS}))"), _relative),
         (_either(above, "/", before=r"(?<![\w.@+/~$}-])"), ""),  # not inside another path
+        *_sibling(folder, home),
     ]
     if home.count("/") > 1:  # ``/home/alice``; not ``/root``, which names nobody
         rules.append((_either([home], f"(/|(?!{NAME_CHARS}))"), r"~\1"))
@@ -83,6 +92,24 @@ def relative_to_folder(memory: Memory, cwd: str) -> Memory:
         texts = [pattern.sub(replacement, text) for text in texts]
     content, l0, l1, l2 = texts
     return replace(memory, content=content, l0_abstract=l0, l1_overview=l1, l2_content=l2)
+
+
+def _sibling(folder: str, home: str) -> list[Rule]:
+    """A sibling folder whose name starts with the folder's: spelt from the folder above
+    (absolute, from the home, ``..``, a note's ``…/``), or opening a relative path
+    (``acme-layoffs-old/x``, as a digest names it from the folder the two share)."""
+    parent, name = folder.rpartition("/")[0], re.escape(PurePath(folder).name)
+    above = [parent, "..", SHORTENED[:-1]]
+    if home and parent.startswith(f"{home}/"):
+        under = parent.removeprefix(f"{home}/")
+        above += [f"{prefix}/{under}" for prefix in HOME_SPELLINGS]
+    elif home and parent == home:
+        above += list(HOME_SPELLINGS)
+    spelt = "|".join(map(re.escape, above))
+    return [
+        (re.compile(f"((?:{spelt})/){name}(?={SIBLING_TAIL})"), rf"\1{SIBLING}"),
+        (re.compile(rf"(?<![\w.@+/~$}}-]){name}(?={SIBLING_TAIL}{NAME_CHARS}*/)"), SIBLING),
+    ]
 
 
 def _either(texts: list[str], after: str, before: str = "") -> re.Pattern[str]:

@@ -21,7 +21,9 @@ from memctl.config.files import FORGET_KEY_BYTES, host_keys, sync_key, write_hos
 from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.memories.provenance import signs, trusted_hosts
+from memctl.model import State
 from memctl.store.sync import HOST_ID_CHARS, host_id, hosts, indexed_files
+from memctl.sync.memfile import FORGOTTEN
 
 KEY = "sync.trust"
 EVERY = "all"
@@ -30,6 +32,8 @@ EVERY = "all"
 HOST = re.compile(r"^[0-9a-f]{4,32}$")
 # A host with its key, as ``memctl sync key`` prints it: the whole id, then the key.
 HOST_AND_KEY = re.compile(rf"^([0-9a-f]{{{HOST_ID_CHARS}}}):([0-9a-f]{{{2 * FORGET_KEY_BYTES}}})$")
+# A tombstone's state in the index: a removal, which carries no text to trust
+GONE = (FORGOTTEN, State.DELETED)
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,9 @@ class Trust:
     setting: str  # sync.trust after the change
     hosts: list[Host]  # the other machines the repository brought in, most memories first
     changed: bool
+    # files naming this machine that its own key did not sign: a teammate's (tombstones
+    # aside: an older memctl's removals for good stay unsigned, and a delete is restorable)
+    unsigned_own: int = 0
 
 
 def _names(given: list[str], keys: dict[str, bytes] | None = None) -> list[str]:
@@ -92,10 +99,13 @@ def trust(ctx: Context, add: list[str], remove: list[str]) -> Trust:
         write_config_value(ctx.settings.home_config, KEY, setting)
     allowed = trusted_hosts(setting)
     own = host_id(ctx.db)
-    index = indexed_files(ctx.db).values() if given else ()
+    index = list(indexed_files(ctx.db).values())
     unsigned = Counter(
         f.host_id for f in index if f.host_id in given and not signs(given[f.host_id], f)
     )
+    mine = [f for f in index if f.host_id == own and f.state not in GONE]
+    mine_key = sync_key(home) if mine else b""
+    unsigned_own = sum(not signs(mine_key, f) for f in mine)
     rows = [
         Host(
             host,
@@ -108,7 +118,7 @@ def trust(ctx: Context, add: list[str], remove: list[str]) -> Trust:
         if host != own
     ]
     rows.sort(key=lambda h: (-h.memories, h.id))
-    return Trust(setting, rows, changed)
+    return Trust(setting, rows, changed, unsigned_own)
 
 
 def own_key(ctx: Context) -> str:

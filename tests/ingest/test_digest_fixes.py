@@ -4,14 +4,18 @@ line whose later step reruns the failed one fixes it (a real repiq session: SOUR
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from memctl.context import Context
+from memctl.ingest.digest import AGAIN, build_digest
+from memctl.ingest.extract_actions import action_facts
 from memctl.ingest.tools import shell_command
 from memctl.memories.told_back import memctl_tool
 from tests.ingest.test_compaction import ingest_file
+from tests.ingest.test_ingest_digest import cc, parse, result, use
 from tests.ingest.test_ingest_sessions import (
     claude_record,
     codex_line,
@@ -22,6 +26,7 @@ from tests.ingest.test_ingest_sessions import (
 )
 
 REAL = Path(__file__).resolve().parents[2] / "benchmarks" / "sessions" / "real"
+FRESH = REAL.parent / "fresh"
 
 
 def test_git_dash_c_names_the_repository_in_the_key() -> None:
@@ -204,3 +209,55 @@ def test_a_case_keeps_the_end_of_its_error_where_the_missing_name_is(
     assert "'library_version'" not in digest  # the digest's line stays short
     assert "`uv run pytest test/test_combined_transcript_link.…` failed" in digest
     assert "CacheManager.__init__() missing 1 required" in digest
+
+
+def test_a_retry_from_another_place_or_a_runners_help_is_no_case() -> None:
+    """A real claude-code-log session (fresh split): `cd test && ...` failed (no such
+    directory) and ran without the `cd`; `pytest test/x.py` and `ruff check
+    claude_code_log/renderer.py` failed (not found) and ran with the path written from
+    elsewhere; `pytest -m unit` failed and `pytest --markers` only printed the markers.
+    Where the shell stood is no lesson: the digest says they ran again, and no case is
+    kept. The failures fixed by editing files stay cases."""
+    records = [json.loads(line) for line in (FRESH / "cc1-cclog-37f83ec9.jsonl").open()]
+    digest = build_digest(parse(records)[0], 6, 500)
+    again = [line for line in digest.fixed if line.endswith(f"→ fixed by {AGAIN}")]
+    assert len(again) == 4, digest.fixed
+    assert any("no such file or directory: test" in line for line in again)
+    assert any("`ruff check claude_code_log/renderer.py` failed" in line for line in again)
+    cases = [f.content for f in action_facts(digest, "session:s1") if f.tags == ["case"]]
+    assert not any(f"{line.split(' failed: ')[0]} failed" in c for line in again for c in cases)
+    edited = [c for c in cases if "→ fixed by editing test_combined_transcript_link.py" in c]
+    assert len(edited) == 2 and len(cases) == 3, cases  # and an inline script rewritten
+
+
+def test_a_help_run_that_failed_and_then_worked_keeps_its_fix() -> None:
+    """A real coderabbit-review-helper session: the installed tool's `--help` failed, the
+    package's pyproject.toml was edited, and `--help` worked: the edit is its fix."""
+    failed = "exit 1: ModuleNotFoundError: No module named 'extract_coderabbit_feedback'"
+    records = [
+        cc("user", "Install it as a uv tool", 1),
+        cc("assistant", use(2, "Bash", command="cd /tmp && coderabbit-extract --help"), 2),
+        cc("user", result(2, failed, True), 3),
+        cc("assistant", use(4, "Edit", file_path="/repo/pyproject.toml"), 4),
+        cc("user", result(4, "updated"), 5),
+        cc("assistant", use(6, "Bash", command="cd /tmp && coderabbit-extract --help"), 6),
+        cc("user", result(6, "usage: coderabbit-extract [-h]"), 7),
+    ]
+    digest = build_digest(parse(records)[0], 6, 500)
+    assert digest.fixed and digest.fixed[0].endswith("→ fixed by editing pyproject.toml")
+
+
+def test_a_command_given_what_it_lacked_after_its_cd_keeps_its_fix() -> None:
+    """The same session: `cd /tmp && coderabbit-extract` failed for want of a pull request,
+    not of a place; run with one, its fix is the command as it ran."""
+    records = [
+        cc("user", "Try it on the PR", 1),
+        cc("assistant", use(2, "Bash", command="cd /tmp && coderabbit-extract"), 2),
+        cc("user", result(2, "exit 1: ❌ No PR found for the current branch.", True), 3),
+        cc("assistant", use(4, "Bash", command="coderabbit-extract obra/helper/pull/1"), 4),
+        cc("user", result(4, "3 comments extracted"), 5),
+    ]
+    digest = build_digest(parse(records)[0], 6, 500)
+    assert digest.fixed and digest.fixed[0].endswith(
+        "fixed by `coderabbit-extract obra/helper/pull/1`"
+    )

@@ -119,6 +119,15 @@ DIGEST = (
         ("Add a section on testing to CLAUDE.md.", False),
         ("deploy.sh was not run.", False),  # the digest never claimed it ran
         ("Created: CLAUDE.md is not the point.", False),  # a later digest's own claim line
+        # a question asks, it corrects nothing: a later digest's asks (the fresh split's
+        # cc2-cclog-9e953218 contradicted two earlier digests by its second ask)
+        ("Why does `npm run build` still fail?", False),
+        (
+            "Asked: I have @CLAUDE.md running on my website, but the deep link is a bit "
+            "awkward…; Would I be able to redirect so the old CLAUDE.md doesn't break?",
+            False,
+        ),
+        ("Asked: fix the docs; CLAUDE.md is missing from the repository", True),
     ],
 )
 def test_a_correction_says_something_was_not_done_and_names_what_the_digest_claims(

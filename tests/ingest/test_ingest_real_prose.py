@@ -62,6 +62,9 @@ KEPT = [
     ("Don't add any new dependencies.", "rule"),
     ("Only use the standard library.", "rule"),
     ("The public API must stay backwards compatible.", "rule"),
+    # fresh4: copilot-polychrome-standardnode22; a label before prose is no command
+    ("The nvm default is 22, but this shell did open with node 23", "project"),
+    ("TODO: we always run tests with -v", "convention"),
 ]
 DROPPED = [
     "Make the colors green and yellow",
@@ -82,6 +85,15 @@ DROPPED = [
     "ありがとうございます。",
     "Only one test failed.",
     "Just checking in on the build.",
+    # a command line typed as a prompt line (the s29-walk's Claude Code session: "python3"
+    # read as a version made it a project fact)
+    "RUN: /work/wt/walk/.venv/bin/memctl recall --json -n 5 'where did I leave off?' | "
+    "python3 /tmp/walk/top.py",
+    "$ python3 -m pytest tests/test_export.py",
+    # half a sentence, its rest a paste below it (fresh4: copilot-polychrome-standardnode22,
+    # claude-getspecstory-codexhome)
+    "Running under Node 22, having a bit of an error with standard-js:",
+    "+The fix is simple - add the `AgentName` field to the `APIRequestMetadata` struct:",
 ]
 
 
@@ -186,6 +198,22 @@ def test_commands_that_worked_fixes_and_confirmed_findings_become_facts() -> Non
         Category.PATTERNS,
         "formatting runs with `ruff format src` (passed on 2026-03-13)",
     ) in found
+
+
+def test_a_finding_that_ends_in_a_colon_is_half_a_sentence() -> None:
+    """A held-out session's closing answer (cc1-cclog-12a546d1): its "because:" leads into
+    the list that says why; the list's items, each a finding, are kept."""
+    records = worked_session()
+    records[-1]["message"]["content"][0]["text"] = (
+        "Excellent! All browser tests are now passing. The refactoring broke some "
+        "functionality because:\n\n1. **Sidechain messages** weren't getting the proper CSS "
+        "class - Fixed by adding a check for the `isSidechain` field and appending the "
+        '"sidechain" CSS class'
+    )
+    messages, _ = parse(records)
+    found = [f.content for f in action_facts(build_digest(messages, 6, 500), "session:s1")]
+    assert not any(c.endswith("because:") for c in found), found
+    assert any(c.startswith("**Sidechain messages**") for c in found), found
 
 
 def test_an_unconfirmed_claim_and_a_failing_session_give_no_finding() -> None:

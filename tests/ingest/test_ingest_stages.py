@@ -414,6 +414,13 @@ def test_the_slot_a_text_sets(text: str, expected: tuple[str, str] | None) -> No
         ("We never run `pytest -m slow` in CI", True),
         ("`make ship` isn't how we deploy", True),
         ("Costs $ 5, not 10", True),
+        # a command written bare: its option's quoted value is the command's (s30-distill)
+        ('Run the fast suite with pytest -m "not slow" before pushing.', False),
+        ("uv run pytest -k 'not flaky and not e2e' -q", False),
+        ('npx jest --testNamePattern="not the login flow"', False),
+        ('We do not run pytest -m "slow" in CI', True),
+        ('He said "not now" and left', True),
+        ("a well-known 'not invented here' habit", True),
     ],
 )
 def test_code_never_denies(text: str, denies: bool) -> None:

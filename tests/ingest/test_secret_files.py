@@ -11,7 +11,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memctl.context import Context
-from memctl.ingest.parse.common import names_secret_file, tool_result_note, tool_use_note
+from memctl.ingest.parse.common import (
+    names_secret_file,
+    tool_result_note,
+    tool_use_note,
+    withholds,
+)
 from memctl.ingest.tools import read_calls
 from tests.conftest import files_holding
 from tests.ingest.test_compaction import ingest_file
@@ -77,12 +82,16 @@ def test_which_names_say_a_file_holds_credentials() -> None:
         "prod.tfvars", "terraform.tfstate", "cat .env | grep KEY", "source .env && make",
         "~/kubeconfig.yaml", ".dev.vars", "act/.secrets", "~/.s3cfg", "~/.boto", "~/.my.cnf",
         "~/.terraformrc", "~/.config/gh/hosts.yml", "keys/my-proj-service-account-key.json",
+        "cat *.pem", "cat certs/*.key", "~/.azure/accessTokens.json",
+        "~/.azure/msal_token_cache.json", "~/.config/hub", "/run/secrets/db_password",
+        "/var/run/secrets/kubernetes.io/serviceaccount/token",
     ]  # fmt: skip
     plain = [
         ".env.example", ".env.sample", "~/.ssh/id_rsa.pub", "src/env.py", "config.yaml",
         "settings.py", "environment.ts", "docs/credentials.md", "keys.py", "git status",
         "pkg/kubeconfig.go", "kubeconfig_test.go", ".dev.vars.example", "docs/service-account.md",
-        "src/secrets_test.py",
+        "src/secrets_test.py", "~/.config/hubble.toml", "docs/hub.md", "docs/run/secrets.md",
+        "ls *.pub",
     ]  # fmt: skip
     assert [p for p in secret if not names_secret_file({"file_path": p})] == []
     assert [p for p in plain if names_secret_file({"file_path": p})] == []
@@ -191,3 +200,112 @@ def test_a_specstory_history_and_a_cursor_export_leave_no_credential_or_private_
     ctx.close()
     assert [files_holding(ctx.settings.home, v) for v in UNTOLD[:2]] == [[], []]
     assert files_holding(ctx.settings.home, "[tool Bash: git diff]")
+
+
+# Commands that print a credential with no file named: a password manager's or a vault's
+# read, a cloud CLI's token or secret, a Kubernetes secret's data, a variable named for one.
+PRINTS_SECRET = [
+    "gh auth token", "gh auth status --show-token", "op read op://prod/db/password",
+    "eval $(op signin)", "op item get db --reveal", "vault kv get secret/app",
+    "vault read database/creds/app", "pass show mail/work", "aws configure export-credentials",
+    "aws configure get aws_secret_access_key", "aws sts get-session-token",
+    "aws ecr get-login-password --region eu-west-1 | docker login -u AWS --password-stdin x",
+    "aws secretsmanager get-secret-value --secret-id prod/db",
+    "aws ssm get-parameter --name /app/db --with-decryption",
+    "kubectl get secret db -o yaml", "kubectl -n prod get secrets/db -o jsonpath='{.data}'",
+    "kubectl describe secret db", "kubectl config view --raw", "kubectl create token ci",
+    "gcloud auth print-access-token", "gcloud secrets versions access latest --secret=db",
+    "az account get-access-token", "az keyvault secret show --vault-name v --name db",
+    "heroku auth:token", "heroku config -a shop", "doppler secrets get DB_URL --plain",
+    "terraform output -raw db_password", "security find-generic-password -s db -w",
+    "git credential fill", "echo $GITHUB_TOKEN", 'echo "key: ${OPENAI_API_KEY}"',
+    "printenv DB_PASSWORD", "cd infra &&\n  vault kv get -field=password secret/db",
+    "export TOKEN=$(gh auth token) && sudo -E op read op://x/y/z",
+    "ssh -p 2222 deploy@prod 'vault kv get secret/db'",
+]  # fmt: skip
+PRINTS_NO_SECRET = [
+    "gh auth status", "gh pr list", "kubectl get secrets", "kubectl get pods -o yaml",
+    "aws configure list", "aws s3 ls", "vault status", "terraform output", "echo $PATH",
+    'echo "length ${#GITHUB_TOKEN}"', "printenv PATH", 'git commit -m "use gh auth token"',
+    "grep -rn 'op read' docs", "pass", "rg 'kubectl get secret' -n",
+]  # fmt: skip
+
+
+def test_a_command_printing_a_credential_keeps_no_line_of_its_output() -> None:
+    assert [c for c in PRINTS_SECRET if not withholds({"command": c})] == []
+    assert [c for c in PRINTS_NO_SECRET if withholds({"command": c})] == []
+    assert withholds({"command": ["bash", "-lc", "op read op://x/y/z"]})  # Codex's shell
+
+
+def test_what_a_credential_command_printed_is_not_stored(
+    make_ctx: Callable[..., Context], home: Path, tmp_path: Path
+) -> None:
+    """Through the store: the bare password ``op read`` printed, a Vault table's value, a
+    Kubernetes secret's base64 data, a variable echoed; Claude Code's shell mode (``!``)
+    too. Another command's output is kept as before."""
+    kube = "apiVersion: v1\ndata:\n  signing: dHIwdWI0ZG9yLWhvcnNlLWJhdHRlcnk=\nkind: Secret"
+    outputs = {
+        "op read op://prod/db/signing": UNTOLD[0],
+        "vault kv get secret/app": f"====== Data ======\nKey       Value\nsigning   {UNTOLD[1]}",
+        "kubectl get secret app -o yaml": kube,
+        "echo $SESSION_COOKIE_SECRET": UNTOLD[2],
+        "ls": "RETRIES.md",
+    }
+    lines = [claude_record("user", "Check the app's secrets.", 0, "leak-cmds")]
+    for n, (command, output) in enumerate(outputs.items(), start=1):
+        lines += [_call(n, "Bash", command=command), _result(n, output)]
+    shell = (
+        "<bash-input>pass show db/signing</bash-input>",
+        f"<bash-stdout>{UNTOLD[0]}-2</bash-stdout>",
+    )
+    lines += [claude_record("user", text, 9 + n, "leak-cmds") for n, text in enumerate(shell)]
+    transcript = tmp_path / "leak-cmds.jsonl"
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    ctx = make_ctx()
+    ingest_file(ctx, transcript)
+    ctx.close()
+    told = (*UNTOLD, "dHIwdWI0ZG9yLWhvcnNlLWJhdHRlcnk", f"{UNTOLD[0]}-2")
+    assert [files_holding(home, value) for value in told] == [[], [], [], [], []]
+    assert files_holding(home, "RETRIES.md")  # any other command's output is kept
+    assert files_holding(home, "[tool Bash: op read op://prod/db/signing]")  # and every command
+
+
+def test_a_command_storing_a_credential_keeps_where_it_went_and_no_value() -> None:
+    """A value stored by a command holds no label the scanner knows (``signing``, a bare
+    argument, a value piped in): the note keeps the words naming where it went, and the
+    names it set; another command keeps its line."""
+    value = UNTOLD[0]
+    stored = {
+        f"gh secret set SIGNING --body {value}": "gh secret set SIGNING [REDACTED:secret]",
+        f"vault kv put secret/app signing={value} debug=1": (
+            "vault kv put secret/app signing=[REDACTED:secret] debug=[REDACTED:secret]"
+        ),
+        f"kubectl -n prod create secret generic app --from-literal=signing={value}": (
+            "kubectl -n prod create secret generic app signing=[REDACTED:secret]"
+        ),
+        f"heroku config:set SIGNING={value} -a shop": "heroku config:set SIGNING=[REDACTED:secret]",
+        f"echo -n {value} | npx wrangler secret put SIGNING": (
+            "npx wrangler secret put SIGNING [REDACTED:secret]"
+        ),
+        f"aws secretsmanager put-secret-value --secret-id db --secret-string {value}": (
+            "aws secretsmanager put-secret-value [REDACTED:secret]"
+        ),
+        f"cd infra &&\n  printf {value} | docker secret create signing -": (
+            "docker secret create signing [REDACTED:secret]"
+        ),
+    }
+    assert {c: tool_use_note("Bash", {"command": c}) for c in stored} == {
+        c: f"[tool Bash: {note}]" for c, note in stored.items()
+    }
+    for kept in ("gh secret list", "vault kv get secret/app", "heroku config:get SIGNING"):
+        assert tool_use_note("Bash", {"command": kept}) == f"[tool Bash: {kept}]"
+    # and what it printed: Heroku and Doppler show the values they set
+    assert [c for c in stored if not withholds({"command": c})] == []
+
+
+def test_a_note_ending_in_a_secret_keeps_its_closing_bracket() -> None:
+    """A bare value runs to a blank: scrubbed with its note's ``]``, it took the bracket."""
+    note = tool_use_note("Bash", {"command": "helm repo add r https://x --password Kestrel-Plum"})
+    assert note == "[tool Bash: helm repo add r https://x --password [REDACTED:password]]"
+    result = tool_result_note("export TOKEN=ghp_" + "a1B2" * 9, tool="Bash")
+    assert result.endswith("[REDACTED:github-token]]")

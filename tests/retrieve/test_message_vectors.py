@@ -499,26 +499,17 @@ def test_forgotten_messages_take_their_vectors_with_them(ctx: Context) -> None:
     assert [hit.key for hit, _ in hits] == ["s2#1"]
 
 
-@pytest.mark.parametrize(
-    ("digest_says", "clear"),
-    [
-        ("Session: tidied the garden shed and sorted the seed packets", False),
-        ("Session: how the vault rotates keys", True),
-    ],
-)
-def test_a_message_found_by_its_meaning_lends_its_clear_label_only_to_a_memory_with_evidence(
-    make_ctx: Callable[..., Context], digest_says: str, clear: bool
-) -> None:
-    """A message its stored vector found and its words did not (the messages' BM25 leg is
-    full of shorter tool notes) is clear by its words; its session's digest stands for it.
-    The digest is labelled clear only when it has some evidence of its own (one of the
-    query's words, or a cosine above ``support_floor``): one that says nothing of the
-    question is no clear match (docs/benchmarks.md, "A lent clear label needs evidence of
-    the memory's own")."""
+QUESTION = "how do we rotate the staging database password?"
+
+
+def _answer_past_the_words_leg(
+    make_ctx: Callable[..., Context], digest_says: str
+) -> tuple[Context, Memory]:
+    """A store whose messages' BM25 leg (limit x 1 deep) holds only tool notes (never
+    clear), and whose session s2 says the answer in its message 2, which only its stored
+    vector finds (the closest message); s2's digest (returned) says ``digest_says``."""
     from memctl.store.message_vectors import add_message_vectors, message_rowids
 
-    question = "how do we rotate the staging database password?"
-    # the messages' BM25 leg takes limit x 1 of them: all tool notes, never clear
     ctx = make_ctx(**{"recall.message_vectors": True, "recall.candidates": 1})
     notes = [f"[tool Bash: rotate staging database password {n}]" for n in range(15)]
     said_in_session(ctx, notes, "s1")
@@ -527,9 +518,63 @@ def test_a_message_found_by_its_meaning_lends_its_clear_label_only_to_a_memory_w
     digest = _digest(ctx, digest_says, "s2")
     with ctx.db.atomic():
         ctx.db.ensure_vector_model(ctx.embedder.name, ctx.embedder.dim)
-        close = quantised(np.frombuffer(ctx.vectors([question])[0], dtype=np.float32))
+        close = quantised(np.frombuffer(ctx.vectors([QUESTION])[0], dtype=np.float32))
         add_message_vectors(ctx.db, [(message_rowids(ctx.db)[("s2", 2)], 0, close)])
-    found = recall(ctx, question, touch=False, sessions=True)
+    return ctx, digest
+
+
+def test_a_message_clear_by_its_words_and_closest_in_meaning_stands_for_itself(
+    make_ctx: Callable[..., Context],
+) -> None:
+    """The messages' BM25 leg missed the answer only for its depth: clear by its words and
+    the closest message in meaning, it is shown itself, not its session's digest, which
+    does not say it (provenance.leads_by_meaning; docs/benchmarks.md, "Answers said in
+    other words")."""
+    ctx, _ = _answer_past_the_words_leg(make_ctx, "Session: how the vault rotates keys")
+    found = recall(ctx, QUESTION, touch=False, sessions=True)
+    (first, *_) = [r for r in found.results if r.clear]
+    assert first.memory.id == "s2#2" and first.is_message
+
+
+def test_a_short_sessions_digest_is_not_folded_into_its_message(
+    make_ctx: Callable[..., Context],
+) -> None:
+    """A session of two messages: its digest's source spans no more than a fact's may, yet
+    it sums up the whole session and stands beside the message that holds more of the
+    question's words, not folded into it (provenance.distilled_from)."""
+    ctx = make_ctx()
+    said_in_session(ctx, [QUESTION, "ok, doing it now"], "s3")
+    digest = _digest(ctx, "Session: vault write -f database/rotate-root/staging", "s3")
+    found = recall(ctx, QUESTION, touch=False, sessions=True)
+    shown = [r.memory.id for r in found.results]
+    assert "s3#1" in shown and digest.id in shown
+    assert not any(digest.id in r.members for r in found.results)
+
+
+@pytest.mark.parametrize(
+    ("digest_says", "clear"),
+    [
+        ("Session: tidied the garden shed and sorted the seed packets", False),
+        ("Session: how the vault rotates keys", True),
+    ],
+)
+def test_a_message_found_by_its_meaning_lends_its_clear_label_only_to_a_memory_with_evidence(
+    make_ctx: Callable[..., Context],
+    monkeypatch: pytest.MonkeyPatch,
+    digest_says: str,
+    clear: bool,
+) -> None:
+    """A message its stored vector found and its words did not, clear by its words but not
+    among the closest messages (``MEANING_LEADS`` 0 here): its session's digest stands for
+    it. The digest is labelled clear only when it has some evidence of its own (one of the
+    query's words, or a cosine above ``support_floor``): one that says nothing of the
+    question is no clear match (docs/benchmarks.md, "A lent clear label needs evidence of
+    the memory's own")."""
+    from memctl.retrieve.stages import provenance
+
+    monkeypatch.setattr(provenance, "MEANING_LEADS", 0)
+    ctx, digest = _answer_past_the_words_leg(make_ctx, digest_says)
+    found = recall(ctx, QUESTION, touch=False, sessions=True)
     shown = [r.memory.id for r in found.results]
     assert "s2#2" not in shown  # its session's digest stands for it
     clear_ones = [r for r in found.results if r.clear]

@@ -791,7 +791,35 @@ def test_a_possible_memory_whose_message_is_clear_is_kept_clear_in_its_place(
     run = make_run(ctx, "when can we deploy?")
     run.sessions, run.possible = True, [fact]
     assert provenance(run, [said]) == [fact]
-    assert fact.clear and fact.match_why == "clear: cosine 0.6" and run.possible == []
+    assert fact.clear and run.possible == []
+    assert fact.match_why == "clear: by s2#5, folded into it: cosine 0.6"  # the evidence's row
+
+
+@pytest.mark.parametrize(
+    ("source", "clear"), [("session:s6#276:user", False), ("session:s6#1-400", True)]
+)
+def test_a_message_found_by_its_meaning_alone_lends_its_label_only_to_a_memory_naming_it(
+    ctx: Context, source: str, clear: bool
+) -> None:
+    """A long report of a fact's session, clear by a passage's words and found by its
+    vector alone, lifts the fact's score; the fact, from another turn, stays possible.
+    The session's digest, whose source holds the report, names it and takes its label."""
+    memory = cand("Include every source of a session", 0.1, source=source)
+    memory.memory.session_id = "s6"
+    memory.raw = {"vector": 0.892}  # cosine 0.108, and one word of the query: some evidence
+    memory.match_why = "possible: cosine 0.108, words 0.33: supports another's relevance"
+    report = message("s6#11", "[subagent report] an overview of the codebase", 0.5, clear=True)
+    report.ranks, report.match_why = {"session_vector": 23}, "clear: words 0.35"
+    run = make_run(ctx, "where did the session path bug come from?")
+    run.word_weights = {"session": 1.0, "path": 1.0, "bug": 1.0}
+    run.sessions, run.possible = True, [memory]
+    assert provenance(run, [report]) == [memory]
+    assert math.isclose(memory.score, 0.5 * AGREE_BONUS) and memory.clear is clear
+    if clear:
+        assert memory.members == ("s6#11",)
+        assert memory.match_why == "clear: by s6#11, folded into it: words 0.35"
+    else:
+        assert memory.members == () and memory.match_why.startswith("possible: cosine 0.108")
 
 
 def test_a_digest_of_a_whole_session_does_not_swallow_its_messages(ctx: Context) -> None:

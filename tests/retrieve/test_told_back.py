@@ -123,7 +123,10 @@ def test_memctls_answer_told_back_counts_with_the_memory(
         ("Bash", "~/.local/bin/memctl -c recall.limit=3 recall deploy", True),
         ("Bash", "memctl runs 4f2a9c1e", True),  # a run's memories, read back
         ("Bash", "echo '{}' | memctl hook claude-code SessionStart", True),  # its block
+        # s30-leak: its database read as it is (its memories, a forgotten one's text)
+        ("Bash", 'sqlite3 ~/.local/share/memctl/memctl.db "SELECT content FROM memories"', True),
         ("Bash", "memctl remember 'we deploy with helm'", False),
+        ("Bash", "sqlite3 app.db .tables", False),
         ("Bash", "grep -rn recall src/memctl", False),
         ("mcp__notes__search", "cache port", False),
     ],

@@ -209,7 +209,7 @@ def test_sync_trust_lists_other_machines_and_lets_one_open_sessions(tmp_path: Pa
     assert f"not in sync.trust ({host[:8]}: 1)" in said and "`memctl sync key` there" in said
     listed = json.loads(cli(b, "sync", "trust", "--json"))
     shown = {"id": host, "memories": 1, "trusted": False, "signed": False, "unsigned": 0}
-    assert listed == {"trust": "", "hosts": [shown]}
+    assert listed == {"trust": "", "hosts": [shown], "unsigned_own": 0}
     start = ("hook", "claude-code", "SessionStart")
     assert "tabs over spaces" not in cli(b, *start)
     untrusted = cli(b, "context")  # why the block is empty: who said it, not its size

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memctl.config.safe_load import json_value
+from memctl.ingest.parse.secret_commands import prints_secret, stores_secret
 from memctl.ingest.tools import NOTE_START, PATCH_FILE, writes_files
 from memctl.lazy_re import lazy
 from memctl.memories.privacy import scrub
@@ -176,31 +177,37 @@ PATCH_MOVE = lazy(r"^\*\*\* Move to: (\S+)")  # Codex's patch: the file an updat
 # ``secrets.yaml``; Cloudflare Wrangler's ``.dev.vars`` and act's ``.secrets`` (dotenv
 # files by other names), s3cmd's ``.s3cfg``, boto's ``.boto``, MySQL's ``.my.cnf``,
 # Terraform's ``.terraformrc``, GitHub CLI's ``gh/hosts.yml`` and a Google Cloud service
-# account's key file (``*service-account*.json``). A file tool's note keeps such a file's
+# account's key file (``*service-account*.json``), the Azure CLI's token caches
+# (``~/.azure/accessTokens.json``, ``msal_token_cache.json``), hub's ``~/.config/hub``, a
+# secret Docker or Kubernetes mounts (``/run/secrets/``, a service account's token under
+# ``/var/run/secrets/``). A file tool's note keeps such a file's
 # path and not what it wrote, and the result of a call naming one keeps no line of its
 # output: the scanner knows a secret by its shape or its label, and a line such as
 # ``SIGNING=tr0ub4dor-horse-battery`` has neither, where the file's name says what it is.
 # A value set in a command naming a credentials file (``echo "SIGNING=x" >> .env``), and
 # what it becomes: the scanner's mark for a labelled secret
 ASSIGNED_VALUE = lazy(r"(?<![\w-])([A-Za-z_]\w*)=(?!\[REDACTED)[^\s'\"`;|&)]+")
-WITHHELD_VALUE = r"\1=[REDACTED:secret]"
+WITHHELD = "[REDACTED:secret]"  # the scanner's mark for a labelled secret
+WITHHELD_VALUE = rf"\1={WITHHELD}"
 # A quoted string holding a blank: words, not a path a command acts on
 QUOTED_PROSE = lazy(r"(['\"])[^'\"\n]*\s[^'\"\n]*\1")
 # The name of such a file: dotenv's ``.env`` and its variants (``.env.production``,
 # ``.env_prod``, ``.env-local``; not its templates) and ``prod.env``; then the files named
-# above. A glob of one (``.env*``, ``.env{,.local}``) names it too: a shell reads what matches.
+# above. A glob of one (``.env*``, ``.env{,.local}``, ``*.pem``) names it too: a shell reads
+# what matches.
 # Kept as a string: QUOTED_SECRET_FILE is built from it without compiling it at import.
 SECRET_FILE_NAME = (
     r"(?<![^\s/\\'\"`=:<>(])(?:"
     r"\.env(?:[._-](?!(?:example|sample|template|dist|defaults?)\b)[\w.-]+)?|[\w-]+\.env|\.envrc|"
     r"id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?|"
-    r"[\w.-]+\.(?:pem|key|p12|pfx|ppk|jks|keystore|tfvars|tfstate)|"
+    r"[\w.*?-]+\.(?:pem|key|p12|pfx|ppk|jks|keystore|tfvars|tfstate)|"
     r"\.npmrc|\.pypirc|[._]netrc|\.pgpass|\.git-credentials|\.htpasswd|\.dockercfg|"
     r"\.vault-token|(?:\.aws|\.gem)/credentials|\.docker/config\.json|\.kube/config|"
     r"kubeconfig(?:\.ya?ml)?|[\w.-]*credentials\.(?:json|ya?ml|xml|toml)|"
     r"client_secrets?[\w.-]*\.json|[\w.-]*secrets?\.(?:ya?ml|json|toml)|"
     r"\.dev\.vars|\.secrets|\.s3cfg|\.boto|\.my\.cnf|\.terraformrc|gh/hosts\.ya?ml|"
-    r"[\w.-]*service[_-]account[\w.-]*\.json"
+    r"[\w.-]*service[_-]account[\w.-]*\.json|\.azure/(?:accessTokens|msal_token_cache)\.json|"
+    r"\.config/hub|(?:/var)?/run/secrets/[\w./-]+"
     r")(?![^\s'\"`;|&)<>,:*?{\[])"
 )
 SECRET_FILE = lazy(SECRET_FILE_NAME)
@@ -296,13 +303,14 @@ class Tally:
             self.notes.append(where)
 
 
-def one_line(text: str, width: int = NOTE_WIDTH) -> str:
+def one_line(text: str, width: int = NOTE_WIDTH, close: str = "") -> str:
     """``text`` as one line of at most ``width`` characters, secrets removed *before* cutting.
 
-    Cutting first could leave a secret too short for the scanner to recognise.
+    Cutting first could leave a secret too short for the scanner to recognise. ``close``
+    (a note's ``]``) is added after the scan: a bare secret ending the text would take it.
     """
     cleaned, _ = scrub(text[:NOTE_SCAN])
-    flat = " ".join(cleaned.split())
+    flat = " ".join((cleaned + close).split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
@@ -334,10 +342,19 @@ def called(tally: Tally, call_id: Any, name: str, arguments: Any) -> None:
 
 def withholds(arguments: Any) -> bool:
     """A call whose result keeps its outcome and no line of its output: one naming a
-    credentials file (``names_secret_file``), or a command line running memctl's own
-    ``recall`` (and the like: memories/told_back.py), whose output is memctl's memories
-    read back, kept out as its MCP tools' answers are (``tool_result_note``)."""
-    return names_secret_file(arguments) or reads_memctl(tool_detail(arguments).split("\n", 1)[0])
+    credentials file (``names_secret_file``), one running a command that prints a
+    credential (``secret_commands.prints_secret``: ``gh auth token``, ``op read``) or stores
+    one (``stores_secret``: ``heroku config:set`` and ``doppler secrets set`` print what
+    they set), or a
+    command line running memctl's own ``recall`` (and the like: memories/told_back.py),
+    whose output is memctl's memories read back, kept out as its MCP tools' answers are
+    (``tool_result_note``)."""
+    detail = tool_detail(arguments)
+    return (
+        names_secret_file(arguments)
+        or any(prints_secret(line) or stores_secret(line) for line in _command_lines(detail))
+        or reads_memctl(detail.split("\n", 1)[0])
+    )
 
 
 def names_secret_file(arguments: Any) -> bool:
@@ -397,6 +414,8 @@ def tool_use_note(name: str, arguments: Any) -> str:
     if patch:
         files = " ".join(found.group(0) for found in PATCH_FILE.finditer(patch))
         note, wrote = _call_note(name, files or patch), _added(patch)
+    elif (stored := _stored_secret(arguments)) is not None:  # where it went, not what
+        note, wrote = _call_note(name, stored), ""
     elif names_secret_file(arguments):  # its path, a command's first line, no value
         detail = tool_detail(arguments).split("\n", 1)[0]
         note, wrote = _call_note(name, ASSIGNED_VALUE.sub(WITHHELD_VALUE, detail)), ""
@@ -408,11 +427,25 @@ def tool_use_note(name: str, arguments: Any) -> str:
     return f"{note[:-1]} + {NOTE_START.sub('(tool ', one_line(wrote, WRITTEN_WIDTH))}]"
 
 
+def _stored_secret(arguments: Any) -> str | None:
+    """A command line of the call storing a credential (``secret_commands.stores_secret``)
+    as the words naming where it goes and the names it sets, no value: ``vault kv put
+    secret/app signing=[REDACTED:secret]``; None when no line stores one."""
+    for line in _command_lines(tool_detail(arguments)):
+        stored = stores_secret(line)
+        if stored is not None:
+            named = [f"{m.group(1)}={WITHHELD}" for m in ASSIGNED_VALUE.finditer(stored[1])]
+            return " ".join([stored[0], *(named or [WITHHELD])])
+    return None
+
+
 def _call_note(name: str, detail: str) -> str:
-    note = one_line(f"[tool {name or '?'}: {detail}]" if detail else f"[tool {name or '?'}]")
+    note = one_line(
+        f"[tool {name or '?'}: {detail}" if detail else f"[tool {name or '?'}", close="]"
+    )
     if not note.endswith("…"):
         return note
-    return one_line(f"[tool {name or '?'}: {LONG_PATH.sub(SHORT_PATH, detail)}]")
+    return one_line(f"[tool {name or '?'}: {LONG_PATH.sub(SHORT_PATH, detail)}", close="]")
 
 
 def _written(name: str, arguments: Any) -> str:
@@ -583,7 +616,7 @@ def tool_result_note(
         first = f"exit {code.group(1)}: {first}" if first else f"exit {code.group(1)}"
     label = "tool refused" if REFUSED.match(first) else "tool error" if is_error else "tool result"
     label += f" {tool}" if tool and ":" not in tool and "]" not in tool else ""
-    return one_line(f"[{label}: {first}]" if first else f"[{label}]", width)
+    return one_line(f"[{label}: {first}" if first else f"[{label}", width, close="]")
 
 
 def _keeps_lines(tool: str) -> bool:

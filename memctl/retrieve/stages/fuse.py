@@ -309,14 +309,25 @@ def _share(run: Run, text: str, total: float) -> float:
 WORD = re.compile(r"[^\W_]+")
 # Inflections a question and its answer often differ by ("deploy" / "deploys" / "deployed").
 SUFFIXES = ("ing", "ed", "es", "s")
+# Endings that may have taken a word's own closing "e" with them ("noted", "notes", "noting"
+# of "note"; "themes" of "theme").
+E_ENDINGS = ("ing", "ed", "es")
+VOWELS = frozenset("aeiou")
 
 
 @functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """``word`` without one common English inflection, when enough of it is left."""
+    """``word`` without one common English inflection, when enough of it is left. A stem
+    that would be a function word is none: "noted" is no "not", "themes" no "them" (a word
+    the query asks for met every denial, every pronoun). Its own "e" is back when the ending
+    took it, after a vowel and a consonant ("not" -> "note", "them" -> "theme"); else the
+    word stays whole ("willing" is no "will")."""
     for suffix in SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
+            base = word[: -len(suffix)]
+            if base not in STOPWORDS or suffix not in E_ENDINGS:
+                return base
+            return f"{base}e" if base[-2] in VOWELS and base[-1] not in VOWELS else word
     return word
 
 

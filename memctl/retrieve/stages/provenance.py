@@ -4,7 +4,8 @@ With session messages in the ranking, a fact and the message it was said in
 often both match: shown apart, they fill two of the results with one thing.
 A memory and the message candidates it came from are one group: those whose
 message lies in the memory's source (a few messages at most: ``FOLD_SPAN``; a
-session's digest sums up too many to stand for any one of them), and those
+session's digest sums up a whole session, however short, and stands for none of its
+messages: ``distilled_from``), and those
 that say, word for word, a memory of their session no source range names
 (``said_verbatim``). Each group becomes the one of its members that states
 the answer best: the most of the query's words, by rarity (the memory on a
@@ -15,12 +16,14 @@ others it was said in (``Candidate.members``) so that ``--explain`` and
 ``sessions expand`` open them.
 
 A message its stored vector found and its words did not (``recall.message_vectors``:
-``by_meaning_alone``) joins its session's memory whatever the source says: the
+``by_meaning_alone``; not one clear among the closest in meaning: ``leads_by_meaning``)
+joins its session's memory whatever the source says: the
 session's best-scored memory among the candidates, else its digest (fetched).
-Such a message never stands for a group: it lends the memory its score, its clear
-label only when the memory has some evidence of its own (``lends_label``), and is
+Such a message never stands for a group: it lends the memory its score, and is
 named among the messages the memory was said in only when its source holds it
-(``said_in``).
+(``said_in``); its clear label passes only to a memory that names it so and has some
+evidence of its own (``lends_label``). A lent label says which member lent it
+(``lent_why``): the evidence is that member's text, not the result's.
 Close in meaning to a question about the work, a session's messages ("Now let me
 run the tests once more") took the top places from the digest and facts that
 state the answer, and the digest states it more often than the message
@@ -53,6 +56,10 @@ VERBATIM_CHARS = 40
 # A memory whose source message matched too (reasoned: a small bonus, as the design asks;
 # it reorders near ties and never lifts a weak pair over a strong single).
 AGREE_BONUS = 1.1
+# The messages' vector leg's first rows from which a message clear by its words stands for
+# itself (``leads_by_meaning``). Reasoned, from the design's "BM25 and vectors agreeing in
+# their top 3" (DESIGN.md, recall 3); measured at 3 against any rank in docs/benchmarks.md.
+MEANING_LEADS = 3
 # Why a session's digest, fetched for its messages found by meaning alone, is offered
 STAND_IN_WHY = "the session's digest, whose messages are close in meaning to the query"
 
@@ -65,13 +72,25 @@ def message_key(candidate: Candidate) -> tuple[str, int] | None:
     return (session_id, int(number)) if number.isdigit() else None
 
 
+def distilled_from(candidate: Candidate) -> tuple[str, int, int] | None:
+    """(session id, first, last message) a memory was distilled from, as its source names
+    them; None for a message, and for a session's digest: however short its session, it
+    sums up the whole: folded with its messages, the one with more of the query's words
+    stood for it, and the digest saying the answer in other words went ("how did the
+    component docs get into the docs site?": a message announcing its next steps, not the
+    digest saying ``generateId``; docs/benchmarks.md, "Answers said in other words")."""
+    if candidate.is_message or DIGEST_TAG in candidate.memory.tags:
+        return None
+    return source_range(candidate.memory.source)
+
+
 def sources_of(candidates: list[Candidate]) -> dict[tuple[str, int], Candidate]:
     """(session id, message number) -> the memory distilled from it, among ``candidates``
     (the narrowest source first: a fact's message is the fact's, not the digest's)."""
     found: dict[tuple[str, int], Candidate] = {}
     ranges = []
     for candidate in candidates:
-        named = None if candidate.is_message else source_range(candidate.memory.source)
+        named = distilled_from(candidate)
         if named is not None and named[2] - named[1] + 1 <= FOLD_SPAN:
             ranges.append((named[2] - named[1], named, candidate))
     for _, (session_id, first, last), candidate in sorted(ranges, key=lambda r: r[0]):
@@ -82,12 +101,27 @@ def sources_of(candidates: list[Candidate]) -> dict[tuple[str, int], Candidate]:
 
 def by_meaning_alone(candidate: Candidate) -> bool:
     """A session message its stored vector found (candidates.py's ``session_vector`` leg)
-    and its words (the messages' BM25, ``sessions``) did not."""
+    and its words (the messages' BM25, ``sessions``) did not, unless it ``leads_by_meaning``:
+    then the BM25 leg missed it only for its depth."""
     return (
         candidate.is_message
         and "session_vector" in candidate.ranks
         and "sessions" not in candidate.ranks
+        and not leads_by_meaning(candidate)
     )
+
+
+def leads_by_meaning(candidate: Candidate) -> bool:
+    """A message the gate labels clear (by its words, a name it holds or the time the query
+    names: a message's cosine never labels it) and among the ``MEANING_LEADS`` closest
+    messages: two signals of its own. The messages' BM25 leg is ``recall.depth`` x
+    ``recall.candidates`` deep, so in a store of many sessions it misses a message holding
+    the query's words among hundreds that hold a common one; such a message, closest in
+    meaning, is the answer said in other words than the question's ("how many cache tests
+    pass now?": "All 27 tests pass successfully"), which its session's digest, standing for
+    it, does not hold (docs/benchmarks.md, "Answers said in other words")."""
+    rank = candidate.ranks.get("session_vector")
+    return candidate.clear and rank is not None and rank <= MEANING_LEADS
 
 
 def session_stand_ins(
@@ -164,7 +198,7 @@ def join(run: Run, group: list[Candidate]) -> Candidate:
     best.score = max(c.score for c in group) * factor
     clear = next((c for c in group if c.clear and lends_label(run, best, c)), None)
     if clear is not None and not best.clear:
-        best.clear, best.match_why, best.match_reason = True, clear.match_why, clear.match_reason
+        best.clear, best.match_why, best.match_reason = True, lent_why(clear), clear.match_reason
     elif not best.match_why:  # a digest fetched for the group: no evidence of its own
         best.match_why, best.match_reason = f"possible: {STAND_IN_WHY}", Reason.STAND_IN
     best.members = (*best.members, *(c.id for c in others if said_in(best, c)))
@@ -187,17 +221,32 @@ def join(run: Run, group: list[Candidate]) -> Candidate:
 
 def lends_label(run: Run, memory: Candidate, member: Candidate) -> bool:
     """Whether ``member``'s clear label passes to ``memory``, the one standing for their
-    group: always from a member its words found, and from a message found by its meaning
-    alone only when the memory has some evidence of its own by the gate's rule
-    (``fuse.evidence``: the query's words, a cosine above ``support_floor``, ...).
-    Without it, the message's words lift another text: a session's digest clear by a
-    message close in meaning to the query took the places of the right session's
-    possible match (docs/benchmarks.md, "A lent clear label needs evidence of the
-    memory's own")."""
+    group: always from a member its words found (a memory and the message it was
+    distilled from, or that says it word for word, say one thing); from a message found
+    by its meaning alone only when the memory names it among the messages it was said in
+    (``said_in``: its source holds it, as a digest's holds its whole session) and has some
+    evidence of its own by the gate's rule (``fuse.evidence``: the query's words, a cosine
+    above ``support_floor``, ...). A result carries no label from a row it does not name:
+    a sub-agent's 7-13 KB report, clear by chance by a passage's words, made its session's
+    best fact clear (from another turn; cosine 0.11-0.17, words 0.15: another subject),
+    which took the clear places of q62 and f28 (docs/benchmarks.md, "A memory's clear
+    label is its own"). Without evidence of the memory's own, a session's digest clear by
+    a message close in meaning took the places of the right session's possible match
+    ("A lent clear label needs evidence of the memory's own"). Such a message still lends
+    its score."""
     if not by_meaning_alone(member):
         return True
+    if not said_in(memory, member):
+        return False
     level, _ = evidence(run, memory, states(run, memory))
     return level is not None
+
+
+def lent_why(member: Candidate) -> str:
+    """Why a result is clear by the label ``member``, folded into it, lent it: that
+    member's evidence, named as its (``--explain``, JSON ``match_why``)."""
+    name = member.id if member.is_message else f"memory {member.id[:8]}"
+    return f"clear: by {name}, folded into it: {member.match_why.removeprefix('clear: ')}"
 
 
 def said_in(memory: Candidate, message: Candidate) -> bool:
