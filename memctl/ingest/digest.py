@@ -30,6 +30,11 @@ fetched code is listed only under "Fetched code"; one that holds the address of 
 the session fetched (and the user did not write) is marked "(from HOST)". Neither
 becomes a fact (``extract_actions``).
 
+A sub-agent's own file (``own_thread``: every turn marked ``[subagent]``) is read as a
+session of its own: its calls, and its last answer as the outcome; its "user" is the
+parent agent, whose orders are neither requests (the parent's session holds them) nor the
+person's rules. The session's title (its first order) and heading say whose it is.
+
 Tool calls are read from the parsers' notes by their shape (a command line, a
 file write or patch, a sub-agent), each with the outcome its result note gives.
 Injected text (see ``injected``) is left out first. Each section holds at most
@@ -176,13 +181,15 @@ class SessionDigest:
     fixes: list[tuple[str, Call]] = field(default_factory=list)  # (line, the fixing call)
     fetched: list[str] = field(default_factory=list)  # hosts of fetched code run, unasked
     not_done: list[str] = field(default_factory=list)  # claims the tool results deny
+    subagent: bool = False  # a sub-agent's own file (``own_thread``): its "user" is an agent
 
     def useful(self) -> bool:
         """The session did something (ran a command, changed a file, had a sub-agent
         report), or answered a request at some length; chit-chat makes no digest."""
         if self.acted or self.reports or self.fixed:
             return True
-        return bool(self.requests) and len(self.outcome) >= OUTCOME_MIN_CHARS
+        asked = bool(self.requests) or self.subagent  # a sub-agent is always asked
+        return asked and len(self.outcome) >= OUTCOME_MIN_CHARS
 
 
 def _cut(text: str, width: int = ITEM_WIDTH) -> str:
@@ -257,10 +264,29 @@ class _Reading:
         return bool(turn) and all(memctl_read(call.name, call.detail) for call in turn)
 
 
+def own_thread(messages: list[Message]) -> bool:
+    """The messages are a sub-agent's own file (a Claude Code or Cursor ``subagents/`` file,
+    a Codex sub-agent rollout, an OpenCode session with a parent): every turn that says
+    something is marked ``[subagent]``. Its calls are its own, its "user" is the parent
+    agent, and its last answer is its outcome; in a session of its own, marked turns are a
+    sub-agent's thread inside it (they end in a report)."""
+    said = [
+        m.content.startswith(SUBAGENT)
+        for m in messages
+        if m.role != Role.TOOL
+        and (text := strip_injected(m.content.removeprefix(SUBAGENT)).text)
+        and _prose(text).strip()
+        and not text.startswith((SESSION_SUMMARY, SUBAGENT_REPORT))
+    ]
+    return bool(said) and all(said)
+
+
 def _read(messages: list[Message], digest: SessionDigest, limit: int) -> _Reading:
     reading = _Reading()
     for message in messages:
-        text = strip_injected(message.content).text
+        # a sub-agent's own file is read as a session, its orders as no one's rules
+        own = message.content.removeprefix(SUBAGENT) if digest.subagent else message.content
+        text = strip_injected(own).text
         if text.startswith(SESSION_SUMMARY):
             _summarised(text.removeprefix(SESSION_SUMMARY), digest, limit)
             continue
@@ -288,7 +314,9 @@ def _read(messages: list[Message], digest: SessionDigest, limit: int) -> _Readin
         if message.role == Role.USER:
             reading.turn_start = len(reading.calls)
             reading.user_words.append(_flat(prose))
-            request = _request(prose)
+            # a sub-agent's orders are its parent's words, kept in the parent's session (its
+            # call): listed here they make its digest answer for the parent's work
+            request = None if digest.subagent else _request(prose)
             if request:
                 _add(digest.requests, request, limit)
                 reading.last_user = request
@@ -302,7 +330,8 @@ def _read(messages: list[Message], digest: SessionDigest, limit: int) -> _Readin
             digest.outcome, reading.last_user = prose, ""
         if len(digest.decisions) < limit and reading.scanned < DECISION_SCAN_CHARS:
             reading.scanned += len(prose)
-            for decision in _decisions(prose, message.role):
+            role = Role.ASSISTANT if digest.subagent else message.role
+            for decision in _decisions(prose, role):
                 _add(digest.decisions, decision, limit)
     if reading.sidechain_report:
         reading.reports.append(reading.sidechain_report)
@@ -513,7 +542,7 @@ def _same_head(one: list[str], other: list[str]) -> bool:
 def build_digest(messages: list[Message], limit: int, report_chars: int) -> SessionDigest:
     """The digest of a session's messages (oldest first), at most ``limit`` items a section
     and ``report_chars`` characters of each sub-agent's report."""
-    digest = SessionDigest()
+    digest = SessionDigest(subagent=own_thread(messages))
     reading = _read(messages, digest, limit)
     digest.calls = reading.calls
     _provenance(reading.calls, reading.user_words)

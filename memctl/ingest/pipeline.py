@@ -53,6 +53,10 @@ from memctl.store.sessions import get_session, messages_after, set_extracted_thr
 FactStage = Callable[[Run, list[Fact]], list[Fact]]
 FACT_STAGES: tuple[FactStage, ...] = (drop_noise, drop_refuted, admit)
 DIGEST_IMPORTANCE = 0.6
+# A sub-agent's digest tells a part of the work its parent session's digest tells whole
+# (the parent's report holds its findings): it weighs as a raw message does
+# (retrieve/stages/candidates.py), below the parent's.
+SUBAGENT_DIGEST_IMPORTANCE = 0.5
 DIGEST_CONFIDENCE = 0.9
 
 
@@ -98,11 +102,11 @@ def passages(messages: list[Message], run: Run | None = None) -> list[Passage]:
     found: list[Passage] = []
     removed: Counter[str] = Counter()
     for m in messages:
-        stripped = strip_injected(m.content)
+        # the mark first: a marked turn of injected text alone strips to "[subagent]"
+        stripped = strip_injected(m.content.removeprefix(SUBAGENT))
         removed.update(stripped.removed)
-        text = stripped.text
-        role = Role.ASSISTANT if text.startswith(SUBAGENT) else m.role
-        text = _spoken(text.removeprefix(SUBAGENT)).strip()
+        role = Role.ASSISTANT if m.content.startswith(SUBAGENT) else m.role
+        text = _spoken(stripped.text).strip()
         if text and role != Role.TOOL:
             source = f"session:{m.session_id}#{m.seq}:{role}"  # who said it: provenance
             found.append(Passage(text, role, source, m.created_at, pasted_by_user(role, text)))
@@ -208,12 +212,13 @@ def digest_decision(
     first, last = messages[0], messages[-1]
     day = (session.started_at or first.created_at or "")[:10]
     title = f" — {session.title}" if session.title else ""
-    heading = f"Session of {day} ({session.client}){title}"
+    whose = f"{session.client} sub-agent" if digest.subagent else session.client
+    heading = f"Session of {day} ({whose}){title}"
     fact = Fact(
         content=render(digest, heading, run.settings.digest_max_chars),
         category=Category.EVENTS,
         tags=[DIGEST_TAG, "session"],
-        importance=DIGEST_IMPORTANCE,
+        importance=SUBAGENT_DIGEST_IMPORTANCE if digest.subagent else DIGEST_IMPORTANCE,
         confidence=DIGEST_CONFIDENCE,
         source=f"session:{session.id}#{first.seq}-{last.seq}",
         created_at=session.started_at or first.created_at,

@@ -3,13 +3,15 @@
 What a client injected (instructions, reminders, command wrappers) is not the request
 (``memories.injected``); a slash command is named by itself and its arguments
 (``/review the auth module``). A session of only client commands (``/clear``) is named
-by the first of them. A session with no request of its own (a client's compaction
-sub-agent: its prompt is the client's) is named by the request its summary states.
+by the first of them. A sub-agent's own file is named by its first order, without its
+``[subagent]`` mark (the digest says whose it is). A session with no request of its own
+(a client's compaction sub-agent: its prompt is the client's) is named by the request its
+summary states.
 """
 
 from __future__ import annotations
 
-from memctl.ingest.parse.common import SESSION_SUMMARY
+from memctl.ingest.parse.common import SESSION_SUMMARY, SUBAGENT
 from memctl.ingest.summary import read_summary
 from memctl.memories.injected import COMMAND_NAME, strip_injected
 from memctl.store.database import Database
@@ -31,7 +33,7 @@ def condensed(text: str, width: int = TITLE_WIDTH) -> str:
 def session_title(requests: list[str]) -> str:
     """The title of a session whose first user messages are ``requests``."""
     for text in requests:
-        said = strip_injected(text).text
+        said = strip_injected(text.removeprefix(SUBAGENT)).text
         if said:
             return condensed(said)
     for text in requests:
