@@ -440,7 +440,8 @@ def _changes(digest: SessionDigest, calls: list[Call], limit: int) -> None:
                 mark = f" (from {call.fetched_from})" if call.fetched_from else ""
                 _add(digest.commands, _cut(command.text, 100) + mark, limit)
         elif kind == "file" and call.refused:
-            _add(digest.left_open, f"{call.name} {call.detail.split()[0]} refused", limit)
+            named = " ".join([call.name, *call.detail.split()[:1]])
+            _add(digest.left_open, f"{named} refused", limit)
     for failed, _ in failing.values():
         text = _cut(_short(shell_command(failed.detail).text), COMMAND_WIDTH)
         _add(digest.left_open, f"`{text}` still failing: {_error(failed)}", limit)

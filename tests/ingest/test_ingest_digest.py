@@ -651,3 +651,14 @@ def test_codex_s_own_state_and_token_records_are_passed_over_as_metadata() -> No
     messages, tally = parse(rollout)
     assert [m.content for m in messages] == ["hi"]
     assert tally.lines["passed over world_state"] and tally.problems() is None
+
+
+def test_a_refused_file_call_naming_no_file_is_left_open_by_its_name() -> None:
+    """A refused write whose input names no path (a client's odd record) is still left open,
+    and the digest is built: it raised IndexError on two real SpecStory histories."""
+    records = [
+        cc("user", "Write the guide", 1),
+        cc("assistant", use(2, "Write"), 2),
+        cc("user", result(2, "The user doesn't want to proceed with this tool use.", True), 3),
+    ]
+    assert "Left open: Write refused" in digest_text(records)
