@@ -250,7 +250,8 @@ def test_the_hooks_pending_mark_goes_with_a_forgotten_session_and_a_redacted_val
     its path and directory as given, to capture it again when it grows. It stayed after
     `sessions forget` (the directory the forgotten session ran in) and `redact` (a token
     in a folder's name); so did the record of the memories the session was given
-    (``hooks/injected``), for a week, and the hooks' log naming its transcript."""
+    (``hooks/injected``) and of the sessions its client process started (``hooks/started``),
+    for a week, and the hooks' log naming its transcript."""
     early = tmp_path / "client-quokkaville" / "app" / "t.jsonl"  # the hook before the file
     ended = {"session_id": "cc-forgotten", "transcript_path": str(early)}
     _ok("hook", "claude-code", "SessionEnd", input=json.dumps(ended))
@@ -261,14 +262,25 @@ def test_the_hooks_pending_mark_goes_with_a_forgotten_session_and_a_redacted_val
     assert _files_holding(home, "quokkaville") and _files_holding(home, token)
     memory = run_cli("remember", "the shop's staging host is blue", "--json", cwd=where)
     start = {"session_id": "cc-forgotten", "cwd": str(where), "hook_event_name": "SessionStart"}
-    given = run_cli("hook", "claude-code", "SessionStart", input=json.dumps(start))
+    pid = {"CLAUDE_PID": "4242"}  # the client process, whose sessions the hook records
+    run_cli(
+        "hook",
+        "claude-code",
+        "SessionStart",
+        input=json.dumps(start | {"session_id": "cc-kept"}),
+        env=pid,
+    )
+    given = run_cli("hook", "claude-code", "SessionStart", input=json.dumps(start), env=pid)
     assert "staging host is blue" in given.stdout, given.stderr
     given_to = "hooks/injected/session.cc-forgotten"
     assert given_to in _files_holding(home, json.loads(memory.stdout)["id"])
+    assert "hooks/started/4242" in _files_holding(home, "cc-forgotten")
     forgot = json.loads(_ok("sessions", "forget", "cc-forgotten", "--yes", "--json"))
     assert forgot["pending_dropped"] == 1
     assert _files_holding(home, "quokkaville") == []
     assert not (home / given_to).exists()
+    assert not [f for f in _files_holding(home, "cc-forgotten") if f.startswith("hooks/")]
+    assert (home / "hooks/started/4242").read_text() == "cc-kept\n"
     said = _ok("redact", token)
     assert "1 pending transcript mark removed" in said
     assert _files_holding(home, token) == []

@@ -13,7 +13,7 @@
   its hooks: ``settings.PROCESS_VARIABLES``) started, one a line, in order: its MCP
   server, started with the first session's id, answers for the latest (Claude Code's
   ``/clear`` starts a new session in the same process); removed, like ``injected/``,
-  once idle for ``INJECTED_DAYS``.
+  once idle for ``INJECTED_DAYS``; a forgotten session's id is taken out at once.
 - ``pending/<hash>.json``: a transcript a capture hook read, with its size then
   (``memctl.ingest.pending``: the next hook, the worker or maintain captures it again
   when it grew or was never captured whole).

@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memctl.config.files import forget_key, known_forget_key
+from memctl.config.files import forget_key, known_forget_key, write_private
 from memctl.context import Context
 from memctl.errors import UsageError
-from memctl.home import injected_file
+from memctl.home import hook_file, injected_file
 from memctl.maintain.everywhere import (
     EVERY_SESSION,
     WITHDRAWS,
@@ -131,11 +131,28 @@ def forget_session(ctx: Context, ref: str, with_copies: bool = False) -> Forgott
             ctx.settings.home, lambda entry: entry.session_id == target.session_id
         )
         injected_file(ctx.settings.home, target.session_id).unlink(missing_ok=True)
+        _drop_started(ctx.settings.home, target.session_id)
         if session is not None and len(session.source) >= erase.MIN_NEEDLE:
             # a hook's line on it ("transcript ... does not exist (yet)") names it
             folder = ctx.settings.home / LOG_DIR
             done.logs += rewrite_logs(folder, session.source, erase.FORGOTTEN)
     return done
+
+
+def _drop_started(home: Path, session_id: str) -> None:
+    """Take a forgotten session out of the clients' records of the sessions they started
+    (``hooks/started/<pid>``: ``hooks_state.add_started``), which would otherwise keep its
+    id for ``INJECTED_DAYS``; a record left empty goes."""
+    folder = hook_file(home, "started", "pid").parent
+    for record in sorted(folder.iterdir()) if folder.is_dir() else []:
+        started = record.read_text("utf-8").split()
+        if session_id not in started:
+            continue
+        kept = [each for each in started if each != session_id]
+        if kept:
+            write_private(record, "".join(f"{each}\n" for each in kept))
+        else:
+            record.unlink(missing_ok=True)
 
 
 def _opened(db: Database, target: _Target) -> list[str]:
