@@ -18,11 +18,12 @@ import re
 from datetime import datetime
 
 from memctl.memories.markdown import Headings
-from memctl.memories.provenance import YOU, origin
+from memctl.memories.provenance import DIGEST_TAG, YOU, origin
 from memctl.model import parse_time
 from memctl.retrieve.pipeline import Recalled, RecallResult
 from memctl.retrieve.run import Candidate
 from memctl.retrieve.stages.fuse import strength_of
+from memctl.retrieve.stages.stale import content_words
 
 CONTEXT_TAG = "memctl-context"
 # Memories the per-prompt hook adds at most (L3): a prompt is not a search page; compact
@@ -36,6 +37,11 @@ COMPACT_PROMPT_LIMIT = 3
 PROMPT_FLOOR = 0.55
 # A heading ending in one of these reads on as it is ("Why?", "Setup:"), without a colon.
 LABEL_ENDS = ".:!?"
+# A message with this share of its words in its own session's digest, the block holding that
+# digest, says nothing the block does not (reasoned as the written profile's REPEAT_SHARE,
+# maintain/profile.py: a line with most of its words in another repeats it; a digest quotes
+# the request and the outcome, cut, so the rest is a message's own).
+HELD_SHARE = 0.8
 AGES = (("y", 365 * 86400), ("mo", 30 * 86400), ("w", 7 * 86400), ("d", 86400), ("h", 3600))
 
 
@@ -104,6 +110,26 @@ def prompt_items(
     return fresh if max(weights, default=0.0) >= PROMPT_FLOOR else []
 
 
+def said_once(results: list[Recalled]) -> list[Recalled]:
+    """``results`` without the session messages whose own session's digest, among
+    ``results``, holds ``HELD_SHARE`` of their words: recall ranks both (the message may
+    say the answer in the words asked), a block says each thing once."""
+    digests: dict[str, set[str]] = {}
+    for item in results:
+        if not item.is_message and item.memory.session_id and DIGEST_TAG in item.memory.tags:
+            words = digests.setdefault(item.memory.session_id, set())
+            words |= content_words(item.memory.content)
+    return [item for item in results if not _held(item, digests)]
+
+
+def _held(item: Recalled, digests: dict[str, set[str]]) -> bool:
+    held = digests.get(item.memory.session_id or "") if item.is_message else None
+    if held is None:
+        return False
+    words = content_words(item.memory.content)
+    return len(words & held) >= HELD_SHARE * len(words)
+
+
 def render_context(
     query: str,
     results: list[Recalled],
@@ -111,11 +137,12 @@ def render_context(
     heading: str = "Memories relevant to",
     hosts: dict[str, str] | None = None,
 ) -> str:
-    """The block for ``results`` (already packed to the budget), one line per memory;
-    ``hosts``: the memories another machine pushed, with its host id."""
+    """The block for ``results`` (already packed to the budget), one line per memory, each
+    said once (``said_once``); ``hosts``: the memories another machine pushed, with its
+    host id."""
     hosts = hosts or {}
     groups: dict[str, list[Recalled]] = {}
-    for item in results:
+    for item in said_once(results):
         label = "session messages" if item.is_message else str(item.memory.category)
         groups.setdefault(label, []).append(item)
     lines = [f"<{CONTEXT_TAG}>", f"{heading}: {escape_tags(' '.join(query.split()))}"]

@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from memctl.api import recall
-from memctl.api.recall import PromptRequest, SessionStartRequest
+from memctl.api.recall import PromptRequest, RecallRequest, SessionStartRequest
 from memctl.context import Context
 from memctl.errors import UsageError
+from memctl.ingest.pipeline import run_session
 from memctl.maintain.forgetting import forget_session
 from memctl.memories.operations import remember
 from memctl.model import Category, Kind, Memory
@@ -349,3 +350,29 @@ def test_the_per_prompt_block_leaves_out_what_the_asking_session_said(ctx: Conte
     prompt = "Which PostgreSQL does the staging database run on db.internal?"
     assert fact in recall.prompt_context(ctx, PromptRequest(prompt, session="s2")).block
     assert recall.prompt_context(ctx, PromptRequest(prompt, session="s1")).block == ""
+
+
+def test_a_block_says_once_what_a_short_sessions_digest_and_message_both_say(
+    make_ctx: Any,
+) -> None:
+    """A short session's digest never folds with its messages (provenance.distilled_from),
+    so recall ranks both; the block gives the digest and leaves out the reply it quotes,
+    keeping the request whose words past the digest's cut say more."""
+    ctx: Context = make_ctx()
+    asked = (
+        "Can you rotate the staging vault root credentials before the audit on Friday? The "
+        "auditors asked for it last week. Also post the new lease id in the ops channel so "
+        "that Priya can attach it to the compliance ticket for the payments cluster review."
+    )
+    reply = "Rotated the staging vault root credentials with vault write -f rotate-root/staging."
+    ingest_text(ctx, f"user: {asked}\nassistant: {reply}\n", "s1")
+    run_session(ctx, "s1")
+    replied = "how did we rotate the vault root on staging?"
+    ranked = recall.recall(ctx, RecallRequest(replied, touch=False)).result.clear
+    block = recall.recall(ctx, RecallRequest(replied, context=True, touch=False)).context or ""
+    assert reply in [r.memory.content for r in ranked if r.is_message]  # recall keeps it
+    digest = next(r.memory for r in ranked if not r.is_message)
+    assert f"digest) {digest.content.splitlines()[0]}" in block and f") {reply}" not in block
+    cited = "did we rotate the staging vault root credentials for Priya's compliance ticket?"
+    block = recall.recall(ctx, RecallRequest(cited, context=True, touch=False)).context or ""
+    assert f") {asked}" in block and "session digest" in block
