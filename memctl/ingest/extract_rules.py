@@ -641,6 +641,8 @@ STATED = (
         r"\b(?:I|we) (?:have |had )?(?:chose|picked(?! up\b)|selected|opted for|went with|"
         r"settled on|ended up (?:using|with))\b|^\W*(?:decided|decision)\s*[:-]",
     ),
+    # how a task is done, said as an instruction: "To deploy, run make release from main"
+    _en("procedure", PA, 0.7, r"^\W*to \w+(?: [\w-]+){0,3},\s*(?:run|use|call|type)\b"),
     # an imperative taste: "prefer small PRs"
     _en("preference", PR, 0.7, r"^\W*(?:always\s+)?prefer\b"),
     # a dated happening, told in the past: "on March 3 the DB went down", "the outage on

@@ -27,6 +27,7 @@ P, PR, E, EV, C, PA = (
         ("We release by tagging main and running make publish", PA),
         ("We run the migrations with alembic upgrade head.", PA),
         ("we test with pytest -n auto", PA),
+        ("To deploy, run make release from main", PA),
         # what the project uses or where it runs stays a project fact
         ("we use uv for dependencies", E),
         ("We host on fly.io", E),
