@@ -60,7 +60,7 @@ def test_there_are_enough_rule_patterns_and_the_docs_count_them() -> None:
         ("My name is Alice and I work at Acme.", Category.PROFILE, "biography"),
         ("I'm a backend engineer.", Category.PROFILE, "biography"),
         ("Our API uses Redis for caching.", Category.ENTITIES, "project"),
-        ("We deploy with `make release` from main.", Category.ENTITIES, "project"),
+        ("We deploy with `make release` from main.", Category.PATTERNS, "procedure"),
         ("The build cache lives in /var/cache/ci.", Category.ENTITIES, "project"),
         ("Never push to prod on Fridays.", Category.PATTERNS, "rule"),
         ("The fix was to pin numpy to 1.26.", Category.CASES, "case"),
@@ -117,7 +117,7 @@ def test_a_fact_is_stored_without_the_instruction_to_remember_it() -> None:
     facts = extract_rules.extract_rules([Passage(said, source="session:s#1")], 50)
     assert [(f.content, f.tags) for f in facts] == [
         ("The staging bucket is s3://shop-stage.", ["project"]),
-        ("We deploy with `make ship`.", ["project"]),
+        ("We deploy with `make ship`.", ["procedure"]),
         ("Prod is read-only on Fridays.", ["rule"]),
         ("Remember to run `mix format` first.", ["rule"]),  # without it, an order
     ]

@@ -198,7 +198,8 @@ def test_a_trusted_host_s_memories_rank_among_the_user_s_own(tmp_path: Path) -> 
     b = machine(tmp_path, "b", remote, sync__trust=host[:6])
     sync_api.init(b, str(remote))
     sync_api.sync(b, sync_api.SyncRequest())
-    own = remember(b, RememberRequest("The shop release notes go in CHANGES.md")).memory
+    # a procedure like the two others: the context block lists them in one section
+    own = remember(b, RememberRequest("We release the shop's notes by writing CHANGES.md")).memory
     question = "how do we release the shop with make release"
     shown = recall(b, RecallRequest(question, all_scopes=True))
     order = [r.memory.id for r in shown.result.results if r.clear]
