@@ -202,7 +202,7 @@ def test_sections_become_memories_with_their_text(
     deploy = by_source["Deploy"]
     assert deploy.content == "## Deploy\nWe deploy with `make release` from main."
     assert deploy.l0_abstract == "Deploy: We deploy with `make release` from main."
-    assert deploy.category == Category.ENTITIES and deploy.confidence == 0.8
+    assert deploy.category == Category.PATTERNS and deploy.confidence == 0.8  # a procedure
 
 
 def test_reimport_is_a_no_op_and_force_reconciles(
