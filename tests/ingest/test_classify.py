@@ -5,18 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from memctl.ingest.extract_rules import classify, extract_rules
+from memctl.ingest.extract_rules import EV, PA, PR, C, E, P, classify, extract_rules
 from memctl.ingest.facts import Passage
 from memctl.model import Category
-
-P, PR, E, EV, C, PA = (
-    Category.PROFILE,
-    Category.PREFERENCES,
-    Category.ENTITIES,
-    Category.EVENTS,
-    Category.CASES,
-    Category.PATTERNS,
-)
 
 
 @pytest.mark.parametrize(
