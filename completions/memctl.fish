@@ -317,7 +317,7 @@ complete -c memctl -n '__fish_seen_subcommand_from doctor' -s h -l help -d 'Show
 complete -c memctl -n '__fish_seen_subcommand_from daemon; and not __fish_seen_subcommand_from start stop status run' -s h -l help -d 'Show this message and exit.'
 complete -c memctl -n '__fish_seen_subcommand_from daemon; and not __fish_seen_subcommand_from start stop status run' -a 'start' -d 'Start the resident recall process of this home in the background (the session-start hook does it); one already running is kept.'
 complete -c memctl -n '__fish_seen_subcommand_from daemon; and not __fish_seen_subcommand_from start stop status run' -a 'stop' -d 'Stop the resident recall process of this home (recalls run in their own process until the next session start or recall starts it again).'
-complete -c memctl -n '__fish_seen_subcommand_from daemon; and not __fish_seen_subcommand_from start stop status run' -a 'status' -d 'Whether a resident recall process serves this home: its process id and requests served. One of another memctl version or copy is told to stop.'
+complete -c memctl -n '__fish_seen_subcommand_from daemon; and not __fish_seen_subcommand_from start stop status run' -a 'status' -d 'Whether a resident recall process serves this home: its process id and requests served, or that one is still loading the model. One of another memctl version or copy is told to stop.'
 complete -c memctl -n '__fish_seen_subcommand_from daemon; and not __fish_seen_subcommand_from start stop status run' -a 'run' -d 'Be the resident recall process in the foreground, until idle for recall.resident_idle seconds or stopped (for a service manager).'
 
 # memctl daemon start

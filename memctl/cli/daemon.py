@@ -56,12 +56,16 @@ def stop(ctx: typer.Context) -> None:
 @group.command("status")
 def status(ctx: typer.Context, as_json: JsonOption = False) -> None:
     """Whether a resident recall process serves this home: its process id and requests
-    served. One of another memctl version or copy is told to stop."""
+    served, or that one is still loading the model. One of another memctl version or copy
+    is told to stop."""
     home = settings_for(ctx).home
     answer = resident.tell(home, "status") or {}
     running = "pid" in answer
+    loading = None if running else resident.loading(home)
     if as_json:
-        print_json({"running": running, "home": str(home), **answer})
+        print_json({"running": running, "home": str(home), "loading": loading, **answer})
+    elif loading is not None:
+        typer.echo(f"starting: process {loading} is loading the model")
     elif running:
         typer.echo(
             f"running: process {answer['pid']}, {counted(answer['served'], 'request')} served,"

@@ -275,6 +275,9 @@ def resident_check(settings: Settings) -> Check:
             f"not started: {problem}",
             f"remove {settings.home / resident.DIRECTORY} (memctl makes its own)",
         )
+    pid = resident.loading(settings.home)
+    if pid is not None:
+        return Check("resident", OK, f"process {pid} is starting (loading the model)")
     return Check("resident", OK, "not running: the next session start or recall starts it")
 
 

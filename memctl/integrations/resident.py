@@ -471,12 +471,9 @@ def _lock_file(home: Path) -> int | None:
         return None
 
 
-def stop_starting(home: Path) -> int | None:
-    """End the resident process of ``home`` that is still loading the model (it holds the
-    lock and wrote its id there, but has no socket to be told through): its id, or None.
-    A recall starts one detached, so a `memctl daemon stop` right after met it."""
-    import signal
-
+def loading(home: Path) -> int | None:
+    """The id of the resident process of ``home`` that is still loading the model (it holds
+    the lock and wrote its id there, but has no socket yet), or None."""
     lock = _lock_file(home) if starting(home) else None
     if lock is None:
         return None
@@ -487,6 +484,17 @@ def stop_starting(home: Path) -> int | None:
     finally:
         os.close(lock)
     if pid <= 0 or not starting(home):  # not written yet, or it went meanwhile
+        return None
+    return pid
+
+
+def stop_starting(home: Path) -> int | None:
+    """End the resident process of ``home`` that is still loading the model: its id, or
+    None. A recall starts one detached, so a `memctl daemon stop` right after met it."""
+    import signal
+
+    pid = loading(home)
+    if pid is None:
         return None
     try:
         os.kill(pid, signal.SIGTERM)  # its handler exits through its clean-up

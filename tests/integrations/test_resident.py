@@ -125,14 +125,17 @@ time.sleep(60)
 
 
 def test_daemon_stop_ends_one_still_loading_the_model(home: Path) -> None:
-    """A recall starts the resident process detached: a walk's `daemon stop` right after
-    met it loading the model (no socket yet), said none served the home and left it."""
+    """A recall starts the resident process detached: a walk's `daemon status` and `daemon
+    stop` right after met it loading the model (no socket yet), said "not running" and
+    "none served the home", and left it."""
     directory = home / resident.DIRECTORY
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     argv = [sys.executable, "-c", LOADING, str(directory / resident.LOCK)]
     loading = subprocess.Popen(argv, stdout=subprocess.PIPE)
     try:
         assert loading.stdout is not None and loading.stdout.readline() == b"locked\n"
+        said = run_cli("daemon", "status").stdout.strip()
+        assert said == f"starting: process {loading.pid} is loading the model"
         done = run_cli("daemon", "stop")
         assert done.returncode == 0, done.stderr
         said = f"stopped the resident recall process of {home} (process {loading.pid}, starting)"
