@@ -912,6 +912,7 @@ def test_the_held_out_split_stands_alone_and_joins_the_dev_store(
         ("fresh4", 30, {"generic"}),  # likewise, eight sessions of each of three projects
         ("fresh5", 40, {"claude-code"}),  # Claude Code's own JSONL, three projects
         ("fresh6", 40, {"claude-code", "codex", "opencode"}),  # three clients' own formats
+        ("fresh7", 40, {"claude-code", "gemini"}),  # Claude Code JSONL, Gemini CLI documents
     ],
 )
 def test_the_fresh_splits_list_their_sources_and_halves_fixed_by_session(
