@@ -17,7 +17,7 @@ from memctl.api import ingest as ingest_api
 from memctl.api import memory as memory_api
 from memctl.api import sessions as sessions_api
 from memctl.api import sync as sync_api
-from memctl.api.config import Context
+from memctl.api.config import Context, key_named
 from memctl.api.memory import (
     EventsRequest,
     Filters,
@@ -41,6 +41,7 @@ MESSAGES_PAGE = 100  # messages of a session page
 RUNS_SHOWN = 50
 RESULT_LINE = 300  # characters of a recall result shown (its part that answers: excerpt)
 KEY_SEPARATOR = "|"  # a keyset cursor: time|id
+RECALL_MOST = int(key_named("recall.limit").maximum or 0)  # rows a recall page lists, as `-n`
 
 
 @dataclass(frozen=True)
@@ -170,20 +171,25 @@ def memory(ctx: Context, values: Values) -> dict[str, Any]:
 
 def recall_page(ctx: Context, values: Values) -> dict[str, Any]:
     """Search every project, or one (``project``: as `memctl recall` in it): the clear
-    matches, then the possible ones, each with why (``recall --explain``)."""
+    matches, then the possible ones, each with why (``recall --explain``); ``n`` rows at
+    most (``recall -n``), and ``more``: the ``n`` of the next longer list, when this one
+    may have left rows out."""
     query = (values.get("q") or "").strip()
     scope = values.get("project") or None  # unknown: nothing found, the others' count said
+    limit = min(_number(values, "n", ctx.settings.recall_limit), RECALL_MOST)
     data: dict[str, Any] = {
         "title": "Recall",
         "q": query,
+        "n": limit,
         "results": [],
+        "more": None,
         "elsewhere": 0,
         "project": scope,
         "project_label": project_labels(ctx, [scope])[scope] if scope else None,
     }
     if not query:
         return data
-    request = RecallRequest(query, scope=scope, all_scopes=scope is None, touch=False)
+    request = RecallRequest(query, limit, scope=scope, all_scopes=scope is None, touch=False)
     response = recall(ctx, request)
     result = response.result
     labels = project_labels(ctx, [item.memory.scope for item in result.results])
@@ -208,6 +214,8 @@ def recall_page(ctx: Context, values: Values) -> dict[str, Any]:
     for row in data["results"]:
         row["after_own"] = row["following"] and row["label"] in own_labels
     data["elsewhere"] = response.elsewhere
+    if len(result.results) == limit < RECALL_MOST:
+        data["more"] = min(limit + ctx.settings.recall_limit, RECALL_MOST)
     return data
 
 

@@ -183,6 +183,10 @@ TURNS = [
 ]
 
 
+# A session id a caller chose (`ingest --session-id`): a "/" and a "?" in it
+SLASHED = "release/v2?draft=1"
+
+
 @pytest.fixture
 def with_session(home: Path, tmp_path: Path) -> Iterator[str]:
     """A store holding one Claude Code session, distilled by the rules, served by
@@ -202,6 +206,10 @@ def with_session(home: Path, tmp_path: Path) -> Iterator[str]:
     done = run_cli("ingest", "--transcript", str(transcript), "--client", "claude-code", "--wait")
     assert done.returncode == 0, done.stderr
     assert run_cli("remember", "The staging database is PostgreSQL 16").returncode == 0
+    slashed = run_cli(
+        "ingest", "--session-id", SLASHED, "--wait", input="user: Tag the release as v2.\n"
+    )
+    assert slashed.returncode == 0, slashed.stderr
     yield from serving()
 
 
@@ -235,9 +243,44 @@ def click(driver: Any, text: str) -> None:
     WebDriverWait(driver, WAIT_SECONDS).until(expected_conditions.staleness_of(page))
 
 
+def whole_dates(driver: Any, cells: str) -> list[bool]:
+    """Of each of ``cells`` (a CSS selector) showing a time, whether its date
+    (``2026-11-02``, its first ten characters) is on one line."""
+    loaded(driver)
+    return list(
+        driver.execute_script(
+            "return [...document.querySelectorAll(arguments[0])].map(cell => {"
+            " const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT); const tops = [];"
+            " for (let node = walk.nextNode(); node && tops.length < 10; node = walk.nextNode())"
+            "  for (let i = 0; i < node.length && tops.length < 10; i++) {"
+            "   const r = document.createRange(); r.setStart(node, i); r.setEnd(node, i + 1);"
+            "   tops.push(r.getBoundingClientRect().top); }"
+            " return new Set(tops).size === 1; })",
+            cells,
+        )
+    )
+
+
 def test_every_page_and_every_edit_in_a_browser(with_session: str, browser: Any) -> None:
     base = with_session.split("/login", 1)[0]
     browser.get(with_session)
+    # a session's time in a column squeezed by its title and digest: its date stays whole
+    browser.set_window_size(760, 800)
+    browser.find_element(By.LINK_TEXT, "Sessions").click()
+    assert whole_dates(browser, "td.when") == [True, True], browser.page_source
+    # a session whose id holds "/" and "?" opens, and so does its page as JSON
+    browser.find_element(By.PARTIAL_LINK_TEXT, "Tag the release").click()
+    assert SLASHED in said_above(browser), text_of(browser)
+    browser.find_element(By.LINK_TEXT, "This page as JSON").click()
+    assert f'"id":"{SLASHED}"' in text_of(browser)
+    # recall lists as many rows as asked (`recall -n`), then offers more, opening at the next
+    browser.get(f"{base}/recall?q=deploy&n=1")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "ol.results > li")) == 1
+    browser.find_element(By.LINK_TEXT, "More results").click()
+    loaded(browser)
+    assert browser.execute_script("return document.querySelector(':target').id") == "r2"
+    assert len(browser.find_elements(By.CSS_SELECTOR, "ol.results > li")) > 1
+    browser.get(f"{base}/projects")
     # projects -> the project's timeline -> a memory distilled from the session
     browser.find_element(By.CSS_SELECTOR, "a.name").click()
     assert browser.title.startswith("Timeline of")
