@@ -98,30 +98,36 @@ def sessions(ctx: Context, values: Values) -> dict[str, Any]:
 def session(ctx: Context, values: Values) -> dict[str, Any]:
     """One session's messages, a page at a time; ``from``-``to``: the messages a memory
     came from, marked, with the turns around them, and the page that holds them
-    (``holding``: the whole session opens there, at the first of them)."""
+    (``holding``: the whole session opens there, at the first of them). Marked messages
+    more than a page holds (a digest's: the whole session) are shown in the session's
+    pages, from the one holding the first (``page``), never all at once."""
+    asked: tuple[int, int] | None = None
+    holding = 1
     if values.get("from"):
         ref = f"{values['id']}#{values['from']}-{values.get('to') or values['from']}"
         passage = sessions_api.expand(ctx, ref, around=2)[0]
-        page, pages = 0, 0
+        asked = (passage.first, passage.last)
         holding = (passage.first - 1) // MESSAGES_PAGE + 1
+    if asked is not None and asked[1] - asked[0] < MESSAGES_PAGE:
+        page, pages = 0, 0
     else:
-        page = _number(values, "page", 1)
+        page = _number(values, "page", holding)
         passage = sessions_api.show(ctx, values["id"], page, MESSAGES_PAGE)
         pages = max(1, -(-passage.total // MESSAGES_PAGE))
-        holding = page
-    marked = passage.marked and not page
+        holding = holding if asked else page
     return {
         "title": passage.session.title or f"Session {passage.session.id}",
         "session": passage.session.to_dict(),
         "project": project_labels(ctx, [passage.session.scope])[passage.session.scope],
         "messages": [
-            {**m.to_dict(), "marked": marked and passage.first <= m.seq <= passage.last}
+            {**m.to_dict(), "marked": asked is not None and asked[0] <= m.seq <= asked[1]}
             for m in passage.messages
         ],
         "total": passage.total,
         "page": page,
         "pages": pages,
-        "first": passage.first,
+        "first": asked[0] if asked else passage.first,
+        "asked": asked,
         "holding": holding,
         "kept": [about(m) for m in sessions_api.kept_from(ctx, passage.session.id, PAGE_SIZE)],
         "kept_all": PAGE_SIZE,  # shown at most: a session distilled into more says so

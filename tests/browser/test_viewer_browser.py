@@ -451,6 +451,11 @@ def test_a_changed_preference_walked_from_recall_to_its_history(walked: str, bro
     assert browser.execute_script("return document.querySelector(':target').id") == "m120"
     assert "step 59 of the migration" in browser.find_element(By.ID, "m119").text
     assert "Earlier" in browser.find_element(By.CSS_SELECTOR, "p.pager").text  # at its foot
+    # marked messages more than a page holds (a digest's: every one) come a page at a time
+    browser.get(f"{base}/sessions/{LONG_SESSION}?from=1&to=130")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "li.marked")) == 100
+    browser.find_element(By.CSS_SELECTOR, "p.pager").find_element(By.LINK_TEXT, "Later").click()
+    assert len(browser.find_elements(By.CSS_SELECTOR, "li.marked")) == 30
     browser.get(f"{base}/memories?project=no-such-project")  # a stale link: said, not empty
     assert "no project or scope is named 'no-such-project'" in text_of(browser)
 
