@@ -413,6 +413,17 @@ def test_a_session_line_of_a_megabyte_of_markup_is_shown_as_text(
     assert title.startswith("<img src=x") and len(title) <= 60  # condensed, shown escaped
 
 
+def test_a_damaged_store_is_said_before_the_viewer_serves(home: Path) -> None:
+    """`memctl ui` on a file that is no memctl database: one line and an exit status, no
+    sign-in URL (it served, and every page behind the link said the store was damaged)."""
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "memctl.db").write_bytes(b"not a database, " * 2000)
+    done = run_cli("ui", "--port", "0", timeout=60)
+    assert done.returncode == 4 and "http://" not in done.stdout, done.stdout
+    (line,) = done.stderr.strip().splitlines()
+    assert line.endswith("memctl.db is not a memctl database or is damaged"), line
+
+
 @pytest.mark.fresh
 def test_a_port_in_use_is_one_line() -> None:
     import socket
