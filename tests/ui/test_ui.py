@@ -831,6 +831,9 @@ def test_ui_open_gives_the_browser_a_private_page_never_the_token_on_its_command
         opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
         with opener.open(sent_to, timeout=30) as signed_in:
             assert signed_in.url.endswith("/projects")
+            first = signed_in.read().decode()  # an empty store: how to fill it
+        assert "Nothing is stored yet:\n<code>memctl install claude-code</code>" in first
+        assert "<code>memctl ingest --backfill</code>" in first and 'href="/memories"' in first
         assert (home / "ui" / "sign-in.html").is_file()
     finally:
         process.send_signal(signal.SIGINT)  # Ctrl-C
