@@ -165,7 +165,7 @@ def memory(ctx: Context, values: Values) -> dict[str, Any]:
         "title": f"Memory {own[:8]}",
         **found.to_dict(),
         "project": project_labels(ctx, [found.memory.scope])[found.memory.scope],
-        "related": related(own, shown, others),
+        "related": related(found.memory, shown, others),
         "relations_left": len(found.relations) - len(shown),  # `memctl get` lists them all
         "superseded": about(others.get(found.memory.superseded_by or "")),
         "events": folded([told(own, e, made_by.get(e.run_id or ""), others) for e in history]),

@@ -390,6 +390,8 @@ def walked(make_ctx: Any, tmp_path: Path) -> Iterator[str]:
     ctx = make_ctx()
     distil(ctx, "user: I like long commit messages.\nassistant: Noted.\n", "pref-1")
     distil(ctx, "user: I don't like long commit messages.\nassistant: Noted.\n", "pref-2")
+    distil(ctx, "user: We always run the migrations before the deploy.\n", "mig-1")
+    distil(ctx, "user: We never run the migrations before the deploy.\n", "mig-2")
     lines = [
         {
             "type": role,
@@ -443,6 +445,16 @@ def test_a_changed_preference_walked_from_recall_to_its_history(walked: str, bro
     assert "superseded, by I don't like long commit messages." in fields, fields
     history = browser.find_element(By.CSS_SELECTOR, "ol.events").text
     assert "state (supersede) → superseded by I don't like long commit messages." in history
+
+    # a contradiction (stored both ways) read from each side: which was said later
+    browser.get(f"{base}/recall?q=migrations+before+the+deploy")
+    browser.find_element(By.PARTIAL_LINK_TEXT, "We always run the migrations").click()
+    relation = browser.find_element(By.CSS_SELECTOR, "ul.related li").text
+    assert relation.startswith("Contradicted by We never run the migrations"), relation
+    assert "(said later; weight" in relation, relation
+    browser.find_element(By.PARTIAL_LINK_TEXT, "We never run the migrations").click()
+    relation = browser.find_element(By.CSS_SELECTOR, "ul.related li").text
+    assert relation.startswith("Contradicts We always run") and "(said earlier;" in relation
 
     browser.get(f"{base}/sessions/{LONG_SESSION}?from=120&to=120")
     browser.find_element(By.LINK_TEXT, "the whole session").click()
