@@ -243,6 +243,13 @@ def click(driver: Any, text: str) -> None:
     WebDriverWait(driver, WAIT_SECONDS).until(expected_conditions.staleness_of(page))
 
 
+def follow(where: Any, by: str, text: str, driver: Any = None) -> None:
+    """Open the link found in ``where`` (a page, or an element of ``driver``'s) and wait for
+    its page to load (a click returns before it has: the old page's elements still match)."""
+    href = where.find_element(by, text).get_attribute("href")
+    (driver or where).get(href)
+
+
 def whole_dates(driver: Any, cells: str) -> list[bool]:
     """Of each of ``cells`` (a CSS selector) showing a time, whether its date
     (``2026-11-02``, its first ten characters) is on one line."""
@@ -266,18 +273,17 @@ def test_every_page_and_every_edit_in_a_browser(with_session: str, browser: Any)
     browser.get(with_session)
     # a session's time in a column squeezed by its title and digest: its date stays whole
     browser.set_window_size(760, 800)
-    browser.find_element(By.LINK_TEXT, "Sessions").click()
+    browser.get(f"{base}/sessions")
     assert whole_dates(browser, "td.when") == [True, True], browser.page_source
     # a session whose id holds "/" and "?" opens, and so does its page as JSON
-    browser.find_element(By.PARTIAL_LINK_TEXT, "Tag the release").click()
+    follow(browser, By.PARTIAL_LINK_TEXT, "Tag the release")
     assert SLASHED in said_above(browser), text_of(browser)
-    browser.find_element(By.LINK_TEXT, "This page as JSON").click()
+    follow(browser, By.LINK_TEXT, "This page as JSON")
     assert f'"id":"{SLASHED}"' in text_of(browser)
     # recall lists as many rows as asked (`recall -n`), then offers more, opening at the next
     browser.get(f"{base}/recall?q=deploy&n=1")
     assert len(browser.find_elements(By.CSS_SELECTOR, "ol.results > li")) == 1
-    browser.find_element(By.LINK_TEXT, "More results").click()
-    loaded(browser)
+    follow(browser, By.LINK_TEXT, "More results")
     assert browser.execute_script("return document.querySelector(':target').id") == "r2"
     assert len(browser.find_elements(By.CSS_SELECTOR, "ol.results > li")) > 1
     browser.get(f"{base}/projects")
@@ -448,11 +454,11 @@ def test_a_changed_preference_walked_from_recall_to_its_history(walked: str, bro
 
     # a contradiction (stored both ways) read from each side: which was said later
     browser.get(f"{base}/recall?q=migrations+before+the+deploy")
-    browser.find_element(By.PARTIAL_LINK_TEXT, "We always run the migrations").click()
+    follow(browser, By.PARTIAL_LINK_TEXT, "We always run the migrations")
     relation = browser.find_element(By.CSS_SELECTOR, "ul.related li").text
     assert relation.startswith("Contradicted by We never run the migrations"), relation
     assert "(said later; weight" in relation, relation
-    browser.find_element(By.PARTIAL_LINK_TEXT, "We never run the migrations").click()
+    follow(browser, By.PARTIAL_LINK_TEXT, "We never run the migrations")
     relation = browser.find_element(By.CSS_SELECTOR, "ul.related li").text
     assert relation.startswith("Contradicts We always run") and "(said earlier;" in relation
 
@@ -466,7 +472,7 @@ def test_a_changed_preference_walked_from_recall_to_its_history(walked: str, bro
     # marked messages more than a page holds (a digest's: every one) come a page at a time
     browser.get(f"{base}/sessions/{LONG_SESSION}?from=1&to=130")
     assert len(browser.find_elements(By.CSS_SELECTOR, "li.marked")) == 100
-    browser.find_element(By.CSS_SELECTOR, "p.pager").find_element(By.LINK_TEXT, "Later").click()
+    follow(browser.find_element(By.CSS_SELECTOR, "p.pager"), By.LINK_TEXT, "Later", browser)
     assert len(browser.find_elements(By.CSS_SELECTOR, "li.marked")) == 30
     browser.get(f"{base}/memories?project=no-such-project")  # a stale link: said, not empty
     assert "no project or scope is named 'no-such-project'" in text_of(browser)
