@@ -462,6 +462,13 @@ def test_a_changed_preference_walked_from_recall_to_its_history(walked: str, bro
     relation = browser.find_element(By.CSS_SELECTOR, "ul.related li").text
     assert relation.startswith("Contradicts We always run") and "(said earlier;" in relation
 
+    # another project's result: its Why names the project, not its scope id
+    browser.get(f"{base}/recall?q=step+59+of+the+migration")
+    row = browser.find_element(By.CSS_SELECTOR, "ol.results > li")
+    row.find_element(By.TAG_NAME, "summary").click()
+    why = row.find_element(By.CSS_SELECTOR, "dl.factors").text.replace("\n", "")
+    assert f"another scope ({LONG_PATH})" in why and "(path:" not in why, why
+
     browser.get(f"{base}/sessions/{LONG_SESSION}?from=120&to=120")
     browser.find_element(By.LINK_TEXT, "the whole session").click()
     loaded(browser)
