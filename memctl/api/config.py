@@ -14,6 +14,7 @@ from memctl.config import (
     split_assignments,
 )
 from memctl.config.files import write_private
+from memctl.config.keys import key_named
 from memctl.config.settings import DEFAULT_SOURCE
 from memctl.config.urls import shown_url
 from memctl.config.writing import check_project_key, template, write_config_value
@@ -25,6 +26,7 @@ __all__ = [
     "Context",
     "Settings",
     "check_project_key",
+    "key_named",
     "load_settings",
     "scrubbed",
     "settings_from_flags",

@@ -172,15 +172,31 @@ def _start_resident(argv: list[str]) -> None:
         start(settings.home)
 
 
-def _did_you_mean(message: str) -> str:
-    """click's message, its "(Possible options: A, B)" said as for one close spelling."""
+# What other tools (and a newcomer) call a command of memctl's, spelled too far from it for
+# click's "Did you mean": the viewer, a memory's history, a search, a note stored.
+OTHER_NAMES = {
+    "view": "ui",
+    "viewer": "ui",
+    "history": "events",
+    "search": "recall",
+    "add": "remember",
+}
+
+
+def _did_you_mean(message: str, top: bool) -> str:
+    """click's message, its "(Possible options: A, B)" said as for one close spelling, and
+    (``top``: of memctl's own commands) one named as another tool names it (``OTHER_NAMES``)."""
     import re
 
-    return re.sub(
+    said = re.sub(
         r"\(Possible options: ([^)]*)\)",
         lambda found: f"(did you mean {' or '.join(found[1].split(', '))}?)",
         message,
     )
+    unknown = re.fullmatch(r"No such command '([^']*)'\.", said)
+    if top and unknown and unknown[1] in OTHER_NAMES:
+        said += f" Did you mean {OTHER_NAMES[unknown[1]]!r}?"
+    return said
 
 
 def run_typer(command: str | None) -> int:
@@ -199,7 +215,8 @@ def run_typer(command: str | None) -> int:
             exc.show()
             return int(exc.exit_code)
         path = exc.ctx.command_path if exc.ctx else "memctl"
-        raise UsageError(f"{_did_you_mean(exc.format_message())} (`{path} -h` for help)") from None
+        said = _did_you_mean(exc.format_message(), top=exc.ctx is None or exc.ctx.parent is None)
+        raise UsageError(f"{said} (`{path} -h` for help)") from None
     except click.ClickException as exc:
         raise MemctlError(exc.format_message()) from None
     except (getattr(click, "Abort", typer.Abort), typer.Abort):

@@ -17,9 +17,10 @@ from collections.abc import Awaitable, Callable
 from html import escape
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -66,6 +67,7 @@ class Viewer:
             loader=FileSystemLoader(HERE / "templates"),
             autoescape=select_autoescape(default=True, default_for_string=True),
         )
+        self.templates.filters["when"] = when
         self.opened: list[Context] = []
 
     def context(self) -> Context:
@@ -102,9 +104,19 @@ class Viewer:
         return HTMLResponse(page, status)
 
 
+def when(at: str) -> Markup:
+    """A stored time as a page shows it, to the minute: ``2026-11-30 09:19``, its date kept
+    on one line (a squeezed column cut it after "2026-11-"), a break allowed before the time."""
+    day, _, clock = at[:16].partition("T")
+    return Markup('<span class="day">{}</span> {}').format(day, clock)
+
+
 def _json_url(request: Request) -> str:
+    """The page's address with ``.json``: its path as decoded, quoted again (a session id's
+    "?" or "#" would end it; ``request.url.path`` leaves some of them quoted, some not)."""
     query = f"?{request.url.query}" if request.url.query else ""
-    return f"{request.url.path.rstrip('/') or '/projects'}.json{query}"
+    path: str = request.scope["path"]
+    return f"{quote(path.rstrip('/') or '/projects')}.json{query}"
 
 
 def _page(viewer: Viewer, name: str, as_json: bool) -> Callable[[Request], Response]:
@@ -251,11 +263,14 @@ def _guard(viewer: Viewer, app: Any) -> Any:
 def build_app(settings: Settings, keys: Keys, embedder: Any = None) -> tuple[Any, Viewer]:
     """The guarded ASGI app and its state (close ``Viewer`` when done)."""
     viewer = Viewer(settings, keys, embedder)
+    # A session's id is the client's or the caller's (`ingest --session-id`) and may hold
+    # "/": its routes take the rest of the path, the longer ones first.
     pages = [
         ("/", "projects"),
         ("/projects", "projects"),
         ("/sessions", "sessions"),
-        ("/sessions/{id}", "session"),
+        ("/sessions/{id:path}/forget", "forget-session"),
+        ("/sessions/{id:path}", "session"),
         ("/memories", "memories"),
         ("/memories/{id}", "memory"),
         ("/recall", "recall"),
@@ -264,7 +279,6 @@ def build_app(settings: Settings, keys: Keys, embedder: Any = None) -> tuple[Any
         ("/runs", "runs"),
         ("/timeline", "timeline"),
         ("/health", "health"),
-        ("/sessions/{id}/forget", "forget-session"),
     ]
     routes: list[Any] = [
         Route(f"{path.rstrip('/') or '/projects'}.json", _page(viewer, name, True))
@@ -278,7 +292,7 @@ def build_app(settings: Settings, keys: Keys, embedder: Any = None) -> tuple[Any
     ]
     routes += [
         Route("/memories", _change(viewer, "remember"), methods=["POST"]),
-        Route("/sessions/{id}/forget", _change(viewer, "forget-session"), methods=["POST"]),
+        Route("/sessions/{id:path}/forget", _change(viewer, "forget-session"), methods=["POST"]),
         Route("/runs/{id}/undo", _change(viewer, "undo"), methods=["POST"]),
         Route(LOGIN_PATH, _login(viewer)),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),

@@ -59,26 +59,35 @@ def about(memory: Memory | None) -> dict[str, Any] | None:
 
 
 def related(
-    memory_id: str, relations: list[Relation], others: dict[str, Memory]
+    memory: Memory, relations: list[Relation], others: dict[str, Memory]
 ) -> list[dict[str, Any]]:
     """One row per other memory and type: "supersedes X" or "superseded by X"; a relation
-    stored both ways (a contradiction) is one row."""
+    stored both ways (a contradiction) is one row, read by which of the two was said
+    first: "contradicts X" (said earlier: ``order``), "contradicted by X" (said later)."""
     pairs = {(r.src_id, r.dst_id, str(r.type)) for r in relations}
     rows, seen = [], set()
     for r in relations:
-        outgoing = r.src_id == memory_id
+        outgoing = r.src_id == memory.id
         other, kind = (r.dst_id if outgoing else r.src_id), str(r.type)
         if (other, kind) in seen:
             continue
         seen.add((other, kind))
-        both = (r.dst_id, r.src_id, kind) in pairs
+        says, order = (kind if outgoing else PASSIVE.get(kind, kind)), None
+        known = others.get(other)
+        if (r.dst_id, r.src_id, kind) in pairs:
+            says = kind
+            if known is not None and known.created_at != memory.created_at:
+                later = known.created_at > memory.created_at
+                says = PASSIVE.get(kind, kind) if later else kind
+                order = "said later" if later else "said earlier"
         rows.append(
             {
                 "type": kind,
-                "says": kind if outgoing or both else PASSIVE.get(kind, kind),
+                "says": says,
+                "order": order,
                 "id": other,
                 "weight": r.weight,
-                "other": about(others.get(other)),
+                "other": about(known),
             }
         )
     return rows

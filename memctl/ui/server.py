@@ -55,8 +55,15 @@ def serve(settings: Settings, port: int, ready: Callable[[str], None]) -> None:
     import uvicorn  # the MCP SDK's server, installed with it
 
     sock = listen(port)  # a port taken is said before the model loads
-    with Context(settings) as loading:
-        embedder = loading.embedder  # one model for every thread, loaded before the URL shows
+    try:
+        with Context(settings) as loading:
+            # opened and migrated before the URL shows: a damaged store (or one locked
+            # through a migration) is said in one line here, not by every page after it
+            _ = loading.db
+            embedder = loading.embedder  # one model for every thread
+    except BaseException:
+        sock.close()
+        raise
     bound = sock.getsockname()[1]
     keys = Keys(hosts_for(bound))
     app, viewer = build_app(settings, keys, embedder)

@@ -17,7 +17,7 @@ from memctl.api import ingest as ingest_api
 from memctl.api import memory as memory_api
 from memctl.api import sessions as sessions_api
 from memctl.api import sync as sync_api
-from memctl.api.config import Context
+from memctl.api.config import Context, key_named
 from memctl.api.memory import (
     EventsRequest,
     Filters,
@@ -41,6 +41,7 @@ MESSAGES_PAGE = 100  # messages of a session page
 RUNS_SHOWN = 50
 RESULT_LINE = 300  # characters of a recall result shown (its part that answers: excerpt)
 KEY_SEPARATOR = "|"  # a keyset cursor: time|id
+RECALL_MOST = int(key_named("recall.limit").maximum or 0)  # rows a recall page lists, as `-n`
 
 
 @dataclass(frozen=True)
@@ -97,30 +98,36 @@ def sessions(ctx: Context, values: Values) -> dict[str, Any]:
 def session(ctx: Context, values: Values) -> dict[str, Any]:
     """One session's messages, a page at a time; ``from``-``to``: the messages a memory
     came from, marked, with the turns around them, and the page that holds them
-    (``holding``: the whole session opens there, at the first of them)."""
+    (``holding``: the whole session opens there, at the first of them). Marked messages
+    more than a page holds (a digest's: the whole session) are shown in the session's
+    pages, from the one holding the first (``page``), never all at once."""
+    asked: tuple[int, int] | None = None
+    holding = 1
     if values.get("from"):
         ref = f"{values['id']}#{values['from']}-{values.get('to') or values['from']}"
         passage = sessions_api.expand(ctx, ref, around=2)[0]
-        page, pages = 0, 0
+        asked = (passage.first, passage.last)
         holding = (passage.first - 1) // MESSAGES_PAGE + 1
+    if asked is not None and asked[1] - asked[0] < MESSAGES_PAGE:
+        page, pages = 0, 0
     else:
-        page = _number(values, "page", 1)
+        page = _number(values, "page", holding)
         passage = sessions_api.show(ctx, values["id"], page, MESSAGES_PAGE)
         pages = max(1, -(-passage.total // MESSAGES_PAGE))
-        holding = page
-    marked = passage.marked and not page
+        holding = holding if asked else page
     return {
         "title": passage.session.title or f"Session {passage.session.id}",
         "session": passage.session.to_dict(),
         "project": project_labels(ctx, [passage.session.scope])[passage.session.scope],
         "messages": [
-            {**m.to_dict(), "marked": marked and passage.first <= m.seq <= passage.last}
+            {**m.to_dict(), "marked": asked is not None and asked[0] <= m.seq <= asked[1]}
             for m in passage.messages
         ],
         "total": passage.total,
         "page": page,
         "pages": pages,
-        "first": passage.first,
+        "first": asked[0] if asked else passage.first,
+        "asked": asked,
         "holding": holding,
         "kept": [about(m) for m in sessions_api.kept_from(ctx, passage.session.id, PAGE_SIZE)],
         "kept_all": PAGE_SIZE,  # shown at most: a session distilled into more says so
@@ -158,7 +165,7 @@ def memory(ctx: Context, values: Values) -> dict[str, Any]:
         "title": f"Memory {own[:8]}",
         **found.to_dict(),
         "project": project_labels(ctx, [found.memory.scope])[found.memory.scope],
-        "related": related(own, shown, others),
+        "related": related(found.memory, shown, others),
         "relations_left": len(found.relations) - len(shown),  # `memctl get` lists them all
         "superseded": about(others.get(found.memory.superseded_by or "")),
         "events": folded([told(own, e, made_by.get(e.run_id or ""), others) for e in history]),
@@ -170,20 +177,25 @@ def memory(ctx: Context, values: Values) -> dict[str, Any]:
 
 def recall_page(ctx: Context, values: Values) -> dict[str, Any]:
     """Search every project, or one (``project``: as `memctl recall` in it): the clear
-    matches, then the possible ones, each with why (``recall --explain``)."""
+    matches, then the possible ones, each with why (``recall --explain``); ``n`` rows at
+    most (``recall -n``), and ``more``: the ``n`` of the next longer list, when this one
+    may have left rows out."""
     query = (values.get("q") or "").strip()
     scope = values.get("project") or None  # unknown: nothing found, the others' count said
+    limit = min(_number(values, "n", ctx.settings.recall_limit), RECALL_MOST)
     data: dict[str, Any] = {
         "title": "Recall",
         "q": query,
+        "n": limit,
         "results": [],
+        "more": None,
         "elsewhere": 0,
         "project": scope,
         "project_label": project_labels(ctx, [scope])[scope] if scope else None,
     }
     if not query:
         return data
-    request = RecallRequest(query, scope=scope, all_scopes=scope is None, touch=False)
+    request = RecallRequest(query, limit, scope=scope, all_scopes=scope is None, touch=False)
     response = recall(ctx, request)
     result = response.result
     labels = project_labels(ctx, [item.memory.scope for item in result.results])
@@ -195,7 +207,7 @@ def recall_page(ctx: Context, values: Values) -> dict[str, Any]:
             "dated": item.dated_at,
             "line": excerpt(item.memory.summary, item.memory.content, query, RESULT_LINE),
             "href": result_href(item.memory.id, item.memory.session_id, item.is_message),
-            "explain": explain(item, result.steps_of(item.memory.id)),
+            "explain": named(explain(item, result.steps_of(item.memory.id)), labels),
             "why": item.match_why or item.match,  # the evidence its label rests on
             "same": [same_as(key) for key in item.members],
             "host": response.hosts.get(item.memory.id),
@@ -208,7 +220,19 @@ def recall_page(ctx: Context, values: Values) -> dict[str, Any]:
     for row in data["results"]:
         row["after_own"] = row["following"] and row["label"] in own_labels
     data["elsewhere"] = response.elsewhere
+    if len(result.results) == limit < RECALL_MOST:
+        data["more"] = min(limit + ctx.settings.recall_limit, RECALL_MOST)
     return data
+
+
+def named(explained: dict[str, Any], labels: Mapping[str, str]) -> dict[str, Any]:
+    """``recall --explain``'s stages with each project named as the page names it: the scope
+    stage's "another scope (path:6fec8fd004f623f2)" reads "another scope (~/shop)"."""
+    for step in explained["steps"]:
+        for scope, label in labels.items():
+            if scope != label:
+                step["why"] = step["why"].replace(f"({scope})", f"({label})")
+    return explained
 
 
 def profile(ctx: Context, values: Values) -> dict[str, Any]:

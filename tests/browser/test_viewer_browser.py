@@ -183,6 +183,10 @@ TURNS = [
 ]
 
 
+# A session id a caller chose (`ingest --session-id`): a "/" and a "?" in it
+SLASHED = "release/v2?draft=1"
+
+
 @pytest.fixture
 def with_session(home: Path, tmp_path: Path) -> Iterator[str]:
     """A store holding one Claude Code session, distilled by the rules, served by
@@ -202,6 +206,10 @@ def with_session(home: Path, tmp_path: Path) -> Iterator[str]:
     done = run_cli("ingest", "--transcript", str(transcript), "--client", "claude-code", "--wait")
     assert done.returncode == 0, done.stderr
     assert run_cli("remember", "The staging database is PostgreSQL 16").returncode == 0
+    slashed = run_cli(
+        "ingest", "--session-id", SLASHED, "--wait", input="user: Tag the release as v2.\n"
+    )
+    assert slashed.returncode == 0, slashed.stderr
     yield from serving()
 
 
@@ -235,9 +243,50 @@ def click(driver: Any, text: str) -> None:
     WebDriverWait(driver, WAIT_SECONDS).until(expected_conditions.staleness_of(page))
 
 
+def follow(where: Any, by: str, text: str, driver: Any = None) -> None:
+    """Open the link found in ``where`` (a page, or an element of ``driver``'s) and wait for
+    its page to load (a click returns before it has: the old page's elements still match)."""
+    href = where.find_element(by, text).get_attribute("href")
+    (driver or where).get(href)
+
+
+def whole_dates(driver: Any, cells: str) -> list[bool]:
+    """Of each of ``cells`` (a CSS selector) showing a time, whether its date
+    (``2026-11-02``, its first ten characters) is on one line."""
+    loaded(driver)
+    return list(
+        driver.execute_script(
+            "return [...document.querySelectorAll(arguments[0])].map(cell => {"
+            " const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT); const tops = [];"
+            " for (let node = walk.nextNode(); node && tops.length < 10; node = walk.nextNode())"
+            "  for (let i = 0; i < node.length && tops.length < 10; i++) {"
+            "   const r = document.createRange(); r.setStart(node, i); r.setEnd(node, i + 1);"
+            "   tops.push(r.getBoundingClientRect().top); }"
+            " return new Set(tops).size === 1; })",
+            cells,
+        )
+    )
+
+
 def test_every_page_and_every_edit_in_a_browser(with_session: str, browser: Any) -> None:
     base = with_session.split("/login", 1)[0]
     browser.get(with_session)
+    # a session's time in a column squeezed by its title and digest: its date stays whole
+    browser.set_window_size(760, 800)
+    browser.get(f"{base}/sessions")
+    assert whole_dates(browser, "td.when") == [True, True], browser.page_source
+    # a session whose id holds "/" and "?" opens, and so does its page as JSON
+    follow(browser, By.PARTIAL_LINK_TEXT, "Tag the release")
+    assert SLASHED in said_above(browser), text_of(browser)
+    follow(browser, By.LINK_TEXT, "This page as JSON")
+    assert f'"id":"{SLASHED}"' in text_of(browser)
+    # recall lists as many rows as asked (`recall -n`), then offers more, opening at the next
+    browser.get(f"{base}/recall?q=deploy&n=1")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "ol.results > li")) == 1
+    follow(browser, By.LINK_TEXT, "More results")
+    assert browser.execute_script("return document.querySelector(':target').id") == "r2"
+    assert len(browser.find_elements(By.CSS_SELECTOR, "ol.results > li")) > 1
+    browser.get(f"{base}/projects")
     # projects -> the project's timeline -> a memory distilled from the session
     browser.find_element(By.CSS_SELECTOR, "a.name").click()
     assert browser.title.startswith("Timeline of")
@@ -347,6 +396,8 @@ def walked(make_ctx: Any, tmp_path: Path) -> Iterator[str]:
     ctx = make_ctx()
     distil(ctx, "user: I like long commit messages.\nassistant: Noted.\n", "pref-1")
     distil(ctx, "user: I don't like long commit messages.\nassistant: Noted.\n", "pref-2")
+    distil(ctx, "user: We always run the migrations before the deploy.\n", "mig-1")
+    distil(ctx, "user: We never run the migrations before the deploy.\n", "mig-2")
     lines = [
         {
             "type": role,
@@ -401,6 +452,23 @@ def test_a_changed_preference_walked_from_recall_to_its_history(walked: str, bro
     history = browser.find_element(By.CSS_SELECTOR, "ol.events").text
     assert "state (supersede) → superseded by I don't like long commit messages." in history
 
+    # a contradiction (stored both ways) read from each side: which was said later
+    browser.get(f"{base}/recall?q=migrations+before+the+deploy")
+    follow(browser, By.PARTIAL_LINK_TEXT, "We always run the migrations")
+    relation = browser.find_element(By.CSS_SELECTOR, "ul.related li").text
+    assert relation.startswith("Contradicted by We never run the migrations"), relation
+    assert "(said later; weight" in relation, relation
+    follow(browser, By.PARTIAL_LINK_TEXT, "We never run the migrations")
+    relation = browser.find_element(By.CSS_SELECTOR, "ul.related li").text
+    assert relation.startswith("Contradicts We always run") and "(said earlier;" in relation
+
+    # another project's result: its Why names the project, not its scope id
+    browser.get(f"{base}/recall?q=step+59+of+the+migration")
+    row = browser.find_element(By.CSS_SELECTOR, "ol.results > li")
+    row.find_element(By.TAG_NAME, "summary").click()
+    why = row.find_element(By.CSS_SELECTOR, "dl.factors").text.replace("\n", "")
+    assert f"another scope ({LONG_PATH})" in why and "(path:" not in why, why
+
     browser.get(f"{base}/sessions/{LONG_SESSION}?from=120&to=120")
     browser.find_element(By.LINK_TEXT, "the whole session").click()
     loaded(browser)
@@ -408,6 +476,11 @@ def test_a_changed_preference_walked_from_recall_to_its_history(walked: str, bro
     assert browser.execute_script("return document.querySelector(':target').id") == "m120"
     assert "step 59 of the migration" in browser.find_element(By.ID, "m119").text
     assert "Earlier" in browser.find_element(By.CSS_SELECTOR, "p.pager").text  # at its foot
+    # marked messages more than a page holds (a digest's: every one) come a page at a time
+    browser.get(f"{base}/sessions/{LONG_SESSION}?from=1&to=130")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "li.marked")) == 100
+    follow(browser.find_element(By.CSS_SELECTOR, "p.pager"), By.LINK_TEXT, "Later", browser)
+    assert len(browser.find_elements(By.CSS_SELECTOR, "li.marked")) == 30
     browser.get(f"{base}/memories?project=no-such-project")  # a stale link: said, not empty
     assert "no project or scope is named 'no-such-project'" in text_of(browser)
 

@@ -51,6 +51,8 @@ def test_version_help_and_unknown_commands_as_processes() -> None:
     ("args", "said"),
     [
         (("recal", "x"), "Did you mean 'recall'?"),
+        (("view",), "Did you mean 'ui'?"),  # as another tool names it
+        (("history", "1234"), "Did you mean 'events'?"),
         (("install", "claude"), "Did you mean 'claude-code'?"),
         (("recall", "--limt", "3", "x"), "(did you mean --limit?)"),
         (("list", "--format", "xml"), "'xml' is not one of"),

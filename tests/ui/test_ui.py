@@ -413,6 +413,17 @@ def test_a_session_line_of_a_megabyte_of_markup_is_shown_as_text(
     assert title.startswith("<img src=x") and len(title) <= 60  # condensed, shown escaped
 
 
+def test_a_damaged_store_is_said_before_the_viewer_serves(home: Path) -> None:
+    """`memctl ui` on a file that is no memctl database: one line and an exit status, no
+    sign-in URL (it served, and every page behind the link said the store was damaged)."""
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "memctl.db").write_bytes(b"not a database, " * 2000)
+    done = run_cli("ui", "--port", "0", timeout=60)
+    assert done.returncode == 4 and "http://" not in done.stdout, done.stdout
+    (line,) = done.stderr.strip().splitlines()
+    assert line.endswith("memctl.db is not a memctl database or is damaged"), line
+
+
 @pytest.mark.fresh
 def test_a_port_in_use_is_one_line() -> None:
     import socket
@@ -820,6 +831,9 @@ def test_ui_open_gives_the_browser_a_private_page_never_the_token_on_its_command
         opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
         with opener.open(sent_to, timeout=30) as signed_in:
             assert signed_in.url.endswith("/projects")
+            first = signed_in.read().decode()  # an empty store: how to fill it
+        assert "Nothing is stored yet:\n<code>memctl install claude-code</code>" in first
+        assert "<code>memctl ingest --backfill</code>" in first and 'href="/memories"' in first
         assert (home / "ui" / "sign-in.html").is_file()
     finally:
         process.send_signal(signal.SIGINT)  # Ctrl-C
