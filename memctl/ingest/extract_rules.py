@@ -10,7 +10,7 @@ category, importance and a tag naming what it is (correction, convention,
 decision, preference, habit, goal, biography, project, rule, case, event,
 commitment). Decisions are tried first: "we decided to use X instead of Y"
 is a decision, not a taste; then corrections ("no, use X instead") and
-conventions. Questions, sentences about a bare "it" or "this" (which mean
+conventions. Questions (in Chinese also without a question mark: ``asks``), sentences about a bare "it" or "this" (which mean
 nothing out of their conversation), list bullets' markers and the
 assistant's narration ("Let me check...") are left out; injected text never
 reaches this stage.
@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
 
+from memctl.ingest.asks import asks_openly
 from memctl.ingest.facts import Fact, Passage
 from memctl.ingest.pasted import own_words
 from memctl.ingest.regex_needs import fold, holds, source_needs
@@ -587,7 +588,7 @@ def _candidates(passage: Passage) -> list[tuple[str, tuple[Pattern, ...]]]:
         if TYPED_COMMAND.match(sentence) or INTRODUCES.search(sentence):
             continue
         asks = QUESTION.search(sentence) and not ASSERTIVE.search(sentence)
-        if not (asks or DANGLING.search(sentence)):
+        if not (asks or asks_openly(sentence) or DANGLING.search(sentence)):
             kept.append(sentence)
     if not kept:
         return []
