@@ -395,7 +395,8 @@ CHINESE = (
     _zh("preference", PR, 0.7, r"我(?:更)?倾向于|我宁愿"),
     _zh("habit", PA, 0.6, r"我(?:通常|一般|总是|经常|习惯)"),
     _zh("habit", PA, 0.6, r"每(?:天|周|个月|次|个早上)"),
-    _zh("goal", P, 0.6, r"我(?:想要|打算|计划|希望|准备)|我的目标"),
+    # "我希望你可以…" asks the assistant, as "I want you to" does: no goal of the user's
+    _zh("goal", P, 0.6, r"我(?:想要|打算|计划|希望|准备)(?!你|您)|我的目标"),
     _zh("decision", PA, 0.7, r"(?:我|我们)(?:决定|选择了|定了)|以后(?:都|就)"),
     _zh("biography", P, 0.8, r"我叫|我的名字(?:是|叫)"),
     _zh("biography", P, 0.8, r"我(?:住在|来自)|我在\S{1,12}(?:工作|上班|上学)"),

@@ -1,5 +1,6 @@
-"""A Chinese question without a question mark states no fact (real user turns of
-destyler/destyler, MIT: benchmarks/sessions/fresh4 and fresh3, SOURCES.md)."""
+"""A Chinese question without a question mark, or a wish of what the assistant does, states
+no fact (real user turns of destyler/destyler, MIT: benchmarks/sessions/fresh4 and fresh3,
+SOURCES.md)."""
 
 from __future__ import annotations
 
@@ -36,3 +37,14 @@ def test_statements_with_the_same_words_are_still_kept() -> None:
     rule = "以后数据库查询都要用 selectinload 预加载关联，不要在循环里查询。"
     assert facts(rule) == [(Category.PATTERNS, rule)]
     assert not asks_openly("我们知道为什么要这样做：缓存会过期。")
+
+
+def test_what_the_user_hopes_the_assistant_does_is_no_goal_of_theirs() -> None:
+    """fresh4 copilot-destyler-deployscript asked the assistant ("我希望你可以…"), as "I want
+    you to" does; it was kept as the user's goal."""
+    asked = (
+        "接下来我给你一个我其他项目的部署脚本，我希望你可以设计成需要四个参数，然后可以直接通过 "
+        "类似 zip 的方式去触发，这四个参数是 token，environment, service, zipPath"
+    )
+    assert facts(asked) == []
+    assert facts("我希望在周五前把迁移做完。") == [(Category.PROFILE, "我希望在周五前把迁移做完。")]
