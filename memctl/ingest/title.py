@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 
 from memctl.ingest.parse.common import SESSION_SUMMARY, SUBAGENT
-from memctl.lazy_re import lazy
 from memctl.ingest.summary import read_summary
+from memctl.lazy_re import lazy
 from memctl.memories.injected import COMMAND_NAME, strip_injected
 from memctl.store.database import Database
 from memctl.store.sessions import first_message_starting, first_requests

@@ -60,7 +60,7 @@ def test_a_line_number_places_code_and_an_items_list_mark_is_no_part_of_a_role()
     the lines it found ("`login.go`: 75 → baseURL …" was kept); heldout cc1-cclog-07f2e15c
     (MIT) numbered its headings ("`converter.py`: 1. Updated: …")."""
     calls = [Call("Read", "/w/pkg/cmd/login.go", "ok"), Call("Edit", "/w/converter.py", "ok")]
-    found = "- `pkg/cmd/login.go:75` → `baseURL + \"/cli-login\"`\n"
+    found = '- `pkg/cmd/login.go:75` → `baseURL + "/cli-login"`\n'
     assert roles(found, calls) == []
     numbered = (
         "### 1. Updated `converter.py` (`process_projects_hierarchy` function):\n"
