@@ -10,9 +10,9 @@ category, importance and a tag naming what it is (correction, convention,
 decision, preference, habit, goal, biography, project, rule, case, event,
 commitment). Decisions are tried first: "we decided to use X instead of Y"
 is a decision, not a taste; then corrections ("no, use X instead") and
-conventions. Questions, sentences about a bare "it" or "this" (which mean
-nothing out of their conversation), list bullets' markers and the
-assistant's narration ("Let me check...") are left out; injected text never
+conventions. Questions (in Chinese also without "？": ``asks``), sentences about a bare
+"it" or "this" (which mean nothing out of their conversation), list bullets' markers
+and the assistant's narration ("Let me check...") are left out; injected text never
 reaches this stage.
 """
 
@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
 
+from memctl.ingest.asks import asks_openly
 from memctl.ingest.facts import Fact, Passage
 from memctl.ingest.pasted import own_words
 from memctl.ingest.regex_needs import fold, holds, source_needs
@@ -394,7 +395,7 @@ CHINESE = (
     _zh("preference", PR, 0.7, r"我(?:更)?倾向于|我宁愿"),
     _zh("habit", PA, 0.6, r"我(?:通常|一般|总是|经常|习惯)"),
     _zh("habit", PA, 0.6, r"每(?:天|周|个月|次|个早上)"),
-    _zh("goal", P, 0.6, r"我(?:想要|打算|计划|希望|准备)|我的目标"),
+    _zh("goal", P, 0.6, r"我(?:想要|打算|计划|希望|准备)(?!你|您)|我的目标"),  # not "我希望你…"
     _zh("decision", PA, 0.7, r"(?:我|我们)(?:决定|选择了|定了)|以后(?:都|就)"),
     _zh("biography", P, 0.8, r"我叫|我的名字(?:是|叫)"),
     _zh("biography", P, 0.8, r"我(?:住在|来自)|我在\S{1,12}(?:工作|上班|上学)"),
@@ -587,7 +588,7 @@ def _candidates(passage: Passage) -> list[tuple[str, tuple[Pattern, ...]]]:
         if TYPED_COMMAND.match(sentence) or INTRODUCES.search(sentence):
             continue
         asks = QUESTION.search(sentence) and not ASSERTIVE.search(sentence)
-        if not (asks or DANGLING.search(sentence)):
+        if not (asks or asks_openly(sentence) or DANGLING.search(sentence)):
             kept.append(sentence)
     if not kept:
         return []

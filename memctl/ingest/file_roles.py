@@ -19,10 +19,12 @@ from memctl.model import Category
 
 FILE = r"(?P<path>(?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]{0,5})"
 LINES = r"(?::\d+(?:-\d+)?)?"  # "tokenizer.js:101-108"
-# "- `src/auth.ts` – JWT middleware", "1. **parser.py**: 解析日志"
+# "- `src/auth.ts` – JWT middleware", "1. **parser.py**: 解析日志"; the colon of a line number
+# is no separator: "- `pkg/cmd/login.go:75` → `baseURL + "/cli-login"`" places code, it says
+# what no file is for (fresh3's getspecstory session kept "`login.go`: 75 → baseURL …")
 LIST_ROLE = lazy(
-    r"^[ \t]*(?:[-*•]|\d+[.)])\s+(?:\*\*)?`?" + FILE + LINES + r"`?(?:\*\*)?\s*(?:[:：–—]|\s-\s)\s*"
-    r"(?:\*\*)?(?P<role>\S.*)$",
+    r"^[ \t]*(?:[-*•]|\d+[.)])\s+(?:\*\*)?`?" + FILE + LINES + r"`?(?:\*\*)?\s*"
+    r"(?:[:：](?!\d+(?:-\d+)?`)|[–—]|\s-\s)\s*(?:\*\*)?(?P<role>\S.*)$",
     re.M,
 )
 # "`tokenizer.js` renders the ruby markup", "`api.py` now handles retries"
@@ -49,6 +51,7 @@ ROLE_IMPORTANCE = 0.6
 # sentence a rule matched in passing
 ROLE_CONFIDENCE = 0.75
 MARKUP = lazy(r"\*\*|`")
+ITEM_MARK = lazy(r"^(?:[-*•]|\d+[.)])\s+")
 
 
 def _touched(calls: list[Call]) -> set[str]:
@@ -61,7 +64,10 @@ def _touched(calls: list[Call]) -> set[str]:
 
 
 def _role(text: str) -> str:
+    """The role as a fact says it: without markup, and without the list mark of an item
+    quoted under a heading ("- 문서 템플릿 전체 한국어 번역", "2. Updated: …")."""
     flat = " ".join(MARKUP.sub("", text).split()).rstrip(" .;,。")
+    flat = ITEM_MARK.sub("", flat)
     return flat if len(flat) <= ROLE_WIDTH else flat[: ROLE_WIDTH - 1] + "…"
 
 

@@ -4,8 +4,10 @@
    most similar by vector (``reconcile.vector_top``, similarity >=
    ``reconcile.min_similarity``) and by full text (``reconcile.fts_top``), at
    most ``reconcile.max_candidates`` distinct memories for the whole batch.
-2. Decide: the preference slot guard first (no LLM); a fact with no
-   candidate is CREATEd; the rest go to the LLM in one call, and whatever it
+2. Decide: the preference slot guard first (no LLM); a case a stored case states
+   already (``reconcile_rules.same_case``) is SKIPped onto it, its session one more
+   source (no LLM: the two differ only in the command lines around the failure);
+   a fact with no candidate is CREATEd; the rest go to the LLM in one call, and whatever it
    leaves undecided (or when there is no LLM) to the rules.
 3. Enforce the rules no decision may break: profile facts MERGE into a
    matching profile memory; events and cases are only CREATEd or SKIPped; a
@@ -105,6 +107,25 @@ def _guard(fact: Fact, pairs: list[tuple[Memory, float]], threshold: float) -> D
     return None
 
 
+def _seen_case(fact: Fact, pairs: list[tuple[Memory, float]]) -> Decision | None:
+    """A case a stored case already states (the same failure, fixed the same way), SKIPped
+    onto it: ``apply`` names this session as one more source of it."""
+    if fact.category != Category.CASES:
+        return None
+    for memory, _ in pairs:
+        if memory.category == Category.CASES and reconcile_rules.same_case(
+            fact.content, memory.content
+        ):
+            return Decision(
+                Verdict.SKIP,
+                fact,
+                memory.id,
+                reason=f"the same failure and fix as {memory.id[:8]}, seen again",
+                by="rules",
+            )
+    return None
+
+
 def enforce(
     decision: Decision, best: tuple[Memory, float] | None, memories: dict[str, Memory], match: float
 ) -> Decision:
@@ -171,7 +192,7 @@ def decide(run: Run, facts: list[Fact]) -> list[Decision]:
     found = gather(run, facts)
     decided: dict[int, Decision] = {}
     for index, (fact, pairs) in enumerate(zip(facts, found.per_fact, strict=True)):
-        guarded = _guard(fact, pairs, s.reconcile_related_similarity)
+        guarded = _guard(fact, pairs, s.reconcile_related_similarity) or _seen_case(fact, pairs)
         if guarded is not None:
             decided[index] = guarded
         elif not pairs:

@@ -4,7 +4,11 @@ For a fact and its most similar stored memory (cosine similarity ``sim``):
 
 - nothing stored, or ``sim < reconcile.related_similarity``: CREATE;
 - ``sim >= reconcile.duplicate_similarity``, or the same text: SKIP;
-- events and cases: CREATE (they are records, never rewritten);
+- events and cases: CREATE (they are records, never rewritten), but a failure and its
+  fix that a stored case states (``same_case``: the same program failed with the same
+  error and was fixed the same way, "`git commit …` failed: … → fixed by adding
+  `--no-verify`") is SKIPped: the later session is one more source of the case, not a
+  second copy of it;
 - about the same thing (``sim >= reconcile.match_similarity``, or the same
   slot, e.g. "my editor is vim" / "my editor is helix", "we deploy with make" /
   "we deploy with fly"):
@@ -28,6 +32,7 @@ import re
 
 from memctl.config import Settings
 from memctl.ingest.facts import Decision, Fact, Verdict
+from memctl.ingest.tools import shell_command
 from memctl.lazy_re import lazy
 from memctl.memories.statements import negated, normalised, replaced
 from memctl.model import Category, Memory
@@ -85,6 +90,12 @@ PREFERENCE = lazy(
 )
 PREFERENCE_ZH = lazy(r"(?:喜欢|爱喝|爱吃|偏爱|偏好)(.+?)(?:[，。,.!！]|$)")
 CJK = lazy(r"[\u3400-\u9fff]")
+# A case the digest's tool calls make (``digest._changes``): "`CMD` failed: ERROR → fixed by FIX"
+CASE_LINE = lazy(r"^`(?P<command>[^`]+)` failed: (?P<error>.+?) → fixed by (?P<fix>.+)$", re.S)
+EXIT_STATUS = lazy(r"^exit -?\d+:\s*")  # the status a shell's error opens with
+# An error that says less than this (bare "exit 137:", "1 fail") names no failure of its own:
+# two such cases are not known to be one (the same program fails in many ways)
+MIN_CASE_ERROR_LETTERS = 20
 
 
 def words(text: str) -> set[str]:
@@ -157,6 +168,27 @@ def slot_guard(fact: str, memory: str) -> bool:
         shared += 1
     brand = shared >= (2 if CJK.search("".join(a)) else 1)
     return brand and shared < len(a) and shared < len(b)
+
+
+def _case_parts(text: str) -> tuple[str, str, str] | None:
+    """(the failing program, its error, the fix) of a case line, else None."""
+    found = CASE_LINE.match(text)
+    if found is None:
+        return None
+    key = shell_command(found.group("command")).key
+    error = normalised(EXIT_STATUS.sub("", found.group("error")))
+    if not key or sum(c.isalpha() for c in error) < MIN_CASE_ERROR_LETTERS:
+        return None
+    return key.split()[0], error, normalised(found.group("fix"))
+
+
+def same_case(fact: str, memory: str) -> bool:
+    """Both texts are cases of one failure fixed one way: the same program failed with the
+    same error (one that says something) and the same fix followed, whatever else the
+    command lines held (the repiq sessions' three commits, each refused by one pre-commit
+    hook and each made with `--no-verify`)."""
+    parts = _case_parts(fact)
+    return parts is not None and parts == _case_parts(memory)
 
 
 def decide(fact: Fact, memory: Memory | None, similarity: float, s: Settings) -> Decision:

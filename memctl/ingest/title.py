@@ -7,18 +7,27 @@ by the first of them. A sub-agent's own file is named by its first order, withou
 ``[subagent]`` mark (the digest says whose it is). A session with no request of its own
 (a client's compaction sub-agent: its prompt is the client's) is named by the request its
 summary states.
+
+A sub-agent's digest heading says whose it is ("(opencode sub-agent)"), so the mark its
+client puts in its title goes (``heading_title``): OpenCode titles a task's session
+"<description> (@<agent> subagent)" (its task tool).
 """
 
 from __future__ import annotations
 
+import re
+
 from memctl.ingest.parse.common import SESSION_SUMMARY, SUBAGENT
 from memctl.ingest.summary import read_summary
+from memctl.lazy_re import lazy
 from memctl.memories.injected import COMMAND_NAME, strip_injected
 from memctl.store.database import Database
 from memctl.store.sessions import first_message_starting, first_requests
 
 TITLE_WIDTH = 60  # characters: a title fits an 80-column row beside an id and a date
 REQUESTS_READ = 5  # user messages looked at: past the client's preamble, a request is there
+# the mark OpenCode's task tool ends a sub-agent session's title with: " (@review subagent)"
+SUBAGENT_TITLE = lazy(r"\s*\(@[^()\s]+ subagent\)\s*$", re.I)
 
 
 def condensed(text: str, width: int = TITLE_WIDTH) -> str:
@@ -41,6 +50,12 @@ def session_title(requests: list[str]) -> str:
         if command:
             return "/" + command.group(1)
     return ""
+
+
+def heading_title(title: str) -> str:
+    """A sub-agent session's title as its digest's heading shows it: without its client's
+    sub-agent mark (the heading names the sub-agent)."""
+    return SUBAGENT_TITLE.sub("", title.removeprefix(SUBAGENT)).strip() or title
 
 
 def summary_title(summary: str) -> str:

@@ -6,7 +6,7 @@ in its text, behind a title that does not say it: "Session of 2026-05-11 (codex)
 tools" hides the "threshold: 0.9" that the question asked for. Such a memory shows its
 summary cut short, then the sentences that hold the query's words (and the vocabulary's
 words for them) that the summary lacks, best first up to the width, in their order,
-joined by " … ".
+joined by " … " (after a piece cut short, its own "…" marks the gap).
 
 Pure functions over the text and the query; the tables (``cli/recall_out.py``) call them.
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from memctl.retrieve.fit import cut_words, sentences
+from memctl.retrieve.fit import ELLIPSIS, cut_words, sentences
 from memctl.retrieve.query import STOPWORDS
 from memctl.retrieve.vocabulary import expand, forms
 
@@ -63,6 +63,15 @@ def held(text: str, weights: dict[str, float]) -> dict[str, float]:
     return found
 
 
+def joined(pieces: list[str]) -> str:
+    """The pieces with ``GAP`` between them; after a piece cut short, its own "…" marks the
+    gap ("…add a Github… You can test it", not "…add a Github… … You can test it")."""
+    text = pieces[0] if pieces else ""
+    for piece in pieces[1:]:
+        text += (" " if text.endswith(ELLIPSIS) else GAP) + piece
+    return text
+
+
 def excerpt(summary: str, content: str, query: str, width: int) -> str:
     """One line of at most ``width`` characters for a memory: its content when that fits,
     its summary when the summary's first line holds every query word the content holds,
@@ -106,4 +115,4 @@ def excerpt(summary: str, content: str, query: str, width: int) -> str:
             break
         pieces.append(cut(parts[index], left))
         used += len(GAP) + len(pieces[-1])
-    return GAP.join(pieces)
+    return joined(pieces)

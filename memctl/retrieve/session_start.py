@@ -223,7 +223,7 @@ class _Builder:
         self.seen.add(memory.id)
         shown = memory
         if DIGEST_TAG in memory.tags:  # without the facts the block gives already
-            shown = replace(memory, content=unsaid(memory.content, self.said))
+            shown = replace(memory, content=unsaid(asked_once(memory.content), self.said))
             if not shown.content:
                 return
         host = self.host_of(memory.id)
@@ -268,6 +268,25 @@ def unsaid(text: str, said: list[str]) -> str:
     return "\n".join(line for line in lines if line)
 
 
+def asked_once(digest: str) -> str:
+    """A digest without the ask its heading's title states whole: a session titled by its
+    first request ("Session of … — Make the colors green and yellow") would say it twice,
+    in the heading and first on its "Asked:" line. A title cut short ("…") says less than
+    the ask, which stays."""
+    heading, _, rest = digest.partition("\n")
+    title = " ".join(heading.partition(" — ")[2].split())
+    lines = rest.split("\n")
+    for n, line in enumerate(lines):
+        if line.startswith(ASKED):
+            first, _, others = line.removeprefix(ASKED).partition(ASKS_JOINED)
+            if title and " ".join(first.split()) == title:
+                lines[n] = ASKED + others if others else ""
+            break
+    return "\n".join([heading, *(line for line in lines if line)])
+
+
+ASKED = "Asked: "  # a digest's line of requests, joined by "; " (ingest/digest.py render)
+ASKS_JOINED = "; "
 # A digest's section line: "Fixed: a; b; c" (ingest/digest.py renders them so).
 SECTION_LINE = re.compile(r"([A-Z][\w ,]{1,40}):\s*(.*)")
 EMPTY_ITEM = re.compile(r";\s*(?=;|$)")  # a separator before another or at the end

@@ -19,6 +19,9 @@ from memctl.model import Category
         ("We run the migrations with alembic upgrade head.", PA),
         ("we test with pytest -n auto", PA),
         ("To deploy, run make release from main", PA),
+        # a routine with no means is a fact of the project, not a procedure to follow
+        ("we rotate the API keys every 90 days", E),
+        ("We review every PR before merging", E),
         # what the project uses or where it runs stays a project fact
         ("we use uv for dependencies", E),
         ("We host on fly.io", E),

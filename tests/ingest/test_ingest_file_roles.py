@@ -53,3 +53,22 @@ def test_at_most_a_few_roles_a_session_the_first_said_first() -> None:
     text = "\n".join(f"- `m{n}.py`: module number {n} of the set" for n in range(9))
     found = roles(text, calls)
     assert len(found) == MAX_FILE_ROLES and found[0].startswith("`m0.py`")
+
+
+def test_a_line_number_places_code_and_an_items_list_mark_is_no_part_of_a_role() -> None:
+    """Closing answers of real sessions: fresh3 getspecstory-login405 (Apache-2.0) listed
+    the lines it found ("`login.go`: 75 → baseURL …" was kept); heldout cc1-cclog-07f2e15c
+    (MIT) numbered its headings ("`converter.py`: 1. Updated: …")."""
+    calls = [Call("Read", "/w/pkg/cmd/login.go", "ok"), Call("Edit", "/w/converter.py", "ok")]
+    found = '- `pkg/cmd/login.go:75` → `baseURL + "/cli-login"`\n'
+    assert roles(found, calls) == []
+    numbered = (
+        "### 1. Updated `converter.py` (`process_projects_hierarchy` function):\n"
+        "- Added token aggregation logic that tracks `total_input_tokens`\n"
+    )
+    assert roles(numbered, calls) == [
+        "`converter.py`: Updated: Added token aggregation logic that tracks total_input_tokens"
+    ]
+    assert roles("- `pkg/cmd/login.go`: 75 handlers, one per route\n", calls) == [
+        "`pkg/cmd/login.go`: 75 handlers, one per route"
+    ]

@@ -5,6 +5,8 @@ its digest weighing less than its parent's."""
 
 from __future__ import annotations
 
+import io
+import json
 from pathlib import Path
 
 from memctl.context import Context
@@ -14,7 +16,7 @@ from memctl.ingest.extract_actions import action_facts
 from memctl.ingest.parse import read_transcript
 from memctl.ingest.pipeline import DIGEST_IMPORTANCE, passages, run_session
 from memctl.ingest.source import Input
-from memctl.ingest.title import session_title
+from memctl.ingest.title import heading_title, session_title
 from memctl.memories.provenance import DIGEST_TAG
 from memctl.model import Category, Message, Role
 from memctl.store.memories import of_session, session_memory
@@ -79,3 +81,28 @@ def test_a_sub_agents_digest_says_whose_it_is_and_its_orders_are_no_rules(ctx: C
         rules += [m.content for m in made if m.category == Category.PATTERNS]
     assert not any("Do not" in rule for rule in rules), rules  # the parent's orders
     assert any(rule.startswith("tests run with `pnpm --filter") for rule in rules), rules
+
+
+def test_an_opencode_task_sessions_heading_drops_its_subagent_mark(ctx: Context) -> None:
+    """OpenCode's task tool titles a sub-agent's session "<description> (@<agent>
+    subagent)"; the digest's heading says "(opencode sub-agent)" already."""
+    said = [
+        ("user", "Verify the retry fix in src/retry.ts and list blocking issues only."),
+        ("assistant", "[tool bash: pnpm test]"),
+        (
+            "assistant",
+            "No blocking issues: the retry counter resets in src/retry.ts and the "
+            "tests pass, so the fix holds for both the timeout and the refused-connection case.",
+        ),
+    ]
+    messages = [{"info": {"role": r}, "parts": [{"type": "text", "text": t}]} for r, t in said]
+    info = {"id": "ses_2", "parentID": "ses_1", "title": "Verify the fix (@review subagent)"}
+    info["time"] = {"created": 1767225600000}
+    raw = json.dumps({"info": info, "messages": messages}).encode()
+    captured = capture(ctx, Input(io.BytesIO(raw), "ses_2.json"), IngestOptions(client="opencode"))
+    run_session(ctx, captured.session.id)
+    digest = session_memory(ctx.db, captured.session.id, DIGEST_TAG)
+    assert digest is not None
+    heading = digest.content.splitlines()[0]
+    assert heading.endswith("(opencode sub-agent) — Verify the fix"), heading
+    assert heading_title("Review the diff") == "Review the diff"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from memctl.retrieve.session_start import unsaid
+from memctl.retrieve.session_start import asked_once, unsaid
 from tests.conftest import run_cli
 from tests.ingesting import REAL_SESSIONS
 
@@ -39,3 +39,24 @@ def test_the_start_block_of_a_real_session_has_no_empty_digest_items() -> None:
     assert block.splitlines()[1] == "Context for: /src/deep-manifest"  # its path, not a hash
     assert "tests run with" in block and "Session of" in block  # facts, then the digest
     assert not EMPTY.search(block), block
+
+
+def test_the_start_block_gives_a_request_its_digest_is_titled_by_once() -> None:
+    """benchmarks/sessions/real cc1-gitai-cb947e5b (MIT): one request, the title and the
+    "Asked:" line both said it; a title cut short says less than the ask, which stays."""
+    digest = "\n".join(
+        [
+            "Session of 2025-09-11 (claude-code) — Make the colors green and yellow",
+            "Asked: Make the colors green and yellow",
+            "Edited: app/globals.css; game/HistoryLog.tsx",
+            "Outcome: Now I need to update the player color mapping.",
+        ]
+    )
+    shown = asked_once(digest)
+    assert shown.count("Make the colors green and yellow") == 1
+    assert shown.splitlines()[1] == "Edited: app/globals.css; game/HistoryLog.tsx"
+    two = digest.replace("yellow\nEdited", "yellow; and blue for dates\nEdited")
+    assert "Asked: and blue for dates" in asked_once(two).splitlines()
+    cut = "Session of 2025-06-14 (claude-code) — Hey Claude, can you please add a Github…"
+    longer = f"{cut}\nAsked: Hey Claude, can you please add a Github Action to run tests?"
+    assert asked_once(longer) == longer

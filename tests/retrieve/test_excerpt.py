@@ -40,6 +40,27 @@ def test_a_short_memory_shows_whole_and_a_title_that_answers_shows_alone() -> No
     assert excerpt(TITLE, DIGEST, "the weather in Lisbon", 200) == TITLE
 
 
+def test_a_title_cut_short_marks_the_gap_with_its_own_ellipsis() -> None:
+    """A real digest (benchmarks/sessions/real cc1-cclog-fe869ecb, MIT): its title is cut
+    with "…", and the line showed "…add a Github… … You can test it"."""
+    title = (
+        "Session of 2025-06-14 (claude-code) — Hey Claude, can you please add a Github "
+        "Action to run…"
+    )
+    digest = "\n".join(
+        [
+            title,
+            "Asked: Hey Claude, can you please add a Github Action to run tests and linting? "
+            "You can test it with `act`.; Wait, does it only run on main? I think we should "
+            "run it on every push?",
+            "Ran: act -l; act --container-architecture linux/amd64 -j test",
+        ]
+    )
+    line = excerpt(title, digest, "did we test the github action with act on linux?", 150)
+    assert "… …" not in line and "…" in line
+    assert "You can test it with `act`." in line and len(line) <= 150
+
+
 def test_a_summary_cut_from_the_opening_is_not_shown_twice() -> None:
     """An extracted fact's summary is its own opening cut with "…": the sentence that
     answers starts with it, and the line says it once."""
