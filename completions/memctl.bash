@@ -172,13 +172,16 @@ _memctl_spec() {
             valopts="--port"
             ;;
         "install")
-            cmds="opencode cursor claude-code gemini codex cron completions status uninstall"
+            cmds="opencode cursor copilot claude-code gemini codex cron completions status uninstall"
             opts="-h --help"
             ;;
         "install opencode")
             opts="--project --dry-run --force --json -h --help"
             ;;
         "install cursor")
+            opts="--project --dry-run --force --json -h --help"
+            ;;
+        "install copilot")
             opts="--project --dry-run --force --json -h --help"
             ;;
         "install claude-code")
@@ -263,7 +266,7 @@ _memctl_choices() {
     case "$1|$2" in
         "list|-f"|"list|--format") choices="table json ids" ;;
         "import|--strategy") choices="auto atomic section document" ;;
-        "ingest|--client") choices="claude-code opencode codex cursor gemini generic" ;;
+        "ingest|--client") choices="claude-code opencode codex cursor gemini copilot generic" ;;
         "ingest|--mode") choices="smart raw" ;;
     esac
 }

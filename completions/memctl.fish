@@ -202,7 +202,7 @@ complete -c memctl -n '__fish_seen_subcommand_from import' -F
 
 # memctl ingest
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -l transcript -r -F -d 'Transcript file; omit (or \'-\') to read standard input.'
-complete -c memctl -n '__fish_seen_subcommand_from ingest' -l client -x -a 'claude-code opencode codex cursor gemini generic' -d 'Transcript format (default: guessed from the content); with --backfill, the assistant whose transcripts to read (default: every one).'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -l client -x -a 'claude-code opencode codex cursor gemini copilot generic' -d 'Transcript format (default: guessed from the content); with --backfill, the assistant whose transcripts to read (default: every one).'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -l session-id -x -d 'Session id (default: the transcript\'s own).'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -l agent-id -x -d 'Agent id recorded on the session and its memories.'
 complete -c memctl -n '__fish_seen_subcommand_from ingest' -s s -l scope -x -d 'Scope of the session and its memories: \'project\' (default: the project of the directory the session ran in, else the current one), \'global\', or a name.'
@@ -228,7 +228,7 @@ complete -c memctl -n '__fish_seen_subcommand_from undo' -l json -d 'Print JSON 
 complete -c memctl -n '__fish_seen_subcommand_from undo' -s h -l help -d 'Show this message and exit.'
 
 # memctl init
-complete -c memctl -n '__fish_seen_subcommand_from init' -l tool -x -d 'Only this assistant (claude-code, codex, opencode, cursor, gemini); repeatable.'
+complete -c memctl -n '__fish_seen_subcommand_from init' -l tool -x -d 'Only this assistant (claude-code, codex, opencode, cursor, gemini, copilot); repeatable.'
 complete -c memctl -n '__fish_seen_subcommand_from init' -l project -d 'Set up the current repository instead of your user.'
 complete -c memctl -n '__fish_seen_subcommand_from init' -l dry-run -d 'Print a unified diff of every change; write nothing.'
 complete -c memctl -n '__fish_seen_subcommand_from init' -l force -d 'Set up tools that were not found too; with --undo, restore files changed since.'
@@ -239,7 +239,7 @@ complete -c memctl -n '__fish_seen_subcommand_from init' -l json -d 'Print JSON 
 complete -c memctl -n '__fish_seen_subcommand_from init' -s h -l help -d 'Show this message and exit.'
 
 # memctl uninstall
-complete -c memctl -n '__fish_seen_subcommand_from uninstall' -l tool -x -d 'Only this assistant (claude-code, codex, opencode, cursor, gemini); repeatable.'
+complete -c memctl -n '__fish_seen_subcommand_from uninstall' -l tool -x -d 'Only this assistant (claude-code, codex, opencode, cursor, gemini, copilot); repeatable.'
 complete -c memctl -n '__fish_seen_subcommand_from uninstall' -l project -d 'Set up the current repository instead of your user.'
 complete -c memctl -n '__fish_seen_subcommand_from uninstall' -l force -d 'Restore files even if they changed since.'
 complete -c memctl -n '__fish_seen_subcommand_from uninstall' -l purge -d 'Also stop the resident process and remove the data directory and the model cache (asks first).'
@@ -339,16 +339,17 @@ complete -c memctl -n '__fish_seen_subcommand_from ui' -l open -d 'Open the sign
 complete -c memctl -n '__fish_seen_subcommand_from ui' -s h -l help -d 'Show this message and exit.'
 
 # memctl install
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code gemini codex cron completions status uninstall' -s h -l help -d 'Show this message and exit.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code gemini codex cron completions status uninstall' -a 'opencode' -d 'Install opencode\'s hooks: a plugin that adds the context block to each session\'s system prompt and captures each session on session.idle and session.compacted.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code gemini codex cron completions status uninstall' -a 'cursor' -d 'Install cursor\'s hooks: hooks.json: sessionStart prints the context block; stop, sessionEnd and subagentStop capture the transcript.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code gemini codex cron completions status uninstall' -a 'claude-code' -d 'Install Claude Code\'s hooks (settings.json): SessionStart prints the context block; Stop, SubagentStop, SessionEnd and PreCompact capture the transcript.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code gemini codex cron completions status uninstall' -a 'gemini' -d 'Install Gemini CLI\'s hooks (settings.json): SessionStart prints the context block; AfterAgent, PreCompress and SessionEnd capture the session file (--per-prompt: also BeforeAgent).'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code gemini codex cron completions status uninstall' -a 'codex' -d 'Install Codex\'s hooks (hooks.json: SessionStart, Stop). Codex runs them only after you trust them in /hooks.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code gemini codex cron completions status uninstall' -a 'cron' -d 'Run `memctl maintain` hourly: print a crontab line and a systemd user timer; --systemd writes the timer\'s two files (`memctl install uninstall cron` takes them out).'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code gemini codex cron completions status uninstall' -a 'completions' -d 'Put memctl on PATH (~/.local/bin/memctl, which runs this memctl), its man page where `man` finds it and bash, zsh and fish completions where each shell looks (backed up; `memctl install uninstall completions` takes them out).'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code gemini codex cron completions status uninstall' -a 'status' -d 'What is installed where, whether Codex\'s hooks are trusted, when each hook last ran and when each assistant\'s sessions were last captured.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code gemini codex cron completions status uninstall' -a 'uninstall' -d 'Remove a client\'s hooks: put back the files `memctl install` changed, byte for byte.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor copilot claude-code gemini codex cron completions status uninstall' -s h -l help -d 'Show this message and exit.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor copilot claude-code gemini codex cron completions status uninstall' -a 'opencode' -d 'Install opencode\'s hooks: a plugin that adds the context block to each session\'s system prompt and captures each session on session.idle and session.compacted.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor copilot claude-code gemini codex cron completions status uninstall' -a 'cursor' -d 'Install cursor\'s hooks: hooks.json: sessionStart prints the context block; stop, sessionEnd and subagentStop capture the transcript.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor copilot claude-code gemini codex cron completions status uninstall' -a 'copilot' -d 'Install copilot\'s hooks: hooks/memctl.json: sessionStart prints the context block, sessionEnd captures the session (GitHub Copilot CLI).'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor copilot claude-code gemini codex cron completions status uninstall' -a 'claude-code' -d 'Install Claude Code\'s hooks (settings.json): SessionStart prints the context block; Stop, SubagentStop, SessionEnd and PreCompact capture the transcript.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor copilot claude-code gemini codex cron completions status uninstall' -a 'gemini' -d 'Install Gemini CLI\'s hooks (settings.json): SessionStart prints the context block; AfterAgent, PreCompress and SessionEnd capture the session file (--per-prompt: also BeforeAgent).'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor copilot claude-code gemini codex cron completions status uninstall' -a 'codex' -d 'Install Codex\'s hooks (hooks.json: SessionStart, Stop). Codex runs them only after you trust them in /hooks.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor copilot claude-code gemini codex cron completions status uninstall' -a 'cron' -d 'Run `memctl maintain` hourly: print a crontab line and a systemd user timer; --systemd writes the timer\'s two files (`memctl install uninstall cron` takes them out).'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor copilot claude-code gemini codex cron completions status uninstall' -a 'completions' -d 'Put memctl on PATH (~/.local/bin/memctl, which runs this memctl), its man page where `man` finds it and bash, zsh and fish completions where each shell looks (backed up; `memctl install uninstall completions` takes them out).'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor copilot claude-code gemini codex cron completions status uninstall' -a 'status' -d 'What is installed where, whether Codex\'s hooks are trusted, when each hook last ran and when each assistant\'s sessions were last captured.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor copilot claude-code gemini codex cron completions status uninstall' -a 'uninstall' -d 'Remove a client\'s hooks: put back the files `memctl install` changed, byte for byte.'
 
 # memctl install opencode
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from opencode' -l project -d 'Set up the current repository instead of your user.'
@@ -363,6 +364,13 @@ complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subc
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from cursor' -l force -d 'Install even if the tool was not found.'
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from cursor' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from cursor' -s h -l help -d 'Show this message and exit.'
+
+# memctl install copilot
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from copilot' -l project -d 'Set up the current repository instead of your user.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from copilot' -l dry-run -d 'Print a unified diff of every change; write nothing.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from copilot' -l force -d 'Install even if the tool was not found.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from copilot' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from copilot' -s h -l help -d 'Show this message and exit.'
 
 # memctl install claude-code
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from claude-code' -l project -d 'Set up the current repository instead of your user.'

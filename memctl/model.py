@@ -98,7 +98,15 @@ def parse_choice(enum: type[E], value: str, what: str) -> E:
 # States that recall and list leave out unless asked for.
 HIDDEN_STATES = (State.ARCHIVED, State.DELETED)
 # The transcript formats ingest reads, by the client that writes them.
-TRANSCRIPT_CLIENTS = ("claude-code", "opencode", "codex", "cursor", "gemini", "generic")
+TRANSCRIPT_CLIENTS = (
+    "claude-code",
+    "opencode",
+    "codex",
+    "cursor",
+    "gemini",
+    "copilot",
+    "generic",
+)
 
 
 def now_iso() -> str:

@@ -44,6 +44,7 @@ def backfill_env(home: Path) -> dict[str, str]:
         "HOME": str(home),
         "CODEX_HOME": "",
         "CLAUDE_CONFIG_DIR": "",
+        "COPILOT_HOME": "",
         "MEMCTL_LLM": "none",
         "MEMCTL_INGEST_SPAWN_WORKER": "false",
     }

@@ -19,7 +19,9 @@ def hook(
     ctx: typer.Context,
     client: Annotated[
         str,
-        typer.Argument(metavar="CLIENT", help="claude-code, codex, opencode, cursor or gemini."),
+        typer.Argument(
+            metavar="CLIENT", help="claude-code, codex, opencode, cursor, gemini or copilot."
+        ),
     ],
     event: Annotated[
         str, typer.Argument(metavar="EVENT", help="The client's event (SessionStart, Stop, ...).")

@@ -20,7 +20,8 @@ ToolOption = Annotated[
     list[str] | None,
     typer.Option(
         "--tool",
-        help="Only this assistant (claude-code, codex, opencode, cursor, gemini); repeatable.",
+        help="Only this assistant (claude-code, codex, opencode, cursor, gemini, copilot); "
+        "repeatable.",
     ),
 ]
 RestoreForceOption = Annotated[

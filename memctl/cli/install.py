@@ -39,6 +39,8 @@ SUMMARY = {
     "captures each session on session.idle and session.compacted.",
     "cursor": "hooks.json: sessionStart prints the context block; stop, sessionEnd and "
     "subagentStop capture the transcript.",
+    "copilot": "hooks/memctl.json: sessionStart prints the context block, sessionEnd captures "
+    "the session (GitHub Copilot CLI).",
 }
 
 
@@ -86,7 +88,7 @@ def _command(client: str) -> None:
     app.command(client)(command)
 
 
-for _client in ("opencode", "cursor"):
+for _client in ("opencode", "cursor", "copilot"):
     _command(_client)
 
 
@@ -200,7 +202,7 @@ def uninstall(
         str,
         typer.Argument(
             metavar="CLIENT",
-            help="claude-code, codex, opencode, cursor, gemini, cron or completions.",
+            help="claude-code, codex, opencode, cursor, gemini, copilot, cron or completions.",
         ),
     ],
     project: ProjectOption = False,

@@ -20,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from memctl.clients import claude_code, codex, cursor, gemini, opencode
+from memctl.clients import claude_code, codex, copilot, cursor, gemini, opencode
 from memctl.clients.base import Found, Launcher, Where
 from memctl.clients.files import Plan
 
@@ -108,6 +108,7 @@ REGISTRY: dict[str, Client] = {
     opencode.NAME: opencode,
     cursor.NAME: cursor,
     gemini.NAME: gemini,
+    copilot.NAME: copilot,
 }
 
 

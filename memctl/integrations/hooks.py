@@ -211,7 +211,8 @@ def _start_resident(settings: Any) -> None:
 
 
 def _session_id(payload: dict[str, Any]) -> str:
-    return _kept_id(str(payload.get("session_id") or payload.get("conversation_id") or ""))
+    session_id = payload.get("session_id") or payload.get("conversation_id")
+    return _kept_id(str(session_id or payload.get("sessionId") or ""))  # Copilot CLI's
 
 
 def _kept_id(session_id: Any) -> Any:
@@ -260,7 +261,7 @@ def prompt_output(settings: Any, prompt: str, session_id: str) -> str:
 def capture_event(settings: Any, client: str, event: str, payload: dict[str, Any]) -> None:
     """Capture this session's transcript, then others that grew since their last capture."""
     session_id = payload.get("session_id") or payload.get("conversation_id")
-    session_id = session_id or payload.get("thread-id")
+    session_id = session_id or payload.get("thread-id") or payload.get("sessionId")  # Copilot
     export = payload.get("export")  # OpenCode's plugin sends the session itself
     if isinstance(export, dict):
         _capture_text(settings, client, json.dumps(export), _kept_id(session_id))

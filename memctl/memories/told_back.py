@@ -22,10 +22,10 @@ from memctl.model import Role
 
 # memctl's own MCP tools (integrations/mcp_server.py), as a client names them: bare, or behind
 # its server's prefix ("mcp__memctl__memory_search" in Claude Code and Codex,
-# "memctl_memory_search" in OpenCode). Their results are memctl's memories read back:
-# distilled again they would echo.
+# "memctl_memory_search" in OpenCode, "memctl-memory_search" in GitHub Copilot CLI). Their
+# results are memctl's memories read back: distilled again they would echo.
 MEMCTL_TOOL = lazy(
-    r"(?:^|_|[.:/])(?:memory_(?:search|get|list|profile|stats|store|update|forget|link|ingest|"
+    r"(?:^|_|[.:/-])(?:memory_(?:search|get|list|profile|stats|store|update|forget|link|ingest|"
     r"distill_tasks|distill_apply|profile_task|profile_write)|session_(?:search|expand))$",
     re.I,
 )

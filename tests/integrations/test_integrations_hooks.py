@@ -188,7 +188,7 @@ def test_event_names_in_any_spelling(
         (["claude-code", "NoSuchEvent"], "claude-code has no event 'NoSuchEvent'; known: "),
         (
             ["vim", "Stop"],
-            "unknown client 'vim'; known: claude-code, codex, cursor, gemini, opencode",
+            "unknown client 'vim'; known: claude-code, codex, copilot, cursor, gemini, opencode",
         ),
         ([], "unknown client ''"),
     ],

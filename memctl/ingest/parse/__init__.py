@@ -13,7 +13,16 @@ from typing import Any
 
 from memctl.config.safe_load import TOO_DEEP, json_value
 from memctl.errors import InputError, UsageError
-from memctl.ingest.parse import claude, codex, cursor, gemini, generic, opencode, specstory
+from memctl.ingest.parse import (
+    claude,
+    codex,
+    copilot,
+    cursor,
+    gemini,
+    generic,
+    opencode,
+    specstory,
+)
 from memctl.ingest.parse.common import REPORT_CUT, Parsed, Tally, one_line
 from memctl.ingest.source import SNIFF_BYTES, Input, json_members
 from memctl.model import TRANSCRIPT_CLIENTS
@@ -99,6 +108,8 @@ def guess_client(source: Input, shape: str) -> str:
                         return "cursor"
                     if isinstance(one, dict) and gemini.looks_like(one):
                         return "gemini"
+                    if isinstance(one, dict) and copilot.looks_like(one):
+                        return "copilot"
                 except SHAPE_ERRORS:
                     continue
     return "generic"
@@ -236,6 +247,8 @@ def read_transcript(source: Input, client: str | None) -> Transcript:
         messages = _jsonl(source, tally, codex.messages)
     elif client == "cursor":
         messages = _jsonl(source, tally, cursor.parser(source.name, tally))
+    elif client == "copilot":
+        messages = _jsonl(source, tally, copilot.messages)
     elif shape == "jsonl" and generic.COPILOT_LOG.match(source.head_text):
         messages = _copilot_log(source, tally)
     elif shape == "jsonl":

@@ -1,0 +1,215 @@
+"""GitHub Copilot CLI's session files (npm ``@github/copilot`` 1.0.x): one event a line,
+``{"type", "data", "id", "timestamp", "parentId"}``, in
+``~/.copilot/session-state/<session id>/events.jsonl``.
+
+The schema is the package's own (``schemas/session-events.schema.json``); what is read:
+
+- ``session.start`` / ``session.resume``: the session's id, folder (``context.cwd``) and
+  start time;
+- ``user.message``: ``content``, what the person typed (``transformedContent`` is what the
+  model got, with the date and injected context); a prompt with a ``source`` is the CLI's
+  own (``skill-<name>``: a skill's hidden text) or another agent's (``agent-<id>``);
+- ``assistant.message``: ``content``, and each of ``toolRequests`` as a tool note;
+- ``tool.execution_complete``: the result of the call ``toolCallId`` (``result.content``,
+  or ``error.message`` when ``success`` is false); a shell's exit code is in
+  ``shellExecution.exitCode``, since a command that failed is a call that succeeded;
+- ``session.compaction_complete``: ``summaryContent``, the summary it compacted into.
+
+A sub-agent (the ``task`` tool) writes into the same file: its events carry ``agentId``
+(and ``parentToolCallId``), its prompt comes from ``agent-<parent session id>``; they are
+marked ``[subagent]`` as Claude Code's sidechain turns are, and the ``task`` call's result
+is its report. ``hook.start`` / ``hook.end`` hold the hooks' input and output, memctl's
+own context block among them: never read as messages.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memctl.ingest.parse.common import (
+    SUBAGENT,
+    Parsed,
+    Tally,
+    call_result_note,
+    called,
+    session_summary,
+    subagent_report,
+    timestamp,
+    tool_use_note,
+)
+from memctl.lazy_re import lazy
+from memctl.model import Role
+
+PRODUCER = "copilot-agent"  # session.start's ``producer``
+STARTS = frozenset({"session.start", "session.resume"})
+# Events of its schema that hold no message: the session's state, usage, hooks' runs (their
+# output is memctl's own context), streaming pieces of a message written whole later.
+STATE = frozenset(
+    {
+        "session.permissions_changed",
+        "session.usage_record",
+        "session.usage_info",
+        "session.usage_checkpoint",
+        "session.shutdown",
+        "session.model_change",
+        "session.mode_changed",
+        "session.info",
+        "session.warning",
+        "session.idle",
+        "session.title_changed",
+        "session.todos_changed",
+        "session.plan_changed",
+        "session.tools_updated",
+        "session.skills_loaded",
+        "session.mcp_servers_loaded",
+        "session.mcp_server_status_changed",
+        "session.mcp_server_tools_loaded",
+        "session.context_changed",
+        "session.context_cleared",
+        "session.compaction_start",
+        "session.truncation",
+        "session.task_complete",
+        "system.message",
+        "system.notification",
+        "assistant.turn_start",
+        "assistant.turn_end",
+        "assistant.usage",
+        "assistant.intent",
+        "assistant.idle",
+        "assistant.message_start",
+        "assistant.message_delta",
+        "assistant.streaming_delta",
+        "assistant.reasoning_delta",
+        "tool.execution_start",
+        "tool.execution_progress",
+        "tool.execution_partial_result",
+        "tool.shell_output",
+        "hook.start",
+        "hook.progress",
+        "hook.end",
+        "subagent.started",
+        "subagent.configured",
+        "subagent.selected",
+        "subagent.deselected",
+        "subagent.completed",
+        "subagent.failed",
+        "permission.requested",
+        "permission.completed",
+        "model.call_start",
+        "model.call_finished",
+        "model.call_final_result",
+    }
+)
+# The line a shell's result ends with: its output is the lines before
+SHELL_TRAILER = lazy(r"\n?<shellId: [^>\n]*completed with exit code -?\d+>\s*\Z")
+
+
+def looks_like(record: dict[str, Any]) -> bool:
+    """A session file's first line: ``session.start`` by the Copilot agent."""
+    data = record.get("data")
+    return (
+        record.get("type") in STARTS
+        and isinstance(data, dict)
+        and (data.get("producer") == PRODUCER or "copilotVersion" in data)
+    )
+
+
+def messages(record: dict[str, Any], tally: Tally) -> list[Parsed]:
+    """The messages one event holds."""
+    kind, data = record.get("type"), record.get("data")
+    if not isinstance(kind, str) or not isinstance(data, dict):
+        tally.bad("event without a type and a data object")
+        return []
+    created = timestamp(record.get("timestamp"))
+    sub = isinstance(record.get("agentId"), str) or isinstance(data.get("parentToolCallId"), str)
+    if kind in STARTS:
+        _start(data, tally)
+        return []
+    if kind == "user.message":
+        return _user(data, created, sub, tally)
+    if kind == "assistant.message":
+        return _assistant(data, created, sub, tally)
+    if kind == "tool.execution_complete":
+        return [_result(data, created, sub, tally)]
+    if kind == "session.compaction_complete" and _text(data.get("summaryContent")):
+        tally.keep("session summary")
+        return [Parsed(Role.ASSISTANT, session_summary(data["summaryContent"]), created)]
+    if kind == "assistant.reasoning":
+        tally.pass_over("reasoning")
+    elif kind == "session.error":
+        tally.pass_over("error notice")  # the CLI's own (a model call that failed)
+    else:  # a kind of its schema yet unread is named in the run's notes
+        tally.pass_over("state" if kind in STATE or kind.endswith("_changed") else kind)
+    return []
+
+
+def _start(data: dict[str, Any], tally: Tally) -> None:
+    tally.pass_over("session_meta")
+    context = data.get("context")
+    if isinstance(context, dict):
+        tally.saw_cwd(context.get("cwd"))
+    if isinstance(data.get("sessionId"), str):
+        tally.session_id = tally.session_id or data["sessionId"]
+    tally.started_at = tally.started_at or timestamp(data.get("startTime"))
+
+
+def _text(value: Any) -> str:
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _said(role: Role, text: str, created: str | None, sub: bool, tally: Tally) -> Parsed:
+    tally.keep(f"subagent {role}" if sub else str(role))
+    return Parsed(role, (SUBAGENT if sub else "") + text, created)
+
+
+def _user(data: dict[str, Any], created: str | None, sub: bool, tally: Tally) -> list[Parsed]:
+    source = str(data.get("source") or "")
+    text = _text(data.get("content"))
+    if source and not source.startswith("agent-"):
+        tally.pass_over("injected context")  # a skill's hidden text, the CLI's own prompt
+        return []
+    if not text:
+        tally.pass_over("user without text")
+        return []
+    return [_said(Role.USER, text, created, sub or bool(source), tally)]
+
+
+def _assistant(data: dict[str, Any], created: str | None, sub: bool, tally: Tally) -> list[Parsed]:
+    text = _text(data.get("content"))
+    said = [_said(Role.ASSISTANT, text, created, sub, tally)] if text else []
+    requests = data.get("toolRequests")
+    for request in requests if isinstance(requests, list) else []:
+        if not isinstance(request, dict):
+            tally.bad("a tool request that is not an object")
+            continue
+        name, arguments = str(request.get("name") or ""), request.get("arguments")
+        called(tally, request.get("toolCallId"), name, arguments)
+        tally.keep("tool call")
+        said.append(Parsed(Role.ASSISTANT, _mark(tool_use_note(name, arguments), sub), created))
+    if not said:
+        tally.pass_over("assistant without text")
+    return said
+
+
+def _result(data: dict[str, Any], created: str | None, sub: bool, tally: Tally) -> Parsed:
+    """A call's result; a sub-agent's report when the call started one."""
+    call = str(data.get("toolCallId") or "")
+    result, error = data.get("result"), data.get("error")
+    output = result.get("content") if isinstance(result, dict) else None
+    failed = data.get("success") is False
+    if failed and isinstance(error, dict):
+        output = error.get("message") or output
+    text = SHELL_TRAILER.sub("", output) if isinstance(output, str) else ""
+    shell = data.get("shellExecution")
+    code = shell.get("exitCode") if isinstance(shell, dict) else None
+    if isinstance(code, int) and code != 0:
+        # as Claude Code's Bash writes it: the notes' reader takes its exit code from it
+        text, failed = f"Exit code {code}\n{text}", True
+    tally.keep("tool output")
+    if call in tally.subagent_calls:
+        return Parsed(Role.TOOL, subagent_report(text, failed, tally.calls.get(call, "")), created)
+    return Parsed(Role.TOOL, _mark(call_result_note(tally, call, text, failed), sub), created)
+
+
+def _mark(note: str, sub: bool) -> str:
+    return (SUBAGENT if sub else "") + note
