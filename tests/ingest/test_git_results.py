@@ -28,7 +28,7 @@ def test_git_output_names_the_commit_and_where_it_went() -> None:
 
 
 def test_a_digest_lists_the_commits_and_pushes_that_succeeded() -> None:
-    command = 'git add . && git commit -m "$(cat <<\'EOF\'\nAdd AI music\nEOF\n)"'
+    command = "git add . && git commit -m \"$(cat <<'EOF'\nAdd AI music\nEOF\n)\""
     records = [
         cc("user", "push to github", 1),
         cc("assistant", use(2, "Bash", command=command), 2),
