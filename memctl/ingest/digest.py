@@ -148,14 +148,16 @@ DOWNLOADS = lazy(r"\b(?:curl|wget|http|xh|iwr|invoke-webrequest)\b", re.I)
 # files an assistant writes for itself, not for the project (Claude Code's plan mode)
 OWN_FILES = lazy(r"/\.claude/plans/")
 # the order in which sections lose items when the digest is too long, least useful first:
-# (section, the items it keeps at this step)
+# (section, the items it keeps at this step). Commits but two, and pushes but one, go right
+# after the commands: six commits of a long session took the room of the requests between
+# its first and last, which said where its code went (fresh's f15, s31-fresh2).
 CUT_ORDER = (
     ("Ran", 0),
+    ("Committed", 2),
+    ("Pushed", 1),
     ("Decided", 0),
     ("Asked", 2),
     ("Found", 1),
-    ("Committed", 2),
-    ("Pushed", 1),
     ("Edited", 2),
     ("Created", 2),
     ("Fixed", 1),
