@@ -43,3 +43,24 @@ def test_a_digest_lists_the_commits_and_pushes_that_succeeded() -> None:
     assert "Committed: 5c1b231 on main: Add AI music generation and project setup\n" in text
     assert "Pushed: main to github.com:ann/ai-music.git (6eea407..5c1b231)\n" in text
     assert "wip" not in text.split("\nPushed")[0]  # a commit command that failed made nothing
+
+
+def test_a_long_digest_cuts_its_commits_before_its_requests() -> None:
+    """Six commits took the room of the requests between the first and the last, which said
+    where the code went (a real session, fresh's f15): commits lose items before requests do."""
+    records = [cc("user", "Move the token counter into a repository of its own", 1)]
+    for n in range(2, 14, 2):
+        command = f'git commit -m "step {n}"'
+        records += [
+            cc("assistant", use(n, "Bash", command=command), n),
+            cc("user", result(n, f"[main {n:07x}] Step {n} of the move, with its tests"), n + 1),
+        ]
+    records += [
+        cc("user", "I created github.com/ann/token-counter, push it there please", 20),
+        cc("user", "And fill in its README", 21),
+        cc("assistant", "Done.", 22),
+    ]
+    text = digest_text(records, max_chars=400)
+    assert "I created github.com/ann/token-counter" in text
+    assert "Committed: 0000002 on main: Step 2 of the move, with its tests; 0000004 on main" in text
+    assert "000000c" not in text  # the last commits went first
