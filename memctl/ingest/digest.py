@@ -417,11 +417,8 @@ def _error(call: Call, width: int = ERROR_WIDTH) -> str:
 
 
 def _changes(digest: SessionDigest, calls: list[Call], limit: int) -> None:
-    """Files and commands that succeeded; failures paired with what fixed them; commands
-    refused at the prompt that no later command line ran (the person said no to a ``git
-    push`` and the next try pushed: nothing is left open)."""
+    """Files and commands that succeeded; failures paired with what fixed them."""
     failing: dict[str, tuple[Call, int]] = {}  # a failing command's key: it, and where
-    refused: dict[str, tuple[Call, int]] = {}  # a refused command's key, likewise
     for n, call in enumerate(calls):
         kind = tool_kind(call.name, call.detail)
         if memctl_read(call.name, call.detail):  # memctl's store read back: no work done
@@ -440,11 +437,7 @@ def _changes(digest: SessionDigest, calls: list[Call], limit: int) -> None:
             digest.acted += 1
             if call.succeeded:
                 _git_made(digest, command, call, limit)
-                if done := _retried(command.keys, refused):
-                    refused.pop(done)  # said no to once and run later: not left open
-            if call.refused and command.key:
-                refused.setdefault(command.key, (call, n))
-            elif call.refused:
+            if call.refused:
                 _add(digest.left_open, f"`{_cut(command.text, 80)}` refused", limit)
             elif not call.succeeded and command.key:
                 failing[command.key] = failing.get(command.key, (call, n))
@@ -463,8 +456,6 @@ def _changes(digest: SessionDigest, calls: list[Call], limit: int) -> None:
         elif kind == "file" and call.refused:
             named = " ".join([call.name, *call.detail.split()[:1]])
             _add(digest.left_open, f"{named} refused", limit)
-    for said_no, _ in refused.values():
-        _add(digest.left_open, f"`{_cut(shell_command(said_no.detail).text, 80)}` refused", limit)
     for failed, _ in failing.values():
         text = _cut(_short(shell_command(failed.detail).text), COMMAND_WIDTH)
         _add(digest.left_open, f"`{text}` still failing: {_error(failed)}", limit)
