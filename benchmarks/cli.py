@@ -363,7 +363,7 @@ def real_questions(
         typer.Option(
             "--fresh2",
             help="The second fresh split's questions (benchmarks/sessions/fresh2), its "
-            "sessions in one store with the dev set's; blind: tune on neither half.",
+            "sessions in one store with the dev set's; studied since s31 (no longer blind).",
         ),
     ] = False,
     fresh3: Annotated[

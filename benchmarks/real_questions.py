@@ -30,7 +30,8 @@ CLI, and 48 questions written before memctl ran on them) in the same kind of sto
 its halves, ``fresh-tune`` and ``fresh-check``, are fixed by session in its manifest.
 ``--fresh2`` asks the second fresh split (``benchmarks/sessions/fresh2/``: eleven more
 real sessions, Claude Code, Amp and Copilot Chat, and 43 questions written before memctl
-ran on them) likewise, halves ``fresh2-tune`` and ``fresh2-check``; nobody tunes on it.
+ran on them) likewise, halves ``fresh2-tune`` and ``fresh2-check``; blind until s31-fresh2
+studied it (docs/benchmarks.md): no longer blind.
 ``--fresh3`` asks the third (``benchmarks/sessions/fresh3/``: twelve SpecStory Markdown
 histories of Cursor, Copilot Chat, Claude Code and Codex CLI sessions, and 35 questions
 written before memctl ran on them), halves ``fresh3-tune`` and ``fresh3-check``; blind too.
@@ -94,7 +95,7 @@ from memctl.store.memories import counts_by
 
 HELDOUT = SESSIONS / "heldout"  # the held-out split: its sessions join GOLD's in one store
 FRESH = SESSIONS / "fresh"  # the fresh split (s24): likewise, halves of its own
-FRESH2 = SESSIONS / "fresh2"  # the second fresh split (s25), blind: tuned on by nobody
+FRESH2 = SESSIONS / "fresh2"  # the second fresh split (s25), studied since s31: not blind
 FRESH3 = SESSIONS / "fresh3"  # the third (s27): SpecStory histories, blind likewise
 FRESH4 = SESSIONS / "fresh4"  # the fourth (s28): eight sessions a project, blind likewise
 FRESH5 = SESSIONS / "fresh5"  # the fifth (s29): Claude Code JSONL of three projects, likewise
@@ -116,7 +117,7 @@ SPLITS: dict[str, tuple[Path, Path | None]] = {
 }
 TOP = 5  # found "in the top 5"
 # heldout: benchmarks/sessions/heldout, never tuned on; fresh-check: never tuned on either;
-# fresh2, fresh3, fresh4, fresh5, fresh6, fresh7: neither half tuned on
+# fresh2 (read by s31-fresh2), fresh3, fresh4, fresh5, fresh6, fresh7: neither half tuned on
 HALVES = (
     "tune",
     "check",

@@ -10,6 +10,8 @@ messages. Its sections:
   its tool call succeeded (a failed edit or a refused write changed nothing);
   a command that failed and later succeeded is one line, "`X` failed: … →
   fixed by …"; read-only commands (``ls``, ``cat``, ``git status``) are left out;
+- Committed, Pushed: the commits git reported making (hash, branch, subject) and where
+  it reported pushing them (``git_results``);
 - Found: the sub-agents' final reports, headings and conclusions first
   (``digest.report_chars`` of each);
 - a compaction summary (``[session summary]``, the client's own account of the
@@ -63,6 +65,7 @@ from memctl.ingest.extract_rules import (
     sentences,
     without_lead_in,
 )
+from memctl.ingest.git_results import commits, pushes
 from memctl.ingest.noise import noise_kind
 from memctl.ingest.parse.common import (
     LONG_PATH,
@@ -77,6 +80,7 @@ from memctl.ingest.tools import (
     CHECKS,
     LIST_ITEM,
     Call,
+    Command,
     command_purpose,
     condense,
     read_calls,
@@ -144,9 +148,13 @@ DOWNLOADS = lazy(r"\b(?:curl|wget|http|xh|iwr|invoke-webrequest)\b", re.I)
 # files an assistant writes for itself, not for the project (Claude Code's plan mode)
 OWN_FILES = lazy(r"/\.claude/plans/")
 # the order in which sections lose items when the digest is too long, least useful first:
-# (section, the items it keeps at this step)
+# (section, the items it keeps at this step). Commits but two, and pushes but one, go right
+# after the commands: six commits of a long session took the room of the requests between
+# its first and last, which said where its code went (fresh's f15, s31-fresh2).
 CUT_ORDER = (
     ("Ran", 0),
+    ("Committed", 2),
+    ("Pushed", 1),
     ("Decided", 0),
     ("Asked", 2),
     ("Found", 1),
@@ -158,6 +166,8 @@ CUT_ORDER = (
     ("Edited", 0),
     ("Created", 0),
     ("Found", 0),
+    ("Committed", 0),
+    ("Pushed", 0),
     ("Fixed", 0),
     ("Left open", 0),
 )
@@ -173,6 +183,8 @@ class SessionDigest:
     edited: list[str] = field(default_factory=list)
     commands: list[str] = field(default_factory=list)
     fixed: list[str] = field(default_factory=list)
+    committed: list[str] = field(default_factory=list)  # "5c1b231 on main: subject"
+    pushed: list[str] = field(default_factory=list)  # "main to REMOTE (old..new)"
     reports: list[str] = field(default_factory=list)
     left_open: list[str] = field(default_factory=list)
     outcome: str = ""
@@ -423,6 +435,8 @@ def _changes(digest: SessionDigest, calls: list[Call], limit: int) -> None:
         elif kind == "shell":
             command = shell_command(call.detail)
             digest.acted += 1
+            if call.succeeded:
+                _git_made(digest, command, call, limit)
             if call.refused:
                 _add(digest.left_open, f"`{_cut(command.text, 80)}` refused", limit)
             elif not call.succeeded and command.key:
@@ -445,6 +459,17 @@ def _changes(digest: SessionDigest, calls: list[Call], limit: int) -> None:
     for failed, _ in failing.values():
         text = _cut(_short(shell_command(failed.detail).text), COMMAND_WIDTH)
         _add(digest.left_open, f"`{text}` still failing: {_error(failed)}", limit)
+
+
+def _git_made(digest: SessionDigest, command: Command, call: Call, limit: int) -> None:
+    """The commits and pushes a succeeding command line's git steps report (``git_results``)."""
+    steps = {" ".join(key.split()[:2]) for key in command.keys}
+    if "git commit" in steps:
+        for made in commits(call.error):
+            _add(digest.committed, made, limit)
+    if "git push" in steps:
+        for went in pushes(call.error):
+            _add(digest.pushed, went, limit)
 
 
 def _retried(keys: tuple[str, ...], failing: dict[str, tuple[Call, int]]) -> str:
@@ -599,6 +624,8 @@ def render(digest: SessionDigest, heading: str, max_chars: int) -> str:
         "Created": _paths(digest.created),
         "Edited": _paths(digest.edited),
         "Ran": list(digest.commands),
+        "Committed": list(digest.committed),
+        "Pushed": list(digest.pushed),
         "Fixed": list(digest.fixed),
         "Found": list(digest.reports),
         "Left open": list(digest.left_open),

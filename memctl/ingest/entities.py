@@ -204,7 +204,18 @@ DIGEST_WORK = lazy(r"^(Created|Edited|Ran): ([^\n]+)\n", re.M)
 DIGEST_KINDS = {"Created": "file", "Edited": "file", "Ran": "command"}
 # A digest's other section labels: "Decided: ..." is no one speaking.
 DIGEST_LABELS = frozenset(
-    {*DIGEST_KINDS, "Asked", "Decided", "Fixed", "Found", "Left open", "Not done", "Outcome"}
+    {
+        *DIGEST_KINDS,
+        "Asked",
+        "Decided",
+        "Committed",
+        "Pushed",
+        "Fixed",
+        "Found",
+        "Left open",
+        "Not done",
+        "Outcome",
+    }
 )
 # A digest's heading (ingest/pipeline.py): "Session of 2026-02-12 (claude-code) — …". Its
 # day and client are memctl's template, not what the session said: they name nothing (the

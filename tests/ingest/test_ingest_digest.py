@@ -662,3 +662,23 @@ def test_a_refused_file_call_naming_no_file_is_left_open_by_its_name() -> None:
         cc("user", result(2, "The user doesn't want to proceed with this tool use.", True), 3),
     ]
     assert "Left open: Write refused" in digest_text(records)
+
+
+def test_a_call_declined_without_feedback_is_refused_not_failed() -> None:
+    """Claude Code's answer to a "no" at the prompt with no word of feedback (a real session,
+    benchmarks/sessions/fresh2: a refused push read as a failure that the next commit
+    "fixed") is a refusal: left open, no failure and no case."""
+    declined = (
+        "The user doesn't want to take this action right now. STOP what you are doing and "
+        "wait for the user to tell you how to proceed."
+    )
+    records = [
+        cc("user", "push to github", 1),
+        cc("assistant", use(2, "Bash", command="git push origin main"), 2),
+        cc("user", result(2, declined, True), 3),
+        cc("assistant", use(4, "Bash", command="git commit -m x && git push origin main"), 4),
+        cc("user", result(4, "[main 1a2b3c4] x"), 5),
+    ]
+    text = digest_text(records)
+    assert "Left open: `git push origin main` refused" in text
+    assert "failed" not in text and "fixed by" not in text

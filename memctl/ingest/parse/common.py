@@ -101,10 +101,12 @@ SUBAGENT_TOOLS = frozenset({"task", "agent", "spawn_agent", "delegate_to_agent"}
 # started; its report comes later, as a user turn, in a <task-notification>'s <result>
 LAUNCHED = lazy(r"\AAsync agent launched successfully")
 TASK_RESULT = lazy(r"\A\s*<task-notification>.*?<result>(.*?)</result>", re.S)
-# Claude Code's answer when the person said no at the permission prompt, or (Claude Code 1.0
-# without a prompt, as in print mode) the permission was never granted.
+# Claude Code's answer when the person said no at the permission prompt (with a word of
+# feedback, or without one: "... doesn't want to take this action right now. STOP ...", which
+# read as a failure made a fact of a refused `git push` "fixed by" the next commit), or
+# (Claude Code 1.0 without a prompt, as in print mode) the permission was never granted.
 REFUSED = lazy(
-    r"^(?:The user doesn't want to proceed with this tool use|"
+    r"^(?:The user doesn't want to (?:proceed with this tool use|take this action right now)|"
     r"Claude requested permissions? to .{0,300}?but you haven't granted it yet)",
     re.I,
 )
