@@ -382,4 +382,19 @@ def test_a_file_naming_this_machine_is_its_own_only_when_its_own_key_signed_it(
     assert "deploy-prod" not in block and "any branch at all" not in block
     refused = {i.why for i in layered_context(a, "global", "t", 4000).dropped}
     assert refused == {f"left out: names host {host[:8]}, whose key did not sign it"}
+    _no_key_made_by_a_read(a, {planted, genuine.id})
     a.close()
+
+
+def _no_key_made_by_a_read(a: Context, unsigned: set[str]) -> None:
+    """s30-leak noticed it: recall and ``sync trust``'s listing made ``sync.key`` when it
+    was missing (the store restored into a new home: a backup holds no key), a write in a
+    read (a read-only home failed it), and a key made then signed nothing: the files
+    naming this machine stay unsigned, and no file is made."""
+    from memctl.config.files import SYNC_KEY
+
+    (a.settings.home / SYNC_KEY).unlink()
+    assert sync_api.trust(a, [], []).unsigned_own == 2
+    shown = recall(a, RecallRequest("how do we release the shop", all_scopes=True))
+    assert shown.following == unsigned
+    assert not (a.settings.home / SYNC_KEY).exists()
