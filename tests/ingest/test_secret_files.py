@@ -222,12 +222,21 @@ PRINTS_SECRET = [
     "printenv DB_PASSWORD", "cd infra &&\n  vault kv get -field=password secret/db",
     "export TOKEN=$(gh auth token) && sudo -E op read op://x/y/z",
     "ssh -p 2222 deploy@prod 'vault kv get secret/db'",
+    # a heredoc's body a shell runs (s30-leak left it)
+    "bash <<'EOF'\nset -e\nop read op://prod/db/password\nEOF",
+    "cat <<EOF | sudo sh\n  vault kv get secret/db\nEOF", "ssh prod <<-EOF\n\tgh auth token\nEOF",
+    "kubectl exec -i web -- sh <<EOF\necho $DB_PASSWORD\nEOF",
+    "/bin/zsh -s <<EOF\ncat .env\nEOF", "docker exec -i db bash <<EOF\ncat /run/secrets/db\nEOF",
 ]  # fmt: skip
 PRINTS_NO_SECRET = [
     "gh auth status", "gh pr list", "kubectl get secrets", "kubectl get pods -o yaml",
     "aws configure list", "aws s3 ls", "vault status", "terraform output", "echo $PATH",
     'echo "length ${#GITHUB_TOKEN}"', "printenv PATH", 'git commit -m "use gh auth token"',
     "grep -rn 'op read' docs", "pass", "rg 'kubectl get secret' -n",
+    # a heredoc's body no shell runs is text: a file written, a commit's message
+    "cat > fetch.sh <<'EOF'\nop read op://prod/db/password\nEOF",
+    "git commit -F - <<EOF\ndocs: run gh auth token, not cat .env\nEOF",
+    "python3 - <<EOF\nprint('vault kv get secret/db')\nEOF",
 ]  # fmt: skip
 
 
@@ -292,6 +301,9 @@ def test_a_command_storing_a_credential_keeps_where_it_went_and_no_value() -> No
         ),
         f"cd infra &&\n  printf {value} | docker secret create signing -": (
             "docker secret create signing [REDACTED:secret]"
+        ),
+        f"bash <<EOF\ngh secret set SIGNING --body {value}\nEOF": (
+            "gh secret set SIGNING [REDACTED:secret]"
         ),
     }
     assert {c: tool_use_note("Bash", {"command": c}) for c in stored} == {

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memctl.config.safe_load import json_value
-from memctl.ingest.parse.secret_commands import prints_secret, stores_secret
+from memctl.ingest.parse.secret_commands import prints_secret, runs_shell, stores_secret
 from memctl.ingest.tools import NOTE_START, PATCH_FILE, writes_files
 from memctl.lazy_re import lazy
 from memctl.memories.privacy import scrub
@@ -361,9 +361,9 @@ def names_secret_file(arguments: Any) -> bool:
     """A call whose input names a credentials file (``SECRET_FILE``): its most telling part
     (its file, a patch's files, its command), any other value that is a path or a glob
     (one word: ``{"include": [".env"]}``, ``"glob": ".env*"``) but the text a file tool
-    writes, or a file a script's code names in quotes. Of a command, each line but a
-    heredoc's body, without quoted prose: a heredoc's body and a commit's message ("add
-    .envrc to .gitignore") are text, not files the call reads; a command may name the
+    writes, or a file a script's code names in quotes. Of a command, each line but the
+    body of a heredoc no shell reads, without quoted prose: such a body and a commit's
+    message ("add .envrc to .gitignore") are text, not files the call reads; a command may name the
     file on its second line (``cd app &&`` / ``echo X=1 >> .env``)."""
     detail = tool_detail(arguments)
     if QUOTED_SECRET_FILE.search(detail[:NOTE_SCAN]) or any(
@@ -386,15 +386,20 @@ def _one_word(text: str) -> bool:
 
 
 def _command_lines(command: str) -> list[str]:
-    """The lines of a command (its first ``NOTE_SCAN`` characters) but its heredocs' bodies."""
-    lines, ends = [], ""
+    """The lines of a command (its first ``NOTE_SCAN`` characters) but its heredocs'
+    bodies, unless a shell reads the body (``runs_shell``: ``bash <<EOF`` / ``op read``)."""
+    lines, ends, shell = [], "", False
     for line in command[:NOTE_SCAN].splitlines():
         if ends:
-            ends = "" if line.strip() == ends else ends
+            if line.strip() == ends:
+                ends = ""
+            elif shell:
+                lines.append(line)
             continue
         lines.append(line)
         opened = HEREDOC.search(line)
         ends = opened.group(2) if opened else ""
+        shell = bool(ends) and runs_shell(line)
     return lines
 
 
