@@ -133,6 +133,14 @@ SHAPES = [
     ("mongosh -u admin -p Kestrel-Plum-5521 --host db", "Kestrel-Plum-5521", "password"),
     ("sqlcmd -S db -U sa -P Kestrel-Plum-5521 -Q 'select 1'", "Kestrel-Plum-5521", "password"),
     ("htpasswd -bc .htpasswd ann Kestrel-Plum-5521", "Kestrel-Plum-5521", "password"),
+    # keys by their place (rclone's pairs, mc's fourth argument) and cookies (s30-leak left them)
+    ("rclone config create m mega user me pass Kestrel-Plum", "Kestrel-Plum", "secret"),
+    ("rclone config update b2r key=K001zz9QmTx account=0012", "K001zz9QmTx", "secret"),
+    ("rclone obscure Kestrel-Plum-5521", "Kestrel-Plum-5521", "password"),
+    ("mc alias set s3 https://minio:9000 admin Kestrel-Plum-5521", "Kestrel-Plum", "secret"),
+    ("curl -H 'Cookie: sid=k2j3h; csrf=x9y8' https://x", "k2j3h; csrf=x9y8", "cookie"),
+    ("the reply had Set-Cookie: sid=Kestrel5521; Path=/; HttpOnly", "Kestrel5521", "cookie"),
+    ('curl --cookie "sid=Kestrel5521" https://x', "Kestrel5521", "cookie"),
     # issue 34's shapes
     (f"doctl auth init -t dop_v1_{'a1' * 32}", "a1" * 32, "digitalocean-token"),
     ("vault login hvs.CAESIJ3xv8Vq2mXlR7tZpWk4NbH3sYcQ9dF", "CAESIJ3xv8Vq2mXlR7tZ", "vault-token"),
@@ -184,6 +192,13 @@ ORDINARY = [
     "ssh-keygen -t ed25519 -N '' -f key",
     "zip -r notes.zip notes",
     "htpasswd -c .htpasswd ann",
+    "rclone copy remote:key /tmp/pass",
+    "rclone config create gd drive scope drive",
+    "rclone config create mega mega pass $MEGA_PASS",
+    "mc alias list",
+    "curl -b cookies.txt -c cookies.txt https://x",
+    "The Cookie: header holds name=value pairs separated by semicolons",
+    "Set-Cookie: sid=; Max-Age=0",
     "spin: 5",
     # OpenCode's ids of sessions and messages name things; they open nothing
     "opened ses_6a1f3c2b9ffeQ2mXlR7tZpWk4N and msg_95e0c3d4a001Vb2kq8H1nM3pLz",
