@@ -102,11 +102,12 @@ FORMAT = lazy(r"%[sdr]|\{\w*\}")
 
 def _any_value(value: str) -> bool:
     """A password: anything of 3 characters or more (4 digits or more) but a type name,
-    a reference or prose."""
+    a reference, prose or markup (``<strong>Reading tokens:</strong>``, a placeholder's
+    ``<your-token>``)."""
     bare = value.rstrip(",;.:)]}")
     return (
         len(bare) >= (4 if bare.isdigit() else 3)
-        and bare[0] not in "[{("
+        and bare[0] not in "[{(<"
         and bare.lower() not in NOT_VALUES
         and not _reference(bare)
         and not FORMAT.search(bare)
@@ -829,6 +830,11 @@ def scrub(text: str) -> tuple[str, Redactions]:
 def has_label(text: str) -> bool:
     """Whether ``text`` holds a label's telling word (``password``, ``token``, ...)."""
     return bool(_anchors_in(text.translate(_ASCII_LOWER)))
+
+
+def redact_hits(text: str, hits: list[Hit], found: Counter[str]) -> str:
+    """``text`` with ``hits`` (``find_secrets``' of it) replaced, counted in ``found``."""
+    return _replace(text, hits, found)
 
 
 def redact_cuts(text: str, cuts: list[Hit]) -> str:

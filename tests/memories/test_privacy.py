@@ -199,6 +199,7 @@ ORDINARY = [
     "curl -b cookies.txt -c cookies.txt https://x",
     "The Cookie: header holds name=value pairs separated by semicolons",
     "Set-Cookie: sid=; Max-Age=0",
+    "<li><strong>Reading tokens:</strong> each token is shown",  # markup, no value
     "spin: 5",
     # OpenCode's ids of sessions and messages name things; they open nothing
     "opened ses_6a1f3c2b9ffeQ2mXlR7tZpWk4N and msg_95e0c3d4a001Vb2kq8H1nM3pLz",
@@ -305,6 +306,20 @@ def test_a_token_split_with_words_between_keeps_neither_half() -> None:
     assert "Ed1C" not in out[1]
     out, _ = _messages(f"use {token}", "and then the Deploy42 step")  # whole: nothing runs on
     assert out[1] == "and then the Deploy42 step"
+
+
+def test_a_secret_found_by_its_label_is_hidden_where_a_later_message_repeats_it() -> None:
+    """s30-leak left it: the tool output's ``DB_PASSWORD=...`` was redacted, and the
+    assistant's "I set SIGNING to ..." kept the value bare, with no label left. A value
+    that is a word, markup a label took by mistake, or a longer run is left alone."""
+    out, found = _messages(
+        "[tool result Bash: DB_PASSWORD=Kestrel-Plum-5521 · ok]",
+        "I set SIGNING to Kestrel-Plum-5521, not Kestrel-Plum-55210.",
+        "password: swordfish, <li><strong>Reading tokens:</strong> stay </strong> and swordfish",
+    )
+    assert out[1] == "I set SIGNING to [REDACTED:secret], not Kestrel-Plum-55210."
+    assert out[2].endswith("<li><strong>Reading tokens:</strong> stay </strong> and swordfish")
+    assert found.secrets["secret"] == 2
 
 
 def test_a_label_in_one_message_and_its_value_in_the_next() -> None:

@@ -13,7 +13,7 @@ from memctl.config.safe_load import json_value
 from memctl.ingest.parse.secret_commands import prints_secret, runs_shell, stores_secret
 from memctl.ingest.tools import NOTE_START, PATCH_FILE, writes_files
 from memctl.lazy_re import lazy
-from memctl.memories.privacy import scrub
+from memctl.memories.privacy import find_secrets, scrub
 from memctl.memories.told_back import memctl_tool, reads_memctl
 from memctl.model import Role, format_time, parse_time
 
@@ -251,6 +251,9 @@ class Tally:
     calls: dict[str, str] = field(default_factory=dict)
     subagent_calls: set[str] = field(default_factory=set)
     withheld_calls: set[str] = field(default_factory=set)
+    # the secrets a call's result note left out (scrubbed, or its output withheld): value ->
+    # kind, for capture's scrubber to hide where a later message repeats one bare
+    taken: dict[str, str] = field(default_factory=dict)
     # titles waiting for a message of this session: {the message's uuid: title}
     summaries: dict[str, str] = field(default_factory=dict)
     named: bool = False  # the title is the one the session was given, not a summary
@@ -405,10 +408,34 @@ def _command_lines(command: str) -> list[str]:
 
 def call_result_note(tally: Tally, call_id: Any, output: Any, is_error: bool = False) -> str:
     """The result of the call ``call_id`` as a note, named by its tool, without a line of
-    its output when the call named a credentials file."""
+    its output when the call named a credentials file; what it left out goes to
+    ``tally.taken``."""
     call = str(call_id)
     withheld = call in tally.withheld_calls
-    return tool_result_note(output, is_error, tally.calls.get(call, ""), withheld)
+    note = tool_result_note(output, is_error, tally.calls.get(call, ""), withheld)
+    if withheld or REDACTED_MARK in note:
+        text = (block_text(output) if not isinstance(output, str) else output)[:NOTE_SCAN]
+        tally.taken |= _withheld_values(text) if withheld else _found_values(text)
+    return note
+
+
+# The value a line of a withheld output shows: the line itself (``op read``'s password), or
+# what follows a name and ``=`` / ``:`` (a dotenv's line, YAML, JSON) or a table's blanks
+# (``vault kv get``'s ``signing    VALUE``).
+SHOWN_VALUE = lazy(
+    r"^[ \t]*(?:[\"']?[\w.-]+[\"']?[ \t]*[:=][ \t]*|[\w.-]+[ \t]{2,})?"
+    r"[\"']?([^\s\"']+?)[\"']?,?[ \t]*$",
+    re.M,
+)
+REDACTED_MARK = "[REDACTED"
+
+
+def _withheld_values(text: str) -> dict[str, str]:
+    return {found.group(1): "secret" for found in SHOWN_VALUE.finditer(text)}
+
+
+def _found_values(text: str) -> dict[str, str]:
+    return {text[hit.start : hit.end]: hit.kind for hit in find_secrets(text)}
 
 
 def tool_use_note(name: str, arguments: Any) -> str:
