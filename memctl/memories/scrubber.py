@@ -81,7 +81,7 @@ CONTINUATION_WORDS = 12
 # label left (the assistant saying "SIGNING is set to Kestrel-Plum-5521" after the tool
 # output's ``password: Kestrel-Plum-5521`` was redacted); a secret of a known shape is
 # found by its shape again. Only a value that looks made is followed (``_made``): a word
-# or markup a label's match took by mistake (``Token colours:</strong>``) would be hidden
+# or markup a label's match took by mistake (``Reading tokens:</strong>``) would be hidden
 # everywhere after, and a value shorter than a key the scanner vets (``privacy._keyish``:
 # 6) recurs by chance (a PIN's digits as counts and line numbers).
 LABELLED_KINDS = frozenset(
@@ -92,13 +92,14 @@ _ALNUM = "A-Za-z0-9"
 
 
 def _made(value: str) -> bool:
-    """A value that is no word nor markup: a digit, a sign or an inner capital in one run
-    of 6 characters or more."""
+    """A value that is no word, name nor markup: a digit or a sign in one run of 6
+    characters or more (``SIGNING``, a secret's name, is a word)."""
     return (
         len(value) >= REPEAT_MIN
         and not any(c.isspace() or c in "<>\"'`" for c in value)
         and not MARK.search(value)
-        and (not value.isalpha() or value[1:] != value[1:].lower())
+        and not value.isalpha()
+        and any(c.isalnum() for c in value)
     )
 
 

@@ -260,12 +260,16 @@ def test_what_a_credential_command_printed_is_not_stored(
         "echo $SESSION_COOKIE_SECRET": UNTOLD[2],
         "ls": "RETRIES.md",
         "cat config/app.yaml": "db:\n  password: Kestrel-Plum-5521",  # the scanner's to find
+        "gh secret set SIGNING --body Orchid-Tide-3388": "✓ Set Actions secret SIGNING",
     }
     lines = [claude_record("user", "Check the app's secrets.", 0, "leak-cmds")]
     for n, (command, output) in enumerate(outputs.items(), start=1):
         lines += [_call(n, "Bash", command=command), _result(n, output)]
     # no label left (s30-leak left it): a value the scanner took from a note, one withheld
-    repeated = f"The db login is Kestrel-Plum-5521 and SIGNING {UNTOLD[0]}; also {UNTOLD[1]}."
+    repeated = (
+        f"The db login is Kestrel-Plum-5521 and SIGNING {UNTOLD[0]}; also {UNTOLD[1]}, "
+        "Orchid-Tide-3388."
+    )
     lines.append(claude_record("assistant", [{"type": "text", "text": repeated}], 8, "leak-cmds"))
     shell = (
         "<bash-input>pass show db/signing</bash-input>",
@@ -277,9 +281,9 @@ def test_what_a_credential_command_printed_is_not_stored(
     ctx = make_ctx()
     ingest_file(ctx, transcript)
     ctx.close()
-    told = (*UNTOLD, "dHIwdWI0ZG9yLWhvcnNlLWJhdHRlcnk", f"{UNTOLD[0]}-2", "Kestrel-Plum")
-    assert [files_holding(home, value) for value in told] == [[], [], [], [], [], []]
-    said = "login is [REDACTED:password] and SIGNING [REDACTED:secret]; also [REDACTED:secret]."
+    told = (*UNTOLD, "dHIwdWI0ZG9yLWhvcnNlLWJhdHRlcnk", f"{UNTOLD[0]}-2", "Kestrel", "Orchid")
+    assert [files_holding(home, value) for value in told] == [[]] * 7
+    said = "login is [REDACTED:password] and SIGNING [REDACTED:secret]; also [REDACTED:secret], "
     assert files_holding(home, said)
     assert files_holding(home, "RETRIES.md")  # any other command's output is kept
     assert files_holding(home, "[tool Bash: op read op://prod/db/signing]")  # and every command

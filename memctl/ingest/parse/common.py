@@ -334,13 +334,28 @@ def tool_detail(arguments: Any) -> str:
 
 def called(tally: Tally, call_id: Any, name: str, arguments: Any) -> None:
     """Remember a call's tool by its id, so its result can say whose it is (and keep no
-    line of a credentials file it read, nor of memctl's answer: ``withholds``)."""
+    line of a credentials file it read, nor of memctl's answer: ``withholds``), and the
+    secrets its note leaves out (``tally.taken``)."""
     if isinstance(call_id, str) and call_id:
         tally.calls[call_id] = name
         if is_subagent_call(name, arguments):
             tally.subagent_calls.add(call_id)
         if withholds(arguments):
             tally.withheld_calls.add(call_id)
+    detail = tool_detail(arguments)[:NOTE_SCAN]
+    tally.taken |= _found_values(detail) | _stored_values(detail)
+
+
+def _stored_values(command: str) -> dict[str, str]:
+    """The words of a command line storing a credential (``stores_secret``) but its
+    options and the words naming where it goes: the value, given or piped in."""
+    found: dict[str, str] = {}
+    for line in _command_lines(command):
+        stored = stores_secret(line)
+        if stored is not None:
+            words = line.replace(stored[0], " ", 1).split()
+            found |= {w.rpartition("=")[2].strip("'\""): "secret" for w in words if w[0] != "-"}
+    return found
 
 
 def withholds(arguments: Any) -> bool:
