@@ -91,6 +91,13 @@ REPEAT_MIN = 6
 _ALNUM = "A-Za-z0-9"
 
 
+def _parts(value: str, kind: str) -> list[str]:
+    """What a repeat of ``value`` would show: a cookie header's values one by one."""
+    if kind != "cookie":
+        return [value]
+    return [pair.partition("=")[2].strip() for pair in value.split(";")]
+
+
 def _made(value: str) -> bool:
     """A value that is no word, name nor markup: a digit or a sign in one run of 6
     characters or more (``SIGNING``, a secret's name, is a word)."""
@@ -245,7 +252,13 @@ class Scrubber(Generic[T]):
 
     def _remember(self, values: dict[str, str]) -> None:
         """Keep the secrets found by a label for the later parts (``LABELLED_KINDS``)."""
-        new = {v: k for v, k in values.items() if k in LABELLED_KINDS and _made(v)}
+        new = {
+            each: kind
+            for value, kind in values.items()
+            if kind in LABELLED_KINDS
+            for each in _parts(value, kind)
+            if _made(each)
+        }
         if not new.keys() - self._found_values.keys():
             return
         self._found_values |= new

@@ -316,10 +316,13 @@ def test_a_secret_found_by_its_label_is_hidden_where_a_later_message_repeats_it(
         "[tool result Bash: DB_PASSWORD=Kestrel-Plum-5521 · ok]",
         "I set SIGNING to Kestrel-Plum-5521, not Kestrel-Plum-55210.",
         "password: swordfish, <li><strong>Reading tokens:</strong> stay </strong> and swordfish",
+        "curl -H 'Cookie: sid=Lark-Fennel-6620; theme=dark' https://x",
+        "the session Lark-Fennel-6620 is ann's",
     )
     assert out[1] == "I set SIGNING to [REDACTED:secret], not Kestrel-Plum-55210."
+    assert out[4] == "the session [REDACTED:cookie] is ann's"  # a cookie's values, each
     assert out[2].endswith("<li><strong>Reading tokens:</strong> stay </strong> and swordfish")
-    assert found.secrets["secret"] == 2
+    assert found.secrets["secret"] == 2 and found.secrets["cookie"] == 2
 
 
 def test_a_label_in_one_message_and_its_value_in_the_next() -> None:
