@@ -13,7 +13,7 @@ from memctl.config.safe_load import json_value
 from memctl.ingest.parse.secret_commands import prints_secret, runs_shell, stores_secret
 from memctl.ingest.tools import NOTE_START, PATCH_FILE, writes_files
 from memctl.lazy_re import lazy
-from memctl.memories.privacy import find_secrets, scrub
+from memctl.memories.privacy import find_secrets, has_label, scrub
 from memctl.memories.told_back import memctl_tool, reads_memctl
 from memctl.model import Role, format_time, parse_time
 
@@ -343,7 +343,8 @@ def called(tally: Tally, call_id: Any, name: str, arguments: Any) -> None:
         if withholds(arguments):
             tally.withheld_calls.add(call_id)
     detail = tool_detail(arguments)[:NOTE_SCAN]
-    tally.taken |= _found_values(detail) | _stored_values(detail)
+    found = _found_values(detail) if has_label(detail) else {}  # a scan: only when it may find
+    tally.taken |= found | _stored_values(detail)
 
 
 def _stored_values(command: str) -> dict[str, str]:
