@@ -377,6 +377,16 @@ _PLACED_KEYS = (
         only_after=RCLONE_CONFIG,
     ),
     _d("password", "obscure", rf"\brclone\b[^\n]*?[ \t]obscure[ \t]+{_VALUE}", _any_value),
+    # ``npm config set //registry/:_authToken VALUE`` (npm's docs, "npmrc": a legacy token
+    # is a UUID, no shape), ``aws configure set aws_secret_access_key VALUE``; twine's ``-p``
+    _d(
+        "secret",
+        "config set configure set",
+        r"\b(?:npm|yarn|pnpm|aws)\b[^\n]*?\bconfig(?:ure)?[ \t]+set[ \t]+\S*"
+        rf"(?:_authToken|_auth|_password|secret_access_key|session_token)[ \t]+{_VALUE}",
+        _any_value,
+    ),
+    _d("password", "twine", rf"\btwine\b[^\n]*?[ \t]-p[ \t]*{_VALUE}", _any_value),
     _d(
         "secret",
         "alias host",
