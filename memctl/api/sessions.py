@@ -512,11 +512,15 @@ def origins(ctx: Context, memories: list[Memory]) -> dict[str, list[Origin]]:
     sessions = sorted({s[0] for named_spans in spans.values() for s in named_spans})
     rows = transcripts.memory_session_rows(ctx.db, sessions)
     hosts = foreign_hosts(ctx.db, [m.id for m in memories])
+    # A file's ``source`` is the word of whoever pushed it: one naming a session stored
+    # here would open it (``expand``, MCP ``session_expand``) from the file's scope.
+    claimed = {m.id: _span(m.source, m.created_at) for m in memories if m.id in hosts}
     result: dict[str, list[Origin]] = {}
     for memory_id, found in spans.items():
         kept: list[Origin] = []
-        for session_id, first, last, when in dict.fromkeys(found):
-            row = rows.get(session_id)
+        for span in dict.fromkeys(found):
+            session_id, first, last, when = span
+            row = None if claimed.get(memory_id) == span else rows.get(session_id)
             if when is not None:  # the message said when the action was taken
                 first = last = (transcripts.seq_at(ctx.db, session_id, when) or 0) if row else 0
             origin = (

@@ -104,6 +104,13 @@ def sync_key(home: Path) -> bytes:
     return _home_key(home / SYNC_KEY)
 
 
+def known_sync_key(home: Path) -> bytes | None:
+    """This machine's key for its sync files; None when no sync made one. What reads
+    (recall, ``sync trust``'s listing) makes no file: a home it may not write (the viewer,
+    a read-only mount) would fail the read, and a key made then signed nothing."""
+    return _known_key(home / SYNC_KEY)
+
+
 def host_keys(home: Path) -> dict[str, bytes]:
     """The other machines' sync keys the user gave (host id -> key); lines that are not a
     host and a key are skipped."""

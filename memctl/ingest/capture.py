@@ -333,7 +333,8 @@ def scrubbed(transcript: Transcript, report: CaptureReport) -> Iterator[Parsed]:
     """The parsed messages with privacy applied, as one conversation (a secret or a
     ``<private>`` block may run on into the next message); messages left with nothing
     are dropped."""
-    for text, parsed in scrub_messages(_read(transcript, report), report.redactions):
+    taken = transcript.tally.taken  # filled as the parser reads: a secret its notes left out
+    for text, parsed in scrub_messages(_read(transcript, report), report.redactions, taken):
         if nothing_left(text):
             report.private_messages_dropped += 1
             continue

@@ -102,11 +102,12 @@ FORMAT = lazy(r"%[sdr]|\{\w*\}")
 
 def _any_value(value: str) -> bool:
     """A password: anything of 3 characters or more (4 digits or more) but a type name,
-    a reference or prose."""
+    a reference, prose or markup (``<strong>Reading tokens:</strong>``, a placeholder's
+    ``<your-token>``)."""
     bare = value.rstrip(",;.:)]}")
     return (
         len(bare) >= (4 if bare.isdigit() else 3)
-        and bare[0] not in "[{("
+        and bare[0] not in "[{(<"
         and bare.lower() not in NOT_VALUES
         and not _reference(bare)
         and not FORMAT.search(bare)
@@ -240,6 +241,8 @@ class Detector:
     unless_before: re.Pattern[str] | None = None
     # the part of a vetted value that is replaced (its span within the value)
     narrow: Callable[[str], Cut] | None = None
+    # a match is kept only when this is found earlier on its line (its command)
+    only_after: re.Pattern[str] | None = None
 
     @cached_property
     def pattern(self) -> re.Pattern[str]:
@@ -257,6 +260,7 @@ def _d(
     multiline: bool = False,
     unless_before: re.Pattern[str] | None = None,
     narrow: Callable[[str], Cut] | None = None,
+    only_after: re.Pattern[str] | None = None,
 ) -> Detector:
     return Detector(
         kind,
@@ -267,6 +271,7 @@ def _d(
         multiline or bool(flags & re.S),
         unless_before,
         narrow,
+        only_after,
     )
 
 
@@ -327,6 +332,80 @@ _PASSWORD_OPTIONS = (
         "pass",
         rf"\b(?:echo|printf)[ \t]+(?:-n[ \t]+)?{_VALUE}[ \t]*\|[^\n]*--password-stdin\b",
         _any_value,
+    ),
+)
+
+
+# --- keys given to a program by their place, and cookies -----------------------------------
+# rclone's ``config create NAME TYPE KEY VALUE ...`` (and ``update``, ``password``) takes a
+# remote's settings as pairs, ``KEY VALUE`` or ``KEY=VALUE``; the names are its backends'
+# sensitive options (rclone.org/docs, each backend's "Standard options": ``pass``, ``key``,
+# ``secret_access_key``, ``client_secret``, ``token``...), and ``rclone obscure`` takes the
+# password itself. MinIO's ``mc alias set`` (``mc config host add`` before it) takes an
+# alias, a URL, the access key and the secret key, in that order (min.io/docs, "mc alias
+# set"). No label says what those values are.
+_RCLONE_KEYS = (
+    r"pass(?:word2?)?|key|key_pem|key_file_pass|secret_access_key|session_token|client_secret|"
+    r"token|bearer_token|sas_url|api_key|app_key|service_account_credentials"
+)
+RCLONE_CONFIG = lazy(r"\brclone\b[^\n]*?\bconfig[ \t]+(?:create|update|password)\b")
+# A Cookie header's value (RFC 6265: ``name=value`` pairs separated by ``; ``) is a session's
+# credential; so is curl's ``-b`` / ``--cookie`` of pairs (of one word without ``=``: a file).
+COOKIE_ATTRIBUTES = frozenset(
+    {"path", "domain", "expires", "max-age", "secure", "httponly", "samesite", "partitioned"}
+)
+
+
+_COOKIE_PAIRS = r"[^\s;=\"'`]+=[^\s;\"'`]*(?:;[ \t]*[^\s;\"'`]+)*"
+
+
+def _cookies(value: str) -> bool:
+    """Pairs (``_COOKIE_PAIRS``; of curl's option, checked here), one a value."""
+    parts = [p.strip() for p in value.strip().rstrip(";").split(";")]
+    pairs = [p.partition("=") for p in parts]
+    return all(p and not any(c.isspace() for c in p) for p in parts) and any(
+        eq and name.lower() not in COOKIE_ATTRIBUTES and _any_value(v) for name, eq, v in pairs
+    )
+
+
+_PLACED_KEYS = (
+    _d(
+        "secret",
+        "rclone",
+        rf"(?<![\w-])(?:{_RCLONE_KEYS})(?:=|[ \t]+){_VALUE}",
+        _any_value,
+        only_after=RCLONE_CONFIG,
+    ),
+    _d("password", "obscure", rf"\brclone\b[^\n]*?[ \t]obscure[ \t]+{_VALUE}", _any_value),
+    # ``npm config set //registry/:_authToken VALUE`` (npm's docs, "npmrc": a legacy token
+    # is a UUID, no shape), ``aws configure set aws_secret_access_key VALUE``; twine's ``-p``
+    _d(
+        "secret",
+        "config set configure set",
+        r"\b(?:npm|yarn|pnpm|aws)\b[^\n]*?\bconfig(?:ure)?[ \t]+set[ \t]+\S*"
+        rf"(?:_authToken|_auth|_password|secret_access_key|session_token)[ \t]+{_VALUE}",
+        _any_value,
+    ),
+    _d("password", "twine", rf"\btwine\b[^\n]*?[ \t]-p[ \t]*{_VALUE}", _any_value),
+    _d(
+        "secret",
+        "alias host",
+        r"\bmc\b[^\n]*?[ \t](?:alias[ \t]+set|config[ \t]+host[ \t]+add)(?:[ \t]+\S+){3}[ \t]+"
+        + _VALUE,
+        _any_value,
+    ),
+    _d(
+        "cookie",
+        "cookie",
+        rf"\b(?:set-)?cookie[\"']?[ \t]*:[ \t]*{_NOT_REDACTED}(?P<v>{_COOKIE_PAIRS})",
+        _cookies,
+        re.I,
+    ),
+    _d(
+        "cookie",
+        "curl",
+        rf"\bcurl\b[^\n]*?[ \t](?:-b|--cookie)(?:=|[ \t]+){_VALUE}",
+        _cookies,
     ),
 )
 
@@ -534,6 +613,7 @@ DETECTORS: tuple[Detector, ...] = (
         _any_value,
     ),
     *_PASSWORD_OPTIONS,
+    *_PLACED_KEYS,
     _d(
         "password",
         _PASSWORD_ANCHORS,
@@ -631,6 +711,11 @@ def _named_before(text: str, at: int, words: re.Pattern[str]) -> bool:
     return words.search(text, start, at) is not None
 
 
+def _run_by(text: str, at: int, command: re.Pattern[str]) -> bool:
+    """Whether ``command`` occurs on ``at``'s line before it."""
+    return command.search(text, text.rfind("\n", 0, at) + 1, at) is not None
+
+
 def find_secrets(text: str) -> list[Hit]:
     """Every secret in ``text``, as spans that do not overlap, in order; where two
     detectors overlap, the earlier (more specific) one names the kind."""
@@ -651,6 +736,8 @@ def find_secrets(text: str) -> list[Hit]:
                 if MARK.fullmatch(value) or (detector.check and not detector.check(value)):
                     continue
                 if detector.unless_before and _named_before(text, first, detector.unless_before):
+                    continue
+                if detector.only_after and not _run_by(text, match.start(), detector.only_after):
                     continue
                 if detector.narrow:
                     first, last = (first + at for at in detector.narrow(value))
@@ -753,6 +840,11 @@ def scrub(text: str) -> tuple[str, Redactions]:
 def has_label(text: str) -> bool:
     """Whether ``text`` holds a label's telling word (``password``, ``token``, ...)."""
     return bool(_anchors_in(text.translate(_ASCII_LOWER)))
+
+
+def redact_hits(text: str, hits: list[Hit], found: Counter[str]) -> str:
+    """``text`` with ``hits`` (``find_secrets``' of it) replaced, counted in ``found``."""
+    return _replace(text, hits, found)
 
 
 def redact_cuts(text: str, cuts: list[Hit]) -> str:

@@ -28,7 +28,7 @@ import hmac
 import re
 from pathlib import Path
 
-from memctl.config.files import host_keys, sync_key
+from memctl.config.files import host_keys, known_sync_key
 from memctl.lazy_re import lazy
 from memctl.model import Memory, format_time, parse_time
 from memctl.store.database import Database
@@ -157,8 +157,9 @@ def unproven(db: Database, hosts: dict[str, str], keys: dict[str, bytes]) -> fro
 
 
 def signs(key: bytes, file: SyncFile) -> bool:
-    """Whether ``key`` made the MAC of the sync file ``file``."""
-    return bool(file.digest and file.mac) and hmac.compare_digest(
+    """Whether ``key`` made the MAC of the sync file ``file``; no key (``b""``: this
+    machine never synced, so never signed) made none."""
+    return bool(key and file.digest and file.mac) and hmac.compare_digest(
         file_mac(key, str(file.digest)), str(file.mac)
     )
 
@@ -174,5 +175,5 @@ def forged(db: Database, hosts: dict[str, str], home: Path) -> frozenset[str]:
     keys = host_keys(home)
     own = db.meta(HOST_ID)
     if own and own in hosts.values():
-        keys[own] = sync_key(home)
+        keys[own] = known_sync_key(home) or b""
     return unproven(db, hosts, keys)

@@ -23,7 +23,7 @@ from memctl.memories.privacy import (
     has_label,
     open_block,
     redact_cuts,
-    redact_secrets,
+    redact_hits,
     without_blocks,
 )
 
@@ -77,6 +77,37 @@ _CUT_TOKEN = lazy(
 )
 _REST = lazy(r"[A-Za-z0-9_-]{4,}")
 CONTINUATION_WORDS = 12
+# A secret found by its label in one part is hidden where a later part repeats it with no
+# label left (the assistant saying "SIGNING is set to Kestrel-Plum-5521" after the tool
+# output's ``password: Kestrel-Plum-5521`` was redacted); a secret of a known shape is
+# found by its shape again. Only a value that looks made is followed (``_made``): a word
+# or markup a label's match took by mistake (``Reading tokens:</strong>``) would be hidden
+# everywhere after, and a value shorter than a key the scanner vets (``privacy._keyish``:
+# 6) recurs by chance (a PIN's digits as counts and line numbers).
+LABELLED_KINDS = frozenset(
+    {"password", "secret", "auth-token", "connection-string", "bearer-token", "cookie"}
+)
+REPEAT_MIN = 6
+_ALNUM = "A-Za-z0-9"
+
+
+def _parts(value: str, kind: str) -> list[str]:
+    """What a repeat of ``value`` would show: a cookie header's values one by one."""
+    if kind != "cookie":
+        return [value]
+    return [pair.partition("=")[2].strip() for pair in value.split(";")]
+
+
+def _made(value: str) -> bool:
+    """A value that is no word, name nor markup: a digit or a sign in one run of 6
+    characters or more (``SIGNING``, a secret's name, is a word)."""
+    return (
+        len(value) >= REPEAT_MIN
+        and not any(c.isspace() or c in "<>\"'`" for c in value)
+        and not MARK.search(value)
+        and not value.isalpha()
+        and any(c.isalnum() for c in value)
+    )
 
 
 def _continuation(left: str, right: str) -> tuple[list[Hit], list[Hit]]:
@@ -121,10 +152,19 @@ class Scrubber(Generic[T]):
     the previous part, scrubbed, with its payload; ``close`` yields the last one.
     """
 
-    def __init__(self, found: Redactions, joins: tuple[str, ...] = DOCUMENT_JOINS) -> None:
+    def __init__(
+        self,
+        found: Redactions,
+        joins: tuple[str, ...] = DOCUMENT_JOINS,
+        taken: dict[str, str] | None = None,
+    ) -> None:
         self.found, self.joins = found, joins
+        # secrets taken out before the parts came (a parser's notes), filled as they come
+        self.taken = {} if taken is None else taken
         self._hiding: re.Pattern[str] | None = None
         self._held: deque[tuple[str, list[Hit], T]] = deque()
+        self._found_values: dict[str, str] = {}  # a secret found earlier -> its kind
+        self._repeats: re.Pattern[str] | None = None
 
     def push(self, part: str, payload: T) -> Iterator[tuple[str, T]]:
         text = self._unblock(part)
@@ -206,7 +246,38 @@ class Scrubber(Generic[T]):
 
     def _finish(self, text: str, cuts: list[Hit], payload: T) -> tuple[str, T]:
         cut = redact_cuts(text, cuts) if cuts else text
-        return redact_secrets(cut, self.found.secrets), payload
+        hits = find_secrets(cut)
+        self._remember(self.taken | {cut[h.start : h.end]: h.kind for h in hits})
+        return self._hide_repeats(redact_hits(cut, hits, self.found.secrets)), payload
+
+    def _remember(self, values: dict[str, str]) -> None:
+        """Keep the secrets found by a label for the later parts (``LABELLED_KINDS``)."""
+        new = {
+            each: kind
+            for value, kind in values.items()
+            if kind in LABELLED_KINDS
+            for each in _parts(value, kind)
+            if _made(each)
+        }
+        if not new.keys() - self._found_values.keys():
+            return
+        self._found_values |= new
+        words = sorted(self._found_values, key=len, reverse=True)
+        self._repeats = re.compile(
+            "|".join(f"(?<![{_ALNUM}]){re.escape(w)}(?![{_ALNUM}])" for w in words)
+        )
+
+    def _hide_repeats(self, text: str) -> str:
+        """``text`` with each secret an earlier part (or this one) held replaced bare."""
+        if self._repeats is None:
+            return text
+
+        def mark(found: re.Match[str]) -> str:
+            kind = self._found_values[found.group()]
+            self.found.secrets[kind] += 1
+            return f"[REDACTED:{kind}]"
+
+        return self._repeats.sub(mark, text)
 
 
 def scrub_stream(pieces: Iterable[str], found: Redactions) -> Iterator[str]:
@@ -219,9 +290,12 @@ def scrub_stream(pieces: Iterable[str], found: Redactions) -> Iterator[str]:
         yield text
 
 
-def scrub_messages(texts: Iterable[tuple[str, T]], found: Redactions) -> Iterator[tuple[str, T]]:
-    """Scrub the messages of one conversation in order, each with its payload."""
-    scrubber: Scrubber[T] = Scrubber(found, MESSAGE_JOINS)
+def scrub_messages(
+    texts: Iterable[tuple[str, T]], found: Redactions, taken: dict[str, str] | None = None
+) -> Iterator[tuple[str, T]]:
+    """Scrub the messages of one conversation in order, each with its payload; a secret
+    ``taken`` holds (a parser's, filled as it reads) is hidden where a message repeats it."""
+    scrubber: Scrubber[T] = Scrubber(found, MESSAGE_JOINS, taken)
     for text, payload in texts:
         yield from scrubber.push(text, payload)
     yield from scrubber.close()

@@ -17,7 +17,13 @@ from collections import Counter
 from dataclasses import dataclass
 
 from memctl.config import write_config_value
-from memctl.config.files import FORGET_KEY_BYTES, host_keys, sync_key, write_host_keys
+from memctl.config.files import (
+    FORGET_KEY_BYTES,
+    host_keys,
+    known_sync_key,
+    sync_key,
+    write_host_keys,
+)
 from memctl.context import Context
 from memctl.errors import UsageError
 from memctl.memories.provenance import signs, trusted_hosts
@@ -104,7 +110,7 @@ def trust(ctx: Context, add: list[str], remove: list[str]) -> Trust:
         f.host_id for f in index if f.host_id in given and not signs(given[f.host_id], f)
     )
     mine = [f for f in index if f.host_id == own and f.state not in GONE]
-    mine_key = sync_key(home) if mine else b""
+    mine_key = known_sync_key(home) or b""
     unsigned_own = sum(not signs(mine_key, f) for f in mine)
     rows = [
         Host(

@@ -222,12 +222,21 @@ PRINTS_SECRET = [
     "printenv DB_PASSWORD", "cd infra &&\n  vault kv get -field=password secret/db",
     "export TOKEN=$(gh auth token) && sudo -E op read op://x/y/z",
     "ssh -p 2222 deploy@prod 'vault kv get secret/db'",
+    # a heredoc's body a shell runs (s30-leak left it)
+    "bash <<'EOF'\nset -e\nop read op://prod/db/password\nEOF",
+    "cat <<EOF | sudo sh\n  vault kv get secret/db\nEOF", "ssh prod <<-EOF\n\tgh auth token\nEOF",
+    "kubectl exec -i web -- sh <<EOF\necho $DB_PASSWORD\nEOF",
+    "/bin/zsh -s <<EOF\ncat .env\nEOF", "docker exec -i db bash <<EOF\ncat /run/secrets/db\nEOF",
 ]  # fmt: skip
 PRINTS_NO_SECRET = [
     "gh auth status", "gh pr list", "kubectl get secrets", "kubectl get pods -o yaml",
     "aws configure list", "aws s3 ls", "vault status", "terraform output", "echo $PATH",
     'echo "length ${#GITHUB_TOKEN}"', "printenv PATH", 'git commit -m "use gh auth token"',
     "grep -rn 'op read' docs", "pass", "rg 'kubectl get secret' -n",
+    # a heredoc's body no shell runs is text: a file written, a commit's message
+    "cat > fetch.sh <<'EOF'\nop read op://prod/db/password\nEOF",
+    "git commit -F - <<EOF\ndocs: run gh auth token, not cat .env\nEOF",
+    "python3 - <<EOF\nprint('vault kv get secret/db')\nEOF",
 ]  # fmt: skip
 
 
@@ -250,10 +259,18 @@ def test_what_a_credential_command_printed_is_not_stored(
         "kubectl get secret app -o yaml": kube,
         "echo $SESSION_COOKIE_SECRET": UNTOLD[2],
         "ls": "RETRIES.md",
+        "cat config/app.yaml": "db:\n  password: Kestrel-Plum-5521",  # the scanner's to find
+        "gh secret set SIGNING --body Orchid-Tide-3388": "✓ Set Actions secret SIGNING",
     }
     lines = [claude_record("user", "Check the app's secrets.", 0, "leak-cmds")]
     for n, (command, output) in enumerate(outputs.items(), start=1):
         lines += [_call(n, "Bash", command=command), _result(n, output)]
+    # no label left (s30-leak left it): a value the scanner took from a note, one withheld
+    repeated = (
+        f"The db login is Kestrel-Plum-5521 and SIGNING {UNTOLD[0]}; also {UNTOLD[1]}, "
+        "Orchid-Tide-3388."
+    )
+    lines.append(claude_record("assistant", [{"type": "text", "text": repeated}], 8, "leak-cmds"))
     shell = (
         "<bash-input>pass show db/signing</bash-input>",
         f"<bash-stdout>{UNTOLD[0]}-2</bash-stdout>",
@@ -264,8 +281,10 @@ def test_what_a_credential_command_printed_is_not_stored(
     ctx = make_ctx()
     ingest_file(ctx, transcript)
     ctx.close()
-    told = (*UNTOLD, "dHIwdWI0ZG9yLWhvcnNlLWJhdHRlcnk", f"{UNTOLD[0]}-2")
-    assert [files_holding(home, value) for value in told] == [[], [], [], [], []]
+    told = (*UNTOLD, "dHIwdWI0ZG9yLWhvcnNlLWJhdHRlcnk", f"{UNTOLD[0]}-2", "Kestrel", "Orchid")
+    assert [files_holding(home, value) for value in told] == [[]] * 7
+    said = "login is [REDACTED:password] and SIGNING [REDACTED:secret]; also [REDACTED:secret], "
+    assert files_holding(home, said)
     assert files_holding(home, "RETRIES.md")  # any other command's output is kept
     assert files_holding(home, "[tool Bash: op read op://prod/db/signing]")  # and every command
 
@@ -292,6 +311,9 @@ def test_a_command_storing_a_credential_keeps_where_it_went_and_no_value() -> No
         ),
         f"cd infra &&\n  printf {value} | docker secret create signing -": (
             "docker secret create signing [REDACTED:secret]"
+        ),
+        f"bash <<EOF\ngh secret set SIGNING --body {value}\nEOF": (
+            "gh secret set SIGNING [REDACTED:secret]"
         ),
     }
     assert {c: tool_use_note("Bash", {"command": c}) for c in stored} == {

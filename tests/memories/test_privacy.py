@@ -133,6 +133,17 @@ SHAPES = [
     ("mongosh -u admin -p Kestrel-Plum-5521 --host db", "Kestrel-Plum-5521", "password"),
     ("sqlcmd -S db -U sa -P Kestrel-Plum-5521 -Q 'select 1'", "Kestrel-Plum-5521", "password"),
     ("htpasswd -bc .htpasswd ann Kestrel-Plum-5521", "Kestrel-Plum-5521", "password"),
+    # keys by their place (rclone's pairs, mc's fourth argument) and cookies (s30-leak left them)
+    ("rclone config create m mega user me pass Kestrel-Plum", "Kestrel-Plum", "secret"),
+    ("rclone config update b2r key=K001zz9QmTx account=0012", "K001zz9QmTx", "secret"),
+    ("rclone obscure Kestrel-Plum-5521", "Kestrel-Plum-5521", "password"),
+    ("npm config set //r.example/:_authToken 7f3a9c2e-1b4d", "7f3a9c2e-1b4d", "secret"),
+    ("aws configure set aws_secret_access_key Kestrel-Plum", "Kestrel-Plum", "secret"),
+    ("twine upload -u ann -p Kestrel-Plum-5521 dist/*", "Kestrel-Plum", "password"),
+    ("mc alias set s3 https://minio:9000 admin Kestrel-Plum-5521", "Kestrel-Plum", "secret"),
+    ("curl -H 'Cookie: sid=k2j3h; csrf=x9y8' https://x", "k2j3h; csrf=x9y8", "cookie"),
+    ("the reply had Set-Cookie: sid=Kestrel5521; Path=/; HttpOnly", "Kestrel5521", "cookie"),
+    ('curl --cookie "sid=Kestrel5521" https://x', "Kestrel5521", "cookie"),
     # issue 34's shapes
     (f"doctl auth init -t dop_v1_{'a1' * 32}", "a1" * 32, "digitalocean-token"),
     ("vault login hvs.CAESIJ3xv8Vq2mXlR7tZpWk4NbH3sYcQ9dF", "CAESIJ3xv8Vq2mXlR7tZ", "vault-token"),
@@ -184,6 +195,16 @@ ORDINARY = [
     "ssh-keygen -t ed25519 -N '' -f key",
     "zip -r notes.zip notes",
     "htpasswd -c .htpasswd ann",
+    "rclone copy remote:key /tmp/pass",
+    "rclone config create gd drive scope drive",
+    "rclone config create mega mega pass $MEGA_PASS",
+    "mc alias list",
+    "npm config set registry https://r.example/ and aws configure set region eu-west-1",
+    "twine upload --repository testpypi dist/*",
+    "curl -b cookies.txt -c cookies.txt https://x",
+    "The Cookie: header holds name=value pairs separated by semicolons",
+    "Set-Cookie: sid=; Max-Age=0",
+    "<li><strong>Reading tokens:</strong> each token is shown",  # markup, no value
     "spin: 5",
     # OpenCode's ids of sessions and messages name things; they open nothing
     "opened ses_6a1f3c2b9ffeQ2mXlR7tZpWk4N and msg_95e0c3d4a001Vb2kq8H1nM3pLz",
@@ -290,6 +311,23 @@ def test_a_token_split_with_words_between_keeps_neither_half() -> None:
     assert "Ed1C" not in out[1]
     out, _ = _messages(f"use {token}", "and then the Deploy42 step")  # whole: nothing runs on
     assert out[1] == "and then the Deploy42 step"
+
+
+def test_a_secret_found_by_its_label_is_hidden_where_a_later_message_repeats_it() -> None:
+    """s30-leak left it: the tool output's ``DB_PASSWORD=...`` was redacted, and the
+    assistant's "I set SIGNING to ..." kept the value bare, with no label left. A value
+    that is a word, markup a label took by mistake, or a longer run is left alone."""
+    out, found = _messages(
+        "[tool result Bash: DB_PASSWORD=Kestrel-Plum-5521 · ok]",
+        "I set SIGNING to Kestrel-Plum-5521, not Kestrel-Plum-55210.",
+        "password: swordfish, <li><strong>Reading tokens:</strong> stay </strong> and swordfish",
+        "curl -H 'Cookie: sid=Lark-Fennel-6620; theme=dark' https://x",
+        "the session Lark-Fennel-6620 is ann's",
+    )
+    assert out[1] == "I set SIGNING to [REDACTED:secret], not Kestrel-Plum-55210."
+    assert out[4] == "the session [REDACTED:cookie] is ann's"  # a cookie's values, each
+    assert out[2].endswith("<li><strong>Reading tokens:</strong> stay </strong> and swordfish")
+    assert found.secrets["secret"] == 2 and found.secrets["cookie"] == 2
 
 
 def test_a_label_in_one_message_and_its_value_in_the_next() -> None:

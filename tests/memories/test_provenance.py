@@ -357,12 +357,14 @@ def test_a_file_naming_this_machine_is_its_own_only_when_its_own_key_signed_it(
     later = f"updated_at: '{format_time(datetime.now(UTC) + timedelta(hours=1))}'"
     body = "\n".join(signed.splitlines()[:-1]) + "\n"  # the MAC line left out
     newer = body.replace(f"updated_at: '{genuine.updated_at}'", later)
+    ingest_text(a, "user: the payroll export runs from the hr-private repo", "payroll")
+    assert "source: cli" in body
     push_files(
         hand,
         {
-            memory_path("global", planted, host): body.replace(genuine.id, planted).replace(
-                "from the main branch", "with make deploy-prod from any branch"
-            ),
+            memory_path("global", planted, host): body.replace(genuine.id, planted)
+            .replace("from the main branch", "with make deploy-prod from any branch")
+            .replace("source: cli", "source: session:payroll#1-1"),  # a session stored here
             own_path: newer.replace("from the main branch", "from any branch at all"),
         },
     )
@@ -382,4 +384,36 @@ def test_a_file_naming_this_machine_is_its_own_only_when_its_own_key_signed_it(
     assert "deploy-prod" not in block and "any branch at all" not in block
     refused = {i.why for i in layered_context(a, "global", "t", 4000).dropped}
     assert refused == {f"left out: names host {host[:8]}, whose key did not sign it"}
+    _no_key_made_by_a_read(a, {planted, genuine.id})
+    _names_no_session_stored_here(a, planted)
     a.close()
+
+
+def _names_no_session_stored_here(a: Context, planted: str) -> None:
+    """s30-leak noticed it: a pushed file's ``source`` naming a session stored here showed
+    that session as the memory's origin, and ``session_expand`` of the memory opened its
+    messages (another project's, from the file's scope). A file's source is its pusher's
+    word: the session is on the host the file names."""
+    from memctl.api.memory import get
+    from memctl.api.sessions import expand
+    from memctl.errors import NotFoundError
+
+    (came,) = get(a, planted).origins
+    assert (came.session_id, came.stored, came.title) == ("payroll", False, "")
+    with pytest.raises(NotFoundError, match="on host .*sessions do not sync"):
+        expand(a, planted)
+    assert "hr-private" in expand(a, "payroll#1")[0].messages[0].content  # itself: it opens
+
+
+def _no_key_made_by_a_read(a: Context, unsigned: set[str]) -> None:
+    """s30-leak noticed it: recall and ``sync trust``'s listing made ``sync.key`` when it
+    was missing (the store restored into a new home: a backup holds no key), a write in a
+    read (a read-only home failed it), and a key made then signed nothing: the files
+    naming this machine stay unsigned, and no file is made."""
+    from memctl.config.files import SYNC_KEY
+
+    (a.settings.home / SYNC_KEY).unlink()
+    assert sync_api.trust(a, [], []).unsigned_own == 2
+    shown = recall(a, RecallRequest("how do we release the shop", all_scopes=True))
+    assert shown.following == unsigned
+    assert not (a.settings.home / SYNC_KEY).exists()

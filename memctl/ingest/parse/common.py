@@ -10,10 +10,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memctl.config.safe_load import json_value
-from memctl.ingest.parse.secret_commands import prints_secret, stores_secret
+from memctl.ingest.parse.secret_commands import prints_secret, runs_shell, stores_secret
 from memctl.ingest.tools import NOTE_START, PATCH_FILE, writes_files
 from memctl.lazy_re import lazy
-from memctl.memories.privacy import scrub
+from memctl.memories.privacy import find_secrets, has_label, scrub
 from memctl.memories.told_back import memctl_tool, reads_memctl
 from memctl.model import Role, format_time, parse_time
 
@@ -253,6 +253,9 @@ class Tally:
     calls: dict[str, str] = field(default_factory=dict)
     subagent_calls: set[str] = field(default_factory=set)
     withheld_calls: set[str] = field(default_factory=set)
+    # the secrets a call's result note left out (scrubbed, or its output withheld): value ->
+    # kind, for capture's scrubber to hide where a later message repeats one bare
+    taken: dict[str, str] = field(default_factory=dict)
     # titles waiting for a message of this session: {the message's uuid: title}
     summaries: dict[str, str] = field(default_factory=dict)
     named: bool = False  # the title is the one the session was given, not a summary
@@ -333,13 +336,29 @@ def tool_detail(arguments: Any) -> str:
 
 def called(tally: Tally, call_id: Any, name: str, arguments: Any) -> None:
     """Remember a call's tool by its id, so its result can say whose it is (and keep no
-    line of a credentials file it read, nor of memctl's answer: ``withholds``)."""
+    line of a credentials file it read, nor of memctl's answer: ``withholds``), and the
+    secrets its note leaves out (``tally.taken``)."""
     if isinstance(call_id, str) and call_id:
         tally.calls[call_id] = name
         if is_subagent_call(name, arguments):
             tally.subagent_calls.add(call_id)
         if withholds(arguments):
             tally.withheld_calls.add(call_id)
+    detail = tool_detail(arguments)[:NOTE_SCAN]
+    found = _found_values(detail) if has_label(detail) else {}  # a scan: only when it may find
+    tally.taken |= found | _stored_values(detail)
+
+
+def _stored_values(command: str) -> dict[str, str]:
+    """The words of a command line storing a credential (``stores_secret``) but its
+    options and the words naming where it goes: the value, given or piped in."""
+    found: dict[str, str] = {}
+    for line in _command_lines(command):
+        stored = stores_secret(line)
+        if stored is not None:
+            words = line.replace(stored[0], " ", 1).split()
+            found |= {w.rpartition("=")[2].strip("'\""): "secret" for w in words if w[0] != "-"}
+    return found
 
 
 def withholds(arguments: Any) -> bool:
@@ -363,9 +382,9 @@ def names_secret_file(arguments: Any) -> bool:
     """A call whose input names a credentials file (``SECRET_FILE``): its most telling part
     (its file, a patch's files, its command), any other value that is a path or a glob
     (one word: ``{"include": [".env"]}``, ``"glob": ".env*"``) but the text a file tool
-    writes, or a file a script's code names in quotes. Of a command, each line but a
-    heredoc's body, without quoted prose: a heredoc's body and a commit's message ("add
-    .envrc to .gitignore") are text, not files the call reads; a command may name the
+    writes, or a file a script's code names in quotes. Of a command, each line but the
+    body of a heredoc no shell reads, without quoted prose: such a body and a commit's
+    message ("add .envrc to .gitignore") are text, not files the call reads; a command may name the
     file on its second line (``cd app &&`` / ``echo X=1 >> .env``)."""
     detail = tool_detail(arguments)
     if QUOTED_SECRET_FILE.search(detail[:NOTE_SCAN]) or any(
@@ -388,24 +407,53 @@ def _one_word(text: str) -> bool:
 
 
 def _command_lines(command: str) -> list[str]:
-    """The lines of a command (its first ``NOTE_SCAN`` characters) but its heredocs' bodies."""
-    lines, ends = [], ""
+    """The lines of a command (its first ``NOTE_SCAN`` characters) but its heredocs'
+    bodies, unless a shell reads the body (``runs_shell``: ``bash <<EOF`` / ``op read``)."""
+    lines, ends, shell = [], "", False
     for line in command[:NOTE_SCAN].splitlines():
         if ends:
-            ends = "" if line.strip() == ends else ends
+            if line.strip() == ends:
+                ends = ""
+            elif shell:
+                lines.append(line)
             continue
         lines.append(line)
         opened = HEREDOC.search(line)
         ends = opened.group(2) if opened else ""
+        shell = bool(ends) and runs_shell(line)
     return lines
 
 
 def call_result_note(tally: Tally, call_id: Any, output: Any, is_error: bool = False) -> str:
     """The result of the call ``call_id`` as a note, named by its tool, without a line of
-    its output when the call named a credentials file."""
+    its output when the call named a credentials file; what it left out goes to
+    ``tally.taken``."""
     call = str(call_id)
     withheld = call in tally.withheld_calls
-    return tool_result_note(output, is_error, tally.calls.get(call, ""), withheld)
+    note = tool_result_note(output, is_error, tally.calls.get(call, ""), withheld)
+    if withheld or REDACTED_MARK in note:
+        text = (block_text(output) if not isinstance(output, str) else output)[:NOTE_SCAN]
+        tally.taken |= _withheld_values(text) if withheld else _found_values(text)
+    return note
+
+
+# The value a line of a withheld output shows: the line itself (``op read``'s password), or
+# what follows a name and ``=`` / ``:`` (a dotenv's line, YAML, JSON) or a table's blanks
+# (``vault kv get``'s ``signing    VALUE``).
+SHOWN_VALUE = lazy(
+    r"^[ \t]*(?:[\"']?[\w.-]+[\"']?[ \t]*[:=][ \t]*|[\w.-]+[ \t]{2,})?"
+    r"[\"']?([^\s\"']+?)[\"']?,?[ \t]*$",
+    re.M,
+)
+REDACTED_MARK = "[REDACTED"
+
+
+def _withheld_values(text: str) -> dict[str, str]:
+    return {found.group(1): "secret" for found in SHOWN_VALUE.finditer(text)}
+
+
+def _found_values(text: str) -> dict[str, str]:
+    return {text[hit.start : hit.end]: hit.kind for hit in find_secrets(text)}
 
 
 def tool_use_note(name: str, arguments: Any) -> str:

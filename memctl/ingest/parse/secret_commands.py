@@ -94,6 +94,21 @@ def prints_secret(line: str) -> bool:
     return SECRET_COMMAND.search(line) is not None
 
 
+# A shell reading a heredoc's body as its commands (``bash <<EOF``, ``cat <<EOF | sudo sh``,
+# ``ssh prod <<'EOF'``, ``kubectl exec -i web -- sh <<EOF``): that body runs, as a ``-c``'s
+# text does, where any other command's (``cat <<EOF > notes.md``, ``git commit -F -``) is text.
+SHELL_RUN = lazy(
+    _start(_OPENS + r"|\s--\s|\b(?:docker|podman|kubectl)\s+exec\b" + _ARGS + r"\s")
+    + r"(?:\S*/)?(?:(?:ba|z|da|k)?sh|ssh)(?![\w.-])",
+    re.M,
+)
+
+
+def runs_shell(line: str) -> bool:
+    """Whether a command line runs a shell that reads its standard input (``SHELL_RUN``)."""
+    return SHELL_RUN.search(line) is not None
+
+
 # The commands that store a credential, from their makers' documentation, up to the words
 # naming where it goes (the secret's name or path): the value follows them, in an
 # argument, an option, an assignment, standard input or a here-string.
