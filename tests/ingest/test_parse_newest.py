@@ -11,6 +11,8 @@ replaced by "(trimmed: N characters)". Written for memctl, under its licence.
   command that failed, a sub-agent (``spawn_agent``) whose end came back as a
   ``<subagent_notification>``, an answer holding a review comment directive and a fenced
   example of one. ``codex-0.171-subagent.jsonl`` is that sub-agent's own rollout.
+- ``opencode-1.18.33.json``: ``opencode export`` of an OpenCode 1.18.33 session (``opencode
+  run``, then ``run --session``): a command that failed, a ``task`` sub-agent.
 - ``claude-code-2.1.332.jsonl``: Claude Code 2.1.332 over stream-json, resumed twice: a
   command refused at the permission prompt with the person's words, a command that failed,
   a sub-agent whose report came back in the hand-back frame.
@@ -61,6 +63,12 @@ def test_a_codex_sub_agent_is_known_by_its_parent_thread() -> None:
     del meta["payload"]["source"]  # an app's thread naming its parent only
     alone = read_transcript(source("\n".join([json.dumps(meta), *lines[1:]])), "codex")
     assert all(m.content.startswith("[subagent] ") for m in alone.messages)
+
+
+def test_opencode_a_failed_command_and_a_sub_agents_report() -> None:
+    messages = said("opencode-1.18.33.json")
+    assert messages[1][1].startswith("[tool bash: ls scripts/release.sh] [tool error bash: exit 2:")
+    assert "[tool task: a task]\n[subagent report]\nok" in [content for _, content in messages]
 
 
 def test_claude_code_keeps_the_persons_answer_at_a_permission_prompt_as_theirs() -> None:
