@@ -13,6 +13,8 @@ replaced by "(trimmed: N characters)". Written for memctl, under its licence.
   example of one. ``codex-0.171-subagent.jsonl`` is that sub-agent's own rollout.
 - ``opencode-1.18.33.json``: ``opencode export`` of an OpenCode 1.18.33 session (``opencode
   run``, then ``run --session``): a command that failed, a ``task`` sub-agent.
+- ``gemini-0.61-shell.jsonl``: Gemini CLI 0.61.0 (``gemini -p --yolo``): a command that
+  failed, its call's status "success" all the same.
 - ``claude-code-2.1.332.jsonl``: Claude Code 2.1.332 over stream-json, resumed twice: a
   command refused at the permission prompt with the person's words, a command that failed,
   a sub-agent whose report came back in the hand-back frame.
@@ -69,6 +71,14 @@ def test_opencode_a_failed_command_and_a_sub_agents_report() -> None:
     messages = said("opencode-1.18.33.json")
     assert messages[1][1].startswith("[tool bash: ls scripts/release.sh] [tool error bash: exit 2:")
     assert "[tool task: a task]\n[subagent report]\nok" in [content for _, content in messages]
+
+
+def test_gemini_a_command_that_failed_by_its_exit_code() -> None:
+    notes = [content for role, content in said("gemini-0.61-shell.jsonl") if role is Role.TOOL]
+    assert notes == [
+        "[tool error run_shell_command: exit 2: ls: cannot access 'scripts/release.sh': "
+        "No such file or directory]"
+    ]
 
 
 def test_claude_code_keeps_the_persons_answer_at_a_permission_prompt_as_theirs() -> None:

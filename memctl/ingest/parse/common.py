@@ -121,8 +121,9 @@ REFUSED = lazy(
     re.I,
 )
 # Exit-code lines of shell tools: Claude Code's Bash ("Exit code 1"), Codex's exec_command
-# ("Process exited with code 1") and shell_command ("Exit code: 1").
-EXIT_CODE = lazy(r"^(?:Exit code:? |Process exited with code )(-?\d+)[ \t]*(?:\n|\Z)", re.M)
+# ("Process exited with code 1") and shell_command ("Exit code: 1"), Gemini CLI's
+# run_shell_command ("Exit Code: 1").
+EXIT_CODE = lazy(r"^(?:Exit [Cc]ode:? |Process exited with code )(-?\d+)[ \t]*(?:\n|\Z)", re.M)
 # Codex's shell output header ("Chunk ID: ...", "Wall time: ...", "Process running with
 # session ID 1444") ends at a line "Output:", the last of a result with no output yet.
 OUTPUT_HEADER = lazy(r"\A(?:[A-Z][\w ]*(?:: [^\n]*)?\n)*?Output:(?:\n|\Z)")
