@@ -38,6 +38,7 @@ from memctl.ingest.parse.common import (
     TOOL_USE_ERROR,
     Parsed,
     Tally,
+    block_text,
     call_result_note,
     called,
     next_result_call,
@@ -218,8 +219,7 @@ def _persons_answer(
     blocks = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
     if len(blocks) != 1 or len(content) != 1 or not blocks[0].get("is_error"):
         return None
-    said = blocks[0].get("content")
-    words = said.strip() if isinstance(said, str) else ""
+    words = block_text(blocks[0].get("content")).strip()
     if not words or REFUSED.match(words) or record.get("isSidechain"):
         return None
     decision = record.get("permissionDecision")
