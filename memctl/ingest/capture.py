@@ -30,7 +30,7 @@ from memctl.config.scope import project_root, project_scope
 from memctl.context import Context
 from memctl.errors import InputError, UsageError
 from memctl.ingest.parse import Transcript, read_transcript, shape_of
-from memctl.ingest.parse.common import Parsed
+from memctl.ingest.parse.common import REDACTED_ID, Parsed
 from memctl.ingest.source import Input
 from memctl.ingest.title import stored_title
 from memctl.memories.operations import kept_tags, resolve_scope
@@ -348,8 +348,11 @@ def _read(transcript: Transcript, report: CaptureReport) -> Iterator[tuple[str, 
 
 
 def session_id_of(options: IngestOptions, transcript: Transcript, name: str, first: str) -> str:
-    """--session-id, else the transcript's own, else one derived from the file or first message."""
-    given = options.session_id or transcript.tally.session_id
+    """--session-id, else the transcript's own, else one derived from the file or first
+    message (as for a transcript whose id Entire redacted: every such one would be one
+    session)."""
+    own = transcript.tally.session_id
+    given = options.session_id or (own if own != REDACTED_ID else None)
     kind = secret_in_id(str(given)) if given and not options.session_id else None
     if kind:  # the transcript's own (one given by hand is refused: api.ingest)
         transcript.tally.notes.append(

@@ -31,15 +31,22 @@ from typing import Any
 
 from memctl.ingest.parse.common import (
     COMPACTION_PROMPT,
+    EXIT_CODE,
+    REFUSED,
     SUBAGENT,
     TASK_RESULT,
+    TOOL_USE_ERROR,
     Parsed,
     Tally,
+    block_text,
     call_result_note,
     called,
+    next_result_call,
+    result_call,
     session_summary,
     subagent_report,
     timestamp,
+    tool_result_note,
     tool_use_note,
     without_reminders,
 )
@@ -62,6 +69,17 @@ SHELL_TOOL = "Bash"  # Claude Code's shell tool: a note as its calls are written
 # A shell-mode command and its output come as two turns without an id: this one ties them
 SHELL_CALL = "shell mode"
 SLUG_GAP = lazy(r"[^A-Za-z0-9]")
+# The person's answer at a permission prompt ("No, and tell Claude what to do differently",
+# or an SDK host's deny with a message) is written as the call's error result, bare: "please
+# add transformer.js too first". Claude Code 2.1.33x marks it (holdsPersonsWords, and a
+# permissionDecision from user_reject); 2.0 did not, and a bare error of a tool that asks
+# first is then the person's line: its own errors are "Exit code N", <tool_use_error> or a
+# refusal sentence. 2.1 before the marks wrote hooks' and its own blocks bare too.
+PERSON_REJECTED = "user_reject"
+UNMARKED_ANSWERS = lazy(r"\A2\.0\.")
+ASKING_TOOLS = frozenset({"Bash", "Edit", "Write", "MultiEdit", "NotebookEdit", "WebFetch"})
+# The refused call's note, in Claude Code's own words for a refusal (its REFUSED sentence)
+REFUSED_NOTE = "The user doesn't want to proceed with this tool use."
 
 
 def looks_like(record: dict[str, Any]) -> bool:
@@ -121,7 +139,7 @@ def content_block(block: Any, tally: Tally) -> tuple[str, bool] | None:
         return tool_use_note(name, block.get("input")), False
     if kind == "tool_result":
         content, failed = block.get("content") or "", bool(block.get("is_error"))
-        call = str(block.get("tool_use_id"))
+        call = result_call(tally, block.get("tool_use_id"))
         if call in tally.subagent_calls:
             return subagent_report(content, failed, tally.calls[call]), True
         return call_result_note(tally, call, content, failed), True
@@ -160,6 +178,9 @@ def messages(record: dict[str, Any], tally: Tally) -> list[Parsed]:
     if isinstance(content, str):
         text, only_tools = without_reminders(content), False
     elif isinstance(content, list):
+        answer = _persons_answer(record, content, tally) if kind == "user" else None
+        if answer is not None:
+            return [Parsed(Role.TOOL, answer[0], created), Parsed(Role.USER, answer[1], created)]
         parts = [p for p in (content_block(b, tally) for b in content) if p is not None]
         text = "\n".join(t for t, _ in parts if t.strip())
         only_tools = bool(parts) and all(is_result for _, is_result in parts)
@@ -188,6 +209,36 @@ def messages(record: dict[str, Any], tally: Tally) -> list[Parsed]:
     role = Role.TOOL if only_tools else ROLES[kind]
     tally.keep(f"subagent {role}" if sidechain else str(role))
     return [Parsed(role, (SUBAGENT if sidechain else "") + text.strip(), created)]
+
+
+def _persons_answer(
+    record: dict[str, Any], content: list[Any], tally: Tally
+) -> tuple[str, str] | None:
+    """(the refused call's note, the person's words) of a turn answering a permission
+    prompt with text; None for any other turn."""
+    blocks = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+    if len(blocks) != 1 or len(content) != 1 or not blocks[0].get("is_error"):
+        return None
+    words = block_text(blocks[0].get("content")).strip()
+    if not words or REFUSED.match(words) or record.get("isSidechain"):
+        return None
+    decision = record.get("permissionDecision")
+    marked = record.get("holdsPersonsWords") is True or (
+        isinstance(decision, dict) and decision.get("source") == PERSON_REJECTED
+    )
+    tool = tally.calls.get(next_result_call(tally, blocks[0].get("tool_use_id")), "")
+    unmarked = (
+        UNMARKED_ANSWERS.match(str(record.get("version") or ""))
+        and tool in ASKING_TOOLS
+        and "\n" not in words
+        and not EXIT_CODE.match(words)
+        and not TOOL_USE_ERROR.search(words)
+    )
+    if not marked and not unmarked:
+        return None
+    result_call(tally, blocks[0].get("tool_use_id"))  # answered: the next result is another's
+    tally.keep("person's answer")
+    return tool_result_note(REFUSED_NOTE, True, tool), without_reminders(words)
 
 
 def _shell_mode(text: str, tally: Tally) -> str | None:

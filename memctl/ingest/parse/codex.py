@@ -11,9 +11,16 @@ dropped. ``event_msg`` repeats the turns (``user_message``, then the response it
 as its event: each turn is kept once, from whichever comes first (the same words of
 the same role said again at once are passed over; a tool call between makes them new).
 ``task_complete`` repeats the last answer and is passed over.
-A sub-agent's rollout (``session_meta`` ``source`` ``{"subagent": ...}``: a thread the
-parent agent spawned, whose "user" is that agent) marks its turns ``[subagent]``, as
-Claude Code's sidechain turns are.
+An answer is kept as the person saw it (``as_shown``): the ``<oai-mem-citation>`` block
+Codex ends an answer with when it used its memory folder (MEMORY.md line references and
+rollout ids, which the CLI and the app hide) is left out, and so are Codex Desktop's
+directive lines (``::git-commit{...}``, ``::git-create-pr{...}``, ...: drawn as buttons), but
+for a review comment (``::code-comment{...}``), kept as its title, body and place.
+A sub-agent's end reaches its parent as a user turn of ``<subagent_notification>`` JSON
+(Codex 0.17x): it is the sub-agent's report, a tool message, not the person's words.
+A sub-agent's rollout (``session_meta`` ``source`` ``{"subagent": ...}``, or a
+``parent_thread_id``: a thread the parent agent spawned, whose "user" is that agent)
+marks its turns ``[subagent]``, as Claude Code's sidechain turns are.
 ``compacted`` holds the summary Codex wrote when it compacted its context: kept as one
 ``[session summary]`` message. ``turn_context`` is configuration, passed over. The
 session's directory is the first ``cwd`` met: in ``session_meta``, ``turn_context`` or
@@ -35,8 +42,11 @@ from memctl.ingest.parse.common import (
     block_text,
     call_result_note,
     called,
+    one_line,
     session_summary,
+    subagent_report,
     timestamp,
+    tool_result_note,
     tool_use_note,
 )
 from memctl.lazy_re import lazy
@@ -56,6 +66,25 @@ TOOL_OUTPUTS = {"function_call_output", "custom_tool_call_output"}
 # Spaces are stripped after the match: `\s*([^<\n]+?)\s*` could split a run of blanks three
 # ways, and an unclosed <cwd> followed by 8,000 of them took over two minutes.
 ENVIRONMENT_CWD = lazy(r"<environment_context>.*?<cwd>([^<]*)</cwd>", re.S)
+# The block Codex's memories feature asks the model to end an answer with (codex 0.171's
+# prompt): the MEMORY.md lines and rollout ids it used, parsed out of the stream and never
+# shown; its CLI hides it wherever it stands, fenced or not
+CITATION = lazy(r"[ \t]*<oai-mem-citation>.*?</oai-mem-citation>[ \t]*", re.S)
+# Codex Desktop's directives, each alone on a line of a final answer outside a code fence
+# (its app prompt): drawn as a chip (staged, committed, pushed, a pull request, a new
+# thread) or, for code-comment, as a review comment on a file's lines
+DIRECTIVE = lazy(r"^[ \t]*::([a-z][a-z-]*)\{(.*)\}[ \t]*$")
+DIRECTIVES = frozenset(
+    {"git-stage", "git-commit", "git-create-branch", "git-push", "git-create-pr"}
+    | {"created-thread", "code-comment"}
+)
+REVIEW_COMMENT = "code-comment"
+ATTRIBUTE = lazy(r'([\w-]+)=(?:"((?:[^"\\]|\\.)*)"|(\S+))')
+FENCE = lazy(r"^ {0,3}(`{3,}|~{3,})")
+BLANK_RUN = lazy(r"\n{3,}")
+# A sub-agent's end, as its parent's rollout holds it (codex 0.171): a user-role message
+# whose provenance is the multi-agent tool, {"agent_path": ..., "status": {state: text}}
+NOTIFICATION = lazy(r"\A\s*<subagent_notification>(.*?)</subagent_notification>\s*\Z", re.S)
 
 
 def looks_like(record: dict[str, Any]) -> bool:
@@ -106,13 +135,65 @@ def _name(item: dict[str, Any]) -> str:
 def _said(role: Role, text: str, created: str | None, tally: Tally) -> list[Parsed]:
     """A user's or assistant's turn, or nothing when it repeats the turn just before (the
     same words said again after another turn or a tool call are a new turn)."""
+    if role is Role.ASSISTANT:
+        text = as_shown(text)
+        if not text:
+            tally.pass_over("client markup")
+            return []
     same = f"{role}: " + " ".join(text.split())
     if same == tally.last_said:
         tally.pass_over("turn said twice")  # Codex: an event and a response item
         return []
     tally.last_said = same
+    report = NOTIFICATION.match(text) if role is Role.USER else None
+    if report is not None:
+        tally.keep("subagent report")
+        return [Parsed(Role.TOOL, _notified(report.group(1)), created)]
     tally.keep(f"subagent {role}" if tally.subagent else str(role))
     return [Parsed(role, (SUBAGENT if tally.subagent else "") + text, created)]
+
+
+def as_shown(text: str) -> str:
+    """An answer as Codex shows it: without its memory citation block and its Desktop
+    directive lines; a review comment as one line of text."""
+    lines, fence = [], ""
+    for line in CITATION.sub("", text).split("\n"):
+        opened = FENCE.match(line)
+        if opened and (not fence or opened.group(1).startswith(fence)):
+            fence = "" if fence else opened.group(1)
+        directive = None if fence or opened else DIRECTIVE.match(line)
+        if directive is None or directive.group(1) not in DIRECTIVES:
+            lines.append(line)
+        elif directive.group(1) == REVIEW_COMMENT:
+            lines.append(_review_comment(directive.group(2)))
+    return BLANK_RUN.sub("\n\n", "\n".join(lines)).strip()
+
+
+def _review_comment(attributes: str) -> str:
+    """``::code-comment{title=... body=... file=... start=...}`` as the person reads it."""
+    found = {
+        key: quoted.replace('\\"', '"') or bare
+        for key, quoted, bare in ATTRIBUTE.findall(attributes)
+    }
+    place = f"{found.get('file', '?')}:{found['start']}" if "start" in found else found.get("file")
+    said = ": ".join(part for part in (found.get("title"), found.get("body")) if part)
+    return f"[review comment {place}] {said}" if place else f"[review comment] {said}"
+
+
+def _notified(text: str) -> str:
+    """A ``<subagent_notification>``'s JSON as a note: a finished sub-agent's report, else
+    its state (errored, shut down) as an error."""
+    try:
+        value = json_value(text.strip())
+    except ValueError:
+        value = None
+    status = value.get("status") if isinstance(value, dict) else None
+    if isinstance(status, dict) and isinstance(status.get("completed"), str):
+        return subagent_report(status["completed"])
+    if isinstance(status, dict) and status:
+        state, said = next(iter(status.items()))
+        return tool_result_note(f"sub-agent {state}: {said}", True)
+    return one_line(f"[subagent report: {status or text.strip()}]", close="")
 
 
 def _event(payload: Any, created: str | None, tally: Tally) -> list[Parsed]:
@@ -176,7 +257,8 @@ def messages(record: dict[str, Any], tally: Tally) -> list[Parsed]:
             tally.saw_cwd(meta.get("cwd"))
             tally.session_id = tally.session_id or meta.get("id")
             source = meta.get("source")
-            tally.subagent = tally.subagent or (isinstance(source, dict) and "subagent" in source)
+            spawned = isinstance(source, dict) and "subagent" in source
+            tally.subagent = tally.subagent or spawned or bool(meta.get("parent_thread_id"))
             tally.started_at = tally.started_at or timestamp(meta.get("timestamp")) or created
         return []
     if kind == "response_item":

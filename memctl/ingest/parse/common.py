@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
+import textwrap
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -94,6 +95,10 @@ METADATA_KINDS = frozenset(
         "token_usage_record",
     }
 )
+# Entire (entire.io) keeps sessions with what looks like a secret replaced by this word,
+# and its earlier versions took high-entropy ids for secrets (entireio/cli, redact/): a
+# tool call's id, a session's, a sub-agent's parentID. Such an id names nothing.
+REDACTED_ID = "REDACTED"
 # A tool call is a sub-agent's when its client names it so, or its input has a sub-agent type
 # (Gemini CLI's is delegate_to_agent).
 SUBAGENT_TOOLS = frozenset({"task", "agent", "spawn_agent", "delegate_to_agent"})
@@ -101,18 +106,26 @@ SUBAGENT_TOOLS = frozenset({"task", "agent", "spawn_agent", "delegate_to_agent"}
 # started; its report comes later, as a user turn, in a <task-notification>'s <result>
 LAUNCHED = lazy(r"\AAsync agent launched successfully")
 TASK_RESULT = lazy(r"\A\s*<task-notification>.*?<result>(.*?)</result>", re.S)
+# What Claude Code adds to a sub-agent's report for its model: the agent's id to resume it
+# by, and its token count (2.1.x: "agentId: a1b2c3 (for resuming ...)\n<usage>...</usage>");
+# 2.1.33x frames the report ("[Subagent hand-back] ... The report follows:") and indents
+# each of its lines. None of it is the report the person reads.
+REPORT_TRAILER = lazy(r"\n*agentId: [\w-]+ \([^)\n]*\)[^\n]*(?:\n<usage>.*?</usage>)?\s*\Z", re.S)
+HANDBACK = lazy(r"\A\[Subagent hand-back\][^\n]*?The report follows:\n", re.S)
 # Claude Code's answer when the person said no at the permission prompt (with a word of
-# feedback, or without one: "... doesn't want to take this action right now. STOP ...", which
-# read as a failure made a fact of a refused `git push` "fixed by" the next commit), or
-# (Claude Code 1.0 without a prompt, as in print mode) the permission was never granted.
+# feedback, or without one: 2.0.4x's "... doesn't want to take this action right now. STOP
+# ...", which read as a failure made a fact of a refused `git push` "fixed by" the next
+# commit), or (Claude Code 1.0 without a prompt, as in print mode) the permission was never
+# granted.
 REFUSED = lazy(
-    r"^(?:The user doesn't want to (?:proceed with this tool use|take this action right now)|"
+    r"^(?:The user doesn't want to (?:proceed with this tool use|take this action)|"
     r"Claude requested permissions? to .{0,300}?but you haven't granted it yet)",
     re.I,
 )
 # Exit-code lines of shell tools: Claude Code's Bash ("Exit code 1"), Codex's exec_command
-# ("Process exited with code 1") and shell_command ("Exit code: 1").
-EXIT_CODE = lazy(r"^(?:Exit code:? |Process exited with code )(-?\d+)[ \t]*(?:\n|\Z)", re.M)
+# ("Process exited with code 1") and shell_command ("Exit code: 1"), Gemini CLI's
+# run_shell_command ("Exit Code: 1").
+EXIT_CODE = lazy(r"^(?:Exit [Cc]ode:? |Process exited with code )(-?\d+)[ \t]*(?:\n|\Z)", re.M)
 # Codex's shell output header ("Chunk ID: ...", "Wall time: ...", "Process running with
 # session ID 1444") ends at a line "Output:", the last of a result with no output yet.
 OUTPUT_HEADER = lazy(r"\A(?:[A-Z][\w ]*(?:: [^\n]*)?\n)*?Output:(?:\n|\Z)")
@@ -256,6 +269,10 @@ class Tally:
     # the secrets a call's result note left out (scrubbed, or its output withheld): value ->
     # kind, for capture's scrubber to hide where a later message repeats one bare
     taken: dict[str, str] = field(default_factory=dict)
+    # calls whose id was redacted (REDACTED_ID), by the key each was given, oldest first:
+    # the client writes results in the order of their calls, so the next result whose id
+    # was redacted is the oldest one's
+    redacted_calls: deque[str] = field(default_factory=deque)
     # titles waiting for a message of this session: {the message's uuid: title}
     summaries: dict[str, str] = field(default_factory=dict)
     named: bool = False  # the title is the one the session was given, not a summary
@@ -337,7 +354,11 @@ def tool_detail(arguments: Any) -> str:
 def called(tally: Tally, call_id: Any, name: str, arguments: Any) -> None:
     """Remember a call's tool by its id, so its result can say whose it is (and keep no
     line of a credentials file it read, nor of memctl's answer: ``withholds``), and the
-    secrets its note leaves out (``tally.taken``)."""
+    secrets its note leaves out (``tally.taken``); a redacted id is given a key of its own,
+    its result's in turn (``result_call``)."""
+    if call_id == REDACTED_ID:
+        call_id = f"{REDACTED_ID}#{len(tally.calls)}"
+        tally.redacted_calls.append(call_id)
     if isinstance(call_id, str) and call_id:
         tally.calls[call_id] = name
         if is_subagent_call(name, arguments):
@@ -424,11 +445,26 @@ def _command_lines(command: str) -> list[str]:
     return lines
 
 
+def result_call(tally: Tally, call_id: Any) -> str:
+    """The call a result answers: by its id, or, the id redacted, the oldest call whose id
+    was redacted and that has no result yet."""
+    if call_id == REDACTED_ID:
+        return tally.redacted_calls.popleft() if tally.redacted_calls else ""
+    return str(call_id)
+
+
+def next_result_call(tally: Tally, call_id: Any) -> str:
+    """The call a result answers, as ``result_call`` says, without taking it."""
+    if call_id == REDACTED_ID:
+        return tally.redacted_calls[0] if tally.redacted_calls else ""
+    return str(call_id)
+
+
 def call_result_note(tally: Tally, call_id: Any, output: Any, is_error: bool = False) -> str:
     """The result of the call ``call_id`` as a note, named by its tool, without a line of
     its output when the call named a credentials file; what it left out goes to
     ``tally.taken``."""
-    call = str(call_id)
+    call = result_call(tally, call_id)
     withheld = call in tally.withheld_calls
     note = tool_result_note(output, is_error, tally.calls.get(call, ""), withheld)
     if withheld or REDACTED_MARK in note:
@@ -736,6 +772,9 @@ def subagent_report(output: Any, is_error: bool = False, tool: str = "") -> str:
     text = block_text(output) if not isinstance(output, str) else output
     if is_error or not text.strip() or LAUNCHED.match(text):
         return tool_result_note(output, is_error, tool)
+    framed = HANDBACK.match(text)
+    text = REPORT_TRAILER.sub("", text[framed.end() :] if framed else text)
+    text = textwrap.dedent(text) if framed else text
     cleaned, _ = scrub(text[:REPORT_KEEP])
     cut = f"\n{REPORT_CUT}" if len(text) > REPORT_KEEP else ""
     return f"{SUBAGENT_REPORT}\n{cleaned.strip()}{cut}"

@@ -57,6 +57,13 @@ ROLE_NAMES = {
 # Gemini CLI's notices in a session (a cancelled request, a quota message): no one said them.
 NOTICES = frozenset({"info", "error", "warning"})
 FAILED = "error"  # the status of a Gemini CLI tool call that failed
+# Gemini CLI 0.61 hands a tool's output to its model inside <untrusted_context> tags, and
+# its shell's as fields: "Output: ...", "Exit Code: 2", "Process Group PGID: 31142" (and
+# Signal, Background PIDs when there are some). Its call's status says "success" whatever
+# the exit code: the code decides, as a shell's does (common.EXIT_CODE)
+UNTRUSTED = lazy(r"\A\s*<untrusted_context>\n?(.*?)\n?</untrusted_context>\s*\Z", re.S)
+SHELL_OUTPUT = lazy(r"\AOutput: ")
+SHELL_FIELDS = lazy(r"^(?:Process Group PGID|Background PIDs|Signal): [^\n]*\n?", re.M)
 SPEAKER = lazy(r"^\s*(user|human|assistant|ai|model|system)\s*:\s?(.*)$", re.I | re.S)
 REQUESTS = "requests"  # the member of a Copilot Chat session holding its turns
 WHOLE = ("messages", REQUESTS)  # the members that make a JSONL line a whole document
@@ -113,6 +120,9 @@ def result_note(call: dict[str, Any]) -> str:
     output = "\n".join(o for o in outputs if isinstance(o, str)) or str(
         call.get("resultDisplay") or ""
     )
+    wrapped = UNTRUSTED.match(output)
+    if wrapped:
+        output = SHELL_FIELDS.sub("", SHELL_OUTPUT.sub("", wrapped.group(1)))
     if is_subagent_call(name, call.get("args")):
         return subagent_report(output, failed, name)
     return tool_result_note(output, failed, name, withholds(call.get("args")))

@@ -3,11 +3,12 @@
 ``{"info": {id, title, time: {created, ...}}, "messages": [{"info": {role,
 time}, "parts": [...]}], "todos": [...]}``. Of the parts, ``text`` is kept
 (``synthetic`` text, which OpenCode itself inserts, is not), ``tool`` becomes a
-one-line note, ``file`` a mention of the file, ``subtask`` (a command such as ``/review``
-that runs in a sub-agent: the user's message holds only this part) a mention of the
-command, and ``reasoning``,
+one-line note (a shell's failing by the exit code in its ``metadata``), ``file`` a mention
+of the file, ``subtask`` (a command such as ``/review`` that runs in a sub-agent: the
+user's message holds only this part) a mention of the command, and ``reasoning``,
 ``step-start``, ``step-finish``, ``snapshot``, ``patch`` are dropped. A ``task``
-tool's output is its sub-agent's report, kept as such. When OpenCode compacts its
+tool's output is its sub-agent's report, kept as such, without the ``<task ...>`` and
+``<task_result>`` tags around it. When OpenCode compacts its
 context, its ``compaction`` agent writes the summary of the conversation so far as an
 assistant message (``"summary": true``; ``"mode"`` or ``"agent"`` ``compaction``), after
 a user message holding only a ``compaction`` part: the summary is kept as one
@@ -18,6 +19,7 @@ messages ``[subagent]``, as Claude Code's sidechain turns are.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from memctl.ingest.parse.common import (
@@ -38,6 +40,15 @@ from memctl.model import Role
 
 ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT}
 COMPACTION = "compaction"  # the agent OpenCode compacts a session's context with
+# A task call's output (OpenCode 1.18): its sub-agent's report in the frame OpenCode's model
+# reads, `<task id="ses_..." state="completed">`, a <summary> perhaps, then <task_result> or
+# <task_error> around the text; OpenCode's own views show the text alone
+TASK_OUTPUT = lazy(
+    r'\A\s*<task id="[^"]*" state="[^"]*">\s*(?:<summary>.*?</summary>\s*)?'
+    r"<(task_result|task_error)>\s*(.*?)\s*</\1>\s*</task>\s*\Z",
+    re.S,
+)
+FAILED = "task_error"
 
 
 def _object(value: Any) -> dict[str, Any]:
@@ -49,10 +60,17 @@ def _tool(part: dict[str, Any]) -> str:
     call, withheld = tool_use_note(name, state.get("input")), withholds(state.get("input"))
     if state.get("status") == "error":
         return call + " " + tool_result_note(state.get("error") or "", True, name, withheld)
-    if state.get("output") and is_subagent_call(name, state.get("input")):
-        return call + "\n" + subagent_report(state["output"], False, name)
-    if state.get("output"):
-        return call + " " + tool_result_note(state["output"], False, name, withheld)
+    output = state.get("output")
+    if output and is_subagent_call(name, state.get("input")):
+        framed = TASK_OUTPUT.match(output) if isinstance(output, str) else None
+        if framed is not None:
+            return call + "\n" + subagent_report(framed.group(2), framed.group(1) == FAILED, name)
+        return call + "\n" + subagent_report(output, False, name)
+    exit_code = _object(state.get("metadata")).get("exit")
+    if isinstance(exit_code, int) and exit_code != 0 and isinstance(output, str):
+        output = f"Exit code {exit_code}\n{output}"  # a shell's failure, as Claude Code's reads
+    if output:
+        return call + " " + tool_result_note(output, False, name, withheld)
     return call
 
 
