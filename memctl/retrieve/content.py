@@ -38,7 +38,9 @@ def meaningless(run: Run) -> str:
     if run.ctx.embedder.name == LOCAL_MODEL:
         read = seen_by_model(text, run.params)
         if len(read) < len(text) and not says_something(read, run.held):
-            return f"the {len(read)} characters of the query the model read say nothing known"
+            return (
+                f"the query's first {len(read)} characters, the model's window, say nothing known"
+            )
     if says_something(text, run.held):
         return ""
     return "the query says nothing the store or a language knows"

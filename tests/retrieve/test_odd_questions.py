@@ -54,7 +54,7 @@ def test_a_query_is_judged_on_what_the_model_read_of_it(store: Context) -> None:
     assert says_something(PASTED, {})
     found = recall(store, RecallRequest(PASTED, limit=5, touch=False)).result.results
     assert found and not any(r.clear for r in found)
-    assert "of the query the model read say nothing known" in found[0].match_why
+    assert "characters, the model's window, say nothing known" in found[0].match_why
 
 
 def test_a_question_in_other_words_stays_clear_by_meaning(store: Context) -> None:

@@ -57,10 +57,11 @@ created inside a time the query names.
 - So does an identifier the query spells out in words ("the math utils
   project" names ``math_utils``; "parse user id" names ``parseUserId``).
 - Without a vector (no embedder, a message not embedded, an untranslated query
-  in a script the embedding model does not read: ``query.in_unread_script``), the
-  word share stands in for the cosine. A session message's cosine never labels it (the
-  narration is close to any question about the work), but one below
-  ``support_floor`` takes the word share's voice away: words a message far in
+  in a script the embedding model does not read: ``query.in_unread_script``; a query
+  whose text, as the model read it, says nothing the store or a language knows:
+  ``content.meaningless``), the word share stands in for the cosine. A session message's
+  cosine never labels it (the narration is close to any question about the work), but
+  one below ``support_floor`` takes the word share's voice away: words a message far in
   meaning shares with the query are a coincidence (``far_message``). Across all
   projects, asked from inside one, a message of another project weighs its word share
   x ``ABROAD_WORDS``: among many projects, many messages hold a third of a question's
