@@ -28,6 +28,7 @@ from memctl.store.projects import scope_known
 from memctl.store.sync import foreign_hosts
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
     from memctl.retrieve.explain import WhyNot
@@ -205,12 +206,22 @@ def _untrusted(hosts: dict[str, str], setting: str, unsigned: frozenset[str]) ->
     return unsigned | {m for m, host in hosts.items() if not trusts(trust, host)}
 
 
-def explain(item: Recalled, steps: list[Step]) -> dict[str, Any]:
+def explain(
+    item: Recalled, steps: list[Step], labels: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     """Why ``item`` was recalled, stage by stage (``memctl.retrieve.explain``; loaded for
-    --explain only, as the context block is for a block: a recall's table needs neither)."""
+    --explain only, as the context block is for a block: a recall's table needs neither).
+    With ``labels`` (``projects.project_labels``), each project is named as a person knows
+    it: the scope stage's "another scope (path:6fec8fd004f623f2)" reads "another scope
+    (~/shop)"; without, by its scope id, as the JSON answer keeps it for scripts."""
     from memctl.retrieve.explain import explain as explained
 
-    return explained(item, steps)
+    found = explained(item, steps)
+    named = {scope: label for scope, label in (labels or {}).items() if scope != label}
+    for step in found["steps"] if named else ():
+        for scope, label in named.items():
+            step["why"] = step["why"].replace(f"({scope})", f"({label})")
+    return found
 
 
 def _nothing_here(ctx: Context, request: RecallRequest) -> bool:

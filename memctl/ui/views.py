@@ -207,7 +207,7 @@ def recall_page(ctx: Context, values: Values) -> dict[str, Any]:
             "dated": item.dated_at,
             "line": excerpt(item.memory.summary, item.memory.content, query, RESULT_LINE),
             "href": result_href(item.memory.id, item.memory.session_id, item.is_message),
-            "explain": named(explain(item, result.steps_of(item.memory.id)), labels),
+            "explain": explain(item, result.steps_of(item.memory.id), labels),
             "why": item.match_why or item.match,  # the evidence its label rests on
             "same": [same_as(key) for key in item.members],
             "host": response.hosts.get(item.memory.id),
@@ -223,16 +223,6 @@ def recall_page(ctx: Context, values: Values) -> dict[str, Any]:
     if len(result.results) == limit < RECALL_MOST:
         data["more"] = min(limit + ctx.settings.recall_limit, RECALL_MOST)
     return data
-
-
-def named(explained: dict[str, Any], labels: Mapping[str, str]) -> dict[str, Any]:
-    """``recall --explain``'s stages with each project named as the page names it: the scope
-    stage's "another scope (path:6fec8fd004f623f2)" reads "another scope (~/shop)"."""
-    for step in explained["steps"]:
-        for scope, label in labels.items():
-            if scope != label:
-                step["why"] = step["why"].replace(f"({scope})", f"({label})")
-    return explained
 
 
 def profile(ctx: Context, values: Values) -> dict[str, Any]:

@@ -152,3 +152,6 @@ def test_across_all_projects_another_projects_message_needs_more_of_the_words(
     assert label(there) == "clear"
     explained = ok("recall", question, "--all-scopes", "--explain", cwd=here)
     assert "a message of another project" in explained
+    # named as the viewer names it, not by its scope id ("another scope (path:6fec8f…)")
+    assert f"scope: another scope ({there}" in " ".join(explained.split())
+    assert "(path:" not in explained

@@ -196,6 +196,7 @@ def gather(run: Run, size: int) -> tuple[dict[str, list[tuple[str, float]]], dic
     # matches
     weighed = word_weights(run)
     run.word_weights, run.anchors, run.strangers, run.common_names = weighed[:4]
+    run.held = weighed.counts[1]
     fts = _Background(lambda: _bm25_found(run, reader, size, weighed), inline=reader is run.ctx.db)
     # numpy, imported by the vector legs, loads while the full-text searches run (a
     # process of its own: ~50 ms of CPU)

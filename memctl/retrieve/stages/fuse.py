@@ -57,10 +57,11 @@ created inside a time the query names.
 - So does an identifier the query spells out in words ("the math utils
   project" names ``math_utils``; "parse user id" names ``parseUserId``).
 - Without a vector (no embedder, a message not embedded, an untranslated query
-  in a script the embedding model does not read: ``query.in_unread_script``), the
-  word share stands in for the cosine. A session message's cosine never labels it (the
-  narration is close to any question about the work), but one below
-  ``support_floor`` takes the word share's voice away: words a message far in
+  in a script the embedding model does not read: ``query.in_unread_script``; a query
+  whose text, as the model read it, says nothing the store or a language knows:
+  ``content.meaningless``), the word share stands in for the cosine. A session message's
+  cosine never labels it (the narration is close to any question about the work), but
+  one below ``support_floor`` takes the word share's voice away: words a message far in
   meaning shares with the query are a coincidence (``far_message``). Across all
   projects, asked from inside one, a message of another project weighs its word share
   x ``ABROAD_WORDS``: among many projects, many messages hold a third of a question's
@@ -92,6 +93,7 @@ from typing import TYPE_CHECKING
 
 from memctl.config.scope import GLOBAL_SCOPE
 from memctl.model import Kind, Memory, parse_time
+from memctl.retrieve.content import meaningless
 from memctl.retrieve.echo import echo_why
 from memctl.retrieve.letters import letters_between
 from memctl.retrieve.passages import PASSAGE_CHARS, measured, passages
@@ -533,6 +535,7 @@ def evidence(
     session message of another project than the one asked from (``abroad``)."""
     p = run.params
     window = run.query.window
+    blank = "no vector, "
     inside = window is not None and window.contains(parse_time(candidate.memory.created_at))
     if inside and not run.word_weights:  # the query is only a time: its memories answer it
         return SHOWS, "inside the query's time"
@@ -541,8 +544,11 @@ def evidence(
     # does any closeness to an untranslated query in a script the model does not read
     unread = run.query.unread_script and run.translation is None
     cosine = None if candidate.is_message or unread else own_similarity(candidate)
+    if run.meaningless and cosine is not None:  # what the model read says nothing
+        cosine = None
+        blank = f"no vector ({run.meaningless}), "
     named = anchor_in(run, candidate)
-    seen = (f"cosine {cosine:.3f}, " if cosine is not None else "no vector, ") + (
+    seen = (f"cosine {cosine:.3f}, " if cosine is not None else blank) + (
         f"words {share:.2f}" + (", inside the query's time" if inside else "")
     )
     strength = relevance_strength(run, cosine, share)
@@ -682,6 +688,7 @@ def fuse(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     leader, margin = lead(candidates)
     crowd = crowd_cosine(run)
     elsewhere = abroad(run, candidates)
+    run.meaningless = meaningless(run) if run.scores is not None else ""
     judged = [
         (
             c,
