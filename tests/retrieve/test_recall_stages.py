@@ -17,7 +17,7 @@ from memctl.context import Context
 from memctl.memories.provenance import DIGEST_TAG
 from memctl.model import Kind, Memory, Relation, RelationType, State, Tier, format_time
 from memctl.retrieve.pipeline import Recalled, possible_results, recall, start
-from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run
+from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run, by_label, label_added
 from memctl.retrieve.stages.bm25_floor import bm25_floor
 from memctl.retrieve.stages.candidates import (
     TERMS_KNOWN_FROM,
@@ -563,13 +563,35 @@ def test_a_short_memory_inherits_from_its_session_neighbours(ctx: Context) -> No
     # the reply to a question inherits more of its score than the memory before it
     assert got[answer.memory.content].score == pytest.approx(0.6)
     assert got[opener.memory.content].score == pytest.approx(0.3)
-    assert got[answer.memory.content].via == (question.id, "next to", answer.id)
+    assert got[answer.memory.content].via == (question.id, "replies to", answer.id)
+    assert got[opener.memory.content].via == (question.id, "next to", opener.id)
     assert far.memory.content not in got  # not a neighbour of the question
     statement = stored(ctx, "Oscar loves carrots", 1.0, session_id="t", created_at=times[0])
     after = cand("so do I", 0.0, session_id="t", created_at=times[1])
     insert_memory(ctx.db, after.memory, None)
     got = {c.memory.content: c for c in neighbours(run, [statement])}
     assert got["so do I"].score == pytest.approx(0.3)  # no question, no reply share
+
+
+def test_a_turn_next_to_a_clear_match_is_possible_and_the_reply_to_its_question_clear(
+    ctx: Context,
+) -> None:
+    run = make_run(ctx, context_share=0.3, reply_share=0.6)
+    times = [format_time(NOW - timedelta(minutes=m)) for m in (4, 3, 2, 1)]
+    question = stored(ctx, "how are your pets?", 1.0, session_id="s", created_at=times[0])
+    reply = stored(ctx, "yup, Oscar, my guinea pig", 0.0, session_id="s", created_at=times[1])
+    # a fact distilled from a coding session, and the one distilled after it: no reply
+    fact = stored(ctx, "lint runs with `ruff check src/`", 1.0, session_id="t", created_at=times[2])
+    after = stored(ctx, "We support .tar archives too", 0.0, session_id="t", created_at=times[3])
+    for seed in (question, fact):
+        seed.clear, seed.match_why = True, "clear: words 0.60: shows relevance"
+    got = {c.memory.content: c for c in label_added(neighbours(run, [question, fact]))}
+    assert got[reply.memory.content].clear
+    assert not got[after.memory.content].clear
+    assert "next to it in its session, not its reply" in got[after.memory.content].match_why
+    # it ranks with the possible matches, under every clear one, whatever its score
+    got[after.memory.content].score = 5.0
+    assert by_label(list(got.values()))[-1] is got[after.memory.content]
 
 
 def test_a_question_gives_way_to_the_short_reply_that_inherits_from_it(ctx: Context) -> None:
