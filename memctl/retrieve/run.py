@@ -273,8 +273,8 @@ def label_added(found: list[Candidate]) -> list[Candidate]:
     seed asks: ``REPLIES_TO``). The reply is the answer to a matching question ("5 years
     already!"); the turn before or after a clear fact is its context. Over the real
     sessions, the 44 such rows clear in the top 5 of six sets stated no gold answer, and
-    a "load tests with k6" ask took two (docs/benchmarks.md, "A turn next to a clear
-    match is context"). Run before the mmr stage cuts by label, so that the cut counts
+    a "load tests with k6" ask took two (docs/benchmarks.md, "A clear row
+    states what was asked"). Run before the mmr stage cuts by label, so that the cut counts
     the clear rows recall shows (a seed cut there would take its label with it)."""
     judged = {c.id: c for c in found if c.match_why}
     for candidate in found:
