@@ -17,6 +17,10 @@ release` ...") quoted its opening question, and passed x 0.6 of its score to the
 distilled next ("We never deploy on Fridays.": x 1.54, above the release steps;
 docs/benchmarks.md, "The row that states the answer").
 
+Only the reply to a clear question is a clear match by that path (``REPLIES_TO``); a turn
+added for lying next to a clear one (``NEXT_TO``) is a possible match: its context, not
+the answer (``run.label_added``).
+
 The question itself then gives way to its reply (x ``question_factor``): a
 question resembles the query, being one, but holds no answer. Only when the
 reply inherits (it is short), so the question's relevance is passed on, not lost.
