@@ -17,7 +17,7 @@ from memctl.context import Context
 from memctl.memories.provenance import DIGEST_TAG
 from memctl.model import Kind, Memory, Relation, RelationType, State, Tier, format_time
 from memctl.retrieve.pipeline import Recalled, possible_results, recall, start
-from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run
+from memctl.retrieve.run import DROPPED, KEPT, Candidate, Run, by_label, label_added
 from memctl.retrieve.stages.bm25_floor import bm25_floor
 from memctl.retrieve.stages.candidates import (
     TERMS_KNOWN_FROM,
@@ -563,13 +563,35 @@ def test_a_short_memory_inherits_from_its_session_neighbours(ctx: Context) -> No
     # the reply to a question inherits more of its score than the memory before it
     assert got[answer.memory.content].score == pytest.approx(0.6)
     assert got[opener.memory.content].score == pytest.approx(0.3)
-    assert got[answer.memory.content].via == (question.id, "next to", answer.id)
+    assert got[answer.memory.content].via == (question.id, "replies to", answer.id)
+    assert got[opener.memory.content].via == (question.id, "next to", opener.id)
     assert far.memory.content not in got  # not a neighbour of the question
     statement = stored(ctx, "Oscar loves carrots", 1.0, session_id="t", created_at=times[0])
     after = cand("so do I", 0.0, session_id="t", created_at=times[1])
     insert_memory(ctx.db, after.memory, None)
     got = {c.memory.content: c for c in neighbours(run, [statement])}
     assert got["so do I"].score == pytest.approx(0.3)  # no question, no reply share
+
+
+def test_a_turn_next_to_a_clear_match_is_possible_and_the_reply_to_its_question_clear(
+    ctx: Context,
+) -> None:
+    run = make_run(ctx, context_share=0.3, reply_share=0.6)
+    times = [format_time(NOW - timedelta(minutes=m)) for m in (4, 3, 2, 1)]
+    question = stored(ctx, "how are your pets?", 1.0, session_id="s", created_at=times[0])
+    reply = stored(ctx, "yup, Oscar, my guinea pig", 0.0, session_id="s", created_at=times[1])
+    # a fact distilled from a coding session, and the one distilled after it: no reply
+    fact = stored(ctx, "lint runs with `ruff check src/`", 1.0, session_id="t", created_at=times[2])
+    after = stored(ctx, "We support .tar archives too", 0.0, session_id="t", created_at=times[3])
+    for seed in (question, fact):
+        seed.clear, seed.match_why = True, "clear: words 0.60: shows relevance"
+    got = {c.memory.content: c for c in label_added(neighbours(run, [question, fact]))}
+    assert got[reply.memory.content].clear
+    assert not got[after.memory.content].clear
+    assert "next to it in its session, not its reply" in got[after.memory.content].match_why
+    # it ranks with the possible matches, under every clear one, whatever its score
+    got[after.memory.content].score = 5.0
+    assert by_label(list(got.values()))[-1] is got[after.memory.content]
 
 
 def test_a_question_gives_way_to_the_short_reply_that_inherits_from_it(ctx: Context) -> None:
@@ -796,14 +818,15 @@ def test_a_possible_memory_whose_message_is_clear_is_kept_clear_in_its_place(
 
 
 @pytest.mark.parametrize(
-    ("source", "clear"), [("session:s6#276:user", False), ("session:s6#1-400", True)]
+    ("source", "named"), [("session:s6#276:user", False), ("session:s6#1-400", True)]
 )
-def test_a_message_found_by_its_meaning_alone_lends_its_label_only_to_a_memory_naming_it(
-    ctx: Context, source: str, clear: bool
+def test_a_message_found_by_its_meaning_alone_lends_no_label(
+    ctx: Context, source: str, named: bool
 ) -> None:
     """A long report of a fact's session, clear by a passage's words and found by its
     vector alone, lifts the fact's score; the fact, from another turn, stays possible.
-    The session's digest, whose source holds the report, names it and takes its label."""
+    So does the session's digest, whose source holds the report: it names the report
+    among its messages, and does not state its words."""
     memory = cand("Include every source of a session", 0.1, source=source)
     memory.memory.session_id = "s6"
     memory.raw = {"vector": 0.892}  # cosine 0.108, and one word of the query: some evidence
@@ -814,12 +837,9 @@ def test_a_message_found_by_its_meaning_alone_lends_its_label_only_to_a_memory_n
     run.word_weights = {"session": 1.0, "path": 1.0, "bug": 1.0}
     run.sessions, run.possible = True, [memory]
     assert provenance(run, [report]) == [memory]
-    assert math.isclose(memory.score, 0.5 * AGREE_BONUS) and memory.clear is clear
-    if clear:
-        assert memory.members == ("s6#11",)
-        assert memory.match_why == "clear: by s6#11, folded into it: words 0.35"
-    else:
-        assert memory.members == () and memory.match_why.startswith("possible: cosine 0.108")
+    assert math.isclose(memory.score, 0.5 * AGREE_BONUS) and not memory.clear
+    assert memory.members == (("s6#11",) if named else ())
+    assert memory.match_why.startswith("possible: cosine 0.108")
 
 
 def test_a_digest_of_a_whole_session_does_not_swallow_its_messages(ctx: Context) -> None:

@@ -17,6 +17,10 @@ release` ...") quoted its opening question, and passed x 0.6 of its score to the
 distilled next ("We never deploy on Fridays.": x 1.54, above the release steps;
 docs/benchmarks.md, "The row that states the answer").
 
+Only the reply to a clear question is a clear match by that path (``REPLIES_TO``); a turn
+added for lying next to a clear one (``NEXT_TO``) is a possible match: its context, not
+the answer (``run.label_added``).
+
 The question itself then gives way to its reply (x ``question_factor``): a
 question resembles the query, being one, but holds no answer. Only when the
 reply inherits (it is short), so the question's relevance is passed on, not lost.
@@ -26,12 +30,20 @@ from __future__ import annotations
 
 from memctl.memories.provenance import DIGEST_TAG
 from memctl.model import Memory
-from memctl.retrieve.run import ADDED, KEPT, RESCORED, Candidate, Run, by_score
+from memctl.retrieve.run import (
+    ADDED,
+    KEPT,
+    NEXT_TO,
+    REPLIES_TO,
+    RESCORED,
+    Candidate,
+    Run,
+    by_score,
+)
 from memctl.retrieve.stages.copies import folded_ids
 from memctl.store.memories import get_memories, session_neighbours
 
 STAGE = "neighbours"
-RELATION = "next to"
 
 
 def asks(text: str) -> bool:
@@ -73,7 +85,9 @@ def neighbours(run: Run, candidates: list[Candidate]) -> list[Candidate]:
     wanted = [i for i in gains if i not in by_id and i not in folded]
     fresh = get_memories(run.ctx.db, wanted, run.where)
     for memory_id, memory in fresh.items():
-        added = Candidate(memory, via=(gains[memory_id][1], RELATION, memory_id))
+        origin = gains[memory_id][1]
+        relation = REPLIES_TO if replies.get(origin) == memory_id else NEXT_TO
+        added = Candidate(memory, via=(origin, relation, memory_id))
         by_id[memory_id] = added
         candidates.append(added)
     inherits = {i for i, c in by_id.items() if a_turn(c.memory, p.context_max_chars)}
