@@ -687,17 +687,12 @@ def test_a_software_term_a_large_store_never_names_is_a_stranger(ctx: Context) -
     assert not make_weights().strangers  # a small store names few of the terms it could
     stored(ctx, "the unit tests take a minute")
     assert "k6" in make_weights().strangers
-    stored(ctx, "the nightly benchmark hits staging for ten minutes")  # k6's group-mate
-    assert not make_weights().strangers
-
-
-def test_the_word_a_question_asks_for_a_command_by_is_no_stranger(ctx: Context) -> None:
-    # notes give commands in backticks and never call them one: "command" names the kind
-    # of answer asked for (answers.asking_words), not a subject the store does not keep
-    for i in range(TERMS_KNOWN_FROM):
-        stored(ctx, f"note {i}: run the unit tests with `pytest -x`")
+    # nor is the word a question asks for a command by (answers.asking_words): notes give
+    # commands in backticks and never call them one
     assert not word_weights(make_run(ctx, "command for the unit tests?")).strangers
     assert "k6" in word_weights(make_run(ctx, "which command runs k6?")).strangers
+    stored(ctx, "the nightly benchmark hits staging for ten minutes")  # k6's group-mate
+    assert not make_weights().strangers
 
 
 def test_a_stranger_in_the_query_leaves_a_known_name_and_its_time_no_clear_match(
