@@ -74,6 +74,15 @@ def asked_kind(question: str) -> str | None:
     return min(found)[1] if found else None
 
 
+@functools.lru_cache(maxsize=256)
+def asking_words(question: str) -> frozenset[str]:
+    """The words by which ``question`` asks for a kind of answer, lower-cased ("command" in
+    "command for the unit tests?"): they name what the answer is, which a memory states
+    without naming it (`pytest -x` never says it is a command)."""
+    found = [match.group() for _, words in ASKS for match in words.finditer(question)]
+    return frozenset(word for text in found for word in text.lower().split())
+
+
 def states(kind: str, text: str) -> bool:
     """Whether ``text`` states an answer of ``kind``."""
     if kind == PERSON:

@@ -10,7 +10,7 @@ import pytest
 
 from memctl.api.memory import RememberRequest, remember
 from memctl.context import Context
-from memctl.retrieve.answers import COMMAND, PERSON, PLACE, TIME, asked_kind, states
+from memctl.retrieve.answers import COMMAND, PERSON, PLACE, TIME, asked_kind, asking_words, states
 from memctl.retrieve.stages.intent import INTENT_BOOST, intent, only_forbids
 from tests.retrieve.test_meaning import paraphrase_facts, top
 from tests.retrieve.test_recall_stages import cand, make_run
@@ -42,6 +42,12 @@ OWN = (
 )
 def test_what_kind_of_answer_a_question_asks_for(question: str, kind: str | None) -> None:
     assert asked_kind(question) == kind
+
+
+def test_the_words_a_question_asks_for_its_kind_of_answer_by() -> None:
+    assert asking_words("Command for the linter?") == {"command"}
+    assert asking_words("how do I lint it, which commands?") == {"how", "do", "i", "commands"}
+    assert asking_words("which database do we use?") == frozenset()
 
 
 @pytest.mark.parametrize(

@@ -709,6 +709,10 @@ def test_a_software_term_a_large_store_never_names_is_a_stranger(ctx: Context) -
     assert not make_weights().strangers  # a small store names few of the terms it could
     stored(ctx, "the unit tests take a minute")
     assert "k6" in make_weights().strangers
+    # nor is the word a question asks for a command by (answers.asking_words): notes give
+    # commands in backticks and never call them one
+    assert not word_weights(make_run(ctx, "command for the unit tests?")).strangers
+    assert "k6" in word_weights(make_run(ctx, "which command runs k6?")).strangers
     stored(ctx, "the nightly benchmark hits staging for ten minutes")  # k6's group-mate
     assert not make_weights().strangers
 

@@ -35,6 +35,7 @@ from memctl.errors import MemctlError, ModelError
 from memctl.memories.injected import all_injected
 from memctl.memories.told_back import TURN_SPAN, tells_back
 from memctl.model import Memory, Role, format_time
+from memctl.retrieve.answers import asking_words
 from memctl.retrieve.named_projects import named_words
 from memctl.retrieve.query import Analysed, Phrase, without_names
 from memctl.retrieve.run import ADDED, Candidate, Run
@@ -426,13 +427,16 @@ def _unknown_terms(run: Run, documents: int, containing: dict[str, int]) -> froz
     of a developer's notes never names says the question is about something it does not
     keep, as a stranger's name does. A small store names few of the terms it could. A
     word naming a kind ("pets") is no such term, nor is a verb ("drive"): a store without
-    pets is not about something else."""
+    pets is not about something else. Nor is the word by which the question asks for its
+    kind of answer ("command for the unit tests?": answers.asking_words): notes write a
+    command in backticks and never call it one."""
     if documents < TERMS_KNOWN_FROM or not run.params.strangers_veto:
         return frozenset()
     unknown = set()
+    told = run.query.kinds | run.query.verbs | asking_words(run.query.text)
     for word, found in run.query.synonyms.items():
         spellings = [(word,), *found]
-        if not found or word in run.query.kinds | run.query.verbs or containing.get(word):
+        if not found or word in told or containing.get(word):
             continue
         if holds_any(run.ctx.db, spellings):
             continue
