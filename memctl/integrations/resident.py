@@ -69,7 +69,13 @@ MAX_REQUEST = 4 << 20  # bytes of one request line (the environment is most of i
 COMMANDS = ("recall", "hook")  # the command words a client forwards
 # Hook events worth forwarding (their spelling without case or separators, as
 # ``hooks.canonical`` compares them): those that recall; captures stay in their process.
-HOOK_EVENTS = ("sessionstart", "sessioncreated", "userpromptsubmit", "beforeagent")
+HOOK_EVENTS = (
+    "sessionstart",
+    "sessioncreated",
+    "userpromptsubmit",
+    "beforeagent",
+    "userpromptsubmitted",  # Copilot CLI's
+)
 OFF = ("0", "false", "no", "off")  # recall.resident's false values (config.settings)
 RESIDENT_KEY = "recall.resident"
 RESIDENT_ENV = "MEMCTL_RECALL_RESIDENT"
