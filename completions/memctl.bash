@@ -172,7 +172,7 @@ _memctl_spec() {
             valopts="--port"
             ;;
         "install")
-            cmds="opencode cursor copilot claude-code gemini codex cron completions status uninstall"
+            cmds="opencode cursor claude-code gemini copilot codex cron completions status uninstall"
             opts="-h --help"
             ;;
         "install opencode")
@@ -181,13 +181,13 @@ _memctl_spec() {
         "install cursor")
             opts="--project --dry-run --force --json -h --help"
             ;;
-        "install copilot")
-            opts="--project --dry-run --force --json -h --help"
-            ;;
         "install claude-code")
             opts="--project --dry-run --force --per-prompt --json -h --help"
             ;;
         "install gemini")
+            opts="--project --dry-run --force --per-prompt --json -h --help"
+            ;;
+        "install copilot")
             opts="--project --dry-run --force --per-prompt --json -h --help"
             ;;
         "install codex")

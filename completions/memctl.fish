@@ -339,17 +339,17 @@ complete -c memctl -n '__fish_seen_subcommand_from ui' -l open -d 'Open the sign
 complete -c memctl -n '__fish_seen_subcommand_from ui' -s h -l help -d 'Show this message and exit.'
 
 # memctl install
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor copilot claude-code gemini codex cron completions status uninstall' -s h -l help -d 'Show this message and exit.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor copilot claude-code gemini codex cron completions status uninstall' -a 'opencode' -d 'Install opencode\'s hooks: a plugin that adds the context block to each session\'s system prompt and captures each session on session.idle and session.compacted.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor copilot claude-code gemini codex cron completions status uninstall' -a 'cursor' -d 'Install cursor\'s hooks: hooks.json: sessionStart prints the context block; stop, sessionEnd and subagentStop capture the transcript.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor copilot claude-code gemini codex cron completions status uninstall' -a 'copilot' -d 'Install copilot\'s hooks: hooks/memctl.json: sessionStart prints the context block, sessionEnd captures the session (GitHub Copilot CLI).'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor copilot claude-code gemini codex cron completions status uninstall' -a 'claude-code' -d 'Install Claude Code\'s hooks (settings.json): SessionStart prints the context block; Stop, SubagentStop, SessionEnd and PreCompact capture the transcript.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor copilot claude-code gemini codex cron completions status uninstall' -a 'gemini' -d 'Install Gemini CLI\'s hooks (settings.json): SessionStart prints the context block; AfterAgent, PreCompress and SessionEnd capture the session file (--per-prompt: also BeforeAgent).'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor copilot claude-code gemini codex cron completions status uninstall' -a 'codex' -d 'Install Codex\'s hooks (hooks.json: SessionStart, Stop). Codex runs them only after you trust them in /hooks.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor copilot claude-code gemini codex cron completions status uninstall' -a 'cron' -d 'Run `memctl maintain` hourly: print a crontab line and a systemd user timer; --systemd writes the timer\'s two files (`memctl install uninstall cron` takes them out).'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor copilot claude-code gemini codex cron completions status uninstall' -a 'completions' -d 'Put memctl on PATH (~/.local/bin/memctl, which runs this memctl), its man page where `man` finds it and bash, zsh and fish completions where each shell looks (backed up; `memctl install uninstall completions` takes them out).'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor copilot claude-code gemini codex cron completions status uninstall' -a 'status' -d 'What is installed where, whether Codex\'s hooks are trusted, when each hook last ran and when each assistant\'s sessions were last captured.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor copilot claude-code gemini codex cron completions status uninstall' -a 'uninstall' -d 'Remove a client\'s hooks: put back the files `memctl install` changed, byte for byte.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code gemini copilot codex cron completions status uninstall' -s h -l help -d 'Show this message and exit.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code gemini copilot codex cron completions status uninstall' -a 'opencode' -d 'Install opencode\'s hooks: a plugin that adds the context block to each session\'s system prompt and captures each session on session.idle and session.compacted.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code gemini copilot codex cron completions status uninstall' -a 'cursor' -d 'Install cursor\'s hooks: hooks.json: sessionStart prints the context block; stop, sessionEnd and subagentStop capture the transcript.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code gemini copilot codex cron completions status uninstall' -a 'claude-code' -d 'Install Claude Code\'s hooks (settings.json): SessionStart prints the context block; Stop, SubagentStop, SessionEnd and PreCompact capture the transcript.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code gemini copilot codex cron completions status uninstall' -a 'gemini' -d 'Install Gemini CLI\'s hooks (settings.json): SessionStart prints the context block; AfterAgent, PreCompress and SessionEnd capture the session file (--per-prompt: also BeforeAgent).'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code gemini copilot codex cron completions status uninstall' -a 'copilot' -d 'Install GitHub Copilot CLI\'s hooks (hooks/memctl.json): sessionStart prints the context block, sessionEnd captures the session (--per-prompt: also userPromptSubmitted).'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code gemini copilot codex cron completions status uninstall' -a 'codex' -d 'Install Codex\'s hooks (hooks.json: SessionStart, Stop). Codex runs them only after you trust them in /hooks.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code gemini copilot codex cron completions status uninstall' -a 'cron' -d 'Run `memctl maintain` hourly: print a crontab line and a systemd user timer; --systemd writes the timer\'s two files (`memctl install uninstall cron` takes them out).'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code gemini copilot codex cron completions status uninstall' -a 'completions' -d 'Put memctl on PATH (~/.local/bin/memctl, which runs this memctl), its man page where `man` finds it and bash, zsh and fish completions where each shell looks (backed up; `memctl install uninstall completions` takes them out).'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code gemini copilot codex cron completions status uninstall' -a 'status' -d 'What is installed where, whether Codex\'s hooks are trusted, when each hook last ran and when each assistant\'s sessions were last captured.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code gemini copilot codex cron completions status uninstall' -a 'uninstall' -d 'Remove a client\'s hooks: put back the files `memctl install` changed, byte for byte.'
 
 # memctl install opencode
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from opencode' -l project -d 'Set up the current repository instead of your user.'
@@ -365,18 +365,11 @@ complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subc
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from cursor' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from cursor' -s h -l help -d 'Show this message and exit.'
 
-# memctl install copilot
-complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from copilot' -l project -d 'Set up the current repository instead of your user.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from copilot' -l dry-run -d 'Print a unified diff of every change; write nothing.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from copilot' -l force -d 'Install even if the tool was not found.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from copilot' -l json -d 'Print JSON (stable field names).'
-complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from copilot' -s h -l help -d 'Show this message and exit.'
-
 # memctl install claude-code
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from claude-code' -l project -d 'Set up the current repository instead of your user.'
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from claude-code' -l dry-run -d 'Print a unified diff of every change; write nothing.'
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from claude-code' -l force -d 'Install even if the tool was not found.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from claude-code' -l per-prompt -d 'Also UserPromptSubmit (Gemini CLI: BeforeAgent): add the memories relevant to each prompt (context.prompt_budget tokens, none twice a session). Install without it to stop.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from claude-code' -l per-prompt -d 'Also UserPromptSubmit (Gemini CLI: BeforeAgent; Copilot CLI: userPromptSubmitted): add the memories relevant to each prompt (context.prompt_budget tokens, none twice a session). Install without it to stop.'
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from claude-code' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from claude-code' -s h -l help -d 'Show this message and exit.'
 
@@ -384,16 +377,24 @@ complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subc
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from gemini' -l project -d 'Set up the current repository instead of your user.'
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from gemini' -l dry-run -d 'Print a unified diff of every change; write nothing.'
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from gemini' -l force -d 'Install even if the tool was not found.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from gemini' -l per-prompt -d 'Also UserPromptSubmit (Gemini CLI: BeforeAgent): add the memories relevant to each prompt (context.prompt_budget tokens, none twice a session). Install without it to stop.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from gemini' -l per-prompt -d 'Also UserPromptSubmit (Gemini CLI: BeforeAgent; Copilot CLI: userPromptSubmitted): add the memories relevant to each prompt (context.prompt_budget tokens, none twice a session). Install without it to stop.'
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from gemini' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from gemini' -s h -l help -d 'Show this message and exit.'
+
+# memctl install copilot
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from copilot' -l project -d 'Set up the current repository instead of your user.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from copilot' -l dry-run -d 'Print a unified diff of every change; write nothing.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from copilot' -l force -d 'Install even if the tool was not found.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from copilot' -l per-prompt -d 'Also UserPromptSubmit (Gemini CLI: BeforeAgent; Copilot CLI: userPromptSubmitted): add the memories relevant to each prompt (context.prompt_budget tokens, none twice a session). Install without it to stop.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from copilot' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from copilot' -s h -l help -d 'Show this message and exit.'
 
 # memctl install codex
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from codex' -l project -d 'Set up the current repository instead of your user.'
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from codex' -l dry-run -d 'Print a unified diff of every change; write nothing.'
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from codex' -l force -d 'Install even if the tool was not found.'
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from codex' -l notify -d 'Also set `notify` (Codex versions without hooks).'
-complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from codex' -l per-prompt -d 'Also UserPromptSubmit (Gemini CLI: BeforeAgent): add the memories relevant to each prompt (context.prompt_budget tokens, none twice a session). Install without it to stop.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from codex' -l per-prompt -d 'Also UserPromptSubmit (Gemini CLI: BeforeAgent; Copilot CLI: userPromptSubmitted): add the memories relevant to each prompt (context.prompt_budget tokens, none twice a session). Install without it to stop.'
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from codex' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from install; and __fish_seen_subcommand_from codex' -s h -l help -d 'Show this message and exit.'
 

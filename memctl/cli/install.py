@@ -39,8 +39,6 @@ SUMMARY = {
     "captures each session on session.idle and session.compacted.",
     "cursor": "hooks.json: sessionStart prints the context block; stop, sessionEnd and "
     "subagentStop capture the transcript.",
-    "copilot": "hooks/memctl.json: sessionStart prints the context block, sessionEnd captures "
-    "the session (GitHub Copilot CLI).",
 }
 
 
@@ -48,7 +46,8 @@ PerPromptOption = Annotated[
     bool,
     typer.Option(
         "--per-prompt",
-        help="Also UserPromptSubmit (Gemini CLI: BeforeAgent): add the memories relevant to "
+        help="Also UserPromptSubmit (Gemini CLI: BeforeAgent; Copilot CLI: "
+        "userPromptSubmitted): add the memories relevant to "
         "each prompt (context.prompt_budget tokens, none twice a session). Install without "
         "it to stop.",
     ),
@@ -88,7 +87,7 @@ def _command(client: str) -> None:
     app.command(client)(command)
 
 
-for _client in ("opencode", "cursor", "copilot"):
+for _client in ("opencode", "cursor"):
     _command(_client)
 
 
@@ -119,6 +118,11 @@ _per_prompt_command(
     """Install Gemini CLI's hooks (settings.json): SessionStart prints the context block;
     AfterAgent, PreCompress and SessionEnd capture the session file (--per-prompt: also
     BeforeAgent).""",
+)
+_per_prompt_command(
+    "copilot",
+    """Install GitHub Copilot CLI's hooks (hooks/memctl.json): sessionStart prints the context
+    block, sessionEnd captures the session (--per-prompt: also userPromptSubmitted).""",
 )
 
 

@@ -88,6 +88,11 @@ class Client(Protocol):
         """What a session-start hook prints for this client (``context`` not empty)."""
         ...
 
+    def prompt_output(self, block: str) -> str:
+        """What a per-prompt hook (``PROMPT_EVENTS``) prints for this client (``block``, the
+        memories relevant to the prompt, not empty)."""
+        ...
+
     def find_transcript(self, session_id: str) -> str | None:
         """Where the client keeps this session's transcript, for payloads without one."""
         ...

@@ -184,6 +184,12 @@ def start_output(context: str) -> str:
     return json.dumps(answer) + "\n"
 
 
+def prompt_output(block: str) -> str:
+    """The same for UserPromptSubmit (Codex's and Gemini CLI's BeforeAgent read it too)."""
+    event = {"hookEventName": "UserPromptSubmit", "additionalContext": block}
+    return json.dumps({"hookSpecificOutput": event}) + "\n"
+
+
 def find_transcript(session_id: str) -> str | None:
     return None  # every payload names its transcript_path
 

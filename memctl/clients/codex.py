@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from memctl.clients import formats
 from memctl.clients.base import Found, Launcher, Where, existing, find_binary
 from memctl.clients.claude_code import command_group, merge_hooks, runs_hook_of
+from memctl.clients.claude_code import prompt_output as prompt_output
 from memctl.clients.claude_code import start_output as start_output
 from memctl.clients.files import Plan
 from memctl.clients.instructions import plan_instructions_block

@@ -12,8 +12,10 @@ as ``{"additionalContext": ...}``; ``sessionEnd`` captures the session (in promp
 ``-p``, it fires once per completed turn; interactively at exit and at ``/clear``). Their
 payload is ``{"sessionId", "timestamp", "cwd", ...}``: it names no transcript, which is
 ``session-state/<sessionId>/events.jsonl``. Repository hooks run only in a folder the user
-trusts. A per-prompt hook (``userPromptSubmitted``) is not installed: its answer's shape is
-not Claude Code's, which the per-prompt recall prints.
+trusts. With ``--per-prompt``, ``userPromptSubmitted`` (payload ``prompt``) prints the
+memories relevant to the prompt as ``{"additionalContext": ...}``, the sessionStart shape.
+The session's MCP server is told its session by ``COPILOT_AGENT_SESSION_ID`` in its
+environment (``config.settings.SESSION_VARIABLES``); the hooks are not.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ BINARY = "copilot"
 EVENTS = ("sessionStart", "sessionEnd")
 START_EVENTS = ("sessionStart",)
 CAPTURE_EVENTS = ("sessionEnd",)
-PROMPT_EVENTS: tuple[str, ...] = ()
+PROMPT_EVENTS = ("userPromptSubmitted",)  # installed with --per-prompt
 TRANSCRIPT_FORMAT = "copilot"
 TRANSCRIPT_GLOBS = ("*/events.jsonl",)
 HOME_ENV = "COPILOT_HOME"  # replaces ~/.copilot
@@ -95,20 +97,23 @@ def hooks_path(where: Where) -> Path:
     return folder / "hooks" / HOOKS_FILE
 
 
-def hooks_file(run: Launcher, timeout: int) -> dict[str, Any]:
-    """memctl's hooks file: each event runs ``memctl hook copilot EVENT``."""
+def hooks_file(run: Launcher, timeout: int, per_prompt: bool = False) -> dict[str, Any]:
+    """memctl's hooks file: each event runs ``memctl hook copilot EVENT``
+    (userPromptSubmitted only ``per_prompt``)."""
     return {
         "version": HOOKS_VERSION,
         "hooks": {
             event: [
                 {"type": "command", "bash": run.shell("hook", NAME, event), "timeoutSec": timeout}
             ]
-            for event in EVENTS
+            for event in EVENTS + (PROMPT_EVENTS if per_prompt else ())
         },
     }
 
 
-def plan_hooks(plan: Plan, where: Where, run: Launcher, timeout: int, remove: bool) -> None:
+def plan_hooks(
+    plan: Plan, where: Where, run: Launcher, timeout: int, remove: bool, per_prompt: bool = False
+) -> None:
     """memctl's own hooks file, written whole (or taken away)."""
     path = hooks_path(where)
     before = plan.read(path)
@@ -116,7 +121,7 @@ def plan_hooks(plan: Plan, where: Where, run: Launcher, timeout: int, remove: bo
         if before is not None:
             plan.write(path, None, NAME, "hooks")
         return
-    after = formats.dump_json(hooks_file(run, timeout), before)
+    after = formats.dump_json(hooks_file(run, timeout, per_prompt), before)
     plan.write(path, after, NAME, "hooks")
 
 
@@ -139,6 +144,11 @@ def hooks_installed(where: Where) -> list[str]:
 def start_output(context: str) -> str:
     """``additionalContext`` at the top level: Copilot CLI adds it to the conversation."""
     return json.dumps({"additionalContext": context}) + "\n"
+
+
+def prompt_output(block: str) -> str:
+    """userPromptSubmitted's answer has sessionStart's shape."""
+    return start_output(block)
 
 
 def find_transcript(session_id: str) -> str | None:

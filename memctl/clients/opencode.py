@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from memctl.clients import formats
 from memctl.clients.base import Found, Launcher, Where, existing, find_binary
+from memctl.clients.claude_code import prompt_output as prompt_output  # no PROMPT_EVENTS
 from memctl.clients.files import Plan
 from memctl.clients.instructions import plan_instructions_block
 from memctl.config.safe_load import json_value

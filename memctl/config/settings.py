@@ -37,10 +37,16 @@ HEADLESS_ENV = "MEMCTL_HEADLESS"
 # client with no variable of its own (memctl's OpenCode plugin sets it for OpenCode's
 # shell tool) and for scripts; then the clients' own: Claude Code's, in its hooks', MCP
 # servers' and shell tool's environment (2.1.332); Codex's, in its shell tool's only
-# (0.171.0: its MCP servers and hooks start without it). The resident process forwards
-# each (integrations/resident.py ENV_NAMES).
+# (0.171.0: its MCP servers and hooks start without it); GitHub Copilot CLI's, in its MCP
+# servers' environment (1.0.102: its hooks get the id in their payload only). The resident
+# process forwards each (integrations/resident.py ENV_NAMES).
 ASKING_ENV = "MEMCTL_SESSION_ID"
-SESSION_VARIABLES = (ASKING_ENV, "CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID")
+SESSION_VARIABLES = (
+    ASKING_ENV,
+    "CLAUDE_CODE_SESSION_ID",
+    "CODEX_THREAD_ID",
+    "COPILOT_AGENT_SESSION_ID",
+)
 # Names the client's own process to its hooks, by client: Claude Code's (2.1.330; its MCP
 # servers are its children, and keep the session id they started with after a /clear).
 # Read for that client's hooks only: another client started from its shell tool inherits it.

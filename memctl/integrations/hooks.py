@@ -183,7 +183,8 @@ def handle(options: dict[str, Any], client: str, event: str, payload: dict[str, 
             context = session_context(settings, _session_id(payload))
             output = REGISTRY[client].start_output(context) if context else ""
         else:
-            output = prompt_output(settings, str(payload.get("prompt") or ""), _session_id(payload))
+            block = prompt_block(settings, str(payload.get("prompt") or ""), _session_id(payload))
+            output = REGISTRY[client].prompt_output(block) if block else ""
         if options.get("start_resident"):
             _start_resident(settings)
         return output
@@ -240,9 +241,9 @@ def session_context(settings: Any, session_id: str = "") -> str:
     return found.text()
 
 
-def prompt_output(settings: Any, prompt: str, session_id: str) -> str:
-    """The memories relevant to this prompt that the session does not have yet, as
-    ``additionalContext``; nothing for an unrelated prompt."""
+def prompt_block(settings: Any, prompt: str, session_id: str) -> str:
+    """The memories relevant to this prompt that the session does not have yet (the
+    client's ``prompt_output`` gives them their shape); nothing for an unrelated prompt."""
     from memctl.api.recall import PromptRequest, prompt_context
     from memctl.context import Context
 
@@ -254,8 +255,7 @@ def prompt_output(settings: Any, prompt: str, session_id: str) -> str:
     if not found.block:
         return ""
     hooks_state.add_injected(settings.home, session_id, found.ids)
-    event = {"hookEventName": "UserPromptSubmit", "additionalContext": found.block}
-    return json.dumps({"hookSpecificOutput": event}) + "\n"
+    return found.block
 
 
 def capture_event(settings: Any, client: str, event: str, payload: dict[str, Any]) -> None:

@@ -69,7 +69,13 @@ MAX_REQUEST = 4 << 20  # bytes of one request line (the environment is most of i
 COMMANDS = ("recall", "hook")  # the command words a client forwards
 # Hook events worth forwarding (their spelling without case or separators, as
 # ``hooks.canonical`` compares them): those that recall; captures stay in their process.
-HOOK_EVENTS = ("sessionstart", "sessioncreated", "userpromptsubmit", "beforeagent")
+HOOK_EVENTS = (
+    "sessionstart",
+    "sessioncreated",
+    "userpromptsubmit",
+    "beforeagent",
+    "userpromptsubmitted",  # Copilot CLI's
+)
 OFF = ("0", "false", "no", "off")  # recall.resident's false values (config.settings)
 RESIDENT_KEY = "recall.resident"
 RESIDENT_ENV = "MEMCTL_RECALL_RESIDENT"
@@ -91,7 +97,7 @@ ENV_NAMES = frozenset(
         "TERM", "COLORTERM", "TERM_PROGRAM", "NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES",
         "TTY_COMPATIBLE", "TTY_INTERACTIVE", "OLLAMA_HOST", "OPENBLAS_NUM_THREADS",
         "GIT_PYTHON_GIT_EXECUTABLE", "CODEX_HOME", "CLAUDE_CONFIG_DIR",
-        "CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID", "CLAUDE_PID",
+        "CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID", "COPILOT_AGENT_SESSION_ID", "CLAUDE_PID",
         "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY",
         "http_proxy", "https_proxy", "all_proxy", "no_proxy", "SSL_CERT_FILE", "SSL_CERT_DIR",
     }

@@ -14,7 +14,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from memctl.clients import REGISTRY, Client, claude_code, codex, files, formats, gemini, opencode
+from memctl.clients import (
+    REGISTRY,
+    Client,
+    claude_code,
+    codex,
+    copilot,
+    files,
+    formats,
+    gemini,
+    opencode,
+)
 from memctl.clients.base import Found, Launcher, Where, portable
 from memctl.config.scope import project_root
 from memctl.errors import UsageError
@@ -153,7 +163,7 @@ class InstallRequest:
     dry_run: bool = False
     notify: bool = False  # Codex: also the `notify` program (versions without hooks)
     timeout: int = 10  # seconds a client gives each hook
-    per_prompt: bool = False  # Claude Code, Codex, Gemini CLI: also recall for each prompt
+    per_prompt: bool = False  # Claude Code, Codex, Gemini CLI, Copilot: recall for each prompt
 
 
 def install(request: InstallRequest, place: Where, run: Launcher, home: Path) -> Outcome:
@@ -171,9 +181,9 @@ def install(request: InstallRequest, place: Where, run: Launcher, home: Path) ->
         elif name == claude_code.NAME:
             per_prompt = request.per_prompt
             _guarded(plan, claude_code.plan_hooks, place, run, request.timeout, False, per_prompt)
-        elif name == gemini.NAME:
+        elif name in (gemini.NAME, copilot.NAME):
             per_prompt = request.per_prompt
-            _guarded(plan, gemini.plan_hooks, place, run, request.timeout, False, per_prompt)
+            _guarded(plan, module.plan_hooks, place, run, request.timeout, False, per_prompt)
         else:
             _guarded(plan, module.plan_hooks, place, run, request.timeout, False)
     return _finish(plan, chosen, notes + plan.notes, request.dry_run, home, "install")

@@ -1,6 +1,6 @@
 """A scripted model on loopback for the real clients: Anthropic Messages (Claude Code),
-OpenAI Responses (Codex) and Gemini's generateContent (Gemini CLI), streamed as
-server-sent events.
+OpenAI Responses (Codex), OpenAI Chat Completions (GitHub Copilot CLI with its own
+provider) and Gemini's generateContent (Gemini CLI), streamed as server-sent events.
 
 The model's script is simple and deterministic:
 - a request whose latest user turn holds a tool result gets a text answer quoting it;
@@ -297,6 +297,68 @@ def responses_stream(body: dict[str, Any]) -> Iterator[bytes]:
     yield sse("response.completed", {"type": "response.completed", "response": done})
 
 
+# -- OpenAI Chat Completions -----------------------------------------------------------
+
+
+def chat_plan(body: dict[str, Any]) -> dict[str, Any]:
+    """{"text": ...} or {"tool": name, "input": {...}} for a Chat Completions request: a
+    tool's result (the last message) is quoted; ``SEARCH:`` calls the offered function
+    whose name ends in ``memory_search`` (Copilot CLI names it ``memctl-memory_search``)."""
+    messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+    if messages and messages[-1].get("role") == "tool":
+        return {"text": "Memory says: " + _texts(messages[-1].get("content"))[:2000]}
+    users = [m for m in messages if m.get("role") == "user"]
+    prompt = _texts(users[-1].get("content")) if users else ""
+    names = [(t.get("function") or {}).get("name") or "" for t in body.get("tools") or []]
+    search = next((n for n in names if n.endswith("memory_search")), None)
+    found = SEARCH.search(prompt)
+    if found and search:
+        return {"tool": search, "input": {"query": found.group(1).strip()}}
+    return {"text": "ok"}
+
+
+def chat_message(plan: dict[str, Any]) -> dict[str, Any]:
+    """The assistant's message for a plan: its text, or one call of a function."""
+    if "tool" not in plan:
+        return {"role": "assistant", "content": plan["text"]}
+    call = {
+        "id": f"call_scripted{next(MESSAGE_IDS)}",
+        "type": "function",
+        "function": {"name": plan["tool"], "arguments": json.dumps(plan["input"])},
+    }
+    return {"role": "assistant", "content": None, "tool_calls": [call]}
+
+
+def chat_answer(body: dict[str, Any]) -> dict[str, Any]:
+    message = chat_message(chat_plan(body))
+    return {
+        "id": f"chatcmpl-scripted{next(MESSAGE_IDS)}",
+        "object": "chat.completion",
+        "model": body.get("model", "scripted"),
+        "choices": [{"index": 0, "message": message, "finish_reason": chat_finish(message)}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }
+
+
+def chat_finish(message: dict[str, Any]) -> str:
+    return "tool_calls" if message.get("tool_calls") else "stop"
+
+
+def chat_stream(body: dict[str, Any]) -> Iterator[bytes]:
+    """The answer as two chunks (the whole message, then why it stopped) and ``[DONE]``."""
+    answer = chat_answer(body)
+    message = answer["choices"][0]["message"]
+    delta = dict(message)
+    if "tool_calls" in message:  # a streamed call says which of the message's calls it is
+        delta["tool_calls"] = [{**call, "index": 0} for call in message["tool_calls"]]
+    first = {"index": 0, "delta": delta, "finish_reason": None}
+    last = {"index": 0, "delta": {}, "finish_reason": chat_finish(message)}
+    chunk = {key: answer[key] for key in ("id", "model")} | {"object": "chat.completion.chunk"}
+    yield f"data: {json.dumps(chunk | {'choices': [first]})}\n\n".encode()
+    yield f"data: {json.dumps(chunk | {'choices': [last], 'usage': answer['usage']})}\n\n".encode()
+    yield b"data: [DONE]\n\n"
+
+
 # -- Gemini generateContent ------------------------------------------------------------
 
 
@@ -388,6 +450,11 @@ class Handler(BaseHTTPRequestHandler):
                 self._json(anthropic_message(body))
         elif path.endswith("/responses"):
             self._stream(responses_stream(body))
+        elif path.endswith("/chat/completions"):
+            if body.get("stream"):
+                self._stream(chat_stream(body))
+            else:
+                self._json(chat_answer(body))
         elif path.endswith(":countTokens"):
             self._json({"totalTokens": 10})
         elif path.endswith(":streamGenerateContent"):

@@ -159,6 +159,23 @@ def test_session_start_answers_with_additional_context_at_the_top_level(
     assert "make release" in answer["additionalContext"]
 
 
+def test_the_prompt_hook_answers_at_the_top_level_once_a_session_installed_per_prompt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("MEMCTL_EMBEDDER", "hash")
+    fact = "The staging database runs PostgreSQL 16 on db.internal."
+    with Context(load_settings()) as ctx:
+        remember(ctx, RememberRequest(fact, category="entities"))
+    prompt = "Which PostgreSQL does the staging database run on db.internal?"
+    asked = {"sessionId": SESSION, "cwd": str(tmp_path / "gone"), "prompt": prompt}  # as above
+    answer = json.loads(hook(["copilot", "userPromptSubmitted"], asked, capsys))
+    assert list(answer) == ["additionalContext"] and fact in answer["additionalContext"]
+    assert hook(["copilot", "userPromptSubmitted"], asked, capsys) == ""  # it has it now
+    prompted = copilot.hooks_file(RUN, 10, per_prompt=True)["hooks"]
+    assert set(prompted) == {"sessionStart", "sessionEnd", "userPromptSubmitted"}
+    assert set(copilot.hooks_file(RUN, 10)["hooks"]) == {"sessionStart", "sessionEnd"}
+
+
 def test_memctl_ingest_sniffs_a_copilot_session_file(tmp_path: Path) -> None:
     """`memctl ingest FILE` with no --client knows the file by its session.start event."""
     out = json.loads(cli_ok("ingest", str(FIXTURE), "--mode", "raw", "--json"))
