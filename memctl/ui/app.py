@@ -186,7 +186,8 @@ def _failed(
         status = 503
     if as_json:
         return JSONResponse({"error": str(error)}, status)
-    said = {"title": "Error", "error": str(error), "retry": retry}
+    # a change's page has no JSON of its own: its address is the form's (a POST)
+    said = {"title": "Error", "error": str(error), "retry": retry, "as_json": retry is None}
     return viewer.render("error.html", said, request, status)
 
 
