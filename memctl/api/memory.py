@@ -195,6 +195,12 @@ def list_memories(ctx: Context, request: ListRequest) -> list[Memory]:
 COUNT_AT_MOST = 10_000
 
 
+def count(ctx: Context, filters: Filters) -> int:
+    """How many memories ``filters`` cover, as `list` pages them (counted up to
+    ``COUNT_AT_MOST``)."""
+    return store_memories.count_memories(ctx.db, filters.build(ctx), COUNT_AT_MOST)
+
+
 def unknown_scope(ctx: Context, filters: Filters) -> str | None:
     """The scope ``filters`` name when it is no project's name or directory and nothing
     stored carries it (a typo lists nothing, and says so); None otherwise."""

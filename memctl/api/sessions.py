@@ -108,6 +108,11 @@ def _listed(ctx: Context, where: Where) -> SessionFilter:
     return scope if where.client else replace(scope, not_client=IMPORTED)
 
 
+def count(ctx: Context, where: Where) -> int:
+    """How many sessions a listing covers (counted up to ``COUNT_AT_MOST``)."""
+    return transcripts.count_sessions_where(ctx.db, _listed(ctx, where), where.clock, COUNT_AT_MOST)
+
+
 def imported(ctx: Context, where: Where) -> int:
     """How many imported files a listing without ``--client import`` leaves out."""
     if where.client:
@@ -416,6 +421,11 @@ def _passage(
 ) -> Passage:
     session = find_session(ctx, session_id)
     total = transcripts.max_seq(ctx.db, session.id)
+    if first > last:
+        raise UsageError(
+            f"messages {first}-{last} run backwards: the first comes first "
+            f"({session.id}#{last}-{first})"
+        )
     if not 1 <= first <= last <= total:
         raise UsageError(
             f"messages {first}-{last} are out of bounds: session {session.id} has 1-{total}"

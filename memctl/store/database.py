@@ -73,7 +73,10 @@ def translated_errors(path: Path) -> Iterator[None]:
             f"the database {path} is locked by another process; try again"
         ) from None
     except (apsw.NotADBError, apsw.CorruptError):
-        raise StoreError(f"{path} is not a memctl database or is damaged") from None
+        raise StoreError(
+            f"{path} is not a memctl database or is damaged: `memctl restore BACKUP` brings "
+            "back a backup ($MEMCTL_HOME/backups), as `memctl doctor` says"
+        ) from None
     except apsw.CantOpenError:
         raise StoreError(f"cannot open the database {path}") from None
     except apsw.InterruptError:

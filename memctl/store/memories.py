@@ -232,6 +232,17 @@ def of_session(db: Database, session_id: str, limit: int) -> list[Memory]:
     return read_memories(db, sql, [session_id, *map(str, HIDDEN_STATES), limit])
 
 
+def count_memories(db: Database, where: MemoryFilter, cap: int) -> int:
+    """How many memories ``where`` covers, counted up to ``cap`` (a list page's total)."""
+    condition, params = where.where()
+    return int(
+        db.value(
+            f"SELECT count(*) FROM (SELECT 1 FROM memories m WHERE {condition} LIMIT ?)",
+            [*params, cap],
+        )
+    )
+
+
 def count_stored_earlier(db: Database, where: MemoryFilter, cap: int) -> int:
     """How many memories ``where`` leaves out by its ``since`` alone that entered this store
     since then (their own date is earlier), counted up to ``cap``."""

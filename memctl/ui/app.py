@@ -29,7 +29,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from memctl.api.config import Context, Settings
-from memctl.errors import MemctlError, NotFoundError
+from memctl.errors import DatabaseBusyError, MemctlError, NotFoundError
 from memctl.ui import views
 from memctl.ui.security import COOKIE, CSRF_FIELD, HEADERS, LOGIN_PATH, SAME_SITE, Keys
 
@@ -163,17 +163,32 @@ async def _run_change(
 
     try:
         target, said = await run_in_threadpool(write)
+    except DatabaseBusyError as error:  # nothing was written: the same form, sent again
+        retry = {"action": quote(request.scope["path"]), "fields": {**values, "id": None}}
+        return _failed(viewer, error, request, False, retry)
     except MemctlError as error:
         return _failed(viewer, error, request, False)
     return RedirectResponse(f"{target}?{urlencode({'said': viewer.say(said)})}", 303)
 
 
-def _failed(viewer: Viewer, error: MemctlError, request: Request, as_json: bool) -> Response:
-    """What the core refused, in its one line: 404 for what is not there, else 400."""
+def _failed(
+    viewer: Viewer,
+    error: MemctlError,
+    request: Request,
+    as_json: bool,
+    retry: dict[str, Any] | None = None,
+) -> Response:
+    """What the core refused, in its one line: 404 for what is not there, 503 for a store
+    another process holds (``retry``: the change's form, its typed text kept, to send
+    again), else 400."""
     status = 404 if isinstance(error, NotFoundError) else 400
+    if isinstance(error, DatabaseBusyError):
+        status = 503
     if as_json:
         return JSONResponse({"error": str(error)}, status)
-    return viewer.render("error.html", {"title": "Error", "error": str(error)}, request, status)
+    # a change's page has no JSON of its own: its address is the form's (a POST)
+    said = {"title": "Error", "error": str(error), "retry": retry, "as_json": retry is None}
+    return viewer.render("error.html", said, request, status)
 
 
 def _no_route(viewer: Viewer) -> Callable[[Request, Exception], Response]:
@@ -269,6 +284,7 @@ def build_app(settings: Settings, keys: Keys, embedder: Any = None) -> tuple[Any
         ("/", "projects"),
         ("/projects", "projects"),
         ("/sessions", "sessions"),
+        ("/sessions/", "sessions"),  # an empty id (a link cut short): the list, not "no ''"
         ("/sessions/{id:path}/forget", "forget-session"),
         ("/sessions/{id:path}", "session"),
         ("/memories", "memories"),
@@ -283,7 +299,7 @@ def build_app(settings: Settings, keys: Keys, embedder: Any = None) -> tuple[Any
     routes: list[Any] = [
         Route(f"{path.rstrip('/') or '/projects'}.json", _page(viewer, name, True))
         for path, name in pages
-        if path != "/"
+        if not path.endswith("/")
     ]
     routes += [Route(path, _page(viewer, name, False)) for path, name in pages]
     routes += [

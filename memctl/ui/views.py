@@ -41,6 +41,7 @@ MESSAGES_PAGE = 100  # messages of a session page
 RUNS_SHOWN = 50
 RESULT_LINE = 300  # characters of a recall result shown (its part that answers: excerpt)
 KEY_SEPARATOR = "|"  # a keyset cursor: time|id
+COUNT_AT_MOST = sessions_api.COUNT_AT_MOST  # rows a list page's total counts at most
 RECALL_MOST = int(key_named("recall.limit").maximum or 0)  # rows a recall page lists, as `-n`
 
 
@@ -66,6 +67,14 @@ def _number(values: Values, name: str, default: int) -> int:
     return int(text)
 
 
+def _session_id(values: Values) -> str:
+    """The session a page or change is asked of; an empty one (``/sessions/.json``, a link
+    cut short) is said as such, not as "no stored session ''"."""
+    if not values.get("id"):
+        raise NotFoundError("no session id in the address: Sessions lists them")
+    return values["id"]
+
+
 def _project(ctx: Context, values: Values) -> str | None:
     """The project a page is asked of (``project``), or None for every one; a name no
     project or stored row carries (a stale link, a typo) is said, not shown as empty."""
@@ -73,6 +82,12 @@ def _project(ctx: Context, values: Values) -> str | None:
     if scope is not None and memory_api.unknown_scope(ctx, Filters(scope)):
         raise NotFoundError(f"no project or scope is named {scope!r}: Projects lists them")
     return scope
+
+
+def total(n: int, one: str, many: str | None = None) -> str:
+    """A list page's total as its foot says it: "120 sessions", or "10,000+ sessions" where
+    the count stopped (a count reads every row it counts)."""
+    return f"{n:,}+ {many or one + 's'}" if n >= COUNT_AT_MOST else counted(n, one, many)
 
 
 def projects(ctx: Context, values: Values) -> dict[str, Any]:
@@ -92,6 +107,8 @@ def sessions(ctx: Context, values: Values) -> dict[str, Any]:
         "next": f"{last.at}{KEY_SEPARATOR}{last.id}" if last else None,
         "client": client,
         "imported": sessions_api.imported(ctx, where),
+        "total": total(sessions_api.count(ctx, where), "session"),
+        "newest": bool(values.get("before")),  # a later page: it links back to the first
     }
 
 
@@ -101,10 +118,11 @@ def session(ctx: Context, values: Values) -> dict[str, Any]:
     (``holding``: the whole session opens there, at the first of them). Marked messages
     more than a page holds (a digest's: the whole session) are shown in the session's
     pages, from the one holding the first (``page``), never all at once."""
+    session_id = _session_id(values)
     asked: tuple[int, int] | None = None
     holding = 1
     if values.get("from"):
-        ref = f"{values['id']}#{values['from']}-{values.get('to') or values['from']}"
+        ref = f"{session_id}#{values['from']}-{values.get('to') or values['from']}"
         passage = sessions_api.expand(ctx, ref, around=2)[0]
         asked = (passage.first, passage.last)
         holding = (passage.first - 1) // MESSAGES_PAGE + 1
@@ -112,7 +130,7 @@ def session(ctx: Context, values: Values) -> dict[str, Any]:
         page, pages = 0, 0
     else:
         page = _number(values, "page", holding)
-        passage = sessions_api.show(ctx, values["id"], page, MESSAGES_PAGE)
+        passage = sessions_api.show(ctx, session_id, page, MESSAGES_PAGE)
         pages = max(1, -(-passage.total // MESSAGES_PAGE))
         holding = holding if asked else page
     return {
@@ -145,6 +163,8 @@ def memories(ctx: Context, values: Values) -> dict[str, Any]:
         "project": scope,
         "memories": [{**m.to_dict(), "project": labels.get(m.scope, m.scope)} for m in found],
         "next": f"{last.created_at}{KEY_SEPARATOR}{last.id}" if last else None,
+        "total": total(memory_api.count(ctx, Filters(scope)), "memory", "memories"),
+        "newest": bool(values.get("after")),
     }
 
 
@@ -316,6 +336,9 @@ def timeline(ctx: Context, values: Values) -> dict[str, Any]:
         "project": scope,
         "entries": entries,
         "next": f"{last['at']}{KEY_SEPARATOR}{last['id']}" if last else None,
+        "total": f"{total(sessions_api.count(ctx, Where(scope)), 'session')} and "
+        f"{total(memory_api.count(ctx, Filters(scope)), 'memory', 'memories')}",
+        "newest": bool(values.get("before")),
     }
 
 
@@ -334,7 +357,7 @@ def health(ctx: Context, values: Values) -> dict[str, Any]:
 
 def confirm_forget_session(ctx: Context, values: Values) -> dict[str, Any]:
     """The page that asks before a session is forgotten: it cannot be undone."""
-    found = sessions_api.find_session(ctx, values["id"])
+    found = sessions_api.find_session(ctx, _session_id(values))
     return {
         "title": f"Forget session {found.id}?",
         "session": found.to_dict(),
@@ -431,7 +454,7 @@ def unpromote(ctx: Context, values: Values) -> tuple[str, str]:
 
 
 def forget_session(ctx: Context, values: Values) -> tuple[str, str]:
-    done = sessions_api.forget(ctx, values["id"])
+    done = sessions_api.forget(ctx, _session_id(values))
     return "/sessions", (
         f"forgot session {values['id']}: {counted(done.messages, 'message')} and "
         f"{counted(len(done.memories), 'memory', 'memories')} taken out everywhere"

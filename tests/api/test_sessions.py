@@ -157,7 +157,7 @@ def test_get_and_explain_name_the_messages_a_memory_came_from(stored: Context) -
     [
         (f"{SESSION}#4-12", "out of bounds: session .* has 1-9"),
         (f"{SESSION}#0-2", "out of bounds"),
-        (f"{SESSION}#5-3", "out of bounds"),
+        (f"{SESSION}#5-3", r"run backwards: the first comes first \(.*#3-5\)"),
         (f"{SESSION}#x", "expected SESSION#A-B"),
         ("nope#1-2", "no stored session 'nope'"),
         ("zzzz", "no memory or session message 'zzzz'"),

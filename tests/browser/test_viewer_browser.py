@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import apsw
 import pytest
 
 from memctl.api import memory as memory_api
@@ -46,14 +47,15 @@ def viewer(home: Path) -> Iterator[str]:
     yield from serving()
 
 
-def serving() -> Iterator[str]:
-    """`memctl ui` on the test's store, until the test ends: its sign-in URL."""
+def serving(**env: str) -> Iterator[str]:
+    """`memctl ui` on the test's store (``env``: more of its environment), until the test
+    ends: its sign-in URL."""
     process = subprocess.Popen(
         [sys.executable, "-m", "memctl", "ui", "--port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env={**os.environ, "MEMCTL_EMBEDDER": "hash"},
+        env={**os.environ, "MEMCTL_EMBEDDER": "hash", **env},
     )
     try:
         assert process.stdout is not None
@@ -96,6 +98,12 @@ def browser(chromium: Any) -> Any:
     chromium.execute_cdp_cmd("Network.clearBrowserCookies", {})
     chromium.get("about:blank")
     return chromium
+
+
+def text_of_json(driver: Any, url: str) -> str:
+    """The JSON a page's ``.json`` address answers, as the browser shows it."""
+    driver.get(url)
+    return str(driver.find_element(By.TAG_NAME, "pre").text)
 
 
 def text_of(driver: Any) -> str:
@@ -183,6 +191,7 @@ TURNS = [
 ]
 
 
+LOCK_WAIT_MS = 1000  # the viewer's wait for a store another process holds, in this test
 # A session id a caller chose (`ingest --session-id`): a "/" and a "?" in it
 SLASHED = "release/v2?draft=1"
 
@@ -210,7 +219,8 @@ def with_session(home: Path, tmp_path: Path) -> Iterator[str]:
         "ingest", "--session-id", SLASHED, "--wait", input="user: Tag the release as v2.\n"
     )
     assert slashed.returncode == 0, slashed.stderr
-    yield from serving()
+    # a write held up by another process is said within a second, not the default 5
+    yield from serving(MEMCTL_STORE_BUSY_TIMEOUT_MS=str(LOCK_WAIT_MS))
 
 
 def loaded(driver: Any) -> None:
@@ -268,9 +278,39 @@ def whole_dates(driver: Any, cells: str) -> list[bool]:
     )
 
 
-def test_every_page_and_every_edit_in_a_browser(with_session: str, browser: Any) -> None:
+def status(driver: Any) -> int:
+    """The HTTP status of the page the browser shows."""
+    loaded(driver)
+    return int(
+        driver.execute_script("return performance.getEntriesByType('navigation')[0].responseStatus")
+    )
+
+
+def test_every_page_and_every_edit_in_a_browser(
+    with_session: str, browser: Any, home: Path
+) -> None:
     base = with_session.split("/login", 1)[0]
     browser.get(with_session)
+    # a list counts its rows; a later page leads back to the newest
+    listed = json.loads(text_of_json(browser, f"{base}/memories.json"))["memories"]
+    browser.get(f"{base}/memories")
+    counted = browser.find_element(By.CSS_SELECTOR, "p.pager").text
+    assert counted == f"{len(listed)} memories" and len(listed) > 1, counted
+    shown = browser.find_element(By.CSS_SELECTOR, "tbody a[href^='/memories/']").text
+    row = listed[0]
+    browser.get(f"{base}/memories?after={row['created_at']}%7C{row['id']}")
+    assert shown not in text_of(browser)
+    follow(browser, By.LINK_TEXT, "Newest")
+    assert shown in text_of(browser)
+    assert "Newest" not in browser.find_element(By.CSS_SELECTOR, "p.pager").text
+    # a session link cut short opens the sessions, a range written backwards says so
+    browser.get(f"{base}/sessions/")
+    assert browser.title.startswith("Sessions") and status(browser) == 200
+    assert "2 sessions" in browser.find_element(By.CSS_SELECTOR, "p.pager").text
+    browser.get(f"{base}/sessions/.json")
+    assert status(browser) == 404 and "no session id in the address" in text_of(browser)
+    browser.get(f"{base}/sessions/{SESSION}?from=5&to=2")
+    assert f"run backwards: the first comes first ({SESSION}#2-5)" in text_of(browser)
     # a session's time in a column squeezed by its title and digest: its date stays whole
     browser.set_window_size(760, 800)
     browser.get(f"{base}/sessions")
@@ -334,7 +374,17 @@ def test_every_page_and_every_edit_in_a_browser(with_session: str, browser: Any)
     # remember from the memories page
     browser.find_element(By.LINK_TEXT, "Memories").click()
     browser.find_element(By.ID, "text").send_keys("Invoices go out on the first of the month")
-    click(browser, "Remember")
+    held = apsw.Connection(str(home / "memctl.db"))  # another process's write, under way
+    held.execute("BEGIN IMMEDIATE")
+    try:
+        click(browser, "Remember")
+        assert status(browser) == 503 and "try again" in text_of(browser)
+        kept = browser.find_element(By.ID, "text").get_attribute("value")
+        assert kept == "Invoices go out on the first of the month"
+    finally:
+        held.execute("ROLLBACK")
+        held.close()
+    click(browser, "Try again")
     assert said_on(browser).startswith("remembered")
 
     # recall, health

@@ -421,7 +421,7 @@ def test_a_damaged_store_is_said_before_the_viewer_serves(home: Path) -> None:
     done = run_cli("ui", "--port", "0", timeout=60)
     assert done.returncode == 4 and "http://" not in done.stdout, done.stdout
     (line,) = done.stderr.strip().splitlines()
-    assert line.endswith("memctl.db is not a memctl database or is damaged"), line
+    assert "memctl.db is not a memctl database or is damaged: `memctl restore BACKUP`" in line
 
 
 @pytest.mark.fresh
