@@ -248,7 +248,10 @@ def kept_as(ctx: Any, session_id: str) -> str:
     from memctl.config.files import known_forget_key
     from memctl.store.sessions import session_known_as
 
-    found = session_known_as(ctx.db, session_id, known_forget_key(ctx.settings.home))
+    key = known_forget_key(ctx.settings.home)  # none: nothing was ever forgotten
+    if key is None or not session_id or not ctx.settings.db_path.exists():
+        return session_id  # and no database made by a hook that only reads
+    found = session_known_as(ctx.db, session_id, key)
     return found.id if found is not None else session_id
 
 
