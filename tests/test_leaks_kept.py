@@ -281,6 +281,13 @@ def test_the_hooks_pending_mark_goes_with_a_forgotten_session_and_a_redacted_val
     assert not (home / given_to).exists()
     assert not [f for f in _files_holding(home, "cc-forgotten") if f.startswith("hooks/")]
     assert (home / "hooks/started/4242").read_text() == "cc-kept\n"
+    # resumed, it is given memories once each as before, and no record names it again
+    again = run_cli("hook", "claude-code", "SessionStart", input=json.dumps(start), env=pid)
+    assert "staging host is blue" in again.stdout, again.stderr
+    prompt = {"session_id": "cc-forgotten", "cwd": str(where), "prompt": "staging host?"}
+    asked = run_cli("hook", "claude-code", "UserPromptSubmit", input=json.dumps(prompt))
+    assert "staging host is blue" not in asked.stdout, asked.stderr  # given at its start
+    assert not [f for f in _files_holding(home, "cc-forgotten") if f.startswith("hooks/")]
     said = _ok("redact", token)
     assert "1 pending transcript mark removed" in said
     assert _files_holding(home, token) == []

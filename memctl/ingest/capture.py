@@ -25,7 +25,7 @@ from itertools import chain
 from pathlib import Path
 from typing import IO, Any
 
-from memctl.config.files import known_forget_key
+from memctl.config.files import forget_key, known_forget_key
 from memctl.config.scope import project_root, project_scope
 from memctl.context import Context
 from memctl.errors import InputError, UsageError
@@ -33,9 +33,10 @@ from memctl.ingest.parse import Transcript, read_transcript, shape_of
 from memctl.ingest.parse.common import REDACTED_ID, Parsed
 from memctl.ingest.source import Input
 from memctl.ingest.title import stored_title
+from memctl.memories.followed import Followed, digests
 from memctl.memories.operations import kept_tags, resolve_scope
 from memctl.memories.privacy import Redactions, nothing_left, safe_line, scrub, secret_in_id
-from memctl.memories.scrubber import scrub_messages
+from memctl.memories.scrubber import MESSAGE_JOINS, Scrubber
 from memctl.model import (
     KEYED,
     Message,
@@ -49,6 +50,8 @@ from memctl.model import (
 from memctl.store import jobs
 from memctl.store.database import Database
 from memctl.store.sessions import (
+    add_followed_digests,
+    followed_digests,
     forget_read_mark,
     insert_messages,
     message_hashes,
@@ -329,22 +332,56 @@ def _open_file(path: str) -> IO[bytes]:
         raise InputError(f"cannot read {path}: {exc.strerror}") from None
 
 
-def scrubbed(transcript: Transcript, report: CaptureReport) -> Iterator[Parsed]:
-    """The parsed messages with privacy applied, as one conversation (a secret or a
-    ``<private>`` block may run on into the next message); messages left with nothing
-    are dropped."""
-    taken = transcript.tally.taken  # filled as the parser reads: a secret its notes left out
-    for text, parsed in scrub_messages(_read(transcript, report), report.redactions, taken):
+def scrubbed(
+    transcript: Transcript, report: CaptureReport, scrubber: Scrubber[Parsed] | None = None
+) -> Iterator[Parsed]:
+    """The parsed messages with privacy applied by ``scrubber`` (``new_scrubber``'s by
+    default), as one conversation (a secret or a ``<private>`` block may run on into the
+    next message); messages left with nothing are dropped."""
+    scrubber = scrubber or new_scrubber(transcript, report)
+    for parsed in _read(transcript, report):
+        yield from _kept(scrubber.push(parsed.content, parsed), report)
+    yield from _kept(scrubber.close(), report)
+
+
+def new_scrubber(transcript: Transcript, report: CaptureReport) -> Scrubber[Parsed]:
+    """A scrubber of the transcript's messages, hiding where they repeat it each secret the
+    parser's notes left out (``tally.taken``, filled as the parser reads)."""
+    return Scrubber(report.redactions, MESSAGE_JOINS, transcript.tally.taken)
+
+
+def _kept(scrubbed: Iterator[tuple[str, Parsed]], report: CaptureReport) -> Iterator[Parsed]:
+    for text, parsed in scrubbed:
         if nothing_left(text):
             report.private_messages_dropped += 1
             continue
         yield Parsed(parsed.role, text.strip(), parsed.created_at)
 
 
-def _read(transcript: Transcript, report: CaptureReport) -> Iterator[tuple[str, Parsed]]:
+def hidden_as_before(
+    ctx: Context, session_id: str, parsed: Iterator[Parsed], counts: Counter[str]
+) -> Iterator[Parsed]:
+    """The messages with each secret an earlier capture of the session hid where it was
+    repeated (``memories.followed``) hidden too, counted in ``counts``."""
+    key = known_forget_key(ctx.settings.home)
+    kinds = followed_digests(ctx.db, session_id) if key is not None else {}
+    if key is None or not kinds:
+        return parsed
+    followed = Followed(key, kinds)
+    return (replace(p, content=followed.hide(p.content, counts)) for p in parsed)
+
+
+def keep_followed(ctx: Context, session_id: str, values: dict[str, str]) -> None:
+    """Keep the digests of the secrets this capture hid where they were repeated, for the
+    session's next capture (the home's ``forget.key`` made when there is none)."""
+    if values:
+        add_followed_digests(ctx.db, session_id, digests(forget_key(ctx.settings.home), values))
+
+
+def _read(transcript: Transcript, report: CaptureReport) -> Iterator[Parsed]:
     for parsed in transcript.messages:
         report.messages_read += 1
-        yield parsed.content, parsed
+        yield parsed
 
 
 def session_id_of(options: IngestOptions, transcript: Transcript, name: str, first: str) -> str:
@@ -468,8 +505,9 @@ def store_transcript(
     db = ctx.db
     recent: deque[Message] = deque(maxlen=ctx.settings.select_messages)
     # a dry run reads the store but writes nothing, so it takes no write lock
+    scrubber = new_scrubber(transcript, report)
     with nullcontext() if dry_run else db.atomic():
-        messages = scrubbed(transcript, report)
+        messages = scrubbed(transcript, report, scrubber)
         first = first_message(messages, transcript, name)
         session_id = session_id_of(options, transcript, name, first.content)
         cwd = transcript.tally.cwd
@@ -494,10 +532,14 @@ def store_transcript(
         known = _Known(
             message_hashes(db, session_id, after), lambda: known_forget_key(ctx.settings.home)
         )
-        new = _new_messages(db, chain([first], messages), known, session, write=not dry_run)
-        for message in new:
+        parsed = hidden_as_before(
+            ctx, session_id, chain([first], messages), report.redactions.secrets
+        )
+        for message in _new_messages(db, parsed, known, session, write=not dry_run):
             report.messages_new += 1
             recent.append(message)
+        if not dry_run:
+            keep_followed(ctx, session_id, scrubber.followed)
         _update_session(session, options, transcript, name)
         if stored is None and cwd is None and transcript.tally.cwd and not options.scope:
             # its directory named further on (a Cursor transcript's tool paths): its project

@@ -179,8 +179,8 @@ def handle(options: dict[str, Any], client: str, event: str, payload: dict[str, 
     hooks_state.mark_fired(settings.home, client, event)
     if (client, event) in START | PROMPT:
         if (client, event) in START:
-            _note_started(settings, client, _session_id(payload))
-            context = session_context(settings, _session_id(payload))
+            context, kept_as = session_context(settings, _session_id(payload))
+            _note_started(settings, client, kept_as)
             output = REGISTRY[client].start_output(context) if context else ""
         else:
             block = prompt_block(settings, str(payload.get("prompt") or ""), _session_id(payload))
@@ -226,19 +226,34 @@ def _kept_id(session_id: Any) -> Any:
     return None if session_id and secret_in_id(str(session_id)) else session_id
 
 
-def session_context(settings: Any, session_id: str = "") -> str:
+def session_context(settings: Any, session_id: str = "") -> tuple[str, str]:
     """The layered context block for a session starting (or resumed) in this project
-    (empty when neither memory nor the identity files hold anything for it); its memories
-    are recorded as given to the session."""
+    (empty when neither memory nor the identity files hold anything for it), and the name
+    the hooks' records give the session (``kept_as``); its memories are recorded as given
+    to the session."""
     from memctl.api.recall import SessionStartRequest, layered
     from memctl.context import Context
 
     with Context(settings, door="hook") as ctx:
         found = layered(ctx, SessionStartRequest(session=session_id or None))
-    hooks_state.add_injected(
-        settings.home, session_id, [i.memory_id for i in found.items if i.memory_id]
-    )
-    return found.text()
+        name = kept_as(ctx, session_id)
+    hooks_state.add_injected(settings.home, name, [i.memory_id for i in found.items if i.memory_id])
+    return found.text(), name
+
+
+def kept_as(ctx: Any, session_id: str) -> str:
+    """The name the hooks' records (``hooks/started/``, ``injected/``) give a session: its
+    id, or the keyed id the store keeps a forgotten one under (``sessions forget`` keys
+    every row and quote naming it; resumed, it is never captured again, and is still given
+    memories, once each)."""
+    from memctl.config.files import known_forget_key
+    from memctl.store.sessions import session_known_as
+
+    key = known_forget_key(ctx.settings.home)  # none: nothing was ever forgotten
+    if key is None or not session_id or not ctx.settings.db_path.exists():
+        return session_id  # and no database made by a hook that only reads
+    found = session_known_as(ctx.db, session_id, key)
+    return found.id if found is not None else session_id
 
 
 def prompt_block(settings: Any, prompt: str, session_id: str) -> str:
@@ -247,14 +262,13 @@ def prompt_block(settings: Any, prompt: str, session_id: str) -> str:
     from memctl.api.recall import PromptRequest, prompt_context
     from memctl.context import Context
 
-    shown = (
-        frozenset(hooks_state.injected(settings.home, session_id)) if session_id else frozenset()
-    )
     with Context(settings, door="hook") as ctx:
+        name = kept_as(ctx, session_id)
+        shown = frozenset(hooks_state.injected(settings.home, name)) if name else frozenset()
         found = prompt_context(ctx, PromptRequest(prompt, shown, session=session_id or None))
     if not found.block:
         return ""
-    hooks_state.add_injected(settings.home, session_id, found.ids)
+    hooks_state.add_injected(settings.home, name, found.ids)
     return found.block
 
 

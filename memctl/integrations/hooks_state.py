@@ -8,7 +8,8 @@
   Cursor stop without a transcript), until a later run captures.
 - ``injected/session.<session id>``: the memories a session was given (at its start and by
   the per-prompt hook), one id a line, so that no memory is given twice; files of
-  sessions idle for ``INJECTED_DAYS`` are removed, a forgotten session's at once.
+  sessions idle for ``INJECTED_DAYS`` are removed, a forgotten session's at once (resumed,
+  it is named by its keyed id: ``hooks.kept_as``).
 - ``started/<pid>``: the sessions a client process (its pid, as the client names it to
   its hooks: ``settings.PROCESS_VARIABLES``) started, one a line, in order: its MCP
   server, started with the first session's id, answers for the latest (Claude Code's

@@ -80,7 +80,7 @@ CONTINUATION_WORDS = 12
 # A secret found by its label in one part is hidden where a later part repeats it with no
 # label left (the assistant saying "SIGNING is set to Kestrel-Plum-5521" after the tool
 # output's ``password: Kestrel-Plum-5521`` was redacted); a secret of a known shape is
-# found by its shape again. Only a value that looks made is followed (``_made``): a word
+# found by its shape again. Only a value that looks made is followed (``made``): a word
 # or markup a label's match took by mistake (``Reading tokens:</strong>``) would be hidden
 # everywhere after, and a value shorter than a key the scanner vets (``privacy._keyish``:
 # 6) recurs by chance (a PIN's digits as counts and line numbers).
@@ -98,7 +98,7 @@ def _parts(value: str, kind: str) -> list[str]:
     return [pair.partition("=")[2].strip() for pair in value.split(";")]
 
 
-def _made(value: str) -> bool:
+def made(value: str) -> bool:
     """A value that is no word, name nor markup: a digit or a sign in one run of 6
     characters or more (``SIGNING``, a secret's name, is a word)."""
     return (
@@ -165,6 +165,11 @@ class Scrubber(Generic[T]):
         self._held: deque[tuple[str, list[Hit], T]] = deque()
         self._found_values: dict[str, str] = {}  # a secret found earlier -> its kind
         self._repeats: re.Pattern[str] | None = None
+
+    @property
+    def followed(self) -> dict[str, str]:
+        """The secrets hidden where a later part repeats them (value -> kind), so far."""
+        return dict(self._found_values)
 
     def push(self, part: str, payload: T) -> Iterator[tuple[str, T]]:
         text = self._unblock(part)
@@ -257,7 +262,7 @@ class Scrubber(Generic[T]):
             for value, kind in values.items()
             if kind in LABELLED_KINDS
             for each in _parts(value, kind)
-            if _made(each)
+            if made(each)
         }
         if not new.keys() - self._found_values.keys():
             return

@@ -395,7 +395,8 @@ def forget_messages(
     """Take a session's text out: every message (its row goes; the session row stays,
     marked forgotten, with its read marks, keyed with ``key`` as its messages' digests
     are, so capture never stores it again; its title,
-    tags, transcript path and directory go, and an imported file's path from the import's
+    tags, transcript path and directory go, the digests of the secrets its captures hid
+    (``followed_digests``), and an imported file's path from the import's
     record, which still knows the file by its digest), or the
     messages numbered ``seqs`` (their text becomes ``FORGOTTEN`` in place and the title is
     made again; their content hash is keyed with ``key``, so a capture still knows them
@@ -409,6 +410,7 @@ def forget_messages(
             (at, session_id),
         )
         db.execute("DELETE FROM jobs WHERE session_id = ?", (session_id,))
+        db.execute("DELETE FROM followed_secrets WHERE session_id = ?", (session_id,))
         key_read_marks(db, session_id, key)
         rows = db.tuples(
             "SELECT id, sha256 FROM imports WHERE session_id = ? AND sha256 NOT LIKE ?",

@@ -793,6 +793,19 @@ def m028_cjk_bigrams(db: Database) -> None:
         db.execute("UPDATE message_counts_drift SET added = 0, removed = 0")
 
 
+def m029_followed_secrets(db: Database) -> None:
+    """The secrets a capture of a session hid where its messages repeated them bare, as
+    keyed digests (``store.sessions.followed_digests``), so that the session's next capture
+    hides them too; each row's kind is the redaction mark's."""
+    db.execute("""
+        CREATE TABLE IF NOT EXISTS followed_secrets (
+            session_id TEXT NOT NULL,
+            digest TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            PRIMARY KEY (session_id, digest)
+        ) WITHOUT ROWID""")
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -822,4 +835,5 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m026_forgotten_hashes,
     m027_sync_file_macs,
     m028_cjk_bigrams,
+    m029_followed_secrets,
 ]

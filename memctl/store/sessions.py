@@ -76,6 +76,22 @@ def save_session(db: Database, session: Session) -> None:
     db.upsert("sessions", {c: values[c] for c in SESSION_COLUMNS})
 
 
+def followed_digests(db: Database, session_id: str) -> dict[str, str]:
+    """The keyed digests of the secrets earlier captures of a session hid where its
+    messages repeated them (``memories.followed``): digest -> kind."""
+    rows = db.tuples(
+        "SELECT digest, kind FROM followed_secrets WHERE session_id = ?", (session_id,)
+    )
+    return {str(digest): str(kind) for digest, kind in rows}
+
+
+def add_followed_digests(db: Database, session_id: str, digests: dict[str, str]) -> None:
+    db.executemany(
+        "INSERT OR IGNORE INTO followed_secrets (session_id, digest, kind) VALUES (?, ?, ?)",
+        [(session_id, digest, kind) for digest, kind in digests.items()],
+    )
+
+
 def message_hashes(db: Database, session_id: str, after: int = 0) -> list[str]:
     """Content hashes of a session's messages in order (seq ``after`` + 1, + 2, ...)."""
     return [

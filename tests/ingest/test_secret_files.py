@@ -6,10 +6,13 @@ of no known shape passed the scanner into the messages, recall and ``sessions sh
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+from memctl.api.ingest import IngestRequest, ingest
 from memctl.context import Context
 from memctl.ingest.parse.common import (
     names_secret_file,
@@ -18,6 +21,9 @@ from memctl.ingest.parse.common import (
     withholds,
 )
 from memctl.ingest.tools import read_calls
+from memctl.maintain.forgetting import forget_session
+from memctl.memories.followed import Followed, digests
+from memctl.store.sessions import followed_digests
 from tests.conftest import files_holding
 from tests.ingest.test_compaction import ingest_file
 from tests.ingest.test_parse_specstory import CLAUDE_V21, CURSOR_EXPORT, read
@@ -331,3 +337,56 @@ def test_a_note_ending_in_a_secret_keeps_its_closing_bracket() -> None:
     assert note == "[tool Bash: helm repo add r https://x --password [REDACTED:password]]"
     result = tool_result_note("export TOKEN=ghp_" + "a1B2" * 9, tool="Bash")
     assert result.endswith("[REDACTED:github-token]]")
+
+
+def test_a_secret_hidden_in_one_capture_is_hidden_in_the_session_s_next(
+    make_ctx: Callable[..., Context], home: Path, tmp_path: Path
+) -> None:
+    """Capture reads a transcript from where it stopped (a Stop hook per turn, ``ingest``
+    of a growing file): a value one capture hid (by its label, a withheld output, a
+    command storing it) and the assistant repeats in the next is hidden there too; the
+    session keeps keyed digests of them only, and its forget takes those."""
+    outputs = {
+        "cat config/app.yaml": "db:\n  password: Kestrel-Plum-5521",
+        "op read op://prod/db/signing": UNTOLD[0],
+        "gh secret set DEPLOY --body Orchid-Tide-3388": "✓ Set Actions secret DEPLOY",
+    }
+    lines = [claude_record("user", "Check the app's secrets.", 0, "leak-later")]
+    for n, (command, output) in enumerate(outputs.items(), start=1):
+        lines += [_call(n, "Bash", command=command), _result(n, output)]
+    repeated = f"The db login is Kestrel-Plum-5521, SIGNING {UNTOLD[0]} and Orchid-Tide-3388."
+    later = [
+        claude_record("user", "What were they?", 4, "leak-later"),
+        claude_record("assistant", [{"type": "text", "text": repeated}], 5, "leak-later"),
+    ]
+    transcript = tmp_path / "leak-later.jsonl"
+    ctx = make_ctx()
+    for part in (lines, later):  # the file grows: the second capture reads `later` alone
+        with transcript.open("a") as file:
+            file.write("".join(json.dumps(line) + "\n" for line in part))
+        ingest(ctx, IngestRequest(transcript=str(transcript), mode="raw"))
+    assert ctx.db.value("SELECT count(*) FROM messages WHERE session_id = 'leak-later'") == 9
+    ctx.close()
+    told = ("Kestrel-Plum-5521", UNTOLD[0], "Orchid-Tide-3388")
+    assert [files_holding(home, value) for value in told] == [[]] * 3
+    said = "login is [REDACTED:password], SIGNING [REDACTED:secret] and [REDACTED:secret]."
+    assert files_holding(home, said)
+    ctx = make_ctx()
+    kept = followed_digests(ctx.db, "leak-later")
+    assert sorted(kept.values()) == ["password", "secret", "secret"]
+    plain = {hashlib.sha256(value.encode()).hexdigest() for value in told}
+    assert not plain & set(kept) and (home / "forget.key").is_file()  # keyed, not plain
+    forget_session(ctx, "leak-later")
+    assert ctx.db.value("SELECT count(*) FROM followed_secrets") == 0
+    ctx.close()
+
+
+def test_a_followed_value_is_hidden_between_non_letters_only() -> None:
+    key = b"k" * 32
+    followed = Followed(key, digests(key, {"Kestrel-Plum-5521": "password"}))
+    counts: Counter[str] = Counter()
+    text = "is Kestrel-Plum-5521. (`Kestrel-Plum-5521`) xKestrel-Plum-5521 Kestrel-Plum-55210"
+    assert followed.hide(text, counts) == (
+        "is [REDACTED:password]. (`[REDACTED:password]`) xKestrel-Plum-5521 Kestrel-Plum-55210"
+    )
+    assert counts == {"password": 2}
