@@ -5,8 +5,9 @@
     cutoff -> sessions -> mmr -> pack
 
 The candidates the relevance gate labels clear (fuse), and those with a path
-from one (the graph, spread, a reply to a clear question: not a turn only next to
-one, ``run.label_added``), go through every stage: they are the clear matches. The
+from one (the graph's, a reply to a clear question: not a turn only next to one, nor
+a memory spread reached along a relation, ``run.label_added``), go through every
+stage: they are the clear matches. The
 others are possible matches: the best of them by the same fused
 score, rescored by the stages that weigh a memory on its own (POSSIBLE_STAGES),
 follow the clear ones (``recall.possible``). An unrelated query gets possible

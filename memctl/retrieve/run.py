@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memctl.lazy_re import lazy
 from memctl.memories.narration import without_filler
-from memctl.model import Memory
+from memctl.model import Memory, RelationType
 from memctl.retrieve.echo import only_asks
 from memctl.retrieve.params import Params
 from memctl.retrieve.query import Analysed
@@ -39,6 +39,8 @@ SUBAGENT_REPORT = "[subagent report]"  # how they open its report (the same)
 # session (``Candidate.via``): the reply to a question the seed asks, or the turn before or
 # after it (``label_added`` labels them apart)
 REPLIES_TO, NEXT_TO = "replies to", "next to"
+# How the spread stage names a step of its path: the relation's type (``related``)
+RELATIONS = frozenset(str(t) for t in RelationType)
 CODE_SPAN = lazy(r"`[^`\n]+`")  # code an assistant names in Markdown: `tui.py`
 # A client's own wrapper around a message it wrote into the conversation: a tag of two
 # words or more, as clients name theirs (``<local-command-stdout>``, ``<system-reminder>``,
@@ -268,28 +270,45 @@ def clear_ids(candidates: list[Candidate]) -> frozenset[str]:
     return frozenset(c.id for c in candidates if c.clear)
 
 
+def related(via: tuple[str, ...]) -> bool:
+    """Whether ``via`` is a path the spread stage followed along relations (``seed,
+    relation, id, ...``), not a session neighbour's (``REPLIES_TO``, ``NEXT_TO``) nor the
+    graph stage's sources."""
+    return via[1:2] != () and via[1] in RELATIONS
+
+
+def takes_label(via: tuple[str, ...]) -> bool:
+    """Whether a row added along ``via`` takes its seed's clear label: not a turn only next
+    to it in its session, nor a memory only related to it."""
+    return via[1:2] != (NEXT_TO,) and not related(via)
+
+
 def label_added(found: list[Candidate]) -> list[Candidate]:
     """A candidate the graph or a session neighbour added (not judged by fuse) takes the label
     of the candidate fuse judged that it was reached from; one reached from another added
     one (a neighbour of a graph result) is a possible match, and so is a turn added only for
     lying next to its seed in their session (``NEXT_TO``, not the reply to the question the
-    seed asks: ``REPLIES_TO``). The reply is the answer to a matching question ("5 years
-    already!"); the turn before or after a clear fact is its context. Over the real
-    sessions, the 44 such rows clear in the top 5 of six sets stated no gold answer, and
-    a "load tests with k6" ask took two (docs/benchmarks.md, "A clear row
-    states what was asked"). Run before the mmr stage cuts by label, so that the cut counts
-    the clear rows recall shows (a seed cut there would take its label with it)."""
+    seed asks: ``REPLIES_TO``), and so is a memory the spread stage reached along a
+    relation (``related``): it is related to the match, and shows nothing of its own about
+    the question. The reply is the answer to a matching question ("5 years already!"); the
+    turn before or after a clear fact is its context. Over the real sessions, the 44 such
+    rows clear in the top 5 of six sets stated no gold answer, and a "load tests with k6"
+    ask took two; the 3 spread rows clear there none either (docs/benchmarks.md, "A clear
+    row states what was asked", "A relation lends no label"). Run before the mmr stage cuts
+    by label, so that the cut counts the clear rows recall shows (a seed cut there would
+    take its label with it)."""
     judged = {c.id: c for c in found if c.match_why}
     for candidate in found:
         if candidate.match_why or not candidate.via:
             continue
         seed = judged.get(candidate.via[0])
-        beside = candidate.via[1:2] == (NEXT_TO,)
-        candidate.clear = seed is not None and seed.clear and not beside
+        candidate.clear = seed is not None and seed.clear and takes_label(candidate.via)
         what = "clear" if candidate.clear else "possible"
         how = f"a {'clear' if seed and seed.clear else 'possible'} match" if seed else "a result"
-        if seed is not None and beside:
+        if seed is not None and candidate.via[1:2] == (NEXT_TO,):
             how = f"{how}; the turn next to it in its session, not its reply"
+        elif seed is not None and related(candidate.via):
+            how = f"{how}; related to it, not about the question itself"
         candidate.match_why = f"{what}: reached from {candidate.via[0][:8]}, {how}"
         candidate.match_reason = Reason.REACHED
     return found
@@ -301,12 +320,12 @@ LabelKey = tuple[bool, float, str, str, str]
 def label_key(candidate: Candidate, clear: frozenset[str]) -> LabelKey:
     """(possible?, -score, *tie_key): a candidate a later stage added (neighbours, graph, spread;
     fuse has not judged it) counts as clear when it was reached from a clear one, as
-    ``label_added`` labels it (not a turn only next to it)."""
+    ``label_added`` labels it (not a turn only next to it, nor a memory only related to it)."""
     reached = (
         not candidate.match_why
         and bool(candidate.via)
         and candidate.via[0] in clear
-        and candidate.via[1:2] != (NEXT_TO,)
+        and takes_label(candidate.via)
     )
     return (not (candidate.clear or reached), -candidate.score, *tie_key(candidate.memory))
 

@@ -133,11 +133,13 @@ def test_a_time_in_the_query_prefers_memories_from_then(
 
 def test_the_graph_brings_what_a_result_depends_on(shop: tuple[Context, dict[str, str]]) -> None:
     ctx, ids = shop
-    result = recall(ctx, "how do we cut a release?", 5, now=NOW, touch=False)
+    result = recall(ctx, "how do we cut a release?", 20, now=NOW, touch=False)
     found = [r.memory.id for r in result.results]
     assert found[0] == ids["release"] and ids["signing"] in found
     signing = next(r for r in result.results if r.memory.id == ids["signing"])
     assert signing.via[:3] == (ids["release"], "depends_on", ids["signing"])
+    # related to the answer, not about the question: a possible match, never injected alone
+    assert not signing.clear and signing.match_reason == "reached"
     working = recall(ctx, "how do we cut a release?", 5, now=NOW, touch=False, mode="working")
     assert ids["signing"] not in [r.memory.id for r in working.clear]
 

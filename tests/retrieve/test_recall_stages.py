@@ -434,6 +434,21 @@ def test_a_memory_reached_only_through_the_graph_surfaces(ctx: Context) -> None:
     assert len(spread(focused, [stored(ctx, "copy", 0.8)])) == 1
 
 
+def test_a_memory_reached_only_through_a_relation_is_a_possible_match(ctx: Context) -> None:
+    run = make_run(ctx)
+    seed = stored(ctx, "deploys use make release", 0.8)
+    seed.clear, seed.match_why = True, "clear: words 0.60: shows relevance"
+    key = stored(ctx, "the signing key lives in Vault", 0.0)
+    add_relation(ctx.db, Relation(seed.id, key.id, RelationType.DEPENDS_ON, 1.0))
+    got = {c.memory.content: c for c in label_added(spread(run, [seed]))}
+    reached = got[key.memory.content]
+    assert not reached.clear
+    assert "related to it, not about the question itself" in reached.match_why
+    # it ranks with the possible matches, under every clear one, whatever its score
+    reached.score = 5.0
+    assert by_label(list(got.values()))[-1] is reached
+
+
 def test_superseded_is_left_out_unless_history_and_contradicted_sinks(ctx: Context) -> None:
     old = cand("deploys use Jenkins", 1.0, state=State.SUPERSEDED, superseded_by="f" * 32)
     doubted = cand("deploys happen on Fridays", 1.0, state=State.CONTRADICTED)

@@ -4,7 +4,10 @@ The best ``spread_seeds`` candidates pass activation along relations in both
 directions, for at most ``spread_hops`` hops: each hop multiplies it by the
 edge's weight and by ``spread_decay``. The strongest path wins. A memory
 reached only through the graph joins the results, and says through which path;
-a candidate whose activation beats its own score is raised to it.
+a candidate whose activation beats its own score is raised to it. A memory so
+reached is a possible match (``run.label_added``): related to a match, it shows
+nothing of its own about the question (docs/benchmarks.md, "A relation lends no
+label").
 """
 
 from __future__ import annotations
