@@ -410,6 +410,15 @@ def real_questions(
             "the dev set's; blind likewise.",
         ),
     ] = False,
+    fresh8: Annotated[
+        bool,
+        typer.Option(
+            "--fresh8",
+            help="The eighth fresh split's questions (benchmarks/sessions/fresh8: Claude "
+            "Code, Codex and Gemini CLI sessions of two projects), its sessions in one store "
+            "with the dev set's; blind likewise.",
+        ),
+    ] = False,
     plain: Annotated[
         bool,
         typer.Option(
@@ -436,14 +445,15 @@ def real_questions(
             ("fresh5", fresh5),
             ("fresh6", fresh6),
             ("fresh7", fresh7),
+            ("fresh8", fresh8),
             ("plain", plain),
         )
         if given
     ]
     if len(named) > 1:
         raise UsageError(
-            "--heldout, --fresh, --fresh2, --fresh3, --fresh4, --fresh5, --fresh6, --fresh7 and "
-            "--plain each name a split: give one"
+            "--heldout, --fresh, --fresh2, --fresh3, --fresh4, --fresh5, --fresh6, --fresh7, "
+            "--fresh8 and --plain each name a split: give one"
         )
     directory, beside = bench.SPLITS[named[0] if named else "dev"]
     settings = settings_for(ctx)

@@ -51,6 +51,10 @@ them, and 45 questions written before memctl ran on them), halves ``fresh6-tune`
 and two clients, Claude Code JSONL from Entire's v2 checkpoint ref and Gemini CLI session
 documents of one person's machine administration, and 57 questions written before memctl ran
 on them), halves ``fresh7-tune`` and ``fresh7-check``; blind too.
+``--fresh8`` asks the eighth (``benchmarks/sessions/fresh8/``: 21 sessions of two projects
+and three clients, Claude Code JSONL and Codex rollouts from Entire's v2 checkpoint ref and
+Gemini CLI session documents, and 52 questions written before memctl ran on them), halves
+``fresh8-tune`` and ``fresh8-check``; blind too.
 ``--plain`` asks plain questions of the heldout and fresh3 sessions
 (``benchmarks/sessions/plain/``: "what did we do last time?", "what was I working on
 yesterday?", "did we ever get X working?"), each at its own ``now`` (recall's
@@ -101,6 +105,7 @@ FRESH4 = SESSIONS / "fresh4"  # the fourth (s28): eight sessions a project, blin
 FRESH5 = SESSIONS / "fresh5"  # the fifth (s29): Claude Code JSONL of three projects, likewise
 FRESH6 = SESSIONS / "fresh6"  # the sixth (s30): Claude Code, Codex and OpenCode, likewise
 FRESH7 = SESSIONS / "fresh7"  # the seventh (s31): Claude Code and Gemini CLI, likewise
+FRESH8 = SESSIONS / "fresh8"  # the eighth (s32): Claude Code, Codex and Gemini CLI, likewise
 PLAIN = SESSIONS / "plain"  # plain questions (s28) of the heldout and fresh3 sessions
 # A split's questions, and the split whose sessions share their store (None: no other).
 SPLITS: dict[str, tuple[Path, Path | None]] = {
@@ -113,11 +118,13 @@ SPLITS: dict[str, tuple[Path, Path | None]] = {
     "fresh5": (FRESH5, GOLD),
     "fresh6": (FRESH6, GOLD),
     "fresh7": (FRESH7, GOLD),
+    "fresh8": (FRESH8, GOLD),
     "plain": (PLAIN, GOLD),
 }
 TOP = 5  # found "in the top 5"
 # heldout: benchmarks/sessions/heldout, never tuned on; fresh-check: never tuned on either;
 # fresh2 (read by s31-fresh2), fresh3, fresh4, fresh5, fresh6, fresh7: neither half tuned on
+# fresh8 (s32): neither half tuned on either
 HALVES = (
     "tune",
     "check",
@@ -136,6 +143,8 @@ HALVES = (
     "fresh6-check",
     "fresh7-tune",
     "fresh7-check",
+    "fresh8-tune",
+    "fresh8-check",
     "plain-tune",
     "plain-check",
 )
