@@ -843,10 +843,11 @@ def test_ui_open_gives_the_browser_a_private_page_never_the_token_on_its_command
 
 
 def test_a_change_while_another_process_holds_the_store_says_when_to_try_again(
-    stored: Context, keys: Keys, home: Path
+    make_ctx: Any, keys: Keys, home: Path
 ) -> None:
     """A 503 names its Retry-After (the busy timeout, rounded up to whole seconds) and keeps
     the form."""
+    assert make_ctx().db.path.is_file()  # the store, empty
     settings = load_settings(overrides={"embedder": "hash", "store.busy_timeout_ms": 100})
     app, viewer = build_app(settings, keys, HashEmbedder())
     held = apsw.Connection(str(home / "memctl.db"))  # another process's write, under way
