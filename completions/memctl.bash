@@ -11,20 +11,9 @@ _memctl_spec() {
     cmds="" opts="" valopts="" fileopts="" filearg=0
     case $1 in
         "")
-            cmds="maintain restore reembed remember get list update forget delete redact purge link unlink graph recall profile status projects events export import ingest runs undo init uninstall hook mcp sessions context doctor daemon ui install promote unpromote sync config model"
+            cmds="remember get list update forget delete redact purge recall profile sessions status projects events export import link unlink graph context ui ingest runs undo init uninstall doctor daemon hook mcp install promote unpromote sync maintain restore config model reembed"
             opts="--home -c --config --version -h --help"
             valopts="--home -c --config"
-            ;;
-        "maintain")
-            opts="--dry-run --only --skip --full --print-crontab --json -h --help"
-            valopts="--only --skip"
-            ;;
-        "restore")
-            opts="--json -h --help"
-            filearg=1
-            ;;
-        "reembed")
-            opts="--json -h --help"
             ;;
         "remember")
             opts="--category -t --tag -i --importance -s --scope --json -h --help"
@@ -54,18 +43,6 @@ _memctl_spec() {
             opts="-s --scope --kind --category --state -t --tag --since --permanent --dry-run -y --yes --json -h --help"
             valopts="-s --scope --kind --category --state -t --tag --since"
             ;;
-        "link")
-            opts="-t --type -w --weight --json -h --help"
-            valopts="-t --type -w --weight"
-            ;;
-        "unlink")
-            opts="-t --type --json -h --help"
-            valopts="-t --type"
-            ;;
-        "graph")
-            opts="-s --scope --all-scopes --json -h --help"
-            valopts="-s --scope"
-            ;;
         "recall")
             opts="-n --limit -s --scope --all-scopes -f --format --json --budget --explain --why-not --as-of --history --sessions --no-sessions --clear-only -m --mode --no-touch -h --help"
             valopts="-n --limit -s --scope -f --format --budget --why-not --as-of -m --mode"
@@ -73,53 +50,6 @@ _memctl_spec() {
         "profile")
             opts="-s --scope --all-scopes -n --limit --json -h --help"
             valopts="-s --scope -n --limit"
-            ;;
-        "status")
-            opts="--json -h --help"
-            ;;
-        "projects")
-            opts="--json -h --help"
-            ;;
-        "events")
-            opts="-n --limit -p --page --json -h --help"
-            valopts="-n --limit -p --page"
-            ;;
-        "export")
-            opts="-o --output -s --scope -h --help"
-            valopts="-o --output -s --scope"
-            fileopts="-o --output"
-            ;;
-        "import")
-            opts="--strategy --force --dry-run -s --scope -t --tag --json -h --help"
-            valopts="--strategy -s --scope -t --tag"
-            filearg=1
-            ;;
-        "ingest")
-            opts="--transcript --client --session-id --agent-id -s --scope -t --tag --mode --wait --dry-run --backfill --since --json -h --help"
-            valopts="--transcript --client --session-id --agent-id -s --scope -t --tag --mode --since"
-            fileopts="--transcript"
-            filearg=1
-            ;;
-        "runs")
-            opts="-n --limit --kind --json -h --help"
-            valopts="-n --limit --kind"
-            ;;
-        "undo")
-            opts="--force --json -h --help"
-            ;;
-        "init")
-            opts="--tool --project --dry-run --force --instructions-only --list-tools --undo --json -h --help"
-            valopts="--tool"
-            ;;
-        "uninstall")
-            opts="--tool --project --force --purge --yes --json -h --help"
-            valopts="--tool"
-            ;;
-        "hook")
-            opts="-h --help"
-            ;;
-        "mcp")
-            opts="-h --help"
             ;;
         "sessions")
             cmds="list show grep expand forget"
@@ -144,9 +74,66 @@ _memctl_spec() {
         "sessions forget")
             opts="--with-copies -y --yes --json -h --help"
             ;;
+        "status")
+            opts="--json -h --help"
+            ;;
+        "projects")
+            opts="--json -h --help"
+            ;;
+        "events")
+            opts="-n --limit -p --page --json -h --help"
+            valopts="-n --limit -p --page"
+            ;;
+        "export")
+            opts="-o --output -s --scope -h --help"
+            valopts="-o --output -s --scope"
+            fileopts="-o --output"
+            ;;
+        "import")
+            opts="--strategy --force --dry-run -s --scope -t --tag --json -h --help"
+            valopts="--strategy -s --scope -t --tag"
+            filearg=1
+            ;;
+        "link")
+            opts="-t --type -w --weight --json -h --help"
+            valopts="-t --type -w --weight"
+            ;;
+        "unlink")
+            opts="-t --type --json -h --help"
+            valopts="-t --type"
+            ;;
+        "graph")
+            opts="-s --scope --all-scopes --json -h --help"
+            valopts="-s --scope"
+            ;;
         "context")
             opts="--compact --explain -s --scope --budget --json -h --help"
             valopts="-s --scope --budget"
+            ;;
+        "ui")
+            opts="--port --open -h --help"
+            valopts="--port"
+            ;;
+        "ingest")
+            opts="--transcript --client --session-id --agent-id -s --scope -t --tag --mode --wait --dry-run --backfill --since --json -h --help"
+            valopts="--transcript --client --session-id --agent-id -s --scope -t --tag --mode --since"
+            fileopts="--transcript"
+            filearg=1
+            ;;
+        "runs")
+            opts="-n --limit --kind --json -h --help"
+            valopts="-n --limit --kind"
+            ;;
+        "undo")
+            opts="--force --json -h --help"
+            ;;
+        "init")
+            opts="--tool --project --dry-run --force --instructions-only --list-tools --undo --json -h --help"
+            valopts="--tool"
+            ;;
+        "uninstall")
+            opts="--tool --project --force --purge --yes --json -h --help"
+            valopts="--tool"
             ;;
         "doctor")
             opts="--json -h --help"
@@ -167,9 +154,11 @@ _memctl_spec() {
         "daemon run")
             opts="-h --help"
             ;;
-        "ui")
-            opts="--port --open -h --help"
-            valopts="--port"
+        "hook")
+            opts="-h --help"
+            ;;
+        "mcp")
+            opts="-h --help"
             ;;
         "install")
             cmds="opencode cursor claude-code gemini copilot codex cron completions status uninstall"
@@ -229,6 +218,14 @@ _memctl_spec() {
         "sync key")
             opts="--json -h --help"
             ;;
+        "maintain")
+            opts="--dry-run --only --skip --full --print-crontab --json -h --help"
+            valopts="--only --skip"
+            ;;
+        "restore")
+            opts="--json -h --help"
+            filearg=1
+            ;;
         "config")
             cmds="show path init set"
             opts="-h --help"
@@ -255,6 +252,9 @@ _memctl_spec() {
             fileopts="--wheel"
             ;;
         "model info")
+            opts="--json -h --help"
+            ;;
+        "reembed")
             opts="--json -h --help"
             ;;
     esac

@@ -10,9 +10,6 @@ complete -c memctl -n '__fish_use_subcommand' -l home -x -d 'Data directory (def
 complete -c memctl -n '__fish_use_subcommand' -s c -l config -x -d 'Set a config key for this run only; repeatable.'
 complete -c memctl -n '__fish_use_subcommand' -l version -d 'Print the version and exit.'
 complete -c memctl -n '__fish_use_subcommand' -s h -l help -d 'Show this message and exit.'
-complete -c memctl -n '__fish_use_subcommand' -a 'maintain' -d 'Keep the store healthy: jobs, decay, consolidate, dedup, archive, graph, profile, upkeep, sync.'
-complete -c memctl -n '__fish_use_subcommand' -a 'restore' -d 'Replace the store with a backup; the current store is backed up first.'
-complete -c memctl -n '__fish_use_subcommand' -a 'reembed' -d 'Rebuild every vector with the configured embedder (after changing models).'
 complete -c memctl -n '__fish_use_subcommand' -a 'remember' -d 'Store a pinned memory exactly as given (no LLM) and print its id.'
 complete -c memctl -n '__fish_use_subcommand' -a 'get' -d 'Show one memory, every field and its relations.'
 complete -c memctl -n '__fish_use_subcommand' -a 'list' -d 'List memories, newest first.'
@@ -21,52 +18,37 @@ complete -c memctl -n '__fish_use_subcommand' -a 'forget' -d 'Archive a memory: 
 complete -c memctl -n '__fish_use_subcommand' -a 'delete' -d 'Delete a memory (soft: state deleted; --permanent removes it; events stay).'
 complete -c memctl -n '__fish_use_subcommand' -a 'redact' -d 'Replace one leaked value (a password, a token) by [REDACTED] everywhere: every session\'s messages, memories, the event log, runs, the WAL, the backups, the transcripts waiting in the spool, memctl\'s logs and your identity file.'
 complete -c memctl -n '__fish_use_subcommand' -a 'purge' -d 'Delete every memory matching the filters (at least one filter is required).'
-complete -c memctl -n '__fish_use_subcommand' -a 'link' -d 'Relate two memories (recall follows relations both ways).'
-complete -c memctl -n '__fish_use_subcommand' -a 'unlink' -d 'Remove the relations between two memories, in either direction.'
-complete -c memctl -n '__fish_use_subcommand' -a 'graph' -d 'An entity\'s relations in the knowledge graph, each with the memories it came from (those of the current project and global ones, unless told otherwise).'
 complete -c memctl -n '__fish_use_subcommand' -a 'recall' -d 'Recall memories and session messages by meaning, words, time and the graph: the clear matches, then the possible ones.'
 complete -c memctl -n '__fish_use_subcommand' -a 'profile' -d 'The user\'s profile and preferences, most important first.'
+complete -c memctl -n '__fish_use_subcommand' -a 'sessions' -d 'The stored sessions: list, show, grep, expand and forget them.'
 complete -c memctl -n '__fish_use_subcommand' -a 'status' -d 'Counts by kind, category, state, tier and project; database size; embedding model and message vectors.'
 complete -c memctl -n '__fish_use_subcommand' -a 'projects' -d 'Every project with sessions or memories: where it is, its sessions, memories, last activity and the clients seen; the current one marked *.'
 complete -c memctl -n '__fish_use_subcommand' -a 'events' -d 'The event log, newest first, a page at a time.'
 complete -c memctl -n '__fish_use_subcommand' -a 'export' -d 'Write every memory as JSONL: every field and its relations, no vectors.'
 complete -c memctl -n '__fish_use_subcommand' -a 'import' -d 'Import notes, documents, chat exports (ChatGPT, Claude.ai, Cursor, SpecStory histories) and memory exports (mem0, memctl JSONL and sync YAML) as memories.'
+complete -c memctl -n '__fish_use_subcommand' -a 'link' -d 'Relate two memories (recall follows relations both ways).'
+complete -c memctl -n '__fish_use_subcommand' -a 'unlink' -d 'Remove the relations between two memories, in either direction.'
+complete -c memctl -n '__fish_use_subcommand' -a 'graph' -d 'An entity\'s relations in the knowledge graph, each with the memories it came from (those of the current project and global ones, unless told otherwise).'
+complete -c memctl -n '__fish_use_subcommand' -a 'context' -d 'The context block a session starting here gets: identity, essentials, recent work.'
+complete -c memctl -n '__fish_use_subcommand' -a 'ui' -d 'A local viewer of projects, sessions and memories, on 127.0.0.1 until Ctrl-C; it prints a one-time sign-in URL.'
 complete -c memctl -n '__fish_use_subcommand' -a 'ingest' -d 'Store a conversation verbatim at once; distil memories from it in the background.'
 complete -c memctl -n '__fish_use_subcommand' -a 'runs' -d 'Runs (ingest, import, maintain, sync, undo, and each edit), newest first, with their counts and tokens, and the LLM tokens used today against llm.daily_token_budget (or one run in full).'
 complete -c memctl -n '__fish_use_subcommand' -a 'undo' -d 'Revert every memory change of one run (created memories become deleted); without RUN_ID, the newest edit (remember, update, forget, delete, link, unlink, purge) not undone yet.'
 complete -c memctl -n '__fish_use_subcommand' -a 'init' -d 'Set up the assistants found here: register memctl\'s MCP server and write instructions (CLAUDE.md, AGENTS.md, Cursor rules) and Claude Code\'s /recall, /remember and /forget. Every changed file is backed up first.'
 complete -c memctl -n '__fish_use_subcommand' -a 'uninstall' -d 'Undo `memctl install` and `memctl init`: put back every file they changed. --purge also stops the resident process and removes the data directory and the model cache.'
-complete -c memctl -n '__fish_use_subcommand' -a 'hook' -d 'Run by an assistant\'s hooks: reads its JSON on stdin (Codex notify: the last argument); at session start prints the context block, at the end captures the transcript. Never fails the session: errors go to $MEMCTL_HOME/logs/hooks.log.'
-complete -c memctl -n '__fish_use_subcommand' -a 'mcp' -d 'Serve memctl\'s tools (memory_search, memory_store, ...) and resources over MCP on stdio, for an assistant to start. `memctl init` registers it.'
-complete -c memctl -n '__fish_use_subcommand' -a 'sessions' -d 'The stored sessions: list, show, grep, expand and forget them.'
-complete -c memctl -n '__fish_use_subcommand' -a 'context' -d 'The context block a session starting here gets: identity, essentials, recent work.'
 complete -c memctl -n '__fish_use_subcommand' -a 'doctor' -d 'Check this machine: model, store, hooks and capture, the resident process, LLM, sync remote, file modes; each with a fix.'
 complete -c memctl -n '__fish_use_subcommand' -a 'daemon' -d 'The resident recall process: answers `memctl recall` and the start and prompt hooks with the model already loaded (recall.resident).'
-complete -c memctl -n '__fish_use_subcommand' -a 'ui' -d 'A local viewer of projects, sessions and memories, on 127.0.0.1 until Ctrl-C; it prints a one-time sign-in URL.'
+complete -c memctl -n '__fish_use_subcommand' -a 'hook' -d 'Run by an assistant\'s hooks: reads its JSON on stdin (Codex notify: the last argument); at session start prints the context block, at the end captures the transcript. Never fails the session: errors go to $MEMCTL_HOME/logs/hooks.log.'
+complete -c memctl -n '__fish_use_subcommand' -a 'mcp' -d 'Serve memctl\'s tools (memory_search, memory_store, ...) and resources over MCP on stdio, for an assistant to start. `memctl init` registers it.'
 complete -c memctl -n '__fish_use_subcommand' -a 'install' -d 'Install capture hooks: session-start context and session-end capture.'
 complete -c memctl -n '__fish_use_subcommand' -a 'promote' -d 'Share memories: `memctl sync` publishes promoted memories.'
 complete -c memctl -n '__fish_use_subcommand' -a 'unpromote' -d 'Stop sharing memories: the next sync removes this machine\'s files of them.'
 complete -c memctl -n '__fish_use_subcommand' -a 'sync' -d 'Share memories through a git repository: pull, import, export, push.'
+complete -c memctl -n '__fish_use_subcommand' -a 'maintain' -d 'Keep the store healthy: jobs, decay, consolidate, dedup, archive, graph, profile, upkeep, sync.'
+complete -c memctl -n '__fish_use_subcommand' -a 'restore' -d 'Replace the store with a backup; the current store is backed up first.'
 complete -c memctl -n '__fish_use_subcommand' -a 'config' -d 'Show and change configuration.'
 complete -c memctl -n '__fish_use_subcommand' -a 'model' -d 'Install and inspect the embedding model.'
-
-# memctl maintain
-complete -c memctl -n '__fish_seen_subcommand_from maintain' -l dry-run -d 'Show what each task would change; write nothing.'
-complete -c memctl -n '__fish_seen_subcommand_from maintain' -l only -x -d 'Run only these tasks.'
-complete -c memctl -n '__fish_seen_subcommand_from maintain' -l skip -x -d 'Run all tasks but these.'
-complete -c memctl -n '__fish_seen_subcommand_from maintain' -l full -d 'Compare every memory for duplicates again, not only those new or changed since the last run.'
-complete -c memctl -n '__fish_seen_subcommand_from maintain' -l print-crontab -d 'Print a crontab line and a systemd user timer (as `memctl install cron`).'
-complete -c memctl -n '__fish_seen_subcommand_from maintain' -l json -d 'Print JSON (stable field names).'
-complete -c memctl -n '__fish_seen_subcommand_from maintain' -s h -l help -d 'Show this message and exit.'
-
-# memctl restore
-complete -c memctl -n '__fish_seen_subcommand_from restore' -l json -d 'Print JSON (stable field names).'
-complete -c memctl -n '__fish_seen_subcommand_from restore' -s h -l help -d 'Show this message and exit.'
-complete -c memctl -n '__fish_seen_subcommand_from restore' -F
-
-# memctl reembed
-complete -c memctl -n '__fish_seen_subcommand_from reembed' -l json -d 'Print JSON (stable field names).'
-complete -c memctl -n '__fish_seen_subcommand_from reembed' -s h -l help -d 'Show this message and exit.'
+complete -c memctl -n '__fish_use_subcommand' -a 'reembed' -d 'Rebuild every vector with the configured embedder (after changing models).'
 
 # memctl remember
 complete -c memctl -n '__fish_seen_subcommand_from remember' -l category -x -d 'profile, preferences, entities, events, cases or patterns.'
@@ -130,23 +112,6 @@ complete -c memctl -n '__fish_seen_subcommand_from purge' -s y -l yes -d 'Do not
 complete -c memctl -n '__fish_seen_subcommand_from purge' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from purge' -s h -l help -d 'Show this message and exit.'
 
-# memctl link
-complete -c memctl -n '__fish_seen_subcommand_from link' -s t -l type -x -d 'supports, contradicts, contextualizes, depends_on, related.'
-complete -c memctl -n '__fish_seen_subcommand_from link' -s w -l weight -x -d 'Above 0, at most 1.'
-complete -c memctl -n '__fish_seen_subcommand_from link' -l json -d 'Print JSON (stable field names).'
-complete -c memctl -n '__fish_seen_subcommand_from link' -s h -l help -d 'Show this message and exit.'
-
-# memctl unlink
-complete -c memctl -n '__fish_seen_subcommand_from unlink' -s t -l type -x -d 'Only this type (default: every type).'
-complete -c memctl -n '__fish_seen_subcommand_from unlink' -l json -d 'Print JSON (stable field names).'
-complete -c memctl -n '__fish_seen_subcommand_from unlink' -s h -l help -d 'Show this message and exit.'
-
-# memctl graph
-complete -c memctl -n '__fish_seen_subcommand_from graph' -s s -l scope -x -d 'Scope: \'project\' (the current one, default), \'global\', a project\'s path or name, or a scope.'
-complete -c memctl -n '__fish_seen_subcommand_from graph' -l all-scopes -d 'Every scope.'
-complete -c memctl -n '__fish_seen_subcommand_from graph' -l json -d 'Print JSON (stable field names).'
-complete -c memctl -n '__fish_seen_subcommand_from graph' -s h -l help -d 'Show this message and exit.'
-
 # memctl recall
 complete -c memctl -n '__fish_seen_subcommand_from recall' -s n -l limit -x -d 'How many memories (default recall.limit).'
 complete -c memctl -n '__fish_seen_subcommand_from recall' -s s -l scope -x -d 'Scope: \'project\' (the current one, default), \'global\', a project\'s path or name, or a scope.'
@@ -170,88 +135,6 @@ complete -c memctl -n '__fish_seen_subcommand_from profile' -l all-scopes -d 'Ev
 complete -c memctl -n '__fish_seen_subcommand_from profile' -s n -l limit -x -d 'Per section.'
 complete -c memctl -n '__fish_seen_subcommand_from profile' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from profile' -s h -l help -d 'Show this message and exit.'
-
-# memctl status
-complete -c memctl -n '__fish_seen_subcommand_from status' -l json -d 'Print JSON (stable field names).'
-complete -c memctl -n '__fish_seen_subcommand_from status' -s h -l help -d 'Show this message and exit.'
-
-# memctl projects
-complete -c memctl -n '__fish_seen_subcommand_from projects' -l json -d 'Print JSON (stable field names).'
-complete -c memctl -n '__fish_seen_subcommand_from projects' -s h -l help -d 'Show this message and exit.'
-
-# memctl events
-complete -c memctl -n '__fish_seen_subcommand_from events' -s n -l limit -x -d 'Page size.'
-complete -c memctl -n '__fish_seen_subcommand_from events' -s p -l page -x -d 'Page number, from 1.'
-complete -c memctl -n '__fish_seen_subcommand_from events' -l json -d 'Print JSON (stable field names).'
-complete -c memctl -n '__fish_seen_subcommand_from events' -s h -l help -d 'Show this message and exit.'
-
-# memctl export
-complete -c memctl -n '__fish_seen_subcommand_from export' -s o -l output -r -F -d 'Write to FILE (default stdout).'
-complete -c memctl -n '__fish_seen_subcommand_from export' -s s -l scope -x -d 'Only this scope.'
-complete -c memctl -n '__fish_seen_subcommand_from export' -s h -l help -d 'Show this message and exit.'
-
-# memctl import
-complete -c memctl -n '__fish_seen_subcommand_from import' -l strategy -x -a 'auto atomic section document' -d 'How a document becomes memories: auto (by its shape), atomic (facts), section (one a section) or document (one a file).'
-complete -c memctl -n '__fish_seen_subcommand_from import' -l force -d 'Import files imported before again.'
-complete -c memctl -n '__fish_seen_subcommand_from import' -l dry-run -d 'Show per file the strategy and what it would make.'
-complete -c memctl -n '__fish_seen_subcommand_from import' -s s -l scope -x -d 'Scope: \'project\' (the current one, default), \'global\', a project\'s path or name, or a scope.'
-complete -c memctl -n '__fish_seen_subcommand_from import' -s t -l tag -x -d 'A tag; repeat or separate with commas.'
-complete -c memctl -n '__fish_seen_subcommand_from import' -l json -d 'Print JSON (stable field names).'
-complete -c memctl -n '__fish_seen_subcommand_from import' -s h -l help -d 'Show this message and exit.'
-complete -c memctl -n '__fish_seen_subcommand_from import' -F
-
-# memctl ingest
-complete -c memctl -n '__fish_seen_subcommand_from ingest' -l transcript -r -F -d 'Transcript file; omit (or \'-\') to read standard input.'
-complete -c memctl -n '__fish_seen_subcommand_from ingest' -l client -x -a 'claude-code opencode codex cursor gemini copilot generic' -d 'Transcript format (default: guessed from the content); with --backfill, the assistant whose transcripts to read (default: every one).'
-complete -c memctl -n '__fish_seen_subcommand_from ingest' -l session-id -x -d 'Session id (default: the transcript\'s own).'
-complete -c memctl -n '__fish_seen_subcommand_from ingest' -l agent-id -x -d 'Agent id recorded on the session and its memories.'
-complete -c memctl -n '__fish_seen_subcommand_from ingest' -s s -l scope -x -d 'Scope of the session and its memories: \'project\' (default: the project of the directory the session ran in, else the current one), \'global\', or a name.'
-complete -c memctl -n '__fish_seen_subcommand_from ingest' -s t -l tag -x -d 'A tag for the memories made from this session; repeat or separate with commas.'
-complete -c memctl -n '__fish_seen_subcommand_from ingest' -l mode -x -a 'smart raw' -d 'smart: store the messages and distil memories; raw: only store the messages.'
-complete -c memctl -n '__fish_seen_subcommand_from ingest' -l wait -d 'Run the slow path in the foreground instead of a worker.'
-complete -c memctl -n '__fish_seen_subcommand_from ingest' -l dry-run -d 'Print the decisions a run would make (with --backfill: how many sessions, messages and bytes it would store); write nothing.'
-complete -c memctl -n '__fish_seen_subcommand_from ingest' -l backfill -d 'Store every past session the installed assistants keep transcripts of (a second run adds nothing); distil them in the background.'
-complete -c memctl -n '__fish_seen_subcommand_from ingest' -l since -x -d 'With --backfill: only transcripts changed since then (an ISO date, or a span: 30d).'
-complete -c memctl -n '__fish_seen_subcommand_from ingest' -l json -d 'Print JSON (stable field names).'
-complete -c memctl -n '__fish_seen_subcommand_from ingest' -s h -l help -d 'Show this message and exit.'
-complete -c memctl -n '__fish_seen_subcommand_from ingest' -F
-
-# memctl runs
-complete -c memctl -n '__fish_seen_subcommand_from runs' -s n -l limit -x -d 'How many runs.'
-complete -c memctl -n '__fish_seen_subcommand_from runs' -l kind -x -d 'Only runs of this kind: ingest, import, maintain, sync, undo or edit (an assistant\'s memory_store calls are edits).'
-complete -c memctl -n '__fish_seen_subcommand_from runs' -l json -d 'Print JSON (stable field names).'
-complete -c memctl -n '__fish_seen_subcommand_from runs' -s h -l help -d 'Show this message and exit.'
-
-# memctl undo
-complete -c memctl -n '__fish_seen_subcommand_from undo' -l force -d 'Revert memories changed since the run too.'
-complete -c memctl -n '__fish_seen_subcommand_from undo' -l json -d 'Print JSON (stable field names).'
-complete -c memctl -n '__fish_seen_subcommand_from undo' -s h -l help -d 'Show this message and exit.'
-
-# memctl init
-complete -c memctl -n '__fish_seen_subcommand_from init' -l tool -x -d 'Only this assistant (claude-code, codex, opencode, cursor, gemini, copilot); repeatable.'
-complete -c memctl -n '__fish_seen_subcommand_from init' -l project -d 'Set up the current repository instead of your user.'
-complete -c memctl -n '__fish_seen_subcommand_from init' -l dry-run -d 'Print a unified diff of every change; write nothing.'
-complete -c memctl -n '__fish_seen_subcommand_from init' -l force -d 'Set up tools that were not found too; with --undo, restore files changed since.'
-complete -c memctl -n '__fish_seen_subcommand_from init' -l instructions-only -d 'Only the instructions, no MCP server.'
-complete -c memctl -n '__fish_seen_subcommand_from init' -l list-tools -d 'Show the assistants found and what is set up.'
-complete -c memctl -n '__fish_seen_subcommand_from init' -l undo -d 'Put back every file init changed, byte for byte.'
-complete -c memctl -n '__fish_seen_subcommand_from init' -l json -d 'Print JSON (stable field names).'
-complete -c memctl -n '__fish_seen_subcommand_from init' -s h -l help -d 'Show this message and exit.'
-
-# memctl uninstall
-complete -c memctl -n '__fish_seen_subcommand_from uninstall' -l tool -x -d 'Only this assistant (claude-code, codex, opencode, cursor, gemini, copilot); repeatable.'
-complete -c memctl -n '__fish_seen_subcommand_from uninstall' -l project -d 'Set up the current repository instead of your user.'
-complete -c memctl -n '__fish_seen_subcommand_from uninstall' -l force -d 'Restore files even if they changed since.'
-complete -c memctl -n '__fish_seen_subcommand_from uninstall' -l purge -d 'Also stop the resident process and remove the data directory and the model cache (asks first).'
-complete -c memctl -n '__fish_seen_subcommand_from uninstall' -l yes -d 'With --purge: do not ask.'
-complete -c memctl -n '__fish_seen_subcommand_from uninstall' -l json -d 'Print JSON (stable field names).'
-complete -c memctl -n '__fish_seen_subcommand_from uninstall' -s h -l help -d 'Show this message and exit.'
-
-# memctl hook
-complete -c memctl -n '__fish_seen_subcommand_from hook' -s h -l help -d 'Show this message and exit.'
-
-# memctl mcp
-complete -c memctl -n '__fish_seen_subcommand_from mcp' -s h -l help -d 'Show this message and exit.'
 
 # memctl sessions
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and not __fish_seen_subcommand_from list show grep expand forget' -s h -l help -d 'Show this message and exit.'
@@ -301,6 +184,52 @@ complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_sub
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from forget' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from sessions; and __fish_seen_subcommand_from forget' -s h -l help -d 'Show this message and exit.'
 
+# memctl status
+complete -c memctl -n '__fish_seen_subcommand_from status' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from status' -s h -l help -d 'Show this message and exit.'
+
+# memctl projects
+complete -c memctl -n '__fish_seen_subcommand_from projects' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from projects' -s h -l help -d 'Show this message and exit.'
+
+# memctl events
+complete -c memctl -n '__fish_seen_subcommand_from events' -s n -l limit -x -d 'Page size.'
+complete -c memctl -n '__fish_seen_subcommand_from events' -s p -l page -x -d 'Page number, from 1.'
+complete -c memctl -n '__fish_seen_subcommand_from events' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from events' -s h -l help -d 'Show this message and exit.'
+
+# memctl export
+complete -c memctl -n '__fish_seen_subcommand_from export' -s o -l output -r -F -d 'Write to FILE (default stdout).'
+complete -c memctl -n '__fish_seen_subcommand_from export' -s s -l scope -x -d 'Only this scope.'
+complete -c memctl -n '__fish_seen_subcommand_from export' -s h -l help -d 'Show this message and exit.'
+
+# memctl import
+complete -c memctl -n '__fish_seen_subcommand_from import' -l strategy -x -a 'auto atomic section document' -d 'How a document becomes memories: auto (by its shape), atomic (facts), section (one a section) or document (one a file).'
+complete -c memctl -n '__fish_seen_subcommand_from import' -l force -d 'Import files imported before again.'
+complete -c memctl -n '__fish_seen_subcommand_from import' -l dry-run -d 'Show per file the strategy and what it would make.'
+complete -c memctl -n '__fish_seen_subcommand_from import' -s s -l scope -x -d 'Scope: \'project\' (the current one, default), \'global\', a project\'s path or name, or a scope.'
+complete -c memctl -n '__fish_seen_subcommand_from import' -s t -l tag -x -d 'A tag; repeat or separate with commas.'
+complete -c memctl -n '__fish_seen_subcommand_from import' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from import' -s h -l help -d 'Show this message and exit.'
+complete -c memctl -n '__fish_seen_subcommand_from import' -F
+
+# memctl link
+complete -c memctl -n '__fish_seen_subcommand_from link' -s t -l type -x -d 'supports, contradicts, contextualizes, depends_on, related.'
+complete -c memctl -n '__fish_seen_subcommand_from link' -s w -l weight -x -d 'Above 0, at most 1.'
+complete -c memctl -n '__fish_seen_subcommand_from link' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from link' -s h -l help -d 'Show this message and exit.'
+
+# memctl unlink
+complete -c memctl -n '__fish_seen_subcommand_from unlink' -s t -l type -x -d 'Only this type (default: every type).'
+complete -c memctl -n '__fish_seen_subcommand_from unlink' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from unlink' -s h -l help -d 'Show this message and exit.'
+
+# memctl graph
+complete -c memctl -n '__fish_seen_subcommand_from graph' -s s -l scope -x -d 'Scope: \'project\' (the current one, default), \'global\', a project\'s path or name, or a scope.'
+complete -c memctl -n '__fish_seen_subcommand_from graph' -l all-scopes -d 'Every scope.'
+complete -c memctl -n '__fish_seen_subcommand_from graph' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from graph' -s h -l help -d 'Show this message and exit.'
+
 # memctl context
 complete -c memctl -n '__fish_seen_subcommand_from context' -l compact -d 'Half the essentials (L1), no recent work (L2); context.compact sets it.'
 complete -c memctl -n '__fish_seen_subcommand_from context' -l explain -d 'Say why each item is there, and what was left out.'
@@ -308,6 +237,58 @@ complete -c memctl -n '__fish_seen_subcommand_from context' -s s -l scope -x -d 
 complete -c memctl -n '__fish_seen_subcommand_from context' -l budget -x -d 'Tokens in all (default recall.context_budget).'
 complete -c memctl -n '__fish_seen_subcommand_from context' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from context' -s h -l help -d 'Show this message and exit.'
+
+# memctl ui
+complete -c memctl -n '__fish_seen_subcommand_from ui' -l port -x -d 'Port on 127.0.0.1 (0: a free one).'
+complete -c memctl -n '__fish_seen_subcommand_from ui' -l open -d 'Open the sign-in URL in the web browser.'
+complete -c memctl -n '__fish_seen_subcommand_from ui' -s h -l help -d 'Show this message and exit.'
+
+# memctl ingest
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -l transcript -r -F -d 'Transcript file; omit (or \'-\') to read standard input.'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -l client -x -a 'claude-code opencode codex cursor gemini copilot generic' -d 'Transcript format (default: guessed from the content); with --backfill, the assistant whose transcripts to read (default: every one).'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -l session-id -x -d 'Session id (default: the transcript\'s own).'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -l agent-id -x -d 'Agent id recorded on the session and its memories.'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -s s -l scope -x -d 'Scope of the session and its memories: \'project\' (default: the project of the directory the session ran in, else the current one), \'global\', or a name.'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -s t -l tag -x -d 'A tag for the memories made from this session; repeat or separate with commas.'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -l mode -x -a 'smart raw' -d 'smart: store the messages and distil memories; raw: only store the messages.'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -l wait -d 'Run the slow path in the foreground instead of a worker.'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -l dry-run -d 'Print the decisions a run would make (with --backfill: how many sessions, messages and bytes it would store); write nothing.'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -l backfill -d 'Store every past session the installed assistants keep transcripts of (a second run adds nothing); distil them in the background.'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -l since -x -d 'With --backfill: only transcripts changed since then (an ISO date, or a span: 30d).'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -s h -l help -d 'Show this message and exit.'
+complete -c memctl -n '__fish_seen_subcommand_from ingest' -F
+
+# memctl runs
+complete -c memctl -n '__fish_seen_subcommand_from runs' -s n -l limit -x -d 'How many runs.'
+complete -c memctl -n '__fish_seen_subcommand_from runs' -l kind -x -d 'Only runs of this kind: ingest, import, maintain, sync, undo or edit (an assistant\'s memory_store calls are edits).'
+complete -c memctl -n '__fish_seen_subcommand_from runs' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from runs' -s h -l help -d 'Show this message and exit.'
+
+# memctl undo
+complete -c memctl -n '__fish_seen_subcommand_from undo' -l force -d 'Revert memories changed since the run too.'
+complete -c memctl -n '__fish_seen_subcommand_from undo' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from undo' -s h -l help -d 'Show this message and exit.'
+
+# memctl init
+complete -c memctl -n '__fish_seen_subcommand_from init' -l tool -x -d 'Only this assistant (claude-code, codex, opencode, cursor, gemini, copilot); repeatable.'
+complete -c memctl -n '__fish_seen_subcommand_from init' -l project -d 'Set up the current repository instead of your user.'
+complete -c memctl -n '__fish_seen_subcommand_from init' -l dry-run -d 'Print a unified diff of every change; write nothing.'
+complete -c memctl -n '__fish_seen_subcommand_from init' -l force -d 'Set up tools that were not found too; with --undo, restore files changed since.'
+complete -c memctl -n '__fish_seen_subcommand_from init' -l instructions-only -d 'Only the instructions, no MCP server.'
+complete -c memctl -n '__fish_seen_subcommand_from init' -l list-tools -d 'Show the assistants found and what is set up.'
+complete -c memctl -n '__fish_seen_subcommand_from init' -l undo -d 'Put back every file init changed, byte for byte.'
+complete -c memctl -n '__fish_seen_subcommand_from init' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from init' -s h -l help -d 'Show this message and exit.'
+
+# memctl uninstall
+complete -c memctl -n '__fish_seen_subcommand_from uninstall' -l tool -x -d 'Only this assistant (claude-code, codex, opencode, cursor, gemini, copilot); repeatable.'
+complete -c memctl -n '__fish_seen_subcommand_from uninstall' -l project -d 'Set up the current repository instead of your user.'
+complete -c memctl -n '__fish_seen_subcommand_from uninstall' -l force -d 'Restore files even if they changed since.'
+complete -c memctl -n '__fish_seen_subcommand_from uninstall' -l purge -d 'Also stop the resident process and remove the data directory and the model cache (asks first).'
+complete -c memctl -n '__fish_seen_subcommand_from uninstall' -l yes -d 'With --purge: do not ask.'
+complete -c memctl -n '__fish_seen_subcommand_from uninstall' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from uninstall' -s h -l help -d 'Show this message and exit.'
 
 # memctl doctor
 complete -c memctl -n '__fish_seen_subcommand_from doctor' -l json -d 'Print JSON (stable field names).'
@@ -333,15 +314,16 @@ complete -c memctl -n '__fish_seen_subcommand_from daemon; and __fish_seen_subco
 # memctl daemon run
 complete -c memctl -n '__fish_seen_subcommand_from daemon; and __fish_seen_subcommand_from run' -s h -l help -d 'Show this message and exit.'
 
-# memctl ui
-complete -c memctl -n '__fish_seen_subcommand_from ui' -l port -x -d 'Port on 127.0.0.1 (0: a free one).'
-complete -c memctl -n '__fish_seen_subcommand_from ui' -l open -d 'Open the sign-in URL in the web browser.'
-complete -c memctl -n '__fish_seen_subcommand_from ui' -s h -l help -d 'Show this message and exit.'
+# memctl hook
+complete -c memctl -n '__fish_seen_subcommand_from hook' -s h -l help -d 'Show this message and exit.'
+
+# memctl mcp
+complete -c memctl -n '__fish_seen_subcommand_from mcp' -s h -l help -d 'Show this message and exit.'
 
 # memctl install
 complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code gemini copilot codex cron completions status uninstall' -s h -l help -d 'Show this message and exit.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code gemini copilot codex cron completions status uninstall' -a 'opencode' -d 'Install opencode\'s hooks: a plugin that adds the context block to each session\'s system prompt and captures each session on session.idle and session.compacted.'
-complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code gemini copilot codex cron completions status uninstall' -a 'cursor' -d 'Install cursor\'s hooks: hooks.json: sessionStart prints the context block; stop, sessionEnd and subagentStop capture the transcript.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code gemini copilot codex cron completions status uninstall' -a 'opencode' -d 'Install OpenCode\'s hooks: a plugin that adds the context block to each session\'s system prompt and captures each session on session.idle and session.compacted.'
+complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code gemini copilot codex cron completions status uninstall' -a 'cursor' -d 'Install Cursor\'s hooks: hooks.json: sessionStart prints the context block; stop, sessionEnd and subagentStop capture the transcript.'
 complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code gemini copilot codex cron completions status uninstall' -a 'claude-code' -d 'Install Claude Code\'s hooks (settings.json): SessionStart prints the context block; Stop, SubagentStop, SessionEnd and PreCompact capture the transcript.'
 complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code gemini copilot codex cron completions status uninstall' -a 'gemini' -d 'Install Gemini CLI\'s hooks (settings.json): SessionStart prints the context block; AfterAgent, PreCompress and SessionEnd capture the session file (--per-prompt: also BeforeAgent).'
 complete -c memctl -n '__fish_seen_subcommand_from install; and not __fish_seen_subcommand_from opencode cursor claude-code gemini copilot codex cron completions status uninstall' -a 'copilot' -d 'Install GitHub Copilot CLI\'s hooks (hooks/memctl.json): sessionStart prints the context block, sessionEnd captures the session (--per-prompt: also userPromptSubmitted).'
@@ -456,6 +438,20 @@ complete -c memctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcomm
 complete -c memctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from key' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from sync; and __fish_seen_subcommand_from key' -s h -l help -d 'Show this message and exit.'
 
+# memctl maintain
+complete -c memctl -n '__fish_seen_subcommand_from maintain' -l dry-run -d 'Show what each task would change; write nothing.'
+complete -c memctl -n '__fish_seen_subcommand_from maintain' -l only -x -d 'Run only these tasks.'
+complete -c memctl -n '__fish_seen_subcommand_from maintain' -l skip -x -d 'Run all tasks but these.'
+complete -c memctl -n '__fish_seen_subcommand_from maintain' -l full -d 'Compare every memory for duplicates again, not only those new or changed since the last run.'
+complete -c memctl -n '__fish_seen_subcommand_from maintain' -l print-crontab -d 'Print a crontab line and a systemd user timer (as `memctl install cron`).'
+complete -c memctl -n '__fish_seen_subcommand_from maintain' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from maintain' -s h -l help -d 'Show this message and exit.'
+
+# memctl restore
+complete -c memctl -n '__fish_seen_subcommand_from restore' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from restore' -s h -l help -d 'Show this message and exit.'
+complete -c memctl -n '__fish_seen_subcommand_from restore' -F
+
 # memctl config
 complete -c memctl -n '__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from show path init set' -s h -l help -d 'Show this message and exit.'
 complete -c memctl -n '__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from show path init set' -a 'show' -d 'The settings (and tuning keys someone set), their values and where each came from; --json lists every key.'
@@ -493,3 +489,7 @@ complete -c memctl -n '__fish_seen_subcommand_from model; and __fish_seen_subcom
 # memctl model info
 complete -c memctl -n '__fish_seen_subcommand_from model; and __fish_seen_subcommand_from info' -l json -d 'Print JSON (stable field names).'
 complete -c memctl -n '__fish_seen_subcommand_from model; and __fish_seen_subcommand_from info' -s h -l help -d 'Show this message and exit.'
+
+# memctl reembed
+complete -c memctl -n '__fish_seen_subcommand_from reembed' -l json -d 'Print JSON (stable field names).'
+complete -c memctl -n '__fish_seen_subcommand_from reembed' -s h -l help -d 'Show this message and exit.'

@@ -139,6 +139,12 @@ def counted(n: int, one: str, many: str | None = None) -> str:
     return f"{n} {one if n == 1 else many or one + 's'}"
 
 
+def counted_to(n: int, at_most: int, one: str, many: str | None = None) -> str:
+    """``counted`` for a count that stopped at ``at_most`` (a count reads every row it
+    counts): "120 sessions", or "10,000+ sessions" where it stopped."""
+    return f"{n:,}+ {many or one + 's'}" if n >= at_most else counted(n, one, many)
+
+
 def derived_session_id(client: str, origin: str) -> str:
     """The id of a session stored without one of its own: a digest of its client and the
     absolute path of its file, or its first message (standard input)."""

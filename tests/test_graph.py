@@ -109,6 +109,8 @@ def test_chinese_all_and_all_capital_words_are_no_place_or_person(
         ("Put the helpers in Always, and the rest in Never", {"Always", "Never"}),
         ("`mix test` failed: [ERROR] Cowardly refusing to install hooks", {"Cowardly"}),
         ("import MusicalEmbedding; composer = Musi…; assert 'zip' in 'Er…", {"Musi", "Er"}),
+        # the README's example graph: a plural weekday, an acronym's plural (LoCoMo: "APIs")
+        ("Never deploy on Fridays; we store UUIDs and ship small PRs", {"Fridays", "UUIDs", "PRs"}),
     ],
 )
 def test_developer_text_names_no_person_by_its_capitals(text: str, not_person: set[str]) -> None:

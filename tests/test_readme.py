@@ -222,6 +222,8 @@ def test_set_up_then_every_daily_command_in_order(tmp_path: Path, user_cache: Pa
     assert said[:20] in recalled, done.stdout
     undone = next(line for line in done.stdout.splitlines() if line.startswith("undid "))
     assert undone.startswith("undid edit ") and "(forget " in undone
+    # `memctl list --since 7d` counts what it lists (the remembered fact at least)
+    assert re.search(r"^[1-9]\d* memor(?:y|ies)$", done.stdout, flags=re.M), done.stdout
 
 
 def test_the_viewer_starts_as_written_and_signs_in_once(tmp_path: Path, user_cache: Path) -> None:

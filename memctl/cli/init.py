@@ -123,14 +123,49 @@ def init(
 
 
 # The found column of `install status`: a longer path is cut in the middle (--json has it whole);
-# 12 leaves the table's seven columns, one space apart, room in 80 (issue 37).
+# at least 12, which leaves the table's seven columns, one space apart, room in 80 (issue 37);
+# a wider terminal gives it what the others leave (``found_width``).
 FOUND_WIDTH = 12
+TABLE_EDGES = 2  # the table's box (SIMPLE_HEAD) draws a blank edge left and right
 
 
 def tilde(path: str) -> str:
     """A path under the home directory as ``~/...``."""
     home = str(Path.home())
     return "~" + path[len(home) :] if path == home or path.startswith(home + "/") else path
+
+
+def found_width(rows: list[list[str]], width: int) -> int:
+    """How wide the found column (the second) may be: what the other columns, each as wide
+    as its widest line, one space apart, leave of ``width``; FOUND_WIDTH at least (a
+    terminal wider than 80 columns showed "/work…claude" beside empty room)."""
+    others = [
+        max(len(line) for row in rows for line in row[n].splitlines() or [""])
+        for n in range(len(rows[0]))
+        if n != 1
+    ]
+    return max(FOUND_WIDTH, width - sum(others) - (len(rows[0]) - 1) - TABLE_EDGES)
+
+
+def _status_row(item: setup.ClientStatus) -> list[str]:
+    """A client's cells, its found path whole (``~`` for home) or ''."""
+    where = item.found.binary or (str(item.found.config_dir) if item.found.config_dir else "")
+    hooks = "\n".join(item.hooks) or "-"
+    if item.untrusted:
+        hooks += "\nNOT trusted:\n" + "\n".join(item.untrusted) + "\nsee /hooks"
+    elif item.trusted is not None and item.hooks:
+        hooks += "\ntrusted"
+    # each hook's last run on its own line, beside its name in the hooks column
+    fired = "\n".join(setup.age(item.fired[e]) if e in item.fired else "never" for e in item.hooks)
+    return [
+        item.client,
+        tilde(where) if where else "",
+        "yes" if item.mcp else "no",
+        "yes" if item.instructions else "no",
+        hooks,
+        fired or "never",
+        setup.age(item.captured) if item.captured else "never",
+    ]
 
 
 def show_status(found: list[setup.ClientStatus], as_json: bool) -> None:
@@ -140,29 +175,14 @@ def show_status(found: list[setup.ClientStatus], as_json: bool) -> None:
     from rich import box
     from rich.table import Table
 
+    columns = ("tool", "found", "mcp", "instructions", "hooks", "last run", "captured")
     table = Table(header_style="bold", box=box.SIMPLE_HEAD, pad_edge=False, padding=0)
-    for column in ("tool", "found", "mcp", "instructions", "hooks", "last run", "captured"):
+    for column in columns:
         table.add_column(column, no_wrap=True)  # one item a line: nothing is broken
-    for item in found:
-        where = item.found.binary or (str(item.found.config_dir) if item.found.config_dir else "")
-        hooks = "\n".join(item.hooks) or "-"
-        if item.untrusted:
-            hooks += "\nNOT trusted:\n" + "\n".join(item.untrusted) + "\nsee /hooks"
-        elif item.trusted is not None and item.hooks:
-            hooks += "\ntrusted"
-        # each hook's last run on its own line, beside its name in the hooks column
-        fired = "\n".join(
-            setup.age(item.fired[e]) if e in item.fired else "never" for e in item.hooks
-        )
-        table.add_row(
-            item.client,
-            middle(tilde(where), FOUND_WIDTH) if where else "no",
-            "yes" if item.mcp else "no",
-            "yes" if item.instructions else "no",
-            hooks,
-            fired or "never",
-            setup.age(item.captured) if item.captured else "never",
-        )
+    rows = [_status_row(item) for item in found]
+    room = found_width([list(columns), *rows], console.width)
+    for row in rows:
+        table.add_row(row[0], middle(row[1], room) if row[1] else "no", *row[2:])
     console.print(table)
     for item in found:
         for event, took in item.timings.items():

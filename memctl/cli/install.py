@@ -73,7 +73,7 @@ def _install(
     show(outcome, dry_run, as_json)
 
 
-def _command(client: str) -> None:
+def _command(client: str, name: str) -> None:
     def command(
         ctx: typer.Context,
         project: ProjectOption = False,
@@ -83,12 +83,12 @@ def _command(client: str) -> None:
     ) -> None:
         _install(ctx, client, project, dry_run, force, False, as_json)
 
-    command.__doc__ = f"Install {client}'s hooks: {SUMMARY[client]}"
+    command.__doc__ = f"Install {name}'s hooks: {SUMMARY[client]}"
     app.command(client)(command)
 
 
-for _client in ("opencode", "cursor"):
-    _command(_client)
+for _client, _name in (("opencode", "OpenCode"), ("cursor", "Cursor")):
+    _command(_client, _name)
 
 
 def _per_prompt_command(client: str, doc: str) -> None:

@@ -43,9 +43,11 @@ COMMANDS: dict[str, str] = {
     "daemon": "daemon",
     "ui": "ui",
 }
+# In the order `memctl -h` lists them: what a person runs daily first, what hooks and
+# assistants run (hook, mcp) after.
 GROUPS = (
-    *("memory", "graph", "recall", "status", "exchange", "ingest", "init", "hook", "mcp"),
-    *("sessions", "context_cmd", "doctor", "daemon", "ui"),
+    *("memory", "recall", "sessions", "status", "exchange", "graph", "context_cmd", "ui"),
+    *("ingest", "init", "doctor", "daemon", "hook", "mcp"),
 )
 
 
@@ -94,15 +96,24 @@ def _add(app: typer.Typer, module_name: str) -> None:
         app.add_typer(module.share)
         app.add_typer(module.app, name="sync")
     elif module_name == "maintain":
-        app.command("maintain")(module.maintain)
-        app.command("restore")(module.restore)
+        # in a group of their own, as every other command is: a command added to ``app``
+        # itself is listed before every group, and `memctl -h` opened with maintain
+        app.add_typer(_commands(module.maintain, module.restore))
     elif module_name == "install":
         app.add_typer(module.app, name="install")
     elif module_name == "model_cmd":
         app.add_typer(module.app, name="model", help="Install and inspect the embedding model.")
-        app.command("reembed")(module.reembed)
+        app.add_typer(_commands(module.reembed))
     else:
         app.add_typer(module.app)
+
+
+def _commands(*functions: Any) -> typer.Typer:
+    """A group of no name holding ``functions`` as commands (their names)."""
+    group = new_typer()
+    for function in functions:
+        group.command(function.__name__)(function)
+    return group
 
 
 def build_app(command: str | None = None) -> typer.Typer:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from memctl.api import memory as api
 from memctl.cli.fastlane import Parser, Refused, settings
-from memctl.cli.render import fit, memory_table, print_json
+from memctl.cli.render import fit, memory_table, print_json, shown_of
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -35,6 +35,11 @@ def show_list(context: Context, filters: Filters, limit: int | None, sort: str, 
             console.print(memory.id)
     elif found:
         console.print(memory_table(found, times=api.source_times(context, found)))
+        console.print(
+            shown_of(
+                len(found), api.count(context, filters), api.COUNT_AT_MOST, "memory", "memories"
+            )
+        )
     else:
         console.print("no memories match")
         if (unknown := api.unknown_scope(context, filters)) is not None:

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from memctl.cli import plain
-from memctl.model import Memory, parse_time
+from memctl.model import Memory, counted, counted_to, parse_time
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -97,6 +97,14 @@ def short_id(full: str) -> str:
     first 12 and its ``#N``."""
     session, separator, number = full.rpartition("#")
     return f"{session[:SESSION_ID_WIDTH]}#{number}" if separator else full[:ID_WIDTH]
+
+
+def shown_of(shown: int, total: int, at_most: int, one: str, many: str | None = None) -> str:
+    """A listing's last line: "3 memories", or "20 of 1,234 memories (-n shows more)" when
+    its limit cut it (``total`` as counted, up to ``at_most``: "20 of 10,000+ ...")."""
+    if shown >= total:
+        return counted(shown, one, many)
+    return f"{shown:,} of {counted_to(total, at_most, one, many)} (-n shows more)"
 
 
 def one_line(text: str, width: int = 100) -> str:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from memctl.api import sessions as api
 from memctl.cli.fastlane import Parser, Refused, settings
-from memctl.cli.render import SESSION_ID_WIDTH, fit, middle, print_json
+from memctl.cli.render import SESSION_ID_WIDTH, fit, middle, print_json, shown_of
 from memctl.model import counted
 
 if TYPE_CHECKING:
@@ -41,7 +41,9 @@ def show_sessions(context: Context, where: Where, limit: int, as_json: bool) -> 
                 console.print(
                     f"  {api.one_line(line, ROW_WIDTH)}", no_wrap=True, overflow="ellipsis"
                 )
-    if not rows:
+    if rows:
+        console.print(shown_of(len(rows), api.count(context, where), api.COUNT_AT_MOST, "session"))
+    else:
         console.print("no sessions " + ("match" if where.all_scopes else "stored in this project"))
     if files:
         console.print(f"{counted(files, 'imported file')} left out: --client import lists them")
@@ -56,7 +58,7 @@ def _session_line(row: SessionRow, project: str) -> str:
     """``id  date time  client  N msgs  project``: 80 columns at most."""
     when = row.at[:16].replace("T", " ")
     shown = row.id[:SESSION_ID_WIDTH]
-    line = f"{shown:<{SESSION_ID_WIDTH}}  {when}  {row.client}  {row.message_count} msgs"
+    line = f"{shown:<{SESSION_ID_WIDTH}}  {when}  {row.client}  {counted(row.message_count, 'msg')}"
     # a project is cut in the middle: its directory's name shows
     return f"{line}  {middle(' '.join(project.split()), 78 - len(line))}" if project else line
 

@@ -470,8 +470,8 @@ KEYS: tuple[Key, ...] = (
         "recall.resident",
         True,
         "Answer `memctl recall` and the start and prompt hooks from a resident process per"
-        " home (`memctl daemon`), started by the session-start hook; off: each loads the"
-        " model itself.",
+        " home (`memctl daemon`), started by the session-start hook, the MCP server or a"
+        " recall that finds none; off: each loads the model itself.",
     ),
     Key(
         "recall.resident_idle",

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from memctl.config.scope import project_root
 from memctl.context import Context
 from memctl.imports.distil import Plan
 from memctl.imports.files import Reading
 from memctl.imports.formats.base import Kind
-from memctl.memories.privacy import Redactions, nothing_left, safe_line, scrub
+from memctl.memories.privacy import Redactions, kept_path, nothing_left, safe_line, scrub
 from memctl.memories.scrubber import scrub_messages, scrub_stream
 from memctl.model import IMPORTED, Message, Role, Session, now_iso
 from memctl.store.imports import ImportRecord, save_import
@@ -46,6 +47,7 @@ def store_raw(ctx: Context, plan: Plan, record: ImportRecord, tags: list[str]) -
         title=plan.survey.title or plan.target.name,
         source=plan.target.source,
         tags=tags,
+        cwd=_here(ctx, record.scope),
     )
     db = ctx.db
     with db.atomic(), plan.target.open() as reading:
@@ -68,6 +70,15 @@ def store_raw(ctx: Context, plan: Plan, record: ImportRecord, tags: list[str]) -
     return found
 
 
+def _here(ctx: Context, scope: str) -> str:
+    """The directory an import into the current project ran in (its work tree's root), so
+    that `memctl projects` and the viewer name it from anywhere, not as ``path:<hash>``; ''
+    for another scope (``--scope``: no directory of this run is its)."""
+    if scope != ctx.settings.project_scope:
+        return ""
+    return kept_path(str(project_root(ctx.settings.cwd)))
+
+
 def _messages(
     plan: Plan, reading: Reading, found: Redactions
 ) -> Iterator[tuple[Role, str, str | None]]:
@@ -78,7 +89,10 @@ def _messages(
     elif kind == Kind.CHAT:
         for conversation in module.conversations(reading):
             named = safe_line(f"conversation: {conversation.title} ({conversation.id})")
-            yield Role.SYSTEM, named, None
+            # dated as the conversation began (undated, a recall showed it "now", beside
+            # its messages a year old)
+            began = next((m.created_at for m in conversation.messages if m.created_at), None)
+            yield Role.SYSTEM, named, began
             said = ((m.content, m) for m in conversation.messages)
             for text, message in scrub_messages(said, found):
                 if not nothing_left(text):

@@ -35,7 +35,7 @@ from memctl.ingest.source import Input
 from memctl.ingest.title import stored_title
 from memctl.memories.followed import Followed, digests
 from memctl.memories.operations import kept_tags, resolve_scope
-from memctl.memories.privacy import Redactions, nothing_left, safe_line, scrub, secret_in_id
+from memctl.memories.privacy import Redactions, kept_path, nothing_left, safe_line, secret_in_id
 from memctl.memories.scrubber import MESSAGE_JOINS, Scrubber
 from memctl.model import (
     KEYED,
@@ -606,12 +606,6 @@ def _new_messages(
         yield message
     if batch:
         insert_messages(db, batch)
-
-
-def kept_path(path: str) -> str:
-    """A transcript's path or directory as the session keeps it: a secret or ``<private>``
-    text in it (a folder named after a token) scrubbed, as the messages are."""
-    return scrub(path)[0]
 
 
 def _update_session(

@@ -43,8 +43,9 @@ from memctl.retrieve.vocabulary import is_term
 # run holding a software name ("Github Action", "Python CLI") is a thing, not a person; a
 # place is never everyday words or capitals only ("Always", "IN PROGRESS"); a digest's
 # absolute path inside its project is the project's relative path; a word the digest cut
-# ("Musi…") or one after a log level ("[ERROR] Cowardly refusing") names no one.
-RULES_VERSION = 8
+# ("Musi…") or one after a log level ("[ERROR] Cowardly refusing") names no one; 9: a
+# plural weekday ("Fridays") or an acronym's plural ("UUIDs") names no one.
+RULES_VERSION = 9
 
 # Canonical name -> (kind, aliases): the tools and services whose several spellings name
 # one thing. Versions are stripped before the look-up ("PostgreSQL 16" -> postgresql).
@@ -137,9 +138,11 @@ SPEAKER = lazy(
 PLACE_BEFORE = lazy(r"\b(?:in|to|from|near|visited|visit|country,?)\s+$", re.I)
 ORGANISATION_BEFORE = lazy(r"\b(?:at|for|joined)\s+$", re.I)
 PROJECT = lazy(r"\b(?:the ([A-Z][\w.-]+) project|project ([A-Z][\w.-]+))")
-# Capitalised words that name no one: days, months, greetings, pronouns and the like.
+# Capitalised words that name no one: days (and their plurals: "deploys on Fridays" named
+# a person Fridays in the README's example graph), months, greetings, pronouns and the like.
 NOT_NAMES = frozenset(
-    """monday tuesday wednesday thursday friday saturday sunday january february march april
+    """monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays
+    thursdays fridays saturdays sundays january february march april
     may june july august september october november december hey hi hello thanks thank yes
     no yeah wow oh ok okay sure great cool nice awesome i im ive id ill lol omg haha we they he
     now then here there also still just
@@ -432,6 +435,12 @@ def _heading(sentence: str) -> bool:
     return all(w[0].isupper() or w.isdigit() or w in STOPWORDS for w in words)
 
 
+def _capitals(name: str) -> bool:
+    """Written in capitals: an acronym ("CI", "IN PROGRESS") or its plural ("UUIDs", "PRs",
+    "APIs": the README's example graph named a person UUIDs), never a person's name."""
+    return name.isupper() or (len(name) > 2 and name[-1] == "s" and name[:-1].isupper())
+
+
 def _capitalised(text: str, skip: set[str]) -> list[Entity]:
     found: list[Entity] = []
     text = CLAUSE_START.sub(". ", text)
@@ -447,7 +456,7 @@ def _capitalised(text: str, skip: set[str]) -> list[Entity]:
         before = text[: text.find(name)]
         kind = "place" if PLACE_BEFORE.search(before) else "person"
         kind = "organisation" if ORGANISATION_BEFORE.search(before) else kind
-        if name.isupper() and (kind == "person" or is_term(name)):  # "CI", "YYYY MM DD"
+        if _capitals(name) and (kind == "person" or is_term(name)):  # "CI", "YYYY MM DD"
             continue
         named = canonical(name)  # "Windows", "in Elixir": a tool, not a person or a place
         if named and kind != "organisation":  # "at NASA", "works for Google": the company
@@ -459,7 +468,7 @@ def _capitalised(text: str, skip: set[str]) -> list[Entity]:
             kind = "thing"
         if kind != "organisation" and any(canonical(w) for w in words):
             kind = "thing"  # "Github Action", "Python CLI": a part of the software named
-        if kind in ("person", "place") and (_everyday(name) or name.isupper()):
+        if kind in ("person", "place") and (_everyday(name) or _capitals(name)):
             continue  # "Log Levels", "Usage"; "in Always", "IN PROGRESS"
         found.append(Entity(name, kind))
     found += [

@@ -300,8 +300,20 @@ def llm_check(settings: Settings) -> Check:
     host = shown_url(settings.ollama_host)
     if reachable(settings.ollama_host, settings.ollama_connect_timeout, settings.home, 0):
         return Check("llm", OK, f"Ollama at {host} ({settings.ollama_chat_model})")
+    fix = setup_hint(settings.ollama_chat_model)
+    if settings.llm == "auto" and (found := _headless_found()):  # as `memctl init` offers it
+        fix = f"`memctl config set llm {found}` (its own model: your quota), or {fix}"
     status = WARN if settings.llm == "auto" else FAIL
-    return Check("llm", status, f"no Ollama at {host}", setup_hint(settings.ollama_chat_model))
+    return Check("llm", status, f"no Ollama at {host}", fix)
+
+
+def _headless_found() -> str | None:
+    """The first assistant whose CLI on PATH could distil headless (``llm.headless``)."""
+    import shutil
+
+    from memctl.llm.headless import PROGRAMS
+
+    return next((name for name, program in PROGRAMS.items() if shutil.which(program)), None)
 
 
 def sync_check(settings: Settings) -> Check:

@@ -837,6 +837,12 @@ def scrub(text: str) -> tuple[str, Redactions]:
     return redact_secrets(without_blocks(text, found), found.secrets), found
 
 
+def kept_path(path: str) -> str:
+    """A transcript's or file's path or directory as its session keeps it: a secret or
+    ``<private>`` text in it (a folder named after a token) scrubbed, as the messages are."""
+    return scrub(path)[0]
+
+
 def has_label(text: str) -> bool:
     """Whether ``text`` holds a label's telling word (``password``, ``token``, ...)."""
     return bool(_anchors_in(text.translate(_ASCII_LOWER)))

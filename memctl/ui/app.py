@@ -10,6 +10,7 @@ one lock, so one is written at a time.
 
 from __future__ import annotations
 
+import math
 import secrets
 import threading
 from collections import OrderedDict
@@ -185,10 +186,20 @@ def _failed(
     if isinstance(error, DatabaseBusyError):
         status = 503
     if as_json:
-        return JSONResponse({"error": str(error)}, status)
-    # a change's page has no JSON of its own: its address is the form's (a POST)
-    said = {"title": "Error", "error": str(error), "retry": retry, "as_json": retry is None}
-    return viewer.render("error.html", said, request, status)
+        response: Response = JSONResponse({"error": str(error)}, status)
+    else:
+        # a change's page has no JSON of its own: its address is the form's (a POST)
+        said = {"title": "Error", "error": str(error), "retry": retry, "as_json": retry is None}
+        response = viewer.render("error.html", said, request, status)
+    if status == 503:
+        response.headers["Retry-After"] = retry_after(viewer.settings)
+    return response
+
+
+def retry_after(settings: Settings) -> str:
+    """Seconds a 503 asks a client to wait before it sends again: the store's busy timeout
+    (another process held the store that long already), whole, at least 1."""
+    return str(max(1, math.ceil(settings.store_busy_timeout_ms / 1000)))
 
 
 def _no_route(viewer: Viewer) -> Callable[[Request, Exception], Response]:

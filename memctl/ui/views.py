@@ -32,7 +32,7 @@ from memctl.api.sessions import Where
 from memctl.api.sync import ShareRequest
 from memctl.errors import NotFoundError, UsageError
 from memctl.integrations.doctor import doctor
-from memctl.model import Memory, counted
+from memctl.model import Memory, counted, counted_to
 from memctl.ui.history import about, first_relations, folded, named_in, related, told
 
 Values = Mapping[str, str]
@@ -85,9 +85,8 @@ def _project(ctx: Context, values: Values) -> str | None:
 
 
 def total(n: int, one: str, many: str | None = None) -> str:
-    """A list page's total as its foot says it: "120 sessions", or "10,000+ sessions" where
-    the count stopped (a count reads every row it counts)."""
-    return f"{n:,}+ {many or one + 's'}" if n >= COUNT_AT_MOST else counted(n, one, many)
+    """A list page's total as its foot says it: "120 sessions", or "10,000+ sessions"."""
+    return counted_to(n, COUNT_AT_MOST, one, many)
 
 
 def projects(ctx: Context, values: Values) -> dict[str, Any]:

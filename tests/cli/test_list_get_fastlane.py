@@ -103,6 +103,18 @@ def test_listing_a_scope_nothing_is_named_says_so(stored: tuple[Shared, str]) ->
         assert empty.stdout.splitlines() == ["no memories match"], scope
 
 
+def test_a_listing_says_how_many_it_shows_of_how_many(stored: tuple[Shared, str]) -> None:
+    """The last line counts what the filters find: all of it, or how many a limit shows."""
+    place, _ = stored
+    lines = [
+        run_cli(*args, env=place.env, cwd=place.project).stdout.splitlines()
+        for args in (["list"], ["list", "-n", "2"], ["sessions", "list", "--all-scopes"])
+    ]
+    assert lines[0][-1] == "3 memories"
+    assert lines[1][-1] == "2 of 3 memories (-n shows more)"
+    assert lines[2][-1] == "1 session"
+
+
 @pytest.mark.parametrize(
     "args",
     [

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 
+from memctl.cli.init import FOUND_WIDTH, found_width
 from memctl.cli.render import fit
 from tests.conftest import Shared, run_cli, shared
 
@@ -137,3 +138,15 @@ def test_a_folded_line_keeps_every_word_and_goes_on_under_its_text() -> None:
     assert all(part.startswith(" " * len("  >[12] ")) for part in folded[1:])
     assert " ".join(" ".join(folded).split()) == " ".join(line.split())
     assert fit("short\n\n- kept", 30) == "short\n\n- kept"
+
+
+def test_install_status_gives_its_found_paths_the_room_a_wider_terminal_has() -> None:
+    """The found column takes what the other columns (and the table's edges) leave, 12 at
+    least: on 80 columns the paths are cut, on a wider terminal not."""
+    header = ["tool", "found", "mcp", "instructions", "hooks", "last run", "captured"]
+    row = ["claude-code", "~/.local/bin/claude", "yes", "yes", "SessionStart\nStop", "never", "2m"]
+    others = sum(len(cell) for cell in ("claude-code", "yes", "instructions", "SessionStart"))
+    others += len("last run") + len("captured")
+    assert found_width([header, row], 200) == 200 - others - 6 - 2
+    assert found_width([header, row], 80) == max(FOUND_WIDTH, 80 - others - 8)
+    assert found_width([header, row], 40) == FOUND_WIDTH

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from memctl.config.scope import project_root
 from memctl.context import Context
 from memctl.imports import pipeline
 from memctl.imports.detect import survey
@@ -25,6 +26,7 @@ from memctl.ingest.undo import undo
 from memctl.memories import operations as memories
 from memctl.model import Category, Kind, Memory, State
 from memctl.store.imports import find_import
+from memctl.store.projects import project_dirs
 from memctl.store.runs import list_runs
 from memctl.store.sessions import count_sessions, latest_messages
 from tests.ingest.test_ingest_pasted import TRACEBACK
@@ -74,6 +76,11 @@ def test_chatgpt_export(make_ctx: Callable[..., Context], files: Path) -> None:
     )
     assert not any("regenerated" in text for text in raw)  # not on the current branch
     assert len(raw) == 8  # 2 conversation lines, 6 messages
+    # the conversation's line is dated as it began, and the project is named where it ran
+    said = latest_messages(ctx.db, file.session_id or "", 0, 100)
+    assert said[0].created_at[:10] == "2024-06-10"  # the export's first create_time
+    here = str(project_root(ctx.settings.cwd))
+    assert project_dirs(ctx.db, [ctx.settings.project_scope]) == {ctx.settings.project_scope: here}
 
 
 def test_a_pasted_traceback_in_a_chat_export_gives_no_rule(

@@ -113,7 +113,7 @@ def test_a_failing_check_is_exit_status_1_and_one_line_of_error(
 
 
 def test_an_assistant_cli_as_the_llm_is_checked_on_path(
-    make_ctx: Callable[..., Context], user_home: Path, tmp_path: Path
+    make_ctx: Callable[..., Context], user_home: Path, tmp_path: Path, dead_ollama_url: str
 ) -> None:
     ctx = make_ctx(llm="claude-code", embedder="hash")
     checks = by_name(doctor(ctx))
@@ -125,6 +125,11 @@ def test_an_assistant_cli_as_the_llm_is_checked_on_path(
     os.environ["PATH"] = f"{bin_dir}:{os.environ['PATH']}"  # user_home's monkeypatch restores
     found = by_name(doctor(make_ctx(llm="codex", embedder="hash")))["llm"]
     assert found.status == OK and "`codex` headless" in found.detail
+    # with no Ollama, the fix offers the CLI found as `memctl init` does, before Ollama
+    auto = make_ctx(llm="auto", ollama__host=dead_ollama_url, embedder="hash")
+    offered = by_name(doctor(auto))["llm"]
+    assert offered.status == WARN and offered.fix.startswith("`memctl config set llm ")
+    assert "install Ollama" in offered.fix
 
 
 def test_a_transcript_no_hook_captured_is_named_until_it_is_captured(

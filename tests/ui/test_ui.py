@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import apsw
 import pytest
 from starlette.testclient import TestClient
 
@@ -839,3 +840,26 @@ def test_ui_open_gives_the_browser_a_private_page_never_the_token_on_its_command
         process.send_signal(signal.SIGINT)  # Ctrl-C
         process.wait(timeout=30)
     assert not (home / "ui" / "sign-in.html").exists()
+
+
+def test_a_change_while_another_process_holds_the_store_says_when_to_try_again(
+    make_ctx: Any, keys: Keys, home: Path
+) -> None:
+    """A 503 names its Retry-After (the busy timeout, rounded up to whole seconds) and keeps
+    the form."""
+    assert make_ctx().db.path.is_file()  # the store, empty
+    settings = load_settings(overrides={"embedder": "hash", "store.busy_timeout_ms": 100})
+    app, viewer = build_app(settings, keys, HashEmbedder())
+    held = apsw.Connection(str(home / "memctl.db"))  # another process's write, under way
+    held.execute("BEGIN IMMEDIATE")
+    try:
+        with TestClient(app, base_url=f"http://{HOST}", follow_redirects=False) as client:
+            client.get(f"/login?token={keys.token}")
+            said = {"csrf": keys.csrf, "text": "Invoices go out on the first"}
+            refused = client.post("/memories", data=said)
+    finally:
+        held.execute("ROLLBACK")
+        held.close()
+        viewer.close()
+    assert refused.status_code == 503 and refused.headers["retry-after"] == "1"
+    assert "Invoices go out on the first" in refused.text
