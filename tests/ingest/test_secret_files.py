@@ -14,12 +14,14 @@ from pathlib import Path
 
 from memctl.api.ingest import IngestRequest, ingest
 from memctl.context import Context
+from memctl.ingest.capture import IngestOptions, open_transcript
 from memctl.ingest.parse.common import (
     names_secret_file,
     tool_result_note,
     tool_use_note,
     withholds,
 )
+from memctl.ingest.spool import replay, spool
 from memctl.ingest.tools import read_calls
 from memctl.maintain.forgetting import forget_session
 from memctl.memories.followed import Followed, digests
@@ -390,3 +392,57 @@ def test_a_followed_value_is_hidden_between_non_letters_only() -> None:
         "is [REDACTED:password]. (`[REDACTED:password]`) xKestrel-Plum-5521 Kestrel-Plum-55210"
     )
     assert counts == {"password": 2}
+
+
+def test_a_spooled_capture_hides_and_keeps_what_the_session_s_captures_hid(
+    make_ctx: Callable[..., Context], home: Path, tmp_path: Path
+) -> None:
+    """A hook meeting a busy database spools what it read: it spooled a repeat of a value an
+    earlier capture hid (the session's digests were not read), and the values the spooled
+    capture itself hid were not kept for the session's next capture."""
+    told = ("Kestrel-Plum-5521", "Orchid-Tide-3388")
+    shown = [
+        claude_record("user", "Check the app's secrets.", 0, "leak-spool"),
+        _call(1, "Bash", command="cat config/app.yaml"),
+        _result(1, f"db:\n  password: {told[0]}"),
+        _call(2, "Bash", command=f"gh secret set DEPLOY --body {told[1]}"),
+        _result(2, "✓ Set Actions secret DEPLOY"),
+    ]
+    repeat = f"The db login is {told[0]} and DEPLOY is {told[1]}."
+    later = [claude_record("assistant", [{"type": "text", "text": repeat}], 5, "leak-spool")]
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    first.write_text("".join(json.dumps(line) + "\n" for line in shown), encoding="utf-8")
+    second.write_text(json.dumps(later[0]) + "\n", encoding="utf-8")  # a resumed session's file
+    ctx = make_ctx()
+    for transcript in (first, second):
+        with open_transcript(ctx, str(transcript), None, IngestOptions(mode="raw")) as opened:
+            assert opened.source is not None
+            spooled = spool(ctx, opened.source, opened.options)
+        assert spooled.path is not None
+        assert [value for value in told if value in spooled.path.read_text()] == []
+        assert [c.session.id for c in replay(ctx).stored] == ["leak-spool"]
+        assert sorted(followed_digests(ctx.db, "leak-spool").values()) == ["password", "secret"]
+    ctx.close()
+    assert [files_holding(home, value) for value in told] == [[]] * 2
+    assert files_holding(home, "login is [REDACTED:password] and DEPLOY is [REDACTED:secret].")
+
+
+def test_a_forgotten_session_s_transcript_is_not_spooled(
+    make_ctx: Callable[..., Context], home: Path, tmp_path: Path
+) -> None:
+    """Resumed after `sessions forget` (the transcript holds the forgotten conversation) and
+    met by a busy database, the hook wrote the whole transcript to the spool, where it
+    stayed until the next ingest or maintain passed over it."""
+    said = "the vendor contract renews at 41,500 a year"
+    lines = [claude_record("user", said, 0, "leak-gone")]
+    transcript = tmp_path / "gone.jsonl"
+    transcript.write_text(json.dumps(lines[0]) + "\n", encoding="utf-8")
+    ctx = make_ctx()
+    ingest(ctx, IngestRequest(transcript=str(transcript), mode="raw"))
+    forget_session(ctx, "leak-gone")
+    with open_transcript(ctx, str(transcript), None, IngestOptions(), whole=True) as opened:
+        assert opened.source is not None
+        spooled = spool(ctx, opened.source, opened.options)
+    ctx.close()
+    assert spooled.path is None and spooled.report.forgotten_at
+    assert files_holding(home, "41,500") == []
