@@ -7,20 +7,25 @@ of no known shape passed the scanner into the messages, recall and ``sessions sh
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from memctl.api.ingest import IngestRequest, ingest
 from memctl.context import Context
-from memctl.ingest.capture import IngestOptions, open_transcript
+from memctl.ingest.capture import CaptureReport, IngestOptions, open_transcript, scrubbed
+from memctl.ingest.parse import read_transcript
 from memctl.ingest.parse.common import (
     names_secret_file,
     tool_result_note,
     tool_use_note,
     withholds,
 )
+from memctl.ingest.source import Input
 from memctl.ingest.spool import replay, spool
 from memctl.ingest.tools import read_calls
 from memctl.maintain.forgetting import forget_session
@@ -446,3 +451,72 @@ def test_a_forgotten_session_s_transcript_is_not_spooled(
     ctx.close()
     assert spooled.path is None and spooled.report.forgotten_at
     assert files_holding(home, "41,500") == []
+
+
+SIGNING, DEPLOY = UNTOLD[0], "Orchid-Tide-3388"
+SHOWN = {"op read op://prod/db/signing": SIGNING, f"gh secret set DEPLOY --body {DEPLOY}": "✓"}
+REPEATED = f"SIGNING is {SIGNING} and DEPLOY is {DEPLOY}."
+
+
+def _opencode() -> str:
+    tools = [
+        {"type": "tool", "tool": "bash", "state": {"input": {"command": c}, "output": o}}
+        for c, o in SHOWN.items()
+    ]
+    said = [("user", [{"type": "text", "text": "Check the secrets."}]), ("assistant", tools)]
+    said.append(("assistant", [{"type": "text", "text": REPEATED}]))
+    messages = [{"info": {"role": role}, "parts": parts} for role, parts in said]
+    return json.dumps({"info": {"id": "ses_leak"}, "messages": messages})
+
+
+def _gemini() -> str:
+    calls = [
+        {
+            "name": "run_shell_command",
+            "args": {"command": command},
+            "result": [{"functionResponse": {"response": {"output": output}}}],
+        }
+        for command, output in SHOWN.items()
+    ]
+    messages = [
+        {"type": "user", "content": "Check the secrets."},
+        {"type": "gemini", "content": "", "toolCalls": calls},
+        {"type": "gemini", "content": REPEATED},
+    ]
+    return json.dumps({"sessionId": "g-leak", "messages": messages})
+
+
+def _specstory() -> str:
+    tools = "".join(
+        '<tool-use data-tool-type="shell" data-tool-name="Bash"><details>\n'
+        f"<summary>Tool use: **Bash**</summary>\nRun it\n\n`{command}`\n\n"
+        f"```text\n{output}\n```\n</details></tool-use>\n\n"
+        for command, output in SHOWN.items()
+    )
+    agent = "_**Agent (claude-opus-4-5-20251101 2026-01-29 16:2{}:38Z)**_\n\n"
+    return (
+        CLAUDE_V21.split("_**User", 1)[0]
+        + "_**User (2026-01-29 16:21:35Z)**_\n\nCheck the secrets.\n\n---\n\n"
+        + agent.format(1)
+        + tools
+        + "---\n\n"
+        + agent.format(2)
+        + REPEATED
+        + "\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("made", "name"), [(_opencode, "s.json"), (_gemini, "s.json"), (_specstory, "s.md")]
+)
+def test_a_value_a_call_stored_or_a_withheld_output_showed_is_hidden_in_every_client(
+    made: Callable[[], str], name: str
+) -> None:
+    """OpenCode, Gemini CLI and SpecStory write a call and its result together, with no id
+    to pair them by: what the call stored (`gh secret set --body V`) or a withheld output
+    showed (`op read`'s line) was not followed, and stored where the assistant repeated
+    it."""
+    transcript = read_transcript(Input(io.BytesIO(made().encode()), name), None)
+    said = [m.content for m in scrubbed(transcript, CaptureReport())]
+    assert said[-1] == "SIGNING is [REDACTED:secret] and DEPLOY is [REDACTED:secret]."
+    assert not [text for text in said if SIGNING in text or DEPLOY in text]

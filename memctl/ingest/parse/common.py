@@ -365,9 +365,29 @@ def called(tally: Tally, call_id: Any, name: str, arguments: Any) -> None:
             tally.subagent_calls.add(call_id)
         if withholds(arguments):
             tally.withheld_calls.add(call_id)
+    _taken_by_call(tally, arguments)
+
+
+def took(tally: Tally, arguments: Any, output: Any, note: str, withheld: bool) -> None:
+    """Into ``tally.taken``, the secrets a call's note and its result's ``note`` left out,
+    for a transcript that writes a call and its result together, with no id to pair them
+    by (OpenCode's tool part, Gemini CLI's ``toolCalls``, SpecStory's tool blocks): as
+    ``called`` and ``call_result_note`` do for the others; ``output`` None: no result."""
+    _taken_by_call(tally, arguments)
+    if output is not None:
+        _taken_by_result(tally, output, note, withheld)
+
+
+def _taken_by_call(tally: Tally, arguments: Any) -> None:
     detail = tool_detail(arguments)[:NOTE_SCAN]
     found = _found_values(detail) if has_label(detail) else {}  # a scan: only when it may find
     tally.taken |= found | _stored_values(detail)
+
+
+def _taken_by_result(tally: Tally, output: Any, note: str, withheld: bool) -> None:
+    if withheld or REDACTED_MARK in note:
+        text = (block_text(output) if not isinstance(output, str) else output)[:NOTE_SCAN]
+        tally.taken |= _withheld_values(text) if withheld else _found_values(text)
 
 
 def _stored_values(command: str) -> dict[str, str]:
@@ -467,9 +487,7 @@ def call_result_note(tally: Tally, call_id: Any, output: Any, is_error: bool = F
     call = result_call(tally, call_id)
     withheld = call in tally.withheld_calls
     note = tool_result_note(output, is_error, tally.calls.get(call, ""), withheld)
-    if withheld or REDACTED_MARK in note:
-        text = (block_text(output) if not isinstance(output, str) else output)[:NOTE_SCAN]
-        tally.taken |= _withheld_values(text) if withheld else _found_values(text)
+    _taken_by_result(tally, output, note, withheld)
     return note
 
 
