@@ -36,6 +36,7 @@ from memctl.ingest.capture import (
     CaptureReport,
     IngestOptions,
     first_message,
+    kept_path,
     new_scrubber,
     scrubbed,
     session_id_of,
@@ -86,7 +87,7 @@ def spool(ctx: Context, source: Input, options: IngestOptions) -> Spooled:
     kept = [_hidden(earlier, m, report) for m in [first, *messages]]
     tally = transcript.tally
     header = {
-        "source": source.name,
+        "source": kept_path(source.name),  # a folder named after a token: as stored
         "client": transcript.client,
         "title": safe_line(tally.title, TITLE_CHARS),  # as the store keeps it: no secret
         "started_at": tally.started_at,

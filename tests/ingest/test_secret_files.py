@@ -520,3 +520,25 @@ def test_a_value_a_call_stored_or_a_withheld_output_showed_is_hidden_in_every_cl
     said = [m.content for m in scrubbed(transcript, CaptureReport())]
     assert said[-1] == "SIGNING is [REDACTED:secret] and DEPLOY is [REDACTED:secret]."
     assert not [text for text in said if SIGNING in text or DEPLOY in text]
+
+
+def test_a_spooled_transcript_names_its_file_as_the_store_does(
+    make_ctx: Callable[..., Context], home: Path, tmp_path: Path
+) -> None:
+    """The spool's header named the transcript by its path as given: a folder named after
+    a token stood on disk until the next ingest or maintain, which stores it scrubbed."""
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    folder = tmp_path / f"work-{token}"
+    folder.mkdir()
+    transcript = folder / "t.jsonl"
+    said = claude_record("user", "hello there, first message", 0, "leak-path")
+    transcript.write_text(json.dumps(said) + "\n", encoding="utf-8")
+    ctx = make_ctx()
+    with open_transcript(ctx, str(transcript), None, IngestOptions(mode="raw")) as opened:
+        assert opened.source is not None
+        spooled = spool(ctx, opened.source, opened.options)
+    assert spooled.path is not None and token not in spooled.path.read_text()
+    (stored,) = replay(ctx).stored
+    assert stored.session.source == f"{folder.parent}/work-[REDACTED:github-token]/t.jsonl"
+    ctx.close()
+    assert files_holding(home, token) == []
