@@ -134,7 +134,7 @@ def ingest(ctx: Context, request: IngestRequest) -> IngestResult:
                 raise
             from memctl.ingest.spool import spool
 
-            spooled = spool(ctx, source, opened.options)
+            spooled = spool(ctx, source, opened.options, opened.inside)
             return IngestResult(spooled.report, log, spooled=spooled.path)
     result = IngestResult(report, log)
     if request.dry_run and captured is not None:

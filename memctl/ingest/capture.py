@@ -213,6 +213,7 @@ class Opened:
     options: IngestOptions
     tracked: Tracked | None = None
     after: int = 0
+    inside: str | None = None  # the block (``<private>``...) the last capture ended inside
 
     def close(self) -> None:
         if self.source is not None:
@@ -243,13 +244,13 @@ def open_transcript(
     stream = _open_file(str(path))
     key = os.path.abspath(str(path))
     mark = read_mark(ctx.db, key, known_forget_key(ctx.settings.home))
-    start, after, resumed = 0, 0, options
+    start, after, resumed, inside = 0, 0, options, None
     if mark is not None:
-        session_id, client, offset, digest, count = mark
+        session_id, client, offset, digest, count, block = mark
         size = os.fstat(stream.fileno()).st_size
         same = options.session_id in (None, session_id) and options.client in (None, client)
         if same and size >= offset and digest_before(stream.fileno(), offset) == digest:
-            start, after = offset, count
+            start, after, inside = offset, count, block
             resumed = replace(options, session_id=session_id, client=client)
     stream.seek(start)
     stop = None if chunk is None else line_end_after(stream.fileno(), start + max(chunk, 1))
@@ -259,10 +260,10 @@ def open_transcript(
     except InputError:
         if not start:
             raise
-        return Opened(None, resumed, tracked, after)  # nothing but blank lines since
+        return Opened(None, resumed, tracked, after, inside)  # nothing but blank lines since
     if stop is not None and shape_of(source) != "jsonl":
         tracked.stop = None  # one document: read whole
-    return Opened(source, resumed, tracked, after)
+    return Opened(source, resumed, tracked, after, inside)
 
 
 def pass_over(ctx: Context, opened: Opened) -> bool:
@@ -285,6 +286,7 @@ def pass_over(ctx: Context, opened: Opened) -> bool:
             digest,
             count,
             known_forget_key(ctx.settings.home),
+            opened.inside,  # no message read: still inside it
         )
     return True
 
@@ -506,7 +508,10 @@ def store_transcript(
     recent: deque[Message] = deque(maxlen=ctx.settings.select_messages)
     # a dry run reads the store but writes nothing, so it takes no write lock
     scrubber = new_scrubber(transcript, report)
+    key = known_forget_key(ctx.settings.home)
     with nullcontext() if dry_run else db.atomic():
+        if opened is not None and opened.inside is not None:
+            scrubber.inside(opened.inside)
         messages = scrubbed(transcript, report, scrubber)
         first = first_message(messages, transcript, name)
         session_id = session_id_of(options, transcript, name, first.content)
@@ -519,7 +524,7 @@ def store_transcript(
             for _ in messages:
                 pass
             if opened and opened.tracked and not dry_run:
-                _mark(db, opened.tracked, transcript, session, known_forget_key(ctx.settings.home))
+                _mark(db, opened.tracked, transcript, session, key, scrubber.left_open)
             report.session_id, report.scope = session_id, session.scope
             report.forgotten_at = session.forgotten_at
             return Captured(report, session, [])
@@ -555,7 +560,7 @@ def store_transcript(
                 session.title = stored_title(db, session_id)
             save_session(db, session)
             if opened and opened.tracked:
-                _mark(db, opened.tracked, transcript, session, known_forget_key(ctx.settings.home))
+                _mark(db, opened.tracked, transcript, session, key, scrubber.left_open)
         if report.messages_new and options.mode == "smart" and not dry_run:
             report.job_id = queue_distillation(db, session_id, transcript.tally.problems())
     tally = transcript.tally
@@ -572,17 +577,31 @@ def store_transcript(
 
 
 def _mark(
-    db: Database, tracked: Tracked, transcript: Transcript, session: Session, key: bytes | None
+    db: Database,
+    tracked: Tracked,
+    transcript: Transcript,
+    session: Session,
+    key: bytes | None,
+    inside: str | None,
 ) -> None:
     """Remember how far a file of JSON lines was read, when its last line was whole (a cut
-    last line, still being written: the mark stays where this read began)."""
+    last line, still being written: the mark stays where this read began), and the block
+    (``<private>``...) it ended ``inside``: the next capture reads on from there."""
     if transcript.shape != "jsonl":
         forget_read_mark(db, tracked.path, key)
     elif tracked.ends_line:
         digest = tracked.digest()
         count = session.message_count
         save_read_mark(
-            db, tracked.path, session.id, transcript.client, tracked.read_to, digest, count, key
+            db,
+            tracked.path,
+            session.id,
+            transcript.client,
+            tracked.read_to,
+            digest,
+            count,
+            key,
+            inside,
         )
 
 

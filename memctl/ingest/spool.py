@@ -69,11 +69,16 @@ class Spooled:
     report: CaptureReport
 
 
-def spool(ctx: Context, source: Input, options: IngestOptions) -> Spooled:
-    """Parse and scrub the transcript and write it to the spool."""
+def spool(
+    ctx: Context, source: Input, options: IngestOptions, inside: str | None = None
+) -> Spooled:
+    """Parse and scrub the transcript and write it to the spool (``inside``: the block,
+    ``<private>``..., the file's last capture ended inside, read on from there)."""
     transcript = read_transcript(source, options.client)
     report = CaptureReport(source=source.name)
     scrubber = new_scrubber(transcript, report)
+    if inside is not None:
+        scrubber.inside(inside)
     messages = scrubbed(transcript, report, scrubber)
     first = first_message(messages, transcript, source.name)
     session_id = session_id_of(options, transcript, source.name, first.content)

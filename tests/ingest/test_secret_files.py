@@ -542,3 +542,46 @@ def test_a_spooled_transcript_names_its_file_as_the_store_does(
     assert stored.session.source == f"{folder.parent}/work-[REDACTED:github-token]/t.jsonl"
     ctx.close()
     assert files_holding(home, token) == []
+
+
+def test_a_private_block_left_open_by_one_capture_hides_the_next_up_to_its_close(
+    make_ctx: Callable[..., Context], home: Path, tmp_path: Path
+) -> None:
+    """A `<private>` block runs on into the next messages up to its close, and capture
+    reads a transcript on from where it stopped (a Stop hook per turn, a big file a chunk
+    at a time): the next capture, a fresh scrubber, stored what the person typed before
+    the close, as did a spooled one."""
+    said = [
+        ("user", "Help me plan. <private>The target is Quokkaville Corp"),
+        ("assistant", "Go on."),
+        ("user", "at 41 million zorblax</private> now draft the migration plan"),
+        ("assistant", "Here is the migration plan."),
+        ("user", "Then <private>the board meets on the ninth, Plumtree"),
+        ("user", "and votes on the tenth</private> so draft the agenda."),
+        ("user", "Thanks, the agenda looks right."),
+    ]
+    lines = [claude_record(role, text, n, "leak-open") for n, (role, text) in enumerate(said)]
+    transcript = tmp_path / "open.jsonl"
+    ctx = make_ctx()
+    for part in (lines[:2], lines[2:5], lines[5:]):  # a capture per turn; the last spooled
+        with transcript.open("a") as file:
+            file.write("".join(json.dumps(line) + "\n" for line in part))
+        if part[0] is lines[5]:
+            with open_transcript(ctx, str(transcript), None, IngestOptions(mode="raw")) as opened:
+                assert opened.source is not None and opened.inside == "private"
+                spooled = spool(ctx, opened.source, opened.options, opened.inside)
+            assert spooled.path is not None and "the tenth" not in spooled.path.read_text()
+            replay(ctx)
+        else:
+            ingest(ctx, IngestRequest(transcript=str(transcript), mode="raw"))
+    stored = ctx.db.tuples("SELECT content FROM messages WHERE session_id = 'leak-open'")
+    ctx.close()
+    assert [text for (text,) in stored] == [
+        "Help me plan. [REDACTED]",
+        "now draft the migration plan",
+        "Here is the migration plan.",
+        "Then [REDACTED]",
+        "so draft the agenda.",
+        "Thanks, the agenda looks right.",
+    ]
+    assert [files_holding(home, w) for w in ("zorblax", "Quokkaville", "the tenth")] == [[]] * 3
