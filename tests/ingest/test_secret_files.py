@@ -17,6 +17,7 @@ import pytest
 
 from memctl.api.ingest import IngestRequest, ingest
 from memctl.context import Context
+from memctl.ingest import pending
 from memctl.ingest.capture import CaptureReport, IngestOptions, open_transcript, scrubbed
 from memctl.ingest.parse import read_transcript
 from memctl.ingest.parse.common import (
@@ -25,6 +26,7 @@ from memctl.ingest.parse.common import (
     tool_use_note,
     withholds,
 )
+from memctl.ingest.pending import capture_grown
 from memctl.ingest.source import Input
 from memctl.ingest.spool import replay, spool
 from memctl.ingest.tools import read_calls
@@ -585,3 +587,26 @@ def test_a_private_block_left_open_by_one_capture_hides_the_next_up_to_its_close
         "Thanks, the agenda looks right.",
     ]
     assert [files_holding(home, w) for w in ("zorblax", "Quokkaville", "the tenth")] == [[]] * 3
+
+
+def test_a_forgotten_session_s_transcript_left_pending_keeps_no_mark_once_read(
+    make_ctx: Callable[..., Context], home: Path, tmp_path: Path
+) -> None:
+    """A hook that hands a big transcript to the worker leaves it marked pending (its path,
+    directory and session id); the worker, finding the session forgotten, stored nothing
+    and recorded the mark as captured, where it stayed."""
+    folder = tmp_path / "acme-layoffs"
+    folder.mkdir()
+    transcript = folder / "gone.jsonl"
+    said = claude_record("user", "the layoffs start in march", 0, "leak-pending-gone")
+    transcript.write_text(json.dumps(said) + "\n", encoding="utf-8")
+    ctx = make_ctx()
+    ingest(ctx, IngestRequest(transcript=str(transcript), mode="raw"))
+    forget_session(ctx, "leak-pending-gone")
+    entry = pending.Pending(
+        str(transcript), "claude-code", "leak-pending-gone", str(folder), -1, 0.0
+    )
+    pending.remember(home, entry)
+    assert [done.forgotten for _, done in capture_grown(ctx, print)] == [True]
+    ctx.close()
+    assert files_holding(home, "acme-layoffs") == []
