@@ -21,6 +21,8 @@ from memctl.ingest import pending
 from memctl.ingest.capture import CaptureReport, IngestOptions, open_transcript, scrubbed
 from memctl.ingest.parse import read_transcript
 from memctl.ingest.parse.common import (
+    Tally,
+    called,
     names_secret_file,
     tool_result_note,
     tool_use_note,
@@ -610,3 +612,38 @@ def test_a_forgotten_session_s_transcript_left_pending_keeps_no_mark_once_read(
     assert [done.forgotten for _, done in capture_grown(ctx, print)] == [True]
     ctx.close()
     assert files_holding(home, "acme-layoffs") == []
+
+
+PATCHED = "*** Begin Patch\n*** Add File: app/.env\n+SIGNING={}\n*** Add File: src/a.py\n+B = 'x'\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments"),
+    [
+        ("Write", {"file_path": "/app/.env", "content": f"DEBUG=1\nSIGNING={SIGNING}\n"}),
+        (
+            "MultiEdit",
+            {"file_path": "/app/.env", "edits": [{"old_string": "A=1", "new_string": SIGNING}]},
+        ),
+        ("create", {"path": "/app/.env", "file_text": f"signing: {SIGNING}\n"}),  # Copilot's
+        ("apply_patch", {"input": PATCHED.format(SIGNING) + "*** End Patch"}),  # Codex's
+    ],
+)
+def test_a_value_written_into_a_credentials_file_is_followed(
+    name: str, arguments: dict[str, object]
+) -> None:
+    """A call writing a `.env` keeps its path in the note and no value; the value was not
+    followed, and stored where the assistant repeated it ("SIGNING is ...")."""
+    tally = Tally()
+    called(tally, "t1", name, arguments)
+    assert tally.taken.get(SIGNING) == "secret"
+    assert "'x'" not in tally.taken and "x" not in tally.taken  # another file's: not followed
+    lines = [
+        _call(1, name, **{k: v for k, v in arguments.items() if isinstance(v, str | list)}),
+        _result(1, "done"),
+        claude_record("assistant", [{"type": "text", "text": REPEATED}], 2, "leak-files"),
+    ]
+    doc = "".join(json.dumps(line) + "\n" for line in lines)
+    transcript = read_transcript(Input(io.BytesIO(doc.encode()), "s.jsonl"), None)
+    said = [m.content for m in scrubbed(transcript, CaptureReport())]
+    assert not [text for text in said if SIGNING in text]

@@ -127,11 +127,11 @@ def result_note(call: dict[str, Any], tally: Tally) -> str:
         output = SHELL_FIELDS.sub("", SHELL_OUTPUT.sub("", wrapped.group(1)))
     if is_subagent_call(name, call.get("args")):
         note = subagent_report(output, failed, name)
-        took(tally, call.get("args"), output, note, False)
+        took(tally, name, call.get("args"), output, note, False)
         return note
     withheld = withholds(call.get("args"))
     note = tool_result_note(output, failed, name, withheld)
-    took(tally, call.get("args"), output, note, withheld)
+    took(tally, name, call.get("args"), output, note, withheld)
     return note
 
 

@@ -62,6 +62,7 @@ def _tool(part: dict[str, Any], tally: Tally) -> str:
     note = _tool_note(part, state)
     took(
         tally,
+        str(part.get("tool") or ""),
         state.get("input"),
         state.get("error") or state.get("output"),
         note,

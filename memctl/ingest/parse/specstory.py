@@ -301,7 +301,7 @@ def _turn_messages(turn: Turn, tally: Tally) -> Iterator[Parsed]:
         output = _output(part)
         withheld = withholds(arguments)  # a credentials file's, memctl's answer: no line
         note = "" if output is None else tool_result_note(output, False, _tool_name(part), withheld)
-        took(tally, arguments, output, note, withheld)
+        took(tally, name, arguments, output, note, withheld)
         if output is not None:
             found += _message(turn.role, said, created)
             found.append(Parsed(Role.TOOL, note, created))
