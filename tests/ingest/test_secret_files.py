@@ -614,6 +614,7 @@ def test_a_forgotten_session_s_transcript_left_pending_keeps_no_mark_once_read(
     assert files_holding(home, "acme-layoffs") == []
 
 
+HEREDOC_A = "cat > src/a.py <<'EOF'\nB = 'x'\nEOF"
 PATCHED = "*** Begin Patch\n*** Add File: app/.env\n+SIGNING={}\n*** Add File: src/a.py\n+B = 'x'\n"
 
 
@@ -627,6 +628,7 @@ PATCHED = "*** Begin Patch\n*** Add File: app/.env\n+SIGNING={}\n*** Add File: s
         ),
         ("create", {"path": "/app/.env", "file_text": f"signing: {SIGNING}\n"}),  # Copilot's
         ("apply_patch", {"input": PATCHED.format(SIGNING) + "*** End Patch"}),  # Codex's
+        ("Bash", {"command": f"cat > app/.env <<EOF\nSIGNING={SIGNING}\nEOF\n" + HEREDOC_A}),
     ],
 )
 def test_a_value_written_into_a_credentials_file_is_followed(

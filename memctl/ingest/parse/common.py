@@ -392,7 +392,7 @@ def _taken_by_call(tally: Tally, name: str, arguments: Any) -> None:
 def _secret_written(name: str, arguments: Any) -> str:
     """What a call writes into a credentials file (a ``.env``'s lines, a kubeconfig's),
     which its note leaves out as a read's result is left out: a file tool's new text, a
-    patch's lines added to such a file."""
+    patch's lines added to such a file, a command's heredoc into one."""
     patch = _patch_of(name, arguments)
     if patch:
         return _added(patch, secret=True)
@@ -400,11 +400,11 @@ def _secret_written(name: str, arguments: Any) -> str:
         return ""
     edits = arguments.get("edits")
     written = [
-        next((e[k] for k in SECRET_WRITTEN_KEYS if isinstance(e.get(k), str)), "")
+        next((e[k] for k in SECRET_WRITTEN_KEYS if isinstance(e.get(k), str)), "")[:NOTE_SCAN]
         for e in (edits if isinstance(edits, list) else [arguments])
         if isinstance(e, dict)
     ]
-    return "\n".join(w[:NOTE_SCAN] for w in written)
+    return "\n".join(written) if any(written) else _secret_heredocs(tool_detail(arguments))
 
 
 def _taken_by_result(tally: Tally, output: Any, note: str, withheld: bool) -> None:
@@ -468,6 +468,23 @@ def names_secret_file(arguments: Any) -> bool:
 def _one_word(text: str) -> bool:
     """A path or a glob: one word, no longer than a path may be."""
     return len(text) <= PATH_MAX and len(text.split()) == 1
+
+
+def _secret_heredocs(command: str) -> str:
+    """The bodies of a command's heredocs whose opening line names a credentials file
+    (``cat > .env <<EOF``)."""
+    lines, ends, kept = [], "", False
+    for line in command[:NOTE_SCAN].splitlines():
+        if ends:
+            if line.strip() == ends:
+                ends = ""
+            elif kept:
+                lines.append(line)
+            continue
+        opened = HEREDOC.search(line)
+        ends = opened.group(2) if opened else ""
+        kept = bool(ends) and bool(SECRET_FILE.search(line))
+    return "\n".join(lines)
 
 
 def _command_lines(command: str) -> list[str]:
