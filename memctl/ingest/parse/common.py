@@ -6,6 +6,7 @@ import json
 import re
 import textwrap
 from collections import Counter, deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -470,39 +471,33 @@ def _one_word(text: str) -> bool:
     return len(text) <= PATH_MAX and len(text.split()) == 1
 
 
-def _secret_heredocs(command: str) -> str:
-    """The bodies of a command's heredocs whose opening line names a credentials file
-    (``cat > .env <<EOF``)."""
-    lines, ends, kept = [], "", False
-    for line in command[:NOTE_SCAN].splitlines():
-        if ends:
-            if line.strip() == ends:
-                ends = ""
-            elif kept:
-                lines.append(line)
-            continue
-        opened = HEREDOC.search(line)
-        ends = opened.group(2) if opened else ""
-        kept = bool(ends) and bool(SECRET_FILE.search(line))
-    return "\n".join(lines)
-
-
 def _command_lines(command: str) -> list[str]:
     """The lines of a command (its first ``NOTE_SCAN`` characters) but its heredocs'
     bodies, unless a shell reads the body (``runs_shell``: ``bash <<EOF`` / ``op read``)."""
-    lines, ends, shell = [], "", False
+    return [line for line, opening in _heredoc_lines(command) if not opening or runs_shell(opening)]
+
+
+def _secret_heredocs(command: str) -> str:
+    """The bodies of a command's heredocs whose opening line names a credentials file
+    (``cat > .env <<EOF``)."""
+    lines = _heredoc_lines(command)
+    return "\n".join(line for line, opening in lines if opening and SECRET_FILE.search(opening))
+
+
+def _heredoc_lines(command: str) -> Iterator[tuple[str, str]]:
+    """Each line of a command (its first ``NOTE_SCAN`` characters) but a heredoc's closing
+    one, with the line that opened the heredoc whose body it is ('' for none)."""
+    ends, opening = "", ""
     for line in command[:NOTE_SCAN].splitlines():
         if ends:
             if line.strip() == ends:
                 ends = ""
-            elif shell:
-                lines.append(line)
+            else:
+                yield line, opening
             continue
-        lines.append(line)
+        yield line, ""
         opened = HEREDOC.search(line)
-        ends = opened.group(2) if opened else ""
-        shell = bool(ends) and runs_shell(line)
-    return lines
+        ends, opening = (opened.group(2), line) if opened else ("", "")
 
 
 def result_call(tally: Tally, call_id: Any) -> str:
