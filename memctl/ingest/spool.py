@@ -54,6 +54,10 @@ from memctl.store.sessions import add_followed_digests, followed_digests, sessio
 SPOOL_DIR = "spool"
 SUFFIX = ".jsonl"
 FAILED = ".failed"
+# How long the spool waits to read the busy store: not at all. A reader of a WAL store waits
+# for no writer; one that would wait (a store being opened or migrated) would add to the
+# hook's own ``ingest.lock_wait_ms`` already spent.
+READ_WAIT_MS = 0
 
 
 def spool_dir(ctx: Context) -> Path:
@@ -125,10 +129,10 @@ def spool(
 
 def _stored(ctx: Context, session_id: str) -> tuple[Session | None, Followed | None]:
     """The session as the store keeps it, and the secrets its earlier captures hid (by
-    keyed digest), when the busy database can be read within the hook's wait; else none."""
+    keyed digest), when the busy database can be read at once; else none."""
     key = known_forget_key(ctx.settings.home)
     try:
-        with ctx.lock_wait(ctx.settings.ingest_lock_wait_ms):
+        with ctx.lock_wait(READ_WAIT_MS):
             stored = session_known_as(ctx.db, session_id, key)
             kinds = followed_digests(ctx.db, stored.id) if stored and key else {}
     except DatabaseBusyError:
