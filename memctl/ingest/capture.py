@@ -360,17 +360,31 @@ def _kept(scrubbed: Iterator[tuple[str, Parsed]], report: CaptureReport) -> Iter
         yield Parsed(parsed.role, text.strip(), parsed.created_at)
 
 
+def followed_before(db: Database, key: bytes | None, session_id: str) -> Followed | None:
+    """The secrets earlier captures of the session hid where they were repeated
+    (``memories.followed``), by keyed digest; None when there are none."""
+    kinds = followed_digests(db, session_id) if key is not None else {}
+    return Followed(key, kinds) if key is not None and kinds else None
+
+
 def hidden_as_before(
-    ctx: Context, session_id: str, parsed: Iterator[Parsed], counts: Counter[str]
+    earlier: Followed | None, parsed: Iterator[Parsed], counts: Counter[str]
 ) -> Iterator[Parsed]:
-    """The messages with each secret an earlier capture of the session hid where it was
-    repeated (``memories.followed``) hidden too, counted in ``counts``."""
-    key = known_forget_key(ctx.settings.home)
-    kinds = followed_digests(ctx.db, session_id) if key is not None else {}
-    if key is None or not kinds:
+    """The messages with each secret an earlier capture of the session hid (``earlier``)
+    hidden too, counted in ``counts``."""
+    if earlier is None:
         return parsed
-    followed = Followed(key, kinds)
-    return (replace(p, content=followed.hide(p.content, counts)) for p in parsed)
+    return (replace(p, content=earlier.hide(p.content, counts)) for p in parsed)
+
+
+def hidden_title(
+    title: str, scrubber: Scrubber[Parsed], earlier: Followed | None, counts: Counter[str]
+) -> str:
+    """A transcript's own title (the client's summary of the conversation, which may name
+    a value the conversation hid: "Rotated SIGNING to ...") with each secret the messages'
+    scrubber followed, and each an earlier capture hid, hidden too."""
+    title = scrubber.hidden(title)
+    return earlier.hide(title, counts) if earlier is not None else title
 
 
 def keep_followed(ctx: Context, session_id: str, values: dict[str, str]) -> None:
@@ -537,15 +551,15 @@ def store_transcript(
         known = _Known(
             message_hashes(db, session_id, after), lambda: known_forget_key(ctx.settings.home)
         )
-        parsed = hidden_as_before(
-            ctx, session_id, chain([first], messages), report.redactions.secrets
-        )
+        earlier = followed_before(db, key, session_id)
+        parsed = hidden_as_before(earlier, chain([first], messages), report.redactions.secrets)
         for message in _new_messages(db, parsed, known, session, write=not dry_run):
             report.messages_new += 1
             recent.append(message)
         if not dry_run:
             keep_followed(ctx, session_id, scrubber.followed)
         _update_session(session, options, transcript, name)
+        session.title = hidden_title(session.title, scrubber, earlier, report.redactions.secrets)
         if stored is None and cwd is None and transcript.tally.cwd and not options.scope:
             # its directory named further on (a Cursor transcript's tool paths): its project
             session.scope = session_scope(ctx, None, transcript.tally.cwd)

@@ -22,7 +22,8 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,9 @@ from memctl.ingest.capture import (
     CaptureReport,
     IngestOptions,
     first_message,
+    followed_before,
+    hidden_as_before,
+    hidden_title,
     kept_path,
     new_scrubber,
     scrubbed,
@@ -43,13 +47,12 @@ from memctl.ingest.capture import (
     store_transcript,
 )
 from memctl.ingest.parse import read_transcript
-from memctl.ingest.parse.common import Parsed
 from memctl.ingest.source import Input
 from memctl.memories.followed import Followed, digests
 from memctl.memories.operations import resolve_scope
 from memctl.memories.privacy import safe_line
 from memctl.model import Session
-from memctl.store.sessions import add_followed_digests, followed_digests, session_known_as
+from memctl.store.sessions import add_followed_digests, session_known_as
 
 SPOOL_DIR = "spool"
 SUFFIX = ".jsonl"
@@ -93,12 +96,14 @@ def spool(
         report.session_id, report.client, report.scope = session_id, stored.client, stored.scope
         report.forgotten_at = stored.forgotten_at
         return Spooled(None, report)
-    kept = [_hidden(earlier, m, report) for m in [first, *messages]]
+    counts = report.redactions.secrets
+    kept = list(hidden_as_before(earlier, chain([first], messages), counts))
     tally = transcript.tally
+    title = hidden_title(safe_line(tally.title, TITLE_CHARS), scrubber, earlier, counts)
     header = {
         "source": kept_path(source.name),  # a folder named after a token: as stored
         "client": transcript.client,
-        "title": safe_line(tally.title, TITLE_CHARS),  # as the store keeps it: no secret
+        "title": title,  # as the store keeps it: no secret
         "started_at": tally.started_at,
         "options": asdict(
             IngestOptions(
@@ -134,16 +139,9 @@ def _stored(ctx: Context, session_id: str) -> tuple[Session | None, Followed | N
     try:
         with ctx.lock_wait(READ_WAIT_MS):
             stored = session_known_as(ctx.db, session_id, key)
-            kinds = followed_digests(ctx.db, stored.id) if stored and key else {}
+            return stored, followed_before(ctx.db, key, stored.id) if stored else None
     except DatabaseBusyError:
         return None, None
-    return stored, Followed(key, kinds) if key and kinds else None
-
-
-def _hidden(earlier: Followed | None, message: Parsed, report: CaptureReport) -> Parsed:
-    if earlier is None:
-        return message
-    return replace(message, content=earlier.hide(message.content, report.redactions.secrets))
 
 
 @dataclass

@@ -196,6 +196,11 @@ class Scrubber(Generic[T]):
             yield self._finish(*self._held.popleft())
         self._hiding = None
 
+    def hidden(self, text: str) -> str:
+        """``text``, said apart from the parts (a conversation's title), with each secret
+        the parts so far held hidden where it repeats one bare."""
+        return self._hide_repeats(text)
+
     def inside(self, block: str) -> None:
         """Begin inside the block named ``block`` (``privacy.BLOCK_NAMES``), which an
         earlier part of the conversation, scrubbed by another scrubber, left open: every

@@ -649,3 +649,32 @@ def test_a_value_written_into_a_credentials_file_is_followed(
     transcript = read_transcript(Input(io.BytesIO(doc.encode()), "s.jsonl"), None)
     said = [m.content for m in scrubbed(transcript, CaptureReport())]
     assert not [text for text in said if SIGNING in text]
+
+
+def test_a_transcript_s_title_hides_what_its_conversation_hid(
+    make_ctx: Callable[..., Context], home: Path, tmp_path: Path
+) -> None:
+    """A client's own title is its summary of the conversation ("Rotated SIGNING to V"): it
+    named a value the messages hid (an `op read`'s output), in this capture or an earlier
+    one, and the session kept it as its title."""
+    first = {**claude_record("user", "Rotate the signing secret.", 0, "leak-title"), "uuid": "u1"}
+    lines = [first, _call(1, "Bash", command="op read op://prod/signing"), _result(1, SIGNING)]
+    later = {**claude_record("user", "Once more.", 5, "leak-title"), "uuid": "u5"}
+    transcript = tmp_path / "title.jsonl"
+    ctx = make_ctx()
+    titles = []
+    for part, leaf, said in (
+        (lines, "u1", f"Rotated SIGNING to {SIGNING}"),  # hidden in this capture
+        ([later], "u5", f"{SIGNING} rotated again"),  # hidden in an earlier one
+    ):
+        summary = {"type": "summary", "summary": said, "leafUuid": leaf}
+        with transcript.open("a") as file:
+            file.write("".join(json.dumps(line) + "\n" for line in [*part, summary]))
+        ingest(ctx, IngestRequest(transcript=str(transcript), mode="raw"))
+        titles.append(ctx.db.value("SELECT title FROM sessions WHERE id = 'leak-title'"))
+    ctx.close()
+    assert titles == [
+        "Rotated SIGNING to [REDACTED:secret]",
+        "[REDACTED:secret] rotated again",
+    ]
+    assert files_holding(home, SIGNING) == []
