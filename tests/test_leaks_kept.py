@@ -287,7 +287,17 @@ def test_the_hooks_pending_mark_goes_with_a_forgotten_session_and_a_redacted_val
     prompt = {"session_id": "cc-forgotten", "cwd": str(where), "prompt": "staging host?"}
     asked = run_cli("hook", "claude-code", "UserPromptSubmit", input=json.dumps(prompt))
     assert "staging host is blue" not in asked.stdout, asked.stderr  # given at its start
+    ended = {**ended, "transcript_path": str(where / "t.jsonl"), "cwd": str(where)}
+    _ok(
+        "-c",
+        "ingest.spawn_worker=false",
+        "hook",
+        "claude-code",
+        "SessionEnd",
+        input=json.dumps(ended),
+    )  # its capture stores nothing, and marks nothing pending
     assert not [f for f in _files_holding(home, "cc-forgotten") if f.startswith("hooks/")]
+    assert _files_holding(home, "quokkaville") == []
     said = _ok("redact", token)
     assert "1 pending transcript mark removed" in said
     assert _files_holding(home, token) == []

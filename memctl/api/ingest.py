@@ -134,8 +134,8 @@ def ingest(ctx: Context, request: IngestRequest) -> IngestResult:
                 raise
             from memctl.ingest.spool import spool
 
-            path = spool(ctx, source, opened.options)
-            return IngestResult(CaptureReport(source=source.name), log, spooled=path)
+            spooled = spool(ctx, source, opened.options, opened.inside)
+            return IngestResult(spooled.report, log, spooled=spooled.path)
     result = IngestResult(report, log)
     if request.dry_run and captured is not None:
         from memctl.ingest.pipeline import preview
@@ -169,10 +169,10 @@ def _busy_before_reading(
     with open_transcript(ctx, request.transcript, request.stdin, options, whole=True) as opened:
         assert opened.source is not None
         try:
-            path = spool(ctx, opened.source, opened.options)
+            spooled = spool(ctx, opened.source, opened.options)
         except DatabaseBusyError:
             return left
-    return IngestResult(CaptureReport(source=opened.source.name), log, spooled=path)
+    return IngestResult(spooled.report, log, spooled=spooled.path)
 
 
 def _capture(ctx: Context, opened: Opened, request: IngestRequest) -> Captured | None:

@@ -213,6 +213,7 @@ class Opened:
     options: IngestOptions
     tracked: Tracked | None = None
     after: int = 0
+    inside: str | None = None  # the block (``<private>``...) the last capture ended inside
 
     def close(self) -> None:
         if self.source is not None:
@@ -243,13 +244,13 @@ def open_transcript(
     stream = _open_file(str(path))
     key = os.path.abspath(str(path))
     mark = read_mark(ctx.db, key, known_forget_key(ctx.settings.home))
-    start, after, resumed = 0, 0, options
+    start, after, resumed, inside = 0, 0, options, None
     if mark is not None:
-        session_id, client, offset, digest, count = mark
+        session_id, client, offset, digest, count, block = mark
         size = os.fstat(stream.fileno()).st_size
         same = options.session_id in (None, session_id) and options.client in (None, client)
         if same and size >= offset and digest_before(stream.fileno(), offset) == digest:
-            start, after = offset, count
+            start, after, inside = offset, count, block
             resumed = replace(options, session_id=session_id, client=client)
     stream.seek(start)
     stop = None if chunk is None else line_end_after(stream.fileno(), start + max(chunk, 1))
@@ -259,10 +260,10 @@ def open_transcript(
     except InputError:
         if not start:
             raise
-        return Opened(None, resumed, tracked, after)  # nothing but blank lines since
+        return Opened(None, resumed, tracked, after, inside)  # nothing but blank lines since
     if stop is not None and shape_of(source) != "jsonl":
         tracked.stop = None  # one document: read whole
-    return Opened(source, resumed, tracked, after)
+    return Opened(source, resumed, tracked, after, inside)
 
 
 def pass_over(ctx: Context, opened: Opened) -> bool:
@@ -285,6 +286,7 @@ def pass_over(ctx: Context, opened: Opened) -> bool:
             digest,
             count,
             known_forget_key(ctx.settings.home),
+            opened.inside,  # no message read: still inside it
         )
     return True
 
@@ -358,17 +360,31 @@ def _kept(scrubbed: Iterator[tuple[str, Parsed]], report: CaptureReport) -> Iter
         yield Parsed(parsed.role, text.strip(), parsed.created_at)
 
 
+def followed_before(db: Database, key: bytes | None, session_id: str) -> Followed | None:
+    """The secrets earlier captures of the session hid where they were repeated
+    (``memories.followed``), by keyed digest; None when there are none."""
+    kinds = followed_digests(db, session_id) if key is not None else {}
+    return Followed(key, kinds) if key is not None and kinds else None
+
+
 def hidden_as_before(
-    ctx: Context, session_id: str, parsed: Iterator[Parsed], counts: Counter[str]
+    earlier: Followed | None, parsed: Iterator[Parsed], counts: Counter[str]
 ) -> Iterator[Parsed]:
-    """The messages with each secret an earlier capture of the session hid where it was
-    repeated (``memories.followed``) hidden too, counted in ``counts``."""
-    key = known_forget_key(ctx.settings.home)
-    kinds = followed_digests(ctx.db, session_id) if key is not None else {}
-    if key is None or not kinds:
+    """The messages with each secret an earlier capture of the session hid (``earlier``)
+    hidden too, counted in ``counts``."""
+    if earlier is None:
         return parsed
-    followed = Followed(key, kinds)
-    return (replace(p, content=followed.hide(p.content, counts)) for p in parsed)
+    return (replace(p, content=earlier.hide(p.content, counts)) for p in parsed)
+
+
+def hidden_title(
+    title: str, scrubber: Scrubber[Parsed], earlier: Followed | None, counts: Counter[str]
+) -> str:
+    """A transcript's own title (the client's summary of the conversation, which may name
+    a value the conversation hid: "Rotated SIGNING to ...") with each secret the messages'
+    scrubber followed, and each an earlier capture hid, hidden too."""
+    title = scrubber.hidden(title)
+    return earlier.hide(title, counts) if earlier is not None else title
 
 
 def keep_followed(ctx: Context, session_id: str, values: dict[str, str]) -> None:
@@ -506,7 +522,10 @@ def store_transcript(
     recent: deque[Message] = deque(maxlen=ctx.settings.select_messages)
     # a dry run reads the store but writes nothing, so it takes no write lock
     scrubber = new_scrubber(transcript, report)
+    key = known_forget_key(ctx.settings.home)
     with nullcontext() if dry_run else db.atomic():
+        if opened is not None and opened.inside is not None:
+            scrubber.inside(opened.inside)
         messages = scrubbed(transcript, report, scrubber)
         first = first_message(messages, transcript, name)
         session_id = session_id_of(options, transcript, name, first.content)
@@ -519,7 +538,7 @@ def store_transcript(
             for _ in messages:
                 pass
             if opened and opened.tracked and not dry_run:
-                _mark(db, opened.tracked, transcript, session, known_forget_key(ctx.settings.home))
+                _mark(db, opened.tracked, transcript, session, key, scrubber.left_open)
             report.session_id, report.scope = session_id, session.scope
             report.forgotten_at = session.forgotten_at
             return Captured(report, session, [])
@@ -532,15 +551,15 @@ def store_transcript(
         known = _Known(
             message_hashes(db, session_id, after), lambda: known_forget_key(ctx.settings.home)
         )
-        parsed = hidden_as_before(
-            ctx, session_id, chain([first], messages), report.redactions.secrets
-        )
+        earlier = followed_before(db, key, session_id)
+        parsed = hidden_as_before(earlier, chain([first], messages), report.redactions.secrets)
         for message in _new_messages(db, parsed, known, session, write=not dry_run):
             report.messages_new += 1
             recent.append(message)
         if not dry_run:
             keep_followed(ctx, session_id, scrubber.followed)
         _update_session(session, options, transcript, name)
+        session.title = hidden_title(session.title, scrubber, earlier, report.redactions.secrets)
         if stored is None and cwd is None and transcript.tally.cwd and not options.scope:
             # its directory named further on (a Cursor transcript's tool paths): its project
             session.scope = session_scope(ctx, None, transcript.tally.cwd)
@@ -555,7 +574,7 @@ def store_transcript(
                 session.title = stored_title(db, session_id)
             save_session(db, session)
             if opened and opened.tracked:
-                _mark(db, opened.tracked, transcript, session, known_forget_key(ctx.settings.home))
+                _mark(db, opened.tracked, transcript, session, key, scrubber.left_open)
         if report.messages_new and options.mode == "smart" and not dry_run:
             report.job_id = queue_distillation(db, session_id, transcript.tally.problems())
     tally = transcript.tally
@@ -572,17 +591,31 @@ def store_transcript(
 
 
 def _mark(
-    db: Database, tracked: Tracked, transcript: Transcript, session: Session, key: bytes | None
+    db: Database,
+    tracked: Tracked,
+    transcript: Transcript,
+    session: Session,
+    key: bytes | None,
+    inside: str | None,
 ) -> None:
     """Remember how far a file of JSON lines was read, when its last line was whole (a cut
-    last line, still being written: the mark stays where this read began)."""
+    last line, still being written: the mark stays where this read began), and the block
+    (``<private>``...) it ended ``inside``: the next capture reads on from there."""
     if transcript.shape != "jsonl":
         forget_read_mark(db, tracked.path, key)
     elif tracked.ends_line:
         digest = tracked.digest()
         count = session.message_count
         save_read_mark(
-            db, tracked.path, session.id, transcript.client, tracked.read_to, digest, count, key
+            db,
+            tracked.path,
+            session.id,
+            transcript.client,
+            tracked.read_to,
+            digest,
+            count,
+            key,
+            inside,
         )
 
 

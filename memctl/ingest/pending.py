@@ -219,6 +219,7 @@ class Chunked:
     chunks: int = 0
     messages_new: int = 0
     jobs: int = 0
+    forgotten: bool = False  # its session was forgotten: nothing is stored of it again
 
 
 def capture_in_chunks(
@@ -239,6 +240,7 @@ def capture_in_chunks(
                     raise
             else:
                 done.session_id = found.session_id
+                done.forgotten = found.forgotten_at is not None
                 done.messages_new += found.messages_new
                 done.jobs += found.job_id is not None
             done.chunks += 1
@@ -268,7 +270,10 @@ def capture_entry(ctx: Context, entry: Pending) -> Chunked | None:
             here = settings is ctx.settings
             there = ctx if here else stack.enter_context(ctx.elsewhere(settings))
             done = capture_in_chunks(there, entry.path, options)
-        remember(home, replace(entry, size=size))
+        if done.forgotten:  # its path, directory and id, which the forget took out
+            forget(home, entry.path)
+        else:
+            remember(home, replace(entry, size=size))
     return done
 
 

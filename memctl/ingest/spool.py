@@ -9,6 +9,12 @@ exits 0. The next ingest or maintain stores every spooled transcript through
 the same capture path (so a session spooled twice, or also ingested
 directly, adds each message once) and then deletes the file. A spooled file
 that cannot be stored at all is renamed ``*.failed`` and kept.
+
+The spooled text holds no more than the store would: a secret an earlier capture of the
+session hid is hidden where it is repeated (the session's keyed digests, read when the busy
+database can still be read), and a forgotten session's transcript is not written at all.
+The header's ``followed`` keeps the keyed digests of the secrets this capture hid, which
+storing it keeps for the session's next capture (its text holds only their marks).
 """
 
 from __future__ import annotations
@@ -17,10 +23,11 @@ import json
 import os
 import time
 from dataclasses import asdict, dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from memctl.config.files import private_dir, write_private
+from memctl.config.files import forget_key, known_forget_key, private_dir, write_private
 from memctl.config.safe_load import json_value
 from memctl.context import Context
 from memctl.errors import DatabaseBusyError, InputError, UsageError
@@ -30,46 +37,87 @@ from memctl.ingest.capture import (
     CaptureReport,
     IngestOptions,
     first_message,
+    followed_before,
+    hidden_as_before,
+    hidden_title,
+    kept_path,
+    new_scrubber,
     scrubbed,
     session_id_of,
     store_transcript,
 )
 from memctl.ingest.parse import read_transcript
 from memctl.ingest.source import Input
+from memctl.memories.followed import Followed, digests
 from memctl.memories.operations import resolve_scope
 from memctl.memories.privacy import safe_line
+from memctl.model import Session
+from memctl.store.sessions import add_followed_digests, session_known_as
 
 SPOOL_DIR = "spool"
 SUFFIX = ".jsonl"
 FAILED = ".failed"
+# How long the spool waits to read the busy store: not at all. A reader of a WAL store waits
+# for no writer; one that would wait (a store being opened or migrated) would add to the
+# hook's own ``ingest.lock_wait_ms`` already spent.
+READ_WAIT_MS = 0
 
 
 def spool_dir(ctx: Context) -> Path:
     return ctx.settings.home / SPOOL_DIR
 
 
-def spool(ctx: Context, source: Input, options: IngestOptions) -> Path:
-    """Parse and scrub the transcript and write it to the spool; the file's path."""
+@dataclass
+class Spooled:
+    """What spooling did: the file written, or for a forgotten session, nothing written
+    and the report that says so."""
+
+    path: Path | None
+    report: CaptureReport
+
+
+def spool(
+    ctx: Context, source: Input, options: IngestOptions, inside: str | None = None
+) -> Spooled:
+    """Parse and scrub the transcript and write it to the spool (``inside``: the block,
+    ``<private>``..., the file's last capture ended inside, read on from there)."""
     transcript = read_transcript(source, options.client)
-    messages = scrubbed(transcript, CaptureReport())
+    report = CaptureReport(source=source.name)
+    scrubber = new_scrubber(transcript, report)
+    if inside is not None:
+        scrubber.inside(inside)
+    messages = scrubbed(transcript, report, scrubber)
     first = first_message(messages, transcript, source.name)
-    kept = [first, *messages]
+    session_id = session_id_of(options, transcript, source.name, first.content)
+    stored, earlier = _stored(ctx, session_id)
+    if stored is not None and stored.forgotten_at:  # never stored again: nothing to keep
+        for _ in messages:
+            pass
+        report.session_id, report.client, report.scope = session_id, stored.client, stored.scope
+        report.forgotten_at = stored.forgotten_at
+        return Spooled(None, report)
+    counts = report.redactions.secrets
+    kept = list(hidden_as_before(earlier, chain([first], messages), counts))
     tally = transcript.tally
+    title = hidden_title(safe_line(tally.title, TITLE_CHARS), scrubber, earlier, counts)
     header = {
-        "source": source.name,
+        "source": kept_path(source.name),  # a folder named after a token: as stored
         "client": transcript.client,
-        "title": safe_line(tally.title, TITLE_CHARS),  # as the store keeps it: no secret
+        "title": title,  # as the store keeps it: no secret
         "started_at": tally.started_at,
         "options": asdict(
             IngestOptions(
                 client=transcript.client,
-                session_id=session_id_of(options, transcript, source.name, first.content),
+                session_id=session_id,
                 agent_id=options.agent_id,
                 scope=resolve_scope(ctx, options.scope),
                 tags=options.tags,
                 mode=options.mode,
             )
         ),
+        "followed": digests(forget_key(ctx.settings.home), scrubber.followed)
+        if scrubber.followed
+        else {},
     }
     lines = [json.dumps(header, ensure_ascii=False)] + [
         json.dumps(
@@ -81,7 +129,19 @@ def spool(ctx: Context, source: Input, options: IngestOptions) -> Path:
     directory = private_dir(spool_dir(ctx))
     path = directory / f"{time.time_ns()}-{os.getpid()}{SUFFIX}"
     write_private(path, "\n".join(lines) + "\n")
-    return path
+    return Spooled(path, report)
+
+
+def _stored(ctx: Context, session_id: str) -> tuple[Session | None, Followed | None]:
+    """The session as the store keeps it, and the secrets its earlier captures hid (by
+    keyed digest), when the busy database can be read at once; else none."""
+    key = known_forget_key(ctx.settings.home)
+    try:
+        with ctx.lock_wait(READ_WAIT_MS):
+            stored = session_known_as(ctx.db, session_id, key)
+            return stored, followed_before(ctx.db, key, stored.id) if stored else None
+    except DatabaseBusyError:
+        return None, None
 
 
 @dataclass
@@ -126,7 +186,12 @@ def _store(ctx: Context, path: Path) -> Captured:
         transcript.client = str(header["client"])
         transcript.tally.title = str(header["title"] or "")
         transcript.tally.started_at = header["started_at"]
-        return store_transcript(ctx, transcript, str(header["source"]), options)
+        followed = {str(d): str(k) for d, k in dict(header.get("followed") or {}).items()}
+        with ctx.db.atomic():  # the digests with the messages, or neither
+            captured = store_transcript(ctx, transcript, str(header["source"]), options)
+            if followed and not captured.report.forgotten_at:
+                add_followed_digests(ctx.db, captured.session.id, followed)
+        return captured
 
 
 def _kept(folder: Path) -> list[Path]:

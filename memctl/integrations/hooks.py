@@ -318,7 +318,7 @@ def _capture_file(settings: Any, client: str, path: str, session_id: str | None)
         if not mine:  # another process is capturing it, and records it when done
             return
         try:
-            deferred = _ingest(settings, client, path, None, session_id, INLINE_BYTES).deferred
+            result = _ingest(settings, client, path, None, session_id, INLINE_BYTES)
         except Exception as exc:  # the mark stays, saying why, for doctor and the next try
             from memctl.memories.privacy import safe_line
 
@@ -326,7 +326,10 @@ def _capture_file(settings: Any, client: str, path: str, session_id: str | None)
             with contextlib.suppress(OSError):
                 pending.remember(settings.home, dataclasses.replace(entry, error=why))
             raise
-        if not deferred:
+        deferred = result.deferred
+        if result.report.forgotten_at:  # resumed: its path, directory and id, taken out
+            pending.forget(settings.home, path)
+        elif not deferred:
             pending.remember(settings.home, dataclasses.replace(entry, size=size))
     if deferred and settings.ingest_spawn_worker:
         from memctl.maintain.spawn import spawn

@@ -144,14 +144,18 @@ def add_started(home: Path, process: str, session_id: str) -> None:
         _append(hook_file(home, "started", process), [session_id])
 
 
-def running_session(home: Path, process: int, named: str | None) -> str | None:
+def running_session(
+    home: Path, process: int, named: str | None, kept: str | None = None
+) -> str | None:
     """The latest session client process ``process`` started, when its record holds
-    ``named`` (the session it ran when the caller, its child, started); else ``named``
-    (a record without it is of an earlier process of the same pid, or of none)."""
+    ``named`` (the session it ran when the caller, its child, started) or ``kept`` (the
+    keyed id the record names it by when it was a forgotten session, resumed:
+    ``hooks.kept_as``); else ``named`` (a record without either is of an earlier process
+    of the same pid, or of none)."""
     if not named:
         return None
     try:
         started = hook_file(home, "started", str(process)).read_text("utf-8").split()
     except OSError:
         return named
-    return started[-1] if named in started else named
+    return started[-1] if named in started or (kept and kept in started) else named

@@ -18,12 +18,14 @@ from typing import Any
 
 from memctl.api import recall as recall_api
 from memctl.config import Settings
+from memctl.config.files import known_forget_key
 from memctl.config.settings import SESSION_ARGUMENT, asking_session
 from memctl.context import Context
 from memctl.integrations.hooks_state import running_session
 from memctl.memories.provenance import origin
 from memctl.model import ROLES, Memory
 from memctl.retrieve.pipeline import Recalled
+from memctl.store.sessions import keyed_session_id
 
 SERVER_NAME = "memctl"  # the server's name, as mcp_server.Door gives it to the SDK
 MODES = ("smart", "focused", "deep", "working")
@@ -95,6 +97,15 @@ def call_session(arguments: Any, meta: Any) -> tuple[Any, str | None]:
     return rest, named if isinstance(named, str) and named else meta_session(meta)
 
 
+def _running(ctx: Context) -> str | None:
+    """The session the server's client runs now (``hooks_state.running_session``), the
+    one its environment names known by its keyed id too (a forgotten one, resumed)."""
+    named = asking_session(os.environ)
+    key = known_forget_key(ctx.settings.home) if named else None
+    kept = keyed_session_id(key, named) if key and named else None
+    return running_session(ctx.settings.home, os.getppid(), named, kept)
+
+
 def memory_search(
     ctx: Context,
     query: str,
@@ -119,9 +130,7 @@ def memory_search(
         # the session asking: named by the call (Codex, memctl's OpenCode plugin), else by
         # the server's environment (Claude Code's, which names the session that started
         # the server) or the later one its client started since (after a /clear)
-        session=session
-        or CALL_SESSION.get()
-        or running_session(ctx.settings.home, os.getppid(), asking_session(os.environ)),
+        session=session or CALL_SESSION.get() or _running(ctx),
     )
     response = recall_api.recall(ctx, request)
     result = response.result

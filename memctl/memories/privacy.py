@@ -812,6 +812,11 @@ _BLOCKS = (
 )
 
 
+# Their names, in the same order: how a capture that ends inside one tells the next
+# (``store.sessions.open_block``).
+BLOCK_NAMES = ("context", "private", "private-key")
+
+
 def open_block(text: str) -> re.Pattern[str] | None:
     """The closing tag of a block ``text`` opens last and leaves open, if any."""
     for opening, closing in _BLOCKS:
@@ -819,6 +824,16 @@ def open_block(text: str) -> re.Pattern[str] | None:
         if opened and not closing.search(text, opened[-1].end()):
             return closing
     return None
+
+
+def block_name(closing: re.Pattern[str]) -> str:
+    """The name of the block ``closing`` (``open_block``'s) ends."""
+    return BLOCK_NAMES[[end for _, end in _BLOCKS].index(closing)]
+
+
+def closing_of(name: str) -> re.Pattern[str] | None:
+    """The closing tag of the block named ``name`` (None: a name of no block)."""
+    return _BLOCKS[BLOCK_NAMES.index(name)][1] if name in BLOCK_NAMES else None
 
 
 def without_blocks(text: str, found: Redactions) -> str:

@@ -19,6 +19,8 @@ from memctl.memories.privacy import (
     Cut,
     Hit,
     Redactions,
+    block_name,
+    closing_of,
     find_secrets,
     has_label,
     open_block,
@@ -165,6 +167,7 @@ class Scrubber(Generic[T]):
         self._held: deque[tuple[str, list[Hit], T]] = deque()
         self._found_values: dict[str, str] = {}  # a secret found earlier -> its kind
         self._repeats: re.Pattern[str] | None = None
+        self.left_open: str | None = None  # the block the last part left open (``close``)
 
     @property
     def followed(self) -> dict[str, str]:
@@ -188,9 +191,21 @@ class Scrubber(Generic[T]):
             yield self._finish(*self._held.popleft())
 
     def close(self) -> Iterator[tuple[str, T]]:
+        self.left_open = None if self._hiding is None else block_name(self._hiding)
         while self._held:
             yield self._finish(*self._held.popleft())
         self._hiding = None
+
+    def hidden(self, text: str) -> str:
+        """``text``, said apart from the parts (a conversation's title), with each secret
+        the parts so far held hidden where it repeats one bare."""
+        return self._hide_repeats(text)
+
+    def inside(self, block: str) -> None:
+        """Begin inside the block named ``block`` (``privacy.BLOCK_NAMES``), which an
+        earlier part of the conversation, scrubbed by another scrubber, left open: every
+        part is hidden up to its close."""
+        self._hiding = closing_of(block)
 
     def _unblock(self, part: str) -> str:
         if self._hiding is not None:

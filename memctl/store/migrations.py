@@ -806,6 +806,15 @@ def m029_followed_secrets(db: Database) -> None:
         ) WITHOUT ROWID""")
 
 
+def m030_read_inside(db: Database) -> None:
+    """The block (``<private>``, memctl's context, a private key) a transcript file's last
+    capture ended inside, by name (``memories.privacy.BLOCK_NAMES``), with how far it was
+    read: the next capture, reading on from there, hides what comes up to its close."""
+    have = {str(row[1]) for row in db.tuples("PRAGMA table_info(transcript_reads)")}
+    if "inside" not in have:  # a store set back to an older version has it
+        db.execute("ALTER TABLE transcript_reads ADD COLUMN inside TEXT")
+
+
 MIGRATIONS: list[Callable[[Database], None]] = [
     m001_initial,
     m002_ingest,
@@ -836,4 +845,5 @@ MIGRATIONS: list[Callable[[Database], None]] = [
     m027_sync_file_macs,
     m028_cjk_bigrams,
     m029_followed_secrets,
+    m030_read_inside,
 ]

@@ -111,17 +111,20 @@ def _mark_keys(path: str, key: bytes | None) -> tuple[str, str]:
     return plain, plain if key is None else keyed_hash(key, plain)
 
 
-def read_mark(db: Database, path: str, key: bytes | None) -> tuple[str, str, int, str, int] | None:
-    """(session id, client, offset, digest, messages) of how far ``path`` was read."""
+def read_mark(
+    db: Database, path: str, key: bytes | None
+) -> tuple[str, str, int, str, int, str | None] | None:
+    """(session id, client, offset, digest, messages, the block its capture ended inside)
+    of how far ``path`` was read."""
     rows = db.tuples(
-        "SELECT session_id, client, offset, digest, messages FROM transcript_reads "
+        "SELECT session_id, client, offset, digest, messages, inside FROM transcript_reads "
         "WHERE path IN (?, ?)",
         _mark_keys(path, key),
     )
     if not rows:
         return None
-    session_id, client, offset, digest, count = rows[0]
-    return session_id, client, offset, digest, count
+    session_id, client, offset, digest, count, inside = rows[0]
+    return session_id, client, offset, digest, count, inside
 
 
 def save_read_mark(
@@ -133,9 +136,10 @@ def save_read_mark(
     digest: str,
     count: int,
     key: bytes | None,
+    inside: str | None = None,
 ) -> None:
-    """Remember how far ``path`` was read; a forgotten session's mark under the keyed
-    digest of its path."""
+    """Remember how far ``path`` was read, and the block (``<private>``...) its capture
+    ended inside; a forgotten session's mark under the keyed digest of its path."""
     plain, keyed = _mark_keys(path, key)
     forgotten = db.value("SELECT forgotten_at FROM sessions WHERE id = ?", (session_id,))
     kept, other = (keyed, plain) if forgotten else (plain, keyed)
@@ -149,6 +153,7 @@ def save_read_mark(
             "offset": offset,
             "digest": digest,
             "messages": count,
+            "inside": inside,
         },
         key="path",
     )

@@ -7,19 +7,30 @@ of no known shape passed the scanner into the messages, recall and ``sessions sh
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from memctl.api.ingest import IngestRequest, ingest
 from memctl.context import Context
+from memctl.ingest import pending
+from memctl.ingest.capture import CaptureReport, IngestOptions, open_transcript, scrubbed
+from memctl.ingest.parse import read_transcript
 from memctl.ingest.parse.common import (
+    Tally,
+    called,
     names_secret_file,
     tool_result_note,
     tool_use_note,
     withholds,
 )
+from memctl.ingest.pending import capture_grown
+from memctl.ingest.source import Input
+from memctl.ingest.spool import replay, spool
 from memctl.ingest.tools import read_calls
 from memctl.maintain.forgetting import forget_session
 from memctl.memories.followed import Followed, digests
@@ -390,3 +401,280 @@ def test_a_followed_value_is_hidden_between_non_letters_only() -> None:
         "is [REDACTED:password]. (`[REDACTED:password]`) xKestrel-Plum-5521 Kestrel-Plum-55210"
     )
     assert counts == {"password": 2}
+
+
+def test_a_spooled_capture_hides_and_keeps_what_the_session_s_captures_hid(
+    make_ctx: Callable[..., Context], home: Path, tmp_path: Path
+) -> None:
+    """A hook meeting a busy database spools what it read: it spooled a repeat of a value an
+    earlier capture hid (the session's digests were not read), and the values the spooled
+    capture itself hid were not kept for the session's next capture."""
+    told = ("Kestrel-Plum-5521", "Orchid-Tide-3388")
+    shown = [
+        claude_record("user", "Check the app's secrets.", 0, "leak-spool"),
+        _call(1, "Bash", command="cat config/app.yaml"),
+        _result(1, f"db:\n  password: {told[0]}"),
+        _call(2, "Bash", command=f"gh secret set DEPLOY --body {told[1]}"),
+        _result(2, "✓ Set Actions secret DEPLOY"),
+    ]
+    repeat = f"The db login is {told[0]} and DEPLOY is {told[1]}."
+    later = [claude_record("assistant", [{"type": "text", "text": repeat}], 5, "leak-spool")]
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    first.write_text("".join(json.dumps(line) + "\n" for line in shown), encoding="utf-8")
+    second.write_text(json.dumps(later[0]) + "\n", encoding="utf-8")  # a resumed session's file
+    ctx = make_ctx()
+    for transcript in (first, second):
+        with open_transcript(ctx, str(transcript), None, IngestOptions(mode="raw")) as opened:
+            assert opened.source is not None
+            spooled = spool(ctx, opened.source, opened.options)
+        assert spooled.path is not None
+        assert [value for value in told if value in spooled.path.read_text()] == []
+        assert [c.session.id for c in replay(ctx).stored] == ["leak-spool"]
+        assert sorted(followed_digests(ctx.db, "leak-spool").values()) == ["password", "secret"]
+    ctx.close()
+    assert [files_holding(home, value) for value in told] == [[]] * 2
+    assert files_holding(home, "login is [REDACTED:password] and DEPLOY is [REDACTED:secret].")
+
+
+def test_a_forgotten_session_s_transcript_is_not_spooled(
+    make_ctx: Callable[..., Context], home: Path, tmp_path: Path
+) -> None:
+    """Resumed after `sessions forget` (the transcript holds the forgotten conversation) and
+    met by a busy database, the hook wrote the whole transcript to the spool, where it
+    stayed until the next ingest or maintain passed over it."""
+    said = "the vendor contract renews at 41,500 a year"
+    lines = [claude_record("user", said, 0, "leak-gone")]
+    transcript = tmp_path / "gone.jsonl"
+    transcript.write_text(json.dumps(lines[0]) + "\n", encoding="utf-8")
+    ctx = make_ctx()
+    ingest(ctx, IngestRequest(transcript=str(transcript), mode="raw"))
+    forget_session(ctx, "leak-gone")
+    with open_transcript(ctx, str(transcript), None, IngestOptions(), whole=True) as opened:
+        assert opened.source is not None
+        spooled = spool(ctx, opened.source, opened.options)
+    ctx.close()
+    assert spooled.path is None and spooled.report.forgotten_at
+    assert files_holding(home, "41,500") == []
+
+
+SIGNING, DEPLOY = UNTOLD[0], "Orchid-Tide-3388"
+SHOWN = {"op read op://prod/db/signing": SIGNING, f"gh secret set DEPLOY --body {DEPLOY}": "✓"}
+REPEATED = f"SIGNING is {SIGNING} and DEPLOY is {DEPLOY}."
+
+
+def _opencode() -> str:
+    tools = [
+        {"type": "tool", "tool": "bash", "state": {"input": {"command": c}, "output": o}}
+        for c, o in SHOWN.items()
+    ]
+    said = [("user", [{"type": "text", "text": "Check the secrets."}]), ("assistant", tools)]
+    said.append(("assistant", [{"type": "text", "text": REPEATED}]))
+    messages = [{"info": {"role": role}, "parts": parts} for role, parts in said]
+    return json.dumps({"info": {"id": "ses_leak"}, "messages": messages})
+
+
+def _gemini() -> str:
+    calls = [
+        {
+            "name": "run_shell_command",
+            "args": {"command": command},
+            "result": [{"functionResponse": {"response": {"output": output}}}],
+        }
+        for command, output in SHOWN.items()
+    ]
+    messages = [
+        {"type": "user", "content": "Check the secrets."},
+        {"type": "gemini", "content": "", "toolCalls": calls},
+        {"type": "gemini", "content": REPEATED},
+    ]
+    return json.dumps({"sessionId": "g-leak", "messages": messages})
+
+
+def _specstory() -> str:
+    tools = "".join(
+        '<tool-use data-tool-type="shell" data-tool-name="Bash"><details>\n'
+        f"<summary>Tool use: **Bash**</summary>\nRun it\n\n`{command}`\n\n"
+        f"```text\n{output}\n```\n</details></tool-use>\n\n"
+        for command, output in SHOWN.items()
+    )
+    agent = "_**Agent (claude-opus-4-5-20251101 2026-01-29 16:2{}:38Z)**_\n\n"
+    return (
+        CLAUDE_V21.split("_**User", 1)[0]
+        + "_**User (2026-01-29 16:21:35Z)**_\n\nCheck the secrets.\n\n---\n\n"
+        + agent.format(1)
+        + tools
+        + "---\n\n"
+        + agent.format(2)
+        + REPEATED
+        + "\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("made", "name"), [(_opencode, "s.json"), (_gemini, "s.json"), (_specstory, "s.md")]
+)
+def test_a_value_a_call_stored_or_a_withheld_output_showed_is_hidden_in_every_client(
+    made: Callable[[], str], name: str
+) -> None:
+    """OpenCode, Gemini CLI and SpecStory write a call and its result together, with no id
+    to pair them by: what the call stored (`gh secret set --body V`) or a withheld output
+    showed (`op read`'s line) was not followed, and stored where the assistant repeated
+    it."""
+    transcript = read_transcript(Input(io.BytesIO(made().encode()), name), None)
+    said = [m.content for m in scrubbed(transcript, CaptureReport())]
+    assert said[-1] == "SIGNING is [REDACTED:secret] and DEPLOY is [REDACTED:secret]."
+    assert not [text for text in said if SIGNING in text or DEPLOY in text]
+
+
+def test_a_spooled_transcript_names_its_file_as_the_store_does(
+    make_ctx: Callable[..., Context], home: Path, tmp_path: Path
+) -> None:
+    """The spool's header named the transcript by its path as given: a folder named after
+    a token stood on disk until the next ingest or maintain, which stores it scrubbed."""
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    folder = tmp_path / f"work-{token}"
+    folder.mkdir()
+    transcript = folder / "t.jsonl"
+    said = claude_record("user", "hello there, first message", 0, "leak-path")
+    transcript.write_text(json.dumps(said) + "\n", encoding="utf-8")
+    ctx = make_ctx()
+    with open_transcript(ctx, str(transcript), None, IngestOptions(mode="raw")) as opened:
+        assert opened.source is not None
+        spooled = spool(ctx, opened.source, opened.options)
+    assert spooled.path is not None and token not in spooled.path.read_text()
+    (stored,) = replay(ctx).stored
+    assert stored.session.source == f"{folder.parent}/work-[REDACTED:github-token]/t.jsonl"
+    ctx.close()
+    assert files_holding(home, token) == []
+
+
+def test_a_private_block_left_open_by_one_capture_hides_the_next_up_to_its_close(
+    make_ctx: Callable[..., Context], home: Path, tmp_path: Path
+) -> None:
+    """A `<private>` block runs on into the next messages up to its close, and capture
+    reads a transcript on from where it stopped (a Stop hook per turn, a big file a chunk
+    at a time): the next capture, a fresh scrubber, stored what the person typed before
+    the close, as did a spooled one."""
+    said = [
+        ("user", "Help me plan. <private>The target is Quokkaville Corp"),
+        ("assistant", "Go on."),
+        ("user", "at 41 million zorblax</private> now draft the migration plan"),
+        ("assistant", "Here is the migration plan."),
+        ("user", "Then <private>the board meets on the ninth, Plumtree"),
+        ("user", "and votes on the tenth</private> so draft the agenda."),
+        ("user", "Thanks, the agenda looks right."),
+    ]
+    lines = [claude_record(role, text, n, "leak-open") for n, (role, text) in enumerate(said)]
+    transcript = tmp_path / "open.jsonl"
+    ctx = make_ctx()
+    for part in (lines[:2], lines[2:5], lines[5:]):  # a capture per turn; the last spooled
+        with transcript.open("a") as file:
+            file.write("".join(json.dumps(line) + "\n" for line in part))
+        if part[0] is lines[5]:
+            with open_transcript(ctx, str(transcript), None, IngestOptions(mode="raw")) as opened:
+                assert opened.source is not None and opened.inside == "private"
+                spooled = spool(ctx, opened.source, opened.options, opened.inside)
+            assert spooled.path is not None and "the tenth" not in spooled.path.read_text()
+            replay(ctx)
+        else:
+            ingest(ctx, IngestRequest(transcript=str(transcript), mode="raw"))
+    stored = ctx.db.tuples("SELECT content FROM messages WHERE session_id = 'leak-open'")
+    ctx.close()
+    assert [text for (text,) in stored] == [
+        "Help me plan. [REDACTED]",
+        "now draft the migration plan",
+        "Here is the migration plan.",
+        "Then [REDACTED]",
+        "so draft the agenda.",
+        "Thanks, the agenda looks right.",
+    ]
+    assert [files_holding(home, w) for w in ("zorblax", "Quokkaville", "the tenth")] == [[]] * 3
+
+
+def test_a_forgotten_session_s_transcript_left_pending_keeps_no_mark_once_read(
+    make_ctx: Callable[..., Context], home: Path, tmp_path: Path
+) -> None:
+    """A hook that hands a big transcript to the worker leaves it marked pending (its path,
+    directory and session id); the worker, finding the session forgotten, stored nothing
+    and recorded the mark as captured, where it stayed."""
+    folder = tmp_path / "acme-layoffs"
+    folder.mkdir()
+    transcript = folder / "gone.jsonl"
+    said = claude_record("user", "the layoffs start in march", 0, "leak-pending-gone")
+    transcript.write_text(json.dumps(said) + "\n", encoding="utf-8")
+    ctx = make_ctx()
+    ingest(ctx, IngestRequest(transcript=str(transcript), mode="raw"))
+    forget_session(ctx, "leak-pending-gone")
+    entry = pending.Pending(
+        str(transcript), "claude-code", "leak-pending-gone", str(folder), -1, 0.0
+    )
+    pending.remember(home, entry)
+    assert [done.forgotten for _, done in capture_grown(ctx, print)] == [True]
+    ctx.close()
+    assert files_holding(home, "acme-layoffs") == []
+
+
+HEREDOC_A = "cat > src/a.py <<'EOF'\nB = 'x'\nEOF"
+PATCHED = "*** Begin Patch\n*** Add File: app/.env\n+SIGNING={}\n*** Add File: src/a.py\n+B = 'x'\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments"),
+    [
+        ("Write", {"file_path": "/app/.env", "content": f"DEBUG=1\nSIGNING={SIGNING}\n"}),
+        (
+            "MultiEdit",
+            {"file_path": "/app/.env", "edits": [{"old_string": "A=1", "new_string": SIGNING}]},
+        ),
+        ("create", {"path": "/app/.env", "file_text": f"signing: {SIGNING}\n"}),  # Copilot's
+        ("apply_patch", {"input": PATCHED.format(SIGNING) + "*** End Patch"}),  # Codex's
+        ("Bash", {"command": f"cat > app/.env <<EOF\nSIGNING={SIGNING}\nEOF\n" + HEREDOC_A}),
+    ],
+)
+def test_a_value_written_into_a_credentials_file_is_followed(
+    name: str, arguments: dict[str, object]
+) -> None:
+    """A call writing a `.env` keeps its path in the note and no value; the value was not
+    followed, and stored where the assistant repeated it ("SIGNING is ...")."""
+    tally = Tally()
+    called(tally, "t1", name, arguments)
+    assert tally.taken.get(SIGNING) == "secret"
+    assert "'x'" not in tally.taken and "x" not in tally.taken  # another file's: not followed
+    lines = [
+        _call(1, name, **{k: v for k, v in arguments.items() if isinstance(v, str | list)}),
+        _result(1, "done"),
+        claude_record("assistant", [{"type": "text", "text": REPEATED}], 2, "leak-files"),
+    ]
+    doc = "".join(json.dumps(line) + "\n" for line in lines)
+    transcript = read_transcript(Input(io.BytesIO(doc.encode()), "s.jsonl"), None)
+    said = [m.content for m in scrubbed(transcript, CaptureReport())]
+    assert not [text for text in said if SIGNING in text]
+
+
+def test_a_transcript_s_title_hides_what_its_conversation_hid(
+    make_ctx: Callable[..., Context], home: Path, tmp_path: Path
+) -> None:
+    """A client's own title is its summary of the conversation ("Rotated SIGNING to V"): it
+    named a value the messages hid (an `op read`'s output), in this capture or an earlier
+    one, and the session kept it as its title."""
+    first = {**claude_record("user", "Rotate the signing secret.", 0, "leak-title"), "uuid": "u1"}
+    lines = [first, _call(1, "Bash", command="op read op://prod/signing"), _result(1, SIGNING)]
+    later = {**claude_record("user", "Once more.", 5, "leak-title"), "uuid": "u5"}
+    transcript = tmp_path / "title.jsonl"
+    ctx = make_ctx()
+    titles = []
+    for part, leaf, said in (
+        (lines, "u1", f"Rotated SIGNING to {SIGNING}"),  # hidden in this capture
+        ([later], "u5", f"{SIGNING} rotated again"),  # hidden in an earlier one
+    ):
+        summary = {"type": "summary", "summary": said, "leafUuid": leaf}
+        with transcript.open("a") as file:
+            file.write("".join(json.dumps(line) + "\n" for line in [*part, summary]))
+        ingest(ctx, IngestRequest(transcript=str(transcript), mode="raw"))
+        titles.append(ctx.db.value("SELECT title FROM sessions WHERE id = 'leak-title'"))
+    ctx.close()
+    assert titles == [
+        "Rotated SIGNING to [REDACTED:secret]",
+        "[REDACTED:secret] rotated again",
+    ]
+    assert files_holding(home, SIGNING) == []

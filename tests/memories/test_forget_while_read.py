@@ -62,7 +62,8 @@ def test_a_path_an_older_store_kept_is_compacted_away_once_the_reader_is_done(
     ctx.close()
     old = apsw.Connection(str(ctx.settings.db_path))  # an older memctl's mark: the path itself
     old.execute(
-        "INSERT INTO transcript_reads VALUES (?, 's1', 'generic', 0, '', 1)",
+        "INSERT INTO transcript_reads (path, session_id, client, offset, digest, messages) "
+        "VALUES (?, 's1', 'generic', 0, '', 1)",
         (str(tmp_path / WORD / "t.txt"),),
     )
     old.execute("PRAGMA user_version = 21")

@@ -17,6 +17,7 @@ from memctl.context import Context
 from memctl.integrations import hooks, hooks_state, mcp_search
 from memctl.integrations.mcp_front import search_call
 from memctl.integrations.mcp_server import build
+from memctl.maintain.forgetting import forget_session
 from memctl.memories import operations as memories
 from memctl.model import Message, Role, Session
 from memctl.retrieve.pipeline import recall, start
@@ -194,3 +195,26 @@ def test_after_a_clear_memory_search_asks_from_the_session_its_client_started_si
     # a record without the server's own session is another process's of the same pid
     assert hooks_state.running_session(home, os.getppid(), "other") == "other"
     assert hooks_state.running_session(home, os.getppid() + 1, "new") == "new"
+
+
+def test_after_a_clear_a_resumed_forgotten_session_s_server_asks_from_the_new_one(
+    ctx: Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Resumed after `sessions forget`, a session is recorded by its keyed id in
+    ``hooks/started`` (no hook file names it again); the server, whose environment names
+    it by its own id, found it there no more after a /clear and kept answering for it."""
+    told(ctx)
+    asking(ctx)
+    forget_session(ctx, "new")
+    home = ctx.settings.home
+    monkeypatch.setenv("CLAUDE_PID", str(os.getppid()))
+    options = {"home": str(home), "config": ["embedder=hash"]}
+    for session in ("new", "asking"):  # resumed, then /clear
+        payload = json.dumps({"session_id": session, "source": "resume", "cwd": "/"})
+        assert hooks.main(options, ["claude-code", "SessionStart"], io.StringIO(payload)) == 0
+    started = (home / "hooks" / "started" / str(os.getppid())).read_text()
+    assert "new" not in started.split() and started.split()[-1] == "asking"
+    monkeypatch.setenv("CLAUDE_CODE_SESSION_ID", "new")
+    before = ctx.db.value("SELECT id FROM memories WHERE session_id = 'elsewhere'")
+    found = mcp_search.memory_search(ctx, "what did we do last time?", all_scopes=True)
+    assert found["results"][0]["id"] == before  # the session before "asking"

@@ -6,6 +6,7 @@ import json
 import re
 import textwrap
 from collections import Counter, deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -176,6 +177,9 @@ TOOL_DETAIL_KEYS = (
 # write_file / replace, OpenCode's write / edit, Amp's create_file / edit_file.
 WRITTEN_KEYS = ("new_string", "newString", "new_str", "content", "new_source")
 REPLACED_KEYS = ("old_string", "oldString", "old_str")
+# What a call writes into a credentials file, read to follow its values (``_secret_written``):
+# a file tool's new text, Copilot CLI's ``create`` too.
+SECRET_WRITTEN_KEYS = (*WRITTEN_KEYS, "file_text")
 # A file tool's note keeps the start of the lines it wrote that were not there before (what
 # a rename or a new setting says: "store as `Summary_[YYYY-MM]`"), at most this many
 # characters after its path: twice a note's width, a few lines, never the whole file; the
@@ -365,9 +369,49 @@ def called(tally: Tally, call_id: Any, name: str, arguments: Any) -> None:
             tally.subagent_calls.add(call_id)
         if withholds(arguments):
             tally.withheld_calls.add(call_id)
+    _taken_by_call(tally, name, arguments)
+
+
+def took(tally: Tally, name: str, arguments: Any, output: Any, note: str, withheld: bool) -> None:
+    """Into ``tally.taken``, the secrets a call's note and its result's ``note`` left out,
+    for a transcript that writes a call and its result together, with no id to pair them
+    by (OpenCode's tool part, Gemini CLI's ``toolCalls``, SpecStory's tool blocks): as
+    ``called`` and ``call_result_note`` do for the others; ``output`` None: no result."""
+    _taken_by_call(tally, name, arguments)
+    if output is not None:
+        _taken_by_result(tally, output, note, withheld)
+
+
+def _taken_by_call(tally: Tally, name: str, arguments: Any) -> None:
     detail = tool_detail(arguments)[:NOTE_SCAN]
     found = _found_values(detail) if has_label(detail) else {}  # a scan: only when it may find
-    tally.taken |= found | _stored_values(detail)
+    tally.taken |= (
+        found | _stored_values(detail) | _withheld_values(_secret_written(name, arguments))
+    )
+
+
+def _secret_written(name: str, arguments: Any) -> str:
+    """What a call writes into a credentials file (a ``.env``'s lines, a kubeconfig's),
+    which its note leaves out as a read's result is left out: a file tool's new text, a
+    patch's lines added to such a file, a command's heredoc into one."""
+    patch = _patch_of(name, arguments)
+    if patch:
+        return _added(patch, secret=True)
+    if not isinstance(arguments, dict) or not names_secret_file(arguments):
+        return ""
+    edits = arguments.get("edits")
+    written = [
+        next((e[k] for k in SECRET_WRITTEN_KEYS if isinstance(e.get(k), str)), "")[:NOTE_SCAN]
+        for e in (edits if isinstance(edits, list) else [arguments])
+        if isinstance(e, dict)
+    ]
+    return "\n".join(written) if any(written) else _secret_heredocs(tool_detail(arguments))
+
+
+def _taken_by_result(tally: Tally, output: Any, note: str, withheld: bool) -> None:
+    if withheld or REDACTED_MARK in note:
+        text = (block_text(output) if not isinstance(output, str) else output)[:NOTE_SCAN]
+        tally.taken |= _withheld_values(text) if withheld else _found_values(text)
 
 
 def _stored_values(command: str) -> dict[str, str]:
@@ -430,19 +474,30 @@ def _one_word(text: str) -> bool:
 def _command_lines(command: str) -> list[str]:
     """The lines of a command (its first ``NOTE_SCAN`` characters) but its heredocs'
     bodies, unless a shell reads the body (``runs_shell``: ``bash <<EOF`` / ``op read``)."""
-    lines, ends, shell = [], "", False
+    return [line for line, opening in _heredoc_lines(command) if not opening or runs_shell(opening)]
+
+
+def _secret_heredocs(command: str) -> str:
+    """The bodies of a command's heredocs whose opening line names a credentials file
+    (``cat > .env <<EOF``)."""
+    lines = _heredoc_lines(command)
+    return "\n".join(line for line, opening in lines if opening and SECRET_FILE.search(opening))
+
+
+def _heredoc_lines(command: str) -> Iterator[tuple[str, str]]:
+    """Each line of a command (its first ``NOTE_SCAN`` characters) but a heredoc's closing
+    one, with the line that opened the heredoc whose body it is ('' for none)."""
+    ends, opening = "", ""
     for line in command[:NOTE_SCAN].splitlines():
         if ends:
             if line.strip() == ends:
                 ends = ""
-            elif shell:
-                lines.append(line)
+            else:
+                yield line, opening
             continue
-        lines.append(line)
+        yield line, ""
         opened = HEREDOC.search(line)
-        ends = opened.group(2) if opened else ""
-        shell = bool(ends) and runs_shell(line)
-    return lines
+        ends, opening = (opened.group(2), line) if opened else ("", "")
 
 
 def result_call(tally: Tally, call_id: Any) -> str:
@@ -467,9 +522,7 @@ def call_result_note(tally: Tally, call_id: Any, output: Any, is_error: bool = F
     call = result_call(tally, call_id)
     withheld = call in tally.withheld_calls
     note = tool_result_note(output, is_error, tally.calls.get(call, ""), withheld)
-    if withheld or REDACTED_MARK in note:
-        text = (block_text(output) if not isinstance(output, str) else output)[:NOTE_SCAN]
-        tally.taken |= _withheld_values(text) if withheld else _found_values(text)
+    _taken_by_result(tally, output, note, withheld)
     return note
 
 
@@ -562,17 +615,18 @@ def _patch_of(name: str, arguments: Any) -> str:
     return next((t for t in texts if isinstance(t, str) and PATCH_START in t), "")
 
 
-def _added(patch: str) -> str:
+def _added(patch: str, secret: bool = False) -> str:
     """A patch's added lines (scrubbed first, as ``_text_of``), without their ``+``; none
-    of a credentials file's (``SECRET_FILE``), nor of a file moved to one."""
-    added, secret = [], False
-    for line in scrub(patch[:NOTE_SCAN])[0].splitlines():
+    of a credentials file's (``SECRET_FILE``), nor of a file moved to one; with ``secret``,
+    only theirs, as written (what the note leaves out)."""
+    added, in_secret = [], False
+    for line in (patch[:NOTE_SCAN] if secret else scrub(patch[:NOTE_SCAN])[0]).splitlines():
         header, moved = PATCH_FILE.match(line), PATCH_MOVE.match(line)
         if header:
-            secret = bool(SECRET_FILE.search(header.group(2)))
+            in_secret = bool(SECRET_FILE.search(header.group(2)))
         elif moved:  # an update's lines go to the file it moves to
-            secret = secret or bool(SECRET_FILE.search(moved.group(1)))
-        elif line.startswith("+") and line[1:].strip() and not secret:
+            in_secret = in_secret or bool(SECRET_FILE.search(moved.group(1)))
+        elif line.startswith("+") and line[1:].strip() and in_secret == secret:
             added.append(line[1:])
     return "\n".join(added)
 

@@ -37,6 +37,7 @@ from memctl.ingest.parse.common import (
     is_subagent_call,
     subagent_report,
     timestamp,
+    took,
     tool_result_note,
     tool_use_note,
     withholds,
@@ -97,7 +98,7 @@ def record(value: Any, tally: Tally) -> list[Parsed]:
     tally.keep(str(role))
     created = timestamp(value.get("created_at") or value.get("timestamp") or value.get("time"))
     found = [Parsed(role, text, created)]
-    results = [result_note(call) for call in calls]
+    results = [result_note(call, tally) for call in calls]
     if results:
         tally.keep(str(Role.TOOL))
         found.append(Parsed(Role.TOOL, "\n".join(results), created))
@@ -109,8 +110,9 @@ def call_note(call: dict[str, Any]) -> str:
     return tool_use_note(str(call.get("name") or ""), call.get("args"))
 
 
-def result_note(call: dict[str, Any]) -> str:
-    """A Gemini CLI tool call's result as a note (a sub-agent's report kept whole)."""
+def result_note(call: dict[str, Any], tally: Tally) -> str:
+    """A Gemini CLI tool call's result as a note (a sub-agent's report kept whole); what
+    the call's note and this one left out goes to ``tally.taken`` (``took``)."""
     name, failed = str(call.get("name") or ""), call.get("status") == FAILED
     outputs = [
         part["functionResponse"].get("response", {}).get("output") or ""
@@ -124,8 +126,13 @@ def result_note(call: dict[str, Any]) -> str:
     if wrapped:
         output = SHELL_FIELDS.sub("", SHELL_OUTPUT.sub("", wrapped.group(1)))
     if is_subagent_call(name, call.get("args")):
-        return subagent_report(output, failed, name)
-    return tool_result_note(output, failed, name, withholds(call.get("args")))
+        note = subagent_report(output, failed, name)
+        took(tally, name, call.get("args"), output, note, False)
+        return note
+    withheld = withholds(call.get("args"))
+    note = tool_result_note(output, failed, name, withheld)
+    took(tally, name, call.get("args"), output, note, withheld)
+    return note
 
 
 def copilot_turn(request: Any, tally: Tally) -> list[Parsed]:

@@ -31,6 +31,7 @@ from memctl.ingest.parse.common import (
     session_summary,
     subagent_report,
     timestamp,
+    took,
     tool_result_note,
     tool_use_note,
     withholds,
@@ -55,8 +56,23 @@ def _object(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _tool(part: dict[str, Any]) -> str:
-    state, name = _object(part.get("state")), str(part.get("tool") or "")
+def _tool(part: dict[str, Any], tally: Tally) -> str:
+    """A tool part: its call's note and its result's (what they left out: ``took``)."""
+    state = _object(part.get("state"))
+    note = _tool_note(part, state)
+    took(
+        tally,
+        str(part.get("tool") or ""),
+        state.get("input"),
+        state.get("error") or state.get("output"),
+        note,
+        withholds(state.get("input")),
+    )
+    return note
+
+
+def _tool_note(part: dict[str, Any], state: dict[str, Any]) -> str:
+    name = str(part.get("tool") or "")
     call, withheld = tool_use_note(name, state.get("input")), withholds(state.get("input"))
     if state.get("status") == "error":
         return call + " " + tool_result_note(state.get("error") or "", True, name, withheld)
@@ -79,14 +95,14 @@ def _is_summary(info: dict[str, Any]) -> bool:
     return info.get("summary") is True or COMPACTION in (info.get("mode"), info.get("agent"))
 
 
-def _part(part: Any) -> str:
+def _part(part: Any, tally: Tally) -> str:
     if not isinstance(part, dict):
         return ""
     kind = part.get("type")
     if kind == "text" and not part.get("synthetic") and not part.get("ignored"):
         return str(part.get("text") or "")
     if kind == "tool":
-        return _tool(part)
+        return _tool(part, tally)
     if kind == "file":
         return one_line(f"[file: {part.get('filename') or part.get('url') or '?'}]")
     if kind == "subtask":
@@ -134,7 +150,7 @@ def member(key: str | None, value: Any, tally: Tally) -> list[Parsed]:
     if role is None or not isinstance(parts, list):
         tally.bad("message without a user/assistant role or a parts list")
         return []
-    text = "\n".join(t for t in map(_part, parts) if t.strip()).strip()
+    text = "\n".join(t for t in (_part(p, tally) for p in parts) if t.strip()).strip()
     text = unquote_run(text) if role is Role.USER else text
     if not text:
         tally.pass_over(f"{role} without text")

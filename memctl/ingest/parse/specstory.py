@@ -50,6 +50,7 @@ from memctl.ingest.parse.common import (
     Tally,
     one_line,
     timestamp,
+    took,
     tool_result_note,
     tool_use_note,
     withholds,
@@ -298,10 +299,11 @@ def _turn_messages(turn: Turn, tally: Tally) -> Iterator[Parsed]:
         name, arguments = _call(part)
         said.append(tool_use_note(name, arguments))
         output = _output(part)
+        withheld = withholds(arguments)  # a credentials file's, memctl's answer: no line
+        note = "" if output is None else tool_result_note(output, False, _tool_name(part), withheld)
+        took(tally, name, arguments, output, note, withheld)
         if output is not None:
             found += _message(turn.role, said, created)
-            withheld = withholds(arguments)  # a credentials file's, memctl's answer: no line
-            note = tool_result_note(output, False, _tool_name(part), withheld)
             found.append(Parsed(Role.TOOL, note, created))
             said = []
     found += _message(turn.role, said, created)
