@@ -528,6 +528,8 @@ def store_transcript(
             session.scope = resolve_scope(ctx, options.scope)
         if not dry_run:
             save_session(db, session)  # before its messages, which refer to it
+        # named by its requests so far (no title of its own): named again once these are in
+        by_requests = stored is not None and session.title == stored_title(db, session_id)
         after = opened.after if opened else 0
         known = _Known(
             message_hashes(db, session_id, after), lambda: known_forget_key(ctx.settings.home)
@@ -551,7 +553,7 @@ def store_transcript(
             report.scope_from, report.here = "here", session.cwd
         report.scope_from = report.scope_from or ("scope" if options.scope else "transcript")
         if not dry_run:
-            if not session.title:
+            if not session.title or (by_requests and not transcript.tally.title):
                 session.title = stored_title(db, session_id)
             save_session(db, session)
             if opened and opened.tracked:
@@ -620,9 +622,13 @@ def _update_session(
     tally = transcript.tally
     if tally.title:
         session.title = safe_line(tally.title, TITLE_CHARS)
-    session.started_at = session.started_at or tally.started_at
+    # the earliest: a sub-agent's file may be stored before its parent's (SubagentStop)
+    # (readers write times in one format, format_time's, so the text orders them)
+    started = [t for t in (session.started_at, tally.started_at) if t]
+    session.started_at = min(started) if started else None
     session.cwd = session.cwd or kept_path(tally.cwd or "")
     session.agent_id = options.agent_id or session.agent_id
     session.tags = kept_tags([*session.tags, *options.tags])
-    session.source = kept_path(name)
+    if not (session.source and tally.own_thread()):  # the session's file, not a sub-agent's
+        session.source = kept_path(name)
     session.updated_at = now_iso()

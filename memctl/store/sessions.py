@@ -328,16 +328,18 @@ def first_message_starting(db: Database, session_id: str, prefix: str) -> str:
     return str(found or "")
 
 
-def first_requests(db: Database, session_id: str, count: int) -> list[str]:
-    """The first ``count`` user messages of a session (each its first characters), in order."""
-    return [
-        r[0]
-        for r in db.tuples(
-            "SELECT substr(content, 1, ?) FROM messages WHERE session_id = ? AND role = 'user' "
-            "ORDER BY seq LIMIT ?",
-            (REQUEST_HEAD, session_id, count),
-        )
-    ]
+def first_requests(db: Database, session_id: str, count: int, unless: str = "") -> list[str]:
+    """The first ``count`` user messages of a session (each its first characters), in order;
+    only those not starting with ``unless`` (when given), unless all do."""
+    query = (
+        "SELECT substr(content, 1, ?) FROM messages WHERE session_id = ? AND role = 'user' "
+        "AND (? = '' OR substr(content, 1, length(?)) != ?) ORDER BY seq LIMIT ?"
+    )
+    values = (REQUEST_HEAD, session_id, unless, unless, unless, count)
+    found = [r[0] for r in db.tuples(query, values)]
+    if found or not unless:
+        return found
+    return first_requests(db, session_id, count)
 
 
 def message_vector_count(db: Database) -> int:

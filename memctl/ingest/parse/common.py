@@ -27,6 +27,8 @@ LONG_PATH = lazy(r"(?<![\w.~])/(?:[\w.@+-]+/){2,}([\w.@+-]+)")
 SHORT_PATH = r"…/\1"  # LONG_PATH's replacement
 # Marks a sub-agent's (Claude Code "sidechain") message: its own thread within the session.
 SUBAGENT = "[subagent] "
+# How the tally names the lines it kept, per kind: "kept user", "kept subagent assistant"
+KEPT, KEPT_SUBAGENT = "kept ", "kept subagent "
 # Opens a tool message holding a sub-agent's final report (the Agent / Task tool's result).
 SUBAGENT_REPORT = "[subagent report]"
 # The longest report a message keeps: a 20 KB review is whole, a 50 MB result is cut (how much
@@ -286,7 +288,7 @@ class Tally:
     subagent: bool = False
 
     def keep(self, kind: str) -> None:
-        self.lines[f"kept {kind}"] += 1
+        self.lines[f"{KEPT}{kind}"] += 1
 
     def pass_over(self, kind: str) -> None:
         """Count a record that holds no message (metadata, configuration, a repeat)."""
@@ -296,6 +298,12 @@ class Tally:
     def saw_cwd(self, value: Any) -> None:
         if isinstance(value, str) and value.strip() and not self.cwd:
             self.cwd = value.strip()
+
+    def own_thread(self) -> bool:
+        """The transcript is a sub-agent's own: every turn kept is marked as one
+        (``subagent``, or Claude Code's sidechain turns in a ``subagents/`` file)."""
+        kept = [kind for kind in self.lines if kind.startswith(KEPT)]
+        return self.subagent or (bool(kept) and all(k.startswith(KEPT_SUBAGENT) for k in kept))
 
     def problems(self) -> str | None:
         """One line saying what of the input was left out and why; None when nothing was."""
