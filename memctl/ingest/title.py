@@ -6,9 +6,9 @@ What a client injected (instructions, reminders, command wrappers) is not the re
 by the first of them. A sub-agent's own file is named by its first order, without its
 ``[subagent]`` mark (the digest says whose it is); a session that holds requests of its
 own besides is named by those, whichever of its files was stored first (Claude Code's
-SubagentStop stores a sub-agent's file, under its parent's id, before the parent's). A session with no request of its own
-(a client's compaction sub-agent: its prompt is the client's) is named by the request its
-summary states.
+SubagentStop stores a sub-agent's file, under its parent's id, before the parent's). A
+session with no request of its own (a client's compaction sub-agent: its prompt is the
+client's) is named by the request its summary states.
 
 A sub-agent's digest heading says whose it is ("(opencode sub-agent)"), so the mark its
 client puts in its title goes (``heading_title``): OpenCode titles a task's session

@@ -286,6 +286,8 @@ class Tally:
     # the whole transcript is a sub-agent's own thread (a Codex or OpenCode sub-agent's
     # file): its turns are marked as Claude Code's sidechain turns are
     subagent: bool = False
+    # in a sub-agent's own thread, the turn read now is one the person started (Codex)
+    persons_turn: bool = False
 
     def keep(self, kind: str) -> None:
         self.lines[f"{KEPT}{kind}"] += 1
@@ -300,10 +302,11 @@ class Tally:
             self.cwd = value.strip()
 
     def own_thread(self) -> bool:
-        """The transcript is a sub-agent's own: every turn kept is marked as one
-        (``subagent``, or Claude Code's sidechain turns in a ``subagents/`` file)."""
-        kept = [kind for kind in self.lines if kind.startswith(KEPT)]
-        return self.subagent or (bool(kept) and all(k.startswith(KEPT_SUBAGENT) for k in kept))
+        """The transcript is a sub-agent's own: every turn of speech kept is marked as one
+        (a Codex or OpenCode sub-agent's, Claude Code's sidechain turns in its file)."""
+        said = (f" {Role.USER}", f" {Role.ASSISTANT}")
+        turns = [kind for kind in self.lines if kind.startswith(KEPT) and kind.endswith(said)]
+        return bool(turns) and all(kind.startswith(KEPT_SUBAGENT) for kind in turns)
 
     def problems(self) -> str | None:
         """One line saying what of the input was left out and why; None when nothing was."""
